@@ -1,0 +1,186 @@
+import type { KObject } from '../model/kobject.js';
+import type { ProviderKind } from '../model/provider.js';
+
+/** Where a value was written, for error messages. */
+export interface SourcePosition {
+  file: string;
+  line: number;
+  column: number;
+}
+
+// ---- operator.cluster.x-k8s.io/v1alpha2 ProviderSpec, as upstream defines it -------------
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+export interface ContainerSpec {
+  name: string;
+  imageUrl?: string;
+  /** Keys include their leading `--`, as upstream passes them to setArgs. */
+  args?: Record<string, string>;
+  env?: Record<string, unknown>[];
+  resources?: Record<string, unknown>;
+  command?: string[];
+}
+
+export interface DeploymentSpec {
+  replicas?: number;
+  nodeSelector?: Record<string, string>;
+  tolerations?: Record<string, unknown>[];
+  affinity?: Record<string, unknown>;
+  containers?: ContainerSpec[];
+  serviceAccountName?: string;
+  imagePullSecrets?: { name?: string }[];
+}
+
+export interface LeaderElectionConfiguration {
+  leaderElect: boolean;
+  leaseDuration: string;
+  renewDeadline: string;
+  retryPeriod: string;
+  resourceLock: string;
+  resourceName: string;
+  resourceNamespace: string;
+}
+
+export interface ManagerSpec {
+  syncPeriod?: string;
+  leaderElection?: LeaderElectionConfiguration;
+  cacheNamespace?: string;
+  gracefulShutDown?: string;
+  controller?: {
+    groupKindConcurrency?: Record<string, number>;
+    cacheSyncTimeout?: number;
+    recoverPanic?: boolean;
+  };
+  metrics?: { bindAddress?: string; diagnosticsAddress?: string; insecureDiagnostics?: boolean };
+  health?: { healthProbeBindAddress?: string; readinessEndpointName?: string; livenessEndpointName?: string };
+  webhook?: { port?: number; host?: string; certDir?: string };
+  profilerAddress?: string;
+  maxConcurrentReconciles?: number;
+  /** CRD default is 1; the operator adds `--v` only when it is not 1. */
+  verbosity?: number;
+  featureGates?: Record<string, boolean>;
+  additionalArgs?: Record<string, string>;
+}
+
+export interface PatchTarget {
+  group?: string;
+  version?: string;
+  kind?: string;
+  name?: string;
+  namespace?: string;
+  labelSelector?: string;
+}
+export interface Patch {
+  patch: string;
+  target?: PatchTarget;
+}
+
+export interface FetchConfiguration {
+  url?: string;
+  selector?: LabelSelector;
+  oci?: string;
+}
+
+export interface AdditionalDeployment {
+  deployment?: DeploymentSpec;
+  manager?: ManagerSpec;
+}
+
+export interface ProviderSpec {
+  version?: string;
+  manager?: ManagerSpec;
+  deployment?: DeploymentSpec;
+  configSecret?: { name: string; namespace?: string };
+  fetchConfig?: FetchConfiguration;
+  additionalManifests?: { name: string; namespace?: string };
+  manifestPatches?: string[];
+  patches?: Patch[];
+  additionalDeployments?: Record<string, AdditionalDeployment>;
+}
+
+/** A provider object from the manifest, validated and defaulted. */
+export interface ProviderObject {
+  kind: ProviderKind;
+  name: string;
+  /** metadata.namespace; the target namespace of its components. */
+  namespace: string;
+  spec: ProviderSpec;
+  position: SourcePosition;
+}
+
+// ---- Secrets and ConfigMaps given in the input ---------------------------------------------
+
+/** A Secret's decoded string data. Values are secret: never print or log them. */
+export interface SecretObject {
+  name: string;
+  namespace: string;
+  data: Record<string, string>;
+  position: SourcePosition;
+}
+
+export interface ConfigMapObject {
+  name: string;
+  namespace: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  data: Record<string, string>;
+  /** base64 strings as given */
+  binaryData: Record<string, string>;
+  position: SourcePosition;
+}
+
+// ---- the tool's own Config document (capi-gitops.dev/v1alpha1, kind Config) ---------------
+
+export interface ImageMeta {
+  repository?: string;
+  name?: string;
+  tag?: string;
+}
+
+export interface UserRepository {
+  name: string;
+  type: ProviderKind;
+  url: string;
+}
+
+export interface CertManagerConfig {
+  enabled?: boolean;
+  version?: string;
+  url?: string;
+}
+
+export interface OutputConfig {
+  /** Only `kustomize` in this release; Argo CD and Flux wiring come later. */
+  layout?: 'kustomize';
+}
+
+export interface ToolConfig {
+  repositories?: UserRepository[];
+  /** clusterctl's images map: keys `all`, `<label>` or `<label>/<image>`. */
+  images?: Record<string, ImageMeta>;
+  certManager?: CertManagerConfig;
+  variables?: Record<string, string>;
+  output?: OutputConfig;
+  position?: SourcePosition;
+}
+
+/** Everything the manifest stage hands to resolve. */
+export interface Manifest {
+  providers: ProviderObject[];
+  secrets: SecretObject[];
+  configMaps: ConfigMapObject[];
+  config: ToolConfig;
+  /** Absolute path of the first manifest file; relative URLs resolve against its directory. */
+  baseDir: string;
+  /** Other Kubernetes objects given in the input are not ours to render; kept for messages. */
+  ignored: KObject[];
+}

@@ -1,0 +1,71 @@
+/**
+ * Every user-facing problem is a Diagnostic: where (file, line, column, field path), what went
+ * wrong, what was expected and how to fix it. Problems are collected, not thrown one by one,
+ * so a user sees all of them at once.
+ */
+export interface Diagnostic {
+  message: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  /** Field path inside the object, e.g. `spec.manager.maxConcurrentReconciles`. */
+  path?: string;
+  /** The object the problem is in, e.g. `CoreProvider/capi-system/cluster-api`. */
+  object?: string;
+  expected?: string;
+  hint?: string;
+}
+
+/** Thrown when input is invalid or a render fails. Exit code 1. */
+export class CapiGitopsError extends Error {
+  readonly diagnostics: Diagnostic[];
+  constructor(diagnostics: Diagnostic[] | Diagnostic | string) {
+    const list = typeof diagnostics === 'string' ? [{ message: diagnostics }] : Array.isArray(diagnostics) ? diagnostics : [diagnostics];
+    super(list.map(formatDiagnostic).join('\n'));
+    this.name = 'CapiGitopsError';
+    this.diagnostics = list;
+  }
+}
+
+/** Collects diagnostics and throws them together. */
+export class DiagnosticBag {
+  readonly items: Diagnostic[] = [];
+  add(d: Diagnostic): void {
+    this.items.push(d);
+  }
+  get size(): number {
+    return this.items.length;
+  }
+  throwIfAny(): void {
+    if (this.items.length > 0) throw new CapiGitopsError(sortDiagnostics(this.items));
+  }
+}
+
+export function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
+  return [...list].sort(
+    (a, b) =>
+      (a.file ?? '').localeCompare(b.file ?? '') ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.column ?? 0) - (b.column ?? 0) ||
+      a.message.localeCompare(b.message),
+  );
+}
+
+/**
+ * `file:line:col: error: object: path: message` then indented `expected:` and `hint:` lines,
+ * the shape compilers and linters use so editors can jump to the spot.
+ */
+export function formatDiagnostic(d: Diagnostic): string {
+  let where = '';
+  if (d.file) {
+    where = d.file;
+    if (d.line !== undefined) where += `:${d.line}`;
+    if (d.line !== undefined && d.column !== undefined) where += `:${d.column}`;
+    where += ': ';
+  }
+  const subject = [d.object, d.path].filter(Boolean).join(': ');
+  let text = `${where}error: ${subject ? subject + ': ' : ''}${d.message}`;
+  if (d.expected) text += `\n  expected: ${d.expected}`;
+  if (d.hint) text += `\n  hint: ${d.hint}`;
+  return text;
+}

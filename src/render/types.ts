@@ -1,0 +1,27 @@
+import type { KObject } from '../model/kobject.js';
+import type { ProviderKind } from '../model/provider.js';
+
+/** One component of the output: a provider or cert-manager, fully rendered. */
+export interface RenderedComponent {
+  /** clusterctl manifest label, e.g. `bootstrap-kubeadm`, or `cert-manager`. */
+  label: string;
+  /** Provider kind, or `CertManager`. */
+  type: ProviderKind | 'CertManager';
+  /** Provider name (`kubeadm`), or `cert-manager`. */
+  name: string;
+  version: string;
+  namespace: string;
+  /** sha256 of the components artifact, for the provenance comment. */
+  artifactSha256: string;
+  /** Objects in output order. */
+  objects: KObject[];
+}
+
+/** A value a variable takes, with where it came from. `fromSecret` values are never printed. */
+export interface VariableValue {
+  value: string;
+  /** e.g. `Secret capi-system/aws-variables` or `Config.variables`. */
+  origin: string;
+  fromSecret: boolean;
+}
+export type VariableLookup = (name: string) => VariableValue | undefined;

@@ -1,0 +1,11 @@
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+/** Tests run from dist/test/…; the project root is two levels above dist/test. */
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+/** The shared corpus and CRDs, read in place (never copied into the project). */
+export const SHARED = path.resolve(PROJECT_ROOT, '..', 'shared');
+export const CORPUS_REPOSITORY = path.join(SHARED, 'corpus', 'repository');
+export const CORPUS_CONFIGMAPS = path.join(SHARED, 'corpus', 'configmaps');
+export const CRDS = path.join(SHARED, 'crds');
+export const FIXTURES = path.join(PROJECT_ROOT, 'test', 'fixtures');
