@@ -44,11 +44,16 @@ export class DiagnosticBag {
 export function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
   return [...list].sort(
     (a, b) =>
-      (a.file ?? '').localeCompare(b.file ?? '') ||
+      compareStrings(a.file ?? '', b.file ?? '') ||
       (a.line ?? 0) - (b.line ?? 0) ||
       (a.column ?? 0) - (b.column ?? 0) ||
-      a.message.localeCompare(b.message),
+      compareStrings(a.message, b.message),
   );
+}
+
+/** Code-unit order: the same on every machine and locale. */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

@@ -1,0 +1,123 @@
+import { CapiGitopsError, DiagnosticBag } from '../model/diagnostics.js';
+import { describeObject, type KObject } from '../model/kobject.js';
+import { INSTALL_ORDER } from '../model/provider.js';
+import type { RenderedComponent } from '../render/types.js';
+import { emitYamlDocument } from '../yaml/emit.js';
+import { objectFilePath, sanitizeFileNamePart } from './names.js';
+import { compareCodeUnits } from './output-paths.js';
+import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
+import { renderKustomization } from './templates.js';
+
+/**
+ * The kustomize layout:
+ *   kustomization.yaml                 lists the component directories in install order
+ *   <NN>-<label>/kustomization.yaml    lists the component's files, sorted by code unit
+ *   <NN>-<label>/<kind>-<name>.yaml    one object per file (names: see names.ts)
+ *   <NN>-<label>/crds/<…>.yaml         CustomResourceDefinitions
+ * NN is INSTALL_ORDER of the component's type; components of one type sort by label.
+ * Every file of a component starts with its provenance comment.
+ */
+export interface KustomizeLayoutOptions {
+  /** Serialises one object as a YAML document ending in a newline. Default: emitYamlDocument. */
+  emitDocument?: (obj: KObject) => string;
+}
+
+export const KUSTOMIZATION_FILE = 'kustomization.yaml';
+
+function installOrder(c: Pick<RenderedComponent, 'type' | 'label'>): number {
+  const order = (INSTALL_ORDER as Record<string, number | undefined>)[c.type];
+  if (order === undefined) {
+    throw new CapiGitopsError({
+      message: `unknown component type ${JSON.stringify(c.type)}`,
+      object: `component ${JSON.stringify(c.label)}`,
+      expected: `one of ${Object.keys(INSTALL_ORDER).join(', ')}`,
+      hint: 'this is a bug in the stage that built the component',
+    });
+  }
+  return order;
+}
+
+/** `<NN>-<label>`, e.g. `02-bootstrap-kubeadm`. */
+export function componentDirectory(c: Pick<RenderedComponent, 'type' | 'label'>): string {
+  const label = sanitizeFileNamePart(c.label);
+  if (!label) {
+    throw new CapiGitopsError({
+      message: 'cannot name a directory for this component',
+      object: `component ${JSON.stringify(c.label)}`,
+      expected: 'a label with at least one letter or digit',
+    });
+  }
+  return `${String(installOrder(c)).padStart(2, '0')}-${label}`;
+}
+
+/** Install order first, then label by code unit; input order never matters. */
+export function orderComponents(components: readonly RenderedComponent[]): RenderedComponent[] {
+  return [...components].sort((a, b) => installOrder(a) - installOrder(b) || compareCodeUnits(a.label, b.label));
+}
+
+/** Runs `fn`, adding a CapiGitopsError's diagnostics to `bag` instead of throwing them. */
+function collecting<T>(bag: DiagnosticBag, fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    for (const d of err.diagnostics) bag.add(d);
+    return undefined;
+  }
+}
+
+/** Each object's path inside its component directory; two objects on one path is a problem. */
+export function objectPaths(dir: string, objects: readonly KObject[], bag: DiagnosticBag): Map<string, KObject> {
+  const byPath = new Map<string, KObject>();
+  for (const obj of objects) {
+    const rel = collecting(bag, () => objectFilePath(obj));
+    if (rel === undefined) continue;
+    const earlier = byPath.get(rel);
+    if (earlier) {
+      bag.add({
+        message: `${describeObject(earlier)} and ${describeObject(obj)} both map to the file ${dir}/${rel}`,
+        object: describeObject(obj),
+        expected: 'objects whose kind and name differ after lower-casing and replacing characters outside [a-z0-9.-] with "-"',
+        hint: 'rename one of them (e.g. with spec.manifestPatches), or render them as separate providers',
+      });
+      continue;
+    }
+    byPath.set(rel, obj);
+  }
+  return byPath;
+}
+
+export function layoutKustomize(components: readonly RenderedComponent[], opts: KustomizeLayoutOptions = {}): Map<string, string> {
+  const emit = opts.emitDocument ?? emitYamlDocument;
+  const bag = new DiagnosticBag();
+  const files = new Map<string, string>();
+  const dirs: string[] = [];
+  const dirLabels = new Map<string, string>();
+
+  for (const component of orderComponents(components)) {
+    const dir = componentDirectory(component);
+    const other = dirLabels.get(dir);
+    if (other !== undefined) {
+      bag.add({
+        message: `components ${JSON.stringify(other)} and ${JSON.stringify(component.label)} both map to the directory ${dir}`,
+        object: `component ${JSON.stringify(component.label)}`,
+        expected: 'one component per provider type and name',
+        hint: 'remove the duplicate provider from the input',
+      });
+      continue;
+    }
+    dirLabels.set(dir, component.label);
+    dirs.push(dir);
+
+    const header = collecting(bag, () => provenanceComment(component));
+    const paths = objectPaths(dir, component.objects, bag);
+    if (header === undefined || bag.size > 0) continue;
+    for (const [rel, obj] of paths) files.set(`${dir}/${rel}`, header + emit(obj));
+    const resources = [...paths.keys()].sort(compareCodeUnits);
+    files.set(`${dir}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header, resources }));
+  }
+  bag.throwIfAny();
+
+  files.set(KUSTOMIZATION_FILE, renderKustomization({ comment: GENERATED_COMMENT, resources: dirs }));
+  return new Map([...files].sort(([a], [b]) => compareCodeUnits(a, b)));
+}
