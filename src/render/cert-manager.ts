@@ -1,0 +1,36 @@
+/**
+ * cert-manager as clusterctl installs it (client/cluster/cert_manager.go getManifestObjs): the
+ * release manifest as published (no variable substitution, no namespace change, no common
+ * provider labels), image overrides under the `cert-manager` component, then on every object the
+ * clusterctl labels and the version annotation that `clusterctl upgrade` reads back.
+ */
+import type { KObject } from '../model/kobject.js';
+import type { ImageMeta } from '../manifest/types.js';
+import { applyImageOverrides } from './images.js';
+import { addLabels, CLUSTERCTL_CORE_LABEL, CLUSTERCTL_LABEL } from './labels.js';
+
+/** clusterctl config CertManagerImageComponent: the images key for cert-manager. */
+export const CERT_MANAGER_COMPONENT = 'cert-manager';
+/** clusterctl api/v1alpha3 labels.go ClusterctlCoreLabelCertManagerValue. */
+export const CERT_MANAGER_CORE_LABEL_VALUE = 'cert-manager';
+/** clusterctl api/v1alpha3 annotations.go CertManagerVersionAnnotation. */
+export const CERT_MANAGER_VERSION_ANNOTATION = 'cert-manager.clusterctl.cluster.x-k8s.io/version';
+
+/** addCerManagerLabel: both labels on every object. */
+export function addCertManagerLabels(objs: KObject[]): KObject[] {
+  return addLabels(objs, { [CLUSTERCTL_LABEL]: '', [CLUSTERCTL_CORE_LABEL]: CERT_MANAGER_CORE_LABEL_VALUE });
+}
+
+/** addCerManagerAnnotations: the cert-manager version on every object. */
+export function addCertManagerVersionAnnotation(objs: KObject[], version: string): KObject[] {
+  return objs.map((obj) => ({
+    ...obj,
+    metadata: { ...obj.metadata, annotations: { ...(obj.metadata?.annotations ?? {}), [CERT_MANAGER_VERSION_ANNOTATION]: version } },
+  }));
+}
+
+/** The whole clusterctl treatment of the cert-manager manifest, in clusterctl's order. */
+export function decorateCertManager(objs: KObject[], version: string, overrides: Record<string, ImageMeta>): KObject[] {
+  const withImages = applyImageOverrides(objs, CERT_MANAGER_COMPONENT, overrides);
+  return addCertManagerVersionAnnotation(addCertManagerLabels(withImages), version);
+}

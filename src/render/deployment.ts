@@ -1,0 +1,401 @@
+/**
+ * Deployment and manager customisation, as the cluster-api-operator applies `spec.deployment`,
+ * `spec.manager` and `spec.additionalDeployments` (internal/controller/component_customizer.go:
+ * customizeObjectsFn, customizeDeployment, customizeDeploymentSpec, customizeContainer,
+ * customizeManagerContainer, leaderElectionArgs, setArgs).
+ *
+ * The one deliberate difference: where upstream ranges over a Go map (container `args`,
+ * `additionalArgs`, `controller.groupKindConcurrency`) the order is random; we go through the
+ * keys sorted by their UTF-8 bytes, so the output is the same on every run.
+ */
+import { DiagnosticBag, type Diagnostic } from '../model/diagnostics.js';
+import { clone, isPlainObject, type KObject } from '../model/kobject.js';
+import type {
+  ContainerSpec,
+  DeploymentSpec,
+  LeaderElectionConfiguration,
+  ManagerSpec,
+  ProviderSpec,
+} from '../manifest/types.js';
+
+/** The provider object a customisation comes from, for messages (`object`: `Kind/ns/name`). */
+export type ProviderOrigin = Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'>;
+
+const DEPLOYMENT_KIND = 'Deployment';
+const MANAGER_CONTAINER = 'manager';
+/** CRD default of `spec.manager.verbosity`; the operator passes `--v` only for other values. */
+const DEFAULT_VERBOSITY = 1;
+
+type Json = Record<string, unknown>;
+
+/** One Deployment being customised: where problems go and how to name them. */
+interface Scope {
+  bag: DiagnosticBag;
+  origin: ProviderOrigin;
+  deployment: string;
+}
+
+/** Which spec applies to one Deployment, and the field path it was written at. */
+interface Customization {
+  deployment?: DeploymentSpec;
+  manager?: ManagerSpec;
+  path: string;
+}
+
+/**
+ * Applies `spec.deployment` / `spec.manager` (and `spec.additionalDeployments`) to the
+ * Deployments in `objs`. Pure: changed Deployments are copies, other objects are returned as-is.
+ * Throws CapiGitopsError listing every problem found.
+ */
+export function customizeDeployments(objs: readonly KObject[], spec: ProviderSpec, origin: ProviderOrigin = {}): KObject[] {
+  const bag = new DiagnosticBag();
+  const several = objs.filter(isDeployment).length > 1;
+  const result = objs.map((obj) => {
+    if (!isDeployment(obj)) return obj;
+    const name = obj.metadata?.name ?? '';
+    const choice = customizationFor(name, several, spec);
+    if (choice === undefined || (choice.deployment === undefined && choice.manager === undefined)) return obj;
+    return customizeDeployment(obj, choice, { bag, origin, deployment: name });
+  });
+  bag.throwIfAny();
+  return result;
+}
+
+function isDeployment(obj: KObject): boolean {
+  return obj.kind === DEPLOYMENT_KIND;
+}
+
+/** The operator's stop-gap until CAPI has a contract for it: managers are named `ca*-controller-manager`. */
+export function isProviderManagerDeploymentName(name: string): boolean {
+  return name.startsWith('ca') && name.endsWith('-controller-manager');
+}
+
+/**
+ * With one Deployment, it takes `spec.deployment`/`spec.manager` whatever its name. With several,
+ * only manager-named ones do; the others take `additionalDeployments[name]` or are left alone.
+ */
+function customizationFor(name: string, several: boolean, spec: ProviderSpec): Customization | undefined {
+  if (several && !isProviderManagerDeploymentName(name)) {
+    const extra = spec.additionalDeployments;
+    if (extra === undefined || !Object.hasOwn(extra, name)) return undefined;
+    const entry = extra[name] ?? {};
+    return { deployment: entry.deployment, manager: entry.manager, path: `spec.additionalDeployments.${name}` };
+  }
+  return { deployment: spec.deployment, manager: spec.manager, path: 'spec' };
+}
+
+/** DeploymentSpec first, then ManagerSpec, so the manager's flags win (upstream customizeDeployment). */
+function customizeDeployment(obj: KObject, choice: Customization, scope: Scope): KObject {
+  const copy = clone(obj);
+  if (choice.deployment !== undefined) applyDeploymentSpec(copy, choice.deployment, scope, `${choice.path}.deployment`);
+  if (choice.manager !== undefined) {
+    const container = findManagerContainer(containersOf(copy));
+    if (container === undefined) {
+      report(scope, `${choice.path}.manager`, `cannot find "${MANAGER_CONTAINER}" container in Deployment "${scope.deployment}"`, {
+        expected: 'a Deployment with at least one container',
+        hint: 'the manager settings go to the container named "manager", or else to the first container',
+      });
+    } else {
+      customizeManagerContainer(container, choice.manager, scope, `${choice.path}.manager`);
+    }
+  }
+  return copy;
+}
+
+// ---- DeploymentSpec (customizeDeploymentSpec, customizeContainer) ---------------------------
+
+function applyDeploymentSpec(d: KObject, spec: DeploymentSpec, scope: Scope, path: string): void {
+  if (spec.replicas !== undefined && spec.replicas !== null) objectAt(d, ['spec']).replicas = spec.replicas;
+  const pod = objectAt(d, ['spec', 'template', 'spec']);
+  if (spec.affinity !== undefined && spec.affinity !== null) pod.affinity = clone(spec.affinity);
+  if (spec.nodeSelector !== undefined && spec.nodeSelector !== null) setOmitEmpty(pod, 'nodeSelector', clone(spec.nodeSelector));
+  if (spec.tolerations !== undefined && spec.tolerations !== null) setOmitEmpty(pod, 'tolerations', clone(spec.tolerations));
+  if (spec.serviceAccountName) pod.serviceAccountName = spec.serviceAccountName;
+  if (spec.imagePullSecrets !== undefined && spec.imagePullSecrets !== null) {
+    setOmitEmpty(pod, 'imagePullSecrets', clone(spec.imagePullSecrets));
+  }
+  (spec.containers ?? []).forEach((containerSpec, i) => {
+    const container = containersOf(d).find((c) => c.name === containerSpec.name);
+    if (container === undefined) {
+      report(scope, `${path}.containers[${i}].name`, `cannot find container "${containerSpec.name}" in Deployment "${scope.deployment}"`, {
+        expected: `one of: ${containersOf(d).map((c) => String(c.name)).join(', ') || '(no containers)'}`,
+        hint: 'containers are matched by name; check spelling against the provider components',
+      });
+      return;
+    }
+    applyContainerSpec(container, containerSpec);
+  });
+}
+
+function applyContainerSpec(container: Json, spec: ContainerSpec): void {
+  for (const name of sortedKeys(spec.args ?? {})) setArg(container, name, spec.args![name]!);
+  for (const env of spec.env ?? []) {
+    const list = Array.isArray(container.env) ? (container.env as Json[]) : [];
+    container.env = [...withoutFirstEnv(list, env.name), clone(env)];
+  }
+  if (spec.resources !== undefined && spec.resources !== null) container.resources = clone(spec.resources);
+  if (spec.imageUrl !== undefined && spec.imageUrl !== null) setOmitEmpty(container, 'image', spec.imageUrl);
+  if (spec.command !== undefined && spec.command !== null) setOmitEmpty(container, 'command', [...spec.command]);
+}
+
+/** Upstream removeEnv drops only the first variable of that name; the new one is appended. */
+function withoutFirstEnv(list: Json[], name: unknown): Json[] {
+  const at = list.findIndex((e) => isPlainObject(e) && e.name === name);
+  return at < 0 ? list : [...list.slice(0, at), ...list.slice(at + 1)];
+}
+
+/** The container named `manager`, else the first one (upstream findManagerContainer, issue #787). */
+function findManagerContainer(containers: Json[]): Json | undefined {
+  return containers.find((c) => c.name === MANAGER_CONTAINER) ?? containers[0];
+}
+
+// ---- ManagerSpec (customizeManagerContainer, leaderElectionArgs) -----------------------------
+
+/** Flags in upstream's order, so replaced-in-place and appended flags land where the operator puts them. */
+function customizeManagerContainer(c: Json, m: ManagerSpec, scope: Scope, path: string): void {
+  const groupKinds = m.controller?.groupKindConcurrency ?? {};
+  for (const kind of sortedKeys(groupKinds)) setArg(c, `--${kind.toLowerCase()}-concurrency`, String(groupKinds[kind]));
+  if (m.maxConcurrentReconciles) setArg(c, '--max-concurrent-reconciles', String(m.maxConcurrentReconciles));
+
+  const stringFlags: [string, string | undefined][] = [
+    ['--namespace', m.cacheNamespace],
+    ['--health-addr', m.health?.healthProbeBindAddress],
+    ['--metrics-bind-addr', m.metrics?.bindAddress],
+    ['--diagnostics-address', m.metrics?.diagnosticsAddress],
+    ['--webhook-host', m.webhook?.host],
+    ['--webhook-cert-dir', m.webhook?.certDir],
+    ['--profiler-address', m.profilerAddress],
+  ];
+  for (const [flag, value] of stringFlags) if (value) setArg(c, flag, value);
+
+  if (m.health?.livenessEndpointName) setProbePath(c, 'livenessProbe', m.health.livenessEndpointName);
+  if (m.health?.readinessEndpointName) setProbePath(c, 'readinessProbe', m.health.readinessEndpointName);
+
+  if (m.leaderElection !== undefined && m.leaderElection !== null) {
+    setLeaderElectionArgs(c, m.leaderElection, scope, `${path}.leaderElection`);
+  }
+  if (m.metrics?.insecureDiagnostics === true) setArg(c, '--insecure-diagnostics', 'true');
+  if (m.webhook?.port !== undefined && m.webhook.port !== null) setArg(c, '--webhook-port', String(m.webhook.port));
+
+  if (m.syncPeriod !== undefined && m.syncPeriod !== null) {
+    const seconds = durationSeconds(m.syncPeriod, scope, `${path}.syncPeriod`);
+    if (seconds !== undefined && seconds > 0n) setArg(c, '--sync-period', `${seconds}s`);
+  }
+  // Not a flag upstream, but the operator cannot even read a provider whose duration is malformed.
+  if (m.gracefulShutDown !== undefined && m.gracefulShutDown !== null) durationSeconds(m.gracefulShutDown, scope, `${path}.gracefulShutDown`);
+
+  const verbosity = m.verbosity ?? DEFAULT_VERBOSITY;
+  if (verbosity !== DEFAULT_VERBOSITY) setArg(c, '--v', String(verbosity));
+
+  if (m.featureGates !== undefined && m.featureGates !== null && Object.keys(m.featureGates).length > 0) {
+    setArg(c, '--feature-gates', mergedFeatureGates(argsOf(c), m.featureGates));
+  }
+
+  const extra = m.additionalArgs ?? {};
+  for (const name of sortedKeys(extra)) {
+    if (argsOf(c).some((a) => a.startsWith(`${name}=`))) {
+      report(scope, `${path}.additionalArgs`, `arg "${name}" already exists in Deployment "${scope.deployment}"`, {
+        expected: 'additionalArgs that the container does not already set',
+        hint: `set it through its own field (spec.manager / deployment.containers[].args), or drop "${name}" from additionalArgs`,
+      });
+      continue;
+    }
+    setArg(c, name, extra[name]!);
+  }
+}
+
+function setProbePath(c: Json, probe: 'livenessProbe' | 'readinessProbe', endpoint: string): void {
+  const httpGet = isPlainObject(c[probe]) ? (c[probe] as Json).httpGet : undefined;
+  if (isPlainObject(httpGet)) httpGet.path = `/${endpoint}`;
+}
+
+function setLeaderElectionArgs(c: Json, le: LeaderElectionConfiguration, scope: Scope, path: string): void {
+  // Every duration is parsed (the operator decodes them all), even when leader election is off.
+  const lease = durationSeconds(le.leaseDuration, scope, `${path}.leaseDuration`);
+  const renew = durationSeconds(le.renewDeadline, scope, `${path}.renewDeadline`);
+  const retry = durationSeconds(le.retryPeriod, scope, `${path}.retryPeriod`);
+  if (typeof le.leaderElect !== 'boolean') return;
+  setArg(c, '--leader-elect', String(le.leaderElect));
+  if (!le.leaderElect) return;
+  if (le.resourceName && le.resourceNamespace) setArg(c, '--leader-election-id', `${le.resourceNamespace}/${le.resourceName}`);
+  if (lease !== undefined && lease > 0n) setArg(c, '--leader-elect-lease-duration', `${lease}s`);
+  if (renew !== undefined && renew > 0n) setArg(c, '--leader-elect-renew-deadline', `${renew}s`);
+  if (retry !== undefined && retry > 0n) setArg(c, '--leader-elect-retry-period', `${retry}s`);
+}
+
+/**
+ * Gates already in the first `--feature-gates=` arg are kept, the user's win, and the list is
+ * sorted as `Name=bool` strings (upstream parseFeatureGates + sort.Strings). An existing value
+ * counts as enabled only when it is exactly `true`.
+ */
+export function mergedFeatureGates(args: readonly string[], userGates: Record<string, boolean>): string {
+  const gates = new Map<string, boolean>();
+  const existing = args.find((a) => a.startsWith('--feature-gates='));
+  if (existing !== undefined) {
+    for (const gate of existing.slice('--feature-gates='.length).split(',')) {
+      const eq = gate.indexOf('=');
+      if (eq >= 0) gates.set(gate.slice(0, eq), gate.slice(eq + 1) === 'true');
+    }
+  }
+  for (const [name, value] of Object.entries(userGates)) gates.set(name, value);
+  return [...gates].map(([name, value]) => `${name}=${value}`).sort(compareUtf8).join(',');
+}
+
+// ---- args (setArgs) -------------------------------------------------------------------------
+
+function argsOf(c: Json): string[] {
+  return Array.isArray(c.args) ? (c.args as string[]) : [];
+}
+
+/** Replaces the first `name=…` arg in place, else appends `name=value` (upstream setArgs). */
+function setArg(c: Json, name: string, value: string): void {
+  c.args = setArgs(argsOf(c), name, value);
+}
+
+export function setArgs(args: readonly string[], name: string, value: string): string[] {
+  const flag = `${name}=${value}`;
+  const at = args.findIndex((a) => a.startsWith(`${name}=`));
+  return at < 0 ? [...args, flag] : [...args.slice(0, at), flag, ...args.slice(at + 1)];
+}
+
+// ---- Go durations (metav1.Duration → time.ParseDuration, Duration.Round(time.Second)) -------
+
+const NANOS_PER_UNIT: Record<string, bigint> = {
+  ns: 1n,
+  us: 1_000n,
+  'µs': 1_000n, // U+00B5 micro sign
+  'μs': 1_000n, // U+03BC Greek mu
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
+const TWO_POW_63 = 1n << 63n;
+const MAX_DURATION = TWO_POW_63 - 1n;
+const MIN_DURATION = -TWO_POW_63;
+const SECOND = 1_000_000_000n;
+
+/** Go's time.ParseDuration, in nanoseconds; undefined where Go returns an error. */
+export function parseGoDuration(text: string): bigint | undefined {
+  let s = text;
+  let negative = false;
+  if (s.startsWith('-') || s.startsWith('+')) {
+    negative = s.startsWith('-');
+    s = s.slice(1);
+  }
+  if (s === '0') return 0n;
+  if (s === '') return undefined;
+  let total = 0n;
+  while (s !== '') {
+    if (!/^[.0-9]/.test(s)) return undefined;
+    const wholeDigits = /^[0-9]*/.exec(s)![0];
+    s = s.slice(wholeDigits.length);
+    const whole = BigInt(wholeDigits || '0');
+    if (whole > TWO_POW_63) return undefined;
+    let fraction = { value: 0n, scale: 1 };
+    let hasFraction = false;
+    if (s.startsWith('.')) {
+      const fractionDigits = /^[0-9]*/.exec(s.slice(1))![0];
+      s = s.slice(1 + fractionDigits.length);
+      hasFraction = fractionDigits.length > 0;
+      fraction = leadingFraction(fractionDigits);
+    }
+    if (wholeDigits === '' && !hasFraction) return undefined;
+    const unitText = /^[^.0-9]*/.exec(s)![0];
+    s = s.slice(unitText.length);
+    const unit = NANOS_PER_UNIT[unitText];
+    if (unit === undefined) return undefined;
+    if (whole > TWO_POW_63 / unit) return undefined;
+    let value = whole * unit;
+    if (fraction.value > 0n) {
+      // Go does this step in float64 too; the same IEEE operations give the same nanoseconds.
+      value += BigInt(Math.trunc(Number(fraction.value) * (Number(unit) / fraction.scale)));
+      if (value > TWO_POW_63) return undefined;
+    }
+    total += value;
+    if (total > TWO_POW_63) return undefined;
+  }
+  if (negative) return -total;
+  return total > MAX_DURATION ? undefined : total;
+}
+
+/** Go's leadingFraction: digits past int64 precision are dropped, not an error. */
+function leadingFraction(digits: string): { value: bigint; scale: number } {
+  let value = 0n;
+  let scale = 1;
+  for (const ch of digits) {
+    if (value > MAX_DURATION / 10n) break;
+    const next = value * 10n + BigInt(ch.charCodeAt(0) - 48);
+    if (next > TWO_POW_63) break;
+    value = next;
+    scale *= 10;
+  }
+  return { value, scale };
+}
+
+/** `int(d.Round(time.Second).Seconds())`: halves round away from zero, saturating like Go. */
+export function roundedSeconds(nanos: bigint): bigint {
+  let remainder = nanos % SECOND;
+  let rounded: bigint;
+  if (nanos < 0n) {
+    remainder = -remainder;
+    rounded = remainder + remainder < SECOND ? nanos + remainder : nanos - SECOND + remainder;
+    if (rounded < MIN_DURATION) rounded = MIN_DURATION;
+  } else {
+    rounded = remainder + remainder < SECOND ? nanos - remainder : nanos + SECOND - remainder;
+    if (rounded > MAX_DURATION) rounded = MAX_DURATION;
+  }
+  return rounded / SECOND;
+}
+
+function durationSeconds(text: unknown, scope: Scope, path: string): bigint | undefined {
+  const nanos = typeof text === 'string' ? parseGoDuration(text) : undefined;
+  if (nanos === undefined) {
+    report(scope, path, `invalid duration ${JSON.stringify(text ?? null)} for Deployment "${scope.deployment}"`, {
+      expected: 'a Go duration: a number and a unit, e.g. "15s", "1m30s", "1h", "500ms"',
+      hint: 'units are ns, us, ms, s, m, h; the operator rounds to whole seconds',
+    });
+    return undefined;
+  }
+  return roundedSeconds(nanos);
+}
+
+// ---- small helpers --------------------------------------------------------------------------
+
+function containersOf(d: KObject): Json[] {
+  const spec = isPlainObject(d.spec) ? d.spec : {};
+  const template = isPlainObject(spec.template) ? spec.template : {};
+  const pod = isPlainObject(template.spec) ? template.spec : {};
+  return Array.isArray(pod.containers) ? (pod.containers as unknown[]).filter(isPlainObject) : [];
+}
+
+/** The object at `path` inside our own copy, created where missing (Go's typed zero values). */
+function objectAt(root: Json, path: string[]): Json {
+  let at = root;
+  for (const key of path) {
+    if (!isPlainObject(at[key])) at[key] = {};
+    at = at[key] as Json;
+  }
+  return at;
+}
+
+/** The operator round-trips through typed structs, where `omitempty` drops "" / [] / {}. */
+function setOmitEmpty(target: Json, key: string, value: unknown): void {
+  const empty =
+    value === '' || (Array.isArray(value) && value.length === 0) || (isPlainObject(value) && Object.keys(value).length === 0);
+  if (empty) delete target[key];
+  else target[key] = value;
+}
+
+function sortedKeys(map: Record<string, unknown>): string[] {
+  return Object.keys(map).sort(compareUtf8);
+}
+
+/** Go's string order (bytes of UTF-8), not UTF-16 code units or the locale's. */
+export function compareUtf8(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+function report(scope: Scope, path: string, message: string, more: Pick<Diagnostic, 'expected' | 'hint'>): void {
+  scope.bag.add({ ...scope.origin, path, message, ...more });
+}

@@ -1,0 +1,404 @@
+/**
+ * Image overrides, as clusterctl's ImageMetaClient (client/config/imagemeta_client.go) applies them
+
+
+ *
+ * Image references are parsed with the rules of github.com/distribution/reference v0.6.0
+ * (normalize.go, regexp.go, reference.go), which is what clusterctl uses.
+ */
+import YAML from 'yaml';
+import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../model/diagnostics.js';
+import { describeObject, isPlainObject, type KObject } from '../model/kobject.js';
+import type { ImageMeta, SourcePosition } from '../manifest/types.js';
+
+// ---- docker reference grammar (distribution/reference regexp.go) ---------------------------
+
+const ALPHANUMERIC = '[a-z0-9]+';
+const SEPARATOR = '(?:[._]|__|[-]+)';
+const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
+const DOMAIN_NAME = `${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*`;
+const IPV6_ADDRESS = '\\[(?:[a-fA-F0-9:]+)\\]';
+const DOMAIN_AND_PORT = `(?:${DOMAIN_NAME}|${IPV6_ADDRESS})(?::[0-9]+)?`;
+const PATH_COMPONENT = `${ALPHANUMERIC}(?:${SEPARATOR}${ALPHANUMERIC})*`;
+const REMOTE_NAME = `${PATH_COMPONENT}(?:/${PATH_COMPONENT})*`;
+const NAME = `(?:${DOMAIN_AND_PORT}/)?${REMOTE_NAME}`;
+// Go's `\w` is ASCII-only, like JavaScript's without the `u` flag.
+const TAG = '[\\w][\\w.-]{0,127}';
+const DIGEST = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][0-9A-Fa-f]{32,}';
+
+const REFERENCE_RE = new RegExp(`^(${NAME})(?::(${TAG}))?(?:@(${DIGEST}))?$`);
+const ANCHORED_NAME_RE = new RegExp(`^(?:(${DOMAIN_AND_PORT})/)?(${REMOTE_NAME})$`);
+const IDENTIFIER_RE = /^[a-f0-9]{64}$/;
+const MAX_PATH_LENGTH = 255;
+
+/** Digest algorithms clusterctl registers (crypto/sha256 and crypto/sha512 imports), hex length. */
+const DIGEST_HEX_LENGTH: Record<string, number> = { sha256: 64, sha384: 96, sha512: 128 };
+/** go-digest's DigestRegexp, used to tell a malformed digest from an unsupported algorithm. */
+const GO_DIGEST_RE = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/;
+
+const DOCKER_HUB = 'docker.io';
+const LEGACY_DOCKER_HUB = 'index.docker.io';
+const OFFICIAL_PREFIX = 'library/';
+
+/** A parsed, normalised image reference: `domain/path[:tag][@digest]`. */
+export interface ImageReference {
+  domain: string;
+  path: string;
+  tag: string;
+  digest: string;
+}
+
+export type ParsedImage =
+  | { ok: true; reference: ImageReference; canonical: boolean }
+  | { ok: false; message: string };
+
+/** The string form of a reference, as reference.String() prints it. */
+export function formatImageReference(ref: ImageReference): string {
+  let text = ref.domain ? `${ref.domain}/${ref.path}` : ref.path;
+  if (ref.tag) text += `:${ref.tag}`;
+  if (ref.digest) text += `@${ref.digest}`;
+  return text;
+}
+
+/** Why a digest is not acceptable, or undefined (go-digest Digest.Validate). */
+function digestProblem(digest: string): string | undefined {
+  const colon = digest.indexOf(':');
+  if (colon <= 0 || colon + 1 === digest.length) return 'invalid digest format';
+  const algorithm = digest.slice(0, colon);
+  const encoded = digest.slice(colon + 1);
+  const hexLength = DIGEST_HEX_LENGTH[algorithm];
+  if (hexLength === undefined) {
+    return GO_DIGEST_RE.test(digest) ? `unsupported digest algorithm "${algorithm}"` : 'invalid digest format';
+  }
+  if (encoded.length !== hexLength) return 'invalid checksum digest length';
+  if (!/^[a-f0-9]+$/.test(encoded)) return 'invalid checksum digest format';
+  return undefined;
+}
+
+/** reference.Parse: the grammar only, no normalisation. */
+function parseReference(text: string): ImageReference | string {
+  if (text === '') return 'repository name must have at least one component';
+  const match = REFERENCE_RE.exec(text);
+  if (!match) {
+    const lower = text.toLowerCase();
+    if (lower !== text && REFERENCE_RE.test(lower)) return 'repository name must be lowercase';
+    return 'invalid reference format';
+  }
+  const nameMatch = ANCHORED_NAME_RE.exec(match[1]);
+  const domain = nameMatch?.[1] ?? '';
+  const path = nameMatch?.[2] ?? match[1];
+  if (path.length > MAX_PATH_LENGTH) return `repository name must not be more than ${MAX_PATH_LENGTH} characters`;
+  const digest = match[3] ?? '';
+  if (digest) {
+    const problem = digestProblem(digest);
+    if (problem) return problem;
+  }
+  return { domain, path, tag: match[2] ?? '', digest };
+}
+
+/** splitDockerDomain: `busybox` → docker.io + library/busybox, `org/img` → docker.io + org/img. */
+function splitDockerDomain(name: string): [domain: string, remainder: string] {
+  const slash = name.indexOf('/');
+  if (slash < 0) return [DOCKER_HUB, OFFICIAL_PREFIX + name];
+  const maybeDomain = name.slice(0, slash);
+  const maybeRemainder = name.slice(slash + 1);
+  let domain: string;
+  let remainder: string;
+  if (maybeDomain === 'localhost') {
+    [domain, remainder] = [maybeDomain, maybeRemainder];
+  } else if (maybeDomain === LEGACY_DOCKER_HUB) {
+    [domain, remainder] = [DOCKER_HUB, maybeRemainder];
+  } else if (/[.:]/.test(maybeDomain) || maybeDomain.toLowerCase() !== maybeDomain) {
+    [domain, remainder] = [maybeDomain, maybeRemainder];
+  } else {
+    [domain, remainder] = [DOCKER_HUB, name];
+  }
+  if (domain === DOCKER_HUB && !remainder.includes('/')) remainder = OFFICIAL_PREFIX + remainder;
+  return [domain, remainder];
+}
+
+/**
+ * Parse an image the way Docker does (reference.ParseNormalizedNamed) and say whether the text
+ * was already canonical (reference.ParseNamed succeeds only then).
+ */
+export function parseImage(text: string): ParsedImage {
+  if (IDENTIFIER_RE.test(text)) {
+    return { ok: false, message: 'invalid repository name, cannot specify 64-byte hexadecimal strings' };
+  }
+  const [domain, remainder] = splitDockerDomain(text);
+  const colon = remainder.indexOf(':');
+  const remote = colon < 0 ? remainder : remainder.slice(0, colon);
+  if (remote.toLowerCase() !== remote) return { ok: false, message: 'repository name must be lowercase' };
+  const parsed = parseReference(`${domain}/${remainder}`);
+  if (typeof parsed === 'string') return { ok: false, message: parsed };
+  return { ok: true, reference: parsed, canonical: formatImageReference(parsed) === text };
+}
+
+// ---- clusterctl ImageMeta --------------------------------------------------------------
+
+/** `all` applies to every component (clusterctl imagemeta_client.go allImageConfig). */
+export const ALL_IMAGES_KEY = 'all';
+const IMAGE_META_FIELDS = ['repository', 'name', 'tag'] as const;
+
+/** imageMeta.Union: fields of `over` that are set replace those of `base`. */
+function unionImageMeta(base: ImageMeta, over: ImageMeta | undefined): ImageMeta {
+  const result: ImageMeta = { ...base };
+  if (!over) return result;
+  for (const field of IMAGE_META_FIELDS) {
+    const value = over[field];
+    if (value) result[field] = value;
+  }
+  return result;
+}
+
+/** The override for one image: `all`, then `<component>`, then `<component>/<image-name>`. */
+export function imageMetaFor(overrides: Record<string, ImageMeta>, component: string, imageName: string): ImageMeta {
+  let meta = unionImageMeta({}, own(overrides, ALL_IMAGES_KEY));
+  meta = unionImageMeta(meta, own(overrides, component));
+  return unionImageMeta(meta, own(overrides, `${component}/${imageName}`));
+}
+
+function own<T>(record: Record<string, T>, key: string): T | undefined {
+  return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
+}
+
+function isEmptyMeta(meta: ImageMeta): boolean {
+  return !meta.repository && !meta.name && !meta.tag;
+}
+
+/** The image's last path element, the `<image-name>` of `<component>/<image-name>` keys. */
+function imageName(ref: ImageReference): string {
+  return ref.path.slice(ref.path.lastIndexOf('/') + 1);
+}
+
+/**
+ * container.Image.String() after imageMeta.ApplyToImage: `repository/name[:tag][@digest]`.
+ * A tag override keeps the digest, so the result is `repo/name:tag@sha256:…` as clusterctl writes it.
+ */
+function applyImageMeta(ref: ImageReference, meta: ImageMeta): string {
+  const name = imageName(ref);
+  const fullName = `${ref.domain}/${ref.path}`;
+  let repository = fullName.slice(0, fullName.length - name.length - 1);
+  // strings.TrimSuffix removes one trailing slash, not all of them.
+  if (meta.repository) repository = meta.repository.endsWith('/') ? meta.repository.slice(0, -1) : meta.repository;
+  let text = `${repository}/${meta.name || name}`;
+  const tag = meta.tag || ref.tag;
+  if (tag) text += `:${tag}`;
+  if (ref.digest) text += `@${ref.digest}`;
+  return text;
+}
+
+/**
+ * One image after overrides. Canonical references get the merged override; non-canonical ones
+ * (`busybox`, `thehejik/img:dev`) come back unchanged, as the operator's alterImage returns them
+ * on ErrNameNotCanonical; references that do not parse at all are an error (string returned).
+ */
+export function alterImage(image: string, component: string, overrides: Record<string, ImageMeta>): { image: string } | { error: string } {
+  const parsed = parseImage(image);
+  if (!parsed.ok) return { error: parsed.message };
+  // Names without a registry host (`busybox`, `org/img:tag`) are matched and rewritten in their
+  // Docker-normalised form when an override applies (clusterctl would refuse them outright);
+  // with no override they are left exactly as written.
+  const meta = imageMetaFor(overrides, component, imageName(parsed.reference));
+  return { image: isEmptyMeta(meta) ? image : applyImageMeta(parsed.reference, meta) };
+}
+
+// ---- walking Deployment and DaemonSet pod specs (FixImages / InspectImages) ---------------
+
+/** FixImages and InspectImages look at exactly these kinds. */
+const WORKLOAD_KINDS = new Set(['Deployment', 'DaemonSet']);
+const CONTAINER_LISTS = ['containers', 'initContainers'] as const;
+
+function podSpecOf(obj: KObject): Record<string, unknown> | undefined {
+  const spec = obj.spec;
+  if (!isPlainObject(spec) || !isPlainObject(spec.template) || !isPlainObject(spec.template.spec)) return undefined;
+  return spec.template.spec;
+}
+
+interface ContainerImage {
+  list: (typeof CONTAINER_LISTS)[number];
+  index: number;
+  container: string;
+  image: unknown;
+}
+
+function containerImages(obj: KObject): ContainerImage[] {
+  if (!WORKLOAD_KINDS.has(obj.kind)) return [];
+  const podSpec = podSpecOf(obj);
+  if (!podSpec) return [];
+  const found: ContainerImage[] = [];
+  for (const list of CONTAINER_LISTS) {
+    const containers = podSpec[list];
+    if (!Array.isArray(containers)) continue;
+    containers.forEach((c, index) => {
+      const container = isPlainObject(c) && typeof c.name === 'string' ? c.name : `#${index}`;
+      found.push({ list, index, container, image: isPlainObject(c) ? c.image : undefined });
+    });
+  }
+  return found;
+}
+
+function withPodSpecImages(obj: KObject, images: Map<string, string>): KObject {
+  const spec = obj.spec as Record<string, unknown>;
+  const template = spec.template as Record<string, unknown>;
+  const podSpec = { ...(template.spec as Record<string, unknown>) };
+  for (const list of CONTAINER_LISTS) {
+    const containers = podSpec[list];
+    if (!Array.isArray(containers)) continue;
+    podSpec[list] = containers.map((c, index) => {
+      const image = images.get(`${list}/${index}`);
+      return image === undefined ? c : { ...(c as Record<string, unknown>), image };
+    });
+  }
+  return { ...obj, spec: { ...spec, template: { ...template, spec: podSpec } } };
+}
+
+/**
+ * clusterctl FixImages with the operator's alterImage: rewrite `containers[].image` and
+ * `initContainers[].image` of every Deployment and DaemonSet with the merged ImageMeta for
+ * `component` (the provider's manifest label, or `cert-manager`). Unparseable images are
+ * reported together.
+ */
+export function applyImageOverrides(objs: KObject[], component: string, overrides: Record<string, ImageMeta>): KObject[] {
+  const bag = new DiagnosticBag();
+  const result = objs.map((obj) => {
+    const changed = new Map<string, string>();
+    for (const entry of containerImages(obj)) {
+      const path = `spec.template.spec.${entry.list}[${entry.index}].image`;
+      if (typeof entry.image !== 'string') {
+        bag.add(imageDiagnostic(obj, path, `container "${entry.container}" has no image`));
+        continue;
+      }
+      const altered = alterImage(entry.image, component, overrides);
+      if ('error' in altered) {
+        bag.add(imageDiagnostic(obj, path, `container "${entry.container}": cannot parse image "${entry.image}": ${altered.error}`));
+      } else if (altered.image !== entry.image) {
+        changed.set(`${entry.list}/${entry.index}`, altered.image);
+      }
+    }
+    return changed.size > 0 ? withPodSpecImages(obj, changed) : obj;
+  });
+  bag.throwIfAny();
+  return result;
+}
+
+function imageDiagnostic(obj: KObject, path: string, message: string): Diagnostic {
+  return {
+    object: describeObject(obj),
+    path,
+    message,
+    expected: 'an image reference such as registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0',
+    hint: 'fix the image in the components file or with a patch; clusterctl refuses images it cannot parse',
+  };
+}
+
+/** Every image of every Deployment and DaemonSet (InspectImages), sorted and unique. */
+export function inspectImages(objs: KObject[]): string[] {
+  const images = new Set<string>();
+  for (const obj of objs) {
+    for (const entry of containerImages(obj)) {
+      if (typeof entry.image === 'string') images.add(entry.image);
+    }
+  }
+  return [...images].sort(compareStrings);
+}
+
+
+// ---- override sources -------------------------------------------------------------------
+
+/**
+ * Config.images and the configSecret's `images` key both apply; for each key the Secret's fields
+ * win over the Config's, field by field (a Secret entry with only `tag` keeps Config's repository).
+ */
+export function mergeImageOverrides(
+  fromConfig: Record<string, ImageMeta> | undefined,
+  fromSecret: Record<string, ImageMeta> | undefined,
+): Record<string, ImageMeta> {
+  const config = fromConfig ?? {};
+  const secret = fromSecret ?? {};
+  const keys = [...new Set([...Object.keys(config), ...Object.keys(secret)])].sort(compareStrings);
+  const merged: Record<string, ImageMeta> = {};
+  for (const key of keys) merged[key] = unionImageMeta(unionImageMeta({}, own(config, key)), own(secret, key));
+  return merged;
+}
+
+const IMAGES_HINT =
+  "write it as clusterctl's images config, one key per line, e.g. `all: {repository: mirror.example.com/capi}` or `bootstrap-kubeadm: {tag: v1.12.1}`";
+
+/**
+ * Parse a configSecret's `images` value: clusterctl's images map, `key: {repository, name, tag}`.
+ * Values come from a Secret, so messages name keys and fields but never echo a value.
+ */
+export function parseImagesValue(yamlText: string, origin: string, position?: SourcePosition): Record<string, ImageMeta> {
+  const where = position ? { file: position.file, line: position.line, column: position.column } : {};
+  const problem = (path: string, message: string, expected: string): Diagnostic => ({
+    ...where,
+    object: origin,
+    path,
+    message,
+    expected,
+    hint: IMAGES_HINT,
+  });
+
+  const doc = YAML.parseDocument(yamlText, { version: '1.1', uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new CapiGitopsError(
+      doc.errors.map((e) => problem('images', `is not valid YAML (${e.code} at line ${e.linePos?.[0].line ?? '?'})`, 'a YAML mapping')),
+    );
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 0 });
+  } catch {
+    throw new CapiGitopsError(problem('images', 'uses YAML aliases', 'plain YAML without anchors or aliases'));
+  }
+  // An empty value means no overrides, as clusterctl's UnmarshalKey leaves the map nil.
+  if (value === null || value === undefined) return {};
+  if (!isPlainObject(value)) {
+    throw new CapiGitopsError(problem('images', `is a ${typeName(value)}, not a mapping`, 'a mapping of `all`, `<component>` or `<component>/<image>` to {repository, name, tag}'));
+  }
+
+  const bag = new DiagnosticBag();
+  const result: Record<string, ImageMeta> = {};
+  for (const key of Object.keys(value).sort(compareStrings)) {
+    const entry = value[key];
+    const path = `images.${key}`;
+    if (entry === null) {
+      result[key] = {};
+      continue;
+    }
+    if (!isPlainObject(entry)) {
+      bag.add(problem(path, `is a ${typeName(entry)}, not a mapping`, 'a mapping with repository, name and/or tag'));
+      continue;
+    }
+    if (key === 'images') {
+      // The Secret key is already `images`: a second level is clusterctl.yaml's layout pasted in.
+      bag.add({ ...problem(path, 'nests the overrides under another `images:` key', 'the map itself, e.g. `all: {repository: …}`'), hint: 'remove the outer `images:` line and unindent the rest' });
+      continue;
+    }
+    const meta: ImageMeta = {};
+    for (const [field, fieldValue] of Object.entries(entry)) {
+      if (!(IMAGE_META_FIELDS as readonly string[]).includes(field)) {
+        bag.add(problem(`${path}.${field}`, `unknown field "${field}"`, 'one of repository, name, tag'));
+      } else if (fieldValue === null) {
+        continue;
+      } else if (typeof fieldValue !== 'string') {
+        bag.add(problem(`${path}.${field}`, `is a ${typeName(fieldValue)}, not a string`, 'a string (quote values such as tags that look like numbers)'));
+      } else {
+        meta[field as (typeof IMAGE_META_FIELDS)[number]] = fieldValue;
+      }
+    }
+    result[key] = meta;
+  }
+  bag.throwIfAny();
+  return result;
+}
+
+/** YAML-flavoured type names for messages; YAML 1.1 turns unquoted dates into timestamps. */
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'list';
+  if (value instanceof Date) return 'timestamp';
+  if (isPlainObject(value)) return 'mapping';
+  return typeof value;
+}

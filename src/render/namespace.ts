@@ -1,0 +1,224 @@
+/**
+ * Target-namespace handling, as clusterctl's client/repository/components.go does it
+ * (inspectTargetNamespace, addNamespaceIfMissing, fixTargetNamespace), except that which kinds
+ * are cluster-scoped comes from a complete list below rather than clusterctl's short deny-list
+ * (internal/util/objs.go IsResourceNamespaced).
+ */
+import { DiagnosticBag, CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { apiGroup, apiVersionOnly, describeObject, isPlainObject, type KObject } from '../model/kobject.js';
+
+/**
+ * Built-in cluster-scoped kinds by API group (kubectl api-resources --namespaced=false on a
+ * current cluster), plus cluster-scoped kinds that provider and cert-manager manifests define.
+ */
+export const CLUSTER_SCOPED_KINDS: Readonly<Record<string, readonly string[]>> = {
+  '': ['ComponentStatus', 'Namespace', 'Node', 'PersistentVolume'],
+  'admissionregistration.k8s.io': [
+    'MutatingAdmissionPolicy',
+    'MutatingAdmissionPolicyBinding',
+    'MutatingWebhookConfiguration',
+    'ValidatingAdmissionPolicy',
+    'ValidatingAdmissionPolicyBinding',
+    'ValidatingWebhookConfiguration',
+  ],
+  'apiextensions.k8s.io': ['CustomResourceDefinition'],
+  'apiregistration.k8s.io': ['APIService'],
+  'authentication.k8s.io': ['SelfSubjectReview', 'TokenReview'],
+  'authorization.k8s.io': ['SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SubjectAccessReview'],
+  'certificates.k8s.io': ['CertificateSigningRequest', 'ClusterTrustBundle'],
+  'extensions': ['PodSecurityPolicy'],
+  'flowcontrol.apiserver.k8s.io': ['FlowSchema', 'PriorityLevelConfiguration'],
+  'internal.apiserver.k8s.io': ['StorageVersion'],
+  'networking.k8s.io': ['IngressClass', 'IPAddress', 'ServiceCIDR'],
+  'node.k8s.io': ['RuntimeClass'],
+  'policy': ['PodSecurityPolicy'],
+  'rbac.authorization.k8s.io': ['ClusterRole', 'ClusterRoleBinding'],
+  'resource.k8s.io': ['DeviceClass', 'ResourceSlice'],
+  'scheduling.k8s.io': ['PriorityClass'],
+  'storage.k8s.io': ['CSIDriver', 'CSINode', 'StorageClass', 'VolumeAttachment', 'VolumeAttributesClass'],
+  'storagemigration.k8s.io': ['StorageVersionMigration'],
+  // cert-manager
+  'cert-manager.io': ['ClusterIssuer'],
+  // Cluster API runtime extensions (core components CRD, scope: Cluster)
+  'runtime.cluster.x-k8s.io': ['ExtensionConfig'],
+};
+
+const NAMESPACE_KIND = 'Namespace';
+const INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
+/** fixWebhookNamespaceReferences accepts only these API versions for each kind. */
+const WEBHOOK_VERSIONS = ['v1beta1', 'v1'];
+
+function groupKind(group: string, kind: string): string {
+  return `${group}/${kind}`;
+}
+
+const BUILT_IN_CLUSTER_SCOPED = new Set(
+  Object.entries(CLUSTER_SCOPED_KINDS).flatMap(([group, kinds]) => kinds.map((kind) => groupKind(group, kind))),
+);
+
+/** Kinds declared `scope: Cluster` by CustomResourceDefinitions among the objects. */
+function clusterScopedFromCrds(objs: KObject[]): Set<string> {
+  const found = new Set<string>();
+  for (const obj of objs) {
+    if (obj.kind !== 'CustomResourceDefinition' || !isPlainObject(obj.spec)) continue;
+    const { scope, group, names } = obj.spec;
+    if (scope === 'Cluster' && typeof group === 'string' && isPlainObject(names) && typeof names.kind === 'string') {
+      found.add(groupKind(group, names.kind));
+    }
+  }
+  return found;
+}
+
+/** True when objects of this apiVersion/kind live in a namespace. Unknown kinds are namespaced. */
+export function isNamespaced(obj: Pick<KObject, 'apiVersion' | 'kind'>, extraClusterScoped: ReadonlySet<string> = new Set()): boolean {
+  const key = groupKind(apiGroup(obj.apiVersion ?? ''), obj.kind);
+  return !BUILT_IN_CLUSTER_SCOPED.has(key) && !extraClusterScoped.has(key);
+}
+
+/**
+ * The name of the Namespace object in the components, if any (clusterctl inspectTargetNamespace).
+ * More than one Namespace object is an invalid components file.
+ */
+export function inspectTargetNamespace(objs: KObject[]): string | undefined {
+  const namespaces = objs.filter((o) => o.kind === NAMESPACE_KIND);
+  if (namespaces.length > 1) {
+    throw new CapiGitopsError({
+      message: `the components contain ${namespaces.length} Namespace objects (${namespaces.map((n) => n.metadata?.name ?? '<unnamed>').join(', ')})`,
+      expected: 'at most one object of kind Namespace in a provider components file',
+      hint: 'clusterctl refuses such components too; remove the extra Namespace with a patch or fix the artifact',
+    });
+  }
+  return namespaces[0]?.metadata?.name;
+}
+
+/** Append a Namespace object for the target when there is none (clusterctl addNamespaceIfMissing). */
+export function addNamespaceIfMissing(objs: KObject[], targetNamespace: string): KObject[] {
+  if (objs.some((o) => o.kind === NAMESPACE_KIND)) return objs;
+  return [...objs, { apiVersion: 'v1', kind: NAMESPACE_KIND, metadata: { name: targetNamespace } }];
+}
+
+/**
+ * Move every object to `targetNamespace` (clusterctl fixTargetNamespace): rename the Namespace,
+ * set metadata.namespace on namespaced objects, and rewrite the references clusterctl rewrites.
+ */
+export function fixTargetNamespace(objs: KObject[], targetNamespace: string): KObject[] {
+  const extraClusterScoped = clusterScopedFromCrds(objs);
+  const bag = new DiagnosticBag();
+  const result = objs.map((obj) => fixObject(obj, targetNamespace, extraClusterScoped, bag));
+  bag.throwIfAny();
+  return result;
+}
+
+function fixObject(obj: KObject, target: string, extraClusterScoped: ReadonlySet<string>, bag: DiagnosticBag): KObject {
+  const originalNamespace = obj.metadata?.namespace ?? '';
+  let out: KObject = { ...obj, metadata: { ...obj.metadata } };
+  if (obj.kind === NAMESPACE_KIND) out.metadata.name = target;
+  if (isNamespaced(obj, extraClusterScoped)) out.metadata.namespace = target;
+
+  switch (obj.kind) {
+    case 'ClusterRoleBinding':
+    case 'RoleBinding':
+      out = fixSubjects(out, target, bag);
+      break;
+    case 'MutatingWebhookConfiguration':
+    case 'ValidatingWebhookConfiguration':
+    case 'CustomResourceDefinition':
+      out = fixWebhookReferences(out, target, bag);
+      break;
+    case 'Certificate':
+      out = fixCertificateDnsNames(out, originalNamespace, target, bag);
+      break;
+  }
+  return out;
+}
+
+function problem(obj: KObject, path: string, message: string, expected: string, hint?: string): Diagnostic {
+  return { object: describeObject(obj), path, message, expected, hint };
+}
+
+/** Every subject that names a namespace, of any kind, is moved; subjects without one are left. */
+function fixSubjects(obj: KObject, target: string, bag: DiagnosticBag): KObject {
+  const subjects = obj.subjects;
+  if (subjects === undefined || subjects === null) return obj;
+  if (!Array.isArray(subjects)) {
+    bag.add(problem(obj, 'subjects', 'is not a list', 'a list of RBAC subjects'));
+    return obj;
+  }
+  return {
+    ...obj,
+    subjects: subjects.map((s) => (isPlainObject(s) && typeof s.namespace === 'string' && s.namespace !== '' ? { ...s, namespace: target } : s)),
+  };
+}
+
+function fixWebhookReferences(obj: KObject, target: string, bag: DiagnosticBag): KObject {
+  let out = obj;
+  const annotations = obj.metadata.annotations;
+  const injectFrom = annotations?.[INJECT_CA_FROM];
+  if (annotations && injectFrom !== undefined) {
+    const parts = String(injectFrom).split('/');
+    if (parts.length !== 2) {
+      bag.add(problem(obj, `metadata.annotations["${INJECT_CA_FROM}"]`, `"${injectFrom}" is not <namespace>/<certificate>`, 'exactly one "/" between namespace and Certificate name'));
+    } else {
+      out = { ...out, metadata: { ...out.metadata, annotations: { ...annotations, [INJECT_CA_FROM]: `${target}/${parts[1]}` } } };
+    }
+  }
+
+  const version = apiVersionOnly(obj.apiVersion ?? '');
+  if (!WEBHOOK_VERSIONS.includes(version)) {
+    bag.add(problem(obj, 'apiVersion', `version "${version}" of ${obj.kind} is not supported`, `one of ${WEBHOOK_VERSIONS.join(', ')}`, 'clusterctl fails on other versions as well'));
+    return out;
+  }
+  return obj.kind === 'CustomResourceDefinition' ? fixCrdConversionService(out, version, target) : fixWebhookServices(out, target, bag);
+}
+
+/** Each webhook's clientConfig.service, when present, points at the target namespace. */
+function fixWebhookServices(obj: KObject, target: string, bag: DiagnosticBag): KObject {
+  const webhooks = obj.webhooks;
+  if (webhooks === undefined || webhooks === null) return obj;
+  if (!Array.isArray(webhooks)) {
+    bag.add(problem(obj, 'webhooks', 'is not a list', 'a list of webhooks'));
+    return obj;
+  }
+  return {
+    ...obj,
+    webhooks: webhooks.map((w) => {
+      if (!isPlainObject(w) || !isPlainObject(w.clientConfig) || !isPlainObject(w.clientConfig.service)) return w;
+      return { ...w, clientConfig: { ...w.clientConfig, service: { ...w.clientConfig.service, namespace: target } } };
+    }),
+  };
+}
+
+/** v1: spec.conversion.webhook.clientConfig.service; v1beta1: spec.conversion.webhookClientConfig.service. */
+function fixCrdConversionService(obj: KObject, version: string, target: string): KObject {
+  const spec = obj.spec;
+  if (!isPlainObject(spec) || !isPlainObject(spec.conversion)) return obj;
+  const conversion = spec.conversion;
+  if (version === 'v1') {
+    const webhook = conversion.webhook;
+    if (!isPlainObject(webhook) || !isPlainObject(webhook.clientConfig) || !isPlainObject(webhook.clientConfig.service)) return obj;
+    const clientConfig = { ...webhook.clientConfig, service: { ...webhook.clientConfig.service, namespace: target } };
+    return { ...obj, spec: { ...spec, conversion: { ...conversion, webhook: { ...webhook, clientConfig } } } };
+  }
+  const clientConfig = conversion.webhookClientConfig;
+  if (!isPlainObject(clientConfig) || !isPlainObject(clientConfig.service)) return obj;
+  const webhookClientConfig = { ...clientConfig, service: { ...clientConfig.service, namespace: target } };
+  return { ...obj, spec: { ...spec, conversion: { ...conversion, webhookClientConfig } } };
+}
+
+/**
+ * Certificate dnsNames name the webhook Service with its namespace
+ * (`svc.<ns>.svc`, `svc.<ns>.svc.cluster.local`): the first `.<old>.` of each becomes `.<new>.`.
+ */
+function fixCertificateDnsNames(obj: KObject, originalNamespace: string, target: string, bag: DiagnosticBag): KObject {
+  const spec = obj.spec;
+  if (!isPlainObject(spec) || spec.dnsNames === undefined) return obj;
+  const dnsNames = spec.dnsNames;
+  if (!Array.isArray(dnsNames) || dnsNames.some((n) => typeof n !== 'string')) {
+    bag.add(problem(obj, 'spec.dnsNames', 'is not a list of strings', 'a list of DNS names'));
+    return obj;
+  }
+  const from = `.${originalNamespace}.`;
+  const to = `.${target}.`;
+  // String.prototype.replace with a string pattern replaces the first occurrence only, like strings.Replace(…, 1).
+  return { ...obj, spec: { ...spec, dnsNames: (dnsNames as string[]).map((n) => n.replace(from, () => to)) } };
+}

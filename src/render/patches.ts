@@ -1,0 +1,620 @@
+/**
+ * The operator's two patch mechanisms (internal/controller/component_patches.go applyPatches):
+ * - `spec.manifestPatches`: YAML merge patches matched by their own kind/apiVersion/name
+ *   (internal/patch/patch.go ApplyPatches, resource.go matches, mergepatch.go);
+ * - `spec.patches`: a patch body with a target selector, RFC 6902 when the body is a list, else a
+ *   merge patch (patch.go ApplyGenericPatches/inferAndApplyPatchType, matchinfo.go matchSelector,
+ *   rfc6902.go).
+ * Upstream applies both with evanphx/json-patch v5; where it differs from the RFCs (nulls pruned
+ * inside arrays, negative array indices, `test` of a missing key against null) we do as it does.
+ */
+import YAML, { type Tags } from 'yaml';
+import jsonPatch, { type Operation as JsonPatchOperation } from 'fast-json-patch';
+import jsonMergePatch from 'json-merge-patch';
+import { CapiGitopsError, DiagnosticBag } from '../model/diagnostics.js';
+import { clone, describeObject, isPlainObject, type KObject } from '../model/kobject.js';
+import type { Patch, PatchTarget, ProviderSpec } from '../manifest/types.js';
+import type { ProviderOrigin } from './deployment.js';
+
+type Json = Record<string, unknown>;
+
+/** `spec.patches` or `spec.manifestPatches`, never both (upstream applyPatches and the CRD's CEL rule). */
+export function applyProviderPatches(objs: readonly KObject[], spec: ProviderSpec, origin: ProviderOrigin = {}): KObject[] {
+  const patches = spec.patches ?? [];
+  const manifestPatches = spec.manifestPatches ?? [];
+  if (patches.length > 0 && manifestPatches.length > 0) {
+    throw new CapiGitopsError({
+      ...origin,
+      path: 'spec.patches',
+      message: "cannot use both 'patches' and 'manifestPatches'",
+      expected: 'at most one of spec.patches and spec.manifestPatches',
+      hint: 'move the manifestPatches into spec.patches (a merge patch body with a target selector)',
+    });
+  }
+  if (patches.length > 0) return applyPatches(objs, patches, origin);
+  if (manifestPatches.length > 0) return applyManifestPatches(objs, manifestPatches, origin);
+  return [...objs];
+}
+
+// ---- spec.manifestPatches -------------------------------------------------------------------
+
+/** What a manifest patch and an object are matched on (upstream matchInfo). */
+interface MatchInfo {
+  kind: string;
+  apiVersion: string;
+  name: string;
+  namespace: string;
+}
+
+/**
+ * Applies each YAML merge patch to the objects it matches, patches in order. Matching is on the
+ * object as it was before any patch, exactly as upstream's `resource.matches`:
+ * - `kind` must be equal;
+ * - a patch WITHOUT `apiVersion` matches nothing, and the value of a patch's `apiVersion` is not
+ *   compared (the merge then writes it onto the object);
+ * - `metadata.name`, when given, must be equal; `metadata.namespace` never excludes an object.
+ */
+export function applyManifestPatches(objs: readonly KObject[], patches: readonly string[], origin: ProviderOrigin = {}): KObject[] {
+  const bag = new DiagnosticBag();
+  const parsed = patches.map((text, i) => parseManifestPatch(text, i, bag, origin));
+  bag.throwIfAny();
+  return objs.map((obj) => {
+    const info = objectMatchInfo(obj);
+    let result: Json | undefined;
+    for (const patch of parsed) {
+      if (patch === undefined || !manifestPatchMatches(info, patch.info)) continue;
+      result = mergePatchLikeGo(result ?? obj, patch.body);
+    }
+    return result === undefined ? obj : (result as KObject);
+  });
+}
+
+interface ManifestPatch {
+  body: Json;
+  info: MatchInfo;
+}
+
+function parseManifestPatch(text: string, index: number, bag: DiagnosticBag, origin: ProviderOrigin): ManifestPatch | undefined {
+  const path = `spec.manifestPatches[${index}]`;
+  let body: unknown;
+  try {
+    body = parseGoYaml(text);
+  } catch (err) {
+    bag.add({ ...origin, path, message: `manifestPatches[${index}] is not valid YAML: ${(err as Error).message}`, hint: 'each entry is one YAML document: a partial object with apiVersion, kind and the fields to merge' });
+    return undefined;
+  }
+  // An empty patch parses (to null) upstream and simply matches nothing.
+  if (body === null) return undefined;
+  const info = isPlainObject(body) ? patchMatchInfo(body) : 'the patch is not a YAML mapping';
+  if (typeof info === 'string') {
+    bag.add({ ...origin, path, message: `manifestPatches[${index}]: ${info}`, expected: 'a YAML mapping with string apiVersion, kind and optional metadata.name', hint: 'a manifest patch is an RFC 7386 merge patch, e.g. "apiVersion: v1\\nkind: Service\\nmetadata:\\n  name: x\\nspec: …"' });
+    return undefined;
+  }
+  return { body: body as Json, info };
+}
+
+/** Upstream reads these with encoding/json: key case does not matter; a non-string is an error. */
+function patchMatchInfo(body: Json): MatchInfo | string {
+  const kind = goStringField(body, 'kind');
+  const apiVersion = goStringField(body, 'apiVersion');
+  const metadata = goField(body, 'metadata');
+  if (metadata !== undefined && metadata !== null && !isPlainObject(metadata)) return '`metadata` is not a mapping';
+  const name = isPlainObject(metadata) ? goStringField(metadata, 'name') : '';
+  const namespace = isPlainObject(metadata) ? goStringField(metadata, 'namespace') : '';
+  for (const [field, value] of [['kind', kind], ['apiVersion', apiVersion], ['metadata.name', name], ['metadata.namespace', namespace]] as const) {
+    if (value === undefined) return `\`${field}\` is not a string`;
+  }
+  return { kind: kind!, apiVersion: apiVersion!, name: name!, namespace: namespace! };
+}
+
+function objectMatchInfo(obj: KObject): MatchInfo {
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  return { kind: text(obj.kind), apiVersion: text(obj.apiVersion), name: text(obj.metadata?.name), namespace: text(obj.metadata?.namespace) };
+}
+
+/** Upstream resource.matches, quirks included (see applyManifestPatches). */
+function manifestPatchMatches(object: MatchInfo, patch: MatchInfo): boolean {
+  if (object.kind !== patch.kind) return false;
+  if (patch.apiVersion === '' && object.apiVersion !== patch.apiVersion) return false;
+  if (patch.namespace !== '' && patch.name !== '' && object.namespace !== patch.namespace && object.name !== patch.name) return false;
+  if (patch.name !== '' && object.name !== patch.name) return false;
+  return true;
+}
+
+// ---- spec.patches ---------------------------------------------------------------------------
+
+interface TargetedPatch {
+  index: number;
+  body: unknown;
+  target?: PatchTarget;
+  selector?: LabelRequirement[];
+}
+
+/**
+ * Applies each patch to every object its target selects (no target: every object), patches in
+ * order, each seeing the previous one's result. Selector fields are exact, case-sensitive
+ * strings (not regular expressions as in kustomize); `labelSelector` is Kubernetes selector
+ * syntax. A patch that selects nothing does nothing, as upstream.
+ */
+export function applyPatches(objs: readonly KObject[], patches: readonly Patch[], origin: ProviderOrigin = {}): KObject[] {
+  const bag = new DiagnosticBag();
+  const parsed = patches.map((p, i) => parseTargetedPatch(p, i, bag, origin));
+  bag.throwIfAny();
+  let current = [...objs];
+  for (const patch of parsed) {
+    if (patch === undefined) continue;
+    current = current.map((obj) => {
+      if (!targetMatches(obj, patch.target, patch.selector)) return obj;
+      const outcome = applyPatchBody(obj, patch.body);
+      if (typeof outcome !== 'string') return outcome;
+      bag.add({
+        ...origin,
+        path: `spec.patches[${patch.index}].patch`,
+        message: `patches[${patch.index}] (target ${describeTarget(patch.target)}) failed on ${describeObject(obj)}: ${outcome}`,
+        hint: 'a list body is an RFC 6902 JSON patch (op/path/value); a mapping body is an RFC 7386 merge patch',
+      });
+      return obj;
+    });
+  }
+  bag.throwIfAny();
+  return current;
+}
+
+function parseTargetedPatch(p: Patch, index: number, bag: DiagnosticBag, origin: ProviderOrigin): TargetedPatch | undefined {
+  const where = { ...origin, path: `spec.patches[${index}]` };
+  let body: unknown;
+  try {
+    body = parseGoYaml(p.patch ?? '');
+  } catch (err) {
+    bag.add({ ...where, path: `${where.path}.patch`, message: `patches[${index}] (target ${describeTarget(p.target)}) is not valid YAML: ${(err as Error).message}` });
+    return undefined;
+  }
+  let selector: LabelRequirement[] | undefined;
+  const selectorText = p.target?.labelSelector ?? '';
+  if (selectorText !== '') {
+    try {
+      selector = parseLabelSelector(selectorText);
+    } catch (err) {
+      bag.add({
+        ...where,
+        path: `${where.path}.target.labelSelector`,
+        message: `patches[${index}]: cannot parse label selector ${JSON.stringify(selectorText)}: ${(err as Error).message}`,
+        expected: 'Kubernetes label selector syntax, e.g. "app=x,tier in (a,b),!legacy"',
+      });
+      return undefined;
+    }
+  }
+  return { index, body, target: p.target, selector };
+}
+
+/** Upstream matchSelector: every field given must be equal. */
+function targetMatches(obj: KObject, target: PatchTarget | undefined, selector: LabelRequirement[] | undefined): boolean {
+  if (target === undefined || target === null) return true;
+  const gvk = groupVersionKind(obj);
+  if (target.group && target.group !== gvk.group) return false;
+  if (target.version && target.version !== gvk.version) return false;
+  if (target.kind && target.kind !== gvk.kind) return false;
+  if (target.name && target.name !== (obj.metadata?.name ?? '')) return false;
+  if (target.namespace && target.namespace !== (obj.metadata?.namespace ?? '')) return false;
+  if (selector !== undefined && !matchesLabelSelector(selector, obj.metadata?.labels ?? {})) return false;
+  return true;
+}
+
+/** Unstructured.GroupVersionKind: an apiVersion with more than one `/` gives an empty GVK. */
+function groupVersionKind(obj: KObject): { group: string; version: string; kind: string } {
+  const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+  const parts = apiVersion === '' ? [] : apiVersion.split('/');
+  if (parts.length > 2) return { group: '', version: '', kind: '' };
+  const [group, version] = parts.length === 2 ? parts : ['', parts[0] ?? ''];
+  return { group: group!, version: version!, kind: typeof obj.kind === 'string' ? obj.kind : '' };
+}
+
+function describeTarget(target: PatchTarget | undefined): string {
+  if (!target) return '(all objects)';
+  const fields = (['group', 'version', 'kind', 'name', 'namespace', 'labelSelector'] as const)
+    .filter((f) => target[f])
+    .map((f) => `${f}=${target[f]}`);
+  return fields.length > 0 ? fields.join(' ') : '(all objects)';
+}
+
+/**
+ * upstream inferAndApplyPatchType: a list decodes as RFC 6902 operations, a mapping is a merge
+ * patch; anything else (and an empty body, which decodes as an empty operation list) fails.
+ * The result must still be an object with a kind. Returns the patched copy or an error text.
+ */
+function applyPatchBody(obj: KObject, body: unknown): KObject | string {
+  let result: unknown;
+  if (body === null || Array.isArray(body)) {
+    const ops = body === null ? [] : body.map(goOperation);
+    const bad = ops.findIndex((op) => typeof op === 'string');
+    if (bad >= 0) return `operation ${bad}: ${ops[bad] as string}`;
+    if (ops.length === 0) return 'the RFC 6902 patch has no operations';
+    try {
+      result = applyOperationsLikeGo(clone(obj), ops as Operation[]);
+    } catch (err) {
+      return (err as Error).message;
+    }
+  } else if (isPlainObject(body)) {
+    result = mergePatchLikeGo(obj, body);
+  } else {
+    return 'the patch is neither a list of RFC 6902 operations nor a mapping (merge patch)';
+  }
+  if (!isPlainObject(result) || typeof result.kind !== 'string' || result.kind === '') {
+    return 'the patched object has no kind';
+  }
+  return result as KObject;
+}
+
+// ---- RFC 6902 as evanphx/json-patch v5 applies it -------------------------------------------
+
+interface Operation {
+  op: string;
+  path: string;
+  value: unknown;
+  from?: string;
+}
+
+const OPERATIONS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+
+/** Upstream decodes each item into its RFC6902 struct (case-insensitive keys) and re-encodes it. */
+function goOperation(raw: unknown): Operation | string {
+  if (!isPlainObject(raw)) return 'not a mapping with op and path';
+  const op = goStringField(raw, 'op');
+  const path = goStringField(raw, 'path');
+  const from = goStringField(raw, 'from');
+  if (op === undefined || path === undefined || from === undefined) return '`op`, `path` and `from` must be strings';
+  if (!OPERATIONS.has(op)) return `unsupported operation ${JSON.stringify(op)}`;
+  if ((op === 'move' || op === 'copy') && from === '') return `"${op}" needs a \`from\` path`;
+  // evanphx would read a path without the leading "/" from its second segment; refuse it instead.
+  for (const pointer of [path, from]) {
+    if (pointer !== '' && !pointer.startsWith('/')) return `path ${JSON.stringify(pointer)} must start with "/"`;
+  }
+  const value = goField(raw, 'value');
+  return { op, path, value: value === undefined ? null : value, ...(from !== '' ? { from } : {}) };
+}
+
+function applyOperationsLikeGo(doc: unknown, ops: readonly Operation[]): unknown {
+  let current = doc;
+  clone(ops).forEach((op, i) => {
+    try {
+      current = applyOperationLikeGo(current, op);
+    } catch (err) {
+      // fast-json-patch puts the whole document in its message; objects may hold secret values.
+      const reason = String((err as Error).message ?? err).split('\n')[0];
+      throw new Error(`operation ${i} (${op.op} ${JSON.stringify(op.path)}): ${reason}`);
+    }
+  });
+  return current;
+}
+
+function applyOperationLikeGo(doc: unknown, op: Operation): unknown {
+  if (op.op === 'move') {
+    // Go removes first, then resolves the destination in the document without the value.
+    if (op.from === '') throw new Error('unable to move the entire document');
+    const from = pointerLikeGo(doc, op.from!, false).pointer;
+    const removed = jsonPatch.applyOperation(doc, { op: 'remove', path: from }, true, true);
+    return applyOperationLikeGo(removed.newDocument, { op: 'add', path: op.path, value: removed.removed });
+  }
+  const target = pointerLikeGo(doc, op.path, op.op === 'add' || op.op === 'copy');
+  if (op.op === 'test' && op.value === null && target.missingObjectKey) return doc;
+  const canonical = { ...op, path: target.pointer } as JsonPatchOperation;
+  if (op.from !== undefined) (canonical as { from?: string }).from = pointerLikeGo(doc, op.from, false).pointer;
+  return jsonPatch.applyOperation(doc, canonical, true, true).newDocument;
+}
+
+/**
+ * Rewrites array indices the way Go's strconv.Atoi and evanphx read them (`-1` is the last
+ * element, for add one past it; `+1` and `01` are 1), so fast-json-patch sees canonical ones.
+ * Also tells whether the last token names a key missing from an object.
+ */
+function pointerLikeGo(doc: unknown, pointer: string, forAdd: boolean): { pointer: string; missingObjectKey: boolean } {
+  if (pointer === '') return { pointer, missingObjectKey: false };
+  const tokens = pointer.split('/').slice(1);
+  let node: unknown = doc;
+  let missingObjectKey = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const last = i === tokens.length - 1;
+    const key = tokens[i]!.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (Array.isArray(node)) {
+      const index = goArrayIndex(key, node.length + (last && forAdd ? 1 : 0));
+      if (index === undefined) break;
+      tokens[i] = String(index);
+      node = node[index];
+    } else if (isPlainObject(node)) {
+      missingObjectKey = last && !Object.hasOwn(node, key);
+      node = node[key];
+    } else {
+      break;
+    }
+  }
+  return { pointer: '/' + tokens.join('/'), missingObjectKey };
+}
+
+function goArrayIndex(token: string, size: number): number | undefined {
+  if (!/^[+-]?[0-9]+$/.test(token)) return undefined;
+  const n = Number(token);
+  if (n < 0) return n >= -size ? n + size : undefined;
+  return n;
+}
+
+// ---- RFC 7386 as evanphx/json-patch v5 MergePatch applies it --------------------------------
+
+/**
+ * json-merge-patch does RFC 7386; evanphx also drops nulls inside objects nested in arrays
+ * wherever the value is new or replaces a non-object. Pruning those first makes the two agree.
+ */
+export function mergePatchLikeGo(target: Json, patch: Json): Json {
+  return jsonMergePatch.apply(clone(target), withGoNullPruning(target, clone(patch))) as Json;
+}
+
+function withGoNullPruning(target: unknown, patch: Json): Json {
+  const out: Json = {};
+  for (const [key, value] of Object.entries(patch)) {
+    const current = isPlainObject(target) ? target[key] : undefined;
+    if (value === null) out[key] = null;
+    else if (isPlainObject(current) && isPlainObject(value)) out[key] = withGoNullPruning(current, value);
+    else if (isPlainObject(current)) out[key] = value;
+    else out[key] = pruneNulls(value);
+  }
+  return out;
+}
+
+function pruneNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => (v === null ? v : pruneNulls(v)));
+  if (!isPlainObject(value)) return value;
+  const out: Json = {};
+  for (const [key, v] of Object.entries(value)) if (v !== null) out[key] = pruneNulls(v);
+  return out;
+}
+
+// ---- Kubernetes label selectors (apimachinery labels.Parse) ---------------------------------
+
+export type SelectorOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
+
+export interface LabelRequirement {
+  key: string;
+  operator: SelectorOperator;
+  values: string[];
+}
+
+type TokenKind = 'id' | 'in' | 'notin' | '!' | '=' | '==' | '!=' | '>' | '<' | '(' | ')' | ',' | 'end';
+interface Token {
+  kind: TokenKind;
+  text: string;
+}
+
+const SYMBOLS = new Set(['!', '=', '==', '!=', '>', '<', '(', ')', ',']);
+const SPECIAL_CHARS = '=!(),><';
+const WHITESPACE = ' \t\r\n';
+
+function lexSelector(text: string): Token[] {
+  const tokens: Token[] = [];
+  let pos = 0;
+  for (;;) {
+    while (pos < text.length && WHITESPACE.includes(text[pos]!)) pos++;
+    if (pos >= text.length) {
+      tokens.push({ kind: 'end', text: '' });
+      return tokens;
+    }
+    if (SPECIAL_CHARS.includes(text[pos]!)) {
+      // Longest run of special characters that is still a symbol: "!=" but "=" then "(".
+      let symbol = text[pos]!;
+      pos++;
+      if (pos < text.length && SYMBOLS.has(symbol + text[pos]!)) symbol += text[pos++]!;
+      tokens.push({ kind: symbol as TokenKind, text: symbol });
+      continue;
+    }
+    const start = pos;
+    while (pos < text.length && !SPECIAL_CHARS.includes(text[pos]!) && !WHITESPACE.includes(text[pos]!)) pos++;
+    const word = text.slice(start, pos);
+    tokens.push({ kind: word === 'in' || word === 'notin' ? word : 'id', text: word });
+  }
+}
+
+/** Parses a selector string; throws Error with apimachinery's wording on bad syntax or names. */
+export function parseLabelSelector(text: string): LabelRequirement[] {
+  const tokens = lexSelector(text);
+  let at = 0;
+  // In value position `in`/`notin` are plain words (upstream ParserContext Values).
+  const peek = (asValue = true): Token => asWord(tokens[at]!, asValue);
+  const next = (asValue = true): Token => asWord(tokens[at++]!, asValue);
+
+  const requirements: LabelRequirement[] = [];
+  for (;;) {
+    const token = peek();
+    if (token.kind === 'end') break;
+    if (token.kind !== 'id' && token.kind !== '!') throw new Error(`found '${token.text}', expected: !, identifier, or 'end of string'`);
+    requirements.push(parseRequirement());
+    const after = next();
+    if (after.kind === 'end') break;
+    if (after.kind !== ',') throw new Error(`found '${after.text}', expected: ',' or 'end of string'`);
+    const following = peek();
+    if (following.kind !== 'id' && following.kind !== '!') throw new Error(`found '${following.text}', expected: identifier after ','`);
+  }
+  return requirements;
+
+  function parseRequirement(): LabelRequirement {
+    let negated = false;
+    let keyToken = next();
+    if (keyToken.kind === '!') {
+      negated = true;
+      keyToken = next();
+    }
+    if (keyToken.kind !== 'id') throw new Error(`found '${keyToken.text}', expected: identifier`);
+    const key = keyToken.text;
+    const keyProblem = qualifiedNameProblem(key);
+    if (keyProblem) throw new Error(`key ${JSON.stringify(key)}: ${keyProblem}`);
+    if (negated) return { key, operator: '!', values: [] };
+    const lookahead = peek();
+    if (lookahead.kind === 'end' || lookahead.kind === ',') return { key, operator: 'exists', values: [] };
+
+    const opToken = next(false);
+    const operators: Partial<Record<TokenKind, SelectorOperator>> = { in: 'in', notin: 'notin', '=': '=', '==': '==', '!=': '!=', '>': 'gt', '<': 'lt' };
+    const operator = operators[opToken.kind];
+    if (operator === undefined) throw new Error(`found '${opToken.text}', expected: in, notin, =, ==, !=, gt, lt`);
+    const values = operator === 'in' || operator === 'notin' ? parseValueSet() : [parseExactValue()];
+    for (const value of values) {
+      const problem = labelValueProblem(value);
+      if (problem) throw new Error(`value ${JSON.stringify(value)} for key ${JSON.stringify(key)}: ${problem}`);
+    }
+    if ((operator === 'gt' || operator === 'lt') && parseInt64(values[0]!) === undefined) {
+      throw new Error(`for 'Gt', 'Lt' operators, the value must be an integer, got ${JSON.stringify(values[0])}`);
+    }
+    return { key, operator, values };
+  }
+
+  function parseValueSet(): string[] {
+    const open = next();
+    if (open.kind !== '(') throw new Error(`found '${open.text}' expected: '('`);
+    const first = peek();
+    if (first.kind === ')') {
+      next();
+      return [''];
+    }
+    if (first.kind !== 'id' && first.kind !== ',') throw new Error(`found '${first.text}', expected: ',', ')' or identifier`);
+    const values = new Set<string>();
+    for (;;) {
+      const token = next();
+      if (token.kind === 'id') {
+        values.add(token.text);
+        const after = peek();
+        if (after.kind === ')') break;
+        if (after.kind !== ',') throw new Error(`found '${after.text}', expected: ',' or ')'`);
+      } else if (token.kind === ',') {
+        // Empty entries, as in "(,a)" or "(a,,b)" or "(a,)", are the empty value.
+        if (values.size === 0) values.add('');
+        const after = peek();
+        if (after.kind === ')') {
+          values.add('');
+          break;
+        }
+        if (after.kind === ',') {
+          next();
+          values.add('');
+        }
+      } else {
+        throw new Error(`found '${token.text}', expected: ',', or identifier`);
+      }
+    }
+    const close = next();
+    if (close.kind !== ')') throw new Error(`found '${close.text}', expected: ')'`);
+    return [...values];
+  }
+
+  function parseExactValue(): string {
+    const token = peek();
+    if (token.kind === 'end' || token.kind === ',') return '';
+    next();
+    if (token.kind !== 'id') throw new Error(`found '${token.text}', expected: identifier`);
+    return token.text;
+  }
+}
+
+function asWord(token: Token, asValue: boolean): Token {
+  return asValue && (token.kind === 'in' || token.kind === 'notin') ? { kind: 'id', text: token.text } : token;
+}
+
+/** Requirement.Matches for every requirement. */
+export function matchesLabelSelector(requirements: readonly LabelRequirement[], labels: Record<string, string>): boolean {
+  return requirements.every((r) => requirementMatches(r, labels));
+}
+
+function requirementMatches(r: LabelRequirement, labels: Record<string, string>): boolean {
+  const has = Object.hasOwn(labels, r.key);
+  const value = has ? String(labels[r.key]) : undefined;
+  switch (r.operator) {
+    case 'in':
+    case '=':
+    case '==':
+      return has && r.values.includes(value!);
+    case 'notin':
+    case '!=':
+      return !has || !r.values.includes(value!);
+    case 'exists':
+      return has;
+    case '!':
+      return !has;
+    case 'gt':
+    case 'lt': {
+      const actual = has ? parseInt64(value!) : undefined;
+      const bound = parseInt64(r.values[0]!);
+      if (actual === undefined || bound === undefined) return false;
+      return r.operator === 'gt' ? actual > bound : actual < bound;
+    }
+  }
+}
+
+/** strconv.ParseInt(s, 10, 64). */
+function parseInt64(text: string): bigint | undefined {
+  if (!/^[+-]?[0-9]+$/.test(text)) return undefined;
+  const n = BigInt(text);
+  return n >= -(1n << 63n) && n < 1n << 63n ? n : undefined;
+}
+
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** validation.IsQualifiedName: `[prefix/]name`, prefix a DNS subdomain, name at most 63 chars. */
+function qualifiedNameProblem(key: string): string | undefined {
+  const parts = key.split('/');
+  if (parts.length > 2) return 'a qualified name has at most one "/"';
+  const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]!];
+  if (prefix !== undefined && (prefix === '' || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix))) {
+    return 'the prefix must be a lowercase DNS subdomain (e.g. example.com)';
+  }
+  if (name === '' || name!.length > 63 || !QUALIFIED_NAME.test(name!)) {
+    return "the name part must be 1-63 alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric";
+  }
+  return undefined;
+}
+
+/** validation.IsValidLabelValue. */
+function labelValueProblem(value: string): string | undefined {
+  if (value.length > 63 || !LABEL_VALUE.test(value)) {
+    return "a label value is at most 63 alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric";
+  }
+  return undefined;
+}
+
+// ---- YAML and JSON the way upstream's Go libraries read them --------------------------------
+
+/**
+ * sigs.k8s.io/yaml (go-yaml v2): YAML 1.1 scalars (yes/no/on/off are booleans, 0777 is octal),
+ * but timestamps and sexagesimal numbers stay strings; only the first document counts;
+ * a repeated key takes its last value.
+ */
+export function parseGoYaml(text: string): unknown {
+  const docs = YAML.parseAllDocuments(text, { version: '1.1', customTags: withoutNonGoTags, uniqueKeys: false });
+  const first = Array.isArray(docs) ? docs[0] : undefined;
+  if (first === undefined) return null;
+  if (first.errors.length > 0) throw new Error(first.errors[0]!.message.split('\n')[0]!.replace(/:$/, ''));
+  return first.toJS({ maxAliasCount: 100 }) ?? null;
+}
+
+function withoutNonGoTags(tags: Tags): Tags {
+  return tags.filter((t) => {
+    const tag = t as { tag?: string; format?: string };
+    return tag.tag !== 'tag:yaml.org,2002:timestamp' && tag.format !== 'TIME';
+  });
+}
+
+/**
+ * encoding/json's field lookup: keys match case-insensitively. Upstream's YAML→JSON step sorts
+ * keys, so of several spellings the last in byte order is the one that sticks.
+ */
+function goField(obj: Json, name: string): unknown {
+  const lower = name.toLowerCase();
+  const keys = Object.keys(obj)
+    .filter((k) => k.toLowerCase() === lower)
+    .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return keys.length === 0 ? undefined : obj[keys[keys.length - 1]!];
+}
+
+/** A string field as Go decodes it: missing or null is "", a non-string is undefined (an error). */
+function goStringField(obj: Json, name: string): string | undefined {
+  const value = goField(obj, name);
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : undefined;
+}
+
