@@ -1,4 +1,3 @@
-import type { KObject } from '../model/kobject.js';
 import type { ProviderKind } from '../model/provider.js';
 
 /** Where a value was written, for error messages. */
@@ -179,8 +178,6 @@ export interface Manifest {
   secrets: SecretObject[];
   configMaps: ConfigMapObject[];
   config: ToolConfig;
-  /** Absolute path of the first manifest file; relative URLs resolve against its directory. */
+  /** Absolute path of the directory of the first manifest file; relative URLs resolve against it. */
   baseDir: string;
-  /** Other Kubernetes objects given in the input are not ours to render; kept for messages. */
-  ignored: KObject[];
 }

@@ -1,7 +1,7 @@
 /**
  * Image overrides, as clusterctl's ImageMetaClient (client/config/imagemeta_client.go) applies them
-
-
+ * through FixImages (internal/util/objs.go). Unlike clusterctl, names without a registry host are
+ * accepted: they are Docker-normalised for matching and rewriting, and kept as written otherwise.
  *
  * Image references are parsed with the rules of github.com/distribution/reference v0.6.0
  * (normalize.go, regexp.go, reference.go), which is what clusterctl uses.

@@ -1,3 +1,5 @@
+import { CapiGitopsError } from '../model/diagnostics.js';
+
 /**
  * One interface for every place provider artifacts come from (Renovate's datasource model):
  * a local repository, ConfigMaps given in the input, and later GitHub, GitLab, HTTPS and OCI.
@@ -31,4 +33,16 @@ export interface ProviderRepository {
   listVersions(): Promise<string[]>;
   /** One file of one version; throws CapiGitopsError naming provider, version and location on failure. */
   getFile(version: string, fileName: string): Promise<Artifact>;
+}
+
+/**
+ * `getFile` throws this when the version or the file does not exist (a missing directory, an
+ * HTTP 404). clusterctl's latest-release search skips such versions and stops on any other
+ * failure, so a transient error never silently selects an older release.
+ */
+export class ArtifactNotFoundError extends CapiGitopsError {
+  constructor(diagnostics: ConstructorParameters<typeof CapiGitopsError>[0]) {
+    super(diagnostics);
+    this.name = 'ArtifactNotFoundError';
+  }
 }
