@@ -1,0 +1,134 @@
+/**
+ * The cluster-api-operator's preflight rules (internal/controller/preflight_checks.go
+ * preflightChecks), checked across the whole manifest and reported together:
+ * - the CoreProvider is named `cluster-api`, and there is exactly one (clusterctl's installer
+ *   also requires one core provider);
+ * - at most one provider per kind and name, whatever the namespace;
+ * - a provider clusterctl does not know needs a fetchConfig (or a Config `repositories` entry);
+ * - fetchConfig names one source: url, selector or oci;
+ * - spec.version is a semantic version (or a capi-gitops version range).
+ */
+import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import type { ProviderObject } from '../manifest/types.js';
+import type { ProviderRegistry } from './registry.js';
+import { parseVersionRequest } from './versions.js';
+
+export const CORE_PROVIDER_NAME = 'cluster-api';
+
+/** `CoreProvider/capi-system/cluster-api`, as diagnostics name objects. */
+export function providerObjectName(provider: Pick<ProviderObject, 'kind' | 'namespace' | 'name'>): string {
+  return `${provider.kind}/${provider.namespace}/${provider.name}`;
+}
+
+function at(provider: ProviderObject, path?: string): Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'> {
+  const { file, line, column } = provider.position;
+  return { file, line, column, object: providerObjectName(provider), path };
+}
+
+function positionText(provider: ProviderObject): string {
+  const { file, line, column } = provider.position;
+  return `${file}:${line}:${column}`;
+}
+
+function coreProviderProblems(providers: readonly ProviderObject[]): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  const cores = providers.filter((p) => p.kind === 'CoreProvider');
+  for (const core of cores) {
+    if (core.name !== CORE_PROVIDER_NAME) {
+      problems.push({
+        ...at(core, 'metadata.name'),
+        message: `the CoreProvider must be named "${CORE_PROVIDER_NAME}", found "${core.name}"`,
+        hint: `rename it to ${CORE_PROVIDER_NAME}: clusterctl and the operator know the core provider only by that name`,
+      });
+    }
+  }
+  for (const extra of cores.slice(1)) {
+    problems.push({
+      ...at(extra),
+      message: `a second CoreProvider; only one is allowed (the first is ${providerObjectName(cores[0])} at ${positionText(cores[0])})`,
+      hint: 'a management cluster runs exactly one core provider: remove one of them',
+    });
+  }
+  if (cores.length === 0 && providers.length > 0) {
+    const first = providers[0];
+    problems.push({
+      file: first.position.file,
+      message: 'the input has no CoreProvider',
+      expected: `one CoreProvider named ${CORE_PROVIDER_NAME}`,
+      hint: 'add a CoreProvider: every other provider is checked against its contract, and clusterctl requires exactly one core provider',
+    });
+  }
+  return problems;
+}
+
+function duplicateProblems(providers: readonly ProviderObject[]): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  const first = new Map<string, ProviderObject>();
+  for (const provider of providers) {
+    if (provider.kind === 'CoreProvider') continue; // one-core rule above covers these
+    const key = `${provider.kind}/${provider.name}`;
+    const earlier = first.get(key);
+    if (earlier === undefined) {
+      first.set(key, provider);
+      continue;
+    }
+    problems.push({
+      ...at(provider, 'metadata.name'),
+      message: `${provider.kind} "${provider.name}" is already declared as ${providerObjectName(earlier)} at ${positionText(earlier)}`,
+      hint: 'a provider can be installed once per kind and name, whatever the namespace: remove one of them',
+    });
+  }
+  return problems;
+}
+
+function fetchConfigProblems(provider: ProviderObject, registry: ProviderRegistry): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  const fetchConfig = provider.spec.fetchConfig;
+  const given = (['url', 'selector', 'oci'] as const).filter((field) => fetchConfig?.[field] !== undefined && fetchConfig?.[field] !== '');
+  if (given.length > 1) {
+    problems.push({
+      ...at(provider, 'spec.fetchConfig'),
+      message: `fetchConfig sets ${given.join(' and ')}; it takes exactly one source`,
+      expected: 'one of url, selector, oci',
+    });
+  }
+  // A misnamed CoreProvider is reported once, by the naming rule.
+  const misnamedCore = provider.kind === 'CoreProvider' && provider.name !== CORE_PROVIDER_NAME;
+  if (given.length === 0 && !misnamedCore && registry.lookup(provider.kind, provider.name) === undefined) {
+    problems.push({
+      ...at(provider, 'spec.fetchConfig'),
+      message: `clusterctl v1.12.0 knows no ${provider.kind} named "${provider.name}", and it has no fetchConfig`,
+      expected: 'spec.fetchConfig.url, spec.fetchConfig.selector or spec.fetchConfig.oci',
+      hint: `say where its releases are: a fetchConfig, or a Config \`repositories\` entry {name: ${provider.name}, type: ${provider.kind}, url: …}; or check the name for typos`,
+    });
+  }
+  return problems;
+}
+
+function versionProblems(provider: ProviderObject): Diagnostic[] {
+  const version = provider.spec.version;
+  if (version === undefined || version === '' || parseVersionRequest(version) !== null) return [];
+  return [
+    {
+      ...at(provider, 'spec.version'),
+      message: `version "${version}" is neither a semantic version nor a version range`,
+      expected: 'an exact release such as v1.12.0, a range such as ~1.12 or ">=1.10 <1.13", or no version for the latest release',
+      hint: version === 'latest' ? 'leave spec.version out to get the latest release' : undefined,
+    },
+  ];
+}
+
+/** Every preflight violation, in input order. */
+export function preflightProblems(providers: readonly ProviderObject[], registry: ProviderRegistry): Diagnostic[] {
+  return [
+    ...coreProviderProblems(providers),
+    ...duplicateProblems(providers),
+    ...providers.flatMap((provider) => [...fetchConfigProblems(provider, registry), ...versionProblems(provider)]),
+  ];
+}
+
+/** Throws one CapiGitopsError carrying every violation. */
+export function preflight(providers: readonly ProviderObject[], registry: ProviderRegistry): void {
+  const problems = preflightProblems(providers, registry);
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+}

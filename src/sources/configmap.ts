@@ -1,0 +1,198 @@
+/**
+ * The cluster-api-operator's ConfigMap route (internal/controller/phase_load.go
+ * configmapRepository, manifests_downloader.go getComponentsData): `spec.fetchConfig.selector`
+ * picks ConfigMaps in the provider's namespace; each holds one release, its version taken from
+ * the `provider.cluster.x-k8s.io/version` label or else from the ConfigMap's name; keys
+ * `components` and `metadata`; with annotation `provider.cluster.x-k8s.io/compressed: "true"`,
+ * `binaryData.components` is gzip.
+ */
+import { gunzipSync } from 'node:zlib';
+import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { DEFAULT_COMPONENTS_FILE } from '../model/provider.js';
+import type { ConfigMapObject, LabelSelector } from '../manifest/types.js';
+import { artifactFromBytes, artifactFromText } from './artifact.js';
+import { formatSelector, matchesSelector, selectorProblems } from './label-selector.js';
+import { messagePrefix, type DiagnosticOrigin, type RepositoryRequest } from './request.js';
+import { compareSemantic, parseSemantic } from './semantic-version.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
+
+export const CONFIGMAP_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
+export const CONFIGMAP_COMPRESSED_ANNOTATION = 'provider.cluster.x-k8s.io/compressed';
+export const CONFIGMAP_COMPONENTS_KEY = 'components';
+export const CONFIGMAP_METADATA_KEY = 'metadata';
+const METADATA_FILE = 'metadata.yaml';
+/** The file name the operator's in-memory repository gives the components. */
+const OPERATOR_COMPONENTS_FILE = 'components.yaml';
+/** Decompressed components larger than this are refused (a gzip bomb guard). */
+export const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
+
+const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+
+function positionOf(configMap: ConfigMapObject): Pick<Diagnostic, 'file' | 'line' | 'column' | 'object'> {
+  const { file, line, column } = configMap.position;
+  return { file, line, column, object: `ConfigMap/${configMap.namespace}/${configMap.name}` };
+}
+
+/** The operator's rule: the version label if present, else the ConfigMap's name. */
+export function configMapVersion(configMap: ConfigMapObject): { version: string; from: string } {
+  if (Object.hasOwn(configMap.labels, CONFIGMAP_VERSION_LABEL)) {
+    return { version: configMap.labels[CONFIGMAP_VERSION_LABEL], from: `label ${CONFIGMAP_VERSION_LABEL}` };
+  }
+  return { version: configMap.name, from: 'the ConfigMap name (it has no version label)' };
+}
+
+function readComponents(configMap: ConfigMapObject): { bytes?: Uint8Array; text?: string } | Diagnostic {
+  const at = positionOf(configMap);
+  if (configMap.annotations[CONFIGMAP_COMPRESSED_ANNOTATION] !== 'true') {
+    if (!Object.hasOwn(configMap.data, CONFIGMAP_COMPONENTS_KEY)) {
+      return { ...at, path: `data.${CONFIGMAP_COMPONENTS_KEY}`, message: 'the ConfigMap has no data.components', hint: `put the components YAML under data.components, or gzip it into binaryData.components and annotate ${CONFIGMAP_COMPRESSED_ANNOTATION}: "true"` };
+    }
+    return { text: configMap.data[CONFIGMAP_COMPONENTS_KEY] };
+  }
+  const encoded = configMap.binaryData[CONFIGMAP_COMPONENTS_KEY];
+  if (encoded === undefined) {
+    return { ...at, path: `binaryData.${CONFIGMAP_COMPONENTS_KEY}`, message: `the ConfigMap is annotated ${CONFIGMAP_COMPRESSED_ANNOTATION}: "true" but has no binaryData.components`, hint: 'put the gzip-compressed components, base64-encoded, under binaryData.components, or remove the annotation' };
+  }
+  if (!BASE64.test(encoded)) {
+    return { ...at, path: `binaryData.${CONFIGMAP_COMPONENTS_KEY}`, message: 'binaryData.components is not valid base64' };
+  }
+  try {
+    return { bytes: gunzipSync(Buffer.from(encoded, 'base64'), { maxOutputLength: MAX_DECOMPRESSED_BYTES }) };
+  } catch (error) {
+    const tooBig = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
+    return {
+      ...at,
+      path: `binaryData.${CONFIGMAP_COMPONENTS_KEY}`,
+      message: tooBig ? `binaryData.components decompresses to more than ${MAX_DECOMPRESSED_BYTES} bytes` : `binaryData.components cannot be gunzipped: ${(error as Error).message}`,
+      hint: 'the operator expects gzip data (as `gzip -c components.yaml | base64 -w0` produces)',
+    };
+  }
+}
+
+interface ConfigMapRelease {
+  configMap: ConfigMapObject;
+  components: Artifact;
+  metadata: Artifact;
+}
+
+export class ConfigMapRepository implements ProviderRepository {
+  readonly sourceType = 'configmap';
+  readonly location: string;
+  /** The operator's getLatestVersion: the highest semantic version among the ConfigMaps. */
+  readonly defaultVersion: string;
+  readonly componentsFile: string;
+  private readonly releases: ReadonlyMap<string, ConfigMapRelease>;
+  private readonly origin: DiagnosticOrigin;
+  private readonly prefix: string;
+
+  constructor(releases: ReadonlyMap<string, ConfigMapRelease>, componentsFile: string, location: string, request: RepositoryRequest) {
+    this.releases = releases;
+    this.componentsFile = componentsFile;
+    this.location = location;
+    this.origin = request.origin;
+    this.prefix = messagePrefix(request);
+    const versions = [...releases.keys()].sort((a, b) => compareSemantic(parseSemantic(b)!, parseSemantic(a)!));
+    this.defaultVersion = versions[0];
+  }
+
+  /** The version of each selected ConfigMap (the operator accepts pre-releases here too). */
+  async listVersions(): Promise<string[]> {
+    return [...this.releases.keys()].sort((a, b) => compareSemantic(parseSemantic(a)!, parseSemantic(b)!));
+  }
+
+  async getFile(version: string, fileName: string): Promise<Artifact> {
+    const release = this.releases.get(version);
+    if (release === undefined) {
+      throw new ArtifactNotFoundError({
+        ...this.origin,
+        message: `${this.prefix}no selected ConfigMap provides version ${version} (${this.location})`,
+        hint: `versions the selected ConfigMaps provide: ${(await this.listVersions()).join(', ')}`,
+      });
+    }
+    if (fileName === this.componentsFile || fileName === OPERATOR_COMPONENTS_FILE) return release.components;
+    if (fileName === METADATA_FILE) return release.metadata;
+    throw new ArtifactNotFoundError({
+      ...this.origin,
+      message: `${this.prefix}a ConfigMap release has only ${this.componentsFile} and ${METADATA_FILE}, not ${fileName}`,
+    });
+  }
+}
+
+/** ConfigMaps the operator would list for this selector: same namespace, labels matching. */
+export function selectConfigMaps(configMaps: readonly ConfigMapObject[], selector: LabelSelector, namespace: string): ConfigMapObject[] {
+  return configMaps.filter((cm) => cm.namespace === namespace && matchesSelector(cm.labels, selector));
+}
+
+/**
+ * Builds the repository from the selected ConfigMaps, reporting every broken one at once. Two
+ * ConfigMaps with the same version are an error here (the operator silently keeps the one whose
+ * name sorts last), because which one renders must be visible in review.
+ */
+export function openConfigMapRepository(request: RepositoryRequest & { selector: LabelSelector }, configMaps: readonly ConfigMapObject[]): ConfigMapRepository {
+  const namespace = request.namespace ?? '';
+  const selectorText = formatSelector(request.selector);
+  const fail = (list: Diagnostic | Diagnostic[]): never => {
+    throw new CapiGitopsError(list);
+  };
+
+  const invalid = selectorProblems(request.selector);
+  if (invalid.length > 0) {
+    fail(invalid.map((message) => ({ ...request.origin, path: 'spec.fetchConfig.selector', message: `${messagePrefix(request)}invalid selector: ${message}` })));
+  }
+
+  const selected = selectConfigMaps(configMaps, request.selector, namespace).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (selected.length === 0) {
+    const elsewhere = configMaps.filter((cm) => cm.namespace !== namespace && matchesSelector(cm.labels, request.selector));
+    fail({
+      ...request.origin,
+      path: 'spec.fetchConfig.selector',
+      message: `${messagePrefix(request)}no ConfigMap in namespace "${namespace}" matches the selector ${selectorText}`,
+      expected: 'ConfigMaps in the provider\'s namespace, labelled to match, with data keys components and metadata',
+      hint:
+        elsewhere.length > 0
+          ? `${elsewhere.map((cm) => `${cm.namespace}/${cm.name}`).join(', ')} match but live in another namespace; the operator reads only the provider's namespace`
+          : 'add the artifact ConfigMaps to the input, or fix the selector',
+    });
+  }
+
+  const problems: Diagnostic[] = [];
+  const releases = new Map<string, ConfigMapRelease>();
+  for (const configMap of selected) {
+    const at = positionOf(configMap);
+    const { version, from } = configMapVersion(configMap);
+    if (parseSemantic(version) === null) {
+      problems.push({ ...at, message: `version "${version}" (from ${from}) is not a semantic version`, expected: 'a version such as v1.12.0', hint: `label the ConfigMap ${CONFIGMAP_VERSION_LABEL}: <version>` });
+      continue;
+    }
+    const previous = releases.get(version);
+    if (previous !== undefined) {
+      problems.push({ ...at, message: `version ${version} is also provided by ConfigMap ${previous.configMap.namespace}/${previous.configMap.name}`, hint: 'select exactly one ConfigMap per version' });
+      continue;
+    }
+    if (!Object.hasOwn(configMap.data, CONFIGMAP_METADATA_KEY)) {
+      problems.push({ ...at, path: `data.${CONFIGMAP_METADATA_KEY}`, message: 'the ConfigMap has no data.metadata', hint: "put the release's metadata.yaml under data.metadata" });
+      continue;
+    }
+    const components = readComponents(configMap);
+    if ('message' in components) {
+      problems.push(components);
+      continue;
+    }
+    const url = (key: string): string => `configmap:${configMap.namespace}/${configMap.name}#${key}`;
+    const componentsFile = componentsFileFor(request);
+    releases.set(version, {
+      configMap,
+      components: components.bytes ? artifactFromBytes(componentsFile, components.bytes, url(CONFIGMAP_COMPONENTS_KEY)) : artifactFromText(componentsFile, components.text ?? '', url(CONFIGMAP_COMPONENTS_KEY)),
+      metadata: artifactFromText(METADATA_FILE, configMap.data[CONFIGMAP_METADATA_KEY], url(CONFIGMAP_METADATA_KEY)),
+    });
+  }
+  const selectedBy = request.origin.object ?? request.label;
+  if (problems.length > 0) fail(problems.map((problem) => ({ ...problem, message: `${problem.message} (selected by ${selectedBy})` })));
+
+  return new ConfigMapRepository(releases, componentsFileFor(request), `ConfigMaps in namespace ${namespace} selected by ${selectorText}`, request);
+}
+
+/** Components are named like the file the provider publishes, so both routes name artifacts alike. */
+function componentsFileFor(request: RepositoryRequest): string {
+  return request.kind ? DEFAULT_COMPONENTS_FILE[request.kind] : OPERATOR_COMPONENTS_FILE;
+}

@@ -1,0 +1,53 @@
+import type { Diagnostic } from '../model/diagnostics.js';
+import type { ProviderKind } from '../model/provider.js';
+import type { ConfigMapObject, LabelSelector } from '../manifest/types.js';
+
+/** The part of a Diagnostic that says where a request came from; modules copy it into errors. */
+export type DiagnosticOrigin = Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'>;
+
+/**
+ * What a source module needs to open one provider's release repository. Exactly one of `url`,
+ * `selector` and `oci` is set (the operator's fetchConfig, or a registry URL).
+ */
+export interface RepositoryRequest {
+  /** Provider kind; undefined for cert-manager, which clusterctl fetches like a provider without a type. */
+  kind?: ProviderKind;
+  /** Provider name, e.g. `kubeadm`, or `cert-manager`. */
+  name: string;
+  /** clusterctl manifest label, e.g. `bootstrap-kubeadm`; local repositories are laid out by it. */
+  label: string;
+  /** The provider's namespace; the operator reads fetchConfig ConfigMaps from it only. */
+  namespace?: string;
+  url?: string;
+  selector?: LabelSelector;
+  oci?: string;
+  /** Absolute directory that relative paths resolve against (the declaring manifest file's). */
+  baseDir: string;
+  /** Where the request was written, copied into every diagnostic about it. */
+  origin: DiagnosticOrigin;
+  /** How to fix it when no module serves the request; the resolver fills it per context. */
+  noSourceHint?: string;
+}
+
+/**
+ * Inputs shared by all modules. Network modules add their own option fields here (additively),
+ * e.g. `github?: GitHubOptions`.
+ */
+export interface SourceOptions {
+  /** Refuse network access; only offline modules may serve. */
+  offline?: boolean;
+}
+
+export interface SourceContext {
+  /** ConfigMaps given in the input, for the operator's fetchConfig.selector route. */
+  configMaps: readonly ConfigMapObject[];
+  options: SourceOptions;
+}
+
+/**
+ * Prefix for messages about a request: empty when the diagnostic already names the object
+ * (formatDiagnostic prints it), else the manifest label.
+ */
+export function messagePrefix(request: Pick<RepositoryRequest, 'origin' | 'label'>): string {
+  return request.origin.object ? '' : `${request.label}: `;
+}

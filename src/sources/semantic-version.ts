@@ -1,0 +1,20 @@
+import semver, { type SemVer } from 'semver';
+
+/**
+ * A release tag read as k8s.io/apimachinery `version.ParseSemantic` reads it (the parser
+ * clusterctl and the operator use for tags): `MAJOR.MINOR.PATCH` with an optional leading `v`,
+ * optional `-pre.release` and `+build`, no leading zeros. `semver.parse` in strict mode accepts
+ * exactly that grammar. Returns null for anything else (`latest`, `v1.2`, `release-1.0`).
+ */
+export function parseSemantic(tag: string): SemVer | null {
+  return semver.parse(tag);
+}
+
+export function isSemantic(tag: string): boolean {
+  return parseSemantic(tag) !== null;
+}
+
+/** Ascending semantic order; build metadata is ignored, as in apimachinery's comparison. */
+export function compareSemantic(a: SemVer, b: SemVer): number {
+  return semver.compare(a, b);
+}
