@@ -178,6 +178,16 @@ test(`container resources, imageUrl and command replace the container's (${UPSTR
   assert.equal(container(out, 'kube-rbac-proxy').image, 'registry.k8s.io/a-kube-rbac-proxy:v0.13.1');
 });
 
+test(`an empty imageUrl, command or imagePullSecrets clears the field, as upstream's typed round trip drops empty values (${UPSTREAM} customizeContainer, customizeDeploymentSpec)`, () => {
+  const start = managerDeployment() as Json;
+  container(start, 'manager').command = ['/manager'];
+  start.spec.template.spec.imagePullSecrets = [{ name: 'old' }];
+  const out = only(customizeDeployments([start as KObject], { deployment: { imagePullSecrets: [], containers: [{ name: 'manager', imageUrl: '', command: [] }] } }));
+  assert.equal('image' in container(out, 'manager'), false);
+  assert.equal('command' in container(out, 'manager'), false);
+  assert.equal('imagePullSecrets' in podSpec(out), false);
+});
+
 test(`a container spec for a container that does not exist is an error naming it, the Deployment and the field (${UPSTREAM} customizeContainer)`, () => {
   const err = throwsDiagnostics(() =>
     customizeDeployments([managerDeployment('capi-controller-manager')], { deployment: { containers: [{ name: 'NON-EXISTENT', imageUrl: 'x' }] } }, { object: 'CoreProvider/capi-system/cluster-api', file: 'p.yaml', line: 1, column: 1 }),
@@ -329,6 +339,12 @@ test(`syncPeriod → --sync-period in whole seconds, dropped when it rounds to 0
   assert.deepEqual(managerArgs({ manager: { syncPeriod: '0s' } }), ['--webhook-port=2345']);
   const err = throwsDiagnostics(() => customizeDeployments([managerDeployment()], { manager: { syncPeriod: '10' } }));
   assert.equal(err.diagnostics[0]!.path, 'spec.manager.syncPeriod');
+});
+
+test(`gracefulShutDown sets no flag but must be a valid duration, since the operator decodes it (operator controllermanagerconfig_types.go GracefulShutdownTimeout)`, () => {
+  assert.deepEqual(managerArgs({ manager: { gracefulShutDown: '30s' } }), ['--webhook-port=2345']);
+  const err = throwsDiagnostics(() => customizeDeployments([managerDeployment()], { manager: { gracefulShutDown: 'soon' } }));
+  assert.equal(err.diagnostics[0]!.path, 'spec.manager.gracefulShutDown');
 });
 
 test(`verbosity → --v only when it is not the CRD default 1 (${UPSTREAM} customizeManagerContainer defaultVerbosity)`, () => {

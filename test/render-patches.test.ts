@@ -170,6 +170,12 @@ test(`target.group and target.version match the apiVersion's parts; "" is the co
   assert.deepEqual(patchedNames({ group: 'apps', version: 'v1beta1' }), []);
 });
 
+test(`an apiVersion with more than one "/" has no group, version or kind to match (${GENERIC}, Unstructured.GroupVersionKind)`, () => {
+  const odd: KObject = { apiVersion: 'a/b/c', kind: 'Widget', metadata: { name: 'w' } };
+  assert.deepEqual(applyPatches([odd], [{ patch: 'spec: {}', target: { kind: 'Widget' } }]), [odd]);
+  assert.deepEqual((applyPatches([odd], [{ patch: 'spec: {}', target: { name: 'w' } }])[0] as Json).spec, {});
+});
+
 test(`target.kind is exact and case-sensitive (${GENERIC}, matchinfo.go matchSelector)`, () => {
   assert.deepEqual(patchedNames({ kind: 'Service' }), ['webhook-service', 'metrics-service']);
   assert.deepEqual(patchedNames({ kind: 'service' }), []);

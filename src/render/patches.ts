@@ -290,7 +290,6 @@ function applyOperationsLikeGo(doc: unknown, ops: readonly Operation[]): unknown
 function applyOperationLikeGo(doc: unknown, op: Operation): unknown {
   if (op.op === 'move') {
     // Go removes first, then resolves the destination in the document without the value.
-    if (op.from === '') throw new Error('unable to move the entire document');
     const from = pointerLikeGo(doc, op.from!, false).pointer;
     const removed = jsonPatch.applyOperation(doc, { op: 'remove', path: from }, true, true);
     return applyOperationLikeGo(removed.newDocument, { op: 'add', path: op.path, value: removed.removed });

@@ -10,7 +10,7 @@ export interface Artifact {
   /** File name inside the release, e.g. `core-components.yaml` or `metadata.yaml`. */
   name: string;
   text: string;
-  /** Lower-case hex sha256 of the bytes as published (before any decompression for ConfigMaps: of the text). */
+  /** Lower-case hex sha256 of the text (for a compressed ConfigMap: of the decompressed text). */
   sha256: string;
   /** Where it was read from. For logs and the lockfile, never for rendered output. */
   url: string;
