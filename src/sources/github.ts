@@ -1,0 +1,535 @@
+/**
+ * Providers published as GitHub releases, with clusterctl's URL form
+ * `https://github.com/<owner>/<repo>/releases/{latest|<tag>}/<file>`
+ * (cmd/clusterctl/client/repository/repository_github.go).
+ *
+ * API calls go through octokit: its retry plugin retries 5xx and connection failures, its
+ * throttling plugin handles rate limits (a short wait is retried, a long one fails at once).
+ * Octokit's fetch is our HTTP layer (`http.ts`), which adds the timeout, size cap, truncation
+ * check and credential-safe redirects. Every JSON response is kept in the `ArtifactCache` with
+ * its ETag and revalidated with If-None-Match: GitHub does not count a 304 against the rate
+ * limit, so a repeated run spends none. Asset bytes are content-addressed: once cached, an asset
+ * whose published digest (or asset id) is known is never downloaded again.
+ */
+import { Octokit, RequestError } from 'octokit';
+import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import type { ArtifactCache } from './cache.js';
+import { sha256Hex } from './cache.js';
+import { fetchAdapter, httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type SourceProgressEvent } from './http.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
+
+export interface GitHubOptions {
+  /** REST API root, octokit's `baseUrl`: GitHub Enterprise (`https://ghe.example.com/api/v3`) or a test server. */
+  apiUrl?: string;
+  /** Personal access token (see `githubTokenFromEnv`). Never logged or put in a message. */
+  token?: string;
+  /** Keeps ETags, JSON responses and asset bytes between runs. */
+  cache?: ArtifactCache;
+  /** Serve from the cache only; anything not cached is an error. */
+  offline?: boolean;
+  log?: (line: string) => void;
+  onProgress?: (event: SourceProgressEvent) => void;
+  /** Where the provider was declared (file, line, column, object, path), copied into every diagnostic. */
+  origin?: Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'>;
+  /** Timeouts, retries, size cap, and the injectable sleep; `retries` also bounds octokit's retry plugin. */
+  http?: Partial<HttpPolicy>;
+  /** A rate limit that resets further away than this fails at once instead of waiting. Default 60. */
+  maxRateLimitWaitSeconds?: number;
+  /** Milliseconds per second of wait that octokit's retry and throttling plugins use. Default 1000; tests use 0. */
+  retryAfterBaseMs?: number;
+}
+
+/** One non-draft release. GitHub's `prerelease` flag is kept so the resolver can prefer stable releases. */
+export interface GitHubRelease {
+  tag: string;
+  prerelease: boolean;
+}
+
+/** A GitHub release repository: the common interface plus the release flags. */
+export interface GitHubReleaseRepository extends ProviderRepository {
+  readonly owner: string;
+  readonly repo: string;
+  /** Non-draft releases in the order GitHub lists them (newest first). */
+  listReleases(): Promise<GitHubRelease[]>;
+}
+
+/** The parts of a clusterctl GitHub release URL. */
+export interface GitHubReleaseUrl {
+  owner: string;
+  repo: string;
+  /** `latest` or a tag. */
+  version: string;
+  /** Directory part of the file path ("." when none), joined to file names as clusterctl does. */
+  rootPath: string;
+  componentsFile: string;
+}
+
+/** The token from `GITHUB_TOKEN` (clusterctl's variable) or else `GH_TOKEN` (the gh CLI's). */
+export function githubTokenFromEnv(env: Record<string, string | undefined> = process.env): string | undefined {
+  for (const name of ['GITHUB_TOKEN', 'GH_TOKEN']) {
+    const value = env[name]?.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+const RELEASE_URL_FORM = 'https://github.com/{owner}/{repository}/releases/{latest|version-tag}/{components file}';
+
+/**
+ * Splits a release URL as clusterctl's NewGitHubRepository does. Null when it is not an https
+ * URL on one of `hosts`, or its path is not under `/<owner>/<repo>/releases/` (so another source
+ * may take it); a release path too short to name a version and a file is an error.
+ */
+export function parseGitHubReleaseUrl(url: string, hosts: readonly string[] = ['github.com']): GitHubReleaseUrl | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (parsed.protocol !== 'https:' || !hosts.includes(parsed.host)) return null;
+  const segments = parsed.pathname.replace(/^\//, '').split('/');
+  if (segments[2] !== 'releases') return null;
+  if (segments.length < 5 || segments.slice(0, 5).some((segment) => segment === '')) {
+    throw new CapiGitopsError({
+      message: `invalid GitHub release URL ${JSON.stringify(url)}`,
+      expected: RELEASE_URL_FORM,
+      hint: 'e.g. https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml',
+    });
+  }
+  if (segments[3] === 'download') {
+    throw new CapiGitopsError({
+      message: `${JSON.stringify(url)} is a release download link, not a clusterctl provider URL`,
+      expected: RELEASE_URL_FORM,
+      hint: `drop "download/": https://${parsed.host}/${segments[0]}/${segments[1]}/releases/${segments.slice(4).join('/')}`,
+    });
+  }
+  const filePath = segments.slice(4).join('/');
+  const slash = filePath.lastIndexOf('/');
+  return {
+    owner: segments[0],
+    repo: segments[1],
+    version: segments[3],
+    rootPath: slash < 0 ? '.' : filePath.slice(0, slash),
+    componentsFile: slash < 0 ? filePath : filePath.slice(slash + 1),
+  };
+}
+
+/**
+ * A `ProviderRepository` for a GitHub release URL, or null when the URL is not one. Creating it
+ * makes no request. `https://github.com` is always accepted; with `apiUrl`, so is that host
+ * (GitHub Enterprise serves both from one host).
+ */
+export function openGitHubRepository(url: string, options: GitHubOptions = {}): GitHubReleaseRepository | null {
+  const hosts = ['github.com'];
+  if (options.apiUrl) hosts.push(apiHost(options.apiUrl));
+  const parts = parseGitHubReleaseUrl(url, hosts);
+  return parts ? new GitHubRepository(url, parts, options) : null;
+}
+
+function apiHost(apiUrl: string): string {
+  try {
+    return new URL(apiUrl).host;
+  } catch {
+    throw new CapiGitopsError({
+      message: `invalid GitHub API URL ${JSON.stringify(apiUrl)}`,
+      expected: 'an absolute URL such as https://api.github.com or https://ghe.example.com/api/v3',
+    });
+  }
+}
+
+// ---- GitHub API shapes (the fields we read) ------------------------------------------------
+
+interface ApiAsset {
+  id: number;
+  name: string;
+  /** API URL of the asset (`…/releases/assets/<id>`). */
+  url: string;
+  browser_download_url?: string;
+  /** `sha256:<hex>` on assets uploaded since mid-2025. */
+  digest?: string | null;
+}
+
+interface ApiRelease {
+  tag_name: string;
+  draft: boolean;
+  prerelease: boolean;
+  assets: ApiAsset[];
+}
+
+function isApiRelease(value: unknown): value is ApiRelease {
+  const release = value as ApiRelease;
+  return typeof value === 'object' && value !== null && typeof release.tag_name === 'string' && Array.isArray(release.assets);
+}
+
+/** The `rel="next"` URL of a Link header. */
+export function nextPageUrl(link: string | undefined): string | undefined {
+  if (!link) return undefined;
+  for (const part of link.split(',')) {
+    const match = /<([^>]+)>\s*;\s*rel="?([^";]+)"?/.exec(part.trim());
+    if (match && match[2].split(/\s+/).includes('next')) return match[1];
+  }
+  return undefined;
+}
+
+/** The hex of a published `sha256:<hex>` digest; undefined for none or another algorithm. */
+export function publishedSha256(digest: string | null | undefined): string | undefined {
+  const match = /^sha256:([0-9a-fA-F]{64})$/.exec(digest ?? '');
+  return match ? match[1].toLowerCase() : undefined;
+}
+
+/** Whether a 403/429 is a rate limit (primary: remaining 0; secondary: retry-after or its message). */
+function isRateLimit(error: RequestError): boolean {
+  if (error.status !== 403 && error.status !== 429) return false;
+  const headers = error.response?.headers ?? {};
+  return headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined || /rate limit/i.test(error.message);
+}
+
+/** When a rate limit ends, from `x-ratelimit-reset` (epoch seconds) or `retry-after`. */
+function rateLimitReset(error: RequestError, now: number): Date | undefined {
+  const headers = error.response?.headers ?? {};
+  const reset = Number(headers['x-ratelimit-reset']);
+  if (headers['x-ratelimit-remaining'] === '0' && Number.isFinite(reset) && reset > 0) return new Date(reset * 1000);
+  const after = Number(headers['retry-after']);
+  return Number.isFinite(after) && headers['retry-after'] !== undefined ? new Date(now + after * 1000) : undefined;
+}
+
+/** ISO 8601 UTC to the second, e.g. 2025-01-02T03:04:05Z. */
+function isoSeconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const MAX_RATE_LIMIT_RETRIES = 2;
+const MAX_PAGES = 1000;
+
+/** What a request was for, to word its failure. */
+interface RequestContext {
+  /** e.g. `list the releases of kubernetes-sigs/cluster-api` */
+  action: string;
+  url: string;
+  version?: string;
+  /** The error for a 404: ArtifactNotFoundError when a version or file is missing, so the latest-release search can skip it. */
+  notFound: () => CapiGitopsError;
+}
+
+class GitHubRepository implements GitHubReleaseRepository {
+  readonly sourceType = 'github';
+  readonly location: string;
+  readonly defaultVersion: string;
+  readonly componentsFile: string;
+  readonly owner: string;
+  readonly repo: string;
+
+  private readonly rootPath: string;
+  private readonly apiBase: string;
+  private readonly apiOrigin: string;
+  private readonly octokit: InstanceType<typeof Octokit>;
+  private readonly policy: HttpPolicy;
+  private readonly options: GitHubOptions;
+  private releases?: Promise<GitHubRelease[]>;
+  private readonly releasesByTag = new Map<string, Promise<ApiRelease>>();
+
+  constructor(url: string, parts: GitHubReleaseUrl, options: GitHubOptions) {
+    this.location = url;
+    this.owner = parts.owner;
+    this.repo = parts.repo;
+    this.defaultVersion = parts.version;
+    this.componentsFile = parts.componentsFile;
+    this.rootPath = parts.rootPath;
+    this.options = options;
+    this.apiBase = (options.apiUrl ?? 'https://api.github.com').replace(/\/+$/, '');
+    this.apiOrigin = new URL(this.apiBase).origin;
+    this.policy = httpPolicy(options.http);
+    this.octokit = this.createOctokit();
+  }
+
+  private get slug(): string {
+    return `${this.owner}/${this.repo}`;
+  }
+
+  private createOctokit(): InstanceType<typeof Octokit> {
+    const log = this.options.log ?? (() => undefined);
+    const maxWait = this.options.maxRateLimitWaitSeconds ?? 60;
+    const onLimit = (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number): boolean => {
+      const wait = retryAfter <= maxWait && retryCount < MAX_RATE_LIMIT_RETRIES;
+      if (wait) log(`GitHub rate limit on ${request.method} ${redactUrl(new URL(request.url, this.apiBase))}: retrying in ${retryAfter} s`);
+      return wait;
+    };
+    const scale = this.options.retryAfterBaseMs ?? 1000;
+    return new Octokit({
+      auth: this.options.token,
+      baseUrl: this.apiBase,
+      userAgent: 'capi-gitops',
+      request: { fetch: fetchAdapter(this.policy) },
+      // Rate limits (403/429) belong to the throttling plugin; the retry plugin must not retry them too.
+      retry: { retries: this.policy.retries, retryAfterBaseValue: scale, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
+      throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, retryAfterBaseValue: scale },
+      log: { debug: () => undefined, info: () => undefined, warn: (message: string) => log(message), error: (message: string) => log(message) },
+    });
+  }
+
+  listVersions(): Promise<string[]> {
+    return this.listReleases().then((releases) => releases.map((release) => release.tag));
+  }
+
+  listReleases(): Promise<GitHubRelease[]> {
+    if (!this.releases) {
+      // Remember successes only (as clusterctl's caches do), so a later call can try again.
+      this.releases = this.fetchReleases();
+      this.releases.catch(() => (this.releases = undefined));
+    }
+    return this.releases;
+  }
+
+  async getFile(version: string, fileName: string): Promise<Artifact> {
+    this.options.onProgress?.({ type: 'fetch', source: this.location, version, file: fileName });
+    if (version === 'latest') {
+      throw new CapiGitopsError(this.diagnostic(`cannot fetch ${fileName}: version "latest" of ${this.slug} has not been resolved to a tag`, {
+        hint: 'resolve the version with listVersions() first, as clusterctl does',
+      }));
+    }
+    const release = await this.releaseByTag(version);
+    const assetName = this.rootPath === '.' ? fileName : `${this.rootPath}/${fileName}`;
+    const asset = release.assets.find((candidate) => candidate.name === assetName);
+    if (!asset) {
+      const names = release.assets.map((candidate) => candidate.name).sort();
+      throw new ArtifactNotFoundError(this.diagnostic(`release ${version} of ${this.slug} has no asset named ${assetName}`, {
+        expected: names.length ? `one of: ${names.join(', ')}` : 'a release with assets',
+        hint: `check the file name in ${this.location}`,
+      }));
+    }
+    const { bytes, cached } = await this.assetBytes(asset, version);
+    this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: bytes.length, cached });
+    return {
+      name: fileName,
+      text: bytes.toString('utf8'),
+      sha256: sha256Hex(bytes),
+      url: asset.browser_download_url ?? `https://github.com/${this.slug}/releases/download/${version}/${assetName}`,
+    };
+  }
+
+  private async fetchReleases(): Promise<GitHubRelease[]> {
+    this.options.onProgress?.({ type: 'resolve', source: this.location });
+    const releases: GitHubRelease[] = [];
+    let url: string | undefined = `${this.apiBase}/repos/${this.slug}/releases?per_page=100`;
+    for (let page = 1; url; page++) {
+      if (page > MAX_PAGES) throw new CapiGitopsError(this.diagnostic(`more than ${MAX_PAGES} pages of releases in ${this.slug}`));
+      const { data, link }: { data: unknown; link?: string } = await this.getJson(url, {
+        action: `list the releases of ${this.slug}`,
+        url,
+        notFound: () =>
+          new CapiGitopsError(this.diagnostic(`GitHub repository ${this.slug} not found (GET ${redactUrl(url!)} answered 404)`, {
+            hint: `check the owner and repository in ${this.location}; a private repository needs GITHUB_TOKEN`,
+          })),
+      });
+      if (!Array.isArray(data)) throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a list of releases`));
+      for (const release of data) {
+        if (isApiRelease(release) && !release.draft) releases.push({ tag: release.tag_name, prerelease: release.prerelease === true });
+      }
+      url = this.checkedNextPage(nextPageUrl(link));
+    }
+    return releases;
+  }
+
+  /** The next page, only if it stays on the API origin. */
+  private checkedNextPage(next: string | undefined): string | undefined {
+    return next === undefined ? undefined : this.onApiOrigin(next, `GitHub's release list of ${this.slug} links its next page`);
+  }
+
+  /** URLs taken from API answers are requested with the token, so they must stay on the API's origin. */
+  private onApiOrigin(url: string, what: string): string {
+    const absolute = new URL(url, this.apiBase);
+    if (absolute.origin !== this.apiOrigin) {
+      throw new CapiGitopsError(this.diagnostic(`${what} to another host (${redactUrl(absolute)})`, {
+        expected: `a URL on ${this.apiOrigin}`,
+        hint: 'check apiUrl; the request was not sent',
+      }));
+    }
+    return absolute.href;
+  }
+
+  private releaseByTag(tag: string): Promise<ApiRelease> {
+    let pending = this.releasesByTag.get(tag);
+    if (!pending) {
+      pending = this.fetchReleaseByTag(tag);
+      this.releasesByTag.set(tag, pending);
+      pending.catch(() => this.releasesByTag.delete(tag));
+    }
+    return pending;
+  }
+
+  private async fetchReleaseByTag(tag: string): Promise<ApiRelease> {
+    const url = `${this.apiBase}/repos/${this.slug}/releases/tags/${encodeURIComponent(tag)}`;
+    const { data } = await this.getJson(url, {
+      action: `get release ${tag} of ${this.slug}`,
+      url,
+      version: tag,
+      notFound: () =>
+        new ArtifactNotFoundError(this.diagnostic(`no GitHub release ${tag} in ${this.slug} (GET ${redactUrl(url)} answered 404)`, {
+          expected: 'a published release whose tag is the version',
+          hint: 'check spec.version; a tag without a published release (or a draft) cannot be fetched',
+        })),
+    });
+    if (!isApiRelease(data)) throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a release`));
+    return data;
+  }
+
+  /** A JSON GET, revalidated with the cached ETag; a 304 reuses the cached body and headers. */
+  private async getJson(url: string, context: RequestContext): Promise<{ data: unknown; link?: string }> {
+    const cache = this.options.cache;
+    const record = cache ? await cache.getHttpRecord(url) : undefined;
+    const cachedBody = record && cache ? await cache.getBlob(record.sha256) : undefined;
+    const fromCache = () => ({ data: this.parseJson(cachedBody!, url), link: record!.headers?.link });
+
+    if (this.options.offline) {
+      if (cachedBody) return fromCache();
+      throw this.offlineMiss(`the answer to GET ${redactUrl(url)}`, context.version);
+    }
+    const headers: Record<string, string> = {};
+    if (record?.etag && cachedBody) headers['if-none-match'] = record.etag;
+    try {
+      const response = await this.octokit.request({ method: 'GET', url, headers, request: { parseSuccessResponseBody: false } });
+      const body = await bodyBytes(response.data);
+      const link = response.headers.link;
+      if (cache) {
+        const sha256 = await cache.putBlob(body);
+        await cache.putHttpRecord({ url, sha256, etag: response.headers.etag, headers: link ? { link } : undefined });
+      }
+      return { data: this.parseJson(body, url), link };
+    } catch (error) {
+      if (error instanceof RequestError && error.status === 304 && cachedBody) return fromCache();
+      throw this.failure(error, context);
+    }
+  }
+
+  private parseJson(body: Buffer, url: string): unknown {
+    try {
+      return JSON.parse(body.toString('utf8')) as unknown;
+    } catch {
+      throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer JSON`, { hint: 'check apiUrl, or a proxy between you and GitHub' }));
+    }
+  }
+
+  /** Asset bytes, from the cache when its digest (or, lacking one, its asset id) is known there. */
+  private async assetBytes(asset: ApiAsset, version: string): Promise<{ bytes: Buffer; cached: boolean }> {
+    const cache = this.options.cache;
+    const published = publishedSha256(asset.digest);
+    if (cache) {
+      const known = published ?? (await cache.getHttpRecord(asset.url))?.sha256;
+      const bytes = known ? await cache.getBlob(known) : undefined;
+      if (bytes) return { bytes, cached: true };
+    }
+    if (this.options.offline) throw this.offlineMiss(`asset ${asset.name}`, version);
+
+    const bytes = await this.downloadAsset(asset, version);
+    const actual = sha256Hex(bytes);
+    if (published && actual !== published) {
+      throw new CapiGitopsError(this.diagnostic(`asset ${asset.name} of release ${version} of ${this.slug} does not match its published digest`, {
+        expected: `sha256:${published} (published by GitHub)`,
+        hint: `downloaded bytes have sha256:${actual}; the download or the release was tampered with or corrupted — do not use it`,
+      }));
+    }
+    if (cache) {
+      await cache.putBlob(bytes);
+      // Asset ids are never reused, so id → sha256 stays true when no digest is published.
+      if (!published) await cache.putHttpRecord({ url: asset.url, sha256: actual });
+    }
+    return { bytes, cached: false };
+  }
+
+  /**
+   * `GET …/releases/assets/{id}` with Accept octet-stream answers a redirect to a storage host
+   * with a pre-signed URL. The API call goes through octokit (rate limits); the storage download
+   * through `httpFetch` (retries, cap), sending the token only if the storage is the API's own origin.
+   */
+  private async downloadAsset(asset: ApiAsset, version: string): Promise<Buffer> {
+    const context: RequestContext = {
+      action: `download ${asset.name} of release ${version} of ${this.slug}`,
+      url: asset.url,
+      version,
+      notFound: () => new ArtifactNotFoundError(this.diagnostic(`asset ${asset.name} of release ${version} of ${this.slug} not found (GET ${redactUrl(asset.url)} answered 404)`)),
+    };
+    const accept = 'application/octet-stream';
+    const assetUrl = this.onApiOrigin(asset.url, `release ${version} of ${this.slug} points asset ${asset.name}`);
+    let response;
+    try {
+      response = await this.octokit.request({ method: 'GET', url: assetUrl, headers: { accept }, request: { redirect: 'manual', parseSuccessResponseBody: false } });
+    } catch (error) {
+      throw this.failure(error, context);
+    }
+    if (response.status >= 200 && response.status < 300) return bodyBytes(response.data);
+    const location = response.headers.location;
+    if (!location) {
+      throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(asset.url)} answered HTTP ${response.status} without a Location`));
+    }
+
+    const storageUrl = new URL(location, asset.url).href;
+    const headers: Record<string, string> = { accept };
+    if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
+    const onProgress = this.options.onProgress;
+    try {
+      const download = await httpFetch(
+        {
+          url: storageUrl,
+          headers,
+          credentialOrigin: this.apiOrigin,
+          onBytes: onProgress && ((received, total) => onProgress({ type: 'bytes', url: redactUrl(storageUrl), received, total })),
+        },
+        this.policy,
+        onProgress && ((notice) => onProgress({ type: 'retry', ...notice })),
+      );
+      if (download.status === 404) throw context.notFound();
+      if (download.status !== 200) {
+        throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(storageUrl)} answered HTTP ${download.status}`, { hint: 'retry later' }));
+      }
+      return download.body;
+    } catch (error) {
+      throw this.failure(error, context);
+    }
+  }
+
+  /** A failed request as a CapiGitopsError, never mentioning the token. */
+  private failure(error: unknown, context: RequestContext): CapiGitopsError {
+    if (error instanceof CapiGitopsError) return error;
+    if (error instanceof HttpError) return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.message}`));
+    if (!(error instanceof RequestError)) {
+      return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error instanceof Error ? error.message : String(error)}`));
+    }
+    if (isRateLimit(error)) return this.rateLimited(error, context);
+    if (error.status === 404) return context.notFound();
+    if (error.status === 401) {
+      return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GitHub rejected the token (HTTP 401)`, {
+        hint: 'check GITHUB_TOKEN / GH_TOKEN: it may be expired or revoked',
+      }));
+    }
+    // Transport failures reach us wrapped by octokit as status 500 with our HttpError as cause.
+    if (error.cause instanceof HttpError) return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.cause.message}`));
+    return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`));
+  }
+
+  private rateLimited(error: RequestError, context: RequestContext): CapiGitopsError {
+    const reset = rateLimitReset(error, Date.now());
+    const when = reset ? `it resets at ${isoSeconds(reset)}` : 'GitHub did not say when it resets';
+    const hint = this.options.token
+      ? `the token's quota is used up: wait until ${reset ? isoSeconds(reset) : 'the limit resets'} or use another token`
+      : 'set GITHUB_TOKEN (or GH_TOKEN) to a GitHub token: authenticated requests get 5,000 per hour instead of 60';
+    return new CapiGitopsError(this.diagnostic(`GitHub API rate limit exceeded (HTTP ${error.status}) trying to ${context.action}; ${when}`, { hint }));
+  }
+
+  private offlineMiss(what: string, version: string | undefined): CapiGitopsError {
+    const of = version ? ` for version ${version}` : '';
+    return new CapiGitopsError(this.diagnostic(`offline: ${what}${of} of ${this.slug} is not in the cache`, {
+      hint: this.options.cache ? `run once online to fill the cache at ${this.options.cache.dir}` : 'offline mode needs a cache directory',
+    }));
+  }
+
+  private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
+    return { ...this.options.origin, message, ...extra };
+  }
+}
+
+/** Octokit's unparsed body (a stream of our in-memory Response, or nothing) as bytes. */
+async function bodyBytes(data: unknown): Promise<Buffer> {
+  if (data === null || data === undefined || data === '') return Buffer.alloc(0);
+  return Buffer.from(await new Response(data as ReadableStream).arrayBuffer());
+}

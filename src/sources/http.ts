@@ -1,0 +1,340 @@
+/**
+ * The HTTP layer every network source shares (GitHub now; GitLab, plain HTTPS and OCI later).
+ *
+ * - `httpFetchOnce`: one attempt with a timeout, a body size cap, truncation detection and
+ *   redirects followed by hand, so credential headers only ever reach the origin they were
+ *   meant for.
+ * - `httpFetch`: `httpFetchOnce` with bounded retries (exponential backoff with jitter) on 5xx,
+ *   408/429, connection failures, timeouts and truncated bodies.
+ * - `fetchAdapter`: `httpFetchOnce` behind the `fetch` signature, for octokit's `request.fetch`.
+ *
+ * Bodies are read completely into memory: artifacts are YAML files of a few MB, and a complete
+ * read is what lets us check the length and the cap before anyone parses a byte.
+ */
+
+/** How requests are made and retried. Every field has a default (`DEFAULT_HTTP_POLICY`). */
+export interface HttpPolicy {
+  /** One attempt (all redirect hops, headers and body) must finish within this many ms. */
+  timeoutMs: number;
+  /** Attempts after the first one. */
+  retries: number;
+  /** Largest body accepted, in bytes. */
+  maxBytes: number;
+  /** Backoff before retry n is baseDelayMs·2^(n-1), capped at maxDelayMs, then jittered. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A `Retry-After` longer than this is not waited for: the response is returned as it is. */
+  maxRetryAfterMs: number;
+  maxRedirects: number;
+  /** Injected so tests never wait for real. */
+  sleep: (ms: number) => Promise<void>;
+  /** [0, 1); injected so tests can pin the jitter. */
+  random: () => number;
+}
+
+export const DEFAULT_HTTP_POLICY: Readonly<HttpPolicy> = Object.freeze({
+  timeoutMs: 120_000,
+  retries: 3,
+  maxBytes: 64 * 1024 * 1024,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxRetryAfterMs: 60_000,
+  maxRedirects: 10,
+  sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  random: Math.random,
+});
+
+export function httpPolicy(overrides: Partial<HttpPolicy> = {}): HttpPolicy {
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  return { ...DEFAULT_HTTP_POLICY, ...defined };
+}
+
+/** Progress of network sources, for the terminal display. URLs are redacted (`redactUrl`). */
+export type SourceProgressEvent =
+  /** Listing the versions of a repository. */
+  | { type: 'resolve'; source: string }
+  /** Starting to get one file of one version. */
+  | { type: 'fetch'; source: string; version: string; file: string }
+  /** Bytes of a download received so far; `total` when the server announced it. */
+  | { type: 'bytes'; url: string; received: number; total?: number }
+  /** A file is available; `cached` when no download was needed. */
+  | { type: 'done'; source: string; version: string; file: string; bytes: number; cached: boolean }
+  /** A failed attempt will be retried after `delayMs`. */
+  | { type: 'retry'; url: string; attempt: number; delayMs: number; reason: string };
+
+export type HttpFailure = 'network' | 'timeout' | 'truncated' | 'too-large' | 'redirect';
+
+/** A request that did not produce a complete response. Messages carry redacted URLs only. */
+export class HttpError extends Error {
+  readonly failure: HttpFailure;
+  /** Redacted URL of the hop that failed. */
+  readonly url: string;
+  constructor(failure: HttpFailure, message: string, url: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'HttpError';
+    this.failure = failure;
+    this.url = url;
+  }
+  /** Transient failures worth another attempt; a size cap or a redirect loop is not. */
+  get retryable(): boolean {
+    return this.failure === 'network' || this.failure === 'timeout' || this.failure === 'truncated';
+  }
+}
+
+export interface HttpRequest {
+  url: string;
+  /** GET unless told; requests never carry a body. */
+  method?: string;
+  headers?: Record<string, string>;
+  /**
+   * The origin (`scheme://host:port`) the credential headers are meant for; defaults to the
+   * origin of `url`. Any hop to another origin is sent without them.
+   */
+  credentialOrigin?: string;
+  /** `manual` returns a 3xx response as it is instead of following it. */
+  redirect?: 'follow' | 'manual';
+  signal?: AbortSignal;
+  onBytes?: (received: number, total: number | undefined) => void;
+}
+
+export interface HttpResponse {
+  /** The URL that answered, after redirects. Not redacted: callers may need its query. */
+  url: string;
+  status: number;
+  statusText: string;
+  headers: Headers;
+  body: Buffer;
+}
+
+/** Headers that authenticate a request; they never follow a redirect to another origin. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'private-token', 'job-token', 'deploy-token', 'x-api-key']);
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+/** `scheme://host/path` with user info, query and fragment removed (they may hold tokens or signatures). */
+export function redactUrl(url: string | URL): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return '<invalid URL>';
+  }
+}
+
+/** Request headers for a hop: credential headers only when the hop goes to their origin. */
+export function headersForHop(headers: Record<string, string>, hopUrl: URL, credentialOrigin: string): Record<string, string> {
+  if (hopUrl.origin === credentialOrigin) return { ...headers };
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
+}
+
+/** Exponential backoff with "equal jitter": half the step is fixed, half random, so retries spread out but never collapse to 0. */
+export function backoffDelay(retryNumber: number, policy: Pick<HttpPolicy, 'baseDelayMs' | 'maxDelayMs' | 'random'>): number {
+  const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retryNumber - 1));
+  return Math.round(step / 2 + policy.random() * (step / 2));
+}
+
+/** `Retry-After` in ms: delay-seconds or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export function isRetryableStatus(status: number): boolean {
+  return status >= 500 || status === 408 || status === 429;
+}
+
+/** Short reason from a fetch failure: undici hides the socket error in `cause`. */
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  if (cause?.code && cause.message) return `${cause.message} (${cause.code})`;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+}
+
+function capText(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}
+
+/** One attempt: follows redirects by hand, reads the whole body within the cap, checks its length. */
+export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): Promise<HttpResponse> {
+  request.signal?.throwIfAborted();
+  const method = request.method ?? 'GET';
+  const headers = request.headers ?? {};
+  let hopUrl = new URL(request.url);
+  const credentialOrigin = request.credentialOrigin ?? hopUrl.origin;
+
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, policy.timeoutMs);
+  timer.unref?.();
+  const forwardAbort = () => controller.abort(request.signal?.reason);
+  request.signal?.addEventListener('abort', forwardAbort, { once: true });
+
+  const failure = (error: unknown, during: 'request' | 'body', received = 0, total?: number): Error => {
+    if (request.signal?.aborted) return request.signal.reason instanceof Error ? request.signal.reason : new Error('request aborted');
+    const where = `${method} ${redactUrl(hopUrl)}`;
+    if (timedOut) return new HttpError('timeout', `${where}: no complete answer within ${policy.timeoutMs} ms`, redactUrl(hopUrl), { cause: error });
+    if (during === 'body') {
+      const of = total !== undefined ? ` of ${total}` : '';
+      return new HttpError('truncated', `${where}: response body ended after ${received}${of} bytes (${networkReason(error)})`, redactUrl(hopUrl), { cause: error });
+    }
+    return new HttpError('network', `${where}: ${networkReason(error)}`, redactUrl(hopUrl), { cause: error });
+  };
+
+  try {
+    for (let hops = 0; ; hops++) {
+      let response: Response;
+      try {
+        response = await fetch(hopUrl, {
+          method,
+          headers: headersForHop(headers, hopUrl, credentialOrigin),
+          redirect: 'manual',
+          signal: controller.signal,
+        });
+      } catch (error) {
+        throw failure(error, 'request');
+      }
+
+      const location = response.headers.get('location');
+      if (REDIRECT_STATUSES.has(response.status) && location && request.redirect !== 'manual') {
+        await response.body?.cancel().catch(() => undefined);
+        if (hops >= policy.maxRedirects) {
+          throw new HttpError('redirect', `${method} ${redactUrl(request.url)}: more than ${policy.maxRedirects} redirects`, redactUrl(hopUrl));
+        }
+        hopUrl = new URL(location, hopUrl);
+        continue;
+      }
+
+      const body = await readBody(response, hopUrl, method, policy, request.onBytes, failure);
+      return { url: hopUrl.href, status: response.status, statusText: response.statusText, headers: response.headers, body };
+    }
+  } finally {
+    clearTimeout(timer);
+    request.signal?.removeEventListener('abort', forwardAbort);
+  }
+}
+
+async function readBody(
+  response: Response,
+  url: URL,
+  method: string,
+  policy: HttpPolicy,
+  onBytes: HttpRequest['onBytes'],
+  failure: (error: unknown, during: 'body', received: number, total?: number) => Error,
+): Promise<Buffer> {
+  const lengthHeader = response.headers.get('content-length');
+  // A decoded (gzip, br) body is longer than the Content-Length of the encoded one.
+  const encoded = (response.headers.get('content-encoding') ?? 'identity').toLowerCase() !== 'identity';
+  const declared = lengthHeader !== null && /^\d+$/.test(lengthHeader) && !encoded ? Number(lengthHeader) : undefined;
+  const tooLarge = () =>
+    new HttpError('too-large', `${method} ${redactUrl(url)}: response is larger than the ${capText(policy.maxBytes)} download cap`, redactUrl(url));
+
+  if (declared !== undefined && declared > policy.maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!response.body || method === 'HEAD') return Buffer.alloc(0);
+
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+      if (received > policy.maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+      onBytes?.(received, declared);
+    }
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    throw failure(error, 'body', received, declared);
+  }
+  if (declared !== undefined && received !== declared) {
+    throw failure(new Error('Content-Length mismatch'), 'body', received, declared);
+  }
+  return Buffer.concat(chunks, received);
+}
+
+export interface RetryNotice {
+  url: string;
+  /** 1 for the first retry. */
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
+
+/**
+ * `httpFetchOnce` with bounded retries. A retryable status is retried and, once attempts are
+ * used up, returned to the caller (who knows what the status means); a transport failure is
+ * thrown as `HttpError` naming the number of attempts.
+ */
+export async function httpFetch(request: HttpRequest, policy: HttpPolicy, onRetry?: (notice: RetryNotice) => void): Promise<HttpResponse> {
+  for (let attempt = 1; ; attempt++) {
+    let delayMs: number;
+    let reason: string;
+    try {
+      const response = await httpFetchOnce(request, policy);
+      if (!isRetryableStatus(response.status) || attempt > policy.retries) return response;
+      const asked = retryAfterMs(response.headers.get('retry-after'));
+      if (asked !== undefined && asked > policy.maxRetryAfterMs) return response;
+      delayMs = asked ?? backoffDelay(attempt, policy);
+      reason = `HTTP ${response.status}`;
+    } catch (error) {
+      if (!(error instanceof HttpError) || !error.retryable) throw error;
+      if (attempt > policy.retries) {
+        throw new HttpError(error.failure, `${error.message}; gave up after ${attempt} attempts`, error.url, { cause: error.cause });
+      }
+      delayMs = backoffDelay(attempt, policy);
+      reason = error.message;
+    }
+    onRetry?.({ url: redactUrl(request.url), attempt, delayMs, reason });
+    await policy.sleep(delayMs);
+  }
+}
+
+/** What `fetch` accepts as its first argument. */
+type FetchInput = string | URL | { url: string };
+
+function headerRecord(init: ConstructorParameters<typeof Headers>[0]): Record<string, string> {
+  return Object.fromEntries(new Headers(init ?? {}).entries());
+}
+
+/**
+ * A `fetch` made of one `httpFetchOnce` attempt, for libraries that take a fetch (octokit's
+ * `request.fetch`). Retrying is left to the caller so attempts do not multiply.
+ */
+export function fetchAdapter(policy: HttpPolicy, onBytes?: HttpRequest['onBytes']): (input: FetchInput, init?: RequestInit) => Promise<Response> {
+  return async (input, init) => {
+    if (init?.body !== undefined && init.body !== null) throw new Error('capi-gitops HTTP layer: request bodies are not supported');
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const result = await httpFetchOnce(
+      {
+        url,
+        method: init?.method,
+        headers: headerRecord(init?.headers),
+        redirect: init?.redirect === 'manual' ? 'manual' : 'follow',
+        signal: init?.signal ?? undefined,
+        onBytes,
+      },
+      policy,
+    );
+    const response = new Response(NULL_BODY_STATUSES.has(result.status) ? null : result.body, {
+      status: result.status,
+      statusText: result.statusText,
+      headers: result.headers,
+    });
+    Object.defineProperty(response, 'url', { value: result.url });
+    return response;
+  };
+}
