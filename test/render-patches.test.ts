@@ -145,6 +145,7 @@ test('patch YAML is read as go-yaml v2 does: YAML 1.1 booleans and octals, times
   assert.deepEqual(parseGoYaml('a: on\nb: 0777\nc: 2024-01-02\nd: 1:20\ne: ~\nf: y\n---\nignored: true\n'), { a: true, b: 511, c: '2024-01-02', d: '1:20', e: null, f: true });
   assert.equal(parseGoYaml(''), null);
   assert.deepEqual(parseGoYaml('a: 1\na: 2\n'), { a: 2 });
+  assert.throws(() => parseGoYaml('a: 1\nb: {'), /line 2, column \d+/);
 });
 
 // ---- spec.patches: target selectors ---------------------------------------------------------

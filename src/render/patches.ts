@@ -8,13 +8,14 @@
  * Upstream applies both with evanphx/json-patch v5; where it differs from the RFCs (nulls pruned
  * inside arrays, negative array indices, `test` of a missing key against null) we do as it does.
  */
-import YAML, { type Tags } from 'yaml';
 import jsonPatch, { type Operation as JsonPatchOperation } from 'fast-json-patch';
 import jsonMergePatch from 'json-merge-patch';
 import { CapiGitopsError, DiagnosticBag } from '../model/diagnostics.js';
 import { clone, describeObject, isPlainObject, type KObject } from '../model/kobject.js';
 import type { Patch, PatchTarget, ProviderSpec } from '../manifest/types.js';
 import type { ProviderOrigin } from './deployment.js';
+import { libraryParseDocument } from '../yaml/library-parse.js';
+import { lineColumnAt } from '../yaml/parse.js';
 
 type Json = Record<string, unknown>;
 
@@ -579,23 +580,16 @@ function labelValueProblem(value: string): string | undefined {
 // ---- YAML and JSON the way upstream's Go libraries read them --------------------------------
 
 /**
- * sigs.k8s.io/yaml (go-yaml v2): YAML 1.1 scalars (yes/no/on/off are booleans, 0777 is octal),
- * but timestamps and sexagesimal numbers stay strings; only the first document counts;
- * a repeated key takes its last value.
+ * A patch string read as upstream's sigs.k8s.io/yaml (go-yaml v2) reads it, through the project's
+ * Go-compatible parser: YAML 1.1 scalars, timestamps kept as strings, only the first document,
+ * a repeated key takes its last value. Anchors and aliases are refused, as everywhere here.
  */
 export function parseGoYaml(text: string): unknown {
-  const docs = YAML.parseAllDocuments(text, { version: '1.1', customTags: withoutNonGoTags, uniqueKeys: false });
-  const first = Array.isArray(docs) ? docs[0] : undefined;
-  if (first === undefined) return null;
-  if (first.errors.length > 0) throw new Error(first.errors[0]!.message.split('\n')[0]!.replace(/:$/, ''));
-  return first.toJS({ maxAliasCount: 100 }) ?? null;
-}
-
-function withoutNonGoTags(tags: Tags): Tags {
-  return tags.filter((t) => {
-    const tag = t as { tag?: string; format?: string };
-    return tag.tag !== 'tag:yaml.org,2002:timestamp' && tag.format !== 'TIME';
-  });
+  const result = libraryParseDocument(text);
+  if (result.ok) return result.value;
+  const problem = result.problems[0]!;
+  const { line, column } = lineColumnAt(text, problem.offset);
+  throw new Error(`line ${line}, column ${column}: ${problem.message.split('\n')[0]!.replace(/:$/, '')}${problem.hint ? ` (${problem.hint})` : ''}`);
 }
 
 /**
