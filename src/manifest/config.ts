@@ -1,0 +1,40 @@
+import { isPlainObject } from '../model/kobject.js';
+import type { Finding } from './documents.js';
+import type { SourcePosition, ToolConfig, UserRepository } from './types.js';
+
+const CONFIG_FIELDS = ['repositories', 'images', 'certManager', 'variables', 'output'] as const;
+
+/** The Config document's settings (already schema-validated); repositories must be unique by type and name. */
+export function toToolConfig(value: Record<string, unknown>, position: SourcePosition): { config: ToolConfig; findings: Finding[] } {
+  const config: ToolConfig = { position };
+  for (const field of CONFIG_FIELDS) {
+    if (value[field] !== undefined) (config as Record<string, unknown>)[field] = value[field];
+  }
+  return { config, findings: duplicateRepositories(config.repositories) };
+}
+
+function duplicateRepositories(repositories: unknown): Finding[] {
+  if (!Array.isArray(repositories)) return [];
+  const first = new Map<string, number>();
+  const findings: Finding[] = [];
+  repositories.forEach((repository: unknown, index) => {
+    if (!isPlainObject(repository)) return;
+    const { name, type } = repository as Partial<UserRepository>;
+    if (typeof name !== 'string' || typeof type !== 'string') return;
+    const id = `${type}/${name}`;
+    const earlier = first.get(id);
+    if (earlier === undefined) {
+      first.set(id, index);
+      return;
+    }
+    findings.push({
+      path: ['repositories', index],
+      at: 'value',
+      message: `duplicate repository ${type} "${name}"`,
+      expected: 'each provider type and name once',
+      hint: 'remove one of them',
+      related: ['repositories', earlier],
+    });
+  });
+  return findings;
+}

@@ -1,0 +1,192 @@
+import { isPlainObject } from '../model/kobject.js';
+import { OPERATOR_API_VERSION, PROVIDER_KINDS, TOOL_API_VERSION, isProviderKind } from '../model/provider.js';
+import { closestName } from './fields.js';
+import type { FieldPath } from './yaml-source.js';
+
+/** What a document (or List item) is, decided by apiVersion and kind. */
+export type Category = 'provider' | 'secret' | 'configmap' | 'config' | 'list';
+
+export interface Classification {
+  category: Category;
+  apiVersion: string;
+  kind: string;
+  /** For typed lists (`CoreProviderList`, `SecretList`): the kind and apiVersion of their items. */
+  item?: { kind: string; apiVersion: string };
+}
+
+/** A problem found before schema validation; `path` is relative to the object. */
+export interface Finding {
+  path: FieldPath;
+  at: 'key' | 'value';
+  message: string;
+  expected?: string;
+  hint?: string;
+  /** The path to show when it differs from the one located (e.g. without a key that must not be quoted). */
+  displayPath?: FieldPath;
+  /** Another field the problem involves (e.g. the first of two duplicates); its position is added to the message. */
+  related?: FieldPath;
+}
+
+const V1_KINDS: Record<string, Category> = { Secret: 'secret', ConfigMap: 'configmap', List: 'list', SecretList: 'list', ConfigMapList: 'list' };
+
+const LIST_ITEM_KINDS = [...PROVIDER_KINDS, 'Secret', 'ConfigMap'];
+export const SUPPORTED_KINDS: readonly string[] = [...LIST_ITEM_KINDS, 'List', 'Config'];
+
+const V1ALPHA1 = 'operator.cluster.x-k8s.io/v1alpha1';
+const V1ALPHA1_HINT =
+  'the cluster-api-operator removed v1alpha1 (deprecated since v0.9.0): set apiVersion to ' +
+  `${OPERATOR_API_VERSION}, replace spec.secretName/spec.secretNamespace with spec.configSecret {name, namespace}, ` +
+  'and containers[].image {repository, name, tag} with containers[].imageUrl';
+
+/** Which apiVersion serves a kind we read, and its category; undefined for kinds we do not read. */
+function servedKind(kind: string): { apiVersion: string; category: Category; item?: { kind: string; apiVersion: string } } | undefined {
+  if (isProviderKind(kind)) return { apiVersion: OPERATOR_API_VERSION, category: 'provider' };
+  if (kind.endsWith('List') && isProviderKind(kind.slice(0, -4))) {
+    return { apiVersion: OPERATOR_API_VERSION, category: 'list', item: { kind: kind.slice(0, -4), apiVersion: OPERATOR_API_VERSION } };
+  }
+  if (kind in V1_KINDS) {
+    const item = kind === 'SecretList' || kind === 'ConfigMapList' ? { kind: kind.slice(0, -4), apiVersion: 'v1' } : undefined;
+    return { apiVersion: 'v1', category: V1_KINDS[kind], item };
+  }
+  if (kind === 'Config') return { apiVersion: TOOL_API_VERSION, category: 'config' };
+  return undefined;
+}
+
+function unsupportedKind(kind: string, allowed: readonly string[], where: string): Finding {
+  const guess = closestName(kind, allowed);
+  return {
+    path: ['kind'],
+    at: 'value',
+    message: `unsupported kind "${kind}"${where}`,
+    expected: `one of ${allowed.join(', ')}`,
+    hint: guess
+      ? `did you mean "${guess}"?`
+      : 'capi-gitops reads provider objects, the Secrets and ConfigMaps they reference, and its own Config; apply other objects with your GitOps tool directly',
+  };
+}
+
+function missingTypeFields(value: Record<string, unknown>): Finding[] {
+  const findings: Finding[] = [];
+  for (const field of ['apiVersion', 'kind'] as const) {
+    if (value[field] === undefined || value[field] === null) {
+      findings.push({ path: [], at: 'value', message: `missing "${field}"`, expected: `"${field}" naming one of ${SUPPORTED_KINDS.join(', ')}`, hint: `add ${field} at the top of the document` });
+    } else if (typeof value[field] !== 'string') {
+      findings.push({ path: [field], at: 'value', message: `"${field}" must be a string`, expected: 'a string', hint: `write ${field} as text, e.g. ${field === 'kind' ? 'CoreProvider' : OPERATOR_API_VERSION}` });
+    }
+  }
+  return findings;
+}
+
+function apiVersionFindings(apiVersion: string, kind: string, served: string): Finding[] {
+  if (apiVersion === served) return [];
+  if (apiVersion === V1ALPHA1 && (isProviderKind(kind) || isProviderKind(kind.replace(/List$/, '')))) {
+    return [{ path: ['apiVersion'], at: 'value', message: `${V1ALPHA1} is no longer supported`, expected: `apiVersion: ${served}`, hint: V1ALPHA1_HINT }];
+  }
+  return [{ path: ['apiVersion'], at: 'value', message: `apiVersion "${apiVersion}" does not serve kind ${kind}`, expected: `apiVersion: ${served}`, hint: `set apiVersion: ${served}` }];
+}
+
+/** Classifies a top-level document; findings explain why it cannot be read. */
+export function classifyDocument(value: unknown): Classification | Finding[] {
+  if (!isPlainObject(value)) {
+    return [{ path: [], at: 'value', message: 'expected a Kubernetes object (a mapping with apiVersion and kind)', expected: `one of ${SUPPORTED_KINDS.join(', ')}`, hint: 'each YAML document is one object; separate documents with ---' }];
+  }
+  const missing = missingTypeFields(value);
+  if (missing.length > 0) return missing;
+  const apiVersion = value.apiVersion as string;
+  const kind = value.kind as string;
+  const served = servedKind(kind);
+  if (!served) return [unsupportedKind(kind, SUPPORTED_KINDS, '')];
+  const findings = apiVersionFindings(apiVersion, kind, served.apiVersion);
+  if (findings.length > 0) return findings;
+  return { category: served.category, apiVersion, kind, item: served.item };
+}
+
+/**
+ * Classifies an item of a list. Items of typed lists may leave out apiVersion and kind (the API
+ * server writes them that way); they are filled in from the list.
+ */
+export function classifyListItem(item: unknown, list: Classification): Classification | Finding[] {
+  if (!isPlainObject(item)) {
+    return [{ path: [], at: 'value', message: 'expected a Kubernetes object (a mapping with apiVersion and kind)', expected: `one of ${LIST_ITEM_KINDS.join(', ')}`, hint: 'each item of items is one object' }];
+  }
+  if (list.item) {
+    item.apiVersion ??= list.item.apiVersion;
+    item.kind ??= list.item.kind;
+    if (item.kind !== list.item.kind) {
+      return [{ path: ['kind'], at: 'value', message: `a ${list.kind} holds only ${list.item.kind} objects`, expected: `kind: ${list.item.kind}`, hint: 'use kind: List for mixed items' }];
+    }
+  }
+  const missing = missingTypeFields(item);
+  if (missing.length > 0) return missing;
+  const kind = item.kind as string;
+  if (!LIST_ITEM_KINDS.includes(kind)) return [unsupportedKind(kind, LIST_ITEM_KINDS, ' in a List')];
+  const served = servedKind(kind)!;
+  const findings = apiVersionFindings(item.apiVersion as string, kind, served.apiVersion);
+  if (findings.length > 0) return findings;
+  return { category: served.category, apiVersion: served.apiVersion, kind };
+}
+
+/**
+ * The API server drops fields set to null (structural schemas prune nulls unless a field is
+ * nullable, which none of the provider fields is) before defaulting and validation. Null items
+ * of lists stay, and are then rejected by the schema as the API server rejects them.
+ */
+export function pruneNulls(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) pruneNulls(item);
+  } else if (isPlainObject(value)) {
+    for (const [key, field] of Object.entries(value)) {
+      if (field === null) delete value[key];
+      else pruneNulls(field);
+    }
+  }
+}
+
+const DATA_FIELDS = ['data', 'stringData', 'binaryData'];
+
+/**
+ * Secrets and ConfigMaps are decoded into Go structs: a null field is absent, and a null value
+ * in a string map becomes the empty string.
+ */
+export function normalizeCoreObject(value: Record<string, unknown>): void {
+  for (const [key, field] of Object.entries(value)) {
+    if (field === null) delete value[key];
+    else if (DATA_FIELDS.includes(key) && isPlainObject(field)) {
+      for (const [dataKey, dataValue] of Object.entries(field)) if (dataValue === null) field[dataKey] = '';
+    } else if (key === 'metadata') pruneNulls(field);
+  }
+}
+
+/** Normalises an object as the API server would before validating it. */
+export function normalizeObject(value: Record<string, unknown>, category: Category): void {
+  if (category === 'provider') pruneNulls(value);
+  // A List's items are normalised one by one, each by its own category.
+  else if (category === 'secret' || category === 'configmap' || category === 'list') normalizeCoreObject(value);
+}
+
+/** Metadata the API server sets; meaningless in a desired-state manifest, so dropped. */
+const SERVER_METADATA = [
+  'managedFields',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'ownerReferences',
+  'selfLink',
+  'finalizers',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+];
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** Removes status and server-set metadata, as a `kubectl get -o yaml` export carries them. */
+export function stripServerFields(value: Record<string, unknown>): void {
+  delete value.status;
+  const metadata = value.metadata;
+  if (!isPlainObject(metadata)) return;
+  for (const field of SERVER_METADATA) delete metadata[field];
+  if (isPlainObject(metadata.annotations)) {
+    delete metadata.annotations[LAST_APPLIED_ANNOTATION];
+    if (Object.keys(metadata.annotations).length === 0) delete metadata.annotations;
+  }
+}

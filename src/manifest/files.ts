@@ -1,0 +1,77 @@
+import { readFile, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { compareStrings, type Diagnostic } from '../model/diagnostics.js';
+
+const MANIFEST_EXTENSIONS = ['.yaml', '.yml'];
+const EXPECTED_PATH = 'a YAML file, or a directory of *.yaml and *.yml files';
+
+export interface ManifestFile {
+  /** The path as the user wrote it (joined with the entry name for directories). */
+  file: string;
+  text: string;
+}
+
+function isManifestName(name: string): boolean {
+  return MANIFEST_EXTENSIONS.some((extension) => name.endsWith(extension));
+}
+
+/** `*.yaml` and `*.yml` files directly in a directory (not below it), in code-unit order. */
+async function filesInDirectory(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { withFileTypes: true });
+  const names = entries.filter((entry) => isManifestName(entry.name)).map((entry) => entry.name).sort(compareStrings);
+  const files: string[] = [];
+  for (const name of names) {
+    const file = path.join(directory, name);
+    // A symbolic link counts when it points at a file.
+    if ((await stat(file).catch(() => undefined))?.isFile()) files.push(file);
+  }
+  return files;
+}
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/**
+ * The files `-f` values name, in order: a file as is, a directory as its manifest files.
+ * A file named twice is read once.
+ */
+export async function listManifestFiles(paths: readonly string[], problems: Diagnostic[]): Promise<string[]> {
+  if (paths.length === 0) problems.push({ message: 'no manifest given', expected: EXPECTED_PATH, hint: 'pass -f <file or directory>' });
+  const files: string[] = [];
+  for (const given of paths) {
+    const info = await stat(given).catch((error: unknown) => error);
+    if (info instanceof Error) {
+      const missing = errorCode(info) === 'ENOENT';
+      problems.push({ file: given, message: missing ? 'no such file or directory' : `cannot read: ${errorCode(info) ?? info.message}`, expected: EXPECTED_PATH, hint: 'check the -f path; relative paths are relative to the current directory' });
+    } else if ((info as Awaited<ReturnType<typeof stat>>).isDirectory()) {
+      const found = await filesInDirectory(given);
+      if (found.length === 0) problems.push({ file: given, message: 'directory has no *.yaml or *.yml files', expected: EXPECTED_PATH, hint: 'manifest files directly in the directory are read; subdirectories are not' });
+      files.push(...found);
+    } else {
+      files.push(given);
+    }
+  }
+  const seen = new Set<string>();
+  return files.filter((file) => {
+    const absolute = path.resolve(file);
+    if (seen.has(absolute)) return false;
+    seen.add(absolute);
+    return true;
+  });
+}
+
+/** Reads all files in parallel, keeping their order. */
+export async function readManifestFiles(files: readonly string[], problems: Diagnostic[]): Promise<ManifestFile[]> {
+  const read = await Promise.all(
+    files.map(async (file) => {
+      try {
+        return { file, text: await readFile(file, 'utf8') };
+      } catch (error) {
+        problems.push({ file, message: `cannot read: ${errorCode(error) ?? (error as Error).message}`, expected: EXPECTED_PATH, hint: 'check that the file is readable' });
+        return undefined;
+      }
+    }),
+  );
+  return read.filter((entry): entry is ManifestFile => entry !== undefined);
+}

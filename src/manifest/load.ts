@@ -1,0 +1,254 @@
+import path from 'node:path';
+import type { Node as YamlNode } from 'yaml';
+import { DiagnosticBag, type Diagnostic } from '../model/diagnostics.js';
+import { describeObject, isPlainObject } from '../model/kobject.js';
+import { toToolConfig } from './config.js';
+import { toConfigMapObject, toSecretObject } from './core-objects.js';
+import {
+  classifyDocument,
+  classifyListItem,
+  normalizeObject,
+  stripServerFields,
+  type Category,
+  type Classification,
+  type Finding,
+} from './documents.js';
+import { formatFieldPath } from './fields.js';
+import { listManifestFiles, readManifestFiles } from './files.js';
+import { checkProviderSpecRules, toProviderObject } from './providers.js';
+import { validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
+import type { ConfigMapObject, Manifest, ProviderObject, SecretObject, SourcePosition, ToolConfig } from './types.js';
+import {
+  documentValue,
+  fieldPosition,
+  locate,
+  nodePosition,
+  parseManifestFile,
+  positionAt,
+  sourceText,
+  YamlValueError,
+  type FieldPath,
+  type SourceDocument,
+} from './yaml-source.js';
+
+/**
+ * Loads the user's manifest: `-f` values (files, or directories of `*.yaml`/`*.yml` files read in
+ * code-unit order), every document validated against schema/capi-gitops.schema.json and the
+ * upstream CEL rules, defaulted as the API server and the operator's webhook would. All problems
+ * in all files are reported together in one CapiGitopsError.
+ */
+export async function loadManifest(paths: string[]): Promise<Manifest> {
+  const bag = new DiagnosticBag();
+  const problems: Diagnostic[] = [];
+  const files = await listManifestFiles(paths, problems);
+  const contents = await readManifestFiles(files, problems);
+  problems.forEach((problem) => bag.add(problem));
+  const collector = new ManifestCollector(bag);
+  for (const { file, text } of contents) {
+    const parsed = parseManifestFile(file, text);
+    parsed.syntaxErrors.forEach((problem) => bag.add(problem));
+    for (const source of parsed.documents) collector.addDocument(source);
+  }
+  bag.throwIfAny();
+  return collector.manifest(files.length > 0 ? path.dirname(path.resolve(files[0])) : process.cwd());
+}
+
+/** One object being read: a document, or an item of a List document. */
+interface ObjectUnit {
+  source: SourceDocument;
+  node: YamlNode | null;
+  /** `CoreProvider/capi-system/cluster-api`, for messages. */
+  label?: string;
+  category?: Category;
+}
+
+function objectLabel(value: unknown): string | undefined {
+  if (!isPlainObject(value) || typeof value.kind !== 'string') return undefined;
+  if (value.kind === 'Config' || value.kind.endsWith('List')) return value.kind;
+  const metadata = isPlainObject(value.metadata) ? value.metadata : {};
+  const name = typeof metadata.name === 'string' ? metadata.name : undefined;
+  const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
+  return describeObject({ kind: value.kind, metadata: { name, namespace } });
+}
+
+function formatPosition(position: SourcePosition): string {
+  return `${position.file}:${position.line}:${position.column}`;
+}
+
+/** Hints for the required fields people most often leave out. */
+function requiredFieldHint(category: Category | undefined, parent: FieldPath, field: string): string | undefined {
+  const where = [...parent, field].join('.');
+  if (category === 'provider') {
+    if (where === 'metadata.namespace' || where === 'metadata') {
+      return 'set metadata.namespace: it is the namespace the provider\'s components are installed into (clusterctl\'s target namespace), e.g. capi-system';
+    }
+    if (where === 'metadata.name') return 'set metadata.name to the provider name, e.g. kubeadm or aws; the core provider is cluster-api';
+  }
+  if ((category === 'secret' || category === 'configmap') && (where === 'metadata.namespace' || where === 'metadata')) {
+    return 'set metadata.namespace: capi-gitops has no current namespace to fall back on (a provider\'s configSecret refers to its own namespace by default)';
+  }
+  return undefined;
+}
+
+class ManifestCollector {
+  private readonly providers: ProviderObject[] = [];
+  private readonly secrets: SecretObject[] = [];
+  private readonly configMaps: ConfigMapObject[] = [];
+  private config: ToolConfig = {};
+  private readonly firstSeen = new Map<string, SourcePosition>();
+
+  constructor(private readonly bag: DiagnosticBag) {}
+
+  manifest(baseDir: string): Manifest {
+    return { providers: this.providers, secrets: this.secrets, configMaps: this.configMaps, config: this.config, baseDir };
+  }
+
+  addDocument(source: SourceDocument): void {
+    const root = source.doc.contents as YamlNode | null;
+    const document: ObjectUnit = { source, node: root };
+    let value: unknown;
+    try {
+      value = documentValue(source);
+    } catch (error) {
+      this.reportUnreadable(source, error);
+      return;
+    }
+    if (value === null || value === undefined) return; // an empty document, as kubectl skips it
+    document.label = objectLabel(value);
+    const classified = classifyDocument(value);
+    if (Array.isArray(classified)) {
+      classified.forEach((finding) => this.report(document, finding));
+      return;
+    }
+    document.category = classified.category;
+    const object = value as Record<string, unknown>;
+    normalizeObject(object, classified.category);
+    if (classified.category === 'list') this.addList(document, object, classified);
+    else {
+      const problems = validateDocument(object, this.sourceAccess(document, () => classified.category === 'secret'));
+      problems.forEach((problem) => this.reportSchemaProblem(document, problem));
+      this.addObject(document, object);
+    }
+  }
+
+  private reportUnreadable(source: SourceDocument, error: unknown): void {
+    if (error instanceof YamlValueError) {
+      this.bag.add({ ...positionAt(source, error.offset), message: `invalid YAML: ${error.message}`, expected: 'YAML that converts to JSON', hint: error.hint });
+    } else if (error instanceof RangeError) {
+      this.bag.add({ ...nodePosition(source, null), message: 'invalid YAML: the document is nested too deeply', expected: 'YAML that converts to JSON', hint: 'flatten the document' });
+    } else {
+      throw error;
+    }
+  }
+
+  /** A List's items are objects of their own; schema problems are reported against the item they are in. */
+  private addList(list: ObjectUnit, value: Record<string, unknown>, classified: Classification): void {
+    const items = Array.isArray(value.items) ? (value.items as unknown[]) : [];
+    const units = new Map<number, ObjectUnit>();
+    items.forEach((item, index) => {
+      const unit: ObjectUnit = { source: list.source, node: locate(list.source, list.node, ['items', index]).node };
+      const itemClass = classifyListItem(item, classified);
+      unit.label = objectLabel(item);
+      if (Array.isArray(itemClass)) {
+        itemClass.forEach((finding) => this.report(unit, finding));
+        return;
+      }
+      unit.category = itemClass.category;
+      normalizeObject(item as Record<string, unknown>, itemClass.category);
+      units.set(index, unit);
+    });
+    const isSecretPath = (p: FieldPath) => p[0] === 'items' && units.get(p[1] as number)?.category === 'secret';
+    for (const problem of validateDocument(value, this.sourceAccess(list, isSecretPath))) {
+      const inItem = problem.path[0] === 'items' && typeof problem.path[1] === 'number';
+      if (!inItem) {
+        this.reportSchemaProblem(list, problem);
+        continue;
+      }
+      const unit = units.get(problem.path[1] as number);
+      // Items that could not be classified are already reported.
+      if (unit) this.reportSchemaProblem(unit, { ...problem, path: problem.path.slice(2), displayPath: problem.displayPath?.slice(2) });
+    }
+    for (const [index, unit] of units) this.addObject(unit, items[index] as Record<string, unknown>);
+  }
+
+  private sourceAccess(unit: ObjectUnit, isSecret: (path: FieldPath) => boolean): SourceAccess {
+    return {
+      sourceText: (p) => (isSecret(p) ? undefined : sourceText(unit.source, unit.node, p)),
+      mayQuoteKeys: (p) => !isSecret(p),
+    };
+  }
+
+  private addObject(unit: ObjectUnit, value: Record<string, unknown>): void {
+    const position = nodePosition(unit.source, unit.node);
+    if (unit.category !== 'config') stripServerFields(value);
+    switch (unit.category) {
+      case 'provider': {
+        if (isPlainObject(value.spec)) {
+          for (const finding of checkProviderSpecRules(value.spec)) this.report(unit, { ...finding, path: ['spec', ...finding.path] });
+        }
+        this.providers.push(toProviderObject(value, position));
+        break;
+      }
+      case 'secret': {
+        const { secret, findings } = toSecretObject(value, position);
+        findings.forEach((finding) => this.report(unit, finding));
+        this.checkUnique(unit, 'Secret', secret.namespace, secret.name, position);
+        this.secrets.push(secret);
+        break;
+      }
+      case 'configmap': {
+        const { configMap, findings } = toConfigMapObject(value, position);
+        findings.forEach((finding) => this.report(unit, finding));
+        this.checkUnique(unit, 'ConfigMap', configMap.namespace, configMap.name, position);
+        this.configMaps.push(configMap);
+        break;
+      }
+      case 'config': {
+        const { config, findings } = toToolConfig(value, position);
+        findings.forEach((finding) => this.report(unit, finding));
+        this.checkUnique(unit, 'Config', '', '', position);
+        if (this.config.position === undefined) this.config = config;
+        break;
+      }
+    }
+  }
+
+  /** Secrets and ConfigMaps are unique by namespace and name, and there is one Config at most. */
+  private checkUnique(unit: ObjectUnit, kind: string, namespace: string, name: string, position: SourcePosition): void {
+    if (kind !== 'Config' && (!namespace || !name)) return; // already reported as missing
+    const id = `${kind}/${namespace}/${name}`;
+    const first = this.firstSeen.get(id);
+    if (!first) {
+      this.firstSeen.set(id, position);
+      return;
+    }
+    const what = kind === 'Config' ? 'more than one Config document' : `duplicate ${kind} ${namespace}/${name}`;
+    this.bag.add({
+      ...position,
+      object: unit.label,
+      message: `${what}; the first is at ${formatPosition(first)}`,
+      expected: kind === 'Config' ? 'at most one Config document' : `each ${kind} once per namespace and name`,
+      hint: kind === 'Config' ? 'merge the Config documents into one' : 'remove one of them, or merge them into one',
+    });
+  }
+
+  private reportSchemaProblem(unit: ObjectUnit, problem: SchemaProblem): void {
+    const hint = problem.missingField ? (requiredFieldHint(unit.category, problem.path, problem.missingField) ?? problem.hint) : problem.hint;
+    this.report(unit, { ...problem, hint });
+  }
+
+  private report(unit: ObjectUnit, finding: Finding): void {
+    const position = fieldPosition(unit.source, unit.node, finding.path, finding.at);
+    let message = finding.message;
+    if (finding.related) message += `; the first is at ${formatPosition(fieldPosition(unit.source, unit.node, finding.related, 'value'))}`;
+    const shownPath = formatFieldPath(finding.displayPath ?? finding.path);
+    this.bag.add({
+      ...position,
+      path: shownPath || undefined,
+      object: unit.label,
+      message,
+      expected: finding.expected,
+      hint: finding.hint,
+    });
+  }
+}

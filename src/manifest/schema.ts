@@ -1,0 +1,229 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
+import { isPlainObject } from '../model/kobject.js';
+import { compareStrings } from '../model/diagnostics.js';
+import { closestName } from './fields.js';
+import type { Finding } from './documents.js';
+import type { FieldPath } from './yaml-source.js';
+
+/** The JSON Schema of one manifest document (draft-07, which ajv and yaml-language-server both support). */
+export const SCHEMA_PATH = fileURLToPath(new URL('../../../schema/capi-gitops.schema.json', import.meta.url));
+
+/** A schema violation, already phrased for a person. Paths are relative to the validated document. */
+export interface SchemaProblem extends Finding {
+  /** For missing required fields: the field's name (`path` is the parent's, where it belongs). */
+  missingField?: string;
+}
+
+/** How the mapper may quote the document: Secret keys and values must never appear in messages. */
+export interface SourceAccess {
+  /** The YAML source of a scalar, or undefined when it must not be shown. */
+  sourceText(path: FieldPath): string | undefined;
+  /** Whether map keys under this path may be quoted (false inside Secrets). */
+  mayQuoteKeys(path: FieldPath): boolean;
+}
+
+let compiled: { validate: ValidateFunction; root: AnySchemaObject } | undefined;
+
+/** Compiled once per process; `useDefaults` applies the CRD's `default:` values as the API server does. */
+function documentValidator(): { validate: ValidateFunction; root: AnySchemaObject } {
+  if (compiled) return compiled;
+  const root = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as AnySchemaObject;
+  const ajv = new Ajv({ allErrors: true, verbose: true, useDefaults: true, strict: true, strictTypes: true, strictTuples: true, strictRequired: true });
+  // Go decodes these into int32/int64 fields; values outside the range cannot be read by the operator.
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
+  compiled = { validate: ajv.compile(root), root };
+  return compiled;
+}
+
+/**
+ * Validates one document against schema/capi-gitops.schema.json, filling in schema defaults
+ * (the value is changed in place), and returns every violation in readable form.
+ */
+export function validateDocument(value: unknown, access: SourceAccess): SchemaProblem[] {
+  const { validate, root } = documentValidator();
+  if (validate(value)) return [];
+  const errors = relevantErrors(validate.errors ?? []);
+  const problems = errors.map((error) => describeError(error, root, access));
+  return dedupe(problems);
+}
+
+/**
+ * Drops errors that only restate another one: `if` (a failed `then` already reported),
+ * the branches of an `anyOf` (the `anyOf` itself is reported), and the inner errors of
+ * `propertyNames` (the `propertyNames` error names the key).
+ */
+function relevantErrors(errors: ErrorObject[]): ErrorObject[] {
+  const anyOfs = errors.filter((e) => e.keyword === 'anyOf');
+  return errors.filter((error) => {
+    if (error.keyword === 'if') return false;
+    if (error.keyword !== 'propertyNames' && (error as { propertyName?: string }).propertyName !== undefined) return false;
+    return !anyOfs.some((a) => a !== error && a.instancePath === error.instancePath && error.schemaPath.startsWith(a.schemaPath + '/'));
+  });
+}
+
+function dedupe(problems: SchemaProblem[]): SchemaProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const id = JSON.stringify([p.path, p.message]);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+/** `/spec/deployment/containers/0` → ['spec', 'deployment', 'containers', 0]. */
+export function pointerToPath(pointer: string): (string | number)[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => (/^(0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : segment));
+}
+
+function resolveRef(schema: unknown, root: AnySchemaObject): AnySchemaObject | undefined {
+  if (!isPlainObject(schema)) return undefined;
+  const ref = schema.$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/$defs/')) return (root.$defs as Record<string, AnySchemaObject>)[ref.slice('#/$defs/'.length)];
+  return schema as AnySchemaObject;
+}
+
+function describeError(error: ErrorObject, root: AnySchemaObject, access: SourceAccess): SchemaProblem {
+  const path = pointerToPath(error.instancePath);
+  const parent = (error.parentSchema ?? {}) as AnySchemaObject;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return unknownField(path, String(error.params.additionalProperty), parent, root);
+    case 'required': {
+      const field = String(error.params.missingProperty);
+      const fieldSchema = (parent.properties as Record<string, AnySchemaObject> | undefined)?.[field];
+      const description = fieldSchema?.description ?? resolveRef(fieldSchema, root)?.description;
+      return {
+        path,
+        displayPath: [...path, field],
+        at: 'key',
+        message: `missing required field "${field}"`,
+        expected: `"${field}"${typeof description === 'string' ? `: ${description}` : ''}`,
+        hint: `add "${field}" here`,
+        missingField: field,
+      };
+    }
+    case 'type':
+      return typeMismatch(path, String(error.params.type), error.data, access);
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return {
+        path,
+        at: 'value',
+        message: `must be ${error.params.comparison} ${error.params.limit}`,
+        expected: `${parent.type === 'integer' ? 'an integer' : 'a number'} ${error.params.comparison} ${error.params.limit}`,
+        hint: 'the upstream CRD rejects other values',
+      };
+    case 'enum':
+    case 'const': {
+      const allowed = (error.keyword === 'enum' ? (error.params.allowedValues as unknown[]) : [error.params.allowedValue]).map(String);
+      const guess = typeof error.data === 'string' ? closestName(error.data, allowed) : undefined;
+      return {
+        path,
+        at: 'value',
+        message: allowed.length === 1 ? `must be "${allowed[0]}"` : `must be one of: ${allowed.join(', ')}`,
+        expected: allowed.length === 1 ? `"${allowed[0]}"` : `one of ${allowed.join(', ')}`,
+        hint: guess ? `did you mean "${guess}"?` : 'use one of the listed values',
+      };
+    }
+    case 'minLength':
+      if (error.params.limit === 1) return { path, at: 'value', message: 'must not be empty', expected: describeSchema(parent), hint: 'give a value, or remove the field' };
+      return formatMismatch(path, parent);
+    case 'pattern':
+    case 'maxLength':
+    case 'anyOf':
+    case 'format':
+      return formatMismatch(path, parent);
+    case 'propertyNames': {
+      const key = String(error.params.propertyName);
+      const keySchema = resolveRef(error.schema, root);
+      const quoted = access.mayQuoteKeys(path);
+      return {
+        path: [...path, key],
+        displayPath: quoted ? [...path, key] : path,
+        at: 'key',
+        message: quoted ? `invalid key "${key}"` : 'invalid key',
+        expected: keySchema?.description ?? 'a valid key',
+        hint: 'rename the key',
+      };
+    }
+    default:
+      return { path, at: 'value', message: `does not satisfy the schema keyword "${error.keyword}"`, expected: describeSchema(parent), hint: 'see schema/capi-gitops.schema.json' };
+  }
+}
+
+function describeSchema(schema: AnySchemaObject): string | undefined {
+  return typeof schema.description === 'string' ? schema.description : undefined;
+}
+
+function formatMismatch(path: FieldPath, schema: AnySchemaObject): SchemaProblem {
+  const title = typeof schema.title === 'string' ? schema.title : 'value';
+  return { path, at: 'value', message: `is not a valid ${title}`, expected: describeSchema(schema), hint: 'change the value to the form described above' };
+}
+
+function unknownField(path: FieldPath, field: string, parent: AnySchemaObject, root: AnySchemaObject): SchemaProblem {
+  const properties = (parent.properties ?? {}) as Record<string, unknown>;
+  const known = Object.keys(properties).sort(compareStrings);
+  const title = typeof parent.title === 'string' ? parent.title : 'this object';
+  const home = known.find((name) => isPlainObject(resolveRef(properties[name], root)?.properties) && field in (resolveRef(properties[name], root)!.properties as object));
+  const guess = closestName(field, known);
+  let hint: string;
+  if (home) hint = `"${field}" is a field of "${home}": move it under ${home}`;
+  else if (guess) hint = `did you mean "${guess}"?`;
+  else hint = 'remove it, or check its spelling and indentation';
+  return {
+    path: [...path, field],
+    at: 'key',
+    message: `unknown field "${field}"`,
+    expected: `a field of ${title}: ${known.join(', ')}`,
+    hint,
+  };
+}
+
+const ARTICLE: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean (true or false)',
+  object: 'a mapping (key: value lines)',
+  array: 'a list (lines starting with "- ")',
+  null: 'null',
+};
+
+function jsonType(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  if (typeof value === 'object') return 'object';
+  return typeof value;
+}
+
+function typeMismatch(path: FieldPath, expectedType: string, data: unknown, access: SourceAccess): SchemaProblem {
+  const expected = expectedType.split(',').map((t) => ARTICLE[t] ?? t).join(' or ');
+  const got = jsonType(data);
+  return { path, at: 'value', message: `must be ${expected}, got ${ARTICLE[got] ?? got}`, expected, hint: typeHint(expectedType, got, access.sourceText(path)) };
+}
+
+function typeHint(expectedType: string, got: string, source: string | undefined): string {
+  if (expectedType === 'string' && (got === 'integer' || got === 'number' || got === 'boolean')) {
+    const example = source !== undefined && !/^["']/.test(source) ? `: "${source}"` : '';
+    return `YAML reads the unquoted value as a ${got === 'boolean' ? 'boolean' : 'number'}; quote it${example}`;
+  }
+  if (expectedType === 'string' && got === 'null') return 'give a value; write "" for an empty string';
+  if (expectedType === 'boolean' && got === 'string') return 'write true or false without quotes';
+  if (expectedType === 'integer' && got === 'number') return 'use a whole number';
+  if ((expectedType === 'integer' || expectedType === 'number') && got === 'string') return 'write the number without quotes';
+  if (expectedType === 'object') return 'write key: value lines indented under the field';
+  if (expectedType === 'array') return 'write each item on its own line, starting with "- "';
+  return `change the value to ${ARTICLE[expectedType] ?? expectedType}`;
+}

@@ -1,0 +1,281 @@
+import {
+  LineCounter,
+  Scalar,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  parseAllDocuments,
+  type Document,
+  type Node as YamlNode,
+  type YAMLError,
+} from 'yaml';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { MERGE_KEY, jsonKeyOf, resolvePlainScalarTyped, type PlainScalar } from '../yaml/scalar.js';
+import type { SourcePosition } from './types.js';
+
+/** A field path inside one object: map keys and sequence indexes. */
+export type FieldPath = readonly (string | number)[];
+
+/** One parsed YAML document of one manifest file, with what is needed to map paths to positions. */
+export interface SourceDocument {
+  file: string;
+  text: string;
+  lineCounter: LineCounter;
+  doc: Document.Parsed;
+}
+
+/**
+ * The `yaml` package reads the syntax (YAML 1.1) and keeps every scalar as text (failsafe
+ * schema); scalars are then typed as go-yaml v2 types them (src/yaml/scalar.ts), which is what
+ * kubectl and the API server read: `yes`/`on` are booleans, `0755` is octal, timestamps stay text.
+ */
+const PARSE_OPTIONS = {
+  version: '1.1',
+  schema: 'failsafe',
+  uniqueKeys: true,
+  // Pretty errors quote the source line, which may hold a Secret value.
+  prettyErrors: false,
+} as const;
+
+/** Anchors and aliases are allowed (kubectl accepts them) but bounded against alias bombs. */
+const MAX_ALIAS_EXPANSIONS = 1000;
+
+export interface ParsedFile {
+  documents: SourceDocument[];
+  syntaxErrors: Diagnostic[];
+}
+
+/** Parses a multi-document file; documents with syntax errors are reported and left out. */
+export function parseManifestFile(file: string, text: string): ParsedFile {
+  const lineCounter = new LineCounter();
+  const parsed = parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter });
+  const documents: SourceDocument[] = [];
+  const syntaxErrors: Diagnostic[] = [];
+  for (const doc of parsed) {
+    if (doc.errors.length > 0) {
+      for (const error of doc.errors) syntaxErrors.push(syntaxDiagnostic(file, lineCounter, error));
+      continue;
+    }
+    documents.push({ file, text, lineCounter, doc });
+  }
+  return { documents, syntaxErrors };
+}
+
+function syntaxDiagnostic(file: string, lineCounter: LineCounter, error: YAMLError): Diagnostic {
+  const { line, col } = lineCounter.linePos(error.pos[0]);
+  return {
+    file,
+    line,
+    column: col,
+    message: `invalid YAML: ${safeYamlMessage(error)}`,
+    expected: 'well-formed YAML',
+    hint: 'check indentation, quoting and the `key: value` spacing at this position',
+  };
+}
+
+/**
+ * The library's messages sometimes end with a piece of the source (`…: <text>`); that piece could
+ * be a Secret value, so it is cut off. The position already says where the problem is.
+ */
+export function safeYamlMessage(error: YAMLError): string {
+  if (error.code === 'BAD_DQ_ESCAPE') return 'invalid escape sequence in a double-quoted string';
+  const colon = error.message.indexOf(': ');
+  const message = colon >= 0 ? error.message.slice(0, colon) : error.message;
+  return message.charAt(0).toLowerCase() + message.slice(1);
+}
+
+/** A document whose structure has no JSON form (a null key, an alias loop, …). */
+export class YamlValueError extends Error {
+  constructor(
+    readonly offset: number,
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
+const TAG = 'tag:yaml.org,2002:';
+const TYPED_TAGS: Record<string, PlainScalar['kind'][]> = {
+  [TAG + 'null']: ['null'],
+  [TAG + 'bool']: ['bool'],
+  [TAG + 'int']: ['int'],
+  [TAG + 'float']: ['float', 'int'],
+};
+
+function startOf(node: YamlNode | null | undefined): number {
+  return node?.range?.[0] ?? 0;
+}
+
+/** A scalar's meaning: plain text typed like go-yaml, quoted and block text as is, explicit tags honoured. */
+function typedScalar(node: Scalar): PlainScalar {
+  const text = String(node.value ?? '');
+  if (!node.tag) return node.type === Scalar.PLAIN ? resolvePlainScalarTyped(text) : { kind: 'str', value: text };
+  const kinds = TYPED_TAGS[node.tag];
+  // go-yaml reads a scalar with any other tag (!!str, !!timestamp, custom tags) as its text.
+  if (!kinds) return { kind: 'str', value: text };
+  const typed = resolvePlainScalarTyped(text);
+  if (!kinds.includes(typed.kind)) throw new YamlValueError(startOf(node), `the value cannot be read as ${node.tag.replace(TAG, '!!')}`, 'remove the tag or change the value');
+  return typed;
+}
+
+/** The JSON key sigs.k8s.io/yaml makes of a key node; undefined when it has none. */
+function jsonKeyOfNode(node: unknown, doc: Document.Parsed): string | undefined {
+  const target = isAlias(node) ? node.resolve(doc) : node;
+  return isScalar(target) ? jsonKeyOf(typedScalar(target)) : undefined;
+}
+
+function isMergeKey(node: unknown): boolean {
+  return isScalar(node) && node.type === Scalar.PLAIN && (!node.tag || node.tag === TAG + 'merge') && node.value === MERGE_KEY;
+}
+
+function setField(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/** Converts documents to plain data the way sigs.k8s.io/yaml (go-yaml v2 + JSON) does. */
+class KubernetesYaml {
+  private expansions = 0;
+  private readonly open = new Set<YamlNode>();
+
+  constructor(private readonly doc: Document.Parsed) {}
+
+  value(node: YamlNode | null | undefined): unknown {
+    if (node === null || node === undefined) return null;
+    if (isAlias(node)) return this.alias(node);
+    this.open.add(node);
+    try {
+      if (isScalar(node)) return this.scalar(node);
+      if (isMap(node)) return this.mapping(node.items as { key: unknown; value: unknown }[]);
+      if (isSeq(node)) return node.items.map((item) => this.value(item as YamlNode | null));
+      throw new YamlValueError(startOf(node), 'unsupported YAML node', 'use mappings, sequences and scalars');
+    } finally {
+      this.open.delete(node);
+    }
+  }
+
+  private alias(node: YamlNode & { resolve(doc: Document.Parsed): unknown }): unknown {
+    if (++this.expansions > MAX_ALIAS_EXPANSIONS) {
+      throw new YamlValueError(startOf(node), 'too many alias references', `write the repeated parts out; at most ${MAX_ALIAS_EXPANSIONS} alias expansions per document`);
+    }
+    const target = node.resolve(this.doc) as YamlNode | undefined;
+    if (target && this.open.has(target)) throw new YamlValueError(startOf(node), 'an alias refers to a node that contains it', 'remove the alias');
+    return this.value(target);
+  }
+
+  private scalar(node: Scalar): unknown {
+    const typed = typedScalar(node);
+    if (typed.kind === 'float' && !Number.isFinite(typed.value)) {
+      throw new YamlValueError(startOf(node), 'infinity and NaN have no JSON form', 'quote the value if it is meant as a string');
+    }
+    return typed.value;
+  }
+
+  /** Entries in order; a merge key (`<<`) sets its mapping's entries where it stands, as go-yaml v2 does. */
+  private mapping(pairs: { key: unknown; value: unknown }[]): Record<string, unknown> {
+    const result: Record<string, unknown> = {};
+    for (const pair of pairs) {
+      if (isMergeKey(pair.key)) {
+        this.merge(pair.value as YamlNode | null, result);
+        continue;
+      }
+      const key = jsonKeyOfNode(pair.key, this.doc);
+      if (key === undefined) {
+        throw new YamlValueError(startOf(pair.key as YamlNode), 'this mapping key has no JSON form (null, a collection, or an integer beyond int64)', 'use a string key');
+      }
+      setField(result, key, this.value(pair.value as YamlNode | null));
+    }
+    return result;
+  }
+
+  /** A merged sequence is applied from its last mapping to its first, so earlier ones win. */
+  private merge(node: YamlNode | null, into: Record<string, unknown>): void {
+    const sources = isSeq(node) ? [...node.items].reverse().map((item) => this.value(item as YamlNode)) : [this.value(node)];
+    for (const source of sources) {
+      if (source === null || typeof source !== 'object' || Array.isArray(source)) {
+        throw new YamlValueError(startOf(node), 'a merge key (<<) needs a mapping or a list of mappings', 'merge mappings only');
+      }
+      for (const [key, value] of Object.entries(source)) setField(into, key, value);
+    }
+  }
+}
+
+/** The document as plain data, every field its own value (aliases are expanded into copies). */
+export function documentValue(source: SourceDocument): unknown {
+  return new KubernetesYaml(source.doc).value(source.doc.contents as YamlNode | null);
+}
+
+export function positionAt(source: SourceDocument, offset: number): SourcePosition {
+  const { line, col } = source.lineCounter.linePos(offset);
+  return { file: source.file, line, column: col };
+}
+
+/** Where a node starts; a document's own start when there is no node. */
+export function nodePosition(source: SourceDocument, node: YamlNode | null | undefined): SourcePosition {
+  const offset = node?.range?.[0] ?? source.doc.range[0];
+  return positionAt(source, offset);
+}
+
+interface Located {
+  /** The deepest node reached along the path. */
+  node: YamlNode | null;
+  /** The key node of the last map step that was reached, if any. */
+  key: YamlNode | null;
+  /** True when every segment of the path was found. */
+  complete: boolean;
+}
+
+function keyMatches(key: unknown, segment: string | number, doc: Document.Parsed): boolean {
+  try {
+    return jsonKeyOfNode(key, doc) === String(segment);
+  } catch {
+    return false;
+  }
+}
+
+/** Follows a field path through maps and sequences (and aliases) from a node. */
+export function locate(source: SourceDocument, root: YamlNode | null, path: FieldPath): Located {
+  let node: YamlNode | null = root;
+  let key: YamlNode | null = null;
+  for (const segment of path) {
+    if (isAlias(node)) node = (node.resolve(source.doc) as YamlNode | undefined) ?? null;
+    if (isMap(node)) {
+      const pair = node.items.find((item) => keyMatches(item.key, segment, source.doc));
+      if (!pair) return { node, key, complete: false };
+      key = pair.key as YamlNode;
+      // `field:` with nothing after it has no value node; its key stands for it.
+      node = (pair.value as YamlNode | null) ?? key;
+    } else if (isSeq(node) && typeof segment === 'number' && segment < node.items.length) {
+      const item = node.items[segment] as YamlNode | null;
+      if (!item) return { node, key, complete: false };
+      node = item;
+      key = null;
+    } else {
+      return { node, key, complete: false };
+    }
+  }
+  return { node, key, complete: true };
+}
+
+/**
+ * Position of a field: its key (`at: 'key'`, for unknown or misplaced fields) or its value.
+ * A path that does not exist in the source (a default, a merged key) points at the deepest
+ * part that does.
+ */
+export function fieldPosition(source: SourceDocument, root: YamlNode | null, path: FieldPath, at: 'key' | 'value'): SourcePosition {
+  const found = locate(source, root, path);
+  if (!found.complete) return nodePosition(source, found.key ?? found.node ?? root);
+  if (at === 'key' && found.key) return nodePosition(source, found.key);
+  // `field:` with nothing after it: the key is where the reader should look.
+  const empty = isScalar(found.node) && found.node.range && found.node.range[0] === found.node.range[1];
+  return nodePosition(source, (empty ? found.key : null) ?? found.node ?? found.key ?? root);
+}
+
+/** The YAML source text of a scalar value, e.g. `0755` for a value the parser read as 493. */
+export function sourceText(source: SourceDocument, root: YamlNode | null, path: FieldPath): string | undefined {
+  const found = locate(source, root, path);
+  if (!found.complete || !isScalar(found.node) || !found.node.range) return undefined;
+  return source.text.slice(found.node.range[0], found.node.range[1]);
+}
