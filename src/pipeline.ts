@@ -1,0 +1,233 @@
+/**
+ * The whole offline render: manifest → resolve → variables → parse → transforms → layout.
+ * Nothing here writes to the output directory; the caller writes `files` only after success.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Artifact } from './sources/source.js';
+import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from './model/diagnostics.js';
+import type { KObject } from './model/kobject.js';
+import type { ImageMeta, Manifest, ProviderObject, SecretObject } from './manifest/types.js';
+import { loadManifest } from './manifest/load.js';
+import { resolveCertManager, resolveProviders, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
+import { inspectVariables, substituteVariables, missingVariablesError, type VariableReference } from './render/variables.js';
+import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
+import { appendAdditionalManifests, resolveAdditionalManifests } from './render/additional-manifests.js';
+import { inspectImages, mergeImageOverrides, parseImagesValue, applyImageOverrides } from './render/images.js';
+import { renderCertManagerObjects, renderProviderObjects } from './render/pipeline.js';
+import { parseArtifact } from './yaml/parse.js';
+import { layoutKustomize } from './emit/layout-kustomize.js';
+
+export interface RenderOptions {
+  /** `-f` values: files or directories. */
+  manifestPaths: string[];
+  /** Opt in to writing values that came from Secrets into the output. */
+  allowSecretValues?: boolean;
+  resolve?: ResolveOptions;
+}
+
+/** One provider's variables for `render --list-variables`. */
+export interface ProviderVariables {
+  label: string;
+  namespace: string;
+  version: string;
+  variables: { name: string; default?: string; value?: VariableValue }[];
+}
+
+export interface RenderResult {
+  manifest: Manifest;
+  providers: ResolvedProvider[];
+  certManager: ResolvedCertManager | null;
+  components: RenderedComponent[];
+  /** Relative path → file content, ready for writeOutput. */
+  files: Map<string, string>;
+}
+
+/** Key in a configSecret that holds clusterctl's images map rather than a variable. */
+const IMAGES_KEY = 'images';
+
+function providerName(p: Pick<ProviderObject, 'kind' | 'namespace' | 'name'>): string {
+  return `${p.kind}/${p.namespace}/${p.name}`;
+}
+
+function originOf(p: ProviderObject): Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'> {
+  return { object: providerName(p), file: p.position.file, line: p.position.line, column: p.position.column };
+}
+
+/** The Secret a provider's spec.configSecret names (namespace defaulted by the manifest stage). */
+function configSecretOf(provider: ProviderObject, secrets: readonly SecretObject[]): SecretObject | undefined {
+  const ref = provider.spec.configSecret;
+  if (!ref) return undefined;
+  const namespace = ref.namespace || provider.namespace;
+  const secret = secrets.find((s) => s.name === ref.name && s.namespace === namespace);
+  if (!secret) {
+    throw new CapiGitopsError({
+      ...originOf(provider),
+      path: 'spec.configSecret',
+      message: `Secret ${namespace}/${ref.name} is not in the input`,
+      expected: `a v1 Secret ${namespace}/${ref.name} whose data keys are the provider's variables`,
+      hint: 'add the Secret to one of the -f files, or remove spec.configSecret',
+    });
+  }
+  return secret;
+}
+
+/** Variables: the configSecret wins over Config.variables (the operator sets Secret data last). */
+function variableLookup(manifest: Manifest, secret: SecretObject | undefined): VariableLookup {
+  const fromConfig = manifest.config.variables ?? {};
+  return (name) => {
+    if (secret && Object.hasOwn(secret.data, name)) {
+      return { value: secret.data[name]!, origin: `Secret ${secret.namespace}/${secret.name}`, fromSecret: true };
+    }
+    if (Object.hasOwn(fromConfig, name)) return { value: fromConfig[name]!, origin: 'Config.variables', fromSecret: false };
+    return undefined;
+  };
+}
+
+interface PreparedProvider {
+  resolved: ResolvedProvider;
+  secret: SecretObject | undefined;
+  text: string;
+  references: VariableReference[];
+  lookup: VariableLookup;
+}
+
+function prepareProviders(manifest: Manifest, providers: ResolvedProvider[]): PreparedProvider[] {
+  const bag = new DiagnosticBag();
+  const prepared: PreparedProvider[] = [];
+  for (const resolved of providers) {
+    try {
+      const secret = configSecretOf(resolved.provider, manifest.secrets);
+      const additional = resolveAdditionalManifests(resolved.provider, manifest.configMaps);
+      const text = appendAdditionalManifests(resolved.components.text, additional);
+      const references = inspectVariables(text, artifactDisplayName(resolved.components));
+      prepared.push({ resolved, secret, text, references, lookup: variableLookup(manifest, secret) });
+    } catch (err) {
+      collect(bag, err);
+    }
+  }
+  bag.throwIfAny();
+  return prepared;
+}
+
+/** Where an artifact came from, for messages: a path relative to the working directory, or the URL. */
+export function artifactDisplayName(artifact: Pick<Artifact, 'url' | 'name'>): string {
+  if (artifact.url.startsWith('file://')) {
+    const relative = path.relative(process.cwd(), fileURLToPath(artifact.url));
+    return relative.startsWith('..') ? fileURLToPath(artifact.url) : relative;
+  }
+  return artifact.url || artifact.name;
+}
+
+function collect(bag: DiagnosticBag, err: unknown): void {
+  if (err instanceof CapiGitopsError) err.diagnostics.forEach((d) => bag.add(d));
+  else throw err;
+}
+
+/** Each provider's variables, their defaults and where each value comes from. */
+export async function listVariables(options: RenderOptions): Promise<ProviderVariables[]> {
+  const manifest = await loadManifest(options.manifestPaths);
+  const providers = await resolveProviders(manifest, options.resolve);
+  return prepareProviders(manifest, providers).map((p) => ({
+    label: p.resolved.label,
+    namespace: p.resolved.namespace,
+    version: p.resolved.version,
+    variables: p.references.map((ref) => ({ ...ref, value: p.lookup(ref.name) })),
+  }));
+}
+
+function secretValuesError(provider: ProviderObject, names: string[], what: string): Diagnostic {
+  return {
+    ...originOf(provider),
+    path: 'spec.configSecret',
+    message: `${what} from Secret ${provider.spec.configSecret?.namespace || provider.namespace}/${provider.spec.configSecret?.name} would be written to the output: ${names.join(', ')}`,
+    expected: 'no value that comes from a Secret in files committed to Git',
+    hint: 'move non-secret values to `variables:` in the Config document, or pass --allow-secret-values to accept them in the output',
+  };
+}
+
+function imageOverridesFor(manifest: Manifest, secret: SecretObject | undefined): { merged: Record<string, ImageMeta>; fromSecret: Record<string, ImageMeta> } {
+  const fromConfig = manifest.config.images ?? {};
+  if (!secret || !Object.hasOwn(secret.data, IMAGES_KEY)) return { merged: fromConfig, fromSecret: {} };
+  const fromSecret = parseImagesValue(secret.data[IMAGES_KEY]!, `Secret ${secret.namespace}/${secret.name} key "${IMAGES_KEY}"`, secret.position);
+  return { merged: mergeImageOverrides(fromConfig, fromSecret), fromSecret };
+}
+
+export async function renderManagementCluster(options: RenderOptions): Promise<RenderResult> {
+  const manifest = await loadManifest(options.manifestPaths);
+  const [providers, certManager] = await Promise.all([
+    resolveProviders(manifest, options.resolve),
+    resolveCertManager(manifest.config, manifest.baseDir, options.resolve),
+  ]);
+  const prepared = prepareProviders(manifest, providers);
+
+  // 1. Variables, on the raw text: every missing variable of every provider in one error.
+  const bag = new DiagnosticBag();
+  const substituted = prepared.map((p) => {
+    const file = artifactDisplayName(p.resolved.components);
+    const result = substituteVariables(p.text, p.lookup, file);
+    if (result.missing.length > 0) {
+      missingVariablesError(result.missing, { provider: providerName(p.resolved.provider), file }).diagnostics.forEach((d) => bag.add(d));
+    }
+    const fromSecret = [...result.used].filter(([, v]) => v.fromSecret).map(([name]) => name).sort(compareStrings);
+    if (fromSecret.length > 0 && !options.allowSecretValues) bag.add(secretValuesError(p.resolved.provider, fromSecret, 'variable values'));
+    return result.text;
+  });
+  bag.throwIfAny();
+
+  // 2. Parse every artifact (YAML 1.1, aliases refused), in parallel.
+  const sources = prepared.map((p, i) => ({ text: substituted[i]!, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
+  if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
+  const parsed = sources.map((s) => parseArtifact(s.text, { source: s.source }));
+
+  // 3. Transforms, per component.
+  const components: RenderedComponent[] = [];
+  prepared.forEach((p, i) => {
+    try {
+      components.push(renderProvider(manifest, p, parsed[i]!, options, bag));
+    } catch (err) {
+      collect(bag, err);
+    }
+  });
+  if (certManager) {
+    const objects = renderCertManagerObjects(parsed[prepared.length]!, certManager.version, manifest.config.images ?? {});
+    components.push({
+      label: certManager.label,
+      type: 'CertManager',
+      name: 'cert-manager',
+      version: certManager.version,
+      namespace: namespaceOf(objects) ?? 'cert-manager',
+      artifactSha256: certManager.components.sha256,
+      objects,
+    });
+  }
+  bag.throwIfAny();
+
+  return { manifest, providers, certManager, components, files: layoutKustomize(components) };
+}
+
+function renderProvider(manifest: Manifest, p: PreparedProvider, objects: KObject[], options: RenderOptions, bag: DiagnosticBag): RenderedComponent {
+  const r = p.resolved;
+  const images = imageOverridesFor(manifest, p.secret);
+  if (Object.keys(images.fromSecret).length > 0 && !options.allowSecretValues) {
+    const withoutSecret = inspectImages(applyImageOverrides(objects, r.label, manifest.config.images ?? {}));
+    const withSecret = inspectImages(applyImageOverrides(objects, r.label, images.merged));
+    if (withoutSecret.join('\n') !== withSecret.join('\n')) bag.add(secretValuesError(r.provider, [IMAGES_KEY], 'image overrides'));
+  }
+  const rendered = renderProviderObjects({
+    kind: r.kind,
+    name: r.name,
+    label: r.label,
+    version: r.version,
+    namespace: r.namespace,
+    spec: r.provider.spec,
+    objects,
+    imageOverrides: images.merged,
+    origin: originOf(r.provider),
+  });
+  return { label: r.label, type: r.kind, name: r.name, version: r.version, namespace: r.namespace, artifactSha256: r.components.sha256, objects: rendered };
+}
+
+function namespaceOf(objects: KObject[]): string | undefined {
+  return objects.find((o) => o.kind === 'Namespace')?.metadata.name;
+}
