@@ -116,7 +116,8 @@ function versionNode(object: YAMLMap): { node?: Scalar; at: YamlNode; problem?: 
   if (spec === undefined || spec === null) return { at: object };
   if (isAlias(spec)) return { at: spec, problem: 'spec is an alias' };
   if (!isMap(spec)) return { at: spec };
-  if (spec.items.some((pair) => isScalar(pair.key) && pair.key.value === '<<')) return { at: spec, problem: 'spec has a merge key' };
+  // YAML 1.1 merge keys read as a symbol; a literal "<<" key is refused too, to be safe.
+  if (spec.items.some((pair) => isScalar(pair.key) && (typeof pair.key.value === 'symbol' || pair.key.value === '<<'))) return { at: spec, problem: 'spec has a merge key' };
   const node = spec.get('version', true) as YamlNode | undefined | null;
   if (node === undefined || node === null) return { at: spec };
   if (isAlias(node)) return { at: node, problem: 'spec.version is an alias' };

@@ -1,0 +1,346 @@
+/**
+ * `capi-gitops.lock.yaml`: reading, writing and the text form. The lock sits beside the first
+ * manifest file and is committed with it. Its text is a function of its content only: entries
+ * and files sorted, keys in a fixed order, no timestamps, a final newline.
+ *
+ * The other lock modules are re-exported here, so callers import from one place.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmod, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import YAML, { LineCounter, isMap, isScalar, isSeq, type Node as YamlNode, type Pair, type YAMLMap } from 'yaml';
+import type { LabelSelector, LabelSelectorRequirement } from '../manifest/types.js';
+import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { PROVIDER_KINDS } from '../model/provider.js';
+import { parseSemantic } from '../sources/semantic-version.js';
+import { canonicalSelector } from './request.js';
+import {
+  LOCK_API_VERSION,
+  LOCK_KIND,
+  LOCKFILE_NAME,
+  describeEntry,
+  normalizeLockfile,
+  sameIdentity,
+  type LockedFile,
+  type LockEntry,
+  type Lockfile,
+  type LockKind,
+  type LockSource,
+} from './types.js';
+
+export * from './types.js';
+export * from './request.js';
+export * from './build.js';
+export * from './diff.js';
+export * from './verify.js';
+
+const HEADER = '# Written by capi-gitops (`capi-gitops lock`, or render when the manifest changes). Do not edit by hand.\n';
+
+// ---- text form ------------------------------------------------------------------------------
+
+function sourceData(source: LockSource): Record<string, unknown> {
+  switch (source.type) {
+    case 'url':
+      return { url: source.url };
+    case 'registry':
+      return { registry: source.url };
+    case 'oci':
+      return { oci: source.oci };
+    case 'selector':
+      return { selector: canonicalSelector(source.selector) };
+  }
+}
+
+/** Plain data in the key order the file uses. */
+function entryData(entry: LockEntry): Record<string, unknown> {
+  const data: Record<string, unknown> = {
+    kind: entry.kind,
+    name: entry.name,
+    namespace: entry.namespace,
+    requestedVersion: entry.requestedVersion,
+    version: entry.version,
+  };
+  if (entry.contract !== undefined) data.contract = entry.contract;
+  data.source = sourceData(entry.source);
+  data.files = entry.files.map((file) => ({ name: file.name, url: file.url, sha256: file.sha256 }));
+  return data;
+}
+
+/** The lock's file text: the same content always gives the same bytes. */
+export function serializeLockfile(lock: Pick<Lockfile, 'entries'>): string {
+  const normalized = normalizeLockfile(lock);
+  const data = { apiVersion: normalized.apiVersion, kind: normalized.kind, entries: normalized.entries.map(entryData) };
+  return HEADER + YAML.stringify(data, { version: '1.2', lineWidth: 0, indentSeq: true });
+}
+
+// ---- reading --------------------------------------------------------------------------------
+
+const ENTRY_KINDS: readonly string[] = ['CertManager', ...PROVIDER_KINDS];
+const SELECTOR_OPERATORS: readonly string[] = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
+const SHA256 = /^[0-9a-f]{64}$/;
+const REGENERATE_HINT = 'run `capi-gitops lock` to write it again from the manifest';
+
+/** Validates the parsed YAML against the lock model, collecting every problem with its position. */
+class LockReader {
+  readonly problems: Diagnostic[] = [];
+
+  constructor(
+    private readonly file: string,
+    private readonly lineCounter: LineCounter,
+  ) {}
+
+  /** Records a problem at the node's start; returns undefined so callers can `return this.problem(…)`. */
+  problem(node: YamlNode | null | undefined, fieldPath: string, message: string, expected?: string): undefined {
+    const offset = node?.range?.[0] ?? 0;
+    const { line, col } = this.lineCounter.linePos(offset);
+    this.problems.push({ file: this.file, line, column: col, path: fieldPath || undefined, message, expected, hint: REGENERATE_HINT });
+    return undefined;
+  }
+
+  /** The mapping's pairs by key, reporting keys that are not allowed. */
+  fields(node: YamlNode, fieldPath: string, allowed: readonly string[]): Map<string, Pair<YamlNode, YamlNode | null>> | undefined {
+    if (!isMap(node)) {
+      this.problem(node, fieldPath, 'expected a mapping');
+      return undefined;
+    }
+    const fields = new Map<string, Pair<YamlNode, YamlNode | null>>();
+    for (const pair of (node as YAMLMap<YamlNode, YamlNode | null>).items) {
+      const key = isScalar(pair.key) ? pair.key.value : undefined;
+      if (typeof key !== 'string' || !allowed.includes(key)) {
+        this.problem(pair.key, fieldPath, `unknown field ${JSON.stringify(isScalar(pair.key) ? pair.key.value : null)}`, `only ${allowed.join(', ')}`);
+        continue;
+      }
+      fields.set(key, pair);
+    }
+    return fields;
+  }
+
+  /** A required string field ("" allowed only when `allowEmpty`). */
+  string(fields: Map<string, Pair<YamlNode, YamlNode | null>>, owner: YamlNode, parentPath: string, key: string, allowEmpty = false): string | undefined {
+    const pair = fields.get(key);
+    const fieldPath = join(parentPath, key);
+    if (pair === undefined) {
+      this.problem(owner, parentPath, `missing field "${key}"`);
+      return undefined;
+    }
+    const value = isScalar(pair.value) ? pair.value.value : undefined;
+    if (typeof value !== 'string') {
+      this.problem(pair.value ?? pair.key, fieldPath, 'expected a string');
+      return undefined;
+    }
+    if (value === '' && !allowEmpty) {
+      this.problem(pair.value, fieldPath, 'must not be empty');
+      return undefined;
+    }
+    return value;
+  }
+
+  sequence(fields: Map<string, Pair<YamlNode, YamlNode | null>>, owner: YamlNode, parentPath: string, key: string): YamlNode[] | undefined {
+    const pair = fields.get(key);
+    if (pair === undefined) {
+      this.problem(owner, parentPath, `missing field "${key}"`);
+      return undefined;
+    }
+    if (!isSeq(pair.value)) {
+      this.problem(pair.value ?? pair.key, join(parentPath, key), 'expected a list');
+      return undefined;
+    }
+    return pair.value.items as YamlNode[];
+  }
+
+  lock(root: YamlNode): Lockfile | undefined {
+    const fields = this.fields(root, '', ['apiVersion', 'kind', 'entries']);
+    if (!fields) return undefined;
+    const apiVersion = this.string(fields, root, '', 'apiVersion');
+    if (apiVersion !== undefined && apiVersion !== LOCK_API_VERSION) {
+      this.problem(fields.get('apiVersion')!.value, 'apiVersion', `unsupported lockfile apiVersion "${apiVersion}"`, LOCK_API_VERSION);
+    }
+    const kind = this.string(fields, root, '', 'kind');
+    if (kind !== undefined && kind !== LOCK_KIND) this.problem(fields.get('kind')!.value, 'kind', `kind is "${kind}"`, LOCK_KIND);
+    const items = this.sequence(fields, root, '', 'entries') ?? [];
+    const entries: LockEntry[] = [];
+    items.forEach((item, index) => {
+      const entry = this.entry(item, `entries[${index}]`);
+      if (entry === undefined) return;
+      const earlier = entries.find((other) => sameIdentity(other, entry));
+      if (earlier) this.problem(item, `entries[${index}]`, `${describeEntry(entry)} appears twice`, 'one entry per kind, namespace and name');
+      else entries.push(entry);
+    });
+    return this.problems.length === 0 ? normalizeLockfile({ entries }) : undefined;
+  }
+
+  private entry(node: YamlNode, at: string): LockEntry | undefined {
+    const fields = this.fields(node, at, ['kind', 'name', 'namespace', 'requestedVersion', 'version', 'contract', 'source', 'files']);
+    if (!fields) return undefined;
+    const before = this.problems.length;
+    const kind = this.string(fields, node, at, 'kind');
+    if (kind !== undefined && !ENTRY_KINDS.includes(kind)) this.problem(fields.get('kind')!.value, join(at, 'kind'), `unknown kind "${kind}"`, `one of ${ENTRY_KINDS.join(', ')}`);
+    const name = this.string(fields, node, at, 'name');
+    const namespace = this.string(fields, node, at, 'namespace');
+    const requestedVersion = this.string(fields, node, at, 'requestedVersion', true);
+    const version = this.string(fields, node, at, 'version');
+    if (version !== undefined && parseSemantic(version) === null) this.problem(fields.get('version')!.value, join(at, 'version'), `"${version}" is not a semantic version`, 'a release tag such as v1.12.0');
+    let contract: string | undefined;
+    if (fields.has('contract') || (kind !== undefined && kind !== 'CertManager')) contract = this.string(fields, node, at, 'contract');
+    const source = fields.has('source') ? this.source(fields.get('source')!.value, join(at, 'source')) : this.problem(node, at, 'missing field "source"');
+    const files = (this.sequence(fields, node, at, 'files') ?? []).map((file, index) => this.fileEntry(file, `${at}.files[${index}]`));
+    this.checkUniqueFiles(files, fields.get('files')?.value, join(at, 'files'));
+    if (this.problems.length > before) return undefined;
+    const entry: LockEntry = { kind: kind as LockKind, name: name!, namespace: namespace!, requestedVersion: requestedVersion!, version: version!, source: source!, files: files as LockedFile[] };
+    if (contract !== undefined) entry.contract = contract;
+    return entry;
+  }
+
+  private checkUniqueFiles(files: (LockedFile | undefined)[], node: YamlNode | null | undefined, at: string): void {
+    const seen = new Set<string>();
+    for (const file of files) {
+      if (file === undefined) continue;
+      if (seen.has(file.name)) this.problem(node, at, `file "${file.name}" is listed twice`);
+      seen.add(file.name);
+    }
+  }
+
+  private fileEntry(node: YamlNode, at: string): LockedFile | undefined {
+    const fields = this.fields(node, at, ['name', 'url', 'sha256']);
+    if (!fields) return undefined;
+    const name = this.string(fields, node, at, 'name');
+    const url = this.string(fields, node, at, 'url');
+    const sha256 = this.string(fields, node, at, 'sha256');
+    if (sha256 !== undefined && !SHA256.test(sha256)) {
+      this.problem(fields.get('sha256')!.value, join(at, 'sha256'), 'not a sha256 digest', '64 lower-case hexadecimal digits');
+      return undefined;
+    }
+    return name !== undefined && url !== undefined && sha256 !== undefined ? { name, url, sha256 } : undefined;
+  }
+
+  private source(node: YamlNode | null, at: string): LockSource | undefined {
+    if (node === null) return this.problem(node, at, 'expected a mapping');
+    const fields = this.fields(node, at, ['url', 'registry', 'oci', 'selector']);
+    if (!fields) return undefined;
+    if (fields.size !== 1) {
+      this.problem(node, at, `a source has exactly one of url, registry, oci and selector, found ${fields.size}`);
+      return undefined;
+    }
+    const [key] = [...fields.keys()];
+    if (key === 'selector') {
+      const selector = this.selector(fields.get(key)!.value, join(at, 'selector'));
+      return selector && { type: 'selector', selector };
+    }
+    const value = this.string(fields, node, at, key);
+    if (value === undefined) return undefined;
+    if (key === 'oci') return { type: 'oci', oci: value };
+    return { type: key as 'url' | 'registry', url: value };
+  }
+
+  private selector(node: YamlNode | null, at: string): LabelSelector | undefined {
+    if (node === null) return this.problem(node, at, 'expected a mapping');
+    const fields = this.fields(node, at, ['matchLabels', 'matchExpressions']);
+    if (!fields) return undefined;
+    const selector: LabelSelector = {};
+    const labelsPair = fields.get('matchLabels');
+    if (labelsPair) selector.matchLabels = this.labels(labelsPair.value ?? labelsPair.key, join(at, 'matchLabels'));
+    if (fields.has('matchExpressions')) {
+      selector.matchExpressions = (this.sequence(fields, node, at, 'matchExpressions') ?? [])
+        .map((item, index) => this.requirement(item, `${at}.matchExpressions[${index}]`))
+        .filter((r): r is LabelSelectorRequirement => r !== undefined);
+    }
+    return selector;
+  }
+
+  private labels(node: YamlNode, at: string): Record<string, string> {
+    const labels: Record<string, string> = {};
+    if (!isMap(node)) return this.problem(node, at, 'expected a mapping') ?? labels;
+    for (const pair of (node as YAMLMap<YamlNode, YamlNode | null>).items) {
+      const key = isScalar(pair.key) ? pair.key.value : undefined;
+      const value = isScalar(pair.value) ? pair.value.value : undefined;
+      if (typeof key !== 'string') this.problem(pair.key, at, 'expected a string label key');
+      else if (typeof value !== 'string') this.problem(pair.value ?? pair.key, join(at, key), 'expected a string');
+      else labels[key] = value;
+    }
+    return labels;
+  }
+
+  private requirement(node: YamlNode, at: string): LabelSelectorRequirement | undefined {
+    const fields = this.fields(node, at, ['key', 'operator', 'values']);
+    if (!fields) return undefined;
+    const key = this.string(fields, node, at, 'key');
+    const operator = this.string(fields, node, at, 'operator');
+    if (operator !== undefined && !SELECTOR_OPERATORS.includes(operator)) this.problem(fields.get('operator')!.value, join(at, 'operator'), `unknown operator "${operator}"`, SELECTOR_OPERATORS.join(', '));
+    let values: string[] | undefined;
+    if (fields.has('values')) {
+      values = [];
+      for (const item of this.sequence(fields, node, at, 'values') ?? []) {
+        if (isScalar(item) && typeof item.value === 'string') values.push(item.value);
+        else this.problem(item, join(at, 'values'), 'expected a string');
+      }
+    }
+    if (key === undefined || operator === undefined || !SELECTOR_OPERATORS.includes(operator)) return undefined;
+    const requirement: LabelSelectorRequirement = { key, operator: operator as LabelSelectorRequirement['operator'] };
+    if (values !== undefined) requirement.values = values;
+    return requirement;
+  }
+}
+
+function join(parent: string, key: string): string {
+  return parent ? `${parent}.${key}` : key;
+}
+
+/** Parses lockfile text; a malformed lock is a CapiGitopsError listing every problem with its line and column. */
+export function parseLockfile(text: string, file: string): Lockfile {
+  const lineCounter = new LineCounter();
+  const doc = YAML.parseDocument(text, { version: '1.2', lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new CapiGitopsError(
+      doc.errors.map((error) => {
+        const { line, col } = lineCounter.linePos(error.pos[0]);
+        return { file, line, column: col, message: `invalid YAML: ${error.message}`, expected: 'a capi-gitops lockfile', hint: REGENERATE_HINT };
+      }),
+    );
+  }
+  const reader = new LockReader(file, lineCounter);
+  const root = doc.contents as YamlNode | null;
+  const lock = root === null ? reader.problem(null, '', 'the lockfile is empty', `apiVersion: ${LOCK_API_VERSION}, kind: ${LOCK_KIND}, entries: […]`) : reader.lock(root);
+  if (lock === undefined) throw new CapiGitopsError(reader.problems);
+  return lock;
+}
+
+/** The lock at `file`, or undefined when there is none. */
+export async function readLockfile(file: string): Promise<Lockfile | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CapiGitopsError({ file, message: `cannot read the lockfile: ${(error as Error).message}` });
+  }
+  return parseLockfile(text, file);
+}
+
+// ---- writing --------------------------------------------------------------------------------
+
+/** The lockfile's path for a manifest: beside its first file (Manifest.baseDir). */
+export function lockfilePath(manifestBaseDir: string): string {
+  return path.join(manifestBaseDir, LOCKFILE_NAME);
+}
+
+/**
+ * Writes the lock atomically: a temporary file in the same directory, then one rename, so a
+ * reader sees the old lock or the new one, never half of either. An unchanged lock is not
+ * rewritten. Returns whether the file was written.
+ */
+export async function writeLockfile(file: string, lock: Pick<Lockfile, 'entries'>): Promise<boolean> {
+  const text = serializeLockfile(lock);
+  const existing = await readFile(file, 'utf8').catch(() => undefined);
+  if (existing === text) return false;
+  const mode = await stat(file).then((s) => s.mode & 0o777, () => undefined);
+  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    await writeFile(temporary, text, { flag: 'wx' });
+    if (mode !== undefined) await chmod(temporary, mode);
+    await rename(temporary, file);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw new CapiGitopsError({ file, message: `cannot write the lockfile: ${(error as Error).message}`, hint: 'check that the directory exists and is writable' });
+  }
+  return true;
+}

@@ -1,0 +1,112 @@
+/**
+ * What the manifest asks for each component, in the lock's terms, and the rule that decides
+ * whether a lock entry still answers it.
+ */
+import type { LabelSelector, LabelSelectorRequirement, ProviderObject, ToolConfig } from '../manifest/types.js';
+import { compareStrings } from '../model/diagnostics.js';
+import type { ProviderRegistry } from '../resolve/registry.js';
+import { CERT_MANAGER_DEFAULT_VERSION, CERT_MANAGER_LABEL, certManagerDefaultUrl } from '../resolve/resolve.js';
+import type { LockEntry, LockRequest, LockSource } from './types.js';
+
+/** cert-manager's lock identity: clusterctl installs it into the `cert-manager` namespace. */
+export const CERT_MANAGER_NAME = CERT_MANAGER_LABEL;
+export const CERT_MANAGER_NAMESPACE = 'cert-manager';
+
+function compareRequirements(a: LabelSelectorRequirement, b: LabelSelectorRequirement): number {
+  return compareStrings(a.key, b.key) || compareStrings(a.operator, b.operator) || compareStrings((a.values ?? []).join('\0'), (b.values ?? []).join('\0'));
+}
+
+/**
+ * A selector in one spelling for each meaning the API server gives it: matchLabels keys
+ * sorted; expression values sorted and deduplicated (they are sets); expressions sorted and
+ * deduplicated (they are ANDed); empty parts left out. Different selectors that happen to
+ * select the same objects (`matchLabels {a: b}` and `a In (b)`) stay different: a change of
+ * spelling re-resolves, which is safe.
+ */
+export function canonicalSelector(selector: LabelSelector): LabelSelector {
+  const canonical: LabelSelector = {};
+  const labels = Object.keys(selector.matchLabels ?? {}).sort(compareStrings);
+  if (labels.length > 0) canonical.matchLabels = Object.fromEntries(labels.map((key) => [key, selector.matchLabels![key]]));
+  const expressions = (selector.matchExpressions ?? [])
+    .map((requirement): LabelSelectorRequirement => {
+      const values = [...new Set(requirement.values ?? [])].sort(compareStrings);
+      return values.length > 0 ? { key: requirement.key, operator: requirement.operator, values } : { key: requirement.key, operator: requirement.operator };
+    })
+    .sort(compareRequirements)
+    .filter((requirement, index, sorted) => index === 0 || compareRequirements(sorted[index - 1], requirement) !== 0);
+  if (expressions.length > 0) canonical.matchExpressions = expressions;
+  return canonical;
+}
+
+/**
+ * A provider's source as the operator reads it: its fetchConfig (exactly one of url, selector,
+ * oci, a CRD rule), else the registry URL clusterctl would use for its kind and name. Undefined
+ * when neither exists (preflight reports that).
+ */
+export function lockSourceForProvider(provider: Pick<ProviderObject, 'kind' | 'name' | 'spec'>, registry: ProviderRegistry): LockSource | undefined {
+  const fetchConfig = provider.spec.fetchConfig;
+  if (fetchConfig?.selector !== undefined) return { type: 'selector', selector: canonicalSelector(fetchConfig.selector) };
+  if (fetchConfig?.oci) return { type: 'oci', oci: fetchConfig.oci };
+  if (fetchConfig?.url) return { type: 'url', url: fetchConfig.url };
+  const entry = registry.lookup(provider.kind, provider.name);
+  return entry === undefined ? undefined : { type: 'registry', url: entry.url };
+}
+
+export function lockRequestForProvider(provider: ProviderObject, registry: ProviderRegistry): LockRequest | undefined {
+  const source = lockSourceForProvider(provider, registry);
+  if (source === undefined) return undefined;
+  return { kind: provider.kind, name: provider.name, namespace: provider.namespace, requestedVersion: provider.spec.version ?? '', source };
+}
+
+/**
+ * cert-manager as the Config asks for it; undefined when `certManager.enabled` is false. Without
+ * certManager.url the source is clusterctl's default URL for the version asked (or the
+ * default version), so a new capi-gitops default is a changed source.
+ */
+export function lockRequestForCertManager(config: ToolConfig): LockRequest | undefined {
+  const settings = config.certManager ?? {};
+  if (settings.enabled === false) return undefined;
+  const source: LockSource = settings.url !== undefined
+    ? { type: 'url', url: settings.url }
+    : { type: 'registry', url: certManagerDefaultUrl(settings.version ?? CERT_MANAGER_DEFAULT_VERSION) };
+  return { kind: 'CertManager', name: CERT_MANAGER_NAME, namespace: CERT_MANAGER_NAMESPACE, requestedVersion: settings.version ?? '', source };
+}
+
+/** The source in one string: equal strings mean the same source. */
+export function sourceKey(source: LockSource): string {
+  switch (source.type) {
+    case 'url':
+    case 'registry':
+      return `${source.type} ${source.url}`;
+    case 'oci':
+      return `oci ${source.oci}`;
+    case 'selector':
+      return `selector ${JSON.stringify(canonicalSelector(source.selector))}`;
+  }
+}
+
+/** `url file://…`, `selector {"matchLabels":{…}}`, for messages. */
+export function describeSource(source: LockSource): string {
+  return sourceKey(source);
+}
+
+/**
+ * The lock entry answers the request, so its resolved version is used without resolving again,
+ * when all of these hold:
+ * - same kind, name and namespace;
+ * - the requested version string is identical, character for character (`v1.12.0` and
+ *   `1.12.0`, or `~1.12` and `1.12.x`, are different requests);
+ * - the source is the same: same type (fetchConfig.url, registry URL, selector or oci) and the
+ *   same URL or OCI reference as written, or the same selector after canonicalSelector.
+ *   A Config `repositories` entry that changes the registry URL changes the source.
+ * Anything else re-resolves (and `--frozen` refuses).
+ */
+export function lockSatisfies(entry: Pick<LockEntry, 'kind' | 'name' | 'namespace' | 'requestedVersion' | 'source'>, request: LockRequest): boolean {
+  return (
+    entry.kind === request.kind &&
+    entry.name === request.name &&
+    entry.namespace === request.namespace &&
+    entry.requestedVersion === request.requestedVersion &&
+    sourceKey(entry.source) === sourceKey(request.source)
+  );
+}

@@ -1,0 +1,409 @@
+/**
+ * `capi-gitops plan`: what each provider could move to, as `clusterctl upgrade plan` reports it
+ * (cmd/clusterctl/client/cluster/upgrader.go Plan, upgrader_info.go), with the refusals
+ * clusterctl and the operator apply at upgrade time:
+ * - skipping more than 3 minor versions of core and kubeadm from v1.10 on (upgrader.go doUpgrade);
+ * - major or minor downgrades (cluster-api-operator internal/controller/preflight_checks.go
+ *   checkProviderVersion).
+ * Pure: the caller lists versions and reads metadata.yaml.
+ */
+import type { SemVer } from 'semver';
+import type { VersionBump } from '../manifest/update-versions.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
+import { manifestLabel, type ProviderKind } from '../model/provider.js';
+import { compareSemantic, parseSemantic } from '../sources/semantic-version.js';
+import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './metadata.js';
+
+export interface ProviderUpgradeInput {
+  kind: ProviderKind;
+  name: string;
+  namespace: string;
+  /** The installed version: the lock's. */
+  installed: string;
+  /** Every tag the repository publishes; tags that are not semantic versions are ignored. */
+  available: readonly string[];
+  /**
+   * releaseSeries of the metadata.yaml of the newest available version (see newestAvailable):
+   * clusterctl takes every contract from that one file, which knows the newest series.
+   */
+  releaseSeries: readonly ReleaseSeries[];
+}
+
+export interface UpgradePlanInput {
+  providers: readonly ProviderUpgradeInput[];
+  /** Contracts capi-gitops can install; SUPPORTED_CONTRACTS by default. */
+  installableContracts?: readonly string[];
+}
+
+export type TargetStatus = 'upgrade' | 'up-to-date' | 'refused';
+
+export interface PlanTarget {
+  /** The contract the plan targets; providers may implement any contract compatible with it. */
+  contract: string;
+  /** The newest stable release above the installed one under that contract, or "" if none. */
+  version: string;
+  /** The contract the target release implements ("" when there is no target). */
+  releaseContract: string;
+  status: TargetStatus;
+  /** True when the upgrade may be applied (status `upgrade`). */
+  allowed: boolean;
+  /** Why not, when refused. */
+  reasons: string[];
+  /** Allowed, but outside the documented support policy. */
+  warnings: string[];
+}
+
+export interface ProviderPlan {
+  kind: ProviderKind;
+  name: string;
+  namespace: string;
+  /** clusterctl manifest label, e.g. `bootstrap-kubeadm`. */
+  label: string;
+  installed: string;
+  installedContract: string;
+  /** Newest release under the core provider's current contract. */
+  sameContract: PlanTarget;
+  /** Newest release under the newest contract the core provider's releases implement. */
+  newestContract: PlanTarget;
+}
+
+export interface UpgradePlan {
+  /** The contract of the installed core provider. */
+  currentContract: string;
+  /** The newest contract a core provider release above the installed one implements (or the current). */
+  newestContract: string;
+  /** Sorted as clusterctl prints them: type, name, namespace (cmd/clusterctl/cmd/upgrade.go sortUpgradeItems). */
+  providers: ProviderPlan[];
+}
+
+/** The release whose metadata.yaml the plan needs: the highest semantic tag, pre-releases included (upgrader_info.go). */
+export function newestAvailable(available: readonly string[]): string | undefined {
+  let newest: { tag: string; version: SemVer } | undefined;
+  for (const tag of available) {
+    const version = parseSemantic(tag);
+    if (version !== null && (newest === undefined || compareSemantic(newest.version, version) < 0)) newest = { tag, version };
+  }
+  return newest?.tag;
+}
+
+// ---- upgrade rules ----------------------------------------------------------------------------
+
+/** clusterctl enforces the skip rule for these only (upgrader.go doUpgrade). */
+function hasSkipRule(kind: ProviderKind, name: string): boolean {
+  return kind === 'CoreProvider' || ((kind === 'BootstrapProvider' || kind === 'ControlPlaneProvider') && name === 'kubeadm');
+}
+
+/** clusterctl checks skips only from this version on (`minVersionSkew`). */
+const SKIP_RULE_FROM = parseSemantic('v1.10.0')!;
+const MAX_MINOR_SKIP = 3;
+
+function parseOrThrow(version: string, what: string): SemVer {
+  const parsed = parseSemantic(version);
+  if (parsed === null) throw new CapiGitopsError({ message: `${what} "${version}" is not a semantic version`, expected: 'a release tag such as v1.12.0' });
+  return parsed;
+}
+
+/**
+ * Why moving `provider` from `from` to `to` is refused ([] when it is not):
+ * - a major or minor downgrade (the operator's preflight refuses it; patch downgrades pass);
+ * - for core and kubeadm installed at v1.10.0 or later, a target minor more than 3 above the
+ *   installed minor. Like clusterctl, only minors are compared (the major is not).
+ */
+export function upgradeRefusals(provider: { kind: ProviderKind; name: string }, from: string, to: string): string[] {
+  const installed = parseOrThrow(from, 'installed version');
+  const target = parseOrThrow(to, 'target version');
+  const label = manifestLabel(provider.kind, provider.name);
+  const reasons: string[] = [];
+  if (target.major < installed.major || (target.major === installed.major && target.minor < installed.minor)) {
+    reasons.push(`${label}: downgrading from ${from} to ${to} is not supported (Cluster API does not support downgrades; the operator refuses them)`);
+  }
+  if (hasSkipRule(provider.kind, provider.name) && compareSemantic(installed, SKIP_RULE_FROM) >= 0 && target.minor > installed.minor + MAX_MINOR_SKIP) {
+    reasons.push(`${label}: ${from} → ${to} skips more than ${MAX_MINOR_SKIP} minor versions, which clusterctl refuses; upgrade to v${installed.major}.${installed.minor + MAX_MINOR_SKIP}.x first`);
+  }
+  return reasons;
+}
+
+/**
+ * Allowed but unsupported: the Cluster API version policy supports at most 3 minor versions per
+ * upgrade for core and kubeadm (docs/book/src/reference/versions.md "Skip upgrades"), while
+ * clusterctl enforces it only from v1.10.
+ */
+export function upgradeWarnings(provider: { kind: ProviderKind; name: string }, from: string, to: string): string[] {
+  const installed = parseOrThrow(from, 'installed version');
+  const target = parseOrThrow(to, 'target version');
+  if (!hasSkipRule(provider.kind, provider.name) || compareSemantic(installed, SKIP_RULE_FROM) >= 0) return [];
+  if (target.major !== installed.major || target.minor <= installed.minor + MAX_MINOR_SKIP) return [];
+  const label = manifestLabel(provider.kind, provider.name);
+  return [`${label}: ${from} → ${to} skips more than ${MAX_MINOR_SKIP} minor versions; Cluster API supports at most ${MAX_MINOR_SKIP} per upgrade (clusterctl enforces it only from v1.10)`];
+}
+
+// ---- the plan ---------------------------------------------------------------------------------
+
+interface NextRelease {
+  tag: string;
+  version: SemVer;
+  contract: string;
+}
+
+interface ProviderInfo {
+  input: ProviderUpgradeInput;
+  label: string;
+  installed: SemVer;
+  installedContract: string;
+  /** Stable and pre-release versions above the installed one, with their contract. */
+  next: NextRelease[];
+}
+
+function seriesOf(series: readonly ReleaseSeries[], version: SemVer): ReleaseSeries | undefined {
+  return series.find((s) => s.major === version.major && s.minor === version.minor);
+}
+
+/** upgrader_info.go getUpgradeInfo: the installed version and every newer one must be in a release series. */
+function providerInfo(input: ProviderUpgradeInput, problems: Diagnostic[]): ProviderInfo | undefined {
+  const label = manifestLabel(input.kind, input.name);
+  const object = `${input.kind}/${input.namespace}/${input.name}`;
+  const installed = parseSemantic(input.installed);
+  if (installed === null) {
+    problems.push({ object, message: `installed version "${input.installed}" of ${label} is not a semantic version`, hint: 'run `capi-gitops lock` to record a resolved release' });
+    return undefined;
+  }
+  const installedSeries = seriesOf(input.releaseSeries, installed);
+  if (installedSeries === undefined) {
+    problems.push({ object, message: `${label} ${input.installed} (installed) matches no release series of the provider's newest metadata.yaml`, hint: 'the repository may belong to another project, or its newest release lacks an updated metadata.yaml' });
+    return undefined;
+  }
+  const next: NextRelease[] = [];
+  const unmatched: string[] = [];
+  for (const tag of input.available) {
+    const version = parseSemantic(tag);
+    if (version === null || compareSemantic(version, installed) <= 0) continue;
+    const series = seriesOf(input.releaseSeries, version);
+    if (series === undefined) unmatched.push(tag);
+    else next.push({ tag, version, contract: series.contract });
+  }
+  if (unmatched.length > 0) {
+    problems.push({ object, message: `${label} versions ${unmatched.join(', ')} match no release series of the provider's newest metadata.yaml`, hint: 'clusterctl refuses to plan with such metadata; the provider must list every release series' });
+    return undefined;
+  }
+  return { input, label, installed, installedContract: installedSeries.contract, next };
+}
+
+/** upgrader_info.go getLatestNextVersion: the newest stable newer release implementing one of `contracts`. */
+function latestNext(info: ProviderInfo, contracts: readonly string[]): NextRelease | undefined {
+  let latest: NextRelease | undefined;
+  for (const candidate of info.next) {
+    if (candidate.version.prerelease.length > 0 || !contracts.includes(candidate.contract)) continue;
+    if (latest === undefined || compareSemantic(latest.version, candidate.version) < 0) latest = candidate;
+  }
+  return latest;
+}
+
+/**
+ * The newest contract the core provider can move to: that of the highest release series at or
+ * above the installed one that has a stable release newer than the installed version. clusterctl
+ * (upgrader_info.go getContractsForUpgrade) offers every such series' contract, released or not;
+ * one without a release only gives a plan clusterctl then drops as partial.
+ */
+function newestCoreContract(core: ProviderInfo): string {
+  let newest = core.installedContract;
+  let newestSeries: ReleaseSeries | undefined;
+  for (const series of core.input.releaseSeries) {
+    const atOrAbove = series.major > core.installed.major || (series.major === core.installed.major && series.minor >= core.installed.minor);
+    if (!atOrAbove || series.contract === core.installedContract) continue;
+    const released = core.next.some((n) => n.version.prerelease.length === 0 && n.contract === series.contract);
+    if (!released) continue;
+    if (newestSeries === undefined || series.major > newestSeries.major || (series.major === newestSeries.major && series.minor > newestSeries.minor)) {
+      newestSeries = series;
+      newest = series.contract;
+    }
+  }
+  return newest;
+}
+
+function target(info: ProviderInfo, contract: string, installable: readonly string[]): PlanTarget {
+  const compatible = compatibleContracts(contract);
+  const next = latestNext(info, compatible);
+  const base = { contract, version: next?.tag ?? '', releaseContract: next?.contract ?? '' };
+  if (next === undefined) {
+    if (compatible.includes(info.installedContract)) return { ...base, status: 'up-to-date', allowed: false, reasons: [], warnings: [] };
+    const reason = `${info.label}: no release above ${info.input.installed} implements ${compatible.join(' or ')}`;
+    return { ...base, status: 'refused', allowed: false, reasons: [reason], warnings: [] };
+  }
+  const reasons = upgradeRefusals(info.input, info.input.installed, next.tag);
+  if (!installable.includes(next.contract)) {
+    reasons.push(`${info.label}: ${next.tag} implements contract ${next.contract}; capi-gitops installs only ${installable.join(' or ')} providers`);
+  }
+  const warnings = upgradeWarnings(info.input, info.input.installed, next.tag);
+  return { ...base, status: reasons.length > 0 ? 'refused' : 'upgrade', allowed: reasons.length === 0, reasons, warnings };
+}
+
+/**
+ * clusterctl drops a plan that changes the contract while a provider has no release for it: all
+ * providers of a management cluster change contract together. Here the plan stays, refused for
+ * every provider, naming those that hold it back. Unlike clusterctl, a provider whose installed
+ * release already implements a compatible contract does not hold it back.
+ */
+function refuseIncompletePlan(targets: PlanTarget[], infos: ProviderInfo[], contract: string): void {
+  const missing = targets.map((t, i) => (t.status === 'refused' && t.version === '' ? infos[i].label : undefined)).filter((label): label is string => label !== undefined);
+  if (missing.length === 0) return;
+  const reason = `the ${contract} plan is incomplete: ${missing.join(', ')} ${missing.length === 1 ? 'has' : 'have'} no release for it, and all providers change contract together`;
+  for (const t of targets) {
+    if (t.status === 'refused' && t.version === '') continue;
+    t.status = 'refused';
+    t.allowed = false;
+    t.reasons.push(reason);
+  }
+}
+
+function compareProviderPlans(a: ProviderPlan, b: ProviderPlan): number {
+  return compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name) || compareStrings(a.namespace, b.namespace);
+}
+
+/**
+ * The plan: for every provider, the newest release under the core provider's current contract
+ * and under the newest contract its releases offer. Throws when there is not exactly one core
+ * provider, or metadata does not cover the versions (as clusterctl does).
+ */
+export function planUpgrades(input: UpgradePlanInput): UpgradePlan {
+  const installable = input.installableContracts ?? SUPPORTED_CONTRACTS;
+  const cores = input.providers.filter((p) => p.kind === 'CoreProvider');
+  if (cores.length !== 1) {
+    throw new CapiGitopsError({ message: `there must be one core provider to plan upgrades, found ${cores.length}`, hint: 'the core provider (CoreProvider cluster-api) decides the contract every other provider follows' });
+  }
+  const problems: Diagnostic[] = [];
+  const infos = input.providers.map((p) => providerInfo(p, problems));
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  const known = infos as ProviderInfo[];
+  const core = known.find((info) => info.input.kind === 'CoreProvider')!;
+  const currentContract = core.installedContract;
+  const newestContract = newestCoreContract(core);
+
+  const same = known.map((info) => target(info, currentContract, installable));
+  const newest = known.map((info) => target(info, newestContract, installable));
+  if (newestContract !== currentContract) refuseIncompletePlan(newest, known, newestContract);
+
+  const providers = known.map((info, i): ProviderPlan => ({
+    kind: info.input.kind,
+    name: info.input.name,
+    namespace: info.input.namespace,
+    label: info.label,
+    installed: info.input.installed,
+    installedContract: info.installedContract,
+    sameContract: same[i],
+    newestContract: newest[i],
+  }));
+  return { currentContract, newestContract, providers: providers.sort(compareProviderPlans) };
+}
+
+// ---- output -----------------------------------------------------------------------------------
+
+function cell(t: PlanTarget): string {
+  if (t.status === 'up-to-date') return 'up to date';
+  if (t.version === '') return '-';
+  return t.status === 'refused' ? `${t.version} (refused)` : t.version;
+}
+
+/** Columns padded to their widest cell plus 3 spaces, no trailing spaces (clusterctl's tabwriter layout). */
+export function formatTable(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) => row.map((text, column) => (column === row.length - 1 ? text : text.padEnd(widths[column] + 3))).join('') + '\n').join('');
+}
+
+/** The plan as a table, then refusals, warnings and the command to apply each contract's plan. */
+export function renderUpgradePlanText(plan: UpgradePlan): string {
+  const columns = [{ contract: plan.currentContract, pick: (p: ProviderPlan) => p.sameContract }];
+  if (plan.newestContract !== plan.currentContract) columns.push({ contract: plan.newestContract, pick: (p: ProviderPlan) => p.newestContract });
+  const rows = [
+    ['NAME', 'NAMESPACE', 'TYPE', 'INSTALLED', 'CONTRACT', ...columns.map((c) => `NEXT (${c.contract})`)],
+    ...plan.providers.map((p) => [p.label, p.namespace, p.kind, p.installed, p.installedContract, ...columns.map((c) => cell(c.pick(p)))]),
+  ];
+  let text = `Core provider contract: ${plan.currentContract}; newest available: ${plan.newestContract}\n\n${formatTable(rows)}`;
+  // Sets: a reason shared by every provider of a plan is printed once.
+  const refused = new Set<string>();
+  const warnings = new Set<string>();
+  for (const column of columns) {
+    for (const p of plan.providers) {
+      column.pick(p).reasons.forEach((reason) => refused.add(`${column.contract}: ${reason}`));
+      column.pick(p).warnings.forEach((warning) => warnings.add(warning));
+    }
+  }
+  const list = (title: string, lines: Set<string>) => (lines.size > 0 ? `\n${title}:\n${[...lines].map((line) => `  ${line}\n`).join('')}` : '');
+  text += list('Refused', refused) + list('Warnings', warnings) + '\n';
+  const applicable = columns.filter((c) => plan.providers.some((p) => c.pick(p).status === 'upgrade'));
+  if (applicable.length === 0) return text + 'You are already up to date.\n';
+  return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}\n`).join('');
+}
+
+/** The plan as JSON (`--json`): fixed key order, two-space indent, final newline. */
+export function renderUpgradePlanJson(plan: UpgradePlan): string {
+  return JSON.stringify(plan, null, 2) + '\n';
+}
+
+// ---- choosing what `update` bumps ---------------------------------------------------------------
+
+export interface UpdateSelection {
+  /** The plan's contract to follow; the core provider's current contract by default. */
+  contract?: string;
+  /** Providers by label (`bootstrap-kubeadm`) or namespace/label; all when empty. */
+  providers?: readonly string[];
+}
+
+/**
+ * The bumps `capi-gitops update` applies: the chosen plan's target for each selected provider
+ * that has one. Refused targets, unknown names, and a core contract that providers left out of
+ * the update cannot follow (clusterctl upgrader.go createCustomPlan) are errors.
+ */
+export function selectUpdates(plan: UpgradePlan, selection: UpdateSelection = {}): VersionBump[] {
+  const contract = selection.contract ?? plan.currentContract;
+  if (contract !== plan.currentContract && contract !== plan.newestContract) {
+    throw new CapiGitopsError({ message: `no upgrade plan for contract ${contract}`, expected: [...new Set([plan.currentContract, plan.newestContract])].join(' or '), hint: 'run `capi-gitops plan` to see the contracts on offer' });
+  }
+  const pick = (p: ProviderPlan) => (contract === plan.currentContract ? p.sameContract : p.newestContract);
+  const problems: Diagnostic[] = [];
+  const selected = selectedProviders(plan, selection.providers ?? [], problems);
+  const bumps: VersionBump[] = [];
+  const moved = new Map<ProviderPlan, string>();
+  for (const p of selected) {
+    const t = pick(p);
+    if (t.status === 'refused') t.reasons.forEach((reason) => problems.push({ object: `${p.kind}/${p.namespace}/${p.name}`, message: reason }));
+    else if (t.status === 'upgrade') {
+      bumps.push({ kind: p.kind, name: p.name, namespace: p.namespace, newVersion: t.version });
+      moved.set(p, t.releaseContract);
+    }
+  }
+  problems.push(...contractProblems(plan, moved));
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  return bumps;
+}
+
+function selectedProviders(plan: UpgradePlan, names: readonly string[], problems: Diagnostic[]): ProviderPlan[] {
+  if (names.length === 0) return plan.providers;
+  const selected = new Set<ProviderPlan>();
+  for (const name of names) {
+    const found = plan.providers.filter((p) => p.label === name || `${p.namespace}/${p.label}` === name);
+    if (found.length === 0) {
+      problems.push({ message: `no provider "${name}" in the manifest`, expected: `one of ${plan.providers.map((p) => p.label).join(', ')}` });
+    } else if (found.length > 1) {
+      problems.push({ message: `"${name}" names ${found.length} providers`, hint: `use namespace/label: ${found.map((p) => `${p.namespace}/${p.label}`).join(', ')}` });
+    } else selected.add(found[0]);
+  }
+  return plan.providers.filter((p) => selected.has(p));
+}
+
+/** Every provider's contract after the update must be one the core provider's contract then accepts. */
+function contractProblems(plan: UpgradePlan, moved: Map<ProviderPlan, string>): Diagnostic[] {
+  const core = plan.providers.find((p) => p.kind === 'CoreProvider')!;
+  const coreContract = moved.get(core) ?? core.installedContract;
+  const accepted = compatibleContracts(coreContract);
+  const problems: Diagnostic[] = [];
+  for (const p of plan.providers) {
+    const contract = moved.get(p) ?? p.installedContract;
+    if (accepted.includes(contract)) continue;
+    problems.push({
+      object: `${p.kind}/${p.namespace}/${p.name}`,
+      message: `${p.label} would implement contract ${contract} while the core provider implements ${coreContract}, which accepts ${accepted.join(' or ')}`,
+      hint: moved.has(p) ? 'include cluster-api in the update' : `include ${p.label} in the update`,
+    });
+  }
+  return problems;
+}
