@@ -17,6 +17,7 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   const out = (line: string) => {
     if (!flags.quiet) process.stdout.write(line + '\n');
   };
+  if (flags.file.length === 0) throw new UsageError('render needs at least one -f/--file <file or directory>');
   if (flags.listVariables) {
     for (const provider of await listVariables({ manifestPaths: flags.file })) {
       process.stdout.write(`${provider.label} ${provider.version} (namespace ${provider.namespace})\n`);
