@@ -1,0 +1,261 @@
+/**
+ * Providers published as GitLab generic packages, with clusterctl's URL form
+ * `https://gitlab.<host>/api/v4/projects/<project>/packages/generic/<package>/<version>/<file>`
+ * (cmd/clusterctl/client/repository/repository_gitlab.go, and client.go repositoryFactory which
+ * picks it for an https URL whose host starts with `gitlab.` and whose path starts with
+ * `/api/v4/projects/`).
+ *
+ * As clusterctl: files are GET `…/packages/generic/<package>/<version>/<file>` on the URL's
+ * host, with the project slug kept URL-escaped as written (`group%2Fproject`); the token is the
+ * `gitlab-access-token` variable sent as `Authorization: Bearer <token>` (clusterctl's oauth2
+ * static token source); a 401 says to check the credentials. clusterctl's GetVersions lists only
+ * the URL's own version, and so does this source, except for a URL whose version is `latest`:
+ * clusterctl cannot resolve that at all, here the project's packages API lists the versions of
+ * the package (a capi-gitops extension).
+ *
+ * Extensions: `hosts` names self-managed GitLab hosts not called `gitlab.*`
+ * (cluster-api-operator issue #705), and plain http:// is accepted for 127.0.0.1/localhost.
+ */
+import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import type { ArtifactCache } from './cache.js';
+import { sha256Hex } from './cache.js';
+import { nextPageUrl } from './github.js';
+import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type SourceProgressEvent } from './http.js';
+import { isLoopbackHost, revalidatedGet, type RevalidatedResponse } from './https.js';
+import type { DiagnosticOrigin } from './request.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
+
+/** clusterctl's variable (config.GitLabAccessTokenVariable); as an environment variable GITLAB_ACCESS_TOKEN. */
+export const GITLAB_TOKEN_VARIABLE = 'gitlab-access-token';
+const URL_FORM = 'https://{host}/api/v4/projects/{projectSlug}/packages/generic/{packageName}/{defaultVersion}/{componentsPath}';
+const API_PREFIX = '/api/v4/projects/';
+const MAX_PAGES = 1000;
+
+export interface GitLabOptions {
+  /** Hosts (`host[:port]`) served as GitLab besides those named `gitlab.*`, for self-managed instances. */
+  hosts?: string[];
+  /** The provider's configSecret data; its `gitlab-access-token` is the token, as in clusterctl. */
+  credentials?: Record<string, string>;
+  /** Environment for GITLAB_ACCESS_TOKEN / GITLAB_TOKEN; process.env by default. */
+  env?: Record<string, string | undefined>;
+  cache?: ArtifactCache;
+  offline?: boolean;
+  http?: Partial<HttpPolicy>;
+  log?: (line: string) => void;
+  onProgress?: (event: SourceProgressEvent) => void;
+  origin?: DiagnosticOrigin;
+}
+
+/** The parts of a clusterctl GitLab package URL. Slug, package and version are kept escaped as written. */
+export interface GitLabPackageUrl {
+  /** `https://gitlab.example.com` */
+  origin: string;
+  projectSlug: string;
+  packageName: string;
+  version: string;
+  componentsFile: string;
+}
+
+/**
+ * The token: the configSecret's `gitlab-access-token` (what the operator's clusterctl reads),
+ * else GITLAB_ACCESS_TOKEN (clusterctl's environment form of that variable), else GITLAB_TOKEN
+ * (the glab CLI's).
+ */
+export function gitlabToken(credentials: Record<string, string> = {}, env: Record<string, string | undefined> = process.env): string | undefined {
+  for (const value of [credentials[GITLAB_TOKEN_VARIABLE], env.GITLAB_ACCESS_TOKEN, env.GITLAB_TOKEN]) {
+    const token = value?.trim();
+    if (token) return token;
+  }
+  return undefined;
+}
+
+/**
+ * Splits a GitLab package URL as clusterctl's NewGitLabRepository does. Null when it is not a
+ * GitLab URL (host not `gitlab.*` nor in `hosts`, or path not under `/api/v4/projects/`); an
+ * error when it is one but not in the package form, or not https.
+ */
+export function parseGitLabPackageUrl(url: string, hosts: readonly string[] = []): GitLabPackageUrl | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return null;
+  const gitlabHost = parsed.hostname.startsWith('gitlab.') || hosts.includes(parsed.host);
+  // URL.pathname keeps percent-escapes as written, like Go's EscapedPath.
+  if (!gitlabHost || !parsed.pathname.startsWith(API_PREFIX)) return null;
+  const invalid = (why: string, hint?: string) =>
+    new CapiGitopsError({ message: `invalid GitLab package URL ${JSON.stringify(url)}: ${why}`, expected: URL_FORM, hint });
+  if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) throw invalid('GitLab URLs must use https', 'clusterctl only reads GitLab packages over https');
+  if (parsed.search || parsed.hash) throw invalid('a query or fragment is not part of the form');
+  const segments = parsed.pathname.slice(1).split('/');
+  if (segments.length !== 9 || segments[4] !== 'packages' || segments[5] !== 'generic' || segments.some((segment) => segment === '')) {
+    throw invalid('the path does not have the package form', 'e.g. https://gitlab.example.com/api/v4/projects/group%2Fproject/packages/generic/cluster-api/v1.12.0/core-components.yaml');
+  }
+  for (const segment of segments) {
+    try {
+      decodeURIComponent(segment);
+    } catch {
+      throw invalid(`invalid URL escape in ${JSON.stringify(segment)}`);
+    }
+  }
+  return { origin: parsed.origin, projectSlug: segments[3], packageName: segments[6], version: segments[7], componentsFile: segments[8] };
+}
+
+/** A `ProviderRepository` for a GitLab package URL, or null when the URL is not one. Creating it makes no request. */
+export function openGitLabRepository(url: string, options: GitLabOptions = {}): ProviderRepository | null {
+  const parts = parseGitLabPackageUrl(url, options.hosts);
+  return parts ? new GitLabRepository(url, parts, options) : null;
+}
+
+/** One entry of GET /projects/:id/packages (the fields read). */
+interface ApiPackage {
+  name: string;
+  version: string;
+  package_type?: string;
+  status?: string;
+}
+
+function isApiPackage(value: unknown): value is ApiPackage {
+  const entry = value as ApiPackage;
+  return typeof value === 'object' && value !== null && typeof entry.name === 'string' && typeof entry.version === 'string';
+}
+
+class GitLabRepository implements ProviderRepository {
+  readonly sourceType = 'gitlab';
+  readonly location: string;
+  readonly defaultVersion: string;
+  readonly componentsFile: string;
+  private readonly policy: HttpPolicy;
+  private readonly token: string | undefined;
+  private readonly projectUrl: string;
+
+  constructor(
+    url: string,
+    private readonly parts: GitLabPackageUrl,
+    private readonly options: GitLabOptions,
+  ) {
+    this.location = url;
+    this.defaultVersion = parts.version;
+    this.componentsFile = parts.componentsFile;
+    this.policy = httpPolicy(options.http);
+    this.token = gitlabToken(options.credentials, options.env);
+    this.projectUrl = `${parts.origin}${API_PREFIX}${parts.projectSlug}`;
+  }
+
+  /** clusterctl GetVersions: the URL's version only; for `latest`, the packages API listing (extension). */
+  async listVersions(): Promise<string[]> {
+    if (this.defaultVersion !== 'latest') return [this.defaultVersion];
+    this.options.onProgress?.({ type: 'resolve', source: this.location });
+    const packageName = decodeURIComponent(this.parts.packageName);
+    const query = new URLSearchParams({ package_type: 'generic', package_name: packageName, per_page: '100' });
+    const versions: string[] = [];
+    let url: string | undefined = `${this.projectUrl}/packages?${query}`;
+    for (let page = 1; url; page++) {
+      if (page > MAX_PAGES) throw new CapiGitopsError(this.diagnostic(`more than ${MAX_PAGES} pages of packages in ${this.location}`));
+      const answer: RevalidatedResponse = await this.get(url, { action: `list the versions of package ${packageName}`, listing: true });
+      let data: unknown;
+      try {
+        data = JSON.parse(answer.body.toString('utf8'));
+      } catch {
+        data = undefined;
+      }
+      if (!Array.isArray(data)) throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a list of packages`, { hint: 'check the GitLab host in the URL' }));
+      for (const entry of data) {
+        // package_name matches by substring; only the exact, usable package counts.
+        const usable = isApiPackage(entry) && entry.name === packageName && (entry.package_type ?? 'generic') === 'generic' && (entry.status ?? 'default') === 'default';
+        if (usable && !versions.includes(entry.version)) versions.push(entry.version);
+      }
+      url = this.sameOrigin(nextPageUrl(answer.headers.link), url);
+    }
+    return versions;
+  }
+
+  /** The next page only if it stays on the GitLab origin, where the token goes. */
+  private sameOrigin(next: string | undefined, current: string): string | undefined {
+    if (next === undefined) return undefined;
+    const absolute = new URL(next, current);
+    if (absolute.origin !== this.parts.origin) {
+      throw new CapiGitopsError(this.diagnostic(`GitLab's package list links its next page to another host (${redactUrl(absolute)})`, {
+        expected: `a URL on ${this.parts.origin}`,
+        hint: 'the request was not sent',
+      }));
+    }
+    return absolute.href;
+  }
+
+  /** clusterctl GetFile: `<project>/packages/generic/<package>/<version>/<file>`. */
+  fileUrl(version: string, fileName: string): string {
+    return `${this.projectUrl}/packages/generic/${this.parts.packageName}/${encodeURIComponent(version)}/${fileName}`;
+  }
+
+  async getFile(version: string, fileName: string): Promise<Artifact> {
+    this.options.onProgress?.({ type: 'fetch', source: this.location, version, file: fileName });
+    if (version === 'latest') {
+      throw new CapiGitopsError(this.diagnostic(`cannot fetch ${fileName}: version "latest" of ${this.location} has not been resolved to a version`, {
+        hint: 'resolve the version with listVersions() first, as clusterctl does',
+      }));
+    }
+    const url = this.fileUrl(version, fileName);
+    const answer = await this.get(url, {
+      action: `get file ${fileName} with version ${version}`,
+      version,
+      notFound: (status) =>
+        new ArtifactNotFoundError(this.diagnostic(`file ${fileName} with version ${version} not found: GET ${redactUrl(url)} answered ${status}`, {
+          expected: `a generic package ${decodeURIComponent(this.parts.packageName)} version ${version} holding ${fileName}`,
+          hint: 'check spec.version and the package URL',
+        })),
+    });
+    this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: answer.body.length, cached: answer.cached });
+    return { name: fileName, text: answer.body.toString('utf8'), sha256: sha256Hex(answer.body), url };
+  }
+
+  private async get(
+    url: string,
+    context: { action: string; version?: string; listing?: boolean; notFound?: (status: number) => CapiGitopsError },
+  ): Promise<RevalidatedResponse> {
+    const headers: Record<string, string> = this.token ? { authorization: `Bearer ${this.token}` } : {};
+    const onProgress = this.options.onProgress;
+    let answer: RevalidatedResponse | undefined;
+    try {
+      answer = await revalidatedGet(url, { cache: this.options.cache, offline: this.options.offline, keepHeaders: ['link'] }, (conditional) =>
+        httpFetch(
+          {
+            url,
+            headers: { ...headers, ...conditional },
+            credentialOrigin: this.parts.origin,
+            onBytes: onProgress && ((received, total) => onProgress({ type: 'bytes', url: redactUrl(url), received, total })),
+          },
+          this.policy,
+          onProgress && ((notice) => onProgress({ type: 'retry', ...notice })),
+        ),
+      );
+    } catch (error) {
+      if (error instanceof HttpError) throw new CapiGitopsError(this.diagnostic(`cannot ${context.action} from ${this.location}: ${error.message}`));
+      throw error;
+    }
+    if (answer === undefined) {
+      throw new CapiGitopsError(this.diagnostic(`offline: GET ${redactUrl(url)}${context.version ? ` (version ${context.version})` : ''} is not in the cache`, {
+        hint: this.options.cache ? `run once online to fill the cache at ${this.options.cache.dir}` : 'offline mode needs a cache directory',
+      }));
+    }
+    if (answer.status === 200) return answer;
+    if ((answer.status === 404 || answer.status === 410) && context.notFound) throw context.notFound(answer.status);
+    if (answer.status === 401) {
+      throw new CapiGitopsError(this.diagnostic(`cannot ${context.action} from ${this.location}: unauthorized access, please check your credentials (HTTP 401)`, {
+        hint: this.token
+          ? 'GitLab rejected the token: it may be expired, revoked or lack the read_package_registry scope'
+          : `set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret, or GITLAB_ACCESS_TOKEN (or GITLAB_TOKEN) in the environment`,
+      }));
+    }
+    const listingHint = context.listing
+      ? 'listing versions for a "latest" URL uses the packages API, which needs a token with read_api scope; or put an exact version in the URL or spec.version'
+      : undefined;
+    throw new CapiGitopsError(this.diagnostic(`cannot ${context.action} from ${this.location}: GET ${redactUrl(url)} answered HTTP ${answer.status}`, { hint: listingHint }));
+  }
+
+  private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
+    return { ...this.options.origin, message, ...extra };
+  }
+}

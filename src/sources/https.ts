@@ -1,0 +1,357 @@
+/**
+ * Plain HTTPS artifact servers (Artifactory, Nexus, an nginx directory, a Bitbucket raw link):
+ * the servers clusterctl and the cluster-api-operator reject because they are neither GitHub
+ * nor GitLab (cluster-api-operator issues #394 and #488). Also the cached, revalidating GET the
+ * GitLab and OCI sources share.
+ *
+ * ---- README: plain HTTPS sources ---------------------------------------------------------------
+ * A provider URL that is not a GitHub release or GitLab package URL is a URL template with
+ * `{version}` where the release tag goes, in the path or the query:
+ *
+ *     https://artifacts.internal/capi/{version}/core-components.yaml
+ *     https://bitbucket.internal/projects/P/repos/capi/raw/core-components.yaml?at={version}
+ *
+ * The components file is the last path segment (it may contain `{version}` too). metadata.yaml
+ * is fetched from the same directory with the same query: the last path segment replaced by
+ * `metadata.yaml`, e.g. https://artifacts.internal/capi/v1.12.0/metadata.yaml.
+ *
+ * A plain server cannot list its releases, so an exact `spec.version` needs nothing more; an
+ * empty version (latest) or a range needs the versions from the Config document's
+ * `repositories` entry of the provider, exactly one of:
+ *
+ *     repositories:
+ *     - name: cluster-api
+ *       type: CoreProvider
+ *       url: https://artifacts.internal/capi/{version}/core-components.yaml
+ *       versions: [v1.11.3, v1.12.0]                       # an explicit list, or
+ *       versionsUrl: https://artifacts.internal/capi/versions.txt
+ *
+ * `versionsUrl` answers one tag per line (blank lines and `#` comments ignored) or a JSON array
+ * of strings. Tags that are not semantic versions are ignored, as clusterctl ignores them.
+ * `http://` is refused except for 127.0.0.1/localhost/::1, unless `allowInsecure: true` is set
+ * on the entry. Credentials never go in the URL: an Authorization header value is given
+ * separately and is only ever sent to the template's own scheme, host and port.
+ * ------------------------------------------------------------------------------------------------
+ */
+import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import type { ArtifactCache } from './cache.js';
+import { sha256Hex } from './cache.js';
+import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpResponse, type SourceProgressEvent } from './http.js';
+import type { DiagnosticOrigin } from './request.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
+
+// ---- shared by the network sources -----------------------------------------------------------
+
+/** 127.0.0.0/8, localhost and ::1: the only hosts plain http:// is accepted for by default. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
+}
+
+/** An answer from `revalidatedGet`: the server's, or the cached one it confirmed (304) or that offline mode used. */
+export interface RevalidatedResponse {
+  status: number;
+  body: Buffer;
+  /** The headers named in `keepHeaders`, lower-case; restored from the cache for a cached answer. */
+  headers: Record<string, string>;
+  /** True when the body came from the cache. */
+  cached: boolean;
+}
+
+export interface RevalidatedGetOptions {
+  cache?: ArtifactCache;
+  /** Answer from the cache only; `undefined` is returned when the URL was never cached. */
+  offline?: boolean;
+  /** Response headers to keep with the cached body (a 304 does not repeat them), e.g. `link`. */
+  keepHeaders?: readonly string[];
+}
+
+function keptHeaders(headers: Headers, names: readonly string[]): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of names) {
+    const value = headers.get(name);
+    if (value !== null) kept[name] = value;
+  }
+  return kept;
+}
+
+/**
+ * GET through the cache: a cached body with an ETag is revalidated with If-None-Match and
+ * reused on 304; a 200 replaces it. `send` makes the request with the extra headers it is given
+ * (so a source can add its own authentication). Only 200 answers are cached. Returns undefined
+ * offline when nothing is cached.
+ */
+export async function revalidatedGet(
+  url: string,
+  options: RevalidatedGetOptions,
+  send: (conditionalHeaders: Record<string, string>) => Promise<HttpResponse>,
+): Promise<RevalidatedResponse | undefined> {
+  const { cache } = options;
+  const record = cache ? await cache.getHttpRecord(url) : undefined;
+  const cachedBody = record && cache ? await cache.getBlob(record.sha256) : undefined;
+  const fromCache = (): RevalidatedResponse => ({ status: 200, body: cachedBody!, headers: { ...record!.headers }, cached: true });
+
+  if (options.offline) return cachedBody ? fromCache() : undefined;
+  const conditional: Record<string, string> = record?.etag && cachedBody ? { 'if-none-match': record.etag } : {};
+  const response = await send(conditional);
+  if (response.status === 304 && cachedBody) return fromCache();
+  const headers = keptHeaders(response.headers, options.keepHeaders ?? []);
+  if (response.status === 200 && cache) {
+    const sha256 = await cache.putBlob(response.body);
+    await cache.putHttpRecord({ url, sha256, etag: response.headers.get('etag') ?? undefined, headers: Object.keys(headers).length ? headers : undefined });
+  }
+  return { status: response.status, body: response.body, headers, cached: false };
+}
+
+// ---- the plain HTTPS repository --------------------------------------------------------------
+
+export const VERSION_PLACEHOLDER = '{version}';
+const METADATA_FILE = 'metadata.yaml';
+/** A release tag that is safe in a path segment and a query value. */
+const VERSION_TAG = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
+const TEMPLATE_FORM = 'https://<host>/<path with {version}>/<components file>, e.g. https://artifacts.internal/capi/{version}/core-components.yaml';
+
+export interface HttpsOptions {
+  /** The published release tags (Config `repositories[].versions`). */
+  versions?: string[];
+  /** A URL listing the release tags, one per line or a JSON array (Config `repositories[].versionsUrl`). */
+  versionsUrl?: string;
+  /** Accept http:// for hosts other than 127.0.0.1/localhost/::1 (Config `repositories[].allowInsecure`). */
+  allowInsecure?: boolean;
+  /** An Authorization header value for the template's origin, e.g. `Bearer …`. Never logged or put in a message. */
+  authorization?: string;
+  cache?: ArtifactCache;
+  offline?: boolean;
+  http?: Partial<HttpPolicy>;
+  log?: (line: string) => void;
+  onProgress?: (event: SourceProgressEvent) => void;
+  origin?: DiagnosticOrigin;
+}
+
+/** A URL template split where file names are substituted. */
+export interface HttpsTemplate {
+  /** Everything up to and including the last `/` of the path. */
+  directory: string;
+  /** The last path segment, possibly containing `{version}`. */
+  componentsFile: string;
+  /** `?query#fragment` as written, possibly containing `{version}`; empty when none. */
+  suffix: string;
+  /** `scheme://host:port`, where an Authorization header may be sent. */
+  origin: string;
+}
+
+const VERSIONS_URL_FORM = 'an https:// URL answering one tag per line or a JSON array of tags';
+
+function templateError(template: string, message: string, hint?: string, expected: string = TEMPLATE_FORM): CapiGitopsError {
+  return new CapiGitopsError({ message: `${message}: ${JSON.stringify(template)}`, expected, hint });
+}
+
+function schemeOf(url: string): string | undefined {
+  return /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1].toLowerCase();
+}
+
+/** Checks an http(s) URL (a template with `{version}` replaced, or the versions URL) and returns it parsed. */
+function checkedHttpUrl(url: string, what: string, allowInsecure: boolean, shown: string, expected: string = TEMPLATE_FORM): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw templateError(shown, `${what} is not a valid URL`, undefined, expected);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw templateError(shown, `${what} must be an https:// URL`, undefined, expected);
+  if (parsed.username || parsed.password) {
+    throw templateError(shown, `${what} must not carry credentials`, 'remove user:password@ from the URL and give the credentials as an Authorization header value', expected);
+  }
+  if (parsed.protocol === 'http:' && !allowInsecure && !isLoopbackHost(parsed.hostname)) {
+    throw templateError(shown, `${what} uses plain http:// to a host other than 127.0.0.1/localhost`, 'use https://, or set allowInsecure: true on the repository if the network is trusted', expected);
+  }
+  return parsed;
+}
+
+/**
+ * Splits a URL template. Null when it is neither an http(s) URL nor has `{version}` (another
+ * source's); an error when it is one but not the other, or `{version}` is in the host.
+ */
+export function parseHttpsTemplate(template: string, allowInsecure = false): HttpsTemplate | null {
+  const scheme = schemeOf(template);
+  const isHttp = scheme === 'http' || scheme === 'https';
+  const hasVersion = template.includes(VERSION_PLACEHOLDER);
+  if (!isHttp && !hasVersion) return null;
+  if (!isHttp) throw templateError(template, 'a URL template with {version} must be an http(s):// URL');
+  if (!hasVersion) {
+    throw templateError(
+      template,
+      'this https URL is neither a GitHub release URL, a GitLab package URL nor a template with {version}',
+      'for an internal artifact server write {version} where the release tag goes; GitHub URLs look like https://github.com/<owner>/<repo>/releases/<tag|latest>/<file>; GitLab ones like https://gitlab.<host>/api/v4/projects/<project>/packages/generic/<package>/<tag>/<file>',
+    );
+  }
+  const marker = 'v0.0.0-capi-gitops-version';
+  const sample = checkedHttpUrl(template.replaceAll(VERSION_PLACEHOLDER, marker), 'the URL template', allowInsecure, template);
+  if (sample.host.includes(marker.toLowerCase())) throw templateError(template, '{version} must be in the path or the query, not the host');
+
+  const suffixStart = template.slice(scheme!.length + 3).search(/[?#]/);
+  const base = suffixStart < 0 ? template : template.slice(0, scheme!.length + 3 + suffixStart);
+  const suffix = template.slice(base.length);
+  const slash = base.lastIndexOf('/');
+  const componentsFile = base.slice(slash + 1);
+  if (slash < scheme!.length + 3 || componentsFile === '') throw templateError(template, 'the URL template must end with the components file name');
+  return { directory: base.slice(0, slash + 1), componentsFile, suffix, origin: sample.origin };
+}
+
+/** The versions in a versions file: a JSON array of strings, else one tag per line (blank lines and `#` comments skipped). */
+export function parseVersionsList(text: string, source: string): string[] {
+  const trimmed = text.trim();
+  const problems: string[] = [];
+  let entries: { value: unknown; where: string }[];
+  if (trimmed.startsWith('[')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(trimmed);
+    } catch (error) {
+      throw new CapiGitopsError({ message: `${source} starts with "[" but is not valid JSON: ${(error as Error).message}`, expected: 'a JSON array of version tags, or one tag per line' });
+    }
+    if (!Array.isArray(parsed)) throw new CapiGitopsError({ message: `${source} is not a JSON array`, expected: 'a JSON array of version tags, or one tag per line' });
+    entries = parsed.map((value, index) => ({ value, where: `item ${index}` }));
+  } else {
+    entries = text
+      .split(/\r?\n/)
+      .map((line, index) => ({ value: line.trim(), where: `line ${index + 1}` }))
+      .filter((entry) => entry.value !== '' && !entry.value.startsWith('#'));
+  }
+  const versions: string[] = [];
+  for (const { value, where } of entries) {
+    if (typeof value !== 'string' || !VERSION_TAG.test(value)) problems.push(`${where}: ${JSON.stringify(value)}`);
+    else if (!versions.includes(value)) versions.push(value);
+  }
+  if (problems.length > 0) {
+    throw new CapiGitopsError({
+      message: `${source} lists entries that are not version tags: ${problems.join('; ')}`,
+      expected: 'tags such as v1.12.0: letters, digits, ".", "_", "+" and "-"',
+    });
+  }
+  return versions;
+}
+
+/**
+ * A `ProviderRepository` for a plain HTTPS URL template. Null when the URL is neither http(s)
+ * nor has `{version}`; throws when it is one but not the other (register this module after the
+ * GitHub and GitLab ones, which claim their own https URLs). Creating it makes no request.
+ */
+export function openHttpsRepository(urlTemplate: string, options: HttpsOptions = {}): ProviderRepository | null {
+  const template = parseHttpsTemplate(urlTemplate, options.allowInsecure);
+  if (template === null) return null;
+  if (options.versions !== undefined && options.versionsUrl !== undefined) {
+    throw new CapiGitopsError({ ...options.origin, message: `${urlTemplate}: give versions or versionsUrl, not both`, hint: 'versions is a fixed list; versionsUrl is fetched on each run' });
+  }
+  if (options.versionsUrl !== undefined) checkedHttpUrl(options.versionsUrl, 'versionsUrl', options.allowInsecure ?? false, options.versionsUrl, VERSIONS_URL_FORM);
+  const versions = options.versions === undefined ? undefined : parseVersionsList(JSON.stringify(options.versions), `versions of ${urlTemplate}`);
+  return new HttpsRepository(urlTemplate, template, versions, options);
+}
+
+class HttpsRepository implements ProviderRepository {
+  readonly sourceType = 'https';
+  readonly location: string;
+  /** A template names no version: an empty spec.version means the latest listed one. */
+  readonly defaultVersion = 'latest';
+  readonly componentsFile: string;
+  private readonly policy: HttpPolicy;
+
+  constructor(
+    urlTemplate: string,
+    private readonly template: HttpsTemplate,
+    /** The checked `versions` option. */
+    private readonly versions: string[] | undefined,
+    private readonly options: HttpsOptions,
+  ) {
+    this.location = urlTemplate;
+    this.componentsFile = template.componentsFile;
+    this.policy = httpPolicy(options.http);
+  }
+
+  async listVersions(): Promise<string[]> {
+    if (this.versions !== undefined) return [...this.versions];
+    const versionsUrl = this.options.versionsUrl;
+    if (versionsUrl === undefined) {
+      throw new CapiGitopsError(this.diagnostic(`cannot list the versions of ${this.location}: a plain HTTPS server has no release listing`, {
+        expected: 'an exact spec.version, or versions / versionsUrl on the Config repositories entry for this provider',
+        hint: 'set spec.version to a published tag (e.g. v1.12.0), or list the tags in the Config document',
+      }));
+    }
+    this.options.onProgress?.({ type: 'resolve', source: this.location });
+    const { body } = await this.get(versionsUrl, {
+      action: `list the versions of ${this.location}`,
+      notFound: (status) => new CapiGitopsError(this.diagnostic(`versionsUrl ${redactUrl(versionsUrl)} not found (HTTP ${status})`, { hint: 'check versionsUrl' })),
+    });
+    return parseVersionsList(body.toString('utf8'), `versionsUrl ${redactUrl(versionsUrl)}`);
+  }
+
+  /** The URL of one file of one version: the template's last path segment replaced by `fileName`. */
+  fileUrl(version: string, fileName: string): string {
+    if (fileName === '' || /[/?#]/.test(fileName)) throw new CapiGitopsError(this.diagnostic(`invalid file name ${JSON.stringify(fileName)}`, { expected: 'a file name without "/", "?" or "#"' }));
+    return `${this.template.directory}${fileName}${this.template.suffix}`.replaceAll(VERSION_PLACEHOLDER, encodeURIComponent(version));
+  }
+
+  async getFile(version: string, fileName: string): Promise<Artifact> {
+    this.options.onProgress?.({ type: 'fetch', source: this.location, version, file: fileName });
+    if (!VERSION_TAG.test(version) || version === 'latest') {
+      throw new CapiGitopsError(this.diagnostic(`cannot fetch ${fileName}: "${version}" is not a release tag of ${this.location}`, {
+        expected: 'a resolved tag such as v1.12.0',
+        hint: version === 'latest' ? 'resolve the version with listVersions() first' : 'tags may hold letters, digits, ".", "_", "+" and "-"',
+      }));
+    }
+    const url = this.fileUrl(version, fileName);
+    const name = fileName.replaceAll(VERSION_PLACEHOLDER, version);
+    const { body, cached } = await this.get(url, {
+      action: `fetch ${name} of version ${version}`,
+      version,
+      notFound: (status) =>
+        new ArtifactNotFoundError(this.diagnostic(`${name} of version ${version} not found: GET ${redactUrl(url)} answered ${status}`, {
+          expected: fileName === METADATA_FILE ? `metadata.yaml next to the components file (${this.location})` : `a file at ${this.location}`,
+          hint: 'check spec.version and the URL template',
+        })),
+    });
+    this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: body.length, cached });
+    return { name, text: body.toString('utf8'), sha256: sha256Hex(body), url };
+  }
+
+  private async get(url: string, context: { action: string; version?: string; notFound: (status: number) => CapiGitopsError }): Promise<RevalidatedResponse> {
+    const headers: Record<string, string> = {};
+    if (this.options.authorization) headers.authorization = this.options.authorization;
+    const onProgress = this.options.onProgress;
+    let answer: RevalidatedResponse | undefined;
+    try {
+      answer = await revalidatedGet(url, { cache: this.options.cache, offline: this.options.offline }, (conditional) =>
+        httpFetch(
+          {
+            url,
+            headers: { ...headers, ...conditional },
+            credentialOrigin: this.template.origin,
+            onBytes: onProgress && ((received, total) => onProgress({ type: 'bytes', url: redactUrl(url), received, total })),
+          },
+          this.policy,
+          onProgress && ((notice) => onProgress({ type: 'retry', ...notice })),
+        ),
+      );
+    } catch (error) {
+      if (error instanceof HttpError) throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.message}`));
+      throw error;
+    }
+    if (answer === undefined) {
+      throw new CapiGitopsError(this.diagnostic(`offline: GET ${redactUrl(url)}${context.version ? ` (version ${context.version})` : ''} is not in the cache`, {
+        hint: this.options.cache ? `run once online to fill the cache at ${this.options.cache.dir}` : 'offline mode needs a cache directory',
+      }));
+    }
+    if (answer.status === 200) return answer;
+    if (answer.status === 404 || answer.status === 410) throw context.notFound(answer.status);
+    if (answer.status === 401 || answer.status === 403) {
+      throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`, {
+        hint: this.options.authorization ? 'the server rejected the Authorization header: check the credentials' : 'the server wants credentials: give an Authorization header value for this repository',
+      }));
+    }
+    throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`));
+  }
+
+  private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
+    return { ...this.options.origin, message, ...extra };
+  }
+}

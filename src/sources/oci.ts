@@ -1,0 +1,642 @@
+/**
+ * Providers published as OCI artifacts (`spec.fetchConfig.oci`), read as the
+ * cluster-api-operator reads them (internal/controller/oci_source.go, called from
+ * manifests_downloader.go):
+ *
+ * - the reference is `[http://]registry[:port]/repository[:tag]` (parseOCISource); the tag
+ *   defaults to the provider's version, and an `http://` prefix means plain HTTP;
+ * - files are the layers (any node of the manifest graph) whose `org.opencontainers.image.title`
+ *   annotation names them (mapStore); an empty one counts as absent;
+ * - metadata is `<type>-<name>-<version>-metadata.yaml`, else `metadata.yaml` (GetMetadata);
+ *   components are `<type>-<name>-<version>-components.yaml`, else `<type>-components.yaml`,
+ *   else `components.yaml` (GetComponents), with the operator's type names (`core`,
+ *   `control-plane`, `runtimeextension`, … — GetType in api/v1alpha2/*_wrapper.go) and the
+ *   provider version (not the tag) in the names;
+ * - credentials are OCI_USERNAME / OCI_PASSWORD / OCI_ACCESS_TOKEN (OCIAuthentication), used as
+ *   oras-go's auth client uses them: a Basic challenge gets username and password; a Bearer
+ *   challenge gets the access token as it is, or else a token from the challenge's realm
+ *   (GET with service and scope, Basic-authenticated when a username or password is given,
+ *   anonymous otherwise).
+ *
+ * The distribution API is spoken directly over http.ts: GET /v2/<name>/manifests/<ref> (OCI and
+ * Docker media types), GET /v2/<name>/blobs/<digest> (each blob checked against its
+ * descriptor's size and sha256), GET /v2/<name>/tags/list following `Link` for listVersions.
+ *
+ * Beyond the operator: `registry/repository@sha256:<hex>` pins a manifest by digest (the
+ * operator's parser cannot read one); `latest` or a range lists the repository's tags; two
+ * layers with the same title and different content are an error (the operator keeps whichever
+ * it copied last, which is not deterministic). OCI_REFRESH_TOKEN (an OAuth2 POST) is refused
+ * with a clear error.
+ */
+import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { DEFAULT_COMPONENTS_FILE, type ProviderKind } from '../model/provider.js';
+import type { ArtifactCache } from './cache.js';
+import { sha256Hex } from './cache.js';
+import { nextPageUrl } from './github.js';
+import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpResponse, type SourceProgressEvent } from './http.js';
+import { isLoopbackHost, revalidatedGet, type RevalidatedResponse } from './https.js';
+import type { DiagnosticOrigin } from './request.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
+
+/** The provider type in the operator's OCI file names (GenericProvider.GetType). */
+export const OPERATOR_PROVIDER_TYPE: Record<ProviderKind, string> = {
+  CoreProvider: 'core',
+  BootstrapProvider: 'bootstrap',
+  ControlPlaneProvider: 'control-plane',
+  InfrastructureProvider: 'infrastructure',
+  IPAMProvider: 'ipam',
+  RuntimeExtensionProvider: 'runtimeextension',
+  AddonProvider: 'addon',
+};
+
+/** configSecret keys (and environment variables) holding registry credentials. */
+export const OCI_CREDENTIAL_KEYS = {
+  username: 'OCI_USERNAME',
+  password: 'OCI_PASSWORD',
+  accessToken: 'OCI_ACCESS_TOKEN',
+  refreshToken: 'OCI_REFRESH_TOKEN',
+} as const;
+
+export interface OciCredentials {
+  username?: string;
+  password?: string;
+  accessToken?: string;
+  refreshToken?: string;
+}
+
+const METADATA_FILE = 'metadata.yaml';
+const OPERATOR_COMPONENTS_FILE = 'components.yaml';
+const TITLE_ANNOTATION = 'org.opencontainers.image.title';
+const MANIFEST_TYPES = [
+  'application/vnd.oci.image.manifest.v1+json',
+  'application/vnd.oci.image.index.v1+json',
+  'application/vnd.docker.distribution.manifest.v2+json',
+  'application/vnd.docker.distribution.manifest.list.v2+json',
+];
+const ACCEPT_MANIFESTS = MANIFEST_TYPES.join(', ');
+/** How deep an index of indexes is followed. */
+const MAX_INDEX_DEPTH = 3;
+const MAX_TAG_PAGES = 1000;
+const SHA256_DIGEST = /^sha256:([0-9a-f]{64})$/;
+/** The distribution spec's tag grammar. */
+const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+/** The distribution spec's repository name grammar: lower-case path components. */
+const REPOSITORY = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*)*$/;
+const REGISTRY_HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const REFERENCE_FORM = '[http://]<registry>[:<port>]/<repository>[:<tag>], e.g. ghcr.io/example/cluster-api:v1.12.0';
+
+export interface OciOptions {
+  providerType: ProviderKind;
+  /** Provider name as in the file names, e.g. `kubeadm` (`cluster-api` for the core provider). */
+  providerName: string;
+  /** The provider's configSecret data; its OCI_* keys are the credentials (see `ociCredentials`). */
+  credentials?: Record<string, string>;
+  /** Environment the OCI_* variables are read from when the configSecret has none; process.env by default. */
+  env?: Record<string, string | undefined>;
+  /** Keeps manifests, tag lists and blobs between runs. */
+  cache?: ArtifactCache;
+  /** Serve from the cache only. */
+  offline?: boolean;
+  http?: Partial<HttpPolicy>;
+  log?: (line: string) => void;
+  onProgress?: (event: SourceProgressEvent) => void;
+  origin?: DiagnosticOrigin;
+}
+
+/** An OCI reference split as the operator's parseOCISource splits it. */
+export interface OciReference {
+  /** `host[:port]` */
+  registry: string;
+  repository: string;
+  /** The tag written in the reference; the provider version is pulled when absent. */
+  tag?: string;
+  /** `sha256:<hex>` written after `@` (an extension). */
+  digest?: string;
+  plainHttp: boolean;
+}
+
+function referenceError(reference: string, why: string, hint?: string): CapiGitopsError {
+  return new CapiGitopsError({ message: `invalid OCI reference ${JSON.stringify(reference)}: ${why}`, expected: REFERENCE_FORM, hint });
+}
+
+/**
+ * Splits `[http://]registry/repository[:tag][@sha256:…]`. The tag rule is the operator's: split
+ * on ":" (at most 3 parts); two parts make a tag unless the second holds a "/" (then it was a
+ * port), three parts are registry:port/repository:tag.
+ */
+export function parseOciReference(reference: string): OciReference {
+  const written = reference.trim();
+  const plainHttp = written.startsWith('http://');
+  let rest = plainHttp ? written.slice('http://'.length) : written;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(rest)?.[1];
+  if (scheme) {
+    throw referenceError(reference, `the "${scheme}://" prefix is not part of an OCI reference`, 'write the registry host first; only an "http://" prefix is understood, meaning plain HTTP');
+  }
+  let digest: string | undefined;
+  const at = rest.indexOf('@');
+  if (at >= 0) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+    if (!SHA256_DIGEST.test(digest)) throw referenceError(reference, `"${digest}" is not a sha256 digest`, 'a digest reads sha256:<64 lower-case hex digits>');
+  }
+  let tag: string | undefined;
+  const parts = rest.split(':');
+  if (parts.length === 2 && !parts[1].includes('/')) {
+    rest = parts[0];
+    tag = parts[1];
+  } else if (parts.length >= 3) {
+    rest = `${parts[0]}:${parts[1]}`;
+    tag = parts.slice(2).join(':');
+  }
+  const slash = rest.indexOf('/');
+  if (slash < 0) throw referenceError(reference, 'no registry host', 'name the registry, e.g. ghcr.io/<repository> (Docker Hub is registry-1.docker.io)');
+  const registry = rest.slice(0, slash);
+  const repository = rest.slice(slash + 1);
+  if (!REGISTRY_HOST.test(registry)) throw referenceError(reference, `"${registry}" is not a registry host`);
+  if (!REPOSITORY.test(repository)) throw referenceError(reference, `"${repository}" is not a repository name`, 'repository names are lower-case path components of letters, digits and . _ -');
+  if (tag !== undefined && !TAG.test(tag)) throw referenceError(reference, `"${tag}" is not a valid tag`);
+  return { registry, repository, tag, digest, plainHttp };
+}
+
+function pickCredentials(source: Record<string, string | undefined> | undefined): OciCredentials | undefined {
+  if (!source) return undefined;
+  const credentials: OciCredentials = {};
+  for (const [field, key] of Object.entries(OCI_CREDENTIAL_KEYS) as [keyof OciCredentials, string][]) {
+    const value = source[key];
+    if (value) credentials[field] = value;
+  }
+  return Object.keys(credentials).length > 0 ? credentials : undefined;
+}
+
+/**
+ * Registry credentials: the configSecret's OCI_* keys when it has any (the operator reads them
+ * from there, OCIAuthentication), else the same variables from the environment. The two are not
+ * mixed, so a stray environment variable never joins a secret's credentials.
+ */
+export function ociCredentials(secretData?: Record<string, string>, env: Record<string, string | undefined> = process.env): OciCredentials | undefined {
+  return pickCredentials(secretData) ?? pickCredentials(env);
+}
+
+/** The file names the operator looks for, in order (oci_source.go GetMetadata / GetComponents). */
+export function ociFileNames(kind: ProviderKind, name: string, version: string): { metadata: string[]; components: string[] } {
+  const type = OPERATOR_PROVIDER_TYPE[kind];
+  return {
+    metadata: [`${type}-${name}-${version}-metadata.yaml`, METADATA_FILE],
+    components: [`${type}-${name}-${version}-components.yaml`, `${type}-components.yaml`, OPERATOR_COMPONENTS_FILE],
+  };
+}
+
+/** A WWW-Authenticate challenge: scheme (lower-case) and parameters (keys lower-case). */
+export interface Challenge {
+  scheme: string;
+  params: Record<string, string>;
+}
+
+/** Reads `Bearer realm="…",service="…",scope="…"` (quoted values may hold commas and escapes). */
+export function parseChallenge(header: string | null | undefined): Challenge | undefined {
+  const match = /^\s*([A-Za-z][A-Za-z0-9_-]*)(?:\s+([\s\S]*))?$/.exec(header ?? '');
+  if (!match) return undefined;
+  const params: Record<string, string> = {};
+  const pair = /\s*([A-Za-z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*))\s*(?:,|$)/y;
+  const rest = match[2] ?? '';
+  while (pair.lastIndex < rest.length) {
+    const found = pair.exec(rest);
+    if (!found) break;
+    params[found[1].toLowerCase()] = found[2] !== undefined ? found[2].replace(/\\(.)/g, '$1') : found[3];
+  }
+  return { scheme: match[1].toLowerCase(), params };
+}
+
+/**
+ * Whether Basic credentials may be sent to a token realm: only over https, or to a loopback
+ * host, or when the registry itself was declared plain HTTP.
+ */
+export function realmAcceptable(realm: URL, plainHttpRegistry: boolean): boolean {
+  if (realm.protocol === 'https:') return true;
+  return realm.protocol === 'http:' && (plainHttpRegistry || isLoopbackHost(realm.hostname));
+}
+
+interface Descriptor {
+  mediaType: string;
+  digest: string;
+  size: number;
+  annotations?: Record<string, string>;
+}
+
+function isDescriptor(value: unknown): value is Descriptor {
+  const entry = value as Descriptor;
+  return typeof value === 'object' && value !== null && typeof entry.digest === 'string' && typeof entry.size === 'number' && Number.isSafeInteger(entry.size) && entry.size >= 0;
+}
+
+/** The titled nodes of an artifact, by title, and the digest of the manifest that was resolved. */
+interface ResolvedArtifact {
+  digest: string;
+  files: Map<string, Descriptor>;
+}
+
+/**
+ * A `ProviderRepository` for an OCI reference. Throws on a malformed reference; makes no request.
+ * `defaultVersion` is the reference's tag, or `latest` when it has none.
+ */
+export function openOciRepository(ref: string, options: OciOptions): ProviderRepository {
+  return new OciRepository(ref, parseOciReference(ref), options);
+}
+
+/** Speaks to one registry for one repository, answering auth challenges as oras-go's auth client. */
+class RegistryClient {
+  readonly base: string;
+  private authorization: string | undefined;
+  private readonly origin: string;
+
+  constructor(
+    private readonly ref: OciReference,
+    private readonly credentials: OciCredentials | undefined,
+    private readonly policy: HttpPolicy,
+    private readonly options: Pick<OciOptions, 'log' | 'onProgress'>,
+    private readonly fail: (message: string, extra?: Omit<Diagnostic, 'message'>) => CapiGitopsError,
+  ) {
+    this.base = `${ref.plainHttp ? 'http' : 'https'}://${ref.registry}`;
+    this.origin = new URL(this.base).origin;
+  }
+
+  /** GET with the current authorization; one 401 is answered by authenticating and asking again. */
+  async get(url: string, headers: Record<string, string>): Promise<HttpResponse> {
+    let response = await this.send(url, headers);
+    if (response.status !== 401) return response;
+    this.authorization = await this.authenticate(parseChallenge(response.headers.get('www-authenticate')), url);
+    response = await this.send(url, headers);
+    if (response.status === 401) {
+      throw this.fail(`registry ${this.ref.registry} rejected the credentials (HTTP 401 on GET ${redactUrl(url)})`, {
+        hint: `check ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} or ${OCI_CREDENTIAL_KEYS.accessToken} in the provider's configSecret (or the environment) and their access to ${this.ref.repository}`,
+      });
+    }
+    return response;
+  }
+
+  private send(url: string, headers: Record<string, string>): Promise<HttpResponse> {
+    const onProgress = this.options.onProgress;
+    return this.transport(() =>
+      httpFetch(
+        {
+          url,
+          headers: this.authorization ? { ...headers, authorization: this.authorization } : headers,
+          credentialOrigin: this.origin,
+          onBytes: onProgress && ((received, total) => onProgress({ type: 'bytes', url: redactUrl(url), received, total })),
+        },
+        this.policy,
+        onProgress && ((notice) => onProgress({ type: 'retry', ...notice })),
+      ),
+    );
+  }
+
+  /** Transport failures as CapiGitopsError, with the http:// hint when TLS met a plain-HTTP server. */
+  private async transport(request: () => Promise<HttpResponse>): Promise<HttpResponse> {
+    try {
+      return await request();
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      const tlsToPlain = !this.ref.plainHttp && /EPROTO|wrong version number|ssl/i.test(error.message);
+      throw this.fail(`cannot reach registry ${this.ref.registry}: ${error.message}`, {
+        hint: tlsToPlain ? `the registry does not speak TLS; for a plain-HTTP registry write the reference as http://${this.ref.registry}/${this.ref.repository}` : undefined,
+      });
+    }
+  }
+
+  private async authenticate(challenge: Challenge | undefined, url: string): Promise<string> {
+    const credentials = this.credentials ?? {};
+    if (challenge?.scheme === 'basic') {
+      this.options.log?.(`oci: ${this.ref.registry} asks for Basic authentication`);
+      if (!credentials.username || !credentials.password) {
+        throw this.fail(`registry ${this.ref.registry} requires a username and password (Basic authentication) for GET ${redactUrl(url)}`, {
+          hint: `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} in the provider's configSecret or the environment`,
+        });
+      }
+      return `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
+    }
+    if (challenge?.scheme === 'bearer') {
+      if (credentials.accessToken) {
+        this.options.log?.(`oci: ${this.ref.registry} asks for a Bearer token; using ${OCI_CREDENTIAL_KEYS.accessToken}`);
+        return `Bearer ${credentials.accessToken}`;
+      }
+      if (credentials.refreshToken) {
+        throw this.fail(`${OCI_CREDENTIAL_KEYS.refreshToken} (an OAuth2 refresh token) is not supported by capi-gitops`, {
+          hint: `use ${OCI_CREDENTIAL_KEYS.accessToken}, or ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password}`,
+        });
+      }
+      return `Bearer ${await this.fetchToken(challenge, credentials)}`;
+    }
+    throw this.fail(`registry ${this.ref.registry} answered HTTP 401 to GET ${redactUrl(url)} without a Basic or Bearer challenge`, {
+      hint: 'check the registry address; a proxy in between may be rejecting the request',
+    });
+  }
+
+  /** The distribution token flow: GET realm?service=…&scope=… (Basic-authenticated when credentials exist). */
+  private async fetchToken(challenge: Challenge, credentials: OciCredentials): Promise<string> {
+    let realm: URL;
+    try {
+      realm = new URL(challenge.params.realm ?? '');
+    } catch {
+      throw this.fail(`registry ${this.ref.registry} sent a Bearer challenge without a valid realm`);
+    }
+    if (!realmAcceptable(realm, this.ref.plainHttp)) {
+      throw this.fail(`registry ${this.ref.registry} points its token service at ${redactUrl(realm)}, which is not https`, {
+        hint: 'credentials are not sent over plain HTTP to a token service of a TLS registry; the request was not sent',
+      });
+    }
+    const scopes = [...new Set([`repository:${this.ref.repository}:pull`, ...(challenge.params.scope ?? '').split(' ').filter(Boolean)])].sort();
+    if (challenge.params.service) realm.searchParams.set('service', challenge.params.service);
+    for (const scope of scopes) realm.searchParams.append('scope', scope);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    const withCredentials = Boolean(credentials.username || credentials.password);
+    if (withCredentials) headers.authorization = `Basic ${Buffer.from(`${credentials.username ?? ''}:${credentials.password ?? ''}`).toString('base64')}`;
+    this.options.log?.(`oci: ${this.ref.registry} asks for a Bearer token; requesting one from ${redactUrl(realm)}${withCredentials ? ' with the configured credentials' : ' anonymously'}`);
+
+    const response = await this.transport(() => httpFetch({ url: realm.href, headers, credentialOrigin: realm.origin }, this.policy));
+    if (response.status === 401 || response.status === 403) {
+      throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${withCredentials ? 'the credentials' : 'an anonymous token'} (HTTP ${response.status})`, {
+        hint: withCredentials
+          ? `check ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password}`
+          : `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} (or ${OCI_CREDENTIAL_KEYS.accessToken}) in the provider's configSecret or the environment`,
+      });
+    }
+    if (response.status !== 200) throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered HTTP ${response.status}`);
+    let answer: { token?: unknown; access_token?: unknown } | undefined;
+    try {
+      answer = JSON.parse(response.body.toString('utf8')) as typeof answer;
+    } catch {
+      answer = undefined;
+    }
+    // The token spec: `token`, or `access_token` for OAuth2 compatibility; equal when both are sent.
+    const token = typeof answer?.access_token === 'string' && answer.access_token ? answer.access_token : answer?.token;
+    if (typeof token !== 'string' || token === '') throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered no token`);
+    return token;
+  }
+}
+
+class OciRepository implements ProviderRepository {
+  readonly sourceType = 'oci';
+  readonly location: string;
+  readonly defaultVersion: string;
+  readonly componentsFile: string;
+  private readonly client: RegistryClient;
+  private readonly artifacts = new Map<string, Promise<ResolvedArtifact>>();
+
+  constructor(
+    written: string,
+    private readonly ref: OciReference,
+    private readonly options: OciOptions,
+  ) {
+    this.location = written.trim();
+    this.defaultVersion = this.ref.tag ?? 'latest';
+    this.componentsFile = DEFAULT_COMPONENTS_FILE[options.providerType];
+    const credentials = ociCredentials(options.credentials, options.env ?? process.env);
+    this.client = new RegistryClient(this.ref, credentials, httpPolicy(options.http), options, (message, extra) => new CapiGitopsError(this.diagnostic(message, extra)));
+  }
+
+  private get provider(): string {
+    return `${this.options.providerType} ${this.options.providerName}`;
+  }
+
+  private get repositoryUrl(): string {
+    return `${this.client.base}/v2/${this.ref.repository}`;
+  }
+
+  /** `registry/repository:reference`, as a user would write it. */
+  private named(reference: string): string {
+    return `${this.ref.registry}/${this.ref.repository}${reference.startsWith('sha256:') ? '@' : ':'}${reference}`;
+  }
+
+  /**
+   * A pinned reference names one artifact, so it is the only version; otherwise the
+   * repository's tags, following `Link` pages (the distribution spec's tag listing).
+   */
+  async listVersions(): Promise<string[]> {
+    if (this.ref.tag !== undefined) return [this.ref.tag];
+    if (this.ref.digest !== undefined) {
+      throw new CapiGitopsError(this.diagnostic(`${this.location} pins one artifact by digest, so it has no versions to choose from`, {
+        hint: 'set spec.version to the version that artifact holds',
+      }));
+    }
+    this.options.onProgress?.({ type: 'resolve', source: this.location });
+    const tags: string[] = [];
+    // No `n`: as oras, take the registry's page size and follow its Link headers.
+    let url: string | undefined = `${this.repositoryUrl}/tags/list`;
+    for (let page = 1; url; page++) {
+      if (page > MAX_TAG_PAGES) throw new CapiGitopsError(this.diagnostic(`more than ${MAX_TAG_PAGES} pages of tags in ${this.location}`));
+      const answer: RevalidatedResponse = await this.revalidated(url, 'application/json', ['link'], {
+        what: `the tags of ${this.ref.registry}/${this.ref.repository}`,
+        notFound: () =>
+          new CapiGitopsError(this.diagnostic(`repository ${this.ref.repository} not found on ${this.ref.registry} (GET ${redactUrl(url!)} answered 404)`, {
+            hint: 'check spec.fetchConfig.oci',
+          })),
+      });
+      const data = parseJson(answer.body) as { tags?: unknown } | undefined;
+      if (data === undefined || (data.tags !== null && data.tags !== undefined && !Array.isArray(data.tags))) {
+        throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a tag list`));
+      }
+      for (const tag of data.tags ?? []) if (typeof tag === 'string' && !tags.includes(tag)) tags.push(tag);
+      url = this.onRegistry(nextPageUrl(answer.headers.link), url);
+    }
+    return tags;
+  }
+
+  /** A next-page link, only if it stays on the registry (it is requested with credentials). */
+  private onRegistry(next: string | undefined, current: string): string | undefined {
+    if (next === undefined) return undefined;
+    const absolute = new URL(next, current);
+    if (absolute.origin !== new URL(this.client.base).origin) {
+      throw new CapiGitopsError(this.diagnostic(`${this.ref.registry} links the next page of tags to another host (${redactUrl(absolute)})`, { hint: 'the request was not sent' }));
+    }
+    return absolute.href;
+  }
+
+  /** The names tried for a file, in the operator's order; other names are looked up as written. */
+  private candidates(version: string, fileName: string): string[] {
+    const names = ociFileNames(this.options.providerType, this.options.providerName, version);
+    if (fileName === METADATA_FILE) return names.metadata;
+    const type = OPERATOR_PROVIDER_TYPE[this.options.providerType];
+    if ([this.componentsFile, OPERATOR_COMPONENTS_FILE, `${type}-components.yaml`].includes(fileName)) return names.components;
+    return [fileName];
+  }
+
+  async getFile(version: string, fileName: string): Promise<Artifact> {
+    this.options.onProgress?.({ type: 'fetch', source: this.location, version, file: fileName });
+    const reference = this.ref.digest ?? this.ref.tag ?? version;
+    if (reference === 'latest' && this.ref.tag === undefined) {
+      throw new CapiGitopsError(this.diagnostic(`cannot fetch ${fileName} for ${this.provider}: version "latest" has not been resolved to a tag of ${this.location}`, {
+        hint: 'resolve the version with listVersions() first',
+      }));
+    }
+    if (!TAG.test(reference) && !SHA256_DIGEST.test(reference)) {
+      throw new CapiGitopsError(this.diagnostic(`${this.provider} version ${version} is not a valid OCI tag`, {
+        expected: 'letters, digits, "_", "." and "-", at most 128 characters (a "+" is not allowed in tags)',
+        hint: `put the tag in the reference (${this.location}:<tag>) if it differs from the version`,
+      }));
+    }
+    const artifact = await this.resolveArtifact(reference, version);
+    const names = this.candidates(version, fileName);
+    // The operator treats an empty file as missing and tries the next name.
+    const title = names.find((name) => (artifact.files.get(name)?.size ?? 0) > 0);
+    if (title === undefined) {
+      const present = [...artifact.files.keys()].sort();
+      throw new ArtifactNotFoundError(this.diagnostic(
+        `OCI artifact ${this.named(reference)} has no ${fileName === METADATA_FILE ? 'metadata' : names.length > 1 ? 'components' : fileName} for ${this.provider} version ${version}`,
+        {
+          expected: `a non-empty layer titled (${TITLE_ANNOTATION}) ${names.join(' or ')}`,
+          hint: present.length ? `the artifact's titled layers: ${present.join(', ')}` : 'the artifact has no layer with a title annotation; push files with `oras push`, which titles them',
+        },
+      ));
+    }
+    const { bytes, cached } = await this.blob(artifact.files.get(title)!, `${title} of ${this.named(reference)}`);
+    this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: bytes.length, cached });
+    return { name: fileName, text: bytes.toString('utf8'), sha256: sha256Hex(bytes), url: `oci://${this.ref.registry}/${this.ref.repository}@${artifact.digest}#${title}` };
+  }
+
+  /** The manifest graph of a tag or digest, read once per repository object (a failure is not remembered). */
+  private resolveArtifact(reference: string, version: string): Promise<ResolvedArtifact> {
+    let pending = this.artifacts.get(reference);
+    if (!pending) {
+      pending = this.readArtifact(reference, version);
+      this.artifacts.set(reference, pending);
+      pending.catch(() => this.artifacts.delete(reference));
+    }
+    return pending;
+  }
+
+  private async readArtifact(reference: string, version: string): Promise<ResolvedArtifact> {
+    const top = await this.manifest(reference, version);
+    const files = new Map<string, Descriptor>();
+    const visit = async (manifest: unknown, depth: number, from: string): Promise<void> => {
+      const document = manifest as { manifests?: unknown; layers?: unknown; config?: unknown };
+      if (Array.isArray(document.manifests)) {
+        if (depth >= MAX_INDEX_DEPTH) throw new CapiGitopsError(this.diagnostic(`${from}: indexes nested deeper than ${MAX_INDEX_DEPTH}`));
+        for (const child of document.manifests) {
+          if (!isDescriptor(child) || !SHA256_DIGEST.test(child.digest)) throw new CapiGitopsError(this.diagnostic(`${from}: an index entry is not a sha256 descriptor`));
+          const { document: childDocument } = await this.manifest(child.digest, version);
+          await visit(childDocument, depth + 1, this.named(child.digest));
+        }
+        return;
+      }
+      if (!Array.isArray(document.layers)) throw new CapiGitopsError(this.diagnostic(`${from} is neither an image manifest nor an index`, { expected: `one of ${MANIFEST_TYPES.join(', ')}` }));
+      for (const node of [document.config, ...document.layers]) {
+        if (!isDescriptor(node)) continue;
+        const title = node.annotations?.[TITLE_ANNOTATION];
+        if (typeof title !== 'string') continue;
+        const seen = files.get(title);
+        if (seen && seen.digest !== node.digest) {
+          throw new CapiGitopsError(this.diagnostic(`${from}: two layers are titled ${title} with different content (${seen.digest}, ${node.digest})`, {
+            hint: 'which one the operator would use depends on copy order; publish one file per title',
+          }));
+        }
+        files.set(title, node);
+      }
+    };
+    await visit(top.document, 0, this.named(reference));
+    return { digest: top.digest, files };
+  }
+
+  /** One manifest by tag (revalidated) or by digest (content-addressed), its digest checked. */
+  private async manifest(reference: string, version: string): Promise<{ document: unknown; digest: string }> {
+    const url = `${this.repositoryUrl}/manifests/${reference}`;
+    const pinned = SHA256_DIGEST.exec(reference)?.[1];
+    let body: Buffer;
+    let announced: string | undefined;
+    const cached = pinned && this.options.cache ? await this.options.cache.getBlob(pinned) : undefined;
+    if (cached) {
+      body = cached;
+    } else {
+      const answer = await this.revalidated(url, ACCEPT_MANIFESTS, ['docker-content-digest'], {
+        what: `the manifest of ${this.named(reference)}`,
+        version,
+        notFound: (code) =>
+          new ArtifactNotFoundError(this.diagnostic(`OCI artifact ${this.named(reference)} not found for ${this.provider} version ${version} (GET ${redactUrl(url)} answered 404${code ? ` ${code}` : ''})`, {
+            expected: this.ref.tag === undefined && this.ref.digest === undefined ? `a tag ${version} (the tag defaults to the provider version)` : `the artifact ${this.location}`,
+            hint: 'check spec.version and spec.fetchConfig.oci',
+          })),
+      });
+      body = answer.body;
+      announced = answer.headers['docker-content-digest'];
+    }
+    const digest = `sha256:${sha256Hex(body)}`;
+    const expected = pinned ? `sha256:${pinned}` : SHA256_DIGEST.test(announced ?? '') ? announced : undefined;
+    if (expected !== undefined && expected !== digest) {
+      throw new CapiGitopsError(this.diagnostic(`the manifest of ${this.named(reference)} does not match its digest`, {
+        expected: `${expected}${pinned ? '' : ' (Docker-Content-Digest)'}`,
+        hint: `received bytes have ${digest}; the registry or something in between altered it — do not use it`,
+      }));
+    }
+    if (pinned && !cached && this.options.cache) await this.options.cache.putBlob(body);
+    const document = parseJson(body);
+    if (typeof document !== 'object' || document === null) throw new CapiGitopsError(this.diagnostic(`the manifest of ${this.named(reference)} is not JSON`));
+    return { document, digest };
+  }
+
+  /** A blob, from the cache when its digest is there, else downloaded and checked against its descriptor. */
+  private async blob(descriptor: Descriptor, what: string): Promise<{ bytes: Buffer; cached: boolean }> {
+    const hex = SHA256_DIGEST.exec(descriptor.digest)?.[1];
+    if (hex === undefined) {
+      throw new CapiGitopsError(this.diagnostic(`${what}: digest ${descriptor.digest} is not sha256`, { expected: 'sha256:<64 lower-case hex digits>' }));
+    }
+    const cache = this.options.cache;
+    const cached = cache ? await cache.getBlob(hex) : undefined;
+    if (cached) return { bytes: cached, cached: true };
+    if (this.options.offline) throw this.offlineMiss(what);
+
+    const url = `${this.repositoryUrl}/blobs/${descriptor.digest}`;
+    const response = await this.client.get(url, {});
+    if (response.status === 404) throw new CapiGitopsError(this.diagnostic(`${what}: blob ${descriptor.digest} not found (GET ${redactUrl(url)} answered 404)`, { hint: 'the artifact is incomplete on the registry' }));
+    if (response.status !== 200) throw new CapiGitopsError(this.diagnostic(`cannot download ${what}: GET ${redactUrl(url)} answered HTTP ${response.status}${registryErrorCode(response.body)}`));
+    const actual = `sha256:${sha256Hex(response.body)}`;
+    if (actual !== descriptor.digest || response.body.length !== descriptor.size) {
+      throw new CapiGitopsError(this.diagnostic(`${what} does not match its digest`, {
+        expected: `${descriptor.digest}, ${descriptor.size} bytes (from the manifest)`,
+        hint: `received ${response.body.length} bytes with ${actual}; the download or the registry was tampered with or corrupted — do not use it`,
+      }));
+    }
+    if (cache) await cache.putBlob(response.body);
+    return { bytes: response.body, cached: false };
+  }
+
+  /** A manifest or tag-list GET through the cache, with the registry's auth; 200 or an error. */
+  private async revalidated(
+    url: string,
+    accept: string,
+    keepHeaders: string[],
+    context: { what: string; version?: string; notFound: (code: string) => CapiGitopsError },
+  ): Promise<RevalidatedResponse> {
+    const answer = await revalidatedGet(url, { cache: this.options.cache, offline: this.options.offline, keepHeaders }, (conditional) =>
+      this.client.get(url, { accept, ...conditional }),
+    );
+    if (answer === undefined) throw this.offlineMiss(context.what, context.version);
+    if (answer.status === 200) return answer;
+    if (answer.status === 404) throw context.notFound(registryErrorCode(answer.body).trim());
+    throw new CapiGitopsError(this.diagnostic(`cannot read ${context.what}: GET ${redactUrl(url)} answered HTTP ${answer.status}${registryErrorCode(answer.body)}`, {
+      hint: answer.status === 403 ? 'the credentials lack pull access to this repository' : undefined,
+    }));
+  }
+
+  private offlineMiss(what: string, version?: string): CapiGitopsError {
+    return new CapiGitopsError(this.diagnostic(`offline: ${what}${version ? ` (${this.provider} version ${version})` : ''} is not in the cache`, {
+      hint: this.options.cache ? `run once online to fill the cache at ${this.options.cache.dir}` : 'offline mode needs a cache directory',
+    }));
+  }
+
+  private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
+    return { ...this.options.origin, message, ...extra };
+  }
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** ` MANIFEST_UNKNOWN`-style code from a distribution error body, or ''. Codes only: messages may echo request details. */
+function registryErrorCode(body: Buffer): string {
+  const errors = (parseJson(body) as { errors?: { code?: unknown }[] } | undefined)?.errors;
+  const codes = Array.isArray(errors) ? errors.map((error) => error?.code).filter((code): code is string => typeof code === 'string' && /^[A-Z_]+$/.test(code)) : [];
+  return codes.length ? ` ${codes.join(', ')}` : '';
+}
