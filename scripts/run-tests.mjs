@@ -10,5 +10,7 @@ if (selected.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...selected], { stdio: 'inherit' });
+// No test may reach beyond this machine: the HTTP layer refuses non-loopback hosts.
+const env = { ...process.env, CAPI_GITOPS_NETWORK: 'loopback' };
+const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...selected], { stdio: 'inherit', env });
 process.exit(result.status ?? 1);

@@ -10,6 +10,10 @@ import type { KObject } from './model/kobject.js';
 import type { ImageMeta, Manifest, ProviderObject, SecretObject } from './manifest/types.js';
 import { loadManifest } from './manifest/load.js';
 import { resolveCertManager, resolveProviders, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
+import { buildProviderRegistry } from './resolve/registry.js';
+import type { SourceOptions } from './sources/request.js';
+import { lockfilePath, readLockfile } from './lock/lockfile.js';
+import { LockSession, type LockOutcome } from './lock/session.js';
 import { inspectVariables, substituteVariables, missingVariablesError, type VariableReference } from './render/variables.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
 import { appendAdditionalManifests, resolveAdditionalManifests } from './render/additional-manifests.js';
@@ -23,7 +27,20 @@ export interface RenderOptions {
   manifestPaths: string[];
   /** Opt in to writing values that came from Secrets into the output. */
   allowSecretValues?: boolean;
-  resolve?: ResolveOptions;
+  /** Network, cache and offline settings for the source modules. */
+  sources?: SourceOptions;
+  /** Fail instead of changing the lockfile (CI). */
+  frozen?: boolean;
+}
+
+/** What resolution found, and the lock that records it. */
+export interface Resolution {
+  manifest: Manifest;
+  providers: ResolvedProvider[];
+  certManager: ResolvedCertManager | null;
+  /** The lockfile's path (beside the first manifest), the lock to write and what changed. */
+  lockFile: string;
+  lock: LockOutcome;
 }
 
 /** One provider's variables for `render --list-variables`. */
@@ -34,10 +51,7 @@ export interface ProviderVariables {
   variables: { name: string; default?: string; value?: VariableValue }[];
 }
 
-export interface RenderResult {
-  manifest: Manifest;
-  providers: ResolvedProvider[];
-  certManager: ResolvedCertManager | null;
+export interface RenderResult extends Resolution {
   components: RenderedComponent[];
   /** Relative path → file content, ready for writeOutput. */
   files: Map<string, string>;
@@ -124,10 +138,27 @@ function collect(bag: DiagnosticBag, err: unknown): void {
   else throw err;
 }
 
+/**
+ * Loads the manifest and resolves every component, pinned by the lockfile where it still answers
+ * the manifest; locked files come from the cache and are checked against their digests.
+ */
+export async function resolveManagementCluster(options: RenderOptions): Promise<Resolution> {
+  const manifest = await loadManifest(options.manifestPaths);
+  const lockFile = lockfilePath(manifest.baseDir);
+  const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
+  const sources = options.sources ?? {};
+  const session = new LockSession(manifest, { previous: await readLockfile(lockFile), file: lockFile, registry, cache: sources.cache, offline: sources.offline });
+  const resolveOptions: ResolveOptions = { sources, pinnedVersion: session.pinnedVersion, decorate: session.decorate };
+  const [providers, certManager] = await Promise.all([
+    resolveProviders(manifest, resolveOptions),
+    resolveCertManager(manifest.config, manifest.baseDir, resolveOptions),
+  ]);
+  return { manifest, providers, certManager, lockFile, lock: session.conclude(providers, certManager, options.frozen ?? false) };
+}
+
 /** Each provider's variables, their defaults and where each value comes from. */
 export async function listVariables(options: RenderOptions): Promise<ProviderVariables[]> {
-  const manifest = await loadManifest(options.manifestPaths);
-  const providers = await resolveProviders(manifest, options.resolve);
+  const { manifest, providers } = await resolveManagementCluster(options);
   return prepareProviders(manifest, providers).map((p) => ({
     label: p.resolved.label,
     namespace: p.resolved.namespace,
@@ -154,11 +185,8 @@ function imageOverridesFor(manifest: Manifest, secret: SecretObject | undefined)
 }
 
 export async function renderManagementCluster(options: RenderOptions): Promise<RenderResult> {
-  const manifest = await loadManifest(options.manifestPaths);
-  const [providers, certManager] = await Promise.all([
-    resolveProviders(manifest, options.resolve),
-    resolveCertManager(manifest.config, manifest.baseDir, options.resolve),
-  ]);
+  const resolution = await resolveManagementCluster(options);
+  const { manifest, providers, certManager } = resolution;
   const prepared = prepareProviders(manifest, providers);
 
   // 1. Variables, on the raw text: every missing variable of every provider in one error.
@@ -203,7 +231,7 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
   }
   bag.throwIfAny();
 
-  return { manifest, providers, certManager, components, files: layoutKustomize(components) };
+  return { ...resolution, components, files: layoutKustomize(components) };
 }
 
 function renderProvider(manifest: Manifest, p: PreparedProvider, objects: KObject[], options: RenderOptions, bag: DiagnosticBag): RenderedComponent {

@@ -2,7 +2,7 @@ import { isPlainObject } from '../model/kobject.js';
 import type { Finding } from './documents.js';
 import type { SourcePosition, ToolConfig, UserRepository } from './types.js';
 
-const CONFIG_FIELDS = ['repositories', 'images', 'certManager', 'variables', 'output'] as const;
+const CONFIG_FIELDS = ['repositories', 'images', 'certManager', 'variables', 'output', 'github'] as const;
 
 /** The Config document's settings (already schema-validated); repositories must be unique by type and name. */
 export function toToolConfig(value: Record<string, unknown>, position: SourcePosition): { config: ToolConfig; findings: Finding[] } {
@@ -10,7 +10,7 @@ export function toToolConfig(value: Record<string, unknown>, position: SourcePos
   for (const field of CONFIG_FIELDS) {
     if (value[field] !== undefined) (config as Record<string, unknown>)[field] = value[field];
   }
-  return { config, findings: duplicateRepositories(config.repositories) };
+  return { config, findings: [...duplicateRepositories(config.repositories), ...exclusiveVersionLists(config.repositories)] };
 }
 
 function duplicateRepositories(repositories: unknown): Finding[] {
@@ -35,6 +35,24 @@ function duplicateRepositories(repositories: unknown): Finding[] {
       hint: 'remove one of them',
       related: ['repositories', earlier],
     });
+  });
+  return findings;
+}
+
+/** A plain HTTPS repository lists its versions one way: `versions` or `versionsUrl`. */
+function exclusiveVersionLists(repositories: unknown): Finding[] {
+  if (!Array.isArray(repositories)) return [];
+  const findings: Finding[] = [];
+  repositories.forEach((repository: unknown, index) => {
+    if (isPlainObject(repository) && repository.versions !== undefined && repository.versionsUrl !== undefined) {
+      findings.push({
+        path: ['repositories', index, 'versionsUrl'],
+        at: 'key',
+        message: 'versions and versionsUrl are mutually exclusive',
+        expected: 'either a list of versions or a URL that lists them',
+        hint: 'keep one of them',
+      });
+    }
   });
   return findings;
 }

@@ -1,6 +1,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { compareStrings, type Diagnostic } from '../model/diagnostics.js';
+import { LOCKFILE_NAME } from '../lock/types.js';
 
 const MANIFEST_EXTENSIONS = ['.yaml', '.yml'];
 const EXPECTED_PATH = 'a YAML file, or a directory of *.yaml and *.yml files';
@@ -11,11 +12,12 @@ export interface ManifestFile {
   text: string;
 }
 
+/** The lockfile sits beside the manifests; it is not one of them. */
 function isManifestName(name: string): boolean {
-  return MANIFEST_EXTENSIONS.some((extension) => name.endsWith(extension));
+  return name !== LOCKFILE_NAME && MANIFEST_EXTENSIONS.some((extension) => name.endsWith(extension));
 }
 
-/** `*.yaml` and `*.yml` files directly in a directory (not below it), in code-unit order. */
+/** `*.yaml` and `*.yml` files directly in a directory (not below it, not the lockfile), in code-unit order. */
 async function filesInDirectory(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true });
   const names = entries.filter((entry) => isManifestName(entry.name)).map((entry) => entry.name).sort(compareStrings);

@@ -149,6 +149,12 @@ export interface UserRepository {
   name: string;
   type: ProviderKind;
   url: string;
+  /** Plain HTTPS templates: the published versions. */
+  versions?: string[];
+  /** Plain HTTPS templates: where the published versions are listed. */
+  versionsUrl?: string;
+  /** Plain HTTPS templates: allow http:// beyond localhost. */
+  allowInsecure?: boolean;
 }
 
 export interface CertManagerConfig {
@@ -169,6 +175,7 @@ export interface ToolConfig {
   certManager?: CertManagerConfig;
   variables?: Record<string, string>;
   output?: OutputConfig;
+  github?: { apiUrl?: string };
   position?: SourcePosition;
 }
 

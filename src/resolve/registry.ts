@@ -16,6 +16,10 @@ export interface RegistryEntry {
   builtIn: boolean;
   /** Where a user entry was declared; its relative URL resolves against that file's directory. */
   declaredAt?: SourcePosition;
+  /** Plain HTTPS templates (user entries): published versions, or where they are listed. */
+  versions?: string[];
+  versionsUrl?: string;
+  allowInsecure?: boolean;
 }
 
 /** [owner/repository on GitHub, release asset] per provider; every URL is `…/releases/latest/<asset>`. */
@@ -203,7 +207,8 @@ export function buildProviderRegistry(userRepositories: readonly UserRepository[
       return;
     }
     firstIndex.set(key, index);
-    entries.set(key, { kind: repository.type, name: repository.name, url: repository.url, builtIn: false, declaredAt });
+    const { versions, versionsUrl, allowInsecure } = repository;
+    entries.set(key, { kind: repository.type, name: repository.name, url: repository.url, builtIn: false, declaredAt, versions, versionsUrl, allowInsecure });
   });
   return { registry: new ProviderRegistry([...entries.values()]), problems };
 }

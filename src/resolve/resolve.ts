@@ -50,6 +50,10 @@ export interface ResolveOptions {
   sources?: SourceOptions;
   /** The source modules to ask; SOURCE_MODULES by default. */
   modules?: readonly SourceModule[];
+  /** The exact version to use instead of spec.version (the lockfile's pin), if any. */
+  pinnedVersion?: (provider: ProviderObject) => string | undefined;
+  /** Wraps each opened repository, e.g. to serve locked files from the cache. */
+  decorate?: (repository: ProviderRepository, component: { kind?: ProviderKind; name: string; namespace?: string }) => ProviderRepository;
 }
 
 /** The directory relative paths in a document resolve against: the declaring file's. */
@@ -77,23 +81,24 @@ function withDefaults(diagnostic: Diagnostic, origin: DiagnosticOrigin): Diagnos
   return merged;
 }
 
-const OFFLINE_HINT = 'this build reads artifacts offline (network sources come later)';
 
 /** Which source serves a provider: its fetchConfig, else its registry entry. */
-export function repositoryRequestFor(provider: ProviderObject, registry: ProviderRegistry, manifestBaseDir: string): RepositoryRequest {
+export function repositoryRequestFor(provider: ProviderObject, registry: ProviderRegistry, manifestBaseDir: string, credentials?: Readonly<Record<string, string>>): RepositoryRequest {
   const label = manifestLabel(provider.kind, provider.name);
-  const base = { kind: provider.kind, name: provider.name, label, namespace: provider.namespace };
+  const entry = registry.lookup(provider.kind, provider.name);
+  // a fetchConfig.url template still takes its version list from a matching repositories entry
+  const listing = entry && !entry.builtIn ? { versions: entry.versions, versionsUrl: entry.versionsUrl, allowInsecure: entry.allowInsecure } : {};
+  const base = { kind: provider.kind, name: provider.name, label, namespace: provider.namespace, credentials, ...listing };
   const fetchConfig = provider.spec.fetchConfig;
   if (fetchConfig?.selector !== undefined) {
     return { ...base, selector: fetchConfig.selector, baseDir: manifestBaseDir, origin: originOf(provider, 'spec.fetchConfig.selector') };
   }
   if (fetchConfig?.oci) {
-    return { ...base, oci: fetchConfig.oci, baseDir: manifestBaseDir, origin: originOf(provider, 'spec.fetchConfig.oci'), noSourceHint: `OCI sources are not supported yet; ${OFFLINE_HINT}: use spec.fetchConfig.url with a local repository, or spec.fetchConfig.selector with ConfigMaps` };
+    return { ...base, oci: fetchConfig.oci, baseDir: manifestBaseDir, origin: originOf(provider, 'spec.fetchConfig.oci') };
   }
   if (fetchConfig?.url) {
-    return { ...base, url: fetchConfig.url, baseDir: declaringDir(provider.position, manifestBaseDir), origin: originOf(provider, 'spec.fetchConfig.url'), noSourceHint: `${OFFLINE_HINT}: use a file:// URL or a path to a local repository (${label}/<version>/<components-file>), or ConfigMaps with spec.fetchConfig.selector` };
+    return { ...base, url: fetchConfig.url, baseDir: declaringDir(provider.position, manifestBaseDir), origin: originOf(provider, 'spec.fetchConfig.url'), noSourceHint: `use a GitHub or GitLab release URL, an https URL template with {version}, a file:// URL or a path to a local repository (${label}/<version>/<components-file>), or ConfigMaps with spec.fetchConfig.selector` };
   }
-  const entry = registry.lookup(provider.kind, provider.name);
   if (entry === undefined) {
     // Preflight reports this; kept as a guard for direct callers.
     throw new CapiGitopsError({ ...originOf(provider, 'spec.fetchConfig'), message: `no repository is known for ${label}`, hint: 'set spec.fetchConfig or add a Config repositories entry' });
@@ -104,10 +109,16 @@ export function repositoryRequestFor(provider: ProviderObject, registry: Provide
     url: entry.url,
     baseDir: declaringDir(entry.declaredAt, manifestBaseDir),
     origin,
-    noSourceHint: entry.builtIn
-      ? `${label} defaults to clusterctl's ${entry.url}; ${OFFLINE_HINT}: add a Config repositories entry {name: ${provider.name}, type: ${provider.kind}, url: file:///…/${label}/<version>/<components-file>}, or set spec.fetchConfig`
-      : `${OFFLINE_HINT}: point the Config repositories entry for ${label} at a local repository`,
+    noSourceHint: `point the Config repositories entry for ${label} at a release URL capi-gitops can read, or at a local repository`,
   };
+}
+
+/** The data of the Secret spec.configSecret names, if it is in the input (its credentials serve fetching). */
+function configSecretData(provider: ProviderObject, manifest: Manifest): Readonly<Record<string, string>> | undefined {
+  const ref = provider.spec.configSecret;
+  if (!ref) return undefined;
+  const namespace = ref.namespace || provider.namespace;
+  return manifest.secrets.find((secret) => secret.name === ref.name && secret.namespace === namespace)?.data;
 }
 
 interface ProviderResolution {
@@ -116,8 +127,13 @@ interface ProviderResolution {
 }
 
 async function resolveOne(provider: ProviderObject, request: RepositoryRequest, manifest: Manifest, options: ResolveOptions): Promise<ProviderResolution> {
-  const repository: ProviderRepository = await openRepository(request, { configMaps: manifest.configMaps, options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
-  const { requested, version } = await resolveVersion(repository, provider.spec.version, CURRENT_CONTRACT);
+  const opened = await openRepository(request, { configMaps: manifest.configMaps, options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
+  const repository = options.decorate?.(opened, { kind: provider.kind, name: provider.name, namespace: provider.namespace }) ?? opened;
+  const pinned = options.pinnedVersion?.(provider);
+  const resolution = await resolveVersion(repository, pinned ?? provider.spec.version, CURRENT_CONTRACT);
+  const version = resolution.version;
+  // a pinned release still answers the manifest's own request
+  const requested = pinned === undefined ? resolution.requested : provider.spec.version || repository.defaultVersion;
   const [metadata, components] = await Promise.all([repository.getFile(version, METADATA_FILE), repository.getFile(version, repository.componentsFile)]);
   const subject = { label: request.label, version, url: metadata.url };
   const parsedMetadata = parseMetadata(metadata.text, subject);
@@ -181,7 +197,7 @@ export async function resolveProviders(manifest: Manifest, options: ResolveOptio
 
   const outcomes = await Promise.allSettled(
     manifest.providers.map(async (provider) => {
-      const request = repositoryRequestFor(provider, registry, manifest.baseDir);
+      const request = repositoryRequestFor(provider, registry, manifest.baseDir, configSecretData(provider, manifest));
       try {
         return await resolveOne(provider, request, manifest, options);
       } catch (error) {
@@ -263,9 +279,10 @@ export async function resolveCertManager(config: ToolConfig, baseDir: string, op
     url,
     baseDir: declaringDir(config.position, baseDir),
     origin,
-    noSourceHint: `${OFFLINE_HINT}: set certManager.url to a local copy of cert-manager.yaml (a file:// URL or a path), or certManager.enabled: false if cert-manager is installed another way`,
+    noSourceHint: 'set certManager.url to a GitHub release URL or a local copy of cert-manager.yaml (a file:// URL or a path), or certManager.enabled: false if cert-manager is installed another way',
   };
-  const repository = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
+  const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
+  const repository = options.decorate?.(opened, { name: CERT_MANAGER_LABEL, namespace: 'cert-manager' }) ?? opened;
   const version = certManagerVersion(settings.version, parseSemantic(repository.defaultVersion) ? repository.defaultVersion : undefined, origin);
   const components = await repository.getFile(version, repository.componentsFile);
   return { label: CERT_MANAGER_LABEL, version, components, repository: { sourceType: repository.sourceType, location: repository.location } };

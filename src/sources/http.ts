@@ -62,7 +62,7 @@ export type SourceProgressEvent =
   /** A failed attempt will be retried after `delayMs`. */
   | { type: 'retry'; url: string; attempt: number; delayMs: number; reason: string };
 
-export type HttpFailure = 'network' | 'timeout' | 'truncated' | 'too-large' | 'redirect';
+export type HttpFailure = 'network' | 'timeout' | 'truncated' | 'too-large' | 'redirect' | 'refused';
 
 /** A request that did not produce a complete response. Messages carry redacted URLs only. */
 export class HttpError extends Error {
@@ -78,6 +78,22 @@ export class HttpError extends Error {
   /** Transient failures worth another attempt; a size cap or a redirect loop is not. */
   get retryable(): boolean {
     return this.failure === 'network' || this.failure === 'timeout' || this.failure === 'truncated';
+  }
+}
+
+/** 127.0.0.0/8, localhost and ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * `CAPI_GITOPS_NETWORK=loopback` confines every request to this machine: the test suite sets it
+ * so that no test can reach the internet, and it proves a run stays inside an air gap.
+ */
+function refuseUnlessAllowed(url: URL, method: string): void {
+  if (process.env.CAPI_GITOPS_NETWORK === 'loopback' && !isLoopbackHost(url.hostname)) {
+    throw new HttpError('refused', `${method} ${redactUrl(url)}: refused, CAPI_GITOPS_NETWORK=loopback allows loopback hosts only`, redactUrl(url));
   }
 }
 
@@ -189,6 +205,7 @@ export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): P
 
   try {
     for (let hops = 0; ; hops++) {
+      refuseUnlessAllowed(hopUrl, method);
       let response: Response;
       try {
         response = await fetch(hopUrl, {

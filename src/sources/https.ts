@@ -36,17 +36,14 @@
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import type { ArtifactCache } from './cache.js';
 import { sha256Hex } from './cache.js';
-import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpResponse, type SourceProgressEvent } from './http.js';
+import { httpFetch, httpPolicy, HttpError, isLoopbackHost, redactUrl, type HttpPolicy, type HttpResponse, type SourceProgressEvent } from './http.js';
 import type { DiagnosticOrigin } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
 
 // ---- shared by the network sources -----------------------------------------------------------
 
-/** 127.0.0.0/8, localhost and ::1: the only hosts plain http:// is accepted for by default. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
-}
+/** The only hosts plain http:// is accepted for by default. */
+export { isLoopbackHost };
 
 /** An answer from `revalidatedGet`: the server's, or the cached one it confirmed (304) or that offline mode used. */
 export interface RevalidatedResponse {

@@ -9,6 +9,10 @@ import { openConfigMapRepository } from './configmap.js';
 import { isLocalRepositoryUrl, openLocalRepository } from './local-repository.js';
 import { messagePrefix, type RepositoryRequest, type SourceContext } from './request.js';
 import type { Artifact, ProviderRepository } from './source.js';
+import { openGitHubRepository } from './github.js';
+import { openGitLabRepository } from './gitlab.js';
+import { openOciRepository } from './oci.js';
+import { openHttpsRepository } from './https.js';
 
 export type { RepositoryRequest, SourceContext, SourceOptions, DiagnosticOrigin } from './request.js';
 export { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
@@ -34,8 +38,48 @@ export const configMapSource: SourceModule = {
   open: (request, context) => (request.selector !== undefined ? openConfigMapRepository({ ...request, selector: request.selector }, context.configMaps) : null),
 };
 
+/** Options every network module shares. */
+function networkOptions(request: RepositoryRequest, context: SourceContext) {
+  const { cache, offline, http, log, onProgress, env } = context.options;
+  return { cache, offline, http, log, onProgress, env, origin: request.origin, credentials: request.credentials ? { ...request.credentials } : undefined };
+}
+
+export const githubSource: SourceModule = {
+  id: 'github',
+  serves: 'GitHub release URLs (https://github.com/<owner>/<repo>/releases/{latest|<tag>}/<file>)',
+  open: (request, context) => {
+    if (request.url === undefined) return null;
+    const { cache, offline, log, onProgress, origin } = networkOptions(request, context);
+    return openGitHubRepository(request.url, { ...context.options.github, http: context.options.github?.http ?? context.options.http, cache, offline, log, onProgress, origin });
+  },
+};
+
+export const gitlabSource: SourceModule = {
+  id: 'gitlab',
+  serves: 'GitLab generic package URLs (https://gitlab.<host>/api/v4/projects/<project>/packages/generic/<package>/<version>/<file>)',
+  open: (request, context) => (request.url === undefined ? null : openGitLabRepository(request.url, networkOptions(request, context))),
+};
+
+export const ociSource: SourceModule = {
+  id: 'oci',
+  serves: 'spec.fetchConfig.oci ([http://]<registry>/<repository>[:tag])',
+  open: (request, context) =>
+    request.oci === undefined || request.kind === undefined ? null : openOciRepository(request.oci, { ...networkOptions(request, context), providerType: request.kind, providerName: request.name }),
+};
+
+/** Last: it claims every remaining http(s) URL, and explains what a template needs. */
+export const httpsSource: SourceModule = {
+  id: 'https',
+  serves: 'http(s) URL templates with {version} (Config repositories with versions or versionsUrl)',
+  open: (request, context) => {
+    if (request.url === undefined) return null;
+    const { credentials: _secret, env: _env, ...options } = networkOptions(request, context);
+    return openHttpsRepository(request.url, { ...options, versions: request.versions, versionsUrl: request.versionsUrl, allowInsecure: request.allowInsecure });
+  },
+};
+
 /** Every source, in the order they are asked. Register new modules here. */
-export const SOURCE_MODULES: readonly SourceModule[] = [configMapSource, localSource];
+export const SOURCE_MODULES: readonly SourceModule[] = [configMapSource, localSource, githubSource, gitlabSource, ociSource, httpsSource];
 
 function describeTarget(request: RepositoryRequest): string {
   if (request.selector !== undefined) return 'a ConfigMap selector';

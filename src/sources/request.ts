@@ -1,6 +1,9 @@
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { ProviderKind } from '../model/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../manifest/types.js';
+import type { ArtifactCache } from './cache.js';
+import type { GitHubOptions } from './github.js';
+import type { HttpPolicy, SourceProgressEvent } from './http.js';
 
 /** The part of a Diagnostic that says where a request came from; modules copy it into errors. */
 export type DiagnosticOrigin = Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'>;
@@ -27,6 +30,12 @@ export interface RepositoryRequest {
   origin: DiagnosticOrigin;
   /** How to fix it when no module serves the request; the resolver fills it per context. */
   noSourceHint?: string;
+  /** The provider's configSecret data: OCI_* and gitlab-access-token credentials. Never printed. */
+  credentials?: Readonly<Record<string, string>>;
+  /** Plain HTTPS templates: the published versions, or where they are listed (Config repositories). */
+  versions?: string[];
+  versionsUrl?: string;
+  allowInsecure?: boolean;
 }
 
 /**
@@ -34,8 +43,18 @@ export interface RepositoryRequest {
  * e.g. `github?: GitHubOptions`.
  */
 export interface SourceOptions {
-  /** Refuse network access; only offline modules may serve. */
+  /** Never touch the network: network modules serve from the cache only. */
   offline?: boolean;
+  /** Content-addressed cache shared by the network modules. */
+  cache?: ArtifactCache;
+  /** GitHub API root and token (GitHub Enterprise, tests). */
+  github?: Pick<GitHubOptions, 'apiUrl' | 'token' | 'http' | 'maxRateLimitWaitSeconds' | 'retryAfterBaseMs'>;
+  /** Environment the credential variables are read from (OCI_*, GITLAB_*); process.env by default. */
+  env?: Record<string, string | undefined>;
+  /** Retries, timeouts and size cap for every network module. */
+  http?: Partial<HttpPolicy>;
+  log?: (line: string) => void;
+  onProgress?: (event: SourceProgressEvent) => void;
 }
 
 export interface SourceContext {

@@ -1,0 +1,101 @@
+/**
+ * What the network sources are doing, for people: on a terminal one live progress bar (files
+ * fetched, bytes received, the file in flight); elsewhere (pipes, CI) plain log lines on stderr.
+ */
+import cliProgress from 'cli-progress';
+import type { SourceProgressEvent } from '../sources/http.js';
+
+export interface ProgressReporter {
+  onProgress(event: SourceProgressEvent): void;
+  log(line: string): void;
+  /** Removes the live display; call before printing results. */
+  stop(): void;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** Plain lines, one per event that matters; byte counts only when a file is done. */
+export function lineFor(event: SourceProgressEvent): string | undefined {
+  switch (event.type) {
+    case 'resolve':
+      return `listing versions of ${event.source}`;
+    case 'fetch':
+      return `fetching ${event.file} ${event.version} from ${event.source}`;
+    case 'done':
+      return `fetched ${event.file} ${event.version} (${formatBytes(event.bytes)}${event.cached ? ', from cache' : ''})`;
+    case 'retry':
+      return `retrying ${event.url} in ${Math.round(event.delayMs)} ms (attempt ${event.attempt}: ${event.reason})`;
+    case 'bytes':
+      return undefined;
+  }
+}
+
+class LineReporter implements ProgressReporter {
+  constructor(private readonly write: (line: string) => void) {}
+  onProgress(event: SourceProgressEvent): void {
+    const line = lineFor(event);
+    if (line) this.write(line);
+  }
+  log(line: string): void {
+    this.write(line);
+  }
+  stop(): void {}
+}
+
+class BarReporter implements ProgressReporter {
+  private readonly bar = new cliProgress.SingleBar(
+    { format: '{bar} {value}/{total} files | {received} | {current}', hideCursor: true, clearOnComplete: true, stream: process.stderr },
+    cliProgress.Presets.shades_classic,
+  );
+  private started = false;
+  private total = 0;
+  private done = 0;
+  private readonly received = new Map<string, number>();
+  private current = 'resolving';
+
+  onProgress(event: SourceProgressEvent): void {
+    if (event.type === 'fetch') {
+      this.total++;
+      this.current = `${event.file} ${event.version}`;
+    } else if (event.type === 'done') {
+      this.done++;
+    } else if (event.type === 'bytes') {
+      this.received.set(event.url, event.received);
+    } else if (event.type === 'resolve') {
+      this.current = `listing ${event.source}`;
+    }
+    this.render();
+  }
+
+  private render(): void {
+    const payload = { received: formatBytes([...this.received.values()].reduce((a, b) => a + b, 0)), current: this.current };
+    if (!this.started) {
+      this.bar.start(Math.max(this.total, 1), this.done, payload);
+      this.started = true;
+    }
+    this.bar.setTotal(Math.max(this.total, 1));
+    this.bar.update(this.done, payload);
+  }
+
+  log(line: string): void {
+    process.stderr.write(`${line}\n`);
+  }
+
+  stop(): void {
+    if (this.started) this.bar.stop();
+    this.started = false;
+  }
+}
+
+/** A live bar on a TTY outside CI, plain lines otherwise; nothing when quiet. */
+export function progressReporter(options: { quiet?: boolean; stream?: NodeJS.WriteStream; env?: NodeJS.ProcessEnv } = {}): ProgressReporter {
+  const stream = options.stream ?? process.stderr;
+  const env = options.env ?? process.env;
+  if (options.quiet) return new LineReporter(() => undefined);
+  if (stream.isTTY && !env.CI) return new BarReporter();
+  return new LineReporter((line) => stream.write(`${line}\n`));
+}

@@ -1,0 +1,134 @@
+/**
+ * One render's use of the lockfile: which components it pins, serving pinned files from the
+ * content-addressed cache (so a locked render touches no network), checking every fetched file
+ * against its recorded digest, and the lock the render leaves behind.
+ */
+import path from 'node:path';
+import { CapiGitopsError, DiagnosticBag } from '../model/diagnostics.js';
+import type { ProviderKind } from '../model/provider.js';
+import type { Manifest, ProviderObject } from '../manifest/types.js';
+import type { ProviderRegistry } from '../resolve/registry.js';
+import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
+import type { ArtifactCache } from '../sources/cache.js';
+import type { Artifact, ProviderRepository } from '../sources/source.js';
+import { buildLockfile, lockEntryForCertManager, lockEntryForProvider } from './build.js';
+import { assertFrozen, diffLockfiles, type LockChange } from './diff.js';
+import { lockRequestForCertManager, lockRequestForProvider, lockSatisfies } from './request.js';
+import { findLockEntry, type LockEntry, type Lockfile } from './types.js';
+import { verifyLockedArtifacts } from './verify.js';
+
+export interface LockSessionOptions {
+  /** The lock read from disk, if any. */
+  previous: Lockfile | undefined;
+  /** Where the lock lives; relative file URLs in it are relative to its directory. */
+  file: string;
+  registry: ProviderRegistry;
+  cache?: ArtifactCache;
+  offline?: boolean;
+}
+
+export interface LockOutcome {
+  lock: Lockfile;
+  changes: LockChange[];
+}
+
+export class LockSession {
+  private readonly pins = new Map<string, LockEntry>();
+  private readonly certManagerPin: LockEntry | undefined;
+
+  constructor(
+    private readonly manifest: Manifest,
+    private readonly options: LockSessionOptions,
+  ) {
+    for (const provider of manifest.providers) {
+      const request = lockRequestForProvider(provider, options.registry);
+      const entry = request && findLockEntry(options.previous, provider);
+      if (entry && request && lockSatisfies(entry, request)) this.pins.set(componentKey(provider), entry);
+    }
+    const certManagerRequest = lockRequestForCertManager(manifest.config);
+    const certManagerEntry = certManagerRequest && findLockEntry(options.previous, certManagerRequest);
+    this.certManagerPin = certManagerEntry && certManagerRequest && lockSatisfies(certManagerEntry, certManagerRequest) ? certManagerEntry : undefined;
+  }
+
+  get lockDir(): string {
+    return path.dirname(this.options.file);
+  }
+
+  /** The locked version of a provider whose lock entry still answers the manifest. */
+  pinnedVersion = (provider: ProviderObject): string | undefined => this.pins.get(componentKey(provider))?.version;
+
+  /** Serves the pinned release's files from the cache by digest; fetches (and caches) otherwise. */
+  decorate = (repository: ProviderRepository, component: { kind?: ProviderKind; name: string; namespace?: string }): ProviderRepository => {
+    const entry = component.kind === undefined ? this.certManagerPin : this.pins.get(componentKey({ kind: component.kind, name: component.name, namespace: component.namespace ?? '' }));
+    const { cache, offline } = this.options;
+    return {
+      sourceType: repository.sourceType,
+      location: repository.location,
+      defaultVersion: repository.defaultVersion,
+      componentsFile: repository.componentsFile,
+      listVersions: () => repository.listVersions(),
+      async getFile(version: string, fileName: string): Promise<Artifact> {
+        const locked = entry?.version === version ? entry.files.find((f) => f.name === fileName) : undefined;
+        if (locked && cache) {
+          const bytes = await cache.getBlob(locked.sha256);
+          if (bytes) return { name: fileName, text: bytes.toString('utf8'), sha256: locked.sha256, url: locked.url };
+        }
+        if (locked && offline && repository.sourceType !== 'local' && repository.sourceType !== 'configmap') {
+          throw new CapiGitopsError({
+            message: `--offline: ${fileName} of ${component.name} ${version} (sha256 ${locked.sha256}) is not in the cache`,
+            expected: 'every locked file in the cache',
+            hint: 'run once without --offline (or `capi-gitops lock`) on a machine with network access to fill the cache, then retry',
+          });
+        }
+        const artifact = await repository.getFile(version, fileName);
+        if (cache && repository.sourceType !== 'local' && repository.sourceType !== 'configmap') await cache.putBlob(Buffer.from(artifact.text, 'utf8'));
+        return artifact;
+      },
+    };
+  };
+
+  /**
+   * Checks every pinned component's files against the lock, then builds the new lock: pinned
+   * entries kept as they were, the rest recorded from this resolution.
+   */
+  conclude(providers: readonly ResolvedProvider[], certManager: ResolvedCertManager | null, frozen: boolean): LockOutcome {
+    const bag = new DiagnosticBag();
+    const entries: LockEntry[] = [];
+    for (const resolved of providers) {
+      const pin = this.pins.get(componentKey(resolved));
+      if (pin) {
+        verify(bag, pin, [resolved.metadata, resolved.components]);
+        entries.push(pin);
+      } else {
+        entries.push(lockEntryForProvider(resolved, this.options.registry, this.lockDir));
+      }
+    }
+    if (certManager) {
+      const pin = this.certManagerPin;
+      if (pin && pin.version === certManager.version) {
+        verify(bag, pin, [certManager.components]);
+        entries.push(pin);
+      } else {
+        entries.push(lockEntryForCertManager(certManager, this.manifest.config, this.lockDir));
+      }
+    }
+    bag.throwIfAny();
+    const lock = buildLockfile(entries);
+    if (frozen) assertFrozen(this.options.previous, lock, this.options.file);
+    return { lock, changes: diffLockfiles(this.options.previous, lock) };
+  }
+}
+
+function componentKey(c: { kind: string; name: string; namespace: string }): string {
+  return `${c.kind}\0${c.namespace}\0${c.name}`;
+}
+
+function verify(bag: DiagnosticBag, entry: LockEntry, artifacts: Pick<Artifact, 'name' | 'sha256' | 'url'>[]): void {
+  try {
+    verifyLockedArtifacts(entry, artifacts);
+  } catch (err) {
+    if (err instanceof CapiGitopsError) err.diagnostics.forEach((d) => bag.add(d));
+    else throw err;
+  }
+}
+
