@@ -31,6 +31,8 @@ export interface RenderOptions {
   sources?: SourceOptions;
   /** Fail instead of changing the lockfile (CI). */
   frozen?: boolean;
+  /** Versions to move to, by componentKey (`capi-gitops update`). */
+  versionOverrides?: ReadonlyMap<string, string>;
 }
 
 /** What resolution found, and the lock that records it. */
@@ -41,6 +43,8 @@ export interface Resolution {
   /** The lockfile's path (beside the first manifest), the lock to write and what changed. */
   lockFile: string;
   lock: LockOutcome;
+  /** The source options in effect (Config.github merged in). */
+  sources: SourceOptions;
 }
 
 /** One provider's variables for `render --list-variables`. */
@@ -146,14 +150,24 @@ export async function resolveManagementCluster(options: RenderOptions): Promise<
   const manifest = await loadManifest(options.manifestPaths);
   const lockFile = lockfilePath(manifest.baseDir);
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
-  const sources = options.sources ?? {};
-  const session = new LockSession(manifest, { previous: await readLockfile(lockFile), file: lockFile, registry, cache: sources.cache, offline: sources.offline });
+  const configured = options.sources ?? {};
+  // --github-api-url wins over Config.github.apiUrl
+  const apiUrl = configured.github?.apiUrl ?? manifest.config.github?.apiUrl;
+  const sources: SourceOptions = apiUrl === undefined ? configured : { ...configured, github: { ...configured.github, apiUrl } };
+  const session = new LockSession(manifest, {
+    previous: await readLockfile(lockFile),
+    file: lockFile,
+    registry,
+    cache: sources.cache,
+    offline: sources.offline,
+    overrides: options.versionOverrides,
+  });
   const resolveOptions: ResolveOptions = { sources, pinnedVersion: session.pinnedVersion, decorate: session.decorate };
   const [providers, certManager] = await Promise.all([
     resolveProviders(manifest, resolveOptions),
     resolveCertManager(manifest.config, manifest.baseDir, resolveOptions),
   ]);
-  return { manifest, providers, certManager, lockFile, lock: session.conclude(providers, certManager, options.frozen ?? false) };
+  return { manifest, providers, certManager, lockFile, lock: session.conclude(providers, certManager, options.frozen ?? false), sources };
 }
 
 /** Each provider's variables, their defaults and where each value comes from. */

@@ -1,17 +1,29 @@
 /**
  * capi-gitops CLI. Exit codes: 0 success, 1 invalid input or failed render, 2 usage error.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { CapiGitopsError, formatDiagnostic } from '../model/diagnostics.js';
-import { renderCommand, type RenderFlags } from './render.js';
+import { renderCommand, lockCommand, planCommand, updateCommand } from './commands.js';
 import { UsageError } from './errors.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
+const VERSION = '0.1.0';
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+/** Flags every command that reads a manifest and fetches artifacts shares. */
+function withSourceFlags(command: Command): Command {
+  return command
+    .option('-f, --file <path>', 'manifest file, or a directory of *.yaml files (repeatable); the lockfile sits beside the first', collect, [])
+    .option('--cache-dir <dir>', 'artifact cache (default: $XDG_CACHE_HOME/capi-gitops, else ~/.cache/capi-gitops)')
+    .option('--offline', 'never touch the network; fail naming what is missing from the cache')
+    .option('--github-api-url <url>', 'GitHub REST API root for GitHub Enterprise (overrides Config github.apiUrl); token from GITHUB_TOKEN or GH_TOKEN')
+    .option('--quiet', 'print errors only');
 }
 
 export function buildProgram(): Command {
@@ -27,22 +39,30 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
-  program
-    .command('render')
-    .description('render the providers of a manifest into a kustomize-ready directory')
-    .requiredOption('-f, --file <path>', 'manifest file, or a directory of *.yaml files (repeatable)', collect, [])
+  withSourceFlags(program.command('render').description('resolve, render and write the providers of a manifest into a kustomize-ready directory; updates the lockfile'))
     .option('-o, --output <dir>', 'output directory; written atomically, files it no longer produces are pruned')
+    .option('--frozen', 'fail if the lockfile would change (for CI)')
     .option('--list-variables', "print each provider's variables, defaults and value origins (Secret values masked); writes nothing")
     .option('--allow-secret-values', 'allow values from Secrets (configSecret variables, images) to be written to the output')
-    .addOption(new Option('--quiet', 'print errors only').default(false))
-    .action(async (flags: RenderFlags) => {
-      await renderCommand(flags);
-    });
+    .action(renderCommand);
+
+  withSourceFlags(program.command('lock').description('resolve every provider and write the lockfile, without rendering')).action(lockCommand);
+
+  withSourceFlags(program.command('plan').description('show available upgrades of the locked providers, like clusterctl upgrade plan'))
+    .option('--json', 'print the plan as JSON')
+    .action(planCommand);
+
+  withSourceFlags(
+    program
+      .command('update')
+      .description('move providers to the versions `plan` offers: exact pins in the manifest are edited in place, the rest in the lockfile')
+      .argument('[providers...]', 'providers to update, by label (bootstrap-kubeadm) or namespace/label; all when none'),
+  )
+    .option('--contract <contract>', "follow this contract's plan (e.g. v1beta2); default: the core provider's current contract")
+    .action(updateCommand);
 
   return program;
 }
-
-const VERSION = '0.1.0';
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
@@ -62,12 +82,10 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof CapiGitopsError) {
       const n = err.diagnostics.length;
       process.stderr.write(err.diagnostics.map(formatDiagnostic).join('\n') + '\n');
-      if (n > 1) process.stderr.write(`${n} problems; nothing was written\n`);
-      else process.stderr.write('nothing was written\n');
+      process.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');
       return EXIT_FAILED;
     }
     process.stderr.write(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return EXIT_FAILED;
   }
 }
-

@@ -25,6 +25,8 @@ export interface LockSessionOptions {
   registry: ProviderRegistry;
   cache?: ArtifactCache;
   offline?: boolean;
+  /** New versions `capi-gitops update` chose, by component (see componentKey); they replace the lock's pins. */
+  overrides?: ReadonlyMap<string, string>;
 }
 
 export interface LockOutcome {
@@ -54,8 +56,9 @@ export class LockSession {
     return path.dirname(this.options.file);
   }
 
-  /** The locked version of a provider whose lock entry still answers the manifest. */
-  pinnedVersion = (provider: ProviderObject): string | undefined => this.pins.get(componentKey(provider))?.version;
+  /** An update's new version, else the locked version of a provider whose lock entry still answers the manifest. */
+  pinnedVersion = (provider: ProviderObject): string | undefined =>
+    this.options.overrides?.get(componentKey(provider)) ?? this.pins.get(componentKey(provider))?.version;
 
   /** Serves the pinned release's files from the cache by digest; fetches (and caches) otherwise. */
   decorate = (repository: ProviderRepository, component: { kind?: ProviderKind; name: string; namespace?: string }): ProviderRepository => {
@@ -95,7 +98,7 @@ export class LockSession {
     const bag = new DiagnosticBag();
     const entries: LockEntry[] = [];
     for (const resolved of providers) {
-      const pin = this.pins.get(componentKey(resolved));
+      const pin = this.options.overrides?.has(componentKey(resolved)) ? undefined : this.pins.get(componentKey(resolved));
       if (pin) {
         verify(bag, pin, [resolved.metadata, resolved.components]);
         entries.push(pin);
@@ -119,7 +122,8 @@ export class LockSession {
   }
 }
 
-function componentKey(c: { kind: string; name: string; namespace: string }): string {
+/** Identifies a provider across manifest, lock and plan. */
+export function componentKey(c: { kind: string; name: string; namespace: string }): string {
   return `${c.kind}\0${c.namespace}\0${c.name}`;
 }
 

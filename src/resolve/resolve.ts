@@ -114,7 +114,7 @@ export function repositoryRequestFor(provider: ProviderObject, registry: Provide
 }
 
 /** The data of the Secret spec.configSecret names, if it is in the input (its credentials serve fetching). */
-function configSecretData(provider: ProviderObject, manifest: Manifest): Readonly<Record<string, string>> | undefined {
+export function configSecretData(provider: ProviderObject, manifest: Manifest): Readonly<Record<string, string>> | undefined {
   const ref = provider.spec.configSecret;
   if (!ref) return undefined;
   const namespace = ref.namespace || provider.namespace;

@@ -1,0 +1,127 @@
+import path from 'node:path';
+import { listVariables, renderManagementCluster, resolveManagementCluster, type RenderOptions, type Resolution } from '../pipeline.js';
+import { planManagementCluster, updateManagementCluster } from '../upgrade.js';
+import { renderUpgradePlanJson, renderUpgradePlanText } from '../resolve/upgrade-plan.js';
+import { writeOutput } from '../emit/write.js';
+import { writeLockfile } from '../lock/lockfile.js';
+import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
+import { githubTokenFromEnv } from '../sources/github.js';
+import { UsageError } from './errors.js';
+import { progressReporter, type ProgressReporter } from './progress.js';
+
+export interface SourceFlags {
+  file: string[];
+  cacheDir?: string;
+  offline?: boolean;
+  githubApiUrl?: string;
+  quiet?: boolean;
+}
+
+export interface RenderFlags extends SourceFlags {
+  output?: string;
+  frozen?: boolean;
+  listVariables?: boolean;
+  allowSecretValues?: boolean;
+}
+
+const MASK = '********';
+
+function printer(flags: SourceFlags): (line: string) => void {
+  return (line) => {
+    if (!flags.quiet) process.stdout.write(line + '\n');
+  };
+}
+
+/** Options for the pipeline from the shared flags, with a progress display on stderr. */
+function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Partial<RenderOptions> = {}): RenderOptions {
+  if (flags.file.length === 0) throw new UsageError('at least one -f/--file <file or directory> is needed');
+  return {
+    manifestPaths: flags.file,
+    sources: {
+      offline: flags.offline,
+      cache: new ArtifactCache(flags.cacheDir ?? defaultCacheDir()),
+      github: { apiUrl: flags.githubApiUrl, token: githubTokenFromEnv(process.env) },
+      onProgress: (event) => progress.onProgress(event),
+      log: (line) => progress.log(line),
+    },
+    ...extra,
+  };
+}
+
+/** Runs `work` with a progress display that is cleared before anything else is printed. */
+async function withProgress<T>(flags: SourceFlags, work: (progress: ProgressReporter) => Promise<T>): Promise<T> {
+  const progress = progressReporter({ quiet: flags.quiet });
+  try {
+    return await work(progress);
+  } finally {
+    progress.stop();
+  }
+}
+
+function printResolution(resolution: Resolution, out: (line: string) => void): void {
+  for (const p of resolution.providers) {
+    const requested = p.requestedVersion && p.requestedVersion !== p.version ? ` (requested ${p.requestedVersion})` : '';
+    out(`resolved ${p.label} ${p.version}${requested}, contract ${p.contract}, from ${p.repository.sourceType}`);
+  }
+  if (resolution.certManager) out(`resolved cert-manager ${resolution.certManager.version}`);
+}
+
+async function saveLock(resolution: Resolution, out: (line: string) => void): Promise<void> {
+  const written = await writeLockfile(resolution.lockFile, resolution.lock.lock);
+  const where = path.relative(process.cwd(), resolution.lockFile) || resolution.lockFile;
+  if (!written) return;
+  out(`updated ${where}:`);
+  for (const change of resolution.lock.changes) out(`  ${change.line}`);
+}
+
+export async function renderCommand(flags: RenderFlags): Promise<void> {
+  const out = printer(flags);
+  if (flags.listVariables) {
+    const providers = await withProgress(flags, (progress) => listVariables(renderOptions(flags, progress)));
+    for (const provider of providers) {
+      process.stdout.write(`${provider.label} ${provider.version} (namespace ${provider.namespace})\n`);
+      if (provider.variables.length === 0) process.stdout.write('  (no variables)\n');
+      for (const v of provider.variables) {
+        const value = v.value ? `${v.value.fromSecret ? MASK : JSON.stringify(v.value.value)} from ${v.value.origin}` : v.default !== undefined ? `default ${JSON.stringify(v.default)}` : 'MISSING';
+        process.stdout.write(`  ${v.name} = ${value}${v.value && v.default !== undefined ? ` (default ${JSON.stringify(v.default)})` : ''}\n`);
+      }
+    }
+    return;
+  }
+  if (!flags.output) throw new UsageError('render needs -o/--output <dir> (or --list-variables)');
+  const result = await withProgress(flags, (progress) =>
+    renderManagementCluster(renderOptions(flags, progress, { allowSecretValues: flags.allowSecretValues, frozen: flags.frozen })),
+  );
+  printResolution(result, out);
+  const summary = await writeOutput(path.resolve(flags.output), result.files);
+  for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
+  out(`wrote ${flags.output}: ${summary.written.length} written, ${summary.unchanged.length} unchanged, ${summary.removed.length} removed`);
+  await saveLock(result, out);
+}
+
+export async function lockCommand(flags: SourceFlags): Promise<void> {
+  const out = printer(flags);
+  const resolution = await withProgress(flags, (progress) => resolveManagementCluster(renderOptions(flags, progress)));
+  printResolution(resolution, out);
+  await saveLock(resolution, out);
+  if (resolution.lock.changes.length === 0) out('the lockfile is up to date');
+}
+
+export async function planCommand(flags: SourceFlags & { json?: boolean }): Promise<void> {
+  const { plan } = await withProgress(flags, (progress) => planManagementCluster(renderOptions(flags, progress)));
+  process.stdout.write(flags.json ? renderUpgradePlanJson(plan) : renderUpgradePlanText(plan));
+}
+
+export async function updateCommand(providers: string[], flags: SourceFlags & { contract?: string }): Promise<void> {
+  const out = printer(flags);
+  const result = await withProgress(flags, (progress) => updateManagementCluster(renderOptions(flags, progress), { contract: flags.contract, providers }));
+  for (const edit of result.edits) {
+    const where = `${path.relative(process.cwd(), edit.file) || edit.file}:${edit.line}`;
+    const what = `${edit.kind}/${edit.namespace}/${edit.name}`;
+    if (edit.status === 'updated') out(`${where}: ${what} spec.version ${edit.oldVersion} → ${edit.newVersion}`);
+    else if (edit.status === 'not-pinned') out(`${where}: ${what} has no exact spec.version; the lockfile moves to ${edit.newVersion}`);
+    else if (edit.status === 'skipped') out(`${where}: ${what} not updated: ${edit.reason ?? 'edit it by hand'}`);
+  }
+  await saveLock(result.resolution, out);
+  if (result.resolution.lock.changes.length === 0 && result.files.length === 0) out('everything is up to date');
+}

@@ -1,0 +1,74 @@
+/**
+ * `capi-gitops plan` and `update`: clusterctl upgrade plan's view of the locked providers, and
+ * moving them forward in the lock (and in the manifest where it pins an exact version).
+ */
+import { METADATA_FILE, parseMetadata } from './resolve/metadata.js';
+import { configSecretData, repositoryRequestFor } from './resolve/resolve.js';
+import { buildProviderRegistry } from './resolve/registry.js';
+import { newestAvailable, planUpgrades, selectUpdates, type ProviderUpgradeInput, type UpdateSelection, type UpgradePlan } from './resolve/upgrade-plan.js';
+import { openRepository } from './sources/index.js';
+import { listManifestFiles } from './manifest/files.js';
+import { updateVersionsInFiles, type VersionEdit } from './manifest/update-versions.js';
+import { CapiGitopsError, type Diagnostic } from './model/diagnostics.js';
+import { rename, writeFile } from 'node:fs/promises';
+import { componentKey } from './lock/session.js';
+import { resolveManagementCluster, type RenderOptions, type Resolution } from './pipeline.js';
+
+/** For each provider: the locked release, every published version and the newest release's series. */
+async function upgradeInputs(resolution: Resolution): Promise<ProviderUpgradeInput[]> {
+  const { manifest, sources } = resolution;
+  const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
+  return Promise.all(
+    resolution.providers.map(async (resolved) => {
+      const request = repositoryRequestFor(resolved.provider, registry, manifest.baseDir, configSecretData(resolved.provider, manifest));
+      const repository = await openRepository(request, { configMaps: manifest.configMaps, options: sources });
+      const available = await repository.listVersions();
+      const newest = newestAvailable(available) ?? resolved.version;
+      const metadata = newest === resolved.version ? resolved.metadata : await repository.getFile(newest, METADATA_FILE);
+      const { releaseSeries } = parseMetadata(metadata.text, { label: resolved.label, version: newest, url: metadata.url });
+      return { kind: resolved.kind, name: resolved.name, namespace: resolved.namespace, installed: resolved.version, available, releaseSeries };
+    }),
+  );
+}
+
+export async function planManagementCluster(options: RenderOptions): Promise<{ resolution: Resolution; plan: UpgradePlan }> {
+  const resolution = await resolveManagementCluster(options);
+  return { resolution, plan: planUpgrades({ providers: await upgradeInputs(resolution) }) };
+}
+
+export interface UpdateResult {
+  plan: UpgradePlan;
+  /** What happened to each provider's spec.version in the manifest files. */
+  edits: VersionEdit[];
+  /** Manifest files that were rewritten. */
+  files: string[];
+  /** The resolution after the update: the lock to write and its changes. */
+  resolution: Resolution;
+}
+
+/**
+ * Chooses the plan's targets, edits exact pins in the manifest (comments and formatting kept),
+ * and re-resolves with the new versions so the lock records them.
+ */
+export async function updateManagementCluster(options: RenderOptions, selection: UpdateSelection): Promise<UpdateResult> {
+  const { plan } = await planManagementCluster({ ...options, frozen: false });
+  const bumps = selectUpdates(plan, selection);
+  const problems: Diagnostic[] = [];
+  const manifestFiles = await listManifestFiles(options.manifestPaths, problems);
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  const { files, edits } = await updateVersionsInFiles(manifestFiles, bumps);
+  const changed = files.filter((f) => f.changed);
+  for (const file of changed) await writeFileAtomically(file.path, file.text);
+  // Exact pins now name the new versions; empty versions and ranges move in the lock only.
+  const lockOnly = new Set(edits.filter((e) => e.status === 'not-pinned').map((e) => componentKey(e)));
+  const overrides = new Map(bumps.filter((b) => lockOnly.has(componentKey(b))).map((b) => [componentKey(b), b.newVersion]));
+  const resolution = await resolveManagementCluster({ ...options, frozen: false, versionOverrides: overrides });
+  return { plan, edits, files: changed.map((f) => f.path), resolution };
+}
+
+/** A temporary file beside the target, then one rename: readers see the old text or the new. */
+async function writeFileAtomically(file: string, text: string): Promise<void> {
+  const temporary = `${file}.capi-gitops-${process.pid}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, file);
+}
