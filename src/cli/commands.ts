@@ -10,7 +10,7 @@ import { UsageError } from './errors.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 
 export interface SourceFlags {
-  file: string[];
+  file?: string[];
   cacheDir?: string;
   offline?: boolean;
   githubApiUrl?: string;
@@ -34,7 +34,7 @@ function printer(flags: SourceFlags): (line: string) => void {
 
 /** Options for the pipeline from the shared flags, with a progress display on stderr. */
 function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Partial<RenderOptions> = {}): RenderOptions {
-  if (flags.file.length === 0) throw new UsageError('at least one -f/--file <file or directory> is needed');
+  if (!flags.file?.length) throw new UsageError('at least one -f/--file <file or directory> is needed');
   return {
     manifestPaths: flags.file,
     sources: {

@@ -12,14 +12,14 @@ export const EXIT_USAGE = 2;
 
 const VERSION = '0.1.0';
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /** Flags every command that reads a manifest and fetches artifacts shares. */
 function withSourceFlags(command: Command): Command {
   return command
-    .option('-f, --file <path>', 'manifest file, or a directory of *.yaml files (repeatable); the lockfile sits beside the first', collect, [])
+    .option('-f, --file <path>', 'manifest file, or a directory of *.yaml files (repeatable); the lockfile sits beside the first', collect)
     .option('--cache-dir <dir>', 'artifact cache (default: $XDG_CACHE_HOME/capi-gitops, else ~/.cache/capi-gitops)')
     .option('--offline', 'never touch the network; fail naming what is missing from the cache')
     .option('--github-api-url <url>', 'GitHub REST API root for GitHub Enterprise (overrides Config github.apiUrl); token from GITHUB_TOKEN or GH_TOKEN')
@@ -31,8 +31,7 @@ export function buildProgram(): Command {
   program
     .name('capi-gitops')
     .description(
-      'Render Cluster API providers offline, exactly as clusterctl and the cluster-api-operator would,\n' +
-        'into a Git directory that Argo CD or Flux syncs.',
+      'Render Cluster API providers offline, exactly as clusterctl and the cluster-api-operator would, into a Git directory that Argo CD or Flux syncs.',
     )
     .version(VERSION, '--version', 'print the capi-gitops version')
     .helpOption('-h, --help', 'show help for a command')
