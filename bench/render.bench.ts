@@ -1,0 +1,155 @@
+/**
+ * `npm run bench`: renders the real corpus (CAPI core, kubeadm bootstrap and control plane
+ * v1.12.0, cert-manager v1.13.0) and, in the same run, times `kubectl kustomize` applying the
+ * same namespace, labels and images transformers to the same raw files. Prints times and ratios.
+ * Numbers are medians of several runs; nothing here asserts on time.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { renderManagementCluster } from '../src/pipeline.js';
+import { writeOutput } from '../src/emit/write.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CORPUS = path.resolve(ROOT, '..', 'shared', 'corpus', 'repository');
+const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+
+interface Component {
+  kind: string;
+  name: string;
+  namespace: string;
+  label: string;
+  file: string;
+  image: string;
+}
+
+const COMPONENTS: Component[] = [
+  { kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', label: 'cluster-api', file: 'core-components.yaml', image: 'registry.k8s.io/cluster-api/cluster-api-controller' },
+  { kind: 'BootstrapProvider', name: 'kubeadm', namespace: 'capi-kubeadm-bootstrap-system', label: 'bootstrap-kubeadm', file: 'bootstrap-components.yaml', image: 'registry.k8s.io/cluster-api/kubeadm-bootstrap-controller' },
+  { kind: 'ControlPlaneProvider', name: 'kubeadm', namespace: 'capi-kubeadm-control-plane-system', label: 'control-plane-kubeadm', file: 'control-plane-components.yaml', image: 'registry.k8s.io/cluster-api/kubeadm-control-plane-controller' },
+];
+const MIRROR = 'mirror.example.internal/capi';
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function timeMs(fn: () => void): number {
+  const start = performance.now();
+  fn();
+  return performance.now() - start;
+}
+
+async function timeMsAsync(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+function writeManifest(dir: string): string {
+  const docs = COMPONENTS.map(
+    (c) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: ${c.kind}
+metadata:
+  name: ${c.name}
+  namespace: ${c.namespace}
+spec:
+  version: v1.12.0
+  fetchConfig:
+    url: ${pathToFileURL(path.join(CORPUS, c.label, 'latest', c.file)).href}
+`,
+  );
+  docs.push(`apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager:
+  version: v1.13.0
+  url: ${pathToFileURL(path.join(CORPUS, 'cert-manager', 'v1.13.0', 'cert-manager.yaml')).href}
+images:
+  all:
+    repository: ${MIRROR}
+`);
+  const file = path.join(dir, 'providers.yaml');
+  writeFileSync(file, docs.join('---\n'));
+  return file;
+}
+
+/** The same work for kustomize: namespace, labels and images transformers over the raw files. */
+function writeKustomizeReference(dir: string): string {
+  const root = path.join(dir, 'kustomize');
+  const entries = [...COMPONENTS, { label: 'cert-manager', namespace: 'cert-manager', file: 'cert-manager.yaml', image: 'quay.io/jetstack/cert-manager-controller' } as Component];
+  for (const c of entries) {
+    const sub = path.join(root, c.label);
+    mkdirSync(sub, { recursive: true });
+    const version = c.label === 'cert-manager' ? 'v1.13.0' : 'v1.12.0';
+    writeFileSync(
+      path.join(sub, 'kustomization.yaml'),
+      `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: ${c.namespace}
+resources:
+- ${path.join(CORPUS, c.label, version, c.file)}
+labels:
+- pairs:
+    cluster.x-k8s.io/provider: ${c.label}
+    clusterctl.cluster.x-k8s.io: ""
+images:
+- name: ${c.image}
+  newName: ${MIRROR}/${c.image.slice(c.image.lastIndexOf('/') + 1)}
+`,
+    );
+  }
+  writeFileSync(path.join(root, 'kustomization.yaml'), `resources:\n${entries.map((c) => `- ${c.label}`).join('\n')}\n`);
+  return root;
+}
+
+function run(cmd: string, args: string[]): void {
+  const result = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
+  if (result.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed:\n${result.stderr}`);
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-bench-'));
+  try {
+    const manifest = writeManifest(dir);
+    const kustomizeRoot = writeKustomizeReference(dir);
+    const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
+
+    // A whole CLI process per run, as CI runs it: Node start, render, atomic write.
+    const cli: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const out = path.join(dir, `cli-out-${i}`);
+      cli.push(timeMs(() => run(process.execPath, [CLI, 'render', '-f', manifest, '-o', out, '--quiet'])));
+    }
+    // In this process, after the first run has warmed the JIT.
+    const inProcess: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const out = path.join(dir, `warm-out-${i}`);
+      inProcess.push(await timeMsAsync(async () => writeOutput(out, (await renderManagementCluster({ manifestPaths: [manifest] })).files)));
+    }
+    const kustomize: number[] = [];
+    if (kubectl) {
+      for (let i = 0; i < Math.min(RUNS, 3); i++) {
+        kustomize.push(timeMs(() => run('kubectl', ['kustomize', '--load-restrictor', 'LoadRestrictionsNone', kustomizeRoot])));
+      }
+    }
+
+    const k = kustomize.length ? median(kustomize) : NaN;
+    const line = (name: string, ms: number) =>
+      console.log(`${name.padEnd(44)} ${ms.toFixed(0).padStart(6)} ms${kubectl ? `   ${(ms / k).toFixed(2)}× kubectl kustomize` : ''}`);
+    console.log(`corpus: CAPI core + kubeadm bootstrap + kubeadm control plane v1.12.0, cert-manager v1.13.0; median of ${RUNS} runs`);
+    if (kubectl) console.log(`${'kubectl kustomize (namespace, labels, images)'.padEnd(44)} ${k.toFixed(0).padStart(6)} ms   1.00×`);
+    else console.log('kubectl not found: no reference timing');
+    line('capi-gitops render, CLI process (cold)', median(cli));
+    line('capi-gitops render, in process', median(inProcess));
+    console.log('goal: cold render at most 0.5× kubectl kustomize');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
