@@ -19,7 +19,7 @@ import type { RenderedComponent, VariableLookup, VariableValue } from './render/
 import { appendAdditionalManifests, resolveAdditionalManifests } from './render/additional-manifests.js';
 import { inspectImages, mergeImageOverrides, parseImagesValue, applyImageOverrides } from './render/images.js';
 import { renderCertManagerObjects, renderProviderObjects } from './render/pipeline.js';
-import { parseArtifact } from './yaml/parse.js';
+import { parseArtifactsParallel } from './yaml/parse-pool.js';
 import { layoutKustomize } from './emit/layout-kustomize.js';
 
 export interface RenderOptions {
@@ -220,7 +220,7 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
   // 2. Parse every artifact (YAML 1.1, aliases refused), in parallel.
   const sources = prepared.map((p, i) => ({ text: substituted[i]!, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
-  const parsed = sources.map((s) => parseArtifact(s.text, { source: s.source }));
+  const parsed = await parseArtifactsParallel(sources);
 
   // 3. Transforms, per component.
   const components: RenderedComponent[] = [];

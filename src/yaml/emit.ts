@@ -1,7 +1,252 @@
-// Placeholder until the fast emitter lands: same contract, library implementation.
-import YAML from 'yaml';
+/**
+ * Fast YAML emitter for plain JSON-like data (objects, arrays, strings, numbers, booleans,
+ * null): one document, no `---`, 2-space indent, sequences not indented under their key
+ * (`key:\n- a`), key order preserved, multi-line strings as literal blocks, no folding, no
+ * anchors, final newline.
+ *
+ * Its output is byte-for-byte what `YAML.stringify(value, EMIT_LIBRARY_OPTIONS)` writes, apart
+ * from these deliberate differences (each tested in test/yaml-emit.test.ts):
+ * 1. A string that go-yaml (what Kubernetes tooling reads YAML with) or YAML 1.2 would read as
+ *    a non-string is quoted even where the library's YAML 1.1 rules leave it plain: `0o17`,
+ *    `0X1F`, `0B11`, `+0o17`, `0_x1F`, `+_1`, … ; and `<<`, which go-yaml (and the library
+ *    itself, reading) takes for a merge key.
+ * 2. A multi-line string whose literal block would end a line in white space (a line with
+ *    trailing spaces or tabs, or a leading line break) is written double-quoted on one line,
+ *    so no output line ever ends in white space.
+ * 3. NEL (U+0085), LINE/PARAGRAPH SEPARATOR (U+2028/9), U+FFFE and U+FFFF are written as
+ *    escapes in double quotes: libyaml treats the first three as line breaks and rejects the
+ *    last two, so raw they would not read back.
+ */
 
-/** One YAML document for one object: 2-space indent, no anchors, no folding, final newline. */
+import { plainScalarIsNotString } from './scalar.js';
+
+/** The `yaml` library options whose output this emitter reproduces (see the differences above). */
+export const EMIT_LIBRARY_OPTIONS = {
+  version: '1.1',
+  lineWidth: 0,
+  minContentWidth: 0,
+  indent: 2,
+  indentSeq: false,
+  aliasDuplicateObjects: false,
+  doubleQuotedMinMultiLineLength: Infinity,
+} as const;
+
+const STEP = '  ';
+// Implicit keys longer than this become explicit (`? key`), as the library writes them.
+const MAX_IMPLICIT_KEY = 1024;
+
+/** One YAML document for one value: 2-space indent, no anchors, no folding, final newline. */
 export function emitYamlDocument(value: unknown): string {
-  return YAML.stringify(value, { lineWidth: 0, indent: 2, aliasDuplicateObjects: false, version: '1.1' });
+  return nodeString(value, '', true) + '\n';
+}
+
+function isNonEmptyArray(v: unknown): v is unknown[] {
+  return Array.isArray(v) && v.length > 0;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) throw new TypeError(`emitYamlDocument: unsupported object type ${proto?.constructor?.name ?? 'unknown'}`);
+  return true;
+}
+
+/** A node at `indent` (the indentation of its own lines after the first). */
+function nodeString(value: unknown, indent: string, atRoot = false): string {
+  if (Array.isArray(value)) return value.length === 0 ? '[]' : sequenceString(value, indent);
+  if (isObject(value)) return mappingString(value, indent);
+  return scalarString(value, indent, false, atRoot);
+}
+
+function sequenceString(items: unknown[], indent: string): string {
+  const itemIndent = indent + STEP;
+  let out = '';
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out += '\n' + indent;
+    out += '- ' + nodeString(items[i] === undefined ? null : items[i], itemIndent);
+  }
+  return out;
+}
+
+function mappingString(obj: Record<string, unknown>, indent: string): string {
+  let out = '';
+  let first = true;
+  for (const key of Object.keys(obj)) {
+    const value = obj[key];
+    if (value === undefined) continue; // as JSON does: undefined members are absent
+    if (!first) out += '\n' + indent;
+    first = false;
+    out += pairString(key, value, indent);
+  }
+  return first ? '{}' : out;
+}
+
+function pairString(key: string, value: unknown, indent: string): string {
+  const inner = indent + STEP;
+  const k = stringString(key, inner, true, false);
+  if (k.length > MAX_IMPLICIT_KEY) {
+    const v = nodeString(value, inner);
+    return `? ${k}\n${indent}: ${v}`;
+  }
+  if (isNonEmptyArray(value)) return `${k}:\n${indent}${sequenceString(value, indent)}`;
+  if (isObject(value) && Object.keys(value).some((name) => value[name] !== undefined)) {
+    return `${k}:\n${inner}${mappingString(value, inner)}`;
+  }
+  return `${k}: ${nodeString(value, inner)}`;
+}
+
+function scalarString(value: unknown, indent: string, implicitKey: boolean, atRoot = false): string {
+  switch (typeof value) {
+    case 'string':
+      return stringString(value, indent, implicitKey, atRoot);
+    case 'number':
+      if (!Number.isFinite(value)) return Number.isNaN(value) ? '.nan' : value < 0 ? '-.inf' : '.inf';
+      return Object.is(value, -0) ? '-0' : JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      if (value === null) return 'null';
+      break;
+    case 'undefined':
+      if (!atRoot) return 'null';
+      break;
+  }
+  throw new TypeError(`emitYamlDocument: unsupported value of type ${typeof value}`);
+}
+
+// ---- strings -----------------------------------------------------------------------------
+
+// Characters that only a double-quoted string can carry.
+const NEEDS_DOUBLE_QUOTES = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff\u{D800}-\u{DFFF}]/u;
+// Shapes a plain scalar cannot take: indicator first, `: ` or ` #` inside, edge white space.
+const PLAIN_UNSAFE = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/;
+// Lines a YAML 1.1 reader would take for a document marker or directive.
+const DOCUMENT_MARKER = /^(%|---|\.\.\.)/m;
+// What the library's YAML 1.1 schema would read as null, bool, int, float, merge key or timestamp.
+const YAML11_NON_STRING = new RegExp(
+  [
+    '^(?:~|[Nn]ull|NULL)?$',
+    '^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$',
+    '^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$',
+    '^[-+]?0b[0-1_]+$',
+    '^[-+]?0[0-7_]+$',
+    '^[-+]?[0-9][0-9_]*$',
+    '^[-+]?0x[0-9a-fA-F_]+$',
+    '^(?:[-+]?\\.(?:inf|Inf|INF)|\\.nan|\\.NaN|\\.NAN)$',
+    '^[-+]?(?:[0-9][0-9_]*)?(?:\\.[0-9_]*)?[eE][-+]?[0-9]+$',
+    '^[-+]?(?:[0-9][0-9_]*)?\\.[0-9_]*$',
+    '^<<$',
+    '^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$',
+    '^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*$',
+    '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:t|T|[ \\t]+)[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\\.[0-9]+)?(?:[ \\t]*(?:Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$',
+  ].join('|'),
+);
+
+
+/** True when a plain scalar with this text would not be read back as this string. */
+export function plainStringIsAmbiguous(s: string): boolean {
+  return YAML11_NON_STRING.test(s) || plainScalarIsNotString(s);
+}
+
+function stringString(value: string, indent: string, implicitKey: boolean, atRoot: boolean): string {
+  if (NEEDS_DOUBLE_QUOTES.test(value)) return doubleQuoted(value);
+  const multiline = value.indexOf('\n') >= 0;
+  if (implicitKey && multiline) return quoted(value, indent, implicitKey);
+  if (PLAIN_UNSAFE.test(value)) return implicitKey || !multiline ? quoted(value, indent, implicitKey) : literalBlock(value, indent, false);
+  if (!implicitKey && multiline) return literalBlock(value, indent, false);
+  if (DOCUMENT_MARKER.test(value)) {
+    if (indent === '' && atRoot) return literalBlock(value, indent, true);
+    if (implicitKey && indent === STEP) return quoted(value, indent, implicitKey);
+  }
+  if (plainStringIsAmbiguous(value)) return quoted(value, indent, implicitKey);
+  return value;
+}
+
+/** Single quotes for a string with `"` but no `'`, double quotes otherwise. */
+function quoted(value: string, indent: string, implicitKey: boolean): string {
+  const hasDouble = value.indexOf('"') >= 0;
+  const hasSingle = value.indexOf("'") >= 0;
+  return hasDouble && !hasSingle ? singleQuoted(value, indent, implicitKey) : doubleQuoted(value);
+}
+
+function singleQuoted(value: string, indent: string, implicitKey: boolean): string {
+  if ((implicitKey && value.indexOf('\n') >= 0) || /[ \t]\n|\n[ \t]/.test(value)) return doubleQuoted(value);
+  const lineIndent = indent || (DOCUMENT_MARKER.test(value) ? STEP : '');
+  return "'" + value.replace(/'/g, "''").replace(/\n+/g, `$&\n${lineIndent}`) + "'";
+}
+
+// JSON's \u00XX escapes that YAML spells shorter.
+const SHORT_ESCAPES: Record<string, string> = { '0000': '\\0', '0007': '\\a', '000b': '\\v', '001b': '\\e' };
+// Characters JSON leaves raw that a YAML 1.1 reader would misread (see difference 3).
+const LINE_BREAK_LIKE = /[\u0085\u2028\u2029\ufffe\uffff]/;
+const LINE_BREAK_LIKE_ALL = /[\u0085\u2028\u2029\ufffe\uffff]/g;
+const LINE_BREAK_ESCAPES: Record<string, string> = { '\u0085': '\\N', '\u2028': '\\L', '\u2029': '\\P', '\ufffe': '\\uFFFE', '\uffff': '\\uFFFF' };
+
+/** A double-quoted scalar on one line: JSON escaping, then YAML's short escapes. */
+function doubleQuoted(value: string): string {
+  const json = JSON.stringify(value);
+  let out = '';
+  let start = 0;
+  for (let i = json.indexOf('\\'); i >= 0; i = json.indexOf('\\', i)) {
+    const next = json[i + 1];
+    if (next === 'u') {
+      const code = json.substr(i + 2, 4);
+      const short = SHORT_ESCAPES[code] ?? (code.startsWith('00') ? '\\x' + code.slice(2) : undefined);
+      if (short !== undefined) {
+        out += json.slice(start, i) + short;
+        start = i + 6;
+      }
+      i += 6;
+    } else if (next === 'n' && i > 0 && json[i - 1] === ' ') {
+      // A space before an escaped newline is escaped too (as the library writes it).
+      out += json.slice(start, i - 1) + '\\ ';
+      start = i;
+      i += 2;
+    } else {
+      i += 2;
+    }
+  }
+  out = start === 0 ? json : out + json.slice(start);
+  return LINE_BREAK_LIKE.test(out) ? out.replace(LINE_BREAK_LIKE_ALL, (c) => LINE_BREAK_ESCAPES[c]) : out;
+}
+
+/** A multi-line string as a literal block (`|`, `|-`, `|+`, with an indentation indicator if needed). */
+function literalBlock(value: string, indent: string, forceIndent: boolean): string {
+  if (/\n[\t ]+$/.test(value)) return quoted(value, indent, false);
+  // Difference 2: a literal block would carry trailing white space; quote instead.
+  if (value.charCodeAt(0) === 10 || /[ \t](?:\n|$)/.test(value)) return doubleQuoted(value);
+  const lineIndent = indent || (forceIndent || DOCUMENT_MARKER.test(value) ? STEP : '');
+  // Chomping from the trailing line breaks.
+  let endStart = value.length;
+  while (endStart > 0) {
+    const c = value.charCodeAt(endStart - 1);
+    if (c !== 10 && c !== 9 && c !== 32) break;
+    endStart--;
+  }
+  let end = value.slice(endStart);
+  const endNl = end.indexOf('\n');
+  const chomp = endNl === -1 ? '-' : value === end || endNl !== end.length - 1 ? '+' : '';
+  let body = value;
+  if (end) {
+    body = value.slice(0, endStart);
+    if (end.endsWith('\n')) end = end.slice(0, -1);
+    end = end.replace(/(^|(?<!\n))\n+(?!\n|$)/g, `$&${lineIndent}`);
+  }
+  // An indentation indicator when the first line starts with a space.
+  let startWithSpace = false;
+  let startEnd = 0;
+  let startNl = -1;
+  for (; startEnd < body.length; startEnd++) {
+    const c = body[startEnd];
+    if (c === ' ') startWithSpace = true;
+    else if (c === '\n') startNl = startEnd;
+    else break;
+  }
+  let start = body.substring(0, startNl < startEnd ? startNl + 1 : startEnd);
+  if (start) {
+    body = body.substring(start.length);
+    start = start.replace(/\n+/g, `$&${lineIndent}`);
+  }
+  const header = (startWithSpace ? (lineIndent ? '2' : '1') : '') + chomp;
+  return `|${header}\n${lineIndent}${start}${body.replace(/\n+/g, `$&${lineIndent}`)}${end}`;
 }
