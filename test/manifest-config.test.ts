@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import os from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { CapiGitopsError } from '../src/model/diagnostics.js';
 import { loadManifest } from '../src/manifest/load.js';
 import { MANIFEST_FIXTURES, loadText, loadTextError, summary, writeManifestDir, loadError } from './fixtures/manifest/helpers.js';
 
@@ -49,7 +52,7 @@ test('unknown Config fields are rejected with suggestions, at the top level and 
       ['7:9', 'images.all.tags', 'unknown field "tags"', 'did you mean "tag"?'],
     ],
   );
-  assert.equal(error.diagnostics[0].expected, 'a field of Config: apiVersion, certManager, images, kind, output, repositories, variables');
+  assert.equal(error.diagnostics[0].expected, 'a field of Config: apiVersion, certManager, github, images, kind, output, repositories, variables');
 });
 
 test('repositories need name, type and url, with type one of the provider kinds', async () => {
@@ -87,4 +90,19 @@ test('Config needs apiVersion capi-gitops.dev/v1alpha1', async () => {
   const { error } = await loadTextError('apiVersion: capi-gitops.dev/v1\nkind: Config\n');
   assert.deepEqual(summary(error.diagnostics), ['1:13 apiVersion: apiVersion "capi-gitops.dev/v1" does not serve kind Config']);
   assert.equal(error.diagnostics[0].hint, 'set apiVersion: capi-gitops.dev/v1alpha1');
+});
+
+test('a plain HTTPS repository lists its versions one way: versions and versionsUrl together are refused', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-config-'));
+  const file = path.join(dir, 'config.yaml');
+  writeFileSync(
+    file,
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nrepositories:\n- name: acme\n  type: InfrastructureProvider\n  url: https://artifacts.example/acme/{version}/infrastructure-components.yaml\n  versions: [v1.0.0]\n  versionsUrl: https://artifacts.example/acme/versions.txt\n',
+  );
+  await assert.rejects(loadManifest([file]), (error: unknown) => {
+    assert.ok(error instanceof CapiGitopsError);
+    assert.match(error.message, /versions and versionsUrl are mutually exclusive/);
+    assert.match(error.message, /config\.yaml:8:\d+/);
+    return true;
+  });
 });
