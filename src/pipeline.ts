@@ -19,7 +19,9 @@ import type { RenderedComponent, VariableLookup, VariableValue } from './render/
 import { appendAdditionalManifests, resolveAdditionalManifests } from './render/additional-manifests.js';
 import { inspectImages, mergeImageOverrides, parseImagesValue, applyImageOverrides } from './render/images.js';
 import { renderCertManagerObjects, renderProviderObjects } from './render/pipeline.js';
-import { parseArtifactsParallel } from './yaml/parse-pool.js';
+import { parseArtifactsParallel, type ParseInput } from './yaml/parse-pool.js';
+import { PARSER_VERSION } from './yaml/parse.js';
+import { sha256Hex, type ArtifactCache } from './sources/cache.js';
 import { layoutKustomize } from './emit/layout-kustomize.js';
 
 export interface RenderOptions {
@@ -220,7 +222,7 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
   // 2. Parse every artifact (YAML 1.1, aliases refused), in parallel.
   const sources = prepared.map((p, i) => ({ text: substituted[i]!, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
-  const parsed = await parseArtifactsParallel(sources);
+  const parsed = await parseWithCache(sources, options.sources?.cache);
 
   // 3. Transforms, per component.
   const components: RenderedComponent[] = [];
@@ -246,6 +248,21 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
   bag.throwIfAny();
 
   return { ...resolution, components, files: layoutKustomize(components) };
+}
+
+/**
+ * Parsed forms are cached by the sha256 of the text that was parsed (the artifact after variable
+ * substitution) and the parser's version, so a warm render skips YAML parsing altogether.
+ */
+async function parseWithCache(sources: ParseInput[], cache: ArtifactCache | undefined): Promise<KObject[][]> {
+  if (!cache) return parseArtifactsParallel(sources);
+  const keys = sources.map((s) => `${PARSER_VERSION}:${sha256Hex(s.text)}`);
+  const cached = await Promise.all(keys.map((key) => cache.getParsed<KObject[]>(key)));
+  const missing = sources.map((_, i) => i).filter((i) => cached[i] === undefined);
+  const parsed = await parseArtifactsParallel(missing.map((i) => sources[i]!));
+  await Promise.all(missing.map((i, j) => cache.putParsed(keys[i]!, parsed[j])));
+  missing.forEach((i, j) => (cached[i] = parsed[j]));
+  return cached as KObject[][];
 }
 
 function renderProvider(manifest: Manifest, p: PreparedProvider, objects: KObject[], options: RenderOptions, bag: DiagnosticBag): RenderedComponent {

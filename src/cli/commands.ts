@@ -5,7 +5,6 @@ import { renderUpgradePlanJson, renderUpgradePlanText } from '../resolve/upgrade
 import { writeOutput } from '../emit/write.js';
 import { writeLockfile } from '../lock/lockfile.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
-import { githubTokenFromEnv } from '../sources/github.js';
 import { UsageError } from './errors.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 
@@ -40,7 +39,7 @@ function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Pa
     sources: {
       offline: flags.offline,
       cache: new ArtifactCache(flags.cacheDir ?? defaultCacheDir()),
-      github: { apiUrl: flags.githubApiUrl, token: githubTokenFromEnv(process.env) },
+      github: { apiUrl: flags.githubApiUrl },
       onProgress: (event) => progress.onProgress(event),
       log: (line) => progress.log(line),
     },

@@ -9,10 +9,6 @@ import { openConfigMapRepository } from './configmap.js';
 import { isLocalRepositoryUrl, openLocalRepository } from './local-repository.js';
 import { messagePrefix, type RepositoryRequest, type SourceContext } from './request.js';
 import type { Artifact, ProviderRepository } from './source.js';
-import { openGitHubRepository } from './github.js';
-import { openGitLabRepository } from './gitlab.js';
-import { openOciRepository } from './oci.js';
-import { openHttpsRepository } from './https.js';
 
 export type { RepositoryRequest, SourceContext, SourceOptions, DiagnosticOrigin } from './request.js';
 export { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
@@ -44,37 +40,57 @@ function networkOptions(request: RepositoryRequest, context: SourceContext) {
   return { cache, offline, http, log, onProgress, env, origin: request.origin, credentials: request.credentials ? { ...request.credentials } : undefined };
 }
 
+// Network modules are imported when first asked: a local or ConfigMap render never loads octokit.
+
+/** Only http(s) URLs can be a network module's; anything else is answered without loading one. */
+function isHttpUrl(url: string | undefined): url is string {
+  return url !== undefined && /^https?:\/\//i.test(url);
+}
+
 export const githubSource: SourceModule = {
   id: 'github',
   serves: 'GitHub release URLs (https://github.com/<owner>/<repo>/releases/{latest|<tag>}/<file>)',
-  open: (request, context) => {
-    if (request.url === undefined) return null;
-    const { cache, offline, log, onProgress, origin } = networkOptions(request, context);
-    return openGitHubRepository(request.url, { ...context.options.github, http: context.options.github?.http ?? context.options.http, cache, offline, log, onProgress, origin });
+  open: async (request, context) => {
+    if (!isHttpUrl(request.url)) return null;
+    const { openGitHubRepository, githubTokenFromEnv } = await import('./github.js');
+    const { cache, offline, log, onProgress, origin, env } = networkOptions(request, context);
+    const github = context.options.github ?? {};
+    return openGitHubRepository(request.url, {
+      ...github,
+      token: github.token ?? githubTokenFromEnv(env ?? process.env),
+      http: github.http ?? context.options.http,
+      cache,
+      offline,
+      log,
+      onProgress,
+      origin,
+    });
   },
 };
 
 export const gitlabSource: SourceModule = {
   id: 'gitlab',
   serves: 'GitLab generic package URLs (https://gitlab.<host>/api/v4/projects/<project>/packages/generic/<package>/<version>/<file>)',
-  open: (request, context) => (request.url === undefined ? null : openGitLabRepository(request.url, networkOptions(request, context))),
+  open: async (request, context) => (isHttpUrl(request.url) ? (await import('./gitlab.js')).openGitLabRepository(request.url, networkOptions(request, context)) : null),
 };
 
 export const ociSource: SourceModule = {
   id: 'oci',
   serves: 'spec.fetchConfig.oci ([http://]<registry>/<repository>[:tag])',
-  open: (request, context) =>
-    request.oci === undefined || request.kind === undefined ? null : openOciRepository(request.oci, { ...networkOptions(request, context), providerType: request.kind, providerName: request.name }),
+  open: async (request, context) =>
+    request.oci === undefined || request.kind === undefined
+      ? null
+      : (await import('./oci.js')).openOciRepository(request.oci, { ...networkOptions(request, context), providerType: request.kind, providerName: request.name }),
 };
 
 /** Last: it claims every remaining http(s) URL, and explains what a template needs. */
 export const httpsSource: SourceModule = {
   id: 'https',
   serves: 'http(s) URL templates with {version} (Config repositories with versions or versionsUrl)',
-  open: (request, context) => {
-    if (request.url === undefined) return null;
+  open: async (request, context) => {
+    if (!isHttpUrl(request.url)) return null;
     const { credentials: _secret, env: _env, ...options } = networkOptions(request, context);
-    return openHttpsRepository(request.url, { ...options, versions: request.versions, versionsUrl: request.versionsUrl, allowInsecure: request.allowInsecure });
+    return (await import('./https.js')).openHttpsRepository(request.url, { ...options, versions: request.versions, versionsUrl: request.versionsUrl, allowInsecure: request.allowInsecure });
   },
 };
 

@@ -1,0 +1,18 @@
+/**
+ * How the manifest schema is compiled: shared by the runtime (src/manifest/schema.ts) and the
+ * build step that precompiles it (scripts/build-validator.mjs), so both validate alike.
+ */
+import type { Options } from 'ajv';
+
+/** `useDefaults` applies the CRD's `default:` values as the API server does. */
+export const AJV_OPTIONS: Options = { allErrors: true, verbose: true, useDefaults: true, strict: true, strictTypes: true, strictTuples: true, strictRequired: true };
+
+/** Go decodes these into int32/int64 fields; values outside the range cannot be read by the operator. */
+export const SCHEMA_FORMATS = {
+  int32: { type: 'number' as const, validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 },
+  int64: { type: 'number' as const, validate: (n: number) => Number.isSafeInteger(n) },
+};
+
+/** The precompiled validator and its formats, written next to schema.js by the build. */
+export const PRECOMPILED_VALIDATOR = 'schema-validator.cjs';
+export const PRECOMPILED_FORMATS = 'schema-formats.cjs';

@@ -1,0 +1,37 @@
+/**
+ * The cache keeps each artifact's parsed form, keyed by the sha256 of the text parsed and the
+ * parser's version: a warm render reads it instead of parsing.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { readdirSync } from 'node:fs';
+import { renderManagementCluster } from '../src/pipeline.js';
+import { ArtifactCache, sha256Hex } from '../src/sources/cache.js';
+import { PARSER_VERSION } from '../src/yaml/parse.js';
+import { tempDir } from './helpers/corpus-manifest.js';
+import { PROJECT_ROOT } from './helpers/paths.js';
+
+const EXAMPLE = path.join(PROJECT_ROOT, 'examples', 'management-cluster');
+
+test('a warm render takes parsed forms from the cache instead of parsing, and renders the same bytes', async () => {
+  const cacheDir = tempDir('capi-gitops-parsed-');
+  const cache = new ArtifactCache(cacheDir);
+  const cold = await renderManagementCluster({ manifestPaths: [EXAMPLE], sources: { cache } });
+  assert.equal(readdirSync(path.join(cacheDir, 'parsed')).length, 5, 'one parsed form per component (4 providers + cert-manager)');
+  const warm = await renderManagementCluster({ manifestPaths: [EXAMPLE], sources: { cache } });
+  assert.deepEqual(warm.files, cold.files);
+
+  // Prove the parser is skipped: plant a different parsed form under cert-manager's key.
+  const certManagerText = cold.certManager!.components.text;
+  const key = `${PARSER_VERSION}:${sha256Hex(certManagerText)}`;
+  await cache.putParsed(key, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'planted-by-the-test' } }]);
+  const planted = await renderManagementCluster({ manifestPaths: [EXAMPLE], sources: { cache } });
+  assert.ok([...planted.files.keys()].some((f) => f.startsWith('00-cert-manager/namespace-planted-by-the-test')), 'the cached parsed form was not used');
+});
+
+test('without a cache every render parses (no parsed forms are kept)', async () => {
+  const a = await renderManagementCluster({ manifestPaths: [EXAMPLE] });
+  const b = await renderManagementCluster({ manifestPaths: [EXAMPLE] });
+  assert.deepEqual(a.files, b.files);
+});
