@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
 import { assertFrozen, diffLockfiles, verifyDigest, verifyLockedArtifacts, digestMismatch, type LockEntry } from '../src/lock/lockfile.js';
 import { sha256Hex } from '../src/sources/artifact.js';
+import { failsWith } from './helpers/assertions.js';
 
 const digest = (text: string): string => sha256Hex(text);
 
@@ -20,14 +20,6 @@ function entry(kind: LockEntry['kind'], name: string, namespace: string, version
   };
 }
 
-function failsWith(pattern: RegExp, check?: (error: CapiGitopsError) => void) {
-  return (error: unknown): boolean => {
-    assert.ok(error instanceof CapiGitopsError, String(error));
-    assert.match(error.message, pattern);
-    check?.(error);
-    return true;
-  };
-}
 
 const core10 = entry('CoreProvider', 'cluster-api', 'capi-system', 'v1.10.4', { contract: 'v1beta1' });
 const core12 = entry('CoreProvider', 'cluster-api', 'capi-system', 'v1.12.0');

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, stat, chmod, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
 import { LOCKFILE_NAME, lockfilePath, parseLockfile, readLockfile, serializeLockfile, writeLockfile, type LockEntry, type Lockfile } from '../src/lock/lockfile.js';
 import { sha256Hex } from '../src/sources/artifact.js';
+import { failsWith } from './helpers/assertions.js';
 
 const digest = (text: string): string => sha256Hex(text);
 
@@ -95,14 +95,6 @@ entries:
         sha256: ${digest('bootstrap metadata')}
 `;
 
-function failsWith(pattern: RegExp, check?: (error: CapiGitopsError) => void) {
-  return (error: unknown): boolean => {
-    assert.ok(error instanceof CapiGitopsError, String(error));
-    assert.match(error.message, pattern);
-    check?.(error);
-    return true;
-  };
-}
 
 async function tempDir(): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), 'capi-gitops-lock-'));

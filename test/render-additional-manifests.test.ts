@@ -5,8 +5,8 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
 import { ADDITIONAL_MANIFESTS_KEY, appendAdditionalManifests, resolveAdditionalManifests } from '../src/render/additional-manifests.js';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
 import type { ConfigMapObject, ProviderObject, ProviderSpec } from '../src/manifest/types.js';
+import { throwsDiagnostics } from './helpers/assertions.js';
 
 const UPSTREAM = 'operator phase_load.go';
 
@@ -20,15 +20,6 @@ function configMap(name: string, namespace: string, data: Record<string, string>
 
 const EXTRA = 'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: extra\n  namespace: ${EXTRA_NAMESPACE:=capi-system}\n';
 
-function throwsDiagnostics(fn: () => unknown): CapiGitopsError {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof CapiGitopsError, `expected CapiGitopsError, got ${String(err)}`);
-    return err;
-  }
-  assert.fail('expected a CapiGitopsError');
-}
 
 test(`the key read is "manifests" (api/v1alpha2 provider_types.go AdditionalManifestsConfigMapKey)`, () => {
   assert.equal(ADDITIONAL_MANIFESTS_KEY, 'manifests');

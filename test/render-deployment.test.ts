@@ -12,9 +12,9 @@ import {
   roundedSeconds,
   setArgs,
 } from '../src/render/deployment.js';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
 import type { KObject } from '../src/model/kobject.js';
 import type { LeaderElectionConfiguration, ManagerSpec, ProviderSpec } from '../src/manifest/types.js';
+import { throwsDiagnostics } from './helpers/assertions.js';
 
 type Json = Record<string, any>;
 
@@ -77,15 +77,6 @@ function leaderElection(overrides: Partial<LeaderElectionConfiguration> = {}): L
   };
 }
 
-function throwsDiagnostics(fn: () => unknown): CapiGitopsError {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof CapiGitopsError, `expected CapiGitopsError, got ${String(err)}`);
-    return err;
-  }
-  assert.fail('expected a CapiGitopsError');
-}
 
 /**
  * The real core components, with `${VAR:=default}` replaced by its default the way clusterctl's

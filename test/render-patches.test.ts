@@ -9,8 +9,8 @@ import {
   parseGoYaml,
   parseLabelSelector,
 } from '../src/render/patches.js';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
 import type { KObject } from '../src/model/kobject.js';
+import { throwsDiagnostics } from './helpers/assertions.js';
 
 type Json = Record<string, any>;
 
@@ -49,15 +49,6 @@ function objects(): KObject[] {
   return [binding(), service('webhook-service'), service('metrics-service', 'other-ns', { tier: 'metrics' }), deployment()];
 }
 
-function throwsDiagnostics(fn: () => unknown): CapiGitopsError {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof CapiGitopsError, `expected CapiGitopsError, got ${String(err)}`);
-    return err;
-  }
-  assert.fail('expected a CapiGitopsError');
-}
 
 // ---- spec.manifestPatches -------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ import { githubTokenFromEnv, nextPageUrl, openGitHubRepository, parseGitHubRelea
 import type { SourceProgressEvent } from '../src/sources/http.js';
 import { FakeGitHub, rateLimitFault, secondaryRateLimitFault, startCorpusGitHub, type FakeRelease } from './helpers/fake-github.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
+import { rejection } from './helpers/assertions.js';
 
 const CAPI_URL = 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml';
 const TOKEN = 'ghp_TopSecretToken0123456789abcdefABCDEF';
@@ -59,16 +60,6 @@ async function tempCache(t: { after: (fn: () => Promise<void>) => void }, log?: 
   return new ArtifactCache(dir, { log });
 }
 
-/** The CapiGitopsError a promise rejects with. */
-async function failure(promise: Promise<unknown>): Promise<CapiGitopsError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof CapiGitopsError, `expected a CapiGitopsError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 const RELEASES_PATH = '/repos/kubernetes-sigs/cluster-api/releases';
 const TAG_PATH = (tag: string) => `${RELEASES_PATH}/tags/${tag}`;
@@ -154,7 +145,7 @@ test('all releases are listed across Link-paginated pages of 100; drafts skipped
 test('a next-page Link to another host is refused, so the token cannot follow it', async (t) => {
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   h.fake.inject({ path: RELEASES_PATH, status: 200, headers: { link: `<${h.fake.storageUrl}/steal?page=2>; rel="next"` }, body: '[]' });
-  const error = await failure(h.open({ token: TOKEN }).listVersions());
+  const error = await rejection(h.open({ token: TOKEN }).listVersions());
   assert.match(error.message, /links its next page to another host \(http:\/\/localhost:\d+\/steal\)/);
   assert.equal(h.fake.requests.filter((request) => request.server === 'storage').length, 0);
 });
@@ -163,7 +154,7 @@ test('an asset API URL on another host is refused, so the token cannot follow it
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   const release = { tag_name: 'v1.12.0', draft: false, prerelease: false, assets: [{ id: 1, name: 'metadata.yaml', url: `${h.fake.storageUrl}/collect`, digest: null }] };
   h.fake.inject({ path: TAG_PATH('v1.12.0'), status: 200, body: JSON.stringify(release) });
-  const error = await failure(h.open({ token: TOKEN }).getFile('v1.12.0', 'metadata.yaml'));
+  const error = await rejection(h.open({ token: TOKEN }).getFile('v1.12.0', 'metadata.yaml'));
   assert.match(error.message, /release v1.12.0 of kubernetes-sigs\/cluster-api points asset metadata.yaml to another host \(http:\/\/localhost:\d+\/collect\)/);
   assert.equal(h.fake.requests.filter((request) => request.server === 'storage').length, 0);
 });
@@ -275,7 +266,7 @@ test('offline mode serves everything from the cache with no request, and names w
   assert.deepEqual(await offline.getFile('v1.12.0', 'core-components.yaml'), file);
   assert.equal(h.fake.requests.length, requests);
 
-  const missing = await failure(offline.getFile('v1.12.0', 'metadata.yaml'));
+  const missing = await rejection(offline.getFile('v1.12.0', 'metadata.yaml'));
   assert.match(missing.message, /offline: asset metadata.yaml for version v1.12.0 of kubernetes-sigs\/cluster-api is not in the cache/);
   assert.match(missing.message, new RegExp(`hint: run once online to fill the cache at ${cache.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   assert.equal(h.fake.requests.length, requests);
@@ -306,7 +297,7 @@ test('a published digest that does not match the bytes is a hard error naming bo
   const wrong = `sha256:${'0'.repeat(64)}`;
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0', { digests: { 'core-components.yaml': wrong } })] });
   const cache = await tempCache(t);
-  const error = await failure(h.open({ cache }).getFile('v1.12.0', 'core-components.yaml'));
+  const error = await rejection(h.open({ cache }).getFile('v1.12.0', 'core-components.yaml'));
   const actual = sha256Hex(`${COMPONENTS}# v1.12.0\n`);
   assert.match(error.message, /asset core-components.yaml of release v1.12.0 of kubernetes-sigs\/cluster-api does not match its published digest/);
   assert.ok(error.message.includes(`expected: ${wrong} (published by GitHub)`));
@@ -319,7 +310,7 @@ test('a published digest that does not match the bytes is a hard error naming bo
 
 test('a missing release names the provider, the repository, the version and the URL tried', async (t) => {
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
-  const error = await failure(h.open().getFile('v9.9.9', 'core-components.yaml'));
+  const error = await rejection(h.open().getFile('v9.9.9', 'core-components.yaml'));
   assert.ok(error instanceof ArtifactNotFoundError, 'the latest-release search may skip it');
   assert.match(error.message, /^providers\.yaml:3:1: error: CoreProvider\/capi-system\/cluster-api: no GitHub release v9\.9\.9 in kubernetes-sigs\/cluster-api \(GET http:\/\/127\.0\.0\.1:\d+\/repos\/kubernetes-sigs\/cluster-api\/releases\/tags\/v9\.9\.9 answered 404\)/);
   assert.match(error.message, /hint: check spec.version/);
@@ -328,17 +319,17 @@ test('a missing release names the provider, the repository, the version and the 
 
 test('a missing repository and a missing asset are named too', async (t) => {
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
-  const noRepo = await failure(h.open({}, 'https://github.com/nobody/nothing/releases/latest/core-components.yaml').listVersions());
+  const noRepo = await rejection(h.open({}, 'https://github.com/nobody/nothing/releases/latest/core-components.yaml').listVersions());
   assert.ok(!(noRepo instanceof ArtifactNotFoundError), 'a missing repository is not a missing version');
   assert.match(noRepo.message, /GitHub repository nobody\/nothing not found \(GET http:\/\/127\.0\.0\.1:\d+\/repos\/nobody\/nothing\/releases answered 404\)/);
-  const noAsset = await failure(h.open().getFile('v1.12.0', 'infrastructure-components.yaml'));
+  const noAsset = await rejection(h.open().getFile('v1.12.0', 'infrastructure-components.yaml'));
   assert.ok(noAsset instanceof ArtifactNotFoundError);
   assert.match(noAsset.message, /release v1\.12\.0 of kubernetes-sigs\/cluster-api has no asset named infrastructure-components\.yaml\n  expected: one of: core-components\.yaml, metadata\.yaml/);
   h.fake.inject({ server: 'storage', path: /^\/assets\//, status: 404, body: 'gone' });
-  const goneFromStorage = await failure(h.open().getFile('v1.12.0', 'metadata.yaml'));
+  const goneFromStorage = await rejection(h.open().getFile('v1.12.0', 'metadata.yaml'));
   assert.ok(goneFromStorage instanceof ArtifactNotFoundError);
   assert.match(goneFromStorage.message, /asset metadata.yaml of release v1.12.0 of kubernetes-sigs\/cluster-api not found/);
-  const unresolved = await failure(h.open().getFile('latest', 'metadata.yaml'));
+  const unresolved = await rejection(h.open().getFile('latest', 'metadata.yaml'));
   assert.match(unresolved.message, /version "latest" of kubernetes-sigs\/cluster-api has not been resolved to a tag/);
 });
 
@@ -346,7 +337,7 @@ test('a 403 rate limit resetting far away fails at once with the reset time and 
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   const fault = rateLimitFault(RELEASES_PATH, { status: 403, resetInSeconds: 3600 });
   h.fake.inject(fault);
-  const error = await failure(h.open().listVersions());
+  const error = await rejection(h.open().listVersions());
   assert.ok(!(error instanceof ArtifactNotFoundError), 'a rate limit must stop a latest-release search, not be skipped');
   const reset = new Date(Number(fault.headers!['x-ratelimit-reset']) * 1000).toISOString().replace('.000Z', 'Z');
   assert.match(error.message, /GitHub API rate limit exceeded \(HTTP 403\) trying to list the releases of kubernetes-sigs\/cluster-api/);
@@ -359,7 +350,7 @@ test('a 429 rate limit far away fails at once; with a token the hint says its qu
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   const fault = rateLimitFault(TAG_PATH('v1.12.0'), { status: 429, resetInSeconds: 7200 });
   h.fake.inject(fault);
-  const error = await failure(h.open({ token: TOKEN }).getFile('v1.12.0', 'metadata.yaml'));
+  const error = await rejection(h.open({ token: TOKEN }).getFile('v1.12.0', 'metadata.yaml'));
   const reset = new Date(Number(fault.headers!['x-ratelimit-reset']) * 1000).toISOString().replace('.000Z', 'Z');
   assert.match(error.message, /rate limit exceeded \(HTTP 429\) trying to get release v1.12.0 of kubernetes-sigs\/cluster-api; it resets at /);
   assert.ok(error.message.includes(`hint: the token's quota is used up: wait until ${reset}`));
@@ -370,7 +361,7 @@ test('a 429 rate limit far away fails at once; with a token the hint says its qu
 test('a secondary rate limit with a long Retry-After fails at once and says when to come back', async (t) => {
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   h.fake.inject(secondaryRateLimitFault(RELEASES_PATH, { status: 403, retryAfterSeconds: 900 }));
-  const error = await failure(h.open().listVersions());
+  const error = await rejection(h.open().listVersions());
   assert.match(error.message, /rate limit exceeded \(HTTP 403\).*; it resets at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
   assert.equal(h.fake.count(RELEASES_PATH), 1);
 });
@@ -396,7 +387,7 @@ test('the longest rate-limit wait is an option', async (t) => {
   h.fake.inject(rateLimitFault(RELEASES_PATH, { status: 403, resetInSeconds: 120 }));
   assert.deepEqual(await h.open({ maxRateLimitWaitSeconds: 300 }).listVersions(), ['v1.12.0']);
   h.fake.inject(rateLimitFault(RELEASES_PATH, { status: 403, resetInSeconds: 120 }));
-  await failure(h.open({ maxRateLimitWaitSeconds: 30 }).listVersions());
+  await rejection(h.open({ maxRateLimitWaitSeconds: 30 }).listVersions());
 });
 
 test('a 500 followed by success is retried, on the API (octokit retry plugin) and on storage (http.ts)', async (t) => {
@@ -419,7 +410,7 @@ test('a 500 followed by success is retried, on the API (octokit retry plugin) an
 test('persistent 5xx gives up after the bounded attempts and names the status', async (t) => {
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   h.fake.inject({ path: RELEASES_PATH, status: 503, body: '{"message":"Unavailable"}', times: 10 });
-  const error = await failure(h.open({ http: { retries: 2 } }).listVersions());
+  const error = await rejection(h.open({ http: { retries: 2 } }).listVersions());
   assert.match(error.message, /cannot list the releases of kubernetes-sigs\/cluster-api: GET http:\/\/127\.0\.0\.1:\d+\/repos\/kubernetes-sigs\/cluster-api\/releases answered HTTP 503: Unavailable/);
   assert.equal(h.fake.count(RELEASES_PATH), 3);
 });
@@ -434,12 +425,12 @@ test('a truncated body is retried (API and storage), and reported when it keeps 
   assert.equal(h.fake.count(/^\/assets\//, 'storage'), 2);
 
   h.fake.inject({ server: 'storage', path: /^\/assets\//, truncate: true, times: 10 });
-  const error = await failure(h.open().getFile('v1.12.0', 'metadata.yaml'));
+  const error = await rejection(h.open().getFile('v1.12.0', 'metadata.yaml'));
   assert.match(error.message, /cannot download metadata.yaml of release v1.12.0 of kubernetes-sigs\/cluster-api: GET http:\/\/localhost:\d+\/assets\/\d+\/metadata.yaml: response body ended after \d+ of \d+ bytes .*; gave up after 4 attempts/);
   assert.ok(!error.message.includes('sig='), 'the signed query is not printed');
 
   h.fake.inject({ path: TAG_PATH('v1.12.0'), truncate: true, times: 10 });
-  const api = await failure(h.open({ http: { retries: 1 } }).getFile('v1.12.0', 'metadata.yaml'));
+  const api = await rejection(h.open({ http: { retries: 1 } }).getFile('v1.12.0', 'metadata.yaml'));
   assert.match(api.message, /^providers\.yaml:3:1: error: CoreProvider\/capi-system\/cluster-api: cannot get release v1.12.0 of kubernetes-sigs\/cluster-api: GET http:\/\/127\.0\.0\.1:\d+\/repos\/kubernetes-sigs\/cluster-api\/releases\/tags\/v1.12.0: response body ended after \d+ of \d+ bytes/);
 });
 
@@ -448,8 +439,8 @@ test('a failed listing or release lookup is not remembered: the same repository 
   const repository = h.open();
   h.fake.inject(rateLimitFault(RELEASES_PATH, { status: 403, resetInSeconds: 3600 }));
   h.fake.inject(rateLimitFault(TAG_PATH('v1.12.0'), { status: 403, resetInSeconds: 3600 }));
-  await failure(repository.listVersions());
-  await failure(repository.getFile('v1.12.0', 'metadata.yaml'));
+  await rejection(repository.listVersions());
+  await rejection(repository.getFile('v1.12.0', 'metadata.yaml'));
   assert.deepEqual(await repository.listVersions(), ['v1.12.0']);
   assert.equal((await repository.getFile('v1.12.0', 'metadata.yaml')).text, METADATA);
   await repository.listVersions();

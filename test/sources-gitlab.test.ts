@@ -12,6 +12,7 @@ import { ArtifactCache, sha256Hex } from '../src/sources/cache.js';
 import { gitlabToken, openGitLabRepository, parseGitLabPackageUrl, type GitLabOptions } from '../src/sources/gitlab.js';
 import { ArtifactNotFoundError, type ProviderRepository } from '../src/sources/source.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
+import { rejection } from './helpers/assertions.js';
 
 type Hooks = { after: (fn: () => Promise<void> | void) => void };
 
@@ -122,15 +123,6 @@ function open(fake: FakeGitLab, url: string, options: Partial<GitLabOptions> = {
   return repository;
 }
 
-async function failure(promise: Promise<unknown>): Promise<CapiGitopsError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof CapiGitopsError, `expected a CapiGitopsError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 const kubeadmPackage = (version: string): Package => ({
   name: 'cluster-api',
@@ -236,14 +228,14 @@ test('a "latest" URL lists the package versions through the packages API, across
   assert.equal(first.searchParams.get('package_name'), 'cluster-api');
   assert.ok(fake.requests.every((request) => request.authorization === `Bearer ${TOKEN}`));
 
-  const unresolved = await failure(repository.getFile('latest', 'metadata.yaml'));
+  const unresolved = await rejection(repository.getFile('latest', 'metadata.yaml'));
   assert.match(unresolved.message, /"latest" .* has not been resolved/);
 });
 
 test('a next-page link to another host is refused, so the token cannot follow it', async (t) => {
   const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.10.4'), kubeadmPackage('v1.12.0')], { pageSize: 1 });
   fake.nextLinkOrigin = 'http://localhost:9';
-  const error = await failure(open(fake, packageUrl(fake, 'latest')).listVersions());
+  const error = await rejection(open(fake, packageUrl(fake, 'latest')).listVersions());
   assert.match(error.message, /links its next page to another host \(http:\/\/localhost:9\//);
   assert.equal(fake.requests.length, 1);
 });
@@ -251,7 +243,7 @@ test('a next-page link to another host is refused, so the token cannot follow it
 test('a missing file or version is ArtifactNotFoundError naming file, version and URL', async (t) => {
   const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.12.0')]);
   const repository = open(fake, packageUrl(fake, 'v1.12.0'));
-  const error = await failure(repository.getFile('v1.99.0', 'metadata.yaml'));
+  const error = await rejection(repository.getFile('v1.99.0', 'metadata.yaml'));
   assert.ok(error instanceof ArtifactNotFoundError);
   assert.match(error.message, new RegExp(`file metadata\\.yaml with version v1\\.99\\.0 not found: GET ${fake.url}/api/v4/projects/${SLUG}/packages/generic/cluster-api/v1\\.99\\.0/metadata\\.yaml answered 404`));
   assert.equal(error.diagnostics[0].object, 'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm');
@@ -259,16 +251,16 @@ test('a missing file or version is ArtifactNotFoundError naming file, version an
 
 test('a 401 says to check the credentials, names where the token goes, and never prints it (clusterctl repository_gitlab.go GetFile)', async (t) => {
   const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.12.0')], { token: TOKEN });
-  const anonymous = await failure(open(fake, packageUrl(fake, 'v1.12.0')).getFile('v1.12.0', 'metadata.yaml'));
+  const anonymous = await rejection(open(fake, packageUrl(fake, 'v1.12.0')).getFile('v1.12.0', 'metadata.yaml'));
   assert.match(anonymous.message, /unauthorized access, please check your credentials \(HTTP 401\)/);
   assert.match(anonymous.diagnostics[0].hint ?? '', /gitlab-access-token in the provider's configSecret, or GITLAB_ACCESS_TOKEN/);
 
   const wrongToken = 'glpat-WrongToken-never-printed';
-  const rejected = await failure(open(fake, packageUrl(fake, 'v1.12.0'), { env: { GITLAB_ACCESS_TOKEN: wrongToken } }).getFile('v1.12.0', 'metadata.yaml'));
+  const rejected = await rejection(open(fake, packageUrl(fake, 'v1.12.0'), { env: { GITLAB_ACCESS_TOKEN: wrongToken } }).getFile('v1.12.0', 'metadata.yaml'));
   assert.match(rejected.diagnostics[0].hint ?? '', /GitLab rejected the token/);
   assert.ok(!rejected.message.includes(wrongToken));
 
-  const listing = await failure(open(fake, packageUrl(fake, 'latest')).listVersions());
+  const listing = await rejection(open(fake, packageUrl(fake, 'latest')).listVersions());
   assert.match(listing.message, /unauthorized access/);
 });
 
@@ -281,7 +273,7 @@ test('a refused package listing explains the read_api scope', async (t) => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const error = await failure(open(fake, `http://${host}/api/v4/projects/${SLUG}/packages/generic/cluster-api/latest/c.yaml`, { hosts: [host] }).listVersions());
+  const error = await rejection(open(fake, `http://${host}/api/v4/projects/${SLUG}/packages/generic/cluster-api/latest/c.yaml`, { hosts: [host] }).listVersions());
   assert.match(error.message, /answered HTTP 403/);
   assert.match(error.diagnostics[0].hint ?? '', /read_api scope/);
 });
@@ -300,7 +292,7 @@ test('cached files are revalidated with If-None-Match (304) and served offline w
 
   const offline = open(fake, url, { cache, offline: true });
   assert.equal((await offline.getFile('v1.12.0', 'metadata.yaml')).text, first.text);
-  const miss = await failure(offline.getFile('v1.12.0', 'bootstrap-components.yaml'));
+  const miss = await rejection(offline.getFile('v1.12.0', 'bootstrap-components.yaml'));
   assert.match(miss.message, /offline: GET .*bootstrap-components\.yaml \(version v1\.12\.0\) is not in the cache/);
   assert.equal(fake.requests.length, 2);
 });

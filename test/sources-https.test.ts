@@ -12,6 +12,7 @@ import { ArtifactCache, sha256Hex } from '../src/sources/cache.js';
 import { isLoopbackHost, openHttpsRepository, parseHttpsTemplate, parseVersionsList, type HttpsOptions } from '../src/sources/https.js';
 import { ArtifactNotFoundError, type ProviderRepository } from '../src/sources/source.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
+import { rejection } from './helpers/assertions.js';
 
 type Hooks = { after: (fn: () => Promise<void> | void) => void };
 
@@ -88,15 +89,6 @@ function open(template: string, options: HttpsOptions = {}): ProviderRepository 
   return repository;
 }
 
-async function failure(promise: Promise<unknown>): Promise<CapiGitopsError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof CapiGitopsError, `expected a CapiGitopsError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 function throwsDiagnostic(fn: () => unknown, message: RegExp): void {
   assert.throws(fn, (error: unknown) => {
@@ -198,10 +190,10 @@ test('versions come from the explicit list, or from versionsUrl; without either,
   assert.deepEqual(await open(template, { versions: ['v1.10.4', 'v1.12.0'] }).listVersions(), ['v1.10.4', 'v1.12.0']);
   assert.deepEqual(await open(template, { versionsUrl: `${server.url}/capi/versions.txt` }).listVersions(), ['v1.10.4', 'v1.12.0']);
   assert.deepEqual(await open(template, { versionsUrl: `${server.url}/capi/versions.json` }).listVersions(), ['v1.8.0']);
-  const none = await failure(open(template).listVersions());
+  const none = await rejection(open(template).listVersions());
   assert.match(none.message, /a plain HTTPS server has no release listing/);
   assert.match(none.diagnostics[0].expected ?? '', /versions \/ versionsUrl on the Config repositories entry/);
-  const missing = await failure(open(template, { versionsUrl: `${server.url}/capi/nope.txt` }).listVersions());
+  const missing = await rejection(open(template, { versionsUrl: `${server.url}/capi/nope.txt` }).listVersions());
   assert.match(missing.message, /versionsUrl http:\/\/127\.0\.0\.1:\d+\/capi\/nope\.txt not found \(HTTP 404\)/);
 });
 
@@ -214,13 +206,13 @@ test('an empty spec.version resolves to the latest listed release that has metad
 test('a missing file is ArtifactNotFoundError naming file, version and URL; an unresolved or unsafe version is refused before any request', async (t) => {
   const server = await ArtifactServer.start(t, kubeadmFiles('v1.12.0'));
   const repository = open(`${server.url}/capi/{version}/control-plane-components.yaml`);
-  const error = await failure(repository.getFile('v1.11.0', 'metadata.yaml'));
+  const error = await rejection(repository.getFile('v1.11.0', 'metadata.yaml'));
   assert.ok(error instanceof ArtifactNotFoundError);
   assert.match(error.message, new RegExp(`metadata\\.yaml of version v1\\.11\\.0 not found: GET ${server.url}/capi/v1\\.11\\.0/metadata\\.yaml answered 404`));
   assert.equal(error.diagnostics[0].file, 'config.yaml');
   const count = server.requests.length;
-  assert.match((await failure(repository.getFile('latest', 'metadata.yaml'))).diagnostics[0].hint ?? '', /resolve the version/);
-  assert.match((await failure(repository.getFile('../../etc', 'metadata.yaml'))).message, /is not a release tag/);
+  assert.match((await rejection(repository.getFile('latest', 'metadata.yaml'))).diagnostics[0].hint ?? '', /resolve the version/);
+  assert.match((await rejection(repository.getFile('../../etc', 'metadata.yaml'))).message, /is not a release tag/);
   assert.equal(server.requests.length, count);
 });
 
@@ -238,10 +230,10 @@ test('the Authorization header goes to the template\'s origin only: not to a ver
   assert.equal((await repository.getFile('v1.0.0', 'metadata.yaml')).text, 'metadata');
   for (const request of server.requests) assert.equal(request.authorization, request.server === 'main' ? AUTHORIZATION : undefined, `${request.server} ${request.url}`);
 
-  const anonymous = await failure(open(template).getFile('v1.0.0', 'core-components.yaml'));
+  const anonymous = await rejection(open(template).getFile('v1.0.0', 'core-components.yaml'));
   assert.match(anonymous.message, /answered HTTP 401/);
   assert.match(anonymous.diagnostics[0].hint ?? '', /wants credentials/);
-  const wrong = await failure(open(template, { authorization: 'Bearer wrong-secret' }).getFile('v1.0.0', 'core-components.yaml'));
+  const wrong = await rejection(open(template, { authorization: 'Bearer wrong-secret' }).getFile('v1.0.0', 'core-components.yaml'));
   assert.match(wrong.diagnostics[0].hint ?? '', /rejected the Authorization header/);
   assert.ok(!wrong.message.includes('wrong-secret') && !anonymous.message.includes('artifact-server-secret-token'));
 });
@@ -259,6 +251,6 @@ test('cached files are revalidated with If-None-Match (304) and served offline w
 
   const offline = open(template, { cache, offline: true });
   assert.equal((await offline.getFile('v1.12.0', 'metadata.yaml')).text, first.text);
-  assert.match((await failure(offline.getFile('v1.12.0', 'control-plane-components.yaml'))).message, /offline: GET .* \(version v1\.12\.0\) is not in the cache/);
+  assert.match((await rejection(offline.getFile('v1.12.0', 'control-plane-components.yaml'))).message, /offline: GET .* \(version v1\.12\.0\) is not in the cache/);
   assert.equal(server.requests.length, 2);
 });

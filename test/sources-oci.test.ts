@@ -19,6 +19,7 @@ import {
 } from '../src/sources/oci.js';
 import { ArtifactNotFoundError, type ProviderRepository } from '../src/sources/source.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
+import { rejection } from './helpers/assertions.js';
 import {
   AuthProxy,
   basicAuthorization,
@@ -43,16 +44,6 @@ const ACCESS_TOKEN = 'oci-access-token-never-printed';
 const NO_ENV: Record<string, string | undefined> = {};
 const ORIGIN = { file: 'providers.yaml', line: 7, column: 1, object: 'CoreProvider/capi-system/cluster-api' };
 
-/** The CapiGitopsError a promise rejects with. */
-async function failure(promise: Promise<unknown>): Promise<CapiGitopsError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof CapiGitopsError, `expected a CapiGitopsError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 async function tempCache(t: Hooks): Promise<ArtifactCache> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-oci-'));
@@ -156,10 +147,10 @@ test('opening makes no request; the default version is the reference tag, else l
   const pinned = openOciRepository('registry.invalid/capi/kubeadm:v1.12.0', base);
   assert.equal(pinned.defaultVersion, 'v1.12.0');
   assert.deepEqual(await pinned.listVersions(), ['v1.12.0']);
-  const error = await failure(floating.getFile('latest', 'metadata.yaml'));
+  const error = await rejection(floating.getFile('latest', 'metadata.yaml'));
   assert.match(error.message, /"latest" has not been resolved/);
   const byDigest = openOciRepository(`registry.invalid/capi/kubeadm@sha256:${'b'.repeat(64)}`, base);
-  assert.match((await failure(byDigest.listVersions())).message, /pins one artifact by digest/);
+  assert.match((await rejection(byDigest.listVersions())).message, /pins one artifact by digest/);
 });
 
 // ---- against a real registry -------------------------------------------------------------------
@@ -274,7 +265,7 @@ test('a missing file is ArtifactNotFoundError naming the provider, version, refe
   const name = freshRepository('nocomponents');
   await pushArtifact(registry.url, name, 'v1.12.0', [{ title: 'metadata.yaml', content: 'metadata' }, { title: 'README.md', content: 'hello' }]);
   const { repository } = open(`http://${registry.host}/${name}`);
-  const error = await failure(repository.getFile('v1.12.0', 'core-components.yaml'));
+  const error = await rejection(repository.getFile('v1.12.0', 'core-components.yaml'));
   assert.ok(error instanceof ArtifactNotFoundError);
   assert.match(error.message, new RegExp(`OCI artifact ${registry.host}/${name}:v1.12.0 has no components for CoreProvider cluster-api version v1.12.0`));
   assert.equal(error.diagnostics[0].expected, 'a non-empty layer titled (org.opencontainers.image.title) core-cluster-api-v1.12.0-components.yaml or core-components.yaml or components.yaml');
@@ -286,7 +277,7 @@ test('a missing tag is ArtifactNotFoundError naming the provider, version and re
   const name = freshRepository('missing');
   await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
   const { repository } = open(`http://${registry.host}/${name}`);
-  const error = await failure(repository.getFile('v9.9.9', 'metadata.yaml'));
+  const error = await rejection(repository.getFile('v9.9.9', 'metadata.yaml'));
   assert.ok(error instanceof ArtifactNotFoundError);
   assert.match(error.message, new RegExp(`OCI artifact ${registry.host}/${name}:v9\\.9\\.9 not found for CoreProvider cluster-api version v9\\.9\\.9`));
   assert.match(error.message, /answered 404 MANIFEST_UNKNOWN/);
@@ -301,7 +292,7 @@ test('versions are the repository tags (distribution GET /v2/<name>/tags/list)',
   const { repository, events } = open(`http://${registry.host}/${name}`);
   assert.deepEqual([...(await repository.listVersions())].sort(), [...TAGS].sort());
   assert.ok(events.some((event) => event.type === 'resolve'));
-  const missing = await failure(open(`http://${registry.host}/${freshRepository('absent')}`).repository.listVersions());
+  const missing = await rejection(open(`http://${registry.host}/${freshRepository('absent')}`).repository.listVersions());
   assert.match(missing.message, /repository capi\/absent-\d+ not found on/);
 });
 
@@ -325,7 +316,7 @@ test('tag lists paginated with Link headers are followed to the end, and cached 
 test('without the http:// prefix the registry is spoken to over TLS, and a plain-HTTP registry gets the hint (oci_source.go parseOCISource plainHTTP)', { skip }, async () => {
   const name = freshRepository('tls');
   await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
-  const error = await failure(open(`${registry.host}/${name}`).repository.getFile('v1.12.0', 'metadata.yaml'));
+  const error = await rejection(open(`${registry.host}/${name}`).repository.getFile('v1.12.0', 'metadata.yaml'));
   assert.match(error.message, new RegExp(`cannot reach registry ${registry.host}: GET https://${registry.host}/v2/${name}/manifests/v1.12.0`));
   assert.match(error.diagnostics[0].hint ?? '', new RegExp(`write the reference as http://${registry.host}/${name}`));
 });
@@ -336,7 +327,7 @@ test('a blob whose bytes do not match its descriptor digest is refused and not c
   const proxy = await AuthProxy.start(registry, { scheme: 'none', tamper: 'blobs' });
   t.after(() => proxy.close());
   const cache = await tempCache(t);
-  const error = await failure(open(`http://${proxy.host}/${name}`, { cache }).repository.getFile('v1.12.0', 'metadata.yaml'));
+  const error = await rejection(open(`http://${proxy.host}/${name}`, { cache }).repository.getFile('v1.12.0', 'metadata.yaml'));
   assert.ok(!(error instanceof ArtifactNotFoundError));
   assert.match(error.message, new RegExp(`metadata\\.yaml of ${proxy.host}/${name}:v1\\.12\\.0 does not match its digest`));
   assert.match(error.diagnostics[0].expected ?? '', new RegExp(`sha256:${sha256Hex(CORE_METADATA)}, ${CORE_METADATA.length} bytes`));
@@ -348,7 +339,7 @@ test('a manifest whose bytes do not match its Docker-Content-Digest is refused',
   const pushed = await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
   const proxy = await AuthProxy.start(registry, { scheme: 'none', tamper: 'manifests' });
   t.after(() => proxy.close());
-  const error = await failure(open(`http://${proxy.host}/${name}`).repository.getFile('v1.12.0', 'metadata.yaml'));
+  const error = await rejection(open(`http://${proxy.host}/${name}`).repository.getFile('v1.12.0', 'metadata.yaml'));
   assert.match(error.message, /the manifest of .* does not match its digest/);
   assert.equal(error.diagnostics[0].expected, `${pushed.manifest.digest} (Docker-Content-Digest)`);
 });
@@ -377,7 +368,7 @@ test('two layers with one title and different content are an error, since which 
     layers.push({ ...layer, annotations: { 'org.opencontainers.image.title': 'metadata.yaml' } });
   }
   await pushManifest(registry.url, name, 'v1.12.0', { schemaVersion: 2, mediaType: OCI_MANIFEST, config, layers }, OCI_MANIFEST);
-  const error = await failure(open(`http://${registry.host}/${name}`).repository.getFile('v1.12.0', 'metadata.yaml'));
+  const error = await rejection(open(`http://${registry.host}/${name}`).repository.getFile('v1.12.0', 'metadata.yaml'));
   assert.match(error.message, /two layers are titled metadata\.yaml with different content/);
 });
 
@@ -403,7 +394,7 @@ test('a cache makes repeated runs revalidate manifests (304) and skip blobs, and
   const offline = open(reference, { cache, offline: true }).repository;
   assert.equal((await offline.getFile('v1.12.0', 'core-components.yaml')).text, CORE_COMPONENTS.toString('utf8'));
   assert.equal(proxy.requests.length, count);
-  const miss = await failure(offline.getFile('v1.11.0', 'metadata.yaml'));
+  const miss = await rejection(offline.getFile('v1.11.0', 'metadata.yaml'));
   assert.match(miss.message, new RegExp(`offline: the manifest of ${proxy.host}/${name}:v1\\.11\\.0 \\(CoreProvider cluster-api version v1\\.11\\.0\\) is not in the cache`));
   assert.equal(proxy.requests.length, count);
 });
@@ -419,12 +410,12 @@ test('basic auth against a real htpasswd registry: OCI_USERNAME/OCI_PASSWORD fro
   assert.equal((await repository.getFile('v1.12.0', 'metadata.yaml')).text, CORE_METADATA.toString('utf8'));
   assert.ok(logs.some((line) => /asks for Basic authentication/.test(line)));
 
-  const anonymous = await failure(open(reference).repository.getFile('v1.12.0', 'metadata.yaml'));
+  const anonymous = await rejection(open(reference).repository.getFile('v1.12.0', 'metadata.yaml'));
   assert.match(anonymous.message, /requires a username and password \(Basic authentication\)/);
   assert.match(anonymous.diagnostics[0].hint ?? '', /OCI_USERNAME and OCI_PASSWORD/);
 
   const wrong = open(reference, { env: { OCI_USERNAME: USER.username, OCI_PASSWORD: 'wrong-password-never-printed' } });
-  const rejected = await failure(wrong.repository.getFile('v1.12.0', 'metadata.yaml'));
+  const rejected = await rejection(wrong.repository.getFile('v1.12.0', 'metadata.yaml'));
   assert.match(rejected.message, new RegExp(`registry ${secured.host} rejected the credentials`));
   for (const text of [rejected.message, anonymous.message, ...logs, ...wrong.logs]) {
     assert.ok(!text.includes(USER.password) && !text.includes('wrong-password-never-printed'), text);
@@ -476,15 +467,15 @@ test('bearer: a token server answering access_token works; wrong credentials and
   assert.equal((await ok.getFile('v1.12.0', 'metadata.yaml')).text, CORE_METADATA.toString('utf8'));
 
   const wrong = open(reference, { credentials: { OCI_USERNAME: USER.username, OCI_PASSWORD: 'bad-secret-never-printed' } });
-  const refused = await failure(wrong.repository.getFile('v1.12.0', 'metadata.yaml'));
+  const refused = await rejection(wrong.repository.getFile('v1.12.0', 'metadata.yaml'));
   assert.match(refused.message, /token service of .* refused the credentials \(HTTP 401\)/);
   assert.match(refused.diagnostics[0].hint ?? '', /check OCI_USERNAME and OCI_PASSWORD/);
 
-  const anonymous = await failure(open(reference).repository.getFile('v1.12.0', 'metadata.yaml'));
+  const anonymous = await rejection(open(reference).repository.getFile('v1.12.0', 'metadata.yaml'));
   assert.match(anonymous.message, /refused an anonymous token/);
   assert.equal(proxy.tokenRequests.at(-1)!.authorization, undefined);
 
-  const refresh = await failure(open(reference, { credentials: { OCI_REFRESH_TOKEN: 'refresh-never-printed' } }).repository.getFile('v1.12.0', 'metadata.yaml'));
+  const refresh = await rejection(open(reference, { credentials: { OCI_REFRESH_TOKEN: 'refresh-never-printed' } }).repository.getFile('v1.12.0', 'metadata.yaml'));
   assert.match(refresh.message, /OCI_REFRESH_TOKEN .* is not supported/);
 
   for (const text of [refused.message, anonymous.message, refresh.message, ...wrong.logs]) {

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
 import { updateManifestVersions, updateVersionsInFiles, type VersionBump } from '../src/manifest/update-versions.js';
+import { failsWith } from './helpers/assertions.js';
 
 const MANAGEMENT = `# Management cluster providers.
 # Bumped by \`capi-gitops update\`.
@@ -64,14 +64,6 @@ const KUBEADM_BUMPS = [
   bump('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system', 'v1.10.4'),
 ];
 
-function failsWith(pattern: RegExp, check?: (error: CapiGitopsError) => void) {
-  return (error: unknown): boolean => {
-    assert.ok(error instanceof CapiGitopsError, String(error));
-    assert.match(error.message, pattern);
-    check?.(error);
-    return true;
-  };
-}
 
 test('pinned versions change in place; quoting, comments, List items and every other byte stay as they were', () => {
   const result = updateManifestVersions([{ path: 'management.yaml', text: MANAGEMENT }], KUBEADM_BUMPS);

@@ -2,7 +2,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
 import type { ProviderKind } from '../src/model/provider.js';
 import { parseMetadata, type ReleaseSeries } from '../src/resolve/metadata.js';
 import {
@@ -17,6 +16,7 @@ import {
   type ProviderUpgradeInput,
 } from '../src/resolve/upgrade-plan.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
+import { failsWith } from './helpers/assertions.js';
 
 const NAMESPACES: Record<string, string> = {
   'cluster-api': 'capi-system',
@@ -46,14 +46,6 @@ function synthetic(kind: ProviderKind, name: string, installed: string, availabl
   return { kind, name, namespace: `${name}-system`, installed, available, releaseSeries };
 }
 
-function failsWith(pattern: RegExp, check?: (error: CapiGitopsError) => void) {
-  return (error: unknown): boolean => {
-    assert.ok(error instanceof CapiGitopsError, String(error));
-    assert.match(error.message, pattern);
-    check?.(error);
-    return true;
-  };
-}
 
 test('the metadata to read is the newest tag, pre-releases included, other tags ignored (clusterctl upgrader_info.go getUpgradeInfo)', () => {
   assert.equal(newestAvailable(['v1.8.0', 'v1.12.0', 'v1.10.4', 'v1.7.7']), 'v1.12.0');

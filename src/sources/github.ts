@@ -13,24 +13,16 @@
  */
 import { Octokit, RequestError } from 'octokit';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import type { ArtifactCache } from './cache.js';
 import { sha256Hex } from './cache.js';
-import { fetchAdapter, httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type SourceProgressEvent } from './http.js';
+import { fetchAdapter, httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy } from './http.js';
+import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
 
-export interface GitHubOptions {
+export interface GitHubOptions extends NetworkSourceOptions {
   /** REST API root, octokit's `baseUrl`: GitHub Enterprise (`https://ghe.example.com/api/v3`) or a test server. */
   apiUrl?: string;
   /** Personal access token (see `githubTokenFromEnv`). Never logged or put in a message. */
   token?: string;
-  /** Keeps ETags, JSON responses and asset bytes between runs. */
-  cache?: ArtifactCache;
-  /** Serve from the cache only; anything not cached is an error. */
-  offline?: boolean;
-  log?: (line: string) => void;
-  onProgress?: (event: SourceProgressEvent) => void;
-  /** Where the provider was declared (file, line, column, object, path), copied into every diagnostic. */
-  origin?: Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'>;
   /** Timeouts, retries, size cap, and the injectable sleep; `retries` also bounds octokit's retry plugin. */
   http?: Partial<HttpPolicy>;
   /** A rate limit that resets further away than this fails at once instead of waiting. Default 60. */

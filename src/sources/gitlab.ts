@@ -17,12 +17,11 @@
  * (cluster-api-operator issue #705), and plain http:// is accepted for 127.0.0.1/localhost.
  */
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import type { ArtifactCache } from './cache.js';
 import { sha256Hex } from './cache.js';
 import { nextPageUrl } from './github.js';
-import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type SourceProgressEvent } from './http.js';
+import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy } from './http.js';
 import { isLoopbackHost, revalidatedGet, type RevalidatedResponse } from './https.js';
-import type { DiagnosticOrigin } from './request.js';
+import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
 
 /** clusterctl's variable (config.GitLabAccessTokenVariable); as an environment variable GITLAB_ACCESS_TOKEN. */
@@ -31,19 +30,13 @@ const URL_FORM = 'https://{host}/api/v4/projects/{projectSlug}/packages/generic/
 const API_PREFIX = '/api/v4/projects/';
 const MAX_PAGES = 1000;
 
-export interface GitLabOptions {
+export interface GitLabOptions extends NetworkSourceOptions {
   /** Hosts (`host[:port]`) served as GitLab besides those named `gitlab.*`, for self-managed instances. */
   hosts?: string[];
   /** The provider's configSecret data; its `gitlab-access-token` is the token, as in clusterctl. */
   credentials?: Record<string, string>;
   /** Environment for GITLAB_ACCESS_TOKEN / GITLAB_TOKEN; process.env by default. */
   env?: Record<string, string | undefined>;
-  cache?: ArtifactCache;
-  offline?: boolean;
-  http?: Partial<HttpPolicy>;
-  log?: (line: string) => void;
-  onProgress?: (event: SourceProgressEvent) => void;
-  origin?: DiagnosticOrigin;
 }
 
 /** The parts of a clusterctl GitLab package URL. Slug, package and version are kept escaped as written. */

@@ -36,8 +36,8 @@
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import type { ArtifactCache } from './cache.js';
 import { sha256Hex } from './cache.js';
-import { httpFetch, httpPolicy, HttpError, isLoopbackHost, redactUrl, type HttpPolicy, type HttpResponse, type SourceProgressEvent } from './http.js';
-import type { DiagnosticOrigin } from './request.js';
+import { httpFetch, httpPolicy, HttpError, isLoopbackHost, redactUrl, type HttpPolicy, type HttpResponse } from './http.js';
+import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
 
 // ---- shared by the network sources -----------------------------------------------------------
@@ -108,7 +108,7 @@ const METADATA_FILE = 'metadata.yaml';
 const VERSION_TAG = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 const TEMPLATE_FORM = 'https://<host>/<path with {version}>/<components file>, e.g. https://artifacts.internal/capi/{version}/core-components.yaml';
 
-export interface HttpsOptions {
+export interface HttpsOptions extends NetworkSourceOptions {
   /** The published release tags (Config `repositories[].versions`). */
   versions?: string[];
   /** A URL listing the release tags, one per line or a JSON array (Config `repositories[].versionsUrl`). */
@@ -117,12 +117,6 @@ export interface HttpsOptions {
   allowInsecure?: boolean;
   /** An Authorization header value for the template's origin, e.g. `Bearer …`. Never logged or put in a message. */
   authorization?: string;
-  cache?: ArtifactCache;
-  offline?: boolean;
-  http?: Partial<HttpPolicy>;
-  log?: (line: string) => void;
-  onProgress?: (event: SourceProgressEvent) => void;
-  origin?: DiagnosticOrigin;
 }
 
 /** A URL template split where file names are substituted. */

@@ -30,12 +30,11 @@
  */
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { DEFAULT_COMPONENTS_FILE, type ProviderKind } from '../model/provider.js';
-import type { ArtifactCache } from './cache.js';
 import { sha256Hex } from './cache.js';
 import { nextPageUrl } from './github.js';
-import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpResponse, type SourceProgressEvent } from './http.js';
+import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpResponse } from './http.js';
 import { isLoopbackHost, revalidatedGet, type RevalidatedResponse } from './https.js';
-import type { DiagnosticOrigin } from './request.js';
+import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
 
 /** The provider type in the operator's OCI file names (GenericProvider.GetType). */
@@ -85,7 +84,7 @@ const REPOSITORY = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.
 const REGISTRY_HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 const REFERENCE_FORM = '[http://]<registry>[:<port>]/<repository>[:<tag>], e.g. ghcr.io/example/cluster-api:v1.12.0';
 
-export interface OciOptions {
+export interface OciOptions extends NetworkSourceOptions {
   providerType: ProviderKind;
   /** Provider name as in the file names, e.g. `kubeadm` (`cluster-api` for the core provider). */
   providerName: string;
@@ -93,14 +92,6 @@ export interface OciOptions {
   credentials?: Record<string, string>;
   /** Environment the OCI_* variables are read from when the configSecret has none; process.env by default. */
   env?: Record<string, string | undefined>;
-  /** Keeps manifests, tag lists and blobs between runs. */
-  cache?: ArtifactCache;
-  /** Serve from the cache only. */
-  offline?: boolean;
-  http?: Partial<HttpPolicy>;
-  log?: (line: string) => void;
-  onProgress?: (event: SourceProgressEvent) => void;
-  origin?: DiagnosticOrigin;
 }
 
 /** An OCI reference split as the operator's parseOCISource splits it. */

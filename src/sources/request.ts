@@ -38,6 +38,20 @@ export interface RepositoryRequest {
   allowInsecure?: boolean;
 }
 
+/** Options every network source takes (GitHub, GitLab, OCI, plain HTTPS). */
+export interface NetworkSourceOptions {
+  /** Keeps ETags, responses and artifact bytes between runs. */
+  cache?: ArtifactCache;
+  /** Serve from the cache only; anything not cached is an error. */
+  offline?: boolean;
+  /** Timeouts, retries and the size cap. */
+  http?: Partial<HttpPolicy>;
+  log?: (line: string) => void;
+  onProgress?: (event: SourceProgressEvent) => void;
+  /** Where the request was declared, copied into every diagnostic. */
+  origin?: DiagnosticOrigin;
+}
+
 /**
  * Inputs shared by all modules. Network modules add their own option fields here (additively),
  * e.g. `github?: GitHubOptions`.
