@@ -1,9 +1,6 @@
 import type { Diagnostic } from '../model/diagnostics.js';
 
-/** Output order by UTF-16 code unit: locale-independent, so the same on every machine. */
-export function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+export { compareStrings as compareCodeUnits } from '../model/diagnostics.js';
 
 /** The ownership index, at the root of the output directory (see ownership-index.ts). */
 export const INDEX_FILE = '.capi-gitops-index';

@@ -1,5 +1,6 @@
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { compareStrings } from '../model/diagnostics.js';
 
 export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
 
@@ -51,5 +52,5 @@ export function parentOf(rel: string): string {
 /** Deepest paths first, so a directory comes after everything inside it. */
 export function deepestFirst(paths: Iterable<string>): string[] {
   const depth = (p: string) => p.split('/').length;
-  return [...paths].sort((a, b) => depth(b) - depth(a) || (a < b ? -1 : a > b ? 1 : 0));
+  return [...paths].sort((a, b) => depth(b) - depth(a) || compareStrings(a, b));
 }

@@ -4,6 +4,7 @@
  * (cmd/clusterctl/api/v1alpha3/provider_type.go, installed by client/cluster/inventory.go
  * EnsureCustomResourceDefinitions). `clusterctl upgrade`, `move` and `describe` read them.
  */
+import { compareStrings } from '../model/diagnostics.js';
 import type { KObject } from '../model/kobject.js';
 import { manifestLabel, type ProviderKind } from '../model/provider.js';
 import { CLUSTERCTL_CORE_LABEL, commonLabels } from './labels.js';
@@ -45,7 +46,7 @@ export function inventoryObject(provider: InventoryProvider): KObject {
 }
 
 function sortedRecord(record: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareStrings(a, b)));
 }
 
 const stringProperty = (description: string) => ({ type: 'string', description });

@@ -5,6 +5,7 @@
  * configurations, which is also why clusterctl's NewComponents puts cert-manager objects early
  * (cainjector must see the Certificate before the objects it injects into).
  */
+import { compareStrings } from '../model/diagnostics.js';
 import type { KObject } from '../model/kobject.js';
 
 /** Kinds in output order. Kinds not listed follow, alphabetically. */
@@ -52,10 +53,6 @@ export const KIND_ORDER: readonly string[] = [
 const RANK = new Map(KIND_ORDER.map((kind, index) => [kind, index]));
 const UNLISTED = KIND_ORDER.length;
 
-/** Code-unit comparison: the same on every machine and locale. */
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 /**
  * Kind rank, then kind name (orders unlisted kinds alphabetically), then name, namespace and

@@ -13,7 +13,7 @@
  * text and in `/` replace arguments, not in other function arguments). drone/envsubst works on
  * UTF-8 bytes, so `${#V}`, `${V:pos:len}` and the glob patterns of `#`/`%` count bytes here too.
  */
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
 import type { VariableLookup, VariableValue } from './types.js';
 
 /** A variable a components file uses, as clusterctl's GetVariableMap reports it. */
@@ -480,9 +480,6 @@ function topLevelDefaults(pieces: Piece[]): Map<string, string> {
   return defaults;
 }
 
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 /**
  * The variables a text uses with their default text, as clusterctl's GetVariableMap: unique,
@@ -492,7 +489,7 @@ function compareCodeUnits(a: string, b: string): number {
 export function inspectVariables(text: string, file?: string): VariableReference[] {
   const { pieces } = parseText(text, file);
   return [...topLevelDefaults(pieces)]
-    .sort(([a], [b]) => compareCodeUnits(a, b))
+    .sort(([a], [b]) => compareStrings(a, b))
     .map(([name, value]) => (value === '' ? { name } : { name, default: value }));
 }
 
@@ -535,7 +532,7 @@ class Evaluator {
   /** What lands in the output, by name in code-unit order. */
   usedValues(): Map<string, VariableValue> {
     const used = new Map<string, VariableValue>();
-    for (const name of [...this.used].sort(compareCodeUnits)) used.set(name, this.values.get(name)!);
+    for (const name of [...this.used].sort(compareStrings)) used.set(name, this.values.get(name)!);
     return used;
   }
 
@@ -945,7 +942,7 @@ export function substituteVariables(text: string, lookup: VariableLookup, file?:
   for (const [name, defaultText] of topLevelDefaults(pieces)) {
     if (evaluator.find(name) === undefined && defaultText === '') missing.push(name);
   }
-  if (missing.length > 0) return { text, missing: missing.sort(compareCodeUnits), used: new Map() };
+  if (missing.length > 0) return { text, missing: missing.sort(compareStrings), used: new Map() };
   let output: string;
   try {
     output = evaluator.document(pieces);
@@ -960,7 +957,7 @@ export function substituteVariables(text: string, lookup: VariableLookup, file?:
 
 /** One error naming every missing variable (names only, never values). */
 export function missingVariablesError(missing: string[], context: { provider: string; file?: string }): CapiGitopsError {
-  const names = [...new Set(missing)].sort(compareCodeUnits);
+  const names = [...new Set(missing)].sort(compareStrings);
   const plural = names.length === 1 ? 'variable' : 'variables';
   return new CapiGitopsError({
     message: `value for ${plural} [${names.join(', ')}] is not set`,

@@ -4,7 +4,7 @@
  * providersClient.List merges its config file's `providers`: a user entry with the same name and
  * type replaces the built-in one, others are added; the list is sorted by type order, then name.
  */
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
 import { INSTALL_ORDER, PROVIDER_KINDS, isProviderKind, manifestLabel, type ProviderKind } from '../model/provider.js';
 import type { SourcePosition, UserRepository } from '../manifest/types.js';
 
@@ -102,11 +102,9 @@ const BUILT_IN: Record<ProviderKind, readonly BuiltIn[]> = {
   ],
 };
 
-const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
 /** clusterctl's Provider.Less: type order (core, bootstrap, control plane, infrastructure, IPAM, runtime extension, addon), then name. */
 export function compareEntries(a: Pick<RegistryEntry, 'kind' | 'name'>, b: Pick<RegistryEntry, 'kind' | 'name'>): number {
-  return INSTALL_ORDER[a.kind] - INSTALL_ORDER[b.kind] || byCodeUnits(a.name, b.name);
+  return INSTALL_ORDER[a.kind] - INSTALL_ORDER[b.kind] || compareStrings(a.name, b.name);
 }
 
 /** Every provider clusterctl v1.12.0 knows, sorted. */

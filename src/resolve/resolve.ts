@@ -5,7 +5,7 @@
  * every contract against the core provider's; fetch the components file.
  */
 import path from 'node:path';
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
 import { INSTALL_ORDER, manifestLabel, type ProviderKind } from '../model/provider.js';
 import type { Manifest, ProviderObject, SourcePosition, ToolConfig } from '../manifest/types.js';
 import { openRepository, SOURCE_MODULES, type SourceModule } from '../sources/index.js';
@@ -181,8 +181,7 @@ function contractProblems(resolutions: readonly ProviderResolution[]): Diagnosti
 
 /** Install order (core, bootstrap, control plane, infrastructure, …), then name, then namespace. */
 export function compareResolved(a: Pick<ResolvedProvider, 'kind' | 'name' | 'namespace'>, b: Pick<ResolvedProvider, 'kind' | 'name' | 'namespace'>): number {
-  const byCodeUnits = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
-  return INSTALL_ORDER[a.kind] - INSTALL_ORDER[b.kind] || byCodeUnits(a.name, b.name) || byCodeUnits(a.namespace, b.namespace);
+  return INSTALL_ORDER[a.kind] - INSTALL_ORDER[b.kind] || compareStrings(a.name, b.name) || compareStrings(a.namespace, b.namespace);
 }
 
 /**
