@@ -57,13 +57,12 @@ export function libraryParseDocument(chunk: string): ChunkResult {
   const doc = Array.isArray(docs) ? docs[0] : undefined;
   if (doc === undefined) return { ok: true, value: null };
   if (doc.errors.length > 0) {
+    // Where the stack runs out depends on the engine's stack size: report it at the document's
+    // start, so the message is the same on every Node version.
+    if (doc.errors.some((err) => /call stack/i.test(err.message))) return tooDeep();
     return {
       ok: false,
-      problems: doc.errors.map((err) =>
-        /call stack/i.test(err.message)
-          ? { offset: err.pos[0], message: 'the document is nested too deeply to parse', hint: 'flatten the document' }
-          : { offset: err.pos[0], message: err.message, hint: ERROR_HINTS[err.code] ?? 'fix the YAML syntax at this position' },
-      ),
+      problems: doc.errors.map((err) => ({ offset: err.pos[0], message: err.message, hint: ERROR_HINTS[err.code] ?? 'fix the YAML syntax at this position' })),
     };
   }
   try {
