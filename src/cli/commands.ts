@@ -25,6 +25,12 @@ export interface RenderFlags extends SourceFlags {
 
 const MASK = '********';
 
+/** A path relative to the working directory when it lies below it, else absolute. */
+function displayPath(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : path.resolve(file);
+}
+
 function printer(flags: SourceFlags): (line: string) => void {
   return (line) => {
     if (!flags.quiet) process.stdout.write(line + '\n');
@@ -67,7 +73,7 @@ function printResolution(resolution: Resolution, out: (line: string) => void): v
 
 async function saveLock(resolution: Resolution, out: (line: string) => void): Promise<void> {
   const written = await writeLockfile(resolution.lockFile, resolution.lock.lock);
-  const where = path.relative(process.cwd(), resolution.lockFile) || resolution.lockFile;
+  const where = displayPath(resolution.lockFile);
   if (!written) return;
   out(`updated ${where}:`);
   for (const change of resolution.lock.changes) out(`  ${change.line}`);
@@ -115,7 +121,7 @@ export async function updateCommand(providers: string[], flags: SourceFlags & { 
   const out = printer(flags);
   const result = await withProgress(flags, (progress) => updateManagementCluster(renderOptions(flags, progress), { contract: flags.contract, providers }));
   for (const edit of result.edits) {
-    const where = `${path.relative(process.cwd(), edit.file) || edit.file}:${edit.line}`;
+    const where = `${displayPath(edit.file)}:${edit.line}`;
     const what = `${edit.kind}/${edit.namespace}/${edit.name}`;
     if (edit.status === 'updated') out(`${where}: ${what} spec.version ${edit.oldVersion} → ${edit.newVersion}`);
     else if (edit.status === 'not-pinned') out(`${where}: ${what} has no exact spec.version; the lockfile moves to ${edit.newVersion}`);
