@@ -9,6 +9,7 @@ import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from 
 import type { KObject } from './model/kobject.js';
 import type { ImageMeta, Manifest, ProviderObject, SecretObject } from './manifest/types.js';
 import { loadManifest } from './manifest/load.js';
+import { findConfigSecret } from './manifest/references.js';
 import { resolveCertManager, resolveProviders, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
 import { buildProviderRegistry } from './resolve/registry.js';
 import type { SourceOptions } from './sources/request.js';
@@ -79,7 +80,7 @@ function configSecretOf(provider: ProviderObject, secrets: readonly SecretObject
   const ref = provider.spec.configSecret;
   if (!ref) return undefined;
   const namespace = ref.namespace || provider.namespace;
-  const secret = secrets.find((s) => s.name === ref.name && s.namespace === namespace);
+  const secret = findConfigSecret(provider, secrets);
   if (!secret) {
     throw new CapiGitopsError({
       ...originOf(provider),

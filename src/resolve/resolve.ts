@@ -8,6 +8,7 @@ import path from 'node:path';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
 import { INSTALL_ORDER, manifestLabel, type ProviderKind } from '../model/provider.js';
 import type { Manifest, ProviderObject, SourcePosition, ToolConfig } from '../manifest/types.js';
+import { findConfigSecret } from '../manifest/references.js';
 import { openRepository, SOURCE_MODULES, type SourceModule } from '../sources/index.js';
 import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local-repository.js';
 import type { DiagnosticOrigin, RepositoryRequest, SourceOptions } from '../sources/request.js';
@@ -115,10 +116,7 @@ export function repositoryRequestFor(provider: ProviderObject, registry: Provide
 
 /** The data of the Secret spec.configSecret names, if it is in the input (its credentials serve fetching). */
 export function configSecretData(provider: ProviderObject, manifest: Manifest): Readonly<Record<string, string>> | undefined {
-  const ref = provider.spec.configSecret;
-  if (!ref) return undefined;
-  const namespace = ref.namespace || provider.namespace;
-  return manifest.secrets.find((secret) => secret.name === ref.name && secret.namespace === namespace)?.data;
+  return findConfigSecret(provider, manifest.secrets)?.data;
 }
 
 interface ProviderResolution {
