@@ -15,6 +15,7 @@ import { MAX_STEM, objectFileName, objectFilePath, sanitizeFileNamePart } from '
 import { provenanceComment } from '../src/emit/provenance.js';
 import { yamlScalar } from '../src/emit/templates.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
+import { kubectlAvailable } from './helpers/tree.js';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -210,15 +211,7 @@ test('yamlScalar: plain only when YAML 1.1 and 1.2 read the string back unchange
 
 // ---- kustomize accepts the layout --------------------------------------------------------
 
-function hasKubectl(): boolean {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const KUBECTL = hasKubectl();
+const KUBECTL = kubectlAvailable();
 
 function writeTree(files: Map<string, string>): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-layout-'));

@@ -13,6 +13,7 @@ import { formatIndex, parseIndex } from '../src/emit/ownership-index.js';
 import { scanTree } from '../src/emit/tree.js';
 import { planWrite } from '../src/emit/write-plan.js';
 import { cleanUpBackup, writeOutput } from '../src/emit/write.js';
+import { kubectlAvailable } from './helpers/tree.js';
 
 /** A fresh parent directory per test; outDir is `<parent>/out`, so siblings can be checked. */
 function workspace(): { parent: string; out: string; done: () => void } {
@@ -337,7 +338,7 @@ test('write: the ownership index is hidden and has no extension Argo CD, Flux or
   assert.doesNotMatch(INDEX_FILE, /\.(ya?ml|json|jsonnet)$/i);
 });
 
-test('write: kubectl kustomize builds the written tree and ignores the index', { skip: !hasKubectl() && 'kubectl not found' }, async () => {
+test('write: kubectl kustomize builds the written tree and ignores the index', { skip: !kubectlAvailable() && 'kubectl not found' }, async () => {
   const ws = workspace();
   try {
     const component: RenderedComponent = {
@@ -378,11 +379,3 @@ test('write: cleanup keeps the backup, and says so, when something appeared in o
   }
 });
 
-function hasKubectl(): boolean {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}

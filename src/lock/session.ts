@@ -64,6 +64,8 @@ export class LockSession {
   decorate = (repository: ProviderRepository, component: { kind?: ProviderKind; name: string; namespace?: string }): ProviderRepository => {
     const entry = component.kind === undefined ? this.certManagerPin : this.pins.get(componentKey({ kind: component.kind, name: component.name, namespace: component.namespace ?? '' }));
     const { cache, offline } = this.options;
+    // Local files and ConfigMaps are read where they are; only network downloads are cached.
+    const remote = repository.sourceType !== 'local' && repository.sourceType !== 'configmap';
     return {
       sourceType: repository.sourceType,
       location: repository.location,
@@ -76,7 +78,7 @@ export class LockSession {
           const bytes = await cache.getBlob(locked.sha256);
           if (bytes) return { name: fileName, text: bytes.toString('utf8'), sha256: locked.sha256, url: locked.url };
         }
-        if (locked && offline && repository.sourceType !== 'local' && repository.sourceType !== 'configmap') {
+        if (locked && offline && remote) {
           throw new CapiGitopsError({
             message: `--offline: ${fileName} of ${component.name} ${version} (sha256 ${locked.sha256}) is not in the cache`,
             expected: 'every locked file in the cache',
@@ -84,7 +86,7 @@ export class LockSession {
           });
         }
         const artifact = await repository.getFile(version, fileName);
-        if (cache && repository.sourceType !== 'local' && repository.sourceType !== 'configmap') await cache.putBlob(Buffer.from(artifact.text, 'utf8'));
+        if (cache && remote) await cache.putBlob(Buffer.from(artifact.text, 'utf8'));
         return artifact;
       },
     };
