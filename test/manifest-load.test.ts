@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { loadManifest } from '../src/manifest/load.js';
+import { compareStrings } from '../src/model/diagnostics.js';
 import { MANIFEST_FIXTURES, loadError, loadText, loadTextError, provider, summary, writeManifestDir } from './fixtures/manifest/helpers.js';
 
 const FULL = path.join(MANIFEST_FIXTURES, 'full');
@@ -133,11 +134,12 @@ test('a missing path and an empty directory are reported with the other problems
   const error = await loadError([path.join(empty, 'missing.yaml'), empty, path.join(ERRORS, 'b-secrets.yaml')]);
   assert.deepEqual(
     error.diagnostics.map((d) => [d.file, d.message]),
+    // Diagnostics are ordered by file path; the temp dir may sort before or after the checkout.
     [
       [empty, 'directory has no *.yaml or *.yml files'],
       [path.join(empty, 'missing.yaml'), 'no such file or directory'],
       [path.join(ERRORS, 'b-secrets.yaml'), 'is not valid base64'],
-    ],
+    ].sort((a, b) => compareStrings(a[0], b[0])),
   );
 });
 
