@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -379,3 +379,25 @@ test('write: cleanup keeps the backup, and says so, when something appeared in o
   }
 });
 
+
+test('write: a temporary tree left by a killed run is removed, a live run\'s is kept, and a killed run\'s backup is kept and named', async () => {
+  const ws = workspace();
+  const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+  try {
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const leftover = (purpose: string, pid: number) => path.join(ws.parent, `.out.capi-gitops-${purpose}-${pid}-0123456789ab`);
+    put(leftover('tmp', dead), 'a/x.yaml', 'half written\n');
+    put(leftover('tmp', live.pid!), 'a/x.yaml', 'being written\n');
+    put(leftover('old', dead), 'notes.txt', 'the only copy\n');
+    put(path.join(ws.parent, '.out.capi-gitops-tmp-not-ours'), 'keep.txt', 'x\n');
+
+    const summary = await writeOutput(ws.out, FILES);
+    assert.deepEqual(siblings(ws.parent), ['.out.capi-gitops-old-' + dead + '-0123456789ab', '.out.capi-gitops-tmp-' + live.pid + '-0123456789ab', '.out.capi-gitops-tmp-not-ours', 'out'].sort());
+    assert.equal(summary.warnings.length, 2);
+    assert.match(summary.warnings.find((w) => w.startsWith('removed')) ?? '', new RegExp(`interrupted run \\(process ${dead}\\)`));
+    assert.match(summary.warnings.find((w) => w.includes('-old-')) ?? '', /previous output of an interrupted run.*then delete it/);
+  } finally {
+    live.kill();
+    ws.done();
+  }
+});

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, copyFile, link, lstat, mkdir, readFile, readlink, realpath, rename, rm, rmdir, stat, symlink, unlink, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, link, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, rmdir, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CapiGitopsError } from '../model/diagnostics.js';
 import { filePathProblems, INDEX_FILE } from './output-paths.js';
@@ -91,6 +91,43 @@ async function resolveTarget(outDir: string): Promise<Target> {
 /** A fresh name beside `target`, on the same filesystem so renames are atomic. */
 function siblingPath(target: string, purpose: 'tmp' | 'old'): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.capi-gitops-${purpose}-${process.pid}-${randomBytes(6).toString('hex')}`);
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else.
+    return errorCode(err) !== 'ESRCH';
+  }
+}
+
+/**
+ * Siblings left by a run that was killed (its process is gone). A temporary tree is only a
+ * partial copy of output we can write again, so it is removed: left beside the output, it would
+ * be committed with `git add`. A backup may be the only copy of the previous tree (killed
+ * between the two renames), so it is kept and named in a warning.
+ */
+async function handleInterruptedRuns(target: Target): Promise<string[]> {
+  const parent = path.dirname(target.path);
+  const prefix = `.${path.basename(target.path)}.capi-gitops-`;
+  const names = (await readdir(parent).catch(() => [] as string[])).filter((name) => name.startsWith(prefix)).sort();
+  const warnings: string[] = [];
+  for (const name of names) {
+    const match = /^(tmp|old)-(\d+)-[0-9a-f]{12}$/.exec(name.slice(prefix.length));
+    if (!match) continue;
+    const pid = Number(match[2]);
+    if (pid === process.pid || processIsAlive(pid)) continue;
+    const leftover = path.join(parent, name);
+    if (match[1] === 'tmp') {
+      await rm(leftover, { recursive: true, force: true });
+      warnings.push(`removed ${leftover}, an unfinished temporary tree left by an interrupted run (process ${pid})`);
+    } else {
+      warnings.push(`${leftover} holds the previous output of an interrupted run (process ${pid}); check that nothing in it is missing from ${target.path}, then delete it`);
+    }
+  }
+  return warnings;
 }
 
 /**
@@ -257,9 +294,10 @@ export async function writeOutput(outDir: string, files: Map<string, string>): P
   if (pathProblems.length > 0) throw new CapiGitopsError(pathProblems);
 
   const target = await resolveTarget(outDir);
+  const interrupted = await handleInterruptedRuns(target);
   const existing = await readExisting(target, files);
   const plan = planWrite(existing, files);
-  const summary: WriteSummary = { directory: target.path, written: plan.written, unchanged: plan.unchanged, removed: plan.removed, warnings: [] };
+  const summary: WriteSummary = { directory: target.path, written: plan.written, unchanged: plan.unchanged, removed: plan.removed, warnings: interrupted };
   if (!plan.changed && target.exists) return summary;
 
   const tmp = siblingPath(target.path, 'tmp');
@@ -278,9 +316,10 @@ export async function writeOutput(outDir: string, files: Map<string, string>): P
     throw writeFailure(target, err);
   }
   if (backup) {
-    summary.warnings = await cleanUpBackup(backup, existing, plan, linked).catch((err: Error) => [
+    const backupWarnings = await cleanUpBackup(backup, existing, plan, linked).catch((err: Error) => [
       `the new output is in place, but cleaning up the previous tree at ${backup} failed: ${err.message}`,
     ]);
+    summary.warnings.push(...backupWarnings);
   }
   return summary;
 }
