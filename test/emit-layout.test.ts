@@ -96,11 +96,11 @@ test('layout: top-level kustomization lists component directories in install ord
     'apiVersion: kustomize.config.k8s.io/v1beta1',
     'kind: Kustomization',
     'resources:',
-    '  - 00-cert-manager',
-    '  - 01-cluster-api',
-    '  - 02-bootstrap-kubeadm',
-    '  - 02-bootstrap-rke2',
-    '  - 04-infrastructure-docker',
+    '- 00-cert-manager',
+    '- 01-cluster-api',
+    '- 02-bootstrap-kubeadm',
+    '- 02-bootstrap-rke2',
+    '- 04-infrastructure-docker',
     '',
   ].join('\n'));
 });
@@ -112,12 +112,20 @@ test('layout: component kustomization lists its files sorted by code unit, crds/
     'apiVersion: kustomize.config.k8s.io/v1beta1',
     'kind: Kustomization',
     'resources:',
-    '  - crds/customresourcedefinition-clusters.cluster.x-k8s.io.yaml',
-    '  - deployment-capi-controller-manager.yaml',
-    '  - namespace-capi-system.yaml',
-    '  - rolebinding-system-capi-leader-election.yaml',
+    '- crds/customresourcedefinition-clusters.cluster.x-k8s.io.yaml',
+    '- deployment-capi-controller-manager.yaml',
+    '- namespace-capi-system.yaml',
+    '- rolebinding-system-capi-leader-election.yaml',
     '',
   ].join('\n'));
+});
+
+test('layout: kustomization files are written in the same YAML style as the object files', () => {
+  for (const [file, text] of layoutKustomize(COMPONENTS)) {
+    if (!file.endsWith('kustomization.yaml')) continue;
+    const body = text.slice(text.indexOf('\n') + 1);
+    assert.equal(body, emitYamlDocument(YAML.parse(body)), file);
+  }
 });
 
 test('layout: each object file is the provenance comment followed by the emitted document', () => {
