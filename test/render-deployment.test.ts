@@ -179,6 +179,26 @@ test(`an empty imageUrl, command or imagePullSecrets clears the field, as upstre
   assert.equal('imagePullSecrets' in podSpec(out), false);
 });
 
+test(`the CRD's default name "" and an empty env value are dropped, as the operator's typed round trip (omitempty) drops them (${UPSTREAM} customizeDeploymentSpec, customizeContainer)`, () => {
+  // What the API server stores for `imagePullSecrets: [{}]` and a configMapKeyRef without a name.
+  const out = only(customizeDeployments([managerDeployment()], {
+    deployment: {
+      imagePullSecrets: [{ name: '' }, { name: 'regcred' }],
+      containers: [{ name: 'manager', env: [
+        { name: 'FROM_CM', valueFrom: { configMapKeyRef: { name: '', key: 'k' } } },
+        { name: 'FROM_SECRET', valueFrom: { secretKeyRef: { name: 'creds', key: 'k' } } },
+        { name: 'EMPTY', value: '' },
+      ] }],
+    },
+  }));
+  assert.deepEqual(podSpec(out).imagePullSecrets, [{}, { name: 'regcred' }]);
+  assert.deepEqual(container(out, 'manager').env.slice(-3), [
+    { name: 'FROM_CM', valueFrom: { configMapKeyRef: { key: 'k' } } },
+    { name: 'FROM_SECRET', valueFrom: { secretKeyRef: { name: 'creds', key: 'k' } } },
+    { name: 'EMPTY' },
+  ]);
+});
+
 test(`a container spec for a container that does not exist is an error naming it, the Deployment and the field (${UPSTREAM} customizeContainer)`, () => {
   const err = throwsDiagnostics(() =>
     customizeDeployments([managerDeployment('capi-controller-manager')], { deployment: { containers: [{ name: 'NON-EXISTENT', imageUrl: 'x' }] } }, { object: 'CoreProvider/capi-system/cluster-api', file: 'p.yaml', line: 1, column: 1 }),

@@ -112,7 +112,7 @@ function applyDeploymentSpec(d: KObject, spec: DeploymentSpec, scope: Scope, pat
   if (spec.tolerations !== undefined && spec.tolerations !== null) setOmitEmpty(pod, 'tolerations', clone(spec.tolerations));
   if (spec.serviceAccountName) pod.serviceAccountName = spec.serviceAccountName;
   if (spec.imagePullSecrets !== undefined && spec.imagePullSecrets !== null) {
-    setOmitEmpty(pod, 'imagePullSecrets', clone(spec.imagePullSecrets));
+    setOmitEmpty(pod, 'imagePullSecrets', spec.imagePullSecrets.map((ref) => withoutEmptyName(clone(ref))));
   }
   (spec.containers ?? []).forEach((containerSpec, i) => {
     const container = containersOf(d).find((c) => c.name === containerSpec.name);
@@ -131,11 +131,31 @@ function applyContainerSpec(container: Json, spec: ContainerSpec): void {
   for (const name of sortedKeys(spec.args ?? {})) setArg(container, name, spec.args![name]!);
   for (const env of spec.env ?? []) {
     const list = Array.isArray(container.env) ? (container.env as Json[]) : [];
-    container.env = [...withoutFirstEnv(list, env.name), clone(env)];
+    container.env = [...withoutFirstEnv(list, env.name), envAfterRoundTrip(clone(env) as Json)];
   }
   if (spec.resources !== undefined && spec.resources !== null) container.resources = clone(spec.resources);
   if (spec.imageUrl !== undefined && spec.imageUrl !== null) setOmitEmpty(container, 'image', spec.imageUrl);
   if (spec.command !== undefined && spec.command !== null) setOmitEmpty(container, 'command', [...spec.command]);
+}
+
+/**
+ * The operator copies these through Go types, whose `omitempty` drops empty strings. The CRD
+ * defaults an omitted LocalObjectReference name to "", so without this `{}` would come out as
+ * `{name: ""}`.
+ */
+function withoutEmptyName<T>(ref: T): T {
+  if (isPlainObject(ref) && ref.name === '') delete ref.name;
+  return ref;
+}
+
+function envAfterRoundTrip(env: Json): Json {
+  if (env.value === '') delete env.value;
+  const from = env.valueFrom;
+  if (isPlainObject(from)) {
+    withoutEmptyName(from.configMapKeyRef);
+    withoutEmptyName(from.secretKeyRef);
+  }
+  return env;
 }
 
 /** Upstream removeEnv drops only the first variable of that name; the new one is appended. */
