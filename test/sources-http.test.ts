@@ -286,6 +286,26 @@ test('redirect: manual returns the 3xx with its Location', async () => {
   }
 });
 
+test('a request body is sent on every attempt, and a request with a body follows no redirect (its form may hold a credential)', async () => {
+  const bodies: string[] = [];
+  const server = await serve((req, res, hit) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      bodies.push(`${req.method} ${body}`);
+      if (hit === 1) res.writeHead(503).end();
+      else res.writeHead(307, { location: 'http://127.0.0.2:1/steal' }).end();
+    });
+  });
+  try {
+    const response = await httpFetch({ url: `${server.url}/token`, method: 'POST', body: 'grant_type=refresh_token&refresh_token=r' }, fastPolicy());
+    assert.equal(response.status, 307, 'the redirect is returned, not followed');
+    assert.deepEqual(bodies, ['POST grant_type=refresh_token&refresh_token=r', 'POST grant_type=refresh_token&refresh_token=r']);
+  } finally {
+    await server.close();
+  }
+});
+
 test('progress reports bytes received and the announced total', async () => {
   const server = await serve((_req, res) => {
     res.writeHead(200, { 'content-length': '6' });

@@ -456,6 +456,27 @@ test('bearer: an OCI_ACCESS_TOKEN is sent as it is, with no token request (oras 
   assert.equal(proxy.tokenRequests.length, 0);
 });
 
+test('bearer: OCI_REFRESH_TOKEN gets a token by the OAuth2 POST, as oras-go fetchOAuth2Token does; the refresh token never appears in logs', { skip }, async (t) => {
+  const name = freshRepository('bearer-refresh');
+  await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
+  const proxy = await AuthProxy.start(registry, { scheme: 'bearer', refreshToken: 'refresh-secret-never-printed' });
+  t.after(() => proxy.close());
+  const opened = open(`http://${proxy.host}/${name}`, { credentials: { OCI_REFRESH_TOKEN: 'refresh-secret-never-printed', OCI_USERNAME: 'ignored', OCI_PASSWORD: 'ignored-too' } });
+  assert.equal((await opened.repository.getFile('v1.12.0', 'metadata.yaml')).text, CORE_METADATA.toString('utf8'));
+  const post = proxy.tokenRequests.find((r) => r.method === 'POST')!;
+  assert.deepEqual(post.form, {
+    grant_type: 'refresh_token',
+    refresh_token: 'refresh-secret-never-printed',
+    client_id: 'capi-gitops',
+    service: 'capi-gitops-test',
+    scope: `repository:${name}:pull`,
+  });
+  assert.equal(post.authorization, undefined, 'the refresh token replaces Basic credentials');
+  assert.equal(proxy.tokenRequests.filter((r) => r.method === 'GET').length, 0);
+  assert.ok(opened.logs.some((line) => /OCI_REFRESH_TOKEN \(OAuth2\)/.test(line)), opened.logs.join('\n'));
+  for (const line of opened.logs) assert.ok(!line.includes('refresh-secret-never-printed') && !line.includes('issued-bearer-token'), line);
+});
+
 test('bearer: a token server answering access_token works; wrong credentials and missing ones are named without the secrets', { skip }, async (t) => {
   const name = freshRepository('bearer-errors');
   await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
@@ -476,7 +497,8 @@ test('bearer: a token server answering access_token works; wrong credentials and
   assert.equal(proxy.tokenRequests.at(-1)!.authorization, undefined);
 
   const refresh = await rejection(open(reference, { credentials: { OCI_REFRESH_TOKEN: 'refresh-never-printed' } }).repository.getFile('v1.12.0', 'metadata.yaml'));
-  assert.match(refresh.message, /OCI_REFRESH_TOKEN .* is not supported/);
+  assert.match(refresh.message, /token service of .* refused OCI_REFRESH_TOKEN \(HTTP 400\)/);
+  assert.match(refresh.diagnostics[0].hint ?? '', /check OCI_REFRESH_TOKEN/);
 
   for (const text of [refused.message, anonymous.message, refresh.message, ...wrong.logs]) {
     for (const secret of [USER.password, 'bad-secret-never-printed', 'refresh-never-printed', 'issued-bearer-token']) assert.ok(!text.includes(secret), text);

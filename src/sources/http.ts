@@ -99,9 +99,14 @@ function refuseUnlessAllowed(url: URL, method: string): void {
 
 export interface HttpRequest {
   url: string;
-  /** GET unless told; requests never carry a body. */
+  /** GET unless told. */
   method?: string;
   headers?: Record<string, string>;
+  /**
+   * Sent again on each attempt. Only the OCI OAuth2 token POST has one; as its form carries a
+   * credential, a request with a body follows no redirect and gets the 3xx back.
+   */
+  body?: string;
   /**
    * The origin (`scheme://host:port`) the credential headers are meant for; defaults to the
    * origin of `url`. Any hop to another origin is sent without them.
@@ -211,6 +216,7 @@ export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): P
         response = await fetch(hopUrl, {
           method,
           headers: headersForHop(headers, hopUrl, credentialOrigin),
+          body: request.body,
           redirect: 'manual',
           signal: controller.signal,
         });
@@ -219,7 +225,7 @@ export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): P
       }
 
       const location = response.headers.get('location');
-      if (REDIRECT_STATUSES.has(response.status) && location && request.redirect !== 'manual') {
+      if (REDIRECT_STATUSES.has(response.status) && location && request.redirect !== 'manual' && request.body === undefined) {
         await response.body?.cancel().catch(() => undefined);
         if (hops >= policy.maxRedirects) {
           throw new HttpError('redirect', `${method} ${redactUrl(request.url)}: more than ${policy.maxRedirects} redirects`, redactUrl(hopUrl));

@@ -12,11 +12,12 @@
  *   else `components.yaml` (GetComponents), with the operator's type names (`core`,
  *   `control-plane`, `runtimeextension`, … — GetType in api/v1alpha2/*_wrapper.go) and the
  *   provider version (not the tag) in the names;
- * - credentials are OCI_USERNAME / OCI_PASSWORD / OCI_ACCESS_TOKEN (OCIAuthentication), used as
- *   oras-go's auth client uses them: a Basic challenge gets username and password; a Bearer
- *   challenge gets the access token as it is, or else a token from the challenge's realm
- *   (GET with service and scope, Basic-authenticated when a username or password is given,
- *   anonymous otherwise).
+ * - credentials are OCI_USERNAME / OCI_PASSWORD / OCI_ACCESS_TOKEN / OCI_REFRESH_TOKEN
+ *   (OCIAuthentication), used as oras-go's auth client uses them: a Basic challenge gets
+ *   username and password; a Bearer challenge gets the access token as it is, else a token from
+ *   the challenge's realm: with a refresh token by the OAuth2 POST, otherwise by GET with
+ *   service and scope, Basic-authenticated when a username or password is given, anonymous
+ *   otherwise.
  *
  * The distribution API is spoken directly over http.ts: GET /v2/<name>/manifests/<ref> (OCI and
  * Docker media types), GET /v2/<name>/blobs/<digest> (each blob checked against its
@@ -25,14 +26,13 @@
  * Beyond the operator: `registry/repository@sha256:<hex>` pins a manifest by digest (the
  * operator's parser cannot read one); `latest` or a range lists the repository's tags; two
  * layers with the same title and different content are an error (the operator keeps whichever
- * it copied last, which is not deterministic). OCI_REFRESH_TOKEN (an OAuth2 POST) is refused
- * with a clear error.
+ * it copied last, which is not deterministic).
  */
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { DEFAULT_COMPONENTS_FILE, type ProviderKind } from '../model/provider.js';
 import { sha256Hex } from './cache.js';
 import { nextPageUrl } from './github.js';
-import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpResponse } from './http.js';
+import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpRequest, type HttpResponse } from './http.js';
 import { isLoopbackHost, revalidatedGet, type RevalidatedResponse } from './https.js';
 import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
@@ -63,6 +63,8 @@ export interface OciCredentials {
   refreshToken?: string;
 }
 
+/** oras-go sends its own name as the OAuth2 client_id; so do we. */
+const OAUTH2_CLIENT_ID = 'capi-gitops';
 const METADATA_FILE = 'metadata.yaml';
 const OPERATOR_COMPONENTS_FILE = 'components.yaml';
 const TITLE_ANNOTATION = 'org.opencontainers.image.title';
@@ -309,11 +311,6 @@ class RegistryClient {
         this.options.log?.(`oci: ${this.ref.registry} asks for a Bearer token; using ${OCI_CREDENTIAL_KEYS.accessToken}`);
         return `Bearer ${credentials.accessToken}`;
       }
-      if (credentials.refreshToken) {
-        throw this.fail(`${OCI_CREDENTIAL_KEYS.refreshToken} (an OAuth2 refresh token) is not supported by capi-gitops`, {
-          hint: `use ${OCI_CREDENTIAL_KEYS.accessToken}, or ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password}`,
-        });
-      }
       return `Bearer ${await this.fetchToken(challenge, credentials)}`;
     }
     throw this.fail(`registry ${this.ref.registry} answered HTTP 401 to GET ${redactUrl(url)} without a Basic or Bearer challenge`, {
@@ -321,7 +318,11 @@ class RegistryClient {
     });
   }
 
-  /** The distribution token flow: GET realm?service=…&scope=… (Basic-authenticated when credentials exist). */
+  /**
+   * The token flows, as oras-go (the operator's client) chooses them: with OCI_REFRESH_TOKEN the
+   * OAuth2 flow, POST realm with grant_type=refresh_token; otherwise the distribution flow,
+   * GET realm?service=…&scope=…, Basic-authenticated when credentials exist.
+   */
   private async fetchToken(challenge: Challenge, credentials: OciCredentials): Promise<string> {
     let realm: URL;
     try {
@@ -335,20 +336,36 @@ class RegistryClient {
       });
     }
     const scopes = [...new Set([`repository:${this.ref.repository}:pull`, ...(challenge.params.scope ?? '').split(' ').filter(Boolean)])].sort();
-    if (challenge.params.service) realm.searchParams.set('service', challenge.params.service);
-    for (const scope of scopes) realm.searchParams.append('scope', scope);
     const headers: Record<string, string> = { accept: 'application/json' };
-    const withCredentials = Boolean(credentials.username || credentials.password);
-    if (withCredentials) headers.authorization = `Basic ${Buffer.from(`${credentials.username ?? ''}:${credentials.password ?? ''}`).toString('base64')}`;
-    this.options.log?.(`oci: ${this.ref.registry} asks for a Bearer token; requesting one from ${redactUrl(realm)}${withCredentials ? ' with the configured credentials' : ' anonymously'}`);
+    let request: HttpRequest;
+    let presented: string;
+    let check: string;
+    if (credentials.refreshToken) {
+      const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: credentials.refreshToken, client_id: OAUTH2_CLIENT_ID });
+      if (challenge.params.service) form.set('service', challenge.params.service);
+      form.set('scope', scopes.join(' '));
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      request = { url: realm.href, method: 'POST', headers, body: form.toString(), credentialOrigin: realm.origin };
+      presented = `${OCI_CREDENTIAL_KEYS.refreshToken}`;
+      check = `check ${OCI_CREDENTIAL_KEYS.refreshToken}; refresh tokens expire, so get a new one from the registry`;
+    } else {
+      if (challenge.params.service) realm.searchParams.set('service', challenge.params.service);
+      for (const scope of scopes) realm.searchParams.append('scope', scope);
+      const withCredentials = Boolean(credentials.username || credentials.password);
+      if (withCredentials) headers.authorization = `Basic ${Buffer.from(`${credentials.username ?? ''}:${credentials.password ?? ''}`).toString('base64')}`;
+      request = { url: realm.href, headers, credentialOrigin: realm.origin };
+      presented = withCredentials ? 'the credentials' : 'an anonymous token';
+      check = withCredentials
+        ? `check ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password}`
+        : `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} (or ${OCI_CREDENTIAL_KEYS.accessToken}) in the provider's configSecret or the environment`;
+    }
+    const using = credentials.refreshToken ? ` with ${OCI_CREDENTIAL_KEYS.refreshToken} (OAuth2)` : presented === 'the credentials' ? ' with the configured credentials' : ' anonymously';
+    this.options.log?.(`oci: ${this.ref.registry} asks for a Bearer token; requesting one from ${redactUrl(realm)}${using}`);
 
-    const response = await this.transport(() => httpFetch({ url: realm.href, headers, credentialOrigin: realm.origin }, this.policy));
-    if (response.status === 401 || response.status === 403) {
-      throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${withCredentials ? 'the credentials' : 'an anonymous token'} (HTTP ${response.status})`, {
-        hint: withCredentials
-          ? `check ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password}`
-          : `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} (or ${OCI_CREDENTIAL_KEYS.accessToken}) in the provider's configSecret or the environment`,
-      });
+    const response = await this.transport(() => httpFetch(request, this.policy));
+    if (response.status === 401 || response.status === 403 || (credentials.refreshToken && response.status === 400)) {
+      // OAuth2 answers a bad or expired refresh token with 400 invalid_grant.
+      throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${presented} (HTTP ${response.status})`, { hint: check });
     }
     if (response.status !== 200) throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered HTTP ${response.status}`);
     let answer: { token?: unknown; access_token?: unknown } | undefined;

@@ -249,6 +249,8 @@ export interface ProxiedRequest {
   url: string;
   authorization?: string;
   status: number;
+  /** The form of an OAuth2 POST to the token server. */
+  form?: Record<string, string>;
 }
 
 export interface AuthProxyOptions {
@@ -258,6 +260,8 @@ export interface AuthProxyOptions {
   user?: BasicUser;
   /** The bearer token the token server issues. */
   token?: string;
+  /** The OAuth2 refresh token the token server accepts on POST (grant_type=refresh_token). */
+  refreshToken?: string;
   /** Token server answer field: `token` (the distribution spec) or `access_token` (OAuth2). */
   tokenField?: 'token' | 'access_token';
   /** Flip every byte of blob (or manifest) bodies, keeping their length and headers. */
@@ -375,6 +379,12 @@ export class AuthProxy {
   private handleToken(req: http.IncomingMessage, res: http.ServerResponse): void {
     const record: ProxiedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', authorization: req.headers.authorization, status: 200 };
     this.tokenRequests.push(record);
+    if (record.method === 'POST') {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => this.handleOAuth2(record, req.headers['content-type'], Buffer.concat(chunks).toString('utf8'), res));
+      return;
+    }
     if (!this.options.user || req.headers.authorization !== basicAuthorization(this.options.user)) {
       record.status = 401;
       res.writeHead(401, { 'content-type': 'application/json' });
@@ -383,6 +393,15 @@ export class AuthProxy {
     }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ [this.options.tokenField ?? 'token']: this.token, expires_in: 300 }));
+  }
+
+  /** The distribution OAuth2 spec: a form POST; a bad grant is 400 invalid_grant. */
+  private handleOAuth2(record: ProxiedRequest, contentType: string | undefined, body: string, res: http.ServerResponse): void {
+    record.form = Object.fromEntries(new URLSearchParams(body));
+    const valid = contentType === 'application/x-www-form-urlencoded' && record.form.grant_type === 'refresh_token' && this.options.refreshToken !== undefined && record.form.refresh_token === this.options.refreshToken;
+    record.status = valid ? 200 : 400;
+    res.writeHead(record.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(valid ? { access_token: this.token, expires_in: 300 } : { error: 'invalid_grant' }));
   }
 
   async close(): Promise<void> {
