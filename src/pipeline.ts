@@ -262,6 +262,7 @@ async function parseWithCache(sources: ParseInput[], cache: ArtifactCache | unde
   const missing = sources.map((_, i) => i).filter((i) => cached[i] === undefined);
   const parsed = await parseArtifactsParallel(missing.map((i) => sources[i]!));
   await Promise.all(missing.map((i, j) => cache.putParsed(keys[i]!, parsed[j])));
+  await cache.trimParsed();
   missing.forEach((i, j) => (cached[i] = parsed[j]));
   return cached as KObject[][];
 }

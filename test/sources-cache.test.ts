@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ArtifactCache, defaultCacheDir, sha256Hex } from '../src/sources/cache.js';
+import { ArtifactCache, defaultCacheDir, PARSED_RETENTION_DAYS, sha256Hex } from '../src/sources/cache.js';
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-cache-'));
@@ -175,4 +175,44 @@ test('a parsed entry stored under another key (hash collision) is not returned',
   const [file] = await listFiles(dir);
   await writeFile(path.join(dir, file), JSON.stringify({ key: 'key-b', value: 'value-b' }));
   assert.equal(await cache.getParsed('key-a'), undefined);
+});
+
+test('parsed entries unused for PARSED_RETENTION_DAYS are trimmed once a day (Go build-cache style); a hit keeps an entry; blobs are never trimmed', async (t) => {
+  const dir = await tempDir(t);
+  const logs: string[] = [];
+  const cache = new ArtifactCache(dir, { log: (line) => logs.push(line) });
+  const blob = await cache.putBlob(Buffer.from('artifact'));
+  for (const key of ['used', 'unused', 'recent']) await cache.putParsed(key, { key });
+  const entry = (key: string) => path.join(dir, 'parsed', `${sha256Hex(key)}.json`);
+  const day = 24 * 60 * 60 * 1000;
+  const now = Date.now();
+  const age = (key: string, days: number) => utimes(entry(key), (now - days * day) / 1000, (now - days * day) / 1000);
+  await age('used', PARSED_RETENTION_DAYS + 5);
+  await age('unused', PARSED_RETENTION_DAYS + 5);
+  await age('recent', PARSED_RETENTION_DAYS - 1);
+  await utimes(path.join(dir, 'blobs', 'sha256', blob), 0, 0);
+
+  assert.deepEqual(await cache.getParsed('used'), { key: 'used' }, 'a hit refreshes the entry');
+  assert.equal(await cache.trimParsed(now), 1);
+  assert.equal(await cache.getParsed('unused'), undefined);
+  assert.deepEqual(await cache.getParsed('recent'), { key: 'recent' });
+  assert.deepEqual(await cache.getParsed('used'), { key: 'used' });
+  assert.ok(await cache.getBlob(blob), 'blobs are kept at any age');
+  assert.match(logs.join('\n'), new RegExp(`removed 1 parsed entry unused for ${PARSED_RETENTION_DAYS} days`));
+
+  await age('recent', PARSED_RETENTION_DAYS + 1);
+  assert.equal(await cache.trimParsed(now + day / 2), 0, 'at most one trim a day');
+  assert.equal(await cache.trimParsed(now + day + 1), 1, 'the next day trims again');
+  assert.equal(await cache.getParsed('recent'), undefined);
+});
+
+test('trimming a missing parsed store does nothing; a trim that cannot write its marker (a read-only cache) removes nothing and does not fail', async (t) => {
+  const dir = await tempDir(t);
+  assert.equal(await new ArtifactCache(path.join(dir, 'none')).trimParsed(), 0);
+  const cache = new ArtifactCache(dir);
+  await cache.putParsed('k', 1);
+  // A directory where the marker goes fails the write even for root, as a read-only mount would.
+  await mkdir(path.join(dir, 'parsed', 'last-trim'));
+  assert.equal(await cache.trimParsed(Date.now() + 365 * 24 * 60 * 60 * 1000), 0);
+  assert.equal(await cache.getParsed('k'), 1);
 });

@@ -11,12 +11,17 @@
  * writers of the same entry both succeed. Blobs are verified on every read: a corrupt one is
  * deleted and reported as a miss, so the caller simply downloads it again.
  *
+ * Parsed forms are derived data, and a new key appears whenever variables or the parser change,
+ * so they are trimmed as Go trims its build cache: a hit refreshes the entry's mtime (at most
+ * hourly), and once a day entries unused for PARSED_RETENTION_DAYS are deleted. Blobs and HTTP
+ * records are never trimmed: an offline render from the lockfile may need them at any age.
+ *
  * The parsed store is JSON. v8.serialize was measured on the corpus (core-components v1.12.0,
  * 0.9 MB as JSON): deserialising was no faster than JSON.parse (4.4 ms both), the file was 1.8×
  * larger, and its format is tied to the V8 version, so JSON it is.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -37,6 +42,11 @@ export interface ArtifactCacheOptions {
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+export const PARSED_RETENTION_DAYS = 14;
+/** Marks the last trim of the parsed store; not a `.json`, so never taken for an entry. */
+const TRIM_MARKER = 'last-trim';
 
 export function sha256Hex(data: Uint8Array | string): string {
   return createHash('sha256').update(data).digest('hex');
@@ -121,7 +131,54 @@ export class ArtifactCache {
       await this.discard(file, `parsed entry ${key} is malformed`);
       return undefined;
     }
-    return entry.key === key ? (entry.value as T) : undefined;
+    if (entry.key !== key) return undefined;
+    await this.markUsed(file);
+    return entry.value as T;
+  }
+
+  /**
+   * Deletes parsed entries unused for PARSED_RETENTION_DAYS, at most once a day (the first
+   * caller after that writes the marker; concurrent trims only race on unlinks, which is safe).
+   * Returns how many entries were removed.
+   */
+  async trimParsed(now: number = Date.now()): Promise<number> {
+    const dir = path.join(this.dir, 'parsed');
+    const marker = path.join(dir, TRIM_MARKER);
+    const last = await stat(marker).then((st) => st.mtimeMs, () => undefined);
+    if (last !== undefined && now - last < DAY_MS) return 0;
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (error) {
+      if (isMissing(error)) return 0;
+      throw error;
+    }
+    try {
+      await writeFile(marker, '');
+      await utimes(marker, now / 1000, now / 1000);
+    } catch {
+      return 0; // A read-only cache is served, not maintained.
+    }
+    let removed = 0;
+    for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+      const file = path.join(dir, name);
+      const mtime = await stat(file).then((st) => st.mtimeMs, () => undefined);
+      if (mtime === undefined || now - mtime < PARSED_RETENTION_DAYS * DAY_MS) continue;
+      await rm(file, { force: true });
+      removed++;
+    }
+    if (removed > 0) this.log(`cache: removed ${removed} parsed ${removed === 1 ? 'entry' : 'entries'} unused for ${PARSED_RETENTION_DAYS} days from ${dir}`);
+    return removed;
+  }
+
+  /** Refreshes an entry's mtime, at most hourly, so trimming sees it as used. */
+  private async markUsed(file: string, now: number = Date.now()): Promise<void> {
+    try {
+      const st = await stat(file);
+      if (now - st.mtimeMs > HOUR_MS) await utimes(file, st.atime, now / 1000);
+    } catch {
+      // Removed or read-only meanwhile: the entry was still served; trimming may drop it.
+    }
   }
 
   /** Stores a JSON-representable value; undefined fields are dropped as JSON drops them. */
