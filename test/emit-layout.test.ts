@@ -13,7 +13,7 @@ import { emitYamlDocument } from '../src/yaml/emit.js';
 import { layoutKustomize } from '../src/emit/layout-kustomize.js';
 import { MAX_STEM, objectFileName, objectFilePath, sanitizeFileNamePart } from '../src/emit/names.js';
 import { provenanceComment } from '../src/emit/provenance.js';
-import { yamlScalar } from '../src/emit/templates.js';
+import { template, yamlScalar } from '../src/emit/templates.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
 import { kubectlAvailable } from './helpers/tree.js';
 
@@ -202,6 +202,13 @@ test('layout: two objects mapping to one file is an error naming both objects an
 
 test('layout: two components with one directory are an error', () => {
   expectError(() => layoutKustomize([COMPONENTS[1], { ...COMPONENTS[1] }]), '02-bootstrap-rke2');
+});
+
+test('templates are precompiled with noEscape (YAML is not HTML) and strict (a missing field fails)', () => {
+  const kustomization = template('kustomize/kustomization.yaml.hbs');
+  assert.match(kustomization({ comment: '', resources: ['a&b<c'] }), /^- "a&b<c"$/m);
+  assert.throws(() => kustomization({ resources: ['a'] }), /"comment" not defined/);
+  assert.throws(() => template('no/such.hbs'), /no precompiled template no\/such\.hbs/);
 });
 
 test('yamlScalar: plain only when YAML 1.1 and 1.2 read the string back unchanged, else double-quoted', () => {

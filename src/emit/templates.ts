@@ -1,9 +1,12 @@
-import { readFileSync } from 'node:fs';
-import Handlebars from 'handlebars';
+import { createRequire } from 'node:module';
+import type HandlebarsModule from 'handlebars';
 import YAML from 'yaml';
 
-/** `templates/` at the package root: three levels above dist/src/emit/, where this module runs. */
-export const TEMPLATES_DIR = new URL('../../../templates/', import.meta.url);
+// The templates under templates/ are precompiled at build time (scripts/build-templates.mjs,
+// options noEscape and strict), so a run loads only the Handlebars runtime.
+const require = createRequire(import.meta.url);
+const Handlebars = require('handlebars/runtime.js') as typeof HandlebarsModule;
+const PRECOMPILED = require('./templates.precompiled.cjs') as Record<string, Parameters<typeof HandlebarsModule.template>[0]>;
 
 // A plain scalar only when it is made of path characters and both YAML 1.1 (kustomize's Go
 // parser) and YAML 1.2 read it back as the same string; anything else is double-quoted.
@@ -30,19 +33,20 @@ export function yamlScalar(value: unknown): string {
 const handlebars = Handlebars.create();
 handlebars.registerHelper('yamlScalar', yamlScalar);
 
-const compiled = new Map<string, Handlebars.TemplateDelegate>();
+const loaded = new Map<string, HandlebarsModule.TemplateDelegate>();
 
 /**
- * A template from `templates/<name>`, compiled on first use and cached for the process.
+ * The template `templates/<name>`, loaded from its precompiled spec on first use.
  * `noEscape`: the output is YAML, not HTML; values are quoted by helpers instead.
  * `strict`: a misspelt field fails loudly rather than rendering as empty.
  */
-export function template(name: string): Handlebars.TemplateDelegate {
-  let fn = compiled.get(name);
+export function template(name: string): HandlebarsModule.TemplateDelegate {
+  let fn = loaded.get(name);
   if (!fn) {
-    const source = readFileSync(new URL(name, TEMPLATES_DIR), 'utf8');
-    fn = handlebars.compile(source, { noEscape: true, strict: true });
-    compiled.set(name, fn);
+    const spec = PRECOMPILED[name];
+    if (!spec) throw new Error(`no precompiled template ${name}; run npm run build`);
+    fn = handlebars.template(spec);
+    loaded.set(name, fn);
   }
   return fn;
 }
