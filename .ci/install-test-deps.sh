@@ -3,8 +3,10 @@
 #   docker-registry  a real CNCF distribution registry (binary /usr/bin/docker-registry) that the
 #                    OCI source tests start on 127.0.0.1 (test/helpers/registry.ts);
 #   htpasswd         (apache2-utils) writes the bcrypt password file for the registry's
-#                    basic-auth instance.
-# A no-op when both are present; tests that need them skip with a reason when they are absent.
+#                    basic-auth instance;
+#   script           (bsdutils, part of every Debian base system) gives the CLI a pseudo-terminal
+#                    for the progress-bar test.
+# A no-op when all are present; tests that need them skip with a reason when they are absent.
 # Debian/Ubuntu only (apt-get). The packages' services are kept from starting while installing:
 # the tests start their own registry on a free port.
 set -euo pipefail
@@ -12,6 +14,7 @@ set -euo pipefail
 missing=()
 command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 command -v htpasswd >/dev/null 2>&1 || missing+=(apache2-utils)
+command -v script >/dev/null 2>&1 || missing+=(bsdutils)
 if [ "${#missing[@]}" -eq 0 ]; then
   exit 0
 fi

@@ -17,19 +17,19 @@ test('plain progress lines name the file, version and source; bytes only when a 
   assert.equal(formatBytes(2048), '2.0 KiB');
 });
 
-test('off a terminal, or in CI, progress is plain lines on the stream; --quiet prints nothing', () => {
+test('off a terminal, or in CI, progress is plain lines on the stream; --quiet prints nothing', async () => {
   const pipe = fakeStream(false);
-  const reporter = progressReporter({ stream: pipe, env: {} });
+  const reporter = await progressReporter({ stream: pipe, env: {} });
   reporter.onProgress({ type: 'fetch', source: 's', version: 'v1', file: 'f.yaml' });
   reporter.onProgress({ type: 'bytes', url: 'u', received: 5 });
   reporter.stop();
   assert.deepEqual(pipe.written, ['fetching f.yaml v1 from s\n']);
 
   const ciTerminal = fakeStream(true);
-  progressReporter({ stream: ciTerminal, env: { CI: 'true' } }).onProgress({ type: 'fetch', source: 's', version: 'v1', file: 'f.yaml' });
+  (await progressReporter({ stream: ciTerminal, env: { CI: 'true' } })).onProgress({ type: 'fetch', source: 's', version: 'v1', file: 'f.yaml' });
   assert.deepEqual(ciTerminal.written, ['fetching f.yaml v1 from s\n']);
 
   const quiet = fakeStream(false);
-  progressReporter({ stream: quiet, env: {}, quiet: true }).onProgress({ type: 'fetch', source: 's', version: 'v1', file: 'f.yaml' });
+  (await progressReporter({ stream: quiet, env: {}, quiet: true })).onProgress({ type: 'fetch', source: 's', version: 'v1', file: 'f.yaml' });
   assert.deepEqual(quiet.written, []);
 });

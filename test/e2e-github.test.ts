@@ -164,3 +164,29 @@ test('update moves exact pins in the manifest (comments kept) and the lock with 
   assert.equal(toV1beta2.code, 0, toV1beta2.stderr);
   assert.match(readFileSync(ws.manifest, 'utf8'), /version: v1\.12\.0/);
 });
+
+/** `script` (util-linux, in every Debian base system) gives the CLI a pseudo-terminal. */
+function runOnTerminal(args: string[]): Promise<{ code: number | null; output: string }> {
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return new Promise((resolve) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, GITHUB_TOKEN: 'ghp_e2e_secret_token', TERM: 'xterm' };
+    delete env.CI;
+    delete env.GH_TOKEN;
+    const command = [process.execPath, CLI, ...args].map(quote).join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+test('on a terminal outside CI a live progress bar is drawn and cleared; the token is never shown', async () => {
+  const ws = workspace(manifest({ core: 'v1.12.0', kubeadm: 'v1.12.0' }));
+  const result = await runOnTerminal(['render', ...ws.common, '-o', ws.out]);
+  assert.equal(result.code, 0, result.output);
+  assert.match(result.output, /\d+\/\d+ files \| [\d.]+ (B|KiB|MiB) \|/, 'the bar was drawn');
+  assert.match(result.output, /\u001b\[\?25l/, 'the cursor was hidden while the bar ran');
+  assert.match(result.output, /wrote .*: \d+ written/);
+  assert.ok(!result.output.includes('ghp_e2e_secret_token'));
+});

@@ -55,7 +55,7 @@ function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Pa
 
 /** Runs `work` with a progress display that is cleared before anything else is printed. */
 async function withProgress<T>(flags: SourceFlags, work: (progress: ProgressReporter) => Promise<T>): Promise<T> {
-  const progress = progressReporter({ quiet: flags.quiet });
+  const progress = await progressReporter({ quiet: flags.quiet });
   try {
     return await work(progress);
   } finally {

@@ -2,7 +2,7 @@
  * What the network sources are doing, for people: on a terminal one live progress bar (files
  * fetched, bytes received, the file in flight); elsewhere (pipes, CI) plain log lines on stderr.
  */
-import cliProgress from 'cli-progress';
+import type CliProgress from 'cli-progress';
 import type { SourceProgressEvent } from '../sources/http.js';
 
 export interface ProgressReporter {
@@ -47,15 +47,19 @@ class LineReporter implements ProgressReporter {
 }
 
 class BarReporter implements ProgressReporter {
-  private readonly bar = new cliProgress.SingleBar(
-    { format: '{bar} {value}/{total} files | {received} | {current}', hideCursor: true, clearOnComplete: true, stream: process.stderr },
-    cliProgress.Presets.shades_classic,
-  );
+  private readonly bar: CliProgress.SingleBar;
   private started = false;
   private total = 0;
   private done = 0;
   private readonly received = new Map<string, number>();
   private current = 'resolving';
+
+  constructor(cliProgress: typeof CliProgress) {
+    this.bar = new cliProgress.SingleBar(
+      { format: '{bar} {value}/{total} files | {received} | {current}', hideCursor: true, clearOnComplete: true, stream: process.stderr },
+      cliProgress.Presets.shades_classic,
+    );
+  }
 
   onProgress(event: SourceProgressEvent): void {
     if (event.type === 'fetch') {
@@ -91,11 +95,14 @@ class BarReporter implements ProgressReporter {
   }
 }
 
-/** A live bar on a TTY outside CI, plain lines otherwise; nothing when quiet. */
-export function progressReporter(options: { quiet?: boolean; stream?: NodeJS.WriteStream; env?: NodeJS.ProcessEnv } = {}): ProgressReporter {
+/**
+ * A live bar on a TTY outside CI, plain lines otherwise; nothing when quiet. The bar library is
+ * loaded only when a bar is shown: CI runs do not pay for it.
+ */
+export async function progressReporter(options: { quiet?: boolean; stream?: NodeJS.WriteStream; env?: NodeJS.ProcessEnv } = {}): Promise<ProgressReporter> {
   const stream = options.stream ?? process.stderr;
   const env = options.env ?? process.env;
   if (options.quiet) return new LineReporter(() => undefined);
-  if (stream.isTTY && !env.CI) return new BarReporter();
+  if (stream.isTTY && !env.CI) return new BarReporter((await import('cli-progress')).default);
   return new LineReporter((line) => stream.write(`${line}\n`));
 }
