@@ -19,6 +19,7 @@ test('a warm render takes parsed forms from the cache instead of parsing, and re
   const cache = new ArtifactCache(cacheDir);
   const cold = await renderManagementCluster({ manifestPaths: [EXAMPLE], sources: { cache } });
   assert.equal(readdirSync(path.join(cacheDir, 'parsed')).filter((f) => f.endsWith('.json')).length, 5, 'one parsed form per component (4 providers + cert-manager)');
+  assert.ok(readdirSync(path.join(cacheDir, 'parsed')).includes('last-trim'), 'a render trims the parsed store (at most daily)');
   const warm = await renderManagementCluster({ manifestPaths: [EXAMPLE], sources: { cache } });
   assert.deepEqual(warm.files, cold.files);
 

@@ -336,36 +336,12 @@ class RegistryClient {
       });
     }
     const scopes = [...new Set([`repository:${this.ref.repository}:pull`, ...(challenge.params.scope ?? '').split(' ').filter(Boolean)])].sort();
-    const headers: Record<string, string> = { accept: 'application/json' };
-    let request: HttpRequest;
-    let presented: string;
-    let check: string;
-    if (credentials.refreshToken) {
-      const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: credentials.refreshToken, client_id: OAUTH2_CLIENT_ID });
-      if (challenge.params.service) form.set('service', challenge.params.service);
-      form.set('scope', scopes.join(' '));
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      request = { url: realm.href, method: 'POST', headers, body: form.toString(), credentialOrigin: realm.origin };
-      presented = `${OCI_CREDENTIAL_KEYS.refreshToken}`;
-      check = `check ${OCI_CREDENTIAL_KEYS.refreshToken}; refresh tokens expire, so get a new one from the registry`;
-    } else {
-      if (challenge.params.service) realm.searchParams.set('service', challenge.params.service);
-      for (const scope of scopes) realm.searchParams.append('scope', scope);
-      const withCredentials = Boolean(credentials.username || credentials.password);
-      if (withCredentials) headers.authorization = `Basic ${Buffer.from(`${credentials.username ?? ''}:${credentials.password ?? ''}`).toString('base64')}`;
-      request = { url: realm.href, headers, credentialOrigin: realm.origin };
-      presented = withCredentials ? 'the credentials' : 'an anonymous token';
-      check = withCredentials
-        ? `check ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password}`
-        : `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} (or ${OCI_CREDENTIAL_KEYS.accessToken}) in the provider's configSecret or the environment`;
-    }
-    const using = credentials.refreshToken ? ` with ${OCI_CREDENTIAL_KEYS.refreshToken} (OAuth2)` : presented === 'the credentials' ? ' with the configured credentials' : ' anonymously';
-    this.options.log?.(`oci: ${this.ref.registry} asks for a Bearer token; requesting one from ${redactUrl(realm)}${using}`);
+    const attempt = credentials.refreshToken ? oauth2TokenRequest(realm, challenge, scopes, credentials.refreshToken) : distributionTokenRequest(realm, challenge, scopes, credentials);
+    this.options.log?.(`oci: ${this.ref.registry} asks for a Bearer token; requesting one from ${redactUrl(realm)} ${attempt.using}`);
 
-    const response = await this.transport(() => httpFetch(request, this.policy));
-    if (response.status === 401 || response.status === 403 || (credentials.refreshToken && response.status === 400)) {
-      // OAuth2 answers a bad or expired refresh token with 400 invalid_grant.
-      throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${presented} (HTTP ${response.status})`, { hint: check });
+    const response = await this.transport(() => httpFetch(attempt.request, this.policy));
+    if (attempt.refusedStatuses.includes(response.status)) {
+      throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${attempt.presented} (HTTP ${response.status})`, { hint: attempt.hint });
     }
     if (response.status !== 200) throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered HTTP ${response.status}`);
     let answer: { token?: unknown; access_token?: unknown } | undefined;
@@ -379,6 +355,51 @@ class RegistryClient {
     if (typeof token !== 'string' || token === '') throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered no token`);
     return token;
   }
+}
+
+/** A token request, with the words that describe it in logs and errors. */
+interface TokenAttempt {
+  request: HttpRequest;
+  /** How the token is asked for, for the log line. */
+  using: string;
+  /** What the service refused, for the error. */
+  presented: string;
+  refusedStatuses: number[];
+  hint: string;
+}
+
+/** The OAuth2 flow (oras-go fetchOAuth2Token): a form POST with grant_type=refresh_token. */
+function oauth2TokenRequest(realm: URL, challenge: Challenge, scopes: string[], refreshToken: string): TokenAttempt {
+  const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: OAUTH2_CLIENT_ID });
+  if (challenge.params.service) form.set('service', challenge.params.service);
+  form.set('scope', scopes.join(' '));
+  return {
+    request: { url: realm.href, method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString(), credentialOrigin: realm.origin },
+    using: `with ${OCI_CREDENTIAL_KEYS.refreshToken} (OAuth2)`,
+    presented: OCI_CREDENTIAL_KEYS.refreshToken,
+    // OAuth2 answers a bad or expired refresh token with 400 invalid_grant.
+    refusedStatuses: [400, 401, 403],
+    hint: `check ${OCI_CREDENTIAL_KEYS.refreshToken}; refresh tokens expire, so get a new one from the registry`,
+  };
+}
+
+/** The distribution flow: GET realm?service=…&scope=…, Basic-authenticated when credentials exist. */
+function distributionTokenRequest(realm: URL, challenge: Challenge, scopes: string[], credentials: OciCredentials): TokenAttempt {
+  const url = new URL(realm);
+  if (challenge.params.service) url.searchParams.set('service', challenge.params.service);
+  for (const scope of scopes) url.searchParams.append('scope', scope);
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const withCredentials = Boolean(credentials.username || credentials.password);
+  if (withCredentials) headers.authorization = `Basic ${Buffer.from(`${credentials.username ?? ''}:${credentials.password ?? ''}`).toString('base64')}`;
+  return {
+    request: { url: url.href, headers, credentialOrigin: url.origin },
+    using: withCredentials ? 'with the configured credentials' : 'anonymously',
+    presented: withCredentials ? 'the credentials' : 'an anonymous token',
+    refusedStatuses: [401, 403],
+    hint: withCredentials
+      ? `check ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password}`
+      : `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} (or ${OCI_CREDENTIAL_KEYS.accessToken}) in the provider's configSecret or the environment`,
+  };
 }
 
 class OciRepository implements ProviderRepository {
