@@ -23,7 +23,9 @@ import { renderCertManagerObjects, renderProviderObjects } from './render/pipeli
 import { parseArtifactsParallel, type ParseInput } from './yaml/parse-pool.js';
 import { PARSER_VERSION } from './yaml/parse.js';
 import { sha256Hex, type ArtifactCache } from './sources/cache.js';
-import { layoutKustomize } from './emit/layout-kustomize.js';
+import { layoutChart, layoutOutput, unmanagedObjects, type LayoutName } from './emit/layout.js';
+import type { ObjectSelector } from './emit/apply-safety.js';
+import { prepareChart, type SetExpression } from './chart/index.js';
 
 export interface RenderOptions {
   /** `-f` values: files or directories. */
@@ -36,6 +38,16 @@ export interface RenderOptions {
   frozen?: boolean;
   /** Versions to move to, by componentKey (`capi-gitops update`). */
   versionOverrides?: ReadonlyMap<string, string>;
+  /** `--layout`; default Config.output.layout, else kustomize. */
+  layout?: LayoutName;
+  /** `--values` files, in order. */
+  valuesFiles?: string[];
+  /** `--set` and `--set-string`, in command-line order. */
+  set?: SetExpression[];
+  /** The output directory (its place in its Git repository is the wiring's default path). */
+  outputDir?: string;
+  /** The command that regenerates the output, for its README (no absolute paths). */
+  command?: string;
 }
 
 /** What resolution found, and the lock that records it. */
@@ -62,6 +74,9 @@ export interface RenderResult extends Resolution {
   components: RenderedComponent[];
   /** Relative path → file content, ready for writeOutput. */
   files: Map<string, string>;
+  layout: LayoutName;
+  /** Things the user must hear on every run (unmanaged objects). */
+  warnings: string[];
 }
 
 /** Key in a configSecret that holds clusterctl's images map rather than a variable. */
@@ -248,7 +263,34 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
   }
   bag.throwIfAny();
 
-  return { ...resolution, components, files: layoutKustomize(components) };
+  const layout = options.layout ?? manifest.config.output?.layout ?? 'kustomize';
+  const unmanaged: ObjectSelector[] = (manifest.config.overrides ?? [])
+    .filter((o) => o.unmanaged)
+    .map((o) => ({ group: o.group ?? '', kind: o.kind, name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}) }));
+  const builtIn = layoutChart(layout);
+  if (!builtIn && ((options.set?.length ?? 0) > 0 || (options.valuesFiles?.length ?? 0) > 0)) {
+    throw new CapiGitopsError({
+      message: `--set, --set-string and --values are chart values, and the ${layout} layout draws no chart`,
+      expected: 'chart values only with --layout argocd or --layout flux (or Config output.layout)',
+      hint: 'add --layout argocd or --layout flux, or drop the chart values',
+    });
+  }
+  const gitops = manifest.config.gitops ?? {};
+  const wiring = builtIn
+    ? await prepareChart({
+        builtIn,
+        userChart: gitops.chart ? path.resolve(manifest.baseDir, gitops.chart) : undefined,
+        path: gitops.path,
+        configValues: gitops.values,
+        valuesFiles: options.valuesFiles,
+        set: options.set,
+        outputDir: options.outputDir,
+      })
+    : undefined;
+  const files = layoutOutput({ layout, components, unmanaged, wiring, command: options.command ?? 'capi-gitops render' });
+  const overridden = unmanagedObjects(components, unmanaged);
+  const warnings = overridden.length > 0 ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`] : [];
+  return { ...resolution, components, files, layout, warnings };
 }
 
 /**

@@ -52,7 +52,7 @@ test('unknown Config fields are rejected with suggestions, at the top level and 
       ['7:9', 'images.all.tags', 'unknown field "tags"', 'did you mean "tag"?'],
     ],
   );
-  assert.equal(error.diagnostics[0].expected, 'a field of Config: apiVersion, certManager, github, images, kind, output, repositories, variables');
+  assert.equal(error.diagnostics[0].expected, 'a field of Config: apiVersion, certManager, github, gitops, images, kind, output, overrides, repositories, variables');
 });
 
 test('repositories need name, type and url, with type one of the provider kinds', async () => {
@@ -72,9 +72,17 @@ test('a repository listed twice is reported at the second with the first positio
   assert.deepEqual(summary(error.diagnostics), [`6:5 repositories[2]: duplicate repository InfrastructureProvider "aws"; the first is at ${file}:4:5`]);
 });
 
-test('output.layout accepts only kustomize in this release', async () => {
-  const { error } = await loadTextError(config('output: {layout: argocd}'));
-  assert.deepEqual(summary(error.diagnostics), ['3:18 output.layout: must be "kustomize"']);
+test('output.layout accepts kustomize, argocd and flux only', async () => {
+  const { error } = await loadTextError(config('output: {layout: argo}'));
+  assert.deepEqual(summary(error.diagnostics), ['3:18 output.layout: must be one of: kustomize, argocd, flux']);
+});
+
+test('Config.overrides needs kind, name and unmanaged: true', async () => {
+  const { error } = await loadTextError(config('overrides:\n  - {kind: Deployment, name: x, unmanaged: false}\n  - {kind: Deployment, unmanaged: true}'));
+  assert.deepEqual(
+    error.diagnostics.map((d) => d.path),
+    ['overrides[0].unmanaged', 'overrides[1].name'],
+  );
 });
 
 test('at most one Config document, reported with both positions', async () => {

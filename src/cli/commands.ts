@@ -7,6 +7,10 @@ import { writeLockfile } from '../lock/lockfile.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
+import type { LayoutName } from '../emit/layout.js';
+import { BUILT_IN_CHARTS_DIR } from '../chart/load.js';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import fg from 'fast-glob';
 
 export interface SourceFlags {
   file?: string[];
@@ -21,6 +25,10 @@ export interface RenderFlags extends SourceFlags {
   frozen?: boolean;
   listVariables?: boolean;
   allowSecretValues?: boolean;
+  layout?: LayoutName;
+  values?: string[];
+  set?: string[];
+  setString?: string[];
 }
 
 const MASK = '********';
@@ -93,15 +101,69 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
     }
     return;
   }
-  if (!flags.output) throw new UsageError('render needs -o/--output <dir> (or --list-variables)');
+  const output = flags.output;
+  if (!output) throw new UsageError('render needs -o/--output <dir> (or --list-variables)');
   const result = await withProgress(flags, (progress) =>
-    renderManagementCluster(renderOptions(flags, progress, { allowSecretValues: flags.allowSecretValues, frozen: flags.frozen })),
+    renderManagementCluster(
+      renderOptions(flags, progress, {
+        allowSecretValues: flags.allowSecretValues,
+        frozen: flags.frozen,
+        layout: flags.layout,
+        valuesFiles: flags.values,
+        set: [...(flags.set ?? []).map((expression) => ({ expression, forceString: false })), ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true }))],
+        outputDir: path.resolve(output),
+        command: regenerateCommand(flags),
+      }),
+    ),
   );
   printResolution(result, out);
-  const summary = await writeOutput(path.resolve(flags.output), result.files);
+  for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
+  const summary = await writeOutput(path.resolve(output), result.files);
   for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
   out(`wrote ${flags.output}: ${summary.written.length} written, ${summary.unchanged.length} unchanged, ${summary.removed.length} removed`);
   await saveLock(result, out);
+}
+
+/** A path as the README shows it: relative to the working directory, never absolute. */
+function relativePath(file: string): string {
+  return path.relative(process.cwd(), path.resolve(file)).split(path.sep).join('/') || '.';
+}
+
+/** The command that regenerates the output, for its README: relative paths only. */
+function regenerateCommand(flags: RenderFlags): string {
+  const quote = (word: string) => (/^[A-Za-z0-9_./:=@,+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+  const words = ['capi-gitops', 'render'];
+  for (const f of flags.file ?? []) words.push('-f', relativePath(f));
+  words.push('-o', relativePath(flags.output!));
+  if (flags.layout) words.push('--layout', flags.layout);
+  for (const v of flags.values ?? []) words.push('--values', relativePath(v));
+  for (const v of flags.set ?? []) words.push('--set', v);
+  for (const v of flags.setString ?? []) words.push('--set-string', v);
+  return words.map(quote).join(' ');
+}
+
+/** `chart show <name>`: a built-in chart's files, printed or copied to start a chart of one's own. */
+export async function chartShowCommand(name: string, flags: { outputDir?: string }): Promise<void> {
+  const dir = path.join(BUILT_IN_CHARTS_DIR, name);
+  const files = (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false })).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (flags.outputDir) {
+    const target = path.resolve(flags.outputDir);
+    try {
+      await mkdir(target, { recursive: false });
+    } catch (err) {
+      throw new UsageError(`cannot create ${flags.outputDir}: ${(err as NodeJS.ErrnoException).code === 'EEXIST' ? 'it exists' : (err as NodeJS.ErrnoException).code}; name a new directory`);
+    }
+    for (const file of files) {
+      await mkdir(path.dirname(path.join(target, file)), { recursive: true });
+      await copyFile(path.join(dir, file), path.join(target, file));
+    }
+    process.stdout.write(`wrote ${files.length} files of the built-in chart ${name} to ${flags.outputDir}; use it with gitops.chart: ${flags.outputDir} in the Config document\n`);
+    return;
+  }
+  for (const file of files) {
+    const text = await readFile(path.join(dir, file), 'utf8');
+    process.stdout.write(`# Source: ${name}/${file}\n${text}${text.endsWith('\n') ? '' : '\n'}`);
+  }
 }
 
 export async function lockCommand(flags: SourceFlags): Promise<void> {

@@ -1,9 +1,11 @@
 /**
  * capi-gitops CLI. Exit codes: 0 success, 1 invalid input or failed render, 2 usage error.
  */
-import { Command, CommanderError } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { CapiGitopsError, formatDiagnostic } from '../model/diagnostics.js';
-import { renderCommand, lockCommand, planCommand, updateCommand } from './commands.js';
+import { renderCommand, lockCommand, planCommand, updateCommand, chartShowCommand } from './commands.js';
+import { LAYOUTS } from '../emit/layout.js';
+import { BUILT_IN_CHARTS } from '../chart/load.js';
 import { UsageError } from './errors.js';
 
 export const EXIT_OK = 0;
@@ -43,7 +45,19 @@ export function buildProgram(): Command {
     .option('--frozen', 'fail if the lockfile would change (for CI)')
     .option('--list-variables', "print each provider's variables, defaults and value origins (Secret values masked); writes nothing")
     .option('--allow-secret-values', 'allow values from Secrets (configSecret variables, images) to be written to the output')
+    .addOption(new Option('--layout <layout>', 'output layout (overrides Config output.layout); default kustomize').choices(LAYOUTS))
+    .option('--values <file>', 'chart values file for the argocd/flux wiring (repeatable, later files win)', collect)
+    .option('--set <key=value>', "set a chart value, Helm's syntax: a.b=c, list[0]=x, list={a,b} (repeatable, last wins)", collect)
+    .option('--set-string <key=value>', 'like --set, but every value stays a string (repeatable; applied after --set)', collect)
     .action(renderCommand);
+
+  const chart = program.command('chart').description('the charts that draw the Argo CD and Flux wiring');
+  chart
+    .command('show')
+    .description("print a built-in chart's files (Chart.yaml, values.yaml, values.schema.json, templates/, files/), to start a chart of your own")
+    .addArgument(new Argument('<name>', 'built-in chart').choices(BUILT_IN_CHARTS))
+    .option('--output-dir <dir>', 'write the files into <dir> instead of printing them (fails if <dir> exists)')
+    .action(chartShowCommand);
 
   withSourceFlags(program.command('lock').description('resolve every provider and write the lockfile, without rendering')).action(lockCommand);
 

@@ -7,6 +7,7 @@ import { objectFilePath, sanitizeFileNamePart } from './names.js';
 import { compareCodeUnits } from './output-paths.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
 import { renderKustomization } from './templates.js';
+import { applySafety, largeObjectSyncOption, type SafetyContext } from './apply-safety.js';
 
 /**
  * The kustomize layout:
@@ -15,12 +16,19 @@ import { renderKustomization } from './templates.js';
  *   <NN>-<label>/<kind>-<name>.yaml    one object per file (names: see names.ts)
  *   <NN>-<label>/crds/<…>.yaml         CustomResourceDefinitions
  * NN is INSTALL_ORDER of the component's type; components of one type sort by label.
- * Every file of a component starts with its provenance comment.
+ * The component's kustomization.yaml carries its provenance (label, version, artifact digest);
+ * object files carry only the constant generated-file line, so an object that does not change
+ * between versions keeps its bytes.
  */
 export interface KustomizeLayoutOptions {
   /** Serialises one object as a YAML document ending in a newline. Default: emitYamlDocument. */
   emitDocument?: (obj: KObject) => string;
+  /** Which GitOps tools' apply-safety annotations to write. Default: both, no overrides. */
+  safety?: SafetyContext;
 }
+
+/** The kustomize layout serves whichever tool the user points at it: it carries both tools' rules. */
+export const BOTH_TOOLS: SafetyContext = { argocd: true, flux: true, unmanaged: [] };
 
 export const KUSTOMIZATION_FILE = 'kustomization.yaml';
 
@@ -89,6 +97,7 @@ export function objectPaths(dir: string, objects: readonly KObject[], bag: Diagn
 
 export function layoutKustomize(components: readonly RenderedComponent[], opts: KustomizeLayoutOptions = {}): Map<string, string> {
   const emit = opts.emitDocument ?? emitYamlDocument;
+  const safety = opts.safety ?? BOTH_TOOLS;
   const bag = new DiagnosticBag();
   const files = new Map<string, string>();
   const dirs: string[] = [];
@@ -110,9 +119,14 @@ export function layoutKustomize(components: readonly RenderedComponent[], opts: 
     dirs.push(dir);
 
     const header = collecting(bag, () => provenanceComment(component));
-    const paths = objectPaths(dir, component.objects, bag);
+    const paths = objectPaths(dir, applySafety(component.objects, safety), bag);
     if (header === undefined || bag.size > 0) continue;
-    for (const [rel, obj] of paths) files.set(`${dir}/${rel}`, header + emit(obj));
+    for (const [rel, obj] of paths) {
+      let text = emit(obj);
+      const large = largeObjectSyncOption(obj, Buffer.byteLength(text), safety);
+      if (large) text = emit(large);
+      files.set(`${dir}/${rel}`, GENERATED_COMMENT + text);
+    }
     const resources = [...paths.keys()].sort(compareCodeUnits);
     files.set(`${dir}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header, resources }));
   }

@@ -164,8 +164,26 @@ export interface CertManagerConfig {
 }
 
 export interface OutputConfig {
-  /** Only `kustomize` in this release; Argo CD and Flux wiring come later. */
-  layout?: 'kustomize';
+  /** `kustomize` (default), or `argocd`/`flux` with the wiring that syncs the components. */
+  layout?: 'kustomize' | 'argocd' | 'flux';
+}
+
+/** The chart that draws the GitOps wiring, and its values. */
+export interface GitOpsConfig {
+  /** A chart directory relative to the manifest; replaces the layout's built-in chart. */
+  chart?: string;
+  /** The output directory's path from the Git repository root. */
+  path?: string;
+  values?: Record<string, unknown>;
+}
+
+/** An object the GitOps tool stops enforcing. */
+export interface ObjectOverride {
+  kind: string;
+  group?: string;
+  name: string;
+  namespace?: string;
+  unmanaged: true;
 }
 
 export interface ToolConfig {
@@ -176,6 +194,8 @@ export interface ToolConfig {
   variables?: Record<string, string>;
   output?: OutputConfig;
   github?: { apiUrl?: string };
+  gitops?: GitOpsConfig;
+  overrides?: ObjectOverride[];
   position?: SourcePosition;
 }
 

@@ -1,0 +1,64 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { applySetExpression, SetSyntaxError } from '../kernel/helm-set.js';
+import { layerValues, mergeUserValues, type Values } from '../kernel/values.js';
+import type { LoadedChart, SetExpression, ValuesLayer } from './types.js';
+
+/** `/a/b/0` → `a.b[0]`, the way users write value paths in `--set`. */
+function valuePath(instancePath: string, extra?: string): string {
+  const segments = instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (extra !== undefined) segments.push(extra);
+  let out = '';
+  for (const s of segments) out += /^[0-9]+$/.test(s) ? `[${s}]` : out === '' ? s : `.${s}`;
+  return out || '(root)';
+}
+
+function schemaProblem(chart: LoadedChart, e: ErrorObject): Diagnostic {
+  const missing = e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : undefined;
+  const extra = e.keyword === 'additionalProperties' ? String((e.params as { additionalProperty?: string }).additionalProperty) : undefined;
+  const at = valuePath(e.instancePath, missing ?? extra);
+  const message = missing ? 'is required' : extra ? 'is not a value of this chart' : (e.message ?? 'is invalid');
+  return {
+    object: `${chart.origin} values`,
+    path: at,
+    message: `value ${at} ${message}`,
+    expected: JSON.stringify(e.params),
+    hint: missing ? `set it, e.g. --set ${at}=… or under gitops.values in the Config document` : `see ${chart.origin}'s values.schema.json (capi-gitops chart show ${chart.metadata.name})`,
+  };
+}
+
+/**
+ * The chart's values: its values.yaml, then each user layer (Config values, --values files),
+ * then the --set expressions, merged as Helm merges them, and checked against the chart's
+ * schema before any template runs.
+ */
+export function chartValues(chart: LoadedChart, layers: readonly ValuesLayer[], sets: readonly SetExpression[]): Values {
+  let user = layers.reduce<Values>((acc, layer) => mergeUserValues(acc, layer.values), {});
+  const problems: Diagnostic[] = [];
+  for (const set of sets) {
+    try {
+      applySetExpression(user, set.expression, set.forceString);
+    } catch (err) {
+      if (!(err instanceof SetSyntaxError)) throw err;
+      problems.push({
+        message: err.message,
+        path: set.forceString ? '--set-string' : '--set',
+        expected: 'key=value pairs: a.b=c, list[0]=x, list={a,b}; escape "," and "." with a backslash',
+        hint: 'one pair per --set, e.g. --set repoURL=https://git.example.com/platform/mgmt.git',
+      });
+    }
+  }
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  user = layerValues(chart.defaults, [user]);
+  if (chart.schema) {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    let validate;
+    try {
+      validate = ajv.compile(chart.schema);
+    } catch (err) {
+      throw new CapiGitopsError({ object: chart.origin, file: 'values.schema.json', message: `the schema does not compile: ${(err as Error).message}`, expected: 'a JSON Schema (draft-07)' });
+    }
+    if (!validate(user)) throw new CapiGitopsError((validate.errors ?? []).map((e) => schemaProblem(chart, e)));
+  }
+  return user;
+}

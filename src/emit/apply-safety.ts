@@ -1,0 +1,172 @@
+/**
+ * Apply safety written into the objects themselves, one small filter per rule (the shape of
+ * kustomize's api/filters): whatever Application or Kustomization points at a component
+ * directory, the objects carry their own ordering, prune protection and apply mode.
+ * Every filter is `(objects, context) => objects` and copies what it changes.
+ */
+import { apiGroup, clone, isPlainObject, type KObject } from '../model/kobject.js';
+import { isCustomResourceDefinition } from './names.js';
+
+/** Which GitOps tool's annotations a layout writes. */
+export interface SafetyContext {
+  argocd: boolean;
+  flux: boolean;
+  /** Objects the GitOps tool must stop enforcing (Config.overrides). */
+  unmanaged: readonly ObjectSelector[];
+}
+
+export interface ObjectSelector {
+  group: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+export type SafetyFilter = (objects: KObject[], context: SafetyContext) => KObject[];
+
+export const ARGO_SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
+export const ARGO_SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
+export const FLUX_PRUNE = 'kustomize.toolkit.fluxcd.io/prune';
+export const FLUX_RECONCILE = 'kustomize.toolkit.fluxcd.io/reconcile';
+export const FLUX_SUBSTITUTE = 'kustomize.toolkit.fluxcd.io/substitute';
+/** Argo CD fails client-side apply above kubectl's 262,144-byte last-applied annotation. */
+export const LARGE_OBJECT_BYTES = 200 * 1024;
+export const PROTECTED_SYNC_OPTIONS = 'Prune=false,Delete=false,ServerSideApply=true';
+
+/** cert-manager's cainjector writes caBundle into objects carrying one of these. */
+const CA_INJECTION_ANNOTATIONS = ['cert-manager.io/inject-ca-from', 'cert-manager.io/inject-ca-from-secret', 'cert-manager.io/inject-apiserver-ca'];
+const WEBHOOK_CONFIGURATION_KINDS = new Set(['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
+const RBAC_KINDS = new Set(['ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+const CERT_MANAGER_ISSUING_KINDS = new Set(['Issuer', 'ClusterIssuer', 'Certificate']);
+
+function isProtectedKind(obj: KObject): boolean {
+  return isCustomResourceDefinition(obj) || (obj.kind === 'Namespace' && obj.apiVersion === 'v1');
+}
+
+function withAnnotation(obj: KObject, key: string, value: string): KObject {
+  const out = clone(obj);
+  out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [key]: value };
+  return out;
+}
+
+function withLabel(obj: KObject, key: string, value: string): KObject {
+  const out = clone(obj);
+  out.metadata.labels = { ...(out.metadata.labels ?? {}), [key]: value };
+  return out;
+}
+
+export function matchesSelector(obj: KObject, s: ObjectSelector): boolean {
+  return obj.kind === s.kind && apiGroup(obj.apiVersion) === s.group && obj.metadata.name === s.name && (s.namespace === undefined || (obj.metadata.namespace ?? '') === s.namespace);
+}
+
+function isUnmanaged(obj: KObject, context: SafetyContext): boolean {
+  return context.unmanaged.some((s) => matchesSelector(obj, s));
+}
+
+/** Helm hooks do not belong in GitOps output: Argo CD runs them as hooks and deletes them. */
+export const dropHelmHooks: SafetyFilter = (objects) =>
+  objects.map((obj) => {
+    const annotations = obj.metadata.annotations;
+    if (!annotations || !Object.keys(annotations).some((k) => k.startsWith('helm.sh/hook'))) return obj;
+    const out = clone(obj);
+    out.metadata.annotations = Object.fromEntries(Object.entries(annotations).filter(([k]) => !k.startsWith('helm.sh/hook')));
+    return out;
+  });
+
+/** Whether cert-manager's cainjector owns this object's CA bundle(s). */
+export function isCaInjected(obj: KObject): boolean {
+  const annotations = obj.metadata.annotations ?? {};
+  return CA_INJECTION_ANNOTATIONS.some((a) => Object.hasOwn(annotations, a));
+}
+
+/** The fields cainjector writes, as Argo CD jqPathExpressions. */
+export function caBundlePaths(obj: KObject): string[] {
+  if (isCustomResourceDefinition(obj)) return ['.spec.conversion.webhook.clientConfig.caBundle'];
+  if (WEBHOOK_CONFIGURATION_KINDS.has(obj.kind)) return ['.webhooks[]?.clientConfig.caBundle'];
+  return [];
+}
+
+/**
+ * Released components ship a placeholder caBundle (CAPA's `Cg==`) where cainjector writes the
+ * real one. Applying the placeholder fights the injector (Argo CD OutOfSync, Flux resetting it
+ * on every reconcile), so objects the injector owns leave the field out.
+ */
+export const dropInjectedCaBundles: SafetyFilter = (objects) =>
+  objects.map((obj) => {
+    if (!isCaInjected(obj)) return obj;
+    if (isCustomResourceDefinition(obj)) {
+      const clientConfig = (obj.spec as { conversion?: { webhook?: { clientConfig?: Record<string, unknown> } } } | undefined)?.conversion?.webhook?.clientConfig;
+      if (!clientConfig || !Object.hasOwn(clientConfig, 'caBundle')) return obj;
+      const out = clone(obj);
+      delete (out.spec as { conversion: { webhook: { clientConfig: Record<string, unknown> } } }).conversion.webhook.clientConfig.caBundle;
+      return out;
+    }
+    if (WEBHOOK_CONFIGURATION_KINDS.has(obj.kind) && Array.isArray(obj.webhooks)) {
+      if (!obj.webhooks.some((w) => isPlainObject(w) && isPlainObject(w.clientConfig) && Object.hasOwn(w.clientConfig, 'caBundle'))) return obj;
+      const out = clone(obj);
+      for (const w of out.webhooks as unknown[]) if (isPlainObject(w) && isPlainObject(w.clientConfig)) delete w.clientConfig.caBundle;
+      return out;
+    }
+    return obj;
+  });
+
+/**
+ * Waves inside a component: Namespaces and CRDs, then cert-manager issuers and certificates
+ * (so a webhook's certificate exists before its Deployment and configuration), then RBAC,
+ * Services, Deployments and webhook configurations, then everything else.
+ */
+export function objectWave(obj: KObject): number {
+  if (isProtectedKind(obj)) return 0;
+  if (apiGroup(obj.apiVersion) === 'cert-manager.io' && CERT_MANAGER_ISSUING_KINDS.has(obj.kind)) return 1;
+  const group = apiGroup(obj.apiVersion);
+  if (RBAC_KINDS.has(obj.kind) || (obj.kind === 'Service' && group === '') || (obj.kind === 'Deployment' && group === 'apps') || WEBHOOK_CONFIGURATION_KINDS.has(obj.kind)) return 2;
+  return 3;
+}
+
+export const argoObjectWaves: SafetyFilter = (objects, context) => (context.argocd ? objects.map((obj) => withAnnotation(obj, ARGO_SYNC_WAVE, String(objectWave(obj)))) : objects);
+
+/**
+ * Pruning a CAPI CRD deletes every Cluster; deleting a Namespace deletes what is in it. Both are
+ * applied server-side (CAPI CRDs are over client-side apply's annotation limit).
+ * Unmanaged objects are never pruned either.
+ */
+export const argoSyncOptions: SafetyFilter = (objects, context) => {
+  if (!context.argocd) return objects;
+  return objects.map((obj) => {
+    if (isProtectedKind(obj)) return withAnnotation(obj, ARGO_SYNC_OPTIONS, PROTECTED_SYNC_OPTIONS);
+    if (isUnmanaged(obj, context)) return withAnnotation(obj, ARGO_SYNC_OPTIONS, 'Prune=false');
+    return obj;
+  });
+};
+
+export const fluxPruneProtection: SafetyFilter = (objects, context) => (context.flux ? objects.map((obj) => (isProtectedKind(obj) ? withAnnotation(obj, FLUX_PRUNE, 'disabled') : obj)) : objects);
+
+export const fluxUnmanaged: SafetyFilter = (objects, context) => (context.flux ? objects.map((obj) => (isUnmanaged(obj, context) ? withAnnotation(obj, FLUX_RECONCILE, 'disabled') : obj)) : objects);
+
+function containsSubstitution(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('${');
+  if (Array.isArray(value)) return value.some(containsSubstitution);
+  if (isPlainObject(value)) return Object.entries(value).some(([k, v]) => k.includes('${') || containsSubstitution(v));
+  return false;
+}
+
+/**
+ * A literal `${` left in a component (CRD descriptions have them) would be eaten by a Flux
+ * postBuild substitution; the label makes Flux skip the object whatever the wiring does.
+ */
+export const fluxSubstituteGuard: SafetyFilter = (objects, context) => (context.flux ? objects.map((obj) => (containsSubstitution(obj) ? withLabel(obj, FLUX_SUBSTITUTE, 'disabled') : obj)) : objects);
+
+/** In order; the large-object rule runs at emission, where the serialized size is known. */
+export const SAFETY_FILTERS: readonly SafetyFilter[] = [dropHelmHooks, dropInjectedCaBundles, argoObjectWaves, argoSyncOptions, fluxPruneProtection, fluxUnmanaged, fluxSubstituteGuard];
+
+export function applySafety(objects: KObject[], context: SafetyContext): KObject[] {
+  return SAFETY_FILTERS.reduce((acc, filter) => filter(acc, context), objects);
+}
+
+/** Objects over LARGE_OBJECT_BYTES when serialized are applied server-side by Argo CD. */
+export function largeObjectSyncOption(obj: KObject, serializedBytes: number, context: SafetyContext): KObject | undefined {
+  if (!context.argocd || serializedBytes <= LARGE_OBJECT_BYTES) return undefined;
+  const current = obj.metadata.annotations?.[ARGO_SYNC_OPTIONS];
+  if (current?.split(',').includes('ServerSideApply=true')) return undefined;
+  return withAnnotation(obj, ARGO_SYNC_OPTIONS, current ? `${current},ServerSideApply=true` : 'ServerSideApply=true');
+}

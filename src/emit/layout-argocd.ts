@@ -1,0 +1,10 @@
+import type { SafetyContext } from './apply-safety.js';
+
+/** Argo CD: component directories carry Argo CD's rules; the wiring goes to `argocd/`. */
+export const ARGOCD_LAYOUT = {
+  name: 'argocd',
+  chart: 'argocd',
+  wiringDirectory: 'argocd',
+  defaultNamespace: 'argocd',
+  safety: (unmanaged: SafetyContext['unmanaged']): SafetyContext => ({ argocd: true, flux: false, unmanaged }),
+} as const;
