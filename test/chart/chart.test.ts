@@ -1,0 +1,183 @@
+/**
+ * The chart engine: Helm's value layering, the --set syntax, schema validation, the helpers,
+ * strict templates, and output always read back and written through the safe emitter.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { prepareChart, renderChart, type ChartContext } from '../../src/chart/index.js';
+import { loadChart } from '../../src/chart/load.js';
+import { renderManagementCluster } from '../../src/pipeline.js';
+import { emitYamlDocument } from '../../src/yaml/emit.js';
+import { rejection } from '../helpers/assertions.js';
+import { tempDir, writeTempManifest, corpusManifest } from '../helpers/corpus-manifest.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+
+const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+
+/** Writes a chart (relative path → text) into a new directory. */
+function writeChart(files: Record<string, string>): string {
+  const dir = tempDir('capi-gitops-chart-');
+  const all = { 'Chart.yaml': 'apiVersion: v2\nname: probe\nversion: 0.1.0\n', ...files };
+  for (const [name, text] of Object.entries(all)) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+const CONTEXT: Omit<ChartContext, 'Values' | 'Chart'> = { Release: { name: 'r', namespace: 'ns' }, Components: [], ClusterResources: [], Namespaces: [], Wiring: { directory: 'w', path: 'w' } };
+
+async function renderProbe(files: Record<string, string>, request: Partial<Parameters<typeof prepareChart>[0]> = {}) {
+  const dir = writeChart(files);
+  const { chart, values } = await prepareChart({ builtIn: 'argocd', userChart: dir, path: 'p', ...request });
+  return renderChart(chart, { ...CONTEXT, Values: values, Chart: chart.metadata });
+}
+
+const PROBE_TEMPLATE = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\ndata: {{nindent 2 (toYaml Values.data)}}\n';
+
+test('values precedence, lowest first: values.yaml, Config gitops.values, --values files in order, --set, --set-string (helm pkg/cli/values/options.go MergeValues)', async () => {
+  const valuesFile = (name: string, text: string) => {
+    const file = path.join(tempDir(), name);
+    writeFileSync(file, text);
+    return file;
+  };
+  const first = valuesFile('first.yaml', 'data: {a: first, b: first, c: first, d: first}\n');
+  const second = valuesFile('second.yaml', 'data: {b: second, c: second, d: second}\n');
+  const docs = await renderProbe(
+    { 'values.yaml': 'data: {z: chart, y: chart, a: chart, b: chart, c: chart, d: chart}\n', 'templates/cm.yaml': PROBE_TEMPLATE },
+    { configValues: { data: { y: 'config', a: 'config' } }, valuesFiles: [first, second], set: [{ expression: 'data.c=set,data.d=set', forceString: false }, { expression: 'data.d=string', forceString: true }] },
+  );
+  assert.deepEqual(docs[0]!.object.data, { z: 'chart', y: 'config', a: 'first', b: 'second', c: 'set', d: 'string' });
+});
+
+test('--set forms reach the templates with Helm\'s types: lists, indexes, escapes, inference (helm pkg/strvals)', async () => {
+  const docs = await renderProbe(
+    { 'values.yaml': 'data: {}\n', 'templates/cm.yaml': PROBE_TEMPLATE },
+    { set: [{ expression: 'data.list={a,b},data.idx[1]=x,data.esc=a\\,b,data.dotted\\.key=v,data.n=10,data.t=true', forceString: false }, { expression: 'data.s=10', forceString: true }] },
+  );
+  assert.deepEqual(docs[0]!.object.data, { list: ['a', 'b'], idx: [null, 'x'], esc: 'a,b', 'dotted.key': 'v', n: 10, t: true, s: '10' });
+});
+
+test('null deletes a chart default, so --set syncPolicy.automated=null turns automated sync off (helm coalesce.go)', async () => {
+  const result = await renderManagementCluster({
+    manifestPaths: [writeTempManifest({ 'p.yaml': corpusManifest() })],
+    layout: 'argocd',
+    set: [{ expression: 'repoURL=https://git.example.com/x.git,path=mgmt,syncPolicy.automated=null', forceString: false }],
+  });
+  const app = YAML.parse(result.files.get('argocd/application-capi-gitops-01-cluster-api.yaml')!);
+  assert.equal(app.spec.syncPolicy.automated, undefined);
+  assert.ok(app.spec.syncPolicy.retry, 'the rest of syncPolicy stays');
+});
+
+test('values are checked against values.schema.json before any template runs; errors name the value path', async () => {
+  const error = await rejection(prepareChart({ builtIn: 'argocd', path: 'p', set: [{ expression: 'repoURL=https://x,syncPolicy.retry.limit=many,destination.nmae=x', forceString: false }] }));
+  const paths = error.diagnostics.map((d) => d.path).sort();
+  assert.deepEqual(paths, ['destination.nmae', 'syncPolicy.retry.limit']);
+  assert.match(error.diagnostics.find((d) => d.path === 'syncPolicy.retry.limit')!.message, /value syncPolicy\.retry\.limit must be integer/);
+  const missing = await rejection(prepareChart({ builtIn: 'argocd', path: 'p' }));
+  assert.deepEqual(missing.diagnostics.map((d) => [d.path, d.message]), [['repoURL', 'value repoURL is required']]);
+  assert.match(missing.diagnostics[0]!.hint!, /--set repoURL=/);
+});
+
+test('a --set syntax error is a clear error naming the expression', async () => {
+  const error = await rejection(prepareChart({ builtIn: 'flux', path: 'p', set: [{ expression: 'interval', forceString: false }] }));
+  assert.match(error.diagnostics[0]!.message, /cannot parse --set "interval": key "interval" has no value/);
+});
+
+test('a schema with a remote $ref is refused: charts never make the tool fetch', async () => {
+  const dir = writeChart({ 'values.schema.json': JSON.stringify({ type: 'object', properties: { a: { $ref: 'https://example.com/schema.json' } } }), 'templates/cm.yaml': PROBE_TEMPLATE });
+  const error = await rejection(loadChart(dir));
+  assert.match(error.diagnostics[0]!.message, /refers outside itself: #\/properties\/a\/\$ref: https:\/\/example\.com\/schema\.json/);
+});
+
+test('a template reading a value that does not exist fails naming the chart file and line (strict)', async () => {
+  const error = await rejection(renderProbe({ 'values.yaml': 'data: {}\n', 'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{Values.nmae}}\n' }));
+  const d = error.diagnostics[0]!;
+  assert.match(d.file!, /templates\/cm\.yaml$/);
+  assert.equal(d.line, 4);
+  assert.match(d.message, /value "nmae" is not defined/);
+});
+
+test('a template that does not compile fails naming its file and line', async () => {
+  const error = await rejection(renderProbe({ 'templates/ok.yaml': PROBE_TEMPLATE, 'templates/broken.yaml': 'a: 1\nb: {{x}\nc: 3\n' }));
+  assert.match(error.diagnostics[0]!.file!, /templates\/broken\.yaml$/);
+  assert.equal(error.diagnostics[0]!.line, 2);
+});
+
+test('a rendered document that is not valid YAML is an error naming the template', async () => {
+  const error = await rejection(renderProbe({ 'values.yaml': 'data: {a: 1}\n', 'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata: {{toYaml Values.data}}\n  b: [\n' }));
+  assert.match(error.diagnostics[0]!.file!, /templates\/cm\.yaml$/);
+  assert.match(error.diagnostics[0]!.message, /renders invalid YAML/);
+});
+
+test('a chart emitting on:, yes and 0644 gets them written so every YAML 1.1 reader reads the same', async () => {
+  const docs = await renderProbe({ 'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  on: yes\n  mode: "0644"\n' });
+  const text = emitYamlDocument(docs[0]!.object);
+  assert.match(text, /\n {2}"on": "yes"\n/);
+  assert.match(text, /\n {2}mode: "0644"\n/);
+  assert.deepEqual(YAML.parse(text, { version: '1.1' }).data, { on: 'yes', mode: '0644' });
+});
+
+test('helpers: default (Sprig emptiness), required, include, quote, eq/ne/and/or/not, list, dict, join, and each over maps in code-unit order', async () => {
+  const docs = await renderProbe({
+    'values.yaml': 'm: {b: 2, a: 1, B: 0}\nempty: ""\nzero: 0\nname: n\n',
+    'templates/_label.hbs': 'x-{{name}}',
+    'templates/cm.yaml': [
+      'apiVersion: v1',
+      'kind: ConfigMap',
+      'metadata:',
+      '  name: {{include "label" Values}}',
+      'data:',
+      '  d1: {{quote (default "fallback" Values.empty)}}',
+      '  d2: {{quote (default "fallback" Values.zero)}}',
+      '  d3: {{quote (default "fallback" Values.name)}}',
+      '  keys: {{quote (join "," (list "x" "y"))}}',
+      '  logic: "{{#if (and (eq 1 1) (ne 1 2) (or 0 "x") (not ""))}}ok{{/if}}"',
+      '  dict: {{quote (join "" (list (lookup (dict "k" "v") "k")))}}',
+      '  order: "{{#each Values.m}}{{@key}}={{this}};{{/each}}"',
+      '  req: {{quote (required "name is required" Values.name)}}',
+    ].join('\n') + '\n',
+  });
+  assert.deepEqual(docs[0]!.object.metadata.name, 'x-n');
+  assert.deepEqual(docs[0]!.object.data, { d1: 'fallback', d2: 'fallback', d3: 'n', keys: 'x,y', logic: 'ok', dict: 'v', order: 'B=0;a=1;b=2;', req: 'n' });
+  const error = await rejection(renderProbe({ 'values.yaml': 'name: ""\n', 'templates/cm.yaml': 'a: {{required "name is required" Values.name}}\n' }));
+  assert.match(error.diagnostics[0]!.message, /name is required/);
+});
+
+test('Chart.yaml is validated: apiVersion v2, a DNS-label name and a version', async () => {
+  const dir = writeChart({ 'Chart.yaml': 'apiVersion: v1\nname: Bad_Name\n', 'templates/cm.yaml': PROBE_TEMPLATE });
+  const error = await rejection(loadChart(dir));
+  assert.deepEqual(error.diagnostics.map((d) => d.path), ['apiVersion', 'name', 'version']);
+});
+
+test('a user chart (gitops.chart, relative to the manifest) that overrides the Application template replaces the built-in chart', async () => {
+  const manifestDir = writeTempManifest({ 'p.yaml': corpusManifest() });
+  const show = spawnSync(process.execPath, [CLI, 'chart', 'show', 'argocd', '--output-dir', path.join(manifestDir, 'my-chart')], { encoding: 'utf8' });
+  assert.equal(show.status, 0, show.stderr);
+  const template = path.join(manifestDir, 'my-chart', 'templates', 'applications.yaml');
+  writeFileSync(template, readFileSync(template, 'utf8').replace('    app.kubernetes.io/managed-by: capi-gitops\n', '    app.kubernetes.io/managed-by: capi-gitops\n    team: platform\n'));
+  const providers = readFileSync(path.join(manifestDir, 'p.yaml'), 'utf8');
+  writeFileSync(path.join(manifestDir, 'p.yaml'), providers.replace('kind: Config\n', 'kind: Config\ngitops:\n  chart: ./my-chart\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n'));
+  const result = await renderManagementCluster({ manifestPaths: [path.join(manifestDir, 'p.yaml')], layout: 'argocd' });
+  const app = YAML.parse(result.files.get('argocd/application-capi-gitops-01-cluster-api.yaml')!);
+  assert.equal(app.metadata.labels.team, 'platform');
+});
+
+test('capi-gitops chart show prints every file of a built-in chart', () => {
+  const result = spawnSync(process.execPath, [CLI, 'chart', 'show', 'flux'], { encoding: 'utf8' });
+  assert.equal(result.status, 0, result.stderr);
+  for (const file of ['Chart.yaml', 'values.yaml', 'values.schema.json', 'templates/kustomizations.yaml', 'templates/gitrepository.yaml']) assert.match(result.stdout, new RegExp(`# Source: flux/${file.replace('.', '\\.')}\\n`));
+  const unknown = spawnSync(process.execPath, [CLI, 'chart', 'show', 'helm'], { encoding: 'utf8' });
+  assert.equal(unknown.status, 2);
+});
+
+test('the same values give the same bytes: the engine reads no clock, environment or randomness', async () => {
+  const files = { 'values.yaml': 'data: {b: 1, a: 2}\n', 'templates/cm.yaml': PROBE_TEMPLATE };
+  const a = await renderProbe(files);
+  const b = await renderProbe(files);
+  assert.equal(emitYamlDocument(a[0]!.object), emitYamlDocument(b[0]!.object));
+});
