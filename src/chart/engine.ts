@@ -11,11 +11,19 @@ import { isValuesMap } from '../kernel/values.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 import type { ChartFile } from './types.js';
 
-const require = createRequire(import.meta.url);
-// The full compiler is loaded only when a chart is rendered (layouts argocd and flux).
-const Handlebars = require('handlebars') as typeof HandlebarsModule;
+import { COMPILE_OPTIONS } from './engine-options.js';
 
-export const COMPILE_OPTIONS = { noEscape: true, strict: true } as const;
+const require = createRequire(import.meta.url);
+// Built-in charts are precompiled at build and need only the runtime; the full compiler is
+// loaded for user charts alone.
+const runtime = require('handlebars/runtime.js') as typeof HandlebarsModule;
+let compiler: typeof HandlebarsModule | undefined;
+function fullCompiler(): typeof HandlebarsModule {
+  compiler ??= require('handlebars') as typeof HandlebarsModule;
+  return compiler;
+}
+
+export { COMPILE_OPTIONS };
 
 type HelperOptions = HandlebarsModule.HelperOptions;
 
@@ -102,11 +110,14 @@ export interface CompiledChart {
 
 /** Compiles a chart's templates and partials in an isolated Handlebars environment. */
 export function compileChart(templates: readonly ChartFile[], partials: readonly ChartFile[]): CompiledChart {
-  const hb = Handlebars.create();
+  const needsCompiler = [...templates, ...partials].some((f) => f.spec === undefined);
+  const hb = (needsCompiler ? fullCompiler() : runtime).create();
+  const compile = (file: ChartFile): HandlebarsModule.TemplateDelegate =>
+    file.spec !== undefined ? hb.template(file.spec as Parameters<typeof hb.template>[0]) : hb.compile(file.source ?? '', COMPILE_OPTIONS);
   const compiledPartials = new Map<string, HandlebarsModule.TemplateDelegate>();
   const partialName = (file: ChartFile) => file.path.replace(/^templates\/_/, '').replace(/\.hbs$/, '');
   for (const p of partials) {
-    const fn = hb.compile(p.source, COMPILE_OPTIONS);
+    const fn = compile(p);
     compiledPartials.set(partialName(p), fn);
     hb.registerPartial(partialName(p), fn);
   }
@@ -115,7 +126,7 @@ export function compileChart(templates: readonly ChartFile[], partials: readonly
     if (!fn) throw new TemplateRuntimeError(`include: no partial ${JSON.stringify(name)} (a file templates/_${name}.hbs)`);
     return fn(context);
   });
-  const compiled = new Map(templates.map((t) => [t.path, hb.compile(t.source, COMPILE_OPTIONS)]));
+  const compiled = new Map(templates.map((t) => [t.path, compile(t)]));
   return {
     run(template, context) {
       const fn = compiled.get(template);

@@ -1,10 +1,13 @@
+import { createRequire } from 'node:module';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../model/diagnostics.js';
 import { isValuesMap, type Values } from '../kernel/values.js';
-import type { ChartFile, ChartMetadata, LoadedChart } from './types.js';
+import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
+
+const require = createRequire(import.meta.url);
 
 /** The built-in charts ship in the package's `charts/` directory. */
 export const BUILT_IN_CHARTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'charts');
@@ -132,10 +135,25 @@ export async function loadChart(dir: string, origin = dir): Promise<LoadedChart>
   return { metadata: metadata!, origin, defaults: defaults ?? {}, ...(schema ? { schema } : {}), templates, partials };
 }
 
-/** A built-in chart by name. */
+type PrecompiledChart = Pick<LoadedChart, 'metadata' | 'defaults' | 'schema' | 'templates' | 'partials'>;
+
+/** The built-in charts as scripts/build-charts.mjs precompiled them, if the build ran. */
+function precompiledCharts(): { charts: Record<string, PrecompiledChart>; validators: Record<string, ValuesValidator> } | undefined {
+  try {
+    return { charts: require('./built-in-charts.cjs') as Record<string, PrecompiledChart>, validators: require('./built-in-validators.cjs') as Record<string, ValuesValidator> };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A built-in chart by name: precompiled at build, or read from charts/ when the build has not run. */
 export async function loadBuiltInChart(name: string): Promise<LoadedChart> {
   if (!(BUILT_IN_CHARTS as readonly string[]).includes(name)) {
     throw new CapiGitopsError({ message: `no built-in chart ${JSON.stringify(name)}`, expected: `one of ${BUILT_IN_CHARTS.join(', ')}`, hint: 'capi-gitops chart show argocd' });
   }
-  return loadChart(path.join(BUILT_IN_CHARTS_DIR, name), `built-in chart ${name}`);
+  const origin = `built-in chart ${name}`;
+  const precompiled = precompiledCharts();
+  const chart = precompiled?.charts[name];
+  if (chart) return { ...chart, origin, validateValues: precompiled.validators[name] };
+  return loadChart(path.join(BUILT_IN_CHARTS_DIR, name), origin);
 }

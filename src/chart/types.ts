@@ -18,6 +18,8 @@ export interface LoadedChart {
   defaults: Values;
   /** values.schema.json, if any */
   schema?: Record<string, unknown>;
+  /** The schema precompiled at build time (built-in charts). */
+  validateValues?: ValuesValidator;
   /** templates/*.yaml, sorted by name: each renders to zero or more documents. */
   templates: ChartFile[];
   /** templates/_*.hbs, by name without `_` and `.hbs`: partials for `include` and `{{> name}}`. */
@@ -27,7 +29,16 @@ export interface LoadedChart {
 export interface ChartFile {
   /** Path inside the chart, e.g. `templates/application.yaml`. */
   path: string;
-  source: string;
+  /** The template text (user charts); built-in charts carry `spec` instead. */
+  source?: string;
+  /** A Handlebars template spec precompiled at build time (built-in charts). */
+  spec?: unknown;
+}
+
+/** An ajv validate function (its `errors` after a failed call). */
+export interface ValuesValidator {
+  (values: unknown): boolean;
+  errors?: unknown[] | null;
 }
 
 /** One layer of values and where it came from (for messages). */

@@ -1,8 +1,24 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvClass, ErrorObject } from 'ajv';
+import { CHART_AJV_OPTIONS } from './engine-options.js';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { applySetExpression, SetSyntaxError } from '../kernel/helm-set.js';
 import { layerValues, mergeUserValues, type Values } from '../kernel/values.js';
-import type { LoadedChart, SetExpression, ValuesLayer } from './types.js';
+import type { LoadedChart, SetExpression, ValuesLayer, ValuesValidator } from './types.js';
+
+const require = createRequire(import.meta.url);
+
+/** The chart's schema validator: precompiled for built-in charts, compiled here for a user's. */
+function valuesValidator(chart: LoadedChart): ValuesValidator | undefined {
+  if (chart.validateValues) return chart.validateValues;
+  if (!chart.schema) return undefined;
+  const { Ajv } = require('ajv') as { Ajv: typeof AjvClass };
+  try {
+    return new Ajv(CHART_AJV_OPTIONS).compile(chart.schema);
+  } catch (err) {
+    throw new CapiGitopsError({ object: chart.origin, file: 'values.schema.json', message: `the schema does not compile: ${(err as Error).message}`, expected: 'a JSON Schema (draft-07)' });
+  }
+}
 
 /** `/a/b/0` → `a.b[0]`, the way users write value paths in `--set`. */
 function valuePath(instancePath: string, extra?: string): string {
@@ -50,15 +66,7 @@ export function chartValues(chart: LoadedChart, layers: readonly ValuesLayer[], 
   }
   if (problems.length > 0) throw new CapiGitopsError(problems);
   user = layerValues(chart.defaults, [user]);
-  if (chart.schema) {
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    let validate;
-    try {
-      validate = ajv.compile(chart.schema);
-    } catch (err) {
-      throw new CapiGitopsError({ object: chart.origin, file: 'values.schema.json', message: `the schema does not compile: ${(err as Error).message}`, expected: 'a JSON Schema (draft-07)' });
-    }
-    if (!validate(user)) throw new CapiGitopsError((validate.errors ?? []).map((e) => schemaProblem(chart, e)));
-  }
+  const validate = valuesValidator(chart);
+  if (validate && !validate(user)) throw new CapiGitopsError(((validate.errors ?? []) as ErrorObject[]).map((e) => schemaProblem(chart, e)));
   return user;
 }

@@ -181,3 +181,26 @@ test('the same values give the same bytes: the engine reads no clock, environmen
   const b = await renderProbe(files);
   assert.equal(emitYamlDocument(a[0]!.object), emitYamlDocument(b[0]!.object));
 });
+
+test('built-in charts precompiled at build render the same documents as the charts/ sources compiled at run time', async () => {
+  const { loadBuiltInChart, BUILT_IN_CHARTS_DIR } = await import('../../src/chart/load.js');
+  const { chartValues } = await import('../../src/chart/values.js');
+  for (const name of ['argocd', 'flux']) {
+    const built = await loadBuiltInChart(name);
+    assert.ok(built.templates.every((t) => t.spec !== undefined && t.source === undefined), 'precompiled');
+    assert.ok(built.validateValues, 'schema precompiled');
+    const source = await loadChart(path.join(BUILT_IN_CHARTS_DIR, name), built.origin);
+    const sets = [{ expression: 'repoURL=https://git.example.com/x.git,path=p', forceString: false }].filter(() => name === 'argocd').concat(name === 'flux' ? [{ expression: 'path=p,gitRepository.url=https://git.example.com/x.git', forceString: false }] : []);
+    const components = [{ label: 'cluster-api', kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', version: 'v1.12.0', path: 'p/01-cluster-api', directory: '01-cluster-api', wave: 1, dependsOn: ['00-cert-manager'], hasCRDs: true, hasWebhooks: true, unmanaged: [], caInjected: [] }];
+    const context = (chart: typeof built) => ({ ...CONTEXT, Components: components, Values: chartValues(chart, [], sets), Chart: chart.metadata });
+    const a = renderChart(built, context(built)).map((d) => emitYamlDocument(d.object));
+    const b = renderChart(source, context(source)).map((d) => emitYamlDocument(d.object));
+    assert.deepEqual(a, b, name);
+    assert.ok(a.length >= 2, name);
+    const bad = [{ expression: 'releaseName=Not_A_Label', forceString: false }, ...sets];
+    assert.deepEqual(
+      (await rejection(Promise.resolve().then(() => chartValues(built, [], bad)))).diagnostics.map((d) => d.path),
+      (await rejection(Promise.resolve().then(() => chartValues(source, [], bad)))).diagnostics.map((d) => d.path),
+    );
+  }
+});
