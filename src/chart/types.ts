@@ -89,6 +89,9 @@ export interface ChartContext {
   Namespaces: string[];
   /** The wiring's own directory: its name in the output and its path from the repository root. */
   Wiring: { directory: string; path: string };
+  /** Every component's `caInjected` and `unmanaged` together, for one ApplicationSet template. */
+  CaInjected: ChartComponent['caInjected'];
+  Unmanaged: ChartComponent['unmanaged'];
 }
 
 /** One rendered document, with the template that produced it. */

@@ -95,6 +95,8 @@ export function chartContext(input: WiringInput): ChartContext {
     ClusterResources: [...clusterResources.values()].sort((a, b) => compareStrings(a.group, b.group) || compareStrings(a.kind, b.kind)),
     Namespaces: [...namespaces].sort(compareStrings),
     Wiring: { directory: input.directory, path: joinPath(path, input.directory) },
+    CaInjected: components.flatMap((c) => c.caInjected),
+    Unmanaged: components.flatMap((c) => c.unmanaged),
   };
 }
 

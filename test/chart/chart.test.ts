@@ -29,7 +29,7 @@ function writeChart(files: Record<string, string>): string {
   return dir;
 }
 
-const CONTEXT: Omit<ChartContext, 'Values' | 'Chart'> = { Release: { name: 'r', namespace: 'ns' }, Components: [], ClusterResources: [], Namespaces: [], Wiring: { directory: 'w', path: 'w' } };
+const CONTEXT: Omit<ChartContext, 'Values' | 'Chart'> = { Release: { name: 'r', namespace: 'ns' }, Components: [], ClusterResources: [], Namespaces: [], Wiring: { directory: 'w', path: 'w' }, CaInjected: [], Unmanaged: [] };
 
 async function renderProbe(files: Record<string, string>, request: Partial<Parameters<typeof prepareChart>[0]> = {}) {
   const dir = writeChart(files);

@@ -15,6 +15,7 @@ import { LARGE_OBJECT_BYTES, largeObjectSyncOption, objectWave } from '../../src
 import { emitYamlDocument } from '../../src/yaml/emit.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { rejection } from '../helpers/assertions.js';
+import { wiringProblems } from '../helpers/crd-schema.js';
 
 const SHA = 'a'.repeat(64);
 
@@ -136,6 +137,20 @@ test('unmanaged objects (Config.overrides): Flux reconcile disabled; Argo CD Pru
   assert.match(argo.get('README.md')!, /## Unmanaged objects[\s\S]*Deployment\/capx-system\/capx-controller-manager/);
   const error = await rejection(layout('flux', [{ ...selector, name: 'capx-controler-manager' }]));
   assert.match(error.diagnostics[0]!.message, /no rendered object is apps Deployment capx-system\/capx-controler-manager/);
+});
+
+test('argocd applicationSet: the one template ignores injected CA bundles and unmanaged objects, as the per-component Applications do (argo-cd applicationset template)', async () => {
+  const selector = { group: 'apps', kind: 'Deployment', name: 'capx-controller-manager', namespace: 'capx-system' };
+  const wiring = await prepareChart({ builtIn: 'argocd', set: ['repoURL=https://git.example.com/x.git', 'path=mgmt', 'applicationSet=true'].map((expression) => ({ expression, forceString: false })) });
+  const files = layoutOutput({ layout: 'argocd', components: COMPONENTS, unmanaged: [selector], wiring, command: 'capi-gitops render' });
+  const appSet = read(files, 'argocd/applicationset-capi-gitops.yaml') as any;
+  assert.deepEqual(appSet.spec.template.spec.ignoreDifferences, [
+    { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition', name: 'widgets.example.dev', jqPathExpressions: ['.spec.conversion.webhook.clientConfig.caBundle'] },
+    { group: 'admissionregistration.k8s.io', kind: 'ValidatingWebhookConfiguration', name: 'capx-validating', jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'] },
+    { ...selector, jsonPointers: ['/spec', '/metadata/labels', '/metadata/annotations'] },
+  ]);
+  assert.ok(appSet.spec.template.spec.syncPolicy.syncOptions.includes('RespectIgnoreDifferences=true'));
+  assert.deepEqual(wiringProblems(appSet), []);
 });
 
 test('large objects: over 200 KiB serialized gets ServerSideApply=true for Argo CD, on a real corpus CRD', () => {
