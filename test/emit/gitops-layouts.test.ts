@@ -124,9 +124,10 @@ test('flux: one Kustomization per component, dependsOn following install order, 
       ['capi-gitops-01-cluster-api', './clusters/mgmt/01-cluster-api', ['capi-gitops-00-cert-manager']],
       ['capi-gitops-02-bootstrap-kubeadm', './clusters/mgmt/02-bootstrap-kubeadm', ['capi-gitops-01-cluster-api']],
       ['capi-gitops-03-control-plane-kubeadm', './clusters/mgmt/03-control-plane-kubeadm', ['capi-gitops-01-cluster-api']],
+      ['capi-gitops', './clusters/mgmt/flux', []],
     ],
   );
-  for (const k of ks) {
+  for (const k of ks.filter((k) => k.metadata.name !== 'capi-gitops')) {
     const spec = k.spec as any;
     assert.equal(spec.wait, true);
     assert.equal(spec.prune, true);
@@ -135,6 +136,13 @@ test('flux: one Kustomization per component, dependsOn following install order, 
     assert.deepEqual(spec.sourceRef, { kind: 'GitRepository', name: 'flux-system' });
     assert.equal(k.metadata.namespace, 'flux-system');
   }
+});
+
+test('flux: the root Kustomization reconciles the flux/ directory, prunes it, orphans on deletion, and can be turned off (fluxcd kustomize-controller)', async () => {
+  const root = wiringObjects((await fluxDefault).files, 'flux').find((o) => o.metadata.name === 'capi-gitops')!;
+  assert.deepEqual(root.spec, { interval: '10m', retryInterval: '1m', timeout: '5m', path: './clusters/mgmt/flux', prune: true, deletionPolicy: 'Orphan', sourceRef: { kind: 'GitRepository', name: 'flux-system' } });
+  const { files } = await render({ layout: 'flux', set: set('path=clusters/mgmt', 'root.enabled=false') });
+  assert.equal(wiringObjects(files, 'flux').filter((o) => o.metadata.name === 'capi-gitops').length, 0);
 });
 
 test('flux: gitRepository.url adds a GitRepository the Kustomizations read, valid against the real CRD (fluxcd source-controller)', async () => {
