@@ -4,4 +4,5 @@
 export const COMPILE_OPTIONS = { noEscape: true, strict: true } as const;
 
 /** ajv options for values.schema.json, built in (precompiled) or a user's (compiled at run). */
-export const CHART_AJV_OPTIONS = { allErrors: true, strict: false } as const;
+/** `verbose` gives each error its parent schema, so a message can list the declared values. */
+export const CHART_AJV_OPTIONS = { allErrors: true, strict: false, verbose: true } as const;

@@ -29,6 +29,27 @@ function valuePath(instancePath: string, extra?: string): string {
   return out || '(root)';
 }
 
+/** What the schema wanted, in words (ajv's params are JSON fragments). */
+function expectedValue(e: ErrorObject): string {
+  const params = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return `a value for ${String(params.missingProperty)}`;
+    case 'additionalProperties': {
+      const declared = Object.keys((e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+      return declared.length > 0 ? `one of the values the chart declares here: ${declared.join(', ')}` : 'a value the chart declares in values.schema.json';
+    }
+    case 'type':
+      return `a value of type ${Array.isArray(params.type) ? params.type.join(' or ') : String(params.type)}`;
+    case 'enum':
+      return `one of ${((params.allowedValues as unknown[]) ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'pattern':
+      return `a string matching ${String(params.pattern)}`;
+    default:
+      return `a value that ${e.message ?? 'satisfies values.schema.json'}`;
+  }
+}
+
 function schemaProblem(chart: LoadedChart, e: ErrorObject): Diagnostic {
   const missing = e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : undefined;
   const extra = e.keyword === 'additionalProperties' ? String((e.params as { additionalProperty?: string }).additionalProperty) : undefined;
@@ -38,7 +59,7 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject): Diagnostic {
     object: `${chart.origin} values`,
     path: at,
     message: `value ${at} ${message}`,
-    expected: JSON.stringify(e.params),
+    expected: expectedValue(e),
     hint: missing ? `set it, e.g. --set ${at}=… or under gitops.values in the Config document` : `see ${chart.origin}'s values.schema.json (capi-gitops chart show ${chart.metadata.name})`,
   };
 }

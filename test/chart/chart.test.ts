@@ -78,6 +78,8 @@ test('values are checked against values.schema.json before any template runs; er
   const paths = error.diagnostics.map((d) => d.path).sort();
   assert.deepEqual(paths, ['destination.nmae', 'syncPolicy.retry.limit']);
   assert.match(error.diagnostics.find((d) => d.path === 'syncPolicy.retry.limit')!.message, /value syncPolicy\.retry\.limit must be integer/);
+  assert.equal(error.diagnostics.find((d) => d.path === 'syncPolicy.retry.limit')!.expected, 'a value of type integer');
+  assert.equal(error.diagnostics.find((d) => d.path === 'destination.nmae')!.expected, 'one of the values the chart declares here: server, name');
   const missing = await rejection(prepareChart({ builtIn: 'argocd', path: 'p' }));
   assert.deepEqual(missing.diagnostics.map((d) => [d.path, d.message]), [['repoURL', 'value repoURL is required']]);
   assert.match(missing.diagnostics[0]!.hint!, /--set repoURL=/);
