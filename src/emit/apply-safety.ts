@@ -4,7 +4,7 @@
  * directory, the objects carry their own ordering, prune protection and apply mode.
  * Every filter is `(objects, context) => objects` and copies what it changes.
  */
-import { apiGroup, clone, isPlainObject, type KObject } from '../model/kobject.js';
+import { apiGroup, isPlainObject, type KObject } from '../model/kobject.js';
 import { isCustomResourceDefinition } from './names.js';
 
 /** Which GitOps tool's annotations a layout writes. */
@@ -43,16 +43,15 @@ function isProtectedKind(obj: KObject): boolean {
   return isCustomResourceDefinition(obj) || (obj.kind === 'Namespace' && obj.apiVersion === 'v1');
 }
 
+// Metadata-only rules copy the object and its metadata, not the whole tree: a deep clone of every
+// large CRD, three times over, cost about a tenth of a warm render. Spec subtrees stay shared
+// with the input, which no later step mutates.
 function withAnnotation(obj: KObject, key: string, value: string): KObject {
-  const out = clone(obj);
-  out.metadata.annotations = { ...(out.metadata.annotations ?? {}), [key]: value };
-  return out;
+  return { ...obj, metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations ?? {}), [key]: value } } };
 }
 
 function withLabel(obj: KObject, key: string, value: string): KObject {
-  const out = clone(obj);
-  out.metadata.labels = { ...(out.metadata.labels ?? {}), [key]: value };
-  return out;
+  return { ...obj, metadata: { ...obj.metadata, labels: { ...(obj.metadata.labels ?? {}), [key]: value } } };
 }
 
 export function matchesSelector(obj: KObject, s: ObjectSelector): boolean {
@@ -68,10 +67,14 @@ export const dropHelmHooks: SafetyFilter = (objects) =>
   objects.map((obj) => {
     const annotations = obj.metadata.annotations;
     if (!annotations || !Object.keys(annotations).some((k) => k.startsWith('helm.sh/hook'))) return obj;
-    const out = clone(obj);
-    out.metadata.annotations = Object.fromEntries(Object.entries(annotations).filter(([k]) => !k.startsWith('helm.sh/hook')));
-    return out;
+    return { ...obj, metadata: { ...obj.metadata, annotations: Object.fromEntries(Object.entries(annotations).filter(([k]) => !k.startsWith('helm.sh/hook'))) } };
   });
+
+/** `record` without `key`, other keys in their order. */
+function without(record: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { [key]: _dropped, ...rest } = record;
+  return rest;
+}
 
 /** Whether cert-manager's cainjector owns this object's CA bundle(s). */
 export function isCaInjected(obj: KObject): boolean {
@@ -97,15 +100,15 @@ export const dropInjectedCaBundles: SafetyFilter = (objects) =>
     if (isCustomResourceDefinition(obj)) {
       const clientConfig = (obj.spec as { conversion?: { webhook?: { clientConfig?: Record<string, unknown> } } } | undefined)?.conversion?.webhook?.clientConfig;
       if (!clientConfig || !Object.hasOwn(clientConfig, 'caBundle')) return obj;
-      const out = clone(obj);
-      delete (out.spec as { conversion: { webhook: { clientConfig: Record<string, unknown> } } }).conversion.webhook.clientConfig.caBundle;
-      return out;
+      // Copy only the path to the field; the rest of a large CRD stays shared.
+      const spec = obj.spec as { conversion: { webhook: Record<string, unknown> } };
+      const webhook = { ...spec.conversion.webhook, clientConfig: without(clientConfig, 'caBundle') };
+      return { ...obj, spec: { ...spec, conversion: { ...spec.conversion, webhook } } };
     }
     if (WEBHOOK_CONFIGURATION_KINDS.has(obj.kind) && Array.isArray(obj.webhooks)) {
       if (!obj.webhooks.some((w) => isPlainObject(w) && isPlainObject(w.clientConfig) && Object.hasOwn(w.clientConfig, 'caBundle'))) return obj;
-      const out = clone(obj);
-      for (const w of out.webhooks as unknown[]) if (isPlainObject(w) && isPlainObject(w.clientConfig)) delete w.clientConfig.caBundle;
-      return out;
+      const webhooks = obj.webhooks.map((w) => (isPlainObject(w) && isPlainObject(w.clientConfig) ? { ...w, clientConfig: without(w.clientConfig, 'caBundle') } : w));
+      return { ...obj, webhooks };
     }
     return obj;
   });

@@ -1,0 +1,48 @@
+/**
+ * The rendered trees of the corpus and of the bundled example, in every layout, hashed and
+ * compared with recorded values: a refactoring or an optimisation that changes one output byte
+ * fails here. When a change to the output is intended, update the value and say why in the
+ * commit.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { renderManagementCluster, type RenderOptions } from '../../src/pipeline.js';
+import { compareStrings } from '../../src/model/diagnostics.js';
+import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+
+/** sha256 over every (path, text) of a file tree, in code-unit order of the paths. */
+export function treeHash(files: Map<string, string>): string {
+  const hash = createHash('sha256');
+  for (const [file, text] of [...files].sort(([a], [b]) => compareStrings(a, b))) hash.update(`${file}\0${text}\0`);
+  return hash.digest('hex');
+}
+
+const corpus = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') });
+const example = path.join(PROJECT_ROOT, 'examples', 'management-cluster');
+const wiring: Record<string, RenderOptions['set']> = {
+  kustomize: [],
+  argocd: [{ expression: 'repoURL=https://git.example.com/platform/management.git,path=clusters/mgmt', forceString: false }],
+  flux: [{ expression: 'path=clusters/mgmt', forceString: false }],
+};
+
+const RECORDED: Record<string, string> = {
+  'corpus kustomize': '5ce82f1944fd12cdbbfdbc729d5e9972f210c899cd1cb53aa3b2fba51e82a0d5',
+  'corpus argocd': 'af917f8b2ed604c4ea82714b9a4540309f6fee087af714d66ea958745a52106f',
+  'corpus flux': '948a05de19f49e31f73c4f1ac9e8f46bfeefc142c389fb87b23c00d56eb5b28d',
+  'example kustomize': 'af6d79ebb01213c894ef0fe896ccaef5ec31efd0d67731119f9df437a3636eac',
+  'example argocd': '4b01ebef9da373447e1e72e19b040052e790839496a6d01c75f7a240e1b18eb8',
+  'example flux': 'c93d0ad2d452b4362666530e8b33099b35a42cdb84e12c99f753cc4c9c7df55f',
+};
+
+for (const [name, manifest] of [['corpus', corpus], ['example', example]] as const) {
+  for (const layout of ['kustomize', 'argocd', 'flux'] as const) {
+    test(`${name} rendered in the ${layout} layout has the recorded tree hash`, async () => {
+      const { files } = await renderManagementCluster({ manifestPaths: [manifest], layout, set: wiring[layout] });
+      const key = `${name} ${layout}`;
+      assert.equal(treeHash(files), RECORDED[key], key);
+    });
+  }
+}
