@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { listVariables, renderManagementCluster, resolveManagementCluster, type RenderOptions, type Resolution } from '../pipeline.js';
+import { listVariables, type Resolution } from '../pipeline.js';
+import { renderOutput, lockOutput, type FleetRenderOptions } from '../fleet-render.js';
 import { planManagementCluster, updateManagementCluster } from '../upgrade.js';
 import { renderUpgradePlanJson, renderUpgradePlanText } from '../resolve/upgrade-plan.js';
 import { writeOutput } from '../emit/write.js';
@@ -29,6 +30,7 @@ export interface RenderFlags extends SourceFlags {
   values?: string[];
   set?: string[];
   setString?: string[];
+  cluster?: string[];
 }
 
 const MASK = '********';
@@ -46,7 +48,7 @@ function printer(flags: SourceFlags): (line: string) => void {
 }
 
 /** Options for the pipeline from the shared flags, with a progress display on stderr. */
-function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Partial<RenderOptions> = {}): RenderOptions {
+function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Partial<FleetRenderOptions> = {}): FleetRenderOptions {
   if (!flags.file?.length) throw new UsageError('at least one -f/--file <file or directory> is needed');
   return {
     manifestPaths: flags.file,
@@ -79,7 +81,7 @@ function printResolution(resolution: Resolution, out: (line: string) => void): v
   if (resolution.certManager) out(`resolved cert-manager ${resolution.certManager.version}`);
 }
 
-async function saveLock(resolution: Resolution, out: (line: string) => void): Promise<void> {
+async function saveLock(resolution: Pick<Resolution, 'lockFile' | 'lock'>, out: (line: string) => void): Promise<void> {
   const written = await writeLockfile(resolution.lockFile, resolution.lock.lock);
   const where = displayPath(resolution.lockFile);
   if (!written) return;
@@ -104,8 +106,9 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   const output = flags.output;
   if (!output) throw new UsageError('render needs -o/--output <dir> (or --list-variables)');
   const result = await withProgress(flags, (progress) =>
-    renderManagementCluster(
+    renderOutput(
       renderOptions(flags, progress, {
+        clusters: flags.cluster,
         allowSecretValues: flags.allowSecretValues,
         frozen: flags.frozen,
         layout: flags.layout,
@@ -116,7 +119,12 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
       }),
     ),
   );
-  printResolution(result, out);
+  if (result.fleet) {
+    for (const c of result.clusters) {
+      out(`cluster ${c.name}${c.release ? ` (release ${c.release})` : ''}${c.rendered ? '' : ': not rendered (--cluster), its files are kept'}`);
+      printResolution(c.resolution, (line) => out(`  ${line}`));
+    }
+  } else printResolution(result, out);
   for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
   const summary = await writeOutput(path.resolve(output), result.files);
   for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
@@ -168,8 +176,9 @@ export async function chartShowCommand(name: string, flags: { outputDir?: string
 
 export async function lockCommand(flags: SourceFlags): Promise<void> {
   const out = printer(flags);
-  const resolution = await withProgress(flags, (progress) => resolveManagementCluster(renderOptions(flags, progress)));
-  printResolution(resolution, out);
+  const resolution = await withProgress(flags, (progress) => lockOutput(renderOptions(flags, progress)));
+  if (resolution.fleet) for (const [name, r] of resolution.resolutions) printResolution(r, (line) => out(`${name}: ${line}`));
+  else printResolution(resolution, out);
   await saveLock(resolution, out);
   if (resolution.lock.changes.length === 0) out('the lockfile is up to date');
 }

@@ -1,0 +1,286 @@
+/**
+ * Render and lock for a fleet (Config.clusters): the fleet stage expands the manifest into one
+ * manifest per cluster, each is resolved and rendered by the single-cluster pipeline, and what
+ * clusters share is done once per run: each artifact is fetched once, and each distinct text
+ * (after variable substitution) parsed once. Without `clusters`, this is the single-cluster
+ * pipeline unchanged.
+ */
+import { CapiGitopsError, compareStrings, DiagnosticBag, formatDiagnostic, type Diagnostic } from './model/diagnostics.js';
+import type { KObject } from './model/kobject.js';
+import { mergeUserValues } from './kernel/values.js';
+import { loadManifest } from './manifest/load.js';
+import type { Manifest } from './manifest/types.js';
+import { closestName } from './manifest/fields.js';
+import { expandFleet, isFleet, type FleetCluster } from './fleet/expand.js';
+import { lockfilePath, readLockfile } from './lock/lockfile.js';
+import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from './lock/fleet.js';
+import type { LockOutcome } from './lock/session.js';
+import type { Lockfile } from './lock/types.js';
+import type { Artifact, ProviderRepository } from './sources/source.js';
+import type { ParseInput } from './yaml/parse-pool.js';
+import type { ArtifactCache } from './sources/cache.js';
+import { clusterDirectory, layoutFleet, readClusterFiles } from './emit/layout-fleet.js';
+import type { LayoutName } from './emit/layout.js';
+import { parseWithCache, renderResolution, resolveManifest, type RenderOptions, type RenderResult, type Resolution, type SharedRun } from './pipeline.js';
+
+export interface FleetRenderOptions extends RenderOptions {
+  /** `--cluster`: render and write only these clusters (all when empty). */
+  clusters?: string[];
+}
+
+export interface ClusterOutcome {
+  name: string;
+  release?: string;
+  resolution: Resolution;
+  /** Whether this run rendered it (`--cluster` renders some). */
+  rendered: boolean;
+}
+
+/** What a fleet run produced: the output tree, the fleet's lock, and how much was shared. */
+export interface FleetResult {
+  clusters: ClusterOutcome[];
+  files: Map<string, string>;
+  layout: LayoutName;
+  lockFile: string;
+  lock: LockOutcome;
+  warnings: string[];
+  /** Artifact texts the clusters asked to parse, and how many were parsed (distinct texts). */
+  parsing: { requested: number; parsed: number };
+  /** Artifact fetches the clusters asked for, and how many reached a source. */
+  fetching: { requested: number; fetched: number };
+}
+
+export type OutputResult = ({ fleet: false } & RenderResult) | ({ fleet: true } & FleetResult);
+
+/** Fetches each (source, version, file) once per run, whichever cluster asks first. */
+class FetchOnce {
+  requested = 0;
+  private readonly files = new Map<string, Promise<Artifact>>();
+  private readonly versions = new Map<string, Promise<string[]>>();
+
+  decorate = (repository: ProviderRepository): ProviderRepository => {
+    const where = `${repository.sourceType}\0${repository.location}`;
+    return {
+      sourceType: repository.sourceType,
+      location: repository.location,
+      defaultVersion: repository.defaultVersion,
+      componentsFile: repository.componentsFile,
+      listVersions: () => this.once(this.versions, where, () => repository.listVersions()),
+      getFile: (version, fileName) => {
+        this.requested++;
+        return this.once(this.files, `${where}\0${version}\0${fileName}`, () => repository.getFile(version, fileName));
+      },
+    };
+  };
+
+  get fetched(): number {
+    return this.files.size;
+  }
+
+  private once<T>(memo: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+    let promise = memo.get(key);
+    if (!promise) {
+      promise = load();
+      memo.set(key, promise);
+    }
+    return promise;
+  }
+}
+
+/**
+ * Parses each distinct text once per run. Requests made in the same turn of the event loop
+ * (every cluster reaches its parse step in one turn) go to the parse pool as one batch, so the
+ * pool spreads them over the cores.
+ */
+class ParseOnce {
+  requested = 0;
+  parsed = 0;
+  private readonly memo = new Map<string, Promise<KObject[]>>();
+  private pending: { input: ParseInput; resolve: (objects: KObject[]) => void; reject: (err: unknown) => void }[] = [];
+
+  constructor(private readonly cache: ArtifactCache | undefined) {}
+
+  parse = (sources: ParseInput[]): Promise<KObject[][]> => Promise.all(sources.map((s) => this.one(s)));
+
+  private one(input: ParseInput): Promise<KObject[]> {
+    this.requested++;
+    let promise = this.memo.get(input.text);
+    if (!promise) {
+      promise = new Promise((resolve, reject) => {
+        if (this.pending.length === 0) setImmediate(() => this.flush());
+        this.pending.push({ input, resolve, reject });
+      });
+      this.memo.set(input.text, promise);
+    }
+    return promise;
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    this.parsed += batch.length;
+    parseWithCache(
+      batch.map((b) => b.input),
+      this.cache,
+    ).then(
+      (results) => batch.forEach((b, i) => b.resolve(results[i]!)),
+      (err: unknown) => batch.forEach((b) => b.reject(err)),
+    );
+  }
+}
+
+/** Loads the manifest and renders it: a fleet when it declares clusters, else one cluster. */
+export async function renderOutput(options: FleetRenderOptions): Promise<OutputResult> {
+  const manifest = await loadManifest(options.manifestPaths);
+  if (!isFleet(manifest)) {
+    if ((options.clusters?.length ?? 0) > 0) {
+      throw new CapiGitopsError({
+        file: manifest.config.position?.file,
+        message: '--cluster was given, but the manifest declares no clusters',
+        expected: 'Config clusters: [{name: …}, …] to render a fleet',
+        hint: 'drop --cluster, or declare the clusters under clusters: in the Config document',
+      });
+    }
+    return { fleet: false, ...(await renderResolution(await resolveManifest(manifest, options), options)) };
+  }
+  return { fleet: true, ...(await renderFleet(manifest, options)) };
+}
+
+/** Resolves every cluster of a fleet, each from its part of the fleet's lock; one lock for all. */
+export async function resolveFleet(manifest: Manifest, options: FleetRenderOptions, fetch = new FetchOnce()): Promise<{ clusters: FleetCluster[]; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome; warnings: string[] }> {
+  const fleet = expandFleet(manifest);
+  const lockFile = lockfilePath(manifest.baseDir);
+  const previous = await readLockfile(lockFile);
+  const bag = new DiagnosticBag();
+  const resolutions = new Map<string, Resolution>();
+  await Promise.all(
+    fleet.clusters.map(async (cluster) => {
+      try {
+        const shared: SharedRun = { previous: clusterLockView(previous, cluster.name), decorate: fetch.decorate };
+        resolutions.set(cluster.name, await resolveManifest(cluster.manifest, { ...options, frozen: false }, shared));
+      } catch (err) {
+        collectFor(bag, cluster.name, err);
+      }
+    }),
+  );
+  throwDeduplicated(bag);
+  const locks = new Map<string, Lockfile>([...resolutions].map(([name, r]) => [name, r.lock.lock]));
+  const lock = mergeClusterLocks(locks);
+  const changes = fleetLockChanges(previous, locks);
+  if (options.frozen) assertFleetFrozen(previous, lock, changes, lockFile);
+  return { clusters: fleet.clusters, resolutions, lockFile, lock: { lock, changes }, warnings: fleet.clusters.flatMap((c) => c.warnings) };
+}
+
+/** A problem of one cluster names it (the fleet stage's own problems already do). */
+function collectFor(bag: DiagnosticBag, cluster: string, err: unknown): void {
+  if (!(err instanceof CapiGitopsError)) throw err;
+  for (const d of err.diagnostics) bag.add(d.object?.startsWith('cluster ') ? d : { ...d, object: `cluster ${cluster}${d.object ? `: ${d.object}` : ''}` });
+}
+
+/** Clusters that share an artifact share its problems: each is reported once. */
+function throwDeduplicated(bag: DiagnosticBag): void {
+  const seen = new Set<string>();
+  const unique: Diagnostic[] = [];
+  for (const d of bag.items) {
+    const text = formatDiagnostic({ ...d, object: d.object?.replace(/^cluster [^:,]+[:,] ?/, '') });
+    if (seen.has(text)) continue;
+    seen.add(text);
+    unique.push(d);
+  }
+  const out = new DiagnosticBag();
+  unique.forEach((d) => out.add(d));
+  out.throwIfAny();
+}
+
+function selectedClusters(fleet: readonly FleetCluster[], wanted: readonly string[] | undefined): Set<string> {
+  const names = fleet.map((c) => c.name);
+  if (!wanted || wanted.length === 0) return new Set(names);
+  const unknown = wanted.filter((w) => !names.includes(w));
+  if (unknown.length > 0) {
+    throw new CapiGitopsError(
+      unknown.map((name) => {
+        const guess = closestName(name, names);
+        return { message: `--cluster ${name}: no such cluster`, expected: `one of ${names.join(', ')}`, hint: guess ? `did you mean --cluster ${guess}?` : 'name a cluster of Config clusters' };
+      }),
+    );
+  }
+  return new Set(wanted);
+}
+
+/** A cluster's chart values: its wiring's objects are named after it, so clusters never collide in one Argo CD or Flux. */
+function clusterManifest(cluster: FleetCluster, layout: LayoutName): Manifest {
+  const config = cluster.manifest.config;
+  const gitops = config.gitops ?? {};
+  const defaults = gitops.chart ? {} : { releaseName: `capi-gitops-${cluster.name}`, ...(layout === 'argocd' ? { project: `capi-gitops-${cluster.name}` } : {}) };
+  return {
+    ...cluster.manifest,
+    config: {
+      ...config,
+      gitops: {
+        ...gitops,
+        values: mergeUserValues(defaults, gitops.values ?? {}),
+      },
+    },
+  };
+}
+
+export async function renderFleet(manifest: Manifest, options: FleetRenderOptions): Promise<FleetResult> {
+  const fetch = new FetchOnce();
+  const parse = new ParseOnce(options.sources?.cache);
+  const layout: LayoutName = options.layout ?? manifest.config.output?.layout ?? 'kustomize';
+  const resolved = await resolveFleet(manifest, options, fetch);
+  const selected = selectedClusters(resolved.clusters, options.clusters);
+  const bag = new DiagnosticBag();
+  const trees = new Map<string, ReadonlyMap<string, string>>();
+  const warnings = [...resolved.warnings];
+  await Promise.all(
+    resolved.clusters
+      .filter((c) => selected.has(c.name))
+      .map(async (cluster) => {
+        try {
+          const resolution = { ...resolved.resolutions.get(cluster.name)!, manifest: clusterManifest(cluster, layout) };
+          const result = await renderResolution(resolution, { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) }, { parse: parse.parse });
+          trees.set(cluster.name, result.files);
+          warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
+        } catch (err) {
+          collectFor(bag, cluster.name, err);
+        }
+      }),
+  );
+  throwDeduplicated(bag);
+  const others = resolved.clusters.filter((c) => !selected.has(c.name)).map((c) => c.name);
+  const kept = options.outputDir && others.length > 0 ? await readClusterFiles(options.outputDir, others) : new Map<string, string>();
+  const clusters: ClusterOutcome[] = resolved.clusters.map((c) => ({ name: c.name, ...(c.release ? { release: c.release.name } : {}), resolution: resolved.resolutions.get(c.name)!, rendered: selected.has(c.name) }));
+  const files = layoutFleet({
+    layout,
+    kept,
+    command: options.command ?? 'capi-gitops render',
+    clusters: clusters.map((c) => ({
+      name: c.name,
+      release: c.release,
+      files: trees.get(c.name),
+      components: [
+        ...(c.resolution.certManager ? [{ label: c.resolution.certManager.label, version: c.resolution.certManager.version, namespace: 'cert-manager' }] : []),
+        ...c.resolution.providers.map((p) => ({ label: p.label, version: p.version, namespace: p.namespace })),
+      ],
+    })),
+  });
+  return {
+    clusters,
+    files,
+    layout,
+    lockFile: resolved.lockFile,
+    lock: resolved.lock,
+    warnings: warnings.sort(compareStrings),
+    parsing: { requested: parse.requested, parsed: parse.parsed },
+    fetching: { requested: fetch.requested, fetched: fetch.fetched },
+  };
+}
+
+/** `capi-gitops lock`: the fleet's lock when the manifest declares clusters, else the single cluster's. */
+export async function lockOutput(options: FleetRenderOptions): Promise<({ fleet: false } & Resolution) | { fleet: true; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome }> {
+  const manifest = await loadManifest(options.manifestPaths);
+  if (!isFleet(manifest)) return { fleet: false, ...(await resolveManifest(manifest, options)) };
+  const { resolutions, lockFile, lock } = await resolveFleet(manifest, options);
+  return { fleet: true, resolutions: new Map([...resolutions].sort(([a], [b]) => compareStrings(a, b))), lockFile, lock };
+}
