@@ -9,9 +9,9 @@ import { CapiGitopsError, compareStrings, DiagnosticBag, formatDiagnostic, type 
 import type { KObject } from './model/kobject.js';
 import { mergeUserValues } from './kernel/values.js';
 import { loadManifest } from './manifest/load.js';
-import type { Manifest } from './manifest/types.js';
+import type { Manifest, ReleaseObject } from './manifest/types.js';
 import { closestName } from './manifest/fields.js';
-import { expandFleet, isFleet, type FleetCluster } from './fleet/expand.js';
+import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from './fleet/expand.js';
 import { lockfilePath, readLockfile } from './lock/lockfile.js';
 import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from './lock/fleet.js';
 import type { LockOutcome } from './lock/session.js';
@@ -147,8 +147,8 @@ export async function renderOutput(options: FleetRenderOptions): Promise<OutputR
 }
 
 /** Resolves every cluster of a fleet, each from its part of the fleet's lock; one lock for all. */
-export async function resolveFleet(manifest: Manifest, options: FleetRenderOptions, fetch = new FetchOnce()): Promise<{ clusters: FleetCluster[]; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome; warnings: string[] }> {
-  const fleet = expandFleet(manifest);
+export async function resolveFleet(manifest: Manifest, options: FleetRenderOptions, fetch = new FetchOnce(), expand: ExpandOptions = {}): Promise<{ clusters: FleetCluster[]; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome; warnings: string[] }> {
+  const fleet = expandFleet(manifest, expand);
   const lockFile = lockfilePath(manifest.baseDir);
   const previous = await readLockfile(lockFile);
   const bag = new DiagnosticBag();
@@ -163,12 +163,31 @@ export async function resolveFleet(manifest: Manifest, options: FleetRenderOptio
       }
     }),
   );
+  // a release is checked as a whole, whether a cluster runs it or not: versions resolvable, contracts compatible
+  await Promise.all(
+    [...fleet.releases.values()].map(async ({ release, manifest: onRelease }) => {
+      try {
+        await resolveManifest(onRelease, { ...options, frozen: false }, { previous: undefined, decorate: fetch.decorate });
+      } catch (err) {
+        if (!(err instanceof CapiGitopsError)) throw err;
+        for (const d of err.diagnostics) bag.add(d.object?.startsWith('release ') ? d : { ...d, ...releasePosition(release, d), object: `release ${release.name}${d.object ? `: ${d.object}` : ''}` });
+      }
+    }),
+  );
   throwDeduplicated(bag);
   const locks = new Map<string, Lockfile>([...resolutions].map(([name, r]) => [name, r.lock.lock]));
   const lock = mergeClusterLocks(locks);
   const changes = fleetLockChanges(previous, locks);
   if (options.frozen) assertFleetFrozen(previous, lock, changes, lockFile);
   return { clusters: fleet.clusters, resolutions, lockFile, lock: { lock, changes }, warnings: fleet.clusters.flatMap((c) => c.warnings) };
+}
+
+/** A version problem points at the Release's line for that provider; one without a place, at the Release. */
+function releasePosition(release: ReleaseObject, d: Diagnostic): Partial<Diagnostic> {
+  const [kind, namespace, name] = (d.object ?? '').split('/');
+  const key = d.path === 'spec.version' ? [`${kind}/${name}`, `${kind}/${namespace}/${name}`].find((k) => Object.hasOwn(release.providers, k)) : undefined;
+  const where = key ? release.locate(['providers', key]) : d.file === undefined ? release.position : undefined;
+  return where ? { file: where.file, line: where.line, column: where.column } : {};
 }
 
 /** A problem of one cluster names it (the fleet stage's own problems already do). */
@@ -283,4 +302,48 @@ export async function lockOutput(options: FleetRenderOptions): Promise<({ fleet:
   if (!isFleet(manifest)) return { fleet: false, ...(await resolveManifest(manifest, options)) };
   const { resolutions, lockFile, lock } = await resolveFleet(manifest, options);
   return { fleet: true, resolutions: new Map([...resolutions].sort(([a], [b]) => compareStrings(a, b))), lockFile, lock };
+}
+
+/** One component's move in `plan --release`. */
+export interface ReleaseMove {
+  cluster: string;
+  component: string;
+  from?: string;
+  to?: string;
+}
+
+/** The versions of a resolution, by component label (and namespace when not the default one). */
+function versionsOf(resolution: Resolution): Map<string, string> {
+  const versions = new Map<string, string>();
+  if (resolution.certManager) versions.set(resolution.certManager.label, resolution.certManager.version);
+  for (const p of resolution.providers) versions.set(`${p.label} (${p.namespace})`, p.version);
+  return versions;
+}
+
+/**
+ * `plan --release <name>`: what moving clusters (all, or the `--cluster` ones) to a release
+ * changes, component by component. Writes nothing.
+ */
+export async function planRelease(options: FleetRenderOptions, release: string): Promise<{ clusters: { name: string; from?: string; moves: ReleaseMove[] }[] }> {
+  const manifest = await loadManifest(options.manifestPaths);
+  if (!isFleet(manifest)) {
+    throw new CapiGitopsError({ file: manifest.config.position?.file, message: '--release plans a fleet, and the manifest declares no clusters', expected: 'Config clusters: [{name: …, release: …}, …] and kind: Release documents', hint: 'drop --release to plan provider upgrades' });
+  }
+  const fetch = new FetchOnce();
+  const current = await resolveFleet(manifest, { ...options, frozen: false }, fetch);
+  const target = await resolveFleet(manifest, { ...options, frozen: false }, fetch, { release });
+  const selected = selectedClusters(current.clusters, options.clusters);
+  return {
+    clusters: current.clusters
+      .filter((c) => selected.has(c.name))
+      .map((c) => {
+        const before = versionsOf(current.resolutions.get(c.name)!);
+        const after = versionsOf(target.resolutions.get(c.name)!);
+        const moves: ReleaseMove[] = [];
+        for (const component of [...new Set([...before.keys(), ...after.keys()])]) {
+          if (before.get(component) !== after.get(component)) moves.push({ cluster: c.name, component, from: before.get(component), to: after.get(component) });
+        }
+        return { name: c.name, ...(c.release ? { from: c.release.name } : {}), moves };
+      }),
+  };
 }

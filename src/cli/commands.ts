@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { listVariables, type Resolution } from '../pipeline.js';
-import { renderOutput, lockOutput, type FleetRenderOptions } from '../fleet-render.js';
+import { renderOutput, lockOutput, planRelease, type FleetRenderOptions } from '../fleet-render.js';
 import { planManagementCluster, updateManagementCluster } from '../upgrade.js';
 import { renderUpgradePlanJson, renderUpgradePlanText } from '../resolve/upgrade-plan.js';
 import { writeOutput } from '../emit/write.js';
@@ -183,7 +183,20 @@ export async function lockCommand(flags: SourceFlags): Promise<void> {
   if (resolution.lock.changes.length === 0) out('the lockfile is up to date');
 }
 
-export async function planCommand(flags: SourceFlags & { json?: boolean }): Promise<void> {
+export async function planCommand(flags: SourceFlags & { json?: boolean; release?: string; cluster?: string[] }): Promise<void> {
+  if (flags.release !== undefined) {
+    const release = flags.release;
+    const plan = await withProgress(flags, (progress) => planRelease(renderOptions(flags, progress, { clusters: flags.cluster }), release));
+    if (flags.json) {
+      process.stdout.write(JSON.stringify({ release, clusters: plan.clusters }, null, 2) + '\n');
+      return;
+    }
+    for (const c of plan.clusters) {
+      process.stdout.write(`cluster ${c.name}: ${c.from ?? '(no release)'} → ${release}${c.moves.length === 0 ? ', no version changes' : ''}\n`);
+      for (const m of c.moves) process.stdout.write(`  ${m.component}: ${m.from ?? '(absent)'} → ${m.to ?? '(absent)'}\n`);
+    }
+    return;
+  }
   const { plan } = await withProgress(flags, (progress) => planManagementCluster(renderOptions(flags, progress)));
   process.stdout.write(flags.json ? renderUpgradePlanJson(plan) : renderUpgradePlanText(plan));
 }

@@ -64,6 +64,8 @@ export function buildProgram(): Command {
 
   withSourceFlags(program.command('plan').description('show available upgrades of the locked providers, like clusterctl upgrade plan'))
     .option('--json', 'print the plan as JSON')
+    .option('--release <name>', 'fleet: show what moving the clusters to this Release changes, component by component')
+    .option('--cluster <name>', 'fleet, with --release: plan only this cluster (repeatable)', collect)
     .action(planCommand);
 
   withSourceFlags(

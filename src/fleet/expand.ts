@@ -29,8 +29,13 @@ export interface FleetCluster {
 
 export interface Fleet {
   clusters: FleetCluster[];
-  /** Every Release of the input, by name. */
-  releases: Map<string, ReleaseObject>;
+  /** Every Release of the input, by name, with the shared manifest on that release (checked as a whole). */
+  releases: Map<string, { release: ReleaseObject; manifest: Manifest }>;
+}
+
+export interface ExpandOptions {
+  /** Every cluster on this release instead of its own (`plan --release`). */
+  release?: string;
 }
 
 /** Config fields a cluster does not inherit: they describe the fleet. */
@@ -177,11 +182,16 @@ function overlayLayer(cluster: string, snippet: Record<string, unknown>, base: F
 }
 
 /** The Release a cluster runs: its own, else Config.release. */
-function selectRelease(overlay: ClusterOverlay, index: number, manifest: Manifest, releases: Map<string, ReleaseObject>, bag: DiagnosticBag): ReleaseObject | undefined {
-  const name = overlay.release ?? manifest.config.release;
+function selectRelease(overlay: ClusterOverlay, index: number, manifest: Manifest, releases: Map<string, ReleaseObject>, bag: DiagnosticBag, override?: string): ReleaseObject | undefined {
+  const name = override ?? overlay.release ?? manifest.config.release;
   if (name === undefined) return undefined;
   const release = releases.get(name);
   if (!release) {
+    if (override !== undefined) {
+      const guess = closestName(name, [...releases.keys()]);
+      bag.add({ message: `--release ${name}: no such release`, expected: `one of ${[...releases.keys()].sort(compareStrings).join(', ') || '(there are no kind: Release documents)'}`, hint: guess ? `did you mean --release ${guess}?` : 'add the Release document to one of the -f files' });
+      return undefined;
+    }
     const path: FieldPath = overlay.release !== undefined ? ['clusters', index, 'release'] : ['release'];
     const guess = closestName(name, [...releases.keys()]);
     bag.add({
@@ -197,10 +207,10 @@ function selectRelease(overlay: ClusterOverlay, index: number, manifest: Manifes
 }
 
 /** Validates the merged result as a single manifest would be; problems name cluster and layer. */
-function mergedManifest(cluster: string, merged: Values, layers: readonly Layer[], manifest: Manifest, bag: DiagnosticBag): Manifest {
+function mergedManifest(subject: string, merged: Values, layers: readonly Layer[], manifest: Manifest, bag: DiagnosticBag): Manifest {
   const origin = (path: FieldPath, what: string): Pick<Diagnostic, 'file' | 'line' | 'column' | 'object'> => {
     const layer = layerOf(layers, path);
-    return { ...at(layer?.where(path)), object: `cluster ${cluster}, ${layer?.label ?? 'the merged configuration'}: ${what}` };
+    return { ...at(layer?.where(path)), object: `${subject}, ${layer?.label ?? 'the merged configuration'}: ${what}` };
   };
   const providers: ProviderObject[] = [];
   const shared = new Map(manifest.providers.map((p) => [providerKey(p), p]));
@@ -265,7 +275,7 @@ function duplicateReleases(manifest: Manifest): Map<string, ReleaseObject> {
  * reported in one error. A manifest without clusters is not a fleet: callers render it as one
  * cluster at the output's root.
  */
-export function expandFleet(manifest: Manifest): Fleet {
+export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fleet {
   const bag = new DiagnosticBag();
   const releases = duplicateReleases(manifest);
   duplicateClusters(manifest, bag);
@@ -274,7 +284,7 @@ export function expandFleet(manifest: Manifest): Fleet {
   const defaults: Layer = { name: 'tool defaults', label: 'the tool defaults', values: TOOL_DEFAULTS, where: () => undefined };
   const clusters: FleetCluster[] = [];
   (manifest.config.clusters ?? []).forEach((overlay, index) => {
-    const release = selectRelease(overlay, index, manifest, releases, bag);
+    const release = selectRelease(overlay, index, manifest, releases, bag, options.release);
     const own = overlayLayer(overlay.name, overlay as unknown as Record<string, unknown>, ['clusters', index], false, sharedKeys, manifest.config);
     const escape = overlayLayer(overlay.name, overlay.unsupportedOverrides ?? {}, ['clusters', index, 'unsupportedOverrides'], true, sharedKeys, manifest.config);
     [...own.problems, ...escape.problems].forEach((d) => bag.add(d));
@@ -285,10 +295,15 @@ export function expandFleet(manifest: Manifest): Fleet {
     const escaped = leafPaths(overlay.unsupportedOverrides ?? {});
     if (escaped.length > 0) warnings.push(`cluster ${overlay.name}: unsupportedOverrides sets ${escaped.join(', ')}; these bypass the overlay's checks and are not supported`);
     if (release?.deprecated) warnings.push(`cluster ${overlay.name} runs release ${release.name}, which is deprecated; move it to a current release`);
-    clusters.push({ name: overlay.name, ...(release ? { release } : {}), manifest: mergedManifest(overlay.name, merged, layers, manifest, bag), warnings });
+    clusters.push({ name: overlay.name, ...(release ? { release } : {}), manifest: mergedManifest(`cluster ${overlay.name}`, merged, layers, manifest, bag), warnings });
   });
+  const checked = new Map<string, { release: ReleaseObject; manifest: Manifest }>();
+  for (const release of releases.values()) {
+    const layers = [defaults, shared, releaseLayer(release, sharedKeys)];
+    checked.set(release.name, { release, manifest: mergedManifest(`release ${release.name}`, mergeLayers(layers), layers, manifest, bag) });
+  }
   bag.throwIfAny();
-  return { clusters, releases };
+  return { clusters, releases: checked };
 }
 
 /** Whether a manifest declares a fleet. */
