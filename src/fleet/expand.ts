@@ -79,7 +79,7 @@ function sharedLayer(manifest: Manifest): Layer {
   for (const [field, value] of Object.entries(manifest.config)) if (!FLEET_FIELDS.has(field)) config[field] = structuredClone(value);
   return {
     name: 'shared manifest',
-    label: 'the shared manifest',
+    label: 'shared manifest',
     values: { providers, config },
     where: (path) => (path[0] === 'providers' ? positions.get(String(path[1])) : manifest.config.locate?.(path.slice(1)) ?? manifest.config.position),
   };
@@ -170,7 +170,7 @@ function overlayLayer(cluster: string, snippet: Record<string, unknown>, base: F
     problems,
     layer: {
       name: layerName,
-      label: `the ${layerName} of cluster ${cluster}`,
+      label: layerName,
       values: { providers, config: configValues },
       where: (path) => {
         if (path[0] === 'providers') return locate(['providers', written.get(String(path[1])) ?? '', ...path.slice(2)]);
@@ -281,7 +281,7 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
   duplicateClusters(manifest, bag);
   const shared = sharedLayer(manifest);
   const sharedKeys = manifest.providers.map(providerKey);
-  const defaults: Layer = { name: 'tool defaults', label: 'the tool defaults', values: TOOL_DEFAULTS, where: () => undefined };
+  const defaults: Layer = { name: 'tool defaults', label: 'tool defaults', values: TOOL_DEFAULTS, where: () => undefined };
   const clusters: FleetCluster[] = [];
   (manifest.config.clusters ?? []).forEach((overlay, index) => {
     const release = selectRelease(overlay, index, manifest, releases, bag, options.release);
