@@ -7,6 +7,7 @@
  */
 import { CapiGitopsError, compareStrings, DiagnosticBag, formatDiagnostic, type Diagnostic } from './model/diagnostics.js';
 import type { KObject } from './model/kobject.js';
+import type { RenderedComponent } from './render/types.js';
 import { mergeUserValues } from './kernel/values.js';
 import { loadManifest } from './manifest/load.js';
 import type { Manifest, ReleaseObject } from './manifest/types.js';
@@ -46,6 +47,8 @@ export interface FleetResult {
   warnings: string[];
   /** Artifact texts the clusters asked to parse, and how many were parsed (distinct texts). */
   parsing: { requested: number; parsed: number };
+  /** Components the clusters rendered, and how many distinct ones were rendered. */
+  rendering: { requested: number; rendered: number };
   /** Artifact fetches the clusters asked for, and how many reached a source. */
   fetching: { requested: number; fetched: number };
 }
@@ -126,6 +129,38 @@ class ParseOnce {
       (results) => batch.forEach((b, i) => b.resolve(results[i]!)),
       (err: unknown) => batch.forEach((b) => b.reject(err)),
     );
+  }
+}
+
+/**
+ * Renders a component once per distinct input: clusters whose component has the same parsed
+ * text and the same settings share the rendered objects, and so the laid-out files.
+ */
+class RenderOnce {
+  requested = 0;
+  private readonly ids = new WeakMap<KObject[], number>();
+  private next = 0;
+  private readonly rendered = new Map<string, RenderedComponent>();
+  readonly componentFiles = new WeakMap<RenderedComponent, Map<string, string>>();
+
+  component = (key: string, objects: KObject[], render: () => RenderedComponent): RenderedComponent => {
+    this.requested++;
+    let id = this.ids.get(objects);
+    if (id === undefined) {
+      id = this.next++;
+      this.ids.set(objects, id);
+    }
+    const full = `${id}\0${key}`;
+    let component = this.rendered.get(full);
+    if (!component) {
+      component = render();
+      this.rendered.set(full, component);
+    }
+    return component;
+  };
+
+  get distinct(): number {
+    return this.rendered.size;
   }
 }
 
@@ -246,6 +281,7 @@ function clusterManifest(cluster: FleetCluster, layout: LayoutName): Manifest {
 export async function renderFleet(manifest: Manifest, options: FleetRenderOptions): Promise<FleetResult> {
   const fetch = new FetchOnce();
   const parse = new ParseOnce(options.sources?.cache);
+  const renders = new RenderOnce();
   const layout: LayoutName = options.layout ?? manifest.config.output?.layout ?? 'kustomize';
   const resolved = await resolveFleet(manifest, options, fetch);
   const selected = selectedClusters(resolved.clusters, options.clusters);
@@ -258,7 +294,7 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
       .map(async (cluster) => {
         try {
           const resolution = { ...resolved.resolutions.get(cluster.name)!, manifest: clusterManifest(cluster, layout) };
-          const result = await renderResolution(resolution, { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) }, { parse: parse.parse });
+          const result = await renderResolution(resolution, { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) }, { parse: parse.parse, component: renders.component, componentFiles: renders.componentFiles });
           trees.set(cluster.name, result.files);
           warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
         } catch (err) {
@@ -292,6 +328,7 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
     lock: resolved.lock,
     warnings: warnings.sort(compareStrings),
     parsing: { requested: parse.requested, parsed: parse.parsed },
+    rendering: { requested: renders.requested, rendered: renders.distinct },
     fetching: { requested: fetch.requested, fetched: fetch.fetched },
   };
 }

@@ -179,6 +179,10 @@ export interface SharedRun {
   decorate?: NonNullable<ResolveOptions['decorate']>;
   /** Parses artifacts (one parse per distinct text per run). */
   parse?: (sources: ParseInput[]) => Promise<KObject[][]>;
+  /** Renders a component once per run for each distinct input (`key` names every input). */
+  component?: (key: string, objects: KObject[], render: () => RenderedComponent) => RenderedComponent;
+  /** The files of components already laid out in this run. */
+  componentFiles?: WeakMap<RenderedComponent, Map<string, string>>;
 }
 
 /** resolveManagementCluster for a manifest already loaded (one cluster of a fleet). */
@@ -265,16 +269,20 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
 
   // 3. Transforms, per component.
   const components: RenderedComponent[] = [];
+  const unmanagedKey = JSON.stringify(manifest.config.overrides ?? []);
   prepared.forEach((p, i) => {
     try {
-      components.push(renderProvider(manifest, p, parsed[i]!, options, bag));
+      // a configSecret's values take part in the render, so such a provider is rendered on its own
+      const render = () => renderProvider(manifest, p, parsed[i]!, options, bag);
+      components.push(shared?.component && !p.secret ? shared.component(componentKey(p.resolved, manifest.config.images, unmanagedKey), parsed[i]!, render) : render());
     } catch (err) {
       collect(bag, err);
     }
   });
   if (certManager) {
-    const objects = renderCertManagerObjects(parsed[prepared.length]!, certManager.version, manifest.config.images ?? {});
-    components.push({
+    const render = (): RenderedComponent => {
+      const objects = renderCertManagerObjects(parsed[prepared.length]!, certManager.version, manifest.config.images ?? {});
+      return {
       label: certManager.label,
       type: 'CertManager',
       name: 'cert-manager',
@@ -282,7 +290,10 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
       namespace: namespaceOf(objects) ?? 'cert-manager',
       artifactSha256: certManager.components.sha256,
       objects,
-    });
+      };
+    };
+    const key = JSON.stringify(['cert-manager', certManager.version, certManager.components.sha256, manifest.config.images ?? {}, unmanagedKey]);
+    components.push(shared?.component ? shared.component(key, parsed[prepared.length]!, render) : render());
   }
   bag.throwIfAny();
 
@@ -311,7 +322,7 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
         subdirectory: options.outputSubdirectory,
       })
     : undefined;
-  const files = layoutOutput({ layout, components, unmanaged, wiring, command: options.command ?? 'capi-gitops render' });
+  const files = layoutOutput({ layout, components, unmanaged, wiring, command: options.command ?? 'capi-gitops render', componentFiles: shared?.componentFiles });
   const overridden = unmanagedObjects(components, unmanaged);
   const warnings = overridden.length > 0 ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`] : [];
   return { ...resolution, components, files, layout, warnings };
@@ -354,6 +365,12 @@ function renderProvider(manifest: Manifest, p: PreparedProvider, objects: KObjec
   });
   return { label: r.label, type: r.kind, name: r.name, version: r.version, namespace: r.namespace, artifactSha256: r.components.sha256, objects: rendered };
 }
+
+/** Every input of a provider's render except its parsed objects (which the caller keys by identity). */
+function componentKey(r: ResolvedProvider, images: ToolConfigImages, unmanaged: string): string {
+  return JSON.stringify([r.kind, r.name, r.label, r.version, r.namespace, r.components.sha256, r.provider.spec, images ?? {}, unmanaged]);
+}
+type ToolConfigImages = Manifest['config']['images'];
 
 function namespaceOf(objects: KObject[]): string | undefined {
   return objects.find((o) => o.kind === 'Namespace')?.metadata.name;

@@ -288,7 +288,11 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
     const own = overlayLayer(overlay.name, overlay as unknown as Record<string, unknown>, ['clusters', index], false, sharedKeys, manifest.config);
     const escape = overlayLayer(overlay.name, overlay.unsupportedOverrides ?? {}, ['clusters', index, 'unsupportedOverrides'], true, sharedKeys, manifest.config);
     [...own.problems, ...escape.problems].forEach((d) => bag.add(d));
-    const known = [...new Set([...sharedKeys, ...Object.keys(own.layer.values.providers as Values), ...Object.keys(escape.layer.values.providers as Values)])];
+    // the providers this cluster ends up with: a release pins those, and only those
+    const overlays = [own.layer.values.providers as Values, escape.layer.values.providers as Values];
+    const keys = new Set(sharedKeys);
+    for (const providers of overlays) for (const [key, value] of Object.entries(providers)) value === null ? keys.delete(key) : keys.add(key);
+    const known = [...keys];
     const layers = [defaults, shared, ...(release ? [releaseLayer(release, known)] : []), own.layer, escape.layer];
     const merged = mergeLayers(layers);
     const warnings: string[] = [];
