@@ -384,3 +384,21 @@ export async function planRelease(options: FleetRenderOptions, release: string):
       }),
   };
 }
+
+/**
+ * Commands that read one cluster's manifest and lock (`plan` without --release, `update`,
+ * `render --list-variables`) refuse a fleet rather than act on its shared part alone: `update`
+ * would rewrite the fleet's lock as one cluster's.
+ */
+export async function refuseFleet(options: FleetRenderOptions, what: string, hint: string): Promise<void> {
+  const manifest = await loadManifest(options.manifestPaths);
+  if (!isFleet(manifest)) return;
+  throw new CapiGitopsError({
+    ...(manifest.config.position ? { file: manifest.config.position.file, line: manifest.config.position.line, column: manifest.config.position.column } : {}),
+    object: 'Config',
+    path: 'clusters',
+    message: `${what} works on a single cluster, and this manifest declares a fleet`,
+    expected: 'a manifest without clusters',
+    hint,
+  });
+}

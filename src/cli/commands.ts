@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { listVariables, type Resolution } from '../pipeline.js';
-import { renderOutput, lockOutput, planRelease, type FleetRenderOptions } from '../fleet-render.js';
+import { renderOutput, lockOutput, planRelease, refuseFleet, type FleetRenderOptions } from '../fleet-render.js';
 import { planManagementCluster, updateManagementCluster } from '../upgrade.js';
 import { renderUpgradePlanJson, renderUpgradePlanText } from '../resolve/upgrade-plan.js';
 import { writeOutput } from '../emit/write.js';
@@ -92,7 +92,11 @@ async function saveLock(resolution: Pick<Resolution, 'lockFile' | 'lock'>, out: 
 export async function renderCommand(flags: RenderFlags): Promise<void> {
   const out = printer(flags);
   if (flags.listVariables) {
-    const providers = await withProgress(flags, (progress) => listVariables(renderOptions(flags, progress)));
+    const providers = await withProgress(flags, async (progress) => {
+      const options = renderOptions(flags, progress);
+      await refuseFleet(options, 'render --list-variables', 'list the variables of a single-cluster manifest (the shared documents without clusters:)');
+      return listVariables(options);
+    });
     for (const provider of providers) {
       process.stdout.write(`${provider.label} ${provider.version} (namespace ${provider.namespace})\n`);
       if (provider.variables.length === 0) process.stdout.write('  (no variables)\n');
@@ -197,13 +201,21 @@ export async function planCommand(flags: SourceFlags & { json?: boolean; release
     }
     return;
   }
-  const { plan } = await withProgress(flags, (progress) => planManagementCluster(renderOptions(flags, progress)));
+  const { plan } = await withProgress(flags, async (progress) => {
+    const options = renderOptions(flags, progress);
+    await refuseFleet(options, 'plan without --release', 'plan a fleet with `capi-gitops plan -f <path> --release <name>`, or move a cluster by pinning versions in its overlay');
+    return planManagementCluster(options);
+  });
   process.stdout.write(flags.json ? renderUpgradePlanJson(plan) : renderUpgradePlanText(plan));
 }
 
 export async function updateCommand(providers: string[], flags: SourceFlags & { contract?: string }): Promise<void> {
   const out = printer(flags);
-  const result = await withProgress(flags, (progress) => updateManagementCluster(renderOptions(flags, progress), { contract: flags.contract, providers }));
+  const result = await withProgress(flags, async (progress) => {
+    const options = renderOptions(flags, progress);
+    await refuseFleet(options, 'update', 'in a fleet, versions move through kind: Release documents or the clusters\' overlays; see `capi-gitops plan --release`');
+    return updateManagementCluster(options, { contract: flags.contract, providers });
+  });
   for (const edit of result.edits) {
     const where = `${displayPath(edit.file)}:${edit.line}`;
     const what = `${edit.kind}/${edit.namespace}/${edit.name}`;
