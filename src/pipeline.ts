@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Artifact } from './sources/source.js';
+import type { Artifact, ProviderRepository } from './sources/source.js';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from './model/diagnostics.js';
 import type { KObject } from './model/kobject.js';
 import type { ImageMeta, Manifest, ProviderObject, SecretObject } from './manifest/types.js';
@@ -14,6 +14,7 @@ import { resolveCertManager, resolveProviders, type ResolvedCertManager, type Re
 import { buildProviderRegistry } from './resolve/registry.js';
 import type { SourceOptions } from './sources/request.js';
 import { lockfilePath, readLockfile } from './lock/lockfile.js';
+import type { Lockfile } from './lock/types.js';
 import { LockSession, type LockOutcome } from './lock/session.js';
 import { inspectVariables, substituteVariables, missingVariablesError, type VariableReference } from './render/variables.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
@@ -48,6 +49,8 @@ export interface RenderOptions {
   outputDir?: string;
   /** The command that regenerates the output, for its README (no absolute paths). */
   command?: string;
+  /** Where this render's tree sits below outputDir (a fleet cluster's `clusters/<name>`). */
+  outputSubdirectory?: string;
 }
 
 /** What resolution found, and the lock that records it. */
@@ -165,7 +168,25 @@ function collect(bag: DiagnosticBag, err: unknown): void {
  * the manifest; locked files come from the cache and are checked against their digests.
  */
 export async function resolveManagementCluster(options: RenderOptions): Promise<Resolution> {
-  const manifest = await loadManifest(options.manifestPaths);
+  return resolveManifest(await loadManifest(options.manifestPaths), options);
+}
+
+/** What a fleet shares between its clusters' runs (src/fleet-render.ts). */
+export interface SharedRun {
+  /** The lock this cluster's pins come from, instead of the lockfile on disk. */
+  previous?: Lockfile;
+  /** Wraps each repository before the lock session does (one fetch per artifact per run). */
+  decorate?: NonNullable<ResolveOptions['decorate']>;
+  /** Parses artifacts (one parse per distinct text per run). */
+  parse?: (sources: ParseInput[]) => Promise<KObject[][]>;
+  /** Renders a component once per run for each distinct input (`key` names every input). */
+  component?: (key: string, objects: KObject[], render: () => RenderedComponent) => RenderedComponent;
+  /** The files of components already laid out in this run. */
+  componentFiles?: WeakMap<RenderedComponent, Map<string, string>>;
+}
+
+/** resolveManagementCluster for a manifest already loaded (one cluster of a fleet). */
+export async function resolveManifest(manifest: Manifest, options: RenderOptions, shared?: SharedRun): Promise<Resolution> {
   const lockFile = lockfilePath(manifest.baseDir);
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
   const configured = options.sources ?? {};
@@ -173,14 +194,16 @@ export async function resolveManagementCluster(options: RenderOptions): Promise<
   const apiUrl = configured.github?.apiUrl ?? manifest.config.github?.apiUrl;
   const sources: SourceOptions = apiUrl === undefined ? configured : { ...configured, github: { ...configured.github, apiUrl } };
   const session = new LockSession(manifest, {
-    previous: await readLockfile(lockFile),
+    previous: shared ? shared.previous : await readLockfile(lockFile),
     file: lockFile,
     registry,
     cache: sources.cache,
     offline: sources.offline,
     overrides: options.versionOverrides,
   });
-  const resolveOptions: ResolveOptions = { sources, pinnedVersion: session.pinnedVersion, decorate: session.decorate };
+  const outer = shared?.decorate;
+  const decorate = outer ? (repository: ProviderRepository, component: Parameters<typeof outer>[1]) => session.decorate(outer(repository, component), component) : session.decorate;
+  const resolveOptions: ResolveOptions = { sources, pinnedVersion: session.pinnedVersion, decorate };
   const [providers, certManager] = await Promise.all([
     resolveProviders(manifest, resolveOptions),
     resolveCertManager(manifest.config, manifest.baseDir, resolveOptions),
@@ -217,7 +240,11 @@ function imageOverridesFor(manifest: Manifest, secret: SecretObject | undefined)
 }
 
 export async function renderManagementCluster(options: RenderOptions): Promise<RenderResult> {
-  const resolution = await resolveManagementCluster(options);
+  return renderResolution(await resolveManagementCluster(options), options);
+}
+
+/** Renders what resolution found; a fleet shares the parsing between its clusters. */
+export async function renderResolution(resolution: Resolution, options: RenderOptions, shared?: SharedRun): Promise<RenderResult> {
   const { manifest, providers, certManager } = resolution;
   const prepared = prepareProviders(manifest, providers);
 
@@ -238,20 +265,24 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
   // 2. Parse every artifact (YAML 1.1, aliases refused), in parallel.
   const sources = prepared.map((p, i) => ({ text: substituted[i]!, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
-  const parsed = await parseWithCache(sources, options.sources?.cache);
+  const parsed = shared?.parse ? await shared.parse(sources) : await parseWithCache(sources, options.sources?.cache);
 
   // 3. Transforms, per component.
   const components: RenderedComponent[] = [];
+  const unmanagedKey = JSON.stringify(manifest.config.overrides ?? []);
   prepared.forEach((p, i) => {
     try {
-      components.push(renderProvider(manifest, p, parsed[i]!, options, bag));
+      // a configSecret's values take part in the render, so such a provider is rendered on its own
+      const render = () => renderProvider(manifest, p, parsed[i]!, options, bag);
+      components.push(shared?.component && !p.secret ? shared.component(componentKey(p.resolved, manifest.config.images, unmanagedKey), parsed[i]!, render) : render());
     } catch (err) {
       collect(bag, err);
     }
   });
   if (certManager) {
-    const objects = renderCertManagerObjects(parsed[prepared.length]!, certManager.version, manifest.config.images ?? {});
-    components.push({
+    const render = (): RenderedComponent => {
+      const objects = renderCertManagerObjects(parsed[prepared.length]!, certManager.version, manifest.config.images ?? {});
+      return {
       label: certManager.label,
       type: 'CertManager',
       name: 'cert-manager',
@@ -259,7 +290,10 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
       namespace: namespaceOf(objects) ?? 'cert-manager',
       artifactSha256: certManager.components.sha256,
       objects,
-    });
+      };
+    };
+    const key = JSON.stringify(['cert-manager', certManager.version, certManager.components.sha256, manifest.config.images ?? {}, unmanagedKey]);
+    components.push(shared?.component ? shared.component(key, parsed[prepared.length]!, render) : render());
   }
   bag.throwIfAny();
 
@@ -285,9 +319,10 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
         valuesFiles: options.valuesFiles,
         set: options.set,
         outputDir: options.outputDir,
+        subdirectory: options.outputSubdirectory,
       })
     : undefined;
-  const files = layoutOutput({ layout, components, unmanaged, wiring, command: options.command ?? 'capi-gitops render' });
+  const files = layoutOutput({ layout, components, unmanaged, wiring, command: options.command ?? 'capi-gitops render', componentFiles: shared?.componentFiles });
   const overridden = unmanagedObjects(components, unmanaged);
   const warnings = overridden.length > 0 ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`] : [];
   return { ...resolution, components, files, layout, warnings };
@@ -297,7 +332,7 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
  * Parsed forms are cached by the sha256 of the text that was parsed (the artifact after variable
  * substitution) and the parser's version, so a warm render skips YAML parsing altogether.
  */
-async function parseWithCache(sources: ParseInput[], cache: ArtifactCache | undefined): Promise<KObject[][]> {
+export async function parseWithCache(sources: ParseInput[], cache: ArtifactCache | undefined): Promise<KObject[][]> {
   if (!cache) return parseArtifactsParallel(sources);
   const keys = sources.map((s) => `${PARSER_VERSION}:${sha256Hex(s.text)}`);
   const cached = await Promise.all(keys.map((key) => cache.getParsed<KObject[]>(key)));
@@ -330,6 +365,12 @@ function renderProvider(manifest: Manifest, p: PreparedProvider, objects: KObjec
   });
   return { label: r.label, type: r.kind, name: r.name, version: r.version, namespace: r.namespace, artifactSha256: r.components.sha256, objects: rendered };
 }
+
+/** Every input of a provider's render except its parsed objects (which the caller keys by identity). */
+function componentKey(r: ResolvedProvider, images: ToolConfigImages, unmanaged: string): string {
+  return JSON.stringify([r.kind, r.name, r.label, r.version, r.namespace, r.components.sha256, r.provider.spec, images ?? {}, unmanaged]);
+}
+type ToolConfigImages = Manifest['config']['images'];
 
 function namespaceOf(objects: KObject[]): string | undefined {
   return objects.find((o) => o.kind === 'Namespace')?.metadata.name;

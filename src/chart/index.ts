@@ -30,6 +30,8 @@ export interface ChartRequest {
   set?: readonly SetExpression[];
   /** The output directory, to find its path in its Git repository when Config.gitops.path is unset. */
   outputDir?: string;
+  /** Where the tree the chart wires sits below the output directory (a fleet's `clusters/<name>`); appended to `path`. */
+  subdirectory?: string;
 }
 
 export interface PreparedChart {
@@ -92,5 +94,6 @@ export async function prepareChart(request: ChartRequest): Promise<PreparedChart
       hint: 'set gitops.path in the Config document, pass --set path=clusters/mgmt/capi, or write the output inside a Git repository',
     });
   }
+  if (request.subdirectory) values.path = values.path === '.' || values.path === '' ? request.subdirectory : `${values.path.replace(/\/+$/, '')}/${request.subdirectory}`;
   return { chart, values };
 }

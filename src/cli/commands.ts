@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { listVariables, renderManagementCluster, resolveManagementCluster, type RenderOptions, type Resolution } from '../pipeline.js';
+import { listVariables, type Resolution } from '../pipeline.js';
+import { renderOutput, lockOutput, planRelease, refuseFleet, type FleetRenderOptions } from '../fleet-render.js';
 import { planManagementCluster, updateManagementCluster } from '../upgrade.js';
 import { renderUpgradePlanJson, renderUpgradePlanText } from '../resolve/upgrade-plan.js';
 import { writeOutput } from '../emit/write.js';
@@ -29,6 +30,7 @@ export interface RenderFlags extends SourceFlags {
   values?: string[];
   set?: string[];
   setString?: string[];
+  cluster?: string[];
 }
 
 const MASK = '********';
@@ -46,7 +48,7 @@ function printer(flags: SourceFlags): (line: string) => void {
 }
 
 /** Options for the pipeline from the shared flags, with a progress display on stderr. */
-function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Partial<RenderOptions> = {}): RenderOptions {
+function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Partial<FleetRenderOptions> = {}): FleetRenderOptions {
   if (!flags.file?.length) throw new UsageError('at least one -f/--file <file or directory> is needed');
   return {
     manifestPaths: flags.file,
@@ -79,7 +81,7 @@ function printResolution(resolution: Resolution, out: (line: string) => void): v
   if (resolution.certManager) out(`resolved cert-manager ${resolution.certManager.version}`);
 }
 
-async function saveLock(resolution: Resolution, out: (line: string) => void): Promise<void> {
+async function saveLock(resolution: Pick<Resolution, 'lockFile' | 'lock'>, out: (line: string) => void): Promise<void> {
   const written = await writeLockfile(resolution.lockFile, resolution.lock.lock);
   const where = displayPath(resolution.lockFile);
   if (!written) return;
@@ -90,7 +92,11 @@ async function saveLock(resolution: Resolution, out: (line: string) => void): Pr
 export async function renderCommand(flags: RenderFlags): Promise<void> {
   const out = printer(flags);
   if (flags.listVariables) {
-    const providers = await withProgress(flags, (progress) => listVariables(renderOptions(flags, progress)));
+    const providers = await withProgress(flags, async (progress) => {
+      const options = renderOptions(flags, progress);
+      await refuseFleet(options, 'render --list-variables', 'list the variables of a single-cluster manifest (the shared documents without clusters:)');
+      return listVariables(options);
+    });
     for (const provider of providers) {
       process.stdout.write(`${provider.label} ${provider.version} (namespace ${provider.namespace})\n`);
       if (provider.variables.length === 0) process.stdout.write('  (no variables)\n');
@@ -104,8 +110,9 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   const output = flags.output;
   if (!output) throw new UsageError('render needs -o/--output <dir> (or --list-variables)');
   const result = await withProgress(flags, (progress) =>
-    renderManagementCluster(
+    renderOutput(
       renderOptions(flags, progress, {
+        clusters: flags.cluster,
         allowSecretValues: flags.allowSecretValues,
         frozen: flags.frozen,
         layout: flags.layout,
@@ -116,7 +123,12 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
       }),
     ),
   );
-  printResolution(result, out);
+  if (result.fleet) {
+    for (const c of result.clusters) {
+      out(`cluster ${c.name}${c.release ? ` (release ${c.release})` : ''}${c.rendered ? '' : ': not rendered (--cluster), its files are kept'}`);
+      printResolution(c.resolution, (line) => out(`  ${line}`));
+    }
+  } else printResolution(result, out);
   for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
   const summary = await writeOutput(path.resolve(output), result.files);
   for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
@@ -168,20 +180,42 @@ export async function chartShowCommand(name: string, flags: { outputDir?: string
 
 export async function lockCommand(flags: SourceFlags): Promise<void> {
   const out = printer(flags);
-  const resolution = await withProgress(flags, (progress) => resolveManagementCluster(renderOptions(flags, progress)));
-  printResolution(resolution, out);
+  const resolution = await withProgress(flags, (progress) => lockOutput(renderOptions(flags, progress)));
+  if (resolution.fleet) for (const [name, r] of resolution.resolutions) printResolution(r, (line) => out(`${name}: ${line}`));
+  else printResolution(resolution, out);
   await saveLock(resolution, out);
   if (resolution.lock.changes.length === 0) out('the lockfile is up to date');
 }
 
-export async function planCommand(flags: SourceFlags & { json?: boolean }): Promise<void> {
-  const { plan } = await withProgress(flags, (progress) => planManagementCluster(renderOptions(flags, progress)));
+export async function planCommand(flags: SourceFlags & { json?: boolean; release?: string; cluster?: string[] }): Promise<void> {
+  if (flags.release !== undefined) {
+    const release = flags.release;
+    const plan = await withProgress(flags, (progress) => planRelease(renderOptions(flags, progress, { clusters: flags.cluster }), release));
+    if (flags.json) {
+      process.stdout.write(JSON.stringify({ release, clusters: plan.clusters }, null, 2) + '\n');
+      return;
+    }
+    for (const c of plan.clusters) {
+      process.stdout.write(`cluster ${c.name}: ${c.from ?? '(no release)'} → ${release}${c.moves.length === 0 ? ', no version changes' : ''}\n`);
+      for (const m of c.moves) process.stdout.write(`  ${m.component}: ${m.from ?? '(absent)'} → ${m.to ?? '(absent)'}\n`);
+    }
+    return;
+  }
+  const { plan } = await withProgress(flags, async (progress) => {
+    const options = renderOptions(flags, progress);
+    await refuseFleet(options, 'plan without --release', 'plan a fleet with `capi-gitops plan -f <path> --release <name>`, or move a cluster by pinning versions in its overlay');
+    return planManagementCluster(options);
+  });
   process.stdout.write(flags.json ? renderUpgradePlanJson(plan) : renderUpgradePlanText(plan));
 }
 
 export async function updateCommand(providers: string[], flags: SourceFlags & { contract?: string }): Promise<void> {
   const out = printer(flags);
-  const result = await withProgress(flags, (progress) => updateManagementCluster(renderOptions(flags, progress), { contract: flags.contract, providers }));
+  const result = await withProgress(flags, async (progress) => {
+    const options = renderOptions(flags, progress);
+    await refuseFleet(options, 'update', 'in a fleet, versions move through kind: Release documents or the clusters\' overlays; see `capi-gitops plan --release`');
+    return updateManagementCluster(options, { contract: flags.contract, providers });
+  });
   for (const edit of result.edits) {
     const where = `${displayPath(edit.file)}:${edit.line}`;
     const what = `${edit.kind}/${edit.namespace}/${edit.name}`;

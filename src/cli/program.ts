@@ -49,6 +49,7 @@ export function buildProgram(): Command {
     .option('--values <file>', 'chart values file for the argocd/flux wiring (repeatable, later files win)', collect)
     .option('--set <key=value>', "set a chart value, Helm's syntax: a.b=c, list[0]=x, list={a,b} (repeatable, last wins)", collect)
     .option('--set-string <key=value>', 'like --set, but every value stays a string (repeatable; applied after --set)', collect)
+    .option('--cluster <name>', 'fleet: render and write only this cluster (repeatable); the other clusters\' files keep their bytes', collect)
     .action(renderCommand);
 
   const chart = program.command('chart').description('the charts that draw the Argo CD and Flux wiring');
@@ -63,6 +64,8 @@ export function buildProgram(): Command {
 
   withSourceFlags(program.command('plan').description('show available upgrades of the locked providers, like clusterctl upgrade plan'))
     .option('--json', 'print the plan as JSON')
+    .option('--release <name>', 'fleet: show what moving the clusters to this Release changes, component by component')
+    .option('--cluster <name>', 'fleet, with --release: plan only this cluster (repeatable)', collect)
     .action(planCommand);
 
   withSourceFlags(

@@ -25,6 +25,8 @@ export interface KustomizeLayoutOptions {
   emitDocument?: (obj: KObject) => string;
   /** Which GitOps tools' apply-safety annotations to write. Default: both, no overrides. */
   safety?: SafetyContext;
+  /** Files of components already laid out with the same safety context (a fleet's clusters share components). */
+  componentFiles?: WeakMap<RenderedComponent, Map<string, string>>;
 }
 
 /** The kustomize layout serves whichever tool the user points at it: it carries both tools' rules. */
@@ -118,6 +120,12 @@ export function layoutKustomize(components: readonly RenderedComponent[], opts: 
     dirLabels.set(dir, component.label);
     dirs.push(dir);
 
+    const cached = opts.componentFiles?.get(component);
+    if (cached) {
+      for (const [file, text] of cached) files.set(file, text);
+      continue;
+    }
+    const own = new Map<string, string>();
     const header = collecting(bag, () => provenanceComment(component));
     const paths = objectPaths(dir, applySafety(component.objects, safety), bag);
     if (header === undefined || bag.size > 0) continue;
@@ -125,10 +133,12 @@ export function layoutKustomize(components: readonly RenderedComponent[], opts: 
       let text = emit(obj);
       const large = largeObjectSyncOption(obj, Buffer.byteLength(text), safety);
       if (large) text = emit(large);
-      files.set(`${dir}/${rel}`, GENERATED_COMMENT + text);
+      own.set(`${dir}/${rel}`, GENERATED_COMMENT + text);
     }
     const resources = [...paths.keys()].sort(compareCodeUnits);
-    files.set(`${dir}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header, resources }));
+    own.set(`${dir}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header, resources }));
+    for (const [file, text] of own) files.set(file, text);
+    opts.componentFiles?.set(component, own);
   }
   bag.throwIfAny();
 

@@ -36,6 +36,8 @@ export interface LayoutInput {
   command: string;
   /** Output files that hold secret values, listed under a warning in the README. */
   secretFiles?: readonly string[];
+  /** Files of components laid out before with the same layout and overrides (a fleet's shared components). */
+  componentFiles?: WeakMap<RenderedComponent, Map<string, string>>;
 }
 
 /** The chart a layout draws its wiring with, or undefined for the kustomize layout. */
@@ -68,7 +70,7 @@ export function layoutOutput(input: LayoutInput): Map<string, string> {
     );
   }
   const wired = input.layout === 'kustomize' ? undefined : WIRED_LAYOUTS[input.layout];
-  const files = layoutKustomize(input.components, { safety: wired ? wired.safety(input.unmanaged) : { ...BOTH_TOOLS, unmanaged: input.unmanaged } });
+  const files = layoutKustomize(input.components, { safety: wired ? wired.safety(input.unmanaged) : { ...BOTH_TOOLS, unmanaged: input.unmanaged }, componentFiles: input.componentFiles });
   if (wired) {
     if (!input.wiring) throw new Error(`layout ${input.layout} needs a chart`);
     for (const [file, text] of wiringFiles({ ...input.wiring, components: input.components, unmanaged: input.unmanaged, defaultNamespace: wired.defaultNamespace, directory: wired.wiringDirectory })) files.set(file, text);

@@ -57,6 +57,7 @@ function entryData(entry: LockEntry): Record<string, unknown> {
     kind: entry.kind,
     name: entry.name,
     namespace: entry.namespace,
+    ...(entry.clusters ? { clusters: entry.clusters } : {}),
     requestedVersion: entry.requestedVersion,
     version: entry.version,
   };
@@ -162,15 +163,16 @@ class LockReader {
     items.forEach((item, index) => {
       const entry = this.entry(item, `entries[${index}]`);
       if (entry === undefined) return;
-      const earlier = entries.find((other) => sameIdentity(other, entry));
-      if (earlier) this.problem(item, `entries[${index}]`, `${describeEntry(entry)} appears twice`, 'one entry per kind, namespace and name');
+      // a fleet's lock has one entry per component and set of clusters
+      const earlier = entries.find((other) => sameIdentity(other, entry) && (!other.clusters || !entry.clusters || other.clusters.some((c) => entry.clusters!.includes(c))));
+      if (earlier) this.problem(item, `entries[${index}]`, `${describeEntry(entry)} appears twice${entry.clusters ? ' for one cluster' : ''}`, 'one entry per kind, namespace and name (per cluster in a fleet)');
       else entries.push(entry);
     });
     return this.problems.length === 0 ? normalizeLockfile({ entries }) : undefined;
   }
 
   private entry(node: YamlNode, at: string): LockEntry | undefined {
-    const fields = this.fields(node, at, ['kind', 'name', 'namespace', 'requestedVersion', 'version', 'contract', 'source', 'files']);
+    const fields = this.fields(node, at, ['kind', 'name', 'namespace', 'clusters', 'requestedVersion', 'version', 'contract', 'source', 'files']);
     if (!fields) return undefined;
     const before = this.problems.length;
     const kind = this.string(fields, node, at, 'kind');
@@ -188,6 +190,12 @@ class LockReader {
     if (this.problems.length > before) return undefined;
     const entry: LockEntry = { kind: kind as LockKind, name: name!, namespace: namespace!, requestedVersion: requestedVersion!, version: version!, source: source!, files: files as LockedFile[] };
     if (contract !== undefined) entry.contract = contract;
+    if (fields.has('clusters')) {
+      const clusters = (this.sequence(fields, node, at, 'clusters') ?? []).map((c, i) => (isScalar(c) && typeof c.value === 'string' && c.value !== '' ? c.value : this.problem(c, `${at}.clusters[${i}]`, 'expected a cluster name')));
+      if (clusters.length === 0) this.problem(fields.get('clusters')!.value, join(at, 'clusters'), 'expected at least one cluster name');
+      if (this.problems.length > before) return undefined;
+      entry.clusters = clusters as string[];
+    }
     return entry;
   }
 

@@ -40,6 +40,8 @@ export interface LockEntry {
   kind: LockKind;
   name: string;
   namespace: string;
+  /** In a fleet's lock: the clusters (sorted) this entry pins; absent for a single cluster. */
+  clusters?: string[];
   /** spec.version (or certManager.version) exactly as written: a tag, a range, or "". */
   requestedVersion: string;
   /** The release resolved, e.g. `v1.12.0`. */
@@ -85,8 +87,8 @@ export function describeEntry(entry: LockIdentity): string {
 /** A lockfile with its entries and their files in canonical order (inputs are not modified). */
 export function normalizeLockfile(lock: Pick<Lockfile, 'entries'>): Lockfile {
   const entries = lock.entries
-    .map((entry) => ({ ...entry, files: [...entry.files].sort((a, b) => compareStrings(a.name, b.name)) }))
-    .sort(compareLockEntries);
+    .map((entry) => ({ ...entry, ...(entry.clusters ? { clusters: [...entry.clusters].sort(compareStrings) } : {}), files: [...entry.files].sort((a, b) => compareStrings(a.name, b.name)) }))
+    .sort((a, b) => compareLockEntries(a, b) || compareStrings(a.clusters?.[0] ?? '', b.clusters?.[0] ?? ''));
   return { apiVersion: LOCK_API_VERSION, kind: LOCK_KIND, entries };
 }
 

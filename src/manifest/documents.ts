@@ -4,7 +4,7 @@ import { closestName } from './fields.js';
 import type { FieldPath } from './yaml-source.js';
 
 /** What a document (or List item) is, decided by apiVersion and kind. */
-export type Category = 'provider' | 'secret' | 'configmap' | 'config' | 'list';
+export type Category = 'provider' | 'secret' | 'configmap' | 'config' | 'release' | 'list';
 
 export interface Classification {
   category: Category;
@@ -30,7 +30,7 @@ export interface Finding {
 const V1_KINDS: Record<string, Category> = { Secret: 'secret', ConfigMap: 'configmap', List: 'list', SecretList: 'list', ConfigMapList: 'list' };
 
 const LIST_ITEM_KINDS = [...PROVIDER_KINDS, 'Secret', 'ConfigMap'];
-export const SUPPORTED_KINDS: readonly string[] = [...LIST_ITEM_KINDS, 'List', 'Config'];
+export const SUPPORTED_KINDS: readonly string[] = [...LIST_ITEM_KINDS, 'List', 'Config', 'Release'];
 
 const V1ALPHA1 = 'operator.cluster.x-k8s.io/v1alpha1';
 const V1ALPHA1_HINT =
@@ -49,6 +49,7 @@ function servedKind(kind: string): { apiVersion: string; category: Category; ite
     return { apiVersion: 'v1', category: V1_KINDS[kind], item };
   }
   if (kind === 'Config') return { apiVersion: TOOL_API_VERSION, category: 'config' };
+  if (kind === 'Release') return { apiVersion: TOOL_API_VERSION, category: 'release' };
   return undefined;
 }
 

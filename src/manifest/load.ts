@@ -17,7 +17,7 @@ import { formatFieldPath } from './fields.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
 import { validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
-import type { ConfigMapObject, Manifest, ProviderObject, SecretObject, SourcePosition, ToolConfig } from './types.js';
+import type { ConfigMapObject, Manifest, ProviderObject, ReleaseObject, SecretObject, SourcePosition, ToolConfig } from './types.js';
 import {
   documentValue,
   fieldPosition,
@@ -94,13 +94,16 @@ class ManifestCollector {
   private readonly providers: ProviderObject[] = [];
   private readonly secrets: SecretObject[] = [];
   private readonly configMaps: ConfigMapObject[] = [];
+  private readonly releases: ReleaseObject[] = [];
   private config: ToolConfig = {};
   private readonly firstSeen = new Map<string, SourcePosition>();
 
   constructor(private readonly bag: DiagnosticBag) {}
 
   manifest(baseDir: string): Manifest {
-    return { providers: this.providers, secrets: this.secrets, configMaps: this.configMaps, config: this.config, baseDir };
+    const manifest: Manifest = { providers: this.providers, secrets: this.secrets, configMaps: this.configMaps, config: this.config, baseDir };
+    if (this.releases.length > 0) manifest.releases = this.releases;
+    return manifest;
   }
 
   addDocument(source: SourceDocument): void {
@@ -207,7 +210,25 @@ class ManifestCollector {
         const { config, findings } = toToolConfig(value, position);
         findings.forEach((finding) => this.report(unit, finding));
         this.checkUnique(unit, 'Config', '', '', position);
-        if (this.config.position === undefined) this.config = config;
+        if (this.config.position === undefined) {
+          Object.defineProperty(config, 'locate', { value: (p: FieldPath) => fieldPosition(unit.source, unit.node, p, 'value'), enumerable: false });
+          this.config = config;
+        }
+        break;
+      }
+      case 'release': {
+        const metadata = isPlainObject(value.metadata) ? value.metadata : {};
+        const name = typeof metadata.name === 'string' ? metadata.name : '';
+        this.checkUnique(unit, 'Release', '', name, position);
+        const locateIn = (p: FieldPath) => fieldPosition(unit.source, unit.node, p, 'value');
+        this.releases.push({
+          name,
+          deprecated: value.deprecated === true,
+          providers: isPlainObject(value.providers) ? (value.providers as Record<string, string>) : {},
+          ...(isPlainObject(value.certManager) ? { certManager: value.certManager as { version?: string } } : {}),
+          position,
+          locate: locateIn,
+        });
         break;
       }
     }
@@ -215,14 +236,14 @@ class ManifestCollector {
 
   /** Secrets and ConfigMaps are unique by namespace and name, and there is one Config at most. */
   private checkUnique(unit: ObjectUnit, kind: string, namespace: string, name: string, position: SourcePosition): void {
-    if (kind !== 'Config' && (!namespace || !name)) return; // already reported as missing
+    if (kind !== 'Config' && ((kind !== 'Release' && !namespace) || !name)) return; // already reported as missing
     const id = `${kind}/${namespace}/${name}`;
     const first = this.firstSeen.get(id);
     if (!first) {
       this.firstSeen.set(id, position);
       return;
     }
-    const what = kind === 'Config' ? 'more than one Config document' : `duplicate ${kind} ${namespace}/${name}`;
+    const what = kind === 'Config' ? 'more than one Config document' : kind === 'Release' ? `duplicate Release ${name}` : `duplicate ${kind} ${namespace}/${name}`;
     this.bag.add({
       ...position,
       object: unit.label,

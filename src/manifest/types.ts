@@ -196,7 +196,36 @@ export interface ToolConfig {
   github?: { apiUrl?: string };
   gitops?: GitOpsConfig;
   overrides?: ObjectOverride[];
+  /** The management clusters of a fleet (src/fleet); absent: one cluster at the output's root. */
+  clusters?: ClusterOverlay[];
+  /** The Release clusters use unless they name one. */
+  release?: string;
   position?: SourcePosition;
+  /** Where a field of the Config document was written (for fleet errors). */
+  locate?: (path: readonly (string | number)[]) => SourcePosition;
+}
+
+/** One entry of Config.clusters: sparse, schema-checked for shape only; the merged result is validated. */
+export interface ClusterOverlay {
+  name: string;
+  release?: string;
+  providers?: Record<string, Record<string, unknown> | null>;
+  variables?: Record<string, string | null>;
+  images?: Record<string, ImageMeta | null>;
+  certManager?: CertManagerConfig | null;
+  gitops?: Record<string, unknown> | null;
+  unsupportedOverrides?: Record<string, unknown>;
+}
+
+/** A `kind: Release` document: a tested set of versions. */
+export interface ReleaseObject {
+  name: string;
+  deprecated: boolean;
+  /** `<Kind>/<name>` (or `<Kind>/<namespace>/<name>`) → exact version. */
+  providers: Record<string, string>;
+  certManager?: { version?: string };
+  position: SourcePosition;
+  locate: (path: readonly (string | number)[]) => SourcePosition;
 }
 
 /** Everything the manifest stage hands to resolve. */
@@ -205,6 +234,8 @@ export interface Manifest {
   secrets: SecretObject[];
   configMaps: ConfigMapObject[];
   config: ToolConfig;
+  /** `kind: Release` documents, in input order. */
+  releases?: ReleaseObject[];
   /** Absolute path of the directory of the first manifest file; relative URLs resolve against it. */
   baseDir: string;
 }

@@ -1,0 +1,404 @@
+/**
+ * Render and lock for a fleet (Config.clusters): the fleet stage expands the manifest into one
+ * manifest per cluster, each is resolved and rendered by the single-cluster pipeline, and what
+ * clusters share is done once per run: each artifact is fetched once, and each distinct text
+ * (after variable substitution) parsed once. Without `clusters`, this is the single-cluster
+ * pipeline unchanged.
+ */
+import { CapiGitopsError, compareStrings, DiagnosticBag, formatDiagnostic, type Diagnostic } from './model/diagnostics.js';
+import type { KObject } from './model/kobject.js';
+import type { RenderedComponent } from './render/types.js';
+import { mergeUserValues } from './kernel/values.js';
+import { loadManifest } from './manifest/load.js';
+import type { Manifest, ReleaseObject } from './manifest/types.js';
+import { closestName } from './manifest/fields.js';
+import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from './fleet/expand.js';
+import { lockfilePath, readLockfile } from './lock/lockfile.js';
+import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from './lock/fleet.js';
+import type { LockOutcome } from './lock/session.js';
+import type { Lockfile } from './lock/types.js';
+import type { Artifact, ProviderRepository } from './sources/source.js';
+import type { ParseInput } from './yaml/parse-pool.js';
+import type { ArtifactCache } from './sources/cache.js';
+import { clusterDirectory, layoutFleet, readClusterFiles } from './emit/layout-fleet.js';
+import type { LayoutName } from './emit/layout.js';
+import { parseWithCache, renderResolution, resolveManifest, type RenderOptions, type RenderResult, type Resolution, type SharedRun } from './pipeline.js';
+
+export interface FleetRenderOptions extends RenderOptions {
+  /** `--cluster`: render and write only these clusters (all when empty). */
+  clusters?: string[];
+}
+
+export interface ClusterOutcome {
+  name: string;
+  release?: string;
+  resolution: Resolution;
+  /** Whether this run rendered it (`--cluster` renders some). */
+  rendered: boolean;
+}
+
+/** What a fleet run produced: the output tree, the fleet's lock, and how much was shared. */
+export interface FleetResult {
+  clusters: ClusterOutcome[];
+  files: Map<string, string>;
+  layout: LayoutName;
+  lockFile: string;
+  lock: LockOutcome;
+  warnings: string[];
+  /** Artifact texts the clusters asked to parse, and how many were parsed (distinct texts). */
+  parsing: { requested: number; parsed: number };
+  /** Components the clusters rendered, and how many distinct ones were rendered. */
+  rendering: { requested: number; rendered: number };
+  /** Artifact fetches the clusters asked for, and how many reached a source. */
+  fetching: { requested: number; fetched: number };
+}
+
+export type OutputResult = ({ fleet: false } & RenderResult) | ({ fleet: true } & FleetResult);
+
+/** Fetches each (source, version, file) once per run, whichever cluster asks first. */
+class FetchOnce {
+  requested = 0;
+  private readonly files = new Map<string, Promise<Artifact>>();
+  private readonly versions = new Map<string, Promise<string[]>>();
+
+  decorate = (repository: ProviderRepository): ProviderRepository => {
+    const where = `${repository.sourceType}\0${repository.location}`;
+    return {
+      sourceType: repository.sourceType,
+      location: repository.location,
+      defaultVersion: repository.defaultVersion,
+      componentsFile: repository.componentsFile,
+      listVersions: () => this.once(this.versions, where, () => repository.listVersions()),
+      getFile: (version, fileName) => {
+        this.requested++;
+        return this.once(this.files, `${where}\0${version}\0${fileName}`, () => repository.getFile(version, fileName));
+      },
+    };
+  };
+
+  get fetched(): number {
+    return this.files.size;
+  }
+
+  private once<T>(memo: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+    let promise = memo.get(key);
+    if (!promise) {
+      promise = load();
+      memo.set(key, promise);
+    }
+    return promise;
+  }
+}
+
+/**
+ * Parses each distinct text once per run. Requests made in the same turn of the event loop
+ * (every cluster reaches its parse step in one turn) go to the parse pool as one batch, so the
+ * pool spreads them over the cores.
+ */
+class ParseOnce {
+  requested = 0;
+  parsed = 0;
+  private readonly memo = new Map<string, Promise<KObject[]>>();
+  private pending: { input: ParseInput; resolve: (objects: KObject[]) => void; reject: (err: unknown) => void }[] = [];
+
+  constructor(private readonly cache: ArtifactCache | undefined) {}
+
+  parse = (sources: ParseInput[]): Promise<KObject[][]> => Promise.all(sources.map((s) => this.one(s)));
+
+  private one(input: ParseInput): Promise<KObject[]> {
+    this.requested++;
+    let promise = this.memo.get(input.text);
+    if (!promise) {
+      promise = new Promise((resolve, reject) => {
+        if (this.pending.length === 0) setImmediate(() => this.flush());
+        this.pending.push({ input, resolve, reject });
+      });
+      this.memo.set(input.text, promise);
+    }
+    return promise;
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    this.parsed += batch.length;
+    parseWithCache(
+      batch.map((b) => b.input),
+      this.cache,
+    ).then(
+      (results) => batch.forEach((b, i) => b.resolve(results[i]!)),
+      (err: unknown) => batch.forEach((b) => b.reject(err)),
+    );
+  }
+}
+
+/**
+ * Renders a component once per distinct input: clusters whose component has the same parsed
+ * text and the same settings share the rendered objects, and so the laid-out files.
+ */
+class RenderOnce {
+  requested = 0;
+  private readonly ids = new WeakMap<KObject[], number>();
+  private next = 0;
+  private readonly rendered = new Map<string, RenderedComponent>();
+  readonly componentFiles = new WeakMap<RenderedComponent, Map<string, string>>();
+
+  component = (key: string, objects: KObject[], render: () => RenderedComponent): RenderedComponent => {
+    this.requested++;
+    let id = this.ids.get(objects);
+    if (id === undefined) {
+      id = this.next++;
+      this.ids.set(objects, id);
+    }
+    const full = `${id}\0${key}`;
+    let component = this.rendered.get(full);
+    if (!component) {
+      component = render();
+      this.rendered.set(full, component);
+    }
+    return component;
+  };
+
+  get distinct(): number {
+    return this.rendered.size;
+  }
+}
+
+/** Loads the manifest and renders it: a fleet when it declares clusters, else one cluster. */
+export async function renderOutput(options: FleetRenderOptions): Promise<OutputResult> {
+  const manifest = await loadManifest(options.manifestPaths);
+  if (!isFleet(manifest)) {
+    if ((options.clusters?.length ?? 0) > 0) {
+      throw new CapiGitopsError({
+        file: manifest.config.position?.file,
+        message: '--cluster was given, but the manifest declares no clusters',
+        expected: 'Config clusters: [{name: …}, …] to render a fleet',
+        hint: 'drop --cluster, or declare the clusters under clusters: in the Config document',
+      });
+    }
+    return { fleet: false, ...(await renderResolution(await resolveManifest(manifest, options), options)) };
+  }
+  return { fleet: true, ...(await renderFleet(manifest, options)) };
+}
+
+/** Resolves every cluster of a fleet, each from its part of the fleet's lock; one lock for all. */
+export async function resolveFleet(manifest: Manifest, options: FleetRenderOptions, fetch = new FetchOnce(), expand: ExpandOptions = {}): Promise<{ clusters: FleetCluster[]; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome; warnings: string[] }> {
+  const fleet = expandFleet(manifest, expand);
+  const lockFile = lockfilePath(manifest.baseDir);
+  const previous = await readLockfile(lockFile);
+  const bag = new DiagnosticBag();
+  const resolutions = new Map<string, Resolution>();
+  await Promise.all(
+    fleet.clusters.map(async (cluster) => {
+      try {
+        const shared: SharedRun = { previous: clusterLockView(previous, cluster.name), decorate: fetch.decorate };
+        resolutions.set(cluster.name, await resolveManifest(cluster.manifest, { ...options, frozen: false }, shared));
+      } catch (err) {
+        collectFor(bag, cluster.name, err);
+      }
+    }),
+  );
+  // a release is checked as a whole, whether a cluster runs it or not: versions resolvable, contracts compatible
+  await Promise.all(
+    [...fleet.releases.values()].map(async ({ release, manifest: onRelease }) => {
+      try {
+        await resolveManifest(onRelease, { ...options, frozen: false }, { previous: undefined, decorate: fetch.decorate });
+      } catch (err) {
+        if (!(err instanceof CapiGitopsError)) throw err;
+        for (const d of err.diagnostics) bag.add(d.object?.startsWith('release ') ? d : { ...d, ...releasePosition(release, d), object: `release ${release.name}${d.object ? `: ${d.object}` : ''}` });
+      }
+    }),
+  );
+  throwDeduplicated(bag);
+  const locks = new Map<string, Lockfile>([...resolutions].map(([name, r]) => [name, r.lock.lock]));
+  const lock = mergeClusterLocks(locks);
+  const changes = fleetLockChanges(previous, locks);
+  if (options.frozen) assertFleetFrozen(previous, lock, changes, lockFile);
+  return { clusters: fleet.clusters, resolutions, lockFile, lock: { lock, changes }, warnings: fleet.clusters.flatMap((c) => c.warnings) };
+}
+
+/** A version problem points at the Release's line for that provider; one without a place, at the Release. */
+function releasePosition(release: ReleaseObject, d: Diagnostic): Partial<Diagnostic> {
+  const [kind, namespace, name] = (d.object ?? '').split('/');
+  const key = d.path === 'spec.version' ? [`${kind}/${name}`, `${kind}/${namespace}/${name}`].find((k) => Object.hasOwn(release.providers, k)) : undefined;
+  const where = key ? release.locate(['providers', key]) : d.file === undefined ? release.position : undefined;
+  return where ? { file: where.file, line: where.line, column: where.column } : {};
+}
+
+/** A problem of one cluster names it (the fleet stage's own problems already do). */
+function collectFor(bag: DiagnosticBag, cluster: string, err: unknown): void {
+  if (!(err instanceof CapiGitopsError)) throw err;
+  for (const d of err.diagnostics) bag.add(d.object?.startsWith('cluster ') ? d : { ...d, object: `cluster ${cluster}${d.object ? `: ${d.object}` : ''}` });
+}
+
+/** Clusters that share an artifact share its problems: each is reported once. */
+function throwDeduplicated(bag: DiagnosticBag): void {
+  const seen = new Set<string>();
+  const unique: Diagnostic[] = [];
+  for (const d of bag.items) {
+    const text = formatDiagnostic({ ...d, object: d.object?.replace(/^cluster [^:,]+[:,] ?/, '') });
+    if (seen.has(text)) continue;
+    seen.add(text);
+    unique.push(d);
+  }
+  const out = new DiagnosticBag();
+  unique.forEach((d) => out.add(d));
+  out.throwIfAny();
+}
+
+function selectedClusters(fleet: readonly FleetCluster[], wanted: readonly string[] | undefined): Set<string> {
+  const names = fleet.map((c) => c.name);
+  if (!wanted || wanted.length === 0) return new Set(names);
+  const unknown = wanted.filter((w) => !names.includes(w));
+  if (unknown.length > 0) {
+    throw new CapiGitopsError(
+      unknown.map((name) => {
+        const guess = closestName(name, names);
+        return { message: `--cluster ${name}: no such cluster`, expected: `one of ${names.join(', ')}`, hint: guess ? `did you mean --cluster ${guess}?` : 'name a cluster of Config clusters' };
+      }),
+    );
+  }
+  return new Set(wanted);
+}
+
+/** A cluster's chart values: its wiring's objects are named after it, so clusters never collide in one Argo CD or Flux. */
+function clusterManifest(cluster: FleetCluster, layout: LayoutName): Manifest {
+  const config = cluster.manifest.config;
+  const gitops = config.gitops ?? {};
+  const defaults = gitops.chart ? {} : { releaseName: `capi-gitops-${cluster.name}`, ...(layout === 'argocd' ? { project: `capi-gitops-${cluster.name}` } : {}) };
+  return {
+    ...cluster.manifest,
+    config: {
+      ...config,
+      gitops: {
+        ...gitops,
+        values: mergeUserValues(defaults, gitops.values ?? {}),
+      },
+    },
+  };
+}
+
+export async function renderFleet(manifest: Manifest, options: FleetRenderOptions): Promise<FleetResult> {
+  const fetch = new FetchOnce();
+  const parse = new ParseOnce(options.sources?.cache);
+  const renders = new RenderOnce();
+  const layout: LayoutName = options.layout ?? manifest.config.output?.layout ?? 'kustomize';
+  const resolved = await resolveFleet(manifest, options, fetch);
+  const selected = selectedClusters(resolved.clusters, options.clusters);
+  const bag = new DiagnosticBag();
+  const trees = new Map<string, ReadonlyMap<string, string>>();
+  const warnings = [...resolved.warnings];
+  await Promise.all(
+    resolved.clusters
+      .filter((c) => selected.has(c.name))
+      .map(async (cluster) => {
+        try {
+          const resolution = { ...resolved.resolutions.get(cluster.name)!, manifest: clusterManifest(cluster, layout) };
+          const result = await renderResolution(resolution, { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) }, { parse: parse.parse, component: renders.component, componentFiles: renders.componentFiles });
+          trees.set(cluster.name, result.files);
+          warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
+        } catch (err) {
+          collectFor(bag, cluster.name, err);
+        }
+      }),
+  );
+  throwDeduplicated(bag);
+  const others = resolved.clusters.filter((c) => !selected.has(c.name)).map((c) => c.name);
+  const kept = options.outputDir && others.length > 0 ? await readClusterFiles(options.outputDir, others) : new Map<string, string>();
+  const clusters: ClusterOutcome[] = resolved.clusters.map((c) => ({ name: c.name, ...(c.release ? { release: c.release.name } : {}), resolution: resolved.resolutions.get(c.name)!, rendered: selected.has(c.name) }));
+  const files = layoutFleet({
+    layout,
+    kept,
+    command: options.command ?? 'capi-gitops render',
+    clusters: clusters.map((c) => ({
+      name: c.name,
+      release: c.release,
+      files: trees.get(c.name),
+      components: [
+        ...(c.resolution.certManager ? [{ label: c.resolution.certManager.label, version: c.resolution.certManager.version, namespace: 'cert-manager' }] : []),
+        ...c.resolution.providers.map((p) => ({ label: p.label, version: p.version, namespace: p.namespace })),
+      ],
+    })),
+  });
+  return {
+    clusters,
+    files,
+    layout,
+    lockFile: resolved.lockFile,
+    lock: resolved.lock,
+    warnings: warnings.sort(compareStrings),
+    parsing: { requested: parse.requested, parsed: parse.parsed },
+    rendering: { requested: renders.requested, rendered: renders.distinct },
+    fetching: { requested: fetch.requested, fetched: fetch.fetched },
+  };
+}
+
+/** `capi-gitops lock`: the fleet's lock when the manifest declares clusters, else the single cluster's. */
+export async function lockOutput(options: FleetRenderOptions): Promise<({ fleet: false } & Resolution) | { fleet: true; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome }> {
+  const manifest = await loadManifest(options.manifestPaths);
+  if (!isFleet(manifest)) return { fleet: false, ...(await resolveManifest(manifest, options)) };
+  const { resolutions, lockFile, lock } = await resolveFleet(manifest, options);
+  return { fleet: true, resolutions: new Map([...resolutions].sort(([a], [b]) => compareStrings(a, b))), lockFile, lock };
+}
+
+/** One component's move in `plan --release`. */
+export interface ReleaseMove {
+  cluster: string;
+  component: string;
+  from?: string;
+  to?: string;
+}
+
+/** The versions of a resolution, by component label (and namespace when not the default one). */
+function versionsOf(resolution: Resolution): Map<string, string> {
+  const versions = new Map<string, string>();
+  if (resolution.certManager) versions.set(resolution.certManager.label, resolution.certManager.version);
+  for (const p of resolution.providers) versions.set(`${p.label} (${p.namespace})`, p.version);
+  return versions;
+}
+
+/**
+ * `plan --release <name>`: what moving clusters (all, or the `--cluster` ones) to a release
+ * changes, component by component. Writes nothing.
+ */
+export async function planRelease(options: FleetRenderOptions, release: string): Promise<{ clusters: { name: string; from?: string; moves: ReleaseMove[] }[] }> {
+  const manifest = await loadManifest(options.manifestPaths);
+  if (!isFleet(manifest)) {
+    throw new CapiGitopsError({ file: manifest.config.position?.file, message: '--release plans a fleet, and the manifest declares no clusters', expected: 'Config clusters: [{name: …, release: …}, …] and kind: Release documents', hint: 'drop --release to plan provider upgrades' });
+  }
+  const fetch = new FetchOnce();
+  const current = await resolveFleet(manifest, { ...options, frozen: false }, fetch);
+  const target = await resolveFleet(manifest, { ...options, frozen: false }, fetch, { release });
+  const selected = selectedClusters(current.clusters, options.clusters);
+  return {
+    clusters: current.clusters
+      .filter((c) => selected.has(c.name))
+      .map((c) => {
+        const before = versionsOf(current.resolutions.get(c.name)!);
+        const after = versionsOf(target.resolutions.get(c.name)!);
+        const moves: ReleaseMove[] = [];
+        for (const component of [...new Set([...before.keys(), ...after.keys()])]) {
+          if (before.get(component) !== after.get(component)) moves.push({ cluster: c.name, component, from: before.get(component), to: after.get(component) });
+        }
+        return { name: c.name, ...(c.release ? { from: c.release.name } : {}), moves };
+      }),
+  };
+}
+
+/**
+ * Commands that read one cluster's manifest and lock (`plan` without --release, `update`,
+ * `render --list-variables`) refuse a fleet rather than act on its shared part alone: `update`
+ * would rewrite the fleet's lock as one cluster's.
+ */
+export async function refuseFleet(options: FleetRenderOptions, what: string, hint: string): Promise<void> {
+  const manifest = await loadManifest(options.manifestPaths);
+  if (!isFleet(manifest)) return;
+  throw new CapiGitopsError({
+    ...(manifest.config.position ? { file: manifest.config.position.file, line: manifest.config.position.line, column: manifest.config.position.column } : {}),
+    object: 'Config',
+    path: 'clusters',
+    message: `${what} works on a single cluster, and this manifest declares a fleet`,
+    expected: 'a manifest without clusters',
+    hint,
+  });
+}

@@ -1,0 +1,308 @@
+/**
+ * A fleet on the real corpus: three clusters, two at v1.12.0 with different variables and one
+ * at v1.10.4 through a release. Each artifact fetched and parsed once; each cluster's tree
+ * differs from the others' only where its overlay says; wiring valid against the real CRDs.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import YAML from 'yaml';
+import { renderOutput, planRelease, lockOutput, type FleetResult } from '../../src/fleet-render.js';
+import { renderManagementCluster } from '../../src/pipeline.js';
+import { writeOutput } from '../../src/emit/write.js';
+import { parseLockfile } from '../../src/lock/lockfile.js';
+import type { KObject } from '../../src/model/kobject.js';
+import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { kubectlAvailable, kubectlKustomize, readTree } from '../helpers/tree.js';
+import { wiringProblems } from '../helpers/crd-schema.js';
+import { rejection } from '../helpers/assertions.js';
+import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../helpers/paths.js';
+
+const COMPONENT_FILES: [string, string][] = [
+  ['01-cluster-api', 'cluster-api/v1.12.0/core-components.yaml'],
+  ['02-bootstrap-kubeadm', 'bootstrap-kubeadm/v1.12.0/bootstrap-components.yaml'],
+  ['03-control-plane-kubeadm', 'control-plane-kubeadm/v1.12.0/control-plane-components.yaml'],
+];
+const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+const REPO = 'https://git.example.com/platform/fleet.git';
+
+const RELEASES = `apiVersion: capi-gitops.dev/v1alpha1
+kind: Release
+metadata: {name: "2025.05.0"}
+providers:
+  CoreProvider/cluster-api: v1.10.4
+  BootstrapProvider/kubeadm: v1.10.4
+  ControlPlaneProvider/kubeadm: v1.10.4
+certManager: {version: v1.13.0}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Release
+metadata: {name: "2026.11.0"}
+providers:
+  CoreProvider/cluster-api: v1.12.0
+  BootstrapProvider/kubeadm: v1.12.0
+  ControlPlaneProvider/kubeadm: v1.12.0
+certManager: {version: v1.13.0}
+`;
+
+/** Argo CD chart values: each cluster's Applications go to that cluster. */
+const destination = (name: string) => `\n  gitops: {destination: {name: ${name}}}`;
+
+const CLUSTERS = (oldRelease = '2025.05.0', gitops: (name: string) => string = destination) => `clusters:
+- name: eu-1
+  variables: {CLUSTER_TOPOLOGY: "true"}${gitops('eu-1')}
+- name: us-1
+  variables: {CLUSTER_TOPOLOGY: "false"}${gitops('us-1')}
+- name: old-1
+  release: "${oldRelease}"${gitops('old-1')}
+`;
+
+/** The shared manifest (the corpus core, kubeadm bootstrap and control plane, cert-manager) with a fleet. */
+function fleetFiles(clusters = CLUSTERS(), extraConfig = ''): Record<string, string> {
+  return { 'providers.yaml': corpusManifest('v1.12.0') + extraConfig + clusters, 'releases.yaml': RELEASES };
+}
+
+function clusterTree(files: Map<string, string>, cluster: string): Map<string, string> {
+  const prefix = `clusters/${cluster}/`;
+  return new Map([...files].filter(([f]) => f.startsWith(prefix)).map(([f, t]) => [f.slice(prefix.length), t]));
+}
+
+function differing(a: Map<string, string>, b: Map<string, string>): string[] {
+  return [...new Set([...a.keys(), ...b.keys()])].filter((f) => a.get(f) !== b.get(f)).sort();
+}
+
+async function renderFleetDir(dir: string, layout: 'kustomize' | 'argocd' | 'flux' = 'kustomize'): Promise<FleetResult> {
+  const set = layout === 'kustomize' ? [] : [...(layout === 'argocd' ? [`repoURL=${REPO}`] : []), 'path=fleet'].map((expression) => ({ expression, forceString: false }));
+  const result = await renderOutput({ manifestPaths: [dir], layout, set });
+  assert.ok(result.fleet);
+  return result;
+}
+
+const kustomizeDir = writeTempManifest(fleetFiles());
+const kustomizeFleet = renderFleetDir(kustomizeDir);
+
+test('each artifact is fetched once and each distinct text parsed once, however many clusters use it', async () => {
+  const { parsing, fetching } = await kustomizeFleet;
+  // 3 clusters × 4 components asked for a parse. Distinct texts: core and control plane v1.12.0
+  // twice each (both read CLUSTER_TOPOLOGY, which eu-1 and us-1 set differently), bootstrap v1.12.0
+  // once (it does not read it), the three v1.10.4 components, and cert-manager once for all three.
+  assert.deepEqual(parsing, { requested: 12, parsed: 9 });
+  // metadata.yaml and the components file of 3 providers at 2 versions; cert-manager given by a
+  // local path is read in place, not through a source
+  assert.equal(fetching.fetched, 12);
+  assert.ok(fetching.requested > fetching.fetched, JSON.stringify(fetching));
+});
+
+test("two clusters on one release differ only where their overlays' variables say (compared as trees)", async () => {
+  const { files } = await kustomizeFleet;
+  const eu = clusterTree(files, 'eu-1');
+  const us = clusterTree(files, 'us-1');
+  assert.deepEqual([...eu.keys()], [...us.keys()]);
+  // the overlays differ in CLUSTER_TOPOLOGY: exactly the Deployments of the artifacts that read it differ
+  const readers = COMPONENT_FILES.filter(([, file]) => readFileSync(path.join(CORPUS_REPOSITORY, file), 'utf8').includes('${CLUSTER_TOPOLOGY')).map(([dir]) => dir);
+  assert.deepEqual(readers, ['01-cluster-api', '03-control-plane-kubeadm']);
+  assert.deepEqual(differing(eu, us), [
+    '01-cluster-api/deployment-capi-controller-manager.yaml',
+    '03-control-plane-kubeadm/deployment-capi-kubeadm-control-plane-controller-manager.yaml',
+  ]);
+  for (const file of differing(eu, us)) {
+    const gate = (tree: Map<string, string>) => tree.get(file)!.split('\n').filter((l) => l.includes('ClusterTopology=')).join('\n');
+    assert.match(gate(eu), /ClusterTopology=true/);
+    assert.match(gate(us), /ClusterTopology=false/);
+  }
+  // the cluster on the release differs in its providers' versions, not in cert-manager
+  const old = clusterTree(files, 'old-1');
+  assert.deepEqual(differing(us, old).filter((f) => f.startsWith('00-cert-manager/')), []);
+  assert.match(old.get('01-cluster-api/provider-cluster-api.yaml')!, /version: v1\.10\.4/);
+  assert.match(us.get('01-cluster-api/provider-cluster-api.yaml')!, /version: v1\.12\.0/);
+});
+
+test('each cluster renders exactly what a single-cluster manifest with its merged settings renders', async () => {
+  const { files } = await kustomizeFleet;
+  const single = async (text: string) => (await renderManagementCluster({ manifestPaths: [writeTempManifest({ 'providers.yaml': text })] })).files;
+  const strip = (tree: Map<string, string>) => new Map([...tree].filter(([f]) => f !== 'README.md' && f !== '.gitattributes'));
+  const eu = await single(corpusManifest('v1.12.0') + 'variables: {CLUSTER_TOPOLOGY: "true"}\n');
+  assert.deepEqual(differing(clusterTree(files, 'eu-1'), strip(eu)), []);
+  const old = await single(corpusManifest('v1.10.4'));
+  assert.deepEqual(differing(clusterTree(files, 'old-1'), strip(old)), []);
+});
+
+test('the fleet lockfile records an artifact shared by several clusters once', async () => {
+  const { lock } = await kustomizeFleet;
+  const entries = lock.lock.entries.map((e) => [e.kind, e.version, e.clusters]);
+  assert.deepEqual(entries, [
+    ['CertManager', 'v1.13.0', ['eu-1', 'old-1', 'us-1']],
+    ['CoreProvider', 'v1.12.0', ['eu-1', 'us-1']],
+    ['CoreProvider', 'v1.10.4', ['old-1']],
+    ['BootstrapProvider', 'v1.12.0', ['eu-1', 'us-1']],
+    ['BootstrapProvider', 'v1.10.4', ['old-1']],
+    ['ControlPlaneProvider', 'v1.12.0', ['eu-1', 'us-1']],
+    ['ControlPlaneProvider', 'v1.10.4', ['old-1']],
+  ]);
+});
+
+test('the output README lists every cluster with its release and provider versions', async () => {
+  const readme = (await kustomizeFleet).files.get('README.md')!;
+  assert.match(readme, /\| `old-1` \| 2025\.05\.0 \| cluster-api \| v1\.10\.4 \| capi-system \|/);
+  assert.match(readme, /\| `eu-1` \| - \| bootstrap-kubeadm \| v1\.12\.0 \| capi-kubeadm-bootstrap-system \|/);
+  assert.equal(readme.split('\n').filter((l) => l.startsWith('| `')).length, 12);
+});
+
+test('kubectl kustomize builds every cluster directory', { skip: kubectlAvailable() ? false : 'kubectl not installed' }, async () => {
+  const out = tempDir();
+  await writeOutput(out, (await kustomizeFleet).files);
+  for (const cluster of ['eu-1', 'us-1', 'old-1']) {
+    const built = YAML.parseAllDocuments(kubectlKustomize(path.join(out, 'clusters', cluster))).map((d) => d.toJS() as KObject);
+    assert.ok(built.some((o) => o.kind === 'Deployment' && o.metadata.name === 'capi-controller-manager'), cluster);
+  }
+});
+
+test('argocd fleet: every wiring object valid against the real CRDs, destinations from the overlays, names per cluster, kustomize builds', async () => {
+  const { files } = await renderFleetDir(writeTempManifest(fleetFiles()), 'argocd');
+  const out = tempDir();
+  await writeOutput(out, files);
+  for (const cluster of ['eu-1', 'us-1', 'old-1']) {
+    const wiring = [...clusterTree(files, cluster)].filter(([f]) => f.startsWith('argocd/') && !f.endsWith('kustomization.yaml')).map(([, t]) => YAML.parse(t) as KObject);
+    for (const o of wiring) assert.deepEqual(wiringProblems(o), [], `${cluster} ${o.kind} ${o.metadata.name}`);
+    const apps = wiring.filter((o) => o.kind === 'Application' && o.metadata.name !== `capi-gitops-${cluster}`);
+    assert.equal(apps.length, 4);
+    for (const app of apps) {
+      const spec = app.spec as { destination: { name?: string }; source: { path: string }; project: string };
+      assert.equal(spec.destination.name, cluster);
+      assert.match(spec.source.path, new RegExp(`^fleet/clusters/${cluster}/0\\d-`));
+      assert.ok(app.metadata.name!.startsWith(`capi-gitops-${cluster}-`), app.metadata.name);
+      assert.equal(spec.project, `capi-gitops-${cluster}`);
+    }
+    if (kubectlAvailable()) kubectlKustomize(path.join(out, 'clusters', cluster, 'argocd'));
+  }
+});
+
+test("flux fleet: each cluster's Kustomizations carry their own dependsOn chain, valid against the real CRDs", async () => {
+  const { files } = await renderFleetDir(writeTempManifest(fleetFiles(CLUSTERS('2025.05.0', () => ''))), 'flux');
+  const out = tempDir();
+  await writeOutput(out, files);
+  for (const cluster of ['eu-1', 'us-1', 'old-1']) {
+    const wiring = [...clusterTree(files, cluster)].filter(([f]) => f.startsWith('flux/') && !f.endsWith('kustomization.yaml')).map(([, t]) => YAML.parse(t) as KObject);
+    for (const o of wiring) assert.deepEqual(wiringProblems(o), [], `${cluster} ${o.kind} ${o.metadata.name}`);
+    const names = new Set(wiring.map((o) => o.metadata.name));
+    for (const k of wiring.filter((o) => o.kind === 'Kustomization')) {
+      const spec = k.spec as { dependsOn?: { name: string }[]; path: string };
+      for (const dep of spec.dependsOn ?? []) {
+        assert.ok(dep.name.startsWith(`capi-gitops-${cluster}-`), dep.name);
+        assert.ok(names.has(dep.name), `${dep.name} is one of ${cluster}'s Kustomizations`);
+      }
+      assert.ok(spec.path.startsWith(`./fleet/clusters/${cluster}/`), spec.path);
+    }
+    if (kubectlAvailable()) kubectlKustomize(path.join(out, 'clusters', cluster, 'flux'));
+  }
+});
+
+function cli(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function snapshot(dir: string): Map<string, { bytes: string; mtimeMs: number; ino: number }> {
+  return new Map([...readTree(dir)].map(([f, bytes]) => {
+    const st = statSync(path.join(dir, f));
+    return [f, { bytes, mtimeMs: st.mtimeMs, ino: st.ino }];
+  }));
+}
+
+test('render --cluster writes only that cluster; the others keep their bytes and timestamps', async () => {
+  const dir = writeTempManifest(fleetFiles());
+  const out = path.join(tempDir(), 'out');
+  const first = cli(['render', '-f', dir, '-o', out, '--quiet'], dir);
+  assert.equal(first.status, 0, first.stderr);
+  const before = snapshot(out);
+  const lockBefore = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8');
+  // both clusters change; only us-1 is rendered
+  writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.12.0') + CLUSTERS().replace('CLUSTER_TOPOLOGY: "true"', 'CLUSTER_TOPOLOGY: "false"').replace('{CLUSTER_TOPOLOGY: "false"}\n  gitops: {destination: {name: us-1}}', '{CLUSTER_TOPOLOGY: "true"}\n  gitops: {destination: {name: us-1}}'));
+  const second = cli(['render', '-f', dir, '-o', out, '--cluster', 'us-1'], dir);
+  assert.equal(second.status, 0, second.stderr);
+  assert.match(second.stdout, /cluster eu-1: not rendered \(--cluster\), its files are kept/);
+  const after = snapshot(out);
+  const changed = [...after.keys()].filter((f) => f !== '.capi-gitops-index' && JSON.stringify(after.get(f)) !== JSON.stringify(before.get(f)));
+  assert.deepEqual(changed, [
+    'clusters/us-1/01-cluster-api/deployment-capi-controller-manager.yaml',
+    'clusters/us-1/03-control-plane-kubeadm/deployment-capi-kubeadm-control-plane-controller-manager.yaml',
+  ]);
+  assert.deepEqual([...after.keys()].sort(), [...before.keys()].sort());
+  assert.match(after.get('clusters/us-1/01-cluster-api/deployment-capi-controller-manager.yaml')!.bytes, /ClusterTopology=true/);
+  assert.match(after.get('clusters/eu-1/01-cluster-api/deployment-capi-controller-manager.yaml')!.bytes, /ClusterTopology=true/);
+  assert.equal(readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8'), lockBefore);
+  const unknown = cli(['render', '-f', dir, '-o', out, '--cluster', 'us-2'], dir);
+  assert.equal(unknown.status, 1);
+  assert.match(unknown.stderr, /--cluster us-2: no such cluster[\s\S]*did you mean --cluster us-1\?/);
+});
+
+test('a cluster moved to another release changes exactly its versions; the lock changes only for it; plan --release shows the move first', async () => {
+  const dir = writeTempManifest(fleetFiles());
+  const first = await lockOutput({ manifestPaths: [dir] });
+  assert.ok(first.fleet);
+  writeFileSync(path.join(dir, 'capi-gitops.lock.yaml'), (await import('../../src/lock/lockfile.js')).serializeLockfile(first.lock.lock));
+  const plan = await planRelease({ manifestPaths: [dir], clusters: ['old-1'] }, '2026.11.0');
+  assert.deepEqual(plan.clusters, [
+    {
+      name: 'old-1',
+      from: '2025.05.0',
+      moves: [
+        { cluster: 'old-1', component: 'cluster-api (capi-system)', from: 'v1.10.4', to: 'v1.12.0' },
+        { cluster: 'old-1', component: 'bootstrap-kubeadm (capi-kubeadm-bootstrap-system)', from: 'v1.10.4', to: 'v1.12.0' },
+        { cluster: 'old-1', component: 'control-plane-kubeadm (capi-kubeadm-control-plane-system)', from: 'v1.10.4', to: 'v1.12.0' },
+      ],
+    },
+  ]);
+  writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.12.0') + CLUSTERS('2026.11.0'));
+  const frozen = await rejection(lockOutput({ manifestPaths: [dir], frozen: true }));
+  assert.ok(frozen.diagnostics.every((d) => d.message.includes('--frozen: the lockfile would change: old-1: ')), frozen.message);
+  const moved = await lockOutput({ manifestPaths: [dir] });
+  assert.ok(moved.fleet);
+  assert.deepEqual(moved.lock.changes.map((c) => c.line), [
+    'old-1: ~ cluster-api v1.10.4 → v1.12.0: requested version "v1.10.4" → "v1.12.0"; contract v1beta1 → v1beta2',
+    'old-1: ~ bootstrap-kubeadm v1.10.4 → v1.12.0: requested version "v1.10.4" → "v1.12.0"; contract v1beta1 → v1beta2',
+    'old-1: ~ control-plane-kubeadm v1.10.4 → v1.12.0: requested version "v1.10.4" → "v1.12.0"; contract v1beta1 → v1beta2',
+  ]);
+  // the fleet's lock round-trips through its text form
+  const text = (await import('../../src/lock/lockfile.js')).serializeLockfile(moved.lock.lock);
+  assert.deepEqual(parseLockfile(text, 'capi-gitops.lock.yaml'), moved.lock.lock);
+});
+
+test('an incompatible release is refused, naming the release, the provider and both contracts, at the release line', async () => {
+  const broken = `---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Release
+metadata: {name: broken}
+providers:
+  CoreProvider/cluster-api: v1.7.7
+  BootstrapProvider/kubeadm: v1.12.0
+`;
+  const dir = writeTempManifest({ ...fleetFiles(), 'releases.yaml': RELEASES + broken });
+  const error = await rejection(renderOutput({ manifestPaths: [dir] }));
+  const d = error.diagnostics.find((x) => x.object?.includes('BootstrapProvider'));
+  assert.ok(d, error.message);
+  assert.equal(d.object, 'release broken: BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm');
+  assert.match(d.message, /bootstrap-kubeadm v1\.12\.0 implements contract v1beta2, but the core provider cluster-api v1\.7\.7 \(contract v1beta1\)/);
+  assert.equal(d.file, path.join(dir, 'releases.yaml'));
+  // the line of `BootstrapProvider/kubeadm: v1.12.0` in the broken Release
+  assert.equal(d.line, RELEASES.split('\n').length - 1 + broken.split('\n').indexOf('  BootstrapProvider/kubeadm: v1.12.0') + 1);
+});
+
+test('a cluster on a deprecated release renders with a warning', async () => {
+  const dir = writeTempManifest({ ...fleetFiles(), 'releases.yaml': RELEASES.replace('metadata: {name: "2025.05.0"}', 'metadata: {name: "2025.05.0"}\ndeprecated: true') });
+  const result = await renderOutput({ manifestPaths: [dir], clusters: ['old-1'] });
+  assert.ok(result.fleet);
+  assert.ok(result.warnings.includes('cluster old-1 runs release 2025.05.0, which is deprecated; move it to a current release'), result.warnings.join('\n'));
+});
+
+test('without clusters, renderOutput is the single-cluster render, byte for byte', async () => {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') });
+  const result = await renderOutput({ manifestPaths: [dir] });
+  assert.equal(result.fleet, false);
+  const single = await renderManagementCluster({ manifestPaths: [dir] });
+  assert.deepEqual([...result.files], [...single.files]);
+  const error = await rejection(renderOutput({ manifestPaths: [dir], clusters: ['eu-1'] }));
+  assert.match(error.message, /--cluster was given, but the manifest declares no clusters/);
+});
