@@ -7,6 +7,8 @@
 import type { ComponentDiff, Finding, ObjectChange, ReviewReport } from './types.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
+/** Room below the limit for a marker or heading a caller adds (the Action adds a marker line). */
+const DEFAULT_LIMIT = GITHUB_COMMENT_LIMIT - 512;
 /** Field paths listed per changed object before "… and N more". */
 const PATHS_PER_OBJECT = 8;
 
@@ -77,7 +79,7 @@ function findingLine(f: Finding): string {
 }
 
 export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = {}): string {
-  const limit = Math.min(options.limit ?? GITHUB_COMMENT_LIMIT - 1, GITHUB_COMMENT_LIMIT - 1);
+  const limit = Math.min(options.limit ?? DEFAULT_LIMIT, GITHUB_COMMENT_LIMIT - 1);
   const full = options.fullCommand ?? 'capi-gitops diff --format text';
   const s = report.summary;
   const head: string[] = [
