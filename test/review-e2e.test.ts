@@ -118,7 +118,7 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
     const report = JSON.parse(jsonDiff.stdout);
     const schema = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'schema', 'capi-gitops-diff.schema.json'), 'utf8'));
     const validate = new Ajv.default({ allErrors: true, strict: true }).compile(schema);
-    assert.ok(validate(report), JSON.stringify(validate.errors, null, 2));
+    assert.ok(validate(JSON.parse(jsonDiff.stdout)), JSON.stringify(validate.errors, null, 2));
     assert.equal(report.schemaVersion, 1);
     assert.deepEqual(
       report.findings.filter((f: { type: string }) => f.type === 'version').map((f: { component: string; from: string; to: string; direction: string }) => [f.component, f.from, f.to, f.direction]),
