@@ -162,3 +162,19 @@ test('diff --base with a ref that is not a commit: exit 1 with a runnable hint, 
     rmSync(repo, { recursive: true, force: true });
   }
 });
+
+test('in GitHub Actions, invalid input also becomes ::error file=…,line=… annotations (check and diff)', () => {
+  const { repo, cli } = makeRepository();
+  try {
+    writeFileSync(path.join(repo, 'mgmt', 'providers.yaml'), corpusManifest('v1.12.0').replace('kind: CoreProvider', 'kind: CoreProvider\n  bad: [unclosed'));
+    for (const command of [['check', ...SOURCE], ['diff', ...SOURCE, '--format', 'json']]) {
+      const result = cli(command, { GITHUB_ACTIONS: 'true' });
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /^::error file=mgmt\/providers\.yaml,line=\d+,col=\d+,title=capi-gitops::/m);
+      assert.match(result.stderr, /^mgmt\/providers\.yaml:\d+:\d+: error: /m, 'the usual message too');
+      assert.equal(result.stdout, '');
+    }
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
