@@ -4,6 +4,8 @@
 #                    OCI source tests start on 127.0.0.1 (test/helpers/registry.ts);
 #   htpasswd         (apache2-utils) writes the bcrypt password file for the registry's
 #                    basic-auth instance;
+#   pre-commit       runs the hooks of .pre-commit-hooks.yaml in a temporary Git repository
+#                    (test/review-pre-commit.test.ts);
 #   script           (bsdutils, part of every Debian base system) gives the CLI a pseudo-terminal
 #                    for the progress-bar test.
 # A no-op when all are present; tests that need them skip with a reason when they are absent.
@@ -15,6 +17,7 @@ missing=()
 command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 command -v htpasswd >/dev/null 2>&1 || missing+=(apache2-utils)
 command -v script >/dev/null 2>&1 || missing+=(bsdutils)
+command -v pre-commit >/dev/null 2>&1 || missing+=(pre-commit)
 if [ "${#missing[@]}" -eq 0 ]; then
   exit 0
 fi

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { renderManagementCluster } from '../src/pipeline.js';
 import { writeOutput } from '../src/emit/write.js';
 import { ArtifactCache } from '../src/sources/cache.js';
+import { checkOutput } from '../src/review/check.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CORPUS = path.resolve(ROOT, '..', 'shared', 'corpus', 'repository');
@@ -143,6 +144,19 @@ async function main(): Promise<void> {
       inProcess.push(await timeMsAsync(async () => writeOutput(path.join(dir, `jit-out-${i}`), (await renderManagementCluster({ manifestPaths: [manifest] })).files)));
       inProcessWarm.push(await timeMsAsync(async () => writeOutput(path.join(dir, `jit-warm-out-${i}`), (await renderManagementCluster({ manifestPaths: [manifest], sources: { cache } })).files)));
     }
+    // check: the same warm render held in memory and compared with a rendered directory
+    // (issue: at most the time of a warm render). run() throws if check finds a difference.
+    const checkCli: number[] = [];
+    const checkInProcess: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      checkCli.push(timeMs(() => run(process.execPath, [CLI, 'check', '-f', manifest, '-o', path.join(dir, 'warm-cli-out-0'), '--quiet', '--cache-dir', warmCache])));
+      checkInProcess.push(
+        await timeMsAsync(async () => {
+          const report = await checkOutput(path.join(dir, 'jit-warm-out-0'), (await renderManagementCluster({ manifestPaths: [manifest], sources: { cache }, frozen: true })).files);
+          if (report.problems.length > 0) throw new Error(`check found differences: ${report.problems.map((p) => p.path).join(', ')}`);
+        }),
+      );
+    }
     // The GitOps layouts: the same render plus the chart-drawn wiring (issue: at most 5% more).
     const wiredSet = (layout: 'argocd' | 'flux') => [
       ...(layout === 'argocd' ? [{ expression: 'repoURL=https://git.example.com/platform/management.git', forceString: false }] : []),
@@ -174,6 +188,9 @@ async function main(): Promise<void> {
     line('capi-gitops render, CLI process, warm cache', median(warm));
     line('capi-gitops render, in process, no cache', median(inProcess));
     line('capi-gitops render, in process, warm cache', median(inProcessWarm));
+    line('capi-gitops check, CLI process, warm cache', median(checkCli));
+    line('capi-gitops check, in process, warm cache', median(checkInProcess));
+    console.log(`check vs render (warm, CLI): ${(median(checkCli) / median(warm)).toFixed(2)}×; in process: ${(median(checkInProcess) / median(inProcessWarm)).toFixed(2)}× (goal at most 1.00×)`);
     const base = median(inProcessWarm);
     for (const layout of ['argocd', 'flux'] as const) {
       line(`capi-gitops render --layout ${layout}, CLI, warm`, median(layoutCli[layout]));

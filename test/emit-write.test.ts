@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -80,14 +81,10 @@ test('write: creates outDir with the files and a sorted ownership index', async 
     });
     for (const [rel, content] of FILES) assert.equal(readFileSync(path.join(ws.out, rel), 'utf8'), content);
     assert.equal(readFileSync(path.join(ws.out, INDEX_FILE), 'utf8'), [
-      '# capi-gitops ownership index v1',
+      '# capi-gitops ownership index v2',
       '# capi-gitops wrote the files listed below; its next run replaces or removes them.',
       '# Files not listed here are never touched. Do not edit.',
-      'a/kustomization.yaml',
-      'a/x.yaml',
-      'a/y.yaml',
-      'b/crds/z.yaml',
-      'kustomization.yaml',
+      ...[...FILES.keys()].sort().map((p) => `${createHash('sha256').update(FILES.get(p)!).digest('hex')}  ${p}`),
       '',
     ].join('\n'));
     assert.deepEqual(siblings(ws.parent), ['out'], 'no temporary or backup directory is left beside outDir');
@@ -284,7 +281,7 @@ test('write: a tampered index listing a path outside outDir is an error and noth
   try {
     await writeOutput(ws.out, FILES);
     put(ws.parent, 'victim.yaml', 'keep me\n');
-    writeFileSync(path.join(ws.out, INDEX_FILE), formatIndex(FILES.keys()) + '../victim.yaml\n');
+    writeFileSync(path.join(ws.out, INDEX_FILE), formatIndex(FILES) + `${'0'.repeat(64)}  ../victim.yaml\n`);
     const before = snapshot(ws.parent);
     await expectRejects(writeOutput(ws.out, new Map()), '../victim.yaml', `${INDEX_FILE}:9:1`);
     assert.deepEqual(snapshot(ws.parent), before);

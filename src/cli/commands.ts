@@ -30,7 +30,10 @@ export interface RenderFlags extends SourceFlags {
   values?: string[];
   set?: string[];
   setString?: string[];
+  /** `--cluster`: a fleet's clusters to render (all when none). */
   cluster?: string[];
+  /** `render --check`: compare instead of writing. */
+  check?: boolean;
 }
 
 const MASK = '********';
@@ -64,7 +67,7 @@ function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Pa
 }
 
 /** Runs `work` with a progress display that is cleared before anything else is printed. */
-async function withProgress<T>(flags: SourceFlags, work: (progress: ProgressReporter) => Promise<T>): Promise<T> {
+export async function withProgress<T>(flags: SourceFlags, work: (progress: ProgressReporter) => Promise<T>): Promise<T> {
   const progress = await progressReporter({ quiet: flags.quiet });
   try {
     return await work(progress);
@@ -109,20 +112,7 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   }
   const output = flags.output;
   if (!output) throw new UsageError('render needs -o/--output <dir> (or --list-variables)');
-  const result = await withProgress(flags, (progress) =>
-    renderOutput(
-      renderOptions(flags, progress, {
-        clusters: flags.cluster,
-        allowSecretValues: flags.allowSecretValues,
-        frozen: flags.frozen,
-        layout: flags.layout,
-        valuesFiles: flags.values,
-        set: [...(flags.set ?? []).map((expression) => ({ expression, forceString: false })), ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true }))],
-        outputDir: path.resolve(output),
-        command: regenerateCommand(flags),
-      }),
-    ),
-  );
+  const result = await withProgress(flags, (progress) => renderOutput(renderFlagsOptions(flags, progress)));
   if (result.fleet) {
     for (const c of result.clusters) {
       out(`cluster ${c.name}${c.release ? ` (release ${c.release})` : ''}${c.rendered ? '' : ': not rendered (--cluster), its files are kept'}`);
@@ -136,13 +126,28 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   await saveLock(result, out);
 }
 
+/** The pipeline's options for the flags render, check and diff share. */
+export function renderFlagsOptions(flags: RenderFlags, progress: ProgressReporter, extra: Partial<FleetRenderOptions> = {}): FleetRenderOptions {
+  return renderOptions(flags, progress, {
+    clusters: flags.cluster,
+    allowSecretValues: flags.allowSecretValues,
+    frozen: flags.frozen,
+    layout: flags.layout,
+    valuesFiles: flags.values,
+    set: [...(flags.set ?? []).map((expression) => ({ expression, forceString: false })), ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true }))],
+    outputDir: path.resolve(flags.output!),
+    command: regenerateCommand(flags),
+    ...extra,
+  });
+}
+
 /** A path as the README shows it: relative to the working directory, never absolute. */
 function relativePath(file: string): string {
   return path.relative(process.cwd(), path.resolve(file)).split(path.sep).join('/') || '.';
 }
 
 /** The command that regenerates the output, for its README: relative paths only. */
-function regenerateCommand(flags: RenderFlags): string {
+export function regenerateCommand(flags: RenderFlags): string {
   const quote = (word: string) => (/^[A-Za-z0-9_./:=@,+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
   const words = ['capi-gitops', 'render'];
   for (const f of flags.file ?? []) words.push('-f', relativePath(f));

@@ -6,7 +6,8 @@ import { CapiGitopsError, formatDiagnostic } from '../model/diagnostics.js';
 import { renderCommand, lockCommand, planCommand, updateCommand, chartShowCommand } from './commands.js';
 import { LAYOUTS } from '../emit/layout.js';
 import { BUILT_IN_CHARTS } from '../chart/load.js';
-import { UsageError } from './errors.js';
+import { ExitStatus, UsageError } from './errors.js';
+import { checkCommand, diffCommand, DIFF_FORMATS } from './review-commands.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -26,6 +27,18 @@ function withSourceFlags(command: Command): Command {
     .option('--offline', 'never touch the network; fail naming what is missing from the cache')
     .option('--github-api-url <url>', 'GitHub REST API root for GitHub Enterprise (overrides Config github.apiUrl); token from GITHUB_TOKEN or GH_TOKEN')
     .option('--quiet', 'print errors only');
+}
+
+/** What shapes a render, shared by render, check and diff so they render the same bytes. */
+function withRenderFlags(command: Command): Command {
+  return command
+    .option('-o, --output <dir>', 'the output directory (as rendered and committed)')
+    .option('--allow-secret-values', 'allow values from Secrets (configSecret variables, images) in the render')
+    .addOption(new Option('--layout <layout>', 'output layout (overrides Config output.layout); default kustomize').choices(LAYOUTS))
+    .option('--values <file>', 'chart values file for the argocd/flux wiring (repeatable, later files win)', collect)
+    .option('--set <key=value>', "set a chart value, Helm's syntax (repeatable, last wins)", collect)
+    .option('--set-string <key=value>', 'like --set, but every value stays a string (repeatable)', collect)
+    .option('--cluster <name>', "fleet: only this cluster (repeatable); the other clusters' files are left as they are", collect);
 }
 
 export function buildProgram(): Command {
@@ -50,7 +63,20 @@ export function buildProgram(): Command {
     .option('--set <key=value>', "set a chart value, Helm's syntax: a.b=c, list[0]=x, list={a,b} (repeatable, last wins)", collect)
     .option('--set-string <key=value>', 'like --set, but every value stays a string (repeatable; applied after --set)', collect)
     .option('--cluster <name>', 'fleet: render and write only this cluster (repeatable); the other clusters\' files keep their bytes', collect)
-    .action(renderCommand);
+    .option('--check', 'write nothing: compare with the output directory like `capi-gitops check` (exit 1 when it differs)')
+    .action((flags) => (flags.check ? checkCommand(flags) : renderCommand(flags)));
+
+  withRenderFlags(withSourceFlags(program.command('check').description('render in memory and compare with the committed output directory; exit 1, naming each file that differs, is missing, is extra or was edited by hand (--frozen implied, writes nothing)')))
+    .option('--json', 'print the result as JSON')
+    .action(checkCommand);
+
+  withRenderFlags(withSourceFlags(program.command('diff').description('semantic, object-level diff between two renders: the committed output and a fresh render (default), a Git revision (--base) or two directories (--from/--to)')))
+    .option('--base <git-ref>', "compare with the render of the manifest, lockfile and Config at this commit (read with git show; the checkout is not touched)")
+    .option('--from <dir>', 'compare two rendered directories: the old one')
+    .option('--to <dir>', 'compare two rendered directories: the new one')
+    .option('--frozen', 'fail if the lockfile would change')
+    .addOption(new Option('--format <format>', 'text (coloured on a terminal), markdown (for a pull-request comment) or json (schema/capi-gitops-diff.schema.json)').choices(DIFF_FORMATS).default('text'))
+    .action(diffCommand);
 
   const chart = program.command('chart').description('the charts that draw the Argo CD and Flux wiring');
   chart
@@ -91,6 +117,7 @@ export async function main(argv: string[]): Promise<number> {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT_OK;
       return EXIT_USAGE;
     }
+    if (err instanceof ExitStatus) return err.code;
     if (err instanceof UsageError) {
       process.stderr.write(`error: ${err.message}\n(run with --help for usage)\n`);
       return EXIT_USAGE;

@@ -1,22 +1,61 @@
+import { createHash } from 'node:crypto';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { compareCodeUnits, filePathProblems, outputPathProblem } from './output-paths.js';
 
 /**
- * The ownership index: plain text, a fixed header then one path per line, sorted by code unit.
+ * The ownership index: plain text, a fixed header then one line per file, sorted by path:
+ * `<sha256 of the bytes written>  <path>` (sha256sum's form). The digest lets `check` tell a
+ * file edited by hand from one a newer render would change. v1 indexes (paths only) are read.
  * It is a hidden file without a manifest extension, so neither kustomize (which reads only what
  * a kustomization lists), Argo CD directory sources (*.yaml, *.yml, *.json, *.jsonnet) nor Flux
  * (which builds from kustomization.yaml, or *.yaml/*.yml/*.json when there is none) reads it.
  */
-export const INDEX_HEADER = '# capi-gitops ownership index v1';
+export const INDEX_HEADER = '# capi-gitops ownership index v2';
+const INDEX_HEADER_V1 = '# capi-gitops ownership index v1';
 const INDEX_PREAMBLE = [
   INDEX_HEADER,
   '# capi-gitops wrote the files listed below; its next run replaces or removes them.',
   '# Files not listed here are never touched. Do not edit.',
 ];
 
-export function formatIndex(paths: Iterable<string>): string {
-  const sorted = [...new Set(paths)].sort(compareCodeUnits);
-  return [...INDEX_PREAMBLE, ...sorted].join('\n') + '\n';
+const ENTRY = /^([0-9a-f]{64}) {2}(.*)$/;
+
+export function contentDigest(text: string | Buffer): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The index of `files` (relative path → content written). */
+export function formatIndex(files: ReadonlyMap<string, string>): string {
+  const sorted = [...files.keys()].sort(compareCodeUnits);
+  return [...INDEX_PREAMBLE, ...sorted.map((p) => `${contentDigest(files.get(p)!)}  ${p}`)].join('\n') + '\n';
+}
+
+/** Paths listed in an index, each with the digest of what was written (absent in a v1 index). */
+export function parseIndexEntries(text: string, file: string): Map<string, string | undefined> {
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const hint = `restore ${file} from Git, or delete it and the files capi-gitops wrote, then run again`;
+  const v1 = lines[0] === INDEX_HEADER_V1;
+  if (lines[0] !== INDEX_HEADER && !v1) {
+    throw new CapiGitopsError({ file, line: 1, column: 1, message: 'not a capi-gitops ownership index', expected: INDEX_HEADER, hint });
+  }
+  const problems: Diagnostic[] = [];
+  const entries = new Map<string, string | undefined>();
+  lines.forEach((line, i) => {
+    if (line === '' || line.startsWith('#')) return;
+    const entry = v1 ? undefined : ENTRY.exec(line);
+    if (!v1 && !entry) {
+      problems.push({ file, line: i + 1, column: 1, message: `line ${JSON.stringify(line)} is not "<sha256>  <path>"`, expected: 'a sha256 in hex, two spaces and a relative path', hint });
+      return;
+    }
+    const p = entry ? entry[2]! : line;
+    const problem = outputPathProblem(p);
+    if (problem) problems.push({ file, line: i + 1, column: 1, message: `listed path ${JSON.stringify(p)} ${problem}`, expected: 'a relative path inside the output directory', hint });
+    else entries.set(p, entry?.[1]);
+  });
+  problems.push(...filePathProblems(entries.keys(), file).map((d) => ({ ...d, hint })));
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  return new Map([...entries].sort(([a], [b]) => compareCodeUnits(a, b)));
 }
 
 /**
@@ -24,21 +63,5 @@ export function formatIndex(paths: Iterable<string>): string {
  * gets deleted, so a line like `../x` must stop the run rather than be guessed at.
  */
 export function parseIndex(text: string, file: string): string[] {
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  const hint = `restore ${file} from Git, or delete it and the files capi-gitops wrote, then run again`;
-  if (lines[0] !== INDEX_HEADER) {
-    throw new CapiGitopsError({ file, line: 1, column: 1, message: 'not a capi-gitops ownership index', expected: INDEX_HEADER, hint });
-  }
-  const problems: Diagnostic[] = [];
-  const paths: string[] = [];
-  lines.forEach((line, i) => {
-    if (line === '' || line.startsWith('#')) return;
-    const problem = outputPathProblem(line);
-    if (problem) problems.push({ file, line: i + 1, column: 1, message: `listed path ${JSON.stringify(line)} ${problem}`, expected: 'a relative path inside the output directory', hint });
-    else paths.push(line);
-  });
-  problems.push(...filePathProblems(paths, file).map((d) => ({ ...d, hint })));
-  if (problems.length > 0) throw new CapiGitopsError(problems);
-  return [...new Set(paths)].sort(compareCodeUnits);
+  return [...parseIndexEntries(text, file).keys()];
 }

@@ -99,7 +99,7 @@ export function planWrite(existing: ExistingOutput, files: Map<string, string>):
   const oldDirectories = [...entries].filter(([, e]) => e.type === 'dir').map(([p]) => p);
   const sameDirectories = oldDirectories.length === directories.size && oldDirectories.every((d) => directories.has(d));
 
-  const indexText = formatIndex(files.keys());
+  const indexText = formatIndex(files);
   const changed = written.length > 0 || removed.length > 0 || indexText !== existing.indexText || !sameDirectories;
   return { written, unchanged, removed, carried, directories: [...directories].sort(compareCodeUnits), indexText, changed };
 }

@@ -1,0 +1,129 @@
+/**
+ * `check` (also `render --check`) and `diff`: the pull-request workflow. Both render in memory
+ * and never write the output directory or the lockfile.
+ */
+import path from 'node:path';
+import { renderOutput } from '../fleet-render.js';
+import { CapiGitopsError } from '../model/diagnostics.js';
+import {
+  appendStepSummary,
+  checkAnnotations,
+  checkOutput,
+  diagnosticAnnotations,
+  formatMarkdown,
+  formatText,
+  inGitHubActions,
+  manifestAtRevision,
+  readOutputTree,
+  reviewAnnotations,
+  reviewChanges,
+  type CheckReport,
+  type ReviewSide,
+} from '../review/index.js';
+import { regenerateCommand, renderFlagsOptions, withProgress, type RenderFlags } from './commands.js';
+import { ExitStatus, UsageError } from './errors.js';
+
+export const DIFF_FORMATS = ['text', 'markdown', 'json'] as const;
+export type DiffFormat = (typeof DIFF_FORMATS)[number];
+
+export interface CheckFlags extends RenderFlags {
+  json?: boolean;
+}
+
+export interface DiffFlags extends RenderFlags {
+  base?: string;
+  from?: string;
+  to?: string;
+  format?: DiffFormat;
+}
+
+/** In GitHub Actions, validation errors also become `::error file=…,line=…::` annotations. */
+async function annotatingErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof CapiGitopsError && inGitHubActions()) for (const line of diagnosticAnnotations(err.diagnostics)) process.stderr.write(line + '\n');
+    throw err;
+  }
+}
+
+function displayDirectory(dir: string): string {
+  const relative = path.relative(process.cwd(), dir);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : dir;
+}
+
+function checkJson(report: CheckReport, output: string): string {
+  return JSON.stringify({ schemaVersion: 1, directory: output, upToDate: report.problems.length === 0, unchanged: report.unchanged, problems: report.problems }, null, 2) + '\n';
+}
+
+export async function checkCommand(flags: CheckFlags): Promise<void> {
+  if (!flags.output) throw new UsageError('check needs -o/--output <dir>: the committed output directory to compare with');
+  const output = flags.output;
+  // --frozen is implied: a lockfile that no longer answers the manifest is drift too.
+  const result = await annotatingErrors(() => withProgress(flags, (progress) => renderOutput(renderFlagsOptions(flags, progress, { frozen: true }))));
+  const report = await checkOutput(output, result.files);
+  for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
+  const fix = regenerateCommand(flags);
+  if (flags.json) process.stdout.write(checkJson(report, output));
+  else if (report.problems.length === 0) {
+    if (!flags.quiet) process.stdout.write(`${output} is up to date: ${report.unchanged} files match what the manifest renders\n`);
+  } else {
+    const width = Math.max(...report.problems.map((p) => p.status.length));
+    process.stdout.write(`${output} is not what the manifest renders:\n`);
+    for (const p of report.problems) process.stdout.write(`  ${p.status.padEnd(width)}  ${displayDirectory(path.join(report.directory, p.path))}: ${p.reason}\n`);
+    process.stdout.write(`${report.problems.length} file${report.problems.length === 1 ? '' : 's'} out of date; to regenerate, run: ${fix}\n`);
+  }
+  if (report.problems.length > 0) {
+    if (inGitHubActions()) for (const line of checkAnnotations(report)) process.stderr.write(line + '\n');
+    throw new ExitStatus(1);
+  }
+}
+
+/** The command that prints the whole diff, for the note when markdown is cut. */
+function fullDiffCommand(flags: DiffFlags): string {
+  const words = ['capi-gitops', 'diff'];
+  if (flags.from !== undefined) words.push('--from', flags.from, '--to', flags.to ?? '');
+  else {
+    const render = regenerateCommand(flags).split(' ').slice(2);
+    words.push(...render);
+    if (flags.base) words.push('--base', flags.base);
+  }
+  return [...words, '--format', 'text'].join(' ');
+}
+
+async function diffSides(flags: DiffFlags): Promise<{ before: ReviewSide; after: ReviewSide }> {
+  if (flags.from !== undefined || flags.to !== undefined) {
+    if (flags.from === undefined || flags.to === undefined) throw new UsageError('--from and --to go together: diff --from <dir> --to <dir>');
+    if (flags.base) throw new UsageError('--base compares renders of a manifest; --from/--to compare two directories: use one or the other');
+    return {
+      before: { label: flags.from, files: await readOutputTree(flags.from) },
+      after: { label: flags.to, files: await readOutputTree(flags.to) },
+    };
+  }
+  if (!flags.output) throw new UsageError('diff needs -o/--output <dir> (the committed output directory), or --from <dir> --to <dir>');
+  const output = flags.output;
+  const current = await withProgress(flags, (progress) => renderOutput(renderFlagsOptions(flags, progress, { frozen: flags.frozen })));
+  const after: ReviewSide = { label: 'the manifest as it is now', files: current.files };
+  if (!flags.base) return { before: { label: `${output} as committed`, files: await readOutputTree(output) }, after };
+  const revision = await manifestAtRevision(flags.base, flags.file ?? []);
+  try {
+    const baseRender = await withProgress(flags, (progress) =>
+      renderOutput(renderFlagsOptions({ ...flags, file: revision.manifestPaths }, progress, { frozen: false, command: regenerateCommand(flags) })),
+    );
+    return { before: { label: `the manifest at ${flags.base} (${revision.commit.slice(0, 12)})`, files: baseRender.files }, after };
+  } finally {
+    await revision.dispose();
+  }
+}
+
+export async function diffCommand(flags: DiffFlags): Promise<void> {
+  const format = flags.format ?? 'text';
+  const { before, after } = await annotatingErrors(() => diffSides(flags));
+  const report = reviewChanges(before, after);
+  const markdown = () => formatMarkdown(report, { fullCommand: fullDiffCommand(flags) });
+  if (format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else if (format === 'markdown') process.stdout.write(markdown());
+  else process.stdout.write(formatText(report, { colour: process.stdout.isTTY === true && !process.env.NO_COLOR }));
+  if (inGitHubActions()) for (const line of reviewAnnotations(report, flags.output ?? flags.to)) process.stderr.write(line + '\n');
+  await appendStepSummary(markdown());
+}

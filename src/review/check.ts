@@ -1,0 +1,91 @@
+/**
+ * Drift check: a fresh render (relative path → text, never written) against the output directory
+ * on disk. The ownership index says which files the last render wrote and their digests, so a
+ * file that differs can be told apart: edited by hand since that render, or out of date.
+ */
+import { lstat, readFile, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { compareStrings } from '../model/diagnostics.js';
+import { INDEX_FILE, ancestors } from '../emit/output-paths.js';
+import { contentDigest, formatIndex, parseIndexEntries } from '../emit/ownership-index.js';
+import { scanTree, type TreeEntry } from '../emit/tree.js';
+
+export type CheckStatus = 'changed' | 'edited' | 'missing' | 'extra';
+
+export interface CheckedFile {
+  /** Relative to the output directory, `/`-separated. */
+  path: string;
+  status: CheckStatus;
+  /** One line for people: what is wrong and what a render would do. */
+  reason: string;
+}
+
+export interface CheckReport {
+  /** The output directory, absolute. */
+  directory: string;
+  /** Files the render produces that match byte for byte. */
+  unchanged: number;
+  /** Every file that is not as the render would write it, sorted by path. */
+  problems: CheckedFile[];
+}
+
+const REASONS: Record<CheckStatus, string> = {
+  changed: 'differs from what the manifest renders; render would rewrite it',
+  edited: 'edited by hand since the last render (its digest is not the one in the ownership index); render would overwrite it',
+  missing: 'missing; render would write it',
+  extra: 'not written by this render; remove it (render removes it when the last render wrote it)',
+};
+
+/** A hidden entry (`.gitkeep`, `.git`, …) is tooling, never a manifest: never reported extra. */
+function isHidden(rel: string): boolean {
+  return rel.split('/').some((segment) => segment.startsWith('.'));
+}
+
+async function outputEntries(directory: string): Promise<Map<string, TreeEntry>> {
+  const st = await lstat(directory).catch(() => undefined);
+  if (!st) return new Map();
+  const real = st.isSymbolicLink() ? await realpath(directory) : directory;
+  return (await lstat(real)).isDirectory() ? scanTree(real) : new Map();
+}
+
+/** Compares `files` with `outDir`; reads only, writes nothing. */
+export async function checkOutput(outDir: string, files: ReadonlyMap<string, string>): Promise<CheckReport> {
+  const directory = path.resolve(outDir);
+  const entries = await outputEntries(directory);
+  const indexEntry = entries.get(INDEX_FILE);
+  const indexText = indexEntry?.type === 'file' ? await readFile(path.join(directory, INDEX_FILE), 'utf8') : undefined;
+  const written = indexText === undefined ? new Map<string, string | undefined>() : parseIndexEntries(indexText, path.join(directory, INDEX_FILE));
+
+  const problems: CheckedFile[] = [];
+  const add = (p: string, status: CheckStatus) => problems.push({ path: p, status, reason: REASONS[status] });
+  let unchanged = 0;
+  const rendered = [...files.keys()];
+  const onDisk = await Promise.all(
+    rendered.map((p) => (entries.get(p)?.type === 'file' ? readFile(path.join(directory, p)) : Promise.resolve(undefined))),
+  );
+  rendered.forEach((p, i) => {
+    const bytes = onDisk[i];
+    if (bytes === undefined) return add(p, 'missing');
+    if (bytes.equals(Buffer.from(files.get(p)!, 'utf8'))) return unchanged++;
+    const digest = written.get(p);
+    add(p, digest !== undefined && digest !== contentDigest(bytes) ? 'edited' : 'changed');
+  });
+
+  // Extra: what the last render wrote and this one does not, and any visible file in a
+  // directory this render writes into (kustomize, Argo CD and Flux read those directories).
+  const ownedDirectories = new Set(['', ...rendered.flatMap(ancestors)]);
+  for (const [p, entry] of entries) {
+    if (entry.type === 'dir' || p === INDEX_FILE || files.has(p)) continue;
+    const parent = ancestors(p).at(-1) ?? '';
+    if (written.has(p) || (!isHidden(p) && ownedDirectories.has(parent))) add(p, 'extra');
+  }
+  if (problems.length === 0 && indexText !== formatIndex(files)) {
+    problems.push({
+      path: INDEX_FILE,
+      status: indexText === undefined ? 'missing' : 'changed',
+      reason: indexText === undefined ? 'the ownership index is missing; render would write it' : 'the ownership index is not the one this render writes; render would rewrite it',
+    });
+  }
+  problems.sort((a, b) => compareStrings(a.path, b.path));
+  return { directory, unchanged, problems };
+}

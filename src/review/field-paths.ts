@@ -1,0 +1,64 @@
+/**
+ * The field paths at which two JSON values differ, kubectl-style: `spec.replicas`,
+ * `spec.template.spec.containers[name=manager].image`. Lists of objects that all carry a
+ * `name` are matched by name (as strategic merge does for containers, env, ports, webhooks,
+ * versions), other lists by index. A subtree only one side has is one path, not its leaves.
+ */
+import { isPlainObject } from '../model/kobject.js';
+import { compareStrings } from '../model/diagnostics.js';
+
+const SIMPLE_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
+
+function keyPath(base: string, key: string): string {
+  const part = SIMPLE_KEY.test(key) ? key : JSON.stringify(key);
+  return base ? (SIMPLE_KEY.test(key) ? `${base}.${part}` : `${base}[${part}]`) : part;
+}
+
+function namedItems(list: unknown[]): Map<string, unknown> | undefined {
+  const byName = new Map<string, unknown>();
+  for (const item of list) {
+    if (!isPlainObject(item) || typeof item.name !== 'string' || byName.has(item.name)) return undefined;
+    byName.set(item.name, item);
+  }
+  return byName;
+}
+
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameValue(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Paths (sorted by code unit) where `a` and `b` differ; [] when they are equal. */
+export function changedPaths(a: unknown, b: unknown, base = ''): string[] {
+  const out: string[] = [];
+  walk(a, b, base, out);
+  return out.sort(compareStrings);
+}
+
+function walk(a: unknown, b: unknown, at: string, out: string[]): void {
+  if (sameValue(a, b)) return;
+  if (isPlainObject(a) && isPlainObject(b)) {
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) walk(a[key], b[key], keyPath(at, key), out);
+    return;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const namedA = namedItems(a);
+    const namedB = namedItems(b);
+    if (namedA && namedB && (a.length > 0 || b.length > 0)) {
+      for (const name of new Set([...namedA.keys(), ...namedB.keys()])) walk(namedA.get(name), namedB.get(name), `${at}[name=${name}]`, out);
+      return;
+    }
+    if (a.every((x) => !isPlainObject(x) && !Array.isArray(x)) && b.every((x) => !isPlainObject(x) && !Array.isArray(x))) {
+      out.push(at);
+      return;
+    }
+    for (let i = 0; i < Math.max(a.length, b.length); i++) walk(a[i], b[i], `${at}[${i}]`, out);
+    return;
+  }
+  out.push(at || '.');
+}

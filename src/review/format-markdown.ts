@@ -1,0 +1,149 @@
+/**
+ * The pull-request form of a review: a summary table and the call-outs first, then one
+ * `<details>` section per component, grouped by kind. CRD schema changes appear only as the
+ * per-version summary of the call-outs. The whole text stays under GitHub's comment limit
+ * (65,536 characters): what does not fit is cut, with a note saying how to see the rest.
+ */
+import type { ComponentDiff, Finding, ObjectChange, ReviewReport } from './types.js';
+
+export const GITHUB_COMMENT_LIMIT = 65_536;
+/** Room below the limit for a marker or heading a caller adds (the Action adds a marker line). */
+const DEFAULT_LIMIT = GITHUB_COMMENT_LIMIT - 512;
+/** Field paths listed per changed object before "… and N more". */
+const PATHS_PER_OBJECT = 8;
+
+export interface MarkdownOptions {
+  /** Upper bound on the length in UTF-16 code units (≥ characters); default below GitHub's limit. */
+  limit?: number;
+  /** The command that prints everything, for the note when details are cut. */
+  fullCommand?: string;
+}
+
+/** Inline code that survives any content: no backticks inside, no line breaks. */
+export function code(text: string): string {
+  return '`' + text.replace(/[`\r\n]/g, ' ') + '`';
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/[\r\n]/g, ' ');
+}
+
+function plain(text: string): string {
+  return text.replace(/[<>&`|*_[\]\r\n]/g, (c) => (c === '\r' || c === '\n' ? ' ' : `&#${c.charCodeAt(0)};`));
+}
+
+export function versionText(c: Pick<ComponentDiff, 'oldVersion' | 'newVersion'>): string {
+  if (c.oldVersion === c.newVersion) return c.newVersion ?? '';
+  return `${c.oldVersion ?? '(none)'} → ${c.newVersion ?? '(removed)'}`;
+}
+
+export function riskLine(report: ReviewReport): string {
+  const warnings = report.findings.filter((f) => f.risk === 'warning');
+  if (warnings.length === 0) return `no risky changes found (${report.findings.length} call-out${report.findings.length === 1 ? '' : 's'})`;
+  const byType = new Map<string, number>();
+  for (const f of warnings) byType.set(riskName(f), (byType.get(riskName(f)) ?? 0) + 1);
+  return `${warnings.length} risky change${warnings.length === 1 ? '' : 's'}: ${[...byType].map(([name, n]) => `${n} ${name}`).join(', ')}`;
+}
+
+function riskName(f: Finding): string {
+  if (f.type === 'rbac') return 'RBAC widened';
+  if (f.type === 'version') return 'downgrade';
+  if (f.type === 'crd') {
+    const kinds = [f.versionsRemoved.length && 'CRD version removed', f.storage.length && 'storage version flipped', f.schema.some((s) => s.propertiesRemoved.length) && 'CRD schema properties removed'].filter(Boolean);
+    return kinds.join(' / ') || 'CRD change';
+  }
+  return f.type;
+}
+
+function objectLine(o: ObjectChange): string {
+  const name = `${o.namespace ? o.namespace + '/' : ''}${o.name}`;
+  if (o.change !== 'changed') return `- ${o.change === 'added' ? '➕ added' : '➖ removed'} ${code(name)}`;
+  const shown = o.paths.slice(0, PATHS_PER_OBJECT).map(code);
+  if (o.paths.length > PATHS_PER_OBJECT) shown.push(`… and ${o.paths.length - PATHS_PER_OBJECT} more`);
+  if (o.schemaPathsFolded) shown.push(`schema: ${o.schemaPathsFolded} path${o.schemaPathsFolded === 1 ? '' : 's'} folded (summary in the call-outs)`);
+  return `- ✏️ ${code(name)}: ${shown.join(', ')}`;
+}
+
+function componentSection(c: ComponentDiff): { open: string[]; body: string[]; close: string[] } {
+  const summary = `<code>${plain(c.name)}</code> ${plain(versionText(c))}: ${c.added} added, ${c.removed} removed, ${c.changed} changed`;
+  const body: string[] = [];
+  for (const k of c.kinds) {
+    body.push('', `**${plain(k.kind)}**${k.group ? ` (${plain(k.group)})` : ''}`, '');
+    for (const o of k.objects) body.push(objectLine(o));
+  }
+  return { open: [`<details><summary>${summary}</summary>`, ''], body, close: ['', '</details>', ''] };
+}
+
+function findingLine(f: Finding): string {
+  return `- ${f.risk === 'warning' ? '⚠️ ' : ''}**${f.type}** ${plain(f.message)}`;
+}
+
+export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = {}): string {
+  const limit = Math.min(options.limit ?? DEFAULT_LIMIT, GITHUB_COMMENT_LIMIT - 1);
+  const full = options.fullCommand ?? 'capi-gitops diff --format text';
+  const s = report.summary;
+  const head: string[] = [
+    '## capi-gitops diff',
+    '',
+    `${plain(report.old.label)} → ${plain(report.new.label)}`,
+    '',
+    `**Risk:** ${s.warnings > 0 ? '⚠️ ' : ''}${plain(riskLine(report))}`,
+    '',
+  ];
+  if (report.components.length === 0) {
+    head.push('No object changed.', '');
+    return head.join('\n');
+  }
+  head.push('| Component | Version | Added | Removed | Changed |', '|---|---|--:|--:|--:|');
+  for (const c of report.components) head.push(`| ${cell(code(c.name))} | ${cell(versionText(c))} | ${c.added} | ${c.removed} | ${c.changed} |`);
+  head.push(`| **total** | | ${s.added} | ${s.removed} | ${s.changed} |`, '');
+
+  // Everything after the table is optional: added while it fits, leaving room for the note.
+  const note = (what: string) => `> **Cut to stay under GitHub's 65,536-character limit:** ${what} not shown. Run ${code(full)} to see everything.\n`;
+  const reserve = note('999999 call-outs and 999999 objects in 999 components').length + 1;
+  const out: string[] = [...head];
+  let length = out.join('\n').length + 1;
+  const fits = (lines: string[]) => length + lines.join('\n').length + 1 + reserve <= limit;
+  const push = (lines: string[]) => {
+    out.push(...lines);
+    length += lines.join('\n').length + 1;
+  };
+
+  let cutFindings = 0;
+  if (report.findings.length > 0) {
+    push(['### Call-outs', '']);
+    for (const f of report.findings) {
+      const line = findingLine(f);
+      if (cutFindings === 0 && fits([line])) push([line]);
+      else cutFindings++;
+    }
+    push(['']);
+  }
+  let cutObjects = 0;
+  let cutComponents = 0;
+  push(['### Details', '']);
+  for (const c of report.components) {
+    const section = componentSection(c);
+    const objects = c.added + c.removed + c.changed;
+    if (cutObjects > 0 || !fits([...section.open, ...section.close])) {
+      cutObjects += objects;
+      cutComponents++;
+      continue;
+    }
+    push(section.open);
+    let shown = 0;
+    for (const line of section.body) {
+      if (!fits([line, ...section.close])) break;
+      push([line]);
+      if (line.startsWith('- ')) shown++;
+    }
+    if (shown < objects) {
+      cutObjects += objects - shown;
+      cutComponents++;
+    }
+    push(section.close);
+  }
+  const cut = [cutFindings && `${cutFindings} call-out${cutFindings === 1 ? '' : 's'}`, cutObjects && `${cutObjects} object${cutObjects === 1 ? '' : 's'} in ${cutComponents} component${cutComponents === 1 ? '' : 's'}`].filter(Boolean);
+  if (cut.length > 0) out.push(note(cut.join(' and ')));
+  return out.join('\n');
+}

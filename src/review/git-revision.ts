@@ -1,0 +1,110 @@
+/**
+ * The manifest and lockfile as they were at a Git revision, for `diff --base <ref>`: read with
+ * `git show <commit>:<path>` into a temporary directory that mirrors the repository's layout,
+ * so neither the checkout nor the index is touched. Everything else the manifest refers to by
+ * a relative path (local repositories, charts, values files) is linked to the working tree, and
+ * artifacts come from that commit's lockfile and the cache.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { CapiGitopsError } from '../model/diagnostics.js';
+import { LOCKFILE_NAME } from '../lock/types.js';
+
+const run = promisify(execFile);
+const MAX_OUTPUT = 256 * 1024 * 1024;
+
+export interface RevisionManifest {
+  /** The commit the ref named. */
+  commit: string;
+  /** The `-f` paths inside the temporary tree, in the order given. */
+  manifestPaths: string[];
+  /** Deletes the temporary tree. */
+  dispose(): Promise<void>;
+}
+
+async function git(cwd: string, args: string[]): Promise<Buffer> {
+  const { stdout } = await run('git', args, { cwd, encoding: 'buffer', maxBuffer: MAX_OUTPUT });
+  return stdout;
+}
+
+function gitFailure(err: unknown): string {
+  const e = err as { code?: string; stderr?: Buffer | string };
+  if (e.code === 'ENOENT') return 'git is not installed (or not on PATH)';
+  return String(e.stderr ?? (err as Error).message).trim().split('\n')[0] ?? 'git failed';
+}
+
+async function existingDirectory(p: string): Promise<string> {
+  let dir = path.resolve(p);
+  while (!(await stat(dir).then((s) => s.isDirectory(), () => false))) dir = path.dirname(dir);
+  return dir;
+}
+
+/** Links every working-tree entry beside the materialized paths, so relative references resolve. */
+async function linkWorkingTree(top: string, root: string, materialized: Set<string>, owned: Set<string>): Promise<void> {
+  const onPath = new Set<string>(['']);
+  for (const p of materialized) for (let d = path.posix.dirname(p); d !== '.'; d = path.posix.dirname(d)) onPath.add(d);
+  for (const dir of onPath) {
+    if ([...owned].some((o) => dir === o || dir.startsWith(o + '/'))) continue;
+    const names = await readdir(path.join(top, dir)).catch(() => [] as string[]);
+    for (const name of names) {
+      const rel = dir ? `${dir}/${name}` : name;
+      if (name === '.git' || onPath.has(rel) || materialized.has(rel) || owned.has(rel)) continue;
+      await mkdir(path.join(root, dir), { recursive: true });
+      await symlink(path.join(top, rel), path.join(root, rel));
+    }
+  }
+}
+
+/**
+ * Writes the `-f` paths (files or directories, as given on the command line) and the lockfile
+ * beside the first as they were at `ref`. A path missing at that commit is an error.
+ */
+export async function manifestAtRevision(ref: string, manifestPaths: readonly string[]): Promise<RevisionManifest> {
+  const cwd = await existingDirectory(manifestPaths[0] ?? '.');
+  let top: string;
+  let commit: string;
+  try {
+    top = (await git(cwd, ['rev-parse', '--show-toplevel'])).toString('utf8').trim();
+  } catch (err) {
+    throw new CapiGitopsError({ file: manifestPaths[0], message: `--base needs the manifest in a Git repository: ${gitFailure(err)}`, hint: 'run capi-gitops diff from inside the repository, or compare two directories with --from <dir> --to <dir>' });
+  }
+  try {
+    commit = (await git(top, ['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`])).toString('utf8').trim();
+  } catch (err) {
+    throw new CapiGitopsError({ message: `--base ${ref} is not a commit in ${top}: ${gitFailure(err)}`, expected: 'a branch, tag or commit (e.g. HEAD, origin/main)', hint: 'git fetch the base branch first (actions/checkout with fetch-depth: 0), then run the command again' });
+  }
+  const root = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-base-'));
+  try {
+    const materialized = new Set<string>();
+    const owned = new Set<string>();
+    const inRevision: string[] = [];
+    for (const given of manifestPaths) {
+      const rel = path.relative(top, path.resolve(given)).split(path.sep).join('/');
+      if (rel.startsWith('..') || path.isAbsolute(rel)) throw new CapiGitopsError({ file: given, message: `-f ${given} is outside the Git repository ${top}`, hint: 'pass manifest paths inside the repository' });
+      const files = (await git(top, ['ls-tree', '-r', '-z', '--name-only', commit, '--', rel || '.'])).toString('utf8').split('\0').filter(Boolean);
+      if (files.length === 0) throw new CapiGitopsError({ file: given, message: `${rel || '.'} is not in ${ref} (${commit.slice(0, 12)})`, hint: `compare without --base, or check the path with: git ls-tree ${commit.slice(0, 12)} -- ${rel || '.'}` });
+      const isDirectory = !(files.length === 1 && files[0] === rel);
+      owned.add(rel);
+      for (const f of files) materialized.add(f);
+      inRevision.push(path.join(root, rel));
+      if (inRevision.length === 1) {
+        const lock = path.posix.join(isDirectory ? rel : path.posix.dirname(rel), LOCKFILE_NAME);
+        owned.add(lock);
+        const listed = (await git(top, ['ls-tree', '-z', '--name-only', commit, '--', lock])).toString('utf8').split('\0').filter(Boolean);
+        if (listed.length > 0) materialized.add(lock);
+      }
+    }
+    for (const f of materialized) {
+      await mkdir(path.dirname(path.join(root, f)), { recursive: true });
+      await writeFile(path.join(root, f), await git(top, ['show', `${commit}:${f}`]));
+    }
+    await linkWorkingTree(top, root, materialized, owned);
+    return { commit, manifestPaths: inRevision, dispose: () => rm(root, { recursive: true, force: true }) };
+  } catch (err) {
+    await rm(root, { recursive: true, force: true });
+    throw err;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * GitHub Actions integration: workflow-command annotations (`::warning file=…::`,
+ * `::error file=…,line=…::`) and the job summary (`$GITHUB_STEP_SUMMARY`). Escaping follows
+ * actions/toolkit packages/core/src/command.ts (escapeData, escapeProperty).
+ */
+import { appendFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Diagnostic } from '../model/diagnostics.js';
+import type { CheckReport } from './check.js';
+import type { ReviewReport } from './types.js';
+
+export function escapeData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+export function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+function command(name: 'warning' | 'error', properties: Record<string, string | number | undefined>, message: string): string {
+  const props = Object.entries(properties)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `${k}=${escapeProperty(String(v))}`)
+    .join(',');
+  return `::${name}${props ? ' ' + props : ''}::${escapeData(message)}`;
+}
+
+/** A path as annotations need it: relative to the workspace (the working directory). */
+function workspacePath(file: string): string {
+  return path.relative(process.cwd(), path.resolve(file)).split(path.sep).join('/');
+}
+
+/** `::warning` for each risky finding, pointing at the object's file in `outputDir`. */
+export function reviewAnnotations(report: ReviewReport, outputDir: string | undefined): string[] {
+  return report.findings
+    .filter((f) => f.risk === 'warning')
+    .map((f) => command('warning', { file: f.file && outputDir ? workspacePath(path.join(outputDir, f.file)) : undefined, title: `capi-gitops: ${f.type}` }, f.message));
+}
+
+/** `::error` for each file `check` found out of date. */
+export function checkAnnotations(report: CheckReport): string[] {
+  return report.problems.map((p) => command('error', { file: workspacePath(path.join(report.directory, p.path)), title: `capi-gitops check: ${p.status}` }, `${p.path}: ${p.reason}`));
+}
+
+/** `::error file=…,line=…,col=…::` for each validation problem. */
+export function diagnosticAnnotations(diagnostics: readonly Diagnostic[]): string[] {
+  return diagnostics.map((d) =>
+    command('error', { file: d.file ? workspacePath(d.file) : undefined, line: d.line, col: d.column, title: 'capi-gitops' }, [d.object, d.path, d.message].filter(Boolean).join(': ') + (d.hint ? ` (hint: ${d.hint})` : '')),
+  );
+}
+
+export function inGitHubActions(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.GITHUB_ACTIONS === 'true';
+}
+
+/** Appends `markdown` to the job summary when GITHUB_STEP_SUMMARY names a file. */
+export async function appendStepSummary(markdown: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  const file = env.GITHUB_STEP_SUMMARY;
+  if (!file) return false;
+  await appendFile(file, markdown.endsWith('\n') ? markdown : markdown + '\n');
+  return true;
+}

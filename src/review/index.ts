@@ -1,0 +1,9 @@
+/** The review stage: drift check and semantic diff of rendered trees. */
+export { reviewChanges } from './review.js';
+export { checkOutput, type CheckReport, type CheckedFile } from './check.js';
+export { readOutputTree } from './read-tree.js';
+export { manifestAtRevision } from './git-revision.js';
+export { formatMarkdown, GITHUB_COMMENT_LIMIT } from './format-markdown.js';
+export { formatText } from './format-text.js';
+export { appendStepSummary, checkAnnotations, diagnosticAnnotations, inGitHubActions, reviewAnnotations } from './github-actions.js';
+export * from './types.js';

@@ -1,0 +1,165 @@
+/**
+ * The review stage's entry: two rendered trees in, a semantic diff (ReviewReport) out.
+ * Objects are matched by group/kind/namespace/name; an object whose namespace alone changed is
+ * one changed object with a namespace-move finding.
+ */
+import { compareStrings } from '../model/diagnostics.js';
+import type { KObject } from '../model/kobject.js';
+import { parseSemantic, compareSemantic } from '../sources/semantic-version.js';
+import { compareCrds, crdChangeCount, describeCrdChanges, CRD_SCHEMA_PATH } from './crd.js';
+import { changedPaths } from './field-paths.js';
+import { describeId, readTreeObjects, type TreeObject, type TreeObjects } from './objects.js';
+import { describePermissions, gained, permissionsOf, RBAC_GROUP, RBAC_ROLE_KINDS } from './rbac.js';
+import { REVIEW_SCHEMA_VERSION, type ChangeType, type ComponentDiff, type Finding, type ObjectChange, type ReviewReport, type ReviewSide, type VersionFinding } from './types.js';
+import { webhookFindings, WEBHOOK_KINDS } from './webhooks.js';
+import { workloadFindings, WORKLOAD_KINDS } from './workloads.js';
+
+interface Pair {
+  before?: TreeObject;
+  after?: TreeObject;
+}
+
+function isCrd(t: TreeObject): boolean {
+  return t.id.kind === 'CustomResourceDefinition' && t.id.group === 'apiextensions.k8s.io';
+}
+
+/** Pairs objects by identity, then pairs what is left by group/kind/name across namespaces. */
+function pairObjects(a: TreeObjects, b: TreeObjects): Pair[] {
+  const pairs: Pair[] = [];
+  const onlyBefore: TreeObject[] = [];
+  for (const [key, before] of a.objects) {
+    const after = b.objects.get(key);
+    if (after) pairs.push({ before, after });
+    else onlyBefore.push(before);
+  }
+  const onlyAfter = [...b.objects].filter(([key]) => !a.objects.has(key)).map(([, t]) => t);
+  const moveKey = (t: TreeObject) => `${t.id.group}/${t.id.kind}/${t.id.name}`;
+  const count = (list: TreeObject[]) => list.reduce((m, t) => m.set(moveKey(t), (m.get(moveKey(t)) ?? 0) + 1), new Map<string, number>());
+  const [beforeCount, afterCount] = [count(onlyBefore), count(onlyAfter)];
+  const unique = (t: TreeObject) => beforeCount.get(moveKey(t)) === 1 && afterCount.get(moveKey(t)) === 1;
+  const movedTo = new Map(onlyAfter.filter(unique).map((t) => [moveKey(t), t]));
+  for (const before of onlyBefore) {
+    const after = unique(before) ? movedTo.get(moveKey(before)) : undefined;
+    if (after) movedTo.delete(moveKey(before));
+    pairs.push({ before, after });
+  }
+  const paired = new Set(pairs.map((p) => p.after));
+  for (const after of onlyAfter) if (!paired.has(after)) pairs.push({ after });
+  return pairs;
+}
+
+function versionFinding(directory: string, name: string, from: string | undefined, to: string | undefined, file: string | undefined): VersionFinding | undefined {
+  if (from === to) return undefined;
+  const base = { type: 'version' as const, component: directory, ...(file ? { file } : {}), from: from ?? '', to: to ?? '' };
+  if (from === undefined) return { ...base, risk: 'info', direction: 'added', message: `${name} ${to} added` };
+  if (to === undefined) return { ...base, risk: 'info', direction: 'removed', message: `${name} ${from} removed` };
+  const [a, b] = [parseSemantic(from), parseSemantic(to)];
+  const order = a && b ? compareSemantic(a, b) : 0;
+  if (order > 0) return { ...base, risk: 'warning', direction: 'downgrade', message: `${name} downgraded ${from} → ${to}` };
+  if (order < 0) return { ...base, risk: 'info', direction: 'upgrade', message: `${name} upgraded ${from} → ${to}` };
+  return { ...base, risk: 'info', direction: 'changed', message: `${name} ${from} → ${to}` };
+}
+
+function objectFindings(pair: Pair, component: string, file: string): Finding[] {
+  const t = (pair.after ?? pair.before)!;
+  const before: KObject | undefined = pair.before?.object;
+  const after: KObject | undefined = pair.after?.object;
+  const object = describeId(t.id);
+  const base = { risk: 'info' as const, component, file, object };
+  const findings: Finding[] = [];
+  if (pair.before && pair.after && pair.before.id.namespace !== pair.after.id.namespace) {
+    findings.push({ ...base, type: 'namespace-move', from: pair.before.id.namespace, to: pair.after.id.namespace, message: `${t.id.kind}/${t.id.name} moved from namespace ${pair.before.id.namespace || '(cluster)'} to ${pair.after.id.namespace || '(cluster)'}` });
+  }
+  if (t.id.group === 'apps' && WORKLOAD_KINDS.has(t.id.kind)) findings.push(...workloadFindings(before, after, base));
+  if (t.id.group === 'admissionregistration.k8s.io' && WEBHOOK_KINDS.has(t.id.kind)) findings.push(...webhookFindings(before, after, base));
+  if (t.id.group === RBAC_GROUP && RBAC_ROLE_KINDS.has(t.id.kind)) {
+    const [pa, pb] = [permissionsOf(before), permissionsOf(after)];
+    const wider = gained(pa, pb);
+    const narrower = gained(pb, pa);
+    if (wider.permissions.length || wider.nonResourceURLs.length) {
+      findings.push({ ...base, risk: 'warning', type: 'rbac', direction: 'widened', ...wider, message: `${object}: RBAC widened${wider.wildcard ? ' (wildcard)' : ''}: ${describePermissions(wider)}` });
+    }
+    if (narrower.permissions.length || narrower.nonResourceURLs.length) {
+      findings.push({ ...base, type: 'rbac', direction: 'narrowed', ...narrower, message: `${object}: RBAC narrowed: ${describePermissions(narrower)}` });
+    }
+  }
+  if (isCrd(t)) {
+    const changes = compareCrds(before, after);
+    if (crdChangeCount(changes) > 0) {
+      const breaking = changes.versionsRemoved.length > 0 || changes.storage.length > 0 || changes.schema.some((s) => s.propertiesRemoved.length > 0);
+      findings.push({ ...base, risk: breaking ? 'warning' : 'info', type: 'crd', ...changes, message: `${t.id.name}: ${describeCrdChanges(changes)}` });
+    }
+  }
+  return findings;
+}
+
+function emptyComponent(directory: string, a: TreeObjects, b: TreeObjects): ComponentDiff {
+  const old = a.components.get(directory);
+  const now = b.components.get(directory);
+  return {
+    directory,
+    name: now?.name ?? old?.name ?? directory,
+    ...(old?.version ? { oldVersion: old.version } : {}),
+    ...(now?.version ? { newVersion: now.version } : {}),
+    added: 0,
+    removed: 0,
+    changed: 0,
+    kinds: [],
+  };
+}
+
+export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewReport {
+  const a = readTreeObjects(oldSide.files);
+  const b = readTreeObjects(newSide.files);
+  const components = new Map<string, ComponentDiff>();
+  const findings: Finding[] = [];
+
+  for (const directory of new Set([...a.components.keys(), ...b.components.keys()])) {
+    const diff = emptyComponent(directory, a, b);
+    components.set(directory, diff);
+    const v = versionFinding(directory, diff.name, diff.oldVersion, diff.newVersion, directory ? `${directory}/kustomization.yaml` : undefined);
+    if (v) findings.push(v);
+  }
+
+  for (const pair of pairObjects(a, b)) {
+    const t = (pair.after ?? pair.before)!;
+    const change: ChangeType = !pair.before ? 'added' : !pair.after ? 'removed' : 'changed';
+    let paths: string[] = [];
+    let folded = 0;
+    if (change === 'changed') {
+      paths = changedPaths(pair.before!.object, pair.after!.object);
+      if (paths.length === 0) continue;
+      if (isCrd(t)) {
+        const kept = paths.filter((p) => !CRD_SCHEMA_PATH.test(p));
+        folded = paths.length - kept.length;
+        paths = kept;
+      }
+    }
+    const diff = components.get(t.component)!;
+    diff[change]++;
+    const entry: ObjectChange = { ...t.id, change, file: t.file, paths, ...(folded ? { schemaPathsFolded: folded } : {}) };
+    let group = diff.kinds.find((k) => k.group === t.id.group && k.kind === t.id.kind);
+    if (!group) diff.kinds.push((group = { group: t.id.group, kind: t.id.kind, objects: [] }));
+    group.objects.push(entry);
+    findings.push(...objectFindings(pair, t.component, t.file));
+  }
+
+  const list = [...components.values()]
+    .filter((c) => c.added + c.removed + c.changed > 0 || c.oldVersion !== c.newVersion)
+    .sort((x, y) => compareStrings(x.directory, y.directory));
+  for (const c of list) {
+    c.kinds.sort((x, y) => compareStrings(x.group, y.group) || compareStrings(x.kind, y.kind));
+    for (const k of c.kinds) k.objects.sort((x, y) => compareStrings(x.namespace, y.namespace) || compareStrings(x.name, y.name) || compareStrings(x.change, y.change));
+  }
+  findings.sort((x, y) => compareStrings(x.component, y.component) || compareStrings(x.type, y.type) || compareStrings(x.object ?? '', y.object ?? '') || compareStrings(x.message, y.message));
+  const warnings = findings.filter((f) => f.risk === 'warning').length;
+  const total = (field: 'added' | 'removed' | 'changed') => list.reduce((n, c) => n + c[field], 0);
+  return {
+    schemaVersion: REVIEW_SCHEMA_VERSION,
+    old: { label: oldSide.label },
+    new: { label: newSide.label },
+    summary: { added: total('added'), removed: total('removed'), changed: total('changed'), warnings, risk: warnings > 0 ? 'warning' : findings.length > 0 ? 'info' : 'none' },
+    components: list,
+    findings,
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * The review stage's values: two rendered trees in, a semantic diff out. `ReviewReport` is the
+ * JSON form (`diff --format json`), described by schema/capi-gitops-diff.schema.json; change
+ * them together and bump REVIEW_SCHEMA_VERSION on any incompatible change.
+ */
+export const REVIEW_SCHEMA_VERSION = 1;
+
+/** One side of the comparison: a rendered file tree (relative path → text) and what it is. */
+export interface ReviewSide {
+  /** For people, e.g. `clusters/mgmt (committed)` or `render at HEAD`. */
+  label: string;
+  files: ReadonlyMap<string, string>;
+}
+
+export interface ObjectId {
+  /** API group, "" for the core group. */
+  group: string;
+  kind: string;
+  /** "" for cluster-scoped objects. */
+  namespace: string;
+  name: string;
+}
+
+export type ChangeType = 'added' | 'removed' | 'changed';
+
+export interface ObjectChange extends ObjectId {
+  change: ChangeType;
+  /** The file on the new side (the old side for a removed object). */
+  file: string;
+  /** For changed objects: field paths that changed, CRD schema paths left out (see findings). */
+  paths: string[];
+  /** For changed CRDs: schema paths that changed, counted but not listed. */
+  schemaPathsFolded?: number;
+}
+
+export interface KindGroup {
+  group: string;
+  kind: string;
+  objects: ObjectChange[];
+}
+
+export interface ComponentDiff {
+  /** The component's directory (`01-cluster-api`), or the top-level directory of wiring files. */
+  directory: string;
+  /** Provider label from the provenance comment (`cluster-api`), else the directory. */
+  name: string;
+  oldVersion?: string;
+  newVersion?: string;
+  added: number;
+  removed: number;
+  changed: number;
+  kinds: KindGroup[];
+}
+
+export type Risk = 'info' | 'warning';
+
+interface FindingBase {
+  risk: Risk;
+  /** Component directory the finding is about. */
+  component: string;
+  /** Output file the finding points at (for annotations). */
+  file?: string;
+  /** `Kind/namespace/name` of the object, when about one object. */
+  object?: string;
+  /** One line for people. */
+  message: string;
+}
+
+export interface VersionFinding extends FindingBase {
+  type: 'version';
+  from: string;
+  to: string;
+  direction: 'upgrade' | 'downgrade' | 'added' | 'removed' | 'changed';
+}
+
+export interface ImageFinding extends FindingBase {
+  type: 'image';
+  container: string;
+  from: string | null;
+  to: string | null;
+}
+
+export interface FlagsFinding extends FindingBase {
+  type: 'flags';
+  container: string;
+  added: string[];
+  removed: string[];
+  changed: { flag: string; from: string; to: string }[];
+}
+
+export interface ReplicasFinding extends FindingBase {
+  type: 'replicas';
+  from: number | null;
+  to: number | null;
+}
+
+export interface ResourcesFinding extends FindingBase {
+  type: 'resources';
+  container: string;
+  changes: { path: string; from: string | null; to: string | null }[];
+}
+
+export interface RbacRuleTuple {
+  apiGroup: string;
+  resource: string;
+  verb: string;
+}
+
+export interface RbacFinding extends FindingBase {
+  type: 'rbac';
+  direction: 'widened' | 'narrowed';
+  /** Permissions gained (widened) or lost (narrowed), one per apiGroup/resource/verb. */
+  permissions: RbacRuleTuple[];
+  /** Non-resource URLs gained or lost, with their verbs as `verb url`. */
+  nonResourceURLs: string[];
+  /** True when a gained permission holds a `*`. */
+  wildcard: boolean;
+}
+
+export interface CrdSchemaSummary {
+  version: string;
+  propertiesAdded: number;
+  propertiesRemoved: string[];
+}
+
+export interface CrdFinding extends FindingBase {
+  type: 'crd';
+  versionsAdded: string[];
+  versionsRemoved: string[];
+  served: { version: string; from: boolean; to: boolean }[];
+  storage: { version: string; from: boolean; to: boolean }[];
+  schema: CrdSchemaSummary[];
+}
+
+export interface WebhookFinding extends FindingBase {
+  type: 'webhook';
+  webhook: string;
+  change: 'added' | 'removed' | 'rules' | 'failurePolicy';
+  from?: string;
+  to?: string;
+}
+
+export interface NamespaceMoveFinding extends FindingBase {
+  type: 'namespace-move';
+  from: string;
+  to: string;
+}
+
+export type Finding =
+  | VersionFinding
+  | ImageFinding
+  | FlagsFinding
+  | ReplicasFinding
+  | ResourcesFinding
+  | RbacFinding
+  | CrdFinding
+  | WebhookFinding
+  | NamespaceMoveFinding;
+
+export interface ReviewReport {
+  schemaVersion: typeof REVIEW_SCHEMA_VERSION;
+  old: { label: string };
+  new: { label: string };
+  summary: { added: number; removed: number; changed: number; warnings: number; risk: 'none' | Risk };
+  components: ComponentDiff[];
+  findings: Finding[];
+}
