@@ -194,7 +194,7 @@ export async function resolveFleet(manifest: Manifest, options: FleetRenderOptio
         const shared: SharedRun = { previous: clusterLockView(previous, cluster.name), decorate: fetch.decorate };
         resolutions.set(cluster.name, await resolveManifest(cluster.manifest, { ...options, frozen: false }, shared));
       } catch (err) {
-        collectFor(bag, cluster.name, err);
+        collectFor(bag, cluster.name, err, cluster);
       }
     }),
   );
@@ -226,9 +226,18 @@ function releasePosition(release: ReleaseObject, d: Diagnostic): Partial<Diagnos
 }
 
 /** A problem of one cluster names it (the fleet stage's own problems already do). */
-function collectFor(bag: DiagnosticBag, cluster: string, err: unknown): void {
+function collectFor(bag: DiagnosticBag, cluster: string, err: unknown, layers?: FleetCluster): void {
   if (!(err instanceof CapiGitopsError)) throw err;
-  for (const d of err.diagnostics) bag.add(d.object?.startsWith('cluster ') ? d : { ...d, object: `cluster ${cluster}${d.object ? `: ${d.object}` : ''}` });
+  for (const d of err.diagnostics) {
+    if (d.object?.startsWith('cluster ')) {
+      bag.add(d);
+      continue;
+    }
+    // a version problem points at the layer that chose the version
+    const origin = d.path === 'spec.version' && d.object ? layers?.origin(d.object, ['spec', 'version']) : undefined;
+    const at = origin?.position ? { file: origin.position.file, line: origin.position.line, column: origin.position.column } : {};
+    bag.add({ ...d, ...at, object: `cluster ${cluster}${origin ? `, ${origin.layer}` : ''}${d.object ? `: ${d.object}` : ''}` });
+  }
 }
 
 /** Clusters that share an artifact share its problems: each is reported once. */

@@ -25,6 +25,8 @@ export interface FleetCluster {
   manifest: Manifest;
   /** Things to say on every run (unsupportedOverrides, a deprecated release). */
   warnings: string[];
+  /** The layer that set a provider's field (`spec.version`), and where: for problems found after this stage. */
+  origin(provider: string, field: readonly string[]): { layer: string; position?: SourcePosition } | undefined;
 }
 
 export interface Fleet {
@@ -299,7 +301,12 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
     const escaped = leafPaths(overlay.unsupportedOverrides ?? {});
     if (escaped.length > 0) warnings.push(`cluster ${overlay.name}: unsupportedOverrides sets ${escaped.join(', ')}; these bypass the overlay's checks and are not supported`);
     if (release?.deprecated) warnings.push(`cluster ${overlay.name} runs release ${release.name}, which is deprecated; move it to a current release`);
-    clusters.push({ name: overlay.name, ...(release ? { release } : {}), manifest: mergedManifest(`cluster ${overlay.name}`, merged, layers, manifest, bag), warnings });
+    const origin = (provider: string, field: readonly string[]) => {
+      const path = ['providers', provider, ...field];
+      const layer = layerOf(layers, path);
+      return layer && { layer: layer.label, position: layer.where(path) };
+    };
+    clusters.push({ name: overlay.name, ...(release ? { release } : {}), manifest: mergedManifest(`cluster ${overlay.name}`, merged, layers, manifest, bag), warnings, origin });
   });
   const checked = new Map<string, { release: ReleaseObject; manifest: Manifest }>();
   for (const release of releases.values()) {

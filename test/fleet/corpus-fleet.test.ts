@@ -306,3 +306,26 @@ test('without clusters, renderOutput is the single-cluster render, byte for byte
   const error = await rejection(renderOutput({ manifestPaths: [dir], clusters: ['eu-1'] }));
   assert.match(error.message, /--cluster was given, but the manifest declares no clusters/);
 });
+
+test('a contract problem found while resolving names the cluster and the layer that chose the version, at its line', async () => {
+  const clusters = `clusters:
+- name: eu-1
+- name: lab-1
+  providers:
+    BootstrapProvider/kubeadm: {spec: {version: v1.12.0}}
+    CoreProvider/cluster-api: {spec: {version: v1.10.4}}
+`;
+  const dir = writeTempManifest(fleetFiles(clusters));
+  const error = await rejection(renderOutput({ manifestPaths: [dir] }));
+  const bootstrap = error.diagnostics.find((d) => d.object?.includes('BootstrapProvider'));
+  assert.ok(bootstrap, error.message);
+  assert.equal(bootstrap.object, 'cluster lab-1, overlay: BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm');
+  assert.equal(bootstrap.file, path.join(dir, 'providers.yaml'));
+  const text = corpusManifest('v1.12.0') + clusters;
+  assert.equal(bootstrap.line, text.split('\n').findIndex((l) => l.includes('BootstrapProvider/kubeadm: {spec: {version: v1.12.0}}')) + 1);
+  assert.match(bootstrap.message, /implements contract v1beta2, but the core provider cluster-api v1\.10\.4 \(contract v1beta1\)/);
+  // the control plane's version comes from the shared manifest
+  const controlPlane = error.diagnostics.find((d) => d.object?.includes('ControlPlaneProvider'));
+  assert.equal(controlPlane?.object, 'cluster lab-1, shared manifest: ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm');
+  assert.ok(!error.diagnostics.some((d) => d.object?.includes('eu-1')), error.message);
+});
