@@ -8,6 +8,8 @@ import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../emit/layout.js';
+import type { SecretStrategy } from '../manifest/types.js';
+import { githubMasks, type SecretNeedles } from '../secrets/index.js';
 import { BUILT_IN_CHARTS_DIR } from '../chart/load.js';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import fg from 'fast-glob';
@@ -25,6 +27,9 @@ export interface RenderFlags extends SourceFlags {
   frozen?: boolean;
   listVariables?: boolean;
   allowSecretValues?: boolean;
+  secrets?: SecretStrategy;
+  secretFile?: string[];
+  envSecret?: string[];
   layout?: LayoutName;
   values?: string[];
   set?: string[];
@@ -90,7 +95,7 @@ async function saveLock(resolution: Resolution, out: (line: string) => void): Pr
 export async function renderCommand(flags: RenderFlags): Promise<void> {
   const out = printer(flags);
   if (flags.listVariables) {
-    const providers = await withProgress(flags, (progress) => listVariables(renderOptions(flags, progress)));
+    const providers = await withProgress(flags, (progress) => listVariables(renderOptions(flags, progress, secretOptions(flags))));
     for (const provider of providers) {
       process.stdout.write(`${provider.label} ${provider.version} (namespace ${provider.namespace})\n`);
       if (provider.variables.length === 0) process.stdout.write('  (no variables)\n');
@@ -106,6 +111,7 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   const result = await withProgress(flags, (progress) =>
     renderManagementCluster(
       renderOptions(flags, progress, {
+        ...secretOptions(flags),
         allowSecretValues: flags.allowSecretValues,
         frozen: flags.frozen,
         layout: flags.layout,
@@ -124,6 +130,18 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   await saveLock(result, out);
 }
 
+/** The secret flags; under GitHub Actions every secret form is masked before anything else is printed. */
+function secretOptions(flags: RenderFlags): Partial<RenderOptions> {
+  return {
+    secretsStrategy: flags.secrets,
+    secretFiles: flags.secretFile,
+    envSecrets: flags.envSecret,
+    onSecretValues: (needles: SecretNeedles) => {
+      if (process.env.GITHUB_ACTIONS === 'true') for (const line of githubMasks(needles)) process.stdout.write(line + '\n');
+    },
+  };
+}
+
 /** A path as the README shows it: relative to the working directory, never absolute. */
 function relativePath(file: string): string {
   return path.relative(process.cwd(), path.resolve(file)).split(path.sep).join('/') || '.';
@@ -136,6 +154,10 @@ function regenerateCommand(flags: RenderFlags): string {
   for (const f of flags.file ?? []) words.push('-f', relativePath(f));
   words.push('-o', relativePath(flags.output!));
   if (flags.layout) words.push('--layout', flags.layout);
+  if (flags.secrets) words.push('--secrets', flags.secrets);
+  if (flags.allowSecretValues) words.push('--allow-secret-values');
+  for (const v of flags.secretFile ?? []) words.push('--secret-file', relativePath(v));
+  for (const v of flags.envSecret ?? []) words.push('--env-secret', v);
   for (const v of flags.values ?? []) words.push('--values', relativePath(v));
   for (const v of flags.set ?? []) words.push('--set', v);
   for (const v of flags.setString ?? []) words.push('--set-string', v);

@@ -36,6 +36,8 @@ export interface LayoutInput {
   command: string;
   /** Output files that hold secret values, listed under a warning in the README. */
   secretFiles?: readonly string[];
+  /** Component label → the in-cluster Secret Flux substitutes its variables from. */
+  substituteFrom?: ReadonlyMap<string, string>;
 }
 
 /** The chart a layout draws its wiring with, or undefined for the kustomize layout. */
@@ -71,7 +73,7 @@ export function layoutOutput(input: LayoutInput): Map<string, string> {
   const files = layoutKustomize(input.components, { safety: wired ? wired.safety(input.unmanaged) : { ...BOTH_TOOLS, unmanaged: input.unmanaged } });
   if (wired) {
     if (!input.wiring) throw new Error(`layout ${input.layout} needs a chart`);
-    for (const [file, text] of wiringFiles({ ...input.wiring, components: input.components, unmanaged: input.unmanaged, defaultNamespace: wired.defaultNamespace, directory: wired.wiringDirectory })) files.set(file, text);
+    for (const [file, text] of wiringFiles({ ...input.wiring, components: input.components, unmanaged: input.unmanaged, substituteFrom: input.substituteFrom, defaultNamespace: wired.defaultNamespace, directory: wired.wiringDirectory })) files.set(file, text);
   }
   files.set(GITATTRIBUTES_FILE, GITATTRIBUTES);
   files.set(

@@ -186,6 +186,24 @@ export interface ObjectOverride {
   unmanaged: true;
 }
 
+export const SECRET_STRATEGIES = ['refuse', 'external-secrets', 'flux-substitute', 'sops', 'inline'] as const;
+export type SecretStrategy = (typeof SECRET_STRATEGIES)[number];
+
+/** Config.secrets: what happens to values that must not reach Git (src/secrets). */
+export interface SecretsConfig {
+  strategy?: SecretStrategy;
+  /** Variables from a Secret that may be written (feature flags, settings). */
+  public?: string[];
+  externalSecrets?: {
+    secretStoreRef?: { name: string; kind?: 'SecretStore' | 'ClusterSecretStore' };
+    /** Remote key template; `{{namespace}}`, `{{name}}` are the Secret's. Default `{{namespace}}/{{name}}`. */
+    remoteKey?: string;
+    refreshInterval?: string;
+  };
+  fluxSubstitute?: { secretName?: string };
+  sops?: { ageRecipients?: string[] };
+}
+
 export interface ToolConfig {
   repositories?: UserRepository[];
   /** clusterctl's images map: keys `all`, `<label>` or `<label>/<image>`. */
@@ -196,6 +214,7 @@ export interface ToolConfig {
   github?: { apiUrl?: string };
   gitops?: GitOpsConfig;
   overrides?: ObjectOverride[];
+  secrets?: SecretsConfig;
   position?: SourcePosition;
 }
 
