@@ -9,6 +9,8 @@ import { notInSecretData } from './external-secrets.js';
 import type { FieldPath, TaintedField } from './taint.js';
 
 export const DEFAULT_SUBSTITUTE_SECRET = 'capi-gitops-variables';
+/** kustomize-controller reads this label; only `disabled` turns substitution off. */
+const FLUX_SUBSTITUTE_LABEL = 'kustomize.toolkit.fluxcd.io/substitute';
 
 /** `${` → `$${`, `$$` → `$$$` (the first `$` of each pair doubled): envsubst turns both back. */
 export function escapeForFlux(text: string): string {
@@ -46,5 +48,7 @@ export function toFluxSubstitution(objects: readonly KObject[], fields: readonly
     for (const name of field.variables) variables.add(name);
     setAt(out[field.index], field.path, text);
   }
+  // Flux skips objects labelled `disabled` (the layout's guard for literal `${`); these are escaped
+  for (const obj of out) if (JSON.stringify(obj).includes('${')) obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [FLUX_SUBSTITUTE_LABEL]: 'enabled' };
   return { objects: out, variables: [...variables], problems };
 }
