@@ -3,9 +3,10 @@
  * Nothing here writes to the output directory; the caller writes `files` only after success.
  */
 import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Artifact } from './sources/source.js';
-import { CapiGitopsError, DiagnosticBag, type Diagnostic } from './model/diagnostics.js';
+import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from './model/diagnostics.js';
 import type { KObject } from './model/kobject.js';
 import type { ImageMeta, Manifest, ProviderObject, SecretObject, SecretStrategy } from './manifest/types.js';
 import { loadManifest } from './manifest/load.js';
@@ -238,13 +239,16 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
   const bag = new DiagnosticBag();
   const marked: (MarkedText & { text: string })[] = [];
   const markedOf = new Map<number, number>();
+  const secretUse = new Map<number, SecretUse>();
   const substituted = prepared.map((p, i) => {
     const file = artifactDisplayName(p.resolved.components);
     const result = substituteVariables(p.text, p.lookup, file);
     if (result.missing.length > 0) {
       missingVariablesError(result.missing, { provider: providerName(p.resolved.provider), file }).diagnostics.forEach((d) => bag.add(d));
     }
-    if ([...result.used.values()].some((v) => v.fromSecret)) {
+    const secretNames = [...result.used].filter(([, v]) => v.fromSecret);
+    if (secretNames.length > 0) {
+      secretUse.set(i, { names: secretNames.map(([name]) => name), origins: [...new Set(secretNames.map(([, v]) => v.origin))].sort(compareStrings) });
       const marker = taintMarker(p.text);
       markedOf.set(i, marked.length);
       marked.push({ ...marker, text: substituteVariables(p.text, p.lookup, file, marker.marker).text });
@@ -257,7 +261,9 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
   const sources = prepared.map((p, i) => ({ text: substituted[i]!, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
   for (const [i, m] of markedOf) sources.push({ text: marked[m]!.text, source: `${prepared[i]!.resolved.label} ${prepared[i]!.resolved.version} ${prepared[i]!.resolved.components.name}` });
-  const parsed = await parseWithCache(sources, options.sources?.cache);
+  const parsed = await parseWithCache(sources, options.sources?.cache).catch((err: unknown) => {
+    throw err instanceof CapiGitopsError ? withoutSubstitutedText(err, sources, secretUse) : err;
+  });
   const markedStart = prepared.length + (certManager ? 1 : 0);
 
   // 3. Transforms, per component (and per marked render).
@@ -321,11 +327,40 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
     marked: markedRenders,
     needles,
     lockfile: { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) },
+    previousOutput: async (file) => (options.outputDir ? readFile(path.join(options.outputDir, file), 'utf8').catch(() => undefined) : undefined),
     layoutFiles: (secured, extras) => layoutOutput({ layout, components: secured, unmanaged, wiring, command: options.command ?? 'capi-gitops render', ...extras }),
   });
   const overridden = unmanagedObjects(secured.components, unmanaged);
   const warnings = overridden.length > 0 ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`] : [];
   return { ...resolution, components: secured.components, files: secured.files, layout, warnings: [...warnings, ...secured.warnings] };
+}
+
+/**
+ * A YAML error in an artifact that received secret values may quote them: it names the
+ * variables and their Secrets instead, keeping line and column.
+ */
+/** The secret variables a provider's substitution used, and where their values came from. */
+interface SecretUse {
+  names: string[];
+  origins: string[];
+}
+
+function withoutSubstitutedText(err: CapiGitopsError, sources: ParseInput[], secretUse: Map<number, SecretUse>): CapiGitopsError {
+  return new CapiGitopsError(
+    err.diagnostics.map((d) => {
+      const index = sources.findIndex((s) => s.source === d.file);
+      const used = secretUse.get(index);
+      if (!used) return d;
+      return {
+        file: d.file,
+        line: d.line,
+        column: d.column,
+        message: `the artifact is not valid YAML after the secret values of ${used.names.join(', ')} were substituted; the parser's message is not shown, as it may quote them`,
+        expected: 'values that keep the YAML valid (a value with line breaks or YAML syntax needs a quoted reference)',
+        hint: `check the values of ${used.names.join(', ')} in ${used.origins.join(', ')}`,
+      };
+    }),
+  );
 }
 
 /**

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync, cpSync } from 'node:fs';
+import { readFileSync, writeFileSync, cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
@@ -233,7 +233,9 @@ function gcmOpen(enc: string, key: Buffer, aad: string): string {
   return Buffer.concat([decipher.update(Buffer.from(data!, 'base64')), decipher.final()]).toString('utf8');
 }
 
-test('sops: the Secret decrypts with sops-age to what inline writes, age -d opens the data key, and the MAC holds (getsops/sops sops.go)', async () => {
+const AGE_MISSING = spawnSync('age', ['--version']).status === 0 ? false : 'the age binary is not installed (.ci/install-test-deps.sh installs it)';
+
+test('sops: the Secret decrypts with sops-age to what inline writes, age -d opens the data key, and the MAC holds (getsops/sops sops.go)', { skip: AGE_MISSING }, async () => {
   const { identityFile, recipient } = ageKey();
   const result = await render({ secrets: `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n` });
   const inline = await render({ secrets: PUBLIC_FLAG }, { secretsStrategy: 'inline', allowSecretValues: true });
@@ -263,6 +265,25 @@ test('sops: the Secret decrypts with sops-age to what inline writes, age -d open
   assert.equal(doc.metadata.name, 'capvault-manager-bootstrap-credentials', 'metadata stays readable for kustomize');
   // without recipients the strategy has nothing to encrypt to
   assert.match((await renderFails({ secrets: `${PUBLIC_FLAG}  strategy: sops\n` })).message, /at least one age recipient/);
+});
+
+test('sops: with the age key at hand (SOPS_AGE_KEY_FILE, as sops reads it), an unchanged Secret keeps its bytes; a changed one is encrypted afresh', { skip: AGE_MISSING }, async () => {
+  const { identityFile, recipient } = ageKey();
+  const secrets = `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`;
+  const out = tempDir('capi-gitops-sops-out-');
+  const first = (await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE)!;
+  mkdirSync(path.join(out, INFRA_DIR), { recursive: true });
+  writeFileSync(path.join(out, SECRET_FILE), first);
+  // without the key there is no way to tell: a fresh encryption
+  assert.notEqual((await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE), first);
+  process.env.SOPS_AGE_KEY_FILE = identityFile;
+  try {
+    assert.equal((await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE), first);
+    const changed = { VAULT_B64ENCODED_CREDENTIALS: Buffer.from(CREDENTIALS + '# rotated\n').toString('base64'), EXP_MACHINE_POOL: 'true' };
+    assert.notEqual((await render({ secrets, data: changed }, { outputDir: out })).files.get(SECRET_FILE), first);
+  } finally {
+    delete process.env.SOPS_AGE_KEY_FILE;
+  }
 });
 
 test('the final gate catches a secret smuggled in through additionalManifests (raw) and a patch (base64)', async () => {
@@ -360,4 +381,6 @@ test('a secret that breaks the YAML is reported by variable, never quoted', asyn
   const broken = 'line-one\n  bad: [unclosed-VERYSECRETTOKEN';
   const err = await renderFails({ data: { VAULT_B64ENCODED_CREDENTIALS: broken, EXP_MACHINE_POOL: 'true' }, secrets: PUBLIC_FLAG });
   assert.ok(!err.message.includes('VERYSECRETTOKEN'), err.message);
+  assert.match(err.message, /not valid YAML after the secret values of VAULT_B64ENCODED_CREDENTIALS were substituted/);
+  assert.match(err.message, /Secret capvault-system\/vault-variables/);
 });

@@ -11,7 +11,7 @@ import { objectFilePath } from '../emit/names.js';
 import { formatPath, taintedFields, type MarkedText, type TaintedField } from './taint.js';
 import { isSecret, notInSecretData, toExternalSecrets } from './external-secrets.js';
 import { DEFAULT_SUBSTITUTE_SECRET, toFluxSubstitution } from './flux-substitute.js';
-import { sopsEncryptFile } from './sops.js';
+import { sopsEncryptFile, sopsFileHolds, sopsIdentities } from './sops.js';
 import { scanOutput, type SecretNeedles } from './gate.js';
 
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type RunSecrets } from './sources.js';
@@ -39,6 +39,8 @@ export interface SecretsInput {
   /** The lockfile text that will be written. */
   lockfile: { path: string; text: string };
   layoutFiles: (components: RenderedComponent[], extras: LayoutExtras) => Map<string, string>;
+  /** A file of the output directory as the last run wrote it; undefined when absent. */
+  previousOutput?: (file: string) => Promise<string | undefined>;
 }
 
 export interface SecretsOutput {
@@ -129,7 +131,18 @@ export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput
 
   extras.secretFiles.sort(compareStrings);
   const files = input.layoutFiles(components, extras);
-  for (const file of toEncrypt) files.set(file, await sopsEncryptFile(files.get(file)!, input.config.sops!.ageRecipients!));
+  if (toEncrypt.length > 0) {
+    const recipients = input.config.sops!.ageRecipients!;
+    const read = input.previousOutput ?? (async () => undefined);
+    const identities = await sopsIdentities(process.env);
+    for (const file of toEncrypt) {
+      const plain = files.get(file)!;
+      const previous = await read(file);
+      // with the key at hand, an unchanged Secret keeps its bytes instead of a fresh encryption
+      const kept = previous !== undefined && (await sopsFileHolds(previous, plain, recipients, identities));
+      files.set(file, kept ? previous : await sopsEncryptFile(plain, recipients));
+    }
+  }
 
   const scanned = new Map(files);
   scanned.set(input.lockfile.path, input.lockfile.text);

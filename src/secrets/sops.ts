@@ -7,8 +7,10 @@
  * value in file order, upper-case hex, encrypted with `lastmodified` as additional data.
  * age itself comes from the age-encryption library.
  */
-import { createCipheriv, createHash, randomBytes } from 'node:crypto';
-import { Encrypter, armor } from 'age-encryption';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { isDeepStrictEqual } from 'node:util';
+import { Decrypter, Encrypter, armor } from 'age-encryption';
 import { parseDocument } from 'yaml';
 import { isPlainObject } from '../model/kobject.js';
 import { emitYamlDocument } from '../yaml/emit.js';
@@ -76,4 +78,78 @@ export async function sopsEncryptFile(text: string, recipients: readonly string[
     version: SOPS_VERSION,
   };
   return header + emitYamlDocument(encrypted);
+}
+
+/** The identities sops itself reads: SOPS_AGE_KEY (keys, one a line) and SOPS_AGE_KEY_FILE. */
+export async function sopsIdentities(env: NodeJS.ProcessEnv): Promise<string[]> {
+  const file = env.SOPS_AGE_KEY_FILE ? await readFile(env.SOPS_AGE_KEY_FILE, 'utf8').catch(() => '') : '';
+  const text = [env.SOPS_AGE_KEY ?? '', file].join('\n');
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('AGE-SECRET-KEY-'));
+}
+
+function decryptValue(enc: string, key: Uint8Array, additionalData: string): string | undefined {
+  const match = /^ENC\[AES256_GCM,data:([^,]*),iv:([^,]*),tag:([^,]*),type:(\w+)\]$/.exec(enc);
+  if (!match) return undefined;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(match[2]!, 'base64'));
+    decipher.setAAD(Buffer.from(additionalData, 'utf8'));
+    decipher.setAuthTag(Buffer.from(match[3]!, 'base64'));
+    return Buffer.concat([decipher.update(Buffer.from(match[1]!, 'base64')), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether `previous` (the file written last time) already holds `plain` for the same recipients:
+ * then it is kept byte for byte, so an unchanged Secret does not churn in review. Needs one of
+ * the recipients' identities; anything unexpected answers false (the file is re-encrypted).
+ */
+export async function sopsFileHolds(previous: string, plain: string, recipients: readonly string[], identities: readonly string[]): Promise<boolean> {
+  if (identities.length === 0) return false;
+  const header = /^(#[^\n]*\n)*/.exec(plain)![0];
+  if (!previous.startsWith(header)) return false;
+  let old: Record<string, unknown>;
+  try {
+    old = parseDocument(previous, { schema: 'core' }).toJS() as Record<string, unknown>;
+  } catch {
+    return false;
+  }
+  const metadata = old.sops as { age?: { recipient?: string; enc?: string }[]; encrypted_regex?: string } | undefined;
+  const stanzas = metadata?.age ?? [];
+  if (metadata?.encrypted_regex !== ENCRYPTED_REGEX || !isDeepStrictEqual(stanzas.map((s) => s.recipient).sort(), [...recipients].sort())) return false;
+  let dataKey: Uint8Array | undefined;
+  for (const stanza of stanzas) {
+    try {
+      const decrypter = new Decrypter();
+      for (const identity of identities) decrypter.addIdentity(identity);
+      dataKey = await decrypter.decrypt(armor.decode(stanza.enc ?? ''), 'uint8array');
+      break;
+    } catch {
+      // not ours; try the next stanza
+    }
+  }
+  if (!dataKey) return false;
+  const { sops: _, ...body } = old;
+  let intact = true;
+  const walk = (value: unknown, path: string[], encrypted: boolean): unknown => {
+    if (Array.isArray(value)) return value.map((item) => walk(item, path, encrypted));
+    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, [...path, k], encrypted || ENCRYPTED.test(k))]));
+    if (!encrypted) return value;
+    const text = typeof value === 'string' ? decryptValue(value, dataKey!, path.join(':') + ':') : undefined;
+    if (text === undefined) intact = false;
+    return text;
+  };
+  const decrypted = walk(body, [], false);
+  return intact && isDeepStrictEqual(decrypted, stringsUnderEncrypted(parseDocument(plain, { schema: 'core' }).toJS(), false));
+}
+
+/** Encrypted values come back as their text; compare the new plaintext the same way. */
+function stringsUnderEncrypted(value: unknown, encrypted: boolean): unknown {
+  if (Array.isArray(value)) return value.map((item) => stringsUnderEncrypted(item, encrypted));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stringsUnderEncrypted(v, encrypted || ENCRYPTED.test(k))]));
+  return encrypted ? scalarText(value as Scalar).text : value;
 }
