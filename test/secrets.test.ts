@@ -286,8 +286,8 @@ test('sops: with the age key at hand (SOPS_AGE_KEY_FILE, as sops reads it), an u
   }
 });
 
-test('the final gate catches a secret smuggled in through additionalManifests (raw) and a patch (base64)', async () => {
-  const configMap = `---
+function smuggledConfigMap(value: string): string {
+  return `---
 apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -301,25 +301,35 @@ data:
       name: smuggled
       namespace: capvault-system
     data:
-      copy: ${JSON.stringify(B64)}
+      copy: ${JSON.stringify(value)}
 `;
-  const secrets = `${PUBLIC_FLAG}  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef:\n      name: vault-store\n`;
-  const raw = await renderFails({ secrets, spec: '  additionalManifests:\n    name: extra\n', extraDocs: configMap });
-  assert.match(raw.message, /04-infrastructure-vault\/configmap-smuggled\.yaml: error: ConfigMap\/smuggled: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
-  const encoded = Buffer.from(`x${B64}`).toString('base64');
-  const patch = `  manifestPatches:
+}
+
+function smugglingPatch(value: string): string {
+  return `  manifestPatches:
   - |
     apiVersion: apps/v1
     kind: Deployment
     metadata:
       name: capvault-controller-manager
       annotations:
-        leak: ${encoded}
+        leak: ${JSON.stringify(value)}
 `;
-  const viaPatch = await renderFails({ secrets, spec: patch });
-  assert.match(viaPatch.message, /deployment-capvault-controller-manager\.yaml: error: Deployment\/capvault-controller-manager: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
-  assertNoSecret(SECRETS, { texts: { viaPatch: viaPatch.message } });
-  assert.ok(!viaPatch.message.includes(encoded.slice(4, 40)));
+}
+
+test('the final gate catches a secret smuggled in through additionalManifests and a patch, raw and base64', async () => {
+  const secrets = `${PUBLIC_FLAG}  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef:\n      name: vault-store\n`;
+  // raw, base64 at each alignment, and base64 of base64
+  const disguises = [B64, Buffer.from(B64).toString('base64'), Buffer.from(`x${B64}`).toString('base64'), Buffer.from(`xy${B64}!`).toString('base64'), Buffer.from(Buffer.from(B64).toString('base64')).toString('base64')];
+  for (const value of disguises) {
+    const viaManifests = await renderFails({ secrets, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(value) });
+    assert.match(viaManifests.message, /04-infrastructure-vault\/configmap-smuggled\.yaml: error: ConfigMap\/smuggled: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
+    const viaPatch = await renderFails({ secrets, spec: smugglingPatch(value) });
+    assert.match(viaPatch.message, /deployment-capvault-controller-manager\.yaml: error: Deployment\/capvault-controller-manager: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
+    for (const message of [viaManifests.message, viaPatch.message]) assert.ok(!message.includes(value.slice(4, 40)), 'the message quotes the smuggled text');
+  }
+  // a setting without the strategy's requirements fails even when no secret needs placing
+  assert.match((await renderFails({ data: { EXP_MACHINE_POOL: 'true', VAULT_B64ENCODED_CREDENTIALS: 'x' }, secrets: '  public: [EXP_MACHINE_POOL, VAULT_B64ENCODED_CREDENTIALS]\n  strategy: sops\n' })).message, /at least one age recipient/);
 });
 
 test('the gate searches raw, base64 in three alignments and base64 of base64', () => {

@@ -67,9 +67,29 @@ function fileOf(component: RenderedComponent, obj: KObject): string {
   return `${componentDirectory(component)}/${objectFilePath(obj)}`;
 }
 
+/** What a strategy needs whether or not this render has secrets to place. */
+function strategyProblems(input: SecretsInput): Diagnostic[] {
+  if (input.strategy === 'flux-substitute' && input.layout !== 'flux') {
+    return [{
+      object: 'Config.secrets',
+      path: 'strategy',
+      message: `the flux-substitute strategy needs the flux layout, and the output layout is ${input.layout}`,
+      expected: 'Flux Kustomizations that substitute the values (--layout flux)',
+      hint: 'add --layout flux (or Config output.layout: flux), or choose --secrets external-secrets or --secrets sops',
+    }];
+  }
+  if (input.strategy === 'sops' && !input.config.sops?.ageRecipients?.length) {
+    return [{ object: 'Config.secrets', path: 'sops.ageRecipients', message: 'the sops strategy needs at least one age recipient', expected: 'ageRecipients: [age1…]', hint: 'add secrets.sops.ageRecipients to the Config document (age-keygen -y <key file> prints the recipient)' }];
+  }
+  if (input.strategy === 'external-secrets' && !input.config.externalSecrets?.secretStoreRef) {
+    return [{ object: 'Config.secrets', path: 'externalSecrets.secretStoreRef', message: 'the external-secrets strategy needs the store the secret values are read from', expected: 'secretStoreRef: {name: <store>, kind: ClusterSecretStore or SecretStore}', hint: 'add secrets.externalSecrets.secretStoreRef to the Config document' }];
+  }
+  return [];
+}
+
 /** The stage's entry: applies the strategy, lays the output out, and scans every byte of it. */
 export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput> {
-  const problems: Diagnostic[] = [];
+  const problems: Diagnostic[] = strategyProblems(input);
   const warnings: string[] = [];
   const extras: LayoutExtras = { substituteFrom: new Map(), secretFiles: [] };
   const toEncrypt: string[] = [];
@@ -96,15 +116,6 @@ export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput
         return { ...component, objects: result.objects };
       }
       case 'flux-substitute': {
-        if (input.layout !== 'flux') {
-          problems.push({
-            object: `component ${component.label}`,
-            message: `the flux-substitute strategy needs the flux layout, and the output layout is ${input.layout}`,
-            expected: 'Flux Kustomizations that substitute the values (--layout flux)',
-            hint: 'add --layout flux (or Config output.layout: flux), or choose --secrets external-secrets or --secrets sops',
-          });
-          return component;
-        }
         const result = toFluxSubstitution(component.objects, fields);
         problems.push(...result.problems);
         result.variables.forEach((v) => fluxVariables.add(v));
@@ -112,10 +123,6 @@ export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput
         return { ...component, objects: result.objects };
       }
       case 'sops': {
-        if (!input.config.sops?.ageRecipients?.length) {
-          problems.push({ object: `component ${component.label}`, path: 'Config.secrets.sops.ageRecipients', message: 'the sops strategy needs at least one age recipient', expected: 'ageRecipients: [age1…]', hint: 'add secrets.sops.ageRecipients to the Config document (age-keygen -y <key file> prints the recipient)' });
-          return component;
-        }
         for (const field of fields) {
           const [section, , ...rest] = field.path;
           if (!isSecret(field.object) || field.key || (section !== 'data' && section !== 'stringData') || rest.length > 0) {
