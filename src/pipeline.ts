@@ -274,7 +274,7 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
       const component = renderProvider(manifest, p, parsed[i]!, options, bag, strategy);
       components.push(component);
       const m = markedOf.get(i);
-      if (m !== undefined) markedRenders.set(component.label, { objects: renderProvider(manifest, p, parsed[markedStart + m]!, options, new DiagnosticBag(), strategy).objects, marks: marked[m]! });
+      if (m !== undefined) markedRenders.set(component.label, { objects: renderMarked(() => renderProvider(manifest, p, parsed[markedStart + m]!, options, new DiagnosticBag(), strategy).objects, marked[m]!), marks: marked[m]! });
     } catch (err) {
       collect(bag, err);
     }
@@ -339,6 +339,19 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
  * A YAML error in an artifact that received secret values may quote them: it names the
  * variables and their Secrets instead, keeping line and column.
  */
+/** The marked render fails only where a transform reads a secret: say which reference. */
+function renderMarked(render: () => KObject[], marked: MarkedText): KObject[] {
+  try {
+    return render();
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    const unmark = (text: string | undefined) => text?.replace(marked.pattern, (_, i: string) => marked.marks[Number(i)]!.reference);
+    throw new CapiGitopsError(
+      err.diagnostics.map((d) => ({ ...d, message: `with secret values tracked: ${unmark(d.message)}`, path: unmark(d.path), object: unmark(d.object), hint: 'a transform (patch target, image, name) reads a secret value; keep secrets to values the transforms do not interpret' })),
+    );
+  }
+}
+
 /** The secret variables a provider's substitution used, and where their values came from. */
 interface SecretUse {
   names: string[];
