@@ -7,7 +7,9 @@
 #   pre-commit       runs the hooks of .pre-commit-hooks.yaml in a temporary Git repository
 #                    (test/review-pre-commit.test.ts);
 #   script           (bsdutils, part of every Debian base system) gives the CLI a pseudo-terminal
-#                    for the progress-bar test.
+#                    for the progress-bar test;
+#   age, age-keygen  (age) the real age binary that opens the data key of the sops strategy's
+#                    output (test/secrets.test.ts).
 # A no-op when all are present; tests that need them skip with a reason when they are absent.
 # Debian/Ubuntu only (apt-get). The packages' services are kept from starting while installing:
 # the tests start their own registry on a free port.
@@ -18,6 +20,7 @@ command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 command -v htpasswd >/dev/null 2>&1 || missing+=(apache2-utils)
 command -v script >/dev/null 2>&1 || missing+=(bsdutils)
 command -v pre-commit >/dev/null 2>&1 || missing+=(pre-commit)
+command -v age >/dev/null 2>&1 || missing+=(age)
 if [ "${#missing[@]}" -eq 0 ]; then
   exit 0
 fi

@@ -3,17 +3,18 @@
  * Nothing here writes to the output directory; the caller writes `files` only after success.
  */
 import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Artifact, ProviderRepository } from './sources/source.js';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from './model/diagnostics.js';
 import type { KObject } from './model/kobject.js';
-import type { ImageMeta, Manifest, ProviderObject, SecretObject } from './manifest/types.js';
+import type { ImageMeta, Manifest, ProviderObject, SecretObject, SecretStrategy } from './manifest/types.js';
 import { loadManifest } from './manifest/load.js';
 import { findConfigSecret } from './manifest/references.js';
 import { resolveCertManager, resolveProviders, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
 import { buildProviderRegistry } from './resolve/registry.js';
 import type { SourceOptions } from './sources/request.js';
-import { lockfilePath, readLockfile } from './lock/lockfile.js';
+import { lockfilePath, readLockfile, serializeLockfile } from './lock/lockfile.js';
 import type { Lockfile } from './lock/types.js';
 import { LockSession, type LockOutcome } from './lock/session.js';
 import { inspectVariables, substituteVariables, missingVariablesError, type VariableReference } from './render/variables.js';
@@ -27,6 +28,7 @@ import { sha256Hex, type ArtifactCache } from './sources/cache.js';
 import { layoutChart, layoutOutput, unmanagedObjects, type LayoutName } from './emit/layout.js';
 import type { ObjectSelector } from './emit/apply-safety.js';
 import { prepareChart, type SetExpression } from './chart/index.js';
+import { IMAGES_KEY, protectSecrets, readRunSecrets, redactDiagnostic, secretAwareLookup, secretNeedles, secretValues, taintMarker, type MarkedText, type RunSecrets, type SecretNeedles } from './secrets/index.js';
 
 export interface RenderOptions {
   /** `-f` values: files or directories. */
@@ -51,6 +53,13 @@ export interface RenderOptions {
   command?: string;
   /** Where this render's tree sits below outputDir (a fleet cluster's `clusters/<name>`). */
   outputSubdirectory?: string;
+  /** `--secrets`; default Config.secrets.strategy, else refuse (inline with --allow-secret-values alone). */
+  secretsStrategy?: SecretStrategy;
+  /** `--secret-file` and `--env-secret`: secret values kept out of Git. */
+  secretFiles?: string[];
+  envSecrets?: string[];
+  /** Called with every form of every secret value as soon as they are known (GitHub Actions masks). */
+  onSecretValues?: (needles: SecretNeedles) => void;
 }
 
 /** What resolution found, and the lock that records it. */
@@ -82,9 +91,6 @@ export interface RenderResult extends Resolution {
   warnings: string[];
 }
 
-/** Key in a configSecret that holds clusterctl's images map rather than a variable. */
-const IMAGES_KEY = 'images';
-
 function providerName(p: Pick<ProviderObject, 'kind' | 'namespace' | 'name'>): string {
   return `${p.kind}/${p.namespace}/${p.name}`;
 }
@@ -111,18 +117,6 @@ function configSecretOf(provider: ProviderObject, secrets: readonly SecretObject
   return secret;
 }
 
-/** Variables: the configSecret wins over Config.variables (the operator sets Secret data last). */
-function variableLookup(manifest: Manifest, secret: SecretObject | undefined): VariableLookup {
-  const fromConfig = manifest.config.variables ?? {};
-  return (name) => {
-    if (secret && Object.hasOwn(secret.data, name)) {
-      return { value: secret.data[name]!, origin: `Secret ${secret.namespace}/${secret.name}`, fromSecret: true };
-    }
-    if (Object.hasOwn(fromConfig, name)) return { value: fromConfig[name]!, origin: 'Config.variables', fromSecret: false };
-    return undefined;
-  };
-}
-
 interface PreparedProvider {
   resolved: ResolvedProvider;
   secret: SecretObject | undefined;
@@ -131,7 +125,7 @@ interface PreparedProvider {
   lookup: VariableLookup;
 }
 
-function prepareProviders(manifest: Manifest, providers: ResolvedProvider[]): PreparedProvider[] {
+function prepareProviders(manifest: Manifest, providers: ResolvedProvider[], run: RunSecrets): PreparedProvider[] {
   const bag = new DiagnosticBag();
   const prepared: PreparedProvider[] = [];
   for (const resolved of providers) {
@@ -140,7 +134,7 @@ function prepareProviders(manifest: Manifest, providers: ResolvedProvider[]): Pr
       const additional = resolveAdditionalManifests(resolved.provider, manifest.configMaps);
       const text = appendAdditionalManifests(resolved.components.text, additional);
       const references = inspectVariables(text, artifactDisplayName(resolved.components));
-      prepared.push({ resolved, secret, text, references, lookup: variableLookup(manifest, secret) });
+      prepared.push({ resolved, secret, text, references, lookup: secretAwareLookup(manifest, secret, run) });
     } catch (err) {
       collect(bag, err);
     }
@@ -214,7 +208,10 @@ export async function resolveManifest(manifest: Manifest, options: RenderOptions
 /** Each provider's variables, their defaults and where each value comes from. */
 export async function listVariables(options: RenderOptions): Promise<ProviderVariables[]> {
   const { manifest, providers } = await resolveManagementCluster(options);
-  return prepareProviders(manifest, providers).map((p) => ({
+  const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
+  const prepared = prepareProviders(manifest, providers, run);
+  options.onSecretValues?.(secretNeedles(secretValues(manifest, prepared.map((p) => p.secret), run)));
+  return prepared.map((p) => ({
     label: p.resolved.label,
     namespace: p.resolved.namespace,
     version: p.resolved.version,
@@ -228,7 +225,7 @@ function secretValuesError(provider: ProviderObject, names: string[], what: stri
     path: 'spec.configSecret',
     message: `${what} from Secret ${provider.spec.configSecret?.namespace || provider.namespace}/${provider.spec.configSecret?.name} would be written to the output: ${names.join(', ')}`,
     expected: 'no value that comes from a Secret in files committed to Git',
-    hint: 'move non-secret values to `variables:` in the Config document, or pass --allow-secret-values to accept them in the output',
+    hint: 'declare `images` in Config.secrets.public, move the overrides to `images:` in the Config document, or pass --secrets inline --allow-secret-values to accept them in the output',
   };
 }
 
@@ -245,19 +242,44 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
 
 /** Renders what resolution found; a fleet shares the parsing between its clusters. */
 export async function renderResolution(resolution: Resolution, options: RenderOptions, shared?: SharedRun): Promise<RenderResult> {
-  const { manifest, providers, certManager } = resolution;
-  const prepared = prepareProviders(manifest, providers);
+  const { manifest, providers } = resolution;
+  const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
+  const prepared = prepareProviders(manifest, providers, run);
+  const needles = secretNeedles(secretValues(manifest, prepared.map((p) => p.secret), run));
+  options.onSecretValues?.(needles);
+  try {
+    return await renderPrepared(options, resolution, prepared, needles, shared);
+  } catch (err) {
+    // a message may quote substituted text (a YAML error, a patch target): never a secret value
+    if (err instanceof CapiGitopsError) throw new CapiGitopsError(err.diagnostics.map((d) => redactDiagnostic(d, needles)));
+    throw err;
+  }
+}
 
-  // 1. Variables, on the raw text: every missing variable of every provider in one error.
+async function renderPrepared(options: RenderOptions, resolution: Resolution, prepared: PreparedProvider[], needles: SecretNeedles, shared?: SharedRun): Promise<RenderResult> {
+  const { manifest, certManager } = resolution;
+  const secrets = manifest.config.secrets ?? {};
+  const strategy = options.secretsStrategy ?? secrets.strategy ?? (options.allowSecretValues ? 'inline' : 'refuse');
+
+  // 1. Variables, on the raw text: every missing variable of every provider in one error. A
+  // provider that uses a secret is substituted a second time with marks, for taint tracking.
   const bag = new DiagnosticBag();
-  const substituted = prepared.map((p) => {
+  const marked: (MarkedText & { text: string })[] = [];
+  const markedOf = new Map<number, number>();
+  const secretUse = new Map<number, SecretUse>();
+  const substituted = prepared.map((p, i) => {
     const file = artifactDisplayName(p.resolved.components);
     const result = substituteVariables(p.text, p.lookup, file);
     if (result.missing.length > 0) {
       missingVariablesError(result.missing, { provider: providerName(p.resolved.provider), file }).diagnostics.forEach((d) => bag.add(d));
     }
-    const fromSecret = [...result.used].filter(([, v]) => v.fromSecret).map(([name]) => name).sort(compareStrings);
-    if (fromSecret.length > 0 && !options.allowSecretValues) bag.add(secretValuesError(p.resolved.provider, fromSecret, 'variable values'));
+    const secretNames = [...result.used].filter(([, v]) => v.fromSecret);
+    if (secretNames.length > 0) {
+      secretUse.set(i, { names: secretNames.map(([name]) => name), origins: [...new Set(secretNames.map(([, v]) => v.origin))].sort(compareStrings) });
+      const marker = taintMarker(p.text);
+      markedOf.set(i, marked.length);
+      marked.push({ ...marker, text: substituteVariables(p.text, p.lookup, file, marker.marker).text });
+    }
     return result.text;
   });
   bag.throwIfAny();
@@ -265,16 +287,24 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
   // 2. Parse every artifact (YAML 1.1, aliases refused), in parallel.
   const sources = prepared.map((p, i) => ({ text: substituted[i]!, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
-  const parsed = shared?.parse ? await shared.parse(sources) : await parseWithCache(sources, options.sources?.cache);
+  for (const [i, m] of markedOf) sources.push({ text: marked[m]!.text, source: `${prepared[i]!.resolved.label} ${prepared[i]!.resolved.version} ${prepared[i]!.resolved.components.name}` });
+  const parsed = await (shared?.parse ? shared.parse(sources) : parseWithCache(sources, options.sources?.cache)).catch((err: unknown) => {
+    throw err instanceof CapiGitopsError ? withoutSubstitutedText(err, sources, secretUse) : err;
+  });
+  const markedStart = prepared.length + (certManager ? 1 : 0);
 
-  // 3. Transforms, per component.
+  // 3. Transforms, per component (and per marked render).
   const components: RenderedComponent[] = [];
   const unmanagedKey = JSON.stringify(manifest.config.overrides ?? []);
+  const markedRenders = new Map<string, { objects: KObject[]; marks: MarkedText }>();
   prepared.forEach((p, i) => {
     try {
-      // a configSecret's values take part in the render, so such a provider is rendered on its own
-      const render = () => renderProvider(manifest, p, parsed[i]!, options, bag);
-      components.push(shared?.component && !p.secret ? shared.component(componentKey(p.resolved, manifest.config.images, unmanagedKey), parsed[i]!, render) : render());
+      const m = markedOf.get(i);
+      // a provider that reads secret values is rendered on its own, never shared between clusters
+      const render = () => renderProvider(manifest, p, parsed[i]!, options, bag, strategy);
+      const component = shared?.component && !p.secret && m === undefined ? shared.component(componentKey(p.resolved, manifest.config.images, unmanagedKey), parsed[i]!, render) : render();
+      components.push(component);
+      if (m !== undefined) markedRenders.set(component.label, { objects: renderMarked(() => renderProvider(manifest, p, parsed[markedStart + m]!, options, new DiagnosticBag(), strategy).objects, marked[m]!), marks: marked[m]! });
     } catch (err) {
       collect(bag, err);
     }
@@ -322,10 +352,63 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
         subdirectory: options.outputSubdirectory,
       })
     : undefined;
-  const files = layoutOutput({ layout, components, unmanaged, wiring, command: options.command ?? 'capi-gitops render', componentFiles: shared?.componentFiles });
-  const overridden = unmanagedObjects(components, unmanaged);
+  // 4. Secrets: the strategy, the layout, and the final scan of every output byte.
+  const secured = await protectSecrets({
+    strategy,
+    allowSecretValues: options.allowSecretValues ?? false,
+    config: secrets,
+    layout,
+    components,
+    marked: markedRenders,
+    needles,
+    lockfile: { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) },
+    previousOutput: async (file) => (options.outputDir ? readFile(path.join(options.outputDir, options.outputSubdirectory ?? '', file), 'utf8').catch(() => undefined) : undefined),
+    layoutFiles: (secured, extras) => layoutOutput({ layout, components: secured, unmanaged, wiring, command: options.command ?? 'capi-gitops render', componentFiles: shared?.componentFiles, ...extras }),
+  });
+  const overridden = unmanagedObjects(secured.components, unmanaged);
   const warnings = overridden.length > 0 ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`] : [];
-  return { ...resolution, components, files, layout, warnings };
+  return { ...resolution, components: secured.components, files: secured.files, layout, warnings: [...warnings, ...secured.warnings] };
+}
+
+/**
+ * A YAML error in an artifact that received secret values may quote them: it names the
+ * variables and their Secrets instead, keeping line and column.
+ */
+/** The marked render fails only where a transform reads a secret: say which reference. */
+function renderMarked(render: () => KObject[], marked: MarkedText): KObject[] {
+  try {
+    return render();
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    const unmark = (text: string | undefined) => text?.replace(marked.pattern, (_, i: string) => marked.marks[Number(i)]!.reference);
+    throw new CapiGitopsError(
+      err.diagnostics.map((d) => ({ ...d, message: `with secret values tracked: ${unmark(d.message)}`, path: unmark(d.path), object: unmark(d.object), hint: 'a transform (patch target, image, name) reads a secret value; keep secrets to values the transforms do not interpret' })),
+    );
+  }
+}
+
+/** The secret variables a provider's substitution used, and where their values came from. */
+interface SecretUse {
+  names: string[];
+  origins: string[];
+}
+
+function withoutSubstitutedText(err: CapiGitopsError, sources: ParseInput[], secretUse: Map<number, SecretUse>): CapiGitopsError {
+  return new CapiGitopsError(
+    err.diagnostics.map((d) => {
+      const index = sources.findIndex((s) => s.source === d.file);
+      const used = secretUse.get(index);
+      if (!used) return d;
+      return {
+        file: d.file,
+        line: d.line,
+        column: d.column,
+        message: `the artifact is not valid YAML after the secret values of ${used.names.join(', ')} were substituted; the parser's message is not shown, as it may quote them`,
+        expected: 'values that keep the YAML valid (a value with line breaks or YAML syntax needs a quoted reference)',
+        hint: `check the values of ${used.names.join(', ')} in ${used.origins.join(', ')}`,
+      };
+    }),
+  );
 }
 
 /**
@@ -344,10 +427,11 @@ export async function parseWithCache(sources: ParseInput[], cache: ArtifactCache
   return cached as KObject[][];
 }
 
-function renderProvider(manifest: Manifest, p: PreparedProvider, objects: KObject[], options: RenderOptions, bag: DiagnosticBag): RenderedComponent {
+function renderProvider(manifest: Manifest, p: PreparedProvider, objects: KObject[], options: RenderOptions, bag: DiagnosticBag, strategy: SecretStrategy): RenderedComponent {
   const r = p.resolved;
   const images = imageOverridesFor(manifest, p.secret);
-  if (Object.keys(images.fromSecret).length > 0 && !options.allowSecretValues) {
+  const imagesWritable = (strategy === 'inline' && options.allowSecretValues) || (manifest.config.secrets?.public ?? []).includes(IMAGES_KEY);
+  if (Object.keys(images.fromSecret).length > 0 && !imagesWritable) {
     const withoutSecret = inspectImages(applyImageOverrides(objects, r.label, manifest.config.images ?? {}));
     const withSecret = inspectImages(applyImageOverrides(objects, r.label, images.merged));
     if (withoutSecret.join('\n') !== withSecret.join('\n')) bag.add(secretValuesError(r.provider, [IMAGES_KEY], 'image overrides'));

@@ -75,6 +75,8 @@ export interface ChartComponent {
   unmanaged: { group: string; kind: string; name: string; namespace?: string }[];
   /** Objects whose webhook CA bundle cert-manager injects: what to ignore in diffs. */
   caInjected: { group: string; kind: string; name: string; jqPathExpressions: string[] }[];
+  /** The in-cluster Secret whose keys Flux substitutes into this component (secrets flux-substitute). */
+  substituteFrom?: string;
 }
 
 /** The chart's context: Helm's `.Values`, `.Chart`, `.Release`, plus the render's facts. */

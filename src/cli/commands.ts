@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { listVariables, type Resolution } from '../pipeline.js';
+import { listVariables, type RenderOptions, type Resolution } from '../pipeline.js';
 import { renderOutput, lockOutput, planRelease, refuseFleet, type FleetRenderOptions } from '../fleet-render.js';
 import { planManagementCluster, updateManagementCluster } from '../upgrade.js';
 import { renderUpgradePlanJson, renderUpgradePlanText } from '../resolve/upgrade-plan.js';
@@ -9,6 +9,8 @@ import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../emit/layout.js';
+import type { SecretStrategy } from '../manifest/types.js';
+import { githubMasks, type SecretNeedles } from '../secrets/index.js';
 import { BUILT_IN_CHARTS_DIR } from '../chart/load.js';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import fg from 'fast-glob';
@@ -26,6 +28,9 @@ export interface RenderFlags extends SourceFlags {
   frozen?: boolean;
   listVariables?: boolean;
   allowSecretValues?: boolean;
+  secrets?: SecretStrategy;
+  secretFile?: string[];
+  envSecret?: string[];
   layout?: LayoutName;
   values?: string[];
   set?: string[];
@@ -96,7 +101,7 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   const out = printer(flags);
   if (flags.listVariables) {
     const providers = await withProgress(flags, async (progress) => {
-      const options = renderOptions(flags, progress);
+      const options = renderOptions(flags, progress, secretOptions(flags));
       await refuseFleet(options, 'render --list-variables', 'list the variables of a single-cluster manifest (the shared documents without clusters:)');
       return listVariables(options);
     });
@@ -129,6 +134,7 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
 /** The pipeline's options for the flags render, check and diff share. */
 export function renderFlagsOptions(flags: RenderFlags, progress: ProgressReporter, extra: Partial<FleetRenderOptions> = {}): FleetRenderOptions {
   return renderOptions(flags, progress, {
+    ...secretOptions(flags),
     clusters: flags.cluster,
     allowSecretValues: flags.allowSecretValues,
     frozen: flags.frozen,
@@ -139,6 +145,18 @@ export function renderFlagsOptions(flags: RenderFlags, progress: ProgressReporte
     command: regenerateCommand(flags),
     ...extra,
   });
+}
+
+/** The secret flags; under GitHub Actions every secret form is masked before anything else is printed. */
+function secretOptions(flags: RenderFlags): Partial<RenderOptions> {
+  return {
+    secretsStrategy: flags.secrets,
+    secretFiles: flags.secretFile,
+    envSecrets: flags.envSecret,
+    onSecretValues: (needles: SecretNeedles) => {
+      if (process.env.GITHUB_ACTIONS === 'true') for (const line of githubMasks(needles)) process.stdout.write(line + '\n');
+    },
+  };
 }
 
 /** A path as the README shows it: relative to the working directory, never absolute. */
@@ -153,6 +171,10 @@ export function regenerateCommand(flags: RenderFlags): string {
   for (const f of flags.file ?? []) words.push('-f', relativePath(f));
   words.push('-o', relativePath(flags.output!));
   if (flags.layout) words.push('--layout', flags.layout);
+  if (flags.secrets) words.push('--secrets', flags.secrets);
+  if (flags.allowSecretValues) words.push('--allow-secret-values');
+  for (const v of flags.secretFile ?? []) words.push('--secret-file', relativePath(v));
+  for (const v of flags.envSecret ?? []) words.push('--env-secret', v);
   for (const v of flags.values ?? []) words.push('--values', relativePath(v));
   for (const v of flags.set ?? []) words.push('--set', v);
   for (const v of flags.setString ?? []) words.push('--set-string', v);

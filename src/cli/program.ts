@@ -5,6 +5,7 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import { CapiGitopsError, formatDiagnostic } from '../model/diagnostics.js';
 import { renderCommand, lockCommand, planCommand, updateCommand, chartShowCommand } from './commands.js';
 import { LAYOUTS } from '../emit/layout.js';
+import { SECRET_STRATEGIES } from '../manifest/types.js';
 import { BUILT_IN_CHARTS } from '../chart/load.js';
 import { ExitStatus, UsageError } from './errors.js';
 import { checkCommand, diffCommand, DIFF_FORMATS } from './review-commands.js';
@@ -57,7 +58,10 @@ export function buildProgram(): Command {
     .option('-o, --output <dir>', 'output directory; written atomically, files it no longer produces are pruned')
     .option('--frozen', 'fail if the lockfile would change (for CI)')
     .option('--list-variables', "print each provider's variables, defaults and value origins (Secret values masked); writes nothing")
-    .option('--allow-secret-values', 'allow values from Secrets (configSecret variables, images) to be written to the output')
+    .option('--allow-secret-values', 'allow secret values (configSecret variables, images) to be written to the output; needed by --secrets inline')
+    .addOption(new Option('--secrets <strategy>', 'what happens to objects that would carry a secret (overrides Config secrets.strategy); default refuse').choices(SECRET_STRATEGIES))
+    .option('--secret-file <file>', 'dotenv or YAML map of secret variables, kept out of Git (repeatable, later files win)', collect)
+    .option('--env-secret <name>', 'take the secret variable <name> from the environment, e.g. a CI secret (repeatable)', collect)
     .addOption(new Option('--layout <layout>', 'output layout (overrides Config output.layout); default kustomize').choices(LAYOUTS))
     .option('--values <file>', 'chart values file for the argocd/flux wiring (repeatable, later files win)', collect)
     .option('--set <key=value>', "set a chart value, Helm's syntax: a.b=c, list[0]=x, list={a,b} (repeatable, last wins)", collect)

@@ -155,9 +155,11 @@ function containsSubstitution(value: unknown): boolean {
 
 /**
  * A literal `${` left in a component (CRD descriptions have them) would be eaten by a Flux
- * postBuild substitution; the label makes Flux skip the object whatever the wiring does.
+ * postBuild substitution; the label makes Flux skip the object whatever the wiring does. An
+ * object that already says (secrets flux-substitute: `enabled`, its `$` escaped) is left alone.
  */
-export const fluxSubstituteGuard: SafetyFilter = (objects, context) => (context.flux ? objects.map((obj) => (containsSubstitution(obj) ? withLabel(obj, FLUX_SUBSTITUTE, 'disabled') : obj)) : objects);
+export const fluxSubstituteGuard: SafetyFilter = (objects, context) =>
+  context.flux ? objects.map((obj) => (containsSubstitution(obj) && obj.metadata.labels?.[FLUX_SUBSTITUTE] === undefined ? withLabel(obj, FLUX_SUBSTITUTE, 'disabled') : obj)) : objects;
 
 /** In order; the large-object rule runs at emission, where the serialized size is known. */
 export const SAFETY_FILTERS: readonly SafetyFilter[] = [dropHelmHooks, dropInjectedCaBundles, argoObjectWaves, argoSyncOptions, fluxPruneProtection, fluxUnmanaged, fluxSubstituteGuard];

@@ -38,6 +38,8 @@ export interface LayoutInput {
   secretFiles?: readonly string[];
   /** Files of components laid out before with the same layout and overrides (a fleet's shared components). */
   componentFiles?: WeakMap<RenderedComponent, Map<string, string>>;
+  /** Component label → the in-cluster Secret Flux substitutes its variables from. */
+  substituteFrom?: ReadonlyMap<string, string>;
 }
 
 /** The chart a layout draws its wiring with, or undefined for the kustomize layout. */
@@ -73,7 +75,7 @@ export function layoutOutput(input: LayoutInput): Map<string, string> {
   const files = layoutKustomize(input.components, { safety: wired ? wired.safety(input.unmanaged) : { ...BOTH_TOOLS, unmanaged: input.unmanaged }, componentFiles: input.componentFiles });
   if (wired) {
     if (!input.wiring) throw new Error(`layout ${input.layout} needs a chart`);
-    for (const [file, text] of wiringFiles({ ...input.wiring, components: input.components, unmanaged: input.unmanaged, defaultNamespace: wired.defaultNamespace, directory: wired.wiringDirectory })) files.set(file, text);
+    for (const [file, text] of wiringFiles({ ...input.wiring, components: input.components, unmanaged: input.unmanaged, substituteFrom: input.substituteFrom, defaultNamespace: wired.defaultNamespace, directory: wired.wiringDirectory })) files.set(file, text);
   }
   files.set(GITATTRIBUTES_FILE, GITATTRIBUTES);
   files.set(

@@ -40,6 +40,8 @@ export interface WiringInput {
   defaultNamespace: string;
   /** The wiring's directory in the output (`argocd`, `flux`). */
   directory: string;
+  /** Component label → the Secret Flux substitutes from (secrets strategy flux-substitute). */
+  substituteFrom?: ReadonlyMap<string, string>;
 }
 
 function joinPath(base: string, dir: string): string {
@@ -81,6 +83,7 @@ export function chartContext(input: WiringInput): ChartContext {
       hasWebhooks: c.objects.some((o) => o.kind === 'ValidatingWebhookConfiguration' || o.kind === 'MutatingWebhookConfiguration'),
       unmanaged: c.objects.filter((o) => input.unmanaged.some((s) => matchesSelector(o, s))).map(selectorOf),
       caInjected: c.objects.filter((o) => isCaInjected(o) && caBundlePaths(o).length > 0).map((o) => ({ ...selectorOf(o), jqPathExpressions: caBundlePaths(o) })),
+      ...(input.substituteFrom?.has(c.label) ? { substituteFrom: input.substituteFrom.get(c.label) } : {}),
     };
   });
   const values = input.values;

@@ -186,6 +186,24 @@ export interface ObjectOverride {
   unmanaged: true;
 }
 
+export const SECRET_STRATEGIES = ['refuse', 'external-secrets', 'flux-substitute', 'sops', 'inline'] as const;
+export type SecretStrategy = (typeof SECRET_STRATEGIES)[number];
+
+/** Config.secrets: what happens to values that must not reach Git (src/secrets). */
+export interface SecretsConfig {
+  strategy?: SecretStrategy;
+  /** Variables from a Secret that may be written (feature flags, settings). */
+  public?: string[];
+  externalSecrets?: {
+    secretStoreRef?: { name: string; kind?: 'SecretStore' | 'ClusterSecretStore' };
+    /** Remote key template; `{{namespace}}`, `{{name}}` are the Secret's. Default `{{namespace}}/{{name}}`. */
+    remoteKey?: string;
+    refreshInterval?: string;
+  };
+  fluxSubstitute?: { secretName?: string };
+  sops?: { ageRecipients?: string[] };
+}
+
 export interface ToolConfig {
   repositories?: UserRepository[];
   /** clusterctl's images map: keys `all`, `<label>` or `<label>/<image>`. */
@@ -200,6 +218,7 @@ export interface ToolConfig {
   clusters?: ClusterOverlay[];
   /** The Release clusters use unless they name one. */
   release?: string;
+  secrets?: SecretsConfig;
   position?: SourcePosition;
   /** Where a field of the Config document was written (for fleet errors). */
   locate?: (path: readonly (string | number)[]) => SourcePosition;

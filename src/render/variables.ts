@@ -23,6 +23,12 @@ export interface VariableReference {
   default?: string;
 }
 
+/**
+ * Called for each top-level reference whose result carries a secret (`${#V}` does not): returns
+ * the text to put in its place. `reference` is its source text, `variables` the secret names.
+ */
+export type TaintMarker = (mark: { result: string; variables: string[]; reference: string }) => string;
+
 export interface SubstitutionResult {
   /** The substituted text; the input unchanged when `missing` is not empty. */
   text: string;
@@ -63,6 +69,8 @@ interface Reference {
   args: Piece[];
   /** Offset of its `${` in the normalised text, for messages. */
   start: number;
+  /** Offset after its `}` (top-level references only), for taint marks. */
+  end?: number;
 }
 
 /** drone/envsubst's parse errors (parse/parse.go), by their message. */
@@ -134,7 +142,9 @@ class ReferenceParser {
       if (next === LBRACE) {
         if (dollar > textStart) pieces.push(src.slice(textStart, dollar));
         this.pos = dollar + 2;
-        pieces.push(this.parseReference(dollar));
+        const ref = this.parseReference(dollar);
+        ref.end = this.pos;
+        pieces.push(ref);
         textStart = this.pos;
         dollar = src.indexOf('$', textStart);
       } else if (next === DOLLAR) {
@@ -522,7 +532,10 @@ class Evaluator {
   private readonly bytes = new Map<string, string>();
   readonly used = new Set<string>();
 
-  constructor(private readonly lookup: VariableLookup) {}
+  constructor(
+    private readonly lookup: VariableLookup,
+    private readonly taint?: { marker: TaintMarker; text: string },
+  ) {}
 
   find(name: string): VariableValue | undefined {
     if (!this.values.has(name)) this.values.set(name, this.lookup(name));
@@ -542,7 +555,7 @@ class Evaluator {
    * already is.
    */
   document(pieces: Piece[]): string {
-    const results = pieces.map((piece) => (typeof piece === 'string' ? piece : this.reference(piece, this.used)));
+    const results = pieces.map((piece) => (typeof piece === 'string' ? piece : this.topLevel(piece)));
     const out: string[] = [];
     for (let i = 0; i < pieces.length; ) {
       const piece = pieces[i];
@@ -563,6 +576,20 @@ class Evaluator {
       out.push(text);
     }
     return out.join('');
+  }
+
+  /** A top-level reference; with a taint marker, a result carrying a secret becomes its mark. */
+  private topLevel(ref: Reference): string {
+    if (!this.taint) return this.reference(ref, this.used);
+    const used = new Set<string>();
+    const result = this.reference(ref, used);
+    for (const name of used) this.used.add(name);
+    // `${#V}` gives only the length of V, which is not secret
+    const variables = [...used].filter((name) => this.values.get(name)?.fromSecret && !(ref.operation === 'length' && name === ref.name)).sort(compareStrings);
+    if (variables.length === 0) return result;
+    const text = fromByteString(result);
+    if (text === undefined) return result; // a cut character: document() reports it
+    return toByteString(this.taint.marker({ result: text, variables, reference: this.taint.text.slice(ref.start, ref.end) }));
   }
 
   /** All arguments are evaluated before the value, as drone does; `used` gets what lands. */
@@ -935,9 +962,9 @@ function trimSuffix(bytes: string, pattern: string, longest: boolean): string {
  * for an empty value. Only top-level references are checked: one nested in a default is empty
  * when unset, as upstream.
  */
-export function substituteVariables(text: string, lookup: VariableLookup, file?: string): SubstitutionResult {
+export function substituteVariables(text: string, lookup: VariableLookup, file?: string, marker?: TaintMarker): SubstitutionResult {
   const { pieces, normalised } = parseText(text, file);
-  const evaluator = new Evaluator(lookup);
+  const evaluator = new Evaluator(lookup, marker && { marker, text: normalised.text });
   const missing: string[] = [];
   for (const [name, defaultText] of topLevelDefaults(pieces)) {
     if (evaluator.find(name) === undefined && defaultText === '') missing.push(name);

@@ -33,7 +33,7 @@ export function crdValidator(file: string, version: string): ValidateFunction {
   const key = `${file}@${version}`;
   let validate = cache.get(key);
   if (!validate) {
-    const crd = YAML.parse(readFileSync(path.join(CRDS, file), 'utf8')) as { spec: { versions: { name: string; schema: { openAPIV3Schema: unknown } }[] } };
+    const crd = YAML.parse(readFileSync(path.isAbsolute(file) ? file : path.join(CRDS, file), 'utf8')) as { spec: { versions: { name: string; schema: { openAPIV3Schema: unknown } }[] } };
     const v = crd.spec.versions.find((x) => x.name === version);
     if (!v) throw new Error(`${file} has no version ${version}`);
     validate = new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(strict(v.schema.openAPIV3Schema) as AnySchemaObject);

@@ -1,0 +1,54 @@
+/**
+ * The flux-substitute strategy: tainted references stay `${...}` for Flux's post-build
+ * substitution (kustomize-controller, fluxcd/pkg/envsubst, drone/envsubst's grammar), and every
+ * other `$` that Flux would read (`${` and `$$`) is doubled so Flux gives it back unchanged.
+ */
+import { isPlainObject, type KObject } from '../model/kobject.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { notInSecretData } from './external-secrets.js';
+import type { FieldPath, TaintedField } from './taint.js';
+
+export const DEFAULT_SUBSTITUTE_SECRET = 'capi-gitops-variables';
+/** kustomize-controller reads this label; only `disabled` turns substitution off. */
+const FLUX_SUBSTITUTE_LABEL = 'kustomize.toolkit.fluxcd.io/substitute';
+
+/** `${` → `$${`, `$$` → `$$$` (the first `$` of each pair doubled): envsubst turns both back. */
+export function escapeForFlux(text: string): string {
+  return text.replace(/\$(?=[${])/g, '$$$$');
+}
+
+function escapeDeep(value: unknown): unknown {
+  if (typeof value === 'string') return escapeForFlux(value);
+  if (Array.isArray(value)) return value.map(escapeDeep);
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [escapeForFlux(k), escapeDeep(v)]));
+  return value;
+}
+
+function setAt(root: unknown, path: FieldPath, value: string): void {
+  let node = root as Record<string | number, unknown>;
+  for (const part of path.slice(0, -1)) node = node[escapeKey(part)] as Record<string | number, unknown>;
+  node[escapeKey(path[path.length - 1]!)] = value;
+}
+
+function escapeKey(part: string | number): string | number {
+  return typeof part === 'string' ? escapeForFlux(part) : part;
+}
+
+/** One component's objects for Flux to substitute, and the variables its Secret must hold. */
+export function toFluxSubstitution(objects: readonly KObject[], fields: readonly TaintedField[]): { objects: KObject[]; variables: string[]; problems: Diagnostic[] } {
+  const problems: Diagnostic[] = [];
+  const out = objects.map((o) => escapeDeep(o) as KObject);
+  const variables = new Set<string>();
+  for (const field of fields) {
+    if (field.key) {
+      problems.push(notInSecretData(field, 'flux-substitute', 'cannot substitute a map key'));
+      continue;
+    }
+    const text = field.pieces.map((p) => (typeof p === 'string' ? escapeForFlux(p) : p.reference)).join('');
+    for (const name of field.variables) variables.add(name);
+    setAt(out[field.index], field.path, text);
+  }
+  // Flux skips objects labelled `disabled` (the layout's guard for literal `${`); these are escaped
+  for (const obj of out) if (JSON.stringify(obj).includes('${')) obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [FLUX_SUBSTITUTE_LABEL]: 'enabled' };
+  return { objects: out, variables: [...variables], problems };
+}

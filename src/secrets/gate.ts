@@ -1,0 +1,105 @@
+/**
+ * The final gate and redaction: every form a secret value could take in text (raw, base64 in
+ * the three alignments, base64 of base64 for the `*_B64` convention), searched in every output
+ * byte before anything is written, and removed from every message.
+ */
+import { compareStrings, type Diagnostic } from '../model/diagnostics.js';
+
+/** Values shorter than this are not searched for (too many accidental hits). */
+export const MINIMUM_SECRET_LENGTH = 4;
+
+/**
+ * The part of base64(prefix + value + suffix) that depends only on `value`, for each of the
+ * three offsets the value can start at inside the encoded stream.
+ */
+function base64Forms(bytes: Buffer): string[] {
+  const forms: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    const first = Math.ceil((offset * 8) / 6); // first character made of value bits only
+    const last = Math.floor(((offset + bytes.length) * 8) / 6); // characters before this are complete
+    const stable = encoded.slice(first, last);
+    if (stable.length >= MINIMUM_SECRET_LENGTH) forms.push(stable);
+  }
+  return forms;
+}
+
+/** Every needle for one value, longest first (so redaction removes the most). */
+export function secretForms(value: string): string[] {
+  if (value.length < MINIMUM_SECRET_LENGTH) return [];
+  const raw = Buffer.from(value, 'utf8');
+  const once = raw.toString('base64');
+  const forms = new Set<string>([value, ...base64Forms(raw), ...base64Forms(Buffer.from(once, 'utf8'))]);
+  return [...forms].sort((a, b) => b.length - a.length || compareStrings(a, b));
+}
+
+export interface SecretNeedles {
+  /** [needle, variable name], longest needle first. */
+  needles: [string, string][];
+}
+
+export function secretNeedles(values: ReadonlyMap<string, readonly string[]>): SecretNeedles {
+  const needles: [string, string][] = [];
+  for (const [name, list] of values) for (const value of list) for (const form of secretForms(value)) needles.push([form, name]);
+  needles.sort(([a, an], [b, bn]) => b.length - a.length || compareStrings(a, b) || compareStrings(an, bn));
+  return { needles };
+}
+
+/** The object a hit is in: `kind/name` of the YAML document around `at`, when there is one. */
+function objectAround(text: string, at: number): string | undefined {
+  const start = text.lastIndexOf('\n---', at);
+  const endAt = text.indexOf('\n---', at);
+  const doc = text.slice(start < 0 ? 0 : start, endAt < 0 ? text.length : endAt);
+  const kind = /^kind:\s*(\S+)/m.exec(doc)?.[1];
+  const name = /^metadata:\s*\n(?:[ \t]+.*\n)*?[ \t]+name:\s*(\S+)/m.exec(doc)?.[1];
+  return kind ? `${kind}/${name ?? '?'}` : undefined;
+}
+
+/** One problem per file and variable found in it; no value, no excerpt. */
+export function scanOutput(files: ReadonlyMap<string, string>, needles: SecretNeedles, exempt: ReadonlySet<string>): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  for (const [file, text] of files) {
+    if (exempt.has(file)) continue;
+    const reported = new Set<string>();
+    for (const [needle, name] of needles.needles) {
+      if (reported.has(name)) continue;
+      const at = text.indexOf(needle);
+      if (at < 0) continue;
+      reported.add(name);
+      const object = objectAround(text, at);
+      problems.push({
+        file,
+        ...(object ? { object } : {}),
+        message: `the output would contain the secret value of ${name}, raw or encoded; nothing was written`,
+        expected: 'no secret value in any output file, the wiring, the README or the lockfile',
+        hint: 'find where the value enters (additionalManifests, patches, images, chart values) and use ${' + name + '} in a Secret instead, or declare it in Config.secrets.public if it is not secret',
+      });
+    }
+  }
+  return problems;
+}
+
+/** `text` with every secret form replaced by `[secret NAME]`. */
+export function redact(text: string, needles: SecretNeedles): string {
+  let out = text;
+  for (const [needle, name] of needles.needles) if (out.includes(needle)) out = out.split(needle).join(`[secret ${name}]`);
+  return out;
+}
+
+/** A diagnostic with every field redacted. */
+export function redactDiagnostic(d: Diagnostic, needles: SecretNeedles): Diagnostic {
+  const out: Diagnostic = { ...d };
+  for (const key of ['message', 'file', 'path', 'object', 'expected', 'hint'] as const) {
+    const value = out[key];
+    if (typeof value === 'string') out[key] = redact(value, needles);
+  }
+  return out;
+}
+
+/** GitHub Actions workflow commands that mask each secret form in the job log. */
+export function githubMasks(needles: SecretNeedles): string[] {
+  // a value with a line break is masked line by line, as the runner matches single lines
+  const lines = new Set<string>();
+  for (const [needle] of needles.needles) for (const line of needle.split(/\r?\n/)) if (line.length >= MINIMUM_SECRET_LENGTH) lines.add(line);
+  return [...lines].sort(compareStrings).map((line) => `::add-mask::${line}`);
+}

@@ -1,0 +1,167 @@
+/**
+ * The secrets stage: rendered components (real and marked) in, the output files out, with every
+ * secret kept out of them by the chosen strategy, and a final scan of every byte.
+ */
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
+import { describeObject, type KObject } from '../model/kobject.js';
+import type { SecretsConfig, SecretStrategy } from '../manifest/types.js';
+import type { RenderedComponent } from '../render/types.js';
+import { componentDirectory } from '../emit/layout-kustomize.js';
+import { objectFilePath } from '../emit/names.js';
+import { formatPath, taintedFields, type MarkedText, type TaintedField } from './taint.js';
+import { isSecret, notInSecretData, toExternalSecrets } from './external-secrets.js';
+import { DEFAULT_SUBSTITUTE_SECRET, toFluxSubstitution } from './flux-substitute.js';
+import { sopsEncryptFile, sopsFileHolds, sopsIdentities } from './sops.js';
+import { scanOutput, type SecretNeedles } from './gate.js';
+
+export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type RunSecrets } from './sources.js';
+export { taintMarker, type MarkedText } from './taint.js';
+export { secretNeedles, redact, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
+
+/** What the layout needs to know from this stage. */
+export interface LayoutExtras {
+  /** Component label → the in-cluster Secret Flux substitutes from. */
+  substituteFrom: Map<string, string>;
+  /** Files that hold secret values (inline), for the output README. */
+  secretFiles: string[];
+}
+
+export interface SecretsInput {
+  strategy: SecretStrategy;
+  allowSecretValues: boolean;
+  config: SecretsConfig;
+  layout: string;
+  components: readonly RenderedComponent[];
+  /** Marked renders, by component label, of the components whose substitution used a secret. */
+  marked: ReadonlyMap<string, { objects: KObject[]; marks: MarkedText }>;
+  /** Every form of every secret value of the run (secretNeedles). */
+  needles: SecretNeedles;
+  /** The lockfile text that will be written. */
+  lockfile: { path: string; text: string };
+  layoutFiles: (components: RenderedComponent[], extras: LayoutExtras) => Map<string, string>;
+  /** A file of the output directory as the last run wrote it; undefined when absent. */
+  previousOutput?: (file: string) => Promise<string | undefined>;
+}
+
+export interface SecretsOutput {
+  components: RenderedComponent[];
+  files: Map<string, string>;
+  /** Printed on every run (inline files, the Secret Flux needs). */
+  warnings: string[];
+}
+
+const WAYS_OUT =
+  'declare the variable in Config.secrets.public if it is not secret, or choose a strategy: --secrets external-secrets, --secrets sops, --secrets flux-substitute (flux layout), or --secrets inline --allow-secret-values';
+
+function refusal(field: TaintedField): Diagnostic {
+  return {
+    object: describeObject(field.object),
+    path: formatPath(field.path),
+    message: `would receive the secret value of ${field.variables.join(', ')}`,
+    expected: 'no secret value in files committed to Git (Config.secrets.strategy: refuse)',
+    hint: WAYS_OUT,
+  };
+}
+
+function fileOf(component: RenderedComponent, obj: KObject): string {
+  return `${componentDirectory(component)}/${objectFilePath(obj)}`;
+}
+
+/** What a strategy needs whether or not this render has secrets to place. */
+function strategyProblems(input: SecretsInput): Diagnostic[] {
+  if (input.strategy === 'flux-substitute' && input.layout !== 'flux') {
+    return [{
+      object: 'Config.secrets',
+      path: 'strategy',
+      message: `the flux-substitute strategy needs the flux layout, and the output layout is ${input.layout}`,
+      expected: 'Flux Kustomizations that substitute the values (--layout flux)',
+      hint: 'add --layout flux (or Config output.layout: flux), or choose --secrets external-secrets or --secrets sops',
+    }];
+  }
+  if (input.strategy === 'sops' && !input.config.sops?.ageRecipients?.length) {
+    return [{ object: 'Config.secrets', path: 'sops.ageRecipients', message: 'the sops strategy needs at least one age recipient', expected: 'ageRecipients: [age1…]', hint: 'add secrets.sops.ageRecipients to the Config document (age-keygen -y <key file> prints the recipient)' }];
+  }
+  if (input.strategy === 'external-secrets' && !input.config.externalSecrets?.secretStoreRef) {
+    return [{ object: 'Config.secrets', path: 'externalSecrets.secretStoreRef', message: 'the external-secrets strategy needs the store the secret values are read from', expected: 'secretStoreRef: {name: <store>, kind: ClusterSecretStore or SecretStore}', hint: 'add secrets.externalSecrets.secretStoreRef to the Config document' }];
+  }
+  return [];
+}
+
+/** The stage's entry: applies the strategy, lays the output out, and scans every byte of it. */
+export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput> {
+  const problems: Diagnostic[] = strategyProblems(input);
+  const warnings: string[] = [];
+  const extras: LayoutExtras = { substituteFrom: new Map(), secretFiles: [] };
+  const toEncrypt: string[] = [];
+  const fluxVariables = new Set<string>();
+  const components = input.components.map((component) => {
+    const marked = input.marked.get(component.label);
+    if (!marked) return component;
+    const fields = taintedFields(component.objects, marked.objects, marked.marks);
+    if (fields.length === 0) return component;
+    switch (input.strategy) {
+      case 'refuse':
+        problems.push(...fields.map(refusal));
+        return component;
+      case 'inline': {
+        if (!input.allowSecretValues) {
+          problems.push(...fields.map((f) => ({ ...refusal(f), expected: 'the inline strategy writes secret values only with --allow-secret-values', hint: 'add --allow-secret-values to accept secret values in Git, or choose another strategy' })));
+        }
+        for (const index of new Set(fields.map((f) => f.index))) extras.secretFiles.push(fileOf(component, component.objects[index]!));
+        return component;
+      }
+      case 'external-secrets': {
+        const result = toExternalSecrets(component.objects, fields, input.config);
+        problems.push(...result.problems);
+        return { ...component, objects: result.objects };
+      }
+      case 'flux-substitute': {
+        const result = toFluxSubstitution(component.objects, fields);
+        problems.push(...result.problems);
+        result.variables.forEach((v) => fluxVariables.add(v));
+        extras.substituteFrom.set(component.label, input.config.fluxSubstitute?.secretName ?? DEFAULT_SUBSTITUTE_SECRET);
+        return { ...component, objects: result.objects };
+      }
+      case 'sops': {
+        for (const field of fields) {
+          const [section, , ...rest] = field.path;
+          if (!isSecret(field.object) || field.key || (section !== 'data' && section !== 'stringData') || rest.length > 0) {
+            problems.push(notInSecretData(field, 'sops', 'encrypts only Secret data'));
+          }
+        }
+        for (const index of new Set(fields.map((f) => f.index))) toEncrypt.push(fileOf(component, component.objects[index]!));
+        return component;
+      }
+    }
+  });
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+
+  extras.secretFiles.sort(compareStrings);
+  const files = input.layoutFiles(components, extras);
+  if (toEncrypt.length > 0) {
+    const recipients = input.config.sops!.ageRecipients!;
+    const read = input.previousOutput ?? (async () => undefined);
+    const identities = await sopsIdentities(process.env);
+    for (const file of toEncrypt) {
+      const plain = files.get(file)!;
+      const previous = await read(file);
+      // with the key at hand, an unchanged Secret keeps its bytes instead of a fresh encryption
+      const kept = previous !== undefined && (await sopsFileHolds(previous, plain, recipients, identities));
+      files.set(file, kept ? previous : await sopsEncryptFile(plain, recipients));
+    }
+  }
+
+  const scanned = new Map(files);
+  scanned.set(input.lockfile.path, input.lockfile.text);
+  const leaks = scanOutput(scanned, input.needles, new Set(extras.secretFiles));
+  if (leaks.length > 0) throw new CapiGitopsError(leaks);
+
+  if (extras.secretFiles.length > 0) {
+    warnings.push(`--secrets inline: these files hold secret values and will be committed to Git: ${extras.secretFiles.join(', ')}`);
+  }
+  if (fluxVariables.size > 0) {
+    const names = [...new Set(extras.substituteFrom.values())].sort(compareStrings).join(', ');
+    warnings.push(`--secrets flux-substitute: Flux substitutes ${[...fluxVariables].sort(compareStrings).join(', ')} from the Secret ${names} in the Kustomizations' namespace; create it in the cluster`);
+  }
+  return { components, files, warnings };
+}

@@ -1,0 +1,127 @@
+/**
+ * Taint tracking. A provider whose substitution uses a secret is rendered a second time with
+ * every reference that carries a secret replaced by a mark (`CapiGitopsTaint<n>x`); the marked
+ * objects go through the same transforms, so comparing them with the real objects shows which
+ * fields received which variable, whatever the string functions, patches or customisations did.
+ */
+import { CapiGitopsError, compareStrings } from '../model/diagnostics.js';
+import { describeObject, isPlainObject, type KObject } from '../model/kobject.js';
+import type { TaintMarker } from '../render/variables.js';
+
+/** One marked reference: what it evaluated to, the secret variables in it, its source text. */
+export interface Mark {
+  result: string;
+  variables: string[];
+  reference: string;
+}
+
+export interface MarkedText {
+  marker: TaintMarker;
+  marks: Mark[];
+  /** Matches one mark; group 1 is its index in `marks`. */
+  pattern: RegExp;
+}
+
+/** A marker whose marks cannot collide with anything in `text`. */
+export function taintMarker(text: string): MarkedText {
+  let prefix = 'CapiGitopsTaint';
+  while (text.includes(prefix)) prefix += 'Q';
+  const marks: Mark[] = [];
+  const marker: TaintMarker = (mark) => {
+    marks.push(mark);
+    return `${prefix}${marks.length - 1}x`;
+  };
+  return { marker, marks, pattern: new RegExp(`${prefix}(\\d+)x`, 'g') };
+}
+
+export type FieldPath = (string | number)[];
+
+/** A field (or map key) that received a secret. */
+export interface TaintedField {
+  object: KObject;
+  /** Index of the object in its component. */
+  index: number;
+  path: FieldPath;
+  /** The field as marked: literal text and marks (indices into `marks`). */
+  pieces: (string | Mark)[];
+  variables: string[];
+  /** The field is a map key. */
+  key: boolean;
+}
+
+export function formatPath(path: FieldPath): string {
+  let out = '';
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : /^[A-Za-z0-9_-]+$/.test(part) ? (out ? '.' : '') + part : `[${JSON.stringify(part)}]`;
+  return out;
+}
+
+function splitMarks(text: string, marked: MarkedText): (string | Mark)[] | undefined {
+  const pieces: (string | Mark)[] = [];
+  let last = 0;
+  let found = false;
+  for (const match of text.matchAll(marked.pattern)) {
+    found = true;
+    if (match.index > last) pieces.push(text.slice(last, match.index));
+    pieces.push(marked.marks[Number(match[1])]!);
+    last = match.index + match[0].length;
+  }
+  if (!found) return undefined;
+  if (last < text.length) pieces.push(text.slice(last));
+  return pieces;
+}
+
+function structureError(obj: KObject, path: FieldPath, marks: Mark[]): CapiGitopsError {
+  const variables = [...new Set(marks.flatMap((m) => m.variables))].sort(compareStrings);
+  return new CapiGitopsError({
+    object: describeObject(obj),
+    path: formatPath(path),
+    message: `the value of ${variables.join(', ') || 'a secret variable'} changes the YAML structure of this object, so its fields cannot be tracked`,
+    expected: 'secret values that substitute into a scalar (no line breaks or YAML syntax that adds fields)',
+    hint: 'quote the reference in the component, or give the value in the form the component expects',
+  });
+}
+
+/**
+ * Every tainted field of a component: walks the marked objects beside the real ones. The two
+ * must have the same shape except at tainted scalars.
+ */
+export function taintedFields(real: readonly KObject[], markedObjects: readonly KObject[], marked: MarkedText): TaintedField[] {
+  const fields: TaintedField[] = [];
+  if (real.length !== markedObjects.length) throw structureError(markedObjects[0] ?? real[0]!, [], marked.marks);
+  markedObjects.forEach((markedObject, index) => {
+    const object = real[index]!;
+    const visit = (m: unknown, r: unknown, path: FieldPath) => {
+      if (typeof m === 'string') {
+        const pieces = splitMarks(m, marked);
+        if (pieces) {
+          const variables = [...new Set(pieces.flatMap((p) => (typeof p === 'string' ? [] : p.variables)))].sort(compareStrings);
+          fields.push({ object, index, path, pieces, variables, key: false });
+        } else if (m !== r) throw structureError(object, path, marked.marks);
+        return;
+      }
+      if (Array.isArray(m)) {
+        if (!Array.isArray(r) || r.length !== m.length) throw structureError(object, path, marked.marks);
+        m.forEach((item, i) => visit(item, r[i], [...path, i]));
+        return;
+      }
+      if (isPlainObject(m)) {
+        if (!isPlainObject(r)) throw structureError(object, path, marked.marks);
+        const mKeys = Object.keys(m);
+        const rKeys = Object.keys(r);
+        if (mKeys.length !== rKeys.length) throw structureError(object, path, marked.marks);
+        mKeys.forEach((k, i) => {
+          const keyPieces = splitMarks(k, marked);
+          if (keyPieces) {
+            const variables = [...new Set(keyPieces.flatMap((p) => (typeof p === 'string' ? [] : p.variables)))].sort(compareStrings);
+            fields.push({ object, index, path: [...path, rKeys[i]!], pieces: keyPieces, variables, key: true });
+          } else if (k !== rKeys[i]) throw structureError(object, [...path, k], marked.marks);
+          visit(m[k], r[rKeys[i]!], [...path, rKeys[i]!]);
+        });
+        return;
+      }
+      if (!Object.is(m, r)) throw structureError(object, path, marked.marks);
+    };
+    visit(markedObject, object, []);
+  });
+  return fields;
+}
