@@ -35,6 +35,9 @@ function withRenderFlags(command: Command): Command {
   return command
     .option('-o, --output <dir>', 'the output directory (as rendered and committed)')
     .option('--allow-secret-values', 'allow values from Secrets (configSecret variables, images) in the render')
+    .addOption(new Option('--secrets <strategy>', 'what happens to objects that would carry a secret (overrides Config secrets.strategy); default refuse').choices(SECRET_STRATEGIES))
+    .option('--secret-file <file>', 'dotenv or YAML map of secret variables, kept out of Git (repeatable, later files win)', collect)
+    .option('--env-secret <name>', 'take the secret variable <name> from the environment, e.g. a CI secret (repeatable)', collect)
     .addOption(new Option('--layout <layout>', 'output layout (overrides Config output.layout); default kustomize').choices(LAYOUTS))
     .option('--values <file>', 'chart values file for the argocd/flux wiring (repeatable, later files win)', collect)
     .option('--set <key=value>', "set a chart value, Helm's syntax (repeatable, last wins)", collect)
