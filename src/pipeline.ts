@@ -166,6 +166,7 @@ function collect(bag: DiagnosticBag, err: unknown): void {
  */
 export async function resolveManagementCluster(options: RenderOptions): Promise<Resolution> {
   const manifest = await loadManifest(options.manifestPaths);
+  for (const warning of manifest.warnings ?? []) options.sources?.log?.(`warning: ${warning}`);
   const lockFile = lockfilePath(manifest.baseDir);
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
   const configured = options.sources ?? {};

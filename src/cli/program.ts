@@ -7,6 +7,7 @@ import { renderCommand, lockCommand, planCommand, updateCommand, chartShowComman
 import { LAYOUTS } from '../emit/layout.js';
 import { BUILT_IN_CHARTS } from '../chart/load.js';
 import { UsageError } from './errors.js';
+import { convertCommand } from './operator-commands.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -73,6 +74,14 @@ export function buildProgram(): Command {
   )
     .option('--contract <contract>', "follow this contract's plan (e.g. v1beta2); default: the core provider's current contract")
     .action(updateCommand);
+
+  program
+    .command('convert')
+    .description('rewrite operator.cluster.x-k8s.io/v1alpha1 provider objects as v1alpha2, as the operator\'s conversion webhook did; comments, key order and other documents are kept')
+    .option('-f, --file <path>', 'manifest file, or a directory of *.yaml files (repeatable)', collect)
+    .option('--in-place', 'rewrite the files instead of printing them (only files with v1alpha1 objects; all or none)')
+    .option('--quiet', 'print errors only')
+    .action(convertCommand);
 
   return program;
 }

@@ -207,4 +207,6 @@ export interface Manifest {
   config: ToolConfig;
   /** Absolute path of the directory of the first manifest file; relative URLs resolve against it. */
   baseDir: string;
+  /** Things the user must hear on every run (a v1alpha1 object converted). */
+  warnings?: string[];
 }
