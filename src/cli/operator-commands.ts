@@ -2,6 +2,8 @@
 import path from 'node:path';
 import { convertManifestFiles } from '../manifest/convert-documents.js';
 import { writeFileAtomically } from '../upgrade.js';
+import { importHelmValues } from '../import/helm-values.js';
+import { readValuesFile } from '../chart/index.js';
 
 export async function convertCommand(flags: { file?: string[]; inPlace?: boolean; quiet?: boolean }): Promise<void> {
   const files = await convertManifestFiles(flags.file ?? []);
@@ -23,4 +25,18 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
     if (index > 0) process.stdout.write('---\n');
     process.stdout.write(file.text);
   });
+}
+
+export async function importHelmValuesCommand(flags: { values?: string[]; set?: string[]; setString?: string[]; output?: string; quiet?: boolean }): Promise<void> {
+  const layers = [];
+  for (const file of flags.values ?? []) layers.push(await readValuesFile(file));
+  const sets = [...(flags.set ?? []).map((expression) => ({ expression, forceString: false })), ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true }))];
+  const { text, warnings } = importHelmValues({ layers, sets });
+  if (!flags.quiet) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+  if (flags.output) {
+    await writeFileAtomically(path.resolve(flags.output), text);
+    if (!flags.quiet) process.stderr.write(`wrote ${flags.output}; render it with: capi-gitops render -f ${flags.output} -o <dir>\n`);
+  } else {
+    process.stdout.write(text);
+  }
 }
