@@ -26,6 +26,7 @@ import { sha256Hex, type ArtifactCache } from './sources/cache.js';
 import { layoutChart, layoutOutput, unmanagedObjects, type LayoutName } from './emit/layout.js';
 import type { ObjectSelector } from './emit/apply-safety.js';
 import { prepareChart, type SetExpression } from './chart/index.js';
+import { renderOperatorLayout } from './operator-pipeline.js';
 
 export interface RenderOptions {
   /** `-f` values: files or directories. */
@@ -220,6 +221,10 @@ function imageOverridesFor(manifest: Manifest, secret: SecretObject | undefined)
 export async function renderManagementCluster(options: RenderOptions): Promise<RenderResult> {
   const resolution = await resolveManagementCluster(options);
   const { manifest, providers, certManager } = resolution;
+  if ((options.layout ?? manifest.config.output?.layout) === 'operator') {
+    if ((options.set?.length ?? 0) > 0 || (options.valuesFiles?.length ?? 0) > 0) throw new CapiGitopsError({ message: '--set, --set-string and --values are chart values, and the operator layout draws no chart', hint: 'drop the chart values' });
+    return { ...resolution, ...(await renderOperatorLayout(resolution, options)), layout: 'operator', warnings: [] };
+  }
   const prepared = prepareProviders(manifest, providers);
 
   // 1. Variables, on the raw text: every missing variable of every provider in one error.

@@ -165,7 +165,7 @@ export interface CertManagerConfig {
 
 export interface OutputConfig {
   /** `kustomize` (default), or `argocd`/`flux` with the wiring that syncs the components. */
-  layout?: 'kustomize' | 'argocd' | 'flux';
+  layout?: 'kustomize' | 'argocd' | 'flux' | 'operator';
 }
 
 /** The chart that draws the GitOps wiring, and its values. */
@@ -193,6 +193,8 @@ export interface ToolConfig {
   certManager?: CertManagerConfig;
   variables?: Record<string, string>;
   output?: OutputConfig;
+  /** The cluster-api-operator release the operator layout installs. */
+  operator?: { version?: string; url?: string };
   github?: { apiUrl?: string };
   gitops?: GitOpsConfig;
   overrides?: ObjectOverride[];
