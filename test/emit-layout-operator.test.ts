@@ -16,6 +16,8 @@ import { corpusManifest, tempDir } from './helpers/corpus-manifest.js';
 import { crdValidator } from './helpers/crd-schema.js';
 import { CORPUS_REPOSITORY, FIXTURES } from './helpers/paths.js';
 import { kubectlAvailable, kubectlKustomize } from './helpers/tree.js';
+import { FakeGitHub } from './helpers/fake-github.js';
+import { ArtifactCache } from '../src/sources/cache.js';
 
 const OPERATOR_RELEASE = path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml');
 const CORPUS_FILES: Record<string, [string, string]> = {
@@ -124,4 +126,25 @@ test('kubectl kustomize builds the operator layout', { skip: !kubectlAvailable()
 
 test('a second render gives the same bytes', async () => {
   assert.deepEqual(await renderOperator(), files);
+});
+
+test('the operator release comes from its GitHub release (operator.version) and is cached: an offline render needs no request', async () => {
+  const github = await FakeGitHub.start({
+    'kubernetes-sigs/cluster-api-operator': [{ tag: 'v0.28.0', assets: { 'operator-components.yaml': readFileSync(OPERATOR_RELEASE) } }],
+  });
+  try {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'm.yaml'), corpusManifest('v1.12.0').replace('certManager:', 'operator:\n  version: v0.28.0\ncertManager:'));
+    const cache = new ArtifactCache(path.join(dir, 'cache'));
+    const render = (offline: boolean) => renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'x', sources: { cache, offline, github: { apiUrl: github.apiUrl } } });
+    const online = await render(false);
+    assert.equal(online.files.get('01-cluster-api-operator/deployment-capi-operator-controller-manager.yaml'), files.get('01-cluster-api-operator/deployment-capi-operator-controller-manager.yaml'));
+    const before = github.requests.length;
+    assert.ok(before > 0);
+    const offline = await render(true);
+    assert.equal(github.requests.length, before);
+    assert.deepEqual(offline.files, online.files);
+  } finally {
+    await github.close();
+  }
 });

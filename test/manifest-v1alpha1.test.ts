@@ -202,4 +202,12 @@ test('CLI: render warns once per v1alpha1 object; convert --in-place rewrites on
   assert.deepEqual(values(readFileSync(path.join(dir, 'a.yaml'), 'utf8')), values(readFileSync(path.join(README, '05.v1alpha2.yaml'), 'utf8')));
   const again = run(['convert', '-f', dir, '--in-place'], dir);
   assert.match(again.stderr, /rewrote 0 of 2 file\(s\)/);
+  // render (and lock, plan, update: the same loader) warns once per converted object.
+  const v1Corpus = corpusManifest('v1.12.0').replace(/operator\.cluster\.x-k8s\.io\/v1alpha2\nkind: (Core|Bootstrap)Provider/g, 'operator.cluster.x-k8s.io/v1alpha1\nkind: $1Provider');
+  const renderDir = writeTempManifest({ 'm.yaml': v1Corpus });
+  const rendered = run(['render', '-f', 'm.yaml', '-o', 'out'], renderDir);
+  assert.equal(rendered.code, 0, rendered.stderr);
+  const warnings = rendered.stderr.split('\n').filter((line) => line.startsWith('warning: '));
+  assert.equal(warnings.length, 2, rendered.stderr);
+  assert.match(warnings[0], /^warning: m\.yaml:1:1: CoreProvider\/capi-system\/cluster-api is operator\.cluster\.x-k8s\.io\/v1alpha1; .* capi-gitops convert -f m\.yaml --in-place$/);
 });
