@@ -29,6 +29,7 @@ import { layoutChart, layoutOutput, unmanagedObjects, type LayoutName } from './
 import type { ObjectSelector } from './emit/apply-safety.js';
 import { prepareChart, type SetExpression } from './chart/index.js';
 import { IMAGES_KEY, protectSecrets, readRunSecrets, redactDiagnostic, secretAwareLookup, secretNeedles, secretValues, taintMarker, type MarkedText, type RunSecrets, type SecretNeedles } from './secrets/index.js';
+import { renderOperatorLayout } from './operator-pipeline.js';
 
 export interface RenderOptions {
   /** `-f` values: files or directories. */
@@ -181,6 +182,7 @@ export interface SharedRun {
 
 /** resolveManagementCluster for a manifest already loaded (one cluster of a fleet). */
 export async function resolveManifest(manifest: Manifest, options: RenderOptions, shared?: SharedRun): Promise<Resolution> {
+  for (const warning of manifest.warnings ?? []) options.sources?.log?.(`warning: ${warning}`);
   const lockFile = lockfilePath(manifest.baseDir);
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
   const configured = options.sources ?? {};
@@ -243,6 +245,10 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
 /** Renders what resolution found; a fleet shares the parsing between its clusters. */
 export async function renderResolution(resolution: Resolution, options: RenderOptions, shared?: SharedRun): Promise<RenderResult> {
   const { manifest, providers } = resolution;
+  if ((options.layout ?? manifest.config.output?.layout) === 'operator') {
+    if ((options.set?.length ?? 0) > 0 || (options.valuesFiles?.length ?? 0) > 0) throw new CapiGitopsError({ message: '--set, --set-string and --values are chart values, and the operator layout draws no chart', hint: 'drop the chart values' });
+    return { ...resolution, ...(await renderOperatorLayout(resolution, options)), layout: 'operator', warnings: [] };
+  }
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const prepared = prepareProviders(manifest, providers, run);
   const needles = secretNeedles(secretValues(manifest, prepared.map((p) => p.secret), run));

@@ -67,7 +67,7 @@ export async function updateManagementCluster(options: RenderOptions, selection:
 }
 
 /** A temporary file beside the target, then one rename: readers see the old text or the new. */
-async function writeFileAtomically(file: string, text: string): Promise<void> {
+export async function writeFileAtomically(file: string, text: string): Promise<void> {
   const temporary = `${file}.capi-gitops-${process.pid}.tmp`;
   await writeFile(temporary, text);
   await rename(temporary, file);

@@ -52,7 +52,7 @@ test('unknown Config fields are rejected with suggestions, at the top level and 
       ['7:9', 'images.all.tags', 'unknown field "tags"', 'did you mean "tag"?'],
     ],
   );
-  assert.equal(error.diagnostics[0].expected, 'a field of Config: apiVersion, certManager, clusters, github, gitops, images, kind, output, overrides, release, repositories, secrets, variables');
+  assert.equal(error.diagnostics[0].expected, 'a field of Config: apiVersion, certManager, clusters, github, gitops, images, kind, operator, output, overrides, release, repositories, secrets, variables');
 });
 
 test('repositories need name, type and url, with type one of the provider kinds', async () => {
@@ -72,9 +72,9 @@ test('a repository listed twice is reported at the second with the first positio
   assert.deepEqual(summary(error.diagnostics), [`6:5 repositories[2]: duplicate repository InfrastructureProvider "aws"; the first is at ${file}:4:5`]);
 });
 
-test('output.layout accepts kustomize, argocd and flux only', async () => {
+test('output.layout accepts kustomize, argocd, flux and operator only', async () => {
   const { error } = await loadTextError(config('output: {layout: argo}'));
-  assert.deepEqual(summary(error.diagnostics), ['3:18 output.layout: must be one of: kustomize, argocd, flux']);
+  assert.deepEqual(summary(error.diagnostics), ['3:18 output.layout: must be one of: kustomize, argocd, flux, operator']);
 });
 
 test('Config.overrides needs kind, name and unmanaged: true', async () => {

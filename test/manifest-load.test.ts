@@ -234,15 +234,12 @@ items:
   assert.deepEqual(summary(mixed.error.diagnostics), ['4:9 kind: a SecretList holds only Secret objects']);
 });
 
-test('operator.cluster.x-k8s.io/v1alpha1 is rejected with a hint to migrate to v1alpha2', async () => {
-  const { error } = await loadTextError(
-    'apiVersion: operator.cluster.x-k8s.io/v1alpha1\nkind: InfrastructureProvider\nmetadata: {name: aws, namespace: capa-system}\nspec:\n  secretName: aws-variables\n',
+test('operator.cluster.x-k8s.io/v1alpha1 objects and typed lists are read and converted to v1alpha2 (api/v1alpha1/provider_conversion.go)', async () => {
+  const { manifest } = await loadText(
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha1\nkind: InfrastructureProviderList\nitems:\n- metadata: {name: aws, namespace: capa-system}\n  spec:\n    secretName: aws-variables\n',
   );
-  assert.deepEqual(summary(error.diagnostics), ['1:13 apiVersion: operator.cluster.x-k8s.io/v1alpha1 is no longer supported']);
-  assert.equal(error.diagnostics[0].expected, 'apiVersion: operator.cluster.x-k8s.io/v1alpha2');
-  assert.match(error.diagnostics[0].hint ?? '', /spec\.configSecret/);
-  const list = await loadTextError('apiVersion: operator.cluster.x-k8s.io/v1alpha1\nkind: CoreProviderList\nitems: []\n');
-  assert.deepEqual(summary(list.error.diagnostics), ['1:13 apiVersion: operator.cluster.x-k8s.io/v1alpha1 is no longer supported']);
+  assert.deepEqual(manifest.providers[0].spec.configSecret, { name: 'aws-variables', namespace: 'capa-system' });
+  assert.equal(manifest.warnings?.length, 1);
 });
 
 test('other kinds and apiVersions are rejected, naming the supported kinds', async () => {

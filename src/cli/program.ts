@@ -9,6 +9,7 @@ import { SECRET_STRATEGIES } from '../manifest/types.js';
 import { BUILT_IN_CHARTS } from '../chart/load.js';
 import { ExitStatus, UsageError } from './errors.js';
 import { checkCommand, diffCommand, DIFF_FORMATS } from './review-commands.js';
+import { convertCommand, importHelmValuesCommand } from './operator-commands.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -109,6 +110,26 @@ export function buildProgram(): Command {
   )
     .option('--contract <contract>', "follow this contract's plan (e.g. v1beta2); default: the core provider's current contract")
     .action(updateCommand);
+
+  program
+    .command('convert')
+    .description('rewrite operator.cluster.x-k8s.io/v1alpha1 provider objects as v1alpha2, as the operator\'s conversion webhook did; comments, key order and other documents are kept')
+    .option('-f, --file <path>', 'manifest file, or a directory of *.yaml files (repeatable)', collect)
+    .option('--in-place', 'rewrite the files instead of printing them (only files with v1alpha1 objects; all or none)')
+    .option('--quiet', 'print errors only')
+    .action(convertCommand);
+
+  program
+    .command('import')
+    .description('read another tool\'s configuration as a capi-gitops manifest')
+    .command('helm-values')
+    .description('print the provider objects the cluster-api-operator Helm chart would install for these values')
+    .option('-f, --values <file>', 'a values file of the cluster-api-operator chart (repeatable, later files win)', collect)
+    .option('--set <key=value>', "a chart value, Helm's syntax (repeatable, last wins), e.g. infrastructure.docker.version=v1.7.7", collect)
+    .option('--set-string <key=value>', 'like --set, but the value stays a string (repeatable; applied after --set)', collect)
+    .option('-o, --output <file>', 'write the manifest to <file> instead of stdout')
+    .option('--quiet', 'print errors only')
+    .action(importHelmValuesCommand);
 
   return program;
 }

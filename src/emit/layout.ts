@@ -14,7 +14,7 @@ import { BOTH_TOOLS, componentDirectory, layoutKustomize, orderComponents } from
 import { template } from './templates.js';
 import { wiringFiles } from './wiring.js';
 
-export const LAYOUTS = ['kustomize', 'argocd', 'flux'] as const;
+export const LAYOUTS = ['kustomize', 'argocd', 'flux', 'operator'] as const;
 export type LayoutName = (typeof LAYOUTS)[number];
 
 const WIRED_LAYOUTS = { argocd: ARGOCD_LAYOUT, flux: FLUX_LAYOUT } as const;
@@ -44,7 +44,7 @@ export interface LayoutInput {
 
 /** The chart a layout draws its wiring with, or undefined for the kustomize layout. */
 export function layoutChart(layout: LayoutName): string | undefined {
-  return layout === 'kustomize' ? undefined : WIRED_LAYOUTS[layout].chart;
+  return layout === 'kustomize' || layout === 'operator' ? undefined : WIRED_LAYOUTS[layout].chart;
 }
 
 /** Every override must name a rendered object: a typo would silently leave it enforced. */
@@ -71,7 +71,7 @@ export function layoutOutput(input: LayoutInput): Map<string, string> {
       })),
     );
   }
-  const wired = input.layout === 'kustomize' ? undefined : WIRED_LAYOUTS[input.layout];
+  const wired = input.layout === 'kustomize' || input.layout === 'operator' ? undefined : WIRED_LAYOUTS[input.layout];
   const files = layoutKustomize(input.components, { safety: wired ? wired.safety(input.unmanaged) : { ...BOTH_TOOLS, unmanaged: input.unmanaged }, componentFiles: input.componentFiles });
   if (wired) {
     if (!input.wiring) throw new Error(`layout ${input.layout} needs a chart`);

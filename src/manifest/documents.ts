@@ -32,11 +32,8 @@ const V1_KINDS: Record<string, Category> = { Secret: 'secret', ConfigMap: 'confi
 const LIST_ITEM_KINDS = [...PROVIDER_KINDS, 'Secret', 'ConfigMap'];
 export const SUPPORTED_KINDS: readonly string[] = [...LIST_ITEM_KINDS, 'List', 'Config', 'Release'];
 
-const V1ALPHA1 = 'operator.cluster.x-k8s.io/v1alpha1';
-const V1ALPHA1_HINT =
-  'the cluster-api-operator removed v1alpha1 (deprecated since v0.9.0): set apiVersion to ' +
-  `${OPERATOR_API_VERSION}, replace spec.secretName/spec.secretNamespace with spec.configSecret {name, namespace}, ` +
-  'and containers[].image {repository, name, tag} with containers[].imageUrl';
+/** Read and converted by the loader (v1alpha1.ts), as the operator's conversion webhook did. */
+export const V1ALPHA1 = 'operator.cluster.x-k8s.io/v1alpha1';
 
 /** Which apiVersion serves a kind we read, and its category; undefined for kinds we do not read. */
 function servedKind(kind: string): { apiVersion: string; category: Category; item?: { kind: string; apiVersion: string } } | undefined {
@@ -80,9 +77,7 @@ function missingTypeFields(value: Record<string, unknown>): Finding[] {
 
 function apiVersionFindings(apiVersion: string, kind: string, served: string): Finding[] {
   if (apiVersion === served) return [];
-  if (apiVersion === V1ALPHA1 && (isProviderKind(kind) || isProviderKind(kind.replace(/List$/, '')))) {
-    return [{ path: ['apiVersion'], at: 'value', message: `${V1ALPHA1} is no longer supported`, expected: `apiVersion: ${served}`, hint: V1ALPHA1_HINT }];
-  }
+  if (apiVersion === V1ALPHA1 && (isProviderKind(kind) || isProviderKind(kind.replace(/List$/, '')))) return [];
   return [{ path: ['apiVersion'], at: 'value', message: `apiVersion "${apiVersion}" does not serve kind ${kind}`, expected: `apiVersion: ${served}`, hint: `set apiVersion: ${served}` }];
 }
 
@@ -99,7 +94,9 @@ export function classifyDocument(value: unknown): Classification | Finding[] {
   if (!served) return [unsupportedKind(kind, SUPPORTED_KINDS, '')];
   const findings = apiVersionFindings(apiVersion, kind, served.apiVersion);
   if (findings.length > 0) return findings;
-  return { category: served.category, apiVersion, kind, item: served.item };
+  // Items of a v1alpha1 typed list are v1alpha1 too.
+  const item = served.item && apiVersion === V1ALPHA1 ? { ...served.item, apiVersion } : served.item;
+  return { category: served.category, apiVersion, kind, item };
 }
 
 /**
@@ -124,7 +121,7 @@ export function classifyListItem(item: unknown, list: Classification): Classific
   const served = servedKind(kind)!;
   const findings = apiVersionFindings(item.apiVersion as string, kind, served.apiVersion);
   if (findings.length > 0) return findings;
-  return { category: served.category, apiVersion: served.apiVersion, kind };
+  return { category: served.category, apiVersion: item.apiVersion as string, kind };
 }
 
 /**

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Node as YamlNode } from 'yaml';
 import { DiagnosticBag, type Diagnostic } from '../model/diagnostics.js';
 import { describeObject, isPlainObject } from '../model/kobject.js';
+import { OPERATOR_API_VERSION } from '../model/provider.js';
 import { toToolConfig } from './config.js';
 import { toConfigMapObject, toSecretObject } from './core-objects.js';
 import {
@@ -17,6 +18,7 @@ import { formatFieldPath } from './fields.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
 import { validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
+import { applyEditsToValue, planV1alpha1Conversion, sourcePathOf, V1ALPHA1_API_VERSION, type ConversionEdit } from './v1alpha1.js';
 import type { ConfigMapObject, Manifest, ProviderObject, ReleaseObject, SecretObject, SourcePosition, ToolConfig } from './types.js';
 import {
   documentValue,
@@ -60,6 +62,8 @@ interface ObjectUnit {
   /** `CoreProvider/capi-system/cluster-api`, for messages. */
   label?: string;
   category?: Category;
+  /** A v1alpha1 object's conversion: problems in the converted object are shown at their source. */
+  conversion?: readonly ConversionEdit[];
 }
 
 function objectLabel(value: unknown): string | undefined {
@@ -97,13 +101,27 @@ class ManifestCollector {
   private readonly releases: ReleaseObject[] = [];
   private config: ToolConfig = {};
   private readonly firstSeen = new Map<string, SourcePosition>();
+  private readonly warnings: string[] = [];
 
   constructor(private readonly bag: DiagnosticBag) {}
 
   manifest(baseDir: string): Manifest {
-    const manifest: Manifest = { providers: this.providers, secrets: this.secrets, configMaps: this.configMaps, config: this.config, baseDir };
+    const manifest: Manifest = { providers: this.providers, secrets: this.secrets, configMaps: this.configMaps, config: this.config, baseDir, warnings: this.warnings };
     if (this.releases.length > 0) manifest.releases = this.releases;
     return manifest;
+  }
+
+  /** A v1alpha1 provider object in its v1alpha2 form; its problems are reported, one warning per object. */
+  private convertV1alpha1(unit: ObjectUnit, object: Record<string, unknown>): Record<string, unknown> {
+    const plan = planV1alpha1Conversion(object);
+    plan.findings.forEach((finding) => this.report(unit, finding));
+    unit.conversion = plan.edits;
+    const position = nodePosition(unit.source, unit.node);
+    this.warnings.push(
+      `${formatPosition(position)}: ${unit.label ?? 'provider object'} is ${V1ALPHA1_API_VERSION}; converted to v1alpha2 as the operator's conversion webhook did. ` +
+        `Rewrite it with: capi-gitops convert -f ${position.file} --in-place`,
+    );
+    return applyEditsToValue(object, plan.edits);
   }
 
   addDocument(source: SourceDocument): void {
@@ -124,8 +142,11 @@ class ManifestCollector {
       return;
     }
     document.category = classified.category;
-    const object = value as Record<string, unknown>;
+    let object = value as Record<string, unknown>;
     normalizeObject(object, classified.category);
+    if (classified.category === 'provider' && classified.apiVersion === V1ALPHA1_API_VERSION) object = this.convertV1alpha1(document, object);
+    // A v1alpha1 typed list: its items are converted one by one, the list is served as v1alpha2.
+    if (classified.category === 'list' && classified.apiVersion === V1ALPHA1_API_VERSION) object.apiVersion = OPERATOR_API_VERSION;
     if (classified.category === 'list') this.addList(document, object, classified);
     else {
       const problems = validateDocument(object, this.sourceAccess(document, () => classified.category === 'secret'));
@@ -158,6 +179,7 @@ class ManifestCollector {
       }
       unit.category = itemClass.category;
       normalizeObject(item as Record<string, unknown>, itemClass.category);
+      if (itemClass.category === 'provider' && itemClass.apiVersion === V1ALPHA1_API_VERSION) items[index] = this.convertV1alpha1(unit, item as Record<string, unknown>);
       units.set(index, unit);
     });
     const isSecretPath = (p: FieldPath) => p[0] === 'items' && units.get(p[1] as number)?.category === 'secret';
@@ -187,7 +209,7 @@ class ManifestCollector {
     switch (unit.category) {
       case 'provider': {
         if (isPlainObject(value.spec)) {
-          for (const finding of checkProviderSpecRules(value.spec)) this.report(unit, { ...finding, path: ['spec', ...finding.path] });
+          for (const finding of checkProviderSpecRules(value.spec)) this.report(unit, this.atSource(unit, { ...finding, path: ['spec', ...finding.path] }));
         }
         this.providers.push(toProviderObject(value, position));
         break;
@@ -255,7 +277,14 @@ class ManifestCollector {
 
   private reportSchemaProblem(unit: ObjectUnit, problem: SchemaProblem): void {
     const hint = problem.missingField ? (requiredFieldHint(unit.category, problem.path, problem.missingField) ?? problem.hint) : problem.hint;
-    this.report(unit, { ...problem, hint });
+    this.report(unit, this.atSource(unit, { ...problem, hint }));
+  }
+
+  /** A problem in a converted v1alpha1 object, located at the v1alpha1 field it came from. */
+  private atSource<T extends Finding>(unit: ObjectUnit, finding: T): T {
+    if (!unit.conversion) return finding;
+    const path = sourcePathOf(unit.conversion, finding.path);
+    return path === finding.path ? finding : { ...finding, path, displayPath: finding.displayPath ?? finding.path };
   }
 
   private report(unit: ObjectUnit, finding: Finding): void {

@@ -165,7 +165,7 @@ export interface CertManagerConfig {
 
 export interface OutputConfig {
   /** `kustomize` (default), or `argocd`/`flux` with the wiring that syncs the components. */
-  layout?: 'kustomize' | 'argocd' | 'flux';
+  layout?: 'kustomize' | 'argocd' | 'flux' | 'operator';
 }
 
 /** The chart that draws the GitOps wiring, and its values. */
@@ -211,6 +211,8 @@ export interface ToolConfig {
   certManager?: CertManagerConfig;
   variables?: Record<string, string>;
   output?: OutputConfig;
+  /** The cluster-api-operator release the operator layout installs. */
+  operator?: { version?: string; url?: string };
   github?: { apiUrl?: string };
   gitops?: GitOpsConfig;
   overrides?: ObjectOverride[];
@@ -257,4 +259,6 @@ export interface Manifest {
   releases?: ReleaseObject[];
   /** Absolute path of the directory of the first manifest file; relative URLs resolve against it. */
   baseDir: string;
+  /** Things the user must hear on every run (a v1alpha1 object converted). */
+  warnings?: string[];
 }

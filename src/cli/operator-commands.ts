@@ -1,0 +1,42 @@
+/** Commands for cluster-api-operator users: `convert` (v1alpha1 → v1alpha2) and `import helm-values`. */
+import path from 'node:path';
+import { convertManifestFiles } from '../manifest/convert-documents.js';
+import { writeFileAtomically } from '../upgrade.js';
+import { importHelmValues } from '../import/helm-values.js';
+import { readValuesFile } from '../chart/index.js';
+
+export async function convertCommand(flags: { file?: string[]; inPlace?: boolean; quiet?: boolean }): Promise<void> {
+  const files = await convertManifestFiles(flags.file ?? []);
+  const note = (line: string) => {
+    if (!flags.quiet) process.stderr.write(`${line}\n`);
+  };
+  for (const file of files) {
+    for (const object of file.converted) note(`${path.relative(process.cwd(), path.resolve(object.file)) || object.file}:${object.line}: converted ${object.object} to v1alpha2`);
+  }
+  if (flags.inPlace) {
+    // Files are written only once every file converted.
+    const changed = files.filter((file) => file.converted.length > 0);
+    for (const file of changed) await writeFileAtomically(file.file, file.text);
+    note(`rewrote ${changed.length} of ${files.length} file(s)`);
+    return;
+  }
+  files.forEach((file, index) => {
+    if (index > 0 && !files[index - 1].text.endsWith('\n')) process.stdout.write('\n');
+    if (index > 0) process.stdout.write('---\n');
+    process.stdout.write(file.text);
+  });
+}
+
+export async function importHelmValuesCommand(flags: { values?: string[]; set?: string[]; setString?: string[]; output?: string; quiet?: boolean }): Promise<void> {
+  const layers = [];
+  for (const file of flags.values ?? []) layers.push(await readValuesFile(file));
+  const sets = [...(flags.set ?? []).map((expression) => ({ expression, forceString: false })), ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true }))];
+  const { text, warnings } = importHelmValues({ layers, sets });
+  if (!flags.quiet) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+  if (flags.output) {
+    await writeFileAtomically(path.resolve(flags.output), text);
+    if (!flags.quiet) process.stderr.write(`wrote ${flags.output}; render it with: capi-gitops render -f ${flags.output} -o <dir>\n`);
+  } else {
+    process.stdout.write(text);
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The operator layout: the cluster-api-operator stays in the cluster, but every artifact is
+ * pinned, reviewed and served from Git.
+ *   00-cert-manager/             cert-manager, as in the other layouts (the operator needs it)
+ *   01-cluster-api-operator/     the operator's release manifest (operator-components.yaml)
+ *   02-providers/                each provider's artifact ConfigMap, in the form
+ *                                `kubectl operator preload` writes, its provider object pointed
+ *                                at it with fetchConfig.selector, and the providers' namespaces
+ * The components in the ConfigMaps are the fetched artifacts, not rendered: the operator
+ * renders them (variables, images, namespace) itself.
+ */
+import { gzipSync } from 'node:zlib';
+import { DiagnosticBag } from '../model/diagnostics.js';
+import type { KObject } from '../model/kobject.js';
+import { OPERATOR_API_VERSION, type ProviderKind } from '../model/provider.js';
+import type { ConfigMapObject, ProviderSpec } from '../manifest/types.js';
+import type { RenderedComponent } from '../render/types.js';
+import { emitYamlDocument } from '../yaml/emit.js';
+import { layoutKustomize, objectPaths, KUSTOMIZATION_FILE, BOTH_TOOLS } from './layout-kustomize.js';
+import { compareCodeUnits } from './output-paths.js';
+import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
+import { renderKustomization, template } from './templates.js';
+
+/** Provider types as the operator names them (api/v1alpha2/*_wrapper.go GetType). */
+export const OPERATOR_PROVIDER_TYPE: Record<ProviderKind, string> = {
+  CoreProvider: 'core',
+  BootstrapProvider: 'bootstrap',
+  ControlPlaneProvider: 'control-plane',
+  InfrastructureProvider: 'infrastructure',
+  IPAMProvider: 'ipam',
+  RuntimeExtensionProvider: 'runtimeextension',
+  AddonProvider: 'addon',
+};
+
+/** internal/controller/manifests_downloader.go maxConfigMapSize and needToCompress. */
+export const MAX_CONFIGMAP_BYTES = 1024 * 1024;
+export const PROVIDER_NAME_LABEL = 'provider.cluster.x-k8s.io/name';
+export const PROVIDER_TYPE_LABEL = 'provider.cluster.x-k8s.io/type';
+export const PROVIDER_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
+export const OPERATOR_MANAGED_LABEL = 'managed-by.operator.cluster.x-k8s.io';
+export const COMPRESSED_ANNOTATION = 'provider.cluster.x-k8s.io/compressed';
+
+export const OPERATOR_DIRECTORY = '01-cluster-api-operator';
+export const PROVIDERS_DIRECTORY = '02-providers';
+
+export interface OperatorLayoutProvider {
+  kind: ProviderKind;
+  name: string;
+  namespace: string;
+  /** The resolved release: the ConfigMap's version and the provider's spec.version. */
+  version: string;
+  /** The spec as the user wrote it (webhook defaults applied). */
+  spec: ProviderSpec;
+  /** The fetched artifact texts, byte for byte. */
+  components: string;
+  metadata: string;
+  artifactSha256: string;
+}
+
+export interface OperatorLayoutInput {
+  providers: readonly OperatorLayoutProvider[];
+  /** The operator's release manifest, parsed and given the image overrides. */
+  operator: RenderedComponent;
+  certManager?: RenderedComponent;
+  /** ConfigMaps the providers name in spec.additionalManifests; the operator reads them in the cluster. */
+  additionalManifests: readonly ConfigMapObject[];
+  command: string;
+}
+
+/** ProviderLabels: what identifies the ConfigMap of one provider release. */
+export function artifactLabels(p: Pick<OperatorLayoutProvider, 'kind' | 'name' | 'version'>): Record<string, string> {
+  return {
+    [PROVIDER_NAME_LABEL]: p.name,
+    [PROVIDER_TYPE_LABEL]: OPERATOR_PROVIDER_TYPE[p.kind],
+    [PROVIDER_VERSION_LABEL]: p.version,
+    [OPERATOR_MANAGED_LABEL]: 'true',
+  };
+}
+
+/**
+ * TemplateManifestsConfigMap (manifests_downloader.go): named `<type>-<name>-<version>` in the
+ * provider's namespace; metadata in data; components in data, or gzip in binaryData with the
+ * compressed annotation when metadata and components together exceed 1 MiB. The operator's
+ * ownerReference (to an object not yet created, with no UID) is left out.
+ */
+export function artifactConfigMap(p: OperatorLayoutProvider): KObject {
+  const size = Buffer.byteLength(p.metadata) + Buffer.byteLength(p.components);
+  const compress = size > MAX_CONFIGMAP_BYTES;
+  const metadata: Record<string, unknown> = { name: `${OPERATOR_PROVIDER_TYPE[p.kind]}-${p.name}-${p.version}`, namespace: p.namespace, labels: artifactLabels(p) };
+  if (compress) metadata.annotations = { [COMPRESSED_ANNOTATION]: 'true' };
+  const object: KObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: metadata as KObject['metadata'] };
+  const body = object as unknown as Record<string, unknown>;
+  body.data = compress ? { metadata: p.metadata } : { components: p.components, metadata: p.metadata };
+  if (compress) body.binaryData = { components: gzipSync(Buffer.from(p.components)).toString('base64') };
+  return object;
+}
+
+/** The provider object, its artifacts served by its ConfigMap; the rest of the spec as written. */
+export function selectorProvider(p: OperatorLayoutProvider): KObject {
+  const labels = artifactLabels(p);
+  const spec: Record<string, unknown> = { ...p.spec, version: p.version };
+  spec.fetchConfig = { selector: { matchLabels: { [PROVIDER_NAME_LABEL]: labels[PROVIDER_NAME_LABEL], [PROVIDER_TYPE_LABEL]: labels[PROVIDER_TYPE_LABEL], [PROVIDER_VERSION_LABEL]: labels[PROVIDER_VERSION_LABEL] } } };
+  return { apiVersion: OPERATOR_API_VERSION, kind: p.kind, metadata: { name: p.name, namespace: p.namespace }, spec } as KObject;
+}
+
+function configMapObject(c: ConfigMapObject): KObject {
+  const metadata: Record<string, unknown> = { name: c.name, namespace: c.namespace };
+  if (Object.keys(c.labels).length > 0) metadata.labels = c.labels;
+  if (Object.keys(c.annotations).length > 0) metadata.annotations = c.annotations;
+  const object: Record<string, unknown> = { apiVersion: 'v1', kind: 'ConfigMap', metadata };
+  if (Object.keys(c.data).length > 0) object.data = c.data;
+  if (Object.keys(c.binaryData).length > 0) object.binaryData = c.binaryData;
+  return object as unknown as KObject;
+}
+
+export function layoutOperator(input: OperatorLayoutInput): Map<string, string> {
+  // cert-manager and the operator take the kustomize layout's directory form; the operator is
+  // ordered with cert-manager (install order 00), before every provider.
+  const base = layoutKustomize([...(input.certManager ? [input.certManager] : []), { ...input.operator, type: 'CertManager' }], { safety: BOTH_TOOLS });
+  const files = new Map<string, string>();
+  for (const [file, text] of base) {
+    if (file === KUSTOMIZATION_FILE) continue;
+    files.set(file.startsWith('00-cluster-api-operator/') ? OPERATOR_DIRECTORY + file.slice('00-cluster-api-operator'.length) : file, text);
+  }
+  const namespaces = [...new Set(input.providers.map((p) => p.namespace))].sort(compareCodeUnits);
+  const objects: KObject[] = [
+    ...namespaces.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) as KObject),
+    ...input.providers.flatMap((p) => [artifactConfigMap(p), selectorProvider(p)]),
+    ...input.additionalManifests.map(configMapObject),
+  ];
+  const bag = new DiagnosticBag();
+  const paths = objectPaths(PROVIDERS_DIRECTORY, objects, bag);
+  bag.throwIfAny();
+  for (const [rel, object] of paths) files.set(`${PROVIDERS_DIRECTORY}/${rel}`, GENERATED_COMMENT + emitYamlDocument(object));
+  const header = input.providers.map((p) => provenanceComment({ label: `${OPERATOR_PROVIDER_TYPE[p.kind]}-${p.name}`, version: p.version, artifactSha256: p.artifactSha256 })).join('');
+  files.set(`${PROVIDERS_DIRECTORY}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header || GENERATED_COMMENT, resources: [...paths.keys()].sort(compareCodeUnits) }));
+  const directories = [...(input.certManager ? ['00-cert-manager'] : []), OPERATOR_DIRECTORY, PROVIDERS_DIRECTORY];
+  files.set(KUSTOMIZATION_FILE, renderKustomization({ comment: GENERATED_COMMENT, resources: directories }));
+  files.set(
+    'README.md',
+    template('output/README-operator.md.hbs')({
+      command: input.command,
+      operatorVersion: input.operator.version,
+      operatorNamespace: input.operator.namespace,
+      certManager: input.certManager ? { directory: '00-cert-manager', version: input.certManager.version } : undefined,
+      providers: input.providers.map((p) => ({ kind: p.kind, name: p.name, namespace: p.namespace, version: p.version, compressed: Buffer.byteLength(p.metadata) + Buffer.byteLength(p.components) > MAX_CONFIGMAP_BYTES })),
+      secrets: input.providers.filter((p) => p.spec.configSecret).map((p) => `${p.spec.configSecret!.namespace ?? p.namespace}/${p.spec.configSecret!.name}`),
+    }),
+  );
+  return new Map([...files].sort(([a], [b]) => compareCodeUnits(a, b)));
+}
