@@ -6,6 +6,8 @@ import { writeOutput } from '../emit/write.js';
 import { writeLockfile } from '../lock/lockfile.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
+import { printError } from './output.js';
+import { safeText } from '../model/redact.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../emit/layout.js';
 import { BUILT_IN_CHARTS_DIR } from '../chart/load.js';
@@ -41,7 +43,7 @@ function displayPath(file: string): string {
 
 function printer(flags: SourceFlags): (line: string) => void {
   return (line) => {
-    if (!flags.quiet) process.stdout.write(line + '\n');
+    if (!flags.quiet) process.stdout.write(safeText(line) + '\n');
   };
 }
 
@@ -117,9 +119,9 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
     ),
   );
   printResolution(result, out);
-  for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
+  for (const w of result.warnings) printError(`warning: ${w}`);
   const summary = await writeOutput(path.resolve(output), result.files);
-  for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
+  for (const w of summary.warnings) printError(`warning: ${w}`);
   out(`wrote ${flags.output}: ${summary.written.length} written, ${summary.unchanged.length} unchanged, ${summary.removed.length} removed`);
   await saveLock(result, out);
 }

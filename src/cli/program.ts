@@ -7,6 +7,8 @@ import { renderCommand, lockCommand, planCommand, updateCommand, chartShowComman
 import { LAYOUTS } from '../emit/layout.js';
 import { BUILT_IN_CHARTS } from '../chart/load.js';
 import { UsageError } from './errors.js';
+import { guardOutputStreams, printError, reportInternalError, systemErrorDiagnostic } from './output.js';
+import { registerEnvironmentSecrets } from '../model/redact.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -78,6 +80,8 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  guardOutputStreams();
+  registerEnvironmentSecrets();
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -89,16 +93,18 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT_USAGE;
     }
     if (err instanceof UsageError) {
-      process.stderr.write(`error: ${err.message}\n(run with --help for usage)\n`);
+      printError(`error: ${err.message}\n(run with --help for usage)`);
       return EXIT_USAGE;
     }
-    if (err instanceof CapiGitopsError) {
-      const n = err.diagnostics.length;
-      process.stderr.write(err.diagnostics.map(formatDiagnostic).join('\n') + '\n');
+    const systemError = systemErrorDiagnostic(err);
+    if (err instanceof CapiGitopsError || systemError) {
+      const diagnostics = systemError ? [systemError] : (err as CapiGitopsError).diagnostics;
+      const n = diagnostics.length;
+      process.stderr.write(diagnostics.map(formatDiagnostic).join('\n') + '\n');
       process.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');
       return EXIT_FAILED;
     }
-    process.stderr.write(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    reportInternalError(err);
     return EXIT_FAILED;
   }
 }
