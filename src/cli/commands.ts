@@ -54,7 +54,7 @@ function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Pa
     manifestPaths: flags.file,
     sources: {
       offline: flags.offline,
-      cache: new ArtifactCache(flags.cacheDir ?? defaultCacheDir()),
+      cache: new ArtifactCache(flags.cacheDir ?? defaultCacheDir(), { log: (line) => progress.log(`warning: ${line}`) }),
       github: { apiUrl: flags.githubApiUrl },
       onProgress: (event) => progress.onProgress(event),
       log: (line) => progress.log(line),
