@@ -3,7 +3,7 @@ import { listVariables, renderManagementCluster, resolveManagementCluster, type 
 import { planManagementCluster, updateManagementCluster } from '../upgrade.js';
 import { renderUpgradePlanJson, renderUpgradePlanText } from '../resolve/upgrade-plan.js';
 import { writeOutput } from '../emit/write.js';
-import { writeLockfile } from '../lock/lockfile.js';
+import { prepareLockfile, writeLockfile } from '../lock/lockfile.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
 import { printError } from './output.js';
@@ -82,10 +82,11 @@ function printResolution(resolution: Resolution, out: (line: string) => void): v
 }
 
 async function saveLock(resolution: Resolution, out: (line: string) => void): Promise<void> {
-  const written = await writeLockfile(resolution.lockFile, resolution.lock.lock);
-  const where = displayPath(resolution.lockFile);
-  if (!written) return;
-  out(`updated ${where}:`);
+  if (await writeLockfile(resolution.lockFile, resolution.lock.lock)) printLockChanges(resolution, out);
+}
+
+function printLockChanges(resolution: Resolution, out: (line: string) => void): void {
+  out(`updated ${displayPath(resolution.lockFile)}:`);
   for (const change of resolution.lock.changes) out(`  ${change.line}`);
 }
 
@@ -120,10 +121,12 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   );
   printResolution(result, out);
   for (const w of result.warnings) printError(`warning: ${w}`);
-  const summary = await writeOutput(path.resolve(output), result.files);
+  // One transaction: the lockfile is prepared first and renamed right after the output's swap.
+  const lock = await prepareLockfile(result.lockFile, result.lock.lock);
+  const summary = await writeOutput(path.resolve(output), result.files, { alongside: lock ? [lock] : [] });
   for (const w of summary.warnings) printError(`warning: ${w}`);
   out(`wrote ${flags.output}: ${summary.written.length} written, ${summary.unchanged.length} unchanged, ${summary.removed.length} removed`);
-  await saveLock(result, out);
+  if (lock) printLockChanges(result, out);
 }
 
 /** A path as the README shows it: relative to the working directory, never absolute. */
