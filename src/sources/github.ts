@@ -14,6 +14,7 @@
 import { Octokit, RequestError } from 'octokit';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { sha256Hex } from './cache.js';
+import { decodeUtf8 } from '../model/utf8.js';
 import { fetchAdapter, httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy } from './http.js';
 import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
@@ -294,7 +295,7 @@ class GitHubRepository implements GitHubReleaseRepository {
     this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: bytes.length, cached });
     return {
       name: fileName,
-      text: bytes.toString('utf8'),
+      text: decodeUtf8(bytes, `${this.location} ${version}/${fileName}`),
       sha256: sha256Hex(bytes),
       url: asset.browser_download_url ?? `https://github.com/${this.slug}/releases/download/${version}/${assetName}`,
     };
