@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import type { Artifact } from './sources/source.js';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from './model/diagnostics.js';
 import type { KObject } from './model/kobject.js';
-import type { ImageMeta, Manifest, ProviderObject, SecretObject } from './manifest/types.js';
+import type { ImageMeta, Manifest, ProviderObject, SecretObject, SourcePosition } from './manifest/types.js';
+import { githubTokenFromEnv, githubTokenHostProblem } from './sources/credentials.js';
 import { loadManifest } from './manifest/load.js';
 import { findConfigSecret } from './manifest/references.js';
 import { resolveCertManager, resolveProviders, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
@@ -160,6 +161,14 @@ function collect(bag: DiagnosticBag, err: unknown): void {
   else throw err;
 }
 
+/** A manifest-chosen GitHub API host gets the token only when the person running the tool named it too. */
+function guardGitHubToken(apiUrl: string | undefined, configured: SourceOptions, position: SourcePosition | undefined): void {
+  const env = configured.env ?? process.env;
+  const token = configured.github?.token ?? githubTokenFromEnv(env);
+  const problem = token ? githubTokenHostProblem(apiUrl, [configured.github?.apiUrl, env.GITHUB_API_URL]) : undefined;
+  if (problem) throw new CapiGitopsError({ ...position, path: 'github.apiUrl', message: problem, expected: 'https://api.github.com, or a host also given on the command line', hint: `run with --github-api-url ${apiUrl} if you trust that host, or unset GITHUB_TOKEN for this run` });
+}
+
 /**
  * Loads the manifest and resolves every component, pinned by the lockfile where it still answers
  * the manifest; locked files come from the cache and are checked against their digests.
@@ -171,6 +180,7 @@ export async function resolveManagementCluster(options: RenderOptions): Promise<
   const configured = options.sources ?? {};
   // --github-api-url wins over Config.github.apiUrl
   const apiUrl = configured.github?.apiUrl ?? manifest.config.github?.apiUrl;
+  guardGitHubToken(apiUrl, configured, manifest.config.position);
   const sources: SourceOptions = apiUrl === undefined ? configured : { ...configured, github: { ...configured.github, apiUrl } };
   const session = new LockSession(manifest, {
     previous: await readLockfile(lockFile),

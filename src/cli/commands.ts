@@ -7,7 +7,8 @@ import { prepareLockfile, writeLockfile } from '../lock/lockfile.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
 import { printError } from './output.js';
-import { safeText } from '../model/redact.js';
+import { CREDENTIAL_ENV_VARIABLES, safeText } from '../model/redact.js';
+import { credentialEnvironmentProblems } from '../sources/credentials.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../emit/layout.js';
 import { BUILT_IN_CHARTS_DIR } from '../chart/load.js';
@@ -50,6 +51,8 @@ function printer(flags: SourceFlags): (line: string) => void {
 /** Options for the pipeline from the shared flags, with a progress display on stderr. */
 function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Partial<RenderOptions> = {}): RenderOptions {
   if (!flags.file?.length) throw new UsageError('at least one -f/--file <file or directory> is needed');
+  const credentialProblems = credentialEnvironmentProblems(process.env, CREDENTIAL_ENV_VARIABLES);
+  if (credentialProblems.length > 0) throw new UsageError(credentialProblems.join('\n'));
   return {
     manifestPaths: flags.file,
     sources: {

@@ -57,14 +57,7 @@ export interface GitHubReleaseUrl {
   componentsFile: string;
 }
 
-/** The token from `GITHUB_TOKEN` (clusterctl's variable) or else `GH_TOKEN` (the gh CLI's). */
-export function githubTokenFromEnv(env: Record<string, string | undefined> = process.env): string | undefined {
-  for (const name of ['GITHUB_TOKEN', 'GH_TOKEN']) {
-    const value = env[name]?.trim();
-    if (value) return value;
-  }
-  return undefined;
-}
+export { githubTokenFromEnv } from './credentials.js';
 
 const RELEASE_URL_FORM = 'https://github.com/{owner}/{repository}/releases/{latest|version-tag}/{components file}';
 
