@@ -181,7 +181,10 @@ export async function resolveManagementCluster(options: RenderOptions): Promise<
   // --github-api-url wins over Config.github.apiUrl
   const apiUrl = configured.github?.apiUrl ?? manifest.config.github?.apiUrl;
   guardGitHubToken(apiUrl, configured, manifest.config.position);
-  const sources: SourceOptions = apiUrl === undefined ? configured : { ...configured, github: { ...configured.github, apiUrl } };
+  const withApi: SourceOptions = apiUrl === undefined ? configured : { ...configured, github: { ...configured.github, apiUrl } };
+  // --http-timeout wins over Config.network
+  const network = manifest.config.network;
+  const sources: SourceOptions = network === undefined ? withApi : { ...withApi, http: { timeoutMs: network.timeoutSeconds === undefined ? undefined : network.timeoutSeconds * 1000, retries: network.retries, ...withApi.http } };
   const session = new LockSession(manifest, {
     previous: await readLockfile(lockFile),
     file: lockFile,

@@ -20,6 +20,7 @@ export interface SourceFlags {
   cacheDir?: string;
   offline?: boolean;
   githubApiUrl?: string;
+  httpTimeout?: string;
   quiet?: boolean;
 }
 
@@ -48,6 +49,13 @@ function printer(flags: SourceFlags): (line: string) => void {
   };
 }
 
+/** `--http-timeout` in ms: a positive number of seconds, at most a day. */
+function httpTimeoutMs(value: string): number {
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(seconds > 0) || seconds > 86_400) throw new UsageError(`--http-timeout ${JSON.stringify(value)}: expected a number of seconds between 0 and 86400, e.g. --http-timeout 30`);
+  return Math.round(seconds * 1000);
+}
+
 /** Options for the pipeline from the shared flags, with a progress display on stderr. */
 function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Partial<RenderOptions> = {}): RenderOptions {
   if (!flags.file?.length) throw new UsageError('at least one -f/--file <file or directory> is needed');
@@ -59,6 +67,7 @@ function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Pa
       offline: flags.offline,
       cache: new ArtifactCache(flags.cacheDir ?? defaultCacheDir(), { log: (line) => progress.log(`warning: ${line}`) }),
       github: { apiUrl: flags.githubApiUrl },
+      http: flags.httpTimeout === undefined ? undefined : { timeoutMs: httpTimeoutMs(flags.httpTimeout) },
       onProgress: (event) => progress.onProgress(event),
       log: (line) => progress.log(line),
     },

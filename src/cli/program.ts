@@ -27,6 +27,7 @@ function withSourceFlags(command: Command): Command {
     .option('--cache-dir <dir>', 'artifact cache (default: $XDG_CACHE_HOME/capi-gitops, else ~/.cache/capi-gitops)')
     .option('--offline', 'never touch the network; fail naming what is missing from the cache')
     .option('--github-api-url <url>', 'GitHub REST API root for GitHub Enterprise (overrides Config github.apiUrl); token from GITHUB_TOKEN or GH_TOKEN')
+    .option('--http-timeout <seconds>', 'time budget of each network request, retries included (overrides Config network.timeoutSeconds; default 120)')
     .option('--quiet', 'print errors only');
 }
 

@@ -194,6 +194,8 @@ export interface ToolConfig {
   variables?: Record<string, string>;
   output?: OutputConfig;
   github?: { apiUrl?: string };
+  /** Network budget: per-request time (retries included) and retries. `--http-timeout` overrides the time. */
+  network?: { timeoutSeconds?: number; retries?: number };
   gitops?: GitOpsConfig;
   overrides?: ObjectOverride[];
   position?: SourcePosition;
