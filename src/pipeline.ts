@@ -23,6 +23,7 @@ import { inspectImages, mergeImageOverrides, parseImagesValue, applyImageOverrid
 import { renderCertManagerObjects, renderProviderObjects } from './render/pipeline.js';
 import { parseArtifactsParallel, type ParseInput } from './yaml/parse-pool.js';
 import { PARSER_VERSION } from './yaml/parse.js';
+import { YamlBudget } from './yaml/bounds.js';
 import { sha256Hex, type ArtifactCache } from './sources/cache.js';
 import { layoutChart, layoutOutput, unmanagedObjects, type LayoutName } from './emit/layout.js';
 import type { ObjectSelector } from './emit/apply-safety.js';
@@ -311,6 +312,9 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
  * substitution) and the parser's version, so a warm render skips YAML parsing altogether.
  */
 async function parseWithCache(sources: ParseInput[], cache: ArtifactCache | undefined): Promise<KObject[][]> {
+  // Nodes and depth are bounded before any parser (or the cache) sees the text: one budget per run.
+  const budget = new YamlBudget();
+  for (const s of sources) budget.check(s.text, s.source);
   if (!cache) return parseArtifactsParallel(sources);
   const keys = sources.map((s) => `${PARSER_VERSION}:${sha256Hex(s.text)}`);
   const cached = await Promise.all(keys.map((key) => cache.getParsed<KObject[]>(key)));
