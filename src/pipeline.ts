@@ -253,6 +253,15 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
   const sources = prepared.map((p, i) => ({ text: substituted[i]!, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
   const parsed = await parseWithCache(sources, options.sources?.cache);
+  // apimachinery refuses an object without apiVersion or kind ("Object 'Kind' is missing"); later stages read both.
+  parsed.forEach((objects, i) =>
+    objects.forEach((o, index) => {
+      if (typeof o.apiVersion !== 'string' || !o.apiVersion || typeof o.kind !== 'string' || !o.kind) {
+        bag.add({ file: sources[i]!.source, message: `object ${index + 1} has no ${typeof o.kind !== 'string' || !o.kind ? 'kind' : 'apiVersion'}`, expected: 'Kubernetes objects, each with apiVersion, kind and metadata', hint: 'check that the artifact is a provider components file' });
+      }
+    }),
+  );
+  bag.throwIfAny();
 
   // 3. Transforms, per component.
   const components: RenderedComponent[] = [];
