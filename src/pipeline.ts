@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { Artifact, ProviderRepository } from './sources/source.js';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from './model/diagnostics.js';
 import type { KObject } from './model/kobject.js';
-import type { ImageMeta, Manifest, ProviderObject, SecretObject, SecretStrategy } from './manifest/types.js';
+import type { ImageMeta, Manifest, ProviderObject, SecretObject, SecretStrategy, SourcePosition } from './manifest/types.js';
+import { githubTokenFromEnv, githubTokenHostProblem } from './sources/credentials.js';
 import { loadManifest } from './manifest/load.js';
 import { findConfigSecret } from './manifest/references.js';
 import { resolveCertManager, resolveProviders, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
@@ -24,6 +25,7 @@ import { inspectImages, mergeImageOverrides, parseImagesValue, applyImageOverrid
 import { renderCertManagerObjects, renderProviderObjects } from './render/pipeline.js';
 import { parseArtifactsParallel, type ParseInput } from './yaml/parse-pool.js';
 import { PARSER_VERSION } from './yaml/parse.js';
+import { YamlBudget } from './yaml/bounds.js';
 import { sha256Hex, type ArtifactCache } from './sources/cache.js';
 import { layoutChart, layoutOutput, unmanagedObjects, type LayoutName } from './emit/layout.js';
 import type { ObjectSelector } from './emit/apply-safety.js';
@@ -158,6 +160,14 @@ function collect(bag: DiagnosticBag, err: unknown): void {
   else throw err;
 }
 
+/** A manifest-chosen GitHub API host gets the token only when the person running the tool named it too. */
+function guardGitHubToken(apiUrl: string | undefined, configured: SourceOptions, position: SourcePosition | undefined): void {
+  const env = configured.env ?? process.env;
+  const token = configured.github?.token ?? githubTokenFromEnv(env);
+  const problem = token ? githubTokenHostProblem(apiUrl, [configured.github?.apiUrl, env.GITHUB_API_URL]) : undefined;
+  if (problem) throw new CapiGitopsError({ ...position, path: 'github.apiUrl', message: problem, expected: 'https://api.github.com, or a host also given on the command line', hint: `run with --github-api-url ${apiUrl} if you trust that host, or unset GITHUB_TOKEN for this run` });
+}
+
 /**
  * Loads the manifest and resolves every component, pinned by the lockfile where it still answers
  * the manifest; locked files come from the cache and are checked against their digests.
@@ -188,7 +198,11 @@ export async function resolveManifest(manifest: Manifest, options: RenderOptions
   const configured = options.sources ?? {};
   // --github-api-url wins over Config.github.apiUrl
   const apiUrl = configured.github?.apiUrl ?? manifest.config.github?.apiUrl;
-  const sources: SourceOptions = apiUrl === undefined ? configured : { ...configured, github: { ...configured.github, apiUrl } };
+  guardGitHubToken(apiUrl, configured, manifest.config.position);
+  const withApi: SourceOptions = apiUrl === undefined ? configured : { ...configured, github: { ...configured.github, apiUrl } };
+  // --http-timeout wins over Config.network
+  const network = manifest.config.network;
+  const sources: SourceOptions = network === undefined ? withApi : { ...withApi, http: { timeoutMs: network.timeoutSeconds === undefined ? undefined : network.timeoutSeconds * 1000, retries: network.retries, ...withApi.http } };
   const session = new LockSession(manifest, {
     previous: shared ? shared.previous : await readLockfile(lockFile),
     file: lockFile,
@@ -298,6 +312,15 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
     throw err instanceof CapiGitopsError ? withoutSubstitutedText(err, sources, secretUse) : err;
   });
   const markedStart = prepared.length + (certManager ? 1 : 0);
+  // apimachinery refuses an object without apiVersion or kind ("Object 'Kind' is missing"); later stages read both.
+  parsed.forEach((objects, i) =>
+    objects.forEach((o, index) => {
+      if (typeof o.apiVersion !== 'string' || !o.apiVersion || typeof o.kind !== 'string' || !o.kind) {
+        bag.add({ file: sources[i]!.source, message: `object ${index + 1} has no ${typeof o.kind !== 'string' || !o.kind ? 'kind' : 'apiVersion'}`, expected: 'Kubernetes objects, each with apiVersion, kind and metadata', hint: 'check that the artifact is a provider components file' });
+      }
+    }),
+  );
+  bag.throwIfAny();
 
   // 3. Transforms, per component (and per marked render).
   const components: RenderedComponent[] = [];
@@ -422,6 +445,9 @@ function withoutSubstitutedText(err: CapiGitopsError, sources: ParseInput[], sec
  * substitution) and the parser's version, so a warm render skips YAML parsing altogether.
  */
 export async function parseWithCache(sources: ParseInput[], cache: ArtifactCache | undefined): Promise<KObject[][]> {
+  // Nodes and depth are bounded before any parser (or the cache) sees the text: one budget per run.
+  const budget = new YamlBudget();
+  for (const s of sources) budget.check(s.text, s.source);
   if (!cache) return parseArtifactsParallel(sources);
   const keys = sources.map((s) => `${PARSER_VERSION}:${sha256Hex(s.text)}`);
   const cached = await Promise.all(keys.map((key) => cache.getParsed<KObject[]>(key)));

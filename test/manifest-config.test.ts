@@ -52,7 +52,7 @@ test('unknown Config fields are rejected with suggestions, at the top level and 
       ['7:9', 'images.all.tags', 'unknown field "tags"', 'did you mean "tag"?'],
     ],
   );
-  assert.equal(error.diagnostics[0].expected, 'a field of Config: apiVersion, certManager, clusters, github, gitops, images, kind, operator, output, overrides, release, repositories, secrets, variables');
+  assert.equal(error.diagnostics[0].expected, 'a field of Config: apiVersion, certManager, clusters, github, gitops, images, kind, network, operator, output, overrides, release, repositories, secrets, variables');
 });
 
 test('repositories need name, type and url, with type one of the provider kinds', async () => {

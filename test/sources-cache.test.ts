@@ -148,7 +148,7 @@ test('HTTP records (URL → etag, sha256, replayed headers) round-trip; a malfor
   await writeFile(path.join(dir, file), '{"url": 1');
   assert.equal(await cache.getHttpRecord(url), undefined);
   assert.deepEqual(await listFiles(dir), []);
-  assert.match(lines.join('\n'), /is not valid JSON; removed/);
+  assert.match(lines.join('\n'), /not signed by this cache's key.*; removed/);
 
   await assert.rejects(cache.putHttpRecord({ url, sha256: 'nope' }), /not a sha256 hex digest/);
 });

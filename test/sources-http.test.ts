@@ -144,24 +144,28 @@ test('a connection reset is retried', async () => {
   }
 });
 
-test('a request with no answer times out, is retried, and the timeout is named when attempts run out', async () => {
+test('the timeout bounds the whole request: a stalled server fails once within it, not once per attempt; a fast failure is still retried', async () => {
   const server = await serve((_req, res, hit) => {
-    if (hit === 2) res.end('late but fine');
-    // other requests are left unanswered
+    if (hit === 1) res.socket?.destroy();
+    else res.end('second time lucky');
   });
   try {
-    const policy = fastPolicy({ timeoutMs: 50, retries: 1 });
-    assert.equal((await httpFetch({ url: server.url }, policy)).body.toString(), 'late but fine');
+    const policy = fastPolicy({ timeoutMs: 5_000, retries: 1 });
+    assert.equal((await httpFetch({ url: server.url }, policy)).body.toString(), 'second time lucky');
 
-    const stuck = await serve(() => undefined);
+    // Headers, then nothing: the attacker's slow-loris answer.
+    const stuck = await serve((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('a');
+    });
     try {
-      await assert.rejects(httpFetch({ url: stuck.url }, fastPolicy({ timeoutMs: 50, retries: 1 })), (error: unknown) => {
+      await assert.rejects(httpFetch({ url: stuck.url }, fastPolicy({ timeoutMs: 400, retries: 3 })), (error: unknown) => {
         assert.ok(error instanceof HttpError);
         assert.equal(error.failure, 'timeout');
-        assert.match(error.message, /no complete answer within 50 ms; gave up after 2 attempts/);
+        assert.match(error.message, /no complete answer within 400 ms/);
         return true;
       });
-      assert.equal(stuck.hits.length, 2);
+      assert.equal(stuck.hits.length, 1, 'the budget was spent: no retry');
     } finally {
       await stuck.close();
     }

@@ -4,9 +4,12 @@ import { renderOutput, lockOutput, planRelease, refuseFleet, type FleetRenderOpt
 import { planManagementCluster, updateManagementCluster } from '../upgrade.js';
 import { renderUpgradePlanJson, renderUpgradePlanText } from '../resolve/upgrade-plan.js';
 import { writeOutput } from '../emit/write.js';
-import { writeLockfile } from '../lock/lockfile.js';
+import { prepareLockfile, writeLockfile } from '../lock/lockfile.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
+import { printError } from './output.js';
+import { CREDENTIAL_ENV_VARIABLES, safeText } from '../model/redact.js';
+import { credentialEnvironmentProblems } from '../sources/credentials.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../emit/layout.js';
 import type { SecretStrategy } from '../manifest/types.js';
@@ -20,6 +23,7 @@ export interface SourceFlags {
   cacheDir?: string;
   offline?: boolean;
   githubApiUrl?: string;
+  httpTimeout?: string;
   quiet?: boolean;
 }
 
@@ -51,19 +55,29 @@ function displayPath(file: string): string {
 
 function printer(flags: SourceFlags): (line: string) => void {
   return (line) => {
-    if (!flags.quiet) process.stdout.write(line + '\n');
+    if (!flags.quiet) process.stdout.write(safeText(line) + '\n');
   };
+}
+
+/** `--http-timeout` in ms: a positive number of seconds, at most a day. */
+function httpTimeoutMs(value: string): number {
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(seconds > 0) || seconds > 86_400) throw new UsageError(`--http-timeout ${JSON.stringify(value)}: expected a number of seconds between 0 and 86400, e.g. --http-timeout 30`);
+  return Math.round(seconds * 1000);
 }
 
 /** Options for the pipeline from the shared flags, with a progress display on stderr. */
 function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Partial<FleetRenderOptions> = {}): FleetRenderOptions {
   if (!flags.file?.length) throw new UsageError('at least one -f/--file <file or directory> is needed');
+  const credentialProblems = credentialEnvironmentProblems(process.env, CREDENTIAL_ENV_VARIABLES);
+  if (credentialProblems.length > 0) throw new UsageError(credentialProblems.join('\n'));
   return {
     manifestPaths: flags.file,
     sources: {
       offline: flags.offline,
-      cache: new ArtifactCache(flags.cacheDir ?? defaultCacheDir()),
+      cache: new ArtifactCache(flags.cacheDir ?? defaultCacheDir(), { log: (line) => progress.log(`warning: ${line}`) }),
       github: { apiUrl: flags.githubApiUrl },
+      http: flags.httpTimeout === undefined ? undefined : { timeoutMs: httpTimeoutMs(flags.httpTimeout) },
       onProgress: (event) => progress.onProgress(event),
       log: (line) => progress.log(line),
     },
@@ -90,10 +104,11 @@ function printResolution(resolution: Resolution, out: (line: string) => void): v
 }
 
 async function saveLock(resolution: Pick<Resolution, 'lockFile' | 'lock'>, out: (line: string) => void): Promise<void> {
-  const written = await writeLockfile(resolution.lockFile, resolution.lock.lock);
-  const where = displayPath(resolution.lockFile);
-  if (!written) return;
-  out(`updated ${where}:`);
+  if (await writeLockfile(resolution.lockFile, resolution.lock.lock)) printLockChanges(resolution, out);
+}
+
+function printLockChanges(resolution: Pick<Resolution, 'lockFile' | 'lock'>, out: (line: string) => void): void {
+  out(`updated ${displayPath(resolution.lockFile)}:`);
   for (const change of resolution.lock.changes) out(`  ${change.line}`);
 }
 
@@ -124,11 +139,13 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
       printResolution(c.resolution, (line) => out(`  ${line}`));
     }
   } else printResolution(result, out);
-  for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
-  const summary = await writeOutput(path.resolve(output), result.files);
-  for (const w of summary.warnings) process.stderr.write(`warning: ${w}\n`);
+  for (const w of result.warnings) printError(`warning: ${w}`);
+  // One transaction: the lockfile is prepared first and renamed right after the output's swap.
+  const lock = await prepareLockfile(result.lockFile, result.lock.lock);
+  const summary = await writeOutput(path.resolve(output), result.files, { alongside: lock ? [lock] : [] });
+  for (const w of summary.warnings) printError(`warning: ${w}`);
   out(`wrote ${flags.output}: ${summary.written.length} written, ${summary.unchanged.length} unchanged, ${summary.removed.length} removed`);
-  await saveLock(result, out);
+  if (lock) printLockChanges(result, out);
 }
 
 /** The pipeline's options for the flags render, check and diff share. */

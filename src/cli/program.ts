@@ -10,6 +10,8 @@ import { BUILT_IN_CHARTS } from '../chart/load.js';
 import { ExitStatus, UsageError } from './errors.js';
 import { checkCommand, diffCommand, DIFF_FORMATS } from './review-commands.js';
 import { convertCommand, importHelmValuesCommand } from './operator-commands.js';
+import { guardOutputStreams, printError, reportInternalError, systemErrorDiagnostic } from './output.js';
+import { registerEnvironmentSecrets } from '../model/redact.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -28,6 +30,7 @@ function withSourceFlags(command: Command): Command {
     .option('--cache-dir <dir>', 'artifact cache (default: $XDG_CACHE_HOME/capi-gitops, else ~/.cache/capi-gitops)')
     .option('--offline', 'never touch the network; fail naming what is missing from the cache')
     .option('--github-api-url <url>', 'GitHub REST API root for GitHub Enterprise (overrides Config github.apiUrl); token from GITHUB_TOKEN or GH_TOKEN')
+    .option('--http-timeout <seconds>', 'time budget of each network request, retries included (overrides Config network.timeoutSeconds; default 120)')
     .option('--quiet', 'print errors only');
 }
 
@@ -135,6 +138,8 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  guardOutputStreams();
+  registerEnvironmentSecrets();
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -147,16 +152,18 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (err instanceof ExitStatus) return err.code;
     if (err instanceof UsageError) {
-      process.stderr.write(`error: ${err.message}\n(run with --help for usage)\n`);
+      printError(`error: ${err.message}\n(run with --help for usage)`);
       return EXIT_USAGE;
     }
-    if (err instanceof CapiGitopsError) {
-      const n = err.diagnostics.length;
-      process.stderr.write(err.diagnostics.map(formatDiagnostic).join('\n') + '\n');
+    const systemError = systemErrorDiagnostic(err);
+    if (err instanceof CapiGitopsError || systemError) {
+      const diagnostics = systemError ? [systemError] : (err as CapiGitopsError).diagnostics;
+      const n = diagnostics.length;
+      process.stderr.write(diagnostics.map(formatDiagnostic).join('\n') + '\n');
       process.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');
       return EXIT_FAILED;
     }
-    process.stderr.write(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    reportInternalError(err);
     return EXIT_FAILED;
   }
 }

@@ -4,6 +4,7 @@
  */
 import type CliProgress from 'cli-progress';
 import type { SourceProgressEvent } from '../sources/http.js';
+import { safeText } from '../model/redact.js';
 
 export interface ProgressReporter {
   onProgress(event: SourceProgressEvent): void;
@@ -64,7 +65,7 @@ class BarReporter implements ProgressReporter {
   onProgress(event: SourceProgressEvent): void {
     if (event.type === 'fetch') {
       this.total++;
-      this.current = `${event.file} ${event.version}`;
+      this.current = safeText(`${event.file} ${event.version}`, { keepNewlines: false });
     } else if (event.type === 'done') {
       this.done++;
     } else if (event.type === 'bytes') {
@@ -86,7 +87,7 @@ class BarReporter implements ProgressReporter {
   }
 
   log(line: string): void {
-    process.stderr.write(`${line}\n`);
+    process.stderr.write(`${safeText(line)}\n`);
   }
 
   stop(): void {
@@ -104,5 +105,5 @@ export async function progressReporter(options: { quiet?: boolean; stream?: Node
   const env = options.env ?? process.env;
   if (options.quiet) return new LineReporter(() => undefined);
   if (stream.isTTY && !env.CI) return new BarReporter((await import('cli-progress')).default);
-  return new LineReporter((line) => stream.write(`${line}\n`));
+  return new LineReporter((line) => stream.write(`${safeText(line)}\n`));
 }

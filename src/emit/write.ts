@@ -6,6 +6,7 @@ import { filePathProblems, INDEX_FILE } from './output-paths.js';
 import { parseIndex } from './ownership-index.js';
 import { deepestFirst, scanTree, type TreeEntry } from './tree.js';
 import { pathsToCompare, planWrite, type ExistingOutput, type WritePlan } from './write-plan.js';
+import { assertWritableDirectory, lockOutputDirectory, processIsAlive } from './write-guard.js';
 
 /**
  * Writes the tool's files into an output directory and removes the ones a previous run wrote
@@ -29,8 +30,17 @@ import { pathsToCompare, planWrite, type ExistingOutput, type WritePlan } from '
  *   place and named in `warnings`.
  * - When the new tree equals the old one, nothing is written at all.
  * - No symlink is followed: the scan uses lstat and never enters a symlinked directory.
- * Concurrent writers to one outDir are not supported (the last swap wins).
+ * - Concurrent writers are refused: a lock file beside outDir names the process holding it.
+ * - A read-only outDir (or a read-only directory inside it) is refused, not replaced.
+ * - Files written `alongside` (the lockfile) are committed right after the swap; if one fails,
+ *   the swap is undone, so the output and the lockfile change together or not at all.
  */
+
+/** A file prepared beside its destination (written to a temporary name), committed by one rename. */
+export interface PreparedFile {
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
 export interface WriteSummary {
   /** The output directory written, absolute, with a symlinked outDir resolved. */
   directory: string;
@@ -71,12 +81,16 @@ async function resolveTarget(outDir: string): Promise<Target> {
   try {
     st = await lstat(dir);
   } catch (err) {
+    if (errorCode(err) !== 'ENOENT') await assertWritableDirectory(path.dirname(dir), "the output directory's parent");
     if (errorCode(err) !== 'ENOENT') throw err;
-    await mkdir(path.dirname(dir), { recursive: true });
+    await mkdir(path.dirname(dir), { recursive: true }).catch(() => assertWritableDirectory(path.dirname(dir), "the output directory's parent"));
+    await assertWritableDirectory(path.dirname(dir), "the output directory's parent");
     return { path: dir, exists: false };
   }
   if (st.isSymbolicLink()) {
-    dir = await realpath(dir);
+    dir = await realpath(dir).catch((cause: unknown) => {
+      throw new CapiGitopsError({ file: dir, message: `the output path is a symbolic link that cannot be followed (${errorCode(cause) ?? 'unreadable'})`, expected: 'a directory, or a path that does not exist yet', hint: `remove the link ${dir} or point it at a directory` });
+    });
     st = await stat(dir);
   }
   if (!st.isDirectory()) {
@@ -85,22 +99,26 @@ async function resolveTarget(outDir: string): Promise<Target> {
   if (path.dirname(dir) === dir) {
     throw new CapiGitopsError({ file: dir, message: 'cannot write to the filesystem root', expected: 'a directory with a parent', hint: 'choose a subdirectory' });
   }
+  await assertWritableDirectory(dir, 'the output directory');
+  await assertWritableDirectory(path.dirname(dir), "the output directory's parent");
   return { path: dir, exists: true, mode: st.mode & 0o7777 };
+}
+
+/** A read-only directory inside the output would leave a read-only backup behind: refused before anything is written. */
+function refuseReadOnlyDirectories(target: Target, entries: Map<string, TreeEntry>): void {
+  const readOnly = [...entries].filter(([, e]) => e.type === 'dir' && (e.mode & 0o200) === 0).map(([p]) => p).sort();
+  if (readOnly.length === 0) return;
+  throw new CapiGitopsError({
+    file: path.join(target.path, readOnly[0]!),
+    message: `the output directory holds read-only directories (${readOnly.slice(0, 5).join(', ')})`,
+    expected: 'a writable output tree',
+    hint: `make them writable (chmod -R u+w ${target.path}) or choose another output directory; nothing was changed`,
+  });
 }
 
 /** A fresh name beside `target`, on the same filesystem so renames are atomic. */
 function siblingPath(target: string, purpose: 'tmp' | 'old'): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.capi-gitops-${purpose}-${process.pid}-${randomBytes(6).toString('hex')}`);
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return errorCode(err) !== 'ESRCH';
-  }
 }
 
 /**
@@ -150,6 +168,7 @@ function refuseUnownedContent(target: Target, entries: Map<string, TreeEntry>): 
 async function readExisting(target: Target, files: Map<string, string>): Promise<ExistingOutput> {
   if (!target.exists) return { entries: new Map(), ownedPaths: undefined, indexText: undefined, ownedContents: new Map() };
   const entries = await scanTree(target.path);
+  refuseReadOnlyDirectories(target, entries);
   const indexEntry = entries.get(INDEX_FILE);
   if (!indexEntry) {
     refuseUnownedContent(target, entries);
@@ -289,16 +308,43 @@ function writeFailure(target: Target, err: unknown): CapiGitopsError {
   });
 }
 
-export async function writeOutput(outDir: string, files: Map<string, string>): Promise<WriteSummary> {
-  const pathProblems = filePathProblems(files.keys());
-  if (pathProblems.length > 0) throw new CapiGitopsError(pathProblems);
+/** Puts the previous tree back after a swap: the new tree goes to `discard` (deleted), the backup (if any) back to outDir. */
+async function undoSwap(target: Target, backup: string | undefined, discard: string): Promise<void> {
+  await rename(target.path, discard);
+  if (backup) await rename(backup, target.path);
+  await rm(discard, { recursive: true, force: true });
+}
 
-  const target = await resolveTarget(outDir);
+export async function writeOutput(outDir: string, files: Map<string, string>, options: { alongside?: PreparedFile[] } = {}): Promise<WriteSummary> {
+  const alongside = options.alongside ?? [];
+  const abortAlongside = () => Promise.all(alongside.map((file) => file.abort().catch(() => undefined)));
+  const pathProblems = filePathProblems(files.keys());
+  if (pathProblems.length > 0) {
+    await abortAlongside();
+    throw new CapiGitopsError(pathProblems);
+  }
+  let release: (() => Promise<void>) | undefined;
+  try {
+    const target = await resolveTarget(outDir);
+    release = await lockOutputDirectory(target.path);
+    return await writeLocked(target, files, alongside);
+  } catch (err) {
+    await abortAlongside();
+    throw err;
+  } finally {
+    await release?.();
+  }
+}
+
+async function writeLocked(target: Target, files: Map<string, string>, alongside: PreparedFile[]): Promise<WriteSummary> {
   const interrupted = await handleInterruptedRuns(target);
   const existing = await readExisting(target, files);
   const plan = planWrite(existing, files);
   const summary: WriteSummary = { directory: target.path, written: plan.written, unchanged: plan.unchanged, removed: plan.removed, warnings: interrupted };
-  if (!plan.changed && target.exists) return summary;
+  if (!plan.changed && target.exists) {
+    for (const file of alongside) await file.commit();
+    return summary;
+  }
 
   const tmp = siblingPath(target.path, 'tmp');
   await mkdir(tmp).catch((err) => {
@@ -314,6 +360,16 @@ export async function writeOutput(outDir: string, files: Map<string, string>): P
     // Both renames undone or never done: the temporary tree is ours alone to delete.
     if (!(err instanceof CapiGitopsError)) await rm(tmp, { recursive: true, force: true });
     throw writeFailure(target, err);
+  }
+  try {
+    for (const file of alongside) await file.commit();
+  } catch (err) {
+    const undone = await undoSwap(target, backup, siblingPath(target.path, 'tmp')).then(() => true, () => false);
+    throw new CapiGitopsError({
+      file: target.path,
+      message: `the output was written but the lockfile could not be (${(err as Error).message})`,
+      hint: undone ? 'the previous output was put back; nothing was changed' : `the previous output is at ${backup ?? '(none)'}; rename it to ${target.path}`,
+    });
   }
   if (backup) {
     const backupWarnings = await cleanUpBackup(backup, existing, plan, linked).catch((err: Error) => [

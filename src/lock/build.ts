@@ -1,4 +1,5 @@
 /** Building the lock from what the resolve stage found. */
+import { redactUrlCredentials } from '../model/redact.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ToolConfig } from '../manifest/types.js';
@@ -15,7 +16,8 @@ import { describeEntry, normalizeLockfile, sameIdentity, type LockedFile, type L
  * another drive than the lock (Windows) keeps its absolute URL.
  */
 export function portableUrl(url: string, lockDir: string): string {
-  if (!/^file:/i.test(url)) return url;
+  // The lockfile is committed: a token in a URL's userinfo or query is recorded masked.
+  if (!/^file:/i.test(url)) return redactUrlCredentials(url);
   const relative = path.relative(lockDir, fileURLToPath(url));
   if (path.isAbsolute(relative)) return url;
   return relative.split(path.sep).join('/');

@@ -337,18 +337,43 @@ export function lockfilePath(manifestBaseDir: string): string {
  * rewritten. Returns whether the file was written.
  */
 export async function writeLockfile(file: string, lock: Pick<Lockfile, 'entries'>): Promise<boolean> {
+  const prepared = await prepareLockfile(file, lock);
+  if (!prepared) return false;
+  await prepared.commit();
+  return true;
+}
+
+/**
+ * The first half of `writeLockfile`: the new lock written to a temporary file beside `file`
+ * (which proves the directory is writable), to be renamed into place by `commit` — together with
+ * the output directory — or removed by `abort`. Undefined when the lock is unchanged.
+ */
+export async function prepareLockfile(file: string, lock: Pick<Lockfile, 'entries'>): Promise<{ commit(): Promise<void>; abort(): Promise<void> } | undefined> {
   const text = serializeLockfile(lock);
   const existing = await readFile(file, 'utf8').catch(() => undefined);
-  if (existing === text) return false;
+  if (existing === text) return undefined;
+  const failed = (error: unknown) => new CapiGitopsError({ file, message: `cannot write the lockfile: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, expected: 'a writable directory beside the manifest', hint: 'check that the directory exists and is writable; nothing was changed' });
+  const dirMode = await stat(path.dirname(file)).then((s) => s.mode, () => undefined);
+  // Root can write a directory its owner made read-only; the owner's intent is what counts.
+  if (dirMode !== undefined && (dirMode & 0o222) === 0) throw failed(new Error('the directory is read-only'));
   const mode = await stat(file).then((s) => s.mode & 0o777, () => undefined);
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
     await writeFile(temporary, text, { flag: 'wx' });
     if (mode !== undefined) await chmod(temporary, mode);
-    await rename(temporary, file);
   } catch (error) {
     await unlink(temporary).catch(() => undefined);
-    throw new CapiGitopsError({ file, message: `cannot write the lockfile: ${(error as Error).message}`, hint: 'check that the directory exists and is writable' });
+    throw failed(error);
   }
-  return true;
+  return {
+    commit: async () => {
+      try {
+        await rename(temporary, file);
+      } catch (error) {
+        await unlink(temporary).catch(() => undefined);
+        throw failed(error);
+      }
+    },
+    abort: () => unlink(temporary).catch(() => undefined),
+  };
 }

@@ -2,6 +2,7 @@
  * What the manifest asks for each component, in the lock's terms, and the rule that decides
  * whether a lock entry still answers it.
  */
+import { redactUrlCredentials } from '../model/redact.js';
 import type { LabelSelector, LabelSelectorRequirement, ProviderObject, ToolConfig } from '../manifest/types.js';
 import { compareStrings } from '../model/diagnostics.js';
 import type { ProviderRegistry } from '../resolve/registry.js';
@@ -47,9 +48,9 @@ export function lockSourceForProvider(provider: Pick<ProviderObject, 'kind' | 'n
   const fetchConfig = provider.spec.fetchConfig;
   if (fetchConfig?.selector !== undefined) return { type: 'selector', selector: canonicalSelector(fetchConfig.selector) };
   if (fetchConfig?.oci) return { type: 'oci', oci: fetchConfig.oci };
-  if (fetchConfig?.url) return { type: 'url', url: fetchConfig.url };
+  if (fetchConfig?.url) return { type: 'url', url: redactUrlCredentials(fetchConfig.url) };
   const entry = registry.lookup(provider.kind, provider.name);
-  return entry === undefined ? undefined : { type: 'registry', url: entry.url };
+  return entry === undefined ? undefined : { type: 'registry', url: redactUrlCredentials(entry.url) };
 }
 
 export function lockRequestForProvider(provider: ProviderObject, registry: ProviderRegistry): LockRequest | undefined {
@@ -67,7 +68,7 @@ export function lockRequestForCertManager(config: ToolConfig): LockRequest | und
   const settings = config.certManager ?? {};
   if (settings.enabled === false) return undefined;
   const source: LockSource = settings.url !== undefined
-    ? { type: 'url', url: settings.url }
+    ? { type: 'url', url: redactUrlCredentials(settings.url) }
     : { type: 'registry', url: certManagerDefaultUrl(settings.version ?? CERT_MANAGER_DEFAULT_VERSION) };
   return { kind: 'CertManager', name: CERT_MANAGER_NAME, namespace: CERT_MANAGER_NAMESPACE, requestedVersion: settings.version ?? '', source };
 }

@@ -3,6 +3,7 @@
  * content-addressed cache (so a locked render touches no network), checking every fetched file
  * against its recorded digest, and the lock the render leaves behind.
  */
+import { decodeUtf8 } from '../model/utf8.js';
 import path from 'node:path';
 import { CapiGitopsError, DiagnosticBag } from '../model/diagnostics.js';
 import type { ProviderKind } from '../model/provider.js';
@@ -76,7 +77,7 @@ export class LockSession {
         const locked = entry?.version === version ? entry.files.find((f) => f.name === fileName) : undefined;
         if (locked && cache) {
           const bytes = await cache.getBlob(locked.sha256);
-          if (bytes) return { name: fileName, text: bytes.toString('utf8'), sha256: locked.sha256, url: locked.url };
+          if (bytes) return { name: fileName, text: decodeUtf8(bytes, locked.url), sha256: locked.sha256, url: locked.url };
         }
         if (locked && offline && remote) {
           throw new CapiGitopsError({

@@ -1,6 +1,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
+import { decodeUtf8 } from '../model/utf8.js';
 import path from 'node:path';
-import { compareStrings, type Diagnostic } from '../model/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
 import { LOCKFILE_NAME } from '../lock/types.js';
 
 const MANIFEST_EXTENSIONS = ['.yaml', '.yml'];
@@ -17,15 +18,27 @@ function isManifestName(name: string): boolean {
   return name !== LOCKFILE_NAME && MANIFEST_EXTENSIONS.some((extension) => name.endsWith(extension));
 }
 
-/** `*.yaml` and `*.yml` files directly in a directory (not below it, not the lockfile), in code-unit order. */
-async function filesInDirectory(directory: string): Promise<string[]> {
+/**
+ * `*.yaml` and `*.yml` files directly in a directory (not below it, not the lockfile), in
+ * code-unit order. An entry with a manifest name that is not a readable regular file (a dangling
+ * symlink, a symlink loop, a FIFO, a directory) is an error, never skipped: skipping it would
+ * silently drop providers, and Argo CD or Flux with pruning would then uninstall them.
+ */
+async function filesInDirectory(directory: string, problems: Diagnostic[]): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true });
   const names = entries.filter((entry) => isManifestName(entry.name)).map((entry) => entry.name).sort(compareStrings);
   const files: string[] = [];
   for (const name of names) {
     const file = path.join(directory, name);
     // A symbolic link counts when it points at a file.
-    if ((await stat(file).catch(() => undefined))?.isFile()) files.push(file);
+    const info = await stat(file).catch((error: unknown) => error as NodeJS.ErrnoException);
+    if (info instanceof Error) {
+      const why = info.code === 'ENOENT' ? 'a symbolic link to nothing' : info.code === 'ELOOP' ? 'a symbolic link loop' : `unreadable (${info.code ?? info.message})`;
+      problems.push({ file, message: `cannot read: ${why}`, expected: 'a readable YAML file (every *.yaml and *.yml in a -f directory is read)', hint: `fix or remove ${file}, or rename it so that it does not end in .yaml or .yml` });
+    } else if (!info.isFile()) {
+      const kind = info.isFIFO() ? 'a named pipe' : info.isDirectory() ? 'a directory' : info.isSocket() ? 'a socket' : 'not a regular file';
+      problems.push({ file, message: `cannot read: ${kind}`, expected: 'a readable YAML file (every *.yaml and *.yml in a -f directory is read)', hint: `remove ${file}, or rename it so that it does not end in .yaml or .yml` });
+    } else files.push(file);
   }
   return files;
 }
@@ -47,10 +60,15 @@ export async function listManifestFiles(paths: readonly string[], problems: Diag
       const missing = errorCode(info) === 'ENOENT';
       problems.push({ file: given, message: missing ? 'no such file or directory' : `cannot read: ${errorCode(info) ?? info.message}`, expected: EXPECTED_PATH, hint: 'check the -f path; relative paths are relative to the current directory' });
     } else if ((info as Awaited<ReturnType<typeof stat>>).isDirectory()) {
-      const found = await filesInDirectory(given);
-      if (found.length === 0) problems.push({ file: given, message: 'directory has no *.yaml or *.yml files', expected: EXPECTED_PATH, hint: 'manifest files directly in the directory are read; subdirectories are not' });
+      const before = problems.length;
+      const found = await filesInDirectory(given, problems).catch((error: unknown) => {
+        problems.push({ file: given, message: `cannot list the directory: ${errorCode(error) ?? (error as Error).message}`, expected: EXPECTED_PATH, hint: 'check that the directory is readable' });
+        return [] as string[];
+      });
+      if (found.length === 0 && problems.length === before) problems.push({ file: given, message: 'directory has no *.yaml or *.yml files', expected: EXPECTED_PATH, hint: 'manifest files directly in the directory are read; subdirectories are not' });
       files.push(...found);
     } else {
+      // Named explicitly, a pipe is fine (`-f <(generate)`).
       files.push(given);
     }
   }
@@ -68,8 +86,13 @@ export async function readManifestFiles(files: readonly string[], problems: Diag
   const read = await Promise.all(
     files.map(async (file) => {
       try {
-        return { file, text: await readFile(file, 'utf8') };
+        const bytes = await readFile(file);
+        return { file, text: decodeUtf8(bytes, file) };
       } catch (error) {
+        if (error instanceof CapiGitopsError) {
+          problems.push(...error.diagnostics);
+          return undefined;
+        }
         problems.push({ file, message: `cannot read: ${errorCode(error) ?? (error as Error).message}`, expected: EXPECTED_PATH, hint: 'check that the file is readable' });
         return undefined;
       }

@@ -1,6 +1,7 @@
 import path from 'node:path';
+import { YamlBudget } from '../yaml/bounds.js';
 import type { Node as YamlNode } from 'yaml';
-import { DiagnosticBag, type Diagnostic } from '../model/diagnostics.js';
+import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../model/diagnostics.js';
 import { describeObject, isPlainObject } from '../model/kobject.js';
 import { OPERATOR_API_VERSION } from '../model/provider.js';
 import { toToolConfig } from './config.js';
@@ -46,7 +47,15 @@ export async function loadManifest(paths: string[]): Promise<Manifest> {
   const contents = await readManifestFiles(files, problems);
   problems.forEach((problem) => bag.add(problem));
   const collector = new ManifestCollector(bag);
+  const budget = new YamlBudget();
   for (const { file, text } of contents) {
+    try {
+      budget.check(text, file);
+    } catch (error) {
+      if (!(error instanceof CapiGitopsError)) throw error;
+      error.diagnostics.forEach((problem) => bag.add(problem));
+      continue;
+    }
     const parsed = parseManifestFile(file, text);
     parsed.syntaxErrors.forEach((problem) => bag.add(problem));
     for (const source of parsed.documents) collector.addDocument(source);

@@ -214,6 +214,8 @@ export interface ToolConfig {
   /** The cluster-api-operator release the operator layout installs. */
   operator?: { version?: string; url?: string };
   github?: { apiUrl?: string };
+  /** Network budget: per-request time (retries included) and retries. `--http-timeout` overrides the time. */
+  network?: { timeoutSeconds?: number; retries?: number };
   gitops?: GitOpsConfig;
   overrides?: ObjectOverride[];
   /** The management clusters of a fleet (src/fleet); absent: one cluster at the output's root. */

@@ -3,6 +3,8 @@
  * wrong, what was expected and how to fix it. Problems are collected, not thrown one by one,
  * so a user sees all of them at once.
  */
+import { safeText } from './redact.js';
+
 export interface Diagnostic {
   message: string;
   file?: string;
@@ -61,6 +63,9 @@ export function compareStrings(a: string, b: string): number {
  * the shape compilers and linters use so editors can jump to the spot.
  */
 export function formatDiagnostic(d: Diagnostic): string {
+  // Every field can carry input or a server's words: redacted and escaped, one line each.
+  const safe = (text: string | undefined) => (text === undefined ? undefined : safeText(text, { keepNewlines: false }));
+  d = { ...d, message: safe(d.message)!, file: safe(d.file), path: safe(d.path), object: safe(d.object), expected: safe(d.expected), hint: safe(d.hint) };
   let where = '';
   if (d.file) {
     where = d.file;

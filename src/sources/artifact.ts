@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { decodeUtf8 } from '../model/utf8.js';
 import type { Artifact } from './source.js';
 
 /** Lower-case hex sha256 of bytes, or of a string's UTF-8 encoding. */
@@ -11,7 +12,7 @@ export function sha256Hex(data: string | Uint8Array): string {
  * from disk and the same text carried in a ConfigMap get the same sha256.
  */
 export function artifactFromBytes(name: string, bytes: Uint8Array, url: string): Artifact {
-  return { name, text: Buffer.from(bytes).toString('utf8'), sha256: sha256Hex(bytes), url };
+  return { name, text: decodeUtf8(bytes, url), sha256: sha256Hex(bytes), url };
 }
 
 export function artifactFromText(name: string, text: string, url: string): Artifact {

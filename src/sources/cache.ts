@@ -16,14 +16,27 @@
  * hourly), and once a day entries unused for PARSED_RETENTION_DAYS are deleted. Blobs and HTTP
  * records are never trimmed: an offline render from the lockfile may need them at any age.
  *
+ * Trust: blobs are checked against their name. Records (HTTP and parsed) are derived data a
+ * reader cannot check against anything, so each is written as `<hmac>\n<json>`, the HMAC-SHA256
+ * of the JSON under a key kept outside the cache (`cacheKey`); a record whose HMAC does not
+ * match is discarded as a miss and rebuilt from verified bytes. Someone who can write the cache
+ * but not the key file (a pull-request job sharing a CI cache) can delete or corrupt entries,
+ * costing a download or a parse, but cannot make a run use content other than what the origin
+ * served or the lockfile pins.
+ *
+ * Failure: the cache is an accelerator. An entry that cannot be read or written (no HOME, a
+ * read-only directory, `--cache-dir` naming a file, ENOSPC) is a warning, logged once per kind,
+ * and the run goes on from memory.
+ *
  * The parsed store is JSON. v8.serialize was measured on the corpus (core-components v1.12.0,
  * 0.9 MB as JSON): deserialising was no faster than JSON.parse (4.4 ms both), the file was 1.8×
  * larger, and its format is tied to the V8 version, so JSON it is.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { redactUrlCredentials } from '../model/redact.js';
 
 /** Metadata kept per URL for conditional requests (If-None-Match) and offline use. */
 export interface HttpRecord {
@@ -37,8 +50,53 @@ export interface HttpRecord {
 }
 
 export interface ArtifactCacheOptions {
-  /** Receives one line per notable event (a corrupt entry removed). */
+  /** Receives one line per notable event (a corrupt entry removed, a cache that cannot be written). */
   log?: (line: string) => void;
+  /** The HMAC key for records; by default `cacheKey()`. */
+  key?: Buffer | Promise<Buffer>;
+}
+
+const KEY_BYTES = 32;
+
+/** `$XDG_STATE_HOME/capi-gitops/cache-key`, else `~/.local/state/capi-gitops/cache-key`: outside the cache, so not shared with it. */
+export function defaultCacheKeyFile(env: Record<string, string | undefined> = process.env, home: string = os.homedir()): string {
+  const xdg = env.XDG_STATE_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.local', 'state');
+  return path.join(base, 'capi-gitops', 'cache-key');
+}
+
+/**
+ * The key that signs cache records: CAPI_GITOPS_CACHE_KEY when set (a CI secret, so that trusted
+ * jobs on different runners share parsed forms while jobs without the secret cannot forge them),
+ * else a random key in `keyFile`, created on first use with mode 0600. When neither can be had,
+ * a key for this run only: records are still written and checked, just not reused by later runs.
+ */
+export async function cacheKey(
+  options: { env?: Record<string, string | undefined>; keyFile?: string; log?: (line: string) => void } = {},
+): Promise<Buffer> {
+  const env = options.env ?? process.env;
+  const secret = env.CAPI_GITOPS_CACHE_KEY;
+  if (secret && secret.length >= 16) return createHash('sha256').update(secret).digest();
+  const file = options.keyFile ?? defaultCacheKeyFile(env);
+  const read = async () => {
+    const bytes = await readFile(file);
+    if (bytes.length < KEY_BYTES) throw new Error(`${file} holds fewer than ${KEY_BYTES} bytes`);
+    return bytes;
+  };
+  try {
+    return await read();
+  } catch (error) {
+    try {
+      if (!isMissing(error)) throw error;
+      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      await writeFile(file, randomBytes(KEY_BYTES), { flag: 'wx', mode: 0o600 });
+      return await read();
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException)?.code === 'EEXIST') return read().catch(() => randomBytes(KEY_BYTES));
+      options.log?.(`cache: no key file at ${file} (${(again as NodeJS.ErrnoException)?.code ?? (again as Error).message}); cache records are used within this run only (set CAPI_GITOPS_CACHE_KEY or XDG_STATE_HOME)`);
+      return randomBytes(KEY_BYTES);
+    }
+  }
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -70,11 +128,58 @@ function isMissing(error: unknown): boolean {
 export class ArtifactCache {
   readonly dir: string;
   private readonly log: (line: string) => void;
+  private readonly keySource: Buffer | Promise<Buffer> | undefined;
+  private key: Promise<Buffer> | undefined;
+  private readonly warned = new Set<string>();
 
   /** `dir` is created on first write. Use `defaultCacheDir()` for the usual location. */
   constructor(dir: string = defaultCacheDir(), options: ArtifactCacheOptions = {}) {
     this.dir = path.resolve(dir);
     this.log = options.log ?? (() => undefined);
+    this.keySource = options.key;
+  }
+
+  private async mac(kind: string, binding: string, json: string): Promise<string> {
+    this.key ??= Promise.resolve(this.keySource ?? cacheKey({ log: this.log }));
+    return createHmac('sha256', await this.key).update(`${kind}\0${binding}\0`).update(json).digest('hex');
+  }
+
+  /** `<hmac>\n<json>` for a record. */
+  private async signed(kind: string, binding: string, json: string): Promise<string> {
+    return `${await this.mac(kind, binding, json)}\n${json}`;
+  }
+
+  /** The JSON of a signed record, or undefined (and the file discarded) when its HMAC does not match. */
+  private async verified(file: string, kind: string, binding: string): Promise<unknown> {
+    const bytes = await this.readIfPresent(file);
+    if (bytes === undefined) return undefined;
+    const text = bytes.toString('utf8');
+    const newline = text.indexOf('\n');
+    const json = text.slice(newline + 1);
+    const expected = Buffer.from(await this.mac(kind, binding, json), 'hex');
+    const given = Buffer.from(newline === 64 ? text.slice(0, 64) : '', 'hex');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      await this.discard(file, `${kind} record ${path.basename(file)} is not signed by this cache's key (written by another key, or tampered with)`);
+      return undefined;
+    }
+    try {
+      return JSON.parse(json) as unknown;
+    } catch {
+      await this.discard(file, `${path.relative(this.dir, file)} is not valid JSON`);
+      return undefined;
+    }
+  }
+
+  /** A cache that cannot be written is a warning, once per kind of entry; the run goes on from memory. */
+  private async tryWrite(kind: string, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      if (this.warned.has(kind)) return;
+      this.warned.add(kind);
+      const code = (error as NodeJS.ErrnoException)?.code;
+      this.log(`cache: cannot write ${kind} entries under ${this.dir} (${code ?? (error as Error).message}); continuing without caching them`);
+    }
   }
 
   /** Where a blob lives; throws on anything but a lower-case sha256 hex string. */
@@ -86,7 +191,7 @@ export class ArtifactCache {
   /** Stores bytes and returns their sha256. Rewrites an existing entry, which also heals a corrupt one. */
   async putBlob(bytes: Uint8Array): Promise<string> {
     const sha256 = sha256Hex(bytes);
-    await this.writeAtomic(this.blobPath(sha256), bytes);
+    await this.tryWrite('artifact', () => this.writeAtomic(this.blobPath(sha256), bytes));
     return sha256;
   }
 
@@ -104,19 +209,20 @@ export class ArtifactCache {
 
   async getHttpRecord(url: string): Promise<HttpRecord | undefined> {
     const file = this.recordPath('http', url);
-    const record = await this.readJson(file);
+    // The HMAC binds the record to the full URL; the file holds it redacted (query values, userinfo).
+    const record = await this.verified(file, 'http', url);
     if (record === undefined) return undefined;
     if (!isHttpRecord(record)) {
-      await this.discard(file, `HTTP record for ${url} is malformed`);
+      await this.discard(file, `HTTP record for ${redactUrlCredentials(url)} is malformed`);
       return undefined;
     }
-    // A different URL here would be a sha256 collision: not ours.
-    return record.url === url ? record : undefined;
+    return { ...record, url };
   }
 
   async putHttpRecord(record: HttpRecord): Promise<void> {
-    if (!SHA256_HEX.test(record.sha256)) throw new Error(`HTTP record for ${record.url}: not a sha256 hex digest`);
-    await this.writeAtomic(this.recordPath('http', record.url), JSON.stringify(record));
+    if (!SHA256_HEX.test(record.sha256)) throw new Error(`HTTP record for ${redactUrlCredentials(record.url)}: not a sha256 hex digest`);
+    const json = JSON.stringify({ ...record, url: redactUrlCredentials(record.url) });
+    await this.tryWrite('HTTP record', async () => this.writeAtomic(this.recordPath('http', record.url), await this.signed('http', record.url, json)));
   }
 
   /**
@@ -125,7 +231,7 @@ export class ArtifactCache {
    */
   async getParsed<T>(key: string): Promise<T | undefined> {
     const file = this.recordPath('parsed', key);
-    const entry = await this.readJson(file);
+    const entry = await this.verified(file, 'parsed', key);
     if (entry === undefined) return undefined;
     if (typeof entry !== 'object' || entry === null || !('key' in entry) || !('value' in entry)) {
       await this.discard(file, `parsed entry ${key} is malformed`);
@@ -149,9 +255,8 @@ export class ArtifactCache {
     let names: string[];
     try {
       names = await readdir(dir);
-    } catch (error) {
-      if (isMissing(error)) return 0;
-      throw error;
+    } catch {
+      return 0; // Missing or unreadable: nothing to trim.
     }
     try {
       await writeFile(marker, '');
@@ -164,8 +269,7 @@ export class ArtifactCache {
       const file = path.join(dir, name);
       const mtime = await stat(file).then((st) => st.mtimeMs, () => undefined);
       if (mtime === undefined || now - mtime < PARSED_RETENTION_DAYS * DAY_MS) continue;
-      await rm(file, { force: true });
-      removed++;
+      if (await rm(file, { force: true }).then(() => true, () => false)) removed++;
     }
     if (removed > 0) this.log(`cache: removed ${removed} parsed ${removed === 1 ? 'entry' : 'entries'} unused for ${PARSED_RETENTION_DAYS} days from ${dir}`);
     return removed;
@@ -183,7 +287,8 @@ export class ArtifactCache {
 
   /** Stores a JSON-representable value; undefined fields are dropped as JSON drops them. */
   async putParsed(key: string, value: unknown): Promise<void> {
-    await this.writeAtomic(this.recordPath('parsed', key), JSON.stringify({ key, value }));
+    const json = JSON.stringify({ key, value });
+    await this.tryWrite('parsed', async () => this.writeAtomic(this.recordPath('parsed', key), await this.signed('parsed', key, json)));
   }
 
   private recordPath(kind: 'http' | 'parsed', key: string): string {
@@ -209,29 +314,19 @@ export class ArtifactCache {
       return await readFile(file);
     } catch (error) {
       if (isMissing(error)) return undefined;
-      throw error;
-    }
-  }
-
-  private async readJson(file: string): Promise<unknown> {
-    const bytes = await this.readIfPresent(file);
-    if (bytes === undefined) return undefined;
-    try {
-      return JSON.parse(bytes.toString('utf8')) as unknown;
-    } catch {
-      await this.discard(file, `${path.relative(this.dir, file)} is not valid JSON`);
+      // Unreadable (EACCES, ENOTDIR when --cache-dir names a file, EISDIR): a miss, said once.
+      if (!this.warned.has('read')) {
+        this.warned.add('read');
+        this.log(`cache: cannot read ${file} (${(error as NodeJS.ErrnoException)?.code ?? (error as Error).message}); treating the cache as empty`);
+      }
       return undefined;
     }
   }
 
   private async discard(file: string, why: string): Promise<void> {
     this.log(`cache: ${why}; removed ${file}`);
-    try {
-      await unlink(file);
-    } catch (error) {
-      // Another run may have removed or replaced it already.
-      if (!isMissing(error)) throw error;
-    }
+    // Another run may have removed or replaced it already, or the cache is read-only: still a miss.
+    await unlink(file).catch(() => undefined);
   }
 }
 

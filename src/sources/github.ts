@@ -14,6 +14,7 @@
 import { Octokit, RequestError } from 'octokit';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { sha256Hex } from './cache.js';
+import { decodeUtf8 } from '../model/utf8.js';
 import { fetchAdapter, httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy } from './http.js';
 import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
@@ -56,14 +57,7 @@ export interface GitHubReleaseUrl {
   componentsFile: string;
 }
 
-/** The token from `GITHUB_TOKEN` (clusterctl's variable) or else `GH_TOKEN` (the gh CLI's). */
-export function githubTokenFromEnv(env: Record<string, string | undefined> = process.env): string | undefined {
-  for (const name of ['GITHUB_TOKEN', 'GH_TOKEN']) {
-    const value = env[name]?.trim();
-    if (value) return value;
-  }
-  return undefined;
-}
+export { githubTokenFromEnv } from './credentials.js';
 
 const RELEASE_URL_FORM = 'https://github.com/{owner}/{repository}/releases/{latest|version-tag}/{components file}';
 
@@ -294,7 +288,7 @@ class GitHubRepository implements GitHubReleaseRepository {
     this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: bytes.length, cached });
     return {
       name: fileName,
-      text: bytes.toString('utf8'),
+      text: decodeUtf8(bytes, `${this.location} ${version}/${fileName}`),
       sha256: sha256Hex(bytes),
       url: asset.browser_download_url ?? `https://github.com/${this.slug}/releases/download/${version}/${assetName}`,
     };

@@ -16,6 +16,7 @@
  * Extensions: `hosts` names self-managed GitLab hosts not called `gitlab.*`
  * (cluster-api-operator issue #705), and plain http:// is accepted for 127.0.0.1/localhost.
  */
+import { decodeUtf8 } from '../model/utf8.js';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { sha256Hex } from './cache.js';
 import { nextPageUrl } from './github.js';
@@ -201,7 +202,7 @@ class GitLabRepository implements ProviderRepository {
         })),
     });
     this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: answer.body.length, cached: answer.cached });
-    return { name: fileName, text: answer.body.toString('utf8'), sha256: sha256Hex(answer.body), url };
+    return { name: fileName, text: decodeUtf8(answer.body, redactUrl(url)), sha256: sha256Hex(answer.body), url };
   }
 
   private async get(

@@ -303,11 +303,18 @@ export interface RetryNotice {
  * thrown as `HttpError` naming the number of attempts.
  */
 export async function httpFetch(request: HttpRequest, policy: HttpPolicy, onRetry?: (notice: RetryNotice) => void): Promise<HttpResponse> {
+  // The timeout is the budget of the whole request, retries included: a server that stalls
+  // every attempt fails once, after timeoutMs, not after (retries + 1) × timeoutMs.
+  const deadline = Date.now() + policy.timeoutMs;
   for (let attempt = 1; ; attempt++) {
     let delayMs: number;
     let reason: string;
     try {
-      const response = await httpFetchOnce(request, policy);
+      const remaining = deadline - Date.now();
+      if (attempt > 1 && remaining <= 0) {
+        throw new HttpError('timeout', `${request.method ?? 'GET'} ${redactUrl(request.url)}: no complete answer within ${policy.timeoutMs} ms; gave up after ${attempt - 1} attempts`, redactUrl(request.url));
+      }
+      const response = await httpFetchOnce(request, attempt === 1 ? policy : { ...policy, timeoutMs: Math.max(1, remaining) });
       if (!isRetryableStatus(response.status) || attempt > policy.retries) return response;
       const asked = retryAfterMs(response.headers.get('retry-after'));
       if (asked !== undefined && asked > policy.maxRetryAfterMs) return response;
@@ -315,6 +322,7 @@ export async function httpFetch(request: HttpRequest, policy: HttpPolicy, onRetr
       reason = `HTTP ${response.status}`;
     } catch (error) {
       if (!(error instanceof HttpError) || !error.retryable) throw error;
+      if (error.failure === 'timeout' && deadline - Date.now() <= 0) throw error;
       if (attempt > policy.retries) {
         throw new HttpError(error.failure, `${error.message}; gave up after ${attempt} attempts`, error.url, { cause: error.cause });
       }

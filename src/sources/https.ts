@@ -33,6 +33,7 @@
  * separately and is only ever sent to the template's own scheme, host and port.
  * ------------------------------------------------------------------------------------------------
  */
+import { decodeUtf8 } from '../model/utf8.js';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import type { ArtifactCache } from './cache.js';
 import { sha256Hex } from './cache.js';
@@ -302,7 +303,7 @@ class HttpsRepository implements ProviderRepository {
         })),
     });
     this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: body.length, cached });
-    return { name, text: body.toString('utf8'), sha256: sha256Hex(body), url };
+    return { name, text: decodeUtf8(body, redactUrl(url)), sha256: sha256Hex(body), url };
   }
 
   private async get(url: string, context: { action: string; version?: string; notFound: (status: number) => CapiGitopsError }): Promise<RevalidatedResponse> {

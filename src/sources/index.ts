@@ -7,6 +7,7 @@
 import { CapiGitopsError } from '../model/diagnostics.js';
 import { openConfigMapRepository } from './configmap.js';
 import { isLocalRepositoryUrl, openLocalRepository } from './local-repository.js';
+import { configSecretCredentialProblems, httpsAuthorization } from './credentials.js';
 import { messagePrefix, type RepositoryRequest, type SourceContext } from './request.js';
 import type { Artifact, ProviderRepository } from './source.js';
 
@@ -37,6 +38,8 @@ export const configMapSource: SourceModule = {
 /** Options every network module shares. */
 function networkOptions(request: RepositoryRequest, context: SourceContext) {
   const { cache, offline, http, log, onProgress, env } = context.options;
+  const credentialProblems = configSecretCredentialProblems(request.credentials ?? {}, request.origin);
+  if (credentialProblems.length > 0) throw new CapiGitopsError(credentialProblems);
   return { cache, offline, http, log, onProgress, env, origin: request.origin, credentials: request.credentials ? { ...request.credentials } : undefined };
 }
 
@@ -89,8 +92,9 @@ export const httpsSource: SourceModule = {
   serves: 'http(s) URL templates with {version} (Config repositories with versions or versionsUrl)',
   open: async (request, context) => {
     if (!isHttpUrl(request.url)) return null;
-    const { credentials: _secret, env: _env, ...options } = networkOptions(request, context);
-    return (await import('./https.js')).openHttpsRepository(request.url, { ...options, versions: request.versions, versionsUrl: request.versionsUrl, allowInsecure: request.allowInsecure });
+    const { credentials, env, ...options } = networkOptions(request, context);
+    const authorization = httpsAuthorization(request.url, credentials, env ?? process.env);
+    return (await import('./https.js')).openHttpsRepository(request.url, { ...options, authorization, versions: request.versions, versionsUrl: request.versionsUrl, allowInsecure: request.allowInsecure });
   },
 };
 

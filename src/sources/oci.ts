@@ -28,6 +28,7 @@
  * layers with the same title and different content are an error (the operator keeps whichever
  * it copied last, which is not deterministic).
  */
+import { decodeUtf8 } from '../model/utf8.js';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { DEFAULT_COMPONENTS_FILE, type ProviderKind } from '../model/provider.js';
 import { sha256Hex } from './cache.js';
@@ -518,7 +519,7 @@ class OciRepository implements ProviderRepository {
     }
     const { bytes, cached } = await this.blob(artifact.files.get(title)!, `${title} of ${this.named(reference)}`);
     this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: bytes.length, cached });
-    return { name: fileName, text: bytes.toString('utf8'), sha256: sha256Hex(bytes), url: `oci://${this.ref.registry}/${this.ref.repository}@${artifact.digest}#${title}` };
+    return { name: fileName, text: decodeUtf8(bytes, `oci://${this.ref.registry}/${this.ref.repository}#${title}`), sha256: sha256Hex(bytes), url: `oci://${this.ref.registry}/${this.ref.repository}@${artifact.digest}#${title}` };
   }
 
   /** The manifest graph of a tag or digest, read once per repository object (a failure is not remembered). */

@@ -1,0 +1,81 @@
+/**
+ * What the CLI does with its own output streams and with errors that are not input problems.
+ *
+ * - A closed stdout or stderr (`render … | head -1`) gives EPIPE on the next write. Node emits it
+ *   as an 'error' event, which without a listener kills the process — possibly between the output
+ *   directory and the lockfile. The listener drops further output instead; the run finishes.
+ * - An error from the file system (EACCES, ENOSPC, ENOTDIR, ELOOP, …) is about a path the user
+ *   gave or the environment: it is reported as a diagnostic naming the path, not as a bug.
+ * - `internal error` remains for real bugs; when CAPI_GITOPS_INTERNAL_ERROR_LOG names a file, each
+ *   one is also appended there, so the test runner can fail the suite if any CLI test hit one.
+ */
+import { appendFileSync } from 'node:fs';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { safeText } from '../model/redact.js';
+
+let guarded = false;
+
+/** Installs the EPIPE handling on stdout and stderr (once). */
+export function guardOutputStreams(): void {
+  if (guarded) return;
+  guarded = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    // Any write error on our own output (EPIPE, EBADF, a destroyed stream) leaves nothing to tell
+    // the user through that stream; the exit code still says how the run went.
+    stream.on('error', () => undefined);
+  }
+}
+
+/** Writes to stderr, redacted and escaped line by line. */
+export function printError(text: string): void {
+  process.stderr.write(safeText(text) + '\n');
+}
+
+const SYSTEM_ERRORS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOENT: 'no such file or directory',
+  ENOTDIR: 'a component of the path is not a directory',
+  EISDIR: 'is a directory',
+  ELOOP: 'too many levels of symbolic links',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'read-only file system',
+  EEXIST: 'already exists',
+  ENAMETOOLONG: 'file name too long',
+  EMFILE: 'too many open files',
+  EBUSY: 'resource busy',
+  EXDEV: 'cross-device link',
+  EIO: 'input/output error',
+  ENXIO: 'no such device or address',
+};
+
+/** A Node file-system error (it has `code` and `syscall`) as a diagnostic, or undefined for anything else. */
+export function systemErrorDiagnostic(error: unknown): Diagnostic | undefined {
+  const e = error as (NodeJS.ErrnoException & { dest?: string }) | undefined;
+  if (!(e instanceof Error) || typeof e.code !== 'string' || typeof e.syscall !== 'string') return undefined;
+  const what = SYSTEM_ERRORS[e.code] ?? e.code;
+  const target = e.dest ? `${e.path ?? ''} → ${e.dest}` : e.path;
+  return {
+    file: target,
+    message: `cannot ${e.syscall}: ${what} (${e.code})`,
+    hint:
+      e.code === 'ENOSPC' || e.code === 'EDQUOT'
+        ? 'free some space, or point --cache-dir and -o at a file system with room'
+        : 'check that the path exists, is of the right kind and is readable and writable by this user',
+  };
+}
+
+/** Reports a real bug: the stack goes to stderr and, for the test suite, to CAPI_GITOPS_INTERNAL_ERROR_LOG. */
+export function reportInternalError(error: unknown): void {
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  printError(`internal error: ${text}`);
+  const log = process.env.CAPI_GITOPS_INTERNAL_ERROR_LOG;
+  if (log) {
+    try {
+      appendFileSync(log, `${process.argv.slice(2).join(' ')}\n${safeText(text)}\n\n`);
+    } catch {
+      // The report on stderr stands.
+    }
+  }
+}

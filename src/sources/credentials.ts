@@ -1,0 +1,101 @@
+/**
+ * Checks on credentials before any request is made with them.
+ *
+ * - A token with a newline, NUL or another character a header cannot carry would make undici
+ *   throw mid-run (or, worse, split a header); it is refused up front, with no retries.
+ * - `GITHUB_TOKEN` goes to api.github.com, or to another host only when that host is also named
+ *   by whoever runs the tool (`--github-api-url`, `GITHUB_API_URL`): a manifest is input, and a
+ *   pull request that edits `Config.github.apiUrl` must not be able to send CI's token elsewhere.
+ */
+import type { Diagnostic } from '../model/diagnostics.js';
+import { registerSecret } from '../model/redact.js';
+
+/** Visible ASCII, space and tab: what every credential header value here is made of. */
+const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
+
+/** Why `value` cannot be sent as (part of) a header value, or undefined when it can. */
+export function headerValueProblem(value: string): string | undefined {
+  if (HEADER_SAFE.test(value)) return undefined;
+  const bad = [...value].find((c) => !HEADER_SAFE.test(c))!;
+  const code = bad.codePointAt(0)!;
+  const name = code === 0x0a ? 'a newline' : code === 0x0d ? 'a carriage return' : code === 0 ? 'a NUL byte' : `the character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  return `it contains ${name}, which an HTTP header cannot carry`;
+}
+
+/**
+ * Problems with the credential variables of an environment, each `NAME: why`. Values are
+ * trimmed first, as the sources trim them (a trailing newline from `$(cat token)` is fine).
+ */
+export function credentialEnvironmentProblems(env: Record<string, string | undefined>, names: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const name of names) {
+    const value = env[name]?.trim();
+    if (!value) continue;
+    const problem = headerValueProblem(value);
+    if (problem) problems.push(`${name} cannot be used as a token: ${problem}; check how it is set (e.g. a file with two lines)`);
+  }
+  return problems;
+}
+
+/** Diagnostics for the token-like keys of a configSecret; also registers every value for redaction. */
+export function configSecretCredentialProblems(data: Record<string, string>, origin: Omit<Diagnostic, 'message'>): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  for (const [key, value] of Object.entries(data)) {
+    registerSecret(value);
+    if (!/TOKEN|AUTHORIZATION/i.test(key)) continue;
+    const problem = headerValueProblem(value.trim());
+    if (problem) problems.push({ ...origin, message: `configSecret key ${key} cannot be used as a token: ${problem}`, expected: 'a token of printable ASCII characters', hint: `fix the value of ${key} in the Secret (a stray newline when it was encoded?)` });
+  }
+  return problems;
+}
+
+/** The token from `GITHUB_TOKEN` (clusterctl's variable) or else `GH_TOKEN` (the gh CLI's). */
+export function githubTokenFromEnv(env: Record<string, string | undefined> = process.env): string | undefined {
+  for (const name of ['GITHUB_TOKEN', 'GH_TOKEN']) {
+    const value = env[name]?.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+const PUBLIC_GITHUB_API_HOST = 'api.github.com';
+
+function hostOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Undefined when the GitHub token may go to `apiUrl`; else why not. `trusted` are the API URLs
+ * the person running the tool named (`--github-api-url`, `GITHUB_API_URL`).
+ */
+export function githubTokenHostProblem(apiUrl: string | undefined, trusted: ReadonlyArray<string | undefined>): string | undefined {
+  const host = hostOf(apiUrl ?? `https://${PUBLIC_GITHUB_API_HOST}`);
+  if (host === undefined || host === PUBLIC_GITHUB_API_HOST) return undefined;
+  if (trusted.some((url) => hostOf(url) === host)) return undefined;
+  return `Config github.apiUrl names ${host}, and GITHUB_TOKEN (or GH_TOKEN) is set: the token is sent to a host other than ${PUBLIC_GITHUB_API_HOST} only when that host is also given with --github-api-url or GITHUB_API_URL, so that an edit to the manifest (a pull request) cannot send CI's token to a server of its choosing`;
+}
+
+/** configSecret key holding an Authorization header value for a plain-HTTPS repository. */
+export const HTTPS_AUTHORIZATION_KEY = 'HTTPS_AUTHORIZATION';
+
+/**
+ * The Authorization header value for a plain-HTTPS repository at `url`: the configSecret's
+ * HTTPS_AUTHORIZATION, else CAPI_GITOPS_HTTPS_AUTHORIZATION — the latter only when
+ * CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST names the URL's host, so the manifest cannot steer an
+ * environment credential to a host of its choosing. A bare token becomes `Bearer <token>`.
+ */
+export function httpsAuthorization(url: string, credentials: Record<string, string> | undefined, env: Record<string, string | undefined>): string | undefined {
+  const fromSecret = credentials?.[HTTPS_AUTHORIZATION_KEY]?.trim();
+  const host = hostOf(url);
+  const trustedHost = env.CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST?.trim().toLowerCase();
+  const fromEnv = host !== undefined && trustedHost === host ? env.CAPI_GITOPS_HTTPS_AUTHORIZATION?.trim() : undefined;
+  const value = fromSecret || fromEnv;
+  if (!value) return undefined;
+  registerSecret(value);
+  return /^[A-Za-z][A-Za-z0-9-]*\s+\S/.test(value) ? value : `Bearer ${value}`;
+}

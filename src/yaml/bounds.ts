@@ -1,0 +1,220 @@
+/**
+ * Bounds on the work a YAML text can ask for, checked by a linear scan before any parser runs:
+ * an 8 MB flow list (`[1,1,1,…]`) is 4 million nodes, costs the parser tens of seconds and
+ * gigabytes, and 30 MB of it kill Node; 100,000 `[` overflow the parser's stack. Aliases are
+ * bounded by the parsers already; this bounds nodes and nesting depth.
+ *
+ * The scan over-estimates (a `, ` or `: ` inside a plain scalar counts as a node) and never
+ * under-estimates, so the limits sit far above real artifacts: the largest provider release in
+ * the corpus (cluster-api core-components, ~1 MB) is about 60,000 nodes and 40 levels deep.
+ *
+ * Limits (raise them with the environment variables):
+ *   CAPI_GITOPS_YAML_MAX_NODES          nodes per document        default 1,000,000
+ *   CAPI_GITOPS_YAML_MAX_DEPTH          nesting depth              default 512
+ *   CAPI_GITOPS_YAML_MAX_NODES_PER_RUN  nodes of all inputs of a run default 8,000,000
+ */
+import { CapiGitopsError } from '../model/diagnostics.js';
+
+export interface YamlLimits {
+  maxNodesPerDocument: number;
+  maxDepth: number;
+  maxNodesPerRun: number;
+}
+
+export const DEFAULT_YAML_LIMITS: Readonly<YamlLimits> = Object.freeze({ maxNodesPerDocument: 1_000_000, maxDepth: 512, maxNodesPerRun: 8_000_000 });
+
+function positiveInteger(value: string | undefined): number | undefined {
+  return value !== undefined && /^\d+$/.test(value.trim()) && Number(value) > 0 ? Number(value) : undefined;
+}
+
+/** The limits in effect: the defaults, raised or lowered by the CAPI_GITOPS_YAML_* variables. */
+export function yamlLimits(env: Record<string, string | undefined> = process.env): YamlLimits {
+  return {
+    maxNodesPerDocument: positiveInteger(env.CAPI_GITOPS_YAML_MAX_NODES) ?? DEFAULT_YAML_LIMITS.maxNodesPerDocument,
+    maxDepth: positiveInteger(env.CAPI_GITOPS_YAML_MAX_DEPTH) ?? DEFAULT_YAML_LIMITS.maxDepth,
+    maxNodesPerRun: positiveInteger(env.CAPI_GITOPS_YAML_MAX_NODES_PER_RUN) ?? DEFAULT_YAML_LIMITS.maxNodesPerRun,
+  };
+}
+
+/** The nodes a run has left; one per run, shared by every text it reads. */
+export class YamlBudget {
+  private used = 0;
+  constructor(readonly limits: YamlLimits = yamlLimits()) {}
+
+  /** Scans `text` (named `source` in errors); throws a CapiGitopsError when a bound is passed. */
+  check(text: string, source: string): void {
+    // A bound from native searches first; the character scan only runs when that bound is too high.
+    const quick = quickBound(text, this.limits);
+    const nodes = quick.nodes <= this.limits.maxNodesPerDocument && !quick.mayBeDeep ? quick.nodes : scanStructure(text, source, this.limits);
+    this.used += nodes;
+    if (this.used > this.limits.maxNodesPerRun) {
+      throw new CapiGitopsError({
+        file: source,
+        message: `the inputs of this run hold more than ${this.limits.maxNodesPerRun} YAML nodes (reached while reading this file)`,
+        expected: `at most ${this.limits.maxNodesPerRun} nodes in all manifests and artifacts together`,
+        hint: `check that the sources are real provider artifacts; if they are, raise the limit: CAPI_GITOPS_YAML_MAX_NODES_PER_RUN=${this.limits.maxNodesPerRun * 2}`,
+      });
+    }
+  }
+}
+
+function occurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) count++;
+  return count;
+}
+
+/**
+ * An upper bound on the nodes of the whole text (each line holds at most `- key: value`, three
+ * nodes, plus one per flow separator or opener) and whether it could nest deeper than the limit
+ * (more flow openers than levels allowed, or indentation/compact entries that deep).
+ */
+function quickBound(text: string, limits: YamlLimits): { nodes: number; mayBeDeep: boolean } {
+  const openers = occurrences(text, '[') + occurrences(text, '{');
+  const nodes = 3 * (occurrences(text, '\n') + 1) + occurrences(text, ',') + openers;
+  const mayBeDeep = openers > limits.maxDepth || new RegExp(`^ {${limits.maxDepth},}\\S|(?:-[ \\t]+){${Math.max(1, limits.maxDepth >> 2)}}`, 'm').test(text);
+  return { nodes, mayBeDeep };
+}
+
+const NEWLINE = 10;
+/** Characters that need the character loop: quotes, flow brackets, commas, comments, block scalar headers. */
+const SPECIAL = /["'[\]{},#|>]/g;
+const SPACE = 32;
+const TAB = 9;
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset; i++) if (text.charCodeAt(i) === NEWLINE) line++;
+  return line;
+}
+
+function tooMuch(text: string, source: string, offset: number, what: 'nodes' | 'depth', limits: YamlLimits): CapiGitopsError {
+  const nodes = what === 'nodes';
+  return new CapiGitopsError({
+    file: source,
+    line: lineAt(text, offset),
+    message: nodes ? `a YAML document here holds more than ${limits.maxNodesPerDocument} nodes` : `YAML nesting here is deeper than ${limits.maxDepth} levels`,
+    expected: nodes ? `at most ${limits.maxNodesPerDocument} nodes per document` : `at most ${limits.maxDepth} levels of nesting`,
+    hint: nodes
+      ? `check that the file is what it claims to be; to accept it, raise the limit: CAPI_GITOPS_YAML_MAX_NODES=${limits.maxNodesPerDocument * 2}`
+      : `check that the file is what it claims to be; to accept it, raise the limit: CAPI_GITOPS_YAML_MAX_DEPTH=${limits.maxDepth * 2}`,
+  });
+}
+
+/**
+ * Counts nodes per document and tracks nesting (flow brackets, plus block indentation levels and
+ * compact `- - ` entries); returns the total node count. Quoted scalars, comments and block
+ * scalar bodies are skipped. Hand-written: the point is to run before any parser allocates.
+ */
+export function scanStructure(text: string, source: string, limits: YamlLimits): number {
+  let total = 0;
+  let docNodes = 0;
+  let flowDepth = 0;
+  const indents: number[] = [];
+  let blockScalarIndent = -1; // > -1: inside a block scalar whose parent line was indented this much
+  const n = text.length;
+  let nextSpecial = -1;
+  let nextColon = -1;
+  let i = 0;
+  while (i < n) {
+    // Start of a line: measure the indentation.
+    let indent = 0;
+    while (i < n && text.charCodeAt(i) === SPACE) {
+      indent++;
+      i++;
+    }
+    const lineStart = i;
+    let lineEnd = text.indexOf('\n', i);
+    if (lineEnd < 0) lineEnd = n;
+    const blank = lineStart === lineEnd || text.charCodeAt(lineStart) === 35 /* # */ || text.charCodeAt(lineStart) === 13;
+    if (blockScalarIndent >= 0) {
+      if (blank || indent > blockScalarIndent) {
+        i = lineEnd + 1;
+        continue;
+      }
+      blockScalarIndent = -1;
+    }
+    if (blank) {
+      i = lineEnd + 1;
+      continue;
+    }
+    if (text.startsWith('---', lineStart) || text.startsWith('...', lineStart)) {
+      total += docNodes;
+      docNodes = 1;
+      flowDepth = 0;
+      indents.length = 0;
+      i = lineEnd + 1;
+      continue;
+    }
+    if (flowDepth === 0) {
+      while (indents.length > 0 && indents[indents.length - 1]! >= indent) indents.pop();
+      indents.push(indent);
+    }
+    let depth = indents.length + flowDepth;
+    if (nextSpecial < lineStart) {
+      SPECIAL.lastIndex = lineStart;
+      nextSpecial = SPECIAL.exec(text)?.index ?? n;
+    }
+    if (nextSpecial >= lineEnd && flowDepth === 0) {
+      // Most lines: `key: value`, `- item`, a plain scalar. Counted without a character loop.
+      let dashes = 0;
+      while (text.charCodeAt(lineStart + 2 * dashes) === 45 && (lineStart + 2 * dashes + 1 >= lineEnd || text.charCodeAt(lineStart + 2 * dashes + 1) === SPACE)) dashes++;
+      if (nextColon < lineStart) nextColon = text.indexOf(':', lineStart) >>> 0;
+      docNodes += 2 * dashes + (nextColon < lineEnd ? 2 : 1);
+      depth += Math.max(0, dashes - 1);
+      if (docNodes > limits.maxNodesPerDocument) throw tooMuch(text, source, lineStart, 'nodes', limits);
+      if (depth > limits.maxDepth) throw tooMuch(text, source, lineStart, 'depth', limits);
+      i = lineEnd + 1;
+      continue;
+    }
+    let last = 0;
+    for (let j = lineStart; j < lineEnd; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 34 /* " */ || c === 39 /* ' */) {
+        // Skip the quoted scalar (it may span lines: the outer loop then resumes after it).
+        let k = j + 1;
+        while (k < n) {
+          const d = text.charCodeAt(k);
+          if (c === 34 && d === 92 /* \ */) k += 2;
+          else if (d === c && c === 39 && text.charCodeAt(k + 1) === 39) k += 2;
+          else if (d === c) break;
+          else k++;
+        }
+        docNodes++;
+        if (k >= lineEnd) {
+          lineEnd = text.indexOf('\n', k);
+          if (lineEnd < 0) lineEnd = n;
+        }
+        j = k;
+        continue;
+      }
+      if (c === 35 /* # */ && (j === lineStart || last === SPACE || last === TAB)) break;
+      if (c === 91 /* [ */ || c === 123 /* { */) {
+        flowDepth++;
+        depth++;
+        docNodes++;
+      } else if (c === 93 /* ] */ || c === 125 /* } */) {
+        if (flowDepth > 0) flowDepth--;
+      } else if (c === 44 /* , */) {
+        docNodes++;
+      } else if ((c === 45 /* - */ || c === 58 /* : */ || c === 63 /* ? */) && (j + 1 === lineEnd || text.charCodeAt(j + 1) === SPACE || text.charCodeAt(j + 1) === TAB)) {
+        docNodes += c === 58 ? 1 : 2;
+        if (c === 45 && j !== lineStart) depth++;
+      } else if ((c === 124 /* | */ || c === 62 /* > */) && flowDepth === 0 && (last === SPACE || j === lineStart)) {
+        // A block scalar header: the more-indented lines below are its text.
+        const rest = text.slice(j + 1, lineEnd).replace(/\s+#.*$/, '').trim();
+        if (/^[-+0-9]*$/.test(rest)) {
+          blockScalarIndent = indent;
+          docNodes++;
+          break;
+        }
+      }
+      last = c;
+      if (depth > limits.maxDepth) throw tooMuch(text, source, j, 'depth', limits);
+    }
+    if (docNodes > limits.maxNodesPerDocument) throw tooMuch(text, source, lineStart, 'nodes', limits);
+    if (depth > limits.maxDepth) throw tooMuch(text, source, lineStart, 'depth', limits);
+    i = lineEnd + 1;
+  }
+  return total + docNodes;
+}

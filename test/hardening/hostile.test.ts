@@ -1,0 +1,100 @@
+/**
+ * Bounded work on hostile input, and a property test: random mutations of the example's
+ * manifests and artifacts never give a stack trace and never change the output when they fail.
+ * Bounded by iteration count (no timed assertions); seeded, so a failure replays.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { readTree } from '../helpers/tree.js';
+import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
+
+test('an artifact that is one huge flow list is refused by the node bound, naming the file and the variable that raises it', () => {
+  const example = exampleCopy();
+  const components = path.join(example, 'repository', 'bootstrap-example', 'v0.2.0', 'bootstrap-components.yaml');
+  writeFileSync(components, `${readFileSync(components, 'utf8')}---\nbomb: [${'1,'.repeat(1_100_000)}1]\n`);
+  rmSync(path.join(example, 'management-cluster', 'capi-gitops.lock.yaml')); // not a re-tag: a new release
+  const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /bootstrap-components\.yaml:\d+: error: a YAML document here holds more than 1000000 nodes/);
+  assert.match(result.stderr, /CAPI_GITOPS_YAML_MAX_NODES=2000000/);
+  // Raised, the same input is accepted as far as the bound goes (it then fails as a non-object).
+  const raised = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')], { env: { ...process.env, CAPI_GITOPS_YAML_MAX_NODES: '3000000' } });
+  assertNoStackTrace(raised);
+  assert.doesNotMatch(raised.stderr, /holds more than/);
+});
+
+test('deep nesting in a manifest (100,000 "[") is refused by the depth bound, not a stack overflow', () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  writeFileSync(path.join(manifest, 'deep.yaml'), `x: ${'['.repeat(100_000)}\n`);
+  const result = runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /deep\.yaml:1: error: YAML nesting here is deeper than 512 levels/);
+});
+
+/** mulberry32: a small seeded PRNG, so every run tries the same mutations. */
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    if (statSync(file).isDirectory()) return yamlFiles(file);
+    return name.endsWith('.yaml') && name !== 'capi-gitops.lock.yaml' ? [file] : [];
+  }).sort();
+}
+
+const MUTATIONS: Record<string, (bytes: Buffer, random: () => number) => Buffer> = {
+  truncate: (bytes, random) => bytes.subarray(0, Math.floor(random() * bytes.length)),
+  flip: (bytes, random) => {
+    const copy = Buffer.from(bytes);
+    for (let k = 0; k < 1 + Math.floor(random() * 8); k++) copy[Math.floor(random() * copy.length)] = Math.floor(random() * 256);
+    return copy;
+  },
+  duplicate: (bytes) => Buffer.concat([bytes, Buffer.from('\n---\n'), bytes]),
+  nest: (bytes, random) => {
+    const depth = 100 + Math.floor(random() * 2000);
+    return Buffer.concat([bytes, Buffer.from(`\n---\nnested: ${'{a: '.repeat(depth)}1${'}'.repeat(depth)}\n`)]);
+  },
+  control: (bytes, random) => {
+    const at = Math.floor(random() * bytes.length);
+    return Buffer.concat([bytes.subarray(0, at), Buffer.from('\u001b[2K\r\u0000'), bytes.subarray(at)]);
+  },
+};
+
+test('property: 16 seeded random mutations of manifests and artifacts never print a stack trace and never change the output when they fail', () => {
+  const random = prng(0x5eed);
+  const names = Object.keys(MUTATIONS).sort();
+  for (let iteration = 0; iteration < 16; iteration++) {
+    const example = exampleCopy();
+    const manifest = path.join(example, 'management-cluster');
+    const out = path.join(tempDir(), 'out');
+    assert.equal(runCli(['render', '-f', manifest, '-o', out]).code, 0);
+    const before = readTree(out);
+    const lockBefore = readFileSync(path.join(manifest, 'capi-gitops.lock.yaml'), 'utf8');
+    const files = yamlFiles(example);
+    const file = files[Math.floor(random() * files.length)]!;
+    const mutation = names[Math.floor(random() * names.length)]!;
+    writeFileSync(file, MUTATIONS[mutation]!(readFileSync(file), random));
+    const what = `iteration ${iteration}: ${mutation} ${path.relative(example, file)}`;
+    const result = runCli(['render', '-f', manifest, '-o', out]);
+    assertNoStackTrace(result, what);
+    assert.ok(result.code === 0 || result.code === 1, `${what}: exit ${result.code}\n${result.stderr}`);
+    if (result.code !== 0) {
+      assert.deepEqual(readTree(out), before, `${what}: the output changed on failure`);
+      assert.equal(readFileSync(path.join(manifest, 'capi-gitops.lock.yaml'), 'utf8'), lockBefore, `${what}: the lockfile changed on failure`);
+      assert.ok(!/[\u0000\u001b\r]/.test(result.stderr), `${what}: an unescaped control character reached stderr`);
+    }
+  }
+});

@@ -1,0 +1,79 @@
+/**
+ * Hostile or broken input as it arrives on disk: unreadable entries in a -f directory, bytes
+ * that are not UTF-8, control characters meant to hide an error in a terminal.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+
+const entries: Array<[string, (file: string) => void, RegExp]> = [
+  ['a dangling symlink', (file) => symlinkSync(path.join(path.dirname(file), 'gone.yaml.orig'), file), /cannot read: a symbolic link to nothing/],
+  ['a symlink loop', (file) => {
+    symlinkSync(file + '.other', file);
+    symlinkSync(file, file + '.other');
+  }, /cannot read: a symbolic link loop/],
+  ['a FIFO', (file) => execFileSync('mkfifo', [file]), /cannot read: a named pipe/],
+  ['a directory named like a manifest', (file) => execFileSync('mkdir', [file]), /cannot read: a directory/],
+];
+
+for (const [what, make, message] of entries) {
+  test(`${what} in a -f directory is an error, never skipped (skipping would drop a provider, and pruning would uninstall it)`, () => {
+    const example = exampleCopy();
+    const manifest = path.join(example, 'management-cluster');
+    const out = path.join(tempDir(), 'out');
+    const bad = path.join(manifest, 'extra-providers.yaml');
+    make(bad);
+    const result = runCli(['render', '-f', manifest, '-o', out]);
+    assertNoStackTrace(result);
+    assert.equal(result.code, 1, result.stderr);
+    assert.ok(result.stderr.includes(bad), result.stderr);
+    assert.match(result.stderr, message);
+    assert.match(result.stderr, /nothing was written/);
+  });
+}
+
+test('a manifest that is not valid UTF-8 is an error naming the file, byte offset, line and column (no U+FFFD)', () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const config = path.join(manifest, 'config.yaml');
+  const text = readFileSync(config, 'utf8');
+  const at = text.indexOf('eu-west-1');
+  const bytes = Buffer.concat([Buffer.from(text.slice(0, at), 'utf8'), Buffer.from([0xe9]), Buffer.from(text.slice(at), 'utf8')]);
+  writeFileSync(config, bytes);
+  const line = text.slice(0, at).split('\n').length;
+  const result = runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  assert.ok(result.stderr.includes(`config.yaml:${line}:`), result.stderr);
+  assert.match(result.stderr, new RegExp(`not valid UTF-8: byte 0xe9 at byte offset ${Buffer.byteLength(text.slice(0, at))}`));
+});
+
+test('an artifact that is not valid UTF-8 (an overlong sequence, a truncated one) is an error naming the artifact', () => {
+  for (const bad of [Buffer.from([0xc0, 0xaf]), Buffer.from([0xe2, 0x82])]) {
+    const example = exampleCopy();
+    const components = path.join(example, 'repository', 'bootstrap-example', 'v0.2.0', 'bootstrap-components.yaml');
+    writeFileSync(components, Buffer.concat([readFileSync(components), Buffer.from('# '), bad, Buffer.from('\n')]));
+    const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')]);
+    assertNoStackTrace(result);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /bootstrap-components\.yaml.*not valid UTF-8/);
+  }
+});
+
+test('control characters from input (ESC, CR, NUL, bidi overrides) are escaped in every message', () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const providers = path.join(manifest, 'providers.yaml');
+  const text = readFileSync(providers, 'utf8');
+  // A provider name that tries to clear the line and print a fake success.
+  writeFileSync(providers, text.replace('name: example\n  namespace: capex-bootstrap-system', 'name: "ex\\e[2K\\rok: all good\\0\\u202e"\n  namespace: capex-bootstrap-system'));
+  const result = runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  assert.ok(!/[\u0000\u001b\r\u202e]/.test(result.stderr + result.stdout), JSON.stringify(result.stderr));
+  assert.match(result.stderr, /\\x1b\[2K\\rok: all good\\x00\\u202e/);
+});

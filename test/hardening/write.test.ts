@@ -1,0 +1,176 @@
+/**
+ * Nothing half-written: the output directory and the lockfile change together or not at all,
+ * whatever the file system, the other processes or the pipe on stdout do.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { readTree } from '../helpers/tree.js';
+import { assertNoStackTrace, CLI, exampleCopy, runCli } from '../helpers/cli.js';
+import { writeOutput } from '../../src/emit/write.js';
+import { outputLockPath } from '../../src/emit/write-guard.js';
+
+const LOCKFILE = 'capi-gitops.lock.yaml';
+
+/** An example copy rendered once into `out`, then changed so that the next render would change the output and the lockfile. */
+function renderedThenChanged() {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const parent = tempDir();
+  const out = path.join(parent, 'out');
+  const first = runCli(['render', '-f', manifest, '-o', out]);
+  assert.equal(first.code, 0, first.stderr);
+  const config = path.join(manifest, 'config.yaml');
+  writeFileSync(config, readFileSync(config, 'utf8').replace('EXAMPLE_REGION: eu-west-1', 'EXAMPLE_REGION: eu-west-2'));
+  rmSync(path.join(manifest, LOCKFILE));
+  return { manifest, parent, out, before: readTree(out), siblings: readdirSync(parent).sort() };
+}
+
+function assertUntouched(state: ReturnType<typeof renderedThenChanged>) {
+  assert.deepEqual(readTree(state.out), state.before, 'the output directory changed');
+  assert.deepEqual(readdirSync(state.parent).sort(), state.siblings, 'something was left beside the output directory');
+}
+
+test('a lockfile directory made read-only (chmod 555) fails the run before the output is touched: one transaction', () => {
+  const state = renderedThenChanged();
+  chmodSync(state.manifest, 0o555);
+  try {
+    const result = runCli(['render', '-f', state.manifest, '-o', state.out]);
+    assertNoStackTrace(result);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /cannot write the lockfile/);
+    assert.match(result.stderr, /nothing was written/);
+    assertUntouched(state);
+    assert.ok(!existsSync(path.join(state.manifest, LOCKFILE)));
+    assert.deepEqual(readdirSync(state.manifest).filter((n) => n.startsWith('.')), [], 'no temporary lockfile left');
+  } finally {
+    chmodSync(state.manifest, 0o755);
+  }
+});
+
+test('a lockfile rename that fails after the swap puts the previous output back', async () => {
+  const parent = tempDir();
+  const out = path.join(parent, 'out');
+  await writeOutput(out, new Map([['a.yaml', 'a: 1\n']]));
+  const before = readTree(out);
+  let aborted = false;
+  await assert.rejects(
+    writeOutput(out, new Map([['a.yaml', 'a: 2\n']]), {
+      alongside: [{ commit: async () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })), abort: async () => void (aborted = true) }],
+    }),
+    /the previous output was put back/,
+  );
+  assert.deepEqual(readTree(out), before);
+  assert.deepEqual(readdirSync(parent), ['out']);
+  assert.ok(aborted, "the prepared lockfile was removed");
+});
+
+test('a read-only output directory (chmod 555) is refused, not replaced, and no read-only backup is left', () => {
+  const state = renderedThenChanged();
+  chmodSync(state.out, 0o555);
+  try {
+    const result = runCli(['render', '-f', state.manifest, '-o', state.out]);
+    assertNoStackTrace(result);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /the output directory is read-only/);
+    assertUntouched(state);
+    assert.ok(!existsSync(path.join(state.manifest, LOCKFILE)), 'the lockfile was written although the output was not');
+  } finally {
+    chmodSync(state.out, 0o755);
+  }
+  const sub = readdirSync(state.out, { withFileTypes: true }).find((e) => e.isDirectory())!;
+  chmodSync(path.join(state.out, sub.name), 0o555);
+  try {
+    const result = runCli(['render', '-f', state.manifest, '-o', state.out]);
+    assertNoStackTrace(result);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /read-only directories/);
+    assertUntouched(state);
+  } finally {
+    chmodSync(path.join(state.out, sub.name), 0o755);
+  }
+});
+
+test('render | head -1: a closed stdout neither crashes the run nor stops it between the output and the lockfile', () => {
+  const state = renderedThenChanged();
+  const result = spawnSync('bash', ['-c', `"${process.execPath}" "${CLI}" render -f "${state.manifest}" -o "${state.out}" | head -1; echo "status=\${PIPESTATUS[0]}" >&2`], { encoding: 'utf8' });
+  assert.match(result.stderr, /status=0/, result.stderr);
+  assert.ok(!/internal error|EPIPE/.test(result.stderr), result.stderr);
+  assert.ok(existsSync(path.join(state.manifest, LOCKFILE)), 'the lockfile was written');
+  assert.notDeepEqual(readTree(state.out), state.before, 'the output was written');
+});
+
+test('stdout and stderr closed before the first write (reader gone): the run completes, output and lockfile both written', async () => {
+  const state = renderedThenChanged();
+  const child = spawn(process.execPath, [CLI, 'render', '-f', state.manifest, '-o', state.out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy();
+  child.stderr.destroy();
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, 0);
+  assert.ok(existsSync(path.join(state.manifest, LOCKFILE)));
+  assert.notDeepEqual(readTree(state.out), state.before);
+});
+
+test('a second writer finds the lock beside the output: a clear error naming the other process; a stale lock is taken over', async () => {
+  const state = renderedThenChanged();
+  const holder = spawn('sleep', ['600'], { stdio: 'ignore' });
+  try {
+    writeFileSync(outputLockPath(state.out), `${holder.pid} ${(await import('node:os')).hostname()}\n`);
+    const blocked = runCli(['render', '-f', state.manifest, '-o', state.out]);
+    assertNoStackTrace(blocked);
+    assert.equal(blocked.code, 1, blocked.stderr);
+    assert.match(blocked.stderr, new RegExp(`another capi-gitops run \\(process ${holder.pid}\\) is writing this output directory`));
+    assert.deepEqual(readTree(state.out), state.before);
+  } finally {
+    holder.kill();
+  }
+  await new Promise((resolve) => holder.on('close', resolve));
+  // The holder is gone: its lock is stale and taken over.
+  const after = runCli(['render', '-f', state.manifest, '-o', state.out]);
+  assert.equal(after.code, 0, after.stderr);
+  assert.ok(!existsSync(outputLockPath(state.out)), 'the lock is released');
+});
+
+test('two renders into one output directory at once: each succeeds or names the other; the result is one complete tree', async () => {
+  const state = renderedThenChanged();
+  const reference = path.join(tempDir(), 'out');
+  const runAsync = () =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, 'render', '-f', state.manifest, '-o', state.out], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+  const results = await Promise.all([runAsync(), runAsync(), runAsync()]);
+  for (const r of results) {
+    assert.ok(!/internal error/.test(r.stderr), r.stderr);
+    if (r.code !== 0) assert.match(r.stderr, /another capi-gitops run \(process \d+\)|changed while it was being written/);
+  }
+  assert.ok(results.some((r) => r.code === 0));
+  assert.equal(runCli(['render', '-f', state.manifest, '-o', reference]).code, 0);
+  const ours = readTree(state.out);
+  const theirs = readTree(reference);
+  // the README names the -o directory, and the index (v2) carries the README's digest
+  const withoutReadme = (text: string | undefined) => text?.split('\n').filter((line) => !line.endsWith('  README.md')).join('\n');
+  for (const [file, text] of theirs) if (file !== 'README.md') assert.equal(withoutReadme(ours.get(file)), withoutReadme(text), file);
+});
+
+test('-o through a regular file, a dangling symlink or a symlink loop: a clear error, no stack trace', () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'file'), 'x');
+  symlinkSync(path.join(dir, 'missing'), path.join(dir, 'dangling'));
+  symlinkSync(path.join(dir, 'loop-a'), path.join(dir, 'loop-b'));
+  symlinkSync(path.join(dir, 'loop-b'), path.join(dir, 'loop-a'));
+  mkdirSync(path.join(dir, 'unused'));
+  for (const output of ['file/out', 'file', 'dangling', 'loop-a', 'loop-a/out']) {
+    const result = runCli(['render', '-f', manifest, '-o', path.join(dir, output)]);
+    assertNoStackTrace(result, output);
+    assert.equal(result.code, 1, `${output}: ${result.stderr}`);
+    assert.match(result.stderr, /nothing was written/);
+  }
+});

@@ -1,0 +1,34 @@
+/** Runs the built CLI as a user would, in a child process. */
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { cpSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from './paths.js';
+import { tempDir } from './corpus-manifest.js';
+
+export const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+export const EXAMPLE = path.join(PROJECT_ROOT, 'examples');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): CliResult {
+  const spawnOptions: SpawnSyncOptions = { cwd: options.cwd ?? PROJECT_ROOT, encoding: 'utf8', env: options.env ?? process.env, input: options.input, maxBuffer: 64 * 1024 * 1024 };
+  const result = spawnSync(process.execPath, [CLI, ...args], spawnOptions);
+  return { code: result.status, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** A private copy of the bundled example (manifest + repository), so a test can break it. */
+export function exampleCopy(): string {
+  const dir = tempDir('capi-gitops-example-');
+  cpSync(EXAMPLE, dir, { recursive: true });
+  return dir;
+}
+
+/** No stack trace, no `internal error`: what every failing run must look like. */
+export function assertNoStackTrace(result: CliResult, what = 'run'): void {
+  const text = result.stdout + result.stderr;
+  if (/internal error|\n\s+at .+:\d+:\d+\)?\n/.test(text)) throw new Error(`${what} printed a stack trace:\n${result.stderr}`);
+}
