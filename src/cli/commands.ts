@@ -8,9 +8,8 @@ import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../emit/layout.js';
-import { BUILT_IN_CHARTS_DIR } from '../chart/load.js';
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
-import fg from 'fast-glob';
+import { builtInChartFiles, type BUILT_IN_CHARTS } from '../chart/load.js';
+import { mkdir, writeFile } from 'node:fs/promises';
 
 export interface SourceFlags {
   file?: string[];
@@ -143,9 +142,8 @@ function regenerateCommand(flags: RenderFlags): string {
 }
 
 /** `chart show <name>`: a built-in chart's files, printed or copied to start a chart of one's own. */
-export async function chartShowCommand(name: string, flags: { outputDir?: string }): Promise<void> {
-  const dir = path.join(BUILT_IN_CHARTS_DIR, name);
-  const files = (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false })).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+export async function chartShowCommand(name: (typeof BUILT_IN_CHARTS)[number], flags: { outputDir?: string }): Promise<void> {
+  const files = await builtInChartFiles(name);
   if (flags.outputDir) {
     const target = path.resolve(flags.outputDir);
     try {
@@ -153,17 +151,14 @@ export async function chartShowCommand(name: string, flags: { outputDir?: string
     } catch (err) {
       throw new UsageError(`cannot create ${flags.outputDir}: ${(err as NodeJS.ErrnoException).code === 'EEXIST' ? 'it exists' : (err as NodeJS.ErrnoException).code}; name a new directory`);
     }
-    for (const file of files) {
+    for (const [file, text] of files) {
       await mkdir(path.dirname(path.join(target, file)), { recursive: true });
-      await copyFile(path.join(dir, file), path.join(target, file));
+      await writeFile(path.join(target, file), text);
     }
     process.stdout.write(`wrote ${files.length} files of the built-in chart ${name} to ${flags.outputDir}; use it with gitops.chart: ${flags.outputDir} in the Config document\n`);
     return;
   }
-  for (const file of files) {
-    const text = await readFile(path.join(dir, file), 'utf8');
-    process.stdout.write(`# Source: ${name}/${file}\n${text}${text.endsWith('\n') ? '' : '\n'}`);
-  }
+  for (const [file, text] of files) process.stdout.write(`# Source: ${name}/${file}\n${text}${text.endsWith('\n') ? '' : '\n'}`);
 }
 
 export async function lockCommand(flags: SourceFlags): Promise<void> {
