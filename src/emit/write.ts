@@ -41,6 +41,8 @@ export interface WriteSummary {
   removed: string[];
   /** Problems after the new tree was in place; the write itself succeeded. */
   warnings: string[];
+  /** The bytes before this run of every written file that existed and of every removed file (to report changed objects). */
+  previous: Map<string, Buffer>;
 }
 
 interface Target {
@@ -297,7 +299,10 @@ export async function writeOutput(outDir: string, files: Map<string, string>): P
   const interrupted = await handleInterruptedRuns(target);
   const existing = await readExisting(target, files);
   const plan = planWrite(existing, files);
-  const summary: WriteSummary = { directory: target.path, written: plan.written, unchanged: plan.unchanged, removed: plan.removed, warnings: interrupted };
+  const rewritten = new Set(plan.written);
+  const previous = new Map([...existing.ownedContents].filter(([p]) => rewritten.has(p)));
+  await Promise.all(plan.removed.map((p) => readFile(path.join(target.path, p)).then((bytes) => previous.set(p, bytes), () => undefined)));
+  const summary: WriteSummary = { directory: target.path, written: plan.written, unchanged: plan.unchanged, removed: plan.removed, warnings: interrupted, previous };
   if (!plan.changed && target.exists) return summary;
 
   const tmp = siblingPath(target.path, 'tmp');
