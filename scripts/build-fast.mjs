@@ -2,7 +2,8 @@
 // types of src/**/*.ts into dist/src (the same layout tsc writes, in a fraction of its time),
 // then the precompile steps run as in `npm run build`. It does not type-check: `npm test` and
 // CI build with tsc. `--bundle` also writes the single-file CLI, dist/capi-gitops.mjs;
-// `--clean` empties dist/src first, so a package never ships a module that no longer exists.
+// `--clean` empties dist/src first, so a package never ships a module that no longer exists;
+// `--tests` also transpiles test/ (a quick loop: node scripts/run-tests.mjs <substring>).
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -12,7 +13,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const args = new Set(process.argv.slice(2));
 if (args.has('--clean')) rmSync(new URL('../dist/src', import.meta.url), { recursive: true, force: true });
 
-const entryPoints = (await fg('src/**/*.ts', { cwd: root, ignore: ['**/*.d.ts'] })).sort();
+const entryPoints = (await fg(args.has('--tests') ? ['src/**/*.ts', 'test/**/*.ts'] : ['src/**/*.ts'], { cwd: root, ignore: ['**/*.d.ts'] })).sort();
 await esbuild.build({
   absWorkingDir: root,
   entryPoints,

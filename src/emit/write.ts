@@ -291,6 +291,20 @@ function writeFailure(target: Target, err: unknown): CapiGitopsError {
   });
 }
 
+/** The bytes of the owned files this run rewrites or removes, as they were (ownedContents holds those of equal size already). */
+async function previousContents(target: Target, existing: ExistingOutput, plan: WritePlan): Promise<Map<string, Buffer>> {
+  const owned = new Set(existing.ownedPaths ?? []);
+  const previous = new Map<string, Buffer>();
+  await Promise.all(
+    [...plan.written, ...plan.removed].map(async (p) => {
+      const known = existing.ownedContents.get(p);
+      if (known) previous.set(p, known);
+      else if (owned.has(p) && existing.entries.get(p)?.type === 'file') previous.set(p, await readFile(path.join(target.path, p)));
+    }),
+  );
+  return previous;
+}
+
 export async function writeOutput(outDir: string, files: Map<string, string>): Promise<WriteSummary> {
   const pathProblems = filePathProblems(files.keys());
   if (pathProblems.length > 0) throw new CapiGitopsError(pathProblems);
@@ -299,9 +313,7 @@ export async function writeOutput(outDir: string, files: Map<string, string>): P
   const interrupted = await handleInterruptedRuns(target);
   const existing = await readExisting(target, files);
   const plan = planWrite(existing, files);
-  const rewritten = new Set(plan.written);
-  const previous = new Map([...existing.ownedContents].filter(([p]) => rewritten.has(p)));
-  await Promise.all(plan.removed.map((p) => readFile(path.join(target.path, p)).then((bytes) => previous.set(p, bytes), () => undefined)));
+  const previous = await previousContents(target, existing, plan);
   const summary: WriteSummary = { directory: target.path, written: plan.written, unchanged: plan.unchanged, removed: plan.removed, warnings: interrupted, previous };
   if (!plan.changed && target.exists) return summary;
 
