@@ -105,6 +105,6 @@ test('npm pack builds a package that installs offline into an empty directory an
   cpSync(path.join(installed, 'dist', 'capi-gitops.mjs'), lonely);
   assert.deepEqual(renderExample([process.execPath, lonely], path.join(PROJECT_ROOT, 'examples')), expected, 'a lone copy of the bundle renders other bytes');
   assert.equal(run(process.execPath, [lonely, 'chart', 'show', 'flux']), run(process.execPath, [CLI_ENTRY_POINTS.package, 'chart', 'show', 'flux']));
-  const argocd = ['--layout', 'argocd', '--set', 'repoURL=https://git.example.com/platform/management.git'];
+  const argocd = ['--layout', 'argocd', '--set', 'repoURL=https://git.example.com/platform/management.git', '--set', 'path=clusters/mgmt'];
   assert.deepEqual(renderExample([process.execPath, lonely], path.join(PROJECT_ROOT, 'examples'), argocd), renderExample([process.execPath, CLI_ENTRY_POINTS.package], path.join(PROJECT_ROOT, 'examples'), argocd), 'the bundle draws other argocd wiring');
 });

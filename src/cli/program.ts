@@ -65,7 +65,7 @@ export function buildProgram(): Command {
     examples: [
       'capi-gitops render -f management-cluster/ -o clusters/mgmt',
       'capi-gitops render -f management-cluster/ -o clusters/mgmt --frozen   # CI: fail if the lockfile would change',
-      'capi-gitops render -f management-cluster/ -o clusters/mgmt --layout argocd --set repoURL=https://git.example.com/platform/management.git',
+      'capi-gitops render -f management-cluster/ -o clusters/mgmt --layout argocd --set repoURL=https://git.example.com/platform/management.git --set path=clusters/mgmt',
       'capi-gitops render -f management-cluster/ --list-variables',
       'capi-gitops render -f management-cluster/ -o clusters/mgmt --json',
     ],
