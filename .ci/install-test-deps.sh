@@ -5,7 +5,8 @@
 #   htpasswd         (apache2-utils) writes the bcrypt password file for the registry's
 #                    basic-auth instance;
 #   script           (bsdutils, part of every Debian base system) gives the CLI a pseudo-terminal
-#                    for the progress-bar test.
+#                    for the progress-bar test;
+#   zsh              runs the generated zsh completion script (capi-gitops completion zsh).
 # A no-op when all are present; tests that need them skip with a reason when they are absent.
 # Debian/Ubuntu only (apt-get). The packages' services are kept from starting while installing:
 # the tests start their own registry on a free port.
@@ -15,6 +16,7 @@ missing=()
 command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 command -v htpasswd >/dev/null 2>&1 || missing+=(apache2-utils)
 command -v script >/dev/null 2>&1 || missing+=(bsdutils)
+command -v zsh >/dev/null 2>&1 || missing+=(zsh)
 if [ "${#missing[@]}" -eq 0 ]; then
   exit 0
 fi

@@ -94,9 +94,15 @@ test('bash completion completes commands, flags, flag choices, argument choices 
 
 test('zsh completion loads the same function through bashcompinit', { skip: spawnSync('zsh', ['--version']).error ? 'zsh is not installed' : false }, () => {
   const script = runCli(['completion', 'zsh']).stdout;
-  const result = spawnSync('zsh', ['-f', '-c', `${script}\nprint -r -- \${_comps[capi-gitops]}`], { encoding: 'utf8' });
+  const complete = (words: string[]) => `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _capi_gitops; print -r -- "\${COMPREPLY[@]}"`;
+  const program = [script, 'print -r -- ${_comps[capi-gitops]}', complete(['capi-gitops', 'render', '--la']), complete(['capi-gitops', 'render', '--layout', 'f'])].join('\n');
+  const result = spawnSync('zsh', ['-f', '-c', program], { encoding: 'utf8' });
   assert.equal(result.status, 0, result.stderr);
-  assert.equal(result.stdout.trim(), '_bash_complete -F _capi_gitops');
+  // zsh's compgen (bashcompinit) leaves the prefix match to zsh itself: the candidates are those of the right command
+  const [registered, flags, layouts] = result.stdout.trim().split('\n');
+  assert.equal(registered, '_bash_complete -o default -F _capi_gitops');
+  assert.ok(flags.split(' ').includes('--layout') && !flags.split(' ').includes('render'), flags);
+  assert.deepEqual(layouts.split(' ').sort(), ['argocd', 'flux', 'kustomize']);
 });
 
 test('render --json reports files written, changed and removed and the objects that changed; text lists the objects', () => {
