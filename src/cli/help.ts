@@ -14,12 +14,13 @@ export const ENVIRONMENT = {
   OCI_USERNAME: 'OCI registry credentials (also OCI_PASSWORD, OCI_ACCESS_TOKEN, OCI_REFRESH_TOKEN), when the configSecret has none',
   XDG_CACHE_HOME: 'the artifact cache is $XDG_CACHE_HOME/capi-gitops (default ~/.cache/capi-gitops; --cache-dir overrides)',
   CI: 'when set, progress is printed as plain lines instead of a live bar',
+  CAPI_GITOPS_NETWORK: '"loopback" refuses every host but this machine (the test suite sets it)',
 } as const;
 
 export type EnvironmentVariable = keyof typeof ENVIRONMENT;
 
 /** The environment a command that fetches artifacts reads. */
-export const SOURCE_ENVIRONMENT: EnvironmentVariable[] = ['GITHUB_TOKEN', 'GH_TOKEN', 'GITLAB_ACCESS_TOKEN', 'GITLAB_TOKEN', 'OCI_USERNAME', 'XDG_CACHE_HOME', 'CI'];
+export const SOURCE_ENVIRONMENT: EnvironmentVariable[] = ['GITHUB_TOKEN', 'GH_TOKEN', 'GITLAB_ACCESS_TOKEN', 'GITLAB_TOKEN', 'OCI_USERNAME', 'XDG_CACHE_HOME', 'CI', 'CAPI_GITOPS_NETWORK'];
 
 export const EXIT_CODES: [number, string][] = [
   [0, 'success'],
