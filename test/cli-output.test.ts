@@ -144,6 +144,10 @@ test('lock and plan --json are single documents; a failure with --json is one to
   assert.equal(lock.command, 'lock');
   assert.equal(lock.lockfile.updated, false);
   assert.equal(lock.certManager.version, 'v0.1.0');
+  const variables = JSON.parse(runCli(['render', '-f', 'management-cluster', '--list-variables', '--json'], { cwd: dir }).stdout);
+  const region = variables.variables.flatMap((p: { variables: { name: string }[] }) => p.variables).find((v: { name: string }) => v.name === 'EXAMPLE_REGION');
+  assert.equal(region.value, 'eu-west-1');
+  assert.equal(region.fromSecret, false);
   const plan = JSON.parse(runCli(['plan', '-f', 'management-cluster', '--json'], { cwd: dir }).stdout);
   assert.equal(plan.command, 'plan');
   assert.equal(plan.currentContract, 'v1beta2');

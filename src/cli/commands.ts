@@ -108,6 +108,15 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   const out = new Output(flags);
   if (flags.listVariables) {
     const providers = await withProgress(flags, (progress) => listVariables(renderOptions(flags, progress)));
+    if (out.json) {
+      const variable = ({ name, default: fallback, value }: (typeof providers)[number]['variables'][number]) => ({
+        name,
+        ...(fallback !== undefined ? { default: fallback } : {}),
+        ...(value ? { value: value.fromSecret ? MASK : value.value, origin: value.origin, fromSecret: value.fromSecret } : { missing: fallback === undefined }),
+      });
+      out.document('render', { variables: providers.map((p) => ({ label: p.label, version: p.version, namespace: p.namespace, variables: p.variables.map(variable) })) });
+      return;
+    }
     for (const provider of providers) {
       process.stdout.write(`${provider.label} ${provider.version} (namespace ${provider.namespace})\n`);
       if (provider.variables.length === 0) process.stdout.write('  (no variables)\n');
