@@ -9,7 +9,8 @@
 #   script           (bsdutils, part of every Debian base system) gives the CLI a pseudo-terminal
 #                    for the progress-bar test;
 #   age, age-keygen  (age) the real age binary that opens the data key of the sops strategy's
-#                    output (test/secrets.test.ts).
+#                    output (test/secrets.test.ts);
+#   zsh              runs the generated zsh completion script (capi-gitops completion zsh).
 # A no-op when all are present; tests that need them skip with a reason when they are absent.
 # Debian/Ubuntu only (apt-get). The packages' services are kept from starting while installing:
 # the tests start their own registry on a free port.
@@ -21,6 +22,7 @@ command -v htpasswd >/dev/null 2>&1 || missing+=(apache2-utils)
 command -v script >/dev/null 2>&1 || missing+=(bsdutils)
 command -v pre-commit >/dev/null 2>&1 || missing+=(pre-commit)
 command -v age >/dev/null 2>&1 || missing+=(age)
+command -v zsh >/dev/null 2>&1 || missing+=(zsh)
 if [ "${#missing[@]}" -eq 0 ]; then
   exit 0
 fi

@@ -26,8 +26,9 @@ for (const name of BUILT_IN_CHARTS) {
   const compiled = (file) => `{ path: ${JSON.stringify(file)}, spec: ${Handlebars.precompile(readFileSync(new URL(file, dir), 'utf8'), COMPILE_OPTIONS)} }`;
   const templates = files.filter((f) => /^templates\/[^_].*\.ya?ml$/.test(f)).map(compiled);
   const partials = files.filter((f) => /^templates\/_.*\.hbs$/.test(f)).map(compiled);
+  const raw = Object.fromEntries((await fg('**/*', { cwd: dir.pathname, onlyFiles: true, dot: false })).sort().map((file) => [file, readFileSync(new URL(file, dir), 'utf8')]));
   entries.push(
-    `  ${JSON.stringify(name)}: {\n    metadata: ${JSON.stringify(metadata)},\n    defaults: ${JSON.stringify(defaults)},\n    schema: ${JSON.stringify(schema)},\n    templates: [\n      ${templates.join(',\n      ')}\n    ],\n    partials: [\n      ${partials.join(',\n      ')}\n    ],\n  },`,
+    `  ${JSON.stringify(name)}: {\n    files: ${JSON.stringify(raw)},\n    metadata: ${JSON.stringify(metadata)},\n    defaults: ${JSON.stringify(defaults)},\n    schema: ${JSON.stringify(schema)},\n    templates: [\n      ${templates.join(',\n      ')}\n    ],\n    partials: [\n      ${partials.join(',\n      ')}\n    ],\n  },`,
   );
 }
 const validators = standaloneCode.default(ajv, Object.fromEntries(BUILT_IN_CHARTS.map((name) => [name, name])));

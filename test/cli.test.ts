@@ -4,19 +4,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from './helpers/paths.js';
 import { tempDir } from './helpers/corpus-manifest.js';
 import { readTree } from './helpers/tree.js';
 
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+import { runCli } from './helpers/cli.js';
+
 const EXAMPLE = path.join(PROJECT_ROOT, 'examples');
 
 function run(args: string[], cwd = PROJECT_ROOT) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  return runCli(args, { cwd });
 }
 
 /** A private copy of the example (manifest + repository), so a test can break it. */

@@ -78,6 +78,7 @@ test('write: creates outDir with the files and a sorted ownership index', async 
       unchanged: [],
       removed: [],
       warnings: [],
+      previous: new Map(),
     });
     for (const [rel, content] of FILES) assert.equal(readFileSync(path.join(ws.out, rel), 'utf8'), content);
     assert.equal(readFileSync(path.join(ws.out, INDEX_FILE), 'utf8'), [
@@ -117,6 +118,7 @@ test('write: only changed files are reported written; unchanged files keep their
     const xInode = statSync(path.join(ws.out, 'a/x.yaml')).ino;
     const summary = await writeOutput(ws.out, new Map([...FILES, ['a/y.yaml', 'kind: Y2\n']]));
     assert.deepEqual(summary.written, ['a/y.yaml']);
+    assert.deepEqual([...summary.previous].map(([p, bytes]) => [p, bytes.toString()]), [['a/y.yaml', FILES.get('a/y.yaml')]], 'the bytes before, to report changed objects');
     assert.equal(summary.unchanged.length, FILES.size - 1);
     assert.equal(readFileSync(path.join(ws.out, 'a/y.yaml'), 'utf8'), 'kind: Y2\n');
     assert.equal(statSync(path.join(ws.out, 'a/x.yaml')).ino, xInode);
@@ -134,6 +136,7 @@ test('write: files of a previous run that this run does not produce are removed,
     const summary = await writeOutput(ws.out, next);
     assert.deepEqual(summary.removed, ['a/y.yaml', 'b/crds/z.yaml']);
     assert.deepEqual(summary.written, ['a/kustomization.yaml', 'kustomization.yaml']);
+    assert.deepEqual([...summary.previous.keys()].sort(), ['a/kustomization.yaml', 'a/y.yaml', 'b/crds/z.yaml', 'kustomization.yaml'], 'the bytes before of rewritten and removed files');
     assert.deepEqual(Object.keys(snapshot(ws.out)), [INDEX_FILE, 'a', 'a/kustomization.yaml', 'a/x.yaml', 'kustomization.yaml']);
     assert.deepEqual(parseIndex(readFileSync(path.join(ws.out, INDEX_FILE), 'utf8'), INDEX_FILE), [...next.keys()].sort());
   } finally {

@@ -3,6 +3,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import fg from 'fast-glob';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../model/diagnostics.js';
 import { isValuesMap, type Values } from '../kernel/values.js';
 import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
@@ -135,7 +136,10 @@ export async function loadChart(dir: string, origin = dir): Promise<LoadedChart>
   return { metadata: metadata!, origin, defaults: defaults ?? {}, ...(schema ? { schema } : {}), templates, partials };
 }
 
-type PrecompiledChart = Pick<LoadedChart, 'metadata' | 'defaults' | 'schema' | 'templates' | 'partials'>;
+type PrecompiledChart = Pick<LoadedChart, 'metadata' | 'defaults' | 'schema' | 'templates' | 'partials'> & {
+  /** Every file of the chart directory as text, by path (for `chart show`, also from the single-file bundle). */
+  files: Record<string, string>;
+};
 
 /** The built-in charts as scripts/build-charts.mjs precompiled them, if the build ran. */
 function precompiledCharts(): { charts: Record<string, PrecompiledChart>; validators: Record<string, ValuesValidator> } | undefined {
@@ -156,4 +160,14 @@ export async function loadBuiltInChart(name: string): Promise<LoadedChart> {
   const chart = precompiled?.charts[name];
   if (chart) return { ...chart, origin, validateValues: precompiled.validators[name] };
   return loadChart(path.join(BUILT_IN_CHARTS_DIR, name), origin);
+}
+
+/** A built-in chart's files (path → text), sorted by path: precompiled at build, or read from charts/. */
+export async function builtInChartFiles(name: (typeof BUILT_IN_CHARTS)[number]): Promise<[string, string][]> {
+  const precompiled = precompiledCharts()?.charts[name]?.files;
+  const dir = path.join(BUILT_IN_CHARTS_DIR, name);
+  const entries = precompiled
+    ? Object.entries(precompiled)
+    : await Promise.all((await fg('**/*', { cwd: dir, onlyFiles: true, dot: false })).map(async (file) => [file, await readFile(path.join(dir, file), 'utf8')] as [string, string]));
+  return entries.sort(([a], [b]) => compareStrings(a, b));
 }

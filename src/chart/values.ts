@@ -60,7 +60,8 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject): Diagnostic {
     path: at,
     message: `value ${at} ${message}`,
     expected: expectedValue(e),
-    hint: missing ? `set it, e.g. --set ${at}=… or under gitops.values in the Config document` : `see ${chart.origin}'s values.schema.json (capi-gitops chart show ${chart.metadata.name})`,
+    // `chart show` prints built-in charts only; a chart of one's own has its schema in its directory.
+    hint: missing ? `set it, e.g. --set ${at}=… or under gitops.values in the Config document` : chart.origin.startsWith('built-in chart ') ? `see its values.schema.json: capi-gitops chart show ${chart.metadata.name}` : `see ${chart.origin}/values.schema.json`,
   };
 }
 

@@ -2,29 +2,33 @@ import path from 'node:path';
 import { listVariables, type RenderOptions, type Resolution } from '../pipeline.js';
 import { renderOutput, lockOutput, planRelease, refuseFleet, type FleetRenderOptions } from '../fleet-render.js';
 import { planManagementCluster, updateManagementCluster } from '../upgrade.js';
-import { renderUpgradePlanJson, renderUpgradePlanText } from '../resolve/upgrade-plan.js';
+import { renderUpgradePlanText } from '../resolve/upgrade-plan.js';
 import { writeOutput } from '../emit/write.js';
 import { prepareLockfile, writeLockfile } from '../lock/lockfile.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
-import { printError } from './output.js';
+import { Output, type OutputFlags } from './output.js';
 import { CREDENTIAL_ENV_VARIABLES, safeText } from '../model/redact.js';
 import { credentialEnvironmentProblems } from '../sources/credentials.js';
+import { completeSuggestions } from './hints.js';
+import { shellWord } from './shell.js';
+import { versionInfo } from './version.js';
+import { completionScript, type Shell } from './completion.js';
+import { objectChanges, type ObjectChange } from '../emit/object-changes.js';
+import type { Command } from 'commander';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../emit/layout.js';
 import type { SecretStrategy } from '../manifest/types.js';
 import { githubMasks, type SecretNeedles } from '../secrets/index.js';
-import { BUILT_IN_CHARTS_DIR } from '../chart/load.js';
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
-import fg from 'fast-glob';
+import { builtInChartFiles, type BUILT_IN_CHARTS } from '../chart/load.js';
+import { mkdir, writeFile } from 'node:fs/promises';
 
-export interface SourceFlags {
+export interface SourceFlags extends OutputFlags {
   file?: string[];
   cacheDir?: string;
   offline?: boolean;
   githubApiUrl?: string;
   httpTimeout?: string;
-  quiet?: boolean;
 }
 
 export interface RenderFlags extends SourceFlags {
@@ -51,12 +55,6 @@ const MASK = '********';
 function displayPath(file: string): string {
   const relative = path.relative(process.cwd(), file);
   return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : path.resolve(file);
-}
-
-function printer(flags: SourceFlags): (line: string) => void {
-  return (line) => {
-    if (!flags.quiet) process.stdout.write(safeText(line) + '\n');
-  };
 }
 
 /** `--http-timeout` in ms: a positive number of seconds, at most a day. */
@@ -95,37 +93,67 @@ export async function withProgress<T>(flags: SourceFlags, work: (progress: Progr
   }
 }
 
-function printResolution(resolution: Resolution, out: (line: string) => void): void {
+function printResolution(resolution: Resolution, out: Output, indent = ''): void {
   for (const p of resolution.providers) {
     const requested = p.requestedVersion && p.requestedVersion !== p.version ? ` (requested ${p.requestedVersion})` : '';
-    out(`resolved ${p.label} ${p.version}${requested}, contract ${p.contract}, from ${p.repository.sourceType}`);
+    out.line(`${indent}resolved ${p.label} ${p.version}${requested}, contract ${p.contract}, from ${p.repository.sourceType}`);
+    out.detail(`${indent}  ${p.label}: ${p.repository.location}`);
   }
-  if (resolution.certManager) out(`resolved cert-manager ${resolution.certManager.version}`);
+  if (resolution.certManager) {
+    out.line(`${indent}resolved cert-manager ${resolution.certManager.version}`);
+    out.detail(`${indent}  cert-manager: ${resolution.certManager.repository.location}`);
+  }
 }
 
-async function saveLock(resolution: Pick<Resolution, 'lockFile' | 'lock'>, out: (line: string) => void): Promise<void> {
-  if (await writeLockfile(resolution.lockFile, resolution.lock.lock)) printLockChanges(resolution, out);
+/** The resolution as the --json documents of render, lock and update report it. */
+function resolutionJson(resolution: Resolution): Record<string, unknown> {
+  return {
+    providers: resolution.providers.map((p) => ({ kind: p.kind, namespace: p.namespace, name: p.name, label: p.label, requestedVersion: p.requestedVersion, version: p.version, contract: p.contract, source: p.repository.sourceType })),
+    certManager: resolution.certManager ? { version: resolution.certManager.version, source: resolution.certManager.repository.sourceType } : null,
+  };
 }
 
-function printLockChanges(resolution: Pick<Resolution, 'lockFile' | 'lock'>, out: (line: string) => void): void {
-  out(`updated ${displayPath(resolution.lockFile)}:`);
-  for (const change of resolution.lock.changes) out(`  ${change.line}`);
+/** What the lockfile change was, for the report; printed when it was written. */
+function lockReport(resolution: Pick<Resolution, 'lockFile' | 'lock'>, written: boolean, out: Output): Record<string, unknown> {
+  const where = displayPath(resolution.lockFile);
+  const changes = written ? resolution.lock.changes : [];
+  if (written) {
+    out.line(`updated ${where}:`);
+    for (const change of changes) out.line(`  ${change.line}`);
+  }
+  return { path: where, updated: written, changes: changes.map(({ line: _line, ...change }) => change) };
 }
+
+/** Writes the lockfile if it changed; what changed, for the report. */
+async function saveLock(resolution: Pick<Resolution, 'lockFile' | 'lock'>, out: Output): Promise<Record<string, unknown>> {
+  return lockReport(resolution, await writeLockfile(resolution.lockFile, resolution.lock.lock), out);
+}
+
+const CHANGE_MARK: Record<ObjectChange['change'], string> = { added: '+', changed: '~', removed: '-' };
 
 export async function renderCommand(flags: RenderFlags): Promise<void> {
-  const out = printer(flags);
+  const out = new Output(flags);
   if (flags.listVariables) {
     const providers = await withProgress(flags, async (progress) => {
       const options = renderOptions(flags, progress, secretOptions(flags));
       await refuseFleet(options, 'render --list-variables', 'list the variables of a single-cluster manifest (the shared documents without clusters:)');
       return listVariables(options);
     });
+    if (out.json) {
+      const variable = ({ name, default: fallback, value }: (typeof providers)[number]['variables'][number]) => ({
+        name,
+        ...(fallback !== undefined ? { default: fallback } : {}),
+        ...(value ? { value: value.fromSecret ? MASK : value.value, origin: value.origin, fromSecret: value.fromSecret } : { missing: fallback === undefined }),
+      });
+      out.document('render', { variables: providers.map((p) => ({ label: p.label, version: p.version, namespace: p.namespace, variables: p.variables.map(variable) })) });
+      return;
+    }
     for (const provider of providers) {
-      process.stdout.write(`${provider.label} ${provider.version} (namespace ${provider.namespace})\n`);
+      process.stdout.write(safeText(`${provider.label} ${provider.version} (namespace ${provider.namespace})`) + '\n');
       if (provider.variables.length === 0) process.stdout.write('  (no variables)\n');
       for (const v of provider.variables) {
         const value = v.value ? `${v.value.fromSecret ? MASK : JSON.stringify(v.value.value)} from ${v.value.origin}` : v.default !== undefined ? `default ${JSON.stringify(v.default)}` : 'MISSING';
-        process.stdout.write(`  ${v.name} = ${value}${v.value && v.default !== undefined ? ` (default ${JSON.stringify(v.default)})` : ''}\n`);
+        process.stdout.write(safeText(`  ${v.name} = ${value}${v.value && v.default !== undefined ? ` (default ${JSON.stringify(v.default)})` : ''}`) + '\n');
       }
     }
     return;
@@ -135,17 +163,37 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   const result = await withProgress(flags, (progress) => renderOutput(renderFlagsOptions(flags, progress)));
   if (result.fleet) {
     for (const c of result.clusters) {
-      out(`cluster ${c.name}${c.release ? ` (release ${c.release})` : ''}${c.rendered ? '' : ': not rendered (--cluster), its files are kept'}`);
-      printResolution(c.resolution, (line) => out(`  ${line}`));
+      out.line(`cluster ${c.name}${c.release ? ` (release ${c.release})` : ''}${c.rendered ? '' : ': not rendered (--cluster), its files are kept'}`);
+      printResolution(c.resolution, out, '  ');
     }
   } else printResolution(result, out);
-  for (const w of result.warnings) printError(`warning: ${w}`);
+  for (const w of result.warnings) out.warn(w);
   // One transaction: the lockfile is prepared first and renamed right after the output's swap.
   const lock = await prepareLockfile(result.lockFile, result.lock.lock);
   const summary = await writeOutput(path.resolve(output), result.files, { alongside: lock ? [lock] : [] });
-  for (const w of summary.warnings) printError(`warning: ${w}`);
-  out(`wrote ${flags.output}: ${summary.written.length} written, ${summary.unchanged.length} unchanged, ${summary.removed.length} removed`);
-  if (lock) printLockChanges(result, out);
+  for (const w of summary.warnings) out.warn(w);
+  const changed = summary.written.filter((file) => summary.previous.has(file));
+  const objects = objectChanges(summary, result.files);
+  out.line(`wrote ${output}: ${summary.written.length} written, ${summary.unchanged.length} unchanged, ${summary.removed.length} removed`);
+  for (const file of summary.written) out.detail(`  ${summary.previous.has(file) ? 'changed' : 'created'} ${file}`);
+  for (const file of summary.removed) out.detail(`  removed ${file}`);
+  if (objects.length > 0) {
+    const counts = (['added', 'changed', 'removed'] as const).map((change) => `${objects.filter((o) => o.change === change).length} ${change}`);
+    out.line(`objects: ${counts.join(', ')}`);
+    for (const o of objects) out.line(`  ${[CHANGE_MARK[o.change], o.kind, [o.namespace, o.name].filter(Boolean).join('/')].filter(Boolean).join(' ')} (${o.file})`);
+  }
+  const lockfile = lockReport(result, lock !== undefined, out);
+  if (out.json) {
+    out.document('render', {
+      output: displayPath(path.resolve(output)),
+      layout: result.layout,
+      ...(result.fleet ? { clusters: result.clusters.map((c) => ({ name: c.name, release: c.release ?? null, rendered: c.rendered, ...resolutionJson(c.resolution) })) } : resolutionJson(result)),
+      files: { written: summary.written, changed, removed: summary.removed, unchanged: summary.unchanged.length },
+      objects,
+      lockfile,
+      warnings: [...result.warnings, ...summary.warnings],
+    });
+  }
 }
 
 /** The pipeline's options for the flags render, check and diff share. */
@@ -183,7 +231,6 @@ function relativePath(file: string): string {
 
 /** The command that regenerates the output, for its README: relative paths only. */
 export function regenerateCommand(flags: RenderFlags): string {
-  const quote = (word: string) => (/^[A-Za-z0-9_./:=@,+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
   const words = ['capi-gitops', 'render'];
   for (const f of flags.file ?? []) words.push('-f', relativePath(f));
   words.push('-o', relativePath(flags.output!));
@@ -195,13 +242,12 @@ export function regenerateCommand(flags: RenderFlags): string {
   for (const v of flags.values ?? []) words.push('--values', relativePath(v));
   for (const v of flags.set ?? []) words.push('--set', v);
   for (const v of flags.setString ?? []) words.push('--set-string', v);
-  return words.map(quote).join(' ');
+  return words.map(shellWord).join(' ');
 }
 
 /** `chart show <name>`: a built-in chart's files, printed or copied to start a chart of one's own. */
-export async function chartShowCommand(name: string, flags: { outputDir?: string }): Promise<void> {
-  const dir = path.join(BUILT_IN_CHARTS_DIR, name);
-  const files = (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false })).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+export async function chartShowCommand(name: (typeof BUILT_IN_CHARTS)[number], flags: { outputDir?: string }): Promise<void> {
+  const files = await builtInChartFiles(name);
   if (flags.outputDir) {
     const target = path.resolve(flags.outputDir);
     try {
@@ -209,39 +255,38 @@ export async function chartShowCommand(name: string, flags: { outputDir?: string
     } catch (err) {
       throw new UsageError(`cannot create ${flags.outputDir}: ${(err as NodeJS.ErrnoException).code === 'EEXIST' ? 'it exists' : (err as NodeJS.ErrnoException).code}; name a new directory`);
     }
-    for (const file of files) {
+    for (const [file, text] of files) {
       await mkdir(path.dirname(path.join(target, file)), { recursive: true });
-      await copyFile(path.join(dir, file), path.join(target, file));
+      await writeFile(path.join(target, file), text);
     }
     process.stdout.write(`wrote ${files.length} files of the built-in chart ${name} to ${flags.outputDir}; use it with gitops.chart: ${flags.outputDir} in the Config document\n`);
     return;
   }
-  for (const file of files) {
-    const text = await readFile(path.join(dir, file), 'utf8');
-    process.stdout.write(`# Source: ${name}/${file}\n${text}${text.endsWith('\n') ? '' : '\n'}`);
-  }
+  for (const [file, text] of files) process.stdout.write(`# Source: ${name}/${file}\n${text}${text.endsWith('\n') ? '' : '\n'}`);
 }
 
 export async function lockCommand(flags: SourceFlags): Promise<void> {
-  const out = printer(flags);
+  const out = new Output(flags);
   const resolution = await withProgress(flags, (progress) => lockOutput(renderOptions(flags, progress)));
-  if (resolution.fleet) for (const [name, r] of resolution.resolutions) printResolution(r, (line) => out(`${name}: ${line}`));
+  if (resolution.fleet) for (const [name, r] of resolution.resolutions) printResolution(r, out, `${name}: `);
   else printResolution(resolution, out);
-  await saveLock(resolution, out);
-  if (resolution.lock.changes.length === 0) out('the lockfile is up to date');
+  const lockfile = await saveLock(resolution, out);
+  if (resolution.lock.changes.length === 0) out.line('the lockfile is up to date');
+  if (out.json) {
+    const resolved = resolution.fleet ? { clusters: [...resolution.resolutions].map(([name, r]) => ({ name, ...resolutionJson(r) })) } : resolutionJson(resolution);
+    out.document('lock', { ...resolved, lockfile });
+  }
 }
 
-export async function planCommand(flags: SourceFlags & { json?: boolean; release?: string; cluster?: string[] }): Promise<void> {
+export async function planCommand(flags: SourceFlags & { release?: string; cluster?: string[] }): Promise<void> {
+  const out = new Output(flags);
   if (flags.release !== undefined) {
     const release = flags.release;
     const plan = await withProgress(flags, (progress) => planRelease(renderOptions(flags, progress, { clusters: flags.cluster }), release));
-    if (flags.json) {
-      process.stdout.write(JSON.stringify({ release, clusters: plan.clusters }, null, 2) + '\n');
-      return;
-    }
+    if (out.json) return out.document('plan', { release, clusters: plan.clusters });
     for (const c of plan.clusters) {
-      process.stdout.write(`cluster ${c.name}: ${c.from ?? '(no release)'} → ${release}${c.moves.length === 0 ? ', no version changes' : ''}\n`);
-      for (const m of c.moves) process.stdout.write(`  ${m.component}: ${m.from ?? '(absent)'} → ${m.to ?? '(absent)'}\n`);
+      out.line(`cluster ${c.name}: ${c.from ?? '(no release)'} → ${release}${c.moves.length === 0 ? ', no version changes' : ''}`);
+      for (const m of c.moves) out.line(`  ${m.component}: ${m.from ?? '(absent)'} → ${m.to ?? '(absent)'}`);
     }
     return;
   }
@@ -250,23 +295,39 @@ export async function planCommand(flags: SourceFlags & { json?: boolean; release
     await refuseFleet(options, 'plan without --release', 'plan a fleet with `capi-gitops plan -f <path> --release <name>`, or move a cluster by pinning versions in its overlay');
     return planManagementCluster(options);
   });
-  process.stdout.write(flags.json ? renderUpgradePlanJson(plan) : renderUpgradePlanText(plan));
+  if (out.json) out.document('plan', { ...plan });
+  // The plan suggests `capi-gitops update …`: complete it so it runs as printed.
+  else if (!flags.quiet) process.stdout.write(completeSuggestions(renderUpgradePlanText(plan), flags));
 }
 
 export async function updateCommand(providers: string[], flags: SourceFlags & { contract?: string }): Promise<void> {
-  const out = printer(flags);
+  const out = new Output(flags);
   const result = await withProgress(flags, async (progress) => {
     const options = renderOptions(flags, progress);
-    await refuseFleet(options, 'update', 'in a fleet, versions move through kind: Release documents or the clusters\' overlays; see `capi-gitops plan --release`');
+    await refuseFleet(options, 'update', "in a fleet, versions move through kind: Release documents or the clusters' overlays; see `capi-gitops plan --release`");
     return updateManagementCluster(options, { contract: flags.contract, providers });
   });
   for (const edit of result.edits) {
     const where = `${displayPath(edit.file)}:${edit.line}`;
     const what = `${edit.kind}/${edit.namespace}/${edit.name}`;
-    if (edit.status === 'updated') out(`${where}: ${what} spec.version ${edit.oldVersion} → ${edit.newVersion}`);
-    else if (edit.status === 'not-pinned') out(`${where}: ${what} has no exact spec.version; the lockfile moves to ${edit.newVersion}`);
-    else if (edit.status === 'skipped') out(`${where}: ${what} not updated: ${edit.reason ?? 'edit it by hand'}`);
+    if (edit.status === 'updated') out.line(`${where}: ${what} spec.version ${edit.oldVersion} → ${edit.newVersion}`);
+    else if (edit.status === 'not-pinned') out.line(`${where}: ${what} has no exact spec.version; the lockfile moves to ${edit.newVersion}`);
+    else if (edit.status === 'skipped') out.line(`${where}: ${what} not updated: ${edit.reason ?? 'edit it by hand'}`);
   }
-  await saveLock(result.resolution, out);
-  if (result.resolution.lock.changes.length === 0 && result.files.length === 0) out('everything is up to date');
+  const lockfile = await saveLock(result.resolution, out);
+  if (result.resolution.lock.changes.length === 0 && result.files.length === 0) out.line('everything is up to date');
+  if (out.json) {
+    const edits = result.edits.map((edit) => ({ ...edit, file: displayPath(edit.file) }));
+    out.document('update', { ...resolutionJson(result.resolution), edits, manifestFiles: result.files.map(displayPath), lockfile });
+  }
+}
+
+export function versionCommand(flags: OutputFlags): void {
+  const info = versionInfo();
+  if (flags.json) new Output(flags).document('version', info);
+  else process.stdout.write(`capi-gitops ${info.version}\nnode ${info.node}\nplatform ${info.platform}\n`);
+}
+
+export function completionCommand(program: Command, shell: Shell): void {
+  process.stdout.write(completionScript(program, shell));
 }

@@ -3,21 +3,23 @@
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { CapiGitopsError, formatDiagnostic } from '../model/diagnostics.js';
-import { renderCommand, lockCommand, planCommand, updateCommand, chartShowCommand } from './commands.js';
+import { renderCommand, lockCommand, planCommand, updateCommand, chartShowCommand, versionCommand, completionCommand } from './commands.js';
 import { LAYOUTS } from '../emit/layout.js';
 import { SECRET_STRATEGIES } from '../manifest/types.js';
 import { BUILT_IN_CHARTS } from '../chart/load.js';
 import { ExitStatus, UsageError } from './errors.js';
 import { checkCommand, diffCommand, DIFF_FORMATS } from './review-commands.js';
 import { convertCommand, importHelmValuesCommand } from './operator-commands.js';
-import { guardOutputStreams, printError, reportInternalError, systemErrorDiagnostic } from './output.js';
+import { ENVIRONMENT, RENDER_ENVIRONMENT, SOURCE_ENVIRONMENT, withHelp, type EnvironmentVariable } from './help.js';
+import { VERSION } from './version.js';
+import { SHELLS } from './completion.js';
+import { failureDocument, guardOutputStreams, printError, reportInternalError, systemErrorDiagnostic } from './output.js';
+import { completeSuggestions, type Invocation } from './hints.js';
 import { registerEnvironmentSecrets } from '../model/redact.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
-
-const VERSION = '0.1.0';
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -31,23 +33,25 @@ function withSourceFlags(command: Command): Command {
     .option('--offline', 'never touch the network; fail naming what is missing from the cache')
     .option('--github-api-url <url>', 'GitHub REST API root for GitHub Enterprise (overrides Config github.apiUrl); token from GITHUB_TOKEN or GH_TOKEN')
     .option('--http-timeout <seconds>', 'time budget of each network request, retries included (overrides Config network.timeoutSeconds; default 120)')
-    .option('--quiet', 'print errors only');
+    .option('--quiet', 'print only warnings and errors')
+    .option('--verbose', 'also print each file written and removed, and where artifacts came from (on stderr)');
 }
 
-/** What shapes a render, shared by render, check and diff so they render the same bytes. */
+/** What shapes a render besides -o, shared by render, check and diff so they render the same bytes. */
 function withRenderFlags(command: Command): Command {
   return command
-    .option('-o, --output <dir>', 'the output directory (as rendered and committed)')
-    .option('--allow-secret-values', 'allow values from Secrets (configSecret variables, images) in the render')
+    .option('--allow-secret-values', 'allow secret values (configSecret variables, images) to be written to the output; needed by --secrets inline')
     .addOption(new Option('--secrets <strategy>', 'what happens to objects that would carry a secret (overrides Config secrets.strategy); default refuse').choices(SECRET_STRATEGIES))
     .option('--secret-file <file>', 'dotenv or YAML map of secret variables, kept out of Git (repeatable, later files win)', collect)
     .option('--env-secret <name>', 'take the secret variable <name> from the environment, e.g. a CI secret (repeatable)', collect)
     .addOption(new Option('--layout <layout>', 'output layout (overrides Config output.layout); default kustomize').choices(LAYOUTS))
     .option('--values <file>', 'chart values file for the argocd/flux wiring (repeatable, later files win)', collect)
-    .option('--set <key=value>', "set a chart value, Helm's syntax (repeatable, last wins)", collect)
-    .option('--set-string <key=value>', 'like --set, but every value stays a string (repeatable)', collect)
-    .option('--cluster <name>', "fleet: only this cluster (repeatable); the other clusters' files are left as they are", collect);
+    .option('--set <key=value>', "set a chart value, Helm's syntax: a.b=c, list[0]=x, list={a,b} (repeatable, last wins)", collect)
+    .option('--set-string <key=value>', 'like --set, but every value stays a string (repeatable; applied after --set)', collect)
+    .option('--cluster <name>', "fleet: only this cluster (repeatable); the other clusters' files keep their bytes", collect);
 }
+
+const JSON_FLAG = ['--json', 'print the report as one JSON document on stdout (schemaVersion 1; see the README)'] as const;
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -60,34 +64,60 @@ export function buildProgram(): Command {
     .helpOption('-h, --help', 'show help for a command')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  withHelp(program, {
+    examples: ['capi-gitops render -f management-cluster/ -o clusters/mgmt', 'capi-gitops plan -f management-cluster/', 'capi-gitops completion bash > ~/.local/share/bash-completion/completions/capi-gitops'],
+    environment: Object.keys(ENVIRONMENT) as EnvironmentVariable[],
+  });
 
-  withSourceFlags(program.command('render').description('resolve, render and write the providers of a manifest into a kustomize-ready directory; updates the lockfile'))
-    .option('-o, --output <dir>', 'output directory; written atomically, files it no longer produces are pruned')
-    .option('--frozen', 'fail if the lockfile would change (for CI)')
-    .option('--list-variables', "print each provider's variables, defaults and value origins (Secret values masked); writes nothing")
-    .option('--allow-secret-values', 'allow secret values (configSecret variables, images) to be written to the output; needed by --secrets inline')
-    .addOption(new Option('--secrets <strategy>', 'what happens to objects that would carry a secret (overrides Config secrets.strategy); default refuse').choices(SECRET_STRATEGIES))
-    .option('--secret-file <file>', 'dotenv or YAML map of secret variables, kept out of Git (repeatable, later files win)', collect)
-    .option('--env-secret <name>', 'take the secret variable <name> from the environment, e.g. a CI secret (repeatable)', collect)
-    .addOption(new Option('--layout <layout>', 'output layout (overrides Config output.layout); default kustomize').choices(LAYOUTS))
-    .option('--values <file>', 'chart values file for the argocd/flux wiring (repeatable, later files win)', collect)
-    .option('--set <key=value>', "set a chart value, Helm's syntax: a.b=c, list[0]=x, list={a,b} (repeatable, last wins)", collect)
-    .option('--set-string <key=value>', 'like --set, but every value stays a string (repeatable; applied after --set)', collect)
-    .option('--cluster <name>', 'fleet: render and write only this cluster (repeatable); the other clusters\' files keep their bytes', collect)
+  const render = withRenderFlags(
+    withSourceFlags(program.command('render').description('resolve, render and write the providers of a manifest into a kustomize-ready directory; updates the lockfile'))
+      .option('-o, --output <dir>', 'output directory; written atomically, files it no longer produces are pruned')
+      .option('--frozen', 'fail if the lockfile would change (for CI)')
+      .option('--list-variables', "print each provider's variables, defaults and value origins (Secret values masked); writes nothing"),
+  )
     .option('--check', 'write nothing: compare with the output directory like `capi-gitops check` (exit 1 when it differs)')
+    .option(...JSON_FLAG)
     .action((flags) => (flags.check ? checkCommand(flags) : renderCommand(flags)));
+  withHelp(render, {
+    examples: [
+      'capi-gitops render -f management-cluster/ -o clusters/mgmt',
+      'capi-gitops render -f management-cluster/ -o clusters/mgmt --frozen   # CI: fail if the lockfile would change',
+      'capi-gitops render -f management-cluster/ -o clusters/mgmt --layout argocd --set repoURL=https://git.example.com/platform/management.git --set path=clusters/mgmt',
+      'capi-gitops render -f management-cluster/ --list-variables',
+      'capi-gitops render -f management-cluster/ -o clusters/mgmt --json',
+    ],
+    environment: RENDER_ENVIRONMENT,
+  });
 
-  withRenderFlags(withSourceFlags(program.command('check').description('render in memory and compare with the committed output directory; exit 1, naming each file that differs, is missing, is extra or was edited by hand (--frozen implied, writes nothing)')))
+  const check = withRenderFlags(
+    withSourceFlags(program.command('check').description('render in memory and compare with the committed output directory; exit 1, naming each file that differs, is missing, is extra or was edited by hand (--frozen implied, writes nothing)')),
+  )
+    .option('-o, --output <dir>', 'the committed output directory to compare with')
     .option('--json', 'print the result as JSON')
     .action(checkCommand);
+  withHelp(check, {
+    examples: ['capi-gitops check -f management-cluster/ -o clusters/mgmt', 'capi-gitops check -f management-cluster/ -o clusters/mgmt --offline --json'],
+    environment: RENDER_ENVIRONMENT,
+  });
 
-  withRenderFlags(withSourceFlags(program.command('diff').description('semantic, object-level diff between two renders: the committed output and a fresh render (default), a Git revision (--base) or two directories (--from/--to)')))
-    .option('--base <git-ref>', "compare with the render of the manifest, lockfile and Config at this commit (read with git show; the checkout is not touched)")
+  const diff = withRenderFlags(
+    withSourceFlags(program.command('diff').description('semantic, object-level diff between two renders: the committed output and a fresh render (default), a Git revision (--base) or two directories (--from/--to)')),
+  )
+    .option('-o, --output <dir>', 'the committed output directory')
+    .option('--base <git-ref>', 'compare with the render of the manifest, lockfile and Config at this commit (read with git show; the checkout is not touched)')
     .option('--from <dir>', 'compare two rendered directories: the old one')
     .option('--to <dir>', 'compare two rendered directories: the new one')
     .option('--frozen', 'fail if the lockfile would change')
     .addOption(new Option('--format <format>', 'text (coloured on a terminal), markdown (for a pull-request comment) or json (schema/capi-gitops-diff.schema.json)').choices(DIFF_FORMATS).default('text'))
     .action(diffCommand);
+  withHelp(diff, {
+    examples: [
+      'capi-gitops diff -f management-cluster/ -o clusters/mgmt',
+      'capi-gitops diff -f management-cluster/ -o clusters/mgmt --base origin/main --format markdown',
+      'capi-gitops diff --from old-output --to clusters/mgmt --format json',
+    ],
+    environment: [...RENDER_ENVIRONMENT, 'GITHUB_STEP_SUMMARY'],
+  });
 
   const chart = program.command('chart').description('the charts that draw the Argo CD and Flux wiring');
   chart
@@ -96,35 +126,49 @@ export function buildProgram(): Command {
     .addArgument(new Argument('<name>', 'built-in chart').choices(BUILT_IN_CHARTS))
     .option('--output-dir <dir>', 'write the files into <dir> instead of printing them (fails if <dir> exists)')
     .action(chartShowCommand);
+  withHelp(chart, { examples: ['capi-gitops chart show argocd', 'capi-gitops chart show flux --output-dir my-wiring'] });
+  withHelp(chart.commands[0]!, { examples: ['capi-gitops chart show argocd', 'capi-gitops chart show flux --output-dir my-wiring'] });
 
-  withSourceFlags(program.command('lock').description('resolve every provider and write the lockfile, without rendering')).action(lockCommand);
+  withHelp(withSourceFlags(program.command('lock').description('resolve every provider and write the lockfile, without rendering')).option(...JSON_FLAG).action(lockCommand), {
+    examples: ['capi-gitops lock -f management-cluster/', 'capi-gitops lock -f management-cluster/ --json'],
+    environment: SOURCE_ENVIRONMENT,
+  });
 
-  withSourceFlags(program.command('plan').description('show available upgrades of the locked providers, like clusterctl upgrade plan'))
-    .option('--json', 'print the plan as JSON')
+  const plan = withSourceFlags(program.command('plan').description('show available upgrades of the locked providers, like clusterctl upgrade plan'))
+    .option(...JSON_FLAG)
     .option('--release <name>', 'fleet: show what moving the clusters to this Release changes, component by component')
     .option('--cluster <name>', 'fleet, with --release: plan only this cluster (repeatable)', collect)
     .action(planCommand);
+  withHelp(plan, {
+    examples: ['capi-gitops plan -f management-cluster/', 'capi-gitops plan -f management-cluster/ --json'],
+    environment: SOURCE_ENVIRONMENT,
+  });
 
-  withSourceFlags(
+  const update = withSourceFlags(
     program
       .command('update')
       .description('move providers to the versions `plan` offers: exact pins in the manifest are edited in place, the rest in the lockfile')
       .argument('[providers...]', 'providers to update, by label (bootstrap-kubeadm) or namespace/label; all when none'),
   )
     .option('--contract <contract>', "follow this contract's plan (e.g. v1beta2); default: the core provider's current contract")
+    .option(...JSON_FLAG)
     .action(updateCommand);
+  withHelp(update, {
+    examples: ['capi-gitops update -f management-cluster/', 'capi-gitops update -f management-cluster/ --contract v1beta2', 'capi-gitops update -f management-cluster/ bootstrap-kubeadm'],
+    environment: SOURCE_ENVIRONMENT,
+  });
 
-  program
+  const convert = program
     .command('convert')
-    .description('rewrite operator.cluster.x-k8s.io/v1alpha1 provider objects as v1alpha2, as the operator\'s conversion webhook did; comments, key order and other documents are kept')
+    .description("rewrite operator.cluster.x-k8s.io/v1alpha1 provider objects as v1alpha2, as the operator's conversion webhook did; comments, key order and other documents are kept")
     .option('-f, --file <path>', 'manifest file, or a directory of *.yaml files (repeatable)', collect)
     .option('--in-place', 'rewrite the files instead of printing them (only files with v1alpha1 objects; all or none)')
     .option('--quiet', 'print errors only')
     .action(convertCommand);
+  withHelp(convert, { examples: ['capi-gitops convert -f management-cluster/', 'capi-gitops convert -f management-cluster/ --in-place'] });
 
-  program
-    .command('import')
-    .description('read another tool\'s configuration as a capi-gitops manifest')
+  const importCommand = program.command('import').description("read another tool's configuration as a capi-gitops manifest");
+  const helmValues = importCommand
     .command('helm-values')
     .description('print the provider objects the cluster-api-operator Helm chart would install for these values')
     .option('-f, --values <file>', 'a values file of the cluster-api-operator chart (repeatable, later files win)', collect)
@@ -133,6 +177,28 @@ export function buildProgram(): Command {
     .option('-o, --output <file>', 'write the manifest to <file> instead of stdout')
     .option('--quiet', 'print errors only')
     .action(importHelmValuesCommand);
+  const helmValuesExamples = ['capi-gitops import helm-values -f values.yaml -o management-cluster/providers.yaml', 'capi-gitops import helm-values --set infrastructure.docker.version=v1.7.7'];
+  withHelp(importCommand, { examples: helmValuesExamples });
+  withHelp(helmValues, { examples: helmValuesExamples });
+
+  withHelp(program.command('version').description('print the capi-gitops version, the Node.js version and the platform').option(...JSON_FLAG).action(versionCommand), {
+    examples: ['capi-gitops version', 'capi-gitops version --json', 'capi-gitops --version   # the version number alone'],
+  });
+
+  withHelp(
+    program
+      .command('completion')
+      .description('print a shell completion script for bash or zsh')
+      .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+      .action((shell: (typeof SHELLS)[number]) => completionCommand(program, shell)),
+    {
+      examples: [
+        'source <(capi-gitops completion bash)   # this shell only',
+        'capi-gitops completion bash > ~/.local/share/bash-completion/completions/capi-gitops',
+        'echo \'source <(capi-gitops completion zsh)\' >> ~/.zshrc',
+      ],
+    },
+  );
 
   return program;
 }
@@ -141,6 +207,12 @@ export async function main(argv: string[]): Promise<number> {
   guardOutputStreams();
   registerEnvironmentSecrets();
   const program = buildProgram();
+  // The command that runs and its flags: failures are reported in its terms (--json, hints).
+  let invoked: { name: string; flags: Invocation & { json?: boolean } } | undefined;
+  program.hook('preAction', (_root, action) => {
+    invoked = { name: action.name(), flags: action.opts() };
+  });
+  const jsonRequested = () => invoked?.flags.json ?? argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT_OK;
@@ -148,19 +220,22 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) {
       // help and version "errors" are successful exits
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT_OK;
+      if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', [], err.message.replace(/^error: /, '')));
       return EXIT_USAGE;
     }
     if (err instanceof ExitStatus) return err.code;
     if (err instanceof UsageError) {
       printError(`error: ${err.message}\n(run with --help for usage)`);
+      if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', [], err.message));
       return EXIT_USAGE;
     }
     const systemError = systemErrorDiagnostic(err);
     if (err instanceof CapiGitopsError || systemError) {
-      const diagnostics = systemError ? [systemError] : (err as CapiGitopsError).diagnostics;
+      const diagnostics = (systemError ? [systemError] : (err as CapiGitopsError).diagnostics).map((d) => (d.hint ? { ...d, hint: completeSuggestions(d.hint, invoked?.flags) } : d));
       const n = diagnostics.length;
       process.stderr.write(diagnostics.map(formatDiagnostic).join('\n') + '\n');
       process.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');
+      if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', diagnostics));
       return EXIT_FAILED;
     }
     reportInternalError(err);

@@ -67,7 +67,7 @@ export function layoutOutput(input: LayoutInput): Map<string, string> {
         path: 'overrides',
         message: `no rendered object is ${s.group || 'core'} ${s.kind} ${s.namespace ? s.namespace + '/' : ''}${s.name}`,
         expected: 'kind, group ("" for the core group), name and, for namespaced objects, namespace of a rendered object',
-        hint: 'list the rendered files (capi-gitops render … -o <dir>) and copy kind, name and namespace from one',
+        hint: 'copy kind, name and namespace from a rendered file (files are named <kind>-<name>.yaml), or remove this override',
       })),
     );
   }

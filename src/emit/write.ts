@@ -51,6 +51,8 @@ export interface WriteSummary {
   removed: string[];
   /** Problems after the new tree was in place; the write itself succeeded. */
   warnings: string[];
+  /** The bytes before this run of every written file that existed and of every removed file (to report changed objects). */
+  previous: Map<string, Buffer>;
 }
 
 interface Target {
@@ -315,6 +317,20 @@ async function undoSwap(target: Target, backup: string | undefined, discard: str
   await rm(discard, { recursive: true, force: true });
 }
 
+/** The bytes of the owned files this run rewrites or removes, as they were (ownedContents holds those of equal size already). */
+async function previousContents(target: Target, existing: ExistingOutput, plan: WritePlan): Promise<Map<string, Buffer>> {
+  const owned = new Set(existing.ownedPaths ?? []);
+  const previous = new Map<string, Buffer>();
+  await Promise.all(
+    [...plan.written, ...plan.removed].map(async (p) => {
+      const known = existing.ownedContents.get(p);
+      if (known) previous.set(p, known);
+      else if (owned.has(p) && existing.entries.get(p)?.type === 'file') previous.set(p, await readFile(path.join(target.path, p)));
+    }),
+  );
+  return previous;
+}
+
 export async function writeOutput(outDir: string, files: Map<string, string>, options: { alongside?: PreparedFile[] } = {}): Promise<WriteSummary> {
   const alongside = options.alongside ?? [];
   const abortAlongside = () => Promise.all(alongside.map((file) => file.abort().catch(() => undefined)));
@@ -340,7 +356,8 @@ async function writeLocked(target: Target, files: Map<string, string>, alongside
   const interrupted = await handleInterruptedRuns(target);
   const existing = await readExisting(target, files);
   const plan = planWrite(existing, files);
-  const summary: WriteSummary = { directory: target.path, written: plan.written, unchanged: plan.unchanged, removed: plan.removed, warnings: interrupted };
+  const previous = await previousContents(target, existing, plan);
+  const summary: WriteSummary = { directory: target.path, written: plan.written, unchanged: plan.unchanged, removed: plan.removed, warnings: interrupted, previous };
   if (!plan.changed && target.exists) {
     for (const file of alongside) await file.commit();
     return summary;

@@ -13,6 +13,6 @@ export const SCHEMA_FORMATS = {
   int64: { type: 'number' as const, validate: (n: number) => Number.isSafeInteger(n) },
 };
 
-/** The precompiled validator and its formats, written next to schema.js by the build. */
+/** The precompiled validator and its formats, written next to schema.js by the build (schema.ts requires the validator by this literal name). */
 export const PRECOMPILED_VALIDATOR = 'schema-validator.cjs';
 export const PRECOMPILED_FORMATS = 'schema-formats.cjs';

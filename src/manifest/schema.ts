@@ -1,9 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Ajv as AjvClass, AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
 import { isPlainObject } from '../model/kobject.js';
-import { AJV_OPTIONS, PRECOMPILED_VALIDATOR, SCHEMA_FORMATS } from './schema-options.js';
+import { AJV_OPTIONS, SCHEMA_FORMATS } from './schema-options.js';
 import { compareStrings } from '../model/diagnostics.js';
 import { closestName } from './fields.js';
 import type { Finding } from './documents.js';
@@ -43,10 +42,16 @@ export function compileDocumentValidator(root: AnySchemaObject): ValidateFunctio
  */
 function documentValidator(): { validate: ValidateFunction; root: AnySchemaObject } {
   if (compiled) return compiled;
-  const root = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as AnySchemaObject;
-  const precompiled = fileURLToPath(new URL(`./${PRECOMPILED_VALIDATOR}`, import.meta.url));
-  const validate = existsSync(precompiled) ? (createRequire(import.meta.url)(precompiled) as ValidateFunction) : compileDocumentValidator(root);
-  compiled = { validate, root };
+  // Literal paths, so the single-file bundle (scripts/build-bundle.mjs) can inline both files.
+  const require = createRequire(import.meta.url);
+  const root = require('../../../schema/capi-gitops.schema.json') as AnySchemaObject;
+  let validate: ValidateFunction | undefined;
+  try {
+    validate = require('./schema-validator.cjs') as ValidateFunction; // PRECOMPILED_VALIDATOR
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+  }
+  compiled = { validate: validate ?? compileDocumentValidator(root), root };
   return compiled;
 }
 

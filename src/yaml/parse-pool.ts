@@ -126,6 +126,14 @@ class JobQueue {
   }
 }
 
+/** The script a parse worker runs: parse-worker.js beside this module, unless the single-file bundle names itself. */
+let workerScript: { url: URL; workerData?: unknown } = { url: new URL('./parse-worker.js', import.meta.url) };
+
+/** For the single-file bundle (src/cli/bundle-main.ts), which starts itself as the worker. */
+export function setParseWorkerScript(url: URL, workerData: unknown): void {
+  workerScript = { url, workerData };
+}
+
 class PoolWorker {
   private readonly worker: Worker;
   private readonly ready: Promise<void>;
@@ -134,7 +142,7 @@ class PoolWorker {
 
   constructor() {
     // No inherited Node flags: `-e`/`--input-type` and the like would break loading the file.
-    this.worker = new Worker(new URL('./parse-worker.js', import.meta.url), { execArgv: [] });
+    this.worker = new Worker(workerScript.url, { execArgv: [], workerData: workerScript.workerData });
     // Never keep the process alive for a worker.
     this.worker.unref();
     this.ready = new Promise((resolve, reject) => {

@@ -14,9 +14,7 @@ import { renderManagementCluster } from '../../src/pipeline.js';
 import { emitYamlDocument } from '../../src/yaml/emit.js';
 import { rejection } from '../helpers/assertions.js';
 import { tempDir, writeTempManifest, corpusManifest } from '../helpers/corpus-manifest.js';
-import { PROJECT_ROOT } from '../helpers/paths.js';
-
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+import { CLI } from '../helpers/cli.js';
 
 /** Writes a chart (relative path → text) into a new directory. */
 function writeChart(files: Record<string, string>): string {

@@ -5,7 +5,17 @@ import path from 'node:path';
 import { PROJECT_ROOT } from './paths.js';
 import { tempDir } from './corpus-manifest.js';
 
-export const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+/** The two ways the CLI ships: the package's entry point and the single-file bundle. */
+export const CLI_ENTRY_POINTS = {
+  package: path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'),
+  bundle: path.join(PROJECT_ROOT, 'dist', 'capi-gitops.mjs'),
+} as const;
+
+/**
+ * The CLI under test: the entry point, or the bundle when CAPI_GITOPS_TEST_CLI=bundle (set by
+ * test/cli-bundle.test.ts, which runs the CLI test files again against the bundle).
+ */
+export const CLI = process.env.CAPI_GITOPS_TEST_CLI === 'bundle' ? CLI_ENTRY_POINTS.bundle : CLI_ENTRY_POINTS.package;
 export const EXAMPLE = path.join(PROJECT_ROOT, 'examples');
 
 export interface CliResult {
@@ -14,6 +24,7 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Runs the CLI to completion; `env`, when given, is the child's whole environment. */
 export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): CliResult {
   const spawnOptions: SpawnSyncOptions = { cwd: options.cwd ?? PROJECT_ROOT, encoding: 'utf8', env: options.env ?? process.env, input: options.input, maxBuffer: 64 * 1024 * 1024 };
   const result = spawnSync(process.execPath, [CLI, ...args], spawnOptions);

@@ -1,0 +1,46 @@
+// The single-file CLI: dist/capi-gitops.mjs, runnable with plain `node`, for CI jobs that fetch
+// one file. Bundled from the built dist/src (after `npm run build` or scripts/build-fast.mjs), so
+// the precompiled templates, charts and validators (*.cjs next to the modules) are inlined.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+/**
+ * The modules load their precompiled .cjs files, the manifest schema and CommonJS packages with
+ * `createRequire(import.meta.url)`, which a bundler cannot follow. Here that require becomes the
+ * bundler's own `require`, so those files are resolved at build time and inlined.
+ */
+const inlineRequires = {
+  name: 'inline-create-require',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]dist[\\/]src[\\/].*\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes('createRequire(import.meta.url)')) return undefined;
+      // tsc keeps `const require = …`; esbuild's transpile renames the binding (require2).
+      let contents = source;
+      for (const [declaration, name] of source.matchAll(/const (\w+) = createRequire\(import\.meta\.url\);/g)) {
+        contents = contents.replace(declaration, '').replace(new RegExp(`\\b${name}\\(`, 'g'), 'require(');
+      }
+      contents = contents.replace(/createRequire\(import\.meta\.url\)/g, 'require');
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: ['dist/src/cli/bundle-main.js'],
+  outfile: 'dist/capi-gitops.mjs',
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  legalComments: 'none',
+  logLevel: 'warning',
+  // CommonJS dependencies reach for require(), which an ES module does not have.
+  banner: { js: `#!/usr/bin/env node\n// capi-gitops ${version}, single-file build (scripts/build-bundle.mjs).\nimport { createRequire as __capiGitopsCreateRequire } from 'node:module';\nconst require = __capiGitopsCreateRequire(import.meta.url);` },
+  plugins: [inlineRequires],
+});
