@@ -14,6 +14,7 @@
 import { Octokit, RequestError } from 'octokit';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { sha256Hex } from './cache.js';
+import { unreachableReason } from './unreachable.js';
 import { fetchAdapter, httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy } from './http.js';
 import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
@@ -248,7 +249,7 @@ class GitHubRepository implements GitHubReleaseRepository {
       return wait;
     };
     const scale = this.options.retryAfterBaseMs ?? 1000;
-    return new Octokit({
+    const octokit = new Octokit({
       auth: this.options.token,
       baseUrl: this.apiBase,
       userAgent: 'capi-gitops',
@@ -258,6 +259,14 @@ class GitHubRepository implements GitHubReleaseRepository {
       throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, retryAfterBaseValue: scale },
       log: { debug: () => undefined, info: () => undefined, warn: (message: string) => log(message), error: (message: string) => log(message) },
     });
+    // The retry plugin retries every transport failure; it reads `request.retries` when a request
+    // fails, so answering 0 once the API host proved unreachable (http.ts) stops it at once.
+    const apiHost = new URL(this.apiBase);
+    octokit.hook.before('request', (options) => {
+      const retries = this.policy.retries;
+      Object.defineProperty(options.request, 'retries', { configurable: true, enumerable: true, get: () => (unreachableReason(apiHost) === undefined ? retries : 0) });
+    });
+    return octokit;
   }
 
   listVersions(): Promise<string[]> {
