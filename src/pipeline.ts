@@ -10,7 +10,8 @@ import type { KObject } from './model/kobject.js';
 import type { ImageMeta, Manifest, ProviderObject, SecretObject } from './manifest/types.js';
 import { loadManifest } from './manifest/load.js';
 import { findConfigSecret } from './manifest/references.js';
-import { resolveCertManager, resolveProviders, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
+import { settleAll } from './resolve/settle.js';
+import { preflightManagementCluster, resolveCertManager, resolveProviders, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
 import { buildProviderRegistry } from './resolve/registry.js';
 import type { SourceOptions } from './sources/request.js';
 import { lockfilePath, readLockfile } from './lock/lockfile.js';
@@ -181,10 +182,10 @@ export async function resolveManagementCluster(options: RenderOptions): Promise<
     overrides: options.versionOverrides,
   });
   const resolveOptions: ResolveOptions = { sources, pinnedVersion: session.pinnedVersion, decorate: session.decorate };
-  const [providers, certManager] = await Promise.all([
-    resolveProviders(manifest, resolveOptions),
-    resolveCertManager(manifest.config, manifest.baseDir, resolveOptions),
-  ]);
+  // Invalid input fails here, before any request; then every fetch problem is reported together.
+  const early = preflightManagementCluster(manifest);
+  if (early.length > 0) throw new CapiGitopsError(early);
+  const [providers, certManager] = await settleAll(resolveProviders(manifest, resolveOptions), resolveCertManager(manifest.config, manifest.baseDir, resolveOptions));
   return { manifest, providers, certManager, lockFile, lock: session.conclude(providers, certManager, options.frozen ?? false), sources };
 }
 

@@ -14,7 +14,7 @@
 import { Octokit, RequestError } from 'octokit';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { sha256Hex } from './cache.js';
-import { unreachableReason } from './unreachable.js';
+import { networkFailureHint, unreachableReason } from './unreachable.js';
 import { fetchAdapter, httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy } from './http.js';
 import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
@@ -492,7 +492,7 @@ class GitHubRepository implements GitHubReleaseRepository {
   /** A failed request as a CapiGitopsError, never mentioning the token. */
   private failure(error: unknown, context: RequestContext): CapiGitopsError {
     if (error instanceof CapiGitopsError) return error;
-    if (error instanceof HttpError) return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.message}`));
+    if (error instanceof HttpError) return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.message}`, { hint: networkFailureHint(error.failure) }));
     if (!(error instanceof RequestError)) {
       return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error instanceof Error ? error.message : String(error)}`));
     }
@@ -504,7 +504,7 @@ class GitHubRepository implements GitHubReleaseRepository {
       }));
     }
     // Transport failures reach us wrapped by octokit as status 500 with our HttpError as cause.
-    if (error.cause instanceof HttpError) return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.cause.message}`));
+    if (error.cause instanceof HttpError) return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.cause.message}`, { hint: networkFailureHint(error.cause.failure) }));
     return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`));
   }
 

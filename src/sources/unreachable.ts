@@ -46,3 +46,11 @@ export function unreachableReason(url: URL): string | undefined {
 export function forgetUnreachableHosts(): void {
   unreachableHosts.clear();
 }
+
+/** The hint for a request that got no answer, by HttpError failure kind; undefined for other kinds. */
+export function networkFailureHint(failure: string): string | undefined {
+  const offline = 'with no network, point the source at a local copy, or pass --offline after one online run has filled the cache';
+  if (failure === 'unreachable') return `check the host name and the network (proxy, DNS); ${offline}`;
+  if (failure === 'network' || failure === 'timeout' || failure === 'truncated') return `run again later; ${offline}`;
+  return undefined;
+}
