@@ -49,6 +49,8 @@ export interface RenderOptions {
   outputDir?: string;
   /** The command that regenerates the output, for its README (no absolute paths). */
   command?: string;
+  /** Told each likely mistake in valid input (manifest and variables) as soon as it is found. */
+  onWarning?: (warning: Diagnostic) => void;
 }
 
 /** What resolution found, and the lock that records it. */
@@ -167,6 +169,7 @@ function collect(bag: DiagnosticBag, err: unknown): void {
  */
 export async function resolveManagementCluster(options: RenderOptions): Promise<Resolution> {
   const manifest = await loadManifest(options.manifestPaths);
+  for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
   const lockFile = lockfilePath(manifest.baseDir);
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
   const configured = options.sources ?? {};

@@ -6,6 +6,7 @@ import { writeOutput } from '../emit/write.js';
 import { writeLockfile } from '../lock/lockfile.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
+import { formatWarning } from '../model/diagnostics.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../emit/layout.js';
 import { BUILT_IN_CHARTS_DIR } from '../chart/load.js';
@@ -57,6 +58,8 @@ function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Pa
       onProgress: (event) => progress.onProgress(event),
       log: (line) => progress.log(line),
     },
+    // Printed as soon as found, so they are seen even when the run then fails.
+    onWarning: (warning) => progress.log(formatWarning(warning)),
     ...extra,
   };
 }

@@ -16,6 +16,7 @@ import {
 import { formatFieldPath } from './fields.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
+import { checkProviderDurations, providerSchemaHint, providerWarnings } from './provider-values.js';
 import { validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
 import type { ConfigMapObject, Manifest, ProviderObject, SecretObject, SourcePosition, ToolConfig } from './types.js';
 import {
@@ -95,12 +96,13 @@ class ManifestCollector {
   private readonly secrets: SecretObject[] = [];
   private readonly configMaps: ConfigMapObject[] = [];
   private config: ToolConfig = {};
+  private readonly warnings: Diagnostic[] = [];
   private readonly firstSeen = new Map<string, SourcePosition>();
 
   constructor(private readonly bag: DiagnosticBag) {}
 
   manifest(baseDir: string): Manifest {
-    return { providers: this.providers, secrets: this.secrets, configMaps: this.configMaps, config: this.config, baseDir };
+    return { providers: this.providers, secrets: this.secrets, configMaps: this.configMaps, config: this.config, baseDir, warnings: this.warnings };
   }
 
   addDocument(source: SourceDocument): void {
@@ -184,7 +186,8 @@ class ManifestCollector {
     switch (unit.category) {
       case 'provider': {
         if (isPlainObject(value.spec)) {
-          for (const finding of checkProviderSpecRules(value.spec)) this.report(unit, { ...finding, path: ['spec', ...finding.path] });
+          for (const finding of [...checkProviderSpecRules(value.spec), ...checkProviderDurations(value.spec)]) this.report(unit, { ...finding, path: ['spec', ...finding.path] });
+          for (const finding of providerWarnings(value.spec)) this.report(unit, { ...finding, path: ['spec', ...finding.path] }, this.warnings);
         }
         this.providers.push(toProviderObject(value, position));
         break;
@@ -233,22 +236,25 @@ class ManifestCollector {
   }
 
   private reportSchemaProblem(unit: ObjectUnit, problem: SchemaProblem): void {
-    const hint = problem.missingField ? (requiredFieldHint(unit.category, problem.path, problem.missingField) ?? problem.hint) : problem.hint;
+    const known = unit.category === 'provider' ? providerSchemaHint(problem.path) : undefined;
+    const hint = known ?? (problem.missingField ? (requiredFieldHint(unit.category, problem.path, problem.missingField) ?? problem.hint) : problem.hint);
     this.report(unit, { ...problem, hint });
   }
 
-  private report(unit: ObjectUnit, finding: Finding): void {
+  private report(unit: ObjectUnit, finding: Finding, into: { add(d: Diagnostic): void } | Diagnostic[] = this.bag): void {
     const position = fieldPosition(unit.source, unit.node, finding.path, finding.at);
     let message = finding.message;
     if (finding.related) message += `; the first is at ${formatPosition(fieldPosition(unit.source, unit.node, finding.related, 'value'))}`;
     const shownPath = formatFieldPath(finding.displayPath ?? finding.path);
-    this.bag.add({
+    const diagnostic: Diagnostic = {
       ...position,
       path: shownPath || undefined,
       object: unit.label,
       message,
       expected: finding.expected,
       hint: finding.hint,
-    });
+    };
+    if (Array.isArray(into)) into.push(diagnostic);
+    else into.add(diagnostic);
   }
 }

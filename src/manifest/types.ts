@@ -1,3 +1,4 @@
+import type { Diagnostic } from '../model/diagnostics.js';
 import type { ProviderKind } from '../model/provider.js';
 
 /** Where a value was written, for error messages. */
@@ -207,4 +208,6 @@ export interface Manifest {
   config: ToolConfig;
   /** Absolute path of the directory of the first manifest file; relative URLs resolve against it. */
   baseDir: string;
+  /** Valid input that is most likely a mistake, at file:line:column; printed, never fatal. */
+  warnings?: Diagnostic[];
 }
