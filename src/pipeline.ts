@@ -10,6 +10,7 @@ import type { KObject } from './model/kobject.js';
 import type { ImageMeta, Manifest, ProviderObject, SecretObject } from './manifest/types.js';
 import { loadManifest } from './manifest/load.js';
 import { findConfigSecret } from './manifest/references.js';
+import { atProviderField } from './manifest/field-locator.js';
 import { settleAll } from './resolve/settle.js';
 import { preflightManagementCluster, resolveCertManager, resolveProviders, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
 import { buildProviderRegistry } from './resolve/registry.js';
@@ -18,6 +19,7 @@ import { lockfilePath, readLockfile } from './lock/lockfile.js';
 import { LockSession, type LockOutcome } from './lock/session.js';
 import { inspectVariables, substituteVariables, missingVariablesError, type VariableReference } from './render/variables.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
+import { closeGivenNames, unusedVariableWarnings, type GivenVariables } from './render/variable-advice.js';
 import { appendAdditionalManifests, resolveAdditionalManifests } from './render/additional-manifests.js';
 import { inspectImages, mergeImageOverrides, parseImagesValue, applyImageOverrides } from './render/images.js';
 import { renderCertManagerObjects, renderProviderObjects } from './render/pipeline.js';
@@ -231,12 +233,15 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
     const file = artifactDisplayName(p.resolved.components);
     const result = substituteVariables(p.text, p.lookup, file);
     if (result.missing.length > 0) {
-      missingVariablesError(result.missing, { provider: providerName(p.resolved.provider), file }).diagnostics.forEach((d) => bag.add(d));
+      const given = [...Object.keys(manifest.config.variables ?? {}), ...Object.keys(p.secret?.data ?? {})];
+      const at = { ...originOf(p.resolved.provider), provider: providerName(p.resolved.provider), artifact: file, suggestions: closeGivenNames(result.missing, given) };
+      missingVariablesError(result.missing, at).diagnostics.forEach((d) => bag.add(d));
     }
     const fromSecret = [...result.used].filter(([, v]) => v.fromSecret).map(([name]) => name).sort(compareStrings);
     if (fromSecret.length > 0 && !options.allowSecretValues) bag.add(secretValuesError(p.resolved.provider, fromSecret, 'variable values'));
     return result.text;
   });
+  unusedVariableWarnings(givenVariables(manifest, prepared)).forEach((w) => options.onWarning?.(w));
   bag.throwIfAny();
 
   // 2. Parse every artifact (YAML 1.1, aliases refused), in parallel.
@@ -253,6 +258,7 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
       collect(bag, err);
     }
   });
+  bag.items.forEach((d, i) => (bag.items[i] = atProviderField(d, manifest.providers, providerName)));
   if (certManager) {
     const objects = renderCertManagerObjects(parsed[prepared.length]!, certManager.version, manifest.config.images ?? {});
     components.push({
@@ -295,6 +301,18 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
   const overridden = unmanagedObjects(components, unmanaged);
   const warnings = overridden.length > 0 ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`] : [];
   return { ...resolution, components, files, layout, warnings };
+}
+
+/** Config.variables reach every provider; a configSecret's keys only the providers that name it. */
+function givenVariables(manifest: Manifest, prepared: PreparedProvider[]): GivenVariables[] {
+  const usedBy = (list: PreparedProvider[]) => new Set(list.flatMap((p) => p.references.map((r) => r.name)));
+  const given: GivenVariables[] = [];
+  const config = manifest.config;
+  if (config.variables) given.push({ origin: 'Config', path: 'variables', position: config.position, names: Object.keys(config.variables), used: usedBy(prepared) });
+  for (const secret of new Set(prepared.map((p) => p.secret).filter((s) => s !== undefined))) {
+    given.push({ origin: `Secret/${secret.namespace}/${secret.name}`, position: secret.position, names: Object.keys(secret.data), used: usedBy(prepared.filter((p) => p.secret === secret)) });
+  }
+  return given;
 }
 
 /**

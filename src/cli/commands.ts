@@ -90,6 +90,11 @@ async function saveLock(resolution: Resolution, out: (line: string) => void): Pr
   for (const change of resolution.lock.changes) out(`  ${change.line}`);
 }
 
+/** A default as written in the artifact: `${V:=""}` shows `""`, not the JSON of its two quotes. */
+function shownDefault(text: string): string {
+  return /^(["'])[^"'\\]*\1$/.test(text) ? text : JSON.stringify(text);
+}
+
 export async function renderCommand(flags: RenderFlags): Promise<void> {
   const out = printer(flags);
   if (flags.listVariables) {
@@ -98,8 +103,8 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
       process.stdout.write(`${provider.label} ${provider.version} (namespace ${provider.namespace})\n`);
       if (provider.variables.length === 0) process.stdout.write('  (no variables)\n');
       for (const v of provider.variables) {
-        const value = v.value ? `${v.value.fromSecret ? MASK : JSON.stringify(v.value.value)} from ${v.value.origin}` : v.default !== undefined ? `default ${JSON.stringify(v.default)}` : 'MISSING';
-        process.stdout.write(`  ${v.name} = ${value}${v.value && v.default !== undefined ? ` (default ${JSON.stringify(v.default)})` : ''}\n`);
+        const value = v.value ? `${v.value.fromSecret ? MASK : JSON.stringify(v.value.value)} from ${v.value.origin}` : v.default !== undefined ? `default ${shownDefault(v.default)}` : 'MISSING';
+        process.stdout.write(`  ${v.name} = ${value}${v.value && v.default !== undefined ? ` (default ${shownDefault(v.default)})` : ''}\n`);
       }
     }
     return;

@@ -189,7 +189,9 @@ class ManifestCollector {
           for (const finding of [...checkProviderSpecRules(value.spec), ...checkProviderDurations(value.spec)]) this.report(unit, { ...finding, path: ['spec', ...finding.path] });
           for (const finding of providerWarnings(value.spec)) this.report(unit, { ...finding, path: ['spec', ...finding.path] }, this.warnings);
         }
-        this.providers.push(toProviderObject(value, position));
+        const provider = toProviderObject(value, position);
+        provider.fieldPosition = (path) => fieldPosition(unit.source, unit.node, path, 'value');
+        this.providers.push(provider);
         break;
       }
       case 'secret': {

@@ -115,6 +115,8 @@ export interface ProviderObject {
   namespace: string;
   spec: ProviderSpec;
   position: SourcePosition;
+  /** Where a field of the object was written; the object's start for fields it does not have. */
+  fieldPosition?: (path: readonly (string | number)[]) => SourcePosition;
 }
 
 // ---- Secrets and ConfigMaps given in the input ---------------------------------------------
