@@ -20,6 +20,7 @@ import { LockSession, type LockOutcome } from './lock/session.js';
 import { inspectVariables, substituteVariables, missingVariablesError, type VariableReference } from './render/variables.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
 import { closeGivenNames, unusedVariableWarnings, type GivenVariables } from './render/variable-advice.js';
+import { breakingVariables } from './render/variable-breakage.js';
 import { appendAdditionalManifests, resolveAdditionalManifests } from './render/additional-manifests.js';
 import { inspectImages, mergeImageOverrides, parseImagesValue, applyImageOverrides } from './render/images.js';
 import { renderCertManagerObjects, renderProviderObjects } from './render/pipeline.js';
@@ -239,15 +240,21 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
     }
     const fromSecret = [...result.used].filter(([, v]) => v.fromSecret).map(([name]) => name).sort(compareStrings);
     if (fromSecret.length > 0 && !options.allowSecretValues) bag.add(secretValuesError(p.resolved.provider, fromSecret, 'variable values'));
-    return result.text;
+    return result;
   });
   unusedVariableWarnings(givenVariables(manifest, prepared)).forEach((w) => options.onWarning?.(w));
   bag.throwIfAny();
 
   // 2. Parse every artifact (YAML 1.1, aliases refused), in parallel.
-  const sources = prepared.map((p, i) => ({ text: substituted[i]!, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
+  const sources = prepared.map((p, i) => ({ text: substituted[i]!.text, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
-  const parsed = await parseWithCache(sources, options.sources?.cache);
+  const parsed = await parseWithCache(sources, options.sources?.cache).catch((error: unknown) => {
+    // A parse error caused by a variable's value is reported as that variable.
+    const culprits = prepared.flatMap((p, i) =>
+      breakingVariables({ raw: p.text, text: sources[i]!.text, lookup: p.lookup, used: substituted[i]!.used, source: sources[i]!.source, artifact: artifactDisplayName(p.resolved.components), origin: originOf(p.resolved.provider) }),
+    );
+    throw culprits.length > 0 ? new CapiGitopsError(culprits) : error;
+  });
 
   // 3. Transforms, per component.
   const components: RenderedComponent[] = [];

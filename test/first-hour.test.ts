@@ -146,3 +146,21 @@ test('--list-variables prints default "" for an empty quoted default', () => {
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /^ {2}EXAMPLE_PROXY = default ""$/m);
 });
+
+test('a variable value that breaks the YAML once substituted is reported as the variable and its origin, never its value; *_B64 gets the base64 hint', async () => {
+  const components = 'repository/infrastructure-example/v0.2.0/infrastructure-components.yaml';
+  const dir = example({
+    files: { [components]: (t) => t.replace('        - --region=${EXAMPLE_REGION}', '        - --region=${EXAMPLE_REGION}\n        - --credentials=${EXAMPLE_CREDENTIALS_B64}') },
+    providers: (t) => t.replace('  version: v0.2.0\n  # A provider', '  version: v0.2.0\n  configSecret:\n    name: example-credentials\n  # A provider') +
+      '---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: example-credentials\n  namespace: capex-system\nstringData:\n  EXAMPLE_CREDENTIALS_B64: |\n    [default]\n    aws_secret_access_key: s3cr3t-value\n',
+  });
+  const file = path.join(dir, 'management-cluster', 'providers.yaml');
+  const found = await problems(() => renderManagementCluster({ manifestPaths: [path.join(dir, 'management-cluster')], allowSecretValues: true }));
+  assert.equal(found.length, 1, JSON.stringify(found));
+  const [broken] = found;
+  assert.equal(broken!.object, 'InfrastructureProvider/capex-system/example');
+  assert.equal(broken!.line, where(file, 'kind: InfrastructureProvider').line - 1);
+  assert.match(broken!.message, /the value of variable EXAMPLE_CREDENTIALS_B64 \(from Secret capex-system\/example-credentials\) breaks the YAML of .*infrastructure-components\.yaml once substituted/);
+  assert.match(broken!.hint ?? '', /under the Secret's stringData the base64 text itself, under data the base64 of that base64/);
+  assert.doesNotMatch(JSON.stringify(found), /s3cr3t|aws_secret_access_key/);
+});
