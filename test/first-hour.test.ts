@@ -13,6 +13,7 @@ import { tempDir } from './helpers/corpus-manifest.js';
 import { loadManifest } from '../src/manifest/load.js';
 import { renderManagementCluster } from '../src/pipeline.js';
 import { CapiGitopsError, type Diagnostic } from '../src/model/diagnostics.js';
+import { planUpgrades, renderUpgradePlanText, type ProviderUpgradeInput } from '../src/resolve/upgrade-plan.js';
 
 const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 
@@ -163,4 +164,21 @@ test('a variable value that breaks the YAML once substituted is reported as the 
   assert.match(broken!.message, /the value of variable EXAMPLE_CREDENTIALS_B64 \(from Secret capex-system\/example-credentials\) breaks the YAML of .*infrastructure-components\.yaml once substituted/);
   assert.match(broken!.hint ?? '', /under the Secret's stringData the base64 text itself, under data the base64 of that base64/);
   assert.doesNotMatch(JSON.stringify(found), /s3cr3t|aws_secret_access_key/);
+});
+
+test('plan shows cert-manager first, as clusterctl upgrade plan does (cmd/clusterctl/cmd/upgrade_plan.go runUpgradePlan)', () => {
+  const core: ProviderUpgradeInput = { kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', installed: 'v1.12.0', available: ['v1.12.0'], releaseSeries: [{ major: 1, minor: 12, contract: 'v1beta2' }] };
+  const upgrade = renderUpgradePlanText(planUpgrades({ providers: [core], certManager: { installed: 'v1.18.2', target: 'v1.19.1' } }));
+  assert.match(upgrade, /^Cert-Manager will be upgraded from "v1\.18\.2" to "v1\.19\.1"\n\nCore provider contract: v1beta2/);
+  const current = planUpgrades({ providers: [core], certManager: { installed: 'v1.19.1', target: 'v1.19.1' } });
+  assert.deepEqual(current.certManager, { installed: 'v1.19.1', target: 'v1.19.1', shouldUpgrade: false });
+  assert.match(renderUpgradePlanText(current), /^Cert-Manager is already up to date\n\n/);
+  // certManager.enabled: false is clusterctl's "externally managed": nothing is said.
+  assert.match(renderUpgradePlanText(planUpgrades({ providers: [core] })), /^Core provider contract/);
+  // The CLI on the example: the locked cert-manager is the one the Config asks for.
+  const run = spawnSync(process.execPath, [CLI, 'plan', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /^Cert-Manager is already up to date\n/);
+  const json = JSON.parse(spawnSync(process.execPath, [CLI, 'plan', '--json', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')], { encoding: 'utf8' }).stdout) as { certManager?: unknown };
+  assert.deepEqual(json.certManager, { installed: 'v0.1.0', target: 'v0.1.0', shouldUpgrade: false });
 });
