@@ -16,6 +16,7 @@ import {
 import { formatFieldPath } from './fields.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
+import { mergeConfigDocuments, type ConfigDocument } from './config-merge.js';
 import { checkProviderDurations, providerSchemaHint, providerWarnings } from './provider-values.js';
 import { validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
 import type { ConfigMapObject, Manifest, ProviderObject, SecretObject, SourcePosition, ToolConfig } from './types.js';
@@ -50,6 +51,7 @@ export async function loadManifest(paths: string[]): Promise<Manifest> {
     parsed.syntaxErrors.forEach((problem) => bag.add(problem));
     for (const source of parsed.documents) collector.addDocument(source);
   }
+  collector.mergeConfigs();
   bag.throwIfAny();
   return collector.manifest(files.length > 0 ? path.dirname(path.resolve(files[0])) : process.cwd());
 }
@@ -96,10 +98,18 @@ class ManifestCollector {
   private readonly secrets: SecretObject[] = [];
   private readonly configMaps: ConfigMapObject[] = [];
   private config: ToolConfig = {};
+  private readonly configs: ConfigDocument[] = [];
   private readonly warnings: Diagnostic[] = [];
   private readonly firstSeen = new Map<string, SourcePosition>();
 
   constructor(private readonly bag: DiagnosticBag) {}
+
+  /** Several Config documents are merged in file order; conflicting scalars are problems. */
+  mergeConfigs(): void {
+    const { config, problems } = mergeConfigDocuments(this.configs);
+    problems.forEach((problem) => this.bag.add(problem));
+    this.config = config;
+  }
 
   manifest(baseDir: string): Manifest {
     return { providers: this.providers, secrets: this.secrets, configMaps: this.configMaps, config: this.config, baseDir, warnings: this.warnings };
@@ -211,29 +221,28 @@ class ManifestCollector {
       case 'config': {
         const { config, findings } = toToolConfig(value, position);
         findings.forEach((finding) => this.report(unit, finding));
-        this.checkUnique(unit, 'Config', '', '', position);
-        if (this.config.position === undefined) this.config = config;
+        this.configs.push({ config, fieldPosition: (path) => fieldPosition(unit.source, unit.node, path, 'value') });
         break;
       }
     }
   }
 
-  /** Secrets and ConfigMaps are unique by namespace and name, and there is one Config at most. */
+  /** Secrets and ConfigMaps are unique by namespace and name. */
   private checkUnique(unit: ObjectUnit, kind: string, namespace: string, name: string, position: SourcePosition): void {
-    if (kind !== 'Config' && (!namespace || !name)) return; // already reported as missing
+    if (!namespace || !name) return; // already reported as missing
     const id = `${kind}/${namespace}/${name}`;
     const first = this.firstSeen.get(id);
     if (!first) {
       this.firstSeen.set(id, position);
       return;
     }
-    const what = kind === 'Config' ? 'more than one Config document' : `duplicate ${kind} ${namespace}/${name}`;
+    const what = `duplicate ${kind} ${namespace}/${name}`;
     this.bag.add({
       ...position,
       object: unit.label,
       message: `${what}; the first is at ${formatPosition(first)}`,
-      expected: kind === 'Config' ? 'at most one Config document' : `each ${kind} once per namespace and name`,
-      hint: kind === 'Config' ? 'merge the Config documents into one' : 'remove one of them, or merge them into one',
+      expected: `each ${kind} once per namespace and name`,
+      hint: 'remove one of them, or merge them into one',
     });
   }
 
