@@ -12,6 +12,7 @@ import { loadManifest } from './manifest/load.js';
 import { findConfigSecret } from './manifest/references.js';
 import { atProviderField } from './manifest/field-locator.js';
 import { settleAll } from './resolve/settle.js';
+import { providerNameWarnings } from './resolve/name-advice.js';
 import { preflightManagementCluster, resolveCertManager, resolveProviders, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
 import { buildProviderRegistry } from './resolve/registry.js';
 import type { SourceOptions } from './sources/request.js';
@@ -191,6 +192,7 @@ export async function resolveManagementCluster(options: RenderOptions): Promise<
   // Invalid input fails here, before any request; then every fetch problem is reported together.
   const early = preflightManagementCluster(manifest);
   if (early.length > 0) throw new CapiGitopsError(early);
+  for (const warning of providerNameWarnings(manifest.providers, registry)) options.onWarning?.(warning);
   const [providers, certManager] = await settleAll(resolveProviders(manifest, resolveOptions), resolveCertManager(manifest.config, manifest.baseDir, resolveOptions));
   return { manifest, providers, certManager, lockFile, lock: session.conclude(providers, certManager, options.frozen ?? false), sources };
 }

@@ -182,3 +182,18 @@ test('plan shows cert-manager first, as clusterctl upgrade plan does (cmd/cluste
   const json = JSON.parse(spawnSync(process.execPath, [CLI, 'plan', '--json', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')], { encoding: 'utf8' }).stdout) as { certManager?: unknown };
   assert.deepEqual(json.certManager, { installed: 'v0.1.0', target: 'v0.1.0', shouldUpgrade: false });
 });
+
+test('a provider with its own fetchConfig whose name is one typo from a built-in of its kind gets a warning at metadata.name', async () => {
+  const dir = example({
+    providers: (t) =>
+      t +
+      '---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: vpshere\n  namespace: capv-system\nspec:\n  version: v0.2.0\n  fetchConfig:\n    url: ../repository/infrastructure-example/latest/infrastructure-components.yaml\n',
+  });
+  const file = path.join(dir, 'management-cluster', 'providers.yaml');
+  const warnings: Diagnostic[] = [];
+  await render(dir, warnings).catch(() => undefined);
+  assert.deepEqual(
+    warnings.map((w) => `${w.line}:${w.column} ${w.object}: ${w.path}: ${w.message}`),
+    [`${where(file, 'vpshere').line}:${where(file, 'vpshere').column} InfrastructureProvider/capv-system/vpshere: metadata.name: "vpshere" is not a built-in InfrastructureProvider name; did you mean "vsphere"?`],
+  );
+});

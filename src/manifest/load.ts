@@ -200,7 +200,8 @@ class ManifestCollector {
           for (const finding of providerWarnings(value.spec)) this.report(unit, { ...finding, path: ['spec', ...finding.path] }, this.warnings);
         }
         const provider = toProviderObject(value, position);
-        provider.fieldPosition = (path) => fieldPosition(unit.source, unit.node, path, 'value');
+        // Not enumerable: a provider stays plain data for comparisons and serialisation.
+        Object.defineProperty(provider, 'fieldPosition', { value: (path: FieldPath) => fieldPosition(unit.source, unit.node, path, 'value'), enumerable: false });
         this.providers.push(provider);
         break;
       }

@@ -260,11 +260,11 @@ class GitHubRepository implements GitHubReleaseRepository {
       log: { debug: () => undefined, info: () => undefined, warn: (message: string) => log(message), error: (message: string) => log(message) },
     });
     // The retry plugin retries every transport failure; it reads `request.retries` when a request
-    // fails, so answering 0 once the API host proved unreachable (http.ts) stops it at once.
+    // fails (undefined: its own setting), so answering 0 once the API host proved unreachable
+    // (http.ts) stops it at once.
     const apiHost = new URL(this.apiBase);
     octokit.hook.before('request', (options) => {
-      const retries = this.policy.retries;
-      Object.defineProperty(options.request, 'retries', { configurable: true, enumerable: true, get: () => (unreachableReason(apiHost) === undefined ? retries : 0) });
+      Object.defineProperty(options.request, 'retries', { configurable: true, get: () => (unreachableReason(apiHost) === undefined ? undefined : 0) });
     });
     return octokit;
   }
