@@ -12,7 +12,10 @@ import type { ImageMeta, Manifest, ProviderObject, SecretObject, SecretStrategy,
 import { githubTokenFromEnv, githubTokenHostProblem } from './sources/credentials.js';
 import { loadManifest } from './manifest/load.js';
 import { findConfigSecret } from './manifest/references.js';
-import { resolveCertManager, resolveProviders, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
+import { atProviderField } from './manifest/field-locator.js';
+import { settleAll } from './resolve/settle.js';
+import { providerNameWarnings } from './resolve/name-advice.js';
+import { preflightManagementCluster, resolveCertManager, resolveProviders, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
 import { buildProviderRegistry } from './resolve/registry.js';
 import type { SourceOptions } from './sources/request.js';
 import { lockfilePath, readLockfile, serializeLockfile } from './lock/lockfile.js';
@@ -20,6 +23,8 @@ import type { Lockfile } from './lock/types.js';
 import { LockSession, type LockOutcome } from './lock/session.js';
 import { inspectVariables, substituteVariables, missingVariablesError, type VariableReference } from './render/variables.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
+import { closeGivenNames, unusedVariableWarnings, type GivenVariables } from './render/variable-advice.js';
+import { breakingVariables } from './render/variable-breakage.js';
 import { appendAdditionalManifests, resolveAdditionalManifests } from './render/additional-manifests.js';
 import { inspectImages, mergeImageOverrides, parseImagesValue, applyImageOverrides } from './render/images.js';
 import { renderCertManagerObjects, renderProviderObjects } from './render/pipeline.js';
@@ -63,6 +68,8 @@ export interface RenderOptions {
   envSecrets?: string[];
   /** Called with every form of every secret value as soon as they are known (GitHub Actions masks). */
   onSecretValues?: (needles: SecretNeedles) => void;
+  /** Told each likely mistake in valid input (manifest and variables) as soon as it is found. */
+  onWarning?: (warning: Diagnostic) => void;
 }
 
 /** What resolution found, and the lock that records it. */
@@ -192,7 +199,7 @@ export interface SharedRun {
 
 /** resolveManagementCluster for a manifest already loaded (one cluster of a fleet). */
 export async function resolveManifest(manifest: Manifest, options: RenderOptions, shared?: SharedRun): Promise<Resolution> {
-  for (const warning of manifest.warnings ?? []) options.sources?.log?.(`warning: ${warning}`);
+  for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
   const lockFile = lockfilePath(manifest.baseDir);
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
   const configured = options.sources ?? {};
@@ -214,10 +221,11 @@ export async function resolveManifest(manifest: Manifest, options: RenderOptions
   const outer = shared?.decorate;
   const decorate = outer ? (repository: ProviderRepository, component: Parameters<typeof outer>[1]) => session.decorate(outer(repository, component), component) : session.decorate;
   const resolveOptions: ResolveOptions = { sources, pinnedVersion: session.pinnedVersion, decorate };
-  const [providers, certManager] = await Promise.all([
-    resolveProviders(manifest, resolveOptions),
-    resolveCertManager(manifest.config, manifest.baseDir, resolveOptions),
-  ]);
+  // Invalid input fails here, before any request; then every fetch problem is reported together.
+  const early = preflightManagementCluster(manifest);
+  if (early.length > 0) throw new CapiGitopsError(early);
+  for (const warning of providerNameWarnings(manifest.providers, registry)) options.onWarning?.(warning);
+  const [providers, certManager] = await settleAll(resolveProviders(manifest, resolveOptions), resolveCertManager(manifest.config, manifest.baseDir, resolveOptions));
   return { manifest, providers, certManager, lockFile, lock: session.conclude(providers, certManager, options.frozen ?? false), sources };
 }
 
@@ -291,7 +299,9 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
     const file = artifactDisplayName(p.resolved.components);
     const result = substituteVariables(p.text, p.lookup, file);
     if (result.missing.length > 0) {
-      missingVariablesError(result.missing, { provider: providerName(p.resolved.provider), file }).diagnostics.forEach((d) => bag.add(d));
+      const given = [...Object.keys(manifest.config.variables ?? {}), ...Object.keys(p.secret?.data ?? {})];
+      const at = { ...originOf(p.resolved.provider), provider: providerName(p.resolved.provider), artifact: file, suggestions: closeGivenNames(result.missing, given) };
+      missingVariablesError(result.missing, at).diagnostics.forEach((d) => bag.add(d));
     }
     const secretNames = [...result.used].filter(([, v]) => v.fromSecret);
     if (secretNames.length > 0) {
@@ -300,15 +310,21 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
       markedOf.set(i, marked.length);
       marked.push({ ...marker, text: substituteVariables(p.text, p.lookup, file, marker.marker).text });
     }
-    return result.text;
+    return result;
   });
+  unusedVariableWarnings(givenVariables(manifest, prepared)).forEach((w) => options.onWarning?.(w));
   bag.throwIfAny();
 
   // 2. Parse every artifact (YAML 1.1, aliases refused), in parallel.
-  const sources = prepared.map((p, i) => ({ text: substituted[i]!, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
+  const sources = prepared.map((p, i) => ({ text: substituted[i]!.text, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
   for (const [i, m] of markedOf) sources.push({ text: marked[m]!.text, source: `${prepared[i]!.resolved.label} ${prepared[i]!.resolved.version} ${prepared[i]!.resolved.components.name}` });
   const parsed = await (shared?.parse ? shared.parse(sources) : parseWithCache(sources, options.sources?.cache)).catch((err: unknown) => {
+    // A parse error caused by a variable's value is reported as that variable (never a secret value).
+    const culprits = prepared.flatMap((p, i) =>
+      breakingVariables({ raw: p.text, text: sources[i]!.text, lookup: p.lookup, used: substituted[i]!.used, source: sources[i]!.source, artifact: artifactDisplayName(p.resolved.components), origin: originOf(p.resolved.provider) }),
+    );
+    if (culprits.length > 0) throw new CapiGitopsError(culprits);
     throw err instanceof CapiGitopsError ? withoutSubstitutedText(err, sources, secretUse) : err;
   });
   const markedStart = prepared.length + (certManager ? 1 : 0);
@@ -338,6 +354,7 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
       collect(bag, err);
     }
   });
+  bag.items.forEach((d, i) => (bag.items[i] = atProviderField(d, manifest.providers, providerName)));
   if (certManager) {
     const render = (): RenderedComponent => {
       const objects = renderCertManagerObjects(parsed[prepared.length]!, certManager.version, manifest.config.images ?? {});
@@ -438,6 +455,18 @@ function withoutSubstitutedText(err: CapiGitopsError, sources: ParseInput[], sec
       };
     }),
   );
+}
+
+/** Config.variables reach every provider; a configSecret's keys only the providers that name it. */
+function givenVariables(manifest: Manifest, prepared: PreparedProvider[]): GivenVariables[] {
+  const usedBy = (list: PreparedProvider[]) => new Set(list.flatMap((p) => p.references.map((r) => r.name)));
+  const given: GivenVariables[] = [];
+  const config = manifest.config;
+  if (config.variables) given.push({ origin: 'Config', path: 'variables', position: config.position, names: Object.keys(config.variables), used: usedBy(prepared) });
+  for (const secret of new Set(prepared.map((p) => p.secret).filter((s) => s !== undefined))) {
+    given.push({ origin: `Secret/${secret.namespace}/${secret.name}`, position: secret.position, names: Object.keys(secret.data), used: usedBy(prepared.filter((p) => p.secret === secret)) });
+  }
+  return given;
 }
 
 /**

@@ -12,6 +12,7 @@ import { updateVersionsInFiles, type VersionEdit } from './manifest/update-versi
 import { CapiGitopsError, type Diagnostic } from './model/diagnostics.js';
 import { rename, writeFile } from 'node:fs/promises';
 import { componentKey } from './lock/session.js';
+import { readLockfile } from './lock/lockfile.js';
 import { resolveManagementCluster, type RenderOptions, type Resolution } from './pipeline.js';
 
 /** For each provider: the locked release, every published version and the newest release's series. */
@@ -33,7 +34,10 @@ async function upgradeInputs(resolution: Resolution): Promise<ProviderUpgradeInp
 
 export async function planManagementCluster(options: RenderOptions): Promise<{ resolution: Resolution; plan: UpgradePlan }> {
   const resolution = await resolveManagementCluster(options);
-  return { resolution, plan: planUpgrades({ providers: await upgradeInputs(resolution) }) };
+  // The lockfile on disk is still the previous one: plan writes nothing.
+  const locked = (await readLockfile(resolution.lockFile))?.entries.find((entry) => entry.kind === 'CertManager');
+  const certManager = resolution.certManager ? { installed: locked?.version, target: resolution.certManager.version } : undefined;
+  return { resolution, plan: planUpgrades({ providers: await upgradeInputs(resolution), certManager }) };
 }
 
 export interface UpdateResult {

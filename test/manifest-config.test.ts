@@ -85,12 +85,24 @@ test('Config.overrides needs kind, name and unmanaged: true', async () => {
   );
 });
 
-test('at most one Config document, reported with both positions', async () => {
-  const dir = await writeManifestDir({ 'a.yaml': config('variables: {A: a}'), 'b.yaml': '# second\n' + config('variables: {B: b}') });
+test('several Config documents merge in file order: mappings by key, lists appended, relative paths kept relative to their own file (issue #10)', async () => {
+  const dir = await writeManifestDir({
+    'a.yaml': config('variables: {A: a, C: same}\ncertManager: {enabled: true}\nrepositories:\n  - {name: aws, type: InfrastructureProvider, url: repo/aws/latest/infrastructure-components.yaml}'),
+    'site/b.yaml': config('variables: {B: b, C: same}\ncertManager: {url: mirror/cert-manager.yaml}\nrepositories:\n  - {name: vsphere, type: InfrastructureProvider, url: mirror/vsphere/latest/infrastructure-components.yaml}'),
+  });
+  const manifest = await loadManifest([path.join(dir, 'a.yaml'), path.join(dir, 'site', 'b.yaml')]);
+  assert.deepEqual(manifest.config.variables, { A: 'a', C: 'same', B: 'b' });
+  assert.deepEqual(manifest.config.certManager, { enabled: true, url: 'site/mirror/cert-manager.yaml' });
+  assert.deepEqual(manifest.config.repositories?.map((r) => r.url), ['repo/aws/latest/infrastructure-components.yaml', 'site/mirror/vsphere/latest/infrastructure-components.yaml']);
+  assert.equal(manifest.config.position?.file, path.join(dir, 'a.yaml'));
+});
+
+test('a scalar two Config documents set differently is a conflict, at the later one with the first one\'s position', async () => {
+  const dir = await writeManifestDir({ 'a.yaml': config('variables: {A: a}'), 'b.yaml': '# second\n' + config('variables: {A: b}') });
   const error = await loadError([dir]);
   assert.deepEqual(
-    error.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.message}`),
-    [`${path.join(dir, 'b.yaml')}:2:1 more than one Config document; the first is at ${path.join(dir, 'a.yaml')}:1:1`],
+    error.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.path}: ${d.message}`),
+    [`${path.join(dir, 'b.yaml')}:4:16 variables.A: variables.A is "b" here and "a" in the Config at ${path.join(dir, 'a.yaml')}:3:16`],
   );
 });
 

@@ -286,13 +286,13 @@ test('null fields are dropped before validation, as the API server prunes them',
 
 test('YAML 1.1 scalars resolve as Kubernetes (go-yaml v2 resolve.go) reads them', async () => {
   const { manifest } = await loadText(
-    provider('version: 2026-01-14\nmanager:\n  syncPeriod: 1:30\n  featureGates: {A: on, B: off, C: y, D: No, yes: true}\n  webhook: {port: 0x24E3}\n  controller: {cacheSyncTimeout: 0o17}\ndeployment: {replicas: 010, serviceAccountName: !!str 12}'),
+    provider('version: 2026-01-14\nmanager:\n  cacheNamespace: 1:30\n  featureGates: {A: on, B: off, C: y, D: No, yes: true}\n  webhook: {port: 0x24E3}\n  controller: {cacheSyncTimeout: 0o17}\ndeployment: {replicas: 010, serviceAccountName: !!str 12}'),
   );
   const spec = manifest.providers[0].spec;
   // Timestamps and sexagesimal numbers stay strings; yes/no/on/off/y/n are booleans (also as keys);
   // 0x, 0o and 0 prefixes are hex and octal; !!str keeps text.
   assert.equal(spec.version, '2026-01-14');
-  assert.equal(spec.manager?.syncPeriod, '1:30');
+  assert.equal(spec.manager?.cacheNamespace, '1:30');
   assert.deepEqual(spec.manager?.featureGates, { A: true, B: false, C: true, D: false, true: true });
   assert.equal(spec.manager?.webhook?.port, 9443);
   assert.equal(spec.manager?.controller?.cacheSyncTimeout, 15);

@@ -4,6 +4,7 @@
  * `capi-gitops convert`. The README examples are test/fixtures/operator-readme/NN.v1alpha1.yaml
  * (verbatim from the operator's docs/README.md at v0.5.0), each beside its hand-written v1alpha2 form.
  */
+import { formatWarning } from '../src/model/diagnostics.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -60,8 +61,8 @@ for (const example of EXAMPLES) {
     assert.ok(typeof v1 !== 'string', v1 as string);
     assert.deepEqual(content(v1), content(v2));
     assert.equal(v1.warnings?.length, v1.providers.length);
-    for (const warning of v1.warnings ?? []) {
-      assert.match(warning, new RegExp(`${example}\\.v1alpha1\\.yaml:\\d+:\\d+: \\w+Provider/[\\w-]+/[\\w-]+ is operator\\.cluster\\.x-k8s\\.io/v1alpha1`));
+    for (const warning of (v1.warnings ?? []).map(formatWarning)) {
+      assert.match(warning, new RegExp(`${example}\\.v1alpha1\\.yaml:\\d+:\\d+: warning: \\w+Provider/[\\w-]+/[\\w-]+: operator\\.cluster\\.x-k8s\\.io/v1alpha1 object`));
       assert.match(warning, /capi-gitops convert -f \S+ --in-place/);
     }
     assert.deepEqual(v2.warnings, []);
@@ -207,7 +208,8 @@ test('CLI: render warns once per v1alpha1 object; convert --in-place rewrites on
   const renderDir = writeTempManifest({ 'm.yaml': v1Corpus });
   const rendered = run(['render', '-f', 'm.yaml', '-o', 'out'], renderDir);
   assert.equal(rendered.code, 0, rendered.stderr);
-  const warnings = rendered.stderr.split('\n').filter((line) => line.startsWith('warning: '));
+  const warnings = rendered.stderr.split('\n').filter((line) => / warning: .*v1alpha1 object/.test(line));
   assert.equal(warnings.length, 2, rendered.stderr);
-  assert.match(warnings[0], /^warning: m\.yaml:1:1: CoreProvider\/capi-system\/cluster-api is operator\.cluster\.x-k8s\.io\/v1alpha1; .* capi-gitops convert -f m\.yaml --in-place$/);
+  assert.match(warnings[0], /^m\.yaml:1:1: warning: CoreProvider\/capi-system\/cluster-api: operator\.cluster\.x-k8s\.io\/v1alpha1 object, converted to v1alpha2/);
+  assert.match(rendered.stderr, /hint: rewrite it with: capi-gitops convert -f m\.yaml --in-place/);
 });

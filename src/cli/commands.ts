@@ -16,6 +16,7 @@ import { versionInfo } from './version.js';
 import { completionScript, type Shell } from './completion.js';
 import { objectChanges, type ObjectChange } from '../emit/object-changes.js';
 import type { Command } from 'commander';
+import { formatWarning } from '../model/diagnostics.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../emit/layout.js';
 import type { SecretStrategy } from '../manifest/types.js';
@@ -79,6 +80,8 @@ function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Pa
       onProgress: (event) => progress.onProgress(event),
       log: (line) => progress.log(line),
     },
+    // Printed as soon as found, so they are seen even when the run then fails.
+    onWarning: (warning) => progress.log(formatWarning(warning)),
     ...extra,
   };
 }
@@ -131,6 +134,11 @@ async function saveLock(resolution: Pick<Resolution, 'lockFile' | 'lock'>, out: 
 
 const CHANGE_MARK: Record<ObjectChange['change'], string> = { added: '+', changed: '~', removed: '-' };
 
+/** A default as written in the artifact: `${V:=""}` shows `""`, not the JSON of its two quotes. */
+function shownDefault(text: string): string {
+  return /^(["'])[^"'\\]*\1$/.test(text) ? text : JSON.stringify(text);
+}
+
 export async function renderCommand(flags: RenderFlags): Promise<void> {
   const out = new Output(flags);
   if (flags.listVariables) {
@@ -152,8 +160,8 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
       process.stdout.write(safeText(`${provider.label} ${provider.version} (namespace ${provider.namespace})`) + '\n');
       if (provider.variables.length === 0) process.stdout.write('  (no variables)\n');
       for (const v of provider.variables) {
-        const value = v.value ? `${v.value.fromSecret ? MASK : JSON.stringify(v.value.value)} from ${v.value.origin}` : v.default !== undefined ? `default ${JSON.stringify(v.default)}` : 'MISSING';
-        process.stdout.write(safeText(`  ${v.name} = ${value}${v.value && v.default !== undefined ? ` (default ${JSON.stringify(v.default)})` : ''}`) + '\n');
+        const value = v.value ? `${v.value.fromSecret ? MASK : JSON.stringify(v.value.value)} from ${v.value.origin}` : v.default !== undefined ? `default ${shownDefault(v.default)}` : 'MISSING';
+        process.stdout.write(safeText(`  ${v.name} = ${value}${v.value && v.default !== undefined ? ` (default ${shownDefault(v.default)})` : ''}`) + '\n');
       }
     }
     return;

@@ -18,6 +18,8 @@ import {
 import { formatFieldPath } from './fields.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
+import { mergeConfigDocuments, type ConfigDocument } from './config-merge.js';
+import { checkProviderDurations, providerSchemaHint, providerWarnings } from './provider-values.js';
 import { validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
 import { applyEditsToValue, planV1alpha1Conversion, sourcePathOf, V1ALPHA1_API_VERSION, type ConversionEdit } from './v1alpha1.js';
 import type { ConfigMapObject, Manifest, ProviderObject, ReleaseObject, SecretObject, SourcePosition, ToolConfig } from './types.js';
@@ -60,6 +62,7 @@ export async function loadManifest(paths: string[]): Promise<Manifest> {
     parsed.syntaxErrors.forEach((problem) => bag.add(problem));
     for (const source of parsed.documents) collector.addDocument(source);
   }
+  collector.mergeConfigs();
   bag.throwIfAny();
   return collector.manifest(files.length > 0 ? path.dirname(path.resolve(files[0])) : process.cwd());
 }
@@ -103,16 +106,40 @@ function requiredFieldHint(category: Category | undefined, parent: FieldPath, fi
   return undefined;
 }
 
+/** Whether `value` has a value at `path`. */
+function hasFieldPath(value: unknown, path: FieldPath): boolean {
+  let node = value;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return false;
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return true;
+}
+
 class ManifestCollector {
   private readonly providers: ProviderObject[] = [];
   private readonly secrets: SecretObject[] = [];
   private readonly configMaps: ConfigMapObject[] = [];
   private readonly releases: ReleaseObject[] = [];
   private config: ToolConfig = {};
+  private readonly configs: ConfigDocument[] = [];
+  private readonly warnings: Diagnostic[] = [];
   private readonly firstSeen = new Map<string, SourcePosition>();
-  private readonly warnings: string[] = [];
 
   constructor(private readonly bag: DiagnosticBag) {}
+
+  /** Several Config documents are merged in file order; conflicting scalars are problems. */
+  mergeConfigs(): void {
+    const { config, problems } = mergeConfigDocuments(this.configs);
+    problems.forEach((problem) => this.bag.add(problem));
+    // Fleet errors point into the Config document that wrote the field.
+    const documents = this.configs;
+    if (documents.length > 0) {
+      const locate = (p: FieldPath) => (documents.find((d) => hasFieldPath(d.config, p)) ?? documents[0]!).fieldPosition(p);
+      Object.defineProperty(config, 'locate', { value: locate, enumerable: false });
+    }
+    this.config = config;
+  }
 
   manifest(baseDir: string): Manifest {
     const manifest: Manifest = { providers: this.providers, secrets: this.secrets, configMaps: this.configMaps, config: this.config, baseDir, warnings: this.warnings };
@@ -126,10 +153,12 @@ class ManifestCollector {
     plan.findings.forEach((finding) => this.report(unit, finding));
     unit.conversion = plan.edits;
     const position = nodePosition(unit.source, unit.node);
-    this.warnings.push(
-      `${formatPosition(position)}: ${unit.label ?? 'provider object'} is ${V1ALPHA1_API_VERSION}; converted to v1alpha2 as the operator's conversion webhook did. ` +
-        `Rewrite it with: capi-gitops convert -f ${position.file} --in-place`,
-    );
+    this.warnings.push({
+      ...position,
+      object: unit.label,
+      message: `${V1ALPHA1_API_VERSION} object, converted to v1alpha2 as the operator's conversion webhook did`,
+      hint: `rewrite it with: capi-gitops convert -f ${position.file} --in-place`,
+    });
     return applyEditsToValue(object, plan.edits);
   }
 
@@ -218,9 +247,13 @@ class ManifestCollector {
     switch (unit.category) {
       case 'provider': {
         if (isPlainObject(value.spec)) {
-          for (const finding of checkProviderSpecRules(value.spec)) this.report(unit, this.atSource(unit, { ...finding, path: ['spec', ...finding.path] }));
+          for (const finding of [...checkProviderSpecRules(value.spec), ...checkProviderDurations(value.spec)]) this.report(unit, this.atSource(unit, { ...finding, path: ['spec', ...finding.path] }));
+          for (const finding of providerWarnings(value.spec)) this.report(unit, this.atSource(unit, { ...finding, path: ['spec', ...finding.path] }), this.warnings);
         }
-        this.providers.push(toProviderObject(value, position));
+        const provider = toProviderObject(value, position);
+        // Not enumerable: a provider stays plain data for comparisons and serialisation.
+        Object.defineProperty(provider, 'fieldPosition', { value: (path: FieldPath) => fieldPosition(unit.source, unit.node, path, 'value'), enumerable: false });
+        this.providers.push(provider);
         break;
       }
       case 'secret': {
@@ -240,11 +273,7 @@ class ManifestCollector {
       case 'config': {
         const { config, findings } = toToolConfig(value, position);
         findings.forEach((finding) => this.report(unit, finding));
-        this.checkUnique(unit, 'Config', '', '', position);
-        if (this.config.position === undefined) {
-          Object.defineProperty(config, 'locate', { value: (p: FieldPath) => fieldPosition(unit.source, unit.node, p, 'value'), enumerable: false });
-          this.config = config;
-        }
+        this.configs.push({ config, fieldPosition: (path) => fieldPosition(unit.source, unit.node, path, 'value') });
         break;
       }
       case 'release': {
@@ -265,7 +294,7 @@ class ManifestCollector {
     }
   }
 
-  /** Secrets and ConfigMaps are unique by namespace and name, and there is one Config at most. */
+  /** Secrets and ConfigMaps are unique by namespace and name. */
   private checkUnique(unit: ObjectUnit, kind: string, namespace: string, name: string, position: SourcePosition): void {
     if (kind !== 'Config' && ((kind !== 'Release' && !namespace) || !name)) return; // already reported as missing
     const id = `${kind}/${namespace}/${name}`;
@@ -279,13 +308,14 @@ class ManifestCollector {
       ...position,
       object: unit.label,
       message: `${what}; the first is at ${formatPosition(first)}`,
-      expected: kind === 'Config' ? 'at most one Config document' : `each ${kind} once per namespace and name`,
-      hint: kind === 'Config' ? 'merge the Config documents into one' : 'remove one of them, or merge them into one',
+      expected: `each ${kind} once per namespace and name`,
+      hint: 'remove one of them, or merge them into one',
     });
   }
 
   private reportSchemaProblem(unit: ObjectUnit, problem: SchemaProblem): void {
-    const hint = problem.missingField ? (requiredFieldHint(unit.category, problem.path, problem.missingField) ?? problem.hint) : problem.hint;
+    const known = unit.category === 'provider' ? providerSchemaHint(problem.path) : undefined;
+    const hint = known ?? (problem.missingField ? (requiredFieldHint(unit.category, problem.path, problem.missingField) ?? problem.hint) : problem.hint);
     this.report(unit, this.atSource(unit, { ...problem, hint }));
   }
 
@@ -296,18 +326,20 @@ class ManifestCollector {
     return path === finding.path ? finding : { ...finding, path, displayPath: finding.displayPath ?? finding.path };
   }
 
-  private report(unit: ObjectUnit, finding: Finding): void {
+  private report(unit: ObjectUnit, finding: Finding, into: { add(d: Diagnostic): void } | Diagnostic[] = this.bag): void {
     const position = fieldPosition(unit.source, unit.node, finding.path, finding.at);
     let message = finding.message;
     if (finding.related) message += `; the first is at ${formatPosition(fieldPosition(unit.source, unit.node, finding.related, 'value'))}`;
     const shownPath = formatFieldPath(finding.displayPath ?? finding.path);
-    this.bag.add({
+    const diagnostic: Diagnostic = {
       ...position,
       path: shownPath || undefined,
       object: unit.label,
       message,
       expected: finding.expected,
       hint: finding.hint,
-    });
+    };
+    if (Array.isArray(into)) into.push(diagnostic);
+    else into.add(diagnostic);
   }
 }

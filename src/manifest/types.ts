@@ -1,3 +1,4 @@
+import type { Diagnostic } from '../model/diagnostics.js';
 import type { ProviderKind } from '../model/provider.js';
 
 /** Where a value was written, for error messages. */
@@ -114,6 +115,8 @@ export interface ProviderObject {
   namespace: string;
   spec: ProviderSpec;
   position: SourcePosition;
+  /** Where a field of the object was written; the object's start for fields it does not have. */
+  fieldPosition?: (path: readonly (string | number)[]) => SourcePosition;
 }
 
 // ---- Secrets and ConfigMaps given in the input ---------------------------------------------
@@ -261,6 +264,6 @@ export interface Manifest {
   releases?: ReleaseObject[];
   /** Absolute path of the directory of the first manifest file; relative URLs resolve against it. */
   baseDir: string;
-  /** Things the user must hear on every run (a v1alpha1 object converted). */
-  warnings?: string[];
+  /** Valid input that is most likely a mistake, or a v1alpha1 object converted, at file:line:column; printed, never fatal. */
+  warnings?: Diagnostic[];
 }

@@ -63,6 +63,15 @@ export function compareStrings(a: string, b: string): number {
  * the shape compilers and linters use so editors can jump to the spot.
  */
 export function formatDiagnostic(d: Diagnostic): string {
+  return formatAs(d, 'error');
+}
+
+/** A likely mistake in valid input, in the same shape as an error. */
+export function formatWarning(d: Diagnostic): string {
+  return formatAs(d, 'warning');
+}
+
+function formatAs(d: Diagnostic, severity: 'error' | 'warning'): string {
   // Every field can carry input or a server's words: redacted and escaped, one line each.
   const safe = (text: string | undefined) => (text === undefined ? undefined : safeText(text, { keepNewlines: false }));
   d = { ...d, message: safe(d.message)!, file: safe(d.file), path: safe(d.path), object: safe(d.object), expected: safe(d.expected), hint: safe(d.hint) };
@@ -74,7 +83,7 @@ export function formatDiagnostic(d: Diagnostic): string {
     where += ': ';
   }
   const subject = [d.object, d.path].filter(Boolean).join(': ');
-  let text = `${where}error: ${subject ? subject + ': ' : ''}${d.message}`;
+  let text = `${where}${severity}: ${subject ? subject + ': ' : ''}${d.message}`;
   if (d.expected) text += `\n  expected: ${d.expected}`;
   if (d.hint) text += `\n  hint: ${d.hint}`;
   return text;

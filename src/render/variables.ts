@@ -983,16 +983,23 @@ export function substituteVariables(text: string, lookup: VariableLookup, file?:
 }
 
 /** One error naming every missing variable (names only, never values). */
-export function missingVariablesError(missing: string[], context: { provider: string; file?: string }): CapiGitopsError {
+export function missingVariablesError(
+  missing: string[],
+  context: { provider: string; file?: string; line?: number; column?: number; artifact?: string; suggestions?: string[] },
+): CapiGitopsError {
   const names = [...new Set(missing)].sort(compareStrings);
   const plural = names.length === 1 ? 'variable' : 'variables';
+  const usedBy = context.artifact ? ` (used by ${context.artifact})` : '';
+  const suggestions = context.suggestions?.length ? `${context.suggestions.join('; ')}; ` : '';
   return new CapiGitopsError({
-    message: `value for ${plural} [${names.join(', ')}] is not set`,
+    message: `value for ${plural} [${names.join(', ')}] is not set${usedBy}`,
     object: context.provider,
     file: context.file,
+    line: context.line,
+    column: context.column,
     expected: `a value for every variable the components use without a default: ${names.join(', ')}`,
     hint:
-      `set ${names.length === 1 ? 'it' : 'them'} as data keys of the Secret named by the provider's spec.configSecret, ` +
+      `${suggestions}set ${names.length === 1 ? 'it' : 'them'} as data keys of the Secret named by the provider's spec.configSecret, ` +
       'or under `variables:` in the capi-gitops Config document',
   });
 }

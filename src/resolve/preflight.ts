@@ -8,6 +8,7 @@
  * - fetchConfig names one source: url, selector or oci;
  * - spec.version is a semantic version (or a capi-gitops version range).
  */
+import { closestName } from '../manifest/fields.js';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import type { ProviderObject } from '../manifest/types.js';
 import type { ProviderRegistry } from './registry.js';
@@ -95,11 +96,14 @@ function fetchConfigProblems(provider: ProviderObject, registry: ProviderRegistr
   // A misnamed CoreProvider is reported once, by the naming rule.
   const misnamedCore = provider.kind === 'CoreProvider' && provider.name !== CORE_PROVIDER_NAME;
   if (given.length === 0 && !misnamedCore && registry.lookup(provider.kind, provider.name) === undefined) {
+    const close = closestName(provider.name, registry.entries.filter((entry) => entry.kind === provider.kind).map((entry) => entry.name));
     problems.push({
       ...at(provider, 'spec.fetchConfig'),
       message: `clusterctl v1.12.0 knows no ${provider.kind} named "${provider.name}", and it has no fetchConfig`,
       expected: 'spec.fetchConfig.url, spec.fetchConfig.selector or spec.fetchConfig.oci',
-      hint: `say where its releases are: a fetchConfig, or a Config \`repositories\` entry {name: ${provider.name}, type: ${provider.kind}, url: …}; or check the name for typos`,
+      hint: close
+        ? `did you mean "${close}"? set metadata.name: ${close}; or, for a provider of your own, say where its releases are: a fetchConfig, or a Config \`repositories\` entry`
+        : `say where its releases are: a fetchConfig, or a Config \`repositories\` entry {name: ${provider.name}, type: ${provider.kind}, url: …}; or check the name for typos`,
     });
   }
   return problems;

@@ -188,8 +188,8 @@ export function compareResolved(a: Pick<ResolvedProvider, 'kind' | 'name' | 'nam
  * stage's problems stop the stages after it.
  */
 export async function resolveProviders(manifest: Manifest, options: ResolveOptions = {}): Promise<ResolvedProvider[]> {
-  const { registry, problems: registryProblems } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
-  const early = [...registryProblems, ...preflightProblems(manifest.providers, registry)];
+  const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
+  const early = preflightManagementCluster(manifest);
   if (early.length > 0) throw new CapiGitopsError(early);
 
   const outcomes = await Promise.allSettled(
@@ -214,10 +214,21 @@ export async function resolveProviders(manifest: Manifest, options: ResolveOptio
   return resolutions.map((r) => r.resolved).sort(compareResolved);
 }
 
+/**
+ * Every problem that needs no request (registry, the operator's preflight, cert-manager
+ * settings), so a run with invalid input fails before it touches the network.
+ */
+export function preflightManagementCluster(manifest: Manifest): Diagnostic[] {
+  const { registry, problems } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
+  return [...problems, ...preflightProblems(manifest.providers, registry), ...certManagerSettingsProblems(manifest.config)];
+}
+
 // ---- cert-manager ---------------------------------------------------------------------------
 
 /** clusterctl v1.12.0's pinned cert-manager (cmd/clusterctl/client/config/cert_manager_client.go). */
 export const CERT_MANAGER_DEFAULT_VERSION = 'v1.19.1';
+/** Why that version: said in every diagnostic about the default, which the user did not write. */
+export const CERT_MANAGER_DEFAULT_REASON = 'the version clusterctl v1.12 pins';
 export const CERT_MANAGER_LABEL = 'cert-manager';
 
 /** clusterctl's default cert-manager URL for a version. */
@@ -253,14 +264,40 @@ function certManagerVersion(configured: string | undefined, fromUrl: string | un
  * A local URL (file:// or a path, relative to the Config's file) is read directly; other URLs
  * go through the source modules like a provider's.
  */
+function certManagerSettingsProblems(config: ToolConfig): Diagnostic[] {
+  const settings = config.certManager ?? {};
+  if (settings.enabled === false || settings.version === undefined || parseSemantic(settings.version) !== null) return [];
+  return [{ ...certManagerOrigin(config, 'version'), message: `"${settings.version}" is not a semantic version`, expected: `a cert-manager release such as ${CERT_MANAGER_DEFAULT_VERSION}` }];
+}
+
+/**
+ * Where diagnostics about cert-manager point: the field the user wrote, or, for the default,
+ * the default itself (at the Config document if there is one) rather than a field never written.
+ */
+function certManagerRequestOrigin(config: ToolConfig): DiagnosticOrigin {
+  const settings = config.certManager ?? {};
+  if (settings.url !== undefined) return certManagerOrigin(config, 'url');
+  if (settings.version !== undefined) return certManagerOrigin(config, 'version');
+  const { file, line, column } = config.position ?? {};
+  return { file, line, column, object: `cert-manager ${CERT_MANAGER_DEFAULT_VERSION} (the default: ${CERT_MANAGER_DEFAULT_REASON})` };
+}
+
+const CERT_MANAGER_FETCH_HINT =
+  'point certManager.url in the Config document at a local copy of cert-manager.yaml (a path or file:// URL), set certManager.enabled: false if cert-manager is installed another way, or pass --offline once an online run has cached it';
+
+/** A failed remote fetch of cert-manager, with the ways around it as its hint. */
+function certManagerFetchProblem(error: unknown): unknown {
+  if (!(error instanceof CapiGitopsError)) return error;
+  return new CapiGitopsError(error.diagnostics.map((d) => ({ ...d, hint: CERT_MANAGER_FETCH_HINT })));
+}
+
 export async function resolveCertManager(config: ToolConfig, baseDir: string, options: ResolveOptions = {}): Promise<ResolvedCertManager | null> {
   const settings = config.certManager ?? {};
   if (settings.enabled === false) return null;
-  if (settings.version !== undefined && parseSemantic(settings.version) === null) {
-    throw new CapiGitopsError({ ...certManagerOrigin(config, 'version'), message: `"${settings.version}" is not a semantic version`, expected: `a cert-manager release such as ${CERT_MANAGER_DEFAULT_VERSION}` });
-  }
+  const settingsProblems = certManagerSettingsProblems(config);
+  if (settingsProblems.length > 0) throw new CapiGitopsError(settingsProblems);
   const url = settings.url ?? certManagerDefaultUrl(settings.version ?? CERT_MANAGER_DEFAULT_VERSION);
-  const origin = certManagerOrigin(config, 'url');
+  const origin = certManagerRequestOrigin(config);
 
   if (isLocalRepositoryUrl(url)) {
     const filePath = localUrlToPath(url, declaringDir(config.position, baseDir), origin);
@@ -281,6 +318,8 @@ export async function resolveCertManager(config: ToolConfig, baseDir: string, op
   const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
   const repository = options.decorate?.(opened, { name: CERT_MANAGER_LABEL, namespace: 'cert-manager' }) ?? opened;
   const version = certManagerVersion(settings.version, parseSemantic(repository.defaultVersion) ? repository.defaultVersion : undefined, origin);
-  const components = await repository.getFile(version, repository.componentsFile);
+  const components = await repository.getFile(version, repository.componentsFile).catch((error: unknown) => {
+    throw certManagerFetchProblem(error);
+  });
   return { label: CERT_MANAGER_LABEL, version, components, repository: { sourceType: repository.sourceType, location: repository.location } };
 }

@@ -33,6 +33,16 @@ export interface UpgradePlanInput {
   providers: readonly ProviderUpgradeInput[];
   /** Contracts capi-gitops can install; SUPPORTED_CONTRACTS by default. */
   installableContracts?: readonly string[];
+  /** cert-manager as locked and as the manifest now asks for it; absent when certManager.enabled is false. */
+  certManager?: { installed?: string; target: string };
+}
+
+/** clusterctl's CertManagerUpgradePlan (cmd/clusterctl/client/cluster/cert_manager.go): From, To, ShouldUpgrade. */
+export interface CertManagerPlan {
+  /** The locked version; undefined before the first lock. */
+  installed?: string;
+  target: string;
+  shouldUpgrade: boolean;
 }
 
 export type TargetStatus = 'upgrade' | 'up-to-date' | 'refused';
@@ -74,6 +84,7 @@ export interface UpgradePlan {
   newestContract: string;
   /** Sorted as clusterctl prints them: type, name, namespace (cmd/clusterctl/cmd/upgrade.go sortUpgradeItems). */
   providers: ProviderPlan[];
+  certManager?: CertManagerPlan;
 }
 
 /** The release whose metadata.yaml the plan needs: the highest semantic tag, pre-releases included (upgrader_info.go). */
@@ -292,7 +303,24 @@ export function planUpgrades(input: UpgradePlanInput): UpgradePlan {
     sameContract: same[i],
     newestContract: newest[i],
   }));
-  return { currentContract, newestContract, providers: providers.sort(compareProviderPlans) };
+  const plan: UpgradePlan = { currentContract, newestContract, providers: providers.sort(compareProviderPlans) };
+  if (input.certManager) plan.certManager = certManagerPlan(input.certManager.installed, input.certManager.target);
+  return plan;
+}
+
+/** Upgrade when the target is newer than the installed version, as clusterctl's shouldUpgrade. */
+function certManagerPlan(installed: string | undefined, target: string): CertManagerPlan {
+  const from = installed === undefined ? null : parseSemantic(installed);
+  const to = parseSemantic(target);
+  const shouldUpgrade = installed === undefined || (from !== null && to !== null ? compareSemantic(from, to) < 0 : installed !== target);
+  return { ...(installed === undefined ? {} : { installed }), target, shouldUpgrade };
+}
+
+/** clusterctl upgrade plan's first lines (cmd/clusterctl/cmd/upgrade_plan.go runUpgradePlan). */
+function certManagerText(plan: CertManagerPlan | undefined): string {
+  if (!plan) return '';
+  if (plan.installed === undefined) return `Cert-Manager is not in the lockfile yet; it will be installed at ${JSON.stringify(plan.target)}\n\n`;
+  return plan.shouldUpgrade ? `Cert-Manager will be upgraded from ${JSON.stringify(plan.installed)} to ${JSON.stringify(plan.target)}\n\n` : 'Cert-Manager is already up to date\n\n';
 }
 
 // ---- output -----------------------------------------------------------------------------------
@@ -317,7 +345,7 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
     ['NAME', 'NAMESPACE', 'TYPE', 'INSTALLED', 'CONTRACT', ...columns.map((c) => `NEXT (${c.contract})`)],
     ...plan.providers.map((p) => [p.label, p.namespace, p.kind, p.installed, p.installedContract, ...columns.map((c) => cell(c.pick(p)))]),
   ];
-  let text = `Core provider contract: ${plan.currentContract}; newest available: ${plan.newestContract}\n\n${formatTable(rows)}`;
+  let text = `${certManagerText(plan.certManager)}Core provider contract: ${plan.currentContract}; newest available: ${plan.newestContract}\n\n${formatTable(rows)}`;
   // Sets: a reason shared by every provider of a plan is printed once.
   const refused = new Set<string>();
   const warnings = new Set<string>();

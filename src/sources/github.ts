@@ -15,6 +15,7 @@ import { Octokit, RequestError } from 'octokit';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { sha256Hex } from './cache.js';
 import { decodeUtf8 } from '../model/utf8.js';
+import { networkFailureHint, unreachableReason } from './unreachable.js';
 import { fetchAdapter, httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy } from './http.js';
 import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
@@ -242,7 +243,7 @@ class GitHubRepository implements GitHubReleaseRepository {
       return wait;
     };
     const scale = this.options.retryAfterBaseMs ?? 1000;
-    return new Octokit({
+    const octokit = new Octokit({
       auth: this.options.token,
       baseUrl: this.apiBase,
       userAgent: 'capi-gitops',
@@ -252,6 +253,14 @@ class GitHubRepository implements GitHubReleaseRepository {
       throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, retryAfterBaseValue: scale },
       log: { debug: () => undefined, info: () => undefined, warn: (message: string) => log(message), error: (message: string) => log(message) },
     });
+    // The retry plugin retries every transport failure; it reads `request.retries` when a request
+    // fails (undefined: its own setting), so answering 0 once the API host proved unreachable
+    // (http.ts) stops it at once.
+    const apiHost = new URL(this.apiBase);
+    octokit.hook.before('request', (options) => {
+      Object.defineProperty(options.request, 'retries', { configurable: true, get: () => (unreachableReason(apiHost) === undefined ? undefined : 0) });
+    });
+    return octokit;
   }
 
   listVersions(): Promise<string[]> {
@@ -477,7 +486,7 @@ class GitHubRepository implements GitHubReleaseRepository {
   /** A failed request as a CapiGitopsError, never mentioning the token. */
   private failure(error: unknown, context: RequestContext): CapiGitopsError {
     if (error instanceof CapiGitopsError) return error;
-    if (error instanceof HttpError) return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.message}`));
+    if (error instanceof HttpError) return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.message}`, { hint: networkFailureHint(error.failure) }));
     if (!(error instanceof RequestError)) {
       return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error instanceof Error ? error.message : String(error)}`));
     }
@@ -489,7 +498,7 @@ class GitHubRepository implements GitHubReleaseRepository {
       }));
     }
     // Transport failures reach us wrapped by octokit as status 500 with our HttpError as cause.
-    if (error.cause instanceof HttpError) return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.cause.message}`));
+    if (error.cause instanceof HttpError) return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.cause.message}`, { hint: networkFailureHint(error.cause.failure) }));
     return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`));
   }
 

@@ -21,6 +21,7 @@ import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { sha256Hex } from './cache.js';
 import { nextPageUrl } from './github.js';
 import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy } from './http.js';
+import { networkFailureHint } from './unreachable.js';
 import { isLoopbackHost, revalidatedGet, type RevalidatedResponse } from './https.js';
 import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
@@ -226,7 +227,7 @@ class GitLabRepository implements ProviderRepository {
         ),
       );
     } catch (error) {
-      if (error instanceof HttpError) throw new CapiGitopsError(this.diagnostic(`cannot ${context.action} from ${this.location}: ${error.message}`));
+      if (error instanceof HttpError) throw new CapiGitopsError(this.diagnostic(`cannot ${context.action} from ${this.location}: ${error.message}`, { hint: networkFailureHint(error.failure) }));
       throw error;
     }
     if (answer === undefined) {

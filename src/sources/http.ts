@@ -12,6 +12,8 @@
  * read is what lets us check the length and the cap before anyone parses a byte.
  */
 
+import { markUnreachable, unreachableCode, unreachableReason } from './unreachable.js';
+
 /** How requests are made and retried. Every field has a default (`DEFAULT_HTTP_POLICY`). */
 export interface HttpPolicy {
   /** One attempt (all redirect hops, headers and body) must finish within this many ms. */
@@ -62,7 +64,7 @@ export type SourceProgressEvent =
   /** A failed attempt will be retried after `delayMs`. */
   | { type: 'retry'; url: string; attempt: number; delayMs: number; reason: string };
 
-export type HttpFailure = 'network' | 'timeout' | 'truncated' | 'too-large' | 'redirect' | 'refused';
+export type HttpFailure = 'network' | 'timeout' | 'truncated' | 'too-large' | 'redirect' | 'refused' | 'unreachable';
 
 /** A request that did not produce a complete response. Messages carry redacted URLs only. */
 export class HttpError extends Error {
@@ -75,7 +77,7 @@ export class HttpError extends Error {
     this.failure = failure;
     this.url = url;
   }
-  /** Transient failures worth another attempt; a size cap or a redirect loop is not. */
+  /** Transient failures worth another attempt; a size cap, a redirect loop or an unreachable host is not. */
   get retryable(): boolean {
     return this.failure === 'network' || this.failure === 'timeout' || this.failure === 'truncated';
   }
@@ -175,6 +177,21 @@ function networkReason(error: unknown): string {
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }
 
+/** A DNS failure or refused connection: final for the host for the rest of the run (`unreachable.ts`). */
+function unreachableFailure(url: URL, where: string, error: unknown): HttpError | undefined {
+  if (unreachableCode(error) === undefined) return undefined;
+  const reason = networkReason(error);
+  markUnreachable(url, reason);
+  return new HttpError('unreachable', `${where}: ${reason}; not retried, as a host that cannot be reached will not answer a retry`, redactUrl(url), { cause: error });
+}
+
+function refuseIfUnreachable(url: URL, method: string): void {
+  const reason = unreachableReason(url);
+  if (reason !== undefined) {
+    throw new HttpError('unreachable', `${method} ${redactUrl(url)}: not sent, ${url.host} could not be reached earlier in this run (${reason})`, redactUrl(url));
+  }
+}
+
 function capText(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }
@@ -201,6 +218,8 @@ export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): P
     if (request.signal?.aborted) return request.signal.reason instanceof Error ? request.signal.reason : new Error('request aborted');
     const where = `${method} ${redactUrl(hopUrl)}`;
     if (timedOut) return new HttpError('timeout', `${where}: no complete answer within ${policy.timeoutMs} ms`, redactUrl(hopUrl), { cause: error });
+    const unreachable = during === 'request' ? unreachableFailure(hopUrl, where, error) : undefined;
+    if (unreachable) return unreachable;
     if (during === 'body') {
       const of = total !== undefined ? ` of ${total}` : '';
       return new HttpError('truncated', `${where}: response body ended after ${received}${of} bytes (${networkReason(error)})`, redactUrl(hopUrl), { cause: error });
@@ -211,6 +230,7 @@ export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): P
   try {
     for (let hops = 0; ; hops++) {
       refuseUnlessAllowed(hopUrl, method);
+      refuseIfUnreachable(hopUrl, method);
       let response: Response;
       try {
         response = await fetch(hopUrl, {

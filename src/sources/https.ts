@@ -38,6 +38,7 @@ import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import type { ArtifactCache } from './cache.js';
 import { sha256Hex } from './cache.js';
 import { httpFetch, httpPolicy, HttpError, isLoopbackHost, redactUrl, type HttpPolicy, type HttpResponse } from './http.js';
+import { networkFailureHint } from './unreachable.js';
 import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
 
@@ -325,7 +326,7 @@ class HttpsRepository implements ProviderRepository {
         ),
       );
     } catch (error) {
-      if (error instanceof HttpError) throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.message}`));
+      if (error instanceof HttpError) throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.message}`, { hint: networkFailureHint(error.failure) }));
       throw error;
     }
     if (answer === undefined) {

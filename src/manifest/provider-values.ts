@@ -1,0 +1,94 @@
+/**
+ * Checks of provider field values that the schema cannot express, made when the manifest is read
+ * so that they are reported with every other input problem, at the field's line and column,
+ * before anything is fetched: Go durations (the operator's metav1.Duration fields), and warnings
+ * for mistakes that render without error but break the controller.
+ */
+import { isPlainObject } from '../model/kobject.js';
+import { parseGoDuration } from '../model/go-duration.js';
+import type { Finding } from './documents.js';
+import type { FieldPath } from './yaml-source.js';
+
+const MANAGER_DURATIONS: readonly FieldPath[] = [['syncPeriod'], ['gracefulShutDown'], ['leaderElection', 'leaseDuration'], ['leaderElection', 'renewDeadline'], ['leaderElection', 'retryPeriod']];
+
+function valueAt(root: unknown, path: FieldPath): unknown {
+  let at = root;
+  for (const segment of path) {
+    if (typeof segment === 'number' ? !Array.isArray(at) : !isPlainObject(at)) return undefined;
+    at = (at as Record<string | number, unknown>)[segment];
+  }
+  return at;
+}
+
+/** Each `manager` of the spec (its own and each additional Deployment's), by path from the spec. */
+function managers(spec: Record<string, unknown>): FieldPath[] {
+  const paths: FieldPath[] = [['manager']];
+  const additional = spec.additionalDeployments;
+  if (isPlainObject(additional)) for (const name of Object.keys(additional)) paths.push(['additionalDeployments', name, 'manager']);
+  return paths;
+}
+
+/** Each `deployment` of the spec, by path from the spec. */
+function deployments(spec: Record<string, unknown>): FieldPath[] {
+  const paths: FieldPath[] = [['deployment']];
+  const additional = spec.additionalDeployments;
+  if (isPlainObject(additional)) for (const name of Object.keys(additional)) paths.push(['additionalDeployments', name, 'deployment']);
+  return paths;
+}
+
+/** Durations the operator decodes with time.ParseDuration; paths relative to the spec. */
+export function checkProviderDurations(spec: Record<string, unknown>): Finding[] {
+  const findings: Finding[] = [];
+  for (const manager of managers(spec)) {
+    for (const field of MANAGER_DURATIONS) {
+      const path = [...manager, ...field];
+      const value = valueAt(spec, path);
+      if (value === undefined || value === null) continue;
+      if (typeof value === 'string' && parseGoDuration(value) !== undefined) continue;
+      findings.push({
+        path,
+        at: 'value',
+        message: `invalid duration ${JSON.stringify(value)}`,
+        expected: 'a Go duration: a number and a unit, e.g. "15s", "1m30s", "10m", "1h", "500ms"',
+        hint: 'units are ns, us, ms, s, m, h; the operator rounds to whole seconds',
+      });
+    }
+  }
+  return findings;
+}
+
+/**
+ * Likely mistakes that are valid input: `deployment.containers[].args` keys are written as they
+ * are (upstream setArgs), so a key without `--` becomes an argument the controller rejects and
+ * it crash-loops.
+ */
+export function providerWarnings(spec: Record<string, unknown>): Finding[] {
+  const findings: Finding[] = [];
+  for (const deployment of deployments(spec)) {
+    const containers = valueAt(spec, [...deployment, 'containers']);
+    if (!Array.isArray(containers)) continue;
+    containers.forEach((container, index) => {
+      const args = isPlainObject(container) ? container.args : undefined;
+      if (!isPlainObject(args)) return;
+      for (const key of Object.keys(args)) {
+        if (key.startsWith('-')) continue;
+        findings.push({
+          path: [...deployment, 'containers', index, 'args', key],
+          at: 'key',
+          message: `argument "${key}" has no leading "--": it is written as "${key}=…", which the controller does not parse as a flag`,
+          expected: 'args keys with their dashes, as in the container command line',
+          hint: `write it as --${key}`,
+        });
+      }
+    });
+  }
+  return findings;
+}
+
+/** A better hint for a schema problem at a provider field, where the usual mistake is known. */
+export function providerSchemaHint(path: FieldPath): string | undefined {
+  if (path.length >= 2 && path[0] === 'spec' && path[1] === 'manifestPatches') {
+    return 'manifestPatches is a list of strings, each a whole merge patch; write it as a block:\n    manifestPatches:\n    - |\n      apiVersion: v1\n      kind: ConfigMap\n      metadata:\n        name: …';
+  }
+  return undefined;
+}

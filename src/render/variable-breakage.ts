@@ -1,0 +1,60 @@
+/**
+ * When an artifact stops being YAML only after its variables were substituted (a multi-line
+ * value, a value with ": "), the parse error points deep into a generated text the user never
+ * wrote. This finds the variable whose value breaks it, by substituting that one variable with
+ * a plain word and parsing again, and reports the variable and where its value came from. The
+ * value itself is never shown: it may come from a Secret.
+ */
+import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { parseArtifact } from '../yaml/parse.js';
+import { substituteVariables } from './variables.js';
+import type { VariableLookup, VariableValue } from './types.js';
+
+/** A value with none of these characters cannot change the YAML structure around it. */
+const STRUCTURAL = /[\n\r:#{}[\],&*!|>'"%@`-]/;
+
+export interface SubstitutedArtifact {
+  /** The artifact text before substitution. */
+  raw: string;
+  /** The text after substitution. */
+  text: string;
+  lookup: VariableLookup;
+  used: ReadonlyMap<string, VariableValue>;
+  /** The name the parse error used for the substituted text. */
+  source: string;
+  /** The artifact's name for messages (path or URL). */
+  artifact: string;
+  /** Where the provider is in the manifest. */
+  origin: Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'>;
+}
+
+function parses(text: string, source: string): boolean {
+  try {
+    parseArtifact(text, { source });
+    return true;
+  } catch (error) {
+    if (error instanceof CapiGitopsError) return false;
+    throw error;
+  }
+}
+
+/** The variables whose values alone break the artifact's YAML, as diagnostics; empty when none does alone. */
+export function breakingVariables(artifact: SubstitutedArtifact): Diagnostic[] {
+  if (parses(artifact.text, artifact.source)) return [];
+  const problems: Diagnostic[] = [];
+  for (const [name, value] of artifact.used) {
+    if (!STRUCTURAL.test(value.value)) continue;
+    const plain: VariableLookup = (n) => (n === name ? { value: 'x', origin: value.origin, fromSecret: false } : artifact.lookup(n));
+    if (!parses(substituteVariables(artifact.raw, plain, artifact.artifact).text, artifact.source)) continue;
+    const b64 = name.endsWith('_B64');
+    problems.push({
+      ...artifact.origin,
+      message: `the value of variable ${name} (from ${value.origin}) breaks the YAML of ${artifact.artifact} once substituted`,
+      expected: b64 ? `base64 text on one line: ${name} is decoded by the provider` : 'a value that fits where the artifact uses it: one line, without ": " or " #" unless the artifact quotes it',
+      hint: b64
+        ? `give the base64 of the value: under the Secret's stringData the base64 text itself, under data the base64 of that base64 text (e.g. \`base64 -w0 file\`)`
+        : `check the value of ${name}; list where each variable comes from with \`capi-gitops render -f … --list-variables\``,
+    });
+  }
+  return problems;
+}

@@ -1,0 +1,199 @@
+/**
+ * The mistakes a new user makes in the first hour (issue #10): every problem in one run at its
+ * field, and warnings for valid input that is most likely wrong. Each test starts from a copy of
+ * the bundled example (a real file tree) with one realistic mistake.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from './helpers/paths.js';
+import { tempDir } from './helpers/corpus-manifest.js';
+import { loadManifest } from '../src/manifest/load.js';
+import { renderManagementCluster } from '../src/pipeline.js';
+import { CapiGitopsError, type Diagnostic } from '../src/model/diagnostics.js';
+import { planUpgrades, renderUpgradePlanText, type ProviderUpgradeInput } from '../src/resolve/upgrade-plan.js';
+
+const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+
+/** A private copy of the example without its lockfile, with `edit` applied to providers.yaml and config.yaml. */
+function example(edit: { providers?: (text: string) => string; config?: (text: string) => string; files?: Record<string, (text: string) => string> } = {}): string {
+  const dir = tempDir('capi-gitops-first-hour-');
+  cpSync(path.join(PROJECT_ROOT, 'examples'), dir, { recursive: true });
+  rmSync(path.join(dir, 'management-cluster', 'capi-gitops.lock.yaml'));
+  const change = (file: string, f?: (text: string) => string) => {
+    if (!f) return;
+    const full = path.join(dir, file);
+    const before = readFileSync(full, 'utf8');
+    const after = f(before);
+    assert.notEqual(after, before, `the edit of ${file} changed nothing`);
+    writeFileSync(full, after);
+  };
+  change('management-cluster/providers.yaml', edit.providers);
+  change('management-cluster/config.yaml', edit.config);
+  for (const [file, f] of Object.entries(edit.files ?? {})) change(file, f);
+  return dir;
+}
+
+async function problems(run: () => Promise<unknown>): Promise<Diagnostic[]> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof CapiGitopsError) return error.diagnostics;
+    throw error;
+  }
+  assert.fail('expected the run to fail');
+}
+
+/** 1-based line of the first line of `file` containing `text`, and the column where `text` starts. */
+function where(file: string, text: string): { line: number; column: number } {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const index = lines.findIndex((l) => l.includes(text));
+  assert.ok(index >= 0, `${text} not in ${file}`);
+  return { line: index + 1, column: lines[index]!.indexOf(text) + 1 };
+}
+
+const render = (dir: string, warnings: Diagnostic[] = []) =>
+  renderManagementCluster({ manifestPaths: [path.join(dir, 'management-cluster')], onWarning: (w) => warnings.push(w) });
+
+test('an invalid syncPeriod is reported at its value by validation, before anything is fetched (an unknown version elsewhere does not hide it)', async () => {
+  const dir = example({
+    providers: (t) => t.replace('  manager:\n    verbosity: 2', '  manager:\n    verbosity: 2\n    syncPeriod: "10 minutes"').replace('version: "~0.2"', 'version: v0.9.0'),
+  });
+  const file = path.join(dir, 'management-cluster', 'providers.yaml');
+  const found = await problems(() => render(dir));
+  const sync = found.find((d) => d.path === 'spec.manager.syncPeriod');
+  assert.ok(sync, `no syncPeriod problem in ${JSON.stringify(found)}`);
+  assert.deepEqual({ line: sync.line, column: sync.column }, where(file, '"10 minutes"'));
+  assert.match(sync.message, /invalid duration "10 minutes"/);
+  assert.match(sync.hint ?? '', /units are/);
+  // The manifest stage finds it on its own: no provider was resolved to see it.
+  const loaded = await problems(() => loadManifest([path.join(dir, 'management-cluster')]));
+  assert.equal(loaded.length, 1);
+});
+
+test('a misspelled container name is reported at the name in the manifest, not at the object (operator deployment customisation)', async () => {
+  const dir = example({ providers: (t) => t.replace('    - name: manager\n      args:', '    - name: manger\n      args:') });
+  const file = path.join(dir, 'management-cluster', 'providers.yaml');
+  const found = await problems(() => render(dir));
+  assert.equal(found.length, 1, JSON.stringify(found));
+  assert.equal(found[0]!.path, 'spec.deployment.containers[0].name');
+  assert.deepEqual({ line: found[0]!.line, column: found[0]!.column }, where(file, 'manger'));
+});
+
+test('deployment.containers[].args keys without -- are a warning at the key, suggesting the flag (operator setArgs writes keys verbatim)', async () => {
+  const dir = example({ providers: (t) => t.replace('        --sync-period: 10m', '        --sync-period: 10m\n        kubeadmconfig-concurrency: "12"') });
+  const file = path.join(dir, 'management-cluster', 'providers.yaml');
+  const manifest = await loadManifest([path.join(dir, 'management-cluster')]);
+  assert.equal(manifest.warnings?.length, 1);
+  const [warning] = manifest.warnings!;
+  assert.deepEqual({ line: warning!.line, column: warning!.column }, where(file, 'kubeadmconfig-concurrency'));
+  assert.match(warning!.message, /no leading "--"/);
+  assert.equal(warning!.hint, 'write it as --kubeadmconfig-concurrency');
+  // The CLI prints it in the compiler shape, and the render still succeeds.
+  const out = path.join(dir, 'out');
+  const run = spawnSync(process.execPath, [CLI, 'render', '-f', path.join(dir, 'management-cluster'), '-o', out], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stderr, /providers\.yaml:\d+:\d+: warning: InfrastructureProvider\/capex-system\/example: spec\.deployment\.containers\[0\]\.args\["kubeadmconfig-concurrency"\]: /);
+});
+
+test('manifestPatches given as a mapping: the hint shows the "- |" block form', async () => {
+  const dir = example({ providers: (t) => t.replace('  manager:\n    verbosity: 2', '  manager:\n    verbosity: 2\n  manifestPatches:\n    apiVersion: v1\n    kind: ConfigMap') });
+  const found = await problems(() => loadManifest([path.join(dir, 'management-cluster')]));
+  assert.equal(found.length, 1);
+  assert.equal(found[0]!.path, 'spec.manifestPatches');
+  assert.match(found[0]!.hint ?? '', /manifestPatches:\n {4}- \|\n {6}apiVersion: v1/);
+});
+
+test('a missing variable is reported at the provider object with the artifact as context, suggesting the close name that was given; the given one is warned unused with did-you-mean', async () => {
+  const dir = example({ config: (t) => t.replace('  EXAMPLE_REGION: eu-west-1', '  EXAMPLE_REGON: eu-west-1') });
+  const file = path.join(dir, 'management-cluster', 'providers.yaml');
+  const warnings: Diagnostic[] = [];
+  const found = await problems(() => render(dir, warnings));
+  assert.equal(found.length, 1, JSON.stringify(found));
+  const [missing] = found;
+  assert.equal(missing!.object, 'InfrastructureProvider/capex-system/example');
+  assert.equal(path.resolve(missing!.file!), path.resolve(file));
+  assert.equal(missing!.line, where(file, 'kind: InfrastructureProvider').line - 1);
+  assert.match(missing!.message, /value for variable \[EXAMPLE_REGION\] is not set \(used by .*infrastructure-components\.yaml\)/);
+  assert.match(missing!.hint ?? '', /EXAMPLE_REGON was given: did you mean EXAMPLE_REGION\?/);
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  assert.match(warnings[0]!.message, /variable EXAMPLE_REGON is not used by any component; did you mean EXAMPLE_REGION\?/);
+});
+
+test('a variable nobody uses is warned even when the render succeeds (EXP_MACHINEPOOL → EXP_MACHINE_POOL)', async () => {
+  const dir = example({ config: (t) => t.replace('  EXAMPLE_REGION: eu-west-1', '  EXAMPLE_REGION: eu-west-1\n  EXP_MACHINEPOOL: "true"') });
+  const warnings: Diagnostic[] = [];
+  await render(dir, warnings);
+  assert.deepEqual(warnings.map((w) => w.message), ['variable EXP_MACHINEPOOL is not used by any component; did you mean EXP_MACHINE_POOL?']);
+});
+
+test('an unknown provider name suggests the closest built-in name of that kind (clusterctl config/providers.go)', async () => {
+  const dir = example({
+    providers: (t) => t + '---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: vpshere\n  namespace: capv-system\n',
+  });
+  const found = await problems(() => render(dir));
+  const unknown = found.find((d) => d.object === 'InfrastructureProvider/capv-system/vpshere');
+  assert.ok(unknown, JSON.stringify(found));
+  assert.match(unknown.hint ?? '', /did you mean "vsphere"\? set metadata\.name: vsphere/);
+});
+
+test('--list-variables prints default "" for an empty quoted default', () => {
+  const dir = example({
+    files: { 'repository/infrastructure-example/v0.2.0/infrastructure-components.yaml': (t) => t.replace('        - --region=${EXAMPLE_REGION}', '        - --region=${EXAMPLE_REGION}\n        - --proxy=${EXAMPLE_PROXY:=""}') },
+  });
+  const run = spawnSync(process.execPath, [CLI, 'render', '-f', path.join(dir, 'management-cluster'), '--list-variables'], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /^ {2}EXAMPLE_PROXY = default ""$/m);
+});
+
+test('a variable value that breaks the YAML once substituted is reported as the variable and its origin, never its value; *_B64 gets the base64 hint', async () => {
+  const components = 'repository/infrastructure-example/v0.2.0/infrastructure-components.yaml';
+  const dir = example({
+    files: { [components]: (t) => t.replace('        - --region=${EXAMPLE_REGION}', '        - --region=${EXAMPLE_REGION}\n        - --credentials=${EXAMPLE_CREDENTIALS_B64}') },
+    providers: (t) => t.replace('  version: v0.2.0\n  # A provider', '  version: v0.2.0\n  configSecret:\n    name: example-credentials\n  # A provider') +
+      '---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: example-credentials\n  namespace: capex-system\nstringData:\n  EXAMPLE_CREDENTIALS_B64: |\n    [default]\n    aws_secret_access_key: s3cr3t-value\n',
+  });
+  const file = path.join(dir, 'management-cluster', 'providers.yaml');
+  const found = await problems(() => renderManagementCluster({ manifestPaths: [path.join(dir, 'management-cluster')], allowSecretValues: true }));
+  assert.equal(found.length, 1, JSON.stringify(found));
+  const [broken] = found;
+  assert.equal(broken!.object, 'InfrastructureProvider/capex-system/example');
+  assert.equal(broken!.line, where(file, 'kind: InfrastructureProvider').line - 1);
+  assert.match(broken!.message, /the value of variable EXAMPLE_CREDENTIALS_B64 \(from Secret capex-system\/example-credentials\) breaks the YAML of .*infrastructure-components\.yaml once substituted/);
+  assert.match(broken!.hint ?? '', /under the Secret's stringData the base64 text itself, under data the base64 of that base64/);
+  assert.doesNotMatch(JSON.stringify(found), /s3cr3t|aws_secret_access_key/);
+});
+
+test('plan shows cert-manager first, as clusterctl upgrade plan does (cmd/clusterctl/cmd/upgrade_plan.go runUpgradePlan)', () => {
+  const core: ProviderUpgradeInput = { kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', installed: 'v1.12.0', available: ['v1.12.0'], releaseSeries: [{ major: 1, minor: 12, contract: 'v1beta2' }] };
+  const upgrade = renderUpgradePlanText(planUpgrades({ providers: [core], certManager: { installed: 'v1.18.2', target: 'v1.19.1' } }));
+  assert.match(upgrade, /^Cert-Manager will be upgraded from "v1\.18\.2" to "v1\.19\.1"\n\nCore provider contract: v1beta2/);
+  const current = planUpgrades({ providers: [core], certManager: { installed: 'v1.19.1', target: 'v1.19.1' } });
+  assert.deepEqual(current.certManager, { installed: 'v1.19.1', target: 'v1.19.1', shouldUpgrade: false });
+  assert.match(renderUpgradePlanText(current), /^Cert-Manager is already up to date\n\n/);
+  // certManager.enabled: false is clusterctl's "externally managed": nothing is said.
+  assert.match(renderUpgradePlanText(planUpgrades({ providers: [core] })), /^Core provider contract/);
+  // The CLI on the example: the locked cert-manager is the one the Config asks for.
+  const run = spawnSync(process.execPath, [CLI, 'plan', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /^Cert-Manager is already up to date\n/);
+  const json = JSON.parse(spawnSync(process.execPath, [CLI, 'plan', '--json', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')], { encoding: 'utf8' }).stdout) as { certManager?: unknown };
+  assert.deepEqual(json.certManager, { installed: 'v0.1.0', target: 'v0.1.0', shouldUpgrade: false });
+});
+
+test('a provider with its own fetchConfig whose name is one typo from a built-in of its kind gets a warning at metadata.name', async () => {
+  const dir = example({
+    providers: (t) =>
+      t +
+      '---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: vpshere\n  namespace: capv-system\nspec:\n  version: v0.2.0\n  fetchConfig:\n    url: ../repository/infrastructure-example/latest/infrastructure-components.yaml\n',
+  });
+  const file = path.join(dir, 'management-cluster', 'providers.yaml');
+  const warnings: Diagnostic[] = [];
+  await render(dir, warnings).catch(() => undefined);
+  assert.deepEqual(
+    warnings.map((w) => `${w.line}:${w.column} ${w.object}: ${w.path}: ${w.message}`),
+    [`${where(file, 'vpshere').line}:${where(file, 'vpshere').column} InfrastructureProvider/capv-system/vpshere: metadata.name: "vpshere" is not a built-in InfrastructureProvider name; did you mean "vsphere"?`],
+  );
+});
