@@ -391,6 +391,6 @@ test('a secret that breaks the YAML is reported by variable, never quoted', asyn
   const broken = 'line-one\n  bad: [unclosed-VERYSECRETTOKEN';
   const err = await renderFails({ data: { VAULT_B64ENCODED_CREDENTIALS: broken, EXP_MACHINE_POOL: 'true' }, secrets: PUBLIC_FLAG });
   assert.ok(!err.message.includes('VERYSECRETTOKEN'), err.message);
-  assert.match(err.message, /not valid YAML after the secret values of VAULT_B64ENCODED_CREDENTIALS were substituted/);
+  assert.match(err.message, /the value of variable VAULT_B64ENCODED_CREDENTIALS \(from Secret [^)]+\) breaks the YAML/);
   assert.match(err.message, /Secret capvault-system\/vault-variables/);
 });
