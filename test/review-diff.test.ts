@@ -239,3 +239,17 @@ test('GitHub annotations: escaped like actions/toolkit core/src/command.ts, poin
     '::error file=m/providers.yaml,line=3,col=5,title=capi-gitops::spec.version: bad, really',
   ]);
 });
+
+test('a fleet: each cluster keeps its own copy of an object, and a change is grouped under its cluster and component', () => {
+  const before = corpusObject('Deployment', 'capi-controller-manager');
+  const after = clone(before);
+  (after.spec as { replicas?: number }).replicas = 2;
+  const fleet = (eu: KObject, us: KObject) => new Map([...tree([eu], 'clusters/eu-1/01-cluster-api'), ...tree([us], 'clusters/us-1/01-cluster-api')]);
+  const report = reviewChanges({ label: 'before', files: fleet(before, before) }, { label: 'after', files: fleet(after, before) });
+  assert.deepEqual(
+    report.components.map((c) => [c.directory, c.changed]),
+    [['clusters/eu-1/01-cluster-api', 1]],
+  );
+  assert.deepEqual(only(report, 'replicas').map((f) => [f.component, f.from, f.to]), [['clusters/eu-1/01-cluster-api', 1, 2]]);
+  assertValidJson(report);
+});

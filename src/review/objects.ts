@@ -11,8 +11,10 @@ export interface TreeObject {
   id: ObjectId;
   object: KObject;
   file: string;
-  /** Top-level directory of the file ("" for files at the root). */
+  /** Its component directory: `01-cluster-api`, `clusters/<name>/01-cluster-api` in a fleet, "" at the root. */
   component: string;
+  /** The fleet cluster it belongs to, '' outside a fleet. */
+  cluster: string;
 }
 
 export interface ComponentInfo {
@@ -51,6 +53,21 @@ function topDirectory(file: string): string {
   return slash < 0 ? '' : file.slice(0, slash);
 }
 
+const FLEET_CLUSTER = /^clusters\/([^/]+)\//;
+
+/** A fleet's file belongs to `clusters/<name>/`: its cluster, or '' outside a fleet. */
+export function clusterOf(file: string): string {
+  return FLEET_CLUSTER.exec(file)?.[1] ?? '';
+}
+
+/** The component directory of a file: `01-cluster-api`, or `clusters/<name>/01-cluster-api` in a fleet. */
+function componentOf(file: string): string {
+  const cluster = FLEET_CLUSTER.exec(file);
+  if (!cluster) return topDirectory(file);
+  const inner = topDirectory(file.slice(cluster[0].length));
+  return inner ? `${cluster[0]}${inner}` : cluster[0].slice(0, -1);
+}
+
 /** Reads the objects of a tree; kustomization files are layout, not cluster objects. */
 export function readTreeObjects(files: ReadonlyMap<string, string>): TreeObjects {
   const objects = new Map<string, TreeObject>();
@@ -58,7 +75,8 @@ export function readTreeObjects(files: ReadonlyMap<string, string>): TreeObjects
   const bag = new DiagnosticBag();
   for (const [file, text] of files) {
     if (!/\.ya?ml$/.test(file)) continue;
-    const component = topDirectory(file);
+    const component = componentOf(file);
+    const cluster = clusterOf(file);
     if (!components.has(component)) components.set(component, { name: component || '(top level)' });
     const provenance = PROVENANCE.exec(text);
     if (provenance && file === `${component}/kustomization.yaml`) components.set(component, { name: provenance[1]!, version: provenance[2]! });
@@ -74,13 +92,14 @@ export function readTreeObjects(files: ReadonlyMap<string, string>): TreeObjects
       if (!isPlainObject(object) || typeof object.kind !== 'string') continue;
       const id = idOf(object);
       if (id.group === KUSTOMIZE_CONFIG_GROUP) continue;
-      const key = objectKey(id);
+      // every cluster of a fleet has its own copy of an object
+      const key = cluster ? `${cluster}\0${objectKey(id)}` : objectKey(id);
       const earlier = objects.get(key);
       if (earlier) {
         bag.add({ file, message: `${describeId(id)} is also in ${earlier.file}`, expected: 'each object once in a rendered tree', hint: 'remove the copy; an output directory holds each object in one file' });
         continue;
       }
-      objects.set(key, { id, object, file, component });
+      objects.set(key, { id, object, file, component, cluster });
     }
   }
   bag.throwIfAny();

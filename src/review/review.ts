@@ -33,7 +33,7 @@ function pairObjects(a: TreeObjects, b: TreeObjects): Pair[] {
     else onlyBefore.push(before);
   }
   const onlyAfter = [...b.objects].filter(([key]) => !a.objects.has(key)).map(([, t]) => t);
-  const moveKey = (t: TreeObject) => `${t.id.group}/${t.id.kind}/${t.id.name}`;
+  const moveKey = (t: TreeObject) => `${t.cluster}/${t.id.group}/${t.id.kind}/${t.id.name}`;
   const count = (list: TreeObject[]) => list.reduce((m, t) => m.set(moveKey(t), (m.get(moveKey(t)) ?? 0) + 1), new Map<string, number>());
   const [beforeCount, afterCount] = [count(onlyBefore), count(onlyAfter)];
   const unique = (t: TreeObject) => beforeCount.get(moveKey(t)) === 1 && afterCount.get(moveKey(t)) === 1;
