@@ -31,3 +31,9 @@ test('added, changed and removed objects, sorted by file, kind, namespace and na
 test('files that are not YAML (README.md, .gitattributes) hold no objects', () => {
   assert.deepEqual(objectChanges({ written: ['README.md'], previous: before({ 'README.md': 'old' }) }, new Map([['README.md', 'kind: ConfigMap\n']])), []);
 });
+
+test('kustomization.yaml files are layout, not objects: a new resource list is no object change', () => {
+  const kustomization = (resources: string[]) => `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n${resources.map((r) => `- ${r}\n`).join('')}`;
+  const files = new Map([['kustomization.yaml', kustomization(['a', 'b'])]]);
+  assert.deepEqual(objectChanges({ written: ['kustomization.yaml'], previous: before({ 'kustomization.yaml': kustomization(['a']) }) }, files), []);
+});

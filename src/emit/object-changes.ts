@@ -33,12 +33,15 @@ interface Located {
 }
 
 const YAML_FILE = /\.ya?ml$/;
+const KUSTOMIZE_CONFIG_GROUP = 'kustomize.config.k8s.io';
 
 function objectsOf(files: Iterable<[string, string]>): Map<string, Located> {
   const objects = new Map<string, Located>();
   for (const [file, text] of files) {
     if (!YAML_FILE.test(file)) continue;
     for (const object of parseArtifact(text, { source: file })) {
+      // kustomization.yaml files are layout, not objects the cluster gets
+      if (apiGroup(String(object.apiVersion ?? '')) === KUSTOMIZE_CONFIG_GROUP) continue;
       const metadata = isPlainObject(object.metadata) ? object.metadata : {};
       const located = { apiVersion: String(object.apiVersion ?? ''), kind: String(object.kind ?? ''), namespace: String(metadata.namespace ?? ''), name: String(metadata.name ?? ''), file, value: JSON.stringify(object) };
       objects.set([apiGroup(located.apiVersion), located.kind, located.namespace, located.name].join('\0'), located);
