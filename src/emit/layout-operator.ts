@@ -12,7 +12,7 @@
 import { gzipSync } from 'node:zlib';
 import { DiagnosticBag } from '../model/diagnostics.js';
 import type { KObject } from '../model/kobject.js';
-import { OPERATOR_API_VERSION, type ProviderKind } from '../model/provider.js';
+import { OPERATOR_API_VERSION, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../model/provider.js';
 import type { ConfigMapObject, ProviderSpec } from '../manifest/types.js';
 import type { RenderedComponent } from '../render/types.js';
 import { emitYamlDocument } from '../yaml/emit.js';
@@ -21,16 +21,6 @@ import { compareCodeUnits } from './output-paths.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
 import { renderKustomization, template } from './templates.js';
 
-/** Provider types as the operator names them (api/v1alpha2/*_wrapper.go GetType). */
-export const OPERATOR_PROVIDER_TYPE: Record<ProviderKind, string> = {
-  CoreProvider: 'core',
-  BootstrapProvider: 'bootstrap',
-  ControlPlaneProvider: 'control-plane',
-  InfrastructureProvider: 'infrastructure',
-  IPAMProvider: 'ipam',
-  RuntimeExtensionProvider: 'runtimeextension',
-  AddonProvider: 'addon',
-};
 
 /** internal/controller/manifests_downloader.go maxConfigMapSize and needToCompress. */
 export const MAX_CONFIGMAP_BYTES = 1024 * 1024;

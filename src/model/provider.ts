@@ -13,6 +13,20 @@ export const PROVIDER_KINDS = [
 ] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
+/**
+ * Provider types as the operator names them (api/v1alpha2/*_wrapper.go GetType): in its OCI file
+ * names and its artifact ConfigMaps' labels.
+ */
+export const OPERATOR_PROVIDER_TYPE: Record<ProviderKind, string> = {
+  CoreProvider: 'core',
+  BootstrapProvider: 'bootstrap',
+  ControlPlaneProvider: 'control-plane',
+  InfrastructureProvider: 'infrastructure',
+  IPAMProvider: 'ipam',
+  RuntimeExtensionProvider: 'runtimeextension',
+  AddonProvider: 'addon',
+};
+
 export const OPERATOR_API_VERSION = 'operator.cluster.x-k8s.io/v1alpha2';
 export const TOOL_API_VERSION = 'capi-gitops.dev/v1alpha1';
 

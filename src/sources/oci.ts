@@ -30,7 +30,7 @@
  */
 import { decodeUtf8 } from '../model/utf8.js';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { DEFAULT_COMPONENTS_FILE, type ProviderKind } from '../model/provider.js';
+import { DEFAULT_COMPONENTS_FILE, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../model/provider.js';
 import { sha256Hex } from './cache.js';
 import { nextPageUrl } from './github.js';
 import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpRequest, type HttpResponse } from './http.js';
@@ -38,16 +38,6 @@ import { isLoopbackHost, revalidatedGet, type RevalidatedResponse } from './http
 import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
 
-/** The provider type in the operator's OCI file names (GenericProvider.GetType). */
-export const OPERATOR_PROVIDER_TYPE: Record<ProviderKind, string> = {
-  CoreProvider: 'core',
-  BootstrapProvider: 'bootstrap',
-  ControlPlaneProvider: 'control-plane',
-  InfrastructureProvider: 'infrastructure',
-  IPAMProvider: 'ipam',
-  RuntimeExtensionProvider: 'runtimeextension',
-  AddonProvider: 'addon',
-};
 
 /** configSecret keys (and environment variables) holding registry credentials. */
 export const OCI_CREDENTIAL_KEYS = {
