@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ErrorObject } from 'ajv';
 import { CHART_AJV_OPTIONS } from './engine-options.js';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { applySetExpression, SetSyntaxError } from '../kernel/helm-set.js';
-import { layerValues, mergeUserValues, type Values } from '../kernel/values.js';
+import { userValues } from '../kernel/helm-set.js';
+import { layerValues, type Values } from '../kernel/values.js';
 import type { LoadedChart, SetExpression, ValuesLayer, ValuesValidator } from './types.js';
 
 const require = createRequire(import.meta.url);
@@ -71,22 +71,10 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject): Diagnostic {
  * schema before any template runs.
  */
 export function chartValues(chart: LoadedChart, layers: readonly ValuesLayer[], sets: readonly SetExpression[]): Values {
-  let user = layers.reduce<Values>((acc, layer) => mergeUserValues(acc, layer.values), {});
-  const problems: Diagnostic[] = [];
-  for (const set of sets) {
-    try {
-      applySetExpression(user, set.expression, set.forceString);
-    } catch (err) {
-      if (!(err instanceof SetSyntaxError)) throw err;
-      problems.push({
-        message: err.message,
-        path: set.forceString ? '--set-string' : '--set',
-        expected: 'key=value pairs: a.b=c, list[0]=x, list={a,b}; escape "," and "." with a backslash',
-        hint: 'one pair per --set, e.g. --set repoURL=https://git.example.com/platform/mgmt.git',
-      });
-    }
-  }
-  if (problems.length > 0) throw new CapiGitopsError(problems);
+  let user = userValues(layers, sets, () => ({
+    expected: 'key=value pairs: a.b=c, list[0]=x, list={a,b}; escape "," and "." with a backslash',
+    hint: 'one pair per --set, e.g. --set repoURL=https://git.example.com/platform/mgmt.git',
+  }));
   user = layerValues(chart.defaults, [user]);
   const validate = valuesValidator(chart);
   if (validate && !validate(user)) throw new CapiGitopsError(((validate.errors ?? []) as ErrorObject[]).map((e) => schemaProblem(chart, e)));

@@ -7,11 +7,11 @@
  * providers of core-conditions.yaml and infra-conditions.yaml. Namespace objects, Helm hook and
  * Argo CD sync-wave annotations are left out: capi-gitops renders namespaces and orders the sync.
  */
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
 import { isPlainObject } from '../model/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../model/provider.js';
-import { applySetExpression, SetSyntaxError } from '../kernel/helm-set.js';
-import { mergeUserValues, type Values } from '../kernel/values.js';
+import { userValues } from '../kernel/helm-set.js';
+import type { Values } from '../kernel/values.js';
 import { resolvePlainScalar } from '../yaml/scalar.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 
@@ -64,30 +64,16 @@ function interpolated(value: unknown): unknown {
 }
 
 function sortedKeys(map: Record<string, unknown>): string[] {
-  return Object.keys(map).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.keys(map).sort(compareStrings);
 }
 
 function readValues(input: HelmValuesInput): Values {
-  let values = input.layers.reduce<Values>((acc, layer) => mergeUserValues(acc, layer.values), {});
-  const problems: Diagnostic[] = [];
-  for (const set of input.sets) {
-    try {
-      applySetExpression(values, set.expression, set.forceString);
-    } catch (err) {
-      if (!(err instanceof SetSyntaxError)) throw err;
-      problems.push({
-        message: err.message,
-        path: set.forceString ? '--set-string' : '--set',
-        expected: 'key=value pairs: a.b=c, list[0]=x, list={a,b}',
-        hint: /^[A-Za-z]+=[^,]*,/.test(set.expression)
-          ? `the comma splits --set pairs, so "${set.expression}" cannot name two providers (as the operator README's --set infrastructure=docker,azure suggests); use ";" in quotes: --set 'infrastructure=docker;azure', or one --set per provider: --set infrastructure.docker.enabled=true --set infrastructure.azure.enabled=true`
-          : 'one pair per --set, e.g. --set infrastructure.docker.version=v1.7.7',
-      });
-    }
-  }
-  if (problems.length > 0) throw new CapiGitopsError(problems);
-  values = structuredClone(values);
-  return values;
+  return userValues(input.layers, input.sets, (expression) => ({
+    expected: 'key=value pairs: a.b=c, list[0]=x, list={a,b}',
+    hint: /^[A-Za-z]+=[^,]*,/.test(expression)
+      ? `the comma splits --set pairs, so "${expression}" cannot name two providers (as the operator README's --set infrastructure=docker,azure suggests); use ";" in quotes: --set 'infrastructure=docker;azure', or one --set per provider: --set infrastructure.docker.enabled=true --set infrastructure.azure.enabled=true`
+      : 'one pair per --set, e.g. --set infrastructure.docker.version=v1.7.7',
+  }));
 }
 
 /**

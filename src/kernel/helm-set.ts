@@ -6,7 +6,8 @@
  * One deliberate difference: an integer beyond JavaScript's exact range stays a string
  * (Helm keeps an int64), so no digit is ever changed.
  */
-import { isValuesMap, type Values } from './values.js';
+import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { isValuesMap, mergeUserValues, type Values } from './values.js';
 
 /** Helm's limits (strvals MaxIndex, MaxNestedNameLevel). */
 const MAX_INDEX = 65536;
@@ -223,5 +224,30 @@ export function applySetExpression(values: Values, expression: string, forceStri
 export function parseSetExpression(expression: string, forceString = false): Values {
   const values: Values = {};
   applySetExpression(values, expression, forceString);
+  return values;
+}
+
+/** What to tell the user about a --set expression that does not parse. */
+export interface SetAdvice {
+  expected: string;
+  hint: string;
+}
+
+/**
+ * Helm's user values (pkg/cli/values/options.go MergeValues): the layers merged in order, then
+ * every --set and --set-string applied; every expression that does not parse in one error.
+ */
+export function userValues(layers: readonly { values: Values }[], sets: readonly { expression: string; forceString: boolean }[], advice: (expression: string) => SetAdvice): Values {
+  const values = layers.reduce<Values>((acc, layer) => mergeUserValues(acc, layer.values), {});
+  const problems: Diagnostic[] = [];
+  for (const set of sets) {
+    try {
+      applySetExpression(values, set.expression, set.forceString);
+    } catch (err) {
+      if (!(err instanceof SetSyntaxError)) throw err;
+      problems.push({ message: err.message, path: set.forceString ? '--set-string' : '--set', ...advice(set.expression) });
+    }
+  }
+  if (problems.length > 0) throw new CapiGitopsError(problems);
   return values;
 }
