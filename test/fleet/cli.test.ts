@@ -5,10 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeTempManifest } from '../helpers/corpus-manifest.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
+import { exampleCopy } from '../helpers/cli.js';
 
 const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 const FLEET = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
@@ -36,3 +37,19 @@ for (const [args, what] of [
     assert.equal(existsSync(path.join(dir, 'capi-gitops.lock.yaml')), false);
   });
 }
+
+test('check --cluster renders a fleet and compares, naming a hand-edited file of that cluster (check honours --cluster)', () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  writeFileSync(path.join(manifest, 'fleet.yaml'), 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n- name: us-1\n');
+  const out = path.join(example, 'out');
+  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args, '-f', manifest, '-o', out, '--cache-dir', path.join(example, 'cache')], { encoding: 'utf8' });
+  assert.equal(run('render').status, 0);
+  const clean = run('check', '--cluster', 'eu-1');
+  assert.equal(clean.status, 0, clean.stdout + clean.stderr);
+  const edited = path.join(out, 'clusters', 'eu-1', '01-cluster-api', 'deployment-capi-controller-manager.yaml');
+  writeFileSync(edited, readFileSync(edited, 'utf8').replace('replicas: 1', 'replicas: 2'));
+  const drift = run('check', '--cluster', 'eu-1');
+  assert.equal(drift.status, 1, drift.stderr);
+  assert.match(drift.stdout, /clusters\/eu-1\/01-cluster-api\/deployment-capi-controller-manager\.yaml/);
+});
