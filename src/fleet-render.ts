@@ -176,7 +176,7 @@ export async function renderOutput(options: FleetRenderOptions): Promise<OutputR
         hint: 'drop --cluster, or declare the clusters under clusters: in the Config document',
       });
     }
-    return { fleet: false, ...(await renderResolution(await resolveManifest(manifest, options), options)) };
+    return { fleet: false, ...(await renderResolution(await resolveManifest(manifest, { ...options, collectAll: true }), options)) };
   }
   return { fleet: true, ...(await renderFleet(manifest, options)) };
 }

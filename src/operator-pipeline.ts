@@ -6,15 +6,14 @@
  */
 import type { Manifest } from './manifest/types.js';
 import type { ResolvedCertManager, ResolvedProvider } from './resolve/resolve.js';
-import type { SourceOptions } from './sources/request.js';
 import type { RenderedComponent } from './render/types.js';
-import { resolveOperatorRelease } from './resolve/operator-release.js';
+import type { ResolvedOperatorRelease } from './resolve/operator-release.js';
 import { parseArtifactsParallel } from './yaml/parse-pool.js';
 import { applyImageOverrides } from './render/images.js';
 import { sortObjects } from './render/order.js';
 import { renderCertManagerObjects } from './render/pipeline.js';
 import { resolveAdditionalManifests } from './render/additional-manifests.js';
-import { layoutOperator } from './emit/layout-operator.js';
+import { layoutOperator, type OperatorLayoutInput } from './emit/layout-operator.js';
 import { GITATTRIBUTES, GITATTRIBUTES_FILE } from './emit/layout.js';
 
 export interface OperatorLayoutResult {
@@ -27,12 +26,14 @@ export interface OperatorLayoutRequest {
   manifest: Manifest;
   providers: ResolvedProvider[];
   certManager: ResolvedCertManager | null;
-  sources: SourceOptions;
+  /** Resolved (and locked) with the providers. */
+  operator?: ResolvedOperatorRelease;
 }
 
-export async function renderOperatorLayout(resolution: OperatorLayoutRequest, options: { command?: string }): Promise<OperatorLayoutResult> {
+export async function renderOperatorLayout(resolution: OperatorLayoutRequest, options: { command?: string; wiring?: OperatorLayoutInput['wiring'] }): Promise<OperatorLayoutResult> {
   const { manifest, providers, certManager } = resolution;
-  const release = await resolveOperatorRelease(manifest.config, manifest.baseDir, { sources: resolution.sources });
+  const release = resolution.operator;
+  if (!release) throw new Error('the operator layout needs the operator release resolved with the providers');
   const sources = [{ text: release.components.text, source: `${release.label} ${release.version} ${release.components.name}` }];
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
   const [operatorObjects, certManagerObjects] = await parseArtifactsParallel(sources);
@@ -71,7 +72,7 @@ export async function renderOperatorLayout(resolution: OperatorLayoutRequest, op
     resolveAdditionalManifests(p.provider, manifest.configMaps);
     return manifest.configMaps.filter((cm) => cm.name === ref.name && cm.namespace === (ref.namespace || p.namespace));
   });
-  const files = layoutOperator({ providers: layoutProviders, operator, certManager: certManagerComponent, additionalManifests, command: options.command ?? 'capi-gitops render --layout operator' });
+  const files = layoutOperator({ providers: layoutProviders, operator, certManager: certManagerComponent, additionalManifests, command: options.command ?? 'capi-gitops render --layout operator', wiring: options.wiring });
   files.set(GITATTRIBUTES_FILE, GITATTRIBUTES);
   return { components, files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
 }

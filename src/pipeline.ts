@@ -13,12 +13,13 @@ import { githubTokenFromEnv, githubTokenHostProblem } from './sources/credential
 import { loadManifest } from './manifest/load.js';
 import { findConfigSecret } from './manifest/references.js';
 import { atProviderField } from './manifest/field-locator.js';
-import { settleAll } from './resolve/settle.js';
+import { settleEach } from './resolve/settle.js';
+import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorSettingsProblems, resolveOperatorRelease, type ResolvedOperatorRelease } from './resolve/operator-release.js';
 import { providerNameWarnings } from './resolve/name-advice.js';
-import { preflightManagementCluster, resolveCertManager, resolveProviders, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
+import { preflightManagementCluster, resolveCertManager, resolveEachProvider, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
 import { buildProviderRegistry } from './resolve/registry.js';
 import type { SourceOptions } from './sources/request.js';
-import { lockfilePath, readLockfile, serializeLockfile } from './lock/lockfile.js';
+import { buildLockfile, lockfilePath, readLockfile, serializeLockfile } from './lock/lockfile.js';
 import type { Lockfile } from './lock/types.js';
 import { LockSession, type LockOutcome } from './lock/session.js';
 import { inspectVariables, substituteVariables, missingVariablesError, type VariableReference } from './render/variables.js';
@@ -70,6 +71,11 @@ export interface RenderOptions {
   onSecretValues?: (needles: SecretNeedles) => void;
   /** Told each likely mistake in valid input (manifest and variables) as soon as it is found. */
   onWarning?: (warning: Diagnostic) => void;
+  /**
+   * Resolve what can be resolved and hand the problems on (Resolution.problems) instead of
+   * throwing them, so the render reports them with its own: every problem in one run.
+   */
+  collectAll?: boolean;
 }
 
 /** What resolution found, and the lock that records it. */
@@ -82,6 +88,10 @@ export interface Resolution {
   lock: LockOutcome;
   /** The source options in effect (Config.github merged in). */
   sources: SourceOptions;
+  /** The cluster-api-operator release, when the run draws the operator layout. */
+  operator?: ResolvedOperatorRelease;
+  /** With collectAll: what did not resolve (the lock above is then not to be written). */
+  problems?: Diagnostic[];
 }
 
 /** One provider's variables for `render --list-variables`. */
@@ -210,8 +220,12 @@ export async function resolveManifest(manifest: Manifest, options: RenderOptions
   // --http-timeout wins over Config.network
   const network = manifest.config.network;
   const sources: SourceOptions = network === undefined ? withApi : { ...withApi, http: { timeoutMs: network.timeoutSeconds === undefined ? undefined : network.timeoutSeconds * 1000, retries: network.retries, ...withApi.http } };
+  // The operator layout pins the operator's release; lock and plan know it from the Config.
+  const operatorLayout = (options.layout ?? manifest.config.output?.layout) === 'operator' || manifest.config.operator !== undefined;
+  const previous = shared ? shared.previous : await readLockfile(lockFile);
   const session = new LockSession(manifest, {
-    previous: shared ? shared.previous : await readLockfile(lockFile),
+    previous,
+    operator: operatorLayout,
     file: lockFile,
     registry,
     cache: sources.cache,
@@ -222,11 +236,29 @@ export async function resolveManifest(manifest: Manifest, options: RenderOptions
   const decorate = outer ? (repository: ProviderRepository, component: Parameters<typeof outer>[1]) => session.decorate(outer(repository, component), component) : session.decorate;
   const resolveOptions: ResolveOptions = { sources, pinnedVersion: session.pinnedVersion, decorate };
   // Invalid input fails here, before any request; then every fetch problem is reported together.
-  const early = preflightManagementCluster(manifest);
+  const early = [...preflightManagementCluster(manifest), ...(operatorLayout ? operatorSettingsProblems(manifest.config) : [])];
   if (early.length > 0) throw new CapiGitopsError(early);
   for (const warning of providerNameWarnings(manifest.providers, registry)) options.onWarning?.(warning);
-  const [providers, certManager] = await settleAll(resolveProviders(manifest, resolveOptions), resolveCertManager(manifest.config, manifest.baseDir, resolveOptions));
-  return { manifest, providers, certManager, lockFile, lock: session.conclude(providers, certManager, options.frozen ?? false), sources };
+  const operatorRelease = operatorLayout
+    ? resolveOperatorRelease(manifest.config, manifest.baseDir, { sources, pinnedVersion: session.operatorVersion, decorate: (r) => session.decorate(outer ? outer(r, { name: OPERATOR_LABEL, namespace: OPERATOR_NAMESPACE }) : r, { kind: 'Operator', name: OPERATOR_LABEL }) })
+    : Promise.resolve(undefined);
+  const settled = await settleEach([resolveEachProvider(manifest, resolveOptions), resolveCertManager(manifest.config, manifest.baseDir, resolveOptions), operatorRelease] as const);
+  const [each, resolvedCertManager, operator] = settled.values;
+  const providers = each?.providers ?? [];
+  const certManager = resolvedCertManager ?? null;
+  const problems = [...settled.problems, ...(each?.problems ?? [])];
+  const resolution = { manifest, providers, certManager, lockFile, sources, ...(operator ? { operator } : {}) };
+  if (problems.length === 0) return { ...resolution, lock: session.conclude(providers, certManager, options.frozen ?? false, operator) };
+  if (!options.collectAll) throw new CapiGitopsError(problems);
+  // What did resolve is still checked against the lock; no lock is written on a failed run.
+  let lock: LockOutcome = { lock: previous ?? buildLockfile([]), changes: [] };
+  try {
+    lock = session.conclude(providers, certManager, false, operator);
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    problems.push(...err.diagnostics);
+  }
+  return { ...resolution, lock, problems };
 }
 
 /** Each provider's variables, their defaults and where each value comes from. */
@@ -261,15 +293,29 @@ function imageOverridesFor(manifest: Manifest, secret: SecretObject | undefined)
 }
 
 export async function renderManagementCluster(options: RenderOptions): Promise<RenderResult> {
-  return renderResolution(await resolveManagementCluster(options), options);
+  return renderResolution(await resolveManagementCluster({ ...options, collectAll: true }), options);
 }
 
 /** Renders what resolution found; a fleet shares the parsing between its clusters. */
 export async function renderResolution(resolution: Resolution, options: RenderOptions, shared?: SharedRun): Promise<RenderResult> {
+  const operatorLayout = (options.layout ?? resolution.manifest.config.output?.layout) === 'operator';
+  if (resolution.problems?.length) {
+    if (operatorLayout && !resolution.operator) throw new CapiGitopsError(resolution.problems);
+    // Render what resolved, then report its problems with those of resolution.
+    const later = await renderResolution({ ...resolution, problems: undefined }, options, shared).then(
+      () => [],
+      (err: unknown) => (err instanceof CapiGitopsError ? err.diagnostics : Promise.reject(err)),
+    );
+    throw new CapiGitopsError([...resolution.problems, ...later]);
+  }
   const { manifest, providers } = resolution;
-  if ((options.layout ?? manifest.config.output?.layout) === 'operator') {
-    if ((options.set?.length ?? 0) > 0 || (options.valuesFiles?.length ?? 0) > 0) throw new CapiGitopsError({ message: '--set, --set-string and --values are chart values, and the operator layout draws no chart', hint: 'drop the chart values' });
-    return { ...resolution, ...(await renderOperatorLayout(resolution, options)), layout: 'operator', warnings: [] };
+  if (operatorLayout) {
+    const tool = manifest.config.operator?.wiring;
+    if (!tool && ((options.set?.length ?? 0) > 0 || (options.valuesFiles?.length ?? 0) > 0)) {
+      throw new CapiGitopsError({ message: '--set, --set-string and --values are chart values, and the operator layout draws no chart unless Config operator.wiring names one', expected: 'operator.wiring: argocd or flux in the Config document', hint: 'add wiring: argocd (or flux) under operator: in the Config document, or drop the chart values' });
+    }
+    const wiring = tool ? { tool, ...(await prepareWiring(tool, manifest, options)) } : undefined;
+    return { ...resolution, ...(await renderOperatorLayout(resolution, { command: options.command, wiring })), layout: 'operator', warnings: [] };
   }
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const prepared = prepareProviders(manifest, providers, run);
@@ -385,19 +431,7 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
       hint: 'add --layout argocd or --layout flux, or drop the chart values',
     });
   }
-  const gitops = manifest.config.gitops ?? {};
-  const wiring = builtIn
-    ? await prepareChart({
-        builtIn,
-        userChart: gitops.chart ? path.resolve(manifest.baseDir, gitops.chart) : undefined,
-        path: gitops.path,
-        configValues: gitops.values,
-        valuesFiles: options.valuesFiles,
-        set: options.set,
-        outputDir: options.outputDir,
-        subdirectory: options.outputSubdirectory,
-      })
-    : undefined;
+  const wiring = builtIn ? await prepareWiring(builtIn, manifest, options) : undefined;
   // 4. Secrets: the strategy, the layout, and the final scan of every output byte.
   const secured = await protectSecrets({
     strategy,
@@ -414,6 +448,21 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
   const overridden = unmanagedObjects(secured.components, unmanaged);
   const warnings = overridden.length > 0 ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`] : [];
   return { ...resolution, components: secured.components, files: secured.files, layout, warnings: [...warnings, ...secured.warnings] };
+}
+
+/** The chart that draws a layout's wiring (Config.gitops.chart or the built-in one), with every values layer. */
+function prepareWiring(builtIn: string, manifest: Manifest, options: RenderOptions): ReturnType<typeof prepareChart> {
+  const gitops = manifest.config.gitops ?? {};
+  return prepareChart({
+    builtIn,
+    userChart: gitops.chart ? path.resolve(manifest.baseDir, gitops.chart) : undefined,
+    path: gitops.path,
+    configValues: gitops.values,
+    valuesFiles: options.valuesFiles,
+    set: options.set,
+    outputDir: options.outputDir,
+    subdirectory: options.outputSubdirectory,
+  });
 }
 
 /**

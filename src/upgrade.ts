@@ -11,7 +11,8 @@ import { listManifestFiles } from './manifest/files.js';
 import { updateVersionsInFiles, type VersionEdit } from './manifest/update-versions.js';
 import { CapiGitopsError, type Diagnostic } from './model/diagnostics.js';
 import { rename, writeFile } from 'node:fs/promises';
-import { componentKey } from './lock/session.js';
+import { componentKey, OPERATOR_OVERRIDE_KEY } from './lock/session.js';
+import { resolveOperatorRelease } from './resolve/operator-release.js';
 import { readLockfile } from './lock/lockfile.js';
 import { resolveManagementCluster, type RenderOptions, type Resolution } from './pipeline.js';
 
@@ -37,7 +38,18 @@ export async function planManagementCluster(options: RenderOptions): Promise<{ r
   // The lockfile on disk is still the previous one: plan writes nothing.
   const locked = (await readLockfile(resolution.lockFile))?.entries.find((entry) => entry.kind === 'CertManager');
   const certManager = resolution.certManager ? { installed: locked?.version, target: resolution.certManager.version } : undefined;
-  return { resolution, plan: planUpgrades({ providers: await upgradeInputs(resolution), certManager }) };
+  return { resolution, plan: planUpgrades({ providers: await upgradeInputs(resolution), certManager, operator: await operatorUpgrade(resolution) }) };
+}
+
+/**
+ * The operator layout's cluster-api-operator: the locked release, and the release Config.operator
+ * asks for now, resolved without the lock (so `latest` finds a newer release).
+ */
+async function operatorUpgrade(resolution: Resolution): Promise<{ installed?: string; target: string } | undefined> {
+  if (!resolution.operator) return undefined;
+  const locked = (await readLockfile(resolution.lockFile))?.entries.find((entry) => entry.kind === 'Operator');
+  const now = await resolveOperatorRelease(resolution.manifest.config, resolution.manifest.baseDir, { sources: resolution.sources });
+  return { installed: locked?.version, target: now.version };
 }
 
 export interface UpdateResult {
@@ -66,6 +78,8 @@ export async function updateManagementCluster(options: RenderOptions, selection:
   // Exact pins now name the new versions; empty versions and ranges move in the lock only.
   const lockOnly = new Set(edits.filter((e) => e.status === 'not-pinned').map((e) => componentKey(e)));
   const overrides = new Map(bumps.filter((b) => lockOnly.has(componentKey(b))).map((b) => [componentKey(b), b.newVersion]));
+  // The operator's release moves with a whole update, in the lock (Config.operator names no exact version then).
+  if (plan.operator?.shouldUpgrade && (selection.providers ?? []).length === 0) overrides.set(OPERATOR_OVERRIDE_KEY, plan.operator.target);
   const resolution = await resolveManagementCluster({ ...options, frozen: false, versionOverrides: overrides });
   return { plan, edits, files: changed.map((f) => f.path), resolution };
 }

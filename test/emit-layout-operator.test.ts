@@ -67,13 +67,13 @@ test('artifact ConfigMaps in the preload form: <type>-<name>-<version>, Provider
       assert.equal(configMap.data?.components, undefined);
       assert.equal(gunzipSync(Buffer.from(configMap.binaryData!.components!, 'base64')).toString('utf8'), components);
     } else {
-      assert.equal(configMap.metadata.annotations, undefined);
+      assert.equal(configMap.metadata.annotations?.['provider.cluster.x-k8s.io/compressed'], undefined);
       assert.equal(configMap.data?.components, components);
     }
   }
   // The core provider's release is over 1 MiB: it is the compressed one.
   assert.equal(configMaps.find((c) => c.metadata.name.startsWith('core-'))?.metadata.annotations?.['provider.cluster.x-k8s.io/compressed'], 'true');
-  assert.equal(configMaps.filter((c) => c.metadata.annotations).length, 1);
+  assert.equal(configMaps.filter((c) => c.metadata.annotations?.['provider.cluster.x-k8s.io/compressed']).length, 1);
 });
 
 test('the compression threshold is needToCompress: metadata and components together over 1 MiB (manifests_downloader.go)', () => {

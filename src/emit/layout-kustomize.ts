@@ -97,6 +97,18 @@ export function objectPaths(dir: string, objects: readonly KObject[], bag: Diagn
   return byPath;
 }
 
+/** Each object's file text; an object too large for client-side apply is applied server-side by Argo CD. */
+export function emitObjects(paths: ReadonlyMap<string, KObject>, safety: SafetyContext, emit: (obj: KObject) => string = emitYamlDocument): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const [rel, obj] of paths) {
+    let text = emit(obj);
+    const large = largeObjectSyncOption(obj, Buffer.byteLength(text), safety);
+    if (large) text = emit(large);
+    texts.set(rel, GENERATED_COMMENT + text);
+  }
+  return texts;
+}
+
 export function layoutKustomize(components: readonly RenderedComponent[], opts: KustomizeLayoutOptions = {}): Map<string, string> {
   const emit = opts.emitDocument ?? emitYamlDocument;
   const safety = opts.safety ?? BOTH_TOOLS;
@@ -129,12 +141,7 @@ export function layoutKustomize(components: readonly RenderedComponent[], opts: 
     const header = collecting(bag, () => provenanceComment(component));
     const paths = objectPaths(dir, applySafety(component.objects, safety), bag);
     if (header === undefined || bag.size > 0) continue;
-    for (const [rel, obj] of paths) {
-      let text = emit(obj);
-      const large = largeObjectSyncOption(obj, Buffer.byteLength(text), safety);
-      if (large) text = emit(large);
-      own.set(`${dir}/${rel}`, GENERATED_COMMENT + text);
-    }
+    for (const [rel, text] of emitObjects(paths, safety, emit)) own.set(`${dir}/${rel}`, text);
     const resources = [...paths.keys()].sort(compareCodeUnits);
     own.set(`${dir}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header, resources }));
     for (const [file, text] of own) files.set(file, text);

@@ -6,6 +6,8 @@
  *   02-providers/                each provider's artifact ConfigMap, in the form
  *                                `kubectl operator preload` writes, its provider object pointed
  *                                at it with fetchConfig.selector, and the providers' namespaces
+ *   argocd/ or flux/             with Config.operator.wiring: the built-in chart's wiring, the
+ *                                three directories in that order (waves, dependsOn)
  * The components in the ConfigMaps are the fetched artifacts, not rendered: the operator
  * renders them (variables, images, namespace) itself.
  */
@@ -15,8 +17,13 @@ import type { KObject } from '../model/kobject.js';
 import { OPERATOR_API_VERSION, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../model/provider.js';
 import type { ConfigMapObject, ProviderSpec } from '../manifest/types.js';
 import type { RenderedComponent } from '../render/types.js';
-import { emitYamlDocument } from '../yaml/emit.js';
-import { layoutKustomize, objectPaths, KUSTOMIZATION_FILE, BOTH_TOOLS } from './layout-kustomize.js';
+import type { LoadedChart } from '../chart/types.js';
+import type { Values } from '../kernel/values.js';
+import { applySafety } from './apply-safety.js';
+import { ARGOCD_LAYOUT } from './layout-argocd.js';
+import { FLUX_LAYOUT } from './layout-flux.js';
+import { layoutKustomize, objectPaths, emitObjects, KUSTOMIZATION_FILE, BOTH_TOOLS } from './layout-kustomize.js';
+import { wiringFiles, type ComponentPlace } from './wiring.js';
 import { compareCodeUnits } from './output-paths.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
 import { renderKustomization, template } from './templates.js';
@@ -55,7 +62,14 @@ export interface OperatorLayoutInput {
   /** ConfigMaps the providers name in spec.additionalManifests; the operator reads them in the cluster. */
   additionalManifests: readonly ConfigMapObject[];
   command: string;
+  /** Config.operator.wiring: the Argo CD or Flux chart and its merged values. */
+  wiring?: { tool: OperatorWiring; chart: LoadedChart; values: Values };
 }
+
+export const OPERATOR_WIRINGS = ['argocd', 'flux'] as const;
+export type OperatorWiring = (typeof OPERATOR_WIRINGS)[number];
+const WIRED = { argocd: ARGOCD_LAYOUT, flux: FLUX_LAYOUT } as const;
+const CERT_MANAGER_DIRECTORY = '00-cert-manager';
 
 /** ProviderLabels: what identifies the ConfigMap of one provider release. */
 export function artifactLabels(p: Pick<OperatorLayoutProvider, 'kind' | 'name' | 'version'>): Record<string, string> {
@@ -106,7 +120,9 @@ function configMapObject(c: ConfigMapObject): KObject {
 export function layoutOperator(input: OperatorLayoutInput): Map<string, string> {
   // cert-manager and the operator take the kustomize layout's directory form; the operator is
   // ordered with cert-manager (install order 00), before every provider.
-  const base = layoutKustomize([...(input.certManager ? [input.certManager] : []), { ...input.operator, type: 'CertManager' }], { safety: BOTH_TOOLS });
+  const wired = input.wiring ? WIRED[input.wiring.tool] : undefined;
+  const safety = wired ? wired.safety([]) : BOTH_TOOLS;
+  const base = layoutKustomize([...(input.certManager ? [input.certManager] : []), { ...input.operator, type: 'CertManager' }], { safety });
   const files = new Map<string, string>();
   for (const [file, text] of base) {
     if (file === KUSTOMIZATION_FILE) continue;
@@ -119,12 +135,15 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
     ...input.additionalManifests.map(configMapObject),
   ];
   const bag = new DiagnosticBag();
-  const paths = objectPaths(PROVIDERS_DIRECTORY, objects, bag);
+  const paths = objectPaths(PROVIDERS_DIRECTORY, applySafety(objects, safety), bag);
   bag.throwIfAny();
-  for (const [rel, object] of paths) files.set(`${PROVIDERS_DIRECTORY}/${rel}`, GENERATED_COMMENT + emitYamlDocument(object));
+  for (const [rel, text] of emitObjects(paths, safety)) files.set(`${PROVIDERS_DIRECTORY}/${rel}`, text);
   const header = input.providers.map((p) => provenanceComment({ label: `${OPERATOR_PROVIDER_TYPE[p.kind]}-${p.name}`, version: p.version, artifactSha256: p.artifactSha256 })).join('');
   files.set(`${PROVIDERS_DIRECTORY}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header || GENERATED_COMMENT, resources: [...paths.keys()].sort(compareCodeUnits) }));
-  const directories = [...(input.certManager ? ['00-cert-manager'] : []), OPERATOR_DIRECTORY, PROVIDERS_DIRECTORY];
+  const directories = [...(input.certManager ? [CERT_MANAGER_DIRECTORY] : []), OPERATOR_DIRECTORY, PROVIDERS_DIRECTORY];
+  if (wired && input.wiring) {
+    for (const [file, text] of operatorWiring(input, [...paths.values()], wired)) files.set(file, text);
+  }
   files.set(KUSTOMIZATION_FILE, renderKustomization({ comment: GENERATED_COMMENT, resources: directories }));
   files.set(
     'README.md',
@@ -132,10 +151,27 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
       command: input.command,
       operatorVersion: input.operator.version,
       operatorNamespace: input.operator.namespace,
-      certManager: input.certManager ? { directory: '00-cert-manager', version: input.certManager.version } : undefined,
+      wiringDirectory: wired?.wiringDirectory,
+      wiringTool: wired ? { argocd: 'Argo CD', flux: 'Flux' }[wired.name] : undefined,
+      certManager: input.certManager ? { directory: CERT_MANAGER_DIRECTORY, version: input.certManager.version } : undefined,
       providers: input.providers.map((p) => ({ kind: p.kind, name: p.name, namespace: p.namespace, version: p.version, compressed: Buffer.byteLength(p.metadata) + Buffer.byteLength(p.components) > MAX_CONFIGMAP_BYTES })),
       secrets: input.providers.filter((p) => p.spec.configSecret).map((p) => `${p.spec.configSecret!.namespace ?? p.namespace}/${p.spec.configSecret!.name}`),
     }),
   );
   return new Map([...files].sort(([a], [b]) => compareCodeUnits(a, b)));
+}
+
+/**
+ * The wiring of the three directories, drawn by the layout's built-in chart (or Config.gitops.chart)
+ * as the other layouts draw theirs: cert-manager, then the operator (its CRDs and webhook), then
+ * the providers, each waiting for the one before.
+ */
+function operatorWiring(input: OperatorLayoutInput, providerObjects: KObject[], wired: (typeof WIRED)[OperatorWiring]): Map<string, string> {
+  const providers: RenderedComponent = { label: 'providers', type: 'CoreProvider', name: 'providers', version: input.operator.version, namespace: input.operator.namespace, artifactSha256: '', objects: providerObjects };
+  const places = new Map<RenderedComponent, ComponentPlace>([
+    [input.operator, { directory: OPERATOR_DIRECTORY, wave: 1 }],
+    [providers, { directory: PROVIDERS_DIRECTORY, wave: 2 }],
+  ]);
+  if (input.certManager) places.set(input.certManager, { directory: CERT_MANAGER_DIRECTORY, wave: 0 });
+  return wiringFiles({ ...input.wiring!, components: [...places.keys()], unmanaged: [], defaultNamespace: wired.defaultNamespace, directory: wired.wiringDirectory, place: (c) => places.get(c)! });
 }

@@ -42,6 +42,18 @@ export interface WiringInput {
   directory: string;
   /** Component label → the Secret Flux substitutes from (secrets strategy flux-substitute). */
   substituteFrom?: ReadonlyMap<string, string>;
+  /** Each component's directory and wave, where a layout places them itself (the operator layout). */
+  place?: (c: RenderedComponent) => ComponentPlace;
+}
+
+export interface ComponentPlace {
+  directory: string;
+  wave: number;
+}
+
+/** The component layouts' places: `<NN>-<label>` directories, waves by type. */
+function componentPlace(c: RenderedComponent): ComponentPlace {
+  return { directory: componentDirectory(c), wave: COMPONENT_WAVE[c.type] };
 }
 
 function joinPath(base: string, dir: string): string {
@@ -56,19 +68,19 @@ function selectorOf(obj: KObject): ObjectSelector {
 /** The chart's facts: components in install order with their paths, waves and dependencies. */
 export function chartContext(input: WiringInput): ChartContext {
   const path = typeof input.values.path === 'string' ? input.values.path : '';
-  const ordered = orderComponents(input.components);
-  const waves = [...new Set(ordered.map((c) => COMPONENT_WAVE[c.type]))].sort((a, b) => a - b);
+  const place = input.place ?? componentPlace;
+  const ordered = input.place ? [...input.components].sort((a, b) => place(a).wave - place(b).wave || compareStrings(place(a).directory, place(b).directory)) : orderComponents(input.components);
+  const waves = [...new Set(ordered.map((c) => place(c).wave))].sort((a, b) => a - b);
   const clusterResources = new Map<string, { group: string; kind: string }>();
   const namespaces = new Set<string>();
   const components: ChartComponent[] = ordered.map((c) => {
-    const wave = COMPONENT_WAVE[c.type];
+    const { wave, directory } = place(c);
     const previous = waves.filter((w) => w < wave).pop();
     for (const obj of c.objects) {
       if (obj.metadata.namespace) namespaces.add(obj.metadata.namespace);
       else clusterResources.set(`${apiGroup(obj.apiVersion)}/${obj.kind}`, { group: apiGroup(obj.apiVersion), kind: obj.kind });
       if (obj.kind === 'Namespace' && obj.apiVersion === 'v1' && obj.metadata.name) namespaces.add(obj.metadata.name);
     }
-    const directory = componentDirectory(c);
     return {
       label: c.label,
       kind: c.type,
@@ -78,7 +90,7 @@ export function chartContext(input: WiringInput): ChartContext {
       path: joinPath(path, directory),
       directory,
       wave,
-      dependsOn: previous === undefined ? [] : ordered.filter((o) => COMPONENT_WAVE[o.type] === previous).map((o) => componentDirectory(o)),
+      dependsOn: previous === undefined ? [] : ordered.filter((o) => place(o).wave === previous).map((o) => place(o).directory),
       hasCRDs: c.objects.some(isCustomResourceDefinition),
       hasWebhooks: c.objects.some((o) => o.kind === 'ValidatingWebhookConfiguration' || o.kind === 'MutatingWebhookConfiguration'),
       unmanaged: c.objects.filter((o) => input.unmanaged.some((s) => matchesSelector(o, s))).map(selectorOf),

@@ -6,8 +6,9 @@ import type { ToolConfig } from '../manifest/types.js';
 import { CapiGitopsError } from '../model/diagnostics.js';
 import type { ProviderRegistry } from '../resolve/registry.js';
 import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
+import type { ResolvedOperatorRelease } from '../resolve/operator-release.js';
 import type { Artifact } from '../sources/source.js';
-import { lockRequestForCertManager, lockRequestForProvider } from './request.js';
+import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider } from './request.js';
 import { describeEntry, normalizeLockfile, sameIdentity, type LockedFile, type LockEntry, type Lockfile, type LockRequest } from './types.js';
 
 /**
@@ -63,6 +64,11 @@ export function lockEntryForCertManager(resolved: ResolvedCertManager, config: T
   const request = lockRequestForCertManager(config);
   if (request === undefined) throw new CapiGitopsError({ message: 'cert-manager was resolved although certManager.enabled is false' });
   return lockEntry(request, { version: resolved.version, files: [resolved.components] }, lockDir);
+}
+
+/** The operator layout's entry: the operator's release manifest; no contract. */
+export function lockEntryForOperator(resolved: ResolvedOperatorRelease, config: ToolConfig, lockDir: string): LockEntry {
+  return lockEntry(lockRequestForOperator(config), { version: resolved.version, files: [resolved.components] }, lockDir);
 }
 
 /** The lockfile of these entries, sorted; two entries for one component are refused. */

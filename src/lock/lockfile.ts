@@ -76,7 +76,9 @@ export function serializeLockfile(lock: Pick<Lockfile, 'entries'>): string {
 
 // ---- reading --------------------------------------------------------------------------------
 
-const ENTRY_KINDS: readonly string[] = ['CertManager', ...PROVIDER_KINDS];
+const ENTRY_KINDS: readonly string[] = ['CertManager', 'Operator', ...PROVIDER_KINDS];
+/** Entries without a Cluster API contract. */
+const UNCONTRACTED_KINDS: readonly string[] = ['CertManager', 'Operator'];
 const SELECTOR_OPERATORS: readonly string[] = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 const SHA256 = /^[0-9a-f]{64}$/;
 const REGENERATE_HINT = 'run `capi-gitops lock` to write it again from the manifest';
@@ -183,7 +185,7 @@ class LockReader {
     const version = this.string(fields, node, at, 'version');
     if (version !== undefined && parseSemantic(version) === null) this.problem(fields.get('version')!.value, join(at, 'version'), `"${version}" is not a semantic version`, 'a release tag such as v1.12.0');
     let contract: string | undefined;
-    if (fields.has('contract') || (kind !== undefined && kind !== 'CertManager')) contract = this.string(fields, node, at, 'contract');
+    if (fields.has('contract') || (kind !== undefined && !UNCONTRACTED_KINDS.includes(kind))) contract = this.string(fields, node, at, 'contract');
     const source = fields.has('source') ? this.source(fields.get('source')!.value, join(at, 'source')) : this.problem(node, at, 'missing field "source"');
     const files = (this.sequence(fields, node, at, 'files') ?? []).map((file, index) => this.fileEntry(file, `${at}.files[${index}]`));
     this.checkUniqueFiles(files, fields.get('files')?.value, join(at, 'files'));

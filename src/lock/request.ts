@@ -7,6 +7,7 @@ import type { LabelSelector, LabelSelectorRequirement, ProviderObject, ToolConfi
 import { compareStrings } from '../model/diagnostics.js';
 import type { ProviderRegistry } from '../resolve/registry.js';
 import { CERT_MANAGER_DEFAULT_VERSION, CERT_MANAGER_LABEL, certManagerDefaultUrl } from '../resolve/resolve.js';
+import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorReleaseUrl } from '../resolve/operator-release.js';
 import type { LockEntry, LockRequest, LockSource } from './types.js';
 
 /** cert-manager's lock identity: clusterctl installs it into the `cert-manager` namespace. */
@@ -71,6 +72,18 @@ export function lockRequestForCertManager(config: ToolConfig): LockRequest | und
     ? { type: 'url', url: redactUrlCredentials(settings.url) }
     : { type: 'registry', url: certManagerDefaultUrl(settings.version ?? CERT_MANAGER_DEFAULT_VERSION) };
   return { kind: 'CertManager', name: CERT_MANAGER_NAME, namespace: CERT_MANAGER_NAMESPACE, requestedVersion: settings.version ?? '', source };
+}
+
+/**
+ * The cluster-api-operator's release as the Config asks for it, when the run draws the operator
+ * layout: operator.url as written, else the GitHub release URL of operator.version (`latest`
+ * when unset). A version-less request is pinned by the lock like a provider's empty spec.version.
+ */
+export function lockRequestForOperator(config: ToolConfig): LockRequest {
+  const settings = config.operator ?? {};
+  const version = settings.version === 'latest' ? undefined : settings.version;
+  const source: LockSource = settings.url !== undefined ? { type: 'url', url: redactUrlCredentials(settings.url) } : { type: 'registry', url: operatorReleaseUrl(version ?? 'latest') };
+  return { kind: 'Operator', name: OPERATOR_LABEL, namespace: OPERATOR_NAMESPACE, requestedVersion: settings.version ?? '', source };
 }
 
 /** The source in one string: equal strings mean the same source. */

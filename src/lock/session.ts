@@ -10,11 +10,12 @@ import type { ProviderKind } from '../model/provider.js';
 import type { Manifest, ProviderObject } from '../manifest/types.js';
 import type { ProviderRegistry } from '../resolve/registry.js';
 import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
+import type { ResolvedOperatorRelease } from '../resolve/operator-release.js';
 import type { ArtifactCache } from '../sources/cache.js';
 import type { Artifact, ProviderRepository } from '../sources/source.js';
-import { buildLockfile, lockEntryForCertManager, lockEntryForProvider } from './build.js';
+import { buildLockfile, lockEntryForCertManager, lockEntryForOperator, lockEntryForProvider } from './build.js';
 import { assertFrozen, diffLockfiles, type LockChange } from './diff.js';
-import { lockRequestForCertManager, lockRequestForProvider, lockSatisfies } from './request.js';
+import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider, lockSatisfies } from './request.js';
 import { findLockEntry, type LockEntry, type Lockfile } from './types.js';
 import { verifyLockedArtifacts } from './verify.js';
 
@@ -28,7 +29,12 @@ export interface LockSessionOptions {
   offline?: boolean;
   /** New versions `capi-gitops update` chose, by component (see componentKey); they replace the lock's pins. */
   overrides?: ReadonlyMap<string, string>;
+  /** The run draws the operator layout: the operator's release is locked too. */
+  operator?: boolean;
 }
+
+/** The key of the operator's release in `overrides` (`capi-gitops update`). */
+export const OPERATOR_OVERRIDE_KEY = 'Operator';
 
 export interface LockOutcome {
   lock: Lockfile;
@@ -38,6 +44,7 @@ export interface LockOutcome {
 export class LockSession {
   private readonly pins = new Map<string, LockEntry>();
   private readonly certManagerPin: LockEntry | undefined;
+  private readonly operatorPin: LockEntry | undefined;
 
   constructor(
     private readonly manifest: Manifest,
@@ -51,6 +58,14 @@ export class LockSession {
     const certManagerRequest = lockRequestForCertManager(manifest.config);
     const certManagerEntry = certManagerRequest && findLockEntry(options.previous, certManagerRequest);
     this.certManagerPin = certManagerEntry && certManagerRequest && lockSatisfies(certManagerEntry, certManagerRequest) ? certManagerEntry : undefined;
+    const operatorRequest = options.operator ? lockRequestForOperator(manifest.config) : undefined;
+    const operatorEntry = operatorRequest && findLockEntry(options.previous, operatorRequest);
+    this.operatorPin = operatorEntry && operatorRequest && lockSatisfies(operatorEntry, operatorRequest) ? operatorEntry : undefined;
+  }
+
+  /** An update's new version, else the locked release of the operator while it still answers Config.operator. */
+  get operatorVersion(): string | undefined {
+    return this.options.overrides?.get(OPERATOR_OVERRIDE_KEY) ?? this.operatorPin?.version;
   }
 
   get lockDir(): string {
@@ -62,8 +77,9 @@ export class LockSession {
     this.options.overrides?.get(componentKey(provider)) ?? this.pins.get(componentKey(provider))?.version;
 
   /** Serves the pinned release's files from the cache by digest; fetches (and caches) otherwise. */
-  decorate = (repository: ProviderRepository, component: { kind?: ProviderKind; name: string; namespace?: string }): ProviderRepository => {
-    const entry = component.kind === undefined ? this.certManagerPin : this.pins.get(componentKey({ kind: component.kind, name: component.name, namespace: component.namespace ?? '' }));
+  decorate = (repository: ProviderRepository, component: { kind?: ProviderKind | 'Operator'; name: string; namespace?: string }): ProviderRepository => {
+    const entry =
+      component.kind === undefined ? this.certManagerPin : component.kind === 'Operator' ? this.operatorPin : this.pins.get(componentKey({ kind: component.kind, name: component.name, namespace: component.namespace ?? '' }));
     const { cache, offline } = this.options;
     // Local files and ConfigMaps are read where they are; only network downloads are cached.
     const remote = repository.sourceType !== 'local' && repository.sourceType !== 'configmap';
@@ -97,7 +113,7 @@ export class LockSession {
    * Checks every pinned component's files against the lock, then builds the new lock: pinned
    * entries kept as they were, the rest recorded from this resolution.
    */
-  conclude(providers: readonly ResolvedProvider[], certManager: ResolvedCertManager | null, frozen: boolean): LockOutcome {
+  conclude(providers: readonly ResolvedProvider[], certManager: ResolvedCertManager | null, frozen: boolean, operator?: ResolvedOperatorRelease): LockOutcome {
     const bag = new DiagnosticBag();
     const entries: LockEntry[] = [];
     for (const resolved of providers) {
@@ -116,6 +132,15 @@ export class LockSession {
         entries.push(pin);
       } else {
         entries.push(lockEntryForCertManager(certManager, this.manifest.config, this.lockDir));
+      }
+    }
+    if (operator) {
+      const pin = this.operatorPin;
+      if (pin && pin.version === operator.version) {
+        verify(bag, pin, [operator.components]);
+        entries.push(pin);
+      } else {
+        entries.push(lockEntryForOperator(operator, this.manifest.config, this.lockDir));
       }
     }
     bag.throwIfAny();

@@ -10,8 +10,11 @@ export const LOCKFILE_NAME = 'capi-gitops.lock.yaml';
 export const LOCK_API_VERSION = TOOL_API_VERSION;
 export const LOCK_KIND = 'Lock';
 
-/** Entry kind: a provider kind, or cert-manager. */
-export type LockKind = ProviderKind | 'CertManager';
+/** Entry kind: a provider kind, cert-manager, or the cluster-api-operator's release (operator layout). */
+export type LockKind = ProviderKind | 'CertManager' | 'Operator';
+
+/** Lock order: cert-manager, the operator (installed before any provider in its layout), the providers. */
+const LOCK_ORDER: Record<LockKind, number> = { ...INSTALL_ORDER, Operator: INSTALL_ORDER.CertManager };
 
 /**
  * Where a component's releases come from, as the manifest says it. One of:
@@ -46,7 +49,7 @@ export interface LockEntry {
   requestedVersion: string;
   /** The release resolved, e.g. `v1.12.0`. */
   version: string;
-  /** The Cluster API contract of the release; absent for cert-manager, which has none. */
+  /** The Cluster API contract of the release; absent for cert-manager and the operator, which have none. */
   contract?: string;
   source: LockSource;
   /** Sorted by name. */
@@ -67,16 +70,16 @@ export type LockIdentity = Pick<LockEntry, 'kind' | 'name' | 'namespace'>;
 
 /** Install order (cert-manager first), then kind, name and namespace, in code-unit order. */
 export function compareLockEntries(a: LockIdentity, b: LockIdentity): number {
-  return INSTALL_ORDER[a.kind] - INSTALL_ORDER[b.kind] || compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name) || compareStrings(a.namespace, b.namespace);
+  return LOCK_ORDER[a.kind] - LOCK_ORDER[b.kind] || compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name) || compareStrings(a.namespace, b.namespace);
 }
 
 export function sameIdentity(a: LockIdentity, b: LockIdentity): boolean {
   return a.kind === b.kind && a.name === b.name && a.namespace === b.namespace;
 }
 
-/** clusterctl's manifest label (`bootstrap-kubeadm`), or `cert-manager`. */
+/** clusterctl's manifest label (`bootstrap-kubeadm`), or `cert-manager`, `cluster-api-operator`. */
 export function lockEntryLabel(entry: Pick<LockIdentity, 'kind' | 'name'>): string {
-  return entry.kind === 'CertManager' ? entry.name : manifestLabel(entry.kind, entry.name);
+  return entry.kind === 'CertManager' || entry.kind === 'Operator' ? entry.name : manifestLabel(entry.kind, entry.name);
 }
 
 /** `CoreProvider capi-system/cluster-api`, for messages. */

@@ -215,7 +215,7 @@ export interface ToolConfig {
   variables?: Record<string, string>;
   output?: OutputConfig;
   /** The cluster-api-operator release the operator layout installs. */
-  operator?: { version?: string; url?: string };
+  operator?: { version?: string; url?: string; wiring?: 'argocd' | 'flux' };
   github?: { apiUrl?: string };
   /** Network budget: per-request time (retries included) and retries. `--http-timeout` overrides the time. */
   network?: { timeoutSeconds?: number; retries?: number };

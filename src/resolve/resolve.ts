@@ -188,6 +188,17 @@ export function compareResolved(a: Pick<ResolvedProvider, 'kind' | 'name' | 'nam
  * stage's problems stop the stages after it.
  */
 export async function resolveProviders(manifest: Manifest, options: ResolveOptions = {}): Promise<ResolvedProvider[]> {
+  const { providers, problems } = await resolveEachProvider(manifest, options);
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  return providers;
+}
+
+/**
+ * resolveProviders, keeping what resolved beside the problems: a render then renders those and
+ * reports its own problems with these (issue #10: every problem in one run). A provider whose
+ * contract the core provider cannot work with is left out with its problem.
+ */
+export async function resolveEachProvider(manifest: Manifest, options: ResolveOptions = {}): Promise<{ providers: ResolvedProvider[]; problems: Diagnostic[] }> {
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
   const early = preflightManagementCluster(manifest);
   if (early.length > 0) throw new CapiGitopsError(early);
@@ -209,9 +220,12 @@ export async function resolveProviders(manifest: Manifest, options: ResolveOptio
     else if (outcome.reason instanceof CapiGitopsError) fetchProblems.push(...outcome.reason.diagnostics);
     else throw outcome.reason;
   }
-  const problems = [...fetchProblems, ...contractProblems(resolutions)];
-  if (problems.length > 0) throw new CapiGitopsError(problems);
-  return resolutions.map((r) => r.resolved).sort(compareResolved);
+  const contract = contractProblems(resolutions);
+  const refused = new Set(contract.map((d) => d.object));
+  return {
+    providers: resolutions.map((r) => r.resolved).filter((r) => !refused.has(providerObjectName(r.provider))).sort(compareResolved),
+    problems: [...fetchProblems, ...contract],
+  };
 }
 
 /**

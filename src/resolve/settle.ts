@@ -1,17 +1,24 @@
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 
+/** What independent resolutions gave: each value (undefined where it failed) and every problem. */
+export interface Settled<T extends readonly unknown[]> {
+  values: { [K in keyof T]: T[K] | undefined };
+  problems: Diagnostic[];
+}
+
 /**
- * Awaits two independent resolutions and reports the problems of both in one error, where
- * `Promise.all` would report whichever failed first and hide the other.
+ * Awaits independent resolutions and keeps both what succeeded and every problem, where
+ * `Promise.all` would report whichever failed first and hide the rest. An error that is not a
+ * CapiGitopsError (a bug) is thrown as it is.
  */
-export async function settleAll<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
-  const outcomes = await Promise.allSettled([a, b]);
+export async function settleEach<T extends readonly unknown[]>(promises: { readonly [K in keyof T]: Promise<T[K]> }): Promise<Settled<T>> {
+  const outcomes = await Promise.allSettled(promises as readonly Promise<unknown>[]);
   const problems: Diagnostic[] = [];
-  for (const outcome of outcomes) {
-    if (outcome.status === 'fulfilled') continue;
+  const values = outcomes.map((outcome) => {
+    if (outcome.status === 'fulfilled') return outcome.value;
     if (!(outcome.reason instanceof CapiGitopsError)) throw outcome.reason;
     problems.push(...outcome.reason.diagnostics);
-  }
-  if (problems.length > 0) throw new CapiGitopsError(problems);
-  return [(outcomes[0] as PromiseFulfilledResult<A>).value, (outcomes[1] as PromiseFulfilledResult<B>).value];
+    return undefined;
+  });
+  return { values: values as Settled<T>['values'], problems };
 }

@@ -35,6 +35,8 @@ export interface UpgradePlanInput {
   installableContracts?: readonly string[];
   /** cert-manager as locked and as the manifest now asks for it; absent when certManager.enabled is false. */
   certManager?: { installed?: string; target: string };
+  /** The cluster-api-operator's release as locked and as the Config now asks for it (operator layout). */
+  operator?: { installed?: string; target: string };
 }
 
 /** clusterctl's CertManagerUpgradePlan (cmd/clusterctl/client/cluster/cert_manager.go): From, To, ShouldUpgrade. */
@@ -85,6 +87,8 @@ export interface UpgradePlan {
   /** Sorted as clusterctl prints them: type, name, namespace (cmd/clusterctl/cmd/upgrade.go sortUpgradeItems). */
   providers: ProviderPlan[];
   certManager?: CertManagerPlan;
+  /** The operator layout's cluster-api-operator, planned like cert-manager. */
+  operator?: CertManagerPlan;
 }
 
 /** The release whose metadata.yaml the plan needs: the highest semantic tag, pre-releases included (upgrader_info.go). */
@@ -305,6 +309,7 @@ export function planUpgrades(input: UpgradePlanInput): UpgradePlan {
   }));
   const plan: UpgradePlan = { currentContract, newestContract, providers: providers.sort(compareProviderPlans) };
   if (input.certManager) plan.certManager = certManagerPlan(input.certManager.installed, input.certManager.target);
+  if (input.operator) plan.operator = certManagerPlan(input.operator.installed, input.operator.target);
   return plan;
 }
 
@@ -317,10 +322,10 @@ function certManagerPlan(installed: string | undefined, target: string): CertMan
 }
 
 /** clusterctl upgrade plan's first lines (cmd/clusterctl/cmd/upgrade_plan.go runUpgradePlan). */
-function certManagerText(plan: CertManagerPlan | undefined): string {
+function certManagerText(plan: CertManagerPlan | undefined, name = 'Cert-Manager'): string {
   if (!plan) return '';
-  if (plan.installed === undefined) return `Cert-Manager is not in the lockfile yet; it will be installed at ${JSON.stringify(plan.target)}\n\n`;
-  return plan.shouldUpgrade ? `Cert-Manager will be upgraded from ${JSON.stringify(plan.installed)} to ${JSON.stringify(plan.target)}\n\n` : 'Cert-Manager is already up to date\n\n';
+  if (plan.installed === undefined) return `${name} is not in the lockfile yet; it will be installed at ${JSON.stringify(plan.target)}\n\n`;
+  return plan.shouldUpgrade ? `${name} will be upgraded from ${JSON.stringify(plan.installed)} to ${JSON.stringify(plan.target)}\n\n` : `${name} is already up to date\n\n`;
 }
 
 // ---- output -----------------------------------------------------------------------------------
@@ -345,7 +350,7 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
     ['NAME', 'NAMESPACE', 'TYPE', 'INSTALLED', 'CONTRACT', ...columns.map((c) => `NEXT (${c.contract})`)],
     ...plan.providers.map((p) => [p.label, p.namespace, p.kind, p.installed, p.installedContract, ...columns.map((c) => cell(c.pick(p)))]),
   ];
-  let text = `${certManagerText(plan.certManager)}Core provider contract: ${plan.currentContract}; newest available: ${plan.newestContract}\n\n${formatTable(rows)}`;
+  let text = `${certManagerText(plan.certManager)}${certManagerText(plan.operator, 'The cluster-api-operator')}Core provider contract: ${plan.currentContract}; newest available: ${plan.newestContract}\n\n${formatTable(rows)}`;
   // Sets: a reason shared by every provider of a plan is printed once.
   const refused = new Set<string>();
   const warnings = new Set<string>();
