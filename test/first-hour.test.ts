@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from './helpers/paths.js';
 import { tempDir } from './helpers/corpus-manifest.js';
@@ -196,4 +196,43 @@ test('a provider with its own fetchConfig whose name is one typo from a built-in
     warnings.map((w) => `${w.line}:${w.column} ${w.object}: ${w.path}: ${w.message}`),
     [`${where(file, 'vpshere').line}:${where(file, 'vpshere').column} InfrastructureProvider/capv-system/vpshere: metadata.name: "vpshere" is not a built-in InfrastructureProvider name; did you mean "vsphere"?`],
   );
+});
+
+test('an unknown version of one provider hides no render problem of another: both in one run, each at its field, nothing written (CLI)', async () => {
+  // The control plane asks for a release that does not exist; the infrastructure provider has a
+  // misspelled container name (found only when its components are rendered) and a missing variable elsewhere.
+  const dir = example({
+    providers: (t) => t.replace('version: "~0.2"', 'version: v0.9.0').replace('    - name: manager\n      args:', '    - name: manger\n      args:'),
+  });
+  const file = path.join(dir, 'management-cluster', 'providers.yaml');
+  const found = await problems(() => render(dir));
+  assert.equal(found.length, 2, JSON.stringify(found));
+  const unknown = found.find((d) => d.object === 'ControlPlaneProvider/capex-control-plane-system/example');
+  assert.ok(unknown, JSON.stringify(found));
+  assert.match(unknown.message, /v0\.9\.0/);
+  const container = found.find((d) => d.path === 'spec.deployment.containers[0].name');
+  assert.ok(container, JSON.stringify(found));
+  assert.deepEqual({ line: container.line, column: container.column }, where(file, 'manger'));
+  // The CLI says both, exits 1 and writes nothing, lockfile included.
+  const out = path.join(dir, 'out');
+  const run = spawnSync(process.execPath, [CLI, 'render', '-f', path.join(dir, 'management-cluster'), '-o', out], { encoding: 'utf8' });
+  assert.equal(run.status, 1, run.stderr);
+  assert.match(run.stderr, /v0\.9\.0/);
+  assert.match(run.stderr, /manger/);
+  assert.match(run.stderr, /2 problems; nothing was written/);
+  assert.ok(!existsSync(out));
+  assert.ok(!existsSync(path.join(dir, 'management-cluster', 'capi-gitops.lock.yaml')));
+});
+
+test('every provider whose release cannot be fetched, cert-manager included, is reported with the variables the others miss (resolve what resolves, render what renders)', async () => {
+  const dir = example({
+    providers: (t) => t.replace('  version: v0.2.0\n---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ControlPlaneProvider', '  version: v0.7.0\n---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ControlPlaneProvider'),
+    config: (t) => t.replace('variables:\n  EXAMPLE_REGION: eu-west-1\n', '').replace('url: ../repository/cert-manager/v0.1.0/cert-manager.yaml', 'url: ../repository/cert-manager/v0.1.0/missing.yaml'),
+  });
+  const found = await problems(() => render(dir));
+  const objects = found.map((d) => `${d.object ?? ''} ${d.message}`);
+  assert.equal(found.length, 3, objects.join('\n'));
+  assert.ok(found.some((d) => d.object === 'BootstrapProvider/capex-bootstrap-system/example' && /v0\.7\.0/.test(d.message)), objects.join('\n'));
+  assert.ok(found.some((d) => /missing\.yaml/.test(`${d.message} ${d.file ?? ''}`)), objects.join('\n'));
+  assert.ok(found.some((d) => d.object === 'InfrastructureProvider/capex-system/example' && /EXAMPLE_REGION/.test(d.message)), objects.join('\n'));
 });
