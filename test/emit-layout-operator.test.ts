@@ -13,7 +13,7 @@ import { renderManagementCluster, resolveManagementCluster } from '../src/pipeli
 import { matchesSelector } from '../src/sources/label-selector.js';
 import { artifactConfigMap, MAX_CONFIGMAP_BYTES } from '../src/emit/layout-operator.js';
 import { corpusManifest, tempDir } from './helpers/corpus-manifest.js';
-import { crdValidator } from './helpers/crd-schema.js';
+import { crdValidator, wiringProblems } from './helpers/crd-schema.js';
 import { CORPUS_REPOSITORY, FIXTURES } from './helpers/paths.js';
 import { kubectlAvailable, kubectlKustomize } from './helpers/tree.js';
 import { FakeGitHub } from './helpers/fake-github.js';
@@ -147,4 +147,70 @@ test('the operator release comes from its GitHub release (operator.version) and 
   } finally {
     await github.close();
   }
+});
+
+/** The operator layout with Config operator.wiring: the tool's chart, values from the Config. */
+async function renderWired(tool: 'argocd' | 'flux'): Promise<Map<string, string>> {
+  const values = tool === 'argocd' ? '  values:\n    repoURL: https://git.example.com/platform/management.git\n' : '';
+  const manifest = corpusManifest('v1.12.0').replace('certManager:', `operator:\n  url: ${OPERATOR_RELEASE}\n  wiring: ${tool}\ngitops:\n  path: clusters/mgmt\n${values}certManager:`);
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'm.yaml'), manifest);
+  return (await renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'x' })).files;
+}
+
+const wiringObjects = (tree: Map<string, string>, dir: string) => [...tree].filter(([f]) => f.startsWith(`${dir}/`) && !f.endsWith('kustomization.yaml')).map(([, text]) => parse(text) as Obj & { spec: Record<string, unknown> });
+
+test('operator.wiring argocd: one Application per directory in order (cert-manager, operator, providers by sync wave), valid against the Argo CD CRDs (argo-cd sync-waves.md)', async () => {
+  const tree = await renderWired('argocd');
+  const objects = wiringObjects(tree, 'argocd');
+  for (const object of objects) assert.deepEqual(wiringProblems(object), [], `${object.kind} ${object.metadata.name}`);
+  const applications = objects.filter((o) => o.kind === 'Application' && o.metadata.labels?.['capi-gitops.dev/component']);
+  assert.deepEqual(
+    applications.map((a) => [(a.spec.source as { path: string }).path, a.metadata.annotations?.['argocd.argoproj.io/sync-wave']]),
+    [['clusters/mgmt/00-cert-manager', '0'], ['clusters/mgmt/01-cluster-api-operator', '1'], ['clusters/mgmt/02-providers', '2']],
+  );
+  // The AppProject admits the providers' namespaces and the kinds the directories hold.
+  const project = objects.find((o) => o.kind === 'AppProject')!;
+  const destinations = (project.spec.destinations as { namespace: string }[]).map((d) => d.namespace);
+  for (const ns of ['capi-system', 'capi-operator-system', 'cert-manager']) assert.ok(destinations.includes(ns), ns);
+  // The directories carry Argo CD's apply rules: the providers' namespaces are never pruned, the
+  // compressed core ConfigMap is small, a large plain one is applied server-side.
+  const namespace = parse(tree.get('02-providers/namespace-capi-system.yaml')!) as Obj;
+  assert.equal(namespace.metadata.annotations?.['argocd.argoproj.io/sync-options'], 'Prune=false,Delete=false,ServerSideApply=true');
+  for (const [file, text] of tree) {
+    if (!file.startsWith('02-providers/configmap-') || Buffer.byteLength(text) <= 200 * 1024) continue;
+    assert.match((parse(text) as Obj).metadata.annotations?.['argocd.argoproj.io/sync-options'] ?? '', /ServerSideApply=true/, file);
+  }
+  assert.match(tree.get('README.md')!, /Argo CD objects\s+that sync the directories below, in order, are in `argocd\/`/);
+});
+
+test('operator.wiring flux: Kustomizations that depend on the one before (operator after cert-manager, providers after the operator), valid against the Flux CRDs (fluxcd kustomize-controller dependsOn)', async () => {
+  const tree = await renderWired('flux');
+  const objects = wiringObjects(tree, 'flux');
+  for (const object of objects) assert.deepEqual(wiringProblems(object), [], `${object.kind} ${object.metadata.name}`);
+  const kustomizations = objects.filter((o) => o.kind === 'Kustomization' && o.metadata.labels?.['capi-gitops.dev/component']);
+  assert.deepEqual(
+    kustomizations.map((k) => [k.spec.path, ((k.spec.dependsOn as { name: string }[] | undefined) ?? []).map((d) => d.name)]),
+    [['./clusters/mgmt/00-cert-manager', []], ['./clusters/mgmt/01-cluster-api-operator', ['capi-gitops-00-cert-manager']], ['./clusters/mgmt/02-providers', ['capi-gitops-01-cluster-api-operator']]],
+  );
+  const namespace = parse(tree.get('02-providers/namespace-capi-system.yaml')!) as Obj;
+  assert.equal(namespace.metadata.annotations?.['kustomize.toolkit.fluxcd.io/prune'], 'disabled');
+});
+
+test('the wired operator layout builds with kubectl kustomize, wiring included', { skip: !kubectlAvailable() && 'kubectl is not installed' }, async () => {
+  for (const tool of ['argocd', 'flux'] as const) {
+    const dir = tempDir();
+    for (const [file, text] of await renderWired(tool)) {
+      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      writeFileSync(path.join(dir, file), text);
+    }
+    assert.match(kubectlKustomize(path.join(dir, tool)), tool === 'argocd' ? /^kind: Application$/m : /^kind: Kustomization$/m);
+    assert.match(kubectlKustomize(dir), /^kind: CoreProvider$/m);
+  }
+});
+
+test('chart values without operator.wiring are refused, naming the Config field', async () => {
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'm.yaml'), corpusManifest('v1.12.0').replace('certManager:', `operator:\n  url: ${OPERATOR_RELEASE}\ncertManager:`));
+  await assert.rejects(renderManagementCluster({ manifestPaths: [dir], layout: 'operator', set: [{ expression: 'path=x', forceString: false }] }), /operator layout draws no chart unless Config operator\.wiring names one/);
 });
