@@ -106,6 +106,10 @@ function printResolution(resolution: Resolution, out: Output, indent = ''): void
     out.line(`${indent}resolved cert-manager ${resolution.certManager.version}`);
     out.detail(`${indent}  cert-manager: ${resolution.certManager.repository.location}`);
   }
+  if (resolution.operator) {
+    out.line(`${indent}resolved ${resolution.operator.label} ${resolution.operator.version}`);
+    out.detail(`${indent}  ${resolution.operator.label}: ${resolution.operator.repository.location}`);
+  }
 }
 
 /** The resolution as the --json documents of render, lock and update report it. */
