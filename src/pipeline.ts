@@ -301,8 +301,9 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
   const operatorLayout = (options.layout ?? resolution.manifest.config.output?.layout) === 'operator';
   if (resolution.problems?.length) {
     if (operatorLayout && !resolution.operator) throw new CapiGitopsError(resolution.problems);
-    // Render what resolved, then report its problems with those of resolution.
-    const later = await renderResolution({ ...resolution, problems: undefined }, options, shared).then(
+    // Render what resolved, then report its problems with those of resolution. No warnings from
+    // this partial render: a variable only an unresolved provider uses would be called unused.
+    const later = await renderResolution({ ...resolution, problems: undefined }, { ...options, onWarning: undefined }, shared).then(
       () => [],
       (err: unknown) => (err instanceof CapiGitopsError ? err.diagnostics : Promise.reject(err)),
     );

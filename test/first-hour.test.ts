@@ -236,3 +236,13 @@ test('every provider whose release cannot be fetched, cert-manager included, is 
   assert.ok(found.some((d) => /missing\.yaml/.test(`${d.message} ${d.file ?? ''}`)), objects.join('\n'));
   assert.ok(found.some((d) => d.object === 'InfrastructureProvider/capex-system/example' && /EXAMPLE_REGION/.test(d.message)), objects.join('\n'));
 });
+
+test('a variable only an unresolved provider uses is not called unused while the others render', async () => {
+  // EXAMPLE_REGION is used by the infrastructure provider alone, whose release does not exist.
+  const dir = example({ providers: (t) => t.replace('  version: v0.2.0\n  # A provider', '  version: v0.9.0\n  # A provider') });
+  const warnings: Diagnostic[] = [];
+  const found = await problems(() => render(dir, warnings));
+  assert.equal(found.length, 1, JSON.stringify(found));
+  assert.equal(found[0]!.object, 'InfrastructureProvider/capex-system/example');
+  assert.deepEqual(warnings, []);
+});
