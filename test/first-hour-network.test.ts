@@ -14,6 +14,7 @@ import { tempDir } from './helpers/corpus-manifest.js';
 
 const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 const COUNTER = path.join(PROJECT_ROOT, 'dist', 'test', 'helpers', 'count-connects.js');
+const UNRESOLVABLE = path.join(PROJECT_ROOT, 'dist', 'test', 'helpers', 'unresolvable-host.js');
 const EXAMPLE_REPOSITORY = path.join(PROJECT_ROOT, 'examples', 'repository');
 
 /** A port on 127.0.0.1 that nothing listens on: connecting to it is refused (ECONNREFUSED). */
@@ -34,10 +35,11 @@ interface Run {
 }
 
 /** The CLI in a child process, with the connection counter preloaded. */
-async function runCounted(args: string[], dir: string): Promise<Run> {
+async function runCounted(args: string[], dir: string, unresolvable: string[] = []): Promise<Run> {
   const countFile = path.join(dir, 'connects.json');
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, ['--import', COUNTER, CLI, ...args], { cwd: dir, env: { ...process.env, COUNT_CONNECTS_FILE: countFile } });
+  const preload = ['--import', COUNTER, ...(unresolvable.length > 0 ? ['--import', UNRESOLVABLE] : [])];
+  const child = spawn(process.execPath, [...preload, CLI, ...args], { cwd: dir, env: { ...process.env, COUNT_CONNECTS_FILE: countFile, UNRESOLVABLE_HOSTS: unresolvable.join(',') } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -123,4 +125,17 @@ spec:
   assert.match(run.stderr, /the input has no CoreProvider/);
   assert.doesNotMatch(run.stdout + run.stderr, /fetching/);
   assert.match(run.stderr, /nothing was written\n$/);
+});
+
+test('a DNS failure (ENOTFOUND) fails at once: one attempt, no retry, no further request to that host in the run', async () => {
+  const dir = tempDir('capi-gitops-offline-');
+  const port = await closedPort();
+  // The default cert-manager needs several requests (release, then asset); the host resolves to nothing.
+  writeFileSync(path.join(dir, 'providers.yaml'), localCore);
+  const run = await runCounted(['render', '-f', 'providers.yaml', '-o', 'out', '--cache-dir', 'cache', '--github-api-url', `http://localhost:${port}`], dir, ['localhost']);
+  assert.equal(run.code, 1, run.stderr);
+  assert.deepEqual(run.connects, { [`localhost:${port}`]: 1 }, 'one attempt: a name that does not resolve is not asked again');
+  assert.match(run.stderr, /ENOTFOUND/);
+  assert.match(run.stderr, /hint: point certManager\.url in the Config document at a local copy of cert-manager\.yaml/);
+  assert.match(run.stderr, /nothing was written/);
 });
