@@ -7,7 +7,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
@@ -42,6 +42,8 @@ interface FullDisk {
   sizeKiB?: number;
   freeKiB: number;
   args: (mnt: string) => string[];
+  /** Extra environment for the CLI, given the mount point. */
+  env?: (mnt: string) => NodeJS.ProcessEnv;
 }
 
 /** Runs the CLI with `mnt` on a full tmpfs; `result` holds the tmpfs's content afterwards. */
@@ -49,7 +51,7 @@ function onFullDisk(options: FullDisk): Promise<CliResult & { result: string }> 
   const result = tempDir();
   const argv = ['--mount', '--map-root-user', 'bash', '-c', SCRIPT, 'full-disk', options.mnt, options.seed ?? '', result, String(options.sizeKiB ?? 4096), String(options.freeKiB), ...options.args(options.mnt)];
   return new Promise((resolve) => {
-    const child = spawn('unshare', argv, { env: { ...process.env, NODE: process.execPath, CLI } });
+    const child = spawn('unshare', argv, { env: { ...process.env, ...options.env?.(options.mnt), NODE: process.execPath, CLI } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -82,10 +84,14 @@ test('a cache on a full disk is a warning: the render succeeds from memory, with
   const reference = path.join(tempDir(), 'out');
   assert.equal(runCli(['render', '-f', manifest, '-o', reference, '--cache-dir', path.join(tempDir(), 'cache')]).code, 0);
   const out = path.join(tempDir(), 'out');
-  const run = await onFullDisk({ mnt: tempDir(), freeKiB: 0, args: (mnt) => ['render', '-f', manifest, '-o', out, '--cache-dir', path.join(mnt, 'cache')] });
+  // The cache and the cache's key file (XDG_STATE_HOME) both on the full disk.
+  const run = await onFullDisk({ mnt: tempDir(), freeKiB: 0, args: (mnt) => ['render', '-f', manifest, '-o', out, '--cache-dir', path.join(mnt, 'cache')], env: (mnt) => ({ XDG_STATE_HOME: path.join(mnt, 'state') }) });
   assertNoStackTrace(run);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /warning: cache: cannot write parsed entries under .*\(ENOSPC\); continuing without caching them/);
+  assert.match(run.stderr, /warning: cache: no key file at .*\(ENOSPC\); cache records are used within this run only/);
+  const state = readdirSync(path.join(run.result, 'state'), { recursive: true, encoding: 'utf8' }).filter((name) => statSync(path.join(run.result, 'state', name)).isFile());
+  assert.deepEqual(state, [], 'a key file that could not be filled is not left behind (a short key would disable the cache after space is freed)');
   const ours = readTree(out);
   for (const [file, text] of readTree(reference)) if (file !== 'README.md' && file !== '.capi-gitops-index') assert.equal(ours.get(file), text, file);
   assert.deepEqual(leftovers(run.result), [], 'no temporary file left in the cache');
