@@ -5,7 +5,7 @@ import { isPlainObject } from '../model/kobject.js';
 import { AJV_OPTIONS, SCHEMA_FORMATS } from './schema-options.js';
 import { compareStrings } from '../model/diagnostics.js';
 import { closestName } from './fields.js';
-import { INTEGER_FORMATS, inexactIntegerFindings, integerRangeFinding } from './integer-range.js';
+import { INTEGER_FORMATS, imageFieldFinding, inexactIntegerFindings, integerRangeFinding } from './format-findings.js';
 import type { Finding } from './documents.js';
 import type { FieldPath } from './yaml-source.js';
 
@@ -162,7 +162,11 @@ function describeError(error: ErrorObject, root: AnySchemaObject, access: Source
       if (error.params.limit === 1) return { path, at: 'value', message: 'must not be empty', expected: describeSchema(parent), hint: 'give a value, or remove the field' };
       return formatMismatch(path, parent);
     case 'format':
-      return integerRangeFinding(path, String(error.params.format), parent, access.sourceText(path)) ?? formatMismatch(path, parent);
+      return (
+        integerRangeFinding(path, String(error.params.format), parent, access.sourceText(path)) ??
+        imageFieldFinding(path, String(error.params.format), error.data) ??
+        formatMismatch(path, parent)
+      );
     case 'pattern':
     case 'maxLength':
     case 'anyOf':

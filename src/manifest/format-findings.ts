@@ -1,10 +1,14 @@
 /**
- * Integers Kubernetes cannot hold, found before they are rendered: a field typed int32 or int64
- * (the schema's `format`) outside its range, and any integer JavaScript cannot hold exactly
- * (beyond ±(2^53 − 1)), which would otherwise be written rounded or as `1e+29` into a flag.
+ * Readable problems for the schema's formats, found before anything is rendered:
+ * - integers Kubernetes cannot hold: a field typed int32 or int64 outside its range, and any
+ *   integer JavaScript cannot hold exactly (beyond ±(2^53 − 1)), which would otherwise be written
+ *   rounded or as `1e+29` into a flag;
+ * - image references and override fields that are not in the reference grammar, which would
+ *   otherwise render an image no registry serves.
  */
 import type { AnySchemaObject } from 'ajv';
 import { isPlainObject } from '../model/kobject.js';
+import { IMAGE_FIELD_PATTERNS, IMAGE_REFERENCE_GRAMMAR, imageFieldProblem, type ImageField } from '../model/image-reference.js';
 import type { Finding } from './documents.js';
 import type { FieldPath } from './yaml-source.js';
 
@@ -76,4 +80,24 @@ export function inexactIntegerFindings(value: unknown): Finding[] {
   };
   visit(value);
   return findings;
+}
+
+const IMAGE_FIELD_NAMES: Record<ImageField, string> = {
+  'image-reference': 'image reference',
+  'image-repository': 'image repository',
+  'image-name': 'image name',
+  'image-tag': 'image tag',
+};
+
+/** The problem of a string that failed one of the image formats; undefined for other formats. */
+export function imageFieldFinding(path: FieldPath, format: string, value: unknown): Finding | undefined {
+  if (!(format in IMAGE_FIELD_PATTERNS) || typeof value !== 'string') return undefined;
+  const field = format as ImageField;
+  return {
+    path,
+    at: 'value',
+    message: `is not a valid ${IMAGE_FIELD_NAMES[field]}: ${imageFieldProblem(field, value) ?? 'does not match the grammar'}`,
+    expected: field === 'image-reference' ? `an image reference: ${IMAGE_REFERENCE_GRAMMAR}` : `the ${field.slice('image-'.length)} part of an image reference: ${IMAGE_REFERENCE_GRAMMAR}`,
+    hint: field === 'image-tag' ? 'quote a tag that looks like a number or a date; remove spaces and other characters' : 'write the reference in lower case, without spaces or a scheme (no https://)',
+  };
 }
