@@ -70,6 +70,8 @@ function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Pa
   if (!flags.file?.length) throw new UsageError('at least one -f/--file <file or directory> is needed');
   const credentialProblems = credentialEnvironmentProblems(process.env, CREDENTIAL_ENV_VARIABLES);
   if (credentialProblems.length > 0) throw new UsageError(credentialProblems.join('\n'));
+  // An empty path resolves to the working directory, which would fill it with cache entries.
+  if (flags.cacheDir?.trim() === '') throw new UsageError('--cache-dir "": expected a directory, e.g. --cache-dir .cache/capi-gitops');
   return {
     manifestPaths: flags.file,
     sources: {

@@ -5,7 +5,7 @@
  * and replacing a tree someone made read-only is not what they asked for.
  */
 import { constants } from 'node:fs';
-import { access, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, open, readFile, stat, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { CapiGitopsError } from '../model/diagnostics.js';
@@ -39,6 +39,11 @@ export function processIsAlive(pid: number): boolean {
   }
 }
 
+function lockHint(code: string | undefined): string {
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'the file system holding the output directory is full: free some space, or choose an output directory on another file system; nothing was changed';
+  return "check the permissions of the output directory's parent";
+}
+
 /** `.<name>.capi-gitops.lock` beside the output directory. */
 export function outputLockPath(outDir: string): string {
   return path.join(path.dirname(outDir), `.${path.basename(outDir)}.capi-gitops.lock`);
@@ -53,12 +58,21 @@ export async function lockOutputDirectory(outDir: string): Promise<() => Promise
   const file = outputLockPath(outDir);
   const host = os.hostname();
   for (let attempt = 0; attempt < 2; attempt++) {
+    let created = false;
     try {
-      await writeFile(file, `${process.pid} ${host}\n`, { flag: 'wx' });
+      const handle = await open(file, 'wx');
+      created = true;
+      try {
+        await handle.writeFile(`${process.pid} ${host}\n`);
+      } finally {
+        await handle.close();
+      }
       return () => unlink(file).catch(() => undefined);
     } catch (err) {
       if (errorCode(err) !== 'EEXIST') {
-        throw new CapiGitopsError({ file, message: `cannot take the output lock: ${errorCode(err) ?? (err as Error).message}`, expected: 'a writable directory holding the output directory', hint: 'check the permissions of the output directory\'s parent' });
+        // Created but not written (ENOSPC, EDQUOT): an empty lock would block every later run.
+        if (created) await unlink(file).catch(() => undefined);
+        throw new CapiGitopsError({ file, message: `cannot take the output lock: ${errorCode(err) ?? (err as Error).message}`, expected: 'a writable directory holding the output directory', hint: lockHint(errorCode(err)) });
       }
       const [pidText, owner] = (await readFile(file, 'utf8').catch(() => '')).trim().split(/\s+/);
       const pid = Number(pidText);

@@ -1,4 +1,4 @@
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { decodeUtf8 } from '../model/utf8.js';
 import path from 'node:path';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
@@ -81,14 +81,42 @@ export async function listManifestFiles(paths: readonly string[], problems: Diag
   });
 }
 
+/** No manifest is this large; the bound keeps `-f /dev/zero` (or an endless pipe) from filling memory. */
+export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+
+class TooLarge extends Error {}
+
+/** The file's bytes, read in chunks so that a device or pipe without end stops at the bound. */
+async function readBounded(file: string): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, MAX_MANIFEST_BYTES + 1 - total));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) return Buffer.concat(chunks, total);
+      chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > MAX_MANIFEST_BYTES) throw new TooLarge();
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Reads all files in parallel, keeping their order. */
 export async function readManifestFiles(files: readonly string[], problems: Diagnostic[]): Promise<ManifestFile[]> {
   const read = await Promise.all(
     files.map(async (file) => {
       try {
-        const bytes = await readFile(file);
+        const bytes = await readBounded(file);
         return { file, text: decodeUtf8(bytes, file) };
       } catch (error) {
+        if (error instanceof TooLarge) {
+          problems.push({ file, message: `larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB`, expected: 'a manifest file of at most 64 MiB', hint: 'split the manifest into several files, or check that -f names the file you meant' });
+          return undefined;
+        }
         if (error instanceof CapiGitopsError) {
           problems.push(...error.diagnostics);
           return undefined;

@@ -5,6 +5,7 @@ import { isPlainObject } from '../model/kobject.js';
 import { AJV_OPTIONS, SCHEMA_FORMATS } from './schema-options.js';
 import { compareStrings } from '../model/diagnostics.js';
 import { closestName } from './fields.js';
+import { INTEGER_FORMATS, imageFieldFinding, inexactIntegerFindings, integerRangeFinding } from './format-findings.js';
 import type { Finding } from './documents.js';
 import type { FieldPath } from './yaml-source.js';
 
@@ -61,10 +62,11 @@ function documentValidator(): { validate: ValidateFunction; root: AnySchemaObjec
  */
 export function validateDocument(value: unknown, access: SourceAccess): SchemaProblem[] {
   const { validate, root } = documentValidator();
-  if (validate(value)) return [];
-  const errors = relevantErrors(validate.errors ?? []);
-  const problems = errors.map((error) => describeError(error, root, access));
-  return dedupe(problems);
+  const problems = validate(value) ? [] : dedupe(relevantErrors(validate.errors ?? []).map((error) => describeError(error, root, access)));
+  // Integers no field's schema caught (free-form values, quantities) but that cannot be held exactly.
+  const reported = new Set(problems.map((p) => JSON.stringify(p.path)));
+  for (const finding of inexactIntegerFindings(value)) if (!reported.has(JSON.stringify(finding.path))) problems.push(finding);
+  return problems;
 }
 
 /**
@@ -74,8 +76,11 @@ export function validateDocument(value: unknown, access: SourceAccess): SchemaPr
  */
 function relevantErrors(errors: ErrorObject[]): ErrorObject[] {
   const anyOfs = errors.filter((e) => e.keyword === 'anyOf');
+  // An integer format's message states the whole range, the field's minimum included.
+  const ranged = new Set(errors.filter((e) => e.keyword === 'format' && INTEGER_FORMATS[String(e.params.format)]).map((e) => e.instancePath));
   return errors.filter((error) => {
     if (error.keyword === 'if') return false;
+    if ((error.keyword === 'minimum' || error.keyword === 'maximum') && ranged.has(error.instancePath)) return false;
     if (error.keyword !== 'propertyNames' && (error as { propertyName?: string }).propertyName !== undefined) return false;
     return !anyOfs.some((a) => a !== error && a.instancePath === error.instancePath && error.schemaPath.startsWith(a.schemaPath + '/'));
   });
@@ -156,10 +161,15 @@ function describeError(error: ErrorObject, root: AnySchemaObject, access: Source
     case 'minLength':
       if (error.params.limit === 1) return { path, at: 'value', message: 'must not be empty', expected: describeSchema(parent), hint: 'give a value, or remove the field' };
       return formatMismatch(path, parent);
+    case 'format':
+      return (
+        integerRangeFinding(path, String(error.params.format), parent, access.sourceText(path)) ??
+        imageFieldFinding(path, String(error.params.format), error.data) ??
+        formatMismatch(path, parent)
+      );
     case 'pattern':
     case 'maxLength':
     case 'anyOf':
-    case 'format':
       return formatMismatch(path, parent);
     case 'propertyNames': {
       const key = String(error.params.propertyName);

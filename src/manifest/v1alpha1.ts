@@ -218,6 +218,9 @@ function imageEdits(spec: Record<string, unknown>, findings: Finding[]): Convers
         expected: 'image.name, e.g. cluster-api-controller',
         hint: 'add image.name, or remove image to keep the released image',
       });
+      // Reported here once; the imageUrl it would give is not checked again as a reference.
+      edits.push({ op: 'delete', path, source: path });
+      return;
     }
     edits.push({ op: 'rename', path, key: 'imageUrl', value: imageUrl, source: path });
   });

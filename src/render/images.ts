@@ -4,135 +4,15 @@
  * accepted: they are Docker-normalised for matching and rewriting, and kept as written otherwise.
  *
  * Image references are parsed with the rules of github.com/distribution/reference v0.6.0
- * (normalize.go, regexp.go, reference.go), which is what clusterctl uses.
+ * (src/model/image-reference.ts), which is what clusterctl uses.
  */
 import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../model/diagnostics.js';
 import { describeObject, isPlainObject, type KObject } from '../model/kobject.js';
 import type { ImageMeta, SourcePosition } from '../manifest/types.js';
+import { IMAGE_REFERENCE_GRAMMAR, imageFieldProblem, parseImage, type ImageField, type ImageReference } from '../model/image-reference.js';
 
-// ---- docker reference grammar (distribution/reference regexp.go) ---------------------------
-
-const ALPHANUMERIC = '[a-z0-9]+';
-const SEPARATOR = '(?:[._]|__|[-]+)';
-const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
-const DOMAIN_NAME = `${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*`;
-const IPV6_ADDRESS = '\\[(?:[a-fA-F0-9:]+)\\]';
-const DOMAIN_AND_PORT = `(?:${DOMAIN_NAME}|${IPV6_ADDRESS})(?::[0-9]+)?`;
-const PATH_COMPONENT = `${ALPHANUMERIC}(?:${SEPARATOR}${ALPHANUMERIC})*`;
-const REMOTE_NAME = `${PATH_COMPONENT}(?:/${PATH_COMPONENT})*`;
-const NAME = `(?:${DOMAIN_AND_PORT}/)?${REMOTE_NAME}`;
-// Go's `\w` is ASCII-only, like JavaScript's without the `u` flag.
-const TAG = '[\\w][\\w.-]{0,127}';
-const DIGEST = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][0-9A-Fa-f]{32,}';
-
-const REFERENCE_RE = new RegExp(`^(${NAME})(?::(${TAG}))?(?:@(${DIGEST}))?$`);
-const ANCHORED_NAME_RE = new RegExp(`^(?:(${DOMAIN_AND_PORT})/)?(${REMOTE_NAME})$`);
-const IDENTIFIER_RE = /^[a-f0-9]{64}$/;
-const MAX_PATH_LENGTH = 255;
-
-/** Digest algorithms clusterctl registers (crypto/sha256 and crypto/sha512 imports), hex length. */
-const DIGEST_HEX_LENGTH: Record<string, number> = { sha256: 64, sha384: 96, sha512: 128 };
-/** go-digest's DigestRegexp, used to tell a malformed digest from an unsupported algorithm. */
-const GO_DIGEST_RE = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/;
-
-const DOCKER_HUB = 'docker.io';
-const LEGACY_DOCKER_HUB = 'index.docker.io';
-const OFFICIAL_PREFIX = 'library/';
-
-/** A parsed, normalised image reference: `domain/path[:tag][@digest]`. */
-export interface ImageReference {
-  domain: string;
-  path: string;
-  tag: string;
-  digest: string;
-}
-
-export type ParsedImage =
-  | { ok: true; reference: ImageReference; canonical: boolean }
-  | { ok: false; message: string };
-
-/** The string form of a reference, as reference.String() prints it. */
-export function formatImageReference(ref: ImageReference): string {
-  let text = ref.domain ? `${ref.domain}/${ref.path}` : ref.path;
-  if (ref.tag) text += `:${ref.tag}`;
-  if (ref.digest) text += `@${ref.digest}`;
-  return text;
-}
-
-/** Why a digest is not acceptable, or undefined (go-digest Digest.Validate). */
-function digestProblem(digest: string): string | undefined {
-  const colon = digest.indexOf(':');
-  if (colon <= 0 || colon + 1 === digest.length) return 'invalid digest format';
-  const algorithm = digest.slice(0, colon);
-  const encoded = digest.slice(colon + 1);
-  const hexLength = DIGEST_HEX_LENGTH[algorithm];
-  if (hexLength === undefined) {
-    return GO_DIGEST_RE.test(digest) ? `unsupported digest algorithm "${algorithm}"` : 'invalid digest format';
-  }
-  if (encoded.length !== hexLength) return 'invalid checksum digest length';
-  if (!/^[a-f0-9]+$/.test(encoded)) return 'invalid checksum digest format';
-  return undefined;
-}
-
-/** reference.Parse: the grammar only, no normalisation. */
-function parseReference(text: string): ImageReference | string {
-  if (text === '') return 'repository name must have at least one component';
-  const match = REFERENCE_RE.exec(text);
-  if (!match) {
-    const lower = text.toLowerCase();
-    if (lower !== text && REFERENCE_RE.test(lower)) return 'repository name must be lowercase';
-    return 'invalid reference format';
-  }
-  const nameMatch = ANCHORED_NAME_RE.exec(match[1]);
-  const domain = nameMatch?.[1] ?? '';
-  const path = nameMatch?.[2] ?? match[1];
-  if (path.length > MAX_PATH_LENGTH) return `repository name must not be more than ${MAX_PATH_LENGTH} characters`;
-  const digest = match[3] ?? '';
-  if (digest) {
-    const problem = digestProblem(digest);
-    if (problem) return problem;
-  }
-  return { domain, path, tag: match[2] ?? '', digest };
-}
-
-/** splitDockerDomain: `busybox` → docker.io + library/busybox, `org/img` → docker.io + org/img. */
-function splitDockerDomain(name: string): [domain: string, remainder: string] {
-  const slash = name.indexOf('/');
-  if (slash < 0) return [DOCKER_HUB, OFFICIAL_PREFIX + name];
-  const maybeDomain = name.slice(0, slash);
-  const maybeRemainder = name.slice(slash + 1);
-  let domain: string;
-  let remainder: string;
-  if (maybeDomain === 'localhost') {
-    [domain, remainder] = [maybeDomain, maybeRemainder];
-  } else if (maybeDomain === LEGACY_DOCKER_HUB) {
-    [domain, remainder] = [DOCKER_HUB, maybeRemainder];
-  } else if (/[.:]/.test(maybeDomain) || maybeDomain.toLowerCase() !== maybeDomain) {
-    [domain, remainder] = [maybeDomain, maybeRemainder];
-  } else {
-    [domain, remainder] = [DOCKER_HUB, name];
-  }
-  if (domain === DOCKER_HUB && !remainder.includes('/')) remainder = OFFICIAL_PREFIX + remainder;
-  return [domain, remainder];
-}
-
-/**
- * Parse an image the way Docker does (reference.ParseNormalizedNamed) and say whether the text
- * was already canonical (reference.ParseNamed succeeds only then).
- */
-export function parseImage(text: string): ParsedImage {
-  if (IDENTIFIER_RE.test(text)) {
-    return { ok: false, message: 'invalid repository name, cannot specify 64-byte hexadecimal strings' };
-  }
-  const [domain, remainder] = splitDockerDomain(text);
-  const colon = remainder.indexOf(':');
-  const remote = colon < 0 ? remainder : remainder.slice(0, colon);
-  if (remote.toLowerCase() !== remote) return { ok: false, message: 'repository name must be lowercase' };
-  const parsed = parseReference(`${domain}/${remainder}`);
-  if (typeof parsed === 'string') return { ok: false, message: parsed };
-  return { ok: true, reference: parsed, canonical: formatImageReference(parsed) === text };
-}
+export { formatImageReference, parseImage, type ImageReference, type ParsedImage } from '../model/image-reference.js';
 
 // ---- clusterctl ImageMeta --------------------------------------------------------------
 
@@ -385,7 +265,10 @@ export function parseImagesValue(yamlText: string, origin: string, position?: So
       } else if (typeof fieldValue !== 'string') {
         bag.add(problem(`${path}.${field}`, `is a ${typeName(fieldValue)}, not a string`, 'a string (quote values such as tags that look like numbers)'));
       } else {
-        meta[field as (typeof IMAGE_META_FIELDS)[number]] = fieldValue;
+        // Checked as the manifest's Config.images fields are (schema formats); the value is not quoted.
+        const wrong = imageFieldProblem(`image-${field}` as ImageField, fieldValue);
+        if (wrong) bag.add(problem(`${path}.${field}`, `is not a valid image ${field}: ${wrong}`, `the ${field} part of an image reference: ${IMAGE_REFERENCE_GRAMMAR}`));
+        else meta[field as (typeof IMAGE_META_FIELDS)[number]] = fieldValue;
       }
     }
     result[key] = meta;

@@ -89,7 +89,11 @@ export async function cacheKey(
     try {
       if (!isMissing(error)) throw error;
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-      await writeFile(file, randomBytes(KEY_BYTES), { flag: 'wx', mode: 0o600 });
+      await writeFile(file, randomBytes(KEY_BYTES), { flag: 'wx', mode: 0o600 }).catch(async (failed: NodeJS.ErrnoException) => {
+        // Created but not filled (ENOSPC): a short key file would disable the cache for good.
+        if (failed.code !== 'EEXIST') await rm(file, { force: true }).catch(() => undefined);
+        throw failed;
+      });
       return await read();
     } catch (again) {
       if ((again as NodeJS.ErrnoException)?.code === 'EEXIST') return read().catch(() => randomBytes(KEY_BYTES));

@@ -72,10 +72,11 @@ function setKey(obj: Record<string, unknown>, key: string, value: unknown): void
   else obj[key] = value;
 }
 
-/** A plain scalar's JSON value; non-finite floats have no JSON form, so the full parser reports them. */
+/** A plain scalar's JSON value; what has no exact JSON form here is left to the full parser, which reports it. */
 function plainValue(text: string): unknown {
   const value = resolvePlainScalar(text);
-  if (typeof value === 'number' && !Number.isFinite(value)) giveUp();
+  // Non-finite floats and integers past 2^53 (held inexactly) are reported by the full parser.
+  if (typeof value === 'number' && (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)))) giveUp();
   return value;
 }
 

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
@@ -35,6 +35,23 @@ test('deep nesting in a manifest (100,000 "[") is refused by the depth bound, no
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /deep\.yaml:1: error: YAML nesting here is deeper than 512 levels/);
+});
+
+test('an artifact integer JavaScript cannot hold exactly (9007199254740993) is an error at its file:line, not a silently rounded replicas', () => {
+  const example = exampleCopy();
+  const components = path.join(example, 'repository', 'bootstrap-example', 'v0.2.0', 'bootstrap-components.yaml');
+  const text = readFileSync(components, 'utf8');
+  const at = text.indexOf('  replicas: 1\n');
+  assert.ok(at > 0, 'the example Deployment sets replicas');
+  writeFileSync(components, `${text.slice(0, at)}  replicas: 9007199254740993\n${text.slice(at + '  replicas: 1\n'.length)}`);
+  rmSync(path.join(example, 'management-cluster', 'capi-gitops.lock.yaml'));
+  const out = path.join(tempDir(), 'out');
+  const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', out]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  const line = text.slice(0, at).split('\n').length;
+  assert.match(result.stderr, new RegExp(`bootstrap-components\\.yaml:${line}(:\\d+)?: error: .*the integer 9007199254740993 cannot be held exactly`));
+  assert.ok(!existsSync(out));
 });
 
 /** mulberry32: a small seeded PRNG, so every run tries the same mutations. */

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
@@ -76,4 +76,20 @@ test('control characters from input (ESC, CR, NUL, bidi overrides) are escaped i
   assert.equal(result.code, 1, result.stderr);
   assert.ok(!/[\u0000\u001b\r\u202e]/.test(result.stderr + result.stdout), JSON.stringify(result.stderr));
   assert.match(result.stderr, /\\x1b\[2K\\rok: all good\\x00\\u202e/);
+});
+
+test('-f naming an endless device (/dev/zero) stops at the 64 MiB manifest bound with an error, not an out-of-memory crash', () => {
+  const result = runCli(['render', '-f', '/dev/zero', '-o', path.join(tempDir(), 'out')]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /\/dev\/zero: error: larger than 64 MiB/);
+});
+
+test('--cache-dir "" is a usage error, not a cache spread over the working directory', () => {
+  const example = exampleCopy();
+  const cwd = tempDir();
+  const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out'), '--cache-dir', ''], { cwd });
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(result.stderr, /--cache-dir "": expected a directory/);
+  assert.deepEqual(readdirSync(cwd), []);
 });
