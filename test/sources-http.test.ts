@@ -14,7 +14,7 @@ import {
   retryAfterMs,
   type HttpPolicy,
   type RetryNotice,
-} from '../src/sources/http.js';
+} from '../src/sources/base/http.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, hit: number) => void;
 
@@ -326,7 +326,7 @@ test('progress reports bytes received and the announced total', async () => {
   }
 });
 
-test('fetchAdapter: one attempt behind the fetch signature (for octokit request.fetch)', async () => {
+test('fetchAdapter: the shared request (retries included) behind the fetch signature (for octokit request.fetch)', async () => {
   const server = await serve((req, res, hit) => {
     if (req.url === '/moved') res.writeHead(301, { location: '/json' }).end();
     else if (hit === 1) res.writeHead(500).end('first');
@@ -334,9 +334,10 @@ test('fetchAdapter: one attempt behind the fetch signature (for octokit request.
     else res.writeHead(200, { 'content-type': 'application/json', etag: '"abc"' }).end('{"ok":true}');
   });
   try {
-    const fetchLike = fetchAdapter(fastPolicy());
+    const fetchLike = fetchAdapter((request) => httpFetch(request, fastPolicy()));
     const first = await fetchLike(`${server.url}/json`);
-    assert.equal(first.status, 500, 'no retry inside the adapter');
+    assert.equal(first.status, 200, 'the 500 was retried by the shared request');
+    assert.equal(server.hits.length, 2);
     const moved = await fetchLike(`${server.url}/moved`, { headers: { authorization: 'token t' } });
     assert.equal(moved.status, 200);
     assert.equal(moved.url, `${server.url}/json`);

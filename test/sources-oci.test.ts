@@ -7,7 +7,7 @@ import path from 'node:path';
 import { CapiGitopsError } from '../src/model/diagnostics.js';
 import type { ProviderKind } from '../src/model/provider.js';
 import { ArtifactCache, sha256Hex } from '../src/sources/cache.js';
-import type { SourceProgressEvent } from '../src/sources/http.js';
+import type { SourceProgressEvent } from '../src/sources/base/http.js';
 import {
   ociCredentials,
   ociFileNames,

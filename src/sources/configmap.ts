@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { DEFAULT_COMPONENTS_FILE } from '../model/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../manifest/types.js';
-import { artifactFromBytes, artifactFromText } from './artifact.js';
+import { artifactFromBytes, artifactFromText } from './base/artifact.js';
 import { formatSelector, matchesSelector, selectorProblems } from './label-selector.js';
 import { messagePrefix, type DiagnosticOrigin, type RepositoryRequest } from './request.js';
 import { compareSemantic, parseSemantic } from './semantic-version.js';

@@ -9,7 +9,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { artifactFromBytes } from './artifact.js';
+import { artifactFromBytes } from './base/artifact.js';
 import { messagePrefix, type DiagnosticOrigin, type RepositoryRequest } from './request.js';
 import { compareSemantic, parseSemantic } from './semantic-version.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';

@@ -28,13 +28,11 @@
  * layers with the same title and different content are an error (the operator keeps whichever
  * it copied last, which is not deterministic).
  */
-import { decodeUtf8 } from '../model/utf8.js';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { DEFAULT_COMPONENTS_FILE, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../model/provider.js';
-import { sha256Hex } from './cache.js';
-import { nextPageUrl } from './github.js';
-import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpRequest, type HttpResponse } from './http.js';
-import { isLoopbackHost, revalidatedGet, type RevalidatedResponse } from './https.js';
+import { artifactFromBytes, sha256Hex } from './base/artifact.js';
+import { parseJsonBody, SourceClient, type RevalidatedResponse } from './base/client.js';
+import { HttpError, isLoopbackHost, redactUrl, type HttpRequest, type HttpResponse } from './base/http.js';
 import type { NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
 
@@ -235,8 +233,8 @@ class RegistryClient {
   constructor(
     private readonly ref: OciReference,
     private readonly credentials: OciCredentials | undefined,
-    private readonly policy: HttpPolicy,
-    private readonly options: Pick<OciOptions, 'log' | 'onProgress'>,
+    private readonly client: SourceClient,
+    private readonly log: ((line: string) => void) | undefined,
     private readonly fail: (message: string, extra?: Omit<Diagnostic, 'message'>) => CapiGitopsError,
   ) {
     this.base = `${ref.plainHttp ? 'http' : 'https'}://${ref.registry}`;
@@ -258,19 +256,7 @@ class RegistryClient {
   }
 
   private send(url: string, headers: Record<string, string>): Promise<HttpResponse> {
-    const onProgress = this.options.onProgress;
-    return this.transport(() =>
-      httpFetch(
-        {
-          url,
-          headers: this.authorization ? { ...headers, authorization: this.authorization } : headers,
-          credentialOrigin: this.origin,
-          onBytes: onProgress && ((received, total) => onProgress({ type: 'bytes', url: redactUrl(url), received, total })),
-        },
-        this.policy,
-        onProgress && ((notice) => onProgress({ type: 'retry', ...notice })),
-      ),
-    );
+    return this.transport(() => this.client.send({ url, headers: this.authorization ? { ...headers, authorization: this.authorization } : headers, credentialOrigin: this.origin }));
   }
 
   /** Transport failures as CapiGitopsError, with the http:// hint when TLS met a plain-HTTP server. */
@@ -289,7 +275,7 @@ class RegistryClient {
   private async authenticate(challenge: Challenge | undefined, url: string): Promise<string> {
     const credentials = this.credentials ?? {};
     if (challenge?.scheme === 'basic') {
-      this.options.log?.(`oci: ${this.ref.registry} asks for Basic authentication`);
+      this.log?.(`oci: ${this.ref.registry} asks for Basic authentication`);
       if (!credentials.username || !credentials.password) {
         throw this.fail(`registry ${this.ref.registry} requires a username and password (Basic authentication) for GET ${redactUrl(url)}`, {
           hint: `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} in the provider's configSecret or the environment`,
@@ -299,7 +285,7 @@ class RegistryClient {
     }
     if (challenge?.scheme === 'bearer') {
       if (credentials.accessToken) {
-        this.options.log?.(`oci: ${this.ref.registry} asks for a Bearer token; using ${OCI_CREDENTIAL_KEYS.accessToken}`);
+        this.log?.(`oci: ${this.ref.registry} asks for a Bearer token; using ${OCI_CREDENTIAL_KEYS.accessToken}`);
         return `Bearer ${credentials.accessToken}`;
       }
       return `Bearer ${await this.fetchToken(challenge, credentials)}`;
@@ -328,9 +314,9 @@ class RegistryClient {
     }
     const scopes = [...new Set([`repository:${this.ref.repository}:pull`, ...(challenge.params.scope ?? '').split(' ').filter(Boolean)])].sort();
     const attempt = credentials.refreshToken ? oauth2TokenRequest(realm, challenge, scopes, credentials.refreshToken) : distributionTokenRequest(realm, challenge, scopes, credentials);
-    this.options.log?.(`oci: ${this.ref.registry} asks for a Bearer token; requesting one from ${redactUrl(realm)} ${attempt.using}`);
+    this.log?.(`oci: ${this.ref.registry} asks for a Bearer token; requesting one from ${redactUrl(realm)} ${attempt.using}`);
 
-    const response = await this.transport(() => httpFetch(attempt.request, this.policy));
+    const response = await this.transport(() => this.client.send(attempt.request, false));
     if (attempt.refusedStatuses.includes(response.status)) {
       throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${attempt.presented} (HTTP ${response.status})`, { hint: attempt.hint });
     }
@@ -399,6 +385,7 @@ class OciRepository implements ProviderRepository {
   readonly defaultVersion: string;
   readonly componentsFile: string;
   private readonly client: RegistryClient;
+  private readonly http: SourceClient;
   private readonly artifacts = new Map<string, Promise<ResolvedArtifact>>();
 
   constructor(
@@ -410,7 +397,8 @@ class OciRepository implements ProviderRepository {
     this.defaultVersion = this.ref.tag ?? 'latest';
     this.componentsFile = DEFAULT_COMPONENTS_FILE[options.providerType];
     const credentials = ociCredentials(options.credentials, options.env ?? process.env);
-    this.client = new RegistryClient(this.ref, credentials, httpPolicy(options.http), options, (message, extra) => new CapiGitopsError(this.diagnostic(message, extra)));
+    this.http = new SourceClient(options);
+    this.client = new RegistryClient(this.ref, credentials, this.http, options.log, (message, extra) => new CapiGitopsError(this.diagnostic(message, extra)));
   }
 
   private get provider(): string {
@@ -450,24 +438,14 @@ class OciRepository implements ProviderRepository {
             hint: 'check spec.fetchConfig.oci',
           })),
       });
-      const data = parseJson(answer.body) as { tags?: unknown } | undefined;
+      const data = parseJsonBody(answer.body) as { tags?: unknown } | undefined;
       if (data === undefined || (data.tags !== null && data.tags !== undefined && !Array.isArray(data.tags))) {
         throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a tag list`));
       }
       for (const tag of data.tags ?? []) if (typeof tag === 'string' && !tags.includes(tag)) tags.push(tag);
-      url = this.onRegistry(nextPageUrl(answer.headers.link), url);
+      url = this.http.nextPage(answer.headers.link, url, new URL(this.client.base).origin, `${this.ref.registry}'s tag list of ${this.ref.repository}`);
     }
     return tags;
-  }
-
-  /** A next-page link, only if it stays on the registry (it is requested with credentials). */
-  private onRegistry(next: string | undefined, current: string): string | undefined {
-    if (next === undefined) return undefined;
-    const absolute = new URL(next, current);
-    if (absolute.origin !== new URL(this.client.base).origin) {
-      throw new CapiGitopsError(this.diagnostic(`${this.ref.registry} links the next page of tags to another host (${redactUrl(absolute)})`, { hint: 'the request was not sent' }));
-    }
-    return absolute.href;
   }
 
   /** The names tried for a file, in the operator's order; other names are looked up as written. */
@@ -509,7 +487,8 @@ class OciRepository implements ProviderRepository {
     }
     const { bytes, cached } = await this.blob(artifact.files.get(title)!, `${title} of ${this.named(reference)}`);
     this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: bytes.length, cached });
-    return { name: fileName, text: decodeUtf8(bytes, `oci://${this.ref.registry}/${this.ref.repository}#${title}`), sha256: sha256Hex(bytes), url: `oci://${this.ref.registry}/${this.ref.repository}@${artifact.digest}#${title}` };
+    const url = `oci://${this.ref.registry}/${this.ref.repository}@${artifact.digest}#${title}`;
+    return artifactFromBytes(fileName, bytes, url, `oci://${this.ref.registry}/${this.ref.repository}#${title}`);
   }
 
   /** The manifest graph of a tag or digest, read once per repository object (a failure is not remembered). */
@@ -586,7 +565,7 @@ class OciRepository implements ProviderRepository {
       }));
     }
     if (pinned && !cached && this.options.cache) await this.options.cache.putBlob(body);
-    const document = parseJson(body);
+    const document = parseJsonBody(body);
     if (typeof document !== 'object' || document === null) throw new CapiGitopsError(this.diagnostic(`the manifest of ${this.named(reference)} is not JSON`));
     return { document, digest };
   }
@@ -600,7 +579,7 @@ class OciRepository implements ProviderRepository {
     const cache = this.options.cache;
     const cached = cache ? await cache.getBlob(hex) : undefined;
     if (cached) return { bytes: cached, cached: true };
-    if (this.options.offline) throw this.offlineMiss(what);
+    if (this.http.offline) throw this.http.offlineMiss(what);
 
     const url = `${this.repositoryUrl}/blobs/${descriptor.digest}`;
     const response = await this.client.get(url, {});
@@ -624,10 +603,8 @@ class OciRepository implements ProviderRepository {
     keepHeaders: string[],
     context: { what: string; version?: string; notFound: (code: string) => CapiGitopsError },
   ): Promise<RevalidatedResponse> {
-    const answer = await revalidatedGet(url, { cache: this.options.cache, offline: this.options.offline, keepHeaders }, (conditional) =>
-      this.client.get(url, { accept, ...conditional }),
-    );
-    if (answer === undefined) throw this.offlineMiss(context.what, context.version);
+    const what = `${context.what}${context.version ? ` (${this.provider} version ${context.version})` : ''}`;
+    const answer = await this.http.revalidatedGet(url, what, (conditional) => this.client.get(url, { accept, ...conditional }), keepHeaders);
     if (answer.status === 200) return answer;
     if (answer.status === 404) throw context.notFound(registryErrorCode(answer.body).trim());
     throw new CapiGitopsError(this.diagnostic(`cannot read ${context.what}: GET ${redactUrl(url)} answered HTTP ${answer.status}${registryErrorCode(answer.body)}`, {
@@ -635,28 +612,14 @@ class OciRepository implements ProviderRepository {
     }));
   }
 
-  private offlineMiss(what: string, version?: string): CapiGitopsError {
-    return new CapiGitopsError(this.diagnostic(`offline: ${what}${version ? ` (${this.provider} version ${version})` : ''} is not in the cache`, {
-      hint: this.options.cache ? `run once online to fill the cache at ${this.options.cache.dir}` : 'offline mode needs a cache directory',
-    }));
-  }
-
   private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
-    return { ...this.options.origin, message, ...extra };
-  }
-}
-
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8')) as unknown;
-  } catch {
-    return undefined;
+    return this.http.diagnostic(message, extra);
   }
 }
 
 /** ` MANIFEST_UNKNOWN`-style code from a distribution error body, or ''. Codes only: messages may echo request details. */
 function registryErrorCode(body: Buffer): string {
-  const errors = (parseJson(body) as { errors?: { code?: unknown }[] } | undefined)?.errors;
+  const errors = (parseJsonBody(body) as { errors?: { code?: unknown }[] } | undefined)?.errors;
   const codes = Array.isArray(errors) ? errors.map((error) => error?.code).filter((code): code is string => typeof code === 'string' && /^[A-Z_]+$/.test(code)) : [];
   return codes.length ? ` ${codes.join(', ')}` : '';
 }

@@ -3,7 +3,7 @@ import type { ProviderKind } from '../model/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../manifest/types.js';
 import type { ArtifactCache } from './cache.js';
 import type { GitHubOptions } from './github.js';
-import type { HttpPolicy, SourceProgressEvent } from './http.js';
+import type { HttpPolicy, SourceProgressEvent } from './base/http.js';
 
 /** The part of a Diagnostic that says where a request came from; modules copy it into errors. */
 export type DiagnosticOrigin = Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'>;
