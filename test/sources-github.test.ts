@@ -7,7 +7,7 @@ import { CapiGitopsError } from '../src/model/diagnostics.js';
 import { ArtifactNotFoundError } from '../src/sources/source.js';
 import { ArtifactCache, sha256Hex } from '../src/sources/cache.js';
 import { nextPageUrl } from '../src/sources/base/client.js';
-import { githubTokenFromEnv, openGitHubRepository, parseGitHubReleaseUrl, publishedSha256, type GitHubOptions, type GitHubReleaseRepository } from '../src/sources/github.js';
+import { githubTokenFromEnv, openGitHubRepository, parseGitHubReleaseUrl, publishedSha256, type GitHubOptions, type GitHubReleaseRepository } from '../src/sources/github/repository.js';
 import type { SourceProgressEvent } from '../src/sources/base/http.js';
 import { FakeGitHub, rateLimitFault, secondaryRateLimitFault, startCorpusGitHub, type FakeRelease } from './helpers/fake-github.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';

@@ -10,7 +10,7 @@ import { CapiGitopsError } from '../src/model/diagnostics.js';
 import { resolveVersion } from '../src/resolve/versions.js';
 import { ArtifactCache, sha256Hex } from '../src/sources/cache.js';
 import { isLoopbackHost } from '../src/sources/base/http.js';
-import { openHttpsRepository, parseHttpsTemplate, parseVersionsList, type HttpsOptions } from '../src/sources/https.js';
+import { openHttpsRepository, parseHttpsTemplate, parseVersionsList, type HttpsOptions } from '../src/sources/https/repository.js';
 import { ArtifactNotFoundError, type ProviderRepository } from '../src/sources/source.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
 import { rejection } from './helpers/assertions.js';

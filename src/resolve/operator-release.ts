@@ -7,7 +7,7 @@ import path from 'node:path';
 import { CapiGitopsError } from '../model/diagnostics.js';
 import type { ToolConfig } from '../manifest/types.js';
 import { openRepository, SOURCE_MODULES } from '../sources/index.js';
-import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local-repository.js';
+import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local/repository.js';
 import type { DiagnosticOrigin, RepositoryRequest } from '../sources/request.js';
 import { parseSemantic } from '../sources/semantic-version.js';
 import type { Artifact } from '../sources/source.js';
@@ -48,6 +48,7 @@ export async function resolveOperatorRelease(config: ToolConfig, baseDir: string
     return { label: OPERATOR_LABEL, version, components, repository: { sourceType: 'local', location: filePath } };
   }
   const request: RepositoryRequest = {
+    from: 'url',
     name: OPERATOR_LABEL,
     label: OPERATOR_LABEL,
     url,

@@ -13,22 +13,9 @@
  */
 import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
 import type { ArtifactCache } from '../cache.js';
-import type { DiagnosticOrigin } from '../request.js';
-import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpRequest, type HttpResponse, type SourceProgressEvent } from './http.js';
+import type { NetworkSourceOptions } from '../request.js';
+import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpRequest, type HttpResponse } from './http.js';
 import { networkFailureHint } from './unreachable.js';
-
-/** What a network source gives its client. */
-export interface SourceClientOptions {
-  /** Keeps ETags, responses and artifact bytes between runs. */
-  cache?: ArtifactCache;
-  /** Serve from the cache only; anything not cached is an error. */
-  offline?: boolean;
-  /** Timeouts, retries, size cap and the run deadline. */
-  http?: Partial<HttpPolicy>;
-  onProgress?: (event: SourceProgressEvent) => void;
-  /** Where the request was declared, copied into every diagnostic. */
-  origin?: DiagnosticOrigin;
-}
 
 /** An answer from `revalidatedGet`: the server's, or the cached one it confirmed (304) or that offline mode used. */
 export interface RevalidatedResponse {
@@ -46,7 +33,7 @@ export type PlainResponse = Pick<HttpResponse, 'status' | 'body' | 'headers'>;
 export class SourceClient {
   readonly policy: HttpPolicy;
 
-  constructor(private readonly options: SourceClientOptions) {
+  constructor(private readonly options: NetworkSourceOptions) {
     this.policy = httpPolicy(options.http);
   }
 

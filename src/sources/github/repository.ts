@@ -13,24 +13,16 @@
  * whose published digest (or asset id) is known is never downloaded again.
  */
 import { Octokit, RequestError } from 'octokit';
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { artifactFromBytes, sha256Hex } from './base/artifact.js';
-import { SourceClient, type PlainResponse, type RevalidatedResponse } from './base/client.js';
-import { fetchAdapter, HttpError, redactUrl, type HttpPolicy } from './base/http.js';
-import type { NetworkSourceOptions } from './request.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
+import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { artifactFromBytes, sha256Hex } from '../base/artifact.js';
+import { SourceClient, type PlainResponse, type RevalidatedResponse } from '../base/client.js';
+import { fetchAdapter, HttpError, redactUrl, type HttpPolicy } from '../base/http.js';
+import type { GitHubSettings, NetworkSourceOptions } from '../request.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
-export interface GitHubOptions extends NetworkSourceOptions {
-  /** REST API root, octokit's `baseUrl`: GitHub Enterprise (`https://ghe.example.com/api/v3`) or a test server. */
-  apiUrl?: string;
-  /** Personal access token (see `githubTokenFromEnv`). Never logged or put in a message. */
-  token?: string;
-  /** Timeouts, retries, size cap, and the injectable sleep; `retries` also bounds octokit's retry plugin. */
+export interface GitHubOptions extends NetworkSourceOptions, GitHubSettings {
+  /** Timeouts, retries, size cap, and the injectable sleep. */
   http?: Partial<HttpPolicy>;
-  /** A rate limit that resets further away than this fails at once instead of waiting. Default 60. */
-  maxRateLimitWaitSeconds?: number;
-  /** Milliseconds per second of wait that octokit's retry and throttling plugins use. Default 1000; tests use 0. */
-  retryAfterBaseMs?: number;
 }
 
 /** One non-draft release. GitHub's `prerelease` flag is kept so the resolver can prefer stable releases. */
@@ -58,7 +50,7 @@ export interface GitHubReleaseUrl {
   componentsFile: string;
 }
 
-export { githubTokenFromEnv } from './credentials.js';
+export { githubTokenFromEnv } from '../credentials.js';
 
 const RELEASE_URL_FORM = 'https://github.com/{owner}/{repository}/releases/{latest|version-tag}/{components file}';
 

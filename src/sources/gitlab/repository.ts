@@ -16,12 +16,12 @@
  * Extensions: `hosts` names self-managed GitLab hosts not called `gitlab.*`
  * (cluster-api-operator issue #705), and plain http:// is accepted for 127.0.0.1/localhost.
  */
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { artifactFromBytes } from './base/artifact.js';
-import { parseJsonBody, SourceClient, type RevalidatedResponse } from './base/client.js';
-import { isLoopbackHost, redactUrl } from './base/http.js';
-import type { NetworkSourceOptions } from './request.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
+import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { artifactFromBytes } from '../base/artifact.js';
+import { parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
+import { isLoopbackHost, redactUrl } from '../base/http.js';
+import type { NetworkSourceOptions } from '../request.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
 /** clusterctl's variable (config.GitLabAccessTokenVariable); as an environment variable GITLAB_ACCESS_TOKEN. */
 export const GITLAB_TOKEN_VARIABLE = 'gitlab-access-token';

@@ -19,7 +19,9 @@
  *   service and scope, Basic-authenticated when a username or password is given, anonymous
  *   otherwise.
  *
- * The distribution API is spoken directly over http.ts: GET /v2/<name>/manifests/<ref> (OCI and
+ * Split in four: `reference.ts` (parsing), `auth.ts` (credentials, challenges, token flows),
+ * `client.ts` (one registry, auth answered) and this repository. The distribution API is spoken
+ * through the shared client (`base/client.ts`): GET /v2/<name>/manifests/<ref> (OCI and
  * Docker media types), GET /v2/<name>/blobs/<digest> (each blob checked against its
  * descriptor's size and sha256), GET /v2/<name>/tags/list following `Link` for listVersions.
  *
@@ -28,32 +30,17 @@
  * layers with the same title and different content are an error (the operator keeps whichever
  * it copied last, which is not deterministic).
  */
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { DEFAULT_COMPONENTS_FILE, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../model/provider.js';
-import { artifactFromBytes, sha256Hex } from './base/artifact.js';
-import { parseJsonBody, SourceClient, type RevalidatedResponse } from './base/client.js';
-import { HttpError, isLoopbackHost, redactUrl, type HttpRequest, type HttpResponse } from './base/http.js';
-import type { NetworkSourceOptions } from './request.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
+import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { DEFAULT_COMPONENTS_FILE, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../../model/provider.js';
+import { artifactFromBytes, sha256Hex } from '../base/artifact.js';
+import { parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
+import { redactUrl } from '../base/http.js';
+import type { NetworkSourceOptions } from '../request.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
+import { ociCredentials } from './auth.js';
+import { RegistryClient } from './client.js';
+import { parseOciReference, SHA256_DIGEST, TAG, type OciReference } from './reference.js';
 
-
-/** configSecret keys (and environment variables) holding registry credentials. */
-export const OCI_CREDENTIAL_KEYS = {
-  username: 'OCI_USERNAME',
-  password: 'OCI_PASSWORD',
-  accessToken: 'OCI_ACCESS_TOKEN',
-  refreshToken: 'OCI_REFRESH_TOKEN',
-} as const;
-
-export interface OciCredentials {
-  username?: string;
-  password?: string;
-  accessToken?: string;
-  refreshToken?: string;
-}
-
-/** oras-go sends its own name as the OAuth2 client_id; so do we. */
-const OAUTH2_CLIENT_ID = 'capi-gitops';
 const METADATA_FILE = 'metadata.yaml';
 const OPERATOR_COMPONENTS_FILE = 'components.yaml';
 const TITLE_ANNOTATION = 'org.opencontainers.image.title';
@@ -67,13 +54,6 @@ const ACCEPT_MANIFESTS = MANIFEST_TYPES.join(', ');
 /** How deep an index of indexes is followed. */
 const MAX_INDEX_DEPTH = 3;
 const MAX_TAG_PAGES = 1000;
-const SHA256_DIGEST = /^sha256:([0-9a-f]{64})$/;
-/** The distribution spec's tag grammar. */
-const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
-/** The distribution spec's repository name grammar: lower-case path components. */
-const REPOSITORY = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*)*$/;
-const REGISTRY_HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-const REFERENCE_FORM = '[http://]<registry>[:<port>]/<repository>[:<tag>], e.g. ghcr.io/example/cluster-api:v1.12.0';
 
 export interface OciOptions extends NetworkSourceOptions {
   providerType: ProviderKind;
@@ -85,80 +65,6 @@ export interface OciOptions extends NetworkSourceOptions {
   env?: Record<string, string | undefined>;
 }
 
-/** An OCI reference split as the operator's parseOCISource splits it. */
-export interface OciReference {
-  /** `host[:port]` */
-  registry: string;
-  repository: string;
-  /** The tag written in the reference; the provider version is pulled when absent. */
-  tag?: string;
-  /** `sha256:<hex>` written after `@` (an extension). */
-  digest?: string;
-  plainHttp: boolean;
-}
-
-function referenceError(reference: string, why: string, hint?: string): CapiGitopsError {
-  return new CapiGitopsError({ message: `invalid OCI reference ${JSON.stringify(reference)}: ${why}`, expected: REFERENCE_FORM, hint });
-}
-
-/**
- * Splits `[http://]registry/repository[:tag][@sha256:…]`. The tag rule is the operator's: split
- * on ":" (at most 3 parts); two parts make a tag unless the second holds a "/" (then it was a
- * port), three parts are registry:port/repository:tag.
- */
-export function parseOciReference(reference: string): OciReference {
-  const written = reference.trim();
-  const plainHttp = written.startsWith('http://');
-  let rest = plainHttp ? written.slice('http://'.length) : written;
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(rest)?.[1];
-  if (scheme) {
-    throw referenceError(reference, `the "${scheme}://" prefix is not part of an OCI reference`, 'write the registry host first; only an "http://" prefix is understood, meaning plain HTTP');
-  }
-  let digest: string | undefined;
-  const at = rest.indexOf('@');
-  if (at >= 0) {
-    digest = rest.slice(at + 1);
-    rest = rest.slice(0, at);
-    if (!SHA256_DIGEST.test(digest)) throw referenceError(reference, `"${digest}" is not a sha256 digest`, 'a digest reads sha256:<64 lower-case hex digits>');
-  }
-  let tag: string | undefined;
-  const parts = rest.split(':');
-  if (parts.length === 2 && !parts[1].includes('/')) {
-    rest = parts[0];
-    tag = parts[1];
-  } else if (parts.length >= 3) {
-    rest = `${parts[0]}:${parts[1]}`;
-    tag = parts.slice(2).join(':');
-  }
-  const slash = rest.indexOf('/');
-  if (slash < 0) throw referenceError(reference, 'no registry host', 'name the registry, e.g. ghcr.io/<repository> (Docker Hub is registry-1.docker.io)');
-  const registry = rest.slice(0, slash);
-  const repository = rest.slice(slash + 1);
-  if (!REGISTRY_HOST.test(registry)) throw referenceError(reference, `"${registry}" is not a registry host`);
-  if (!REPOSITORY.test(repository)) throw referenceError(reference, `"${repository}" is not a repository name`, 'repository names are lower-case path components of letters, digits and . _ -');
-  if (tag !== undefined && !TAG.test(tag)) throw referenceError(reference, `"${tag}" is not a valid tag`);
-  return { registry, repository, tag, digest, plainHttp };
-}
-
-function pickCredentials(source: Record<string, string | undefined> | undefined): OciCredentials | undefined {
-  if (!source) return undefined;
-  const credentials: OciCredentials = {};
-  for (const [field, key] of Object.entries(OCI_CREDENTIAL_KEYS) as [keyof OciCredentials, string][]) {
-    const value = source[key];
-    if (value) credentials[field] = value;
-  }
-  return Object.keys(credentials).length > 0 ? credentials : undefined;
-}
-
-/**
- * Registry credentials: the configSecret's OCI_* keys when it has any (the operator reads them
- * from there, OCIAuthentication), else the same variables from the environment. The two are not
- * mixed, so a stray environment variable never joins a secret's credentials.
- */
-export function ociCredentials(secretData?: Record<string, string>, env: Record<string, string | undefined> = process.env): OciCredentials | undefined {
-  return pickCredentials(secretData) ?? pickCredentials(env);
-}
-
 /** The file names the operator looks for, in order (oci_source.go GetMetadata / GetComponents). */
 export function ociFileNames(kind: ProviderKind, name: string, version: string): { metadata: string[]; components: string[] } {
   const type = OPERATOR_PROVIDER_TYPE[kind];
@@ -166,36 +72,6 @@ export function ociFileNames(kind: ProviderKind, name: string, version: string):
     metadata: [`${type}-${name}-${version}-metadata.yaml`, METADATA_FILE],
     components: [`${type}-${name}-${version}-components.yaml`, `${type}-components.yaml`, OPERATOR_COMPONENTS_FILE],
   };
-}
-
-/** A WWW-Authenticate challenge: scheme (lower-case) and parameters (keys lower-case). */
-export interface Challenge {
-  scheme: string;
-  params: Record<string, string>;
-}
-
-/** Reads `Bearer realm="…",service="…",scope="…"` (quoted values may hold commas and escapes). */
-export function parseChallenge(header: string | null | undefined): Challenge | undefined {
-  const match = /^\s*([A-Za-z][A-Za-z0-9_-]*)(?:\s+([\s\S]*))?$/.exec(header ?? '');
-  if (!match) return undefined;
-  const params: Record<string, string> = {};
-  const pair = /\s*([A-Za-z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*))\s*(?:,|$)/y;
-  const rest = match[2] ?? '';
-  while (pair.lastIndex < rest.length) {
-    const found = pair.exec(rest);
-    if (!found) break;
-    params[found[1].toLowerCase()] = found[2] !== undefined ? found[2].replace(/\\(.)/g, '$1') : found[3];
-  }
-  return { scheme: match[1].toLowerCase(), params };
-}
-
-/**
- * Whether Basic credentials may be sent to a token realm: only over https, or to a loopback
- * host, or when the registry itself was declared plain HTTP.
- */
-export function realmAcceptable(realm: URL, plainHttpRegistry: boolean): boolean {
-  if (realm.protocol === 'https:') return true;
-  return realm.protocol === 'http:' && (plainHttpRegistry || isLoopbackHost(realm.hostname));
 }
 
 interface Descriptor {
@@ -224,160 +100,6 @@ export function openOciRepository(ref: string, options: OciOptions): ProviderRep
   return new OciRepository(ref, parseOciReference(ref), options);
 }
 
-/** Speaks to one registry for one repository, answering auth challenges as oras-go's auth client. */
-class RegistryClient {
-  readonly base: string;
-  private authorization: string | undefined;
-  private readonly origin: string;
-
-  constructor(
-    private readonly ref: OciReference,
-    private readonly credentials: OciCredentials | undefined,
-    private readonly client: SourceClient,
-    private readonly log: ((line: string) => void) | undefined,
-    private readonly fail: (message: string, extra?: Omit<Diagnostic, 'message'>) => CapiGitopsError,
-  ) {
-    this.base = `${ref.plainHttp ? 'http' : 'https'}://${ref.registry}`;
-    this.origin = new URL(this.base).origin;
-  }
-
-  /** GET with the current authorization; one 401 is answered by authenticating and asking again. */
-  async get(url: string, headers: Record<string, string>): Promise<HttpResponse> {
-    let response = await this.send(url, headers);
-    if (response.status !== 401) return response;
-    this.authorization = await this.authenticate(parseChallenge(response.headers.get('www-authenticate')), url);
-    response = await this.send(url, headers);
-    if (response.status === 401) {
-      throw this.fail(`registry ${this.ref.registry} rejected the credentials (HTTP 401 on GET ${redactUrl(url)})`, {
-        hint: `check ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} or ${OCI_CREDENTIAL_KEYS.accessToken} in the provider's configSecret (or the environment) and their access to ${this.ref.repository}`,
-      });
-    }
-    return response;
-  }
-
-  private send(url: string, headers: Record<string, string>): Promise<HttpResponse> {
-    return this.transport(() => this.client.send({ url, headers: this.authorization ? { ...headers, authorization: this.authorization } : headers, credentialOrigin: this.origin }));
-  }
-
-  /** Transport failures as CapiGitopsError, with the http:// hint when TLS met a plain-HTTP server. */
-  private async transport(request: () => Promise<HttpResponse>): Promise<HttpResponse> {
-    try {
-      return await request();
-    } catch (error) {
-      if (!(error instanceof HttpError)) throw error;
-      const tlsToPlain = !this.ref.plainHttp && /EPROTO|wrong version number|ssl/i.test(error.message);
-      throw this.fail(`cannot reach registry ${this.ref.registry}: ${error.message}`, {
-        hint: tlsToPlain ? `the registry does not speak TLS; for a plain-HTTP registry write the reference as http://${this.ref.registry}/${this.ref.repository}` : undefined,
-      });
-    }
-  }
-
-  private async authenticate(challenge: Challenge | undefined, url: string): Promise<string> {
-    const credentials = this.credentials ?? {};
-    if (challenge?.scheme === 'basic') {
-      this.log?.(`oci: ${this.ref.registry} asks for Basic authentication`);
-      if (!credentials.username || !credentials.password) {
-        throw this.fail(`registry ${this.ref.registry} requires a username and password (Basic authentication) for GET ${redactUrl(url)}`, {
-          hint: `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} in the provider's configSecret or the environment`,
-        });
-      }
-      return `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
-    }
-    if (challenge?.scheme === 'bearer') {
-      if (credentials.accessToken) {
-        this.log?.(`oci: ${this.ref.registry} asks for a Bearer token; using ${OCI_CREDENTIAL_KEYS.accessToken}`);
-        return `Bearer ${credentials.accessToken}`;
-      }
-      return `Bearer ${await this.fetchToken(challenge, credentials)}`;
-    }
-    throw this.fail(`registry ${this.ref.registry} answered HTTP 401 to GET ${redactUrl(url)} without a Basic or Bearer challenge`, {
-      hint: 'check the registry address; a proxy in between may be rejecting the request',
-    });
-  }
-
-  /**
-   * The token flows, as oras-go (the operator's client) chooses them: with OCI_REFRESH_TOKEN the
-   * OAuth2 flow, POST realm with grant_type=refresh_token; otherwise the distribution flow,
-   * GET realm?service=…&scope=…, Basic-authenticated when credentials exist.
-   */
-  private async fetchToken(challenge: Challenge, credentials: OciCredentials): Promise<string> {
-    let realm: URL;
-    try {
-      realm = new URL(challenge.params.realm ?? '');
-    } catch {
-      throw this.fail(`registry ${this.ref.registry} sent a Bearer challenge without a valid realm`);
-    }
-    if (!realmAcceptable(realm, this.ref.plainHttp)) {
-      throw this.fail(`registry ${this.ref.registry} points its token service at ${redactUrl(realm)}, which is not https`, {
-        hint: 'credentials are not sent over plain HTTP to a token service of a TLS registry; the request was not sent',
-      });
-    }
-    const scopes = [...new Set([`repository:${this.ref.repository}:pull`, ...(challenge.params.scope ?? '').split(' ').filter(Boolean)])].sort();
-    const attempt = credentials.refreshToken ? oauth2TokenRequest(realm, challenge, scopes, credentials.refreshToken) : distributionTokenRequest(realm, challenge, scopes, credentials);
-    this.log?.(`oci: ${this.ref.registry} asks for a Bearer token; requesting one from ${redactUrl(realm)} ${attempt.using}`);
-
-    const response = await this.transport(() => this.client.send(attempt.request, false));
-    if (attempt.refusedStatuses.includes(response.status)) {
-      throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${attempt.presented} (HTTP ${response.status})`, { hint: attempt.hint });
-    }
-    if (response.status !== 200) throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered HTTP ${response.status}`);
-    let answer: { token?: unknown; access_token?: unknown } | undefined;
-    try {
-      answer = JSON.parse(response.body.toString('utf8')) as typeof answer;
-    } catch {
-      answer = undefined;
-    }
-    // The token spec: `token`, or `access_token` for OAuth2 compatibility; equal when both are sent.
-    const token = typeof answer?.access_token === 'string' && answer.access_token ? answer.access_token : answer?.token;
-    if (typeof token !== 'string' || token === '') throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered no token`);
-    return token;
-  }
-}
-
-/** A token request, with the words that describe it in logs and errors. */
-interface TokenAttempt {
-  request: HttpRequest;
-  /** How the token is asked for, for the log line. */
-  using: string;
-  /** What the service refused, for the error. */
-  presented: string;
-  refusedStatuses: number[];
-  hint: string;
-}
-
-/** The OAuth2 flow (oras-go fetchOAuth2Token): a form POST with grant_type=refresh_token. */
-function oauth2TokenRequest(realm: URL, challenge: Challenge, scopes: string[], refreshToken: string): TokenAttempt {
-  const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: OAUTH2_CLIENT_ID });
-  if (challenge.params.service) form.set('service', challenge.params.service);
-  form.set('scope', scopes.join(' '));
-  return {
-    request: { url: realm.href, method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString(), credentialOrigin: realm.origin },
-    using: `with ${OCI_CREDENTIAL_KEYS.refreshToken} (OAuth2)`,
-    presented: OCI_CREDENTIAL_KEYS.refreshToken,
-    // OAuth2 answers a bad or expired refresh token with 400 invalid_grant.
-    refusedStatuses: [400, 401, 403],
-    hint: `check ${OCI_CREDENTIAL_KEYS.refreshToken}; refresh tokens expire, so get a new one from the registry`,
-  };
-}
-
-/** The distribution flow: GET realm?service=…&scope=…, Basic-authenticated when credentials exist. */
-function distributionTokenRequest(realm: URL, challenge: Challenge, scopes: string[], credentials: OciCredentials): TokenAttempt {
-  const url = new URL(realm);
-  if (challenge.params.service) url.searchParams.set('service', challenge.params.service);
-  for (const scope of scopes) url.searchParams.append('scope', scope);
-  const headers: Record<string, string> = { accept: 'application/json' };
-  const withCredentials = Boolean(credentials.username || credentials.password);
-  if (withCredentials) headers.authorization = `Basic ${Buffer.from(`${credentials.username ?? ''}:${credentials.password ?? ''}`).toString('base64')}`;
-  return {
-    request: { url: url.href, headers, credentialOrigin: url.origin },
-    using: withCredentials ? 'with the configured credentials' : 'anonymously',
-    presented: withCredentials ? 'the credentials' : 'an anonymous token',
-    refusedStatuses: [401, 403],
-    hint: withCredentials
-      ? `check ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password}`
-      : `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} (or ${OCI_CREDENTIAL_KEYS.accessToken}) in the provider's configSecret or the environment`,
-  };
-}
 
 class OciRepository implements ProviderRepository {
   readonly sourceType = 'oci';

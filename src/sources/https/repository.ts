@@ -32,12 +32,12 @@
  * separately and is only ever sent to the template's own scheme, host and port.
  * ------------------------------------------------------------------------------------------------
  */
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { artifactFromBytes } from './base/artifact.js';
-import { SourceClient, type RevalidatedResponse } from './base/client.js';
-import { isLoopbackHost, redactUrl } from './base/http.js';
-import type { NetworkSourceOptions } from './request.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
+import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { artifactFromBytes } from '../base/artifact.js';
+import { SourceClient, type RevalidatedResponse } from '../base/client.js';
+import { isLoopbackHost, redactUrl } from '../base/http.js';
+import type { NetworkSourceOptions } from '../request.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
 // ---- the plain HTTPS repository --------------------------------------------------------------
 
