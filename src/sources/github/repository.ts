@@ -400,7 +400,7 @@ class GitHubRepository implements GitHubReleaseRepository {
   /**
    * `GET …/releases/assets/{id}` with Accept octet-stream answers a redirect to a storage host
    * with a pre-signed URL. The API call goes through octokit (rate limits); the storage download
-   * through `httpFetch` (retries, cap), sending the token only if the storage is the API's own origin.
+   * through the shared client (retries, cap, deadline), sending the token only if the storage is the API's own origin.
    */
   private async downloadAsset(asset: ApiAsset, version: string): Promise<Buffer> {
     const context: RequestContext = {
