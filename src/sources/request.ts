@@ -73,7 +73,7 @@ export interface NetworkSourceOptions {
   cache?: ArtifactCache;
   /** Serve from the cache only; anything not cached is an error. */
   offline?: boolean;
-  /** Timeouts, retries and the size cap. */
+  /** Timeouts, retries, the size cap and the run's deadline. */
   http?: Partial<HttpPolicy>;
   log?: (line: string) => void;
   onProgress?: (event: SourceProgressEvent) => void;
@@ -81,10 +81,7 @@ export interface NetworkSourceOptions {
   origin?: DiagnosticOrigin;
 }
 
-/**
- * Inputs shared by all modules. Network modules add their own option fields here (additively),
- * e.g. `github?: GitHubOptions`.
- */
+/** Inputs shared by all modules; a source with settings of its own adds a field (e.g. `github`). */
 export interface SourceOptions {
   /** Never touch the network: network modules serve from the cache only. */
   offline?: boolean;
@@ -94,7 +91,7 @@ export interface SourceOptions {
   github?: GitHubSettings;
   /** Environment the credential variables are read from (OCI_*, GITLAB_*); process.env by default. */
   env?: Record<string, string | undefined>;
-  /** Retries, timeouts and size cap for every network module. */
+  /** Retries, timeouts, size cap and the run's deadline (one `NetworkDeadline` per run) for every network module. */
   http?: Partial<HttpPolicy>;
   log?: (line: string) => void;
   onProgress?: (event: SourceProgressEvent) => void;
