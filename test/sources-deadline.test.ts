@@ -92,8 +92,8 @@ function assertDeadlineFailure(result: { code: number | null; stderr: string; ou
 test('GitHub API on a server that accepts and never answers: one attempt per request, then the run deadline ends the run, not timeout × retries', async () => {
   requestLines.length = 0;
   const manifest = workspace(GITHUB_URL);
-  const result = await render(manifest, ['--github-api-url', hangingOrigin, '--http-timeout', '60', '--network-deadline', '1'], { GITHUB_TOKEN: TOKEN });
-  assertDeadlineFailure(result, new URL(hangingOrigin).host);
+  const result = await render(manifest, ['--github-api-url', hangingOrigin, '--http-timeout', '60', '--network-deadline', '2'], { GITHUB_TOKEN: TOKEN });
+  assertDeadlineFailure(result, new URL(hangingOrigin).host, '2 s, --network-deadline');
   const counts = perRequest(requestLines);
   assert.ok(counts.size > 0, 'the API was asked');
   for (const [line, count] of counts) {
@@ -118,8 +118,8 @@ test('GitHub API answering 503 forever: retried with backoff until the run deadl
 test('a plain HTTPS template on a server that never answers ends at the deadline set by CAPI_GITOPS_NETWORK_DEADLINE', async () => {
   requestLines.length = 0;
   const manifest = workspace(`${hangingOrigin}/capi/{version}/core-components.yaml`, '  versions: [v1.12.0]\n');
-  const result = await render(manifest, [], { CAPI_GITOPS_NETWORK_DEADLINE: '0.5' });
-  assertDeadlineFailure(result, new URL(hangingOrigin).host, '0.5 s, CAPI_GITOPS_NETWORK_DEADLINE');
+  const result = await render(manifest, [], { CAPI_GITOPS_NETWORK_DEADLINE: '2.5' });
+  assertDeadlineFailure(result, new URL(hangingOrigin).host, '2.5 s, CAPI_GITOPS_NETWORK_DEADLINE');
   const counts = perRequest(requestLines);
   assert.ok(counts.size > 0);
   for (const [line, count] of counts) assert.equal(count, 1, `${line} was sent ${count} times`);

@@ -349,9 +349,10 @@ export async function httpFetch(request: HttpRequest, policy: HttpPolicy, onRetr
   };
   const retryableStatus = request.retryableStatus ?? isRetryableStatus;
 
+  let last: { reason: string; cause?: unknown } | undefined;
   for (let attempt = 1; ; attempt++) {
     const remaining = deadline - Date.now();
-    if (remaining <= 0) throw expired(attempt - 1);
+    if (remaining <= 0) throw expired(attempt - 1, last);
     let delayMs: number;
     let reason: string;
     let cause: unknown;
@@ -374,7 +375,8 @@ export async function httpFetch(request: HttpRequest, policy: HttpPolicy, onRetr
       reason = error.message;
       cause = error.cause;
     }
-    if (Date.now() + delayMs >= deadline) throw expired(attempt, { reason, cause });
+    last = { reason, cause };
+    if (Date.now() + delayMs >= deadline) throw expired(attempt, last);
     onRetry?.({ url: redactUrl(request.url), attempt, delayMs, reason });
     await policy.sleep(delayMs);
   }
