@@ -128,7 +128,8 @@ test('--help describes every flag', () => {
   assert.equal(help.code, 0);
   for (const flag of ['--file', '--output', '--list-variables', '--allow-secret-values']) assert.ok(help.stdout.includes(flag), flag);
   // every option line has a description after the flag column
-  const optionLines = help.stdout.split('\n').filter((l) => /^\s+-/.test(l));
+  // option lines are indented two spaces; a wrapped description is indented to the description column
+  const optionLines = help.stdout.split('\n').filter((l) => /^ {2}-/.test(l));
   for (const line of optionLines) assert.match(line, /\S\s{2,}\S/, `no description: ${line}`);
 });
 

@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm, stat, chmod, writeFile } from 'node:fs/
 import os from 'node:os';
 import path from 'node:path';
 import { LOCKFILE_NAME, lockfilePath, parseLockfile, readLockfile, serializeLockfile, writeLockfile, type LockEntry, type Lockfile } from '../src/lock/lockfile.js';
-import { sha256Hex } from '../src/sources/artifact.js';
+import { sha256Hex } from '../src/sources/base/artifact.js';
 import { failsWith } from './helpers/assertions.js';
 
 const digest = (text: string): string => sha256Hex(text);

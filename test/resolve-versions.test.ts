@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CapiGitopsError } from '../src/model/diagnostics.js';
-import { openLocalRepository } from '../src/sources/local-repository.js';
+import { openLocalRepository } from '../src/sources/local/repository.js';
 import {
   highestInRange,
   latestContractRelease,

@@ -175,7 +175,7 @@ test('providers are fetched concurrently through any registered module; the orde
   const memory: SourceModule = {
     id: 'memory',
     serves: 'memory: URLs',
-    open: (request) => (request.url?.startsWith('memory:') ? new MemoryRepository({ 'v1.12.0': { 'metadata.yaml': metadata, 'components.yaml': `# ${request.label}\n` } }) : null),
+    open: (request) => (request.from === 'url' && request.url.startsWith('memory:') ? new MemoryRepository({ 'v1.12.0': { 'metadata.yaml': metadata, 'components.yaml': `# ${request.label}\n` } }) : null),
   };
   const kinds = [
     ['AddonProvider', 'helm'],
@@ -232,7 +232,7 @@ test('cert-manager: the default is clusterctl v1.12.0 pinned v1.19.1 from its Gi
     id: 'fake-github',
     serves: 'github',
     open: (request) => {
-      asked = request.url ?? '';
+      asked = request.from === 'url' ? request.url : '';
       return Object.assign(new MemoryRepository({ 'v1.19.1': { 'cert-manager.yaml': 'kind: Namespace\n' } }, 'v1.19.1'), { componentsFile: 'cert-manager.yaml' });
     },
   };

@@ -4,18 +4,18 @@ import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { CapiGitopsError } from '../src/model/diagnostics.js';
 import type { ConfigMapObject, LabelSelector } from '../src/manifest/types.js';
-import { openConfigMapRepository, selectConfigMaps } from '../src/sources/configmap.js';
+import { openConfigMapRepository, selectConfigMaps } from '../src/sources/configmap/repository.js';
 import { formatSelector, matchesSelector, selectorProblems } from '../src/sources/label-selector.js';
-import { openLocalRepository } from '../src/sources/local-repository.js';
-import type { RepositoryRequest } from '../src/sources/request.js';
+import { openLocalRepository } from '../src/sources/local/repository.js';
+import type { SelectorRequest } from '../src/sources/request.js';
 import { ArtifactNotFoundError } from '../src/sources/source.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
 import { corpusConfigMap } from './fixtures/resolve/builders.js';
 
 const origin = { file: '/m/providers.yaml', line: 7, column: 1, object: 'CoreProvider/capi-system/cluster-api', path: 'spec.fetchConfig.selector' };
 
-function request(selector: LabelSelector, namespace = 'capi-system', kind: RepositoryRequest['kind'] = 'CoreProvider', name = 'cluster-api', label = 'cluster-api'): RepositoryRequest & { selector: LabelSelector } {
-  return { kind, name, label, namespace, selector, baseDir: '/m', origin };
+function request(selector: LabelSelector, namespace = 'capi-system', kind: SelectorRequest['kind'] = 'CoreProvider', name = 'cluster-api', label = 'cluster-api'): SelectorRequest {
+  return { from: 'selector', kind, name, label, namespace, selector, baseDir: '/m', origin };
 }
 
 function cm(name: string, namespace: string, labels: Record<string, string>, extra: Partial<ConfigMapObject> = {}): ConfigMapObject {
@@ -111,7 +111,8 @@ test('a gzip-compressed ConfigMap gives the same artifact sha256 as the reposito
   const bootstrapRequest = request(selector, 'capi-kubeadm-bootstrap-system', 'BootstrapProvider', 'kubeadm', 'bootstrap-kubeadm');
   const fromGzip = await openConfigMapRepository(bootstrapRequest, [compressed(plain)]).getFile('v1.12.0', 'bootstrap-components.yaml');
   const fromPlain = await openConfigMapRepository(bootstrapRequest, [plain]).getFile('v1.12.0', 'bootstrap-components.yaml');
-  const local = await openLocalRepository({ ...bootstrapRequest, selector: undefined, url: path.join(CORPUS_REPOSITORY, 'bootstrap-kubeadm/v1.12.0/bootstrap-components.yaml') });
+  const { selector: _selector, from: _from, ...common } = bootstrapRequest;
+  const local = await openLocalRepository({ ...common, url: path.join(CORPUS_REPOSITORY, 'bootstrap-kubeadm/v1.12.0/bootstrap-components.yaml') });
   const fromFile = await local.getFile('v1.12.0', 'bootstrap-components.yaml');
   assert.equal(fromGzip.sha256, fromFile.sha256);
   assert.equal(fromPlain.sha256, fromFile.sha256);

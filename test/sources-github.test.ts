@@ -6,8 +6,9 @@ import path from 'node:path';
 import { CapiGitopsError } from '../src/model/diagnostics.js';
 import { ArtifactNotFoundError } from '../src/sources/source.js';
 import { ArtifactCache, sha256Hex } from '../src/sources/cache.js';
-import { githubTokenFromEnv, nextPageUrl, openGitHubRepository, parseGitHubReleaseUrl, publishedSha256, type GitHubOptions, type GitHubReleaseRepository } from '../src/sources/github.js';
-import type { SourceProgressEvent } from '../src/sources/http.js';
+import { nextPageUrl } from '../src/sources/base/client.js';
+import { githubTokenFromEnv, openGitHubRepository, parseGitHubReleaseUrl, publishedSha256, type GitHubOptions, type GitHubReleaseRepository } from '../src/sources/github/repository.js';
+import type { SourceProgressEvent } from '../src/sources/base/http.js';
 import { FakeGitHub, rateLimitFault, secondaryRateLimitFault, startCorpusGitHub, type FakeRelease } from './helpers/fake-github.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
 import { rejection } from './helpers/assertions.js';
@@ -390,7 +391,7 @@ test('the longest rate-limit wait is an option', async (t) => {
   await rejection(h.open({ maxRateLimitWaitSeconds: 30 }).listVersions());
 });
 
-test('a 500 followed by success is retried, on the API (octokit retry plugin) and on storage (http.ts)', async (t) => {
+test('a 500 followed by success is retried, on the API and on storage, both by the shared client', async (t) => {
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   h.fake.inject({ path: TAG_PATH('v1.12.0'), status: 500, body: '{"message":"Server Error"}' });
   h.fake.inject({ server: 'storage', path: /^\/assets\//, status: 502, body: 'bad gateway' });
@@ -398,7 +399,7 @@ test('a 500 followed by success is retried, on the API (octokit retry plugin) an
   assert.equal(file.text, `${COMPONENTS}# v1.12.0\n`);
   assert.equal(h.fake.count(TAG_PATH('v1.12.0')), 2);
   assert.equal(h.fake.count(/^\/assets\//, 'storage'), 2);
-  assert.deepEqual(h.events.filter((event) => event.type === 'retry').map((event) => event.type === 'retry' && event.reason), ['HTTP 502']);
+  assert.deepEqual(h.events.filter((event) => event.type === 'retry').map((event) => event.type === 'retry' && event.reason), ['HTTP 500', 'HTTP 502']);
 
   h.fake.inject({ server: 'storage', path: /^\/assets\//, reset: true });
   h.fake.inject({ path: TAG_PATH('v1.12.0'), reset: true });

@@ -14,7 +14,8 @@ import {
   retryAfterMs,
   type HttpPolicy,
   type RetryNotice,
-} from '../src/sources/http.js';
+} from '../src/sources/base/http.js';
+import { NetworkDeadline } from '../src/sources/base/deadline.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, hit: number) => void;
 
@@ -326,7 +327,7 @@ test('progress reports bytes received and the announced total', async () => {
   }
 });
 
-test('fetchAdapter: one attempt behind the fetch signature (for octokit request.fetch)', async () => {
+test('fetchAdapter: the shared request (retries included) behind the fetch signature (for octokit request.fetch)', async () => {
   const server = await serve((req, res, hit) => {
     if (req.url === '/moved') res.writeHead(301, { location: '/json' }).end();
     else if (hit === 1) res.writeHead(500).end('first');
@@ -334,9 +335,10 @@ test('fetchAdapter: one attempt behind the fetch signature (for octokit request.
     else res.writeHead(200, { 'content-type': 'application/json', etag: '"abc"' }).end('{"ok":true}');
   });
   try {
-    const fetchLike = fetchAdapter(fastPolicy());
+    const fetchLike = fetchAdapter((request) => httpFetch(request, fastPolicy()));
     const first = await fetchLike(`${server.url}/json`);
-    assert.equal(first.status, 500, 'no retry inside the adapter');
+    assert.equal(first.status, 200, 'the 500 was retried by the shared request');
+    assert.equal(server.hits.length, 2);
     const moved = await fetchLike(`${server.url}/moved`, { headers: { authorization: 'token t' } });
     assert.equal(moved.status, 200);
     assert.equal(moved.url, `${server.url}/json`);
@@ -347,5 +349,45 @@ test('fetchAdapter: one attempt behind the fetch signature (for octokit request.
     assert.equal(notModified.body, null);
   } finally {
     await server.close();
+  }
+});
+
+test('the run deadline bounds every request of the run: a hanging attempt is not retried, a spent deadline sends nothing, a backoff past it is not waited for', async () => {
+  const hanging = await serve(() => undefined);
+  const failing = await serve((_req, res) => res.writeHead(503, { 'retry-after': '2' }).end('down'));
+  try {
+    const runDeadline = new NetworkDeadline(300);
+    const policy = fastPolicy({ timeoutMs: 60_000, retries: 10, runDeadline });
+    await assert.rejects(httpFetch({ url: `${hanging.url}/a` }, policy), (error: unknown) => {
+      assert.ok(error instanceof HttpError);
+      assert.equal(error.failure, 'deadline');
+      assert.match(error.message, /^GET http:\/\/127\.0\.0\.1:\d+\/a: the network deadline of this run \(0\.3 s, --network-deadline\) was reached; gave up after 1 attempt \(last: no complete answer within \d+ ms\)$/);
+      assert.equal(error.retryable, false);
+      return true;
+    });
+    assert.equal(hanging.hits.length, 1, 'the hanging attempt spent the budget: no retry');
+    await assert.rejects(httpFetch({ url: `${hanging.url}/b` }, policy), /\/b: the network deadline of this run \(0\.3 s, --network-deadline\) was reached; not sent$/);
+    assert.equal(hanging.hits.length, 1, 'nothing is sent once the run deadline is spent');
+
+    // Retry-After 2 s does not fit in a 1 s budget: fail after one attempt instead of sleeping past it.
+    const short = fastPolicy({ retries: 10, runDeadline: new NetworkDeadline(1000, 'CAPI_GITOPS_NETWORK_DEADLINE') });
+    await assert.rejects(httpFetch({ url: failing.url }, short), /the network deadline of this run \(1 s, CAPI_GITOPS_NETWORK_DEADLINE\) was reached; gave up after 1 attempt \(last: HTTP 503\)/);
+    assert.equal(failing.hits.length, 1);
+    assert.deepEqual(short.slept, []);
+  } finally {
+    await hanging.close();
+    await failing.close();
+  }
+});
+
+test('without a run deadline, the request budget still ends a request whose next backoff would outlast it', async () => {
+  const failing = await serve((_req, res) => res.writeHead(500).end());
+  try {
+    const policy = fastPolicy({ timeoutMs: 5_000, retries: 10, baseDelayMs: 4_000, random: () => 0.5 });
+    await assert.rejects(httpFetch({ url: failing.url }, policy), /no complete answer within 5000 ms; gave up after 2 attempts \(last: HTTP 500\)/);
+    assert.equal(failing.hits.length, 2, 'backoff of 3 s, then 6 s: the second does not fit in 5 s');
+    assert.deepEqual(policy.slept, [3_000]);
+  } finally {
+    await failing.close();
   }
 });

@@ -2,15 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CapiGitopsError } from '../src/model/diagnostics.js';
 import { SOURCE_MODULES, memoizeRepository, openRepository, type SourceModule } from '../src/sources/index.js';
-import type { RepositoryRequest } from '../src/sources/request.js';
+import type { UrlRequest } from '../src/sources/request.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
 import { MemoryRepository, corpusConfigMap } from './fixtures/resolve/builders.js';
 
 const origin = { file: '/m/p.yaml', line: 2, column: 1, object: 'InfrastructureProvider/capa-system/aws' };
 const context = { configMaps: [], options: {} };
 
-function request(fields: Partial<RepositoryRequest>): RepositoryRequest {
-  return { kind: 'InfrastructureProvider', name: 'aws', label: 'infrastructure-aws', namespace: 'capa-system', baseDir: '/m', origin, ...fields };
+function request(fields: Partial<UrlRequest>): UrlRequest {
+  return { from: 'url', url: '', kind: 'InfrastructureProvider', name: 'aws', label: 'infrastructure-aws', namespace: 'capa-system', baseDir: '/m', origin, ...fields };
 }
 
 test('the registered modules, in the order they are asked; https last because it claims every http(s) URL', () => {
@@ -21,7 +21,7 @@ test('a file URL opens the local module and a selector the configmap module', as
   const local = await openRepository({ ...request({}), kind: 'CoreProvider', name: 'cluster-api', label: 'cluster-api', url: `file://${CORPUS_REPOSITORY}/cluster-api/latest/core-components.yaml` }, context);
   assert.equal(local.sourceType, 'local');
   const cms = await openRepository(
-    { ...request({}), kind: 'CoreProvider', name: 'cluster-api', label: 'cluster-api', namespace: 'capi-system', selector: { matchLabels: { 'provider.cluster.x-k8s.io/type': 'core' } } },
+    { from: 'selector', kind: 'CoreProvider', name: 'cluster-api', label: 'cluster-api', namespace: 'capi-system', baseDir: '/m', origin, selector: { matchLabels: { 'provider.cluster.x-k8s.io/type': 'core' } } },
     { configMaps: [corpusConfigMap('core-cluster-api-v1.12.0.yaml')], options: {} },
   );
   assert.equal(cms.sourceType, 'configmap');
@@ -44,7 +44,7 @@ test('a URL no module handles is a clear error naming the provider, the URL and 
 
 test('adding a source is one more module: the first module that answers serves the request', async () => {
   const memory = new MemoryRepository({ 'v1.0.0': { 'metadata.yaml': 'x' } });
-  const memoryModule: SourceModule = { id: 'memory', serves: 'memory: URLs', open: (r) => (r.url?.startsWith('memory:') ? memory : null) };
+  const memoryModule: SourceModule = { id: 'memory', serves: 'memory: URLs', open: (r) => (r.from === 'url' && r.url.startsWith('memory:') ? memory : null) };
   const repo = await openRepository(request({ url: 'memory:o/r/latest/infrastructure-components.yaml' }), context, [memoryModule, ...SOURCE_MODULES]);
   assert.equal(repo.sourceType, 'memory');
   assert.deepEqual(await repo.listVersions(), ['v1.0.0']);

@@ -5,16 +5,16 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CapiGitopsError } from '../src/model/diagnostics.js';
-import { isLocalRepositoryUrl, openLocalRepository, parseLocalRepositoryUrl } from '../src/sources/local-repository.js';
-import type { RepositoryRequest } from '../src/sources/request.js';
+import { isLocalRepositoryUrl, openLocalRepository, parseLocalRepositoryUrl } from '../src/sources/local/repository.js';
+import type { UrlRequest } from '../src/sources/request.js';
 import { ArtifactNotFoundError } from '../src/sources/source.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
 import { temporaryTree } from './fixtures/resolve/builders.js';
 
 const origin = { file: '/m/providers.yaml', line: 4, column: 3, object: 'CoreProvider/capi-system/cluster-api', path: 'spec.fetchConfig.url' };
 
-function request(url: string, label = 'cluster-api', baseDir = '/nonexistent'): RepositoryRequest & { url: string } {
-  return { kind: 'CoreProvider', name: 'cluster-api', label, url, baseDir, origin };
+function request(url: string, label = 'cluster-api', baseDir = '/nonexistent'): UrlRequest {
+  return { from: 'url', kind: 'CoreProvider', name: 'cluster-api', label, url, baseDir, origin };
 }
 
 function rejects(fn: () => unknown, pattern: RegExp): void {

@@ -7,16 +7,10 @@ import path from 'node:path';
 import { CapiGitopsError } from '../src/model/diagnostics.js';
 import type { ProviderKind } from '../src/model/provider.js';
 import { ArtifactCache, sha256Hex } from '../src/sources/cache.js';
-import type { SourceProgressEvent } from '../src/sources/http.js';
-import {
-  ociCredentials,
-  ociFileNames,
-  openOciRepository,
-  parseChallenge,
-  parseOciReference,
-  realmAcceptable,
-  type OciOptions,
-} from '../src/sources/oci.js';
+import type { SourceProgressEvent } from '../src/sources/base/http.js';
+import { ociCredentials, parseChallenge, realmAcceptable } from '../src/sources/oci/auth.js';
+import { parseOciReference } from '../src/sources/oci/reference.js';
+import { ociFileNames, openOciRepository, type OciOptions } from '../src/sources/oci/repository.js';
 import { ArtifactNotFoundError, type ProviderRepository } from '../src/sources/source.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
 import { rejection } from './helpers/assertions.js';

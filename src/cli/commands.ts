@@ -10,6 +10,7 @@ import { UsageError } from './errors.js';
 import { Output, type OutputFlags } from './output.js';
 import { CREDENTIAL_ENV_VARIABLES, safeText } from '../model/redact.js';
 import { credentialEnvironmentProblems } from '../sources/credentials.js';
+import { DEFAULT_NETWORK_DEADLINE_SECONDS, NetworkDeadline } from '../sources/base/deadline.js';
 import { completeSuggestions } from './hints.js';
 import { shellWord } from './shell.js';
 import { versionInfo } from './version.js';
@@ -30,6 +31,7 @@ export interface SourceFlags extends OutputFlags {
   offline?: boolean;
   githubApiUrl?: string;
   httpTimeout?: string;
+  networkDeadline?: string;
 }
 
 export interface RenderFlags extends SourceFlags {
@@ -58,11 +60,19 @@ function displayPath(file: string): string {
   return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : path.resolve(file);
 }
 
-/** `--http-timeout` in ms: a positive number of seconds, at most a day. */
-function httpTimeoutMs(value: string): number {
+/** A time flag in ms: a positive number of seconds, at most a day. */
+function secondsFlagMs(value: string, flag: string): number {
   const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(seconds > 0) || seconds > 86_400) throw new UsageError(`--http-timeout ${JSON.stringify(value)}: expected a number of seconds between 0 and 86400, e.g. --http-timeout 30`);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(seconds > 0) || seconds > 86_400) throw new UsageError(`${flag} ${JSON.stringify(value)}: expected a number of seconds between 0 and 86400, e.g. ${flag} 30`);
   return Math.round(seconds * 1000);
+}
+
+/** The run's network budget: `--network-deadline`, else CAPI_GITOPS_NETWORK_DEADLINE, else the default. */
+function networkDeadline(flag: string | undefined): NetworkDeadline {
+  if (flag !== undefined) return new NetworkDeadline(secondsFlagMs(flag, '--network-deadline'));
+  const env = process.env.CAPI_GITOPS_NETWORK_DEADLINE;
+  if (env !== undefined && env.trim() !== '') return new NetworkDeadline(secondsFlagMs(env, 'CAPI_GITOPS_NETWORK_DEADLINE'), 'CAPI_GITOPS_NETWORK_DEADLINE');
+  return new NetworkDeadline(DEFAULT_NETWORK_DEADLINE_SECONDS * 1000);
 }
 
 /** Options for the pipeline from the shared flags, with a progress display on stderr. */
@@ -78,7 +88,8 @@ function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Pa
       offline: flags.offline,
       cache: new ArtifactCache(flags.cacheDir ?? defaultCacheDir(), { log: (line) => progress.log(`warning: ${line}`) }),
       github: { apiUrl: flags.githubApiUrl },
-      http: flags.httpTimeout === undefined ? undefined : { timeoutMs: httpTimeoutMs(flags.httpTimeout) },
+      // No `timeoutMs` key without the flag: Config network.timeoutSeconds fills it.
+      http: { runDeadline: networkDeadline(flags.networkDeadline), ...(flags.httpTimeout === undefined ? {} : { timeoutMs: secondsFlagMs(flags.httpTimeout, '--http-timeout') }) },
       onProgress: (event) => progress.onProgress(event),
       log: (line) => progress.log(line),
     },

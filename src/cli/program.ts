@@ -33,6 +33,7 @@ function withSourceFlags(command: Command): Command {
     .option('--offline', 'never touch the network; fail naming what is missing from the cache')
     .option('--github-api-url <url>', 'GitHub REST API root for GitHub Enterprise (overrides Config github.apiUrl); token from GITHUB_TOKEN or GH_TOKEN')
     .option('--http-timeout <seconds>', 'time budget of each network request, retries included (overrides Config network.timeoutSeconds; default 120)')
+    .option('--network-deadline <seconds>', 'time budget of all network requests of the run together, retries included (or CAPI_GITOPS_NETWORK_DEADLINE; default 900)')
     .option('--quiet', 'print only warnings and errors')
     .option('--verbose', 'also print each file written and removed, and where artifacts came from (on stderr)');
 }

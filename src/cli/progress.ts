@@ -3,7 +3,7 @@
  * fetched, bytes received, the file in flight); elsewhere (pipes, CI) plain log lines on stderr.
  */
 import type CliProgress from 'cli-progress';
-import type { SourceProgressEvent } from '../sources/http.js';
+import type { SourceProgressEvent } from '../sources/base/http.js';
 import { safeText } from '../model/redact.js';
 
 export interface ProgressReporter {

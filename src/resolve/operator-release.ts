@@ -8,7 +8,7 @@ import path from 'node:path';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import type { ToolConfig } from '../manifest/types.js';
 import { openRepository, SOURCE_MODULES } from '../sources/index.js';
-import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local-repository.js';
+import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local/repository.js';
 import type { DiagnosticOrigin, RepositoryRequest } from '../sources/request.js';
 import { parseSemantic } from '../sources/semantic-version.js';
 import type { Artifact, ProviderRepository } from '../sources/source.js';
@@ -70,6 +70,7 @@ export async function resolveOperatorRelease(config: ToolConfig, baseDir: string
     return { label: OPERATOR_LABEL, version, components, repository: { sourceType: 'local', location: filePath } };
   }
   const request: RepositoryRequest = {
+    from: 'url',
     name: OPERATOR_LABEL,
     label: OPERATOR_LABEL,
     url,

@@ -10,7 +10,7 @@ import { INSTALL_ORDER, manifestLabel, type ProviderKind } from '../model/provid
 import type { Manifest, ProviderObject, SourcePosition, ToolConfig } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
 import { openRepository, SOURCE_MODULES, type SourceModule } from '../sources/index.js';
-import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local-repository.js';
+import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local/repository.js';
 import type { DiagnosticOrigin, RepositoryRequest, SourceOptions } from '../sources/request.js';
 import { parseSemantic } from '../sources/semantic-version.js';
 import type { Artifact, ProviderRepository } from '../sources/source.js';
@@ -89,16 +89,16 @@ export function repositoryRequestFor(provider: ProviderObject, registry: Provide
   const entry = registry.lookup(provider.kind, provider.name);
   // a fetchConfig.url template still takes its version list from a matching repositories entry
   const listing = entry && !entry.builtIn ? { versions: entry.versions, versionsUrl: entry.versionsUrl, allowInsecure: entry.allowInsecure } : {};
-  const base = { kind: provider.kind, name: provider.name, label, namespace: provider.namespace, credentials, ...listing };
+  const base = { kind: provider.kind, name: provider.name, label, namespace: provider.namespace, credentials };
   const fetchConfig = provider.spec.fetchConfig;
   if (fetchConfig?.selector !== undefined) {
-    return { ...base, selector: fetchConfig.selector, baseDir: manifestBaseDir, origin: originOf(provider, 'spec.fetchConfig.selector') };
+    return { ...base, from: 'selector', selector: fetchConfig.selector, baseDir: manifestBaseDir, origin: originOf(provider, 'spec.fetchConfig.selector') };
   }
   if (fetchConfig?.oci) {
-    return { ...base, oci: fetchConfig.oci, baseDir: manifestBaseDir, origin: originOf(provider, 'spec.fetchConfig.oci') };
+    return { ...base, from: 'oci', oci: fetchConfig.oci, baseDir: manifestBaseDir, origin: originOf(provider, 'spec.fetchConfig.oci') };
   }
   if (fetchConfig?.url) {
-    return { ...base, url: fetchConfig.url, baseDir: declaringDir(provider.position, manifestBaseDir), origin: originOf(provider, 'spec.fetchConfig.url'), noSourceHint: `use a GitHub or GitLab release URL, an https URL template with {version}, a file:// URL or a path to a local repository (${label}/<version>/<components-file>), or ConfigMaps with spec.fetchConfig.selector` };
+    return { ...base, ...listing, from: 'url', url: fetchConfig.url, baseDir: declaringDir(provider.position, manifestBaseDir), origin: originOf(provider, 'spec.fetchConfig.url'), noSourceHint: `use a GitHub or GitLab release URL, an https URL template with {version}, a file:// URL or a path to a local repository (${label}/<version>/<components-file>), or ConfigMaps with spec.fetchConfig.selector` };
   }
   if (entry === undefined) {
     // Preflight reports this; kept as a guard for direct callers.
@@ -107,6 +107,8 @@ export function repositoryRequestFor(provider: ProviderObject, registry: Provide
   const origin = originOf(provider);
   return {
     ...base,
+    ...listing,
+    from: 'url',
     url: entry.url,
     baseDir: declaringDir(entry.declaredAt, manifestBaseDir),
     origin,
@@ -322,6 +324,7 @@ export async function resolveCertManager(config: ToolConfig, baseDir: string, op
   }
 
   const request: RepositoryRequest = {
+    from: 'url',
     name: CERT_MANAGER_LABEL,
     label: CERT_MANAGER_LABEL,
     url,

@@ -2,18 +2,14 @@ import type { Diagnostic } from '../model/diagnostics.js';
 import type { ProviderKind } from '../model/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../manifest/types.js';
 import type { ArtifactCache } from './cache.js';
-import type { GitHubOptions } from './github.js';
-import type { HttpPolicy, SourceProgressEvent } from './http.js';
+import type { HttpPolicy, SourceProgressEvent } from './base/http.js';
 
 /** The part of a Diagnostic that says where a request came from; modules copy it into errors. */
 export type DiagnosticOrigin = Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'>;
 
-/**
- * What a source module needs to open one provider's release repository. Exactly one of `url`,
- * `selector` and `oci` is set (the operator's fetchConfig, or a registry URL).
- */
-export interface RepositoryRequest {
-  /** Provider kind; undefined for cert-manager, which clusterctl fetches like a provider without a type. */
+/** What every request carries, whichever way the artifacts are fetched. */
+interface RequestBase {
+  /** Provider kind; undefined for cert-manager and the operator, which clusterctl fetches like a provider without a type. */
   kind?: ProviderKind;
   /** Provider name, e.g. `kubeadm`, or `cert-manager`. */
   name: string;
@@ -21,9 +17,6 @@ export interface RepositoryRequest {
   label: string;
   /** The provider's namespace; the operator reads fetchConfig ConfigMaps from it only. */
   namespace?: string;
-  url?: string;
-  selector?: LabelSelector;
-  oci?: string;
   /** Absolute directory that relative paths resolve against (the declaring manifest file's). */
   baseDir: string;
   /** Where the request was written, copied into every diagnostic about it. */
@@ -32,19 +25,55 @@ export interface RepositoryRequest {
   noSourceHint?: string;
   /** The provider's configSecret data: OCI_* and gitlab-access-token credentials. Never printed. */
   credentials?: Readonly<Record<string, string>>;
+}
+
+/** A URL (fetchConfig.url, a Config repositories entry, certManager.url, operator.url): local, GitHub, GitLab or a plain HTTPS template. */
+export interface UrlRequest extends RequestBase {
+  from: 'url';
+  url: string;
   /** Plain HTTPS templates: the published versions, or where they are listed (Config repositories). */
   versions?: string[];
   versionsUrl?: string;
   allowInsecure?: boolean;
 }
 
-/** Options every network source takes (GitHub, GitLab, OCI, plain HTTPS). */
+/** The operator's fetchConfig.selector: ConfigMaps given in the input. */
+export interface SelectorRequest extends RequestBase {
+  from: 'selector';
+  selector: LabelSelector;
+}
+
+/** The operator's fetchConfig.oci: an OCI artifact, whose file names need the provider's kind. */
+export interface OciRequest extends RequestBase {
+  from: 'oci';
+  oci: string;
+  kind: ProviderKind;
+}
+
+/** What a source module needs to open one provider's release repository: one of the operator's fetchConfig routes. */
+export type RepositoryRequest = UrlRequest | SelectorRequest | OciRequest;
+
+/** The GitHub API settings of a run (GitHub Enterprise, tests). */
+export interface GitHubSettings {
+  /** REST API root, octokit's `baseUrl`: GitHub Enterprise (`https://ghe.example.com/api/v3`) or a test server. */
+  apiUrl?: string;
+  /** Personal access token (see `githubTokenFromEnv`). Never logged or put in a message. */
+  token?: string;
+  /** Timeouts, retries, size cap, and the injectable sleep. */
+  http?: Partial<HttpPolicy>;
+  /** A rate limit that resets further away than this fails at once instead of waiting. Default 60. */
+  maxRateLimitWaitSeconds?: number;
+  /** Milliseconds per second of wait that octokit's throttling plugin uses. Default 1000; tests use 0. */
+  retryAfterBaseMs?: number;
+}
+
+/** Options every network source takes (GitHub, GitLab, OCI, plain HTTPS); the shared client reads them. */
 export interface NetworkSourceOptions {
   /** Keeps ETags, responses and artifact bytes between runs. */
   cache?: ArtifactCache;
   /** Serve from the cache only; anything not cached is an error. */
   offline?: boolean;
-  /** Timeouts, retries and the size cap. */
+  /** Timeouts, retries, the size cap and the run's deadline. */
   http?: Partial<HttpPolicy>;
   log?: (line: string) => void;
   onProgress?: (event: SourceProgressEvent) => void;
@@ -52,20 +81,17 @@ export interface NetworkSourceOptions {
   origin?: DiagnosticOrigin;
 }
 
-/**
- * Inputs shared by all modules. Network modules add their own option fields here (additively),
- * e.g. `github?: GitHubOptions`.
- */
+/** Inputs shared by all modules; a source with settings of its own adds a field (e.g. `github`). */
 export interface SourceOptions {
   /** Never touch the network: network modules serve from the cache only. */
   offline?: boolean;
   /** Content-addressed cache shared by the network modules. */
   cache?: ArtifactCache;
   /** GitHub API root and token (GitHub Enterprise, tests). */
-  github?: Pick<GitHubOptions, 'apiUrl' | 'token' | 'http' | 'maxRateLimitWaitSeconds' | 'retryAfterBaseMs'>;
+  github?: GitHubSettings;
   /** Environment the credential variables are read from (OCI_*, GITLAB_*); process.env by default. */
   env?: Record<string, string | undefined>;
-  /** Retries, timeouts and size cap for every network module. */
+  /** Retries, timeouts, size cap and the run's deadline (one `NetworkDeadline` per run) for every network module. */
   http?: Partial<HttpPolicy>;
   log?: (line: string) => void;
   onProgress?: (event: SourceProgressEvent) => void;

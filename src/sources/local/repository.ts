@@ -8,11 +8,11 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { artifactFromBytes } from './artifact.js';
-import { messagePrefix, type DiagnosticOrigin, type RepositoryRequest } from './request.js';
-import { compareSemantic, parseSemantic } from './semantic-version.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
+import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { artifactFromBytes } from '../base/artifact.js';
+import { messagePrefix, type DiagnosticOrigin, type UrlRequest } from '../request.js';
+import { compareSemantic, parseSemantic } from '../semantic-version.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
 const LAYOUT = '{basepath}/{provider-label}/{version}/{components-file}';
 const LATEST = 'latest';
@@ -197,7 +197,7 @@ async function isDirectory(p: string): Promise<boolean> {
  * Opens a local repository, checking the layout and that `{basepath}/{provider-label}` exists
  * so a wrong base path is reported before any version lookup.
  */
-export async function openLocalRepository(request: RepositoryRequest & { url: string }): Promise<LocalRepository> {
+export async function openLocalRepository(request: Omit<UrlRequest, 'from'>): Promise<LocalRepository> {
   const layout = parseLocalRepositoryUrl(request.url, request.label, request.baseDir, request.origin);
   const repository = new LocalRepository(layout, request.origin);
   if (!(await isDirectory(repository.releasesDir))) {

@@ -3,34 +3,26 @@
  * `https://github.com/<owner>/<repo>/releases/{latest|<tag>}/<file>`
  * (cmd/clusterctl/client/repository/repository_github.go).
  *
- * API calls go through octokit: its retry plugin retries 5xx and connection failures, its
- * throttling plugin handles rate limits (a short wait is retried, a long one fails at once).
- * Octokit's fetch is our HTTP layer (`http.ts`), which adds the timeout, size cap, truncation
- * check and credential-safe redirects. Every JSON response is kept in the `ArtifactCache` with
- * its ETag and revalidated with If-None-Match: GitHub does not count a 304 against the rate
+ * API calls go through octokit, whose fetch is the shared client (`base/client.ts`): it retries
+ * 5xx and connection failures inside the request's and the run's deadline, with the size cap,
+ * truncation check and credential-safe redirects. Octokit's retry plugin is off (its attempts
+ * would multiply the deadline); its throttling plugin handles rate limits (a short wait is
+ * retried, a long one or one past the run's deadline fails at once). Every JSON response goes
+ * through the client's one ETag path, revalidated with If-None-Match: GitHub does not count a 304 against the rate
  * limit, so a repeated run spends none. Asset bytes are content-addressed: once cached, an asset
  * whose published digest (or asset id) is known is never downloaded again.
  */
 import { Octokit, RequestError } from 'octokit';
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { sha256Hex } from './cache.js';
-import { decodeUtf8 } from '../model/utf8.js';
-import { networkFailureHint, unreachableReason } from './unreachable.js';
-import { fetchAdapter, httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy } from './http.js';
-import type { NetworkSourceOptions } from './request.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
+import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { artifactFromBytes, sha256Hex } from '../base/artifact.js';
+import { SourceClient, type PlainResponse, type RevalidatedResponse } from '../base/client.js';
+import { fetchAdapter, HttpError, redactUrl, type HttpPolicy } from '../base/http.js';
+import type { GitHubSettings, NetworkSourceOptions } from '../request.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
-export interface GitHubOptions extends NetworkSourceOptions {
-  /** REST API root, octokit's `baseUrl`: GitHub Enterprise (`https://ghe.example.com/api/v3`) or a test server. */
-  apiUrl?: string;
-  /** Personal access token (see `githubTokenFromEnv`). Never logged or put in a message. */
-  token?: string;
-  /** Timeouts, retries, size cap, and the injectable sleep; `retries` also bounds octokit's retry plugin. */
+export interface GitHubOptions extends NetworkSourceOptions, GitHubSettings {
+  /** Timeouts, retries, size cap, and the injectable sleep. */
   http?: Partial<HttpPolicy>;
-  /** A rate limit that resets further away than this fails at once instead of waiting. Default 60. */
-  maxRateLimitWaitSeconds?: number;
-  /** Milliseconds per second of wait that octokit's retry and throttling plugins use. Default 1000; tests use 0. */
-  retryAfterBaseMs?: number;
 }
 
 /** One non-draft release. GitHub's `prerelease` flag is kept so the resolver can prefer stable releases. */
@@ -58,7 +50,7 @@ export interface GitHubReleaseUrl {
   componentsFile: string;
 }
 
-export { githubTokenFromEnv } from './credentials.js';
+export { githubTokenFromEnv } from '../credentials.js';
 
 const RELEASE_URL_FORM = 'https://github.com/{owner}/{repository}/releases/{latest|version-tag}/{components file}';
 
@@ -149,16 +141,6 @@ function isApiRelease(value: unknown): value is ApiRelease {
   return typeof value === 'object' && value !== null && typeof release.tag_name === 'string' && Array.isArray(release.assets);
 }
 
-/** The `rel="next"` URL of a Link header. */
-export function nextPageUrl(link: string | undefined): string | undefined {
-  if (!link) return undefined;
-  for (const part of link.split(',')) {
-    const match = /<([^>]+)>\s*;\s*rel="?([^";]+)"?/.exec(part.trim());
-    if (match && match[2].split(/\s+/).includes('next')) return match[1];
-  }
-  return undefined;
-}
-
 /** The hex of a published `sha256:<hex>` digest; undefined for none or another algorithm. */
 export function publishedSha256(digest: string | null | undefined): string | undefined {
   const match = /^sha256:([0-9a-fA-F]{64})$/.exec(digest ?? '');
@@ -211,7 +193,7 @@ class GitHubRepository implements GitHubReleaseRepository {
   private readonly apiBase: string;
   private readonly apiOrigin: string;
   private readonly octokit: InstanceType<typeof Octokit>;
-  private readonly policy: HttpPolicy;
+  private readonly client: SourceClient;
   private readonly options: GitHubOptions;
   private releases?: Promise<GitHubRelease[]>;
   private readonly releasesByTag = new Map<string, Promise<ApiRelease>>();
@@ -226,7 +208,7 @@ class GitHubRepository implements GitHubReleaseRepository {
     this.options = options;
     this.apiBase = (options.apiUrl ?? 'https://api.github.com').replace(/\/+$/, '');
     this.apiOrigin = new URL(this.apiBase).origin;
-    this.policy = httpPolicy(options.http);
+    this.client = new SourceClient(options);
     this.octokit = this.createOctokit();
   }
 
@@ -237,28 +219,23 @@ class GitHubRepository implements GitHubReleaseRepository {
   private createOctokit(): InstanceType<typeof Octokit> {
     const log = this.options.log ?? (() => undefined);
     const maxWait = this.options.maxRateLimitWaitSeconds ?? 60;
+    const scale = this.options.retryAfterBaseMs ?? 1000;
     const onLimit = (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number): boolean => {
-      const wait = retryAfter <= maxWait && retryCount < MAX_RATE_LIMIT_RETRIES;
+      // A wait that outlasts the run's network deadline fails now rather than when it ends.
+      const left = this.client.policy.runDeadline?.remainingMs() ?? Infinity;
+      const wait = retryAfter <= maxWait && retryCount < MAX_RATE_LIMIT_RETRIES && retryAfter * scale < left;
       if (wait) log(`GitHub rate limit on ${request.method} ${redactUrl(new URL(request.url, this.apiBase))}: retrying in ${retryAfter} s`);
       return wait;
     };
-    const scale = this.options.retryAfterBaseMs ?? 1000;
     const octokit = new Octokit({
       auth: this.options.token,
       baseUrl: this.apiBase,
       userAgent: 'capi-gitops',
-      request: { fetch: fetchAdapter(this.policy) },
-      // Rate limits (403/429) belong to the throttling plugin; the retry plugin must not retry them too.
-      retry: { retries: this.policy.retries, retryAfterBaseValue: scale, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
+      // Retries are the client's, inside its deadline; 429 (and 403) rate limits are the throttling plugin's.
+      request: { fetch: fetchAdapter((request) => this.client.send({ ...request, retryableStatus: (status) => status >= 500 || status === 408 }, false)) },
+      retry: { enabled: false },
       throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, retryAfterBaseValue: scale },
       log: { debug: () => undefined, info: () => undefined, warn: (message: string) => log(message), error: (message: string) => log(message) },
-    });
-    // The retry plugin retries every transport failure; it reads `request.retries` when a request
-    // fails (undefined: its own setting), so answering 0 once the API host proved unreachable
-    // (http.ts) stops it at once.
-    const apiHost = new URL(this.apiBase);
-    octokit.hook.before('request', (options) => {
-      Object.defineProperty(options.request, 'retries', { configurable: true, get: () => (unreachableReason(apiHost) === undefined ? undefined : 0) });
     });
     return octokit;
   }
@@ -295,12 +272,8 @@ class GitHubRepository implements GitHubReleaseRepository {
     }
     const { bytes, cached } = await this.assetBytes(asset, version);
     this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: bytes.length, cached });
-    return {
-      name: fileName,
-      text: decodeUtf8(bytes, `${this.location} ${version}/${fileName}`),
-      sha256: sha256Hex(bytes),
-      url: asset.browser_download_url ?? `https://github.com/${this.slug}/releases/download/${version}/${assetName}`,
-    };
+    const url = asset.browser_download_url ?? `https://github.com/${this.slug}/releases/download/${version}/${assetName}`;
+    return artifactFromBytes(fileName, bytes, url, `${this.location} ${version}/${fileName}`);
   }
 
   private async fetchReleases(): Promise<GitHubRelease[]> {
@@ -321,14 +294,9 @@ class GitHubRepository implements GitHubReleaseRepository {
       for (const release of data) {
         if (isApiRelease(release) && !release.draft) releases.push({ tag: release.tag_name, prerelease: release.prerelease === true });
       }
-      url = this.checkedNextPage(nextPageUrl(link));
+      url = this.client.nextPage(link, url, this.apiOrigin, `GitHub's release list of ${this.slug}`);
     }
     return releases;
-  }
-
-  /** The next page, only if it stays on the API origin. */
-  private checkedNextPage(next: string | undefined): string | undefined {
-    return next === undefined ? undefined : this.onApiOrigin(next, `GitHub's release list of ${this.slug} links its next page`);
   }
 
   /** URLs taken from API answers are requested with the token, so they must stay on the API's origin. */
@@ -369,31 +337,28 @@ class GitHubRepository implements GitHubReleaseRepository {
     return data;
   }
 
-  /** A JSON GET, revalidated with the cached ETag; a 304 reuses the cached body and headers. */
+  /** A JSON GET through the client's ETag path: GitHub does not count a 304 against the rate limit. */
   private async getJson(url: string, context: RequestContext): Promise<{ data: unknown; link?: string }> {
-    const cache = this.options.cache;
-    const record = cache ? await cache.getHttpRecord(url) : undefined;
-    const cachedBody = record && cache ? await cache.getBlob(record.sha256) : undefined;
-    const fromCache = () => ({ data: this.parseJson(cachedBody!, url), link: record!.headers?.link });
-
-    if (this.options.offline) {
-      if (cachedBody) return fromCache();
-      throw this.offlineMiss(`the answer to GET ${redactUrl(url)}`, context.version);
+    const of = context.version ? ` for version ${context.version}` : '';
+    let answer: RevalidatedResponse;
+    try {
+      answer = await this.client.revalidatedGet(url, `the answer to GET ${redactUrl(url)}${of} of ${this.slug}`, (conditional) => this.apiGet(url, conditional), ['link']);
+    } catch (error) {
+      throw this.failure(error, context);
     }
-    const headers: Record<string, string> = {};
-    if (record?.etag && cachedBody) headers['if-none-match'] = record.etag;
+    if (answer.status !== 200) throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`));
+    return { data: this.parseJson(answer.body, url), link: answer.headers.link };
+  }
+
+  /** A GET through octokit (auth, rate limits), as a plain response; octokit throws a 304, which is an answer here. */
+  private async apiGet(url: string, headers: Record<string, string>): Promise<PlainResponse> {
     try {
       const response = await this.octokit.request({ method: 'GET', url, headers, request: { parseSuccessResponseBody: false } });
-      const body = await bodyBytes(response.data);
-      const link = response.headers.link;
-      if (cache) {
-        const sha256 = await cache.putBlob(body);
-        await cache.putHttpRecord({ url, sha256, etag: response.headers.etag, headers: link ? { link } : undefined });
-      }
-      return { data: this.parseJson(body, url), link };
+      const kept = Object.entries(response.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+      return { status: response.status, body: await bodyBytes(response.data), headers: new Headers(kept) };
     } catch (error) {
-      if (error instanceof RequestError && error.status === 304 && cachedBody) return fromCache();
-      throw this.failure(error, context);
+      if (error instanceof RequestError && error.status === 304) return { status: 304, body: Buffer.alloc(0), headers: new Headers() };
+      throw error;
     }
   }
 
@@ -414,7 +379,7 @@ class GitHubRepository implements GitHubReleaseRepository {
       const bytes = known ? await cache.getBlob(known) : undefined;
       if (bytes) return { bytes, cached: true };
     }
-    if (this.options.offline) throw this.offlineMiss(`asset ${asset.name}`, version);
+    if (this.client.offline) throw this.client.offlineMiss(`asset ${asset.name} for version ${version} of ${this.slug}`);
 
     const bytes = await this.downloadAsset(asset, version);
     const actual = sha256Hex(bytes);
@@ -435,7 +400,7 @@ class GitHubRepository implements GitHubReleaseRepository {
   /**
    * `GET …/releases/assets/{id}` with Accept octet-stream answers a redirect to a storage host
    * with a pre-signed URL. The API call goes through octokit (rate limits); the storage download
-   * through `httpFetch` (retries, cap), sending the token only if the storage is the API's own origin.
+   * through the shared client (retries, cap, deadline), sending the token only if the storage is the API's own origin.
    */
   private async downloadAsset(asset: ApiAsset, version: string): Promise<Buffer> {
     const context: RequestContext = {
@@ -461,18 +426,8 @@ class GitHubRepository implements GitHubReleaseRepository {
     const storageUrl = new URL(location, asset.url).href;
     const headers: Record<string, string> = { accept };
     if (this.options.token) headers.authorization = `Bearer ${this.options.token}`;
-    const onProgress = this.options.onProgress;
     try {
-      const download = await httpFetch(
-        {
-          url: storageUrl,
-          headers,
-          credentialOrigin: this.apiOrigin,
-          onBytes: onProgress && ((received, total) => onProgress({ type: 'bytes', url: redactUrl(storageUrl), received, total })),
-        },
-        this.policy,
-        onProgress && ((notice) => onProgress({ type: 'retry', ...notice })),
-      );
+      const download = await this.client.send({ url: storageUrl, headers, credentialOrigin: this.apiOrigin });
       if (download.status === 404) throw context.notFound();
       if (download.status !== 200) {
         throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(storageUrl)} answered HTTP ${download.status}`, { hint: 'retry later' }));
@@ -486,7 +441,7 @@ class GitHubRepository implements GitHubReleaseRepository {
   /** A failed request as a CapiGitopsError, never mentioning the token. */
   private failure(error: unknown, context: RequestContext): CapiGitopsError {
     if (error instanceof CapiGitopsError) return error;
-    if (error instanceof HttpError) return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.message}`, { hint: networkFailureHint(error.failure) }));
+    if (error instanceof HttpError) return this.client.failure(error, context.action) as CapiGitopsError;
     if (!(error instanceof RequestError)) {
       return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error instanceof Error ? error.message : String(error)}`));
     }
@@ -498,7 +453,7 @@ class GitHubRepository implements GitHubReleaseRepository {
       }));
     }
     // Transport failures reach us wrapped by octokit as status 500 with our HttpError as cause.
-    if (error.cause instanceof HttpError) return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.cause.message}`, { hint: networkFailureHint(error.cause.failure) }));
+    if (error.cause instanceof HttpError) return this.client.failure(error.cause, context.action) as CapiGitopsError;
     return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`));
   }
 
@@ -511,15 +466,8 @@ class GitHubRepository implements GitHubReleaseRepository {
     return new CapiGitopsError(this.diagnostic(`GitHub API rate limit exceeded (HTTP ${error.status}) trying to ${context.action}; ${when}`, { hint }));
   }
 
-  private offlineMiss(what: string, version: string | undefined): CapiGitopsError {
-    const of = version ? ` for version ${version}` : '';
-    return new CapiGitopsError(this.diagnostic(`offline: ${what}${of} of ${this.slug} is not in the cache`, {
-      hint: this.options.cache ? `run once online to fill the cache at ${this.options.cache.dir}` : 'offline mode needs a cache directory',
-    }));
-  }
-
   private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
-    return { ...this.options.origin, message, ...extra };
+    return this.client.diagnostic(message, extra);
   }
 }
 

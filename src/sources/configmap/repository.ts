@@ -7,14 +7,14 @@
  * `binaryData.components` is gzip.
  */
 import { gunzipSync } from 'node:zlib';
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { DEFAULT_COMPONENTS_FILE } from '../model/provider.js';
-import type { ConfigMapObject, LabelSelector } from '../manifest/types.js';
-import { artifactFromBytes, artifactFromText } from './artifact.js';
-import { formatSelector, matchesSelector, selectorProblems } from './label-selector.js';
-import { messagePrefix, type DiagnosticOrigin, type RepositoryRequest } from './request.js';
-import { compareSemantic, parseSemantic } from './semantic-version.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
+import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { DEFAULT_COMPONENTS_FILE } from '../../model/provider.js';
+import type { ConfigMapObject, LabelSelector } from '../../manifest/types.js';
+import { artifactFromBytes, artifactFromText } from '../base/artifact.js';
+import { formatSelector, matchesSelector, selectorProblems } from '../label-selector.js';
+import { messagePrefix, type DiagnosticOrigin, type SelectorRequest } from '../request.js';
+import { compareSemantic, parseSemantic } from '../semantic-version.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
 export const CONFIGMAP_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
 export const CONFIGMAP_COMPRESSED_ANNOTATION = 'provider.cluster.x-k8s.io/compressed';
@@ -85,7 +85,7 @@ export class ConfigMapRepository implements ProviderRepository {
   private readonly origin: DiagnosticOrigin;
   private readonly prefix: string;
 
-  constructor(releases: ReadonlyMap<string, ConfigMapRelease>, componentsFile: string, location: string, request: RepositoryRequest) {
+  constructor(releases: ReadonlyMap<string, ConfigMapRelease>, componentsFile: string, location: string, request: Omit<SelectorRequest, 'from'>) {
     this.releases = releases;
     this.componentsFile = componentsFile;
     this.location = location;
@@ -128,7 +128,7 @@ export function selectConfigMaps(configMaps: readonly ConfigMapObject[], selecto
  * ConfigMaps with the same version are an error here (the operator silently keeps the one whose
  * name sorts last), because which one renders must be visible in review.
  */
-export function openConfigMapRepository(request: RepositoryRequest & { selector: LabelSelector }, configMaps: readonly ConfigMapObject[]): ConfigMapRepository {
+export function openConfigMapRepository(request: Omit<SelectorRequest, 'from'>, configMaps: readonly ConfigMapObject[]): ConfigMapRepository {
   const namespace = request.namespace ?? '';
   const selectorText = formatSelector(request.selector);
   const fail = (list: Diagnostic | Diagnostic[]): never => {
@@ -193,6 +193,6 @@ export function openConfigMapRepository(request: RepositoryRequest & { selector:
 }
 
 /** Components are named like the file the provider publishes, so both routes name artifacts alike. */
-function componentsFileFor(request: RepositoryRequest): string {
+function componentsFileFor(request: Pick<SelectorRequest, 'kind'>): string {
   return request.kind ? DEFAULT_COMPONENTS_FILE[request.kind] : OPERATOR_COMPONENTS_FILE;
 }

@@ -16,15 +16,12 @@
  * Extensions: `hosts` names self-managed GitLab hosts not called `gitlab.*`
  * (cluster-api-operator issue #705), and plain http:// is accepted for 127.0.0.1/localhost.
  */
-import { decodeUtf8 } from '../model/utf8.js';
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { sha256Hex } from './cache.js';
-import { nextPageUrl } from './github.js';
-import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy } from './http.js';
-import { networkFailureHint } from './unreachable.js';
-import { isLoopbackHost, revalidatedGet, type RevalidatedResponse } from './https.js';
-import type { NetworkSourceOptions } from './request.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
+import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { artifactFromBytes } from '../base/artifact.js';
+import { parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
+import { isLoopbackHost, redactUrl } from '../base/http.js';
+import type { NetworkSourceOptions } from '../request.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
 /** clusterctl's variable (config.GitLabAccessTokenVariable); as an environment variable GITLAB_ACCESS_TOKEN. */
 export const GITLAB_TOKEN_VARIABLE = 'gitlab-access-token';
@@ -122,7 +119,7 @@ class GitLabRepository implements ProviderRepository {
   readonly location: string;
   readonly defaultVersion: string;
   readonly componentsFile: string;
-  private readonly policy: HttpPolicy;
+  private readonly client: SourceClient;
   private readonly token: string | undefined;
   private readonly projectUrl: string;
 
@@ -134,7 +131,7 @@ class GitLabRepository implements ProviderRepository {
     this.location = url;
     this.defaultVersion = parts.version;
     this.componentsFile = parts.componentsFile;
-    this.policy = httpPolicy(options.http);
+    this.client = new SourceClient(options);
     this.token = gitlabToken(options.credentials, options.env);
     this.projectUrl = `${parts.origin}${API_PREFIX}${parts.projectSlug}`;
   }
@@ -150,34 +147,16 @@ class GitLabRepository implements ProviderRepository {
     for (let page = 1; url; page++) {
       if (page > MAX_PAGES) throw new CapiGitopsError(this.diagnostic(`more than ${MAX_PAGES} pages of packages in ${this.location}`));
       const answer: RevalidatedResponse = await this.get(url, { action: `list the versions of package ${packageName}`, listing: true });
-      let data: unknown;
-      try {
-        data = JSON.parse(answer.body.toString('utf8'));
-      } catch {
-        data = undefined;
-      }
+      const data = parseJsonBody(answer.body);
       if (!Array.isArray(data)) throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a list of packages`, { hint: 'check the GitLab host in the URL' }));
       for (const entry of data) {
         // package_name matches by substring; only the exact, usable package counts.
         const usable = isApiPackage(entry) && entry.name === packageName && (entry.package_type ?? 'generic') === 'generic' && (entry.status ?? 'default') === 'default';
         if (usable && !versions.includes(entry.version)) versions.push(entry.version);
       }
-      url = this.sameOrigin(nextPageUrl(answer.headers.link), url);
+      url = this.client.nextPage(answer.headers.link, url, this.parts.origin, `GitLab's package list of ${this.location}`);
     }
     return versions;
-  }
-
-  /** The next page only if it stays on the GitLab origin, where the token goes. */
-  private sameOrigin(next: string | undefined, current: string): string | undefined {
-    if (next === undefined) return undefined;
-    const absolute = new URL(next, current);
-    if (absolute.origin !== this.parts.origin) {
-      throw new CapiGitopsError(this.diagnostic(`GitLab's package list links its next page to another host (${redactUrl(absolute)})`, {
-        expected: `a URL on ${this.parts.origin}`,
-        hint: 'the request was not sent',
-      }));
-    }
-    return absolute.href;
   }
 
   /** clusterctl GetFile: `<project>/packages/generic/<package>/<version>/<file>`. */
@@ -203,7 +182,7 @@ class GitLabRepository implements ProviderRepository {
         })),
     });
     this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: answer.body.length, cached: answer.cached });
-    return { name: fileName, text: decodeUtf8(answer.body, redactUrl(url)), sha256: sha256Hex(answer.body), url };
+    return artifactFromBytes(fileName, answer.body, url, redactUrl(url));
   }
 
   private async get(
@@ -211,29 +190,12 @@ class GitLabRepository implements ProviderRepository {
     context: { action: string; version?: string; listing?: boolean; notFound?: (status: number) => CapiGitopsError },
   ): Promise<RevalidatedResponse> {
     const headers: Record<string, string> = this.token ? { authorization: `Bearer ${this.token}` } : {};
-    const onProgress = this.options.onProgress;
-    let answer: RevalidatedResponse | undefined;
+    let answer: RevalidatedResponse;
     try {
-      answer = await revalidatedGet(url, { cache: this.options.cache, offline: this.options.offline, keepHeaders: ['link'] }, (conditional) =>
-        httpFetch(
-          {
-            url,
-            headers: { ...headers, ...conditional },
-            credentialOrigin: this.parts.origin,
-            onBytes: onProgress && ((received, total) => onProgress({ type: 'bytes', url: redactUrl(url), received, total })),
-          },
-          this.policy,
-          onProgress && ((notice) => onProgress({ type: 'retry', ...notice })),
-        ),
-      );
+      const what = `GET ${redactUrl(url)}${context.version ? ` (version ${context.version})` : ''}`;
+      answer = await this.client.revalidatedGet(url, what, this.client.sendGet(url, headers, this.parts.origin), ['link']);
     } catch (error) {
-      if (error instanceof HttpError) throw new CapiGitopsError(this.diagnostic(`cannot ${context.action} from ${this.location}: ${error.message}`, { hint: networkFailureHint(error.failure) }));
-      throw error;
-    }
-    if (answer === undefined) {
-      throw new CapiGitopsError(this.diagnostic(`offline: GET ${redactUrl(url)}${context.version ? ` (version ${context.version})` : ''} is not in the cache`, {
-        hint: this.options.cache ? `run once online to fill the cache at ${this.options.cache.dir}` : 'offline mode needs a cache directory',
-      }));
+      throw this.client.failure(error, `${context.action} from ${this.location}`);
     }
     if (answer.status === 200) return answer;
     if ((answer.status === 404 || answer.status === 410) && context.notFound) throw context.notFound(answer.status);
@@ -251,6 +213,6 @@ class GitLabRepository implements ProviderRepository {
   }
 
   private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
-    return { ...this.options.origin, message, ...extra };
+    return this.client.diagnostic(message, extra);
   }
 }

@@ -1,17 +1,19 @@
 /**
- * The HTTP layer every network source shares (GitHub now; GitLab, plain HTTPS and OCI later).
+ * The HTTP transport every network source shares (through `client.ts`).
  *
  * - `httpFetchOnce`: one attempt with a timeout, a body size cap, truncation detection and
  *   redirects followed by hand, so credential headers only ever reach the origin they were
  *   meant for.
  * - `httpFetch`: `httpFetchOnce` with bounded retries (exponential backoff with jitter) on 5xx,
- *   408/429, connection failures, timeouts and truncated bodies.
- * - `fetchAdapter`: `httpFetchOnce` behind the `fetch` signature, for octokit's `request.fetch`.
+ *   408/429, connection failures, timeouts and truncated bodies, all inside one deadline (the
+ *   request's budget or the run's, `deadline.ts`).
+ * - `fetchAdapter`: a request behind the `fetch` signature, for octokit's `request.fetch`.
  *
  * Bodies are read completely into memory: artifacts are YAML files of a few MB, and a complete
  * read is what lets us check the length and the cap before anyone parses a byte.
  */
 
+import type { NetworkDeadline } from './deadline.js';
 import { markUnreachable, unreachableCode, unreachableReason } from './unreachable.js';
 
 /** How requests are made and retried. Every field has a default (`DEFAULT_HTTP_POLICY`). */
@@ -28,6 +30,8 @@ export interface HttpPolicy {
   /** A `Retry-After` longer than this is not waited for: the response is returned as it is. */
   maxRetryAfterMs: number;
   maxRedirects: number;
+  /** The run's budget, shared by every request of the run; none when unset (library use). */
+  runDeadline?: NetworkDeadline;
   /** Injected so tests never wait for real. */
   sleep: (ms: number) => Promise<void>;
   /** [0, 1); injected so tests can pin the jitter. */
@@ -64,7 +68,7 @@ export type SourceProgressEvent =
   /** A failed attempt will be retried after `delayMs`. */
   | { type: 'retry'; url: string; attempt: number; delayMs: number; reason: string };
 
-export type HttpFailure = 'network' | 'timeout' | 'truncated' | 'too-large' | 'redirect' | 'refused' | 'unreachable';
+export type HttpFailure = 'network' | 'timeout' | 'deadline' | 'truncated' | 'too-large' | 'redirect' | 'refused' | 'unreachable';
 
 /** A request that did not produce a complete response. Messages carry redacted URLs only. */
 export class HttpError extends Error {
@@ -117,6 +121,8 @@ export interface HttpRequest {
   /** `manual` returns a 3xx response as it is instead of following it. */
   redirect?: 'follow' | 'manual';
   signal?: AbortSignal;
+  /** Which statuses `httpFetch` retries; `isRetryableStatus` by default. */
+  retryableStatus?: (status: number) => boolean;
   onBytes?: (received: number, total: number | undefined) => void;
 }
 
@@ -318,37 +324,59 @@ export interface RetryNotice {
 }
 
 /**
- * `httpFetchOnce` with bounded retries. A retryable status is retried and, once attempts are
- * used up, returned to the caller (who knows what the status means); a transport failure is
- * thrown as `HttpError` naming the number of attempts.
+ * `httpFetchOnce` with bounded retries inside one deadline: the request's own budget
+ * (`timeoutMs`, retries included) or the run's (`runDeadline`), whichever ends first. A server
+ * that stalls every attempt fails once, when the budget ends, not after (retries + 1) × timeout;
+ * a backoff that would end past the deadline is not waited for. A retryable status is retried
+ * and, once attempts are used up, returned to the caller (who knows what the status means); a
+ * transport failure is thrown as `HttpError` naming the number of attempts.
  */
 export async function httpFetch(request: HttpRequest, policy: HttpPolicy, onRetry?: (notice: RetryNotice) => void): Promise<HttpResponse> {
-  // The timeout is the budget of the whole request, retries included: a server that stalls
-  // every attempt fails once, after timeoutMs, not after (retries + 1) × timeoutMs.
-  const deadline = Date.now() + policy.timeoutMs;
+  const method = request.method ?? 'GET';
+  const shown = `${method} ${redactUrl(request.url)}`;
+  const requestEnd = Date.now() + policy.timeoutMs;
+  const runEnd = policy.runDeadline?.end();
+  const deadline = Math.min(requestEnd, runEnd ?? Infinity);
+  const runBound = runEnd !== undefined && runEnd <= requestEnd;
+  /** The deadline ended the request: say which one, after how many attempts, and the last failure. */
+  const expired = (attempts: number, last?: { reason: string; cause?: unknown }): HttpError => {
+    const tried = attempts === 0 ? 'not sent' : `gave up after ${attempts} attempt${attempts === 1 ? '' : 's'}`;
+    const lastFailure = last ? ` (last: ${last.reason.replace(`${shown}: `, '')})` : '';
+    if (runBound) {
+      return new HttpError('deadline', `${shown}: ${policy.runDeadline!.describe()} was reached; ${tried}${lastFailure}`, redactUrl(request.url), { cause: last?.cause });
+    }
+    return new HttpError('timeout', `${shown}: no complete answer within ${policy.timeoutMs} ms; ${tried}${lastFailure}`, redactUrl(request.url), { cause: last?.cause });
+  };
+  const retryableStatus = request.retryableStatus ?? isRetryableStatus;
+
+  let last: { reason: string; cause?: unknown } | undefined;
   for (let attempt = 1; ; attempt++) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw expired(attempt - 1, last);
     let delayMs: number;
     let reason: string;
+    let cause: unknown;
     try {
-      const remaining = deadline - Date.now();
-      if (attempt > 1 && remaining <= 0) {
-        throw new HttpError('timeout', `${request.method ?? 'GET'} ${redactUrl(request.url)}: no complete answer within ${policy.timeoutMs} ms; gave up after ${attempt - 1} attempts`, redactUrl(request.url));
-      }
-      const response = await httpFetchOnce(request, attempt === 1 ? policy : { ...policy, timeoutMs: Math.max(1, remaining) });
-      if (!isRetryableStatus(response.status) || attempt > policy.retries) return response;
+      const limited = attempt === 1 && remaining >= policy.timeoutMs ? policy : { ...policy, timeoutMs: Math.max(1, remaining) };
+      const response = await httpFetchOnce(request, limited);
+      if (!retryableStatus(response.status) || attempt > policy.retries) return response;
       const asked = retryAfterMs(response.headers.get('retry-after'));
       if (asked !== undefined && asked > policy.maxRetryAfterMs) return response;
       delayMs = asked ?? backoffDelay(attempt, policy);
       reason = `HTTP ${response.status}`;
     } catch (error) {
       if (!(error instanceof HttpError) || !error.retryable) throw error;
-      if (error.failure === 'timeout' && deadline - Date.now() <= 0) throw error;
+      // Each attempt's timeout is what is left of the deadline, so a timeout means it is spent.
+      if (error.failure === 'timeout') throw attempt === 1 && !runBound ? error : expired(attempt, { reason: error.message, cause: error.cause });
       if (attempt > policy.retries) {
         throw new HttpError(error.failure, `${error.message}; gave up after ${attempt} attempts`, error.url, { cause: error.cause });
       }
       delayMs = backoffDelay(attempt, policy);
       reason = error.message;
+      cause = error.cause;
     }
+    last = { reason, cause };
+    if (Date.now() + delayMs >= deadline) throw expired(attempt, last);
     onRetry?.({ url: redactUrl(request.url), attempt, delayMs, reason });
     await policy.sleep(delayMs);
   }
@@ -362,24 +390,21 @@ function headerRecord(init: ConstructorParameters<typeof Headers>[0]): Record<st
 }
 
 /**
- * A `fetch` made of one `httpFetchOnce` attempt, for libraries that take a fetch (octokit's
- * `request.fetch`). Retrying is left to the caller so attempts do not multiply.
+ * A `fetch` made of `send` (the shared client's request, retries and deadline included), for
+ * libraries that take a fetch (octokit's `request.fetch`). The library's own retries must be off,
+ * or attempts multiply and the deadline no longer bounds them.
  */
-export function fetchAdapter(policy: HttpPolicy, onBytes?: HttpRequest['onBytes']): (input: FetchInput, init?: RequestInit) => Promise<Response> {
+export function fetchAdapter(send: (request: HttpRequest) => Promise<HttpResponse>): (input: FetchInput, init?: RequestInit) => Promise<Response> {
   return async (input, init) => {
     if (init?.body !== undefined && init.body !== null) throw new Error('capi-gitops HTTP layer: request bodies are not supported');
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const result = await httpFetchOnce(
-      {
-        url,
-        method: init?.method,
-        headers: headerRecord(init?.headers),
-        redirect: init?.redirect === 'manual' ? 'manual' : 'follow',
-        signal: init?.signal ?? undefined,
-        onBytes,
-      },
-      policy,
-    );
+    const result = await send({
+      url,
+      method: init?.method,
+      headers: headerRecord(init?.headers),
+      redirect: init?.redirect === 'manual' ? 'manual' : 'follow',
+      signal: init?.signal ?? undefined,
+    });
     const response = new Response(NULL_BODY_STATUSES.has(result.status) ? null : result.body, {
       status: result.status,
       statusText: result.statusText,

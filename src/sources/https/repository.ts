@@ -1,8 +1,7 @@
 /**
  * Plain HTTPS artifact servers (Artifactory, Nexus, an nginx directory, a Bitbucket raw link):
  * the servers clusterctl and the cluster-api-operator reject because they are neither GitHub
- * nor GitLab (cluster-api-operator issues #394 and #488). Also the cached, revalidating GET the
- * GitLab and OCI sources share.
+ * nor GitLab (cluster-api-operator issues #394 and #488).
  *
  * ---- README: plain HTTPS sources ---------------------------------------------------------------
  * A provider URL that is not a GitHub release or GitLab package URL is a URL template with
@@ -33,74 +32,12 @@
  * separately and is only ever sent to the template's own scheme, host and port.
  * ------------------------------------------------------------------------------------------------
  */
-import { decodeUtf8 } from '../model/utf8.js';
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import type { ArtifactCache } from './cache.js';
-import { sha256Hex } from './cache.js';
-import { httpFetch, httpPolicy, HttpError, isLoopbackHost, redactUrl, type HttpPolicy, type HttpResponse } from './http.js';
-import { networkFailureHint } from './unreachable.js';
-import type { NetworkSourceOptions } from './request.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
-
-// ---- shared by the network sources -----------------------------------------------------------
-
-/** The only hosts plain http:// is accepted for by default. */
-export { isLoopbackHost };
-
-/** An answer from `revalidatedGet`: the server's, or the cached one it confirmed (304) or that offline mode used. */
-export interface RevalidatedResponse {
-  status: number;
-  body: Buffer;
-  /** The headers named in `keepHeaders`, lower-case; restored from the cache for a cached answer. */
-  headers: Record<string, string>;
-  /** True when the body came from the cache. */
-  cached: boolean;
-}
-
-export interface RevalidatedGetOptions {
-  cache?: ArtifactCache;
-  /** Answer from the cache only; `undefined` is returned when the URL was never cached. */
-  offline?: boolean;
-  /** Response headers to keep with the cached body (a 304 does not repeat them), e.g. `link`. */
-  keepHeaders?: readonly string[];
-}
-
-function keptHeaders(headers: Headers, names: readonly string[]): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const name of names) {
-    const value = headers.get(name);
-    if (value !== null) kept[name] = value;
-  }
-  return kept;
-}
-
-/**
- * GET through the cache: a cached body with an ETag is revalidated with If-None-Match and
- * reused on 304; a 200 replaces it. `send` makes the request with the extra headers it is given
- * (so a source can add its own authentication). Only 200 answers are cached. Returns undefined
- * offline when nothing is cached.
- */
-export async function revalidatedGet(
-  url: string,
-  options: RevalidatedGetOptions,
-  send: (conditionalHeaders: Record<string, string>) => Promise<HttpResponse>,
-): Promise<RevalidatedResponse | undefined> {
-  const { cache } = options;
-  const record = cache ? await cache.getHttpRecord(url) : undefined;
-  const cachedBody = record && cache ? await cache.getBlob(record.sha256) : undefined;
-  const fromCache = (): RevalidatedResponse => ({ status: 200, body: cachedBody!, headers: { ...record!.headers }, cached: true });
-
-  if (options.offline) return cachedBody ? fromCache() : undefined;
-  const conditional: Record<string, string> = record?.etag && cachedBody ? { 'if-none-match': record.etag } : {};
-  const response = await send(conditional);
-  if (response.status === 304 && cachedBody) return fromCache();
-  const headers = keptHeaders(response.headers, options.keepHeaders ?? []);
-  if (response.status === 200 && cache) {
-    const sha256 = await cache.putBlob(response.body);
-    await cache.putHttpRecord({ url, sha256, etag: response.headers.get('etag') ?? undefined, headers: Object.keys(headers).length ? headers : undefined });
-  }
-  return { status: response.status, body: response.body, headers, cached: false };
-}
+import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { artifactFromBytes } from '../base/artifact.js';
+import { SourceClient, type RevalidatedResponse } from '../base/client.js';
+import { isLoopbackHost, redactUrl } from '../base/http.js';
+import type { NetworkSourceOptions } from '../request.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
 // ---- the plain HTTPS repository --------------------------------------------------------------
 
@@ -247,7 +184,7 @@ class HttpsRepository implements ProviderRepository {
   /** A template names no version: an empty spec.version means the latest listed one. */
   readonly defaultVersion = 'latest';
   readonly componentsFile: string;
-  private readonly policy: HttpPolicy;
+  private readonly client: SourceClient;
 
   constructor(
     urlTemplate: string,
@@ -258,7 +195,7 @@ class HttpsRepository implements ProviderRepository {
   ) {
     this.location = urlTemplate;
     this.componentsFile = template.componentsFile;
-    this.policy = httpPolicy(options.http);
+    this.client = new SourceClient(options);
   }
 
   async listVersions(): Promise<string[]> {
@@ -304,35 +241,17 @@ class HttpsRepository implements ProviderRepository {
         })),
     });
     this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: body.length, cached });
-    return { name, text: decodeUtf8(body, redactUrl(url)), sha256: sha256Hex(body), url };
+    return artifactFromBytes(name, body, url, redactUrl(url));
   }
 
   private async get(url: string, context: { action: string; version?: string; notFound: (status: number) => CapiGitopsError }): Promise<RevalidatedResponse> {
-    const headers: Record<string, string> = {};
-    if (this.options.authorization) headers.authorization = this.options.authorization;
-    const onProgress = this.options.onProgress;
-    let answer: RevalidatedResponse | undefined;
+    const headers: Record<string, string> = this.options.authorization ? { authorization: this.options.authorization } : {};
+    let answer: RevalidatedResponse;
     try {
-      answer = await revalidatedGet(url, { cache: this.options.cache, offline: this.options.offline }, (conditional) =>
-        httpFetch(
-          {
-            url,
-            headers: { ...headers, ...conditional },
-            credentialOrigin: this.template.origin,
-            onBytes: onProgress && ((received, total) => onProgress({ type: 'bytes', url: redactUrl(url), received, total })),
-          },
-          this.policy,
-          onProgress && ((notice) => onProgress({ type: 'retry', ...notice })),
-        ),
-      );
+      const what = `GET ${redactUrl(url)}${context.version ? ` (version ${context.version})` : ''}`;
+      answer = await this.client.revalidatedGet(url, what, this.client.sendGet(url, headers, this.template.origin));
     } catch (error) {
-      if (error instanceof HttpError) throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error.message}`, { hint: networkFailureHint(error.failure) }));
-      throw error;
-    }
-    if (answer === undefined) {
-      throw new CapiGitopsError(this.diagnostic(`offline: GET ${redactUrl(url)}${context.version ? ` (version ${context.version})` : ''} is not in the cache`, {
-        hint: this.options.cache ? `run once online to fill the cache at ${this.options.cache.dir}` : 'offline mode needs a cache directory',
-      }));
+      throw this.client.failure(error, context.action);
     }
     if (answer.status === 200) return answer;
     if (answer.status === 404 || answer.status === 410) throw context.notFound(answer.status);
@@ -345,6 +264,6 @@ class HttpsRepository implements ProviderRepository {
   }
 
   private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
-    return { ...this.options.origin, message, ...extra };
+    return this.client.diagnostic(message, extra);
   }
 }

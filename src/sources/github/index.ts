@@ -1,0 +1,25 @@
+import { githubTokenFromEnv } from '../credentials.js';
+import { isHttpUrl, networkOptions } from '../base/network-options.js';
+import type { SourceModule } from '../source.js';
+
+// The repository module is imported when first asked: a local or ConfigMap render never loads octokit.
+export const githubSource: SourceModule = {
+  id: 'github',
+  serves: 'GitHub release URLs (https://github.com/<owner>/<repo>/releases/{latest|<tag>}/<file>)',
+  open: async (request, context) => {
+    if (request.from !== 'url' || !isHttpUrl(request.url)) return null;
+    const { openGitHubRepository } = await import('./repository.js');
+    const { cache, offline, log, onProgress, origin, env } = networkOptions(request, context);
+    const github = context.options.github ?? {};
+    return openGitHubRepository(request.url, {
+      ...github,
+      token: github.token ?? githubTokenFromEnv(env ?? process.env),
+      http: github.http ?? context.options.http,
+      cache,
+      offline,
+      log,
+      onProgress,
+      origin,
+    });
+  },
+};

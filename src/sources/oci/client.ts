@@ -1,0 +1,120 @@
+/**
+ * Speaks the distribution API to one registry for one repository through the shared client,
+ * answering auth challenges as oras-go's auth client does (`auth.ts`).
+ */
+import type { CapiGitopsError, Diagnostic } from '../../model/diagnostics.js';
+import type { SourceClient } from '../base/client.js';
+import { HttpError, redactUrl, type HttpResponse } from '../base/http.js';
+import { distributionTokenRequest, oauth2TokenRequest, OCI_CREDENTIAL_KEYS, parseChallenge, realmAcceptable, type Challenge, type OciCredentials } from './auth.js';
+import type { OciReference } from './reference.js';
+
+/** Speaks to one registry for one repository, answering auth challenges as oras-go's auth client. */
+export class RegistryClient {
+  readonly base: string;
+  private authorization: string | undefined;
+  private readonly origin: string;
+
+  constructor(
+    private readonly ref: OciReference,
+    private readonly credentials: OciCredentials | undefined,
+    private readonly client: SourceClient,
+    private readonly log: ((line: string) => void) | undefined,
+    private readonly fail: (message: string, extra?: Omit<Diagnostic, 'message'>) => CapiGitopsError,
+  ) {
+    this.base = `${ref.plainHttp ? 'http' : 'https'}://${ref.registry}`;
+    this.origin = new URL(this.base).origin;
+  }
+
+  /** GET with the current authorization; one 401 is answered by authenticating and asking again. */
+  async get(url: string, headers: Record<string, string>): Promise<HttpResponse> {
+    let response = await this.send(url, headers);
+    if (response.status !== 401) return response;
+    this.authorization = await this.authenticate(parseChallenge(response.headers.get('www-authenticate')), url);
+    response = await this.send(url, headers);
+    if (response.status === 401) {
+      throw this.fail(`registry ${this.ref.registry} rejected the credentials (HTTP 401 on GET ${redactUrl(url)})`, {
+        hint: `check ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} or ${OCI_CREDENTIAL_KEYS.accessToken} in the provider's configSecret (or the environment) and their access to ${this.ref.repository}`,
+      });
+    }
+    return response;
+  }
+
+  private send(url: string, headers: Record<string, string>): Promise<HttpResponse> {
+    return this.transport(() => this.client.send({ url, headers: this.authorization ? { ...headers, authorization: this.authorization } : headers, credentialOrigin: this.origin }));
+  }
+
+  /** Transport failures as CapiGitopsError, with the http:// hint when TLS met a plain-HTTP server. */
+  private async transport(request: () => Promise<HttpResponse>): Promise<HttpResponse> {
+    try {
+      return await request();
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      const tlsToPlain = !this.ref.plainHttp && /EPROTO|wrong version number|ssl/i.test(error.message);
+      throw this.fail(`cannot reach registry ${this.ref.registry}: ${error.message}`, {
+        hint: tlsToPlain ? `the registry does not speak TLS; for a plain-HTTP registry write the reference as http://${this.ref.registry}/${this.ref.repository}` : undefined,
+      });
+    }
+  }
+
+  private async authenticate(challenge: Challenge | undefined, url: string): Promise<string> {
+    const credentials = this.credentials ?? {};
+    if (challenge?.scheme === 'basic') {
+      this.log?.(`oci: ${this.ref.registry} asks for Basic authentication`);
+      if (!credentials.username || !credentials.password) {
+        throw this.fail(`registry ${this.ref.registry} requires a username and password (Basic authentication) for GET ${redactUrl(url)}`, {
+          hint: `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} in the provider's configSecret or the environment`,
+        });
+      }
+      return `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
+    }
+    if (challenge?.scheme === 'bearer') {
+      if (credentials.accessToken) {
+        this.log?.(`oci: ${this.ref.registry} asks for a Bearer token; using ${OCI_CREDENTIAL_KEYS.accessToken}`);
+        return `Bearer ${credentials.accessToken}`;
+      }
+      return `Bearer ${await this.fetchToken(challenge, credentials)}`;
+    }
+    throw this.fail(`registry ${this.ref.registry} answered HTTP 401 to GET ${redactUrl(url)} without a Basic or Bearer challenge`, {
+      hint: 'check the registry address; a proxy in between may be rejecting the request',
+    });
+  }
+
+  /**
+   * The token flows, as oras-go (the operator's client) chooses them: with OCI_REFRESH_TOKEN the
+   * OAuth2 flow, POST realm with grant_type=refresh_token; otherwise the distribution flow,
+   * GET realm?service=…&scope=…, Basic-authenticated when credentials exist.
+   */
+  private async fetchToken(challenge: Challenge, credentials: OciCredentials): Promise<string> {
+    let realm: URL;
+    try {
+      realm = new URL(challenge.params.realm ?? '');
+    } catch {
+      throw this.fail(`registry ${this.ref.registry} sent a Bearer challenge without a valid realm`);
+    }
+    if (!realmAcceptable(realm, this.ref.plainHttp)) {
+      throw this.fail(`registry ${this.ref.registry} points its token service at ${redactUrl(realm)}, which is not https`, {
+        hint: 'credentials are not sent over plain HTTP to a token service of a TLS registry; the request was not sent',
+      });
+    }
+    const scopes = [...new Set([`repository:${this.ref.repository}:pull`, ...(challenge.params.scope ?? '').split(' ').filter(Boolean)])].sort();
+    const attempt = credentials.refreshToken ? oauth2TokenRequest(realm, challenge, scopes, credentials.refreshToken) : distributionTokenRequest(realm, challenge, scopes, credentials);
+    this.log?.(`oci: ${this.ref.registry} asks for a Bearer token; requesting one from ${redactUrl(realm)} ${attempt.using}`);
+
+    const response = await this.transport(() => this.client.send(attempt.request, false));
+    if (attempt.refusedStatuses.includes(response.status)) {
+      throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${attempt.presented} (HTTP ${response.status})`, { hint: attempt.hint });
+    }
+    if (response.status !== 200) throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered HTTP ${response.status}`);
+    let answer: { token?: unknown; access_token?: unknown } | undefined;
+    try {
+      answer = JSON.parse(response.body.toString('utf8')) as typeof answer;
+    } catch {
+      answer = undefined;
+    }
+    // The token spec: `token`, or `access_token` for OAuth2 compatibility; equal when both are sent.
+    const token = typeof answer?.access_token === 'string' && answer.access_token ? answer.access_token : answer?.token;
+    if (typeof token !== 'string' || token === '') throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered no token`);
+    return token;
+  }
+}
+
