@@ -39,6 +39,12 @@ await esbuild.build({
   platform: 'node',
   target: 'node20',
   legalComments: 'none',
+  // Start-up parses the whole file: without comments and spaces it is 30% smaller, and pure
+  // ASCII (a comment with one non-ASCII character makes V8 decode and hold the source as UTF-16).
+  // Identifiers are kept, so function names and stack traces stay readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  charset: 'ascii',
   logLevel: 'warning',
   // CommonJS dependencies reach for require(), which an ES module does not have.
   banner: { js: `#!/usr/bin/env node\n// capi-gitops ${version}, single-file build (scripts/build-bundle.mjs).\nimport { createRequire as __capiGitopsCreateRequire } from 'node:module';\nconst require = __capiGitopsCreateRequire(import.meta.url);` },

@@ -5,7 +5,7 @@
  */
 import module from 'node:module';
 import { isMainThread, workerData } from 'node:worker_threads';
-import { setParseWorkerScript } from '../yaml/parse-pool.js';
+import { setParseWorkerScript } from '../yaml/parse-worker-script.js';
 
 const PARSE_WORKER_DATA = 'capi-gitops-parse-worker';
 
