@@ -14,6 +14,6 @@ if (!isMainThread && workerData === PARSE_WORKER_DATA) {
 } else {
   (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
   setParseWorkerScript(new URL(import.meta.url), PARSE_WORKER_DATA);
-  const { main } = await import('./program.js');
-  process.exitCode = await main(process.argv.slice(2));
+  const { runCli } = await import('./entry.js');
+  process.exitCode = await runCli(process.argv.slice(2));
 }

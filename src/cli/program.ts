@@ -14,6 +14,7 @@ import { SHELLS, type Shell } from './completion.js';
 import { failureDocument, guardOutputStreams, printError, reportInternalError, systemErrorDiagnostic } from './output.js';
 import { completeSuggestions, type Invocation } from './hints.js';
 import { registerEnvironmentSecrets } from '../model/redact.js';
+import type { OutputCacheLookup } from './output-cache.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -56,7 +57,8 @@ const operatorCommands = () => import('./operator-commands.js');
 
 const JSON_FLAG = ['--json', 'print the report as one JSON document on stdout (schemaVersion 1; see the README)'] as const;
 
-export function buildProgram(): Command {
+/** `outputCache`: the output cache's answer for this run, looked up by the entry before this module loaded. */
+export function buildProgram(outputCache?: OutputCacheLookup): Command {
   const program = new Command();
   program
     .name('capi-gitops')
@@ -80,7 +82,7 @@ export function buildProgram(): Command {
   )
     .option('--check', 'write nothing: compare with the output directory like `capi-gitops check` (exit 1 when it differs)')
     .option(...JSON_FLAG)
-    .action(async (flags) => (flags.check ? (await reviewCommands()).checkCommand(flags) : (await commands()).renderCommand(flags)));
+    .action(async (flags) => (flags.check ? (await reviewCommands()).checkCommand(flags) : (await commands()).renderCommand(flags, outputCache)));
   withHelp(render, {
     examples: [
       'capi-gitops render -f management-cluster/ -o clusters/mgmt',
@@ -206,10 +208,10 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], outputCache?: OutputCacheLookup): Promise<number> {
   guardOutputStreams();
   registerEnvironmentSecrets();
-  const program = buildProgram();
+  const program = buildProgram(outputCache);
   // The command that runs and its flags: failures are reported in its terms (--json, hints).
   let invoked: { name: string; flags: Invocation & { json?: boolean } } | undefined;
   program.hook('preAction', (_root, action) => {
