@@ -190,15 +190,15 @@ function encodeEntry(header: EntryHeader, contents: Buffer[]): Buffer {
   return Buffer.concat([length, json, ...contents]);
 }
 
-function decodeEntry(bytes: Buffer): { header: EntryHeader; files: Map<string, string>; objects: Map<string, ObjectRef[]> } | undefined {
+function decodeEntry(bytes: Buffer): { header: EntryHeader; files: Map<string, Buffer>; objects: Map<string, ObjectRef[]> } | undefined {
   try {
     const length = bytes.readUInt32BE(0);
     const header = JSON.parse(bytes.toString('utf8', 4, 4 + length)) as EntryHeader;
-    const files = new Map<string, string>();
+    const files = new Map<string, Buffer>();
     const objects = new Map<string, ObjectRef[]>();
     let at = 4 + length;
     for (const [file, size, refs] of header.files) {
-      files.set(file, bytes.toString('utf8', at, at + size));
+      files.set(file, bytes.subarray(at, at + size));
       objects.set(file, refs);
       at += size;
     }

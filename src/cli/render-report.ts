@@ -20,7 +20,7 @@ export function displayPath(file: string): string {
 export interface WrittenRender {
   /** -o as given. */
   output: string;
-  files: Map<string, string>;
+  files: ReadonlyMap<string, string | Uint8Array>;
   summary: WriteSummary;
   /** The --json document's fields from the render, in order: layout, then what was resolved. */
   document: Record<string, unknown>;
@@ -33,7 +33,7 @@ export interface WrittenRender {
 }
 
 /** The objects a write changed; parses only what `known` does not hold. */
-async function changedObjects(summary: WriteSummary, files: Map<string, string>, known?: ReadonlyMap<string, ObjectRef[]>): Promise<ObjectChange[]> {
+async function changedObjects(summary: WriteSummary, files: ReadonlyMap<string, string | Uint8Array>, known?: ReadonlyMap<string, ObjectRef[]>): Promise<ObjectChange[]> {
   if (known && summary.previous.size === 0 && summary.written.every((file) => known.has(file))) return compareObjects([], summary.written.map((file) => [file, known.get(file)!]));
   const { objectChanges } = await import('../emit/object-changes.js');
   return objectChanges(summary, files, known);

@@ -35,9 +35,9 @@ export function objectRefs(file: string, text: string): ObjectRef[] {
  * sorted by file, then kind, namespace, name. `known` gives the new side's objects per file
  * where they are known already; other files are parsed.
  */
-export function objectChanges(summary: Pick<WriteSummary, 'written' | 'previous'>, files: Map<string, string>, known?: ReadonlyMap<string, ObjectRef[]>): ObjectChange[] {
+export function objectChanges(summary: Pick<WriteSummary, 'written' | 'previous'>, files: ReadonlyMap<string, string | Uint8Array>, known?: ReadonlyMap<string, ObjectRef[]>): ObjectChange[] {
   return compareObjects(
     [...summary.previous].map(([file, bytes]) => [file, objectRefs(file, bytes.toString('utf8'))]),
-    summary.written.map((file) => [file, known?.get(file) ?? objectRefs(file, files.get(file) ?? '')]),
+    summary.written.map((file) => [file, known?.get(file) ?? objectRefs(file, Buffer.from(files.get(file) ?? '').toString('utf8'))]),
   );
 }
