@@ -5,7 +5,7 @@
  * Numbers are medians of several runs; nothing here asserts on time.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,8 +20,10 @@ const CORPUS = path.resolve(ROOT, '..', 'shared', 'corpus', 'repository');
 const CLI = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const BUNDLE = path.join(ROOT, 'dist', 'capi-gitops.mjs');
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-/** Loaded before the CLI to report its peak RSS on exit (stderr), without touching its code. */
-const REPORT_RSS = `data:text/javascript,process.on('exit',()=>process.stderr.write('maxrss '+process.resourceUsage().maxRSS+'\\n'))`;
+/** Loaded before the CLI to report its peak RSS and CPU time on exit (stderr), without touching its code. */
+const REPORT_RSS = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('maxrss '+u.maxRSS+' cpu '+(u.userCPUTime+u.systemCPUTime)+'\\n')})`;
+/** GNU time, for kubectl's CPU time: on a shared machine CPU time is steadier than wall time. */
+const GNU_TIME = '/usr/bin/time';
 
 interface Component {
   kind: string;
@@ -118,14 +120,14 @@ function run(cmd: string, args: string[]): string {
   return result.stderr;
 }
 
-/** A whole CLI process: wall time and peak RSS (MiB). */
-function cliRun(entry: string, args: string[]): { ms: number; rssMiB: number } {
+/** A whole CLI process: wall time, peak RSS (MiB) and CPU time (ms, user + system). */
+function cliRun(entry: string, args: string[]): { ms: number; rssMiB: number; cpuMs: number } {
   let stderr = '';
   const ms = timeMs(() => {
     stderr = run(process.execPath, ['--import', REPORT_RSS, entry, ...args]);
   });
-  const rss = /maxrss (\d+)/.exec(stderr);
-  return { ms, rssMiB: rss ? Number(rss[1]) / 1024 : NaN };
+  const rss = /maxrss (\d+) cpu (\d+)/.exec(stderr);
+  return { ms, rssMiB: rss ? Number(rss[1]) / 1024 : NaN, cpuMs: rss ? Number(rss[2]) / 1000 : NaN };
 }
 
 async function main(): Promise<void> {
@@ -142,9 +144,9 @@ async function main(): Promise<void> {
     // Warm, other output: the cache holds parsed forms only (a new -o is a new output-cache key).
     const entries = { package: CLI, bundle: BUNDLE } as const;
     type Entry = keyof typeof entries;
-    const cold: Record<Entry, { ms: number; rssMiB: number }[]> = { package: [], bundle: [] };
-    const warmRuns: Record<Entry, { ms: number; rssMiB: number }[]> = { package: [], bundle: [] };
-    const warmOther: Record<Entry, { ms: number; rssMiB: number }[]> = { package: [], bundle: [] };
+    const cold: Record<Entry, ReturnType<typeof cliRun>[]> = { package: [], bundle: [] };
+    const warmRuns: Record<Entry, ReturnType<typeof cliRun>[]> = { package: [], bundle: [] };
+    const warmOther: Record<Entry, ReturnType<typeof cliRun>[]> = { package: [], bundle: [] };
     const help: Record<Entry, number[]> = { package: [], bundle: [] };
     const nodeStart: number[] = [];
     const warmCache = path.join(dir, 'warm-cache');
@@ -198,9 +200,17 @@ async function main(): Promise<void> {
       }
     }
     const kustomize: number[] = [];
+    const kustomizeCpu: number[] = [];
     if (kubectl) {
       for (let i = 0; i < Math.min(RUNS, 3); i++) {
-        kustomize.push(timeMs(() => run('kubectl', ['kustomize', '--load-restrictor', 'LoadRestrictionsNone', kustomizeRoot])));
+        const args = ['kustomize', '--load-restrictor', 'LoadRestrictionsNone', kustomizeRoot];
+        if (!existsSync(GNU_TIME)) kustomize.push(timeMs(() => run('kubectl', args)));
+        else {
+          let stderr = '';
+          kustomize.push(timeMs(() => (stderr = run(GNU_TIME, ['-f', 'cpu %U %S', 'kubectl', ...args]))));
+          const cpu = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(stderr);
+          if (cpu) kustomizeCpu.push((Number(cpu[1]) + Number(cpu[2])) * 1000);
+        }
       }
     }
 
@@ -220,6 +230,16 @@ async function main(): Promise<void> {
       console.log(`${''.padEnd(44)} ${peak(warmRuns[entry])} (goal at most 120 MiB)`);
       line(`capi-gitops render, ${name}, warm, new -o`, median(warmOther[entry].map((r) => r.ms)));
       console.log(`${''.padEnd(44)} ${peak(warmOther[entry])}`);
+    }
+    if (kustomizeCpu.length > 0) {
+      const kc = median(kustomizeCpu);
+      console.log(`CPU time (user + system), steadier than wall time on a shared machine: kubectl kustomize ${kc.toFixed(0)} ms`);
+      for (const entry of ['package', 'bundle'] as const) {
+        for (const [what, runs] of [['cold', cold[entry]], ['warm (output cache)', warmRuns[entry]], ['warm, new -o', warmOther[entry]]] as const) {
+          const ms = median(runs.map((r) => r.cpuMs));
+          console.log(`  ${`${entry === 'package' ? 'CLI' : 'bundle'}, ${what}`.padEnd(42)} ${ms.toFixed(0).padStart(6)} ms   ${(ms / kc).toFixed(2)}×`);
+        }
+      }
     }
     const start = median(nodeStart);
     console.log(`${'node -e 0'.padEnd(44)} ${start.toFixed(0).padStart(6)} ms`);

@@ -91,7 +91,7 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
       'capi-gitops render -f management-cluster/ --list-variables',
       'capi-gitops render -f management-cluster/ -o clusters/mgmt --json',
     ],
-    environment: RENDER_ENVIRONMENT,
+    environment: [...RENDER_ENVIRONMENT, 'CAPI_GITOPS_OUTPUT_CACHE'],
   });
 
   const check = withRenderFlags(
