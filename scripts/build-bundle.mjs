@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { writeBuildId } from './build-id.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -30,6 +31,8 @@ const inlineRequires = {
   },
 };
 
+const buildId = writeBuildId();
+
 await esbuild.build({
   absWorkingDir: root,
   entryPoints: ['dist/src/cli/bundle-main.js'],
@@ -39,8 +42,16 @@ await esbuild.build({
   platform: 'node',
   target: 'node20',
   legalComments: 'none',
+  // Start-up parses the whole file: without comments and spaces it is 30% smaller, and pure
+  // ASCII (a comment with one non-ASCII character makes V8 decode and hold the source as UTF-16).
+  // Identifiers are kept, so function names and stack traces stay readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  charset: 'ascii',
   logLevel: 'warning',
   // CommonJS dependencies reach for require(), which an ES module does not have.
   banner: { js: `#!/usr/bin/env node\n// capi-gitops ${version}, single-file build (scripts/build-bundle.mjs).\nimport { createRequire as __capiGitopsCreateRequire } from 'node:module';\nconst require = __capiGitopsCreateRequire(import.meta.url);` },
+  // The output cache's key: this bundle is its own build (the modules it was made from).
+  define: { CAPI_GITOPS_BUILD_ID: JSON.stringify(`bundle-${buildId}`) },
   plugins: [inlineRequires],
 });

@@ -12,7 +12,8 @@ const require = createRequire(import.meta.url);
 
 /** The built-in charts ship in the package's `charts/` directory. */
 export const BUILT_IN_CHARTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'charts');
-export const BUILT_IN_CHARTS = ['argocd', 'flux'] as const;
+import { BUILT_IN_CHARTS } from './built-in-names.js';
+export { BUILT_IN_CHARTS };
 
 const CHART_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 

@@ -5,7 +5,7 @@
  */
 import module from 'node:module';
 import { isMainThread, workerData } from 'node:worker_threads';
-import { setParseWorkerScript } from '../yaml/parse-pool.js';
+import { setParseWorkerScript } from '../yaml/parse-worker-script.js';
 
 const PARSE_WORKER_DATA = 'capi-gitops-parse-worker';
 
@@ -14,6 +14,6 @@ if (!isMainThread && workerData === PARSE_WORKER_DATA) {
 } else {
   (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
   setParseWorkerScript(new URL(import.meta.url), PARSE_WORKER_DATA);
-  const { main } = await import('./program.js');
-  process.exitCode = await main(process.argv.slice(2));
+  const { runCli } = await import('./entry.js');
+  process.exitCode = await runCli(process.argv.slice(2));
 }

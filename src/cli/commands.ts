@@ -15,7 +15,8 @@ import { completeSuggestions } from './hints.js';
 import { shellWord } from './shell.js';
 import { versionInfo } from './version.js';
 import { completionScript, type Shell } from './completion.js';
-import { objectChanges, type ObjectChange } from '../emit/object-changes.js';
+import { displayPath, reportWrite } from './render-report.js';
+import type { OutputCacheLookup } from './output-cache.js';
 import type { Command } from 'commander';
 import { formatWarning } from '../model/diagnostics.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
@@ -53,12 +54,6 @@ export interface RenderFlags extends SourceFlags {
 }
 
 const MASK = '********';
-
-/** A path relative to the working directory when it lies below it, else absolute. */
-function displayPath(file: string): string {
-  const relative = path.relative(process.cwd(), file);
-  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : path.resolve(file);
-}
 
 /** A time flag in ms: a positive number of seconds, at most a day. */
 function secondsFlagMs(value: string, flag: string): number {
@@ -149,15 +144,15 @@ async function saveLock(resolution: Pick<Resolution, 'lockFile' | 'lock'>, out: 
   return lockReport(resolution, await writeLockfile(resolution.lockFile, resolution.lock.lock), out);
 }
 
-const CHANGE_MARK: Record<ObjectChange['change'], string> = { added: '+', changed: '~', removed: '-' };
-
 /** A default as written in the artifact: `${V:=""}` shows `""`, not the JSON of its two quotes. */
 function shownDefault(text: string): string {
   return /^(["'])[^"'\\]*\1$/.test(text) ? text : JSON.stringify(text);
 }
 
-export async function renderCommand(flags: RenderFlags): Promise<void> {
-  const out = new Output(flags);
+/** `outputCache`: where this render's output is stored for the next identical run (src/cli/output-cache.ts). */
+export async function renderCommand(flags: RenderFlags, outputCache?: OutputCacheLookup): Promise<void> {
+  const recorder = flags.listVariables ? undefined : outputCache?.recorder();
+  const out = recorder ? new Output(flags, recorder.stdout, recorder.stderr) : new Output(flags);
   if (flags.listVariables) {
     const providers = await withProgress(flags, async (progress) => {
       const options = renderOptions(flags, progress, secretOptions(flags));
@@ -185,7 +180,9 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   }
   const output = flags.output;
   if (!output) throw new UsageError('render needs -o/--output <dir> (or --list-variables)');
-  const result = await withProgress(flags, (progress) => renderOutput(renderFlagsOptions(flags, progress)));
+  const result = await withProgress(flags, (progress) =>
+    renderOutput(recorder ? renderFlagsOptions(flags, recorder.progress(progress), { onSecretValues: recorder.watchSecrets(secretOptions(flags).onSecretValues) }) : renderFlagsOptions(flags, progress)),
+  );
   if (result.fleet) {
     for (const c of result.clusters) {
       out.line(`cluster ${c.name}${c.release ? ` (release ${c.release})` : ''}${c.rendered ? '' : ': not rendered (--cluster), its files are kept'}`);
@@ -193,32 +190,13 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
     }
   } else printResolution(result, out);
   for (const w of result.warnings) out.warn(w);
+  recorder?.stop();
   // One transaction: the lockfile is prepared first and renamed right after the output's swap.
   const lock = await prepareLockfile(result.lockFile, result.lock.lock);
   const summary = await writeOutput(path.resolve(output), result.files, { alongside: lock ? [lock] : [] });
-  for (const w of summary.warnings) out.warn(w);
-  const changed = summary.written.filter((file) => summary.previous.has(file));
-  const objects = objectChanges(summary, result.files);
-  out.line(`wrote ${output}: ${summary.written.length} written, ${summary.unchanged.length} unchanged, ${summary.removed.length} removed`);
-  for (const file of summary.written) out.detail(`  ${summary.previous.has(file) ? 'changed' : 'created'} ${file}`);
-  for (const file of summary.removed) out.detail(`  removed ${file}`);
-  if (objects.length > 0) {
-    const counts = (['added', 'changed', 'removed'] as const).map((change) => `${objects.filter((o) => o.change === change).length} ${change}`);
-    out.line(`objects: ${counts.join(', ')}`);
-    for (const o of objects) out.line(`  ${[CHANGE_MARK[o.change], o.kind, [o.namespace, o.name].filter(Boolean).join('/')].filter(Boolean).join(' ')} (${o.file})`);
-  }
-  const lockfile = lockReport(result, lock !== undefined, out);
-  if (out.json) {
-    out.document('render', {
-      output: displayPath(path.resolve(output)),
-      layout: result.layout,
-      ...(result.fleet ? { clusters: result.clusters.map((c) => ({ name: c.name, release: c.release ?? null, rendered: c.rendered, ...resolutionJson(c.resolution) })) } : resolutionJson(result)),
-      files: { written: summary.written, changed, removed: summary.removed, unchanged: summary.unchanged.length },
-      objects,
-      lockfile,
-      warnings: [...result.warnings, ...summary.warnings],
-    });
-  }
+  const document = { layout: result.layout, ...(result.fleet ? { clusters: result.clusters.map((c) => ({ name: c.name, release: c.release ?? null, rendered: c.rendered, ...resolutionJson(c.resolution) })) } : resolutionJson(result)) };
+  await reportWrite(out, { output, files: result.files, summary, document, warnings: result.warnings, lockReport: () => lockReport(result, lock !== undefined, out) });
+  await recorder?.store(result, { lockChanged: lock !== undefined, document });
 }
 
 /** The pipeline's options for the flags render, check and diff share. */

@@ -4,5 +4,5 @@ import module from 'node:module';
 
 // Node 22+ can keep compiled bytecode between runs; a CLI that starts often gains from it.
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-const { main } = await import('./program.js');
-process.exitCode = await main(process.argv.slice(2));
+const { runCli } = await import('./entry.js');
+process.exitCode = await runCli(process.argv.slice(2));

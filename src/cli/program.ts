@@ -3,19 +3,18 @@
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { CapiGitopsError, formatDiagnostic } from '../model/diagnostics.js';
-import { renderCommand, lockCommand, planCommand, updateCommand, chartShowCommand, versionCommand, completionCommand } from './commands.js';
-import { LAYOUTS } from '../emit/layout.js';
+import { LAYOUTS } from '../emit/layout-names.js';
 import { SECRET_STRATEGIES } from '../manifest/types.js';
-import { BUILT_IN_CHARTS } from '../chart/load.js';
+import { BUILT_IN_CHARTS } from '../chart/built-in-names.js';
 import { ExitStatus, UsageError } from './errors.js';
-import { checkCommand, diffCommand, DIFF_FORMATS } from './review-commands.js';
-import { convertCommand, importHelmValuesCommand } from './operator-commands.js';
+import { DIFF_FORMATS } from './diff-formats.js';
 import { ENVIRONMENT, RENDER_ENVIRONMENT, SOURCE_ENVIRONMENT, withHelp, type EnvironmentVariable } from './help.js';
 import { VERSION } from './version.js';
-import { SHELLS } from './completion.js';
+import { SHELLS, type Shell } from './completion.js';
 import { failureDocument, guardOutputStreams, printError, reportInternalError, systemErrorDiagnostic } from './output.js';
 import { completeSuggestions, type Invocation } from './hints.js';
 import { registerEnvironmentSecrets } from '../model/redact.js';
+import type { OutputCacheLookup } from './output-cache.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -52,9 +51,15 @@ function withRenderFlags(command: Command): Command {
     .option('--cluster <name>', "fleet: only this cluster (repeatable); the other clusters' files keep their bytes", collect);
 }
 
+// Command modules load when their command runs, so `--help` and a cached render load none of them.
+const commands = () => import('./commands.js');
+const reviewCommands = () => import('./review-commands.js');
+const operatorCommands = () => import('./operator-commands.js');
+
 const JSON_FLAG = ['--json', 'print the report as one JSON document on stdout (schemaVersion 1; see the README)'] as const;
 
-export function buildProgram(): Command {
+/** `outputCache`: the output cache's answer for this run, looked up by the entry before this module loaded. */
+export function buildProgram(outputCache?: OutputCacheLookup): Command {
   const program = new Command();
   program
     .name('capi-gitops')
@@ -78,7 +83,7 @@ export function buildProgram(): Command {
   )
     .option('--check', 'write nothing: compare with the output directory like `capi-gitops check` (exit 1 when it differs)')
     .option(...JSON_FLAG)
-    .action((flags) => (flags.check ? checkCommand(flags) : renderCommand(flags)));
+    .action(async (flags) => (flags.check ? (await reviewCommands()).checkCommand(flags) : (await commands()).renderCommand(flags, outputCache)));
   withHelp(render, {
     examples: [
       'capi-gitops render -f management-cluster/ -o clusters/mgmt',
@@ -87,7 +92,7 @@ export function buildProgram(): Command {
       'capi-gitops render -f management-cluster/ --list-variables',
       'capi-gitops render -f management-cluster/ -o clusters/mgmt --json',
     ],
-    environment: RENDER_ENVIRONMENT,
+    environment: [...RENDER_ENVIRONMENT, 'CAPI_GITOPS_OUTPUT_CACHE'],
   });
 
   const check = withRenderFlags(
@@ -95,7 +100,7 @@ export function buildProgram(): Command {
   )
     .option('-o, --output <dir>', 'the committed output directory to compare with')
     .option('--json', 'print the result as JSON')
-    .action(checkCommand);
+    .action(async (flags) => (await reviewCommands()).checkCommand(flags));
   withHelp(check, {
     examples: ['capi-gitops check -f management-cluster/ -o clusters/mgmt', 'capi-gitops check -f management-cluster/ -o clusters/mgmt --offline --json'],
     environment: RENDER_ENVIRONMENT,
@@ -110,7 +115,7 @@ export function buildProgram(): Command {
     .option('--to <dir>', 'compare two rendered directories: the new one')
     .option('--frozen', 'fail if the lockfile would change')
     .addOption(new Option('--format <format>', 'text (coloured on a terminal), markdown (for a pull-request comment) or json (schema/capi-gitops-diff.schema.json)').choices(DIFF_FORMATS).default('text'))
-    .action(diffCommand);
+    .action(async (flags) => (await reviewCommands()).diffCommand(flags));
   withHelp(diff, {
     examples: [
       'capi-gitops diff -f management-cluster/ -o clusters/mgmt',
@@ -126,11 +131,11 @@ export function buildProgram(): Command {
     .description("print a built-in chart's files (Chart.yaml, values.yaml, values.schema.json, templates/, files/), to start a chart of your own")
     .addArgument(new Argument('<name>', 'built-in chart').choices(BUILT_IN_CHARTS))
     .option('--output-dir <dir>', 'write the files into <dir> instead of printing them (fails if <dir> exists)')
-    .action(chartShowCommand);
+    .action(async (name, flags) => (await commands()).chartShowCommand(name, flags));
   withHelp(chart, { examples: ['capi-gitops chart show argocd', 'capi-gitops chart show flux --output-dir my-wiring'] });
   withHelp(chart.commands[0]!, { examples: ['capi-gitops chart show argocd', 'capi-gitops chart show flux --output-dir my-wiring'] });
 
-  withHelp(withSourceFlags(program.command('lock').description('resolve every provider and write the lockfile, without rendering')).option(...JSON_FLAG).action(lockCommand), {
+  withHelp(withSourceFlags(program.command('lock').description('resolve every provider and write the lockfile, without rendering')).option(...JSON_FLAG).action(async (flags) => (await commands()).lockCommand(flags)), {
     examples: ['capi-gitops lock -f management-cluster/', 'capi-gitops lock -f management-cluster/ --json'],
     environment: SOURCE_ENVIRONMENT,
   });
@@ -139,7 +144,7 @@ export function buildProgram(): Command {
     .option(...JSON_FLAG)
     .option('--release <name>', 'fleet: show what moving the clusters to this Release changes, component by component')
     .option('--cluster <name>', 'fleet, with --release: plan only this cluster (repeatable)', collect)
-    .action(planCommand);
+    .action(async (flags) => (await commands()).planCommand(flags));
   withHelp(plan, {
     examples: ['capi-gitops plan -f management-cluster/', 'capi-gitops plan -f management-cluster/ --json'],
     environment: SOURCE_ENVIRONMENT,
@@ -153,7 +158,7 @@ export function buildProgram(): Command {
   )
     .option('--contract <contract>', "follow this contract's plan (e.g. v1beta2); default: the core provider's current contract")
     .option(...JSON_FLAG)
-    .action(updateCommand);
+    .action(async (providers, flags) => (await commands()).updateCommand(providers, flags));
   withHelp(update, {
     examples: ['capi-gitops update -f management-cluster/', 'capi-gitops update -f management-cluster/ --contract v1beta2', 'capi-gitops update -f management-cluster/ bootstrap-kubeadm'],
     environment: SOURCE_ENVIRONMENT,
@@ -165,7 +170,7 @@ export function buildProgram(): Command {
     .option('-f, --file <path>', 'manifest file, or a directory of *.yaml files (repeatable)', collect)
     .option('--in-place', 'rewrite the files instead of printing them (only files with v1alpha1 objects; all or none)')
     .option('--quiet', 'print errors only')
-    .action(convertCommand);
+    .action(async (flags) => (await operatorCommands()).convertCommand(flags));
   withHelp(convert, { examples: ['capi-gitops convert -f management-cluster/', 'capi-gitops convert -f management-cluster/ --in-place'] });
 
   const importCommand = program.command('import').description("read another tool's configuration as a capi-gitops manifest");
@@ -177,12 +182,12 @@ export function buildProgram(): Command {
     .option('--set-string <key=value>', 'like --set, but the value stays a string (repeatable; applied after --set)', collect)
     .option('-o, --output <file>', 'write the manifest to <file> instead of stdout')
     .option('--quiet', 'print errors only')
-    .action(importHelmValuesCommand);
+    .action(async (flags) => (await operatorCommands()).importHelmValuesCommand(flags));
   const helmValuesExamples = ['capi-gitops import helm-values -f values.yaml -o management-cluster/providers.yaml', 'capi-gitops import helm-values --set infrastructure.docker.version=v1.7.7'];
   withHelp(importCommand, { examples: helmValuesExamples });
   withHelp(helmValues, { examples: helmValuesExamples });
 
-  withHelp(program.command('version').description('print the capi-gitops version, the Node.js version and the platform').option(...JSON_FLAG).action(versionCommand), {
+  withHelp(program.command('version').description('print the capi-gitops version, the Node.js version and the platform').option(...JSON_FLAG).action(async (flags) => (await commands()).versionCommand(flags)), {
     examples: ['capi-gitops version', 'capi-gitops version --json', 'capi-gitops --version   # the version number alone'],
   });
 
@@ -191,7 +196,7 @@ export function buildProgram(): Command {
       .command('completion')
       .description('print a shell completion script for bash or zsh')
       .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
-      .action((shell: (typeof SHELLS)[number]) => completionCommand(program, shell)),
+      .action(async (shell: Shell) => (await commands()).completionCommand(program, shell)),
     {
       examples: [
         'source <(capi-gitops completion bash)   # this shell only',
@@ -204,10 +209,10 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], outputCache?: OutputCacheLookup): Promise<number> {
   guardOutputStreams();
   registerEnvironmentSecrets();
-  const program = buildProgram();
+  const program = buildProgram(outputCache);
   // The command that runs and its flags: failures are reported in its terms (--json, hints).
   let invoked: { name: string; flags: Invocation & { json?: boolean } } | undefined;
   program.hook('preAction', (_root, action) => {

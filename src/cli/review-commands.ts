@@ -23,8 +23,8 @@ import {
 import { regenerateCommand, renderFlagsOptions, withProgress, type RenderFlags } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
 
-export const DIFF_FORMATS = ['text', 'markdown', 'json'] as const;
-export type DiffFormat = (typeof DIFF_FORMATS)[number];
+export { DIFF_FORMATS, type DiffFormat } from './diff-formats.js';
+import type { DiffFormat } from './diff-formats.js';
 
 export interface CheckFlags extends RenderFlags {
   json?: boolean;

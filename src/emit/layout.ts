@@ -14,8 +14,8 @@ import { BOTH_TOOLS, componentDirectory, layoutKustomize, orderComponents } from
 import { template } from './templates.js';
 import { wiringFiles } from './wiring.js';
 
-export const LAYOUTS = ['kustomize', 'argocd', 'flux', 'operator'] as const;
-export type LayoutName = (typeof LAYOUTS)[number];
+import type { LayoutName } from './layout-names.js';
+export { LAYOUTS, type LayoutName } from './layout-names.js';
 
 const WIRED_LAYOUTS = { argocd: ARGOCD_LAYOUT, flux: FLUX_LAYOUT } as const;
 const TOOL_NAMES = { argocd: 'Argo CD', flux: 'Flux' } as const;

@@ -3,64 +3,41 @@
  * rewrote or removed. Objects are matched by group, kind, namespace and name, never by file, so
  * an object that moves between files unchanged is not reported; a file whose only change is a
  * comment (the provenance header) changes no object.
+ *
+ * The objects of a file are summarised as `ObjectRef`s (identity and a digest of the value), so
+ * a render served from the output cache can give the new side without parsing its files again.
  */
+import { createHash } from 'node:crypto';
 import { apiGroup, isPlainObject } from '../model/kobject.js';
-import { compareStrings } from '../model/diagnostics.js';
 import { parseArtifact } from '../yaml/parse.js';
+import { compareObjects, type ObjectChange, type ObjectRef } from './object-diff.js';
 import type { WriteSummary } from './write.js';
 
-export type ObjectChangeKind = 'added' | 'changed' | 'removed';
-
-export interface ObjectChange {
-  change: ObjectChangeKind;
-  apiVersion: string;
-  kind: string;
-  /** Empty for cluster-scoped objects. */
-  namespace: string;
-  name: string;
-  /** The file, relative to the output directory, that holds the object now (or held it). */
-  file: string;
-}
-
-interface Located {
-  apiVersion: string;
-  kind: string;
-  namespace: string;
-  name: string;
-  file: string;
-  /** The object's value, serialised, to compare. */
-  value: string;
-}
+export type { ObjectChange, ObjectChangeKind, ObjectRef } from './object-diff.js';
 
 const YAML_FILE = /\.ya?ml$/;
 const KUSTOMIZE_CONFIG_GROUP = 'kustomize.config.k8s.io';
 
-function objectsOf(files: Iterable<[string, string]>): Map<string, Located> {
-  const objects = new Map<string, Located>();
-  for (const [file, text] of files) {
-    if (!YAML_FILE.test(file)) continue;
-    for (const object of parseArtifact(text, { source: file })) {
-      // kustomization.yaml files are layout, not objects the cluster gets
-      if (apiGroup(String(object.apiVersion ?? '')) === KUSTOMIZE_CONFIG_GROUP) continue;
-      const metadata = isPlainObject(object.metadata) ? object.metadata : {};
-      const located = { apiVersion: String(object.apiVersion ?? ''), kind: String(object.kind ?? ''), namespace: String(metadata.namespace ?? ''), name: String(metadata.name ?? ''), file, value: JSON.stringify(object) };
-      objects.set([apiGroup(located.apiVersion), located.kind, located.namespace, located.name].join('\0'), located);
-    }
+/** The objects a file holds; none for a file that is not YAML, and none for kustomization files (layout, not objects the cluster gets). */
+export function objectRefs(file: string, text: string): ObjectRef[] {
+  if (!YAML_FILE.test(file)) return [];
+  const refs: ObjectRef[] = [];
+  for (const object of parseArtifact(text, { source: file })) {
+    if (apiGroup(String(object.apiVersion ?? '')) === KUSTOMIZE_CONFIG_GROUP) continue;
+    const metadata = isPlainObject(object.metadata) ? object.metadata : {};
+    refs.push({ apiVersion: String(object.apiVersion ?? ''), kind: String(object.kind ?? ''), namespace: String(metadata.namespace ?? ''), name: String(metadata.name ?? ''), digest: createHash('sha256').update(JSON.stringify(object)).digest('hex') });
   }
-  return objects;
+  return refs;
 }
 
-/** The objects that differ between the previous and the new bytes of the files a write touched, sorted by file, then kind, namespace, name. */
-export function objectChanges(summary: Pick<WriteSummary, 'written' | 'previous'>, files: Map<string, string>): ObjectChange[] {
-  const before = objectsOf([...summary.previous].map(([file, bytes]) => [file, bytes.toString('utf8')]));
-  const after = objectsOf(summary.written.map((file) => [file, files.get(file) ?? '']));
-  const changes: ObjectChange[] = [];
-  const report = (change: ObjectChangeKind, { value: _value, ...object }: Located) => changes.push({ change, ...object });
-  for (const [key, object] of after) {
-    const old = before.get(key);
-    if (!old) report('added', object);
-    else if (old.value !== object.value) report('changed', object);
-  }
-  for (const [key, object] of before) if (!after.has(key)) report('removed', object);
-  return changes.sort((a, b) => compareStrings(a.file, b.file) || compareStrings(a.kind, b.kind) || compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name));
+/**
+ * The objects that differ between the previous and the new bytes of the files a write touched,
+ * sorted by file, then kind, namespace, name. `known` gives the new side's objects per file
+ * where they are known already; other files are parsed.
+ */
+export function objectChanges(summary: Pick<WriteSummary, 'written' | 'previous'>, files: ReadonlyMap<string, string | Uint8Array>, known?: ReadonlyMap<string, ObjectRef[]>): ObjectChange[] {
+  return compareObjects(
+    [...summary.previous].map(([file, bytes]) => [file, objectRefs(file, bytes.toString('utf8'))]),
+    summary.written.map((file) => [file, known?.get(file) ?? objectRefs(file, Buffer.from(files.get(file) ?? '').toString('utf8'))]),
+  );
 }

@@ -20,12 +20,12 @@ const INDEX_PREAMBLE = [
 
 const ENTRY = /^([0-9a-f]{64}) {2}(.*)$/;
 
-export function contentDigest(text: string | Buffer): string {
+export function contentDigest(text: string | Uint8Array): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** The index of `files` (relative path → content written). */
-export function formatIndex(files: ReadonlyMap<string, string>): string {
+/** The index of `files` (relative path → content written, as text or UTF-8 bytes). */
+export function formatIndex(files: ReadonlyMap<string, string | Uint8Array>): string {
   const sorted = [...files.keys()].sort(compareCodeUnits);
   return [...INDEX_PREAMBLE, ...sorted.map((p) => `${contentDigest(files.get(p)!)}  ${p}`)].join('\n') + '\n';
 }

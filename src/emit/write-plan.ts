@@ -3,6 +3,12 @@ import { ancestors, compareCodeUnits, INDEX_FILE } from './output-paths.js';
 import { formatIndex } from './ownership-index.js';
 import { parentOf, type TreeEntry } from './tree.js';
 
+/**
+ * The files to write: relative path → text, or its UTF-8 bytes (the output cache hands over
+ * bytes, so an unchanged file is compared and hashed without being decoded and encoded again).
+ */
+export type OutputFiles = ReadonlyMap<string, string | Uint8Array>;
+
 /** What the output directory holds before the write. */
 export interface ExistingOutput {
   entries: Map<string, TreeEntry>;
@@ -31,7 +37,7 @@ export interface WritePlan {
 }
 
 /** Previously written files that are written again and should be compared byte for byte. */
-export function pathsToCompare(existing: Pick<ExistingOutput, 'entries' | 'ownedPaths'>, files: Map<string, string>): string[] {
+export function pathsToCompare(existing: Pick<ExistingOutput, 'entries' | 'ownedPaths'>, files: OutputFiles): string[] {
   const owned = new Set(existing.ownedPaths ?? []);
   return [...files.keys()].filter((p) => {
     const entry = existing.entries.get(p);
@@ -57,7 +63,7 @@ function emptyDirectories(entries: Map<string, TreeEntry>): Set<string> {
  * Throws when a new file would land on, or need a directory where there is, something the tool
  * did not write.
  */
-export function planWrite(existing: ExistingOutput, files: Map<string, string>): WritePlan {
+export function planWrite(existing: ExistingOutput, files: OutputFiles): WritePlan {
   const { entries } = existing;
   const owned = new Set(existing.ownedPaths ?? []);
   const ownedDirs = new Set([...owned].flatMap(ancestors));
@@ -89,7 +95,7 @@ export function planWrite(existing: ExistingOutput, files: Map<string, string>):
   const unchanged: string[] = [];
   for (const [p, content] of [...files].sort(([a], [b]) => compareCodeUnits(a, b))) {
     const old = existing.ownedContents.get(p);
-    if (old && owned.has(p) && old.equals(Buffer.from(content, 'utf8'))) unchanged.push(p);
+    if (old && owned.has(p) && old.equals(typeof content === 'string' ? Buffer.from(content, 'utf8') : content)) unchanged.push(p);
     else written.push(p);
   }
   const removed = [...owned].filter((p) => !files.has(p) && entries.has(p) && entries.get(p)!.type !== 'dir').sort(compareCodeUnits);

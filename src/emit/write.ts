@@ -5,7 +5,7 @@ import { CapiGitopsError } from '../model/diagnostics.js';
 import { filePathProblems, INDEX_FILE } from './output-paths.js';
 import { parseIndex } from './ownership-index.js';
 import { deepestFirst, scanTree, type TreeEntry } from './tree.js';
-import { pathsToCompare, planWrite, type ExistingOutput, type WritePlan } from './write-plan.js';
+import { pathsToCompare, planWrite, type ExistingOutput, type OutputFiles, type WritePlan } from './write-plan.js';
 import { assertWritableDirectory, lockOutputDirectory, processIsAlive } from './write-guard.js';
 
 /**
@@ -167,7 +167,7 @@ function refuseUnownedContent(target: Target, entries: Map<string, TreeEntry>): 
   });
 }
 
-async function readExisting(target: Target, files: Map<string, string>): Promise<ExistingOutput> {
+async function readExisting(target: Target, files: OutputFiles): Promise<ExistingOutput> {
   if (!target.exists) return { entries: new Map(), ownedPaths: undefined, indexText: undefined, ownedContents: new Map() };
   const entries = await scanTree(target.path);
   refuseReadOnlyDirectories(target, entries);
@@ -206,7 +206,7 @@ async function carryOver(from: string, to: string, entry: TreeEntry): Promise<vo
   }
 }
 
-async function buildTree(tmp: string, target: Target, existing: ExistingOutput, plan: WritePlan, files: Map<string, string>): Promise<void> {
+async function buildTree(tmp: string, target: Target, existing: ExistingOutput, plan: WritePlan, files: OutputFiles): Promise<void> {
   for (const dir of plan.directories) await mkdir(path.join(tmp, dir), { recursive: true });
   await inPool(plan.carried, (p) => carryOver(path.join(target.path, p), path.join(tmp, p), existing.entries.get(p)!));
   await inPool(plan.unchanged, async (p) => {
@@ -331,7 +331,7 @@ async function previousContents(target: Target, existing: ExistingOutput, plan: 
   return previous;
 }
 
-export async function writeOutput(outDir: string, files: Map<string, string>, options: { alongside?: PreparedFile[] } = {}): Promise<WriteSummary> {
+export async function writeOutput(outDir: string, files: OutputFiles, options: { alongside?: PreparedFile[] } = {}): Promise<WriteSummary> {
   const alongside = options.alongside ?? [];
   const abortAlongside = () => Promise.all(alongside.map((file) => file.abort().catch(() => undefined)));
   const pathProblems = filePathProblems(files.keys());
@@ -352,7 +352,7 @@ export async function writeOutput(outDir: string, files: Map<string, string>, op
   }
 }
 
-async function writeLocked(target: Target, files: Map<string, string>, alongside: PreparedFile[]): Promise<WriteSummary> {
+async function writeLocked(target: Target, files: OutputFiles, alongside: PreparedFile[]): Promise<WriteSummary> {
   const interrupted = await handleInterruptedRuns(target);
   const existing = await readExisting(target, files);
   const plan = planWrite(existing, files);

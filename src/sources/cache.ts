@@ -5,6 +5,7 @@
  *   blobs/sha256/<hex>        artifact bytes, named by their sha256 (content-addressed)
  *   http/<sha256(url)>.json   HTTP metadata: URL → { etag, sha256 of the body, replayed headers }
  *   parsed/<sha256(key)>.json a parsed form of an artifact, under a caller-built key
+ *   output/<sha256(key)>.bin  a whole render's output (src/cli/output-cache.ts), signed bytes
  *
  * Every write goes to a temporary file in the target's own directory and is renamed into place,
  * so a reader sees the old file, the new file or none — never half of one — and concurrent
@@ -143,7 +144,7 @@ export class ArtifactCache {
     this.keySource = options.key;
   }
 
-  private async mac(kind: string, binding: string, json: string): Promise<string> {
+  private async mac(kind: string, binding: string, json: string | Uint8Array): Promise<string> {
     this.key ??= Promise.resolve(this.keySource ?? cacheKey({ log: this.log }));
     return createHmac('sha256', await this.key).update(`${kind}\0${binding}\0`).update(json).digest('hex');
   }
@@ -247,12 +248,16 @@ export class ArtifactCache {
   }
 
   /**
-   * Deletes parsed entries unused for PARSED_RETENTION_DAYS, at most once a day (the first
+   * Deletes parsed entries and stored outputs unused for PARSED_RETENTION_DAYS, at most once a day (the first
    * caller after that writes the marker; concurrent trims only race on unlinks, which is safe).
    * Returns how many entries were removed.
    */
   async trimParsed(now: number = Date.now()): Promise<number> {
-    const dir = path.join(this.dir, 'parsed');
+    return (await this.trimStore('parsed', '.json', now)) + (await this.trimStore('output', '.bin', now));
+  }
+
+  private async trimStore(store: 'parsed' | 'output', extension: string, now: number): Promise<number> {
+    const dir = path.join(this.dir, store);
     const marker = path.join(dir, TRIM_MARKER);
     const last = await stat(marker).then((st) => st.mtimeMs, () => undefined);
     if (last !== undefined && now - last < DAY_MS) return 0;
@@ -269,13 +274,13 @@ export class ArtifactCache {
       return 0; // A read-only cache is served, not maintained.
     }
     let removed = 0;
-    for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+    for (const name of names.filter((n) => n.endsWith(extension)).sort()) {
       const file = path.join(dir, name);
       const mtime = await stat(file).then((st) => st.mtimeMs, () => undefined);
       if (mtime === undefined || now - mtime < PARSED_RETENTION_DAYS * DAY_MS) continue;
       if (await rm(file, { force: true }).then(() => true, () => false)) removed++;
     }
-    if (removed > 0) this.log(`cache: removed ${removed} parsed ${removed === 1 ? 'entry' : 'entries'} unused for ${PARSED_RETENTION_DAYS} days from ${dir}`);
+    if (removed > 0) this.log(`cache: removed ${removed} ${store} ${removed === 1 ? 'entry' : 'entries'} unused for ${PARSED_RETENTION_DAYS} days from ${dir}`);
     return removed;
   }
 
@@ -289,14 +294,38 @@ export class ArtifactCache {
     }
   }
 
+  /**
+   * Bytes stored by `putSignedBytes` under the same kind and key, or undefined. Signed like the
+   * other records (`<hmac>\n<bytes>`, the HMAC over kind, key and bytes), so a tampered entry is
+   * discarded as a miss; a hit refreshes the entry's mtime for trimming.
+   */
+  async getSignedBytes(kind: 'output', key: string): Promise<Buffer | undefined> {
+    const file = this.recordPath(kind, key);
+    const bytes = await this.readIfPresent(file);
+    if (bytes === undefined) return undefined;
+    const body = bytes.subarray(65);
+    const expected = Buffer.from(await this.mac(kind, key, body), 'hex');
+    const given = Buffer.from(bytes[64] === 0x0a ? bytes.toString('latin1', 0, 64) : '', 'hex');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      await this.discard(file, `${kind} record ${path.basename(file)} is not signed by this cache's key (written by another key, or tampered with)`);
+      return undefined;
+    }
+    await this.markUsed(file);
+    return body;
+  }
+
+  async putSignedBytes(kind: 'output', key: string, body: Uint8Array): Promise<void> {
+    await this.tryWrite(kind, async () => this.writeAtomic(this.recordPath(kind, key), Buffer.concat([Buffer.from(`${await this.mac(kind, key, body)}\n`, 'latin1'), body])));
+  }
+
   /** Stores a JSON-representable value; undefined fields are dropped as JSON drops them. */
   async putParsed(key: string, value: unknown): Promise<void> {
     const json = JSON.stringify({ key, value });
     await this.tryWrite('parsed', async () => this.writeAtomic(this.recordPath('parsed', key), await this.signed('parsed', key, json)));
   }
 
-  private recordPath(kind: 'http' | 'parsed', key: string): string {
-    return path.join(this.dir, kind, `${sha256Hex(key)}.json`);
+  private recordPath(kind: 'http' | 'parsed' | 'output', key: string): string {
+    return path.join(this.dir, kind, `${sha256Hex(key)}${kind === 'output' ? '.bin' : '.json'}`);
   }
 
   /** Temp file in the target's own directory (rename is only atomic within one file system), then rename. */

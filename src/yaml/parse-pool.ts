@@ -15,6 +15,7 @@ import { CapiGitopsError, sortDiagnostics } from '../model/diagnostics.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { KObject } from '../model/kobject.js';
 import { parseArtifact } from './parse.js';
+import { parseWorkerScript } from './parse-worker-script.js';
 
 export interface ParseInput {
   text: string;
@@ -126,13 +127,7 @@ class JobQueue {
   }
 }
 
-/** The script a parse worker runs: parse-worker.js beside this module, unless the single-file bundle names itself. */
-let workerScript: { url: URL; workerData?: unknown } = { url: new URL('./parse-worker.js', import.meta.url) };
-
-/** For the single-file bundle (src/cli/bundle-main.ts), which starts itself as the worker. */
-export function setParseWorkerScript(url: URL, workerData: unknown): void {
-  workerScript = { url, workerData };
-}
+export { setParseWorkerScript } from './parse-worker-script.js';
 
 class PoolWorker {
   private readonly worker: Worker;
@@ -142,7 +137,8 @@ class PoolWorker {
 
   constructor() {
     // No inherited Node flags: `-e`/`--input-type` and the like would break loading the file.
-    this.worker = new Worker(workerScript.url, { execArgv: [], workerData: workerScript.workerData });
+    const script = parseWorkerScript();
+    this.worker = new Worker(script.url, { execArgv: [], workerData: script.workerData });
     // Never keep the process alive for a worker.
     this.worker.unref();
     this.ready = new Promise((resolve, reject) => {

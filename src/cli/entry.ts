@@ -1,0 +1,19 @@
+/**
+ * What both executables run (main.ts, and bundle-main.ts for the single-file build): a render
+ * the output cache can serve is served before commander or any command module loads.
+ */
+import { lookupOutputCache } from './output-cache.js';
+import { guardOutputStreams } from './output.js';
+import { registerEnvironmentSecrets } from '../model/redact.js';
+
+export async function runCli(argv: string[]): Promise<number> {
+  // The cache is an accelerator: any problem with it means rendering as usual.
+  const lookup = await lookupOutputCache(argv).catch(() => undefined);
+  if (lookup?.replay) {
+    guardOutputStreams();
+    registerEnvironmentSecrets();
+    if (await lookup.replay().catch(() => false)) return 0;
+  }
+  const { main } = await import('./program.js');
+  return main(argv, lookup);
+}

@@ -1,0 +1,349 @@
+/**
+ * The output cache: a whole `render`'s result, looked up before any command module loads, so an
+ * unchanged render costs reading one entry and writing (usually: comparing) the output.
+ *
+ * Key: sha256 over this build's id, the Node version, the working directory, every argument,
+ * the environment variables that shape a render (credentials by presence only), the bytes of
+ * every manifest file the -f paths name, of the lockfile and of each --values file, and where
+ * the output directory's Git repository starts (the argocd and flux layouts derive a path from
+ * it). On a hit, the local artifacts the lockfile lists are hashed again and must still match.
+ *
+ * Stored only when nothing could make the same key render differently or leak a secret:
+ * - the lockfile did not change (every component was pinned, with digests, by the lock the key
+ *   covers; a run that resolves `latest` from the network is never stored);
+ * - no secret value took part: no --secrets/--secret-file/--env-secret/--allow-secret-values,
+ *   and the render found no value from a Secret; such runs are rendered every time;
+ * - no --cluster (a fleet keeps the other clusters' files from the output directory), no
+ *   user chart (Config gitops.chart, a directory the key does not cover).
+ *
+ * An entry is `<header length, 4 bytes><header JSON><file bytes…>`, signed by the artifact
+ * cache's key (`ArtifactCache.putSignedBytes`): a tampered or foreign entry is a miss. It holds
+ * the output files, the lines the render printed before writing (already redacted), the --json
+ * fields and each file's objects (so the report needs no parser). The lines printed after the
+ * write are computed again on every run, from what the write found.
+ *
+ * CAPI_GITOPS_OUTPUT_CACHE=off turns it off.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { OutputResult } from '../fleet-render.js';
+import type { ObjectRef } from '../emit/object-diff.js';
+import type { ProgressReporter } from './progress.js';
+import type { SecretNeedles } from '../secrets/gate.js';
+import type { ToolConfig } from '../manifest/types.js';
+import { listManifestFiles } from '../manifest/files.js';
+import { LOCKFILE_NAME } from '../lock/types.js';
+import { CREDENTIAL_ENV_VARIABLES, safeText } from '../model/redact.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { ArtifactCache, defaultCacheDir, sha256Hex } from '../sources/cache.js';
+
+/** The single-file bundle's build id, set by scripts/build-bundle.mjs (esbuild `define`). */
+declare const CAPI_GITOPS_BUILD_ID: string | undefined;
+
+const FORMAT = 'capi-gitops output cache v1';
+
+/** Flags that take a value and that the cache handles. */
+const VALUE_FLAGS = new Set(['-f', '--file', '-o', '--output', '--cache-dir', '--github-api-url', '--http-timeout', '--layout', '--values', '--set', '--set-string']);
+/** Switches the cache handles. Any other argument (the secret flags, --cluster, --check, --help, `--flag=value`, …) renders without the cache. */
+const SWITCHES = new Set(['--offline', '--quiet', '--verbose', '--frozen', '--json']);
+
+/** Environment that shapes a render besides the arguments: its values are in the key. */
+const RENDER_ENVIRONMENT = [
+  'CAPI_GITOPS_YAML_MAX_NODES',
+  'CAPI_GITOPS_YAML_MAX_DEPTH',
+  'CAPI_GITOPS_YAML_MAX_NODES_PER_RUN',
+  'CAPI_GITOPS_NETWORK',
+  'CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST',
+  'GITHUB_API_URL',
+  'GITHUB_ACTIONS',
+  'OCI_USERNAME',
+  'XDG_CACHE_HOME',
+  'XDG_STATE_HOME',
+  'SOPS_AGE_KEY_FILE',
+  'CI',
+  'NO_COLOR',
+];
+/** Credentials: whether each is set is in the key (a token can refuse a run), never its value. */
+const CREDENTIALS = [...CREDENTIAL_ENV_VARIABLES, 'CAPI_GITOPS_HTTPS_AUTHORIZATION', 'SOPS_AGE_KEY'];
+
+interface RenderArguments {
+  files: string[];
+  output: string;
+  cacheDir?: string;
+  values: string[];
+  verbose: boolean;
+  quiet: boolean;
+  json: boolean;
+}
+
+/** The render arguments when every one of them is one the cache handles; else undefined. */
+export function cacheableRender(argv: readonly string[]): RenderArguments | undefined {
+  if (argv[0] !== 'render') return undefined;
+  const found: RenderArguments = { files: [], output: '', values: [], verbose: false, quiet: false, json: false };
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (SWITCHES.has(arg)) {
+      if (arg === '--verbose') found.verbose = true;
+      if (arg === '--quiet') found.quiet = true;
+      if (arg === '--json') found.json = true;
+      continue;
+    }
+    if (!VALUE_FLAGS.has(arg) || i + 1 >= argv.length) return undefined;
+    const value = argv[++i]!;
+    if (arg === '-f' || arg === '--file') found.files.push(value);
+    else if (arg === '-o' || arg === '--output') found.output = value;
+    else if (arg === '--cache-dir') found.cacheDir = value;
+    else if (arg === '--values') found.values.push(value);
+  }
+  return found.files.length > 0 && found.output ? found : undefined;
+}
+
+/** This build's id: the bundle's own, else dist/src/build-id.txt (written by the build scripts). */
+async function buildId(): Promise<string | undefined> {
+  if (typeof CAPI_GITOPS_BUILD_ID === 'string') return CAPI_GITOPS_BUILD_ID;
+  const text = await readFile(new URL('../build-id.txt', import.meta.url), 'utf8').catch(() => undefined);
+  return text?.trim() || undefined;
+}
+
+/** The directory holding `.git` above the output directory, as the argocd and flux layouts look for it. */
+function repositoryRoot(outputDir: string): string {
+  for (let dir = path.resolve(outputDir); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, '.git'))) return dir;
+    if (path.dirname(dir) === dir) return '';
+  }
+}
+
+/** Builds the key from labelled parts; each is length-prefixed, so no two inputs run together. */
+class KeyHash {
+  private readonly hash = createHash('sha256');
+  add(label: string, value: string | Uint8Array): void {
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+    this.hash.update(`${label}\0${bytes.length}\0`).update(bytes);
+  }
+  digest(): string {
+    return this.hash.digest('hex');
+  }
+}
+
+export interface KeyInputs {
+  argv: readonly string[];
+  args: RenderArguments;
+  buildId: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+}
+
+/** The key of a render, or undefined when an input cannot be read as a plain file (a pipe, a missing path): such runs are not cached. */
+export async function outputCacheKey(inputs: KeyInputs): Promise<{ key: string; lockFile: string } | undefined> {
+  const { args, env } = inputs;
+  const key = new KeyHash();
+  key.add('format', FORMAT);
+  key.add('build', inputs.buildId);
+  key.add('node', process.version);
+  key.add('cwd', inputs.cwd);
+  key.add('argv', JSON.stringify(inputs.argv));
+  for (const name of RENDER_ENVIRONMENT) key.add(`env ${name}`, env[name] === undefined ? '\0unset' : env[name]!);
+  for (const name of CREDENTIALS) key.add(`credential ${name}`, env[name] ? 'set' : 'unset');
+  const problems: Diagnostic[] = [];
+  const manifests = await listManifestFiles(args.files.map((f) => path.resolve(inputs.cwd, f)), problems).catch(() => undefined);
+  if (!manifests || problems.length > 0) return undefined;
+  const readPlain = async (file: string): Promise<Buffer | undefined> => ((await stat(file).catch(() => undefined))?.isFile() ? readFile(file).catch(() => undefined) : undefined);
+  for (const file of manifests) {
+    const bytes = await readPlain(file);
+    if (!bytes) return undefined;
+    key.add('manifest', file);
+    key.add('manifest bytes', bytes);
+  }
+  const first = path.resolve(inputs.cwd, args.files[0]!);
+  const lockDir = (await stat(first)).isDirectory() ? first : path.dirname(first);
+  const lockFile = path.join(lockDir, LOCKFILE_NAME);
+  key.add('lockfile', (await readFile(lockFile).catch(() => undefined)) ?? '\0absent');
+  for (const file of args.values) {
+    const bytes = await readPlain(path.resolve(inputs.cwd, file));
+    if (!bytes) return undefined;
+    key.add('values bytes', bytes);
+  }
+  key.add('repository', repositoryRoot(path.resolve(inputs.cwd, args.output)));
+  return { key: key.digest(), lockFile };
+}
+
+/** What an entry holds besides the files' bytes. */
+interface EntryHeader {
+  lockFile: string;
+  /** Local artifacts the lock lists: absolute path and sha256, hashed again on every hit. */
+  localFiles: [string, string][];
+  /** What the render printed before the write, in order: 1 stdout, 2 stderr. */
+  printed: [1 | 2, string][];
+  document: Record<string, unknown>;
+  warnings: string[];
+  /** Each output file: path, byte length, its objects. */
+  files: [string, number, ObjectRef[]][];
+}
+
+function encodeEntry(header: EntryHeader, contents: Buffer[]): Buffer {
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(json.length);
+  return Buffer.concat([length, json, ...contents]);
+}
+
+function decodeEntry(bytes: Buffer): { header: EntryHeader; files: Map<string, Buffer>; objects: Map<string, ObjectRef[]> } | undefined {
+  try {
+    const length = bytes.readUInt32BE(0);
+    const header = JSON.parse(bytes.toString('utf8', 4, 4 + length)) as EntryHeader;
+    const files = new Map<string, Buffer>();
+    const objects = new Map<string, ObjectRef[]>();
+    let at = 4 + length;
+    for (const [file, size, refs] of header.files) {
+      files.set(file, bytes.subarray(at, at + size));
+      objects.set(file, refs);
+      at += size;
+    }
+    return at === bytes.length ? { header, files, objects } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Local artifacts of the lock, as absolute paths with their pinned sha256. */
+function localArtifacts(result: OutputResult, lockDir: string): [string, string][] {
+  const local: [string, string][] = [];
+  for (const entry of result.lock.lock.entries) {
+    for (const file of entry.files) {
+      if (/^file:/i.test(file.url)) local.push([fileURLToPath(file.url), file.sha256]);
+      else if (!/^[a-z][a-z0-9+.-]*:/i.test(file.url)) local.push([path.resolve(lockDir, file.url), file.sha256]);
+    }
+  }
+  return local;
+}
+
+function configsOf(result: OutputResult): ToolConfig[] {
+  return result.fleet ? result.clusters.map((c) => c.resolution.manifest.config) : [result.manifest.config];
+}
+
+/** Records what a render prints before its write, and stores the entry when the run may be. */
+export class OutputRecorder {
+  private readonly printed: [1 | 2, string][] = [];
+  private recording = true;
+  private secretCalls = 0;
+  private secretValues = false;
+
+  constructor(
+    private readonly cache: ArtifactCache,
+    private readonly key: string,
+    private readonly lockFile: string,
+  ) {}
+
+  private tee(fd: 1 | 2, stream: NodeJS.WriteStream): NodeJS.WritableStream {
+    return {
+      write: (chunk: string | Uint8Array) => {
+        if (this.recording) this.printed.push([fd, String(chunk)]);
+        return stream.write(chunk);
+      },
+    } as NodeJS.WritableStream;
+  }
+
+  readonly stdout = this.tee(1, process.stdout);
+  readonly stderr = this.tee(2, process.stderr);
+
+  /** The progress reporter, with its log lines (warnings, --verbose sources) recorded. */
+  progress(inner: ProgressReporter): ProgressReporter {
+    return {
+      onProgress: (event) => inner.onProgress(event),
+      log: (line) => {
+        // As progress.log prints it; a live bar on a terminal only redraws around it.
+        if (this.recording) this.printed.push([2, `${safeText(line)}\n`]);
+        inner.log(line);
+      },
+      stop: () => inner.stop(),
+    };
+  }
+
+  /** Wraps the render's onSecretValues: a run with any secret value is not stored. */
+  watchSecrets(inner: ((needles: SecretNeedles) => void) | undefined): (needles: SecretNeedles) => void {
+    return (needles) => {
+      this.secretCalls++;
+      if (needles.needles.length > 0) this.secretValues = true;
+      inner?.(needles);
+    };
+  }
+
+  /** The render's own lines are done; what follows is computed again on every run. */
+  stop(): void {
+    this.recording = false;
+  }
+
+  async store(result: OutputResult, outcome: { lockChanged: boolean; document: Record<string, unknown> }): Promise<void> {
+    if (outcome.lockChanged || this.secretCalls === 0 || this.secretValues || result.lockFile !== this.lockFile) return;
+    if (configsOf(result).some((config) => config.gitops?.chart !== undefined || config.secrets?.strategy === 'sops')) return;
+    const { objectRefs } = await import('../emit/object-changes.js');
+    const names = [...result.files.keys()];
+    const contents = names.map((name) => Buffer.from(result.files.get(name)!, 'utf8'));
+    const header: EntryHeader = {
+      lockFile: this.lockFile,
+      localFiles: localArtifacts(result, path.dirname(this.lockFile)),
+      printed: this.printed,
+      document: outcome.document,
+      warnings: result.warnings,
+      files: names.map((name, i) => [name, contents[i]!.length, objectRefs(name, result.files.get(name)!)]),
+    };
+    await this.cache.putSignedBytes('output', this.key, encodeEntry(header, contents));
+  }
+}
+
+export interface OutputCacheLookup {
+  /** Writes the stored output and prints what the render printed; false when the entry cannot serve (nothing was written then). */
+  replay?: () => Promise<boolean>;
+  /** Where to store this render's output when it may be stored. */
+  recorder: () => OutputRecorder;
+}
+
+/** The cache's answer for these arguments, or undefined when the run is not cacheable. */
+export async function lookupOutputCache(argv: readonly string[], env: Record<string, string | undefined> = process.env): Promise<OutputCacheLookup | undefined> {
+  if (env.CAPI_GITOPS_OUTPUT_CACHE === 'off') return undefined;
+  const args = cacheableRender(argv);
+  if (!args) return undefined;
+  const id = await buildId();
+  if (!id) return undefined;
+  const cwd = process.cwd();
+  const keyed = await outputCacheKey({ argv, args, buildId: id, cwd, env }).catch(() => undefined);
+  if (!keyed) return undefined;
+  // Warnings about the cache itself (a bad entry, an unwritable directory) only with --verbose: the render is right either way.
+  const cache = new ArtifactCache(args.cacheDir !== undefined ? path.resolve(cwd, args.cacheDir) : defaultCacheDir(env), { log: (line) => args.verbose && !args.quiet && process.stderr.write(`${line}\n`) });
+  const recorder = () => new OutputRecorder(cache, keyed.key, keyed.lockFile);
+  const bytes = await cache.getSignedBytes('output', keyed.key);
+  const entry = bytes && decodeEntry(bytes);
+  if (!entry || entry.header.lockFile !== keyed.lockFile) return { recorder };
+  return { recorder, replay: () => replay(args, entry) };
+}
+
+async function replay(args: RenderArguments, entry: NonNullable<ReturnType<typeof decodeEntry>>): Promise<boolean> {
+  for (const [file, sha256] of entry.header.localFiles) {
+    const bytes = await readFile(file).catch(() => undefined);
+    if (!bytes || sha256Hex(bytes) !== sha256) return false;
+  }
+  const [{ writeOutput }, { Output }, { reportWrite, displayPath }] = await Promise.all([import('../emit/write.js'), import('./output.js'), import('./render-report.js')]);
+  let summary;
+  try {
+    summary = await writeOutput(path.resolve(args.output), entry.files);
+  } catch {
+    // Nothing was written: the render runs and reports the problem in its own terms.
+    return false;
+  }
+  for (const [fd, text] of entry.header.printed) (fd === 1 ? process.stdout : process.stderr).write(text);
+  const out = new Output(args);
+  out.detail('output cache: the output of an identical earlier render was used');
+  await reportWrite(out, {
+    output: args.output,
+    files: entry.files,
+    summary,
+    document: entry.header.document,
+    warnings: entry.header.warnings,
+    knownObjects: entry.objects,
+    lockReport: () => ({ path: displayPath(entry.header.lockFile), updated: false, changes: [] }),
+  });
+  return true;
+}

@@ -1,0 +1,66 @@
+/**
+ * What `render` prints once the output is written: the summary, the objects that changed, the
+ * lockfile and the --json document. Shared by a render and a render served from the output
+ * cache (src/cli/output-cache.ts), which must print the same; it loads no parser unless old
+ * files have to be read to compare objects.
+ */
+import path from 'node:path';
+import type { WriteSummary } from '../emit/write.js';
+import { compareObjects, type ObjectChange, type ObjectRef } from '../emit/object-diff.js';
+import type { Output } from './output.js';
+
+const CHANGE_MARK: Record<ObjectChange['change'], string> = { added: '+', changed: '~', removed: '-' };
+
+/** A path relative to the working directory when it lies below it, else absolute. */
+export function displayPath(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : path.resolve(file);
+}
+
+export interface WrittenRender {
+  /** -o as given. */
+  output: string;
+  files: ReadonlyMap<string, string | Uint8Array>;
+  summary: WriteSummary;
+  /** The --json document's fields from the render, in order: layout, then what was resolved. */
+  document: Record<string, unknown>;
+  /** The render's warnings (printed already), for the --json document. */
+  warnings: string[];
+  /** The new side's objects per file where known (from the output cache); others are parsed. */
+  knownObjects?: ReadonlyMap<string, ObjectRef[]>;
+  /** Prints the lockfile's change and returns its --json form. */
+  lockReport: () => Record<string, unknown>;
+}
+
+/** The objects a write changed; parses only what `known` does not hold. */
+async function changedObjects(summary: WriteSummary, files: ReadonlyMap<string, string | Uint8Array>, known?: ReadonlyMap<string, ObjectRef[]>): Promise<ObjectChange[]> {
+  if (known && summary.previous.size === 0 && summary.written.every((file) => known.has(file))) return compareObjects([], summary.written.map((file) => [file, known.get(file)!]));
+  const { objectChanges } = await import('../emit/object-changes.js');
+  return objectChanges(summary, files, known);
+}
+
+export async function reportWrite(out: Output, written: WrittenRender): Promise<void> {
+  const { summary, output } = written;
+  for (const w of summary.warnings) out.warn(w);
+  const changed = summary.written.filter((file) => summary.previous.has(file));
+  const objects = await changedObjects(summary, written.files, written.knownObjects);
+  out.line(`wrote ${output}: ${summary.written.length} written, ${summary.unchanged.length} unchanged, ${summary.removed.length} removed`);
+  for (const file of summary.written) out.detail(`  ${summary.previous.has(file) ? 'changed' : 'created'} ${file}`);
+  for (const file of summary.removed) out.detail(`  removed ${file}`);
+  if (objects.length > 0) {
+    const counts = (['added', 'changed', 'removed'] as const).map((change) => `${objects.filter((o) => o.change === change).length} ${change}`);
+    out.line(`objects: ${counts.join(', ')}`);
+    for (const o of objects) out.line(`  ${[CHANGE_MARK[o.change], o.kind, [o.namespace, o.name].filter(Boolean).join('/')].filter(Boolean).join(' ')} (${o.file})`);
+  }
+  const lockfile = written.lockReport();
+  if (out.json) {
+    out.document('render', {
+      output: displayPath(path.resolve(output)),
+      ...written.document,
+      files: { written: summary.written, changed, removed: summary.removed, unchanged: summary.unchanged.length },
+      objects,
+      lockfile,
+      warnings: [...written.warnings, ...summary.warnings],
+    });
+  }
+}
