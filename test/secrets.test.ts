@@ -363,11 +363,12 @@ test('CLI: --env-secret and --secret-file supply secrets; inline warns naming th
   for (let run = 0; run < 2; run++) {
     const inline = cli(['render', '-f', dir, '-o', out, '--secret-file', secretFile, '--secrets', 'inline', '--allow-secret-values'], { GITHUB_ACTIONS: 'true' });
     assert.equal(inline.code, 0, inline.stderr);
-    assert.ok(inline.stdout.startsWith('::add-mask::'), inline.stdout.slice(0, 200));
-    assert.ok(inline.stdout.includes(`::add-mask::${B64}`));
+    // on stderr (the runner reads workflow commands there too), before anything else
+    assert.ok(inline.stderr.startsWith('::add-mask::'), inline.stderr.slice(0, 200));
+    assert.ok(inline.stderr.includes(`::add-mask::${B64}`));
     assert.match(inline.stderr, new RegExp(`warning: --secrets inline: these files hold secret values and will be committed to Git: ${SECRET_FILE.replace(/[.]/g, '\\.')}`));
-    const masked = inline.stdout.split('\n').filter((l) => !l.startsWith('::add-mask::')).join('\n');
-    assertNoSecret(SECRETS, { dirs: [out], files: [lockfile], texts: { stdout: masked, stderr: inline.stderr }, allowedFiles: [path.join(out, SECRET_FILE)] });
+    const masked = inline.stderr.split('\n').filter((l) => !l.startsWith('::add-mask::')).join('\n');
+    assertNoSecret(SECRETS, { dirs: [out], files: [lockfile], texts: { stdout: inline.stdout, stderr: masked }, allowedFiles: [path.join(out, SECRET_FILE)] });
   }
   assert.ok(readFileSync(path.join(out, SECRET_FILE), 'utf8').includes(B64));
   assert.match(readFileSync(path.join(out, 'README.md'), 'utf8'), new RegExp(`files holding secret values[\\s\\S]*${SECRET_FILE.replace(/[.]/g, '\\.')}`));

@@ -9,6 +9,20 @@ import { compareStrings, type Diagnostic } from '../model/diagnostics.js';
 export const MINIMUM_SECRET_LENGTH = 4;
 
 /**
+ * Values too common to mean anything as bytes: YAML 1.1's booleans and null, and numbers of
+ * fewer than 8 characters (ports, counts, seconds). "true" is in every rendered tree, so a byte
+ * scan for it only ever finds accidents. Taint tracking still protects such a value wherever it
+ * is substituted; only the byte scan, redaction and masking pass it by.
+ */
+const COMMON_WORD = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
+const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/** Whether the bytes of a secret value are worth searching for: long enough and not a common value. */
+export function isScannableSecret(value: string): boolean {
+  return value.length >= MINIMUM_SECRET_LENGTH && !COMMON_WORD.test(value) && !(value.length < 8 && NUMBER.test(value));
+}
+
+/**
  * The part of base64(prefix + value + suffix) that depends only on `value`, for each of the
  * three offsets the value can start at inside the encoded stream.
  */
@@ -26,7 +40,7 @@ function base64Forms(bytes: Buffer): string[] {
 
 /** Every needle for one value, longest first (so redaction removes the most). */
 export function secretForms(value: string): string[] {
-  if (value.length < MINIMUM_SECRET_LENGTH) return [];
+  if (!isScannableSecret(value)) return [];
   const raw = Buffer.from(value, 'utf8');
   const once = raw.toString('base64');
   const forms = new Set<string>([value, ...base64Forms(raw), ...base64Forms(Buffer.from(once, 'utf8'))]);
@@ -43,6 +57,11 @@ export function secretNeedles(values: ReadonlyMap<string, readonly string[]>): S
   for (const [name, list] of values) for (const value of list) for (const form of secretForms(value)) needles.push([form, name]);
   needles.sort(([a, an], [b, bn]) => b.length - a.length || compareStrings(a, b) || compareStrings(an, bn));
   return { needles };
+}
+
+/** Whether `text` holds any form of any secret value. */
+export function containsSecret(text: string, needles: SecretNeedles): boolean {
+  return needles.needles.some(([needle]) => text.includes(needle));
 }
 
 /** The object a hit is in: `kind/name` of the YAML document around `at`, when there is one. */

@@ -16,7 +16,7 @@ import { scanOutput, type SecretNeedles } from './gate.js';
 
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type RunSecrets } from './sources.js';
 export { taintMarker, type MarkedText } from './taint.js';
-export { secretNeedles, redact, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
+export { secretNeedles, containsSecret, redact, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
 
 /** What the layout needs to know from this stage. */
 export interface LayoutExtras {

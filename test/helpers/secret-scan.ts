@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { declaredSecretFiles } from '../../src/review/secret-files.js';
 
 /**
  * The forms a secret takes in text, computed here independently of src/secrets: the value, and
@@ -42,4 +43,14 @@ export function assertNoSecret(secrets: readonly string[], where: { dirs?: strin
       for (const [name, text] of haystacks) assert.ok(!text.includes(form), `a secret (form ${forms(secret).indexOf(form)}) is in ${name}`);
     }
   }
+}
+
+/**
+ * The files an output directory declares as holding secret values (the inline strategy's
+ * warning section of its README), as absolute paths: the only places a secret may be.
+ */
+export function inlineSecretFiles(outputDir: string): string[] {
+  const readme = path.join(outputDir, 'README.md');
+  if (!existsSync(readme)) return [];
+  return [...declaredSecretFiles(new Map([['README.md', readFileSync(readme, 'utf8')]]))].map((f) => path.join(outputDir, f)).sort();
 }
