@@ -14,13 +14,12 @@ import { pathToFileURL } from 'node:url';
 import { FIXTURES, PROJECT_ROOT } from './helpers/paths.js';
 import { tempDir } from './helpers/corpus-manifest.js';
 import { runCli, type CliResult } from './helpers/cli.js';
-import { assertNoSecret, inlineSecretFiles } from './helpers/secret-scan.js';
+import { assertNoSecret, inlineSecretFiles, SUITE_SECRETS } from './helpers/secret-scan.js';
 
 const CORE = pathToFileURL(path.join(PROJECT_ROOT, 'examples', 'repository', 'cluster-api', 'latest', 'core-components.yaml')).href;
-const credentials = (key: string) => `[default]\naws_access_key_id = AKIAE2ETESTEXAMPLE\naws_secret_access_key = ${key}\n`;
-const OLD = { token: 'vtok-6f1c2a9e4b7d0358aa', b64: Buffer.from(credentials('Zx9tQm4RkL2pVb7nWc3yHd8sJf5gTa1e')).toString('base64') };
-const NEW = { token: 'vtok-0e8d3b6a91c4f27755', b64: Buffer.from(credentials('Qa7wEr3tYu9iOp2lKj5hGf8dSa1zXc6v')).toString('base64') };
-const ALL_SECRETS = [OLD.token, OLD.b64, NEW.token, NEW.b64, 'Zx9tQm4RkL2pVb7nWc3yHd8sJf5gTa1e', 'Qa7wEr3tYu9iOp2lKj5hGf8dSa1zXc6v'];
+const OLD = { token: SUITE_SECRETS.oldToken, b64: Buffer.from(SUITE_SECRETS.oldCredentials).toString('base64') };
+const NEW = { token: SUITE_SECRETS.newToken, b64: Buffer.from(SUITE_SECRETS.newCredentials).toString('base64') };
+const ALL_SECRETS = [OLD.token, OLD.b64, NEW.token, NEW.b64, SUITE_SECRETS.oldSecretKey, SUITE_SECRETS.newSecretKey];
 
 /** A provider of our own whose manager takes a token as a flag, beside a CAPA-style Secret. */
 const TOKEN_COMPONENTS = `apiVersion: v1

@@ -16,17 +16,17 @@ import { renderManagementCluster, type RenderOptions } from '../src/pipeline.js'
 import { CapiGitopsError } from '../src/model/diagnostics.js';
 import { substituteVariables } from '../src/render/variables.js';
 import { taintMarker } from '../src/secrets/taint.js';
-import { secretForms } from '../src/secrets/gate.js';
+import { isScannableSecret, secretForms } from '../src/secrets/gate.js';
 import { FIXTURES, PROJECT_ROOT } from './helpers/paths.js';
 import { tempDir, writeTempManifest } from './helpers/corpus-manifest.js';
 import { crdValidator, wiringProblems } from './helpers/crd-schema.js';
-import { assertNoSecret } from './helpers/secret-scan.js';
+import { assertNoSecret, SUITE_SECRETS } from './helpers/secret-scan.js';
+import { runCli } from './helpers/cli.js';
 
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 const EXAMPLES = path.join(PROJECT_ROOT, 'examples');
-const CREDENTIALS = '[default]\naws_access_key_id = AKIAVAULTEXAMPLE7Q\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzSECRET\n';
+const CREDENTIALS = SUITE_SECRETS.vaultCredentials;
 const B64 = Buffer.from(CREDENTIALS).toString('base64');
-const SECRETS = [B64, CREDENTIALS.split('\n')[2]!.split(' = ')[1]!];
+const SECRETS = [B64, SUITE_SECRETS.vaultSecretKey];
 const INFRA_DIR = '04-infrastructure-vault';
 const SECRET_FILE = `${INFRA_DIR}/secret-capvault-manager-bootstrap-credentials.yaml`;
 const ESO_CRD = path.join(FIXTURES, 'external-secrets', 'external-secrets.io_externalsecrets.yaml');
@@ -343,9 +343,25 @@ test('the gate searches raw, base64 in three alignments and base64 of base64', (
   assert.deepEqual(secretForms('abc'), [], 'values under 4 characters are not searched');
 });
 
+test('the gate passes by values too common to be credentials ("true", "false", "1", "9443"); taint still protects them, and a real credential in a stray place is still caught', async () => {
+  // undeclared: a Secret value is secret, whatever it looks like
+  const data = { VAULT_B64ENCODED_CREDENTIALS: B64, EXP_MACHINE_POOL: 'true', DEBUG: 'false', REPLICAS: '1', WEBHOOK_PORT: '9443' };
+  const refused = (await renderFails({ data })).message;
+  assert.match(refused, /args\[0\]: would receive the secret value of EXP_MACHINE_POOL/, 'taint still follows "true" where it is substituted');
+  // every output file holds "true" (served: true), yet the gate does not fail on it
+  const inline = await render({ data }, { secretsStrategy: 'inline', allowSecretValues: true });
+  assert.ok([...inline.files.values()].some((text) => /: true$/m.test(text)));
+  assert.ok(inline.warnings.some((w) => w.includes(SECRET_FILE)));
+  // the credential smuggled beside them is still caught, and named alone
+  const smuggled = await renderFails({ data, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(B64) }, { secretsStrategy: 'inline', allowSecretValues: true });
+  assert.match(smuggled.message, /configmap-smuggled\.yaml: error: ConfigMap\/smuggled: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
+  assert.doesNotMatch(smuggled.message, /EXP_MACHINE_POOL|DEBUG|REPLICAS|WEBHOOK_PORT/);
+  for (const common of ['true', 'False', 'yes', 'OFF', 'null', '~', '1', '9443', '-1', '0.5', '1e3', '1234567']) assert.equal(isScannableSecret(common), false, common);
+  for (const credential of ['12345678', 'hunter22', 'truer', 'true-ish', 'Zm9v', 'abcd']) assert.equal(isScannableSecret(credential), true, credential);
+});
+
 function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, GITHUB_ACTIONS: '', ...env } });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  return runCli(args, { env: { ...process.env, GITHUB_ACTIONS: '', ...env } });
 }
 
 test('CLI: --env-secret and --secret-file supply secrets; inline warns naming the files every run; GitHub Actions masks first; nothing leaks', () => {
