@@ -35,7 +35,7 @@ import { sha256Hex, type ArtifactCache } from './sources/cache.js';
 import { layoutChart, layoutOutput, unmanagedObjects, type LayoutName } from './emit/layout.js';
 import type { ObjectSelector } from './emit/apply-safety.js';
 import { prepareChart, type SetExpression } from './chart/index.js';
-import { containsSecret, IMAGES_KEY, protectSecrets, readRunSecrets, redactDiagnostic, secretAwareLookup, secretNeedles, secretValues, taintMarker, type MarkedText, type RunSecrets, type SecretNeedles } from './secrets/index.js';
+import { containsSecret, finalGate, IMAGES_KEY, protectSecrets, readRunSecrets, redactDiagnostic, secretAwareLookup, secretNeedles, secretValues, taintMarker, type MarkedText, type RunSecrets, type SecretNeedles } from './secrets/index.js';
 import { renderOperatorLayout } from './operator-pipeline.js';
 
 export interface RenderOptions {
@@ -269,7 +269,13 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
   const { manifest, providers } = resolution;
   if ((options.layout ?? manifest.config.output?.layout) === 'operator') {
     if ((options.set?.length ?? 0) > 0 || (options.valuesFiles?.length ?? 0) > 0) throw new CapiGitopsError({ message: '--set, --set-string and --values are chart values, and the operator layout draws no chart', hint: 'drop the chart values' });
-    return { ...resolution, ...(await renderOperatorLayout(resolution, options)), layout: 'operator', warnings: [] };
+    const rendered = await renderOperatorLayout(resolution, options);
+    // nothing is substituted here, but a patch or an additionalManifests ConfigMap may carry a secret
+    const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
+    const needles = secretNeedles(secretValues(manifest, providers.map((p) => (p.provider.spec.configSecret ? findConfigSecret(p.provider, manifest.secrets) : undefined)), run));
+    options.onSecretValues?.(needles);
+    finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles);
+    return { ...resolution, ...rendered, layout: 'operator', warnings: [] };
   }
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const prepared = prepareProviders(manifest, providers, run);

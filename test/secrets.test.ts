@@ -332,6 +332,17 @@ test('the final gate catches a secret smuggled in through additionalManifests an
   assert.match((await renderFails({ data: { EXP_MACHINE_POOL: 'true', VAULT_B64ENCODED_CREDENTIALS: 'x' }, secrets: '  public: [EXP_MACHINE_POOL, VAULT_B64ENCODED_CREDENTIALS]\n  strategy: sops\n' })).message, /at least one age recipient/);
 });
 
+test('the operator layout, which substitutes nothing, still passes the final gate: a secret in a patch or an additionalManifests ConfigMap is caught', async () => {
+  const output = `operator:\n  url: ${path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml')}\n`;
+  const clean = await render({ output }, { layout: 'operator' });
+  assert.ok([...clean.files.keys()].some((f) => f.startsWith('02-providers/')));
+  assertNoSecret(SECRETS, { texts: filesText(clean.files) });
+  const viaPatch = await renderFails({ output, spec: smugglingPatch(B64) }, { layout: 'operator' });
+  assert.match(viaPatch.message, /02-providers\/[^:]*: error: InfrastructureProvider\/vault: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
+  const viaManifests = await renderFails({ output, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(Buffer.from(B64).toString('base64')) }, { layout: 'operator' });
+  assert.match(viaManifests.message, /ConfigMap\/extra: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
+});
+
 test('the gate searches raw, base64 in three alignments and base64 of base64', () => {
   const forms = secretForms('hunter22');
   for (const prefix of ['', 'a', 'ab']) {
