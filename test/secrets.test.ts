@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync, cpSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
@@ -17,7 +17,8 @@ import { CapiGitopsError } from '../src/model/diagnostics.js';
 import { substituteVariables } from '../src/render/variables.js';
 import { taintMarker } from '../src/secrets/taint.js';
 import { isScannableSecret, secretForms } from '../src/secrets/gate.js';
-import { FIXTURES, PROJECT_ROOT } from './helpers/paths.js';
+import { CORPUS_REPOSITORY, FIXTURES, PROJECT_ROOT } from './helpers/paths.js';
+import { corpusReleases, FakeGitHub } from './helpers/fake-github.js';
 import { tempDir, writeTempManifest } from './helpers/corpus-manifest.js';
 import { crdValidator, wiringProblems } from './helpers/crd-schema.js';
 import { assertNoSecret, SUITE_SECRETS } from './helpers/secret-scan.js';
@@ -140,24 +141,32 @@ test('refuse (the default) names each object, field and variable, and no value',
   assert.ok(!publicFlag.includes('EXP_MACHINE_POOL'), publicFlag);
 });
 
-test('a configSecret holding only a feature flag declared public renders, as the README example', async () => {
+test('the README manifest renders as written: its Secret holds a feature flag declared public (GitHub releases served on 127.0.0.1)', async () => {
   const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
   const block = /## The manifest[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)![1]!;
   const docs = YAML.parseAllDocuments(block).map((d) => d.toJS());
-  const secret = docs.find((d) => d.kind === 'Secret');
-  const config = docs.find((d) => d.kind === 'Config');
-  assert.deepEqual(secret.stringData, { EXP_MACHINE_POOL: 'true' });
-  // the README's Secret and Config.secrets, on the bundled example's own providers
-  const dir = tempDir('capi-gitops-readme-');
-  cpSync(EXAMPLES, dir, { recursive: true });
-  const mc = path.join(dir, 'management-cluster');
-  writeFileSync(path.join(mc, 'secret.yaml'), YAML.stringify(secret));
-  const providers = readFileSync(path.join(mc, 'providers.yaml'), 'utf8').replace('kind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n', 'kind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  configSecret:\n    name: capi-variables\n');
-  writeFileSync(path.join(mc, 'providers.yaml'), providers);
-  writeFileSync(path.join(mc, 'config.yaml'), readFileSync(path.join(mc, 'config.yaml'), 'utf8') + YAML.stringify({ secrets: config.secrets }));
-  const result = await renderManagementCluster({ manifestPaths: [mc] });
-  const manager = [...result.files].find(([f]) => f.startsWith('01-cluster-api/deployment-'))![1];
-  assert.match(manager, /MachinePool=true/);
+  assert.deepEqual(docs.find((d) => d.kind === 'Secret').stringData, { EXP_MACHINE_POOL: 'true' });
+  const certManager = docs.find((d) => d.kind === 'Config').certManager.version;
+  // the corpus's cluster-api releases; cert-manager v1.13.0's manifest stands in for the README's version
+  const github = await FakeGitHub.start({
+    'kubernetes-sigs/cluster-api': corpusReleases(['cluster-api']),
+    'cert-manager/cert-manager': [{ tag: certManager, assets: { 'cert-manager.yaml': readFileSync(path.join(CORPUS_REPOSITORY, 'cert-manager', 'v1.13.0', 'cert-manager.yaml')) } }],
+  });
+  try {
+    const dir = writeTempManifest({ 'management-cluster.yaml': block });
+    const result = await renderManagementCluster({ manifestPaths: [dir], sources: { github: { apiUrl: github.apiUrl } } });
+    const manager = [...result.files].find(([f]) => f.startsWith('01-cluster-api/deployment-'))![1];
+    assert.match(manager, /MachinePool=true/);
+    assert.match(manager, /ClusterTopology=true/);
+    // undeclared, the same flag is a secret: refused, naming the field and the way out
+    await assert.rejects(renderManagementCluster({ manifestPaths: [writeTempManifest({ 'management-cluster.yaml': block.replace(/\nsecrets:\n.*\n/, '\n') })], sources: { github: { apiUrl: github.apiUrl } } }), (err: Error) => {
+      assert.match(err.message, /args\[\d+\]: would receive the secret value of EXP_MACHINE_POOL/);
+      assert.match(err.message, /Config\.secrets\.public/);
+      return true;
+    });
+  } finally {
+    await github.close();
+  }
 });
 
 test('external-secrets: the Secret becomes an ExternalSecret that validates against the real CRD (external-secrets config/crds/bases/external-secrets.io_externalsecrets.yaml)', async () => {
