@@ -326,7 +326,7 @@ function smugglingPatch(value: string): string {
 `;
 }
 
-test('the final gate catches a secret smuggled in through additionalManifests and a patch, raw and base64', async () => {
+test('the final gate catches a secret smuggled in through additionalManifests, a patch, chart values and an image override, raw and base64', async () => {
   const secrets = `${PUBLIC_FLAG}  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef:\n      name: vault-store\n`;
   // raw, base64 at each alignment, and base64 of base64
   const disguises = [B64, Buffer.from(B64).toString('base64'), Buffer.from(`x${B64}`).toString('base64'), Buffer.from(`xy${B64}!`).toString('base64'), Buffer.from(Buffer.from(B64).toString('base64')).toString('base64')];
@@ -337,6 +337,14 @@ test('the final gate catches a secret smuggled in through additionalManifests an
     assert.match(viaPatch.message, /deployment-capvault-controller-manager\.yaml: error: Deployment\/capvault-controller-manager: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
     for (const message of [viaManifests.message, viaPatch.message]) assert.ok(!message.includes(value.slice(4, 40)), 'the message quotes the smuggled text');
   }
+  // through chart values (--set, into the wiring) and an image override of the Config document
+  const token = SUITE_SECRETS.gitToken;
+  const data = { VAULT_B64ENCODED_CREDENTIALS: B64, EXP_MACHINE_POOL: 'true', GIT_TOKEN: token };
+  const viaChart = await renderFails({ secrets, data }, { layout: 'flux', set: [{ expression: `path=clusters/${token}`, forceString: true }] });
+  assert.match(viaChart.message, /flux\/[^:]+\.yaml: error: Kustomization\/[^:]+: the output would contain the secret value of GIT_TOKEN/);
+  const viaImages = await renderFails({ secrets, data, output: `images:\n  infrastructure-vault:\n    tag: ${token}\n` });
+  assert.match(viaImages.message, /deployment-capvault-controller-manager\.yaml: error: Deployment\/capvault-controller-manager: the output would contain the secret value of GIT_TOKEN/);
+  for (const message of [viaChart.message, viaImages.message]) assert.ok(!message.includes(token), message);
   // a setting without the strategy's requirements fails even when no secret needs placing
   assert.match((await renderFails({ data: { EXP_MACHINE_POOL: 'true', VAULT_B64ENCODED_CREDENTIALS: 'x' }, secrets: '  public: [EXP_MACHINE_POOL, VAULT_B64ENCODED_CREDENTIALS]\n  strategy: sops\n' })).message, /at least one age recipient/);
 });
@@ -350,6 +358,17 @@ test('the operator layout, which substitutes nothing, still passes the final gat
   assert.match(viaPatch.message, /02-providers\/[^:]*: error: InfrastructureProvider\/vault: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
   const viaManifests = await renderFails({ output, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(Buffer.from(B64).toString('base64')) }, { layout: 'operator' });
   assert.match(viaManifests.message, /ConfigMap\/extra: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
+});
+
+test('the gate also searches the text a base64 value encodes, and a multi-line value line by line (YAML re-indents a block)', async () => {
+  const forms = secretForms(B64);
+  assert.ok(forms.includes(CREDENTIALS), 'the decoded credentials file');
+  assert.ok(forms.includes(`aws_secret_access_key = ${SUITE_SECRETS.vaultSecretKey}`), 'its key line');
+  assert.ok(!forms.includes('[default]'), 'a short line alone is not searched');
+  // the credentials file smuggled as a block scalar of a ConfigMap: each line is indented in the output
+  const secrets = `${PUBLIC_FLAG}  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef:\n      name: vault-store\n`;
+  const smuggled = await renderFails({ secrets, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(CREDENTIALS) });
+  assert.match(smuggled.message, /configmap-smuggled\.yaml: error: ConfigMap\/smuggled: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
 });
 
 test('the gate searches raw, base64 in three alignments and base64 of base64', () => {

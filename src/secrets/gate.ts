@@ -44,7 +44,24 @@ export function secretForms(value: string): string[] {
   const raw = Buffer.from(value, 'utf8');
   const once = raw.toString('base64');
   const forms = new Set<string>([value, ...base64Forms(raw), ...base64Forms(Buffer.from(once, 'utf8'))]);
+  // the text a base64 value (the *_B64 convention) encodes, which is the credential itself
+  const decoded = decodedText(value);
+  if (decoded !== undefined && isScannableSecret(decoded)) forms.add(decoded);
+  // YAML writes a multi-line value as an indented block: its lines are searched one by one
+  for (const text of [value, decoded ?? '']) for (const line of text.split(/\r?\n/)) if (line.trim().length >= MINIMUM_LINE_LENGTH) forms.add(line.trim());
   return [...forms].sort((a, b) => b.length - a.length || compareStrings(a, b));
+}
+
+/** Lines of a multi-line value shorter than this are not searched alone (`[default]`, `-----END`). */
+const MINIMUM_LINE_LENGTH = 16;
+
+/** The UTF-8 text of a canonical base64 value, when it is text (no control characters but tab and line breaks). */
+function decodedText(value: string): string | undefined {
+  if (value.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return undefined;
+  const bytes = Buffer.from(value, 'base64');
+  if (bytes.toString('base64') !== value) return undefined;
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  return text.includes('\uFFFD') || /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text) ? undefined : text;
 }
 
 export interface SecretNeedles {

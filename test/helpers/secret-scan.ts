@@ -72,6 +72,8 @@ export const SUITE_SECRETS = {
   newCredentials: awsCredentials('AKIAE2ETESTEXAMPLE', 'Qa7wEr3tYu9iOp2lKj5hGf8dSa1zXc6v'),
   newSecretKey: 'Qa7wEr3tYu9iOp2lKj5hGf8dSa1zXc6v',
   newToken: 'vtok-0e8d3b6a91c4f27755',
+  /** Smuggled into chart values and an image tag (test/secrets.test.ts). */
+  gitToken: 'ghpsmuggled0a1b2c3d4e5f6a7b8',
 } as const;
 
 /** Every suite secret, and the base64 a configSecret or secret file carries of each credentials file. */
