@@ -327,7 +327,7 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
   for (const [i, m] of markedOf) sources.push({ text: marked[m]!.text, source: `${prepared[i]!.resolved.label} ${prepared[i]!.resolved.version} ${prepared[i]!.resolved.components.name}` });
   // the parsed cache is a directory on disk: a text that holds a secret value is never put there
   sources.forEach((s, i) => {
-    if (secretUse.has(i) || containsSecret(s.text, needles)) s.keepOutOfCache = true;
+    if ((i < prepared.length && secretUse.has(i)) || containsSecret(s.text, needles)) s.keepOutOfCache = true;
   });
   const parsed = await (shared?.parse ? shared.parse(sources) : parseWithCache(sources, options.sources?.cache)).catch((err: unknown) => {
     // A parse error caused by a variable's value is reported as that variable (never a secret value).
