@@ -22,15 +22,14 @@ const internalErrors = path.join(state, 'internal-errors.log');
 // and stderr, for the secret sweep after the suite.
 const tmpRoot = mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-test-tmp-'));
 const outputLog = path.join(state, 'cli-output.log');
-const started = Date.now();
 // No test may reach beyond this machine: the HTTP layer refuses non-loopback hosts.
-const env = { ...process.env, CAPI_GITOPS_NETWORK: 'loopback', XDG_STATE_HOME: state, CAPI_GITOPS_INTERNAL_ERROR_LOG: internalErrors, TMPDIR: tmpRoot, CAPI_GITOPS_TEST_OUTPUT_LOG: outputLog };
+// The default cache is the run's own too: on a shared machine ~/.cache is written by other runs.
+const env = { ...process.env, CAPI_GITOPS_NETWORK: 'loopback', XDG_STATE_HOME: state, CAPI_GITOPS_INTERNAL_ERROR_LOG: internalErrors, TMPDIR: tmpRoot, XDG_CACHE_HOME: path.join(tmpRoot, 'cache-home'), CAPI_GITOPS_TEST_OUTPUT_LOG: outputLog };
 const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...selected], { stdio: 'inherit', env });
 let status = result.status ?? 1;
 // No secret a test gave capi-gitops may be anywhere it wrote or printed (issue 8).
 const { sweepSuiteForSecrets } = await import(pathToFileURL(path.resolve('dist/test/helpers/secret-scan.js')).href);
-const { defaultCacheDir } = await import(pathToFileURL(path.resolve('dist/src/sources/cache.js')).href);
-const leaks = sweepSuiteForSecrets({ tmpRoot, log: outputLog, cacheDir: defaultCacheDir(), since: started });
+const leaks = sweepSuiteForSecrets({ tmpRoot, log: outputLog });
 if (leaks.length > 0) {
   console.error(`\nFAIL: a secret the tests gave capi-gitops is in what it wrote or printed:\n${leaks.map((l) => `  ${l}`).join('\n')}`);
   status = 1;
