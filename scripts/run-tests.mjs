@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import fg from 'fast-glob';
 
 const files = (await fg('dist/test/**/*.test.js')).sort();
@@ -17,10 +18,22 @@ if (selected.length === 0) {
 // also appended to the log, so that one printed by any test (even one expecting failure) fails the suite.
 const state = mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-test-state-'));
 const internalErrors = path.join(state, 'internal-errors.log');
+// Every temporary directory of the run (outputs, lockfiles, caches) and every CLI run's stdout
+// and stderr, for the secret sweep after the suite.
+const tmpRoot = mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-test-tmp-'));
+const outputLog = path.join(state, 'cli-output.log');
 // No test may reach beyond this machine: the HTTP layer refuses non-loopback hosts.
-const env = { ...process.env, CAPI_GITOPS_NETWORK: 'loopback', XDG_STATE_HOME: state, CAPI_GITOPS_INTERNAL_ERROR_LOG: internalErrors };
+// The default cache is the run's own too: on a shared machine ~/.cache is written by other runs.
+const env = { ...process.env, CAPI_GITOPS_NETWORK: 'loopback', XDG_STATE_HOME: state, CAPI_GITOPS_INTERNAL_ERROR_LOG: internalErrors, TMPDIR: tmpRoot, XDG_CACHE_HOME: path.join(tmpRoot, 'cache-home'), CAPI_GITOPS_TEST_OUTPUT_LOG: outputLog };
 const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...selected], { stdio: 'inherit', env });
 let status = result.status ?? 1;
+// No secret a test gave capi-gitops may be anywhere it wrote or printed (issue 8).
+const { sweepSuiteForSecrets } = await import(pathToFileURL(path.resolve('dist/test/helpers/secret-scan.js')).href);
+const leaks = sweepSuiteForSecrets({ tmpRoot, log: outputLog });
+if (leaks.length > 0) {
+  console.error(`\nFAIL: a secret the tests gave capi-gitops is in what it wrote or printed:\n${leaks.map((l) => `  ${l}`).join('\n')}`);
+  status = 1;
+}
 let logged = '';
 try {
   logged = readFileSync(internalErrors, 'utf8');
@@ -32,4 +45,5 @@ if (logged) {
   status = 1;
 }
 rmSync(state, { recursive: true, force: true });
+rmSync(tmpRoot, { recursive: true, force: true });
 process.exit(status);

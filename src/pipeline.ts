@@ -36,7 +36,7 @@ import { sha256Hex, type ArtifactCache } from './sources/cache.js';
 import { layoutChart, layoutOutput, unmanagedObjects, type LayoutName } from './emit/layout.js';
 import type { ObjectSelector } from './emit/apply-safety.js';
 import { prepareChart, type SetExpression } from './chart/index.js';
-import { IMAGES_KEY, protectSecrets, readRunSecrets, redactDiagnostic, secretAwareLookup, secretNeedles, secretValues, taintMarker, type MarkedText, type RunSecrets, type SecretNeedles } from './secrets/index.js';
+import { containsSecret, finalGate, IMAGES_KEY, protectSecrets, readRunSecrets, redactDiagnostic, secretAwareLookup, secretNeedles, secretValues, taintMarker, type MarkedText, type RunSecrets, type SecretNeedles } from './secrets/index.js';
 import { renderOperatorLayout } from './operator-pipeline.js';
 
 export interface RenderOptions {
@@ -316,7 +316,13 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
       throw new CapiGitopsError({ message: '--set, --set-string and --values are chart values, and the operator layout draws no chart unless Config operator.wiring names one', expected: 'operator.wiring: argocd or flux in the Config document', hint: 'add wiring: argocd (or flux) under operator: in the Config document, or drop the chart values' });
     }
     const wiring = tool ? { tool, ...(await prepareWiring(tool, manifest, options)) } : undefined;
-    return { ...resolution, ...(await renderOperatorLayout(resolution, { command: options.command, wiring })), layout: 'operator', warnings: [] };
+    const rendered = await renderOperatorLayout(resolution, { command: options.command, wiring });
+    // nothing is substituted here, but a patch or an additionalManifests ConfigMap may carry a secret
+    const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
+    const needles = secretNeedles(secretValues(manifest, providers.map((p) => (p.provider.spec.configSecret ? findConfigSecret(p.provider, manifest.secrets) : undefined)), run));
+    options.onSecretValues?.(needles);
+    finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles);
+    return { ...resolution, ...rendered, layout: 'operator', warnings: [] };
   }
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const prepared = prepareProviders(manifest, providers, run);
@@ -363,9 +369,13 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
   bag.throwIfAny();
 
   // 2. Parse every artifact (YAML 1.1, aliases refused), in parallel.
-  const sources = prepared.map((p, i) => ({ text: substituted[i]!.text, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
+  const sources: CacheableParseInput[] = prepared.map((p, i) => ({ text: substituted[i]!.text, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
   for (const [i, m] of markedOf) sources.push({ text: marked[m]!.text, source: `${prepared[i]!.resolved.label} ${prepared[i]!.resolved.version} ${prepared[i]!.resolved.components.name}` });
+  // the parsed cache is a directory on disk: a text that holds a secret value is never put there
+  sources.forEach((s, i) => {
+    if ((i < prepared.length && secretUse.has(i)) || containsSecret(s.text, needles)) s.keepOutOfCache = true;
+  });
   const parsed = await (shared?.parse ? shared.parse(sources) : parseWithCache(sources, options.sources?.cache)).catch((err: unknown) => {
     // A parse error caused by a variable's value is reported as that variable (never a secret value).
     const culprits = prepared.flatMap((p, i) =>
@@ -519,20 +529,24 @@ function givenVariables(manifest: Manifest, prepared: PreparedProvider[]): Given
   return given;
 }
 
+/** A text to parse; `keepOutOfCache` when it holds a secret value. */
+export type CacheableParseInput = ParseInput & { keepOutOfCache?: boolean };
+
 /**
  * Parsed forms are cached by the sha256 of the text that was parsed (the artifact after variable
  * substitution) and the parser's version, so a warm render skips YAML parsing altogether.
  */
-export async function parseWithCache(sources: ParseInput[], cache: ArtifactCache | undefined): Promise<KObject[][]> {
+export async function parseWithCache(sources: CacheableParseInput[], cache: ArtifactCache | undefined): Promise<KObject[][]> {
   // Nodes and depth are bounded before any parser (or the cache) sees the text: one budget per run.
   const budget = new YamlBudget();
   for (const s of sources) budget.check(s.text, s.source);
   if (!cache) return parseArtifactsParallel(sources);
-  const keys = sources.map((s) => `${PARSER_VERSION}:${sha256Hex(s.text)}`);
-  const cached = await Promise.all(keys.map((key) => cache.getParsed<KObject[]>(key)));
+  // a secret-bearing text is neither looked up (its digest would let a guess be checked) nor stored
+  const keys = sources.map((s) => (s.keepOutOfCache ? undefined : `${PARSER_VERSION}:${sha256Hex(s.text)}`));
+  const cached = await Promise.all(keys.map((key) => (key === undefined ? undefined : cache.getParsed<KObject[]>(key))));
   const missing = sources.map((_, i) => i).filter((i) => cached[i] === undefined);
   const parsed = await parseArtifactsParallel(missing.map((i) => sources[i]!));
-  await Promise.all(missing.map((i, j) => cache.putParsed(keys[i]!, parsed[j])));
+  await Promise.all(missing.map((i, j) => (keys[i] === undefined ? undefined : cache.putParsed(keys[i]!, parsed[j]))));
   await cache.trimParsed();
   missing.forEach((i, j) => (cached[i] = parsed[j]));
   return cached as KObject[][];

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync, cpSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
@@ -16,17 +16,18 @@ import { renderManagementCluster, type RenderOptions } from '../src/pipeline.js'
 import { CapiGitopsError } from '../src/model/diagnostics.js';
 import { substituteVariables } from '../src/render/variables.js';
 import { taintMarker } from '../src/secrets/taint.js';
-import { secretForms } from '../src/secrets/gate.js';
-import { FIXTURES, PROJECT_ROOT } from './helpers/paths.js';
+import { isScannableSecret, secretForms } from '../src/secrets/gate.js';
+import { CORPUS_REPOSITORY, FIXTURES, PROJECT_ROOT } from './helpers/paths.js';
+import { corpusReleases, FakeGitHub } from './helpers/fake-github.js';
 import { tempDir, writeTempManifest } from './helpers/corpus-manifest.js';
 import { crdValidator, wiringProblems } from './helpers/crd-schema.js';
-import { assertNoSecret } from './helpers/secret-scan.js';
+import { assertNoSecret, SUITE_SECRETS } from './helpers/secret-scan.js';
+import { runCli } from './helpers/cli.js';
 
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 const EXAMPLES = path.join(PROJECT_ROOT, 'examples');
-const CREDENTIALS = '[default]\naws_access_key_id = AKIAVAULTEXAMPLE7Q\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzSECRET\n';
+const CREDENTIALS = SUITE_SECRETS.vaultCredentials;
 const B64 = Buffer.from(CREDENTIALS).toString('base64');
-const SECRETS = [B64, CREDENTIALS.split('\n')[2]!.split(' = ')[1]!];
+const SECRETS = [B64, SUITE_SECRETS.vaultSecretKey];
 const INFRA_DIR = '04-infrastructure-vault';
 const SECRET_FILE = `${INFRA_DIR}/secret-capvault-manager-bootstrap-credentials.yaml`;
 const ESO_CRD = path.join(FIXTURES, 'external-secrets', 'external-secrets.io_externalsecrets.yaml');
@@ -140,24 +141,32 @@ test('refuse (the default) names each object, field and variable, and no value',
   assert.ok(!publicFlag.includes('EXP_MACHINE_POOL'), publicFlag);
 });
 
-test('a configSecret holding only a feature flag declared public renders, as the README example', async () => {
+test('the README manifest renders as written: its Secret holds a feature flag declared public (GitHub releases served on 127.0.0.1)', async () => {
   const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
   const block = /## The manifest[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)![1]!;
   const docs = YAML.parseAllDocuments(block).map((d) => d.toJS());
-  const secret = docs.find((d) => d.kind === 'Secret');
-  const config = docs.find((d) => d.kind === 'Config');
-  assert.deepEqual(secret.stringData, { EXP_MACHINE_POOL: 'true' });
-  // the README's Secret and Config.secrets, on the bundled example's own providers
-  const dir = tempDir('capi-gitops-readme-');
-  cpSync(EXAMPLES, dir, { recursive: true });
-  const mc = path.join(dir, 'management-cluster');
-  writeFileSync(path.join(mc, 'secret.yaml'), YAML.stringify(secret));
-  const providers = readFileSync(path.join(mc, 'providers.yaml'), 'utf8').replace('kind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n', 'kind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  configSecret:\n    name: capi-variables\n');
-  writeFileSync(path.join(mc, 'providers.yaml'), providers);
-  writeFileSync(path.join(mc, 'config.yaml'), readFileSync(path.join(mc, 'config.yaml'), 'utf8') + YAML.stringify({ secrets: config.secrets }));
-  const result = await renderManagementCluster({ manifestPaths: [mc] });
-  const manager = [...result.files].find(([f]) => f.startsWith('01-cluster-api/deployment-'))![1];
-  assert.match(manager, /MachinePool=true/);
+  assert.deepEqual(docs.find((d) => d.kind === 'Secret').stringData, { EXP_MACHINE_POOL: 'true' });
+  const certManager = docs.find((d) => d.kind === 'Config').certManager.version;
+  // the corpus's cluster-api releases; cert-manager v1.13.0's manifest stands in for the README's version
+  const github = await FakeGitHub.start({
+    'kubernetes-sigs/cluster-api': corpusReleases(['cluster-api']),
+    'cert-manager/cert-manager': [{ tag: certManager, assets: { 'cert-manager.yaml': readFileSync(path.join(CORPUS_REPOSITORY, 'cert-manager', 'v1.13.0', 'cert-manager.yaml')) } }],
+  });
+  try {
+    const dir = writeTempManifest({ 'management-cluster.yaml': block });
+    const result = await renderManagementCluster({ manifestPaths: [dir], sources: { github: { apiUrl: github.apiUrl } } });
+    const manager = [...result.files].find(([f]) => f.startsWith('01-cluster-api/deployment-'))![1];
+    assert.match(manager, /MachinePool=true/);
+    assert.match(manager, /ClusterTopology=true/);
+    // undeclared, the same flag is a secret: refused, naming the field and the way out
+    await assert.rejects(renderManagementCluster({ manifestPaths: [writeTempManifest({ 'management-cluster.yaml': block.replace(/\nsecrets:\n.*\n/, '\n') })], sources: { github: { apiUrl: github.apiUrl } } }), (err: Error) => {
+      assert.match(err.message, /args\[\d+\]: would receive the secret value of EXP_MACHINE_POOL/);
+      assert.match(err.message, /Config\.secrets\.public/);
+      return true;
+    });
+  } finally {
+    await github.close();
+  }
 });
 
 test('external-secrets: the Secret becomes an ExternalSecret that validates against the real CRD (external-secrets config/crds/bases/external-secrets.io_externalsecrets.yaml)', async () => {
@@ -317,7 +326,7 @@ function smugglingPatch(value: string): string {
 `;
 }
 
-test('the final gate catches a secret smuggled in through additionalManifests and a patch, raw and base64', async () => {
+test('the final gate catches a secret smuggled in through additionalManifests, a patch, chart values and an image override, raw and base64', async () => {
   const secrets = `${PUBLIC_FLAG}  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef:\n      name: vault-store\n`;
   // raw, base64 at each alignment, and base64 of base64
   const disguises = [B64, Buffer.from(B64).toString('base64'), Buffer.from(`x${B64}`).toString('base64'), Buffer.from(`xy${B64}!`).toString('base64'), Buffer.from(Buffer.from(B64).toString('base64')).toString('base64')];
@@ -328,8 +337,38 @@ test('the final gate catches a secret smuggled in through additionalManifests an
     assert.match(viaPatch.message, /deployment-capvault-controller-manager\.yaml: error: Deployment\/capvault-controller-manager: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
     for (const message of [viaManifests.message, viaPatch.message]) assert.ok(!message.includes(value.slice(4, 40)), 'the message quotes the smuggled text');
   }
+  // through chart values (--set, into the wiring) and an image override of the Config document
+  const token = SUITE_SECRETS.gitToken;
+  const data = { VAULT_B64ENCODED_CREDENTIALS: B64, EXP_MACHINE_POOL: 'true', GIT_TOKEN: token };
+  const viaChart = await renderFails({ secrets, data }, { layout: 'flux', set: [{ expression: `path=clusters/${token}`, forceString: true }] });
+  assert.match(viaChart.message, /flux\/[^:]+\.yaml: error: Kustomization\/[^:]+: the output would contain the secret value of GIT_TOKEN/);
+  const viaImages = await renderFails({ secrets, data, output: `images:\n  infrastructure-vault:\n    tag: ${token}\n` });
+  assert.match(viaImages.message, /deployment-capvault-controller-manager\.yaml: error: Deployment\/capvault-controller-manager: the output would contain the secret value of GIT_TOKEN/);
+  for (const message of [viaChart.message, viaImages.message]) assert.ok(!message.includes(token), message);
   // a setting without the strategy's requirements fails even when no secret needs placing
   assert.match((await renderFails({ data: { EXP_MACHINE_POOL: 'true', VAULT_B64ENCODED_CREDENTIALS: 'x' }, secrets: '  public: [EXP_MACHINE_POOL, VAULT_B64ENCODED_CREDENTIALS]\n  strategy: sops\n' })).message, /at least one age recipient/);
+});
+
+test('the operator layout, which substitutes nothing, still passes the final gate: a secret in a patch or an additionalManifests ConfigMap is caught', async () => {
+  const output = `operator:\n  url: ${path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml')}\n`;
+  const clean = await render({ output }, { layout: 'operator' });
+  assert.ok([...clean.files.keys()].some((f) => f.startsWith('02-providers/')));
+  assertNoSecret(SECRETS, { texts: filesText(clean.files) });
+  const viaPatch = await renderFails({ output, spec: smugglingPatch(B64) }, { layout: 'operator' });
+  assert.match(viaPatch.message, /02-providers\/[^:]*: error: InfrastructureProvider\/vault: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
+  const viaManifests = await renderFails({ output, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(Buffer.from(B64).toString('base64')) }, { layout: 'operator' });
+  assert.match(viaManifests.message, /ConfigMap\/extra: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
+});
+
+test('the gate also searches the text a base64 value encodes, and a multi-line value line by line (YAML re-indents a block)', async () => {
+  const forms = secretForms(B64);
+  assert.ok(forms.includes(CREDENTIALS), 'the decoded credentials file');
+  assert.ok(forms.includes(`aws_secret_access_key = ${SUITE_SECRETS.vaultSecretKey}`), 'its key line');
+  assert.ok(!forms.includes('[default]'), 'a short line alone is not searched');
+  // the credentials file smuggled as a block scalar of a ConfigMap: each line is indented in the output
+  const secrets = `${PUBLIC_FLAG}  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef:\n      name: vault-store\n`;
+  const smuggled = await renderFails({ secrets, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(CREDENTIALS) });
+  assert.match(smuggled.message, /configmap-smuggled\.yaml: error: ConfigMap\/smuggled: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
 });
 
 test('the gate searches raw, base64 in three alignments and base64 of base64', () => {
@@ -343,9 +382,25 @@ test('the gate searches raw, base64 in three alignments and base64 of base64', (
   assert.deepEqual(secretForms('abc'), [], 'values under 4 characters are not searched');
 });
 
+test('the gate passes by values too common to be credentials ("true", "false", "1", "9443"); taint still protects them, and a real credential in a stray place is still caught', async () => {
+  // undeclared: a Secret value is secret, whatever it looks like
+  const data = { VAULT_B64ENCODED_CREDENTIALS: B64, EXP_MACHINE_POOL: 'true', DEBUG: 'false', REPLICAS: '1', WEBHOOK_PORT: '9443' };
+  const refused = (await renderFails({ data })).message;
+  assert.match(refused, /args\[0\]: would receive the secret value of EXP_MACHINE_POOL/, 'taint still follows "true" where it is substituted');
+  // every output file holds "true" (served: true), yet the gate does not fail on it
+  const inline = await render({ data }, { secretsStrategy: 'inline', allowSecretValues: true });
+  assert.ok([...inline.files.values()].some((text) => /: true$/m.test(text)));
+  assert.ok(inline.warnings.some((w) => w.includes(SECRET_FILE)));
+  // the credential smuggled beside them is still caught, and named alone
+  const smuggled = await renderFails({ data, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(B64) }, { secretsStrategy: 'inline', allowSecretValues: true });
+  assert.match(smuggled.message, /configmap-smuggled\.yaml: error: ConfigMap\/smuggled: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
+  assert.doesNotMatch(smuggled.message, /EXP_MACHINE_POOL|DEBUG|REPLICAS|WEBHOOK_PORT/);
+  for (const common of ['true', 'False', 'yes', 'OFF', 'null', '~', '1', '9443', '-1', '0.5', '1e3', '1234567']) assert.equal(isScannableSecret(common), false, common);
+  for (const credential of ['12345678', 'hunter22', 'truer', 'true-ish', 'Zm9v', 'abcd']) assert.equal(isScannableSecret(credential), true, credential);
+});
+
 function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, GITHUB_ACTIONS: '', ...env } });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  return runCli(args, { env: { ...process.env, GITHUB_ACTIONS: '', ...env } });
 }
 
 test('CLI: --env-secret and --secret-file supply secrets; inline warns naming the files every run; GitHub Actions masks first; nothing leaks', () => {
@@ -363,11 +418,12 @@ test('CLI: --env-secret and --secret-file supply secrets; inline warns naming th
   for (let run = 0; run < 2; run++) {
     const inline = cli(['render', '-f', dir, '-o', out, '--secret-file', secretFile, '--secrets', 'inline', '--allow-secret-values'], { GITHUB_ACTIONS: 'true' });
     assert.equal(inline.code, 0, inline.stderr);
-    assert.ok(inline.stdout.startsWith('::add-mask::'), inline.stdout.slice(0, 200));
-    assert.ok(inline.stdout.includes(`::add-mask::${B64}`));
+    // on stderr (the runner reads workflow commands there too), before anything else
+    assert.ok(inline.stderr.startsWith('::add-mask::'), inline.stderr.slice(0, 200));
+    assert.ok(inline.stderr.includes(`::add-mask::${B64}`));
     assert.match(inline.stderr, new RegExp(`warning: --secrets inline: these files hold secret values and will be committed to Git: ${SECRET_FILE.replace(/[.]/g, '\\.')}`));
-    const masked = inline.stdout.split('\n').filter((l) => !l.startsWith('::add-mask::')).join('\n');
-    assertNoSecret(SECRETS, { dirs: [out], files: [lockfile], texts: { stdout: masked, stderr: inline.stderr }, allowedFiles: [path.join(out, SECRET_FILE)] });
+    const masked = inline.stderr.split('\n').filter((l) => !l.startsWith('::add-mask::')).join('\n');
+    assertNoSecret(SECRETS, { dirs: [out], files: [lockfile], texts: { stdout: inline.stdout, stderr: masked }, allowedFiles: [path.join(out, SECRET_FILE)] });
   }
   assert.ok(readFileSync(path.join(out, SECRET_FILE), 'utf8').includes(B64));
   assert.match(readFileSync(path.join(out, 'README.md'), 'utf8'), new RegExp(`files holding secret values[\\s\\S]*${SECRET_FILE.replace(/[.]/g, '\\.')}`));

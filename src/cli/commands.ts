@@ -8,7 +8,7 @@ import { prepareLockfile, writeLockfile } from '../lock/lockfile.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
 import { Output, type OutputFlags } from './output.js';
-import { CREDENTIAL_ENV_VARIABLES, safeText } from '../model/redact.js';
+import { CREDENTIAL_ENV_VARIABLES, registerSecretForms, safeText } from '../model/redact.js';
 import { credentialEnvironmentProblems } from '../sources/credentials.js';
 import { DEFAULT_NETWORK_DEADLINE_SECONDS, NetworkDeadline } from '../sources/base/deadline.js';
 import { completeSuggestions } from './hints.js';
@@ -222,7 +222,10 @@ function secretOptions(flags: RenderFlags): Partial<RenderOptions> {
     secretFiles: flags.secretFile,
     envSecrets: flags.envSecret,
     onSecretValues: (needles: SecretNeedles) => {
-      if (process.env.GITHUB_ACTIONS === 'true') for (const line of githubMasks(needles)) process.stdout.write(line + '\n');
+      // every line printed from here on (messages, warnings, reports) is redacted of them
+      registerSecretForms(needles.needles.map(([form]) => form));
+      // on stderr, which the runner reads for workflow commands too, so stdout stays one --json document
+      if (process.env.GITHUB_ACTIONS === 'true') for (const line of githubMasks(needles)) process.stderr.write(line + '\n');
     },
   };
 }

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { renderOutput } from '../fleet-render.js';
 import { CapiGitopsError } from '../model/diagnostics.js';
+import { redactStrings } from '../model/redact.js';
 import {
   appendStepSummary,
   checkAnnotations,
@@ -12,6 +13,7 @@ import {
   diagnosticAnnotations,
   formatMarkdown,
   formatText,
+  hideSecretFileValues,
   inGitHubActions,
   manifestAtRevision,
   readOutputTree,
@@ -119,7 +121,8 @@ async function diffSides(flags: DiffFlags): Promise<{ before: ReviewSide; after:
 export async function diffCommand(flags: DiffFlags): Promise<void> {
   const format = flags.format ?? 'text';
   const { before, after } = await annotatingErrors(() => diffSides(flags));
-  const report = reviewChanges(before, after);
+  // values in files that hold secrets are hidden, and any value the renders knew is redacted
+  const report = redactStrings(hideSecretFileValues(reviewChanges(before, after), before.files, after.files));
   const markdown = () => formatMarkdown(report, { fullCommand: fullDiffCommand(flags) });
   if (format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else if (format === 'markdown') process.stdout.write(markdown());

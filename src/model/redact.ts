@@ -38,6 +38,22 @@ export function registerSecret(value: string | undefined): void {
   if (scheme?.[1]) registerSecret(scheme[1]);
 }
 
+/**
+ * Remembers text that no printed line may hold, exactly as given: the secrets stage's forms of
+ * each secret value (raw and base64), which it has already filtered by length and commonness.
+ */
+export function registerSecretForms(forms: Iterable<string>): void {
+  for (const form of forms) if (form) secrets.add(form);
+}
+
+/** Every string inside `value` (a report about to be printed) redacted; keys too. */
+export function redactStrings<T>(value: T): T {
+  if (typeof value === 'string') return redactText(value) as T;
+  if (Array.isArray(value)) return value.map(redactStrings) as T;
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactText(k), redactStrings(v)])) as T;
+  return value;
+}
+
 /** Registers the credential variables of an environment (process.env by default). */
 export function registerEnvironmentSecrets(env: Record<string, string | undefined> = process.env): void {
   for (const name of CREDENTIAL_ENV_VARIABLES) registerSecret(env[name]);

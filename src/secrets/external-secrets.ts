@@ -64,6 +64,10 @@ export function toExternalSecrets(objects: readonly KObject[], fields: readonly 
         local.push(notInSecretData(field, 'external-secrets', 'can only take secret values from Secret data'));
         continue;
       }
+      if (field.derived) {
+        local.push(notInSecretData(field, 'external-secrets', 'cannot fetch a value a transform computed from it'));
+        continue;
+      }
       const base64 = section === 'data';
       const parts: string[] = [];
       for (const piece of field.pieces) {

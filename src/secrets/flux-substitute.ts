@@ -40,8 +40,8 @@ export function toFluxSubstitution(objects: readonly KObject[], fields: readonly
   const out = objects.map((o) => escapeDeep(o) as KObject);
   const variables = new Set<string>();
   for (const field of fields) {
-    if (field.key) {
-      problems.push(notInSecretData(field, 'flux-substitute', 'cannot substitute a map key'));
+    if (field.key || field.derived) {
+      problems.push(notInSecretData(field, 'flux-substitute', field.key ? 'cannot substitute a map key' : 'cannot substitute a value a transform computed from it (declare the variable public, it is read to render)'));
       continue;
     }
     const text = field.pieces.map((p) => (typeof p === 'string' ? escapeForFlux(p) : p.reference)).join('');

@@ -9,6 +9,20 @@ import { compareStrings, type Diagnostic } from '../model/diagnostics.js';
 export const MINIMUM_SECRET_LENGTH = 4;
 
 /**
+ * Values too common to mean anything as bytes: YAML 1.1's booleans and null, and numbers of
+ * fewer than 8 characters (ports, counts, seconds). "true" is in every rendered tree, so a byte
+ * scan for it only ever finds accidents. Taint tracking still protects such a value wherever it
+ * is substituted; only the byte scan, redaction and masking pass it by.
+ */
+const COMMON_WORD = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
+const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/** Whether the bytes of a secret value are worth searching for: long enough and not a common value. */
+export function isScannableSecret(value: string): boolean {
+  return value.length >= MINIMUM_SECRET_LENGTH && !COMMON_WORD.test(value) && !(value.length < 8 && NUMBER.test(value));
+}
+
+/**
  * The part of base64(prefix + value + suffix) that depends only on `value`, for each of the
  * three offsets the value can start at inside the encoded stream.
  */
@@ -26,11 +40,28 @@ function base64Forms(bytes: Buffer): string[] {
 
 /** Every needle for one value, longest first (so redaction removes the most). */
 export function secretForms(value: string): string[] {
-  if (value.length < MINIMUM_SECRET_LENGTH) return [];
+  if (!isScannableSecret(value)) return [];
   const raw = Buffer.from(value, 'utf8');
   const once = raw.toString('base64');
   const forms = new Set<string>([value, ...base64Forms(raw), ...base64Forms(Buffer.from(once, 'utf8'))]);
+  // the text a base64 value (the *_B64 convention) encodes, which is the credential itself
+  const decoded = decodedText(value);
+  if (decoded !== undefined && isScannableSecret(decoded)) forms.add(decoded);
+  // YAML writes a multi-line value as an indented block: its lines are searched one by one
+  for (const text of [value, decoded ?? '']) for (const line of text.split(/\r?\n/)) if (line.trim().length >= MINIMUM_LINE_LENGTH) forms.add(line.trim());
   return [...forms].sort((a, b) => b.length - a.length || compareStrings(a, b));
+}
+
+/** Lines of a multi-line value shorter than this are not searched alone (`[default]`, `-----END`). */
+const MINIMUM_LINE_LENGTH = 16;
+
+/** The UTF-8 text of a canonical base64 value, when it is text (no control characters but tab and line breaks). */
+function decodedText(value: string): string | undefined {
+  if (value.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return undefined;
+  const bytes = Buffer.from(value, 'base64');
+  if (bytes.toString('base64') !== value) return undefined;
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  return text.includes('\uFFFD') || /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text) ? undefined : text;
 }
 
 export interface SecretNeedles {
@@ -43,6 +74,11 @@ export function secretNeedles(values: ReadonlyMap<string, readonly string[]>): S
   for (const [name, list] of values) for (const value of list) for (const form of secretForms(value)) needles.push([form, name]);
   needles.sort(([a, an], [b, bn]) => b.length - a.length || compareStrings(a, b) || compareStrings(an, bn));
   return { needles };
+}
+
+/** Whether `text` holds any form of any secret value. */
+export function containsSecret(text: string, needles: SecretNeedles): boolean {
+  return needles.needles.some(([needle]) => text.includes(needle));
 }
 
 /** The object a hit is in: `kind/name` of the YAML document around `at`, when there is one. */

@@ -16,7 +16,7 @@ import { scanOutput, type SecretNeedles } from './gate.js';
 
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type RunSecrets } from './sources.js';
 export { taintMarker, type MarkedText } from './taint.js';
-export { secretNeedles, redact, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
+export { secretNeedles, containsSecret, redact, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
 
 /** What the layout needs to know from this stage. */
 export interface LayoutExtras {
@@ -87,6 +87,17 @@ function strategyProblems(input: SecretsInput): Diagnostic[] {
   return [];
 }
 
+/**
+ * The final gate: every output file and the lockfile searched for every form of every secret
+ * value; `exempt` are the files the inline strategy declared. Throws, naming file and object.
+ */
+export function finalGate(files: ReadonlyMap<string, string>, lockfile: { path: string; text: string }, needles: SecretNeedles, exempt: ReadonlySet<string> = new Set()): void {
+  const scanned = new Map(files);
+  scanned.set(lockfile.path, lockfile.text);
+  const leaks = scanOutput(scanned, needles, exempt);
+  if (leaks.length > 0) throw new CapiGitopsError(leaks);
+}
+
 /** The stage's entry: applies the strategy, lays the output out, and scans every byte of it. */
 export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput> {
   const problems: Diagnostic[] = strategyProblems(input);
@@ -151,10 +162,7 @@ export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput
     }
   }
 
-  const scanned = new Map(files);
-  scanned.set(input.lockfile.path, input.lockfile.text);
-  const leaks = scanOutput(scanned, input.needles, new Set(extras.secretFiles));
-  if (leaks.length > 0) throw new CapiGitopsError(leaks);
+  finalGate(files, input.lockfile, input.needles, new Set(extras.secretFiles));
 
   if (extras.secretFiles.length > 0) {
     warnings.push(`--secrets inline: these files hold secret values and will be committed to Git: ${extras.secretFiles.join(', ')}`);

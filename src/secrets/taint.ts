@@ -47,6 +47,12 @@ export interface TaintedField {
   variables: string[];
   /** The field is a map key. */
   key: boolean;
+  /**
+   * A transform computed the field from a secret (e.g. the feature-gates merge reads whether a
+   * gate is `true`), so it holds no mark: `pieces` is empty and `variables` are the secrets whose
+   * marks such transforms consumed.
+   */
+  derived?: boolean;
 }
 
 export function formatPath(path: FieldPath): string {
@@ -87,6 +93,7 @@ function structureError(obj: KObject, path: FieldPath, marks: Mark[]): CapiGitop
  */
 export function taintedFields(real: readonly KObject[], markedObjects: readonly KObject[], marked: MarkedText): TaintedField[] {
   const fields: TaintedField[] = [];
+  const derived: TaintedField[] = [];
   if (real.length !== markedObjects.length) throw structureError(markedObjects[0] ?? real[0]!, [], marked.marks);
   markedObjects.forEach((markedObject, index) => {
     const object = real[index]!;
@@ -96,7 +103,8 @@ export function taintedFields(real: readonly KObject[], markedObjects: readonly 
         if (pieces) {
           const variables = [...new Set(pieces.flatMap((p) => (typeof p === 'string' ? [] : p.variables)))].sort(compareStrings);
           fields.push({ object, index, path, pieces, variables, key: false });
-        } else if (m !== r) throw structureError(object, path, marked.marks);
+        } else if (typeof r === 'string' && m !== r) derived.push({ object, index, path, pieces: [], variables: [], key: false, derived: true });
+        else if (m !== r) throw structureError(object, path, marked.marks);
         return;
       }
       if (Array.isArray(m)) {
@@ -123,5 +131,12 @@ export function taintedFields(real: readonly KObject[], markedObjects: readonly 
     };
     visit(markedObject, object, []);
   });
+  if (derived.length > 0) {
+    // the secrets whose marks are nowhere in the output were read by a transform; else any of them
+    const seen = new Set(fields.flatMap((f) => f.pieces.filter((p) => typeof p !== 'string')));
+    const consumed = marked.marks.filter((m) => !seen.has(m)).flatMap((m) => m.variables);
+    const variables = [...new Set(consumed.length > 0 ? consumed : marked.marks.flatMap((m) => m.variables))].sort(compareStrings);
+    for (const field of derived) fields.push({ ...field, variables });
+  }
   return fields;
 }

@@ -4,6 +4,7 @@ import { cpSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from './paths.js';
 import { tempDir } from './corpus-manifest.js';
+import { logCliRun } from './secret-scan.js';
 
 /** The two ways the CLI ships: the package's entry point and the single-file bundle. */
 export const CLI_ENTRY_POINTS = {
@@ -28,6 +29,7 @@ export interface CliResult {
 export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): CliResult {
   const spawnOptions: SpawnSyncOptions = { cwd: options.cwd ?? PROJECT_ROOT, encoding: 'utf8', env: options.env ?? process.env, input: options.input, maxBuffer: 64 * 1024 * 1024 };
   const result = spawnSync(process.execPath, [CLI, ...args], spawnOptions);
+  logCliRun(args, String(result.stdout), String(result.stderr));
   return { code: result.status, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { declaredSecretFiles } from '../../src/review/secret-files.js';
 
 /**
  * The forms a secret takes in text, computed here independently of src/secrets: the value, and
@@ -42,4 +43,122 @@ export function assertNoSecret(secrets: readonly string[], where: { dirs?: strin
       for (const [name, text] of haystacks) assert.ok(!text.includes(form), `a secret (form ${forms(secret).indexOf(form)}) is in ${name}`);
     }
   }
+}
+
+/**
+ * The files an output directory declares as holding secret values (the inline strategy's
+ * warning section of its README), as absolute paths: the only places a secret may be.
+ */
+export function inlineSecretFiles(outputDir: string): string[] {
+  const readme = path.join(outputDir, 'README.md');
+  if (!existsSync(readme)) return [];
+  return [...declaredSecretFiles(new Map([['README.md', readFileSync(readme, 'utf8')]]))].map((f) => path.join(outputDir, f)).sort();
+}
+
+/**
+ * The secret values the suite's tests give capi-gitops (configSecrets, --secret-file,
+ * --env-secret). A test that uses a secret takes it from here, so that the sweep after the whole
+ * suite (scripts/run-tests.mjs → sweepSuiteForSecrets) looks for it too.
+ */
+const awsCredentials = (id: string, key: string) => `[default]\naws_access_key_id = ${id}\naws_secret_access_key = ${key}\n`;
+export const SUITE_SECRETS = {
+  /** A CAPA-style credentials file and its parts (test/secrets.test.ts). */
+  vaultCredentials: awsCredentials('AKIAVAULTEXAMPLE7Q', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzSECRET'),
+  vaultSecretKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzSECRET',
+  /** Before and after a rotation (test/secrets-e2e.test.ts). */
+  oldCredentials: awsCredentials('AKIAE2ETESTEXAMPLE', 'Zx9tQm4RkL2pVb7nWc3yHd8sJf5gTa1e'),
+  oldSecretKey: 'Zx9tQm4RkL2pVb7nWc3yHd8sJf5gTa1e',
+  oldToken: 'vtok-6f1c2a9e4b7d0358aa',
+  newCredentials: awsCredentials('AKIAE2ETESTEXAMPLE', 'Qa7wEr3tYu9iOp2lKj5hGf8dSa1zXc6v'),
+  newSecretKey: 'Qa7wEr3tYu9iOp2lKj5hGf8dSa1zXc6v',
+  newToken: 'vtok-0e8d3b6a91c4f27755',
+  /** Smuggled into chart values and an image tag (test/secrets.test.ts). */
+  gitToken: 'ghpsmuggled0a1b2c3d4e5f6a7b8',
+} as const;
+
+/** Every suite secret, and the base64 a configSecret or secret file carries of each credentials file. */
+function suiteSecretValues(): string[] {
+  const values: string[] = Object.values(SUITE_SECRETS);
+  for (const v of [SUITE_SECRETS.vaultCredentials, SUITE_SECRETS.oldCredentials, SUITE_SECRETS.newCredentials]) values.push(Buffer.from(v).toString('base64'));
+  return values;
+}
+
+/** Where CLI runs of the suite append their stdout and stderr (set by scripts/run-tests.mjs). */
+export const OUTPUT_LOG_VARIABLE = 'CAPI_GITOPS_TEST_OUTPUT_LOG';
+const RUN_SEPARATOR = '\n\u0000>>> ';
+
+/** Appends one CLI run to the suite's output log, when the runner asked for one. */
+export function logCliRun(args: readonly string[], stdout: string, stderr: string): void {
+  const log = process.env[OUTPUT_LOG_VARIABLE];
+  if (log) appendFileSync(log, `${RUN_SEPARATOR}capi-gitops ${args.join(' ')}\n${stdout}\n${stderr}`);
+}
+
+function walk(dir: string, visit: (file: string) => void): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry);
+    const st = lstatSync(full, { throwIfNoEntry: false });
+    if (st?.isDirectory()) walk(full, visit);
+    else if (st?.isFile()) visit(full);
+  }
+}
+
+/** An output directory: where a render left its ownership index. */
+function outputRoot(file: string, root: string): string | undefined {
+  for (let dir = path.dirname(file); dir.startsWith(root) && dir !== root; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, '.capi-gitops-index'))) return dir;
+  }
+  return undefined;
+}
+
+/**
+ * After the whole suite: every output directory, lockfile and cache record the tests left under
+ * `tmpRoot`, the default cache's records written since `since`, and every CLI run's stdout and
+ * stderr (`log`, without the `::add-mask::` commands that carry each secret to the runner),
+ * searched for every suite secret in every form. Files an output README declares as holding
+ * secret values (inline) are where they may be. Returns one line per hit.
+ */
+export function sweepSuiteForSecrets(options: { tmpRoot: string; log?: string; cacheDir?: string; since?: number }): string[] {
+  const needles = suiteSecretValues().flatMap(forms);
+  const hits: string[] = [];
+  const search = (name: string, text: string) => {
+    if (needles.some((n) => text.includes(n))) hits.push(name);
+  };
+  const declared = new Map<string, Set<string>>();
+  const allowedIn = (dir: string) => {
+    let set = declared.get(dir);
+    if (!set) {
+      const readmes = new Map<string, string>();
+      walk(dir, (f) => {
+        if (path.basename(f) === 'README.md') readmes.set(path.relative(dir, f).split(path.sep).join('/'), readFileSync(f, 'utf8'));
+      });
+      set = new Set([...declaredSecretFiles(readmes)].map((f) => path.join(dir, f)));
+      declared.set(dir, set);
+    }
+    return set;
+  };
+  const isCacheRecord = (file: string) => /[/\\](parsed|http|blobs)[/\\]/.test(file);
+  walk(options.tmpRoot, (file) => {
+    const output = outputRoot(file, options.tmpRoot);
+    const scanned = output ? !allowedIn(output).has(file) : path.basename(file) === 'capi-gitops.lock.yaml' || isCacheRecord(file);
+    if (scanned && statSync(file).size < 64 * 1024 * 1024) search(file, readFileSync(file, 'latin1'));
+  });
+  if (options.cacheDir) {
+    walk(options.cacheDir, (file) => {
+      if (isCacheRecord(file) && statSync(file).mtimeMs >= (options.since ?? 0)) search(file, readFileSync(file, 'latin1'));
+    });
+  }
+  if (options.log && existsSync(options.log)) {
+    for (const run of readFileSync(options.log, 'utf8').split(RUN_SEPARATOR).slice(1)) {
+      const [command = '', ...rest] = run.split('\n');
+      const printed = rest.filter((l) => !l.startsWith('::add-mask::')).join('\n');
+      search(`the output of ${command}`, printed);
+    }
+  }
+  return hits;
 }

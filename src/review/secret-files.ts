@@ -1,0 +1,47 @@
+/**
+ * Files that hold secret values (the inline strategy, declared in the output README of either
+ * tree): a review names what changed in them and hides every value, as kubectl diff masks a
+ * Secret's data (kubectl pkg/cmd/diff/diff.go Masker) — a rotated credential shows as changed,
+ * neither the old value nor the new one is printed.
+ */
+import type { Finding, ReviewReport } from './types.js';
+
+/** The heading templates/output/README.md.hbs writes above the list of such files. */
+const SECTION = /## Warning: files holding secret values\n([\s\S]*?)(?:\n## |$)/;
+
+/** Every file a tree's READMEs declare as holding secret values, as paths in the tree. */
+export function declaredSecretFiles(files: ReadonlyMap<string, string>): Set<string> {
+  const out = new Set<string>();
+  for (const [file, text] of files) {
+    if (file !== 'README.md' && !file.endsWith('/README.md')) continue;
+    const dir = file.slice(0, -'README.md'.length);
+    const section = SECTION.exec(text)?.[1] ?? '';
+    for (const match of section.matchAll(/^- `([^`]+)`$/gm)) out.add(dir + match[1]!);
+  }
+  return out;
+}
+
+export const HIDDEN = '(hidden)';
+
+function hidden(f: Finding, file: string): Finding {
+  const why = `values hidden: ${file} holds secret values`;
+  switch (f.type) {
+    case 'flags': {
+      const names = [...f.added.map((n) => `+${n}`), ...f.removed.map((n) => `−${n}`), ...f.changed.map((c) => c.flag)];
+      return { ...f, changed: f.changed.map((c) => ({ flag: c.flag, from: HIDDEN, to: HIDDEN })), message: `${f.object} container ${f.container}: flags ${names.join(', ')} changed (${why})` };
+    }
+    case 'image':
+      return { ...f, from: f.from === null ? null : HIDDEN, to: f.to === null ? null : HIDDEN, message: `${f.object} container ${f.container}: image changed (${why})` };
+    case 'resources':
+      return { ...f, changes: f.changes.map((c) => ({ path: c.path, from: c.from === null ? null : HIDDEN, to: c.to === null ? null : HIDDEN })), message: `${f.object} container ${f.container}: resources ${f.changes.map((c) => c.path).join(', ')} changed (${why})` };
+    default:
+      return f;
+  }
+}
+
+/** The report with the values of every finding about a declared file hidden. */
+export function hideSecretFileValues(report: ReviewReport, before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): ReviewReport {
+  const secretFiles = new Set([...declaredSecretFiles(before), ...declaredSecretFiles(after)]);
+  if (secretFiles.size === 0) return report;
+  return { ...report, findings: report.findings.map((f) => (f.file && secretFiles.has(f.file) ? hidden(f, f.file) : f)) };
+}
