@@ -157,9 +157,9 @@ function scalarValue(node: Scalar, chunk: string): unknown {
   if (typed.kind === 'float' && !Number.isFinite(typed.value)) {
     refuse(startOf(node), `${String(node.value)} (infinity or NaN) has no JSON form`, 'quote the value if it is meant as a string', 'a finite number or a quoted string');
   }
-  // go-yaml keeps an int64 exactly; a JavaScript number past 2^53 would be written rounded.
-  if (typed.kind === 'int' && !Number.isSafeInteger(typed.value)) {
-    refuse(startOf(node), `the integer ${String(node.value)} cannot be held exactly (beyond ±${Number.MAX_SAFE_INTEGER}); it would be written rounded`, 'quote the value if it is meant as a string', `an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`);
+  // go-yaml keeps an int64 exactly; a JavaScript number that is not the same integer would be written rounded.
+  if (typed.kind === 'int' && !Number.isSafeInteger(typed.value) && BigInt(typed.value) !== typed.exact) {
+    refuse(startOf(node), `the integer ${String(node.value)} cannot be held exactly (past ±${Number.MAX_SAFE_INTEGER} only some integers can); it would be written rounded`, 'quote the value if it is meant as a string', `an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`);
   }
   if (typed.kind === 'str' && isBlockScalar(node)) return goBlockScalarAtEof(node, typed.value, chunk);
   return typed.value;
