@@ -7,7 +7,8 @@
  */
 import { CapiGitopsError, compareStrings, DiagnosticBag, formatDiagnostic, type Diagnostic } from './model/diagnostics.js';
 import type { KObject } from './model/kobject.js';
-import type { RenderedComponent } from './render/types.js';
+import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
+import { substituteVariables, type SubstitutionResult } from './render/variables.js';
 import { mergeUserValues } from './kernel/values.js';
 import { loadManifest } from './manifest/load.js';
 import type { Manifest, ReleaseObject } from './manifest/types.js';
@@ -51,6 +52,8 @@ export interface FleetResult {
   rendering: { requested: number; rendered: number };
   /** Artifact fetches the clusters asked for, and how many reached a source. */
   fetching: { requested: number; fetched: number };
+  /** Variable substitutions the clusters asked for, and how many ran (distinct text and values). */
+  substitution: { requested: number; substituted: number };
 }
 
 export type OutputResult = ({ fleet: false } & RenderResult) | ({ fleet: true } & FleetResult);
@@ -130,6 +133,38 @@ class ParseOnce {
       (err: unknown) => batch.forEach((b) => b.reject(err)),
     );
   }
+}
+
+/**
+ * Substitutes an artifact's variables once per distinct text and values: a cluster reuses an
+ * earlier result when every variable that substitution looked up has the same value (and
+ * origin) for it. Evaluation reads nothing else, so the result is the same text, byte for byte.
+ */
+class SubstituteOnce {
+  requested = 0;
+  substituted = 0;
+  private readonly memo = new Map<string, { asked: Map<string, VariableValue | undefined>; result: SubstitutionResult }[]>();
+
+  substitute = (text: string, lookup: VariableLookup, file: string): SubstitutionResult => {
+    this.requested++;
+    const earlier = this.memo.get(text) ?? [];
+    const same = earlier.find((e) => [...e.asked].every(([name, value]) => sameValue(lookup(name), value)));
+    if (same) return same.result;
+    const asked = new Map<string, VariableValue | undefined>();
+    const result = substituteVariables(text, (name) => {
+      const value = lookup(name);
+      asked.set(name, value);
+      return value;
+    }, file);
+    this.substituted++;
+    earlier.push({ asked, result });
+    this.memo.set(text, earlier);
+    return result;
+  };
+}
+
+function sameValue(a: VariableValue | undefined, b: VariableValue | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.value === b.value && a.origin === b.origin && a.fromSecret === b.fromSecret);
 }
 
 /**
@@ -291,6 +326,7 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
   const fetch = new FetchOnce();
   const parse = new ParseOnce(options.sources?.cache);
   const renders = new RenderOnce();
+  const substitutions = new SubstituteOnce();
   const layout: LayoutName = options.layout ?? manifest.config.output?.layout ?? 'kustomize';
   const resolved = await resolveFleet(manifest, options, fetch);
   const selected = selectedClusters(resolved.clusters, options.clusters);
@@ -303,7 +339,7 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
       .map(async (cluster) => {
         try {
           const resolution = { ...resolved.resolutions.get(cluster.name)!, manifest: clusterManifest(cluster, layout) };
-          const result = await renderResolution(resolution, { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) }, { parse: parse.parse, component: renders.component, componentFiles: renders.componentFiles });
+          const result = await renderResolution(resolution, { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) }, { parse: parse.parse, component: renders.component, componentFiles: renders.componentFiles, substitute: substitutions.substitute });
           trees.set(cluster.name, result.files);
           warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
         } catch (err) {
@@ -339,6 +375,7 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
     parsing: { requested: parse.requested, parsed: parse.parsed },
     rendering: { requested: renders.requested, rendered: renders.distinct },
     fetching: { requested: fetch.requested, fetched: fetch.fetched },
+    substitution: { requested: substitutions.requested, substituted: substitutions.substituted },
   };
 }
 

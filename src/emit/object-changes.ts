@@ -35,16 +35,34 @@ interface Located {
 const YAML_FILE = /\.ya?ml$/;
 const KUSTOMIZE_CONFIG_GROUP = 'kustomize.config.k8s.io';
 
-function objectsOf(files: Iterable<[string, string]>): Map<string, Located> {
-  const objects = new Map<string, Located>();
-  for (const [file, text] of files) {
-    if (!YAML_FILE.test(file)) continue;
+/** A fleet's file is in `clusters/<name>/`: every cluster has its own copy of an object. */
+const FLEET_CLUSTER = /^clusters\/[^/]+\//;
+
+type Described = Omit<Located, 'file'>;
+
+/** The objects of one file's text; a fleet's clusters write the same text many times, so each distinct text is parsed once. */
+function describe(text: string, file: string, memo: Map<string, Described[]>): Described[] {
+  let objects = memo.get(text);
+  if (!objects) {
+    objects = [];
     for (const object of parseArtifact(text, { source: file })) {
       // kustomization.yaml files are layout, not objects the cluster gets
       if (apiGroup(String(object.apiVersion ?? '')) === KUSTOMIZE_CONFIG_GROUP) continue;
       const metadata = isPlainObject(object.metadata) ? object.metadata : {};
-      const located = { apiVersion: String(object.apiVersion ?? ''), kind: String(object.kind ?? ''), namespace: String(metadata.namespace ?? ''), name: String(metadata.name ?? ''), file, value: JSON.stringify(object) };
-      objects.set([apiGroup(located.apiVersion), located.kind, located.namespace, located.name].join('\0'), located);
+      objects.push({ apiVersion: String(object.apiVersion ?? ''), kind: String(object.kind ?? ''), namespace: String(metadata.namespace ?? ''), name: String(metadata.name ?? ''), value: JSON.stringify(object) });
+    }
+    memo.set(text, objects);
+  }
+  return objects;
+}
+
+function objectsOf(files: Iterable<[string, string]>, memo: Map<string, Described[]>): Map<string, Located> {
+  const objects = new Map<string, Located>();
+  for (const [file, text] of files) {
+    if (!YAML_FILE.test(file)) continue;
+    const cluster = FLEET_CLUSTER.exec(file)?.[0] ?? '';
+    for (const described of describe(text, file, memo)) {
+      objects.set([cluster, apiGroup(described.apiVersion), described.kind, described.namespace, described.name].join('\0'), { ...described, file });
     }
   }
   return objects;
@@ -52,8 +70,9 @@ function objectsOf(files: Iterable<[string, string]>): Map<string, Located> {
 
 /** The objects that differ between the previous and the new bytes of the files a write touched, sorted by file, then kind, namespace, name. */
 export function objectChanges(summary: Pick<WriteSummary, 'written' | 'previous'>, files: Map<string, string>): ObjectChange[] {
-  const before = objectsOf([...summary.previous].map(([file, bytes]) => [file, bytes.toString('utf8')]));
-  const after = objectsOf(summary.written.map((file) => [file, files.get(file) ?? '']));
+  const memo = new Map<string, Described[]>();
+  const before = objectsOf([...summary.previous].map(([file, bytes]) => [file, bytes.toString('utf8')]), memo);
+  const after = objectsOf(summary.written.map((file) => [file, files.get(file) ?? '']), memo);
   const changes: ObjectChange[] = [];
   const report = (change: ObjectChangeKind, { value: _value, ...object }: Located) => changes.push({ change, ...object });
   for (const [key, object] of after) {
