@@ -5,6 +5,8 @@
  * (after variable substitution) parsed once. Without `clusters`, this is the single-cluster
  * pipeline unchanged.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { CapiGitopsError, compareStrings, DiagnosticBag, formatDiagnostic, type Diagnostic } from './model/diagnostics.js';
 import type { KObject } from './model/kobject.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
@@ -21,8 +23,11 @@ import type { Lockfile } from './lock/types.js';
 import type { Artifact, ProviderRepository } from './sources/source.js';
 import type { ParseInput } from './yaml/parse-pool.js';
 import type { ArtifactCache } from './sources/cache.js';
-import { clusterDirectory, layoutFleet, readClusterFiles } from './emit/layout-fleet.js';
-import type { LayoutName } from './emit/layout.js';
+import { clusterDirectory, CLUSTERS_DIRECTORY, layoutFleet, readClusterFiles } from './emit/layout-fleet.js';
+import { layoutChart, type LayoutName } from './emit/layout.js';
+import { clusterApplicationSets, fleetApplicationSet, FLEET_APPLICATIONSET_NAME, FLEET_WIRING_DIRECTORY, ignoreDifferencesOf, withoutClusterApplicationSet } from './emit/fleet-applicationset.js';
+import { prepareChart } from './chart/index.js';
+import { parseArtifact } from './yaml/parse.js';
 import { parseWithCache, renderResolution, resolveManifest, type RenderOptions, type RenderResult, type Resolution, type SharedRun } from './pipeline.js';
 
 export interface FleetRenderOptions extends RenderOptions {
@@ -322,6 +327,53 @@ function clusterManifest(cluster: FleetCluster, layout: LayoutName): Manifest {
   };
 }
 
+/**
+ * With `applicationSet: true`, one ApplicationSet for the fleet replaces the one each cluster's
+ * chart drew (their ignoreDifferences are kept in it); every cluster's values are read, rendered
+ * in this run or not, so the lookups cover the whole fleet.
+ */
+async function fleetArgoWiring(fleet: readonly FleetCluster[], trees: Map<string, ReadonlyMap<string, string>>, options: FleetRenderOptions): Promise<Map<string, string>> {
+  const builtIn = layoutChart('argocd')!;
+  const clusters = await Promise.all(
+    fleet.map(async (cluster) => {
+      const gitops = clusterManifest(cluster, 'argocd').config.gitops ?? {};
+      const { values } = await prepareChart({
+        builtIn,
+        userChart: gitops.chart ? path.resolve(cluster.manifest.baseDir, gitops.chart) : undefined,
+        path: gitops.path,
+        configValues: gitops.values,
+        valuesFiles: options.valuesFiles,
+        set: options.set,
+        outputDir: options.outputDir,
+        subdirectory: clusterDirectory(cluster.name),
+      });
+      return { name: cluster.name, values };
+    }),
+  );
+  const on = clusters.filter((c) => c.values.applicationSet === true).map((c) => c.name);
+  if (on.length === 0) return new Map();
+  if (on.length < clusters.length) {
+    throw new CapiGitopsError({
+      object: 'Config clusters[].gitops',
+      path: 'applicationSet',
+      message: `applicationSet is true for ${on.join(', ')} and not for ${clusters.filter((c) => !on.includes(c.name)).map((c) => c.name).join(', ')}`,
+      expected: 'one ApplicationSet for the whole fleet, or Applications for every cluster',
+      hint: 'set applicationSet in the shared Config gitops.values, not in the clusters\' overlays',
+    });
+  }
+  const withDifferences = clusters.map((c) => {
+    const tree = trees.get(c.name);
+    if (!tree) return c;
+    const sets = clusterApplicationSets(tree);
+    trees.set(c.name, withoutClusterApplicationSet(tree, sets));
+    return { ...c, ignoreDifferences: sets.flatMap((s) => ignoreDifferencesOf(s.object)) };
+  });
+  const previousFile = options.outputDir ? path.join(options.outputDir, FLEET_WIRING_DIRECTORY, `applicationset-${FLEET_APPLICATIONSET_NAME}.yaml`) : undefined;
+  const previousText = previousFile && trees.size < clusters.length ? await readFile(previousFile, 'utf8').catch(() => undefined) : undefined;
+  const previous = previousText ? parseArtifact(previousText, { source: previousFile! }).flatMap(ignoreDifferencesOf) : undefined;
+  return fleetApplicationSet({ clustersDirectory: CLUSTERS_DIRECTORY, clusters: withDifferences, previousIgnoreDifferences: previous });
+}
+
 export async function renderFleet(manifest: Manifest, options: FleetRenderOptions): Promise<FleetResult> {
   const fetch = new FetchOnce();
   const parse = new ParseOnce(options.sources?.cache);
@@ -351,9 +403,11 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
   const others = resolved.clusters.filter((c) => !selected.has(c.name)).map((c) => c.name);
   const kept = options.outputDir && others.length > 0 ? await readClusterFiles(options.outputDir, others) : new Map<string, string>();
   const clusters: ClusterOutcome[] = resolved.clusters.map((c) => ({ name: c.name, ...(c.release ? { release: c.release.name } : {}), resolution: resolved.resolutions.get(c.name)!, rendered: selected.has(c.name) }));
+  const fleetWiring = layout === 'argocd' ? await fleetArgoWiring(resolved.clusters, trees, options) : new Map<string, string>();
   const files = layoutFleet({
     layout,
     kept,
+    fleetWiring,
     command: options.command ?? 'capi-gitops render',
     clusters: clusters.map((c) => ({
       name: c.name,
