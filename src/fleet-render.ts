@@ -18,7 +18,7 @@ import { closestName } from './manifest/fields.js';
 import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from './fleet/expand.js';
 import { lockfilePath, readLockfile } from './lock/lockfile.js';
 import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from './lock/fleet.js';
-import type { LockOutcome } from './lock/session.js';
+import { sharedBlobs, type LockOutcome } from './lock/session.js';
 import type { Lockfile } from './lock/types.js';
 import type { Artifact, ProviderRepository } from './sources/source.js';
 import type { ParseInput } from './yaml/parse-pool.js';
@@ -228,10 +228,11 @@ export async function resolveFleet(manifest: Manifest, options: FleetRenderOptio
   const previous = await readLockfile(lockFile);
   const bag = new DiagnosticBag();
   const resolutions = new Map<string, Resolution>();
+  const blobs = sharedBlobs();
   await Promise.all(
     fleet.clusters.map(async (cluster) => {
       try {
-        const shared: SharedRun = { previous: clusterLockView(previous, cluster.name), decorate: fetch.decorate };
+        const shared: SharedRun = { previous: clusterLockView(previous, cluster.name), decorate: fetch.decorate, blobs };
         resolutions.set(cluster.name, await resolveManifest(cluster.manifest, { ...options, frozen: false }, shared));
       } catch (err) {
         collectFor(bag, cluster.name, err, cluster);
@@ -242,7 +243,7 @@ export async function resolveFleet(manifest: Manifest, options: FleetRenderOptio
   await Promise.all(
     [...fleet.releases.values()].map(async ({ release, manifest: onRelease }) => {
       try {
-        await resolveManifest(onRelease, { ...options, frozen: false }, { previous: undefined, decorate: fetch.decorate });
+        await resolveManifest(onRelease, { ...options, frozen: false }, { previous: undefined, decorate: fetch.decorate, blobs });
       } catch (err) {
         if (!(err instanceof CapiGitopsError)) throw err;
         for (const d of err.diagnostics) bag.add(d.object?.startsWith('release ') ? d : { ...d, ...releasePosition(release, d), object: `release ${release.name}${d.object ? `: ${d.object}` : ''}` });

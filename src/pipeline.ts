@@ -20,7 +20,7 @@ import { buildProviderRegistry } from './resolve/registry.js';
 import type { SourceOptions } from './sources/request.js';
 import { lockfilePath, readLockfile, serializeLockfile } from './lock/lockfile.js';
 import type { Lockfile } from './lock/types.js';
-import { LockSession, type LockOutcome } from './lock/session.js';
+import { LockSession, type LockOutcome, type SharedBlobs } from './lock/session.js';
 import { inspectVariables, substituteVariables, missingVariablesError, type SubstitutionResult, type VariableReference } from './render/variables.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
 import { closeGivenNames, unusedVariableWarnings, type GivenVariables } from './render/variable-advice.js';
@@ -195,6 +195,8 @@ export interface SharedRun {
   component?: (key: string, objects: KObject[], render: () => RenderedComponent) => RenderedComponent;
   /** The files of components already laid out in this run. */
   componentFiles?: WeakMap<RenderedComponent, Map<string, string>>;
+  /** Cached files read, and downloads stored, once per run (src/lock/session.ts). */
+  blobs?: SharedBlobs;
   /** Substitutes variables (once per distinct text and values per run). */
   substitute?: (text: string, lookup: VariableLookup, file: string) => SubstitutionResult;
 }
@@ -219,6 +221,7 @@ export async function resolveManifest(manifest: Manifest, options: RenderOptions
     cache: sources.cache,
     offline: sources.offline,
     overrides: options.versionOverrides,
+    shared: shared?.blobs,
   });
   const outer = shared?.decorate;
   const decorate = outer ? (repository: ProviderRepository, component: Parameters<typeof outer>[1]) => session.decorate(outer(repository, component), component) : session.decorate;
