@@ -5,9 +5,12 @@
  * (after variable substitution) parsed once. Without `clusters`, this is the single-cluster
  * pipeline unchanged.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { CapiGitopsError, compareStrings, DiagnosticBag, formatDiagnostic, type Diagnostic } from './model/diagnostics.js';
 import type { KObject } from './model/kobject.js';
-import type { RenderedComponent } from './render/types.js';
+import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
+import { substituteVariables, type SubstitutionResult } from './render/variables.js';
 import { mergeUserValues } from './kernel/values.js';
 import { loadManifest } from './manifest/load.js';
 import type { Manifest, ReleaseObject } from './manifest/types.js';
@@ -15,13 +18,16 @@ import { closestName } from './manifest/fields.js';
 import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from './fleet/expand.js';
 import { lockfilePath, readLockfile } from './lock/lockfile.js';
 import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from './lock/fleet.js';
-import type { LockOutcome } from './lock/session.js';
+import { sharedBlobs, type LockOutcome } from './lock/session.js';
 import type { Lockfile } from './lock/types.js';
 import type { Artifact, ProviderRepository } from './sources/source.js';
 import type { ParseInput } from './yaml/parse-pool.js';
 import type { ArtifactCache } from './sources/cache.js';
-import { clusterDirectory, layoutFleet, readClusterFiles } from './emit/layout-fleet.js';
-import type { LayoutName } from './emit/layout.js';
+import { clusterDirectory, CLUSTERS_DIRECTORY, layoutFleet, readClusterFiles } from './emit/layout-fleet.js';
+import { layoutChart, type LayoutName } from './emit/layout.js';
+import { clusterApplicationSets, fleetApplicationSet, FLEET_APPLICATIONSET_NAME, FLEET_WIRING_DIRECTORY, ignoreDifferencesOf, withoutClusterApplicationSet } from './emit/fleet-applicationset.js';
+import { prepareChart } from './chart/index.js';
+import { parseArtifact } from './yaml/parse.js';
 import { parseWithCache, renderResolution, resolveManifest, type RenderOptions, type RenderResult, type Resolution, type SharedRun } from './pipeline.js';
 
 export interface FleetRenderOptions extends RenderOptions {
@@ -51,6 +57,8 @@ export interface FleetResult {
   rendering: { requested: number; rendered: number };
   /** Artifact fetches the clusters asked for, and how many reached a source. */
   fetching: { requested: number; fetched: number };
+  /** Variable substitutions the clusters asked for, and how many ran (distinct text and values). */
+  substitution: { requested: number; substituted: number };
 }
 
 export type OutputResult = ({ fleet: false } & RenderResult) | ({ fleet: true } & FleetResult);
@@ -133,6 +141,38 @@ class ParseOnce {
 }
 
 /**
+ * Substitutes an artifact's variables once per distinct text and values: a cluster reuses an
+ * earlier result when every variable that substitution looked up has the same value (and
+ * origin) for it. Evaluation reads nothing else, so the result is the same text, byte for byte.
+ */
+class SubstituteOnce {
+  requested = 0;
+  substituted = 0;
+  private readonly memo = new Map<string, { asked: Map<string, VariableValue | undefined>; result: SubstitutionResult }[]>();
+
+  substitute = (text: string, lookup: VariableLookup, file: string): SubstitutionResult => {
+    this.requested++;
+    const earlier = this.memo.get(text) ?? [];
+    const same = earlier.find((e) => [...e.asked].every(([name, value]) => sameValue(lookup(name), value)));
+    if (same) return same.result;
+    const asked = new Map<string, VariableValue | undefined>();
+    const result = substituteVariables(text, (name) => {
+      const value = lookup(name);
+      asked.set(name, value);
+      return value;
+    }, file);
+    this.substituted++;
+    earlier.push({ asked, result });
+    this.memo.set(text, earlier);
+    return result;
+  };
+}
+
+function sameValue(a: VariableValue | undefined, b: VariableValue | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.value === b.value && a.origin === b.origin && a.fromSecret === b.fromSecret);
+}
+
+/**
  * Renders a component once per distinct input: clusters whose component has the same parsed
  * text and the same settings share the rendered objects, and so the laid-out files.
  */
@@ -188,10 +228,11 @@ export async function resolveFleet(manifest: Manifest, options: FleetRenderOptio
   const previous = await readLockfile(lockFile);
   const bag = new DiagnosticBag();
   const resolutions = new Map<string, Resolution>();
+  const blobs = sharedBlobs();
   await Promise.all(
     fleet.clusters.map(async (cluster) => {
       try {
-        const shared: SharedRun = { previous: clusterLockView(previous, cluster.name), decorate: fetch.decorate };
+        const shared: SharedRun = { previous: clusterLockView(previous, cluster.name), decorate: fetch.decorate, blobs };
         resolutions.set(cluster.name, await resolveManifest(cluster.manifest, { ...options, frozen: false }, shared));
       } catch (err) {
         collectFor(bag, cluster.name, err, cluster);
@@ -202,7 +243,7 @@ export async function resolveFleet(manifest: Manifest, options: FleetRenderOptio
   await Promise.all(
     [...fleet.releases.values()].map(async ({ release, manifest: onRelease }) => {
       try {
-        await resolveManifest(onRelease, { ...options, frozen: false }, { previous: undefined, decorate: fetch.decorate });
+        await resolveManifest(onRelease, { ...options, frozen: false }, { previous: undefined, decorate: fetch.decorate, blobs });
       } catch (err) {
         if (!(err instanceof CapiGitopsError)) throw err;
         for (const d of err.diagnostics) bag.add(d.object?.startsWith('release ') ? d : { ...d, ...releasePosition(release, d), object: `release ${release.name}${d.object ? `: ${d.object}` : ''}` });
@@ -287,10 +328,58 @@ function clusterManifest(cluster: FleetCluster, layout: LayoutName): Manifest {
   };
 }
 
+/**
+ * With `applicationSet: true`, one ApplicationSet for the fleet replaces the one each cluster's
+ * chart drew (their ignoreDifferences are kept in it); every cluster's values are read, rendered
+ * in this run or not, so the lookups cover the whole fleet.
+ */
+async function fleetArgoWiring(fleet: readonly FleetCluster[], trees: Map<string, ReadonlyMap<string, string>>, options: FleetRenderOptions): Promise<Map<string, string>> {
+  const builtIn = layoutChart('argocd')!;
+  const clusters = await Promise.all(
+    fleet.map(async (cluster) => {
+      const gitops = clusterManifest(cluster, 'argocd').config.gitops ?? {};
+      const { values } = await prepareChart({
+        builtIn,
+        userChart: gitops.chart ? path.resolve(cluster.manifest.baseDir, gitops.chart) : undefined,
+        path: gitops.path,
+        configValues: gitops.values,
+        valuesFiles: options.valuesFiles,
+        set: options.set,
+        outputDir: options.outputDir,
+        subdirectory: clusterDirectory(cluster.name),
+      });
+      return { name: cluster.name, values };
+    }),
+  );
+  const on = clusters.filter((c) => c.values.applicationSet === true).map((c) => c.name);
+  if (on.length === 0) return new Map();
+  if (on.length < clusters.length) {
+    throw new CapiGitopsError({
+      object: 'Config clusters[].gitops',
+      path: 'applicationSet',
+      message: `applicationSet is true for ${on.join(', ')} and not for ${clusters.filter((c) => !on.includes(c.name)).map((c) => c.name).join(', ')}`,
+      expected: 'one ApplicationSet for the whole fleet, or Applications for every cluster',
+      hint: 'set applicationSet in the shared Config gitops.values, not in the clusters\' overlays',
+    });
+  }
+  const withDifferences = clusters.map((c) => {
+    const tree = trees.get(c.name);
+    if (!tree) return c;
+    const sets = clusterApplicationSets(tree);
+    trees.set(c.name, withoutClusterApplicationSet(tree, sets));
+    return { ...c, ignoreDifferences: sets.flatMap((s) => ignoreDifferencesOf(s.object)) };
+  });
+  const previousFile = options.outputDir ? path.join(options.outputDir, FLEET_WIRING_DIRECTORY, `applicationset-${FLEET_APPLICATIONSET_NAME}.yaml`) : undefined;
+  const previousText = previousFile && trees.size < clusters.length ? await readFile(previousFile, 'utf8').catch(() => undefined) : undefined;
+  const previous = previousText ? parseArtifact(previousText, { source: previousFile! }).flatMap(ignoreDifferencesOf) : undefined;
+  return fleetApplicationSet({ clustersDirectory: CLUSTERS_DIRECTORY, clusters: withDifferences, previousIgnoreDifferences: previous });
+}
+
 export async function renderFleet(manifest: Manifest, options: FleetRenderOptions): Promise<FleetResult> {
   const fetch = new FetchOnce();
   const parse = new ParseOnce(options.sources?.cache);
   const renders = new RenderOnce();
+  const substitutions = new SubstituteOnce();
   const layout: LayoutName = options.layout ?? manifest.config.output?.layout ?? 'kustomize';
   const resolved = await resolveFleet(manifest, options, fetch);
   const selected = selectedClusters(resolved.clusters, options.clusters);
@@ -303,7 +392,7 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
       .map(async (cluster) => {
         try {
           const resolution = { ...resolved.resolutions.get(cluster.name)!, manifest: clusterManifest(cluster, layout) };
-          const result = await renderResolution(resolution, { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) }, { parse: parse.parse, component: renders.component, componentFiles: renders.componentFiles });
+          const result = await renderResolution(resolution, { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) }, { parse: parse.parse, component: renders.component, componentFiles: renders.componentFiles, substitute: substitutions.substitute });
           trees.set(cluster.name, result.files);
           warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
         } catch (err) {
@@ -315,9 +404,11 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
   const others = resolved.clusters.filter((c) => !selected.has(c.name)).map((c) => c.name);
   const kept = options.outputDir && others.length > 0 ? await readClusterFiles(options.outputDir, others) : new Map<string, string>();
   const clusters: ClusterOutcome[] = resolved.clusters.map((c) => ({ name: c.name, ...(c.release ? { release: c.release.name } : {}), resolution: resolved.resolutions.get(c.name)!, rendered: selected.has(c.name) }));
+  const fleetWiring = layout === 'argocd' ? await fleetArgoWiring(resolved.clusters, trees, options) : new Map<string, string>();
   const files = layoutFleet({
     layout,
     kept,
+    fleetWiring,
     command: options.command ?? 'capi-gitops render',
     clusters: clusters.map((c) => ({
       name: c.name,
@@ -339,6 +430,7 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
     parsing: { requested: parse.requested, parsed: parse.parsed },
     rendering: { requested: renders.requested, rendered: renders.distinct },
     fetching: { requested: fetch.requested, fetched: fetch.fetched },
+    substitution: { requested: substitutions.requested, substituted: substitutions.substituted },
   };
 }
 

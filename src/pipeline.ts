@@ -21,8 +21,8 @@ import { buildProviderRegistry } from './resolve/registry.js';
 import type { SourceOptions } from './sources/request.js';
 import { buildLockfile, lockfilePath, readLockfile, serializeLockfile } from './lock/lockfile.js';
 import type { Lockfile } from './lock/types.js';
-import { LockSession, type LockOutcome } from './lock/session.js';
-import { inspectVariables, substituteVariables, missingVariablesError, type VariableReference } from './render/variables.js';
+import { LockSession, type LockOutcome, type SharedBlobs } from './lock/session.js';
+import { inspectVariables, substituteVariables, missingVariablesError, type SubstitutionResult, type VariableReference } from './render/variables.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
 import { closeGivenNames, unusedVariableWarnings, type GivenVariables } from './render/variable-advice.js';
 import { breakingVariables } from './render/variable-breakage.js';
@@ -205,6 +205,10 @@ export interface SharedRun {
   component?: (key: string, objects: KObject[], render: () => RenderedComponent) => RenderedComponent;
   /** The files of components already laid out in this run. */
   componentFiles?: WeakMap<RenderedComponent, Map<string, string>>;
+  /** Cached files read, and downloads stored, once per run (src/lock/session.ts). */
+  blobs?: SharedBlobs;
+  /** Substitutes variables (once per distinct text and values per run). */
+  substitute?: (text: string, lookup: VariableLookup, file: string) => SubstitutionResult;
 }
 
 /** resolveManagementCluster for a manifest already loaded (one cluster of a fleet). */
@@ -231,6 +235,7 @@ export async function resolveManifest(manifest: Manifest, options: RenderOptions
     cache: sources.cache,
     offline: sources.offline,
     overrides: options.versionOverrides,
+    shared: shared?.blobs,
   });
   const outer = shared?.decorate;
   const decorate = outer ? (repository: ProviderRepository, component: Parameters<typeof outer>[1]) => session.decorate(outer(repository, component), component) : session.decorate;
@@ -350,7 +355,7 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
   const secretUse = new Map<number, SecretUse>();
   const substituted = prepared.map((p, i) => {
     const file = artifactDisplayName(p.resolved.components);
-    const result = substituteVariables(p.text, p.lookup, file);
+    const result = (shared?.substitute ?? substituteVariables)(p.text, p.lookup, file);
     if (result.missing.length > 0) {
       const given = [...Object.keys(manifest.config.variables ?? {}), ...Object.keys(p.secret?.data ?? {})];
       const at = { ...originOf(p.resolved.provider), provider: providerName(p.resolved.provider), artifact: file, suggestions: closeGivenNames(result.missing, given) };

@@ -37,3 +37,22 @@ test('kustomization.yaml files are layout, not objects: a new resource list is n
   const files = new Map([['kustomization.yaml', kustomization(['a', 'b'])]]);
   assert.deepEqual(objectChanges({ written: ['kustomization.yaml'], previous: before({ 'kustomization.yaml': kustomization(['a']) }) }, files), []);
 });
+
+test('a fleet: every cluster has its own copy of an object, so a change in one cluster is reported there, and the others are no change', () => {
+  const files = new Map([
+    ['clusters/eu-1/01-cluster-api/configmap-shared.yaml', cm('shared', 'same')],
+    ['clusters/us-1/01-cluster-api/configmap-shared.yaml', cm('shared', 'new')],
+    ['clusters/lab-1/01-cluster-api/configmap-shared.yaml', cm('shared', 'same')],
+  ]);
+  const previous = before({
+    'clusters/eu-1/01-cluster-api/configmap-shared.yaml': cm('shared', 'same'),
+    'clusters/us-1/01-cluster-api/configmap-shared.yaml': cm('shared', 'same'),
+    'clusters/gone-1/01-cluster-api/configmap-shared.yaml': cm('shared', 'same'),
+  });
+  const changes = objectChanges({ written: [...files.keys()], previous }, files);
+  assert.deepEqual(changes.map((c) => `${c.change} ${c.name} ${c.file}`), [
+    'removed shared clusters/gone-1/01-cluster-api/configmap-shared.yaml',
+    'added shared clusters/lab-1/01-cluster-api/configmap-shared.yaml',
+    'changed shared clusters/us-1/01-cluster-api/configmap-shared.yaml',
+  ]);
+});

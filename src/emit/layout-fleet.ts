@@ -28,6 +28,8 @@ export interface FleetLayoutInput {
   clusters: readonly FleetClusterTree[];
   /** Files of clusters not rendered in this run, read from the output as they are (full paths). */
   kept: ReadonlyMap<string, string>;
+  /** The fleet's own wiring at the root (the fleet's ApplicationSet), full paths. */
+  fleetWiring?: ReadonlyMap<string, string>;
   command: string;
 }
 
@@ -45,6 +47,7 @@ export function layoutFleet(input: FleetLayoutInput): Map<string, string> {
       files.set(`${clusterDirectory(cluster.name)}/${file}`, text);
     }
   }
+  for (const [file, text] of input.fleetWiring ?? []) files.set(file, text);
   const wiring = WIRING[input.layout];
   files.set(GITATTRIBUTES_FILE, GITATTRIBUTES);
   files.set(
@@ -54,6 +57,7 @@ export function layoutFleet(input: FleetLayoutInput): Map<string, string> {
       layout: input.layout,
       wiringDirectory: wiring?.directory,
       wiringTool: wiring?.tool,
+      fleetApplicationSet: (input.fleetWiring?.size ?? 0) > 0,
       clusters: [...input.clusters].sort((a, b) => compareStrings(a.name, b.name)),
     }),
   );

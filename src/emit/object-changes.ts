@@ -19,14 +19,18 @@ const YAML_FILE = /\.ya?ml$/;
 const KUSTOMIZE_CONFIG_GROUP = 'kustomize.config.k8s.io';
 
 /** The objects a file holds; none for a file that is not YAML, and none for kustomization files (layout, not objects the cluster gets). */
-export function objectRefs(file: string, text: string): ObjectRef[] {
+export function objectRefs(file: string, text: string, memo?: Map<string, ObjectRef[]>): ObjectRef[] {
   if (!YAML_FILE.test(file)) return [];
+  // a fleet's clusters write the same text many times: each distinct text is parsed once
+  const known = memo?.get(text);
+  if (known) return known;
   const refs: ObjectRef[] = [];
   for (const object of parseArtifact(text, { source: file })) {
     if (apiGroup(String(object.apiVersion ?? '')) === KUSTOMIZE_CONFIG_GROUP) continue;
     const metadata = isPlainObject(object.metadata) ? object.metadata : {};
     refs.push({ apiVersion: String(object.apiVersion ?? ''), kind: String(object.kind ?? ''), namespace: String(metadata.namespace ?? ''), name: String(metadata.name ?? ''), digest: createHash('sha256').update(JSON.stringify(object)).digest('hex') });
   }
+  memo?.set(text, refs);
   return refs;
 }
 
@@ -36,8 +40,9 @@ export function objectRefs(file: string, text: string): ObjectRef[] {
  * where they are known already; other files are parsed.
  */
 export function objectChanges(summary: Pick<WriteSummary, 'written' | 'previous'>, files: ReadonlyMap<string, string | Uint8Array>, known?: ReadonlyMap<string, ObjectRef[]>): ObjectChange[] {
+  const memo = new Map<string, ObjectRef[]>();
   return compareObjects(
-    [...summary.previous].map(([file, bytes]) => [file, objectRefs(file, bytes.toString('utf8'))]),
-    summary.written.map((file) => [file, known?.get(file) ?? objectRefs(file, Buffer.from(files.get(file) ?? '').toString('utf8'))]),
+    [...summary.previous].map(([file, bytes]) => [file, objectRefs(file, bytes.toString('utf8'), memo)]),
+    summary.written.map((file) => [file, known?.get(file) ?? objectRefs(file, Buffer.from(files.get(file) ?? '').toString('utf8'), memo)]),
   );
 }

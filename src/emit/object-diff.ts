@@ -29,9 +29,15 @@ export interface ObjectRef {
 
 type Located = ObjectRef & { file: string };
 
+/** A fleet's file is in `clusters/<name>/`: every cluster has its own copy of an object. */
+const FLEET_CLUSTER = /^clusters\/[^/]+\//;
+
 function located(files: Iterable<[string, ObjectRef[]]>): Map<string, Located> {
   const objects = new Map<string, Located>();
-  for (const [file, refs] of files) for (const ref of refs) objects.set([apiGroup(ref.apiVersion), ref.kind, ref.namespace, ref.name].join('\0'), { ...ref, file });
+  for (const [file, refs] of files) {
+    const cluster = FLEET_CLUSTER.exec(file)?.[0] ?? '';
+    for (const ref of refs) objects.set([cluster, apiGroup(ref.apiVersion), ref.kind, ref.namespace, ref.name].join('\0'), { ...ref, file });
+  }
   return objects;
 }
 

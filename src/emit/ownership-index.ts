@@ -27,7 +27,10 @@ export function contentDigest(text: string | Uint8Array): string {
 /** The index of `files` (relative path → content written, as text or UTF-8 bytes). */
 export function formatIndex(files: ReadonlyMap<string, string | Uint8Array>): string {
   const sorted = [...files.keys()].sort(compareCodeUnits);
-  return [...INDEX_PREAMBLE, ...sorted.map((p) => `${contentDigest(files.get(p)!)}  ${p}`)].join('\n') + '\n';
+  // a fleet writes the same text in many clusters' directories: hash each distinct text once
+  const digests = new Map<string, string>();
+  const digestOf = (text: string | Uint8Array) => (typeof text === 'string' ? (digests.get(text) ?? digests.set(text, contentDigest(text)).get(text)!) : contentDigest(text));
+  return [...INDEX_PREAMBLE, ...sorted.map((p) => `${digestOf(files.get(p)!)}  ${p}`)].join('\n') + '\n';
 }
 
 /** Paths listed in an index, each with the digest of what was written (absent in a v1 index). */

@@ -43,7 +43,7 @@ export interface ExpandOptions {
 /** Config fields a cluster does not inherit: they describe the fleet. */
 const FLEET_FIELDS = new Set(['clusters', 'release', 'position', 'locate']);
 /** The overlay's Config fields (layer 4); unsupportedOverrides may set any Config field. */
-const OVERLAY_CONFIG_FIELDS = ['variables', 'images', 'certManager'] as const;
+const OVERLAY_CONFIG_FIELDS = ['variables', 'images', 'certManager', 'secrets'] as const;
 
 /** The tool's own defaults: the lowest layer. */
 const TOOL_DEFAULTS: Values = { config: { certManager: { enabled: true } } };
@@ -114,7 +114,7 @@ interface OverlayRead {
 /**
  * An overlay (layer 4) or its unsupportedOverrides (layer 5) in canonical shape. `gitops` is
  * the cluster's chart values. Only layer 5 may move an existing provider (metadata) or set
- * Config fields beyond variables, images, cert-manager and chart values.
+ * Config fields beyond variables, images, cert-manager, secrets settings and chart values.
  */
 function overlayLayer(cluster: string, snippet: Record<string, unknown>, base: FieldPath, unsupported: boolean, shared: readonly string[], config: ToolConfig): OverlayRead {
   const problems: Diagnostic[] = [];

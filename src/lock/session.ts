@@ -31,6 +31,19 @@ export interface LockSessionOptions {
   overrides?: ReadonlyMap<string, string>;
   /** The run draws the operator layout: the operator's release is locked too. */
   operator?: boolean;
+  /** Shared by the sessions of a fleet's clusters: each cached file read, checked and decoded once, each download stored once. */
+  shared?: SharedBlobs;
+}
+
+export interface SharedBlobs {
+  /** Locked files served from the cache, by digest, URL and name. */
+  read: Map<string, Promise<Artifact | undefined>>;
+  /** Downloads already put in the cache. */
+  stored: WeakSet<Artifact>;
+}
+
+export function sharedBlobs(): SharedBlobs {
+  return { read: new Map(), stored: new WeakSet() };
 }
 
 /** The key of the operator's release in `overrides` (`capi-gitops update`). */
@@ -80,7 +93,7 @@ export class LockSession {
   decorate = (repository: ProviderRepository, component: { kind?: ProviderKind | 'Operator'; name: string; namespace?: string }): ProviderRepository => {
     const entry =
       component.kind === undefined ? this.certManagerPin : component.kind === 'Operator' ? this.operatorPin : this.pins.get(componentKey({ kind: component.kind, name: component.name, namespace: component.namespace ?? '' }));
-    const { cache, offline } = this.options;
+    const { cache, offline, shared } = this.options;
     // Local files and ConfigMaps are read where they are; only network downloads are cached.
     const remote = repository.sourceType !== 'local' && repository.sourceType !== 'configmap';
     return {
@@ -92,8 +105,14 @@ export class LockSession {
       async getFile(version: string, fileName: string): Promise<Artifact> {
         const locked = entry?.version === version ? entry.files.find((f) => f.name === fileName) : undefined;
         if (locked && cache) {
-          const bytes = await cache.getBlob(locked.sha256);
-          if (bytes) return { name: fileName, text: decodeUtf8(bytes, locked.url), sha256: locked.sha256, url: locked.url };
+          const read = async (): Promise<Artifact | undefined> => {
+            const bytes = await cache.getBlob(locked.sha256);
+            return bytes && { name: fileName, text: decodeUtf8(bytes, locked.url), sha256: locked.sha256, url: locked.url };
+          };
+          const key = `${locked.sha256}\0${locked.url}\0${fileName}`;
+          if (shared && !shared.read.has(key)) shared.read.set(key, read());
+          const artifact = await (shared ? shared.read.get(key)! : read());
+          if (artifact) return artifact;
         }
         if (locked && offline && remote) {
           throw new CapiGitopsError({
@@ -103,7 +122,10 @@ export class LockSession {
           });
         }
         const artifact = await repository.getFile(version, fileName);
-        if (cache && remote) await cache.putBlob(Buffer.from(artifact.text, 'utf8'));
+        if (cache && remote && !shared?.stored.has(artifact)) {
+          shared?.stored.add(artifact);
+          await cache.putBlob(Buffer.from(artifact.text, 'utf8'));
+        }
         return artifact;
       },
     };

@@ -239,6 +239,7 @@ export interface ClusterOverlay {
   variables?: Record<string, string | null>;
   images?: Record<string, ImageMeta | null>;
   certManager?: CertManagerConfig | null;
+  secrets?: Record<string, unknown> | null;
   gitops?: Record<string, unknown> | null;
   unsupportedOverrides?: Record<string, unknown>;
 }

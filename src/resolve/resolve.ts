@@ -126,6 +126,21 @@ interface ProviderResolution {
   parsedMetadata: ProviderMetadata;
 }
 
+/**
+ * metadata.yaml parsed once per fetched artifact: a fleet's clusters receive the same Artifact
+ * object for the same file (src/fleet-render.ts fetches each once), so they share its parse.
+ */
+const parsedMetadataOf = new WeakMap<Artifact, { subject: string; metadata: ProviderMetadata }>();
+
+function metadataOf(artifact: Artifact, subject: { label: string; version: string; url: string }): ProviderMetadata {
+  const key = JSON.stringify([subject.label, subject.version, subject.url]);
+  const known = parsedMetadataOf.get(artifact);
+  if (known?.subject === key) return known.metadata;
+  const metadata = parseMetadata(artifact.text, subject);
+  parsedMetadataOf.set(artifact, { subject: key, metadata });
+  return metadata;
+}
+
 async function resolveOne(provider: ProviderObject, request: RepositoryRequest, manifest: Manifest, options: ResolveOptions): Promise<ProviderResolution> {
   const opened = await openRepository(request, { configMaps: manifest.configMaps, options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
   const repository = options.decorate?.(opened, { kind: provider.kind, name: provider.name, namespace: provider.namespace }) ?? opened;
@@ -136,7 +151,7 @@ async function resolveOne(provider: ProviderObject, request: RepositoryRequest, 
   const requested = pinned === undefined ? resolution.requested : provider.spec.version || repository.defaultVersion;
   const [metadata, components] = await Promise.all([repository.getFile(version, METADATA_FILE), repository.getFile(version, repository.componentsFile)]);
   const subject = { label: request.label, version, url: metadata.url };
-  const parsedMetadata = parseMetadata(metadata.text, subject);
+  const parsedMetadata = metadataOf(metadata, subject);
   const contract = contractForVersion(parsedMetadata, subject);
   return {
     parsedMetadata,

@@ -95,6 +95,13 @@ test('each artifact is fetched once and each distinct text parsed once, however 
   assert.ok(fetching.requested > fetching.fetched, JSON.stringify(fetching));
 });
 
+test('variables are substituted once per distinct text and values: clusters that give an artifact the same values share the result', async () => {
+  const { substitution } = await kustomizeFleet;
+  // 3 clusters × 3 providers. eu-1 and us-1 differ in CLUSTER_TOPOLOGY, which core and control
+  // plane v1.12.0 read and bootstrap v1.12.0 does not: bootstrap is substituted once for both
+  assert.deepEqual(substitution, { requested: 9, substituted: 8 });
+});
+
 test("two clusters on one release differ only where their overlays' variables say (compared as trees)", async () => {
   const { files } = await kustomizeFleet;
   const eu = clusterTree(files, 'eu-1');

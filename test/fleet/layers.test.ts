@@ -247,3 +247,28 @@ test('the overlay\'s shape is checked by the schema when the manifest is read', 
   assert.ok(paths.includes('clusters[0].name'), JSON.stringify(paths));
   assert.ok(paths.some((p) => p?.startsWith('clusters[0]')), JSON.stringify(paths));
 });
+
+test('an overlay changes the secrets settings: maps deep-merge, lists replace, null deletes, and the merged settings are validated with the cluster and layer named', async () => {
+  const shared = `secrets:
+  strategy: external-secrets
+  public: [AWS_REGION]
+  externalSecrets: {secretStoreRef: {name: vault}}
+`;
+  const [eu, us, lab] = await expand(`${shared}clusters:
+- name: eu-1
+  secrets: {externalSecrets: {secretStoreRef: {kind: SecretStore}}, public: [EXP_FLAG]}
+- name: us-1
+- name: lab-1
+  secrets: null
+`);
+  assert.deepEqual(eu!.manifest.config.secrets, { strategy: 'external-secrets', public: ['EXP_FLAG'], externalSecrets: { secretStoreRef: { name: 'vault', kind: 'SecretStore' } } });
+  assert.deepEqual(us!.manifest.config.secrets, { strategy: 'external-secrets', public: ['AWS_REGION'], externalSecrets: { secretStoreRef: { name: 'vault' } } });
+  assert.equal(lab!.manifest.config.secrets, undefined);
+  const config = `${shared}clusters:\n- name: eu-1\n  secrets: {strategy: plaintext}\n`;
+  const { error, file } = await expandError(config);
+  assert.equal(error.diagnostics.length, 1);
+  const d = error.diagnostics[0]!;
+  assert.match(d.object ?? '', /^cluster eu-1, overlay/);
+  assert.equal(d.path, 'secrets.strategy');
+  assert.equal(`${d.file}:${d.line}`, `${file}:${lineOf(config, 'strategy: plaintext')}`);
+});

@@ -1,0 +1,199 @@
+/**
+ * The fleet's one Argo CD ApplicationSet (`applicationSet: true` with clusters): valid against the
+ * real CRD, and, run the way Argo CD runs it over the written tree, it generates exactly the
+ * Applications the per-cluster wiring would (names, projects, destinations from the overlays,
+ * paths, sync policy).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { renderOutput, type FleetResult } from '../../src/fleet-render.js';
+import { writeOutput } from '../../src/emit/write.js';
+import type { KObject } from '../../src/model/kobject.js';
+import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { kubectlAvailable, kubectlKustomize } from '../helpers/tree.js';
+import { wiringProblems } from '../helpers/crd-schema.js';
+import { rejection } from '../helpers/assertions.js';
+
+const REPO = 'https://git.example.com/platform/fleet.git';
+/** The output's place in the repository (`path` value). */
+const ROOT = 'fleet';
+
+const CLUSTERS = `clusters:
+- name: eu-1
+  variables: {CLUSTER_TOPOLOGY: "true"}
+  gitops: {destination: {name: eu-1}}
+- name: us-1
+  variables: {CLUSTER_TOPOLOGY: "false"}
+  gitops: {destination: {name: us-1}}
+- name: lab-1
+  gitops: {destination: {server: "https://10.0.0.3:6443"}, project: lab}
+`;
+
+async function render(dir: string, applicationSet: boolean, clusters?: string[], outputDir?: string): Promise<FleetResult> {
+  const set = [`repoURL=${REPO}`, `path=${ROOT}`, `applicationSet=${applicationSet}`].map((expression) => ({ expression, forceString: false }));
+  const result = await renderOutput({ manifestPaths: [dir], layout: 'argocd', set, clusters, outputDir });
+  assert.ok(result.fleet);
+  return result;
+}
+
+// ---- Argo CD's Git directory generator and goTemplate, for the constructs the ApplicationSet uses ----
+
+/** Go's path.Match for patterns of plain names and `*` (which never matches `/`). */
+function pathMatch(pattern: string, name: string): boolean {
+  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`);
+  return re.test(name);
+}
+
+/** Every directory of the repository (Argo CD lists the repository's directories). */
+function directories(repoDir: string, prefix = ''): string[] {
+  return readdirSync(path.join(repoDir, prefix)).flatMap((entry) => {
+    const rel = prefix ? `${prefix}/${entry}` : entry;
+    return statSync(path.join(repoDir, rel)).isDirectory() ? [rel, ...directories(repoDir, rel)] : [];
+  });
+}
+
+type Params = Record<string, unknown>;
+
+/** Evaluates one pipeline-free Go template action: fields, string and integer literals, index, dict, get, parentheses. */
+function evaluate(expression: string, params: Params): unknown {
+  const tokens = expression.match(/"(?:[^"\\]|\\.)*"|\(|\)|[^\s()]+/g) ?? [];
+  let i = 0;
+  const term = (): unknown => {
+    const token = tokens[i++]!;
+    if (token === '(') {
+      const value = call();
+      assert.equal(tokens[i++], ')');
+      return value;
+    }
+    if (token.startsWith('"')) return JSON.parse(token) as string;
+    if (/^\d+$/.test(token)) return Number(token);
+    if (token.startsWith('.')) {
+      let value: unknown = params;
+      for (const key of token.slice(1).split('.')) {
+        // missingkey=error
+        if (value === null || typeof value !== 'object' || !(key in value)) throw new Error(`map has no entry for key "${key}"`);
+        value = (value as Params)[key];
+      }
+      return value;
+    }
+    return { fn: token };
+  };
+  const call = (): unknown => {
+    const head = term();
+    if (!(head && typeof head === 'object' && 'fn' in head)) return head;
+    const args: unknown[] = [];
+    while (i < tokens.length && tokens[i] !== ')') args.push(term());
+    switch ((head as { fn: string }).fn) {
+      case 'index':
+        return (args[0] as unknown[])[args[1] as number];
+      case 'dict': {
+        const out: Params = {};
+        for (let k = 0; k < args.length; k += 2) out[args[k] as string] = args[k + 1];
+        return out;
+      }
+      case 'get':
+        return (args[0] as Params)[args[1] as string] ?? '';
+      default:
+        throw new Error(`function ${(head as { fn: string }).fn} not handled`);
+    }
+  };
+  return call();
+}
+
+function replace(text: string, params: Params): string {
+  return text.replace(/\{\{(.*?)\}\}/g, (_, expression: string) => String(evaluate(expression.trim(), params)));
+}
+
+function templated(value: unknown, params: Params): unknown {
+  if (typeof value === 'string') return replace(value, params);
+  if (Array.isArray(value)) return value.map((v) => templated(v, params));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, templated(v, params)]));
+  return value;
+}
+
+/** The Applications an ApplicationSet with one Git directory generator makes from the repository (argo-cd applicationset/generators/git.go, value_interpolation.go). */
+function generate(appSet: KObject, repoDir: string): KObject[] {
+  const spec = appSet.spec as { generators: { git: { directories: { path: string; exclude?: boolean }[]; values?: Record<string, string> } }[]; template: Params; goTemplate: boolean };
+  assert.equal(spec.goTemplate, true);
+  const git = spec.generators[0]!.git;
+  const apps = directories(repoDir).filter((dir) => git.directories.some((d) => !d.exclude && pathMatch(d.path, dir)) && !git.directories.some((d) => d.exclude && pathMatch(d.path, dir)));
+  return apps.map((dir) => {
+    const params: Params = { path: { path: dir, basename: path.posix.basename(dir), segments: dir.split('/') } };
+    params.values = Object.fromEntries(Object.entries(git.values ?? {}).map(([k, v]) => [k, replace(v, params)]));
+    return { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', ...(templated(spec.template, params) as Params) } as KObject;
+  });
+}
+
+/** What both wirings must agree on, with an empty destination field left out as Argo CD does (omitempty). */
+function essentials(app: KObject): unknown {
+  const spec = app.spec as { project: string; source: Params; destination: { name?: string; server?: string }; syncPolicy?: unknown };
+  const destination = Object.fromEntries(Object.entries(spec.destination).filter(([k, v]) => k !== 'namespace' && v !== '' && v !== undefined));
+  return { name: app.metadata.name, project: spec.project, source: spec.source, destination, syncPolicy: spec.syncPolicy };
+}
+
+const fleetDir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') + CLUSTERS });
+
+test('applicationSet: true draws one ApplicationSet for the fleet, valid against the real CRD; each cluster keeps its AppProject and root Application; kustomize builds', async () => {
+  const { files } = await render(fleetDir, true);
+  const sets = [...files].filter(([, text]) => /^kind: ApplicationSet$/m.test(text));
+  assert.deepEqual(sets.map(([f]) => f), ['argocd/applicationset-capi-gitops-fleet.yaml']);
+  const appSet = YAML.parse(sets[0]![1]) as KObject;
+  assert.deepEqual(wiringProblems(appSet), []);
+  const git = (appSet.spec as { generators: { git: { directories: unknown } }[] }).generators[0]!.git;
+  assert.deepEqual(git.directories, [{ path: 'fleet/clusters/*/*' }, { path: 'fleet/clusters/*/argocd', exclude: true }]);
+  for (const cluster of ['eu-1', 'us-1', 'lab-1']) {
+    const wiring = [...files.keys()].filter((f) => f.startsWith(`clusters/${cluster}/argocd/`)).sort();
+    assert.deepEqual(wiring, [`clusters/${cluster}/argocd/application-capi-gitops-${cluster}.yaml`, `clusters/${cluster}/argocd/appproject-${cluster === 'lab-1' ? 'lab' : `capi-gitops-${cluster}`}.yaml`, `clusters/${cluster}/argocd/kustomization.yaml`]);
+  }
+  if (kubectlAvailable()) {
+    const out = tempDir();
+    await writeOutput(out, files);
+    const built = YAML.parseAllDocuments(kubectlKustomize(path.join(out, 'argocd'))).map((d) => d.toJS() as KObject);
+    assert.deepEqual(built.map((o) => o.kind), ['ApplicationSet']);
+    for (const cluster of ['eu-1', 'us-1', 'lab-1']) kubectlKustomize(path.join(out, 'clusters', cluster, 'argocd'));
+  }
+});
+
+test('the fleet ApplicationSet, run as Argo CD runs its Git directory generator over the written tree, makes exactly the per-cluster Applications: destination from each overlay (argo-cd applicationset/generators/git.go, value_interpolation.go)', async () => {
+  const repo = tempDir();
+  const out = path.join(repo, ROOT);
+  const fleet = await render(fleetDir, true);
+  await writeOutput(out, fleet.files);
+  const appSet = YAML.parse(fleet.files.get('argocd/applicationset-capi-gitops-fleet.yaml')!) as KObject;
+  const generated = generate(appSet, repo);
+  for (const app of generated) assert.deepEqual(wiringProblems(app), [], app.metadata.name);
+
+  const perCluster = await render(fleetDir, false);
+  const expected = [...perCluster.files]
+    .filter(([f]) => /^clusters\/[^/]+\/argocd\/application-/.test(f))
+    .map(([, text]) => YAML.parse(text) as KObject)
+    .filter((app) => !(app.spec as { source: { path: string } }).source.path.endsWith('/argocd'));
+  const sortByName = (apps: unknown[]) => [...apps].sort((a, b) => ((a as { name: string }).name < (b as { name: string }).name ? -1 : 1));
+  assert.equal(generated.length, 12);
+  assert.equal(expected.length, 12);
+  assert.deepEqual(sortByName(generated.map(essentials)), sortByName(expected.map(essentials)));
+  const lab = generated.find((a) => a.metadata.name === 'capi-gitops-lab-1-01-cluster-api')!;
+  assert.deepEqual(essentials(lab), { ...(essentials(lab) as object), project: 'lab', destination: { server: 'https://10.0.0.3:6443' } });
+});
+
+test('--cluster with the fleet ApplicationSet: the lookups still cover every cluster', async () => {
+  const out = tempDir();
+  await writeOutput(out, (await render(fleetDir, true, undefined, out)).files);
+  const { files } = await render(fleetDir, true, ['eu-1'], out);
+  const text = files.get('argocd/applicationset-capi-gitops-fleet.yaml')!;
+  for (const cluster of ['eu-1', 'us-1', 'lab-1']) assert.match(text, new RegExp(`"${cluster}" "`));
+  assert.ok(!files.has('clusters/eu-1/argocd/applicationset-capi-gitops-eu-1.yaml'));
+});
+
+test('clusters that disagree on what one ApplicationSet holds once (repoURL, applicationSet) are refused, naming them', async () => {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') + CLUSTERS.replace('gitops: {destination: {name: us-1}}', 'gitops: {destination: {name: us-1}, targetRevision: release}') });
+  const err = (await rejection(render(dir, true))).message;
+  assert.match(err, /targetRevision differ: eu-1, lab-1: "HEAD"; us-1: "release"/);
+  const mixed = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') + CLUSTERS.replace('gitops: {destination: {name: us-1}}', 'gitops: {destination: {name: us-1}, applicationSet: true}') });
+  const set = [`repoURL=${REPO}`, `path=${ROOT}`].map((expression) => ({ expression, forceString: false }));
+  const message = (await rejection(renderOutput({ manifestPaths: [mixed], layout: 'argocd', set }))).message;
+  assert.match(message, /applicationSet is true for us-1 and not for eu-1, lab-1/);
+});
