@@ -9,7 +9,7 @@ import type { ResolvedCertManager, ResolvedProvider } from './resolve/resolve.js
 import type { SourceOptions } from './sources/request.js';
 import type { RenderedComponent } from './render/types.js';
 import { resolveOperatorRelease } from './resolve/operator-release.js';
-import { parseArtifactsParallel } from './yaml/parse-pool.js';
+import { parseArtifacts } from './yaml/parse.js';
 import { applyImageOverrides } from './render/images.js';
 import { sortObjects } from './render/order.js';
 import { renderCertManagerObjects } from './render/pipeline.js';
@@ -35,7 +35,7 @@ export async function renderOperatorLayout(resolution: OperatorLayoutRequest, op
   const release = await resolveOperatorRelease(manifest.config, manifest.baseDir, { sources: resolution.sources });
   const sources = [{ text: release.components.text, source: `${release.label} ${release.version} ${release.components.name}` }];
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
-  const [operatorObjects, certManagerObjects] = await parseArtifactsParallel(sources);
+  const [operatorObjects, certManagerObjects] = parseArtifacts(sources);
   const images = manifest.config.images ?? {};
   const operatorObjectsRendered = sortObjects(applyImageOverrides(operatorObjects!, release.label, images));
   const operator: RenderedComponent = {

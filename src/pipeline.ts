@@ -28,8 +28,7 @@ import { breakingVariables } from './render/variable-breakage.js';
 import { appendAdditionalManifests, resolveAdditionalManifests } from './render/additional-manifests.js';
 import { inspectImages, mergeImageOverrides, parseImagesValue, applyImageOverrides } from './render/images.js';
 import { renderCertManagerObjects, renderProviderObjects } from './render/pipeline.js';
-import { parseArtifactsParallel, type ParseInput } from './yaml/parse-pool.js';
-import { PARSER_VERSION } from './yaml/parse.js';
+import { parseArtifacts, PARSER_VERSION, type ParseInput } from './yaml/parse.js';
 import { YamlBudget } from './yaml/bounds.js';
 import { sha256Hex, type ArtifactCache } from './sources/cache.js';
 import { layoutChart, layoutOutput, unmanagedObjects, type LayoutName } from './emit/layout.js';
@@ -315,7 +314,7 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
   unusedVariableWarnings(givenVariables(manifest, prepared)).forEach((w) => options.onWarning?.(w));
   bag.throwIfAny();
 
-  // 2. Parse every artifact (YAML 1.1, aliases refused), in parallel.
+  // 2. Parse every artifact (YAML 1.1, aliases refused), on this thread: a worker pool measured slower.
   const sources = prepared.map((p, i) => ({ text: substituted[i]!.text, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
   for (const [i, m] of markedOf) sources.push({ text: marked[m]!.text, source: `${prepared[i]!.resolved.label} ${prepared[i]!.resolved.version} ${prepared[i]!.resolved.components.name}` });
@@ -477,11 +476,11 @@ export async function parseWithCache(sources: ParseInput[], cache: ArtifactCache
   // Nodes and depth are bounded before any parser (or the cache) sees the text: one budget per run.
   const budget = new YamlBudget();
   for (const s of sources) budget.check(s.text, s.source);
-  if (!cache) return parseArtifactsParallel(sources);
+  if (!cache) return parseArtifacts(sources);
   const keys = sources.map((s) => `${PARSER_VERSION}:${sha256Hex(s.text)}`);
   const cached = await Promise.all(keys.map((key) => cache.getParsed<KObject[]>(key)));
   const missing = sources.map((_, i) => i).filter((i) => cached[i] === undefined);
-  const parsed = await parseArtifactsParallel(missing.map((i) => sources[i]!));
+  const parsed = parseArtifacts(missing.map((i) => sources[i]!));
   await Promise.all(missing.map((i, j) => cache.putParsed(keys[i]!, parsed[j])));
   await cache.trimParsed();
   missing.forEach((i, j) => (cached[i] = parsed[j]));
