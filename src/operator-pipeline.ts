@@ -4,6 +4,7 @@
  * here: the operator renders them in the cluster (variables from its configSecret included), so
  * no Secret value is read into the output.
  */
+import { compareStrings } from './model/diagnostics.js';
 import type { Manifest } from './manifest/types.js';
 import type { ResolvedCertManager, ResolvedProvider } from './resolve/resolve.js';
 import type { SourceOptions } from './sources/request.js';
@@ -11,7 +12,7 @@ import type { RenderedComponent } from './render/types.js';
 import { resolveOperatorRelease } from './resolve/operator-release.js';
 import { parseArtifacts } from './yaml/parse.js';
 import { applyImageOverrides } from './render/images.js';
-import { sortObjects } from './render/order.js';
+import { sortObjects } from './kernel/order.js';
 import { renderCertManagerObjects } from './render/pipeline.js';
 import { resolveAdditionalManifests } from './render/additional-manifests.js';
 import { layoutOperator } from './emit/layout-operator.js';
@@ -73,5 +74,5 @@ export async function renderOperatorLayout(resolution: OperatorLayoutRequest, op
   });
   const files = layoutOperator({ providers: layoutProviders, operator, certManager: certManagerComponent, additionalManifests, command: options.command ?? 'capi-gitops render --layout operator' });
   files.set(GITATTRIBUTES_FILE, GITATTRIBUTES);
-  return { components, files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+  return { components, files: new Map([...files].sort(([a], [b]) => compareStrings(a, b))) };
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
 import { renderManagementCluster, resolveManagementCluster } from '../src/pipeline.js';
-import { matchesSelector } from '../src/sources/label-selector.js';
+import { matchesSelector } from '../src/kernel/label-selector.js';
 import { artifactConfigMap, MAX_CONFIGMAP_BYTES } from '../src/emit/layout-operator.js';
 import { corpusManifest, tempDir } from './helpers/corpus-manifest.js';
 import { crdValidator } from './helpers/crd-schema.js';

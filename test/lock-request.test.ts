@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ProviderObject, ProviderSpec } from '../src/manifest/types.js';
 import type { ProviderKind } from '../src/model/provider.js';
+import { canonicalSelector } from '../src/kernel/label-selector.js';
 import {
-  canonicalSelector,
   lockRequestForCertManager,
   lockRequestForProvider,
   lockSatisfies,

@@ -8,11 +8,11 @@ import type { KObject } from '../src/model/kobject.js';
 import { CapiGitopsError } from '../src/model/diagnostics.js';
 import {
   addNamespaceIfMissing,
-  CLUSTER_SCOPED_KINDS,
   fixTargetNamespace,
   inspectTargetNamespace,
   isNamespaced,
 } from '../src/render/namespace.js';
+import { CLUSTER_SCOPED_KINDS } from '../src/kernel/kinds.js';
 
 function loadObjects(...parts: string[]): KObject[] {
   const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, ...parts), 'utf8');

@@ -4,11 +4,10 @@ import {
   applyManifestPatches,
   applyPatches,
   applyProviderPatches,
-  matchesLabelSelector,
   mergePatchLikeGo,
   parseGoYaml,
-  parseLabelSelector,
 } from '../src/render/patches.js';
+import { matchesLabelSelector, parseLabelSelector } from '../src/kernel/label-selector.js';
 import type { KObject } from '../src/model/kobject.js';
 import { throwsDiagnostics } from './helpers/assertions.js';
 

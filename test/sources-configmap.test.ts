@@ -5,7 +5,7 @@ import path from 'node:path';
 import { CapiGitopsError } from '../src/model/diagnostics.js';
 import type { ConfigMapObject, LabelSelector } from '../src/manifest/types.js';
 import { openConfigMapRepository, selectConfigMaps } from '../src/sources/configmap.js';
-import { formatSelector, matchesSelector, selectorProblems } from '../src/sources/label-selector.js';
+import { formatSelector, matchesSelector, selectorProblems } from '../src/kernel/label-selector.js';
 import { openLocalRepository } from '../src/sources/local-repository.js';
 import type { RepositoryRequest } from '../src/sources/request.js';
 import { ArtifactNotFoundError } from '../src/sources/source.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { compareCodeUnits, filePathProblems, outputPathProblem } from './output-paths.js';
+import { CapiGitopsError, type Diagnostic, compareStrings } from '../model/diagnostics.js';
+import { filePathProblems, outputPathProblem } from './output-paths.js';
 
 /**
  * The ownership index: plain text, a fixed header then one line per file, sorted by path:
@@ -26,7 +26,7 @@ export function contentDigest(text: string | Buffer): string {
 
 /** The index of `files` (relative path → content written). */
 export function formatIndex(files: ReadonlyMap<string, string>): string {
-  const sorted = [...files.keys()].sort(compareCodeUnits);
+  const sorted = [...files.keys()].sort(compareStrings);
   return [...INDEX_PREAMBLE, ...sorted.map((p) => `${contentDigest(files.get(p)!)}  ${p}`)].join('\n') + '\n';
 }
 
@@ -55,7 +55,7 @@ export function parseIndexEntries(text: string, file: string): Map<string, strin
   });
   problems.push(...filePathProblems(entries.keys(), file).map((d) => ({ ...d, hint })));
   if (problems.length > 0) throw new CapiGitopsError(problems);
-  return new Map([...entries].sort(([a], [b]) => compareCodeUnits(a, b)));
+  return new Map([...entries].sort(([a], [b]) => compareStrings(a, b)));
 }
 
 /**

@@ -14,7 +14,7 @@ import { CST, Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq, ty
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { isProviderKind, type ProviderKind } from '../model/provider.js';
 import { parseVersionRequest } from '../resolve/versions.js';
-import { parseSemantic } from '../sources/semantic-version.js';
+import { parseSemantic } from '../kernel/versions.js';
 import { safeYamlMessage } from './yaml-source.js';
 
 /** One provider's new version. */

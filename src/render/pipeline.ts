@@ -14,7 +14,7 @@ import { applyProviderPatches } from './patches.js';
 import { removeOwnerReferences } from './owner-references.js';
 import { inventoryCrd, inventoryObject } from './inventory.js';
 import { decorateCertManager } from './cert-manager.js';
-import { sortObjects } from './order.js';
+import { sortObjects } from '../kernel/order.js';
 
 export interface ProviderRenderInput {
   kind: ProviderKind;

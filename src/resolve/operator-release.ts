@@ -9,7 +9,7 @@ import type { ToolConfig } from '../manifest/types.js';
 import { openRepository, SOURCE_MODULES } from '../sources/index.js';
 import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local-repository.js';
 import type { DiagnosticOrigin, RepositoryRequest } from '../sources/request.js';
-import { parseSemantic } from '../sources/semantic-version.js';
+import { parseSemantic } from '../kernel/versions.js';
 import type { Artifact } from '../sources/source.js';
 import { declaringDir, type ResolveOptions } from './resolve.js';
 

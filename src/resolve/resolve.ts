@@ -12,7 +12,7 @@ import { findConfigSecret } from '../manifest/references.js';
 import { openRepository, SOURCE_MODULES, type SourceModule } from '../sources/index.js';
 import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local-repository.js';
 import type { DiagnosticOrigin, RepositoryRequest, SourceOptions } from '../sources/request.js';
-import { parseSemantic } from '../sources/semantic-version.js';
+import { parseSemantic } from '../kernel/versions.js';
 import type { Artifact, ProviderRepository } from '../sources/source.js';
 import {
   CURRENT_CONTRACT,

@@ -9,7 +9,7 @@
  */
 import semver, { type SemVer } from 'semver';
 import { CapiGitopsError } from '../model/diagnostics.js';
-import { compareSemantic, parseSemantic } from '../sources/semantic-version.js';
+import { compareSemantic, parseSemantic } from '../kernel/versions.js';
 import { ArtifactNotFoundError, type ProviderRepository } from '../sources/source.js';
 import { CURRENT_CONTRACT, METADATA_FILE, parseMetadata, releaseSeriesForContract } from './metadata.js';
 

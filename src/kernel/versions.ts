@@ -1,6 +1,9 @@
 import semver, { type SemVer } from 'semver';
 
 /**
+ * Kubernetes-style versions, for every stage that reads a release tag (manifest, resolve,
+ * sources, lock, review).
+ *
  * A release tag read as k8s.io/apimachinery `version.ParseSemantic` reads it (the parser
  * clusterctl and the operator use for tags): `MAJOR.MINOR.PATCH` with an optional leading `v`,
  * optional `-pre.release` and `+build`, no leading zeros. `semver.parse` in strict mode accepts

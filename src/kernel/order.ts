@@ -1,5 +1,8 @@
 /**
- * Deterministic output order. The model is Helm's install order (pkg/releaseutil kind_sorter.go
+ * Deterministic orders, as data and comparators: objects by kind (the install order in
+ * kinds.ts), then name; strings as Go sorts them. (Code-unit order is model's compareStrings.)
+ *
+ * The object order's model is Helm's install order (pkg/releaseutil kind_sorter.go
  * InstallOrder): things others depend on first. Two changes from Helm: CustomResourceDefinitions
  * come right after Namespaces, and cert-manager Issuers and Certificates come before the webhook
  * configurations, which is also why clusterctl's NewComponents puts cert-manager objects early
@@ -7,52 +10,10 @@
  */
 import { compareStrings } from '../model/diagnostics.js';
 import type { KObject } from '../model/kobject.js';
-
-/** Kinds in output order. Kinds not listed follow, alphabetically. */
-export const KIND_ORDER: readonly string[] = [
-  'Namespace',
-  'CustomResourceDefinition',
-  'PriorityClass',
-  'NetworkPolicy',
-  'ResourceQuota',
-  'LimitRange',
-  'PodSecurityPolicy',
-  'PodDisruptionBudget',
-  'ServiceAccount',
-  'Secret',
-  'ConfigMap',
-  'StorageClass',
-  'PersistentVolume',
-  'PersistentVolumeClaim',
-  'ClusterRole',
-  'ClusterRoleBinding',
-  'Role',
-  'RoleBinding',
-  'Service',
-  'Deployment',
-  'DaemonSet',
-  'Pod',
-  'ReplicationController',
-  'ReplicaSet',
-  'HorizontalPodAutoscaler',
-  'StatefulSet',
-  'Job',
-  'CronJob',
-  'IngressClass',
-  'Ingress',
-  'APIService',
-  'Issuer',
-  'ClusterIssuer',
-  'Certificate',
-  'MutatingWebhookConfiguration',
-  'ValidatingWebhookConfiguration',
-  'ValidatingAdmissionPolicy',
-  'ValidatingAdmissionPolicyBinding',
-];
+import { KIND_ORDER } from './kinds.js';
 
 const RANK = new Map(KIND_ORDER.map((kind, index) => [kind, index]));
 const UNLISTED = KIND_ORDER.length;
-
 
 /**
  * Kind rank, then kind name (orders unlisted kinds alphabetically), then name, namespace and
@@ -71,4 +32,9 @@ export function compareObjects(a: KObject, b: KObject): number {
 /** A sorted copy; the input array is left as it was. */
 export function sortObjects(objs: KObject[]): KObject[] {
   return [...objs].sort(compareObjects);
+}
+
+/** Go's string order (bytes of UTF-8), not UTF-16 code units or the locale's. */
+export function compareGoStrings(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
