@@ -9,7 +9,7 @@ import type { Manifest } from './manifest/types.js';
 import type { ResolvedCertManager, ResolvedProvider } from './resolve/resolve.js';
 import type { SourceOptions } from './sources/request.js';
 import type { RenderedComponent } from './render/types.js';
-import { resolveOperatorRelease } from './resolve/operator-release.js';
+import { resolveOperatorRelease } from './fetch-releases.js';
 import { parseArtifacts } from './yaml/parse.js';
 import { applyImageOverrides } from './render/images.js';
 import { sortObjects } from './kernel/order.js';

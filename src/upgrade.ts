@@ -3,7 +3,8 @@
  * moving them forward in the lock (and in the manifest where it pins an exact version).
  */
 import { METADATA_FILE, parseMetadata } from './resolve/metadata.js';
-import { configSecretData, repositoryRequestFor } from './resolve/resolve.js';
+import { configSecretData } from './resolve/resolve.js';
+import { repositoryRequestFor } from './fetch-releases.js';
 import { buildProviderRegistry } from './resolve/registry.js';
 import { newestAvailable, planUpgrades, selectUpdates, type ProviderUpgradeInput, type UpdateSelection, type UpgradePlan } from './resolve/upgrade-plan.js';
 import { openRepository } from './sources/index.js';

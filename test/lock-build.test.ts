@@ -18,7 +18,7 @@ import {
   serializeLockfile,
 } from '../src/lock/lockfile.js';
 import { providerRegistry } from '../src/resolve/registry.js';
-import { resolveCertManager, resolveProviders } from '../src/resolve/resolve.js';
+import { resolveCertManager, resolveProviders } from '../src/fetch-releases.js';
 import { CORPUS_REPOSITORY, PROJECT_ROOT } from './helpers/paths.js';
 
 const MANIFEST_DIR = path.join(PROJECT_ROOT, 'test', 'fixtures');

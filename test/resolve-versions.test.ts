@@ -6,10 +6,10 @@ import {
   highestInRange,
   latestContractRelease,
   latestPatchRelease,
-  parseVersionRequest,
   resolveVersion,
   sortForLatest,
 } from '../src/resolve/versions.js';
+import { parseVersionRequest } from '../src/kernel/versions.js';
 import { CORPUS_REPOSITORY } from './helpers/paths.js';
 import { MemoryRepository, metadataYaml } from './fixtures/resolve/builders.js';
 

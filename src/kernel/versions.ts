@@ -21,3 +21,14 @@ export function isSemantic(tag: string): boolean {
 export function compareSemantic(a: SemVer, b: SemVer): number {
   return semver.compare(a, b);
 }
+
+/** A spec.version: an exact tag, a semver range (a capi-gitops extension), or empty for the latest. */
+export type VersionRequest = { form: 'exact'; version: string } | { form: 'range'; range: string } | { form: 'latest' };
+
+/** How a spec.version reads; null when it is neither a semantic version nor a range. */
+export function parseVersionRequest(spec: string | undefined): VersionRequest | null {
+  if (spec === undefined || spec === '') return { form: 'latest' };
+  if (parseSemantic(spec) !== null) return { form: 'exact', version: spec };
+  if (semver.validRange(spec) !== null) return { form: 'range', range: spec };
+  return null;
+}

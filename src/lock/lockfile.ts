@@ -14,10 +14,10 @@ import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { PROVIDER_KINDS } from '../model/provider.js';
 import { parseSemantic } from '../kernel/versions.js';
 import { canonicalSelector } from '../kernel/label-selector.js';
+import { LOCKFILE_NAME } from '../manifest/files.js';
 import {
   LOCK_API_VERSION,
   LOCK_KIND,
-  LOCKFILE_NAME,
   describeEntry,
   normalizeLockfile,
   sameIdentity,

@@ -17,21 +17,10 @@ import { sha256Hex } from './cache.js';
 import { decodeUtf8 } from '../model/utf8.js';
 import { networkFailureHint, unreachableReason } from './unreachable.js';
 import { fetchAdapter, httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy } from './http.js';
-import type { NetworkSourceOptions } from './request.js';
+import type { GitHubSettings, NetworkSourceOptions } from './request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from './source.js';
 
-export interface GitHubOptions extends NetworkSourceOptions {
-  /** REST API root, octokit's `baseUrl`: GitHub Enterprise (`https://ghe.example.com/api/v3`) or a test server. */
-  apiUrl?: string;
-  /** Personal access token (see `githubTokenFromEnv`). Never logged or put in a message. */
-  token?: string;
-  /** Timeouts, retries, size cap, and the injectable sleep; `retries` also bounds octokit's retry plugin. */
-  http?: Partial<HttpPolicy>;
-  /** A rate limit that resets further away than this fails at once instead of waiting. Default 60. */
-  maxRateLimitWaitSeconds?: number;
-  /** Milliseconds per second of wait that octokit's retry and throttling plugins use. Default 1000; tests use 0. */
-  retryAfterBaseMs?: number;
-}
+export interface GitHubOptions extends NetworkSourceOptions, GitHubSettings {}
 
 /** One non-draft release. GitHub's `prerelease` flag is kept so the resolver can prefer stable releases. */
 export interface GitHubRelease {

@@ -1,12 +1,10 @@
-import type { Diagnostic } from '../model/diagnostics.js';
+import type { DiagnosticOrigin } from '../model/diagnostics.js';
 import type { ProviderKind } from '../model/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../manifest/types.js';
 import type { ArtifactCache } from './cache.js';
-import type { GitHubOptions } from './github.js';
 import type { HttpPolicy, SourceProgressEvent } from './http.js';
 
-/** The part of a Diagnostic that says where a request came from; modules copy it into errors. */
-export type DiagnosticOrigin = Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'>;
+export type { DiagnosticOrigin };
 
 /**
  * What a source module needs to open one provider's release repository. Exactly one of `url`,
@@ -52,6 +50,20 @@ export interface NetworkSourceOptions {
   origin?: DiagnosticOrigin;
 }
 
+/** GitHub's own settings (github.ts); declared here so that request.ts imports no source module. */
+export interface GitHubSettings {
+  /** REST API root, octokit's `baseUrl`: GitHub Enterprise (`https://ghe.example.com/api/v3`) or a test server. */
+  apiUrl?: string;
+  /** Personal access token (see `githubTokenFromEnv`). Never logged or put in a message. */
+  token?: string;
+  /** Timeouts, retries, size cap, and the injectable sleep; `retries` also bounds octokit's retry plugin. */
+  http?: Partial<HttpPolicy>;
+  /** A rate limit that resets further away than this fails at once instead of waiting. Default 60. */
+  maxRateLimitWaitSeconds?: number;
+  /** Milliseconds per second of wait that octokit's retry and throttling plugins use. Default 1000; tests use 0. */
+  retryAfterBaseMs?: number;
+}
+
 /**
  * Inputs shared by all modules. Network modules add their own option fields here (additively),
  * e.g. `github?: GitHubOptions`.
@@ -62,7 +74,7 @@ export interface SourceOptions {
   /** Content-addressed cache shared by the network modules. */
   cache?: ArtifactCache;
   /** GitHub API root and token (GitHub Enterprise, tests). */
-  github?: Pick<GitHubOptions, 'apiUrl' | 'token' | 'http' | 'maxRateLimitWaitSeconds' | 'retryAfterBaseMs'>;
+  github?: GitHubSettings;
   /** Environment the credential variables are read from (OCI_*, GITLAB_*); process.env by default. */
   env?: Record<string, string | undefined>;
   /** Retries, timeouts and size cap for every network module. */
