@@ -41,6 +41,8 @@ await esbuild.build({
   legalComments: 'none',
   logLevel: 'warning',
   // CommonJS dependencies reach for require(), which an ES module does not have.
-  banner: { js: `#!/usr/bin/env node\n// capi-gitops ${version}, single-file build (scripts/build-bundle.mjs).\nimport { createRequire as __capiGitopsCreateRequire } from 'node:module';\nconst require = __capiGitopsCreateRequire(import.meta.url);` },
+  // …and some (write-file-atomic) for __filename, which only CommonJS defines.
+  banner: { js: `#!/usr/bin/env node\n// capi-gitops ${version}, single-file build (scripts/build-bundle.mjs).\nimport { createRequire as __capiGitopsCreateRequire } from 'node:module';\nimport { fileURLToPath as __capiGitopsFileURLToPath } from 'node:url';\nconst require = __capiGitopsCreateRequire(import.meta.url);\nconst __capiGitopsFilename = __capiGitopsFileURLToPath(import.meta.url);` },
+  define: { __filename: '__capiGitopsFilename' },
   plugins: [inlineRequires],
 });

@@ -281,8 +281,10 @@ function applyOperationsLikeGo(doc: unknown, ops: readonly Operation[]): unknown
     try {
       current = applyOperationLikeGo(current, op);
     } catch (err) {
-      // fast-json-patch puts the whole document in its message; objects may hold secret values.
+      // fast-json-patch puts the whole document in its message; objects may hold secret values,
+      // so neither that message nor the error (as a cause) goes on.
       const reason = String((err as Error).message ?? err).split('\n')[0];
+      // eslint-disable-next-line preserve-caught-error
       throw new Error(`operation ${i} (${op.op} ${JSON.stringify(op.path)}): ${reason}`);
     }
   });
