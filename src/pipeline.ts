@@ -27,8 +27,8 @@ import type { RenderedComponent, VariableLookup, VariableValue } from './render/
 import { closeGivenNames, unusedVariableWarnings, type GivenVariables } from './render/variable-advice.js';
 import { breakingVariables } from './render/variable-breakage.js';
 import { appendAdditionalManifests, resolveAdditionalManifests } from './render/additional-manifests.js';
-import { inspectImages, mergeImageOverrides, parseImagesValue, applyImageOverrides } from './render/images.js';
-import { renderCertManagerObjects, renderProviderObjects } from './render/pipeline.js';
+import { mergeImageOverrides, parseImagesValue } from './render/images.js';
+import { renderCertManagerObjects, renderComponent, type RenderContext } from './render/pipeline.js';
 import { parseArtifacts, PARSER_VERSION, type ParseInput } from './yaml/parse.js';
 import { YamlBudget } from './yaml/bounds.js';
 import { sha256Hex, type ArtifactCache } from './sources/cache.js';
@@ -492,22 +492,24 @@ function renderProvider(manifest: Manifest, p: PreparedProvider, objects: KObjec
   const r = p.resolved;
   const images = imageOverridesFor(manifest, p.secret);
   const imagesWritable = (strategy === 'inline' && options.allowSecretValues) || (manifest.config.secrets?.public ?? []).includes(IMAGES_KEY);
-  if (Object.keys(images.fromSecret).length > 0 && !imagesWritable) {
-    const withoutSecret = inspectImages(applyImageOverrides(objects, r.label, manifest.config.images ?? {}));
-    const withSecret = inspectImages(applyImageOverrides(objects, r.label, images.merged));
-    if (withoutSecret.join('\n') !== withSecret.join('\n')) bag.add(secretValuesError(r.provider, [IMAGES_KEY], 'image overrides'));
-  }
-  const rendered = renderProviderObjects({
+  const context: RenderContext = {
     kind: r.kind,
     name: r.name,
     label: r.label,
     version: r.version,
     namespace: r.namespace,
     spec: r.provider.spec,
-    objects,
     imageOverrides: images.merged,
+    imageOverridesWithoutSecrets: Object.keys(images.fromSecret).length > 0 && !imagesWritable ? (manifest.config.images ?? {}) : undefined,
     origin: originOf(r.provider),
-  });
+    secretFields: [],
+  };
+  let rendered: KObject[];
+  try {
+    rendered = renderComponent(objects, context);
+  } finally {
+    if (context.secretFields.length > 0) bag.add(secretValuesError(r.provider, [IMAGES_KEY], 'image overrides'));
+  }
   return { label: r.label, type: r.kind, name: r.name, version: r.version, namespace: r.namespace, artifactSha256: r.components.sha256, objects: rendered };
 }
 
