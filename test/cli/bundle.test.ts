@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from './helpers/paths.js';
-import { CLI_ENTRY_POINTS } from './helpers/cli.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { CLI_ENTRY_POINTS } from '../helpers/cli.js';
 
-const CLI_TEST_FILES = ['cli.test.js', 'cli-output.test.js', 'cli-hints.test.js'];
+const CLI_TEST_FILES = ['cli/cli.test.js', 'cli/output.test.js', 'cli/hints.test.js'];
 
 test('the CLI tests pass against the single-file bundle', { skip: process.env.CAPI_GITOPS_TEST_CLI === 'bundle' ? 'already running against the bundle' : false }, () => {
   assert.ok(existsSync(CLI_ENTRY_POINTS.bundle), 'dist/capi-gitops.mjs is missing: npm run build writes it');

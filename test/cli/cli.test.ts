@@ -6,11 +6,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from './helpers/paths.js';
-import { tempDir } from './helpers/corpus-manifest.js';
-import { readTree } from './helpers/tree.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { readTree } from '../helpers/tree.js';
 
-import { runCli } from './helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 
 const EXAMPLE = path.join(PROJECT_ROOT, 'examples');
 

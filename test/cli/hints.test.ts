@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from './helpers/paths.js';
-import { tempDir } from './helpers/corpus-manifest.js';
-import { CLI, runCli } from './helpers/cli.js';
-import { completeSuggestions } from '../src/cli/hints.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { CLI, runCli } from '../helpers/cli.js';
+import { completeSuggestions } from '../../src/cli/hints.js';
 
 /** A directory holding a `capi-gitops` that runs the CLI under test, to put first on PATH. */
 function binDir(): string {

@@ -8,11 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { PROJECT_ROOT } from './helpers/paths.js';
-import { tempDir } from './helpers/corpus-manifest.js';
-import { runCli } from './helpers/cli.js';
-import { buildProgram } from '../src/cli/program.js';
-import { ENVIRONMENT } from '../src/cli/help.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { runCli } from '../helpers/cli.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { ENVIRONMENT } from '../../src/cli/help.js';
 
 const VERSION = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 

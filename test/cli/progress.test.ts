@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatBytes, lineFor, progressReporter } from '../src/cli/progress.js';
+import { formatBytes, lineFor, progressReporter } from '../../src/cli/progress.js';
 
 function fakeStream(isTTY: boolean): NodeJS.WriteStream & { written: string[] } {
   const written: string[] = [];

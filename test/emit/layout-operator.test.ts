@@ -9,15 +9,15 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
-import { renderManagementCluster, resolveManagementCluster } from '../src/pipeline.js';
-import { matchesSelector } from '../src/kernel/label-selector.js';
-import { artifactConfigMap, MAX_CONFIGMAP_BYTES } from '../src/emit/layout-operator.js';
-import { corpusManifest, tempDir } from './helpers/corpus-manifest.js';
-import { crdValidator } from './helpers/crd-schema.js';
-import { CORPUS_REPOSITORY, FIXTURES } from './helpers/paths.js';
-import { kubectlAvailable, kubectlKustomize } from './helpers/tree.js';
-import { FakeGitHub } from './helpers/fake-github.js';
-import { ArtifactCache } from '../src/sources/cache.js';
+import { renderManagementCluster, resolveManagementCluster } from '../../src/pipeline.js';
+import { matchesSelector } from '../../src/kernel/label-selector.js';
+import { artifactConfigMap, MAX_CONFIGMAP_BYTES } from '../../src/emit/layout-operator.js';
+import { corpusManifest, tempDir } from '../helpers/corpus-manifest.js';
+import { crdValidator } from '../helpers/crd-schema.js';
+import { CORPUS_REPOSITORY, FIXTURES } from '../helpers/paths.js';
+import { kubectlAvailable, kubectlKustomize } from '../helpers/tree.js';
+import { FakeGitHub } from '../helpers/fake-github.js';
+import { ArtifactCache } from '../../src/sources/cache.js';
 
 const OPERATOR_RELEASE = path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml');
 const CORPUS_FILES: Record<string, [string, string]> = {

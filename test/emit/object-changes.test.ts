@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { objectChanges } from '../src/emit/object-changes.js';
+import { objectChanges } from '../../src/emit/object-changes.js';
 
 const cm = (name: string, data: string, namespace = 'ns') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\ndata:\n  key: ${data}\n`;
 const before = (files: Record<string, string>) => new Map(Object.entries(files).map(([p, text]) => [p, Buffer.from(text)]));

@@ -9,11 +9,11 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { importHelmValues } from '../src/import/helm-values.js';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
-import { loadManifest } from '../src/manifest/load.js';
-import { tempDir, writeTempManifest } from './helpers/corpus-manifest.js';
-import { FIXTURES, PROJECT_ROOT } from './helpers/paths.js';
+import { importHelmValues } from '../../src/import/helm-values.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
 
 const CHART = path.join(FIXTURES, 'operator-chart');
 const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');

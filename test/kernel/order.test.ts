@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
-import type { KObject } from '../src/model/kobject.js';
-import { compareObjects, sortObjects } from '../src/kernel/order.js';
-import { KIND_ORDER } from '../src/kernel/kinds.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import type { KObject } from '../../src/model/kobject.js';
+import { compareObjects, sortObjects } from '../../src/kernel/order.js';
+import { KIND_ORDER } from '../../src/kernel/kinds.js';
 
 function loadObjects(...parts: string[]): KObject[] {
   const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, ...parts), 'utf8');

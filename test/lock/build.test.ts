@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Manifest, ProviderObject, ProviderSpec } from '../src/manifest/types.js';
-import type { ProviderKind } from '../src/model/provider.js';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
+import type { Manifest, ProviderObject, ProviderSpec } from '../../src/manifest/types.js';
+import type { ProviderKind } from '../../src/model/provider.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
 import {
   buildLockfile,
   lockEntryForCertManager,
@@ -16,10 +16,10 @@ import {
   parseLockfile,
   portableUrl,
   serializeLockfile,
-} from '../src/lock/lockfile.js';
-import { providerRegistry } from '../src/resolve/registry.js';
-import { resolveCertManager, resolveProviders } from '../src/fetch-releases.js';
-import { CORPUS_REPOSITORY, PROJECT_ROOT } from './helpers/paths.js';
+} from '../../src/lock/lockfile.js';
+import { providerRegistry } from '../../src/resolve/registry.js';
+import { resolveCertManager, resolveProviders } from '../../src/fetch-releases.js';
+import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../helpers/paths.js';
 
 const MANIFEST_DIR = path.join(PROJECT_ROOT, 'test', 'fixtures');
 const sha256OfFile = (...parts: string[]): string => createHash('sha256').update(readFileSync(path.join(CORPUS_REPOSITORY, ...parts))).digest('hex');

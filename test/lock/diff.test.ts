@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertFrozen, diffLockfiles, verifyDigest, verifyLockedArtifacts, digestMismatch, type LockEntry } from '../src/lock/lockfile.js';
-import { sha256Hex } from '../src/sources/artifact.js';
-import { failsWith } from './helpers/assertions.js';
+import { assertFrozen, diffLockfiles, verifyDigest, verifyLockedArtifacts, digestMismatch, type LockEntry } from '../../src/lock/lockfile.js';
+import { sha256Hex } from '../../src/sources/artifact.js';
+import { failsWith } from '../helpers/assertions.js';
 
 const digest = (text: string): string => sha256Hex(text);
 

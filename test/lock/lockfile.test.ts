@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, stat, chmod, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { LOCKFILE_NAME } from '../src/manifest/files.js';
-import { lockfilePath, parseLockfile, readLockfile, serializeLockfile, writeLockfile, type LockEntry, type Lockfile } from '../src/lock/lockfile.js';
-import { sha256Hex } from '../src/sources/artifact.js';
-import { failsWith } from './helpers/assertions.js';
+import { LOCKFILE_NAME } from '../../src/manifest/files.js';
+import { lockfilePath, parseLockfile, readLockfile, serializeLockfile, writeLockfile, type LockEntry, type Lockfile } from '../../src/lock/lockfile.js';
+import { sha256Hex } from '../../src/sources/artifact.js';
+import { failsWith } from '../helpers/assertions.js';
 
 const digest = (text: string): string => sha256Hex(text);
 

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import os from 'node:os';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
-import { loadManifest } from '../src/manifest/load.js';
-import { MANIFEST_FIXTURES, loadText, loadTextError, summary, writeManifestDir, loadError } from './fixtures/manifest/helpers.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { MANIFEST_FIXTURES, loadText, loadTextError, summary, writeManifestDir, loadError } from '../fixtures/manifest/helpers.js';
 
 const config = (body: string) => `apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\n${body}\n`;
 

@@ -4,13 +4,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type AnySchemaObject, type ValidateFunction } from 'ajv';
 import { parse, parseAllDocuments } from 'yaml';
-import { loadManifest } from '../src/manifest/load.js';
-import { checkProviderSpecRules } from '../src/manifest/providers.js';
-import { SCHEMA_PATH } from '../src/manifest/schema.js';
-import { PROVIDER_KINDS, type ProviderKind } from '../src/model/provider.js';
-import { isPlainObject } from '../src/model/kobject.js';
-import { CRDS } from './helpers/paths.js';
-import { MANIFEST_FIXTURES, loadText, provider } from './fixtures/manifest/helpers.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { checkProviderSpecRules } from '../../src/manifest/providers.js';
+import { SCHEMA_PATH } from '../../src/manifest/schema.js';
+import { PROVIDER_KINDS, type ProviderKind } from '../../src/model/provider.js';
+import { isPlainObject } from '../../src/model/kobject.js';
+import { CRDS } from '../helpers/paths.js';
+import { MANIFEST_FIXTURES, loadText, provider } from '../fixtures/manifest/helpers.js';
 
 const CRD_FILE: Record<ProviderKind, string> = {
   CoreProvider: 'capi-operator-coreproviders.yaml',

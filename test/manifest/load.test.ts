@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { loadManifest } from '../src/manifest/load.js';
-import { compareStrings } from '../src/model/diagnostics.js';
-import { MANIFEST_FIXTURES, loadError, loadText, loadTextError, provider, summary, writeManifestDir } from './fixtures/manifest/helpers.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { compareStrings } from '../../src/model/diagnostics.js';
+import { MANIFEST_FIXTURES, loadError, loadText, loadTextError, provider, summary, writeManifestDir } from '../fixtures/manifest/helpers.js';
 
 const FULL = path.join(MANIFEST_FIXTURES, 'full');
 const EXPORTED = path.join(MANIFEST_FIXTURES, 'exported');

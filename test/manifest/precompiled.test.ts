@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { compileDocumentValidator, SCHEMA_PATH } from '../src/manifest/schema.js';
-import { PRECOMPILED_VALIDATOR } from '../src/manifest/schema-options.js';
+import { compileDocumentValidator, SCHEMA_PATH } from '../../src/manifest/schema.js';
+import { PRECOMPILED_VALIDATOR } from '../../src/manifest/schema-options.js';
 
-const precompiledPath = fileURLToPath(new URL(`../src/manifest/${PRECOMPILED_VALIDATOR}`, import.meta.url));
+const precompiledPath = fileURLToPath(new URL(`../../src/manifest/${PRECOMPILED_VALIDATOR}`, import.meta.url));
 
 test('the build precompiles the manifest schema, and the precompiled validator agrees with a fresh compile', () => {
   assert.ok(existsSync(precompiledPath), 'npm run build did not write the precompiled validator');

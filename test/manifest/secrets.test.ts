@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { decodeBase64 } from '../src/manifest/core-objects.js';
-import { loadManifest } from '../src/manifest/load.js';
-import { CORPUS_CONFIGMAPS } from './helpers/paths.js';
-import { MANIFEST_FIXTURES, loadText, loadTextError, summary } from './fixtures/manifest/helpers.js';
+import { decodeBase64 } from '../../src/manifest/core-objects.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { CORPUS_CONFIGMAPS } from '../helpers/paths.js';
+import { MANIFEST_FIXTURES, loadText, loadTextError, summary } from '../fixtures/manifest/helpers.js';
 
 const secret = (body: string, name = 'creds') => `apiVersion: v1\nkind: Secret\nmetadata: {name: ${name}, namespace: capi-system}\n${body}\n`;
 

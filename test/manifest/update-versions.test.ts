@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { updateManifestVersions, updateVersionsInFiles, type VersionBump } from '../src/manifest/update-versions.js';
-import { failsWith } from './helpers/assertions.js';
+import { updateManifestVersions, updateVersionsInFiles, type VersionBump } from '../../src/manifest/update-versions.js';
+import { failsWith } from '../helpers/assertions.js';
 
 const MANAGEMENT = `# Management cluster providers.
 # Bumped by \`capi-gitops update\`.

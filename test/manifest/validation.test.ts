@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { closestName, editDistance, formatFieldPath } from '../src/manifest/fields.js';
-import { applyWebhookDefaults, checkProviderSpecRules } from '../src/manifest/providers.js';
-import { SCHEMA_PATH } from '../src/manifest/schema.js';
-import { loadText, loadTextError, provider, summary } from './fixtures/manifest/helpers.js';
+import { closestName, editDistance, formatFieldPath } from '../../src/manifest/fields.js';
+import { applyWebhookDefaults, checkProviderSpecRules } from '../../src/manifest/providers.js';
+import { SCHEMA_PATH } from '../../src/manifest/schema.js';
+import { loadText, loadTextError, provider, summary } from '../fixtures/manifest/helpers.js';
 
 test('an unknown field is reported at its key with the closest known field suggested', async () => {
   const { error, file } = await loadTextError(provider('versoin: v1.12.0'));

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
-import { ADDITIONAL_MANIFESTS_KEY, appendAdditionalManifests, resolveAdditionalManifests } from '../src/render/additional-manifests.js';
-import type { ConfigMapObject, ProviderObject, ProviderSpec } from '../src/manifest/types.js';
-import { throwsDiagnostics } from './helpers/assertions.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { ADDITIONAL_MANIFESTS_KEY, appendAdditionalManifests, resolveAdditionalManifests } from '../../src/render/additional-manifests.js';
+import type { ConfigMapObject, ProviderObject, ProviderSpec } from '../../src/manifest/types.js';
+import { throwsDiagnostics } from '../helpers/assertions.js';
 
 const UPSTREAM = 'operator phase_load.go';
 

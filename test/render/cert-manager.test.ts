@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
-import type { KObject } from '../src/model/kobject.js';
-import { inspectImages } from '../src/render/images.js';
-import { addCertManagerLabels, addCertManagerVersionAnnotation, decorateCertManager } from '../src/render/cert-manager.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import type { KObject } from '../../src/model/kobject.js';
+import { inspectImages } from '../../src/render/images.js';
+import { addCertManagerLabels, addCertManagerVersionAnnotation, decorateCertManager } from '../../src/render/cert-manager.js';
 
 function loadCertManager(): KObject[] {
   const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, 'cert-manager', 'v1.13.0', 'cert-manager.yaml'), 'utf8');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import {
   customizeDeployments,
   isProviderManagerDeploymentName,
@@ -11,10 +11,10 @@ import {
   parseGoDuration,
   roundedSeconds,
   setArgs,
-} from '../src/render/deployment.js';
-import type { KObject } from '../src/model/kobject.js';
-import type { LeaderElectionConfiguration, ManagerSpec, ProviderSpec } from '../src/manifest/types.js';
-import { throwsDiagnostics } from './helpers/assertions.js';
+} from '../../src/render/deployment.js';
+import type { KObject } from '../../src/model/kobject.js';
+import type { LeaderElectionConfiguration, ManagerSpec, ProviderSpec } from '../../src/manifest/types.js';
+import { throwsDiagnostics } from '../helpers/assertions.js';
 
 type Json = Record<string, any>;
 

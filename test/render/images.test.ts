@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
-import type { KObject } from '../src/model/kobject.js';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import type { KObject } from '../../src/model/kobject.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
 import {
   alterImage,
   applyImageOverrides,
@@ -15,7 +15,7 @@ import {
   mergeImageOverrides,
   parseImage,
   parseImagesValue,
-} from '../src/render/images.js';
+} from '../../src/render/images.js';
 
 function loadObjects(...parts: string[]): KObject[] {
   const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, ...parts), 'utf8');

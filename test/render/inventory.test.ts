@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { Ajv } from 'ajv';
-import { CRDS } from './helpers/paths.js';
-import type { KObject } from '../src/model/kobject.js';
-import { PROVIDER_KINDS } from '../src/model/provider.js';
-import { inventoryCrd, inventoryObject } from '../src/render/inventory.js';
+import { CRDS } from '../helpers/paths.js';
+import type { KObject } from '../../src/model/kobject.js';
+import { PROVIDER_KINDS } from '../../src/model/provider.js';
+import { inventoryCrd, inventoryObject } from '../../src/render/inventory.js';
 
 function upstreamCrd(): any {
   return YAML.parse(fs.readFileSync(path.join(CRDS, 'clusterctl-inventory-crd.yaml'), 'utf8'), { version: '1.1' });

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
-import type { KObject } from '../src/model/kobject.js';
-import { addCommonLabels, commonLabels } from '../src/render/labels.js';
-import { removeOwnerReferences } from '../src/render/owner-references.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import type { KObject } from '../../src/model/kobject.js';
+import { addCommonLabels, commonLabels } from '../../src/render/labels.js';
+import { removeOwnerReferences } from '../../src/render/owner-references.js';
 
 function loadObjects(...parts: string[]): KObject[] {
   const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, ...parts), 'utf8');

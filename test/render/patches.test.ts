@@ -6,10 +6,10 @@ import {
   applyProviderPatches,
   mergePatchLikeGo,
   parseGoYaml,
-} from '../src/render/patches.js';
-import { matchesLabelSelector, parseLabelSelector } from '../src/kernel/label-selector.js';
-import type { KObject } from '../src/model/kobject.js';
-import { throwsDiagnostics } from './helpers/assertions.js';
+} from '../../src/render/patches.js';
+import { matchesLabelSelector, parseLabelSelector } from '../../src/kernel/label-selector.js';
+import type { KObject } from '../../src/model/kobject.js';
+import { throwsDiagnostics } from '../helpers/assertions.js';
 
 type Json = Record<string, any>;
 

@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
-import type { VariableLookup, VariableValue } from '../src/render/types.js';
-import { inspectVariables, missingVariablesError, substituteVariables } from '../src/render/variables.js';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import type { VariableLookup, VariableValue } from '../../src/render/types.js';
+import { inspectVariables, missingVariablesError, substituteVariables } from '../../src/render/variables.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 
 /** A lookup over plain values; a name absent from `vars` is unset (clusterctl MemoryReader.Get errors). */
 function lookupOf(vars: Record<string, string>, origin = 'Config.variables', fromSecret = false): VariableLookup {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import semver from 'semver';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
 import {
   compatibleContracts,
   contractForVersion,
@@ -12,9 +12,9 @@ import {
   releaseSeriesForContract,
   releaseSeriesForVersion,
   unsupportedContract,
-} from '../src/resolve/metadata.js';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
-import { FIXTURE_REPOSITORY, metadataYaml } from './fixtures/resolve/builders.js';
+} from '../../src/resolve/metadata.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { FIXTURE_REPOSITORY, metadataYaml } from '../fixtures/resolve/builders.js';
 
 const corpusMetadata = (label: string, version: string): string => readFileSync(path.join(CORPUS_REPOSITORY, label, version, 'metadata.yaml'), 'utf8');
 const subject = (version: string) => ({ label: 'cluster-api', version });

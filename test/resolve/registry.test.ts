@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
-import { PROVIDER_KINDS } from '../src/model/provider.js';
-import { BUILT_IN_PROVIDERS, buildProviderRegistry, entryLabel, lookupProvider, providerRegistry, urlProblem } from '../src/resolve/registry.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { PROVIDER_KINDS } from '../../src/model/provider.js';
+import { BUILT_IN_PROVIDERS, buildProviderRegistry, entryLabel, lookupProvider, providerRegistry, urlProblem } from '../../src/resolve/registry.js';
 
 test('the built-in registry holds the 61 providers of clusterctl v1.12.0 (providers_client.go defaults)', () => {
   assert.equal(BUILT_IN_PROVIDERS.length, 61);

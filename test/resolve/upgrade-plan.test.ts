@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ProviderKind } from '../src/model/provider.js';
-import { parseMetadata, type ReleaseSeries } from '../src/resolve/metadata.js';
+import type { ProviderKind } from '../../src/model/provider.js';
+import { parseMetadata, type ReleaseSeries } from '../../src/resolve/metadata.js';
 import {
   formatTable,
   newestAvailable,
@@ -14,9 +14,9 @@ import {
   upgradeRefusals,
   upgradeWarnings,
   type ProviderUpgradeInput,
-} from '../src/resolve/upgrade-plan.js';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
-import { failsWith } from './helpers/assertions.js';
+} from '../../src/resolve/upgrade-plan.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { failsWith } from '../helpers/assertions.js';
 
 const NAMESPACES: Record<string, string> = {
   'cluster-api': 'capi-system',

@@ -13,8 +13,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
-import { PROJECT_ROOT } from './helpers/paths.js';
-import { tempDir } from './helpers/corpus-manifest.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
 
 interface Step {
   id?: string;

@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, unlinkSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeOutput } from '../src/emit/write.js';
-import { INDEX_FILE } from '../src/emit/output-paths.js';
-import { checkOutput } from '../src/review/check.js';
-import { PROJECT_ROOT } from './helpers/paths.js';
-import { tempDir } from './helpers/corpus-manifest.js';
-import { readTree } from './helpers/tree.js';
+import { writeOutput } from '../../src/emit/write.js';
+import { INDEX_FILE } from '../../src/emit/output-paths.js';
+import { checkOutput } from '../../src/review/check.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { readTree } from '../helpers/tree.js';
 
 const FILES = new Map([
   ['kustomization.yaml', 'resources:\n- 01-a\n'],

@@ -6,16 +6,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
-import { parseArtifact } from '../src/yaml/parse.js';
-import { emitYamlDocument } from '../src/yaml/emit.js';
-import { clone, type KObject } from '../src/model/kobject.js';
-import { reviewChanges } from '../src/review/review.js';
-import { changedPaths } from '../src/review/field-paths.js';
-import { formatMarkdown, GITHUB_COMMENT_LIMIT } from '../src/review/format-markdown.js';
-import { formatText } from '../src/review/format-text.js';
-import { escapeData, escapeProperty, reviewAnnotations, diagnosticAnnotations } from '../src/review/github-actions.js';
-import type { CrdFinding, Finding, RbacFinding, ReviewReport } from '../src/review/types.js';
-import { CORPUS_REPOSITORY, PROJECT_ROOT } from './helpers/paths.js';
+import { parseArtifact } from '../../src/yaml/parse.js';
+import { emitYamlDocument } from '../../src/yaml/emit.js';
+import { clone, type KObject } from '../../src/model/kobject.js';
+import { reviewChanges } from '../../src/review/review.js';
+import { changedPaths } from '../../src/review/field-paths.js';
+import { formatMarkdown, GITHUB_COMMENT_LIMIT } from '../../src/review/format-markdown.js';
+import { formatText } from '../../src/review/format-text.js';
+import { escapeData, escapeProperty, reviewAnnotations, diagnosticAnnotations } from '../../src/review/github-actions.js';
+import type { CrdFinding, Finding, RbacFinding, ReviewReport } from '../../src/review/types.js';
+import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../helpers/paths.js';
 
 const core = parseArtifact(readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml'), 'utf8'), { source: 'core-components.yaml' });
 

@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
-import { PROJECT_ROOT, FIXTURES } from './helpers/paths.js';
-import { corpusManifest, tempDir } from './helpers/corpus-manifest.js';
+import { PROJECT_ROOT, FIXTURES } from '../helpers/paths.js';
+import { corpusManifest, tempDir } from '../helpers/corpus-manifest.js';
 
 const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 const SNAPSHOT = path.join(FIXTURES, 'review', 'core-v1.10.4-to-v1.12.0.md');

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from './helpers/paths.js';
-import { tempDir } from './helpers/corpus-manifest.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
 
 const preCommit = spawnSync('pre-commit', ['--version'], { encoding: 'utf8' });
 const skip = preCommit.status === 0 ? false : 'pre-commit is not installed (run .ci/install-test-deps.sh)';

@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ArtifactCache, defaultCacheDir, PARSED_RETENTION_DAYS, sha256Hex } from '../src/sources/cache.js';
+import { ArtifactCache, defaultCacheDir, PARSED_RETENTION_DAYS, sha256Hex } from '../../src/sources/cache.js';
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-cache-'));
@@ -75,7 +75,7 @@ test('concurrent writers of the same blob in one process all succeed and leave o
 
 test('concurrent writers of the same blob in separate processes share the cache safely', async (t) => {
   const dir = await tempDir(t);
-  const cacheModule = pathToFileURL(path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'src', 'sources', 'cache.js')).href;
+  const cacheModule = pathToFileURL(path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src', 'sources', 'cache.js')).href;
   // Every process writes the same 1 MiB blob 10 times (from a fixed seed) and prints its digest.
   const script = `
     const { ArtifactCache } = await import(${JSON.stringify(cacheModule)});

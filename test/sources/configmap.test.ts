@@ -2,15 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
-import type { ConfigMapObject, LabelSelector } from '../src/manifest/types.js';
-import { openConfigMapRepository, selectConfigMaps } from '../src/sources/configmap.js';
-import { formatSelector, matchesSelector, selectorProblems } from '../src/kernel/label-selector.js';
-import { openLocalRepository } from '../src/sources/local-repository.js';
-import type { RepositoryRequest } from '../src/sources/request.js';
-import { ArtifactNotFoundError } from '../src/sources/source.js';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
-import { corpusConfigMap } from './fixtures/resolve/builders.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import type { ConfigMapObject, LabelSelector } from '../../src/manifest/types.js';
+import { openConfigMapRepository, selectConfigMaps } from '../../src/sources/configmap.js';
+import { formatSelector, matchesSelector, selectorProblems } from '../../src/kernel/label-selector.js';
+import { openLocalRepository } from '../../src/sources/local-repository.js';
+import type { RepositoryRequest } from '../../src/sources/request.js';
+import { ArtifactNotFoundError } from '../../src/sources/source.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { corpusConfigMap } from '../fixtures/resolve/builders.js';
 
 const origin = { file: '/m/providers.yaml', line: 7, column: 1, object: 'CoreProvider/capi-system/cluster-api', path: 'spec.fetchConfig.selector' };
 

@@ -7,12 +7,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
-import { ArtifactCache, sha256Hex } from '../src/sources/cache.js';
-import { gitlabToken, openGitLabRepository, parseGitLabPackageUrl, type GitLabOptions } from '../src/sources/gitlab.js';
-import { ArtifactNotFoundError, type ProviderRepository } from '../src/sources/source.js';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
-import { rejection } from './helpers/assertions.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { ArtifactCache, sha256Hex } from '../../src/sources/cache.js';
+import { gitlabToken, openGitLabRepository, parseGitLabPackageUrl, type GitLabOptions } from '../../src/sources/gitlab.js';
+import { ArtifactNotFoundError, type ProviderRepository } from '../../src/sources/source.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { rejection } from '../helpers/assertions.js';
 
 type Hooks = { after: (fn: () => Promise<void> | void) => void };
 

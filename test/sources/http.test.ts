@@ -14,7 +14,7 @@ import {
   retryAfterMs,
   type HttpPolicy,
   type RetryNotice,
-} from '../src/sources/http.js';
+} from '../../src/sources/http.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, hit: number) => void;
 

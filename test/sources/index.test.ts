@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
-import { SOURCE_MODULES, memoizeRepository, openRepository, type SourceModule } from '../src/sources/index.js';
-import type { RepositoryRequest } from '../src/sources/request.js';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
-import { MemoryRepository, corpusConfigMap } from './fixtures/resolve/builders.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { SOURCE_MODULES, memoizeRepository, openRepository, type SourceModule } from '../../src/sources/index.js';
+import type { RepositoryRequest } from '../../src/sources/request.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { MemoryRepository, corpusConfigMap } from '../fixtures/resolve/builders.js';
 
 const origin = { file: '/m/p.yaml', line: 2, column: 1, object: 'InfrastructureProvider/capa-system/aws' };
 const context = { configMaps: [], options: {} };

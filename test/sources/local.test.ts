@@ -4,12 +4,12 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
-import { isLocalRepositoryUrl, openLocalRepository, parseLocalRepositoryUrl } from '../src/sources/local-repository.js';
-import type { RepositoryRequest } from '../src/sources/request.js';
-import { ArtifactNotFoundError } from '../src/sources/source.js';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
-import { temporaryTree } from './fixtures/resolve/builders.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { isLocalRepositoryUrl, openLocalRepository, parseLocalRepositoryUrl } from '../../src/sources/local-repository.js';
+import type { RepositoryRequest } from '../../src/sources/request.js';
+import { ArtifactNotFoundError } from '../../src/sources/source.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { temporaryTree } from '../fixtures/resolve/builders.js';
 
 const origin = { file: '/m/providers.yaml', line: 4, column: 3, object: 'CoreProvider/capi-system/cluster-api', path: 'spec.fetchConfig.url' };
 

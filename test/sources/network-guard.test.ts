@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { httpFetchOnce, httpPolicy, HttpError } from '../src/sources/http.js';
+import { httpFetchOnce, httpPolicy, HttpError } from '../../src/sources/http.js';
 
 test('CAPI_GITOPS_NETWORK=loopback refuses every non-loopback host before any connection', async () => {
   const previous = process.env.CAPI_GITOPS_NETWORK;

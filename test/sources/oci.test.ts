@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
-import type { ProviderKind } from '../src/model/provider.js';
-import { ArtifactCache, sha256Hex } from '../src/sources/cache.js';
-import type { SourceProgressEvent } from '../src/sources/http.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import type { ProviderKind } from '../../src/model/provider.js';
+import { ArtifactCache, sha256Hex } from '../../src/sources/cache.js';
+import type { SourceProgressEvent } from '../../src/sources/http.js';
 import {
   ociCredentials,
   ociFileNames,
@@ -16,10 +16,10 @@ import {
   parseOciReference,
   realmAcceptable,
   type OciOptions,
-} from '../src/sources/oci.js';
-import { ArtifactNotFoundError, type ProviderRepository } from '../src/sources/source.js';
-import { CORPUS_REPOSITORY } from './helpers/paths.js';
-import { rejection } from './helpers/assertions.js';
+} from '../../src/sources/oci.js';
+import { ArtifactNotFoundError, type ProviderRepository } from '../../src/sources/source.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { rejection } from '../helpers/assertions.js';
 import {
   AuthProxy,
   basicAuthorization,
@@ -33,7 +33,7 @@ import {
   Registry,
   registrySkipReason,
   type PushFile,
-} from './helpers/registry.js';
+} from '../helpers/registry.js';
 
 type Hooks = { after: (fn: () => Promise<void> | void) => void };
 

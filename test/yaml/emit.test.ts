@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CORPUS_CONFIGMAPS, CORPUS_REPOSITORY } from './helpers/paths.js';
-import { emitYamlDocument, EMIT_LIBRARY_OPTIONS, plainStringIsAmbiguous } from '../src/yaml/emit.js';
-import { parseArtifact } from '../src/yaml/parse.js';
-import { plainScalarIsNotString } from '../src/yaml/scalar.js';
+import { CORPUS_CONFIGMAPS, CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { emitYamlDocument, EMIT_LIBRARY_OPTIONS, plainStringIsAmbiguous } from '../../src/yaml/emit.js';
+import { parseArtifact } from '../../src/yaml/parse.js';
+import { plainScalarIsNotString } from '../../src/yaml/scalar.js';
 
 // ---- the reference: the yaml package with the documented differences applied -----------------
 

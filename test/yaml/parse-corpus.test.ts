@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CORPUS_CONFIGMAPS, CORPUS_REPOSITORY } from './helpers/paths.js';
-import { parseArtifactDetailed } from '../src/yaml/parse.js';
+import { CORPUS_CONFIGMAPS, CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { parseArtifactDetailed } from '../../src/yaml/parse.js';
 
 /** Every YAML file of the corpus, plus the `components` and `metadata` keys of each artifact ConfigMap. */
 function corpusTexts(): { name: string; text: string }[] {

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import YAML from 'yaml';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
-import type { Diagnostic } from '../src/model/diagnostics.js';
-import { parseArtifact, parseArtifactDetailed, lineColumnAt, DEFAULT_MAX_ARTIFACT_BYTES } from '../src/yaml/parse.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import type { Diagnostic } from '../../src/model/diagnostics.js';
+import { parseArtifact, parseArtifactDetailed, lineColumnAt, DEFAULT_MAX_ARTIFACT_BYTES } from '../../src/yaml/parse.js';
 
 /** Parses with the fast path and with the full parser only; both must agree. */
 function parseBoth(text: string): { value: unknown; fast: boolean } {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import YAML from 'yaml';
-import { formatGoFloat32General, jsonKeyOf, plainKeyToJsonKey, plainScalarIsNotString, resolvePlainScalar, resolvePlainScalarTyped } from '../src/yaml/scalar.js';
+import { formatGoFloat32General, jsonKeyOf, plainKeyToJsonKey, plainScalarIsNotString, resolvePlainScalar, resolvePlainScalarTyped } from '../../src/yaml/scalar.js';
 
 // Expected values are what sigs.k8s.io/yaml v1.6.0 (go.yaml.in/yaml/v2 v2.4.3 resolve.go, Go's
 // strconv) produces, the parser clusterctl and the cluster-api-operator use.
