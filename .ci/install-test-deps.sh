@@ -5,11 +5,11 @@
 #   htpasswd         (apache2-utils) writes the bcrypt password file for the registry's
 #                    basic-auth instance;
 #   pre-commit       runs the hooks of .pre-commit-hooks.yaml in a temporary Git repository
-#                    (test/review-pre-commit.test.ts);
+#                    (test/review/pre-commit.test.ts);
 #   script           (bsdutils, part of every Debian base system) gives the CLI a pseudo-terminal
 #                    for the progress-bar test;
 #   age, age-keygen  (age) the real age binary that opens the data key of the sops strategy's
-#                    output (test/secrets.test.ts);
+#                    output (test/secrets/secrets.test.ts);
 #   zsh              runs the generated zsh completion script (capi-gitops completion zsh).
 # A no-op when all are present; tests that need them skip with a reason when they are absent.
 # Debian/Ubuntu only (apt-get). The packages' services are kept from starting while installing:

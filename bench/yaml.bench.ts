@@ -1,8 +1,7 @@
 /**
  * YAML I/O benchmark on the render-sized corpus set (core + bootstrap + control-plane kubeadm
  * v1.12.0 and cert-manager v1.13.0, ~3.6 MB): the `yaml` library against src/yaml, for parsing
- * and emitting, cold (a fresh process, as the CLI runs) and warm (median of repeated runs),
- * plus the parallel parse's wall time.
+ * and emitting, cold (a fresh process, as the CLI runs) and warm (median of repeated runs).
  *
  *   npx tsc -p tsconfig.json && node dist/bench/yaml.bench.js
  */
@@ -12,7 +11,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { parseArtifact } from '../src/yaml/parse.js';
-import { parseArtifactsParallel } from '../src/yaml/parse-pool.js';
 import { emitYamlDocument, EMIT_LIBRARY_OPTIONS } from '../src/yaml/emit.js';
 import type { KObject } from '../src/model/kobject.js';
 
@@ -39,8 +37,6 @@ function ourParse(): KObject[] {
 const VARIANTS: Record<string, (objects: KObject[]) => unknown | Promise<unknown>> = {
   'parse:library': () => libraryParse(),
   'parse:ours': () => ourParse(),
-  'parse:ours-parallel-default': () => parseArtifactsParallel(inputs),
-  'parse:ours-parallel-workers': () => parseArtifactsParallel(inputs, { inlineBelowChars: 0, parallelFromChars: 0 }),
   'emit:library': (objects) => objects.map((o) => YAML.stringify(o, EMIT_LIBRARY_OPTIONS)),
   'emit:ours': (objects) => objects.map((o) => emitYamlDocument(o)),
 };

@@ -21,7 +21,7 @@ import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks
 import { sharedBlobs, type LockOutcome } from './lock/session.js';
 import type { Lockfile } from './lock/types.js';
 import type { Artifact, ProviderRepository } from './sources/source.js';
-import type { ParseInput } from './yaml/parse-pool.js';
+import type { ParseInput } from './yaml/parse.js';
 import type { ArtifactCache } from './sources/cache.js';
 import { clusterDirectory, CLUSTERS_DIRECTORY, layoutFleet, readClusterFiles } from './emit/layout-fleet.js';
 import { layoutChart, type LayoutName } from './emit/layout.js';
@@ -100,8 +100,7 @@ class FetchOnce {
 
 /**
  * Parses each distinct text once per run. Requests made in the same turn of the event loop
- * (every cluster reaches its parse step in one turn) go to the parse pool as one batch, so the
- * pool spreads them over the cores.
+ * (every cluster reaches its parse step in one turn) go to the parse cache as one batch.
  */
 class ParseOnce {
   requested = 0;

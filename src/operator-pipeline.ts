@@ -4,13 +4,14 @@
  * here: the operator renders them in the cluster (variables from its configSecret included), so
  * no Secret value is read into the output.
  */
+import { compareStrings } from './model/diagnostics.js';
 import type { Manifest } from './manifest/types.js';
 import type { ResolvedCertManager, ResolvedProvider } from './resolve/resolve.js';
 import type { RenderedComponent } from './render/types.js';
 import type { ResolvedOperatorRelease } from './resolve/operator-release.js';
-import { parseArtifactsParallel } from './yaml/parse-pool.js';
+import { parseArtifacts } from './yaml/parse.js';
 import { applyImageOverrides } from './render/images.js';
-import { sortObjects } from './render/order.js';
+import { sortObjects } from './kernel/order.js';
 import { renderCertManagerObjects } from './render/pipeline.js';
 import { resolveAdditionalManifests } from './render/additional-manifests.js';
 import { layoutOperator, type OperatorLayoutInput } from './emit/layout-operator.js';
@@ -36,7 +37,7 @@ export async function renderOperatorLayout(resolution: OperatorLayoutRequest, op
   if (!release) throw new Error('the operator layout needs the operator release resolved with the providers');
   const sources = [{ text: release.components.text, source: `${release.label} ${release.version} ${release.components.name}` }];
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
-  const [operatorObjects, certManagerObjects] = await parseArtifactsParallel(sources);
+  const [operatorObjects, certManagerObjects] = parseArtifacts(sources);
   const images = manifest.config.images ?? {};
   const operatorObjectsRendered = sortObjects(applyImageOverrides(operatorObjects!, release.label, images));
   const operator: RenderedComponent = {
@@ -74,5 +75,5 @@ export async function renderOperatorLayout(resolution: OperatorLayoutRequest, op
   });
   const files = layoutOperator({ providers: layoutProviders, operator, certManager: certManagerComponent, additionalManifests, command: options.command ?? 'capi-gitops render --layout operator', wiring: options.wiring });
   files.set(GITATTRIBUTES_FILE, GITATTRIBUTES);
-  return { components, files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+  return { components, files: new Map([...files].sort(([a], [b]) => compareStrings(a, b))) };
 }

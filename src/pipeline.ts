@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Artifact, ProviderRepository } from './sources/source.js';
+import type { Artifact, ProviderRepository } from './model/repository.js';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from './model/diagnostics.js';
 import type { KObject } from './model/kobject.js';
 import type { ImageMeta, Manifest, ProviderObject, SecretObject, SecretStrategy, SourcePosition } from './manifest/types.js';
@@ -14,9 +14,10 @@ import { loadManifest } from './manifest/load.js';
 import { findConfigSecret } from './manifest/references.js';
 import { atProviderField } from './manifest/field-locator.js';
 import { settleEach } from './resolve/settle.js';
-import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorSettingsProblems, resolveOperatorRelease, type ResolvedOperatorRelease } from './resolve/operator-release.js';
+import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorSettingsProblems, type ResolvedOperatorRelease } from './resolve/operator-release.js';
 import { providerNameWarnings } from './resolve/name-advice.js';
-import { preflightManagementCluster, resolveCertManager, resolveEachProvider, type ResolvedCertManager, type ResolvedProvider, type ResolveOptions } from './resolve/resolve.js';
+import { preflightManagementCluster, type ResolvedCertManager, type ResolvedProvider } from './resolve/resolve.js';
+import { resolveCertManager, resolveEachProvider, resolveOperatorRelease, type ResolveOptions } from './fetch-releases.js';
 import { buildProviderRegistry } from './resolve/registry.js';
 import type { SourceOptions } from './sources/request.js';
 import { buildLockfile, lockfilePath, readLockfile, serializeLockfile } from './lock/lockfile.js';
@@ -27,10 +28,9 @@ import type { RenderedComponent, VariableLookup, VariableValue } from './render/
 import { closeGivenNames, unusedVariableWarnings, type GivenVariables } from './render/variable-advice.js';
 import { breakingVariables } from './render/variable-breakage.js';
 import { appendAdditionalManifests, resolveAdditionalManifests } from './render/additional-manifests.js';
-import { inspectImages, mergeImageOverrides, parseImagesValue, applyImageOverrides } from './render/images.js';
-import { renderCertManagerObjects, renderProviderObjects } from './render/pipeline.js';
-import { parseArtifactsParallel, type ParseInput } from './yaml/parse-pool.js';
-import { PARSER_VERSION } from './yaml/parse.js';
+import { mergeImageOverrides, parseImagesValue } from './render/images.js';
+import { renderCertManagerObjects, renderComponent, type RenderContext } from './render/pipeline.js';
+import { parseArtifacts, PARSER_VERSION, type ParseInput } from './yaml/parse.js';
 import { YamlBudget } from './yaml/bounds.js';
 import { sha256Hex, type ArtifactCache } from './sources/cache.js';
 import { layoutChart, layoutOutput, unmanagedObjects, type LayoutName } from './emit/layout.js';
@@ -373,7 +373,7 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
   unusedVariableWarnings(givenVariables(manifest, prepared)).forEach((w) => options.onWarning?.(w));
   bag.throwIfAny();
 
-  // 2. Parse every artifact (YAML 1.1, aliases refused), in parallel.
+  // 2. Parse every artifact (YAML 1.1, aliases refused), on this thread: a worker pool measured slower.
   const sources: CacheableParseInput[] = prepared.map((p, i) => ({ text: substituted[i]!.text, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
   if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
   for (const [i, m] of markedOf) sources.push({ text: marked[m]!.text, source: `${prepared[i]!.resolved.label} ${prepared[i]!.resolved.version} ${prepared[i]!.resolved.components.name}` });
@@ -545,12 +545,12 @@ export async function parseWithCache(sources: CacheableParseInput[], cache: Arti
   // Nodes and depth are bounded before any parser (or the cache) sees the text: one budget per run.
   const budget = new YamlBudget();
   for (const s of sources) budget.check(s.text, s.source);
-  if (!cache) return parseArtifactsParallel(sources);
+  if (!cache) return parseArtifacts(sources);
   // a secret-bearing text is neither looked up (its digest would let a guess be checked) nor stored
   const keys = sources.map((s) => (s.keepOutOfCache ? undefined : `${PARSER_VERSION}:${sha256Hex(s.text)}`));
   const cached = await Promise.all(keys.map((key) => (key === undefined ? undefined : cache.getParsed<KObject[]>(key))));
   const missing = sources.map((_, i) => i).filter((i) => cached[i] === undefined);
-  const parsed = await parseArtifactsParallel(missing.map((i) => sources[i]!));
+  const parsed = parseArtifacts(missing.map((i) => sources[i]!));
   await Promise.all(missing.map((i, j) => (keys[i] === undefined ? undefined : cache.putParsed(keys[i]!, parsed[j]))));
   await cache.trimParsed();
   missing.forEach((i, j) => (cached[i] = parsed[j]));
@@ -561,22 +561,24 @@ function renderProvider(manifest: Manifest, p: PreparedProvider, objects: KObjec
   const r = p.resolved;
   const images = imageOverridesFor(manifest, p.secret);
   const imagesWritable = (strategy === 'inline' && options.allowSecretValues) || (manifest.config.secrets?.public ?? []).includes(IMAGES_KEY);
-  if (Object.keys(images.fromSecret).length > 0 && !imagesWritable) {
-    const withoutSecret = inspectImages(applyImageOverrides(objects, r.label, manifest.config.images ?? {}));
-    const withSecret = inspectImages(applyImageOverrides(objects, r.label, images.merged));
-    if (withoutSecret.join('\n') !== withSecret.join('\n')) bag.add(secretValuesError(r.provider, [IMAGES_KEY], 'image overrides'));
-  }
-  const rendered = renderProviderObjects({
+  const context: RenderContext = {
     kind: r.kind,
     name: r.name,
     label: r.label,
     version: r.version,
     namespace: r.namespace,
     spec: r.provider.spec,
-    objects,
     imageOverrides: images.merged,
+    imageOverridesWithoutSecrets: Object.keys(images.fromSecret).length > 0 && !imagesWritable ? (manifest.config.images ?? {}) : undefined,
     origin: originOf(r.provider),
-  });
+    secretFields: [],
+  };
+  let rendered: KObject[];
+  try {
+    rendered = renderComponent(objects, context);
+  } finally {
+    if (context.secretFields.length > 0) bag.add(secretValuesError(r.provider, [IMAGES_KEY], 'image overrides'));
+  }
   return { label: r.label, type: r.kind, name: r.name, version: r.version, namespace: r.namespace, artifactSha256: r.components.sha256, objects: rendered };
 }
 

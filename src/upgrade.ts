@@ -3,16 +3,17 @@
  * moving them forward in the lock (and in the manifest where it pins an exact version).
  */
 import { METADATA_FILE, parseMetadata } from './resolve/metadata.js';
-import { configSecretData, repositoryRequestFor } from './resolve/resolve.js';
+import { configSecretData } from './resolve/resolve.js';
+import { repositoryRequestFor } from './fetch-releases.js';
 import { buildProviderRegistry } from './resolve/registry.js';
 import { newestAvailable, planUpgrades, selectUpdates, type ProviderUpgradeInput, type UpdateSelection, type UpgradePlan } from './resolve/upgrade-plan.js';
 import { openRepository } from './sources/index.js';
 import { listManifestFiles } from './manifest/files.js';
 import { updateVersionsInFiles, type VersionEdit } from './manifest/update-versions.js';
 import { CapiGitopsError, type Diagnostic } from './model/diagnostics.js';
-import { rename, writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from './kernel/atomic-write.js';
 import { componentKey, OPERATOR_OVERRIDE_KEY } from './lock/session.js';
-import { resolveOperatorRelease } from './resolve/operator-release.js';
+import { resolveOperatorRelease } from './fetch-releases.js';
 import { readLockfile } from './lock/lockfile.js';
 import { resolveManagementCluster, type RenderOptions, type Resolution } from './pipeline.js';
 
@@ -74,7 +75,7 @@ export async function updateManagementCluster(options: RenderOptions, selection:
   if (problems.length > 0) throw new CapiGitopsError(problems);
   const { files, edits } = await updateVersionsInFiles(manifestFiles, bumps);
   const changed = files.filter((f) => f.changed);
-  for (const file of changed) await writeFileAtomically(file.path, file.text);
+  for (const file of changed) await writeFileAtomic(file.path, file.text);
   // Exact pins now name the new versions; empty versions and ranges move in the lock only.
   const lockOnly = new Set(edits.filter((e) => e.status === 'not-pinned').map((e) => componentKey(e)));
   const overrides = new Map(bumps.filter((b) => lockOnly.has(componentKey(b))).map((b) => [componentKey(b), b.newVersion]));
@@ -82,11 +83,4 @@ export async function updateManagementCluster(options: RenderOptions, selection:
   if (plan.operator?.shouldUpgrade && (selection.providers ?? []).length === 0) overrides.set(OPERATOR_OVERRIDE_KEY, plan.operator.target);
   const resolution = await resolveManagementCluster({ ...options, frozen: false, versionOverrides: overrides });
   return { plan, edits, files: changed.map((f) => f.path), resolution };
-}
-
-/** A temporary file beside the target, then one rename: readers see the old text or the new. */
-export async function writeFileAtomically(file: string, text: string): Promise<void> {
-  const temporary = `${file}.capi-gitops-${process.pid}.tmp`;
-  await writeFile(temporary, text);
-  await rename(temporary, file);
 }

@@ -1,7 +1,7 @@
 /** Commands for cluster-api-operator users: `convert` (v1alpha1 → v1alpha2) and `import helm-values`. */
 import path from 'node:path';
 import { convertManifestFiles } from '../manifest/convert-documents.js';
-import { writeFileAtomically } from '../upgrade.js';
+import { writeFileAtomic } from '../kernel/atomic-write.js';
 import { importHelmValues } from '../import/helm-values.js';
 import { readValuesFile } from '../chart/index.js';
 
@@ -16,7 +16,7 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
   if (flags.inPlace) {
     // Files are written only once every file converted.
     const changed = files.filter((file) => file.converted.length > 0);
-    for (const file of changed) await writeFileAtomically(file.file, file.text);
+    for (const file of changed) await writeFileAtomic(file.file, file.text);
     note(`rewrote ${changed.length} of ${files.length} file(s)`);
     return;
   }
@@ -34,7 +34,7 @@ export async function importHelmValuesCommand(flags: { values?: string[]; set?: 
   const { text, warnings } = importHelmValues({ layers, sets });
   if (!flags.quiet) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   if (flags.output) {
-    await writeFileAtomically(path.resolve(flags.output), text);
+    await writeFileAtomic(path.resolve(flags.output), text);
     if (!flags.quiet) process.stderr.write(`wrote ${flags.output}; render it with: capi-gitops render -f ${flags.output} -o <dir>\n`);
   } else {
     process.stdout.write(text);

@@ -6,6 +6,7 @@
  */
 import { apiGroup, isPlainObject, type KObject } from '../model/kobject.js';
 import { isCustomResourceDefinition } from './names.js';
+import { CERT_MANAGER_ISSUING_KINDS, WEBHOOK_CONFIGURATION_KINDS } from '../kernel/kinds.js';
 
 /** Which GitOps tool's annotations a layout writes. */
 export interface SafetyContext {
@@ -35,9 +36,7 @@ export const PROTECTED_SYNC_OPTIONS = 'Prune=false,Delete=false,ServerSideApply=
 
 /** cert-manager's cainjector writes caBundle into objects carrying one of these. */
 const CA_INJECTION_ANNOTATIONS = ['cert-manager.io/inject-ca-from', 'cert-manager.io/inject-ca-from-secret', 'cert-manager.io/inject-apiserver-ca'];
-const WEBHOOK_CONFIGURATION_KINDS = new Set(['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
 const RBAC_KINDS = new Set(['ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
-const CERT_MANAGER_ISSUING_KINDS = new Set(['Issuer', 'ClusterIssuer', 'Certificate']);
 
 function isProtectedKind(obj: KObject): boolean {
   return isCustomResourceDefinition(obj) || (obj.kind === 'Namespace' && obj.apiVersion === 'v1');

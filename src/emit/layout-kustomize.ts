@@ -1,10 +1,9 @@
-import { CapiGitopsError, DiagnosticBag } from '../model/diagnostics.js';
+import { CapiGitopsError, DiagnosticBag, compareStrings } from '../model/diagnostics.js';
 import { describeObject, type KObject } from '../model/kobject.js';
 import { INSTALL_ORDER } from '../model/provider.js';
 import type { RenderedComponent } from '../render/types.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 import { objectFilePath, sanitizeFileNamePart } from './names.js';
-import { compareCodeUnits } from './output-paths.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
 import { renderKustomization } from './templates.js';
 import { applySafety, largeObjectSyncOption, type SafetyContext } from './apply-safety.js';
@@ -62,7 +61,7 @@ export function componentDirectory(c: Pick<RenderedComponent, 'type' | 'label'>)
 
 /** Install order first, then label by code unit; input order never matters. */
 export function orderComponents(components: readonly RenderedComponent[]): RenderedComponent[] {
-  return [...components].sort((a, b) => installOrder(a) - installOrder(b) || compareCodeUnits(a.label, b.label));
+  return [...components].sort((a, b) => installOrder(a) - installOrder(b) || compareStrings(a.label, b.label));
 }
 
 /** Runs `fn`, adding a CapiGitopsError's diagnostics to `bag` instead of throwing them. */
@@ -142,7 +141,7 @@ export function layoutKustomize(components: readonly RenderedComponent[], opts: 
     const paths = objectPaths(dir, applySafety(component.objects, safety), bag);
     if (header === undefined || bag.size > 0) continue;
     for (const [rel, text] of emitObjects(paths, safety, emit)) own.set(`${dir}/${rel}`, text);
-    const resources = [...paths.keys()].sort(compareCodeUnits);
+    const resources = [...paths.keys()].sort(compareStrings);
     own.set(`${dir}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header, resources }));
     for (const [file, text] of own) files.set(file, text);
     opts.componentFiles?.set(component, own);
@@ -150,5 +149,5 @@ export function layoutKustomize(components: readonly RenderedComponent[], opts: 
   bag.throwIfAny();
 
   files.set(KUSTOMIZATION_FILE, renderKustomization({ comment: GENERATED_COMMENT, resources: dirs }));
-  return new Map([...files].sort(([a], [b]) => compareCodeUnits(a, b)));
+  return new Map([...files].sort(([a], [b]) => compareStrings(a, b)));
 }

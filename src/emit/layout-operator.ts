@@ -12,7 +12,7 @@
  * renders them (variables, images, namespace) itself.
  */
 import { gzipSync } from 'node:zlib';
-import { DiagnosticBag } from '../model/diagnostics.js';
+import { DiagnosticBag, compareStrings } from '../model/diagnostics.js';
 import type { KObject } from '../model/kobject.js';
 import { OPERATOR_API_VERSION, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../model/provider.js';
 import type { ConfigMapObject, ProviderSpec } from '../manifest/types.js';
@@ -24,7 +24,6 @@ import { ARGOCD_LAYOUT } from './layout-argocd.js';
 import { FLUX_LAYOUT } from './layout-flux.js';
 import { layoutKustomize, objectPaths, emitObjects, KUSTOMIZATION_FILE, BOTH_TOOLS } from './layout-kustomize.js';
 import { wiringFiles, type ComponentPlace } from './wiring.js';
-import { compareCodeUnits } from './output-paths.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
 import { renderKustomization, template } from './templates.js';
 
@@ -128,7 +127,7 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
     if (file === KUSTOMIZATION_FILE) continue;
     files.set(file.startsWith('00-cluster-api-operator/') ? OPERATOR_DIRECTORY + file.slice('00-cluster-api-operator'.length) : file, text);
   }
-  const namespaces = [...new Set(input.providers.map((p) => p.namespace))].sort(compareCodeUnits);
+  const namespaces = [...new Set(input.providers.map((p) => p.namespace))].sort(compareStrings);
   const objects: KObject[] = [
     ...namespaces.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) as KObject),
     ...input.providers.flatMap((p) => [artifactConfigMap(p), selectorProvider(p)]),
@@ -139,7 +138,7 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
   bag.throwIfAny();
   for (const [rel, text] of emitObjects(paths, safety)) files.set(`${PROVIDERS_DIRECTORY}/${rel}`, text);
   const header = input.providers.map((p) => provenanceComment({ label: `${OPERATOR_PROVIDER_TYPE[p.kind]}-${p.name}`, version: p.version, artifactSha256: p.artifactSha256 })).join('');
-  files.set(`${PROVIDERS_DIRECTORY}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header || GENERATED_COMMENT, resources: [...paths.keys()].sort(compareCodeUnits) }));
+  files.set(`${PROVIDERS_DIRECTORY}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header || GENERATED_COMMENT, resources: [...paths.keys()].sort(compareStrings) }));
   const directories = [...(input.certManager ? [CERT_MANAGER_DIRECTORY] : []), OPERATOR_DIRECTORY, PROVIDERS_DIRECTORY];
   if (wired && input.wiring) {
     for (const [file, text] of operatorWiring(input, [...paths.values()], wired)) files.set(file, text);
@@ -158,7 +157,7 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
       secrets: input.providers.filter((p) => p.spec.configSecret).map((p) => `${p.spec.configSecret!.namespace ?? p.namespace}/${p.spec.configSecret!.name}`),
     }),
   );
-  return new Map([...files].sort(([a], [b]) => compareCodeUnits(a, b)));
+  return new Map([...files].sort(([a], [b]) => compareStrings(a, b)));
 }
 
 /**

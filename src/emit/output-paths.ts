@@ -1,7 +1,5 @@
 import type { Diagnostic } from '../model/diagnostics.js';
 
-export { compareStrings as compareCodeUnits } from '../model/diagnostics.js';
-
 /** The ownership index, at the root of the output directory (see ownership-index.ts). */
 export const INDEX_FILE = '.capi-gitops-index';
 

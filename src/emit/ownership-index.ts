@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { compareCodeUnits, filePathProblems, outputPathProblem } from './output-paths.js';
+import { CapiGitopsError, type Diagnostic, compareStrings } from '../model/diagnostics.js';
+import { filePathProblems, outputPathProblem } from './output-paths.js';
 
 /**
  * The ownership index: plain text, a fixed header then one line per file, sorted by path:
@@ -26,7 +26,7 @@ export function contentDigest(text: string | Uint8Array): string {
 
 /** The index of `files` (relative path → content written, as text or UTF-8 bytes). */
 export function formatIndex(files: ReadonlyMap<string, string | Uint8Array>): string {
-  const sorted = [...files.keys()].sort(compareCodeUnits);
+  const sorted = [...files.keys()].sort(compareStrings);
   // a fleet writes the same text in many clusters' directories: hash each distinct text once
   const digests = new Map<string, string>();
   const digestOf = (text: string | Uint8Array) => (typeof text === 'string' ? (digests.get(text) ?? digests.set(text, contentDigest(text)).get(text)!) : contentDigest(text));
@@ -58,7 +58,7 @@ export function parseIndexEntries(text: string, file: string): Map<string, strin
   });
   problems.push(...filePathProblems(entries.keys(), file).map((d) => ({ ...d, hint })));
   if (problems.length > 0) throw new CapiGitopsError(problems);
-  return new Map([...entries].sort(([a], [b]) => compareCodeUnits(a, b)));
+  return new Map([...entries].sort(([a], [b]) => compareStrings(a, b)));
 }
 
 /**

@@ -1,5 +1,5 @@
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { ancestors, compareCodeUnits, INDEX_FILE } from './output-paths.js';
+import { CapiGitopsError, type Diagnostic, compareStrings } from '../model/diagnostics.js';
+import { ancestors, INDEX_FILE } from './output-paths.js';
 import { formatIndex } from './ownership-index.js';
 import { parentOf, type TreeEntry } from './tree.js';
 
@@ -71,14 +71,14 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles): WritePl
   const carried = [...entries]
     .filter(([p, e]) => e.type !== 'dir' && p !== INDEX_FILE && !owned.has(p))
     .map(([p]) => p)
-    .sort(compareCodeUnits);
+    .sort(compareStrings);
   const carriedSet = new Set(carried);
   const keptDirs = new Set(carried.flatMap(ancestors));
   for (const dir of emptyDirectories(entries)) if (!ownedDirs.has(dir)) keptDirs.add(dir);
 
   const problems: Diagnostic[] = [];
   const hint = 'move or delete it (capi-gitops never overwrites files it did not write), or choose another output directory';
-  for (const p of [...files.keys()].sort(compareCodeUnits)) {
+  for (const p of [...files.keys()].sort(compareStrings)) {
     const entry = entries.get(p);
     if (entry && (carriedSet.has(p) || keptDirs.has(p))) {
       problems.push({ message: `${p} is ${describeEntry(entry)} capi-gitops did not write; this run would write a file there`, hint });
@@ -93,12 +93,12 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles): WritePl
 
   const written: string[] = [];
   const unchanged: string[] = [];
-  for (const [p, content] of [...files].sort(([a], [b]) => compareCodeUnits(a, b))) {
+  for (const [p, content] of [...files].sort(([a], [b]) => compareStrings(a, b))) {
     const old = existing.ownedContents.get(p);
     if (old && owned.has(p) && old.equals(typeof content === 'string' ? Buffer.from(content, 'utf8') : content)) unchanged.push(p);
     else written.push(p);
   }
-  const removed = [...owned].filter((p) => !files.has(p) && entries.has(p) && entries.get(p)!.type !== 'dir').sort(compareCodeUnits);
+  const removed = [...owned].filter((p) => !files.has(p) && entries.has(p) && entries.get(p)!.type !== 'dir').sort(compareStrings);
 
   const directories = new Set(keptDirs);
   for (const p of files.keys()) for (const dir of ancestors(p)) directories.add(dir);
@@ -107,5 +107,5 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles): WritePl
 
   const indexText = formatIndex(files);
   const changed = written.length > 0 || removed.length > 0 || indexText !== existing.indexText || !sameDirectories;
-  return { written, unchanged, removed, carried, directories: [...directories].sort(compareCodeUnits), indexText, changed };
+  return { written, unchanged, removed, carried, directories: [...directories].sort(compareStrings), indexText, changed };
 }

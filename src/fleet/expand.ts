@@ -293,7 +293,12 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
     // the providers this cluster ends up with: a release pins those, and only those
     const overlays = [own.layer.values.providers as Values, escape.layer.values.providers as Values];
     const keys = new Set(sharedKeys);
-    for (const providers of overlays) for (const [key, value] of Object.entries(providers)) value === null ? keys.delete(key) : keys.add(key);
+    for (const providers of overlays) {
+      for (const [key, value] of Object.entries(providers)) {
+        if (value === null) keys.delete(key);
+        else keys.add(key);
+      }
+    }
     const known = [...keys];
     const layers = [defaults, shared, ...(release ? [releaseLayer(release, known)] : []), own.layer, escape.layer];
     const merged = mergeLayers(layers);

@@ -12,12 +12,12 @@ import YAML, { LineCounter, isMap, isScalar, isSeq, type Node as YamlNode, type 
 import type { LabelSelector, LabelSelectorRequirement } from '../manifest/types.js';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { PROVIDER_KINDS } from '../model/provider.js';
-import { parseSemantic } from '../sources/semantic-version.js';
-import { canonicalSelector } from './request.js';
+import { parseSemantic } from '../kernel/versions.js';
+import { canonicalSelector } from '../kernel/label-selector.js';
+import { LOCKFILE_NAME } from '../manifest/files.js';
 import {
   LOCK_API_VERSION,
   LOCK_KIND,
-  LOCKFILE_NAME,
   describeEntry,
   normalizeLockfile,
   sameIdentity,

@@ -3,8 +3,8 @@
  * whether a lock entry still answers it.
  */
 import { redactUrlCredentials } from '../model/redact.js';
-import type { LabelSelector, LabelSelectorRequirement, ProviderObject, ToolConfig } from '../manifest/types.js';
-import { compareStrings } from '../model/diagnostics.js';
+import type { ProviderObject, ToolConfig } from '../manifest/types.js';
+import { canonicalSelector } from '../kernel/label-selector.js';
 import type { ProviderRegistry } from '../resolve/registry.js';
 import { CERT_MANAGER_DEFAULT_VERSION, CERT_MANAGER_LABEL, certManagerDefaultUrl } from '../resolve/resolve.js';
 import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorReleaseUrl } from '../resolve/operator-release.js';
@@ -13,32 +13,6 @@ import type { LockEntry, LockRequest, LockSource } from './types.js';
 /** cert-manager's lock identity: clusterctl installs it into the `cert-manager` namespace. */
 export const CERT_MANAGER_NAME = CERT_MANAGER_LABEL;
 export const CERT_MANAGER_NAMESPACE = 'cert-manager';
-
-function compareRequirements(a: LabelSelectorRequirement, b: LabelSelectorRequirement): number {
-  return compareStrings(a.key, b.key) || compareStrings(a.operator, b.operator) || compareStrings((a.values ?? []).join('\0'), (b.values ?? []).join('\0'));
-}
-
-/**
- * A selector in one spelling for each meaning the API server gives it: matchLabels keys
- * sorted; expression values sorted and deduplicated (they are sets); expressions sorted and
- * deduplicated (they are ANDed); empty parts left out. Different selectors that happen to
- * select the same objects (`matchLabels {a: b}` and `a In (b)`) stay different: a change of
- * spelling re-resolves, which is safe.
- */
-export function canonicalSelector(selector: LabelSelector): LabelSelector {
-  const canonical: LabelSelector = {};
-  const labels = Object.keys(selector.matchLabels ?? {}).sort(compareStrings);
-  if (labels.length > 0) canonical.matchLabels = Object.fromEntries(labels.map((key) => [key, selector.matchLabels![key]]));
-  const expressions = (selector.matchExpressions ?? [])
-    .map((requirement): LabelSelectorRequirement => {
-      const values = [...new Set(requirement.values ?? [])].sort(compareStrings);
-      return values.length > 0 ? { key: requirement.key, operator: requirement.operator, values } : { key: requirement.key, operator: requirement.operator };
-    })
-    .sort(compareRequirements)
-    .filter((requirement, index, sorted) => index === 0 || compareRequirements(sorted[index - 1], requirement) !== 0);
-  if (expressions.length > 0) canonical.matchExpressions = expressions;
-  return canonical;
-}
 
 /**
  * A provider's source as the operator reads it: its fetchConfig (exactly one of url, selector,

@@ -6,7 +6,6 @@ import type { LabelSelector } from '../manifest/types.js';
 import { compareStrings } from '../model/diagnostics.js';
 import { INSTALL_ORDER, TOOL_API_VERSION, manifestLabel, type ProviderKind } from '../model/provider.js';
 
-export const LOCKFILE_NAME = 'capi-gitops.lock.yaml';
 export const LOCK_API_VERSION = TOOL_API_VERSION;
 export const LOCK_KIND = 'Lock';
 

@@ -2,7 +2,9 @@ import { open, readdir, stat } from 'node:fs/promises';
 import { decodeUtf8 } from '../model/utf8.js';
 import path from 'node:path';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
-import { LOCKFILE_NAME } from '../lock/types.js';
+
+/** The lockfile's name: it sits beside the manifests (lock/ reads and writes it). */
+export const LOCKFILE_NAME = 'capi-gitops.lock.yaml';
 
 const MANIFEST_EXTENSIONS = ['.yaml', '.yml'];
 const EXPECTED_PATH = 'a YAML file, or a directory of *.yaml and *.yml files';

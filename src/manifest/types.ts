@@ -1,5 +1,6 @@
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { ProviderKind } from '../model/provider.js';
+import type { LabelSelector } from '../kernel/label-selector.js';
 
 /** Where a value was written, for error messages. */
 export interface SourcePosition {
@@ -10,15 +11,7 @@ export interface SourcePosition {
 
 // ---- operator.cluster.x-k8s.io/v1alpha2 ProviderSpec, as upstream defines it -------------
 
-export interface LabelSelectorRequirement {
-  key: string;
-  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-  values?: string[];
-}
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: LabelSelectorRequirement[];
-}
+export type { LabelSelector, LabelSelectorRequirement } from '../kernel/label-selector.js';
 
 export interface ContainerSpec {
   name: string;

@@ -13,8 +13,7 @@ import semver from 'semver';
 import { CST, Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq, type Document, type Node as YamlNode, type Scalar, type YAMLMap } from 'yaml';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { isProviderKind, type ProviderKind } from '../model/provider.js';
-import { parseVersionRequest } from '../resolve/versions.js';
-import { parseSemantic } from '../sources/semantic-version.js';
+import { parseSemantic, parseVersionRequest } from '../kernel/versions.js';
 import { safeYamlMessage } from './yaml-source.js';
 
 /** One provider's new version. */

@@ -18,6 +18,9 @@ export interface Diagnostic {
   hint?: string;
 }
 
+/** The part of a Diagnostic that says where a request came from; copied into errors about it. */
+export type DiagnosticOrigin = Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'>;
+
 /** Thrown when input is invalid or a render fails. Exit code 1. */
 export class CapiGitopsError extends Error {
   readonly diagnostics: Diagnostic[];

@@ -11,6 +11,7 @@
 import { MAX_DURATION, MIN_DURATION, SECOND, parseGoDuration } from '../model/go-duration.js';
 import { DiagnosticBag, type Diagnostic } from '../model/diagnostics.js';
 import { clone, isPlainObject, type KObject } from '../model/kobject.js';
+import { compareGoStrings } from '../kernel/order.js';
 import type {
   ContainerSpec,
   DeploymentSpec,
@@ -259,7 +260,7 @@ export function mergedFeatureGates(args: readonly string[], userGates: Record<st
     }
   }
   for (const [name, value] of Object.entries(userGates)) gates.set(name, value);
-  return [...gates].map(([name, value]) => `${name}=${value}`).sort(compareUtf8).join(',');
+  return [...gates].map(([name, value]) => `${name}=${value}`).sort(compareGoStrings).join(',');
 }
 
 // ---- args (setArgs) -------------------------------------------------------------------------
@@ -338,13 +339,9 @@ function setOmitEmpty(target: Json, key: string, value: unknown): void {
 }
 
 function sortedKeys(map: Record<string, unknown>): string[] {
-  return Object.keys(map).sort(compareUtf8);
+  return Object.keys(map).sort(compareGoStrings);
 }
 
-/** Go's string order (bytes of UTF-8), not UTF-16 code units or the locale's. */
-export function compareUtf8(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-}
 
 function report(scope: Scope, path: string, message: string, more: Pick<Diagnostic, 'expected' | 'hint'>): void {
   scope.bag.add({ ...scope.origin, path, message, ...more });

@@ -173,6 +173,13 @@ function imageDiagnostic(obj: KObject, path: string, message: string): Diagnosti
 }
 
 /** Every image of every Deployment and DaemonSet (InspectImages), sorted and unique. */
+/** Every container image field: the object, the field path and its value (for tracking where a value went). */
+export function imageFields(objs: KObject[]): { object: string; path: string; image: unknown }[] {
+  return objs.flatMap((obj) =>
+    containerImages(obj).map((entry) => ({ object: describeObject(obj), path: `spec.template.spec.${entry.list}[${entry.index}].image`, image: entry.image })),
+  );
+}
+
 export function inspectImages(objs: KObject[]): string[] {
   const images = new Set<string>();
   for (const obj of objs) {

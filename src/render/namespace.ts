@@ -1,47 +1,12 @@
 /**
  * Target-namespace handling, as clusterctl's client/repository/components.go does it
  * (inspectTargetNamespace, addNamespaceIfMissing, fixTargetNamespace), except that which kinds
- * are cluster-scoped comes from a complete list below rather than clusterctl's short deny-list
+ * are cluster-scoped comes from a complete list (kernel/kinds.ts) rather than clusterctl's short deny-list
  * (internal/util/objs.go IsResourceNamespaced).
  */
 import { DiagnosticBag, CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { apiGroup, apiVersionOnly, describeObject, isPlainObject, type KObject } from '../model/kobject.js';
-
-/**
- * Built-in cluster-scoped kinds by API group (kubectl api-resources --namespaced=false on a
- * current cluster), plus cluster-scoped kinds that provider and cert-manager manifests define.
- */
-export const CLUSTER_SCOPED_KINDS: Readonly<Record<string, readonly string[]>> = {
-  '': ['ComponentStatus', 'Namespace', 'Node', 'PersistentVolume'],
-  'admissionregistration.k8s.io': [
-    'MutatingAdmissionPolicy',
-    'MutatingAdmissionPolicyBinding',
-    'MutatingWebhookConfiguration',
-    'ValidatingAdmissionPolicy',
-    'ValidatingAdmissionPolicyBinding',
-    'ValidatingWebhookConfiguration',
-  ],
-  'apiextensions.k8s.io': ['CustomResourceDefinition'],
-  'apiregistration.k8s.io': ['APIService'],
-  'authentication.k8s.io': ['SelfSubjectReview', 'TokenReview'],
-  'authorization.k8s.io': ['SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SubjectAccessReview'],
-  'certificates.k8s.io': ['CertificateSigningRequest', 'ClusterTrustBundle'],
-  'extensions': ['PodSecurityPolicy'],
-  'flowcontrol.apiserver.k8s.io': ['FlowSchema', 'PriorityLevelConfiguration'],
-  'internal.apiserver.k8s.io': ['StorageVersion'],
-  'networking.k8s.io': ['IngressClass', 'IPAddress', 'ServiceCIDR'],
-  'node.k8s.io': ['RuntimeClass'],
-  'policy': ['PodSecurityPolicy'],
-  'rbac.authorization.k8s.io': ['ClusterRole', 'ClusterRoleBinding'],
-  'resource.k8s.io': ['DeviceClass', 'ResourceSlice'],
-  'scheduling.k8s.io': ['PriorityClass'],
-  'storage.k8s.io': ['CSIDriver', 'CSINode', 'StorageClass', 'VolumeAttachment', 'VolumeAttributesClass'],
-  'storagemigration.k8s.io': ['StorageVersionMigration'],
-  // cert-manager
-  'cert-manager.io': ['ClusterIssuer'],
-  // Cluster API runtime extensions (core components CRD, scope: Cluster)
-  'runtime.cluster.x-k8s.io': ['ExtensionConfig'],
-};
+import { CLUSTER_SCOPED_KINDS } from '../kernel/kinds.js';
 
 const NAMESPACE_KIND = 'Namespace';
 const INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';

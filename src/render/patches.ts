@@ -16,6 +16,7 @@ import type { Patch, PatchTarget, ProviderSpec } from '../manifest/types.js';
 import type { ProviderOrigin } from './deployment.js';
 import { libraryParseDocument } from '../yaml/library-parse.js';
 import { lineColumnAt } from '../yaml/parse.js';
+import { matchesLabelSelector, parseLabelSelector, type LabelRequirement } from '../kernel/label-selector.js';
 
 type Json = Record<string, unknown>;
 
@@ -280,8 +281,10 @@ function applyOperationsLikeGo(doc: unknown, ops: readonly Operation[]): unknown
     try {
       current = applyOperationLikeGo(current, op);
     } catch (err) {
-      // fast-json-patch puts the whole document in its message; objects may hold secret values.
+      // fast-json-patch puts the whole document in its message; objects may hold secret values,
+      // so neither that message nor the error (as a cause) goes on.
       const reason = String((err as Error).message ?? err).split('\n')[0];
+      // eslint-disable-next-line preserve-caught-error
       throw new Error(`operation ${i} (${op.op} ${JSON.stringify(op.path)}): ${reason}`);
     }
   });
@@ -365,216 +368,6 @@ function pruneNulls(value: unknown): unknown {
   const out: Json = {};
   for (const [key, v] of Object.entries(value)) if (v !== null) out[key] = pruneNulls(v);
   return out;
-}
-
-// ---- Kubernetes label selectors (apimachinery labels.Parse) ---------------------------------
-
-export type SelectorOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
-
-export interface LabelRequirement {
-  key: string;
-  operator: SelectorOperator;
-  values: string[];
-}
-
-type TokenKind = 'id' | 'in' | 'notin' | '!' | '=' | '==' | '!=' | '>' | '<' | '(' | ')' | ',' | 'end';
-interface Token {
-  kind: TokenKind;
-  text: string;
-}
-
-const SYMBOLS = new Set(['!', '=', '==', '!=', '>', '<', '(', ')', ',']);
-const SPECIAL_CHARS = '=!(),><';
-const WHITESPACE = ' \t\r\n';
-
-function lexSelector(text: string): Token[] {
-  const tokens: Token[] = [];
-  let pos = 0;
-  for (;;) {
-    while (pos < text.length && WHITESPACE.includes(text[pos]!)) pos++;
-    if (pos >= text.length) {
-      tokens.push({ kind: 'end', text: '' });
-      return tokens;
-    }
-    if (SPECIAL_CHARS.includes(text[pos]!)) {
-      // Longest run of special characters that is still a symbol: "!=" but "=" then "(".
-      let symbol = text[pos]!;
-      pos++;
-      if (pos < text.length && SYMBOLS.has(symbol + text[pos]!)) symbol += text[pos++]!;
-      tokens.push({ kind: symbol as TokenKind, text: symbol });
-      continue;
-    }
-    const start = pos;
-    while (pos < text.length && !SPECIAL_CHARS.includes(text[pos]!) && !WHITESPACE.includes(text[pos]!)) pos++;
-    const word = text.slice(start, pos);
-    tokens.push({ kind: word === 'in' || word === 'notin' ? word : 'id', text: word });
-  }
-}
-
-/** Parses a selector string; throws Error with apimachinery's wording on bad syntax or names. */
-export function parseLabelSelector(text: string): LabelRequirement[] {
-  const tokens = lexSelector(text);
-  let at = 0;
-  // In value position `in`/`notin` are plain words (upstream ParserContext Values).
-  const peek = (asValue = true): Token => asWord(tokens[at]!, asValue);
-  const next = (asValue = true): Token => asWord(tokens[at++]!, asValue);
-
-  const requirements: LabelRequirement[] = [];
-  for (;;) {
-    const token = peek();
-    if (token.kind === 'end') break;
-    if (token.kind !== 'id' && token.kind !== '!') throw new Error(`found '${token.text}', expected: !, identifier, or 'end of string'`);
-    requirements.push(parseRequirement());
-    const after = next();
-    if (after.kind === 'end') break;
-    if (after.kind !== ',') throw new Error(`found '${after.text}', expected: ',' or 'end of string'`);
-    const following = peek();
-    if (following.kind !== 'id' && following.kind !== '!') throw new Error(`found '${following.text}', expected: identifier after ','`);
-  }
-  return requirements;
-
-  function parseRequirement(): LabelRequirement {
-    let negated = false;
-    let keyToken = next();
-    if (keyToken.kind === '!') {
-      negated = true;
-      keyToken = next();
-    }
-    if (keyToken.kind !== 'id') throw new Error(`found '${keyToken.text}', expected: identifier`);
-    const key = keyToken.text;
-    const keyProblem = qualifiedNameProblem(key);
-    if (keyProblem) throw new Error(`key ${JSON.stringify(key)}: ${keyProblem}`);
-    if (negated) return { key, operator: '!', values: [] };
-    const lookahead = peek();
-    if (lookahead.kind === 'end' || lookahead.kind === ',') return { key, operator: 'exists', values: [] };
-
-    const opToken = next(false);
-    const operators: Partial<Record<TokenKind, SelectorOperator>> = { in: 'in', notin: 'notin', '=': '=', '==': '==', '!=': '!=', '>': 'gt', '<': 'lt' };
-    const operator = operators[opToken.kind];
-    if (operator === undefined) throw new Error(`found '${opToken.text}', expected: in, notin, =, ==, !=, gt, lt`);
-    const values = operator === 'in' || operator === 'notin' ? parseValueSet() : [parseExactValue()];
-    for (const value of values) {
-      const problem = labelValueProblem(value);
-      if (problem) throw new Error(`value ${JSON.stringify(value)} for key ${JSON.stringify(key)}: ${problem}`);
-    }
-    if ((operator === 'gt' || operator === 'lt') && parseInt64(values[0]!) === undefined) {
-      throw new Error(`for 'Gt', 'Lt' operators, the value must be an integer, got ${JSON.stringify(values[0])}`);
-    }
-    return { key, operator, values };
-  }
-
-  function parseValueSet(): string[] {
-    const open = next();
-    if (open.kind !== '(') throw new Error(`found '${open.text}' expected: '('`);
-    const first = peek();
-    if (first.kind === ')') {
-      next();
-      return [''];
-    }
-    if (first.kind !== 'id' && first.kind !== ',') throw new Error(`found '${first.text}', expected: ',', ')' or identifier`);
-    const values = new Set<string>();
-    for (;;) {
-      const token = next();
-      if (token.kind === 'id') {
-        values.add(token.text);
-        const after = peek();
-        if (after.kind === ')') break;
-        if (after.kind !== ',') throw new Error(`found '${after.text}', expected: ',' or ')'`);
-      } else if (token.kind === ',') {
-        // Empty entries, as in "(,a)" or "(a,,b)" or "(a,)", are the empty value.
-        if (values.size === 0) values.add('');
-        const after = peek();
-        if (after.kind === ')') {
-          values.add('');
-          break;
-        }
-        if (after.kind === ',') {
-          next();
-          values.add('');
-        }
-      } else {
-        throw new Error(`found '${token.text}', expected: ',', or identifier`);
-      }
-    }
-    const close = next();
-    if (close.kind !== ')') throw new Error(`found '${close.text}', expected: ')'`);
-    return [...values];
-  }
-
-  function parseExactValue(): string {
-    const token = peek();
-    if (token.kind === 'end' || token.kind === ',') return '';
-    next();
-    if (token.kind !== 'id') throw new Error(`found '${token.text}', expected: identifier`);
-    return token.text;
-  }
-}
-
-function asWord(token: Token, asValue: boolean): Token {
-  return asValue && (token.kind === 'in' || token.kind === 'notin') ? { kind: 'id', text: token.text } : token;
-}
-
-/** Requirement.Matches for every requirement. */
-export function matchesLabelSelector(requirements: readonly LabelRequirement[], labels: Record<string, string>): boolean {
-  return requirements.every((r) => requirementMatches(r, labels));
-}
-
-function requirementMatches(r: LabelRequirement, labels: Record<string, string>): boolean {
-  const has = Object.hasOwn(labels, r.key);
-  const value = has ? String(labels[r.key]) : undefined;
-  switch (r.operator) {
-    case 'in':
-    case '=':
-    case '==':
-      return has && r.values.includes(value!);
-    case 'notin':
-    case '!=':
-      return !has || !r.values.includes(value!);
-    case 'exists':
-      return has;
-    case '!':
-      return !has;
-    case 'gt':
-    case 'lt': {
-      const actual = has ? parseInt64(value!) : undefined;
-      const bound = parseInt64(r.values[0]!);
-      if (actual === undefined || bound === undefined) return false;
-      return r.operator === 'gt' ? actual > bound : actual < bound;
-    }
-  }
-}
-
-/** strconv.ParseInt(s, 10, 64). */
-function parseInt64(text: string): bigint | undefined {
-  if (!/^[+-]?[0-9]+$/.test(text)) return undefined;
-  const n = BigInt(text);
-  return n >= -(1n << 63n) && n < 1n << 63n ? n : undefined;
-}
-
-const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** validation.IsQualifiedName: `[prefix/]name`, prefix a DNS subdomain, name at most 63 chars. */
-function qualifiedNameProblem(key: string): string | undefined {
-  const parts = key.split('/');
-  if (parts.length > 2) return 'a qualified name has at most one "/"';
-  const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]!];
-  if (prefix !== undefined && (prefix === '' || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix))) {
-    return 'the prefix must be a lowercase DNS subdomain (e.g. example.com)';
-  }
-  if (name === '' || name!.length > 63 || !QUALIFIED_NAME.test(name!)) {
-    return "the name part must be 1-63 alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric";
-  }
-  return undefined;
-}
-
-/** validation.IsValidLabelValue. */
-function labelValueProblem(value: string): string | undefined {
-  if (value.length > 63 || !LABEL_VALUE.test(value)) {
-    return "a label value is at most 63 alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric";
-  }
-  return undefined;
 }
 
 // ---- YAML and JSON the way upstream's Go libraries read them --------------------------------

@@ -2,11 +2,12 @@
  * The per-component render, in clusterctl's order (client/repository/components.go NewComponents)
  * followed by the operator's customisations (internal/controller/component_customizer.go,
  * component_patches.go). Variables and parsing happen before, on the raw text.
+ * Every transform is a RenderFilter, `(objects, context) => objects`.
  */
 import type { KObject } from '../model/kobject.js';
 import type { ProviderKind } from '../model/provider.js';
 import type { ImageMeta, ProviderSpec } from '../manifest/types.js';
-import { applyImageOverrides } from './images.js';
+import { applyImageOverrides, imageFields, inspectImages } from './images.js';
 import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace } from './namespace.js';
 import { addCommonLabels } from './labels.js';
 import { customizeDeployments, type ProviderOrigin } from './deployment.js';
@@ -14,9 +15,10 @@ import { applyProviderPatches } from './patches.js';
 import { removeOwnerReferences } from './owner-references.js';
 import { inventoryCrd, inventoryObject } from './inventory.js';
 import { decorateCertManager } from './cert-manager.js';
-import { sortObjects } from './order.js';
+import { sortObjects } from '../kernel/order.js';
 
-export interface ProviderRenderInput {
+/** Everything a provider's filters read, and where they record what a Secret-derived value reached. */
+export interface RenderContext {
   kind: ProviderKind;
   name: string;
   /** clusterctl manifest label, e.g. `bootstrap-kubeadm`. */
@@ -25,25 +27,72 @@ export interface ProviderRenderInput {
   /** The provider object's namespace: the target namespace. */
   namespace: string;
   spec: ProviderSpec;
-  /** Parsed components (with additionalManifests), after variable substitution. */
-  objects: KObject[];
   imageOverrides: Record<string, ImageMeta>;
+  /** The overrides without those from a Secret; set only when some came from one. */
+  imageOverridesWithoutSecrets?: Record<string, ImageMeta>;
   origin: ProviderOrigin;
+  /**
+   * Fields a value from a Secret was written to, recorded by the filters (as kustomize's
+   * namespace filter tracks the fields it sets), so the secrets stage can refuse or protect them.
+   */
+  secretFields: SecretField[];
 }
 
-/** Every transform of one provider, in order; the inventory CRD rides with the core provider. */
-export function renderProviderObjects(input: ProviderRenderInput): KObject[] {
-  let objs = applyImageOverrides(input.objects, input.label, input.imageOverrides);
-  inspectTargetNamespace(objs); // more than one Namespace is an error
-  objs = addNamespaceIfMissing(objs, input.namespace);
-  objs = fixTargetNamespace(objs, input.namespace);
-  objs = addCommonLabels(objs, input.label);
-  objs = customizeDeployments(objs, input.spec, input.origin);
-  objs = applyProviderPatches(objs, input.spec, input.origin);
-  objs = removeOwnerReferences(objs);
-  objs.push(inventoryObject({ type: input.kind, name: input.name, version: input.version, namespace: input.namespace }));
-  if (input.kind === 'CoreProvider') objs.push(inventoryCrd());
-  return sortObjects(objs);
+export interface SecretField {
+  /** The object, as describeObject names it. */
+  object: string;
+  /** The field path, e.g. `spec.template.spec.containers[0].image`. */
+  path: string;
+  /** What put the value there, e.g. `image overrides`. */
+  source: string;
+}
+
+/** Every transform has this one shape. */
+export type RenderFilter = (objects: KObject[], context: RenderContext) => KObject[];
+
+/** Image overrides; an override from a Secret that changes an image is recorded with its field. */
+const imageOverrides: RenderFilter = (objects, context) => {
+  const rendered = applyImageOverrides(objects, context.label, context.imageOverrides);
+  if (context.imageOverridesWithoutSecrets !== undefined) {
+    const without = applyImageOverrides(objects, context.label, context.imageOverridesWithoutSecrets);
+    if (inspectImages(without).join('\n') !== inspectImages(rendered).join('\n')) {
+      const before = imageFields(without);
+      imageFields(rendered).forEach((field, i) => {
+        if (field.image !== before[i]?.image) context.secretFields.push({ object: field.object, path: field.path, source: 'image overrides' });
+      });
+    }
+  }
+  return rendered;
+};
+
+/**
+ * A provider's filters in order: clusterctl's NewComponents (images, target namespace, labels),
+ * then the operator's customisations (deployment, patches), ownerReferences removed, the
+ * inventory objects added (the inventory CRD rides with the core provider), and the output order.
+ */
+export const PROVIDER_FILTERS: readonly RenderFilter[] = [
+  imageOverrides,
+  (objects) => {
+    inspectTargetNamespace(objects); // more than one Namespace is an error
+    return objects;
+  },
+  (objects, context) => addNamespaceIfMissing(objects, context.namespace),
+  (objects, context) => fixTargetNamespace(objects, context.namespace),
+  (objects, context) => addCommonLabels(objects, context.label),
+  (objects, context) => customizeDeployments(objects, context.spec, context.origin),
+  (objects, context) => applyProviderPatches(objects, context.spec, context.origin),
+  (objects) => removeOwnerReferences(objects),
+  (objects, { kind: type, name, version, namespace }) => [
+    ...objects,
+    inventoryObject({ type, name, version, namespace }),
+    ...(type === 'CoreProvider' ? [inventoryCrd()] : []),
+  ],
+  (objects) => sortObjects(objects),
+];
+
+/** One provider's parsed objects (after variables and parsing, on the raw text) through every filter. */
+export function renderComponent(objects: KObject[], context: RenderContext, filters: readonly RenderFilter[] = PROVIDER_FILTERS): KObject[] {
+  return filters.reduce((current, filter) => filter(current, context), objects);
 }
 
 /** cert-manager as clusterctl installs it: no variables, no namespace change. */

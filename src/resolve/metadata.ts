@@ -8,7 +8,7 @@ import YAML from 'yaml';
 import type { SemVer } from 'semver';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { isPlainObject } from '../model/kobject.js';
-import { parseSemantic } from '../sources/semantic-version.js';
+import { parseSemantic } from '../kernel/versions.js';
 
 export const METADATA_FILE = 'metadata.yaml';
 export const METADATA_API_VERSION = 'clusterctl.cluster.x-k8s.io/v1alpha3';

@@ -12,7 +12,7 @@ import { closestName } from '../manifest/fields.js';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import type { ProviderObject } from '../manifest/types.js';
 import type { ProviderRegistry } from './registry.js';
-import { parseVersionRequest } from './versions.js';
+import { parseVersionRequest } from '../kernel/versions.js';
 
 export const CORE_PROVIDER_NAME = 'cluster-api';
 

@@ -7,6 +7,7 @@
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
 import { INSTALL_ORDER, PROVIDER_KINDS, isProviderKind, manifestLabel, type ProviderKind } from '../model/provider.js';
 import type { SourcePosition, UserRepository } from '../manifest/types.js';
+import { isDns1123Subdomain } from '../kernel/names.js';
 
 export interface RegistryEntry {
   kind: ProviderKind;
@@ -138,7 +139,6 @@ export function lookupProvider(kind: ProviderKind, name: string, registry: Provi
   return registry.lookup(kind, name);
 }
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 const BAD_PERCENT_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -167,7 +167,7 @@ export function userRepositoryProblems(repository: UserRepository): { field: str
     problems.push({ field: 'name', message: 'name is empty' });
   } else if (name !== name.toLowerCase()) {
     problems.push({ field: 'name', message: `name "${name}" must be lower case`, hint: `use "${name.toLowerCase()}"` });
-  } else if (name.length > 253 || !DNS1123_SUBDOMAIN.test(name)) {
+  } else if (!isDns1123Subdomain(name)) {
     problems.push({ field: 'name', message: `name "${name}" is not a DNS-1123 subdomain`, hint: 'use lower-case letters, digits, "-" and ".", starting and ending with a letter or digit' });
   } else if (type === 'CoreProvider' && name !== 'cluster-api') {
     problems.push({ field: 'name', message: `a CoreProvider entry must be named "cluster-api", found "${name}"` });

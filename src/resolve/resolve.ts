@@ -3,17 +3,18 @@
  * Order of work, as `clusterctl init` and the operator do it: registry and preflight; open each
  * provider's repository; pick the version; read metadata.yaml and the release's contract; check
  * every contract against the core provider's; fetch the components file.
+ *
+ * Opening a repository is the sources stage's work, so the steps that need one
+ * (resolveProviders, resolveCertManager) are composed in src/fetch-releases.ts; this module
+ * holds the rules, over the ProviderRepository contract (model/repository.ts).
  */
 import path from 'node:path';
-import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
-import { INSTALL_ORDER, manifestLabel, type ProviderKind } from '../model/provider.js';
+import { CapiGitopsError, compareStrings, type Diagnostic, type DiagnosticOrigin } from '../model/diagnostics.js';
+import { INSTALL_ORDER, type ProviderKind } from '../model/provider.js';
 import type { Manifest, ProviderObject, SourcePosition, ToolConfig } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
-import { openRepository, SOURCE_MODULES, type SourceModule } from '../sources/index.js';
-import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local/repository.js';
-import type { DiagnosticOrigin, RepositoryRequest, SourceOptions } from '../sources/request.js';
-import { parseSemantic } from '../sources/semantic-version.js';
-import type { Artifact, ProviderRepository } from '../sources/source.js';
+import { parseSemantic } from '../kernel/versions.js';
+import type { Artifact, ProviderRepository } from '../model/repository.js';
 import {
   CURRENT_CONTRACT,
   METADATA_FILE,
@@ -25,7 +26,7 @@ import {
   type ProviderMetadata,
 } from './metadata.js';
 import { preflightProblems, providerObjectName } from './preflight.js';
-import { buildProviderRegistry, type ProviderRegistry } from './registry.js';
+import { buildProviderRegistry } from './registry.js';
 import { resolveVersion } from './versions.js';
 
 export interface ResolvedProvider {
@@ -46,29 +47,18 @@ export interface ResolvedProvider {
   repository: { sourceType: string; location: string };
 }
 
-export interface ResolveOptions {
-  /** Options handed to every source module. */
-  sources?: SourceOptions;
-  /** The source modules to ask; SOURCE_MODULES by default. */
-  modules?: readonly SourceModule[];
-  /** The exact version to use instead of spec.version (the lockfile's pin), if any. */
-  pinnedVersion?: (provider: ProviderObject) => string | undefined;
-  /** Wraps each opened repository, e.g. to serve locked files from the cache. */
-  decorate?: (repository: ProviderRepository, component: { kind?: ProviderKind; name: string; namespace?: string }) => ProviderRepository;
-}
-
 /** The directory relative paths in a document resolve against: the declaring file's. */
 export function declaringDir(position: SourcePosition | undefined, fallback: string): string {
   return position?.file ? path.dirname(path.resolve(position.file)) : fallback;
 }
 
-function originOf(provider: ProviderObject, fieldPath?: string): DiagnosticOrigin {
+export function originOf(provider: ProviderObject, fieldPath?: string): DiagnosticOrigin {
   const { file, line, column } = provider.position;
   return { file, line, column, object: providerObjectName(provider), path: fieldPath };
 }
 
 /** Fills in where a problem is, for errors raised below the resolver without a position. */
-function attribute(error: unknown, origin: DiagnosticOrigin): unknown {
+export function attribute(error: unknown, origin: DiagnosticOrigin): unknown {
   if (!(error instanceof CapiGitopsError)) return error;
   return new CapiGitopsError(error.diagnostics.map((d) => (d.file === undefined && d.object === undefined ? withDefaults(d, origin) : d)));
 }
@@ -83,45 +73,12 @@ function withDefaults(diagnostic: Diagnostic, origin: DiagnosticOrigin): Diagnos
 }
 
 
-/** Which source serves a provider: its fetchConfig, else its registry entry. */
-export function repositoryRequestFor(provider: ProviderObject, registry: ProviderRegistry, manifestBaseDir: string, credentials?: Readonly<Record<string, string>>): RepositoryRequest {
-  const label = manifestLabel(provider.kind, provider.name);
-  const entry = registry.lookup(provider.kind, provider.name);
-  // a fetchConfig.url template still takes its version list from a matching repositories entry
-  const listing = entry && !entry.builtIn ? { versions: entry.versions, versionsUrl: entry.versionsUrl, allowInsecure: entry.allowInsecure } : {};
-  const base = { kind: provider.kind, name: provider.name, label, namespace: provider.namespace, credentials };
-  const fetchConfig = provider.spec.fetchConfig;
-  if (fetchConfig?.selector !== undefined) {
-    return { ...base, from: 'selector', selector: fetchConfig.selector, baseDir: manifestBaseDir, origin: originOf(provider, 'spec.fetchConfig.selector') };
-  }
-  if (fetchConfig?.oci) {
-    return { ...base, from: 'oci', oci: fetchConfig.oci, baseDir: manifestBaseDir, origin: originOf(provider, 'spec.fetchConfig.oci') };
-  }
-  if (fetchConfig?.url) {
-    return { ...base, ...listing, from: 'url', url: fetchConfig.url, baseDir: declaringDir(provider.position, manifestBaseDir), origin: originOf(provider, 'spec.fetchConfig.url'), noSourceHint: `use a GitHub or GitLab release URL, an https URL template with {version}, a file:// URL or a path to a local repository (${label}/<version>/<components-file>), or ConfigMaps with spec.fetchConfig.selector` };
-  }
-  if (entry === undefined) {
-    // Preflight reports this; kept as a guard for direct callers.
-    throw new CapiGitopsError({ ...originOf(provider, 'spec.fetchConfig'), message: `no repository is known for ${label}`, hint: 'set spec.fetchConfig or add a Config repositories entry' });
-  }
-  const origin = originOf(provider);
-  return {
-    ...base,
-    ...listing,
-    from: 'url',
-    url: entry.url,
-    baseDir: declaringDir(entry.declaredAt, manifestBaseDir),
-    origin,
-    noSourceHint: `point the Config repositories entry for ${label} at a release URL capi-gitops can read, or at a local repository`,
-  };
-}
-
 /** The data of the Secret spec.configSecret names, if it is in the input (its credentials serve fetching). */
 export function configSecretData(provider: ProviderObject, manifest: Manifest): Readonly<Record<string, string>> | undefined {
   return findConfigSecret(provider, manifest.secrets)?.data;
 }
 
-interface ProviderResolution {
+export interface ProviderResolution {
   resolved: ResolvedProvider;
   parsedMetadata: ProviderMetadata;
 }
@@ -141,23 +98,24 @@ function metadataOf(artifact: Artifact, subject: { label: string; version: strin
   return metadata;
 }
 
-async function resolveOne(provider: ProviderObject, request: RepositoryRequest, manifest: Manifest, options: ResolveOptions): Promise<ProviderResolution> {
-  const opened = await openRepository(request, { configMaps: manifest.configMaps, options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
-  const repository = options.decorate?.(opened, { kind: provider.kind, name: provider.name, namespace: provider.namespace }) ?? opened;
-  const pinned = options.pinnedVersion?.(provider);
+/**
+ * One provider's release from its opened repository: the version (`pinned`, the lock's, if
+ * given), metadata.yaml and its contract, and the components file.
+ */
+export async function resolveRelease(provider: ProviderObject, label: string, repository: ProviderRepository, pinned: string | undefined): Promise<ProviderResolution> {
   const resolution = await resolveVersion(repository, pinned ?? provider.spec.version, CURRENT_CONTRACT);
   const version = resolution.version;
   // a pinned release still answers the manifest's own request
   const requested = pinned === undefined ? resolution.requested : provider.spec.version || repository.defaultVersion;
   const [metadata, components] = await Promise.all([repository.getFile(version, METADATA_FILE), repository.getFile(version, repository.componentsFile)]);
-  const subject = { label: request.label, version, url: metadata.url };
+  const subject = { label, version, url: metadata.url };
   const parsedMetadata = metadataOf(metadata, subject);
   const contract = contractForVersion(parsedMetadata, subject);
   return {
     parsedMetadata,
     resolved: {
       provider,
-      label: request.label,
+      label: label,
       kind: provider.kind,
       name: provider.name,
       namespace: provider.namespace,
@@ -200,36 +158,11 @@ export function compareResolved(a: Pick<ResolvedProvider, 'kind' | 'name' | 'nam
 }
 
 /**
- * Resolves every provider of the manifest, fetching concurrently, and returns them in install
- * order. All problems (registry, preflight, fetch, contract) are reported in one error; a
- * stage's problems stop the stages after it.
+ * Every provider's outcome gathered: the releases that resolved, in install order, beside every
+ * problem (fetch, contract); a provider whose contract the core provider cannot work with is left
+ * out with its problem, so a render can still report its own problems with these (issue #10).
  */
-export async function resolveProviders(manifest: Manifest, options: ResolveOptions = {}): Promise<ResolvedProvider[]> {
-  const { providers, problems } = await resolveEachProvider(manifest, options);
-  if (problems.length > 0) throw new CapiGitopsError(problems);
-  return providers;
-}
-
-/**
- * resolveProviders, keeping what resolved beside the problems: a render then renders those and
- * reports its own problems with these (issue #10: every problem in one run). A provider whose
- * contract the core provider cannot work with is left out with its problem.
- */
-export async function resolveEachProvider(manifest: Manifest, options: ResolveOptions = {}): Promise<{ providers: ResolvedProvider[]; problems: Diagnostic[] }> {
-  const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
-  const early = preflightManagementCluster(manifest);
-  if (early.length > 0) throw new CapiGitopsError(early);
-
-  const outcomes = await Promise.allSettled(
-    manifest.providers.map(async (provider) => {
-      const request = repositoryRequestFor(provider, registry, manifest.baseDir, configSecretData(provider, manifest));
-      try {
-        return await resolveOne(provider, request, manifest, options);
-      } catch (error) {
-        throw attribute(error, request.origin);
-      }
-    }),
-  );
+export function concludeResolutions(outcomes: readonly PromiseSettledResult<ProviderResolution>[]): { providers: ResolvedProvider[]; problems: Diagnostic[] } {
   const fetchProblems: Diagnostic[] = [];
   const resolutions: ProviderResolution[] = [];
   for (const outcome of outcomes) {
@@ -274,7 +207,7 @@ export interface ResolvedCertManager {
   repository: { sourceType: string; location: string };
 }
 
-function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
+export function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
   return { file: config.position?.file, line: config.position?.line, column: config.position?.column, object: 'Config', path: `certManager.${field}` };
 }
 
@@ -283,7 +216,7 @@ function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin 
  * certManager.version (default v1.19.1) whatever the URL says; a URL naming another version
  * is refused here, so the file read is the file the URL names.
  */
-function certManagerVersion(configured: string | undefined, fromUrl: string | undefined, origin: DiagnosticOrigin): string {
+export function certManagerVersion(configured: string | undefined, fromUrl: string | undefined, origin: DiagnosticOrigin): string {
   if (configured !== undefined && fromUrl !== undefined && configured !== fromUrl) {
     throw new CapiGitopsError({ ...origin, message: `certManager.version is ${configured} but certManager.url names version ${fromUrl}`, hint: 'make them agree, or drop certManager.version to use the URL\'s version' });
   }
@@ -295,7 +228,7 @@ function certManagerVersion(configured: string | undefined, fromUrl: string | un
  * A local URL (file:// or a path, relative to the Config's file) is read directly; other URLs
  * go through the source modules like a provider's.
  */
-function certManagerSettingsProblems(config: ToolConfig): Diagnostic[] {
+export function certManagerSettingsProblems(config: ToolConfig): Diagnostic[] {
   const settings = config.certManager ?? {};
   if (settings.enabled === false || settings.version === undefined || parseSemantic(settings.version) !== null) return [];
   return [{ ...certManagerOrigin(config, 'version'), message: `"${settings.version}" is not a semantic version`, expected: `a cert-manager release such as ${CERT_MANAGER_DEFAULT_VERSION}` }];
@@ -305,7 +238,7 @@ function certManagerSettingsProblems(config: ToolConfig): Diagnostic[] {
  * Where diagnostics about cert-manager point: the field the user wrote, or, for the default,
  * the default itself (at the Config document if there is one) rather than a field never written.
  */
-function certManagerRequestOrigin(config: ToolConfig): DiagnosticOrigin {
+export function certManagerRequestOrigin(config: ToolConfig): DiagnosticOrigin {
   const settings = config.certManager ?? {};
   if (settings.url !== undefined) return certManagerOrigin(config, 'url');
   if (settings.version !== undefined) return certManagerOrigin(config, 'version');
@@ -317,41 +250,7 @@ const CERT_MANAGER_FETCH_HINT =
   'point certManager.url in the Config document at a local copy of cert-manager.yaml (a path or file:// URL), set certManager.enabled: false if cert-manager is installed another way, or pass --offline once an online run has cached it';
 
 /** A failed remote fetch of cert-manager, with the ways around it as its hint. */
-function certManagerFetchProblem(error: unknown): unknown {
+export function certManagerFetchProblem(error: unknown): unknown {
   if (!(error instanceof CapiGitopsError)) return error;
   return new CapiGitopsError(error.diagnostics.map((d) => ({ ...d, hint: CERT_MANAGER_FETCH_HINT })));
-}
-
-export async function resolveCertManager(config: ToolConfig, baseDir: string, options: ResolveOptions = {}): Promise<ResolvedCertManager | null> {
-  const settings = config.certManager ?? {};
-  if (settings.enabled === false) return null;
-  const settingsProblems = certManagerSettingsProblems(config);
-  if (settingsProblems.length > 0) throw new CapiGitopsError(settingsProblems);
-  const url = settings.url ?? certManagerDefaultUrl(settings.version ?? CERT_MANAGER_DEFAULT_VERSION);
-  const origin = certManagerRequestOrigin(config);
-
-  if (isLocalRepositoryUrl(url)) {
-    const filePath = localUrlToPath(url, declaringDir(config.position, baseDir), origin);
-    const directory = path.basename(path.dirname(filePath));
-    const version = certManagerVersion(settings.version, parseSemantic(directory) ? directory : undefined, origin);
-    const components = await readLocalArtifact(filePath, origin, '', 'the cert-manager manifest', 'certManager.url must name the cert-manager.yaml release manifest');
-    return { label: CERT_MANAGER_LABEL, version, components, repository: { sourceType: 'local', location: filePath } };
-  }
-
-  const request: RepositoryRequest = {
-    from: 'url',
-    name: CERT_MANAGER_LABEL,
-    label: CERT_MANAGER_LABEL,
-    url,
-    baseDir: declaringDir(config.position, baseDir),
-    origin,
-    noSourceHint: 'set certManager.url to a GitHub release URL or a local copy of cert-manager.yaml (a file:// URL or a path), or certManager.enabled: false if cert-manager is installed another way',
-  };
-  const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
-  const repository = options.decorate?.(opened, { name: CERT_MANAGER_LABEL, namespace: 'cert-manager' }) ?? opened;
-  const version = certManagerVersion(settings.version, parseSemantic(repository.defaultVersion) ? repository.defaultVersion : undefined, origin);
-  const components = await repository.getFile(version, repository.componentsFile).catch((error: unknown) => {
-    throw certManagerFetchProblem(error);
-  });
-  return { label: CERT_MANAGER_LABEL, version, components, repository: { sourceType: repository.sourceType, location: repository.location } };
 }

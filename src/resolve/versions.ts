@@ -9,23 +9,13 @@
  */
 import semver, { type SemVer } from 'semver';
 import { CapiGitopsError } from '../model/diagnostics.js';
-import { compareSemantic, parseSemantic } from '../sources/semantic-version.js';
-import { ArtifactNotFoundError, type ProviderRepository } from '../sources/source.js';
+import { compareSemantic, parseSemantic, parseVersionRequest } from '../kernel/versions.js';
+import { ArtifactNotFoundError, type ProviderRepository } from '../model/repository.js';
 import { CURRENT_CONTRACT, METADATA_FILE, parseMetadata, releaseSeriesForContract } from './metadata.js';
 
 export const LATEST = 'latest';
 /** clusterctl probes at most this many newest tags for a metadata.yaml. */
 const LATEST_SEARCH_WIDTH = 5;
-
-export type VersionRequest = { form: 'exact'; version: string } | { form: 'range'; range: string } | { form: 'latest' };
-
-/** How a spec.version reads; null when it is neither a semantic version nor a range. */
-export function parseVersionRequest(spec: string | undefined): VersionRequest | null {
-  if (spec === undefined || spec === '') return { form: 'latest' };
-  if (parseSemantic(spec) !== null) return { form: 'exact', version: spec };
-  if (semver.validRange(spec) !== null) return { form: 'range', range: spec };
-  return null;
-}
 
 interface Tag {
   tag: string;

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { CapiGitopsError } from '../model/diagnostics.js';
-import { LOCKFILE_NAME } from '../lock/types.js';
+import { LOCKFILE_NAME } from '../manifest/files.js';
 
 const run = promisify(execFile);
 const MAX_OUTPUT = 256 * 1024 * 1024;

@@ -5,13 +5,14 @@
  */
 import { compareStrings } from '../model/diagnostics.js';
 import type { KObject } from '../model/kobject.js';
-import { parseSemantic, compareSemantic } from '../sources/semantic-version.js';
+import { parseSemantic, compareSemantic } from '../kernel/versions.js';
 import { compareCrds, crdChangeCount, describeCrdChanges, CRD_SCHEMA_PATH } from './crd.js';
 import { changedPaths } from './field-paths.js';
 import { describeId, readTreeObjects, type TreeObject, type TreeObjects } from './objects.js';
 import { describePermissions, gained, permissionsOf, RBAC_GROUP, RBAC_ROLE_KINDS } from './rbac.js';
 import { REVIEW_SCHEMA_VERSION, type ChangeType, type ComponentDiff, type Finding, type ObjectChange, type ReviewReport, type ReviewSide, type VersionFinding } from './types.js';
-import { webhookFindings, WEBHOOK_KINDS } from './webhooks.js';
+import { webhookFindings } from './webhooks.js';
+import { WEBHOOK_CONFIGURATION_KINDS } from '../kernel/kinds.js';
 import { workloadFindings, WORKLOAD_KINDS } from './workloads.js';
 
 interface Pair {
@@ -71,7 +72,7 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
     findings.push({ ...base, type: 'namespace-move', from: pair.before.id.namespace, to: pair.after.id.namespace, message: `${t.id.kind}/${t.id.name} moved from namespace ${pair.before.id.namespace || '(cluster)'} to ${pair.after.id.namespace || '(cluster)'}` });
   }
   if (t.id.group === 'apps' && WORKLOAD_KINDS.has(t.id.kind)) findings.push(...workloadFindings(before, after, base));
-  if (t.id.group === 'admissionregistration.k8s.io' && WEBHOOK_KINDS.has(t.id.kind)) findings.push(...webhookFindings(before, after, base));
+  if (t.id.group === 'admissionregistration.k8s.io' && WEBHOOK_CONFIGURATION_KINDS.has(t.id.kind)) findings.push(...webhookFindings(before, after, base));
   if (t.id.group === RBAC_GROUP && RBAC_ROLE_KINDS.has(t.id.kind)) {
     const [pa, pb] = [permissionsOf(before), permissionsOf(after)];
     const wider = gained(pa, pb);

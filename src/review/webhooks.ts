@@ -7,7 +7,6 @@ import { isPlainObject, type KObject } from '../model/kobject.js';
 import { sameValue } from './field-paths.js';
 import type { WebhookFinding } from './types.js';
 
-export const WEBHOOK_KINDS = new Set(['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
 
 type Base = { risk: 'info'; component: string; file: string; object: string };
 

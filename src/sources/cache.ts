@@ -34,10 +34,11 @@
  * larger, and its format is tied to the V8 version, so JSON it is.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { redactUrlCredentials } from '../model/redact.js';
+import { writeFileAtomic } from '../kernel/atomic-write.js';
 
 /** Metadata kept per URL for conditional requests (If-None-Match) and offline use. */
 export interface HttpRecord {
@@ -328,18 +329,9 @@ export class ArtifactCache {
     return path.join(this.dir, kind, `${sha256Hex(key)}${kind === 'output' ? '.bin' : '.json'}`);
   }
 
-  /** Temp file in the target's own directory (rename is only atomic within one file system), then rename. */
   private async writeAtomic(file: string, data: Uint8Array | string): Promise<void> {
-    const dir = path.dirname(file);
-    await mkdir(dir, { recursive: true });
-    const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-    try {
-      await writeFile(temp, data, { flag: 'wx' });
-      await rename(temp, file);
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFileAtomic(file, data);
   }
 
   private async readIfPresent(file: string): Promise<Buffer | undefined> {

@@ -1,11 +1,10 @@
-import type { Diagnostic } from '../model/diagnostics.js';
+import type { DiagnosticOrigin } from '../model/diagnostics.js';
 import type { ProviderKind } from '../model/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../manifest/types.js';
 import type { ArtifactCache } from './cache.js';
 import type { HttpPolicy, SourceProgressEvent } from './base/http.js';
 
-/** The part of a Diagnostic that says where a request came from; modules copy it into errors. */
-export type DiagnosticOrigin = Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'>;
+export type { DiagnosticOrigin };
 
 /** What every request carries, whichever way the artifacts are fetched. */
 interface RequestBase {

@@ -5,7 +5,7 @@
  * anchors, final newline.
  *
  * Its output is byte-for-byte what `YAML.stringify(value, EMIT_LIBRARY_OPTIONS)` writes, apart
- * from these deliberate differences (each tested in test/yaml-emit.test.ts):
+ * from these deliberate differences (each tested in test/yaml/emit.test.ts):
  * 1. A string that go-yaml (what Kubernetes tooling reads YAML with) or YAML 1.2 would read as
  *    a non-string is quoted even where the library's YAML 1.1 rules leave it plain: `0o17`,
  *    `0X1F`, `0B11`, `+0o17`, `0_x1F`, `+_1`, … ; and `<<`, which go-yaml (and the library

@@ -44,6 +44,32 @@ export interface ParseArtifactResult {
 }
 
 /** Parses a multi-document artifact into its objects; empty and null documents are skipped. */
+/** One artifact to parse: its text, where it came from, and its size bound. */
+export interface ParseInput {
+  text: string;
+  source: string;
+  maxBytes?: number;
+}
+
+/**
+ * Parses several artifacts in order on this thread (a worker pool measured slower than this even
+ * for 9 MB on 2 cores), gathering every artifact's problems into one error.
+ */
+export function parseArtifacts(inputs: readonly ParseInput[]): KObject[][] {
+  const bag = new DiagnosticBag();
+  const results = inputs.map(({ text, source, maxBytes }) => {
+    try {
+      return parseArtifact(text, { source, maxBytes });
+    } catch (err) {
+      if (!(err instanceof CapiGitopsError)) throw err;
+      for (const d of err.diagnostics) bag.add(d);
+      return [];
+    }
+  });
+  bag.throwIfAny();
+  return results;
+}
+
 export function parseArtifact(text: string, opts: ParseArtifactOptions): KObject[] {
   return parseArtifactDetailed(text, opts).objects;
 }

@@ -14,7 +14,7 @@ export const CLI_ENTRY_POINTS = {
 
 /**
  * The CLI under test: the entry point, or the bundle when CAPI_GITOPS_TEST_CLI=bundle (set by
- * test/cli-bundle.test.ts, which runs the CLI test files again against the bundle).
+ * test/cli/bundle.test.ts, which runs the CLI test files again against the bundle).
  */
 export const CLI = process.env.CAPI_GITOPS_TEST_CLI === 'bundle' ? CLI_ENTRY_POINTS.bundle : CLI_ENTRY_POINTS.package;
 export const EXAMPLE = path.join(PROJECT_ROOT, 'examples');

@@ -65,7 +65,7 @@ export const SUITE_SECRETS = {
   /** A CAPA-style credentials file and its parts (test/secrets.test.ts). */
   vaultCredentials: awsCredentials('AKIAVAULTEXAMPLE7Q', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzSECRET'),
   vaultSecretKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzSECRET',
-  /** Before and after a rotation (test/secrets-e2e.test.ts). */
+  /** Before and after a rotation (test/secrets/e2e.test.ts). */
   oldCredentials: awsCredentials('AKIAE2ETESTEXAMPLE', 'Zx9tQm4RkL2pVb7nWc3yHd8sJf5gTa1e'),
   oldSecretKey: 'Zx9tQm4RkL2pVb7nWc3yHd8sJf5gTa1e',
   oldToken: 'vtok-6f1c2a9e4b7d0358aa',

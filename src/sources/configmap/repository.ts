@@ -11,9 +11,9 @@ import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
 import { DEFAULT_COMPONENTS_FILE } from '../../model/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../../manifest/types.js';
 import { artifactFromBytes, artifactFromText } from '../base/artifact.js';
-import { formatSelector, matchesSelector, selectorProblems } from '../label-selector.js';
+import { formatSelector, matchesSelector, selectorProblems } from '../../kernel/label-selector.js';
 import { messagePrefix, type DiagnosticOrigin, type SelectorRequest } from '../request.js';
-import { compareSemantic, parseSemantic } from '../semantic-version.js';
+import { compareSemantic, parseSemantic } from '../../kernel/versions.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
 export const CONFIGMAP_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';

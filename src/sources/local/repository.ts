@@ -8,10 +8,10 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../../model/diagnostics.js';
 import { artifactFromBytes } from '../base/artifact.js';
 import { messagePrefix, type DiagnosticOrigin, type UrlRequest } from '../request.js';
-import { compareSemantic, parseSemantic } from '../semantic-version.js';
+import { compareSemantic, parseSemantic } from '../../kernel/versions.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
 const LAYOUT = '{basepath}/{provider-label}/{version}/{components-file}';
@@ -141,7 +141,7 @@ export class LocalRepository implements ProviderRepository {
         versions.push(entry.name);
       }
     }
-    return versions.sort((a, b) => compareSemantic(parseSemantic(a)!, parseSemantic(b)!) || (a < b ? -1 : a > b ? 1 : 0));
+    return versions.sort((a, b) => compareSemantic(parseSemantic(a)!, parseSemantic(b)!) || compareStrings(a, b));
   }
 
   async getFile(version: string, fileName: string): Promise<Artifact> {

@@ -1,0 +1,49 @@
+/**
+ * Kubernetes name rules (k8s.io/apimachinery pkg/util/validation): one definition each, used by
+ * the registry, label selectors and anything else that checks a name.
+ */
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+/** validation.IsDNS1123Label: at most 63 lower-case alphanumerics and `-`, alphanumeric at both ends. */
+export function isDns1123Label(name: string): boolean {
+  return name.length <= 63 && DNS1123_LABEL.test(name);
+}
+
+/** validation.IsDNS1123Subdomain: at most 253 characters, dot-separated DNS-1123 labels. */
+export function isDns1123Subdomain(name: string): boolean {
+  return name.length <= 253 && DNS1123_SUBDOMAIN.test(name);
+}
+
+/** validation.IsQualifiedName (label and annotation keys): `[prefix/]name`; the problem, or undefined. */
+export function qualifiedNameProblem(key: string): string | undefined {
+  const parts = key.split('/');
+  if (parts.length > 2) return 'a qualified name has at most one "/"';
+  const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]!];
+  if (prefix !== undefined && (prefix === '' || !isDns1123Subdomain(prefix))) {
+    return 'the prefix must be a lowercase DNS subdomain (e.g. example.com)';
+  }
+  if (name === '' || name!.length > 63 || !QUALIFIED_NAME_PART.test(name!)) {
+    return "the name part must be 1-63 alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric";
+  }
+  return undefined;
+}
+
+/** validation.IsValidLabelValue: the problem, or undefined. */
+export function labelValueProblem(value: string): string | undefined {
+  if (value.length > 63 || !LABEL_VALUE.test(value)) {
+    return "a label value is at most 63 alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric";
+  }
+  return undefined;
+}
+
+export function isValidLabelKey(key: string): boolean {
+  return qualifiedNameProblem(key) === undefined;
+}
+
+export function isValidLabelValue(value: string): boolean {
+  return labelValueProblem(value) === undefined;
+}

@@ -1,0 +1,34 @@
+import semver, { type SemVer } from 'semver';
+
+/**
+ * Kubernetes-style versions, for every stage that reads a release tag (manifest, resolve,
+ * sources, lock, review).
+ *
+ * A release tag read as k8s.io/apimachinery `version.ParseSemantic` reads it (the parser
+ * clusterctl and the operator use for tags): `MAJOR.MINOR.PATCH` with an optional leading `v`,
+ * optional `-pre.release` and `+build`, no leading zeros. `semver.parse` in strict mode accepts
+ * exactly that grammar. Returns null for anything else (`latest`, `v1.2`, `release-1.0`).
+ */
+export function parseSemantic(tag: string): SemVer | null {
+  return semver.parse(tag);
+}
+
+export function isSemantic(tag: string): boolean {
+  return parseSemantic(tag) !== null;
+}
+
+/** Ascending semantic order; build metadata is ignored, as in apimachinery's comparison. */
+export function compareSemantic(a: SemVer, b: SemVer): number {
+  return semver.compare(a, b);
+}
+
+/** A spec.version: an exact tag, a semver range (a capi-gitops extension), or empty for the latest. */
+export type VersionRequest = { form: 'exact'; version: string } | { form: 'range'; range: string } | { form: 'latest' };
+
+/** How a spec.version reads; null when it is neither a semantic version nor a range. */
+export function parseVersionRequest(spec: string | undefined): VersionRequest | null {
+  if (spec === undefined || spec === '') return { form: 'latest' };
+  if (parseSemantic(spec) !== null) return { form: 'exact', version: spec };
+  if (semver.validRange(spec) !== null) return { form: 'range', range: spec };
+  return null;
+}

@@ -1,0 +1,167 @@
+/**
+ * The CLI as a user runs it: exit codes, messages on stderr, and the output directory left
+ * untouched by every kind of bad input.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { readTree } from '../helpers/tree.js';
+
+import { runCli } from '../helpers/cli.js';
+
+const EXAMPLE = path.join(PROJECT_ROOT, 'examples');
+
+function run(args: string[], cwd = PROJECT_ROOT) {
+  return runCli(args, { cwd });
+}
+
+/** A private copy of the example (manifest + repository), so a test can break it. */
+function exampleCopy(): string {
+  const dir = tempDir('capi-gitops-example-');
+  cpSync(EXAMPLE, dir, { recursive: true });
+  return dir;
+}
+
+/** Renders the good example into a fresh output directory and returns its path and contents. */
+function renderedOutput(): { out: string; before: Map<string, string> } {
+  const out = path.join(tempDir(), 'out');
+  const ok = run(['render', '-f', path.join(EXAMPLE, 'management-cluster'), '-o', out]);
+  assert.equal(ok.code, 0, ok.stderr);
+  return { out, before: readTree(out) };
+}
+
+function expectFailureLeavesOutput(args: (out: string) => string[], stderrIncludes: (string | RegExp)[]) {
+  const { out, before } = renderedOutput();
+  const result = run(args(out));
+  assert.equal(result.code, 1, `exit code; stderr:\n${result.stderr}`);
+  for (const expected of stderrIncludes) {
+    if (typeof expected === 'string') assert.ok(result.stderr.includes(expected), `stderr lacks ${JSON.stringify(expected)}:\n${result.stderr}`);
+    else assert.match(result.stderr, expected);
+  }
+  assert.match(result.stderr, /nothing was written/);
+  assert.deepEqual(readTree(out), before, 'the output directory changed');
+  return result;
+}
+
+test('the bundled example renders, and a second run changes nothing', () => {
+  const { out, before } = renderedOutput();
+  const again = run(['render', '-f', path.join(EXAMPLE, 'management-cluster'), '-o', out]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /0 written, \d+ unchanged, 0 removed/);
+  assert.deepEqual(readTree(out), before);
+  assert.match(again.stdout, /resolved cluster-api v0\.2\.0 \(requested latest\)/);
+  assert.match(again.stdout, /resolved control-plane-example v0\.2\.0 \(requested ~0\.2\)/);
+});
+
+test('broken YAML: exit 1, file:line:column, output untouched', () => {
+  const dir = exampleCopy();
+  writeFileSync(path.join(dir, 'management-cluster', 'broken.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: [unclosed\n');
+  expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], [/broken\.yaml:\d+:\d+: error/]);
+});
+
+test('an unknown field: exit 1, the field path and the closest known field', () => {
+  const dir = exampleCopy();
+  const file = path.join(dir, 'management-cluster', 'providers.yaml');
+  const text = readTree(path.dirname(file)).get('providers.yaml')!.replace('  version: v0.2.0\n', '  versoin: v0.2.0\n');
+  writeFileSync(file, text);
+  const result = expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], [/providers\.yaml:\d+:\d+: error/, 'spec.versoin', 'version']);
+  assert.match(result.stderr, /did you mean/i);
+});
+
+test('a missing variable: exit 1, the variable named, with a hint', () => {
+  const dir = exampleCopy();
+  const file = path.join(dir, 'management-cluster', 'config.yaml');
+  writeFileSync(file, readTree(path.dirname(file)).get('config.yaml')!.replace(/variables:\n  EXAMPLE_REGION: eu-west-1\n/, ''));
+  expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], ['EXAMPLE_REGION', 'hint:']);
+});
+
+test('two core providers: exit 1 (operator preflight_checks.go)', () => {
+  const dir = exampleCopy();
+  writeFileSync(
+    path.join(dir, 'management-cluster', 'second-core.yaml'),
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: other-system\nspec:\n  version: v0.2.0\n',
+  );
+  expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], [/core provider/i, 'second-core.yaml']);
+});
+
+test('a contract mismatch (core v1beta2 with a provider whose metadata says v1alpha4): exit 1', () => {
+  const dir = exampleCopy();
+  cpSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'resolve', 'repository', 'infrastructure-old'), path.join(dir, 'repository', 'infrastructure-old'), { recursive: true });
+  writeFileSync(
+    path.join(dir, 'management-cluster', 'old.yaml'),
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: old\n  namespace: old-system\nspec:\n  version: v0.4.0\n  fetchConfig:\n    url: ../repository/infrastructure-old/latest/infrastructure-components.yaml\n',
+  );
+  expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], ['v1alpha4', 'v1beta2']);
+});
+
+test('an unreadable source: exit 1, the provider and the location named', () => {
+  const dir = exampleCopy();
+  const file = path.join(dir, 'management-cluster', 'providers.yaml');
+  writeFileSync(file, readTree(path.dirname(file)).get('providers.yaml')!.replace('../repository/infrastructure-example/latest', '../repository/no-such-provider/latest'));
+  expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], ['no-such-provider', 'InfrastructureProvider/capex-system/example']);
+});
+
+test('several problems in several files are reported together', () => {
+  const dir = exampleCopy();
+  const mc = path.join(dir, 'management-cluster');
+  const files = readTree(mc);
+  writeFileSync(path.join(mc, 'providers.yaml'), files.get('providers.yaml')!.replace('maxConcurrentReconciles: 5', 'maxConcurrentReconciles: 0'));
+  writeFileSync(path.join(mc, 'config.yaml'), files.get('config.yaml')!.replace('certManager:', 'certManagr:'));
+  const result = expectFailureLeavesOutput((out) => ['render', '-f', mc, '-o', out], ['maxConcurrentReconciles', 'certManagr']);
+  assert.match(result.stderr, /\d+ problems/);
+});
+
+test('usage errors exit 2: no -f, an unknown flag, render without -o', () => {
+  assert.equal(run(['render', '-o', 'x']).code, 2);
+  assert.equal(run(['render', '-f', 'x', '--no-such-flag']).code, 2);
+  const noOutput = run(['render', '-f', path.join(EXAMPLE, 'management-cluster')]);
+  assert.equal(noOutput.code, 2);
+  assert.match(noOutput.stderr, /--output/);
+  assert.equal(run(['no-such-command']).code, 2);
+});
+
+test('--help describes every flag', () => {
+  const help = run(['render', '--help']);
+  assert.equal(help.code, 0);
+  for (const flag of ['--file', '--output', '--list-variables', '--allow-secret-values']) assert.ok(help.stdout.includes(flag), flag);
+  // every option line has a description after the flag column
+  // option lines are indented two spaces; a wrapped description is indented to the description column
+  const optionLines = help.stdout.split('\n').filter((l) => /^ {2}-/.test(l));
+  for (const line of optionLines) assert.match(line, /\S\s{2,}\S/, `no description: ${line}`);
+});
+
+test('--list-variables prints variables, defaults and origins, and masks Secret values', () => {
+  const dir = exampleCopy();
+  const mc = path.join(dir, 'management-cluster');
+  writeFileSync(
+    path.join(mc, 'secret.yaml'),
+    'apiVersion: v1\nkind: Secret\nmetadata:\n  name: capex-variables\n  namespace: capex-system\nstringData:\n  EXAMPLE_REGION: top-secret-region\n',
+  );
+  const providers = readTree(mc).get('providers.yaml')!.replace('  version: v0.2.0\n  # A provider', '  version: v0.2.0\n  configSecret:\n    name: capex-variables\n  # A provider');
+  writeFileSync(path.join(mc, 'providers.yaml'), providers);
+  const result = run(['render', '-f', mc, '--list-variables']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /EXAMPLE_REGION = \*+ from Secret capex-system\/capex-variables/);
+  assert.match(result.stdout, /EXP_MACHINE_POOL = default "true"/);
+  assert.ok(!result.stdout.includes('top-secret-region'));
+});
+
+test('values from a Secret are refused in the output unless --allow-secret-values', () => {
+  const dir = exampleCopy();
+  const mc = path.join(dir, 'management-cluster');
+  writeFileSync(
+    path.join(mc, 'secret.yaml'),
+    'apiVersion: v1\nkind: Secret\nmetadata:\n  name: capex-variables\n  namespace: capex-system\nstringData:\n  EXAMPLE_REGION: top-secret-region\n',
+  );
+  writeFileSync(path.join(mc, 'providers.yaml'), readTree(mc).get('providers.yaml')!.replace('  version: v0.2.0\n  # A provider', '  version: v0.2.0\n  configSecret:\n    name: capex-variables\n  # A provider'));
+  const refused = expectFailureLeavesOutput((out) => ['render', '-f', mc, '-o', out], ['EXAMPLE_REGION', '--allow-secret-values']);
+  assert.ok(!refused.stderr.includes('top-secret-region'), 'the secret value leaked into stderr');
+  const out = path.join(tempDir(), 'out');
+  const allowed = run(['render', '-f', mc, '-o', out, '--allow-secret-values']);
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.ok(!allowed.stdout.includes('top-secret-region'));
+  assert.ok(readTree(out).get('04-infrastructure-example/deployment-capex-controller-manager.yaml')!.includes('--region=top-secret-region'));
+});

@@ -1,0 +1,85 @@
+/**
+ * Every command a message suggests runs as printed: the suggestions are taken from real output
+ * and run by a real shell, with `capi-gitops` on PATH being the CLI under test.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { CLI, runCli } from '../helpers/cli.js';
+import { completeSuggestions } from '../../src/cli/hints.js';
+
+/** A directory holding a `capi-gitops` that runs the CLI under test, to put first on PATH. */
+function binDir(): string {
+  const dir = tempDir('capi-gitops-bin-');
+  const shim = path.join(dir, 'capi-gitops');
+  writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`);
+  chmodSync(shim, 0o755);
+  return dir;
+}
+
+/** The capi-gitops commands a message suggests: in backticks, or after "To update:". */
+function suggestedCommands(text: string): string[] {
+  const quoted = [...text.matchAll(/`(capi-gitops [^`]+)`/g)].map((m) => m[1]);
+  const listed = [...text.matchAll(/^To update: (capi-gitops .+)$/gm)].map((m) => m[1]);
+  return [...quoted, ...listed];
+}
+
+/** Runs a suggested command exactly as printed, in `cwd`, through /bin/sh. */
+function runAsPrinted(command: string, cwd: string) {
+  const env = { ...process.env, PATH: `${binDir()}${path.delimiter}${process.env.PATH ?? ''}` };
+  const result = spawnSync('/bin/sh', ['-c', command], { cwd, env, encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A private copy of the example, with the manifest edited by `edit`. */
+function example(edit: (providers: string) => string): string {
+  const dir = tempDir('capi-gitops-hints-');
+  cpSync(path.join(PROJECT_ROOT, 'examples'), dir, { recursive: true });
+  const file = path.join(dir, 'management-cluster', 'providers.yaml');
+  writeFileSync(file, edit(readFileSync(file, 'utf8')));
+  return dir;
+}
+
+test('plan suggests `capi-gitops update … --contract v1beta2` with the -f it was given, and that command runs as printed', () => {
+  // Only the core provider, pinned to v0.1.0 (contract v1beta1); v0.2.0 implements v1beta2.
+  const dir = example((text) => text.slice(0, text.indexOf('---')).replace('spec:\n', 'spec:\n  version: v0.1.0\n'));
+  assert.equal(runCli(['lock', '-f', 'management-cluster'], { cwd: dir }).code, 0);
+  const plan = runCli(['plan', '-f', 'management-cluster'], { cwd: dir });
+  assert.equal(plan.code, 0, plan.stderr);
+  const [command, ...more] = suggestedCommands(plan.stdout);
+  assert.equal(command, 'capi-gitops update -f management-cluster --contract v1beta2', plan.stdout);
+  assert.deepEqual(more, []);
+  const update = runAsPrinted(command, dir);
+  assert.equal(update.code, 0, update.stderr);
+  assert.match(update.stdout, /spec\.version v0\.1\.0 → v0\.2\.0/);
+  assert.match(readFileSync(path.join(dir, 'management-cluster', 'providers.yaml'), 'utf8'), /version: v0\.2\.0/);
+});
+
+test('render --frozen with a stale lockfile suggests `capi-gitops lock -f …`, which runs as printed and makes --frozen pass', () => {
+  // Dropping the infrastructure provider changes the lock.
+  const dir = example((text) => text.slice(0, text.lastIndexOf('---')));
+  const frozen = ['render', '-f', 'management-cluster', '-f', 'management-cluster/config.yaml', '-o', 'out', '--frozen'];
+  const failed = runCli(frozen, { cwd: dir });
+  assert.equal(failed.code, 1, failed.stderr);
+  const commands = [...new Set(suggestedCommands(failed.stderr))];
+  assert.deepEqual(commands, ['capi-gitops lock -f management-cluster -f management-cluster/config.yaml'], failed.stderr);
+  const lock = runAsPrinted(commands[0], dir);
+  assert.equal(lock.code, 0, lock.stderr);
+  const again = runCli(frozen, { cwd: dir });
+  assert.equal(again.code, 0, again.stderr);
+});
+
+test('suggested commands get the invocation flags, shell-quoted, and nothing else is touched', () => {
+  const invocation = { file: ['my manifests/'], cacheDir: '/tmp/cache', output: 'out dir' };
+  assert.equal(completeSuggestions('run `capi-gitops lock` to record it', invocation), "run `capi-gitops lock -f 'my manifests/' --cache-dir /tmp/cache` to record it");
+  assert.equal(completeSuggestions('To update: capi-gitops update --contract v1beta2', invocation), "To update: capi-gitops update -f 'my manifests/' --cache-dir /tmp/cache --contract v1beta2");
+  assert.equal(completeSuggestions('try `capi-gitops render`', invocation), "try `capi-gitops render -f 'my manifests/' -o 'out dir' --cache-dir /tmp/cache`");
+  // already complete, or not a command of a manifest
+  assert.equal(completeSuggestions('`capi-gitops lock -f x`', invocation), '`capi-gitops lock -f x`');
+  assert.equal(completeSuggestions('capi-gitops chart show argocd', invocation), 'capi-gitops chart show argocd');
+  assert.equal(completeSuggestions('the lockfile capi-gitops wrote', invocation), 'the lockfile capi-gitops wrote');
+});

@@ -1,0 +1,115 @@
+/**
+ * `import helm-values` against the cluster-api-operator chart's e2e vectors: every `--set`
+ * combination of test/e2e/helm_test.go compared with a golden file, kept in
+ * test/fixtures/operator-chart/ (vectors.json names the commit).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { importHelmValues } from '../../src/import/helm-values.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
+
+const CHART = path.join(FIXTURES, 'operator-chart');
+const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+const { vectors } = JSON.parse(readFileSync(path.join(CHART, 'vectors.json'), 'utf8')) as { vectors: { name: string; golden: string; set: string[] }[] };
+
+type Doc = { kind: string; metadata: { name: string; namespace: string; annotations?: Record<string, string> }; spec?: unknown };
+
+/** Provider objects by kind/namespace/name, without the Helm hook and sync-wave annotations. */
+function providers(text: string): Record<string, unknown> {
+  const byId: Record<string, unknown> = {};
+  for (const doc of parseAllDocuments(text)) {
+    const value = doc.toJS() as Doc | null;
+    if (!value || !value.kind.endsWith('Provider')) continue;
+    const { annotations: _, ...metadata } = value.metadata;
+    byId[`${value.kind}/${metadata.namespace}/${metadata.name}`] = { metadata, spec: value.spec ?? null };
+  }
+  return byId;
+}
+
+for (const vector of vectors) {
+  test(`helm_test.go "${vector.name}": the same provider objects as test/e2e/resources/${vector.golden}`, () => {
+    const { text } = importHelmValues({ layers: [], sets: vector.set.map((expression) => ({ expression, forceString: false })) });
+    const golden = providers(readFileSync(path.join(CHART, vector.golden), 'utf8'));
+    assert.ok(Object.keys(golden).length > 0);
+    assert.deepEqual(providers(text), golden);
+  });
+}
+
+test('every imported golden vector loads as a capi-gitops manifest', async () => {
+  for (const vector of vectors) {
+    const { text } = importHelmValues({ layers: [], sets: vector.set.map((expression) => ({ expression, forceString: false })) });
+    const secret = 'apiVersion: v1\nkind: Secret\nmetadata: {name: test-secret-name, namespace: test-secret-namespace}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: aws-variables, namespace: default}\n';
+    const manifest = await loadManifest([writeTempManifest({ 'm.yaml': `${secret}${text}` })]);
+    assert.ok(manifest.providers.length > 0, vector.name);
+  }
+});
+
+test('string form of charts up to v0.18: name:version, namespace:name:version;… and core=name:version (templates/infra.yaml, core.yaml at v0.18.0)', () => {
+  const { text, warnings } = importHelmValues({
+    layers: [],
+    sets: [
+      { expression: 'infrastructure=capd-custom-ns:docker:v1.4.2;capz-custom-ns:azure:v1.10.0', forceString: false },
+      { expression: 'core=cluster-api:v1.4.2', forceString: false },
+      { expression: 'manager.featureGates.docker.ClusterTopology=true', forceString: false },
+    ],
+  });
+  const objects = providers(text);
+  assert.deepEqual(Object.keys(objects).sort(), [
+    'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm',
+    'ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm',
+    'CoreProvider/capi-system/cluster-api',
+    'InfrastructureProvider/capd-custom-ns/docker',
+    'InfrastructureProvider/capz-custom-ns/azure',
+  ]);
+  assert.deepEqual(objects['InfrastructureProvider/capd-custom-ns/docker'], { metadata: { name: 'docker', namespace: 'capd-custom-ns' }, spec: { version: 'v1.4.2', manager: { featureGates: { ClusterTopology: true } } } });
+  assert.deepEqual(objects['CoreProvider/capi-system/cluster-api'], { metadata: { name: 'cluster-api', namespace: 'capi-system' }, spec: { version: 'v1.4.2' } });
+  // Implicit kubeadm providers never carry a version (infra-conditions.yaml).
+  assert.equal(objects['BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm'] && (objects['BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm'] as { spec: unknown }).spec, null);
+  assert.equal(warnings.filter((w) => w.includes('string form')).length, 2);
+  assert.match(text, /helm\.sh\/hook and argocd\.argoproj\.io\/sync-wave annotations/);
+});
+
+test('keys the chart ignores are warned about; --set infrastructure=docker,azure explains the comma', () => {
+  const { warnings } = importHelmValues({
+    layers: [{ source: 'values.yaml', values: { manager: { featureGates: { docker: { X: true } } }, infrastructure: { docker: { enabled: true, replicas: 3, manager: { verbosity: 5 } } } } }],
+    sets: [],
+  });
+  assert.deepEqual(warnings, [
+    'manager.featureGates at the top level is ignored by charts from v0.19 (it was read by the string form up to v0.18); set <type>.<name>.manager.featureGates instead',
+    'infrastructure.docker.enabled is ignored by the chart: a provider is installed whenever infrastructure.docker is set',
+    "infrastructure.docker.replicas is ignored by the chart's infrastructure template",
+    'infrastructure.docker.manager.verbosity is ignored by the chart (it writes manager.featureGates and manager.metrics only)',
+  ]);
+  assert.throws(
+    () => importHelmValues({ layers: [], sets: [{ expression: 'infrastructure=docker,azure', forceString: false }] }),
+    (error: CapiGitopsError) => /the comma splits --set pairs/.test(error.diagnostics[0].hint ?? ''),
+  );
+  assert.throws(() => importHelmValues({ layers: [], sets: [{ expression: 'infrastructure=a:b:c:d', forceString: false }] }), /not name, name:version or namespace:name:version/);
+});
+
+test('CLI: import helm-values -f values.yaml --set … -o file, then render-ready', () => {
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'values.yaml'), 'configSecret:\n  name: vars\ninfrastructure:\n  docker:\n    version: v1.7.7\n    additionalManifests:\n      name: extra\n      manifests: |\n        kind: ConfigMap\n');
+  const result = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml', '--set', 'core.cluster-api.version=v1.7.7', '-o', 'providers.yaml'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(result.status, 0, result.stderr);
+  const text = readFileSync(path.join(dir, 'providers.yaml'), 'utf8');
+  const docs = parseAllDocuments(text).map((d) => d.toJS() as Doc);
+  assert.deepEqual(docs.map((d) => `${d.kind}/${d.metadata.namespace}/${d.metadata.name}`), [
+    'CoreProvider/capi-system/cluster-api',
+    'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm',
+    'ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm',
+    'InfrastructureProvider/docker-infrastructure-system/docker',
+    'ConfigMap/docker-infrastructure-system/extra',
+  ]);
+  assert.deepEqual(docs[3].spec, { version: 'v1.7.7', configSecret: { name: 'vars' }, additionalManifests: { name: 'extra' } });
+  const bad = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '--set', 'infrastructure=docker,azure'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /use ";" in quotes/);
+});

@@ -1,0 +1,128 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import os from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { MANIFEST_FIXTURES, loadText, loadTextError, summary, writeManifestDir, loadError } from '../fixtures/manifest/helpers.js';
+
+const config = (body: string) => `apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\n${body}\n`;
+
+test('the Config document loads into the tool settings with its position', async () => {
+  const file = path.join(MANIFEST_FIXTURES, 'full', 'secrets-and-config.yaml');
+  const manifest = await loadManifest([file]);
+  assert.deepEqual(manifest.config, {
+    position: { file, line: 29, column: 1 },
+    repositories: [{ name: 'docker', type: 'InfrastructureProvider', url: './repository/infrastructure-docker/v1.12.0/infrastructure-components.yaml' }],
+    images: { all: { repository: 'registry.example.com/capi' }, 'cluster-api/cluster-api-controller': { tag: 'v1.12.0' } },
+    certManager: { enabled: true, version: 'v1.13.0' },
+    variables: { EXP_MACHINE_POOL: 'true' },
+    output: { layout: 'kustomize' },
+  });
+});
+
+test('without a Config document the settings are empty', async () => {
+  const { manifest } = await loadText('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: b}\n');
+  assert.deepEqual(manifest.config, {});
+});
+
+test('variables must be strings: numbers and booleans are reported with a hint to quote them', async () => {
+  const { error } = await loadTextError(config('variables:\n  KUBERNETES_VERSION: 1.30\n  EXP_MACHINE_POOL: true\n  WORKERS: 3\n  EMPTY:\n  NAME: ok'));
+  assert.deepEqual(
+    error.diagnostics.map((d) => [`${d.line}:${d.column}`, d.path, d.message, d.hint]),
+    [
+      ['4:23', 'variables.KUBERNETES_VERSION', 'must be a string, got a number', 'YAML reads the unquoted value as a number; quote it: "1.30"'],
+      ['5:21', 'variables.EXP_MACHINE_POOL', 'must be a string, got a boolean (true or false)', 'YAML reads the unquoted value as a boolean; quote it: "true"'],
+      ['6:12', 'variables.WORKERS', 'must be a string, got an integer', 'YAML reads the unquoted value as a number; quote it: "3"'],
+      ['7:3', 'variables.EMPTY', 'must be a string, got null', 'give a value; write "" for an empty string'],
+    ],
+  );
+  assert.equal(error.diagnostics[0].object, 'Config');
+});
+
+test('unknown Config fields are rejected with suggestions, at the top level and inside', async () => {
+  const { error } = await loadTextError(config('variable: {A: b}\ncertManager: {enable: true}\nspec: {}\nimages:\n  all: {tags: v1}'));
+  assert.deepEqual(
+    error.diagnostics.map((d) => [`${d.line}:${d.column}`, d.path, d.message, d.hint]),
+    [
+      ['3:1', 'variable', 'unknown field "variable"', 'did you mean "variables"?'],
+      ['4:15', 'certManager.enable', 'unknown field "enable"', 'did you mean "enabled"?'],
+      ['5:1', 'spec', 'unknown field "spec"', 'remove it, or check its spelling and indentation'],
+      ['7:9', 'images.all.tags', 'unknown field "tags"', 'did you mean "tag"?'],
+    ],
+  );
+  assert.equal(error.diagnostics[0].expected, 'a field of Config: apiVersion, certManager, clusters, github, gitops, images, kind, network, operator, output, overrides, release, repositories, secrets, variables');
+});
+
+test('repositories need name, type and url, with type one of the provider kinds', async () => {
+  const { error } = await loadTextError(config('repositories:\n  - name: aws\n    type: InfrastructurProvider\n    url: https://example.com/releases/latest/infrastructure-components.yaml\n  - name: ""\n    type: CoreProvider'));
+  assert.deepEqual(summary(error.diagnostics), [
+    '5:11 repositories[0].type: must be one of: CoreProvider, BootstrapProvider, ControlPlaneProvider, InfrastructureProvider, IPAMProvider, RuntimeExtensionProvider, AddonProvider',
+    '7:5 repositories[1].url: missing required field "url"',
+    '7:11 repositories[1].name: must not be empty',
+  ]);
+  assert.equal(error.diagnostics[0].hint, 'did you mean "InfrastructureProvider"?');
+});
+
+test('a repository listed twice is reported at the second with the first position', async () => {
+  const { error, file } = await loadTextError(
+    config('repositories:\n  - {name: aws, type: InfrastructureProvider, url: a}\n  - {name: aws, type: BootstrapProvider, url: b}\n  - {name: aws, type: InfrastructureProvider, url: c}'),
+  );
+  assert.deepEqual(summary(error.diagnostics), [`6:5 repositories[2]: duplicate repository InfrastructureProvider "aws"; the first is at ${file}:4:5`]);
+});
+
+test('output.layout accepts kustomize, argocd, flux and operator only', async () => {
+  const { error } = await loadTextError(config('output: {layout: argo}'));
+  assert.deepEqual(summary(error.diagnostics), ['3:18 output.layout: must be one of: kustomize, argocd, flux, operator']);
+});
+
+test('Config.overrides needs kind, name and unmanaged: true', async () => {
+  const { error } = await loadTextError(config('overrides:\n  - {kind: Deployment, name: x, unmanaged: false}\n  - {kind: Deployment, unmanaged: true}'));
+  assert.deepEqual(
+    error.diagnostics.map((d) => d.path),
+    ['overrides[0].unmanaged', 'overrides[1].name'],
+  );
+});
+
+test('several Config documents merge in file order: mappings by key, lists appended, relative paths kept relative to their own file (issue #10)', async () => {
+  const dir = await writeManifestDir({
+    'a.yaml': config('variables: {A: a, C: same}\ncertManager: {enabled: true}\nrepositories:\n  - {name: aws, type: InfrastructureProvider, url: repo/aws/latest/infrastructure-components.yaml}'),
+    'site/b.yaml': config('variables: {B: b, C: same}\ncertManager: {url: mirror/cert-manager.yaml}\nrepositories:\n  - {name: vsphere, type: InfrastructureProvider, url: mirror/vsphere/latest/infrastructure-components.yaml}'),
+  });
+  const manifest = await loadManifest([path.join(dir, 'a.yaml'), path.join(dir, 'site', 'b.yaml')]);
+  assert.deepEqual(manifest.config.variables, { A: 'a', C: 'same', B: 'b' });
+  assert.deepEqual(manifest.config.certManager, { enabled: true, url: 'site/mirror/cert-manager.yaml' });
+  assert.deepEqual(manifest.config.repositories?.map((r) => r.url), ['repo/aws/latest/infrastructure-components.yaml', 'site/mirror/vsphere/latest/infrastructure-components.yaml']);
+  assert.equal(manifest.config.position?.file, path.join(dir, 'a.yaml'));
+});
+
+test('a scalar two Config documents set differently is a conflict, at the later one with the first one\'s position', async () => {
+  const dir = await writeManifestDir({ 'a.yaml': config('variables: {A: a}'), 'b.yaml': '# second\n' + config('variables: {A: b}') });
+  const error = await loadError([dir]);
+  assert.deepEqual(
+    error.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.path}: ${d.message}`),
+    [`${path.join(dir, 'b.yaml')}:4:16 variables.A: variables.A is "b" here and "a" in the Config at ${path.join(dir, 'a.yaml')}:3:16`],
+  );
+});
+
+test('Config needs apiVersion capi-gitops.dev/v1alpha1', async () => {
+  const { error } = await loadTextError('apiVersion: capi-gitops.dev/v1\nkind: Config\n');
+  assert.deepEqual(summary(error.diagnostics), ['1:13 apiVersion: apiVersion "capi-gitops.dev/v1" does not serve kind Config']);
+  assert.equal(error.diagnostics[0].hint, 'set apiVersion: capi-gitops.dev/v1alpha1');
+});
+
+test('a plain HTTPS repository lists its versions one way: versions and versionsUrl together are refused', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-config-'));
+  const file = path.join(dir, 'config.yaml');
+  writeFileSync(
+    file,
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nrepositories:\n- name: acme\n  type: InfrastructureProvider\n  url: https://artifacts.example/acme/{version}/infrastructure-components.yaml\n  versions: [v1.0.0]\n  versionsUrl: https://artifacts.example/acme/versions.txt\n',
+  );
+  await assert.rejects(loadManifest([file]), (error: unknown) => {
+    assert.ok(error instanceof CapiGitopsError);
+    assert.match(error.message, /versions and versionsUrl are mutually exclusive/);
+    assert.match(error.message, /config\.yaml:8:\d+/);
+    return true;
+  });
+});

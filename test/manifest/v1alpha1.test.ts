@@ -1,0 +1,215 @@
+/**
+ * operator.cluster.x-k8s.io/v1alpha1 input, converted as the cluster-api-operator's conversion
+ * webhook did (api/v1alpha1/provider_conversion.go, removed upstream in commit c3f32df), and
+ * `capi-gitops convert`. The README examples are test/fixtures/operator-readme/NN.v1alpha1.yaml
+ * (verbatim from the operator's docs/README.md at v0.5.0), each beside its hand-written v1alpha2 form.
+ */
+import { formatWarning } from '../../src/model/diagnostics.js';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { loadManifest } from '../../src/manifest/load.js';
+import type { Manifest } from '../../src/manifest/types.js';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { convertManifestText } from '../../src/manifest/convert-documents.js';
+import { imageUrlOf } from '../../src/manifest/v1alpha1.js';
+import { renderManagementCluster } from '../../src/pipeline.js';
+import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
+
+const README = path.join(FIXTURES, 'operator-readme');
+const EXAMPLES = ['01', '02', '03', '04', '05', '06', '07', '08', '09'];
+const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+
+function run(args: string[], cwd = PROJECT_ROOT) {
+  const result = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** What resolve receives, without where it was written. */
+function content(manifest: Manifest): unknown {
+  const bare = <T extends { position?: unknown }>(items: T[]) => items.map(({ position: _, ...rest }) => rest);
+  return { providers: bare(manifest.providers), secrets: bare(manifest.secrets), configMaps: bare(manifest.configMaps), config: manifest.config };
+}
+
+async function loadOrError(file: string): Promise<Manifest | string> {
+  try {
+    return await loadManifest([file]);
+  } catch (error) {
+    if (error instanceof CapiGitopsError) return error.diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`).join('\n');
+    throw error;
+  }
+}
+
+function values(text: string): unknown[] {
+  return parseAllDocuments(text).map((doc) => doc.toJS());
+}
+
+for (const example of EXAMPLES) {
+  test(`operator docs/README.md v0.5.0 example ${example}: v1alpha1 loads as its v1alpha2 form, one warning per object (api/v1alpha1/provider_conversion.go)`, async () => {
+    const v1 = await loadOrError(path.join(README, `${example}.v1alpha1.yaml`));
+    const v2 = await loadOrError(path.join(README, `${example}.v1alpha2.yaml`));
+    if (typeof v2 === 'string') {
+      // Example 03's Secret holds the README's placeholder `...` as base64 data: both forms fail alike.
+      assert.equal(v1, v2);
+      assert.match(v2, /not valid base64/);
+      return;
+    }
+    assert.ok(typeof v1 !== 'string', v1 as string);
+    assert.deepEqual(content(v1), content(v2));
+    assert.equal(v1.warnings?.length, v1.providers.length);
+    for (const warning of (v1.warnings ?? []).map(formatWarning)) {
+      assert.match(warning, new RegExp(`${example}\\.v1alpha1\\.yaml:\\d+:\\d+: warning: \\w+Provider/[\\w-]+/[\\w-]+: operator\\.cluster\\.x-k8s\\.io/v1alpha1 object`));
+      assert.match(warning, /capi-gitops convert -f \S+ --in-place/);
+    }
+    assert.deepEqual(v2.warnings, []);
+  });
+
+  test(`convert gives the v1alpha2 form of operator docs/README.md v0.5.0 example ${example}, keeping its comments and other documents`, () => {
+    const file = path.join(README, `${example}.v1alpha1.yaml`);
+    const text = readFileSync(file, 'utf8');
+    const { result, problems } = convertManifestText(file, text);
+    assert.deepEqual(problems, []);
+    const expected = readFileSync(path.join(README, `${example}.v1alpha2.yaml`), 'utf8');
+    assert.deepEqual(values(result.text), values(expected));
+    for (const comment of text.split('\n').filter((line) => line.trim().startsWith('#'))) assert.ok(result.text.includes(comment.trim()), `lost comment ${comment}`);
+    assert.equal(result.converted.length, values(text).filter((v) => (v as { apiVersion?: string }).apiVersion?.endsWith('v1alpha1')).length);
+    // Documents without v1alpha1 objects keep their bytes.
+    const secret = /apiVersion: v1\nkind: (Secret|ConfigMap)\n[\s\S]*?(?=\n---|$)/.exec(text);
+    if (secret) assert.ok(result.text.includes(secret[0]));
+  });
+}
+
+test('fromImageMeta on the TestConvertImageMeta vectors (api/v1alpha1/provider_conversion_test.go)', () => {
+  assert.equal(imageUrlOf({ repository: 'registry/namespace', name: 'image', tag: 'tag' }), 'registry/namespace/image:tag');
+  assert.equal(imageUrlOf({ name: 'image', tag: 'tag' }), 'image:tag');
+  assert.equal(imageUrlOf({ repository: 'registry/namespace', name: 'image' }), 'registry/namespace/image');
+  assert.equal(imageUrlOf({ repository: 'registry', name: 'image', tag: 'tag' }), 'registry/image:tag');
+  assert.equal(imageUrlOf({ name: 'image' }), 'image');
+  assert.equal(imageUrlOf({ repository: 'registry:5000/namespace', name: 'image', tag: 'tag' }), 'registry:5000/namespace/image:tag');
+  assert.equal(imageUrlOf({ repository: 'registry:5000/namespace', name: 'image' }), 'registry:5000/namespace/image');
+});
+
+const ANNOTATED = `apiVersion: operator.cluster.x-k8s.io/v1alpha1
+kind: CoreProvider
+metadata:
+  name: cluster-api
+  namespace: capi-system
+  annotations:
+    cluster.x-k8s.io/conversion-data: '{"spec":{"version":"v1.12.0","manifestPatches":["kind: Deployment"],"fetchConfig":{"oci":"registry.example.com/capi:v1.12.0"},"manager":{"additionalArgs":{"--kube-api-qps":"50"}},"additionalDeployments":{"extra":{"deployment":{"replicas":2}}}}}'
+spec:
+  version: v1.12.0
+  secretNamespace: capi-system # where the variables are
+  secretName: capi-variables
+  manager:
+    syncPeriod: 500s
+  fetchConfig: {}
+`;
+
+test('the conversion-data annotation restores manifestPatches, additionalDeployments, fetchConfig.oci and manager.additionalArgs, and goes (provider_conversion.go ConvertTo, utilconversion.UnmarshalData)', async () => {
+  const dir = writeTempManifest({ 'core.yaml': ANNOTATED });
+  const manifest = await loadManifest([dir]);
+  const spec = manifest.providers[0].spec;
+  assert.deepEqual(spec.configSecret, { name: 'capi-variables', namespace: 'capi-system' });
+  assert.deepEqual(spec.manifestPatches, ['kind: Deployment']);
+  assert.deepEqual(spec.fetchConfig, { oci: 'registry.example.com/capi:v1.12.0' });
+  assert.deepEqual(spec.manager?.additionalArgs, { '--kube-api-qps': '50' });
+  assert.deepEqual(spec.additionalDeployments, { extra: { deployment: { replicas: 2 } } });
+  const { result, problems } = convertManifestText('core.yaml', ANNOTATED);
+  assert.deepEqual(problems, []);
+  assert.ok(!result.text.includes('conversion-data'));
+  assert.ok(result.text.includes('# where the variables are'));
+  assert.match(result.text, /^ {2}configSecret:\n {4}# where the variables are\n {4}name: capi-variables\n {4}namespace: capi-system/m);
+  const again = await loadManifest([writeTempManifest({ 'core.yaml': result.text })]);
+  assert.deepEqual(content(again), content(manifest));
+});
+
+test('v1alpha1 fields with no v1alpha2 equivalent are errors naming them, at their position', async () => {
+  const text = `apiVersion: operator.cluster.x-k8s.io/v1alpha1
+kind: InfrastructureProvider
+metadata:
+ name: azure
+ namespace: capz-system
+spec:
+ version: v1.9.3
+ configSecret:
+   name: azure-variables
+ deployment:
+   containers:
+   - name: manager
+     image:
+       repository: gcr.io/myregistry
+       tag: v1
+ manager:
+   syncPeriodd: 5s
+---
+apiVersion: operator.cluster.x-k8s.io/v1alpha1
+kind: AddonProvider
+metadata:
+  name: helm
+  namespace: caaph-system
+`;
+  // The first object is the v1alpha1 example of the operator's current docs/README.md (which writes v1alpha2's configSecret).
+  const dir = writeTempManifest({ 'm.yaml': text });
+  await assert.rejects(loadManifest([dir]), (error: CapiGitopsError) => {
+    const lines = error.diagnostics.map((d) => `${d.line}:${d.column} ${d.path ?? ''} ${d.message}`);
+    assert.equal(lines.length, 4, lines.join('\n'));
+    assert.match(lines[0], /^8:2 spec\.configSecret "configSecret" is a v1alpha2 field/);
+    assert.match(lines[1], /^13:6 spec\.deployment\.containers\[0\]\.image image has no name: .* imageUrl "gcr\.io\/myregistry\/:v1"/);
+    assert.match(lines[2], /^17:4 spec\.manager\.syncPeriodd unknown v1alpha1 field/);
+    assert.match(lines[3], /^19:13 apiVersion .*v1alpha1 never served AddonProvider/);
+    assert.match(error.diagnostics[2].hint ?? '', /did you mean "syncPeriod"/);
+    return true;
+  });
+  const problems = convertManifestText('m.yaml', text).problems;
+  assert.equal(problems.length, 4);
+  const cli = run(['convert', '-f', path.join(dir, 'm.yaml'), '--in-place']);
+  assert.equal(cli.code, 1);
+  assert.equal(readFileSync(path.join(dir, 'm.yaml'), 'utf8'), text, 'nothing is written');
+});
+
+test('a v1alpha1 provider renders the same bytes as its v1alpha2 form', async () => {
+  const v2 = corpusManifest('v1.12.0', 'repository', {
+    CoreProvider: `  configSecret:\n    name: capi-variables\n  manager:\n    syncPeriod: 500s\n  deployment:\n    containers:\n    - name: manager\n      imageUrl: registry.example.com/capi/cluster-api-controller:v1.12.0\n`,
+  });
+  const secret = `---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: capi-variables\n  namespace: capi-system\nstringData:\n  UNUSED_SETTING: "v1alpha1-conversion-check"\n`;
+  const v1 = v2
+    .replace('apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider', 'apiVersion: operator.cluster.x-k8s.io/v1alpha1\nkind: CoreProvider')
+    .replace('  configSecret:\n    name: capi-variables\n', '  secretName: capi-variables\n')
+    .replace('      imageUrl: registry.example.com/capi/cluster-api-controller:v1.12.0\n', '      image:\n        repository: registry.example.com/capi\n        name: cluster-api-controller\n        tag: v1.12.0\n');
+  assert.notEqual(v1, v2);
+  const render = async (text: string) => (await renderManagementCluster({ manifestPaths: [writeTempManifest({ 'm.yaml': text + secret })] })).files;
+  assert.deepEqual(await render(v1), await render(v2));
+});
+
+test('CLI: render warns once per v1alpha1 object; convert --in-place rewrites only files with v1alpha1 objects', () => {
+  const dir = tempDir();
+  const v1 = readFileSync(path.join(README, '05.v1alpha1.yaml'), 'utf8');
+  const other = 'apiVersion: v1\nkind: ConfigMap\nmetadata:   {name: x, namespace: y}\n';
+  writeFileSync(path.join(dir, 'a.yaml'), v1);
+  writeFileSync(path.join(dir, 'b.yaml'), other);
+  const printed = run(['convert', '-f', 'a.yaml', '-f', 'b.yaml'], dir);
+  assert.equal(printed.code, 0, printed.stderr);
+  assert.match(printed.stderr, /a\.yaml:3: converted ControlPlaneProvider\/capi-kubeadm-control-plane-system\/kubeadm to v1alpha2/);
+  assert.ok(printed.stdout.endsWith(`---\n${other}`));
+  assert.equal(readFileSync(path.join(dir, 'a.yaml'), 'utf8'), v1, 'without --in-place nothing is written');
+  const inPlace = run(['convert', '-f', dir, '--in-place'], dir);
+  assert.equal(inPlace.code, 0, inPlace.stderr);
+  assert.match(inPlace.stderr, /rewrote 1 of 2 file\(s\)/);
+  assert.equal(readFileSync(path.join(dir, 'b.yaml'), 'utf8'), other);
+  assert.deepEqual(values(readFileSync(path.join(dir, 'a.yaml'), 'utf8')), values(readFileSync(path.join(README, '05.v1alpha2.yaml'), 'utf8')));
+  const again = run(['convert', '-f', dir, '--in-place'], dir);
+  assert.match(again.stderr, /rewrote 0 of 2 file\(s\)/);
+  // render (and lock, plan, update: the same loader) warns once per converted object.
+  const v1Corpus = corpusManifest('v1.12.0').replace(/operator\.cluster\.x-k8s\.io\/v1alpha2\nkind: (Core|Bootstrap)Provider/g, 'operator.cluster.x-k8s.io/v1alpha1\nkind: $1Provider');
+  const renderDir = writeTempManifest({ 'm.yaml': v1Corpus });
+  const rendered = run(['render', '-f', 'm.yaml', '-o', 'out'], renderDir);
+  assert.equal(rendered.code, 0, rendered.stderr);
+  const warnings = rendered.stderr.split('\n').filter((line) => / warning: .*v1alpha1 object/.test(line));
+  assert.equal(warnings.length, 2, rendered.stderr);
+  assert.match(warnings[0], /^m\.yaml:1:1: warning: CoreProvider\/capi-system\/cluster-api: operator\.cluster\.x-k8s\.io\/v1alpha1 object, converted to v1alpha2/);
+  assert.match(rendered.stderr, /hint: rewrite it with: capi-gitops convert -f m\.yaml --in-place/);
+});

@@ -1,0 +1,22 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { manifestLabel } from '../../src/model/provider.js';
+import { formatDiagnostic } from '../../src/model/diagnostics.js';
+
+test('manifest labels follow clusterctl ManifestLabel (provider_type.go)', () => {
+  assert.equal(manifestLabel('CoreProvider', 'cluster-api'), 'cluster-api');
+  assert.equal(manifestLabel('BootstrapProvider', 'kubeadm'), 'bootstrap-kubeadm');
+  assert.equal(manifestLabel('ControlPlaneProvider', 'kubeadm'), 'control-plane-kubeadm');
+  assert.equal(manifestLabel('InfrastructureProvider', 'aws'), 'infrastructure-aws');
+  assert.equal(manifestLabel('IPAMProvider', 'in-cluster'), 'ipam-in-cluster');
+  assert.equal(manifestLabel('RuntimeExtensionProvider', 'nutanix'), 'runtime-extension-nutanix');
+  assert.equal(manifestLabel('AddonProvider', 'helm'), 'addon-helm');
+});
+
+test('a diagnostic names file, line, column, object, field, expectation and hint', () => {
+  const text = formatDiagnostic({
+    file: 'm.yaml', line: 3, column: 5, object: 'CoreProvider/capi-system/cluster-api',
+    path: 'spec.versoin', message: 'unknown field "versoin"', expected: 'a ProviderSpec field', hint: 'did you mean "version"?',
+  });
+  assert.equal(text, 'm.yaml:3:5: error: CoreProvider/capi-system/cluster-api: spec.versoin: unknown field "versoin"\n  expected: a ProviderSpec field\n  hint: did you mean "version"?');
+});

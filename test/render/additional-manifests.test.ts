@@ -1,0 +1,78 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { ADDITIONAL_MANIFESTS_KEY, appendAdditionalManifests, resolveAdditionalManifests } from '../../src/render/additional-manifests.js';
+import type { ConfigMapObject, ProviderObject, ProviderSpec } from '../../src/manifest/types.js';
+import { throwsDiagnostics } from '../helpers/assertions.js';
+
+const UPSTREAM = 'operator phase_load.go';
+
+function provider(spec: ProviderSpec): ProviderObject {
+  return { kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', spec, position: { file: 'providers.yaml', line: 4, column: 3 } };
+}
+
+function configMap(name: string, namespace: string, data: Record<string, string>, binaryData: Record<string, string> = {}): ConfigMapObject {
+  return { name, namespace, labels: {}, annotations: {}, data, binaryData, position: { file: 'extra.yaml', line: 10, column: 1 } };
+}
+
+const EXTRA = 'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: extra\n  namespace: ${EXTRA_NAMESPACE:=capi-system}\n';
+
+
+test(`the key read is "manifests" (api/v1alpha2 provider_types.go AdditionalManifestsConfigMapKey)`, () => {
+  assert.equal(ADDITIONAL_MANIFESTS_KEY, 'manifests');
+});
+
+test(`a provider without spec.additionalManifests has none (${UPSTREAM} fetchAdditionalManifests)`, () => {
+  assert.equal(resolveAdditionalManifests(provider({}), [configMap('extra', 'capi-system', { manifests: EXTRA })]), '');
+});
+
+test(`the ConfigMap is looked up in the provider's namespace when the reference has none (${UPSTREAM} fetchAdditionalManifests, webhook setDefaultProviderSpec)`, () => {
+  const maps = [configMap('extra', 'other', { manifests: 'other: 1\n' }), configMap('extra', 'capi-system', { manifests: EXTRA })];
+  assert.equal(resolveAdditionalManifests(provider({ additionalManifests: { name: 'extra' } }), maps), EXTRA);
+  assert.equal(resolveAdditionalManifests(provider({ additionalManifests: { name: 'extra', namespace: 'other' } }), maps), 'other: 1\n');
+});
+
+test(`a missing ConfigMap is an error at the provider, listing the ConfigMaps of that namespace (${UPSTREAM} fetchAdditionalManifests)`, () => {
+  const err = throwsDiagnostics(() =>
+    resolveAdditionalManifests(provider({ additionalManifests: { name: 'extras' } }), [configMap('extra', 'capi-system', { manifests: EXTRA }), configMap('zzz', 'elsewhere', {})]),
+  );
+  const d = err.diagnostics[0]!;
+  assert.deepEqual([d.file, d.line, d.column, d.object, d.path], ['providers.yaml', 4, 3, 'CoreProvider/capi-system/cluster-api', 'spec.additionalManifests']);
+  assert.match(d.message, /ConfigMap capi-system\/extras is not in the input/);
+  assert.match(d.hint ?? '', /ConfigMaps in capi-system: extra$/);
+});
+
+test(`a ConfigMap without data.manifests is an error at the ConfigMap (upstream would add nothing) (${UPSTREAM} fetchAdditionalManifests)`, () => {
+  const plain = throwsDiagnostics(() => resolveAdditionalManifests(provider({ additionalManifests: { name: 'extra' } }), [configMap('extra', 'capi-system', { manifest: EXTRA })]));
+  const d = plain.diagnostics[0]!;
+  assert.deepEqual([d.file, d.line, d.object, d.path], ['extra.yaml', 10, 'ConfigMap/capi-system/extra', 'data.manifests']);
+  assert.match(d.message, /referenced by CoreProvider\/capi-system\/cluster-api/);
+  assert.match(d.hint ?? '', /keys present: manifest;/);
+
+  const binary = throwsDiagnostics(() =>
+    resolveAdditionalManifests(provider({ additionalManifests: { name: 'extra' } }), [configMap('extra', 'capi-system', {}, { manifests: 'YWJj' })]),
+  );
+  assert.match(binary.diagnostics[0]!.hint ?? '', /not binaryData/);
+});
+
+test(`an empty data.manifests adds nothing (${UPSTREAM} configmapRepository)`, () => {
+  const text = resolveAdditionalManifests(provider({ additionalManifests: { name: 'extra' } }), [configMap('extra', 'capi-system', { manifests: '' })]);
+  assert.equal(text, '');
+  assert.equal(appendAdditionalManifests('kind: A\n', text), 'kind: A\n');
+});
+
+test(`the manifests are appended to the raw components text after "\\n---\\n", variables still unexpanded (${UPSTREAM} configmapRepository)`, () => {
+  assert.equal(appendAdditionalManifests('a: 1', 'b: 2\n'), 'a: 1\n---\nb: 2\n');
+  const components = readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml'), 'utf8');
+  const combined = appendAdditionalManifests(components, EXTRA);
+  assert.ok(combined.startsWith(components));
+  assert.ok(combined.endsWith('\n---\n' + EXTRA));
+  assert.ok(combined.includes('${EXTRA_NAMESPACE:=capi-system}'), 'envsubst runs on the combined text, later');
+  const docs = YAML.parseAllDocuments(combined, { version: '1.1' }).map((d) => d.toJS() as { kind?: string } | null).filter((d) => d !== null);
+  const original = YAML.parseAllDocuments(components, { version: '1.1' }).map((d) => d.toJS()).filter((d) => d !== null);
+  assert.equal(docs.length, original.length + 1);
+  assert.equal(docs[docs.length - 1]!.kind, 'ServiceAccount');
+});

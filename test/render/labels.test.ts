@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import type { KObject } from '../../src/model/kobject.js';
+import { addCommonLabels, commonLabels } from '../../src/render/labels.js';
+import { removeOwnerReferences } from '../../src/render/owner-references.js';
+
+function loadObjects(...parts: string[]): KObject[] {
+  const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, ...parts), 'utf8');
+  return YAML.parseAllDocuments(text, { version: '1.1' })
+    .map((d) => d.toJS() as KObject | null)
+    .filter((o): o is KObject => o !== null);
+}
+
+test('common labels are the manifest label and an empty clusterctl label (clusterctl components.go getCommonLabels)', () => {
+  assert.deepEqual(commonLabels('bootstrap-kubeadm'), { 'clusterctl.cluster.x-k8s.io': '', 'cluster.x-k8s.io/provider': 'bootstrap-kubeadm' });
+});
+
+test('every object of bootstrap-kubeadm v1.12.0 gets the common labels, existing labels kept (clusterctl components.go addCommonLabels)', () => {
+  const objs = loadObjects('bootstrap-kubeadm', 'v1.12.0', 'bootstrap-components.yaml');
+  const before = JSON.stringify(objs);
+  const out = addCommonLabels(objs, 'bootstrap-kubeadm');
+  assert.equal(JSON.stringify(objs), before, 'input must not be mutated');
+  assert.equal(out.length, objs.length);
+  out.forEach((o, i) => {
+    const original = objs[i].metadata.labels ?? {};
+    assert.deepEqual(o.metadata.labels, { ...original, 'clusterctl.cluster.x-k8s.io': '', 'cluster.x-k8s.io/provider': 'bootstrap-kubeadm' }, `${o.kind}/${o.metadata.name}`);
+  });
+  const unlabelled = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
+  assert.deepEqual(addCommonLabels([unlabelled], 'cluster-api')[0].metadata.labels, { 'clusterctl.cluster.x-k8s.io': '', 'cluster.x-k8s.io/provider': 'cluster-api' });
+  // a stale value of the same key is replaced
+  const stale = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', labels: { 'cluster.x-k8s.io/provider': 'old', keep: 'me' } } };
+  assert.deepEqual(addCommonLabels([stale], 'cluster-api')[0].metadata.labels, { 'cluster.x-k8s.io/provider': 'cluster-api', keep: 'me', 'clusterctl.cluster.x-k8s.io': '' });
+});
+
+test('pod templates and selectors are not labelled (clusterctl components.go addCommonLabels sets metadata.labels only)', () => {
+  const objs = loadObjects('cluster-api', 'v1.12.0', 'core-components.yaml');
+  const deployment = objs.find((o) => o.kind === 'Deployment')!;
+  const [out] = addCommonLabels([deployment], 'renamed-provider');
+  assert.equal(out.metadata.labels?.['cluster.x-k8s.io/provider'], 'renamed-provider');
+  assert.equal(out.spec, deployment.spec, 'the untouched spec is shared, not copied');
+  const spec = out.spec as any;
+  assert.deepEqual(spec.template.metadata.labels, { 'cluster.x-k8s.io/provider': 'cluster-api', 'control-plane': 'controller-manager' });
+  assert.deepEqual(spec.selector.matchLabels, { 'cluster.x-k8s.io/provider': 'cluster-api', 'control-plane': 'controller-manager' });
+});
+
+test('ownerReferences are removed and objects without them are returned as they are', () => {
+  const owned: KObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'c', namespace: 'n', ownerReferences: [{ apiVersion: 'operator.cluster.x-k8s.io/v1alpha2', kind: 'CoreProvider', name: 'cluster-api', uid: 'u' }] },
+    data: { a: 'b' },
+  };
+  const plain: KObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'd' } };
+  const out = removeOwnerReferences([owned, plain]);
+  assert.deepEqual(out[0], { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'n' }, data: { a: 'b' } });
+  assert.ok(!('ownerReferences' in out[0].metadata));
+  assert.equal(out[1], plain);
+  assert.ok(Array.isArray(owned.metadata.ownerReferences), 'input must not be mutated');
+});

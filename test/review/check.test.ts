@@ -1,0 +1,102 @@
+/**
+ * `check`: a render held in memory against the output directory on disk, told apart with the
+ * ownership index: out of date, edited by hand, missing, extra. It never writes.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, unlinkSync, writeFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { writeOutput } from '../../src/emit/write.js';
+import { INDEX_FILE } from '../../src/emit/output-paths.js';
+import { checkOutput } from '../../src/review/check.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { readTree } from '../helpers/tree.js';
+
+const FILES = new Map([
+  ['kustomization.yaml', 'resources:\n- 01-a\n'],
+  ['01-a/kustomization.yaml', 'resources:\n- x.yaml\n'],
+  ['01-a/x.yaml', 'kind: X\n'],
+  ['01-a/crds/y.yaml', 'kind: Y\n'],
+]);
+
+async function written(): Promise<string> {
+  const out = path.join(tempDir('capi-gitops-check-'), 'out');
+  await writeOutput(out, FILES);
+  return out;
+}
+
+const statuses = (report: Awaited<ReturnType<typeof checkOutput>>) => report.problems.map((p) => [p.status, p.path]);
+
+test('check: an output written from the same files is clean, and checking writes nothing', async () => {
+  const out = await written();
+  const before = readTree(out);
+  const report = await checkOutput(out, FILES);
+  assert.deepEqual(report.problems, []);
+  assert.equal(report.unchanged, FILES.size);
+  assert.deepEqual(readTree(out), before);
+});
+
+test('check: a newer render is "changed", a hand edit is "edited" (its digest is not the index\'s)', async () => {
+  const out = await written();
+  const newer = new Map(FILES).set('01-a/x.yaml', 'kind: X\nspec: 2\n');
+  assert.deepEqual(statuses(await checkOutput(out, newer)), [['changed', '01-a/x.yaml']]);
+  writeFileSync(path.join(out, '01-a/x.yaml'), 'kind: X\n# mine\n');
+  assert.deepEqual(statuses(await checkOutput(out, FILES)), [['edited', '01-a/x.yaml']]);
+  assert.deepEqual(statuses(await checkOutput(out, newer)), [['edited', '01-a/x.yaml']]);
+});
+
+test('check: a v1 index (paths only) still works; a differing file is "changed" since no digest says otherwise', async () => {
+  const out = await written();
+  const index = readFileSync(path.join(out, INDEX_FILE), 'utf8').replace('index v2', 'index v1').replace(/^[0-9a-f]{64} {2}/gm, '');
+  writeFileSync(path.join(out, INDEX_FILE), index);
+  writeFileSync(path.join(out, '01-a/x.yaml'), 'kind: X\n# mine\n');
+  assert.deepEqual(statuses(await checkOutput(out, FILES)), [['changed', '01-a/x.yaml']]);
+});
+
+test('check: missing, extra in a rendered directory, and stale files are named; hidden files and user directories are not', async () => {
+  const out = await written();
+  unlinkSync(path.join(out, '01-a/crds/y.yaml'));
+  writeFileSync(path.join(out, '01-a/stray.yaml'), 'kind: Z\n');
+  writeFileSync(path.join(out, '01-a/.gitkeep'), '');
+  mkdirSync(path.join(out, 'team-overlays'));
+  writeFileSync(path.join(out, 'team-overlays/patch.yaml'), 'kind: P\n');
+  const fewer = new Map(FILES);
+  fewer.delete('01-a/crds/y.yaml');
+  fewer.delete('01-a/x.yaml');
+  assert.deepEqual(statuses(await checkOutput(out, FILES)), [['missing', '01-a/crds/y.yaml'], ['extra', '01-a/stray.yaml']]);
+  assert.deepEqual(statuses(await checkOutput(out, fewer)), [['extra', '01-a/stray.yaml'], ['extra', '01-a/x.yaml']]);
+});
+
+test('check: no output directory at all lists every file missing; a damaged index is an error at its line', async () => {
+  const missing = path.join(tempDir('capi-gitops-check-'), 'never-rendered');
+  assert.deepEqual(statuses(await checkOutput(missing, FILES)).map(([s]) => s), ['missing', 'missing', 'missing', 'missing']);
+  const out = await written();
+  writeFileSync(path.join(out, INDEX_FILE), readFileSync(path.join(out, INDEX_FILE), 'utf8') + `${'0'.repeat(64)}  ../escape.yaml\n`);
+  await assert.rejects(checkOutput(out, FILES), (err: Error) => err.message.includes(`${INDEX_FILE}:8:1`) && err.message.includes('../escape.yaml'));
+});
+
+test('check honours every layout: rendered with --layout X, check --layout X passes and another layout fails', () => {
+  const repo = tempDir('capi-gitops-check-layouts-');
+  try {
+    spawnSync('git', ['init', '-q'], { cwd: repo });
+    const cache = path.join(repo, '.cache');
+    const manifest = path.join(PROJECT_ROOT, 'examples', 'management-cluster');
+    const run = (args: string[]) => spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'), ...args, '-f', manifest, '--cache-dir', cache], { cwd: repo, encoding: 'utf8' });
+    const setFor = { kustomize: [], argocd: ['--set', 'repoURL=https://git.example.com/mgmt.git'], flux: [] } as Record<string, string[]>;
+    for (const layout of ['kustomize', 'argocd', 'flux']) {
+      const out = `out-${layout}`;
+      const render = run(['render', '-o', out, '--layout', layout, ...setFor[layout]!]);
+      assert.equal(render.status, 0, render.stderr);
+      const check = run(['check', '-o', out, '--layout', layout, ...setFor[layout]!]);
+      assert.equal(check.status, 0, `${layout}: ${check.stdout}${check.stderr}`);
+      const other = layout === 'flux' ? 'kustomize' : 'flux';
+      const wrong = run(['check', '-o', out, '--layout', other]);
+      assert.equal(wrong.status, 1, `${layout} checked as ${other}: ${wrong.stdout}${wrong.stderr}`);
+      assert.match(wrong.stdout, /is not what the manifest renders/);
+    }
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,255 @@
+/**
+ * The semantic diff on real corpus objects with one field changed, and its output forms.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import Ajv from 'ajv';
+import { parseArtifact } from '../../src/yaml/parse.js';
+import { emitYamlDocument } from '../../src/yaml/emit.js';
+import { clone, type KObject } from '../../src/model/kobject.js';
+import { reviewChanges } from '../../src/review/review.js';
+import { changedPaths } from '../../src/review/field-paths.js';
+import { formatMarkdown, GITHUB_COMMENT_LIMIT } from '../../src/review/format-markdown.js';
+import { formatText } from '../../src/review/format-text.js';
+import { escapeData, escapeProperty, reviewAnnotations, diagnosticAnnotations } from '../../src/review/github-actions.js';
+import type { CrdFinding, Finding, RbacFinding, ReviewReport } from '../../src/review/types.js';
+import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../helpers/paths.js';
+
+const core = parseArtifact(readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml'), 'utf8'), { source: 'core-components.yaml' });
+
+function corpusObject(kind: string, name: string): KObject {
+  const found = core.find((o) => o.kind === kind && o.metadata.name === name);
+  assert.ok(found, `${kind}/${name} is in the corpus`);
+  return clone(found);
+}
+
+function tree(objects: KObject[], dir = '01-cluster-api'): Map<string, string> {
+  return new Map(objects.map((o) => [`${dir}/${o.kind.toLowerCase()}-${o.metadata.name}.yaml`, emitYamlDocument(o)]));
+}
+
+function review(before: KObject[], after: KObject[]): ReviewReport {
+  return reviewChanges({ label: 'before', files: tree(before) }, { label: 'after', files: tree(after) });
+}
+
+function only<T extends Finding['type']>(report: ReviewReport, type: T): Extract<Finding, { type: T }>[] {
+  return report.findings.filter((f): f is Extract<Finding, { type: T }> => f.type === type);
+}
+
+const diffSchema = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'schema', 'capi-gitops-diff.schema.json'), 'utf8'));
+const validateJson = new Ajv.default({ allErrors: true, strict: true }).compile(diffSchema);
+
+function assertValidJson(report: ReviewReport): void {
+  const ok = validateJson(JSON.parse(JSON.stringify(report)));
+  assert.ok(ok, JSON.stringify(validateJson.errors, null, 2));
+}
+
+test('RBAC widened: the corpus capi-manager-role with one verb added is a warning naming the new permission', () => {
+  const before = corpusObject('ClusterRole', 'capi-manager-role');
+  const after = clone(before);
+  const rules = after.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+  const secrets = rules.find((r) => r.resources.includes('secrets'));
+  assert.ok(secrets && !secrets.verbs.includes('escalate'));
+  secrets.verbs = [...secrets.verbs, 'escalate'];
+  const report = review([before], [after]);
+  const rbac = only(report, 'rbac');
+  assert.equal(rbac.length, 1);
+  const f = rbac[0] as RbacFinding;
+  assert.equal(f.direction, 'widened');
+  assert.equal(f.risk, 'warning');
+  assert.equal(f.wildcard, false);
+  assert.deepEqual(f.permissions, secrets.apiGroups.map((g) => ({ apiGroup: g, resource: 'secrets', verb: 'escalate' })));
+  assert.equal(report.summary.risk, 'warning');
+  assertValidJson(report);
+});
+
+test('RBAC widened by a wildcard, and narrowed when a rule is dropped (corpus capi-manager-role)', () => {
+  const before = corpusObject('ClusterRole', 'capi-manager-role');
+  const wider = clone(before);
+  (wider.rules as unknown[]).push({ apiGroups: ['*'], resources: ['*'], verbs: ['*'] });
+  const widened = only(review([before], [wider]), 'rbac');
+  assert.equal(widened.length, 1);
+  assert.equal(widened[0]!.wildcard, true);
+  assert.match(widened[0]!.message, /RBAC widened \(wildcard\)/);
+
+  const narrower = clone(before);
+  const dropped = (narrower.rules as unknown[]).shift() as { resources: string[] };
+  const narrowed = only(review([before], [narrower]), 'rbac');
+  assert.equal(narrowed.length, 1);
+  assert.equal(narrowed[0]!.direction, 'narrowed');
+  assert.equal(narrowed[0]!.risk, 'info');
+  assert.ok(narrowed[0]!.permissions.some((p) => dropped.resources.includes(p.resource)));
+});
+
+test('RBAC rules regrouped without a change in permissions are no finding', () => {
+  const before = corpusObject('ClusterRole', 'capi-manager-role');
+  const after = clone(before);
+  (after.rules as unknown[]).reverse();
+  assert.deepEqual(only(review([before], [after]), 'rbac'), []);
+});
+
+test('CRD storage flip: the corpus clusters.cluster.x-k8s.io with storage moved to v1beta1 is a warning', () => {
+  const before = corpusObject('CustomResourceDefinition', 'clusters.cluster.x-k8s.io');
+  const after = clone(before);
+  const versions = (after.spec as { versions: { name: string; storage: boolean }[] }).versions;
+  const storedBefore = versions.find((v) => v.storage)!;
+  assert.equal(storedBefore.name, 'v1beta2');
+  storedBefore.storage = false;
+  versions.find((v) => v.name === 'v1beta1')!.storage = true;
+  const report = review([before], [after]);
+  const crd = only(report, 'crd');
+  assert.equal(crd.length, 1);
+  const f = crd[0] as CrdFinding;
+  assert.equal(f.risk, 'warning');
+  assert.deepEqual(f.storage, [
+    { version: 'v1beta1', from: false, to: true },
+    { version: 'v1beta2', from: true, to: false },
+  ]);
+  assert.deepEqual([f.versionsAdded, f.versionsRemoved, f.served, f.schema], [[], [], [], []]);
+  assert.match(formatMarkdown(report), /storage version flipped/);
+  assertValidJson(report);
+});
+
+test('CRD version removed and schema property removed are warnings; schema text is folded to a per-version summary', () => {
+  const before = corpusObject('CustomResourceDefinition', 'machines.cluster.x-k8s.io');
+  const after = clone(before);
+  const spec = after.spec as { versions: { name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[] };
+  spec.versions = spec.versions.filter((v) => v.name !== 'v1beta1');
+  const v1beta2 = spec.versions.find((v) => v.name === 'v1beta2')!;
+  assert.ok('providerID' in v1beta2.schema.openAPIV3Schema.properties.spec.properties);
+  delete v1beta2.schema.openAPIV3Schema.properties.spec.properties.providerID;
+  const report = review([before], [after]);
+  const f = only(report, 'crd')[0]!;
+  assert.deepEqual(f.versionsRemoved, ['v1beta1']);
+  assert.deepEqual(f.schema, [{ version: 'v1beta2', propertiesAdded: 0, propertiesRemoved: ['spec.providerID'] }]);
+  const change = report.components[0]!.kinds[0]!.objects[0]!;
+  assert.ok(change.schemaPathsFolded! >= 1);
+  assert.ok(change.paths.every((p) => !p.includes('.schema.')), change.paths.join('\n'));
+  const markdown = formatMarkdown(report);
+  assert.ok(!markdown.includes('openAPIV3Schema'), 'no schema text in the markdown');
+  assert.match(markdown, /CRD version removed/);
+});
+
+test('Deployment: image, flags, replicas and resources are typed call-outs (corpus capi-controller-manager)', () => {
+  const before = corpusObject('Deployment', 'capi-controller-manager');
+  const after = clone(before);
+  const spec = after.spec as { replicas?: number; template: { spec: { containers: { name: string; image: string; args: string[]; resources?: Record<string, Record<string, string>> }[] } } };
+  const manager = spec.template.spec.containers.find((c) => c.name === 'manager')!;
+  manager.image = 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.1';
+  manager.args = [...manager.args.filter((a) => !a.startsWith('--leader-elect')), '--bind-addr=:9999'];
+  spec.replicas = 3;
+  manager.resources = { limits: { memory: '1Gi' } };
+  const report = review([before], [after]);
+  assert.deepEqual(only(report, 'image').map((f) => [f.container, f.to]), [['manager', 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.1']]);
+  const flags = only(report, 'flags')[0]!;
+  assert.deepEqual(flags.added, ['--bind-addr']);
+  assert.deepEqual(flags.removed, ['--leader-elect']);
+  assert.deepEqual(only(report, 'replicas').map((f) => [f.from, f.to]), [[1, 3]]);
+  assert.deepEqual(only(report, 'resources')[0]!.changes, [{ path: 'limits.memory', from: null, to: '1Gi' }]);
+  assertValidJson(report);
+});
+
+test('webhooks: failurePolicy and rules changes, and a namespace move (corpus objects)', () => {
+  const hooks = corpusObject('ValidatingWebhookConfiguration', 'capi-validating-webhook-configuration');
+  const after = clone(hooks);
+  const first = (after.webhooks as { name: string; failurePolicy: string; rules: { operations: string[] }[] }[])[0]!;
+  first.failurePolicy = 'Ignore';
+  first.rules[0]!.operations = [...first.rules[0]!.operations, 'CONNECT'];
+  const service = corpusObject('Service', 'capi-webhook-service');
+  const moved = clone(service);
+  moved.metadata.namespace = 'capi-elsewhere';
+  const report = review([hooks, service], [after, moved]);
+  const webhook = only(report, 'webhook');
+  assert.deepEqual(webhook.map((f) => f.change).sort(), ['failurePolicy', 'rules']);
+  assert.equal(webhook.find((f) => f.change === 'failurePolicy')!.to, 'Ignore');
+  assert.match(webhook.find((f) => f.change === 'rules')!.message, /operations \+CONNECT/);
+  const move = only(report, 'namespace-move');
+  assert.deepEqual(move.map((f) => [f.from, f.to]), [['capi-system', 'capi-elsewhere']]);
+  assert.equal(report.summary.changed, 2, 'a moved object is one changed object, not added + removed');
+  assertValidJson(report);
+});
+
+test('versions: upgrades are info, downgrades warnings, read from the provenance comment (cert-manager too)', () => {
+  const kustomization = (label: string, version: string) => `# Generated by capi-gitops from ${label} ${version} (sha256:${'a'.repeat(64)}). Do not edit.\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n`;
+  const side = (cm: string, capi: string) => new Map([
+    ['00-cert-manager/kustomization.yaml', kustomization('cert-manager', cm)],
+    ['01-cluster-api/kustomization.yaml', kustomization('cluster-api', capi)],
+  ]);
+  const report = reviewChanges({ label: 'a', files: side('v1.13.0', 'v1.12.0') }, { label: 'b', files: side('v1.14.1', 'v1.10.4') });
+  assert.deepEqual(only(report, 'version').map((f) => [f.component, f.direction, f.risk]), [
+    ['00-cert-manager', 'upgrade', 'info'],
+    ['01-cluster-api', 'downgrade', 'warning'],
+  ]);
+  assert.match(formatMarkdown(report), /\| `cluster-api` \| v1\.12\.0 → v1\.10\.4 \|/);
+});
+
+test('field paths: named lists matched by name, subtrees one path, equal values none', () => {
+  const a = { spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }], list: [1, 2] } };
+  const b = { spec: { containers: [{ name: 'b', image: 'y' }, { name: 'a', image: 'z' }], list: [1, 3], extra: { deep: { x: 1 } } } };
+  assert.deepEqual(changedPaths(a, b), ['spec.containers[name=a].image', 'spec.extra', 'spec.list']);
+  assert.deepEqual(changedPaths(a, structuredClone(a)), []);
+});
+
+test('markdown for a 100-object change stays under 65,536 characters, with a note saying how to see the rest', () => {
+  const deployment = corpusObject('Deployment', 'capi-controller-manager');
+  const before: KObject[] = [];
+  const after: KObject[] = [];
+  for (let i = 0; i < 100; i++) {
+    const base = clone(deployment);
+    base.metadata.name = `copy-${i}-${'n'.repeat(200)}`;
+    before.push(base);
+    const changed = clone(base);
+    const manager = (changed.spec as { template: { spec: { containers: { image: string }[] } } }).template.spec.containers[0]!;
+    manager.image = `registry.example.com/${'long/'.repeat(10)}controller:v9.${i}`;
+    // Many changed fields per object, so the details alone would be far beyond the limit.
+    for (let j = 0; j < 100; j++) changed.metadata.annotations = { ...changed.metadata.annotations, [`example.com/annotation-${j}-${'z'.repeat(80)}`]: String(j) };
+    after.push(changed);
+  }
+  const report = review(before, after);
+  assert.equal(report.summary.changed, 100);
+  const markdown = formatMarkdown(report, { fullCommand: 'capi-gitops diff -f m -o out --format text' });
+  assert.ok(markdown.length < GITHUB_COMMENT_LIMIT, `${markdown.length} characters`);
+  assert.ok(markdown.includes("Cut to stay under GitHub's 65,536-character limit"), 'the note says the text was cut');
+  assert.ok(markdown.includes('Run `capi-gitops diff -f m -o out --format text` to see everything'), 'the note says how to see the rest');
+  assert.equal((markdown.match(/<details>/g) ?? []).length, (markdown.match(/<\/details>/g) ?? []).length, 'every details section is closed');
+  assert.ok(markdown.includes('| **total** | | 0 | 0 | 100 |'), 'the summary table is never cut');
+  assert.equal(only(report, 'image').length, 100);
+});
+
+test('text: plain without colour, ANSI colours only when asked', () => {
+  const before = corpusObject('Deployment', 'capi-controller-manager');
+  const after = clone(before);
+  (after.spec as { replicas: number }).replicas = 2;
+  const report = review([before], [after]);
+  assert.ok(!formatText(report).includes('\x1b['));
+  assert.match(formatText(report), /~ capi-system\/capi-controller-manager\n {8}spec\.replicas/);
+  assert.ok(formatText(report, { colour: true }).includes('\x1b[33m'));
+});
+
+test('GitHub annotations: escaped like actions/toolkit core/src/command.ts, pointing at the output file', () => {
+  assert.equal(escapeData('50%\nnext'), '50%25%0Anext');
+  assert.equal(escapeProperty('a:b,c'), 'a%3Ab%2Cc');
+  const before = corpusObject('ClusterRole', 'capi-manager-role');
+  const after = clone(before);
+  (after.rules as unknown[]).push({ apiGroups: [''], resources: ['nodes'], verbs: ['delete'] });
+  const lines = reviewAnnotations(review([before], [after]), 'clusters/mgmt');
+  assert.deepEqual(lines, ['::warning file=clusters/mgmt/01-cluster-api/clusterrole-capi-manager-role.yaml,title=capi-gitops%3A rbac::ClusterRole/capi-manager-role: RBAC widened: delete nodes']);
+  assert.deepEqual(diagnosticAnnotations([{ file: 'm/providers.yaml', line: 3, column: 5, path: 'spec.version', message: 'bad, really' }]), [
+    '::error file=m/providers.yaml,line=3,col=5,title=capi-gitops::spec.version: bad, really',
+  ]);
+});
+
+test('a fleet: each cluster keeps its own copy of an object, and a change is grouped under its cluster and component', () => {
+  const before = corpusObject('Deployment', 'capi-controller-manager');
+  const after = clone(before);
+  (after.spec as { replicas?: number }).replicas = 2;
+  const fleet = (eu: KObject, us: KObject) => new Map([...tree([eu], 'clusters/eu-1/01-cluster-api'), ...tree([us], 'clusters/us-1/01-cluster-api')]);
+  const report = reviewChanges({ label: 'before', files: fleet(before, before) }, { label: 'after', files: fleet(after, before) });
+  assert.deepEqual(
+    report.components.map((c) => [c.directory, c.changed]),
+    [['clusters/eu-1/01-cluster-api', 1]],
+  );
+  assert.deepEqual(only(report, 'replicas').map((f) => [f.component, f.from, f.to]), [['clusters/eu-1/01-cluster-api', 1, 2]]);
+  assertValidJson(report);
+});

@@ -1,0 +1,99 @@
+/**
+ * .pre-commit-hooks.yaml with the real `pre-commit` (installed by .ci/install-test-deps.sh) in a
+ * temporary Git repository: the hooks repository is a local Git repository holding this
+ * project's hook definitions, and `capi-gitops` is on PATH (the hooks are `language: system`,
+ * so pre-commit installs nothing and needs no network).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+
+const preCommit = spawnSync('pre-commit', ['--version'], { encoding: 'utf8' });
+const skip = preCommit.status === 0 ? false : 'pre-commit is not installed (run .ci/install-test-deps.sh)';
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
+  const result = spawnSync(cmd, args, { cwd, env, encoding: 'utf8' });
+  return { status: result.status, output: result.stdout + result.stderr };
+}
+
+test('pre-commit: capi-gitops-render regenerates on commit, capi-gitops-check passes, then catches a hand edit', { skip }, () => {
+  const root = tempDir('capi-gitops-pre-commit-');
+  try {
+    const bin = path.join(root, 'bin');
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, 'capi-gitops'), `#!/usr/bin/env bash\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'))} "$@"\n`);
+    chmodSync(path.join(bin, 'capi-gitops'), 0o755);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PATH: `${bin}${path.delimiter}${process.env.PATH}`,
+      PRE_COMMIT_HOME: path.join(root, 'pre-commit-home'),
+      GIT_AUTHOR_NAME: 'Dev',
+      GIT_AUTHOR_EMAIL: 'dev@example.com',
+      GIT_COMMITTER_NAME: 'Dev',
+      GIT_COMMITTER_EMAIL: 'dev@example.com',
+      XDG_CACHE_HOME: path.join(root, 'xdg-cache'),
+    };
+    const git = (cwd: string, ...args: string[]) => {
+      const result = run('git', args, cwd, env);
+      assert.equal(result.status, 0, result.output);
+      return result.output.trim();
+    };
+
+    const hooks = path.join(root, 'hooks');
+    mkdirSync(hooks);
+    copyFileSync(path.join(PROJECT_ROOT, '.pre-commit-hooks.yaml'), path.join(hooks, '.pre-commit-hooks.yaml'));
+    git(hooks, 'init', '-q');
+    git(hooks, 'add', '-A');
+    git(hooks, 'commit', '-q', '-m', 'hooks');
+    const rev = git(hooks, 'rev-parse', 'HEAD');
+
+    const repo = path.join(root, 'repo');
+    mkdirSync(repo);
+    cpSync(path.join(PROJECT_ROOT, 'examples'), path.join(repo, 'examples'), { recursive: true });
+    const args = '[-f, examples/management-cluster, -o, clusters/mgmt]';
+    writeFileSync(
+      path.join(repo, '.pre-commit-config.yaml'),
+      `repos:\n- repo: ${hooks}\n  rev: ${rev}\n  hooks:\n  - id: capi-gitops-render\n    args: ${args}\n  - id: capi-gitops-check\n    args: ${args}\n`,
+    );
+    git(repo, 'init', '-q');
+    const install = run('pre-commit', ['install'], repo, env);
+    assert.equal(install.status, 0, install.output);
+
+    // First commit without the output: the render hook writes it and fails the commit (new
+    // files too, which pre-commit alone would not notice); adding them lets the commit through.
+    git(repo, 'add', '-A');
+    const first = run('git', ['commit', '-q', '-m', 'manifest'], repo, env);
+    assert.equal(first.status, 1, first.output);
+    assert.match(first.output, /capi-gitops render.*Failed/);
+    assert.match(first.output, /capi-gitops rendered the output again: review and git add it/);
+    git(repo, 'add', '-A');
+    const second = run('git', ['commit', '-q', '-m', 'manifest and output'], repo, env);
+    assert.equal(second.status, 0, second.output);
+    assert.match(second.output, /capi-gitops check.*Passed/);
+    assert.equal(git(repo, 'status', '--porcelain'), '');
+
+    // A hand edit of the output is caught by the check hook, which names the file.
+    const edited = path.join(repo, 'clusters', 'mgmt', 'kustomization.yaml');
+    writeFileSync(edited, readFileSync(edited, 'utf8') + '# by hand\n');
+    const check = run('pre-commit', ['run', 'capi-gitops-check', '--all-files'], repo, env);
+    assert.equal(check.status, 1, check.output);
+    assert.match(check.output, /edited +clusters\/mgmt\/kustomization\.yaml: edited by hand/);
+
+    // A manifest change: the render hook rewrites tracked files and fails; adding them commits.
+    git(repo, 'checkout', '--', 'clusters');
+    const config = path.join(repo, 'examples', 'management-cluster', 'config.yaml');
+    writeFileSync(config, readFileSync(config, 'utf8').replace('EXAMPLE_REGION: eu-west-1', 'EXAMPLE_REGION: us-east-1'));
+    git(repo, 'add', '-A');
+    const change = run('git', ['commit', '-q', '-m', 'region'], repo, env);
+    assert.equal(change.status, 1, change.output);
+    git(repo, 'add', '-A');
+    const changed = run('git', ['commit', '-q', '-m', 'region and output'], repo, env);
+    assert.equal(changed.status, 0, changed.output);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,298 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { ArtifactCache, sha256Hex } from '../../src/sources/cache.js';
+import { gitlabToken, openGitLabRepository, parseGitLabPackageUrl, type GitLabOptions } from '../../src/sources/gitlab/repository.js';
+import { ArtifactNotFoundError, type ProviderRepository } from '../../src/sources/source.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { rejection } from '../helpers/assertions.js';
+
+type Hooks = { after: (fn: () => Promise<void> | void) => void };
+
+const TOKEN = 'glpat-TopSecretGitLabToken0123';
+const SLUG = 'group%2Fproject';
+const KUBEADM = (version: string, file: string) => readFileSync(path.join(CORPUS_REPOSITORY, 'bootstrap-kubeadm', version, file));
+
+interface Package {
+  name: string;
+  version: string;
+  package_type?: string;
+  status?: string;
+  files: Record<string, Buffer | string>;
+}
+
+interface Recorded {
+  /** Raw path and query as sent (escapes kept). */
+  url: string;
+  authorization?: string;
+  status: number;
+}
+
+/**
+ * A GitLab on 127.0.0.1 with the two endpoints the source uses: generic package file downloads
+ * (with ETag / If-None-Match) and the project packages list (paginated with full-URL Link
+ * headers, as GitLab sends them). With `token`, anything else than `Bearer <token>` gets 401.
+ */
+class FakeGitLab {
+  url = '';
+  host = '';
+  readonly requests: Recorded[] = [];
+  /** Overrides the next-page link (to test where it may point). */
+  nextLinkOrigin?: string;
+  private readonly server = http.createServer((req, res) => this.handle(req, res));
+
+  constructor(
+    private readonly packages: Package[],
+    private readonly options: { token?: string; pageSize?: number } = {},
+  ) {}
+
+  static async start(t: Hooks, packages: Package[], options: { token?: string; pageSize?: number } = {}): Promise<FakeGitLab> {
+    const fake = new FakeGitLab(packages, options);
+    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', () => resolve()));
+    fake.host = `127.0.0.1:${(fake.server.address() as AddressInfo).port}`;
+    fake.url = `http://${fake.host}`;
+    t.after(() => {
+      fake.server.closeAllConnections();
+      return new Promise<void>((resolve) => fake.server.close(() => resolve()));
+    });
+    return fake;
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const record: Recorded = { url: req.url ?? '', authorization: req.headers.authorization, status: 200 };
+    this.requests.push(record);
+    const reply = (status: number, body: string | Buffer, headers: Record<string, string> = {}) => {
+      record.status = status;
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(body);
+    };
+    if (this.options.token && req.headers.authorization !== `Bearer ${this.options.token}`) return reply(401, '{"message":"401 Unauthorized"}');
+
+    const [pathname, query = ''] = record.url.split('?');
+    const file = new RegExp(`^/api/v4/projects/${SLUG}/packages/generic/([^/]+)/([^/]+)/([^/]+)$`).exec(pathname);
+    if (file) {
+      const found = this.packages.find((entry) => entry.name === decodeURIComponent(file[1]) && entry.version === decodeURIComponent(file[2]));
+      const content = found?.files[decodeURIComponent(file[3])];
+      if (content === undefined) return reply(404, '{"message":"404 Not Found"}');
+      const etag = `"${createHash('sha256').update(content).digest('hex').slice(0, 16)}"`;
+      if (req.headers['if-none-match'] === etag) return reply(304, '', { etag });
+      return reply(200, Buffer.from(content), { 'content-type': 'application/octet-stream', etag });
+    }
+    if (pathname === `/api/v4/projects/${SLUG}/packages`) {
+      const params = new URLSearchParams(query);
+      const matching = this.packages.filter(
+        (entry) => entry.name.includes(params.get('package_name') ?? '') && (params.get('package_type') === null || (entry.package_type ?? 'generic') === params.get('package_type')),
+      );
+      const perPage = this.options.pageSize ?? Number(params.get('per_page') ?? 20);
+      const page = Number(params.get('page') ?? 1);
+      const slice = matching.slice((page - 1) * perPage, page * perPage);
+      const headers: Record<string, string> = {};
+      if (page * perPage < matching.length) {
+        const next = new URL(`${this.nextLinkOrigin ?? this.url}${pathname}`);
+        params.set('page', String(page + 1));
+        next.search = params.toString();
+        headers.link = `<${next.href}>; rel="next", <${this.url}${pathname}?page=1>; rel="first"`;
+      }
+      return reply(200, JSON.stringify(slice.map(({ files: _files, ...entry }) => ({ id: 1, ...entry }))), headers);
+    }
+    reply(404, '{"message":"404 Not Found"}');
+  }
+}
+
+/** A package URL on the fake (http on 127.0.0.1, declared as a GitLab host). */
+function packageUrl(fake: FakeGitLab, version: string, file = 'bootstrap-components.yaml', packageName = 'cluster-api'): string {
+  return `${fake.url}/api/v4/projects/${SLUG}/packages/generic/${packageName}/${version}/${file}`;
+}
+
+function open(fake: FakeGitLab, url: string, options: Partial<GitLabOptions> = {}): ProviderRepository {
+  const repository = openGitLabRepository(url, {
+    hosts: [fake.host],
+    env: {},
+    origin: { file: 'providers.yaml', line: 2, column: 1, object: 'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm' },
+    ...options,
+    http: { retries: 0, timeoutMs: 5_000, sleep: async () => undefined, ...options.http },
+  });
+  assert.ok(repository);
+  return repository;
+}
+
+
+const kubeadmPackage = (version: string): Package => ({
+  name: 'cluster-api',
+  version,
+  files: { 'bootstrap-components.yaml': KUBEADM(version, 'bootstrap-components.yaml'), 'metadata.yaml': KUBEADM(version, 'metadata.yaml') },
+});
+
+// ---- URL form --------------------------------------------------------------------------------
+
+test('package URLs split as clusterctl splits them, the project slug kept escaped (clusterctl repository_gitlab.go NewGitLabRepository)', () => {
+  assert.deepEqual(parseGitLabPackageUrl('https://gitlab.example.com/api/v4/projects/group%2Fproject/packages/generic/my-package/v0.4.1/file.yaml'), {
+    origin: 'https://gitlab.example.com',
+    projectSlug: 'group%2Fproject',
+    packageName: 'my-package',
+    version: 'v0.4.1',
+    componentsFile: 'file.yaml',
+  });
+});
+
+test('only https URLs on gitlab.* hosts (or listed hosts) under /api/v4/projects/ are GitLab URLs (clusterctl client.go repositoryFactory)', () => {
+  const form = 'https://gitlab.example.com/api/v4/projects/1/packages/generic/p/v1.0.0/c.yaml';
+  assert.ok(parseGitLabPackageUrl(form));
+  assert.equal(parseGitLabPackageUrl('https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml'), null);
+  assert.equal(parseGitLabPackageUrl('https://git.example.com/api/v4/projects/1/packages/generic/p/v1.0.0/c.yaml'), null);
+  assert.equal(parseGitLabPackageUrl('https://gitlab.example.com/group/project/-/raw/main/c.yaml'), null);
+  assert.equal(parseGitLabPackageUrl('/repository/cluster-api/v1.0.0/core-components.yaml'), null);
+  assert.ok(parseGitLabPackageUrl('https://git.example.com/api/v4/projects/1/packages/generic/p/v1.0.0/c.yaml', ['git.example.com']));
+  assert.equal(openGitLabRepository('https://example.com/capi/{version}/core-components.yaml'), null);
+});
+
+test('a GitLab URL not in the package form is an error with clusterctl\'s expected form (repository_gitlab_test.go)', () => {
+  const invalid: [string, RegExp][] = [
+    ['https://gitlab.example.com/api/v4/projects/1/packages/generic/p/v1.0.0', /does not have the package form/],
+    ['https://gitlab.example.com/api/v4/projects/1/packages/maven/p/v1.0.0/c.yaml', /does not have the package form/],
+    ['https://gitlab.example.com/api/v4/projects/1/x/generic/p/v1.0.0/c.yaml', /does not have the package form/],
+    ['https://gitlab.example.com/api/v4/projects/1/packages/generic/p//c.yaml', /does not have the package form/],
+    ['http://gitlab.example.com/api/v4/projects/1/packages/generic/p/v1.0.0/c.yaml', /must use https/],
+    ['https://gitlab.example.com/api/v4/projects/a%zz/packages/generic/p/v1.0.0/c.yaml', /invalid URL escape/],
+  ];
+  for (const [url, message] of invalid) {
+    assert.throws(() => parseGitLabPackageUrl(url), (error: unknown) => {
+      assert.ok(error instanceof CapiGitopsError);
+      assert.match(error.message, message, url);
+      assert.equal(error.diagnostics[0].expected, 'https://{host}/api/v4/projects/{projectSlug}/packages/generic/{packageName}/{defaultVersion}/{componentsPath}');
+      return true;
+    });
+  }
+});
+
+test('the token is the configSecret gitlab-access-token, else GITLAB_ACCESS_TOKEN (clusterctl variables_client.go GitLabAccessTokenVariable), else GITLAB_TOKEN', () => {
+  assert.equal(gitlabToken({ 'gitlab-access-token': 'from-secret' }, { GITLAB_ACCESS_TOKEN: 'env', GITLAB_TOKEN: 'glab' }), 'from-secret');
+  assert.equal(gitlabToken({}, { GITLAB_ACCESS_TOKEN: ' env ', GITLAB_TOKEN: 'glab' }), 'env');
+  assert.equal(gitlabToken(undefined, { GITLAB_TOKEN: 'glab' }), 'glab');
+  assert.equal(gitlabToken({}, {}), undefined);
+});
+
+// ---- against a fake GitLab -------------------------------------------------------------------
+
+test('files are GET …/packages/generic/<package>/<version>/<file> with Authorization: Bearer <token>, byte for byte (clusterctl repository_gitlab.go GetFile, setClientToken)', async (t) => {
+  const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.12.0')], { token: TOKEN });
+  const repository = open(fake, packageUrl(fake, 'v1.12.0'), { credentials: { 'gitlab-access-token': TOKEN } });
+  assert.equal(repository.sourceType, 'gitlab');
+  assert.equal(repository.defaultVersion, 'v1.12.0');
+  assert.equal(repository.componentsFile, 'bootstrap-components.yaml');
+
+  const components = await repository.getFile('v1.12.0', repository.componentsFile);
+  const metadata = await repository.getFile('v1.12.0', 'metadata.yaml');
+  assert.equal(components.sha256, sha256Hex(KUBEADM('v1.12.0', 'bootstrap-components.yaml')));
+  assert.equal(metadata.text, KUBEADM('v1.12.0', 'metadata.yaml').toString('utf8'));
+  assert.equal(metadata.url, `${fake.url}/api/v4/projects/${SLUG}/packages/generic/cluster-api/v1.12.0/metadata.yaml`);
+  assert.deepEqual(
+    fake.requests.map((request) => [request.url, request.authorization]),
+    [
+      [`/api/v4/projects/${SLUG}/packages/generic/cluster-api/v1.12.0/bootstrap-components.yaml`, `Bearer ${TOKEN}`],
+      [`/api/v4/projects/${SLUG}/packages/generic/cluster-api/v1.12.0/metadata.yaml`, `Bearer ${TOKEN}`],
+    ],
+  );
+});
+
+test('a version in the URL is the only version listed, with no request (clusterctl repository_gitlab.go GetVersions)', async (t) => {
+  const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.12.0'), kubeadmPackage('v1.10.4')]);
+  assert.deepEqual(await open(fake, packageUrl(fake, 'v1.12.0')).listVersions(), ['v1.12.0']);
+  assert.equal(fake.requests.length, 0);
+});
+
+test('a "latest" URL lists the package versions through the packages API, across pages, exact name and usable packages only (extension)', async (t) => {
+  const packages: Package[] = [
+    kubeadmPackage('v1.10.4'),
+    kubeadmPackage('v1.12.0'),
+    { name: 'cluster-api', version: 'v1.13.0-beta.0', status: 'processing', files: {} },
+    { name: 'cluster-api-extras', version: 'v9.0.0', files: {} },
+    { name: 'cluster-api', version: 'v1.11.0', files: {} },
+    { name: 'cluster-api', version: 'v1.11.0', files: {} },
+  ];
+  const fake = await FakeGitLab.start(t, packages, { token: TOKEN, pageSize: 2 });
+  const repository = open(fake, packageUrl(fake, 'latest'), { env: { GITLAB_TOKEN: TOKEN } });
+  assert.equal(repository.defaultVersion, 'latest');
+  assert.deepEqual(await repository.listVersions(), ['v1.10.4', 'v1.12.0', 'v1.11.0']);
+  assert.equal(fake.requests.length, 3);
+  const first = new URL(fake.requests[0].url, fake.url);
+  assert.equal(first.pathname, `/api/v4/projects/${SLUG}/packages`);
+  assert.equal(first.searchParams.get('package_type'), 'generic');
+  assert.equal(first.searchParams.get('package_name'), 'cluster-api');
+  assert.ok(fake.requests.every((request) => request.authorization === `Bearer ${TOKEN}`));
+
+  const unresolved = await rejection(repository.getFile('latest', 'metadata.yaml'));
+  assert.match(unresolved.message, /"latest" .* has not been resolved/);
+});
+
+test('a next-page link to another host is refused, so the token cannot follow it', async (t) => {
+  const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.10.4'), kubeadmPackage('v1.12.0')], { pageSize: 1 });
+  fake.nextLinkOrigin = 'http://localhost:9';
+  const error = await rejection(open(fake, packageUrl(fake, 'latest')).listVersions());
+  assert.match(error.message, /links its next page to another host \(http:\/\/localhost:9\//);
+  assert.equal(fake.requests.length, 1);
+});
+
+test('a missing file or version is ArtifactNotFoundError naming file, version and URL', async (t) => {
+  const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.12.0')]);
+  const repository = open(fake, packageUrl(fake, 'v1.12.0'));
+  const error = await rejection(repository.getFile('v1.99.0', 'metadata.yaml'));
+  assert.ok(error instanceof ArtifactNotFoundError);
+  assert.match(error.message, new RegExp(`file metadata\\.yaml with version v1\\.99\\.0 not found: GET ${fake.url}/api/v4/projects/${SLUG}/packages/generic/cluster-api/v1\\.99\\.0/metadata\\.yaml answered 404`));
+  assert.equal(error.diagnostics[0].object, 'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm');
+});
+
+test('a 401 says to check the credentials, names where the token goes, and never prints it (clusterctl repository_gitlab.go GetFile)', async (t) => {
+  const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.12.0')], { token: TOKEN });
+  const anonymous = await rejection(open(fake, packageUrl(fake, 'v1.12.0')).getFile('v1.12.0', 'metadata.yaml'));
+  assert.match(anonymous.message, /unauthorized access, please check your credentials \(HTTP 401\)/);
+  assert.match(anonymous.diagnostics[0].hint ?? '', /gitlab-access-token in the provider's configSecret, or GITLAB_ACCESS_TOKEN/);
+
+  const wrongToken = 'glpat-WrongToken-never-printed';
+  const rejected = await rejection(open(fake, packageUrl(fake, 'v1.12.0'), { env: { GITLAB_ACCESS_TOKEN: wrongToken } }).getFile('v1.12.0', 'metadata.yaml'));
+  assert.match(rejected.diagnostics[0].hint ?? '', /GitLab rejected the token/);
+  assert.ok(!rejected.message.includes(wrongToken));
+
+  const listing = await rejection(open(fake, packageUrl(fake, 'latest')).listVersions());
+  assert.match(listing.message, /unauthorized access/);
+});
+
+test('a refused package listing explains the read_api scope', async (t) => {
+  const fake = await FakeGitLab.start(t, []);
+  const server = http.createServer((_req, res) => {
+    res.writeHead(403, { 'content-type': 'application/json' });
+    res.end('{"message":"403 Forbidden"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const error = await rejection(open(fake, `http://${host}/api/v4/projects/${SLUG}/packages/generic/cluster-api/latest/c.yaml`, { hosts: [host] }).listVersions());
+  assert.match(error.message, /answered HTTP 403/);
+  assert.match(error.diagnostics[0].hint ?? '', /read_api scope/);
+});
+
+test('cached files are revalidated with If-None-Match (304) and served offline with no request', async (t) => {
+  const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.12.0')]);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-gitlab-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const cache = new ArtifactCache(dir);
+  const url = packageUrl(fake, 'v1.12.0');
+
+  const first = await open(fake, url, { cache }).getFile('v1.12.0', 'metadata.yaml');
+  const second = await open(fake, url, { cache }).getFile('v1.12.0', 'metadata.yaml');
+  assert.equal(second.sha256, first.sha256);
+  assert.deepEqual(fake.requests.map((request) => request.status), [200, 304]);
+
+  const offline = open(fake, url, { cache, offline: true });
+  assert.equal((await offline.getFile('v1.12.0', 'metadata.yaml')).text, first.text);
+  const miss = await rejection(offline.getFile('v1.12.0', 'bootstrap-components.yaml'));
+  assert.match(miss.message, /offline: GET .*bootstrap-components\.yaml \(version v1\.12\.0\) is not in the cache/);
+  assert.equal(fake.requests.length, 2);
+});

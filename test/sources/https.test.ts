@@ -1,0 +1,257 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { resolveVersion } from '../../src/resolve/versions.js';
+import { ArtifactCache, sha256Hex } from '../../src/sources/cache.js';
+import { isLoopbackHost } from '../../src/sources/base/http.js';
+import { openHttpsRepository, parseHttpsTemplate, parseVersionsList, type HttpsOptions } from '../../src/sources/https/repository.js';
+import { ArtifactNotFoundError, type ProviderRepository } from '../../src/sources/source.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { rejection } from '../helpers/assertions.js';
+
+type Hooks = { after: (fn: () => Promise<void> | void) => void };
+
+const AUTHORIZATION = 'Bearer artifact-server-secret-token';
+const corpus = (label: string, version: string, file: string) => readFileSync(path.join(CORPUS_REPOSITORY, label, version, file));
+
+interface Recorded {
+  server: 'main' | 'other';
+  url: string;
+  authorization?: string;
+  status: number;
+}
+
+/**
+ * An internal artifact server on 127.0.0.1: files at /<path>, ETags with If-None-Match, and an
+ * optional Authorization requirement. A second server on localhost (another origin) is where
+ * redirects and foreign versions files point.
+ */
+class ArtifactServer {
+  url = '';
+  otherUrl = '';
+  readonly requests: Recorded[] = [];
+  private readonly main = http.createServer((req, res) => this.handle('main', req, res));
+  private readonly other = http.createServer((req, res) => this.handle('other', req, res));
+
+  constructor(
+    /** Path with query → content, or `{ redirect }` to send a 302. */
+    readonly files: Map<string, string | Buffer | { redirect: string }>,
+    private readonly requireAuthorization?: string,
+  ) {}
+
+  static async start(t: Hooks, files: Record<string, string | Buffer | { redirect: string }>, requireAuthorization?: string): Promise<ArtifactServer> {
+    const server = new ArtifactServer(new Map(Object.entries(files)), requireAuthorization);
+    server.url = `http://127.0.0.1:${await listen(server.main, '127.0.0.1')}`;
+    server.otherUrl = `http://localhost:${await listen(server.other, 'localhost')}`;
+    t.after(async () => {
+      for (const each of [server.main, server.other]) {
+        each.closeAllConnections();
+        await new Promise<void>((resolve) => each.close(() => resolve()));
+      }
+    });
+    return server;
+  }
+
+  private handle(which: 'main' | 'other', req: http.IncomingMessage, res: http.ServerResponse): void {
+    const record: Recorded = { server: which, url: req.url ?? '', authorization: req.headers.authorization, status: 200 };
+    this.requests.push(record);
+    const reply = (status: number, body: string | Buffer = '', headers: Record<string, string> = {}) => {
+      record.status = status;
+      res.writeHead(status, headers);
+      res.end(body);
+    };
+    if (which === 'main' && this.requireAuthorization && req.headers.authorization !== this.requireAuthorization) return reply(401, 'unauthorized');
+    const content = this.files.get(`${which === 'other' ? 'other:' : ''}${record.url}`);
+    if (content === undefined) return reply(404, 'not found');
+    if (typeof content === 'object' && 'redirect' in content) return reply(302, '', { location: content.redirect });
+    const etag = `"${sha256Hex(content).slice(0, 16)}"`;
+    if (req.headers['if-none-match'] === etag) return reply(304, '', { etag });
+    reply(200, content, { etag, 'content-type': 'application/octet-stream' });
+  }
+}
+
+function listen(server: http.Server, host: string): Promise<number> {
+  return new Promise((resolve) => server.listen(0, host, () => resolve((server.address() as AddressInfo).port)));
+}
+
+function open(template: string, options: HttpsOptions = {}): ProviderRepository {
+  const repository = openHttpsRepository(template, {
+    origin: { file: 'config.yaml', line: 4, column: 3, object: 'ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm' },
+    ...options,
+    http: { retries: 0, timeoutMs: 5_000, sleep: async () => undefined, ...options.http },
+  });
+  assert.ok(repository);
+  return repository;
+}
+
+
+function throwsDiagnostic(fn: () => unknown, message: RegExp): void {
+  assert.throws(fn, (error: unknown) => {
+    assert.ok(error instanceof CapiGitopsError, String(error));
+    assert.match(error.message, message);
+    return true;
+  });
+}
+
+function kubeadmFiles(...versions: string[]): Record<string, Buffer> {
+  const files: Record<string, Buffer> = {};
+  for (const version of versions) {
+    files[`/capi/${version}/control-plane-components.yaml`] = corpus('control-plane-kubeadm', version, 'control-plane-components.yaml');
+    files[`/capi/${version}/metadata.yaml`] = corpus('control-plane-kubeadm', version, 'metadata.yaml');
+  }
+  return files;
+}
+
+// ---- the template ------------------------------------------------------------------------------
+
+test('a template splits into directory, components file and query; metadata.yaml comes from the same directory with the same query', () => {
+  assert.deepEqual(parseHttpsTemplate('https://artifacts.internal/capi/{version}/core-components.yaml'), {
+    directory: 'https://artifacts.internal/capi/{version}/',
+    componentsFile: 'core-components.yaml',
+    suffix: '',
+    origin: 'https://artifacts.internal',
+  });
+  assert.deepEqual(parseHttpsTemplate('https://bitbucket.internal:8443/projects/P/repos/capi/raw/core-components.yaml?at={version}'), {
+    directory: 'https://bitbucket.internal:8443/projects/P/repos/capi/raw/',
+    componentsFile: 'core-components.yaml',
+    suffix: '?at={version}',
+    origin: 'https://bitbucket.internal:8443',
+  });
+  const repository = openHttpsRepository('https://bitbucket.internal/raw/core-components.yaml?at={version}&raw') as ProviderRepository & { fileUrl(v: string, f: string): string };
+  assert.equal(repository.fileUrl('v1.12.0', 'metadata.yaml'), 'https://bitbucket.internal/raw/metadata.yaml?at=v1.12.0&raw');
+  const named = openHttpsRepository('https://artifacts.internal/capi/core-components-{version}.yaml') as ProviderRepository & { fileUrl(v: string, f: string): string };
+  assert.equal(named.componentsFile, 'core-components-{version}.yaml');
+  assert.equal(named.fileUrl('v1.0.0+build.1', named.componentsFile), 'https://artifacts.internal/capi/core-components-v1.0.0%2Bbuild.1.yaml');
+});
+
+test('null for what is not this source\'s (neither http(s) nor {version}); an error for half of it', () => {
+  assert.equal(parseHttpsTemplate('ghcr.io/org/cluster-api:v1.12.0'), null);
+  assert.equal(parseHttpsTemplate('/repository/cluster-api/v1.12.0/core-components.yaml'), null);
+  assert.equal(openHttpsRepository('file:///repository/cluster-api/latest/core-components.yaml'), null);
+  throwsDiagnostic(() => parseHttpsTemplate('https://example.com/stash/projects/E-C/repos/cluster-api/browse/core-components.yaml?at=development'), /neither a GitHub release URL, a GitLab package URL nor a template with \{version\}/);
+  throwsDiagnostic(() => parseHttpsTemplate('ftp://artifacts.internal/{version}/core-components.yaml'), /must be an http\(s\):\/\/ URL/);
+  throwsDiagnostic(() => parseHttpsTemplate('https://{version}.artifacts.internal/core-components.yaml'), /not the host/);
+  throwsDiagnostic(() => parseHttpsTemplate('https://artifacts.internal/{version}/'), /must end with the components file name/);
+  throwsDiagnostic(() => parseHttpsTemplate('https://user:pass@artifacts.internal/{version}/c.yaml'), /must not carry credentials/);
+});
+
+test('http:// is accepted for 127.0.0.1/localhost/::1 only, unless allowInsecure', () => {
+  assert.ok(parseHttpsTemplate('http://127.0.0.1:8080/{version}/c.yaml'));
+  assert.ok(parseHttpsTemplate('http://localhost/{version}/c.yaml'));
+  assert.ok(parseHttpsTemplate('http://[::1]:8080/{version}/c.yaml'));
+  throwsDiagnostic(() => parseHttpsTemplate('http://artifacts.internal/{version}/c.yaml'), /plain http:\/\/ to a host other than 127\.0\.0\.1\/localhost/);
+  assert.ok(parseHttpsTemplate('http://artifacts.internal/{version}/c.yaml', true));
+  throwsDiagnostic(() => openHttpsRepository('https://a.internal/{version}/c.yaml', { versionsUrl: 'http://a.internal/versions.txt' }), /versionsUrl uses plain http/);
+  assert.equal(isLoopbackHost('127.1.2.3'), true);
+  assert.equal(isLoopbackHost('128.0.0.1'), false);
+});
+
+test('versions files: one tag per line with comments and blank lines, or a JSON array; bad entries are named', () => {
+  assert.deepEqual(parseVersionsList('# published\nv1.10.4\n\n  v1.12.0  \r\nv1.12.0\n', 'x'), ['v1.10.4', 'v1.12.0']);
+  assert.deepEqual(parseVersionsList(' ["v1.10.4", "v1.12.0"] ', 'x'), ['v1.10.4', 'v1.12.0']);
+  throwsDiagnostic(() => parseVersionsList('v1.10.4\nv1 12\n../etc\n', 'versions.txt'), /versions\.txt lists entries that are not version tags: line 2: "v1 12"; line 3: "\.\.\/etc"/);
+  throwsDiagnostic(() => parseVersionsList('["v1", 3]', 'versions.json'), /item 1: 3/);
+  throwsDiagnostic(() => parseVersionsList('[oops', 'versions.json'), /starts with "\[" but is not valid JSON/);
+  throwsDiagnostic(() => openHttpsRepository('https://a.internal/{version}/c.yaml', { versions: ['v1.0.0'], versionsUrl: 'https://a.internal/v.txt' }), /versions or versionsUrl, not both/);
+  throwsDiagnostic(() => openHttpsRepository('https://a.internal/{version}/c.yaml', { versions: ['v1.0.0', 'a/b'] }), /not version tags: item 1/);
+});
+
+// ---- against a server --------------------------------------------------------------------------
+
+test('files of a version are fetched byte for byte, metadata.yaml from the components file\'s directory', async (t) => {
+  const server = await ArtifactServer.start(t, kubeadmFiles('v1.12.0'));
+  const repository = open(`${server.url}/capi/{version}/control-plane-components.yaml`);
+  assert.equal(repository.sourceType, 'https');
+  assert.equal(repository.defaultVersion, 'latest');
+  assert.equal(repository.componentsFile, 'control-plane-components.yaml');
+  const components = await repository.getFile('v1.12.0', repository.componentsFile);
+  const metadata = await repository.getFile('v1.12.0', 'metadata.yaml');
+  assert.equal(components.sha256, sha256Hex(corpus('control-plane-kubeadm', 'v1.12.0', 'control-plane-components.yaml')));
+  assert.equal(metadata.text, corpus('control-plane-kubeadm', 'v1.12.0', 'metadata.yaml').toString('utf8'));
+  assert.equal(metadata.url, `${server.url}/capi/v1.12.0/metadata.yaml`);
+  assert.deepEqual(server.requests.map((request) => request.url), ['/capi/v1.12.0/control-plane-components.yaml', '/capi/v1.12.0/metadata.yaml']);
+});
+
+test('a query template (Bitbucket raw ?at=, cluster-api-operator issue #488) keeps its query for every file', async (t) => {
+  const server = await ArtifactServer.start(t, { '/raw/core-components.yaml?at=v1.0.0': 'components', '/raw/metadata.yaml?at=v1.0.0': 'metadata' });
+  const repository = open(`${server.url}/raw/core-components.yaml?at={version}`);
+  assert.equal((await repository.getFile('v1.0.0', 'core-components.yaml')).text, 'components');
+  assert.equal((await repository.getFile('v1.0.0', 'metadata.yaml')).text, 'metadata');
+});
+
+test('versions come from the explicit list, or from versionsUrl; without either, listing names both fixes', async (t) => {
+  const server = await ArtifactServer.start(t, { '/capi/versions.txt': '# tags\nv1.10.4\nv1.12.0\n', '/capi/versions.json': '["v1.8.0"]' });
+  const template = `${server.url}/capi/{version}/control-plane-components.yaml`;
+  assert.deepEqual(await open(template, { versions: ['v1.10.4', 'v1.12.0'] }).listVersions(), ['v1.10.4', 'v1.12.0']);
+  assert.deepEqual(await open(template, { versionsUrl: `${server.url}/capi/versions.txt` }).listVersions(), ['v1.10.4', 'v1.12.0']);
+  assert.deepEqual(await open(template, { versionsUrl: `${server.url}/capi/versions.json` }).listVersions(), ['v1.8.0']);
+  const none = await rejection(open(template).listVersions());
+  assert.match(none.message, /a plain HTTPS server has no release listing/);
+  assert.match(none.diagnostics[0].expected ?? '', /versions \/ versionsUrl on the Config repositories entry/);
+  const missing = await rejection(open(template, { versionsUrl: `${server.url}/capi/nope.txt` }).listVersions());
+  assert.match(missing.message, /versionsUrl http:\/\/127\.0\.0\.1:\d+\/capi\/nope\.txt not found \(HTTP 404\)/);
+});
+
+test('an empty spec.version resolves to the latest listed release that has metadata.yaml (clusterctl repository_versions.go latestContractRelease)', async (t) => {
+  const server = await ArtifactServer.start(t, { ...kubeadmFiles('v1.10.4', 'v1.12.0'), '/capi/versions.txt': 'v1.10.4\nv1.12.0\nv1.13.0\n' });
+  const repository = open(`${server.url}/capi/{version}/control-plane-components.yaml`, { versionsUrl: `${server.url}/capi/versions.txt` });
+  assert.deepEqual(await resolveVersion(repository, ''), { requested: 'latest', version: 'v1.12.0' });
+});
+
+test('a missing file is ArtifactNotFoundError naming file, version and URL; an unresolved or unsafe version is refused before any request', async (t) => {
+  const server = await ArtifactServer.start(t, kubeadmFiles('v1.12.0'));
+  const repository = open(`${server.url}/capi/{version}/control-plane-components.yaml`);
+  const error = await rejection(repository.getFile('v1.11.0', 'metadata.yaml'));
+  assert.ok(error instanceof ArtifactNotFoundError);
+  assert.match(error.message, new RegExp(`metadata\\.yaml of version v1\\.11\\.0 not found: GET ${server.url}/capi/v1\\.11\\.0/metadata\\.yaml answered 404`));
+  assert.equal(error.diagnostics[0].file, 'config.yaml');
+  const count = server.requests.length;
+  assert.match((await rejection(repository.getFile('latest', 'metadata.yaml'))).diagnostics[0].hint ?? '', /resolve the version/);
+  assert.match((await rejection(repository.getFile('../../etc', 'metadata.yaml'))).message, /is not a release tag/);
+  assert.equal(server.requests.length, count);
+});
+
+test('the Authorization header goes to the template\'s origin only: not to a versionsUrl or a redirect elsewhere, and never into messages', async (t) => {
+  const server = await ArtifactServer.start(t, {}, AUTHORIZATION);
+  server.files.set('/capi/v1.0.0/core-components.yaml', 'components');
+  server.files.set('/capi/v1.0.0/metadata.yaml', { redirect: `${server.otherUrl}/metadata.yaml` });
+  server.files.set('other:/metadata.yaml', 'metadata');
+  server.files.set('other:/versions.txt', 'v1.0.0\n');
+
+  const template = `${server.url}/capi/{version}/core-components.yaml`;
+  const repository = open(template, { authorization: AUTHORIZATION, versionsUrl: `${server.otherUrl}/versions.txt` });
+  assert.deepEqual(await repository.listVersions(), ['v1.0.0']);
+  assert.equal((await repository.getFile('v1.0.0', 'core-components.yaml')).text, 'components');
+  assert.equal((await repository.getFile('v1.0.0', 'metadata.yaml')).text, 'metadata');
+  for (const request of server.requests) assert.equal(request.authorization, request.server === 'main' ? AUTHORIZATION : undefined, `${request.server} ${request.url}`);
+
+  const anonymous = await rejection(open(template).getFile('v1.0.0', 'core-components.yaml'));
+  assert.match(anonymous.message, /answered HTTP 401/);
+  assert.match(anonymous.diagnostics[0].hint ?? '', /wants credentials/);
+  const wrong = await rejection(open(template, { authorization: 'Bearer wrong-secret' }).getFile('v1.0.0', 'core-components.yaml'));
+  assert.match(wrong.diagnostics[0].hint ?? '', /rejected the Authorization header/);
+  assert.ok(!wrong.message.includes('wrong-secret') && !anonymous.message.includes('artifact-server-secret-token'));
+});
+
+test('cached files are revalidated with If-None-Match (304) and served offline with no request', async (t) => {
+  const server = await ArtifactServer.start(t, kubeadmFiles('v1.12.0'));
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-https-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const cache = new ArtifactCache(dir);
+  const template = `${server.url}/capi/{version}/control-plane-components.yaml`;
+
+  const first = await open(template, { cache }).getFile('v1.12.0', 'metadata.yaml');
+  assert.equal((await open(template, { cache }).getFile('v1.12.0', 'metadata.yaml')).sha256, first.sha256);
+  assert.deepEqual(server.requests.map((request) => request.status), [200, 304]);
+
+  const offline = open(template, { cache, offline: true });
+  assert.equal((await offline.getFile('v1.12.0', 'metadata.yaml')).text, first.text);
+  assert.match((await rejection(offline.getFile('v1.12.0', 'control-plane-components.yaml'))).message, /offline: GET .* \(version v1\.12\.0\) is not in the cache/);
+  assert.equal(server.requests.length, 2);
+});
