@@ -26,7 +26,13 @@ function sharedManifest(): string {
   return [
     provider('CoreProvider', 'cluster-api', 'capi-system', 'cluster-api', 'core-components.yaml'),
     provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', 'bootstrap-kubeadm', 'bootstrap-components.yaml'),
-    provider('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system', 'control-plane-kubeadm', 'control-plane-components.yaml'),
+    provider(
+      'ControlPlaneProvider',
+      'kubeadm',
+      'capi-kubeadm-control-plane-system',
+      'control-plane-kubeadm',
+      'control-plane-components.yaml',
+    ),
     `apiVersion: capi-gitops.dev/v1alpha1\nkind: Release\nmetadata: {name: "2025.05.0"}\nproviders:\n  CoreProvider/cluster-api: v1.10.4\n  BootstrapProvider/kubeadm: v1.10.4\n  ControlPlaneProvider/kubeadm: v1.10.4\n`,
   ].join('---\n');
 }
@@ -54,7 +60,9 @@ function fleetConfig(size: number): string {
     lines.push('    BootstrapProvider/kubeadm: null');
     // on the release, the release pins the moved provider's version too
     const version = i % 10 === 9 ? '' : 'version: v1.12.0, ';
-    lines.push(`    BootstrapProvider/${ns}/kubeadm: {metadata: {namespace: ${ns}}, spec: {${version}fetchConfig: {url: "${url('bootstrap-kubeadm', 'bootstrap-components.yaml')}"}}}`);
+    lines.push(
+      `    BootstrapProvider/${ns}/kubeadm: {metadata: {namespace: ${ns}}, spec: {${version}fetchConfig: {url: "${url('bootstrap-kubeadm', 'bootstrap-components.yaml')}"}}}`,
+    );
   }
   return lines.join('\n') + '\n';
 }
@@ -63,7 +71,11 @@ function fleetConfig(size: number): string {
 function renderProcess(manifestDir: string, out: string, cacheDir: string): { ms: number; maxRssMiB: number } {
   const script = `const { main } = await import(${JSON.stringify(PROGRAM)}); const code = await main(process.argv.slice(1)); process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n'); process.exitCode = code;`;
   const start = performance.now();
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, 'render', '-f', manifestDir, '-o', out, '--quiet', '--cache-dir', cacheDir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', script, 'render', '-f', manifestDir, '-o', out, '--quiet', '--cache-dir', cacheDir],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
   const ms = performance.now() - start;
   if (r.status !== 0) throw new Error(`render failed:\n${r.stderr}`);
   const rss = /maxrss (\d+)/.exec(r.stderr);
@@ -95,13 +107,19 @@ async function main(): Promise<void> {
     const oneMs = median(results.one.map((r) => r.ms));
     const manyMs = median(results.many.map((r) => r.ms));
     const rss = (rs: { maxRssMiB: number }[]) => Math.max(...rs.map((r) => r.maxRssMiB));
-    console.log(`fleet: the corpus's four components; overlays differ in variables, namespaces and (1 in 10) versions; CLI process, empty cache, median of ${RUNS} runs`);
+    console.log(
+      `fleet: the corpus's four components; overlays differ in variables, namespaces and (1 in 10) versions; CLI process, empty cache, median of ${RUNS} runs`,
+    );
     console.log(`${'1-cluster fleet'.padEnd(44)} ${oneMs.toFixed(0).padStart(6)} ms   peak RSS ${rss(results.one).toFixed(0)} MiB`);
-    console.log(`${`${FLEET_SIZE}-cluster fleet`.padEnd(44)} ${manyMs.toFixed(0).padStart(6)} ms   peak RSS ${rss(results.many).toFixed(0)} MiB`);
+    console.log(
+      `${`${FLEET_SIZE}-cluster fleet`.padEnd(44)} ${manyMs.toFixed(0).padStart(6)} ms   peak RSS ${rss(results.many).toFixed(0)} MiB`,
+    );
     const ratio = manyMs / oneMs;
     const peak = rss(results.many);
     console.log(`${'ratio'.padEnd(44)} ${ratio.toFixed(2)}×   (goal: at most 5×: ${ratio <= 5 ? 'met' : 'missed'})`);
-    console.log(`${`${FLEET_SIZE}-cluster fleet peak RSS`.padEnd(44)} ${peak.toFixed(0)} MiB   (goal: under 1024 MiB: ${peak < 1024 ? 'met' : 'missed'})`);
+    console.log(
+      `${`${FLEET_SIZE}-cluster fleet peak RSS`.padEnd(44)} ${peak.toFixed(0)} MiB   (goal: under 1024 MiB: ${peak < 1024 ? 'met' : 'missed'})`,
+    );
   } finally {
     rmSync(parent, { recursive: true, force: true });
   }

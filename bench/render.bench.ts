@@ -35,9 +35,30 @@ interface Component {
 }
 
 const COMPONENTS: Component[] = [
-  { kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', label: 'cluster-api', file: 'core-components.yaml', image: 'registry.k8s.io/cluster-api/cluster-api-controller' },
-  { kind: 'BootstrapProvider', name: 'kubeadm', namespace: 'capi-kubeadm-bootstrap-system', label: 'bootstrap-kubeadm', file: 'bootstrap-components.yaml', image: 'registry.k8s.io/cluster-api/kubeadm-bootstrap-controller' },
-  { kind: 'ControlPlaneProvider', name: 'kubeadm', namespace: 'capi-kubeadm-control-plane-system', label: 'control-plane-kubeadm', file: 'control-plane-components.yaml', image: 'registry.k8s.io/cluster-api/kubeadm-control-plane-controller' },
+  {
+    kind: 'CoreProvider',
+    name: 'cluster-api',
+    namespace: 'capi-system',
+    label: 'cluster-api',
+    file: 'core-components.yaml',
+    image: 'registry.k8s.io/cluster-api/cluster-api-controller',
+  },
+  {
+    kind: 'BootstrapProvider',
+    name: 'kubeadm',
+    namespace: 'capi-kubeadm-bootstrap-system',
+    label: 'bootstrap-kubeadm',
+    file: 'bootstrap-components.yaml',
+    image: 'registry.k8s.io/cluster-api/kubeadm-bootstrap-controller',
+  },
+  {
+    kind: 'ControlPlaneProvider',
+    name: 'kubeadm',
+    namespace: 'capi-kubeadm-control-plane-system',
+    label: 'control-plane-kubeadm',
+    file: 'control-plane-components.yaml',
+    image: 'registry.k8s.io/cluster-api/kubeadm-control-plane-controller',
+  },
 ];
 const MIRROR = 'mirror.example.internal/capi';
 
@@ -88,7 +109,15 @@ images:
 /** The same work for kustomize: namespace, labels and images transformers over the raw files. */
 function writeKustomizeReference(dir: string): string {
   const root = path.join(dir, 'kustomize');
-  const entries = [...COMPONENTS, { label: 'cert-manager', namespace: 'cert-manager', file: 'cert-manager.yaml', image: 'quay.io/jetstack/cert-manager-controller' } as Component];
+  const entries = [
+    ...COMPONENTS,
+    {
+      label: 'cert-manager',
+      namespace: 'cert-manager',
+      file: 'cert-manager.yaml',
+      image: 'quay.io/jetstack/cert-manager-controller',
+    } as Component,
+  ];
   for (const c of entries) {
     const sub = path.join(root, c.label);
     mkdirSync(sub, { recursive: true });
@@ -155,9 +184,31 @@ async function main(): Promise<void> {
       run(process.execPath, [entries[entry], 'render', '-f', manifest, '-o', warmOut, '--quiet', '--cache-dir', warmCache]);
       run(process.execPath, [entries[entry], 'render', '-f', manifest, '-o', warmOut, '--quiet', '--cache-dir', warmCache]);
       for (let i = 0; i < RUNS; i++) {
-        cold[entry].push(cliRun(entries[entry], ['render', '-f', manifest, '-o', path.join(dir, `cli-out-${entry}-${i}`), '--quiet', '--cache-dir', path.join(dir, `cold-cache-${entry}-${i}`)]));
+        cold[entry].push(
+          cliRun(entries[entry], [
+            'render',
+            '-f',
+            manifest,
+            '-o',
+            path.join(dir, `cli-out-${entry}-${i}`),
+            '--quiet',
+            '--cache-dir',
+            path.join(dir, `cold-cache-${entry}-${i}`),
+          ]),
+        );
         warmRuns[entry].push(cliRun(entries[entry], ['render', '-f', manifest, '-o', warmOut, '--quiet', '--cache-dir', warmCache]));
-        warmOther[entry].push(cliRun(entries[entry], ['render', '-f', manifest, '-o', path.join(dir, `warm-other-${entry}-${i}`), '--quiet', '--cache-dir', warmCache]));
+        warmOther[entry].push(
+          cliRun(entries[entry], [
+            'render',
+            '-f',
+            manifest,
+            '-o',
+            path.join(dir, `warm-other-${entry}-${i}`),
+            '--quiet',
+            '--cache-dir',
+            warmCache,
+          ]),
+        );
         help[entry].push(timeMs(() => run(process.execPath, [entries[entry], '--help'])));
         if (entry === 'package') nodeStart.push(timeMs(() => run(process.execPath, ['-e', '0'])));
       }
@@ -169,18 +220,46 @@ async function main(): Promise<void> {
     const inProcessWarm: number[] = [];
     const cache = new ArtifactCache(warmCache);
     for (let i = 0; i < RUNS; i++) {
-      inProcess.push(await timeMsAsync(async () => writeOutput(path.join(dir, `jit-out-${i}`), (await renderManagementCluster({ manifestPaths: [manifest] })).files)));
-      inProcessWarm.push(await timeMsAsync(async () => writeOutput(path.join(dir, `jit-warm-out-${i}`), (await renderManagementCluster({ manifestPaths: [manifest], sources: { cache } })).files)));
+      inProcess.push(
+        await timeMsAsync(async () =>
+          writeOutput(path.join(dir, `jit-out-${i}`), (await renderManagementCluster({ manifestPaths: [manifest] })).files),
+        ),
+      );
+      inProcessWarm.push(
+        await timeMsAsync(async () =>
+          writeOutput(
+            path.join(dir, `jit-warm-out-${i}`),
+            (await renderManagementCluster({ manifestPaths: [manifest], sources: { cache } })).files,
+          ),
+        ),
+      );
     }
     // check: the same warm render held in memory and compared with a rendered directory
     // (issue: at most the time of a warm render). run() throws if check finds a difference.
     const checkCli: number[] = [];
     const checkInProcess: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      checkCli.push(timeMs(() => run(process.execPath, [CLI, 'check', '-f', manifest, '-o', path.join(dir, 'warm-out-package'), '--quiet', '--cache-dir', warmCache])));
+      checkCli.push(
+        timeMs(() =>
+          run(process.execPath, [
+            CLI,
+            'check',
+            '-f',
+            manifest,
+            '-o',
+            path.join(dir, 'warm-out-package'),
+            '--quiet',
+            '--cache-dir',
+            warmCache,
+          ]),
+        ),
+      );
       checkInProcess.push(
         await timeMsAsync(async () => {
-          const report = await checkOutput(path.join(dir, 'jit-warm-out-0'), (await renderManagementCluster({ manifestPaths: [manifest], sources: { cache }, frozen: true })).files);
+          const report = await checkOutput(
+            path.join(dir, 'jit-warm-out-0'),
+            (await renderManagementCluster({ manifestPaths: [manifest], sources: { cache }, frozen: true })).files,
+          );
           if (report.problems.length > 0) throw new Error(`check found differences: ${report.problems.map((p) => p.path).join(', ')}`);
         }),
       );
@@ -195,8 +274,32 @@ async function main(): Promise<void> {
     for (const layout of ['argocd', 'flux'] as const) {
       const setArgs = wiredSet(layout).flatMap((s) => ['--set', s.expression]);
       for (let i = 0; i < RUNS; i++) {
-        layoutWarm[layout].push(await timeMsAsync(async () => writeOutput(path.join(dir, `jit-${layout}-${i}`), (await renderManagementCluster({ manifestPaths: [manifest], sources: { cache }, layout, set: wiredSet(layout) })).files)));
-        layoutCli[layout].push(timeMs(() => run(process.execPath, [CLI, 'render', '-f', manifest, '-o', path.join(dir, `cli-${layout}-${i}`), '--quiet', '--cache-dir', warmCache, '--layout', layout, ...setArgs])));
+        layoutWarm[layout].push(
+          await timeMsAsync(async () =>
+            writeOutput(
+              path.join(dir, `jit-${layout}-${i}`),
+              (await renderManagementCluster({ manifestPaths: [manifest], sources: { cache }, layout, set: wiredSet(layout) })).files,
+            ),
+          ),
+        );
+        layoutCli[layout].push(
+          timeMs(() =>
+            run(process.execPath, [
+              CLI,
+              'render',
+              '-f',
+              manifest,
+              '-o',
+              path.join(dir, `cli-${layout}-${i}`),
+              '--quiet',
+              '--cache-dir',
+              warmCache,
+              '--layout',
+              layout,
+              ...setArgs,
+            ]),
+          ),
+        );
       }
     }
     const kustomize: number[] = [];
@@ -235,9 +338,15 @@ async function main(): Promise<void> {
       const kc = median(kustomizeCpu);
       console.log(`CPU time (user + system), steadier than wall time on a shared machine: kubectl kustomize ${kc.toFixed(0)} ms`);
       for (const entry of ['package', 'bundle'] as const) {
-        for (const [what, runs] of [['cold', cold[entry]], ['warm (output cache)', warmRuns[entry]], ['warm, new -o', warmOther[entry]]] as const) {
+        for (const [what, runs] of [
+          ['cold', cold[entry]],
+          ['warm (output cache)', warmRuns[entry]],
+          ['warm, new -o', warmOther[entry]],
+        ] as const) {
           const ms = median(runs.map((r) => r.cpuMs));
-          console.log(`  ${`${entry === 'package' ? 'CLI' : 'bundle'}, ${what}`.padEnd(42)} ${ms.toFixed(0).padStart(6)} ms   ${(ms / kc).toFixed(2)}×`);
+          console.log(
+            `  ${`${entry === 'package' ? 'CLI' : 'bundle'}, ${what}`.padEnd(42)} ${ms.toFixed(0).padStart(6)} ms   ${(ms / kc).toFixed(2)}×`,
+          );
         }
       }
     }
@@ -245,18 +354,24 @@ async function main(): Promise<void> {
     console.log(`${'node -e 0'.padEnd(44)} ${start.toFixed(0).padStart(6)} ms`);
     for (const entry of ['package', 'bundle'] as const) {
       const ms = median(help[entry]);
-      console.log(`${`capi-gitops --help, ${entry === 'package' ? 'CLI' : 'bundle'}`.padEnd(44)} ${ms.toFixed(0).padStart(6)} ms   ${(ms - start).toFixed(0)} ms over node -e 0 (goal at most 30 ms)`);
+      console.log(
+        `${`capi-gitops --help, ${entry === 'package' ? 'CLI' : 'bundle'}`.padEnd(44)} ${ms.toFixed(0).padStart(6)} ms   ${(ms - start).toFixed(0)} ms over node -e 0 (goal at most 30 ms)`,
+      );
     }
     line('capi-gitops render, in process, no cache', median(inProcess));
     line('capi-gitops render, in process, warm cache', median(inProcessWarm));
     line('capi-gitops check, CLI process, warm cache', median(checkCli));
     line('capi-gitops check, in process, warm cache', median(checkInProcess));
-    console.log(`check vs render (warm, CLI): ${(median(checkCli) / median(warm)).toFixed(2)}×; in process: ${(median(checkInProcess) / median(inProcessWarm)).toFixed(2)}× (goal at most 1.00×)`);
+    console.log(
+      `check vs render (warm, CLI): ${(median(checkCli) / median(warm)).toFixed(2)}×; in process: ${(median(checkInProcess) / median(inProcessWarm)).toFixed(2)}× (goal at most 1.00×)`,
+    );
     const base = median(inProcessWarm);
     for (const layout of ['argocd', 'flux'] as const) {
       line(`capi-gitops render --layout ${layout}, CLI, warm`, median(layoutCli[layout]));
       const ms = median(layoutWarm[layout]);
-      console.log(`${`capi-gitops render --layout ${layout}, in process, warm`.padEnd(44)} ${ms.toFixed(0).padStart(6)} ms   wiring adds ${(((ms - base) / base) * 100).toFixed(1)}% (goal at most 5%)`);
+      console.log(
+        `${`capi-gitops render --layout ${layout}, in process, warm`.padEnd(44)} ${ms.toFixed(0).padStart(6)} ms   wiring adds ${(((ms - base) / base) * 100).toFixed(1)}% (goal at most 5%)`,
+      );
     }
     console.log('goals: cold CLI render at most 0.35×, warm CLI render at most 0.15× kubectl kustomize');
   } finally {

@@ -73,7 +73,11 @@ async function main(): Promise<void> {
       return JSON.parse(child.stdout) as { wall: number; cpu: number };
     });
     cold[name] = median(runs.map((r) => r.wall));
-    console.log(`cold  ${name.padEnd(30)} wall ${cold[name].toFixed(1).padStart(7)} ms   cpu ${median(runs.map((r) => r.cpu)).toFixed(1).padStart(7)} ms`);
+    console.log(
+      `cold  ${name.padEnd(30)} wall ${cold[name].toFixed(1).padStart(7)} ms   cpu ${median(runs.map((r) => r.cpu))
+        .toFixed(1)
+        .padStart(7)} ms`,
+    );
   }
   const objects = ourParse();
   const warm: Record<string, number> = {};
@@ -84,8 +88,12 @@ async function main(): Promise<void> {
     console.log(`warm  ${name.padEnd(30)} wall ${warm[name].toFixed(1).padStart(7)} ms (median of 7)`);
   }
   const ratio = (a: number, b: number) => `${(a / b).toFixed(1)}x`;
-  console.log(`parse: ours is ${ratio(cold['parse:library'], cold['parse:ours'])} faster cold, ${ratio(warm['parse:library'], warm['parse:ours'])} warm`);
-  console.log(`emit:  ours is ${ratio(cold['emit:library'], cold['emit:ours'])} faster cold, ${ratio(warm['emit:library'], warm['emit:ours'])} warm`);
+  console.log(
+    `parse: ours is ${ratio(cold['parse:library'], cold['parse:ours'])} faster cold, ${ratio(warm['parse:library'], warm['parse:ours'])} warm`,
+  );
+  console.log(
+    `emit:  ours is ${ratio(cold['emit:library'], cold['emit:ours'])} faster cold, ${ratio(warm['emit:library'], warm['emit:ours'])} warm`,
+  );
 }
 
 const coldIndex = process.argv.indexOf('--cold');

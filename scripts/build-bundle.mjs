@@ -51,7 +51,9 @@ await esbuild.build({
   logLevel: 'warning',
   // CommonJS dependencies reach for require(), which an ES module does not have.
   // …and some (write-file-atomic) for __filename, which only CommonJS defines.
-  banner: { js: `#!/usr/bin/env node\n// capi-gitops ${version}, single-file build (scripts/build-bundle.mjs).\nimport { createRequire as __capiGitopsCreateRequire } from 'node:module';\nimport { fileURLToPath as __capiGitopsFileURLToPath } from 'node:url';\nconst require = __capiGitopsCreateRequire(import.meta.url);\nconst __capiGitopsFilename = __capiGitopsFileURLToPath(import.meta.url);` },
+  banner: {
+    js: `#!/usr/bin/env node\n// capi-gitops ${version}, single-file build (scripts/build-bundle.mjs).\nimport { createRequire as __capiGitopsCreateRequire } from 'node:module';\nimport { fileURLToPath as __capiGitopsFileURLToPath } from 'node:url';\nconst require = __capiGitopsCreateRequire(import.meta.url);\nconst __capiGitopsFilename = __capiGitopsFileURLToPath(import.meta.url);`,
+  },
   // The output cache's key: this bundle is its own build (the modules it was made from).
   define: { __filename: '__capiGitopsFilename', CAPI_GITOPS_BUILD_ID: JSON.stringify(`bundle-${buildId}`) },
   plugins: [inlineRequires],

@@ -15,7 +15,9 @@ const args = new Set(process.argv.slice(2));
 const forPackage = args.has('--package');
 if (forPackage) rmSync(new URL('../dist/src', import.meta.url), { recursive: true, force: true });
 
-const entryPoints = (await fg(args.has('--tests') ? ['src/**/*.ts', 'test/**/*.ts'] : ['src/**/*.ts'], { cwd: root, ignore: ['**/*.d.ts'] })).sort();
+const entryPoints = (
+  await fg(args.has('--tests') ? ['src/**/*.ts', 'test/**/*.ts'] : ['src/**/*.ts'], { cwd: root, ignore: ['**/*.d.ts'] })
+).sort();
 await esbuild.build({
   absWorkingDir: root,
   entryPoints,

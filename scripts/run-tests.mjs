@@ -24,8 +24,19 @@ const tmpRoot = mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-test-tmp-'));
 const outputLog = path.join(state, 'cli-output.log');
 // No test may reach beyond this machine: the HTTP layer refuses non-loopback hosts.
 // The default cache is the run's own too: on a shared machine ~/.cache is written by other runs.
-const env = { ...process.env, CAPI_GITOPS_NETWORK: 'loopback', XDG_STATE_HOME: state, CAPI_GITOPS_INTERNAL_ERROR_LOG: internalErrors, TMPDIR: tmpRoot, XDG_CACHE_HOME: path.join(tmpRoot, 'cache-home'), CAPI_GITOPS_TEST_OUTPUT_LOG: outputLog };
-const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...selected], { stdio: 'inherit', env });
+const env = {
+  ...process.env,
+  CAPI_GITOPS_NETWORK: 'loopback',
+  XDG_STATE_HOME: state,
+  CAPI_GITOPS_INTERNAL_ERROR_LOG: internalErrors,
+  TMPDIR: tmpRoot,
+  XDG_CACHE_HOME: path.join(tmpRoot, 'cache-home'),
+  CAPI_GITOPS_TEST_OUTPUT_LOG: outputLog,
+};
+const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...selected], {
+  stdio: 'inherit',
+  env,
+});
 let status = result.status ?? 1;
 // No secret a test gave capi-gitops may be anywhere it wrote or printed (issue 8).
 const { sweepSuiteForSecrets } = await import(pathToFileURL(path.resolve('dist/test/helpers/secret-scan.js')).href);
@@ -41,7 +52,9 @@ try {
   // none
 }
 if (logged) {
-  console.error(`\nFAIL: CLI runs printed an internal error (a stack trace); every input, path and environment must give a clear error:\n${logged}`);
+  console.error(
+    `\nFAIL: CLI runs printed an internal error (a stack trace); every input, path and environment must give a clear error:\n${logged}`,
+  );
   status = 1;
 }
 rmSync(state, { recursive: true, force: true });

@@ -9,7 +9,14 @@ import { manifestLabel, type ProviderKind } from './model/provider.js';
 import type { ProviderRepository } from './model/repository.js';
 import { parseSemantic } from './kernel/versions.js';
 import type { Manifest, ProviderObject, ToolConfig } from './manifest/types.js';
-import { OPERATOR_COMPONENTS_FILE, OPERATOR_LABEL, operatorOrigin, operatorReleaseUrl, operatorSettingsProblems, type ResolvedOperatorRelease } from './resolve/operator-release.js';
+import {
+  OPERATOR_COMPONENTS_FILE,
+  OPERATOR_LABEL,
+  operatorOrigin,
+  operatorReleaseUrl,
+  operatorSettingsProblems,
+  type ResolvedOperatorRelease,
+} from './resolve/operator-release.js';
 import { LATEST, sortForLatest } from './resolve/versions.js';
 import type { ProviderRegistry } from './resolve/registry.js';
 import { buildProviderRegistry } from './resolve/registry.js';
@@ -47,25 +54,49 @@ export interface ResolveOptions {
 }
 
 /** Which source serves a provider: its fetchConfig, else its registry entry. */
-export function repositoryRequestFor(provider: ProviderObject, registry: ProviderRegistry, manifestBaseDir: string, credentials?: Readonly<Record<string, string>>): RepositoryRequest {
+export function repositoryRequestFor(
+  provider: ProviderObject,
+  registry: ProviderRegistry,
+  manifestBaseDir: string,
+  credentials?: Readonly<Record<string, string>>,
+): RepositoryRequest {
   const label = manifestLabel(provider.kind, provider.name);
   const entry = registry.lookup(provider.kind, provider.name);
   // a fetchConfig.url template still takes its version list from a matching repositories entry
-  const listing = entry && !entry.builtIn ? { versions: entry.versions, versionsUrl: entry.versionsUrl, allowInsecure: entry.allowInsecure } : {};
+  const listing =
+    entry && !entry.builtIn ? { versions: entry.versions, versionsUrl: entry.versionsUrl, allowInsecure: entry.allowInsecure } : {};
   const base = { kind: provider.kind, name: provider.name, label, namespace: provider.namespace, credentials };
   const fetchConfig = provider.spec.fetchConfig;
   if (fetchConfig?.selector !== undefined) {
-    return { ...base, from: 'selector', selector: fetchConfig.selector, baseDir: manifestBaseDir, origin: originOf(provider, 'spec.fetchConfig.selector') };
+    return {
+      ...base,
+      from: 'selector',
+      selector: fetchConfig.selector,
+      baseDir: manifestBaseDir,
+      origin: originOf(provider, 'spec.fetchConfig.selector'),
+    };
   }
   if (fetchConfig?.oci) {
     return { ...base, from: 'oci', oci: fetchConfig.oci, baseDir: manifestBaseDir, origin: originOf(provider, 'spec.fetchConfig.oci') };
   }
   if (fetchConfig?.url) {
-    return { ...base, ...listing, from: 'url', url: fetchConfig.url, baseDir: declaringDir(provider.position, manifestBaseDir), origin: originOf(provider, 'spec.fetchConfig.url'), noSourceHint: `use a GitHub or GitLab release URL, an https URL template with {version}, a file:// URL or a path to a local repository (${label}/<version>/<components-file>), or ConfigMaps with spec.fetchConfig.selector` };
+    return {
+      ...base,
+      ...listing,
+      from: 'url',
+      url: fetchConfig.url,
+      baseDir: declaringDir(provider.position, manifestBaseDir),
+      origin: originOf(provider, 'spec.fetchConfig.url'),
+      noSourceHint: `use a GitHub or GitLab release URL, an https URL template with {version}, a file:// URL or a path to a local repository (${label}/<version>/<components-file>), or ConfigMaps with spec.fetchConfig.selector`,
+    };
   }
   if (entry === undefined) {
     // Preflight reports this; kept as a guard for direct callers.
-    throw new CapiGitopsError({ ...originOf(provider, 'spec.fetchConfig'), message: `no repository is known for ${label}`, hint: 'set spec.fetchConfig or add a Config repositories entry' });
+    throw new CapiGitopsError({
+      ...originOf(provider, 'spec.fetchConfig'),
+      message: `no repository is known for ${label}`,
+      hint: 'set spec.fetchConfig or add a Config repositories entry',
+    });
   }
   const origin = originOf(provider);
   return {
@@ -94,7 +125,10 @@ export async function resolveProviders(manifest: Manifest, options: ResolveOptio
  * resolveProviders, keeping what resolved beside the problems: a render then renders those and
  * reports its own problems with these (issue #10: every problem in one run).
  */
-export async function resolveEachProvider(manifest: Manifest, options: ResolveOptions = {}): Promise<{ providers: ResolvedProvider[]; problems: Diagnostic[] }> {
+export async function resolveEachProvider(
+  manifest: Manifest,
+  options: ResolveOptions = {},
+): Promise<{ providers: ResolvedProvider[]; problems: Diagnostic[] }> {
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
   const early = preflightManagementCluster(manifest);
   if (early.length > 0) throw new CapiGitopsError(early);
@@ -103,8 +137,13 @@ export async function resolveEachProvider(manifest: Manifest, options: ResolveOp
     manifest.providers.map(async (provider) => {
       const request = repositoryRequestFor(provider, registry, manifest.baseDir, configSecretData(provider, manifest));
       try {
-        const opened = await openRepository(request, { configMaps: manifest.configMaps, options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
-        const repository = options.decorate?.(opened, { kind: provider.kind, name: provider.name, namespace: provider.namespace }) ?? opened;
+        const opened = await openRepository(
+          request,
+          { configMaps: manifest.configMaps, options: options.sources ?? {} },
+          options.modules ?? SOURCE_MODULES,
+        );
+        const repository =
+          options.decorate?.(opened, { kind: provider.kind, name: provider.name, namespace: provider.namespace }) ?? opened;
         return await resolveRelease(provider, request.label, repository, options.pinnedVersion?.(provider));
       } catch (error) {
         throw attribute(error, request.origin);
@@ -115,7 +154,11 @@ export async function resolveEachProvider(manifest: Manifest, options: ResolveOp
 }
 
 /** cert-manager as clusterctl init installs it, or null when `certManager.enabled` is false. */
-export async function resolveCertManager(config: ToolConfig, baseDir: string, options: ResolveOptions = {}): Promise<ResolvedCertManager | null> {
+export async function resolveCertManager(
+  config: ToolConfig,
+  baseDir: string,
+  options: ResolveOptions = {},
+): Promise<ResolvedCertManager | null> {
   const settings = config.certManager ?? {};
   if (settings.enabled === false) return null;
   const settingsProblems = certManagerSettingsProblems(config);
@@ -127,7 +170,13 @@ export async function resolveCertManager(config: ToolConfig, baseDir: string, op
     const filePath = localUrlToPath(url, declaringDir(config.position, baseDir), origin);
     const directory = path.basename(path.dirname(filePath));
     const version = certManagerVersion(settings.version, parseSemantic(directory) ? directory : undefined, origin);
-    const components = await readLocalArtifact(filePath, origin, '', 'the cert-manager manifest', 'certManager.url must name the cert-manager.yaml release manifest');
+    const components = await readLocalArtifact(
+      filePath,
+      origin,
+      '',
+      'the cert-manager manifest',
+      'certManager.url must name the cert-manager.yaml release manifest',
+    );
     return { label: CERT_MANAGER_LABEL, version, components, repository: { sourceType: 'local', location: filePath } };
   }
 
@@ -138,15 +187,25 @@ export async function resolveCertManager(config: ToolConfig, baseDir: string, op
     url,
     baseDir: declaringDir(config.position, baseDir),
     origin,
-    noSourceHint: 'set certManager.url to a GitHub release URL or a local copy of cert-manager.yaml (a file:// URL or a path), or certManager.enabled: false if cert-manager is installed another way',
+    noSourceHint:
+      'set certManager.url to a GitHub release URL or a local copy of cert-manager.yaml (a file:// URL or a path), or certManager.enabled: false if cert-manager is installed another way',
   };
   const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
   const repository = options.decorate?.(opened, { name: CERT_MANAGER_LABEL, namespace: 'cert-manager' }) ?? opened;
-  const version = certManagerVersion(settings.version, parseSemantic(repository.defaultVersion) ? repository.defaultVersion : undefined, origin);
+  const version = certManagerVersion(
+    settings.version,
+    parseSemantic(repository.defaultVersion) ? repository.defaultVersion : undefined,
+    origin,
+  );
   const components = await repository.getFile(version, repository.componentsFile).catch((error: unknown) => {
     throw certManagerFetchProblem(error);
   });
-  return { label: CERT_MANAGER_LABEL, version, components, repository: { sourceType: repository.sourceType, location: repository.location } };
+  return {
+    label: CERT_MANAGER_LABEL,
+    version,
+    components,
+    repository: { sourceType: repository.sourceType, location: repository.location },
+  };
 }
 
 export interface OperatorReleaseOptions extends Pick<ResolveOptions, 'sources' | 'modules'> {
@@ -157,7 +216,11 @@ export interface OperatorReleaseOptions extends Pick<ResolveOptions, 'sources' |
 }
 
 /** The release Config.operator names: `version` (default: the newest stable release) or `url`. */
-export async function resolveOperatorRelease(config: ToolConfig, baseDir: string, options: OperatorReleaseOptions = {}): Promise<ResolvedOperatorRelease> {
+export async function resolveOperatorRelease(
+  config: ToolConfig,
+  baseDir: string,
+  options: OperatorReleaseOptions = {},
+): Promise<ResolvedOperatorRelease> {
   const problems = operatorSettingsProblems(config);
   if (problems.length > 0) throw new CapiGitopsError(problems);
   const settings = config.operator ?? {};
@@ -171,9 +234,20 @@ export async function resolveOperatorRelease(config: ToolConfig, baseDir: string
     const version = requested ?? (parseSemantic(directory) ? directory : undefined);
     // the lock records a release: a copy outside a <version>/ directory must say which
     if (version === undefined) {
-      throw new CapiGitopsError({ ...at, message: `${filePath} is not in a directory named for its release, and operator.version is not set`, expected: 'operator.version: <tag>, or the file in a directory named for the release (…/v0.28.0/operator-components.yaml)', hint: 'add operator.version (the release the file comes from) to the Config document' });
+      throw new CapiGitopsError({
+        ...at,
+        message: `${filePath} is not in a directory named for its release, and operator.version is not set`,
+        expected: 'operator.version: <tag>, or the file in a directory named for the release (…/v0.28.0/operator-components.yaml)',
+        hint: 'add operator.version (the release the file comes from) to the Config document',
+      });
     }
-    const components = await readLocalArtifact(filePath, at, '', 'the cluster-api-operator release manifest', `operator.url must name ${OPERATOR_COMPONENTS_FILE}`);
+    const components = await readLocalArtifact(
+      filePath,
+      at,
+      '',
+      'the cluster-api-operator release manifest',
+      `operator.url must name ${OPERATOR_COMPONENTS_FILE}`,
+    );
     return { label: OPERATOR_LABEL, version, components, repository: { sourceType: 'local', location: filePath } };
   }
   const request: RepositoryRequest = {
@@ -187,7 +261,10 @@ export async function resolveOperatorRelease(config: ToolConfig, baseDir: string
   };
   const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
   const repository = options.decorate?.(opened) ?? opened;
-  const version = options.pinnedVersion ?? requested ?? (repository.defaultVersion !== LATEST ? repository.defaultVersion : await newestRelease(repository, at));
+  const version =
+    options.pinnedVersion ??
+    requested ??
+    (repository.defaultVersion !== LATEST ? repository.defaultVersion : await newestRelease(repository, at));
   const components = await repository.getFile(version, repository.componentsFile);
   return { label: OPERATOR_LABEL, version, components, repository: { sourceType: repository.sourceType, location: repository.location } };
 }
@@ -195,6 +272,11 @@ export async function resolveOperatorRelease(config: ToolConfig, baseDir: string
 /** `latest`: the newest stable release (a pre-release only when there is no stable one). */
 async function newestRelease(repository: ProviderRepository, at: DiagnosticOrigin): Promise<string> {
   const [newest] = sortForLatest(await repository.listVersions());
-  if (newest === undefined) throw new CapiGitopsError({ ...at, message: `${repository.location} has no release tagged with a semantic version`, hint: 'set operator.version to a release tag' });
+  if (newest === undefined)
+    throw new CapiGitopsError({
+      ...at,
+      message: `${repository.location} has no release tagged with a semantic version`,
+      hint: 'set operator.version to a release tag',
+    });
   return newest;
 }

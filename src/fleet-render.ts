@@ -25,10 +25,25 @@ import type { ParseInput } from './yaml/parse.js';
 import type { ArtifactCache } from './sources/cache.js';
 import { clusterDirectory, CLUSTERS_DIRECTORY, layoutFleet, readClusterFiles } from './emit/layout-fleet.js';
 import { layoutChart, type LayoutName } from './emit/layout.js';
-import { clusterApplicationSets, fleetApplicationSet, FLEET_APPLICATIONSET_NAME, FLEET_WIRING_DIRECTORY, ignoreDifferencesOf, withoutClusterApplicationSet } from './emit/fleet-applicationset.js';
+import {
+  clusterApplicationSets,
+  fleetApplicationSet,
+  FLEET_APPLICATIONSET_NAME,
+  FLEET_WIRING_DIRECTORY,
+  ignoreDifferencesOf,
+  withoutClusterApplicationSet,
+} from './emit/fleet-applicationset.js';
 import { prepareChart } from './chart/index.js';
 import { parseArtifact } from './yaml/parse.js';
-import { parseWithCache, renderResolution, resolveManifest, type RenderOptions, type RenderResult, type Resolution, type SharedRun } from './pipeline.js';
+import {
+  parseWithCache,
+  renderResolution,
+  resolveManifest,
+  type RenderOptions,
+  type RenderResult,
+  type Resolution,
+  type SharedRun,
+} from './pipeline.js';
 
 export interface FleetRenderOptions extends RenderOptions {
   /** `--cluster`: render and write only these clusters (all when empty). */
@@ -155,11 +170,15 @@ class SubstituteOnce {
     const same = earlier.find((e) => [...e.asked].every(([name, value]) => sameValue(lookup(name), value)));
     if (same) return same.result;
     const asked = new Map<string, VariableValue | undefined>();
-    const result = substituteVariables(text, (name) => {
-      const value = lookup(name);
-      asked.set(name, value);
-      return value;
-    }, file);
+    const result = substituteVariables(
+      text,
+      (name) => {
+        const value = lookup(name);
+        asked.set(name, value);
+        return value;
+      },
+      file,
+    );
     this.substituted++;
     earlier.push({ asked, result });
     this.memo.set(text, earlier);
@@ -221,7 +240,12 @@ export async function renderOutput(options: FleetRenderOptions): Promise<OutputR
 }
 
 /** Resolves every cluster of a fleet, each from its part of the fleet's lock; one lock for all. */
-export async function resolveFleet(manifest: Manifest, options: FleetRenderOptions, fetch = new FetchOnce(), expand: ExpandOptions = {}): Promise<{ clusters: FleetCluster[]; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome; warnings: string[] }> {
+export async function resolveFleet(
+  manifest: Manifest,
+  options: FleetRenderOptions,
+  fetch = new FetchOnce(),
+  expand: ExpandOptions = {},
+): Promise<{ clusters: FleetCluster[]; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome; warnings: string[] }> {
   const fleet = expandFleet(manifest, expand);
   const lockFile = lockfilePath(manifest.baseDir);
   const previous = await readLockfile(lockFile);
@@ -245,7 +269,12 @@ export async function resolveFleet(manifest: Manifest, options: FleetRenderOptio
         await resolveManifest(onRelease, { ...options, frozen: false }, { previous: undefined, decorate: fetch.decorate, blobs });
       } catch (err) {
         if (!(err instanceof CapiGitopsError)) throw err;
-        for (const d of err.diagnostics) bag.add(d.object?.startsWith('release ') ? d : { ...d, ...releasePosition(release, d), object: `release ${release.name}${d.object ? `: ${d.object}` : ''}` });
+        for (const d of err.diagnostics)
+          bag.add(
+            d.object?.startsWith('release ')
+              ? d
+              : { ...d, ...releasePosition(release, d), object: `release ${release.name}${d.object ? `: ${d.object}` : ''}` },
+          );
       }
     }),
   );
@@ -260,7 +289,10 @@ export async function resolveFleet(manifest: Manifest, options: FleetRenderOptio
 /** A version problem points at the Release's line for that provider; one without a place, at the Release. */
 function releasePosition(release: ReleaseObject, d: Diagnostic): Partial<Diagnostic> {
   const [kind, namespace, name] = (d.object ?? '').split('/');
-  const key = d.path === 'spec.version' ? [`${kind}/${name}`, `${kind}/${namespace}/${name}`].find((k) => Object.hasOwn(release.providers, k)) : undefined;
+  const key =
+    d.path === 'spec.version'
+      ? [`${kind}/${name}`, `${kind}/${namespace}/${name}`].find((k) => Object.hasOwn(release.providers, k))
+      : undefined;
   const where = key ? release.locate(['providers', key]) : d.file === undefined ? release.position : undefined;
   return where ? { file: where.file, line: where.line, column: where.column } : {};
 }
@@ -303,7 +335,11 @@ function selectedClusters(fleet: readonly FleetCluster[], wanted: readonly strin
     throw new CapiGitopsError(
       unknown.map((name) => {
         const guess = closestName(name, names);
-        return { message: `--cluster ${name}: no such cluster`, expected: `one of ${names.join(', ')}`, hint: guess ? `did you mean --cluster ${guess}?` : 'name a cluster of Config clusters' };
+        return {
+          message: `--cluster ${name}: no such cluster`,
+          expected: `one of ${names.join(', ')}`,
+          hint: guess ? `did you mean --cluster ${guess}?` : 'name a cluster of Config clusters',
+        };
       }),
     );
   }
@@ -314,7 +350,9 @@ function selectedClusters(fleet: readonly FleetCluster[], wanted: readonly strin
 function clusterManifest(cluster: FleetCluster, layout: LayoutName): Manifest {
   const config = cluster.manifest.config;
   const gitops = config.gitops ?? {};
-  const defaults = gitops.chart ? {} : { releaseName: `capi-gitops-${cluster.name}`, ...(layout === 'argocd' ? { project: `capi-gitops-${cluster.name}` } : {}) };
+  const defaults = gitops.chart
+    ? {}
+    : { releaseName: `capi-gitops-${cluster.name}`, ...(layout === 'argocd' ? { project: `capi-gitops-${cluster.name}` } : {}) };
   return {
     ...cluster.manifest,
     config: {
@@ -332,7 +370,11 @@ function clusterManifest(cluster: FleetCluster, layout: LayoutName): Manifest {
  * chart drew (their ignoreDifferences are kept in it); every cluster's values are read, rendered
  * in this run or not, so the lookups cover the whole fleet.
  */
-async function fleetArgoWiring(fleet: readonly FleetCluster[], trees: Map<string, ReadonlyMap<string, string>>, options: FleetRenderOptions): Promise<Map<string, string>> {
+async function fleetArgoWiring(
+  fleet: readonly FleetCluster[],
+  trees: Map<string, ReadonlyMap<string, string>>,
+  options: FleetRenderOptions,
+): Promise<Map<string, string>> {
   const builtIn = layoutChart('argocd')!;
   const clusters = await Promise.all(
     fleet.map(async (cluster) => {
@@ -356,9 +398,12 @@ async function fleetArgoWiring(fleet: readonly FleetCluster[], trees: Map<string
     throw new CapiGitopsError({
       object: 'Config clusters[].gitops',
       path: 'applicationSet',
-      message: `applicationSet is true for ${on.join(', ')} and not for ${clusters.filter((c) => !on.includes(c.name)).map((c) => c.name).join(', ')}`,
+      message: `applicationSet is true for ${on.join(', ')} and not for ${clusters
+        .filter((c) => !on.includes(c.name))
+        .map((c) => c.name)
+        .join(', ')}`,
       expected: 'one ApplicationSet for the whole fleet, or Applications for every cluster',
-      hint: 'set applicationSet in the shared Config gitops.values, not in the clusters\' overlays',
+      hint: "set applicationSet in the shared Config gitops.values, not in the clusters' overlays",
     });
   }
   const withDifferences = clusters.map((c) => {
@@ -368,8 +413,11 @@ async function fleetArgoWiring(fleet: readonly FleetCluster[], trees: Map<string
     trees.set(c.name, withoutClusterApplicationSet(tree, sets));
     return { ...c, ignoreDifferences: sets.flatMap((s) => ignoreDifferencesOf(s.object)) };
   });
-  const previousFile = options.outputDir ? path.join(options.outputDir, FLEET_WIRING_DIRECTORY, `applicationset-${FLEET_APPLICATIONSET_NAME}.yaml`) : undefined;
-  const previousText = previousFile && trees.size < clusters.length ? await readFile(previousFile, 'utf8').catch(() => undefined) : undefined;
+  const previousFile = options.outputDir
+    ? path.join(options.outputDir, FLEET_WIRING_DIRECTORY, `applicationset-${FLEET_APPLICATIONSET_NAME}.yaml`)
+    : undefined;
+  const previousText =
+    previousFile && trees.size < clusters.length ? await readFile(previousFile, 'utf8').catch(() => undefined) : undefined;
   const previous = previousText ? parseArtifact(previousText, { source: previousFile! }).flatMap(ignoreDifferencesOf) : undefined;
   return fleetApplicationSet({ clustersDirectory: CLUSTERS_DIRECTORY, clusters: withDifferences, previousIgnoreDifferences: previous });
 }
@@ -391,7 +439,16 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
       .map(async (cluster) => {
         try {
           const resolution = { ...resolved.resolutions.get(cluster.name)!, manifest: clusterManifest(cluster, layout) };
-          const result = await renderResolution(resolution, { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) }, { parse: parse.parse, component: renders.component, componentFiles: renders.componentFiles, substitute: substitutions.substitute });
+          const result = await renderResolution(
+            resolution,
+            { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) },
+            {
+              parse: parse.parse,
+              component: renders.component,
+              componentFiles: renders.componentFiles,
+              substitute: substitutions.substitute,
+            },
+          );
           trees.set(cluster.name, result.files);
           warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
         } catch (err) {
@@ -402,7 +459,12 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
   throwDeduplicated(bag);
   const others = resolved.clusters.filter((c) => !selected.has(c.name)).map((c) => c.name);
   const kept = options.outputDir && others.length > 0 ? await readClusterFiles(options.outputDir, others) : new Map<string, string>();
-  const clusters: ClusterOutcome[] = resolved.clusters.map((c) => ({ name: c.name, ...(c.release ? { release: c.release.name } : {}), resolution: resolved.resolutions.get(c.name)!, rendered: selected.has(c.name) }));
+  const clusters: ClusterOutcome[] = resolved.clusters.map((c) => ({
+    name: c.name,
+    ...(c.release ? { release: c.release.name } : {}),
+    resolution: resolved.resolutions.get(c.name)!,
+    rendered: selected.has(c.name),
+  }));
   const fleetWiring = layout === 'argocd' ? await fleetArgoWiring(resolved.clusters, trees, options) : new Map<string, string>();
   const files = layoutFleet({
     layout,
@@ -414,7 +476,9 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
       release: c.release,
       files: trees.get(c.name),
       components: [
-        ...(c.resolution.certManager ? [{ label: c.resolution.certManager.label, version: c.resolution.certManager.version, namespace: 'cert-manager' }] : []),
+        ...(c.resolution.certManager
+          ? [{ label: c.resolution.certManager.label, version: c.resolution.certManager.version, namespace: 'cert-manager' }]
+          : []),
         ...c.resolution.providers.map((p) => ({ label: p.label, version: p.version, namespace: p.namespace })),
       ],
     })),
@@ -434,7 +498,9 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
 }
 
 /** `capi-gitops lock`: the fleet's lock when the manifest declares clusters, else the single cluster's. */
-export async function lockOutput(options: FleetRenderOptions): Promise<({ fleet: false } & Resolution) | { fleet: true; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome }> {
+export async function lockOutput(
+  options: FleetRenderOptions,
+): Promise<({ fleet: false } & Resolution) | { fleet: true; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome }> {
   const manifest = await loadManifest(options.manifestPaths);
   if (!isFleet(manifest)) return { fleet: false, ...(await resolveManifest(manifest, options)) };
   const { resolutions, lockFile, lock } = await resolveFleet(manifest, options);
@@ -461,10 +527,18 @@ function versionsOf(resolution: Resolution): Map<string, string> {
  * `plan --release <name>`: what moving clusters (all, or the `--cluster` ones) to a release
  * changes, component by component. Writes nothing.
  */
-export async function planRelease(options: FleetRenderOptions, release: string): Promise<{ clusters: { name: string; from?: string; moves: ReleaseMove[] }[] }> {
+export async function planRelease(
+  options: FleetRenderOptions,
+  release: string,
+): Promise<{ clusters: { name: string; from?: string; moves: ReleaseMove[] }[] }> {
   const manifest = await loadManifest(options.manifestPaths);
   if (!isFleet(manifest)) {
-    throw new CapiGitopsError({ file: manifest.config.position?.file, message: '--release plans a fleet, and the manifest declares no clusters', expected: 'Config clusters: [{name: …, release: …}, …] and kind: Release documents', hint: 'drop --release to plan provider upgrades' });
+    throw new CapiGitopsError({
+      file: manifest.config.position?.file,
+      message: '--release plans a fleet, and the manifest declares no clusters',
+      expected: 'Config clusters: [{name: …, release: …}, …] and kind: Release documents',
+      hint: 'drop --release to plan provider upgrades',
+    });
   }
   const fetch = new FetchOnce();
   const current = await resolveFleet(manifest, { ...options, frozen: false }, fetch);
@@ -478,7 +552,8 @@ export async function planRelease(options: FleetRenderOptions, release: string):
         const after = versionsOf(target.resolutions.get(c.name)!);
         const moves: ReleaseMove[] = [];
         for (const component of [...new Set([...before.keys(), ...after.keys()])]) {
-          if (before.get(component) !== after.get(component)) moves.push({ cluster: c.name, component, from: before.get(component), to: after.get(component) });
+          if (before.get(component) !== after.get(component))
+            moves.push({ cluster: c.name, component, from: before.get(component), to: after.get(component) });
         }
         return { name: c.name, ...(c.release ? { from: c.release.name } : {}), moves };
       }),
@@ -494,7 +569,9 @@ export async function refuseFleet(options: FleetRenderOptions, what: string, hin
   const manifest = await loadManifest(options.manifestPaths);
   if (!isFleet(manifest)) return;
   throw new CapiGitopsError({
-    ...(manifest.config.position ? { file: manifest.config.position.file, line: manifest.config.position.line, column: manifest.config.position.column } : {}),
+    ...(manifest.config.position
+      ? { file: manifest.config.position.file, line: manifest.config.position.line, column: manifest.config.position.column }
+      : {}),
     object: 'Config',
     path: 'clusters',
     message: `${what} works on a single cluster, and this manifest declares a fleet`,

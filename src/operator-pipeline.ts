@@ -31,12 +31,16 @@ export interface OperatorLayoutRequest {
   operator?: ResolvedOperatorRelease;
 }
 
-export async function renderOperatorLayout(resolution: OperatorLayoutRequest, options: { command?: string; wiring?: OperatorLayoutInput['wiring'] }): Promise<OperatorLayoutResult> {
+export async function renderOperatorLayout(
+  resolution: OperatorLayoutRequest,
+  options: { command?: string; wiring?: OperatorLayoutInput['wiring'] },
+): Promise<OperatorLayoutResult> {
   const { manifest, providers, certManager } = resolution;
   const release = resolution.operator;
   if (!release) throw new Error('the operator layout needs the operator release resolved with the providers');
   const sources = [{ text: release.components.text, source: `${release.label} ${release.version} ${release.components.name}` }];
-  if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
+  if (certManager)
+    sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
   const [operatorObjects, certManagerObjects] = parseArtifacts(sources);
   const images = manifest.config.images ?? {};
   const operatorObjectsRendered = sortObjects(applyImageOverrides(operatorObjects!, release.label, images));
@@ -53,7 +57,15 @@ export async function renderOperatorLayout(resolution: OperatorLayoutRequest, op
   let certManagerComponent: RenderedComponent | undefined;
   if (certManager) {
     const objects = renderCertManagerObjects(certManagerObjects!, certManager.version, images);
-    certManagerComponent = { label: certManager.label, type: 'CertManager', name: 'cert-manager', version: certManager.version, namespace: 'cert-manager', artifactSha256: certManager.components.sha256, objects };
+    certManagerComponent = {
+      label: certManager.label,
+      type: 'CertManager',
+      name: 'cert-manager',
+      version: certManager.version,
+      namespace: 'cert-manager',
+      artifactSha256: certManager.components.sha256,
+      objects,
+    };
     components.unshift(certManagerComponent);
   }
   const layoutProviders = providers.map((p) => ({
@@ -73,7 +85,14 @@ export async function renderOperatorLayout(resolution: OperatorLayoutRequest, op
     resolveAdditionalManifests(p.provider, manifest.configMaps);
     return manifest.configMaps.filter((cm) => cm.name === ref.name && cm.namespace === (ref.namespace || p.namespace));
   });
-  const files = layoutOperator({ providers: layoutProviders, operator, certManager: certManagerComponent, additionalManifests, command: options.command ?? 'capi-gitops render --layout operator', wiring: options.wiring });
+  const files = layoutOperator({
+    providers: layoutProviders,
+    operator,
+    certManager: certManagerComponent,
+    additionalManifests,
+    command: options.command ?? 'capi-gitops render --layout operator',
+    wiring: options.wiring,
+  });
   files.set(GITATTRIBUTES_FILE, GITATTRIBUTES);
   return { components, files: new Map([...files].sort(([a], [b]) => compareStrings(a, b))) };
 }

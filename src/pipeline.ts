@@ -23,7 +23,13 @@ import type { SourceOptions } from './sources/request.js';
 import { buildLockfile, lockfilePath, readLockfile, serializeLockfile } from './lock/lockfile.js';
 import type { Lockfile } from './lock/types.js';
 import { LockSession, type LockOutcome, type SharedBlobs } from './lock/session.js';
-import { inspectVariables, substituteVariables, missingVariablesError, type SubstitutionResult, type VariableReference } from './render/variables.js';
+import {
+  inspectVariables,
+  substituteVariables,
+  missingVariablesError,
+  type SubstitutionResult,
+  type VariableReference,
+} from './render/variables.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
 import { closeGivenNames, unusedVariableWarnings, type GivenVariables } from './render/variable-advice.js';
 import { breakingVariables } from './render/variable-breakage.js';
@@ -36,7 +42,21 @@ import { sha256Hex, type ArtifactCache } from './sources/cache.js';
 import { layoutChart, layoutOutput, unmanagedObjects, type LayoutName } from './emit/layout.js';
 import type { ObjectSelector } from './emit/apply-safety.js';
 import { prepareChart, type SetExpression } from './chart/index.js';
-import { containsSecret, finalGate, IMAGES_KEY, protectSecrets, readRunSecrets, redactDiagnostic, secretAwareLookup, secretNeedles, secretValues, taintMarker, type MarkedText, type RunSecrets, type SecretNeedles } from './secrets/index.js';
+import {
+  containsSecret,
+  finalGate,
+  IMAGES_KEY,
+  protectSecrets,
+  readRunSecrets,
+  redactDiagnostic,
+  secretAwareLookup,
+  secretNeedles,
+  secretValues,
+  taintMarker,
+  type MarkedText,
+  type RunSecrets,
+  type SecretNeedles,
+} from './secrets/index.js';
 import { renderOperatorLayout } from './operator-pipeline.js';
 
 export interface RenderOptions {
@@ -182,7 +202,14 @@ function guardGitHubToken(apiUrl: string | undefined, configured: SourceOptions,
   const env = configured.env ?? process.env;
   const token = configured.github?.token ?? githubTokenFromEnv(env);
   const problem = token ? githubTokenHostProblem(apiUrl, [configured.github?.apiUrl, env.GITHUB_API_URL]) : undefined;
-  if (problem) throw new CapiGitopsError({ ...position, path: 'github.apiUrl', message: problem, expected: 'https://api.github.com, or a host also given on the command line', hint: `run with --github-api-url ${apiUrl} if you trust that host, or unset GITHUB_TOKEN for this run` });
+  if (problem)
+    throw new CapiGitopsError({
+      ...position,
+      path: 'github.apiUrl',
+      message: problem,
+      expected: 'https://api.github.com, or a host also given on the command line',
+      hint: `run with --github-api-url ${apiUrl} if you trust that host, or unset GITHUB_TOKEN for this run`,
+    });
 }
 
 /**
@@ -223,7 +250,17 @@ export async function resolveManifest(manifest: Manifest, options: RenderOptions
   const withApi: SourceOptions = apiUrl === undefined ? configured : { ...configured, github: { ...configured.github, apiUrl } };
   // --http-timeout wins over Config.network
   const network = manifest.config.network;
-  const sources: SourceOptions = network === undefined ? withApi : { ...withApi, http: { timeoutMs: network.timeoutSeconds === undefined ? undefined : network.timeoutSeconds * 1000, retries: network.retries, ...withApi.http } };
+  const sources: SourceOptions =
+    network === undefined
+      ? withApi
+      : {
+          ...withApi,
+          http: {
+            timeoutMs: network.timeoutSeconds === undefined ? undefined : network.timeoutSeconds * 1000,
+            retries: network.retries,
+            ...withApi.http,
+          },
+        };
   // The operator layout pins the operator's release; lock and plan know it from the Config.
   const operatorLayout = (options.layout ?? manifest.config.output?.layout) === 'operator' || manifest.config.operator !== undefined;
   const previous = shared ? shared.previous : await readLockfile(lockFile);
@@ -238,16 +275,30 @@ export async function resolveManifest(manifest: Manifest, options: RenderOptions
     shared: shared?.blobs,
   });
   const outer = shared?.decorate;
-  const decorate = outer ? (repository: ProviderRepository, component: Parameters<typeof outer>[1]) => session.decorate(outer(repository, component), component) : session.decorate;
+  const decorate = outer
+    ? (repository: ProviderRepository, component: Parameters<typeof outer>[1]) => session.decorate(outer(repository, component), component)
+    : session.decorate;
   const resolveOptions: ResolveOptions = { sources, pinnedVersion: session.pinnedVersion, decorate };
   // Invalid input fails here, before any request; then every fetch problem is reported together.
   const early = [...preflightManagementCluster(manifest), ...(operatorLayout ? operatorSettingsProblems(manifest.config) : [])];
   if (early.length > 0) throw new CapiGitopsError(early);
   for (const warning of providerNameWarnings(manifest.providers, registry)) options.onWarning?.(warning);
   const operatorRelease = operatorLayout
-    ? resolveOperatorRelease(manifest.config, manifest.baseDir, { sources, pinnedVersion: session.operatorVersion, decorate: (r) => session.decorate(outer ? outer(r, { name: OPERATOR_LABEL, namespace: OPERATOR_NAMESPACE }) : r, { kind: 'Operator', name: OPERATOR_LABEL }) })
+    ? resolveOperatorRelease(manifest.config, manifest.baseDir, {
+        sources,
+        pinnedVersion: session.operatorVersion,
+        decorate: (r) =>
+          session.decorate(outer ? outer(r, { name: OPERATOR_LABEL, namespace: OPERATOR_NAMESPACE }) : r, {
+            kind: 'Operator',
+            name: OPERATOR_LABEL,
+          }),
+      })
     : Promise.resolve(undefined);
-  const settled = await settleEach([resolveEachProvider(manifest, resolveOptions), resolveCertManager(manifest.config, manifest.baseDir, resolveOptions), operatorRelease] as const);
+  const settled = await settleEach([
+    resolveEachProvider(manifest, resolveOptions),
+    resolveCertManager(manifest.config, manifest.baseDir, resolveOptions),
+    operatorRelease,
+  ] as const);
   const [each, resolvedCertManager, operator] = settled.values;
   const providers = each?.providers ?? [];
   const certManager = resolvedCertManager ?? null;
@@ -271,7 +322,15 @@ export async function listVariables(options: RenderOptions): Promise<ProviderVar
   const { manifest, providers } = await resolveManagementCluster(options);
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const prepared = prepareProviders(manifest, providers, run);
-  options.onSecretValues?.(secretNeedles(secretValues(manifest, prepared.map((p) => p.secret), run)));
+  options.onSecretValues?.(
+    secretNeedles(
+      secretValues(
+        manifest,
+        prepared.map((p) => p.secret),
+        run,
+      ),
+    ),
+  );
   return prepared.map((p) => ({
     label: p.resolved.label,
     namespace: p.resolved.namespace,
@@ -290,10 +349,17 @@ function secretValuesError(provider: ProviderObject, names: string[], what: stri
   };
 }
 
-function imageOverridesFor(manifest: Manifest, secret: SecretObject | undefined): { merged: Record<string, ImageMeta>; fromSecret: Record<string, ImageMeta> } {
+function imageOverridesFor(
+  manifest: Manifest,
+  secret: SecretObject | undefined,
+): { merged: Record<string, ImageMeta>; fromSecret: Record<string, ImageMeta> } {
   const fromConfig = manifest.config.images ?? {};
   if (!secret || !Object.hasOwn(secret.data, IMAGES_KEY)) return { merged: fromConfig, fromSecret: {} };
-  const fromSecret = parseImagesValue(secret.data[IMAGES_KEY]!, `Secret ${secret.namespace}/${secret.name} key "${IMAGES_KEY}"`, secret.position);
+  const fromSecret = parseImagesValue(
+    secret.data[IMAGES_KEY]!,
+    `Secret ${secret.namespace}/${secret.name} key "${IMAGES_KEY}"`,
+    secret.position,
+  );
   return { merged: mergeImageOverrides(fromConfig, fromSecret), fromSecret };
 }
 
@@ -318,20 +384,37 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
   if (operatorLayout) {
     const tool = manifest.config.operator?.wiring;
     if (!tool && ((options.set?.length ?? 0) > 0 || (options.valuesFiles?.length ?? 0) > 0)) {
-      throw new CapiGitopsError({ message: '--set, --set-string and --values are chart values, and the operator layout draws no chart unless Config operator.wiring names one', expected: 'operator.wiring: argocd or flux in the Config document', hint: 'add wiring: argocd (or flux) under operator: in the Config document, or drop the chart values' });
+      throw new CapiGitopsError({
+        message:
+          '--set, --set-string and --values are chart values, and the operator layout draws no chart unless Config operator.wiring names one',
+        expected: 'operator.wiring: argocd or flux in the Config document',
+        hint: 'add wiring: argocd (or flux) under operator: in the Config document, or drop the chart values',
+      });
     }
     const wiring = tool ? { tool, ...(await prepareWiring(tool, manifest, options)) } : undefined;
     const rendered = await renderOperatorLayout(resolution, { command: options.command, wiring });
     // nothing is substituted here, but a patch or an additionalManifests ConfigMap may carry a secret
     const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
-    const needles = secretNeedles(secretValues(manifest, providers.map((p) => (p.provider.spec.configSecret ? findConfigSecret(p.provider, manifest.secrets) : undefined)), run));
+    const needles = secretNeedles(
+      secretValues(
+        manifest,
+        providers.map((p) => (p.provider.spec.configSecret ? findConfigSecret(p.provider, manifest.secrets) : undefined)),
+        run,
+      ),
+    );
     options.onSecretValues?.(needles);
     finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles);
     return { ...resolution, ...rendered, layout: 'operator', warnings: [] };
   }
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const prepared = prepareProviders(manifest, providers, run);
-  const needles = secretNeedles(secretValues(manifest, prepared.map((p) => p.secret), run));
+  const needles = secretNeedles(
+    secretValues(
+      manifest,
+      prepared.map((p) => p.secret),
+      run,
+    ),
+  );
   options.onSecretValues?.(needles);
   try {
     return await renderPrepared(options, resolution, prepared, needles, shared);
@@ -342,7 +425,13 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
   }
 }
 
-async function renderPrepared(options: RenderOptions, resolution: Resolution, prepared: PreparedProvider[], needles: SecretNeedles, shared?: SharedRun): Promise<RenderResult> {
+async function renderPrepared(
+  options: RenderOptions,
+  resolution: Resolution,
+  prepared: PreparedProvider[],
+  needles: SecretNeedles,
+  shared?: SharedRun,
+): Promise<RenderResult> {
   const { manifest, certManager } = resolution;
   const secrets = manifest.config.secrets ?? {};
   const strategy = options.secretsStrategy ?? secrets.strategy ?? (options.allowSecretValues ? 'inline' : 'refuse');
@@ -358,12 +447,20 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
     const result = (shared?.substitute ?? substituteVariables)(p.text, p.lookup, file);
     if (result.missing.length > 0) {
       const given = [...Object.keys(manifest.config.variables ?? {}), ...Object.keys(p.secret?.data ?? {})];
-      const at = { ...originOf(p.resolved.provider), provider: providerName(p.resolved.provider), artifact: file, suggestions: closeGivenNames(result.missing, given) };
+      const at = {
+        ...originOf(p.resolved.provider),
+        provider: providerName(p.resolved.provider),
+        artifact: file,
+        suggestions: closeGivenNames(result.missing, given),
+      };
       missingVariablesError(result.missing, at).diagnostics.forEach((d) => bag.add(d));
     }
     const secretNames = [...result.used].filter(([, v]) => v.fromSecret);
     if (secretNames.length > 0) {
-      secretUse.set(i, { names: secretNames.map(([name]) => name), origins: [...new Set(secretNames.map(([, v]) => v.origin))].sort(compareStrings) });
+      secretUse.set(i, {
+        names: secretNames.map(([name]) => name),
+        origins: [...new Set(secretNames.map(([, v]) => v.origin))].sort(compareStrings),
+      });
       const marker = taintMarker(p.text);
       markedOf.set(i, marked.length);
       marked.push({ ...marker, text: substituteVariables(p.text, p.lookup, file, marker.marker).text });
@@ -374,9 +471,17 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
   bag.throwIfAny();
 
   // 2. Parse every artifact (YAML 1.1, aliases refused), on this thread: a worker pool measured slower.
-  const sources: CacheableParseInput[] = prepared.map((p, i) => ({ text: substituted[i]!.text, source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}` }));
-  if (certManager) sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
-  for (const [i, m] of markedOf) sources.push({ text: marked[m]!.text, source: `${prepared[i]!.resolved.label} ${prepared[i]!.resolved.version} ${prepared[i]!.resolved.components.name}` });
+  const sources: CacheableParseInput[] = prepared.map((p, i) => ({
+    text: substituted[i]!.text,
+    source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}`,
+  }));
+  if (certManager)
+    sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
+  for (const [i, m] of markedOf)
+    sources.push({
+      text: marked[m]!.text,
+      source: `${prepared[i]!.resolved.label} ${prepared[i]!.resolved.version} ${prepared[i]!.resolved.components.name}`,
+    });
   // the parsed cache is a directory on disk: a text that holds a secret value is never put there
   sources.forEach((s, i) => {
     if ((i < prepared.length && secretUse.has(i)) || containsSecret(s.text, needles)) s.keepOutOfCache = true;
@@ -384,7 +489,15 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
   const parsed = await (shared?.parse ? shared.parse(sources) : parseWithCache(sources, options.sources?.cache)).catch((err: unknown) => {
     // A parse error caused by a variable's value is reported as that variable (never a secret value).
     const culprits = prepared.flatMap((p, i) =>
-      breakingVariables({ raw: p.text, text: sources[i]!.text, lookup: p.lookup, used: substituted[i]!.used, source: sources[i]!.source, artifact: artifactDisplayName(p.resolved.components), origin: originOf(p.resolved.provider) }),
+      breakingVariables({
+        raw: p.text,
+        text: sources[i]!.text,
+        lookup: p.lookup,
+        used: substituted[i]!.used,
+        source: sources[i]!.source,
+        artifact: artifactDisplayName(p.resolved.components),
+        origin: originOf(p.resolved.provider),
+      }),
     );
     if (culprits.length > 0) throw new CapiGitopsError(culprits);
     throw err instanceof CapiGitopsError ? withoutSubstitutedText(err, sources, secretUse) : err;
@@ -394,7 +507,12 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
   parsed.forEach((objects, i) =>
     objects.forEach((o, index) => {
       if (typeof o.apiVersion !== 'string' || !o.apiVersion || typeof o.kind !== 'string' || !o.kind) {
-        bag.add({ file: sources[i]!.source, message: `object ${index + 1} has no ${typeof o.kind !== 'string' || !o.kind ? 'kind' : 'apiVersion'}`, expected: 'Kubernetes objects, each with apiVersion, kind and metadata', hint: 'check that the artifact is a provider components file' });
+        bag.add({
+          file: sources[i]!.source,
+          message: `object ${index + 1} has no ${typeof o.kind !== 'string' || !o.kind ? 'kind' : 'apiVersion'}`,
+          expected: 'Kubernetes objects, each with apiVersion, kind and metadata',
+          hint: 'check that the artifact is a provider components file',
+        });
       }
     }),
   );
@@ -409,9 +527,19 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
       const m = markedOf.get(i);
       // a provider that reads secret values is rendered on its own, never shared between clusters
       const render = () => renderProvider(manifest, p, parsed[i]!, options, bag, strategy);
-      const component = shared?.component && !p.secret && m === undefined ? shared.component(componentKey(p.resolved, manifest.config.images, unmanagedKey), parsed[i]!, render) : render();
+      const component =
+        shared?.component && !p.secret && m === undefined
+          ? shared.component(componentKey(p.resolved, manifest.config.images, unmanagedKey), parsed[i]!, render)
+          : render();
       components.push(component);
-      if (m !== undefined) markedRenders.set(component.label, { objects: renderMarked(() => renderProvider(manifest, p, parsed[markedStart + m]!, options, new DiagnosticBag(), strategy).objects, marked[m]!), marks: marked[m]! });
+      if (m !== undefined)
+        markedRenders.set(component.label, {
+          objects: renderMarked(
+            () => renderProvider(manifest, p, parsed[markedStart + m]!, options, new DiagnosticBag(), strategy).objects,
+            marked[m]!,
+          ),
+          marks: marked[m]!,
+        });
     } catch (err) {
       collect(bag, err);
     }
@@ -421,16 +549,22 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
     const render = (): RenderedComponent => {
       const objects = renderCertManagerObjects(parsed[prepared.length]!, certManager.version, manifest.config.images ?? {});
       return {
-      label: certManager.label,
-      type: 'CertManager',
-      name: 'cert-manager',
-      version: certManager.version,
-      namespace: namespaceOf(objects) ?? 'cert-manager',
-      artifactSha256: certManager.components.sha256,
-      objects,
+        label: certManager.label,
+        type: 'CertManager',
+        name: 'cert-manager',
+        version: certManager.version,
+        namespace: namespaceOf(objects) ?? 'cert-manager',
+        artifactSha256: certManager.components.sha256,
+        objects,
       };
     };
-    const key = JSON.stringify(['cert-manager', certManager.version, certManager.components.sha256, manifest.config.images ?? {}, unmanagedKey]);
+    const key = JSON.stringify([
+      'cert-manager',
+      certManager.version,
+      certManager.components.sha256,
+      manifest.config.images ?? {},
+      unmanagedKey,
+    ]);
     components.push(shared?.component ? shared.component(key, parsed[prepared.length]!, render) : render());
   }
   bag.throwIfAny();
@@ -458,11 +592,26 @@ async function renderPrepared(options: RenderOptions, resolution: Resolution, pr
     marked: markedRenders,
     needles,
     lockfile: { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) },
-    previousOutput: async (file) => (options.outputDir ? readFile(path.join(options.outputDir, options.outputSubdirectory ?? '', file), 'utf8').catch(() => undefined) : undefined),
-    layoutFiles: (secured, extras) => layoutOutput({ layout, components: secured, unmanaged, wiring, command: options.command ?? 'capi-gitops render', componentFiles: shared?.componentFiles, ...extras }),
+    previousOutput: async (file) =>
+      options.outputDir
+        ? readFile(path.join(options.outputDir, options.outputSubdirectory ?? '', file), 'utf8').catch(() => undefined)
+        : undefined,
+    layoutFiles: (secured, extras) =>
+      layoutOutput({
+        layout,
+        components: secured,
+        unmanaged,
+        wiring,
+        command: options.command ?? 'capi-gitops render',
+        componentFiles: shared?.componentFiles,
+        ...extras,
+      }),
   });
   const overridden = unmanagedObjects(secured.components, unmanaged);
-  const warnings = overridden.length > 0 ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`] : [];
+  const warnings =
+    overridden.length > 0
+      ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`]
+      : [];
   return { ...resolution, components: secured.components, files: secured.files, layout, warnings: [...warnings, ...secured.warnings] };
 }
 
@@ -493,7 +642,13 @@ function renderMarked(render: () => KObject[], marked: MarkedText): KObject[] {
     if (!(err instanceof CapiGitopsError)) throw err;
     const unmark = (text: string | undefined) => text?.replace(marked.pattern, (_, i: string) => marked.marks[Number(i)]!.reference);
     throw new CapiGitopsError(
-      err.diagnostics.map((d) => ({ ...d, message: `with secret values tracked: ${unmark(d.message)}`, path: unmark(d.path), object: unmark(d.object), hint: 'a transform (patch target, image, name) reads a secret value; keep secrets to values the transforms do not interpret' })),
+      err.diagnostics.map((d) => ({
+        ...d,
+        message: `with secret values tracked: ${unmark(d.message)}`,
+        path: unmark(d.path),
+        object: unmark(d.object),
+        hint: 'a transform (patch target, image, name) reads a secret value; keep secrets to values the transforms do not interpret',
+      })),
     );
   }
 }
@@ -527,9 +682,21 @@ function givenVariables(manifest: Manifest, prepared: PreparedProvider[]): Given
   const usedBy = (list: PreparedProvider[]) => new Set(list.flatMap((p) => p.references.map((r) => r.name)));
   const given: GivenVariables[] = [];
   const config = manifest.config;
-  if (config.variables) given.push({ origin: 'Config', path: 'variables', position: config.position, names: Object.keys(config.variables), used: usedBy(prepared) });
+  if (config.variables)
+    given.push({
+      origin: 'Config',
+      path: 'variables',
+      position: config.position,
+      names: Object.keys(config.variables),
+      used: usedBy(prepared),
+    });
   for (const secret of new Set(prepared.map((p) => p.secret).filter((s) => s !== undefined))) {
-    given.push({ origin: `Secret/${secret.namespace}/${secret.name}`, position: secret.position, names: Object.keys(secret.data), used: usedBy(prepared.filter((p) => p.secret === secret)) });
+    given.push({
+      origin: `Secret/${secret.namespace}/${secret.name}`,
+      position: secret.position,
+      names: Object.keys(secret.data),
+      used: usedBy(prepared.filter((p) => p.secret === secret)),
+    });
   }
   return given;
 }
@@ -557,10 +724,18 @@ export async function parseWithCache(sources: CacheableParseInput[], cache: Arti
   return cached as KObject[][];
 }
 
-function renderProvider(manifest: Manifest, p: PreparedProvider, objects: KObject[], options: RenderOptions, bag: DiagnosticBag, strategy: SecretStrategy): RenderedComponent {
+function renderProvider(
+  manifest: Manifest,
+  p: PreparedProvider,
+  objects: KObject[],
+  options: RenderOptions,
+  bag: DiagnosticBag,
+  strategy: SecretStrategy,
+): RenderedComponent {
   const r = p.resolved;
   const images = imageOverridesFor(manifest, p.secret);
-  const imagesWritable = (strategy === 'inline' && options.allowSecretValues) || (manifest.config.secrets?.public ?? []).includes(IMAGES_KEY);
+  const imagesWritable =
+    (strategy === 'inline' && options.allowSecretValues) || (manifest.config.secrets?.public ?? []).includes(IMAGES_KEY);
   const context: RenderContext = {
     kind: r.kind,
     name: r.name,
@@ -579,7 +754,15 @@ function renderProvider(manifest: Manifest, p: PreparedProvider, objects: KObjec
   } finally {
     if (context.secretFields.length > 0) bag.add(secretValuesError(r.provider, [IMAGES_KEY], 'image overrides'));
   }
-  return { label: r.label, type: r.kind, name: r.name, version: r.version, namespace: r.namespace, artifactSha256: r.components.sha256, objects: rendered };
+  return {
+    label: r.label,
+    type: r.kind,
+    name: r.name,
+    version: r.version,
+    namespace: r.namespace,
+    artifactSha256: r.components.sha256,
+    objects: rendered,
+  };
 }
 
 /** Every input of a provider's render except its parsed objects (which the caller keys by identity). */

@@ -6,7 +6,14 @@ import { METADATA_FILE, parseMetadata } from './resolve/metadata.js';
 import { configSecretData } from './resolve/resolve.js';
 import { repositoryRequestFor } from './fetch-releases.js';
 import { buildProviderRegistry } from './resolve/registry.js';
-import { newestAvailable, planUpgrades, selectUpdates, type ProviderUpgradeInput, type UpdateSelection, type UpgradePlan } from './resolve/upgrade-plan.js';
+import {
+  newestAvailable,
+  planUpgrades,
+  selectUpdates,
+  type ProviderUpgradeInput,
+  type UpdateSelection,
+  type UpgradePlan,
+} from './resolve/upgrade-plan.js';
 import { openRepository } from './sources/index.js';
 import { listManifestFiles } from './manifest/files.js';
 import { updateVersionsInFiles, type VersionEdit } from './manifest/update-versions.js';
@@ -29,7 +36,14 @@ async function upgradeInputs(resolution: Resolution): Promise<ProviderUpgradeInp
       const newest = newestAvailable(available) ?? resolved.version;
       const metadata = newest === resolved.version ? resolved.metadata : await repository.getFile(newest, METADATA_FILE);
       const { releaseSeries } = parseMetadata(metadata.text, { label: resolved.label, version: newest, url: metadata.url });
-      return { kind: resolved.kind, name: resolved.name, namespace: resolved.namespace, installed: resolved.version, available, releaseSeries };
+      return {
+        kind: resolved.kind,
+        name: resolved.name,
+        namespace: resolved.namespace,
+        installed: resolved.version,
+        available,
+        releaseSeries,
+      };
     }),
   );
 }
@@ -39,7 +53,10 @@ export async function planManagementCluster(options: RenderOptions): Promise<{ r
   // The lockfile on disk is still the previous one: plan writes nothing.
   const locked = (await readLockfile(resolution.lockFile))?.entries.find((entry) => entry.kind === 'CertManager');
   const certManager = resolution.certManager ? { installed: locked?.version, target: resolution.certManager.version } : undefined;
-  return { resolution, plan: planUpgrades({ providers: await upgradeInputs(resolution), certManager, operator: await operatorUpgrade(resolution) }) };
+  return {
+    resolution,
+    plan: planUpgrades({ providers: await upgradeInputs(resolution), certManager, operator: await operatorUpgrade(resolution) }),
+  };
 }
 
 /**

@@ -18,7 +18,7 @@ const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 /** Runs the CLI without blocking the event loop (the fake GitHub answers in this process). */
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, GITHUB_TOKEN: "ghp_e2e_secret_token", CI: "true" };
+    const env: NodeJS.ProcessEnv = { ...process.env, GITHUB_TOKEN: 'ghp_e2e_secret_token', CI: 'true' };
     delete env.GH_TOKEN;
     const child = spawn(process.execPath, [CLI, ...args], { env });
     let stdout = '';
@@ -31,7 +31,12 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
 
 const github = await FakeGitHub.start({
   'kubernetes-sigs/cluster-api': corpusReleases(['cluster-api', 'bootstrap-kubeadm', 'control-plane-kubeadm']),
-  'cert-manager/cert-manager': [{ tag: 'v1.13.0', assets: { 'cert-manager.yaml': readFileSync(path.join(CORPUS_REPOSITORY, 'cert-manager', 'v1.13.0', 'cert-manager.yaml')) } }],
+  'cert-manager/cert-manager': [
+    {
+      tag: 'v1.13.0',
+      assets: { 'cert-manager.yaml': readFileSync(path.join(CORPUS_REPOSITORY, 'cert-manager', 'v1.13.0', 'cert-manager.yaml')) },
+    },
+  ],
 });
 after(() => github.close());
 
@@ -68,7 +73,13 @@ function workspace(text: string): { dir: string; manifest: string; out: string; 
   const file = path.join(dir, 'providers.yaml');
   writeFileSync(file, text);
   const cache = path.join(dir, 'cache');
-  return { dir, manifest: file, out: path.join(dir, 'out'), cache, common: ['-f', file, '--cache-dir', cache, '--github-api-url', github.apiUrl] };
+  return {
+    dir,
+    manifest: file,
+    out: path.join(dir, 'out'),
+    cache,
+    common: ['-f', file, '--cache-dir', cache, '--github-api-url', github.apiUrl],
+  };
 }
 
 test('render resolves latest on GitHub and writes the lock; render --offline --frozen then makes zero requests and the same bytes; a changed manifest fails --frozen', async () => {
@@ -115,11 +126,29 @@ test('a re-tagged release (a file whose sha256 differs from the lock) is a hard 
   const lock = readFileSync(path.join(ws.dir, 'capi-gitops.lock.yaml'), 'utf8');
   // the same tag now serves different bytes; a fresh cache forces a download
   const releases = corpusReleases(['cluster-api', 'bootstrap-kubeadm', 'control-plane-kubeadm']).map((r) =>
-    r.tag === 'v1.12.0' ? { ...r, assets: { ...r.assets, 'core-components.yaml': `${readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml'), 'utf8')}\n# re-tagged\n` } } : r,
+    r.tag === 'v1.12.0'
+      ? {
+          ...r,
+          assets: {
+            ...r.assets,
+            'core-components.yaml': `${readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml'), 'utf8')}\n# re-tagged\n`,
+          },
+        }
+      : r,
   );
   github.setReleases('kubernetes-sigs/cluster-api', releases);
   try {
-    const result = await run(['render', '-f', ws.manifest, '--cache-dir', path.join(ws.dir, 'fresh-cache'), '--github-api-url', github.apiUrl, '-o', ws.out]);
+    const result = await run([
+      'render',
+      '-f',
+      ws.manifest,
+      '--cache-dir',
+      path.join(ws.dir, 'fresh-cache'),
+      '--github-api-url',
+      github.apiUrl,
+      '-o',
+      ws.out,
+    ]);
     assert.equal(result.code, 1, result.stderr);
     const locked = /core-components\.yaml\n\s+url: \S+\n\s+sha256: ([0-9a-f]{64})/.exec(lock)![1]!;
     assert.ok(result.stderr.includes(locked), 'the locked digest is not named');

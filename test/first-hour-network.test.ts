@@ -39,7 +39,10 @@ async function runCounted(args: string[], dir: string, unresolvable: string[] = 
   const countFile = path.join(dir, 'connects.json');
   const started = process.hrtime.bigint();
   const preload = ['--import', COUNTER, ...(unresolvable.length > 0 ? ['--import', UNRESOLVABLE] : [])];
-  const child = spawn(process.execPath, [...preload, CLI, ...args], { cwd: dir, env: { ...process.env, COUNT_CONNECTS_FILE: countFile, UNRESOLVABLE_HOSTS: unresolvable.join(',') } });
+  const child = spawn(process.execPath, [...preload, CLI, ...args], {
+    cwd: dir,
+    env: { ...process.env, COUNT_CONNECTS_FILE: countFile, UNRESOLVABLE_HOSTS: unresolvable.join(',') },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -65,19 +68,28 @@ test('no network: the default cert-manager fails at once, one connection attempt
   const port = await closedPort();
   // No Config document: cert-manager is clusterctl's default, fetched from GitHub (here: the closed port).
   writeFileSync(path.join(dir, 'providers.yaml'), localCore);
-  const run = await runCounted(['render', '-f', 'providers.yaml', '-o', 'out', '--cache-dir', 'cache', '--github-api-url', `http://127.0.0.1:${port}`], dir);
+  const run = await runCounted(
+    ['render', '-f', 'providers.yaml', '-o', 'out', '--cache-dir', 'cache', '--github-api-url', `http://127.0.0.1:${port}`],
+    dir,
+  );
   // Measured, not asserted: printed for the record (under 2 s here; 14.5 s before retries stopped).
   console.log(`render with an unreachable cert-manager: ${run.millis.toFixed(0)} ms wall time`);
   assert.equal(run.code, 1, run.stderr);
   assert.deepEqual(run.connects, { [`127.0.0.1:${port}`]: 1 }, 'exactly one connection attempt: a refused connection is not retried');
-  assert.match(run.stderr, /error: cert-manager v1\.19\.1 \(the default: the version clusterctl v1\.12 pins\): cannot get release v1\.19\.1 of cert-manager\/cert-manager/);
+  assert.match(
+    run.stderr,
+    /error: cert-manager v1\.19\.1 \(the default: the version clusterctl v1\.12 pins\): cannot get release v1\.19\.1 of cert-manager\/cert-manager/,
+  );
   assert.match(run.stderr, /ECONNREFUSED/);
   assert.doesNotMatch(run.stderr, /certManager\.url: /, 'the diagnostic names the default, not a field the user did not write');
-  assert.match(run.stderr, /hint: point certManager\.url in the Config document at a local copy of cert-manager\.yaml .*certManager\.enabled: false.*--offline/);
+  assert.match(
+    run.stderr,
+    /hint: point certManager\.url in the Config document at a local copy of cert-manager\.yaml .*certManager\.enabled: false.*--offline/,
+  );
   assert.match(run.stderr, /nothing was written/);
 });
 
-test('no network: every component\'s network error is reported in the same run, each host tried once', async () => {
+test("no network: every component's network error is reported in the same run, each host tried once", async () => {
   const dir = tempDir('capi-gitops-offline-');
   const port = await closedPort();
   const githubCore = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
@@ -97,7 +109,10 @@ spec:
   version: v2.9.0
 `;
   writeFileSync(path.join(dir, 'providers.yaml'), githubCore);
-  const run = await runCounted(['render', '-f', 'providers.yaml', '-o', 'out', '--cache-dir', 'cache', '--github-api-url', `http://127.0.0.1:${port}`], dir);
+  const run = await runCounted(
+    ['render', '-f', 'providers.yaml', '-o', 'out', '--cache-dir', 'cache', '--github-api-url', `http://127.0.0.1:${port}`],
+    dir,
+  );
   assert.equal(run.code, 1, run.stderr);
   // Three requests may be in flight before the first refusal; none is retried.
   assert.ok((run.connects[`127.0.0.1:${port}`] ?? 0) <= 3, `at most one attempt per component: ${JSON.stringify(run.connects)}`);
@@ -105,21 +120,28 @@ spec:
   assert.match(run.stderr, /providers\.yaml:9:1: error: InfrastructureProvider\/capa-system\/aws: cannot get release v2\.9\.0/);
   assert.match(run.stderr, /error: cert-manager v1\.19\.1 \(the default/);
   assert.match(run.stderr, /3 problems; nothing was written/);
-  for (const block of run.stderr.split(/\n(?=\S)/).filter((b) => b.includes('error:'))) assert.match(block, /\n {2}hint: /, `every problem has a hint:\n${block}`);
+  for (const block of run.stderr.split(/\n(?=\S)/).filter((b) => b.includes('error:')))
+    assert.match(block, /\n {2}hint: /, `every problem has a hint:\n${block}`);
 });
 
 test('invalid input (no CoreProvider) makes no request at all, and nothing is printed after "nothing was written"', async () => {
   const dir = tempDir('capi-gitops-offline-');
   const port = await closedPort();
-  writeFileSync(path.join(dir, 'providers.yaml'), `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+  writeFileSync(
+    path.join(dir, 'providers.yaml'),
+    `apiVersion: operator.cluster.x-k8s.io/v1alpha2
 kind: InfrastructureProvider
 metadata:
   name: aws
   namespace: capa-system
 spec:
   version: v2.9.0
-`);
-  const run = await runCounted(['render', '-f', 'providers.yaml', '-o', 'out', '--cache-dir', 'cache', '--github-api-url', `http://127.0.0.1:${port}`], dir);
+`,
+  );
+  const run = await runCounted(
+    ['render', '-f', 'providers.yaml', '-o', 'out', '--cache-dir', 'cache', '--github-api-url', `http://127.0.0.1:${port}`],
+    dir,
+  );
   assert.equal(run.code, 1, run.stderr);
   assert.deepEqual(run.connects, {}, 'no connection attempt');
   assert.match(run.stderr, /the input has no CoreProvider/);
@@ -132,7 +154,11 @@ test('a DNS failure (ENOTFOUND) fails at once: one attempt, no retry, no further
   const port = await closedPort();
   // The default cert-manager needs several requests (release, then asset); the host resolves to nothing.
   writeFileSync(path.join(dir, 'providers.yaml'), localCore);
-  const run = await runCounted(['render', '-f', 'providers.yaml', '-o', 'out', '--cache-dir', 'cache', '--github-api-url', `http://localhost:${port}`], dir, ['localhost']);
+  const run = await runCounted(
+    ['render', '-f', 'providers.yaml', '-o', 'out', '--cache-dir', 'cache', '--github-api-url', `http://localhost:${port}`],
+    dir,
+    ['localhost'],
+  );
   assert.equal(run.code, 1, run.stderr);
   assert.deepEqual(run.connects, { [`localhost:${port}`]: 1 }, 'one attempt: a name that does not resolve is not asked again');
   assert.match(run.stderr, /ENOTFOUND/);

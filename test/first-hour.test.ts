@@ -18,7 +18,9 @@ import { planUpgrades, renderUpgradePlanText, type ProviderUpgradeInput } from '
 const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 
 /** A private copy of the example without its lockfile, with `edit` applied to providers.yaml and config.yaml. */
-function example(edit: { providers?: (text: string) => string; config?: (text: string) => string; files?: Record<string, (text: string) => string> } = {}): string {
+function example(
+  edit: { providers?: (text: string) => string; config?: (text: string) => string; files?: Record<string, (text: string) => string> } = {},
+): string {
   const dir = tempDir('capi-gitops-first-hour-');
   cpSync(path.join(PROJECT_ROOT, 'examples'), dir, { recursive: true });
   rmSync(path.join(dir, 'management-cluster', 'capi-gitops.lock.yaml'));
@@ -59,7 +61,10 @@ const render = (dir: string, warnings: Diagnostic[] = []) =>
 
 test('an invalid syncPeriod is reported at its value by validation, before anything is fetched (an unknown version elsewhere does not hide it)', async () => {
   const dir = example({
-    providers: (t) => t.replace('  manager:\n    verbosity: 2', '  manager:\n    verbosity: 2\n    syncPeriod: "10 minutes"').replace('version: "~0.2"', 'version: v0.9.0'),
+    providers: (t) =>
+      t
+        .replace('  manager:\n    verbosity: 2', '  manager:\n    verbosity: 2\n    syncPeriod: "10 minutes"')
+        .replace('version: "~0.2"', 'version: v0.9.0'),
   });
   const file = path.join(dir, 'management-cluster', 'providers.yaml');
   const found = await problems(() => render(dir));
@@ -83,7 +88,9 @@ test('a misspelled container name is reported at the name in the manifest, not a
 });
 
 test('deployment.containers[].args keys without -- are a warning at the key, suggesting the flag (operator setArgs writes keys verbatim)', async () => {
-  const dir = example({ providers: (t) => t.replace('        --sync-period: 10m', '        --sync-period: 10m\n        kubeadmconfig-concurrency: "12"') });
+  const dir = example({
+    providers: (t) => t.replace('        --sync-period: 10m', '        --sync-period: 10m\n        kubeadmconfig-concurrency: "12"'),
+  });
   const file = path.join(dir, 'management-cluster', 'providers.yaml');
   const manifest = await loadManifest([path.join(dir, 'management-cluster')]);
   assert.equal(manifest.warnings?.length, 1);
@@ -95,11 +102,20 @@ test('deployment.containers[].args keys without -- are a warning at the key, sug
   const out = path.join(dir, 'out');
   const run = spawnSync(process.execPath, [CLI, 'render', '-f', path.join(dir, 'management-cluster'), '-o', out], { encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stderr, /providers\.yaml:\d+:\d+: warning: InfrastructureProvider\/capex-system\/example: spec\.deployment\.containers\[0\]\.args\["kubeadmconfig-concurrency"\]: /);
+  assert.match(
+    run.stderr,
+    /providers\.yaml:\d+:\d+: warning: InfrastructureProvider\/capex-system\/example: spec\.deployment\.containers\[0\]\.args\["kubeadmconfig-concurrency"\]: /,
+  );
 });
 
 test('manifestPatches given as a mapping: the hint shows the "- |" block form', async () => {
-  const dir = example({ providers: (t) => t.replace('  manager:\n    verbosity: 2', '  manager:\n    verbosity: 2\n  manifestPatches:\n    apiVersion: v1\n    kind: ConfigMap') });
+  const dir = example({
+    providers: (t) =>
+      t.replace(
+        '  manager:\n    verbosity: 2',
+        '  manager:\n    verbosity: 2\n  manifestPatches:\n    apiVersion: v1\n    kind: ConfigMap',
+      ),
+  });
   const found = await problems(() => loadManifest([path.join(dir, 'management-cluster')]));
   assert.equal(found.length, 1);
   assert.equal(found[0]!.path, 'spec.manifestPatches');
@@ -123,15 +139,22 @@ test('a missing variable is reported at the provider object with the artifact as
 });
 
 test('a variable nobody uses is warned even when the render succeeds (EXP_MACHINEPOOL → EXP_MACHINE_POOL)', async () => {
-  const dir = example({ config: (t) => t.replace('  EXAMPLE_REGION: eu-west-1', '  EXAMPLE_REGION: eu-west-1\n  EXP_MACHINEPOOL: "true"') });
+  const dir = example({
+    config: (t) => t.replace('  EXAMPLE_REGION: eu-west-1', '  EXAMPLE_REGION: eu-west-1\n  EXP_MACHINEPOOL: "true"'),
+  });
   const warnings: Diagnostic[] = [];
   await render(dir, warnings);
-  assert.deepEqual(warnings.map((w) => w.message), ['variable EXP_MACHINEPOOL is not used by any component; did you mean EXP_MACHINE_POOL?']);
+  assert.deepEqual(
+    warnings.map((w) => w.message),
+    ['variable EXP_MACHINEPOOL is not used by any component; did you mean EXP_MACHINE_POOL?'],
+  );
 });
 
 test('an unknown provider name suggests the closest built-in name of that kind (clusterctl config/providers.go)', async () => {
   const dir = example({
-    providers: (t) => t + '---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: vpshere\n  namespace: capv-system\n',
+    providers: (t) =>
+      t +
+      '---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: vpshere\n  namespace: capv-system\n',
   });
   const found = await problems(() => render(dir));
   const unknown = found.find((d) => d.object === 'InfrastructureProvider/capv-system/vpshere');
@@ -141,9 +164,14 @@ test('an unknown provider name suggests the closest built-in name of that kind (
 
 test('--list-variables prints default "" for an empty quoted default', () => {
   const dir = example({
-    files: { 'repository/infrastructure-example/v0.2.0/infrastructure-components.yaml': (t) => t.replace('        - --region=${EXAMPLE_REGION}', '        - --region=${EXAMPLE_REGION}\n        - --proxy=${EXAMPLE_PROXY:=""}') },
+    files: {
+      'repository/infrastructure-example/v0.2.0/infrastructure-components.yaml': (t) =>
+        t.replace('        - --region=${EXAMPLE_REGION}', '        - --region=${EXAMPLE_REGION}\n        - --proxy=${EXAMPLE_PROXY:=""}'),
+    },
   });
-  const run = spawnSync(process.execPath, [CLI, 'render', '-f', path.join(dir, 'management-cluster'), '--list-variables'], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [CLI, 'render', '-f', path.join(dir, 'management-cluster'), '--list-variables'], {
+    encoding: 'utf8',
+  });
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /^ {2}EXAMPLE_PROXY = default ""$/m);
 });
@@ -151,23 +179,42 @@ test('--list-variables prints default "" for an empty quoted default', () => {
 test('a variable value that breaks the YAML once substituted is reported as the variable and its origin, never its value; *_B64 gets the base64 hint', async () => {
   const components = 'repository/infrastructure-example/v0.2.0/infrastructure-components.yaml';
   const dir = example({
-    files: { [components]: (t) => t.replace('        - --region=${EXAMPLE_REGION}', '        - --region=${EXAMPLE_REGION}\n        - --credentials=${EXAMPLE_CREDENTIALS_B64}') },
-    providers: (t) => t.replace('  version: v0.2.0\n  # A provider', '  version: v0.2.0\n  configSecret:\n    name: example-credentials\n  # A provider') +
+    files: {
+      [components]: (t) =>
+        t.replace(
+          '        - --region=${EXAMPLE_REGION}',
+          '        - --region=${EXAMPLE_REGION}\n        - --credentials=${EXAMPLE_CREDENTIALS_B64}',
+        ),
+    },
+    providers: (t) =>
+      t.replace('  version: v0.2.0\n  # A provider', '  version: v0.2.0\n  configSecret:\n    name: example-credentials\n  # A provider') +
       '---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: example-credentials\n  namespace: capex-system\nstringData:\n  EXAMPLE_CREDENTIALS_B64: |\n    [default]\n    aws_secret_access_key: s3cr3t-value\n',
   });
   const file = path.join(dir, 'management-cluster', 'providers.yaml');
-  const found = await problems(() => renderManagementCluster({ manifestPaths: [path.join(dir, 'management-cluster')], allowSecretValues: true }));
+  const found = await problems(() =>
+    renderManagementCluster({ manifestPaths: [path.join(dir, 'management-cluster')], allowSecretValues: true }),
+  );
   assert.equal(found.length, 1, JSON.stringify(found));
   const [broken] = found;
   assert.equal(broken!.object, 'InfrastructureProvider/capex-system/example');
   assert.equal(broken!.line, where(file, 'kind: InfrastructureProvider').line - 1);
-  assert.match(broken!.message, /the value of variable EXAMPLE_CREDENTIALS_B64 \(from Secret capex-system\/example-credentials\) breaks the YAML of .*infrastructure-components\.yaml once substituted/);
+  assert.match(
+    broken!.message,
+    /the value of variable EXAMPLE_CREDENTIALS_B64 \(from Secret capex-system\/example-credentials\) breaks the YAML of .*infrastructure-components\.yaml once substituted/,
+  );
   assert.match(broken!.hint ?? '', /under the Secret's stringData the base64 text itself, under data the base64 of that base64/);
   assert.doesNotMatch(JSON.stringify(found), /s3cr3t|aws_secret_access_key/);
 });
 
 test('plan shows cert-manager first, as clusterctl upgrade plan does (cmd/clusterctl/cmd/upgrade_plan.go runUpgradePlan)', () => {
-  const core: ProviderUpgradeInput = { kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', installed: 'v1.12.0', available: ['v1.12.0'], releaseSeries: [{ major: 1, minor: 12, contract: 'v1beta2' }] };
+  const core: ProviderUpgradeInput = {
+    kind: 'CoreProvider',
+    name: 'cluster-api',
+    namespace: 'capi-system',
+    installed: 'v1.12.0',
+    available: ['v1.12.0'],
+    releaseSeries: [{ major: 1, minor: 12, contract: 'v1beta2' }],
+  };
   const upgrade = renderUpgradePlanText(planUpgrades({ providers: [core], certManager: { installed: 'v1.18.2', target: 'v1.19.1' } }));
   assert.match(upgrade, /^Cert-Manager will be upgraded from "v1\.18\.2" to "v1\.19\.1"\n\nCore provider contract: v1beta2/);
   const current = planUpgrades({ providers: [core], certManager: { installed: 'v1.19.1', target: 'v1.19.1' } });
@@ -176,10 +223,16 @@ test('plan shows cert-manager first, as clusterctl upgrade plan does (cmd/cluste
   // certManager.enabled: false is clusterctl's "externally managed": nothing is said.
   assert.match(renderUpgradePlanText(planUpgrades({ providers: [core] })), /^Core provider contract/);
   // The CLI on the example: the locked cert-manager is the one the Config asks for.
-  const run = spawnSync(process.execPath, [CLI, 'plan', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [CLI, 'plan', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')], {
+    encoding: 'utf8',
+  });
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /^Cert-Manager is already up to date\n/);
-  const json = JSON.parse(spawnSync(process.execPath, [CLI, 'plan', '--json', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')], { encoding: 'utf8' }).stdout) as { certManager?: unknown };
+  const json = JSON.parse(
+    spawnSync(process.execPath, [CLI, 'plan', '--json', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')], {
+      encoding: 'utf8',
+    }).stdout,
+  ) as { certManager?: unknown };
   assert.deepEqual(json.certManager, { installed: 'v0.1.0', target: 'v0.1.0', shouldUpgrade: false });
 });
 
@@ -194,7 +247,9 @@ test('a provider with its own fetchConfig whose name is one typo from a built-in
   await render(dir, warnings).catch(() => undefined);
   assert.deepEqual(
     warnings.map((w) => `${w.line}:${w.column} ${w.object}: ${w.path}: ${w.message}`),
-    [`${where(file, 'vpshere').line}:${where(file, 'vpshere').column} InfrastructureProvider/capv-system/vpshere: metadata.name: "vpshere" is not a built-in InfrastructureProvider name; did you mean "vsphere"?`],
+    [
+      `${where(file, 'vpshere').line}:${where(file, 'vpshere').column} InfrastructureProvider/capv-system/vpshere: metadata.name: "vpshere" is not a built-in InfrastructureProvider name; did you mean "vsphere"?`,
+    ],
   );
 });
 
@@ -202,7 +257,8 @@ test('an unknown version of one provider hides no render problem of another: bot
   // The control plane asks for a release that does not exist; the infrastructure provider has a
   // misspelled container name (found only when its components are rendered) and a missing variable elsewhere.
   const dir = example({
-    providers: (t) => t.replace('version: "~0.2"', 'version: v0.9.0').replace('    - name: manager\n      args:', '    - name: manger\n      args:'),
+    providers: (t) =>
+      t.replace('version: "~0.2"', 'version: v0.9.0').replace('    - name: manager\n      args:', '    - name: manger\n      args:'),
   });
   const file = path.join(dir, 'management-cluster', 'providers.yaml');
   const found = await problems(() => render(dir));
@@ -226,15 +282,31 @@ test('an unknown version of one provider hides no render problem of another: bot
 
 test('every provider whose release cannot be fetched, cert-manager included, is reported with the variables the others miss (resolve what resolves, render what renders)', async () => {
   const dir = example({
-    providers: (t) => t.replace('  version: v0.2.0\n---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ControlPlaneProvider', '  version: v0.7.0\n---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ControlPlaneProvider'),
-    config: (t) => t.replace('variables:\n  EXAMPLE_REGION: eu-west-1\n', '').replace('url: ../repository/cert-manager/v0.1.0/cert-manager.yaml', 'url: ../repository/cert-manager/v0.1.0/missing.yaml'),
+    providers: (t) =>
+      t.replace(
+        '  version: v0.2.0\n---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ControlPlaneProvider',
+        '  version: v0.7.0\n---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ControlPlaneProvider',
+      ),
+    config: (t) =>
+      t
+        .replace('variables:\n  EXAMPLE_REGION: eu-west-1\n', '')
+        .replace('url: ../repository/cert-manager/v0.1.0/cert-manager.yaml', 'url: ../repository/cert-manager/v0.1.0/missing.yaml'),
   });
   const found = await problems(() => render(dir));
   const objects = found.map((d) => `${d.object ?? ''} ${d.message}`);
   assert.equal(found.length, 3, objects.join('\n'));
-  assert.ok(found.some((d) => d.object === 'BootstrapProvider/capex-bootstrap-system/example' && /v0\.7\.0/.test(d.message)), objects.join('\n'));
-  assert.ok(found.some((d) => /missing\.yaml/.test(`${d.message} ${d.file ?? ''}`)), objects.join('\n'));
-  assert.ok(found.some((d) => d.object === 'InfrastructureProvider/capex-system/example' && /EXAMPLE_REGION/.test(d.message)), objects.join('\n'));
+  assert.ok(
+    found.some((d) => d.object === 'BootstrapProvider/capex-bootstrap-system/example' && /v0\.7\.0/.test(d.message)),
+    objects.join('\n'),
+  );
+  assert.ok(
+    found.some((d) => /missing\.yaml/.test(`${d.message} ${d.file ?? ''}`)),
+    objects.join('\n'),
+  );
+  assert.ok(
+    found.some((d) => d.object === 'InfrastructureProvider/capex-system/example' && /EXAMPLE_REGION/.test(d.message)),
+    objects.join('\n'),
+  );
 });
 
 test('a variable only an unresolved provider uses is not called unused while the others render', async () => {

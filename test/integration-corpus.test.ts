@@ -15,7 +15,12 @@ import { CORPUS_CONFIGMAPS, CORPUS_REPOSITORY } from './helpers/paths.js';
 import { corpusManifest, tempDir, writeTempManifest } from './helpers/corpus-manifest.js';
 import { kubectlAvailable, kubectlKustomize, readTree } from './helpers/tree.js';
 
-async function renderTo(manifestPaths: string[]): Promise<{ out: string; files: Map<string, string>; objects: KObject[]; byComponent: Map<string, { namespace: string; objects: KObject[] }> }> {
+async function renderTo(manifestPaths: string[]): Promise<{
+  out: string;
+  files: Map<string, string>;
+  objects: KObject[];
+  byComponent: Map<string, { namespace: string; objects: KObject[] }>;
+}> {
   const result = await renderManagementCluster({ manifestPaths });
   const out = path.join(tempDir(), 'out');
   await writeOutput(out, result.files);
@@ -25,15 +30,19 @@ async function renderTo(manifestPaths: string[]): Promise<{ out: string; files: 
 
 const repositoryRender = renderTo([writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') })]);
 
-test('the corpus renders; kubectl kustomize builds it with the same object count', { skip: !kubectlAvailable() && 'kubectl not installed' }, async () => {
-  const { out, objects, files } = await repositoryRender;
-  const built = YAML.parseAllDocuments(kubectlKustomize(out)).filter((d) => d.contents !== null);
-  assert.equal(built.length, objects.length);
-  const objectFiles = [...files.keys()].filter((f) => f.endsWith('.yaml') && !f.endsWith('kustomization.yaml'));
-  assert.equal(objectFiles.length, objects.length, 'one file per object');
-  // 3 providers (each with its inventory Provider) + the inventory CRD + cert-manager
-  assert.ok(objects.length > 100, `expected the whole corpus, got ${objects.length} objects`);
-});
+test(
+  'the corpus renders; kubectl kustomize builds it with the same object count',
+  { skip: !kubectlAvailable() && 'kubectl not installed' },
+  async () => {
+    const { out, objects, files } = await repositoryRender;
+    const built = YAML.parseAllDocuments(kubectlKustomize(out)).filter((d) => d.contents !== null);
+    assert.equal(built.length, objects.length);
+    const objectFiles = [...files.keys()].filter((f) => f.endsWith('.yaml') && !f.endsWith('kustomization.yaml'));
+    assert.equal(objectFiles.length, objects.length, 'one file per object');
+    // 3 providers (each with its inventory Provider) + the inventory CRD + cert-manager
+    assert.ok(objects.length > 100, `expected the whole corpus, got ${objects.length} objects`);
+  },
+);
 
 test('no ${ remains anywhere in the output (clusterctl yamlprocessor simple_processor.go)', async () => {
   const { files } = await repositoryRender;
@@ -46,8 +55,14 @@ test('kubeadm CRD descriptions have $ where the source had $$ (drone/envsubst es
   const sample = /[^\n]*\$\$[^\n]*/.exec(source)![0].trim();
   const expected = sample.replaceAll('$$', '$');
   const crds = [...files].filter(([f]) => f.startsWith('03-control-plane-kubeadm/crds/'));
-  assert.ok(crds.some(([, text]) => text.includes(expected.replace(/^[^:]*:\s*/, '').slice(0, 60))), `no CRD carries "${expected}"`);
-  assert.ok(crds.every(([, text]) => !text.includes('$$')), 'a $$ survived');
+  assert.ok(
+    crds.some(([, text]) => text.includes(expected.replace(/^[^:]*:\s*/, '').slice(0, 60))),
+    `no CRD carries "${expected}"`,
+  );
+  assert.ok(
+    crds.every(([, text]) => !text.includes('$$')),
+    'a $$ survived',
+  );
 });
 
 test('every provider object carries the cluster.x-k8s.io/provider label (clusterctl components.go addCommonLabels)', async () => {
@@ -87,15 +102,15 @@ test("every namespaced object is in its provider's namespace (clusterctl compone
 test('a clusterctl inventory Provider per provider, and its CRD once (clusterctl components.go InventoryObject)', async () => {
   const { objects } = await repositoryRender;
   const inventory = objects.filter((o) => o.apiVersion === 'clusterctl.cluster.x-k8s.io/v1alpha3' && o.kind === 'Provider');
-  assert.deepEqual(
-    inventory.map((o) => [o.metadata.namespace, o.metadata.name, o.providerName, o.type, o.version]).sort(),
-    [
-      ['capi-kubeadm-bootstrap-system', 'bootstrap-kubeadm', 'kubeadm', 'BootstrapProvider', 'v1.12.0'],
-      ['capi-kubeadm-control-plane-system', 'control-plane-kubeadm', 'kubeadm', 'ControlPlaneProvider', 'v1.12.0'],
-      ['capi-system', 'cluster-api', 'cluster-api', 'CoreProvider', 'v1.12.0'],
-    ],
+  assert.deepEqual(inventory.map((o) => [o.metadata.namespace, o.metadata.name, o.providerName, o.type, o.version]).sort(), [
+    ['capi-kubeadm-bootstrap-system', 'bootstrap-kubeadm', 'kubeadm', 'BootstrapProvider', 'v1.12.0'],
+    ['capi-kubeadm-control-plane-system', 'control-plane-kubeadm', 'kubeadm', 'ControlPlaneProvider', 'v1.12.0'],
+    ['capi-system', 'cluster-api', 'cluster-api', 'CoreProvider', 'v1.12.0'],
+  ]);
+  assert.equal(
+    objects.filter((o) => o.kind === 'CustomResourceDefinition' && o.metadata.name === 'providers.clusterctl.cluster.x-k8s.io').length,
+    1,
   );
-  assert.equal(objects.filter((o) => o.kind === 'CustomResourceDefinition' && o.metadata.name === 'providers.clusterctl.cluster.x-k8s.io').length, 1);
   assert.equal(objects.filter((o) => o.metadata.ownerReferences !== undefined).length, 0, 'no ownerReferences');
 });
 
@@ -227,12 +242,18 @@ test('a manifest using every ManagerSpec and DeploymentSpec field renders the op
   assert.equal(manager.readinessProbe.httpGet.path, '/ready');
   assert.equal(manager.image, 'registry.example.com/capi/manager:v9');
   assert.deepEqual(manager.command, ['/manager', '--extra']);
-  assert.deepEqual(manager.env.find((e: any) => e.name === 'GOMAXPROCS'), { name: 'GOMAXPROCS', value: '2' });
+  assert.deepEqual(
+    manager.env.find((e: any) => e.name === 'GOMAXPROCS'),
+    { name: 'GOMAXPROCS', value: '2' },
+  );
   assert.deepEqual(manager.resources, { limits: { cpu: '1' } });
   assert.equal(deployment.spec.replicas, 3);
   assert.deepEqual(pod.nodeSelector, { 'kubernetes.io/os': 'linux' });
   assert.equal(pod.serviceAccountName, 'custom-sa');
   assert.deepEqual(pod.imagePullSecrets, [{ name: 'pull-secret' }]);
   assert.deepEqual(pod.tolerations, [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' }]);
-  assert.equal(pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key, 'kubernetes.io/arch');
+  assert.equal(
+    pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key,
+    'kubernetes.io/arch',
+  );
 });

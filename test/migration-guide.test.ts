@@ -31,8 +31,20 @@ function guideScript(): string {
 
 const PROVIDERS = [
   { kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', label: 'cluster-api', file: 'core-components.yaml' },
-  { kind: 'BootstrapProvider', name: 'kubeadm', namespace: 'capi-kubeadm-bootstrap-system', label: 'bootstrap-kubeadm', file: 'bootstrap-components.yaml' },
-  { kind: 'ControlPlaneProvider', name: 'kubeadm', namespace: 'capi-kubeadm-control-plane-system', label: 'control-plane-kubeadm', file: 'control-plane-components.yaml' },
+  {
+    kind: 'BootstrapProvider',
+    name: 'kubeadm',
+    namespace: 'capi-kubeadm-bootstrap-system',
+    label: 'bootstrap-kubeadm',
+    file: 'bootstrap-components.yaml',
+  },
+  {
+    kind: 'ControlPlaneProvider',
+    name: 'kubeadm',
+    namespace: 'capi-kubeadm-control-plane-system',
+    label: 'control-plane-kubeadm',
+    file: 'control-plane-components.yaml',
+  },
 ];
 
 /** What `kubectl get <provider kinds> -A -o yaml` prints from a cluster the operator (v1alpha1 era) manages. */
@@ -44,7 +56,15 @@ function liveExport(): string {
       creationTimestamp: '2025-03-01T10:00:00Z',
       finalizers: ['provider.cluster.x-k8s.io'],
       generation: 2,
-      managedFields: [{ apiVersion: 'operator.cluster.x-k8s.io/v1alpha1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} }, manager: 'kubectl-client-side-apply', operation: 'Update' }],
+      managedFields: [
+        {
+          apiVersion: 'operator.cluster.x-k8s.io/v1alpha1',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': {} },
+          manager: 'kubectl-client-side-apply',
+          operation: 'Update',
+        },
+      ],
       name: p.name,
       namespace: p.namespace,
       resourceVersion: String(4711 + i),
@@ -54,9 +74,22 @@ function liveExport(): string {
       version: 'v1.12.0',
       fetchConfig: { url: corpusUrl(p.label, 'latest', p.file) },
       // v1alpha1's structured image, which `convert` turns into imageUrl
-      ...(p.kind === 'CoreProvider' ? { deployment: { containers: [{ name: 'manager', image: { repository: 'mirror.example.com/capi', name: 'cluster-api-controller', tag: 'v1.12.0' } }] } } : {}),
+      ...(p.kind === 'CoreProvider'
+        ? {
+            deployment: {
+              containers: [
+                { name: 'manager', image: { repository: 'mirror.example.com/capi', name: 'cluster-api-controller', tag: 'v1.12.0' } },
+              ],
+            },
+          }
+        : {}),
     },
-    status: { contract: 'v1beta2', installedVersion: 'v1.12.0', observedGeneration: 2, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2025-03-01T10:05:00Z' }] },
+    status: {
+      contract: 'v1beta2',
+      installedVersion: 'v1.12.0',
+      observedGeneration: 2,
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2025-03-01T10:05:00Z' }],
+    },
   }));
   return stringify({ apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } });
 }
@@ -84,54 +117,79 @@ for ((i = 0; i < \${#args[@]}; i++)); do
 done
 `;
 
-test('the migration guide runs as printed against the corpus: export, convert, render, diff, scale the operator to zero, hand over to Argo CD, orphan the provider objects (operator component_customizer.go ownerReferences, genericprovider_controller.go finalizer)', { skip: !kubectlAvailable() && 'kubectl is not installed' }, () => {
-  const dir = tempDir('capi-gitops-migration-');
-  const bin = path.join(dir, 'bin');
-  const work = path.join(dir, 'work');
-  mkdirSync(bin);
-  mkdirSync(work);
-  const real = spawnSync('bash', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).stdout.trim();
-  writeFileSync(path.join(bin, 'kubectl'), KUBECTL_SHIM);
-  writeFileSync(path.join(bin, 'capi-gitops'), `#!/usr/bin/env bash\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`);
-  for (const file of ['kubectl', 'capi-gitops']) chmodSync(path.join(bin, file), 0o755);
-  writeFileSync(path.join(dir, 'export.yaml'), liveExport());
-  writeFileSync(path.join(dir, 'columns.txt'), PROVIDERS.map((p) => `${p.kind.padEnd(22)}${p.namespace.padEnd(36)}${p.name}`).join('\n') + '\n');
-  const log = path.join(dir, 'kubectl.log');
-  writeFileSync(log, '');
+test(
+  'the migration guide runs as printed against the corpus: export, convert, render, diff, scale the operator to zero, hand over to Argo CD, orphan the provider objects (operator component_customizer.go ownerReferences, genericprovider_controller.go finalizer)',
+  { skip: !kubectlAvailable() && 'kubectl is not installed' },
+  () => {
+    const dir = tempDir('capi-gitops-migration-');
+    const bin = path.join(dir, 'bin');
+    const work = path.join(dir, 'work');
+    mkdirSync(bin);
+    mkdirSync(work);
+    const real = spawnSync('bash', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).stdout.trim();
+    writeFileSync(path.join(bin, 'kubectl'), KUBECTL_SHIM);
+    writeFileSync(
+      path.join(bin, 'capi-gitops'),
+      `#!/usr/bin/env bash\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`,
+    );
+    for (const file of ['kubectl', 'capi-gitops']) chmodSync(path.join(bin, file), 0o755);
+    writeFileSync(path.join(dir, 'export.yaml'), liveExport());
+    writeFileSync(
+      path.join(dir, 'columns.txt'),
+      PROVIDERS.map((p) => `${p.kind.padEnd(22)}${p.namespace.padEnd(36)}${p.name}`).join('\n') + '\n',
+    );
+    const log = path.join(dir, 'kubectl.log');
+    writeFileSync(log, '');
 
-  const run = spawnSync('bash', ['-c', guideScript()], {
-    cwd: work,
-    encoding: 'utf8',
-    env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, KUBECTL_LOG: log, REAL_KUBECTL: real, CLUSTER_EXPORT: path.join(dir, 'export.yaml'), CLUSTER_COLUMNS: path.join(dir, 'columns.txt') },
-  });
-  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    const run = spawnSync('bash', ['-c', guideScript()], {
+      cwd: work,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        PATH: `${bin}${path.delimiter}${process.env.PATH}`,
+        KUBECTL_LOG: log,
+        REAL_KUBECTL: real,
+        CLUSTER_EXPORT: path.join(dir, 'export.yaml'),
+        CLUSTER_COLUMNS: path.join(dir, 'columns.txt'),
+      },
+    });
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
 
-  // convert rewrote the export as v1alpha2: no v1alpha1 left, the structured image now an imageUrl.
-  const [list] = parseAllDocuments(readFileSync(path.join(work, 'providers.yaml'), 'utf8')).map((d) => d.toJS() as { items: { apiVersion: string }[] });
-  assert.deepEqual(list!.items.map((item) => item.apiVersion), PROVIDERS.map(() => 'operator.cluster.x-k8s.io/v1alpha2'));
-  assert.match(JSON.stringify(list), /"imageUrl":"mirror\.example\.com\/capi\/cluster-api-controller:v1\.12\.0"/);
-  // The render used the converted objects; the final tree is the Argo CD layout.
-  const deployment = readFileSync(path.join(work, 'out', '01-cluster-api', 'deployment-capi-controller-manager.yaml'), 'utf8');
-  assert.match(deployment, /image: mirror\.example\.com\/capi\/cluster-api-controller:v1\.12\.0/);
-  assert.doesNotMatch(deployment, /ownerReferences/);
-  assert.ok(existsSync(path.join(work, 'out', 'argocd', 'kustomization.yaml')));
-  assert.ok(!existsSync(path.join(work, 'out', '00-cert-manager')), 'cert-manager stays where the operator user installed it');
-  assert.ok(existsSync(path.join(work, 'providers.yaml')) && existsSync(path.join(work, 'capi-gitops.lock.yaml')));
+    // convert rewrote the export as v1alpha2: no v1alpha1 left, the structured image now an imageUrl.
+    const [list] = parseAllDocuments(readFileSync(path.join(work, 'providers.yaml'), 'utf8')).map(
+      (d) => d.toJS() as { items: { apiVersion: string }[] },
+    );
+    assert.deepEqual(
+      list!.items.map((item) => item.apiVersion),
+      PROVIDERS.map(() => 'operator.cluster.x-k8s.io/v1alpha2'),
+    );
+    assert.match(JSON.stringify(list), /"imageUrl":"mirror\.example\.com\/capi\/cluster-api-controller:v1\.12\.0"/);
+    // The render used the converted objects; the final tree is the Argo CD layout.
+    const deployment = readFileSync(path.join(work, 'out', '01-cluster-api', 'deployment-capi-controller-manager.yaml'), 'utf8');
+    assert.match(deployment, /image: mirror\.example\.com\/capi\/cluster-api-controller:v1\.12\.0/);
+    assert.doesNotMatch(deployment, /ownerReferences/);
+    assert.ok(existsSync(path.join(work, 'out', 'argocd', 'kustomization.yaml')));
+    assert.ok(!existsSync(path.join(work, 'out', '00-cert-manager')), 'cert-manager stays where the operator user installed it');
+    assert.ok(existsSync(path.join(work, 'providers.yaml')) && existsSync(path.join(work, 'capi-gitops.lock.yaml')));
 
-  // The cluster side, in order: nothing is deleted before the operator is stopped, each provider
-  // object loses its finalizer before it is deleted, and every delete orphans the components.
-  const calls = readFileSync(log, 'utf8').trim().split('\n');
-  const index = (pattern: RegExp) => calls.findIndex((c) => pattern.test(c));
-  assert.match(calls[0]!, /^get coreproviders,.*-A -o yaml$/);
-  const diff = index(/^diff --server-side -k out$/);
-  const scale = index(/^-n capi-operator-system scale deployment --all --replicas=0$/);
-  const apply = index(/^apply -k out\/argocd$/);
-  assert.ok(diff > 0 && scale > diff && apply > scale, calls.join('\n'));
-  const deletes = calls.filter((c) => / delete /.test(c));
-  assert.deepEqual(deletes, PROVIDERS.map((p) => `-n ${p.namespace} delete ${p.kind} ${p.name} --cascade=orphan`));
-  for (const p of PROVIDERS) {
-    const patch = calls.indexOf(`-n ${p.namespace} patch ${p.kind} ${p.name} --type=merge -p {"metadata":{"finalizers":null}}`);
-    const remove = calls.indexOf(`-n ${p.namespace} delete ${p.kind} ${p.name} --cascade=orphan`);
-    assert.ok(patch > apply && remove > patch, `${p.kind}: patch then delete, after the hand-over\n${calls.join('\n')}`);
-  }
-});
+    // The cluster side, in order: nothing is deleted before the operator is stopped, each provider
+    // object loses its finalizer before it is deleted, and every delete orphans the components.
+    const calls = readFileSync(log, 'utf8').trim().split('\n');
+    const index = (pattern: RegExp) => calls.findIndex((c) => pattern.test(c));
+    assert.match(calls[0]!, /^get coreproviders,.*-A -o yaml$/);
+    const diff = index(/^diff --server-side -k out$/);
+    const scale = index(/^-n capi-operator-system scale deployment --all --replicas=0$/);
+    const apply = index(/^apply -k out\/argocd$/);
+    assert.ok(diff > 0 && scale > diff && apply > scale, calls.join('\n'));
+    const deletes = calls.filter((c) => / delete /.test(c));
+    assert.deepEqual(
+      deletes,
+      PROVIDERS.map((p) => `-n ${p.namespace} delete ${p.kind} ${p.name} --cascade=orphan`),
+    );
+    for (const p of PROVIDERS) {
+      const patch = calls.indexOf(`-n ${p.namespace} patch ${p.kind} ${p.name} --type=merge -p {"metadata":{"finalizers":null}}`);
+      const remove = calls.indexOf(`-n ${p.namespace} delete ${p.kind} ${p.name} --cascade=orphan`);
+      assert.ok(patch > apply && remove > patch, `${p.kind}: patch then delete, after the hand-over\n${calls.join('\n')}`);
+    }
+  },
+);

@@ -1,5 +1,6 @@
 /**
- * The README promises Node.js 20.19 or later, 22 and 24 (age-encryption's @noble packages need 20.19). `npm ci` warns EBADENGINE when an installed
+ * The README promises Node.js 20.19 or later, 22 and 24 (age-encryption's @noble packages need
+ * 20.19). `npm ci` warns EBADENGINE when an installed
  * package's `engines.node` refuses the running Node (issue #10: content-type 3, under octokit,
  * wants Node 22). Every package in the lockfile must accept every Node major the README names.
  */
@@ -29,7 +30,8 @@ test('every locked package accepts each Node.js version the README names (no EBA
     if (!semver.satisfies(oldest, pkg.engines.node)) refusals.push(`package.json engines ${pkg.engines.node} refuses ${oldest}`);
     for (const [where, locked] of Object.entries(lock.packages)) {
       const range = Array.isArray(locked.engines) ? undefined : locked.engines?.node;
-      if (where && range && !semver.satisfies(oldest, range)) refusals.push(`${where}@${locked.version} wants node ${range}, refusing ${oldest}`);
+      if (where && range && !semver.satisfies(oldest, range))
+        refusals.push(`${where}@${locked.version} wants node ${range}, refusing ${oldest}`);
     }
   }
   assert.deepEqual(refusals, []);

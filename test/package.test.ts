@@ -15,7 +15,18 @@ import { readTree } from './helpers/tree.js';
 import { CLI_ENTRY_POINTS } from './helpers/cli.js';
 
 /** What a source checkout holds that the package is built from (no dist/, no tests). */
-const SOURCES = ['package.json', 'package-lock.json', 'README.md', 'tsconfig.json', 'src', 'scripts', 'templates', 'charts', 'schema', 'examples'];
+const SOURCES = [
+  'package.json',
+  'package-lock.json',
+  'README.md',
+  'tsconfig.json',
+  'src',
+  'scripts',
+  'templates',
+  'charts',
+  'schema',
+  'examples',
+];
 
 /** npm sets npm_* variables for its scripts (the project's prefix among them): a nested npm must not see them. */
 function cleanEnv(): NodeJS.ProcessEnv {
@@ -43,7 +54,10 @@ interface LockEntry {
  * dependencies with their registry tarball URLs and integrity, so `npm ci --offline` takes each
  * from npm's cache by its digest and needs no registry metadata.
  */
-function appLock(tarball: string, pkg: { name: string; version: string; dependencies: Record<string, string>; bin: Record<string, string> }): unknown {
+function appLock(
+  tarball: string,
+  pkg: { name: string; version: string; dependencies: Record<string, string>; bin: Record<string, string> },
+): unknown {
   const lock = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
   const packages: Record<string, unknown> = {
     '': { name: 'capi-gitops-install-test', dependencies: { [pkg.name]: `file:${tarball}` } },
@@ -79,17 +93,37 @@ test('npm pack builds a package that installs offline into an empty directory an
   assert.equal(tarball, `capi-gitops-${pkg.version}.tgz`);
 
   const contents = run('tar', ['-tzf', path.join(packs, tarball)]).split('\n');
-  for (const file of ['package/dist/src/cli/main.js', 'package/dist/capi-gitops.mjs', 'package/dist/src/emit/templates.precompiled.cjs', 'package/dist/src/manifest/schema-validator.cjs', 'package/dist/src/chart/built-in-charts.cjs', 'package/schema/capi-gitops.schema.json', 'package/examples/management-cluster/providers.yaml']) {
+  for (const file of [
+    'package/dist/src/cli/main.js',
+    'package/dist/capi-gitops.mjs',
+    'package/dist/src/emit/templates.precompiled.cjs',
+    'package/dist/src/manifest/schema-validator.cjs',
+    'package/dist/src/chart/built-in-charts.cjs',
+    'package/schema/capi-gitops.schema.json',
+    'package/examples/management-cluster/providers.yaml',
+  ]) {
     assert.ok(contents.includes(file), `${file} is not in the package`);
   }
-  assert.deepEqual(contents.filter((f) => /\.ts$|^package\/test\/|\.map$/.test(f)), [], 'sources, tests or source maps in the package');
+  assert.deepEqual(
+    contents.filter((f) => /\.ts$|^package\/test\/|\.map$/.test(f)),
+    [],
+    'sources, tests or source maps in the package',
+  );
 
   // an empty directory that knows nothing of this checkout
   const app = tempDir('capi-gitops-pack-app-');
   const tgz = path.join(packs, tarball);
   // The app carries the checkout's overrides (content-type 2.x under octokit, for Node 20), as the
   // README's install section tells Node 20 users to, so its tree is the checkout's locked one.
-  writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'capi-gitops-install-test', private: true, dependencies: { [pkg.name]: `file:${tgz}` }, ...(pkg.overrides ? { overrides: pkg.overrides } : {}) }));
+  writeFileSync(
+    path.join(app, 'package.json'),
+    JSON.stringify({
+      name: 'capi-gitops-install-test',
+      private: true,
+      dependencies: { [pkg.name]: `file:${tgz}` },
+      ...(pkg.overrides ? { overrides: pkg.overrides } : {}),
+    }),
+  );
   writeFileSync(path.join(app, 'package-lock.json'), JSON.stringify(appLock(tgz, pkg)));
   run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: app });
   const installed = path.join(app, 'node_modules', 'capi-gitops');
@@ -99,14 +133,33 @@ test('npm pack builds a package that installs offline into an empty directory an
   const expected = renderExample([process.execPath, CLI_ENTRY_POINTS.package], path.join(PROJECT_ROOT, 'examples'));
   assert.ok(expected.size > 10);
   assert.deepEqual(renderExample([bin], path.join(installed, 'examples')), expected, 'the installed package renders other bytes');
-  assert.deepEqual(renderExample([process.execPath, path.join(installed, 'dist', 'capi-gitops.mjs')], path.join(installed, 'examples')), expected, "the package's bundle renders other bytes");
-  assert.deepEqual(renderExample([process.execPath, CLI_ENTRY_POINTS.bundle], path.join(PROJECT_ROOT, 'examples')), expected, "the checkout's bundle renders other bytes");
+  assert.deepEqual(
+    renderExample([process.execPath, path.join(installed, 'dist', 'capi-gitops.mjs')], path.join(installed, 'examples')),
+    expected,
+    "the package's bundle renders other bytes",
+  );
+  assert.deepEqual(
+    renderExample([process.execPath, CLI_ENTRY_POINTS.bundle], path.join(PROJECT_ROOT, 'examples')),
+    expected,
+    "the checkout's bundle renders other bytes",
+  );
 
   // the bundle is one file: copied anywhere alone, it still renders and shows the built-in charts
   const lonely = path.join(tempDir('capi-gitops-pack-lonely-'), 'capi-gitops.mjs');
   cpSync(path.join(installed, 'dist', 'capi-gitops.mjs'), lonely);
-  assert.deepEqual(renderExample([process.execPath, lonely], path.join(PROJECT_ROOT, 'examples')), expected, 'a lone copy of the bundle renders other bytes');
-  assert.equal(run(process.execPath, [lonely, 'chart', 'show', 'flux']), run(process.execPath, [CLI_ENTRY_POINTS.package, 'chart', 'show', 'flux']));
+  assert.deepEqual(
+    renderExample([process.execPath, lonely], path.join(PROJECT_ROOT, 'examples')),
+    expected,
+    'a lone copy of the bundle renders other bytes',
+  );
+  assert.equal(
+    run(process.execPath, [lonely, 'chart', 'show', 'flux']),
+    run(process.execPath, [CLI_ENTRY_POINTS.package, 'chart', 'show', 'flux']),
+  );
   const argocd = ['--layout', 'argocd', '--set', 'repoURL=https://git.example.com/platform/management.git', '--set', 'path=clusters/mgmt'];
-  assert.deepEqual(renderExample([process.execPath, lonely], path.join(PROJECT_ROOT, 'examples'), argocd), renderExample([process.execPath, CLI_ENTRY_POINTS.package], path.join(PROJECT_ROOT, 'examples'), argocd), 'the bundle draws other argocd wiring');
+  assert.deepEqual(
+    renderExample([process.execPath, lonely], path.join(PROJECT_ROOT, 'examples'), argocd),
+    renderExample([process.execPath, CLI_ENTRY_POINTS.package], path.join(PROJECT_ROOT, 'examples'), argocd),
+    'the bundle draws other argocd wiring',
+  );
 });

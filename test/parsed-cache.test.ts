@@ -18,7 +18,11 @@ test('a warm render takes parsed forms from the cache instead of parsing, and re
   const cacheDir = tempDir('capi-gitops-parsed-');
   const cache = new ArtifactCache(cacheDir);
   const cold = await renderManagementCluster({ manifestPaths: [EXAMPLE], sources: { cache } });
-  assert.equal(readdirSync(path.join(cacheDir, 'parsed')).filter((f) => f.endsWith('.json')).length, 5, 'one parsed form per component (4 providers + cert-manager)');
+  assert.equal(
+    readdirSync(path.join(cacheDir, 'parsed')).filter((f) => f.endsWith('.json')).length,
+    5,
+    'one parsed form per component (4 providers + cert-manager)',
+  );
   assert.ok(readdirSync(path.join(cacheDir, 'parsed')).includes('last-trim'), 'a render trims the parsed store (at most daily)');
   const warm = await renderManagementCluster({ manifestPaths: [EXAMPLE], sources: { cache } });
   assert.deepEqual(warm.files, cold.files);
@@ -28,7 +32,10 @@ test('a warm render takes parsed forms from the cache instead of parsing, and re
   const key = `${PARSER_VERSION}:${sha256Hex(certManagerText)}`;
   await cache.putParsed(key, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'planted-by-the-test' } }]);
   const planted = await renderManagementCluster({ manifestPaths: [EXAMPLE], sources: { cache } });
-  assert.ok([...planted.files.keys()].some((f) => f.startsWith('00-cert-manager/namespace-planted-by-the-test')), 'the cached parsed form was not used');
+  assert.ok(
+    [...planted.files.keys()].some((f) => f.startsWith('00-cert-manager/namespace-planted-by-the-test')),
+    'the cached parsed form was not used',
+  );
 });
 
 test('without a cache every render parses (no parsed forms are kept)', async () => {

@@ -83,7 +83,9 @@ function registerHelpers(hb: typeof HandlebarsModule, renderPartial: (name: stri
     for (let i = 0; i + 1 < pairs.length; i += 2) out[text(pairs[i])] = pairs[i + 1];
     return out;
   });
-  hb.registerHelper('join', (separator: unknown, list: unknown) => (Array.isArray(list) ? list.map(text).join(text(separator)) : text(list)));
+  hb.registerHelper('join', (separator: unknown, list: unknown) =>
+    Array.isArray(list) ? list.map(text).join(text(separator)) : text(list),
+  );
   // `each` over a map visits keys in code-unit order, never insertion order.
   hb.registerHelper('each', function (this: unknown, context: unknown, options: HelperOptions) {
     const entries: [string | number, unknown][] = Array.isArray(context)

@@ -45,12 +45,23 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new CapiGitopsError({ file, message: `cannot read the values file: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, expected: 'a readable YAML file', hint: 'check the path given to --values' });
+    throw new CapiGitopsError({
+      file,
+      message: `cannot read the values file: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+      expected: 'a readable YAML file',
+      hint: 'check the path given to --values',
+    });
   }
   const doc = YAML.parseDocument(text, { uniqueKeys: true });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    throw new CapiGitopsError({ file, line: e.linePos?.[0]?.line, column: e.linePos?.[0]?.col, message: `not valid YAML: ${e.message.split('\n')[0]}`, expected: 'a YAML mapping of chart values' });
+    throw new CapiGitopsError({
+      file,
+      line: e.linePos?.[0]?.line,
+      column: e.linePos?.[0]?.col,
+      message: `not valid YAML: ${e.message.split('\n')[0]}`,
+      expected: 'a YAML mapping of chart values',
+    });
   }
   const values = doc.toJS({ maxAliasCount: 0 }) as unknown;
   if (values === null || values === undefined) return { source: file, values: {} };
@@ -94,6 +105,8 @@ export async function prepareChart(request: ChartRequest): Promise<PreparedChart
       hint: 'set gitops.path in the Config document, pass --set path=clusters/mgmt/capi, or write the output inside a Git repository',
     });
   }
-  if (request.subdirectory) values.path = values.path === '.' || values.path === '' ? request.subdirectory : `${values.path.replace(/\/+$/, '')}/${request.subdirectory}`;
+  if (request.subdirectory)
+    values.path =
+      values.path === '.' || values.path === '' ? request.subdirectory : `${values.path.replace(/\/+$/, '')}/${request.subdirectory}`;
   return { chart, values };
 }

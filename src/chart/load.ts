@@ -50,12 +50,24 @@ function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | 
 function chartMetadata(value: Values | undefined, file: string, bag: DiagnosticBag): ChartMetadata | undefined {
   if (!value) return undefined;
   const before = bag.size;
-  if (value.apiVersion !== 'v2') bag.add({ ...problem(file, `apiVersion is ${JSON.stringify(value.apiVersion)}`, 'apiVersion: v2 (Helm 3 charts)'), path: 'apiVersion' });
-  if (typeof value.name !== 'string' || !CHART_NAME.test(value.name)) bag.add({ ...problem(file, `name is ${JSON.stringify(value.name)}`, 'a lower-case DNS label such as my-wiring'), path: 'name' });
-  if (typeof value.version !== 'string' || value.version === '') bag.add({ ...problem(file, 'version is missing', 'a SemVer version such as 0.1.0'), path: 'version' });
-  if (value.description !== undefined && typeof value.description !== 'string') bag.add({ ...problem(file, 'description is not a string', 'a one-line description'), path: 'description' });
+  if (value.apiVersion !== 'v2')
+    bag.add({
+      ...problem(file, `apiVersion is ${JSON.stringify(value.apiVersion)}`, 'apiVersion: v2 (Helm 3 charts)'),
+      path: 'apiVersion',
+    });
+  if (typeof value.name !== 'string' || !CHART_NAME.test(value.name))
+    bag.add({ ...problem(file, `name is ${JSON.stringify(value.name)}`, 'a lower-case DNS label such as my-wiring'), path: 'name' });
+  if (typeof value.version !== 'string' || value.version === '')
+    bag.add({ ...problem(file, 'version is missing', 'a SemVer version such as 0.1.0'), path: 'version' });
+  if (value.description !== undefined && typeof value.description !== 'string')
+    bag.add({ ...problem(file, 'description is not a string', 'a one-line description'), path: 'description' });
   if (bag.size > before) return undefined;
-  return { apiVersion: 'v2', name: value.name as string, version: value.version as string, ...(typeof value.description === 'string' ? { description: value.description } : {}) };
+  return {
+    apiVersion: 'v2',
+    name: value.name as string,
+    version: value.version as string,
+    ...(typeof value.description === 'string' ? { description: value.description } : {}),
+  };
 }
 
 /** Every `$ref` in a schema must point inside it (`#…`): a chart never makes the tool fetch. */
@@ -63,7 +75,8 @@ function remoteReferences(node: unknown, at: string, out: string[]): string[] {
   if (Array.isArray(node)) node.forEach((item, i) => remoteReferences(item, `${at}/${i}`, out));
   else if (isValuesMap(node)) {
     for (const [key, value] of Object.entries(node)) {
-      if ((key === '$ref' || key === '$dynamicRef') && typeof value === 'string' && !value.startsWith('#')) out.push(`${at}/${key}: ${value}`);
+      if ((key === '$ref' || key === '$dynamicRef') && typeof value === 'string' && !value.startsWith('#'))
+        out.push(`${at}/${key}: ${value}`);
       else remoteReferences(value, `${at}/${key}`, out);
     }
   }
@@ -84,7 +97,14 @@ function parseSchema(text: string, file: string, bag: DiagnosticBag): Record<str
   }
   const remote = remoteReferences(schema, '#', []);
   if (remote.length > 0) {
-    bag.add(problem(file, `refers outside itself: ${remote.join(', ')}`, 'only local references ("$ref": "#/$defs/…")', 'copy the referenced definitions into $defs: charts are rendered offline and never fetch schemas'));
+    bag.add(
+      problem(
+        file,
+        `refers outside itself: ${remote.join(', ')}`,
+        'only local references ("$ref": "#/$defs/…")',
+        'copy the referenced definitions into $defs: charts are rendered offline and never fetch schemas',
+      ),
+    );
     return undefined;
   }
   return schema;
@@ -145,7 +165,10 @@ type PrecompiledChart = Pick<LoadedChart, 'metadata' | 'defaults' | 'schema' | '
 /** The built-in charts as scripts/build-charts.mjs precompiled them, if the build ran. */
 function precompiledCharts(): { charts: Record<string, PrecompiledChart>; validators: Record<string, ValuesValidator> } | undefined {
   try {
-    return { charts: require('./built-in-charts.cjs') as Record<string, PrecompiledChart>, validators: require('./built-in-validators.cjs') as Record<string, ValuesValidator> };
+    return {
+      charts: require('./built-in-charts.cjs') as Record<string, PrecompiledChart>,
+      validators: require('./built-in-validators.cjs') as Record<string, ValuesValidator>,
+    };
   } catch {
     return undefined;
   }
@@ -154,7 +177,11 @@ function precompiledCharts(): { charts: Record<string, PrecompiledChart>; valida
 /** A built-in chart by name: precompiled at build, or read from charts/ when the build has not run. */
 export async function loadBuiltInChart(name: string): Promise<LoadedChart> {
   if (!(BUILT_IN_CHARTS as readonly string[]).includes(name)) {
-    throw new CapiGitopsError({ message: `no built-in chart ${JSON.stringify(name)}`, expected: `one of ${BUILT_IN_CHARTS.join(', ')}`, hint: 'capi-gitops chart show argocd' });
+    throw new CapiGitopsError({
+      message: `no built-in chart ${JSON.stringify(name)}`,
+      expected: `one of ${BUILT_IN_CHARTS.join(', ')}`,
+      hint: 'capi-gitops chart show argocd',
+    });
   }
   const origin = `built-in chart ${name}`;
   const precompiled = precompiledCharts();
@@ -169,6 +196,10 @@ export async function builtInChartFiles(name: (typeof BUILT_IN_CHARTS)[number]):
   const dir = path.join(BUILT_IN_CHARTS_DIR, name);
   const entries = precompiled
     ? Object.entries(precompiled)
-    : await Promise.all((await fg('**/*', { cwd: dir, onlyFiles: true, dot: false })).map(async (file) => [file, await readFile(path.join(dir, file), 'utf8')] as [string, string]));
+    : await Promise.all(
+        (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false })).map(
+          async (file) => [file, await readFile(path.join(dir, file), 'utf8')] as [string, string],
+        ),
+      );
   return entries.sort(([a], [b]) => compareStrings(a, b));
 }

@@ -79,12 +79,26 @@ export function renderChart(chart: LoadedChart, context: ChartContext): ChartDoc
       try {
         value = doc.toJS({ maxAliasCount: 0 });
       } catch (err) {
-        bag.add({ file, message: `renders a document with aliases: ${firstLine((err as Error).message)}`, expected: 'plain YAML without anchors and aliases' });
+        bag.add({
+          file,
+          message: `renders a document with aliases: ${firstLine((err as Error).message)}`,
+          expected: 'plain YAML without anchors and aliases',
+        });
         continue;
       }
       if (value === null || value === undefined) continue;
-      if (!isPlainObject(value) || typeof value.kind !== 'string' || typeof value.apiVersion !== 'string' || !isPlainObject(value.metadata) || typeof value.metadata.name !== 'string') {
-        bag.add({ file, message: 'renders a document that is not a Kubernetes object', expected: 'apiVersion, kind and metadata.name in every document' });
+      if (
+        !isPlainObject(value) ||
+        typeof value.kind !== 'string' ||
+        typeof value.apiVersion !== 'string' ||
+        !isPlainObject(value.metadata) ||
+        typeof value.metadata.name !== 'string'
+      ) {
+        bag.add({
+          file,
+          message: 'renders a document that is not a Kubernetes object',
+          expected: 'apiVersion, kind and metadata.name in every document',
+        });
         continue;
       }
       documents.push({ template: template.path, object: value as KObject });

@@ -16,13 +16,21 @@ function valuesValidator(chart: LoadedChart): ValuesValidator | undefined {
   try {
     return new Ajv(CHART_AJV_OPTIONS).compile(chart.schema);
   } catch (err) {
-    throw new CapiGitopsError({ object: chart.origin, file: 'values.schema.json', message: `the schema does not compile: ${(err as Error).message}`, expected: 'a JSON Schema (draft-07)' });
+    throw new CapiGitopsError({
+      object: chart.origin,
+      file: 'values.schema.json',
+      message: `the schema does not compile: ${(err as Error).message}`,
+      expected: 'a JSON Schema (draft-07)',
+    });
   }
 }
 
 /** `/a/b/0` → `a.b[0]`, the way users write value paths in `--set`. */
 function valuePath(instancePath: string, extra?: string): string {
-  const segments = instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) segments.push(extra);
   let out = '';
   for (const s of segments) out += /^[0-9]+$/.test(s) ? `[${s}]` : out === '' ? s : `.${s}`;
@@ -37,7 +45,9 @@ function expectedValue(e: ErrorObject): string {
       return `a value for ${String(params.missingProperty)}`;
     case 'additionalProperties': {
       const declared = Object.keys((e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
-      return declared.length > 0 ? `one of the values the chart declares here: ${declared.join(', ')}` : 'a value the chart declares in values.schema.json';
+      return declared.length > 0
+        ? `one of the values the chart declares here: ${declared.join(', ')}`
+        : 'a value the chart declares in values.schema.json';
     }
     case 'type':
       return `a value of type ${Array.isArray(params.type) ? params.type.join(' or ') : String(params.type)}`;
@@ -61,7 +71,11 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject): Diagnostic {
     message: `value ${at} ${message}`,
     expected: expectedValue(e),
     // `chart show` prints built-in charts only; a chart of one's own has its schema in its directory.
-    hint: missing ? `set it, e.g. --set ${at}=… or under gitops.values in the Config document` : chart.origin.startsWith('built-in chart ') ? `see its values.schema.json: capi-gitops chart show ${chart.metadata.name}` : `see ${chart.origin}/values.schema.json`,
+    hint: missing
+      ? `set it, e.g. --set ${at}=… or under gitops.values in the Config document`
+      : chart.origin.startsWith('built-in chart ')
+        ? `see its values.schema.json: capi-gitops chart show ${chart.metadata.name}`
+        : `see ${chart.origin}/values.schema.json`,
   };
 }
 
@@ -77,6 +91,7 @@ export function chartValues(chart: LoadedChart, layers: readonly ValuesLayer[], 
   }));
   user = layerValues(chart.defaults, [user]);
   const validate = valuesValidator(chart);
-  if (validate && !validate(user)) throw new CapiGitopsError(((validate.errors ?? []) as ErrorObject[]).map((e) => schemaProblem(chart, e)));
+  if (validate && !validate(user))
+    throw new CapiGitopsError(((validate.errors ?? []) as ErrorObject[]).map((e) => schemaProblem(chart, e)));
   return user;
 }

@@ -58,7 +58,8 @@ const MASK = '********';
 /** A time flag in ms: a positive number of seconds, at most a day. */
 function secondsFlagMs(value: string, flag: string): number {
   const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(seconds > 0) || seconds > 86_400) throw new UsageError(`${flag} ${JSON.stringify(value)}: expected a number of seconds between 0 and 86400, e.g. ${flag} 30`);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(seconds > 0) || seconds > 86_400)
+    throw new UsageError(`${flag} ${JSON.stringify(value)}: expected a number of seconds between 0 and 86400, e.g. ${flag} 30`);
   return Math.round(seconds * 1000);
 }
 
@@ -66,7 +67,8 @@ function secondsFlagMs(value: string, flag: string): number {
 function networkDeadline(flag: string | undefined): NetworkDeadline {
   if (flag !== undefined) return new NetworkDeadline(secondsFlagMs(flag, '--network-deadline'));
   const env = process.env.CAPI_GITOPS_NETWORK_DEADLINE;
-  if (env !== undefined && env.trim() !== '') return new NetworkDeadline(secondsFlagMs(env, 'CAPI_GITOPS_NETWORK_DEADLINE'), 'CAPI_GITOPS_NETWORK_DEADLINE');
+  if (env !== undefined && env.trim() !== '')
+    return new NetworkDeadline(secondsFlagMs(env, 'CAPI_GITOPS_NETWORK_DEADLINE'), 'CAPI_GITOPS_NETWORK_DEADLINE');
   return new NetworkDeadline(DEFAULT_NETWORK_DEADLINE_SECONDS * 1000);
 }
 
@@ -84,7 +86,10 @@ function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Pa
       cache: new ArtifactCache(flags.cacheDir ?? defaultCacheDir(), { log: (line) => progress.log(`warning: ${line}`) }),
       github: { apiUrl: flags.githubApiUrl },
       // No `timeoutMs` key without the flag: Config network.timeoutSeconds fills it.
-      http: { runDeadline: networkDeadline(flags.networkDeadline), ...(flags.httpTimeout === undefined ? {} : { timeoutMs: secondsFlagMs(flags.httpTimeout, '--http-timeout') }) },
+      http: {
+        runDeadline: networkDeadline(flags.networkDeadline),
+        ...(flags.httpTimeout === undefined ? {} : { timeoutMs: secondsFlagMs(flags.httpTimeout, '--http-timeout') }),
+      },
       onProgress: (event) => progress.onProgress(event),
       log: (line) => progress.log(line),
     },
@@ -123,8 +128,19 @@ function printResolution(resolution: Resolution, out: Output, indent = ''): void
 /** The resolution as the --json documents of render, lock and update report it. */
 function resolutionJson(resolution: Resolution): Record<string, unknown> {
   return {
-    providers: resolution.providers.map((p) => ({ kind: p.kind, namespace: p.namespace, name: p.name, label: p.label, requestedVersion: p.requestedVersion, version: p.version, contract: p.contract, source: p.repository.sourceType })),
-    certManager: resolution.certManager ? { version: resolution.certManager.version, source: resolution.certManager.repository.sourceType } : null,
+    providers: resolution.providers.map((p) => ({
+      kind: p.kind,
+      namespace: p.namespace,
+      name: p.name,
+      label: p.label,
+      requestedVersion: p.requestedVersion,
+      version: p.version,
+      contract: p.contract,
+      source: p.repository.sourceType,
+    })),
+    certManager: resolution.certManager
+      ? { version: resolution.certManager.version, source: resolution.certManager.repository.sourceType }
+      : null,
   };
 }
 
@@ -156,24 +172,43 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
   if (flags.listVariables) {
     const providers = await withProgress(flags, async (progress) => {
       const options = renderOptions(flags, progress, secretOptions(flags));
-      await refuseFleet(options, 'render --list-variables', 'list the variables of a single-cluster manifest (the shared documents without clusters:)');
+      await refuseFleet(
+        options,
+        'render --list-variables',
+        'list the variables of a single-cluster manifest (the shared documents without clusters:)',
+      );
       return listVariables(options);
     });
     if (out.json) {
       const variable = ({ name, default: fallback, value }: (typeof providers)[number]['variables'][number]) => ({
         name,
         ...(fallback !== undefined ? { default: fallback } : {}),
-        ...(value ? { value: value.fromSecret ? MASK : value.value, origin: value.origin, fromSecret: value.fromSecret } : { missing: fallback === undefined }),
+        ...(value
+          ? { value: value.fromSecret ? MASK : value.value, origin: value.origin, fromSecret: value.fromSecret }
+          : { missing: fallback === undefined }),
       });
-      out.document('render', { variables: providers.map((p) => ({ label: p.label, version: p.version, namespace: p.namespace, variables: p.variables.map(variable) })) });
+      out.document('render', {
+        variables: providers.map((p) => ({
+          label: p.label,
+          version: p.version,
+          namespace: p.namespace,
+          variables: p.variables.map(variable),
+        })),
+      });
       return;
     }
     for (const provider of providers) {
       process.stdout.write(safeText(`${provider.label} ${provider.version} (namespace ${provider.namespace})`) + '\n');
       if (provider.variables.length === 0) process.stdout.write('  (no variables)\n');
       for (const v of provider.variables) {
-        const value = v.value ? `${v.value.fromSecret ? MASK : JSON.stringify(v.value.value)} from ${v.value.origin}` : v.default !== undefined ? `default ${shownDefault(v.default)}` : 'MISSING';
-        process.stdout.write(safeText(`  ${v.name} = ${value}${v.value && v.default !== undefined ? ` (default ${shownDefault(v.default)})` : ''}`) + '\n');
+        const value = v.value
+          ? `${v.value.fromSecret ? MASK : JSON.stringify(v.value.value)} from ${v.value.origin}`
+          : v.default !== undefined
+            ? `default ${shownDefault(v.default)}`
+            : 'MISSING';
+        process.stdout.write(
+          safeText(`  ${v.name} = ${value}${v.value && v.default !== undefined ? ` (default ${shownDefault(v.default)})` : ''}`) + '\n',
+        );
       }
     }
     return;
@@ -181,11 +216,19 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
   const output = flags.output;
   if (!output) throw new UsageError('render needs -o/--output <dir> (or --list-variables)');
   const result = await withProgress(flags, (progress) =>
-    renderOutput(recorder ? renderFlagsOptions(flags, recorder.progress(progress), { onSecretValues: recorder.watchSecrets(secretOptions(flags).onSecretValues) }) : renderFlagsOptions(flags, progress)),
+    renderOutput(
+      recorder
+        ? renderFlagsOptions(flags, recorder.progress(progress), {
+            onSecretValues: recorder.watchSecrets(secretOptions(flags).onSecretValues),
+          })
+        : renderFlagsOptions(flags, progress),
+    ),
   );
   if (result.fleet) {
     for (const c of result.clusters) {
-      out.line(`cluster ${c.name}${c.release ? ` (release ${c.release})` : ''}${c.rendered ? '' : ': not rendered (--cluster), its files are kept'}`);
+      out.line(
+        `cluster ${c.name}${c.release ? ` (release ${c.release})` : ''}${c.rendered ? '' : ': not rendered (--cluster), its files are kept'}`,
+      );
       printResolution(c.resolution, out, '  ');
     }
   } else printResolution(result, out);
@@ -194,13 +237,36 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
   // One transaction: the lockfile is prepared first and renamed right after the output's swap.
   const lock = await prepareLockfile(result.lockFile, result.lock.lock);
   const summary = await writeOutput(path.resolve(output), result.files, { alongside: lock ? [lock] : [] });
-  const document = { layout: result.layout, ...(result.fleet ? { clusters: result.clusters.map((c) => ({ name: c.name, release: c.release ?? null, rendered: c.rendered, ...resolutionJson(c.resolution) })) } : resolutionJson(result)) };
-  await reportWrite(out, { output, files: result.files, summary, document, warnings: result.warnings, lockReport: () => lockReport(result, lock !== undefined, out) });
+  const document = {
+    layout: result.layout,
+    ...(result.fleet
+      ? {
+          clusters: result.clusters.map((c) => ({
+            name: c.name,
+            release: c.release ?? null,
+            rendered: c.rendered,
+            ...resolutionJson(c.resolution),
+          })),
+        }
+      : resolutionJson(result)),
+  };
+  await reportWrite(out, {
+    output,
+    files: result.files,
+    summary,
+    document,
+    warnings: result.warnings,
+    lockReport: () => lockReport(result, lock !== undefined, out),
+  });
   await recorder?.store(result, { lockChanged: lock !== undefined, document });
 }
 
 /** The pipeline's options for the flags render, check and diff share. */
-export function renderFlagsOptions(flags: RenderFlags, progress: ProgressReporter, extra: Partial<FleetRenderOptions> = {}): FleetRenderOptions {
+export function renderFlagsOptions(
+  flags: RenderFlags,
+  progress: ProgressReporter,
+  extra: Partial<FleetRenderOptions> = {},
+): FleetRenderOptions {
   return renderOptions(flags, progress, {
     ...secretOptions(flags),
     clusters: flags.cluster,
@@ -208,7 +274,10 @@ export function renderFlagsOptions(flags: RenderFlags, progress: ProgressReporte
     frozen: flags.frozen,
     layout: flags.layout,
     valuesFiles: flags.values,
-    set: [...(flags.set ?? []).map((expression) => ({ expression, forceString: false })), ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true }))],
+    set: [
+      ...(flags.set ?? []).map((expression) => ({ expression, forceString: false })),
+      ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true })),
+    ],
     outputDir: path.resolve(flags.output!),
     command: regenerateCommand(flags),
     ...extra,
@@ -259,13 +328,17 @@ export async function chartShowCommand(name: (typeof BUILT_IN_CHARTS)[number], f
     try {
       await mkdir(target, { recursive: false });
     } catch (err) {
-      throw new UsageError(`cannot create ${flags.outputDir}: ${(err as NodeJS.ErrnoException).code === 'EEXIST' ? 'it exists' : (err as NodeJS.ErrnoException).code}; name a new directory`);
+      throw new UsageError(
+        `cannot create ${flags.outputDir}: ${(err as NodeJS.ErrnoException).code === 'EEXIST' ? 'it exists' : (err as NodeJS.ErrnoException).code}; name a new directory`,
+      );
     }
     for (const [file, text] of files) {
       await mkdir(path.dirname(path.join(target, file)), { recursive: true });
       await writeFile(path.join(target, file), text);
     }
-    process.stdout.write(`wrote ${files.length} files of the built-in chart ${name} to ${flags.outputDir}; use it with gitops.chart: ${flags.outputDir} in the Config document\n`);
+    process.stdout.write(
+      `wrote ${files.length} files of the built-in chart ${name} to ${flags.outputDir}; use it with gitops.chart: ${flags.outputDir} in the Config document\n`,
+    );
     return;
   }
   for (const [file, text] of files) process.stdout.write(`# Source: ${name}/${file}\n${text}${text.endsWith('\n') ? '' : '\n'}`);
@@ -279,7 +352,9 @@ export async function lockCommand(flags: SourceFlags): Promise<void> {
   const lockfile = await saveLock(resolution, out);
   if (resolution.lock.changes.length === 0) out.line('the lockfile is up to date');
   if (out.json) {
-    const resolved = resolution.fleet ? { clusters: [...resolution.resolutions].map(([name, r]) => ({ name, ...resolutionJson(r) })) } : resolutionJson(resolution);
+    const resolved = resolution.fleet
+      ? { clusters: [...resolution.resolutions].map(([name, r]) => ({ name, ...resolutionJson(r) })) }
+      : resolutionJson(resolution);
     out.document('lock', { ...resolved, lockfile });
   }
 }
@@ -298,7 +373,11 @@ export async function planCommand(flags: SourceFlags & { release?: string; clust
   }
   const { plan } = await withProgress(flags, async (progress) => {
     const options = renderOptions(flags, progress);
-    await refuseFleet(options, 'plan without --release', 'plan a fleet with `capi-gitops plan -f <path> --release <name>`, or move a cluster by pinning versions in its overlay');
+    await refuseFleet(
+      options,
+      'plan without --release',
+      'plan a fleet with `capi-gitops plan -f <path> --release <name>`, or move a cluster by pinning versions in its overlay',
+    );
     return planManagementCluster(options);
   });
   if (out.json) out.document('plan', { ...plan });
@@ -310,14 +389,19 @@ export async function updateCommand(providers: string[], flags: SourceFlags & { 
   const out = new Output(flags);
   const result = await withProgress(flags, async (progress) => {
     const options = renderOptions(flags, progress);
-    await refuseFleet(options, 'update', "in a fleet, versions move through kind: Release documents or the clusters' overlays; see `capi-gitops plan --release`");
+    await refuseFleet(
+      options,
+      'update',
+      "in a fleet, versions move through kind: Release documents or the clusters' overlays; see `capi-gitops plan --release`",
+    );
     return updateManagementCluster(options, { contract: flags.contract, providers });
   });
   for (const edit of result.edits) {
     const where = `${displayPath(edit.file)}:${edit.line}`;
     const what = `${edit.kind}/${edit.namespace}/${edit.name}`;
     if (edit.status === 'updated') out.line(`${where}: ${what} spec.version ${edit.oldVersion} → ${edit.newVersion}`);
-    else if (edit.status === 'not-pinned') out.line(`${where}: ${what} has no exact spec.version; the lockfile moves to ${edit.newVersion}`);
+    else if (edit.status === 'not-pinned')
+      out.line(`${where}: ${what} has no exact spec.version; the lockfile moves to ${edit.newVersion}`);
     else if (edit.status === 'skipped') out.line(`${where}: ${what} not updated: ${edit.reason ?? 'edit it by hand'}`);
   }
   const lockfile = await saveLock(result.resolution, out);

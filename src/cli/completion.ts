@@ -28,7 +28,12 @@ function optionValues(option: Option): string[] | '-f' | '-d' | undefined {
 function entries(command: Command, prefix: string, out: CommandEntry[]): CommandEntry[] {
   const subcommands = command.commands.filter((c) => !(c as Command & { _hidden?: boolean })._hidden);
   const options = command.options;
-  const words = [...subcommands.map((c) => c.name()), ...options.flatMap((o) => [o.short, o.long].filter((f): f is string => Boolean(f))), '-h', '--help'];
+  const words = [
+    ...subcommands.map((c) => c.name()),
+    ...options.flatMap((o) => [o.short, o.long].filter((f): f is string => Boolean(f))),
+    '-h',
+    '--help',
+  ];
   const choices = (command.registeredArguments as readonly Argument[]).flatMap((a) => a.argChoices ?? []);
   const values = new Map<string, string[] | '-f' | '-d'>();
   for (const option of options) {
@@ -51,7 +56,12 @@ export function bashCompletion(program: Command): string {
   const paths = all.filter((e) => e.path).map((e) => quote(e.path));
   const valueCases = all.flatMap((e) =>
     [...e.values].map(([flag, completion]) => {
-      const action = completion === '-f' ? 'compgen -f -- "$cur"' : completion === '-d' ? 'compgen -d -- "$cur"' : `compgen -W ${quote(completion.join(' '))} -- "$cur"`;
+      const action =
+        completion === '-f'
+          ? 'compgen -f -- "$cur"'
+          : completion === '-d'
+            ? 'compgen -d -- "$cur"'
+            : `compgen -W ${quote(completion.join(' '))} -- "$cur"`;
       return `    ${quote(`${e.path}:${flag}`)}) COMPREPLY=($(${action})); return ;;`;
     }),
   );

@@ -8,20 +8,23 @@ import type { Command } from 'commander';
 /** Every environment variable capi-gitops reads, and what for. */
 export const ENVIRONMENT = {
   GITHUB_TOKEN: 'GitHub token for release downloads and the API (clusterctl reads the same variable)',
-  GH_TOKEN: 'GitHub token when GITHUB_TOKEN is unset (the gh CLI\'s variable)',
+  GH_TOKEN: "GitHub token when GITHUB_TOKEN is unset (the gh CLI's variable)",
   GITLAB_ACCESS_TOKEN: 'GitLab token for package registries, when the configSecret has none',
-  GITLAB_TOKEN: 'GitLab token when GITLAB_ACCESS_TOKEN is unset (the glab CLI\'s variable)',
+  GITLAB_TOKEN: "GitLab token when GITLAB_ACCESS_TOKEN is unset (the glab CLI's variable)",
   OCI_USERNAME: 'OCI registry credentials (also OCI_PASSWORD, OCI_ACCESS_TOKEN, OCI_REFRESH_TOKEN), when the configSecret has none',
   XDG_CACHE_HOME: 'the artifact cache is $XDG_CACHE_HOME/capi-gitops (default ~/.cache/capi-gitops; --cache-dir overrides)',
   CI: 'when set, progress is printed as plain lines instead of a live bar',
   CAPI_GITOPS_NETWORK: '"loopback" refuses every host but this machine (the test suite sets it)',
-  GITHUB_API_URL: 'a GitHub Enterprise API root the runner trusts: the token goes to a host other than api.github.com only when named here or by --github-api-url',
-  CAPI_GITOPS_HTTPS_AUTHORIZATION: 'Authorization header for plain-HTTPS repositories, sent only to the host in CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST',
+  GITHUB_API_URL:
+    'a GitHub Enterprise API root the runner trusts: the token goes to a host other than api.github.com only when named here or by --github-api-url',
+  CAPI_GITOPS_HTTPS_AUTHORIZATION:
+    'Authorization header for plain-HTTPS repositories, sent only to the host in CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST',
   CAPI_GITOPS_OUTPUT_CACHE: '"off" renders every time instead of serving an identical earlier render from the output cache',
   CAPI_GITOPS_CACHE_KEY: 'the key cache records are signed with (default: a key kept in $XDG_STATE_HOME/capi-gitops/cache-key)',
   XDG_STATE_HOME: 'where the cache key is kept (default ~/.local/state)',
-  CAPI_GITOPS_YAML_MAX_NODES: 'YAML bounds (also CAPI_GITOPS_YAML_MAX_DEPTH and CAPI_GITOPS_YAML_MAX_NODES_PER_RUN); see the README\'s Security section',
-  SOPS_AGE_KEY: 'an age identity (or SOPS_AGE_KEY_FILE) with which the sops strategy keeps an unchanged Secret\'s bytes',
+  CAPI_GITOPS_YAML_MAX_NODES:
+    "YAML bounds (also CAPI_GITOPS_YAML_MAX_DEPTH and CAPI_GITOPS_YAML_MAX_NODES_PER_RUN); see the README's Security section",
+  SOPS_AGE_KEY: "an age identity (or SOPS_AGE_KEY_FILE) with which the sops strategy keeps an unchanged Secret's bytes",
   GITHUB_ACTIONS: 'when "true", secret values are masked with ::add-mask:: and findings are printed as annotations',
   GITHUB_STEP_SUMMARY: 'diff appends its markdown to this file (set by GitHub Actions)',
 } as const;
@@ -29,7 +32,21 @@ export const ENVIRONMENT = {
 export type EnvironmentVariable = keyof typeof ENVIRONMENT;
 
 /** The environment a command that fetches artifacts reads. */
-export const SOURCE_ENVIRONMENT: EnvironmentVariable[] = ['GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_API_URL', 'GITLAB_ACCESS_TOKEN', 'GITLAB_TOKEN', 'OCI_USERNAME', 'CAPI_GITOPS_HTTPS_AUTHORIZATION', 'XDG_CACHE_HOME', 'CAPI_GITOPS_CACHE_KEY', 'XDG_STATE_HOME', 'CAPI_GITOPS_YAML_MAX_NODES', 'CI', 'CAPI_GITOPS_NETWORK'];
+export const SOURCE_ENVIRONMENT: EnvironmentVariable[] = [
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'GITHUB_API_URL',
+  'GITLAB_ACCESS_TOKEN',
+  'GITLAB_TOKEN',
+  'OCI_USERNAME',
+  'CAPI_GITOPS_HTTPS_AUTHORIZATION',
+  'XDG_CACHE_HOME',
+  'CAPI_GITOPS_CACHE_KEY',
+  'XDG_STATE_HOME',
+  'CAPI_GITOPS_YAML_MAX_NODES',
+  'CI',
+  'CAPI_GITOPS_NETWORK',
+];
 
 /** What render, check and diff read besides the sources' environment. */
 export const RENDER_ENVIRONMENT: EnvironmentVariable[] = [...SOURCE_ENVIRONMENT, 'SOPS_AGE_KEY', 'GITHUB_ACTIONS'];

@@ -11,7 +11,10 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
     if (!flags.quiet) process.stderr.write(`${line}\n`);
   };
   for (const file of files) {
-    for (const object of file.converted) note(`${path.relative(process.cwd(), path.resolve(object.file)) || object.file}:${object.line}: converted ${object.object} to v1alpha2`);
+    for (const object of file.converted)
+      note(
+        `${path.relative(process.cwd(), path.resolve(object.file)) || object.file}:${object.line}: converted ${object.object} to v1alpha2`,
+      );
   }
   if (flags.inPlace) {
     // Files are written only once every file converted.
@@ -27,10 +30,19 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
   });
 }
 
-export async function importHelmValuesCommand(flags: { values?: string[]; set?: string[]; setString?: string[]; output?: string; quiet?: boolean }): Promise<void> {
+export async function importHelmValuesCommand(flags: {
+  values?: string[];
+  set?: string[];
+  setString?: string[];
+  output?: string;
+  quiet?: boolean;
+}): Promise<void> {
   const layers = [];
   for (const file of flags.values ?? []) layers.push(await readValuesFile(file));
-  const sets = [...(flags.set ?? []).map((expression) => ({ expression, forceString: false })), ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true }))];
+  const sets = [
+    ...(flags.set ?? []).map((expression) => ({ expression, forceString: false })),
+    ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true })),
+  ];
   const { text, warnings } = importHelmValues({ layers, sets });
   if (!flags.quiet) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   if (flags.output) {

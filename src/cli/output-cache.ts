@@ -45,8 +45,23 @@ declare const CAPI_GITOPS_BUILD_ID: string | undefined;
 const FORMAT = 'capi-gitops output cache v1';
 
 /** Flags that take a value and that the cache handles. */
-const VALUE_FLAGS = new Set(['-f', '--file', '-o', '--output', '--cache-dir', '--github-api-url', '--http-timeout', '--layout', '--values', '--set', '--set-string']);
-/** Switches the cache handles. Any other argument (the secret flags, --cluster, --check, --help, `--flag=value`, …) renders without the cache. */
+const VALUE_FLAGS = new Set([
+  '-f',
+  '--file',
+  '-o',
+  '--output',
+  '--cache-dir',
+  '--github-api-url',
+  '--http-timeout',
+  '--layout',
+  '--values',
+  '--set',
+  '--set-string',
+]);
+/**
+ * Switches the cache handles. Any other argument (the secret flags, --cluster, --check, --help,
+ * `--flag=value`, …) renders without the cache.
+ */
 const SWITCHES = new Set(['--offline', '--quiet', '--verbose', '--frozen', '--json']);
 
 /** Environment that shapes a render besides the arguments: its values are in the key. */
@@ -147,9 +162,13 @@ export async function outputCacheKey(inputs: KeyInputs): Promise<{ key: string; 
   for (const name of RENDER_ENVIRONMENT) key.add(`env ${name}`, env[name] === undefined ? '\0unset' : env[name]!);
   for (const name of CREDENTIALS) key.add(`credential ${name}`, env[name] ? 'set' : 'unset');
   const problems: Diagnostic[] = [];
-  const manifests = await listManifestFiles(args.files.map((f) => path.resolve(inputs.cwd, f)), problems).catch(() => undefined);
+  const manifests = await listManifestFiles(
+    args.files.map((f) => path.resolve(inputs.cwd, f)),
+    problems,
+  ).catch(() => undefined);
   if (!manifests || problems.length > 0) return undefined;
-  const readPlain = async (file: string): Promise<Buffer | undefined> => ((await stat(file).catch(() => undefined))?.isFile() ? readFile(file).catch(() => undefined) : undefined);
+  const readPlain = async (file: string): Promise<Buffer | undefined> =>
+    (await stat(file).catch(() => undefined))?.isFile() ? readFile(file).catch(() => undefined) : undefined;
   for (const file of manifests) {
     const bytes = await readPlain(file);
     if (!bytes) return undefined;
@@ -301,7 +320,10 @@ export interface OutputCacheLookup {
 }
 
 /** The cache's answer for these arguments, or undefined when the run is not cacheable. */
-export async function lookupOutputCache(argv: readonly string[], env: Record<string, string | undefined> = process.env): Promise<OutputCacheLookup | undefined> {
+export async function lookupOutputCache(
+  argv: readonly string[],
+  env: Record<string, string | undefined> = process.env,
+): Promise<OutputCacheLookup | undefined> {
   if (env.CAPI_GITOPS_OUTPUT_CACHE === 'off') return undefined;
   const args = cacheableRender(argv);
   if (!args) return undefined;
@@ -311,7 +333,9 @@ export async function lookupOutputCache(argv: readonly string[], env: Record<str
   const keyed = await outputCacheKey({ argv, args, buildId: id, cwd, env }).catch(() => undefined);
   if (!keyed) return undefined;
   // Warnings about the cache itself (a bad entry, an unwritable directory) only with --verbose: the render is right either way.
-  const cache = new ArtifactCache(args.cacheDir !== undefined ? path.resolve(cwd, args.cacheDir) : defaultCacheDir(env), { log: (line) => args.verbose && !args.quiet && process.stderr.write(`${line}\n`) });
+  const cache = new ArtifactCache(args.cacheDir !== undefined ? path.resolve(cwd, args.cacheDir) : defaultCacheDir(env), {
+    log: (line) => args.verbose && !args.quiet && process.stderr.write(`${line}\n`),
+  });
   const recorder = () => new OutputRecorder(cache, keyed.key, keyed.lockFile);
   const bytes = await cache.getSignedBytes('output', keyed.key);
   const entry = bytes && decodeEntry(bytes);
@@ -324,7 +348,11 @@ async function replay(args: RenderArguments, entry: NonNullable<ReturnType<typeo
     const bytes = await readFile(file).catch(() => undefined);
     if (!bytes || sha256Hex(bytes) !== sha256) return false;
   }
-  const [{ writeOutput }, { Output }, { reportWrite, displayPath }] = await Promise.all([import('../emit/write.js'), import('./output.js'), import('./render-report.js')]);
+  const [{ writeOutput }, { Output }, { reportWrite, displayPath }] = await Promise.all([
+    import('../emit/write.js'),
+    import('./output.js'),
+    import('./render-report.js'),
+  ]);
   let summary;
   try {
     summary = await writeOutput(path.resolve(args.output), entry.files);

@@ -129,7 +129,12 @@ export class Output {
 
 /** The --json document of a failed run: every problem, as the text form reports them. */
 export function failureDocument(command: string, diagnostics: Diagnostic[], usage?: string): string {
-  return jsonText({ schemaVersion: JSON_SCHEMA_VERSION, command, ok: false, ...(usage !== undefined ? { usageError: usage } : { problems: diagnostics }) });
+  return jsonText({
+    schemaVersion: JSON_SCHEMA_VERSION,
+    command,
+    ok: false,
+    ...(usage !== undefined ? { usageError: usage } : { problems: diagnostics }),
+  });
 }
 
 function jsonText(value: unknown): string {

@@ -30,9 +30,18 @@ function withSourceFlags(command: Command): Command {
     .option('-f, --file <path>', 'manifest file, or a directory of *.yaml files (repeatable); the lockfile sits beside the first', collect)
     .option('--cache-dir <dir>', 'artifact cache (default: $XDG_CACHE_HOME/capi-gitops, else ~/.cache/capi-gitops)')
     .option('--offline', 'never touch the network; fail naming what is missing from the cache')
-    .option('--github-api-url <url>', 'GitHub REST API root for GitHub Enterprise (overrides Config github.apiUrl); token from GITHUB_TOKEN or GH_TOKEN')
-    .option('--http-timeout <seconds>', 'time budget of each network request, retries included (overrides Config network.timeoutSeconds; default 120)')
-    .option('--network-deadline <seconds>', 'time budget of all network requests of the run together, retries included (or CAPI_GITOPS_NETWORK_DEADLINE; default 900)')
+    .option(
+      '--github-api-url <url>',
+      'GitHub REST API root for GitHub Enterprise (overrides Config github.apiUrl); token from GITHUB_TOKEN or GH_TOKEN',
+    )
+    .option(
+      '--http-timeout <seconds>',
+      'time budget of each network request, retries included (overrides Config network.timeoutSeconds; default 120)',
+    )
+    .option(
+      '--network-deadline <seconds>',
+      'time budget of all network requests of the run together, retries included (or CAPI_GITOPS_NETWORK_DEADLINE; default 900)',
+    )
     .option('--quiet', 'print only warnings and errors')
     .option('--verbose', 'also print each file written and removed, and where artifacts came from (on stderr)');
 }
@@ -40,8 +49,16 @@ function withSourceFlags(command: Command): Command {
 /** What shapes a render besides -o, shared by render, check and diff so they render the same bytes. */
 function withRenderFlags(command: Command): Command {
   return command
-    .option('--allow-secret-values', 'allow secret values (configSecret variables, images) to be written to the output; needed by --secrets inline')
-    .addOption(new Option('--secrets <strategy>', 'what happens to objects that would carry a secret (overrides Config secrets.strategy); default refuse').choices(SECRET_STRATEGIES))
+    .option(
+      '--allow-secret-values',
+      'allow secret values (configSecret variables, images) to be written to the output; needed by --secrets inline',
+    )
+    .addOption(
+      new Option(
+        '--secrets <strategy>',
+        'what happens to objects that would carry a secret (overrides Config secrets.strategy); default refuse',
+      ).choices(SECRET_STRATEGIES),
+    )
     .option('--secret-file <file>', 'dotenv or YAML map of secret variables, kept out of Git (repeatable, later files win)', collect)
     .option('--env-secret <name>', 'take the secret variable <name> from the environment, e.g. a CI secret (repeatable)', collect)
     .addOption(new Option('--layout <layout>', 'output layout (overrides Config output.layout); default kustomize').choices(LAYOUTS))
@@ -71,19 +88,29 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   withHelp(program, {
-    examples: ['capi-gitops render -f management-cluster/ -o clusters/mgmt', 'capi-gitops plan -f management-cluster/', 'capi-gitops completion bash > ~/.local/share/bash-completion/completions/capi-gitops'],
+    examples: [
+      'capi-gitops render -f management-cluster/ -o clusters/mgmt',
+      'capi-gitops plan -f management-cluster/',
+      'capi-gitops completion bash > ~/.local/share/bash-completion/completions/capi-gitops',
+    ],
     environment: Object.keys(ENVIRONMENT) as EnvironmentVariable[],
   });
 
   const render = withRenderFlags(
-    withSourceFlags(program.command('render').description('resolve, render and write the providers of a manifest into a kustomize-ready directory; updates the lockfile'))
+    withSourceFlags(
+      program
+        .command('render')
+        .description('resolve, render and write the providers of a manifest into a kustomize-ready directory; updates the lockfile'),
+    )
       .option('-o, --output <dir>', 'output directory; written atomically, files it no longer produces are pruned')
       .option('--frozen', 'fail if the lockfile would change (for CI)')
       .option('--list-variables', "print each provider's variables, defaults and value origins (Secret values masked); writes nothing"),
   )
     .option('--check', 'write nothing: compare with the output directory like `capi-gitops check` (exit 1 when it differs)')
     .option(...JSON_FLAG)
-    .action(async (flags) => (flags.check ? (await reviewCommands()).checkCommand(flags) : (await commands()).renderCommand(flags, outputCache)));
+    .action(async (flags) =>
+      flags.check ? (await reviewCommands()).checkCommand(flags) : (await commands()).renderCommand(flags, outputCache),
+    );
   withHelp(render, {
     examples: [
       'capi-gitops render -f management-cluster/ -o clusters/mgmt',
@@ -96,25 +123,50 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
   });
 
   const check = withRenderFlags(
-    withSourceFlags(program.command('check').description('render in memory and compare with the committed output directory; exit 1, naming each file that differs, is missing, is extra or was edited by hand (--frozen implied, writes nothing)')),
+    withSourceFlags(
+      program
+        .command('check')
+        .description(
+          'render in memory and compare with the committed output directory; exit 1, naming each file that differs, is missing, is extra or was edited by hand (--frozen implied, writes nothing)',
+        ),
+    ),
   )
     .option('-o, --output <dir>', 'the committed output directory to compare with')
     .option('--json', 'print the result as JSON')
     .action(async (flags) => (await reviewCommands()).checkCommand(flags));
   withHelp(check, {
-    examples: ['capi-gitops check -f management-cluster/ -o clusters/mgmt', 'capi-gitops check -f management-cluster/ -o clusters/mgmt --offline --json'],
+    examples: [
+      'capi-gitops check -f management-cluster/ -o clusters/mgmt',
+      'capi-gitops check -f management-cluster/ -o clusters/mgmt --offline --json',
+    ],
     environment: RENDER_ENVIRONMENT,
   });
 
   const diff = withRenderFlags(
-    withSourceFlags(program.command('diff').description('semantic, object-level diff between two renders: the committed output and a fresh render (default), a Git revision (--base) or two directories (--from/--to)')),
+    withSourceFlags(
+      program
+        .command('diff')
+        .description(
+          'semantic, object-level diff between two renders: the committed output and a fresh render (default), a Git revision (--base) or two directories (--from/--to)',
+        ),
+    ),
   )
     .option('-o, --output <dir>', 'the committed output directory')
-    .option('--base <git-ref>', 'compare with the render of the manifest, lockfile and Config at this commit (read with git show; the checkout is not touched)')
+    .option(
+      '--base <git-ref>',
+      'compare with the render of the manifest, lockfile and Config at this commit (read with git show; the checkout is not touched)',
+    )
     .option('--from <dir>', 'compare two rendered directories: the old one')
     .option('--to <dir>', 'compare two rendered directories: the new one')
     .option('--frozen', 'fail if the lockfile would change')
-    .addOption(new Option('--format <format>', 'text (coloured on a terminal), markdown (for a pull-request comment) or json (schema/capi-gitops-diff.schema.json)').choices(DIFF_FORMATS).default('text'))
+    .addOption(
+      new Option(
+        '--format <format>',
+        'text (coloured on a terminal), markdown (for a pull-request comment) or json (schema/capi-gitops-diff.schema.json)',
+      )
+        .choices(DIFF_FORMATS)
+        .default('text'),
+    )
     .action(async (flags) => (await reviewCommands()).diffCommand(flags));
   withHelp(diff, {
     examples: [
@@ -128,19 +180,28 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
   const chart = program.command('chart').description('the charts that draw the Argo CD and Flux wiring');
   chart
     .command('show')
-    .description("print a built-in chart's files (Chart.yaml, values.yaml, values.schema.json, templates/, files/), to start a chart of your own")
+    .description(
+      "print a built-in chart's files (Chart.yaml, values.yaml, values.schema.json, templates/, files/), to start a chart of your own",
+    )
     .addArgument(new Argument('<name>', 'built-in chart').choices(BUILT_IN_CHARTS))
     .option('--output-dir <dir>', 'write the files into <dir> instead of printing them (fails if <dir> exists)')
     .action(async (name, flags) => (await commands()).chartShowCommand(name, flags));
   withHelp(chart, { examples: ['capi-gitops chart show argocd', 'capi-gitops chart show flux --output-dir my-wiring'] });
   withHelp(chart.commands[0]!, { examples: ['capi-gitops chart show argocd', 'capi-gitops chart show flux --output-dir my-wiring'] });
 
-  withHelp(withSourceFlags(program.command('lock').description('resolve every provider and write the lockfile, without rendering')).option(...JSON_FLAG).action(async (flags) => (await commands()).lockCommand(flags)), {
-    examples: ['capi-gitops lock -f management-cluster/', 'capi-gitops lock -f management-cluster/ --json'],
-    environment: SOURCE_ENVIRONMENT,
-  });
+  withHelp(
+    withSourceFlags(program.command('lock').description('resolve every provider and write the lockfile, without rendering'))
+      .option(...JSON_FLAG)
+      .action(async (flags) => (await commands()).lockCommand(flags)),
+    {
+      examples: ['capi-gitops lock -f management-cluster/', 'capi-gitops lock -f management-cluster/ --json'],
+      environment: SOURCE_ENVIRONMENT,
+    },
+  );
 
-  const plan = withSourceFlags(program.command('plan').description('show available upgrades of the locked providers, like clusterctl upgrade plan'))
+  const plan = withSourceFlags(
+    program.command('plan').description('show available upgrades of the locked providers, like clusterctl upgrade plan'),
+  )
     .option(...JSON_FLAG)
     .option('--release <name>', 'fleet: show what moving the clusters to this Release changes, component by component')
     .option('--cluster <name>', 'fleet, with --release: plan only this cluster (repeatable)', collect)
@@ -160,13 +221,19 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
     .option(...JSON_FLAG)
     .action(async (providers, flags) => (await commands()).updateCommand(providers, flags));
   withHelp(update, {
-    examples: ['capi-gitops update -f management-cluster/', 'capi-gitops update -f management-cluster/ --contract v1beta2', 'capi-gitops update -f management-cluster/ bootstrap-kubeadm'],
+    examples: [
+      'capi-gitops update -f management-cluster/',
+      'capi-gitops update -f management-cluster/ --contract v1beta2',
+      'capi-gitops update -f management-cluster/ bootstrap-kubeadm',
+    ],
     environment: SOURCE_ENVIRONMENT,
   });
 
   const convert = program
     .command('convert')
-    .description("rewrite operator.cluster.x-k8s.io/v1alpha1 provider objects as v1alpha2, as the operator's conversion webhook did; comments, key order and other documents are kept")
+    .description(
+      "rewrite operator.cluster.x-k8s.io/v1alpha1 provider objects as v1alpha2, as the operator's conversion webhook did; comments, key order and other documents are kept",
+    )
     .option('-f, --file <path>', 'manifest file, or a directory of *.yaml files (repeatable)', collect)
     .option('--in-place', 'rewrite the files instead of printing them (only files with v1alpha1 objects; all or none)')
     .option('--quiet', 'print errors only')
@@ -183,13 +250,23 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
     .option('-o, --output <file>', 'write the manifest to <file> instead of stdout')
     .option('--quiet', 'print errors only')
     .action(async (flags) => (await operatorCommands()).importHelmValuesCommand(flags));
-  const helmValuesExamples = ['capi-gitops import helm-values -f values.yaml -o management-cluster/providers.yaml', 'capi-gitops import helm-values --set infrastructure.docker.version=v1.7.7'];
+  const helmValuesExamples = [
+    'capi-gitops import helm-values -f values.yaml -o management-cluster/providers.yaml',
+    'capi-gitops import helm-values --set infrastructure.docker.version=v1.7.7',
+  ];
   withHelp(importCommand, { examples: helmValuesExamples });
   withHelp(helmValues, { examples: helmValuesExamples });
 
-  withHelp(program.command('version').description('print the capi-gitops version, the Node.js version and the platform').option(...JSON_FLAG).action(async (flags) => (await commands()).versionCommand(flags)), {
-    examples: ['capi-gitops version', 'capi-gitops version --json', 'capi-gitops --version   # the version number alone'],
-  });
+  withHelp(
+    program
+      .command('version')
+      .description('print the capi-gitops version, the Node.js version and the platform')
+      .option(...JSON_FLAG)
+      .action(async (flags) => (await commands()).versionCommand(flags)),
+    {
+      examples: ['capi-gitops version', 'capi-gitops version --json', 'capi-gitops --version   # the version number alone'],
+    },
+  );
 
   withHelp(
     program
@@ -201,7 +278,7 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
       examples: [
         'source <(capi-gitops completion bash)   # this shell only',
         'capi-gitops completion bash > ~/.local/share/bash-completion/completions/capi-gitops',
-        'echo \'source <(capi-gitops completion zsh)\' >> ~/.zshrc',
+        "echo 'source <(capi-gitops completion zsh)' >> ~/.zshrc",
       ],
     },
   );
@@ -218,7 +295,8 @@ export async function main(argv: string[], outputCache?: OutputCacheLookup): Pro
   program.hook('preAction', (_root, action) => {
     invoked = { name: action.name(), flags: action.opts() };
   });
-  const jsonRequested = () => invoked?.flags.json ?? argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
+  const jsonRequested = () =>
+    invoked?.flags.json ?? argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT_OK;
@@ -237,7 +315,9 @@ export async function main(argv: string[], outputCache?: OutputCacheLookup): Pro
     }
     const systemError = systemErrorDiagnostic(err);
     if (err instanceof CapiGitopsError || systemError) {
-      const diagnostics = (systemError ? [systemError] : (err as CapiGitopsError).diagnostics).map((d) => (d.hint ? { ...d, hint: completeSuggestions(d.hint, invoked?.flags) } : d));
+      const diagnostics = (systemError ? [systemError] : (err as CapiGitopsError).diagnostics).map((d) =>
+        d.hint ? { ...d, hint: completeSuggestions(d.hint, invoked?.flags) } : d,
+      );
       const n = diagnostics.length;
       process.stderr.write(diagnostics.map(formatDiagnostic).join('\n') + '\n');
       process.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');

@@ -100,7 +100,9 @@ class BarReporter implements ProgressReporter {
  * A live bar on a TTY outside CI, plain lines otherwise; nothing when quiet. The bar library is
  * loaded only when a bar is shown: CI runs do not pay for it.
  */
-export async function progressReporter(options: { quiet?: boolean; stream?: NodeJS.WriteStream; env?: NodeJS.ProcessEnv } = {}): Promise<ProgressReporter> {
+export async function progressReporter(
+  options: { quiet?: boolean; stream?: NodeJS.WriteStream; env?: NodeJS.ProcessEnv } = {},
+): Promise<ProgressReporter> {
   const stream = options.stream ?? process.stderr;
   const env = options.env ?? process.env;
   if (options.quiet) return new LineReporter(() => undefined);

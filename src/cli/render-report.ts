@@ -33,8 +33,16 @@ export interface WrittenRender {
 }
 
 /** The objects a write changed; parses only what `known` does not hold. */
-async function changedObjects(summary: WriteSummary, files: ReadonlyMap<string, string | Uint8Array>, known?: ReadonlyMap<string, ObjectRef[]>): Promise<ObjectChange[]> {
-  if (known && summary.previous.size === 0 && summary.written.every((file) => known.has(file))) return compareObjects([], summary.written.map((file) => [file, known.get(file)!]));
+async function changedObjects(
+  summary: WriteSummary,
+  files: ReadonlyMap<string, string | Uint8Array>,
+  known?: ReadonlyMap<string, ObjectRef[]>,
+): Promise<ObjectChange[]> {
+  if (known && summary.previous.size === 0 && summary.written.every((file) => known.has(file)))
+    return compareObjects(
+      [],
+      summary.written.map((file) => [file, known.get(file)!]),
+    );
   const { objectChanges } = await import('../emit/object-changes.js');
   return objectChanges(summary, files, known);
 }
@@ -48,9 +56,14 @@ export async function reportWrite(out: Output, written: WrittenRender): Promise<
   for (const file of summary.written) out.detail(`  ${summary.previous.has(file) ? 'changed' : 'created'} ${file}`);
   for (const file of summary.removed) out.detail(`  removed ${file}`);
   if (objects.length > 0) {
-    const counts = (['added', 'changed', 'removed'] as const).map((change) => `${objects.filter((o) => o.change === change).length} ${change}`);
+    const counts = (['added', 'changed', 'removed'] as const).map(
+      (change) => `${objects.filter((o) => o.change === change).length} ${change}`,
+    );
     out.line(`objects: ${counts.join(', ')}`);
-    for (const o of objects) out.line(`  ${[CHANGE_MARK[o.change], o.kind, [o.namespace, o.name].filter(Boolean).join('/')].filter(Boolean).join(' ')} (${o.file})`);
+    for (const o of objects)
+      out.line(
+        `  ${[CHANGE_MARK[o.change], o.kind, [o.namespace, o.name].filter(Boolean).join('/')].filter(Boolean).join(' ')} (${o.file})`,
+      );
   }
   const lockfile = written.lockReport();
   if (out.json) {

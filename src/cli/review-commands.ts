@@ -44,7 +44,8 @@ async function annotatingErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof CapiGitopsError && inGitHubActions()) for (const line of diagnosticAnnotations(err.diagnostics)) process.stderr.write(line + '\n');
+    if (err instanceof CapiGitopsError && inGitHubActions())
+      for (const line of diagnosticAnnotations(err.diagnostics)) process.stderr.write(line + '\n');
     throw err;
   }
 }
@@ -55,14 +56,28 @@ function displayDirectory(dir: string): string {
 }
 
 function checkJson(report: CheckReport, output: string): string {
-  return JSON.stringify({ schemaVersion: 1, directory: output, upToDate: report.problems.length === 0, unchanged: report.unchanged, problems: report.problems }, null, 2) + '\n';
+  return (
+    JSON.stringify(
+      {
+        schemaVersion: 1,
+        directory: output,
+        upToDate: report.problems.length === 0,
+        unchanged: report.unchanged,
+        problems: report.problems,
+      },
+      null,
+      2,
+    ) + '\n'
+  );
 }
 
 export async function checkCommand(flags: CheckFlags): Promise<void> {
   if (!flags.output) throw new UsageError('check needs -o/--output <dir>: the committed output directory to compare with');
   const output = flags.output;
   // --frozen is implied: a lockfile that no longer answers the manifest is drift too.
-  const result = await annotatingErrors(() => withProgress(flags, (progress) => renderOutput(renderFlagsOptions(flags, progress, { frozen: true }))));
+  const result = await annotatingErrors(() =>
+    withProgress(flags, (progress) => renderOutput(renderFlagsOptions(flags, progress, { frozen: true }))),
+  );
   const report = await checkOutput(output, result.files);
   for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
   const fix = regenerateCommand(flags);
@@ -72,8 +87,11 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
   } else {
     const width = Math.max(...report.problems.map((p) => p.status.length));
     process.stdout.write(`${output} is not what the manifest renders:\n`);
-    for (const p of report.problems) process.stdout.write(`  ${p.status.padEnd(width)}  ${displayDirectory(path.join(report.directory, p.path))}: ${p.reason}\n`);
-    process.stdout.write(`${report.problems.length} file${report.problems.length === 1 ? '' : 's'} out of date; to regenerate, run: ${fix}\n`);
+    for (const p of report.problems)
+      process.stdout.write(`  ${p.status.padEnd(width)}  ${displayDirectory(path.join(report.directory, p.path))}: ${p.reason}\n`);
+    process.stdout.write(
+      `${report.problems.length} file${report.problems.length === 1 ? '' : 's'} out of date; to regenerate, run: ${fix}\n`,
+    );
   }
   if (report.problems.length > 0) {
     if (inGitHubActions()) for (const line of checkAnnotations(report)) process.stderr.write(line + '\n');
@@ -95,8 +113,10 @@ function fullDiffCommand(flags: DiffFlags): string {
 
 async function diffSides(flags: DiffFlags): Promise<{ before: ReviewSide; after: ReviewSide }> {
   if (flags.from !== undefined || flags.to !== undefined) {
-    if (flags.from === undefined || flags.to === undefined) throw new UsageError('--from and --to go together: diff --from <dir> --to <dir>');
-    if (flags.base) throw new UsageError('--base compares renders of a manifest; --from/--to compare two directories: use one or the other');
+    if (flags.from === undefined || flags.to === undefined)
+      throw new UsageError('--from and --to go together: diff --from <dir> --to <dir>');
+    if (flags.base)
+      throw new UsageError('--base compares renders of a manifest; --from/--to compare two directories: use one or the other');
     return {
       before: { label: flags.from, files: await readOutputTree(flags.from) },
       after: { label: flags.to, files: await readOutputTree(flags.to) },
@@ -110,7 +130,9 @@ async function diffSides(flags: DiffFlags): Promise<{ before: ReviewSide; after:
   const revision = await manifestAtRevision(flags.base, flags.file ?? []);
   try {
     const baseRender = await withProgress(flags, (progress) =>
-      renderOutput(renderFlagsOptions({ ...flags, file: revision.manifestPaths }, progress, { frozen: false, command: regenerateCommand(flags) })),
+      renderOutput(
+        renderFlagsOptions({ ...flags, file: revision.manifestPaths }, progress, { frozen: false, command: regenerateCommand(flags) }),
+      ),
     );
     return { before: { label: `the manifest at ${flags.base} (${revision.commit.slice(0, 12)})`, files: baseRender.files }, after };
   } finally {

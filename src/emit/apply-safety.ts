@@ -35,7 +35,11 @@ export const LARGE_OBJECT_BYTES = 200 * 1024;
 export const PROTECTED_SYNC_OPTIONS = 'Prune=false,Delete=false,ServerSideApply=true';
 
 /** cert-manager's cainjector writes caBundle into objects carrying one of these. */
-const CA_INJECTION_ANNOTATIONS = ['cert-manager.io/inject-ca-from', 'cert-manager.io/inject-ca-from-secret', 'cert-manager.io/inject-apiserver-ca'];
+const CA_INJECTION_ANNOTATIONS = [
+  'cert-manager.io/inject-ca-from',
+  'cert-manager.io/inject-ca-from-secret',
+  'cert-manager.io/inject-apiserver-ca',
+];
 const RBAC_KINDS = new Set(['ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
 
 function isProtectedKind(obj: KObject): boolean {
@@ -54,7 +58,12 @@ function withLabel(obj: KObject, key: string, value: string): KObject {
 }
 
 export function matchesSelector(obj: KObject, s: ObjectSelector): boolean {
-  return obj.kind === s.kind && apiGroup(obj.apiVersion) === s.group && obj.metadata.name === s.name && (s.namespace === undefined || (obj.metadata.namespace ?? '') === s.namespace);
+  return (
+    obj.kind === s.kind &&
+    apiGroup(obj.apiVersion) === s.group &&
+    obj.metadata.name === s.name &&
+    (s.namespace === undefined || (obj.metadata.namespace ?? '') === s.namespace)
+  );
 }
 
 function isUnmanaged(obj: KObject, context: SafetyContext): boolean {
@@ -66,7 +75,13 @@ export const dropHelmHooks: SafetyFilter = (objects) =>
   objects.map((obj) => {
     const annotations = obj.metadata.annotations;
     if (!annotations || !Object.keys(annotations).some((k) => k.startsWith('helm.sh/hook'))) return obj;
-    return { ...obj, metadata: { ...obj.metadata, annotations: Object.fromEntries(Object.entries(annotations).filter(([k]) => !k.startsWith('helm.sh/hook'))) } };
+    return {
+      ...obj,
+      metadata: {
+        ...obj.metadata,
+        annotations: Object.fromEntries(Object.entries(annotations).filter(([k]) => !k.startsWith('helm.sh/hook'))),
+      },
+    };
   });
 
 /** `record` without `key`, other keys in their order. */
@@ -97,7 +112,8 @@ export const dropInjectedCaBundles: SafetyFilter = (objects) =>
   objects.map((obj) => {
     if (!isCaInjected(obj)) return obj;
     if (isCustomResourceDefinition(obj)) {
-      const clientConfig = (obj.spec as { conversion?: { webhook?: { clientConfig?: Record<string, unknown> } } } | undefined)?.conversion?.webhook?.clientConfig;
+      const clientConfig = (obj.spec as { conversion?: { webhook?: { clientConfig?: Record<string, unknown> } } } | undefined)?.conversion
+        ?.webhook?.clientConfig;
       if (!clientConfig || !Object.hasOwn(clientConfig, 'caBundle')) return obj;
       // Copy only the path to the field; the rest of a large CRD stays shared.
       const spec = obj.spec as { conversion: { webhook: Record<string, unknown> } };
@@ -105,8 +121,11 @@ export const dropInjectedCaBundles: SafetyFilter = (objects) =>
       return { ...obj, spec: { ...spec, conversion: { ...spec.conversion, webhook } } };
     }
     if (WEBHOOK_CONFIGURATION_KINDS.has(obj.kind) && Array.isArray(obj.webhooks)) {
-      if (!obj.webhooks.some((w) => isPlainObject(w) && isPlainObject(w.clientConfig) && Object.hasOwn(w.clientConfig, 'caBundle'))) return obj;
-      const webhooks = obj.webhooks.map((w) => (isPlainObject(w) && isPlainObject(w.clientConfig) ? { ...w, clientConfig: without(w.clientConfig, 'caBundle') } : w));
+      if (!obj.webhooks.some((w) => isPlainObject(w) && isPlainObject(w.clientConfig) && Object.hasOwn(w.clientConfig, 'caBundle')))
+        return obj;
+      const webhooks = obj.webhooks.map((w) =>
+        isPlainObject(w) && isPlainObject(w.clientConfig) ? { ...w, clientConfig: without(w.clientConfig, 'caBundle') } : w,
+      );
       return { ...obj, webhooks };
     }
     return obj;
@@ -121,11 +140,18 @@ export function objectWave(obj: KObject): number {
   if (isProtectedKind(obj)) return 0;
   if (apiGroup(obj.apiVersion) === 'cert-manager.io' && CERT_MANAGER_ISSUING_KINDS.has(obj.kind)) return 1;
   const group = apiGroup(obj.apiVersion);
-  if (RBAC_KINDS.has(obj.kind) || (obj.kind === 'Service' && group === '') || (obj.kind === 'Deployment' && group === 'apps') || WEBHOOK_CONFIGURATION_KINDS.has(obj.kind)) return 2;
+  if (
+    RBAC_KINDS.has(obj.kind) ||
+    (obj.kind === 'Service' && group === '') ||
+    (obj.kind === 'Deployment' && group === 'apps') ||
+    WEBHOOK_CONFIGURATION_KINDS.has(obj.kind)
+  )
+    return 2;
   return 3;
 }
 
-export const argoObjectWaves: SafetyFilter = (objects, context) => (context.argocd ? objects.map((obj) => withAnnotation(obj, ARGO_SYNC_WAVE, String(objectWave(obj)))) : objects);
+export const argoObjectWaves: SafetyFilter = (objects, context) =>
+  context.argocd ? objects.map((obj) => withAnnotation(obj, ARGO_SYNC_WAVE, String(objectWave(obj)))) : objects;
 
 /**
  * Pruning a CAPI CRD deletes every Cluster; deleting a Namespace deletes what is in it. Both are
@@ -141,9 +167,11 @@ export const argoSyncOptions: SafetyFilter = (objects, context) => {
   });
 };
 
-export const fluxPruneProtection: SafetyFilter = (objects, context) => (context.flux ? objects.map((obj) => (isProtectedKind(obj) ? withAnnotation(obj, FLUX_PRUNE, 'disabled') : obj)) : objects);
+export const fluxPruneProtection: SafetyFilter = (objects, context) =>
+  context.flux ? objects.map((obj) => (isProtectedKind(obj) ? withAnnotation(obj, FLUX_PRUNE, 'disabled') : obj)) : objects;
 
-export const fluxUnmanaged: SafetyFilter = (objects, context) => (context.flux ? objects.map((obj) => (isUnmanaged(obj, context) ? withAnnotation(obj, FLUX_RECONCILE, 'disabled') : obj)) : objects);
+export const fluxUnmanaged: SafetyFilter = (objects, context) =>
+  context.flux ? objects.map((obj) => (isUnmanaged(obj, context) ? withAnnotation(obj, FLUX_RECONCILE, 'disabled') : obj)) : objects;
 
 function containsSubstitution(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('${');
@@ -158,10 +186,24 @@ function containsSubstitution(value: unknown): boolean {
  * object that already says (secrets flux-substitute: `enabled`, its `$` escaped) is left alone.
  */
 export const fluxSubstituteGuard: SafetyFilter = (objects, context) =>
-  context.flux ? objects.map((obj) => (containsSubstitution(obj) && obj.metadata.labels?.[FLUX_SUBSTITUTE] === undefined ? withLabel(obj, FLUX_SUBSTITUTE, 'disabled') : obj)) : objects;
+  context.flux
+    ? objects.map((obj) =>
+        containsSubstitution(obj) && obj.metadata.labels?.[FLUX_SUBSTITUTE] === undefined
+          ? withLabel(obj, FLUX_SUBSTITUTE, 'disabled')
+          : obj,
+      )
+    : objects;
 
 /** In order; the large-object rule runs at emission, where the serialized size is known. */
-export const SAFETY_FILTERS: readonly SafetyFilter[] = [dropHelmHooks, dropInjectedCaBundles, argoObjectWaves, argoSyncOptions, fluxPruneProtection, fluxUnmanaged, fluxSubstituteGuard];
+export const SAFETY_FILTERS: readonly SafetyFilter[] = [
+  dropHelmHooks,
+  dropInjectedCaBundles,
+  argoObjectWaves,
+  argoSyncOptions,
+  fluxPruneProtection,
+  fluxUnmanaged,
+  fluxSubstituteGuard,
+];
 
 export function applySafety(objects: KObject[], context: SafetyContext): KObject[] {
   return SAFETY_FILTERS.reduce((acc, filter) => filter(acc, context), objects);

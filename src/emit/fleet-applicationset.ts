@@ -77,8 +77,11 @@ export function withoutClusterApplicationSet(files: ReadonlyMap<string, string>,
   const drop = new Set(sets.map((s) => s.file));
   for (const file of drop) out.delete(file);
   const kustomization = `${FLEET_WIRING_DIRECTORY}/${KUSTOMIZATION_FILE}`;
-  const resources = [...out.keys()].filter((f) => f.startsWith(`${FLEET_WIRING_DIRECTORY}/`) && f !== kustomization && f.endsWith('.yaml')).map((f) => f.slice(FLEET_WIRING_DIRECTORY.length + 1));
-  if (out.has(kustomization)) out.set(kustomization, renderKustomization({ comment: GENERATED_COMMENT, resources: resources.sort(compareStrings) }));
+  const resources = [...out.keys()]
+    .filter((f) => f.startsWith(`${FLEET_WIRING_DIRECTORY}/`) && f !== kustomization && f.endsWith('.yaml'))
+    .map((f) => f.slice(FLEET_WIRING_DIRECTORY.length + 1));
+  if (out.has(kustomization))
+    out.set(kustomization, renderKustomization({ comment: GENERATED_COMMENT, resources: resources.sort(compareStrings) }));
   return out;
 }
 
@@ -145,7 +148,10 @@ export function fleetApplicationSet(input: FleetApplicationSetInput): Map<string
   const destinationName = (c: FleetApplicationSetCluster) => str(destination(c).name);
   const destinationServer = (c: FleetApplicationSetCluster) => (destinationName(c) ? '' : str(destination(c).server));
   const seen = new Set<string>();
-  const ignoreDifferences = [...clusters.flatMap((c) => c.ignoreDifferences ?? []), ...(clusters.some((c) => !c.ignoreDifferences) ? (input.previousIgnoreDifferences ?? []) : [])].filter((entry) => {
+  const ignoreDifferences = [
+    ...clusters.flatMap((c) => c.ignoreDifferences ?? []),
+    ...(clusters.some((c) => !c.ignoreDifferences) ? (input.previousIgnoreDifferences ?? []) : []),
+  ].filter((entry) => {
     const key = JSON.stringify(entry);
     if (seen.has(key)) return false;
     seen.add(key);
@@ -163,7 +169,10 @@ export function fleetApplicationSet(input: FleetApplicationSetInput): Map<string
           git: {
             repoURL: str(values.repoURL),
             revision: str(values.targetRevision) || 'HEAD',
-            directories: [{ path: `${prefix}${input.clustersDirectory}/*/*` }, { path: `${prefix}${input.clustersDirectory}/*/${FLEET_WIRING_DIRECTORY}`, exclude: true }],
+            directories: [
+              { path: `${prefix}${input.clustersDirectory}/*/*` },
+              { path: `${prefix}${input.clustersDirectory}/*/${FLEET_WIRING_DIRECTORY}`, exclude: true },
+            ],
             // the cluster is the directory under clusters/; what Argo CD calls it comes from its values
             values: {
               cluster: at('{{ index .path.segments SEGMENT }}'),
@@ -178,7 +187,10 @@ export function fleetApplicationSet(input: FleetApplicationSetInput): Map<string
       // deleting the ApplicationSet never cascades into the providers
       syncPolicy: { preserveResourcesOnDeletion: true },
       template: {
-        metadata: { name: '{{ .values.prefix }}-{{ .path.basename }}', labels: { 'app.kubernetes.io/managed-by': 'capi-gitops', 'capi-gitops.dev/cluster': '{{ .values.cluster }}' } },
+        metadata: {
+          name: '{{ .values.prefix }}-{{ .path.basename }}',
+          labels: { 'app.kubernetes.io/managed-by': 'capi-gitops', 'capi-gitops.dev/cluster': '{{ .values.cluster }}' },
+        },
         spec: {
           project: '{{ .values.project }}',
           source: { repoURL: str(values.repoURL), targetRevision: str(values.targetRevision) || 'HEAD', path: '{{ .path.path }}' },

@@ -12,7 +12,12 @@ import { template } from './templates.js';
 
 export const CLUSTERS_DIRECTORY = 'clusters';
 
-const WIRING = { kustomize: undefined, operator: undefined, argocd: { directory: 'argocd', tool: 'Argo CD' }, flux: { directory: 'flux', tool: 'Flux' } } as const;
+const WIRING = {
+  kustomize: undefined,
+  operator: undefined,
+  argocd: { directory: 'argocd', tool: 'Argo CD' },
+  flux: { directory: 'flux', tool: 'Flux' },
+} as const;
 
 export interface FleetClusterTree {
   name: string;

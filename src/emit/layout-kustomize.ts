@@ -97,7 +97,11 @@ export function objectPaths(dir: string, objects: readonly KObject[], bag: Diagn
 }
 
 /** Each object's file text; an object too large for client-side apply is applied server-side by Argo CD. */
-export function emitObjects(paths: ReadonlyMap<string, KObject>, safety: SafetyContext, emit: (obj: KObject) => string = emitYamlDocument): Map<string, string> {
+export function emitObjects(
+  paths: ReadonlyMap<string, KObject>,
+  safety: SafetyContext,
+  emit: (obj: KObject) => string = emitYamlDocument,
+): Map<string, string> {
   const texts = new Map<string, string>();
   for (const [rel, obj] of paths) {
     let text = emit(obj);

@@ -27,7 +27,6 @@ import { wiringFiles, type ComponentPlace } from './wiring.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
 import { renderKustomization, template } from './templates.js';
 
-
 /** internal/controller/manifests_downloader.go maxConfigMapSize and needToCompress. */
 export const MAX_CONFIGMAP_BYTES = 1024 * 1024;
 export const PROVIDER_NAME_LABEL = 'provider.cluster.x-k8s.io/name';
@@ -89,7 +88,11 @@ export function artifactLabels(p: Pick<OperatorLayoutProvider, 'kind' | 'name' |
 export function artifactConfigMap(p: OperatorLayoutProvider): KObject {
   const size = Buffer.byteLength(p.metadata) + Buffer.byteLength(p.components);
   const compress = size > MAX_CONFIGMAP_BYTES;
-  const metadata: Record<string, unknown> = { name: `${OPERATOR_PROVIDER_TYPE[p.kind]}-${p.name}-${p.version}`, namespace: p.namespace, labels: artifactLabels(p) };
+  const metadata: Record<string, unknown> = {
+    name: `${OPERATOR_PROVIDER_TYPE[p.kind]}-${p.name}-${p.version}`,
+    namespace: p.namespace,
+    labels: artifactLabels(p),
+  };
   if (compress) metadata.annotations = { [COMPRESSED_ANNOTATION]: 'true' };
   const object: KObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: metadata as KObject['metadata'] };
   const body = object as unknown as Record<string, unknown>;
@@ -102,7 +105,15 @@ export function artifactConfigMap(p: OperatorLayoutProvider): KObject {
 export function selectorProvider(p: OperatorLayoutProvider): KObject {
   const labels = artifactLabels(p);
   const spec: Record<string, unknown> = { ...p.spec, version: p.version };
-  spec.fetchConfig = { selector: { matchLabels: { [PROVIDER_NAME_LABEL]: labels[PROVIDER_NAME_LABEL], [PROVIDER_TYPE_LABEL]: labels[PROVIDER_TYPE_LABEL], [PROVIDER_VERSION_LABEL]: labels[PROVIDER_VERSION_LABEL] } } };
+  spec.fetchConfig = {
+    selector: {
+      matchLabels: {
+        [PROVIDER_NAME_LABEL]: labels[PROVIDER_NAME_LABEL],
+        [PROVIDER_TYPE_LABEL]: labels[PROVIDER_TYPE_LABEL],
+        [PROVIDER_VERSION_LABEL]: labels[PROVIDER_VERSION_LABEL],
+      },
+    },
+  };
   return { apiVersion: OPERATOR_API_VERSION, kind: p.kind, metadata: { name: p.name, namespace: p.namespace }, spec } as KObject;
 }
 
@@ -137,8 +148,15 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
   const paths = objectPaths(PROVIDERS_DIRECTORY, applySafety(objects, safety), bag);
   bag.throwIfAny();
   for (const [rel, text] of emitObjects(paths, safety)) files.set(`${PROVIDERS_DIRECTORY}/${rel}`, text);
-  const header = input.providers.map((p) => provenanceComment({ label: `${OPERATOR_PROVIDER_TYPE[p.kind]}-${p.name}`, version: p.version, artifactSha256: p.artifactSha256 })).join('');
-  files.set(`${PROVIDERS_DIRECTORY}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header || GENERATED_COMMENT, resources: [...paths.keys()].sort(compareStrings) }));
+  const header = input.providers
+    .map((p) =>
+      provenanceComment({ label: `${OPERATOR_PROVIDER_TYPE[p.kind]}-${p.name}`, version: p.version, artifactSha256: p.artifactSha256 }),
+    )
+    .join('');
+  files.set(
+    `${PROVIDERS_DIRECTORY}/${KUSTOMIZATION_FILE}`,
+    renderKustomization({ comment: header || GENERATED_COMMENT, resources: [...paths.keys()].sort(compareStrings) }),
+  );
   const directories = [...(input.certManager ? [CERT_MANAGER_DIRECTORY] : []), OPERATOR_DIRECTORY, PROVIDERS_DIRECTORY];
   if (wired && input.wiring) {
     for (const [file, text] of operatorWiring(input, [...paths.values()], wired)) files.set(file, text);
@@ -153,8 +171,16 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
       wiringDirectory: wired?.wiringDirectory,
       wiringTool: wired ? { argocd: 'Argo CD', flux: 'Flux' }[wired.name] : undefined,
       certManager: input.certManager ? { directory: CERT_MANAGER_DIRECTORY, version: input.certManager.version } : undefined,
-      providers: input.providers.map((p) => ({ kind: p.kind, name: p.name, namespace: p.namespace, version: p.version, compressed: Buffer.byteLength(p.metadata) + Buffer.byteLength(p.components) > MAX_CONFIGMAP_BYTES })),
-      secrets: input.providers.filter((p) => p.spec.configSecret).map((p) => `${p.spec.configSecret!.namespace ?? p.namespace}/${p.spec.configSecret!.name}`),
+      providers: input.providers.map((p) => ({
+        kind: p.kind,
+        name: p.name,
+        namespace: p.namespace,
+        version: p.version,
+        compressed: Buffer.byteLength(p.metadata) + Buffer.byteLength(p.components) > MAX_CONFIGMAP_BYTES,
+      })),
+      secrets: input.providers
+        .filter((p) => p.spec.configSecret)
+        .map((p) => `${p.spec.configSecret!.namespace ?? p.namespace}/${p.spec.configSecret!.name}`),
     }),
   );
   return new Map([...files].sort(([a], [b]) => compareStrings(a, b)));
@@ -165,12 +191,31 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
  * as the other layouts draw theirs: cert-manager, then the operator (its CRDs and webhook), then
  * the providers, each waiting for the one before.
  */
-function operatorWiring(input: OperatorLayoutInput, providerObjects: KObject[], wired: (typeof WIRED)[OperatorWiring]): Map<string, string> {
-  const providers: RenderedComponent = { label: 'providers', type: 'CoreProvider', name: 'providers', version: input.operator.version, namespace: input.operator.namespace, artifactSha256: '', objects: providerObjects };
+function operatorWiring(
+  input: OperatorLayoutInput,
+  providerObjects: KObject[],
+  wired: (typeof WIRED)[OperatorWiring],
+): Map<string, string> {
+  const providers: RenderedComponent = {
+    label: 'providers',
+    type: 'CoreProvider',
+    name: 'providers',
+    version: input.operator.version,
+    namespace: input.operator.namespace,
+    artifactSha256: '',
+    objects: providerObjects,
+  };
   const places = new Map<RenderedComponent, ComponentPlace>([
     [input.operator, { directory: OPERATOR_DIRECTORY, wave: 1 }],
     [providers, { directory: PROVIDERS_DIRECTORY, wave: 2 }],
   ]);
   if (input.certManager) places.set(input.certManager, { directory: CERT_MANAGER_DIRECTORY, wave: 0 });
-  return wiringFiles({ ...input.wiring!, components: [...places.keys()], unmanaged: [], defaultNamespace: wired.defaultNamespace, directory: wired.wiringDirectory, place: (c) => places.get(c)! });
+  return wiringFiles({
+    ...input.wiring!,
+    components: [...places.keys()],
+    unmanaged: [],
+    defaultNamespace: wired.defaultNamespace,
+    directory: wired.wiringDirectory,
+    place: (c) => places.get(c)!,
+  });
 }

@@ -28,7 +28,13 @@ export function objectRefs(file: string, text: string, memo?: Map<string, Object
   for (const object of parseArtifact(text, { source: file })) {
     if (apiGroup(String(object.apiVersion ?? '')) === KUSTOMIZE_CONFIG_GROUP) continue;
     const metadata = isPlainObject(object.metadata) ? object.metadata : {};
-    refs.push({ apiVersion: String(object.apiVersion ?? ''), kind: String(object.kind ?? ''), namespace: String(metadata.namespace ?? ''), name: String(metadata.name ?? ''), digest: createHash('sha256').update(JSON.stringify(object)).digest('hex') });
+    refs.push({
+      apiVersion: String(object.apiVersion ?? ''),
+      kind: String(object.kind ?? ''),
+      namespace: String(metadata.namespace ?? ''),
+      name: String(metadata.name ?? ''),
+      digest: createHash('sha256').update(JSON.stringify(object)).digest('hex'),
+    });
   }
   memo?.set(text, refs);
   return refs;
@@ -39,7 +45,11 @@ export function objectRefs(file: string, text: string, memo?: Map<string, Object
  * sorted by file, then kind, namespace, name. `known` gives the new side's objects per file
  * where they are known already; other files are parsed.
  */
-export function objectChanges(summary: Pick<WriteSummary, 'written' | 'previous'>, files: ReadonlyMap<string, string | Uint8Array>, known?: ReadonlyMap<string, ObjectRef[]>): ObjectChange[] {
+export function objectChanges(
+  summary: Pick<WriteSummary, 'written' | 'previous'>,
+  files: ReadonlyMap<string, string | Uint8Array>,
+  known?: ReadonlyMap<string, ObjectRef[]>,
+): ObjectChange[] {
   const memo = new Map<string, ObjectRef[]>();
   return compareObjects(
     [...summary.previous].map(([file, bytes]) => [file, objectRefs(file, bytes.toString('utf8'), memo)]),

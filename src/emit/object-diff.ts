@@ -36,7 +36,8 @@ function located(files: Iterable<[string, ObjectRef[]]>): Map<string, Located> {
   const objects = new Map<string, Located>();
   for (const [file, refs] of files) {
     const cluster = FLEET_CLUSTER.exec(file)?.[0] ?? '';
-    for (const ref of refs) objects.set([cluster, apiGroup(ref.apiVersion), ref.kind, ref.namespace, ref.name].join('\0'), { ...ref, file });
+    for (const ref of refs)
+      objects.set([cluster, apiGroup(ref.apiVersion), ref.kind, ref.namespace, ref.name].join('\0'), { ...ref, file });
   }
   return objects;
 }
@@ -53,5 +54,11 @@ export function compareObjects(before: Iterable<[string, ObjectRef[]]>, after: I
     else if (previous.digest !== object.digest) report('changed', object);
   }
   for (const [key, object] of old) if (!now.has(key)) report('removed', object);
-  return changes.sort((a, b) => compareStrings(a.file, b.file) || compareStrings(a.kind, b.kind) || compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name));
+  return changes.sort(
+    (a, b) =>
+      compareStrings(a.file, b.file) ||
+      compareStrings(a.kind, b.kind) ||
+      compareStrings(a.namespace, b.namespace) ||
+      compareStrings(a.name, b.name),
+  );
 }

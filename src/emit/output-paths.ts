@@ -37,7 +37,12 @@ export function filePathProblems(paths: Iterable<string>, file?: string): Diagno
     const problem = outputPathProblem(p);
     if (problem) problems.push({ file, message: `output path ${JSON.stringify(p)} ${problem}`, expected });
     for (const dir of ancestors(p)) {
-      if (all.has(dir)) problems.push({ file, message: `output path ${JSON.stringify(dir)} is both a file and the directory of ${JSON.stringify(p)}`, expected: 'each path either a file or a directory' });
+      if (all.has(dir))
+        problems.push({
+          file,
+          message: `output path ${JSON.stringify(dir)} is both a file and the directory of ${JSON.stringify(p)}`,
+          expected: 'each path either a file or a directory',
+        });
     }
   }
   return problems;

@@ -29,7 +29,8 @@ export function formatIndex(files: ReadonlyMap<string, string | Uint8Array>): st
   const sorted = [...files.keys()].sort(compareStrings);
   // a fleet writes the same text in many clusters' directories: hash each distinct text once
   const digests = new Map<string, string>();
-  const digestOf = (text: string | Uint8Array) => (typeof text === 'string' ? (digests.get(text) ?? digests.set(text, contentDigest(text)).get(text)!) : contentDigest(text));
+  const digestOf = (text: string | Uint8Array) =>
+    typeof text === 'string' ? (digests.get(text) ?? digests.set(text, contentDigest(text)).get(text)!) : contentDigest(text);
   return [...INDEX_PREAMBLE, ...sorted.map((p) => `${digestOf(files.get(p)!)}  ${p}`)].join('\n') + '\n';
 }
 
@@ -48,12 +49,27 @@ export function parseIndexEntries(text: string, file: string): Map<string, strin
     if (line === '' || line.startsWith('#')) return;
     const entry = v1 ? undefined : ENTRY.exec(line);
     if (!v1 && !entry) {
-      problems.push({ file, line: i + 1, column: 1, message: `line ${JSON.stringify(line)} is not "<sha256>  <path>"`, expected: 'a sha256 in hex, two spaces and a relative path', hint });
+      problems.push({
+        file,
+        line: i + 1,
+        column: 1,
+        message: `line ${JSON.stringify(line)} is not "<sha256>  <path>"`,
+        expected: 'a sha256 in hex, two spaces and a relative path',
+        hint,
+      });
       return;
     }
     const p = entry ? entry[2]! : line;
     const problem = outputPathProblem(p);
-    if (problem) problems.push({ file, line: i + 1, column: 1, message: `listed path ${JSON.stringify(p)} ${problem}`, expected: 'a relative path inside the output directory', hint });
+    if (problem)
+      problems.push({
+        file,
+        line: i + 1,
+        column: 1,
+        message: `listed path ${JSON.stringify(p)} ${problem}`,
+        expected: 'a relative path inside the output directory',
+        hint,
+      });
     else entries.set(p, entry?.[1]);
   });
   problems.push(...filePathProblems(entries.keys(), file).map((d) => ({ ...d, hint })));

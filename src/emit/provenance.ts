@@ -18,13 +18,31 @@ export function provenanceProblems(p: Provenance): Diagnostic[] {
   const problems: Diagnostic[] = [];
   const object = `component ${JSON.stringify(p.label)}`;
   if (!PRINTABLE_TOKEN.test(p.label)) {
-    problems.push({ message: 'label cannot go in a one-line comment', object, path: 'label', expected: 'printable ASCII without spaces', hint: 'labels come from clusterctl ManifestLabel and are DNS names' });
+    problems.push({
+      message: 'label cannot go in a one-line comment',
+      object,
+      path: 'label',
+      expected: 'printable ASCII without spaces',
+      hint: 'labels come from clusterctl ManifestLabel and are DNS names',
+    });
   }
   if (!PRINTABLE_TOKEN.test(p.version)) {
-    problems.push({ message: 'version cannot go in a one-line comment', object, path: 'version', expected: 'a version tag such as v1.12.0', hint: 'the resolve stage should hand over the resolved tag' });
+    problems.push({
+      message: 'version cannot go in a one-line comment',
+      object,
+      path: 'version',
+      expected: 'a version tag such as v1.12.0',
+      hint: 'the resolve stage should hand over the resolved tag',
+    });
   }
   if (!SHA256_HEX.test(p.artifactSha256)) {
-    problems.push({ message: 'artifact digest is not a sha256', object, path: 'artifactSha256', expected: '64 lower-case hex digits', hint: 'pass Artifact.sha256 of the components file' });
+    problems.push({
+      message: 'artifact digest is not a sha256',
+      object,
+      path: 'artifactSha256',
+      expected: '64 lower-case hex digits',
+      hint: 'pass Artifact.sha256 of the components file',
+    });
   }
   return problems;
 }

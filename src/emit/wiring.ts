@@ -62,14 +62,21 @@ function joinPath(base: string, dir: string): string {
 }
 
 function selectorOf(obj: KObject): ObjectSelector {
-  return { group: apiGroup(obj.apiVersion), kind: obj.kind, name: obj.metadata.name ?? '', ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) };
+  return {
+    group: apiGroup(obj.apiVersion),
+    kind: obj.kind,
+    name: obj.metadata.name ?? '',
+    ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
+  };
 }
 
 /** The chart's facts: components in install order with their paths, waves and dependencies. */
 export function chartContext(input: WiringInput): ChartContext {
   const path = typeof input.values.path === 'string' ? input.values.path : '';
   const place = input.place ?? componentPlace;
-  const ordered = input.place ? [...input.components].sort((a, b) => place(a).wave - place(b).wave || compareStrings(place(a).directory, place(b).directory)) : orderComponents(input.components);
+  const ordered = input.place
+    ? [...input.components].sort((a, b) => place(a).wave - place(b).wave || compareStrings(place(a).directory, place(b).directory))
+    : orderComponents(input.components);
   const waves = [...new Set(ordered.map((c) => place(c).wave))].sort((a, b) => a - b);
   const clusterResources = new Map<string, { group: string; kind: string }>();
   const namespaces = new Set<string>();
@@ -94,7 +101,9 @@ export function chartContext(input: WiringInput): ChartContext {
       hasCRDs: c.objects.some(isCustomResourceDefinition),
       hasWebhooks: c.objects.some((o) => o.kind === 'ValidatingWebhookConfiguration' || o.kind === 'MutatingWebhookConfiguration'),
       unmanaged: c.objects.filter((o) => input.unmanaged.some((s) => matchesSelector(o, s))).map(selectorOf),
-      caInjected: c.objects.filter((o) => isCaInjected(o) && caBundlePaths(o).length > 0).map((o) => ({ ...selectorOf(o), jqPathExpressions: caBundlePaths(o) })),
+      caInjected: c.objects
+        .filter((o) => isCaInjected(o) && caBundlePaths(o).length > 0)
+        .map((o) => ({ ...selectorOf(o), jqPathExpressions: caBundlePaths(o) })),
       ...(input.substituteFrom?.has(c.label) ? { substituteFrom: input.substituteFrom.get(c.label) } : {}),
     };
   });

@@ -20,12 +20,33 @@ export async function assertWritableDirectory(dir: string, role: string): Promis
   try {
     st = await stat(dir);
   } catch (err) {
-    throw new CapiGitopsError({ file: dir, message: `${role} cannot be used: ${errorCode(err) === 'ENOTDIR' ? 'a component of the path is a file, not a directory' : errorCode(err) === 'ELOOP' ? 'it is a symbolic link loop' : `it cannot be read (${errorCode(err) ?? (err as Error).message})`}`, expected: 'a writable directory', hint: 'choose a path whose parent directories exist as directories' });
+    throw new CapiGitopsError({
+      file: dir,
+      message: `${role} cannot be used: ${errorCode(err) === 'ENOTDIR' ? 'a component of the path is a file, not a directory' : errorCode(err) === 'ELOOP' ? 'it is a symbolic link loop' : `it cannot be read (${errorCode(err) ?? (err as Error).message})`}`,
+      expected: 'a writable directory',
+      hint: 'choose a path whose parent directories exist as directories',
+    });
   }
-  if (!st.isDirectory()) throw new CapiGitopsError({ file: dir, message: `${role} is not a directory`, expected: 'a writable directory', hint: 'choose another path' });
-  const readOnly = (st.mode & 0o222) === 0 || (await access(dir, constants.W_OK).then(() => false, () => true));
+  if (!st.isDirectory())
+    throw new CapiGitopsError({
+      file: dir,
+      message: `${role} is not a directory`,
+      expected: 'a writable directory',
+      hint: 'choose another path',
+    });
+  const readOnly =
+    (st.mode & 0o222) === 0 ||
+    (await access(dir, constants.W_OK).then(
+      () => false,
+      () => true,
+    ));
   if (readOnly) {
-    throw new CapiGitopsError({ file: dir, message: `${role} is read-only`, expected: 'a writable directory', hint: `make it writable (chmod u+w ${dir}) or choose another path; nothing was changed` });
+    throw new CapiGitopsError({
+      file: dir,
+      message: `${role} is read-only`,
+      expected: 'a writable directory',
+      hint: `make it writable (chmod u+w ${dir}) or choose another path; nothing was changed`,
+    });
   }
 }
 
@@ -40,7 +61,8 @@ export function processIsAlive(pid: number): boolean {
 }
 
 function lockHint(code: string | undefined): string {
-  if (code === 'ENOSPC' || code === 'EDQUOT') return 'the file system holding the output directory is full: free some space, or choose an output directory on another file system; nothing was changed';
+  if (code === 'ENOSPC' || code === 'EDQUOT')
+    return 'the file system holding the output directory is full: free some space, or choose an output directory on another file system; nothing was changed';
   return "check the permissions of the output directory's parent";
 }
 
@@ -72,7 +94,12 @@ export async function lockOutputDirectory(outDir: string): Promise<() => Promise
       if (errorCode(err) !== 'EEXIST') {
         // Created but not written (ENOSPC, EDQUOT): an empty lock would block every later run.
         if (created) await unlink(file).catch(() => undefined);
-        throw new CapiGitopsError({ file, message: `cannot take the output lock: ${errorCode(err) ?? (err as Error).message}`, expected: 'a writable directory holding the output directory', hint: lockHint(errorCode(err)) });
+        throw new CapiGitopsError({
+          file,
+          message: `cannot take the output lock: ${errorCode(err) ?? (err as Error).message}`,
+          expected: 'a writable directory holding the output directory',
+          hint: lockHint(errorCode(err)),
+        });
       }
       const [pidText, owner] = (await readFile(file, 'utf8').catch(() => '')).trim().split(/\s+/);
       const pid = Number(pidText);
@@ -90,5 +117,9 @@ export async function lockOutputDirectory(outDir: string): Promise<() => Promise
       });
     }
   }
-  throw new CapiGitopsError({ file, message: 'cannot take the output lock', hint: `delete ${file} if no capi-gitops run is writing ${outDir}` });
+  throw new CapiGitopsError({
+    file,
+    message: 'cannot take the output lock',
+    hint: `delete ${file} if no capi-gitops run is writing ${outDir}`,
+  });
 }

@@ -85,7 +85,10 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles): WritePl
     }
     for (const dir of ancestors(p)) {
       if (carriedSet.has(dir)) {
-        problems.push({ message: `${dir} is ${describeEntry(entries.get(dir)!)} capi-gitops did not write; this run needs a directory there for ${p}`, hint });
+        problems.push({
+          message: `${dir} is ${describeEntry(entries.get(dir)!)} capi-gitops did not write; this run needs a directory there for ${p}`,
+          hint,
+        });
       }
     }
   }

@@ -1,5 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, copyFile, link, lstat, mkdir, readdir, readFile, readlink, realpath, rename, rm, rmdir, stat, symlink, unlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  copyFile,
+  link,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  symlink,
+  unlink,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { CapiGitopsError } from '../model/diagnostics.js';
 import { filePathProblems, INDEX_FILE } from './output-paths.js';
@@ -85,21 +102,38 @@ async function resolveTarget(outDir: string): Promise<Target> {
   } catch (err) {
     if (errorCode(err) !== 'ENOENT') await assertWritableDirectory(path.dirname(dir), "the output directory's parent");
     if (errorCode(err) !== 'ENOENT') throw err;
-    await mkdir(path.dirname(dir), { recursive: true }).catch(() => assertWritableDirectory(path.dirname(dir), "the output directory's parent"));
+    await mkdir(path.dirname(dir), { recursive: true }).catch(() =>
+      assertWritableDirectory(path.dirname(dir), "the output directory's parent"),
+    );
     await assertWritableDirectory(path.dirname(dir), "the output directory's parent");
     return { path: dir, exists: false };
   }
   if (st.isSymbolicLink()) {
     dir = await realpath(dir).catch((cause: unknown) => {
-      throw new CapiGitopsError({ file: dir, message: `the output path is a symbolic link that cannot be followed (${errorCode(cause) ?? 'unreadable'})`, expected: 'a directory, or a path that does not exist yet', hint: `remove the link ${dir} or point it at a directory` });
+      throw new CapiGitopsError({
+        file: dir,
+        message: `the output path is a symbolic link that cannot be followed (${errorCode(cause) ?? 'unreadable'})`,
+        expected: 'a directory, or a path that does not exist yet',
+        hint: `remove the link ${dir} or point it at a directory`,
+      });
     });
     st = await stat(dir);
   }
   if (!st.isDirectory()) {
-    throw new CapiGitopsError({ file: dir, message: 'the output path exists and is not a directory', expected: 'a directory, or a path that does not exist yet', hint: 'choose another output directory' });
+    throw new CapiGitopsError({
+      file: dir,
+      message: 'the output path exists and is not a directory',
+      expected: 'a directory, or a path that does not exist yet',
+      hint: 'choose another output directory',
+    });
   }
   if (path.dirname(dir) === dir) {
-    throw new CapiGitopsError({ file: dir, message: 'cannot write to the filesystem root', expected: 'a directory with a parent', hint: 'choose a subdirectory' });
+    throw new CapiGitopsError({
+      file: dir,
+      message: 'cannot write to the filesystem root',
+      expected: 'a directory with a parent',
+      hint: 'choose a subdirectory',
+    });
   }
   await assertWritableDirectory(dir, 'the output directory');
   await assertWritableDirectory(path.dirname(dir), "the output directory's parent");
@@ -108,7 +142,10 @@ async function resolveTarget(outDir: string): Promise<Target> {
 
 /** A read-only directory inside the output would leave a read-only backup behind: refused before anything is written. */
 function refuseReadOnlyDirectories(target: Target, entries: Map<string, TreeEntry>): void {
-  const readOnly = [...entries].filter(([, e]) => e.type === 'dir' && (e.mode & 0o200) === 0).map(([p]) => p).sort();
+  const readOnly = [...entries]
+    .filter(([, e]) => e.type === 'dir' && (e.mode & 0o200) === 0)
+    .map(([p]) => p)
+    .sort();
   if (readOnly.length === 0) return;
   throw new CapiGitopsError({
     file: path.join(target.path, readOnly[0]!),
@@ -120,7 +157,10 @@ function refuseReadOnlyDirectories(target: Target, entries: Map<string, TreeEntr
 
 /** A fresh name beside `target`, on the same filesystem so renames are atomic. */
 function siblingPath(target: string, purpose: 'tmp' | 'old'): string {
-  return path.join(path.dirname(target), `.${path.basename(target)}.capi-gitops-${purpose}-${process.pid}-${randomBytes(6).toString('hex')}`);
+  return path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.capi-gitops-${purpose}-${process.pid}-${randomBytes(6).toString('hex')}`,
+  );
 }
 
 /**
@@ -144,7 +184,9 @@ async function handleInterruptedRuns(target: Target): Promise<string[]> {
       await rm(leftover, { recursive: true, force: true });
       warnings.push(`removed ${leftover}, an unfinished temporary tree left by an interrupted run (process ${pid})`);
     } else {
-      warnings.push(`${leftover} holds the previous output of an interrupted run (process ${pid}); check that nothing in it is missing from ${target.path}, then delete it`);
+      warnings.push(
+        `${leftover} holds the previous output of an interrupted run (process ${pid}); check that nothing in it is missing from ${target.path}, then delete it`,
+      );
     }
   }
   return warnings;
@@ -178,7 +220,12 @@ async function readExisting(target: Target, files: OutputFiles): Promise<Existin
   }
   const indexPath = path.join(target.path, INDEX_FILE);
   if (indexEntry.type !== 'file') {
-    throw new CapiGitopsError({ file: indexPath, message: 'the ownership index is not a regular file', expected: 'a plain text file written by capi-gitops', hint: `remove ${indexPath} and the files capi-gitops wrote, then run again` });
+    throw new CapiGitopsError({
+      file: indexPath,
+      message: 'the ownership index is not a regular file',
+      expected: 'a plain text file written by capi-gitops',
+      hint: `remove ${indexPath} and the files capi-gitops wrote, then run again`,
+    });
   }
   const indexText = await readFile(indexPath, 'utf8');
   const ownedPaths = parseIndex(indexText, indexPath);
@@ -263,7 +310,12 @@ async function insideRealDirectories(root: string, rel: string): Promise<boolean
  * entries still the very inode we carried (unchanged since the scan when they were copied).
  * Anything else stays, and so does the backup, named in a warning.
  */
-export async function cleanUpBackup(backup: string, existing: ExistingOutput, plan: WritePlan, linkedInNewTree: Set<string>): Promise<string[]> {
+export async function cleanUpBackup(
+  backup: string,
+  existing: ExistingOutput,
+  plan: WritePlan,
+  linkedInNewTree: Set<string>,
+): Promise<string[]> {
   const owned = [...(existing.ownedPaths ?? []), INDEX_FILE].filter((p) => {
     const type = existing.entries.get(p)?.type;
     return type !== undefined && type !== 'dir';
@@ -278,7 +330,10 @@ export async function cleanUpBackup(backup: string, existing: ExistingOutput, pl
     const scanned = existing.entries.get(p)!;
     if (!(await insideRealDirectories(backup, p))) continue;
     const now = await lstat(path.join(backup, p)).catch(() => undefined);
-    const same = now !== undefined && now.ino === scanned.ino && (linkedInNewTree.has(p) || (now.size === scanned.size && now.mtimeMs === scanned.mtimeMs));
+    const same =
+      now !== undefined &&
+      now.ino === scanned.ino &&
+      (linkedInNewTree.has(p) || (now.size === scanned.size && now.mtimeMs === scanned.mtimeMs));
     if (same) await unlink(path.join(backup, p));
   }
   const dirs = [...existing.entries].filter(([, e]) => e.type === 'dir').map(([p]) => p);
@@ -287,8 +342,13 @@ export async function cleanUpBackup(backup: string, existing: ExistingOutput, pl
       if (!['ENOTEMPTY', 'EEXIST', 'ENOENT', 'ENOTDIR'].includes(errorCode(err) ?? '')) throw err;
     });
   }
-  const left = await lstat(backup).then(() => true, () => false);
-  return left ? [`the output directory changed while it was being written; the previous tree, with what changed, was kept at ${backup}`] : [];
+  const left = await lstat(backup).then(
+    () => true,
+    () => false,
+  );
+  return left
+    ? [`the output directory changed while it was being written; the previous tree, with what changed, was kept at ${backup}`]
+    : [];
 }
 
 /** Carried-over entries that are hard links (same inode) in the new tree, not copies. */
@@ -357,7 +417,14 @@ async function writeLocked(target: Target, files: OutputFiles, alongside: Prepar
   const existing = await readExisting(target, files);
   const plan = planWrite(existing, files);
   const previous = await previousContents(target, existing, plan);
-  const summary: WriteSummary = { directory: target.path, written: plan.written, unchanged: plan.unchanged, removed: plan.removed, warnings: interrupted, previous };
+  const summary: WriteSummary = {
+    directory: target.path,
+    written: plan.written,
+    unchanged: plan.unchanged,
+    removed: plan.removed,
+    warnings: interrupted,
+    previous,
+  };
   if (!plan.changed && target.exists) {
     for (const file of alongside) await file.commit();
     return summary;
@@ -381,11 +448,16 @@ async function writeLocked(target: Target, files: OutputFiles, alongside: Prepar
   try {
     for (const file of alongside) await file.commit();
   } catch (err) {
-    const undone = await undoSwap(target, backup, siblingPath(target.path, 'tmp')).then(() => true, () => false);
+    const undone = await undoSwap(target, backup, siblingPath(target.path, 'tmp')).then(
+      () => true,
+      () => false,
+    );
     throw new CapiGitopsError({
       file: target.path,
       message: `the output was written but the lockfile could not be (${(err as Error).message})`,
-      hint: undone ? 'the previous output was put back; nothing was changed' : `the previous output is at ${backup ?? '(none)'}; rename it to ${target.path}`,
+      hint: undone
+        ? 'the previous output was put back; nothing was changed'
+        : `the previous output is at ${backup ?? '(none)'}; rename it to ${target.path}`,
     });
   }
   if (backup) {

@@ -57,7 +57,10 @@ function at(position: SourcePosition | undefined): Pick<Diagnostic, 'file' | 'li
   return position ? { file: position.file, line: position.line, column: position.column } : {};
 }
 
-/** A Release's or overlay's provider key (`<Kind>/<name>` or `<Kind>/<namespace>/<name>`) as a canonical key, if it names one of `known`. */
+/**
+ * A Release's or overlay's provider key (`<Kind>/<name>` or `<Kind>/<namespace>/<name>`) as a
+ * canonical key, if it names one of `known`.
+ */
 export function matchProviderKey(written: string, known: readonly string[]): { key?: string; ambiguous?: string[] } {
   const parts = written.split('/');
   if (parts.length === 3) return known.includes(written) ? { key: written } : {};
@@ -83,7 +86,8 @@ function sharedLayer(manifest: Manifest): Layer {
     name: 'shared manifest',
     label: 'shared manifest',
     values: { providers, config },
-    where: (path) => (path[0] === 'providers' ? positions.get(String(path[1])) : manifest.config.locate?.(path.slice(1)) ?? manifest.config.position),
+    where: (path) =>
+      path[0] === 'providers' ? positions.get(String(path[1])) : (manifest.config.locate?.(path.slice(1)) ?? manifest.config.position),
   };
 }
 
@@ -102,7 +106,10 @@ function releaseLayer(release: ReleaseObject, keys: readonly string[]): Layer {
     name: 'release',
     label: `release ${release.name}`,
     values: { providers, config },
-    where: (path) => (path[0] === 'providers' ? release.locate(['providers', written.get(String(path[1])) ?? '']) : release.locate(['certManager', 'version'])),
+    where: (path) =>
+      path[0] === 'providers'
+        ? release.locate(['providers', written.get(String(path[1])) ?? ''])
+        : release.locate(['certManager', 'version']),
   };
 }
 
@@ -116,7 +123,14 @@ interface OverlayRead {
  * the cluster's chart values. Only layer 5 may move an existing provider (metadata) or set
  * Config fields beyond variables, images, cert-manager, secrets settings and chart values.
  */
-function overlayLayer(cluster: string, snippet: Record<string, unknown>, base: FieldPath, unsupported: boolean, shared: readonly string[], config: ToolConfig): OverlayRead {
+function overlayLayer(
+  cluster: string,
+  snippet: Record<string, unknown>,
+  base: FieldPath,
+  unsupported: boolean,
+  shared: readonly string[],
+  config: ToolConfig,
+): OverlayRead {
   const problems: Diagnostic[] = [];
   const locate = (path: FieldPath) => config.locate?.([...base, ...path]) ?? config.position;
   const layerName = unsupported ? 'unsupportedOverrides' : 'overlay';
@@ -128,7 +142,11 @@ function overlayLayer(cluster: string, snippet: Record<string, unknown>, base: F
   for (const [name, value] of entries) {
     const { key, ambiguous } = matchProviderKey(name, shared);
     if (ambiguous) {
-      problem(['providers', name], { message: `${name} names more than one provider: ${ambiguous.join(', ')}`, expected: 'a key naming one provider', hint: `write the key as <Kind>/<namespace>/<name>, e.g. ${ambiguous[0]}` });
+      problem(['providers', name], {
+        message: `${name} names more than one provider: ${ambiguous.join(', ')}`,
+        expected: 'a key naming one provider',
+        hint: `write the key as <Kind>/<namespace>/<name>, e.g. ${ambiguous[0]}`,
+      });
       continue;
     }
     if (key) {
@@ -150,11 +168,33 @@ function overlayLayer(cluster: string, snippet: Record<string, unknown>, base: F
     const namespace = rest.length === 2 ? rest[0] : typeof metadata?.namespace === 'string' ? metadata.namespace : undefined;
     const providerName = rest[rest.length - 1] ?? '';
     if (!isProviderKind(kind) || value === null || !namespace) {
-      const guess = closestName(name, shared.map((k) => k.split('/').filter((_, i) => i !== 1).join('/')));
+      const guess = closestName(
+        name,
+        shared.map((k) =>
+          k
+            .split('/')
+            .filter((_, i) => i !== 1)
+            .join('/'),
+        ),
+      );
       problem(['providers', name], {
-        message: value === null ? `${name} is not a provider of the shared manifest, so there is nothing to remove` : `${name} is not a provider of the shared manifest, and is not a whole new provider (it has no metadata.namespace)`,
-        expected: `a key of a shared provider (${shared.map((k) => k.split('/').filter((_, i) => i !== 1).join('/')).join(', ') || 'none'}), or a new provider with metadata.namespace`,
-        hint: guess ? `did you mean "${guess}"?` : 'add metadata: {namespace: <target namespace>} to declare a provider only this cluster has',
+        message:
+          value === null
+            ? `${name} is not a provider of the shared manifest, so there is nothing to remove`
+            : `${name} is not a provider of the shared manifest, and is not a whole new provider (it has no metadata.namespace)`,
+        expected: `a key of a shared provider (${
+          shared
+            .map((k) =>
+              k
+                .split('/')
+                .filter((_, i) => i !== 1)
+                .join('/'),
+            )
+            .join(', ') || 'none'
+        }), or a new provider with metadata.namespace`,
+        hint: guess
+          ? `did you mean "${guess}"?`
+          : 'add metadata: {namespace: <target namespace>} to declare a provider only this cluster has',
       });
       continue;
     }
@@ -184,14 +224,25 @@ function overlayLayer(cluster: string, snippet: Record<string, unknown>, base: F
 }
 
 /** The Release a cluster runs: its own, else Config.release. */
-function selectRelease(overlay: ClusterOverlay, index: number, manifest: Manifest, releases: Map<string, ReleaseObject>, bag: DiagnosticBag, override?: string): ReleaseObject | undefined {
+function selectRelease(
+  overlay: ClusterOverlay,
+  index: number,
+  manifest: Manifest,
+  releases: Map<string, ReleaseObject>,
+  bag: DiagnosticBag,
+  override?: string,
+): ReleaseObject | undefined {
   const name = override ?? overlay.release ?? manifest.config.release;
   if (name === undefined) return undefined;
   const release = releases.get(name);
   if (!release) {
     if (override !== undefined) {
       const guess = closestName(name, [...releases.keys()]);
-      bag.add({ message: `--release ${name}: no such release`, expected: `one of ${[...releases.keys()].sort(compareStrings).join(', ') || '(there are no kind: Release documents)'}`, hint: guess ? `did you mean --release ${guess}?` : 'add the Release document to one of the -f files' });
+      bag.add({
+        message: `--release ${name}: no such release`,
+        expected: `one of ${[...releases.keys()].sort(compareStrings).join(', ') || '(there are no kind: Release documents)'}`,
+        hint: guess ? `did you mean --release ${guess}?` : 'add the Release document to one of the -f files',
+      });
       return undefined;
     }
     const path: FieldPath = overlay.release !== undefined ? ['clusters', index, 'release'] : ['release'];
@@ -225,20 +276,51 @@ function mergedManifest(subject: string, merged: Values, layers: readonly Layer[
     const spec = isPlainObject(document.spec) ? document.spec : {};
     const rules = checkProviderSpecRules(spec).map((f) => ({ ...f, path: ['spec', ...f.path] }));
     for (const p of [...problems, ...rules]) {
-      bag.add({ ...origin(['providers', key, ...p.path], key), path: formatFieldPath(p.displayPath ?? p.path) || undefined, message: p.message, expected: p.expected, hint: p.hint });
+      bag.add({
+        ...origin(['providers', key, ...p.path], key),
+        path: formatFieldPath(p.displayPath ?? p.path) || undefined,
+        message: p.message,
+        expected: p.expected,
+        hint: p.hint,
+      });
     }
-    const position = shared.get(key)?.position ?? layerOf(layers, ['providers', key])?.where(['providers', key]) ?? manifest.config.position ?? { file: '', line: 0, column: 0 };
+    const position = shared.get(key)?.position ??
+      layerOf(layers, ['providers', key])?.where(['providers', key]) ??
+      manifest.config.position ?? { file: '', line: 0, column: 0 };
     providers.push(toProviderObject(document, position));
   }
-  const configDocument: Record<string, unknown> = { apiVersion: TOOL_API_VERSION, kind: 'Config', ...(isValuesMap(merged.config) ? merged.config : {}) };
+  const configDocument: Record<string, unknown> = {
+    apiVersion: TOOL_API_VERSION,
+    kind: 'Config',
+    ...(isValuesMap(merged.config) ? merged.config : {}),
+  };
   for (const p of validateDocument(configDocument, { sourceText: () => undefined, mayQuoteKeys: () => true })) {
-    bag.add({ ...origin(['config', ...p.path], 'Config'), path: formatFieldPath(p.displayPath ?? p.path) || undefined, message: p.message, expected: p.expected, hint: p.hint });
+    bag.add({
+      ...origin(['config', ...p.path], 'Config'),
+      path: formatFieldPath(p.displayPath ?? p.path) || undefined,
+      message: p.message,
+      expected: p.expected,
+      hint: p.hint,
+    });
   }
   delete configDocument.apiVersion;
   delete configDocument.kind;
   const { config, findings } = toToolConfig(configDocument, manifest.config.position ?? { file: '', line: 0, column: 0 });
-  for (const f of findings) bag.add({ ...origin(['config', ...f.path], 'Config'), path: formatFieldPath(f.path), message: f.message, expected: f.expected, hint: f.hint });
-  const result: Manifest = { providers: providers.sort(compareProviders), secrets: manifest.secrets, configMaps: manifest.configMaps, config, baseDir: manifest.baseDir };
+  for (const f of findings)
+    bag.add({
+      ...origin(['config', ...f.path], 'Config'),
+      path: formatFieldPath(f.path),
+      message: f.message,
+      expected: f.expected,
+      hint: f.hint,
+    });
+  const result: Manifest = {
+    providers: providers.sort(compareProviders),
+    secrets: manifest.secrets,
+    configMaps: manifest.configMaps,
+    config,
+    baseDir: manifest.baseDir,
+  };
   return result;
 }
 
@@ -287,8 +369,22 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
   const clusters: FleetCluster[] = [];
   (manifest.config.clusters ?? []).forEach((overlay, index) => {
     const release = selectRelease(overlay, index, manifest, releases, bag, options.release);
-    const own = overlayLayer(overlay.name, overlay as unknown as Record<string, unknown>, ['clusters', index], false, sharedKeys, manifest.config);
-    const escape = overlayLayer(overlay.name, overlay.unsupportedOverrides ?? {}, ['clusters', index, 'unsupportedOverrides'], true, sharedKeys, manifest.config);
+    const own = overlayLayer(
+      overlay.name,
+      overlay as unknown as Record<string, unknown>,
+      ['clusters', index],
+      false,
+      sharedKeys,
+      manifest.config,
+    );
+    const escape = overlayLayer(
+      overlay.name,
+      overlay.unsupportedOverrides ?? {},
+      ['clusters', index, 'unsupportedOverrides'],
+      true,
+      sharedKeys,
+      manifest.config,
+    );
     [...own.problems, ...escape.problems].forEach((d) => bag.add(d));
     // the providers this cluster ends up with: a release pins those, and only those
     const overlays = [own.layer.values.providers as Values, escape.layer.values.providers as Values];
@@ -304,14 +400,24 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
     const merged = mergeLayers(layers);
     const warnings: string[] = [];
     const escaped = leafPaths(overlay.unsupportedOverrides ?? {});
-    if (escaped.length > 0) warnings.push(`cluster ${overlay.name}: unsupportedOverrides sets ${escaped.join(', ')}; these bypass the overlay's checks and are not supported`);
-    if (release?.deprecated) warnings.push(`cluster ${overlay.name} runs release ${release.name}, which is deprecated; move it to a current release`);
+    if (escaped.length > 0)
+      warnings.push(
+        `cluster ${overlay.name}: unsupportedOverrides sets ${escaped.join(', ')}; these bypass the overlay's checks and are not supported`,
+      );
+    if (release?.deprecated)
+      warnings.push(`cluster ${overlay.name} runs release ${release.name}, which is deprecated; move it to a current release`);
     const origin = (provider: string, field: readonly string[]) => {
       const path = ['providers', provider, ...field];
       const layer = layerOf(layers, path);
       return layer && { layer: layer.label, position: layer.where(path) };
     };
-    clusters.push({ name: overlay.name, ...(release ? { release } : {}), manifest: mergedManifest(`cluster ${overlay.name}`, merged, layers, manifest, bag), warnings, origin });
+    clusters.push({
+      name: overlay.name,
+      ...(release ? { release } : {}),
+      manifest: mergedManifest(`cluster ${overlay.name}`, merged, layers, manifest, bag),
+      warnings,
+      origin,
+    });
   });
   const checked = new Map<string, { release: ReleaseObject; manifest: Manifest }>();
   for (const release of releases.values()) {
@@ -326,4 +432,3 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
 export function isFleet(manifest: Manifest): boolean {
   return (manifest.config.clusters?.length ?? 0) > 0;
 }
-

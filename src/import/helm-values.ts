@@ -39,7 +39,17 @@ const PROVIDER_TYPES: { key: string; kind: ProviderKind; suffix: string }[] = [
 ];
 
 /** Per-provider keys each template reads; the infrastructure template reads two more. */
-const PROVIDER_KEYS = ['namespace', 'version', 'manager', 'deployment', 'configSecret', 'createNamespace', 'manifestPatches', 'fetchConfig', 'additionalManifests'];
+const PROVIDER_KEYS = [
+  'namespace',
+  'version',
+  'manager',
+  'deployment',
+  'configSecret',
+  'createNamespace',
+  'manifestPatches',
+  'fetchConfig',
+  'additionalManifests',
+];
 const INFRA_ONLY_KEYS = ['patches'];
 
 const HEADER = `# Provider objects equivalent to these cluster-api-operator Helm chart values, written by
@@ -104,7 +114,11 @@ function fromStringForm(key: string, text: string, values: Values, warnings: str
     if (isPlainObject(gates)) provider.manager = { featureGates: gates };
     map[name] = provider;
   }
-  warnings.push(`${key}=${JSON.stringify(text)} is the string form of charts up to v0.18; read as the map form: ${sortedKeys(map).map((name) => `${key}.${name}`).join(', ')}`);
+  warnings.push(
+    `${key}=${JSON.stringify(text)} is the string form of charts up to v0.18; read as the map form: ${sortedKeys(map)
+      .map((name) => `${key}.${name}`)
+      .join(', ')}`,
+  );
   return map;
 }
 
@@ -126,20 +140,37 @@ function configSecret(own: unknown, global: Record<string, unknown>): Record<str
   return result;
 }
 
-function providerDocument(type: (typeof PROVIDER_TYPES)[number], name: string, provider: Record<string, unknown>, values: Values, warnings: string[], extra: Record<string, unknown>[]): ProviderDocument {
+function providerDocument(
+  type: (typeof PROVIDER_TYPES)[number],
+  name: string,
+  provider: Record<string, unknown>,
+  values: Values,
+  warnings: string[],
+  extra: Record<string, unknown>[],
+): ProviderDocument {
   const isInfra = type.key === 'infrastructure';
   const label = `${type.key}.${name}`;
   for (const key of sortedKeys(provider)) {
     if (key === 'enabled') warnings.push(`${label}.enabled is ignored by the chart: a provider is installed whenever ${label} is set`);
-    else if (!PROVIDER_KEYS.includes(key) && !(isInfra && INFRA_ONLY_KEYS.includes(key))) warnings.push(`${label}.${key} is ignored by the chart's ${type.key} template`);
+    else if (!PROVIDER_KEYS.includes(key) && !(isInfra && INFRA_ONLY_KEYS.includes(key)))
+      warnings.push(`${label}.${key} is ignored by the chart's ${type.key} template`);
   }
-  const namespace = truthy(provider.namespace) ? String(provider.namespace) : type.key === 'core' ? 'capi-system' : `${name}-${type.suffix}`;
+  const namespace = truthy(provider.namespace)
+    ? String(provider.namespace)
+    : type.key === 'core'
+      ? 'capi-system'
+      : `${name}-${type.suffix}`;
   const globalSecret = isPlainObject(values.configSecret) ? values.configSecret : {};
   const additionalDeployments = isInfra && truthy(values.additionalDeployments) ? values.additionalDeployments : undefined;
   const version = provider.version;
   const manager = isPlainObject(provider.manager) ? provider.manager : undefined;
   const hasSpec =
-    truthy(version) || truthy(globalSecret.name) || truthy(provider.manager) || truthy(provider.deployment) || additionalDeployments !== undefined || truthy(isPlainObject(provider.configSecret) ? provider.configSecret.name : undefined);
+    truthy(version) ||
+    truthy(globalSecret.name) ||
+    truthy(provider.manager) ||
+    truthy(provider.deployment) ||
+    additionalDeployments !== undefined ||
+    truthy(isPlainObject(provider.configSecret) ? provider.configSecret.name : undefined);
   const spec: Record<string, unknown> = {};
   if (truthy(version)) spec.version = interpolated(String(version));
   if (truthy(provider.deployment)) spec.deployment = provider.deployment;
@@ -158,7 +189,8 @@ function providerDocument(type: (typeof PROVIDER_TYPES)[number], name: string, p
       if (Object.keys(m).length > 0) out.metrics = m;
     }
     for (const key of sortedKeys(manager ?? {})) {
-      if (key !== 'featureGates' && key !== 'metrics') warnings.push(`${label}.manager.${key} is ignored by the chart (it writes manager.featureGates and manager.metrics only)`);
+      if (key !== 'featureGates' && key !== 'metrics')
+        warnings.push(`${label}.manager.${key} is ignored by the chart (it writes manager.featureGates and manager.metrics only)`);
     }
     // `manager:` with nothing under it reads as null, which the API server drops.
     if (Object.keys(out).length > 0) spec.manager = out;
@@ -177,7 +209,10 @@ function providerDocument(type: (typeof PROVIDER_TYPES)[number], name: string, p
   if (truthy(provider.fetchConfig)) spec.fetchConfig = provider.fetchConfig;
   const additional = isPlainObject(provider.additionalManifests) ? provider.additionalManifests : undefined;
   if (additional && truthy(provider.additionalManifests)) {
-    spec.additionalManifests = { name: interpolated(String(additional.name)), ...(truthy(additional.namespace) ? { namespace: interpolated(String(additional.namespace)) } : {}) };
+    spec.additionalManifests = {
+      name: interpolated(String(additional.name)),
+      ...(truthy(additional.namespace) ? { namespace: interpolated(String(additional.namespace)) } : {}),
+    };
     extra.push({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -186,7 +221,9 @@ function providerDocument(type: (typeof PROVIDER_TYPES)[number], name: string, p
     });
   }
   if (!hasSpec && Object.keys(spec).length > 0) {
-    warnings.push(`${label}: the chart writes ${Object.keys(spec).join(', ')} without a spec: line (it adds spec: only with a version, configSecret, manager or deployment), so the operator never sees them; they are left out too`);
+    warnings.push(
+      `${label}: the chart writes ${Object.keys(spec).join(', ')} without a spec: line (it adds spec: only with a version, configSecret, manager or deployment), so the operator never sees them; they are left out too`,
+    );
     return { kind: type.kind, name, namespace };
   }
   return { kind: type.kind, name, namespace, spec: hasSpec ? spec : undefined };
@@ -195,13 +232,22 @@ function providerDocument(type: (typeof PROVIDER_TYPES)[number], name: string, p
 /** core-conditions.yaml and infra-conditions.yaml: providers the chart adds on its own, with the global configSecret only. */
 function implicitProviders(values: Values): ProviderDocument[] {
   const secret = isPlainObject(values.configSecret) && truthy(values.configSecret) ? values.configSecret : undefined;
-  const spec = secret ? { configSecret: { name: interpolated(String(secret.name ?? '')), ...(truthy(secret.namespace) ? { namespace: interpolated(String(secret.namespace)) } : {}) } } : undefined;
+  const spec = secret
+    ? {
+        configSecret: {
+          name: interpolated(String(secret.name ?? '')),
+          ...(truthy(secret.namespace) ? { namespace: interpolated(String(secret.namespace)) } : {}),
+        },
+      }
+    : undefined;
   const found: ProviderDocument[] = [];
   const anyOther = ['addon', 'bootstrap', 'controlPlane', 'infrastructure', 'ipam'].some((key) => truthy(values[key]));
   if (anyOther && !truthy(values.core)) found.push({ kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', spec });
   if (truthy(values.infrastructure)) {
-    if (!truthy(values.bootstrap)) found.push({ kind: 'BootstrapProvider', name: 'kubeadm', namespace: 'capi-kubeadm-bootstrap-system', spec });
-    if (!truthy(values.controlPlane)) found.push({ kind: 'ControlPlaneProvider', name: 'kubeadm', namespace: 'capi-kubeadm-control-plane-system', spec });
+    if (!truthy(values.bootstrap))
+      found.push({ kind: 'BootstrapProvider', name: 'kubeadm', namespace: 'capi-kubeadm-bootstrap-system', spec });
+    if (!truthy(values.controlPlane))
+      found.push({ kind: 'ControlPlaneProvider', name: 'kubeadm', namespace: 'capi-kubeadm-control-plane-system', spec });
   }
   return found;
 }
@@ -216,12 +262,19 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
     const value = values[type.key];
     if (typeof value === 'string') values[type.key] = value === '' ? {} : fromStringForm(type.key, value, values, warnings, problems);
     else if (value !== undefined && value !== null && !isPlainObject(value)) {
-      problems.push({ path: type.key, message: `${type.key} is ${JSON.stringify(value)}`, expected: `a map of providers by name (${type.key}.<name>.version=…), or the string form name:version`, hint: `e.g. --set ${type.key}.docker.version=v1.7.7` });
+      problems.push({
+        path: type.key,
+        message: `${type.key} is ${JSON.stringify(value)}`,
+        expected: `a map of providers by name (${type.key}.<name>.version=…), or the string form name:version`,
+        hint: `e.g. --set ${type.key}.docker.version=v1.7.7`,
+      });
     }
   }
   if (problems.length > 0) throw new CapiGitopsError(problems);
   if (!stringForm && isPlainObject(values.manager) && values.manager.featureGates !== undefined) {
-    warnings.push('manager.featureGates at the top level is ignored by charts from v0.19 (it was read by the string form up to v0.18); set <type>.<name>.manager.featureGates instead');
+    warnings.push(
+      'manager.featureGates at the top level is ignored by charts from v0.19 (it was read by the string form up to v0.18); set <type>.<name>.manager.featureGates instead',
+    );
   }
   const documents: ProviderDocument[] = [];
   const extra: Record<string, unknown>[] = [];
@@ -243,5 +296,8 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   }));
   objects.push(...extra);
   const body = objects.map((object) => emitYamlDocument(object)).join('---\n');
-  return { text: objects.length === 0 ? `${HEADER}# The values name no provider: the chart installs none.\n` : `${HEADER}---\n${body}`, warnings };
+  return {
+    text: objects.length === 0 ? `${HEADER}# The values name no provider: the chart installs none.\n` : `${HEADER}---\n${body}`,
+    warnings,
+  };
 }

@@ -130,9 +130,11 @@ class SetParser {
       this.fail(`key ${JSON.stringify(k)} has no value (cannot end with ,)`);
     }
     // last === '.'
-    if (level + 1 > MAX_NESTED_NAME_LEVEL) this.fail(`value name nested level is greater than maximum supported nested level of ${MAX_NESTED_NAME_LEVEL}`);
+    if (level + 1 > MAX_NESTED_NAME_LEVEL)
+      this.fail(`value name nested level is greater than maximum supported nested level of ${MAX_NESTED_NAME_LEVEL}`);
     const existing = data[k];
-    if (existing !== undefined && !isValuesMap(existing)) this.fail(`${JSON.stringify(k)} is not a map, so ${JSON.stringify(k + '.')}… cannot set a key in it`);
+    if (existing !== undefined && !isValuesMap(existing))
+      this.fail(`${JSON.stringify(k)} is not a map, so ${JSON.stringify(k + '.')}… cannot set a key in it`);
     const inner: Values = isValuesMap(existing) ? existing : {};
     this.key(inner, level + 1);
     if (Object.keys(inner).length === 0) this.fail(`key map ${JSON.stringify(k)} has no value`);
@@ -237,7 +239,11 @@ export interface SetAdvice {
  * Helm's user values (pkg/cli/values/options.go MergeValues): the layers merged in order, then
  * every --set and --set-string applied; every expression that does not parse in one error.
  */
-export function userValues(layers: readonly { values: Values }[], sets: readonly { expression: string; forceString: boolean }[], advice: (expression: string) => SetAdvice): Values {
+export function userValues(
+  layers: readonly { values: Values }[],
+  sets: readonly { expression: string; forceString: boolean }[],
+  advice: (expression: string) => SetAdvice,
+): Values {
   const values = layers.reduce<Values>((acc, layer) => mergeUserValues(acc, layer.values), {});
   const problems: Diagnostic[] = [];
   for (const set of sets) {

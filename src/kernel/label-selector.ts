@@ -101,7 +101,15 @@ export function parseLabelSelector(text: string): LabelRequirement[] {
     if (lookahead.kind === 'end' || lookahead.kind === ',') return { key, operator: 'exists', values: [] };
 
     const opToken = next(false);
-    const operators: Partial<Record<TokenKind, SelectorOperator>> = { in: 'in', notin: 'notin', '=': '=', '==': '==', '!=': '!=', '>': 'gt', '<': 'lt' };
+    const operators: Partial<Record<TokenKind, SelectorOperator>> = {
+      in: 'in',
+      notin: 'notin',
+      '=': '=',
+      '==': '==',
+      '!=': '!=',
+      '>': 'gt',
+      '<': 'lt',
+    };
     const operator = operators[opToken.kind];
     if (operator === undefined) throw new Error(`found '${opToken.text}', expected: in, notin, =, ==, !=, gt, lt`);
     const values = operator === 'in' || operator === 'notin' ? parseValueSet() : [parseExactValue()];
@@ -206,12 +214,22 @@ function parseInt64(text: string): bigint | undefined {
 // ---- metav1.LabelSelector --------------------------------------------------------------------
 
 const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
-const REQUIREMENT_OPERATORS: Record<LabelSelectorRequirement['operator'], SelectorOperator> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+const REQUIREMENT_OPERATORS: Record<LabelSelectorRequirement['operator'], SelectorOperator> = {
+  In: 'in',
+  NotIn: 'notin',
+  Exists: 'exists',
+  DoesNotExist: '!',
+};
 
 /** LabelSelectorAsSelector: matchLabels as `key=value`, then every expression. */
 export function selectorRequirements(selector: LabelSelector): LabelRequirement[] {
-  const requirements: LabelRequirement[] = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => ({ key, operator: '=', values: [value] }));
-  for (const { key, operator, values = [] } of selector.matchExpressions ?? []) requirements.push({ key, operator: REQUIREMENT_OPERATORS[operator], values });
+  const requirements: LabelRequirement[] = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => ({
+    key,
+    operator: '=',
+    values: [value],
+  }));
+  for (const { key, operator, values = [] } of selector.matchExpressions ?? [])
+    requirements.push({ key, operator: REQUIREMENT_OPERATORS[operator], values });
   return requirements;
 }
 
@@ -263,7 +281,11 @@ export function formatSelector(selector: LabelSelector): string {
 }
 
 function compareRequirements(a: LabelSelectorRequirement, b: LabelSelectorRequirement): number {
-  return compareStrings(a.key, b.key) || compareStrings(a.operator, b.operator) || compareStrings((a.values ?? []).join('\0'), (b.values ?? []).join('\0'));
+  return (
+    compareStrings(a.key, b.key) ||
+    compareStrings(a.operator, b.operator) ||
+    compareStrings((a.values ?? []).join('\0'), (b.values ?? []).join('\0'))
+  );
 }
 
 /**
@@ -280,7 +302,9 @@ export function canonicalSelector(selector: LabelSelector): LabelSelector {
   const expressions = (selector.matchExpressions ?? [])
     .map((requirement): LabelSelectorRequirement => {
       const values = [...new Set(requirement.values ?? [])].sort(compareStrings);
-      return values.length > 0 ? { key: requirement.key, operator: requirement.operator, values } : { key: requirement.key, operator: requirement.operator };
+      return values.length > 0
+        ? { key: requirement.key, operator: requirement.operator, values }
+        : { key: requirement.key, operator: requirement.operator };
     })
     .sort(compareRequirements)
     .filter((requirement, index, sorted) => index === 0 || compareRequirements(sorted[index - 1], requirement) !== 0);

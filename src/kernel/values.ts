@@ -65,5 +65,8 @@ function coalesceInto(dst: Values, defaults: Values): void {
 
 /** Layers lowest first: the first is the chart's defaults, the rest user layers in order. */
 export function layerValues(defaults: Values, userLayers: readonly Values[]): Values {
-  return coalesceValues(userLayers.reduce<Values>((acc, layer) => mergeUserValues(acc, layer), {}), defaults);
+  return coalesceValues(
+    userLayers.reduce<Values>((acc, layer) => mergeUserValues(acc, layer), {}),
+    defaults,
+  );
 }

@@ -9,7 +9,15 @@ import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.j
 import type { ResolvedOperatorRelease } from '../resolve/operator-release.js';
 import type { Artifact } from '../sources/source.js';
 import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider } from './request.js';
-import { describeEntry, normalizeLockfile, sameIdentity, type LockedFile, type LockEntry, type Lockfile, type LockRequest } from './types.js';
+import {
+  describeEntry,
+  normalizeLockfile,
+  sameIdentity,
+  type LockedFile,
+  type LockEntry,
+  type Lockfile,
+  type LockRequest,
+} from './types.js';
 
 /**
  * A file URL as a path relative to the lockfile's directory (with `/`), so the lock reads the
@@ -54,9 +62,16 @@ export function lockEntry(request: LockRequest, release: ResolvedRelease, lockDi
 export function lockEntryForProvider(resolved: ResolvedProvider, registry: ProviderRegistry, lockDir: string): LockEntry {
   const request = lockRequestForProvider(resolved.provider, registry);
   if (request === undefined) {
-    throw new CapiGitopsError({ message: `${resolved.label} has neither spec.fetchConfig nor a registry entry, so its source cannot be locked`, hint: 'set spec.fetchConfig or add a Config repositories entry' });
+    throw new CapiGitopsError({
+      message: `${resolved.label} has neither spec.fetchConfig nor a registry entry, so its source cannot be locked`,
+      hint: 'set spec.fetchConfig or add a Config repositories entry',
+    });
   }
-  return lockEntry(request, { version: resolved.version, contract: resolved.contract, files: [resolved.metadata, resolved.components] }, lockDir);
+  return lockEntry(
+    request,
+    { version: resolved.version, contract: resolved.contract, files: [resolved.metadata, resolved.components] },
+    lockDir,
+  );
 }
 
 /** cert-manager's entry: its release manifest; no contract. */
@@ -76,7 +91,10 @@ export function buildLockfile(entries: readonly LockEntry[]): Lockfile {
   const lock = normalizeLockfile({ entries: [...entries] });
   for (let i = 1; i < lock.entries.length; i++) {
     if (sameIdentity(lock.entries[i - 1], lock.entries[i])) {
-      throw new CapiGitopsError({ message: `${describeEntry(lock.entries[i])} appears twice in the lock`, expected: 'one entry per kind, namespace and name' });
+      throw new CapiGitopsError({
+        message: `${describeEntry(lock.entries[i])} appears twice in the lock`,
+        expected: 'one entry per kind, namespace and name',
+      });
     }
   }
   return lock;

@@ -1,7 +1,15 @@
 /** What changed between two locks, for printing and for `--frozen`. */
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { describeSource } from './request.js';
-import { compareLockEntries, lockEntryLabel, normalizeLockfile, sameIdentity, type LockEntry, type Lockfile, type LockIdentity } from './types.js';
+import {
+  compareLockEntries,
+  lockEntryLabel,
+  normalizeLockfile,
+  sameIdentity,
+  type LockEntry,
+  type Lockfile,
+  type LockIdentity,
+} from './types.js';
 
 export interface LockChange {
   type: 'added' | 'removed' | 'changed';
@@ -31,7 +39,8 @@ function quoted(text: string): string {
 /** Everything that differs between two entries of one component, except the version. */
 function entryDetails(before: LockEntry, after: LockEntry): string[] {
   const details: string[] = [];
-  if (before.requestedVersion !== after.requestedVersion) details.push(`requested version ${quoted(before.requestedVersion)} → ${quoted(after.requestedVersion)}`);
+  if (before.requestedVersion !== after.requestedVersion)
+    details.push(`requested version ${quoted(before.requestedVersion)} → ${quoted(after.requestedVersion)}`);
   if (before.contract !== after.contract) details.push(`contract ${before.contract ?? '(none)'} → ${after.contract ?? '(none)'}`);
   const sourceBefore = describeSource(before.source);
   const sourceAfter = describeSource(after.source);
@@ -75,7 +84,9 @@ function changeLine(change: Omit<LockChange, 'line'>, label: string): string {
     case 'removed':
       return `- ${label} ${change.fromVersion}`;
     case 'changed':
-      return change.fromVersion === change.toVersion ? `~ ${label} ${change.toVersion}${tail}` : `~ ${label} ${change.fromVersion} → ${change.toVersion}${tail}`;
+      return change.fromVersion === change.toVersion
+        ? `~ ${label} ${change.toVersion}${tail}`
+        : `~ ${label} ${change.fromVersion} → ${change.toVersion}${tail}`;
   }
 }
 
@@ -101,7 +112,8 @@ export function diffLockfiles(before: Pick<Lockfile, 'entries'> | undefined, aft
     }
   }
   for (const entry of now) {
-    if (!old.some((other) => sameIdentity(other, entry))) changes.push({ type: 'added', ...identity(entry), toVersion: entry.version, details: [] });
+    if (!old.some((other) => sameIdentity(other, entry)))
+      changes.push({ type: 'added', ...identity(entry), toVersion: entry.version, details: [] });
   }
   return changes.sort(compareLockEntries).map((change) => ({ ...change, line: changeLine(change, label(change)) }));
 }
@@ -114,10 +126,19 @@ const FROZEN_HINT = 'run `capi-gitops lock` (or render without --frozen), review
  */
 export function assertFrozen(before: Pick<Lockfile, 'entries'> | undefined, after: Pick<Lockfile, 'entries'>, file?: string): void {
   if (before === undefined) {
-    throw new CapiGitopsError({ file, message: '--frozen needs a lockfile, and there is none', expected: 'capi-gitops.lock.yaml beside the first manifest file', hint: FROZEN_HINT });
+    throw new CapiGitopsError({
+      file,
+      message: '--frozen needs a lockfile, and there is none',
+      expected: 'capi-gitops.lock.yaml beside the first manifest file',
+      hint: FROZEN_HINT,
+    });
   }
   const changes = diffLockfiles(before, after);
   if (changes.length === 0) return;
-  const problems: Diagnostic[] = changes.map((change) => ({ file, message: `--frozen: the lockfile would change: ${change.line}`, hint: FROZEN_HINT }));
+  const problems: Diagnostic[] = changes.map((change) => ({
+    file,
+    message: `--frozen: the lockfile would change: ${change.line}`,
+    hint: FROZEN_HINT,
+  }));
   throw new CapiGitopsError(problems);
 }

@@ -10,7 +10,9 @@ import { normalizeLockfile, type LockEntry, type Lockfile } from './types.js';
 /** The part of a fleet's lock that pins one cluster, as a single cluster's lock. */
 export function clusterLockView(lock: Lockfile | undefined, cluster: string): Lockfile | undefined {
   if (!lock) return undefined;
-  const entries = lock.entries.filter((e) => e.clusters === undefined || e.clusters.includes(cluster)).map(({ clusters: _, ...entry }) => entry);
+  const entries = lock.entries
+    .filter((e) => e.clusters === undefined || e.clusters.includes(cluster))
+    .map(({ clusters: _, ...entry }) => entry);
   return normalizeLockfile({ entries });
 }
 
@@ -33,12 +35,14 @@ export function mergeClusterLocks(locks: ReadonlyMap<string, Lockfile>): Lockfil
 export function fleetLockChanges(previous: Lockfile | undefined, locks: ReadonlyMap<string, Lockfile>): LockChange[] {
   const changes: LockChange[] = [];
   for (const name of [...locks.keys()].sort(compareStrings)) {
-    for (const change of diffLockfiles(clusterLockView(previous, name), locks.get(name)!)) changes.push({ ...change, line: `${name}: ${change.line}` });
+    for (const change of diffLockfiles(clusterLockView(previous, name), locks.get(name)!))
+      changes.push({ ...change, line: `${name}: ${change.line}` });
   }
   // clusters that left the fleet
   const gone = new Set((previous?.entries ?? []).flatMap((e) => e.clusters ?? []).filter((c) => !locks.has(c)));
   for (const name of [...gone].sort(compareStrings)) {
-    for (const change of diffLockfiles(clusterLockView(previous, name), { entries: [] })) changes.push({ ...change, line: `${name}: ${change.line}` });
+    for (const change of diffLockfiles(clusterLockView(previous, name), { entries: [] }))
+      changes.push({ ...change, line: `${name}: ${change.line}` });
   }
   return changes;
 }
@@ -48,5 +52,11 @@ export function assertFleetFrozen(previous: Lockfile | undefined, lock: Lockfile
   if (previous === undefined) assertFrozen(undefined, lock, file);
   if (serializeLockfile(previous!) === serializeLockfile(lock)) return;
   const lines = changes.length > 0 ? changes.map((c) => c.line) : ['entries are grouped by cluster differently'];
-  throw new CapiGitopsError(lines.map((line) => ({ file, message: `--frozen: the lockfile would change: ${line}`, hint: 'run `capi-gitops lock` (or render without --frozen) and commit the lockfile' })));
+  throw new CapiGitopsError(
+    lines.map((line) => ({
+      file,
+      message: `--frozen: the lockfile would change: ${line}`,
+      hint: 'run `capi-gitops lock` (or render without --frozen) and commit the lockfile',
+    })),
+  );
 }

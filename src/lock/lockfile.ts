@@ -110,7 +110,12 @@ class LockReader {
     for (const pair of (node as YAMLMap<YamlNode, YamlNode | null>).items) {
       const key = isScalar(pair.key) ? pair.key.value : undefined;
       if (typeof key !== 'string' || !allowed.includes(key)) {
-        this.problem(pair.key, fieldPath, `unknown field ${JSON.stringify(isScalar(pair.key) ? pair.key.value : null)}`, `only ${allowed.join(', ')}`);
+        this.problem(
+          pair.key,
+          fieldPath,
+          `unknown field ${JSON.stringify(isScalar(pair.key) ? pair.key.value : null)}`,
+          `only ${allowed.join(', ')}`,
+        );
         continue;
       }
       fields.set(key, pair);
@@ -119,7 +124,13 @@ class LockReader {
   }
 
   /** A required string field ("" allowed only when `allowEmpty`). */
-  string(fields: Map<string, Pair<YamlNode, YamlNode | null>>, owner: YamlNode, parentPath: string, key: string, allowEmpty = false): string | undefined {
+  string(
+    fields: Map<string, Pair<YamlNode, YamlNode | null>>,
+    owner: YamlNode,
+    parentPath: string,
+    key: string,
+    allowEmpty = false,
+  ): string | undefined {
     const pair = fields.get(key);
     const fieldPath = join(parentPath, key);
     if (pair === undefined) {
@@ -166,34 +177,75 @@ class LockReader {
       const entry = this.entry(item, `entries[${index}]`);
       if (entry === undefined) return;
       // a fleet's lock has one entry per component and set of clusters
-      const earlier = entries.find((other) => sameIdentity(other, entry) && (!other.clusters || !entry.clusters || other.clusters.some((c) => entry.clusters!.includes(c))));
-      if (earlier) this.problem(item, `entries[${index}]`, `${describeEntry(entry)} appears twice${entry.clusters ? ' for one cluster' : ''}`, 'one entry per kind, namespace and name (per cluster in a fleet)');
+      const earlier = entries.find(
+        (other) =>
+          sameIdentity(other, entry) && (!other.clusters || !entry.clusters || other.clusters.some((c) => entry.clusters!.includes(c))),
+      );
+      if (earlier)
+        this.problem(
+          item,
+          `entries[${index}]`,
+          `${describeEntry(entry)} appears twice${entry.clusters ? ' for one cluster' : ''}`,
+          'one entry per kind, namespace and name (per cluster in a fleet)',
+        );
       else entries.push(entry);
     });
     return this.problems.length === 0 ? normalizeLockfile({ entries }) : undefined;
   }
 
   private entry(node: YamlNode, at: string): LockEntry | undefined {
-    const fields = this.fields(node, at, ['kind', 'name', 'namespace', 'clusters', 'requestedVersion', 'version', 'contract', 'source', 'files']);
+    const fields = this.fields(node, at, [
+      'kind',
+      'name',
+      'namespace',
+      'clusters',
+      'requestedVersion',
+      'version',
+      'contract',
+      'source',
+      'files',
+    ]);
     if (!fields) return undefined;
     const before = this.problems.length;
     const kind = this.string(fields, node, at, 'kind');
-    if (kind !== undefined && !ENTRY_KINDS.includes(kind)) this.problem(fields.get('kind')!.value, join(at, 'kind'), `unknown kind "${kind}"`, `one of ${ENTRY_KINDS.join(', ')}`);
+    if (kind !== undefined && !ENTRY_KINDS.includes(kind))
+      this.problem(fields.get('kind')!.value, join(at, 'kind'), `unknown kind "${kind}"`, `one of ${ENTRY_KINDS.join(', ')}`);
     const name = this.string(fields, node, at, 'name');
     const namespace = this.string(fields, node, at, 'namespace');
     const requestedVersion = this.string(fields, node, at, 'requestedVersion', true);
     const version = this.string(fields, node, at, 'version');
-    if (version !== undefined && parseSemantic(version) === null) this.problem(fields.get('version')!.value, join(at, 'version'), `"${version}" is not a semantic version`, 'a release tag such as v1.12.0');
+    if (version !== undefined && parseSemantic(version) === null)
+      this.problem(
+        fields.get('version')!.value,
+        join(at, 'version'),
+        `"${version}" is not a semantic version`,
+        'a release tag such as v1.12.0',
+      );
     let contract: string | undefined;
-    if (fields.has('contract') || (kind !== undefined && !UNCONTRACTED_KINDS.includes(kind))) contract = this.string(fields, node, at, 'contract');
-    const source = fields.has('source') ? this.source(fields.get('source')!.value, join(at, 'source')) : this.problem(node, at, 'missing field "source"');
+    if (fields.has('contract') || (kind !== undefined && !UNCONTRACTED_KINDS.includes(kind)))
+      contract = this.string(fields, node, at, 'contract');
+    const source = fields.has('source')
+      ? this.source(fields.get('source')!.value, join(at, 'source'))
+      : this.problem(node, at, 'missing field "source"');
     const files = (this.sequence(fields, node, at, 'files') ?? []).map((file, index) => this.fileEntry(file, `${at}.files[${index}]`));
     this.checkUniqueFiles(files, fields.get('files')?.value, join(at, 'files'));
     if (this.problems.length > before) return undefined;
-    const entry: LockEntry = { kind: kind as LockKind, name: name!, namespace: namespace!, requestedVersion: requestedVersion!, version: version!, source: source!, files: files as LockedFile[] };
+    const entry: LockEntry = {
+      kind: kind as LockKind,
+      name: name!,
+      namespace: namespace!,
+      requestedVersion: requestedVersion!,
+      version: version!,
+      source: source!,
+      files: files as LockedFile[],
+    };
     if (contract !== undefined) entry.contract = contract;
     if (fields.has('clusters')) {
-      const clusters = (this.sequence(fields, node, at, 'clusters') ?? []).map((c, i) => (isScalar(c) && typeof c.value === 'string' && c.value !== '' ? c.value : this.problem(c, `${at}.clusters[${i}]`, 'expected a cluster name')));
+      const clusters = (this.sequence(fields, node, at, 'clusters') ?? []).map((c, i) =>
+        isScalar(c) && typeof c.value === 'string' && c.value !== ''
+          ? c.value
+          : this.problem(c, `${at}.clusters[${i}]`, 'expected a cluster name'),
+      );
       if (clusters.length === 0) this.problem(fields.get('clusters')!.value, join(at, 'clusters'), 'expected at least one cluster name');
       if (this.problems.length > before) return undefined;
       entry.clusters = clusters as string[];
@@ -275,7 +327,8 @@ class LockReader {
     if (!fields) return undefined;
     const key = this.string(fields, node, at, 'key');
     const operator = this.string(fields, node, at, 'operator');
-    if (operator !== undefined && !SELECTOR_OPERATORS.includes(operator)) this.problem(fields.get('operator')!.value, join(at, 'operator'), `unknown operator "${operator}"`, SELECTOR_OPERATORS.join(', '));
+    if (operator !== undefined && !SELECTOR_OPERATORS.includes(operator))
+      this.problem(fields.get('operator')!.value, join(at, 'operator'), `unknown operator "${operator}"`, SELECTOR_OPERATORS.join(', '));
     let values: string[] | undefined;
     if (fields.has('values')) {
       values = [];
@@ -303,13 +356,23 @@ export function parseLockfile(text: string, file: string): Lockfile {
     throw new CapiGitopsError(
       doc.errors.map((error) => {
         const { line, col } = lineCounter.linePos(error.pos[0]);
-        return { file, line, column: col, message: `invalid YAML: ${error.message}`, expected: 'a capi-gitops lockfile', hint: REGENERATE_HINT };
+        return {
+          file,
+          line,
+          column: col,
+          message: `invalid YAML: ${error.message}`,
+          expected: 'a capi-gitops lockfile',
+          hint: REGENERATE_HINT,
+        };
       }),
     );
   }
   const reader = new LockReader(file, lineCounter);
   const root = doc.contents as YamlNode | null;
-  const lock = root === null ? reader.problem(null, '', 'the lockfile is empty', `apiVersion: ${LOCK_API_VERSION}, kind: ${LOCK_KIND}, entries: […]`) : reader.lock(root);
+  const lock =
+    root === null
+      ? reader.problem(null, '', 'the lockfile is empty', `apiVersion: ${LOCK_API_VERSION}, kind: ${LOCK_KIND}, entries: […]`)
+      : reader.lock(root);
   if (lock === undefined) throw new CapiGitopsError(reader.problems);
   return lock;
 }
@@ -350,15 +413,30 @@ export async function writeLockfile(file: string, lock: Pick<Lockfile, 'entries'
  * (which proves the directory is writable), to be renamed into place by `commit` — together with
  * the output directory — or removed by `abort`. Undefined when the lock is unchanged.
  */
-export async function prepareLockfile(file: string, lock: Pick<Lockfile, 'entries'>): Promise<{ commit(): Promise<void>; abort(): Promise<void> } | undefined> {
+export async function prepareLockfile(
+  file: string,
+  lock: Pick<Lockfile, 'entries'>,
+): Promise<{ commit(): Promise<void>; abort(): Promise<void> } | undefined> {
   const text = serializeLockfile(lock);
   const existing = await readFile(file, 'utf8').catch(() => undefined);
   if (existing === text) return undefined;
-  const failed = (error: unknown) => new CapiGitopsError({ file, message: `cannot write the lockfile: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, expected: 'a writable directory beside the manifest', hint: 'check that the directory exists and is writable; nothing was changed' });
-  const dirMode = await stat(path.dirname(file)).then((s) => s.mode, () => undefined);
+  const failed = (error: unknown) =>
+    new CapiGitopsError({
+      file,
+      message: `cannot write the lockfile: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      expected: 'a writable directory beside the manifest',
+      hint: 'check that the directory exists and is writable; nothing was changed',
+    });
+  const dirMode = await stat(path.dirname(file)).then(
+    (s) => s.mode,
+    () => undefined,
+  );
   // Root can write a directory its owner made read-only; the owner's intent is what counts.
   if (dirMode !== undefined && (dirMode & 0o222) === 0) throw failed(new Error('the directory is read-only'));
-  const mode = await stat(file).then((s) => s.mode & 0o777, () => undefined);
+  const mode = await stat(file).then(
+    (s) => s.mode & 0o777,
+    () => undefined,
+  );
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
     await writeFile(temporary, text, { flag: 'wx' });

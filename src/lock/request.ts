@@ -19,7 +19,10 @@ export const CERT_MANAGER_NAMESPACE = 'cert-manager';
  * oci, a CRD rule), else the registry URL clusterctl would use for its kind and name. Undefined
  * when neither exists (preflight reports that).
  */
-export function lockSourceForProvider(provider: Pick<ProviderObject, 'kind' | 'name' | 'spec'>, registry: ProviderRegistry): LockSource | undefined {
+export function lockSourceForProvider(
+  provider: Pick<ProviderObject, 'kind' | 'name' | 'spec'>,
+  registry: ProviderRegistry,
+): LockSource | undefined {
   const fetchConfig = provider.spec.fetchConfig;
   if (fetchConfig?.selector !== undefined) return { type: 'selector', selector: canonicalSelector(fetchConfig.selector) };
   if (fetchConfig?.oci) return { type: 'oci', oci: fetchConfig.oci };
@@ -42,10 +45,17 @@ export function lockRequestForProvider(provider: ProviderObject, registry: Provi
 export function lockRequestForCertManager(config: ToolConfig): LockRequest | undefined {
   const settings = config.certManager ?? {};
   if (settings.enabled === false) return undefined;
-  const source: LockSource = settings.url !== undefined
-    ? { type: 'url', url: redactUrlCredentials(settings.url) }
-    : { type: 'registry', url: certManagerDefaultUrl(settings.version ?? CERT_MANAGER_DEFAULT_VERSION) };
-  return { kind: 'CertManager', name: CERT_MANAGER_NAME, namespace: CERT_MANAGER_NAMESPACE, requestedVersion: settings.version ?? '', source };
+  const source: LockSource =
+    settings.url !== undefined
+      ? { type: 'url', url: redactUrlCredentials(settings.url) }
+      : { type: 'registry', url: certManagerDefaultUrl(settings.version ?? CERT_MANAGER_DEFAULT_VERSION) };
+  return {
+    kind: 'CertManager',
+    name: CERT_MANAGER_NAME,
+    namespace: CERT_MANAGER_NAMESPACE,
+    requestedVersion: settings.version ?? '',
+    source,
+  };
 }
 
 /**
@@ -56,7 +66,10 @@ export function lockRequestForCertManager(config: ToolConfig): LockRequest | und
 export function lockRequestForOperator(config: ToolConfig): LockRequest {
   const settings = config.operator ?? {};
   const version = settings.version === 'latest' ? undefined : settings.version;
-  const source: LockSource = settings.url !== undefined ? { type: 'url', url: redactUrlCredentials(settings.url) } : { type: 'registry', url: operatorReleaseUrl(version ?? 'latest') };
+  const source: LockSource =
+    settings.url !== undefined
+      ? { type: 'url', url: redactUrlCredentials(settings.url) }
+      : { type: 'registry', url: operatorReleaseUrl(version ?? 'latest') };
   return { kind: 'Operator', name: OPERATOR_LABEL, namespace: OPERATOR_NAMESPACE, requestedVersion: settings.version ?? '', source };
 }
 
@@ -89,7 +102,10 @@ export function describeSource(source: LockSource): string {
  *   A Config `repositories` entry that changes the registry URL changes the source.
  * Anything else re-resolves (and `--frozen` refuses).
  */
-export function lockSatisfies(entry: Pick<LockEntry, 'kind' | 'name' | 'namespace' | 'requestedVersion' | 'source'>, request: LockRequest): boolean {
+export function lockSatisfies(
+  entry: Pick<LockEntry, 'kind' | 'name' | 'namespace' | 'requestedVersion' | 'source'>,
+  request: LockRequest,
+): boolean {
   return (
     entry.kind === request.kind &&
     entry.name === request.name &&

@@ -70,7 +70,8 @@ export class LockSession {
     }
     const certManagerRequest = lockRequestForCertManager(manifest.config);
     const certManagerEntry = certManagerRequest && findLockEntry(options.previous, certManagerRequest);
-    this.certManagerPin = certManagerEntry && certManagerRequest && lockSatisfies(certManagerEntry, certManagerRequest) ? certManagerEntry : undefined;
+    this.certManagerPin =
+      certManagerEntry && certManagerRequest && lockSatisfies(certManagerEntry, certManagerRequest) ? certManagerEntry : undefined;
     const operatorRequest = options.operator ? lockRequestForOperator(manifest.config) : undefined;
     const operatorEntry = operatorRequest && findLockEntry(options.previous, operatorRequest);
     this.operatorPin = operatorEntry && operatorRequest && lockSatisfies(operatorEntry, operatorRequest) ? operatorEntry : undefined;
@@ -90,9 +91,16 @@ export class LockSession {
     this.options.overrides?.get(componentKey(provider)) ?? this.pins.get(componentKey(provider))?.version;
 
   /** Serves the pinned release's files from the cache by digest; fetches (and caches) otherwise. */
-  decorate = (repository: ProviderRepository, component: { kind?: ProviderKind | 'Operator'; name: string; namespace?: string }): ProviderRepository => {
+  decorate = (
+    repository: ProviderRepository,
+    component: { kind?: ProviderKind | 'Operator'; name: string; namespace?: string },
+  ): ProviderRepository => {
     const entry =
-      component.kind === undefined ? this.certManagerPin : component.kind === 'Operator' ? this.operatorPin : this.pins.get(componentKey({ kind: component.kind, name: component.name, namespace: component.namespace ?? '' }));
+      component.kind === undefined
+        ? this.certManagerPin
+        : component.kind === 'Operator'
+          ? this.operatorPin
+          : this.pins.get(componentKey({ kind: component.kind, name: component.name, namespace: component.namespace ?? '' }));
     const { cache, offline, shared } = this.options;
     // Local files and ConfigMaps are read where they are; only network downloads are cached.
     const remote = repository.sourceType !== 'local' && repository.sourceType !== 'configmap';
@@ -135,7 +143,12 @@ export class LockSession {
    * Checks every pinned component's files against the lock, then builds the new lock: pinned
    * entries kept as they were, the rest recorded from this resolution.
    */
-  conclude(providers: readonly ResolvedProvider[], certManager: ResolvedCertManager | null, frozen: boolean, operator?: ResolvedOperatorRelease): LockOutcome {
+  conclude(
+    providers: readonly ResolvedProvider[],
+    certManager: ResolvedCertManager | null,
+    frozen: boolean,
+    operator?: ResolvedOperatorRelease,
+  ): LockOutcome {
     const bag = new DiagnosticBag();
     const entries: LockEntry[] = [];
     for (const resolved of providers) {
@@ -185,4 +198,3 @@ function verify(bag: DiagnosticBag, entry: LockEntry, artifacts: Pick<Artifact, 
     else throw err;
   }
 }
-

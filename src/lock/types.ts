@@ -69,7 +69,12 @@ export type LockIdentity = Pick<LockEntry, 'kind' | 'name' | 'namespace'>;
 
 /** Install order (cert-manager first), then kind, name and namespace, in code-unit order. */
 export function compareLockEntries(a: LockIdentity, b: LockIdentity): number {
-  return LOCK_ORDER[a.kind] - LOCK_ORDER[b.kind] || compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name) || compareStrings(a.namespace, b.namespace);
+  return (
+    LOCK_ORDER[a.kind] - LOCK_ORDER[b.kind] ||
+    compareStrings(a.kind, b.kind) ||
+    compareStrings(a.name, b.name) ||
+    compareStrings(a.namespace, b.namespace)
+  );
 }
 
 export function sameIdentity(a: LockIdentity, b: LockIdentity): boolean {
@@ -89,7 +94,11 @@ export function describeEntry(entry: LockIdentity): string {
 /** A lockfile with its entries and their files in canonical order (inputs are not modified). */
 export function normalizeLockfile(lock: Pick<Lockfile, 'entries'>): Lockfile {
   const entries = lock.entries
-    .map((entry) => ({ ...entry, ...(entry.clusters ? { clusters: [...entry.clusters].sort(compareStrings) } : {}), files: [...entry.files].sort((a, b) => compareStrings(a.name, b.name)) }))
+    .map((entry) => ({
+      ...entry,
+      ...(entry.clusters ? { clusters: [...entry.clusters].sort(compareStrings) } : {}),
+      files: [...entry.files].sort((a, b) => compareStrings(a.name, b.name)),
+    }))
     .sort((a, b) => compareLockEntries(a, b) || compareStrings(a.clusters?.[0] ?? '', b.clusters?.[0] ?? ''));
   return { apiVersion: LOCK_API_VERSION, kind: LOCK_KIND, entries };
 }

@@ -6,7 +6,8 @@ import { lockEntryLabel, type LockedFile, type LockEntry } from './types.js';
 /** Names the component a file belongs to in messages. */
 export type DigestSubject = Pick<LockEntry, 'kind' | 'name' | 'version'>;
 
-const ACCEPT_HINT = 'compare the file with the release you expect (upstream release notes, a trusted copy); if the new file is right, run `capi-gitops lock` to accept it and commit the lockfile';
+const ACCEPT_HINT =
+  'compare the file with the release you expect (upstream release notes, a trusted copy); if the new file is right, run `capi-gitops lock` to accept it and commit the lockfile';
 
 /** The problem when `actualSha256` is not the digest the lock recorded for the file. */
 export function digestMismatch(file: LockedFile, actualSha256: string, subject?: DigestSubject): Diagnostic | undefined {

@@ -78,7 +78,12 @@ export function mergeConfigDocuments(documents: readonly ConfigDocument[]): { co
       hint: `keep ${name} in one of the Config documents`,
     });
   };
-  const mergeMap = (target: Record<string, unknown>, source: Record<string, unknown>, parent: FieldPath, doc: ConfigDocument): Record<string, unknown> => {
+  const mergeMap = (
+    target: Record<string, unknown>,
+    source: Record<string, unknown>,
+    parent: FieldPath,
+    doc: ConfigDocument,
+  ): Record<string, unknown> => {
     for (const [key, value] of Object.entries(source)) mergeValue(target, key, value, [...parent, key], doc);
     return target;
   };

@@ -2,7 +2,21 @@ import { isPlainObject } from '../model/kobject.js';
 import type { Finding } from './documents.js';
 import type { SourcePosition, ToolConfig, UserRepository } from './types.js';
 
-const CONFIG_FIELDS = ['repositories', 'images', 'certManager', 'variables', 'output', 'operator', 'github', 'gitops', 'overrides', 'clusters', 'release', 'secrets', 'network'] as const;
+const CONFIG_FIELDS = [
+  'repositories',
+  'images',
+  'certManager',
+  'variables',
+  'output',
+  'operator',
+  'github',
+  'gitops',
+  'overrides',
+  'clusters',
+  'release',
+  'secrets',
+  'network',
+] as const;
 
 /** The Config document's settings (already schema-validated); repositories must be unique by type and name. */
 export function toToolConfig(value: Record<string, unknown>, position: SourcePosition): { config: ToolConfig; findings: Finding[] } {

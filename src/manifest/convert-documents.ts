@@ -12,7 +12,15 @@ import { OPERATOR_API_VERSION } from '../model/provider.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 import { pruneNulls } from './documents.js';
 import { formatFieldPath } from './fields.js';
-import { documentValue, fieldPosition, locate, nodePosition, parseManifestFile, type FieldPath, type SourceDocument } from './yaml-source.js';
+import {
+  documentValue,
+  fieldPosition,
+  locate,
+  nodePosition,
+  parseManifestFile,
+  type FieldPath,
+  type SourceDocument,
+} from './yaml-source.js';
 import { planV1alpha1Conversion, V1ALPHA1_API_VERSION, type ConversionEdit } from './v1alpha1.js';
 
 export interface ConvertedObject {
@@ -151,13 +159,28 @@ function objectLabel(object: Record<string, unknown>): string {
   const metadata = isPlainObject(object.metadata) ? object.metadata : {};
   return describeObject({
     kind: String(object.kind ?? 'provider object'),
-    metadata: { name: typeof metadata.name === 'string' ? metadata.name : undefined, namespace: typeof metadata.namespace === 'string' ? metadata.namespace : undefined },
+    metadata: {
+      name: typeof metadata.name === 'string' ? metadata.name : undefined,
+      namespace: typeof metadata.namespace === 'string' ? metadata.namespace : undefined,
+    },
   });
 }
 
-function findingDiagnostic(source: SourceDocument, node: YamlNode | null, object: string, finding: ReturnType<typeof planV1alpha1Conversion>['findings'][number]): Diagnostic {
+function findingDiagnostic(
+  source: SourceDocument,
+  node: YamlNode | null,
+  object: string,
+  finding: ReturnType<typeof planV1alpha1Conversion>['findings'][number],
+): Diagnostic {
   const path = formatFieldPath(finding.displayPath ?? finding.path);
-  return { ...fieldPosition(source, node, finding.path, finding.at), object, path: path || undefined, message: finding.message, expected: finding.expected, hint: finding.hint };
+  return {
+    ...fieldPosition(source, node, finding.path, finding.at),
+    object,
+    path: path || undefined,
+    message: finding.message,
+    expected: finding.expected,
+    hint: finding.hint,
+  };
 }
 
 /** `-f` files and directories converted; every problem in every file is thrown at once. */

@@ -18,7 +18,12 @@ function stringEntries(value: unknown): [string, string][] {
   return Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
 }
 
-function metadataOf(value: Record<string, unknown>): { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string> } {
+function metadataOf(value: Record<string, unknown>): {
+  name: string;
+  namespace: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+} {
   const metadata = isPlainObject(value.metadata) ? value.metadata : {};
   return {
     name: typeof metadata.name === 'string' ? metadata.name : '',
@@ -35,7 +40,10 @@ function invalidBase64(field: string, key: string): Finding {
     at: 'value',
     message: 'is not valid base64',
     expected: 'standard base64 with padding (RFC 4648), e.g. what `base64 -w0` prints',
-    hint: field === 'data' ? 'encode the value, or put it as plain text under stringData' : 'encode the value with base64, or put text under data',
+    hint:
+      field === 'data'
+        ? 'encode the value, or put it as plain text under stringData'
+        : 'encode the value with base64, or put text under data',
   };
 }
 
@@ -57,7 +65,10 @@ export function toSecretObject(value: Record<string, unknown>, position: SourceP
 }
 
 /** A ConfigMap as given; binaryData stays base64 but must be valid, and keys must not repeat across data and binaryData. */
-export function toConfigMapObject(value: Record<string, unknown>, position: SourcePosition): { configMap: ConfigMapObject; findings: Finding[] } {
+export function toConfigMapObject(
+  value: Record<string, unknown>,
+  position: SourcePosition,
+): { configMap: ConfigMapObject; findings: Finding[] } {
   const findings: Finding[] = [];
   const data = Object.fromEntries(stringEntries(value.data));
   const binaryData: Record<string, string> = {};

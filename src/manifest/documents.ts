@@ -27,7 +27,13 @@ export interface Finding {
   related?: FieldPath;
 }
 
-const V1_KINDS: Record<string, Category> = { Secret: 'secret', ConfigMap: 'configmap', List: 'list', SecretList: 'list', ConfigMapList: 'list' };
+const V1_KINDS: Record<string, Category> = {
+  Secret: 'secret',
+  ConfigMap: 'configmap',
+  List: 'list',
+  SecretList: 'list',
+  ConfigMapList: 'list',
+};
 
 const LIST_ITEM_KINDS = [...PROVIDER_KINDS, 'Secret', 'ConfigMap'];
 export const SUPPORTED_KINDS: readonly string[] = [...LIST_ITEM_KINDS, 'List', 'Config', 'Release'];
@@ -67,9 +73,21 @@ function missingTypeFields(value: Record<string, unknown>): Finding[] {
   const findings: Finding[] = [];
   for (const field of ['apiVersion', 'kind'] as const) {
     if (value[field] === undefined || value[field] === null) {
-      findings.push({ path: [], at: 'value', message: `missing "${field}"`, expected: `"${field}" naming one of ${SUPPORTED_KINDS.join(', ')}`, hint: `add ${field} at the top of the document` });
+      findings.push({
+        path: [],
+        at: 'value',
+        message: `missing "${field}"`,
+        expected: `"${field}" naming one of ${SUPPORTED_KINDS.join(', ')}`,
+        hint: `add ${field} at the top of the document`,
+      });
     } else if (typeof value[field] !== 'string') {
-      findings.push({ path: [field], at: 'value', message: `"${field}" must be a string`, expected: 'a string', hint: `write ${field} as text, e.g. ${field === 'kind' ? 'CoreProvider' : OPERATOR_API_VERSION}` });
+      findings.push({
+        path: [field],
+        at: 'value',
+        message: `"${field}" must be a string`,
+        expected: 'a string',
+        hint: `write ${field} as text, e.g. ${field === 'kind' ? 'CoreProvider' : OPERATOR_API_VERSION}`,
+      });
     }
   }
   return findings;
@@ -78,13 +96,29 @@ function missingTypeFields(value: Record<string, unknown>): Finding[] {
 function apiVersionFindings(apiVersion: string, kind: string, served: string): Finding[] {
   if (apiVersion === served) return [];
   if (apiVersion === V1ALPHA1 && (isProviderKind(kind) || isProviderKind(kind.replace(/List$/, '')))) return [];
-  return [{ path: ['apiVersion'], at: 'value', message: `apiVersion "${apiVersion}" does not serve kind ${kind}`, expected: `apiVersion: ${served}`, hint: `set apiVersion: ${served}` }];
+  return [
+    {
+      path: ['apiVersion'],
+      at: 'value',
+      message: `apiVersion "${apiVersion}" does not serve kind ${kind}`,
+      expected: `apiVersion: ${served}`,
+      hint: `set apiVersion: ${served}`,
+    },
+  ];
 }
 
 /** Classifies a top-level document; findings explain why it cannot be read. */
 export function classifyDocument(value: unknown): Classification | Finding[] {
   if (!isPlainObject(value)) {
-    return [{ path: [], at: 'value', message: 'expected a Kubernetes object (a mapping with apiVersion and kind)', expected: `one of ${SUPPORTED_KINDS.join(', ')}`, hint: 'each YAML document is one object; separate documents with ---' }];
+    return [
+      {
+        path: [],
+        at: 'value',
+        message: 'expected a Kubernetes object (a mapping with apiVersion and kind)',
+        expected: `one of ${SUPPORTED_KINDS.join(', ')}`,
+        hint: 'each YAML document is one object; separate documents with ---',
+      },
+    ];
   }
   const missing = missingTypeFields(value);
   if (missing.length > 0) return missing;
@@ -105,13 +139,29 @@ export function classifyDocument(value: unknown): Classification | Finding[] {
  */
 export function classifyListItem(item: unknown, list: Classification): Classification | Finding[] {
   if (!isPlainObject(item)) {
-    return [{ path: [], at: 'value', message: 'expected a Kubernetes object (a mapping with apiVersion and kind)', expected: `one of ${LIST_ITEM_KINDS.join(', ')}`, hint: 'each item of items is one object' }];
+    return [
+      {
+        path: [],
+        at: 'value',
+        message: 'expected a Kubernetes object (a mapping with apiVersion and kind)',
+        expected: `one of ${LIST_ITEM_KINDS.join(', ')}`,
+        hint: 'each item of items is one object',
+      },
+    ];
   }
   if (list.item) {
     item.apiVersion ??= list.item.apiVersion;
     item.kind ??= list.item.kind;
     if (item.kind !== list.item.kind) {
-      return [{ path: ['kind'], at: 'value', message: `a ${list.kind} holds only ${list.item.kind} objects`, expected: `kind: ${list.item.kind}`, hint: 'use kind: List for mixed items' }];
+      return [
+        {
+          path: ['kind'],
+          at: 'value',
+          message: `a ${list.kind} holds only ${list.item.kind} objects`,
+          expected: `kind: ${list.item.kind}`,
+          hint: 'use kind: List for mixed items',
+        },
+      ];
     }
   }
   const missing = missingTypeFields(item);

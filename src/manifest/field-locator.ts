@@ -27,10 +27,15 @@ export function parseFieldPath(text: string): FieldPath | undefined {
 }
 
 /** The diagnostic at its field's position when it is about one of `providers` and the field is in the manifest. */
-export function atProviderField(diagnostic: Diagnostic, providers: readonly ProviderObject[], objectName: (p: ProviderObject) => string): Diagnostic {
+export function atProviderField(
+  diagnostic: Diagnostic,
+  providers: readonly ProviderObject[],
+  objectName: (p: ProviderObject) => string,
+): Diagnostic {
   if (diagnostic.path === undefined || diagnostic.object === undefined) return diagnostic;
   const provider = providers.find((p) => objectName(p) === diagnostic.object);
   const path = parseFieldPath(diagnostic.path);
-  if (!provider?.fieldPosition || !path || provider.position.file !== diagnostic.file || provider.position.line !== diagnostic.line) return diagnostic;
+  if (!provider?.fieldPosition || !path || provider.position.file !== diagnostic.file || provider.position.line !== diagnostic.line)
+    return diagnostic;
   return { ...diagnostic, ...provider.fieldPosition(path) };
 }

@@ -28,18 +28,42 @@ function isManifestName(name: string): boolean {
  */
 async function filesInDirectory(directory: string, problems: Diagnostic[]): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true });
-  const names = entries.filter((entry) => isManifestName(entry.name)).map((entry) => entry.name).sort(compareStrings);
+  const names = entries
+    .filter((entry) => isManifestName(entry.name))
+    .map((entry) => entry.name)
+    .sort(compareStrings);
   const files: string[] = [];
   for (const name of names) {
     const file = path.join(directory, name);
     // A symbolic link counts when it points at a file.
     const info = await stat(file).catch((error: unknown) => error as NodeJS.ErrnoException);
     if (info instanceof Error) {
-      const why = info.code === 'ENOENT' ? 'a symbolic link to nothing' : info.code === 'ELOOP' ? 'a symbolic link loop' : `unreadable (${info.code ?? info.message})`;
-      problems.push({ file, message: `cannot read: ${why}`, expected: 'a readable YAML file (every *.yaml and *.yml in a -f directory is read)', hint: `fix or remove ${file}, or rename it so that it does not end in .yaml or .yml` });
+      const why =
+        info.code === 'ENOENT'
+          ? 'a symbolic link to nothing'
+          : info.code === 'ELOOP'
+            ? 'a symbolic link loop'
+            : `unreadable (${info.code ?? info.message})`;
+      problems.push({
+        file,
+        message: `cannot read: ${why}`,
+        expected: 'a readable YAML file (every *.yaml and *.yml in a -f directory is read)',
+        hint: `fix or remove ${file}, or rename it so that it does not end in .yaml or .yml`,
+      });
     } else if (!info.isFile()) {
-      const kind = info.isFIFO() ? 'a named pipe' : info.isDirectory() ? 'a directory' : info.isSocket() ? 'a socket' : 'not a regular file';
-      problems.push({ file, message: `cannot read: ${kind}`, expected: 'a readable YAML file (every *.yaml and *.yml in a -f directory is read)', hint: `remove ${file}, or rename it so that it does not end in .yaml or .yml` });
+      const kind = info.isFIFO()
+        ? 'a named pipe'
+        : info.isDirectory()
+          ? 'a directory'
+          : info.isSocket()
+            ? 'a socket'
+            : 'not a regular file';
+      problems.push({
+        file,
+        message: `cannot read: ${kind}`,
+        expected: 'a readable YAML file (every *.yaml and *.yml in a -f directory is read)',
+        hint: `remove ${file}, or rename it so that it does not end in .yaml or .yml`,
+      });
     } else files.push(file);
   }
   return files;
@@ -60,14 +84,30 @@ export async function listManifestFiles(paths: readonly string[], problems: Diag
     const info = await stat(given).catch((error: unknown) => error);
     if (info instanceof Error) {
       const missing = errorCode(info) === 'ENOENT';
-      problems.push({ file: given, message: missing ? 'no such file or directory' : `cannot read: ${errorCode(info) ?? info.message}`, expected: EXPECTED_PATH, hint: 'check the -f path; relative paths are relative to the current directory' });
+      problems.push({
+        file: given,
+        message: missing ? 'no such file or directory' : `cannot read: ${errorCode(info) ?? info.message}`,
+        expected: EXPECTED_PATH,
+        hint: 'check the -f path; relative paths are relative to the current directory',
+      });
     } else if ((info as Awaited<ReturnType<typeof stat>>).isDirectory()) {
       const before = problems.length;
       const found = await filesInDirectory(given, problems).catch((error: unknown) => {
-        problems.push({ file: given, message: `cannot list the directory: ${errorCode(error) ?? (error as Error).message}`, expected: EXPECTED_PATH, hint: 'check that the directory is readable' });
+        problems.push({
+          file: given,
+          message: `cannot list the directory: ${errorCode(error) ?? (error as Error).message}`,
+          expected: EXPECTED_PATH,
+          hint: 'check that the directory is readable',
+        });
         return [] as string[];
       });
-      if (found.length === 0 && problems.length === before) problems.push({ file: given, message: 'directory has no *.yaml or *.yml files', expected: EXPECTED_PATH, hint: 'manifest files directly in the directory are read; subdirectories are not' });
+      if (found.length === 0 && problems.length === before)
+        problems.push({
+          file: given,
+          message: 'directory has no *.yaml or *.yml files',
+          expected: EXPECTED_PATH,
+          hint: 'manifest files directly in the directory are read; subdirectories are not',
+        });
       files.push(...found);
     } else {
       // Named explicitly, a pipe is fine (`-f <(generate)`).
@@ -116,14 +156,24 @@ export async function readManifestFiles(files: readonly string[], problems: Diag
         return { file, text: decodeUtf8(bytes, file) };
       } catch (error) {
         if (error instanceof TooLarge) {
-          problems.push({ file, message: `larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB`, expected: 'a manifest file of at most 64 MiB', hint: 'split the manifest into several files, or check that -f names the file you meant' });
+          problems.push({
+            file,
+            message: `larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB`,
+            expected: 'a manifest file of at most 64 MiB',
+            hint: 'split the manifest into several files, or check that -f names the file you meant',
+          });
           return undefined;
         }
         if (error instanceof CapiGitopsError) {
           problems.push(...error.diagnostics);
           return undefined;
         }
-        problems.push({ file, message: `cannot read: ${errorCode(error) ?? (error as Error).message}`, expected: EXPECTED_PATH, hint: 'check that the file is readable' });
+        problems.push({
+          file,
+          message: `cannot read: ${errorCode(error) ?? (error as Error).message}`,
+          expected: EXPECTED_PATH,
+          hint: 'check that the file is readable',
+        });
         return undefined;
       }
     }),

@@ -26,12 +26,21 @@ interface IntegerFormat {
  */
 export const INTEGER_FORMATS: Record<string, IntegerFormat> = {
   int32: { min: -(2 ** 31), max: 2 ** 31 - 1, why: 'an int32 field: Kubernetes and the provider read no other values' },
-  int64: { min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER, why: 'an int64 field, as far as capi-gitops holds integers exactly' },
-  port: { min: 0, max: 65535, why: 'a TCP port; 0 keeps the provider\'s default' },
+  int64: {
+    min: -Number.MAX_SAFE_INTEGER,
+    max: Number.MAX_SAFE_INTEGER,
+    why: 'an int64 field, as far as capi-gitops holds integers exactly',
+  },
+  port: { min: 0, max: 65535, why: "a TCP port; 0 keeps the provider's default" },
 };
 
 /** The range problem of a value that failed one of INTEGER_FORMATS, the field's own minimum/maximum folded in. */
-export function integerRangeFinding(path: FieldPath, format: string, field: AnySchemaObject, source: string | undefined): Finding | undefined {
+export function integerRangeFinding(
+  path: FieldPath,
+  format: string,
+  field: AnySchemaObject,
+  source: string | undefined,
+): Finding | undefined {
   const range = INTEGER_FORMATS[format];
   if (!range) return undefined;
   const min = typeof field.minimum === 'number' ? Math.max(field.minimum, range.min) : range.min;
@@ -97,7 +106,13 @@ export function imageFieldFinding(path: FieldPath, format: string, value: unknow
     path,
     at: 'value',
     message: `is not a valid ${IMAGE_FIELD_NAMES[field]}: ${imageFieldProblem(field, value) ?? 'does not match the grammar'}`,
-    expected: field === 'image-reference' ? `an image reference: ${IMAGE_REFERENCE_GRAMMAR}` : `the ${field.slice('image-'.length)} part of an image reference: ${IMAGE_REFERENCE_GRAMMAR}`,
-    hint: field === 'image-tag' ? 'quote a tag that looks like a number or a date; remove spaces and other characters' : 'write the reference in lower case, without spaces or a scheme (no https://)',
+    expected:
+      field === 'image-reference'
+        ? `an image reference: ${IMAGE_REFERENCE_GRAMMAR}`
+        : `the ${field.slice('image-'.length)} part of an image reference: ${IMAGE_REFERENCE_GRAMMAR}`,
+    hint:
+      field === 'image-tag'
+        ? 'quote a tag that looks like a number or a date; remove spaces and other characters'
+        : 'write the reference in lower case, without spaces or a scheme (no https://)',
   };
 }

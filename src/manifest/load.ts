@@ -96,12 +96,12 @@ function requiredFieldHint(category: Category | undefined, parent: FieldPath, fi
   const where = [...parent, field].join('.');
   if (category === 'provider') {
     if (where === 'metadata.namespace' || where === 'metadata') {
-      return 'set metadata.namespace: it is the namespace the provider\'s components are installed into (clusterctl\'s target namespace), e.g. capi-system';
+      return "set metadata.namespace: it is the namespace the provider's components are installed into (clusterctl's target namespace), e.g. capi-system";
     }
     if (where === 'metadata.name') return 'set metadata.name to the provider name, e.g. kubeadm or aws; the core provider is cluster-api';
   }
   if ((category === 'secret' || category === 'configmap') && (where === 'metadata.namespace' || where === 'metadata')) {
-    return 'set metadata.namespace: capi-gitops has no current namespace to fall back on (a provider\'s configSecret refers to its own namespace by default)';
+    return "set metadata.namespace: capi-gitops has no current namespace to fall back on (a provider's configSecret refers to its own namespace by default)";
   }
   return undefined;
 }
@@ -142,7 +142,14 @@ class ManifestCollector {
   }
 
   manifest(baseDir: string): Manifest {
-    const manifest: Manifest = { providers: this.providers, secrets: this.secrets, configMaps: this.configMaps, config: this.config, baseDir, warnings: this.warnings };
+    const manifest: Manifest = {
+      providers: this.providers,
+      secrets: this.secrets,
+      configMaps: this.configMaps,
+      config: this.config,
+      baseDir,
+      warnings: this.warnings,
+    };
     if (this.releases.length > 0) manifest.releases = this.releases;
     return manifest;
   }
@@ -182,12 +189,16 @@ class ManifestCollector {
     document.category = classified.category;
     let object = value as Record<string, unknown>;
     normalizeObject(object, classified.category);
-    if (classified.category === 'provider' && classified.apiVersion === V1ALPHA1_API_VERSION) object = this.convertV1alpha1(document, object);
+    if (classified.category === 'provider' && classified.apiVersion === V1ALPHA1_API_VERSION)
+      object = this.convertV1alpha1(document, object);
     // A v1alpha1 typed list: its items are converted one by one, the list is served as v1alpha2.
     if (classified.category === 'list' && classified.apiVersion === V1ALPHA1_API_VERSION) object.apiVersion = OPERATOR_API_VERSION;
     if (classified.category === 'list') this.addList(document, object, classified);
     else {
-      const problems = validateDocument(object, this.sourceAccess(document, () => classified.category === 'secret'));
+      const problems = validateDocument(
+        object,
+        this.sourceAccess(document, () => classified.category === 'secret'),
+      );
       problems.forEach((problem) => this.reportSchemaProblem(document, problem));
       this.addObject(document, object);
     }
@@ -195,9 +206,19 @@ class ManifestCollector {
 
   private reportUnreadable(source: SourceDocument, error: unknown): void {
     if (error instanceof YamlValueError) {
-      this.bag.add({ ...positionAt(source, error.offset), message: `invalid YAML: ${error.message}`, expected: 'YAML that converts to JSON', hint: error.hint });
+      this.bag.add({
+        ...positionAt(source, error.offset),
+        message: `invalid YAML: ${error.message}`,
+        expected: 'YAML that converts to JSON',
+        hint: error.hint,
+      });
     } else if (error instanceof RangeError) {
-      this.bag.add({ ...nodePosition(source, null), message: 'invalid YAML: the document is nested too deeply', expected: 'YAML that converts to JSON', hint: 'flatten the document' });
+      this.bag.add({
+        ...nodePosition(source, null),
+        message: 'invalid YAML: the document is nested too deeply',
+        expected: 'YAML that converts to JSON',
+        hint: 'flatten the document',
+      });
     } else {
       throw error;
     }
@@ -217,7 +238,8 @@ class ManifestCollector {
       }
       unit.category = itemClass.category;
       normalizeObject(item as Record<string, unknown>, itemClass.category);
-      if (itemClass.category === 'provider' && itemClass.apiVersion === V1ALPHA1_API_VERSION) items[index] = this.convertV1alpha1(unit, item as Record<string, unknown>);
+      if (itemClass.category === 'provider' && itemClass.apiVersion === V1ALPHA1_API_VERSION)
+        items[index] = this.convertV1alpha1(unit, item as Record<string, unknown>);
       units.set(index, unit);
     });
     const isSecretPath = (p: FieldPath) => p[0] === 'items' && units.get(p[1] as number)?.category === 'secret';
@@ -247,12 +269,17 @@ class ManifestCollector {
     switch (unit.category) {
       case 'provider': {
         if (isPlainObject(value.spec)) {
-          for (const finding of [...checkProviderSpecRules(value.spec), ...checkProviderDurations(value.spec)]) this.report(unit, this.atSource(unit, { ...finding, path: ['spec', ...finding.path] }));
-          for (const finding of providerWarnings(value.spec)) this.report(unit, this.atSource(unit, { ...finding, path: ['spec', ...finding.path] }), this.warnings);
+          for (const finding of [...checkProviderSpecRules(value.spec), ...checkProviderDurations(value.spec)])
+            this.report(unit, this.atSource(unit, { ...finding, path: ['spec', ...finding.path] }));
+          for (const finding of providerWarnings(value.spec))
+            this.report(unit, this.atSource(unit, { ...finding, path: ['spec', ...finding.path] }), this.warnings);
         }
         const provider = toProviderObject(value, position);
         // Not enumerable: a provider stays plain data for comparisons and serialisation.
-        Object.defineProperty(provider, 'fieldPosition', { value: (path: FieldPath) => fieldPosition(unit.source, unit.node, path, 'value'), enumerable: false });
+        Object.defineProperty(provider, 'fieldPosition', {
+          value: (path: FieldPath) => fieldPosition(unit.source, unit.node, path, 'value'),
+          enumerable: false,
+        });
         this.providers.push(provider);
         break;
       }
@@ -303,7 +330,12 @@ class ManifestCollector {
       this.firstSeen.set(id, position);
       return;
     }
-    const what = kind === 'Config' ? 'more than one Config document' : kind === 'Release' ? `duplicate Release ${name}` : `duplicate ${kind} ${namespace}/${name}`;
+    const what =
+      kind === 'Config'
+        ? 'more than one Config document'
+        : kind === 'Release'
+          ? `duplicate Release ${name}`
+          : `duplicate ${kind} ${namespace}/${name}`;
     this.bag.add({
       ...position,
       object: unit.label,
@@ -315,7 +347,9 @@ class ManifestCollector {
 
   private reportSchemaProblem(unit: ObjectUnit, problem: SchemaProblem): void {
     const known = unit.category === 'provider' ? providerSchemaHint(problem.path) : undefined;
-    const hint = known ?? (problem.missingField ? (requiredFieldHint(unit.category, problem.path, problem.missingField) ?? problem.hint) : problem.hint);
+    const hint =
+      known ??
+      (problem.missingField ? (requiredFieldHint(unit.category, problem.path, problem.missingField) ?? problem.hint) : problem.hint);
     this.report(unit, this.atSource(unit, { ...problem, hint }));
   }
 

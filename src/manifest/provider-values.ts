@@ -9,7 +9,13 @@ import { parseGoDuration } from '../model/go-duration.js';
 import type { Finding } from './documents.js';
 import type { FieldPath } from './yaml-source.js';
 
-const MANAGER_DURATIONS: readonly FieldPath[] = [['syncPeriod'], ['gracefulShutDown'], ['leaderElection', 'leaseDuration'], ['leaderElection', 'renewDeadline'], ['leaderElection', 'retryPeriod']];
+const MANAGER_DURATIONS: readonly FieldPath[] = [
+  ['syncPeriod'],
+  ['gracefulShutDown'],
+  ['leaderElection', 'leaseDuration'],
+  ['leaderElection', 'renewDeadline'],
+  ['leaderElection', 'retryPeriod'],
+];
 
 function valueAt(root: unknown, path: FieldPath): unknown {
   let at = root;

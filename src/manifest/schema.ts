@@ -77,7 +77,9 @@ export function validateDocument(value: unknown, access: SourceAccess): SchemaPr
 function relevantErrors(errors: ErrorObject[]): ErrorObject[] {
   const anyOfs = errors.filter((e) => e.keyword === 'anyOf');
   // An integer format's message states the whole range, the field's minimum included.
-  const ranged = new Set(errors.filter((e) => e.keyword === 'format' && INTEGER_FORMATS[String(e.params.format)]).map((e) => e.instancePath));
+  const ranged = new Set(
+    errors.filter((e) => e.keyword === 'format' && INTEGER_FORMATS[String(e.params.format)]).map((e) => e.instancePath),
+  );
   return errors.filter((error) => {
     if (error.keyword === 'if') return false;
     if ((error.keyword === 'minimum' || error.keyword === 'maximum') && ranged.has(error.instancePath)) return false;
@@ -109,7 +111,8 @@ export function pointerToPath(pointer: string): (string | number)[] {
 function resolveRef(schema: unknown, root: AnySchemaObject): AnySchemaObject | undefined {
   if (!isPlainObject(schema)) return undefined;
   const ref = schema.$ref;
-  if (typeof ref === 'string' && ref.startsWith('#/$defs/')) return (root.$defs as Record<string, AnySchemaObject>)[ref.slice('#/$defs/'.length)];
+  if (typeof ref === 'string' && ref.startsWith('#/$defs/'))
+    return (root.$defs as Record<string, AnySchemaObject>)[ref.slice('#/$defs/'.length)];
   return schema as AnySchemaObject;
 }
 
@@ -159,7 +162,14 @@ function describeError(error: ErrorObject, root: AnySchemaObject, access: Source
       };
     }
     case 'minLength':
-      if (error.params.limit === 1) return { path, at: 'value', message: 'must not be empty', expected: describeSchema(parent), hint: 'give a value, or remove the field' };
+      if (error.params.limit === 1)
+        return {
+          path,
+          at: 'value',
+          message: 'must not be empty',
+          expected: describeSchema(parent),
+          hint: 'give a value, or remove the field',
+        };
       return formatMismatch(path, parent);
     case 'format':
       return (
@@ -185,7 +195,13 @@ function describeError(error: ErrorObject, root: AnySchemaObject, access: Source
       };
     }
     default:
-      return { path, at: 'value', message: `does not satisfy the schema keyword "${error.keyword}"`, expected: describeSchema(parent), hint: 'see schema/capi-gitops.schema.json' };
+      return {
+        path,
+        at: 'value',
+        message: `does not satisfy the schema keyword "${error.keyword}"`,
+        expected: describeSchema(parent),
+        hint: 'see schema/capi-gitops.schema.json',
+      };
   }
 }
 
@@ -195,14 +211,23 @@ function describeSchema(schema: AnySchemaObject): string | undefined {
 
 function formatMismatch(path: FieldPath, schema: AnySchemaObject): SchemaProblem {
   const title = typeof schema.title === 'string' ? schema.title : 'value';
-  return { path, at: 'value', message: `is not a valid ${title}`, expected: describeSchema(schema), hint: 'change the value to the form described above' };
+  return {
+    path,
+    at: 'value',
+    message: `is not a valid ${title}`,
+    expected: describeSchema(schema),
+    hint: 'change the value to the form described above',
+  };
 }
 
 function unknownField(path: FieldPath, field: string, parent: AnySchemaObject, root: AnySchemaObject): SchemaProblem {
   const properties = (parent.properties ?? {}) as Record<string, unknown>;
   const known = Object.keys(properties).sort(compareStrings);
   const title = typeof parent.title === 'string' ? parent.title : 'this object';
-  const home = known.find((name) => isPlainObject(resolveRef(properties[name], root)?.properties) && field in (resolveRef(properties[name], root)!.properties as object));
+  const home = known.find(
+    (name) =>
+      isPlainObject(resolveRef(properties[name], root)?.properties) && field in (resolveRef(properties[name], root)!.properties as object),
+  );
   const guess = closestName(field, known);
   let hint: string;
   if (home) hint = `"${field}" is a field of "${home}": move it under ${home}`;
@@ -236,9 +261,18 @@ function jsonType(value: unknown): string {
 }
 
 function typeMismatch(path: FieldPath, expectedType: string, data: unknown, access: SourceAccess): SchemaProblem {
-  const expected = expectedType.split(',').map((t) => ARTICLE[t] ?? t).join(' or ');
+  const expected = expectedType
+    .split(',')
+    .map((t) => ARTICLE[t] ?? t)
+    .join(' or ');
   const got = jsonType(data);
-  return { path, at: 'value', message: `must be ${expected}, got ${ARTICLE[got] ?? got}`, expected, hint: typeHint(expectedType, got, access.sourceText(path)) };
+  return {
+    path,
+    at: 'value',
+    message: `must be ${expected}, got ${ARTICLE[got] ?? got}`,
+    expected,
+    hint: typeHint(expectedType, got, access.sourceText(path)),
+  };
 }
 
 function typeHint(expectedType: string, got: string, source: string | undefined): string {

@@ -10,7 +10,20 @@
  */
 import { readFile } from 'node:fs/promises';
 import semver from 'semver';
-import { CST, Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq, type Document, type Node as YamlNode, type Scalar, type YAMLMap } from 'yaml';
+import {
+  CST,
+  Composer,
+  LineCounter,
+  Parser,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  type Document,
+  type Node as YamlNode,
+  type Scalar,
+  type YAMLMap,
+} from 'yaml';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { isProviderKind, type ProviderKind } from '../model/provider.js';
 import { parseSemantic, parseVersionRequest } from '../kernel/versions.js';
@@ -116,7 +129,8 @@ function versionNode(object: YAMLMap): { node?: Scalar; at: YamlNode; problem?: 
   if (isAlias(spec)) return { at: spec, problem: 'spec is an alias' };
   if (!isMap(spec)) return { at: spec };
   // YAML 1.1 merge keys read as a symbol; a literal "<<" key is refused too, to be safe.
-  if (spec.items.some((pair) => isScalar(pair.key) && (typeof pair.key.value === 'symbol' || pair.key.value === '<<'))) return { at: spec, problem: 'spec has a merge key' };
+  if (spec.items.some((pair) => isScalar(pair.key) && (typeof pair.key.value === 'symbol' || pair.key.value === '<<')))
+    return { at: spec, problem: 'spec has a merge key' };
   const node = spec.get('version', true) as YamlNode | undefined | null;
   if (node === undefined || node === null) return { at: spec };
   if (isAlias(node)) return { at: node, problem: 'spec.version is an alias' };
@@ -150,15 +164,24 @@ function satisfiesRange(version: string, range: string): boolean {
 }
 
 /** What to do with a provider's spec.version. */
-function classify(node: Scalar | undefined, problem: string | undefined, newVersion: string): { status: VersionEditStatus; reason?: string } {
+function classify(
+  node: Scalar | undefined,
+  problem: string | undefined,
+  newVersion: string,
+): { status: VersionEditStatus; reason?: string } {
   if (problem) return { status: 'skipped', reason: `${problem}; write ${newVersion} by hand` };
-  if (node !== undefined && node.value !== null && typeof node.value !== 'string') return { status: 'skipped', reason: `spec.version is not a string; write "${newVersion}" by hand` };
+  if (node !== undefined && node.value !== null && typeof node.value !== 'string')
+    return { status: 'skipped', reason: `spec.version is not a string; write "${newVersion}" by hand` };
   const written = node ? String(node.value ?? '') : '';
-  if (written.trim() !== written) return { status: 'skipped', reason: `spec.version has surrounding white space; write ${newVersion} by hand` };
+  if (written.trim() !== written)
+    return { status: 'skipped', reason: `spec.version has surrounding white space; write ${newVersion} by hand` };
   const request = parseVersionRequest(written);
   if (request === null) return { status: 'skipped', reason: `spec.version is neither a version nor a range; write ${newVersion} by hand` };
   if (request.form === 'range' && !satisfiesRange(newVersion, request.range)) {
-    return { status: 'skipped', reason: `${newVersion} is outside the range ${JSON.stringify(request.range)}, so the lockfile cannot carry it; widen the range or pin the version` };
+    return {
+      status: 'skipped',
+      reason: `${newVersion} is outside the range ${JSON.stringify(request.range)}, so the lockfile cannot carry it; widen the range or pin the version`,
+    };
   }
   if (request.form !== 'exact') return { status: 'not-pinned' };
   return { status: written === newVersion ? 'unchanged' : 'updated' };
@@ -176,7 +199,13 @@ function parseFailure(file: string, lineCounter: LineCounter, docs: Document.Par
   for (const doc of docs) {
     for (const error of doc.errors) {
       const { line, col } = lineCounter.linePos(error.pos[0]);
-      problems.push({ file, line, column: col, message: `invalid YAML: ${safeYamlMessage(error)}`, hint: 'fix the manifest before updating versions' });
+      problems.push({
+        file,
+        line,
+        column: col,
+        message: `invalid YAML: ${safeYamlMessage(error)}`,
+        hint: 'fix the manifest before updating versions',
+      });
     }
   }
   return problems.length > 0 ? new CapiGitopsError(problems) : undefined;
@@ -206,7 +235,18 @@ function editFile(file: ManifestText, bumps: ReadonlyMap<string, VersionBump>): 
         CST.setScalarValue(node!.srcToken as CST.Token, bump.newVersion, { afterKey: true });
         changed = true;
       }
-      const edit = { file: file.path, line: at.line, column: at.col, kind: provider.kind, name: provider.name, namespace: provider.namespace, oldVersion, newVersion: bump.newVersion, status, ...(reason ? { reason } : {}) };
+      const edit = {
+        file: file.path,
+        line: at.line,
+        column: at.col,
+        kind: provider.kind,
+        name: provider.name,
+        namespace: provider.namespace,
+        oldVersion,
+        newVersion: bump.newVersion,
+        status,
+        ...(reason ? { reason } : {}),
+      };
       edits.push({ ...edit, message: editMessage(edit) });
     }
   }
@@ -220,7 +260,12 @@ function assertVersionsWritten(file: string, text: string, edits: readonly Versi
   const docs = Array.from(new Composer(YAML_OPTIONS).compose(new Parser().parse(text)));
   const written = new Map<string, string>();
   for (const doc of docs) {
-    if (doc.errors.length > 0) throw new CapiGitopsError({ file, message: 'internal error: the edited manifest no longer parses', hint: 'please report this; the file was not written' });
+    if (doc.errors.length > 0)
+      throw new CapiGitopsError({
+        file,
+        message: 'internal error: the edited manifest no longer parses',
+        hint: 'please report this; the file was not written',
+      });
     for (const provider of providersIn(doc)) {
       const { node } = versionNode(provider.object);
       written.set(bumpKey(provider), node ? String(node.value) : '');
@@ -228,7 +273,12 @@ function assertVersionsWritten(file: string, text: string, edits: readonly Versi
   }
   for (const edit of edits) {
     if (edit.status === 'updated' && written.get(bumpKey(edit)) !== edit.newVersion) {
-      throw new CapiGitopsError({ file, line: edit.line, message: `internal error: ${bumpKey(edit)} reads "${written.get(bumpKey(edit))}" after the edit, not ${edit.newVersion}`, hint: 'please report this; the file was not written' });
+      throw new CapiGitopsError({
+        file,
+        line: edit.line,
+        message: `internal error: ${bumpKey(edit)} reads "${written.get(bumpKey(edit))}" after the edit, not ${edit.newVersion}`,
+        hint: 'please report this; the file was not written',
+      });
     }
   }
 }
@@ -244,7 +294,11 @@ export function updateManifestVersions(files: readonly ManifestText[], bumps: re
   const unknown = bumps.filter((bump) => !matched.has(bumpKey(bump)));
   if (unknown.length > 0) {
     throw new CapiGitopsError(
-      unknown.map((bump) => ({ message: `no ${bump.kind} ${bump.namespace}/${bump.name} in the manifest files`, expected: `a ${bump.kind} document named ${bump.name} in namespace ${bump.namespace}`, hint: 'update the providers the manifest declares' })),
+      unknown.map((bump) => ({
+        message: `no ${bump.kind} ${bump.namespace}/${bump.name} in the manifest files`,
+        expected: `a ${bump.kind} document named ${bump.name} in namespace ${bump.namespace}`,
+        hint: 'update the providers the manifest declares',
+      })),
     );
   }
   const edits = results.flatMap((result) => result.edits);

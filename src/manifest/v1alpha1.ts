@@ -102,7 +102,7 @@ function checkShape(value: Record<string, unknown>, shape: Shape, path: FieldPat
         at: 'key',
         message: v2 ? `"${field}" is a v1alpha2 field and has no v1alpha1 equivalent: ${v2}` : `unknown v1alpha1 field "${field}"`,
         expected: `one of the v1alpha1 fields ${Object.keys(shape).join(', ')}`,
-        hint: v2 ? CONVERT_HINT : guess ? `did you mean "${guess}"?` : 'remove it: the operator\'s v1alpha1 API dropped unknown fields',
+        hint: v2 ? CONVERT_HINT : guess ? `did you mean "${guess}"?` : "remove it: the operator's v1alpha1 API dropped unknown fields",
       });
     } else if (expected !== 'leaf' && 'items' in expected && Array.isArray(inner)) {
       inner.forEach((item, index) => {
@@ -139,17 +139,26 @@ function restoredEdits(object: Record<string, unknown>, spec: Record<string, unk
   try {
     hub = JSON.parse(String(annotations[CONVERSION_DATA_ANNOTATION]));
   } catch {
-    findings.push({ path: source, at: 'value', message: 'the conversion-data annotation is not JSON', expected: 'the JSON the operator wrote (utilconversion.MarshalData)', hint: 'remove the annotation; it only carries v1alpha2 fields v1alpha1 cannot hold' });
+    findings.push({
+      path: source,
+      at: 'value',
+      message: 'the conversion-data annotation is not JSON',
+      expected: 'the JSON the operator wrote (utilconversion.MarshalData)',
+      hint: 'remove the annotation; it only carries v1alpha2 fields v1alpha1 cannot hold',
+    });
     return edits;
   }
   const hubSpec = isPlainObject(hub) && isPlainObject(hub.spec) ? hub.spec : {};
-  if (hubSpec.manifestPatches !== undefined) edits.push({ op: 'set', path: ['spec', 'manifestPatches'], value: hubSpec.manifestPatches, source });
-  if (hubSpec.additionalDeployments !== undefined) edits.push({ op: 'set', path: ['spec', 'additionalDeployments'], value: hubSpec.additionalDeployments, source });
+  if (hubSpec.manifestPatches !== undefined)
+    edits.push({ op: 'set', path: ['spec', 'manifestPatches'], value: hubSpec.manifestPatches, source });
+  if (hubSpec.additionalDeployments !== undefined)
+    edits.push({ op: 'set', path: ['spec', 'additionalDeployments'], value: hubSpec.additionalDeployments, source });
   const oci = isPlainObject(hubSpec.fetchConfig) ? hubSpec.fetchConfig.oci : undefined;
   if (oci !== undefined && oci !== '') edits.push({ op: 'set', path: ['spec', 'fetchConfig', 'oci'], value: oci, source });
   const additionalArgs = isPlainObject(hubSpec.manager) ? hubSpec.manager.additionalArgs : undefined;
   // ConvertTo restores additionalArgs only into a manager the object has.
-  if (additionalArgs !== undefined && isPlainObject(spec.manager)) edits.push({ op: 'set', path: ['spec', 'manager', 'additionalArgs'], value: additionalArgs, source });
+  if (additionalArgs !== undefined && isPlainObject(spec.manager))
+    edits.push({ op: 'set', path: ['spec', 'manager', 'additionalArgs'], value: additionalArgs, source });
   return edits;
 }
 
@@ -158,7 +167,13 @@ export function planV1alpha1Conversion(object: Record<string, unknown>): Convers
   const findings: Finding[] = [];
   const edits: ConversionEdit[] = [{ op: 'set', path: ['apiVersion'], value: OPERATOR_API_VERSION, source: ['apiVersion'] }];
   if (!V1ALPHA1_KINDS.includes(String(object.kind))) {
-    findings.push({ path: ['apiVersion'], at: 'value', message: `${V1ALPHA1_API_VERSION} never served ${String(object.kind)}`, expected: `apiVersion: ${OPERATOR_API_VERSION}`, hint: `set apiVersion: ${OPERATOR_API_VERSION}` });
+    findings.push({
+      path: ['apiVersion'],
+      at: 'value',
+      message: `${V1ALPHA1_API_VERSION} never served ${String(object.kind)}`,
+      expected: `apiVersion: ${OPERATOR_API_VERSION}`,
+      hint: `set apiVersion: ${OPERATOR_API_VERSION}`,
+    });
     return { edits, findings };
   }
   const spec = isPlainObject(object.spec) ? object.spec : undefined;
@@ -188,7 +203,13 @@ function secretEdits(spec: Record<string, unknown>, findings: Finding[]): Conver
     return edits;
   }
   if (name === '') {
-    findings.push({ path: ['spec', 'secretNamespace'], at: 'key', message: 'secretNamespace without secretName has no v1alpha2 equivalent (configSecret.name is required)', expected: 'spec.secretName next to spec.secretNamespace', hint: 'add spec.secretName, or remove spec.secretNamespace' });
+    findings.push({
+      path: ['spec', 'secretNamespace'],
+      at: 'key',
+      message: 'secretNamespace without secretName has no v1alpha2 equivalent (configSecret.name is required)',
+      expected: 'spec.secretName next to spec.secretNamespace',
+      hint: 'add spec.secretName, or remove spec.secretNamespace',
+    });
   }
   const configSecret: Record<string, string> = { name };
   if (namespace !== '') configSecret.namespace = namespace;
@@ -206,7 +227,13 @@ function imageEdits(spec: Record<string, unknown>, findings: Finding[]): Convers
     const path: FieldPath = ['spec', 'deployment', 'containers', index, 'image'];
     const image = container.image;
     if (!isPlainObject(image)) {
-      findings.push({ path, at: 'value', message: 'image must be a mapping', expected: 'image: {repository, name, tag}', hint: 'write the image as repository, name and tag' });
+      findings.push({
+        path,
+        at: 'value',
+        message: 'image must be a mapping',
+        expected: 'image: {repository, name, tag}',
+        hint: 'write the image as repository, name and tag',
+      });
       return;
     }
     const imageUrl = imageUrlOf(image);

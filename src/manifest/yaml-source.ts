@@ -116,7 +116,12 @@ function typedScalar(node: Scalar): PlainScalar {
   // go-yaml reads a scalar with any other tag (!!str, !!timestamp, custom tags) as its text.
   if (!kinds) return { kind: 'str', value: text };
   const typed = resolvePlainScalarTyped(text);
-  if (!kinds.includes(typed.kind)) throw new YamlValueError(startOf(node), `the value cannot be read as ${node.tag.replace(TAG, '!!')}`, 'remove the tag or change the value');
+  if (!kinds.includes(typed.kind))
+    throw new YamlValueError(
+      startOf(node),
+      `the value cannot be read as ${node.tag.replace(TAG, '!!')}`,
+      'remove the tag or change the value',
+    );
   return typed;
 }
 
@@ -158,10 +163,15 @@ class KubernetesYaml {
 
   private alias(node: YamlNode & { resolve(doc: Document.Parsed): unknown }): unknown {
     if (++this.expansions > MAX_ALIAS_EXPANSIONS) {
-      throw new YamlValueError(startOf(node), 'too many alias references', `write the repeated parts out; at most ${MAX_ALIAS_EXPANSIONS} alias expansions per document`);
+      throw new YamlValueError(
+        startOf(node),
+        'too many alias references',
+        `write the repeated parts out; at most ${MAX_ALIAS_EXPANSIONS} alias expansions per document`,
+      );
     }
     const target = node.resolve(this.doc) as YamlNode | undefined;
-    if (target && this.open.has(target)) throw new YamlValueError(startOf(node), 'an alias refers to a node that contains it', 'remove the alias');
+    if (target && this.open.has(target))
+      throw new YamlValueError(startOf(node), 'an alias refers to a node that contains it', 'remove the alias');
     return this.value(target);
   }
 
@@ -183,7 +193,11 @@ class KubernetesYaml {
       }
       const key = jsonKeyOfNode(pair.key, this.doc);
       if (key === undefined) {
-        throw new YamlValueError(startOf(pair.key as YamlNode), 'this mapping key has no JSON form (null, a collection, or an integer beyond int64)', 'use a string key');
+        throw new YamlValueError(
+          startOf(pair.key as YamlNode),
+          'this mapping key has no JSON form (null, a collection, or an integer beyond int64)',
+          'use a string key',
+        );
       }
       setField(result, key, this.value(pair.value as YamlNode | null));
     }

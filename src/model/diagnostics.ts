@@ -77,7 +77,15 @@ export function formatWarning(d: Diagnostic): string {
 function formatAs(d: Diagnostic, severity: 'error' | 'warning'): string {
   // Every field can carry input or a server's words: redacted and escaped, one line each.
   const safe = (text: string | undefined) => (text === undefined ? undefined : safeText(text, { keepNewlines: false }));
-  d = { ...d, message: safe(d.message)!, file: safe(d.file), path: safe(d.path), object: safe(d.object), expected: safe(d.expected), hint: safe(d.hint) };
+  d = {
+    ...d,
+    message: safe(d.message)!,
+    file: safe(d.file),
+    path: safe(d.path),
+    object: safe(d.object),
+    expected: safe(d.expected),
+    hint: safe(d.hint),
+  };
   let where = '';
   if (d.file) {
     where = d.file;

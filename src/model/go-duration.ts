@@ -1,10 +1,13 @@
-/** Go's time.ParseDuration (metav1.Duration), exact to the nanosecond: the manifest stage checks durations with it and the render stage converts them. */
+/**
+ * Go's time.ParseDuration (metav1.Duration), exact to the nanosecond: the manifest stage checks
+ * durations with it and the render stage converts them.
+ */
 
 const NANOS_PER_UNIT: Record<string, bigint> = {
   ns: 1n,
   us: 1_000n,
-  'µs': 1_000n, // U+00B5 micro sign
-  'μs': 1_000n, // U+03BC Greek mu
+  µs: 1_000n, // U+00B5 micro sign
+  μs: 1_000n, // U+03BC Greek mu
   ms: 1_000_000n,
   s: 1_000_000_000n,
   m: 60_000_000_000n,

@@ -42,9 +42,7 @@ export interface ImageReference {
   digest: string;
 }
 
-export type ParsedImage =
-  | { ok: true; reference: ImageReference; canonical: boolean }
-  | { ok: false; message: string };
+export type ParsedImage = { ok: true; reference: ImageReference; canonical: boolean } | { ok: false; message: string };
 
 /** The string form of a reference, as reference.String() prints it. */
 export function formatImageReference(ref: ImageReference): string {
@@ -131,7 +129,9 @@ export function parseImage(text: string): ParsedImage {
 // ---- checks of manifest fields (schema formats) -------------------------------------------
 
 /** A digest clusterctl accepts: a registered algorithm and its exact lower-case hex length. */
-const CHECKED_DIGEST = Object.entries(DIGEST_HEX_LENGTH).map(([algorithm, length]) => `${algorithm}:[a-f0-9]{${length}}`).join('|');
+const CHECKED_DIGEST = Object.entries(DIGEST_HEX_LENGTH)
+  .map(([algorithm, length]) => `${algorithm}:[a-f0-9]{${length}}`)
+  .join('|');
 
 /**
  * What each image field of the manifest must match. They are regular expressions (not
@@ -164,6 +164,7 @@ export function imageFieldProblem(field: ImageField, text: string): string | und
     return parsed.ok ? 'not an image reference' : parsed.message;
   }
   if (/\s/.test(text)) return 'contains white space';
-  if (field !== 'image-tag' && text.toLowerCase() !== text && IMAGE_FIELD_PATTERNS[field].test(text.toLowerCase())) return 'repository names must be lower-case';
+  if (field !== 'image-tag' && text.toLowerCase() !== text && IMAGE_FIELD_PATTERNS[field].test(text.toLowerCase()))
+    return 'repository names must be lower-case';
   return field === 'image-tag' ? 'not a valid tag' : `not a valid ${field === 'image-name' ? 'image name' : 'repository'}`;
 }

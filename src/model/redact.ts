@@ -7,7 +7,10 @@
  */
 
 const MASK = '********';
-/** Shorter values are not redacted: replacing every "abc" in a message would garble it, and such a value is no credential worth guessing. */
+/**
+ * Shorter values are not redacted: replacing every "abc" in a message would garble it, and such a
+ * value is no credential worth guessing.
+ */
 const MIN_SECRET_LENGTH = 6;
 
 const secrets = new Set<string>();
@@ -50,7 +53,8 @@ export function registerSecretForms(forms: Iterable<string>): void {
 export function redactStrings<T>(value: T): T {
   if (typeof value === 'string') return redactText(value) as T;
   if (Array.isArray(value)) return value.map(redactStrings) as T;
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactText(k), redactStrings(v)])) as T;
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactText(k), redactStrings(v)])) as T;
   return value;
 }
 
@@ -95,7 +99,10 @@ export function redactText(text: string): string {
     if (out.includes(secret)) out = out.split(secret).join(MASK);
   }
   // Header lines a server echoed back, whatever the token: `Authorization: Bearer x`.
-  return out.replace(/\b((?:proxy-)?authorization|private-token|job-token|deploy-token|x-api-key|cookie)(["']?\s*[:=]\s*["']?)(?:(?:Bearer|Basic|token)\s+)?[^\s"',;]+/gi, `$1$2${MASK}`);
+  return out.replace(
+    /\b((?:proxy-)?authorization|private-token|job-token|deploy-token|x-api-key|cookie)(["']?\s*[:=]\s*["']?)(?:(?:Bearer|Basic|token)\s+)?[^\s"',;]+/gi,
+    `$1$2${MASK}`,
+  );
 }
 
 /**

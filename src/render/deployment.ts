@@ -12,13 +12,7 @@ import { MAX_DURATION, MIN_DURATION, SECOND, parseGoDuration } from '../model/go
 import { DiagnosticBag, type Diagnostic } from '../model/diagnostics.js';
 import { clone, isPlainObject, type KObject } from '../model/kobject.js';
 import { compareGoStrings } from '../kernel/order.js';
-import type {
-  ContainerSpec,
-  DeploymentSpec,
-  LeaderElectionConfiguration,
-  ManagerSpec,
-  ProviderSpec,
-} from '../manifest/types.js';
+import type { ContainerSpec, DeploymentSpec, LeaderElectionConfiguration, ManagerSpec, ProviderSpec } from '../manifest/types.js';
 
 /** The provider object a customisation comes from, for messages (`object`: `Kind/ns/name`). */
 export type ProviderOrigin = Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'>;
@@ -114,13 +108,21 @@ function applyDeploymentSpec(d: KObject, spec: DeploymentSpec, scope: Scope, pat
   if (spec.tolerations !== undefined && spec.tolerations !== null) setOmitEmpty(pod, 'tolerations', clone(spec.tolerations));
   if (spec.serviceAccountName) pod.serviceAccountName = spec.serviceAccountName;
   if (spec.imagePullSecrets !== undefined && spec.imagePullSecrets !== null) {
-    setOmitEmpty(pod, 'imagePullSecrets', spec.imagePullSecrets.map((ref) => withoutEmptyName(clone(ref))));
+    setOmitEmpty(
+      pod,
+      'imagePullSecrets',
+      spec.imagePullSecrets.map((ref) => withoutEmptyName(clone(ref))),
+    );
   }
   (spec.containers ?? []).forEach((containerSpec, i) => {
     const container = containersOf(d).find((c) => c.name === containerSpec.name);
     if (container === undefined) {
       report(scope, `${path}.containers[${i}].name`, `cannot find container "${containerSpec.name}" in Deployment "${scope.deployment}"`, {
-        expected: `one of: ${containersOf(d).map((c) => String(c.name)).join(', ') || '(no containers)'}`,
+        expected: `one of: ${
+          containersOf(d)
+            .map((c) => String(c.name))
+            .join(', ') || '(no containers)'
+        }`,
         hint: 'containers are matched by name; check spelling against the provider components',
       });
       return;
@@ -204,7 +206,8 @@ function customizeManagerContainer(c: Json, m: ManagerSpec, scope: Scope, path: 
     if (seconds !== undefined && seconds > 0n) setArg(c, '--sync-period', `${seconds}s`);
   }
   // Not a flag upstream, but the operator cannot even read a provider whose duration is malformed.
-  if (m.gracefulShutDown !== undefined && m.gracefulShutDown !== null) durationSeconds(m.gracefulShutDown, scope, `${path}.gracefulShutDown`);
+  if (m.gracefulShutDown !== undefined && m.gracefulShutDown !== null)
+    durationSeconds(m.gracefulShutDown, scope, `${path}.gracefulShutDown`);
 
   const verbosity = m.verbosity ?? DEFAULT_VERBOSITY;
   if (verbosity !== DEFAULT_VERBOSITY) setArg(c, '--v', String(verbosity));
@@ -260,7 +263,10 @@ export function mergedFeatureGates(args: readonly string[], userGates: Record<st
     }
   }
   for (const [name, value] of Object.entries(userGates)) gates.set(name, value);
-  return [...gates].map(([name, value]) => `${name}=${value}`).sort(compareGoStrings).join(',');
+  return [...gates]
+    .map(([name, value]) => `${name}=${value}`)
+    .sort(compareGoStrings)
+    .join(',');
 }
 
 // ---- args (setArgs) -------------------------------------------------------------------------
@@ -332,8 +338,7 @@ function objectAt(root: Json, path: string[]): Json {
 
 /** The operator round-trips through typed structs, where `omitempty` drops "" / [] / {}. */
 function setOmitEmpty(target: Json, key: string, value: unknown): void {
-  const empty =
-    value === '' || (Array.isArray(value) && value.length === 0) || (isPlainObject(value) && Object.keys(value).length === 0);
+  const empty = value === '' || (Array.isArray(value) && value.length === 0) || (isPlainObject(value) && Object.keys(value).length === 0);
   if (empty) delete target[key];
   else target[key] = value;
 }
@@ -341,7 +346,6 @@ function setOmitEmpty(target: Json, key: string, value: unknown): void {
 function sortedKeys(map: Record<string, unknown>): string[] {
   return Object.keys(map).sort(compareGoStrings);
 }
-
 
 function report(scope: Scope, path: string, message: string, more: Pick<Diagnostic, 'expected' | 'hint'>): void {
   scope.bag.add({ ...scope.origin, path, message, ...more });

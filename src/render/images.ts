@@ -176,7 +176,11 @@ function imageDiagnostic(obj: KObject, path: string, message: string): Diagnosti
 /** Every container image field: the object, the field path and its value (for tracking where a value went). */
 export function imageFields(objs: KObject[]): { object: string; path: string; image: unknown }[] {
   return objs.flatMap((obj) =>
-    containerImages(obj).map((entry) => ({ object: describeObject(obj), path: `spec.template.spec.${entry.list}[${entry.index}].image`, image: entry.image })),
+    containerImages(obj).map((entry) => ({
+      object: describeObject(obj),
+      path: `spec.template.spec.${entry.list}[${entry.index}].image`,
+      image: entry.image,
+    })),
   );
 }
 
@@ -189,7 +193,6 @@ export function inspectImages(objs: KObject[]): string[] {
   }
   return [...images].sort(compareStrings);
 }
-
 
 // ---- override sources -------------------------------------------------------------------
 
@@ -242,7 +245,13 @@ export function parseImagesValue(yamlText: string, origin: string, position?: So
   // An empty value means no overrides, as clusterctl's UnmarshalKey leaves the map nil.
   if (value === null || value === undefined) return {};
   if (!isPlainObject(value)) {
-    throw new CapiGitopsError(problem('images', `is a ${typeName(value)}, not a mapping`, 'a mapping of `all`, `<component>` or `<component>/<image>` to {repository, name, tag}'));
+    throw new CapiGitopsError(
+      problem(
+        'images',
+        `is a ${typeName(value)}, not a mapping`,
+        'a mapping of `all`, `<component>` or `<component>/<image>` to {repository, name, tag}',
+      ),
+    );
   }
 
   const bag = new DiagnosticBag();
@@ -260,7 +269,10 @@ export function parseImagesValue(yamlText: string, origin: string, position?: So
     }
     if (key === 'images') {
       // The Secret key is already `images`: a second level is clusterctl.yaml's layout pasted in.
-      bag.add({ ...problem(path, 'nests the overrides under another `images:` key', 'the map itself, e.g. `all: {repository: …}`'), hint: 'remove the outer `images:` line and unindent the rest' });
+      bag.add({
+        ...problem(path, 'nests the overrides under another `images:` key', 'the map itself, e.g. `all: {repository: …}`'),
+        hint: 'remove the outer `images:` line and unindent the rest',
+      });
       continue;
     }
     const meta: ImageMeta = {};
@@ -270,11 +282,24 @@ export function parseImagesValue(yamlText: string, origin: string, position?: So
       } else if (fieldValue === null) {
         continue;
       } else if (typeof fieldValue !== 'string') {
-        bag.add(problem(`${path}.${field}`, `is a ${typeName(fieldValue)}, not a string`, 'a string (quote values such as tags that look like numbers)'));
+        bag.add(
+          problem(
+            `${path}.${field}`,
+            `is a ${typeName(fieldValue)}, not a string`,
+            'a string (quote values such as tags that look like numbers)',
+          ),
+        );
       } else {
         // Checked as the manifest's Config.images fields are (schema formats); the value is not quoted.
         const wrong = imageFieldProblem(`image-${field}` as ImageField, fieldValue);
-        if (wrong) bag.add(problem(`${path}.${field}`, `is not a valid image ${field}: ${wrong}`, `the ${field} part of an image reference: ${IMAGE_REFERENCE_GRAMMAR}`));
+        if (wrong)
+          bag.add(
+            problem(
+              `${path}.${field}`,
+              `is not a valid image ${field}: ${wrong}`,
+              `the ${field} part of an image reference: ${IMAGE_REFERENCE_GRAMMAR}`,
+            ),
+          );
         else meta[field as (typeof IMAGE_META_FIELDS)[number]] = fieldValue;
       }
     }

@@ -111,7 +111,9 @@ function fixSubjects(obj: KObject, target: string, bag: DiagnosticBag): KObject 
   }
   return {
     ...obj,
-    subjects: subjects.map((s) => (isPlainObject(s) && typeof s.namespace === 'string' && s.namespace !== '' ? { ...s, namespace: target } : s)),
+    subjects: subjects.map((s) =>
+      isPlainObject(s) && typeof s.namespace === 'string' && s.namespace !== '' ? { ...s, namespace: target } : s,
+    ),
   };
 }
 
@@ -122,7 +124,14 @@ function fixWebhookReferences(obj: KObject, target: string, bag: DiagnosticBag):
   if (annotations && injectFrom !== undefined) {
     const parts = String(injectFrom).split('/');
     if (parts.length !== 2) {
-      bag.add(problem(obj, `metadata.annotations["${INJECT_CA_FROM}"]`, `"${injectFrom}" is not <namespace>/<certificate>`, 'exactly one "/" between namespace and Certificate name'));
+      bag.add(
+        problem(
+          obj,
+          `metadata.annotations["${INJECT_CA_FROM}"]`,
+          `"${injectFrom}" is not <namespace>/<certificate>`,
+          'exactly one "/" between namespace and Certificate name',
+        ),
+      );
     } else {
       out = { ...out, metadata: { ...out.metadata, annotations: { ...annotations, [INJECT_CA_FROM]: `${target}/${parts[1]}` } } };
     }
@@ -130,7 +139,15 @@ function fixWebhookReferences(obj: KObject, target: string, bag: DiagnosticBag):
 
   const version = apiVersionOnly(obj.apiVersion ?? '');
   if (!WEBHOOK_VERSIONS.includes(version)) {
-    bag.add(problem(obj, 'apiVersion', `version "${version}" of ${obj.kind} is not supported`, `one of ${WEBHOOK_VERSIONS.join(', ')}`, 'clusterctl fails on other versions as well'));
+    bag.add(
+      problem(
+        obj,
+        'apiVersion',
+        `version "${version}" of ${obj.kind} is not supported`,
+        `one of ${WEBHOOK_VERSIONS.join(', ')}`,
+        'clusterctl fails on other versions as well',
+      ),
+    );
     return out;
   }
   return obj.kind === 'CustomResourceDefinition' ? fixCrdConversionService(out, version, target) : fixWebhookServices(out, target, bag);

@@ -82,14 +82,25 @@ function parseManifestPatch(text: string, index: number, bag: DiagnosticBag, ori
   try {
     body = parseGoYaml(text);
   } catch (err) {
-    bag.add({ ...origin, path, message: `manifestPatches[${index}] is not valid YAML: ${(err as Error).message}`, hint: 'each entry is one YAML document: a partial object with apiVersion, kind and the fields to merge' });
+    bag.add({
+      ...origin,
+      path,
+      message: `manifestPatches[${index}] is not valid YAML: ${(err as Error).message}`,
+      hint: 'each entry is one YAML document: a partial object with apiVersion, kind and the fields to merge',
+    });
     return undefined;
   }
   // An empty patch parses (to null) upstream and simply matches nothing.
   if (body === null) return undefined;
   const info = isPlainObject(body) ? patchMatchInfo(body) : 'the patch is not a YAML mapping';
   if (typeof info === 'string') {
-    bag.add({ ...origin, path, message: `manifestPatches[${index}]: ${info}`, expected: 'a YAML mapping with string apiVersion, kind and optional metadata.name', hint: 'a manifest patch is an RFC 7386 merge patch, e.g. "apiVersion: v1\\nkind: Service\\nmetadata:\\n  name: x\\nspec: …"' });
+    bag.add({
+      ...origin,
+      path,
+      message: `manifestPatches[${index}]: ${info}`,
+      expected: 'a YAML mapping with string apiVersion, kind and optional metadata.name',
+      hint: 'a manifest patch is an RFC 7386 merge patch, e.g. "apiVersion: v1\\nkind: Service\\nmetadata:\\n  name: x\\nspec: …"',
+    });
     return undefined;
   }
   return { body: body as Json, info };
@@ -103,7 +114,12 @@ function patchMatchInfo(body: Json): MatchInfo | string {
   if (metadata !== undefined && metadata !== null && !isPlainObject(metadata)) return '`metadata` is not a mapping';
   const name = isPlainObject(metadata) ? goStringField(metadata, 'name') : '';
   const namespace = isPlainObject(metadata) ? goStringField(metadata, 'namespace') : '';
-  for (const [field, value] of [['kind', kind], ['apiVersion', apiVersion], ['metadata.name', name], ['metadata.namespace', namespace]] as const) {
+  for (const [field, value] of [
+    ['kind', kind],
+    ['apiVersion', apiVersion],
+    ['metadata.name', name],
+    ['metadata.namespace', namespace],
+  ] as const) {
     if (value === undefined) return `\`${field}\` is not a string`;
   }
   return { kind: kind!, apiVersion: apiVersion!, name: name!, namespace: namespace! };
@@ -111,7 +127,12 @@ function patchMatchInfo(body: Json): MatchInfo | string {
 
 function objectMatchInfo(obj: KObject): MatchInfo {
   const text = (v: unknown) => (typeof v === 'string' ? v : '');
-  return { kind: text(obj.kind), apiVersion: text(obj.apiVersion), name: text(obj.metadata?.name), namespace: text(obj.metadata?.namespace) };
+  return {
+    kind: text(obj.kind),
+    apiVersion: text(obj.apiVersion),
+    name: text(obj.metadata?.name),
+    namespace: text(obj.metadata?.namespace),
+  };
 }
 
 /** Upstream resource.matches, quirks included (see applyManifestPatches). */
@@ -168,7 +189,11 @@ function parseTargetedPatch(p: Patch, index: number, bag: DiagnosticBag, origin:
   try {
     body = parseGoYaml(p.patch ?? '');
   } catch (err) {
-    bag.add({ ...where, path: `${where.path}.patch`, message: `patches[${index}] (target ${describeTarget(p.target)}) is not valid YAML: ${(err as Error).message}` });
+    bag.add({
+      ...where,
+      path: `${where.path}.patch`,
+      message: `patches[${index}] (target ${describeTarget(p.target)}) is not valid YAML: ${(err as Error).message}`,
+    });
     return undefined;
   }
   let selector: LabelRequirement[] | undefined;
@@ -284,7 +309,6 @@ function applyOperationsLikeGo(doc: unknown, ops: readonly Operation[]): unknown
       // fast-json-patch puts the whole document in its message; objects may hold secret values,
       // so neither that message nor the error (as a cause) goes on.
       const reason = String((err as Error).message ?? err).split('\n')[0];
-      // eslint-disable-next-line preserve-caught-error
       throw new Error(`operation ${i} (${op.op} ${JSON.stringify(op.path)}): ${reason}`);
     }
   });
@@ -382,7 +406,9 @@ export function parseGoYaml(text: string): unknown {
   if (result.ok) return result.value;
   const problem = result.problems[0]!;
   const { line, column } = lineColumnAt(text, problem.offset);
-  throw new Error(`line ${line}, column ${column}: ${problem.message.split('\n')[0]!.replace(/:$/, '')}${problem.hint ? ` (${problem.hint})` : ''}`);
+  throw new Error(
+    `line ${line}, column ${column}: ${problem.message.split('\n')[0]!.replace(/:$/, '')}${problem.hint ? ` (${problem.hint})` : ''}`,
+  );
 }
 
 /**
@@ -403,4 +429,3 @@ function goStringField(obj: Json, name: string): string | undefined {
   if (value === undefined || value === null) return '';
   return typeof value === 'string' ? value : undefined;
 }
-

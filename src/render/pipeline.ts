@@ -58,7 +58,8 @@ const imageOverrides: RenderFilter = (objects, context) => {
     if (inspectImages(without).join('\n') !== inspectImages(rendered).join('\n')) {
       const before = imageFields(without);
       imageFields(rendered).forEach((field, i) => {
-        if (field.image !== before[i]?.image) context.secretFields.push({ object: field.object, path: field.path, source: 'image overrides' });
+        if (field.image !== before[i]?.image)
+          context.secretFields.push({ object: field.object, path: field.path, source: 'image overrides' });
       });
     }
   }
@@ -91,7 +92,11 @@ export const PROVIDER_FILTERS: readonly RenderFilter[] = [
 ];
 
 /** One provider's parsed objects (after variables and parsing, on the raw text) through every filter. */
-export function renderComponent(objects: KObject[], context: RenderContext, filters: readonly RenderFilter[] = PROVIDER_FILTERS): KObject[] {
+export function renderComponent(
+  objects: KObject[],
+  context: RenderContext,
+  filters: readonly RenderFilter[] = PROVIDER_FILTERS,
+): KObject[] {
   return filters.reduce((current, filter) => filter(current, context), objects);
 }
 

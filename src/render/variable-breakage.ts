@@ -50,7 +50,9 @@ export function breakingVariables(artifact: SubstitutedArtifact): Diagnostic[] {
     problems.push({
       ...artifact.origin,
       message: `the value of variable ${name} (from ${value.origin}) breaks the YAML of ${artifact.artifact} once substituted`,
-      expected: b64 ? `base64 text on one line: ${name} is decoded by the provider` : 'a value that fits where the artifact uses it: one line, without ": " or " #" unless the artifact quotes it',
+      expected: b64
+        ? `base64 text on one line: ${name} is decoded by the provider`
+        : 'a value that fits where the artifact uses it: one line, without ": " or " #" unless the artifact quotes it',
       hint: b64
         ? `give the base64 of the value: under the Secret's stringData the base64 text itself, under data the base64 of that base64 text (e.g. \`base64 -w0 file\`)`
         : `check the value of ${name}; list where each variable comes from with \`capi-gitops render -f … --list-variables\``,

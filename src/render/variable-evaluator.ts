@@ -77,7 +77,7 @@ export class Evaluator {
   document(pieces: Piece[]): string {
     const results = pieces.map((piece) => (typeof piece === 'string' ? piece : this.topLevel(piece)));
     const out: string[] = [];
-    for (let i = 0; i < pieces.length; ) {
+    for (let i = 0; i < pieces.length;) {
       const piece = pieces[i];
       if (typeof piece === 'string') {
         out.push(piece);
@@ -105,7 +105,9 @@ export class Evaluator {
     const result = this.reference(ref, used);
     for (const name of used) this.used.add(name);
     // `${#V}` gives only the length of V, which is not secret
-    const variables = [...used].filter((name) => this.values.get(name)?.fromSecret && !(ref.operation === 'length' && name === ref.name)).sort(compareStrings);
+    const variables = [...used]
+      .filter((name) => this.values.get(name)?.fromSecret && !(ref.operation === 'length' && name === ref.name))
+      .sort(compareStrings);
     if (variables.length === 0) return result;
     const text = fromByteString(result);
     if (text === undefined) return result; // a cut character: document() reports it
@@ -248,7 +250,7 @@ function replace(bytes: string, pattern: string, replacement: string, all: boole
   if (pattern === '') {
     if (!all || bytes === '') return replacement + bytes;
     let out = replacement;
-    for (let i = 0; i < bytes.length; ) {
+    for (let i = 0; i < bytes.length;) {
       const { width } = decodeRune(bytes, i, bytes.length);
       out += bytes.slice(i, i + width) + replacement;
       i += width;

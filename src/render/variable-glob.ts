@@ -46,7 +46,7 @@ export function encodeRune(rune: number): string {
 /** Go's []rune conversion: every invalid byte becomes U+FFFD. */
 export function runesOf(bytes: string): number[] {
   const runes: number[] = [];
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const { rune, width } = decodeRune(bytes, i, bytes.length);
     runes.push(rune);
     i += width;

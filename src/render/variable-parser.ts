@@ -206,9 +206,7 @@ export class ReferenceParser {
     const longest = this.code() === marker;
     if (longest) this.pos += 1;
     const operation: Operation =
-      marker === HASH
-        ? longest ? 'trimLongestPrefix' : 'trimShortestPrefix'
-        : longest ? 'trimLongestSuffix' : 'trimShortestSuffix';
+      marker === HASH ? (longest ? 'trimLongestPrefix' : 'trimShortestPrefix') : longest ? 'trimLongestSuffix' : 'trimShortestSuffix';
     const args = [this.parseArgument(stopAtClose, false, start)];
     this.expectClose(start);
     return { name, operation, args, start };

@@ -18,7 +18,17 @@
  */
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
 import type { VariableLookup, VariableValue } from './types.js';
-import { DOLLAR, LBRACE, RBRACE, normaliseLegacySpacing, originalOffset, ReferenceParser, SyntaxFailure, type NormalisedText, type Piece } from './variable-parser.js';
+import {
+  DOLLAR,
+  LBRACE,
+  RBRACE,
+  normaliseLegacySpacing,
+  originalOffset,
+  ReferenceParser,
+  SyntaxFailure,
+  type NormalisedText,
+  type Piece,
+} from './variable-parser.js';
 import { EvaluationFailure, Evaluator, type TaintMarker } from './variable-evaluator.js';
 
 export type { TaintMarker };
@@ -41,8 +51,7 @@ export interface SubstitutionResult {
 
 // ---- diagnostics ------------------------------------------------------------------------------
 
-const SYNTAX_EXPECTED =
-  '`${NAME}`, `${NAME:=default}` or another drone/envsubst expression; `$${` for a literal `${`';
+const SYNTAX_EXPECTED = '`${NAME}`, `${NAME:=default}` or another drone/envsubst expression; `$${` for a literal `${`';
 const SYNTAX_HINT =
   'clusterctl and the cluster-api-operator substitute variables in the raw components text, comments included, and refuse this file as published; fix the artifact or use a release that parses';
 
@@ -117,7 +126,6 @@ function topLevelDefaults(pieces: Piece[]): Map<string, string> {
   }
   return defaults;
 }
-
 
 /**
  * The variables a text uses with their default text, as clusterctl's GetVariableMap: unique,

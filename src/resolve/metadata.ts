@@ -66,7 +66,11 @@ function seriesEntry(value: unknown, index: number, problems: string[]): Release
  */
 export function parseMetadata(text: string, subject: ReleaseSubject): ProviderMetadata {
   const fail = (message: string, hint?: string): never => {
-    throw new CapiGitopsError({ message: `invalid metadata.yaml of ${describe(subject)}: ${message}`, expected: `apiVersion: ${METADATA_API_VERSION}, kind: Metadata, releaseSeries: [{major, minor, contract}, …]`, hint: hint ?? (subject.url ? `read from ${subject.url}` : undefined) });
+    throw new CapiGitopsError({
+      message: `invalid metadata.yaml of ${describe(subject)}: ${message}`,
+      expected: `apiVersion: ${METADATA_API_VERSION}, kind: Metadata, releaseSeries: [{major, minor, contract}, …]`,
+      hint: hint ?? (subject.url ? `read from ${subject.url}` : undefined),
+    });
   };
   const document = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: false });
   if (document.errors.length > 0) fail(`not valid YAML: ${document.errors[0].message}`);
@@ -96,7 +100,8 @@ export function releaseSeriesForContract(metadata: ProviderMetadata, contract: s
   let newest: ReleaseSeries | undefined;
   for (const series of metadata.releaseSeries) {
     if (series.contract !== contract) continue;
-    if (newest === undefined || series.major > newest.major || (series.major === newest.major && series.minor >= newest.minor)) newest = series;
+    if (newest === undefined || series.major > newest.major || (series.major === newest.major && series.minor >= newest.minor))
+      newest = series;
   }
   return newest;
 }
@@ -108,7 +113,10 @@ export function releaseSeriesForContract(metadata: ProviderMetadata, contract: s
 export function contractForVersion(metadata: ProviderMetadata, subject: ReleaseSubject): string {
   const version = parseSemantic(subject.version);
   if (version === null) {
-    throw new CapiGitopsError({ message: `${describe(subject)}: "${subject.version}" is not a semantic version, so its contract cannot be read from metadata.yaml`, hint: 'use a release tag such as v1.12.0' });
+    throw new CapiGitopsError({
+      message: `${describe(subject)}: "${subject.version}" is not a semantic version, so its contract cannot be read from metadata.yaml`,
+      hint: 'use a release tag such as v1.12.0',
+    });
   }
   const series = releaseSeriesForVersion(metadata, version);
   if (series === undefined) {
@@ -151,7 +159,11 @@ export function unsupportedContract(release: ContractedRelease): Diagnostic | un
  * clusterctl installer Validate: every provider's contract must be one the core provider's
  * contract is compatible with (equal, or v1beta1 under a v1beta2 core).
  */
-export function contractMismatch(core: ContractedRelease, provider: ContractedRelease, providerMetadata?: ProviderMetadata): Diagnostic | undefined {
+export function contractMismatch(
+  core: ContractedRelease,
+  provider: ContractedRelease,
+  providerMetadata?: ProviderMetadata,
+): Diagnostic | undefined {
   const accepted = compatibleContracts(core.contract);
   if (accepted.includes(provider.contract)) return undefined;
   const fitting = providerMetadata

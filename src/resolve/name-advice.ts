@@ -13,7 +13,10 @@ export function providerNameWarnings(providers: readonly ProviderObject[], regis
   const warnings: Diagnostic[] = [];
   for (const provider of providers) {
     if (provider.spec.fetchConfig === undefined || registry.lookup(provider.kind, provider.name) !== undefined) continue;
-    const close = closestName(provider.name, registry.entries.filter((entry) => entry.kind === provider.kind && entry.builtIn).map((entry) => entry.name));
+    const close = closestName(
+      provider.name,
+      registry.entries.filter((entry) => entry.kind === provider.kind && entry.builtIn).map((entry) => entry.name),
+    );
     if (close === undefined) continue;
     const { file, line, column } = provider.fieldPosition?.(['metadata', 'name']) ?? provider.position;
     warnings.push({

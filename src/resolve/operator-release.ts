@@ -27,13 +27,25 @@ export function operatorReleaseUrl(version: string): string {
 }
 
 export function operatorOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
-  return { file: config.position?.file, line: config.position?.line, column: config.position?.column, object: 'Config', path: `operator.${field}` };
+  return {
+    file: config.position?.file,
+    line: config.position?.line,
+    column: config.position?.column,
+    object: 'Config',
+    path: `operator.${field}`,
+  };
 }
 
 /** Config.operator problems that need no request, so invalid input fails before any fetch. */
 export function operatorSettingsProblems(config: ToolConfig): Diagnostic[] {
   const version = config.operator?.version;
   if (version === undefined || version === LATEST || parseSemantic(version) !== null) return [];
-  return [{ ...operatorOrigin(config, 'version'), message: `"${version}" is not a semantic version`, expected: 'a cluster-api-operator release such as v0.28.0, or latest', hint: 'set operator.version in the Config document to a release tag' }];
+  return [
+    {
+      ...operatorOrigin(config, 'version'),
+      message: `"${version}" is not a semantic version`,
+      expected: 'a cluster-api-operator release such as v0.28.0, or latest',
+      hint: 'set operator.version in the Config document to a release tag',
+    },
+  ];
 }
-

@@ -96,7 +96,10 @@ function fetchConfigProblems(provider: ProviderObject, registry: ProviderRegistr
   // A misnamed CoreProvider is reported once, by the naming rule.
   const misnamedCore = provider.kind === 'CoreProvider' && provider.name !== CORE_PROVIDER_NAME;
   if (given.length === 0 && !misnamedCore && registry.lookup(provider.kind, provider.name) === undefined) {
-    const close = closestName(provider.name, registry.entries.filter((entry) => entry.kind === provider.kind).map((entry) => entry.name));
+    const close = closestName(
+      provider.name,
+      registry.entries.filter((entry) => entry.kind === provider.kind).map((entry) => entry.name),
+    );
     problems.push({
       ...at(provider, 'spec.fetchConfig'),
       message: `clusterctl v1.12.0 knows no ${provider.kind} named "${provider.name}", and it has no fetchConfig`,

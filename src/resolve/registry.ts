@@ -110,7 +110,12 @@ export function compareEntries(a: Pick<RegistryEntry, 'kind' | 'name'>, b: Pick<
 
 /** Every provider clusterctl v1.12.0 knows, sorted. */
 export const BUILT_IN_PROVIDERS: readonly RegistryEntry[] = PROVIDER_KINDS.flatMap((kind) =>
-  BUILT_IN[kind].map(([name, repository, asset]) => ({ kind, name, url: `https://github.com/${repository}/releases/latest/${asset}`, builtIn: true })),
+  BUILT_IN[kind].map(([name, repository, asset]) => ({
+    kind,
+    name,
+    url: `https://github.com/${repository}/releases/latest/${asset}`,
+    builtIn: true,
+  })),
 ).sort(compareEntries);
 
 export class ProviderRegistry {
@@ -135,7 +140,11 @@ function keyOf(kind: ProviderKind, name: string): string {
 const BUILT_IN_REGISTRY = new ProviderRegistry(BUILT_IN_PROVIDERS);
 
 /** A built-in provider (or one in the given registry) by type and name. */
-export function lookupProvider(kind: ProviderKind, name: string, registry: ProviderRegistry = BUILT_IN_REGISTRY): RegistryEntry | undefined {
+export function lookupProvider(
+  kind: ProviderKind,
+  name: string,
+  registry: ProviderRegistry = BUILT_IN_REGISTRY,
+): RegistryEntry | undefined {
   return registry.lookup(kind, name);
 }
 
@@ -161,14 +170,22 @@ export function userRepositoryProblems(repository: UserRepository): { field: str
   const problems: { field: string; message: string; hint?: string }[] = [];
   const { name, type, url } = repository;
   if (!isProviderKind(type)) {
-    problems.push({ field: 'type', message: `type "${String(type)}" is not a provider kind`, hint: `use one of ${PROVIDER_KINDS.join(', ')}` });
+    problems.push({
+      field: 'type',
+      message: `type "${String(type)}" is not a provider kind`,
+      hint: `use one of ${PROVIDER_KINDS.join(', ')}`,
+    });
   }
   if (typeof name !== 'string' || name === '') {
     problems.push({ field: 'name', message: 'name is empty' });
   } else if (name !== name.toLowerCase()) {
     problems.push({ field: 'name', message: `name "${name}" must be lower case`, hint: `use "${name.toLowerCase()}"` });
   } else if (!isDns1123Subdomain(name)) {
-    problems.push({ field: 'name', message: `name "${name}" is not a DNS-1123 subdomain`, hint: 'use lower-case letters, digits, "-" and ".", starting and ending with a letter or digit' });
+    problems.push({
+      field: 'name',
+      message: `name "${name}" is not a DNS-1123 subdomain`,
+      hint: 'use lower-case letters, digits, "-" and ".", starting and ending with a letter or digit',
+    });
   } else if (type === 'CoreProvider' && name !== 'cluster-api') {
     problems.push({ field: 'name', message: `a CoreProvider entry must be named "cluster-api", found "${name}"` });
   } else if (name === 'cluster-api' && type !== 'CoreProvider') {
@@ -177,7 +194,11 @@ export function userRepositoryProblems(repository: UserRepository): { field: str
   if (typeof url !== 'string' || url === '') {
     problems.push({ field: 'url', message: 'url is empty' });
   } else if (url.includes('${')) {
-    problems.push({ field: 'url', message: `url "${url}" contains a \${…} variable`, hint: 'write the URL out in full: capi-gitops does not read environment variables, so output never depends on the machine that renders it' });
+    problems.push({
+      field: 'url',
+      message: `url "${url}" contains a \${…} variable`,
+      hint: 'write the URL out in full: capi-gitops does not read environment variables, so output never depends on the machine that renders it',
+    });
   } else {
     const problem = urlProblem(url);
     if (problem) problems.push({ field: 'url', message: `url "${url}" cannot be parsed: ${problem}` });
@@ -186,8 +207,16 @@ export function userRepositoryProblems(repository: UserRepository): { field: str
 }
 
 /** The registry and every problem with the user's entries, for callers that report problems together. */
-export function buildProviderRegistry(userRepositories: readonly UserRepository[] = [], declaredAt?: SourcePosition): { registry: ProviderRegistry; problems: Diagnostic[] } {
-  const where: Pick<Diagnostic, 'file' | 'line' | 'column' | 'object'> = { file: declaredAt?.file, line: declaredAt?.line, column: declaredAt?.column, object: 'Config' };
+export function buildProviderRegistry(
+  userRepositories: readonly UserRepository[] = [],
+  declaredAt?: SourcePosition,
+): { registry: ProviderRegistry; problems: Diagnostic[] } {
+  const where: Pick<Diagnostic, 'file' | 'line' | 'column' | 'object'> = {
+    file: declaredAt?.file,
+    line: declaredAt?.line,
+    column: declaredAt?.column,
+    object: 'Config',
+  };
   const problems: Diagnostic[] = [];
   const entries = new Map(BUILT_IN_PROVIDERS.map((entry) => [keyOf(entry.kind, entry.name), entry]));
   const firstIndex = new Map<string, number>();
@@ -195,18 +224,38 @@ export function buildProviderRegistry(userRepositories: readonly UserRepository[
   userRepositories.forEach((repository, index) => {
     const found = userRepositoryProblems(repository);
     for (const problem of found) {
-      problems.push({ ...where, path: `repositories[${index}].${problem.field}`, message: problem.message, hint: problem.hint, expected: 'an entry clusterctl would accept in its providers list' });
+      problems.push({
+        ...where,
+        path: `repositories[${index}].${problem.field}`,
+        message: problem.message,
+        hint: problem.hint,
+        expected: 'an entry clusterctl would accept in its providers list',
+      });
     }
     if (found.length > 0) return;
     const key = keyOf(repository.type, repository.name);
     const earlier = firstIndex.get(key);
     if (earlier !== undefined) {
-      problems.push({ ...where, path: `repositories[${index}]`, message: `${repository.type} "${repository.name}" is already declared at repositories[${earlier}]`, hint: 'keep one entry per name and type' });
+      problems.push({
+        ...where,
+        path: `repositories[${index}]`,
+        message: `${repository.type} "${repository.name}" is already declared at repositories[${earlier}]`,
+        hint: 'keep one entry per name and type',
+      });
       return;
     }
     firstIndex.set(key, index);
     const { versions, versionsUrl, allowInsecure } = repository;
-    entries.set(key, { kind: repository.type, name: repository.name, url: repository.url, builtIn: false, declaredAt, versions, versionsUrl, allowInsecure });
+    entries.set(key, {
+      kind: repository.type,
+      name: repository.name,
+      url: repository.url,
+      builtIn: false,
+      declaredAt,
+      versions,
+      versionsUrl,
+      allowInsecure,
+    });
   });
   return { registry: new ProviderRegistry([...entries.values()]), problems };
 }

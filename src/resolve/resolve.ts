@@ -72,7 +72,6 @@ function withDefaults(diagnostic: Diagnostic, origin: DiagnosticOrigin): Diagnos
   return merged;
 }
 
-
 /** The data of the Secret spec.configSecret names, if it is in the input (its credentials serve fetching). */
 export function configSecretData(provider: ProviderObject, manifest: Manifest): Readonly<Record<string, string>> | undefined {
   return findConfigSecret(provider, manifest.secrets)?.data;
@@ -102,12 +101,20 @@ function metadataOf(artifact: Artifact, subject: { label: string; version: strin
  * One provider's release from its opened repository: the version (`pinned`, the lock's, if
  * given), metadata.yaml and its contract, and the components file.
  */
-export async function resolveRelease(provider: ProviderObject, label: string, repository: ProviderRepository, pinned: string | undefined): Promise<ProviderResolution> {
+export async function resolveRelease(
+  provider: ProviderObject,
+  label: string,
+  repository: ProviderRepository,
+  pinned: string | undefined,
+): Promise<ProviderResolution> {
   const resolution = await resolveVersion(repository, pinned ?? provider.spec.version, CURRENT_CONTRACT);
   const version = resolution.version;
   // a pinned release still answers the manifest's own request
   const requested = pinned === undefined ? resolution.requested : provider.spec.version || repository.defaultVersion;
-  const [metadata, components] = await Promise.all([repository.getFile(version, METADATA_FILE), repository.getFile(version, repository.componentsFile)]);
+  const [metadata, components] = await Promise.all([
+    repository.getFile(version, METADATA_FILE),
+    repository.getFile(version, repository.componentsFile),
+  ]);
   const subject = { label, version, url: metadata.url };
   const parsedMetadata = metadataOf(metadata, subject);
   const contract = contractForVersion(parsedMetadata, subject);
@@ -153,7 +160,10 @@ function contractProblems(resolutions: readonly ProviderResolution[]): Diagnosti
 }
 
 /** Install order (core, bootstrap, control plane, infrastructure, …), then name, then namespace. */
-export function compareResolved(a: Pick<ResolvedProvider, 'kind' | 'name' | 'namespace'>, b: Pick<ResolvedProvider, 'kind' | 'name' | 'namespace'>): number {
+export function compareResolved(
+  a: Pick<ResolvedProvider, 'kind' | 'name' | 'namespace'>,
+  b: Pick<ResolvedProvider, 'kind' | 'name' | 'namespace'>,
+): number {
   return INSTALL_ORDER[a.kind] - INSTALL_ORDER[b.kind] || compareStrings(a.name, b.name) || compareStrings(a.namespace, b.namespace);
 }
 
@@ -162,7 +172,10 @@ export function compareResolved(a: Pick<ResolvedProvider, 'kind' | 'name' | 'nam
  * problem (fetch, contract); a provider whose contract the core provider cannot work with is left
  * out with its problem, so a render can still report its own problems with these (issue #10).
  */
-export function concludeResolutions(outcomes: readonly PromiseSettledResult<ProviderResolution>[]): { providers: ResolvedProvider[]; problems: Diagnostic[] } {
+export function concludeResolutions(outcomes: readonly PromiseSettledResult<ProviderResolution>[]): {
+  providers: ResolvedProvider[];
+  problems: Diagnostic[];
+} {
   const fetchProblems: Diagnostic[] = [];
   const resolutions: ProviderResolution[] = [];
   for (const outcome of outcomes) {
@@ -173,7 +186,10 @@ export function concludeResolutions(outcomes: readonly PromiseSettledResult<Prov
   const contract = contractProblems(resolutions);
   const refused = new Set(contract.map((d) => d.object));
   return {
-    providers: resolutions.map((r) => r.resolved).filter((r) => !refused.has(providerObjectName(r.provider))).sort(compareResolved),
+    providers: resolutions
+      .map((r) => r.resolved)
+      .filter((r) => !refused.has(providerObjectName(r.provider)))
+      .sort(compareResolved),
     problems: [...fetchProblems, ...contract],
   };
 }
@@ -208,7 +224,13 @@ export interface ResolvedCertManager {
 }
 
 export function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
-  return { file: config.position?.file, line: config.position?.line, column: config.position?.column, object: 'Config', path: `certManager.${field}` };
+  return {
+    file: config.position?.file,
+    line: config.position?.line,
+    column: config.position?.column,
+    object: 'Config',
+    path: `certManager.${field}`,
+  };
 }
 
 /**
@@ -218,7 +240,11 @@ export function certManagerOrigin(config: ToolConfig, field: string): Diagnostic
  */
 export function certManagerVersion(configured: string | undefined, fromUrl: string | undefined, origin: DiagnosticOrigin): string {
   if (configured !== undefined && fromUrl !== undefined && configured !== fromUrl) {
-    throw new CapiGitopsError({ ...origin, message: `certManager.version is ${configured} but certManager.url names version ${fromUrl}`, hint: 'make them agree, or drop certManager.version to use the URL\'s version' });
+    throw new CapiGitopsError({
+      ...origin,
+      message: `certManager.version is ${configured} but certManager.url names version ${fromUrl}`,
+      hint: "make them agree, or drop certManager.version to use the URL's version",
+    });
   }
   return configured ?? fromUrl ?? CERT_MANAGER_DEFAULT_VERSION;
 }
@@ -231,7 +257,13 @@ export function certManagerVersion(configured: string | undefined, fromUrl: stri
 export function certManagerSettingsProblems(config: ToolConfig): Diagnostic[] {
   const settings = config.certManager ?? {};
   if (settings.enabled === false || settings.version === undefined || parseSemantic(settings.version) !== null) return [];
-  return [{ ...certManagerOrigin(config, 'version'), message: `"${settings.version}" is not a semantic version`, expected: `a cert-manager release such as ${CERT_MANAGER_DEFAULT_VERSION}` }];
+  return [
+    {
+      ...certManagerOrigin(config, 'version'),
+      message: `"${settings.version}" is not a semantic version`,
+      expected: `a cert-manager release such as ${CERT_MANAGER_DEFAULT_VERSION}`,
+    },
+  ];
 }
 
 /**

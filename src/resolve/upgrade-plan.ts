@@ -114,7 +114,8 @@ const MAX_MINOR_SKIP = 3;
 
 function parseOrThrow(version: string, what: string): SemVer {
   const parsed = parseSemantic(version);
-  if (parsed === null) throw new CapiGitopsError({ message: `${what} "${version}" is not a semantic version`, expected: 'a release tag such as v1.12.0' });
+  if (parsed === null)
+    throw new CapiGitopsError({ message: `${what} "${version}" is not a semantic version`, expected: 'a release tag such as v1.12.0' });
   return parsed;
 }
 
@@ -130,10 +131,18 @@ export function upgradeRefusals(provider: { kind: ProviderKind; name: string }, 
   const label = manifestLabel(provider.kind, provider.name);
   const reasons: string[] = [];
   if (target.major < installed.major || (target.major === installed.major && target.minor < installed.minor)) {
-    reasons.push(`${label}: downgrading from ${from} to ${to} is not supported (Cluster API does not support downgrades; the operator refuses them)`);
+    reasons.push(
+      `${label}: downgrading from ${from} to ${to} is not supported (Cluster API does not support downgrades; the operator refuses them)`,
+    );
   }
-  if (hasSkipRule(provider.kind, provider.name) && compareSemantic(installed, SKIP_RULE_FROM) >= 0 && target.minor > installed.minor + MAX_MINOR_SKIP) {
-    reasons.push(`${label}: ${from} → ${to} skips more than ${MAX_MINOR_SKIP} minor versions, which clusterctl refuses; upgrade to v${installed.major}.${installed.minor + MAX_MINOR_SKIP}.x first`);
+  if (
+    hasSkipRule(provider.kind, provider.name) &&
+    compareSemantic(installed, SKIP_RULE_FROM) >= 0 &&
+    target.minor > installed.minor + MAX_MINOR_SKIP
+  ) {
+    reasons.push(
+      `${label}: ${from} → ${to} skips more than ${MAX_MINOR_SKIP} minor versions, which clusterctl refuses; upgrade to v${installed.major}.${installed.minor + MAX_MINOR_SKIP}.x first`,
+    );
   }
   return reasons;
 }
@@ -149,7 +158,9 @@ export function upgradeWarnings(provider: { kind: ProviderKind; name: string }, 
   if (!hasSkipRule(provider.kind, provider.name) || compareSemantic(installed, SKIP_RULE_FROM) >= 0) return [];
   if (target.major !== installed.major || target.minor <= installed.minor + MAX_MINOR_SKIP) return [];
   const label = manifestLabel(provider.kind, provider.name);
-  return [`${label}: ${from} → ${to} skips more than ${MAX_MINOR_SKIP} minor versions; Cluster API supports at most ${MAX_MINOR_SKIP} per upgrade (clusterctl enforces it only from v1.10)`];
+  return [
+    `${label}: ${from} → ${to} skips more than ${MAX_MINOR_SKIP} minor versions; Cluster API supports at most ${MAX_MINOR_SKIP} per upgrade (clusterctl enforces it only from v1.10)`,
+  ];
 }
 
 // ---- the plan ---------------------------------------------------------------------------------
@@ -179,12 +190,20 @@ function providerInfo(input: ProviderUpgradeInput, problems: Diagnostic[]): Prov
   const object = `${input.kind}/${input.namespace}/${input.name}`;
   const installed = parseSemantic(input.installed);
   if (installed === null) {
-    problems.push({ object, message: `installed version "${input.installed}" of ${label} is not a semantic version`, hint: 'run `capi-gitops lock` to record a resolved release' });
+    problems.push({
+      object,
+      message: `installed version "${input.installed}" of ${label} is not a semantic version`,
+      hint: 'run `capi-gitops lock` to record a resolved release',
+    });
     return undefined;
   }
   const installedSeries = seriesOf(input.releaseSeries, installed);
   if (installedSeries === undefined) {
-    problems.push({ object, message: `${label} ${input.installed} (installed) matches no release series of the provider's newest metadata.yaml`, hint: 'the repository may belong to another project, or its newest release lacks an updated metadata.yaml' });
+    problems.push({
+      object,
+      message: `${label} ${input.installed} (installed) matches no release series of the provider's newest metadata.yaml`,
+      hint: 'the repository may belong to another project, or its newest release lacks an updated metadata.yaml',
+    });
     return undefined;
   }
   const next: NextRelease[] = [];
@@ -197,7 +216,11 @@ function providerInfo(input: ProviderUpgradeInput, problems: Diagnostic[]): Prov
     else next.push({ tag, version, contract: series.contract });
   }
   if (unmatched.length > 0) {
-    problems.push({ object, message: `${label} versions ${unmatched.join(', ')} match no release series of the provider's newest metadata.yaml`, hint: 'clusterctl refuses to plan with such metadata; the provider must list every release series' });
+    problems.push({
+      object,
+      message: `${label} versions ${unmatched.join(', ')} match no release series of the provider's newest metadata.yaml`,
+      hint: 'clusterctl refuses to plan with such metadata; the provider must list every release series',
+    });
     return undefined;
   }
   return { input, label, installed, installedContract: installedSeries.contract, next };
@@ -223,11 +246,16 @@ function newestCoreContract(core: ProviderInfo): string {
   let newest = core.installedContract;
   let newestSeries: ReleaseSeries | undefined;
   for (const series of core.input.releaseSeries) {
-    const atOrAbove = series.major > core.installed.major || (series.major === core.installed.major && series.minor >= core.installed.minor);
+    const atOrAbove =
+      series.major > core.installed.major || (series.major === core.installed.major && series.minor >= core.installed.minor);
     if (!atOrAbove || series.contract === core.installedContract) continue;
     const released = core.next.some((n) => n.version.prerelease.length === 0 && n.contract === series.contract);
     if (!released) continue;
-    if (newestSeries === undefined || series.major > newestSeries.major || (series.major === newestSeries.major && series.minor > newestSeries.minor)) {
+    if (
+      newestSeries === undefined ||
+      series.major > newestSeries.major ||
+      (series.major === newestSeries.major && series.minor > newestSeries.minor)
+    ) {
       newestSeries = series;
       newest = series.contract;
     }
@@ -246,7 +274,9 @@ function target(info: ProviderInfo, contract: string, installable: readonly stri
   }
   const reasons = upgradeRefusals(info.input, info.input.installed, next.tag);
   if (!installable.includes(next.contract)) {
-    reasons.push(`${info.label}: ${next.tag} implements contract ${next.contract}; capi-gitops installs only ${installable.join(' or ')} providers`);
+    reasons.push(
+      `${info.label}: ${next.tag} implements contract ${next.contract}; capi-gitops installs only ${installable.join(' or ')} providers`,
+    );
   }
   const warnings = upgradeWarnings(info.input, info.input.installed, next.tag);
   return { ...base, status: reasons.length > 0 ? 'refused' : 'upgrade', allowed: reasons.length === 0, reasons, warnings };
@@ -259,7 +289,9 @@ function target(info: ProviderInfo, contract: string, installable: readonly stri
  * release already implements a compatible contract does not hold it back.
  */
 function refuseIncompletePlan(targets: PlanTarget[], infos: ProviderInfo[], contract: string): void {
-  const missing = targets.map((t, i) => (t.status === 'refused' && t.version === '' ? infos[i].label : undefined)).filter((label): label is string => label !== undefined);
+  const missing = targets
+    .map((t, i) => (t.status === 'refused' && t.version === '' ? infos[i].label : undefined))
+    .filter((label): label is string => label !== undefined);
   if (missing.length === 0) return;
   const reason = `the ${contract} plan is incomplete: ${missing.join(', ')} ${missing.length === 1 ? 'has' : 'have'} no release for it, and all providers change contract together`;
   for (const t of targets) {
@@ -283,7 +315,10 @@ export function planUpgrades(input: UpgradePlanInput): UpgradePlan {
   const installable = input.installableContracts ?? SUPPORTED_CONTRACTS;
   const cores = input.providers.filter((p) => p.kind === 'CoreProvider');
   if (cores.length !== 1) {
-    throw new CapiGitopsError({ message: `there must be one core provider to plan upgrades, found ${cores.length}`, hint: 'the core provider (CoreProvider cluster-api) decides the contract every other provider follows' });
+    throw new CapiGitopsError({
+      message: `there must be one core provider to plan upgrades, found ${cores.length}`,
+      hint: 'the core provider (CoreProvider cluster-api) decides the contract every other provider follows',
+    });
   }
   const problems: Diagnostic[] = [];
   const infos = input.providers.map((p) => providerInfo(p, problems));
@@ -325,7 +360,9 @@ function certManagerPlan(installed: string | undefined, target: string): CertMan
 function certManagerText(plan: CertManagerPlan | undefined, name = 'Cert-Manager'): string {
   if (!plan) return '';
   if (plan.installed === undefined) return `${name} is not in the lockfile yet; it will be installed at ${JSON.stringify(plan.target)}\n\n`;
-  return plan.shouldUpgrade ? `${name} will be upgraded from ${JSON.stringify(plan.installed)} to ${JSON.stringify(plan.target)}\n\n` : `${name} is already up to date\n\n`;
+  return plan.shouldUpgrade
+    ? `${name} will be upgraded from ${JSON.stringify(plan.installed)} to ${JSON.stringify(plan.target)}\n\n`
+    : `${name} is already up to date\n\n`;
 }
 
 // ---- output -----------------------------------------------------------------------------------
@@ -339,13 +376,16 @@ function cell(t: PlanTarget): string {
 /** Columns padded to their widest cell plus 3 spaces, no trailing spaces (clusterctl's tabwriter layout). */
 export function formatTable(rows: readonly (readonly string[])[]): string {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) => row.map((text, column) => (column === row.length - 1 ? text : text.padEnd(widths[column] + 3))).join('') + '\n').join('');
+  return rows
+    .map((row) => row.map((text, column) => (column === row.length - 1 ? text : text.padEnd(widths[column] + 3))).join('') + '\n')
+    .join('');
 }
 
 /** The plan as a table, then refusals, warnings and the command to apply each contract's plan. */
 export function renderUpgradePlanText(plan: UpgradePlan): string {
   const columns = [{ contract: plan.currentContract, pick: (p: ProviderPlan) => p.sameContract }];
-  if (plan.newestContract !== plan.currentContract) columns.push({ contract: plan.newestContract, pick: (p: ProviderPlan) => p.newestContract });
+  if (plan.newestContract !== plan.currentContract)
+    columns.push({ contract: plan.newestContract, pick: (p: ProviderPlan) => p.newestContract });
   const rows = [
     ['NAME', 'NAMESPACE', 'TYPE', 'INSTALLED', 'CONTRACT', ...columns.map((c) => `NEXT (${c.contract})`)],
     ...plan.providers.map((p) => [p.label, p.namespace, p.kind, p.installed, p.installedContract, ...columns.map((c) => cell(c.pick(p)))]),
@@ -360,7 +400,8 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
       column.pick(p).warnings.forEach((warning) => warnings.add(warning));
     }
   }
-  const list = (title: string, lines: Set<string>) => (lines.size > 0 ? `\n${title}:\n${[...lines].map((line) => `  ${line}\n`).join('')}` : '');
+  const list = (title: string, lines: Set<string>) =>
+    lines.size > 0 ? `\n${title}:\n${[...lines].map((line) => `  ${line}\n`).join('')}` : '';
   text += list('Refused', refused) + list('Warnings', warnings) + '\n';
   const applicable = columns.filter((c) => plan.providers.some((p) => c.pick(p).status === 'upgrade'));
   if (applicable.length === 0) return text + 'You are already up to date.\n';
@@ -389,7 +430,11 @@ export interface UpdateSelection {
 export function selectUpdates(plan: UpgradePlan, selection: UpdateSelection = {}): VersionBump[] {
   const contract = selection.contract ?? plan.currentContract;
   if (contract !== plan.currentContract && contract !== plan.newestContract) {
-    throw new CapiGitopsError({ message: `no upgrade plan for contract ${contract}`, expected: [...new Set([plan.currentContract, plan.newestContract])].join(' or '), hint: 'run `capi-gitops plan` to see the contracts on offer' });
+    throw new CapiGitopsError({
+      message: `no upgrade plan for contract ${contract}`,
+      expected: [...new Set([plan.currentContract, plan.newestContract])].join(' or '),
+      hint: 'run `capi-gitops plan` to see the contracts on offer',
+    });
   }
   const pick = (p: ProviderPlan) => (contract === plan.currentContract ? p.sameContract : p.newestContract);
   const problems: Diagnostic[] = [];
@@ -398,7 +443,8 @@ export function selectUpdates(plan: UpgradePlan, selection: UpdateSelection = {}
   const moved = new Map<ProviderPlan, string>();
   for (const p of selected) {
     const t = pick(p);
-    if (t.status === 'refused') t.reasons.forEach((reason) => problems.push({ object: `${p.kind}/${p.namespace}/${p.name}`, message: reason }));
+    if (t.status === 'refused')
+      t.reasons.forEach((reason) => problems.push({ object: `${p.kind}/${p.namespace}/${p.name}`, message: reason }));
     else if (t.status === 'upgrade') {
       bumps.push({ kind: p.kind, name: p.name, namespace: p.namespace, newVersion: t.version });
       moved.set(p, t.releaseContract);
@@ -415,9 +461,15 @@ function selectedProviders(plan: UpgradePlan, names: readonly string[], problems
   for (const name of names) {
     const found = plan.providers.filter((p) => p.label === name || `${p.namespace}/${p.label}` === name);
     if (found.length === 0) {
-      problems.push({ message: `no provider "${name}" in the manifest`, expected: `one of ${plan.providers.map((p) => p.label).join(', ')}` });
+      problems.push({
+        message: `no provider "${name}" in the manifest`,
+        expected: `one of ${plan.providers.map((p) => p.label).join(', ')}`,
+      });
     } else if (found.length > 1) {
-      problems.push({ message: `"${name}" names ${found.length} providers`, hint: `use namespace/label: ${found.map((p) => `${p.namespace}/${p.label}`).join(', ')}` });
+      problems.push({
+        message: `"${name}" names ${found.length} providers`,
+        hint: `use namespace/label: ${found.map((p) => `${p.namespace}/${p.label}`).join(', ')}`,
+      });
     } else selected.add(found[0]);
   }
   return plan.providers.filter((p) => selected.has(p));

@@ -133,7 +133,11 @@ export interface ResolvedVersion {
  * or `latest` → latestContractRelease for `contract`). Exact versions are not looked up here;
  * fetching their files reports a missing release.
  */
-export async function resolveVersion(repository: ProviderRepository, specVersion: string | undefined, contract: string = CURRENT_CONTRACT): Promise<ResolvedVersion> {
+export async function resolveVersion(
+  repository: ProviderRepository,
+  specVersion: string | undefined,
+  contract: string = CURRENT_CONTRACT,
+): Promise<ResolvedVersion> {
   const request = parseVersionRequest(specVersion);
   if (request === null) {
     throw new CapiGitopsError({

@@ -54,7 +54,8 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
   const entries = await outputEntries(directory);
   const indexEntry = entries.get(INDEX_FILE);
   const indexText = indexEntry?.type === 'file' ? await readFile(path.join(directory, INDEX_FILE), 'utf8') : undefined;
-  const written = indexText === undefined ? new Map<string, string | undefined>() : parseIndexEntries(indexText, path.join(directory, INDEX_FILE));
+  const written =
+    indexText === undefined ? new Map<string, string | undefined>() : parseIndexEntries(indexText, path.join(directory, INDEX_FILE));
 
   const problems: CheckedFile[] = [];
   const add = (p: string, status: CheckStatus) => problems.push({ path: p, status, reason: REASONS[status] });
@@ -83,7 +84,10 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
     problems.push({
       path: INDEX_FILE,
       status: indexText === undefined ? 'missing' : 'changed',
-      reason: indexText === undefined ? 'the ownership index is missing; render would write it' : 'the ownership index is not the one this render writes; render would rewrite it',
+      reason:
+        indexText === undefined
+          ? 'the ownership index is missing; render would write it'
+          : 'the ownership index is not the one this render writes; render would rewrite it',
     });
   }
   problems.sort((a, b) => compareStrings(a.path, b.path));

@@ -65,7 +65,8 @@ export function compareCrds(before: KObject | undefined, after: KObject | undefi
     if (old.storage !== now.storage) changes.storage.push({ version: name, from: old.storage, to: now.storage });
     const removed = [...old.properties].filter((p) => !now.properties.has(p)).sort(compareStrings);
     const added = [...now.properties].filter((p) => !old.properties.has(p)).length;
-    if (removed.length > 0 || added > 0) changes.schema.push({ version: name, propertiesAdded: added, propertiesRemoved: removed } satisfies CrdSchemaSummary);
+    if (removed.length > 0 || added > 0)
+      changes.schema.push({ version: name, propertiesAdded: added, propertiesRemoved: removed } satisfies CrdSchemaSummary);
   }
   return changes;
 }

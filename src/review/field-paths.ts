@@ -50,7 +50,8 @@ function walk(a: unknown, b: unknown, at: string, out: string[]): void {
     const namedA = namedItems(a);
     const namedB = namedItems(b);
     if (namedA && namedB && (a.length > 0 || b.length > 0)) {
-      for (const name of new Set([...namedA.keys(), ...namedB.keys()])) walk(namedA.get(name), namedB.get(name), `${at}[name=${name}]`, out);
+      for (const name of new Set([...namedA.keys(), ...namedB.keys()]))
+        walk(namedA.get(name), namedB.get(name), `${at}[name=${name}]`, out);
       return;
     }
     if (a.every((x) => !isPlainObject(x) && !Array.isArray(x)) && b.every((x) => !isPlainObject(x) && !Array.isArray(x))) {

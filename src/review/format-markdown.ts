@@ -49,7 +49,11 @@ function riskName(f: Finding): string {
   if (f.type === 'rbac') return 'RBAC widened';
   if (f.type === 'version') return 'downgrade';
   if (f.type === 'crd') {
-    const kinds = [f.versionsRemoved.length && 'CRD version removed', f.storage.length && 'storage version flipped', f.schema.some((s) => s.propertiesRemoved.length) && 'CRD schema properties removed'].filter(Boolean);
+    const kinds = [
+      f.versionsRemoved.length && 'CRD version removed',
+      f.storage.length && 'storage version flipped',
+      f.schema.some((s) => s.propertiesRemoved.length) && 'CRD schema properties removed',
+    ].filter(Boolean);
     return kinds.join(' / ') || 'CRD change';
   }
   return f.type;
@@ -60,7 +64,8 @@ function objectLine(o: ObjectChange): string {
   if (o.change !== 'changed') return `- ${o.change === 'added' ? '➕ added' : '➖ removed'} ${code(name)}`;
   const shown = o.paths.slice(0, PATHS_PER_OBJECT).map(code);
   if (o.paths.length > PATHS_PER_OBJECT) shown.push(`… and ${o.paths.length - PATHS_PER_OBJECT} more`);
-  if (o.schemaPathsFolded) shown.push(`schema: ${o.schemaPathsFolded} path${o.schemaPathsFolded === 1 ? '' : 's'} folded (summary in the call-outs)`);
+  if (o.schemaPathsFolded)
+    shown.push(`schema: ${o.schemaPathsFolded} path${o.schemaPathsFolded === 1 ? '' : 's'} folded (summary in the call-outs)`);
   return `- ✏️ ${code(name)}: ${shown.join(', ')}`;
 }
 
@@ -95,11 +100,13 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
     return head.join('\n');
   }
   head.push('| Component | Version | Added | Removed | Changed |', '|---|---|--:|--:|--:|');
-  for (const c of report.components) head.push(`| ${cell(code(c.name))} | ${cell(versionText(c))} | ${c.added} | ${c.removed} | ${c.changed} |`);
+  for (const c of report.components)
+    head.push(`| ${cell(code(c.name))} | ${cell(versionText(c))} | ${c.added} | ${c.removed} | ${c.changed} |`);
   head.push(`| **total** | | ${s.added} | ${s.removed} | ${s.changed} |`, '');
 
   // Everything after the table is optional: added while it fits, leaving room for the note.
-  const note = (what: string) => `> **Cut to stay under GitHub's 65,536-character limit:** ${what} not shown. Run ${code(full)} to see everything.\n`;
+  const note = (what: string) =>
+    `> **Cut to stay under GitHub's 65,536-character limit:** ${what} not shown. Run ${code(full)} to see everything.\n`;
   const reserve = note('999999 call-outs and 999999 objects in 999 components').length + 1;
   const out: string[] = [...head];
   let length = out.join('\n').length + 1;
@@ -143,7 +150,10 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
     }
     push(section.close);
   }
-  const cut = [cutFindings && `${cutFindings} call-out${cutFindings === 1 ? '' : 's'}`, cutObjects && `${cutObjects} object${cutObjects === 1 ? '' : 's'} in ${cutComponents} component${cutComponents === 1 ? '' : 's'}`].filter(Boolean);
+  const cut = [
+    cutFindings && `${cutFindings} call-out${cutFindings === 1 ? '' : 's'}`,
+    cutObjects && `${cutObjects} object${cutObjects === 1 ? '' : 's'} in ${cutComponents} component${cutComponents === 1 ? '' : 's'}`,
+  ].filter(Boolean);
   if (cut.length > 0) out.push(note(cut.join(' and ')));
   return out.join('\n');
 }

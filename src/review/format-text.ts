@@ -12,14 +12,21 @@ export function formatText(report: ReviewReport, options: { colour?: boolean } =
   const s = report.summary;
   const lines: string[] = [`${report.old.label} → ${report.new.label}`];
   if (report.components.length === 0) return lines.concat('no object changed', '').join('\n');
-  lines.push(`${s.added} added, ${s.removed} removed, ${s.changed} changed; risk: ${s.warnings > 0 ? paint('yellow', riskLine(report)) : riskLine(report)}`, '');
+  lines.push(
+    `${s.added} added, ${s.removed} removed, ${s.changed} changed; risk: ${s.warnings > 0 ? paint('yellow', riskLine(report)) : riskLine(report)}`,
+    '',
+  );
   if (report.findings.length > 0) {
     lines.push(paint('bold', 'call-outs:'));
-    for (const f of report.findings) lines.push(`  ${f.risk === 'warning' ? paint('yellow', 'warning') : 'info   '} ${f.type.padEnd(14)} ${f.message}`);
+    for (const f of report.findings)
+      lines.push(`  ${f.risk === 'warning' ? paint('yellow', 'warning') : 'info   '} ${f.type.padEnd(14)} ${f.message}`);
     lines.push('');
   }
   for (const c of report.components) {
-    lines.push(paint('bold', `${c.name} ${versionText(c)}`) + `  (${c.directory || 'top level'}: ${c.added} added, ${c.removed} removed, ${c.changed} changed)`);
+    lines.push(
+      paint('bold', `${c.name} ${versionText(c)}`) +
+        `  (${c.directory || 'top level'}: ${c.added} added, ${c.removed} removed, ${c.changed} changed)`,
+    );
     for (const k of c.kinds) {
       lines.push(`  ${k.kind}${k.group ? ` (${k.group})` : ''}`);
       for (const o of k.objects) {

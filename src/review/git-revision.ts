@@ -33,12 +33,22 @@ async function git(cwd: string, args: string[]): Promise<Buffer> {
 function gitFailure(err: unknown): string {
   const e = err as { code?: string; stderr?: Buffer | string };
   if (e.code === 'ENOENT') return 'git is not installed (or not on PATH)';
-  return String(e.stderr ?? (err as Error).message).trim().split('\n')[0] ?? 'git failed';
+  return (
+    String(e.stderr ?? (err as Error).message)
+      .trim()
+      .split('\n')[0] ?? 'git failed'
+  );
 }
 
 async function existingDirectory(p: string): Promise<string> {
   let dir = path.resolve(p);
-  while (!(await stat(dir).then((s) => s.isDirectory(), () => false))) dir = path.dirname(dir);
+  while (
+    !(await stat(dir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  )
+    dir = path.dirname(dir);
   return dir;
 }
 
@@ -69,12 +79,20 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
   try {
     top = (await git(cwd, ['rev-parse', '--show-toplevel'])).toString('utf8').trim();
   } catch (err) {
-    throw new CapiGitopsError({ file: manifestPaths[0], message: `--base needs the manifest in a Git repository: ${gitFailure(err)}`, hint: 'run capi-gitops diff from inside the repository, or compare two directories with --from <dir> --to <dir>' });
+    throw new CapiGitopsError({
+      file: manifestPaths[0],
+      message: `--base needs the manifest in a Git repository: ${gitFailure(err)}`,
+      hint: 'run capi-gitops diff from inside the repository, or compare two directories with --from <dir> --to <dir>',
+    });
   }
   try {
     commit = (await git(top, ['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`])).toString('utf8').trim();
   } catch (err) {
-    throw new CapiGitopsError({ message: `--base ${ref} is not a commit in ${top}: ${gitFailure(err)}`, expected: 'a branch, tag or commit (e.g. HEAD, origin/main)', hint: 'git fetch the base branch first (actions/checkout with fetch-depth: 0), then run the command again' });
+    throw new CapiGitopsError({
+      message: `--base ${ref} is not a commit in ${top}: ${gitFailure(err)}`,
+      expected: 'a branch, tag or commit (e.g. HEAD, origin/main)',
+      hint: 'git fetch the base branch first (actions/checkout with fetch-depth: 0), then run the command again',
+    });
   }
   const root = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-base-'));
   try {
@@ -83,9 +101,22 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     const inRevision: string[] = [];
     for (const given of manifestPaths) {
       const rel = path.relative(top, path.resolve(given)).split(path.sep).join('/');
-      if (rel.startsWith('..') || path.isAbsolute(rel)) throw new CapiGitopsError({ file: given, message: `-f ${given} is outside the Git repository ${top}`, hint: 'pass manifest paths inside the repository' });
-      const files = (await git(top, ['ls-tree', '-r', '-z', '--name-only', commit, '--', rel || '.'])).toString('utf8').split('\0').filter(Boolean);
-      if (files.length === 0) throw new CapiGitopsError({ file: given, message: `${rel || '.'} is not in ${ref} (${commit.slice(0, 12)})`, hint: `compare without --base, or check the path with: git ls-tree ${commit.slice(0, 12)} -- ${rel || '.'}` });
+      if (rel.startsWith('..') || path.isAbsolute(rel))
+        throw new CapiGitopsError({
+          file: given,
+          message: `-f ${given} is outside the Git repository ${top}`,
+          hint: 'pass manifest paths inside the repository',
+        });
+      const files = (await git(top, ['ls-tree', '-r', '-z', '--name-only', commit, '--', rel || '.']))
+        .toString('utf8')
+        .split('\0')
+        .filter(Boolean);
+      if (files.length === 0)
+        throw new CapiGitopsError({
+          file: given,
+          message: `${rel || '.'} is not in ${ref} (${commit.slice(0, 12)})`,
+          hint: `compare without --base, or check the path with: git ls-tree ${commit.slice(0, 12)} -- ${rel || '.'}`,
+        });
       const isDirectory = !(files.length === 1 && files[0] === rel);
       owned.add(rel);
       for (const f of files) materialized.add(f);

@@ -34,18 +34,34 @@ function workspacePath(file: string): string {
 export function reviewAnnotations(report: ReviewReport, outputDir: string | undefined): string[] {
   return report.findings
     .filter((f) => f.risk === 'warning')
-    .map((f) => command('warning', { file: f.file && outputDir ? workspacePath(path.join(outputDir, f.file)) : undefined, title: `capi-gitops: ${f.type}` }, f.message));
+    .map((f) =>
+      command(
+        'warning',
+        { file: f.file && outputDir ? workspacePath(path.join(outputDir, f.file)) : undefined, title: `capi-gitops: ${f.type}` },
+        f.message,
+      ),
+    );
 }
 
 /** `::error` for each file `check` found out of date. */
 export function checkAnnotations(report: CheckReport): string[] {
-  return report.problems.map((p) => command('error', { file: workspacePath(path.join(report.directory, p.path)), title: `capi-gitops check: ${p.status}` }, `${p.path}: ${p.reason}`));
+  return report.problems.map((p) =>
+    command(
+      'error',
+      { file: workspacePath(path.join(report.directory, p.path)), title: `capi-gitops check: ${p.status}` },
+      `${p.path}: ${p.reason}`,
+    ),
+  );
 }
 
 /** `::error file=…,line=…,col=…::` for each validation problem. */
 export function diagnosticAnnotations(diagnostics: readonly Diagnostic[]): string[] {
   return diagnostics.map((d) =>
-    command('error', { file: d.file ? workspacePath(d.file) : undefined, line: d.line, col: d.column, title: 'capi-gitops' }, [d.object, d.path, d.message].filter(Boolean).join(': ') + (d.hint ? ` (hint: ${d.hint})` : '')),
+    command(
+      'error',
+      { file: d.file ? workspacePath(d.file) : undefined, line: d.line, col: d.column, title: 'capi-gitops' },
+      [d.object, d.path, d.message].filter(Boolean).join(': ') + (d.hint ? ` (hint: ${d.hint})` : ''),
+    ),
   );
 }
 

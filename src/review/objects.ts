@@ -79,7 +79,8 @@ export function readTreeObjects(files: ReadonlyMap<string, string>): TreeObjects
     const cluster = clusterOf(file);
     if (!components.has(component)) components.set(component, { name: component || '(top level)' });
     const provenance = PROVENANCE.exec(text);
-    if (provenance && file === `${component}/kustomization.yaml`) components.set(component, { name: provenance[1]!, version: provenance[2]! });
+    if (provenance && file === `${component}/kustomization.yaml`)
+      components.set(component, { name: provenance[1]!, version: provenance[2]! });
     let parsed: KObject[];
     try {
       parsed = parseArtifact(text, { source: file });
@@ -96,7 +97,12 @@ export function readTreeObjects(files: ReadonlyMap<string, string>): TreeObjects
       const key = cluster ? `${cluster}\0${objectKey(id)}` : objectKey(id);
       const earlier = objects.get(key);
       if (earlier) {
-        bag.add({ file, message: `${describeId(id)} is also in ${earlier.file}`, expected: 'each object once in a rendered tree', hint: 'remove the copy; an output directory holds each object in one file' });
+        bag.add({
+          file,
+          message: `${describeId(id)} is also in ${earlier.file}`,
+          expected: 'each object once in a rendered tree',
+          hint: 'remove the copy; an output directory holds each object in one file',
+        });
         continue;
       }
       objects.set(key, { id, object, file, component, cluster });

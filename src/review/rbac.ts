@@ -57,14 +57,13 @@ export function gained(from: Permissions, to: Permissions): RbacDelta {
   const keys = [...to.resources].filter((k) => !from.resources.has(k)).sort(compareStrings);
   const urls = [...to.urls].filter((u) => !from.urls.has(u)).sort(compareStrings);
   const permissions = keys.map(tuple);
-  const wildcard = permissions.some((p) => p.apiGroup === '*' || p.resource === '*' || p.resource.startsWith('*/') || p.verb === '*') || urls.some((u) => u.includes('*'));
+  const wildcard =
+    permissions.some((p) => p.apiGroup === '*' || p.resource === '*' || p.resource.startsWith('*/') || p.verb === '*') ||
+    urls.some((u) => u.includes('*'));
   return { permissions, nonResourceURLs: urls, wildcard };
 }
 
 export function describePermissions(delta: RbacDelta, limit = 6): string {
-  const items = [
-    ...delta.permissions.map((p) => `${p.verb} ${p.apiGroup ? p.apiGroup + '/' : ''}${p.resource}`),
-    ...delta.nonResourceURLs,
-  ];
+  const items = [...delta.permissions.map((p) => `${p.verb} ${p.apiGroup ? p.apiGroup + '/' : ''}${p.resource}`), ...delta.nonResourceURLs];
   return items.slice(0, limit).join(', ') + (items.length > limit ? `, … (${items.length} in all)` : '');
 }

@@ -11,7 +11,12 @@ import { scanTree } from '../emit/tree.js';
 export async function readOutputTree(dir: string): Promise<Map<string, string>> {
   const root = path.resolve(dir);
   const entries = await scanTree(root).catch((err: NodeJS.ErrnoException) => {
-    throw new CapiGitopsError({ file: dir, message: `cannot read the directory: ${err.code ?? err.message}`, expected: 'a directory capi-gitops rendered', hint: 'check the path, or render into it first with capi-gitops render' });
+    throw new CapiGitopsError({
+      file: dir,
+      message: `cannot read the directory: ${err.code ?? err.message}`,
+      expected: 'a directory capi-gitops rendered',
+      hint: 'check the path, or render into it first with capi-gitops render',
+    });
   });
   const files = [...entries]
     .filter(([p, e]) => e.type === 'file' && p !== INDEX_FILE && !p.split('/').some((s) => s.startsWith('.')))

@@ -10,7 +10,16 @@ import { compareCrds, crdChangeCount, describeCrdChanges, CRD_SCHEMA_PATH } from
 import { changedPaths } from './field-paths.js';
 import { describeId, readTreeObjects, type TreeObject, type TreeObjects } from './objects.js';
 import { describePermissions, gained, permissionsOf, RBAC_GROUP, RBAC_ROLE_KINDS } from './rbac.js';
-import { REVIEW_SCHEMA_VERSION, type ChangeType, type ComponentDiff, type Finding, type ObjectChange, type ReviewReport, type ReviewSide, type VersionFinding } from './types.js';
+import {
+  REVIEW_SCHEMA_VERSION,
+  type ChangeType,
+  type ComponentDiff,
+  type Finding,
+  type ObjectChange,
+  type ReviewReport,
+  type ReviewSide,
+  type VersionFinding,
+} from './types.js';
 import { webhookFindings } from './webhooks.js';
 import { WEBHOOK_CONFIGURATION_KINDS } from '../kernel/kinds.js';
 import { workloadFindings, WORKLOAD_KINDS } from './workloads.js';
@@ -49,7 +58,13 @@ function pairObjects(a: TreeObjects, b: TreeObjects): Pair[] {
   return pairs;
 }
 
-function versionFinding(directory: string, name: string, from: string | undefined, to: string | undefined, file: string | undefined): VersionFinding | undefined {
+function versionFinding(
+  directory: string,
+  name: string,
+  from: string | undefined,
+  to: string | undefined,
+  file: string | undefined,
+): VersionFinding | undefined {
   if (from === to) return undefined;
   const base = { type: 'version' as const, component: directory, ...(file ? { file } : {}), from: from ?? '', to: to ?? '' };
   if (from === undefined) return { ...base, risk: 'info', direction: 'added', message: `${name} ${to} added` };
@@ -69,26 +84,53 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
   const base = { risk: 'info' as const, component, file, object };
   const findings: Finding[] = [];
   if (pair.before && pair.after && pair.before.id.namespace !== pair.after.id.namespace) {
-    findings.push({ ...base, type: 'namespace-move', from: pair.before.id.namespace, to: pair.after.id.namespace, message: `${t.id.kind}/${t.id.name} moved from namespace ${pair.before.id.namespace || '(cluster)'} to ${pair.after.id.namespace || '(cluster)'}` });
+    findings.push({
+      ...base,
+      type: 'namespace-move',
+      from: pair.before.id.namespace,
+      to: pair.after.id.namespace,
+      message: `${t.id.kind}/${t.id.name} moved from namespace ${pair.before.id.namespace || '(cluster)'} to ${pair.after.id.namespace || '(cluster)'}`,
+    });
   }
   if (t.id.group === 'apps' && WORKLOAD_KINDS.has(t.id.kind)) findings.push(...workloadFindings(before, after, base));
-  if (t.id.group === 'admissionregistration.k8s.io' && WEBHOOK_CONFIGURATION_KINDS.has(t.id.kind)) findings.push(...webhookFindings(before, after, base));
+  if (t.id.group === 'admissionregistration.k8s.io' && WEBHOOK_CONFIGURATION_KINDS.has(t.id.kind))
+    findings.push(...webhookFindings(before, after, base));
   if (t.id.group === RBAC_GROUP && RBAC_ROLE_KINDS.has(t.id.kind)) {
     const [pa, pb] = [permissionsOf(before), permissionsOf(after)];
     const wider = gained(pa, pb);
     const narrower = gained(pb, pa);
     if (wider.permissions.length || wider.nonResourceURLs.length) {
-      findings.push({ ...base, risk: 'warning', type: 'rbac', direction: 'widened', ...wider, message: `${object}: RBAC widened${wider.wildcard ? ' (wildcard)' : ''}: ${describePermissions(wider)}` });
+      findings.push({
+        ...base,
+        risk: 'warning',
+        type: 'rbac',
+        direction: 'widened',
+        ...wider,
+        message: `${object}: RBAC widened${wider.wildcard ? ' (wildcard)' : ''}: ${describePermissions(wider)}`,
+      });
     }
     if (narrower.permissions.length || narrower.nonResourceURLs.length) {
-      findings.push({ ...base, type: 'rbac', direction: 'narrowed', ...narrower, message: `${object}: RBAC narrowed: ${describePermissions(narrower)}` });
+      findings.push({
+        ...base,
+        type: 'rbac',
+        direction: 'narrowed',
+        ...narrower,
+        message: `${object}: RBAC narrowed: ${describePermissions(narrower)}`,
+      });
     }
   }
   if (isCrd(t)) {
     const changes = compareCrds(before, after);
     if (crdChangeCount(changes) > 0) {
-      const breaking = changes.versionsRemoved.length > 0 || changes.storage.length > 0 || changes.schema.some((s) => s.propertiesRemoved.length > 0);
-      findings.push({ ...base, risk: breaking ? 'warning' : 'info', type: 'crd', ...changes, message: `${t.id.name}: ${describeCrdChanges(changes)}` });
+      const breaking =
+        changes.versionsRemoved.length > 0 || changes.storage.length > 0 || changes.schema.some((s) => s.propertiesRemoved.length > 0);
+      findings.push({
+        ...base,
+        risk: breaking ? 'warning' : 'info',
+        type: 'crd',
+        ...changes,
+        message: `${t.id.name}: ${describeCrdChanges(changes)}`,
+      });
     }
   }
   return findings;
@@ -118,7 +160,13 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
   for (const directory of new Set([...a.components.keys(), ...b.components.keys()])) {
     const diff = emptyComponent(directory, a, b);
     components.set(directory, diff);
-    const v = versionFinding(directory, diff.name, diff.oldVersion, diff.newVersion, directory ? `${directory}/kustomization.yaml` : undefined);
+    const v = versionFinding(
+      directory,
+      diff.name,
+      diff.oldVersion,
+      diff.newVersion,
+      directory ? `${directory}/kustomization.yaml` : undefined,
+    );
     if (v) findings.push(v);
   }
 
@@ -150,16 +198,31 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
     .sort((x, y) => compareStrings(x.directory, y.directory));
   for (const c of list) {
     c.kinds.sort((x, y) => compareStrings(x.group, y.group) || compareStrings(x.kind, y.kind));
-    for (const k of c.kinds) k.objects.sort((x, y) => compareStrings(x.namespace, y.namespace) || compareStrings(x.name, y.name) || compareStrings(x.change, y.change));
+    for (const k of c.kinds)
+      k.objects.sort(
+        (x, y) => compareStrings(x.namespace, y.namespace) || compareStrings(x.name, y.name) || compareStrings(x.change, y.change),
+      );
   }
-  findings.sort((x, y) => compareStrings(x.component, y.component) || compareStrings(x.type, y.type) || compareStrings(x.object ?? '', y.object ?? '') || compareStrings(x.message, y.message));
+  findings.sort(
+    (x, y) =>
+      compareStrings(x.component, y.component) ||
+      compareStrings(x.type, y.type) ||
+      compareStrings(x.object ?? '', y.object ?? '') ||
+      compareStrings(x.message, y.message),
+  );
   const warnings = findings.filter((f) => f.risk === 'warning').length;
   const total = (field: 'added' | 'removed' | 'changed') => list.reduce((n, c) => n + c[field], 0);
   return {
     schemaVersion: REVIEW_SCHEMA_VERSION,
     old: { label: oldSide.label },
     new: { label: newSide.label },
-    summary: { added: total('added'), removed: total('removed'), changed: total('changed'), warnings, risk: warnings > 0 ? 'warning' : findings.length > 0 ? 'info' : 'none' },
+    summary: {
+      added: total('added'),
+      removed: total('removed'),
+      changed: total('changed'),
+      warnings,
+      risk: warnings > 0 ? 'warning' : findings.length > 0 ? 'info' : 'none',
+    },
     components: list,
     findings,
   };

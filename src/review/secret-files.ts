@@ -28,19 +28,36 @@ function hidden(f: Finding, file: string): Finding {
   switch (f.type) {
     case 'flags': {
       const names = [...f.added.map((n) => `+${n}`), ...f.removed.map((n) => `−${n}`), ...f.changed.map((c) => c.flag)];
-      return { ...f, changed: f.changed.map((c) => ({ flag: c.flag, from: HIDDEN, to: HIDDEN })), message: `${f.object} container ${f.container}: flags ${names.join(', ')} changed (${why})` };
+      return {
+        ...f,
+        changed: f.changed.map((c) => ({ flag: c.flag, from: HIDDEN, to: HIDDEN })),
+        message: `${f.object} container ${f.container}: flags ${names.join(', ')} changed (${why})`,
+      };
     }
     case 'image':
-      return { ...f, from: f.from === null ? null : HIDDEN, to: f.to === null ? null : HIDDEN, message: `${f.object} container ${f.container}: image changed (${why})` };
+      return {
+        ...f,
+        from: f.from === null ? null : HIDDEN,
+        to: f.to === null ? null : HIDDEN,
+        message: `${f.object} container ${f.container}: image changed (${why})`,
+      };
     case 'resources':
-      return { ...f, changes: f.changes.map((c) => ({ path: c.path, from: c.from === null ? null : HIDDEN, to: c.to === null ? null : HIDDEN })), message: `${f.object} container ${f.container}: resources ${f.changes.map((c) => c.path).join(', ')} changed (${why})` };
+      return {
+        ...f,
+        changes: f.changes.map((c) => ({ path: c.path, from: c.from === null ? null : HIDDEN, to: c.to === null ? null : HIDDEN })),
+        message: `${f.object} container ${f.container}: resources ${f.changes.map((c) => c.path).join(', ')} changed (${why})`,
+      };
     default:
       return f;
   }
 }
 
 /** The report with the values of every finding about a declared file hidden. */
-export function hideSecretFileValues(report: ReviewReport, before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): ReviewReport {
+export function hideSecretFileValues(
+  report: ReviewReport,
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+): ReviewReport {
   const secretFiles = new Set([...declaredSecretFiles(before), ...declaredSecretFiles(after)]);
   if (secretFiles.size === 0) return report;
   return { ...report, findings: report.findings.map((f) => (f.file && secretFiles.has(f.file) ? hidden(f, f.file) : f)) };

@@ -7,7 +7,6 @@ import { isPlainObject, type KObject } from '../model/kobject.js';
 import { sameValue } from './field-paths.js';
 import type { WebhookFinding } from './types.js';
 
-
 type Base = { risk: 'info'; component: string; file: string; object: string };
 
 function webhooksOf(obj: KObject | undefined): Map<string, Record<string, unknown>> {
@@ -54,12 +53,34 @@ export function webhookFindings(before: KObject | undefined, after: KObject | un
     const at = `${base.object} webhook ${name}`;
     if (!old || !now) {
       // A whole configuration added or removed is an object change already; call out webhooks only within one.
-      if (before && after) findings.push({ ...base, type: 'webhook', webhook: name, change: old ? 'removed' : 'added', message: `${at} ${old ? 'removed' : 'added'}` });
+      if (before && after)
+        findings.push({
+          ...base,
+          type: 'webhook',
+          webhook: name,
+          change: old ? 'removed' : 'added',
+          message: `${at} ${old ? 'removed' : 'added'}`,
+        });
       continue;
     }
-    if (!sameValue(old.rules, now.rules)) findings.push({ ...base, type: 'webhook', webhook: name, change: 'rules', message: `${at}: rules ${describeRules(old.rules, now.rules)}` });
+    if (!sameValue(old.rules, now.rules))
+      findings.push({
+        ...base,
+        type: 'webhook',
+        webhook: name,
+        change: 'rules',
+        message: `${at}: rules ${describeRules(old.rules, now.rules)}`,
+      });
     if (policy(old) !== policy(now)) {
-      findings.push({ ...base, type: 'webhook', webhook: name, change: 'failurePolicy', from: policy(old), to: policy(now), message: `${at}: failurePolicy ${policy(old)} → ${policy(now)}` });
+      findings.push({
+        ...base,
+        type: 'webhook',
+        webhook: name,
+        change: 'failurePolicy',
+        from: policy(old),
+        to: policy(now),
+        message: `${at}: failurePolicy ${policy(old)} → ${policy(now)}`,
+      });
     }
   }
   return findings;

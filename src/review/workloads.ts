@@ -13,7 +13,10 @@ type WorkloadFinding = ImageFinding | FlagsFinding | ReplicasFinding | Resources
 
 function containersOf(obj: KObject | undefined): Map<string, Record<string, unknown>> {
   const out = new Map<string, Record<string, unknown>>();
-  const spec = isPlainObject(obj?.spec) && isPlainObject(obj.spec.template) && isPlainObject(obj.spec.template.spec) ? obj.spec.template.spec : undefined;
+  const spec =
+    isPlainObject(obj?.spec) && isPlainObject(obj.spec.template) && isPlainObject(obj.spec.template.spec)
+      ? obj.spec.template.spec
+      : undefined;
   for (const field of ['initContainers', 'containers']) {
     const list = spec && Array.isArray(spec[field]) ? spec[field] : [];
     for (const c of list) if (isPlainObject(c) && typeof c.name === 'string') out.set(c.name, c);
@@ -35,7 +38,10 @@ export function parseFlags(args: unknown): Map<string, string> {
 
 /** `a=1,b=2` lists (feature gates, label maps) as item changes; other values as old → new. */
 function describeValueChange(from: string, to: string): string {
-  const asMap = (v: string) => (/^[^=,]+=[^,]*(,[^=,]+=[^,]*)*$/.test(v) ? new Map(v.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) : undefined);
+  const asMap = (v: string) =>
+    /^[^=,]+=[^,]*(,[^=,]+=[^,]*)*$/.test(v)
+      ? new Map(v.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]))
+      : undefined;
   const [a, b] = [asMap(from), asMap(to)];
   if (!a || !b) return `${from} → ${to}`;
   const parts = [
@@ -65,21 +71,39 @@ export function workloadFindings(before: KObject | undefined, after: KObject | u
     const now = b.get(name);
     const image = (c: Record<string, unknown> | undefined) => (typeof c?.image === 'string' ? c.image : null);
     if (image(old) !== image(now)) {
-      findings.push({ ...base, type: 'image', container: name, from: image(old), to: image(now), message: `${base.object} container ${name}: image ${image(old) ?? '(none)'} → ${image(now) ?? '(none)'}` });
+      findings.push({
+        ...base,
+        type: 'image',
+        container: name,
+        from: image(old),
+        to: image(now),
+        message: `${base.object} container ${name}: image ${image(old) ?? '(none)'} → ${image(now) ?? '(none)'}`,
+      });
     }
     if (!old || !now) continue;
     const fa = parseFlags(old.args);
     const fb = parseFlags(now.args);
     const added = [...fb.keys()].filter((f) => !fa.has(f)).sort(compareStrings);
     const removed = [...fa.keys()].filter((f) => !fb.has(f)).sort(compareStrings);
-    const changed = [...fb.keys()].filter((f) => fa.has(f) && fa.get(f) !== fb.get(f)).sort(compareStrings).map((flag) => ({ flag, from: fa.get(flag)!, to: fb.get(flag)! }));
+    const changed = [...fb.keys()]
+      .filter((f) => fa.has(f) && fa.get(f) !== fb.get(f))
+      .sort(compareStrings)
+      .map((flag) => ({ flag, from: fa.get(flag)!, to: fb.get(flag)! }));
     if (added.length || removed.length || changed.length) {
       const parts = [
         ...added.map((f) => `+${f}${fb.get(f) ? '=' + fb.get(f) : ''}`),
         ...removed.map((f) => `−${f}`),
         ...changed.map((c) => `${c.flag} ${describeValueChange(c.from, c.to)}`),
       ];
-      findings.push({ ...base, type: 'flags', container: name, added, removed, changed, message: `${base.object} container ${name}: flags ${parts.join(', ')}` });
+      findings.push({
+        ...base,
+        type: 'flags',
+        container: name,
+        added,
+        removed,
+        changed,
+        message: `${base.object} container ${name}: flags ${parts.join(', ')}`,
+      });
     }
     const ra = flatten(old.resources, '', new Map());
     const rb = flatten(now.resources, '', new Map());
@@ -88,12 +112,24 @@ export function workloadFindings(before: KObject | undefined, after: KObject | u
       .sort(compareStrings)
       .map((p) => ({ path: p, from: ra.get(p) ?? null, to: rb.get(p) ?? null }));
     if (changes.length) {
-      findings.push({ ...base, type: 'resources', container: name, changes, message: `${base.object} container ${name}: resources ${changes.map((c) => `${c.path} ${c.from ?? '(none)'} → ${c.to ?? '(none)'}`).join(', ')}` });
+      findings.push({
+        ...base,
+        type: 'resources',
+        container: name,
+        changes,
+        message: `${base.object} container ${name}: resources ${changes.map((c) => `${c.path} ${c.from ?? '(none)'} → ${c.to ?? '(none)'}`).join(', ')}`,
+      });
     }
   }
   if (before && after && replicasOf(before) !== replicasOf(after)) {
     const [from, to] = [replicasOf(before), replicasOf(after)];
-    findings.push({ ...base, type: 'replicas', from, to, message: `${base.object}: replicas ${from ?? '(default)'} → ${to ?? '(default)'}` });
+    findings.push({
+      ...base,
+      type: 'replicas',
+      from,
+      to,
+      message: `${base.object}: replicas ${from ?? '(default)'} → ${to ?? '(default)'}`,
+    });
   }
   return findings;
 }

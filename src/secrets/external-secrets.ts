@@ -44,7 +44,11 @@ export interface ExternalSecretResult {
 }
 
 /** Replaces each tainted Secret of one component; `fields` are that component's tainted fields. */
-export function toExternalSecrets(objects: readonly KObject[], fields: readonly TaintedField[], config: SecretsConfig): ExternalSecretResult {
+export function toExternalSecrets(
+  objects: readonly KObject[],
+  fields: readonly TaintedField[],
+  config: SecretsConfig,
+): ExternalSecretResult {
   const problems: Diagnostic[] = [];
   const settings = config.externalSecrets ?? {};
   const store = settings.secretStoreRef;
@@ -77,14 +81,22 @@ export function toExternalSecrets(objects: readonly KObject[], fields: readonly 
         }
         const name = wholeValueOf(piece);
         if (!name) {
-          local.push({ ...notInSecretData(field, 'external-secrets', `cannot apply ${piece.reference} to a value in the store`), expected: 'whole values (${NAME}) in Secret data', hint: 'store the value in the form the component needs, and reference it as ${NAME}' });
+          local.push({
+            ...notInSecretData(field, 'external-secrets', `cannot apply ${piece.reference} to a value in the store`),
+            expected: 'whole values (${NAME}) in Secret data',
+            hint: 'store the value in the form the component needs, and reference it as ${NAME}',
+          });
           continue;
         }
         variables.add(name);
         parts.push(base64 ? `{{ .${name} | b64dec }}` : `{{ .${name} }}`);
       }
       if (base64 && field.pieces.length !== 1) {
-        local.push({ ...notInSecretData(field, 'external-secrets', 'cannot split a base64 data value'), expected: 'a data value that is exactly one ${NAME}', hint: 'put the text in stringData, or the whole base64 value in the store' });
+        local.push({
+          ...notInSecretData(field, 'external-secrets', 'cannot split a base64 data value'),
+          expected: 'a data value that is exactly one ${NAME}',
+          hint: 'put the text in stringData, or the whole base64 value in the store',
+        });
       }
       template[key] = parts.join('');
       taintedKeys.add(key);
@@ -97,7 +109,8 @@ export function toExternalSecrets(objects: readonly KObject[], fields: readonly 
     const data = isPlainObject(obj.data) ? obj.data : {};
     const stringData = isPlainObject(obj.stringData) ? obj.stringData : {};
     for (const [key, value] of Object.entries(data)) {
-      if (!taintedKeys.has(key) && typeof value === 'string') template[key] = templateLiteral(Buffer.from(value, 'base64').toString('utf8'));
+      if (!taintedKeys.has(key) && typeof value === 'string')
+        template[key] = templateLiteral(Buffer.from(value, 'base64').toString('utf8'));
     }
     for (const [key, value] of Object.entries(stringData)) if (!taintedKeys.has(key)) template[key] = templateLiteral(String(value));
     const name = obj.metadata.name ?? '';
@@ -123,7 +136,9 @@ export function toExternalSecrets(objects: readonly KObject[], fields: readonly 
             data: Object.fromEntries(Object.entries(template).sort(([a], [b]) => compareStrings(a, b))),
           },
         },
-        data: [...variables].sort(compareStrings).map((variable) => ({ secretKey: variable, remoteRef: { key: remoteKey, property: variable } })),
+        data: [...variables]
+          .sort(compareStrings)
+          .map((variable) => ({ secretKey: variable, remoteRef: { key: remoteKey, property: variable } })),
       },
     };
     return external;

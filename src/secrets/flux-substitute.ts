@@ -35,13 +35,24 @@ function escapeKey(part: string | number): string | number {
 }
 
 /** One component's objects for Flux to substitute, and the variables its Secret must hold. */
-export function toFluxSubstitution(objects: readonly KObject[], fields: readonly TaintedField[]): { objects: KObject[]; variables: string[]; problems: Diagnostic[] } {
+export function toFluxSubstitution(
+  objects: readonly KObject[],
+  fields: readonly TaintedField[],
+): { objects: KObject[]; variables: string[]; problems: Diagnostic[] } {
   const problems: Diagnostic[] = [];
   const out = objects.map((o) => escapeDeep(o) as KObject);
   const variables = new Set<string>();
   for (const field of fields) {
     if (field.key || field.derived) {
-      problems.push(notInSecretData(field, 'flux-substitute', field.key ? 'cannot substitute a map key' : 'cannot substitute a value a transform computed from it (declare the variable public, it is read to render)'));
+      problems.push(
+        notInSecretData(
+          field,
+          'flux-substitute',
+          field.key
+            ? 'cannot substitute a map key'
+            : 'cannot substitute a value a transform computed from it (declare the variable public, it is read to render)',
+        ),
+      );
       continue;
     }
     const text = field.pieces.map((p) => (typeof p === 'string' ? escapeForFlux(p) : p.reference)).join('');
@@ -49,6 +60,7 @@ export function toFluxSubstitution(objects: readonly KObject[], fields: readonly
     setAt(out[field.index], field.path, text);
   }
   // Flux skips objects labelled `disabled` (the layout's guard for literal `${`); these are escaped
-  for (const obj of out) if (JSON.stringify(obj).includes('${')) obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [FLUX_SUBSTITUTE_LABEL]: 'enabled' };
+  for (const obj of out)
+    if (JSON.stringify(obj).includes('${')) obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [FLUX_SUBSTITUTE_LABEL]: 'enabled' };
   return { objects: out, variables: [...variables], problems };
 }

@@ -48,7 +48,8 @@ export function secretForms(value: string): string[] {
   const decoded = decodedText(value);
   if (decoded !== undefined && isScannableSecret(decoded)) forms.add(decoded);
   // YAML writes a multi-line value as an indented block: its lines are searched one by one
-  for (const text of [value, decoded ?? '']) for (const line of text.split(/\r?\n/)) if (line.trim().length >= MINIMUM_LINE_LENGTH) forms.add(line.trim());
+  for (const text of [value, decoded ?? ''])
+    for (const line of text.split(/\r?\n/)) if (line.trim().length >= MINIMUM_LINE_LENGTH) forms.add(line.trim());
   return [...forms].sort((a, b) => b.length - a.length || compareStrings(a, b));
 }
 
@@ -108,7 +109,10 @@ export function scanOutput(files: ReadonlyMap<string, string>, needles: SecretNe
         ...(object ? { object } : {}),
         message: `the output would contain the secret value of ${name}, raw or encoded; nothing was written`,
         expected: 'no secret value in any output file, the wiring, the README or the lockfile',
-        hint: 'find where the value enters (additionalManifests, patches, images, chart values) and use ${' + name + '} in a Secret instead, or declare it in Config.secrets.public if it is not secret',
+        hint:
+          'find where the value enters (additionalManifests, patches, images, chart values) and use ${' +
+          name +
+          '} in a Secret instead, or declare it in Config.secrets.public if it is not secret',
       });
     }
   }
@@ -136,6 +140,7 @@ export function redactDiagnostic(d: Diagnostic, needles: SecretNeedles): Diagnos
 export function githubMasks(needles: SecretNeedles): string[] {
   // a value with a line break is masked line by line, as the runner matches single lines
   const lines = new Set<string>();
-  for (const [needle] of needles.needles) for (const line of needle.split(/\r?\n/)) if (line.length >= MINIMUM_SECRET_LENGTH) lines.add(line);
+  for (const [needle] of needles.needles)
+    for (const line of needle.split(/\r?\n/)) if (line.length >= MINIMUM_SECRET_LENGTH) lines.add(line);
   return [...lines].sort(compareStrings).map((line) => `::add-mask::${line}`);
 }

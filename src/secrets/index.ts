@@ -70,19 +70,37 @@ function fileOf(component: RenderedComponent, obj: KObject): string {
 /** What a strategy needs whether or not this render has secrets to place. */
 function strategyProblems(input: SecretsInput): Diagnostic[] {
   if (input.strategy === 'flux-substitute' && input.layout !== 'flux') {
-    return [{
-      object: 'Config.secrets',
-      path: 'strategy',
-      message: `the flux-substitute strategy needs the flux layout, and the output layout is ${input.layout}`,
-      expected: 'Flux Kustomizations that substitute the values (--layout flux)',
-      hint: 'add --layout flux (or Config output.layout: flux), or choose --secrets external-secrets or --secrets sops',
-    }];
+    return [
+      {
+        object: 'Config.secrets',
+        path: 'strategy',
+        message: `the flux-substitute strategy needs the flux layout, and the output layout is ${input.layout}`,
+        expected: 'Flux Kustomizations that substitute the values (--layout flux)',
+        hint: 'add --layout flux (or Config output.layout: flux), or choose --secrets external-secrets or --secrets sops',
+      },
+    ];
   }
   if (input.strategy === 'sops' && !input.config.sops?.ageRecipients?.length) {
-    return [{ object: 'Config.secrets', path: 'sops.ageRecipients', message: 'the sops strategy needs at least one age recipient', expected: 'ageRecipients: [age1…]', hint: 'add secrets.sops.ageRecipients to the Config document (age-keygen -y <key file> prints the recipient)' }];
+    return [
+      {
+        object: 'Config.secrets',
+        path: 'sops.ageRecipients',
+        message: 'the sops strategy needs at least one age recipient',
+        expected: 'ageRecipients: [age1…]',
+        hint: 'add secrets.sops.ageRecipients to the Config document (age-keygen -y <key file> prints the recipient)',
+      },
+    ];
   }
   if (input.strategy === 'external-secrets' && !input.config.externalSecrets?.secretStoreRef) {
-    return [{ object: 'Config.secrets', path: 'externalSecrets.secretStoreRef', message: 'the external-secrets strategy needs the store the secret values are read from', expected: 'secretStoreRef: {name: <store>, kind: ClusterSecretStore or SecretStore}', hint: 'add secrets.externalSecrets.secretStoreRef to the Config document' }];
+    return [
+      {
+        object: 'Config.secrets',
+        path: 'externalSecrets.secretStoreRef',
+        message: 'the external-secrets strategy needs the store the secret values are read from',
+        expected: 'secretStoreRef: {name: <store>, kind: ClusterSecretStore or SecretStore}',
+        hint: 'add secrets.externalSecrets.secretStoreRef to the Config document',
+      },
+    ];
   }
   return [];
 }
@@ -91,7 +109,12 @@ function strategyProblems(input: SecretsInput): Diagnostic[] {
  * The final gate: every output file and the lockfile searched for every form of every secret
  * value; `exempt` are the files the inline strategy declared. Throws, naming file and object.
  */
-export function finalGate(files: ReadonlyMap<string, string>, lockfile: { path: string; text: string }, needles: SecretNeedles, exempt: ReadonlySet<string> = new Set()): void {
+export function finalGate(
+  files: ReadonlyMap<string, string>,
+  lockfile: { path: string; text: string },
+  needles: SecretNeedles,
+  exempt: ReadonlySet<string> = new Set(),
+): void {
   const scanned = new Map(files);
   scanned.set(lockfile.path, lockfile.text);
   const leaks = scanOutput(scanned, needles, exempt);
@@ -116,7 +139,13 @@ export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput
         return component;
       case 'inline': {
         if (!input.allowSecretValues) {
-          problems.push(...fields.map((f) => ({ ...refusal(f), expected: 'the inline strategy writes secret values only with --allow-secret-values', hint: 'add --allow-secret-values to accept secret values in Git, or choose another strategy' })));
+          problems.push(
+            ...fields.map((f) => ({
+              ...refusal(f),
+              expected: 'the inline strategy writes secret values only with --allow-secret-values',
+              hint: 'add --allow-secret-values to accept secret values in Git, or choose another strategy',
+            })),
+          );
         }
         for (const index of new Set(fields.map((f) => f.index))) extras.secretFiles.push(fileOf(component, component.objects[index]!));
         return component;
@@ -169,7 +198,9 @@ export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput
   }
   if (fluxVariables.size > 0) {
     const names = [...new Set(extras.substituteFrom.values())].sort(compareStrings).join(', ');
-    warnings.push(`--secrets flux-substitute: Flux substitutes ${[...fluxVariables].sort(compareStrings).join(', ')} from the Secret ${names} in the Kustomizations' namespace; create it in the cluster`);
+    warnings.push(
+      `--secrets flux-substitute: Flux substitutes ${[...fluxVariables].sort(compareStrings).join(', ')} from the Secret ${names} in the Kustomizations' namespace; create it in the cluster`,
+    );
   }
   return { components, files, warnings };
 }

@@ -25,7 +25,8 @@ type Scalar = string | number | boolean | null;
 function scalarText(value: Scalar): { text: string; type: string } {
   if (typeof value === 'string') return { text: value, type: 'str' };
   if (typeof value === 'boolean') return { text: value ? 'True' : 'False', type: 'bool' };
-  if (typeof value === 'number') return Number.isInteger(value) ? { text: String(value), type: 'int' } : { text: String(value), type: 'float' };
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? { text: String(value), type: 'int' } : { text: String(value), type: 'float' };
   return { text: '', type: 'str' };
 }
 
@@ -108,7 +109,12 @@ function decryptValue(enc: string, key: Uint8Array, additionalData: string): str
  * then it is kept byte for byte, so an unchanged Secret does not churn in review. Needs one of
  * the recipients' identities; anything unexpected answers false (the file is re-encrypted).
  */
-export async function sopsFileHolds(previous: string, plain: string, recipients: readonly string[], identities: readonly string[]): Promise<boolean> {
+export async function sopsFileHolds(
+  previous: string,
+  plain: string,
+  recipients: readonly string[],
+  identities: readonly string[],
+): Promise<boolean> {
   if (identities.length === 0) return false;
   const header = /^(#[^\n]*\n)*/.exec(plain)![0];
   if (!previous.startsWith(header)) return false;
@@ -120,7 +126,8 @@ export async function sopsFileHolds(previous: string, plain: string, recipients:
   }
   const metadata = old.sops as { age?: { recipient?: string; enc?: string }[]; encrypted_regex?: string } | undefined;
   const stanzas = metadata?.age ?? [];
-  if (metadata?.encrypted_regex !== ENCRYPTED_REGEX || !isDeepStrictEqual(stanzas.map((s) => s.recipient).sort(), [...recipients].sort())) return false;
+  if (metadata?.encrypted_regex !== ENCRYPTED_REGEX || !isDeepStrictEqual(stanzas.map((s) => s.recipient).sort(), [...recipients].sort()))
+    return false;
   let dataKey: Uint8Array | undefined;
   for (const stanza of stanzas) {
     try {
@@ -137,7 +144,8 @@ export async function sopsFileHolds(previous: string, plain: string, recipients:
   let intact = true;
   const walk = (value: unknown, path: string[], encrypted: boolean): unknown => {
     if (Array.isArray(value)) return value.map((item) => walk(item, path, encrypted));
-    if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, [...path, k], encrypted || ENCRYPTED.test(k))]));
+    if (isPlainObject(value))
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, [...path, k], encrypted || ENCRYPTED.test(k))]));
     if (!encrypted) return value;
     const text = typeof value === 'string' ? decryptValue(value, dataKey!, path.join(':') + ':') : undefined;
     if (text === undefined) intact = false;
@@ -150,6 +158,7 @@ export async function sopsFileHolds(previous: string, plain: string, recipients:
 /** Encrypted values come back as their text; compare the new plaintext the same way. */
 function stringsUnderEncrypted(value: unknown, encrypted: boolean): unknown {
   if (Array.isArray(value)) return value.map((item) => stringsUnderEncrypted(item, encrypted));
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stringsUnderEncrypted(v, encrypted || ENCRYPTED.test(k))]));
+  if (isPlainObject(value))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stringsUnderEncrypted(v, encrypted || ENCRYPTED.test(k))]));
   return encrypted ? scalarText(value as Scalar).text : value;
 }

@@ -34,10 +34,30 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
     parsed = text.trim() === '' ? {} : parseYaml(text, { schema: 'core' });
   } catch {
     // the YAML parser quotes the offending text, which may be a secret: say where, not what
-    return { values: {}, problems: [{ file, message: 'is neither a dotenv file nor a YAML map', expected: 'NAME=value lines, or a YAML map NAME: "value"', hint: `check the syntax of ${file}` }] };
+    return {
+      values: {},
+      problems: [
+        {
+          file,
+          message: 'is neither a dotenv file nor a YAML map',
+          expected: 'NAME=value lines, or a YAML map NAME: "value"',
+          hint: `check the syntax of ${file}`,
+        },
+      ],
+    };
   }
   if (!isPlainObject(parsed)) {
-    return { values: {}, problems: [{ file, message: 'is not a map of variables', expected: 'NAME=value lines, or a YAML map NAME: "value"', hint: `write ${file} as NAME: "value" lines` }] };
+    return {
+      values: {},
+      problems: [
+        {
+          file,
+          message: 'is not a map of variables',
+          expected: 'NAME=value lines, or a YAML map NAME: "value"',
+          hint: `write ${file} as NAME: "value" lines`,
+        },
+      ],
+    };
   }
   const values: Record<string, string> = {};
   const problems: Diagnostic[] = [];
@@ -58,14 +78,25 @@ export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecr
     try {
       text = await readFile(file, 'utf8');
     } catch (err) {
-      problems.push({ file, message: `cannot read the secret file (${(err as NodeJS.ErrnoException).code ?? 'error'})`, expected: 'a readable dotenv or YAML file', hint: 'check the path given to --secret-file' });
+      problems.push({
+        file,
+        message: `cannot read the secret file (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+        expected: 'a readable dotenv or YAML file',
+        hint: 'check the path given to --secret-file',
+      });
       continue;
     }
     const parsed = parseSecretFile(text, file);
     problems.push(...parsed.problems);
     for (const [name, value] of Object.entries(parsed.values)) {
       if (!VARIABLE_NAME.test(name)) {
-        problems.push({ file, path: name, message: 'is not a variable name', expected: 'letters, digits and _, not starting with a digit', hint: 'rename the key' });
+        problems.push({
+          file,
+          path: name,
+          message: 'is not a variable name',
+          expected: 'letters, digits and _, not starting with a digit',
+          hint: 'rename the key',
+        });
         continue;
       }
       values.set(name, { value, origin: `--secret-file ${file}` });
@@ -75,9 +106,19 @@ export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecr
   for (const name of options.envSecrets ?? []) {
     const value = env[name];
     if (!VARIABLE_NAME.test(name)) {
-      problems.push({ object: `--env-secret ${name}`, message: 'is not a variable name', expected: 'letters, digits and _, not starting with a digit', hint: 'pass the name of an environment variable, not its value' });
+      problems.push({
+        object: `--env-secret ${name}`,
+        message: 'is not a variable name',
+        expected: 'letters, digits and _, not starting with a digit',
+        hint: 'pass the name of an environment variable, not its value',
+      });
     } else if (value === undefined) {
-      problems.push({ object: `--env-secret ${name}`, message: `the environment variable ${name} is not set`, expected: 'an exported environment variable', hint: `export ${name} before running capi-gitops, or drop --env-secret ${name}` });
+      problems.push({
+        object: `--env-secret ${name}`,
+        message: `the environment variable ${name} is not set`,
+        expected: 'an exported environment variable',
+        hint: `export ${name} before running capi-gitops, or drop --env-secret ${name}`,
+      });
     } else {
       values.set(name, { value, origin: `--env-secret ${name}` });
     }
@@ -97,7 +138,11 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
     const supplied = run.values.get(name);
     if (supplied) return { value: supplied.value, origin: supplied.origin, fromSecret: true };
     if (configSecret && Object.hasOwn(configSecret.data, name)) {
-      return { value: configSecret.data[name]!, origin: `Secret ${configSecret.namespace}/${configSecret.name}`, fromSecret: !publicNames.has(name) };
+      return {
+        value: configSecret.data[name]!,
+        origin: `Secret ${configSecret.namespace}/${configSecret.name}`,
+        fromSecret: !publicNames.has(name),
+      };
     }
     if (Object.hasOwn(fromConfig, name)) return { value: fromConfig[name]!, origin: 'Config.variables', fromSecret: false };
     return undefined;
@@ -108,7 +153,11 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
 export const IMAGES_KEY = 'images';
 
 /** Every secret value of the run, by variable name, for the final gate, masks and redaction. */
-export function secretValues(manifest: Manifest, configSecrets: readonly (SecretObject | undefined)[], run: RunSecrets): Map<string, string[]> {
+export function secretValues(
+  manifest: Manifest,
+  configSecrets: readonly (SecretObject | undefined)[],
+  run: RunSecrets,
+): Map<string, string[]> {
   const publicNames = new Set(manifest.config.secrets?.public ?? []);
   const byName = new Map<string, string[]>();
   const add = (name: string, value: string) => {

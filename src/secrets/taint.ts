@@ -57,7 +57,8 @@ export interface TaintedField {
 
 export function formatPath(path: FieldPath): string {
   let out = '';
-  for (const part of path) out += typeof part === 'number' ? `[${part}]` : /^[A-Za-z0-9_-]+$/.test(part) ? (out ? '.' : '') + part : `[${JSON.stringify(part)}]`;
+  for (const part of path)
+    out += typeof part === 'number' ? `[${part}]` : /^[A-Za-z0-9_-]+$/.test(part) ? (out ? '.' : '') + part : `[${JSON.stringify(part)}]`;
   return out;
 }
 
@@ -103,7 +104,8 @@ export function taintedFields(real: readonly KObject[], markedObjects: readonly 
         if (pieces) {
           const variables = [...new Set(pieces.flatMap((p) => (typeof p === 'string' ? [] : p.variables)))].sort(compareStrings);
           fields.push({ object, index, path, pieces, variables, key: false });
-        } else if (typeof r === 'string' && m !== r) derived.push({ object, index, path, pieces: [], variables: [], key: false, derived: true });
+        } else if (typeof r === 'string' && m !== r)
+          derived.push({ object, index, path, pieces: [], variables: [], key: false, derived: true });
         else if (m !== r) throw structureError(object, path, marked.marks);
         return;
       }

@@ -99,7 +99,9 @@ export async function cacheKey(
       return await read();
     } catch (again) {
       if ((again as NodeJS.ErrnoException)?.code === 'EEXIST') return read().catch(() => randomBytes(KEY_BYTES));
-      options.log?.(`cache: no key file at ${file} (${(again as NodeJS.ErrnoException)?.code ?? (again as Error).message}); cache records are used within this run only (set CAPI_GITOPS_CACHE_KEY or XDG_STATE_HOME)`);
+      options.log?.(
+        `cache: no key file at ${file} (${(again as NodeJS.ErrnoException)?.code ?? (again as Error).message}); cache records are used within this run only (set CAPI_GITOPS_CACHE_KEY or XDG_STATE_HOME)`,
+      );
       return randomBytes(KEY_BYTES);
     }
   }
@@ -147,7 +149,10 @@ export class ArtifactCache {
 
   private async mac(kind: string, binding: string, json: string | Uint8Array): Promise<string> {
     this.key ??= Promise.resolve(this.keySource ?? cacheKey({ log: this.log }));
-    return createHmac('sha256', await this.key).update(`${kind}\0${binding}\0`).update(json).digest('hex');
+    return createHmac('sha256', await this.key)
+      .update(`${kind}\0${binding}\0`)
+      .update(json)
+      .digest('hex');
   }
 
   /** `<hmac>\n<json>` for a record. */
@@ -165,7 +170,10 @@ export class ArtifactCache {
     const expected = Buffer.from(await this.mac(kind, binding, json), 'hex');
     const given = Buffer.from(newline === 64 ? text.slice(0, 64) : '', 'hex');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      await this.discard(file, `${kind} record ${path.basename(file)} is not signed by this cache's key (written by another key, or tampered with)`);
+      await this.discard(
+        file,
+        `${kind} record ${path.basename(file)} is not signed by this cache's key (written by another key, or tampered with)`,
+      );
       return undefined;
     }
     try {
@@ -184,7 +192,9 @@ export class ArtifactCache {
       if (this.warned.has(kind)) return;
       this.warned.add(kind);
       const code = (error as NodeJS.ErrnoException)?.code;
-      this.log(`cache: cannot write ${kind} entries under ${this.dir} (${code ?? (error as Error).message}); continuing without caching them`);
+      this.log(
+        `cache: cannot write ${kind} entries under ${this.dir} (${code ?? (error as Error).message}); continuing without caching them`,
+      );
     }
   }
 
@@ -228,7 +238,9 @@ export class ArtifactCache {
   async putHttpRecord(record: HttpRecord): Promise<void> {
     if (!SHA256_HEX.test(record.sha256)) throw new Error(`HTTP record for ${redactUrlCredentials(record.url)}: not a sha256 hex digest`);
     const json = JSON.stringify({ ...record, url: redactUrlCredentials(record.url) });
-    await this.tryWrite('HTTP record', async () => this.writeAtomic(this.recordPath('http', record.url), await this.signed('http', record.url, json)));
+    await this.tryWrite('HTTP record', async () =>
+      this.writeAtomic(this.recordPath('http', record.url), await this.signed('http', record.url, json)),
+    );
   }
 
   /**
@@ -260,7 +272,10 @@ export class ArtifactCache {
   private async trimStore(store: 'parsed' | 'output', extension: string, now: number): Promise<number> {
     const dir = path.join(this.dir, store);
     const marker = path.join(dir, TRIM_MARKER);
-    const last = await stat(marker).then((st) => st.mtimeMs, () => undefined);
+    const last = await stat(marker).then(
+      (st) => st.mtimeMs,
+      () => undefined,
+    );
     if (last !== undefined && now - last < DAY_MS) return 0;
     let names: string[];
     try {
@@ -277,11 +292,23 @@ export class ArtifactCache {
     let removed = 0;
     for (const name of names.filter((n) => n.endsWith(extension)).sort()) {
       const file = path.join(dir, name);
-      const mtime = await stat(file).then((st) => st.mtimeMs, () => undefined);
+      const mtime = await stat(file).then(
+        (st) => st.mtimeMs,
+        () => undefined,
+      );
       if (mtime === undefined || now - mtime < PARSED_RETENTION_DAYS * DAY_MS) continue;
-      if (await rm(file, { force: true }).then(() => true, () => false)) removed++;
+      if (
+        await rm(file, { force: true }).then(
+          () => true,
+          () => false,
+        )
+      )
+        removed++;
     }
-    if (removed > 0) this.log(`cache: removed ${removed} ${store} ${removed === 1 ? 'entry' : 'entries'} unused for ${PARSED_RETENTION_DAYS} days from ${dir}`);
+    if (removed > 0)
+      this.log(
+        `cache: removed ${removed} ${store} ${removed === 1 ? 'entry' : 'entries'} unused for ${PARSED_RETENTION_DAYS} days from ${dir}`,
+      );
     return removed;
   }
 
@@ -308,7 +335,10 @@ export class ArtifactCache {
     const expected = Buffer.from(await this.mac(kind, key, body), 'hex');
     const given = Buffer.from(bytes[64] === 0x0a ? bytes.toString('latin1', 0, 64) : '', 'hex');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      await this.discard(file, `${kind} record ${path.basename(file)} is not signed by this cache's key (written by another key, or tampered with)`);
+      await this.discard(
+        file,
+        `${kind} record ${path.basename(file)} is not signed by this cache's key (written by another key, or tampered with)`,
+      );
       return undefined;
     }
     await this.markUsed(file);
@@ -316,7 +346,9 @@ export class ArtifactCache {
   }
 
   async putSignedBytes(kind: 'output', key: string, body: Uint8Array): Promise<void> {
-    await this.tryWrite(kind, async () => this.writeAtomic(this.recordPath(kind, key), Buffer.concat([Buffer.from(`${await this.mac(kind, key, body)}\n`, 'latin1'), body])));
+    await this.tryWrite(kind, async () =>
+      this.writeAtomic(this.recordPath(kind, key), Buffer.concat([Buffer.from(`${await this.mac(kind, key, body)}\n`, 'latin1'), body])),
+    );
   }
 
   /** Stores a JSON-representable value; undefined fields are dropped as JSON drops them. */
@@ -342,7 +374,9 @@ export class ArtifactCache {
       // Unreadable (EACCES, ENOTDIR when --cache-dir names a file, EISDIR): a miss, said once.
       if (!this.warned.has('read')) {
         this.warned.add('read');
-        this.log(`cache: cannot read ${file} (${(error as NodeJS.ErrnoException)?.code ?? (error as Error).message}); treating the cache as empty`);
+        this.log(
+          `cache: cannot read ${file} (${(error as NodeJS.ErrnoException)?.code ?? (error as Error).message}); treating the cache as empty`,
+        );
       }
       return undefined;
     }

@@ -18,7 +18,14 @@ export function headerValueProblem(value: string): string | undefined {
   if (HEADER_SAFE.test(value)) return undefined;
   const bad = [...value].find((c) => !HEADER_SAFE.test(c))!;
   const code = bad.codePointAt(0)!;
-  const name = code === 0x0a ? 'a newline' : code === 0x0d ? 'a carriage return' : code === 0 ? 'a NUL byte' : `the character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  const name =
+    code === 0x0a
+      ? 'a newline'
+      : code === 0x0d
+        ? 'a carriage return'
+        : code === 0
+          ? 'a NUL byte'
+          : `the character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
   return `it contains ${name}, which an HTTP header cannot carry`;
 }
 
@@ -44,7 +51,13 @@ export function configSecretCredentialProblems(data: Record<string, string>, ori
     registerSecret(value);
     if (!/TOKEN|AUTHORIZATION/i.test(key)) continue;
     const problem = headerValueProblem(value.trim());
-    if (problem) problems.push({ ...origin, message: `configSecret key ${key} cannot be used as a token: ${problem}`, expected: 'a token of printable ASCII characters', hint: `fix the value of ${key} in the Secret (a stray newline when it was encoded?)` });
+    if (problem)
+      problems.push({
+        ...origin,
+        message: `configSecret key ${key} cannot be used as a token: ${problem}`,
+        expected: 'a token of printable ASCII characters',
+        hint: `fix the value of ${key} in the Secret (a stray newline when it was encoded?)`,
+      });
   }
   return problems;
 }
@@ -89,7 +102,11 @@ export const HTTPS_AUTHORIZATION_KEY = 'HTTPS_AUTHORIZATION';
  * CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST names the URL's host, so the manifest cannot steer an
  * environment credential to a host of its choosing. A bare token becomes `Bearer <token>`.
  */
-export function httpsAuthorization(url: string, credentials: Record<string, string> | undefined, env: Record<string, string | undefined>): string | undefined {
+export function httpsAuthorization(
+  url: string,
+  credentials: Record<string, string> | undefined,
+  env: Record<string, string | undefined>,
+): string | undefined {
   const fromSecret = credentials?.[HTTPS_AUTHORIZATION_KEY]?.trim();
   const host = hostOf(url);
   const trustedHost = env.CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST?.trim().toLowerCase();

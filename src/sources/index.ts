@@ -28,7 +28,11 @@ function describeTarget(request: RepositoryRequest): string {
 }
 
 /** Asks each module in turn; the first that answers serves the request. */
-export async function openRepository(request: RepositoryRequest, context: SourceContext, modules: readonly SourceModule[] = SOURCE_MODULES): Promise<ProviderRepository> {
+export async function openRepository(
+  request: RepositoryRequest,
+  context: SourceContext,
+  modules: readonly SourceModule[] = SOURCE_MODULES,
+): Promise<ProviderRepository> {
   for (const module of modules) {
     const repository = await module.open(request, context);
     if (repository !== null) return memoizeRepository(repository);

@@ -21,7 +21,11 @@ export interface YamlLimits {
   maxNodesPerRun: number;
 }
 
-export const DEFAULT_YAML_LIMITS: Readonly<YamlLimits> = Object.freeze({ maxNodesPerDocument: 1_000_000, maxDepth: 512, maxNodesPerRun: 8_000_000 });
+export const DEFAULT_YAML_LIMITS: Readonly<YamlLimits> = Object.freeze({
+  maxNodesPerDocument: 1_000_000,
+  maxDepth: 512,
+  maxNodesPerRun: 8_000_000,
+});
 
 function positiveInteger(value: string | undefined): number | undefined {
   return value !== undefined && /^\d+$/.test(value.trim()) && Number(value) > 0 ? Number(value) : undefined;
@@ -45,7 +49,8 @@ export class YamlBudget {
   check(text: string, source: string): void {
     // A bound from native searches first; the character scan only runs when that bound is too high.
     const quick = quickBound(text, this.limits);
-    const nodes = quick.nodes <= this.limits.maxNodesPerDocument && !quick.mayBeDeep ? quick.nodes : scanStructure(text, source, this.limits);
+    const nodes =
+      quick.nodes <= this.limits.maxNodesPerDocument && !quick.mayBeDeep ? quick.nodes : scanStructure(text, source, this.limits);
     this.used += nodes;
     if (this.used > this.limits.maxNodesPerRun) {
       throw new CapiGitopsError({
@@ -72,7 +77,9 @@ function occurrences(text: string, needle: string): number {
 function quickBound(text: string, limits: YamlLimits): { nodes: number; mayBeDeep: boolean } {
   const openers = occurrences(text, '[') + occurrences(text, '{');
   const nodes = 3 * (occurrences(text, '\n') + 1) + occurrences(text, ',') + openers;
-  const mayBeDeep = openers > limits.maxDepth || new RegExp(`^ {${limits.maxDepth},}\\S|(?:-[ \\t]+){${Math.max(1, limits.maxDepth >> 2)}}`, 'm').test(text);
+  const mayBeDeep =
+    openers > limits.maxDepth ||
+    new RegExp(`^ {${limits.maxDepth},}\\S|(?:-[ \\t]+){${Math.max(1, limits.maxDepth >> 2)}}`, 'm').test(text);
   return { nodes, mayBeDeep };
 }
 
@@ -93,7 +100,9 @@ function tooMuch(text: string, source: string, offset: number, what: 'nodes' | '
   return new CapiGitopsError({
     file: source,
     line: lineAt(text, offset),
-    message: nodes ? `a YAML document here holds more than ${limits.maxNodesPerDocument} nodes` : `YAML nesting here is deeper than ${limits.maxDepth} levels`,
+    message: nodes
+      ? `a YAML document here holds more than ${limits.maxNodesPerDocument} nodes`
+      : `YAML nesting here is deeper than ${limits.maxDepth} levels`,
     expected: nodes ? `at most ${limits.maxNodesPerDocument} nodes per document` : `at most ${limits.maxDepth} levels of nesting`,
     hint: nodes
       ? `check that the file is what it claims to be; to accept it, raise the limit: CAPI_GITOPS_YAML_MAX_NODES=${limits.maxNodesPerDocument * 2}`
@@ -158,7 +167,11 @@ export function scanStructure(text: string, source: string, limits: YamlLimits):
     if (nextSpecial >= lineEnd && flowDepth === 0) {
       // Most lines: `key: value`, `- item`, a plain scalar. Counted without a character loop.
       let dashes = 0;
-      while (text.charCodeAt(lineStart + 2 * dashes) === 45 && (lineStart + 2 * dashes + 1 >= lineEnd || text.charCodeAt(lineStart + 2 * dashes + 1) === SPACE)) dashes++;
+      while (
+        text.charCodeAt(lineStart + 2 * dashes) === 45 &&
+        (lineStart + 2 * dashes + 1 >= lineEnd || text.charCodeAt(lineStart + 2 * dashes + 1) === SPACE)
+      )
+        dashes++;
       if (nextColon < lineStart) nextColon = text.indexOf(':', lineStart) >>> 0;
       docNodes += 2 * dashes + (nextColon < lineEnd ? 2 : 1);
       depth += Math.max(0, dashes - 1);
@@ -197,12 +210,18 @@ export function scanStructure(text: string, source: string, limits: YamlLimits):
         if (flowDepth > 0) flowDepth--;
       } else if (c === 44 /* , */) {
         docNodes++;
-      } else if ((c === 45 /* - */ || c === 58 /* : */ || c === 63 /* ? */) && (j + 1 === lineEnd || text.charCodeAt(j + 1) === SPACE || text.charCodeAt(j + 1) === TAB)) {
+      } else if (
+        (c === 45 /* - */ || c === 58 /* : */ || c === 63) /* ? */ &&
+        (j + 1 === lineEnd || text.charCodeAt(j + 1) === SPACE || text.charCodeAt(j + 1) === TAB)
+      ) {
         docNodes += c === 58 ? 1 : 2;
         if (c === 45 && j !== lineStart) depth++;
-      } else if ((c === 124 /* | */ || c === 62 /* > */) && flowDepth === 0 && (last === SPACE || j === lineStart)) {
+      } else if ((c === 124 /* | */ || c === 62) /* > */ && flowDepth === 0 && (last === SPACE || j === lineStart)) {
         // A block scalar header: the more-indented lines below are its text.
-        const rest = text.slice(j + 1, lineEnd).replace(/\s+#.*$/, '').trim();
+        const rest = text
+          .slice(j + 1, lineEnd)
+          .replace(/\s+#.*$/, '')
+          .trim();
         if (/^[-+0-9]*$/.test(rest)) {
           blockScalarIndent = indent;
           docNodes++;

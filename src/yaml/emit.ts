@@ -47,7 +47,8 @@ function isNonEmptyArray(v: unknown): v is unknown[] {
 function isObject(v: unknown): v is Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) throw new TypeError(`emitYamlDocument: unsupported object type ${proto?.constructor?.name ?? 'unknown'}`);
+  if (proto !== Object.prototype && proto !== null)
+    throw new TypeError(`emitYamlDocument: unsupported object type ${proto?.constructor?.name ?? 'unknown'}`);
   return true;
 }
 
@@ -142,7 +143,6 @@ const YAML11_NON_STRING = new RegExp(
   ].join('|'),
 );
 
-
 /** True when a plain scalar with this text would not be read back as this string. */
 export function plainStringIsAmbiguous(s: string): boolean {
   return YAML11_NON_STRING.test(s) || plainScalarIsNotString(s);
@@ -180,7 +180,13 @@ const SHORT_ESCAPES: Record<string, string> = { '0000': '\\0', '0007': '\\a', '0
 // Characters JSON leaves raw that a YAML 1.1 reader would misread (see difference 3).
 const LINE_BREAK_LIKE = /[\u0085\u2028\u2029\ufffe\uffff]/;
 const LINE_BREAK_LIKE_ALL = /[\u0085\u2028\u2029\ufffe\uffff]/g;
-const LINE_BREAK_ESCAPES: Record<string, string> = { '\u0085': '\\N', '\u2028': '\\L', '\u2029': '\\P', '\ufffe': '\\uFFFE', '\uffff': '\\uFFFF' };
+const LINE_BREAK_ESCAPES: Record<string, string> = {
+  '\u0085': '\\N',
+  '\u2028': '\\L',
+  '\u2029': '\\P',
+  '\ufffe': '\\uFFFE',
+  '\uffff': '\\uFFFF',
+};
 
 /** A double-quoted scalar on one line: JSON escaping, then YAML's short escapes. */
 function doubleQuoted(value: string): string {

@@ -516,8 +516,13 @@ class FastParser {
     let chomp: 'clip' | 'strip' | 'keep' = 'clip';
     let i = p + 1;
     const h = src.charCodeAt(i);
-    if (h === DASH) { chomp = 'strip'; i++; }
-    else if (h === 43 /* + */) { chomp = 'keep'; i++; }
+    if (h === DASH) {
+      chomp = 'strip';
+      i++;
+    } else if (h === 43 /* + */) {
+      chomp = 'keep';
+      i++;
+    }
     const explicit = src.charCodeAt(i);
     if (explicit >= 48 && explicit <= 57) giveUp(); // explicit indentation indicators are rare
     this.finishLine(i);
@@ -555,9 +560,7 @@ class FastParser {
     this.pos = bodyEnd;
     const body = src.slice(bodyStart, bodyEnd);
     const atEofWithoutBreak = bodyEnd === end && src.charCodeAt(end - 1) !== NL;
-    return literal
-      ? literalText(body, contentIndent, chomp)
-      : foldedText(body, contentIndent, chomp, atEofWithoutBreak);
+    return literal ? literalText(body, contentIndent, chomp) : foldedText(body, contentIndent, chomp, atEofWithoutBreak);
   }
 
   // ---- flow collections (single line only) -------------------------------------------------
@@ -697,8 +700,24 @@ function singleQuotedText(raw: string): string {
 }
 
 const ESCAPES: Record<string, string> = {
-  '0': '\0', a: '\x07', b: '\b', e: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v',
-  N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029', ' ': ' ', '"': '"', '/': '/', '\\': '\\', '\t': '\t',
+  '0': '\0',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  N: '\u0085',
+  _: '\u00a0',
+  L: '\u2028',
+  P: '\u2029',
+  ' ': ' ',
+  '"': '"',
+  '/': '/',
+  '\\': '\\',
+  '\t': '\t',
 };
 
 /** The value of a double-quoted scalar's raw text: escapes, escaped and folded line breaks. */
@@ -773,12 +792,7 @@ function literalText(body: string, contentIndent: number, chomp: 'clip' | 'strip
  * The value of a folded block scalar body (the lines after the header). `endsAtEofWithoutBreak`
  * says the body's last line has no line break: go-yaml then adds no final newline for it.
  */
-function foldedText(
-  body: string,
-  contentIndent: number,
-  chomp: 'clip' | 'strip' | 'keep',
-  endsAtEofWithoutBreak: boolean,
-): string {
+function foldedText(body: string, contentIndent: number, chomp: 'clip' | 'strip' | 'keep', endsAtEofWithoutBreak: boolean): string {
   // Lines as [leading spaces, rest]; a body ending in '\n' has a final empty line.
   const lines = body.split('\n');
   const spaces: number[] = new Array(lines.length);

@@ -20,7 +20,8 @@ export interface ChunkProblem {
 
 export type ChunkResult = { ok: true; value: unknown } | { ok: false; problems: ChunkProblem[] };
 
-const ALIAS_HINT = 'anchors (&name) and aliases (*name) are refused to rule out alias-expansion attacks; write the repeated content out in full';
+const ALIAS_HINT =
+  'anchors (&name) and aliases (*name) are refused to rule out alias-expansion attacks; write the repeated content out in full';
 
 const TAG = 'tag:yaml.org,2002:';
 
@@ -62,7 +63,11 @@ export function libraryParseDocument(chunk: string): ChunkResult {
     if (doc.errors.some((err) => /call stack/i.test(err.message))) return tooDeep();
     return {
       ok: false,
-      problems: doc.errors.map((err) => ({ offset: err.pos[0], message: err.message, hint: ERROR_HINTS[err.code] ?? 'fix the YAML syntax at this position' })),
+      problems: doc.errors.map((err) => ({
+        offset: err.pos[0],
+        message: err.message,
+        hint: ERROR_HINTS[err.code] ?? 'fix the YAML syntax at this position',
+      })),
     };
   }
   try {
@@ -129,7 +134,12 @@ function typedScalar(node: Scalar): PlainScalar {
   }
   const typed = resolvePlainScalarTyped(text);
   const wrongType = (want: string): never =>
-    refuse(startOf(node), `cannot read ${JSON.stringify(text)} as !!${want}`, `remove the !!${want} tag or change the value`, `a ${want} value`);
+    refuse(
+      startOf(node),
+      `cannot read ${JSON.stringify(text)} as !!${want}`,
+      `remove the !!${want} tag or change the value`,
+      `a ${want} value`,
+    );
   switch (tag) {
     case TAG + 'str':
     case TAG + 'timestamp':
@@ -145,7 +155,11 @@ function typedScalar(node: Scalar): PlainScalar {
       if (typed.kind === 'int') return { kind: 'float', value: typed.value };
       return wrongType('float');
     case TAG + 'binary':
-      return refuse(startOf(node), 'the !!binary tag is not supported', 'give binary data as a base64 string (e.g. a Secret data field) without the tag');
+      return refuse(
+        startOf(node),
+        'the !!binary tag is not supported',
+        'give binary data as a base64 string (e.g. a Secret data field) without the tag',
+      );
     default:
       // go-yaml decodes a scalar with an unknown tag as its plain text.
       return { kind: 'str', value: text };
@@ -155,11 +169,21 @@ function typedScalar(node: Scalar): PlainScalar {
 function scalarValue(node: Scalar, chunk: string): unknown {
   const typed = typedScalar(node);
   if (typed.kind === 'float' && !Number.isFinite(typed.value)) {
-    refuse(startOf(node), `${String(node.value)} (infinity or NaN) has no JSON form`, 'quote the value if it is meant as a string', 'a finite number or a quoted string');
+    refuse(
+      startOf(node),
+      `${String(node.value)} (infinity or NaN) has no JSON form`,
+      'quote the value if it is meant as a string',
+      'a finite number or a quoted string',
+    );
   }
   // go-yaml keeps an int64 exactly; a JavaScript number that is not the same integer would be written rounded.
   if (typed.kind === 'int' && !Number.isSafeInteger(typed.value) && BigInt(typed.value) !== typed.exact) {
-    refuse(startOf(node), `the integer ${String(node.value)} cannot be held exactly (past ±${Number.MAX_SAFE_INTEGER} only some integers can); it would be written rounded`, 'quote the value if it is meant as a string', `an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`);
+    refuse(
+      startOf(node),
+      `the integer ${String(node.value)} cannot be held exactly (past ±${Number.MAX_SAFE_INTEGER} only some integers can); it would be written rounded`,
+      'quote the value if it is meant as a string',
+      `an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`,
+    );
   }
   if (typed.kind === 'str' && isBlockScalar(node)) return goBlockScalarAtEof(node, typed.value, chunk);
   return typed.value;
@@ -215,7 +239,12 @@ function jsonKey(keyNode: ParsedNode | null, chunk: string, pair: { value: unkno
   }
   const key = jsonKeyOf(typedScalar(keyNode));
   if (key === undefined) {
-    return refuse(at, `mapping key ${JSON.stringify(String(keyNode.value))} has no JSON form (a null or an integer beyond int64)`, 'quote the key', 'a string key');
+    return refuse(
+      at,
+      `mapping key ${JSON.stringify(String(keyNode.value))} has no JSON form (a null or an integer beyond int64)`,
+      'quote the key',
+      'a string key',
+    );
   }
   return key;
 }

@@ -57,8 +57,17 @@ function hintOf(code: number): 'sign' | 'digit' | 'word' | 'dot' | undefined {
       return 'sign';
     case 46: // .
       return 'dot';
-    case 121: case 89: case 110: case 78: case 116: case 84: // y Y n N t T
-    case 102: case 70: case 111: case 79: case 126: // f F o O ~
+    case 121:
+    case 89:
+    case 110:
+    case 78:
+    case 116:
+    case 84: // y Y n N t T
+    case 102:
+    case 70:
+    case 111:
+    case 79:
+    case 126: // f F o O ~
       return 'word';
   }
   return undefined;
@@ -82,10 +91,19 @@ function goParseMagnitude(s: string, from: number): bigint | undefined {
   let base = 10;
   if (s.charCodeAt(i) === 48 /* 0 */ && n - i > 1) {
     const p = s.charCodeAt(i + 1) | 0x20;
-    if (n - i >= 3 && p === 120 /* x */) { base = 16; i += 2; }
-    else if (n - i >= 3 && p === 111 /* o */) { base = 8; i += 2; }
-    else if (n - i >= 3 && p === 98 /* b */) { base = 2; i += 2; }
-    else { base = 8; i += 1; }
+    if (n - i >= 3 && p === 120 /* x */) {
+      base = 16;
+      i += 2;
+    } else if (n - i >= 3 && p === 111 /* o */) {
+      base = 8;
+      i += 2;
+    } else if (n - i >= 3 && p === 98 /* b */) {
+      base = 2;
+      i += 2;
+    } else {
+      base = 8;
+      i += 1;
+    }
   }
   // Small decimal numbers are the common case: avoid BigInt.
   if (base === 10 && n - i <= 15) {

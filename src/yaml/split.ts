@@ -20,7 +20,8 @@ export interface SplitResult {
 }
 
 /** White space as Go's unicode.IsSpace sees it (what strings.TrimSpace removes). */
-const GO_SPACE_RUN = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+const GO_SPACE_RUN =
+  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
 
 export function splitDocuments(text: string, source: string): SplitResult {
   const chunks: DocumentChunk[] = [];

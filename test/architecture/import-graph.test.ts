@@ -16,9 +16,20 @@ const SRC = path.join(PROJECT_ROOT, 'src');
 const order = (JSON.parse(fs.readFileSync(path.join(SRC, 'stage-order.json'), 'utf8')) as StageOrder).order;
 
 test('every folder and top-level file of src/ has a place in the stage order', () => {
-  const units = fs.readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory() || e.name.endsWith('.ts')).map((e) => e.name);
-  assert.deepEqual(units.filter((u) => !order.includes(u)), [], 'add the new folder or file to src/stage-order.json');
-  assert.deepEqual(order.filter((u) => !units.includes(u)), [], 'src/stage-order.json names something that does not exist');
+  const units = fs
+    .readdirSync(SRC, { withFileTypes: true })
+    .filter((e) => e.isDirectory() || e.name.endsWith('.ts'))
+    .map((e) => e.name);
+  assert.deepEqual(
+    units.filter((u) => !order.includes(u)),
+    [],
+    'add the new folder or file to src/stage-order.json',
+  );
+  assert.deepEqual(
+    order.filter((u) => !units.includes(u)),
+    [],
+    'src/stage-order.json names something that does not exist',
+  );
 });
 
 test('no module imports from a later stage', () => {

@@ -21,14 +21,25 @@ function importsOf(file: string): string[] {
 
 function filesOf(folder: string): string[] {
   const dir = path.join(SOURCES, folder);
-  return readdirSync(dir).filter((name) => name.endsWith('.ts')).map((name) => path.join(dir, name));
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => path.join(dir, name));
 }
 
 test('every source is a folder with an index.ts, registered once, in the order they are asked', () => {
-  const folders = readdirSync(SOURCES).filter((name) => statSync(path.join(SOURCES, name)).isDirectory() && name !== 'base').sort();
+  const folders = readdirSync(SOURCES)
+    .filter((name) => statSync(path.join(SOURCES, name)).isDirectory() && name !== 'base')
+    .sort();
   assert.deepEqual(folders, FOLDERS);
-  for (const folder of folders) assert.ok(filesOf(folder).some((file) => path.basename(file) === 'index.ts'), `${folder}/index.ts`);
-  assert.deepEqual(SOURCE_MODULES.map((module) => module.id), ['configmap', 'local', 'github', 'gitlab', 'oci', 'https']);
+  for (const folder of folders)
+    assert.ok(
+      filesOf(folder).some((file) => path.basename(file) === 'index.ts'),
+      `${folder}/index.ts`,
+    );
+  assert.deepEqual(
+    SOURCE_MODULES.map((module) => module.id),
+    ['configmap', 'local', 'github', 'gitlab', 'oci', 'https'],
+  );
 });
 
 test('no source imports a sibling source, and base/ imports no source', () => {
@@ -52,8 +63,10 @@ test('network sources send requests only through the shared client: no fetch, ht
     for (const file of filesOf(folder)) {
       const text = readFileSync(file, 'utf8');
       const imports = importsOf(file);
-      if (/\bfetch\s*\(/.test(text.replace(/\.fetch\b|fetchAdapter|fetchToken|Fetch\w*/g, ''))) problems.push(`${folder}/${path.basename(file)} calls fetch`);
-      if (imports.some((target) => /^(node:)?https?$|undici/.test(target))) problems.push(`${folder}/${path.basename(file)} imports an HTTP module`);
+      if (/\bfetch\s*\(/.test(text.replace(/\.fetch\b|fetchAdapter|fetchToken|Fetch\w*/g, '')))
+        problems.push(`${folder}/${path.basename(file)} calls fetch`);
+      if (imports.some((target) => /^(node:)?https?$|undici/.test(target)))
+        problems.push(`${folder}/${path.basename(file)} imports an HTTP module`);
       if (/\bhttpFetch(Once)?\b/.test(text)) problems.push(`${folder}/${path.basename(file)} calls the transport directly`);
     }
   }

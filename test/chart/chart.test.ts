@@ -27,7 +27,15 @@ function writeChart(files: Record<string, string>): string {
   return dir;
 }
 
-const CONTEXT: Omit<ChartContext, 'Values' | 'Chart'> = { Release: { name: 'r', namespace: 'ns' }, Components: [], ClusterResources: [], Namespaces: [], Wiring: { directory: 'w', path: 'w' }, CaInjected: [], Unmanaged: [] };
+const CONTEXT: Omit<ChartContext, 'Values' | 'Chart'> = {
+  Release: { name: 'r', namespace: 'ns' },
+  Components: [],
+  ClusterResources: [],
+  Namespaces: [],
+  Wiring: { directory: 'w', path: 'w' },
+  CaInjected: [],
+  Unmanaged: [],
+};
 
 async function renderProbe(files: Record<string, string>, request: Partial<Parameters<typeof prepareChart>[0]> = {}) {
   const dir = writeChart(files);
@@ -47,15 +55,27 @@ test('values precedence, lowest first: values.yaml, Config gitops.values, --valu
   const second = valuesFile('second.yaml', 'data: {b: second, c: second, d: second}\n');
   const docs = await renderProbe(
     { 'values.yaml': 'data: {z: chart, y: chart, a: chart, b: chart, c: chart, d: chart}\n', 'templates/cm.yaml': PROBE_TEMPLATE },
-    { configValues: { data: { y: 'config', a: 'config' } }, valuesFiles: [first, second], set: [{ expression: 'data.c=set,data.d=set', forceString: false }, { expression: 'data.d=string', forceString: true }] },
+    {
+      configValues: { data: { y: 'config', a: 'config' } },
+      valuesFiles: [first, second],
+      set: [
+        { expression: 'data.c=set,data.d=set', forceString: false },
+        { expression: 'data.d=string', forceString: true },
+      ],
+    },
   );
   assert.deepEqual(docs[0]!.object.data, { z: 'chart', y: 'config', a: 'first', b: 'second', c: 'set', d: 'string' });
 });
 
-test('--set forms reach the templates with Helm\'s types: lists, indexes, escapes, inference (helm pkg/strvals)', async () => {
+test("--set forms reach the templates with Helm's types: lists, indexes, escapes, inference (helm pkg/strvals)", async () => {
   const docs = await renderProbe(
     { 'values.yaml': 'data: {}\n', 'templates/cm.yaml': PROBE_TEMPLATE },
-    { set: [{ expression: 'data.list={a,b},data.idx[1]=x,data.esc=a\\,b,data.dotted\\.key=v,data.n=10,data.t=true', forceString: false }, { expression: 'data.s=10', forceString: true }] },
+    {
+      set: [
+        { expression: 'data.list={a,b},data.idx[1]=x,data.esc=a\\,b,data.dotted\\.key=v,data.n=10,data.t=true', forceString: false },
+        { expression: 'data.s=10', forceString: true },
+      ],
+    },
   );
   assert.deepEqual(docs[0]!.object.data, { list: ['a', 'b'], idx: [null, 'x'], esc: 'a,b', 'dotted.key': 'v', n: 10, t: true, s: '10' });
 });
@@ -72,14 +92,29 @@ test('null deletes a chart default, so --set syncPolicy.automated=null turns aut
 });
 
 test('values are checked against values.schema.json before any template runs; errors name the value path', async () => {
-  const error = await rejection(prepareChart({ builtIn: 'argocd', path: 'p', set: [{ expression: 'repoURL=https://x,syncPolicy.retry.limit=many,destination.nmae=x', forceString: false }] }));
+  const error = await rejection(
+    prepareChart({
+      builtIn: 'argocd',
+      path: 'p',
+      set: [{ expression: 'repoURL=https://x,syncPolicy.retry.limit=many,destination.nmae=x', forceString: false }],
+    }),
+  );
   const paths = error.diagnostics.map((d) => d.path).sort();
   assert.deepEqual(paths, ['destination.nmae', 'syncPolicy.retry.limit']);
-  assert.match(error.diagnostics.find((d) => d.path === 'syncPolicy.retry.limit')!.message, /value syncPolicy\.retry\.limit must be integer/);
+  assert.match(
+    error.diagnostics.find((d) => d.path === 'syncPolicy.retry.limit')!.message,
+    /value syncPolicy\.retry\.limit must be integer/,
+  );
   assert.equal(error.diagnostics.find((d) => d.path === 'syncPolicy.retry.limit')!.expected, 'a value of type integer');
-  assert.equal(error.diagnostics.find((d) => d.path === 'destination.nmae')!.expected, 'one of the values the chart declares here: server, name');
+  assert.equal(
+    error.diagnostics.find((d) => d.path === 'destination.nmae')!.expected,
+    'one of the values the chart declares here: server, name',
+  );
   const missing = await rejection(prepareChart({ builtIn: 'argocd', path: 'p' }));
-  assert.deepEqual(missing.diagnostics.map((d) => [d.path, d.message]), [['repoURL', 'value repoURL is required']]);
+  assert.deepEqual(
+    missing.diagnostics.map((d) => [d.path, d.message]),
+    [['repoURL', 'value repoURL is required']],
+  );
   assert.match(missing.diagnostics[0]!.hint!, /--set repoURL=/);
 });
 
@@ -89,13 +124,21 @@ test('a --set syntax error is a clear error naming the expression', async () => 
 });
 
 test('a schema with a remote $ref is refused: charts never make the tool fetch', async () => {
-  const dir = writeChart({ 'values.schema.json': JSON.stringify({ type: 'object', properties: { a: { $ref: 'https://example.com/schema.json' } } }), 'templates/cm.yaml': PROBE_TEMPLATE });
+  const dir = writeChart({
+    'values.schema.json': JSON.stringify({ type: 'object', properties: { a: { $ref: 'https://example.com/schema.json' } } }),
+    'templates/cm.yaml': PROBE_TEMPLATE,
+  });
   const error = await rejection(loadChart(dir));
   assert.match(error.diagnostics[0]!.message, /refers outside itself: #\/properties\/a\/\$ref: https:\/\/example\.com\/schema\.json/);
 });
 
 test('a template reading a value that does not exist fails naming the chart file and line (strict)', async () => {
-  const error = await rejection(renderProbe({ 'values.yaml': 'data: {}\n', 'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{Values.nmae}}\n' }));
+  const error = await rejection(
+    renderProbe({
+      'values.yaml': 'data: {}\n',
+      'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{Values.nmae}}\n',
+    }),
+  );
   const d = error.diagnostics[0]!;
   assert.match(d.file!, /templates\/cm\.yaml$/);
   assert.equal(d.line, 4);
@@ -109,13 +152,20 @@ test('a template that does not compile fails naming its file and line', async ()
 });
 
 test('a rendered document that is not valid YAML is an error naming the template', async () => {
-  const error = await rejection(renderProbe({ 'values.yaml': 'data: {a: 1}\n', 'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata: {{toYaml Values.data}}\n  b: [\n' }));
+  const error = await rejection(
+    renderProbe({
+      'values.yaml': 'data: {a: 1}\n',
+      'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata: {{toYaml Values.data}}\n  b: [\n',
+    }),
+  );
   assert.match(error.diagnostics[0]!.file!, /templates\/cm\.yaml$/);
   assert.match(error.diagnostics[0]!.message, /renders invalid YAML/);
 });
 
 test('a chart emitting on:, yes and 0644 gets them written so every YAML 1.1 reader reads the same', async () => {
-  const docs = await renderProbe({ 'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  on: yes\n  mode: "0644"\n' });
+  const docs = await renderProbe({
+    'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  on: yes\n  mode: "0644"\n',
+  });
   const text = emitYamlDocument(docs[0]!.object);
   assert.match(text, /\n {2}"on": "yes"\n/);
   assert.match(text, /\n {2}mode: "0644"\n/);
@@ -126,42 +176,71 @@ test('helpers: default (Sprig emptiness), required, include, quote, eq/ne/and/or
   const docs = await renderProbe({
     'values.yaml': 'm: {b: 2, a: 1, B: 0}\nempty: ""\nzero: 0\nname: n\n',
     'templates/_label.hbs': 'x-{{name}}',
-    'templates/cm.yaml': [
-      'apiVersion: v1',
-      'kind: ConfigMap',
-      'metadata:',
-      '  name: {{include "label" Values}}',
-      'data:',
-      '  d1: {{quote (default "fallback" Values.empty)}}',
-      '  d2: {{quote (default "fallback" Values.zero)}}',
-      '  d3: {{quote (default "fallback" Values.name)}}',
-      '  keys: {{quote (join "," (list "x" "y"))}}',
-      '  logic: "{{#if (and (eq 1 1) (ne 1 2) (or 0 "x") (not ""))}}ok{{/if}}"',
-      '  dict: {{quote (join "" (list (lookup (dict "k" "v") "k")))}}',
-      '  order: "{{#each Values.m}}{{@key}}={{this}};{{/each}}"',
-      '  req: {{quote (required "name is required" Values.name)}}',
-    ].join('\n') + '\n',
+    'templates/cm.yaml':
+      [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: {{include "label" Values}}',
+        'data:',
+        '  d1: {{quote (default "fallback" Values.empty)}}',
+        '  d2: {{quote (default "fallback" Values.zero)}}',
+        '  d3: {{quote (default "fallback" Values.name)}}',
+        '  keys: {{quote (join "," (list "x" "y"))}}',
+        '  logic: "{{#if (and (eq 1 1) (ne 1 2) (or 0 "x") (not ""))}}ok{{/if}}"',
+        '  dict: {{quote (join "" (list (lookup (dict "k" "v") "k")))}}',
+        '  order: "{{#each Values.m}}{{@key}}={{this}};{{/each}}"',
+        '  req: {{quote (required "name is required" Values.name)}}',
+      ].join('\n') + '\n',
   });
   assert.deepEqual(docs[0]!.object.metadata.name, 'x-n');
-  assert.deepEqual(docs[0]!.object.data, { d1: 'fallback', d2: 'fallback', d3: 'n', keys: 'x,y', logic: 'ok', dict: 'v', order: 'B=0;a=1;b=2;', req: 'n' });
-  const error = await rejection(renderProbe({ 'values.yaml': 'name: ""\n', 'templates/cm.yaml': 'a: {{required "name is required" Values.name}}\n' }));
+  assert.deepEqual(docs[0]!.object.data, {
+    d1: 'fallback',
+    d2: 'fallback',
+    d3: 'n',
+    keys: 'x,y',
+    logic: 'ok',
+    dict: 'v',
+    order: 'B=0;a=1;b=2;',
+    req: 'n',
+  });
+  const error = await rejection(
+    renderProbe({ 'values.yaml': 'name: ""\n', 'templates/cm.yaml': 'a: {{required "name is required" Values.name}}\n' }),
+  );
   assert.match(error.diagnostics[0]!.message, /name is required/);
 });
 
 test('Chart.yaml is validated: apiVersion v2, a DNS-label name and a version', async () => {
   const dir = writeChart({ 'Chart.yaml': 'apiVersion: v1\nname: Bad_Name\n', 'templates/cm.yaml': PROBE_TEMPLATE });
   const error = await rejection(loadChart(dir));
-  assert.deepEqual(error.diagnostics.map((d) => d.path), ['apiVersion', 'name', 'version']);
+  assert.deepEqual(
+    error.diagnostics.map((d) => d.path),
+    ['apiVersion', 'name', 'version'],
+  );
 });
 
 test('a user chart (gitops.chart, relative to the manifest) that overrides the Application template replaces the built-in chart', async () => {
   const manifestDir = writeTempManifest({ 'p.yaml': corpusManifest() });
-  const show = spawnSync(process.execPath, [CLI, 'chart', 'show', 'argocd', '--output-dir', path.join(manifestDir, 'my-chart')], { encoding: 'utf8' });
+  const show = spawnSync(process.execPath, [CLI, 'chart', 'show', 'argocd', '--output-dir', path.join(manifestDir, 'my-chart')], {
+    encoding: 'utf8',
+  });
   assert.equal(show.status, 0, show.stderr);
   const template = path.join(manifestDir, 'my-chart', 'templates', 'applications.yaml');
-  writeFileSync(template, readFileSync(template, 'utf8').replace('    app.kubernetes.io/managed-by: capi-gitops\n', '    app.kubernetes.io/managed-by: capi-gitops\n    team: platform\n'));
+  writeFileSync(
+    template,
+    readFileSync(template, 'utf8').replace(
+      '    app.kubernetes.io/managed-by: capi-gitops\n',
+      '    app.kubernetes.io/managed-by: capi-gitops\n    team: platform\n',
+    ),
+  );
   const providers = readFileSync(path.join(manifestDir, 'p.yaml'), 'utf8');
-  writeFileSync(path.join(manifestDir, 'p.yaml'), providers.replace('kind: Config\n', 'kind: Config\ngitops:\n  chart: ./my-chart\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n'));
+  writeFileSync(
+    path.join(manifestDir, 'p.yaml'),
+    providers.replace(
+      'kind: Config\n',
+      'kind: Config\ngitops:\n  chart: ./my-chart\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n',
+    ),
+  );
   const result = await renderManagementCluster({ manifestPaths: [path.join(manifestDir, 'p.yaml')], layout: 'argocd' });
   const app = YAML.parse(result.files.get('argocd/application-capi-gitops-01-cluster-api.yaml')!);
   assert.equal(app.metadata.labels.team, 'platform');
@@ -170,7 +249,8 @@ test('a user chart (gitops.chart, relative to the manifest) that overrides the A
 test('capi-gitops chart show prints every file of a built-in chart', () => {
   const result = spawnSync(process.execPath, [CLI, 'chart', 'show', 'flux'], { encoding: 'utf8' });
   assert.equal(result.status, 0, result.stderr);
-  for (const file of ['Chart.yaml', 'values.yaml', 'values.schema.json', 'templates/kustomizations.yaml', 'templates/gitrepository.yaml']) assert.match(result.stdout, new RegExp(`# Source: flux/${file.replace('.', '\\.')}\\n`));
+  for (const file of ['Chart.yaml', 'values.yaml', 'values.schema.json', 'templates/kustomizations.yaml', 'templates/gitrepository.yaml'])
+    assert.match(result.stdout, new RegExp(`# Source: flux/${file.replace('.', '\\.')}\\n`));
   const unknown = spawnSync(process.execPath, [CLI, 'chart', 'show', 'helm'], { encoding: 'utf8' });
   assert.equal(unknown.status, 2);
 });
@@ -187,12 +267,38 @@ test('built-in charts precompiled at build render the same documents as the char
   const { chartValues } = await import('../../src/chart/values.js');
   for (const name of ['argocd', 'flux']) {
     const built = await loadBuiltInChart(name);
-    assert.ok(built.templates.every((t) => t.spec !== undefined && t.source === undefined), 'precompiled');
+    assert.ok(
+      built.templates.every((t) => t.spec !== undefined && t.source === undefined),
+      'precompiled',
+    );
     assert.ok(built.validateValues, 'schema precompiled');
     const source = await loadChart(path.join(BUILT_IN_CHARTS_DIR, name), built.origin);
-    const sets = [{ expression: 'repoURL=https://git.example.com/x.git,path=p', forceString: false }].filter(() => name === 'argocd').concat(name === 'flux' ? [{ expression: 'path=p,gitRepository.url=https://git.example.com/x.git', forceString: false }] : []);
-    const components = [{ label: 'cluster-api', kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', version: 'v1.12.0', path: 'p/01-cluster-api', directory: '01-cluster-api', wave: 1, dependsOn: ['00-cert-manager'], hasCRDs: true, hasWebhooks: true, unmanaged: [], caInjected: [] }];
-    const context = (chart: typeof built) => ({ ...CONTEXT, Components: components, Values: chartValues(chart, [], sets), Chart: chart.metadata });
+    const sets = [{ expression: 'repoURL=https://git.example.com/x.git,path=p', forceString: false }]
+      .filter(() => name === 'argocd')
+      .concat(name === 'flux' ? [{ expression: 'path=p,gitRepository.url=https://git.example.com/x.git', forceString: false }] : []);
+    const components = [
+      {
+        label: 'cluster-api',
+        kind: 'CoreProvider',
+        name: 'cluster-api',
+        namespace: 'capi-system',
+        version: 'v1.12.0',
+        path: 'p/01-cluster-api',
+        directory: '01-cluster-api',
+        wave: 1,
+        dependsOn: ['00-cert-manager'],
+        hasCRDs: true,
+        hasWebhooks: true,
+        unmanaged: [],
+        caInjected: [],
+      },
+    ];
+    const context = (chart: typeof built) => ({
+      ...CONTEXT,
+      Components: components,
+      Values: chartValues(chart, [], sets),
+      Chart: chart.metadata,
+    });
     const a = renderChart(built, context(built)).map((d) => emitYamlDocument(d.object));
     const b = renderChart(source, context(source)).map((d) => emitYamlDocument(d.object));
     assert.deepEqual(a, b, name);

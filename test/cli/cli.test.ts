@@ -38,7 +38,8 @@ function expectFailureLeavesOutput(args: (out: string) => string[], stderrInclud
   const result = run(args(out));
   assert.equal(result.code, 1, `exit code; stderr:\n${result.stderr}`);
   for (const expected of stderrIncludes) {
-    if (typeof expected === 'string') assert.ok(result.stderr.includes(expected), `stderr lacks ${JSON.stringify(expected)}:\n${result.stderr}`);
+    if (typeof expected === 'string')
+      assert.ok(result.stderr.includes(expected), `stderr lacks ${JSON.stringify(expected)}:\n${result.stderr}`);
     else assert.match(result.stderr, expected);
   }
   assert.match(result.stderr, /nothing was written/);
@@ -67,14 +68,22 @@ test('an unknown field: exit 1, the field path and the closest known field', () 
   const file = path.join(dir, 'management-cluster', 'providers.yaml');
   const text = readTree(path.dirname(file)).get('providers.yaml')!.replace('  version: v0.2.0\n', '  versoin: v0.2.0\n');
   writeFileSync(file, text);
-  const result = expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], [/providers\.yaml:\d+:\d+: error/, 'spec.versoin', 'version']);
+  const result = expectFailureLeavesOutput(
+    (out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out],
+    [/providers\.yaml:\d+:\d+: error/, 'spec.versoin', 'version'],
+  );
   assert.match(result.stderr, /did you mean/i);
 });
 
 test('a missing variable: exit 1, the variable named, with a hint', () => {
   const dir = exampleCopy();
   const file = path.join(dir, 'management-cluster', 'config.yaml');
-  writeFileSync(file, readTree(path.dirname(file)).get('config.yaml')!.replace(/variables:\n  EXAMPLE_REGION: eu-west-1\n/, ''));
+  writeFileSync(
+    file,
+    readTree(path.dirname(file))
+      .get('config.yaml')!
+      .replace(/variables:\n  EXAMPLE_REGION: eu-west-1\n/, ''),
+  );
   expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], ['EXAMPLE_REGION', 'hint:']);
 });
 
@@ -84,12 +93,19 @@ test('two core providers: exit 1 (operator preflight_checks.go)', () => {
     path.join(dir, 'management-cluster', 'second-core.yaml'),
     'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: other-system\nspec:\n  version: v0.2.0\n',
   );
-  expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], [/core provider/i, 'second-core.yaml']);
+  expectFailureLeavesOutput(
+    (out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out],
+    [/core provider/i, 'second-core.yaml'],
+  );
 });
 
 test('a contract mismatch (core v1beta2 with a provider whose metadata says v1alpha4): exit 1', () => {
   const dir = exampleCopy();
-  cpSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'resolve', 'repository', 'infrastructure-old'), path.join(dir, 'repository', 'infrastructure-old'), { recursive: true });
+  cpSync(
+    path.join(PROJECT_ROOT, 'test', 'fixtures', 'resolve', 'repository', 'infrastructure-old'),
+    path.join(dir, 'repository', 'infrastructure-old'),
+    { recursive: true },
+  );
   writeFileSync(
     path.join(dir, 'management-cluster', 'old.yaml'),
     'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: old\n  namespace: old-system\nspec:\n  version: v0.4.0\n  fetchConfig:\n    url: ../repository/infrastructure-old/latest/infrastructure-components.yaml\n',
@@ -100,15 +116,26 @@ test('a contract mismatch (core v1beta2 with a provider whose metadata says v1al
 test('an unreadable source: exit 1, the provider and the location named', () => {
   const dir = exampleCopy();
   const file = path.join(dir, 'management-cluster', 'providers.yaml');
-  writeFileSync(file, readTree(path.dirname(file)).get('providers.yaml')!.replace('../repository/infrastructure-example/latest', '../repository/no-such-provider/latest'));
-  expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], ['no-such-provider', 'InfrastructureProvider/capex-system/example']);
+  writeFileSync(
+    file,
+    readTree(path.dirname(file))
+      .get('providers.yaml')!
+      .replace('../repository/infrastructure-example/latest', '../repository/no-such-provider/latest'),
+  );
+  expectFailureLeavesOutput(
+    (out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out],
+    ['no-such-provider', 'InfrastructureProvider/capex-system/example'],
+  );
 });
 
 test('several problems in several files are reported together', () => {
   const dir = exampleCopy();
   const mc = path.join(dir, 'management-cluster');
   const files = readTree(mc);
-  writeFileSync(path.join(mc, 'providers.yaml'), files.get('providers.yaml')!.replace('maxConcurrentReconciles: 5', 'maxConcurrentReconciles: 0'));
+  writeFileSync(
+    path.join(mc, 'providers.yaml'),
+    files.get('providers.yaml')!.replace('maxConcurrentReconciles: 5', 'maxConcurrentReconciles: 0'),
+  );
   writeFileSync(path.join(mc, 'config.yaml'), files.get('config.yaml')!.replace('certManager:', 'certManagr:'));
   const result = expectFailureLeavesOutput((out) => ['render', '-f', mc, '-o', out], ['maxConcurrentReconciles', 'certManagr']);
   assert.match(result.stderr, /\d+ problems/);
@@ -140,7 +167,9 @@ test('--list-variables prints variables, defaults and origins, and masks Secret 
     path.join(mc, 'secret.yaml'),
     'apiVersion: v1\nkind: Secret\nmetadata:\n  name: capex-variables\n  namespace: capex-system\nstringData:\n  EXAMPLE_REGION: top-secret-region\n',
   );
-  const providers = readTree(mc).get('providers.yaml')!.replace('  version: v0.2.0\n  # A provider', '  version: v0.2.0\n  configSecret:\n    name: capex-variables\n  # A provider');
+  const providers = readTree(mc)
+    .get('providers.yaml')!
+    .replace('  version: v0.2.0\n  # A provider', '  version: v0.2.0\n  configSecret:\n    name: capex-variables\n  # A provider');
   writeFileSync(path.join(mc, 'providers.yaml'), providers);
   const result = run(['render', '-f', mc, '--list-variables']);
   assert.equal(result.code, 0, result.stderr);
@@ -156,12 +185,19 @@ test('values from a Secret are refused in the output unless --allow-secret-value
     path.join(mc, 'secret.yaml'),
     'apiVersion: v1\nkind: Secret\nmetadata:\n  name: capex-variables\n  namespace: capex-system\nstringData:\n  EXAMPLE_REGION: top-secret-region\n',
   );
-  writeFileSync(path.join(mc, 'providers.yaml'), readTree(mc).get('providers.yaml')!.replace('  version: v0.2.0\n  # A provider', '  version: v0.2.0\n  configSecret:\n    name: capex-variables\n  # A provider'));
+  writeFileSync(
+    path.join(mc, 'providers.yaml'),
+    readTree(mc)
+      .get('providers.yaml')!
+      .replace('  version: v0.2.0\n  # A provider', '  version: v0.2.0\n  configSecret:\n    name: capex-variables\n  # A provider'),
+  );
   const refused = expectFailureLeavesOutput((out) => ['render', '-f', mc, '-o', out], ['EXAMPLE_REGION', '--allow-secret-values']);
   assert.ok(!refused.stderr.includes('top-secret-region'), 'the secret value leaked into stderr');
   const out = path.join(tempDir(), 'out');
   const allowed = run(['render', '-f', mc, '-o', out, '--allow-secret-values']);
   assert.equal(allowed.code, 0, allowed.stderr);
   assert.ok(!allowed.stdout.includes('top-secret-region'));
-  assert.ok(readTree(out).get('04-infrastructure-example/deployment-capex-controller-manager.yaml')!.includes('--region=top-secret-region'));
+  assert.ok(
+    readTree(out).get('04-infrastructure-example/deployment-capex-controller-manager.yaml')!.includes('--region=top-secret-region'),
+  );
 });

@@ -75,9 +75,18 @@ test('render --frozen with a stale lockfile suggests `capi-gitops lock -f …`, 
 
 test('suggested commands get the invocation flags, shell-quoted, and nothing else is touched', () => {
   const invocation = { file: ['my manifests/'], cacheDir: '/tmp/cache', output: 'out dir' };
-  assert.equal(completeSuggestions('run `capi-gitops lock` to record it', invocation), "run `capi-gitops lock -f 'my manifests/' --cache-dir /tmp/cache` to record it");
-  assert.equal(completeSuggestions('To update: capi-gitops update --contract v1beta2', invocation), "To update: capi-gitops update -f 'my manifests/' --cache-dir /tmp/cache --contract v1beta2");
-  assert.equal(completeSuggestions('try `capi-gitops render`', invocation), "try `capi-gitops render -f 'my manifests/' -o 'out dir' --cache-dir /tmp/cache`");
+  assert.equal(
+    completeSuggestions('run `capi-gitops lock` to record it', invocation),
+    "run `capi-gitops lock -f 'my manifests/' --cache-dir /tmp/cache` to record it",
+  );
+  assert.equal(
+    completeSuggestions('To update: capi-gitops update --contract v1beta2', invocation),
+    "To update: capi-gitops update -f 'my manifests/' --cache-dir /tmp/cache --contract v1beta2",
+  );
+  assert.equal(
+    completeSuggestions('try `capi-gitops render`', invocation),
+    "try `capi-gitops render -f 'my manifests/' -o 'out dir' --cache-dir /tmp/cache`",
+  );
   // already complete, or not a command of a manifest
   assert.equal(completeSuggestions('`capi-gitops lock -f x`', invocation), '`capi-gitops lock -f x`');
   assert.equal(completeSuggestions('capi-gitops chart show argocd', invocation), 'capi-gitops chart show argocd');

@@ -27,7 +27,10 @@ function setup() {
   const out = path.join(scratch, 'out');
   const cache = path.join(scratch, 'cache');
   const render = (extra: string[] = [], options: { env?: NodeJS.ProcessEnv; expectCode?: number } = {}) => {
-    const result = runCli(['render', '-f', manifest, '-o', out, '--cache-dir', cache, '--verbose', ...extra], { cwd: scratch, env: options.env ?? env });
+    const result = runCli(['render', '-f', manifest, '-o', out, '--cache-dir', cache, '--verbose', ...extra], {
+      cwd: scratch,
+      env: options.env ?? env,
+    });
     assert.equal(result.code, options.expectCode ?? 0, result.stderr);
     return { ...result, served: result.stderr.includes(SERVED) };
   };
@@ -113,7 +116,10 @@ test("a manifest file's bytes, and a new manifest file in a -f directory, make t
   // A new file the -f directory lists: whatever a render makes of it, the cache does not answer for it.
   assert.equal(s.render().served, true);
   writeFileSync(path.join(s.manifest, 'more.yaml'), '# only a comment\n');
-  const uncached = runCli(['render', '-f', s.manifest, '-o', path.join(s.scratch, 'elsewhere'), '--cache-dir', s.cache], { cwd: s.scratch, env: { ...s.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' } });
+  const uncached = runCli(['render', '-f', s.manifest, '-o', path.join(s.scratch, 'elsewhere'), '--cache-dir', s.cache], {
+    cwd: s.scratch,
+    env: { ...s.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' },
+  });
   assert.equal(s.render([], { expectCode: uncached.code ?? -1 }).served, false);
 });
 
@@ -146,7 +152,8 @@ test('environment that shapes a render is part of the key: a YAML bound set low 
   const token = 'ghp_outputcachetesttoken0123456789abcdef';
   assert.equal(s.render([], { env: { ...s.env, GITHUB_TOKEN: token } }).served, false);
   assert.equal(s.render([], { env: { ...s.env, GITHUB_TOKEN: token } }).served, true);
-  for (const name of readdirSync(path.join(s.cache, 'output'))) assert.ok(!readFileSync(path.join(s.cache, 'output', name)).includes(token));
+  for (const name of readdirSync(path.join(s.cache, 'output')))
+    assert.ok(!readFileSync(path.join(s.cache, 'output', name)).includes(token));
 });
 
 test('a tampered entry is not served; the render runs and stores a good one', () => {
@@ -171,13 +178,22 @@ test('runs with secret values are never stored', () => {
   const s = setup();
   const secretFile = path.join(s.scratch, 'secrets.env');
   writeFileSync(secretFile, 'UNUSED_SECRET=s3cr3t-output-cache-value\n');
-  for (const extra of [['--secret-file', secretFile], ['--env-secret', 'CACHE_TEST_SECRET'], ['--allow-secret-values'], ['--secrets', 'refuse']]) {
+  for (const extra of [
+    ['--secret-file', secretFile],
+    ['--env-secret', 'CACHE_TEST_SECRET'],
+    ['--allow-secret-values'],
+    ['--secrets', 'refuse'],
+  ]) {
     const env = { ...s.env, CACHE_TEST_SECRET: 's3cr3t-output-cache-value' };
     assert.equal(s.render(extra, { env }).served, false);
     assert.equal(s.render(extra, { env }).served, false, `${extra.join(' ')} was served`);
   }
   const stored = path.join(s.cache, 'output');
-  if (existsSync(stored)) for (const name of readdirSync(stored, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name)) assert.ok(!readFileSync(path.join(stored, name)).includes('s3cr3t-output-cache-value'));
+  if (existsSync(stored))
+    for (const name of readdirSync(stored, { withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => e.name))
+      assert.ok(!readFileSync(path.join(stored, name)).includes('s3cr3t-output-cache-value'));
 });
 
 test("the tool's build id and the working directory are part of the key", async () => {
@@ -191,7 +207,14 @@ test("the tool's build id and the working directory are part of the key", async 
   assert.notEqual((await key('build-b'))!.key, a.key);
   assert.notEqual((await key('build-a', s.dir))!.key, a.key);
   // Arguments the cache does not handle leave the run to the renderer.
-  for (const other of [['render', '-f', 'x', '-o', 'y', '--cluster', 'a'], ['render', '-f', 'x', '-o', 'y', '--check'], ['render', '-f', 'x', '--list-variables'], ['render', '--file=x', '-o', 'y'], ['check', '-f', 'x', '-o', 'y'], ['render', '-f', 'x', '-o', 'y', '--help']]) {
+  for (const other of [
+    ['render', '-f', 'x', '-o', 'y', '--cluster', 'a'],
+    ['render', '-f', 'x', '-o', 'y', '--check'],
+    ['render', '-f', 'x', '--list-variables'],
+    ['render', '--file=x', '-o', 'y'],
+    ['check', '-f', 'x', '-o', 'y'],
+    ['render', '-f', 'x', '-o', 'y', '--help'],
+  ]) {
     assert.equal(cacheableRender(other), undefined, other.join(' '));
   }
 });

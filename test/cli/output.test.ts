@@ -35,7 +35,14 @@ test('--version prints the package version; version prints it with Node and the 
   assert.equal(text.code, 0, text.stderr);
   assert.equal(text.stdout, `capi-gitops ${VERSION}\nnode ${process.version}\nplatform ${process.platform}/${process.arch}\n`);
   const json = JSON.parse(runCli(['version', '--json']).stdout);
-  assert.deepEqual(json, { schemaVersion: 1, command: 'version', ok: true, version: VERSION, node: process.version, platform: `${process.platform}/${process.arch}` });
+  assert.deepEqual(json, {
+    schemaVersion: 1,
+    command: 'version',
+    ok: true,
+    version: VERSION,
+    node: process.version,
+    platform: `${process.platform}/${process.arch}`,
+  });
 });
 
 test('every --help has Examples, Environment and Exit codes, and every example parses as a real command', async () => {
@@ -46,12 +53,19 @@ test('every --help has Examples, Environment and Exit codes, and every example p
     assert.ok(examples, `capi-gitops ${words.join(' ')} --help has no Examples section:\n${help.stdout}`);
     assert.match(help.stdout, /\nEnvironment:\n/, words.join(' '));
     assert.match(help.stdout, /\nExit codes:\n {2}0 {2}success\n {2}1 .*\n {2}2 {2}usage error/, words.join(' '));
-    const lines = examples.slice(0, examples.indexOf('\n\n')).split('\n').map((line) => line.trim());
+    const lines = examples
+      .slice(0, examples.indexOf('\n\n'))
+      .split('\n')
+      .map((line) => line.trim());
     for (const line of lines) {
       assert.match(line, /^(capi-gitops |source <\(capi-gitops |echo )/, line);
       if (!line.startsWith('capi-gitops ')) continue;
       // the command without a trailing comment or redirection, parsed by the real program with no-op actions
-      const argv = line.replace(/\s+#.*$/, '').replace(/\s+>.*$/, '').split(/\s+/).slice(1);
+      const argv = line
+        .replace(/\s+#.*$/, '')
+        .replace(/\s+>.*$/, '')
+        .split(/\s+/)
+        .slice(1);
       if (argv.includes('--version')) continue; // commander answers it by exiting (tested above)
       const program = buildProgram();
       const silence = (command: Command): void => {
@@ -85,25 +99,41 @@ test('bash completion completes commands, flags, flag choices, argument choices 
   assert.ok(bashComplete(['capi-gitops', '']).includes('completion'));
   assert.deepEqual(bashComplete(['capi-gitops', 'render', '--la']), ['--layout']);
   assert.deepEqual(bashComplete(['capi-gitops', 'render', '-f', 'x', '--layout', '']), ['argocd', 'flux', 'kustomize', 'operator']);
-  assert.deepEqual(bashComplete(['capi-gitops', 'chart', 'show', '']).filter((w) => !w.startsWith('-')), ['argocd', 'flux']);
-  assert.deepEqual(bashComplete(['capi-gitops', 'completion', '']).filter((w) => !w.startsWith('-')), ['bash', 'zsh']);
+  assert.deepEqual(
+    bashComplete(['capi-gitops', 'chart', 'show', '']).filter((w) => !w.startsWith('-')),
+    ['argocd', 'flux'],
+  );
+  assert.deepEqual(
+    bashComplete(['capi-gitops', 'completion', '']).filter((w) => !w.startsWith('-')),
+    ['bash', 'zsh'],
+  );
   assert.deepEqual(bashComplete(['capi-gitops', 'render', '-f', 'exam']), ['examples']);
   // a flag value that looks like a command name is not taken for one
   assert.ok(bashComplete(['capi-gitops', 'render', '-f', 'chart', '--fro']).includes('--frozen'));
 });
 
-test('zsh completion loads the same function through bashcompinit', { skip: spawnSync('zsh', ['--version']).error ? 'zsh is not installed' : false }, () => {
-  const script = runCli(['completion', 'zsh']).stdout;
-  const complete = (words: string[]) => `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _capi_gitops; print -r -- "\${COMPREPLY[@]}"`;
-  const program = [script, 'print -r -- ${_comps[capi-gitops]}', complete(['capi-gitops', 'render', '--la']), complete(['capi-gitops', 'render', '--layout', 'f'])].join('\n');
-  const result = spawnSync('zsh', ['-f', '-c', program], { encoding: 'utf8' });
-  assert.equal(result.status, 0, result.stderr);
-  // zsh's compgen (bashcompinit) leaves the prefix match to zsh itself: the candidates are those of the right command
-  const [registered, flags, layouts] = result.stdout.trim().split('\n');
-  assert.equal(registered, '_bash_complete -o default -F _capi_gitops');
-  assert.ok(flags.split(' ').includes('--layout') && !flags.split(' ').includes('render'), flags);
-  assert.deepEqual(layouts.split(' ').sort(), ['argocd', 'flux', 'kustomize', 'operator']);
-});
+test(
+  'zsh completion loads the same function through bashcompinit',
+  { skip: spawnSync('zsh', ['--version']).error ? 'zsh is not installed' : false },
+  () => {
+    const script = runCli(['completion', 'zsh']).stdout;
+    const complete = (words: string[]) =>
+      `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _capi_gitops; print -r -- "\${COMPREPLY[@]}"`;
+    const program = [
+      script,
+      'print -r -- ${_comps[capi-gitops]}',
+      complete(['capi-gitops', 'render', '--la']),
+      complete(['capi-gitops', 'render', '--layout', 'f']),
+    ].join('\n');
+    const result = spawnSync('zsh', ['-f', '-c', program], { encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stderr);
+    // zsh's compgen (bashcompinit) leaves the prefix match to zsh itself: the candidates are those of the right command
+    const [registered, flags, layouts] = result.stdout.trim().split('\n');
+    assert.equal(registered, '_bash_complete -o default -F _capi_gitops');
+    assert.ok(flags.split(' ').includes('--layout') && !flags.split(' ').includes('render'), flags);
+    assert.deepEqual(layouts.split(' ').sort(), ['argocd', 'flux', 'kustomize', 'operator']);
+  },
+);
 
 test('render --json reports files written, changed and removed and the objects that changed; text lists the objects', () => {
   const dir = example();
@@ -117,14 +147,20 @@ test('render --json reports files written, changed and removed and the objects t
   assert.deepEqual(created.files.changed, []);
   assert.ok(created.objects.every((o: { change: string }) => o.change === 'added'));
   assert.ok(created.objects.some((o: { kind: string; name: string }) => o.kind === 'Deployment' && o.name === 'capex-controller-manager'));
-  assert.deepEqual(created.providers.map((p: { label: string; version: string }) => `${p.label} ${p.version}`), ['cluster-api v0.2.0', 'bootstrap-example v0.2.0', 'control-plane-example v0.2.0', 'infrastructure-example v0.2.0']);
+  assert.deepEqual(
+    created.providers.map((p: { label: string; version: string }) => `${p.label} ${p.version}`),
+    ['cluster-api v0.2.0', 'bootstrap-example v0.2.0', 'control-plane-example v0.2.0', 'infrastructure-example v0.2.0'],
+  );
 
   // a variable the infrastructure Deployment uses changes one object in one file
   const config = path.join(dir, 'management-cluster', 'config.yaml');
   writeFileSync(config, readFileSync(config, 'utf8').replace('EXAMPLE_REGION: eu-west-1', 'EXAMPLE_REGION: eu-west-2'));
   const text = runCli(args, { cwd: dir });
   assert.equal(text.code, 0, text.stderr);
-  assert.match(text.stdout, /wrote out: 1 written, 70 unchanged, 0 removed\nobjects: 0 added, 1 changed, 0 removed\n {2}~ Deployment capex-system\/capex-controller-manager \(04-infrastructure-example\/deployment-capex-controller-manager\.yaml\)\n/);
+  assert.match(
+    text.stdout,
+    /wrote out: 1 written, 70 unchanged, 0 removed\nobjects: 0 added, 1 changed, 0 removed\n {2}~ Deployment capex-system\/capex-controller-manager \(04-infrastructure-example\/deployment-capex-controller-manager\.yaml\)\n/,
+  );
 
   // dropping a provider removes its files and objects
   const providers = path.join(dir, 'management-cluster', 'providers.yaml');
@@ -135,7 +171,10 @@ test('render --json reports files written, changed and removed and the objects t
   assert.ok(removed.files.changed.includes('kustomization.yaml'));
   assert.ok(removed.objects.some((o: { change: string; kind: string }) => o.change === 'removed' && o.kind === 'Deployment'));
   assert.equal(removed.lockfile.updated, true);
-  assert.deepEqual(removed.lockfile.changes.map((c: { type: string; name: string }) => `${c.type} ${c.name}`), ['removed example']);
+  assert.deepEqual(
+    removed.lockfile.changes.map((c: { type: string; name: string }) => `${c.type} ${c.name}`),
+    ['removed example'],
+  );
 });
 
 test('lock and plan --json are single documents; a failure with --json is one too, with every problem', () => {
@@ -145,7 +184,9 @@ test('lock and plan --json are single documents; a failure with --json is one to
   assert.equal(lock.lockfile.updated, false);
   assert.equal(lock.certManager.version, 'v0.1.0');
   const variables = JSON.parse(runCli(['render', '-f', 'management-cluster', '--list-variables', '--json'], { cwd: dir }).stdout);
-  const region = variables.variables.flatMap((p: { variables: { name: string }[] }) => p.variables).find((v: { name: string }) => v.name === 'EXAMPLE_REGION');
+  const region = variables.variables
+    .flatMap((p: { variables: { name: string }[] }) => p.variables)
+    .find((v: { name: string }) => v.name === 'EXAMPLE_REGION');
   assert.equal(region.value, 'eu-west-1');
   assert.equal(region.fromSecret, false);
   const plan = JSON.parse(runCli(['plan', '-f', 'management-cluster', '--json'], { cwd: dir }).stdout);
@@ -158,7 +199,10 @@ test('lock and plan --json are single documents; a failure with --json is one to
   const problems = JSON.parse(failed.stdout);
   assert.equal(problems.ok, false);
   assert.equal(problems.command, 'render');
-  assert.ok(problems.problems.some((p: { path?: string; line?: number }) => p.path === 'spec.versoin' && typeof p.line === 'number'), failed.stdout);
+  assert.ok(
+    problems.problems.some((p: { path?: string; line?: number }) => p.path === 'spec.versoin' && typeof p.line === 'number'),
+    failed.stdout,
+  );
   const usage = runCli(['render', '--json'], { cwd: dir });
   assert.equal(usage.code, 2);
   assert.equal(JSON.parse(usage.stdout).ok, false);

@@ -8,11 +8,26 @@ function fakeStream(isTTY: boolean): NodeJS.WriteStream & { written: string[] } 
 }
 
 test('plain progress lines name the file, version and source; bytes only when a file is done', () => {
-  assert.equal(lineFor({ type: 'resolve', source: 'https://github.com/kubernetes-sigs/cluster-api' }), 'listing versions of https://github.com/kubernetes-sigs/cluster-api');
-  assert.equal(lineFor({ type: 'fetch', source: 'gh:capi', version: 'v1.12.0', file: 'core-components.yaml' }), 'fetching core-components.yaml v1.12.0 from gh:capi');
-  assert.equal(lineFor({ type: 'done', source: 'gh:capi', version: 'v1.12.0', file: 'core-components.yaml', bytes: 1_468_006, cached: false }), 'fetched core-components.yaml v1.12.0 (1.4 MiB)');
-  assert.equal(lineFor({ type: 'done', source: 'gh:capi', version: 'v1.12.0', file: 'metadata.yaml', bytes: 812, cached: true }), 'fetched metadata.yaml v1.12.0 (812 B, from cache)');
-  assert.match(lineFor({ type: 'retry', url: 'https://api.github.com/x', attempt: 2, delayMs: 400.4, reason: '502' })!, /retrying https:\/\/api\.github\.com\/x in 400 ms \(attempt 2: 502\)/);
+  assert.equal(
+    lineFor({ type: 'resolve', source: 'https://github.com/kubernetes-sigs/cluster-api' }),
+    'listing versions of https://github.com/kubernetes-sigs/cluster-api',
+  );
+  assert.equal(
+    lineFor({ type: 'fetch', source: 'gh:capi', version: 'v1.12.0', file: 'core-components.yaml' }),
+    'fetching core-components.yaml v1.12.0 from gh:capi',
+  );
+  assert.equal(
+    lineFor({ type: 'done', source: 'gh:capi', version: 'v1.12.0', file: 'core-components.yaml', bytes: 1_468_006, cached: false }),
+    'fetched core-components.yaml v1.12.0 (1.4 MiB)',
+  );
+  assert.equal(
+    lineFor({ type: 'done', source: 'gh:capi', version: 'v1.12.0', file: 'metadata.yaml', bytes: 812, cached: true }),
+    'fetched metadata.yaml v1.12.0 (812 B, from cache)',
+  );
+  assert.match(
+    lineFor({ type: 'retry', url: 'https://api.github.com/x', attempt: 2, delayMs: 400.4, reason: '502' })!,
+    /retrying https:\/\/api\.github\.com\/x in 400 ms \(attempt 2: 502\)/,
+  );
   assert.equal(lineFor({ type: 'bytes', url: 'u', received: 10 }), undefined);
   assert.equal(formatBytes(2048), '2.0 KiB');
 });
@@ -26,10 +41,20 @@ test('off a terminal, or in CI, progress is plain lines on the stream; --quiet p
   assert.deepEqual(pipe.written, ['fetching f.yaml v1 from s\n']);
 
   const ciTerminal = fakeStream(true);
-  (await progressReporter({ stream: ciTerminal, env: { CI: 'true' } })).onProgress({ type: 'fetch', source: 's', version: 'v1', file: 'f.yaml' });
+  (await progressReporter({ stream: ciTerminal, env: { CI: 'true' } })).onProgress({
+    type: 'fetch',
+    source: 's',
+    version: 'v1',
+    file: 'f.yaml',
+  });
   assert.deepEqual(ciTerminal.written, ['fetching f.yaml v1 from s\n']);
 
   const quiet = fakeStream(false);
-  (await progressReporter({ stream: quiet, env: {}, quiet: true })).onProgress({ type: 'fetch', source: 's', version: 'v1', file: 'f.yaml' });
+  (await progressReporter({ stream: quiet, env: {}, quiet: true })).onProgress({
+    type: 'fetch',
+    source: 's',
+    version: 'v1',
+    file: 'f.yaml',
+  });
   assert.deepEqual(quiet.written, []);
 });

@@ -29,25 +29,90 @@ const INJECTED_CRD: KObject = {
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
   metadata: { name: 'widgets.example.dev', annotations: { 'cert-manager.io/inject-ca-from': 'capx-system/capx-serving-cert' } },
-  spec: { group: 'example.dev', names: { kind: 'Widget', plural: 'widgets' }, scope: 'Namespaced', conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { caBundle: 'Cg==', service: { name: 'capx-webhook-service', namespace: 'capx-system', path: '/convert' } } } }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] },
+  spec: {
+    group: 'example.dev',
+    names: { kind: 'Widget', plural: 'widgets' },
+    scope: 'Namespaced',
+    conversion: {
+      strategy: 'Webhook',
+      webhook: {
+        conversionReviewVersions: ['v1'],
+        clientConfig: { caBundle: 'Cg==', service: { name: 'capx-webhook-service', namespace: 'capx-system', path: '/convert' } },
+      },
+    },
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+  },
 };
 const INJECTED_WEBHOOK: KObject = {
   apiVersion: 'admissionregistration.k8s.io/v1',
   kind: 'ValidatingWebhookConfiguration',
   metadata: { name: 'capx-validating', annotations: { 'cert-manager.io/inject-ca-from': 'capx-system/capx-serving-cert' } },
-  webhooks: [{ name: 'v.widget.example.dev', admissionReviewVersions: ['v1'], sideEffects: 'None', clientConfig: { caBundle: 'Cg==', service: { name: 'capx-webhook-service', namespace: 'capx-system' } } }],
+  webhooks: [
+    {
+      name: 'v.widget.example.dev',
+      admissionReviewVersions: ['v1'],
+      sideEffects: 'None',
+      clientConfig: { caBundle: 'Cg==', service: { name: 'capx-webhook-service', namespace: 'capx-system' } },
+    },
+  ],
 };
 /** The same placeholder on an object cert-manager does not inject into stays. */
 const PLAIN_WEBHOOK: KObject = { ...INJECTED_WEBHOOK, metadata: { name: 'other-validating' } };
-const DEPLOYMENT: KObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'capx-controller-manager', namespace: 'capx-system' }, spec: { template: { spec: { containers: [{ name: 'manager', image: 'example.dev/capx:v1', args: ['--v=2'] }] } } } };
-const CERTIFICATE: KObject = { apiVersion: 'cert-manager.io/v1', kind: 'Certificate', metadata: { name: 'capx-serving-cert', namespace: 'capx-system' }, spec: { secretName: 'capx-webhook-service-cert' } };
-const SCRIPT: KObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'capx-script', namespace: 'capx-system' }, data: { 'run.sh': 'echo ${HOME}\n' } };
-const HOOKED: KObject = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'capx-upgrade', namespace: 'capx-system', annotations: { 'helm.sh/hook': 'pre-upgrade', 'helm.sh/hook-weight': '1', keep: 'me' } } };
+const DEPLOYMENT: KObject = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'capx-controller-manager', namespace: 'capx-system' },
+  spec: { template: { spec: { containers: [{ name: 'manager', image: 'example.dev/capx:v1', args: ['--v=2'] }] } } },
+};
+const CERTIFICATE: KObject = {
+  apiVersion: 'cert-manager.io/v1',
+  kind: 'Certificate',
+  metadata: { name: 'capx-serving-cert', namespace: 'capx-system' },
+  spec: { secretName: 'capx-webhook-service-cert' },
+};
+const SCRIPT: KObject = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'capx-script', namespace: 'capx-system' },
+  data: { 'run.sh': 'echo ${HOME}\n' },
+};
+const HOOKED: KObject = {
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  metadata: {
+    name: 'capx-upgrade',
+    namespace: 'capx-system',
+    annotations: { 'helm.sh/hook': 'pre-upgrade', 'helm.sh/hook-weight': '1', keep: 'me' },
+  },
+};
 
-const COMPONENTS = [component('InfrastructureProvider', 'infrastructure-capx', 'capx-system', [NAMESPACE, INJECTED_CRD, CERTIFICATE, DEPLOYMENT, INJECTED_WEBHOOK, PLAIN_WEBHOOK, SCRIPT, HOOKED])];
+const COMPONENTS = [
+  component('InfrastructureProvider', 'infrastructure-capx', 'capx-system', [
+    NAMESPACE,
+    INJECTED_CRD,
+    CERTIFICATE,
+    DEPLOYMENT,
+    INJECTED_WEBHOOK,
+    PLAIN_WEBHOOK,
+    SCRIPT,
+    HOOKED,
+  ]),
+];
 
-async function layout(name: 'kustomize' | 'argocd' | 'flux', unmanaged: { group: string; kind: string; name: string; namespace?: string }[] = []) {
-  const wiring = name === 'kustomize' ? undefined : await prepareChart({ builtIn: name, set: [...(name === 'argocd' ? [{ expression: 'repoURL=https://git.example.com/x.git', forceString: false }] : []), { expression: 'path=mgmt', forceString: false }] });
+async function layout(
+  name: 'kustomize' | 'argocd' | 'flux',
+  unmanaged: { group: string; kind: string; name: string; namespace?: string }[] = [],
+) {
+  const wiring =
+    name === 'kustomize'
+      ? undefined
+      : await prepareChart({
+          builtIn: name,
+          set: [
+            ...(name === 'argocd' ? [{ expression: 'repoURL=https://git.example.com/x.git', forceString: false }] : []),
+            { expression: 'path=mgmt', forceString: false },
+          ],
+        });
   return layoutOutput({ layout: name, components: COMPONENTS, unmanaged, wiring, command: 'capi-gitops render' });
 }
 
@@ -62,8 +127,16 @@ const DIR = '04-infrastructure-capx';
 test('CRDs and Namespaces: Argo CD Prune=false,Delete=false,ServerSideApply=true in one annotation; Flux prune disabled', async () => {
   const argo = await layout('argocd');
   for (const file of [`${DIR}/crds/customresourcedefinition-widgets.example.dev.yaml`, `${DIR}/namespace-capx-system.yaml`]) {
-    assert.equal(read(argo, file).metadata.annotations?.['argocd.argoproj.io/sync-options'], 'Prune=false,Delete=false,ServerSideApply=true', file);
-    assert.equal(read(argo, file).metadata.annotations?.['kustomize.toolkit.fluxcd.io/prune'], undefined, 'no Flux annotations in the argocd layout');
+    assert.equal(
+      read(argo, file).metadata.annotations?.['argocd.argoproj.io/sync-options'],
+      'Prune=false,Delete=false,ServerSideApply=true',
+      file,
+    );
+    assert.equal(
+      read(argo, file).metadata.annotations?.['kustomize.toolkit.fluxcd.io/prune'],
+      undefined,
+      'no Flux annotations in the argocd layout',
+    );
   }
   const flux = await layout('flux');
   for (const file of [`${DIR}/crds/customresourcedefinition-widgets.example.dev.yaml`, `${DIR}/namespace-capx-system.yaml`]) {
@@ -73,15 +146,30 @@ test('CRDs and Namespaces: Argo CD Prune=false,Delete=false,ServerSideApply=true
   const plain = await layout('kustomize');
   const crd = read(plain, `${DIR}/crds/customresourcedefinition-widgets.example.dev.yaml`);
   assert.equal(crd.metadata.annotations?.['argocd.argoproj.io/sync-options'], 'Prune=false,Delete=false,ServerSideApply=true');
-  assert.equal(crd.metadata.annotations?.['kustomize.toolkit.fluxcd.io/prune'], 'disabled', 'the kustomize layout carries both tools\' rules');
-  assert.equal(read(argo, `${DIR}/deployment-capx-controller-manager.yaml`).metadata.annotations?.['argocd.argoproj.io/sync-options'], undefined, 'other objects keep the Application default');
+  assert.equal(
+    crd.metadata.annotations?.['kustomize.toolkit.fluxcd.io/prune'],
+    'disabled',
+    "the kustomize layout carries both tools' rules",
+  );
+  assert.equal(
+    read(argo, `${DIR}/deployment-capx-controller-manager.yaml`).metadata.annotations?.['argocd.argoproj.io/sync-options'],
+    undefined,
+    'other objects keep the Application default',
+  );
 });
 
 test('waves inside a component: Namespaces and CRDs, then cert-manager issuers and certificates, then RBAC, Services, Deployments and webhooks, then the rest', async () => {
   const argo = await layout('argocd');
   const wave = (file: string) => read(argo, `${DIR}/${file}`).metadata.annotations?.['argocd.argoproj.io/sync-wave'];
   assert.deepEqual(
-    [wave('namespace-capx-system.yaml'), wave('crds/customresourcedefinition-widgets.example.dev.yaml'), wave('certificate-capx-serving-cert.yaml'), wave('deployment-capx-controller-manager.yaml'), wave('validatingwebhookconfiguration-capx-validating.yaml'), wave('configmap-capx-script.yaml')],
+    [
+      wave('namespace-capx-system.yaml'),
+      wave('crds/customresourcedefinition-widgets.example.dev.yaml'),
+      wave('certificate-capx-serving-cert.yaml'),
+      wave('deployment-capx-controller-manager.yaml'),
+      wave('validatingwebhookconfiguration-capx-validating.yaml'),
+      wave('configmap-capx-script.yaml'),
+    ],
     ['0', '0', '1', '2', '2', '3'],
   );
   assert.equal(objectWave({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'x' } }), 2);
@@ -91,7 +179,11 @@ test('waves inside a component: Namespaces and CRDs, then cert-manager issuers a
 test('helm.sh/hook annotations are never written', async () => {
   for (const name of ['kustomize', 'argocd', 'flux'] as const) {
     const job = read(await layout(name), `${DIR}/job-capx-upgrade.yaml`);
-    assert.deepEqual(Object.keys(job.metadata.annotations ?? {}).filter((k) => k.startsWith('helm.sh')), [], name);
+    assert.deepEqual(
+      Object.keys(job.metadata.annotations ?? {}).filter((k) => k.startsWith('helm.sh')),
+      [],
+      name,
+    );
     assert.equal(job.metadata.annotations?.keep, 'me');
   }
 });
@@ -101,7 +193,11 @@ test('cert-manager CA injection: the placeholder caBundle is left out where cain
     const files = await layout(name);
     const crd = read(files, `${DIR}/crds/customresourcedefinition-widgets.example.dev.yaml`) as any;
     assert.equal('caBundle' in crd.spec.conversion.webhook.clientConfig, false, name);
-    assert.deepEqual(crd.spec.conversion.webhook.clientConfig.service, { name: 'capx-webhook-service', namespace: 'capx-system', path: '/convert' });
+    assert.deepEqual(crd.spec.conversion.webhook.clientConfig.service, {
+      name: 'capx-webhook-service',
+      namespace: 'capx-system',
+      path: '/convert',
+    });
     const injected = read(files, `${DIR}/validatingwebhookconfiguration-capx-validating.yaml`) as any;
     assert.equal('caBundle' in injected.webhooks[0].clientConfig, false, name);
     const plain = read(files, `${DIR}/validatingwebhookconfiguration-other-validating.yaml`) as any;
@@ -111,8 +207,18 @@ test('cert-manager CA injection: the placeholder caBundle is left out where cain
   const app = read(await layout('argocd'), 'argocd/application-capi-gitops-04-infrastructure-capx.yaml') as any;
   assert.ok(app.spec.syncPolicy.syncOptions.includes('RespectIgnoreDifferences=true'));
   assert.deepEqual(app.spec.ignoreDifferences, [
-    { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition', name: 'widgets.example.dev', jqPathExpressions: ['.spec.conversion.webhook.clientConfig.caBundle'] },
-    { group: 'admissionregistration.k8s.io', kind: 'ValidatingWebhookConfiguration', name: 'capx-validating', jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'] },
+    {
+      group: 'apiextensions.k8s.io',
+      kind: 'CustomResourceDefinition',
+      name: 'widgets.example.dev',
+      jqPathExpressions: ['.spec.conversion.webhook.clientConfig.caBundle'],
+    },
+    {
+      group: 'admissionregistration.k8s.io',
+      kind: 'ValidatingWebhookConfiguration',
+      name: 'capx-validating',
+      jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'],
+    },
   ]);
 });
 
@@ -120,7 +226,10 @@ test('a literal ${ survives Flux postBuild substitution: its object is labelled 
   const flux = await layout('flux');
   assert.equal(read(flux, `${DIR}/configmap-capx-script.yaml`).metadata.labels?.['kustomize.toolkit.fluxcd.io/substitute'], 'disabled');
   assert.equal((read(flux, `${DIR}/configmap-capx-script.yaml`) as any).data['run.sh'], 'echo ${HOME}\n', 'the text itself is untouched');
-  assert.equal(read(flux, `${DIR}/deployment-capx-controller-manager.yaml`).metadata.labels?.['kustomize.toolkit.fluxcd.io/substitute'], undefined);
+  assert.equal(
+    read(flux, `${DIR}/deployment-capx-controller-manager.yaml`).metadata.labels?.['kustomize.toolkit.fluxcd.io/substitute'],
+    undefined,
+  );
   const argo = await layout('argocd');
   assert.equal(read(argo, `${DIR}/configmap-capx-script.yaml`).metadata.labels, undefined, 'Argo CD never substitutes');
 });
@@ -128,12 +237,24 @@ test('a literal ${ survives Flux postBuild substitution: its object is labelled 
 test('unmanaged objects (Config.overrides): Flux reconcile disabled; Argo CD Prune=false and ignoreDifferences on the object', async () => {
   const selector = { group: 'apps', kind: 'Deployment', name: 'capx-controller-manager', namespace: 'capx-system' };
   const flux = await layout('flux', [selector]);
-  assert.equal(read(flux, `${DIR}/deployment-capx-controller-manager.yaml`).metadata.annotations?.['kustomize.toolkit.fluxcd.io/reconcile'], 'disabled');
+  assert.equal(
+    read(flux, `${DIR}/deployment-capx-controller-manager.yaml`).metadata.annotations?.['kustomize.toolkit.fluxcd.io/reconcile'],
+    'disabled',
+  );
   assert.equal(read(flux, `${DIR}/configmap-capx-script.yaml`).metadata.annotations?.['kustomize.toolkit.fluxcd.io/reconcile'], undefined);
   const argo = await layout('argocd', [selector]);
-  assert.equal(read(argo, `${DIR}/deployment-capx-controller-manager.yaml`).metadata.annotations?.['argocd.argoproj.io/sync-options'], 'Prune=false');
+  assert.equal(
+    read(argo, `${DIR}/deployment-capx-controller-manager.yaml`).metadata.annotations?.['argocd.argoproj.io/sync-options'],
+    'Prune=false',
+  );
   const app = read(argo, 'argocd/application-capi-gitops-04-infrastructure-capx.yaml') as any;
-  assert.deepEqual(app.spec.ignoreDifferences.at(-1), { group: 'apps', kind: 'Deployment', name: 'capx-controller-manager', namespace: 'capx-system', jsonPointers: ['/spec', '/metadata/labels', '/metadata/annotations'] });
+  assert.deepEqual(app.spec.ignoreDifferences.at(-1), {
+    group: 'apps',
+    kind: 'Deployment',
+    name: 'capx-controller-manager',
+    namespace: 'capx-system',
+    jsonPointers: ['/spec', '/metadata/labels', '/metadata/annotations'],
+  });
   assert.match(argo.get('README.md')!, /## Unmanaged objects[\s\S]*Deployment\/capx-system\/capx-controller-manager/);
   const error = await rejection(layout('flux', [{ ...selector, name: 'capx-controler-manager' }]));
   assert.match(error.diagnostics[0]!.message, /no rendered object is apps Deployment capx-system\/capx-controler-manager/);
@@ -141,12 +262,28 @@ test('unmanaged objects (Config.overrides): Flux reconcile disabled; Argo CD Pru
 
 test('argocd applicationSet: the one template ignores injected CA bundles and unmanaged objects, as the per-component Applications do (argo-cd applicationset template)', async () => {
   const selector = { group: 'apps', kind: 'Deployment', name: 'capx-controller-manager', namespace: 'capx-system' };
-  const wiring = await prepareChart({ builtIn: 'argocd', set: ['repoURL=https://git.example.com/x.git', 'path=mgmt', 'applicationSet=true'].map((expression) => ({ expression, forceString: false })) });
+  const wiring = await prepareChart({
+    builtIn: 'argocd',
+    set: ['repoURL=https://git.example.com/x.git', 'path=mgmt', 'applicationSet=true'].map((expression) => ({
+      expression,
+      forceString: false,
+    })),
+  });
   const files = layoutOutput({ layout: 'argocd', components: COMPONENTS, unmanaged: [selector], wiring, command: 'capi-gitops render' });
   const appSet = read(files, 'argocd/applicationset-capi-gitops.yaml') as any;
   assert.deepEqual(appSet.spec.template.spec.ignoreDifferences, [
-    { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition', name: 'widgets.example.dev', jqPathExpressions: ['.spec.conversion.webhook.clientConfig.caBundle'] },
-    { group: 'admissionregistration.k8s.io', kind: 'ValidatingWebhookConfiguration', name: 'capx-validating', jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'] },
+    {
+      group: 'apiextensions.k8s.io',
+      kind: 'CustomResourceDefinition',
+      name: 'widgets.example.dev',
+      jqPathExpressions: ['.spec.conversion.webhook.clientConfig.caBundle'],
+    },
+    {
+      group: 'admissionregistration.k8s.io',
+      kind: 'ValidatingWebhookConfiguration',
+      name: 'capx-validating',
+      jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'],
+    },
     { ...selector, jsonPointers: ['/spec', '/metadata/labels', '/metadata/annotations'] },
   ]);
   assert.ok(appSet.spec.template.spec.syncPolicy.syncOptions.includes('RespectIgnoreDifferences=true'));
@@ -154,7 +291,9 @@ test('argocd applicationSet: the one template ignores injected CA bundles and un
 });
 
 test('large objects: over 200 KiB serialized gets ServerSideApply=true for Argo CD, on a real corpus CRD', () => {
-  const docs = YAML.parseAllDocuments(readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml'), 'utf8')).map((d) => d.toJS() as KObject);
+  const docs = YAML.parseAllDocuments(
+    readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml'), 'utf8'),
+  ).map((d) => d.toJS() as KObject);
   const crds = docs.filter((d) => d?.kind === 'CustomResourceDefinition');
   const large = crds.find((c) => Buffer.byteLength(emitYamlDocument(c)) > LARGE_OBJECT_BYTES)!;
   assert.ok(large, 'the corpus has a CRD over 200 KiB');
@@ -163,12 +302,36 @@ test('large objects: over 200 KiB serialized gets ServerSideApply=true for Argo 
   const marked = largeObjectSyncOption(large, Buffer.byteLength(emitYamlDocument(large)), argo)!;
   assert.equal(marked.metadata.annotations?.['argocd.argoproj.io/sync-options'], 'ServerSideApply=true');
   assert.equal(largeObjectSyncOption(small, Buffer.byteLength(emitYamlDocument(small)), argo), undefined);
-  assert.equal(largeObjectSyncOption(large, Buffer.byteLength(emitYamlDocument(large)), { ...argo, argocd: false }), undefined, 'Flux applies server-side anyway');
+  assert.equal(
+    largeObjectSyncOption(large, Buffer.byteLength(emitYamlDocument(large)), { ...argo, argocd: false }),
+    undefined,
+    'Flux applies server-side anyway',
+  );
 });
 
 test('large objects in a layout: a ConfigMap over 200 KiB gets ServerSideApply=true, added to what it had', async () => {
-  const big: KObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big', namespace: 'capx-system' }, data: { blob: 'x'.repeat(LARGE_OBJECT_BYTES + 1) } };
-  const wiring = await prepareChart({ builtIn: 'argocd', set: [{ expression: 'repoURL=https://git.example.com/x.git', forceString: false }, { expression: 'path=mgmt', forceString: false }] });
-  const files = layoutOutput({ layout: 'argocd', components: [component('InfrastructureProvider', 'infrastructure-capx', 'capx-system', [big])], unmanaged: [{ group: '', kind: 'ConfigMap', name: 'big', namespace: 'capx-system' }], wiring, command: 'x' });
-  assert.equal(read(files, `${DIR}/configmap-big.yaml`).metadata.annotations?.['argocd.argoproj.io/sync-options'], 'Prune=false,ServerSideApply=true');
+  const big: KObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'big', namespace: 'capx-system' },
+    data: { blob: 'x'.repeat(LARGE_OBJECT_BYTES + 1) },
+  };
+  const wiring = await prepareChart({
+    builtIn: 'argocd',
+    set: [
+      { expression: 'repoURL=https://git.example.com/x.git', forceString: false },
+      { expression: 'path=mgmt', forceString: false },
+    ],
+  });
+  const files = layoutOutput({
+    layout: 'argocd',
+    components: [component('InfrastructureProvider', 'infrastructure-capx', 'capx-system', [big])],
+    unmanaged: [{ group: '', kind: 'ConfigMap', name: 'big', namespace: 'capx-system' }],
+    wiring,
+    command: 'x',
+  });
+  assert.equal(
+    read(files, `${DIR}/configmap-big.yaml`).metadata.annotations?.['argocd.argoproj.io/sync-options'],
+    'Prune=false,ServerSideApply=true',
+  );
 });

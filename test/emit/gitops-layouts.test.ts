@@ -76,7 +76,13 @@ test('argocd: the AppProject allows only the repository, the namespaces used and
   const spec = project.spec as any;
   assert.deepEqual(spec.sourceRepos, [REPO]);
   assert.doesNotMatch(JSON.stringify(spec), /"\*"/);
-  const clusterScoped = new Set(components.flatMap((c) => c.objects.filter((o) => !o.metadata.namespace).map((o) => `${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}/${o.kind}`)));
+  const clusterScoped = new Set(
+    components.flatMap((c) =>
+      c.objects
+        .filter((o) => !o.metadata.namespace)
+        .map((o) => `${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}/${o.kind}`),
+    ),
+  );
   assert.deepEqual(new Set(spec.clusterResourceWhitelist.map((r: any) => `${r.group}/${r.kind}`)), clusterScoped);
   assert.ok(clusterScoped.has('apiextensions.k8s.io/CustomResourceDefinition'));
   const namespaces = new Set(components.flatMap((c) => c.objects.map((o) => o.metadata.namespace).filter(Boolean)));
@@ -86,7 +92,23 @@ test('argocd: the AppProject allows only the repository, the namespaces used and
 test('argocd: every documented value set gives wiring that validates against the real CRDs', async () => {
   const { files } = await render({
     layout: 'argocd',
-    set: set(`repoURL=${REPO}`, 'path=mgmt', 'targetRevision=v1.2.3', 'releaseName=capi', 'namespace=gitops', 'project=platform', 'createProject=true', 'destination.name=mgmt-1', 'root.enabled=true', 'root.project=platform', 'syncPolicy.automated.prune=false', 'syncPolicy.automated.allowEmpty=true', 'syncPolicy.syncOptions={RespectIgnoreDifferences=true,CreateNamespace=false}', 'syncPolicy.retry.limit=3', 'syncPolicy.retry.backoff.duration=5s'),
+    set: set(
+      `repoURL=${REPO}`,
+      'path=mgmt',
+      'targetRevision=v1.2.3',
+      'releaseName=capi',
+      'namespace=gitops',
+      'project=platform',
+      'createProject=true',
+      'destination.name=mgmt-1',
+      'root.enabled=true',
+      'root.project=platform',
+      'syncPolicy.automated.prune=false',
+      'syncPolicy.automated.allowEmpty=true',
+      'syncPolicy.syncOptions={RespectIgnoreDifferences=true,CreateNamespace=false}',
+      'syncPolicy.retry.limit=3',
+      'syncPolicy.retry.backoff.duration=5s',
+    ),
   });
   const objects = wiringObjects(files, 'argocd');
   for (const o of objects) assert.deepEqual(wiringProblems(o), [], `${o.kind} ${o.metadata.name}`);
@@ -106,7 +128,12 @@ test('argocd applicationSet: one ApplicationSet with a git directory generator, 
   assert.equal(appSet.syncPolicy.preserveResourcesOnDeletion, true);
   assert.deepEqual(
     appSet.generators[0].git.directories.map((d: any) => d.path),
-    ['clusters/mgmt/00-cert-manager', 'clusters/mgmt/01-cluster-api', 'clusters/mgmt/02-bootstrap-kubeadm', 'clusters/mgmt/03-control-plane-kubeadm'],
+    [
+      'clusters/mgmt/00-cert-manager',
+      'clusters/mgmt/01-cluster-api',
+      'clusters/mgmt/02-bootstrap-kubeadm',
+      'clusters/mgmt/03-control-plane-kubeadm',
+    ],
   );
   assert.equal(appSet.template.spec.source.path, '{{.path.path}}');
   assert.equal(appSet.template.metadata.name, 'capi-gitops-{{.path.basename}}');
@@ -140,32 +167,66 @@ test('flux: one Kustomization per component, dependsOn following install order, 
 
 test('flux: the root Kustomization reconciles the flux/ directory, prunes it, orphans on deletion, and can be turned off (fluxcd kustomize-controller)', async () => {
   const root = wiringObjects((await fluxDefault).files, 'flux').find((o) => o.metadata.name === 'capi-gitops')!;
-  assert.deepEqual(root.spec, { interval: '10m', retryInterval: '1m', timeout: '5m', path: './clusters/mgmt/flux', prune: true, deletionPolicy: 'Orphan', sourceRef: { kind: 'GitRepository', name: 'flux-system' } });
+  assert.deepEqual(root.spec, {
+    interval: '10m',
+    retryInterval: '1m',
+    timeout: '5m',
+    path: './clusters/mgmt/flux',
+    prune: true,
+    deletionPolicy: 'Orphan',
+    sourceRef: { kind: 'GitRepository', name: 'flux-system' },
+  });
   const { files } = await render({ layout: 'flux', set: set('path=clusters/mgmt', 'root.enabled=false') });
   assert.equal(wiringObjects(files, 'flux').filter((o) => o.metadata.name === 'capi-gitops').length, 0);
 });
 
 test('flux: gitRepository.url adds a GitRepository the Kustomizations read, valid against the real CRD (fluxcd source-controller)', async () => {
-  const { files } = await render({ layout: 'flux', set: set('path=clusters/mgmt', 'gitRepository.url=https://git.example.com/platform/management.git', 'gitRepository.ref.branch=release', 'gitRepository.secretRef.name=git-auth', 'interval=5m', 'retryInterval=30s', 'timeout=10m', 'namespace=gitops', 'releaseName=capi') });
+  const { files } = await render({
+    layout: 'flux',
+    set: set(
+      'path=clusters/mgmt',
+      'gitRepository.url=https://git.example.com/platform/management.git',
+      'gitRepository.ref.branch=release',
+      'gitRepository.secretRef.name=git-auth',
+      'interval=5m',
+      'retryInterval=30s',
+      'timeout=10m',
+      'namespace=gitops',
+      'releaseName=capi',
+    ),
+  });
   const objects = wiringObjects(files, 'flux');
   for (const o of objects) assert.deepEqual(wiringProblems(o), [], `${o.kind} ${o.metadata.name}`);
   const repo = byKind(objects, 'GitRepository')[0]!;
-  assert.deepEqual(repo.spec, { interval: '1m', url: 'https://git.example.com/platform/management.git', ref: { branch: 'release' }, secretRef: { name: 'git-auth' } });
+  assert.deepEqual(repo.spec, {
+    interval: '1m',
+    url: 'https://git.example.com/platform/management.git',
+    ref: { branch: 'release' },
+    secretRef: { name: 'git-auth' },
+  });
   for (const k of byKind(objects, 'Kustomization')) assert.deepEqual((k.spec as any).sourceRef, { kind: 'GitRepository', name: 'capi' });
 });
 
-test('kubectl kustomize builds every component directory and the wiring directory of every layout', { skip: !kubectlAvailable() && 'kubectl not installed' }, async () => {
-  for (const [layout, result] of [['argocd', await argoDefault], ['flux', await fluxDefault], ['kustomize', await render({ layout: 'kustomize' })]] as const) {
-    const out = path.join(tempDir(), 'out');
-    await writeOutput(out, result.files);
-    const dirs = new Set([...result.files.keys()].filter((f) => f.endsWith('/kustomization.yaml')).map((f) => path.dirname(f)));
-    assert.ok(dirs.size >= (layout === 'kustomize' ? 4 : 5), layout);
-    for (const dir of [...dirs, '.']) {
-      const built = YAML.parseAllDocuments(kubectlKustomize(path.join(out, dir))).filter((d) => d.contents !== null);
-      assert.ok(built.length > 0, `${layout} ${dir}`);
+test(
+  'kubectl kustomize builds every component directory and the wiring directory of every layout',
+  { skip: !kubectlAvailable() && 'kubectl not installed' },
+  async () => {
+    for (const [layout, result] of [
+      ['argocd', await argoDefault],
+      ['flux', await fluxDefault],
+      ['kustomize', await render({ layout: 'kustomize' })],
+    ] as const) {
+      const out = path.join(tempDir(), 'out');
+      await writeOutput(out, result.files);
+      const dirs = new Set([...result.files.keys()].filter((f) => f.endsWith('/kustomization.yaml')).map((f) => path.dirname(f)));
+      assert.ok(dirs.size >= (layout === 'kustomize' ? 4 : 5), layout);
+      for (const dir of [...dirs, '.']) {
+        const built = YAML.parseAllDocuments(kubectlKustomize(path.join(out, dir))).filter((d) => d.contents !== null);
+        assert.ok(built.length > 0, `${layout} ${dir}`);
+      }
     }
-  }
-});
+  },
+);
 
 test('every layout gives identical bytes across runs and -f orders', async () => {
   const text = corpusManifest('v1.12.0', 'repository');
@@ -173,9 +234,15 @@ test('every layout gives identical bytes across runs and -f orders', async () =>
   const split = writeTempManifest({ 'a.yaml': providers, 'b.yaml': config });
   const splitReversed = writeTempManifest({ 'b.yaml': providers, 'a.yaml': config });
   for (const layout of ['kustomize', 'argocd', 'flux'] as const) {
-    const options = { layout, set: layout === 'argocd' ? set(`repoURL=${REPO}`, 'path=clusters/mgmt') : layout === 'flux' ? set('path=clusters/mgmt') : [] };
+    const options = {
+      layout,
+      set: layout === 'argocd' ? set(`repoURL=${REPO}`, 'path=clusters/mgmt') : layout === 'flux' ? set('path=clusters/mgmt') : [],
+    };
     const a = await renderManagementCluster({ manifestPaths: [path.join(split, 'a.yaml'), path.join(split, 'b.yaml')], ...options });
-    const b = await renderManagementCluster({ manifestPaths: [path.join(splitReversed, 'a.yaml'), path.join(splitReversed, 'b.yaml')], ...options });
+    const b = await renderManagementCluster({
+      manifestPaths: [path.join(splitReversed, 'a.yaml'), path.join(splitReversed, 'b.yaml')],
+      ...options,
+    });
     const c = await renderManagementCluster({ manifestPaths: [path.join(split, 'a.yaml'), path.join(split, 'b.yaml')], ...options });
     assert.deepEqual([...a.files], [...b.files], layout);
     assert.deepEqual([...a.files], [...c.files], layout);
@@ -183,7 +250,9 @@ test('every layout gives identical bytes across runs and -f orders', async () =>
 });
 
 test('an upgrade of core v1.10.4 → v1.12.0 leaves byte-identical every object file whose object did not change', async () => {
-  const old = await renderManagementCluster({ manifestPaths: [writeTempManifest({ 'providers.yaml': corpusManifest('v1.10.4', 'repository') })] });
+  const old = await renderManagementCluster({
+    manifestPaths: [writeTempManifest({ 'providers.yaml': corpusManifest('v1.10.4', 'repository') })],
+  });
   const next = await renderManagementCluster({ manifestPaths: [manifestDir] });
   let unchangedObjects = 0;
   for (const [file, text] of old.files) {
@@ -202,14 +271,21 @@ test('an upgrade of core v1.10.4 → v1.12.0 leaves byte-identical every object 
 });
 
 test('the output root has a README naming components, versions, layout and the command, and a .gitattributes folding CRDs', async () => {
-  const { files } = await render({ layout: 'flux', set: set('path=clusters/mgmt'), command: 'capi-gitops render -f mgmt -o clusters/mgmt --layout flux' });
+  const { files } = await render({
+    layout: 'flux',
+    set: set('path=clusters/mgmt'),
+    command: 'capi-gitops render -f mgmt -o clusters/mgmt --layout flux',
+  });
   const readme = files.get('README.md')!;
   assert.match(readme, /Do not edit|do not edit/);
   assert.match(readme, /capi-gitops render -f mgmt -o clusters\/mgmt --layout flux/);
   assert.match(readme, /\| `01-cluster-api\/` \| cluster-api \| v1\.12\.0 \| capi-system \|/);
   assert.match(readme, /Layout: \*\*flux\*\*/);
   assert.doesNotMatch(readme, /\/tmp\//);
-  assert.equal(files.get('.gitattributes'), '# Generated by capi-gitops. Do not edit: the next run replaces this file.\n**/crds/** linguist-generated=true\n');
+  assert.equal(
+    files.get('.gitattributes'),
+    '# Generated by capi-gitops. Do not edit: the next run replaces this file.\n**/crds/** linguist-generated=true\n',
+  );
 });
 
 test('the wiring path comes from the output directory in its Git repository when gitops.path is unset', async () => {

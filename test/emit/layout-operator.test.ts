@@ -26,18 +26,30 @@ const CORPUS_FILES: Record<string, [string, string]> = {
   'control-plane-kubeadm-v1.12.0': ['control-plane-kubeadm', 'control-plane-components.yaml'],
 };
 
-type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown>; data?: Record<string, string>; binaryData?: Record<string, string> };
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  data?: Record<string, string>;
+  binaryData?: Record<string, string>;
+};
 
 async function renderOperator(): Promise<Map<string, string>> {
   const manifest = corpusManifest('v1.12.0').replace('certManager:', `operator:\n  url: ${OPERATOR_RELEASE}\ncertManager:`);
   const dir = tempDir();
   writeFileSync(path.join(dir, 'm.yaml'), manifest);
-  const result = await renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'capi-gitops render -f m.yaml -o out --layout operator' });
+  const result = await renderManagementCluster({
+    manifestPaths: [dir],
+    layout: 'operator',
+    command: 'capi-gitops render -f m.yaml -o out --layout operator',
+  });
   return result.files;
 }
 
 const files = await renderOperator();
-const providerObjects = () => [...files].filter(([f]) => f.startsWith('02-providers/') && !f.endsWith('kustomization.yaml')).map(([, text]) => parse(text) as Obj);
+const providerObjects = () =>
+  [...files].filter(([f]) => f.startsWith('02-providers/') && !f.endsWith('kustomization.yaml')).map(([, text]) => parse(text) as Obj);
 
 test('operator layout: cert-manager, then the operator, then the providers, each a kustomize directory', () => {
   assert.equal(parse(files.get('kustomization.yaml')!).resources.join(' '), '00-cert-manager 01-cluster-api-operator 02-providers');
@@ -72,12 +84,25 @@ test('artifact ConfigMaps in the preload form: <type>-<name>-<version>, Provider
     }
   }
   // The core provider's release is over 1 MiB: it is the compressed one.
-  assert.equal(configMaps.find((c) => c.metadata.name.startsWith('core-'))?.metadata.annotations?.['provider.cluster.x-k8s.io/compressed'], 'true');
+  assert.equal(
+    configMaps.find((c) => c.metadata.name.startsWith('core-'))?.metadata.annotations?.['provider.cluster.x-k8s.io/compressed'],
+    'true',
+  );
   assert.equal(configMaps.filter((c) => c.metadata.annotations?.['provider.cluster.x-k8s.io/compressed']).length, 1);
 });
 
 test('the compression threshold is needToCompress: metadata and components together over 1 MiB (manifests_downloader.go)', () => {
-  const at = (components: string) => artifactConfigMap({ kind: 'InfrastructureProvider', name: 'x', namespace: 'x-system', version: 'v1.0.0', spec: {}, components, metadata: 'm', artifactSha256: '0'.repeat(64) }) as unknown as Obj;
+  const at = (components: string) =>
+    artifactConfigMap({
+      kind: 'InfrastructureProvider',
+      name: 'x',
+      namespace: 'x-system',
+      version: 'v1.0.0',
+      spec: {},
+      components,
+      metadata: 'm',
+      artifactSha256: '0'.repeat(64),
+    }) as unknown as Obj;
   assert.equal(at('a'.repeat(MAX_CONFIGMAP_BYTES - 1)).metadata.annotations, undefined);
   assert.equal(at('a'.repeat(MAX_CONFIGMAP_BYTES)).metadata.annotations?.['provider.cluster.x-k8s.io/compressed'], 'true');
 });
@@ -86,10 +111,19 @@ test('each provider object selects exactly its own ConfigMap, and validates agai
   const objects = providerObjects();
   const providers = objects.filter((o) => o.kind.endsWith('Provider'));
   assert.equal(providers.length, 3);
-  const crdFile: Record<string, string> = { CoreProvider: 'coreproviders', BootstrapProvider: 'bootstrapproviders', ControlPlaneProvider: 'controlplaneproviders' };
+  const crdFile: Record<string, string> = {
+    CoreProvider: 'coreproviders',
+    BootstrapProvider: 'bootstrapproviders',
+    ControlPlaneProvider: 'controlplaneproviders',
+  };
   for (const provider of providers) {
     const selector = (provider.spec!.fetchConfig as { selector: { matchLabels: Record<string, string> } }).selector;
-    const chosen = objects.filter((o) => o.kind === 'ConfigMap' && o.metadata.namespace === provider.metadata.namespace && matchesSelector(o.metadata.labels ?? {}, selector));
+    const chosen = objects.filter(
+      (o) =>
+        o.kind === 'ConfigMap' &&
+        o.metadata.namespace === provider.metadata.namespace &&
+        matchesSelector(o.metadata.labels ?? {}, selector),
+    );
     assert.equal(chosen.length, 1, `${provider.kind} selects one ConfigMap`);
     assert.equal(chosen[0]!.metadata.labels!['provider.cluster.x-k8s.io/version'], provider.spec!.version);
     const validate = crdValidator(`capi-operator-${crdFile[provider.kind]}.yaml`, 'v1alpha2');
@@ -97,18 +131,24 @@ test('each provider object selects exactly its own ConfigMap, and validates agai
   }
 });
 
-test('round trip: the ConfigMaps read back through capi-gitops\' ConfigMap source give byte-identical components and metadata', async () => {
+test("round trip: the ConfigMaps read back through capi-gitops' ConfigMap source give byte-identical components and metadata", async () => {
   const dir = tempDir();
   mkdirSync(path.join(dir, 'in'));
   for (const object of providerObjects().filter((o) => o.kind !== 'Namespace')) {
     writeFileSync(path.join(dir, 'in', `${object.kind}-${object.metadata.name}-${object.metadata.namespace}.yaml`), JSON.stringify(object));
   }
-  writeFileSync(path.join(dir, 'in', 'config.yaml'), 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\ncertManager:\n  enabled: false\n');
+  writeFileSync(
+    path.join(dir, 'in', 'config.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\ncertManager:\n  enabled: false\n',
+  );
   const resolution = await resolveManagementCluster({ manifestPaths: [path.join(dir, 'in')] });
   assert.equal(resolution.providers.length, 3);
   for (const provider of resolution.providers) {
     assert.equal(provider.repository.sourceType, 'configmap');
-    const [label, file] = CORPUS_FILES[`${provider.kind === 'CoreProvider' ? 'core' : provider.kind === 'BootstrapProvider' ? 'bootstrap' : 'control-plane'}-${provider.name}-v1.12.0`]!;
+    const [label, file] =
+      CORPUS_FILES[
+        `${provider.kind === 'CoreProvider' ? 'core' : provider.kind === 'BootstrapProvider' ? 'bootstrap' : 'control-plane'}-${provider.name}-v1.12.0`
+      ]!;
     assert.equal(provider.components.text, readFileSync(path.join(CORPUS_REPOSITORY, label, 'v1.12.0', file), 'utf8'));
     assert.equal(provider.metadata.text, readFileSync(path.join(CORPUS_REPOSITORY, label, 'v1.12.0', 'metadata.yaml'), 'utf8'));
   }
@@ -121,7 +161,8 @@ test('kubectl kustomize builds the operator layout', { skip: !kubectlAvailable()
     writeFileSync(path.join(dir, file), text);
   }
   const built = kubectlKustomize(dir);
-  for (const kind of ['CoreProvider', 'ConfigMap', 'Namespace', 'CustomResourceDefinition']) assert.match(built, new RegExp(`^kind: ${kind}$`, 'm'));
+  for (const kind of ['CoreProvider', 'ConfigMap', 'Namespace', 'CustomResourceDefinition'])
+    assert.match(built, new RegExp(`^kind: ${kind}$`, 'm'));
 });
 
 test('a second render gives the same bytes', async () => {
@@ -134,11 +175,23 @@ test('the operator release comes from its GitHub release (operator.version) and 
   });
   try {
     const dir = tempDir();
-    writeFileSync(path.join(dir, 'm.yaml'), corpusManifest('v1.12.0').replace('certManager:', 'operator:\n  version: v0.28.0\ncertManager:'));
+    writeFileSync(
+      path.join(dir, 'm.yaml'),
+      corpusManifest('v1.12.0').replace('certManager:', 'operator:\n  version: v0.28.0\ncertManager:'),
+    );
     const cache = new ArtifactCache(path.join(dir, 'cache'));
-    const render = (offline: boolean) => renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'x', sources: { cache, offline, github: { apiUrl: github.apiUrl } } });
+    const render = (offline: boolean) =>
+      renderManagementCluster({
+        manifestPaths: [dir],
+        layout: 'operator',
+        command: 'x',
+        sources: { cache, offline, github: { apiUrl: github.apiUrl } },
+      });
     const online = await render(false);
-    assert.equal(online.files.get('01-cluster-api-operator/deployment-capi-operator-controller-manager.yaml'), files.get('01-cluster-api-operator/deployment-capi-operator-controller-manager.yaml'));
+    assert.equal(
+      online.files.get('01-cluster-api-operator/deployment-capi-operator-controller-manager.yaml'),
+      files.get('01-cluster-api-operator/deployment-capi-operator-controller-manager.yaml'),
+    );
     const before = github.requests.length;
     assert.ok(before > 0);
     const offline = await render(true);
@@ -152,13 +205,19 @@ test('the operator release comes from its GitHub release (operator.version) and 
 /** The operator layout with Config operator.wiring: the tool's chart, values from the Config. */
 async function renderWired(tool: 'argocd' | 'flux'): Promise<Map<string, string>> {
   const values = tool === 'argocd' ? '  values:\n    repoURL: https://git.example.com/platform/management.git\n' : '';
-  const manifest = corpusManifest('v1.12.0').replace('certManager:', `operator:\n  url: ${OPERATOR_RELEASE}\n  wiring: ${tool}\ngitops:\n  path: clusters/mgmt\n${values}certManager:`);
+  const manifest = corpusManifest('v1.12.0').replace(
+    'certManager:',
+    `operator:\n  url: ${OPERATOR_RELEASE}\n  wiring: ${tool}\ngitops:\n  path: clusters/mgmt\n${values}certManager:`,
+  );
   const dir = tempDir();
   writeFileSync(path.join(dir, 'm.yaml'), manifest);
   return (await renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'x' })).files;
 }
 
-const wiringObjects = (tree: Map<string, string>, dir: string) => [...tree].filter(([f]) => f.startsWith(`${dir}/`) && !f.endsWith('kustomization.yaml')).map(([, text]) => parse(text) as Obj & { spec: Record<string, unknown> });
+const wiringObjects = (tree: Map<string, string>, dir: string) =>
+  [...tree]
+    .filter(([f]) => f.startsWith(`${dir}/`) && !f.endsWith('kustomization.yaml'))
+    .map(([, text]) => parse(text) as Obj & { spec: Record<string, unknown> });
 
 test('operator.wiring argocd: one Application per directory in order (cert-manager, operator, providers by sync wave), valid against the Argo CD CRDs (argo-cd sync-waves.md)', async () => {
   const tree = await renderWired('argocd');
@@ -167,7 +226,11 @@ test('operator.wiring argocd: one Application per directory in order (cert-manag
   const applications = objects.filter((o) => o.kind === 'Application' && o.metadata.labels?.['capi-gitops.dev/component']);
   assert.deepEqual(
     applications.map((a) => [(a.spec.source as { path: string }).path, a.metadata.annotations?.['argocd.argoproj.io/sync-wave']]),
-    [['clusters/mgmt/00-cert-manager', '0'], ['clusters/mgmt/01-cluster-api-operator', '1'], ['clusters/mgmt/02-providers', '2']],
+    [
+      ['clusters/mgmt/00-cert-manager', '0'],
+      ['clusters/mgmt/01-cluster-api-operator', '1'],
+      ['clusters/mgmt/02-providers', '2'],
+    ],
   );
   // The AppProject admits the providers' namespaces and the kinds the directories hold.
   const project = objects.find((o) => o.kind === 'AppProject')!;
@@ -191,26 +254,40 @@ test('operator.wiring flux: Kustomizations that depend on the one before (operat
   const kustomizations = objects.filter((o) => o.kind === 'Kustomization' && o.metadata.labels?.['capi-gitops.dev/component']);
   assert.deepEqual(
     kustomizations.map((k) => [k.spec.path, ((k.spec.dependsOn as { name: string }[] | undefined) ?? []).map((d) => d.name)]),
-    [['./clusters/mgmt/00-cert-manager', []], ['./clusters/mgmt/01-cluster-api-operator', ['capi-gitops-00-cert-manager']], ['./clusters/mgmt/02-providers', ['capi-gitops-01-cluster-api-operator']]],
+    [
+      ['./clusters/mgmt/00-cert-manager', []],
+      ['./clusters/mgmt/01-cluster-api-operator', ['capi-gitops-00-cert-manager']],
+      ['./clusters/mgmt/02-providers', ['capi-gitops-01-cluster-api-operator']],
+    ],
   );
   const namespace = parse(tree.get('02-providers/namespace-capi-system.yaml')!) as Obj;
   assert.equal(namespace.metadata.annotations?.['kustomize.toolkit.fluxcd.io/prune'], 'disabled');
 });
 
-test('the wired operator layout builds with kubectl kustomize, wiring included', { skip: !kubectlAvailable() && 'kubectl is not installed' }, async () => {
-  for (const tool of ['argocd', 'flux'] as const) {
-    const dir = tempDir();
-    for (const [file, text] of await renderWired(tool)) {
-      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-      writeFileSync(path.join(dir, file), text);
+test(
+  'the wired operator layout builds with kubectl kustomize, wiring included',
+  { skip: !kubectlAvailable() && 'kubectl is not installed' },
+  async () => {
+    for (const tool of ['argocd', 'flux'] as const) {
+      const dir = tempDir();
+      for (const [file, text] of await renderWired(tool)) {
+        mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+        writeFileSync(path.join(dir, file), text);
+      }
+      assert.match(kubectlKustomize(path.join(dir, tool)), tool === 'argocd' ? /^kind: Application$/m : /^kind: Kustomization$/m);
+      assert.match(kubectlKustomize(dir), /^kind: CoreProvider$/m);
     }
-    assert.match(kubectlKustomize(path.join(dir, tool)), tool === 'argocd' ? /^kind: Application$/m : /^kind: Kustomization$/m);
-    assert.match(kubectlKustomize(dir), /^kind: CoreProvider$/m);
-  }
-});
+  },
+);
 
 test('chart values without operator.wiring are refused, naming the Config field', async () => {
   const dir = tempDir();
-  writeFileSync(path.join(dir, 'm.yaml'), corpusManifest('v1.12.0').replace('certManager:', `operator:\n  url: ${OPERATOR_RELEASE}\ncertManager:`));
-  await assert.rejects(renderManagementCluster({ manifestPaths: [dir], layout: 'operator', set: [{ expression: 'path=x', forceString: false }] }), /operator layout draws no chart unless Config operator\.wiring names one/);
+  writeFileSync(
+    path.join(dir, 'm.yaml'),
+    corpusManifest('v1.12.0').replace('certManager:', `operator:\n  url: ${OPERATOR_RELEASE}\ncertManager:`),
+  );
+  await assert.rejects(
+    renderManagementCluster({ manifestPaths: [dir], layout: 'operator', set: [{ expression: 'path=x', forceString: false }] }),
+    /operator layout draws no chart unless Config operator\.wiring names one/,
+  );
 });

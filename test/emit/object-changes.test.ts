@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { objectChanges } from '../../src/emit/object-changes.js';
 
-const cm = (name: string, data: string, namespace = 'ns') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\ndata:\n  key: ${data}\n`;
+const cm = (name: string, data: string, namespace = 'ns') =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\ndata:\n  key: ${data}\n`;
 const before = (files: Record<string, string>) => new Map(Object.entries(files).map(([p, text]) => [p, Buffer.from(text)]));
 
 test('objects are matched by group, kind, namespace and name: a move between files or a new header comment is no change', () => {
@@ -10,7 +11,10 @@ test('objects are matched by group, kind, namespace and name: a move between fil
     ['b.yaml', cm('moved', 'same')],
     ['c.yaml', '# a new provenance header\n' + cm('header', 'same')],
   ]);
-  const changes = objectChanges({ written: ['b.yaml', 'c.yaml'], previous: before({ 'a.yaml': cm('moved', 'same'), 'c.yaml': cm('header', 'same') }) }, files);
+  const changes = objectChanges(
+    { written: ['b.yaml', 'c.yaml'], previous: before({ 'a.yaml': cm('moved', 'same'), 'c.yaml': cm('header', 'same') }) },
+    files,
+  );
   assert.deepEqual(changes, []);
 });
 
@@ -20,22 +24,41 @@ test('added, changed and removed objects, sorted by file, kind, namespace and na
     ['a.yaml', cm('kept', 'new') + '---\n' + cm('added', 'x')],
     ['n.yaml', ns],
   ]);
-  const changes = objectChanges({ written: ['a.yaml', 'n.yaml'], previous: before({ 'a.yaml': cm('kept', 'old') + '---\n' + cm('gone', 'y'), 'z.yaml': cm('dropped', 'z', 'other') }) }, files);
+  const changes = objectChanges(
+    {
+      written: ['a.yaml', 'n.yaml'],
+      previous: before({ 'a.yaml': cm('kept', 'old') + '---\n' + cm('gone', 'y'), 'z.yaml': cm('dropped', 'z', 'other') }),
+    },
+    files,
+  );
   assert.deepEqual(
     changes.map((c) => `${c.change} ${c.kind} ${c.namespace}/${c.name} ${c.file}`),
-    ['added ConfigMap ns/added a.yaml', 'removed ConfigMap ns/gone a.yaml', 'changed ConfigMap ns/kept a.yaml', 'added Namespace /fresh n.yaml', 'removed ConfigMap other/dropped z.yaml'],
+    [
+      'added ConfigMap ns/added a.yaml',
+      'removed ConfigMap ns/gone a.yaml',
+      'changed ConfigMap ns/kept a.yaml',
+      'added Namespace /fresh n.yaml',
+      'removed ConfigMap other/dropped z.yaml',
+    ],
   );
   assert.equal(changes.find((c) => c.name === 'fresh')?.namespace, '');
 });
 
 test('files that are not YAML (README.md, .gitattributes) hold no objects', () => {
-  assert.deepEqual(objectChanges({ written: ['README.md'], previous: before({ 'README.md': 'old' }) }, new Map([['README.md', 'kind: ConfigMap\n']])), []);
+  assert.deepEqual(
+    objectChanges({ written: ['README.md'], previous: before({ 'README.md': 'old' }) }, new Map([['README.md', 'kind: ConfigMap\n']])),
+    [],
+  );
 });
 
 test('kustomization.yaml files are layout, not objects: a new resource list is no object change', () => {
-  const kustomization = (resources: string[]) => `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n${resources.map((r) => `- ${r}\n`).join('')}`;
+  const kustomization = (resources: string[]) =>
+    `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n${resources.map((r) => `- ${r}\n`).join('')}`;
   const files = new Map([['kustomization.yaml', kustomization(['a', 'b'])]]);
-  assert.deepEqual(objectChanges({ written: ['kustomization.yaml'], previous: before({ 'kustomization.yaml': kustomization(['a']) }) }, files), []);
+  assert.deepEqual(
+    objectChanges({ written: ['kustomization.yaml'], previous: before({ 'kustomization.yaml': kustomization(['a']) }) }, files),
+    [],
+  );
 });
 
 test('a fleet: every cluster has its own copy of an object, so a change in one cluster is reported there, and the others are no change', () => {
@@ -50,9 +73,12 @@ test('a fleet: every cluster has its own copy of an object, so a change in one c
     'clusters/gone-1/01-cluster-api/configmap-shared.yaml': cm('shared', 'same'),
   });
   const changes = objectChanges({ written: [...files.keys()], previous }, files);
-  assert.deepEqual(changes.map((c) => `${c.change} ${c.name} ${c.file}`), [
-    'removed shared clusters/gone-1/01-cluster-api/configmap-shared.yaml',
-    'added shared clusters/lab-1/01-cluster-api/configmap-shared.yaml',
-    'changed shared clusters/us-1/01-cluster-api/configmap-shared.yaml',
-  ]);
+  assert.deepEqual(
+    changes.map((c) => `${c.change} ${c.name} ${c.file}`),
+    [
+      'removed shared clusters/gone-1/01-cluster-api/configmap-shared.yaml',
+      'added shared clusters/lab-1/01-cluster-api/configmap-shared.yaml',
+      'changed shared clusters/us-1/01-cluster-api/configmap-shared.yaml',
+    ],
+  );
 });

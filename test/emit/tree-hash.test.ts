@@ -37,7 +37,10 @@ const RECORDED: Record<string, string> = {
   'example flux': 'c93d0ad2d452b4362666530e8b33099b35a42cdb84e12c99f753cc4c9c7df55f',
 };
 
-for (const [name, manifest] of [['corpus', corpus], ['example', example]] as const) {
+for (const [name, manifest] of [
+  ['corpus', corpus],
+  ['example', example],
+] as const) {
   for (const layout of ['kustomize', 'argocd', 'flux'] as const) {
     test(`${name} rendered in the ${layout} layout has the recorded tree hash`, async () => {
       const { files } = await renderManagementCluster({ manifestPaths: [manifest], layout, set: wiring[layout] });

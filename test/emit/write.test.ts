@@ -2,7 +2,19 @@ import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+  statSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -81,13 +93,16 @@ test('write: creates outDir with the files and a sorted ownership index', async 
       previous: new Map(),
     });
     for (const [rel, content] of FILES) assert.equal(readFileSync(path.join(ws.out, rel), 'utf8'), content);
-    assert.equal(readFileSync(path.join(ws.out, INDEX_FILE), 'utf8'), [
-      '# capi-gitops ownership index v2',
-      '# capi-gitops wrote the files listed below; its next run replaces or removes them.',
-      '# Files not listed here are never touched. Do not edit.',
-      ...[...FILES.keys()].sort().map((p) => `${createHash('sha256').update(FILES.get(p)!).digest('hex')}  ${p}`),
-      '',
-    ].join('\n'));
+    assert.equal(
+      readFileSync(path.join(ws.out, INDEX_FILE), 'utf8'),
+      [
+        '# capi-gitops ownership index v2',
+        '# capi-gitops wrote the files listed below; its next run replaces or removes them.',
+        '# Files not listed here are never touched. Do not edit.',
+        ...[...FILES.keys()].sort().map((p) => `${createHash('sha256').update(FILES.get(p)!).digest('hex')}  ${p}`),
+        '',
+      ].join('\n'),
+    );
     assert.deepEqual(siblings(ws.parent), ['out'], 'no temporary or backup directory is left beside outDir');
   } finally {
     ws.done();
@@ -118,7 +133,11 @@ test('write: only changed files are reported written; unchanged files keep their
     const xInode = statSync(path.join(ws.out, 'a/x.yaml')).ino;
     const summary = await writeOutput(ws.out, new Map([...FILES, ['a/y.yaml', 'kind: Y2\n']]));
     assert.deepEqual(summary.written, ['a/y.yaml']);
-    assert.deepEqual([...summary.previous].map(([p, bytes]) => [p, bytes.toString()]), [['a/y.yaml', FILES.get('a/y.yaml')]], 'the bytes before, to report changed objects');
+    assert.deepEqual(
+      [...summary.previous].map(([p, bytes]) => [p, bytes.toString()]),
+      [['a/y.yaml', FILES.get('a/y.yaml')]],
+      'the bytes before, to report changed objects',
+    );
     assert.equal(summary.unchanged.length, FILES.size - 1);
     assert.equal(readFileSync(path.join(ws.out, 'a/y.yaml'), 'utf8'), 'kind: Y2\n');
     assert.equal(statSync(path.join(ws.out, 'a/x.yaml')).ino, xInode);
@@ -132,11 +151,19 @@ test('write: files of a previous run that this run does not produce are removed,
   const ws = workspace();
   try {
     await writeOutput(ws.out, FILES);
-    const next = new Map([['kustomization.yaml', 'resources: [a]\n'], ['a/kustomization.yaml', 'resources: [x.yaml]\n'], ['a/x.yaml', 'kind: X\n']]);
+    const next = new Map([
+      ['kustomization.yaml', 'resources: [a]\n'],
+      ['a/kustomization.yaml', 'resources: [x.yaml]\n'],
+      ['a/x.yaml', 'kind: X\n'],
+    ]);
     const summary = await writeOutput(ws.out, next);
     assert.deepEqual(summary.removed, ['a/y.yaml', 'b/crds/z.yaml']);
     assert.deepEqual(summary.written, ['a/kustomization.yaml', 'kustomization.yaml']);
-    assert.deepEqual([...summary.previous.keys()].sort(), ['a/kustomization.yaml', 'a/y.yaml', 'b/crds/z.yaml', 'kustomization.yaml'], 'the bytes before of rewritten and removed files');
+    assert.deepEqual(
+      [...summary.previous.keys()].sort(),
+      ['a/kustomization.yaml', 'a/y.yaml', 'b/crds/z.yaml', 'kustomization.yaml'],
+      'the bytes before of rewritten and removed files',
+    );
     assert.deepEqual(Object.keys(snapshot(ws.out)), [INDEX_FILE, 'a', 'a/kustomization.yaml', 'a/x.yaml', 'kustomization.yaml']);
     assert.deepEqual(parseIndex(readFileSync(path.join(ws.out, INDEX_FILE), 'utf8'), INDEX_FILE), [...next.keys()].sort());
   } finally {
@@ -144,7 +171,7 @@ test('write: files of a previous run that this run does not produce are removed,
   }
 });
 
-test('write: a directory emptied by hand of files the tool wrote is removed; a user\'s empty directory is kept', async () => {
+test("write: a directory emptied by hand of files the tool wrote is removed; a user's empty directory is kept", async () => {
   const ws = workspace();
   try {
     await writeOutput(ws.out, FILES);
@@ -169,15 +196,36 @@ test('write: files and directories the tool did not write are carried over untou
     mkdirSync(path.join(ws.out, 'overlays'));
     symlinkSync('README.md', path.join(ws.out, 'readme-link'));
     const foreign = (s: Record<string, string>) =>
-      Object.fromEntries(Object.entries(s).filter(([k]) => ['README.md', '.git', '.git/HEAD', 'a/user-patch.yaml', 'overlays', 'readme-link'].includes(k)));
+      Object.fromEntries(
+        Object.entries(s).filter(([k]) => ['README.md', '.git', '.git/HEAD', 'a/user-patch.yaml', 'overlays', 'readme-link'].includes(k)),
+      );
     const before = foreign(snapshot(ws.out));
 
     // This run drops everything under a/: the owned files go, a/ stays for the user's file.
-    const summary = await writeOutput(ws.out, new Map([['kustomization.yaml', 'resources: [b]\n'], ['b/crds/z.yaml', 'kind: Z\n']]));
+    const summary = await writeOutput(
+      ws.out,
+      new Map([
+        ['kustomization.yaml', 'resources: [b]\n'],
+        ['b/crds/z.yaml', 'kind: Z\n'],
+      ]),
+    );
     assert.deepEqual(summary.removed, ['a/kustomization.yaml', 'a/x.yaml', 'a/y.yaml']);
     const after = snapshot(ws.out);
     assert.deepEqual(foreign(after), before);
-    assert.deepEqual(Object.keys(after), ['.capi-gitops-index', '.git', '.git/HEAD', 'README.md', 'a', 'a/user-patch.yaml', 'b', 'b/crds', 'b/crds/z.yaml', 'kustomization.yaml', 'overlays', 'readme-link']);
+    assert.deepEqual(Object.keys(after), [
+      '.capi-gitops-index',
+      '.git',
+      '.git/HEAD',
+      'README.md',
+      'a',
+      'a/user-patch.yaml',
+      'b',
+      'b/crds',
+      'b/crds/z.yaml',
+      'kustomization.yaml',
+      'overlays',
+      'readme-link',
+    ]);
     assert.deepEqual(siblings(ws.parent), ['out']);
   } finally {
     ws.done();
@@ -222,7 +270,11 @@ test('write: a file the tool did not write, where this run would write, is an er
     put(ws.out, 'c/kustomization.yaml', 'mine\n');
     put(ws.out, 'd', 'a file where a directory is needed\n');
     const before = snapshot(ws.out);
-    await expectRejects(writeOutput(ws.out, new Map([...FILES, ['c/kustomization.yaml', 'ours\n'], ['d/e.yaml', 'ours\n']])), 'c/kustomization.yaml', 'd is a file');
+    await expectRejects(
+      writeOutput(ws.out, new Map([...FILES, ['c/kustomization.yaml', 'ours\n'], ['d/e.yaml', 'ours\n']])),
+      'c/kustomization.yaml',
+      'd is a file',
+    );
     assert.deepEqual(snapshot(ws.out), before);
   } finally {
     ws.done();
@@ -236,8 +288,17 @@ test('write: a write failing midway leaves outDir exactly as it was and no tempo
     put(ws.out, 'README.md', '# mine\n');
     const before = snapshot(ws.out);
     // A 300-character file name passes the path rules but the filesystem refuses it (ENAMETOOLONG).
-    const failing = new Map([...FILES, ['a/x.yaml', 'kind: X2\n'], [`a/${'n'.repeat(300)}.yaml`, 'kind: Long\n'], ['b/new.yaml', 'kind: New\n']]);
-    await expectRejects(writeOutput(ws.out, failing), 'could not write the output directory', 'nothing in the output directory was changed');
+    const failing = new Map([
+      ...FILES,
+      ['a/x.yaml', 'kind: X2\n'],
+      [`a/${'n'.repeat(300)}.yaml`, 'kind: Long\n'],
+      ['b/new.yaml', 'kind: New\n'],
+    ]);
+    await expectRejects(
+      writeOutput(ws.out, failing),
+      'could not write the output directory',
+      'nothing in the output directory was changed',
+    );
     assert.deepEqual(snapshot(ws.out), before);
     assert.deepEqual(siblings(ws.parent), ['out']);
   } finally {
@@ -248,7 +309,16 @@ test('write: a write failing midway leaves outDir exactly as it was and no tempo
 test('write: a first run failing midway does not create outDir', async () => {
   const ws = workspace();
   try {
-    await expectRejects(writeOutput(ws.out, new Map([['a.yaml', 'x\n'], [`${'n'.repeat(300)}.yaml`, 'y\n']])), 'was not created');
+    await expectRejects(
+      writeOutput(
+        ws.out,
+        new Map([
+          ['a.yaml', 'x\n'],
+          [`${'n'.repeat(300)}.yaml`, 'y\n'],
+        ]),
+      ),
+      'was not created',
+    );
     assert.deepEqual(siblings(ws.parent), []);
   } finally {
     ws.done();
@@ -268,7 +338,13 @@ test('write: symlinks are never followed out of outDir, neither when pruning nor
     symlinkSync(path.join(outside, 'x.yaml'), path.join(ws.out, 'outside-link.yaml'));
     const outsideBefore = snapshot(outside);
 
-    const summary = await writeOutput(ws.out, new Map([['kustomization.yaml', 'resources: [b]\n'], ['b/crds/z.yaml', 'kind: Z\n']]));
+    const summary = await writeOutput(
+      ws.out,
+      new Map([
+        ['kustomization.yaml', 'resources: [b]\n'],
+        ['b/crds/z.yaml', 'kind: Z\n'],
+      ]),
+    );
     assert.deepEqual(summary.removed, [], 'a/x.yaml behind the symlink was not ours to see');
     assert.deepEqual(snapshot(outside), outsideBefore);
     assert.equal(readlinkSync(path.join(ws.out, 'a')), outside);
@@ -307,10 +383,27 @@ test('write: output paths that could leave outDir or hit reserved names are refu
   const ws = workspace();
   try {
     const bad = new Map([
-      ['../escape.yaml', ''], ['/abs.yaml', ''], ['a//b.yaml', ''], ['a/./b.yaml', ''], ['.git/config', ''],
-      [INDEX_FILE, ''], ['dir', ''], ['dir/file.yaml', ''], ['win\\path.yaml', ''],
+      ['../escape.yaml', ''],
+      ['/abs.yaml', ''],
+      ['a//b.yaml', ''],
+      ['a/./b.yaml', ''],
+      ['.git/config', ''],
+      [INDEX_FILE, ''],
+      ['dir', ''],
+      ['dir/file.yaml', ''],
+      ['win\\path.yaml', ''],
     ]);
-    const err = await expectRejects(writeOutput(ws.out, bad), '"../escape.yaml"', '"/abs.yaml"', '"a//b.yaml"', '"a/./b.yaml"', '".git/config"', `"${INDEX_FILE}"`, '"dir" is both a file and the directory', 'backslash');
+    const err = await expectRejects(
+      writeOutput(ws.out, bad),
+      '"../escape.yaml"',
+      '"/abs.yaml"',
+      '"a//b.yaml"',
+      '"a/./b.yaml"',
+      '".git/config"',
+      `"${INDEX_FILE}"`,
+      '"dir" is both a file and the directory',
+      'backslash',
+    );
     assert.equal(err.diagnostics.length, 8);
     assert.ok(!existsSync(ws.out));
   } finally {
@@ -338,38 +431,58 @@ test('write: the ownership index is hidden and has no extension Argo CD, Flux or
   assert.doesNotMatch(INDEX_FILE, /\.(ya?ml|json|jsonnet)$/i);
 });
 
-test('write: kubectl kustomize builds the written tree and ignores the index', { skip: !kubectlAvailable() && 'kubectl not found' }, async () => {
-  const ws = workspace();
-  try {
-    const component: RenderedComponent = {
-      type: 'CoreProvider', label: 'cluster-api', name: 'cluster-api', version: 'v1.12.0', namespace: 'capi-system', artifactSha256: 'a'.repeat(64),
-      objects: [
-        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capi-system' } },
-        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'capi-manager', namespace: 'capi-system' } },
-      ],
-    };
-    await writeOutput(ws.out, layoutKustomize([component]));
-    assert.ok(existsSync(path.join(ws.out, INDEX_FILE)));
-    const out = execFileSync('kubectl', ['kustomize', ws.out], { encoding: 'utf8' });
-    const kinds = YAML.parseAllDocuments(out).map((d) => (d.toJS() as { kind: string }).kind).sort();
-    assert.deepEqual(kinds, ['Namespace', 'ServiceAccount']);
-  } finally {
-    ws.done();
-  }
-});
+test(
+  'write: kubectl kustomize builds the written tree and ignores the index',
+  { skip: !kubectlAvailable() && 'kubectl not found' },
+  async () => {
+    const ws = workspace();
+    try {
+      const component: RenderedComponent = {
+        type: 'CoreProvider',
+        label: 'cluster-api',
+        name: 'cluster-api',
+        version: 'v1.12.0',
+        namespace: 'capi-system',
+        artifactSha256: 'a'.repeat(64),
+        objects: [
+          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capi-system' } },
+          { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'capi-manager', namespace: 'capi-system' } },
+        ],
+      };
+      await writeOutput(ws.out, layoutKustomize([component]));
+      assert.ok(existsSync(path.join(ws.out, INDEX_FILE)));
+      const out = execFileSync('kubectl', ['kustomize', ws.out], { encoding: 'utf8' });
+      const kinds = YAML.parseAllDocuments(out)
+        .map((d) => (d.toJS() as { kind: string }).kind)
+        .sort();
+      assert.deepEqual(kinds, ['Namespace', 'ServiceAccount']);
+    } finally {
+      ws.done();
+    }
+  },
+);
 
 test('write: cleanup keeps the backup, and says so, when something appeared in outDir during the write', async () => {
   const ws = workspace();
   try {
     await writeOutput(ws.out, FILES);
     const entries = await scanTree(ws.out);
-    const existing = { entries, ownedPaths: [...FILES.keys()], indexText: readFileSync(path.join(ws.out, INDEX_FILE), 'utf8'), ownedContents: new Map() };
+    const existing = {
+      entries,
+      ownedPaths: [...FILES.keys()],
+      indexText: readFileSync(path.join(ws.out, INDEX_FILE), 'utf8'),
+      ownedContents: new Map(),
+    };
     const plan = planWrite(existing, new Map());
     put(ws.out, 'a/appeared-during-the-run.yaml', 'new\n');
     const warnings = await cleanUpBackup(ws.out, existing, plan, new Set());
     assert.equal(warnings.length, 1);
     assert.match(warnings[0], /kept at/);
-    assert.deepEqual(Object.keys(snapshot(ws.out)), ['a', 'a/appeared-during-the-run.yaml'], 'owned files and the index were deleted, the newcomer kept');
+    assert.deepEqual(
+      Object.keys(snapshot(ws.out)),
+      ['a', 'a/appeared-during-the-run.yaml'],
+      'owned files and the index were deleted, the newcomer kept',
+    );
 
     rmSync(path.join(ws.out, 'a/appeared-during-the-run.yaml'));
     assert.deepEqual(await cleanUpBackup(ws.out, existing, plan, new Set()), []);
@@ -379,8 +492,7 @@ test('write: cleanup keeps the backup, and says so, when something appeared in o
   }
 });
 
-
-test('write: a temporary tree left by a killed run is removed, a live run\'s is kept, and a killed run\'s backup is kept and named', async () => {
+test("write: a temporary tree left by a killed run is removed, a live run's is kept, and a killed run's backup is kept and named", async () => {
   const ws = workspace();
   const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
   try {
@@ -392,7 +504,15 @@ test('write: a temporary tree left by a killed run is removed, a live run\'s is 
     put(path.join(ws.parent, '.out.capi-gitops-tmp-not-ours'), 'keep.txt', 'x\n');
 
     const summary = await writeOutput(ws.out, FILES);
-    assert.deepEqual(siblings(ws.parent), ['.out.capi-gitops-old-' + dead + '-0123456789ab', '.out.capi-gitops-tmp-' + live.pid + '-0123456789ab', '.out.capi-gitops-tmp-not-ours', 'out'].sort());
+    assert.deepEqual(
+      siblings(ws.parent),
+      [
+        '.out.capi-gitops-old-' + dead + '-0123456789ab',
+        '.out.capi-gitops-tmp-' + live.pid + '-0123456789ab',
+        '.out.capi-gitops-tmp-not-ours',
+        'out',
+      ].sort(),
+    );
     assert.equal(summary.warnings.length, 2);
     assert.match(summary.warnings.find((w) => w.startsWith('removed')) ?? '', new RegExp(`interrupted run \\(process ${dead}\\)`));
     assert.match(summary.warnings.find((w) => w.includes('-old-')) ?? '', /previous output of an interrupted run.*then delete it/);

@@ -33,7 +33,10 @@ const CLUSTERS = `clusters:
 `;
 
 async function render(dir: string, applicationSet: boolean, clusters?: string[], outputDir?: string): Promise<FleetResult> {
-  const set = [`repoURL=${REPO}`, `path=${ROOT}`, `applicationSet=${applicationSet}`].map((expression) => ({ expression, forceString: false }));
+  const set = [`repoURL=${REPO}`, `path=${ROOT}`, `applicationSet=${applicationSet}`].map((expression) => ({
+    expression,
+    forceString: false,
+  }));
   const result = await renderOutput({ manifestPaths: [dir], layout: 'argocd', set, clusters, outputDir });
   assert.ok(result.fleet);
   return result;
@@ -43,7 +46,12 @@ async function render(dir: string, applicationSet: boolean, clusters?: string[],
 
 /** Go's path.Match for patterns of plain names and `*` (which never matches `/`). */
 function pathMatch(pattern: string, name: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]*')}$`,
+  );
   return re.test(name);
 }
 
@@ -114,12 +122,23 @@ function templated(value: unknown, params: Params): unknown {
   return value;
 }
 
-/** The Applications an ApplicationSet with one Git directory generator makes from the repository (argo-cd applicationset/generators/git.go, value_interpolation.go). */
+/**
+ * The Applications an ApplicationSet with one Git directory generator makes from the repository
+ * (argo-cd applicationset/generators/git.go, value_interpolation.go).
+ */
 function generate(appSet: KObject, repoDir: string): KObject[] {
-  const spec = appSet.spec as { generators: { git: { directories: { path: string; exclude?: boolean }[]; values?: Record<string, string> } }[]; template: Params; goTemplate: boolean };
+  const spec = appSet.spec as {
+    generators: { git: { directories: { path: string; exclude?: boolean }[]; values?: Record<string, string> } }[];
+    template: Params;
+    goTemplate: boolean;
+  };
   assert.equal(spec.goTemplate, true);
   const git = spec.generators[0]!.git;
-  const apps = directories(repoDir).filter((dir) => git.directories.some((d) => !d.exclude && pathMatch(d.path, dir)) && !git.directories.some((d) => d.exclude && pathMatch(d.path, dir)));
+  const apps = directories(repoDir).filter(
+    (dir) =>
+      git.directories.some((d) => !d.exclude && pathMatch(d.path, dir)) &&
+      !git.directories.some((d) => d.exclude && pathMatch(d.path, dir)),
+  );
   return apps.map((dir) => {
     const params: Params = { path: { path: dir, basename: path.posix.basename(dir), segments: dir.split('/') } };
     params.values = Object.fromEntries(Object.entries(git.values ?? {}).map(([k, v]) => [k, replace(v, params)]));
@@ -130,7 +149,9 @@ function generate(appSet: KObject, repoDir: string): KObject[] {
 /** What both wirings must agree on, with an empty destination field left out as Argo CD does (omitempty). */
 function essentials(app: KObject): unknown {
   const spec = app.spec as { project: string; source: Params; destination: { name?: string; server?: string }; syncPolicy?: unknown };
-  const destination = Object.fromEntries(Object.entries(spec.destination).filter(([k, v]) => k !== 'namespace' && v !== '' && v !== undefined));
+  const destination = Object.fromEntries(
+    Object.entries(spec.destination).filter(([k, v]) => k !== 'namespace' && v !== '' && v !== undefined),
+  );
   return { name: app.metadata.name, project: spec.project, source: spec.source, destination, syncPolicy: spec.syncPolicy };
 }
 
@@ -139,20 +160,30 @@ const fleetDir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0')
 test('applicationSet: true draws one ApplicationSet for the fleet, valid against the real CRD; each cluster keeps its AppProject and root Application; kustomize builds', async () => {
   const { files } = await render(fleetDir, true);
   const sets = [...files].filter(([, text]) => /^kind: ApplicationSet$/m.test(text));
-  assert.deepEqual(sets.map(([f]) => f), ['argocd/applicationset-capi-gitops-fleet.yaml']);
+  assert.deepEqual(
+    sets.map(([f]) => f),
+    ['argocd/applicationset-capi-gitops-fleet.yaml'],
+  );
   const appSet = YAML.parse(sets[0]![1]) as KObject;
   assert.deepEqual(wiringProblems(appSet), []);
   const git = (appSet.spec as { generators: { git: { directories: unknown } }[] }).generators[0]!.git;
   assert.deepEqual(git.directories, [{ path: 'fleet/clusters/*/*' }, { path: 'fleet/clusters/*/argocd', exclude: true }]);
   for (const cluster of ['eu-1', 'us-1', 'lab-1']) {
     const wiring = [...files.keys()].filter((f) => f.startsWith(`clusters/${cluster}/argocd/`)).sort();
-    assert.deepEqual(wiring, [`clusters/${cluster}/argocd/application-capi-gitops-${cluster}.yaml`, `clusters/${cluster}/argocd/appproject-${cluster === 'lab-1' ? 'lab' : `capi-gitops-${cluster}`}.yaml`, `clusters/${cluster}/argocd/kustomization.yaml`]);
+    assert.deepEqual(wiring, [
+      `clusters/${cluster}/argocd/application-capi-gitops-${cluster}.yaml`,
+      `clusters/${cluster}/argocd/appproject-${cluster === 'lab-1' ? 'lab' : `capi-gitops-${cluster}`}.yaml`,
+      `clusters/${cluster}/argocd/kustomization.yaml`,
+    ]);
   }
   if (kubectlAvailable()) {
     const out = tempDir();
     await writeOutput(out, files);
     const built = YAML.parseAllDocuments(kubectlKustomize(path.join(out, 'argocd'))).map((d) => d.toJS() as KObject);
-    assert.deepEqual(built.map((o) => o.kind), ['ApplicationSet']);
+    assert.deepEqual(
+      built.map((o) => o.kind),
+      ['ApplicationSet'],
+    );
     for (const cluster of ['eu-1', 'us-1', 'lab-1']) kubectlKustomize(path.join(out, 'clusters', cluster, 'argocd'));
   }
 });
@@ -189,10 +220,18 @@ test('--cluster with the fleet ApplicationSet: the lookups still cover every clu
 });
 
 test('clusters that disagree on what one ApplicationSet holds once (repoURL, applicationSet) are refused, naming them', async () => {
-  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') + CLUSTERS.replace('gitops: {destination: {name: us-1}}', 'gitops: {destination: {name: us-1}, targetRevision: release}') });
+  const dir = writeTempManifest({
+    'providers.yaml':
+      corpusManifest('v1.12.0') +
+      CLUSTERS.replace('gitops: {destination: {name: us-1}}', 'gitops: {destination: {name: us-1}, targetRevision: release}'),
+  });
   const err = (await rejection(render(dir, true))).message;
   assert.match(err, /targetRevision differ: eu-1, lab-1: "HEAD"; us-1: "release"/);
-  const mixed = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') + CLUSTERS.replace('gitops: {destination: {name: us-1}}', 'gitops: {destination: {name: us-1}, applicationSet: true}') });
+  const mixed = writeTempManifest({
+    'providers.yaml':
+      corpusManifest('v1.12.0') +
+      CLUSTERS.replace('gitops: {destination: {name: us-1}}', 'gitops: {destination: {name: us-1}, applicationSet: true}'),
+  });
   const set = [`repoURL=${REPO}`, `path=${ROOT}`].map((expression) => ({ expression, forceString: false }));
   const message = (await rejection(renderOutput({ manifestPaths: [mixed], layout: 'argocd', set }))).message;
   assert.match(message, /applicationSet is true for us-1 and not for eu-1, lab-1/);

@@ -30,7 +30,9 @@ for (const [args, what] of [
 ] as const) {
   test(`${args.join(' ')} refuses a fleet, naming the clusters field, and writes nothing`, () => {
     const dir = writeTempManifest({ 'fleet.yaml': FLEET });
-    const r = spawnSync(process.execPath, [CLI, ...args, '-f', dir, '--offline', '--cache-dir', path.join(dir, 'cache')], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [CLI, ...args, '-f', dir, '--offline', '--cache-dir', path.join(dir, 'cache')], {
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stderr, new RegExp(`fleet\\.yaml:\\d+:\\d+: error: Config: clusters: ${what}, and this manifest declares a fleet`));
     assert.match(r.stderr, /hint: /);
@@ -41,9 +43,15 @@ for (const [args, what] of [
 test('check --cluster renders a fleet and compares, naming a hand-edited file of that cluster (check honours --cluster)', () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
-  writeFileSync(path.join(manifest, 'fleet.yaml'), 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n- name: us-1\n');
+  writeFileSync(
+    path.join(manifest, 'fleet.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n- name: us-1\n',
+  );
   const out = path.join(example, 'out');
-  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args, '-f', manifest, '-o', out, '--cache-dir', path.join(example, 'cache')], { encoding: 'utf8' });
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [CLI, ...args, '-f', manifest, '-o', out, '--cache-dir', path.join(example, 'cache')], {
+      encoding: 'utf8',
+    });
   assert.equal(run('render').status, 0);
   const clean = run('check', '--cluster', 'eu-1');
   assert.equal(clean.status, 0, clean.stdout + clean.stderr);

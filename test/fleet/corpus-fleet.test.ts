@@ -74,7 +74,10 @@ function differing(a: Map<string, string>, b: Map<string, string>): string[] {
 }
 
 async function renderFleetDir(dir: string, layout: 'kustomize' | 'argocd' | 'flux' = 'kustomize'): Promise<FleetResult> {
-  const set = layout === 'kustomize' ? [] : [...(layout === 'argocd' ? [`repoURL=${REPO}`] : []), 'path=fleet'].map((expression) => ({ expression, forceString: false }));
+  const set =
+    layout === 'kustomize'
+      ? []
+      : [...(layout === 'argocd' ? [`repoURL=${REPO}`] : []), 'path=fleet'].map((expression) => ({ expression, forceString: false }));
   const result = await renderOutput({ manifestPaths: [dir], layout, set });
   assert.ok(result.fleet);
   return result;
@@ -108,27 +111,38 @@ test("two clusters on one release differ only where their overlays' variables sa
   const us = clusterTree(files, 'us-1');
   assert.deepEqual([...eu.keys()], [...us.keys()]);
   // the overlays differ in CLUSTER_TOPOLOGY: exactly the Deployments of the artifacts that read it differ
-  const readers = COMPONENT_FILES.filter(([, file]) => readFileSync(path.join(CORPUS_REPOSITORY, file), 'utf8').includes('${CLUSTER_TOPOLOGY')).map(([dir]) => dir);
+  const readers = COMPONENT_FILES.filter(([, file]) =>
+    readFileSync(path.join(CORPUS_REPOSITORY, file), 'utf8').includes('${CLUSTER_TOPOLOGY'),
+  ).map(([dir]) => dir);
   assert.deepEqual(readers, ['01-cluster-api', '03-control-plane-kubeadm']);
   assert.deepEqual(differing(eu, us), [
     '01-cluster-api/deployment-capi-controller-manager.yaml',
     '03-control-plane-kubeadm/deployment-capi-kubeadm-control-plane-controller-manager.yaml',
   ]);
   for (const file of differing(eu, us)) {
-    const gate = (tree: Map<string, string>) => tree.get(file)!.split('\n').filter((l) => l.includes('ClusterTopology=')).join('\n');
+    const gate = (tree: Map<string, string>) =>
+      tree
+        .get(file)!
+        .split('\n')
+        .filter((l) => l.includes('ClusterTopology='))
+        .join('\n');
     assert.match(gate(eu), /ClusterTopology=true/);
     assert.match(gate(us), /ClusterTopology=false/);
   }
   // the cluster on the release differs in its providers' versions, not in cert-manager
   const old = clusterTree(files, 'old-1');
-  assert.deepEqual(differing(us, old).filter((f) => f.startsWith('00-cert-manager/')), []);
+  assert.deepEqual(
+    differing(us, old).filter((f) => f.startsWith('00-cert-manager/')),
+    [],
+  );
   assert.match(old.get('01-cluster-api/provider-cluster-api.yaml')!, /version: v1\.10\.4/);
   assert.match(us.get('01-cluster-api/provider-cluster-api.yaml')!, /version: v1\.12\.0/);
 });
 
 test('each cluster renders exactly what a single-cluster manifest with its merged settings renders', async () => {
   const { files } = await kustomizeFleet;
-  const single = async (text: string) => (await renderManagementCluster({ manifestPaths: [writeTempManifest({ 'providers.yaml': text })] })).files;
+  const single = async (text: string) =>
+    (await renderManagementCluster({ manifestPaths: [writeTempManifest({ 'providers.yaml': text })] })).files;
   const strip = (tree: Map<string, string>) => new Map([...tree].filter(([f]) => f !== 'README.md' && f !== '.gitattributes'));
   const eu = await single(corpusManifest('v1.12.0') + 'variables: {CLUSTER_TOPOLOGY: "true"}\n');
   assert.deepEqual(differing(clusterTree(files, 'eu-1'), strip(eu)), []);
@@ -162,7 +176,10 @@ test('kubectl kustomize builds every cluster directory', { skip: kubectlAvailabl
   await writeOutput(out, (await kustomizeFleet).files);
   for (const cluster of ['eu-1', 'us-1', 'old-1']) {
     const built = YAML.parseAllDocuments(kubectlKustomize(path.join(out, 'clusters', cluster))).map((d) => d.toJS() as KObject);
-    assert.ok(built.some((o) => o.kind === 'Deployment' && o.metadata.name === 'capi-controller-manager'), cluster);
+    assert.ok(
+      built.some((o) => o.kind === 'Deployment' && o.metadata.name === 'capi-controller-manager'),
+      cluster,
+    );
   }
 });
 
@@ -171,7 +188,9 @@ test('argocd fleet: every wiring object valid against the real CRDs, destination
   const out = tempDir();
   await writeOutput(out, files);
   for (const cluster of ['eu-1', 'us-1', 'old-1']) {
-    const wiring = [...clusterTree(files, cluster)].filter(([f]) => f.startsWith('argocd/') && !f.endsWith('kustomization.yaml')).map(([, t]) => YAML.parse(t) as KObject);
+    const wiring = [...clusterTree(files, cluster)]
+      .filter(([f]) => f.startsWith('argocd/') && !f.endsWith('kustomization.yaml'))
+      .map(([, t]) => YAML.parse(t) as KObject);
     for (const o of wiring) assert.deepEqual(wiringProblems(o), [], `${cluster} ${o.kind} ${o.metadata.name}`);
     const apps = wiring.filter((o) => o.kind === 'Application' && o.metadata.name !== `capi-gitops-${cluster}`);
     assert.equal(apps.length, 4);
@@ -191,7 +210,9 @@ test("flux fleet: each cluster's Kustomizations carry their own dependsOn chain,
   const out = tempDir();
   await writeOutput(out, files);
   for (const cluster of ['eu-1', 'us-1', 'old-1']) {
-    const wiring = [...clusterTree(files, cluster)].filter(([f]) => f.startsWith('flux/') && !f.endsWith('kustomization.yaml')).map(([, t]) => YAML.parse(t) as KObject);
+    const wiring = [...clusterTree(files, cluster)]
+      .filter(([f]) => f.startsWith('flux/') && !f.endsWith('kustomization.yaml'))
+      .map(([, t]) => YAML.parse(t) as KObject);
     for (const o of wiring) assert.deepEqual(wiringProblems(o), [], `${cluster} ${o.kind} ${o.metadata.name}`);
     const names = new Set(wiring.map((o) => o.metadata.name));
     for (const k of wiring.filter((o) => o.kind === 'Kustomization')) {
@@ -212,10 +233,12 @@ function cli(args: string[], cwd: string): { status: number | null; stdout: stri
 }
 
 function snapshot(dir: string): Map<string, { bytes: string; mtimeMs: number; ino: number }> {
-  return new Map([...readTree(dir)].map(([f, bytes]) => {
-    const st = statSync(path.join(dir, f));
-    return [f, { bytes, mtimeMs: st.mtimeMs, ino: st.ino }];
-  }));
+  return new Map(
+    [...readTree(dir)].map(([f, bytes]) => {
+      const st = statSync(path.join(dir, f));
+      return [f, { bytes, mtimeMs: st.mtimeMs, ino: st.ino }];
+    }),
+  );
 }
 
 test('render --cluster writes only that cluster; the others keep their bytes and timestamps', async () => {
@@ -226,12 +249,23 @@ test('render --cluster writes only that cluster; the others keep their bytes and
   const before = snapshot(out);
   const lockBefore = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8');
   // both clusters change; only us-1 is rendered
-  writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.12.0') + CLUSTERS().replace('CLUSTER_TOPOLOGY: "true"', 'CLUSTER_TOPOLOGY: "false"').replace('{CLUSTER_TOPOLOGY: "false"}\n  gitops: {destination: {name: us-1}}', '{CLUSTER_TOPOLOGY: "true"}\n  gitops: {destination: {name: us-1}}'));
+  writeFileSync(
+    path.join(dir, 'providers.yaml'),
+    corpusManifest('v1.12.0') +
+      CLUSTERS()
+        .replace('CLUSTER_TOPOLOGY: "true"', 'CLUSTER_TOPOLOGY: "false"')
+        .replace(
+          '{CLUSTER_TOPOLOGY: "false"}\n  gitops: {destination: {name: us-1}}',
+          '{CLUSTER_TOPOLOGY: "true"}\n  gitops: {destination: {name: us-1}}',
+        ),
+  );
   const second = cli(['render', '-f', dir, '-o', out, '--cluster', 'us-1'], dir);
   assert.equal(second.status, 0, second.stderr);
   assert.match(second.stdout, /cluster eu-1: not rendered \(--cluster\), its files are kept/);
   const after = snapshot(out);
-  const changed = [...after.keys()].filter((f) => f !== '.capi-gitops-index' && JSON.stringify(after.get(f)) !== JSON.stringify(before.get(f)));
+  const changed = [...after.keys()].filter(
+    (f) => f !== '.capi-gitops-index' && JSON.stringify(after.get(f)) !== JSON.stringify(before.get(f)),
+  );
   assert.deepEqual(changed, [
     'clusters/us-1/01-cluster-api/deployment-capi-controller-manager.yaml',
     'clusters/us-1/03-control-plane-kubeadm/deployment-capi-kubeadm-control-plane-controller-manager.yaml',
@@ -264,14 +298,20 @@ test('a cluster moved to another release changes exactly its versions; the lock 
   ]);
   writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.12.0') + CLUSTERS('2026.11.0'));
   const frozen = await rejection(lockOutput({ manifestPaths: [dir], frozen: true }));
-  assert.ok(frozen.diagnostics.every((d) => d.message.includes('--frozen: the lockfile would change: old-1: ')), frozen.message);
+  assert.ok(
+    frozen.diagnostics.every((d) => d.message.includes('--frozen: the lockfile would change: old-1: ')),
+    frozen.message,
+  );
   const moved = await lockOutput({ manifestPaths: [dir] });
   assert.ok(moved.fleet);
-  assert.deepEqual(moved.lock.changes.map((c) => c.line), [
-    'old-1: ~ cluster-api v1.10.4 → v1.12.0: requested version "v1.10.4" → "v1.12.0"; contract v1beta1 → v1beta2',
-    'old-1: ~ bootstrap-kubeadm v1.10.4 → v1.12.0: requested version "v1.10.4" → "v1.12.0"; contract v1beta1 → v1beta2',
-    'old-1: ~ control-plane-kubeadm v1.10.4 → v1.12.0: requested version "v1.10.4" → "v1.12.0"; contract v1beta1 → v1beta2',
-  ]);
+  assert.deepEqual(
+    moved.lock.changes.map((c) => c.line),
+    [
+      'old-1: ~ cluster-api v1.10.4 → v1.12.0: requested version "v1.10.4" → "v1.12.0"; contract v1beta1 → v1beta2',
+      'old-1: ~ bootstrap-kubeadm v1.10.4 → v1.12.0: requested version "v1.10.4" → "v1.12.0"; contract v1beta1 → v1beta2',
+      'old-1: ~ control-plane-kubeadm v1.10.4 → v1.12.0: requested version "v1.10.4" → "v1.12.0"; contract v1beta1 → v1beta2',
+    ],
+  );
   // the fleet's lock round-trips through its text form
   const text = (await import('../../src/lock/lockfile.js')).serializeLockfile(moved.lock.lock);
   assert.deepEqual(parseLockfile(text, 'capi-gitops.lock.yaml'), moved.lock.lock);
@@ -291,17 +331,26 @@ providers:
   const d = error.diagnostics.find((x) => x.object?.includes('BootstrapProvider'));
   assert.ok(d, error.message);
   assert.equal(d.object, 'release broken: BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm');
-  assert.match(d.message, /bootstrap-kubeadm v1\.12\.0 implements contract v1beta2, but the core provider cluster-api v1\.7\.7 \(contract v1beta1\)/);
+  assert.match(
+    d.message,
+    /bootstrap-kubeadm v1\.12\.0 implements contract v1beta2, but the core provider cluster-api v1\.7\.7 \(contract v1beta1\)/,
+  );
   assert.equal(d.file, path.join(dir, 'releases.yaml'));
   // the line of `BootstrapProvider/kubeadm: v1.12.0` in the broken Release
   assert.equal(d.line, RELEASES.split('\n').length - 1 + broken.split('\n').indexOf('  BootstrapProvider/kubeadm: v1.12.0') + 1);
 });
 
 test('a cluster on a deprecated release renders with a warning', async () => {
-  const dir = writeTempManifest({ ...fleetFiles(), 'releases.yaml': RELEASES.replace('metadata: {name: "2025.05.0"}', 'metadata: {name: "2025.05.0"}\ndeprecated: true') });
+  const dir = writeTempManifest({
+    ...fleetFiles(),
+    'releases.yaml': RELEASES.replace('metadata: {name: "2025.05.0"}', 'metadata: {name: "2025.05.0"}\ndeprecated: true'),
+  });
   const result = await renderOutput({ manifestPaths: [dir], clusters: ['old-1'] });
   assert.ok(result.fleet);
-  assert.ok(result.warnings.includes('cluster old-1 runs release 2025.05.0, which is deprecated; move it to a current release'), result.warnings.join('\n'));
+  assert.ok(
+    result.warnings.includes('cluster old-1 runs release 2025.05.0, which is deprecated; move it to a current release'),
+    result.warnings.join('\n'),
+  );
 });
 
 test('without clusters, renderOutput is the single-cluster render, byte for byte', async () => {

@@ -86,7 +86,7 @@ test('layer 3 wins over layer 2: a cluster on a release gets its versions, the o
   assert.equal(provider(onRelease!, 'CoreProvider').spec.manager?.syncPeriod, '10m');
 });
 
-test('Config.release is the default release, a cluster\'s own release wins', async () => {
+test("Config.release is the default release, a cluster's own release wins", async () => {
   const [byDefault, own] = await expand('release: "2026.11.0"\nclusters:\n- name: a\n- name: b\n  release: "2026.05.0"\n');
   assert.equal(provider(byDefault!, 'CoreProvider').spec.version, 'v1.10.4');
   assert.equal(provider(own!, 'CoreProvider').spec.version, 'v1.8.0');
@@ -134,7 +134,9 @@ clusters:
     variables: {A: escape}
 `);
   assert.deepEqual(c!.manifest.config.variables, { A: 'escape', B: 'overlay' });
-  assert.deepEqual(c!.warnings, ["cluster eu-1: unsupportedOverrides sets variables.A; these bypass the overlay's checks and are not supported"]);
+  assert.deepEqual(c!.warnings, [
+    "cluster eu-1: unsupportedOverrides sets variables.A; these bypass the overlay's checks and are not supported",
+  ]);
 });
 
 test('null removes a provider and a field (helm coalesce.go: a user null deletes the key)', async () => {
@@ -160,8 +162,14 @@ test('an overlay adds a provider only its cluster has, as a whole object', async
 - name: us-1
 `);
   const vsphere = c!.manifest.providers.find((p) => p.name === 'vsphere');
-  assert.deepEqual(vsphere && { namespace: vsphere.namespace, version: vsphere.spec.version }, { namespace: 'capv-system', version: 'v1.13.0' });
-  assert.equal(other!.manifest.providers.some((p) => p.name === 'vsphere'), false);
+  assert.deepEqual(vsphere && { namespace: vsphere.namespace, version: vsphere.spec.version }, {
+    namespace: 'capv-system',
+    version: 'v1.13.0',
+  });
+  assert.equal(
+    other!.manifest.providers.some((p) => p.name === 'vsphere'),
+    false,
+  );
 });
 
 test('moving an existing provider is refused in the overlay (layer 4) and accepted in unsupportedOverrides (layer 5) with a warning', async () => {
@@ -189,7 +197,7 @@ test('moving an existing provider is refused in the overlay (layer 4) and accept
   assert.match(c!.warnings[0]!, /^cluster eu-1: unsupportedOverrides sets providers\.CoreProvider\/cluster-api\.metadata\.namespace;/);
 });
 
-test('Config fields beyond the overlay\'s are ignored in the overlay shape and taken from unsupportedOverrides', async () => {
+test("Config fields beyond the overlay's are ignored in the overlay shape and taken from unsupportedOverrides", async () => {
   const [c] = await expand(`clusters:
 - name: eu-1
   unsupportedOverrides:
@@ -212,7 +220,12 @@ test('the merged result is validated: an error names the cluster and the layer, 
   const shown = error.diagnostics.map((d) => [d.object, d.path, d.file === file, d.line]);
   assert.deepEqual(shown, [
     ['cluster eu-1, overlay: CoreProvider/capi-system/cluster-api', 'spec.manager.verbosity', true, lineOf(config, 'verbosity: many')],
-    ['cluster us-1, unsupportedOverrides: BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm', 'spec.fetchConfig', true, lineOf(config, 'fetchConfig: {}')],
+    [
+      'cluster us-1, unsupportedOverrides: BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm',
+      'spec.fetchConfig',
+      true,
+      lineOf(config, 'fetchConfig: {}'),
+    ],
   ]);
   assert.match(error.diagnostics[1]!.message, /fetchConfig sets none of url, selector and oci/);
 });
@@ -235,17 +248,31 @@ test('an unknown release, and a duplicate cluster name, are errors naming the cl
 - name: eu-1
 `);
   const messages = error.diagnostics.map((d) => d.message);
-  assert.ok(messages.some((m) => m.startsWith('release "2026.11.1" is not in the input')), messages.join('\n'));
-  assert.ok(messages.some((m) => m.startsWith('duplicate cluster "eu-1"')), messages.join('\n'));
+  assert.ok(
+    messages.some((m) => m.startsWith('release "2026.11.1" is not in the input')),
+    messages.join('\n'),
+  );
+  assert.ok(
+    messages.some((m) => m.startsWith('duplicate cluster "eu-1"')),
+    messages.join('\n'),
+  );
   assert.equal(error.diagnostics.find((d) => d.message.startsWith('release'))!.hint, 'did you mean "2026.11.0"?');
 });
 
-test('the overlay\'s shape is checked by the schema when the manifest is read', async () => {
-  const dir = writeTempManifest({ 'fleet.yaml': `${PROVIDERS}---\napiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: EU_1\n  colour: blue\n` });
-  const error = await loadManifest([dir]).then(() => undefined, (e: { diagnostics?: { path?: string }[] }) => e);
+test("the overlay's shape is checked by the schema when the manifest is read", async () => {
+  const dir = writeTempManifest({
+    'fleet.yaml': `${PROVIDERS}---\napiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: EU_1\n  colour: blue\n`,
+  });
+  const error = await loadManifest([dir]).then(
+    () => undefined,
+    (e: { diagnostics?: { path?: string }[] }) => e,
+  );
   const paths = (error?.diagnostics ?? []).map((d) => d.path);
   assert.ok(paths.includes('clusters[0].name'), JSON.stringify(paths));
-  assert.ok(paths.some((p) => p?.startsWith('clusters[0]')), JSON.stringify(paths));
+  assert.ok(
+    paths.some((p) => p?.startsWith('clusters[0]')),
+    JSON.stringify(paths),
+  );
 });
 
 test('an overlay changes the secrets settings: maps deep-merge, lists replace, null deletes, and the merged settings are validated with the cluster and layer named', async () => {
@@ -261,8 +288,16 @@ test('an overlay changes the secrets settings: maps deep-merge, lists replace, n
 - name: lab-1
   secrets: null
 `);
-  assert.deepEqual(eu!.manifest.config.secrets, { strategy: 'external-secrets', public: ['EXP_FLAG'], externalSecrets: { secretStoreRef: { name: 'vault', kind: 'SecretStore' } } });
-  assert.deepEqual(us!.manifest.config.secrets, { strategy: 'external-secrets', public: ['AWS_REGION'], externalSecrets: { secretStoreRef: { name: 'vault' } } });
+  assert.deepEqual(eu!.manifest.config.secrets, {
+    strategy: 'external-secrets',
+    public: ['EXP_FLAG'],
+    externalSecrets: { secretStoreRef: { name: 'vault', kind: 'SecretStore' } },
+  });
+  assert.deepEqual(us!.manifest.config.secrets, {
+    strategy: 'external-secrets',
+    public: ['AWS_REGION'],
+    externalSecrets: { secretStoreRef: { name: 'vault' } },
+  });
   assert.equal(lab!.manifest.config.secrets, undefined);
   const config = `${shared}clusters:\n- name: eu-1\n  secrets: {strategy: plaintext}\n`;
   const { error, file } = await expandError(config);

@@ -32,16 +32,22 @@ test('identical entries of several clusters are merged into one; each cluster re
       ['old-1', { apiVersion: 'capi-gitops.dev/v1alpha1', kind: 'Lock', entries: [entry('v1.10.4', 'b')] }],
     ]),
   );
-  assert.deepEqual(lock.entries.map((e) => [e.version, e.clusters]), [
-    ['v1.12.0', ['eu-1', 'us-1']],
-    ['v1.10.4', ['old-1']],
-  ]);
+  assert.deepEqual(
+    lock.entries.map((e) => [e.version, e.clusters]),
+    [
+      ['v1.12.0', ['eu-1', 'us-1']],
+      ['v1.10.4', ['old-1']],
+    ],
+  );
   const text = serializeLockfile(lock);
   assert.deepEqual(parseLockfile(text, 'capi-gitops.lock.yaml'), lock);
   assert.deepEqual(clusterLockView(lock, 'old-1')!.entries, [entry('v1.10.4', 'b')]);
   assert.deepEqual(clusterLockView(lock, 'eu-1')!.entries, [entry('v1.12.0', 'a')]);
   // a single cluster's lock (no clusters field) pins every cluster of a new fleet
-  assert.deepEqual(clusterLockView({ apiVersion: 'capi-gitops.dev/v1alpha1', kind: 'Lock', entries: [entry('v1.12.0', 'a')] }, 'eu-1')!.entries, [entry('v1.12.0', 'a')]);
+  assert.deepEqual(
+    clusterLockView({ apiVersion: 'capi-gitops.dev/v1alpha1', kind: 'Lock', entries: [entry('v1.12.0', 'a')] }, 'eu-1')!.entries,
+    [entry('v1.12.0', 'a')],
+  );
 });
 
 test('a lockfile pinning one component twice for one cluster is refused at the second entry', () => {
@@ -49,7 +55,12 @@ test('a lockfile pinning one component twice for one cluster is refused at the s
   const error = throwsDiagnostics(() => parseLockfile(twice, 'capi-gitops.lock.yaml'));
   assert.equal(error.diagnostics.length, 1);
   assert.match(error.diagnostics[0]!.message, /CoreProvider capi-system\/cluster-api appears twice for one cluster/);
-  assert.equal(error.diagnostics[0]!.line, twice.split('\n').findIndex((l, i, all) => l === '  - kind: CoreProvider' && all.slice(0, i).includes('  - kind: CoreProvider')) + 1);
-  const empty = serializeLockfile({ entries: [entry('v1.12.0', 'a', ['eu-1'])] }).replace('      - eu-1\n', '').replace('clusters:\n', 'clusters: []\n');
+  assert.equal(
+    error.diagnostics[0]!.line,
+    twice.split('\n').findIndex((l, i, all) => l === '  - kind: CoreProvider' && all.slice(0, i).includes('  - kind: CoreProvider')) + 1,
+  );
+  const empty = serializeLockfile({ entries: [entry('v1.12.0', 'a', ['eu-1'])] })
+    .replace('      - eu-1\n', '')
+    .replace('clusters:\n', 'clusters: []\n');
   assert.match(throwsDiagnostics(() => parseLockfile(empty, 'capi-gitops.lock.yaml')).message, /expected at least one cluster name/);
 });

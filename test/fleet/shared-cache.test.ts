@@ -18,7 +18,12 @@ import { writeLockfile } from '../../src/lock/lockfile.js';
 
 const github = await FakeGitHub.start({
   'kubernetes-sigs/cluster-api': corpusReleases(['cluster-api', 'bootstrap-kubeadm', 'control-plane-kubeadm']),
-  'cert-manager/cert-manager': [{ tag: 'v1.13.0', assets: { 'cert-manager.yaml': readFileSync(path.join(CORPUS_REPOSITORY, 'cert-manager', 'v1.13.0', 'cert-manager.yaml')) } }],
+  'cert-manager/cert-manager': [
+    {
+      tag: 'v1.13.0',
+      assets: { 'cert-manager.yaml': readFileSync(path.join(CORPUS_REPOSITORY, 'cert-manager', 'v1.13.0', 'cert-manager.yaml')) },
+    },
+  ],
 });
 after(() => github.close());
 
@@ -80,7 +85,13 @@ const sorted = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1
 test('three clusters pinning the same files do the cache work of one: each download stored once, each locked file read, checked and decoded once; the same bytes', async () => {
   const three = await twice(FLEET);
   const one = await twice(FLEET.replace(/- name: us-1[\s\S]*$/, ''));
-  assert.deepEqual(three.lock.entries.map((e) => e.clusters), [['ap-1', 'eu-1', 'us-1'], ['ap-1', 'eu-1', 'us-1']]);
+  assert.deepEqual(
+    three.lock.entries.map((e) => e.clusters),
+    [
+      ['ap-1', 'eu-1', 'us-1'],
+      ['ap-1', 'eu-1', 'us-1'],
+    ],
+  );
   assert.ok(three.first.result.fetching.requested >= 3 * three.first.result.fetching.fetched, JSON.stringify(three.first.result.fetching));
   assert.deepEqual(sorted(three.first.cache.puts), sorted(one.first.cache.puts));
   const lockedFiles = [...new Set(three.lock.entries.flatMap((e) => e.files.map((f) => f.sha256)))];

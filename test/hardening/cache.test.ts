@@ -12,7 +12,9 @@ import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
 
 function parsedEntries(cacheDir: string): string[] {
   const dir = path.join(cacheDir, 'parsed');
-  return readdirSync(dir).filter((name) => name.endsWith('.json')).map((name) => path.join(dir, name));
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => path.join(dir, name));
 }
 
 /** Rewrites a parsed entry as valid JSON with one more label on every object, keeping any header line. */
@@ -50,7 +52,9 @@ test('an entry signed under another key (another runner, another user) is a miss
   const manifest = path.join(example, 'management-cluster');
   const attackerState = tempDir();
   // The attacker renders with a key of their own, then tampers and re-signs with it.
-  const attacker = runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out'), '--cache-dir', cache], { env: { ...process.env, XDG_STATE_HOME: attackerState } });
+  const attacker = runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out'), '--cache-dir', cache], {
+    env: { ...process.env, XDG_STATE_HOME: attackerState },
+  });
   assert.equal(attacker.code, 0, attacker.stderr);
   for (const file of parsedEntries(cache)) tamper(file);
   const out = path.join(tempDir(), 'out');
@@ -71,7 +75,15 @@ test('an unwritable cache is a warning, not a crash: --cache-dir naming a file, 
     { args: ['--cache-dir', file], env: process.env },
     { args: ['--cache-dir', path.join(file, 'cache')], env: process.env },
     { args: [], env: { ...process.env, XDG_CACHE_HOME: path.join(file, 'below') } },
-    { args: [], env: { ...process.env, XDG_CACHE_HOME: path.join(file, 'below'), XDG_STATE_HOME: path.join(file, 'state'), HOME: path.join(file, 'home') } },
+    {
+      args: [],
+      env: {
+        ...process.env,
+        XDG_CACHE_HOME: path.join(file, 'below'),
+        XDG_STATE_HOME: path.join(file, 'state'),
+        HOME: path.join(file, 'home'),
+      },
+    },
   ];
   for (const { args, env } of cases) {
     const out = path.join(tempDir(), 'out');

@@ -18,7 +18,9 @@ const QUERY_TOKEN = 'glpat-QuerySecret98765';
 
 function runAsync(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: 'true', GH_TOKEN: '', GITHUB_API_URL: '', ...env } });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, CI: 'true', GH_TOKEN: '', GITHUB_API_URL: '', ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -63,9 +65,15 @@ after(() => echoingGitHub.close());
 
 test('a GitHub API answer that echoes the Authorization header (HTTP 422) does not get the token printed', async () => {
   const ws = workspace('');
-  const result = await runAsync(['render', '-f', ws.manifest, '-o', ws.out, '--cache-dir', ws.cache, '--github-api-url', echoingGitHub.origin], { GITHUB_TOKEN: TOKEN });
+  const result = await runAsync(
+    ['render', '-f', ws.manifest, '-o', ws.out, '--cache-dir', ws.cache, '--github-api-url', echoingGitHub.origin],
+    { GITHUB_TOKEN: TOKEN },
+  );
   assert.equal(result.code, 1, result.stderr);
-  assert.ok(echoingGitHub.requests.some((r) => r.headers.authorization?.includes(TOKEN)), 'the token was sent to the host named on the command line');
+  assert.ok(
+    echoingGitHub.requests.some((r) => r.headers.authorization?.includes(TOKEN)),
+    'the token was sent to the host named on the command line',
+  );
   assert.match(result.stderr, /HTTP 422/);
   assert.ok(!(result.stdout + result.stderr).includes(TOKEN), result.stderr);
   assert.ok(!result.stderr.includes('internal error'));
@@ -74,8 +82,15 @@ test('a GitHub API answer that echoes the Authorization header (HTTP 422) does n
 test('a token with a newline is a usage error before any request, with no retries', async () => {
   const before = echoingGitHub.requests.length;
   const ws = workspace('');
-  for (const [bad, why] of [[`${TOKEN}\nX-Injected: 1`, 'a newline'], [`${TOKEN}\u001b[2K`, 'the character U\\+001B'], [`${TOKEN}\u00e9`, 'the character U\\+00E9']]) {
-    const result = await runAsync(['render', '-f', ws.manifest, '-o', ws.out, '--cache-dir', ws.cache, '--github-api-url', echoingGitHub.origin], { GITHUB_TOKEN: bad });
+  for (const [bad, why] of [
+    [`${TOKEN}\nX-Injected: 1`, 'a newline'],
+    [`${TOKEN}\u001b[2K`, 'the character U\\+001B'],
+    [`${TOKEN}\u00e9`, 'the character U\\+00E9'],
+  ]) {
+    const result = await runAsync(
+      ['render', '-f', ws.manifest, '-o', ws.out, '--cache-dir', ws.cache, '--github-api-url', echoingGitHub.origin],
+      { GITHUB_TOKEN: bad },
+    );
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, new RegExp(`GITHUB_TOKEN cannot be used as a token: it contains ${why}`));
     assert.ok(!result.stderr.includes(TOKEN), result.stderr);
@@ -84,7 +99,11 @@ test('a token with a newline is a usage error before any request, with no retrie
 });
 
 test('Config github.apiUrl cannot send GITHUB_TOKEN to a host the command line did not name; GITHUB_API_URL or --github-api-url can', async () => {
-  const attacker = await EchoServer.start(() => ({ status: 404, body: '{"message":"Not Found"}', headers: { 'content-type': 'application/json' } }));
+  const attacker = await EchoServer.start(() => ({
+    status: 404,
+    body: '{"message":"Not Found"}',
+    headers: { 'content-type': 'application/json' },
+  }));
   try {
     const ws = workspace(`github:\n  apiUrl: ${attacker.origin}\n`);
     const refused = await runAsync(['render', '-f', ws.manifest, '-o', ws.out, '--cache-dir', ws.cache], { GITHUB_TOKEN: TOKEN });
@@ -93,9 +112,15 @@ test('Config github.apiUrl cannot send GITHUB_TOKEN to a host the command line d
     assert.match(refused.stderr, /only when that host is also given with --github-api-url or GITHUB_API_URL/);
     assert.equal(attacker.requests.length, 0, 'no request reached the manifest-chosen host');
 
-    const trusted = await runAsync(['render', '-f', ws.manifest, '-o', ws.out, '--cache-dir', ws.cache], { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: attacker.origin });
+    const trusted = await runAsync(['render', '-f', ws.manifest, '-o', ws.out, '--cache-dir', ws.cache], {
+      GITHUB_TOKEN: TOKEN,
+      GITHUB_API_URL: attacker.origin,
+    });
     assert.equal(trusted.code, 1, trusted.stderr); // the fake answers 404: but now it was asked, with the token
-    assert.ok(attacker.requests.length > 0 && attacker.requests.every((r) => r.headers.authorization === `token ${TOKEN}` || r.headers.authorization === `Bearer ${TOKEN}`));
+    assert.ok(
+      attacker.requests.length > 0 &&
+        attacker.requests.every((r) => r.headers.authorization === `token ${TOKEN}` || r.headers.authorization === `Bearer ${TOKEN}`),
+    );
     assert.ok(!trusted.stderr.includes(TOKEN));
   } finally {
     await attacker.close();
@@ -109,7 +134,9 @@ test('a plain-HTTPS URL with ?private_token= is redacted in messages, progress, 
   };
   const server = await EchoServer.start((request) => {
     const match = /^\/capi\/v1\.12\.0\/([^?]+)\?private_token=/.exec(request.url);
-    return match && files[match[1]!] ? { status: 200, body: files[match[1]!]! } : { status: 500, body: `<html>proxy error for ${request.url}\n${echoHeaders(request)}</html>` };
+    return match && files[match[1]!]
+      ? { status: 200, body: files[match[1]!]! }
+      : { status: 500, body: `<html>proxy error for ${request.url}\n${echoHeaders(request)}</html>` };
   });
   try {
     const template = `${server.origin}/capi/{version}/core-components.yaml?private_token=${QUERY_TOKEN}`;
@@ -117,18 +144,30 @@ test('a plain-HTTPS URL with ?private_token= is redacted in messages, progress, 
     const env = { CAPI_GITOPS_HTTPS_AUTHORIZATION: TOKEN, CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST: new URL(server.origin).host };
     const ok = await runAsync(['render', '-f', ws.manifest, '-o', ws.out, '--cache-dir', ws.cache], env);
     assert.equal(ok.code, 0, ok.stderr);
-    assert.ok(server.requests.every((r) => r.headers.authorization === `Bearer ${TOKEN}`), 'the environment token went to the named host');
+    assert.ok(
+      server.requests.every((r) => r.headers.authorization === `Bearer ${TOKEN}`),
+      'the environment token went to the named host',
+    );
     const lock = readFileSync(path.join(ws.dir, 'capi-gitops.lock.yaml'), 'utf8');
     assert.match(lock, /private_token=\*\*\*\*\*\*\*\*/);
-    for (const [where, text] of [['stdout/stderr', ok.stdout + ok.stderr], ['lockfile', lock], ['cache', allText(ws.cache)], ['output', allText(ws.out)]] as const) {
+    for (const [where, text] of [
+      ['stdout/stderr', ok.stdout + ok.stderr],
+      ['lockfile', lock],
+      ['cache', allText(ws.cache)],
+      ['output', allText(ws.out)],
+    ] as const) {
       assert.ok(!text.includes(QUERY_TOKEN), `${where} holds the query token`);
       assert.ok(!text.includes(TOKEN), `${where} holds the header token`);
     }
 
     // Without the host named, the environment token is not sent; a failing server's page is not printed either.
     server.requests.length = 0;
-    const ws2 = workspace(`repositories:\n- name: cluster-api\n  type: CoreProvider\n  url: "${template.replace('/capi/', '/broken/')}"\n  versions: [v1.12.0]\n`);
-    const failed = await runAsync(['render', '-f', ws2.manifest, '-o', ws2.out, '--cache-dir', ws2.cache], { CAPI_GITOPS_HTTPS_AUTHORIZATION: TOKEN });
+    const ws2 = workspace(
+      `repositories:\n- name: cluster-api\n  type: CoreProvider\n  url: "${template.replace('/capi/', '/broken/')}"\n  versions: [v1.12.0]\n`,
+    );
+    const failed = await runAsync(['render', '-f', ws2.manifest, '-o', ws2.out, '--cache-dir', ws2.cache], {
+      CAPI_GITOPS_HTTPS_AUTHORIZATION: TOKEN,
+    });
     assert.equal(failed.code, 1, failed.stderr);
     assert.ok(server.requests.length > 0 && server.requests.every((r) => r.headers.authorization === undefined));
     assert.ok(!(failed.stdout + failed.stderr).includes(QUERY_TOKEN), failed.stderr);

@@ -49,7 +49,20 @@ interface FullDisk {
 /** Runs the CLI with `mnt` on a full tmpfs; `result` holds the tmpfs's content afterwards. */
 function onFullDisk(options: FullDisk): Promise<CliResult & { result: string }> {
   const result = tempDir();
-  const argv = ['--mount', '--map-root-user', 'bash', '-c', SCRIPT, 'full-disk', options.mnt, options.seed ?? '', result, String(options.sizeKiB ?? 4096), String(options.freeKiB), ...options.args(options.mnt)];
+  const argv = [
+    '--mount',
+    '--map-root-user',
+    'bash',
+    '-c',
+    SCRIPT,
+    'full-disk',
+    options.mnt,
+    options.seed ?? '',
+    result,
+    String(options.sizeKiB ?? 4096),
+    String(options.freeKiB),
+    ...options.args(options.mnt),
+  ];
   return new Promise((resolve) => {
     const child = spawn('unshare', argv, { env: { ...process.env, ...options.env?.(options.mnt), NODE: process.execPath, CLI } });
     let stdout = '';
@@ -62,7 +75,9 @@ function onFullDisk(options: FullDisk): Promise<CliResult & { result: string }> 
 
 /** Files and directories whose names say they were left behind by a write (temporary tree or file, backup, lock). */
 function leftovers(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => /\.tmp$|\.tmp-\d|capi-gitops-(tmp|old)-|capi-gitops\.lock$/.test(name));
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) =>
+    /\.tmp$|\.tmp-\d|capi-gitops-(tmp|old)-|capi-gitops\.lock$/.test(name),
+  );
 }
 
 /** The CLI in a child process, without blocking this one (the artifact server runs here). */
@@ -77,25 +92,41 @@ function runAsync(args: string[]): Promise<CliResult> {
   });
 }
 
-test('a cache on a full disk is a warning: the render succeeds from memory, with the output of a render that could cache', { skip }, async () => {
-  const example = tempDir();
-  cpSync(EXAMPLE, example, { recursive: true });
-  const manifest = path.join(example, 'management-cluster');
-  const reference = path.join(tempDir(), 'out');
-  assert.equal(runCli(['render', '-f', manifest, '-o', reference, '--cache-dir', path.join(tempDir(), 'cache')]).code, 0);
-  const out = path.join(tempDir(), 'out');
-  // The cache and the cache's key file (XDG_STATE_HOME) both on the full disk.
-  const run = await onFullDisk({ mnt: tempDir(), freeKiB: 0, args: (mnt) => ['render', '-f', manifest, '-o', out, '--cache-dir', path.join(mnt, 'cache')], env: (mnt) => ({ XDG_STATE_HOME: path.join(mnt, 'state') }) });
-  assertNoStackTrace(run);
-  assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stderr, /warning: cache: cannot write parsed entries under .*\(ENOSPC\); continuing without caching them/);
-  assert.match(run.stderr, /warning: cache: no key file at .*\(ENOSPC\); cache records are used within this run only/);
-  const state = readdirSync(path.join(run.result, 'state'), { recursive: true, encoding: 'utf8' }).filter((name) => statSync(path.join(run.result, 'state', name)).isFile());
-  assert.deepEqual(state, [], 'a key file that could not be filled is not left behind (a short key would disable the cache after space is freed)');
-  const ours = readTree(out);
-  for (const [file, text] of readTree(reference)) if (file !== 'README.md' && file !== '.capi-gitops-index') assert.equal(ours.get(file), text, file);
-  assert.deepEqual(leftovers(run.result), [], 'no temporary file left in the cache');
-});
+test(
+  'a cache on a full disk is a warning: the render succeeds from memory, with the output of a render that could cache',
+  { skip },
+  async () => {
+    const example = tempDir();
+    cpSync(EXAMPLE, example, { recursive: true });
+    const manifest = path.join(example, 'management-cluster');
+    const reference = path.join(tempDir(), 'out');
+    assert.equal(runCli(['render', '-f', manifest, '-o', reference, '--cache-dir', path.join(tempDir(), 'cache')]).code, 0);
+    const out = path.join(tempDir(), 'out');
+    // The cache and the cache's key file (XDG_STATE_HOME) both on the full disk.
+    const run = await onFullDisk({
+      mnt: tempDir(),
+      freeKiB: 0,
+      args: (mnt) => ['render', '-f', manifest, '-o', out, '--cache-dir', path.join(mnt, 'cache')],
+      env: (mnt) => ({ XDG_STATE_HOME: path.join(mnt, 'state') }),
+    });
+    assertNoStackTrace(run);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /warning: cache: cannot write parsed entries under .*\(ENOSPC\); continuing without caching them/);
+    assert.match(run.stderr, /warning: cache: no key file at .*\(ENOSPC\); cache records are used within this run only/);
+    const state = readdirSync(path.join(run.result, 'state'), { recursive: true, encoding: 'utf8' }).filter((name) =>
+      statSync(path.join(run.result, 'state', name)).isFile(),
+    );
+    assert.deepEqual(
+      state,
+      [],
+      'a key file that could not be filled is not left behind (a short key would disable the cache after space is freed)',
+    );
+    const ours = readTree(out);
+    for (const [file, text] of readTree(reference))
+      if (file !== 'README.md' && file !== '.capi-gitops-index') assert.equal(ours.get(file), text, file);
+    assert.deepEqual(leftovers(run.result), [], 'no temporary file left in the cache');
+  },
+);
 
 const served: Record<string, Buffer> = {
   'core-components.yaml': readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml')),
@@ -121,61 +152,91 @@ test('a downloaded artifact that cannot be cached (ENOSPC) still renders from me
   const referenceLock = readFileSync(lockfile, 'utf8');
   const requestsBefore = server.requests.length;
   const out = path.join(tempDir(), 'out');
-  const run = await onFullDisk({ mnt: tempDir(), freeKiB: 0, args: (mnt) => ['render', '-f', manifest, '-o', out, '--cache-dir', path.join(mnt, 'cache'), '--frozen'] });
+  const run = await onFullDisk({
+    mnt: tempDir(),
+    freeKiB: 0,
+    args: (mnt) => ['render', '-f', manifest, '-o', out, '--cache-dir', path.join(mnt, 'cache'), '--frozen'],
+  });
   assertNoStackTrace(run);
   assert.equal(run.code, 0, run.stderr);
   assert.ok(server.requests.length > requestsBefore, 'the artifact was downloaded, not read from a cache');
   assert.match(run.stderr, /warning: cache: cannot write artifact entries under .*\(ENOSPC\)/);
   assert.equal(readFileSync(lockfile, 'utf8'), referenceLock);
   const ours = readTree(out);
-  for (const [file, text] of readTree(reference)) if (file !== 'README.md' && file !== '.capi-gitops-index') assert.equal(ours.get(file), text, file);
+  for (const [file, text] of readTree(reference))
+    if (file !== 'README.md' && file !== '.capi-gitops-index') assert.equal(ours.get(file), text, file);
   assert.deepEqual(leftovers(run.result), [], 'no temporary file left in the cache');
 });
 
-test('output and lockfile on a full disk: at every amount of free space the run either writes both or fails with exit 1 and changes nothing', { skip }, async () => {
-  // The previous state: the example rendered without its infrastructure provider.
-  const seed = tempDir();
-  cpSync(EXAMPLE, path.join(seed, 'ex'), { recursive: true });
-  const providers = path.join(seed, 'ex', 'management-cluster', 'providers.yaml');
-  const full = readFileSync(providers, 'utf8');
-  const infrastructure = full.indexOf('---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider');
-  assert.ok(infrastructure > 0);
-  writeFileSync(providers, full.slice(0, infrastructure));
-  const cache = path.join(tempDir(), 'cache');
-  const first = runCli(['render', '-f', path.join(seed, 'ex', 'management-cluster'), '-o', path.join(seed, 'out'), '--cache-dir', cache]);
-  assert.equal(first.code, 0, first.stderr);
-  writeFileSync(providers, full); // the infrastructure provider comes back: output and lockfile both change
-  const before = readTree(seed);
+test(
+  'output and lockfile on a full disk: at every amount of free space the run either writes both or fails with exit 1 and changes nothing',
+  { skip },
+  async () => {
+    // The previous state: the example rendered without its infrastructure provider.
+    const seed = tempDir();
+    cpSync(EXAMPLE, path.join(seed, 'ex'), { recursive: true });
+    const providers = path.join(seed, 'ex', 'management-cluster', 'providers.yaml');
+    const full = readFileSync(providers, 'utf8');
+    const infrastructure = full.indexOf('---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider');
+    assert.ok(infrastructure > 0);
+    writeFileSync(providers, full.slice(0, infrastructure));
+    const cache = path.join(tempDir(), 'cache');
+    const first = runCli(['render', '-f', path.join(seed, 'ex', 'management-cluster'), '-o', path.join(seed, 'out'), '--cache-dir', cache]);
+    assert.equal(first.code, 0, first.stderr);
+    writeFileSync(providers, full); // the infrastructure provider comes back: output and lockfile both change
+    const before = readTree(seed);
 
-  const reference = tempDir();
-  cpSync(seed, reference, { recursive: true });
-  assert.equal(runCli(['render', '-f', path.join(reference, 'ex', 'management-cluster'), '-o', path.join(reference, 'out'), '--cache-dir', cache]).code, 0);
-  const after = readTree(reference);
-  assert.notEqual(after.get('ex/management-cluster/capi-gitops.lock.yaml'), before.get('ex/management-cluster/capi-gitops.lock.yaml'));
+    const reference = tempDir();
+    cpSync(seed, reference, { recursive: true });
+    assert.equal(
+      runCli(['render', '-f', path.join(reference, 'ex', 'management-cluster'), '-o', path.join(reference, 'out'), '--cache-dir', cache])
+        .code,
+      0,
+    );
+    const after = readTree(reference);
+    assert.notEqual(after.get('ex/management-cluster/capi-gitops.lock.yaml'), before.get('ex/management-cluster/capi-gitops.lock.yaml'));
 
-  const outcomes: string[] = [];
-  for (const freeKiB of [0, 4, 8, 16, 32, 64, 128, 4096]) {
-    const run = await onFullDisk({ mnt: tempDir(), seed, sizeKiB: 4096, freeKiB, args: (m) => ['render', '-f', path.join(m, 'ex', 'management-cluster'), '-o', path.join(m, 'out'), '--cache-dir', cache] });
-    const what = `${freeKiB} KiB free`;
-    assertNoStackTrace(run, what);
-    assert.deepEqual(leftovers(run.result), [], `${what}: something was left behind`);
-    const now = readTree(run.result);
-    if (run.code === 0) {
-      // Everything the reference wrote, except the README and index lines that name the -o path.
-      assert.deepEqual([...now.keys()].sort(), [...after.keys()].sort(), what);
-      assert.equal(now.get('ex/management-cluster/capi-gitops.lock.yaml'), after.get('ex/management-cluster/capi-gitops.lock.yaml'), what);
-      outcomes.push('written');
-    } else {
-      assert.equal(run.code, 1, `${what}: ${run.stderr}`);
-      assert.match(run.stderr, /ENOSPC|no space left/i, what);
-      assert.match(run.stderr, /nothing was written/, what);
-      assert.deepEqual(now, before, `${what}: the previous output or lockfile changed`);
-      outcomes.push(`failed: ${run.stderr.split('\n').find((line) => line.includes('error:'))}`);
+    const outcomes: string[] = [];
+    for (const freeKiB of [0, 4, 8, 16, 32, 64, 128, 4096]) {
+      const run = await onFullDisk({
+        mnt: tempDir(),
+        seed,
+        sizeKiB: 4096,
+        freeKiB,
+        args: (m) => ['render', '-f', path.join(m, 'ex', 'management-cluster'), '-o', path.join(m, 'out'), '--cache-dir', cache],
+      });
+      const what = `${freeKiB} KiB free`;
+      assertNoStackTrace(run, what);
+      assert.deepEqual(leftovers(run.result), [], `${what}: something was left behind`);
+      const now = readTree(run.result);
+      if (run.code === 0) {
+        // Everything the reference wrote, except the README and index lines that name the -o path.
+        assert.deepEqual([...now.keys()].sort(), [...after.keys()].sort(), what);
+        assert.equal(
+          now.get('ex/management-cluster/capi-gitops.lock.yaml'),
+          after.get('ex/management-cluster/capi-gitops.lock.yaml'),
+          what,
+        );
+        outcomes.push('written');
+      } else {
+        assert.equal(run.code, 1, `${what}: ${run.stderr}`);
+        assert.match(run.stderr, /ENOSPC|no space left/i, what);
+        assert.match(run.stderr, /nothing was written/, what);
+        assert.deepEqual(now, before, `${what}: the previous output or lockfile changed`);
+        outcomes.push(`failed: ${run.stderr.split('\n').find((line) => line.includes('error:'))}`);
+      }
     }
-  }
-  // Each stage meets the full disk at some size: the lockfile's temporary file (written first), the lock, the tree.
-  for (const stage of [/cannot write the lockfile: ENOSPC/, /cannot take the output lock: ENOSPC/, /could not write the output directory: ENOSPC/]) {
-    assert.ok(outcomes.some((o) => stage.test(o)), `no run failed at ${stage}: ${outcomes.join('; ')}`);
-  }
-  assert.equal(outcomes.at(-1), 'written', 'with room, the same run succeeds');
-});
+    // Each stage meets the full disk at some size: the lockfile's temporary file (written first), the lock, the tree.
+    for (const stage of [
+      /cannot write the lockfile: ENOSPC/,
+      /cannot take the output lock: ENOSPC/,
+      /could not write the output directory: ENOSPC/,
+    ]) {
+      assert.ok(
+        outcomes.some((o) => stage.test(o)),
+        `no run failed at ${stage}: ${outcomes.join('; ')}`,
+      );
+    }
+    assert.equal(outcomes.at(-1), 'written', 'with room, the same run succeeds');
+  },
+);

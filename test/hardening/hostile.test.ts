@@ -22,7 +22,9 @@ test('an artifact that is one huge flow list is refused by the node bound, namin
   assert.match(result.stderr, /bootstrap-components\.yaml:\d+: error: a YAML document here holds more than 1000000 nodes/);
   assert.match(result.stderr, /CAPI_GITOPS_YAML_MAX_NODES=2000000/);
   // Raised, the same input is accepted as far as the bound goes (it then fails as a non-object).
-  const raised = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')], { env: { ...process.env, CAPI_GITOPS_YAML_MAX_NODES: '3000000' } });
+  const raised = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')], {
+    env: { ...process.env, CAPI_GITOPS_YAML_MAX_NODES: '3000000' },
+  });
   assertNoStackTrace(raised);
   assert.doesNotMatch(raised.stderr, /holds more than/);
 });
@@ -50,7 +52,10 @@ test('an artifact integer JavaScript cannot hold exactly (9007199254740993) is a
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   const line = text.slice(0, at).split('\n').length;
-  assert.match(result.stderr, new RegExp(`bootstrap-components\\.yaml:${line}(:\\d+)?: error: .*the integer 9007199254740993 cannot be held exactly`));
+  assert.match(
+    result.stderr,
+    new RegExp(`bootstrap-components\\.yaml:${line}(:\\d+)?: error: .*the integer 9007199254740993 cannot be held exactly`),
+  );
   assert.ok(!existsSync(out));
 });
 
@@ -65,11 +70,13 @@ function prng(seed: number): () => number {
 }
 
 function yamlFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const file = path.join(dir, name);
-    if (statSync(file).isDirectory()) return yamlFiles(file);
-    return name.endsWith('.yaml') && name !== 'capi-gitops.lock.yaml' ? [file] : [];
-  }).sort();
+  return readdirSync(dir)
+    .flatMap((name) => {
+      const file = path.join(dir, name);
+      if (statSync(file).isDirectory()) return yamlFiles(file);
+      return name.endsWith('.yaml') && name !== 'capi-gitops.lock.yaml' ? [file] : [];
+    })
+    .sort();
 }
 
 const MUTATIONS: Record<string, (bytes: Buffer, random: () => number) => Buffer> = {
@@ -110,7 +117,11 @@ test('property: 16 seeded random mutations of manifests and artifacts never prin
     assert.ok(result.code === 0 || result.code === 1, `${what}: exit ${result.code}\n${result.stderr}`);
     if (result.code !== 0) {
       assert.deepEqual(readTree(out), before, `${what}: the output changed on failure`);
-      assert.equal(readFileSync(path.join(manifest, 'capi-gitops.lock.yaml'), 'utf8'), lockBefore, `${what}: the lockfile changed on failure`);
+      assert.equal(
+        readFileSync(path.join(manifest, 'capi-gitops.lock.yaml'), 'utf8'),
+        lockBefore,
+        `${what}: the lockfile changed on failure`,
+      );
       assert.ok(!/[\u0000\u001b\r]/.test(result.stderr), `${what}: an unescaped control character reached stderr`);
     }
   }

@@ -11,11 +11,19 @@ import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 
 const entries: Array<[string, (file: string) => void, RegExp]> = [
-  ['a dangling symlink', (file) => symlinkSync(path.join(path.dirname(file), 'gone.yaml.orig'), file), /cannot read: a symbolic link to nothing/],
-  ['a symlink loop', (file) => {
-    symlinkSync(file + '.other', file);
-    symlinkSync(file, file + '.other');
-  }, /cannot read: a symbolic link loop/],
+  [
+    'a dangling symlink',
+    (file) => symlinkSync(path.join(path.dirname(file), 'gone.yaml.orig'), file),
+    /cannot read: a symbolic link to nothing/,
+  ],
+  [
+    'a symlink loop',
+    (file) => {
+      symlinkSync(file + '.other', file);
+      symlinkSync(file, file + '.other');
+    },
+    /cannot read: a symbolic link loop/,
+  ],
   ['a FIFO', (file) => execFileSync('mkfifo', [file]), /cannot read: a named pipe/],
   ['a directory named like a manifest', (file) => execFileSync('mkdir', [file]), /cannot read: a directory/],
 ];
@@ -70,7 +78,13 @@ test('control characters from input (ESC, CR, NUL, bidi overrides) are escaped i
   const providers = path.join(manifest, 'providers.yaml');
   const text = readFileSync(providers, 'utf8');
   // A provider name that tries to clear the line and print a fake success.
-  writeFileSync(providers, text.replace('name: example\n  namespace: capex-bootstrap-system', 'name: "ex\\e[2K\\rok: all good\\0\\u202e"\n  namespace: capex-bootstrap-system'));
+  writeFileSync(
+    providers,
+    text.replace(
+      'name: example\n  namespace: capex-bootstrap-system',
+      'name: "ex\\e[2K\\rok: all good\\0\\u202e"\n  namespace: capex-bootstrap-system',
+    ),
+  );
   const result = runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
@@ -88,7 +102,9 @@ test('-f naming an endless device (/dev/zero) stops at the 64 MiB manifest bound
 test('--cache-dir "" is a usage error, not a cache spread over the working directory', () => {
   const example = exampleCopy();
   const cwd = tempDir();
-  const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out'), '--cache-dir', ''], { cwd });
+  const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out'), '--cache-dir', ''], {
+    cwd,
+  });
   assert.equal(result.code, 2, result.stderr);
   assert.match(result.stderr, /--cache-dir "": expected a directory/);
   assert.deepEqual(readdirSync(cwd), []);

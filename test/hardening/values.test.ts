@@ -12,7 +12,11 @@ import { tempDir } from '../helpers/corpus-manifest.js';
 import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
 
 /** The example with `edit` applied to providers.yaml (and config.yaml); returns the manifest dir and its text. */
-function exampleWith(edit: { providers?: (text: string) => string; config?: (text: string) => string; extra?: string }): { manifest: string; providers: string; config: string } {
+function exampleWith(edit: { providers?: (text: string) => string; config?: (text: string) => string; extra?: string }): {
+  manifest: string;
+  providers: string;
+  config: string;
+} {
   const manifest = path.join(exampleCopy(), 'management-cluster');
   const providersFile = path.join(manifest, 'providers.yaml');
   const configFile = path.join(manifest, 'config.yaml');
@@ -41,14 +45,21 @@ function replaceOnce(text: string, from: string, to: string): string {
 const INFRA_MANAGER = '  manager:\n    verbosity: 2';
 const INFRA_DEPLOYMENT = '  deployment:\n    replicas: 2';
 
-test('integers outside their field\'s type (operator component_customizer.go: replicas → int32 Deployment.spec.replicas, verbosity → klog int32, ports): errors at file:line:column with the field and the range', () => {
+test("integers outside their field's type (operator component_customizer.go: replicas → int32 Deployment.spec.replicas, verbosity → klog int32, ports): errors at file:line:column with the field and the range", () => {
   const { manifest, providers } = exampleWith({
     providers: (text) =>
       replaceOnce(
-        replaceOnce(replaceOnce(text, INFRA_DEPLOYMENT, '  deployment:\n    replicas: 100000000000000000000000000000'), 'maxConcurrentReconciles: 5', 'maxConcurrentReconciles: 9007199254740993'),
+        replaceOnce(
+          replaceOnce(text, INFRA_DEPLOYMENT, '  deployment:\n    replicas: 100000000000000000000000000000'),
+          'maxConcurrentReconciles: 5',
+          'maxConcurrentReconciles: 9007199254740993',
+        ),
         INFRA_MANAGER,
         '  manager:\n    verbosity: 2147483648\n    webhook:\n      port: 65536\n    controller:\n      cacheSyncTimeout: 9223372036854775807\n      groupKindConcurrency:\n        Cluster: -9007199254740993',
-      ).replace("      args:\n        --sync-period: 10m", "      args:\n        --sync-period: 10m\n      resources:\n        limits:\n          memory: 123456789012345678901234"),
+      ).replace(
+        '      args:\n        --sync-period: 10m',
+        '      args:\n        --sync-period: 10m\n      resources:\n        limits:\n          memory: 123456789012345678901234',
+      ),
   });
   const out = path.join(tempDir(), 'out');
   const result = runCli(['render', '-f', manifest, '-o', out]);
@@ -56,17 +67,36 @@ test('integers outside their field\'s type (operator component_customizer.go: re
   assert.equal(result.code, 1, result.stderr);
   const file = path.join(manifest, 'providers.yaml');
   const expected: Array<[string, string, string]> = [
-    ['9007199254740993', 'spec.manager.maxConcurrentReconciles', 'must be an integer from 1 to 9007199254740991 (9007199254740993 is written)'],
-    ['100000000000000000000000000000', 'spec.deployment.replicas', 'must be an integer from 0 to 2147483647 (100000000000000000000000000000 is written)'],
-    ['123456789012345678901234', 'spec.deployment.containers[0].resources.limits.memory', 'is an integer beyond ±9007199254740991, which cannot be held exactly'],
+    [
+      '9007199254740993',
+      'spec.manager.maxConcurrentReconciles',
+      'must be an integer from 1 to 9007199254740991 (9007199254740993 is written)',
+    ],
+    [
+      '100000000000000000000000000000',
+      'spec.deployment.replicas',
+      'must be an integer from 0 to 2147483647 (100000000000000000000000000000 is written)',
+    ],
+    [
+      '123456789012345678901234',
+      'spec.deployment.containers[0].resources.limits.memory',
+      'is an integer beyond ±9007199254740991, which cannot be held exactly',
+    ],
     ['2147483648', 'spec.manager.verbosity', 'must be an integer from 0 to 2147483647 (2147483648 is written)'],
     ['65536', 'spec.manager.webhook.port', 'must be an integer from 0 to 65535 (65536 is written)'],
     ['9223372036854775807', 'spec.manager.controller.cacheSyncTimeout', 'must be an integer from -9007199254740991 to 9007199254740991'],
-    ['-9007199254740993', 'spec.manager.controller.groupKindConcurrency.Cluster', 'must be an integer from -9007199254740991 to 9007199254740991'],
+    [
+      '-9007199254740993',
+      'spec.manager.controller.groupKindConcurrency.Cluster',
+      'must be an integer from -9007199254740991 to 9007199254740991',
+    ],
   ];
   for (const [needle, field, message] of expected) {
     const where = at(file, providers, needle, ': ');
-    assert.ok(result.stderr.includes(`${where}: error: `) && result.stderr.includes(`${field}: ${message}`), `${field} at ${where}:\n${result.stderr}`);
+    assert.ok(
+      result.stderr.includes(`${where}: error: `) && result.stderr.includes(`${field}: ${message}`),
+      `${field} at ${where}:\n${result.stderr}`,
+    );
   }
   assert.match(result.stderr, /expected: an integer from 0 to 2147483647 \(an int32 field/);
   assert.match(result.stderr, /7 problems; nothing was written/);
@@ -76,17 +106,22 @@ test('integers outside their field\'s type (operator component_customizer.go: re
 test('the largest values each type holds are accepted and written exactly into the flags (no 2.1e+9, no rounding)', () => {
   const { manifest } = exampleWith({
     providers: (text) =>
-      replaceOnce(replaceOnce(text, INFRA_DEPLOYMENT, '  deployment:\n    replicas: 2147483647'), INFRA_MANAGER, '  manager:\n    verbosity: 2147483647\n    maxConcurrentReconciles: 9007199254740991\n    webhook:\n      port: 65535'),
+      replaceOnce(
+        replaceOnce(text, INFRA_DEPLOYMENT, '  deployment:\n    replicas: 2147483647'),
+        INFRA_MANAGER,
+        '  manager:\n    verbosity: 2147483647\n    maxConcurrentReconciles: 9007199254740991\n    webhook:\n      port: 65535',
+      ),
   });
   const out = path.join(tempDir(), 'out');
   const result = runCli(['render', '-f', manifest, '-o', out]);
   assert.equal(result.code, 0, result.stderr);
   const deployment = readFileSync(path.join(out, '04-infrastructure-example', 'deployment-capex-controller-manager.yaml'), 'utf8');
   assert.match(deployment, /replicas: 2147483647\n/);
-  for (const flag of ['--v=2147483647', '--max-concurrent-reconciles=9007199254740991', '--webhook-port=65535']) assert.ok(deployment.includes(flag), `${flag}:\n${deployment}`);
+  for (const flag of ['--v=2147483647', '--max-concurrent-reconciles=9007199254740991', '--webhook-port=65535'])
+    assert.ok(deployment.includes(flag), `${flag}:\n${deployment}`);
 });
 
-const CONTAINERS = "    - name: manager\n      args:\n        --sync-period: 10m";
+const CONTAINERS = '    - name: manager\n      args:\n        --sync-period: 10m';
 const BAD_IMAGES: Array<[string, RegExp]> = [
   ['Registry.Example.com/Capi/Manager:v1', /repository name must be lowercase/],
   ['registry.example.com/capi/manager:v1 beta', /invalid reference format/],
@@ -99,7 +134,12 @@ const BAD_IMAGES: Array<[string, RegExp]> = [
 
 test('imageUrl outside the reference grammar (distribution/reference regexp.go): an error at its position with the grammar, not a broken render', () => {
   const { manifest, providers } = exampleWith({
-    providers: (text) => replaceOnce(text, CONTAINERS, BAD_IMAGES.map(([image], i) => `    - name: c${i}\n      imageUrl: ${JSON.stringify(image)}`).join('\n') + '\n' + CONTAINERS),
+    providers: (text) =>
+      replaceOnce(
+        text,
+        CONTAINERS,
+        BAD_IMAGES.map(([image], i) => `    - name: c${i}\n      imageUrl: ${JSON.stringify(image)}`).join('\n') + '\n' + CONTAINERS,
+      ),
   });
   const out = path.join(tempDir(), 'out');
   const result = runCli(['render', '-f', manifest, '-o', out]);
@@ -120,22 +160,41 @@ test('imageUrl outside the reference grammar (distribution/reference regexp.go):
 
 test('Config.images fields are each checked against their part of the reference grammar, at their position', () => {
   const { manifest, config } = exampleWith({
-    config: (text) => replaceOnce(text, '    repository: mirror.example.internal/capi', "    repository: Mirror.Example.Internal/CAPI\n    tag: 'v1 beta'\n  cluster-api:\n    name: 'controller:v1'"),
+    config: (text) =>
+      replaceOnce(
+        text,
+        '    repository: mirror.example.internal/capi',
+        "    repository: Mirror.Example.Internal/CAPI\n    tag: 'v1 beta'\n  cluster-api:\n    name: 'controller:v1'",
+      ),
   });
   const result = runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   const file = path.join(manifest, 'config.yaml');
-  assert.ok(result.stderr.includes(`${at(file, config, 'Mirror.Example')}: error: Config: images.all.repository: is not a valid image repository: repository names must be lower-case`), result.stderr);
-  assert.ok(result.stderr.includes(`${at(file, config, "'v1 beta'")}: error: Config: images.all.tag: is not a valid image tag: contains white space`), result.stderr);
-  assert.ok(result.stderr.includes(`${at(file, config, "'controller:v1'")}: error: Config: images["cluster-api"].name: is not a valid image name`), result.stderr);
+  assert.ok(
+    result.stderr.includes(
+      `${at(file, config, 'Mirror.Example')}: error: Config: images.all.repository: is not a valid image repository: repository names must be lower-case`,
+    ),
+    result.stderr,
+  );
+  assert.ok(
+    result.stderr.includes(
+      `${at(file, config, "'v1 beta'")}: error: Config: images.all.tag: is not a valid image tag: contains white space`,
+    ),
+    result.stderr,
+  );
+  assert.ok(
+    result.stderr.includes(`${at(file, config, "'controller:v1'")}: error: Config: images["cluster-api"].name: is not a valid image name`),
+    result.stderr,
+  );
   assert.match(result.stderr, /3 problems; nothing was written/);
 });
 
 test("the configSecret's images are checked like Config.images, and the Secret's values are never quoted", () => {
   const secretValue = 'Secret Registry/With Spaces';
   const { manifest } = exampleWith({
-    providers: (text) => replaceOnce(text, 'spec:\n  version: v0.2.0\n---', 'spec:\n  version: v0.2.0\n  configSecret:\n    name: bootstrap-settings\n---'),
+    providers: (text) =>
+      replaceOnce(text, 'spec:\n  version: v0.2.0\n---', 'spec:\n  version: v0.2.0\n  configSecret:\n    name: bootstrap-settings\n---'),
     extra: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: bootstrap-settings\n  namespace: capex-bootstrap-system\nstringData:\n  images: |\n    all:\n      repository: "${secretValue}"\n      tag: "v1@"\n`,
   });
   const out = path.join(tempDir(), 'out');

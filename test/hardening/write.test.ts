@@ -45,7 +45,11 @@ test('a lockfile directory made read-only (chmod 555) fails the run before the o
     assert.match(result.stderr, /nothing was written/);
     assertUntouched(state);
     assert.ok(!existsSync(path.join(state.manifest, LOCKFILE)));
-    assert.deepEqual(readdirSync(state.manifest).filter((n) => n.startsWith('.')), [], 'no temporary lockfile left');
+    assert.deepEqual(
+      readdirSync(state.manifest).filter((n) => n.startsWith('.')),
+      [],
+      'no temporary lockfile left',
+    );
   } finally {
     chmodSync(state.manifest, 0o755);
   }
@@ -59,13 +63,18 @@ test('a lockfile rename that fails after the swap puts the previous output back'
   let aborted = false;
   await assert.rejects(
     writeOutput(out, new Map([['a.yaml', 'a: 2\n']]), {
-      alongside: [{ commit: async () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })), abort: async () => void (aborted = true) }],
+      alongside: [
+        {
+          commit: async () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })),
+          abort: async () => void (aborted = true),
+        },
+      ],
     }),
     /the previous output was put back/,
   );
   assert.deepEqual(readTree(out), before);
   assert.deepEqual(readdirSync(parent), ['out']);
-  assert.ok(aborted, "the prepared lockfile was removed");
+  assert.ok(aborted, 'the prepared lockfile was removed');
 });
 
 test('a read-only output directory (chmod 555) is refused, not replaced, and no read-only backup is left', () => {
@@ -96,7 +105,11 @@ test('a read-only output directory (chmod 555) is refused, not replaced, and no 
 
 test('render | head -1: a closed stdout neither crashes the run nor stops it between the output and the lockfile', () => {
   const state = renderedThenChanged();
-  const result = spawnSync('bash', ['-c', `"${process.execPath}" "${CLI}" render -f "${state.manifest}" -o "${state.out}" | head -1; echo "status=\${PIPESTATUS[0]}" >&2`], { encoding: 'utf8' });
+  const result = spawnSync(
+    'bash',
+    ['-c', `"${process.execPath}" "${CLI}" render -f "${state.manifest}" -o "${state.out}" | head -1; echo "status=\${PIPESTATUS[0]}" >&2`],
+    { encoding: 'utf8' },
+  );
   assert.match(result.stderr, /status=0/, result.stderr);
   assert.ok(!/internal error|EPIPE/.test(result.stderr), result.stderr);
   assert.ok(existsSync(path.join(state.manifest, LOCKFILE)), 'the lockfile was written');
@@ -139,7 +152,9 @@ test('two renders into one output directory at once: each succeeds or names the 
   const reference = path.join(tempDir(), 'out');
   const runAsync = () =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [CLI, 'render', '-f', state.manifest, '-o', state.out], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [CLI, 'render', '-f', state.manifest, '-o', state.out], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
       child.on('close', (code) => resolve({ code, stderr }));
@@ -154,7 +169,11 @@ test('two renders into one output directory at once: each succeeds or names the 
   const ours = readTree(state.out);
   const theirs = readTree(reference);
   // the README names the -o directory, and the index (v2) carries the README's digest
-  const withoutReadme = (text: string | undefined) => text?.split('\n').filter((line) => !line.endsWith('  README.md')).join('\n');
+  const withoutReadme = (text: string | undefined) =>
+    text
+      ?.split('\n')
+      .filter((line) => !line.endsWith('  README.md'))
+      .join('\n');
   for (const [file, text] of theirs) if (file !== 'README.md') assert.equal(withoutReadme(ours.get(file)), withoutReadme(text), file);
 });
 

@@ -27,7 +27,13 @@ export interface CliResult {
 
 /** Runs the CLI to completion; `env`, when given, is the child's whole environment. */
 export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): CliResult {
-  const spawnOptions: SpawnSyncOptions = { cwd: options.cwd ?? PROJECT_ROOT, encoding: 'utf8', env: options.env ?? process.env, input: options.input, maxBuffer: 64 * 1024 * 1024 };
+  const spawnOptions: SpawnSyncOptions = {
+    cwd: options.cwd ?? PROJECT_ROOT,
+    encoding: 'utf8',
+    env: options.env ?? process.env,
+    input: options.input,
+    maxBuffer: 64 * 1024 * 1024,
+  };
   const result = spawnSync(process.execPath, [CLI, ...args], spawnOptions);
   logCliRun(args, String(result.stdout), String(result.stderr));
   return { code: result.status, stdout: String(result.stdout), stderr: String(result.stderr) };

@@ -13,7 +13,14 @@ export type FetchRoute = 'repository' | 'configmap';
 
 /** Core, kubeadm bootstrap and control plane at `version`, plus cert-manager v1.13.0, from the corpus. */
 export function corpusManifest(version = 'v1.12.0', route: FetchRoute = 'repository', extraSpec: Record<string, string> = {}): string {
-  const provider = (kind: string, name: string, namespace: string, label: string, file: string, cmType: string) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+  const provider = (
+    kind: string,
+    name: string,
+    namespace: string,
+    label: string,
+    file: string,
+    cmType: string,
+  ) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2
 kind: ${kind}
 metadata:
   name: ${name}
@@ -32,8 +39,22 @@ ${
 ${extraSpec[kind] ?? ''}`;
   return [
     provider('CoreProvider', 'cluster-api', 'capi-system', 'cluster-api', 'core-components.yaml', 'core'),
-    provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', 'bootstrap-kubeadm', 'bootstrap-components.yaml', 'bootstrap'),
-    provider('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system', 'control-plane-kubeadm', 'control-plane-components.yaml', 'controlplane'),
+    provider(
+      'BootstrapProvider',
+      'kubeadm',
+      'capi-kubeadm-bootstrap-system',
+      'bootstrap-kubeadm',
+      'bootstrap-components.yaml',
+      'bootstrap',
+    ),
+    provider(
+      'ControlPlaneProvider',
+      'kubeadm',
+      'capi-kubeadm-control-plane-system',
+      'control-plane-kubeadm',
+      'control-plane-components.yaml',
+      'controlplane',
+    ),
     `apiVersion: capi-gitops.dev/v1alpha1
 kind: Config
 certManager:

@@ -22,7 +22,8 @@ function strict(schema: unknown): unknown {
     out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, strict(v)])) : strict(value);
   }
   if (schema['x-kubernetes-int-or-string']) return { anyOf: [{ type: 'integer' }, { type: 'string' }] };
-  if (out.properties && out.additionalProperties === undefined && !schema['x-kubernetes-preserve-unknown-fields']) out.additionalProperties = false;
+  if (out.properties && out.additionalProperties === undefined && !schema['x-kubernetes-preserve-unknown-fields'])
+    out.additionalProperties = false;
   return out;
 }
 
@@ -33,10 +34,14 @@ export function crdValidator(file: string, version: string): ValidateFunction {
   const key = `${file}@${version}`;
   let validate = cache.get(key);
   if (!validate) {
-    const crd = YAML.parse(readFileSync(path.isAbsolute(file) ? file : path.join(CRDS, file), 'utf8')) as { spec: { versions: { name: string; schema: { openAPIV3Schema: unknown } }[] } };
+    const crd = YAML.parse(readFileSync(path.isAbsolute(file) ? file : path.join(CRDS, file), 'utf8')) as {
+      spec: { versions: { name: string; schema: { openAPIV3Schema: unknown } }[] };
+    };
     const v = crd.spec.versions.find((x) => x.name === version);
     if (!v) throw new Error(`${file} has no version ${version}`);
-    validate = new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(strict(v.schema.openAPIV3Schema) as AnySchemaObject);
+    validate = new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(
+      strict(v.schema.openAPIV3Schema) as AnySchemaObject,
+    );
     cache.set(key, validate);
   }
   return validate;

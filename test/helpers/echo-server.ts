@@ -15,12 +15,17 @@ export type Route = (request: Recorded) => { status: number; body: string | Buff
 
 /** The request's headers as text, the way a proxy's error page shows them. */
 export function echoHeaders(request: Recorded): string {
-  return Object.entries(request.headers).map(([name, value]) => `${name}: ${String(value)}`).join('\n');
+  return Object.entries(request.headers)
+    .map(([name, value]) => `${name}: ${String(value)}`)
+    .join('\n');
 }
 
 export class EchoServer {
   readonly requests: Recorded[] = [];
-  private constructor(private readonly server: http.Server, readonly origin: string) {}
+  private constructor(
+    private readonly server: http.Server,
+    readonly origin: string,
+  ) {}
 
   static async start(route: Route): Promise<EchoServer> {
     // eslint-disable-next-line prefer-const -- assigned once the server listens; the handler reads it later

@@ -87,14 +87,20 @@ function sha256(bytes: Uint8Array | string): string {
 }
 
 /** A primary rate limit as GitHub answers it: remaining 0 and the reset as epoch seconds. */
-export function rateLimitFault(pathPattern: string | RegExp, options: { status: 403 | 429; resetInSeconds: number; server?: FakeServer }): Fault {
+export function rateLimitFault(
+  pathPattern: string | RegExp,
+  options: { status: 403 | 429; resetInSeconds: number; server?: FakeServer },
+): Fault {
   const reset = Math.floor(Date.now() / 1000) + options.resetInSeconds;
   return {
     path: pathPattern,
     server: options.server,
     status: options.status,
     headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset), 'x-ratelimit-used': '60' },
-    body: JSON.stringify({ message: 'API rate limit exceeded for 127.0.0.1.', documentation_url: 'https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting' }),
+    body: JSON.stringify({
+      message: 'API rate limit exceeded for 127.0.0.1.',
+      documentation_url: 'https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting',
+    }),
   };
 }
 
@@ -175,7 +181,14 @@ export class FakeGitHub {
 
   private handle(server: FakeServer, req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://fake');
-    const record: RecordedRequest = { server, method: req.method ?? 'GET', url: url.pathname + url.search, path: url.pathname, headers: req.headers, status: 0 };
+    const record: RecordedRequest = {
+      server,
+      method: req.method ?? 'GET',
+      url: url.pathname + url.search,
+      path: url.pathname,
+      headers: req.headers,
+      status: 0,
+    };
     this.requests.push(record);
 
     const answer = server === 'api' ? this.answerApi(req, url) : this.answerStorage(url);
@@ -189,7 +202,11 @@ export class FakeGitHub {
     record.status = final.status;
 
     if (server === 'api' && final.status !== 304) this.rateLimitSpent++;
-    const headers = { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': String(Math.max(0, 5000 - this.rateLimitSpent)), ...final.headers };
+    const headers = {
+      'x-ratelimit-limit': '5000',
+      'x-ratelimit-remaining': String(Math.max(0, 5000 - this.rateLimitSpent)),
+      ...final.headers,
+    };
     if (final.status === 304 || final.status === 204) {
       res.writeHead(final.status, headers).end();
       return;
@@ -246,7 +263,9 @@ export class FakeGitHub {
   private answerStorage(url: URL): Answer {
     const match = /^\/assets\/(\d+)\//.exec(url.pathname);
     const asset = match
-      ? [...this.repositories.values()].flatMap((repo) => repo.releases.flatMap((release) => release.assets)).find((candidate) => String(candidate.id) === match[1])
+      ? [...this.repositories.values()]
+          .flatMap((repo) => repo.releases.flatMap((release) => release.assets))
+          .find((candidate) => String(candidate.id) === match[1])
       : undefined;
     if (!asset) return { status: 404, headers: { 'content-type': 'text/plain' }, body: Buffer.from('not found') };
     return { status: 200, headers: { 'content-type': 'application/octet-stream' }, body: asset.bytes };
@@ -261,7 +280,10 @@ export class FakeGitHub {
     const links: string[] = [];
     if (page > 1) links.push(`<${pageUrl(page - 1)}>; rel="prev"`, `<${pageUrl(1)}>; rel="first"`);
     if (page < pages) links.push(`<${pageUrl(page + 1)}>; rel="next"`, `<${pageUrl(pages)}>; rel="last"`);
-    const answer = json(200, items.map((release) => this.releaseJson(repository, release)));
+    const answer = json(
+      200,
+      items.map((release) => this.releaseJson(repository, release)),
+    );
     if (links.length) answer.headers.link = links.join(', ');
     return answer;
   }
@@ -298,7 +320,8 @@ export class FakeGitHub {
   /** Adds an ETag and answers 304 when the client already has it. */
   private conditional(req: http.IncomingMessage, answer: Answer): Answer {
     const etag = `"${sha256(answer.body).slice(0, 32)}"`;
-    if (req.headers['if-none-match'] === etag) return { status: 304, headers: { etag, ...(answer.headers.link ? { link: answer.headers.link } : {}) }, body: Buffer.alloc(0) };
+    if (req.headers['if-none-match'] === etag)
+      return { status: 304, headers: { etag, ...(answer.headers.link ? { link: answer.headers.link } : {}) }, body: Buffer.alloc(0) };
     return { ...answer, headers: { ...answer.headers, etag } };
   }
 }

@@ -20,7 +20,13 @@ export function importGraph(root: string, typescript: typeof ts): Map<string, st
         const targets = importedFiles
           .map((i) => i.fileName)
           .filter((name) => name.startsWith('.'))
-          .map((name) => path.relative(root, path.resolve(path.dirname(file), name)).replace(/\.js$/, '.ts').split(path.sep).join('/'))
+          .map((name) =>
+            path
+              .relative(root, path.resolve(path.dirname(file), name))
+              .replace(/\.js$/, '.ts')
+              .split(path.sep)
+              .join('/'),
+          )
           .filter((target) => !target.endsWith('.json') && !target.endsWith('.cjs'));
         graph.set(path.relative(root, file).split(path.sep).join('/'), [...new Set(targets)].sort(compareStrings));
       }
@@ -42,7 +48,8 @@ export function backwardEdges(graph: ReadonlyMap<string, readonly string[]>, ord
     for (const to of targets) {
       const [a, b] = [stageOf(from), stageOf(to)];
       if (a === b) continue;
-      if (!order.includes(a) || !order.includes(b)) problems.push(`${from} -> ${to} (${order.includes(a) ? b : a} is not in the stage order)`);
+      if (!order.includes(a) || !order.includes(b))
+        problems.push(`${from} -> ${to} (${order.includes(a) ? b : a} is not in the stage order)`);
       else if (order.indexOf(b) > order.indexOf(a)) problems.push(`${from} -> ${to} (${a} comes before ${b})`);
     }
   }

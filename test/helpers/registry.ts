@@ -193,7 +193,13 @@ async function expectStatus(response: Response, expected: number, what: string):
 }
 
 /** Uploads one blob (POST to open an upload, PUT with the digest to finish it); returns its descriptor. */
-export async function pushBlob(registryUrl: string, repository: string, content: Uint8Array | string, mediaType: string, authorization?: string): Promise<Descriptor> {
+export async function pushBlob(
+  registryUrl: string,
+  repository: string,
+  content: Uint8Array | string,
+  mediaType: string,
+  authorization?: string,
+): Promise<Descriptor> {
   const bytes = typeof content === 'string' ? Buffer.from(content) : Buffer.from(content);
   const digest = digestOf(bytes);
   const auth: Record<string, string> = authorization ? { authorization } : {};
@@ -202,14 +208,25 @@ export async function pushBlob(registryUrl: string, repository: string, content:
   await opened.arrayBuffer();
   const location = new URL(opened.headers.get('location')!, registryUrl);
   location.searchParams.set('digest', digest);
-  const put = await fetch(location, { method: 'PUT', headers: { ...auth, 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) }, body: bytes });
+  const put = await fetch(location, {
+    method: 'PUT',
+    headers: { ...auth, 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) },
+    body: bytes,
+  });
   await expectStatus(put, 201, `upload blob ${digest}`);
   await put.arrayBuffer();
   return { mediaType, digest, size: bytes.length };
 }
 
 /** PUTs a manifest (any JSON value) under a tag or digest; returns its descriptor. */
-export async function pushManifest(registryUrl: string, repository: string, reference: string, manifest: unknown, mediaType: string, authorization?: string): Promise<Descriptor> {
+export async function pushManifest(
+  registryUrl: string,
+  repository: string,
+  reference: string,
+  manifest: unknown,
+  mediaType: string,
+  authorization?: string,
+): Promise<Descriptor> {
   const bytes = Buffer.from(JSON.stringify(manifest));
   const response = await fetch(`${registryUrl}/v2/${repository}/manifests/${reference}`, {
     method: 'PUT',
@@ -235,7 +252,13 @@ export async function pushArtifact(
   const config = await pushBlob(registryUrl, repository, '{}', OCI_EMPTY_CONFIG, options.authorization);
   const layers: Descriptor[] = [];
   for (const file of files) {
-    const layer = await pushBlob(registryUrl, repository, file.content, file.mediaType ?? 'application/vnd.oci.image.layer.v1.tar', options.authorization);
+    const layer = await pushBlob(
+      registryUrl,
+      repository,
+      file.content,
+      file.mediaType ?? 'application/vnd.oci.image.layer.v1.tar',
+      options.authorization,
+    );
     layers.push(file.title === undefined ? layer : { ...layer, annotations: { [TITLE]: file.title } });
   }
   const manifest = { schemaVersion: 2, mediaType: OCI_MANIFEST, config, layers };
@@ -325,7 +348,12 @@ export class AuthProxy {
   }
 
   private async handleFront(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const record: ProxiedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', authorization: req.headers.authorization, status: 0 };
+    const record: ProxiedRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      authorization: req.headers.authorization,
+      status: 0,
+    };
     this.requests.push(record);
     const repository = /^\/v2\/(.+?)\/(?:manifests|blobs|tags)\//.exec(record.url)?.[1];
     if (!this.authorized(req.headers.authorization)) {
@@ -362,7 +390,12 @@ export class AuthProxy {
     res.end(body);
   }
 
-  private async pageTags(repository: string, record: ProxiedRequest, headers: Record<string, string>, res: http.ServerResponse): Promise<void> {
+  private async pageTags(
+    repository: string,
+    record: ProxiedRequest,
+    headers: Record<string, string>,
+    res: http.ServerResponse,
+  ): Promise<void> {
     const answer = await fetch(`${this.upstream.url}/v2/${repository}/tags/list`, { headers });
     const { tags } = (await answer.json()) as { tags: string[] };
     const query = new URL(record.url, this.url).searchParams;
@@ -370,14 +403,20 @@ export class AuthProxy {
     const remaining = tags.sort().filter((tag) => last === null || tag > last);
     const page = remaining.slice(0, this.options.tagsPageSize);
     const reply: Record<string, string> = { 'content-type': 'application/json' };
-    if (remaining.length > page.length) reply.link = `</v2/${repository}/tags/list?n=${this.options.tagsPageSize}&last=${encodeURIComponent(page.at(-1)!)}>; rel="next"`;
+    if (remaining.length > page.length)
+      reply.link = `</v2/${repository}/tags/list?n=${this.options.tagsPageSize}&last=${encodeURIComponent(page.at(-1)!)}>; rel="next"`;
     record.status = 200;
     res.writeHead(200, reply);
     res.end(JSON.stringify({ name: repository, tags: page }));
   }
 
   private handleToken(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const record: ProxiedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', authorization: req.headers.authorization, status: 200 };
+    const record: ProxiedRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      authorization: req.headers.authorization,
+      status: 200,
+    };
     this.tokenRequests.push(record);
     if (record.method === 'POST') {
       const chunks: Buffer[] = [];
@@ -398,7 +437,11 @@ export class AuthProxy {
   /** The distribution OAuth2 spec: a form POST; a bad grant is 400 invalid_grant. */
   private handleOAuth2(record: ProxiedRequest, contentType: string | undefined, body: string, res: http.ServerResponse): void {
     record.form = Object.fromEntries(new URLSearchParams(body));
-    const valid = contentType === 'application/x-www-form-urlencoded' && record.form.grant_type === 'refresh_token' && this.options.refreshToken !== undefined && record.form.refresh_token === this.options.refreshToken;
+    const valid =
+      contentType === 'application/x-www-form-urlencoded' &&
+      record.form.grant_type === 'refresh_token' &&
+      this.options.refreshToken !== undefined &&
+      record.form.refresh_token === this.options.refreshToken;
     record.status = valid ? 200 : 400;
     res.writeHead(record.status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(valid ? { access_token: this.token, expires_in: 300 } : { error: 'invalid_grant' }));

@@ -32,7 +32,10 @@ function filesUnder(dir: string): string[] {
  * Fails when any secret, in any form, is in an output directory, a lockfile, stdout, stderr or a
  * diff (`texts`), except in `allowedFiles` (inline output).
  */
-export function assertNoSecret(secrets: readonly string[], where: { dirs?: string[]; files?: string[]; texts?: Record<string, string>; allowedFiles?: string[] }): void {
+export function assertNoSecret(
+  secrets: readonly string[],
+  where: { dirs?: string[]; files?: string[]; texts?: Record<string, string>; allowedFiles?: string[] },
+): void {
   const allowed = new Set((where.allowedFiles ?? []).map((f) => path.resolve(f)));
   const haystacks: [string, string][] = Object.entries(where.texts ?? {});
   for (const file of [...(where.dirs ?? []).flatMap(filesUnder), ...(where.files ?? []).filter(existsSync)]) {
@@ -79,7 +82,8 @@ export const SUITE_SECRETS = {
 /** Every suite secret, and the base64 a configSecret or secret file carries of each credentials file. */
 function suiteSecretValues(): string[] {
   const values: string[] = Object.values(SUITE_SECRETS);
-  for (const v of [SUITE_SECRETS.vaultCredentials, SUITE_SECRETS.oldCredentials, SUITE_SECRETS.newCredentials]) values.push(Buffer.from(v).toString('base64'));
+  for (const v of [SUITE_SECRETS.vaultCredentials, SUITE_SECRETS.oldCredentials, SUITE_SECRETS.newCredentials])
+    values.push(Buffer.from(v).toString('base64'));
   return values;
 }
 

@@ -13,6 +13,11 @@ type Callback = (error: NodeJS.ErrnoException | null, ...rest: unknown[]) => voi
 (dns as { lookup: unknown }).lookup = function (hostname: string, ...rest: unknown[]): void {
   const callback = rest[rest.length - 1] as Callback;
   if (!hosts.has(hostname)) return (lookup as (...args: unknown[]) => void).call(dns, hostname, ...rest);
-  const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', errno: -3008, syscall: 'getaddrinfo', hostname });
+  const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {
+    code: 'ENOTFOUND',
+    errno: -3008,
+    syscall: 'getaddrinfo',
+    hostname,
+  });
   process.nextTick(callback, error);
 };

@@ -17,7 +17,9 @@ import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
 
 const CHART = path.join(FIXTURES, 'operator-chart');
 const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
-const { vectors } = JSON.parse(readFileSync(path.join(CHART, 'vectors.json'), 'utf8')) as { vectors: { name: string; golden: string; set: string[] }[] };
+const { vectors } = JSON.parse(readFileSync(path.join(CHART, 'vectors.json'), 'utf8')) as {
+  vectors: { name: string; golden: string; set: string[] }[];
+};
 
 type Doc = { kind: string; metadata: { name: string; namespace: string; annotations?: Record<string, string> }; spec?: unknown };
 
@@ -45,7 +47,8 @@ for (const vector of vectors) {
 test('every imported golden vector loads as a capi-gitops manifest', async () => {
   for (const vector of vectors) {
     const { text } = importHelmValues({ layers: [], sets: vector.set.map((expression) => ({ expression, forceString: false })) });
-    const secret = 'apiVersion: v1\nkind: Secret\nmetadata: {name: test-secret-name, namespace: test-secret-namespace}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: aws-variables, namespace: default}\n';
+    const secret =
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: test-secret-name, namespace: test-secret-namespace}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: aws-variables, namespace: default}\n';
     const manifest = await loadManifest([writeTempManifest({ 'm.yaml': `${secret}${text}` })]);
     assert.ok(manifest.providers.length > 0, vector.name);
   }
@@ -68,17 +71,35 @@ test('string form of charts up to v0.18: name:version, namespace:name:version;â€
     'InfrastructureProvider/capd-custom-ns/docker',
     'InfrastructureProvider/capz-custom-ns/azure',
   ]);
-  assert.deepEqual(objects['InfrastructureProvider/capd-custom-ns/docker'], { metadata: { name: 'docker', namespace: 'capd-custom-ns' }, spec: { version: 'v1.4.2', manager: { featureGates: { ClusterTopology: true } } } });
-  assert.deepEqual(objects['CoreProvider/capi-system/cluster-api'], { metadata: { name: 'cluster-api', namespace: 'capi-system' }, spec: { version: 'v1.4.2' } });
+  assert.deepEqual(objects['InfrastructureProvider/capd-custom-ns/docker'], {
+    metadata: { name: 'docker', namespace: 'capd-custom-ns' },
+    spec: { version: 'v1.4.2', manager: { featureGates: { ClusterTopology: true } } },
+  });
+  assert.deepEqual(objects['CoreProvider/capi-system/cluster-api'], {
+    metadata: { name: 'cluster-api', namespace: 'capi-system' },
+    spec: { version: 'v1.4.2' },
+  });
   // Implicit kubeadm providers never carry a version (infra-conditions.yaml).
-  assert.equal(objects['BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm'] && (objects['BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm'] as { spec: unknown }).spec, null);
+  assert.equal(
+    objects['BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm'] &&
+      (objects['BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm'] as { spec: unknown }).spec,
+    null,
+  );
   assert.equal(warnings.filter((w) => w.includes('string form')).length, 2);
   assert.match(text, /helm\.sh\/hook and argocd\.argoproj\.io\/sync-wave annotations/);
 });
 
 test('keys the chart ignores are warned about; --set infrastructure=docker,azure explains the comma', () => {
   const { warnings } = importHelmValues({
-    layers: [{ source: 'values.yaml', values: { manager: { featureGates: { docker: { X: true } } }, infrastructure: { docker: { enabled: true, replicas: 3, manager: { verbosity: 5 } } } } }],
+    layers: [
+      {
+        source: 'values.yaml',
+        values: {
+          manager: { featureGates: { docker: { X: true } } },
+          infrastructure: { docker: { enabled: true, replicas: 3, manager: { verbosity: 5 } } },
+        },
+      },
+    ],
     sets: [],
   });
   assert.deepEqual(warnings, [
@@ -91,25 +112,41 @@ test('keys the chart ignores are warned about; --set infrastructure=docker,azure
     () => importHelmValues({ layers: [], sets: [{ expression: 'infrastructure=docker,azure', forceString: false }] }),
     (error: CapiGitopsError) => /the comma splits --set pairs/.test(error.diagnostics[0].hint ?? ''),
   );
-  assert.throws(() => importHelmValues({ layers: [], sets: [{ expression: 'infrastructure=a:b:c:d', forceString: false }] }), /not name, name:version or namespace:name:version/);
+  assert.throws(
+    () => importHelmValues({ layers: [], sets: [{ expression: 'infrastructure=a:b:c:d', forceString: false }] }),
+    /not name, name:version or namespace:name:version/,
+  );
 });
 
 test('CLI: import helm-values -f values.yaml --set â€¦ -o file, then render-ready', () => {
   const dir = tempDir();
-  writeFileSync(path.join(dir, 'values.yaml'), 'configSecret:\n  name: vars\ninfrastructure:\n  docker:\n    version: v1.7.7\n    additionalManifests:\n      name: extra\n      manifests: |\n        kind: ConfigMap\n');
-  const result = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml', '--set', 'core.cluster-api.version=v1.7.7', '-o', 'providers.yaml'], { cwd: dir, encoding: 'utf8' });
+  writeFileSync(
+    path.join(dir, 'values.yaml'),
+    'configSecret:\n  name: vars\ninfrastructure:\n  docker:\n    version: v1.7.7\n    additionalManifests:\n      name: extra\n      manifests: |\n        kind: ConfigMap\n',
+  );
+  const result = spawnSync(
+    process.execPath,
+    [CLI, 'import', 'helm-values', '-f', 'values.yaml', '--set', 'core.cluster-api.version=v1.7.7', '-o', 'providers.yaml'],
+    { cwd: dir, encoding: 'utf8' },
+  );
   assert.equal(result.status, 0, result.stderr);
   const text = readFileSync(path.join(dir, 'providers.yaml'), 'utf8');
   const docs = parseAllDocuments(text).map((d) => d.toJS() as Doc);
-  assert.deepEqual(docs.map((d) => `${d.kind}/${d.metadata.namespace}/${d.metadata.name}`), [
-    'CoreProvider/capi-system/cluster-api',
-    'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm',
-    'ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm',
-    'InfrastructureProvider/docker-infrastructure-system/docker',
-    'ConfigMap/docker-infrastructure-system/extra',
-  ]);
+  assert.deepEqual(
+    docs.map((d) => `${d.kind}/${d.metadata.namespace}/${d.metadata.name}`),
+    [
+      'CoreProvider/capi-system/cluster-api',
+      'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm',
+      'ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm',
+      'InfrastructureProvider/docker-infrastructure-system/docker',
+      'ConfigMap/docker-infrastructure-system/extra',
+    ],
+  );
   assert.deepEqual(docs[3].spec, { version: 'v1.7.7', configSecret: { name: 'vars' }, additionalManifests: { name: 'extra' } });
-  const bad = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '--set', 'infrastructure=docker,azure'], { cwd: dir, encoding: 'utf8' });
+  const bad = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '--set', 'infrastructure=docker,azure'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /use ";" in quotes/);
 });

@@ -1,17 +1,36 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatSelector, matchesLabelSelector, matchesSelector, parseLabelSelector, selectorProblems, selectorRequirements } from '../../src/kernel/label-selector.js';
+import {
+  formatSelector,
+  matchesLabelSelector,
+  matchesSelector,
+  parseLabelSelector,
+  selectorProblems,
+  selectorRequirements,
+} from '../../src/kernel/label-selector.js';
 import { isDns1123Label, isDns1123Subdomain, isValidLabelKey, isValidLabelValue } from '../../src/kernel/names.js';
 
 test('a metav1.LabelSelector and its kubectl string select the same labels through the one matcher (apimachinery LabelSelectorAsSelector)', () => {
-  const selector = { matchLabels: { app: 'capi' }, matchExpressions: [{ key: 'tier', operator: 'In' as const, values: ['a', 'b'] }, { key: 'legacy', operator: 'DoesNotExist' as const }] };
+  const selector = {
+    matchLabels: { app: 'capi' },
+    matchExpressions: [
+      { key: 'tier', operator: 'In' as const, values: ['a', 'b'] },
+      { key: 'legacy', operator: 'DoesNotExist' as const },
+    ],
+  };
   const asString = parseLabelSelector(formatSelector(selector));
   assert.deepEqual(selectorRequirements(selector), [
     { key: 'app', operator: '=', values: ['capi'] },
     { key: 'tier', operator: 'in', values: ['a', 'b'] },
     { key: 'legacy', operator: '!', values: [] },
   ]);
-  const cases: Record<string, string>[] = [{ app: 'capi', tier: 'a' }, { app: 'capi', tier: 'c' }, { app: 'capi', tier: 'b', legacy: 'x' }, { tier: 'a' }, {}];
+  const cases: Record<string, string>[] = [
+    { app: 'capi', tier: 'a' },
+    { app: 'capi', tier: 'c' },
+    { app: 'capi', tier: 'b', legacy: 'x' },
+    { tier: 'a' },
+    {},
+  ];
   for (const labels of cases) {
     assert.equal(matchesSelector(labels, selector), matchesLabelSelector(asString, labels), JSON.stringify(labels));
   }
@@ -28,5 +47,7 @@ test('one name rule for keys, values and DNS-1123 names (apimachinery pkg/util/v
   assert.equal(isDns1123Subdomain('cluster-api'), true);
   assert.equal(isDns1123Subdomain('a'.repeat(254)), false);
   assert.equal(isDns1123Label('a.b'), false);
-  assert.deepEqual(selectorProblems({ matchExpressions: [{ key: 'k', operator: 'In', values: [] }] }), ['matchExpressions[0]: operator In needs at least one value']);
+  assert.deepEqual(selectorProblems({ matchExpressions: [{ key: 'k', operator: 'In', values: [] }] }), [
+    'matchExpressions[0]: operator In needs at least one value',
+  ]);
 });

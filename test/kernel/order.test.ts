@@ -26,7 +26,23 @@ test('the kind order is data: Namespace, CRDs, RBAC before workloads, cert-manag
   const at = (kind: string) => KIND_ORDER.indexOf(kind);
   assert.equal(KIND_ORDER[0], 'Namespace');
   assert.equal(KIND_ORDER[1], 'CustomResourceDefinition');
-  const chain = ['ServiceAccount', 'Secret', 'ConfigMap', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Service', 'Deployment', 'DaemonSet', 'Issuer', 'ClusterIssuer', 'Certificate', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'];
+  const chain = [
+    'ServiceAccount',
+    'Secret',
+    'ConfigMap',
+    'ClusterRole',
+    'ClusterRoleBinding',
+    'Role',
+    'RoleBinding',
+    'Service',
+    'Deployment',
+    'DaemonSet',
+    'Issuer',
+    'ClusterIssuer',
+    'Certificate',
+    'MutatingWebhookConfiguration',
+    'ValidatingWebhookConfiguration',
+  ];
   for (let i = 1; i < chain.length; i++) assert.ok(at(chain[i - 1]) < at(chain[i]), `${chain[i - 1]} before ${chain[i]}`);
   assert.equal(new Set(KIND_ORDER).size, KIND_ORDER.length, 'no kind listed twice');
 });
@@ -44,18 +60,21 @@ test('unknown kinds follow the listed ones alphabetically by code unit; ties bre
     o('ConfigMap', 'a', 'ns'),
     o('Namespace', 'n'),
   ];
-  assert.deepEqual(sortObjects(input).map((x) => `${key(x)}@${x.apiVersion}`), [
-    'Namespace//n@v1',
-    'ConfigMap/ns/B@v1',
-    'ConfigMap/ns/a@v1',
-    'ValidatingWebhookConfiguration//v@v1',
-    'Alpha//x@v1',
-    'Widget/z-ns/a@example.com/v1',
-    'Widget/z-ns/a@v1',
-    'Widget/a-ns/b@v1',
-    'Widget/ns/b@v1',
-    'zeta//a@v1',
-  ]);
+  assert.deepEqual(
+    sortObjects(input).map((x) => `${key(x)}@${x.apiVersion}`),
+    [
+      'Namespace//n@v1',
+      'ConfigMap/ns/B@v1',
+      'ConfigMap/ns/a@v1',
+      'ValidatingWebhookConfiguration//v@v1',
+      'Alpha//x@v1',
+      'Widget/z-ns/a@example.com/v1',
+      'Widget/z-ns/a@v1',
+      'Widget/a-ns/b@v1',
+      'Widget/ns/b@v1',
+      'zeta//a@v1',
+    ],
+  );
   assert.equal(input[0].kind, 'zeta', 'the input array keeps its order');
 });
 
@@ -70,5 +89,19 @@ test('sorting core v1.12.0 is total and independent of input order', () => {
   const once = sortObjects(objs);
   for (let i = 1; i < once.length; i++) assert.ok(compareObjects(once[i - 1], once[i]) < 0, `${key(once[i - 1])} < ${key(once[i])}`);
   const kinds = [...new Set(once.map((x) => x.kind))];
-  assert.deepEqual(kinds, ['Namespace', 'CustomResourceDefinition', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Service', 'Deployment', 'Issuer', 'Certificate', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
+  assert.deepEqual(kinds, [
+    'Namespace',
+    'CustomResourceDefinition',
+    'ServiceAccount',
+    'ClusterRole',
+    'ClusterRoleBinding',
+    'Role',
+    'RoleBinding',
+    'Service',
+    'Deployment',
+    'Issuer',
+    'Certificate',
+    'MutatingWebhookConfiguration',
+    'ValidatingWebhookConfiguration',
+  ]);
 });

@@ -22,9 +22,17 @@ import { resolveCertManager, resolveProviders } from '../../src/fetch-releases.j
 import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../helpers/paths.js';
 
 const MANIFEST_DIR = path.join(PROJECT_ROOT, 'test', 'fixtures');
-const sha256OfFile = (...parts: string[]): string => createHash('sha256').update(readFileSync(path.join(CORPUS_REPOSITORY, ...parts))).digest('hex');
-const corpusUrl = (label: string, version: string, file: string): string => pathToFileURL(path.join(CORPUS_REPOSITORY, label, version, file)).href;
-const relativeCorpus = (...parts: string[]): string => path.relative(MANIFEST_DIR, path.join(CORPUS_REPOSITORY, ...parts)).split(path.sep).join('/');
+const sha256OfFile = (...parts: string[]): string =>
+  createHash('sha256')
+    .update(readFileSync(path.join(CORPUS_REPOSITORY, ...parts)))
+    .digest('hex');
+const corpusUrl = (label: string, version: string, file: string): string =>
+  pathToFileURL(path.join(CORPUS_REPOSITORY, label, version, file)).href;
+const relativeCorpus = (...parts: string[]): string =>
+  path
+    .relative(MANIFEST_DIR, path.join(CORPUS_REPOSITORY, ...parts))
+    .split(path.sep)
+    .join('/');
 
 function provider(kind: ProviderKind, name: string, namespace: string, spec: ProviderSpec): ProviderObject {
   return { kind, name, namespace, spec, position: { file: path.join(MANIFEST_DIR, 'providers.yaml'), line: 1, column: 1 } };
@@ -42,7 +50,10 @@ test('portable URLs: file URLs relative to the lock directory, others unchanged'
 
 test('corpus: a resolved provider locks its version, contract and the digests of metadata.yaml and the components file', async () => {
   const registry = providerRegistry();
-  const core = provider('CoreProvider', 'cluster-api', 'capi-system', { version: '~1.10', fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') } });
+  const core = provider('CoreProvider', 'cluster-api', 'capi-system', {
+    version: '~1.10',
+    fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') },
+  });
   const [resolved] = await resolveProviders(manifestOf([core]));
   const entry = lockEntryForProvider(resolved, registry, MANIFEST_DIR);
   assert.deepEqual(entry, {
@@ -54,8 +65,16 @@ test('corpus: a resolved provider locks its version, contract and the digests of
     contract: 'v1beta1',
     source: { type: 'url', url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') },
     files: [
-      { name: 'metadata.yaml', url: relativeCorpus('cluster-api', 'v1.10.4', 'metadata.yaml'), sha256: sha256OfFile('cluster-api', 'v1.10.4', 'metadata.yaml') },
-      { name: 'core-components.yaml', url: relativeCorpus('cluster-api', 'v1.10.4', 'core-components.yaml'), sha256: sha256OfFile('cluster-api', 'v1.10.4', 'core-components.yaml') },
+      {
+        name: 'metadata.yaml',
+        url: relativeCorpus('cluster-api', 'v1.10.4', 'metadata.yaml'),
+        sha256: sha256OfFile('cluster-api', 'v1.10.4', 'metadata.yaml'),
+      },
+      {
+        name: 'core-components.yaml',
+        url: relativeCorpus('cluster-api', 'v1.10.4', 'core-components.yaml'),
+        sha256: sha256OfFile('cluster-api', 'v1.10.4', 'core-components.yaml'),
+      },
     ],
   });
   assert.equal(lockSatisfies(entry, lockRequestForProvider(core, registry)!), true);
@@ -69,20 +88,50 @@ test('corpus: cert-manager is locked without a contract; the whole lock round-tr
   const cmEntry = lockEntryForCertManager(certManager, config, MANIFEST_DIR);
   assert.equal(cmEntry.contract, undefined);
   assert.equal(cmEntry.version, 'v1.13.0');
-  assert.deepEqual(cmEntry.files, [{ name: 'cert-manager.yaml', url: relativeCorpus('cert-manager', 'v1.13.0', 'cert-manager.yaml'), sha256: sha256OfFile('cert-manager', 'v1.13.0', 'cert-manager.yaml') }]);
+  assert.deepEqual(cmEntry.files, [
+    {
+      name: 'cert-manager.yaml',
+      url: relativeCorpus('cert-manager', 'v1.13.0', 'cert-manager.yaml'),
+      sha256: sha256OfFile('cert-manager', 'v1.13.0', 'cert-manager.yaml'),
+    },
+  ]);
 
-  const bootstrap = provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', { version: 'v1.12.0', fetchConfig: { url: relativeCorpus('bootstrap-kubeadm', 'latest', 'bootstrap-components.yaml') } });
-  const core = provider('CoreProvider', 'cluster-api', 'capi-system', { version: 'v1.12.0', fetchConfig: { url: relativeCorpus('cluster-api', 'latest', 'core-components.yaml') } });
+  const bootstrap = provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', {
+    version: 'v1.12.0',
+    fetchConfig: { url: relativeCorpus('bootstrap-kubeadm', 'latest', 'bootstrap-components.yaml') },
+  });
+  const core = provider('CoreProvider', 'cluster-api', 'capi-system', {
+    version: 'v1.12.0',
+    fetchConfig: { url: relativeCorpus('cluster-api', 'latest', 'core-components.yaml') },
+  });
   const resolved = await resolveProviders(manifestOf([bootstrap, core]));
   const lock = buildLockfile([...resolved.map((r) => lockEntryForProvider(r, providerRegistry(), MANIFEST_DIR)), cmEntry]);
-  assert.deepEqual(lock.entries.map((e) => `${e.kind} ${e.version}`), ['CertManager v1.13.0', 'CoreProvider v1.12.0', 'BootstrapProvider v1.12.0']);
-  assert.deepEqual(lock.entries[1].files.map((f) => f.name), ['core-components.yaml', 'metadata.yaml']);
+  assert.deepEqual(
+    lock.entries.map((e) => `${e.kind} ${e.version}`),
+    ['CertManager v1.13.0', 'CoreProvider v1.12.0', 'BootstrapProvider v1.12.0'],
+  );
+  assert.deepEqual(
+    lock.entries[1].files.map((f) => f.name),
+    ['core-components.yaml', 'metadata.yaml'],
+  );
   const text = serializeLockfile(lock);
   assert.deepEqual(parseLockfile(text, 'lock.yaml'), lock);
   assert.doesNotMatch(text, /file:|\/work\//, 'no machine-specific paths');
 });
 
 test('one component locked twice is refused', () => {
-  const entry = { kind: 'CoreProvider' as const, name: 'cluster-api', namespace: 'capi-system', requestedVersion: '', version: 'v1.12.0', contract: 'v1beta2', source: { type: 'registry' as const, url: 'u' }, files: [] };
-  assert.throws(() => buildLockfile([entry, { ...entry, version: 'v1.10.4' }]), (error: unknown) => error instanceof CapiGitopsError && /appears twice/.test(error.message));
+  const entry = {
+    kind: 'CoreProvider' as const,
+    name: 'cluster-api',
+    namespace: 'capi-system',
+    requestedVersion: '',
+    version: 'v1.12.0',
+    contract: 'v1beta2',
+    source: { type: 'registry' as const, url: 'u' },
+    files: [],
+  };
+  assert.throws(
+    () => buildLockfile([entry, { ...entry, version: 'v1.10.4' }]),
+    (error: unknown) => error instanceof CapiGitopsError && /appears twice/.test(error.message),
+  );
 });

@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertFrozen, diffLockfiles, verifyDigest, verifyLockedArtifacts, digestMismatch, type LockEntry } from '../../src/lock/lockfile.js';
+import {
+  assertFrozen,
+  diffLockfiles,
+  verifyDigest,
+  verifyLockedArtifacts,
+  digestMismatch,
+  type LockEntry,
+} from '../../src/lock/lockfile.js';
 import { sha256Hex } from '../../src/sources/base/artifact.js';
 import { failsWith } from '../helpers/assertions.js';
 
@@ -19,7 +26,6 @@ function entry(kind: LockEntry['kind'], name: string, namespace: string, version
     ...extra,
   };
 }
-
 
 const core10 = entry('CoreProvider', 'cluster-api', 'capi-system', 'v1.10.4', { contract: 'v1beta1' });
 const core12 = entry('CoreProvider', 'cluster-api', 'capi-system', 'v1.12.0');
@@ -49,7 +55,10 @@ test('added, removed and upgraded components, in install order, with printable l
 });
 
 test('the first lock lists everything as added', () => {
-  assert.deepEqual(diffLockfiles(undefined, { entries: [core12, certManager] }).map((c) => c.line), ['+ cert-manager v1.19.1', '+ cluster-api v1.12.0']);
+  assert.deepEqual(
+    diffLockfiles(undefined, { entries: [core12, certManager] }).map((c) => c.line),
+    ['+ cert-manager v1.19.1', '+ cluster-api v1.12.0'],
+  );
 });
 
 test('same version, new digest, URL, source or request: each named, digests shortened', () => {
@@ -78,7 +87,10 @@ test('a provider installed in two namespaces is told apart by namespace', () => 
   const a = entry('InfrastructureProvider', 'docker', 'capd-a', 'v1.12.0');
   const b = entry('InfrastructureProvider', 'docker', 'capd-b', 'v1.12.0');
   const changes = diffLockfiles({ entries: [a] }, { entries: [a, b] });
-  assert.deepEqual(changes.map((c) => c.line), ['+ infrastructure-docker (capd-b) v1.12.0']);
+  assert.deepEqual(
+    changes.map((c) => c.line),
+    ['+ infrastructure-docker (capd-b) v1.12.0'],
+  );
 });
 
 test('--frozen passes when nothing changes', () => {
@@ -104,9 +116,14 @@ test('a file whose digest differs from the lock is a hard failure naming both di
   assert.doesNotThrow(() => verifyDigest(file, file.sha256.toUpperCase()));
   assert.throws(
     () => verifyDigest(file, actual, core12),
-    failsWith(new RegExp(`cluster-api v1\\.12\\.0: metadata\\.yaml from repo/cluster-api/v1\\.12\\.0/metadata\\.yaml has sha256 ${actual}, but the lockfile recorded sha256 ${file.sha256}; the release was probably re-tagged`), (error) => {
-      assert.match(error.diagnostics[0].hint ?? '', /run `capi-gitops lock` to accept it/);
-    }),
+    failsWith(
+      new RegExp(
+        `cluster-api v1\\.12\\.0: metadata\\.yaml from repo/cluster-api/v1\\.12\\.0/metadata\\.yaml has sha256 ${actual}, but the lockfile recorded sha256 ${file.sha256}; the release was probably re-tagged`,
+      ),
+      (error) => {
+        assert.match(error.diagnostics[0].hint ?? '', /run `capi-gitops lock` to accept it/);
+      },
+    ),
   );
   assert.equal(digestMismatch(file, file.sha256), undefined);
 });

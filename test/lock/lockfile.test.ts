@@ -4,7 +4,15 @@ import { mkdtemp, readdir, readFile, rm, stat, chmod, writeFile } from 'node:fs/
 import os from 'node:os';
 import path from 'node:path';
 import { LOCKFILE_NAME } from '../../src/manifest/files.js';
-import { lockfilePath, parseLockfile, readLockfile, serializeLockfile, writeLockfile, type LockEntry, type Lockfile } from '../../src/lock/lockfile.js';
+import {
+  lockfilePath,
+  parseLockfile,
+  readLockfile,
+  serializeLockfile,
+  writeLockfile,
+  type LockEntry,
+  type Lockfile,
+} from '../../src/lock/lockfile.js';
 import { sha256Hex } from '../../src/sources/base/artifact.js';
 import { failsWith } from '../helpers/assertions.js';
 
@@ -30,10 +38,21 @@ const bootstrap: LockEntry = {
   requestedVersion: '~1.10',
   version: 'v1.10.4',
   contract: 'v1beta1',
-  source: { type: 'selector', selector: { matchLabels: { 'provider.cluster.x-k8s.io/version': 'v1.10.4', 'provider.cluster.x-k8s.io/name': 'kubeadm' } } },
+  source: {
+    type: 'selector',
+    selector: { matchLabels: { 'provider.cluster.x-k8s.io/version': 'v1.10.4', 'provider.cluster.x-k8s.io/name': 'kubeadm' } },
+  },
   files: [
-    { name: 'metadata.yaml', url: 'configmap:capi-kubeadm-bootstrap-system/bootstrap-kubeadm-v1.10.4#metadata', sha256: digest('bootstrap metadata') },
-    { name: 'bootstrap-components.yaml', url: 'configmap:capi-kubeadm-bootstrap-system/bootstrap-kubeadm-v1.10.4#components', sha256: digest('bootstrap components') },
+    {
+      name: 'metadata.yaml',
+      url: 'configmap:capi-kubeadm-bootstrap-system/bootstrap-kubeadm-v1.10.4#metadata',
+      sha256: digest('bootstrap metadata'),
+    },
+    {
+      name: 'bootstrap-components.yaml',
+      url: 'configmap:capi-kubeadm-bootstrap-system/bootstrap-kubeadm-v1.10.4#components',
+      sha256: digest('bootstrap components'),
+    },
   ],
 };
 const certManager: LockEntry = {
@@ -43,7 +62,9 @@ const certManager: LockEntry = {
   requestedVersion: 'v1.13.0',
   version: 'v1.13.0',
   source: { type: 'url', url: '../corpus/repository/cert-manager/v1.13.0/cert-manager.yaml' },
-  files: [{ name: 'cert-manager.yaml', url: '../corpus/repository/cert-manager/v1.13.0/cert-manager.yaml', sha256: digest('cert-manager') }],
+  files: [
+    { name: 'cert-manager.yaml', url: '../corpus/repository/cert-manager/v1.13.0/cert-manager.yaml', sha256: digest('cert-manager') },
+  ],
 };
 
 const EXPECTED_TEXT = `# Written by capi-gitops (\`capi-gitops lock\`, or render when the manifest changes). Do not edit by hand.
@@ -96,7 +117,6 @@ entries:
         sha256: ${digest('bootstrap metadata')}
 `;
 
-
 async function tempDir(): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), 'capi-gitops-lock-'));
 }
@@ -130,16 +150,27 @@ test('a selector is written in canonical form: labels and expressions sorted, va
   const text = serializeLockfile({ entries: [entry] });
   assert.deepEqual(parseLockfile(text, 'lock.yaml').entries[0].source, {
     type: 'selector',
-    selector: { matchExpressions: [{ key: 'env', operator: 'Exists' }, { key: 'tier', operator: 'In', values: ['a', 'b'] }] },
+    selector: {
+      matchExpressions: [
+        { key: 'env', operator: 'Exists' },
+        { key: 'tier', operator: 'In', values: ['a', 'b'] },
+      ],
+    },
   });
-  assert.match(text, /matchExpressions:\n {10}- key: env\n {12}operator: Exists\n {10}- key: tier\n {12}operator: In\n {12}values:\n {14}- a\n {14}- b\n/);
+  assert.match(
+    text,
+    /matchExpressions:\n {10}- key: env\n {12}operator: Exists\n {10}- key: tier\n {12}operator: In\n {12}values:\n {14}- a\n {14}- b\n/,
+  );
 });
 
 test('parse(serialize(lock)) gives the lock back, sorted', () => {
   const lock = parseLockfile(serializeLockfile({ entries: [bootstrap, core, certManager] }), 'lock.yaml');
   assert.equal(lock.apiVersion, 'capi-gitops.dev/v1alpha1');
   assert.equal(lock.kind, 'Lock');
-  assert.deepEqual(lock.entries.map((e) => e.kind), ['CertManager', 'CoreProvider', 'BootstrapProvider']);
+  assert.deepEqual(
+    lock.entries.map((e) => e.kind),
+    ['CertManager', 'CoreProvider', 'BootstrapProvider'],
+  );
   assert.deepEqual(lock.entries[1], { ...core, files: [core.files[1], core.files[0]] });
   assert.equal(lock.entries[0].contract, undefined);
   assert.equal(lock.entries[2].requestedVersion, '~1.10');
@@ -225,7 +256,8 @@ test('a lock that does not fit the model lists every problem at its line and col
 });
 
 test('a component locked twice is an error at the second entry', () => {
-  const entry = (line: string) => `  - {kind: IPAMProvider, name: in-cluster, namespace: ${line}, requestedVersion: "", version: v1.0.0, contract: v1beta1, source: {registry: r}, files: []}`;
+  const entry = (line: string) =>
+    `  - {kind: IPAMProvider, name: in-cluster, namespace: ${line}, requestedVersion: "", version: v1.0.0, contract: v1beta1, source: {registry: r}, files: []}`;
   const text = ['apiVersion: capi-gitops.dev/v1alpha1', 'kind: Lock', 'entries:', entry('ipam'), entry('other'), entry('ipam')].join('\n');
   assert.throws(
     () => parseLockfile(text, 'lock.yaml'),
@@ -274,7 +306,10 @@ test('writeLockfile into a missing directory fails with the path and leaves no t
   const dir = await tempDir();
   try {
     const file = path.join(dir, 'missing', LOCKFILE_NAME);
-    await assert.rejects(writeLockfile(file, { entries: [core] }), failsWith(/cannot write the lockfile/, (error) => assert.equal(error.diagnostics[0].file, file)));
+    await assert.rejects(
+      writeLockfile(file, { entries: [core] }),
+      failsWith(/cannot write the lockfile/, (error) => assert.equal(error.diagnostics[0].file, file)),
+    );
     assert.deepEqual(await readdir(dir), []);
   } finally {
     await rm(dir, { recursive: true, force: true });

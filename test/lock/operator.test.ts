@@ -43,7 +43,10 @@ function operatorTree(version = 'v0.28.0'): string {
   const dir = tempDir('capi-gitops-operator-lock-');
   mkdirSync(path.join(dir, 'operator', version), { recursive: true });
   writeFileSync(path.join(dir, 'operator', version, 'operator-components.yaml'), RELEASE);
-  writeFileSync(path.join(dir, 'm.yaml'), corpusManifest('v1.12.0').replace('certManager:', `operator:\n  url: operator/${version}/operator-components.yaml\ncertManager:`));
+  writeFileSync(
+    path.join(dir, 'm.yaml'),
+    corpusManifest('v1.12.0').replace('certManager:', `operator:\n  url: operator/${version}/operator-components.yaml\ncertManager:`),
+  );
   return dir;
 }
 
@@ -65,7 +68,10 @@ test('render --layout operator pins the operator release in the lockfile with it
   const run = cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator');
   assert.equal(run.status, 0, run.stderr);
   const entries = lockEntries(dir);
-  assert.deepEqual(entries.map((e) => e.kind), ['CertManager', 'Operator', 'CoreProvider', 'BootstrapProvider', 'ControlPlaneProvider']);
+  assert.deepEqual(
+    entries.map((e) => e.kind),
+    ['CertManager', 'Operator', 'CoreProvider', 'BootstrapProvider', 'ControlPlaneProvider'],
+  );
   const operator = entries[1]!;
   assert.deepEqual(operator, {
     kind: 'Operator',
@@ -80,7 +86,10 @@ test('render --layout operator pins the operator release in the lockfile with it
   const text = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8');
   assert.equal(serializeLockfile(parseLockfile(text, 'capi-gitops.lock.yaml')), text);
   // The provenance of the operator's directory names the same digest.
-  assert.match(readFileSync(path.join(dir, 'out', '01-cluster-api-operator', 'kustomization.yaml'), 'utf8'), new RegExp(`cluster-api-operator v0\\.28\\.0 \\(sha256:${sha256(RELEASE)}\\)`));
+  assert.match(
+    readFileSync(path.join(dir, 'out', '01-cluster-api-operator', 'kustomization.yaml'), 'utf8'),
+    new RegExp(`cluster-api-operator v0\\.28\\.0 \\(sha256:${sha256(RELEASE)}\\)`),
+  );
   // --frozen holds: the lock already says exactly this.
   const frozen = cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator', '--frozen');
   assert.equal(frozen.status, 0, frozen.stderr);
@@ -93,13 +102,21 @@ test('a tampered operator manifest fails under --frozen (and without it) naming 
   const deployment = path.join(dir, 'out', '01-cluster-api-operator', 'deployment-capi-operator-controller-manager.yaml');
   const outBefore = readFileSync(deployment, 'utf8');
   const file = path.join(dir, 'operator', 'v0.28.0', 'operator-components.yaml');
-  const tampered = RELEASE.replace('image: registry.k8s.io/capi-operator/cluster-api-operator:v0.28.0', 'image: attacker.example/cluster-api-operator:v0.28.0');
+  const tampered = RELEASE.replace(
+    'image: registry.k8s.io/capi-operator/cluster-api-operator:v0.28.0',
+    'image: attacker.example/cluster-api-operator:v0.28.0',
+  );
   assert.notEqual(tampered, RELEASE);
   writeFileSync(file, tampered);
   for (const flags of [['--frozen'], []]) {
     const run = cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator', ...flags);
     assert.equal(run.status, 1, run.stderr);
-    assert.match(run.stderr, new RegExp(`cluster-api-operator v0\\.28\\.0: operator-components\\.yaml from operator/v0\\.28\\.0/operator-components\\.yaml has sha256 ${sha256(tampered)}, but the lockfile recorded sha256 ${sha256(RELEASE)}`));
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `cluster-api-operator v0\\.28\\.0: operator-components\\.yaml from operator/v0\\.28\\.0/operator-components\\.yaml has sha256 ${sha256(tampered)}, but the lockfile recorded sha256 ${sha256(RELEASE)}`,
+      ),
+    );
     assert.match(run.stderr, /nothing was written/);
     assert.equal(readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8'), lockBefore);
     assert.equal(readFileSync(deployment, 'utf8'), outBefore);
@@ -114,7 +131,10 @@ test('another operator release under --frozen fails naming the change; without -
   writeFileSync(path.join(dir, 'm.yaml'), readFileSync(path.join(dir, 'm.yaml'), 'utf8').replace('operator/v0.28.0/', 'operator/v0.29.0/'));
   const frozen = cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator', '--frozen');
   assert.equal(frozen.status, 1, frozen.stderr);
-  assert.match(frozen.stderr, /--frozen: the lockfile would change: ~ cluster-api-operator v0\.28\.0 → v0\.29\.0: source url operator\/v0\.28\.0\/operator-components\.yaml → url operator\/v0\.29\.0\/operator-components\.yaml/);
+  assert.match(
+    frozen.stderr,
+    /--frozen: the lockfile would change: ~ cluster-api-operator v0\.28\.0 → v0\.29\.0: source url operator\/v0\.28\.0\/operator-components\.yaml → url operator\/v0\.29\.0\/operator-components\.yaml/,
+  );
   const run = cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator');
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /~ cluster-api-operator v0\.28\.0 → v0\.29\.0/);
@@ -130,7 +150,13 @@ test('Config.operator or output.layout: operator makes every command pin the ope
   writeFileSync(path.join(plain, 'm.yaml'), corpusManifest('v1.12.0'));
   assert.equal(cli(plain, 'lock', '-f', 'm.yaml').status, 0);
   assert.ok(!lockEntries(plain).some((e) => e.kind === 'Operator'));
-  writeFileSync(path.join(plain, 'm.yaml'), corpusManifest('v1.12.0').replace('certManager:', `output:\n  layout: operator\noperator:\n  url: ${path.join(dir, 'operator', 'v0.28.0', 'operator-components.yaml')}\ncertManager:`));
+  writeFileSync(
+    path.join(plain, 'm.yaml'),
+    corpusManifest('v1.12.0').replace(
+      'certManager:',
+      `output:\n  layout: operator\noperator:\n  url: ${path.join(dir, 'operator', 'v0.28.0', 'operator-components.yaml')}\ncertManager:`,
+    ),
+  );
   const lock = cli(plain, 'lock', '-f', 'm.yaml');
   assert.equal(lock.status, 0, lock.stderr);
   assert.match(lock.stdout, /\+ cluster-api-operator v0\.28\.0/);
@@ -139,14 +165,26 @@ test('Config.operator or output.layout: operator makes every command pin the ope
 test('from GitHub: the locked release is served from the cache by digest (no request), plan shows a newer one and update moves the lock to it', async () => {
   const v027 = RELEASE.replaceAll('v0.28.0', 'v0.27.0');
   const dir = tempDir('capi-gitops-operator-lock-');
-  writeFileSync(path.join(dir, 'm.yaml'), corpusManifest('v1.12.0').replace('certManager:', 'output:\n  layout: operator\noperator: {}\ncertManager:'));
+  writeFileSync(
+    path.join(dir, 'm.yaml'),
+    corpusManifest('v1.12.0').replace('certManager:', 'output:\n  layout: operator\noperator: {}\ncertManager:'),
+  );
   const cache = new ArtifactCache(path.join(dir, 'cache'));
-  const options = (apiUrl: string, offline = false) => ({ manifestPaths: [dir], command: 'x', sources: { cache, offline, github: { apiUrl } } });
+  const options = (apiUrl: string, offline = false) => ({
+    manifestPaths: [dir],
+    command: 'x',
+    sources: { cache, offline, github: { apiUrl } },
+  });
   // 1. Only v0.27.0 is published: `latest` resolves to it, and the lock pins it.
-  const before = await FakeGitHub.start({ 'kubernetes-sigs/cluster-api-operator': [{ tag: 'v0.27.0', assets: { 'operator-components.yaml': v027 } }] });
+  const before = await FakeGitHub.start({
+    'kubernetes-sigs/cluster-api-operator': [{ tag: 'v0.27.0', assets: { 'operator-components.yaml': v027 } }],
+  });
   try {
     const first = await renderManagementCluster(options(before.apiUrl));
-    assert.deepEqual(first.lock.changes.map((c) => c.line).filter((l) => l.includes('operator')), ['+ cluster-api-operator v0.27.0']);
+    assert.deepEqual(
+      first.lock.changes.map((c) => c.line).filter((l) => l.includes('operator')),
+      ['+ cluster-api-operator v0.27.0'],
+    );
     writeLock(dir, first.lock.lock);
   } finally {
     await before.close();
@@ -165,10 +203,16 @@ test('from GitHub: the locked release is served from the cache by digest (no req
     // 3. plan shows the move, as it shows cert-manager's (clusterctl upgrade_plan.go prints cert-manager first).
     const { plan } = await planManagementCluster(options(after.apiUrl));
     assert.deepEqual(plan.operator, { installed: 'v0.27.0', target: 'v0.28.0', shouldUpgrade: true });
-    assert.match(renderUpgradePlanText(plan), /^Cert-Manager is already up to date\n\nThe cluster-api-operator will be upgraded from "v0\.27\.0" to "v0\.28\.0"\n\n/);
+    assert.match(
+      renderUpgradePlanText(plan),
+      /^Cert-Manager is already up to date\n\nThe cluster-api-operator will be upgraded from "v0\.27\.0" to "v0\.28\.0"\n\n/,
+    );
     // 4. update moves the lock (Config.operator names no version, so only the lock changes).
     const updated = await updateManagementCluster(options(after.apiUrl), {});
-    assert.deepEqual(updated.resolution.lock.changes.map((c) => c.line), ['~ cluster-api-operator v0.27.0 → v0.28.0']);
+    assert.deepEqual(
+      updated.resolution.lock.changes.map((c) => c.line),
+      ['~ cluster-api-operator v0.27.0 → v0.28.0'],
+    );
     assert.deepEqual(updated.files, []);
     writeLock(dir, updated.resolution.lock.lock);
     const moved = await renderManagementCluster({ ...options(after.apiUrl), frozen: true });

@@ -32,17 +32,33 @@ test('a provider without fetchConfig is locked to its registry URL (clusterctl p
     requestedVersion: 'v1.12.0',
     source: { type: 'registry', url: 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml' },
   });
-  const overridden = providerRegistry([{ name: 'cluster-api', type: 'CoreProvider', url: 'file:///repo/cluster-api/latest/core-components.yaml' }]);
-  assert.deepEqual(lockRequestForProvider(core, overridden)?.source, { type: 'registry', url: 'file:///repo/cluster-api/latest/core-components.yaml' });
+  const overridden = providerRegistry([
+    { name: 'cluster-api', type: 'CoreProvider', url: 'file:///repo/cluster-api/latest/core-components.yaml' },
+  ]);
+  assert.deepEqual(lockRequestForProvider(core, overridden)?.source, {
+    type: 'registry',
+    url: 'file:///repo/cluster-api/latest/core-components.yaml',
+  });
 });
 
 test('fetchConfig url, selector and oci are the source; an empty spec.version is requested as ""', () => {
-  const url = lockRequestForProvider(provider('InfrastructureProvider', 'docker', 'capd-system', { fetchConfig: { url: '../repo/infrastructure-docker/latest/infrastructure-components.yaml' } }), registry);
+  const url = lockRequestForProvider(
+    provider('InfrastructureProvider', 'docker', 'capd-system', {
+      fetchConfig: { url: '../repo/infrastructure-docker/latest/infrastructure-components.yaml' },
+    }),
+    registry,
+  );
   assert.deepEqual(url?.source, { type: 'url', url: '../repo/infrastructure-docker/latest/infrastructure-components.yaml' });
   assert.equal(url?.requestedVersion, '');
-  const oci = lockRequestForProvider(provider('AddonProvider', 'helm', 'caaph-system', { fetchConfig: { oci: 'registry.example/helm:v0.3.0' } }), registry);
+  const oci = lockRequestForProvider(
+    provider('AddonProvider', 'helm', 'caaph-system', { fetchConfig: { oci: 'registry.example/helm:v0.3.0' } }),
+    registry,
+  );
   assert.deepEqual(oci?.source, { type: 'oci', oci: 'registry.example/helm:v0.3.0' });
-  const selector = lockRequestForProvider(provider('CoreProvider', 'cluster-api', 'capi-system', { fetchConfig: { selector: { matchLabels: { b: '2', a: '1' } } } }), registry);
+  const selector = lockRequestForProvider(
+    provider('CoreProvider', 'cluster-api', 'capi-system', { fetchConfig: { selector: { matchLabels: { b: '2', a: '1' } } } }),
+    registry,
+  );
   assert.deepEqual(selector?.source, { type: 'selector', selector: { matchLabels: { a: '1', b: '2' } } });
 });
 
@@ -60,12 +76,17 @@ test('canonical selectors: sorted, deduplicated, empty parts dropped', () => {
         { key: 'b', operator: 'NotIn', values: ['x', 'y'] },
       ],
     }),
-    { matchExpressions: [{ key: 'a', operator: 'Exists' }, { key: 'b', operator: 'NotIn', values: ['x', 'y'] }] },
+    {
+      matchExpressions: [
+        { key: 'a', operator: 'Exists' },
+        { key: 'b', operator: 'NotIn', values: ['x', 'y'] },
+      ],
+    },
   );
   assert.deepEqual(canonicalSelector({}), {});
 });
 
-test('cert-manager: default source is clusterctl\'s URL for the default version; disabled means no entry', () => {
+test("cert-manager: default source is clusterctl's URL for the default version; disabled means no entry", () => {
   assert.deepEqual(lockRequestForCertManager({}), {
     kind: 'CertManager',
     name: 'cert-manager',
@@ -73,8 +94,14 @@ test('cert-manager: default source is clusterctl\'s URL for the default version;
     requestedVersion: '',
     source: { type: 'registry', url: certManagerDefaultUrl(CERT_MANAGER_DEFAULT_VERSION) },
   });
-  assert.deepEqual(lockRequestForCertManager({ certManager: { version: 'v1.18.0' } })?.source, { type: 'registry', url: certManagerDefaultUrl('v1.18.0') });
-  assert.deepEqual(lockRequestForCertManager({ certManager: { url: 'cm/v1.13.0/cert-manager.yaml' } })?.source, { type: 'url', url: 'cm/v1.13.0/cert-manager.yaml' });
+  assert.deepEqual(lockRequestForCertManager({ certManager: { version: 'v1.18.0' } })?.source, {
+    type: 'registry',
+    url: certManagerDefaultUrl('v1.18.0'),
+  });
+  assert.deepEqual(lockRequestForCertManager({ certManager: { url: 'cm/v1.13.0/cert-manager.yaml' } })?.source, {
+    type: 'url',
+    url: 'cm/v1.13.0/cert-manager.yaml',
+  });
   assert.equal(lockRequestForCertManager({ certManager: { enabled: false } }), undefined);
 });
 
@@ -95,18 +122,43 @@ test('lockSatisfies: exact versions compare as written (v1.12.0 is not 1.12.0)',
 });
 
 test('lockSatisfies: a changed URL, source type, OCI reference or selector re-resolves; selector spelling order does not', () => {
-  const base = lockRequestForProvider(provider('CoreProvider', 'cluster-api', 'capi-system', { fetchConfig: { url: 'repo/cluster-api/latest/core-components.yaml' } }), registry)!;
+  const base = lockRequestForProvider(
+    provider('CoreProvider', 'cluster-api', 'capi-system', { fetchConfig: { url: 'repo/cluster-api/latest/core-components.yaml' } }),
+    registry,
+  )!;
   const entry = entryFor(base);
   assert.equal(lockSatisfies(entry, base), true);
   assert.equal(lockSatisfies(entry, { ...base, source: { type: 'url', url: 'repo2/cluster-api/latest/core-components.yaml' } }), false);
-  assert.equal(lockSatisfies(entry, { ...base, source: { type: 'registry', url: 'repo/cluster-api/latest/core-components.yaml' } }), false, 'fetchConfig.url and a registry URL are different sources');
+  assert.equal(
+    lockSatisfies(entry, { ...base, source: { type: 'registry', url: 'repo/cluster-api/latest/core-components.yaml' } }),
+    false,
+    'fetchConfig.url and a registry URL are different sources',
+  );
   assert.equal(lockSatisfies(entry, { ...base, source: { type: 'oci', oci: 'repo/cluster-api/latest/core-components.yaml' } }), false);
 
-  const selected: LockRequest = { ...base, source: { type: 'selector', selector: { matchLabels: { a: '1', b: '2' }, matchExpressions: [{ key: 'c', operator: 'In', values: ['x', 'y'] }] } } };
+  const selected: LockRequest = {
+    ...base,
+    source: {
+      type: 'selector',
+      selector: { matchLabels: { a: '1', b: '2' }, matchExpressions: [{ key: 'c', operator: 'In', values: ['x', 'y'] }] },
+    },
+  };
   const locked = entryFor(selected);
-  const reordered: LockRequest = { ...base, source: { type: 'selector', selector: { matchExpressions: [{ key: 'c', operator: 'In', values: ['y', 'x'] }], matchLabels: { b: '2', a: '1' } } } };
+  const reordered: LockRequest = {
+    ...base,
+    source: {
+      type: 'selector',
+      selector: { matchExpressions: [{ key: 'c', operator: 'In', values: ['y', 'x'] }], matchLabels: { b: '2', a: '1' } },
+    },
+  };
   assert.equal(lockSatisfies(locked, reordered), true);
-  const changed: LockRequest = { ...base, source: { type: 'selector', selector: { matchLabels: { a: '1', b: '3' }, matchExpressions: [{ key: 'c', operator: 'In', values: ['x', 'y'] }] } } };
+  const changed: LockRequest = {
+    ...base,
+    source: {
+      type: 'selector',
+      selector: { matchLabels: { a: '1', b: '3' }, matchExpressions: [{ key: 'c', operator: 'In', values: ['x', 'y'] }] },
+    },
+  };
   assert.equal(lockSatisfies(locked, changed), false);
 });
 

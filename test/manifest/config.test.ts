@@ -14,7 +14,9 @@ test('the Config document loads into the tool settings with its position', async
   const manifest = await loadManifest([file]);
   assert.deepEqual(manifest.config, {
     position: { file, line: 29, column: 1 },
-    repositories: [{ name: 'docker', type: 'InfrastructureProvider', url: './repository/infrastructure-docker/v1.12.0/infrastructure-components.yaml' }],
+    repositories: [
+      { name: 'docker', type: 'InfrastructureProvider', url: './repository/infrastructure-docker/v1.12.0/infrastructure-components.yaml' },
+    ],
     images: { all: { repository: 'registry.example.com/capi' }, 'cluster-api/cluster-api-controller': { tag: 'v1.12.0' } },
     certManager: { enabled: true, version: 'v1.13.0' },
     variables: { EXP_MACHINE_POOL: 'true' },
@@ -28,12 +30,24 @@ test('without a Config document the settings are empty', async () => {
 });
 
 test('variables must be strings: numbers and booleans are reported with a hint to quote them', async () => {
-  const { error } = await loadTextError(config('variables:\n  KUBERNETES_VERSION: 1.30\n  EXP_MACHINE_POOL: true\n  WORKERS: 3\n  EMPTY:\n  NAME: ok'));
+  const { error } = await loadTextError(
+    config('variables:\n  KUBERNETES_VERSION: 1.30\n  EXP_MACHINE_POOL: true\n  WORKERS: 3\n  EMPTY:\n  NAME: ok'),
+  );
   assert.deepEqual(
     error.diagnostics.map((d) => [`${d.line}:${d.column}`, d.path, d.message, d.hint]),
     [
-      ['4:23', 'variables.KUBERNETES_VERSION', 'must be a string, got a number', 'YAML reads the unquoted value as a number; quote it: "1.30"'],
-      ['5:21', 'variables.EXP_MACHINE_POOL', 'must be a string, got a boolean (true or false)', 'YAML reads the unquoted value as a boolean; quote it: "true"'],
+      [
+        '4:23',
+        'variables.KUBERNETES_VERSION',
+        'must be a string, got a number',
+        'YAML reads the unquoted value as a number; quote it: "1.30"',
+      ],
+      [
+        '5:21',
+        'variables.EXP_MACHINE_POOL',
+        'must be a string, got a boolean (true or false)',
+        'YAML reads the unquoted value as a boolean; quote it: "true"',
+      ],
       ['6:12', 'variables.WORKERS', 'must be a string, got an integer', 'YAML reads the unquoted value as a number; quote it: "3"'],
       ['7:3', 'variables.EMPTY', 'must be a string, got null', 'give a value; write "" for an empty string'],
     ],
@@ -52,11 +66,18 @@ test('unknown Config fields are rejected with suggestions, at the top level and 
       ['7:9', 'images.all.tags', 'unknown field "tags"', 'did you mean "tag"?'],
     ],
   );
-  assert.equal(error.diagnostics[0].expected, 'a field of Config: apiVersion, certManager, clusters, github, gitops, images, kind, network, operator, output, overrides, release, repositories, secrets, variables');
+  assert.equal(
+    error.diagnostics[0].expected,
+    'a field of Config: apiVersion, certManager, clusters, github, gitops, images, kind, network, operator, output, overrides, release, repositories, secrets, variables',
+  );
 });
 
 test('repositories need name, type and url, with type one of the provider kinds', async () => {
-  const { error } = await loadTextError(config('repositories:\n  - name: aws\n    type: InfrastructurProvider\n    url: https://example.com/releases/latest/infrastructure-components.yaml\n  - name: ""\n    type: CoreProvider'));
+  const { error } = await loadTextError(
+    config(
+      'repositories:\n  - name: aws\n    type: InfrastructurProvider\n    url: https://example.com/releases/latest/infrastructure-components.yaml\n  - name: ""\n    type: CoreProvider',
+    ),
+  );
   assert.deepEqual(summary(error.diagnostics), [
     '5:11 repositories[0].type: must be one of: CoreProvider, BootstrapProvider, ControlPlaneProvider, InfrastructureProvider, IPAMProvider, RuntimeExtensionProvider, AddonProvider',
     '7:5 repositories[1].url: missing required field "url"',
@@ -67,9 +88,13 @@ test('repositories need name, type and url, with type one of the provider kinds'
 
 test('a repository listed twice is reported at the second with the first position', async () => {
   const { error, file } = await loadTextError(
-    config('repositories:\n  - {name: aws, type: InfrastructureProvider, url: a}\n  - {name: aws, type: BootstrapProvider, url: b}\n  - {name: aws, type: InfrastructureProvider, url: c}'),
+    config(
+      'repositories:\n  - {name: aws, type: InfrastructureProvider, url: a}\n  - {name: aws, type: BootstrapProvider, url: b}\n  - {name: aws, type: InfrastructureProvider, url: c}',
+    ),
   );
-  assert.deepEqual(summary(error.diagnostics), [`6:5 repositories[2]: duplicate repository InfrastructureProvider "aws"; the first is at ${file}:4:5`]);
+  assert.deepEqual(summary(error.diagnostics), [
+    `6:5 repositories[2]: duplicate repository InfrastructureProvider "aws"; the first is at ${file}:4:5`,
+  ]);
 });
 
 test('output.layout accepts kustomize, argocd, flux and operator only', async () => {
@@ -78,7 +103,9 @@ test('output.layout accepts kustomize, argocd, flux and operator only', async ()
 });
 
 test('Config.overrides needs kind, name and unmanaged: true', async () => {
-  const { error } = await loadTextError(config('overrides:\n  - {kind: Deployment, name: x, unmanaged: false}\n  - {kind: Deployment, unmanaged: true}'));
+  const { error } = await loadTextError(
+    config('overrides:\n  - {kind: Deployment, name: x, unmanaged: false}\n  - {kind: Deployment, unmanaged: true}'),
+  );
   assert.deepEqual(
     error.diagnostics.map((d) => d.path),
     ['overrides[0].unmanaged', 'overrides[1].name'],
@@ -87,17 +114,24 @@ test('Config.overrides needs kind, name and unmanaged: true', async () => {
 
 test('several Config documents merge in file order: mappings by key, lists appended, relative paths kept relative to their own file (issue #10)', async () => {
   const dir = await writeManifestDir({
-    'a.yaml': config('variables: {A: a, C: same}\ncertManager: {enabled: true}\nrepositories:\n  - {name: aws, type: InfrastructureProvider, url: repo/aws/latest/infrastructure-components.yaml}'),
-    'site/b.yaml': config('variables: {B: b, C: same}\ncertManager: {url: mirror/cert-manager.yaml}\nrepositories:\n  - {name: vsphere, type: InfrastructureProvider, url: mirror/vsphere/latest/infrastructure-components.yaml}'),
+    'a.yaml': config(
+      'variables: {A: a, C: same}\ncertManager: {enabled: true}\nrepositories:\n  - {name: aws, type: InfrastructureProvider, url: repo/aws/latest/infrastructure-components.yaml}',
+    ),
+    'site/b.yaml': config(
+      'variables: {B: b, C: same}\ncertManager: {url: mirror/cert-manager.yaml}\nrepositories:\n  - {name: vsphere, type: InfrastructureProvider, url: mirror/vsphere/latest/infrastructure-components.yaml}',
+    ),
   });
   const manifest = await loadManifest([path.join(dir, 'a.yaml'), path.join(dir, 'site', 'b.yaml')]);
   assert.deepEqual(manifest.config.variables, { A: 'a', C: 'same', B: 'b' });
   assert.deepEqual(manifest.config.certManager, { enabled: true, url: 'site/mirror/cert-manager.yaml' });
-  assert.deepEqual(manifest.config.repositories?.map((r) => r.url), ['repo/aws/latest/infrastructure-components.yaml', 'site/mirror/vsphere/latest/infrastructure-components.yaml']);
+  assert.deepEqual(
+    manifest.config.repositories?.map((r) => r.url),
+    ['repo/aws/latest/infrastructure-components.yaml', 'site/mirror/vsphere/latest/infrastructure-components.yaml'],
+  );
   assert.equal(manifest.config.position?.file, path.join(dir, 'a.yaml'));
 });
 
-test('a scalar two Config documents set differently is a conflict, at the later one with the first one\'s position', async () => {
+test("a scalar two Config documents set differently is a conflict, at the later one with the first one's position", async () => {
   const dir = await writeManifestDir({ 'a.yaml': config('variables: {A: a}'), 'b.yaml': '# second\n' + config('variables: {A: b}') });
   const error = await loadError([dir]);
   assert.deepEqual(

@@ -44,7 +44,10 @@ function asStrictJsonSchema(schema: unknown): unknown {
   const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key.startsWith('x-kubernetes-')) continue;
-    result[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, asStrictJsonSchema(v)])) : asStrictJsonSchema(value);
+    result[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, asStrictJsonSchema(v)]))
+        : asStrictJsonSchema(value);
   }
   if (result.properties && result.additionalProperties === undefined) result.additionalProperties = false;
   return result;
@@ -141,10 +144,12 @@ function structuralDifferences(upstream: AnySchemaObject, ours: AnySchemaObject,
   const mine = deref(ours);
   if (typeOf(upstream) !== typeOf(mine)) out.push(`${at}: type ${typeOf(upstream)} upstream, ${typeOf(mine)} here`);
   for (const keyword of ['minimum', 'default'] as const) {
-    if (JSON.stringify(upstream[keyword]) !== JSON.stringify(mine[keyword])) out.push(`${at}: ${keyword} ${JSON.stringify(upstream[keyword])} upstream, ${JSON.stringify(mine[keyword])} here`);
+    if (JSON.stringify(upstream[keyword]) !== JSON.stringify(mine[keyword]))
+      out.push(`${at}: ${keyword} ${JSON.stringify(upstream[keyword])} upstream, ${JSON.stringify(mine[keyword])} here`);
   }
   const sortedRequired = (s: AnySchemaObject) => JSON.stringify([...((s.required as string[]) ?? [])].sort());
-  if (sortedRequired(upstream) !== sortedRequired(mine)) out.push(`${at}: required ${sortedRequired(upstream)} upstream, ${sortedRequired(mine)} here`);
+  if (sortedRequired(upstream) !== sortedRequired(mine))
+    out.push(`${at}: required ${sortedRequired(upstream)} upstream, ${sortedRequired(mine)} here`);
   const upstreamProps = (upstream.properties ?? {}) as Record<string, AnySchemaObject>;
   const myProps = (mine.properties ?? {}) as Record<string, AnySchemaObject>;
   const names = new Set([...Object.keys(upstreamProps), ...Object.keys(myProps)]);
@@ -154,7 +159,8 @@ function structuralDifferences(upstream: AnySchemaObject, ours: AnySchemaObject,
     else structuralDifferences(upstreamProps[name], myProps[name], `${at}.${name}`, out);
   }
   if (Object.keys(upstreamProps).length > 0 && mine.additionalProperties !== false) out.push(`${at}: unknown fields are not rejected here`);
-  if (isPlainObject(upstream.items)) structuralDifferences(upstream.items as AnySchemaObject, mine.items as AnySchemaObject, `${at}[]`, out);
+  if (isPlainObject(upstream.items))
+    structuralDifferences(upstream.items as AnySchemaObject, mine.items as AnySchemaObject, `${at}[]`, out);
   if (isPlainObject(upstream.additionalProperties)) {
     structuralDifferences(upstream.additionalProperties as AnySchemaObject, mine.additionalProperties as AnySchemaObject, `${at}{}`, out);
   }
@@ -169,10 +175,39 @@ test('schema/capi-gitops.schema.json ProviderSpec has exactly the upstream field
 });
 
 test('quantities: the schema pattern accepts exactly the strings the CRD pattern accepts', () => {
-  const limits = (((upstreamSchema('CoreProvider').properties as any).spec.properties.deployment.properties.containers.items.properties.resources.properties.limits.additionalProperties) as AnySchemaObject);
+  const limits = (upstreamSchema('CoreProvider').properties as any).spec.properties.deployment.properties.containers.items.properties
+    .resources.properties.limits.additionalProperties as AnySchemaObject;
   const upstreamPattern = new RegExp(limits.pattern as string);
-  const ourPattern = new RegExp(((mySchema.$defs as any).Quantity.anyOf[1].pattern) as string);
-  const samples = ['1', '500m', '0.5', '.5', '1.', '128Mi', '2Gi', '1Ki', '1ki', '1e3', '1.5E-2', '+1', '-1', '1n', '1u', '1k', '1K', '1E', '1Ei', '', 'Gi', '1e', '1.2.3', '12x', '1m5', ' 1', '1 '];
+  const ourPattern = new RegExp((mySchema.$defs as any).Quantity.anyOf[1].pattern as string);
+  const samples = [
+    '1',
+    '500m',
+    '0.5',
+    '.5',
+    '1.',
+    '128Mi',
+    '2Gi',
+    '1Ki',
+    '1ki',
+    '1e3',
+    '1.5E-2',
+    '+1',
+    '-1',
+    '1n',
+    '1u',
+    '1k',
+    '1K',
+    '1E',
+    '1Ei',
+    '',
+    'Gi',
+    '1e',
+    '1.2.3',
+    '12x',
+    '1m5',
+    ' 1',
+    '1 ',
+  ];
   for (const sample of samples) assert.equal(ourPattern.test(sample), upstreamPattern.test(sample), JSON.stringify(sample));
 });
 
@@ -190,7 +225,10 @@ const SAMPLES: [string, string][] = [
   ['a container without a name', 'deployment: {containers: [{imageUrl: x}]}'],
   ['an env var without a name', 'deployment: {containers: [{name: m, env: [{value: x}]}]}'],
   ['tolerationSeconds as a string', 'deployment: {tolerations: [{tolerationSeconds: "30"}]}'],
-  ['a preferred affinity term without weight', 'deployment: {affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{preference: {}}]}}}'],
+  [
+    'a preferred affinity term without weight',
+    'deployment: {affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{preference: {}}]}}}',
+  ],
   ['an unknown patch target field', 'patches: [{patch: "x", target: {kinds: Service}}]'],
   ['additionalArgs with a number value', 'manager: {additionalArgs: {--v: 5}}'],
   ['configSecret without name', 'configSecret: {namespace: x}'],
@@ -213,9 +251,18 @@ for (const [what, spec] of SAMPLES) {
 test('the CEL rules enforced in code are the upstream CRD rules, and their messages are quoted', () => {
   const spec = (upstreamSchema('CoreProvider').properties as Record<string, AnySchemaObject>).spec;
   const specRules = spec['x-kubernetes-validations'] as { rule: string; message: string }[];
-  const fetchRules = (spec.properties as Record<string, AnySchemaObject>).fetchConfig['x-kubernetes-validations'] as { rule: string; message: string }[];
-  assert.deepEqual(specRules.map((r) => r.rule), ['!(has(self.manifestPatches) && has(self.patches))']);
-  assert.deepEqual(fetchRules.map((r) => r.rule), ['[has(self.oci), has(self.url), has(self.selector)].exists_one(x,x)']);
+  const fetchRules = (spec.properties as Record<string, AnySchemaObject>).fetchConfig['x-kubernetes-validations'] as {
+    rule: string;
+    message: string;
+  }[];
+  assert.deepEqual(
+    specRules.map((r) => r.rule),
+    ['!(has(self.manifestPatches) && has(self.patches))'],
+  );
+  assert.deepEqual(
+    fetchRules.map((r) => r.rule),
+    ['[has(self.oci), has(self.url), has(self.selector)].exists_one(x,x)'],
+  );
   const [fetch, patches] = checkProviderSpecRules({ fetchConfig: {}, patches: [], manifestPatches: [] });
   assert.ok(fetch.expected?.includes(fetchRules[0].message), fetch.expected);
   assert.ok(patches.expected?.includes(specRules[0].message), patches.expected);

@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { loadManifest } from '../../src/manifest/load.js';
 import { compareStrings } from '../../src/model/diagnostics.js';
-import { MANIFEST_FIXTURES, loadError, loadText, loadTextError, provider, summary, writeManifestDir } from '../fixtures/manifest/helpers.js';
+import {
+  MANIFEST_FIXTURES,
+  loadError,
+  loadText,
+  loadTextError,
+  provider,
+  summary,
+  writeManifestDir,
+} from '../fixtures/manifest/helpers.js';
 
 const FULL = path.join(MANIFEST_FIXTURES, 'full');
 const EXPORTED = path.join(MANIFEST_FIXTURES, 'exported');
@@ -43,7 +51,9 @@ test('a manifest using every ProviderSpec, ManagerSpec, DeploymentSpec and Conta
   assert.deepEqual(extra?.manager, core.spec.manager);
   assert.deepEqual(extra?.deployment, core.spec.deployment);
   assert.notEqual(extra?.manager, core.spec.manager);
-  assert.deepEqual(manifest.providers[1].spec.fetchConfig?.selector?.matchExpressions, [{ key: 'provider.cluster.x-k8s.io/type', operator: 'In', values: ['bootstrap'] }]);
+  assert.deepEqual(manifest.providers[1].spec.fetchConfig?.selector?.matchExpressions, [
+    { key: 'provider.cluster.x-k8s.io/type', operator: 'In', values: ['bootstrap'] },
+  ]);
   assert.equal(manifest.providers[1].spec.manifestPatches?.length, 1);
   assert.equal(manifest.providers[2].spec.fetchConfig?.oci, 'registry.example.com/capi/control-plane-kubeadm:v1.12.0');
   assert.deepEqual(core.position, { file: path.join(FULL, 'providers.yaml'), line: 7, column: 1 });
@@ -115,7 +125,10 @@ test('a directory is read as its *.yaml and *.yml files in code-unit order, not 
     'nested/deeper.yaml': provider('', 'BootstrapProvider', 'nested', 'ns-n'),
   });
   const manifest = await loadManifest([dir]);
-  assert.deepEqual(manifest.providers.map((p) => p.name), ['upper-b', 'a-yaml', 'a-yml', 'b']);
+  assert.deepEqual(
+    manifest.providers.map((p) => p.name),
+    ['upper-b', 'a-yaml', 'a-yml', 'b'],
+  );
   assert.equal(manifest.baseDir, dir);
 });
 
@@ -126,7 +139,10 @@ test('files given one by one keep their order, a file named twice is read once, 
   });
   const z = path.join(dir, 'z.yaml');
   const manifest = await loadManifest([z, path.join(dir, 'providers.txt'), dir]);
-  assert.deepEqual(manifest.providers.map((p) => p.name), ['z', 'txt']);
+  assert.deepEqual(
+    manifest.providers.map((p) => p.name),
+    ['z', 'txt'],
+  );
 });
 
 test('a missing path and an empty directory are reported with the other problems', async () => {
@@ -158,20 +174,30 @@ test('problems in several files are reported together, each with file, line, col
       [at('c-broken.yaml'), 4, 9, undefined, undefined, 'invalid YAML: nested mappings are not allowed in compact mappings'],
     ],
   );
-  assert.match(error.message, /^.*a-providers\.yaml:7:3: error: CoreProvider\/capi-system\/cluster-api: spec\.versoin: unknown field "versoin"$/m);
+  assert.match(
+    error.message,
+    /^.*a-providers\.yaml:7:3: error: CoreProvider\/capi-system\/cluster-api: spec\.versoin: unknown field "versoin"$/m,
+  );
   for (const d of error.diagnostics) assert.ok(d.expected && d.hint, `${d.message}: expected and hint`);
 });
 
 test('the namespace is required for providers, and the hint says it is where components are installed', async () => {
-  const { error } = await loadTextError('apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: BootstrapProvider\n');
-  assert.deepEqual(summary(error.diagnostics), ['3:1 metadata.namespace: missing required field "namespace"', '6:1 metadata: missing required field "metadata"']);
+  const { error } = await loadTextError(
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: BootstrapProvider\n',
+  );
+  assert.deepEqual(summary(error.diagnostics), [
+    '3:1 metadata.namespace: missing required field "namespace"',
+    '6:1 metadata: missing required field "metadata"',
+  ]);
   assert.match(error.diagnostics[0].hint ?? '', /namespace the provider's components are installed into/);
   assert.match(error.diagnostics[1].hint ?? '', /metadata\.namespace/);
 });
 
 test('malformed YAML gives one diagnostic per syntax error with its line and column, and other documents are still checked', async () => {
   const { error, file } = await loadTextError(
-    provider('version: v1.12.0\n manager: {}') + '---\n' + provider('versio: v1', 'BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system'),
+    provider('version: v1.12.0\n manager: {}') +
+      '---\n' +
+      provider('versio: v1', 'BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system'),
   );
   assert.deepEqual(summary(error.diagnostics), [
     '7:12 -: invalid YAML: implicit keys need to be on a single line',
@@ -192,12 +218,18 @@ test('a kubectl List export with status, managedFields and server metadata loads
       position: { file: path.join(EXPORTED, 'coreprovider-list.yaml'), line: 4, column: 3 },
     },
   ]);
-  assert.deepEqual(manifest.secrets.map((s) => [s.namespace, s.name, s.data]), [['capi-system', 'capi-variables', { CLUSTER_TOPOLOGY: 'true' }]]);
+  assert.deepEqual(
+    manifest.secrets.map((s) => [s.namespace, s.name, s.data]),
+    [['capi-system', 'capi-variables', { CLUSTER_TOPOLOGY: 'true' }]],
+  );
 });
 
 test('a typed provider list whose items have no apiVersion or kind loads, taking them from the list', async () => {
   const manifest = await loadManifest([path.join(EXPORTED, 'bootstrap-typed-list.yaml')]);
-  assert.deepEqual(manifest.providers.map((p) => [p.kind, p.namespace, p.name, p.spec]), [['BootstrapProvider', 'capi-kubeadm-bootstrap-system', 'kubeadm', { version: 'v1.12.0' }]]);
+  assert.deepEqual(
+    manifest.providers.map((p) => [p.kind, p.namespace, p.name, p.spec]),
+    [['BootstrapProvider', 'capi-kubeadm-bootstrap-system', 'kubeadm', { version: 'v1.12.0' }]],
+  );
 });
 
 test('problems inside List items name the item and point into it', async () => {
@@ -266,7 +298,10 @@ test('duplicate Secrets and ConfigMaps across files are reported at the second w
   const a = path.join(dir, 'a.yaml');
   assert.deepEqual(
     error.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.message}`),
-    [`${path.join(dir, 'b.yaml')}:2:1 duplicate ConfigMap capi-system/extra; the first is at ${a}:6:1`, `${path.join(dir, 'b.yaml')}:6:1 duplicate Secret capi-system/creds; the first is at ${a}:1:1`],
+    [
+      `${path.join(dir, 'b.yaml')}:2:1 duplicate ConfigMap capi-system/extra; the first is at ${a}:6:1`,
+      `${path.join(dir, 'b.yaml')}:6:1 duplicate Secret capi-system/creds; the first is at ${a}:1:1`,
+    ],
   );
   // Same name in another namespace is a different object.
   const other = await writeManifestDir({ 'a.yaml': secret + '---\n' + secret.replace('capi-system', 'other') });
@@ -274,7 +309,10 @@ test('duplicate Secrets and ConfigMaps across files are reported at the second w
 });
 
 test('empty documents and comment-only files are skipped', async () => {
-  const dir = await writeManifestDir({ 'a.yaml': '# only a comment\n', 'b.yaml': '---\n---\n# nothing\n---\n' + provider('version: v1.12.0') + '---\n' });
+  const dir = await writeManifestDir({
+    'a.yaml': '# only a comment\n',
+    'b.yaml': '---\n---\n# nothing\n---\n' + provider('version: v1.12.0') + '---\n',
+  });
   const manifest = await loadManifest([dir]);
   assert.equal(manifest.providers.length, 1);
 });
@@ -286,7 +324,9 @@ test('null fields are dropped before validation, as the API server prunes them',
 
 test('YAML 1.1 scalars resolve as Kubernetes (go-yaml v2 resolve.go) reads them', async () => {
   const { manifest } = await loadText(
-    provider('version: 2026-01-14\nmanager:\n  cacheNamespace: 1:30\n  featureGates: {A: on, B: off, C: y, D: No, yes: true}\n  webhook: {port: 0x24E3}\n  controller: {cacheSyncTimeout: 0o17}\ndeployment: {replicas: 010, serviceAccountName: !!str 12}'),
+    provider(
+      'version: 2026-01-14\nmanager:\n  cacheNamespace: 1:30\n  featureGates: {A: on, B: off, C: y, D: No, yes: true}\n  webhook: {port: 0x24E3}\n  controller: {cacheSyncTimeout: 0o17}\ndeployment: {replicas: 010, serviceAccountName: !!str 12}',
+    ),
   );
   const spec = manifest.providers[0].spec;
   // Timestamps and sexagesimal numbers stay strings; yes/no/on/off/y/n are booleans (also as keys);
@@ -303,7 +343,8 @@ test('YAML 1.1 scalars resolve as Kubernetes (go-yaml v2 resolve.go) reads them'
 });
 
 test('alias bombs, alias loops and keys without a JSON form are refused', async () => {
-  const level = (i: number) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`;
+  const level = (i: number) =>
+    `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`;
   const bomb = ['a: &a [x, x]', ...Array.from({ length: 12 }, (_, i) => level(i))].join('\n');
   const { error } = await loadTextError(`${bomb}\n---\nloop: &loop [*loop]\n---\n? [a, b]\n: c\n`);
   assert.deepEqual(summary(error.diagnostics), [
@@ -315,7 +356,9 @@ test('alias bombs, alias loops and keys without a JSON form are refused', async 
 
 test('merge keys (<<) merge where they stand and later keys win, as go-yaml v2 does', async () => {
   const { manifest } = await loadText(
-    provider('manager: &defaults\n  verbosity: 2\n  syncPeriod: 5m\nadditionalDeployments:\n  extra:\n    manager:\n      <<: *defaults\n      verbosity: 4'),
+    provider(
+      'manager: &defaults\n  verbosity: 2\n  syncPeriod: 5m\nadditionalDeployments:\n  extra:\n    manager:\n      <<: *defaults\n      verbosity: 4',
+    ),
   );
   assert.deepEqual(manifest.providers[0].spec.additionalDeployments?.extra.manager, { verbosity: 4, syncPeriod: '5m' });
 });

@@ -12,7 +12,12 @@ test('the build precompiles the manifest schema, and the precompiled validator a
   assert.ok(existsSync(precompiledPath), 'npm run build did not write the precompiled validator');
   const precompiled = createRequire(import.meta.url)(precompiledPath) as (value: unknown) => boolean & { errors?: unknown };
   const fresh = compileDocumentValidator(JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')));
-  const provider = (spec: unknown) => ({ apiVersion: 'operator.cluster.x-k8s.io/v1alpha2', kind: 'CoreProvider', metadata: { name: 'cluster-api', namespace: 'capi-system' }, spec });
+  const provider = (spec: unknown) => ({
+    apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
+    kind: 'CoreProvider',
+    metadata: { name: 'cluster-api', namespace: 'capi-system' },
+    spec,
+  });
   const samples = [
     provider({ version: 'v1.12.0' }),
     provider({ versoin: 'v1.12.0' }),

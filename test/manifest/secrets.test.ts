@@ -6,7 +6,8 @@ import { loadManifest } from '../../src/manifest/load.js';
 import { CORPUS_CONFIGMAPS } from '../helpers/paths.js';
 import { MANIFEST_FIXTURES, loadText, loadTextError, summary } from '../fixtures/manifest/helpers.js';
 
-const secret = (body: string, name = 'creds') => `apiVersion: v1\nkind: Secret\nmetadata: {name: ${name}, namespace: capi-system}\n${body}\n`;
+const secret = (body: string, name = 'creds') =>
+  `apiVersion: v1\nkind: Secret\nmetadata: {name: ${name}, namespace: capi-system}\n${body}\n`;
 
 test('Secret data is decoded from base64 and stringData wins over data for the same key (API server Secret stringData merge)', async () => {
   const manifest = await loadManifest([path.join(MANIFEST_FIXTURES, 'full', 'secrets-and-config.yaml')]);

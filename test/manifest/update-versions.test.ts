@@ -56,14 +56,18 @@ metadata:
 spec: {}
 `;
 
-const bump = (kind: VersionBump['kind'], name: string, namespace: string, newVersion: string): VersionBump => ({ kind, name, namespace, newVersion });
+const bump = (kind: VersionBump['kind'], name: string, namespace: string, newVersion: string): VersionBump => ({
+  kind,
+  name,
+  namespace,
+  newVersion,
+});
 
 const KUBEADM_BUMPS = [
   bump('CoreProvider', 'cluster-api', 'capi-system', 'v1.10.4'),
   bump('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', 'v1.10.4'),
   bump('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system', 'v1.10.4'),
 ];
-
 
 test('pinned versions change in place; quoting, comments, List items and every other byte stay as they were', () => {
   const result = updateManifestVersions([{ path: 'management.yaml', text: MANAGEMENT }], KUBEADM_BUMPS);
@@ -86,7 +90,10 @@ test('pinned versions change in place; quoting, comments, List items and every o
 
 test('byte identity outside the changed scalar: the text before and after each version is untouched', () => {
   const text = MANAGEMENT;
-  const result = updateManifestVersions([{ path: 'm.yaml', text }], [bump('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system', 'v1.12.0')]);
+  const result = updateManifestVersions(
+    [{ path: 'm.yaml', text }],
+    [bump('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system', 'v1.12.0')],
+  );
   const start = text.indexOf('v1.8.0 # unquoted');
   assert.equal(result.files[0].text.slice(0, start), text.slice(0, start));
   assert.equal(result.files[0].text.slice(start + 'v1.12.0'.length), text.slice(start + 'v1.8.0'.length));
@@ -109,14 +116,23 @@ test('a range or no version is not edited: the change list says the lockfile car
 });
 
 test('a range the new version is outside of is not edited and cannot be carried by the lockfile either', () => {
-  const result = updateManifestVersions([{ path: 'm.yaml', text: MANAGEMENT }], [bump('InfrastructureProvider', 'docker', 'capd-system', 'v1.10.4')]);
+  const result = updateManifestVersions(
+    [{ path: 'm.yaml', text: MANAGEMENT }],
+    [bump('InfrastructureProvider', 'docker', 'capd-system', 'v1.10.4')],
+  );
   assert.equal(result.files[0].text, MANAGEMENT);
   assert.equal(result.edits[0].status, 'skipped');
-  assert.equal(result.edits[0].reason, 'v1.10.4 is outside the range "~1.8", so the lockfile cannot carry it; widen the range or pin the version');
+  assert.equal(
+    result.edits[0].reason,
+    'v1.10.4 is outside the range "~1.8", so the lockfile cannot carry it; widen the range or pin the version',
+  );
 });
 
 test('a version already pinned is reported unchanged and the file is not rewritten', () => {
-  const result = updateManifestVersions([{ path: 'm.yaml', text: MANAGEMENT }], [bump('CoreProvider', 'cluster-api', 'capi-system', 'v1.8.0')]);
+  const result = updateManifestVersions(
+    [{ path: 'm.yaml', text: MANAGEMENT }],
+    [bump('CoreProvider', 'cluster-api', 'capi-system', 'v1.8.0')],
+  );
   assert.equal(result.files[0].changed, false);
   assert.equal(result.files[0].text, MANAGEMENT);
   assert.equal(result.edits[0].status, 'unchanged');
@@ -124,7 +140,8 @@ test('a version already pinned is reported unchanged and the file is not rewritt
 });
 
 test('several files: only the ones with a pinned provider change, in input order', () => {
-  const other = 'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: AddonProvider\nmetadata:\n  name: helm\n  namespace: caaph-system\nspec:\n  version: v0.3.0\n';
+  const other =
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: AddonProvider\nmetadata:\n  name: helm\n  namespace: caaph-system\nspec:\n  version: v0.3.0\n';
   const result = updateManifestVersions(
     [
       { path: 'b.yaml', text: other },
@@ -132,7 +149,13 @@ test('several files: only the ones with a pinned provider change, in input order
     ],
     [bump('CoreProvider', 'cluster-api', 'capi-system', 'v1.12.0')],
   );
-  assert.deepEqual(result.files.map((f) => [f.path, f.changed]), [['b.yaml', false], ['a.yaml', true]]);
+  assert.deepEqual(
+    result.files.map((f) => [f.path, f.changed]),
+    [
+      ['b.yaml', false],
+      ['a.yaml', true],
+    ],
+  );
   assert.equal(result.files[0].text, other);
 });
 
@@ -153,11 +176,15 @@ test('typed lists, flow mappings, tags and CRLF line endings are kept', () => {
   ].join('\r\n');
   const result = updateManifestVersions([{ path: 'm.yaml', text }], KUBEADM_BUMPS.slice(0, 2));
   assert.equal(result.files[0].text, text.replace('{version: v1.8.0,', '{version: v1.10.4,').replace('!!str v1.8.0', '!!str v1.10.4'));
-  assert.deepEqual(result.edits.map((e) => e.line), [5, 11]);
+  assert.deepEqual(
+    result.edits.map((e) => e.line),
+    [5, 11],
+  );
 });
 
 test('the same name in another namespace is another provider', () => {
-  const text = 'kind: CoreProvider\nmetadata: {name: cluster-api, namespace: elsewhere}\nspec: {version: v1.8.0}\n---\nkind: CoreProvider\nmetadata: {name: cluster-api, namespace: capi-system}\nspec: {version: v1.8.0}\n';
+  const text =
+    'kind: CoreProvider\nmetadata: {name: cluster-api, namespace: elsewhere}\nspec: {version: v1.8.0}\n---\nkind: CoreProvider\nmetadata: {name: cluster-api, namespace: capi-system}\nspec: {version: v1.8.0}\n';
   const result = updateManifestVersions([{ path: 'm.yaml', text }], [KUBEADM_BUMPS[0]]);
   assert.equal(result.files[0].text, text.replace(/v1\.8\.0\}\n$/, 'v1.10.4}\n'));
   assert.equal(result.edits.length, 1);
@@ -168,18 +195,34 @@ test('a version given through an alias is left for the user to edit', () => {
   const result = updateManifestVersions([{ path: 'm.yaml', text }], [KUBEADM_BUMPS[0]]);
   assert.equal(result.files[0].text, text);
   assert.equal(result.edits[0].status, 'skipped');
-  assert.equal(result.edits[0].message, 'm.yaml:4: CoreProvider capi-system/cluster-api not edited: spec.version is an alias; write v1.10.4 by hand');
+  assert.equal(
+    result.edits[0].message,
+    'm.yaml:4: CoreProvider capi-system/cluster-api not edited: spec.version is an alias; write v1.10.4 by hand',
+  );
 });
 
 test('a version that is not a string, or a spec built with a merge key, is left for the user to edit', () => {
   const number = 'kind: CoreProvider\nmetadata: {name: cluster-api, namespace: capi-system}\nspec:\n  version: 1.10\n';
-  const merged = 'kind: CoreProvider\nmetadata: {name: cluster-api, namespace: capi-system, labels: &base {version: v1.8.0}}\nspec:\n  <<: *base\n  version: v1.8.0\n';
-  const result = updateManifestVersions([{ path: 'a.yaml', text: number }, { path: 'b.yaml', text: merged }], [KUBEADM_BUMPS[0]]);
-  assert.deepEqual(result.files.map((f) => f.changed), [false, false]);
-  assert.deepEqual(result.edits.map((e) => [e.status, e.reason]), [
-    ['skipped', 'spec.version is not a string; write "v1.10.4" by hand'],
-    ['skipped', 'spec has a merge key; write v1.10.4 by hand'],
-  ]);
+  const merged =
+    'kind: CoreProvider\nmetadata: {name: cluster-api, namespace: capi-system, labels: &base {version: v1.8.0}}\nspec:\n  <<: *base\n  version: v1.8.0\n';
+  const result = updateManifestVersions(
+    [
+      { path: 'a.yaml', text: number },
+      { path: 'b.yaml', text: merged },
+    ],
+    [KUBEADM_BUMPS[0]],
+  );
+  assert.deepEqual(
+    result.files.map((f) => f.changed),
+    [false, false],
+  );
+  assert.deepEqual(
+    result.edits.map((e) => [e.status, e.reason]),
+    [
+      ['skipped', 'spec.version is not a string; write "v1.10.4" by hand'],
+      ['skipped', 'spec has a merge key; write v1.10.4 by hand'],
+    ],
+  );
 });
 
 test('a bump for a provider the files do not declare is an error', () => {

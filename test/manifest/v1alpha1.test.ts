@@ -32,7 +32,12 @@ function run(args: string[], cwd = PROJECT_ROOT) {
 /** What resolve receives, without where it was written. */
 function content(manifest: Manifest): unknown {
   const bare = <T extends { position?: unknown }>(items: T[]) => items.map(({ position: _, ...rest }) => rest);
-  return { providers: bare(manifest.providers), secrets: bare(manifest.secrets), configMaps: bare(manifest.configMaps), config: manifest.config };
+  return {
+    providers: bare(manifest.providers),
+    secrets: bare(manifest.secrets),
+    configMaps: bare(manifest.configMaps),
+    config: manifest.config,
+  };
 }
 
 async function loadOrError(file: string): Promise<Manifest | string> {
@@ -62,7 +67,12 @@ for (const example of EXAMPLES) {
     assert.deepEqual(content(v1), content(v2));
     assert.equal(v1.warnings?.length, v1.providers.length);
     for (const warning of (v1.warnings ?? []).map(formatWarning)) {
-      assert.match(warning, new RegExp(`${example}\\.v1alpha1\\.yaml:\\d+:\\d+: warning: \\w+Provider/[\\w-]+/[\\w-]+: operator\\.cluster\\.x-k8s\\.io/v1alpha1 object`));
+      assert.match(
+        warning,
+        new RegExp(
+          `${example}\\.v1alpha1\\.yaml:\\d+:\\d+: warning: \\w+Provider/[\\w-]+/[\\w-]+: operator\\.cluster\\.x-k8s\\.io/v1alpha1 object`,
+        ),
+      );
       assert.match(warning, /capi-gitops convert -f \S+ --in-place/);
     }
     assert.deepEqual(v2.warnings, []);
@@ -75,8 +85,12 @@ for (const example of EXAMPLES) {
     assert.deepEqual(problems, []);
     const expected = readFileSync(path.join(README, `${example}.v1alpha2.yaml`), 'utf8');
     assert.deepEqual(values(result.text), values(expected));
-    for (const comment of text.split('\n').filter((line) => line.trim().startsWith('#'))) assert.ok(result.text.includes(comment.trim()), `lost comment ${comment}`);
-    assert.equal(result.converted.length, values(text).filter((v) => (v as { apiVersion?: string }).apiVersion?.endsWith('v1alpha1')).length);
+    for (const comment of text.split('\n').filter((line) => line.trim().startsWith('#')))
+      assert.ok(result.text.includes(comment.trim()), `lost comment ${comment}`);
+    assert.equal(
+      result.converted.length,
+      values(text).filter((v) => (v as { apiVersion?: string }).apiVersion?.endsWith('v1alpha1')).length,
+    );
     // Documents without v1alpha1 objects keep their bytes.
     const secret = /apiVersion: v1\nkind: (Secret|ConfigMap)\n[\s\S]*?(?=\n---|$)/.exec(text);
     if (secret) assert.ok(result.text.includes(secret[0]));
@@ -177,11 +191,18 @@ test('a v1alpha1 provider renders the same bytes as its v1alpha2 form', async ()
   });
   const secret = `---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: capi-variables\n  namespace: capi-system\nstringData:\n  UNUSED_SETTING: "v1alpha1-conversion-check"\n`;
   const v1 = v2
-    .replace('apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider', 'apiVersion: operator.cluster.x-k8s.io/v1alpha1\nkind: CoreProvider')
+    .replace(
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider',
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha1\nkind: CoreProvider',
+    )
     .replace('  configSecret:\n    name: capi-variables\n', '  secretName: capi-variables\n')
-    .replace('      imageUrl: registry.example.com/capi/cluster-api-controller:v1.12.0\n', '      image:\n        repository: registry.example.com/capi\n        name: cluster-api-controller\n        tag: v1.12.0\n');
+    .replace(
+      '      imageUrl: registry.example.com/capi/cluster-api-controller:v1.12.0\n',
+      '      image:\n        repository: registry.example.com/capi\n        name: cluster-api-controller\n        tag: v1.12.0\n',
+    );
   assert.notEqual(v1, v2);
-  const render = async (text: string) => (await renderManagementCluster({ manifestPaths: [writeTempManifest({ 'm.yaml': text + secret })] })).files;
+  const render = async (text: string) =>
+    (await renderManagementCluster({ manifestPaths: [writeTempManifest({ 'm.yaml': text + secret })] })).files;
   assert.deepEqual(await render(v1), await render(v2));
 });
 
@@ -200,16 +221,25 @@ test('CLI: render warns once per v1alpha1 object; convert --in-place rewrites on
   assert.equal(inPlace.code, 0, inPlace.stderr);
   assert.match(inPlace.stderr, /rewrote 1 of 2 file\(s\)/);
   assert.equal(readFileSync(path.join(dir, 'b.yaml'), 'utf8'), other);
-  assert.deepEqual(values(readFileSync(path.join(dir, 'a.yaml'), 'utf8')), values(readFileSync(path.join(README, '05.v1alpha2.yaml'), 'utf8')));
+  assert.deepEqual(
+    values(readFileSync(path.join(dir, 'a.yaml'), 'utf8')),
+    values(readFileSync(path.join(README, '05.v1alpha2.yaml'), 'utf8')),
+  );
   const again = run(['convert', '-f', dir, '--in-place'], dir);
   assert.match(again.stderr, /rewrote 0 of 2 file\(s\)/);
   // render (and lock, plan, update: the same loader) warns once per converted object.
-  const v1Corpus = corpusManifest('v1.12.0').replace(/operator\.cluster\.x-k8s\.io\/v1alpha2\nkind: (Core|Bootstrap)Provider/g, 'operator.cluster.x-k8s.io/v1alpha1\nkind: $1Provider');
+  const v1Corpus = corpusManifest('v1.12.0').replace(
+    /operator\.cluster\.x-k8s\.io\/v1alpha2\nkind: (Core|Bootstrap)Provider/g,
+    'operator.cluster.x-k8s.io/v1alpha1\nkind: $1Provider',
+  );
   const renderDir = writeTempManifest({ 'm.yaml': v1Corpus });
   const rendered = run(['render', '-f', 'm.yaml', '-o', 'out'], renderDir);
   assert.equal(rendered.code, 0, rendered.stderr);
   const warnings = rendered.stderr.split('\n').filter((line) => / warning: .*v1alpha1 object/.test(line));
   assert.equal(warnings.length, 2, rendered.stderr);
-  assert.match(warnings[0], /^m\.yaml:1:1: warning: CoreProvider\/capi-system\/cluster-api: operator\.cluster\.x-k8s\.io\/v1alpha1 object, converted to v1alpha2/);
+  assert.match(
+    warnings[0],
+    /^m\.yaml:1:1: warning: CoreProvider\/capi-system\/cluster-api: operator\.cluster\.x-k8s\.io\/v1alpha1 object, converted to v1alpha2/,
+  );
   assert.match(rendered.stderr, /hint: rewrite it with: capi-gitops convert -f m\.yaml --in-place/);
 });

@@ -16,7 +16,8 @@ test('an unknown field is reported at its key with the closest known field sugge
       path: 'spec.versoin',
       object: 'CoreProvider/capi-system/cluster-api',
       message: 'unknown field "versoin"',
-      expected: 'a field of ProviderSpec: additionalDeployments, additionalManifests, configSecret, deployment, fetchConfig, manager, manifestPatches, patches, version',
+      expected:
+        'a field of ProviderSpec: additionalDeployments, additionalManifests, configSecret, deployment, fetchConfig, manager, manifestPatches, patches, version',
       hint: 'did you mean "version"?',
     },
   ]);
@@ -30,7 +31,8 @@ test('an unknown field is reported at its key with the closest known field sugge
 
 test('unknown fields deep in the spec, in any case, and misplaced fields get the right suggestion', async () => {
   const { error } = await loadTextError(
-    provider('manager:\n  maxConcurrentReconcile: 2\ndeployment:\n  containers:\n    - name: manager\n      imageURL: x\n  tolerance: []') + 'version: v1.12.0\n',
+    provider('manager:\n  maxConcurrentReconcile: 2\ndeployment:\n  containers:\n    - name: manager\n      imageURL: x\n  tolerance: []') +
+      'version: v1.12.0\n',
   );
   assert.deepEqual(
     error.diagnostics.map((d) => [`${d.line}:${d.column}`, d.path, d.hint]),
@@ -65,7 +67,9 @@ test('patches and manifestPatches are mutually exclusive, even when empty (CRD C
 
 test('schema minimums: maxConcurrentReconciles >= 1, replicas >= 0, verbosity >= 0, also in additionalDeployments', async () => {
   const { error } = await loadTextError(
-    provider('manager: {maxConcurrentReconciles: 0, verbosity: -1}\ndeployment: {replicas: -1}\nadditionalDeployments:\n  extra:\n    manager: {maxConcurrentReconciles: 0}'),
+    provider(
+      'manager: {maxConcurrentReconciles: 0, verbosity: -1}\ndeployment: {replicas: -1}\nadditionalDeployments:\n  extra:\n    manager: {maxConcurrentReconciles: 0}',
+    ),
   );
   assert.deepEqual(summary(error.diagnostics), [
     '7:38 spec.manager.maxConcurrentReconciles: must be >= 1',
@@ -80,20 +84,32 @@ test('leaderElection requires all seven fields of LeaderElectionConfiguration', 
   const { error } = await loadTextError(provider('manager:\n  leaderElection:\n    leaderElect: true\n    leaseDuration: 15s'));
   assert.deepEqual(
     error.diagnostics.map((d) => `${d.line}:${d.column} ${d.path}`),
-    ['8:5 spec.manager.leaderElection.renewDeadline', '8:5 spec.manager.leaderElection.resourceLock', '8:5 spec.manager.leaderElection.resourceName', '8:5 spec.manager.leaderElection.resourceNamespace', '8:5 spec.manager.leaderElection.retryPeriod'],
+    [
+      '8:5 spec.manager.leaderElection.renewDeadline',
+      '8:5 spec.manager.leaderElection.resourceLock',
+      '8:5 spec.manager.leaderElection.resourceName',
+      '8:5 spec.manager.leaderElection.resourceNamespace',
+      '8:5 spec.manager.leaderElection.retryPeriod',
+    ],
   );
   assert.equal(error.diagnostics[0].message, 'missing required field "renewDeadline"');
 });
 
 test('type mismatches explain YAML typing and show the source to quote', async () => {
   const { error } = await loadTextError(
-    provider('version: 1.10\nmanager:\n  additionalArgs: {--v: 0755}\n  featureGates: {MachinePool: "true"}\ndeployment: {replicas: "2", containers: [{name: m, resources: {limits: {cpu: 0.5}}}]}'),
+    provider(
+      'version: 1.10\nmanager:\n  additionalArgs: {--v: 0755}\n  featureGates: {MachinePool: "true"}\ndeployment: {replicas: "2", containers: [{name: m, resources: {limits: {cpu: 0.5}}}]}',
+    ),
   );
   assert.deepEqual(
     error.diagnostics.map((d) => [d.path, d.message, d.hint]),
     [
       ['spec.version', 'must be a string, got a number', 'YAML reads the unquoted value as a number; quote it: "1.10"'],
-      ['spec.manager.additionalArgs["--v"]', 'must be a string, got an integer', 'YAML reads the unquoted value as a number; quote it: "0755"'],
+      [
+        'spec.manager.additionalArgs["--v"]',
+        'must be a string, got an integer',
+        'YAML reads the unquoted value as a number; quote it: "0755"',
+      ],
       ['spec.manager.featureGates.MachinePool', 'must be a boolean (true or false), got a string', 'write true or false without quotes'],
       ['spec.deployment.replicas', 'must be an integer, got a string', 'write the number without quotes'],
       ['spec.deployment.containers[0].resources.limits.cpu', 'is not a valid quantity', 'change the value to the form described above'],
@@ -104,7 +120,10 @@ test('type mismatches explain YAML typing and show the source to quote', async (
 
 test('metadata names and namespaces must be valid Kubernetes names', async () => {
   const { error } = await loadTextError(provider('', 'InfrastructureProvider', 'AWS', 'capa_system'));
-  assert.deepEqual(summary(error.diagnostics), ['4:9 metadata.name: is not a valid DNS subdomain name', '5:14 metadata.namespace: is not a valid DNS label']);
+  assert.deepEqual(summary(error.diagnostics), [
+    '4:9 metadata.name: is not a valid DNS subdomain name',
+    '5:14 metadata.namespace: is not a valid DNS label',
+  ]);
   assert.match(error.diagnostics[0].expected ?? '', /lowercase RFC 1123 subdomain/);
 });
 
@@ -134,7 +153,10 @@ test('checkProviderSpecRules passes a spec that follows both CEL rules', () => {
 
 test('applyWebhookDefaults fills only missing or empty namespaces and does not change its input (operator webhook setDefaultProviderSpec)', () => {
   const spec = { configSecret: { name: 's' }, additionalManifests: { name: 'm', namespace: 'other' } };
-  assert.deepEqual(applyWebhookDefaults(spec, 'capi-system'), { configSecret: { name: 's', namespace: 'capi-system' }, additionalManifests: { name: 'm', namespace: 'other' } });
+  assert.deepEqual(applyWebhookDefaults(spec, 'capi-system'), {
+    configSecret: { name: 's', namespace: 'capi-system' },
+    additionalManifests: { name: 'm', namespace: 'other' },
+  });
   assert.deepEqual(spec.configSecret, { name: 's' });
   assert.deepEqual(applyWebhookDefaults({}, 'capi-system'), {});
 });
@@ -153,7 +175,8 @@ test('schema/capi-gitops.schema.json is draft-07 and every field has a descripti
     else if (node !== null && typeof node === 'object') {
       for (const [key, value] of Object.entries(node)) {
         if (key === 'properties' && at.split('/').at(-1) !== 'if') {
-          for (const [name, field] of Object.entries(value as Record<string, Record<string, unknown>>)) if (!described(field)) undescribed.push(`${at}/properties/${name}`);
+          for (const [name, field] of Object.entries(value as Record<string, Record<string, unknown>>))
+            if (!described(field)) undescribed.push(`${at}/properties/${name}`);
         }
         visit(value, `${at}/${key}`);
       }

@@ -15,8 +15,17 @@ test('manifest labels follow clusterctl ManifestLabel (provider_type.go)', () =>
 
 test('a diagnostic names file, line, column, object, field, expectation and hint', () => {
   const text = formatDiagnostic({
-    file: 'm.yaml', line: 3, column: 5, object: 'CoreProvider/capi-system/cluster-api',
-    path: 'spec.versoin', message: 'unknown field "versoin"', expected: 'a ProviderSpec field', hint: 'did you mean "version"?',
+    file: 'm.yaml',
+    line: 3,
+    column: 5,
+    object: 'CoreProvider/capi-system/cluster-api',
+    path: 'spec.versoin',
+    message: 'unknown field "versoin"',
+    expected: 'a ProviderSpec field',
+    hint: 'did you mean "version"?',
   });
-  assert.equal(text, 'm.yaml:3:5: error: CoreProvider/capi-system/cluster-api: spec.versoin: unknown field "versoin"\n  expected: a ProviderSpec field\n  hint: did you mean "version"?');
+  assert.equal(
+    text,
+    'm.yaml:3:5: error: CoreProvider/capi-system/cluster-api: spec.versoin: unknown field "versoin"\n  expected: a ProviderSpec field\n  hint: did you mean "version"?',
+  );
 });

@@ -11,15 +11,25 @@ import { throwsDiagnostics } from '../helpers/assertions.js';
 const UPSTREAM = 'operator phase_load.go';
 
 function provider(spec: ProviderSpec): ProviderObject {
-  return { kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', spec, position: { file: 'providers.yaml', line: 4, column: 3 } };
+  return {
+    kind: 'CoreProvider',
+    name: 'cluster-api',
+    namespace: 'capi-system',
+    spec,
+    position: { file: 'providers.yaml', line: 4, column: 3 },
+  };
 }
 
-function configMap(name: string, namespace: string, data: Record<string, string>, binaryData: Record<string, string> = {}): ConfigMapObject {
+function configMap(
+  name: string,
+  namespace: string,
+  data: Record<string, string>,
+  binaryData: Record<string, string> = {},
+): ConfigMapObject {
   return { name, namespace, labels: {}, annotations: {}, data, binaryData, position: { file: 'extra.yaml', line: 10, column: 1 } };
 }
 
 const EXTRA = 'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: extra\n  namespace: ${EXTRA_NAMESPACE:=capi-system}\n';
-
 
 test(`the key read is "manifests" (api/v1alpha2 provider_types.go AdditionalManifestsConfigMapKey)`, () => {
   assert.equal(ADDITIONAL_MANIFESTS_KEY, 'manifests');
@@ -37,29 +47,43 @@ test(`the ConfigMap is looked up in the provider's namespace when the reference 
 
 test(`a missing ConfigMap is an error at the provider, listing the ConfigMaps of that namespace (${UPSTREAM} fetchAdditionalManifests)`, () => {
   const err = throwsDiagnostics(() =>
-    resolveAdditionalManifests(provider({ additionalManifests: { name: 'extras' } }), [configMap('extra', 'capi-system', { manifests: EXTRA }), configMap('zzz', 'elsewhere', {})]),
+    resolveAdditionalManifests(provider({ additionalManifests: { name: 'extras' } }), [
+      configMap('extra', 'capi-system', { manifests: EXTRA }),
+      configMap('zzz', 'elsewhere', {}),
+    ]),
   );
   const d = err.diagnostics[0]!;
-  assert.deepEqual([d.file, d.line, d.column, d.object, d.path], ['providers.yaml', 4, 3, 'CoreProvider/capi-system/cluster-api', 'spec.additionalManifests']);
+  assert.deepEqual(
+    [d.file, d.line, d.column, d.object, d.path],
+    ['providers.yaml', 4, 3, 'CoreProvider/capi-system/cluster-api', 'spec.additionalManifests'],
+  );
   assert.match(d.message, /ConfigMap capi-system\/extras is not in the input/);
   assert.match(d.hint ?? '', /ConfigMaps in capi-system: extra$/);
 });
 
 test(`a ConfigMap without data.manifests is an error at the ConfigMap (upstream would add nothing) (${UPSTREAM} fetchAdditionalManifests)`, () => {
-  const plain = throwsDiagnostics(() => resolveAdditionalManifests(provider({ additionalManifests: { name: 'extra' } }), [configMap('extra', 'capi-system', { manifest: EXTRA })]));
+  const plain = throwsDiagnostics(() =>
+    resolveAdditionalManifests(provider({ additionalManifests: { name: 'extra' } }), [
+      configMap('extra', 'capi-system', { manifest: EXTRA }),
+    ]),
+  );
   const d = plain.diagnostics[0]!;
   assert.deepEqual([d.file, d.line, d.object, d.path], ['extra.yaml', 10, 'ConfigMap/capi-system/extra', 'data.manifests']);
   assert.match(d.message, /referenced by CoreProvider\/capi-system\/cluster-api/);
   assert.match(d.hint ?? '', /keys present: manifest;/);
 
   const binary = throwsDiagnostics(() =>
-    resolveAdditionalManifests(provider({ additionalManifests: { name: 'extra' } }), [configMap('extra', 'capi-system', {}, { manifests: 'YWJj' })]),
+    resolveAdditionalManifests(provider({ additionalManifests: { name: 'extra' } }), [
+      configMap('extra', 'capi-system', {}, { manifests: 'YWJj' }),
+    ]),
   );
   assert.match(binary.diagnostics[0]!.hint ?? '', /not binaryData/);
 });
 
 test(`an empty data.manifests adds nothing (${UPSTREAM} configmapRepository)`, () => {
-  const text = resolveAdditionalManifests(provider({ additionalManifests: { name: 'extra' } }), [configMap('extra', 'capi-system', { manifests: '' })]);
+  const text = resolveAdditionalManifests(provider({ additionalManifests: { name: 'extra' } }), [
+    configMap('extra', 'capi-system', { manifests: '' }),
+  ]);
   assert.equal(text, '');
   assert.equal(appendAdditionalManifests('kind: A\n', text), 'kind: A\n');
 });
@@ -71,8 +95,12 @@ test(`the manifests are appended to the raw components text after "\\n---\\n", v
   assert.ok(combined.startsWith(components));
   assert.ok(combined.endsWith('\n---\n' + EXTRA));
   assert.ok(combined.includes('${EXTRA_NAMESPACE:=capi-system}'), 'envsubst runs on the combined text, later');
-  const docs = YAML.parseAllDocuments(combined, { version: '1.1' }).map((d) => d.toJS() as { kind?: string } | null).filter((d) => d !== null);
-  const original = YAML.parseAllDocuments(components, { version: '1.1' }).map((d) => d.toJS()).filter((d) => d !== null);
+  const docs = YAML.parseAllDocuments(combined, { version: '1.1' })
+    .map((d) => d.toJS() as { kind?: string } | null)
+    .filter((d) => d !== null);
+  const original = YAML.parseAllDocuments(components, { version: '1.1' })
+    .map((d) => d.toJS())
+    .filter((d) => d !== null);
   assert.equal(docs.length, original.length + 1);
   assert.equal(docs[docs.length - 1]!.kind, 'ServiceAccount');
 });

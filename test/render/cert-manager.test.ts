@@ -25,16 +25,31 @@ test('cert-manager v1.13.0: every object gets the clusterctl labels and the vers
   assert.equal(out.length, objs.length);
   assert.ok(out.some((o) => o.kind === 'Namespace') && out.some((o) => o.kind === 'CustomResourceDefinition'));
   out.forEach((o, i) => {
-    assert.deepEqual(o.metadata.labels, { ...(objs[i].metadata.labels ?? {}), 'clusterctl.cluster.x-k8s.io': '', 'clusterctl.cluster.x-k8s.io/core': 'cert-manager' }, key(o));
-    assert.deepEqual(o.metadata.annotations, { ...(objs[i].metadata.annotations ?? {}), 'cert-manager.clusterctl.cluster.x-k8s.io/version': 'v1.13.0' }, key(o));
-    assert.ok(!Object.hasOwn(objs[i].metadata.labels ?? {}, 'cluster.x-k8s.io/provider') && !Object.hasOwn(o.metadata.labels ?? {}, 'cluster.x-k8s.io/provider'), 'no provider common labels on cert-manager');
+    assert.deepEqual(
+      o.metadata.labels,
+      { ...(objs[i].metadata.labels ?? {}), 'clusterctl.cluster.x-k8s.io': '', 'clusterctl.cluster.x-k8s.io/core': 'cert-manager' },
+      key(o),
+    );
+    assert.deepEqual(
+      o.metadata.annotations,
+      { ...(objs[i].metadata.annotations ?? {}), 'cert-manager.clusterctl.cluster.x-k8s.io/version': 'v1.13.0' },
+      key(o),
+    );
+    assert.ok(
+      !Object.hasOwn(objs[i].metadata.labels ?? {}, 'cluster.x-k8s.io/provider') &&
+        !Object.hasOwn(o.metadata.labels ?? {}, 'cluster.x-k8s.io/provider'),
+      'no provider common labels on cert-manager',
+    );
   });
 });
 
 test('cert-manager keeps its namespaces and text: no namespace fix, no variable substitution (clusterctl cert_manager.go getManifestObjs uses Raw)', () => {
   const objs = loadCertManager();
   const out = decorateCertManager(objs, 'v1.13.0', {});
-  assert.deepEqual(out.map((o) => key(o)), objs.map((o) => key(o)));
+  assert.deepEqual(
+    out.map((o) => key(o)),
+    objs.map((o) => key(o)),
+  );
   assert.deepEqual([...new Set(out.map((o) => o.metadata.namespace).filter(Boolean))].sort(), ['cert-manager', 'kube-system']);
   const strip = (o: KObject) => JSON.stringify({ ...o, metadata: { ...o.metadata, labels: undefined, annotations: undefined } });
   assert.deepEqual(out.map(strip), objs.map(strip));
@@ -60,8 +75,19 @@ test('label and annotation helpers replace stale values and keep the rest', () =
   const o: KObject = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: 'c', labels: { 'clusterctl.cluster.x-k8s.io/core': 'inventory', app: 'x' }, annotations: { 'cert-manager.clusterctl.cluster.x-k8s.io/version': 'v1.12.0', a: 'b' } },
+    metadata: {
+      name: 'c',
+      labels: { 'clusterctl.cluster.x-k8s.io/core': 'inventory', app: 'x' },
+      annotations: { 'cert-manager.clusterctl.cluster.x-k8s.io/version': 'v1.12.0', a: 'b' },
+    },
   };
-  assert.deepEqual(addCertManagerLabels([o])[0].metadata.labels, { 'clusterctl.cluster.x-k8s.io/core': 'cert-manager', app: 'x', 'clusterctl.cluster.x-k8s.io': '' });
-  assert.deepEqual(addCertManagerVersionAnnotation([o], 'v1.13.0')[0].metadata.annotations, { 'cert-manager.clusterctl.cluster.x-k8s.io/version': 'v1.13.0', a: 'b' });
+  assert.deepEqual(addCertManagerLabels([o])[0].metadata.labels, {
+    'clusterctl.cluster.x-k8s.io/core': 'cert-manager',
+    app: 'x',
+    'clusterctl.cluster.x-k8s.io': '',
+  });
+  assert.deepEqual(addCertManagerVersionAnnotation([o], 'v1.13.0')[0].metadata.annotations, {
+    'cert-manager.clusterctl.cluster.x-k8s.io/version': 'v1.13.0',
+    a: 'b',
+  });
 });

@@ -77,7 +77,6 @@ function leaderElection(overrides: Partial<LeaderElectionConfiguration> = {}): L
   };
 }
 
-
 /**
  * The real core components, with `${VAR:=default}` replaced by its default the way clusterctl's
  * envsubst would when nothing is set (this file does not own variable substitution).
@@ -108,14 +107,22 @@ test(`replicas sets spec.replicas, an explicit 0 included (${UPSTREAM} customize
 test(`nodeSelector replaces the pod's, and {} clears it (${UPSTREAM} customizeDeploymentSpec)`, () => {
   const start = managerDeployment() as Json;
   start.spec.template.spec.nodeSelector = { old: 'x' };
-  assert.deepEqual(podSpec(only(customizeDeployments([start as KObject], { deployment: { nodeSelector: { a: 'b' } } }))).nodeSelector, { a: 'b' });
+  assert.deepEqual(podSpec(only(customizeDeployments([start as KObject], { deployment: { nodeSelector: { a: 'b' } } }))).nodeSelector, {
+    a: 'b',
+  });
   assert.equal('nodeSelector' in podSpec(only(customizeDeployments([start as KObject], { deployment: { nodeSelector: {} } }))), false);
 });
 
 test(`tolerations replace the pod's, and [] clears them (${UPSTREAM} customizeDeploymentSpec, TestCustomizeDeployment_ClearsTolerationsWhenExplicitlyEmpty)`, () => {
   const start = managerDeployment() as Json;
   start.spec.template.spec.tolerations = [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }];
-  const replaced = podSpec(only(customizeDeployments([start as KObject], { deployment: { tolerations: [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }] } })));
+  const replaced = podSpec(
+    only(
+      customizeDeployments([start as KObject], {
+        deployment: { tolerations: [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }] },
+      }),
+    ),
+  );
   assert.deepEqual(replaced.tolerations, [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }]);
   assert.equal('tolerations' in podSpec(only(customizeDeployments([start as KObject], { deployment: { tolerations: [] } }))), false);
 });
@@ -126,29 +133,56 @@ test(`affinity sets the pod's affinity (${UPSTREAM} customizeDeploymentSpec)`, (
 });
 
 test(`serviceAccountName sets the pod's, an empty one changes nothing (${UPSTREAM} customizeDeploymentSpec)`, () => {
-  assert.equal(podSpec(only(customizeDeployments([managerDeployment()], { deployment: { serviceAccountName: 'foo-service-account' } }))).serviceAccountName, 'foo-service-account');
+  assert.equal(
+    podSpec(only(customizeDeployments([managerDeployment()], { deployment: { serviceAccountName: 'foo-service-account' } })))
+      .serviceAccountName,
+    'foo-service-account',
+  );
   const start = managerDeployment() as Json;
   start.spec.template.spec.serviceAccountName = 'capi-manager';
-  assert.equal(podSpec(only(customizeDeployments([start as KObject], { deployment: { serviceAccountName: '' } }))).serviceAccountName, 'capi-manager');
+  assert.equal(
+    podSpec(only(customizeDeployments([start as KObject], { deployment: { serviceAccountName: '' } }))).serviceAccountName,
+    'capi-manager',
+  );
 });
 
 test(`imagePullSecrets replace the pod's (${UPSTREAM} customizeDeploymentSpec)`, () => {
-  assert.deepEqual(podSpec(only(customizeDeployments([managerDeployment()], { deployment: { imagePullSecrets: [{ name: 'test' }] } }))).imagePullSecrets, [{ name: 'test' }]);
+  assert.deepEqual(
+    podSpec(only(customizeDeployments([managerDeployment()], { deployment: { imagePullSecrets: [{ name: 'test' }] } }))).imagePullSecrets,
+    [{ name: 'test' }],
+  );
 });
 
 // ---- customizeContainer ---------------------------------------------------------------------
 
 test(`container args replace an existing flag in place and append new ones in key order (${UPSTREAM} customizeContainer/setArgs)`, () => {
-  const args = managerArgs({ deployment: { containers: [{ name: 'manager', args: { '--webhook-port': '3456', '--log_dir': '/var/log', '--a-first': 'x' } }] } });
+  const args = managerArgs({
+    deployment: { containers: [{ name: 'manager', args: { '--webhook-port': '3456', '--log_dir': '/var/log', '--a-first': 'x' } }] },
+  });
   assert.deepEqual(args, ['--webhook-port=3456', '--a-first=x', '--log_dir=/var/log']);
 });
 
 test(`container env replaces a variable by name (moved last) and appends new ones (${UPSTREAM} customizeContainer/removeEnv)`, () => {
   const start = managerDeployment() as Json;
-  container(start, 'manager').env = [{ name: 'test1', value: 'value1' }, { name: 'keep', value: 'k' }];
-  const out = only(customizeDeployments([start as KObject], {
-    deployment: { containers: [{ name: 'manager', env: [{ name: 'test1', value: 'value2' }, { name: 'new1', value: 'value22' }] }] },
-  }));
+  container(start, 'manager').env = [
+    { name: 'test1', value: 'value1' },
+    { name: 'keep', value: 'k' },
+  ];
+  const out = only(
+    customizeDeployments([start as KObject], {
+      deployment: {
+        containers: [
+          {
+            name: 'manager',
+            env: [
+              { name: 'test1', value: 'value2' },
+              { name: 'new1', value: 'value22' },
+            ],
+          },
+        ],
+      },
+    }),
+  );
   assert.deepEqual(container(out, 'manager').env, [
     { name: 'keep', value: 'k' },
     { name: 'test1', value: 'value2' },
@@ -157,11 +191,15 @@ test(`container env replaces a variable by name (moved last) and appends new one
 });
 
 test(`container resources, imageUrl and command replace the container's (${UPSTREAM} customizeContainer)`, () => {
-  const out = only(customizeDeployments([managerDeployment()], {
-    deployment: {
-      containers: [{ name: 'manager', resources: { requests: { memory: '16Gi' } }, imageUrl: 'quay.io/dev/mydns:v3.4.2', command: ['/expected'] }],
-    },
-  }));
+  const out = only(
+    customizeDeployments([managerDeployment()], {
+      deployment: {
+        containers: [
+          { name: 'manager', resources: { requests: { memory: '16Gi' } }, imageUrl: 'quay.io/dev/mydns:v3.4.2', command: ['/expected'] },
+        ],
+      },
+    }),
+  );
   const manager = container(out, 'manager');
   assert.deepEqual(manager.resources, { requests: { memory: '16Gi' } });
   assert.equal(manager.image, 'quay.io/dev/mydns:v3.4.2');
@@ -173,7 +211,11 @@ test(`an empty imageUrl, command or imagePullSecrets clears the field, as upstre
   const start = managerDeployment() as Json;
   container(start, 'manager').command = ['/manager'];
   start.spec.template.spec.imagePullSecrets = [{ name: 'old' }];
-  const out = only(customizeDeployments([start as KObject], { deployment: { imagePullSecrets: [], containers: [{ name: 'manager', imageUrl: '', command: [] }] } }));
+  const out = only(
+    customizeDeployments([start as KObject], {
+      deployment: { imagePullSecrets: [], containers: [{ name: 'manager', imageUrl: '', command: [] }] },
+    }),
+  );
   assert.equal('image' in container(out, 'manager'), false);
   assert.equal('command' in container(out, 'manager'), false);
   assert.equal('imagePullSecrets' in podSpec(out), false);
@@ -181,16 +223,23 @@ test(`an empty imageUrl, command or imagePullSecrets clears the field, as upstre
 
 test(`the CRD's default name "" and an empty env value are dropped, as the operator's typed round trip (omitempty) drops them (${UPSTREAM} customizeDeploymentSpec, customizeContainer)`, () => {
   // What the API server stores for `imagePullSecrets: [{}]` and a configMapKeyRef without a name.
-  const out = only(customizeDeployments([managerDeployment()], {
-    deployment: {
-      imagePullSecrets: [{ name: '' }, { name: 'regcred' }],
-      containers: [{ name: 'manager', env: [
-        { name: 'FROM_CM', valueFrom: { configMapKeyRef: { name: '', key: 'k' } } },
-        { name: 'FROM_SECRET', valueFrom: { secretKeyRef: { name: 'creds', key: 'k' } } },
-        { name: 'EMPTY', value: '' },
-      ] }],
-    },
-  }));
+  const out = only(
+    customizeDeployments([managerDeployment()], {
+      deployment: {
+        imagePullSecrets: [{ name: '' }, { name: 'regcred' }],
+        containers: [
+          {
+            name: 'manager',
+            env: [
+              { name: 'FROM_CM', valueFrom: { configMapKeyRef: { name: '', key: 'k' } } },
+              { name: 'FROM_SECRET', valueFrom: { secretKeyRef: { name: 'creds', key: 'k' } } },
+              { name: 'EMPTY', value: '' },
+            ],
+          },
+        ],
+      },
+    }),
+  );
   assert.deepEqual(podSpec(out).imagePullSecrets, [{}, { name: 'regcred' }]);
   assert.deepEqual(container(out, 'manager').env.slice(-3), [
     { name: 'FROM_CM', valueFrom: { configMapKeyRef: { key: 'k' } } },
@@ -201,7 +250,11 @@ test(`the CRD's default name "" and an empty env value are dropped, as the opera
 
 test(`a container spec for a container that does not exist is an error naming it, the Deployment and the field (${UPSTREAM} customizeContainer)`, () => {
   const err = throwsDiagnostics(() =>
-    customizeDeployments([managerDeployment('capi-controller-manager')], { deployment: { containers: [{ name: 'NON-EXISTENT', imageUrl: 'x' }] } }, { object: 'CoreProvider/capi-system/cluster-api', file: 'p.yaml', line: 1, column: 1 }),
+    customizeDeployments(
+      [managerDeployment('capi-controller-manager')],
+      { deployment: { containers: [{ name: 'NON-EXISTENT', imageUrl: 'x' }] } },
+      { object: 'CoreProvider/capi-system/cluster-api', file: 'p.yaml', line: 1, column: 1 },
+    ),
   );
   assert.equal(err.diagnostics.length, 1);
   const d = err.diagnostics[0]!;
@@ -229,7 +282,10 @@ test(`manager settings go to the container named "manager", else to the first on
   assert.equal(container(named, 'kube-rbac-proxy').args, undefined);
 
   const unnamed = managerDeployment() as Json;
-  unnamed.spec.template.spec.containers = [{ name: 'controller', image: 'x' }, { name: 'sidecar', image: 'y' }];
+  unnamed.spec.template.spec.containers = [
+    { name: 'controller', image: 'x' },
+    { name: 'sidecar', image: 'y' },
+  ];
   const out = only(customizeDeployments([unnamed as KObject], { manager: { verbosity: 3 } }));
   assert.deepEqual(container(out, 'controller').args, ['--v=3']);
 });
@@ -258,7 +314,10 @@ test(`cacheNamespace → --namespace (${UPSTREAM} customizeManagerContainer stri
 });
 
 test(`health.healthProbeBindAddress → --health-addr (${UPSTREAM} customizeManagerContainer stringArgMappings)`, () => {
-  assert.deepEqual(managerArgs({ manager: { health: { healthProbeBindAddress: ':6789' } } }), ['--webhook-port=2345', '--health-addr=:6789']);
+  assert.deepEqual(managerArgs({ manager: { health: { healthProbeBindAddress: ':6789' } } }), [
+    '--webhook-port=2345',
+    '--health-addr=:6789',
+  ]);
 });
 
 test(`metrics.bindAddress → --metrics-bind-addr (${UPSTREAM} customizeManagerContainer stringArgMappings)`, () => {
@@ -273,7 +332,10 @@ test(`metrics.diagnosticsAddress replaces the real core manager's --diagnostics-
 });
 
 test(`metrics.insecureDiagnostics → --insecure-diagnostics=true only when true (${UPSTREAM} customizeManagerContainer, TestInsecureDiagnostics)`, () => {
-  assert.deepEqual(managerArgs({ manager: { metrics: { insecureDiagnostics: true } } }), ['--webhook-port=2345', '--insecure-diagnostics=true']);
+  assert.deepEqual(managerArgs({ manager: { metrics: { insecureDiagnostics: true } } }), [
+    '--webhook-port=2345',
+    '--insecure-diagnostics=true',
+  ]);
   assert.deepEqual(managerArgs({ manager: { metrics: { insecureDiagnostics: false } } }), ['--webhook-port=2345']);
   // On the real manager the existing --insecure-diagnostics=false is replaced where it is.
   const real = managerArgs({ manager: { metrics: { insecureDiagnostics: true } } }, corpusManager());
@@ -282,7 +344,11 @@ test(`metrics.insecureDiagnostics → --insecure-diagnostics=true only when true
 });
 
 test(`webhook.host → --webhook-host and webhook.certDir → --webhook-cert-dir (${UPSTREAM} customizeManagerContainer stringArgMappings)`, () => {
-  assert.deepEqual(managerArgs({ manager: { webhook: { host: '0.0.0.0', certDir: '/tmp/certs' } } }), ['--webhook-port=2345', '--webhook-host=0.0.0.0', '--webhook-cert-dir=/tmp/certs']);
+  assert.deepEqual(managerArgs({ manager: { webhook: { host: '0.0.0.0', certDir: '/tmp/certs' } } }), [
+    '--webhook-port=2345',
+    '--webhook-host=0.0.0.0',
+    '--webhook-cert-dir=/tmp/certs',
+  ]);
 });
 
 test(`webhook.port → --webhook-port, replacing the existing flag, and 0 is still passed (${UPSTREAM} customizeManagerContainer)`, () => {
@@ -291,11 +357,18 @@ test(`webhook.port → --webhook-port, replacing the existing flag, and 0 is sti
 });
 
 test(`profilerAddress → --profiler-address (${UPSTREAM} customizeManagerContainer stringArgMappings)`, () => {
-  assert.deepEqual(managerArgs({ manager: { profilerAddress: 'localhost:1234' } }), ['--webhook-port=2345', '--profiler-address=localhost:1234']);
+  assert.deepEqual(managerArgs({ manager: { profilerAddress: 'localhost:1234' } }), [
+    '--webhook-port=2345',
+    '--profiler-address=localhost:1234',
+  ]);
 });
 
 test(`livenessEndpointName and readinessEndpointName rewrite the probes' httpGet paths (${UPSTREAM} customizeManagerContainer)`, () => {
-  const out = only(customizeDeployments([managerDeployment()], { manager: { health: { livenessEndpointName: 'mostly', readinessEndpointName: 'readyish' } } }));
+  const out = only(
+    customizeDeployments([managerDeployment()], {
+      manager: { health: { livenessEndpointName: 'mostly', readinessEndpointName: 'readyish' } },
+    }),
+  );
   assert.deepEqual(container(out, 'manager').livenessProbe, { httpGet: { path: '/mostly', port: 'healthz' } });
   assert.deepEqual(container(out, 'manager').readinessProbe, { httpGet: { path: '/readyish', port: 'healthz' } });
   // A probe without httpGet is left as it is.
@@ -306,7 +379,9 @@ test(`livenessEndpointName and readinessEndpointName rewrite the probes' httpGet
 });
 
 test(`leaderElection → --leader-elect, --leader-election-id and the three durations in whole seconds (${UPSTREAM} leaderElectionArgs)`, () => {
-  const args = managerArgs({ manager: { leaderElection: leaderElection({ leaseDuration: '1m30s', renewDeadline: '1500ms', retryPeriod: '7h' }) } });
+  const args = managerArgs({
+    manager: { leaderElection: leaderElection({ leaseDuration: '1m30s', renewDeadline: '1500ms', retryPeriod: '7h' }) },
+  });
   assert.deepEqual(args, [
     '--webhook-port=2345',
     '--leader-elect=true',
@@ -318,12 +393,18 @@ test(`leaderElection → --leader-elect, --leader-election-id and the three dura
 });
 
 test(`leaderElection: off sets only --leader-elect=false; the id needs name and namespace; durations under half a second are dropped (${UPSTREAM} leaderElectionArgs)`, () => {
-  assert.deepEqual(managerArgs({ manager: { leaderElection: leaderElection({ leaderElect: false }) } }), ['--webhook-port=2345', '--leader-elect=false']);
-  assert.deepEqual(managerArgs({ manager: { leaderElection: leaderElection({ resourceNamespace: '', leaseDuration: '499ms', renewDeadline: '0s', retryPeriod: '500ms' }) } }), [
+  assert.deepEqual(managerArgs({ manager: { leaderElection: leaderElection({ leaderElect: false }) } }), [
     '--webhook-port=2345',
-    '--leader-elect=true',
-    '--leader-elect-retry-period=1s',
+    '--leader-elect=false',
   ]);
+  assert.deepEqual(
+    managerArgs({
+      manager: {
+        leaderElection: leaderElection({ resourceNamespace: '', leaseDuration: '499ms', renewDeadline: '0s', retryPeriod: '500ms' }),
+      },
+    }),
+    ['--webhook-port=2345', '--leader-elect=true', '--leader-elect-retry-period=1s'],
+  );
 });
 
 test(`the real core manager's bare --leader-elect is kept and --leader-elect=true appended, as setArgs matches "name=" only (${UPSTREAM} setArgs)`, () => {
@@ -334,9 +415,16 @@ test(`the real core manager's bare --leader-elect is kept and --leader-elect=tru
 
 test(`an invalid leader election duration is an error with the field path and a hint (${UPSTREAM} leaderElectionArgs, metav1.Duration)`, () => {
   const err = throwsDiagnostics(() =>
-    customizeDeployments([managerDeployment()], { manager: { leaderElection: leaderElection({ leaseDuration: '15 seconds', retryPeriod: '2d' }) } }, { object: 'CoreProvider/capi-system/cluster-api' }),
+    customizeDeployments(
+      [managerDeployment()],
+      { manager: { leaderElection: leaderElection({ leaseDuration: '15 seconds', retryPeriod: '2d' }) } },
+      { object: 'CoreProvider/capi-system/cluster-api' },
+    ),
   );
-  assert.deepEqual(err.diagnostics.map((d) => d.path).sort(), ['spec.manager.leaderElection.leaseDuration', 'spec.manager.leaderElection.retryPeriod']);
+  assert.deepEqual(err.diagnostics.map((d) => d.path).sort(), [
+    'spec.manager.leaderElection.leaseDuration',
+    'spec.manager.leaderElection.retryPeriod',
+  ]);
   for (const d of err.diagnostics) {
     assert.equal(d.object, 'CoreProvider/capi-system/cluster-api');
     assert.match(d.expected ?? '', /Go duration/);
@@ -380,7 +468,10 @@ test(`featureGates merge into the real core manager's --feature-gates in place: 
 });
 
 test(`featureGates without an existing flag append one; an existing value other than exactly "true" reads as false (${UPSTREAM} parseFeatureGates)`, () => {
-  assert.deepEqual(managerArgs({ manager: { featureGates: { TEST: true, ANOTHER: false } } }), ['--webhook-port=2345', '--feature-gates=ANOTHER=false,TEST=true']);
+  assert.deepEqual(managerArgs({ manager: { featureGates: { TEST: true, ANOTHER: false } } }), [
+    '--webhook-port=2345',
+    '--feature-gates=ANOTHER=false,TEST=true',
+  ]);
   assert.equal(mergedFeatureGates(['--feature-gates=A=True,B=true,broken,C=1'], { D: true }), 'A=false,B=true,C=false,D=true');
 });
 
@@ -399,7 +490,10 @@ test(`additionalArgs are appended in key order (${UPSTREAM} customizeManagerCont
 test(`an additionalArg that is already set is an error naming the arg and the Deployment (${UPSTREAM} customizeManagerContainer)`, () => {
   const err = throwsDiagnostics(() =>
     customizeDeployments([managerDeployment('capi-controller-manager')], {
-      manager: { webhook: { port: 3579, certDir: '/tmp/certs' }, additionalArgs: { '--test-option': 'test-value', '--webhook-port': '3579', '--webhook-cert-dir': '/x' } },
+      manager: {
+        webhook: { port: 3579, certDir: '/tmp/certs' },
+        additionalArgs: { '--test-option': 'test-value', '--webhook-port': '3579', '--webhook-cert-dir': '/x' },
+      },
     }),
   );
   assert.equal(err.diagnostics.length, 2);
@@ -455,10 +549,12 @@ test(`the manager name pattern is "ca*-controller-manager" (${UPSTREAM} isProvid
 });
 
 test(`a single Deployment is customised whatever its name, and additionalDeployments do not apply to it (${UPSTREAM} customizeObjectsFn)`, () => {
-  const out = only(customizeDeployments([managerDeployment('some-operator')], {
-    deployment: { replicas: 2 },
-    additionalDeployments: { 'some-operator': { deployment: { replicas: 7 } } },
-  }));
+  const out = only(
+    customizeDeployments([managerDeployment('some-operator')], {
+      deployment: { replicas: 2 },
+      additionalDeployments: { 'some-operator': { deployment: { replicas: 7 } } },
+    }),
+  );
   assert.equal(out.spec.replicas, 2);
 });
 

@@ -24,7 +24,12 @@ function loadObjects(...parts: string[]): KObject[] {
     .filter((o): o is KObject => o !== null);
 }
 
-function deployment(name: string, containers: Record<string, unknown>[], initContainers?: Record<string, unknown>[], kind = 'Deployment'): KObject {
+function deployment(
+  name: string,
+  containers: Record<string, unknown>[],
+  initContainers?: Record<string, unknown>[],
+  kind = 'Deployment',
+): KObject {
   const podSpec: Record<string, unknown> = { containers };
   if (initContainers) podSpec.initContainers = initContainers;
   return { apiVersion: 'apps/v1', kind, metadata: { name, namespace: 'ns' }, spec: { template: { spec: podSpec } } };
@@ -114,11 +119,19 @@ test('overrides merge field by field: all < component < component/image (cluster
 test('repository, name and tag are applied to the parsed image (clusterctl imagemeta_client.go ApplyToImage, name since v1.13 commit 9656037)', () => {
   const image = 'registry.k8s.io/cluster-api/kubeadm-bootstrap-controller:v1.12.0';
   const apply = (o: Record<string, { repository?: string; name?: string; tag?: string }>) => alterImage(image, 'bootstrap-kubeadm', o);
-  assert.deepEqual(apply({ all: { repository: 'mirror.example.com/capi' } }), { image: 'mirror.example.com/capi/kubeadm-bootstrap-controller:v1.12.0' });
+  assert.deepEqual(apply({ all: { repository: 'mirror.example.com/capi' } }), {
+    image: 'mirror.example.com/capi/kubeadm-bootstrap-controller:v1.12.0',
+  });
   // strings.TrimSuffix drops exactly one trailing slash
-  assert.deepEqual(apply({ all: { repository: 'mirror.example.com/capi/' } }), { image: 'mirror.example.com/capi/kubeadm-bootstrap-controller:v1.12.0' });
-  assert.deepEqual(apply({ all: { repository: 'mirror.example.com/capi//' } }), { image: 'mirror.example.com/capi//kubeadm-bootstrap-controller:v1.12.0' });
-  assert.deepEqual(apply({ 'bootstrap-kubeadm': { tag: 'v1.12.1' } }), { image: 'registry.k8s.io/cluster-api/kubeadm-bootstrap-controller:v1.12.1' });
+  assert.deepEqual(apply({ all: { repository: 'mirror.example.com/capi/' } }), {
+    image: 'mirror.example.com/capi/kubeadm-bootstrap-controller:v1.12.0',
+  });
+  assert.deepEqual(apply({ all: { repository: 'mirror.example.com/capi//' } }), {
+    image: 'mirror.example.com/capi//kubeadm-bootstrap-controller:v1.12.0',
+  });
+  assert.deepEqual(apply({ 'bootstrap-kubeadm': { tag: 'v1.12.1' } }), {
+    image: 'registry.k8s.io/cluster-api/kubeadm-bootstrap-controller:v1.12.1',
+  });
   // the <component>/<image> key matches the image's original name, then name renames it
   assert.deepEqual(apply({ 'bootstrap-kubeadm/kubeadm-bootstrap-controller': { name: 'mirrored-kubeadm' } }), {
     image: 'registry.k8s.io/cluster-api/mirrored-kubeadm:v1.12.0',
@@ -160,7 +173,10 @@ test('core v1.12.0: `all` repository rewrites the manager image and nothing else
   assert.equal(JSON.stringify(objs), before, 'input objects must not be mutated');
   assert.equal(out.length, objs.length);
   const changed = out.filter((o, i) => o !== objs[i]);
-  assert.deepEqual(changed.map((o) => `${o.kind}/${o.metadata.name}`), ['Deployment/capi-controller-manager']);
+  assert.deepEqual(
+    changed.map((o) => `${o.kind}/${o.metadata.name}`),
+    ['Deployment/capi-controller-manager'],
+  );
   assert.deepEqual(imagesOf(changed[0]), ['mirror.example.com/capi/cluster-api-controller:v1.12.0']);
   // everything else in the Deployment is as it was
   const original = objs.find((o) => o.kind === 'Deployment')!;
@@ -171,7 +187,14 @@ test('core v1.12.0: `all` repository rewrites the manager image and nothing else
 test('containers and initContainers of Deployments and DaemonSets are rewritten, other workloads are not (clusterctl objs.go fixPodSpecImages)', () => {
   const overrides = { c: { tag: 'v2' } };
   const objs = [
-    deployment('d', [{ name: 'a', image: 'registry.k8s.io/a:v1' }, { name: 'b', image: 'registry.k8s.io/b:v1' }], [{ name: 'i', image: 'registry.k8s.io/i:v1' }]),
+    deployment(
+      'd',
+      [
+        { name: 'a', image: 'registry.k8s.io/a:v1' },
+        { name: 'b', image: 'registry.k8s.io/b:v1' },
+      ],
+      [{ name: 'i', image: 'registry.k8s.io/i:v1' }],
+    ),
     deployment('ds', [{ name: 'a', image: 'registry.k8s.io/a:v1' }], undefined, 'DaemonSet'),
     deployment('sts', [{ name: 'a', image: 'registry.k8s.io/a:v1' }], undefined, 'StatefulSet'),
     deployment('job', [{ name: 'a', image: 'registry.k8s.io/a:v1' }], undefined, 'Job'),
@@ -204,7 +227,9 @@ test('RKE2 fork images without a registry host are kept without overrides and re
     'mirror.example.com/rke2/cluster-api-provider-rke2-controlplane:dev',
   ]);
   // per-image keys match on the normalised name
-  const perImage = applyImageOverrides(objs, 'bootstrap-rke2', { 'bootstrap-rke2/cluster-api-provider-rke2-bootstrap': { tag: 'v0.12.0' } });
+  const perImage = applyImageOverrides(objs, 'bootstrap-rke2', {
+    'bootstrap-rke2/cluster-api-provider-rke2-bootstrap': { tag: 'v0.12.0' },
+  });
   assert.deepEqual(inspectImages(perImage), [
     'docker.io/thehejik/cluster-api-provider-rke2-bootstrap:v0.12.0',
     'thehejik/cluster-api-provider-rke2-controlplane:dev',
@@ -220,14 +245,11 @@ test('unparseable and missing images fail with every problem named at once (clus
     () => applyImageOverrides(objs, 'c', {}),
     (err: unknown) => {
       assert.ok(err instanceof CapiGitopsError);
-      assert.deepEqual(
-        err.diagnostics.map((d) => [d.object, d.path]).sort(),
-        [
-          ['DaemonSet/ns/two', 'spec.template.spec.containers[0].image'],
-          ['DaemonSet/ns/two', 'spec.template.spec.initContainers[0].image'],
-          ['Deployment/ns/one', 'spec.template.spec.containers[0].image'],
-        ],
-      );
+      assert.deepEqual(err.diagnostics.map((d) => [d.object, d.path]).sort(), [
+        ['DaemonSet/ns/two', 'spec.template.spec.containers[0].image'],
+        ['DaemonSet/ns/two', 'spec.template.spec.initContainers[0].image'],
+        ['Deployment/ns/one', 'spec.template.spec.containers[0].image'],
+      ]);
       assert.match(err.message, /container "manager": cannot parse image .*lowercase/);
       assert.match(err.message, /container "noimage" has no image/);
       return true;
@@ -242,10 +264,10 @@ test('inspectImages lists cert-manager v1.13.0 images sorted and unique (cluster
     'quay.io/jetstack/cert-manager-controller:v1.13.0',
     'quay.io/jetstack/cert-manager-webhook:v1.13.0',
   ]);
-  assert.deepEqual(
-    inspectImages([deployment('d', [{ name: 'b', image: 'z.io/b:1' }], [{ name: 'a', image: 'a.io/a:1' }])]),
-    ['a.io/a:1', 'z.io/b:1'],
-  );
+  assert.deepEqual(inspectImages([deployment('d', [{ name: 'b', image: 'z.io/b:1' }], [{ name: 'a', image: 'a.io/a:1' }])]), [
+    'a.io/a:1',
+    'z.io/b:1',
+  ]);
 });
 
 // ---- override sources ----------------------------------------------------------------------
@@ -266,7 +288,8 @@ test('Config.images and the configSecret images both apply; the Secret wins fiel
 });
 
 test('parseImagesValue reads the clusterctl images map from a Secret key', () => {
-  const text = 'all:\n  repository: mirror.example.com/capi\ncluster-api:\n  tag: v1.12.1\ncluster-api/cluster-api-controller:\n  name: mirrored\n';
+  const text =
+    'all:\n  repository: mirror.example.com/capi\ncluster-api:\n  tag: v1.12.1\ncluster-api/cluster-api-controller:\n  name: mirrored\n';
   assert.deepEqual(parseImagesValue(text, 'Secret capi-system/variables'), {
     all: { repository: 'mirror.example.com/capi' },
     'cluster-api': { tag: 'v1.12.1' },
@@ -283,7 +306,12 @@ test('parseImagesValue reports every problem, by key and field, without echoing 
     () => parseImagesValue(text, 'Secret capi-system/variables', { file: 'm.yaml', line: 4, column: 3 }),
     (err: unknown) => {
       assert.ok(err instanceof CapiGitopsError);
-      assert.deepEqual(err.diagnostics.map((d) => d.path).sort(), ['images.all', 'images.bootstrap-kubeadm', 'images.cluster-api.repo', 'images.cluster-api.tag']);
+      assert.deepEqual(err.diagnostics.map((d) => d.path).sort(), [
+        'images.all',
+        'images.bootstrap-kubeadm',
+        'images.cluster-api.repo',
+        'images.cluster-api.tag',
+      ]);
       assert.ok(err.diagnostics.every((d) => d.object === 'Secret capi-system/variables' && d.file === 'm.yaml' && d.line === 4));
       assert.match(err.message, /unknown field "repo"/);
       assert.match(err.message, /number, not a string/);

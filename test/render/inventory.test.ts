@@ -18,32 +18,42 @@ function shape(schema: any): unknown {
   if (!schema || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = { type: schema.type, required: [...(schema.required ?? [])].sort() };
   if (schema.properties) {
-    out.properties = Object.fromEntries(Object.keys(schema.properties).sort().map((k) => [k, shape(schema.properties[k])]));
+    out.properties = Object.fromEntries(
+      Object.keys(schema.properties)
+        .sort()
+        .map((k) => [k, shape(schema.properties[k])]),
+    );
   }
   if (schema.items) out.items = shape(schema.items);
   return out;
 }
 
 test('the inventory Provider is named by the manifest label in the target namespace (clusterctl components.go InventoryObject)', () => {
-  assert.deepEqual(inventoryObject({ type: 'BootstrapProvider', name: 'kubeadm', version: 'v1.12.0', namespace: 'capi-kubeadm-bootstrap-system' }), {
-    apiVersion: 'clusterctl.cluster.x-k8s.io/v1alpha3',
-    kind: 'Provider',
-    metadata: {
-      name: 'bootstrap-kubeadm',
-      namespace: 'capi-kubeadm-bootstrap-system',
-      labels: {
-        'cluster.x-k8s.io/provider': 'bootstrap-kubeadm',
-        'clusterctl.cluster.x-k8s.io': '',
-        'clusterctl.cluster.x-k8s.io/core': 'inventory',
+  assert.deepEqual(
+    inventoryObject({ type: 'BootstrapProvider', name: 'kubeadm', version: 'v1.12.0', namespace: 'capi-kubeadm-bootstrap-system' }),
+    {
+      apiVersion: 'clusterctl.cluster.x-k8s.io/v1alpha3',
+      kind: 'Provider',
+      metadata: {
+        name: 'bootstrap-kubeadm',
+        namespace: 'capi-kubeadm-bootstrap-system',
+        labels: {
+          'cluster.x-k8s.io/provider': 'bootstrap-kubeadm',
+          'clusterctl.cluster.x-k8s.io': '',
+          'clusterctl.cluster.x-k8s.io/core': 'inventory',
+        },
       },
+      providerName: 'kubeadm',
+      type: 'BootstrapProvider',
+      version: 'v1.12.0',
     },
-    providerName: 'kubeadm',
-    type: 'BootstrapProvider',
-    version: 'v1.12.0',
-  });
+  );
   const core = inventoryObject({ type: 'CoreProvider', name: 'cluster-api', version: 'v1.12.0', namespace: 'capi-system' });
   assert.equal(core.metadata.name, 'cluster-api');
-  assert.equal(inventoryObject({ type: 'ControlPlaneProvider', name: 'rke2', version: 'v0.11.0', namespace: 'x' }).metadata.name, 'control-plane-rke2');
+  assert.equal(
+    inventoryObject({ type: 'ControlPlaneProvider', name: 'rke2', version: 'v0.11.0', namespace: 'x' }).metadata.name,
+    'control-plane-rke2',
+  );
 });
 
 test('the inventory CRD matches clusterctl config/manifest/clusterctl-api.yaml: group, names, scope, versions, columns', () => {
@@ -65,7 +75,15 @@ test('the inventory CRD schema has the same properties, types and required field
   const ours = (inventoryCrd() as any).spec.versions[0].schema.openAPIV3Schema;
   const theirs = upstreamCrd().spec.versions[0].schema.openAPIV3Schema;
   assert.deepEqual(shape(ours), shape(theirs));
-  assert.deepEqual(Object.keys(ours.properties).sort(), ['apiVersion', 'kind', 'metadata', 'providerName', 'type', 'version', 'watchedNamespace']);
+  assert.deepEqual(Object.keys(ours.properties).sort(), [
+    'apiVersion',
+    'kind',
+    'metadata',
+    'providerName',
+    'type',
+    'version',
+    'watchedNamespace',
+  ]);
 });
 
 test('the inventory CRD carries only clusterctl.cluster.x-k8s.io/core: inventory (clusterctl cluster/inventory.go createObj)', () => {
@@ -81,5 +99,8 @@ test('every inventory Provider validates against the upstream CRD schema', () =>
     assert.ok(validate(provider), `${type}: ${JSON.stringify(validate.errors)}`);
   }
   // the validator does reject what the schema forbids
-  assert.equal(validate({ ...inventoryObject({ type: 'CoreProvider', name: 'cluster-api', version: 'v1', namespace: 'n' }), version: 1 }), false);
+  assert.equal(
+    validate({ ...inventoryObject({ type: 'CoreProvider', name: 'cluster-api', version: 'v1', namespace: 'n' }), version: 1 }),
+    false,
+  );
 });

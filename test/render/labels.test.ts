@@ -16,7 +16,10 @@ function loadObjects(...parts: string[]): KObject[] {
 }
 
 test('common labels are the manifest label and an empty clusterctl label (clusterctl components.go getCommonLabels)', () => {
-  assert.deepEqual(commonLabels('bootstrap-kubeadm'), { 'clusterctl.cluster.x-k8s.io': '', 'cluster.x-k8s.io/provider': 'bootstrap-kubeadm' });
+  assert.deepEqual(commonLabels('bootstrap-kubeadm'), {
+    'clusterctl.cluster.x-k8s.io': '',
+    'cluster.x-k8s.io/provider': 'bootstrap-kubeadm',
+  });
 });
 
 test('every object of bootstrap-kubeadm v1.12.0 gets the common labels, existing labels kept (clusterctl components.go addCommonLabels)', () => {
@@ -27,13 +30,28 @@ test('every object of bootstrap-kubeadm v1.12.0 gets the common labels, existing
   assert.equal(out.length, objs.length);
   out.forEach((o, i) => {
     const original = objs[i].metadata.labels ?? {};
-    assert.deepEqual(o.metadata.labels, { ...original, 'clusterctl.cluster.x-k8s.io': '', 'cluster.x-k8s.io/provider': 'bootstrap-kubeadm' }, `${o.kind}/${o.metadata.name}`);
+    assert.deepEqual(
+      o.metadata.labels,
+      { ...original, 'clusterctl.cluster.x-k8s.io': '', 'cluster.x-k8s.io/provider': 'bootstrap-kubeadm' },
+      `${o.kind}/${o.metadata.name}`,
+    );
   });
   const unlabelled = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
-  assert.deepEqual(addCommonLabels([unlabelled], 'cluster-api')[0].metadata.labels, { 'clusterctl.cluster.x-k8s.io': '', 'cluster.x-k8s.io/provider': 'cluster-api' });
+  assert.deepEqual(addCommonLabels([unlabelled], 'cluster-api')[0].metadata.labels, {
+    'clusterctl.cluster.x-k8s.io': '',
+    'cluster.x-k8s.io/provider': 'cluster-api',
+  });
   // a stale value of the same key is replaced
-  const stale = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', labels: { 'cluster.x-k8s.io/provider': 'old', keep: 'me' } } };
-  assert.deepEqual(addCommonLabels([stale], 'cluster-api')[0].metadata.labels, { 'cluster.x-k8s.io/provider': 'cluster-api', keep: 'me', 'clusterctl.cluster.x-k8s.io': '' });
+  const stale = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'c', labels: { 'cluster.x-k8s.io/provider': 'old', keep: 'me' } },
+  };
+  assert.deepEqual(addCommonLabels([stale], 'cluster-api')[0].metadata.labels, {
+    'cluster.x-k8s.io/provider': 'cluster-api',
+    keep: 'me',
+    'clusterctl.cluster.x-k8s.io': '',
+  });
 });
 
 test('pod templates and selectors are not labelled (clusterctl components.go addCommonLabels sets metadata.labels only)', () => {
@@ -51,7 +69,11 @@ test('ownerReferences are removed and objects without them are returned as they 
   const owned: KObject = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: 'c', namespace: 'n', ownerReferences: [{ apiVersion: 'operator.cluster.x-k8s.io/v1alpha2', kind: 'CoreProvider', name: 'cluster-api', uid: 'u' }] },
+    metadata: {
+      name: 'c',
+      namespace: 'n',
+      ownerReferences: [{ apiVersion: 'operator.cluster.x-k8s.io/v1alpha2', kind: 'CoreProvider', name: 'cluster-api', uid: 'u' }],
+    },
     data: { a: 'b' },
   };
   const plain: KObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'd' } };

@@ -6,12 +6,7 @@ import YAML from 'yaml';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import type { KObject } from '../../src/model/kobject.js';
 import { CapiGitopsError } from '../../src/model/diagnostics.js';
-import {
-  addNamespaceIfMissing,
-  fixTargetNamespace,
-  inspectTargetNamespace,
-  isNamespaced,
-} from '../../src/render/namespace.js';
+import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace, isNamespaced } from '../../src/render/namespace.js';
 import { CLUSTER_SCOPED_KINDS } from '../../src/kernel/kinds.js';
 
 function loadObjects(...parts: string[]): KObject[] {
@@ -65,7 +60,14 @@ test('core v1.12.0 moved to my-ns: every capi-system reference follows, input un
     else assert.equal(o.metadata.namespace, undefined, `${o.kind}/${o.metadata.name} is cluster-scoped`);
   }
   const kinds = new Set(out.filter((o) => !isNamespaced(o)).map((o) => o.kind));
-  assert.deepEqual([...kinds].sort(), ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'MutatingWebhookConfiguration', 'Namespace', 'ValidatingWebhookConfiguration']);
+  assert.deepEqual([...kinds].sort(), [
+    'ClusterRole',
+    'ClusterRoleBinding',
+    'CustomResourceDefinition',
+    'MutatingWebhookConfiguration',
+    'Namespace',
+    'ValidatingWebhookConfiguration',
+  ]);
 
   const webhook = only(out, 'ValidatingWebhookConfiguration');
   assert.equal(webhook.metadata.annotations?.['cert-manager.io/inject-ca-from'], 'my-ns/capi-serving-cert');
@@ -73,7 +75,10 @@ test('core v1.12.0 moved to my-ns: every capi-system reference follows, input un
   const crd = only(out, 'CustomResourceDefinition', 'clusters.cluster.x-k8s.io');
   assert.equal((crd.spec as any).conversion.webhook.clientConfig.service.namespace, 'my-ns');
   assert.equal(crd.metadata.annotations?.['cert-manager.io/inject-ca-from'], 'my-ns/capi-serving-cert');
-  assert.deepEqual((only(out, 'Certificate').spec as any).dnsNames, ['capi-webhook-service.my-ns.svc', 'capi-webhook-service.my-ns.svc.cluster.local']);
+  assert.deepEqual((only(out, 'Certificate').spec as any).dnsNames, [
+    'capi-webhook-service.my-ns.svc',
+    'capi-webhook-service.my-ns.svc.cluster.local',
+  ]);
   for (const binding of out.filter((o) => o.kind === 'ClusterRoleBinding' || o.kind === 'RoleBinding')) {
     for (const s of binding.subjects as any[]) assert.equal(s.namespace, 'my-ns');
   }
@@ -144,7 +149,16 @@ test('inject-ca-from is rewritten on webhooks and CRDs only, and a malformed one
     metadata: { name, annotations: { 'cert-manager.io/inject-ca-from': value } },
   });
   assert.throws(
-    () => fixTargetNamespace([bad('no-slash', 'a'), bad('a/b/c', 'b'), obj('admissionregistration.k8s.io/v1beta2', 'ValidatingWebhookConfiguration', 'c'), obj('apiextensions.k8s.io/v2', 'CustomResourceDefinition', 'd')], 'new'),
+    () =>
+      fixTargetNamespace(
+        [
+          bad('no-slash', 'a'),
+          bad('a/b/c', 'b'),
+          obj('admissionregistration.k8s.io/v1beta2', 'ValidatingWebhookConfiguration', 'c'),
+          obj('apiextensions.k8s.io/v2', 'CustomResourceDefinition', 'd'),
+        ],
+        'new',
+      ),
     (err: unknown) => {
       assert.ok(err instanceof CapiGitopsError);
       assert.deepEqual(err.diagnostics.map((d) => d.object).sort(), [
@@ -159,12 +173,22 @@ test('inject-ca-from is rewritten on webhooks and CRDs only, and a malformed one
 });
 
 test('Certificate dnsNames: the first .<old-ns>. of each name becomes .<new-ns>. (clusterctl components.go fixCertificate)', () => {
-  const cert = (namespace: string | undefined, dnsNames: unknown) => obj('cert-manager.io/v1', 'Certificate', 'c', { spec: { dnsNames, secretName: 's' } }, namespace);
-  const [out] = fixTargetNamespace([cert('old', ['svc.old.svc', 'svc.old.svc.cluster.local', 'x.old.y.old.z', 'old.svc', 'other-name'])], 'new');
-  assert.deepEqual(out.spec, { dnsNames: ['svc.new.svc', 'svc.new.svc.cluster.local', 'x.new.y.old.z', 'old.svc', 'other-name'], secretName: 's' });
+  const cert = (namespace: string | undefined, dnsNames: unknown) =>
+    obj('cert-manager.io/v1', 'Certificate', 'c', { spec: { dnsNames, secretName: 's' } }, namespace);
+  const [out] = fixTargetNamespace(
+    [cert('old', ['svc.old.svc', 'svc.old.svc.cluster.local', 'x.old.y.old.z', 'old.svc', 'other-name'])],
+    'new',
+  );
+  assert.deepEqual(out.spec, {
+    dnsNames: ['svc.new.svc', 'svc.new.svc.cluster.local', 'x.new.y.old.z', 'old.svc', 'other-name'],
+    secretName: 's',
+  });
   assert.equal(out.metadata.namespace, 'new');
   // without a namespace the pattern is "..", exactly as strings.Replace with an empty original namespace
-  assert.deepEqual(fixTargetNamespace([cert(undefined, ['svc.old.svc', 'a..b'])], 'new')[0].spec, { dnsNames: ['svc.old.svc', 'a.new.b'], secretName: 's' });
+  assert.deepEqual(fixTargetNamespace([cert(undefined, ['svc.old.svc', 'a..b'])], 'new')[0].spec, {
+    dnsNames: ['svc.old.svc', 'a.new.b'],
+    secretName: 's',
+  });
   // a replacement containing `$&` is inserted literally
   assert.deepEqual((fixTargetNamespace([cert('old', ['svc.old.svc'])], '$&')[0].spec as any).dnsNames, ['svc.$&.svc']);
   assert.deepEqual(fixTargetNamespace([cert('old', undefined)], 'new')[0].spec, { dnsNames: undefined, secretName: 's' });
@@ -173,22 +197,41 @@ test('Certificate dnsNames: the first .<old-ns>. of each name becomes .<new-ns>.
 
 test('cluster-scoped kinds come from a complete list, a superset of clusterctl objs.go IsResourceNamespaced', () => {
   const clusterctlDenyList: [string, string][] = [
-    ['v1', 'Namespace'], ['v1', 'Node'], ['v1', 'PersistentVolume'], ['policy/v1beta1', 'PodSecurityPolicy'],
-    ['certificates.k8s.io/v1', 'CertificateSigningRequest'], ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'],
-    ['rbac.authorization.k8s.io/v1', 'ClusterRole'], ['storage.k8s.io/v1', 'VolumeAttachment'], ['storage.k8s.io/v1', 'StorageClass'],
-    ['storage.k8s.io/v1', 'CSIDriver'], ['storage.k8s.io/v1', 'CSINode'], ['admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration'],
-    ['admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration'], ['apiextensions.k8s.io/v1', 'CustomResourceDefinition'],
-    ['scheduling.k8s.io/v1', 'PriorityClass'], ['node.k8s.io/v1', 'RuntimeClass'],
+    ['v1', 'Namespace'],
+    ['v1', 'Node'],
+    ['v1', 'PersistentVolume'],
+    ['policy/v1beta1', 'PodSecurityPolicy'],
+    ['certificates.k8s.io/v1', 'CertificateSigningRequest'],
+    ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'],
+    ['rbac.authorization.k8s.io/v1', 'ClusterRole'],
+    ['storage.k8s.io/v1', 'VolumeAttachment'],
+    ['storage.k8s.io/v1', 'StorageClass'],
+    ['storage.k8s.io/v1', 'CSIDriver'],
+    ['storage.k8s.io/v1', 'CSINode'],
+    ['admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration'],
+    ['admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration'],
+    ['apiextensions.k8s.io/v1', 'CustomResourceDefinition'],
+    ['scheduling.k8s.io/v1', 'PriorityClass'],
+    ['node.k8s.io/v1', 'RuntimeClass'],
   ];
   for (const [apiVersion, kind] of clusterctlDenyList) assert.equal(isNamespaced({ apiVersion, kind }), false, kind);
   const beyondClusterctl: [string, string][] = [
-    ['cert-manager.io/v1', 'ClusterIssuer'], ['apiregistration.k8s.io/v1', 'APIService'],
-    ['admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy'], ['admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicyBinding'],
-    ['networking.k8s.io/v1', 'IngressClass'], ['flowcontrol.apiserver.k8s.io/v1', 'FlowSchema'],
-    ['flowcontrol.apiserver.k8s.io/v1', 'PriorityLevelConfiguration'], ['runtime.cluster.x-k8s.io/v1beta2', 'ExtensionConfig'],
+    ['cert-manager.io/v1', 'ClusterIssuer'],
+    ['apiregistration.k8s.io/v1', 'APIService'],
+    ['admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy'],
+    ['admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicyBinding'],
+    ['networking.k8s.io/v1', 'IngressClass'],
+    ['flowcontrol.apiserver.k8s.io/v1', 'FlowSchema'],
+    ['flowcontrol.apiserver.k8s.io/v1', 'PriorityLevelConfiguration'],
+    ['runtime.cluster.x-k8s.io/v1beta2', 'ExtensionConfig'],
   ];
   for (const [apiVersion, kind] of beyondClusterctl) assert.equal(isNamespaced({ apiVersion, kind }), false, kind);
-  for (const [apiVersion, kind] of [['v1', 'Service'], ['cert-manager.io/v1', 'Issuer'], ['example.com/v1', 'ClusterRole'], ['cluster.x-k8s.io/v1beta2', 'Cluster']]) {
+  for (const [apiVersion, kind] of [
+    ['v1', 'Service'],
+    ['cert-manager.io/v1', 'Issuer'],
+    ['example.com/v1', 'ClusterRole'],
+    ['cluster.x-k8s.io/v1beta2', 'Cluster'],
+  ]) {
     assert.equal(isNamespaced({ apiVersion, kind }), true, `${apiVersion} ${kind}`);
   }
   assert.ok(Object.values(CLUSTER_SCOPED_KINDS).flat().length >= 30);
@@ -197,10 +240,15 @@ test('cluster-scoped kinds come from a complete list, a superset of clusterctl o
     obj('cert-manager.io/v1', 'ClusterIssuer', 'ci'),
     obj('example.com/v1', 'Widget', 'w', {}, 'elsewhere'),
     obj('example.com/v1', 'GlobalWidget', 'gw'),
-    obj('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'globalwidgets.example.com', { spec: { group: 'example.com', scope: 'Cluster', names: { kind: 'GlobalWidget' } } }),
+    obj('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'globalwidgets.example.com', {
+      spec: { group: 'example.com', scope: 'Cluster', names: { kind: 'GlobalWidget' } },
+    }),
   ];
   const out = fixTargetNamespace(objs, 'new');
-  assert.deepEqual(out.map((o) => o.metadata.namespace), [undefined, 'new', undefined, undefined]);
+  assert.deepEqual(
+    out.map((o) => o.metadata.namespace),
+    [undefined, 'new', undefined, undefined],
+  );
 });
 
 test('every CRD scope in the corpus agrees with the list (cert-manager v1.13.0 ClusterIssuer, core ExtensionConfig)', () => {

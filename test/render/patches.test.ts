@@ -1,12 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  applyManifestPatches,
-  applyPatches,
-  applyProviderPatches,
-  mergePatchLikeGo,
-  parseGoYaml,
-} from '../../src/render/patches.js';
+import { applyManifestPatches, applyPatches, applyProviderPatches, mergePatchLikeGo, parseGoYaml } from '../../src/render/patches.js';
 import { matchesLabelSelector, parseLabelSelector } from '../../src/kernel/label-selector.js';
 import type { KObject } from '../../src/model/kobject.js';
 import { throwsDiagnostics } from '../helpers/assertions.js';
@@ -39,7 +33,11 @@ function deployment(): KObject {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: 'capi-controller-manager', namespace: 'capi-system', labels: { 'cluster.x-k8s.io/provider': 'cluster-api', release: '3' } },
+    metadata: {
+      name: 'capi-controller-manager',
+      namespace: 'capi-system',
+      labels: { 'cluster.x-k8s.io/provider': 'cluster-api', release: '3' },
+    },
     spec: { replicas: 1, template: { spec: { containers: [{ name: 'manager', image: 'm:1', args: ['--a'] }] } } },
   };
 }
@@ -47,7 +45,6 @@ function deployment(): KObject {
 function objects(): KObject[] {
   return [binding(), service('webhook-service'), service('metrics-service', 'other-ns', { tier: 'metrics' }), deployment()];
 }
-
 
 // ---- spec.manifestPatches -------------------------------------------------------------------
 
@@ -58,7 +55,10 @@ test(`manifest patches merge into every object of their kind, in order (${MANIFE
     'apiVersion: v1\nkind: Service\nspec:\n  selector:\n',
     'apiVersion: v1\nkind: Service\nspec:\n  selector:\n    app: new\n',
   ]) as Json[];
-  assert.deepEqual(out[0]!.subjects.map((s: Json) => s.name), ['manager', 'extra']);
+  assert.deepEqual(
+    out[0]!.subjects.map((s: Json) => s.name),
+    ['manager', 'extra'],
+  );
   for (const svc of [out[1]!, out[2]!]) {
     assert.equal(svc.metadata.labels.patched, 'yes');
     assert.deepEqual(svc.spec.selector, { app: 'new' });
@@ -89,11 +89,14 @@ test(`metadata.name must match; metadata.namespace never excludes an object (${M
 });
 
 test(`manifest patches match the object as it was before any patch (${MANIFEST}, resource.go matchInfo)`, () => {
-  const out = applyManifestPatches([service('old')], [
-    'apiVersion: v1\nkind: Service\nmetadata:\n  name: old\n  labels:\n    step: one\n',
-    'apiVersion: v1\nkind: Service\nmetadata:\n  name: new\n',
-    'apiVersion: v1\nkind: Service\nmetadata:\n  name: old\n  labels:\n    step: three\n',
-  ]) as Json[];
+  const out = applyManifestPatches(
+    [service('old')],
+    [
+      'apiVersion: v1\nkind: Service\nmetadata:\n  name: old\n  labels:\n    step: one\n',
+      'apiVersion: v1\nkind: Service\nmetadata:\n  name: new\n',
+      'apiVersion: v1\nkind: Service\nmetadata:\n  name: old\n  labels:\n    step: three\n',
+    ],
+  ) as Json[];
   assert.equal(out[0]!.metadata.name, 'old');
   assert.equal(out[0]!.metadata.labels.step, 'three');
 });
@@ -105,8 +108,16 @@ test(`a manifest patch's keys are read case-insensitively like encoding/json (${
 
 test(`an empty manifest patch matches nothing; bad YAML or a non-mapping patch is an error naming its index (${MANIFEST}, mergepatch.go parseMergePatches)`, () => {
   assert.deepEqual(applyManifestPatches(objects(), ['', '# only a comment\n']), objects());
-  const err = throwsDiagnostics(() => applyManifestPatches(objects(), ['kind: [unclosed', '- a\n- b\n', 'apiVersion: v1\nkind: 5\n'], { object: 'CoreProvider/capi-system/cluster-api' }));
-  assert.deepEqual(err.diagnostics.map((d) => d.path).sort(), ['spec.manifestPatches[0]', 'spec.manifestPatches[1]', 'spec.manifestPatches[2]']);
+  const err = throwsDiagnostics(() =>
+    applyManifestPatches(objects(), ['kind: [unclosed', '- a\n- b\n', 'apiVersion: v1\nkind: 5\n'], {
+      object: 'CoreProvider/capi-system/cluster-api',
+    }),
+  );
+  assert.deepEqual(err.diagnostics.map((d) => d.path).sort(), [
+    'spec.manifestPatches[0]',
+    'spec.manifestPatches[1]',
+    'spec.manifestPatches[2]',
+  ]);
   assert.ok(err.diagnostics.every((d) => d.object === 'CoreProvider/capi-system/cluster-api' && d.hint));
   assert.match(err.message, /manifestPatches\[2\]: `kind` is not a string/);
 });
@@ -123,16 +134,31 @@ test('manifest patches are pure: inputs and patch values are not shared or modif
 
 test('merge patches drop nulls inside new array items, as evanphx/json-patch v5 MergePatch (operator mergepatch.go)', () => {
   const target = { kind: 'X', spec: { containers: [{ name: 'a' }], obj: { k: 1 } } };
-  const patched = mergePatchLikeGo(target, { spec: { containers: [{ name: 'b', image: null, env: [{ name: 'E', value: null }] }], added: { x: null, y: [{ z: null }, null] } } });
-  assert.deepEqual(patched, { kind: 'X', spec: { containers: [{ name: 'b', env: [{ name: 'E' }] }], obj: { k: 1 }, added: { y: [{}, null] } } });
+  const patched = mergePatchLikeGo(target, {
+    spec: { containers: [{ name: 'b', image: null, env: [{ name: 'E', value: null }] }], added: { x: null, y: [{ z: null }, null] } },
+  });
+  assert.deepEqual(patched, {
+    kind: 'X',
+    spec: { containers: [{ name: 'b', env: [{ name: 'E' }] }], obj: { k: 1 }, added: { y: [{}, null] } },
+  });
   // …but an array replacing an object is taken as it is.
-  assert.deepEqual(mergePatchLikeGo(target, { spec: { obj: [{ a: null }] } }), { kind: 'X', spec: { containers: [{ name: 'a' }], obj: [{ a: null }] } });
+  assert.deepEqual(mergePatchLikeGo(target, { spec: { obj: [{ a: null }] } }), {
+    kind: 'X',
+    spec: { containers: [{ name: 'a' }], obj: [{ a: null }] },
+  });
   assert.deepEqual(mergePatchLikeGo(target, { spec: null }), { kind: 'X' });
   assert.deepEqual(target, { kind: 'X', spec: { containers: [{ name: 'a' }], obj: { k: 1 } } });
 });
 
 test('patch YAML is read as go-yaml v2 does: YAML 1.1 booleans and octals, timestamps and 1:20 stay strings, first document only', () => {
-  assert.deepEqual(parseGoYaml('a: on\nb: 0777\nc: 2024-01-02\nd: 1:20\ne: ~\nf: y\n---\nignored: true\n'), { a: true, b: 511, c: '2024-01-02', d: '1:20', e: null, f: true });
+  assert.deepEqual(parseGoYaml('a: on\nb: 0777\nc: 2024-01-02\nd: 1:20\ne: ~\nf: y\n---\nignored: true\n'), {
+    a: true,
+    b: 511,
+    c: '2024-01-02',
+    d: '1:20',
+    e: null,
+    f: true,
+  });
   assert.equal(parseGoYaml(''), null);
   assert.deepEqual(parseGoYaml('a: 1\na: 2\n'), { a: 2 });
   assert.throws(() => parseGoYaml('a: 1\nb: {'), /line 2, column \d+/);
@@ -157,7 +183,12 @@ test(`no target selects every object (${GENERIC}, matchinfo.go matchSelector)`, 
 test(`target.group and target.version match the apiVersion's parts; "" is the core group (${GENERIC}, matchinfo.go matchSelector)`, () => {
   assert.deepEqual(patchedNames({ group: 'rbac.authorization.k8s.io' }), ['manager-rolebinding']);
   assert.deepEqual(patchedNames({ group: 'apps', version: 'v1' }), ['capi-controller-manager']);
-  assert.deepEqual(patchedNames({ version: 'v1' }), ['manager-rolebinding', 'webhook-service', 'metrics-service', 'capi-controller-manager']);
+  assert.deepEqual(patchedNames({ version: 'v1' }), [
+    'manager-rolebinding',
+    'webhook-service',
+    'metrics-service',
+    'capi-controller-manager',
+  ]);
   assert.deepEqual(patchedNames({ group: 'apps', version: 'v1beta1' }), []);
 });
 
@@ -223,7 +254,10 @@ test(`a mapping body is a merge patch on the selected objects (${GENERIC}, infer
   const out = applyPatches(objects(), [
     { patch: 'spec:\n  selector:\n', target: { kind: 'Service' } },
     { patch: 'spec:\n  selector:\n    app: new\n', target: { kind: 'Service' } },
-    { patch: 'spec:\n  ports:\n  - port: 7777\n    targetPort: webhook-server\n', target: { kind: 'Service', name: 'metrics-service', namespace: 'other-ns' } },
+    {
+      patch: 'spec:\n  ports:\n  - port: 7777\n    targetPort: webhook-server\n',
+      target: { kind: 'Service', name: 'metrics-service', namespace: 'other-ns' },
+    },
   ]) as Json[];
   assert.deepEqual(out[1]!.spec, { ports: [{ port: 443, targetPort: 'webhook-server' }], selector: { app: 'new' } });
   assert.deepEqual(out[2]!.spec, { ports: [{ port: 7777, targetPort: 'webhook-server' }], selector: { app: 'new' } });
@@ -231,59 +265,104 @@ test(`a mapping body is a merge patch on the selected objects (${GENERIC}, infer
 
 test(`a list body is an RFC 6902 JSON patch (${GENERIC}, inferAndApplyPatchType, rfc6902.go)`, () => {
   const out = applyPatches(objects(), [
-    { patch: '- op: add\n  path: /subjects/-\n  value:\n    kind: ServiceAccount\n    name: extra\n    namespace: tools\n', target: { group: 'rbac.authorization.k8s.io', kind: 'ClusterRoleBinding' } },
-    { patch: '- op: add\n  path: /metadata/labels/patched\n  value: "yes"\n- op: remove\n  path: /spec/selector\n- op: add\n  path: /spec/selector\n  value: {app: new}\n', target: { kind: 'Service' } },
-    { patch: '[{"op": "replace", "path": "/spec/ports/0/port", "value": 7777}, {"op": "copy", "from": "/spec/ports/0", "path": "/spec/ports/-"}, {"op": "move", "from": "/metadata/labels/tier", "path": "/metadata/labels/role"}]', target: { name: 'metrics-service' } },
+    {
+      patch: '- op: add\n  path: /subjects/-\n  value:\n    kind: ServiceAccount\n    name: extra\n    namespace: tools\n',
+      target: { group: 'rbac.authorization.k8s.io', kind: 'ClusterRoleBinding' },
+    },
+    {
+      patch:
+        '- op: add\n  path: /metadata/labels/patched\n  value: "yes"\n- op: remove\n  path: /spec/selector\n- op: add\n  path: /spec/selector\n  value: {app: new}\n',
+      target: { kind: 'Service' },
+    },
+    {
+      patch:
+        '[{"op": "replace", "path": "/spec/ports/0/port", "value": 7777}, {"op": "copy", "from": "/spec/ports/0", "path": "/spec/ports/-"}, {"op": "move", "from": "/metadata/labels/tier", "path": "/metadata/labels/role"}]',
+      target: { name: 'metrics-service' },
+    },
   ]) as Json[];
-  assert.deepEqual(out[0]!.subjects.map((s: Json) => s.name), ['manager', 'extra']);
+  assert.deepEqual(
+    out[0]!.subjects.map((s: Json) => s.name),
+    ['manager', 'extra'],
+  );
   assert.deepEqual(out[1]!.metadata.labels, { tier: 'web', patched: 'yes' });
   assert.deepEqual(out[1]!.spec.selector, { app: 'new' });
-  assert.deepEqual(out[2]!.spec.ports, [{ port: 7777, targetPort: 'webhook-server' }, { port: 7777, targetPort: 'webhook-server' }]);
+  assert.deepEqual(out[2]!.spec.ports, [
+    { port: 7777, targetPort: 'webhook-server' },
+    { port: 7777, targetPort: 'webhook-server' },
+  ]);
   assert.deepEqual(out[2]!.metadata.labels, { patched: 'yes', role: 'metrics' });
 });
 
 test(`RFC 6902 paths take negative and Go-style array indices like evanphx/json-patch v5 (${GENERIC}, rfc6902.go)`, () => {
-  const out = applyPatches([deployment()], [
-    {
-      patch:
-        '- op: add\n  path: /spec/template/spec/containers/-1/args/-1\n  value: --b\n' +
-        '- op: add\n  path: /spec/template/spec/containers/0/args/0\n  value: --first\n' +
-        '- op: replace\n  path: /spec/template/spec/containers/+0/image\n  value: m:2\n' +
-        '- op: remove\n  path: /spec/template/spec/containers/-1/args/-2\n',
-    },
-  ]) as Json[];
+  const out = applyPatches(
+    [deployment()],
+    [
+      {
+        patch:
+          '- op: add\n  path: /spec/template/spec/containers/-1/args/-1\n  value: --b\n' +
+          '- op: add\n  path: /spec/template/spec/containers/0/args/0\n  value: --first\n' +
+          '- op: replace\n  path: /spec/template/spec/containers/+0/image\n  value: m:2\n' +
+          '- op: remove\n  path: /spec/template/spec/containers/-1/args/-2\n',
+      },
+    ],
+  ) as Json[];
   const manager = out[0]!.spec.template.spec.containers[0];
   assert.deepEqual(manager.args, ['--first', '--b']);
   assert.equal(manager.image, 'm:2');
 });
 
 test(`an RFC 6902 "test" of a missing key against null passes, as in evanphx/json-patch v5 (${GENERIC}, rfc6902.go)`, () => {
-  const out = applyPatches([service('a')], [{ patch: '- op: test\n  path: /spec/type\n  value: null\n- op: add\n  path: /spec/type\n  value: ClusterIP\n' }]) as Json[];
+  const out = applyPatches(
+    [service('a')],
+    [{ patch: '- op: test\n  path: /spec/type\n  value: null\n- op: add\n  path: /spec/type\n  value: ClusterIP\n' }],
+  ) as Json[];
   assert.equal(out[0]!.spec.type, 'ClusterIP');
 });
 
 test(`a failing operation is an error naming the patch index, its target and the object; nothing is half-applied (${GENERIC})`, () => {
   const err = throwsDiagnostics(() =>
-    applyPatches(objects(), [
-      { patch: '- op: add\n  path: /metadata/labels/ok\n  value: "1"\n- op: replace\n  path: /spec/missing\n  value: 1\n', target: { kind: 'Service', name: 'webhook-service' } },
-      { patch: '- op: test\n  path: /spec/replicas\n  value: 2\n', target: { kind: 'Deployment' } },
-    ], { object: 'CoreProvider/capi-system/cluster-api' }),
+    applyPatches(
+      objects(),
+      [
+        {
+          patch: '- op: add\n  path: /metadata/labels/ok\n  value: "1"\n- op: replace\n  path: /spec/missing\n  value: 1\n',
+          target: { kind: 'Service', name: 'webhook-service' },
+        },
+        { patch: '- op: test\n  path: /spec/replicas\n  value: 2\n', target: { kind: 'Deployment' } },
+      ],
+      { object: 'CoreProvider/capi-system/cluster-api' },
+    ),
   );
   assert.equal(err.diagnostics.length, 2);
   assert.match(err.message, /patches\[0\] \(target kind=Service name=webhook-service\) failed on Service\/capi-system\/webhook-service/);
   assert.match(err.message, /patches\[1\] \(target kind=Deployment\) failed on Deployment\/capi-system\/capi-controller-manager/);
-  assert.ok(err.diagnostics.every((d) => d.object === 'CoreProvider/capi-system/cluster-api' && /spec\.patches\[\d\]\.patch/.test(d.path ?? '')));
+  assert.ok(
+    err.diagnostics.every((d) => d.object === 'CoreProvider/capi-system/cluster-api' && /spec\.patches\[\d\]\.patch/.test(d.path ?? '')),
+  );
 });
 
 test(`a failing operation's error names the operation but never prints the object (it may hold secret values) (${GENERIC})`, () => {
-  const secret: KObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds', namespace: 'capi-system' }, stringData: { token: 's3cr3t-value' } };
-  const err = throwsDiagnostics(() => applyPatches([secret], [{ patch: '- op: replace\n  path: /stringData/missing\n  value: x\n', target: { kind: 'Secret' } }]));
+  const secret: KObject = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'creds', namespace: 'capi-system' },
+    stringData: { token: 's3cr3t-value' },
+  };
+  const err = throwsDiagnostics(() =>
+    applyPatches([secret], [{ patch: '- op: replace\n  path: /stringData/missing\n  value: x\n', target: { kind: 'Secret' } }]),
+  );
   assert.match(err.message, /operation 0 \(replace "\/stringData\/missing"\)/);
   assert.doesNotMatch(err.message, /s3cr3t-value/);
 });
 
 test(`invalid operations are errors: unknown op, move/copy without from, a path without "/" (${GENERIC}, json-patch DecodePatch)`, () => {
-  for (const body of ['- op: upsert\n  path: /a\n', '- op: move\n  path: /a\n', '- op: add\n  path: spec/replicas\n  value: 1\n', '- path: /a\n', '- just-a-string\n']) {
+  for (const body of [
+    '- op: upsert\n  path: /a\n',
+    '- op: move\n  path: /a\n',
+    '- op: add\n  path: spec/replicas\n  value: 1\n',
+    '- path: /a\n',
+    '- just-a-string\n',
+  ]) {
     throwsDiagnostics(() => applyPatches([deployment()], [{ patch: body }]));
   }
 });
@@ -297,16 +376,25 @@ test(`an empty body, a scalar body or a patch that removes kind fails on the obj
 
 test(`a patch that selects nothing does nothing, even one that would fail (${GENERIC}, matchinfo.go matchSelector)`, () => {
   const input = objects();
-  const out = applyPatches(input, [{ patch: '', target: { kind: 'ConfigMap' } }, { patch: '- op: remove\n  path: /nope\n', target: { name: 'absent' } }]);
+  const out = applyPatches(input, [
+    { patch: '', target: { kind: 'ConfigMap' } },
+    { patch: '- op: remove\n  path: /nope\n', target: { name: 'absent' } },
+  ]);
   assert.deepEqual(out, objects());
   assert.ok(out.every((o, i) => o === input[i]));
 });
 
 test(`patches apply in order, each to the previous result (${GENERIC})`, () => {
-  const out = applyPatches([service('a')], [
-    { patch: 'metadata:\n  labels:\n    stage: one\n' },
-    { patch: '- op: test\n  path: /metadata/labels/stage\n  value: one\n- op: replace\n  path: /metadata/labels/stage\n  value: two\n', target: { labelSelector: 'stage=one' } },
-  ]) as Json[];
+  const out = applyPatches(
+    [service('a')],
+    [
+      { patch: 'metadata:\n  labels:\n    stage: one\n' },
+      {
+        patch: '- op: test\n  path: /metadata/labels/stage\n  value: one\n- op: replace\n  path: /metadata/labels/stage\n  value: two\n',
+        target: { labelSelector: 'stage=one' },
+      },
+    ],
+  ) as Json[];
   assert.equal(out[0]!.metadata.labels.stage, 'two');
 });
 
@@ -318,7 +406,9 @@ test(`bad patch YAML is an error naming the patch index and target (${GENERIC})`
 
 test('generic patches are pure: inputs are not modified and values are not shared between objects', () => {
   const input = objects();
-  const out = applyPatches(input, [{ patch: '- op: add\n  path: /metadata/annotations\n  value: {a: "1"}\n', target: { kind: 'Service' } }]) as Json[];
+  const out = applyPatches(input, [
+    { patch: '- op: add\n  path: /metadata/annotations\n  value: {a: "1"}\n', target: { kind: 'Service' } },
+  ]) as Json[];
   assert.deepEqual(input, objects());
   out[1]!.metadata.annotations.a = 'changed';
   assert.equal(out[2]!.metadata.annotations.a, '1');
@@ -328,12 +418,20 @@ test('generic patches are pure: inputs are not modified and values are not share
 
 test('patches and manifestPatches together are an error; with neither the objects pass through (operator component_patches.go applyPatches)', () => {
   const err = throwsDiagnostics(() =>
-    applyProviderPatches(objects(), { patches: [{ patch: 'metadata: {}' }], manifestPatches: ['apiVersion: v1\nkind: Service\n'] }, { object: 'CoreProvider/capi-system/cluster-api' }),
+    applyProviderPatches(
+      objects(),
+      { patches: [{ patch: 'metadata: {}' }], manifestPatches: ['apiVersion: v1\nkind: Service\n'] },
+      { object: 'CoreProvider/capi-system/cluster-api' },
+    ),
   );
   assert.equal(err.diagnostics[0]!.path, 'spec.patches');
   assert.deepEqual(applyProviderPatches(objects(), {}), objects());
-  const viaManifest = applyProviderPatches(objects(), { manifestPatches: ['apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: 2\n'] }) as Json[];
+  const viaManifest = applyProviderPatches(objects(), {
+    manifestPatches: ['apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: 2\n'],
+  }) as Json[];
   assert.equal(viaManifest[3]!.spec.replicas, 2);
-  const viaPatches = applyProviderPatches(objects(), { patches: [{ patch: 'spec:\n  replicas: 3\n', target: { kind: 'Deployment' } }] }) as Json[];
+  const viaPatches = applyProviderPatches(objects(), {
+    patches: [{ patch: 'spec:\n  replicas: 3\n', target: { kind: 'Deployment' } }],
+  }) as Json[];
   assert.equal(viaPatches[3]!.spec.replicas, 3);
 });

@@ -13,25 +13,45 @@ function deployment(image: string): KObject {
 }
 
 function context(overrides: Partial<RenderContext> = {}): RenderContext {
-  return { kind: 'CoreProvider', name: 'cluster-api', label: 'cluster-api', version: 'v1.12.0', namespace: 'capi-system', spec: {}, imageOverrides: {}, origin: {}, secretFields: [], ...overrides };
+  return {
+    kind: 'CoreProvider',
+    name: 'cluster-api',
+    label: 'cluster-api',
+    version: 'v1.12.0',
+    namespace: 'capi-system',
+    spec: {},
+    imageOverrides: {},
+    origin: {},
+    secretFields: [],
+    ...overrides,
+  };
 }
 
 test('renderComponent runs the filters in order, each (objects, context) => objects', () => {
   const seen: string[] = [];
-  const mark = (name: string): RenderFilter => (objects, ctx) => {
-    seen.push(`${name}:${ctx.label}:${objects.length}`);
-    return [...objects, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } } as KObject];
-  };
+  const mark =
+    (name: string): RenderFilter =>
+    (objects, ctx) => {
+      seen.push(`${name}:${ctx.label}:${objects.length}`);
+      return [...objects, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } } as KObject];
+    };
   const out = renderComponent([], context(), [mark('a'), mark('b')]);
   assert.deepEqual(seen, ['a:cluster-api:0', 'b:cluster-api:1']);
-  assert.deepEqual(out.map((o) => o.metadata.name), ['a', 'b']);
+  assert.deepEqual(
+    out.map((o) => o.metadata.name),
+    ['a', 'b'],
+  );
 });
 
 test('the context records the field an image override from a Secret reached; without one nothing is recorded (clusterctl components.go FixImages order)', () => {
   const secretImage = context({ imageOverrides: { all: { repository: 'private.example.com/capi' } }, imageOverridesWithoutSecrets: {} });
   const rendered = renderComponent([deployment('registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0')], secretImage);
-  assert.ok(rendered.some((o) => o.kind === 'Deployment' && JSON.stringify(o).includes('private.example.com/capi/cluster-api-controller:v1.12.0')));
-  assert.deepEqual(secretImage.secretFields, [{ object: 'Deployment/capi-system/capi-controller-manager', path: 'spec.template.spec.containers[0].image', source: 'image overrides' }]);
+  assert.ok(
+    rendered.some((o) => o.kind === 'Deployment' && JSON.stringify(o).includes('private.example.com/capi/cluster-api-controller:v1.12.0')),
+  );
+  assert.deepEqual(secretImage.secretFields, [
+    { object: 'Deployment/capi-system/capi-controller-manager', path: 'spec.template.spec.containers[0].image', source: 'image overrides' },
+  ]);
 
   const configImage = context({ imageOverrides: { all: { repository: 'mirror.example.com/capi' } } });
   renderComponent([deployment('registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0')], configImage);

@@ -190,9 +190,7 @@ test('the whole file fails on one bad reference, even after good ones (drone par
 // ---- evaluation failures that clusterctl hits at run time ---------------------------------------
 
 test('a negative ${V:pos:len} makes clusterctl panic; it is an error without the value (drone funcs.go toSubstr)', () => {
-  const err = capiError(() =>
-    substituteVariables('k: ${TOKEN:1:-1}', lookupOf({ TOKEN: 's3cr3t-value' }, 'Secret capi/vars', true)),
-  );
+  const err = capiError(() => substituteVariables('k: ${TOKEN:1:-1}', lookupOf({ TOKEN: 's3cr3t-value' }, 'Secret capi/vars', true)));
   assert.match(err.message, /"\$\{TOKEN:1:-1\}" at line 1, column 4: .*clusterctl panics/);
   assert.doesNotMatch(err.message, /s3cr3t/);
 });
@@ -339,7 +337,10 @@ test('corpus: inspectVariables on core-components v1.12.0 (clusterctl GetVariabl
   // the file only uses the plain `${NAME:=default}` form: a direct scan must agree
   const scanned = new Map<string, string>();
   for (const m of raw.matchAll(/\$\{([A-Z_]+):=([^}]*)\}/g)) if (!scanned.has(m[1])) scanned.set(m[1], m[2]);
-  assert.deepEqual(expected, [...scanned].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, d]) => ({ name, default: d })));
+  assert.deepEqual(
+    expected,
+    [...scanned].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, d]) => ({ name, default: d })),
+  );
   assert.equal((raw.match(/\$\{/g) ?? []).length, 11);
 });
 

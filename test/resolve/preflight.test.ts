@@ -7,10 +7,19 @@ import { provider } from '../fixtures/resolve/builders.js';
 
 const builtIns = providerRegistry();
 const core = () => provider('CoreProvider', 'cluster-api', 'capi-system');
-const messages = (providers: ReturnType<typeof provider>[], registry = builtIns) => preflightProblems(providers, registry).map((d) => `${d.object} ${d.path ?? ''}: ${d.message}`);
+const messages = (providers: ReturnType<typeof provider>[], registry = builtIns) =>
+  preflightProblems(providers, registry).map((d) => `${d.object} ${d.path ?? ''}: ${d.message}`);
 
 test('a valid set of built-in providers passes', () => {
-  assert.deepEqual(messages([core(), provider('BootstrapProvider', 'kubeadm', 'b'), provider('ControlPlaneProvider', 'kubeadm', 'c', { version: '~1.12' }), provider('InfrastructureProvider', 'aws', 'i', { version: 'v2.8.0' })]), []);
+  assert.deepEqual(
+    messages([
+      core(),
+      provider('BootstrapProvider', 'kubeadm', 'b'),
+      provider('ControlPlaneProvider', 'kubeadm', 'c', { version: '~1.12' }),
+      provider('InfrastructureProvider', 'aws', 'i', { version: 'v2.8.0' }),
+    ]),
+    [],
+  );
 });
 
 test('the CoreProvider must be named cluster-api (operator preflight_checks.go incorrectCoreProviderName)', () => {
@@ -28,18 +37,29 @@ test('at most one CoreProvider, the second pointing at the first (operator prefl
   assert.equal(problems.length, 1);
   assert.equal(problems[0].object, 'CoreProvider/other-system/cluster-api');
   assert.equal(problems[0].line, second.position.line);
-  assert.match(problems[0].message, new RegExp(`the first is CoreProvider/capi-system/cluster-api at .*providers\\.yaml:${first.position.line}:1`));
+  assert.match(
+    problems[0].message,
+    new RegExp(`the first is CoreProvider/capi-system/cluster-api at .*providers\\.yaml:${first.position.line}:1`),
+  );
 });
 
 test('at most one provider per kind and name, in any namespace (operator preflight_checks.go moreThanOneProviderInstanceExists)', () => {
   const first = provider('InfrastructureProvider', 'aws', 'a');
   const problems = preflightProblems(
-    [core(), first, provider('InfrastructureProvider', 'aws', 'b'), provider('BootstrapProvider', 'aws', 'a', { fetchConfig: { url: '/r/bootstrap-aws/v1.0.0/b.yaml' } })],
+    [
+      core(),
+      first,
+      provider('InfrastructureProvider', 'aws', 'b'),
+      provider('BootstrapProvider', 'aws', 'a', { fetchConfig: { url: '/r/bootstrap-aws/v1.0.0/b.yaml' } }),
+    ],
     builtIns,
   );
-  assert.deepEqual(problems.map((p) => `${p.object} ${p.path}: ${p.message}`), [
-    `InfrastructureProvider/b/aws metadata.name: InfrastructureProvider "aws" is already declared as InfrastructureProvider/a/aws at ${first.position.file}:${first.position.line}:1`,
-  ]);
+  assert.deepEqual(
+    problems.map((p) => `${p.object} ${p.path}: ${p.message}`),
+    [
+      `InfrastructureProvider/b/aws metadata.name: InfrastructureProvider "aws" is already declared as InfrastructureProvider/a/aws at ${first.position.file}:${first.position.line}:1`,
+    ],
+  );
 });
 
 test('no CoreProvider at all is an error (clusterctl installer.go Validate: one core provider)', () => {
@@ -51,39 +71,77 @@ test('a provider clusterctl does not know needs a fetchConfig or a repositories 
   assert.deepEqual(messages([core(), provider('InfrastructureProvider', 'acme', 'acme-system')]), [
     'InfrastructureProvider/acme-system/acme spec.fetchConfig: clusterctl v1.12.0 knows no InfrastructureProvider named "acme", and it has no fetchConfig',
   ]);
-  assert.deepEqual(messages([core(), provider('InfrastructureProvider', 'acme', 'acme-system', { fetchConfig: { selector: { matchLabels: { a: 'b' } } } })]), []);
-  assert.deepEqual(messages([core(), provider('InfrastructureProvider', 'acme', 'acme-system', { fetchConfig: { oci: 'registry/acme:v1' } })]), []);
-  const withRepository = providerRegistry([{ name: 'acme', type: 'InfrastructureProvider', url: '/r/infrastructure-acme/latest/infrastructure-components.yaml' }]);
+  assert.deepEqual(
+    messages([
+      core(),
+      provider('InfrastructureProvider', 'acme', 'acme-system', { fetchConfig: { selector: { matchLabels: { a: 'b' } } } }),
+    ]),
+    [],
+  );
+  assert.deepEqual(
+    messages([core(), provider('InfrastructureProvider', 'acme', 'acme-system', { fetchConfig: { oci: 'registry/acme:v1' } })]),
+    [],
+  );
+  const withRepository = providerRegistry([
+    { name: 'acme', type: 'InfrastructureProvider', url: '/r/infrastructure-acme/latest/infrastructure-components.yaml' },
+  ]);
   assert.deepEqual(messages([core(), provider('InfrastructureProvider', 'acme', 'acme-system')], withRepository), []);
 });
 
 test('fetchConfig takes exactly one of url, selector, oci (operator preflight_checks.go, CRD exists_one rule)', () => {
-  assert.deepEqual(messages([core(), provider('InfrastructureProvider', 'aws', 'a', { fetchConfig: { url: '/r/infrastructure-aws/v1.0.0/i.yaml', selector: {} } })]), [
-    'InfrastructureProvider/a/aws spec.fetchConfig: fetchConfig sets url and selector; it takes exactly one source',
-  ]);
-  assert.match(messages([core(), provider('InfrastructureProvider', 'aws', 'a', { fetchConfig: { url: '/x', oci: 'r/x:v1' } })])[0], /sets url and oci/);
+  assert.deepEqual(
+    messages([
+      core(),
+      provider('InfrastructureProvider', 'aws', 'a', { fetchConfig: { url: '/r/infrastructure-aws/v1.0.0/i.yaml', selector: {} } }),
+    ]),
+    ['InfrastructureProvider/a/aws spec.fetchConfig: fetchConfig sets url and selector; it takes exactly one source'],
+  );
+  assert.match(
+    messages([core(), provider('InfrastructureProvider', 'aws', 'a', { fetchConfig: { url: '/x', oci: 'r/x:v1' } })])[0],
+    /sets url and oci/,
+  );
 });
 
 test('spec.version must be a semantic version or a range (operator preflight_checks.go checkProviderVersion)', () => {
-  const problems = preflightProblems([provider('CoreProvider', 'cluster-api', 'capi-system', { version: 'latest' }), provider('BootstrapProvider', 'kubeadm', 'b', { version: 'release-1.12' })], builtIns);
-  assert.deepEqual(problems.map((p) => `${p.path}: ${p.message}`), [
-    'spec.version: version "latest" is neither a semantic version nor a version range',
-    'spec.version: version "release-1.12" is neither a semantic version nor a version range',
-  ]);
+  const problems = preflightProblems(
+    [
+      provider('CoreProvider', 'cluster-api', 'capi-system', { version: 'latest' }),
+      provider('BootstrapProvider', 'kubeadm', 'b', { version: 'release-1.12' }),
+    ],
+    builtIns,
+  );
+  assert.deepEqual(
+    problems.map((p) => `${p.path}: ${p.message}`),
+    [
+      'spec.version: version "latest" is neither a semantic version nor a version range',
+      'spec.version: version "release-1.12" is neither a semantic version nor a version range',
+    ],
+  );
   assert.equal(problems[0].hint, 'leave spec.version out to get the latest release');
 });
 
 test('every violation is reported in one error', () => {
   assert.throws(
-    () => preflight([provider('CoreProvider', 'capi', 'a', { version: 'foo' }), provider('CoreProvider', 'cluster-api', 'b'), provider('InfrastructureProvider', 'acme', 'c')], builtIns),
+    () =>
+      preflight(
+        [
+          provider('CoreProvider', 'capi', 'a', { version: 'foo' }),
+          provider('CoreProvider', 'cluster-api', 'b'),
+          provider('InfrastructureProvider', 'acme', 'c'),
+        ],
+        builtIns,
+      ),
     (error: unknown) => {
       assert.ok(error instanceof CapiGitopsError);
-      assert.deepEqual(error.diagnostics.map((d) => `${d.object} ${d.path}`), [
-        'CoreProvider/a/capi metadata.name',
-        'CoreProvider/b/cluster-api undefined',
-        'CoreProvider/a/capi spec.version',
-        'InfrastructureProvider/c/acme spec.fetchConfig',
-      ]);
+      assert.deepEqual(
+        error.diagnostics.map((d) => `${d.object} ${d.path}`),
+        [
+          'CoreProvider/a/capi metadata.name',
+          'CoreProvider/b/cluster-api undefined',
+          'CoreProvider/a/capi spec.version',
+          'InfrastructureProvider/c/acme spec.fetchConfig',
+        ],
+      );
       return true;
     },
   );

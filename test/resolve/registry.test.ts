@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CapiGitopsError } from '../../src/model/diagnostics.js';
 import { PROVIDER_KINDS } from '../../src/model/provider.js';
-import { BUILT_IN_PROVIDERS, buildProviderRegistry, entryLabel, lookupProvider, providerRegistry, urlProblem } from '../../src/resolve/registry.js';
+import {
+  BUILT_IN_PROVIDERS,
+  buildProviderRegistry,
+  entryLabel,
+  lookupProvider,
+  providerRegistry,
+  urlProblem,
+} from '../../src/resolve/registry.js';
 
 test('the built-in registry holds the 61 providers of clusterctl v1.12.0 (providers_client.go defaults)', () => {
   assert.equal(BUILT_IN_PROVIDERS.length, 61);
@@ -20,13 +27,34 @@ test('the built-in registry holds the 61 providers of clusterctl v1.12.0 (provid
 });
 
 test('sample built-in entries carry clusterctl URLs, including the odd asset names (providers_client.go)', () => {
-  assert.equal(lookupProvider('InfrastructureProvider', 'aws')?.url, 'https://github.com/kubernetes-sigs/cluster-api-provider-aws/releases/latest/infrastructure-components.yaml');
-  assert.equal(lookupProvider('CoreProvider', 'cluster-api')?.url, 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml');
-  assert.equal(lookupProvider('InfrastructureProvider', 'docker')?.url, 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/infrastructure-components-development.yaml');
-  assert.equal(lookupProvider('RuntimeExtensionProvider', 'nutanix')?.url, 'https://github.com/nutanix-cloud-native/cluster-api-runtime-extensions-nutanix/releases/latest/runtime-extensions-components.yaml');
-  assert.equal(lookupProvider('IPAMProvider', 'in-cluster')?.url, 'https://github.com/kubernetes-sigs/cluster-api-ipam-provider-in-cluster/releases/latest/ipam-components.yaml');
-  assert.equal(lookupProvider('AddonProvider', 'helm')?.url, 'https://github.com/kubernetes-sigs/cluster-api-addon-provider-helm/releases/latest/addon-components.yaml');
-  assert.equal(lookupProvider('ControlPlaneProvider', 'hosted-control-plane')?.url, 'https://github.com/teutonet/cluster-api-provider-hosted-control-plane/releases/latest/control-plane-components.yaml');
+  assert.equal(
+    lookupProvider('InfrastructureProvider', 'aws')?.url,
+    'https://github.com/kubernetes-sigs/cluster-api-provider-aws/releases/latest/infrastructure-components.yaml',
+  );
+  assert.equal(
+    lookupProvider('CoreProvider', 'cluster-api')?.url,
+    'https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml',
+  );
+  assert.equal(
+    lookupProvider('InfrastructureProvider', 'docker')?.url,
+    'https://github.com/kubernetes-sigs/cluster-api/releases/latest/infrastructure-components-development.yaml',
+  );
+  assert.equal(
+    lookupProvider('RuntimeExtensionProvider', 'nutanix')?.url,
+    'https://github.com/nutanix-cloud-native/cluster-api-runtime-extensions-nutanix/releases/latest/runtime-extensions-components.yaml',
+  );
+  assert.equal(
+    lookupProvider('IPAMProvider', 'in-cluster')?.url,
+    'https://github.com/kubernetes-sigs/cluster-api-ipam-provider-in-cluster/releases/latest/ipam-components.yaml',
+  );
+  assert.equal(
+    lookupProvider('AddonProvider', 'helm')?.url,
+    'https://github.com/kubernetes-sigs/cluster-api-addon-provider-helm/releases/latest/addon-components.yaml',
+  );
+  assert.equal(
+    lookupProvider('ControlPlaneProvider', 'hosted-control-plane')?.url,
+    'https://github.com/teutonet/cluster-api-provider-hosted-control-plane/releases/latest/control-plane-components.yaml',
+  );
   // same name, different type: a separate entry
   assert.equal(lookupProvider('BootstrapProvider', 'aws'), undefined);
   assert.equal(lookupProvider('InfrastructureProvider', 'nonexistent'), undefined);
@@ -47,8 +75,15 @@ test('entries are sorted by type order then name (clusterctl provider.go Less)',
   const registry = providerRegistry([{ name: 'aaa', type: 'AddonProvider', url: '/repo/addon-aaa/v1.0.0/addon-components.yaml' }]);
   const keys = registry.entries.map((e) => `${e.kind}/${e.name}`);
   assert.equal(keys[0], 'CoreProvider/cluster-api');
-  assert.deepEqual(keys.slice(1, 4), ['BootstrapProvider/canonical-kubernetes', 'BootstrapProvider/k0sproject-k0smotron', 'BootstrapProvider/kubeadm']);
-  assert.equal(keys.indexOf('AddonProvider/aaa'), keys.findIndex((k) => k.startsWith('AddonProvider/')));
+  assert.deepEqual(keys.slice(1, 4), [
+    'BootstrapProvider/canonical-kubernetes',
+    'BootstrapProvider/k0sproject-k0smotron',
+    'BootstrapProvider/kubeadm',
+  ]);
+  assert.equal(
+    keys.indexOf('AddonProvider/aaa'),
+    keys.findIndex((k) => k.startsWith('AddonProvider/')),
+  );
   assert.equal(keys.at(-1), 'AddonProvider/rancher-fleet');
 });
 

@@ -10,11 +10,22 @@ import { CERT_MANAGER_DEFAULT_VERSION, certManagerDefaultUrl } from '../../src/r
 import { resolveCertManager, resolveProviders } from '../../src/fetch-releases.js';
 import { SOURCE_MODULES, type SourceModule } from '../../src/sources/index.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
-import { FIXTURE_REPOSITORY, MANIFEST_FILE, MemoryRepository, corpusConfigMap, manifest, provider, temporaryTree } from '../fixtures/resolve/builders.js';
+import {
+  FIXTURE_REPOSITORY,
+  MANIFEST_FILE,
+  MemoryRepository,
+  corpusConfigMap,
+  manifest,
+  provider,
+  temporaryTree,
+} from '../fixtures/resolve/builders.js';
 
 const MANIFEST_DIR = path.dirname(MANIFEST_FILE);
 const corpusUrl = (label: string, version: string, file: string): string => `file://${CORPUS_REPOSITORY}/${label}/${version}/${file}`;
-const sha256OfFile = (...parts: string[]): string => createHash('sha256').update(readFileSync(path.join(CORPUS_REPOSITORY, ...parts))).digest('hex');
+const sha256OfFile = (...parts: string[]): string =>
+  createHash('sha256')
+    .update(readFileSync(path.join(CORPUS_REPOSITORY, ...parts)))
+    .digest('hex');
 
 function failsWith(check: (error: CapiGitopsError) => void) {
   return (error: unknown): boolean => {
@@ -27,10 +38,23 @@ function failsWith(check: (error: CapiGitopsError) => void) {
 test('corpus: latest, a range and an exact version resolve with contracts and artifacts, in install order', async () => {
   const providers = [
     provider('ControlPlaneProvider', 'kubeadm', 'capi-kubeadm-control-plane-system', { version: 'v1.8.0' }),
-    provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', { version: '~1.10', fetchConfig: { url: corpusUrl('bootstrap-kubeadm', 'latest', 'bootstrap-components.yaml') } }),
-    provider('CoreProvider', 'cluster-api', 'capi-system', { fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') } }),
+    provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', {
+      version: '~1.10',
+      fetchConfig: { url: corpusUrl('bootstrap-kubeadm', 'latest', 'bootstrap-components.yaml') },
+    }),
+    provider('CoreProvider', 'cluster-api', 'capi-system', {
+      fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') },
+    }),
   ];
-  const config = { repositories: [{ name: 'kubeadm', type: 'ControlPlaneProvider' as const, url: corpusUrl('control-plane-kubeadm', 'latest', 'control-plane-components.yaml') }] };
+  const config = {
+    repositories: [
+      {
+        name: 'kubeadm',
+        type: 'ControlPlaneProvider' as const,
+        url: corpusUrl('control-plane-kubeadm', 'latest', 'control-plane-components.yaml'),
+      },
+    ],
+  };
   const resolved = await resolveProviders(manifest(providers, { config }));
 
   assert.deepEqual(
@@ -48,7 +72,10 @@ test('corpus: latest, a range and an exact version resolve with contracts and ar
   assert.equal(core.metadata.sha256, sha256OfFile('cluster-api', 'v1.12.0', 'metadata.yaml'));
   assert.equal(bootstrap.components.sha256, sha256OfFile('bootstrap-kubeadm', 'v1.10.4', 'bootstrap-components.yaml'));
   assert.equal(controlPlane.components.name, 'control-plane-components.yaml');
-  assert.deepEqual(core.repository, { sourceType: 'local', location: path.join(CORPUS_REPOSITORY, 'cluster-api', '{version}', 'core-components.yaml') });
+  assert.deepEqual(core.repository, {
+    sourceType: 'local',
+    location: path.join(CORPUS_REPOSITORY, 'cluster-api', '{version}', 'core-components.yaml'),
+  });
 });
 
 test('relative repository paths resolve against the declaring file: fetchConfig.url against the provider, repositories against the Config', async () => {
@@ -57,22 +84,39 @@ test('relative repository paths resolve against the declaring file: fetchConfig.
   const resolved = await resolveProviders(
     manifest(
       [
-        provider('CoreProvider', 'cluster-api', 'capi-system', { version: 'v1.10.4', fetchConfig: { url: `${relativeCorpus}/cluster-api/latest/core-components.yaml` } }),
+        provider('CoreProvider', 'cluster-api', 'capi-system', {
+          version: 'v1.10.4',
+          fetchConfig: { url: `${relativeCorpus}/cluster-api/latest/core-components.yaml` },
+        }),
         provider('BootstrapProvider', 'kubeadm', 'b', { version: 'v1.10.4' }),
       ],
       {
-        config: { repositories: [{ name: 'kubeadm', type: 'BootstrapProvider', url: 'repository/bootstrap-kubeadm/latest/bootstrap-components.yaml' }], position: { file: configFile, line: 1, column: 1 } },
+        config: {
+          repositories: [
+            { name: 'kubeadm', type: 'BootstrapProvider', url: 'repository/bootstrap-kubeadm/latest/bootstrap-components.yaml' },
+          ],
+          position: { file: configFile, line: 1, column: 1 },
+        },
         baseDir: '/nonexistent',
       },
     ),
   );
-  assert.deepEqual(resolved.map((r) => `${r.label}@${r.version}`), ['cluster-api@v1.10.4', 'bootstrap-kubeadm@v1.10.4']);
+  assert.deepEqual(
+    resolved.map((r) => `${r.label}@${r.version}`),
+    ['cluster-api@v1.10.4', 'bootstrap-kubeadm@v1.10.4'],
+  );
 });
 
 test('a v1.10.4 core provider with a v1beta2 provider fails, naming both (clusterctl installer.go Validate)', async () => {
   const providers = [
-    provider('CoreProvider', 'cluster-api', 'capi-system', { version: 'v1.10.4', fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') } }),
-    provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', { version: 'v1.12.0', fetchConfig: { url: corpusUrl('bootstrap-kubeadm', 'latest', 'bootstrap-components.yaml') } }),
+    provider('CoreProvider', 'cluster-api', 'capi-system', {
+      version: 'v1.10.4',
+      fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') },
+    }),
+    provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', {
+      version: 'v1.12.0',
+      fetchConfig: { url: corpusUrl('bootstrap-kubeadm', 'latest', 'bootstrap-components.yaml') },
+    }),
   ];
   await assert.rejects(
     resolveProviders(manifest(providers)),
@@ -82,7 +126,10 @@ test('a v1.10.4 core provider with a v1beta2 provider fails, naming both (cluste
       assert.equal(d.object, 'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm');
       assert.equal(d.path, 'spec.version');
       assert.equal(d.line, providers[1].position.line);
-      assert.equal(d.message, 'bootstrap-kubeadm v1.12.0 implements contract v1beta2, but the core provider cluster-api v1.10.4 (contract v1beta1) works only with v1beta1 providers');
+      assert.equal(
+        d.message,
+        'bootstrap-kubeadm v1.12.0 implements contract v1beta2, but the core provider cluster-api v1.10.4 (contract v1beta1) works only with v1beta1 providers',
+      );
       assert.match(d.hint!, /v1\.10\.x release of bootstrap-kubeadm/);
     }),
   );
@@ -90,8 +137,12 @@ test('a v1.10.4 core provider with a v1beta2 provider fails, naming both (cluste
 
 test('a provider whose metadata says v1alpha4 fails, naming provider, version and contract (operator validateRepoCAPIVersion)', async () => {
   const providers = [
-    provider('CoreProvider', 'cluster-api', 'capi-system', { fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') } }),
-    provider('InfrastructureProvider', 'old', 'old-system', { fetchConfig: { url: path.join(FIXTURE_REPOSITORY, 'infrastructure-old', 'latest', 'infrastructure-components.yaml') } }),
+    provider('CoreProvider', 'cluster-api', 'capi-system', {
+      fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') },
+    }),
+    provider('InfrastructureProvider', 'old', 'old-system', {
+      fetchConfig: { url: path.join(FIXTURE_REPOSITORY, 'infrastructure-old', 'latest', 'infrastructure-components.yaml') },
+    }),
   ];
   await assert.rejects(
     resolveProviders(manifest(providers)),
@@ -109,27 +160,51 @@ test('the ConfigMap route resolves like the repository route: same version, same
   const configMaps = [corpusConfigMap('core-cluster-api-v1.12.0.yaml'), corpusConfigMap('bootstrap-kubeadm-v1.12.0.yaml')];
   const byLabels = (type: string) => ({ fetchConfig: { selector: { matchLabels: { 'provider.cluster.x-k8s.io/type': type } } } });
   const fromConfigMaps = await resolveProviders(
-    manifest([provider('CoreProvider', 'cluster-api', 'capi-system', byLabels('core')), provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', byLabels('bootstrap'))], { configMaps }),
+    manifest(
+      [
+        provider('CoreProvider', 'cluster-api', 'capi-system', byLabels('core')),
+        provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', byLabels('bootstrap')),
+      ],
+      { configMaps },
+    ),
   );
   const fromRepository = await resolveProviders(
     manifest([
-      provider('CoreProvider', 'cluster-api', 'capi-system', { fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') } }),
-      provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', { fetchConfig: { url: corpusUrl('bootstrap-kubeadm', 'latest', 'bootstrap-components.yaml') } }),
+      provider('CoreProvider', 'cluster-api', 'capi-system', {
+        fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') },
+      }),
+      provider('BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system', {
+        fetchConfig: { url: corpusUrl('bootstrap-kubeadm', 'latest', 'bootstrap-components.yaml') },
+      }),
     ]),
   );
-  const summary = (list: typeof fromConfigMaps) => list.map((r) => [r.label, r.version, r.contract, r.components.name, r.components.sha256, r.metadata.sha256]);
+  const summary = (list: typeof fromConfigMaps) =>
+    list.map((r) => [r.label, r.version, r.contract, r.components.name, r.components.sha256, r.metadata.sha256]);
   assert.deepEqual(summary(fromConfigMaps), summary(fromRepository));
   assert.equal(fromConfigMaps[0].repository.sourceType, 'configmap');
   assert.equal(fromConfigMaps[0].requestedVersion, 'v1.12.0');
 });
 
 test('unreadable sources are reported together with their providers: missing directory, missing version, missing file', async (t) => {
-  const tree = await temporaryTree({ 'control-plane-kubeadm/v1.0.0/metadata.yaml': readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.7.7', 'metadata.yaml'), 'utf8') });
+  const tree = await temporaryTree({
+    'control-plane-kubeadm/v1.0.0/metadata.yaml': readFileSync(
+      path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.7.7', 'metadata.yaml'),
+      'utf8',
+    ),
+  });
   t.after(tree.cleanup);
   const providers = [
-    provider('CoreProvider', 'cluster-api', 'capi-system', { version: 'v9.9.9', fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') } }),
-    provider('BootstrapProvider', 'kubeadm', 'b', { fetchConfig: { url: '/nonexistent/repo/bootstrap-kubeadm/latest/bootstrap-components.yaml' } }),
-    provider('ControlPlaneProvider', 'kubeadm', 'c', { version: 'v1.0.0', fetchConfig: { url: `${tree.root}/control-plane-kubeadm/latest/control-plane-components.yaml` } }),
+    provider('CoreProvider', 'cluster-api', 'capi-system', {
+      version: 'v9.9.9',
+      fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') },
+    }),
+    provider('BootstrapProvider', 'kubeadm', 'b', {
+      fetchConfig: { url: '/nonexistent/repo/bootstrap-kubeadm/latest/bootstrap-components.yaml' },
+    }),
+    provider('ControlPlaneProvider', 'kubeadm', 'c', {
+      version: 'v1.0.0',
+      fetchConfig: { url: `${tree.root}/control-plane-kubeadm/latest/control-plane-components.yaml` },
+    }),
   ];
   await assert.rejects(
     resolveProviders(manifest(providers)),
@@ -138,7 +213,10 @@ test('unreadable sources are reported together with their providers: missing dir
       assert.equal(error.diagnostics.length, 3);
       assert.match(byObject['CoreProvider/capi-system/cluster-api'].message, /version v9\.9\.9 not found/);
       assert.match(byObject['CoreProvider/capi-system/cluster-api'].hint!, /v1\.7\.7, v1\.8\.0, v1\.10\.4, v1\.12\.0/);
-      assert.match(byObject['BootstrapProvider/b/kubeadm'].message, /local repository directory "\/nonexistent\/repo\/bootstrap-kubeadm" does not exist/);
+      assert.match(
+        byObject['BootstrapProvider/b/kubeadm'].message,
+        /local repository directory "\/nonexistent\/repo\/bootstrap-kubeadm" does not exist/,
+      );
       assert.equal(byObject['BootstrapProvider/b/kubeadm'].path, 'spec.fetchConfig.url');
       assert.match(byObject['ControlPlaneProvider/c/kubeadm'].message, /file control-plane-components\.yaml of version v1\.0\.0 not found/);
       assert.equal(byObject['ControlPlaneProvider/c/kubeadm'].line, providers[2].position.line);
@@ -150,7 +228,12 @@ test('a built-in provider comes from its clusterctl GitHub URL; offline with not
   const cache = new ArtifactCache(mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-cache-')));
   await assert.rejects(
     resolveProviders(
-      manifest([provider('CoreProvider', 'cluster-api', 'capi-system', { fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') } }), provider('InfrastructureProvider', 'aws', 'capa-system')]),
+      manifest([
+        provider('CoreProvider', 'cluster-api', 'capi-system', {
+          fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') },
+        }),
+        provider('InfrastructureProvider', 'aws', 'capa-system'),
+      ]),
       { sources: { offline: true, cache } },
     ),
     failsWith((error) => {
@@ -164,9 +247,16 @@ test('a built-in provider comes from its clusterctl GitHub URL; offline with not
 
 test('registry and preflight problems are reported together before anything is fetched', async () => {
   await assert.rejects(
-    resolveProviders(manifest([provider('CoreProvider', 'capi', 'capi-system'), provider('InfrastructureProvider', 'acme', 'x')], { config: { repositories: [{ name: 'Bad', type: 'BootstrapProvider', url: '/r' }] } })),
+    resolveProviders(
+      manifest([provider('CoreProvider', 'capi', 'capi-system'), provider('InfrastructureProvider', 'acme', 'x')], {
+        config: { repositories: [{ name: 'Bad', type: 'BootstrapProvider', url: '/r' }] },
+      }),
+    ),
     failsWith((error) => {
-      assert.deepEqual(error.diagnostics.map((d) => d.path), ['repositories[0].name', 'metadata.name', 'spec.fetchConfig']);
+      assert.deepEqual(
+        error.diagnostics.map((d) => d.path),
+        ['repositories[0].name', 'metadata.name', 'spec.fetchConfig'],
+      );
     }),
   );
 });
@@ -176,7 +266,10 @@ test('providers are fetched concurrently through any registered module; the orde
   const memory: SourceModule = {
     id: 'memory',
     serves: 'memory: URLs',
-    open: (request) => (request.from === 'url' && request.url.startsWith('memory:') ? new MemoryRepository({ 'v1.12.0': { 'metadata.yaml': metadata, 'components.yaml': `# ${request.label}\n` } }) : null),
+    open: (request) =>
+      request.from === 'url' && request.url.startsWith('memory:')
+        ? new MemoryRepository({ 'v1.12.0': { 'metadata.yaml': metadata, 'components.yaml': `# ${request.label}\n` } })
+        : null,
   };
   const kinds = [
     ['AddonProvider', 'helm'],
@@ -190,39 +283,63 @@ test('providers are fetched concurrently through any registered module; the orde
   ] as const;
   const providers = kinds.map(([kind, name]) => provider(kind, name, `${name}-system`, { fetchConfig: { url: `memory:${name}` } }));
   const resolved = await resolveProviders(manifest(providers), { modules: [...SOURCE_MODULES, memory] });
-  assert.deepEqual(resolved.map((r) => r.label), [
-    'cluster-api',
-    'bootstrap-kubeadm',
-    'control-plane-kubeadm',
-    'infrastructure-alpha',
-    'infrastructure-zeta',
-    'ipam-in-cluster',
-    'runtime-extension-nutanix',
-    'addon-helm',
-  ]);
+  assert.deepEqual(
+    resolved.map((r) => r.label),
+    [
+      'cluster-api',
+      'bootstrap-kubeadm',
+      'control-plane-kubeadm',
+      'infrastructure-alpha',
+      'infrastructure-zeta',
+      'ipam-in-cluster',
+      'runtime-extension-nutanix',
+      'addon-helm',
+    ],
+  );
   assert.equal(resolved[3].components.text, '# infrastructure-alpha\n');
 });
 
 test('cert-manager: disabled gives null; a local file is read directly with the version from its path', async () => {
   assert.equal(await resolveCertManager({ certManager: { enabled: false } }, MANIFEST_DIR), null);
-  const local = await resolveCertManager({ certManager: { url: `file://${CORPUS_REPOSITORY}/cert-manager/v1.13.0/cert-manager.yaml` } }, MANIFEST_DIR);
+  const local = await resolveCertManager(
+    { certManager: { url: `file://${CORPUS_REPOSITORY}/cert-manager/v1.13.0/cert-manager.yaml` } },
+    MANIFEST_DIR,
+  );
   assert.equal(local?.version, 'v1.13.0');
   assert.equal(local?.label, 'cert-manager');
   assert.equal(local?.components.sha256, sha256OfFile('cert-manager', 'v1.13.0', 'cert-manager.yaml'));
   assert.equal(local?.components.name, 'cert-manager.yaml');
 
-  const relative = await resolveCertManager({ certManager: { url: path.relative(MANIFEST_DIR, path.join(CORPUS_REPOSITORY, 'cert-manager/v1.13.0/cert-manager.yaml')), version: 'v1.13.0' }, position: { file: MANIFEST_FILE, line: 1, column: 1 } }, '/nonexistent');
+  const relative = await resolveCertManager(
+    {
+      certManager: {
+        url: path.relative(MANIFEST_DIR, path.join(CORPUS_REPOSITORY, 'cert-manager/v1.13.0/cert-manager.yaml')),
+        version: 'v1.13.0',
+      },
+      position: { file: MANIFEST_FILE, line: 1, column: 1 },
+    },
+    '/nonexistent',
+  );
   assert.equal(relative?.components.sha256, local?.components.sha256);
 });
 
 test('cert-manager: conflicting versions, a bad version and a missing file are clear errors', async () => {
   const config = (certManager: object) => ({ certManager, position: { file: MANIFEST_FILE, line: 40, column: 1 } });
-  await assert.rejects(resolveCertManager(config({ url: `${CORPUS_REPOSITORY}/cert-manager/v1.13.0/cert-manager.yaml`, version: 'v1.19.1' }), MANIFEST_DIR), /certManager\.version is v1\.19\.1 but certManager\.url names version v1\.13\.0/);
-  await assert.rejects(resolveCertManager(config({ version: 'latest' }), MANIFEST_DIR), failsWith((error) => assert.equal(error.diagnostics[0].path, 'certManager.version')));
-  await assert.rejects(resolveCertManager(config({ url: './missing/cert-manager.yaml' }), MANIFEST_DIR), failsWith((error) => {
-    assert.match(error.message, /the cert-manager manifest not found: ".*\/missing\/cert-manager\.yaml" does not exist/);
-    assert.equal(error.diagnostics[0].line, 40);
-  }));
+  await assert.rejects(
+    resolveCertManager(config({ url: `${CORPUS_REPOSITORY}/cert-manager/v1.13.0/cert-manager.yaml`, version: 'v1.19.1' }), MANIFEST_DIR),
+    /certManager\.version is v1\.19\.1 but certManager\.url names version v1\.13\.0/,
+  );
+  await assert.rejects(
+    resolveCertManager(config({ version: 'latest' }), MANIFEST_DIR),
+    failsWith((error) => assert.equal(error.diagnostics[0].path, 'certManager.version')),
+  );
+  await assert.rejects(
+    resolveCertManager(config({ url: './missing/cert-manager.yaml' }), MANIFEST_DIR),
+    failsWith((error) => {
+      assert.match(error.message, /the cert-manager manifest not found: ".*\/missing\/cert-manager\.yaml" does not exist/);
+      assert.equal(error.diagnostics[0].line, 40);
+    }),
+  );
 });
 
 test('cert-manager: the default is clusterctl v1.12.0 pinned v1.19.1 from its GitHub URL (cert_manager_client.go)', async () => {
@@ -234,7 +351,9 @@ test('cert-manager: the default is clusterctl v1.12.0 pinned v1.19.1 from its Gi
     serves: 'github',
     open: (request) => {
       asked = request.from === 'url' ? request.url : '';
-      return Object.assign(new MemoryRepository({ 'v1.19.1': { 'cert-manager.yaml': 'kind: Namespace\n' } }, 'v1.19.1'), { componentsFile: 'cert-manager.yaml' });
+      return Object.assign(new MemoryRepository({ 'v1.19.1': { 'cert-manager.yaml': 'kind: Namespace\n' } }, 'v1.19.1'), {
+        componentsFile: 'cert-manager.yaml',
+      });
     },
   };
   const remote = await resolveCertManager({}, MANIFEST_DIR, { modules: [github] });

@@ -28,7 +28,10 @@ const NAMESPACES: Record<string, string> = {
 function corpusProvider(kind: ProviderKind, name: string, label: string, installed: string): ProviderUpgradeInput {
   const available = readdirSync(path.join(CORPUS_REPOSITORY, label));
   const newest = newestAvailable(available)!;
-  const metadata = parseMetadata(readFileSync(path.join(CORPUS_REPOSITORY, label, newest, 'metadata.yaml'), 'utf8'), { label, version: newest });
+  const metadata = parseMetadata(readFileSync(path.join(CORPUS_REPOSITORY, label, newest, 'metadata.yaml'), 'utf8'), {
+    label,
+    version: newest,
+  });
   return { kind, name, namespace: NAMESPACES[label], installed, available, releaseSeries: metadata.releaseSeries };
 }
 
@@ -40,12 +43,18 @@ function corpusManagementCluster(installed: string): ProviderUpgradeInput[] {
   ];
 }
 
-const series = (...entries: [number, number, string][]): ReleaseSeries[] => entries.map(([major, minor, contract]) => ({ major, minor, contract }));
+const series = (...entries: [number, number, string][]): ReleaseSeries[] =>
+  entries.map(([major, minor, contract]) => ({ major, minor, contract }));
 
-function synthetic(kind: ProviderKind, name: string, installed: string, available: string[], releaseSeries: ReleaseSeries[]): ProviderUpgradeInput {
+function synthetic(
+  kind: ProviderKind,
+  name: string,
+  installed: string,
+  available: string[],
+  releaseSeries: ReleaseSeries[],
+): ProviderUpgradeInput {
   return { kind, name, namespace: `${name}-system`, installed, available, releaseSeries };
 }
-
 
 test('the metadata to read is the newest tag, pre-releases included, other tags ignored (clusterctl upgrader_info.go getUpgradeInfo)', () => {
   assert.equal(newestAvailable(['v1.8.0', 'v1.12.0', 'v1.10.4', 'v1.7.7']), 'v1.12.0');
@@ -58,7 +67,16 @@ test('corpus, core and kubeadm at v1.8.0: v1.10.4 under v1beta1, v1.12.0 under v
   assert.equal(plan.currentContract, 'v1beta1');
   assert.equal(plan.newestContract, 'v1beta2');
   assert.deepEqual(
-    plan.providers.map((p) => [p.label, p.installed, p.installedContract, p.sameContract.version, p.sameContract.status, p.newestContract.version, p.newestContract.releaseContract, p.newestContract.status]),
+    plan.providers.map((p) => [
+      p.label,
+      p.installed,
+      p.installedContract,
+      p.sameContract.version,
+      p.sameContract.status,
+      p.newestContract.version,
+      p.newestContract.releaseContract,
+      p.newestContract.status,
+    ]),
     [
       ['bootstrap-kubeadm', 'v1.8.0', 'v1beta1', 'v1.10.4', 'upgrade', 'v1.12.0', 'v1beta2', 'upgrade'],
       ['control-plane-kubeadm', 'v1.8.0', 'v1beta1', 'v1.10.4', 'upgrade', 'v1.12.0', 'v1beta2', 'upgrade'],
@@ -71,7 +89,10 @@ test('corpus, core and kubeadm at v1.8.0: v1.10.4 under v1beta1, v1.12.0 under v
   assert.equal(core.newestContract.contract, 'v1beta2');
   // clusterctl enforces the 3-minor rule only from v1.10 (upgrader.go doUpgrade minVersionSkew); the policy is still named.
   assert.deepEqual(core.newestContract.reasons, []);
-  assert.match(core.newestContract.warnings[0], /cluster-api: v1\.8\.0 → v1\.12\.0 skips more than 3 minor versions; Cluster API supports at most 3/);
+  assert.match(
+    core.newestContract.warnings[0],
+    /cluster-api: v1\.8\.0 → v1\.12\.0 skips more than 3 minor versions; Cluster API supports at most 3/,
+  );
   assert.deepEqual(core.sameContract.warnings, []);
 });
 
@@ -121,12 +142,25 @@ test('the plan as text: aligned columns, clusterctl row order (cmd/clusterctl/cm
 
 test('the plan does not depend on the order providers or tags are given in; JSON is the same object with a final newline', () => {
   const forward = planUpgrades({ providers: corpusManagementCluster('v1.8.0') });
-  const shuffled = planUpgrades({ providers: corpusManagementCluster('v1.8.0').reverse().map((p) => ({ ...p, available: [...p.available].reverse() })) });
+  const shuffled = planUpgrades({
+    providers: corpusManagementCluster('v1.8.0')
+      .reverse()
+      .map((p) => ({ ...p, available: [...p.available].reverse() })),
+  });
   assert.equal(renderUpgradePlanJson(forward), renderUpgradePlanJson(shuffled));
   const json = renderUpgradePlanJson(forward);
   assert.ok(json.endsWith('}\n'));
   assert.deepEqual(JSON.parse(json), forward);
-  assert.deepEqual(Object.keys(JSON.parse(json).providers[0]), ['kind', 'name', 'namespace', 'label', 'installed', 'installedContract', 'sameContract', 'newestContract']);
+  assert.deepEqual(Object.keys(JSON.parse(json).providers[0]), [
+    'kind',
+    'name',
+    'namespace',
+    'label',
+    'installed',
+    'installedContract',
+    'sameContract',
+    'newestContract',
+  ]);
 });
 
 const CAPI_SERIES = series([1, 10, 'v1beta1'], [1, 11, 'v1beta2'], [1, 12, 'v1beta2'], [1, 13, 'v1beta2'], [1, 14, 'v1beta2']);
@@ -147,12 +181,20 @@ test('core and kubeadm from v1.10 on cannot skip more than 3 minors; other provi
     assert.equal(byLabel[label].version, 'v1.14.0');
     assert.equal(byLabel[label].status, 'refused');
     assert.equal(byLabel[label].allowed, false);
-    assert.deepEqual(byLabel[label].reasons, [`${label}: v1.10.0 → v1.14.0 skips more than 3 minor versions, which clusterctl refuses; upgrade to v1.13.x first`]);
+    assert.deepEqual(byLabel[label].reasons, [
+      `${label}: v1.10.0 → v1.14.0 skips more than 3 minor versions, which clusterctl refuses; upgrade to v1.13.x first`,
+    ]);
   }
   assert.equal(byLabel['bootstrap-talos'].status, 'upgrade');
   assert.equal(byLabel['infrastructure-docker'].status, 'upgrade');
-  assert.match(renderUpgradePlanText(plan), /\ncluster-api +cluster-api-system +CoreProvider +v1\.10\.0 +v1beta1 +up to date +v1\.14\.0 \(refused\)\n/);
-  assert.match(renderUpgradePlanText(plan), /\nRefused:\n {2}v1beta2: bootstrap-kubeadm: v1\.10\.0 → v1\.14\.0 skips more than 3 minor versions/);
+  assert.match(
+    renderUpgradePlanText(plan),
+    /\ncluster-api +cluster-api-system +CoreProvider +v1\.10\.0 +v1beta1 +up to date +v1\.14\.0 \(refused\)\n/,
+  );
+  assert.match(
+    renderUpgradePlanText(plan),
+    /\nRefused:\n {2}v1beta2: bootstrap-kubeadm: v1\.10\.0 → v1\.14\.0 skips more than 3 minor versions/,
+  );
 });
 
 test('upgrade rules: 3 minors is fine, 4 is refused from v1.10.0 (not from a v1.10 pre-release), only minors are compared (upgrader.go doUpgrade)', () => {
@@ -168,7 +210,9 @@ test('upgrade rules: 3 minors is fine, 4 is refused from v1.10.0 (not from a v1.
 
 test('major and minor downgrades are refused, patch downgrades are not (cluster-api-operator preflight_checks.go checkProviderVersion)', () => {
   const aws = { kind: 'InfrastructureProvider' as const, name: 'aws' };
-  assert.deepEqual(upgradeRefusals(aws, 'v2.5.0', 'v1.9.0'), ['infrastructure-aws: downgrading from v2.5.0 to v1.9.0 is not supported (Cluster API does not support downgrades; the operator refuses them)']);
+  assert.deepEqual(upgradeRefusals(aws, 'v2.5.0', 'v1.9.0'), [
+    'infrastructure-aws: downgrading from v2.5.0 to v1.9.0 is not supported (Cluster API does not support downgrades; the operator refuses them)',
+  ]);
   assert.equal(upgradeRefusals(aws, 'v2.5.0', 'v2.4.9').length, 1);
   assert.deepEqual(upgradeRefusals(aws, 'v2.5.3', 'v2.5.1'), []);
   assert.throws(() => upgradeRefusals(aws, 'latest', 'v2.5.1'), failsWith(/installed version "latest" is not a semantic version/));
@@ -176,7 +220,15 @@ test('major and minor downgrades are refused, patch downgrades are not (cluster-
 
 test('pre-releases and non-semantic tags are never targets (upgrader_info.go getLatestNextVersion)', () => {
   const plan = planUpgrades({
-    providers: [synthetic('CoreProvider', 'cluster-api', 'v1.12.0', ['v1.12.0', 'v1.12.1-rc.0', 'v1.13.0-beta.1', 'main', 'v1.12.1'], series([1, 12, 'v1beta2'], [1, 13, 'v1beta2']))],
+    providers: [
+      synthetic(
+        'CoreProvider',
+        'cluster-api',
+        'v1.12.0',
+        ['v1.12.0', 'v1.12.1-rc.0', 'v1.13.0-beta.1', 'main', 'v1.12.1'],
+        series([1, 12, 'v1beta2'], [1, 13, 'v1beta2']),
+      ),
+    ],
   });
   assert.equal(plan.providers[0].sameContract.version, 'v1.12.1');
 });
@@ -198,7 +250,10 @@ test('metadata that does not cover the installed or a newer version is an error 
 });
 
 test('there must be exactly one core provider (upgrader.go Plan)', () => {
-  assert.throws(() => planUpgrades({ providers: [synthetic('InfrastructureProvider', 'aws', 'v2.0.0', ['v2.0.0'], series([2, 0, 'v1beta1']))] }), failsWith(/one core provider to plan upgrades, found 0/));
+  assert.throws(
+    () => planUpgrades({ providers: [synthetic('InfrastructureProvider', 'aws', 'v2.0.0', ['v2.0.0'], series([2, 0, 'v1beta1']))] }),
+    failsWith(/one core provider to plan upgrades, found 0/),
+  );
 });
 
 test('a contract change no provider release can follow refuses the whole plan, naming the provider (upgrader.go Plan isPartialUpgrade)', () => {
@@ -211,14 +266,19 @@ test('a contract change no provider release can follow refuses the whole plan, n
   });
   assert.equal(plan.currentContract, 'v1alpha4');
   assert.equal(plan.newestContract, 'v1beta1');
-  const [core, legacy] = [plan.providers.find((p) => p.kind === 'CoreProvider')!, plan.providers.find((p) => p.label === 'infrastructure-legacy')!];
+  const [core, legacy] = [
+    plan.providers.find((p) => p.kind === 'CoreProvider')!,
+    plan.providers.find((p) => p.label === 'infrastructure-legacy')!,
+  ];
   assert.equal(core.sameContract.version, 'v0.4.5');
   assert.equal(legacy.sameContract.version, 'v0.5.2');
   assert.equal(legacy.newestContract.status, 'refused');
   assert.deepEqual(legacy.newestContract.reasons, ['infrastructure-legacy: no release above v0.5.0 implements v1beta1']);
   assert.equal(core.newestContract.version, 'v1.0.0');
   assert.equal(core.newestContract.status, 'refused');
-  assert.deepEqual(core.newestContract.reasons, ['the v1beta1 plan is incomplete: infrastructure-legacy has no release for it, and all providers change contract together']);
+  assert.deepEqual(core.newestContract.reasons, [
+    'the v1beta1 plan is incomplete: infrastructure-legacy has no release for it, and all providers change contract together',
+  ]);
 });
 
 test('a provider already on a release of a compatible contract does not hold the new contract back', () => {
@@ -234,14 +294,20 @@ test('a provider already on a release of a compatible contract does not hold the
 });
 
 test('a contract capi-gitops cannot install is listed but refused', () => {
-  const plan = planUpgrades({ providers: [synthetic('CoreProvider', 'cluster-api', 'v1.12.0', ['v1.12.0', 'v2.0.0'], series([1, 12, 'v1beta2'], [2, 0, 'v1beta3']))] });
+  const plan = planUpgrades({
+    providers: [synthetic('CoreProvider', 'cluster-api', 'v1.12.0', ['v1.12.0', 'v2.0.0'], series([1, 12, 'v1beta2'], [2, 0, 'v1beta3']))],
+  });
   assert.equal(plan.newestContract, 'v1beta3');
   assert.equal(plan.providers[0].newestContract.version, 'v2.0.0');
-  assert.deepEqual(plan.providers[0].newestContract.reasons, ['cluster-api: v2.0.0 implements contract v1beta3; capi-gitops installs only v1beta2 or v1beta1 providers']);
+  assert.deepEqual(plan.providers[0].newestContract.reasons, [
+    'cluster-api: v2.0.0 implements contract v1beta3; capi-gitops installs only v1beta2 or v1beta1 providers',
+  ]);
 });
 
 test('a contract named only by metadata, with no release yet, is not offered', () => {
-  const plan = planUpgrades({ providers: [synthetic('CoreProvider', 'cluster-api', 'v1.12.0', ['v1.12.0'], series([1, 12, 'v1beta2'], [1, 13, 'v1beta3']))] });
+  const plan = planUpgrades({
+    providers: [synthetic('CoreProvider', 'cluster-api', 'v1.12.0', ['v1.12.0'], series([1, 12, 'v1beta2'], [1, 13, 'v1beta3']))],
+  });
   assert.equal(plan.newestContract, 'v1beta2');
 });
 
@@ -252,16 +318,21 @@ test('update: the current contract by default, another on request, selected prov
     { kind: 'ControlPlaneProvider', name: 'kubeadm', namespace: 'capi-kubeadm-control-plane-system', newVersion: 'v1.10.4' },
     { kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', newVersion: 'v1.10.4' },
   ]);
-  assert.deepEqual(selectUpdates(plan, { contract: 'v1beta2', providers: ['capi-system/cluster-api'] }), [{ kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', newVersion: 'v1.12.0' }]);
+  assert.deepEqual(selectUpdates(plan, { contract: 'v1beta2', providers: ['capi-system/cluster-api'] }), [
+    { kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', newVersion: 'v1.12.0' },
+  ]);
 });
 
-test('update: a provider left behind must accept the core provider\'s contract (upgrader.go createCustomPlan)', () => {
+test("update: a provider left behind must accept the core provider's contract (upgrader.go createCustomPlan)", () => {
   const plan = planUpgrades({ providers: corpusManagementCluster('v1.8.0') });
   assert.throws(
     () => selectUpdates(plan, { contract: 'v1beta2', providers: ['bootstrap-kubeadm'] }),
-    failsWith(/bootstrap-kubeadm would implement contract v1beta2 while the core provider implements v1beta1, which accepts v1beta1/, (error) => {
-      assert.equal(error.diagnostics[0].hint, 'include cluster-api in the update');
-    }),
+    failsWith(
+      /bootstrap-kubeadm would implement contract v1beta2 while the core provider implements v1beta1, which accepts v1beta1/,
+      (error) => {
+        assert.equal(error.diagnostics[0].hint, 'include cluster-api in the update');
+      },
+    ),
   );
 });
 
@@ -269,10 +340,21 @@ test('update: refused targets, unknown providers and unknown contracts are error
   const refused = planUpgrades({ providers: [synthetic('CoreProvider', 'cluster-api', 'v1.10.0', CAPI_TAGS, CAPI_SERIES)] });
   assert.throws(() => selectUpdates(refused, { contract: 'v1beta2' }), failsWith(/skips more than 3 minor versions/));
   const plan = planUpgrades({ providers: corpusManagementCluster('v1.8.0') });
-  assert.throws(() => selectUpdates(plan, { providers: ['kubeadm'] }), failsWith(/no provider "kubeadm" in the manifest/, (error) => assert.match(error.diagnostics[0].expected ?? '', /bootstrap-kubeadm, control-plane-kubeadm, cluster-api/)));
+  assert.throws(
+    () => selectUpdates(plan, { providers: ['kubeadm'] }),
+    failsWith(/no provider "kubeadm" in the manifest/, (error) =>
+      assert.match(error.diagnostics[0].expected ?? '', /bootstrap-kubeadm, control-plane-kubeadm, cluster-api/),
+    ),
+  );
   assert.throws(() => selectUpdates(plan, { contract: 'v1alpha4' }), failsWith(/no upgrade plan for contract v1alpha4/));
 });
 
 test('table layout: each column as wide as its widest cell plus 3 spaces, no trailing spaces', () => {
-  assert.equal(formatTable([['A', 'BB', 'C'], ['long', 'x', 'yyy']]), 'A      BB   C\nlong   x    yyy\n');
+  assert.equal(
+    formatTable([
+      ['A', 'BB', 'C'],
+      ['long', 'x', 'yyy'],
+    ]),
+    'A      BB   C\nlong   x    yyy\n',
+  );
 });

@@ -2,13 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CapiGitopsError } from '../../src/model/diagnostics.js';
 import { openLocalRepository } from '../../src/sources/local/repository.js';
-import {
-  highestInRange,
-  latestContractRelease,
-  latestPatchRelease,
-  resolveVersion,
-  sortForLatest,
-} from '../../src/resolve/versions.js';
+import { highestInRange, latestContractRelease, latestPatchRelease, resolveVersion, sortForLatest } from '../../src/resolve/versions.js';
 import { parseVersionRequest } from '../../src/kernel/versions.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { MemoryRepository, metadataYaml } from '../fixtures/resolve/builders.js';
@@ -32,7 +26,13 @@ test('spec.version forms: exact, range, empty; anything else is invalid', () => 
 });
 
 test('latest order puts stable releases before pre-releases and drops non-semver tags (clusterctl repository_versions.go latestPatchRelease)', () => {
-  assert.deepEqual(sortForLatest(['v1.0.0', 'v2.0.0-alpha.1', 'nightly', 'v1.10.0', 'v1.2.0', 'v2.0.0-beta.0', 'latest']), ['v1.10.0', 'v1.2.0', 'v1.0.0', 'v2.0.0-beta.0', 'v2.0.0-alpha.1']);
+  assert.deepEqual(sortForLatest(['v1.0.0', 'v2.0.0-alpha.1', 'nightly', 'v1.10.0', 'v1.2.0', 'v2.0.0-beta.0', 'latest']), [
+    'v1.10.0',
+    'v1.2.0',
+    'v1.0.0',
+    'v2.0.0-beta.0',
+    'v2.0.0-alpha.1',
+  ]);
 });
 
 test('latest resolves to v1.12.0 in the corpus (clusterctl latestContractRelease, contract v1beta2)', async () => {
@@ -51,7 +51,13 @@ test('a range picks the highest stable version satisfying it; an exact version i
   assert.deepEqual(await resolveVersion(repo, '~1.10'), { requested: '~1.10', version: 'v1.10.4' });
   assert.equal(await highestInRange(repo, '>=1.7 <1.10'), 'v1.8.0');
   assert.deepEqual(await resolveVersion(repo, 'v1.8.0'), { requested: 'v1.8.0', version: 'v1.8.0' });
-  await assert.rejects(highestInRange(repo, '~2.0'), (error: unknown) => error instanceof CapiGitopsError && /no release .* satisfies version range "~2\.0"/.test(error.message) && /v1\.12\.0, v1\.10\.4, v1\.8\.0, v1\.7\.7/.test(error.message));
+  await assert.rejects(
+    highestInRange(repo, '~2.0'),
+    (error: unknown) =>
+      error instanceof CapiGitopsError &&
+      /no release .* satisfies version range "~2\.0"/.test(error.message) &&
+      /v1\.12\.0, v1\.10\.4, v1\.8\.0, v1\.7\.7/.test(error.message),
+  );
   const withPre = new MemoryRepository({ 'v1.1.0': {}, 'v1.2.0-rc.0': {} });
   assert.equal(await highestInRange(withPre, '>=1.0.0-0'), 'v1.1.0', 'pre-releases are not picked by ranges');
 });
@@ -82,21 +88,25 @@ test('of the five newest tags, the first with a metadata.yaml wins; the sixth is
 
   delete releases['v1.3.0']['metadata.yaml'];
   const none = new MemoryRepository(releases);
-  await assert.rejects(latestPatchRelease(none), /none of the newest 5 \(v1\.6\.0, v1\.5\.0, v1\.4\.0, v1\.3\.0, v1\.2\.0\) has a metadata\.yaml/);
+  await assert.rejects(
+    latestPatchRelease(none),
+    /none of the newest 5 \(v1\.6\.0, v1\.5\.0, v1\.4\.0, v1\.3\.0, v1\.2\.0\) has a metadata\.yaml/,
+  );
   assert.equal(none.calls.includes('v1.1.0/metadata.yaml'), false);
 });
 
 test('a failure other than not-found stops the latest search instead of picking an older release', async () => {
-  const repo = new MemoryRepository(
-    { 'v1.1.0': { 'metadata.yaml': 'x' }, 'v1.2.0': { 'metadata.yaml': 'x' } },
-    'latest',
-    { 'v1.2.0/metadata.yaml': new CapiGitopsError('connection reset') },
-  );
+  const repo = new MemoryRepository({ 'v1.1.0': { 'metadata.yaml': 'x' }, 'v1.2.0': { 'metadata.yaml': 'x' } }, 'latest', {
+    'v1.2.0/metadata.yaml': new CapiGitopsError('connection reset'),
+  });
   await assert.rejects(latestPatchRelease(repo), /connection reset/);
 });
 
 test('no semantic-version tag at all is a clear error', async () => {
-  await assert.rejects(latestPatchRelease(new MemoryRepository({ main: {}, nightly: {} })), /no release found in memory:\/\/test: no tag is a semantic version/);
+  await assert.rejects(
+    latestPatchRelease(new MemoryRepository({ main: {}, nightly: {} })),
+    /no release found in memory:\/\/test: no tag is a semantic version/,
+  );
 });
 
 test('contract-aware latest moves to another series only when the latest metadata says so', async () => {
@@ -115,5 +125,9 @@ test('contract-aware latest moves to another series only when the latest metadat
   assert.equal(await latestContractRelease(repo, 'v1beta1'), 'v1.9.4');
   assert.equal(await latestContractRelease(repo, 'v1alpha4'), 'v2.0.0', 'no series for the contract: the latest release');
   const unreadable = new MemoryRepository({ 'v2.0.0': { 'metadata.yaml': ': not yaml: [' }, 'v1.9.0': { 'metadata.yaml': metadata } });
-  assert.equal(await latestContractRelease(unreadable, 'v1beta1'), 'v2.0.0', 'unparseable metadata: the latest release (clusterctl best effort)');
+  assert.equal(
+    await latestContractRelease(unreadable, 'v1beta1'),
+    'v2.0.0',
+    'unparseable metadata: the latest release (clusterctl best effort)',
+  );
 });

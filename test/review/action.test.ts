@@ -29,17 +29,23 @@ interface Step {
 type Context = Record<string, unknown>;
 
 function lookup(context: Context, expression: string): unknown {
-  return expression.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), context);
+  return expression
+    .split('.')
+    .reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), context);
 }
 
 /** The expression subset action.yml uses: paths, 'strings', ==, !=, && and ||. */
 function evaluate(expression: string, context: Context): unknown {
-  const text = expression.trim().replace(/^\$\{\{([\s\S]*)\}\}$/, '$1').trim();
+  const text = expression
+    .trim()
+    .replace(/^\$\{\{([\s\S]*)\}\}$/, '$1')
+    .trim();
   if (text.includes('||')) return text.split('||').some((part) => evaluate(part, context));
   if (text.includes('&&')) return text.split('&&').every((part) => evaluate(part, context));
   const comparison = /^(.+?)\s*(==|!=)\s*(.+)$/.exec(text);
   const value = (side: string) => (/^'.*'$/.test(side.trim()) ? side.trim().slice(1, -1) : String(lookup(context, side.trim()) ?? ''));
-  if (comparison) return comparison[2] === '==' ? value(comparison[1]!) === value(comparison[3]!) : value(comparison[1]!) !== value(comparison[3]!);
+  if (comparison)
+    return comparison[2] === '==' ? value(comparison[1]!) === value(comparison[3]!) : value(comparison[1]!) !== value(comparison[3]!);
   return lookup(context, text);
 }
 
@@ -90,7 +96,11 @@ function git(cwd: string, ...args: string[]): string {
 }
 
 /** Asynchronous, so the fake API server in this process can answer while a step runs. */
-function runScript(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runScript(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', args, { cwd, env });
     let stdout = '';
@@ -104,13 +114,17 @@ function runScript(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise
 
 /** Runs the action's steps for one job; returns each executed step's exit status and output. */
 async function runAction(workspace: string, inputs: Record<string, string>, github: Context, env: Record<string, string>) {
-  const action = YAML.parse(readFileSync(path.join(PROJECT_ROOT, 'action.yml'), 'utf8')) as { inputs: Record<string, { default?: string }>; runs: { using: string; steps: Step[] } };
+  const action = YAML.parse(readFileSync(path.join(PROJECT_ROOT, 'action.yml'), 'utf8')) as {
+    inputs: Record<string, { default?: string }>;
+    runs: { using: string; steps: Step[] };
+  };
   assert.equal(action.runs.using, 'composite');
   const runnerTemp = tempDir('capi-gitops-runner-');
   const pathFile = path.join(runnerTemp, 'path');
   writeFileSync(pathFile, '');
   const context: Context = { github, steps: {}, inputs: {} };
-  for (const [name, input] of Object.entries(action.inputs)) (context.inputs as Record<string, string>)[name] = inputs[name] ?? substitute(input.default ?? '', context);
+  for (const [name, input] of Object.entries(action.inputs))
+    (context.inputs as Record<string, string>)[name] = inputs[name] ?? substitute(input.default ?? '', context);
   const results: { name: string; status: number | null; stdout: string; stderr: string }[] = [];
   for (const step of action.runs.steps) {
     if (step.uses) continue;
@@ -135,7 +149,12 @@ async function runAction(workspace: string, inputs: Record<string, string>, gith
     const result = await runScript(['--noprofile', '--norc', '-eo', 'pipefail', script], workspace, stepEnv);
     results.push({ name: step.name ?? step.id ?? '', status: result.status, stdout: result.stdout, stderr: result.stderr });
     if (step.id) {
-      const outputs = Object.fromEntries(readFileSync(outputFile, 'utf8').split('\n').filter(Boolean).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+      const outputs = Object.fromEntries(
+        readFileSync(outputFile, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+      );
       (context.steps as Record<string, unknown>)[step.id] = { outputs };
     }
     if (result.status !== 0) break;
@@ -151,30 +170,46 @@ test('action.yml on a pull request: install, diff to the step summary, PR commen
     git(workspace, 'init', '-q', '-b', 'main');
     git(workspace, 'config', 'user.email', 'ci@example.com');
     git(workspace, 'config', 'user.name', 'CI');
-    const cli = (args: string[]) => spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'), ...args], { cwd: workspace, encoding: 'utf8' });
+    const cli = (args: string[]) =>
+      spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'), ...args], {
+        cwd: workspace,
+        encoding: 'utf8',
+      });
     assert.equal(cli(['render', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt']).status, 0);
     git(workspace, 'add', '-A');
     git(workspace, 'commit', '-q', '-m', 'base');
     const base = git(workspace, 'rev-parse', 'HEAD');
     // The pull request: a new image mirror, rendered and committed.
     const config = path.join(workspace, 'examples', 'management-cluster', 'config.yaml');
-    writeFileSync(config, readFileSync(config, 'utf8').replace('repository: mirror.example.internal/capi', 'repository: mirror2.example.internal/capi'));
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8').replace('repository: mirror.example.internal/capi', 'repository: mirror2.example.internal/capi'),
+    );
     assert.equal(cli(['render', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt']).status, 0);
     git(workspace, 'commit', '-q', '-am', 'new mirror');
 
     const summary = path.join(tempDir('capi-gitops-summary-'), 'step-summary.md');
     writeFileSync(summary, '');
-    const github = { event_name: 'pull_request', action_path: PROJECT_ROOT, token: 'ghs_fake', event: { pull_request: { number: 7, base: { sha: base } } } };
+    const github = {
+      event_name: 'pull_request',
+      action_path: PROJECT_ROOT,
+      token: 'ghs_fake',
+      event: { pull_request: { number: 7, base: { sha: base } } },
+    };
     const env = { GITHUB_STEP_SUMMARY: summary, GITHUB_API_URL: server.url, GITHUB_REPOSITORY: 'acme/mgmt' };
     const inputs = { manifest: 'examples/management-cluster', output: 'clusters/mgmt', comment: 'true' };
 
     const first = await runAction(workspace, inputs, github, env);
-    assert.deepEqual(first.map((s) => [s.name, s.status]), [
-      ['Install capi-gitops', 0],
-      ["Diff against the pull request's base", 0],
-      ['Comment on the pull request', 0],
-      ['Check the committed output', 0],
-    ], JSON.stringify(first, null, 2));
+    assert.deepEqual(
+      first.map((s) => [s.name, s.status]),
+      [
+        ['Install capi-gitops', 0],
+        ["Diff against the pull request's base", 0],
+        ['Comment on the pull request', 0],
+        ['Check the committed output', 0],
+      ],
+      JSON.stringify(first, null, 2),
+    );
     const markdown = readFileSync(summary, 'utf8');
     assert.match(markdown, /^## capi-gitops diff\n/);
     assert.match(markdown, /\*\*image\*\* .*mirror\.example\.internal\/capi\/.* → mirror2\.example\.internal\/capi\//);
@@ -192,16 +227,22 @@ test('action.yml on a pull request: install, diff to the step summary, PR commen
     // Drift: the check step fails the job, with an annotation naming the file.
     writeFileSync(path.join(workspace, 'clusters', 'mgmt', 'kustomization.yaml'), '# edited\n');
     const drift = await runAction(workspace, { ...inputs, comment: 'false' }, github, env);
-    assert.deepEqual(drift.map((s) => [s.name, s.status]), [
-      ['Install capi-gitops', 0],
-      ["Diff against the pull request's base", 0],
-      ['Check the committed output', 1],
-    ]);
+    assert.deepEqual(
+      drift.map((s) => [s.name, s.status]),
+      [
+        ['Install capi-gitops', 0],
+        ["Diff against the pull request's base", 0],
+        ['Check the committed output', 1],
+      ],
+    );
     assert.match(drift[2]!.stderr, /::error file=clusters\/mgmt\/kustomization\.yaml,title=capi-gitops check%3A edited::/);
 
     // On a push (no pull request) only install and check run.
     const push = await runAction(workspace, inputs, { ...github, event_name: 'push', event: {} }, env);
-    assert.deepEqual(push.map((s) => s.name), ['Install capi-gitops', 'Check the committed output']);
+    assert.deepEqual(
+      push.map((s) => s.name),
+      ['Install capi-gitops', 'Check the committed output'],
+    );
     assert.ok(!existsSync(path.join(workspace, 'node_modules')), 'the install step did not npm install into the workspace');
   } finally {
     await server.close();

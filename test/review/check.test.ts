@@ -49,7 +49,9 @@ test('check: a newer render is "changed", a hand edit is "edited" (its digest is
 
 test('check: a v1 index (paths only) still works; a differing file is "changed" since no digest says otherwise', async () => {
   const out = await written();
-  const index = readFileSync(path.join(out, INDEX_FILE), 'utf8').replace('index v2', 'index v1').replace(/^[0-9a-f]{64} {2}/gm, '');
+  const index = readFileSync(path.join(out, INDEX_FILE), 'utf8')
+    .replace('index v2', 'index v1')
+    .replace(/^[0-9a-f]{64} {2}/gm, '');
   writeFileSync(path.join(out, INDEX_FILE), index);
   writeFileSync(path.join(out, '01-a/x.yaml'), 'kind: X\n# mine\n');
   assert.deepEqual(statuses(await checkOutput(out, FILES)), [['changed', '01-a/x.yaml']]);
@@ -65,16 +67,28 @@ test('check: missing, extra in a rendered directory, and stale files are named; 
   const fewer = new Map(FILES);
   fewer.delete('01-a/crds/y.yaml');
   fewer.delete('01-a/x.yaml');
-  assert.deepEqual(statuses(await checkOutput(out, FILES)), [['missing', '01-a/crds/y.yaml'], ['extra', '01-a/stray.yaml']]);
-  assert.deepEqual(statuses(await checkOutput(out, fewer)), [['extra', '01-a/stray.yaml'], ['extra', '01-a/x.yaml']]);
+  assert.deepEqual(statuses(await checkOutput(out, FILES)), [
+    ['missing', '01-a/crds/y.yaml'],
+    ['extra', '01-a/stray.yaml'],
+  ]);
+  assert.deepEqual(statuses(await checkOutput(out, fewer)), [
+    ['extra', '01-a/stray.yaml'],
+    ['extra', '01-a/x.yaml'],
+  ]);
 });
 
 test('check: no output directory at all lists every file missing; a damaged index is an error at its line', async () => {
   const missing = path.join(tempDir('capi-gitops-check-'), 'never-rendered');
-  assert.deepEqual(statuses(await checkOutput(missing, FILES)).map(([s]) => s), ['missing', 'missing', 'missing', 'missing']);
+  assert.deepEqual(
+    statuses(await checkOutput(missing, FILES)).map(([s]) => s),
+    ['missing', 'missing', 'missing', 'missing'],
+  );
   const out = await written();
   writeFileSync(path.join(out, INDEX_FILE), readFileSync(path.join(out, INDEX_FILE), 'utf8') + `${'0'.repeat(64)}  ../escape.yaml\n`);
-  await assert.rejects(checkOutput(out, FILES), (err: Error) => err.message.includes(`${INDEX_FILE}:8:1`) && err.message.includes('../escape.yaml'));
+  await assert.rejects(
+    checkOutput(out, FILES),
+    (err: Error) => err.message.includes(`${INDEX_FILE}:8:1`) && err.message.includes('../escape.yaml'),
+  );
 });
 
 test('check honours every layout: rendered with --layout X, check --layout X passes and another layout fails', () => {
@@ -83,7 +97,12 @@ test('check honours every layout: rendered with --layout X, check --layout X pas
     spawnSync('git', ['init', '-q'], { cwd: repo });
     const cache = path.join(repo, '.cache');
     const manifest = path.join(PROJECT_ROOT, 'examples', 'management-cluster');
-    const run = (args: string[]) => spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'), ...args, '-f', manifest, '--cache-dir', cache], { cwd: repo, encoding: 'utf8' });
+    const run = (args: string[]) =>
+      spawnSync(
+        process.execPath,
+        [path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'), ...args, '-f', manifest, '--cache-dir', cache],
+        { cwd: repo, encoding: 'utf8' },
+      );
     const setFor = { kustomize: [], argocd: ['--set', 'repoURL=https://git.example.com/mgmt.git'], flux: [] } as Record<string, string[]>;
     for (const layout of ['kustomize', 'argocd', 'flux']) {
       const out = `out-${layout}`;

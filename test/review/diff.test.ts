@@ -17,7 +17,9 @@ import { escapeData, escapeProperty, reviewAnnotations, diagnosticAnnotations } 
 import type { CrdFinding, Finding, RbacFinding, ReviewReport } from '../../src/review/types.js';
 import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../helpers/paths.js';
 
-const core = parseArtifact(readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml'), 'utf8'), { source: 'core-components.yaml' });
+const core = parseArtifact(readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml'), 'utf8'), {
+  source: 'core-components.yaml',
+});
 
 function corpusObject(kind: string, name: string): KObject {
   const found = core.find((o) => o.kind === kind && o.metadata.name === name);
@@ -59,7 +61,10 @@ test('RBAC widened: the corpus capi-manager-role with one verb added is a warnin
   assert.equal(f.direction, 'widened');
   assert.equal(f.risk, 'warning');
   assert.equal(f.wildcard, false);
-  assert.deepEqual(f.permissions, secrets.apiGroups.map((g) => ({ apiGroup: g, resource: 'secrets', verb: 'escalate' })));
+  assert.deepEqual(
+    f.permissions,
+    secrets.apiGroups.map((g) => ({ apiGroup: g, resource: 'secrets', verb: 'escalate' })),
+  );
   assert.equal(report.summary.risk, 'warning');
   assertValidJson(report);
 });
@@ -114,7 +119,9 @@ test('CRD storage flip: the corpus clusters.cluster.x-k8s.io with storage moved 
 test('CRD version removed and schema property removed are warnings; schema text is folded to a per-version summary', () => {
   const before = corpusObject('CustomResourceDefinition', 'machines.cluster.x-k8s.io');
   const after = clone(before);
-  const spec = after.spec as { versions: { name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[] };
+  const spec = after.spec as {
+    versions: { name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[];
+  };
   spec.versions = spec.versions.filter((v) => v.name !== 'v1beta1');
   const v1beta2 = spec.versions.find((v) => v.name === 'v1beta2')!;
   assert.ok('providerID' in v1beta2.schema.openAPIV3Schema.properties.spec.properties);
@@ -125,7 +132,10 @@ test('CRD version removed and schema property removed are warnings; schema text 
   assert.deepEqual(f.schema, [{ version: 'v1beta2', propertiesAdded: 0, propertiesRemoved: ['spec.providerID'] }]);
   const change = report.components[0]!.kinds[0]!.objects[0]!;
   assert.ok(change.schemaPathsFolded! >= 1);
-  assert.ok(change.paths.every((p) => !p.includes('.schema.')), change.paths.join('\n'));
+  assert.ok(
+    change.paths.every((p) => !p.includes('.schema.')),
+    change.paths.join('\n'),
+  );
   const markdown = formatMarkdown(report);
   assert.ok(!markdown.includes('openAPIV3Schema'), 'no schema text in the markdown');
   assert.match(markdown, /CRD version removed/);
@@ -134,18 +144,29 @@ test('CRD version removed and schema property removed are warnings; schema text 
 test('Deployment: image, flags, replicas and resources are typed call-outs (corpus capi-controller-manager)', () => {
   const before = corpusObject('Deployment', 'capi-controller-manager');
   const after = clone(before);
-  const spec = after.spec as { replicas?: number; template: { spec: { containers: { name: string; image: string; args: string[]; resources?: Record<string, Record<string, string>> }[] } } };
+  const spec = after.spec as {
+    replicas?: number;
+    template: {
+      spec: { containers: { name: string; image: string; args: string[]; resources?: Record<string, Record<string, string>> }[] };
+    };
+  };
   const manager = spec.template.spec.containers.find((c) => c.name === 'manager')!;
   manager.image = 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.1';
   manager.args = [...manager.args.filter((a) => !a.startsWith('--leader-elect')), '--bind-addr=:9999'];
   spec.replicas = 3;
   manager.resources = { limits: { memory: '1Gi' } };
   const report = review([before], [after]);
-  assert.deepEqual(only(report, 'image').map((f) => [f.container, f.to]), [['manager', 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.1']]);
+  assert.deepEqual(
+    only(report, 'image').map((f) => [f.container, f.to]),
+    [['manager', 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.1']],
+  );
   const flags = only(report, 'flags')[0]!;
   assert.deepEqual(flags.added, ['--bind-addr']);
   assert.deepEqual(flags.removed, ['--leader-elect']);
-  assert.deepEqual(only(report, 'replicas').map((f) => [f.from, f.to]), [[1, 3]]);
+  assert.deepEqual(
+    only(report, 'replicas').map((f) => [f.from, f.to]),
+    [[1, 3]],
+  );
   assert.deepEqual(only(report, 'resources')[0]!.changes, [{ path: 'limits.memory', from: null, to: '1Gi' }]);
   assertValidJson(report);
 });
@@ -165,28 +186,53 @@ test('webhooks: failurePolicy and rules changes, and a namespace move (corpus ob
   assert.equal(webhook.find((f) => f.change === 'failurePolicy')!.to, 'Ignore');
   assert.match(webhook.find((f) => f.change === 'rules')!.message, /operations \+CONNECT/);
   const move = only(report, 'namespace-move');
-  assert.deepEqual(move.map((f) => [f.from, f.to]), [['capi-system', 'capi-elsewhere']]);
+  assert.deepEqual(
+    move.map((f) => [f.from, f.to]),
+    [['capi-system', 'capi-elsewhere']],
+  );
   assert.equal(report.summary.changed, 2, 'a moved object is one changed object, not added + removed');
   assertValidJson(report);
 });
 
 test('versions: upgrades are info, downgrades warnings, read from the provenance comment (cert-manager too)', () => {
-  const kustomization = (label: string, version: string) => `# Generated by capi-gitops from ${label} ${version} (sha256:${'a'.repeat(64)}). Do not edit.\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n`;
-  const side = (cm: string, capi: string) => new Map([
-    ['00-cert-manager/kustomization.yaml', kustomization('cert-manager', cm)],
-    ['01-cluster-api/kustomization.yaml', kustomization('cluster-api', capi)],
-  ]);
+  const kustomization = (label: string, version: string) =>
+    `# Generated by capi-gitops from ${label} ${version} (sha256:${'a'.repeat(64)}). Do not edit.\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n`;
+  const side = (cm: string, capi: string) =>
+    new Map([
+      ['00-cert-manager/kustomization.yaml', kustomization('cert-manager', cm)],
+      ['01-cluster-api/kustomization.yaml', kustomization('cluster-api', capi)],
+    ]);
   const report = reviewChanges({ label: 'a', files: side('v1.13.0', 'v1.12.0') }, { label: 'b', files: side('v1.14.1', 'v1.10.4') });
-  assert.deepEqual(only(report, 'version').map((f) => [f.component, f.direction, f.risk]), [
-    ['00-cert-manager', 'upgrade', 'info'],
-    ['01-cluster-api', 'downgrade', 'warning'],
-  ]);
+  assert.deepEqual(
+    only(report, 'version').map((f) => [f.component, f.direction, f.risk]),
+    [
+      ['00-cert-manager', 'upgrade', 'info'],
+      ['01-cluster-api', 'downgrade', 'warning'],
+    ],
+  );
   assert.match(formatMarkdown(report), /\| `cluster-api` \| v1\.12\.0 → v1\.10\.4 \|/);
 });
 
 test('field paths: named lists matched by name, subtrees one path, equal values none', () => {
-  const a = { spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }], list: [1, 2] } };
-  const b = { spec: { containers: [{ name: 'b', image: 'y' }, { name: 'a', image: 'z' }], list: [1, 3], extra: { deep: { x: 1 } } } };
+  const a = {
+    spec: {
+      containers: [
+        { name: 'a', image: 'x' },
+        { name: 'b', image: 'y' },
+      ],
+      list: [1, 2],
+    },
+  };
+  const b = {
+    spec: {
+      containers: [
+        { name: 'b', image: 'y' },
+        { name: 'a', image: 'z' },
+      ],
+      list: [1, 3],
+      extra: { deep: { x: 1 } },
+    },
+  };
   assert.deepEqual(changedPaths(a, b), ['spec.containers[name=a].image', 'spec.extra', 'spec.list']);
   assert.deepEqual(changedPaths(a, structuredClone(a)), []);
 });
@@ -203,7 +249,8 @@ test('markdown for a 100-object change stays under 65,536 characters, with a not
     const manager = (changed.spec as { template: { spec: { containers: { image: string }[] } } }).template.spec.containers[0]!;
     manager.image = `registry.example.com/${'long/'.repeat(10)}controller:v9.${i}`;
     // Many changed fields per object, so the details alone would be far beyond the limit.
-    for (let j = 0; j < 100; j++) changed.metadata.annotations = { ...changed.metadata.annotations, [`example.com/annotation-${j}-${'z'.repeat(80)}`]: String(j) };
+    for (let j = 0; j < 100; j++)
+      changed.metadata.annotations = { ...changed.metadata.annotations, [`example.com/annotation-${j}-${'z'.repeat(80)}`]: String(j) };
     after.push(changed);
   }
   const report = review(before, after);
@@ -212,7 +259,11 @@ test('markdown for a 100-object change stays under 65,536 characters, with a not
   assert.ok(markdown.length < GITHUB_COMMENT_LIMIT, `${markdown.length} characters`);
   assert.ok(markdown.includes("Cut to stay under GitHub's 65,536-character limit"), 'the note says the text was cut');
   assert.ok(markdown.includes('Run `capi-gitops diff -f m -o out --format text` to see everything'), 'the note says how to see the rest');
-  assert.equal((markdown.match(/<details>/g) ?? []).length, (markdown.match(/<\/details>/g) ?? []).length, 'every details section is closed');
+  assert.equal(
+    (markdown.match(/<details>/g) ?? []).length,
+    (markdown.match(/<\/details>/g) ?? []).length,
+    'every details section is closed',
+  );
   assert.ok(markdown.includes('| **total** | | 0 | 0 | 100 |'), 'the summary table is never cut');
   assert.equal(only(report, 'image').length, 100);
 });
@@ -234,22 +285,29 @@ test('GitHub annotations: escaped like actions/toolkit core/src/command.ts, poin
   const after = clone(before);
   (after.rules as unknown[]).push({ apiGroups: [''], resources: ['nodes'], verbs: ['delete'] });
   const lines = reviewAnnotations(review([before], [after]), 'clusters/mgmt');
-  assert.deepEqual(lines, ['::warning file=clusters/mgmt/01-cluster-api/clusterrole-capi-manager-role.yaml,title=capi-gitops%3A rbac::ClusterRole/capi-manager-role: RBAC widened: delete nodes']);
-  assert.deepEqual(diagnosticAnnotations([{ file: 'm/providers.yaml', line: 3, column: 5, path: 'spec.version', message: 'bad, really' }]), [
-    '::error file=m/providers.yaml,line=3,col=5,title=capi-gitops::spec.version: bad, really',
+  assert.deepEqual(lines, [
+    '::warning file=clusters/mgmt/01-cluster-api/clusterrole-capi-manager-role.yaml,title=capi-gitops%3A rbac::ClusterRole/capi-manager-role: RBAC widened: delete nodes',
   ]);
+  assert.deepEqual(
+    diagnosticAnnotations([{ file: 'm/providers.yaml', line: 3, column: 5, path: 'spec.version', message: 'bad, really' }]),
+    ['::error file=m/providers.yaml,line=3,col=5,title=capi-gitops::spec.version: bad, really'],
+  );
 });
 
 test('a fleet: each cluster keeps its own copy of an object, and a change is grouped under its cluster and component', () => {
   const before = corpusObject('Deployment', 'capi-controller-manager');
   const after = clone(before);
   (after.spec as { replicas?: number }).replicas = 2;
-  const fleet = (eu: KObject, us: KObject) => new Map([...tree([eu], 'clusters/eu-1/01-cluster-api'), ...tree([us], 'clusters/us-1/01-cluster-api')]);
+  const fleet = (eu: KObject, us: KObject) =>
+    new Map([...tree([eu], 'clusters/eu-1/01-cluster-api'), ...tree([us], 'clusters/us-1/01-cluster-api')]);
   const report = reviewChanges({ label: 'before', files: fleet(before, before) }, { label: 'after', files: fleet(after, before) });
   assert.deepEqual(
     report.components.map((c) => [c.directory, c.changed]),
     [['clusters/eu-1/01-cluster-api', 1]],
   );
-  assert.deepEqual(only(report, 'replicas').map((f) => [f.component, f.from, f.to]), [['clusters/eu-1/01-cluster-api', 1, 2]]);
+  assert.deepEqual(
+    only(report, 'replicas').map((f) => [f.component, f.from, f.to]),
+    [['clusters/eu-1/01-cluster-api', 1, 2]],
+  );
   assertValidJson(report);
 });

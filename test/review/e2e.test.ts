@@ -29,7 +29,10 @@ function git(cwd: string, ...args: string[]): string {
   return result.stdout;
 }
 
-function makeRepository(): { repo: string; cli: (args: string[], env?: Record<string, string>) => { code: number | null; stdout: string; stderr: string } } {
+function makeRepository(): {
+  repo: string;
+  cli: (args: string[], env?: Record<string, string>) => { code: number | null; stdout: string; stderr: string };
+} {
   const repo = tempDir('capi-gitops-review-e2e-');
   const cache = path.join(tempDir('capi-gitops-review-cache-'), 'cache');
   git(repo, 'init', '-q', '-b', 'main');
@@ -38,7 +41,12 @@ function makeRepository(): { repo: string; cli: (args: string[], env?: Record<st
   mkdirSync(path.join(repo, 'mgmt'));
   writeFileSync(path.join(repo, 'mgmt', 'providers.yaml'), corpusManifest('v1.10.4'));
   const cli = (args: string[], env: Record<string, string> = {}) => {
-    const result = spawnSync(process.execPath, [CLI, ...args, '--cache-dir', cache], { cwd: repo, encoding: 'utf8', env: cleanEnv(env), maxBuffer: 64 * 1024 * 1024 });
+    const result = spawnSync(process.execPath, [CLI, ...args, '--cache-dir', cache], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: cleanEnv(env),
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
   };
   return { repo, cli };
@@ -78,7 +86,13 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
     assert.equal(json.code, 1);
     assert.deepEqual(
       JSON.parse(json.stdout).problems.map((p: { path: string; status: string }) => [p.status, p.path]),
-      [['edited', edited], ['missing', deleted], ['extra', stray]].map(([s, p]) => [s, p!.slice('out/'.length)]).sort((a, b) => (a[1]! < b[1]! ? -1 : 1)),
+      [
+        ['edited', edited],
+        ['missing', deleted],
+        ['extra', stray],
+      ]
+        .map(([s, p]) => [s, p!.slice('out/'.length)])
+        .sort((a, b) => (a[1]! < b[1]! ? -1 : 1)),
     );
     const annotated = cli(['render', '--check', ...SOURCE], { GITHUB_ACTIONS: 'true' });
     assert.equal(annotated.code, 1);
@@ -91,26 +105,48 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
     writeFileSync(path.join(repo, 'mgmt', 'providers.yaml'), corpusManifest('v1.12.0'));
     const summaryFile = path.join(tempDir('capi-gitops-summary-'), 'summary.md');
     writeFileSync(summaryFile, '# earlier step\n');
-    const diff = cli(['diff', ...SOURCE, '--base', 'HEAD', '--format', 'markdown'], { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile });
+    const diff = cli(['diff', ...SOURCE, '--base', 'HEAD', '--format', 'markdown'], {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_STEP_SUMMARY: summaryFile,
+    });
     assert.equal(diff.code, 0, diff.stderr);
     const markdown = diff.stdout;
-    assert.equal(git(repo, 'status', '--porcelain'), ' M mgmt/providers.yaml\n', 'diff --base touched neither the checkout nor the lockfile');
-    assert.equal(readFileSync(summaryFile, 'utf8'), `# earlier step\n${markdown}${markdown.endsWith('\n') ? '' : '\n'}`, 'the markdown is appended to the step summary');
+    assert.equal(
+      git(repo, 'status', '--porcelain'),
+      ' M mgmt/providers.yaml\n',
+      'diff --base touched neither the checkout nor the lockfile',
+    );
+    assert.equal(
+      readFileSync(summaryFile, 'utf8'),
+      `# earlier step\n${markdown}${markdown.endsWith('\n') ? '' : '\n'}`,
+      'the markdown is appended to the step summary',
+    );
     for (const component of ['cluster-api', 'bootstrap-kubeadm', 'control-plane-kubeadm']) {
       assert.ok(markdown.includes(`| \`${component}\` | v1.10.4 → v1.12.0 |`), `version bump of ${component} in the table`);
     }
-    assert.match(markdown, /\*\*image\*\* Deployment\/capi-system\/capi-controller-manager container manager: image registry\.k8s\.io\/cluster-api\/cluster-api-controller:v1\.10\.4 → registry\.k8s\.io\/cluster-api\/cluster-api-controller:v1\.12\.0/);
+    assert.match(
+      markdown,
+      /\*\*image\*\* Deployment\/capi-system\/capi-controller-manager container manager: image registry\.k8s\.io\/cluster-api\/cluster-api-controller:v1\.10\.4 → registry\.k8s\.io\/cluster-api\/cluster-api-controller:v1\.12\.0/,
+    );
     assert.match(markdown, /\*\*crd\*\* clusters\.cluster\.x-k8s\.io: versions added: v1beta2; v1beta1 storage true → false/);
     assert.match(markdown, /\*\*version\*\* cluster-api upgraded v1\.10\.4 → v1\.12\.0/);
-    for (const schemaText of ['openAPIV3Schema', 'x-kubernetes-', 'description:', 'properties:']) assert.ok(!markdown.includes(schemaText), `no CRD schema text (${schemaText})`);
+    for (const schemaText of ['openAPIV3Schema', 'x-kubernetes-', 'description:', 'properties:'])
+      assert.ok(!markdown.includes(schemaText), `no CRD schema text (${schemaText})`);
     assert.ok(markdown.length < 65_536);
-    assert.match(diff.stderr, /^::warning file=out\/01-cluster-api\/crds\/customresourcedefinition-clusters\.cluster\.x-k8s\.io\.yaml,title=capi-gitops%3A crd::/m);
+    assert.match(
+      diff.stderr,
+      /^::warning file=out\/01-cluster-api\/crds\/customresourcedefinition-clusters\.cluster\.x-k8s\.io\.yaml,title=capi-gitops%3A crd::/m,
+    );
     const normalized = markdown.replace(/\(([0-9a-f]{12})\)/g, '(<commit>)');
     if (process.env.UPDATE_SNAPSHOTS || !existsSync(SNAPSHOT)) {
       mkdirSync(path.dirname(SNAPSHOT), { recursive: true });
       writeFileSync(SNAPSHOT, normalized);
     }
-    assert.equal(normalized, readFileSync(SNAPSHOT, 'utf8'), `the markdown differs from ${path.relative(PROJECT_ROOT, SNAPSHOT)} (UPDATE_SNAPSHOTS=1 rewrites it)`);
+    assert.equal(
+      normalized,
+      readFileSync(SNAPSHOT, 'utf8'),
+      `the markdown differs from ${path.relative(PROJECT_ROOT, SNAPSHOT)} (UPDATE_SNAPSHOTS=1 rewrites it)`,
+    );
 
     // the same change as JSON, valid against the published schema
     const jsonDiff = cli(['diff', ...SOURCE, '--base', 'HEAD', '--format', 'json']);
@@ -121,8 +157,14 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
     assert.ok(validate(JSON.parse(jsonDiff.stdout)), JSON.stringify(validate.errors, null, 2));
     assert.equal(report.schemaVersion, 1);
     assert.deepEqual(
-      report.findings.filter((f: { type: string }) => f.type === 'version').map((f: { component: string; from: string; to: string; direction: string }) => [f.component, f.from, f.to, f.direction]),
-      [['01-cluster-api', 'v1.10.4', 'v1.12.0', 'upgrade'], ['02-bootstrap-kubeadm', 'v1.10.4', 'v1.12.0', 'upgrade'], ['03-control-plane-kubeadm', 'v1.10.4', 'v1.12.0', 'upgrade']],
+      report.findings
+        .filter((f: { type: string }) => f.type === 'version')
+        .map((f: { component: string; from: string; to: string; direction: string }) => [f.component, f.from, f.to, f.direction]),
+      [
+        ['01-cluster-api', 'v1.10.4', 'v1.12.0', 'upgrade'],
+        ['02-bootstrap-kubeadm', 'v1.10.4', 'v1.12.0', 'upgrade'],
+        ['03-control-plane-kubeadm', 'v1.10.4', 'v1.12.0', 'upgrade'],
+      ],
     );
 
     // the default sources (committed output against a fresh render) see the same change
@@ -166,8 +208,14 @@ test('diff --base with a ref that is not a commit: exit 1 with a runnable hint, 
 test('in GitHub Actions, invalid input also becomes ::error file=…,line=… annotations (check and diff)', () => {
   const { repo, cli } = makeRepository();
   try {
-    writeFileSync(path.join(repo, 'mgmt', 'providers.yaml'), corpusManifest('v1.12.0').replace('kind: CoreProvider', 'kind: CoreProvider\n  bad: [unclosed'));
-    for (const command of [['check', ...SOURCE], ['diff', ...SOURCE, '--format', 'json']]) {
+    writeFileSync(
+      path.join(repo, 'mgmt', 'providers.yaml'),
+      corpusManifest('v1.12.0').replace('kind: CoreProvider', 'kind: CoreProvider\n  bad: [unclosed'),
+    );
+    for (const command of [
+      ['check', ...SOURCE],
+      ['diff', ...SOURCE, '--format', 'json'],
+    ]) {
       const result = cli(command, { GITHUB_ACTIONS: 'true' });
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /^::error file=mgmt\/providers\.yaml,line=\d+,col=\d+,title=capi-gitops::/m);

@@ -25,7 +25,10 @@ test('pre-commit: capi-gitops-render regenerates on commit, capi-gitops-check pa
   try {
     const bin = path.join(root, 'bin');
     mkdirSync(bin);
-    writeFileSync(path.join(bin, 'capi-gitops'), `#!/usr/bin/env bash\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'))} "$@"\n`);
+    writeFileSync(
+      path.join(bin, 'capi-gitops'),
+      `#!/usr/bin/env bash\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'))} "$@"\n`,
+    );
     chmodSync(path.join(bin, 'capi-gitops'), 0o755);
     const env: NodeJS.ProcessEnv = {
       ...process.env,

@@ -59,7 +59,10 @@ spec:
 `;
 
 function git(cwd: string, args: string[]): void {
-  const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd, encoding: 'utf8' });
+  const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
 }
 
@@ -125,7 +128,10 @@ secrets:
 }
 
 function writeSecret(mc: string, token: string): void {
-  writeFileSync(path.join(mc, 'secret.yaml'), `apiVersion: v1\nkind: Secret\nmetadata:\n  name: vault-variables\n  namespace: capvault-system\nstringData:\n  VAULT_API_TOKEN: ${JSON.stringify(token)}\n  EXP_MACHINE_POOL: "true"\n`);
+  writeFileSync(
+    path.join(mc, 'secret.yaml'),
+    `apiVersion: v1\nkind: Secret\nmetadata:\n  name: vault-variables\n  namespace: capvault-system\nstringData:\n  VAULT_API_TOKEN: ${JSON.stringify(token)}\n  EXP_MACHINE_POOL: "true"\n`,
+  );
 }
 
 /** Runs the CLI as a GitHub Actions job would, keeping every result for the final scan. */
@@ -152,7 +158,12 @@ function scanEverything(ws: Workspace, results: Record<string, CliResult>, outpu
     texts[`${name} stdout`] = r.stdout;
     texts[`${name} stderr`] = withoutMasks(r.stderr);
   }
-  assertNoSecret(ALL_SECRETS, { dirs: [...outputs, ws.cache], files: [path.join(ws.mc, 'capi-gitops.lock.yaml'), ws.summary], texts, allowedFiles: allowed });
+  assertNoSecret(ALL_SECRETS, {
+    dirs: [...outputs, ws.cache],
+    files: [path.join(ws.mc, 'capi-gitops.lock.yaml'), ws.summary],
+    texts,
+    allowedFiles: allowed,
+  });
 }
 
 test('inline, rotated: check and diff (text, markdown, json, annotations, step summary, --base) show that the secret changed, never a value; nothing else holds one', () => {
@@ -176,10 +187,16 @@ test('inline, rotated: check and diff (text, markdown, json, annotations, step s
 
   const written = cli('render inline', ['render', '-f', ws.mc, '-o', out, ...inline, '--json']);
   assert.equal(written.code, 0, written.stderr);
-  assert.ok(written.stderr.startsWith('::add-mask::') && written.stderr.includes(`::add-mask::${OLD.token}`), 'masked before anything else');
+  assert.ok(
+    written.stderr.startsWith('::add-mask::') && written.stderr.includes(`::add-mask::${OLD.token}`),
+    'masked before anything else',
+  );
   assert.equal(JSON.parse(written.stdout).ok, true, 'stdout stays one JSON document');
   const allowed = inlineSecretFiles(out);
-  assert.deepEqual(allowed.map((f) => path.relative(out, f)).sort(), ['04-infrastructure-vault/deployment-capvault-controller-manager.yaml', '04-infrastructure-vault/secret-capvault-manager-bootstrap-credentials.yaml']);
+  assert.deepEqual(allowed.map((f) => path.relative(out, f)).sort(), [
+    '04-infrastructure-vault/deployment-capvault-controller-manager.yaml',
+    '04-infrastructure-vault/secret-capvault-manager-bootstrap-credentials.yaml',
+  ]);
   cli('render --list-variables', ['render', '-f', ws.mc, '--list-variables', ...secretFlags]);
   cli('render --list-variables --json', ['render', '-f', ws.mc, '--list-variables', ...secretFlags, '--json']);
   cli('lock', ['lock', '-f', ws.mc]);
@@ -201,12 +218,18 @@ test('inline, rotated: check and diff (text, markdown, json, annotations, step s
   for (const format of ['text', 'markdown']) {
     const diff = cli(`diff ${format}`, ['diff', '-f', ws.mc, '-o', out, ...inline, '--format', format]);
     assert.equal(diff.code, 0, diff.stderr);
-    assert.match(diff.stdout, /flags --api-token changed \(values hidden: 04-infrastructure-vault\/deployment-capvault-controller-manager\.yaml holds secret values\)/, `${format}: the flag changed, both values hidden`);
+    assert.match(
+      diff.stdout,
+      /flags --api-token changed \(values hidden: 04-infrastructure-vault\/deployment-capvault-controller-manager\.yaml holds secret values\)/,
+      `${format}: the flag changed, both values hidden`,
+    );
     assert.match(diff.stdout, /data\.credentials/, `${format}: the Secret's key changed`);
   }
   const json = cli('diff json', ['diff', '-f', ws.mc, '-o', out, ...inline, '--format', 'json']);
   const report = JSON.parse(json.stdout);
-  const secret = report.components.flatMap((c: { kinds: { kind: string; objects: { name: string; paths: string[] }[] }[] }) => c.kinds).find((k: { kind: string }) => k.kind === 'Secret').objects[0];
+  const secret = report.components
+    .flatMap((c: { kinds: { kind: string; objects: { name: string; paths: string[] }[] }[] }) => c.kinds)
+    .find((k: { kind: string }) => k.kind === 'Secret').objects[0];
   assert.deepEqual(secret.paths, ['data.credentials']);
   const flags = report.findings.find((f: { type: string }) => f.type === 'flags');
   assert.equal(flags.changed.length, 1);
@@ -223,33 +246,47 @@ test('inline, rotated: check and diff (text, markdown, json, annotations, step s
   assert.ok(readFileSync(allowed[1]!, 'utf8').includes(OLD.b64));
 });
 
-test('sops and external-secrets: the output, the lockfile, the cache and every message hold no secret, encoded or not', { skip: spawnSync('age-keygen', ['--version']).status === 0 ? false : 'age-keygen is not installed' }, () => {
-  const components = readFileSync(path.join(FIXTURES, 'secrets', 'infrastructure-vault', 'v0.1.0', 'infrastructure-components.yaml'), 'utf8');
-  const ws = workspace(components);
-  const results: Record<string, CliResult> = {};
-  const cli = runner(ws, results);
-  const key = path.join(ws.root, 'age.key');
-  assert.equal(spawnSync('age-keygen', ['-o', key]).status, 0);
-  const recipient = spawnSync('age-keygen', ['-y', key], { encoding: 'utf8' }).stdout.trim();
-  const config = readFileSync(path.join(ws.mc, 'providers.yaml'), 'utf8');
-  const secretFlags = ['--secret-file', ws.secretFile];
-  const outputs: string[] = [];
-  for (const [strategy, settings] of [
-    ['sops', `  sops:\n    ageRecipients: [${recipient}]\n`],
-    ['external-secrets', '  externalSecrets:\n    secretStoreRef:\n      name: vault\n'],
-  ] as const) {
-    writeFileSync(path.join(ws.mc, 'providers.yaml'), `${config}  strategy: ${strategy}\n${settings}`);
-    const out = path.join(ws.root, `out-${strategy}`);
-    outputs.push(out);
-    const rendered = cli(`render ${strategy}`, ['render', '-f', ws.mc, '-o', out, ...secretFlags, '--verbose']);
-    assert.equal(rendered.code, 0, rendered.stderr);
-    assert.deepEqual(inlineSecretFiles(out), [], 'no file declares a secret');
-    const check = cli(`check ${strategy}`, ['check', '-f', ws.mc, '-o', out, ...secretFlags, '--json'], strategy === 'sops' ? { SOPS_AGE_KEY_FILE: key } : {});
-    assert.equal(check.code, 0, check.stderr);
-    cli(`diff ${strategy}`, ['diff', '-f', ws.mc, '-o', out, ...secretFlags, '--format', 'json']);
-  }
-  const sopsFile = readFileSync(path.join(ws.root, 'out-sops', '04-infrastructure-vault', 'secret-capvault-manager-bootstrap-credentials.yaml'), 'utf8');
-  assert.match(sopsFile, /credentials: ENC\[AES256_GCM,/);
-  assert.ok(readdirSync(path.join(ws.cache, 'parsed')).length > 0, 'the parsed cache was used');
-  scanEverything(ws, results, outputs);
-});
+test(
+  'sops and external-secrets: the output, the lockfile, the cache and every message hold no secret, encoded or not',
+  { skip: spawnSync('age-keygen', ['--version']).status === 0 ? false : 'age-keygen is not installed' },
+  () => {
+    const components = readFileSync(
+      path.join(FIXTURES, 'secrets', 'infrastructure-vault', 'v0.1.0', 'infrastructure-components.yaml'),
+      'utf8',
+    );
+    const ws = workspace(components);
+    const results: Record<string, CliResult> = {};
+    const cli = runner(ws, results);
+    const key = path.join(ws.root, 'age.key');
+    assert.equal(spawnSync('age-keygen', ['-o', key]).status, 0);
+    const recipient = spawnSync('age-keygen', ['-y', key], { encoding: 'utf8' }).stdout.trim();
+    const config = readFileSync(path.join(ws.mc, 'providers.yaml'), 'utf8');
+    const secretFlags = ['--secret-file', ws.secretFile];
+    const outputs: string[] = [];
+    for (const [strategy, settings] of [
+      ['sops', `  sops:\n    ageRecipients: [${recipient}]\n`],
+      ['external-secrets', '  externalSecrets:\n    secretStoreRef:\n      name: vault\n'],
+    ] as const) {
+      writeFileSync(path.join(ws.mc, 'providers.yaml'), `${config}  strategy: ${strategy}\n${settings}`);
+      const out = path.join(ws.root, `out-${strategy}`);
+      outputs.push(out);
+      const rendered = cli(`render ${strategy}`, ['render', '-f', ws.mc, '-o', out, ...secretFlags, '--verbose']);
+      assert.equal(rendered.code, 0, rendered.stderr);
+      assert.deepEqual(inlineSecretFiles(out), [], 'no file declares a secret');
+      const check = cli(
+        `check ${strategy}`,
+        ['check', '-f', ws.mc, '-o', out, ...secretFlags, '--json'],
+        strategy === 'sops' ? { SOPS_AGE_KEY_FILE: key } : {},
+      );
+      assert.equal(check.code, 0, check.stderr);
+      cli(`diff ${strategy}`, ['diff', '-f', ws.mc, '-o', out, ...secretFlags, '--format', 'json']);
+    }
+    const sopsFile = readFileSync(
+      path.join(ws.root, 'out-sops', '04-infrastructure-vault', 'secret-capvault-manager-bootstrap-credentials.yaml'),
+      'utf8',
+    );
+    assert.match(sopsFile, /credentials: ENC\[AES256_GCM,/);
+    assert.ok(readdirSync(path.join(ws.cache, 'parsed')).length > 0, 'the parsed cache was used');
+    scanEverything(ws, results, outputs);
+  },
+);

@@ -74,7 +74,9 @@ metadata:
   name: vault-variables
   namespace: capvault-system
 stringData:
-${Object.entries(data).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`).join('\n')}
+${Object.entries(data)
+  .map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`)
+  .join('\n')}
 ---
 apiVersion: capi-gitops.dev/v1alpha1
 kind: Config
@@ -109,7 +111,12 @@ function filesText(files: Map<string, string>): Record<string, string> {
 }
 
 test('taint follows string functions; ${#V} is not secret (drone/envsubst funcs.go)', () => {
-  const lookup = (name: string) => (name === 'S' ? { value: 'SuperSecret', origin: 'Secret a/b', fromSecret: true } : name === 'P' ? { value: 'plain', origin: 'Config.variables', fromSecret: false } : undefined);
+  const lookup = (name: string) =>
+    name === 'S'
+      ? { value: 'SuperSecret', origin: 'Secret a/b', fromSecret: true }
+      : name === 'P'
+        ? { value: 'plain', origin: 'Config.variables', fromSecret: false }
+        : undefined;
   const marker = taintMarker('');
   const text = 'a: ${S:0:4}\nb: ${S^^}\nc: ${#S}\nd: ${P}\ne: x-${S/Secret/}-y\nf: ${MISSING:=${S}}\n';
   const out = substituteVariables(text, lookup, 'f.yaml', marker.marker).text;
@@ -130,9 +137,18 @@ test('taint follows string functions; ${#V} is not secret (drone/envsubst funcs.
 test('refuse (the default) names each object, field and variable, and no value', async () => {
   const err = await renderFails({});
   const text = err.message;
-  assert.match(text, /Secret\/capvault-system\/capvault-manager-bootstrap-credentials: data\.credentials: would receive the secret value of VAULT_B64ENCODED_CREDENTIALS/);
-  assert.match(text, /Secret\/capvault-system\/capvault-manager-bootstrap-credentials: stringData\.machine-pool: would receive the secret value of EXP_MACHINE_POOL/);
-  assert.match(text, /Deployment\/capvault-system\/capvault-controller-manager: spec\.template\.spec\.containers\[0\]\.args\[0\]: .*EXP_MACHINE_POOL/);
+  assert.match(
+    text,
+    /Secret\/capvault-system\/capvault-manager-bootstrap-credentials: data\.credentials: would receive the secret value of VAULT_B64ENCODED_CREDENTIALS/,
+  );
+  assert.match(
+    text,
+    /Secret\/capvault-system\/capvault-manager-bootstrap-credentials: stringData\.machine-pool: would receive the secret value of EXP_MACHINE_POOL/,
+  );
+  assert.match(
+    text,
+    /Deployment\/capvault-system\/capvault-controller-manager: spec\.template\.spec\.containers\[0\]\.args\[0\]: .*EXP_MACHINE_POOL/,
+  );
   assert.match(text, /Config\.secrets\.public/);
   assert.match(text, /--secrets external-secrets/);
   // the flag declared public is no longer refused; the credential still is
@@ -150,7 +166,12 @@ test('the README manifest renders as written: its Secret holds a feature flag de
   // the corpus's cluster-api releases; cert-manager v1.13.0's manifest stands in for the README's version
   const github = await FakeGitHub.start({
     'kubernetes-sigs/cluster-api': corpusReleases(['cluster-api']),
-    'cert-manager/cert-manager': [{ tag: certManager, assets: { 'cert-manager.yaml': readFileSync(path.join(CORPUS_REPOSITORY, 'cert-manager', 'v1.13.0', 'cert-manager.yaml')) } }],
+    'cert-manager/cert-manager': [
+      {
+        tag: certManager,
+        assets: { 'cert-manager.yaml': readFileSync(path.join(CORPUS_REPOSITORY, 'cert-manager', 'v1.13.0', 'cert-manager.yaml')) },
+      },
+    ],
   });
   try {
     const dir = writeTempManifest({ 'management-cluster.yaml': block });
@@ -159,18 +180,26 @@ test('the README manifest renders as written: its Secret holds a feature flag de
     assert.match(manager, /MachinePool=true/);
     assert.match(manager, /ClusterTopology=true/);
     // undeclared, the same flag is a secret: refused, naming the field and the way out
-    await assert.rejects(renderManagementCluster({ manifestPaths: [writeTempManifest({ 'management-cluster.yaml': block.replace(/\nsecrets:\n.*\n/, '\n') })], sources: { github: { apiUrl: github.apiUrl } } }), (err: Error) => {
-      assert.match(err.message, /args\[\d+\]: would receive the secret value of EXP_MACHINE_POOL/);
-      assert.match(err.message, /Config\.secrets\.public/);
-      return true;
-    });
+    await assert.rejects(
+      renderManagementCluster({
+        manifestPaths: [writeTempManifest({ 'management-cluster.yaml': block.replace(/\nsecrets:\n.*\n/, '\n') })],
+        sources: { github: { apiUrl: github.apiUrl } },
+      }),
+      (err: Error) => {
+        assert.match(err.message, /args\[\d+\]: would receive the secret value of EXP_MACHINE_POOL/);
+        assert.match(err.message, /Config\.secrets\.public/);
+        return true;
+      },
+    );
   } finally {
     await github.close();
   }
 });
 
 test('external-secrets: the Secret becomes an ExternalSecret that validates against the real CRD (external-secrets config/crds/bases/external-secrets.io_externalsecrets.yaml)', async () => {
-  const result = await render({ secrets: `${PUBLIC_FLAG}  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef:\n      name: vault-store\n` });
+  const result = await render({
+    secrets: `${PUBLIC_FLAG}  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef:\n      name: vault-store\n`,
+  });
   assert.ok(!result.files.has(SECRET_FILE), 'the Secret is still written');
   const file = `${INFRA_DIR}/externalsecret-capvault-manager-bootstrap-credentials.yaml`;
   const external = YAML.parse(result.files.get(file)!);
@@ -178,7 +207,12 @@ test('external-secrets: the Secret becomes an ExternalSecret that validates agai
   assert.ok(validate(external as object), JSON.stringify(validate.errors));
   assert.equal(external.metadata.namespace, 'capvault-system');
   assert.deepEqual(external.spec.secretStoreRef, { kind: 'ClusterSecretStore', name: 'vault-store' });
-  assert.deepEqual(external.spec.data, [{ secretKey: 'VAULT_B64ENCODED_CREDENTIALS', remoteRef: { key: 'capvault-system/capvault-manager-bootstrap-credentials', property: 'VAULT_B64ENCODED_CREDENTIALS' } }]);
+  assert.deepEqual(external.spec.data, [
+    {
+      secretKey: 'VAULT_B64ENCODED_CREDENTIALS',
+      remoteRef: { key: 'capvault-system/capvault-manager-bootstrap-credentials', property: 'VAULT_B64ENCODED_CREDENTIALS' },
+    },
+  ]);
   assert.equal(external.spec.target.template.type, 'Opaque');
   assert.equal(external.spec.target.template.metadata.labels.app, 'capvault');
   assert.deepEqual(external.spec.target.template.data, {
@@ -189,8 +223,13 @@ test('external-secrets: the Secret becomes an ExternalSecret that validates agai
   assert.ok(result.files.get(`${INFRA_DIR}/kustomization.yaml`)!.includes('externalsecret-capvault-manager-bootstrap-credentials.yaml'));
   assertNoSecret(SECRETS, { texts: filesText(result.files) });
   // a secret outside a Secret cannot be fetched by the operator: refused with the way out
-  const err = await renderFails({ secrets: `  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef:\n      name: vault-store\n` });
-  assert.match(err.message, /Deployment\/capvault-system\/capvault-controller-manager: spec\.template\.spec\.containers\[0\]\.args\[0\]: receives the secret EXP_MACHINE_POOL/);
+  const err = await renderFails({
+    secrets: `  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef:\n      name: vault-store\n`,
+  });
+  assert.match(
+    err.message,
+    /Deployment\/capvault-system\/capvault-controller-manager: spec\.template\.spec\.containers\[0\]\.args\[0\]: receives the secret EXP_MACHINE_POOL/,
+  );
   assert.match(err.message, /move the value into a Secret/);
 });
 
@@ -205,7 +244,8 @@ test('flux-substitute leaves exactly the tainted references, escapes every other
   const deployment = result.files.get(`${INFRA_DIR}/deployment-capvault-controller-manager.yaml`)!;
   assert.ok(deployment.includes('$${NOT_A_VARIABLE}'), deployment);
   // Flux's envsubst (drone's grammar) with the in-cluster Secret gives exactly the inline output
-  const lookup = (name: string) => (name === 'VAULT_B64ENCODED_CREDENTIALS' ? { value: B64, origin: 'flux', fromSecret: false } : undefined);
+  const lookup = (name: string) =>
+    name === 'VAULT_B64ENCODED_CREDENTIALS' ? { value: B64, origin: 'flux', fromSecret: false } : undefined;
   for (const file of [SECRET_FILE, `${INFRA_DIR}/deployment-capvault-controller-manager.yaml`]) {
     const substituted = YAML.parse(substituteVariables(result.files.get(file)!, lookup).text);
     assert.equal(substituted.metadata.labels['kustomize.toolkit.fluxcd.io/substitute'], 'enabled', 'Flux must not skip the object');
@@ -242,58 +282,72 @@ function gcmOpen(enc: string, key: Buffer, aad: string): string {
   return Buffer.concat([decipher.update(Buffer.from(data!, 'base64')), decipher.final()]).toString('utf8');
 }
 
-const AGE_MISSING = spawnSync('age', ['--version']).status === 0 ? false : 'the age binary is not installed (.ci/install-test-deps.sh installs it)';
+const AGE_MISSING =
+  spawnSync('age', ['--version']).status === 0 ? false : 'the age binary is not installed (.ci/install-test-deps.sh installs it)';
 
-test('sops: the Secret decrypts with sops-age to what inline writes, age -d opens the data key, and the MAC holds (getsops/sops sops.go)', { skip: AGE_MISSING }, async () => {
-  const { identityFile, recipient } = ageKey();
-  const result = await render({ secrets: `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n` });
-  const inline = await render({ secrets: PUBLIC_FLAG }, { secretsStrategy: 'inline', allowSecretValues: true });
-  const encrypted = result.files.get(SECRET_FILE)!;
-  assertNoSecret(SECRETS, { texts: filesText(result.files) });
-  const identity = readFileSync(identityFile, 'utf8').split('\n').find((l) => l.startsWith('AGE-SECRET-KEY-'))!;
-  const decrypted = (await decryptSops(encrypted, { fileType: 'yaml', secretKey: identity })) as Record<string, unknown>;
-  assert.deepEqual(decrypted, YAML.parse(inline.files.get(SECRET_FILE)!));
-  // the real age binary opens the data key
-  const doc = YAML.parse(encrypted);
-  const encFile = path.join(path.dirname(identityFile), 'data-key.age');
-  writeFileSync(encFile, doc.sops.age[0].enc);
-  const opened = spawnSync('age', ['-d', '-i', identityFile, encFile]);
-  assert.equal(opened.status, 0, opened.stderr?.toString());
-  assert.equal(opened.stdout.length, 32);
-  // MAC: SHA-512 over every value in file order, encrypted with lastmodified as additional data
-  const dataKey = opened.stdout as Buffer;
-  const hash = createHash('sha512');
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
-    else hash.update(typeof v === 'boolean' ? (v ? 'True' : 'False') : String(v ?? ''));
-  };
-  walk(decrypted);
-  assert.equal(gcmOpen(doc.sops.mac, dataKey, doc.sops.lastmodified), hash.digest('hex').toUpperCase());
-  assert.equal(doc.sops.encrypted_regex, '^(data|stringData)$');
-  assert.equal(doc.metadata.name, 'capvault-manager-bootstrap-credentials', 'metadata stays readable for kustomize');
-  // without recipients the strategy has nothing to encrypt to
-  assert.match((await renderFails({ secrets: `${PUBLIC_FLAG}  strategy: sops\n` })).message, /at least one age recipient/);
-});
+test(
+  'sops: the Secret decrypts with sops-age to what inline writes, age -d opens the data key, and the MAC holds (getsops/sops sops.go)',
+  { skip: AGE_MISSING },
+  async () => {
+    const { identityFile, recipient } = ageKey();
+    const result = await render({ secrets: `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n` });
+    const inline = await render({ secrets: PUBLIC_FLAG }, { secretsStrategy: 'inline', allowSecretValues: true });
+    const encrypted = result.files.get(SECRET_FILE)!;
+    assertNoSecret(SECRETS, { texts: filesText(result.files) });
+    const identity = readFileSync(identityFile, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('AGE-SECRET-KEY-'))!;
+    const decrypted = (await decryptSops(encrypted, { fileType: 'yaml', secretKey: identity })) as Record<string, unknown>;
+    assert.deepEqual(decrypted, YAML.parse(inline.files.get(SECRET_FILE)!));
+    // the real age binary opens the data key
+    const doc = YAML.parse(encrypted);
+    const encFile = path.join(path.dirname(identityFile), 'data-key.age');
+    writeFileSync(encFile, doc.sops.age[0].enc);
+    const opened = spawnSync('age', ['-d', '-i', identityFile, encFile]);
+    assert.equal(opened.status, 0, opened.stderr?.toString());
+    assert.equal(opened.stdout.length, 32);
+    // MAC: SHA-512 over every value in file order, encrypted with lastmodified as additional data
+    const dataKey = opened.stdout as Buffer;
+    const hash = createHash('sha512');
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+      else hash.update(typeof v === 'boolean' ? (v ? 'True' : 'False') : String(v ?? ''));
+    };
+    walk(decrypted);
+    assert.equal(gcmOpen(doc.sops.mac, dataKey, doc.sops.lastmodified), hash.digest('hex').toUpperCase());
+    assert.equal(doc.sops.encrypted_regex, '^(data|stringData)$');
+    assert.equal(doc.metadata.name, 'capvault-manager-bootstrap-credentials', 'metadata stays readable for kustomize');
+    // without recipients the strategy has nothing to encrypt to
+    assert.match((await renderFails({ secrets: `${PUBLIC_FLAG}  strategy: sops\n` })).message, /at least one age recipient/);
+  },
+);
 
-test('sops: with the age key at hand (SOPS_AGE_KEY_FILE, as sops reads it), an unchanged Secret keeps its bytes; a changed one is encrypted afresh', { skip: AGE_MISSING }, async () => {
-  const { identityFile, recipient } = ageKey();
-  const secrets = `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`;
-  const out = tempDir('capi-gitops-sops-out-');
-  const first = (await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE)!;
-  mkdirSync(path.join(out, INFRA_DIR), { recursive: true });
-  writeFileSync(path.join(out, SECRET_FILE), first);
-  // without the key there is no way to tell: a fresh encryption
-  assert.notEqual((await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE), first);
-  process.env.SOPS_AGE_KEY_FILE = identityFile;
-  try {
-    assert.equal((await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE), first);
-    const changed = { VAULT_B64ENCODED_CREDENTIALS: Buffer.from(CREDENTIALS + '# rotated\n').toString('base64'), EXP_MACHINE_POOL: 'true' };
-    assert.notEqual((await render({ secrets, data: changed }, { outputDir: out })).files.get(SECRET_FILE), first);
-  } finally {
-    delete process.env.SOPS_AGE_KEY_FILE;
-  }
-});
+test(
+  'sops: with the age key at hand (SOPS_AGE_KEY_FILE, as sops reads it), an unchanged Secret keeps its bytes; a changed one is encrypted afresh',
+  { skip: AGE_MISSING },
+  async () => {
+    const { identityFile, recipient } = ageKey();
+    const secrets = `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`;
+    const out = tempDir('capi-gitops-sops-out-');
+    const first = (await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE)!;
+    mkdirSync(path.join(out, INFRA_DIR), { recursive: true });
+    writeFileSync(path.join(out, SECRET_FILE), first);
+    // without the key there is no way to tell: a fresh encryption
+    assert.notEqual((await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE), first);
+    process.env.SOPS_AGE_KEY_FILE = identityFile;
+    try {
+      assert.equal((await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE), first);
+      const changed = {
+        VAULT_B64ENCODED_CREDENTIALS: Buffer.from(CREDENTIALS + '# rotated\n').toString('base64'),
+        EXP_MACHINE_POOL: 'true',
+      };
+      assert.notEqual((await render({ secrets, data: changed }, { outputDir: out })).files.get(SECRET_FILE), first);
+    } finally {
+      delete process.env.SOPS_AGE_KEY_FILE;
+    }
+  },
+);
 
 function smuggledConfigMap(value: string): string {
   return `---
@@ -329,24 +383,55 @@ function smugglingPatch(value: string): string {
 test('the final gate catches a secret smuggled in through additionalManifests, a patch, chart values and an image override, raw and base64', async () => {
   const secrets = `${PUBLIC_FLAG}  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef:\n      name: vault-store\n`;
   // raw, base64 at each alignment, and base64 of base64
-  const disguises = [B64, Buffer.from(B64).toString('base64'), Buffer.from(`x${B64}`).toString('base64'), Buffer.from(`xy${B64}!`).toString('base64'), Buffer.from(Buffer.from(B64).toString('base64')).toString('base64')];
+  const disguises = [
+    B64,
+    Buffer.from(B64).toString('base64'),
+    Buffer.from(`x${B64}`).toString('base64'),
+    Buffer.from(`xy${B64}!`).toString('base64'),
+    Buffer.from(Buffer.from(B64).toString('base64')).toString('base64'),
+  ];
   for (const value of disguises) {
-    const viaManifests = await renderFails({ secrets, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(value) });
-    assert.match(viaManifests.message, /04-infrastructure-vault\/configmap-smuggled\.yaml: error: ConfigMap\/smuggled: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
+    const viaManifests = await renderFails({
+      secrets,
+      spec: '  additionalManifests:\n    name: extra\n',
+      extraDocs: smuggledConfigMap(value),
+    });
+    assert.match(
+      viaManifests.message,
+      /04-infrastructure-vault\/configmap-smuggled\.yaml: error: ConfigMap\/smuggled: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/,
+    );
     const viaPatch = await renderFails({ secrets, spec: smugglingPatch(value) });
-    assert.match(viaPatch.message, /deployment-capvault-controller-manager\.yaml: error: Deployment\/capvault-controller-manager: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
-    for (const message of [viaManifests.message, viaPatch.message]) assert.ok(!message.includes(value.slice(4, 40)), 'the message quotes the smuggled text');
+    assert.match(
+      viaPatch.message,
+      /deployment-capvault-controller-manager\.yaml: error: Deployment\/capvault-controller-manager: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/,
+    );
+    for (const message of [viaManifests.message, viaPatch.message])
+      assert.ok(!message.includes(value.slice(4, 40)), 'the message quotes the smuggled text');
   }
   // through chart values (--set, into the wiring) and an image override of the Config document
   const token = SUITE_SECRETS.gitToken;
   const data = { VAULT_B64ENCODED_CREDENTIALS: B64, EXP_MACHINE_POOL: 'true', GIT_TOKEN: token };
-  const viaChart = await renderFails({ secrets, data }, { layout: 'flux', set: [{ expression: `path=clusters/${token}`, forceString: true }] });
+  const viaChart = await renderFails(
+    { secrets, data },
+    { layout: 'flux', set: [{ expression: `path=clusters/${token}`, forceString: true }] },
+  );
   assert.match(viaChart.message, /flux\/[^:]+\.yaml: error: Kustomization\/[^:]+: the output would contain the secret value of GIT_TOKEN/);
   const viaImages = await renderFails({ secrets, data, output: `images:\n  infrastructure-vault:\n    tag: ${token}\n` });
-  assert.match(viaImages.message, /deployment-capvault-controller-manager\.yaml: error: Deployment\/capvault-controller-manager: the output would contain the secret value of GIT_TOKEN/);
+  assert.match(
+    viaImages.message,
+    /deployment-capvault-controller-manager\.yaml: error: Deployment\/capvault-controller-manager: the output would contain the secret value of GIT_TOKEN/,
+  );
   for (const message of [viaChart.message, viaImages.message]) assert.ok(!message.includes(token), message);
   // a setting without the strategy's requirements fails even when no secret needs placing
-  assert.match((await renderFails({ data: { EXP_MACHINE_POOL: 'true', VAULT_B64ENCODED_CREDENTIALS: 'x' }, secrets: '  public: [EXP_MACHINE_POOL, VAULT_B64ENCODED_CREDENTIALS]\n  strategy: sops\n' })).message, /at least one age recipient/);
+  assert.match(
+    (
+      await renderFails({
+        data: { EXP_MACHINE_POOL: 'true', VAULT_B64ENCODED_CREDENTIALS: 'x' },
+        secrets: '  public: [EXP_MACHINE_POOL, VAULT_B64ENCODED_CREDENTIALS]\n  strategy: sops\n',
+      })
+    ).message,
+    /at least one age recipient/,
+  );
 });
 
 test('the operator layout, which substitutes nothing, still passes the final gate: a secret in a patch or an additionalManifests ConfigMap is caught', async () => {
@@ -355,8 +440,14 @@ test('the operator layout, which substitutes nothing, still passes the final gat
   assert.ok([...clean.files.keys()].some((f) => f.startsWith('02-providers/')));
   assertNoSecret(SECRETS, { texts: filesText(clean.files) });
   const viaPatch = await renderFails({ output, spec: smugglingPatch(B64) }, { layout: 'operator' });
-  assert.match(viaPatch.message, /02-providers\/[^:]*: error: InfrastructureProvider\/vault: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
-  const viaManifests = await renderFails({ output, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(Buffer.from(B64).toString('base64')) }, { layout: 'operator' });
+  assert.match(
+    viaPatch.message,
+    /02-providers\/[^:]*: error: InfrastructureProvider\/vault: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/,
+  );
+  const viaManifests = await renderFails(
+    { output, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(Buffer.from(B64).toString('base64')) },
+    { layout: 'operator' },
+  );
   assert.match(viaManifests.message, /ConfigMap\/extra: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
 });
 
@@ -367,17 +458,30 @@ test('the gate also searches the text a base64 value encodes, and a multi-line v
   assert.ok(!forms.includes('[default]'), 'a short line alone is not searched');
   // the credentials file smuggled as a block scalar of a ConfigMap: each line is indented in the output
   const secrets = `${PUBLIC_FLAG}  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef:\n      name: vault-store\n`;
-  const smuggled = await renderFails({ secrets, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(CREDENTIALS) });
-  assert.match(smuggled.message, /configmap-smuggled\.yaml: error: ConfigMap\/smuggled: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
+  const smuggled = await renderFails({
+    secrets,
+    spec: '  additionalManifests:\n    name: extra\n',
+    extraDocs: smuggledConfigMap(CREDENTIALS),
+  });
+  assert.match(
+    smuggled.message,
+    /configmap-smuggled\.yaml: error: ConfigMap\/smuggled: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/,
+  );
 });
 
 test('the gate searches raw, base64 in three alignments and base64 of base64', () => {
   const forms = secretForms('hunter22');
   for (const prefix of ['', 'a', 'ab']) {
     const encoded = Buffer.from(prefix + 'hunter22' + 'zz').toString('base64');
-    assert.ok(forms.some((f) => encoded.includes(f)), prefix);
+    assert.ok(
+      forms.some((f) => encoded.includes(f)),
+      prefix,
+    );
     const twice = Buffer.from(prefix + Buffer.from('hunter22').toString('base64') + 'q').toString('base64');
-    assert.ok(forms.some((f) => twice.includes(f)), `twice ${prefix}`);
+    assert.ok(
+      forms.some((f) => twice.includes(f)),
+      `twice ${prefix}`,
+    );
   }
   assert.deepEqual(secretForms('abc'), [], 'values under 4 characters are not searched');
 });
@@ -386,17 +490,29 @@ test('the gate passes by values too common to be credentials ("true", "false", "
   // undeclared: a Secret value is secret, whatever it looks like
   const data = { VAULT_B64ENCODED_CREDENTIALS: B64, EXP_MACHINE_POOL: 'true', DEBUG: 'false', REPLICAS: '1', WEBHOOK_PORT: '9443' };
   const refused = (await renderFails({ data })).message;
-  assert.match(refused, /args\[0\]: would receive the secret value of EXP_MACHINE_POOL/, 'taint still follows "true" where it is substituted');
+  assert.match(
+    refused,
+    /args\[0\]: would receive the secret value of EXP_MACHINE_POOL/,
+    'taint still follows "true" where it is substituted',
+  );
   // every output file holds "true" (served: true), yet the gate does not fail on it
   const inline = await render({ data }, { secretsStrategy: 'inline', allowSecretValues: true });
   assert.ok([...inline.files.values()].some((text) => /: true$/m.test(text)));
   assert.ok(inline.warnings.some((w) => w.includes(SECRET_FILE)));
   // the credential smuggled beside them is still caught, and named alone
-  const smuggled = await renderFails({ data, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(B64) }, { secretsStrategy: 'inline', allowSecretValues: true });
-  assert.match(smuggled.message, /configmap-smuggled\.yaml: error: ConfigMap\/smuggled: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/);
+  const smuggled = await renderFails(
+    { data, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(B64) },
+    { secretsStrategy: 'inline', allowSecretValues: true },
+  );
+  assert.match(
+    smuggled.message,
+    /configmap-smuggled\.yaml: error: ConfigMap\/smuggled: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/,
+  );
   assert.doesNotMatch(smuggled.message, /EXP_MACHINE_POOL|DEBUG|REPLICAS|WEBHOOK_PORT/);
-  for (const common of ['true', 'False', 'yes', 'OFF', 'null', '~', '1', '9443', '-1', '0.5', '1e3', '1234567']) assert.equal(isScannableSecret(common), false, common);
-  for (const credential of ['12345678', 'hunter22', 'truer', 'true-ish', 'Zm9v', 'abcd']) assert.equal(isScannableSecret(credential), true, credential);
+  for (const common of ['true', 'False', 'yes', 'OFF', 'null', '~', '1', '9443', '-1', '0.5', '1e3', '1234567'])
+    assert.equal(isScannableSecret(common), false, common);
+  for (const credential of ['12345678', 'hunter22', 'truer', 'true-ish', 'Zm9v', 'abcd'])
+    assert.equal(isScannableSecret(credential), true, credential);
 });
 
 function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
@@ -408,7 +524,9 @@ test('CLI: --env-secret and --secret-file supply secrets; inline warns naming th
   const out = path.join(tempDir(), 'out');
   const lockfile = path.join(dir, 'capi-gitops.lock.yaml');
   // refused by default, value supplied from the environment
-  const refused = cli(['render', '-f', dir, '-o', out, '--env-secret', 'VAULT_B64ENCODED_CREDENTIALS'], { VAULT_B64ENCODED_CREDENTIALS: B64 });
+  const refused = cli(['render', '-f', dir, '-o', out, '--env-secret', 'VAULT_B64ENCODED_CREDENTIALS'], {
+    VAULT_B64ENCODED_CREDENTIALS: B64,
+  });
   assert.equal(refused.code, 1, refused.stderr);
   assert.match(refused.stderr, /data\.credentials: would receive the secret value of VAULT_B64ENCODED_CREDENTIALS/);
   assertNoSecret(SECRETS, { dirs: [out], files: [lockfile], texts: { stdout: refused.stdout, stderr: refused.stderr } });
@@ -416,17 +534,35 @@ test('CLI: --env-secret and --secret-file supply secrets; inline warns naming th
   const secretFile = path.join(tempDir(), 'secrets.env');
   writeFileSync(secretFile, `VAULT_B64ENCODED_CREDENTIALS=${B64}\n`);
   for (let run = 0; run < 2; run++) {
-    const inline = cli(['render', '-f', dir, '-o', out, '--secret-file', secretFile, '--secrets', 'inline', '--allow-secret-values'], { GITHUB_ACTIONS: 'true' });
+    const inline = cli(['render', '-f', dir, '-o', out, '--secret-file', secretFile, '--secrets', 'inline', '--allow-secret-values'], {
+      GITHUB_ACTIONS: 'true',
+    });
     assert.equal(inline.code, 0, inline.stderr);
     // on stderr (the runner reads workflow commands there too), before anything else
     assert.ok(inline.stderr.startsWith('::add-mask::'), inline.stderr.slice(0, 200));
     assert.ok(inline.stderr.includes(`::add-mask::${B64}`));
-    assert.match(inline.stderr, new RegExp(`warning: --secrets inline: these files hold secret values and will be committed to Git: ${SECRET_FILE.replace(/[.]/g, '\\.')}`));
-    const masked = inline.stderr.split('\n').filter((l) => !l.startsWith('::add-mask::')).join('\n');
-    assertNoSecret(SECRETS, { dirs: [out], files: [lockfile], texts: { stdout: inline.stdout, stderr: masked }, allowedFiles: [path.join(out, SECRET_FILE)] });
+    assert.match(
+      inline.stderr,
+      new RegExp(
+        `warning: --secrets inline: these files hold secret values and will be committed to Git: ${SECRET_FILE.replace(/[.]/g, '\\.')}`,
+      ),
+    );
+    const masked = inline.stderr
+      .split('\n')
+      .filter((l) => !l.startsWith('::add-mask::'))
+      .join('\n');
+    assertNoSecret(SECRETS, {
+      dirs: [out],
+      files: [lockfile],
+      texts: { stdout: inline.stdout, stderr: masked },
+      allowedFiles: [path.join(out, SECRET_FILE)],
+    });
   }
   assert.ok(readFileSync(path.join(out, SECRET_FILE), 'utf8').includes(B64));
-  assert.match(readFileSync(path.join(out, 'README.md'), 'utf8'), new RegExp(`files holding secret values[\\s\\S]*${SECRET_FILE.replace(/[.]/g, '\\.')}`));
+  assert.match(
+    readFileSync(path.join(out, 'README.md'), 'utf8'),
+    new RegExp(`files holding secret values[\\s\\S]*${SECRET_FILE.replace(/[.]/g, '\\.')}`),
+  );
   // inline without --allow-secret-values is refused
   const noAllow = cli(['render', '-f', dir, '-o', path.join(tempDir(), 'o'), '--secret-file', secretFile, '--secrets', 'inline']);
   assert.equal(noAllow.code, 1);

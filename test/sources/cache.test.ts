@@ -75,7 +75,9 @@ test('concurrent writers of the same blob in one process all succeed and leave o
 
 test('concurrent writers of the same blob in separate processes share the cache safely', async (t) => {
   const dir = await tempDir(t);
-  const cacheModule = pathToFileURL(path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src', 'sources', 'cache.js')).href;
+  const cacheModule = pathToFileURL(
+    path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'src', 'sources', 'cache.js'),
+  ).href;
   // Every process writes the same 1 MiB blob 10 times (from a fixed seed) and prints its digest.
   const script = `
     const { ArtifactCache } = await import(${JSON.stringify(cacheModule)});
@@ -119,7 +121,11 @@ test('writes are atomic: a reader racing rewrites of a large entry never sees pa
     }
   }
   await writer;
-  assert.deepEqual([...sizes].filter((size) => size !== bytes.length), [], 'only complete files were ever visible');
+  assert.deepEqual(
+    [...sizes].filter((size) => size !== bytes.length),
+    [],
+    'only complete files were ever visible',
+  );
 });
 
 test('a temporary file left by a crashed writer does not disturb reads or writes', async (t) => {
@@ -157,7 +163,10 @@ test('the parsed-form store round-trips values under caller-built keys', async (
   const dir = await tempDir(t);
   const cache = new ArtifactCache(dir);
   const key = `yaml-v1:${sha256Hex('core-components')}`;
-  const value = [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capi-system', labels: { a: 'b' } } }, { n: 1.5, t: true, z: null }];
+  const value = [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capi-system', labels: { a: 'b' } } },
+    { n: 1.5, t: true, z: null },
+  ];
   await cache.putParsed(key, value);
   assert.deepEqual(await cache.getParsed(key), value);
   assert.equal(await cache.getParsed(`yaml-v2:${sha256Hex('core-components')}`), undefined, 'a new parser version is a miss');

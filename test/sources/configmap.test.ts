@@ -12,14 +12,35 @@ import { ArtifactNotFoundError } from '../../src/sources/source.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { corpusConfigMap } from '../fixtures/resolve/builders.js';
 
-const origin = { file: '/m/providers.yaml', line: 7, column: 1, object: 'CoreProvider/capi-system/cluster-api', path: 'spec.fetchConfig.selector' };
+const origin = {
+  file: '/m/providers.yaml',
+  line: 7,
+  column: 1,
+  object: 'CoreProvider/capi-system/cluster-api',
+  path: 'spec.fetchConfig.selector',
+};
 
-function request(selector: LabelSelector, namespace = 'capi-system', kind: SelectorRequest['kind'] = 'CoreProvider', name = 'cluster-api', label = 'cluster-api'): SelectorRequest {
+function request(
+  selector: LabelSelector,
+  namespace = 'capi-system',
+  kind: SelectorRequest['kind'] = 'CoreProvider',
+  name = 'cluster-api',
+  label = 'cluster-api',
+): SelectorRequest {
   return { from: 'selector', kind, name, label, namespace, selector, baseDir: '/m', origin };
 }
 
 function cm(name: string, namespace: string, labels: Record<string, string>, extra: Partial<ConfigMapObject> = {}): ConfigMapObject {
-  return { name, namespace, labels, annotations: {}, data: { components: `kind: Namespace # ${name}\n`, metadata: 'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\n' }, binaryData: {}, position: { file: '/m/cms.yaml', line: 1, column: 1 }, ...extra };
+  return {
+    name,
+    namespace,
+    labels,
+    annotations: {},
+    data: { components: `kind: Namespace # ${name}\n`, metadata: 'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\n' },
+    binaryData: {},
+    position: { file: '/m/cms.yaml', line: 1, column: 1 },
+    ...extra,
+  };
 }
 
 /** The corpus ConfigMap with components moved, gzip-compressed, into binaryData (operator manifests_downloader.go compressData). */
@@ -41,11 +62,19 @@ test('label selectors follow Kubernetes semantics: matchLabels and In, NotIn, Ex
   assert.equal(matchesSelector(labels, { matchExpressions: [{ key: 'tier', operator: 'In', values: ['core', 'infra'] }] }), true);
   assert.equal(matchesSelector(labels, { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }), false, 'In needs the key');
   assert.equal(matchesSelector(labels, { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['core'] }] }), false);
-  assert.equal(matchesSelector(labels, { matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] }), true, 'NotIn holds when the key is absent');
+  assert.equal(
+    matchesSelector(labels, { matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] }),
+    true,
+    'NotIn holds when the key is absent',
+  );
   assert.equal(matchesSelector(labels, { matchExpressions: [{ key: 'app', operator: 'Exists' }] }), true);
   assert.equal(matchesSelector(labels, { matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }] }), false);
   assert.equal(matchesSelector(labels, { matchExpressions: [{ key: 'zone', operator: 'DoesNotExist' }] }), true);
-  assert.equal(matchesSelector(labels, { matchLabels: { app: 'capi' }, matchExpressions: [{ key: 'zone', operator: 'Exists' }] }), false, 'all requirements must hold');
+  assert.equal(
+    matchesSelector(labels, { matchLabels: { app: 'capi' }, matchExpressions: [{ key: 'zone', operator: 'Exists' }] }),
+    false,
+    'all requirements must hold',
+  );
 });
 
 test('invalid selectors are described (apimachinery LabelSelectorAsSelector validation)', () => {
@@ -67,12 +96,24 @@ test('invalid selectors are described (apimachinery LabelSelectorAsSelector vali
       'matchExpressions[2]: operator "Equals" is not one of In, NotIn, Exists, DoesNotExist',
     ],
   );
-  assert.equal(formatSelector({ matchLabels: { z: '1' }, matchExpressions: [{ key: 'a', operator: 'NotIn', values: ['y', 'x'] }, { key: 'm', operator: 'DoesNotExist' }] }), 'a notin (x,y),!m,z=1');
+  assert.equal(
+    formatSelector({
+      matchLabels: { z: '1' },
+      matchExpressions: [
+        { key: 'a', operator: 'NotIn', values: ['y', 'x'] },
+        { key: 'm', operator: 'DoesNotExist' },
+      ],
+    }),
+    'a notin (x,y),!m,z=1',
+  );
 });
 
 test('only ConfigMaps in the provider namespace are selected (operator phase_load.go configmapRepository InNamespace)', () => {
   const all = [cm('v1.0.0', 'capi-system', { p: 'core' }), cm('v1.1.0', 'other', { p: 'core' })];
-  assert.deepEqual(selectConfigMaps(all, { matchLabels: { p: 'core' } }, 'capi-system').map((c) => c.name), ['v1.0.0']);
+  assert.deepEqual(
+    selectConfigMaps(all, { matchLabels: { p: 'core' } }, 'capi-system').map((c) => c.name),
+    ['v1.0.0'],
+  );
   assert.throws(
     () => openConfigMapRepository(request({ matchLabels: { p: 'core' } }, 'capi-kubeadm-bootstrap-system'), all),
     (error: unknown) =>
@@ -84,14 +125,28 @@ test('only ConfigMaps in the provider namespace are selected (operator phase_loa
 });
 
 test('corpus ConfigMaps selected by labels give the repository file byte for byte (same sha256)', async () => {
-  const configMaps = [corpusConfigMap('core-cluster-api-v1.12.0.yaml'), corpusConfigMap('bootstrap-kubeadm-v1.12.0.yaml'), corpusConfigMap('controlplane-kubeadm-v1.12.0.yaml')];
-  const repo = openConfigMapRepository(request({ matchLabels: { 'provider.cluster.x-k8s.io/type': 'core', 'provider.cluster.x-k8s.io/name': 'cluster-api' } }), configMaps);
+  const configMaps = [
+    corpusConfigMap('core-cluster-api-v1.12.0.yaml'),
+    corpusConfigMap('bootstrap-kubeadm-v1.12.0.yaml'),
+    corpusConfigMap('controlplane-kubeadm-v1.12.0.yaml'),
+  ];
+  const repo = openConfigMapRepository(
+    request({ matchLabels: { 'provider.cluster.x-k8s.io/type': 'core', 'provider.cluster.x-k8s.io/name': 'cluster-api' } }),
+    configMaps,
+  );
   assert.deepEqual(await repo.listVersions(), ['v1.12.0']);
   assert.equal(repo.defaultVersion, 'v1.12.0');
   assert.equal(repo.sourceType, 'configmap');
   const components = await repo.getFile('v1.12.0', repo.componentsFile);
   const metadata = await repo.getFile('v1.12.0', 'metadata.yaml');
-  const local = await openLocalRepository({ kind: 'CoreProvider', name: 'cluster-api', label: 'cluster-api', url: `${CORPUS_REPOSITORY}/cluster-api/v1.12.0/core-components.yaml`, baseDir: '/', origin });
+  const local = await openLocalRepository({
+    kind: 'CoreProvider',
+    name: 'cluster-api',
+    label: 'cluster-api',
+    url: `${CORPUS_REPOSITORY}/cluster-api/v1.12.0/core-components.yaml`,
+    baseDir: '/',
+    origin,
+  });
   assert.equal(components.name, 'core-components.yaml');
   assert.equal(components.sha256, (await local.getFile('v1.12.0', 'core-components.yaml')).sha256);
   assert.equal(metadata.sha256, (await local.getFile('v1.12.0', 'metadata.yaml')).sha256);
@@ -99,7 +154,13 @@ test('corpus ConfigMaps selected by labels give the repository file byte for byt
 
   // the real quirk: the control plane ConfigMap is typed `controlplane`
   const cp = openConfigMapRepository(
-    request({ matchExpressions: [{ key: 'provider.cluster.x-k8s.io/type', operator: 'In', values: ['controlplane'] }] }, 'capi-kubeadm-control-plane-system', 'ControlPlaneProvider', 'kubeadm', 'control-plane-kubeadm'),
+    request(
+      { matchExpressions: [{ key: 'provider.cluster.x-k8s.io/type', operator: 'In', values: ['controlplane'] }] },
+      'capi-kubeadm-control-plane-system',
+      'ControlPlaneProvider',
+      'kubeadm',
+      'control-plane-kubeadm',
+    ),
     configMaps,
   );
   assert.equal((await cp.getFile('v1.12.0', cp.componentsFile)).name, 'control-plane-components.yaml');
@@ -112,7 +173,10 @@ test('a gzip-compressed ConfigMap gives the same artifact sha256 as the reposito
   const fromGzip = await openConfigMapRepository(bootstrapRequest, [compressed(plain)]).getFile('v1.12.0', 'bootstrap-components.yaml');
   const fromPlain = await openConfigMapRepository(bootstrapRequest, [plain]).getFile('v1.12.0', 'bootstrap-components.yaml');
   const { selector: _selector, from: _from, ...common } = bootstrapRequest;
-  const local = await openLocalRepository({ ...common, url: path.join(CORPUS_REPOSITORY, 'bootstrap-kubeadm/v1.12.0/bootstrap-components.yaml') });
+  const local = await openLocalRepository({
+    ...common,
+    url: path.join(CORPUS_REPOSITORY, 'bootstrap-kubeadm/v1.12.0/bootstrap-components.yaml'),
+  });
   const fromFile = await local.getFile('v1.12.0', 'bootstrap-components.yaml');
   assert.equal(fromGzip.sha256, fromFile.sha256);
   assert.equal(fromPlain.sha256, fromFile.sha256);
@@ -130,7 +194,13 @@ test('the version comes from the version label, else from the ConfigMap name (op
   assert.equal(repo.defaultVersion, 'v1.3.0-rc.0');
   assert.match((await repo.getFile('v1.2.0', 'core-components.yaml')).text, /# v1\.2\.0/);
   assert.match((await repo.getFile('v1.3.0-rc.0', 'components.yaml')).text, /# anything/);
-  await assert.rejects(repo.getFile('v9.0.0', 'metadata.yaml'), (error: unknown) => error instanceof ArtifactNotFoundError && /provides version v9\.0\.0/.test(error.message) && /v1\.1\.0, v1\.2\.0, v1\.3\.0-rc\.0/.test(error.message));
+  await assert.rejects(
+    repo.getFile('v9.0.0', 'metadata.yaml'),
+    (error: unknown) =>
+      error instanceof ArtifactNotFoundError &&
+      /provides version v9\.0\.0/.test(error.message) &&
+      /v1\.1\.0, v1\.2\.0, v1\.3\.0-rc\.0/.test(error.message),
+  );
 });
 
 test('broken ConfigMaps are all reported at their positions: bad version, duplicate version, missing keys, bad gzip', () => {
@@ -141,8 +211,23 @@ test('broken ConfigMaps are all reported at their positions: bad version, duplic
     cm('b', 'capi-system', { p: 'core', 'provider.cluster.x-k8s.io/version': 'v1.0.0' }, at(20)),
     cm('c', 'capi-system', { p: 'core', 'provider.cluster.x-k8s.io/version': 'v1.1.0' }, { ...at(30), data: { components: 'x' } }),
     cm('d', 'capi-system', { p: 'core', 'provider.cluster.x-k8s.io/version': 'v1.2.0' }, { ...at(40), data: { metadata: 'x' } }),
-    cm('e', 'capi-system', { p: 'core', 'provider.cluster.x-k8s.io/version': 'v1.3.0' }, { ...at(50), annotations: { 'provider.cluster.x-k8s.io/compressed': 'true' }, data: { metadata: 'x' }, binaryData: { components: Buffer.from('not gzip').toString('base64') } }),
-    cm('f', 'capi-system', { p: 'core', 'provider.cluster.x-k8s.io/version': 'v1.4.0' }, { ...at(60), annotations: { 'provider.cluster.x-k8s.io/compressed': 'true' }, data: { metadata: 'x' } }),
+    cm(
+      'e',
+      'capi-system',
+      { p: 'core', 'provider.cluster.x-k8s.io/version': 'v1.3.0' },
+      {
+        ...at(50),
+        annotations: { 'provider.cluster.x-k8s.io/compressed': 'true' },
+        data: { metadata: 'x' },
+        binaryData: { components: Buffer.from('not gzip').toString('base64') },
+      },
+    ),
+    cm(
+      'f',
+      'capi-system',
+      { p: 'core', 'provider.cluster.x-k8s.io/version': 'v1.4.0' },
+      { ...at(60), annotations: { 'provider.cluster.x-k8s.io/compressed': 'true' }, data: { metadata: 'x' } },
+    ),
   ];
   assert.throws(
     () => openConfigMapRepository(request({ matchLabels: { p: 'core' } }), configMaps),
@@ -153,10 +238,18 @@ test('broken ConfigMaps are all reported at their positions: bad version, duplic
       assert.deepEqual(byLine, [
         [20, 'ConfigMap/capi-system/b', 'version v1.0.0 is also provided by ConfigMap capi-system/a'],
         [30, 'ConfigMap/capi-system/c', 'the ConfigMap has no data.metadata'],
-        [1, 'ConfigMap/capi-system/core-cluster-api', 'version "core-cluster-api" (from the ConfigMap name (it has no version label)) is not a semantic version'],
+        [
+          1,
+          'ConfigMap/capi-system/core-cluster-api',
+          'version "core-cluster-api" (from the ConfigMap name (it has no version label)) is not a semantic version',
+        ],
         [40, 'ConfigMap/capi-system/d', 'the ConfigMap has no data.components'],
         [50, 'ConfigMap/capi-system/e', byLine[4][2]],
-        [60, 'ConfigMap/capi-system/f', 'the ConfigMap is annotated provider.cluster.x-k8s.io/compressed: "true" but has no binaryData.components'],
+        [
+          60,
+          'ConfigMap/capi-system/f',
+          'the ConfigMap is annotated provider.cluster.x-k8s.io/compressed: "true" but has no binaryData.components',
+        ],
       ]);
       assert.match(String(byLine[4][2]), /binaryData\.components cannot be gunzipped/);
       assert.ok(error.diagnostics.every((d) => d.message.endsWith('(selected by CoreProvider/capi-system/cluster-api)')));
@@ -168,6 +261,9 @@ test('broken ConfigMaps are all reported at their positions: bad version, duplic
 test('an invalid selector is reported at the provider before any ConfigMap is read', () => {
   assert.throws(
     () => openConfigMapRepository(request({ matchExpressions: [{ key: 'a', operator: 'In' }] }), []),
-    (error: unknown) => error instanceof CapiGitopsError && /invalid selector: matchExpressions\[0\]: operator In needs at least one value/.test(error.message) && error.diagnostics[0].path === 'spec.fetchConfig.selector',
+    (error: unknown) =>
+      error instanceof CapiGitopsError &&
+      /invalid selector: matchExpressions\[0\]: operator In needs at least one value/.test(error.message) &&
+      error.diagnostics[0].path === 'spec.fetchConfig.selector',
   );
 });

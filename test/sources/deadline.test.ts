@@ -59,7 +59,11 @@ function workspace(url: string, listing = ''): string {
   return file;
 }
 
-function render(manifest: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string; out: string }> {
+function render(
+  manifest: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stderr: string; out: string }> {
   const dir = path.dirname(manifest);
   const out = path.join(dir, 'out');
   return new Promise((resolve) => {
@@ -79,7 +83,11 @@ function perRequest(lines: readonly string[]): Map<string, number> {
   return counts;
 }
 
-function assertDeadlineFailure(result: { code: number | null; stderr: string; out: string }, host: string, setting = '1 s, --network-deadline'): void {
+function assertDeadlineFailure(
+  result: { code: number | null; stderr: string; out: string },
+  host: string,
+  setting = '1 s, --network-deadline',
+): void {
   assert.equal(result.code, 1, result.stderr);
   assert.ok(result.stderr.includes(`the network deadline of this run (${setting}) was reached`), result.stderr);
   assert.ok(result.stderr.includes(host), `the message names ${host}: ${result.stderr}`);
@@ -92,7 +100,9 @@ function assertDeadlineFailure(result: { code: number | null; stderr: string; ou
 test('GitHub API on a server that accepts and never answers: one attempt per request, then the run deadline ends the run, not timeout × retries', async () => {
   requestLines.length = 0;
   const manifest = workspace(GITHUB_URL);
-  const result = await render(manifest, ['--github-api-url', hangingOrigin, '--http-timeout', '60', '--network-deadline', '2'], { GITHUB_TOKEN: TOKEN });
+  const result = await render(manifest, ['--github-api-url', hangingOrigin, '--http-timeout', '60', '--network-deadline', '2'], {
+    GITHUB_TOKEN: TOKEN,
+  });
   assertDeadlineFailure(result, new URL(hangingOrigin).host, '2 s, --network-deadline');
   const counts = perRequest(requestLines);
   assert.ok(counts.size > 0, 'the API was asked');

@@ -7,7 +7,14 @@ import { CapiGitopsError } from '../../src/model/diagnostics.js';
 import { ArtifactNotFoundError } from '../../src/sources/source.js';
 import { ArtifactCache, sha256Hex } from '../../src/sources/cache.js';
 import { nextPageUrl } from '../../src/sources/base/client.js';
-import { githubTokenFromEnv, openGitHubRepository, parseGitHubReleaseUrl, publishedSha256, type GitHubOptions, type GitHubReleaseRepository } from '../../src/sources/github/repository.js';
+import {
+  githubTokenFromEnv,
+  openGitHubRepository,
+  parseGitHubReleaseUrl,
+  publishedSha256,
+  type GitHubOptions,
+  type GitHubReleaseRepository,
+} from '../../src/sources/github/repository.js';
 import type { SourceProgressEvent } from '../../src/sources/base/http.js';
 import { FakeGitHub, rateLimitFault, secondaryRateLimitFault, startCorpusGitHub, type FakeRelease } from '../helpers/fake-github.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
@@ -15,7 +22,8 @@ import { rejection } from '../helpers/assertions.js';
 
 const CAPI_URL = 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml';
 const TOKEN = 'ghp_TopSecretToken0123456789abcdefABCDEF';
-const METADATA = 'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 12\n  contract: v1beta2\n';
+const METADATA =
+  'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 12\n  contract: v1beta2\n';
 const COMPONENTS = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capi-system\n';
 
 function capiRelease(tag: string, extra: Partial<FakeRelease> = {}): FakeRelease {
@@ -61,7 +69,6 @@ async function tempCache(t: { after: (fn: () => Promise<void>) => void }, log?: 
   return new ArtifactCache(dir, { log });
 }
 
-
 const RELEASES_PATH = '/repos/kubernetes-sigs/cluster-api/releases';
 const TAG_PATH = (tag: string) => `${RELEASES_PATH}/tags/${tag}`;
 
@@ -69,10 +76,18 @@ const TAG_PATH = (tag: string) => `${RELEASES_PATH}/tags/${tag}`;
 
 test('release URLs split as clusterctl does (clusterctl repository_github.go NewGitHubRepository)', () => {
   assert.deepEqual(parseGitHubReleaseUrl(CAPI_URL), {
-    owner: 'kubernetes-sigs', repo: 'cluster-api', version: 'latest', rootPath: '.', componentsFile: 'core-components.yaml',
+    owner: 'kubernetes-sigs',
+    repo: 'cluster-api',
+    version: 'latest',
+    rootPath: '.',
+    componentsFile: 'core-components.yaml',
   });
   assert.deepEqual(parseGitHubReleaseUrl('https://github.com/o/r/releases/v1.2.3/sub/dir/infrastructure-components.yaml'), {
-    owner: 'o', repo: 'r', version: 'v1.2.3', rootPath: 'sub/dir', componentsFile: 'infrastructure-components.yaml',
+    owner: 'o',
+    repo: 'r',
+    version: 'v1.2.3',
+    rootPath: 'sub/dir',
+    componentsFile: 'infrastructure-components.yaml',
   });
   // Not GitHub releases: another source may take them.
   assert.equal(parseGitHubReleaseUrl('http://github.com/o/r/releases/latest/c.yaml'), null);
@@ -80,17 +95,28 @@ test('release URLs split as clusterctl does (clusterctl repository_github.go New
   assert.equal(parseGitHubReleaseUrl('https://github.com/o/r/raw/main/c.yaml'), null);
   assert.equal(parseGitHubReleaseUrl('not a url'), null);
   // Release URLs that cannot work are errors naming the expected form.
-  assert.throws(() => parseGitHubReleaseUrl('https://github.com/o/r/releases/latest'), (error: unknown) => {
-    assert.ok(error instanceof CapiGitopsError);
-    assert.match(error.message, /expected: https:\/\/github.com\/\{owner\}\/\{repository\}\/releases\/\{latest\|version-tag\}\/\{components file\}/);
-    return true;
-  });
-  assert.throws(() => parseGitHubReleaseUrl('https://github.com/o/r/releases/download/v1.0.0/c.yaml'), /hint: drop "download\/": https:\/\/github.com\/o\/r\/releases\/v1.0.0\/c.yaml/);
+  assert.throws(
+    () => parseGitHubReleaseUrl('https://github.com/o/r/releases/latest'),
+    (error: unknown) => {
+      assert.ok(error instanceof CapiGitopsError);
+      assert.match(
+        error.message,
+        /expected: https:\/\/github.com\/\{owner\}\/\{repository\}\/releases\/\{latest\|version-tag\}\/\{components file\}/,
+      );
+      return true;
+    },
+  );
+  assert.throws(
+    () => parseGitHubReleaseUrl('https://github.com/o/r/releases/download/v1.0.0/c.yaml'),
+    /hint: drop "download\/": https:\/\/github.com\/o\/r\/releases\/v1.0.0\/c.yaml/,
+  );
 });
 
 test('openGitHubRepository: null for other URLs, the apiUrl host accepted for GitHub Enterprise', () => {
   assert.equal(openGitHubRepository('https://example.com/o/r/releases/latest/c.yaml'), null);
-  const repository = openGitHubRepository('https://ghe.example.com/team/provider/releases/v0.3.0/infrastructure-components.yaml', { apiUrl: 'https://ghe.example.com/api/v3' });
+  const repository = openGitHubRepository('https://ghe.example.com/team/provider/releases/v0.3.0/infrastructure-components.yaml', {
+    apiUrl: 'https://ghe.example.com/api/v3',
+  });
   assert.ok(repository);
   assert.equal(repository.sourceType, 'github');
   assert.equal(repository.defaultVersion, 'v0.3.0');
@@ -107,7 +133,12 @@ test('the token comes from GITHUB_TOKEN (clusterctl), else GH_TOKEN', () => {
 });
 
 test('Link headers and published digests are read', () => {
-  assert.equal(nextPageUrl('<https://api.github.com/repositories/1/releases?page=2>; rel="next", <https://api.github.com/repositories/1/releases?page=5>; rel="last"'), 'https://api.github.com/repositories/1/releases?page=2');
+  assert.equal(
+    nextPageUrl(
+      '<https://api.github.com/repositories/1/releases?page=2>; rel="next", <https://api.github.com/repositories/1/releases?page=5>; rel="last"',
+    ),
+    'https://api.github.com/repositories/1/releases?page=2',
+  );
   assert.equal(nextPageUrl('<https://x/?page=1>; rel="prev"'), undefined);
   assert.equal(nextPageUrl(undefined), undefined);
   assert.equal(publishedSha256(`sha256:${'AB'.repeat(32)}`), 'ab'.repeat(32));
@@ -129,11 +160,20 @@ test('all releases are listed across Link-paginated pages of 100; drafts skipped
   const repository = h.open();
 
   const listed = await repository.listReleases();
-  const expected = releases.filter((release) => !release.draft).map((release) => ({ tag: release.tag, prerelease: release.prerelease ?? false }));
+  const expected = releases
+    .filter((release) => !release.draft)
+    .map((release) => ({ tag: release.tag, prerelease: release.prerelease ?? false }));
   assert.deepEqual(listed, expected);
   assert.equal(listed.length, 251 - 7);
-  assert.deepEqual(listed.filter((release) => release.prerelease).map((release) => release.tag), ['v1.242.0-rc.1', 'v1.192.0-rc.1', 'v1.142.0-rc.1', 'v1.92.0-rc.1', 'v1.42.0-rc.1']);
-  assert.deepEqual(await repository.listVersions(), expected.map((release) => release.tag), 'raw tags, non-semver kept for the caller to filter');
+  assert.deepEqual(
+    listed.filter((release) => release.prerelease).map((release) => release.tag),
+    ['v1.242.0-rc.1', 'v1.192.0-rc.1', 'v1.142.0-rc.1', 'v1.92.0-rc.1', 'v1.42.0-rc.1'],
+  );
+  assert.deepEqual(
+    await repository.listVersions(),
+    expected.map((release) => release.tag),
+    'raw tags, non-semver kept for the caller to filter',
+  );
 
   const pages = h.fake.requests.map((request) => request.url);
   assert.equal(pages.length, 3);
@@ -153,10 +193,18 @@ test('a next-page Link to another host is refused, so the token cannot follow it
 
 test('an asset API URL on another host is refused, so the token cannot follow it', async (t) => {
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
-  const release = { tag_name: 'v1.12.0', draft: false, prerelease: false, assets: [{ id: 1, name: 'metadata.yaml', url: `${h.fake.storageUrl}/collect`, digest: null }] };
+  const release = {
+    tag_name: 'v1.12.0',
+    draft: false,
+    prerelease: false,
+    assets: [{ id: 1, name: 'metadata.yaml', url: `${h.fake.storageUrl}/collect`, digest: null }],
+  };
   h.fake.inject({ path: TAG_PATH('v1.12.0'), status: 200, body: JSON.stringify(release) });
   const error = await rejection(h.open({ token: TOKEN }).getFile('v1.12.0', 'metadata.yaml'));
-  assert.match(error.message, /release v1.12.0 of kubernetes-sigs\/cluster-api points asset metadata.yaml to another host \(http:\/\/localhost:\d+\/collect\)/);
+  assert.match(
+    error.message,
+    /release v1.12.0 of kubernetes-sigs\/cluster-api points asset metadata.yaml to another host \(http:\/\/localhost:\d+\/collect\)/,
+  );
   assert.equal(h.fake.requests.filter((request) => request.server === 'storage').length, 0);
 });
 
@@ -178,7 +226,10 @@ test('files are downloaded through the release-asset API, redirected to storage,
   const storage = h.fake.requests.filter((request) => request.server === 'storage');
   assert.equal(h.fake.count(TAG_PATH('v1.12.0')), 1, 'the release is read once per tag');
   assert.equal(api.filter((request) => request.path.includes('/releases/assets/')).length, 2);
-  assert.ok(api.every((request) => request.headers.authorization === `token ${TOKEN}`), 'the API got the token');
+  assert.ok(
+    api.every((request) => request.headers.authorization === `token ${TOKEN}`),
+    'the API got the token',
+  );
   assert.equal(storage.length, 2);
   for (const request of storage) {
     assert.equal(request.headers.authorization, undefined, 'the storage host never sees the token');
@@ -186,11 +237,20 @@ test('files are downloaded through the release-asset API, redirected to storage,
   }
 
   const kinds = h.events.map((event) => event.type);
-  assert.deepEqual(kinds.filter((kind) => kind !== 'bytes'), ['fetch', 'done', 'fetch', 'done']);
+  assert.deepEqual(
+    kinds.filter((kind) => kind !== 'bytes'),
+    ['fetch', 'done', 'fetch', 'done'],
+  );
   const bytes = h.events.filter((event) => event.type === 'bytes');
   assert.ok(bytes.length >= 2);
-  assert.ok(bytes.every((event) => !event.url.includes('sig=')), 'signed query strings are not reported');
-  assert.deepEqual(h.events.find((event) => event.type === 'done'), { type: 'done', source: CAPI_URL, version: 'v1.12.0', file: 'metadata.yaml', bytes: METADATA.length, cached: false });
+  assert.ok(
+    bytes.every((event) => !event.url.includes('sig=')),
+    'signed query strings are not reported',
+  );
+  assert.deepEqual(
+    h.events.find((event) => event.type === 'done'),
+    { type: 'done', source: CAPI_URL, version: 'v1.12.0', file: 'metadata.yaml', bytes: METADATA.length, cached: false },
+  );
 });
 
 test('the real corpus served as kubernetes-sigs/cluster-api releases downloads byte for byte', async (t) => {
@@ -205,7 +265,10 @@ test('the real corpus served as kubernetes-sigs/cluster-api releases downloads b
   assert.equal(coreFile.text, expected.toString('utf8'));
   const bootstrap = open('https://github.com/kubernetes-sigs/cluster-api/releases/latest/bootstrap-components.yaml');
   const kubeadm = await bootstrap.getFile('v1.10.4', bootstrap.componentsFile);
-  assert.equal(kubeadm.sha256, sha256Hex(await readFile(path.join(CORPUS_REPOSITORY, 'bootstrap-kubeadm', 'v1.10.4', 'bootstrap-components.yaml'))));
+  assert.equal(
+    kubeadm.sha256,
+    sha256Hex(await readFile(path.join(CORPUS_REPOSITORY, 'bootstrap-kubeadm', 'v1.10.4', 'bootstrap-components.yaml'))),
+  );
 });
 
 test('ETags are revalidated with If-None-Match: a repeated resolve is all 304s, spends no rate limit, downloads nothing', async (t) => {
@@ -226,13 +289,19 @@ test('ETags are revalidated with If-None-Match: a repeated resolve is all 304s, 
   const second = await resolve();
   assert.deepEqual(second, first);
   const repeated = h.fake.requests.slice(requestsBefore);
-  assert.deepEqual(repeated.map((request) => [request.path, request.status]), [
-    [RELEASES_PATH, 304],
-    [TAG_PATH('v1.12.0'), 304],
-  ]);
+  assert.deepEqual(
+    repeated.map((request) => [request.path, request.status]),
+    [
+      [RELEASES_PATH, 304],
+      [TAG_PATH('v1.12.0'), 304],
+    ],
+  );
   assert.ok(repeated.every((request) => typeof request.headers['if-none-match'] === 'string'));
   assert.equal(h.fake.rateLimitSpent, spent, 'GitHub does not count 304s');
-  assert.deepEqual(h.events.filter((event) => event.type === 'done').map((event) => event.type === 'done' && event.cached), [false, false, true, true]);
+  assert.deepEqual(
+    h.events.filter((event) => event.type === 'done').map((event) => event.type === 'done' && event.cached),
+    [false, false, true, true],
+  );
 });
 
 test('pagination survives 304s: the cached Link header leads to the next pages', async (t) => {
@@ -243,7 +312,10 @@ test('pagination survives 304s: the cached Link header leads to the next pages',
   const second = await h.open({ cache }).listVersions();
   assert.equal(second.length, 150);
   assert.deepEqual(second, first);
-  assert.deepEqual(h.fake.requests.map((request) => request.status), [200, 200, 304, 304]);
+  assert.deepEqual(
+    h.fake.requests.map((request) => request.status),
+    [200, 200, 304, 304],
+  );
 });
 
 test('a release changed on the server is picked up: its new ETag no longer matches', async (t) => {
@@ -269,7 +341,10 @@ test('offline mode serves everything from the cache with no request, and names w
 
   const missing = await rejection(offline.getFile('v1.12.0', 'metadata.yaml'));
   assert.match(missing.message, /offline: asset metadata.yaml for version v1.12.0 of kubernetes-sigs\/cluster-api is not in the cache/);
-  assert.match(missing.message, new RegExp(`hint: run once online to fill the cache at ${cache.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  assert.match(
+    missing.message,
+    new RegExp(`hint: run once online to fill the cache at ${cache.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+  );
   assert.equal(h.fake.requests.length, requests);
 });
 
@@ -300,7 +375,10 @@ test('a published digest that does not match the bytes is a hard error naming bo
   const cache = await tempCache(t);
   const error = await rejection(h.open({ cache }).getFile('v1.12.0', 'core-components.yaml'));
   const actual = sha256Hex(`${COMPONENTS}# v1.12.0\n`);
-  assert.match(error.message, /asset core-components.yaml of release v1.12.0 of kubernetes-sigs\/cluster-api does not match its published digest/);
+  assert.match(
+    error.message,
+    /asset core-components.yaml of release v1.12.0 of kubernetes-sigs\/cluster-api does not match its published digest/,
+  );
   assert.ok(error.message.includes(`expected: ${wrong} (published by GitHub)`));
   assert.ok(error.message.includes(`sha256:${actual}`));
   assert.equal(await cache.getBlob(actual), undefined);
@@ -313,7 +391,10 @@ test('a missing release names the provider, the repository, the version and the 
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   const error = await rejection(h.open().getFile('v9.9.9', 'core-components.yaml'));
   assert.ok(error instanceof ArtifactNotFoundError, 'the latest-release search may skip it');
-  assert.match(error.message, /^providers\.yaml:3:1: error: CoreProvider\/capi-system\/cluster-api: no GitHub release v9\.9\.9 in kubernetes-sigs\/cluster-api \(GET http:\/\/127\.0\.0\.1:\d+\/repos\/kubernetes-sigs\/cluster-api\/releases\/tags\/v9\.9\.9 answered 404\)/);
+  assert.match(
+    error.message,
+    /^providers\.yaml:3:1: error: CoreProvider\/capi-system\/cluster-api: no GitHub release v9\.9\.9 in kubernetes-sigs\/cluster-api \(GET http:\/\/127\.0\.0\.1:\d+\/repos\/kubernetes-sigs\/cluster-api\/releases\/tags\/v9\.9\.9 answered 404\)/,
+  );
   assert.match(error.message, /hint: check spec.version/);
   assert.equal(h.fake.count(TAG_PATH('v9.9.9')), 1, 'a 404 is not retried');
 });
@@ -322,10 +403,16 @@ test('a missing repository and a missing asset are named too', async (t) => {
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   const noRepo = await rejection(h.open({}, 'https://github.com/nobody/nothing/releases/latest/core-components.yaml').listVersions());
   assert.ok(!(noRepo instanceof ArtifactNotFoundError), 'a missing repository is not a missing version');
-  assert.match(noRepo.message, /GitHub repository nobody\/nothing not found \(GET http:\/\/127\.0\.0\.1:\d+\/repos\/nobody\/nothing\/releases answered 404\)/);
+  assert.match(
+    noRepo.message,
+    /GitHub repository nobody\/nothing not found \(GET http:\/\/127\.0\.0\.1:\d+\/repos\/nobody\/nothing\/releases answered 404\)/,
+  );
   const noAsset = await rejection(h.open().getFile('v1.12.0', 'infrastructure-components.yaml'));
   assert.ok(noAsset instanceof ArtifactNotFoundError);
-  assert.match(noAsset.message, /release v1\.12\.0 of kubernetes-sigs\/cluster-api has no asset named infrastructure-components\.yaml\n  expected: one of: core-components\.yaml, metadata\.yaml/);
+  assert.match(
+    noAsset.message,
+    /release v1\.12\.0 of kubernetes-sigs\/cluster-api has no asset named infrastructure-components\.yaml\n  expected: one of: core-components\.yaml, metadata\.yaml/,
+  );
   h.fake.inject({ server: 'storage', path: /^\/assets\//, status: 404, body: 'gone' });
   const goneFromStorage = await rejection(h.open().getFile('v1.12.0', 'metadata.yaml'));
   assert.ok(goneFromStorage instanceof ArtifactNotFoundError);
@@ -353,7 +440,10 @@ test('a 429 rate limit far away fails at once; with a token the hint says its qu
   h.fake.inject(fault);
   const error = await rejection(h.open({ token: TOKEN }).getFile('v1.12.0', 'metadata.yaml'));
   const reset = new Date(Number(fault.headers!['x-ratelimit-reset']) * 1000).toISOString().replace('.000Z', 'Z');
-  assert.match(error.message, /rate limit exceeded \(HTTP 429\) trying to get release v1.12.0 of kubernetes-sigs\/cluster-api; it resets at /);
+  assert.match(
+    error.message,
+    /rate limit exceeded \(HTTP 429\) trying to get release v1.12.0 of kubernetes-sigs\/cluster-api; it resets at /,
+  );
   assert.ok(error.message.includes(`hint: the token's quota is used up: wait until ${reset}`));
   assert.ok(!error.message.includes(TOKEN));
   assert.equal(h.fake.count(TAG_PATH('v1.12.0')), 1, 'neither the retry plugin nor throttling retried it');
@@ -399,7 +489,10 @@ test('a 500 followed by success is retried, on the API and on storage, both by t
   assert.equal(file.text, `${COMPONENTS}# v1.12.0\n`);
   assert.equal(h.fake.count(TAG_PATH('v1.12.0')), 2);
   assert.equal(h.fake.count(/^\/assets\//, 'storage'), 2);
-  assert.deepEqual(h.events.filter((event) => event.type === 'retry').map((event) => event.type === 'retry' && event.reason), ['HTTP 500', 'HTTP 502']);
+  assert.deepEqual(
+    h.events.filter((event) => event.type === 'retry').map((event) => event.type === 'retry' && event.reason),
+    ['HTTP 500', 'HTTP 502'],
+  );
 
   h.fake.inject({ server: 'storage', path: /^\/assets\//, reset: true });
   h.fake.inject({ path: TAG_PATH('v1.12.0'), reset: true });
@@ -412,7 +505,10 @@ test('persistent 5xx gives up after the bounded attempts and names the status', 
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   h.fake.inject({ path: RELEASES_PATH, status: 503, body: '{"message":"Unavailable"}', times: 10 });
   const error = await rejection(h.open({ http: { retries: 2 } }).listVersions());
-  assert.match(error.message, /cannot list the releases of kubernetes-sigs\/cluster-api: GET http:\/\/127\.0\.0\.1:\d+\/repos\/kubernetes-sigs\/cluster-api\/releases answered HTTP 503: Unavailable/);
+  assert.match(
+    error.message,
+    /cannot list the releases of kubernetes-sigs\/cluster-api: GET http:\/\/127\.0\.0\.1:\d+\/repos\/kubernetes-sigs\/cluster-api\/releases answered HTTP 503: Unavailable/,
+  );
   assert.equal(h.fake.count(RELEASES_PATH), 3);
 });
 
@@ -427,12 +523,18 @@ test('a truncated body is retried (API and storage), and reported when it keeps 
 
   h.fake.inject({ server: 'storage', path: /^\/assets\//, truncate: true, times: 10 });
   const error = await rejection(h.open().getFile('v1.12.0', 'metadata.yaml'));
-  assert.match(error.message, /cannot download metadata.yaml of release v1.12.0 of kubernetes-sigs\/cluster-api: GET http:\/\/localhost:\d+\/assets\/\d+\/metadata.yaml: response body ended after \d+ of \d+ bytes .*; gave up after 4 attempts/);
+  assert.match(
+    error.message,
+    /cannot download metadata.yaml of release v1.12.0 of kubernetes-sigs\/cluster-api: GET http:\/\/localhost:\d+\/assets\/\d+\/metadata.yaml: response body ended after \d+ of \d+ bytes .*; gave up after 4 attempts/,
+  );
   assert.ok(!error.message.includes('sig='), 'the signed query is not printed');
 
   h.fake.inject({ path: TAG_PATH('v1.12.0'), truncate: true, times: 10 });
   const api = await rejection(h.open({ http: { retries: 1 } }).getFile('v1.12.0', 'metadata.yaml'));
-  assert.match(api.message, /^providers\.yaml:3:1: error: CoreProvider\/capi-system\/cluster-api: cannot get release v1.12.0 of kubernetes-sigs\/cluster-api: GET http:\/\/127\.0\.0\.1:\d+\/repos\/kubernetes-sigs\/cluster-api\/releases\/tags\/v1.12.0: response body ended after \d+ of \d+ bytes/);
+  assert.match(
+    api.message,
+    /^providers\.yaml:3:1: error: CoreProvider\/capi-system\/cluster-api: cannot get release v1.12.0 of kubernetes-sigs\/cluster-api: GET http:\/\/127\.0\.0\.1:\d+\/repos\/kubernetes-sigs\/cluster-api\/releases\/tags\/v1.12.0: response body ended after \d+ of \d+ bytes/,
+  );
 });
 
 test('a failed listing or release lookup is not remembered: the same repository can try again', async (t) => {
@@ -478,5 +580,8 @@ test('the token never appears in errors, logs or progress events', async (t) => 
   const everything = [...messages, ...h.logs, ...h.events.map((event) => JSON.stringify(event))].join('\n');
   assert.ok(!everything.includes(TOKEN), 'token leaked');
   assert.ok(!everything.includes(TOKEN.slice(4, 20)), 'part of the token leaked');
-  assert.ok(h.fake.requests.some((request) => request.headers.authorization === `token ${TOKEN}`), 'the token was in use');
+  assert.ok(
+    h.fake.requests.some((request) => request.headers.authorization === `token ${TOKEN}`),
+    'the token was in use',
+  );
 });

@@ -73,12 +73,15 @@ class FakeGitLab {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(body);
     };
-    if (this.options.token && req.headers.authorization !== `Bearer ${this.options.token}`) return reply(401, '{"message":"401 Unauthorized"}');
+    if (this.options.token && req.headers.authorization !== `Bearer ${this.options.token}`)
+      return reply(401, '{"message":"401 Unauthorized"}');
 
     const [pathname, query = ''] = record.url.split('?');
     const file = new RegExp(`^/api/v4/projects/${SLUG}/packages/generic/([^/]+)/([^/]+)/([^/]+)$`).exec(pathname);
     if (file) {
-      const found = this.packages.find((entry) => entry.name === decodeURIComponent(file[1]) && entry.version === decodeURIComponent(file[2]));
+      const found = this.packages.find(
+        (entry) => entry.name === decodeURIComponent(file[1]) && entry.version === decodeURIComponent(file[2]),
+      );
       const content = found?.files[decodeURIComponent(file[3])];
       if (content === undefined) return reply(404, '{"message":"404 Not Found"}');
       const etag = `"${createHash('sha256').update(content).digest('hex').slice(0, 16)}"`;
@@ -88,7 +91,9 @@ class FakeGitLab {
     if (pathname === `/api/v4/projects/${SLUG}/packages`) {
       const params = new URLSearchParams(query);
       const matching = this.packages.filter(
-        (entry) => entry.name.includes(params.get('package_name') ?? '') && (params.get('package_type') === null || (entry.package_type ?? 'generic') === params.get('package_type')),
+        (entry) =>
+          entry.name.includes(params.get('package_name') ?? '') &&
+          (params.get('package_type') === null || (entry.package_type ?? 'generic') === params.get('package_type')),
       );
       const perPage = this.options.pageSize ?? Number(params.get('per_page') ?? 20);
       const page = Number(params.get('page') ?? 1);
@@ -123,7 +128,6 @@ function open(fake: FakeGitLab, url: string, options: Partial<GitLabOptions> = {
   return repository;
 }
 
-
 const kubeadmPackage = (version: string): Package => ({
   name: 'cluster-api',
   version,
@@ -133,13 +137,16 @@ const kubeadmPackage = (version: string): Package => ({
 // ---- URL form --------------------------------------------------------------------------------
 
 test('package URLs split as clusterctl splits them, the project slug kept escaped (clusterctl repository_gitlab.go NewGitLabRepository)', () => {
-  assert.deepEqual(parseGitLabPackageUrl('https://gitlab.example.com/api/v4/projects/group%2Fproject/packages/generic/my-package/v0.4.1/file.yaml'), {
-    origin: 'https://gitlab.example.com',
-    projectSlug: 'group%2Fproject',
-    packageName: 'my-package',
-    version: 'v0.4.1',
-    componentsFile: 'file.yaml',
-  });
+  assert.deepEqual(
+    parseGitLabPackageUrl('https://gitlab.example.com/api/v4/projects/group%2Fproject/packages/generic/my-package/v0.4.1/file.yaml'),
+    {
+      origin: 'https://gitlab.example.com',
+      projectSlug: 'group%2Fproject',
+      packageName: 'my-package',
+      version: 'v0.4.1',
+      componentsFile: 'file.yaml',
+    },
+  );
 });
 
 test('only https URLs on gitlab.* hosts (or listed hosts) under /api/v4/projects/ are GitLab URLs (clusterctl client.go repositoryFactory)', () => {
@@ -153,7 +160,7 @@ test('only https URLs on gitlab.* hosts (or listed hosts) under /api/v4/projects
   assert.equal(openGitLabRepository('https://example.com/capi/{version}/core-components.yaml'), null);
 });
 
-test('a GitLab URL not in the package form is an error with clusterctl\'s expected form (repository_gitlab_test.go)', () => {
+test("a GitLab URL not in the package form is an error with clusterctl's expected form (repository_gitlab_test.go)", () => {
   const invalid: [string, RegExp][] = [
     ['https://gitlab.example.com/api/v4/projects/1/packages/generic/p/v1.0.0', /does not have the package form/],
     ['https://gitlab.example.com/api/v4/projects/1/packages/maven/p/v1.0.0/c.yaml', /does not have the package form/],
@@ -163,12 +170,18 @@ test('a GitLab URL not in the package form is an error with clusterctl\'s expect
     ['https://gitlab.example.com/api/v4/projects/a%zz/packages/generic/p/v1.0.0/c.yaml', /invalid URL escape/],
   ];
   for (const [url, message] of invalid) {
-    assert.throws(() => parseGitLabPackageUrl(url), (error: unknown) => {
-      assert.ok(error instanceof CapiGitopsError);
-      assert.match(error.message, message, url);
-      assert.equal(error.diagnostics[0].expected, 'https://{host}/api/v4/projects/{projectSlug}/packages/generic/{packageName}/{defaultVersion}/{componentsPath}');
-      return true;
-    });
+    assert.throws(
+      () => parseGitLabPackageUrl(url),
+      (error: unknown) => {
+        assert.ok(error instanceof CapiGitopsError);
+        assert.match(error.message, message, url);
+        assert.equal(
+          error.diagnostics[0].expected,
+          'https://{host}/api/v4/projects/{projectSlug}/packages/generic/{packageName}/{defaultVersion}/{componentsPath}',
+        );
+        return true;
+      },
+    );
   }
 });
 
@@ -245,7 +258,12 @@ test('a missing file or version is ArtifactNotFoundError naming file, version an
   const repository = open(fake, packageUrl(fake, 'v1.12.0'));
   const error = await rejection(repository.getFile('v1.99.0', 'metadata.yaml'));
   assert.ok(error instanceof ArtifactNotFoundError);
-  assert.match(error.message, new RegExp(`file metadata\\.yaml with version v1\\.99\\.0 not found: GET ${fake.url}/api/v4/projects/${SLUG}/packages/generic/cluster-api/v1\\.99\\.0/metadata\\.yaml answered 404`));
+  assert.match(
+    error.message,
+    new RegExp(
+      `file metadata\\.yaml with version v1\\.99\\.0 not found: GET ${fake.url}/api/v4/projects/${SLUG}/packages/generic/cluster-api/v1\\.99\\.0/metadata\\.yaml answered 404`,
+    ),
+  );
   assert.equal(error.diagnostics[0].object, 'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm');
 });
 
@@ -256,7 +274,9 @@ test('a 401 says to check the credentials, names where the token goes, and never
   assert.match(anonymous.diagnostics[0].hint ?? '', /gitlab-access-token in the provider's configSecret, or GITLAB_ACCESS_TOKEN/);
 
   const wrongToken = 'glpat-WrongToken-never-printed';
-  const rejected = await rejection(open(fake, packageUrl(fake, 'v1.12.0'), { env: { GITLAB_ACCESS_TOKEN: wrongToken } }).getFile('v1.12.0', 'metadata.yaml'));
+  const rejected = await rejection(
+    open(fake, packageUrl(fake, 'v1.12.0'), { env: { GITLAB_ACCESS_TOKEN: wrongToken } }).getFile('v1.12.0', 'metadata.yaml'),
+  );
   assert.match(rejected.diagnostics[0].hint ?? '', /GitLab rejected the token/);
   assert.ok(!rejected.message.includes(wrongToken));
 
@@ -273,7 +293,9 @@ test('a refused package listing explains the read_api scope', async (t) => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const error = await rejection(open(fake, `http://${host}/api/v4/projects/${SLUG}/packages/generic/cluster-api/latest/c.yaml`, { hosts: [host] }).listVersions());
+  const error = await rejection(
+    open(fake, `http://${host}/api/v4/projects/${SLUG}/packages/generic/cluster-api/latest/c.yaml`, { hosts: [host] }).listVersions(),
+  );
   assert.match(error.message, /answered HTTP 403/);
   assert.match(error.diagnostics[0].hint ?? '', /read_api scope/);
 });
@@ -288,7 +310,10 @@ test('cached files are revalidated with If-None-Match (304) and served offline w
   const first = await open(fake, url, { cache }).getFile('v1.12.0', 'metadata.yaml');
   const second = await open(fake, url, { cache }).getFile('v1.12.0', 'metadata.yaml');
   assert.equal(second.sha256, first.sha256);
-  assert.deepEqual(fake.requests.map((request) => request.status), [200, 304]);
+  assert.deepEqual(
+    fake.requests.map((request) => request.status),
+    [200, 304],
+  );
 
   const offline = open(fake, url, { cache, offline: true });
   assert.equal((await offline.getFile('v1.12.0', 'metadata.yaml')).text, first.text);

@@ -52,8 +52,14 @@ function fastPolicy(overrides: Partial<HttpPolicy> = {}): HttpPolicy & { slept: 
 test('backoff doubles per retry, is capped, and jitters within the upper half of the step', () => {
   const low = { baseDelayMs: 100, maxDelayMs: 1000, random: () => 0 };
   const high = { ...low, random: () => 0.999999 };
-  assert.deepEqual([1, 2, 3, 4, 5, 6].map((n) => backoffDelay(n, low)), [50, 100, 200, 400, 500, 500]);
-  assert.deepEqual([1, 2, 3, 4, 5, 6].map((n) => backoffDelay(n, high)), [100, 200, 400, 800, 1000, 1000]);
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6].map((n) => backoffDelay(n, low)),
+    [50, 100, 200, 400, 500, 500],
+  );
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6].map((n) => backoffDelay(n, high)),
+    [100, 200, 400, 800, 1000, 1000],
+  );
 });
 
 test('Retry-After is read as delay-seconds or as an HTTP date', () => {
@@ -65,13 +71,18 @@ test('Retry-After is read as delay-seconds or as an HTTP date', () => {
 });
 
 test('redactUrl drops user info, query and fragment (they can hold tokens or signatures)', () => {
-  assert.equal(redactUrl('https://user:pw@objects.example.com/a/b.yaml?X-Amz-Signature=abc&token=t#frag'), 'https://objects.example.com/a/b.yaml');
+  assert.equal(
+    redactUrl('https://user:pw@objects.example.com/a/b.yaml?X-Amz-Signature=abc&token=t#frag'),
+    'https://objects.example.com/a/b.yaml',
+  );
 });
 
 test('credential headers go only to their own origin', () => {
   const headers = { Authorization: 'Bearer t', 'PRIVATE-TOKEN': 'g', cookie: 'c', accept: 'application/json' };
   assert.deepEqual(headersForHop(headers, new URL('https://api.example.com/x'), 'https://api.example.com'), headers);
-  assert.deepEqual(headersForHop(headers, new URL('https://storage.example.com/x'), 'https://api.example.com'), { accept: 'application/json' });
+  assert.deepEqual(headersForHop(headers, new URL('https://storage.example.com/x'), 'https://api.example.com'), {
+    accept: 'application/json',
+  });
   // A scheme downgrade is another origin too.
   assert.deepEqual(headersForHop(headers, new URL('http://api.example.com/x'), 'https://api.example.com'), { accept: 'application/json' });
 });
@@ -194,7 +205,10 @@ test('a truncated body (connection closed before Content-Length) is retried, the
     await assert.rejects(httpFetch({ url: `${broken.url}/big.yaml` }, fastPolicy({ retries: 2 })), (error: unknown) => {
       assert.ok(error instanceof HttpError);
       assert.equal(error.failure, 'truncated');
-      assert.match(error.message, /^GET http:\/\/127\.0\.0\.1:\d+\/big\.yaml: response body ended after 400 of 1000 bytes .*; gave up after 3 attempts$/);
+      assert.match(
+        error.message,
+        /^GET http:\/\/127\.0\.0\.1:\d+\/big\.yaml: response body ended after 400 of 1000 bytes .*; gave up after 3 attempts$/,
+      );
       return true;
     });
     assert.equal(broken.hits.length, 3);
@@ -223,7 +237,10 @@ test('the size cap rejects an announced or streamed body larger than the cap, na
     }
     const mib = await serve((_req, res) => res.writeHead(200, { 'content-length': String(3 * 1024 * 1024) }).end());
     try {
-      await assert.rejects(httpFetchOnce({ url: mib.url }, fastPolicy({ maxBytes: 2 * 1024 * 1024 })), /larger than the 2 MiB download cap/);
+      await assert.rejects(
+        httpFetchOnce({ url: mib.url }, fastPolicy({ maxBytes: 2 * 1024 * 1024 })),
+        /larger than the 2 MiB download cap/,
+      );
     } finally {
       await mib.close();
     }
@@ -303,7 +320,10 @@ test('a request body is sent on every attempt, and a request with a body follows
     });
   });
   try {
-    const response = await httpFetch({ url: `${server.url}/token`, method: 'POST', body: 'grant_type=refresh_token&refresh_token=r' }, fastPolicy());
+    const response = await httpFetch(
+      { url: `${server.url}/token`, method: 'POST', body: 'grant_type=refresh_token&refresh_token=r' },
+      fastPolicy(),
+    );
     assert.equal(response.status, 307, 'the redirect is returned, not followed');
     assert.deepEqual(bodies, ['POST grant_type=refresh_token&refresh_token=r', 'POST grant_type=refresh_token&refresh_token=r']);
   } finally {
@@ -361,17 +381,26 @@ test('the run deadline bounds every request of the run: a hanging attempt is not
     await assert.rejects(httpFetch({ url: `${hanging.url}/a` }, policy), (error: unknown) => {
       assert.ok(error instanceof HttpError);
       assert.equal(error.failure, 'deadline');
-      assert.match(error.message, /^GET http:\/\/127\.0\.0\.1:\d+\/a: the network deadline of this run \(0\.3 s, --network-deadline\) was reached; gave up after 1 attempt \(last: no complete answer within \d+ ms\)$/);
+      assert.match(
+        error.message,
+        /^GET http:\/\/127\.0\.0\.1:\d+\/a: the network deadline of this run \(0\.3 s, --network-deadline\) was reached; gave up after 1 attempt \(last: no complete answer within \d+ ms\)$/,
+      );
       assert.equal(error.retryable, false);
       return true;
     });
     assert.equal(hanging.hits.length, 1, 'the hanging attempt spent the budget: no retry');
-    await assert.rejects(httpFetch({ url: `${hanging.url}/b` }, policy), /\/b: the network deadline of this run \(0\.3 s, --network-deadline\) was reached; not sent$/);
+    await assert.rejects(
+      httpFetch({ url: `${hanging.url}/b` }, policy),
+      /\/b: the network deadline of this run \(0\.3 s, --network-deadline\) was reached; not sent$/,
+    );
     assert.equal(hanging.hits.length, 1, 'nothing is sent once the run deadline is spent');
 
     // Retry-After 2 s does not fit in a 1 s budget: fail after one attempt instead of sleeping past it.
     const short = fastPolicy({ retries: 10, runDeadline: new NetworkDeadline(1000, 'CAPI_GITOPS_NETWORK_DEADLINE') });
-    await assert.rejects(httpFetch({ url: failing.url }, short), /the network deadline of this run \(1 s, CAPI_GITOPS_NETWORK_DEADLINE\) was reached; gave up after 1 attempt \(last: HTTP 503\)/);
+    await assert.rejects(
+      httpFetch({ url: failing.url }, short),
+      /the network deadline of this run \(1 s, CAPI_GITOPS_NETWORK_DEADLINE\) was reached; gave up after 1 attempt \(last: HTTP 503\)/,
+    );
     assert.equal(failing.hits.length, 1);
     assert.deepEqual(short.slept, []);
   } finally {
@@ -384,7 +413,10 @@ test('without a run deadline, the request budget still ends a request whose next
   const failing = await serve((_req, res) => res.writeHead(500).end());
   try {
     const policy = fastPolicy({ timeoutMs: 5_000, retries: 10, baseDelayMs: 4_000, random: () => 0.5 });
-    await assert.rejects(httpFetch({ url: failing.url }, policy), /no complete answer within 5000 ms; gave up after 2 attempts \(last: HTTP 500\)/);
+    await assert.rejects(
+      httpFetch({ url: failing.url }, policy),
+      /no complete answer within 5000 ms; gave up after 2 attempts \(last: HTTP 500\)/,
+    );
     assert.equal(failing.hits.length, 2, 'backoff of 3 s, then 6 s: the second does not fit in 5 s');
     assert.deepEqual(policy.slept, [3_000]);
   } finally {

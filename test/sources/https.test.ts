@@ -45,7 +45,11 @@ class ArtifactServer {
     private readonly requireAuthorization?: string,
   ) {}
 
-  static async start(t: Hooks, files: Record<string, string | Buffer | { redirect: string }>, requireAuthorization?: string): Promise<ArtifactServer> {
+  static async start(
+    t: Hooks,
+    files: Record<string, string | Buffer | { redirect: string }>,
+    requireAuthorization?: string,
+  ): Promise<ArtifactServer> {
     const server = new ArtifactServer(new Map(Object.entries(files)), requireAuthorization);
     server.url = `http://127.0.0.1:${await listen(server.main, '127.0.0.1')}`;
     server.otherUrl = `http://localhost:${await listen(server.other, 'localhost')}`;
@@ -66,7 +70,8 @@ class ArtifactServer {
       res.writeHead(status, headers);
       res.end(body);
     };
-    if (which === 'main' && this.requireAuthorization && req.headers.authorization !== this.requireAuthorization) return reply(401, 'unauthorized');
+    if (which === 'main' && this.requireAuthorization && req.headers.authorization !== this.requireAuthorization)
+      return reply(401, 'unauthorized');
     const content = this.files.get(`${which === 'other' ? 'other:' : ''}${record.url}`);
     if (content === undefined) return reply(404, 'not found');
     if (typeof content === 'object' && 'redirect' in content) return reply(302, '', { location: content.redirect });
@@ -89,7 +94,6 @@ function open(template: string, options: HttpsOptions = {}): ProviderRepository 
   assert.ok(repository);
   return repository;
 }
-
 
 function throwsDiagnostic(fn: () => unknown, message: RegExp): void {
   assert.throws(fn, (error: unknown) => {
@@ -123,18 +127,28 @@ test('a template splits into directory, components file and query; metadata.yaml
     suffix: '?at={version}',
     origin: 'https://bitbucket.internal:8443',
   });
-  const repository = openHttpsRepository('https://bitbucket.internal/raw/core-components.yaml?at={version}&raw') as ProviderRepository & { fileUrl(v: string, f: string): string };
+  const repository = openHttpsRepository('https://bitbucket.internal/raw/core-components.yaml?at={version}&raw') as ProviderRepository & {
+    fileUrl(v: string, f: string): string;
+  };
   assert.equal(repository.fileUrl('v1.12.0', 'metadata.yaml'), 'https://bitbucket.internal/raw/metadata.yaml?at=v1.12.0&raw');
-  const named = openHttpsRepository('https://artifacts.internal/capi/core-components-{version}.yaml') as ProviderRepository & { fileUrl(v: string, f: string): string };
+  const named = openHttpsRepository('https://artifacts.internal/capi/core-components-{version}.yaml') as ProviderRepository & {
+    fileUrl(v: string, f: string): string;
+  };
   assert.equal(named.componentsFile, 'core-components-{version}.yaml');
-  assert.equal(named.fileUrl('v1.0.0+build.1', named.componentsFile), 'https://artifacts.internal/capi/core-components-v1.0.0%2Bbuild.1.yaml');
+  assert.equal(
+    named.fileUrl('v1.0.0+build.1', named.componentsFile),
+    'https://artifacts.internal/capi/core-components-v1.0.0%2Bbuild.1.yaml',
+  );
 });
 
-test('null for what is not this source\'s (neither http(s) nor {version}); an error for half of it', () => {
+test("null for what is not this source's (neither http(s) nor {version}); an error for half of it", () => {
   assert.equal(parseHttpsTemplate('ghcr.io/org/cluster-api:v1.12.0'), null);
   assert.equal(parseHttpsTemplate('/repository/cluster-api/v1.12.0/core-components.yaml'), null);
   assert.equal(openHttpsRepository('file:///repository/cluster-api/latest/core-components.yaml'), null);
-  throwsDiagnostic(() => parseHttpsTemplate('https://example.com/stash/projects/E-C/repos/cluster-api/browse/core-components.yaml?at=development'), /neither a GitHub release URL, a GitLab package URL nor a template with \{version\}/);
+  throwsDiagnostic(
+    () => parseHttpsTemplate('https://example.com/stash/projects/E-C/repos/cluster-api/browse/core-components.yaml?at=development'),
+    /neither a GitHub release URL, a GitLab package URL nor a template with \{version\}/,
+  );
   throwsDiagnostic(() => parseHttpsTemplate('ftp://artifacts.internal/{version}/core-components.yaml'), /must be an http\(s\):\/\/ URL/);
   throwsDiagnostic(() => parseHttpsTemplate('https://{version}.artifacts.internal/core-components.yaml'), /not the host/);
   throwsDiagnostic(() => parseHttpsTemplate('https://artifacts.internal/{version}/'), /must end with the components file name/);
@@ -145,9 +159,15 @@ test('http:// is accepted for 127.0.0.1/localhost/::1 only, unless allowInsecure
   assert.ok(parseHttpsTemplate('http://127.0.0.1:8080/{version}/c.yaml'));
   assert.ok(parseHttpsTemplate('http://localhost/{version}/c.yaml'));
   assert.ok(parseHttpsTemplate('http://[::1]:8080/{version}/c.yaml'));
-  throwsDiagnostic(() => parseHttpsTemplate('http://artifacts.internal/{version}/c.yaml'), /plain http:\/\/ to a host other than 127\.0\.0\.1\/localhost/);
+  throwsDiagnostic(
+    () => parseHttpsTemplate('http://artifacts.internal/{version}/c.yaml'),
+    /plain http:\/\/ to a host other than 127\.0\.0\.1\/localhost/,
+  );
   assert.ok(parseHttpsTemplate('http://artifacts.internal/{version}/c.yaml', true));
-  throwsDiagnostic(() => openHttpsRepository('https://a.internal/{version}/c.yaml', { versionsUrl: 'http://a.internal/versions.txt' }), /versionsUrl uses plain http/);
+  throwsDiagnostic(
+    () => openHttpsRepository('https://a.internal/{version}/c.yaml', { versionsUrl: 'http://a.internal/versions.txt' }),
+    /versionsUrl uses plain http/,
+  );
   assert.equal(isLoopbackHost('127.1.2.3'), true);
   assert.equal(isLoopbackHost('128.0.0.1'), false);
 });
@@ -155,16 +175,25 @@ test('http:// is accepted for 127.0.0.1/localhost/::1 only, unless allowInsecure
 test('versions files: one tag per line with comments and blank lines, or a JSON array; bad entries are named', () => {
   assert.deepEqual(parseVersionsList('# published\nv1.10.4\n\n  v1.12.0  \r\nv1.12.0\n', 'x'), ['v1.10.4', 'v1.12.0']);
   assert.deepEqual(parseVersionsList(' ["v1.10.4", "v1.12.0"] ', 'x'), ['v1.10.4', 'v1.12.0']);
-  throwsDiagnostic(() => parseVersionsList('v1.10.4\nv1 12\n../etc\n', 'versions.txt'), /versions\.txt lists entries that are not version tags: line 2: "v1 12"; line 3: "\.\.\/etc"/);
+  throwsDiagnostic(
+    () => parseVersionsList('v1.10.4\nv1 12\n../etc\n', 'versions.txt'),
+    /versions\.txt lists entries that are not version tags: line 2: "v1 12"; line 3: "\.\.\/etc"/,
+  );
   throwsDiagnostic(() => parseVersionsList('["v1", 3]', 'versions.json'), /item 1: 3/);
   throwsDiagnostic(() => parseVersionsList('[oops', 'versions.json'), /starts with "\[" but is not valid JSON/);
-  throwsDiagnostic(() => openHttpsRepository('https://a.internal/{version}/c.yaml', { versions: ['v1.0.0'], versionsUrl: 'https://a.internal/v.txt' }), /versions or versionsUrl, not both/);
-  throwsDiagnostic(() => openHttpsRepository('https://a.internal/{version}/c.yaml', { versions: ['v1.0.0', 'a/b'] }), /not version tags: item 1/);
+  throwsDiagnostic(
+    () => openHttpsRepository('https://a.internal/{version}/c.yaml', { versions: ['v1.0.0'], versionsUrl: 'https://a.internal/v.txt' }),
+    /versions or versionsUrl, not both/,
+  );
+  throwsDiagnostic(
+    () => openHttpsRepository('https://a.internal/{version}/c.yaml', { versions: ['v1.0.0', 'a/b'] }),
+    /not version tags: item 1/,
+  );
 });
 
 // ---- against a server --------------------------------------------------------------------------
 
-test('files of a version are fetched byte for byte, metadata.yaml from the components file\'s directory', async (t) => {
+test("files of a version are fetched byte for byte, metadata.yaml from the components file's directory", async (t) => {
   const server = await ArtifactServer.start(t, kubeadmFiles('v1.12.0'));
   const repository = open(`${server.url}/capi/{version}/control-plane-components.yaml`);
   assert.equal(repository.sourceType, 'https');
@@ -175,11 +204,17 @@ test('files of a version are fetched byte for byte, metadata.yaml from the compo
   assert.equal(components.sha256, sha256Hex(corpus('control-plane-kubeadm', 'v1.12.0', 'control-plane-components.yaml')));
   assert.equal(metadata.text, corpus('control-plane-kubeadm', 'v1.12.0', 'metadata.yaml').toString('utf8'));
   assert.equal(metadata.url, `${server.url}/capi/v1.12.0/metadata.yaml`);
-  assert.deepEqual(server.requests.map((request) => request.url), ['/capi/v1.12.0/control-plane-components.yaml', '/capi/v1.12.0/metadata.yaml']);
+  assert.deepEqual(
+    server.requests.map((request) => request.url),
+    ['/capi/v1.12.0/control-plane-components.yaml', '/capi/v1.12.0/metadata.yaml'],
+  );
 });
 
 test('a query template (Bitbucket raw ?at=, cluster-api-operator issue #488) keeps its query for every file', async (t) => {
-  const server = await ArtifactServer.start(t, { '/raw/core-components.yaml?at=v1.0.0': 'components', '/raw/metadata.yaml?at=v1.0.0': 'metadata' });
+  const server = await ArtifactServer.start(t, {
+    '/raw/core-components.yaml?at=v1.0.0': 'components',
+    '/raw/metadata.yaml?at=v1.0.0': 'metadata',
+  });
   const repository = open(`${server.url}/raw/core-components.yaml?at={version}`);
   assert.equal((await repository.getFile('v1.0.0', 'core-components.yaml')).text, 'components');
   assert.equal((await repository.getFile('v1.0.0', 'metadata.yaml')).text, 'metadata');
@@ -199,7 +234,10 @@ test('versions come from the explicit list, or from versionsUrl; without either,
 });
 
 test('an empty spec.version resolves to the latest listed release that has metadata.yaml (clusterctl repository_versions.go latestContractRelease)', async (t) => {
-  const server = await ArtifactServer.start(t, { ...kubeadmFiles('v1.10.4', 'v1.12.0'), '/capi/versions.txt': 'v1.10.4\nv1.12.0\nv1.13.0\n' });
+  const server = await ArtifactServer.start(t, {
+    ...kubeadmFiles('v1.10.4', 'v1.12.0'),
+    '/capi/versions.txt': 'v1.10.4\nv1.12.0\nv1.13.0\n',
+  });
   const repository = open(`${server.url}/capi/{version}/control-plane-components.yaml`, { versionsUrl: `${server.url}/capi/versions.txt` });
   assert.deepEqual(await resolveVersion(repository, ''), { requested: 'latest', version: 'v1.12.0' });
 });
@@ -209,7 +247,10 @@ test('a missing file is ArtifactNotFoundError naming file, version and URL; an u
   const repository = open(`${server.url}/capi/{version}/control-plane-components.yaml`);
   const error = await rejection(repository.getFile('v1.11.0', 'metadata.yaml'));
   assert.ok(error instanceof ArtifactNotFoundError);
-  assert.match(error.message, new RegExp(`metadata\\.yaml of version v1\\.11\\.0 not found: GET ${server.url}/capi/v1\\.11\\.0/metadata\\.yaml answered 404`));
+  assert.match(
+    error.message,
+    new RegExp(`metadata\\.yaml of version v1\\.11\\.0 not found: GET ${server.url}/capi/v1\\.11\\.0/metadata\\.yaml answered 404`),
+  );
   assert.equal(error.diagnostics[0].file, 'config.yaml');
   const count = server.requests.length;
   assert.match((await rejection(repository.getFile('latest', 'metadata.yaml'))).diagnostics[0].hint ?? '', /resolve the version/);
@@ -217,7 +258,7 @@ test('a missing file is ArtifactNotFoundError naming file, version and URL; an u
   assert.equal(server.requests.length, count);
 });
 
-test('the Authorization header goes to the template\'s origin only: not to a versionsUrl or a redirect elsewhere, and never into messages', async (t) => {
+test("the Authorization header goes to the template's origin only: not to a versionsUrl or a redirect elsewhere, and never into messages", async (t) => {
   const server = await ArtifactServer.start(t, {}, AUTHORIZATION);
   server.files.set('/capi/v1.0.0/core-components.yaml', 'components');
   server.files.set('/capi/v1.0.0/metadata.yaml', { redirect: `${server.otherUrl}/metadata.yaml` });
@@ -229,7 +270,8 @@ test('the Authorization header goes to the template\'s origin only: not to a ver
   assert.deepEqual(await repository.listVersions(), ['v1.0.0']);
   assert.equal((await repository.getFile('v1.0.0', 'core-components.yaml')).text, 'components');
   assert.equal((await repository.getFile('v1.0.0', 'metadata.yaml')).text, 'metadata');
-  for (const request of server.requests) assert.equal(request.authorization, request.server === 'main' ? AUTHORIZATION : undefined, `${request.server} ${request.url}`);
+  for (const request of server.requests)
+    assert.equal(request.authorization, request.server === 'main' ? AUTHORIZATION : undefined, `${request.server} ${request.url}`);
 
   const anonymous = await rejection(open(template).getFile('v1.0.0', 'core-components.yaml'));
   assert.match(anonymous.message, /answered HTTP 401/);
@@ -248,10 +290,16 @@ test('cached files are revalidated with If-None-Match (304) and served offline w
 
   const first = await open(template, { cache }).getFile('v1.12.0', 'metadata.yaml');
   assert.equal((await open(template, { cache }).getFile('v1.12.0', 'metadata.yaml')).sha256, first.sha256);
-  assert.deepEqual(server.requests.map((request) => request.status), [200, 304]);
+  assert.deepEqual(
+    server.requests.map((request) => request.status),
+    [200, 304],
+  );
 
   const offline = open(template, { cache, offline: true });
   assert.equal((await offline.getFile('v1.12.0', 'metadata.yaml')).text, first.text);
-  assert.match((await rejection(offline.getFile('v1.12.0', 'control-plane-components.yaml'))).message, /offline: GET .* \(version v1\.12\.0\) is not in the cache/);
+  assert.match(
+    (await rejection(offline.getFile('v1.12.0', 'control-plane-components.yaml'))).message,
+    /offline: GET .* \(version v1\.12\.0\) is not in the cache/,
+  );
   assert.equal(server.requests.length, 2);
 });

@@ -10,18 +10,49 @@ const origin = { file: '/m/p.yaml', line: 2, column: 1, object: 'InfrastructureP
 const context = { configMaps: [], options: {} };
 
 function request(fields: Partial<UrlRequest>): UrlRequest {
-  return { from: 'url', url: '', kind: 'InfrastructureProvider', name: 'aws', label: 'infrastructure-aws', namespace: 'capa-system', baseDir: '/m', origin, ...fields };
+  return {
+    from: 'url',
+    url: '',
+    kind: 'InfrastructureProvider',
+    name: 'aws',
+    label: 'infrastructure-aws',
+    namespace: 'capa-system',
+    baseDir: '/m',
+    origin,
+    ...fields,
+  };
 }
 
 test('the registered modules, in the order they are asked; https last because it claims every http(s) URL', () => {
-  assert.deepEqual(SOURCE_MODULES.map((m) => m.id), ['configmap', 'local', 'github', 'gitlab', 'oci', 'https']);
+  assert.deepEqual(
+    SOURCE_MODULES.map((m) => m.id),
+    ['configmap', 'local', 'github', 'gitlab', 'oci', 'https'],
+  );
 });
 
 test('a file URL opens the local module and a selector the configmap module', async () => {
-  const local = await openRepository({ ...request({}), kind: 'CoreProvider', name: 'cluster-api', label: 'cluster-api', url: `file://${CORPUS_REPOSITORY}/cluster-api/latest/core-components.yaml` }, context);
+  const local = await openRepository(
+    {
+      ...request({}),
+      kind: 'CoreProvider',
+      name: 'cluster-api',
+      label: 'cluster-api',
+      url: `file://${CORPUS_REPOSITORY}/cluster-api/latest/core-components.yaml`,
+    },
+    context,
+  );
   assert.equal(local.sourceType, 'local');
   const cms = await openRepository(
-    { from: 'selector', kind: 'CoreProvider', name: 'cluster-api', label: 'cluster-api', namespace: 'capi-system', baseDir: '/m', origin, selector: { matchLabels: { 'provider.cluster.x-k8s.io/type': 'core' } } },
+    {
+      from: 'selector',
+      kind: 'CoreProvider',
+      name: 'cluster-api',
+      label: 'cluster-api',
+      namespace: 'capi-system',
+      baseDir: '/m',
+      origin,
+      selector: { matchLabels: { 'provider.cluster.x-k8s.io/type': 'core' } },
+    },
     { configMaps: [corpusConfigMap('core-cluster-api-v1.12.0.yaml')], options: {} },
   );
   assert.equal(cms.sourceType, 'configmap');
@@ -34,7 +65,10 @@ test('a URL no module handles is a clear error naming the provider, the URL and 
     const [d] = error.diagnostics;
     assert.equal(d.object, 'InfrastructureProvider/capa-system/aws');
     assert.equal(d.line, 2);
-    assert.match(d.message, /no source can fetch infrastructure-aws from URL "ftp:\/\/artifacts\.example\/capa\/latest\/infrastructure-components\.yaml"/);
+    assert.match(
+      d.message,
+      /no source can fetch infrastructure-aws from URL "ftp:\/\/artifacts\.example\/capa\/latest\/infrastructure-components\.yaml"/,
+    );
     assert.match(d.expected!, /file:\/\/ URLs/);
     assert.match(d.expected!, /GitHub release URLs/);
     assert.match(d.hint!, /local repository/);
@@ -44,8 +78,15 @@ test('a URL no module handles is a clear error naming the provider, the URL and 
 
 test('adding a source is one more module: the first module that answers serves the request', async () => {
   const memory = new MemoryRepository({ 'v1.0.0': { 'metadata.yaml': 'x' } });
-  const memoryModule: SourceModule = { id: 'memory', serves: 'memory: URLs', open: (r) => (r.from === 'url' && r.url.startsWith('memory:') ? memory : null) };
-  const repo = await openRepository(request({ url: 'memory:o/r/latest/infrastructure-components.yaml' }), context, [memoryModule, ...SOURCE_MODULES]);
+  const memoryModule: SourceModule = {
+    id: 'memory',
+    serves: 'memory: URLs',
+    open: (r) => (r.from === 'url' && r.url.startsWith('memory:') ? memory : null),
+  };
+  const repo = await openRepository(request({ url: 'memory:o/r/latest/infrastructure-components.yaml' }), context, [
+    memoryModule,
+    ...SOURCE_MODULES,
+  ]);
   assert.equal(repo.sourceType, 'memory');
   assert.deepEqual(await repo.listVersions(), ['v1.0.0']);
 });

@@ -11,14 +11,24 @@ import { ArtifactNotFoundError } from '../../src/sources/source.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { temporaryTree } from '../fixtures/resolve/builders.js';
 
-const origin = { file: '/m/providers.yaml', line: 4, column: 3, object: 'CoreProvider/capi-system/cluster-api', path: 'spec.fetchConfig.url' };
+const origin = {
+  file: '/m/providers.yaml',
+  line: 4,
+  column: 3,
+  object: 'CoreProvider/capi-system/cluster-api',
+  path: 'spec.fetchConfig.url',
+};
 
 function request(url: string, label = 'cluster-api', baseDir = '/nonexistent'): UrlRequest {
   return { from: 'url', kind: 'CoreProvider', name: 'cluster-api', label, url, baseDir, origin };
 }
 
 function rejects(fn: () => unknown, pattern: RegExp): void {
-  assert.throws(fn, (error: unknown) => error instanceof CapiGitopsError && pattern.test(error.message) && error.diagnostics[0].file === '/m/providers.yaml');
+  assert.throws(
+    fn,
+    (error: unknown) =>
+      error instanceof CapiGitopsError && pattern.test(error.message) && error.diagnostics[0].file === '/m/providers.yaml',
+  );
 }
 
 test('file:// and plain paths are local; other schemes are not (clusterctl client.go repositoryFactory)', () => {
@@ -32,25 +42,44 @@ test('file:// and plain paths are local; other schemes are not (clusterctl clien
 
 test('the URL splits into base path, label, version and components file (clusterctl repository_local.go newLocalRepository)', () => {
   const layout = parseLocalRepositoryUrl('file:///home/u/repo/cluster-api/v1.12.0/core-components.yaml', 'cluster-api', '/x', origin);
-  assert.deepEqual(layout, { basePath: '/home/u/repo', label: 'cluster-api', defaultVersion: 'v1.12.0', componentsFile: 'core-components.yaml' });
+  assert.deepEqual(layout, {
+    basePath: '/home/u/repo',
+    label: 'cluster-api',
+    defaultVersion: 'v1.12.0',
+    componentsFile: 'core-components.yaml',
+  });
   assert.equal(parseLocalRepositoryUrl('/cluster-api/latest/core-components.yaml', 'cluster-api', '/x', origin).basePath, '/');
   // percent-escapes in file URLs are decoded
   assert.equal(parseLocalRepositoryUrl('file:///my%20repo/cluster-api/latest/c.yaml', 'cluster-api', '/x', origin).basePath, '/my repo');
 });
 
 test('a relative path resolves against the declaring manifest directory (capi-gitops extension)', () => {
-  const layout = parseLocalRepositoryUrl('../repo/bootstrap-kubeadm/latest/bootstrap-components.yaml', 'bootstrap-kubeadm', '/work/gitops/manifests', origin);
+  const layout = parseLocalRepositoryUrl(
+    '../repo/bootstrap-kubeadm/latest/bootstrap-components.yaml',
+    'bootstrap-kubeadm',
+    '/work/gitops/manifests',
+    origin,
+  );
   assert.equal(layout.basePath, '/work/gitops/repo');
   assert.equal(layout.defaultVersion, 'latest');
 });
 
 test('malformed local URLs are refused with clear messages (clusterctl newLocalRepository checks)', () => {
-  rejects(() => parseLocalRepositoryUrl('/repo/cluster-api/main/core-components.yaml', 'cluster-api', '/x', origin), /must be a version, found "main"/);
-  rejects(() => parseLocalRepositoryUrl('/repo/capi/v1.0.0/core-components.yaml', 'cluster-api', '/x', origin), /must have the provider label "cluster-api" .* found "capi"/);
+  rejects(
+    () => parseLocalRepositoryUrl('/repo/cluster-api/main/core-components.yaml', 'cluster-api', '/x', origin),
+    /must be a version, found "main"/,
+  );
+  rejects(
+    () => parseLocalRepositoryUrl('/repo/capi/v1.0.0/core-components.yaml', 'cluster-api', '/x', origin),
+    /must have the provider label "cluster-api" .* found "capi"/,
+  );
   rejects(() => parseLocalRepositoryUrl('/v1.0.0/core-components.yaml', 'cluster-api', '/x', origin), /too short/);
   rejects(() => parseLocalRepositoryUrl('/repo/cluster-api/v1.0.0/', 'cluster-api', '/x', origin), /ends with a directory/);
   rejects(() => parseLocalRepositoryUrl('file:repo/cluster-api/v1.0.0/c.yaml', 'cluster-api', '/x', origin), /no "\/\/" after "file:"/);
-  rejects(() => parseLocalRepositoryUrl('file://server/repo/cluster-api/v1.0.0/c.yaml', 'cluster-api', '/x', origin), /does not name a local path/);
+  rejects(
+    () => parseLocalRepositoryUrl('file://server/repo/cluster-api/v1.0.0/c.yaml', 'cluster-api', '/x', origin),
+    /does not name a local path/,
+  );
 });
 
 test('versions are the semantic-version directories, sorted; files and other names are ignored (repository_local.go GetVersions)', async (t) => {
@@ -85,7 +114,9 @@ test('getFile reads the corpus file with its sha256 and file URL', async () => {
 test('a missing base directory is reported when the repository is opened', async () => {
   await assert.rejects(
     openLocalRepository(request('/nonexistent/repo/cluster-api/latest/core-components.yaml')),
-    (error: unknown) => error instanceof CapiGitopsError && /local repository directory "\/nonexistent\/repo\/cluster-api" does not exist/.test(error.message),
+    (error: unknown) =>
+      error instanceof CapiGitopsError &&
+      /local repository directory "\/nonexistent\/repo\/cluster-api" does not exist/.test(error.message),
   );
   await assert.rejects(
     openLocalRepository(request('missing/cluster-api/latest/core-components.yaml', 'cluster-api', '/work/declaring-dir')),
@@ -104,7 +135,10 @@ test('a missing version lists the versions that exist; a missing file names the 
   });
   await assert.rejects(repo.getFile('v1.12.0', 'clusterclass-quick-start.yaml'), (error: unknown) => {
     assert.ok(error instanceof ArtifactNotFoundError);
-    assert.match(error.message, /file clusterclass-quick-start\.yaml of version v1\.12\.0 not found: ".*\/cluster-api\/v1\.12\.0\/clusterclass-quick-start\.yaml" does not exist/);
+    assert.match(
+      error.message,
+      /file clusterclass-quick-start\.yaml of version v1\.12\.0 not found: ".*\/cluster-api\/v1\.12\.0\/clusterclass-quick-start\.yaml" does not exist/,
+    );
     return true;
   });
 });
@@ -113,7 +147,11 @@ test('a directory where a file is expected, and path traversal, are errors but n
   const tree = await temporaryTree({ 'cluster-api/v1.0.0/metadata.yaml/inner': 'x' });
   t.after(tree.cleanup);
   const repo = await openLocalRepository(request(`${tree.root}/cluster-api/v1.0.0/core-components.yaml`));
-  await assert.rejects(repo.getFile('v1.0.0', 'metadata.yaml'), (error: unknown) => error instanceof CapiGitopsError && !(error instanceof ArtifactNotFoundError) && /it is a directory/.test(error.message));
+  await assert.rejects(
+    repo.getFile('v1.0.0', 'metadata.yaml'),
+    (error: unknown) =>
+      error instanceof CapiGitopsError && !(error instanceof ArtifactNotFoundError) && /it is a directory/.test(error.message),
+  );
   await assert.rejects(repo.getFile('..', 'metadata.yaml'), /single path segment/);
   await assert.rejects(repo.getFile('v1.0.0', '../../etc/passwd'), /single path segment/);
 });

@@ -38,7 +38,6 @@ const ACCESS_TOKEN = 'oci-access-token-never-printed';
 const NO_ENV: Record<string, string | undefined> = {};
 const ORIGIN = { file: 'providers.yaml', line: 7, column: 1, object: 'CoreProvider/capi-system/cluster-api' };
 
-
 async function tempCache(t: Hooks): Promise<ArtifactCache> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-oci-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
@@ -63,7 +62,13 @@ test('references split as the operator splits them, with and without http:// (cl
 
 test('a sha256 digest pins the manifest (an extension: the operator cannot parse one)', () => {
   const digest = `sha256:${'a'.repeat(64)}`;
-  assert.deepEqual(parseOciReference(`localhost:5000/capi/core@${digest}`), { registry: 'localhost:5000', repository: 'capi/core', tag: undefined, digest, plainHttp: false });
+  assert.deepEqual(parseOciReference(`localhost:5000/capi/core@${digest}`), {
+    registry: 'localhost:5000',
+    repository: 'capi/core',
+    tag: undefined,
+    digest,
+    plainHttp: false,
+  });
 });
 
 test('malformed references are refused with the expected form', () => {
@@ -76,12 +81,15 @@ test('malformed references are refused with the expected form', () => {
     ['ghcr.io/org/image@sha256:1234', /not a sha256 digest/],
   ];
   for (const [reference, message] of problems) {
-    assert.throws(() => parseOciReference(reference), (error: unknown) => {
-      assert.ok(error instanceof CapiGitopsError);
-      assert.match(error.message, message, reference);
-      assert.match(error.diagnostics[0].expected ?? '', /\[http:\/\/\]<registry>/);
-      return true;
-    });
+    assert.throws(
+      () => parseOciReference(reference),
+      (error: unknown) => {
+        assert.ok(error instanceof CapiGitopsError);
+        assert.match(error.message, message, reference);
+        assert.match(error.diagnostics[0].expected ?? '', /\[http:\/\/\]<registry>/);
+        return true;
+      },
+    );
   }
 });
 
@@ -114,12 +122,18 @@ test('credentials come from the configSecret when it has any OCI_* key, else fro
 });
 
 test('WWW-Authenticate challenges are read with quoted commas and escapes', () => {
-  assert.deepEqual(parseChallenge('Bearer realm="https://auth.example/token",service="registry.example",scope="repository:a/b:pull,push"'), {
-    scheme: 'bearer',
-    params: { realm: 'https://auth.example/token', service: 'registry.example', scope: 'repository:a/b:pull,push' },
-  });
+  assert.deepEqual(
+    parseChallenge('Bearer realm="https://auth.example/token",service="registry.example",scope="repository:a/b:pull,push"'),
+    {
+      scheme: 'bearer',
+      params: { realm: 'https://auth.example/token', service: 'registry.example', scope: 'repository:a/b:pull,push' },
+    },
+  );
   assert.deepEqual(parseChallenge('Basic realm="say \\"hi\\""'), { scheme: 'basic', params: { realm: 'say "hi"' } });
-  assert.deepEqual(parseChallenge('Bearer realm=https://auth.example/token, service=reg'), { scheme: 'bearer', params: { realm: 'https://auth.example/token', service: 'reg' } });
+  assert.deepEqual(parseChallenge('Bearer realm=https://auth.example/token, service=reg'), {
+    scheme: 'bearer',
+    params: { realm: 'https://auth.example/token', service: 'reg' },
+  });
   assert.equal(parseChallenge(''), undefined);
   assert.equal(parseChallenge(null), undefined);
 });
@@ -196,76 +210,109 @@ function coreFiles(): PushFile[] {
   ];
 }
 
-test('the tag defaults to the provider version; real v1.12.0 artifacts pull byte for byte (oci_source.go parseOCISource, CopyOCIStore)', { skip }, async () => {
-  const name = freshRepository('core');
-  const pushed = await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
-  const { repository, events } = open(`http://${registry.host}/${name}`);
+test(
+  'the tag defaults to the provider version; real v1.12.0 artifacts pull byte for byte (oci_source.go parseOCISource, CopyOCIStore)',
+  { skip },
+  async () => {
+    const name = freshRepository('core');
+    const pushed = await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
+    const { repository, events } = open(`http://${registry.host}/${name}`);
 
-  const metadata = await repository.getFile('v1.12.0', 'metadata.yaml');
-  const components = await repository.getFile('v1.12.0', repository.componentsFile);
-  assert.equal(metadata.text, CORE_METADATA.toString('utf8'));
-  assert.equal(components.text, CORE_COMPONENTS.toString('utf8'));
-  assert.equal(components.sha256, sha256Hex(CORE_COMPONENTS));
-  assert.equal(components.name, 'core-components.yaml');
-  assert.equal(components.url, `oci://${registry.host}/${name}@${pushed.manifest.digest}#core-components.yaml`);
-  assert.ok(events.some((event) => event.type === 'done' && event.file === 'core-components.yaml' && event.bytes === CORE_COMPONENTS.length && !event.cached));
-});
+    const metadata = await repository.getFile('v1.12.0', 'metadata.yaml');
+    const components = await repository.getFile('v1.12.0', repository.componentsFile);
+    assert.equal(metadata.text, CORE_METADATA.toString('utf8'));
+    assert.equal(components.text, CORE_COMPONENTS.toString('utf8'));
+    assert.equal(components.sha256, sha256Hex(CORE_COMPONENTS));
+    assert.equal(components.name, 'core-components.yaml');
+    assert.equal(components.url, `oci://${registry.host}/${name}@${pushed.manifest.digest}#core-components.yaml`);
+    assert.ok(
+      events.some(
+        (event) =>
+          event.type === 'done' && event.file === 'core-components.yaml' && event.bytes === CORE_COMPONENTS.length && !event.cached,
+      ),
+    );
+  },
+);
 
-test('an explicit tag is pulled whatever the version, and the version still names the files (oci_source.go parseOCISource, GetComponents)', { skip }, async () => {
-  const name = freshRepository('explicit');
-  await pushArtifact(registry.url, name, 'stable', [
-    { title: 'core-cluster-api-v1.12.0-metadata.yaml', content: 'full-name metadata' },
-    { title: 'metadata.yaml', content: 'plain metadata' },
-    { title: 'core-cluster-api-v1.12.0-components.yaml', content: 'full-name components' },
-    { title: 'core-components.yaml', content: 'typed components' },
-    { title: 'components.yaml', content: 'plain components' },
-  ]);
-  const { repository } = open(`http://${registry.host}/${name}:stable`);
-  assert.equal(repository.defaultVersion, 'stable');
-  assert.deepEqual(await repository.listVersions(), ['stable']);
-  assert.equal((await repository.getFile('v1.12.0', 'metadata.yaml')).text, 'full-name metadata');
-  assert.equal((await repository.getFile('v1.12.0', 'core-components.yaml')).text, 'full-name components');
-  // Another version names other files: the full names no longer match.
-  assert.equal((await repository.getFile('v1.11.0', 'metadata.yaml')).text, 'plain metadata');
-  assert.equal((await repository.getFile('v1.11.0', 'core-components.yaml')).text, 'typed components');
-});
+test(
+  'an explicit tag is pulled whatever the version, and the version still names the files (oci_source.go parseOCISource, GetComponents)',
+  { skip },
+  async () => {
+    const name = freshRepository('explicit');
+    await pushArtifact(registry.url, name, 'stable', [
+      { title: 'core-cluster-api-v1.12.0-metadata.yaml', content: 'full-name metadata' },
+      { title: 'metadata.yaml', content: 'plain metadata' },
+      { title: 'core-cluster-api-v1.12.0-components.yaml', content: 'full-name components' },
+      { title: 'core-components.yaml', content: 'typed components' },
+      { title: 'components.yaml', content: 'plain components' },
+    ]);
+    const { repository } = open(`http://${registry.host}/${name}:stable`);
+    assert.equal(repository.defaultVersion, 'stable');
+    assert.deepEqual(await repository.listVersions(), ['stable']);
+    assert.equal((await repository.getFile('v1.12.0', 'metadata.yaml')).text, 'full-name metadata');
+    assert.equal((await repository.getFile('v1.12.0', 'core-components.yaml')).text, 'full-name components');
+    // Another version names other files: the full names no longer match.
+    assert.equal((await repository.getFile('v1.11.0', 'metadata.yaml')).text, 'plain metadata');
+    assert.equal((await repository.getFile('v1.11.0', 'core-components.yaml')).text, 'typed components');
+  },
+);
 
-test('file names fall back full → typed → components.yaml; an empty layer counts as missing; clusterctl spellings are not operator names (oci_source.go GetMetadata, GetComponents)', { skip }, async () => {
-  const name = freshRepository('fallback');
-  await pushArtifact(registry.url, name, 'v1.12.0', [
-    { title: 'metadata.yaml', content: 'metadata' },
-    { title: 'control-plane-kubeadm-v1.12.0-components.yaml', content: '' },
-    { title: 'control-plane-components.yaml', content: 'typed' },
-    { title: 'components.yaml', content: 'plain' },
-  ]);
-  const reference = `http://${registry.host}/${name}`;
-  const controlPlane = open(reference, { providerType: 'ControlPlaneProvider', providerName: 'kubeadm' }).repository;
-  assert.equal(controlPlane.componentsFile, 'control-plane-components.yaml');
-  assert.equal((await controlPlane.getFile('v1.12.0', controlPlane.componentsFile)).text, 'typed');
-  assert.equal((await controlPlane.getFile('v1.12.0', 'components.yaml')).text, 'typed');
+test(
+  'file names fall back full → typed → components.yaml; an empty layer counts as missing; clusterctl spellings are not operator names (oci_source.go GetMetadata, GetComponents)',
+  { skip },
+  async () => {
+    const name = freshRepository('fallback');
+    await pushArtifact(registry.url, name, 'v1.12.0', [
+      { title: 'metadata.yaml', content: 'metadata' },
+      { title: 'control-plane-kubeadm-v1.12.0-components.yaml', content: '' },
+      { title: 'control-plane-components.yaml', content: 'typed' },
+      { title: 'components.yaml', content: 'plain' },
+    ]);
+    const reference = `http://${registry.host}/${name}`;
+    const controlPlane = open(reference, { providerType: 'ControlPlaneProvider', providerName: 'kubeadm' }).repository;
+    assert.equal(controlPlane.componentsFile, 'control-plane-components.yaml');
+    assert.equal((await controlPlane.getFile('v1.12.0', controlPlane.componentsFile)).text, 'typed');
+    assert.equal((await controlPlane.getFile('v1.12.0', 'components.yaml')).text, 'typed');
 
-  const plainName = freshRepository('plain');
-  await pushArtifact(registry.url, plainName, 'v0.3.0', [
-    { title: 'metadata.yaml', content: 'metadata' },
-    { title: 'runtime-extension-components.yaml', content: 'clusterctl spelling' },
-    { title: 'components.yaml', content: 'plain' },
-  ]);
-  const runtime = open(`http://${registry.host}/${plainName}`, { providerType: 'RuntimeExtensionProvider', providerName: 'test' }).repository;
-  assert.equal(runtime.componentsFile, 'runtime-extension-components.yaml');
-  assert.equal((await runtime.getFile('v0.3.0', runtime.componentsFile)).text, 'plain');
-});
+    const plainName = freshRepository('plain');
+    await pushArtifact(registry.url, plainName, 'v0.3.0', [
+      { title: 'metadata.yaml', content: 'metadata' },
+      { title: 'runtime-extension-components.yaml', content: 'clusterctl spelling' },
+      { title: 'components.yaml', content: 'plain' },
+    ]);
+    const runtime = open(`http://${registry.host}/${plainName}`, {
+      providerType: 'RuntimeExtensionProvider',
+      providerName: 'test',
+    }).repository;
+    assert.equal(runtime.componentsFile, 'runtime-extension-components.yaml');
+    assert.equal((await runtime.getFile('v0.3.0', runtime.componentsFile)).text, 'plain');
+  },
+);
 
-test('a missing file is ArtifactNotFoundError naming the provider, version, reference, names tried and layers present', { skip }, async () => {
-  const name = freshRepository('nocomponents');
-  await pushArtifact(registry.url, name, 'v1.12.0', [{ title: 'metadata.yaml', content: 'metadata' }, { title: 'README.md', content: 'hello' }]);
-  const { repository } = open(`http://${registry.host}/${name}`);
-  const error = await rejection(repository.getFile('v1.12.0', 'core-components.yaml'));
-  assert.ok(error instanceof ArtifactNotFoundError);
-  assert.match(error.message, new RegExp(`OCI artifact ${registry.host}/${name}:v1.12.0 has no components for CoreProvider cluster-api version v1.12.0`));
-  assert.equal(error.diagnostics[0].expected, 'a non-empty layer titled (org.opencontainers.image.title) core-cluster-api-v1.12.0-components.yaml or core-components.yaml or components.yaml');
-  assert.match(error.diagnostics[0].hint ?? '', /README\.md, metadata\.yaml/);
-  assert.equal(error.diagnostics[0].file, 'providers.yaml');
-});
+test(
+  'a missing file is ArtifactNotFoundError naming the provider, version, reference, names tried and layers present',
+  { skip },
+  async () => {
+    const name = freshRepository('nocomponents');
+    await pushArtifact(registry.url, name, 'v1.12.0', [
+      { title: 'metadata.yaml', content: 'metadata' },
+      { title: 'README.md', content: 'hello' },
+    ]);
+    const { repository } = open(`http://${registry.host}/${name}`);
+    const error = await rejection(repository.getFile('v1.12.0', 'core-components.yaml'));
+    assert.ok(error instanceof ArtifactNotFoundError);
+    assert.match(
+      error.message,
+      new RegExp(`OCI artifact ${registry.host}/${name}:v1.12.0 has no components for CoreProvider cluster-api version v1.12.0`),
+    );
+    assert.equal(
+      error.diagnostics[0].expected,
+      'a non-empty layer titled (org.opencontainers.image.title) core-cluster-api-v1.12.0-components.yaml or core-components.yaml or components.yaml',
+    );
+    assert.match(error.diagnostics[0].hint ?? '', /README\.md, metadata\.yaml/);
+    assert.equal(error.diagnostics[0].file, 'providers.yaml');
+  },
+);
 
 test('a missing tag is ArtifactNotFoundError naming the provider, version and reference', { skip }, async () => {
   const name = freshRepository('missing');
@@ -273,7 +320,10 @@ test('a missing tag is ArtifactNotFoundError naming the provider, version and re
   const { repository } = open(`http://${registry.host}/${name}`);
   const error = await rejection(repository.getFile('v9.9.9', 'metadata.yaml'));
   assert.ok(error instanceof ArtifactNotFoundError);
-  assert.match(error.message, new RegExp(`OCI artifact ${registry.host}/${name}:v9\\.9\\.9 not found for CoreProvider cluster-api version v9\\.9\\.9`));
+  assert.match(
+    error.message,
+    new RegExp(`OCI artifact ${registry.host}/${name}:v9\\.9\\.9 not found for CoreProvider cluster-api version v9\\.9\\.9`),
+  );
   assert.match(error.message, /answered 404 MANIFEST_UNKNOWN/);
   assert.match(error.diagnostics[0].expected ?? '', /tag v9\.9\.9 \(the tag defaults to the provider version\)/);
 });
@@ -298,22 +348,28 @@ test('tag lists paginated with Link headers are followed to the end, and cached 
   const cache = await tempCache(t);
   const reference = `http://${proxy.host}/${name}`;
   assert.deepEqual(await open(reference, { cache }).repository.listVersions(), [...TAGS].sort());
-  assert.deepEqual(proxy.requests.map((request) => request.url), [
-    `/v2/${name}/tags/list`,
-    `/v2/${name}/tags/list?n=2&last=v1.10.4`,
-    `/v2/${name}/tags/list?n=2&last=v1.12.0`,
-  ]);
+  assert.deepEqual(
+    proxy.requests.map((request) => request.url),
+    [`/v2/${name}/tags/list`, `/v2/${name}/tags/list?n=2&last=v1.10.4`, `/v2/${name}/tags/list?n=2&last=v1.12.0`],
+  );
   assert.deepEqual(await open(reference, { cache, offline: true }).repository.listVersions(), [...TAGS].sort());
   assert.equal(proxy.requests.length, 3);
 });
 
-test('without the http:// prefix the registry is spoken to over TLS, and a plain-HTTP registry gets the hint (oci_source.go parseOCISource plainHTTP)', { skip }, async () => {
-  const name = freshRepository('tls');
-  await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
-  const error = await rejection(open(`${registry.host}/${name}`).repository.getFile('v1.12.0', 'metadata.yaml'));
-  assert.match(error.message, new RegExp(`cannot reach registry ${registry.host}: GET https://${registry.host}/v2/${name}/manifests/v1.12.0`));
-  assert.match(error.diagnostics[0].hint ?? '', new RegExp(`write the reference as http://${registry.host}/${name}`));
-});
+test(
+  'without the http:// prefix the registry is spoken to over TLS, and a plain-HTTP registry gets the hint (oci_source.go parseOCISource plainHTTP)',
+  { skip },
+  async () => {
+    const name = freshRepository('tls');
+    await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
+    const error = await rejection(open(`${registry.host}/${name}`).repository.getFile('v1.12.0', 'metadata.yaml'));
+    assert.match(
+      error.message,
+      new RegExp(`cannot reach registry ${registry.host}: GET https://${registry.host}/v2/${name}/manifests/v1.12.0`),
+    );
+    assert.match(error.diagnostics[0].hint ?? '', new RegExp(`write the reference as http://${registry.host}/${name}`));
+  },
+);
 
 test('a blob whose bytes do not match its descriptor digest is refused and not cached', { skip }, async (t) => {
   const name = freshRepository('tampered');
@@ -353,18 +409,22 @@ test('layers are found through an image index too (oras.Copy copies the whole gr
   assert.equal((await repository.getFile('v1.12.0', 'core-components.yaml')).sha256, sha256Hex(CORE_COMPONENTS));
 });
 
-test('two layers with one title and different content are an error, since which one the operator keeps is not deterministic', { skip }, async () => {
-  const name = freshRepository('duplicate');
-  const config = await pushBlob(registry.url, name, '{}', OCI_EMPTY_CONFIG);
-  const layers = [];
-  for (const content of ['one', 'two']) {
-    const layer = await pushBlob(registry.url, name, content, 'application/vnd.oci.image.layer.v1.tar');
-    layers.push({ ...layer, annotations: { 'org.opencontainers.image.title': 'metadata.yaml' } });
-  }
-  await pushManifest(registry.url, name, 'v1.12.0', { schemaVersion: 2, mediaType: OCI_MANIFEST, config, layers }, OCI_MANIFEST);
-  const error = await rejection(open(`http://${registry.host}/${name}`).repository.getFile('v1.12.0', 'metadata.yaml'));
-  assert.match(error.message, /two layers are titled metadata\.yaml with different content/);
-});
+test(
+  'two layers with one title and different content are an error, since which one the operator keeps is not deterministic',
+  { skip },
+  async () => {
+    const name = freshRepository('duplicate');
+    const config = await pushBlob(registry.url, name, '{}', OCI_EMPTY_CONFIG);
+    const layers = [];
+    for (const content of ['one', 'two']) {
+      const layer = await pushBlob(registry.url, name, content, 'application/vnd.oci.image.layer.v1.tar');
+      layers.push({ ...layer, annotations: { 'org.opencontainers.image.title': 'metadata.yaml' } });
+    }
+    await pushManifest(registry.url, name, 'v1.12.0', { schemaVersion: 2, mediaType: OCI_MANIFEST, config, layers }, OCI_MANIFEST);
+    const error = await rejection(open(`http://${registry.host}/${name}`).repository.getFile('v1.12.0', 'metadata.yaml'));
+    assert.match(error.message, /two layers are titled metadata\.yaml with different content/);
+  },
+);
 
 test('a cache makes repeated runs revalidate manifests (304) and skip blobs, and offline runs make no request', { skip }, async (t) => {
   const name = freshRepository('cached');
@@ -381,7 +441,10 @@ test('a cache makes repeated runs revalidate manifests (304) and skip blobs, and
   const { repository: again, events } = open(reference, { cache });
   assert.equal((await again.getFile('v1.12.0', 'core-components.yaml')).sha256, first.sha256);
   const second = proxy.requests.slice(firstCount);
-  assert.deepEqual(second.map((request) => [request.url.includes('/manifests/'), request.status]), [[true, 304]]);
+  assert.deepEqual(
+    second.map((request) => [request.url.includes('/manifests/'), request.status]),
+    [[true, 304]],
+  );
   assert.ok(events.some((event) => event.type === 'done' && event.cached));
 
   const count = proxy.requests.length;
@@ -389,56 +452,71 @@ test('a cache makes repeated runs revalidate manifests (304) and skip blobs, and
   assert.equal((await offline.getFile('v1.12.0', 'core-components.yaml')).text, CORE_COMPONENTS.toString('utf8'));
   assert.equal(proxy.requests.length, count);
   const miss = await rejection(offline.getFile('v1.11.0', 'metadata.yaml'));
-  assert.match(miss.message, new RegExp(`offline: the manifest of ${proxy.host}/${name}:v1\\.11\\.0 \\(CoreProvider cluster-api version v1\\.11\\.0\\) is not in the cache`));
+  assert.match(
+    miss.message,
+    new RegExp(
+      `offline: the manifest of ${proxy.host}/${name}:v1\\.11\\.0 \\(CoreProvider cluster-api version v1\\.11\\.0\\) is not in the cache`,
+    ),
+  );
   assert.equal(proxy.requests.length, count);
 });
 
-test('basic auth against a real htpasswd registry: OCI_USERNAME/OCI_PASSWORD from the configSecret (oci_source.go OCIAuthentication; oras auth client Basic)', { skip: skipBasic }, async (t) => {
-  const secured = await Registry.start({ user: USER });
-  t.after(() => secured.stop());
-  const name = freshRepository('basic');
-  await pushArtifact(secured.url, name, 'v1.12.0', coreFiles(), { authorization: secured.authorization });
-  const reference = `http://${secured.host}/${name}`;
+test(
+  'basic auth against a real htpasswd registry: OCI_USERNAME/OCI_PASSWORD from the configSecret (oci_source.go OCIAuthentication; oras auth client Basic)',
+  { skip: skipBasic },
+  async (t) => {
+    const secured = await Registry.start({ user: USER });
+    t.after(() => secured.stop());
+    const name = freshRepository('basic');
+    await pushArtifact(secured.url, name, 'v1.12.0', coreFiles(), { authorization: secured.authorization });
+    const reference = `http://${secured.host}/${name}`;
 
-  const { repository, logs } = open(reference, { credentials: { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password } });
-  assert.equal((await repository.getFile('v1.12.0', 'metadata.yaml')).text, CORE_METADATA.toString('utf8'));
-  assert.ok(logs.some((line) => /asks for Basic authentication/.test(line)));
+    const { repository, logs } = open(reference, { credentials: { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password } });
+    assert.equal((await repository.getFile('v1.12.0', 'metadata.yaml')).text, CORE_METADATA.toString('utf8'));
+    assert.ok(logs.some((line) => /asks for Basic authentication/.test(line)));
 
-  const anonymous = await rejection(open(reference).repository.getFile('v1.12.0', 'metadata.yaml'));
-  assert.match(anonymous.message, /requires a username and password \(Basic authentication\)/);
-  assert.match(anonymous.diagnostics[0].hint ?? '', /OCI_USERNAME and OCI_PASSWORD/);
+    const anonymous = await rejection(open(reference).repository.getFile('v1.12.0', 'metadata.yaml'));
+    assert.match(anonymous.message, /requires a username and password \(Basic authentication\)/);
+    assert.match(anonymous.diagnostics[0].hint ?? '', /OCI_USERNAME and OCI_PASSWORD/);
 
-  const wrong = open(reference, { env: { OCI_USERNAME: USER.username, OCI_PASSWORD: 'wrong-password-never-printed' } });
-  const rejected = await rejection(wrong.repository.getFile('v1.12.0', 'metadata.yaml'));
-  assert.match(rejected.message, new RegExp(`registry ${secured.host} rejected the credentials`));
-  for (const text of [rejected.message, anonymous.message, ...logs, ...wrong.logs]) {
-    assert.ok(!text.includes(USER.password) && !text.includes('wrong-password-never-printed'), text);
-    assert.ok(!text.includes(basicAuthorization(USER).slice(6)), text);
-  }
-});
+    const wrong = open(reference, { env: { OCI_USERNAME: USER.username, OCI_PASSWORD: 'wrong-password-never-printed' } });
+    const rejected = await rejection(wrong.repository.getFile('v1.12.0', 'metadata.yaml'));
+    assert.match(rejected.message, new RegExp(`registry ${secured.host} rejected the credentials`));
+    for (const text of [rejected.message, anonymous.message, ...logs, ...wrong.logs]) {
+      assert.ok(!text.includes(USER.password) && !text.includes('wrong-password-never-printed'), text);
+      assert.ok(!text.includes(basicAuthorization(USER).slice(6)), text);
+    }
+  },
+);
 
-test('bearer token flow: 401 challenge → token from the realm with Basic credentials → Bearer requests, one token for all (distribution token spec; oras auth client)', { skip }, async (t) => {
-  const name = freshRepository('bearer');
-  await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
-  const proxy = await AuthProxy.start(registry, { scheme: 'bearer', user: USER, token: 'issued-token-never-printed' });
-  t.after(() => proxy.close());
+test(
+  'bearer token flow: 401 challenge → token from the realm with Basic credentials → Bearer requests, one token for all (distribution token spec; oras auth client)',
+  { skip },
+  async (t) => {
+    const name = freshRepository('bearer');
+    await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
+    const proxy = await AuthProxy.start(registry, { scheme: 'bearer', user: USER, token: 'issued-token-never-printed' });
+    t.after(() => proxy.close());
 
-  const { repository, logs } = open(`http://${proxy.host}/${name}`, { env: { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password } });
-  await Promise.all([repository.getFile('v1.12.0', 'metadata.yaml'), repository.getFile('v1.12.0', 'core-components.yaml')]);
-  await repository.getFile('v1.12.0', 'core-components.yaml');
+    const { repository, logs } = open(`http://${proxy.host}/${name}`, {
+      env: { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password },
+    });
+    await Promise.all([repository.getFile('v1.12.0', 'metadata.yaml'), repository.getFile('v1.12.0', 'core-components.yaml')]);
+    await repository.getFile('v1.12.0', 'core-components.yaml');
 
-  assert.equal(proxy.tokenRequests.length, 1);
-  const tokenRequest = new URL(proxy.tokenRequests[0].url, proxy.tokenUrl);
-  assert.equal(tokenRequest.pathname, '/token');
-  assert.equal(tokenRequest.searchParams.get('service'), 'capi-gitops-test');
-  assert.deepEqual(tokenRequest.searchParams.getAll('scope'), [`repository:${name}:pull`]);
-  assert.equal(proxy.tokenRequests[0].authorization, basicAuthorization(USER));
-  const authorized = proxy.requests.filter((request) => request.status !== 401);
-  assert.ok(authorized.length >= 3);
-  assert.ok(authorized.every((request) => request.authorization === 'Bearer issued-token-never-printed'));
-  assert.ok(logs.some((line) => line.includes(`requesting one from ${proxy.tokenUrl}/token with the configured credentials`)));
-  for (const line of logs) assert.ok(!line.includes(USER.password) && !line.includes('issued-token-never-printed'), line);
-});
+    assert.equal(proxy.tokenRequests.length, 1);
+    const tokenRequest = new URL(proxy.tokenRequests[0].url, proxy.tokenUrl);
+    assert.equal(tokenRequest.pathname, '/token');
+    assert.equal(tokenRequest.searchParams.get('service'), 'capi-gitops-test');
+    assert.deepEqual(tokenRequest.searchParams.getAll('scope'), [`repository:${name}:pull`]);
+    assert.equal(proxy.tokenRequests[0].authorization, basicAuthorization(USER));
+    const authorized = proxy.requests.filter((request) => request.status !== 401);
+    assert.ok(authorized.length >= 3);
+    assert.ok(authorized.every((request) => request.authorization === 'Bearer issued-token-never-printed'));
+    assert.ok(logs.some((line) => line.includes(`requesting one from ${proxy.tokenUrl}/token with the configured credentials`)));
+    for (const line of logs) assert.ok(!line.includes(USER.password) && !line.includes('issued-token-never-printed'), line);
+  },
+);
 
 test('bearer: an OCI_ACCESS_TOKEN is sent as it is, with no token request (oras fetchBearerToken)', { skip }, async (t) => {
   const name = freshRepository('access-token');
@@ -450,51 +528,68 @@ test('bearer: an OCI_ACCESS_TOKEN is sent as it is, with no token request (oras 
   assert.equal(proxy.tokenRequests.length, 0);
 });
 
-test('bearer: OCI_REFRESH_TOKEN gets a token by the OAuth2 POST, as oras-go fetchOAuth2Token does; the refresh token never appears in logs', { skip }, async (t) => {
-  const name = freshRepository('bearer-refresh');
-  await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
-  const proxy = await AuthProxy.start(registry, { scheme: 'bearer', refreshToken: 'refresh-secret-never-printed' });
-  t.after(() => proxy.close());
-  const opened = open(`http://${proxy.host}/${name}`, { credentials: { OCI_REFRESH_TOKEN: 'refresh-secret-never-printed', OCI_USERNAME: 'ignored', OCI_PASSWORD: 'ignored-too' } });
-  assert.equal((await opened.repository.getFile('v1.12.0', 'metadata.yaml')).text, CORE_METADATA.toString('utf8'));
-  const post = proxy.tokenRequests.find((r) => r.method === 'POST')!;
-  assert.deepEqual(post.form, {
-    grant_type: 'refresh_token',
-    refresh_token: 'refresh-secret-never-printed',
-    client_id: 'capi-gitops',
-    service: 'capi-gitops-test',
-    scope: `repository:${name}:pull`,
-  });
-  assert.equal(post.authorization, undefined, 'the refresh token replaces Basic credentials');
-  assert.equal(proxy.tokenRequests.filter((r) => r.method === 'GET').length, 0);
-  assert.ok(opened.logs.some((line) => /OCI_REFRESH_TOKEN \(OAuth2\)/.test(line)), opened.logs.join('\n'));
-  for (const line of opened.logs) assert.ok(!line.includes('refresh-secret-never-printed') && !line.includes('issued-bearer-token'), line);
-});
+test(
+  'bearer: OCI_REFRESH_TOKEN gets a token by the OAuth2 POST, as oras-go fetchOAuth2Token does; the refresh token never appears in logs',
+  { skip },
+  async (t) => {
+    const name = freshRepository('bearer-refresh');
+    await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
+    const proxy = await AuthProxy.start(registry, { scheme: 'bearer', refreshToken: 'refresh-secret-never-printed' });
+    t.after(() => proxy.close());
+    const opened = open(`http://${proxy.host}/${name}`, {
+      credentials: { OCI_REFRESH_TOKEN: 'refresh-secret-never-printed', OCI_USERNAME: 'ignored', OCI_PASSWORD: 'ignored-too' },
+    });
+    assert.equal((await opened.repository.getFile('v1.12.0', 'metadata.yaml')).text, CORE_METADATA.toString('utf8'));
+    const post = proxy.tokenRequests.find((r) => r.method === 'POST')!;
+    assert.deepEqual(post.form, {
+      grant_type: 'refresh_token',
+      refresh_token: 'refresh-secret-never-printed',
+      client_id: 'capi-gitops',
+      service: 'capi-gitops-test',
+      scope: `repository:${name}:pull`,
+    });
+    assert.equal(post.authorization, undefined, 'the refresh token replaces Basic credentials');
+    assert.equal(proxy.tokenRequests.filter((r) => r.method === 'GET').length, 0);
+    assert.ok(
+      opened.logs.some((line) => /OCI_REFRESH_TOKEN \(OAuth2\)/.test(line)),
+      opened.logs.join('\n'),
+    );
+    for (const line of opened.logs)
+      assert.ok(!line.includes('refresh-secret-never-printed') && !line.includes('issued-bearer-token'), line);
+  },
+);
 
-test('bearer: a token server answering access_token works; wrong credentials and missing ones are named without the secrets', { skip }, async (t) => {
-  const name = freshRepository('bearer-errors');
-  await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
-  const proxy = await AuthProxy.start(registry, { scheme: 'bearer', user: USER, tokenField: 'access_token' });
-  t.after(() => proxy.close());
-  const reference = `http://${proxy.host}/${name}`;
+test(
+  'bearer: a token server answering access_token works; wrong credentials and missing ones are named without the secrets',
+  { skip },
+  async (t) => {
+    const name = freshRepository('bearer-errors');
+    await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
+    const proxy = await AuthProxy.start(registry, { scheme: 'bearer', user: USER, tokenField: 'access_token' });
+    t.after(() => proxy.close());
+    const reference = `http://${proxy.host}/${name}`;
 
-  const ok = open(reference, { credentials: { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password } }).repository;
-  assert.equal((await ok.getFile('v1.12.0', 'metadata.yaml')).text, CORE_METADATA.toString('utf8'));
+    const ok = open(reference, { credentials: { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password } }).repository;
+    assert.equal((await ok.getFile('v1.12.0', 'metadata.yaml')).text, CORE_METADATA.toString('utf8'));
 
-  const wrong = open(reference, { credentials: { OCI_USERNAME: USER.username, OCI_PASSWORD: 'bad-secret-never-printed' } });
-  const refused = await rejection(wrong.repository.getFile('v1.12.0', 'metadata.yaml'));
-  assert.match(refused.message, /token service of .* refused the credentials \(HTTP 401\)/);
-  assert.match(refused.diagnostics[0].hint ?? '', /check OCI_USERNAME and OCI_PASSWORD/);
+    const wrong = open(reference, { credentials: { OCI_USERNAME: USER.username, OCI_PASSWORD: 'bad-secret-never-printed' } });
+    const refused = await rejection(wrong.repository.getFile('v1.12.0', 'metadata.yaml'));
+    assert.match(refused.message, /token service of .* refused the credentials \(HTTP 401\)/);
+    assert.match(refused.diagnostics[0].hint ?? '', /check OCI_USERNAME and OCI_PASSWORD/);
 
-  const anonymous = await rejection(open(reference).repository.getFile('v1.12.0', 'metadata.yaml'));
-  assert.match(anonymous.message, /refused an anonymous token/);
-  assert.equal(proxy.tokenRequests.at(-1)!.authorization, undefined);
+    const anonymous = await rejection(open(reference).repository.getFile('v1.12.0', 'metadata.yaml'));
+    assert.match(anonymous.message, /refused an anonymous token/);
+    assert.equal(proxy.tokenRequests.at(-1)!.authorization, undefined);
 
-  const refresh = await rejection(open(reference, { credentials: { OCI_REFRESH_TOKEN: 'refresh-never-printed' } }).repository.getFile('v1.12.0', 'metadata.yaml'));
-  assert.match(refresh.message, /token service of .* refused OCI_REFRESH_TOKEN \(HTTP 400\)/);
-  assert.match(refresh.diagnostics[0].hint ?? '', /check OCI_REFRESH_TOKEN/);
+    const refresh = await rejection(
+      open(reference, { credentials: { OCI_REFRESH_TOKEN: 'refresh-never-printed' } }).repository.getFile('v1.12.0', 'metadata.yaml'),
+    );
+    assert.match(refresh.message, /token service of .* refused OCI_REFRESH_TOKEN \(HTTP 400\)/);
+    assert.match(refresh.diagnostics[0].hint ?? '', /check OCI_REFRESH_TOKEN/);
 
-  for (const text of [refused.message, anonymous.message, refresh.message, ...wrong.logs]) {
-    for (const secret of [USER.password, 'bad-secret-never-printed', 'refresh-never-printed', 'issued-bearer-token']) assert.ok(!text.includes(secret), text);
-  }
-});
+    for (const text of [refused.message, anonymous.message, refresh.message, ...wrong.logs]) {
+      for (const secret of [USER.password, 'bad-secret-never-printed', 'refresh-never-printed', 'issued-bearer-token'])
+        assert.ok(!text.includes(secret), text);
+    }
+  },
+);

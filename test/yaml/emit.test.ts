@@ -10,9 +10,9 @@ import { plainScalarIsNotString } from '../../src/yaml/scalar.js';
 
 // ---- the reference: the yaml package with the documented differences applied -----------------
 
-const librarySchemaTags = (new YAML.Document(null, { version: '1.1' }).schema as unknown as { tags: { default?: unknown; tag: string; test?: RegExp }[] }).tags.filter(
-  (t) => t.default && t.tag !== 'tag:yaml.org,2002:str' && t.test,
-);
+const librarySchemaTags = (
+  new YAML.Document(null, { version: '1.1' }).schema as unknown as { tags: { default?: unknown; tag: string; test?: RegExp }[] }
+).tags.filter((t) => t.default && t.tag !== 'tag:yaml.org,2002:str' && t.test);
 /** Would the yaml package's YAML 1.1 schema read this plain text as something else than a string? */
 const libraryCallsNonString = (s: string) => librarySchemaTags.some((t) => t.test!.test(s));
 
@@ -50,7 +50,11 @@ function assertRoundTrip(value: unknown, out: string): void {
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) {
     // go-yaml reads -0 as the integer 0; JSON has no -0 either.
     const expected = JSON.parse(JSON.stringify(value));
-    assert.deepStrictEqual(JSON.parse(JSON.stringify(parseArtifact(out, { source: 'out' })[0])), expected, `our read-back of ${JSON.stringify(out)}`);
+    assert.deepStrictEqual(
+      JSON.parse(JSON.stringify(parseArtifact(out, { source: 'out' })[0])),
+      expected,
+      `our read-back of ${JSON.stringify(out)}`,
+    );
   }
 }
 
@@ -71,7 +75,10 @@ function check(value: unknown): string {
 
 test('mappings and sequences: 2-space indent, sequences not indented under their key, key order kept', () => {
   const out = check({ kind: 'Deployment', spec: { containers: [{ name: 'm', args: ['--a', '--b'] }], empty: {}, none: [] }, z: 1, a: 2 });
-  assert.equal(out, 'kind: Deployment\nspec:\n  containers:\n  - name: m\n    args:\n    - --a\n    - --b\n  empty: {}\n  none: []\nz: 1\na: 2\n');
+  assert.equal(
+    out,
+    'kind: Deployment\nspec:\n  containers:\n  - name: m\n    args:\n    - --a\n    - --b\n  empty: {}\n  none: []\nz: 1\na: 2\n',
+  );
 });
 
 test('nested arrays of arrays, empty collections everywhere, null and booleans', () => {
@@ -83,7 +90,46 @@ test('nested arrays of arrays, empty collections everywhere, null and booleans',
 });
 
 test('strings YAML 1.1 or 1.2 would read as another type are quoted', () => {
-  const ambiguous = ['on', 'On', 'ON', 'off', 'yes', 'no', 'y', 'Y', 'n', 'N', 'true', 'False', 'null', 'Null', '~', '', '0644', '0o17', '1e3', '.5', '-.5', '2024-01-01', '2001-12-14t21:59:43.10-05:00', '1:20', '0x1f', '+1', '1_000', '12', '-0', '.inf', '.NaN', '<<', '0X1F', '0B11', '+0o17', '0_x1F', '+_1', '1.0'];
+  const ambiguous = [
+    'on',
+    'On',
+    'ON',
+    'off',
+    'yes',
+    'no',
+    'y',
+    'Y',
+    'n',
+    'N',
+    'true',
+    'False',
+    'null',
+    'Null',
+    '~',
+    '',
+    '0644',
+    '0o17',
+    '1e3',
+    '.5',
+    '-.5',
+    '2024-01-01',
+    '2001-12-14t21:59:43.10-05:00',
+    '1:20',
+    '0x1f',
+    '+1',
+    '1_000',
+    '12',
+    '-0',
+    '.inf',
+    '.NaN',
+    '<<',
+    '0X1F',
+    '0B11',
+    '+0o17',
+    '0_x1F',
+    '+_1',
+    '1.0',
+  ];
   for (const s of ambiguous) {
     const out = check({ [s]: s });
     assert.ok(out.startsWith('"') || out.startsWith("'"), `key ${JSON.stringify(s)} must be quoted: ${out}`);
@@ -94,13 +140,56 @@ test('strings YAML 1.1 or 1.2 would read as another type are quoted', () => {
 });
 
 test('strings that would parse as structure are quoted; safe ones stay plain', () => {
-  const structural = ['- a', '-', '?', '? a', ': a', 'a: b', 'a:', 'a #b', '#x', '{a}', '[a]', '*a', '&a', '!a', '|a', '>a', "'a", '"a', '%a', '@a', '`a', ' lead', 'trail ', 'tab\t', ',a'];
+  const structural = [
+    '- a',
+    '-',
+    '?',
+    '? a',
+    ': a',
+    'a: b',
+    'a:',
+    'a #b',
+    '#x',
+    '{a}',
+    '[a]',
+    '*a',
+    '&a',
+    '!a',
+    '|a',
+    '>a',
+    "'a",
+    '"a',
+    '%a',
+    '@a',
+    '`a',
+    ' lead',
+    'trail ',
+    'tab\t',
+    ',a',
+  ];
   for (const s of structural) {
     const out = check({ v: s });
     assert.ok(/^v: ["'|]/.test(out), `${JSON.stringify(s)}: ${out}`);
   }
   // Document markers are harmless after a key; only at the start of a line would they split.
-  const plain = ['---', '...', 'a#b', 'a:b', 'http://x:80/y', 'a-b', 'x - y', 'a [b] {c}', 'é ünïcødé 😀', 'has\ttab', "it's", 'say "hi"', '1.2.3', 'v1', '$(VAR)', '${VAR:=x}'];
+  const plain = [
+    '---',
+    '...',
+    'a#b',
+    'a:b',
+    'http://x:80/y',
+    'a-b',
+    'x - y',
+    'a [b] {c}',
+    'é ünïcødé 😀',
+    'has\ttab',
+    "it's",
+    'say "hi"',
+    '1.2.3',
+    'v1',
+    '$(VAR)',
+    '${VAR:=x}',
+  ];
   for (const s of plain) assert.equal(check({ v: s }), `v: ${s}\n`);
 });
 
@@ -158,11 +247,14 @@ test('control characters, tabs, unicode and escapes in double quotes', () => {
   assert.equal(check({ a: 'cr\r\nlf' }), 'a: "cr\\r\\nlf"\n');
   assert.equal(check({ a: 'vt\u000b' }), 'a: "vt\\v"\n');
   assert.equal(check({ a: 'tab\there' }), 'a: tab\there\n');
-  assert.equal(check({ 'κλειδί': 'τιμή 😀' }), 'κλειδί: τιμή 😀\n');
+  assert.equal(check({ κλειδί: 'τιμή 😀' }), 'κλειδί: τιμή 😀\n');
 });
 
 test('keys that need quotes', () => {
-  assert.equal(check({ 'a: b': 1, '- x': 2, '#c': 3, 'multi\nline': 4, ' s': 5, '': 6 }), '"a: b": 1\n"- x": 2\n"#c": 3\n"multi\\nline": 4\n" s": 5\n"": 6\n');
+  assert.equal(
+    check({ 'a: b': 1, '- x': 2, '#c': 3, 'multi\nline': 4, ' s': 5, '': 6 }),
+    '"a: b": 1\n"- x": 2\n"#c": 3\n"multi\\nline": 4\n" s": 5\n"": 6\n',
+  );
   assert.equal(check({ '---a': 1, '%x': 2, '...': 3 }), '"---a": 1\n"%x": 2\n"...": 3\n');
   assert.equal(check({ a: { '---b': 1 } }), 'a:\n  ---b: 1\n');
 });
@@ -175,7 +267,10 @@ test('a key longer than 1024 characters is written as an explicit key, as the li
 });
 
 test('numbers: integers, 1.0 is 1, -0, exponents, large values; very long strings are not folded', () => {
-  assert.equal(check({ a: 1, b: 1.0, c: 1.5, d: -2, e: 1e21, f: 1e-7, g: 2 ** 53 + 2, h: 0.1 }), 'a: 1\nb: 1\nc: 1.5\nd: -2\ne: 1e+21\nf: 1e-7\ng: 9007199254740994\nh: 0.1\n');
+  assert.equal(
+    check({ a: 1, b: 1.0, c: 1.5, d: -2, e: 1e21, f: 1e-7, g: 2 ** 53 + 2, h: 0.1 }),
+    'a: 1\nb: 1\nc: 1.5\nd: -2\ne: 1e+21\nf: 1e-7\ng: 9007199254740994\nh: 0.1\n',
+  );
   assert.equal(emitYamlDocument({ z: -0 }), 'z: -0\n');
   assert.equal(emitYamlDocument({ z: -0 }), YAML.stringify({ z: -0 }, EMIT_LIBRARY_OPTIONS));
   const long = 'word '.repeat(400).trim();
@@ -201,7 +296,38 @@ test('a root scalar: document markers force block indentation', () => {
 });
 
 test('plainStringIsAmbiguous agrees with the library schema on everything the library retypes', () => {
-  const samples = ['', '~', 'null', 'y', 'on', 'OFF', '0b101', '-0b1', '0644', '+0644', '12', '+1', '0x1F', '-0x_1', '.inf', '-.Inf', '.nan', '1e3', '1.5e-3', '.5', '1.', '.', '<<', '1:20', '1:20.5', '2024-01-01', '2024-1-1 10:00:00', 'name', 'v1', 'x:y'];
+  const samples = [
+    '',
+    '~',
+    'null',
+    'y',
+    'on',
+    'OFF',
+    '0b101',
+    '-0b1',
+    '0644',
+    '+0644',
+    '12',
+    '+1',
+    '0x1F',
+    '-0x_1',
+    '.inf',
+    '-.Inf',
+    '.nan',
+    '1e3',
+    '1.5e-3',
+    '.5',
+    '1.',
+    '.',
+    '<<',
+    '1:20',
+    '1:20.5',
+    '2024-01-01',
+    '2024-1-1 10:00:00',
+    'name',
+    'v1',
+    'x:y',
+  ];
   for (const s of samples) if (libraryCallsNonString(s)) assert.ok(plainStringIsAmbiguous(s), s);
 });
 
@@ -218,7 +344,62 @@ function prng(seed: number): () => number {
 test('generated values: identical to the reference, read back exactly, no trailing white space (differential)', () => {
   const rnd = prng(42);
   const pick = <T>(a: T[]): T => a[Math.floor(rnd() * a.length)];
-  const fragments = ['a', 'word', ' ', '  ', '\n', '\n\n', '#', ' #', ': ', ':', '-', '- ', '?', "'", '"', '\\', '\t', 'é', '😀', '[', ']', '{', '}', ',', '&x', '*y', '!t', '|', '>', '%', '@', '`', 'yes', 'on', '0644', '0o17', '1e3', '12', 'null', '~', '---', '...', 'http://x/y', ' lead', 'trail ', '\u00a0', '\u2028', '\u0085', '\u0007', '\r', '1:20', '2024-01-01', '.5', '+_1'];
+  const fragments = [
+    'a',
+    'word',
+    ' ',
+    '  ',
+    '\n',
+    '\n\n',
+    '#',
+    ' #',
+    ': ',
+    ':',
+    '-',
+    '- ',
+    '?',
+    "'",
+    '"',
+    '\\',
+    '\t',
+    'é',
+    '😀',
+    '[',
+    ']',
+    '{',
+    '}',
+    ',',
+    '&x',
+    '*y',
+    '!t',
+    '|',
+    '>',
+    '%',
+    '@',
+    '`',
+    'yes',
+    'on',
+    '0644',
+    '0o17',
+    '1e3',
+    '12',
+    'null',
+    '~',
+    '---',
+    '...',
+    'http://x/y',
+    ' lead',
+    'trail ',
+    '\u00a0',
+    '\u2028',
+    '\u0085',
+    '\u0007',
+    '\r',
+    '1:20',
+    '2024-01-01',
+    '.5',
+    '+_1',
+  ];
   const str = () => Array.from({ length: Math.floor(rnd() * 6) }, () => pick(fragments)).join('');
   const num = () => pick([0, 1, -1, 12, 1.5, -0.25, 1e21, 1e-7, 2 ** 53, 123456.789, Math.round(rnd() * 1e6)]);
   const gen = (depth: number): unknown => {
@@ -229,7 +410,8 @@ test('generated values: identical to the reference, read back exactly, no traili
     }
     if (r < 0.7) return Array.from({ length: Math.floor(rnd() * 4) }, () => gen(depth + 1));
     const o: Record<string, unknown> = {};
-    for (let n = Math.floor(rnd() * 5); n > 0; n--) o[rnd() < 0.6 ? pick(['name', 'a', 'on', 'y', '1', 'a b', '']) : str()] = gen(depth + 1);
+    for (let n = Math.floor(rnd() * 5); n > 0; n--)
+      o[rnd() < 0.6 ? pick(['name', 'a', 'on', 'y', '1', 'a b', '']) : str()] = gen(depth + 1);
     return o;
   };
   for (let i = 0; i < 1500; i++) check({ root: gen(0), more: gen(1) });

@@ -13,11 +13,15 @@ function corpusTexts(): { name: string; text: string }[] {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.name.endsWith('.yaml')) texts.push({ name: path.relative(CORPUS_REPOSITORY, full), text: fs.readFileSync(full, 'utf8') });
+      else if (entry.name.endsWith('.yaml'))
+        texts.push({ name: path.relative(CORPUS_REPOSITORY, full), text: fs.readFileSync(full, 'utf8') });
     }
   };
   walk(CORPUS_REPOSITORY);
-  for (const file of fs.readdirSync(CORPUS_CONFIGMAPS).filter((f) => f.endsWith('.yaml')).sort()) {
+  for (const file of fs
+    .readdirSync(CORPUS_CONFIGMAPS)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()) {
     const text = fs.readFileSync(path.join(CORPUS_CONFIGMAPS, file), 'utf8');
     texts.push({ name: `configmaps/${file}`, text });
     const configMap = YAML.parse(text) as { data: Record<string, string> };
@@ -45,7 +49,13 @@ const texts = corpusTexts();
 
 test('the corpus has every provider, version and ConfigMap we expect to compare', () => {
   const names = texts.map((t) => t.name);
-  for (const expected of ['cluster-api/v1.7.7/core-components.yaml', 'cluster-api/v1.12.0/core-components.yaml', 'bootstrap-rke2/v0.11.0/bootstrap-components.yaml', 'cert-manager/v1.13.0/cert-manager.yaml', 'configmaps/core-cluster-api-v1.12.0.yaml#components']) {
+  for (const expected of [
+    'cluster-api/v1.7.7/core-components.yaml',
+    'cluster-api/v1.12.0/core-components.yaml',
+    'bootstrap-rke2/v0.11.0/bootstrap-components.yaml',
+    'cert-manager/v1.13.0/cert-manager.yaml',
+    'configmaps/core-cluster-api-v1.12.0.yaml#components',
+  ]) {
     assert.ok(names.includes(expected), expected);
   }
   assert.ok(texts.length >= 38, String(texts.length));

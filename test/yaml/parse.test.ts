@@ -36,13 +36,53 @@ function problems(text: string, maxBytes?: number): Diagnostic[] {
 test('plain, quoted and block scalars get YAML 1.1 types as Kubernetes reads them (go-yaml v2)', () => {
   const doc = value(
     [
-      'a: on', "b: 'on'", 'c: "on"', 'd: ~', 'e: null', 'f: 0644', "g: '0644'", 'h: 0x1F', 'i: 0o17', 'j: 1_000', 'k: +1',
-      'l: -.5', 'm: 1e3', 'ts: 2024-01-01', 'o: 1:20', 'p:', 'q: y', 'r: NO', 's: 12.50', 't: "12"', 'u: !!str 12', 'v: !!int "12"',
+      'a: on',
+      "b: 'on'",
+      'c: "on"',
+      'd: ~',
+      'e: null',
+      'f: 0644',
+      "g: '0644'",
+      'h: 0x1F',
+      'i: 0o17',
+      'j: 1_000',
+      'k: +1',
+      'l: -.5',
+      'm: 1e3',
+      'ts: 2024-01-01',
+      'o: 1:20',
+      'p:',
+      'q: y',
+      'r: NO',
+      's: 12.50',
+      't: "12"',
+      'u: !!str 12',
+      'v: !!int "12"',
     ].join('\n') + '\n',
   );
   assert.deepStrictEqual(doc, {
-    a: true, b: 'on', c: 'on', d: null, e: null, f: 420, g: '0644', h: 31, i: 15, j: 1000, k: 1,
-    l: -0.5, m: 1000, ts: '2024-01-01', o: '1:20', p: null, q: true, r: false, s: 12.5, t: '12', u: '12', v: 12,
+    a: true,
+    b: 'on',
+    c: 'on',
+    d: null,
+    e: null,
+    f: 420,
+    g: '0644',
+    h: 31,
+    i: 15,
+    j: 1000,
+    k: 1,
+    l: -0.5,
+    m: 1000,
+    ts: '2024-01-01',
+    o: '1:20',
+    p: null,
+    q: true,
+    r: false,
+    s: 12.5,
+    t: '12',
+    u: '12',
+    v: 12,
   });
 });
 
@@ -80,18 +120,29 @@ test('a block scalar ending the input without a line break has no final newline,
 
 test('multi-line plain and quoted scalars fold like YAML (one break → space, blank line → newline)', () => {
   const doc = value(
-    "plain: first\n  second\n\n  third\nsingle: 'it''s\n  here\n\n  there'\ndouble: \"tab\\tand \\u00e9\n  next \\\n  joined\"\nnext: \"a\n\n\n  b\"\n",
+    'plain: first\n  second\n\n  third\nsingle: \'it\'\'s\n  here\n\n  there\'\ndouble: "tab\\tand \\u00e9\n  next \\\n  joined"\nnext: "a\n\n\n  b"\n',
   );
-  assert.deepStrictEqual(doc, { plain: 'first second\nthird', single: "it's here\nthere", double: 'tab\tand é next joined', next: 'a\n\nb' });
+  assert.deepStrictEqual(doc, {
+    plain: 'first second\nthird',
+    single: "it's here\nthere",
+    double: 'tab\tand é next joined',
+    next: 'a\n\nb',
+  });
 });
 
 test('continuation lines of a plain scalar may start with indicator characters', () => {
   // go-yaml folds long descriptions this way: lines starting with quotes, backticks or "- ".
-  assert.deepStrictEqual(value('d: see\n  "quoted" and\n  `code` and\n  - dash\n  * star\nnum: 1\n'), { d: 'see "quoted" and `code` and - dash * star', num: 1 });
+  assert.deepStrictEqual(value('d: see\n  "quoted" and\n  `code` and\n  - dash\n  * star\nnum: 1\n'), {
+    d: 'see "quoted" and `code` and - dash * star',
+    num: 1,
+  });
 });
 
 test('sequences: under a key at the same column or indented, nested, compact, with empty items', () => {
-  assert.deepStrictEqual(value('a:\n- 1\n- x: v\n  z: w\n-\n- - p\n  - q\nb:\n  - c\n'), { a: [1, { x: 'v', z: 'w' }, null, ['p', 'q']], b: ['c'] });
+  assert.deepStrictEqual(value('a:\n- 1\n- x: v\n  z: w\n-\n- - p\n  - q\nb:\n  - c\n'), {
+    a: [1, { x: 'v', z: 'w' }, null, ['p', 'q']],
+    b: ['c'],
+  });
 });
 
 test('single-line flow collections; comments everywhere', () => {
@@ -153,7 +204,12 @@ test('anchors and aliases are refused with their line and column (alias-expansio
   assert.match(b.message, /alias \*nowhere/);
   // A billion-laughs document fails fast instead of expanding.
   const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-  for (let i = 1; i < 9; i++) laughs.push(`${'abcdefghij'[i]}: &${'abcdefghij'[i]} [${Array(9).fill('*' + 'abcdefghij'[i - 1]).join(',')}]`);
+  for (let i = 1; i < 9; i++)
+    laughs.push(
+      `${'abcdefghij'[i]}: &${'abcdefghij'[i]} [${Array(9)
+        .fill('*' + 'abcdefghij'[i - 1])
+        .join(',')}]`,
+    );
   assert.match(problems(laughs.join('\n') + '\n')[0].message, /anchor &a is not allowed/);
 });
 
@@ -240,7 +296,11 @@ function prng(seed: number): () => number {
   };
 }
 
-const LIBRARY_1_1 = { version: '1.1', uniqueKeys: false, customTags: (tags: YAML.Tags) => tags.filter((t) => (t as { tag: string }).tag !== 'tag:yaml.org,2002:timestamp') } as const;
+const LIBRARY_1_1 = {
+  version: '1.1',
+  uniqueKeys: false,
+  customTags: (tags: YAML.Tags) => tags.filter((t) => (t as { tag: string }).tag !== 'tag:yaml.org,2002:timestamp'),
+} as const;
 
 function libraryValue(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
@@ -265,7 +325,37 @@ test('mutated documents: both paths agree with the yaml package or fail where it
     'kind: X\nmetadata:\n  name: n\n  labels:\n    on: yes\n    "q": \'v\'\nspec:\n  list:\n  - a: >-\n      folded\n      text\n\n      more\n        indented\n    b: |+\n      keep\n\n  - ~\n  -\n  - null\n',
     'spec:\n  description: This is a long\n    plain description "with quotes"\n    and `code`: not a key\n  versions:\n  - name: v1\n    schema:\n      description: |-\n        Literal\n          more\n\n        end\n',
   ];
-  const inserts = [' ', '  ', '\n', '#', ' #', ':', ': ', '-', '- ', "'", '"', '\t', '[', ']', '{', '}', ',', '|', '>', '&a ', '*a', '!', '?', '\\', '...', 'x', '0', '\n  ', '\n- '];
+  const inserts = [
+    ' ',
+    '  ',
+    '\n',
+    '#',
+    ' #',
+    ':',
+    ': ',
+    '-',
+    '- ',
+    "'",
+    '"',
+    '\t',
+    '[',
+    ']',
+    '{',
+    '}',
+    ',',
+    '|',
+    '>',
+    '&a ',
+    '*a',
+    '!',
+    '?',
+    '\\',
+    '...',
+    'x',
+    '0',
+    '\n  ',
+    '\n- ',
+  ];
   let compared = 0;
   for (let iter = 0; iter < 1500; iter++) {
     let text = pick(bases);
@@ -307,14 +397,71 @@ test('mutated documents: both paths agree with the yaml package or fail where it
 test('generated documents in every style the yaml package writes: same values as the library (differential)', () => {
   const rnd = prng(7);
   const pick = <T>(a: T[]): T => a[Math.floor(rnd() * a.length)];
-  const fragments = ['a', 'word', ' ', '  ', '\n', '\n\n', '#', ' #', ': ', ':', '-', '- ', '?', "'", '"', '\\', '\t', 'é', '😀', '[', ']', '{', '}', ',', '&x', '*y', '!t', '|', '>', '%', '@', '`', 'yes', 'on', '0644', '1e3', '12', 'null', '~', '---', '...', 'http://x/y', '$${VAR}', ' lead', 'trail ', '\u00a0'];
+  const fragments = [
+    'a',
+    'word',
+    ' ',
+    '  ',
+    '\n',
+    '\n\n',
+    '#',
+    ' #',
+    ': ',
+    ':',
+    '-',
+    '- ',
+    '?',
+    "'",
+    '"',
+    '\\',
+    '\t',
+    'é',
+    '😀',
+    '[',
+    ']',
+    '{',
+    '}',
+    ',',
+    '&x',
+    '*y',
+    '!t',
+    '|',
+    '>',
+    '%',
+    '@',
+    '`',
+    'yes',
+    'on',
+    '0644',
+    '1e3',
+    '12',
+    'null',
+    '~',
+    '---',
+    '...',
+    'http://x/y',
+    '$${VAR}',
+    ' lead',
+    'trail ',
+    '\u00a0',
+  ];
   const str = () => Array.from({ length: Math.floor(rnd() * 6) }, () => pick(fragments)).join('');
   const key = () => (rnd() < 0.7 ? pick(['name', 'kind', 'a', 'b', 'spec', 'x-y', 'a.b/c', 'with space', 'on', 'yes', '1']) : str() || 'k');
   const gen = (depth: number): unknown => {
     const r = rnd();
     if (depth > 3 || r < 0.45) {
       const t = rnd();
-      return t < 0.6 ? str() : t < 0.7 ? Math.floor(rnd() * 1000) : t < 0.75 ? Math.round(rnd() * 1e4) / 100 : t < 0.85 ? rnd() < 0.5 : t < 0.9 ? null : pick(['', 'x']);
+      return t < 0.6
+        ? str()
+        : t < 0.7
+          ? Math.floor(rnd() * 1000)
+          : t < 0.75
+            ? Math.round(rnd() * 1e4) / 100
+            : t < 0.85
+              ? rnd() < 0.5
+              : t < 0.9
+                ? null
+                : pick(['', 'x']);
     }
     if (r < 0.7) return Array.from({ length: Math.floor(rnd() * 4) }, () => gen(depth + 1));
     const o: Record<string, unknown> = {};
@@ -326,9 +473,15 @@ test('generated documents in every style the yaml package writes: same values as
   for (let iter = 0; iter < 1200; iter++) {
     const data = { root: gen(0), more: gen(1) };
     const options = {
-      version: '1.1' as const, lineWidth: pick([0, 20, 40, 80]), minContentWidth: pick([0, 5, 20]), indent: pick([2, 4]),
-      indentSeq: rnd() < 0.5, blockQuote: pick<boolean | 'literal' | 'folded'>([true, 'literal', 'folded', false]), singleQuote: pick([null, true, false]),
-      collectionStyle: pick(['any', 'any', 'block', 'flow'] as const), aliasDuplicateObjects: false,
+      version: '1.1' as const,
+      lineWidth: pick([0, 20, 40, 80]),
+      minContentWidth: pick([0, 5, 20]),
+      indent: pick([2, 4]),
+      indentSeq: rnd() < 0.5,
+      blockQuote: pick<boolean | 'literal' | 'folded'>([true, 'literal', 'folded', false]),
+      singleQuote: pick([null, true, false]),
+      collectionStyle: pick(['any', 'any', 'block', 'flow'] as const),
+      aliasDuplicateObjects: false,
       defaultStringType: pick(['PLAIN', 'PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL', 'BLOCK_FOLDED'] as const),
     };
     const text = YAML.stringify(data, options);

@@ -8,7 +8,8 @@ export function sha256Hex(data: string | Uint8Array): string {
 }
 
 /**
- * An Artifact from the bytes as published; `shownAs` names it in an encoding error (a redacted URL). The digest is taken over the bytes, so a file read
+ * An Artifact from the bytes as published; `shownAs` names it in an encoding error (a redacted
+ * URL). The digest is taken over the bytes, so a file read
  * from disk and the same text carried in a ConfigMap get the same sha256.
  */
 export function artifactFromBytes(name: string, bytes: Uint8Array, url: string, shownAs: string = url): Artifact {

@@ -52,16 +52,20 @@ export class SourceClient {
   send(request: HttpRequest, reportBytes = true): Promise<HttpResponse> {
     const onProgress = this.options.onProgress;
     const url = redactUrl(request.url);
-    const onBytes = onProgress && reportBytes ? (received: number, total: number | undefined) => onProgress({ type: 'bytes', url, received, total }) : undefined;
-    return httpFetch(
-      { ...request, onBytes },
-      this.policy,
-      onProgress && ((notice) => onProgress({ type: 'retry', ...notice })),
-    );
+    const onBytes =
+      onProgress && reportBytes
+        ? (received: number, total: number | undefined) => onProgress({ type: 'bytes', url, received, total })
+        : undefined;
+    return httpFetch({ ...request, onBytes }, this.policy, onProgress && ((notice) => onProgress({ type: 'retry', ...notice })));
   }
 
   /** `send` for a GET, with `conditional` (If-None-Match) added to the headers. */
-  sendGet(url: string, headers: Record<string, string>, credentialOrigin: string, extra: Partial<HttpRequest> = {}): (conditional: Record<string, string>) => Promise<HttpResponse> {
+  sendGet(
+    url: string,
+    headers: Record<string, string>,
+    credentialOrigin: string,
+    extra: Partial<HttpRequest> = {},
+  ): (conditional: Record<string, string>) => Promise<HttpResponse> {
     return (conditional) => this.send({ ...extra, url, headers: { ...headers, ...conditional }, credentialOrigin });
   }
 
@@ -71,7 +75,12 @@ export class SourceClient {
    * does not repeat them, e.g. `link`). Offline, the cached answer or the offline-miss error
    * naming `what`. Only the request is sent by `send`, so a source keeps its own auth.
    */
-  async revalidatedGet(url: string, what: string, send: (conditional: Record<string, string>) => Promise<PlainResponse>, keepHeaders: readonly string[] = []): Promise<RevalidatedResponse> {
+  async revalidatedGet(
+    url: string,
+    what: string,
+    send: (conditional: Record<string, string>) => Promise<PlainResponse>,
+    keepHeaders: readonly string[] = [],
+  ): Promise<RevalidatedResponse> {
     const cache = this.options.cache;
     const record = cache ? await cache.getHttpRecord(url) : undefined;
     const cachedBody = record && cache ? await cache.getBlob(record.sha256) : undefined;
@@ -91,16 +100,25 @@ export class SourceClient {
     }
     if (response.status === 200 && cache) {
       const sha256 = await cache.putBlob(response.body);
-      await cache.putHttpRecord({ url, sha256, etag: response.headers.get('etag') ?? undefined, headers: Object.keys(headers).length ? headers : undefined });
+      await cache.putHttpRecord({
+        url,
+        sha256,
+        etag: response.headers.get('etag') ?? undefined,
+        headers: Object.keys(headers).length ? headers : undefined,
+      });
     }
     return { status: response.status, body: response.body, headers, cached: false };
   }
 
   /** The error for something offline mode needs and the cache lacks; `what` names it, e.g. `GET <url> (version v1.2.3)`. */
   offlineMiss(what: string): CapiGitopsError {
-    return new CapiGitopsError(this.diagnostic(`offline: ${what} is not in the cache`, {
-      hint: this.options.cache ? `run once online to fill the cache at ${this.options.cache.dir}` : 'offline mode needs a cache directory',
-    }));
+    return new CapiGitopsError(
+      this.diagnostic(`offline: ${what} is not in the cache`, {
+        hint: this.options.cache
+          ? `run once online to fill the cache at ${this.options.cache.dir}`
+          : 'offline mode needs a cache directory',
+      }),
+    );
   }
 
   /**
@@ -113,10 +131,12 @@ export class SourceClient {
     if (next === undefined) return undefined;
     const absolute = new URL(next, current);
     if (absolute.origin !== allowedOrigin) {
-      throw new CapiGitopsError(this.diagnostic(`${what} links its next page to another host (${redactUrl(absolute)})`, {
-        expected: `a URL on ${allowedOrigin}`,
-        hint: 'the request was not sent',
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(`${what} links its next page to another host (${redactUrl(absolute)})`, {
+          expected: `a URL on ${allowedOrigin}`,
+          hint: 'the request was not sent',
+        }),
+      );
     }
     return absolute.href;
   }

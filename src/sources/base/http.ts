@@ -99,7 +99,11 @@ export function isLoopbackHost(hostname: string): boolean {
  */
 function refuseUnlessAllowed(url: URL, method: string): void {
   if (process.env.CAPI_GITOPS_NETWORK === 'loopback' && !isLoopbackHost(url.hostname)) {
-    throw new HttpError('refused', `${method} ${redactUrl(url)}: refused, CAPI_GITOPS_NETWORK=loopback allows loopback hosts only`, redactUrl(url));
+    throw new HttpError(
+      'refused',
+      `${method} ${redactUrl(url)}: refused, CAPI_GITOPS_NETWORK=loopback allows loopback hosts only`,
+      redactUrl(url),
+    );
   }
 }
 
@@ -136,7 +140,15 @@ export interface HttpResponse {
 }
 
 /** Headers that authenticate a request; they never follow a redirect to another origin. */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'private-token', 'job-token', 'deploy-token', 'x-api-key']);
+const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'private-token',
+  'job-token',
+  'deploy-token',
+  'x-api-key',
+]);
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
@@ -188,13 +200,22 @@ function unreachableFailure(url: URL, where: string, error: unknown): HttpError 
   if (unreachableCode(error) === undefined) return undefined;
   const reason = networkReason(error);
   markUnreachable(url, reason);
-  return new HttpError('unreachable', `${where}: ${reason}; not retried, as a host that cannot be reached will not answer a retry`, redactUrl(url), { cause: error });
+  return new HttpError(
+    'unreachable',
+    `${where}: ${reason}; not retried, as a host that cannot be reached will not answer a retry`,
+    redactUrl(url),
+    { cause: error },
+  );
 }
 
 function refuseIfUnreachable(url: URL, method: string): void {
   const reason = unreachableReason(url);
   if (reason !== undefined) {
-    throw new HttpError('unreachable', `${method} ${redactUrl(url)}: not sent, ${url.host} could not be reached earlier in this run (${reason})`, redactUrl(url));
+    throw new HttpError(
+      'unreachable',
+      `${method} ${redactUrl(url)}: not sent, ${url.host} could not be reached earlier in this run (${reason})`,
+      redactUrl(url),
+    );
   }
 }
 
@@ -223,12 +244,18 @@ export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): P
   const failure = (error: unknown, during: 'request' | 'body', received = 0, total?: number): Error => {
     if (request.signal?.aborted) return request.signal.reason instanceof Error ? request.signal.reason : new Error('request aborted');
     const where = `${method} ${redactUrl(hopUrl)}`;
-    if (timedOut) return new HttpError('timeout', `${where}: no complete answer within ${policy.timeoutMs} ms`, redactUrl(hopUrl), { cause: error });
+    if (timedOut)
+      return new HttpError('timeout', `${where}: no complete answer within ${policy.timeoutMs} ms`, redactUrl(hopUrl), { cause: error });
     const unreachable = during === 'request' ? unreachableFailure(hopUrl, where, error) : undefined;
     if (unreachable) return unreachable;
     if (during === 'body') {
       const of = total !== undefined ? ` of ${total}` : '';
-      return new HttpError('truncated', `${where}: response body ended after ${received}${of} bytes (${networkReason(error)})`, redactUrl(hopUrl), { cause: error });
+      return new HttpError(
+        'truncated',
+        `${where}: response body ended after ${received}${of} bytes (${networkReason(error)})`,
+        redactUrl(hopUrl),
+        { cause: error },
+      );
     }
     return new HttpError('network', `${where}: ${networkReason(error)}`, redactUrl(hopUrl), { cause: error });
   };
@@ -254,7 +281,11 @@ export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): P
       if (REDIRECT_STATUSES.has(response.status) && location && request.redirect !== 'manual' && request.body === undefined) {
         await response.body?.cancel().catch(() => undefined);
         if (hops >= policy.maxRedirects) {
-          throw new HttpError('redirect', `${method} ${redactUrl(request.url)}: more than ${policy.maxRedirects} redirects`, redactUrl(hopUrl));
+          throw new HttpError(
+            'redirect',
+            `${method} ${redactUrl(request.url)}: more than ${policy.maxRedirects} redirects`,
+            redactUrl(hopUrl),
+          );
         }
         hopUrl = new URL(location, hopUrl);
         continue;
@@ -282,7 +313,11 @@ async function readBody(
   const encoded = (response.headers.get('content-encoding') ?? 'identity').toLowerCase() !== 'identity';
   const declared = lengthHeader !== null && /^\d+$/.test(lengthHeader) && !encoded ? Number(lengthHeader) : undefined;
   const tooLarge = () =>
-    new HttpError('too-large', `${method} ${redactUrl(url)}: response is larger than the ${capText(policy.maxBytes)} download cap`, redactUrl(url));
+    new HttpError(
+      'too-large',
+      `${method} ${redactUrl(url)}: response is larger than the ${capText(policy.maxBytes)} download cap`,
+      redactUrl(url),
+    );
 
   if (declared !== undefined && declared > policy.maxBytes) {
     await response.body?.cancel().catch(() => undefined);
@@ -343,9 +378,19 @@ export async function httpFetch(request: HttpRequest, policy: HttpPolicy, onRetr
     const tried = attempts === 0 ? 'not sent' : `gave up after ${attempts} attempt${attempts === 1 ? '' : 's'}`;
     const lastFailure = last ? ` (last: ${last.reason.replace(`${shown}: `, '')})` : '';
     if (runBound) {
-      return new HttpError('deadline', `${shown}: ${policy.runDeadline!.describe()} was reached; ${tried}${lastFailure}`, redactUrl(request.url), { cause: last?.cause });
+      return new HttpError(
+        'deadline',
+        `${shown}: ${policy.runDeadline!.describe()} was reached; ${tried}${lastFailure}`,
+        redactUrl(request.url),
+        { cause: last?.cause },
+      );
     }
-    return new HttpError('timeout', `${shown}: no complete answer within ${policy.timeoutMs} ms; ${tried}${lastFailure}`, redactUrl(request.url), { cause: last?.cause });
+    return new HttpError(
+      'timeout',
+      `${shown}: no complete answer within ${policy.timeoutMs} ms; ${tried}${lastFailure}`,
+      redactUrl(request.url),
+      { cause: last?.cause },
+    );
   };
   const retryableStatus = request.retryableStatus ?? isRetryableStatus;
 
@@ -367,7 +412,8 @@ export async function httpFetch(request: HttpRequest, policy: HttpPolicy, onRetr
     } catch (error) {
       if (!(error instanceof HttpError) || !error.retryable) throw error;
       // Each attempt's timeout is what is left of the deadline, so a timeout means it is spent.
-      if (error.failure === 'timeout') throw attempt === 1 && !runBound ? error : expired(attempt, { reason: error.message, cause: error.cause });
+      if (error.failure === 'timeout')
+        throw attempt === 1 && !runBound ? error : expired(attempt, { reason: error.message, cause: error.cause });
       if (attempt > policy.retries) {
         throw new HttpError(error.failure, `${error.message}; gave up after ${attempt} attempts`, error.url, { cause: error.cause });
       }
@@ -394,7 +440,9 @@ function headerRecord(init: ConstructorParameters<typeof Headers>[0]): Record<st
  * libraries that take a fetch (octokit's `request.fetch`). The library's own retries must be off,
  * or attempts multiply and the deadline no longer bounds them.
  */
-export function fetchAdapter(send: (request: HttpRequest) => Promise<HttpResponse>): (input: FetchInput, init?: RequestInit) => Promise<Response> {
+export function fetchAdapter(
+  send: (request: HttpRequest) => Promise<HttpResponse>,
+): (input: FetchInput, init?: RequestInit) => Promise<Response> {
   return async (input, init) => {
     if (init?.body !== undefined && init.body !== null) throw new Error('capi-gitops HTTP layer: request bodies are not supported');
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;

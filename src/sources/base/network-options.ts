@@ -13,5 +13,14 @@ export function networkOptions(request: RepositoryRequest, context: SourceContex
   const { cache, offline, http, log, onProgress, env } = context.options;
   const credentialProblems = configSecretCredentialProblems(request.credentials ?? {}, request.origin);
   if (credentialProblems.length > 0) throw new CapiGitopsError(credentialProblems);
-  return { cache, offline, http, log, onProgress, env, origin: request.origin, credentials: request.credentials ? { ...request.credentials } : undefined };
+  return {
+    cache,
+    offline,
+    http,
+    log,
+    onProgress,
+    env,
+    origin: request.origin,
+    credentials: request.credentials ? { ...request.credentials } : undefined,
+  };
 }

@@ -45,13 +45,23 @@ function readComponents(configMap: ConfigMapObject): { bytes?: Uint8Array; text?
   const at = positionOf(configMap);
   if (configMap.annotations[CONFIGMAP_COMPRESSED_ANNOTATION] !== 'true') {
     if (!Object.hasOwn(configMap.data, CONFIGMAP_COMPONENTS_KEY)) {
-      return { ...at, path: `data.${CONFIGMAP_COMPONENTS_KEY}`, message: 'the ConfigMap has no data.components', hint: `put the components YAML under data.components, or gzip it into binaryData.components and annotate ${CONFIGMAP_COMPRESSED_ANNOTATION}: "true"` };
+      return {
+        ...at,
+        path: `data.${CONFIGMAP_COMPONENTS_KEY}`,
+        message: 'the ConfigMap has no data.components',
+        hint: `put the components YAML under data.components, or gzip it into binaryData.components and annotate ${CONFIGMAP_COMPRESSED_ANNOTATION}: "true"`,
+      };
     }
     return { text: configMap.data[CONFIGMAP_COMPONENTS_KEY] };
   }
   const encoded = configMap.binaryData[CONFIGMAP_COMPONENTS_KEY];
   if (encoded === undefined) {
-    return { ...at, path: `binaryData.${CONFIGMAP_COMPONENTS_KEY}`, message: `the ConfigMap is annotated ${CONFIGMAP_COMPRESSED_ANNOTATION}: "true" but has no binaryData.components`, hint: 'put the gzip-compressed components, base64-encoded, under binaryData.components, or remove the annotation' };
+    return {
+      ...at,
+      path: `binaryData.${CONFIGMAP_COMPONENTS_KEY}`,
+      message: `the ConfigMap is annotated ${CONFIGMAP_COMPRESSED_ANNOTATION}: "true" but has no binaryData.components`,
+      hint: 'put the gzip-compressed components, base64-encoded, under binaryData.components, or remove the annotation',
+    };
   }
   if (!BASE64.test(encoded)) {
     return { ...at, path: `binaryData.${CONFIGMAP_COMPONENTS_KEY}`, message: 'binaryData.components is not valid base64' };
@@ -63,7 +73,9 @@ function readComponents(configMap: ConfigMapObject): { bytes?: Uint8Array; text?
     return {
       ...at,
       path: `binaryData.${CONFIGMAP_COMPONENTS_KEY}`,
-      message: tooBig ? `binaryData.components decompresses to more than ${MAX_DECOMPRESSED_BYTES} bytes` : `binaryData.components cannot be gunzipped: ${(error as Error).message}`,
+      message: tooBig
+        ? `binaryData.components decompresses to more than ${MAX_DECOMPRESSED_BYTES} bytes`
+        : `binaryData.components cannot be gunzipped: ${(error as Error).message}`,
       hint: 'the operator expects gzip data (as `gzip -c components.yaml | base64 -w0` produces)',
     };
   }
@@ -85,7 +97,12 @@ export class ConfigMapRepository implements ProviderRepository {
   private readonly origin: DiagnosticOrigin;
   private readonly prefix: string;
 
-  constructor(releases: ReadonlyMap<string, ConfigMapRelease>, componentsFile: string, location: string, request: Omit<SelectorRequest, 'from'>) {
+  constructor(
+    releases: ReadonlyMap<string, ConfigMapRelease>,
+    componentsFile: string,
+    location: string,
+    request: Omit<SelectorRequest, 'from'>,
+  ) {
     this.releases = releases;
     this.componentsFile = componentsFile;
     this.location = location;
@@ -128,7 +145,10 @@ export function selectConfigMaps(configMaps: readonly ConfigMapObject[], selecto
  * ConfigMaps with the same version are an error here (the operator silently keeps the one whose
  * name sorts last), because which one renders must be visible in review.
  */
-export function openConfigMapRepository(request: Omit<SelectorRequest, 'from'>, configMaps: readonly ConfigMapObject[]): ConfigMapRepository {
+export function openConfigMapRepository(
+  request: Omit<SelectorRequest, 'from'>,
+  configMaps: readonly ConfigMapObject[],
+): ConfigMapRepository {
   const namespace = request.namespace ?? '';
   const selectorText = formatSelector(request.selector);
   const fail = (list: Diagnostic | Diagnostic[]): never => {
@@ -137,17 +157,25 @@ export function openConfigMapRepository(request: Omit<SelectorRequest, 'from'>, 
 
   const invalid = selectorProblems(request.selector);
   if (invalid.length > 0) {
-    fail(invalid.map((message) => ({ ...request.origin, path: 'spec.fetchConfig.selector', message: `${messagePrefix(request)}invalid selector: ${message}` })));
+    fail(
+      invalid.map((message) => ({
+        ...request.origin,
+        path: 'spec.fetchConfig.selector',
+        message: `${messagePrefix(request)}invalid selector: ${message}`,
+      })),
+    );
   }
 
-  const selected = selectConfigMaps(configMaps, request.selector, namespace).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const selected = selectConfigMaps(configMaps, request.selector, namespace).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
   if (selected.length === 0) {
     const elsewhere = configMaps.filter((cm) => cm.namespace !== namespace && matchesSelector(cm.labels, request.selector));
     fail({
       ...request.origin,
       path: 'spec.fetchConfig.selector',
       message: `${messagePrefix(request)}no ConfigMap in namespace "${namespace}" matches the selector ${selectorText}`,
-      expected: 'ConfigMaps in the provider\'s namespace, labelled to match, with data keys components and metadata',
+      expected: "ConfigMaps in the provider's namespace, labelled to match, with data keys components and metadata",
       hint:
         elsewhere.length > 0
           ? `${elsewhere.map((cm) => `${cm.namespace}/${cm.name}`).join(', ')} match but live in another namespace; the operator reads only the provider's namespace`
@@ -161,16 +189,30 @@ export function openConfigMapRepository(request: Omit<SelectorRequest, 'from'>, 
     const at = positionOf(configMap);
     const { version, from } = configMapVersion(configMap);
     if (parseSemantic(version) === null) {
-      problems.push({ ...at, message: `version "${version}" (from ${from}) is not a semantic version`, expected: 'a version such as v1.12.0', hint: `label the ConfigMap ${CONFIGMAP_VERSION_LABEL}: <version>` });
+      problems.push({
+        ...at,
+        message: `version "${version}" (from ${from}) is not a semantic version`,
+        expected: 'a version such as v1.12.0',
+        hint: `label the ConfigMap ${CONFIGMAP_VERSION_LABEL}: <version>`,
+      });
       continue;
     }
     const previous = releases.get(version);
     if (previous !== undefined) {
-      problems.push({ ...at, message: `version ${version} is also provided by ConfigMap ${previous.configMap.namespace}/${previous.configMap.name}`, hint: 'select exactly one ConfigMap per version' });
+      problems.push({
+        ...at,
+        message: `version ${version} is also provided by ConfigMap ${previous.configMap.namespace}/${previous.configMap.name}`,
+        hint: 'select exactly one ConfigMap per version',
+      });
       continue;
     }
     if (!Object.hasOwn(configMap.data, CONFIGMAP_METADATA_KEY)) {
-      problems.push({ ...at, path: `data.${CONFIGMAP_METADATA_KEY}`, message: 'the ConfigMap has no data.metadata', hint: "put the release's metadata.yaml under data.metadata" });
+      problems.push({
+        ...at,
+        path: `data.${CONFIGMAP_METADATA_KEY}`,
+        message: 'the ConfigMap has no data.metadata',
+        hint: "put the release's metadata.yaml under data.metadata",
+      });
       continue;
     }
     const components = readComponents(configMap);
@@ -182,14 +224,21 @@ export function openConfigMapRepository(request: Omit<SelectorRequest, 'from'>, 
     const componentsFile = componentsFileFor(request);
     releases.set(version, {
       configMap,
-      components: components.bytes ? artifactFromBytes(componentsFile, components.bytes, url(CONFIGMAP_COMPONENTS_KEY)) : artifactFromText(componentsFile, components.text ?? '', url(CONFIGMAP_COMPONENTS_KEY)),
+      components: components.bytes
+        ? artifactFromBytes(componentsFile, components.bytes, url(CONFIGMAP_COMPONENTS_KEY))
+        : artifactFromText(componentsFile, components.text ?? '', url(CONFIGMAP_COMPONENTS_KEY)),
       metadata: artifactFromText(METADATA_FILE, configMap.data[CONFIGMAP_METADATA_KEY], url(CONFIGMAP_METADATA_KEY)),
     });
   }
   const selectedBy = request.origin.object ?? request.label;
   if (problems.length > 0) fail(problems.map((problem) => ({ ...problem, message: `${problem.message} (selected by ${selectedBy})` })));
 
-  return new ConfigMapRepository(releases, componentsFileFor(request), `ConfigMaps in namespace ${namespace} selected by ${selectorText}`, request);
+  return new ConfigMapRepository(
+    releases,
+    componentsFileFor(request),
+    `ConfigMaps in namespace ${namespace} selected by ${selectorText}`,
+    request,
+  );
 }
 
 /** Components are named like the file the provider publishes, so both routes name artifacts alike. */

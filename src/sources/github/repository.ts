@@ -232,10 +232,19 @@ class GitHubRepository implements GitHubReleaseRepository {
       baseUrl: this.apiBase,
       userAgent: 'capi-gitops',
       // Retries are the client's, inside its deadline; 429 (and 403) rate limits are the throttling plugin's.
-      request: { fetch: fetchAdapter((request) => this.client.send({ ...request, retryableStatus: (status) => status >= 500 || status === 408 }, false)) },
+      request: {
+        fetch: fetchAdapter((request) =>
+          this.client.send({ ...request, retryableStatus: (status) => status >= 500 || status === 408 }, false),
+        ),
+      },
       retry: { enabled: false },
       throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, retryAfterBaseValue: scale },
-      log: { debug: () => undefined, info: () => undefined, warn: (message: string) => log(message), error: (message: string) => log(message) },
+      log: {
+        debug: () => undefined,
+        info: () => undefined,
+        warn: (message: string) => log(message),
+        error: (message: string) => log(message),
+      },
     });
     return octokit;
   }
@@ -256,19 +265,23 @@ class GitHubRepository implements GitHubReleaseRepository {
   async getFile(version: string, fileName: string): Promise<Artifact> {
     this.options.onProgress?.({ type: 'fetch', source: this.location, version, file: fileName });
     if (version === 'latest') {
-      throw new CapiGitopsError(this.diagnostic(`cannot fetch ${fileName}: version "latest" of ${this.slug} has not been resolved to a tag`, {
-        hint: 'resolve the version with listVersions() first, as clusterctl does',
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(`cannot fetch ${fileName}: version "latest" of ${this.slug} has not been resolved to a tag`, {
+          hint: 'resolve the version with listVersions() first, as clusterctl does',
+        }),
+      );
     }
     const release = await this.releaseByTag(version);
     const assetName = this.rootPath === '.' ? fileName : `${this.rootPath}/${fileName}`;
     const asset = release.assets.find((candidate) => candidate.name === assetName);
     if (!asset) {
       const names = release.assets.map((candidate) => candidate.name).sort();
-      throw new ArtifactNotFoundError(this.diagnostic(`release ${version} of ${this.slug} has no asset named ${assetName}`, {
-        expected: names.length ? `one of: ${names.join(', ')}` : 'a release with assets',
-        hint: `check the file name in ${this.location}`,
-      }));
+      throw new ArtifactNotFoundError(
+        this.diagnostic(`release ${version} of ${this.slug} has no asset named ${assetName}`, {
+          expected: names.length ? `one of: ${names.join(', ')}` : 'a release with assets',
+          hint: `check the file name in ${this.location}`,
+        }),
+      );
     }
     const { bytes, cached } = await this.assetBytes(asset, version);
     this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: bytes.length, cached });
@@ -286,9 +299,11 @@ class GitHubRepository implements GitHubReleaseRepository {
         action: `list the releases of ${this.slug}`,
         url,
         notFound: () =>
-          new CapiGitopsError(this.diagnostic(`GitHub repository ${this.slug} not found (GET ${redactUrl(url!)} answered 404)`, {
-            hint: `check the owner and repository in ${this.location}; a private repository needs GITHUB_TOKEN`,
-          })),
+          new CapiGitopsError(
+            this.diagnostic(`GitHub repository ${this.slug} not found (GET ${redactUrl(url!)} answered 404)`, {
+              hint: `check the owner and repository in ${this.location}; a private repository needs GITHUB_TOKEN`,
+            }),
+          ),
       });
       if (!Array.isArray(data)) throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a list of releases`));
       for (const release of data) {
@@ -303,10 +318,12 @@ class GitHubRepository implements GitHubReleaseRepository {
   private onApiOrigin(url: string, what: string): string {
     const absolute = new URL(url, this.apiBase);
     if (absolute.origin !== this.apiOrigin) {
-      throw new CapiGitopsError(this.diagnostic(`${what} to another host (${redactUrl(absolute)})`, {
-        expected: `a URL on ${this.apiOrigin}`,
-        hint: 'check apiUrl; the request was not sent',
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(`${what} to another host (${redactUrl(absolute)})`, {
+          expected: `a URL on ${this.apiOrigin}`,
+          hint: 'check apiUrl; the request was not sent',
+        }),
+      );
     }
     return absolute.href;
   }
@@ -328,10 +345,12 @@ class GitHubRepository implements GitHubReleaseRepository {
       url,
       version: tag,
       notFound: () =>
-        new ArtifactNotFoundError(this.diagnostic(`no GitHub release ${tag} in ${this.slug} (GET ${redactUrl(url)} answered 404)`, {
-          expected: 'a published release whose tag is the version',
-          hint: 'check spec.version; a tag without a published release (or a draft) cannot be fetched',
-        })),
+        new ArtifactNotFoundError(
+          this.diagnostic(`no GitHub release ${tag} in ${this.slug} (GET ${redactUrl(url)} answered 404)`, {
+            expected: 'a published release whose tag is the version',
+            hint: 'check spec.version; a tag without a published release (or a draft) cannot be fetched',
+          }),
+        ),
     });
     if (!isApiRelease(data)) throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a release`));
     return data;
@@ -342,11 +361,17 @@ class GitHubRepository implements GitHubReleaseRepository {
     const of = context.version ? ` for version ${context.version}` : '';
     let answer: RevalidatedResponse;
     try {
-      answer = await this.client.revalidatedGet(url, `the answer to GET ${redactUrl(url)}${of} of ${this.slug}`, (conditional) => this.apiGet(url, conditional), ['link']);
+      answer = await this.client.revalidatedGet(
+        url,
+        `the answer to GET ${redactUrl(url)}${of} of ${this.slug}`,
+        (conditional) => this.apiGet(url, conditional),
+        ['link'],
+      );
     } catch (error) {
       throw this.failure(error, context);
     }
-    if (answer.status !== 200) throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`));
+    if (answer.status !== 200)
+      throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`));
     return { data: this.parseJson(answer.body, url), link: answer.headers.link };
   }
 
@@ -366,7 +391,9 @@ class GitHubRepository implements GitHubReleaseRepository {
     try {
       return JSON.parse(body.toString('utf8')) as unknown;
     } catch {
-      throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer JSON`, { hint: 'check apiUrl, or a proxy between you and GitHub' }));
+      throw new CapiGitopsError(
+        this.diagnostic(`GET ${redactUrl(url)} did not answer JSON`, { hint: 'check apiUrl, or a proxy between you and GitHub' }),
+      );
     }
   }
 
@@ -384,10 +411,12 @@ class GitHubRepository implements GitHubReleaseRepository {
     const bytes = await this.downloadAsset(asset, version);
     const actual = sha256Hex(bytes);
     if (published && actual !== published) {
-      throw new CapiGitopsError(this.diagnostic(`asset ${asset.name} of release ${version} of ${this.slug} does not match its published digest`, {
-        expected: `sha256:${published} (published by GitHub)`,
-        hint: `downloaded bytes have sha256:${actual}; the download or the release was tampered with or corrupted — do not use it`,
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(`asset ${asset.name} of release ${version} of ${this.slug} does not match its published digest`, {
+          expected: `sha256:${published} (published by GitHub)`,
+          hint: `downloaded bytes have sha256:${actual}; the download or the release was tampered with or corrupted — do not use it`,
+        }),
+      );
     }
     if (cache) {
       await cache.putBlob(bytes);
@@ -407,20 +436,30 @@ class GitHubRepository implements GitHubReleaseRepository {
       action: `download ${asset.name} of release ${version} of ${this.slug}`,
       url: asset.url,
       version,
-      notFound: () => new ArtifactNotFoundError(this.diagnostic(`asset ${asset.name} of release ${version} of ${this.slug} not found (GET ${redactUrl(asset.url)} answered 404)`)),
+      notFound: () =>
+        new ArtifactNotFoundError(
+          this.diagnostic(`asset ${asset.name} of release ${version} of ${this.slug} not found (GET ${redactUrl(asset.url)} answered 404)`),
+        ),
     };
     const accept = 'application/octet-stream';
     const assetUrl = this.onApiOrigin(asset.url, `release ${version} of ${this.slug} points asset ${asset.name}`);
     let response;
     try {
-      response = await this.octokit.request({ method: 'GET', url: assetUrl, headers: { accept }, request: { redirect: 'manual', parseSuccessResponseBody: false } });
+      response = await this.octokit.request({
+        method: 'GET',
+        url: assetUrl,
+        headers: { accept },
+        request: { redirect: 'manual', parseSuccessResponseBody: false },
+      });
     } catch (error) {
       throw this.failure(error, context);
     }
     if (response.status >= 200 && response.status < 300) return bodyBytes(response.data);
     const location = response.headers.location;
     if (!location) {
-      throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(asset.url)} answered HTTP ${response.status} without a Location`));
+      throw new CapiGitopsError(
+        this.diagnostic(`cannot ${context.action}: GET ${redactUrl(asset.url)} answered HTTP ${response.status} without a Location`),
+      );
     }
 
     const storageUrl = new URL(location, asset.url).href;
@@ -430,7 +469,11 @@ class GitHubRepository implements GitHubReleaseRepository {
       const download = await this.client.send({ url: storageUrl, headers, credentialOrigin: this.apiOrigin });
       if (download.status === 404) throw context.notFound();
       if (download.status !== 200) {
-        throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(storageUrl)} answered HTTP ${download.status}`, { hint: 'retry later' }));
+        throw new CapiGitopsError(
+          this.diagnostic(`cannot ${context.action}: GET ${redactUrl(storageUrl)} answered HTTP ${download.status}`, {
+            hint: 'retry later',
+          }),
+        );
       }
       return download.body;
     } catch (error) {
@@ -448,13 +491,17 @@ class GitHubRepository implements GitHubReleaseRepository {
     if (isRateLimit(error)) return this.rateLimited(error, context);
     if (error.status === 404) return context.notFound();
     if (error.status === 401) {
-      return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GitHub rejected the token (HTTP 401)`, {
-        hint: 'check GITHUB_TOKEN / GH_TOKEN: it may be expired or revoked',
-      }));
+      return new CapiGitopsError(
+        this.diagnostic(`cannot ${context.action}: GitHub rejected the token (HTTP 401)`, {
+          hint: 'check GITHUB_TOKEN / GH_TOKEN: it may be expired or revoked',
+        }),
+      );
     }
     // Transport failures reach us wrapped by octokit as status 500 with our HttpError as cause.
     if (error.cause instanceof HttpError) return this.client.failure(error.cause, context.action) as CapiGitopsError;
-    return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`));
+    return new CapiGitopsError(
+      this.diagnostic(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`),
+    );
   }
 
   private rateLimited(error: RequestError, context: RequestContext): CapiGitopsError {
@@ -463,7 +510,9 @@ class GitHubRepository implements GitHubReleaseRepository {
     const hint = this.options.token
       ? `the token's quota is used up: wait until ${reset ? isoSeconds(reset) : 'the limit resets'} or use another token`
       : 'set GITHUB_TOKEN (or GH_TOKEN) to a GitHub token: authenticated requests get 5,000 per hour instead of 60';
-    return new CapiGitopsError(this.diagnostic(`GitHub API rate limit exceeded (HTTP ${error.status}) trying to ${context.action}; ${when}`, { hint }));
+    return new CapiGitopsError(
+      this.diagnostic(`GitHub API rate limit exceeded (HTTP ${error.status}) trying to ${context.action}; ${when}`, { hint }),
+    );
   }
 
   private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {

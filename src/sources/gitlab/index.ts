@@ -5,5 +5,7 @@ export const gitlabSource: SourceModule = {
   id: 'gitlab',
   serves: 'GitLab generic package URLs (https://gitlab.<host>/api/v4/projects/<project>/packages/generic/<package>/<version>/<file>)',
   open: async (request, context) =>
-    request.from === 'url' && isHttpUrl(request.url) ? (await import('./repository.js')).openGitLabRepository(request.url, networkOptions(request, context)) : null,
+    request.from === 'url' && isHttpUrl(request.url)
+      ? (await import('./repository.js')).openGitLabRepository(request.url, networkOptions(request, context))
+      : null,
 };

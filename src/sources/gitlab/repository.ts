@@ -53,7 +53,10 @@ export interface GitLabPackageUrl {
  * else GITLAB_ACCESS_TOKEN (clusterctl's environment form of that variable), else GITLAB_TOKEN
  * (the glab CLI's).
  */
-export function gitlabToken(credentials: Record<string, string> = {}, env: Record<string, string | undefined> = process.env): string | undefined {
+export function gitlabToken(
+  credentials: Record<string, string> = {},
+  env: Record<string, string | undefined> = process.env,
+): string | undefined {
   for (const value of [credentials[GITLAB_TOKEN_VARIABLE], env.GITLAB_ACCESS_TOKEN, env.GITLAB_TOKEN]) {
     const token = value?.trim();
     if (token) return token;
@@ -79,11 +82,15 @@ export function parseGitLabPackageUrl(url: string, hosts: readonly string[] = []
   if (!gitlabHost || !parsed.pathname.startsWith(API_PREFIX)) return null;
   const invalid = (why: string, hint?: string) =>
     new CapiGitopsError({ message: `invalid GitLab package URL ${JSON.stringify(url)}: ${why}`, expected: URL_FORM, hint });
-  if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) throw invalid('GitLab URLs must use https', 'clusterctl only reads GitLab packages over https');
+  if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname))
+    throw invalid('GitLab URLs must use https', 'clusterctl only reads GitLab packages over https');
   if (parsed.search || parsed.hash) throw invalid('a query or fragment is not part of the form');
   const segments = parsed.pathname.slice(1).split('/');
   if (segments.length !== 9 || segments[4] !== 'packages' || segments[5] !== 'generic' || segments.some((segment) => segment === '')) {
-    throw invalid('the path does not have the package form', 'e.g. https://gitlab.example.com/api/v4/projects/group%2Fproject/packages/generic/cluster-api/v1.12.0/core-components.yaml');
+    throw invalid(
+      'the path does not have the package form',
+      'e.g. https://gitlab.example.com/api/v4/projects/group%2Fproject/packages/generic/cluster-api/v1.12.0/core-components.yaml',
+    );
   }
   for (const segment of segments) {
     try {
@@ -148,10 +155,17 @@ class GitLabRepository implements ProviderRepository {
       if (page > MAX_PAGES) throw new CapiGitopsError(this.diagnostic(`more than ${MAX_PAGES} pages of packages in ${this.location}`));
       const answer: RevalidatedResponse = await this.get(url, { action: `list the versions of package ${packageName}`, listing: true });
       const data = parseJsonBody(answer.body);
-      if (!Array.isArray(data)) throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a list of packages`, { hint: 'check the GitLab host in the URL' }));
+      if (!Array.isArray(data))
+        throw new CapiGitopsError(
+          this.diagnostic(`GET ${redactUrl(url)} did not answer a list of packages`, { hint: 'check the GitLab host in the URL' }),
+        );
       for (const entry of data) {
         // package_name matches by substring; only the exact, usable package counts.
-        const usable = isApiPackage(entry) && entry.name === packageName && (entry.package_type ?? 'generic') === 'generic' && (entry.status ?? 'default') === 'default';
+        const usable =
+          isApiPackage(entry) &&
+          entry.name === packageName &&
+          (entry.package_type ?? 'generic') === 'generic' &&
+          (entry.status ?? 'default') === 'default';
         if (usable && !versions.includes(entry.version)) versions.push(entry.version);
       }
       url = this.client.nextPage(answer.headers.link, url, this.parts.origin, `GitLab's package list of ${this.location}`);
@@ -167,21 +181,32 @@ class GitLabRepository implements ProviderRepository {
   async getFile(version: string, fileName: string): Promise<Artifact> {
     this.options.onProgress?.({ type: 'fetch', source: this.location, version, file: fileName });
     if (version === 'latest') {
-      throw new CapiGitopsError(this.diagnostic(`cannot fetch ${fileName}: version "latest" of ${this.location} has not been resolved to a version`, {
-        hint: 'resolve the version with listVersions() first, as clusterctl does',
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(`cannot fetch ${fileName}: version "latest" of ${this.location} has not been resolved to a version`, {
+          hint: 'resolve the version with listVersions() first, as clusterctl does',
+        }),
+      );
     }
     const url = this.fileUrl(version, fileName);
     const answer = await this.get(url, {
       action: `get file ${fileName} with version ${version}`,
       version,
       notFound: (status) =>
-        new ArtifactNotFoundError(this.diagnostic(`file ${fileName} with version ${version} not found: GET ${redactUrl(url)} answered ${status}`, {
-          expected: `a generic package ${decodeURIComponent(this.parts.packageName)} version ${version} holding ${fileName}`,
-          hint: 'check spec.version and the package URL',
-        })),
+        new ArtifactNotFoundError(
+          this.diagnostic(`file ${fileName} with version ${version} not found: GET ${redactUrl(url)} answered ${status}`, {
+            expected: `a generic package ${decodeURIComponent(this.parts.packageName)} version ${version} holding ${fileName}`,
+            hint: 'check spec.version and the package URL',
+          }),
+        ),
     });
-    this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: answer.body.length, cached: answer.cached });
+    this.options.onProgress?.({
+      type: 'done',
+      source: this.location,
+      version,
+      file: fileName,
+      bytes: answer.body.length,
+      cached: answer.cached,
+    });
     return artifactFromBytes(fileName, answer.body, url, redactUrl(url));
   }
 
@@ -200,16 +225,22 @@ class GitLabRepository implements ProviderRepository {
     if (answer.status === 200) return answer;
     if ((answer.status === 404 || answer.status === 410) && context.notFound) throw context.notFound(answer.status);
     if (answer.status === 401) {
-      throw new CapiGitopsError(this.diagnostic(`cannot ${context.action} from ${this.location}: unauthorized access, please check your credentials (HTTP 401)`, {
-        hint: this.token
-          ? 'GitLab rejected the token: it may be expired, revoked or lack the read_package_registry scope'
-          : `set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret, or GITLAB_ACCESS_TOKEN (or GITLAB_TOKEN) in the environment`,
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(`cannot ${context.action} from ${this.location}: unauthorized access, please check your credentials (HTTP 401)`, {
+          hint: this.token
+            ? 'GitLab rejected the token: it may be expired, revoked or lack the read_package_registry scope'
+            : `set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret, or GITLAB_ACCESS_TOKEN (or GITLAB_TOKEN) in the environment`,
+        }),
+      );
     }
     const listingHint = context.listing
       ? 'listing versions for a "latest" URL uses the packages API, which needs a token with read_api scope; or put an exact version in the URL or spec.version'
       : undefined;
-    throw new CapiGitopsError(this.diagnostic(`cannot ${context.action} from ${this.location}: GET ${redactUrl(url)} answered HTTP ${answer.status}`, { hint: listingHint }));
+    throw new CapiGitopsError(
+      this.diagnostic(`cannot ${context.action} from ${this.location}: GET ${redactUrl(url)} answered HTTP ${answer.status}`, {
+        hint: listingHint,
+      }),
+    );
   }
 
   private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {

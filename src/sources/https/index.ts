@@ -10,6 +10,12 @@ export const httpsSource: SourceModule = {
     if (request.from !== 'url' || !isHttpUrl(request.url)) return null;
     const { credentials, env, ...options } = networkOptions(request, context);
     const authorization = httpsAuthorization(request.url, credentials, env ?? process.env);
-    return (await import('./repository.js')).openHttpsRepository(request.url, { ...options, authorization, versions: request.versions, versionsUrl: request.versionsUrl, allowInsecure: request.allowInsecure });
+    return (await import('./repository.js')).openHttpsRepository(request.url, {
+      ...options,
+      authorization,
+      versions: request.versions,
+      versionsUrl: request.versionsUrl,
+      allowInsecure: request.allowInsecure,
+    });
   },
 };

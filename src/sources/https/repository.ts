@@ -45,7 +45,8 @@ export const VERSION_PLACEHOLDER = '{version}';
 const METADATA_FILE = 'metadata.yaml';
 /** A release tag that is safe in a path segment and a query value. */
 const VERSION_TAG = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
-const TEMPLATE_FORM = 'https://<host>/<path with {version}>/<components file>, e.g. https://artifacts.internal/capi/{version}/core-components.yaml';
+const TEMPLATE_FORM =
+  'https://<host>/<path with {version}>/<components file>, e.g. https://artifacts.internal/capi/{version}/core-components.yaml';
 
 export interface HttpsOptions extends NetworkSourceOptions {
   /** The published release tags (Config `repositories[].versions`). */
@@ -88,12 +89,23 @@ function checkedHttpUrl(url: string, what: string, allowInsecure: boolean, shown
   } catch {
     throw templateError(shown, `${what} is not a valid URL`, undefined, expected);
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw templateError(shown, `${what} must be an https:// URL`, undefined, expected);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw templateError(shown, `${what} must be an https:// URL`, undefined, expected);
   if (parsed.username || parsed.password) {
-    throw templateError(shown, `${what} must not carry credentials`, 'remove user:password@ from the URL and give the credentials as an Authorization header value', expected);
+    throw templateError(
+      shown,
+      `${what} must not carry credentials`,
+      'remove user:password@ from the URL and give the credentials as an Authorization header value',
+      expected,
+    );
   }
   if (parsed.protocol === 'http:' && !allowInsecure && !isLoopbackHost(parsed.hostname)) {
-    throw templateError(shown, `${what} uses plain http:// to a host other than 127.0.0.1/localhost`, 'use https://, or set allowInsecure: true on the repository if the network is trusted', expected);
+    throw templateError(
+      shown,
+      `${what} uses plain http:// to a host other than 127.0.0.1/localhost`,
+      'use https://, or set allowInsecure: true on the repository if the network is trusted',
+      expected,
+    );
   }
   return parsed;
 }
@@ -124,7 +136,8 @@ export function parseHttpsTemplate(template: string, allowInsecure = false): Htt
   const suffix = template.slice(base.length);
   const slash = base.lastIndexOf('/');
   const componentsFile = base.slice(slash + 1);
-  if (slash < scheme!.length + 3 || componentsFile === '') throw templateError(template, 'the URL template must end with the components file name');
+  if (slash < scheme!.length + 3 || componentsFile === '')
+    throw templateError(template, 'the URL template must end with the components file name');
   return { directory: base.slice(0, slash + 1), componentsFile, suffix, origin: sample.origin };
 }
 
@@ -138,9 +151,16 @@ export function parseVersionsList(text: string, source: string): string[] {
     try {
       parsed = JSON.parse(trimmed);
     } catch (error) {
-      throw new CapiGitopsError({ message: `${source} starts with "[" but is not valid JSON: ${(error as Error).message}`, expected: 'a JSON array of version tags, or one tag per line' });
+      throw new CapiGitopsError({
+        message: `${source} starts with "[" but is not valid JSON: ${(error as Error).message}`,
+        expected: 'a JSON array of version tags, or one tag per line',
+      });
     }
-    if (!Array.isArray(parsed)) throw new CapiGitopsError({ message: `${source} is not a JSON array`, expected: 'a JSON array of version tags, or one tag per line' });
+    if (!Array.isArray(parsed))
+      throw new CapiGitopsError({
+        message: `${source} is not a JSON array`,
+        expected: 'a JSON array of version tags, or one tag per line',
+      });
     entries = parsed.map((value, index) => ({ value, where: `item ${index}` }));
   } else {
     entries = text
@@ -171,10 +191,16 @@ export function openHttpsRepository(urlTemplate: string, options: HttpsOptions =
   const template = parseHttpsTemplate(urlTemplate, options.allowInsecure);
   if (template === null) return null;
   if (options.versions !== undefined && options.versionsUrl !== undefined) {
-    throw new CapiGitopsError({ ...options.origin, message: `${urlTemplate}: give versions or versionsUrl, not both`, hint: 'versions is a fixed list; versionsUrl is fetched on each run' });
+    throw new CapiGitopsError({
+      ...options.origin,
+      message: `${urlTemplate}: give versions or versionsUrl, not both`,
+      hint: 'versions is a fixed list; versionsUrl is fetched on each run',
+    });
   }
-  if (options.versionsUrl !== undefined) checkedHttpUrl(options.versionsUrl, 'versionsUrl', options.allowInsecure ?? false, options.versionsUrl, VERSIONS_URL_FORM);
-  const versions = options.versions === undefined ? undefined : parseVersionsList(JSON.stringify(options.versions), `versions of ${urlTemplate}`);
+  if (options.versionsUrl !== undefined)
+    checkedHttpUrl(options.versionsUrl, 'versionsUrl', options.allowInsecure ?? false, options.versionsUrl, VERSIONS_URL_FORM);
+  const versions =
+    options.versions === undefined ? undefined : parseVersionsList(JSON.stringify(options.versions), `versions of ${urlTemplate}`);
   return new HttpsRepository(urlTemplate, template, versions, options);
 }
 
@@ -202,32 +228,43 @@ class HttpsRepository implements ProviderRepository {
     if (this.versions !== undefined) return [...this.versions];
     const versionsUrl = this.options.versionsUrl;
     if (versionsUrl === undefined) {
-      throw new CapiGitopsError(this.diagnostic(`cannot list the versions of ${this.location}: a plain HTTPS server has no release listing`, {
-        expected: 'an exact spec.version, or versions / versionsUrl on the Config repositories entry for this provider',
-        hint: 'set spec.version to a published tag (e.g. v1.12.0), or list the tags in the Config document',
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(`cannot list the versions of ${this.location}: a plain HTTPS server has no release listing`, {
+          expected: 'an exact spec.version, or versions / versionsUrl on the Config repositories entry for this provider',
+          hint: 'set spec.version to a published tag (e.g. v1.12.0), or list the tags in the Config document',
+        }),
+      );
     }
     this.options.onProgress?.({ type: 'resolve', source: this.location });
     const { body } = await this.get(versionsUrl, {
       action: `list the versions of ${this.location}`,
-      notFound: (status) => new CapiGitopsError(this.diagnostic(`versionsUrl ${redactUrl(versionsUrl)} not found (HTTP ${status})`, { hint: 'check versionsUrl' })),
+      notFound: (status) =>
+        new CapiGitopsError(
+          this.diagnostic(`versionsUrl ${redactUrl(versionsUrl)} not found (HTTP ${status})`, { hint: 'check versionsUrl' }),
+        ),
     });
     return parseVersionsList(body.toString('utf8'), `versionsUrl ${redactUrl(versionsUrl)}`);
   }
 
   /** The URL of one file of one version: the template's last path segment replaced by `fileName`. */
   fileUrl(version: string, fileName: string): string {
-    if (fileName === '' || /[/?#]/.test(fileName)) throw new CapiGitopsError(this.diagnostic(`invalid file name ${JSON.stringify(fileName)}`, { expected: 'a file name without "/", "?" or "#"' }));
+    if (fileName === '' || /[/?#]/.test(fileName))
+      throw new CapiGitopsError(
+        this.diagnostic(`invalid file name ${JSON.stringify(fileName)}`, { expected: 'a file name without "/", "?" or "#"' }),
+      );
     return `${this.template.directory}${fileName}${this.template.suffix}`.replaceAll(VERSION_PLACEHOLDER, encodeURIComponent(version));
   }
 
   async getFile(version: string, fileName: string): Promise<Artifact> {
     this.options.onProgress?.({ type: 'fetch', source: this.location, version, file: fileName });
     if (!VERSION_TAG.test(version) || version === 'latest') {
-      throw new CapiGitopsError(this.diagnostic(`cannot fetch ${fileName}: "${version}" is not a release tag of ${this.location}`, {
-        expected: 'a resolved tag such as v1.12.0',
-        hint: version === 'latest' ? 'resolve the version with listVersions() first' : 'tags may hold letters, digits, ".", "_", "+" and "-"',
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(`cannot fetch ${fileName}: "${version}" is not a release tag of ${this.location}`, {
+          expected: 'a resolved tag such as v1.12.0',
+          hint:
+            version === 'latest' ? 'resolve the version with listVersions() first' : 'tags may hold letters, digits, ".", "_", "+" and "-"',
+        }),
+      );
     }
     const url = this.fileUrl(version, fileName);
     const name = fileName.replaceAll(VERSION_PLACEHOLDER, version);
@@ -235,16 +272,22 @@ class HttpsRepository implements ProviderRepository {
       action: `fetch ${name} of version ${version}`,
       version,
       notFound: (status) =>
-        new ArtifactNotFoundError(this.diagnostic(`${name} of version ${version} not found: GET ${redactUrl(url)} answered ${status}`, {
-          expected: fileName === METADATA_FILE ? `metadata.yaml next to the components file (${this.location})` : `a file at ${this.location}`,
-          hint: 'check spec.version and the URL template',
-        })),
+        new ArtifactNotFoundError(
+          this.diagnostic(`${name} of version ${version} not found: GET ${redactUrl(url)} answered ${status}`, {
+            expected:
+              fileName === METADATA_FILE ? `metadata.yaml next to the components file (${this.location})` : `a file at ${this.location}`,
+            hint: 'check spec.version and the URL template',
+          }),
+        ),
     });
     this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: body.length, cached });
     return artifactFromBytes(name, body, url, redactUrl(url));
   }
 
-  private async get(url: string, context: { action: string; version?: string; notFound: (status: number) => CapiGitopsError }): Promise<RevalidatedResponse> {
+  private async get(
+    url: string,
+    context: { action: string; version?: string; notFound: (status: number) => CapiGitopsError },
+  ): Promise<RevalidatedResponse> {
     const headers: Record<string, string> = this.options.authorization ? { authorization: this.options.authorization } : {};
     let answer: RevalidatedResponse;
     try {
@@ -256,9 +299,13 @@ class HttpsRepository implements ProviderRepository {
     if (answer.status === 200) return answer;
     if (answer.status === 404 || answer.status === 410) throw context.notFound(answer.status);
     if (answer.status === 401 || answer.status === 403) {
-      throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`, {
-        hint: this.options.authorization ? 'the server rejected the Authorization header: check the credentials' : 'the server wants credentials: give an Authorization header value for this repository',
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`, {
+          hint: this.options.authorization
+            ? 'the server rejected the Authorization header: check the credentials'
+            : 'the server wants credentials: give an Authorization header value for this repository',
+        }),
+      );
     }
     throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`));
   }

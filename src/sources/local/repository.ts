@@ -71,7 +71,11 @@ export function parseLocalRepositoryUrl(url: string, label: string, baseDir: str
 
   const absolute = localUrlToPath(url, baseDir, origin);
   const segments = absolute.split(path.sep);
-  if (segments.length < 4) fail(`local repository path "${absolute}" is too short for the local repository layout`, 'put the components file in a {provider-label}/{version}/ directory');
+  if (segments.length < 4)
+    fail(
+      `local repository path "${absolute}" is too short for the local repository layout`,
+      'put the components file in a {provider-label}/{version}/ directory',
+    );
 
   const componentsFile = segments[segments.length - 1];
   const defaultVersion = segments[segments.length - 2];
@@ -130,9 +134,14 @@ export class LocalRepository implements ProviderRepository {
     try {
       entries = await readdir(this.releasesDir, { withFileTypes: true });
     } catch (error) {
-      throw new CapiGitopsError(this.problem(`cannot list the releases of local repository "${this.releasesDir}": ${errorCode(error) === 'ENOENT' ? 'the directory does not exist' : (error as Error).message}`, {
-        hint: `create ${this.releasesDir}/<version>/ directories, or fix the URL's base path`,
-      }));
+      throw new CapiGitopsError(
+        this.problem(
+          `cannot list the releases of local repository "${this.releasesDir}": ${errorCode(error) === 'ENOENT' ? 'the directory does not exist' : (error as Error).message}`,
+          {
+            hint: `create ${this.releasesDir}/<version>/ directories, or fix the URL's base path`,
+          },
+        ),
+      );
     }
     const versions: string[] = [];
     for (const entry of entries) {
@@ -146,16 +155,26 @@ export class LocalRepository implements ProviderRepository {
 
   async getFile(version: string, fileName: string): Promise<Artifact> {
     if (!isSingleSegment(version) || !isSingleSegment(fileName)) {
-      throw new CapiGitopsError(this.problem(`invalid version "${version}" or file name "${fileName}": each must be a single path segment`));
+      throw new CapiGitopsError(
+        this.problem(`invalid version "${version}" or file name "${fileName}": each must be a single path segment`),
+      );
     }
     const versionDir = path.join(this.releasesDir, version);
     if (!(await isDirectory(versionDir))) {
-      throw new ArtifactNotFoundError(this.problem(`version ${version} not found: "${versionDir}" is not a directory`, {
-        hint: await this.availableVersionsHint(),
-      }));
+      throw new ArtifactNotFoundError(
+        this.problem(`version ${version} not found: "${versionDir}" is not a directory`, {
+          hint: await this.availableVersionsHint(),
+        }),
+      );
     }
     const filePath = path.join(versionDir, fileName);
-    return readLocalArtifact(filePath, this.origin, this.prefix, `file ${fileName} of version ${version}`, `a local release directory holds the components file and metadata.yaml, e.g. ${path.join(versionDir, this.componentsFile)}`);
+    return readLocalArtifact(
+      filePath,
+      this.origin,
+      this.prefix,
+      `file ${fileName} of version ${version}`,
+      `a local release directory holds the components file and metadata.yaml, e.g. ${path.join(versionDir, this.componentsFile)}`,
+    );
   }
 
   private async availableVersionsHint(): Promise<string> {
@@ -170,7 +189,13 @@ export class LocalRepository implements ProviderRepository {
  * Reads one file as an Artifact named after its base name. A missing file is an
  * ArtifactNotFoundError; `what` and `hint` make the message specific to the caller.
  */
-export async function readLocalArtifact(filePath: string, origin: DiagnosticOrigin, prefix: string, what: string, hint?: string): Promise<Artifact> {
+export async function readLocalArtifact(
+  filePath: string,
+  origin: DiagnosticOrigin,
+  prefix: string,
+  what: string,
+  hint?: string,
+): Promise<Artifact> {
   let bytes: Buffer;
   try {
     bytes = await readFile(filePath);

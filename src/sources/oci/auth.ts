@@ -39,7 +39,10 @@ function pickCredentials(source: Record<string, string | undefined> | undefined)
  * from there, OCIAuthentication), else the same variables from the environment. The two are not
  * mixed, so a stray environment variable never joins a secret's credentials.
  */
-export function ociCredentials(secretData?: Record<string, string>, env: Record<string, string | undefined> = process.env): OciCredentials | undefined {
+export function ociCredentials(
+  secretData?: Record<string, string>,
+  env: Record<string, string | undefined> = process.env,
+): OciCredentials | undefined {
   return pickCredentials(secretData) ?? pickCredentials(env);
 }
 
@@ -90,7 +93,13 @@ export function oauth2TokenRequest(realm: URL, challenge: Challenge, scopes: str
   if (challenge.params.service) form.set('service', challenge.params.service);
   form.set('scope', scopes.join(' '));
   return {
-    request: { url: realm.href, method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString(), credentialOrigin: realm.origin },
+    request: {
+      url: realm.href,
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+      credentialOrigin: realm.origin,
+    },
     using: `with ${OCI_CREDENTIAL_KEYS.refreshToken} (OAuth2)`,
     presented: OCI_CREDENTIAL_KEYS.refreshToken,
     // OAuth2 answers a bad or expired refresh token with 400 invalid_grant.
@@ -106,7 +115,8 @@ export function distributionTokenRequest(realm: URL, challenge: Challenge, scope
   for (const scope of scopes) url.searchParams.append('scope', scope);
   const headers: Record<string, string> = { accept: 'application/json' };
   const withCredentials = Boolean(credentials.username || credentials.password);
-  if (withCredentials) headers.authorization = `Basic ${Buffer.from(`${credentials.username ?? ''}:${credentials.password ?? ''}`).toString('base64')}`;
+  if (withCredentials)
+    headers.authorization = `Basic ${Buffer.from(`${credentials.username ?? ''}:${credentials.password ?? ''}`).toString('base64')}`;
   return {
     request: { url: url.href, headers, credentialOrigin: url.origin },
     using: withCredentials ? 'with the configured credentials' : 'anonymously',
@@ -117,4 +127,3 @@ export function distributionTokenRequest(realm: URL, challenge: Challenge, scope
       : `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} (or ${OCI_CREDENTIAL_KEYS.accessToken}) in the provider's configSecret or the environment`,
   };
 }
-

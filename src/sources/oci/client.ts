@@ -5,7 +5,15 @@
 import type { CapiGitopsError, Diagnostic } from '../../model/diagnostics.js';
 import type { SourceClient } from '../base/client.js';
 import { HttpError, redactUrl, type HttpResponse } from '../base/http.js';
-import { distributionTokenRequest, oauth2TokenRequest, OCI_CREDENTIAL_KEYS, parseChallenge, realmAcceptable, type Challenge, type OciCredentials } from './auth.js';
+import {
+  distributionTokenRequest,
+  oauth2TokenRequest,
+  OCI_CREDENTIAL_KEYS,
+  parseChallenge,
+  realmAcceptable,
+  type Challenge,
+  type OciCredentials,
+} from './auth.js';
 import type { OciReference } from './reference.js';
 
 /** Speaks to one registry for one repository, answering auth challenges as oras-go's auth client. */
@@ -40,7 +48,13 @@ export class RegistryClient {
   }
 
   private send(url: string, headers: Record<string, string>): Promise<HttpResponse> {
-    return this.transport(() => this.client.send({ url, headers: this.authorization ? { ...headers, authorization: this.authorization } : headers, credentialOrigin: this.origin }));
+    return this.transport(() =>
+      this.client.send({
+        url,
+        headers: this.authorization ? { ...headers, authorization: this.authorization } : headers,
+        credentialOrigin: this.origin,
+      }),
+    );
   }
 
   /** Transport failures as CapiGitopsError, with the http:// hint when TLS met a plain-HTTP server. */
@@ -51,7 +65,9 @@ export class RegistryClient {
       if (!(error instanceof HttpError)) throw error;
       const tlsToPlain = !this.ref.plainHttp && /EPROTO|wrong version number|ssl/i.test(error.message);
       throw this.fail(`cannot reach registry ${this.ref.registry}: ${error.message}`, {
-        hint: tlsToPlain ? `the registry does not speak TLS; for a plain-HTTP registry write the reference as http://${this.ref.registry}/${this.ref.repository}` : undefined,
+        hint: tlsToPlain
+          ? `the registry does not speak TLS; for a plain-HTTP registry write the reference as http://${this.ref.registry}/${this.ref.repository}`
+          : undefined,
       });
     }
   }
@@ -96,15 +112,23 @@ export class RegistryClient {
         hint: 'credentials are not sent over plain HTTP to a token service of a TLS registry; the request was not sent',
       });
     }
-    const scopes = [...new Set([`repository:${this.ref.repository}:pull`, ...(challenge.params.scope ?? '').split(' ').filter(Boolean)])].sort();
-    const attempt = credentials.refreshToken ? oauth2TokenRequest(realm, challenge, scopes, credentials.refreshToken) : distributionTokenRequest(realm, challenge, scopes, credentials);
+    const scopes = [
+      ...new Set([`repository:${this.ref.repository}:pull`, ...(challenge.params.scope ?? '').split(' ').filter(Boolean)]),
+    ].sort();
+    const attempt = credentials.refreshToken
+      ? oauth2TokenRequest(realm, challenge, scopes, credentials.refreshToken)
+      : distributionTokenRequest(realm, challenge, scopes, credentials);
     this.log?.(`oci: ${this.ref.registry} asks for a Bearer token; requesting one from ${redactUrl(realm)} ${attempt.using}`);
 
     const response = await this.transport(() => this.client.send(attempt.request, false));
     if (attempt.refusedStatuses.includes(response.status)) {
-      throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${attempt.presented} (HTTP ${response.status})`, { hint: attempt.hint });
+      throw this.fail(
+        `the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${attempt.presented} (HTTP ${response.status})`,
+        { hint: attempt.hint },
+      );
     }
-    if (response.status !== 200) throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered HTTP ${response.status}`);
+    if (response.status !== 200)
+      throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered HTTP ${response.status}`);
     let answer: { token?: unknown; access_token?: unknown } | undefined;
     try {
       answer = JSON.parse(response.body.toString('utf8')) as typeof answer;
@@ -113,8 +137,8 @@ export class RegistryClient {
     }
     // The token spec: `token`, or `access_token` for OAuth2 compatibility; equal when both are sent.
     const token = typeof answer?.access_token === 'string' && answer.access_token ? answer.access_token : answer?.token;
-    if (typeof token !== 'string' || token === '') throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered no token`);
+    if (typeof token !== 'string' || token === '')
+      throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered no token`);
     return token;
   }
 }
-

@@ -6,6 +6,10 @@ export const ociSource: SourceModule = {
   serves: 'spec.fetchConfig.oci ([http://]<registry>/<repository>[:tag])',
   open: async (request, context) =>
     request.from === 'oci'
-      ? (await import('./repository.js')).openOciRepository(request.oci, { ...networkOptions(request, context), providerType: request.kind, providerName: request.name })
+      ? (await import('./repository.js')).openOciRepository(request.oci, {
+          ...networkOptions(request, context),
+          providerType: request.kind,
+          providerName: request.name,
+        })
       : null,
 };

@@ -10,7 +10,8 @@ export const SHA256_DIGEST = /^sha256:([0-9a-f]{64})$/;
 export const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 /** The distribution spec's repository name grammar: lower-case path components. */
 const REPOSITORY = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*)*$/;
-const REGISTRY_HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const REGISTRY_HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 const REFERENCE_FORM = '[http://]<registry>[:<port>]/<repository>[:<tag>], e.g. ghcr.io/example/cluster-api:v1.12.0';
 
 /** An OCI reference split as the operator's parseOCISource splits it. */
@@ -40,14 +41,19 @@ export function parseOciReference(reference: string): OciReference {
   let rest = plainHttp ? written.slice('http://'.length) : written;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(rest)?.[1];
   if (scheme) {
-    throw referenceError(reference, `the "${scheme}://" prefix is not part of an OCI reference`, 'write the registry host first; only an "http://" prefix is understood, meaning plain HTTP');
+    throw referenceError(
+      reference,
+      `the "${scheme}://" prefix is not part of an OCI reference`,
+      'write the registry host first; only an "http://" prefix is understood, meaning plain HTTP',
+    );
   }
   let digest: string | undefined;
   const at = rest.indexOf('@');
   if (at >= 0) {
     digest = rest.slice(at + 1);
     rest = rest.slice(0, at);
-    if (!SHA256_DIGEST.test(digest)) throw referenceError(reference, `"${digest}" is not a sha256 digest`, 'a digest reads sha256:<64 lower-case hex digits>');
+    if (!SHA256_DIGEST.test(digest))
+      throw referenceError(reference, `"${digest}" is not a sha256 digest`, 'a digest reads sha256:<64 lower-case hex digits>');
   }
   let tag: string | undefined;
   const parts = rest.split(':');
@@ -59,12 +65,21 @@ export function parseOciReference(reference: string): OciReference {
     tag = parts.slice(2).join(':');
   }
   const slash = rest.indexOf('/');
-  if (slash < 0) throw referenceError(reference, 'no registry host', 'name the registry, e.g. ghcr.io/<repository> (Docker Hub is registry-1.docker.io)');
+  if (slash < 0)
+    throw referenceError(
+      reference,
+      'no registry host',
+      'name the registry, e.g. ghcr.io/<repository> (Docker Hub is registry-1.docker.io)',
+    );
   const registry = rest.slice(0, slash);
   const repository = rest.slice(slash + 1);
   if (!REGISTRY_HOST.test(registry)) throw referenceError(reference, `"${registry}" is not a registry host`);
-  if (!REPOSITORY.test(repository)) throw referenceError(reference, `"${repository}" is not a repository name`, 'repository names are lower-case path components of letters, digits and . _ -');
+  if (!REPOSITORY.test(repository))
+    throw referenceError(
+      reference,
+      `"${repository}" is not a repository name`,
+      'repository names are lower-case path components of letters, digits and . _ -',
+    );
   if (tag !== undefined && !TAG.test(tag)) throw referenceError(reference, `"${tag}" is not a valid tag`);
   return { registry, repository, tag, digest, plainHttp };
 }
-

@@ -83,7 +83,14 @@ interface Descriptor {
 
 function isDescriptor(value: unknown): value is Descriptor {
   const entry = value as Descriptor;
-  return typeof value === 'object' && value !== null && typeof entry.digest === 'string' && typeof entry.size === 'number' && Number.isSafeInteger(entry.size) && entry.size >= 0;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof entry.digest === 'string' &&
+    typeof entry.size === 'number' &&
+    Number.isSafeInteger(entry.size) &&
+    entry.size >= 0
+  );
 }
 
 /** The titled nodes of an artifact, by title, and the digest of the manifest that was resolved. */
@@ -99,7 +106,6 @@ interface ResolvedArtifact {
 export function openOciRepository(ref: string, options: OciOptions): ProviderRepository {
   return new OciRepository(ref, parseOciReference(ref), options);
 }
-
 
 class OciRepository implements ProviderRepository {
   readonly sourceType = 'oci';
@@ -120,7 +126,13 @@ class OciRepository implements ProviderRepository {
     this.componentsFile = DEFAULT_COMPONENTS_FILE[options.providerType];
     const credentials = ociCredentials(options.credentials, options.env ?? process.env);
     this.http = new SourceClient(options);
-    this.client = new RegistryClient(this.ref, credentials, this.http, options.log, (message, extra) => new CapiGitopsError(this.diagnostic(message, extra)));
+    this.client = new RegistryClient(
+      this.ref,
+      credentials,
+      this.http,
+      options.log,
+      (message, extra) => new CapiGitopsError(this.diagnostic(message, extra)),
+    );
   }
 
   private get provider(): string {
@@ -143,9 +155,11 @@ class OciRepository implements ProviderRepository {
   async listVersions(): Promise<string[]> {
     if (this.ref.tag !== undefined) return [this.ref.tag];
     if (this.ref.digest !== undefined) {
-      throw new CapiGitopsError(this.diagnostic(`${this.location} pins one artifact by digest, so it has no versions to choose from`, {
-        hint: 'set spec.version to the version that artifact holds',
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(`${this.location} pins one artifact by digest, so it has no versions to choose from`, {
+          hint: 'set spec.version to the version that artifact holds',
+        }),
+      );
     }
     this.options.onProgress?.({ type: 'resolve', source: this.location });
     const tags: string[] = [];
@@ -156,16 +170,23 @@ class OciRepository implements ProviderRepository {
       const answer: RevalidatedResponse = await this.revalidated(url, 'application/json', ['link'], {
         what: `the tags of ${this.ref.registry}/${this.ref.repository}`,
         notFound: () =>
-          new CapiGitopsError(this.diagnostic(`repository ${this.ref.repository} not found on ${this.ref.registry} (GET ${redactUrl(url!)} answered 404)`, {
-            hint: 'check spec.fetchConfig.oci',
-          })),
+          new CapiGitopsError(
+            this.diagnostic(`repository ${this.ref.repository} not found on ${this.ref.registry} (GET ${redactUrl(url!)} answered 404)`, {
+              hint: 'check spec.fetchConfig.oci',
+            }),
+          ),
       });
       const data = parseJsonBody(answer.body) as { tags?: unknown } | undefined;
       if (data === undefined || (data.tags !== null && data.tags !== undefined && !Array.isArray(data.tags))) {
         throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a tag list`));
       }
       for (const tag of data.tags ?? []) if (typeof tag === 'string' && !tags.includes(tag)) tags.push(tag);
-      url = this.http.nextPage(answer.headers.link, url, new URL(this.client.base).origin, `${this.ref.registry}'s tag list of ${this.ref.repository}`);
+      url = this.http.nextPage(
+        answer.headers.link,
+        url,
+        new URL(this.client.base).origin,
+        `${this.ref.registry}'s tag list of ${this.ref.repository}`,
+      );
     }
     return tags;
   }
@@ -183,15 +204,22 @@ class OciRepository implements ProviderRepository {
     this.options.onProgress?.({ type: 'fetch', source: this.location, version, file: fileName });
     const reference = this.ref.digest ?? this.ref.tag ?? version;
     if (reference === 'latest' && this.ref.tag === undefined) {
-      throw new CapiGitopsError(this.diagnostic(`cannot fetch ${fileName} for ${this.provider}: version "latest" has not been resolved to a tag of ${this.location}`, {
-        hint: 'resolve the version with listVersions() first',
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(
+          `cannot fetch ${fileName} for ${this.provider}: version "latest" has not been resolved to a tag of ${this.location}`,
+          {
+            hint: 'resolve the version with listVersions() first',
+          },
+        ),
+      );
     }
     if (!TAG.test(reference) && !SHA256_DIGEST.test(reference)) {
-      throw new CapiGitopsError(this.diagnostic(`${this.provider} version ${version} is not a valid OCI tag`, {
-        expected: 'letters, digits, "_", "." and "-", at most 128 characters (a "+" is not allowed in tags)',
-        hint: `put the tag in the reference (${this.location}:<tag>) if it differs from the version`,
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(`${this.provider} version ${version} is not a valid OCI tag`, {
+          expected: 'letters, digits, "_", "." and "-", at most 128 characters (a "+" is not allowed in tags)',
+          hint: `put the tag in the reference (${this.location}:<tag>) if it differs from the version`,
+        }),
+      );
     }
     const artifact = await this.resolveArtifact(reference, version);
     const names = this.candidates(version, fileName);
@@ -199,13 +227,17 @@ class OciRepository implements ProviderRepository {
     const title = names.find((name) => (artifact.files.get(name)?.size ?? 0) > 0);
     if (title === undefined) {
       const present = [...artifact.files.keys()].sort();
-      throw new ArtifactNotFoundError(this.diagnostic(
-        `OCI artifact ${this.named(reference)} has no ${fileName === METADATA_FILE ? 'metadata' : names.length > 1 ? 'components' : fileName} for ${this.provider} version ${version}`,
-        {
-          expected: `a non-empty layer titled (${TITLE_ANNOTATION}) ${names.join(' or ')}`,
-          hint: present.length ? `the artifact's titled layers: ${present.join(', ')}` : 'the artifact has no layer with a title annotation; push files with `oras push`, which titles them',
-        },
-      ));
+      throw new ArtifactNotFoundError(
+        this.diagnostic(
+          `OCI artifact ${this.named(reference)} has no ${fileName === METADATA_FILE ? 'metadata' : names.length > 1 ? 'components' : fileName} for ${this.provider} version ${version}`,
+          {
+            expected: `a non-empty layer titled (${TITLE_ANNOTATION}) ${names.join(' or ')}`,
+            hint: present.length
+              ? `the artifact's titled layers: ${present.join(', ')}`
+              : 'the artifact has no layer with a title annotation; push files with `oras push`, which titles them',
+          },
+        ),
+      );
     }
     const { bytes, cached } = await this.blob(artifact.files.get(title)!, `${title} of ${this.named(reference)}`);
     this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: bytes.length, cached });
@@ -232,22 +264,28 @@ class OciRepository implements ProviderRepository {
       if (Array.isArray(document.manifests)) {
         if (depth >= MAX_INDEX_DEPTH) throw new CapiGitopsError(this.diagnostic(`${from}: indexes nested deeper than ${MAX_INDEX_DEPTH}`));
         for (const child of document.manifests) {
-          if (!isDescriptor(child) || !SHA256_DIGEST.test(child.digest)) throw new CapiGitopsError(this.diagnostic(`${from}: an index entry is not a sha256 descriptor`));
+          if (!isDescriptor(child) || !SHA256_DIGEST.test(child.digest))
+            throw new CapiGitopsError(this.diagnostic(`${from}: an index entry is not a sha256 descriptor`));
           const { document: childDocument } = await this.manifest(child.digest, version);
           await visit(childDocument, depth + 1, this.named(child.digest));
         }
         return;
       }
-      if (!Array.isArray(document.layers)) throw new CapiGitopsError(this.diagnostic(`${from} is neither an image manifest nor an index`, { expected: `one of ${MANIFEST_TYPES.join(', ')}` }));
+      if (!Array.isArray(document.layers))
+        throw new CapiGitopsError(
+          this.diagnostic(`${from} is neither an image manifest nor an index`, { expected: `one of ${MANIFEST_TYPES.join(', ')}` }),
+        );
       for (const node of [document.config, ...document.layers]) {
         if (!isDescriptor(node)) continue;
         const title = node.annotations?.[TITLE_ANNOTATION];
         if (typeof title !== 'string') continue;
         const seen = files.get(title);
         if (seen && seen.digest !== node.digest) {
-          throw new CapiGitopsError(this.diagnostic(`${from}: two layers are titled ${title} with different content (${seen.digest}, ${node.digest})`, {
-            hint: 'which one the operator would use depends on copy order; publish one file per title',
-          }));
+          throw new CapiGitopsError(
+            this.diagnostic(`${from}: two layers are titled ${title} with different content (${seen.digest}, ${node.digest})`, {
+              hint: 'which one the operator would use depends on copy order; publish one file per title',
+            }),
+          );
         }
         files.set(title, node);
       }
@@ -270,10 +308,18 @@ class OciRepository implements ProviderRepository {
         what: `the manifest of ${this.named(reference)}`,
         version,
         notFound: (code) =>
-          new ArtifactNotFoundError(this.diagnostic(`OCI artifact ${this.named(reference)} not found for ${this.provider} version ${version} (GET ${redactUrl(url)} answered 404${code ? ` ${code}` : ''})`, {
-            expected: this.ref.tag === undefined && this.ref.digest === undefined ? `a tag ${version} (the tag defaults to the provider version)` : `the artifact ${this.location}`,
-            hint: 'check spec.version and spec.fetchConfig.oci',
-          })),
+          new ArtifactNotFoundError(
+            this.diagnostic(
+              `OCI artifact ${this.named(reference)} not found for ${this.provider} version ${version} (GET ${redactUrl(url)} answered 404${code ? ` ${code}` : ''})`,
+              {
+                expected:
+                  this.ref.tag === undefined && this.ref.digest === undefined
+                    ? `a tag ${version} (the tag defaults to the provider version)`
+                    : `the artifact ${this.location}`,
+                hint: 'check spec.version and spec.fetchConfig.oci',
+              },
+            ),
+          ),
       });
       body = answer.body;
       announced = answer.headers['docker-content-digest'];
@@ -281,14 +327,17 @@ class OciRepository implements ProviderRepository {
     const digest = `sha256:${sha256Hex(body)}`;
     const expected = pinned ? `sha256:${pinned}` : SHA256_DIGEST.test(announced ?? '') ? announced : undefined;
     if (expected !== undefined && expected !== digest) {
-      throw new CapiGitopsError(this.diagnostic(`the manifest of ${this.named(reference)} does not match its digest`, {
-        expected: `${expected}${pinned ? '' : ' (Docker-Content-Digest)'}`,
-        hint: `received bytes have ${digest}; the registry or something in between altered it — do not use it`,
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(`the manifest of ${this.named(reference)} does not match its digest`, {
+          expected: `${expected}${pinned ? '' : ' (Docker-Content-Digest)'}`,
+          hint: `received bytes have ${digest}; the registry or something in between altered it — do not use it`,
+        }),
+      );
     }
     if (pinned && !cached && this.options.cache) await this.options.cache.putBlob(body);
     const document = parseJsonBody(body);
-    if (typeof document !== 'object' || document === null) throw new CapiGitopsError(this.diagnostic(`the manifest of ${this.named(reference)} is not JSON`));
+    if (typeof document !== 'object' || document === null)
+      throw new CapiGitopsError(this.diagnostic(`the manifest of ${this.named(reference)} is not JSON`));
     return { document, digest };
   }
 
@@ -296,7 +345,9 @@ class OciRepository implements ProviderRepository {
   private async blob(descriptor: Descriptor, what: string): Promise<{ bytes: Buffer; cached: boolean }> {
     const hex = SHA256_DIGEST.exec(descriptor.digest)?.[1];
     if (hex === undefined) {
-      throw new CapiGitopsError(this.diagnostic(`${what}: digest ${descriptor.digest} is not sha256`, { expected: 'sha256:<64 lower-case hex digits>' }));
+      throw new CapiGitopsError(
+        this.diagnostic(`${what}: digest ${descriptor.digest} is not sha256`, { expected: 'sha256:<64 lower-case hex digits>' }),
+      );
     }
     const cache = this.options.cache;
     const cached = cache ? await cache.getBlob(hex) : undefined;
@@ -305,14 +356,26 @@ class OciRepository implements ProviderRepository {
 
     const url = `${this.repositoryUrl}/blobs/${descriptor.digest}`;
     const response = await this.client.get(url, {});
-    if (response.status === 404) throw new CapiGitopsError(this.diagnostic(`${what}: blob ${descriptor.digest} not found (GET ${redactUrl(url)} answered 404)`, { hint: 'the artifact is incomplete on the registry' }));
-    if (response.status !== 200) throw new CapiGitopsError(this.diagnostic(`cannot download ${what}: GET ${redactUrl(url)} answered HTTP ${response.status}${registryErrorCode(response.body)}`));
+    if (response.status === 404)
+      throw new CapiGitopsError(
+        this.diagnostic(`${what}: blob ${descriptor.digest} not found (GET ${redactUrl(url)} answered 404)`, {
+          hint: 'the artifact is incomplete on the registry',
+        }),
+      );
+    if (response.status !== 200)
+      throw new CapiGitopsError(
+        this.diagnostic(
+          `cannot download ${what}: GET ${redactUrl(url)} answered HTTP ${response.status}${registryErrorCode(response.body)}`,
+        ),
+      );
     const actual = `sha256:${sha256Hex(response.body)}`;
     if (actual !== descriptor.digest || response.body.length !== descriptor.size) {
-      throw new CapiGitopsError(this.diagnostic(`${what} does not match its digest`, {
-        expected: `${descriptor.digest}, ${descriptor.size} bytes (from the manifest)`,
-        hint: `received ${response.body.length} bytes with ${actual}; the download or the registry was tampered with or corrupted — do not use it`,
-      }));
+      throw new CapiGitopsError(
+        this.diagnostic(`${what} does not match its digest`, {
+          expected: `${descriptor.digest}, ${descriptor.size} bytes (from the manifest)`,
+          hint: `received ${response.body.length} bytes with ${actual}; the download or the registry was tampered with or corrupted — do not use it`,
+        }),
+      );
     }
     if (cache) await cache.putBlob(response.body);
     return { bytes: response.body, cached: false };
@@ -326,12 +389,22 @@ class OciRepository implements ProviderRepository {
     context: { what: string; version?: string; notFound: (code: string) => CapiGitopsError },
   ): Promise<RevalidatedResponse> {
     const what = `${context.what}${context.version ? ` (${this.provider} version ${context.version})` : ''}`;
-    const answer = await this.http.revalidatedGet(url, what, (conditional) => this.client.get(url, { accept, ...conditional }), keepHeaders);
+    const answer = await this.http.revalidatedGet(
+      url,
+      what,
+      (conditional) => this.client.get(url, { accept, ...conditional }),
+      keepHeaders,
+    );
     if (answer.status === 200) return answer;
     if (answer.status === 404) throw context.notFound(registryErrorCode(answer.body).trim());
-    throw new CapiGitopsError(this.diagnostic(`cannot read ${context.what}: GET ${redactUrl(url)} answered HTTP ${answer.status}${registryErrorCode(answer.body)}`, {
-      hint: answer.status === 403 ? 'the credentials lack pull access to this repository' : undefined,
-    }));
+    throw new CapiGitopsError(
+      this.diagnostic(
+        `cannot read ${context.what}: GET ${redactUrl(url)} answered HTTP ${answer.status}${registryErrorCode(answer.body)}`,
+        {
+          hint: answer.status === 403 ? 'the credentials lack pull access to this repository' : undefined,
+        },
+      ),
+    );
   }
 
   private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
@@ -342,6 +415,8 @@ class OciRepository implements ProviderRepository {
 /** ` MANIFEST_UNKNOWN`-style code from a distribution error body, or ''. Codes only: messages may echo request details. */
 function registryErrorCode(body: Buffer): string {
   const errors = (parseJsonBody(body) as { errors?: { code?: unknown }[] } | undefined)?.errors;
-  const codes = Array.isArray(errors) ? errors.map((error) => error?.code).filter((code): code is string => typeof code === 'string' && /^[A-Z_]+$/.test(code)) : [];
+  const codes = Array.isArray(errors)
+    ? errors.map((error) => error?.code).filter((code): code is string => typeof code === 'string' && /^[A-Z_]+$/.test(code))
+    : [];
   return codes.length ? ` ${codes.join(', ')}` : '';
 }
