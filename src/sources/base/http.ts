@@ -404,7 +404,8 @@ export async function httpFetch(request: HttpRequest, policy: HttpPolicy, onRetr
     try {
       // the first attempt has the request's whole budget (the clock started a moment ago), so its
       // timeout message names the budget as configured
-      const limited = attempt === 1 && (!runBound || remaining >= policy.timeoutMs) ? policy : { ...policy, timeoutMs: Math.max(1, remaining) };
+      const limited =
+        attempt === 1 && (!runBound || remaining >= policy.timeoutMs) ? policy : { ...policy, timeoutMs: Math.max(1, remaining) };
       const response = await httpFetchOnce(request, limited);
       if (!retryableStatus(response.status) || attempt > policy.retries) return response;
       const asked = retryAfterMs(response.headers.get('retry-after'));
