@@ -1,12 +1,11 @@
 import path from 'node:path';
-import { listVariables, type RenderOptions, type Resolution } from '../pipeline.js';
-import { renderOutput, refuseFleet, type FleetRenderOptions } from '../fleet-render.js';
+import type { RenderOptions, Resolution } from '../pipeline.js';
+import type { FleetRenderOptions } from '../fleet-render.js';
 import { lock } from '../usecases/lock.js';
+import { render, renderVariables } from '../usecases/render.js';
 import { plan } from '../usecases/plan.js';
 import { update } from '../usecases/update.js';
 import { renderUpgradePlanText } from '../resolve/upgrade-plan.js';
-import { writeOutput } from '../emit/write.js';
-import { prepareLockfile } from '../lock/lockfile.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
 import { Output, type OutputFlags } from './output.js';
@@ -167,15 +166,7 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
   const recorder = flags.listVariables ? undefined : outputCache?.recorder();
   const out = recorder ? new Output(flags, recorder.stdout, recorder.stderr) : new Output(flags);
   if (flags.listVariables) {
-    const providers = await withProgress(flags, async (progress) => {
-      const options = renderOptions(flags, progress, secretOptions(flags));
-      await refuseFleet(
-        options,
-        'render --list-variables',
-        'list the variables of a single-cluster manifest (the shared documents without clusters:)',
-      );
-      return listVariables(options);
-    });
+    const providers = await withProgress(flags, (progress) => renderVariables(renderOptions(flags, progress, secretOptions(flags))));
     if (out.json) {
       const variable = ({ name, default: fallback, value }: (typeof providers)[number]['variables'][number]) => ({
         name,
@@ -213,12 +204,13 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
   const output = flags.output;
   if (!output) throw new UsageError('render needs -o/--output <dir> (or --list-variables)');
   const result = await withProgress(flags, (progress) =>
-    renderOutput(
+    render(
       recorder
         ? renderFlagsOptions(flags, recorder.progress(progress), {
             onSecretValues: recorder.watchSecrets(secretOptions(flags).onSecretValues),
           })
         : renderFlagsOptions(flags, progress),
+      output,
     ),
   );
   if (result.fleet) {
@@ -231,9 +223,6 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
   } else printResolution(result, out);
   for (const w of result.warnings) out.warn(w);
   recorder?.stop();
-  // One transaction: the lockfile is prepared first and renamed right after the output's swap.
-  const lock = await prepareLockfile(result.lockFile, result.lock.lock);
-  const summary = await writeOutput(path.resolve(output), result.files, { alongside: lock ? [lock] : [] });
   const document = {
     layout: result.layout,
     ...(result.fleet
@@ -250,12 +239,12 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
   await reportWrite(out, {
     output,
     files: result.files,
-    summary,
+    summary: result.summary,
     document,
     warnings: result.warnings,
-    lockReport: () => lockReport(result, lock !== undefined, out),
+    lockReport: () => lockReport(result, result.lockWritten, out),
   });
-  await recorder?.store(result, { lockChanged: lock !== undefined, document });
+  await recorder?.store(result, { lockChanged: result.lockWritten, document });
 }
 
 /** The pipeline's options for the flags render, check and diff share. */
