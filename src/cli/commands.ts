@@ -1,10 +1,11 @@
 import path from 'node:path';
-import { listVariables, type RenderOptions, type Resolution } from '../pipeline.js';
-import { renderOutput, lockOutput, planRelease, refuseFleet, type FleetRenderOptions } from '../fleet-render.js';
-import { planManagementCluster, updateManagementCluster } from '../upgrade.js';
+import type { RenderOptions, Resolution } from '../pipeline.js';
+import type { FleetRenderOptions } from '../fleet-render.js';
+import { lock } from '../usecases/lock.js';
+import { render, renderVariables } from '../usecases/render.js';
+import { plan } from '../usecases/plan.js';
+import { update } from '../usecases/update.js';
 import { renderUpgradePlanText } from '../resolve/upgrade-plan.js';
-import { writeOutput } from '../emit/write.js';
-import { prepareLockfile, writeLockfile } from '../lock/lockfile.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
 import { Output, type OutputFlags } from './output.js';
@@ -155,11 +156,6 @@ function lockReport(resolution: Pick<Resolution, 'lockFile' | 'lock'>, written: 
   return { path: where, updated: written, changes: changes.map(({ line: _line, ...change }) => change) };
 }
 
-/** Writes the lockfile if it changed; what changed, for the report. */
-async function saveLock(resolution: Pick<Resolution, 'lockFile' | 'lock'>, out: Output): Promise<Record<string, unknown>> {
-  return lockReport(resolution, await writeLockfile(resolution.lockFile, resolution.lock.lock), out);
-}
-
 /** A default as written in the artifact: `${V:=""}` shows `""`, not the JSON of its two quotes. */
 function shownDefault(text: string): string {
   return /^(["'])[^"'\\]*\1$/.test(text) ? text : JSON.stringify(text);
@@ -170,15 +166,7 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
   const recorder = flags.listVariables ? undefined : outputCache?.recorder();
   const out = recorder ? new Output(flags, recorder.stdout, recorder.stderr) : new Output(flags);
   if (flags.listVariables) {
-    const providers = await withProgress(flags, async (progress) => {
-      const options = renderOptions(flags, progress, secretOptions(flags));
-      await refuseFleet(
-        options,
-        'render --list-variables',
-        'list the variables of a single-cluster manifest (the shared documents without clusters:)',
-      );
-      return listVariables(options);
-    });
+    const providers = await withProgress(flags, (progress) => renderVariables(renderOptions(flags, progress, secretOptions(flags))));
     if (out.json) {
       const variable = ({ name, default: fallback, value }: (typeof providers)[number]['variables'][number]) => ({
         name,
@@ -216,12 +204,13 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
   const output = flags.output;
   if (!output) throw new UsageError('render needs -o/--output <dir> (or --list-variables)');
   const result = await withProgress(flags, (progress) =>
-    renderOutput(
+    render(
       recorder
         ? renderFlagsOptions(flags, recorder.progress(progress), {
             onSecretValues: recorder.watchSecrets(secretOptions(flags).onSecretValues),
           })
         : renderFlagsOptions(flags, progress),
+      output,
     ),
   );
   if (result.fleet) {
@@ -234,9 +223,6 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
   } else printResolution(result, out);
   for (const w of result.warnings) out.warn(w);
   recorder?.stop();
-  // One transaction: the lockfile is prepared first and renamed right after the output's swap.
-  const lock = await prepareLockfile(result.lockFile, result.lock.lock);
-  const summary = await writeOutput(path.resolve(output), result.files, { alongside: lock ? [lock] : [] });
   const document = {
     layout: result.layout,
     ...(result.fleet
@@ -253,12 +239,12 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
   await reportWrite(out, {
     output,
     files: result.files,
-    summary,
+    summary: result.summary,
     document,
     warnings: result.warnings,
-    lockReport: () => lockReport(result, lock !== undefined, out),
+    lockReport: () => lockReport(result, result.lockWritten, out),
   });
-  await recorder?.store(result, { lockChanged: lock !== undefined, document });
+  await recorder?.store(result, { lockChanged: result.lockWritten, document });
 }
 
 /** The pipeline's options for the flags render, check and diff share. */
@@ -346,10 +332,10 @@ export async function chartShowCommand(name: (typeof BUILT_IN_CHARTS)[number], f
 
 export async function lockCommand(flags: SourceFlags): Promise<void> {
   const out = new Output(flags);
-  const resolution = await withProgress(flags, (progress) => lockOutput(renderOptions(flags, progress)));
+  const resolution = await withProgress(flags, (progress) => lock(renderOptions(flags, progress)));
   if (resolution.fleet) for (const [name, r] of resolution.resolutions) printResolution(r, out, `${name}: `);
   else printResolution(resolution, out);
-  const lockfile = await saveLock(resolution, out);
+  const lockfile = lockReport(resolution, resolution.lockWritten, out);
   if (resolution.lock.changes.length === 0) out.line('the lockfile is up to date');
   if (out.json) {
     const resolved = resolution.fleet
@@ -361,41 +347,26 @@ export async function lockCommand(flags: SourceFlags): Promise<void> {
 
 export async function planCommand(flags: SourceFlags & { release?: string; cluster?: string[] }): Promise<void> {
   const out = new Output(flags);
-  if (flags.release !== undefined) {
-    const release = flags.release;
-    const plan = await withProgress(flags, (progress) => planRelease(renderOptions(flags, progress, { clusters: flags.cluster }), release));
-    if (out.json) return out.document('plan', { release, clusters: plan.clusters });
-    for (const c of plan.clusters) {
+  const result = await withProgress(flags, (progress) =>
+    plan(renderOptions(flags, progress, flags.release !== undefined ? { clusters: flags.cluster } : {}), flags.release),
+  );
+  if (result.release !== undefined) {
+    const { release } = result;
+    if (out.json) return out.document('plan', { release, clusters: result.clusters });
+    for (const c of result.clusters) {
       out.line(`cluster ${c.name}: ${c.from ?? '(no release)'} → ${release}${c.moves.length === 0 ? ', no version changes' : ''}`);
       for (const m of c.moves) out.line(`  ${m.component}: ${m.from ?? '(absent)'} → ${m.to ?? '(absent)'}`);
     }
     return;
   }
-  const { plan } = await withProgress(flags, async (progress) => {
-    const options = renderOptions(flags, progress);
-    await refuseFleet(
-      options,
-      'plan without --release',
-      'plan a fleet with `capi-gitops plan -f <path> --release <name>`, or move a cluster by pinning versions in its overlay',
-    );
-    return planManagementCluster(options);
-  });
-  if (out.json) out.document('plan', { ...plan });
+  if (out.json) out.document('plan', { ...result.plan });
   // The plan suggests `capi-gitops update …`: complete it so it runs as printed.
-  else if (!flags.quiet) process.stdout.write(completeSuggestions(renderUpgradePlanText(plan), flags));
+  else if (!flags.quiet) process.stdout.write(completeSuggestions(renderUpgradePlanText(result.plan), flags));
 }
 
 export async function updateCommand(providers: string[], flags: SourceFlags & { contract?: string }): Promise<void> {
   const out = new Output(flags);
-  const result = await withProgress(flags, async (progress) => {
-    const options = renderOptions(flags, progress);
-    await refuseFleet(
-      options,
-      'update',
-      "in a fleet, versions move through kind: Release documents or the clusters' overlays; see `capi-gitops plan --release`",
-    );
-    return updateManagementCluster(options, { contract: flags.contract, providers });
-  });
+  const result = await withProgress(flags, (progress) => update(renderOptions(flags, progress), { contract: flags.contract, providers }));
   for (const edit of result.edits) {
     const where = `${displayPath(edit.file)}:${edit.line}`;
     const what = `${edit.kind}/${edit.namespace}/${edit.name}`;
@@ -404,7 +375,7 @@ export async function updateCommand(providers: string[], flags: SourceFlags & { 
       out.line(`${where}: ${what} has no exact spec.version; the lockfile moves to ${edit.newVersion}`);
     else if (edit.status === 'skipped') out.line(`${where}: ${what} not updated: ${edit.reason ?? 'edit it by hand'}`);
   }
-  const lockfile = await saveLock(result.resolution, out);
+  const lockfile = lockReport(result.resolution, result.lockWritten, out);
   if (result.resolution.lock.changes.length === 0 && result.files.length === 0) out.line('everything is up to date');
   if (out.json) {
     const edits = result.edits.map((edit) => ({ ...edit, file: displayPath(edit.file) }));

@@ -3,25 +3,20 @@
  * and never write the output directory or the lockfile.
  */
 import path from 'node:path';
-import { renderOutput } from '../fleet-render.js';
 import { CapiGitopsError } from '../model/diagnostics.js';
-import { redactStrings } from '../model/redact.js';
 import {
   appendStepSummary,
   checkAnnotations,
-  checkOutput,
   diagnosticAnnotations,
   formatMarkdown,
   formatText,
-  hideSecretFileValues,
   inGitHubActions,
-  manifestAtRevision,
-  readOutputTree,
   reviewAnnotations,
-  reviewChanges,
   type CheckReport,
-  type ReviewSide,
 } from '../review/index.js';
+import { check } from '../usecases/check.js';
+import { diff, type DiffRequest } from '../usecases/diff.js';
+import type { ProgressReporter } from './progress.js';
 import { regenerateCommand, renderFlagsOptions, withProgress, type RenderFlags } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
 
@@ -74,12 +69,10 @@ function checkJson(report: CheckReport, output: string): string {
 export async function checkCommand(flags: CheckFlags): Promise<void> {
   if (!flags.output) throw new UsageError('check needs -o/--output <dir>: the committed output directory to compare with');
   const output = flags.output;
-  // --frozen is implied: a lockfile that no longer answers the manifest is drift too.
-  const result = await annotatingErrors(() =>
-    withProgress(flags, (progress) => renderOutput(renderFlagsOptions(flags, progress, { frozen: true }))),
+  const { warnings, report } = await annotatingErrors(() =>
+    withProgress(flags, (progress) => check(renderFlagsOptions(flags, progress), output)),
   );
-  const report = await checkOutput(output, result.files);
-  for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
+  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const fix = regenerateCommand(flags);
   if (flags.json) process.stdout.write(checkJson(report, output));
   else if (report.problems.length === 0) {
@@ -111,40 +104,39 @@ function fullDiffCommand(flags: DiffFlags): string {
   return [...words, '--format', 'text'].join(' ');
 }
 
-async function diffSides(flags: DiffFlags): Promise<{ before: ReviewSide; after: ReviewSide }> {
+/** The sides to compare, from the flags; a render's options come with the progress display. */
+function diffRequest(flags: DiffFlags): DiffRequest | ((progress: ProgressReporter) => DiffRequest) {
   if (flags.from !== undefined || flags.to !== undefined) {
     if (flags.from === undefined || flags.to === undefined)
       throw new UsageError('--from and --to go together: diff --from <dir> --to <dir>');
     if (flags.base)
       throw new UsageError('--base compares renders of a manifest; --from/--to compare two directories: use one or the other');
-    return {
-      before: { label: flags.from, files: await readOutputTree(flags.from) },
-      after: { label: flags.to, files: await readOutputTree(flags.to) },
-    };
+    return { from: flags.from, to: flags.to };
   }
   if (!flags.output) throw new UsageError('diff needs -o/--output <dir> (the committed output directory), or --from <dir> --to <dir>');
   const output = flags.output;
-  const current = await withProgress(flags, (progress) => renderOutput(renderFlagsOptions(flags, progress, { frozen: flags.frozen })));
-  const after: ReviewSide = { label: 'the manifest as it is now', files: current.files };
-  if (!flags.base) return { before: { label: `${output} as committed`, files: await readOutputTree(output) }, after };
-  const revision = await manifestAtRevision(flags.base, flags.file ?? []);
-  try {
-    const baseRender = await withProgress(flags, (progress) =>
-      renderOutput(
-        renderFlagsOptions({ ...flags, file: revision.manifestPaths }, progress, { frozen: false, command: regenerateCommand(flags) }),
-      ),
-    );
-    return { before: { label: `the manifest at ${flags.base} (${revision.commit.slice(0, 12)})`, files: baseRender.files }, after };
-  } finally {
-    await revision.dispose();
-  }
+  return (progress) => ({
+    output,
+    current: renderFlagsOptions(flags, progress, { frozen: flags.frozen }),
+    ...(flags.base
+      ? {
+          base: {
+            revision: flags.base,
+            manifestPaths: flags.file ?? [],
+            options: (file: string[]) =>
+              renderFlagsOptions({ ...flags, file }, progress, { frozen: false, command: regenerateCommand(flags) }),
+          },
+        }
+      : {}),
+  });
 }
 
 export async function diffCommand(flags: DiffFlags): Promise<void> {
   const format = flags.format ?? 'text';
-  const { before, after } = await annotatingErrors(() => diffSides(flags));
-  // values in files that hold secrets are hidden, and any value the renders knew is redacted
-  const report = redactStrings(hideSecretFileValues(reviewChanges(before, after), before.files, after.files));
+  const request = diffRequest(flags);
+  const report = await annotatingErrors(() =>
+    typeof request === 'function' ? withProgress(flags, (progress) => diff(request(progress))) : diff(request),
+  );
   const markdown = () => formatMarkdown(report, { fullCommand: fullDiffCommand(flags) });
   if (format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else if (format === 'markdown') process.stdout.write(markdown());
