@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { CapiGitopsError, type Diagnostic, type DiagnosticOrigin } from './model/diagnostics.js';
 import { manifestLabel, type ProviderKind } from './model/provider.js';
-import type { ProviderRepository } from './model/repository.js';
+import type { Artifact, ProviderRepository } from './model/repository.js';
 import { parseSemantic } from './kernel/versions.js';
 import type { Manifest, ProviderObject, ToolConfig } from './manifest/types.js';
 import {
@@ -153,6 +153,56 @@ export async function resolveEachProvider(
   return concludeResolutions(outcomes);
 }
 
+/** A release published as one manifest (cert-manager, the cluster-api-operator), and how to read it. */
+interface SingleManifest<Label extends string> {
+  label: Label;
+  url: string;
+  /** Where a relative local URL is resolved from. */
+  dir: string;
+  origin: DiagnosticOrigin;
+  /** For messages: what the file is, and what the URL must name. */
+  what: string;
+  mustName: string;
+  noSourceHint: string;
+  /** The version of a local copy, given the directory it is in when that is a semantic version. */
+  localVersion: (fromDirectory: string | undefined, filePath: string) => string;
+  /** The version to fetch from an opened repository. */
+  remoteVersion: (repository: ProviderRepository) => string | Promise<string>;
+  decorate?: (repository: ProviderRepository) => ProviderRepository;
+  fetchProblem?: (error: unknown) => unknown;
+}
+
+/** A local URL is read where it is; any other goes through the source modules like a provider's. */
+async function fetchSingleManifest<Label extends string>(
+  release: SingleManifest<Label>,
+  options: Pick<ResolveOptions, 'sources' | 'modules'>,
+): Promise<{ label: Label; version: string; components: Artifact; repository: { sourceType: string; location: string } }> {
+  const { label, url, origin } = release;
+  if (isLocalRepositoryUrl(url)) {
+    const filePath = localUrlToPath(url, release.dir, origin);
+    const directory = path.basename(path.dirname(filePath));
+    const version = release.localVersion(parseSemantic(directory) ? directory : undefined, filePath);
+    const components = await readLocalArtifact(filePath, origin, '', release.what, release.mustName);
+    return { label, version, components, repository: { sourceType: 'local', location: filePath } };
+  }
+  const request: RepositoryRequest = {
+    from: 'url',
+    name: label,
+    label,
+    url,
+    baseDir: release.dir,
+    origin,
+    noSourceHint: release.noSourceHint,
+  };
+  const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
+  const repository = release.decorate?.(opened) ?? opened;
+  const version = await release.remoteVersion(repository);
+  const components = await repository.getFile(version, repository.componentsFile).catch((error: unknown) => {
+    throw release.fetchProblem ? release.fetchProblem(error) : error;
+  });
+  return { label, version, components, repository: { sourceType: repository.sourceType, location: repository.location } };
+}
+
 /** cert-manager as clusterctl init installs it, or null when `certManager.enabled` is false. */
 export async function resolveCertManager(
   config: ToolConfig,
@@ -163,49 +213,25 @@ export async function resolveCertManager(
   if (settings.enabled === false) return null;
   const settingsProblems = certManagerSettingsProblems(config);
   if (settingsProblems.length > 0) throw new CapiGitopsError(settingsProblems);
-  const url = settings.url ?? certManagerDefaultUrl(settings.version ?? CERT_MANAGER_DEFAULT_VERSION);
   const origin = certManagerRequestOrigin(config);
-
-  if (isLocalRepositoryUrl(url)) {
-    const filePath = localUrlToPath(url, declaringDir(config.position, baseDir), origin);
-    const directory = path.basename(path.dirname(filePath));
-    const version = certManagerVersion(settings.version, parseSemantic(directory) ? directory : undefined, origin);
-    const components = await readLocalArtifact(
-      filePath,
+  return fetchSingleManifest(
+    {
+      label: CERT_MANAGER_LABEL,
+      url: settings.url ?? certManagerDefaultUrl(settings.version ?? CERT_MANAGER_DEFAULT_VERSION),
+      dir: declaringDir(config.position, baseDir),
       origin,
-      '',
-      'the cert-manager manifest',
-      'certManager.url must name the cert-manager.yaml release manifest',
-    );
-    return { label: CERT_MANAGER_LABEL, version, components, repository: { sourceType: 'local', location: filePath } };
-  }
-
-  const request: RepositoryRequest = {
-    from: 'url',
-    name: CERT_MANAGER_LABEL,
-    label: CERT_MANAGER_LABEL,
-    url,
-    baseDir: declaringDir(config.position, baseDir),
-    origin,
-    noSourceHint:
-      'set certManager.url to a GitHub release URL or a local copy of cert-manager.yaml (a file:// URL or a path), or certManager.enabled: false if cert-manager is installed another way',
-  };
-  const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
-  const repository = options.decorate?.(opened, { name: CERT_MANAGER_LABEL, namespace: 'cert-manager' }) ?? opened;
-  const version = certManagerVersion(
-    settings.version,
-    parseSemantic(repository.defaultVersion) ? repository.defaultVersion : undefined,
-    origin,
+      what: 'the cert-manager manifest',
+      mustName: 'certManager.url must name the cert-manager.yaml release manifest',
+      noSourceHint:
+        'set certManager.url to a GitHub release URL or a local copy of cert-manager.yaml (a file:// URL or a path), or certManager.enabled: false if cert-manager is installed another way',
+      localVersion: (fromDirectory) => certManagerVersion(settings.version, fromDirectory, origin),
+      remoteVersion: (repository) =>
+        certManagerVersion(settings.version, parseSemantic(repository.defaultVersion) ? repository.defaultVersion : undefined, origin),
+      decorate: options.decorate && ((opened) => options.decorate!(opened, { name: CERT_MANAGER_LABEL, namespace: 'cert-manager' })),
+      fetchProblem: certManagerFetchProblem,
+    },
+    options,
   );
-  const components = await repository.getFile(version, repository.componentsFile).catch((error: unknown) => {
-    throw certManagerFetchProblem(error);
-  });
-  return {
-    label: CERT_MANAGER_LABEL,
-    version,
-    components,
-    repository: { sourceType: repository.sourceType, location: repository.location },
-  };
 }
 
 export interface OperatorReleaseOptions extends Pick<ResolveOptions, 'sources' | 'modules'> {
@@ -226,47 +252,34 @@ export async function resolveOperatorRelease(
   const settings = config.operator ?? {};
   const requested = settings.version === LATEST ? undefined : settings.version;
   const at = operatorOrigin(config, settings.url ? 'url' : 'version');
-  const dir = declaringDir(config.position, baseDir);
-  const url = settings.url ?? operatorReleaseUrl(options.pinnedVersion ?? requested ?? LATEST);
-  if (isLocalRepositoryUrl(url)) {
-    const filePath = localUrlToPath(url, dir, at);
-    const directory = path.basename(path.dirname(filePath));
-    const version = requested ?? (parseSemantic(directory) ? directory : undefined);
-    // the lock records a release: a copy outside a <version>/ directory must say which
-    if (version === undefined) {
-      throw new CapiGitopsError({
-        ...at,
-        message: `${filePath} is not in a directory named for its release, and operator.version is not set`,
-        expected: 'operator.version: <tag>, or the file in a directory named for the release (…/v0.28.0/operator-components.yaml)',
-        hint: 'add operator.version (the release the file comes from) to the Config document',
-      });
-    }
-    const components = await readLocalArtifact(
-      filePath,
-      at,
-      '',
-      'the cluster-api-operator release manifest',
-      `operator.url must name ${OPERATOR_COMPONENTS_FILE}`,
-    );
-    return { label: OPERATOR_LABEL, version, components, repository: { sourceType: 'local', location: filePath } };
-  }
-  const request: RepositoryRequest = {
-    from: 'url',
-    name: OPERATOR_LABEL,
-    label: OPERATOR_LABEL,
-    url,
-    baseDir: dir,
-    origin: at,
-    noSourceHint: `set operator.url to the GitHub release URL of ${OPERATOR_COMPONENTS_FILE}, or a local copy of it (a file:// URL or a path)`,
-  };
-  const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
-  const repository = options.decorate?.(opened) ?? opened;
-  const version =
-    options.pinnedVersion ??
-    requested ??
-    (repository.defaultVersion !== LATEST ? repository.defaultVersion : await newestRelease(repository, at));
-  const components = await repository.getFile(version, repository.componentsFile);
-  return { label: OPERATOR_LABEL, version, components, repository: { sourceType: repository.sourceType, location: repository.location } };
+  return fetchSingleManifest(
+    {
+      label: OPERATOR_LABEL,
+      url: settings.url ?? operatorReleaseUrl(options.pinnedVersion ?? requested ?? LATEST),
+      dir: declaringDir(config.position, baseDir),
+      origin: at,
+      what: 'the cluster-api-operator release manifest',
+      mustName: `operator.url must name ${OPERATOR_COMPONENTS_FILE}`,
+      noSourceHint: `set operator.url to the GitHub release URL of ${OPERATOR_COMPONENTS_FILE}, or a local copy of it (a file:// URL or a path)`,
+      localVersion: (fromDirectory, filePath) => {
+        const version = requested ?? fromDirectory;
+        // the lock records a release: a copy outside a <version>/ directory must say which
+        if (version !== undefined) return version;
+        throw new CapiGitopsError({
+          ...at,
+          message: `${filePath} is not in a directory named for its release, and operator.version is not set`,
+          expected: 'operator.version: <tag>, or the file in a directory named for the release (…/v0.28.0/operator-components.yaml)',
+          hint: 'add operator.version (the release the file comes from) to the Config document',
+        });
+      },
+      remoteVersion: (repository) =>
+        options.pinnedVersion ??
+        requested ??
+        (repository.defaultVersion !== LATEST ? repository.defaultVersion : newestRelease(repository, at)),
+      decorate: options.decorate,
+    },
+    options,
+  );
 }
 
 /** `latest`: the newest stable release (a pre-release only when there is no stable one). */
