@@ -16,7 +16,7 @@ import { loadManifest } from './manifest/load.js';
 import type { Manifest, ReleaseObject } from './manifest/types.js';
 import { closestName } from './manifest/fields.js';
 import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from './fleet/expand.js';
-import { lockfilePath, readLockfile } from './lock/lockfile.js';
+import { buildLockfile, lockfilePath, readLockfile } from './lock/lockfile.js';
 import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from './lock/fleet.js';
 import { sharedBlobs, type LockOutcome } from './lock/session.js';
 import type { Lockfile } from './lock/types.js';
@@ -239,13 +239,27 @@ export async function renderOutput(options: FleetRenderOptions): Promise<OutputR
   return { fleet: true, ...(await renderFleet(manifest, options)) };
 }
 
+/** Every cluster's resolution and the fleet's one lock. */
+export interface FleetResolution {
+  clusters: FleetCluster[];
+  resolutions: Map<string, Resolution>;
+  lockFile: string;
+  lock: LockOutcome;
+  warnings: string[];
+  /**
+   * With `collectAll`, the problems of clusters (and releases) that could not be resolved at all;
+   * a resolution's own `problems` say what else did not resolve. The lock is then not to be written.
+   */
+  problems?: Diagnostic[];
+}
+
 /** Resolves every cluster of a fleet, each from its part of the fleet's lock; one lock for all. */
 export async function resolveFleet(
   manifest: Manifest,
   options: FleetRenderOptions,
   fetch = new FetchOnce(),
   expand: ExpandOptions = {},
-): Promise<{ clusters: FleetCluster[]; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome; warnings: string[] }> {
+): Promise<FleetResolution> {
   const fleet = expandFleet(manifest, expand);
   const lockFile = lockfilePath(manifest.baseDir);
   const previous = await readLockfile(lockFile);
@@ -256,7 +270,10 @@ export async function resolveFleet(
     fleet.clusters.map(async (cluster) => {
       try {
         const shared: SharedRun = { previous: clusterLockView(previous, cluster.name), decorate: fetch.decorate, blobs };
-        resolutions.set(cluster.name, await resolveManifest(cluster.manifest, { ...options, frozen: false }, shared));
+        const resolution = await resolveManifest(cluster.manifest, { ...options, frozen: false }, shared);
+        // collectAll: what did not resolve travels with the resolution, named after its cluster and layer
+        const problems = resolution.problems?.flatMap((d) => clusterDiagnostics(cluster.name, [d], cluster));
+        resolutions.set(cluster.name, problems ? { ...resolution, problems } : resolution);
       } catch (err) {
         collectFor(bag, cluster.name, err, cluster);
       }
@@ -266,7 +283,12 @@ export async function resolveFleet(
   await Promise.all(
     [...fleet.releases.values()].map(async ({ release, manifest: onRelease }) => {
       try {
-        await resolveManifest(onRelease, { ...options, frozen: false }, { previous: undefined, decorate: fetch.decorate, blobs });
+        // every problem of the release is thrown together
+        await resolveManifest(
+          onRelease,
+          { ...options, frozen: false, collectAll: false },
+          { previous: undefined, decorate: fetch.decorate, blobs },
+        );
       } catch (err) {
         if (!(err instanceof CapiGitopsError)) throw err;
         for (const d of err.diagnostics)
@@ -278,6 +300,18 @@ export async function resolveFleet(
       }
     }),
   );
+  const unresolved = [...resolutions.values()].some((r) => r.problems?.length);
+  if (options.collectAll && (bag.items.length > 0 || unresolved)) {
+    // render what resolved, then report everything together (renderFleet)
+    return {
+      clusters: fleet.clusters,
+      resolutions,
+      lockFile,
+      lock: { lock: previous ?? buildLockfile([]), changes: [] },
+      warnings: [],
+      problems: bag.items,
+    };
+  }
   throwDeduplicated(bag);
   const locks = new Map<string, Lockfile>([...resolutions].map(([name, r]) => [name, r.lock.lock]));
   const lock = mergeClusterLocks(locks);
@@ -300,16 +334,17 @@ function releasePosition(release: ReleaseObject, d: Diagnostic): Partial<Diagnos
 /** A problem of one cluster names it (the fleet stage's own problems already do). */
 function collectFor(bag: DiagnosticBag, cluster: string, err: unknown, layers?: FleetCluster): void {
   if (!(err instanceof CapiGitopsError)) throw err;
-  for (const d of err.diagnostics) {
-    if (d.object?.startsWith('cluster ')) {
-      bag.add(d);
-      continue;
-    }
+  for (const d of clusterDiagnostics(cluster, err.diagnostics, layers)) bag.add(d);
+}
+
+function clusterDiagnostics(cluster: string, diagnostics: readonly Diagnostic[], layers?: FleetCluster): Diagnostic[] {
+  return diagnostics.map((d) => {
+    if (d.object?.startsWith('cluster ')) return d;
     // a version problem points at the layer that chose the version
     const origin = d.path === 'spec.version' && d.object ? layers?.origin(d.object, ['spec', 'version']) : undefined;
     const at = origin?.position ? { file: origin.position.file, line: origin.position.line, column: origin.position.column } : {};
-    bag.add({ ...d, ...at, object: `cluster ${cluster}${origin ? `, ${origin.layer}` : ''}${d.object ? `: ${d.object}` : ''}` });
-  }
+    return { ...d, ...at, object: `cluster ${cluster}${origin ? `, ${origin.layer}` : ''}${d.object ? `: ${d.object}` : ''}` };
+  });
 }
 
 /** Clusters that share an artifact share its problems: each is reported once. */
@@ -428,14 +463,19 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
   const renders = new RenderOnce();
   const substitutions = new SubstituteOnce();
   const layout: LayoutName = options.layout ?? manifest.config.output?.layout ?? 'kustomize';
-  const resolved = await resolveFleet(manifest, options, fetch);
+  const resolved = await resolveFleet(manifest, { ...options, collectAll: true }, fetch);
   const selected = selectedClusters(resolved.clusters, options.clusters);
   const bag = new DiagnosticBag();
+  for (const d of resolved.problems ?? []) bag.add(d);
+  // a cluster not rendered this run still fails it when it does not resolve: the lock covers it
+  for (const cluster of resolved.clusters.filter((c) => !selected.has(c.name)))
+    for (const d of resolved.resolutions.get(cluster.name)?.problems ?? []) bag.add(d);
   const trees = new Map<string, ReadonlyMap<string, string>>();
   const warnings = [...resolved.warnings];
   await Promise.all(
     resolved.clusters
-      .filter((c) => selected.has(c.name))
+      // a cluster that could not be resolved at all has its problems in the bag already
+      .filter((c) => selected.has(c.name) && resolved.resolutions.has(c.name))
       .map(async (cluster) => {
         try {
           const resolution = { ...resolved.resolutions.get(cluster.name)!, manifest: clusterManifest(cluster, layout) };

@@ -266,6 +266,9 @@ test('an unknown version of one provider hides no render problem of another: bot
   const unknown = found.find((d) => d.object === 'ControlPlaneProvider/capex-control-plane-system/example');
   assert.ok(unknown, JSON.stringify(found));
   assert.match(unknown.message, /v0\.9\.0/);
+  // at the version the manifest wrote, not at the object
+  assert.equal(unknown.path, 'spec.version');
+  assert.deepEqual({ line: unknown.line, column: unknown.column }, where(file, 'v0.9.0'));
   const container = found.find((d) => d.path === 'spec.deployment.containers[0].name');
   assert.ok(container, JSON.stringify(found));
   assert.deepEqual({ line: container.line, column: container.column }, where(file, 'manger'));

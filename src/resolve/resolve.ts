@@ -14,7 +14,7 @@ import { INSTALL_ORDER, type ProviderKind } from '../model/provider.js';
 import type { Manifest, ProviderObject, SourcePosition, ToolConfig } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
 import { parseSemantic } from '../kernel/versions.js';
-import type { Artifact, ProviderRepository } from '../model/repository.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../model/repository.js';
 import {
   CURRENT_CONTRACT,
   METADATA_FILE,
@@ -72,6 +72,17 @@ function withDefaults(diagnostic: Diagnostic, origin: DiagnosticOrigin): Diagnos
   return merged;
 }
 
+/**
+ * A release the manifest names that does not exist is a problem of spec.version, reported where
+ * the version is written (a fleet then finds the layer that chose it).
+ */
+function atVersionField(error: unknown, provider: ProviderObject): unknown {
+  if (!(error instanceof ArtifactNotFoundError)) return error;
+  const { file, line, column } = provider.fieldPosition?.(['spec', 'version']) ?? provider.position;
+  const origin = { file, line, column, object: providerObjectName(provider), path: 'spec.version' };
+  return new CapiGitopsError(error.diagnostics.map((d) => ({ ...d, ...origin })));
+}
+
 /** The data of the Secret spec.configSecret names, if it is in the input (its credentials serve fetching). */
 export function configSecretData(provider: ProviderObject, manifest: Manifest): Readonly<Record<string, string>> | undefined {
   return findConfigSecret(provider, manifest.secrets)?.data;
@@ -114,7 +125,9 @@ export async function resolveRelease(
   const [metadata, components] = await Promise.all([
     repository.getFile(version, METADATA_FILE),
     repository.getFile(version, repository.componentsFile),
-  ]);
+  ]).catch((error: unknown) => {
+    throw pinned === undefined && provider.spec.version ? atVersionField(error, provider) : error;
+  });
   const subject = { label, version, url: metadata.url };
   const parsedMetadata = metadataOf(metadata, subject);
   const contract = contractForVersion(parsedMetadata, subject);

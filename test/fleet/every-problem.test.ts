@@ -1,0 +1,122 @@
+/**
+ * A fleet reports every problem of every cluster in one run (issue #10), as a single cluster does:
+ * an unknown version in one cluster hides neither a render problem of another cluster nor one of
+ * its own other providers. Each test starts from a copy of the bundled example.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { exampleCopy } from '../helpers/cli.js';
+import { renderOutput } from '../../src/fleet-render.js';
+import { CapiGitopsError, type Diagnostic } from '../../src/model/diagnostics.js';
+
+const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+
+/** The example as a two-cluster fleet: EXAMPLE_REGION moves from the shared Config to eu-1's overlay. */
+function fleetExample(fleet: string): { dir: string; manifest: string; fleetFile: string } {
+  const dir = exampleCopy();
+  const manifest = path.join(dir, 'management-cluster');
+  rmSync(path.join(manifest, 'capi-gitops.lock.yaml'));
+  const config = path.join(manifest, 'config.yaml');
+  const text = readFileSync(config, 'utf8');
+  const without = text.replace('variables:\n  EXAMPLE_REGION: eu-west-1\n', '');
+  assert.notEqual(without, text, 'the example no longer sets EXAMPLE_REGION in its Config');
+  writeFileSync(config, without);
+  const fleetFile = path.join(manifest, 'fleet.yaml');
+  writeFileSync(fleetFile, fleet);
+  return { dir, manifest, fleetFile };
+}
+
+async function problems(manifest: string): Promise<Diagnostic[]> {
+  try {
+    await renderOutput({ manifestPaths: [manifest] });
+  } catch (error) {
+    if (error instanceof CapiGitopsError) return error.diagnostics;
+    throw error;
+  }
+  assert.fail('expected the run to fail');
+}
+
+function lineOf(file: string, text: string): number {
+  const index = readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(text));
+  assert.ok(index >= 0, `${text} not in ${file}`);
+  return index + 1;
+}
+
+test("an unknown version in one cluster hides no other cluster's render problem: both in one run, nothing written (CLI)", async () => {
+  const { dir, manifest, fleetFile } = fleetExample(`apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+clusters:
+- name: eu-1
+  variables: {EXAMPLE_REGION: eu-west-1}
+  providers:
+    BootstrapProvider/example: {spec: {version: v0.9.0}}
+- name: us-1
+`);
+  const found = await problems(manifest);
+  const text = found.map((d) => `${d.object ?? ''}: ${d.message}`).join('\n');
+  assert.equal(found.length, 2, text);
+  const version = found.find((d) => /v0\.9\.0/.test(d.message));
+  assert.ok(version, text);
+  assert.match(version.object ?? '', /^cluster eu-1, overlay: BootstrapProvider\/capex-bootstrap-system\/example/);
+  // the version is reported where the overlay chose it
+  assert.equal(version.file, fleetFile);
+  assert.equal(version.line, lineOf(fleetFile, 'v0.9.0'));
+  const variable = found.find((d) => /EXAMPLE_REGION/.test(d.message));
+  assert.ok(variable, text);
+  assert.match(variable.object ?? '', /^cluster us-1: InfrastructureProvider\/capex-system\/example/);
+
+  const out = path.join(dir, 'out');
+  const run = spawnSync(process.execPath, [CLI, 'render', '-f', manifest, '-o', out, '--cache-dir', path.join(dir, 'cache')], {
+    encoding: 'utf8',
+  });
+  assert.equal(run.status, 1, run.stderr);
+  assert.match(run.stderr, /v0\.9\.0/);
+  assert.match(run.stderr, /EXAMPLE_REGION/);
+  assert.match(run.stderr, /2 problems; nothing was written/);
+  assert.ok(!existsSync(out));
+  assert.ok(!existsSync(path.join(manifest, 'capi-gitops.lock.yaml')));
+});
+
+test('within one cluster of a fleet, an unknown version hides no render problem of its other providers', async () => {
+  const { manifest } = fleetExample(`apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+clusters:
+- name: eu-1
+  providers:
+    BootstrapProvider/example: {spec: {version: v0.9.0}}
+`);
+  const found = await problems(manifest);
+  const text = found.map((d) => `${d.object ?? ''}: ${d.message}`).join('\n');
+  assert.equal(found.length, 2, text);
+  assert.ok(
+    found.some((d) => /v0\.9\.0/.test(d.message) && d.object?.startsWith('cluster eu-1, overlay: BootstrapProvider/')),
+    text,
+  );
+  assert.ok(
+    found.some((d) => /EXAMPLE_REGION/.test(d.message) && d.object?.startsWith('cluster eu-1: InfrastructureProvider/')),
+    text,
+  );
+});
+
+test('a problem every cluster shares is reported once, with the other clusters still rendered and checked', async () => {
+  // both clusters miss EXAMPLE_REGION (one problem, reported once); us-1 also names an unknown version
+  const { manifest } = fleetExample(`apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+clusters:
+- name: eu-1
+- name: us-1
+  providers:
+    ControlPlaneProvider/example: {spec: {version: v0.8.0}}
+`);
+  const found = await problems(manifest);
+  const text = found.map((d) => `${d.object ?? ''}: ${d.message}`).join('\n');
+  assert.equal(found.filter((d) => /EXAMPLE_REGION/.test(d.message)).length, 1, text);
+  assert.equal(found.filter((d) => /v0\.8\.0/.test(d.message)).length, 1, text);
+  assert.equal(found.length, 2, text);
+});
