@@ -120,3 +120,26 @@ clusters:
   assert.equal(found.filter((d) => /v0\.8\.0/.test(d.message)).length, 1, text);
   assert.equal(found.length, 2, text);
 });
+
+test('--cluster renders fewer clusters, but one that does not resolve still fails the run (the lockfile covers it)', async () => {
+  const { manifest } = fleetExample(`apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+variables: {EXAMPLE_REGION: eu-west-1}
+clusters:
+- name: eu-1
+  providers:
+    BootstrapProvider/example: {spec: {version: v0.9.0}}
+- name: us-1
+`);
+  let found: Diagnostic[] = [];
+  try {
+    await renderOutput({ manifestPaths: [manifest], clusters: ['us-1'] });
+    assert.fail('expected the run to fail');
+  } catch (error) {
+    if (!(error instanceof CapiGitopsError)) throw error;
+    found = error.diagnostics;
+  }
+  assert.equal(found.length, 1, JSON.stringify(found));
+  assert.match(found[0]!.object ?? '', /^cluster eu-1, overlay: BootstrapProvider\//);
+  assert.match(found[0]!.message, /v0\.9\.0/);
+});
