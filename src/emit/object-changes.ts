@@ -11,6 +11,8 @@ import { createHash } from 'node:crypto';
 import { apiGroup, isPlainObject } from '../model/kobject.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { compareObjects, type ObjectChange, type ObjectRef } from './object-diff.js';
+import { emittedObject } from './emitted-objects.js';
+import type { KObject } from '../model/kobject.js';
 import type { WriteSummary } from './write.js';
 
 export type { ObjectChange, ObjectChangeKind, ObjectRef } from './object-diff.js';
@@ -32,8 +34,22 @@ export function objectRefs(file: string, text: string): ObjectRef[] {
   if (!YAML_FILE.test(file)) return [];
   const known = refsByText.get(text);
   if (known) return known;
+  const emitted = emittedObject(text);
+  const refs = emitted ? refsOf([emitted]) : parsedObjectRefs(file, text);
+  if (refsByText.size >= MEMO_LIMIT) refsByText.clear();
+  refsByText.set(text, refs);
+  return refs;
+}
+
+/** objectRefs from the file's text alone, parsed (what objectRefs gives for a text this process did not emit). */
+export function parsedObjectRefs(file: string, text: string): ObjectRef[] {
+  if (!YAML_FILE.test(file)) return [];
+  return refsOf(parseArtifact(text, { source: file }));
+}
+
+function refsOf(objects: readonly KObject[]): ObjectRef[] {
   const refs: ObjectRef[] = [];
-  for (const object of parseArtifact(text, { source: file })) {
+  for (const object of objects) {
     if (apiGroup(String(object.apiVersion ?? '')) === KUSTOMIZE_CONFIG_GROUP) continue;
     const metadata = isPlainObject(object.metadata) ? object.metadata : {};
     refs.push({
@@ -44,8 +60,6 @@ export function objectRefs(file: string, text: string): ObjectRef[] {
       digest: createHash('sha256').update(JSON.stringify(object)).digest('hex'),
     });
   }
-  if (refsByText.size >= MEMO_LIMIT) refsByText.clear();
-  refsByText.set(text, refs);
   return refs;
 }
 
