@@ -8,7 +8,6 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag } from '../model/diagnostics.js';
 import { isValuesMap, type Values } from '../kernel/values.js';
-import { loadBuiltInChart, loadChart } from './load.js';
 import { chartValues } from './values.js';
 import type { LoadedChart, SetExpression, ValuesLayer } from './types.js';
 
@@ -79,6 +78,8 @@ export function pathInRepository(outputDir: string): string | undefined {
 }
 
 export async function prepareChart(request: ChartRequest): Promise<PreparedChart> {
+  // loaded here, not at start-up: fast-glob is most of a kustomize render's module loading
+  const { loadBuiltInChart, loadChart } = await import('./load.js');
   const chart = request.userChart ? await loadChart(request.userChart) : await loadBuiltInChart(request.builtIn);
   const layers: ValuesLayer[] = [];
   const derived = request.outputDir ? pathInRepository(request.outputDir) : undefined;

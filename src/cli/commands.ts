@@ -24,7 +24,7 @@ import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../emit/layout.js';
 import type { SecretStrategy } from '../manifest/types.js';
 import { githubMasks, type SecretNeedles } from '../secrets/index.js';
-import { builtInChartFiles, type BUILT_IN_CHARTS } from '../chart/load.js';
+import type { BUILT_IN_CHARTS } from '../chart/load.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 
 export interface SourceFlags extends OutputFlags {
@@ -308,6 +308,7 @@ export function regenerateCommand(flags: RenderFlags): string {
 
 /** `chart show <name>`: a built-in chart's files, printed or copied to start a chart of one's own. */
 export async function chartShowCommand(name: (typeof BUILT_IN_CHARTS)[number], flags: { outputDir?: string }): Promise<void> {
+  const { builtInChartFiles } = await import('../chart/load.js');
   const files = await builtInChartFiles(name);
   if (flags.outputDir) {
     const target = path.resolve(flags.outputDir);

@@ -173,10 +173,20 @@ export const fluxPruneProtection: SafetyFilter = (objects, context) =>
 export const fluxUnmanaged: SafetyFilter = (objects, context) =>
   context.flux ? objects.map((obj) => (isUnmanaged(obj, context) ? withAnnotation(obj, FLUX_RECONCILE, 'disabled') : obj)) : objects;
 
+// Walks every value of every object of a render: plain loops, not Object.entries (its arrays
+// were a third of the kustomize layout's apply-safety time on the corpus).
 function containsSubstitution(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('${');
-  if (Array.isArray(value)) return value.some(containsSubstitution);
-  if (isPlainObject(value)) return Object.entries(value).some(([k, v]) => k.includes('${') || containsSubstitution(v));
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (containsSubstitution(item)) return true;
+    return false;
+  }
+  if (!isPlainObject(value)) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key.includes('${') || containsSubstitution(value[key])) return true;
+  }
   return false;
 }
 

@@ -7,6 +7,7 @@ import { objectFilePath, sanitizeFileNamePart } from './names.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
 import { renderKustomization } from './templates.js';
 import { applySafety, largeObjectSyncOption, type SafetyContext } from './apply-safety.js';
+import { rememberEmitted } from './emitted-objects.js';
 
 /**
  * The kustomize layout:
@@ -107,7 +108,9 @@ export function emitObjects(
     let text = emit(obj);
     const large = largeObjectSyncOption(obj, Buffer.byteLength(text), safety);
     if (large) text = emit(large);
-    texts.set(rel, GENERATED_COMMENT + text);
+    const file = GENERATED_COMMENT + text;
+    if (emit === emitYamlDocument) rememberEmitted(file, large ?? obj);
+    texts.set(rel, file);
   }
   return texts;
 }

@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 import type HandlebarsModule from 'handlebars';
-import YAML from 'yaml';
 
 // The templates under templates/ are precompiled at build time (scripts/build-templates.mjs,
 // options noEscape and strict), so a run loads only the Handlebars runtime.
@@ -12,18 +11,50 @@ const PRECOMPILED = require('./templates.precompiled.cjs') as Record<string, Par
 // parser) and YAML 1.2 read it back as the same string; anything else is double-quoted.
 const PLAIN_CANDIDATE = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
 
-function readsBackAsItself(text: string): boolean {
-  try {
-    return YAML.parse(text, { version: '1.1' }) === text && YAML.parse(text, { version: '1.2' }) === text;
-  } catch {
-    return false;
-  }
+// What the `yaml` library reads as a non-string plain scalar, per version: its schema's tag
+// tests (yaml/dist/schema: yaml-1.1/*.js and core/*.js, common/null.js). Matching them here
+// instead of parsing every scalar twice with the library saved 12-23 ms of a render (issue 13);
+// test/emit/layout.test.ts checks both against the library itself.
+const YAML11_NON_STRING = new RegExp(
+  [
+    '^(?:~|[Nn]ull|NULL)?$',
+    '^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$',
+    '^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$',
+    '^(?:[-+]?\\.(?:inf|Inf|INF)|\\.nan|\\.NaN|\\.NAN)$',
+    '^[-+]?(?:[0-9][0-9_]*)?(?:\\.[0-9_]*)?[eE][-+]?[0-9]+$',
+    '^[-+]?(?:[0-9][0-9_]*)?\\.[0-9_]*$',
+    '^[-+]?0b[0-1_]+$',
+    '^[-+]?0[0-7_]+$',
+    '^[-+]?[0-9][0-9_]*$',
+    '^[-+]?0x[0-9a-fA-F_]+$',
+    '^<<$',
+    '^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$',
+    '^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*$',
+    '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:t|T|[ \\t]+)[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\\.[0-9]+)?(?:[ \\t]*(?:Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$',
+  ].join('|'),
+);
+const YAML12_NON_STRING = new RegExp(
+  [
+    '^(?:~|[Nn]ull|NULL)?$',
+    '^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$',
+    '^(?:[-+]?\\.(?:inf|Inf|INF)|\\.nan|\\.NaN|\\.NAN)$',
+    '^[-+]?(?:\\.[0-9]+|[0-9]+(?:\\.[0-9]*)?)[eE][-+]?[0-9]+$',
+    '^[-+]?(?:\\.[0-9]+|[0-9]+\\.[0-9]*)$',
+    '^0o[0-7]+$',
+    '^[-+]?[0-9]+$',
+    '^0x[0-9a-fA-F]+$',
+  ].join('|'),
+);
+
+/** True when both YAML 1.1 and YAML 1.2 read this plain scalar back as this very string. */
+export function readsBackAsItself(text: string): boolean {
+  return PLAIN_CANDIDATE.test(text) && !YAML11_NON_STRING.test(text) && !YAML12_NON_STRING.test(text);
 }
 
 /** A string as a one-line YAML scalar: plain if unambiguous, else double-quoted with ASCII escapes. */
 export function yamlScalar(value: unknown): string {
   const text = String(value);
-  if (PLAIN_CANDIDATE.test(text) && readsBackAsItself(text)) return text;
+  if (readsBackAsItself(text)) return text;
   // JSON string escapes are valid YAML double-quoted escapes; escaping all non-ASCII as \uXXXX
   // keeps characters that YAML 1.1 treats as line breaks (U+0085, U+2028, U+2029) off the line.
   return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -5,6 +5,9 @@
  */
 import writeFileAtomicLibrary from 'write-file-atomic';
 
-export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
-  await writeFileAtomicLibrary(file, typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+/** `fsync: false` for data that is checked when read (cache entries): renamed into place unflushed. */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, options: { fsync?: boolean } = {}): Promise<void> {
+  await writeFileAtomicLibrary(file, typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength), {
+    fsync: options.fsync ?? true,
+  });
 }

@@ -1,4 +1,9 @@
-import semver, { type SemVer } from 'semver';
+import type { SemVer } from 'semver';
+// semver's own modules for the functions used, not its index (which loads all ~40 of them):
+// 18 ms less start-up for every command that reads a version (measured, issue 13).
+import semverCompare from 'semver/functions/compare.js';
+import semverParse from 'semver/functions/parse.js';
+import semverValidRange from 'semver/ranges/valid.js';
 
 /**
  * Kubernetes-style versions, for every stage that reads a release tag (manifest, resolve,
@@ -10,7 +15,7 @@ import semver, { type SemVer } from 'semver';
  * exactly that grammar. Returns null for anything else (`latest`, `v1.2`, `release-1.0`).
  */
 export function parseSemantic(tag: string): SemVer | null {
-  return semver.parse(tag);
+  return semverParse(tag);
 }
 
 export function isSemantic(tag: string): boolean {
@@ -19,7 +24,7 @@ export function isSemantic(tag: string): boolean {
 
 /** Ascending semantic order; build metadata is ignored, as in apimachinery's comparison. */
 export function compareSemantic(a: SemVer, b: SemVer): number {
-  return semver.compare(a, b);
+  return semverCompare(a, b);
 }
 
 /** A spec.version: an exact tag, a semver range (a capi-gitops extension), or empty for the latest. */
@@ -29,6 +34,6 @@ export type VersionRequest = { form: 'exact'; version: string } | { form: 'range
 export function parseVersionRequest(spec: string | undefined): VersionRequest | null {
   if (spec === undefined || spec === '') return { form: 'latest' };
   if (parseSemantic(spec) !== null) return { form: 'exact', version: spec };
-  if (semver.validRange(spec) !== null) return { form: 'range', range: spec };
+  if (semverValidRange(spec) !== null) return { form: 'range', range: spec };
   return null;
 }

@@ -9,7 +9,7 @@
  * version, and the change list says so.
  */
 import { readFile } from 'node:fs/promises';
-import semver from 'semver';
+import semverSatisfies from 'semver/functions/satisfies.js';
 import {
   CST,
   Composer,
@@ -160,7 +160,7 @@ function editMessage(edit: Omit<VersionEdit, 'message'>): string {
 
 function satisfiesRange(version: string, range: string): boolean {
   const parsed = parseSemantic(version);
-  return parsed !== null && semver.satisfies(parsed, range);
+  return parsed !== null && semverSatisfies(parsed, range);
 }
 
 /** What to do with a provider's spec.version. */

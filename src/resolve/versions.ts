@@ -7,7 +7,8 @@
  *   satisfying it.
  * Tags that are not semantic versions are ignored, as clusterctl ignores them.
  */
-import semver, { type SemVer } from 'semver';
+import type { SemVer } from 'semver';
+import semverSatisfies from 'semver/functions/satisfies.js';
 import { CapiGitopsError } from '../model/diagnostics.js';
 import { compareSemantic, parseSemantic, parseVersionRequest } from '../kernel/versions.js';
 import { ArtifactNotFoundError, type ProviderRepository } from '../model/repository.js';
@@ -109,7 +110,7 @@ export async function latestContractRelease(repository: ProviderRepository, cont
 /** Our range extension: the highest stable tag satisfying the range. */
 export async function highestInRange(repository: ProviderRepository, range: string): Promise<string> {
   const tags = semanticTags(await repository.listVersions());
-  const satisfying = tags.filter((t) => t.version.prerelease.length === 0 && semver.satisfies(t.version, range));
+  const satisfying = tags.filter((t) => t.version.prerelease.length === 0 && semverSatisfies(t.version, range));
   if (satisfying.length === 0) {
     const stable = sortForLatest(tags.filter((t) => t.version.prerelease.length === 0).map((t) => t.tag));
     throw new CapiGitopsError({

@@ -11,7 +11,6 @@ import { objectFilePath } from '../emit/names.js';
 import { formatPath, taintedFields, type MarkedText, type TaintedField } from './taint.js';
 import { isSecret, notInSecretData, toExternalSecrets } from './external-secrets.js';
 import { DEFAULT_SUBSTITUTE_SECRET, toFluxSubstitution } from './flux-substitute.js';
-import { sopsEncryptFile, sopsFileHolds, sopsIdentities } from './sops.js';
 import { scanOutput, type SecretNeedles } from './gate.js';
 
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type RunSecrets } from './sources.js';
@@ -181,6 +180,8 @@ export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput
   if (toEncrypt.length > 0) {
     const recipients = input.config.sops!.ageRecipients!;
     const read = input.previousOutput ?? (async () => undefined);
+    // loaded only here: age and its curves cost a render that encrypts nothing about 100 ms of start-up
+    const { sopsEncryptFile, sopsFileHolds, sopsIdentities } = await import('./sops.js');
     const identities = await sopsIdentities(process.env);
     for (const file of toEncrypt) {
       const plain = files.get(file)!;

@@ -13,7 +13,7 @@ import { emitYamlDocument } from '../../src/yaml/emit.js';
 import { layoutKustomize } from '../../src/emit/layout-kustomize.js';
 import { MAX_STEM, objectFileName, objectFilePath, sanitizeFileNamePart } from '../../src/emit/names.js';
 import { provenanceComment } from '../../src/emit/provenance.js';
-import { template, yamlScalar } from '../../src/emit/templates.js';
+import { readsBackAsItself, template, yamlScalar } from '../../src/emit/templates.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { kubectlAvailable } from '../helpers/tree.js';
 
@@ -245,6 +245,39 @@ test('yamlScalar: plain only when YAML 1.1 and 1.2 read the string back unchange
   for (const s of ['yes', '1.5', 'a b: c', 'x\u2028y"', '~']) {
     assert.equal(YAML.parse(`- ${yamlScalar(s)}`, { version: '1.1' })[0], s);
   }
+});
+
+/** What readsBackAsItself replaced: parse with the library itself, in both YAML versions. */
+function libraryReadsBack(text: string): boolean {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(text)) return false;
+  try {
+    return YAML.parse(text, { version: '1.1' }) === text && YAML.parse(text, { version: '1.2' }) === text;
+  } catch {
+    return false;
+  }
+}
+
+test('readsBackAsItself decides as parsing with the yaml library in YAML 1.1 and 1.2 does, for every short path-like string and every schema form', () => {
+  const alphabet = '0123456789abcdefnoxyzABEFNOXYZ._/-+:~_ ';
+  const strings = new Set<string>(['']);
+  for (const a of alphabet) {
+    strings.add(a);
+    for (const b of alphabet) {
+      strings.add(a + b);
+      for (const c of '01789aeEnNoOxXy._-') strings.add(a + b + c);
+    }
+  }
+  const forms = [
+    ...['y', 'Y', 'yes', 'Yes', 'YES', 'yES', 'no', 'No', 'NO', 'on', 'On', 'ON', 'off', 'Off', 'OFF', 'oFF'],
+    ...['true', 'True', 'TRUE', 'tRUE', 'false', 'False', 'FALSE', 'null', 'Null', 'NULL', 'nULL', 'nan', 'inf'],
+    ...['0', '00', '007', '0_7', '08', '0b101', '0b1_0', '0b2', '0o17', '0O17', '0o8', '0x1F', '0X1F', '0x_1', '0xg'],
+    ...['1_000', '1__0', '1.', '1.5', '1.5.6', '1e5', '1E5', '1e+5', '1.5e-3', '1e', 'e5', '1_0.5', '1.0_1', '6.8523015e+5'],
+    ...['2001-12-14', '2001-1-1', '2001-12-14t21', '20011-12-14', '190-20-30', '1.12.0', 'v1.12.0', 'v1', '01-cluster-api'],
+    ...['crds/customresourcedefinition-a.b.yaml', 'kustomization.yaml', '00-cert-manager', '2024', '1-2', '1/2', 'a/b/c'],
+  ];
+  for (const f of forms) strings.add(f);
+  const differ = [...strings].filter((s) => readsBackAsItself(s) !== libraryReadsBack(s));
+  assert.deepEqual(differ, []);
 });
 
 // ---- kustomize accepts the layout --------------------------------------------------------

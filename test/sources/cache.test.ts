@@ -177,6 +177,22 @@ test('the parsed-form store round-trips values under caller-built keys', async (
   assert.deepEqual(await listFiles(dir), []);
 });
 
+test('a parsed entry signed as bytes reads back with non-ASCII text intact, and an edit of one byte of its JSON is refused and removed', async (t) => {
+  const dir = await tempDir(t);
+  const cache = new ArtifactCache(dir, { key: randomBytes(32) });
+  const value = [{ description: 'it’s a “quote”, an emoji 🚀, NEL \u0085 and a tab\t', n: 3 }];
+  await cache.putParsed('k', value);
+  assert.deepEqual(await cache.getParsed('k'), value);
+  const [file] = await listFiles(dir);
+  const bytes = await readFile(path.join(dir, file));
+  assert.equal(bytes[64], 0x0a, 'the HMAC line, then the JSON');
+  const edited = Buffer.from(bytes);
+  edited[edited.indexOf('"n":3') + 4] = '4'.charCodeAt(0);
+  await writeFile(path.join(dir, file), edited);
+  assert.equal(await cache.getParsed('k'), undefined);
+  assert.deepEqual(await listFiles(dir), []);
+});
+
 test('a parsed entry stored under another key (hash collision) is not returned', async (t) => {
   const dir = await tempDir(t);
   const cache = new ArtifactCache(dir);

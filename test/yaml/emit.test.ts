@@ -341,6 +341,37 @@ function prng(seed: number): () => number {
   };
 }
 
+test('short words (the emitter memoises their forms): every word of up to three characters over digits, letters and ._/- is identical to the reference, as key and as value, written twice', () => {
+  const alphabet = '019aenoxyEFNOXY_./-';
+  const words: string[] = [];
+  for (const a of alphabet.replace(/[./-]/g, ''))
+    for (const b of ['', ...alphabet]) for (const c of b === '' ? [''] : ['', ...alphabet]) words.push(a + b + c);
+  words.push(
+    'yes',
+    'No',
+    'true',
+    'NULL',
+    'null',
+    'on',
+    'OFF',
+    '0o17',
+    '0X1F',
+    '0b11',
+    '1e5',
+    '1_000',
+    '2001-12-14',
+    'x'.repeat(64),
+    'x'.repeat(65),
+  );
+  for (let round = 0; round < 2; round++) {
+    for (const w of words) {
+      const out = check({ [w]: w, list: [w] });
+      if (!goOnlyAmbiguous(w)) assert.equal(out, libraryEmit({ [w]: w, list: [w] }), w);
+      else assert.ok(out.startsWith(`"${w}": "${w}"\n`), w);
+    }
+  }
+});
+
 test('generated values: identical to the reference, read back exactly, no trailing white space (differential)', () => {
   const rnd = prng(42);
   const pick = <T>(a: T[]): T => a[Math.floor(rnd() * a.length)];
