@@ -38,11 +38,12 @@ import { listManifestFiles, LOCKFILE_NAME } from '../manifest/files.js';
 import { CREDENTIAL_ENV_VARIABLES, safeText } from '../model/redact.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { ArtifactCache, defaultCacheDir, sha256Hex } from '../sources/cache.js';
+import { FileDigests, fileState, type RecordedDigest } from '../kernel/file-digests.js';
 
 /** The single-file bundle's build id, set by scripts/build-bundle.mjs (esbuild `define`). */
 declare const CAPI_GITOPS_BUILD_ID: string | undefined;
 
-const FORMAT = 'capi-gitops output cache v1';
+const FORMAT = 'capi-gitops output cache v2';
 
 /** Flags that take a value and that the cache handles. */
 const VALUE_FLAGS = new Set([
@@ -197,8 +198,8 @@ interface EntryHeader {
   printed: [1 | 2, string][];
   document: Record<string, unknown>;
   warnings: string[];
-  /** Each output file: path, byte length, its objects. */
-  files: [string, number, ObjectRef[]][];
+  /** Each output file: path, byte length, sha256, its objects. */
+  files: [string, number, string, ObjectRef[]][];
 }
 
 function encodeEntry(header: EntryHeader, contents: Buffer[]): Buffer {
@@ -208,19 +209,28 @@ function encodeEntry(header: EntryHeader, contents: Buffer[]): Buffer {
   return Buffer.concat([length, json, ...contents]);
 }
 
-function decodeEntry(bytes: Buffer): { header: EntryHeader; files: Map<string, Buffer>; objects: Map<string, ObjectRef[]> } | undefined {
+interface DecodedEntry {
+  header: EntryHeader;
+  files: Map<string, Buffer>;
+  digests: Map<string, string>;
+  objects: Map<string, ObjectRef[]>;
+}
+
+function decodeEntry(bytes: Buffer): DecodedEntry | undefined {
   try {
     const length = bytes.readUInt32BE(0);
     const header = JSON.parse(bytes.toString('utf8', 4, 4 + length)) as EntryHeader;
     const files = new Map<string, Buffer>();
     const objects = new Map<string, ObjectRef[]>();
+    const digests = new Map<string, string>();
     let at = 4 + length;
-    for (const [file, size, refs] of header.files) {
+    for (const [file, size, sha256, refs] of header.files) {
       files.set(file, bytes.subarray(at, at + size));
+      digests.set(file, sha256);
       objects.set(file, refs);
       at += size;
     }
-    return at === bytes.length ? { header, files, objects } : undefined;
+    return at === bytes.length ? { header, files, digests, objects } : undefined;
   } catch {
     return undefined;
   }
@@ -306,7 +316,7 @@ export class OutputRecorder {
       printed: this.printed,
       document: outcome.document,
       warnings: result.warnings,
-      files: names.map((name, i) => [name, contents[i]!.length, objectRefs(name, result.files.get(name)!)]),
+      files: names.map((name, i) => [name, contents[i]!.length, sha256Hex(contents[i]!), objectRefs(name, result.files.get(name)!)]),
     };
     await this.cache.putSignedBytes('output', this.key, encodeEntry(header, contents));
   }
@@ -337,17 +347,58 @@ export async function lookupOutputCache(
     log: (line) => args.verbose && !args.quiet && process.stderr.write(`${line}\n`),
   });
   const recorder = () => new OutputRecorder(cache, keyed.key, keyed.lockFile);
-  const bytes = await cache.getSignedBytes('output', keyed.key);
+  const [bytes, recorded] = await Promise.all([cache.getSignedBytes('output', keyed.key), readFileDigests(cache, keyed.key)]);
   const entry = bytes && decodeEntry(bytes);
   if (!entry || entry.header.lockFile !== keyed.lockFile) return { recorder };
-  return { recorder, replay: () => replay(args, entry) };
+  return { recorder, replay: () => replay(args, entry, cache, keyed.key, new FileDigests(recorded)) };
 }
 
-async function replay(args: RenderArguments, entry: NonNullable<ReturnType<typeof decodeEntry>>): Promise<boolean> {
-  for (const [file, sha256] of entry.header.localFiles) {
+/**
+ * The digests of the files the last hit read (local artifacts, output files) with their lstat,
+ * so the next hit reads only what changed (kernel/file-digests.ts). A signed record beside the
+ * entry: one that is missing, foreign or malformed means reading every file.
+ */
+const digestsKey = (key: string) => `${key}\0file digests`;
+
+async function readFileDigests(cache: ArtifactCache, key: string): Promise<RecordedDigest[]> {
+  const bytes = await cache.getSignedBytes('output', digestsKey(key));
+  try {
+    const value: unknown = bytes && JSON.parse(bytes.toString('utf8'));
+    const valid = (e: unknown) =>
+      Array.isArray(e) &&
+      typeof e[0] === 'string' &&
+      Array.isArray(e[1]) &&
+      e[1].length === 5 &&
+      e[1].every((n: unknown) => typeof n === 'number') &&
+      typeof e[2] === 'string';
+    return Array.isArray(value) && value.every(valid) ? (value as RecordedDigest[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The lock's local artifacts still hold the pinned bytes: by their recorded digest while their stat is unchanged, else read and hashed. */
+async function localArtifactsUnchanged(localFiles: [string, string][], onDisk: FileDigests): Promise<boolean> {
+  const observedAt = Date.now();
+  for (const [file, sha256] of localFiles) {
+    // stat, not lstat: the artifact is read through a symlink as readFile would.
+    const st = await stat(file).catch(() => undefined);
+    if (st?.isFile() && onDisk.digestOf(file, fileState(st)) === sha256) continue;
     const bytes = await readFile(file).catch(() => undefined);
     if (!bytes || sha256Hex(bytes) !== sha256) return false;
+    if (st?.isFile()) onDisk.confirm(file, fileState(st), sha256, observedAt);
   }
+  return true;
+}
+
+async function replay(
+  args: RenderArguments,
+  entry: DecodedEntry,
+  cache: ArtifactCache,
+  key: string,
+  onDisk: FileDigests,
+): Promise<boolean> {
+  if (!(await localArtifactsUnchanged(entry.header.localFiles, onDisk))) return false;
   const [{ writeOutput }, { Output }, { reportWrite, displayPath }] = await Promise.all([
     import('../emit/write.js'),
     import('./output.js'),
@@ -355,7 +406,7 @@ async function replay(args: RenderArguments, entry: NonNullable<ReturnType<typeo
   ]);
   let summary;
   try {
-    summary = await writeOutput(path.resolve(args.output), entry.files);
+    summary = await writeOutput(path.resolve(args.output), entry.files, { known: { digests: entry.digests, onDisk } });
   } catch {
     // Nothing was written: the render runs and reports the problem in its own terms.
     return false;
@@ -372,5 +423,6 @@ async function replay(args: RenderArguments, entry: NonNullable<ReturnType<typeo
     knownObjects: entry.objects,
     lockReport: () => ({ path: displayPath(entry.header.lockFile), updated: false, changes: [] }),
   });
+  if (onDisk.changed()) await cache.putSignedBytes('output', digestsKey(key), Buffer.from(JSON.stringify(onDisk.recorded()), 'utf8'));
   return true;
 }

@@ -8,18 +8,19 @@
 import { writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { HELP_OUTPUTS, HELP_WIDTH } from './help-texts.js';
-import { VERSION, versionText } from './version.js';
 
 /** The text to print for these arguments, or undefined when commander must answer. */
-export function precomputedOutput(
+export async function precomputedOutput(
   argv: readonly string[],
   env: Record<string, string | undefined> = process.env,
   table: Readonly<Record<string, string>> | null = HELP_OUTPUTS ?? null,
-): string | undefined {
+): Promise<string | undefined> {
   if (env.CAPI_GITOPS_PRECOMPUTED_HELP === 'off') return undefined;
   // As commander prints them: the version option, and the version command's three lines.
-  if (argv.length === 1 && argv[0] === '--version') return `${VERSION}\n`;
-  if (argv.length === 1 && argv[0] === 'version') return versionText();
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === 'version')) {
+    const { VERSION, versionText } = await import('./version.js');
+    return argv[0] === 'version' ? versionText() : `${VERSION}\n`;
+  }
   const text = table?.[argv.join('\0')];
   if (text === undefined) return undefined;
   // commander wraps to the terminal's width on a terminal, else to HELP_WIDTH.

@@ -7,7 +7,7 @@ import module from 'node:module';
 import { precomputedOutput, printPrecomputed } from './precomputed-help.js';
 
 export async function start(argv: string[]): Promise<number> {
-  const text = precomputedOutput(argv);
+  const text = await precomputedOutput(argv);
   if (text !== undefined) {
     printPrecomputed(text);
     return 0;

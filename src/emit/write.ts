@@ -24,6 +24,7 @@ import { parseIndex } from './ownership-index.js';
 import { deepestFirst, scanTree, type TreeEntry } from './tree.js';
 import { pathsToCompare, planWrite, type ExistingOutput, type OutputFiles, type WritePlan } from './write-plan.js';
 import { assertWritableDirectory, lockOutputDirectory, processIsAlive } from './write-guard.js';
+import { fileState, type FileDigests } from '../kernel/file-digests.js';
 
 /**
  * Writes the tool's files into an output directory and removes the ones a previous run wrote
@@ -58,6 +59,16 @@ export interface PreparedFile {
   commit(): Promise<void>;
   abort(): Promise<void>;
 }
+/**
+ * What the caller knows about the files (the output cache): the sha256 of each, and the digests
+ * of files on disk from an earlier run, valid while their lstat is unchanged (kernel/file-digests.ts).
+ * An owned file whose lstat matches a recorded digest equal to the new file's is not read back.
+ */
+export interface KnownDigests {
+  digests: ReadonlyMap<string, string>;
+  onDisk: FileDigests;
+}
+
 export interface WriteSummary {
   /** The output directory written, absolute, with a symlinked outDir resolved. */
   directory: string;
@@ -209,7 +220,7 @@ function refuseUnownedContent(target: Target, entries: Map<string, TreeEntry>): 
   });
 }
 
-async function readExisting(target: Target, files: OutputFiles): Promise<ExistingOutput> {
+async function readExisting(target: Target, files: OutputFiles, known?: KnownDigests): Promise<ExistingOutput> {
   if (!target.exists) return { entries: new Map(), ownedPaths: undefined, indexText: undefined, ownedContents: new Map() };
   const entries = await scanTree(target.path);
   refuseReadOnlyDirectories(target, entries);
@@ -230,7 +241,14 @@ async function readExisting(target: Target, files: OutputFiles): Promise<Existin
   const indexText = await readFile(indexPath, 'utf8');
   const ownedPaths = parseIndex(indexText, indexPath);
   const existing: ExistingOutput = { entries, ownedPaths, indexText, ownedContents: new Map() };
-  const compare = pathsToCompare(existing, files);
+  const sameAsNew = new Set<string>();
+  existing.sameAsNew = sameAsNew;
+  const compare = pathsToCompare(existing, files).filter((p) => {
+    const onDisk = known?.onDisk.digestOf(path.join(target.path, p), fileState(entries.get(p)!));
+    if (onDisk === undefined || onDisk !== known!.digests.get(p)) return true;
+    sameAsNew.add(p);
+    return false;
+  });
   const contents = await Promise.all(compare.map((p) => readFile(path.join(target.path, p))));
   compare.forEach((p, i) => existing.ownedContents.set(p, contents[i]));
   return existing;
@@ -391,7 +409,11 @@ async function previousContents(target: Target, existing: ExistingOutput, plan: 
   return previous;
 }
 
-export async function writeOutput(outDir: string, files: OutputFiles, options: { alongside?: PreparedFile[] } = {}): Promise<WriteSummary> {
+export async function writeOutput(
+  outDir: string,
+  files: OutputFiles,
+  options: { alongside?: PreparedFile[]; known?: KnownDigests } = {},
+): Promise<WriteSummary> {
   const alongside = options.alongside ?? [];
   const abortAlongside = () => Promise.all(alongside.map((file) => file.abort().catch(() => undefined)));
   const pathProblems = filePathProblems(files.keys());
@@ -403,7 +425,7 @@ export async function writeOutput(outDir: string, files: OutputFiles, options: {
   try {
     const target = await resolveTarget(outDir);
     release = await lockOutputDirectory(target.path);
-    return await writeLocked(target, files, alongside);
+    return await writeLocked(target, files, alongside, options.known);
   } catch (err) {
     await abortAlongside();
     throw err;
@@ -412,10 +434,11 @@ export async function writeOutput(outDir: string, files: OutputFiles, options: {
   }
 }
 
-async function writeLocked(target: Target, files: OutputFiles, alongside: PreparedFile[]): Promise<WriteSummary> {
+async function writeLocked(target: Target, files: OutputFiles, alongside: PreparedFile[], known?: KnownDigests): Promise<WriteSummary> {
   const interrupted = await handleInterruptedRuns(target);
-  const existing = await readExisting(target, files);
-  const plan = planWrite(existing, files);
+  const scannedAt = Date.now();
+  const existing = await readExisting(target, files, known);
+  const plan = planWrite(existing, files, known?.digests);
   const previous = await previousContents(target, existing, plan);
   const summary: WriteSummary = {
     directory: target.path,
@@ -426,6 +449,12 @@ async function writeLocked(target: Target, files: OutputFiles, alongside: Prepar
     previous,
   };
   if (!plan.changed && target.exists) {
+    // Read back and equal: the next run may trust their lstat (a rewrite would change every ctime).
+    for (const p of plan.unchanged) {
+      const digest = known?.digests.get(p);
+      if (digest && !existing.sameAsNew?.has(p))
+        known!.onDisk.confirm(path.join(target.path, p), fileState(existing.entries.get(p)!), digest, scannedAt);
+    }
     for (const file of alongside) await file.commit();
     return summary;
   }

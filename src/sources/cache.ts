@@ -38,7 +38,6 @@ import { mkdir, readdir, readFile, rm, stat, unlink, utimes, writeFile } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { redactUrlCredentials } from '../model/redact.js';
-import { writeFileAtomic } from '../kernel/atomic-write.js';
 
 /** Metadata kept per URL for conditional requests (If-None-Match) and offline use. */
 export interface HttpRecord {
@@ -363,6 +362,8 @@ export class ArtifactCache {
 
   private async writeAtomic(file: string, data: Uint8Array | string): Promise<void> {
     await mkdir(path.dirname(file), { recursive: true });
+    // Loaded on the first write: a run served from the output cache usually writes nothing here.
+    const { writeFileAtomic } = await import('../kernel/atomic-write.js');
     await writeFileAtomic(file, data);
   }
 

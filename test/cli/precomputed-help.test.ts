@@ -120,8 +120,8 @@ test('the compiled stub holds no table, so a compile without the build step serv
   const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
   const stub = (await import(`data:text/javascript,${encodeURIComponent(js)}`)) as { HELP_OUTPUTS: unknown };
   assert.equal(stub.HELP_OUTPUTS, undefined);
-  assert.equal(precomputedOutput(['--help'], {}, null), undefined);
-  assert.equal(precomputedOutput(['--help'], { CAPI_GITOPS_PRECOMPUTED_HELP: 'off' }, TABLE), undefined);
-  assert.equal(precomputedOutput(['render', '--bogus', '--help'], {}, TABLE), undefined);
-  assert.equal(typeof precomputedOutput(['--help'], {}, TABLE), 'string');
+  assert.equal(await precomputedOutput(['--help'], {}, null), undefined);
+  assert.equal(await precomputedOutput(['--help'], { CAPI_GITOPS_PRECOMPUTED_HELP: 'off' }, TABLE), undefined);
+  assert.equal(await precomputedOutput(['render', '--bogus', '--help'], {}, TABLE), undefined);
+  assert.equal(typeof (await precomputedOutput(['--help'], {}, TABLE)), 'string');
 });
