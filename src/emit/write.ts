@@ -220,7 +220,7 @@ function refuseUnownedContent(target: Target, entries: Map<string, TreeEntry>): 
   });
 }
 
-async function readExisting(target: Target, files: OutputFiles, known?: KnownDigests): Promise<ExistingOutput> {
+async function readExisting(target: Target, files: OutputFiles, known?: KnownDigests, confirmOnly = false): Promise<ExistingOutput> {
   if (!target.exists) return { entries: new Map(), ownedPaths: undefined, indexText: undefined, ownedContents: new Map() };
   const entries = await scanTree(target.path);
   refuseReadOnlyDirectories(target, entries);
@@ -249,6 +249,7 @@ async function readExisting(target: Target, files: OutputFiles, known?: KnownDig
     sameAsNew.add(p);
     return false;
   });
+  if (confirmOnly) return existing;
   const contents = await Promise.all(compare.map((p) => readFile(path.join(target.path, p))));
   compare.forEach((p, i) => existing.ownedContents.set(p, contents[i]));
   return existing;
@@ -414,6 +415,32 @@ export async function writeOutput(
   files: OutputFiles,
   options: { alongside?: PreparedFile[]; known?: KnownDigests } = {},
 ): Promise<WriteSummary> {
+  return (await writeOrConfirm(outDir, files, options))!;
+}
+
+/**
+ * For a caller that knows each file's size and sha256 but has not loaded the bytes (the output
+ * cache): the summary of a write that changes nothing, when the recorded digests prove every file
+ * already holds its bytes and nothing else would change; undefined when the bytes are needed
+ * (then nothing was written). The same checks run as for writeOutput (lock, writability, index).
+ */
+export async function confirmUnchanged(
+  outDir: string,
+  sizes: ReadonlyMap<string, number>,
+  known: KnownDigests,
+): Promise<WriteSummary | undefined> {
+  // Stand-ins of the right length: sizes decide which files are compared; no stand-in is ever
+  // compared, hashed or written, because any file not proven by its digest ends the run first.
+  const blank = Buffer.alloc(Math.max(0, ...sizes.values()));
+  const files = new Map([...sizes].map(([p, size]) => [p, blank.subarray(0, size)]));
+  return writeOrConfirm(outDir, files, { known, confirmOnly: true });
+}
+
+async function writeOrConfirm(
+  outDir: string,
+  files: OutputFiles,
+  options: { alongside?: PreparedFile[]; known?: KnownDigests; confirmOnly?: boolean },
+): Promise<WriteSummary | undefined> {
   const alongside = options.alongside ?? [];
   const abortAlongside = () => Promise.all(alongside.map((file) => file.abort().catch(() => undefined)));
   const pathProblems = filePathProblems(files.keys());
@@ -425,7 +452,7 @@ export async function writeOutput(
   try {
     const target = await resolveTarget(outDir);
     release = await lockOutputDirectory(target.path);
-    return await writeLocked(target, files, alongside, options.known);
+    return await writeLocked(target, files, alongside, options.known, options.confirmOnly);
   } catch (err) {
     await abortAlongside();
     throw err;
@@ -434,11 +461,19 @@ export async function writeOutput(
   }
 }
 
-async function writeLocked(target: Target, files: OutputFiles, alongside: PreparedFile[], known?: KnownDigests): Promise<WriteSummary> {
+async function writeLocked(
+  target: Target,
+  files: OutputFiles,
+  alongside: PreparedFile[],
+  known?: KnownDigests,
+  confirmOnly = false,
+): Promise<WriteSummary | undefined> {
   const interrupted = await handleInterruptedRuns(target);
   const scannedAt = Date.now();
-  const existing = await readExisting(target, files, known);
+  const existing = await readExisting(target, files, known, confirmOnly);
+  if (confirmOnly && [...files.keys()].some((p) => !existing.sameAsNew?.has(p))) return undefined;
   const plan = planWrite(existing, files, known?.digests);
+  if (confirmOnly && (plan.changed || !target.exists)) return undefined;
   const previous = await previousContents(target, existing, plan);
   const summary: WriteSummary = {
     directory: target.path,

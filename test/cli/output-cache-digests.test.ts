@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { exampleCopy, runCli } from '../helpers/cli.js';
@@ -89,4 +89,27 @@ test('a local artifact changed in place with its size and mtime kept is found: t
   const failed = s.render(1);
   assert.equal(failed.served, false);
   assert.match(failed.stderr, /sha256|digest/i);
+});
+
+test("the files' bytes are read, and checked, only when the output needs them: a tampered body is a miss then", async () => {
+  const s = setup();
+  assert.equal(s.render().served, false);
+  const cacheDir = path.join(path.dirname(s.out), 'cache', 'output');
+  // The largest record is the body (every output file's bytes).
+  const [body] = readdirSync(cacheDir)
+    .filter((name) => name.endsWith('.bin'))
+    .map((name) => path.join(cacheDir, name))
+    .sort((a, b) => statSync(b).size - statSync(a).size);
+  const bytes = readFileSync(body!);
+  bytes[bytes.length - 10] ^= 0x20;
+  writeFileSync(body!, bytes);
+  const tree = readFileSync(path.join(s.out, '.capi-gitops-index'), 'utf8');
+  rmSync(s.out, { recursive: true });
+  const rendered = s.render();
+  assert.equal(rendered.served, false);
+  assert.match(rendered.stderr, /not signed by this cache's key/);
+  assert.equal(readFileSync(path.join(s.out, '.capi-gitops-index'), 'utf8'), tree);
+  rmSync(s.out, { recursive: true });
+  assert.equal(s.render().served, true, 'the good entry stored by that render is served');
+  assert.equal(readFileSync(path.join(s.out, '.capi-gitops-index'), 'utf8'), tree);
 });
