@@ -468,12 +468,14 @@ async function writeLocked(
   known?: KnownDigests,
   confirmOnly = false,
 ): Promise<WriteSummary | undefined> {
-  const interrupted = await handleInterruptedRuns(target);
+  // A confirmation that fails leaves everything to the write that follows, leftovers included.
+  const interrupted = confirmOnly ? [] : await handleInterruptedRuns(target);
   const scannedAt = Date.now();
   const existing = await readExisting(target, files, known, confirmOnly);
   if (confirmOnly && [...files.keys()].some((p) => !existing.sameAsNew?.has(p))) return undefined;
   const plan = planWrite(existing, files, known?.digests);
   if (confirmOnly && (plan.changed || !target.exists)) return undefined;
+  if (confirmOnly) interrupted.push(...(await handleInterruptedRuns(target)));
   const previous = await previousContents(target, existing, plan);
   const summary: WriteSummary = {
     directory: target.path,

@@ -2,17 +2,15 @@
  * FileDigests (src/kernel/file-digests.ts) on real files: a digest is kept only for a file that
  * had settled when it was looked at (git's racy-clean rule, read-cache.c ie_match_stat /
  * is_racy_timestamp, with a margin), and used only while lstat gives exactly the recorded state.
- * writeOutput (src/emit/write.ts) trusts such a digest instead of reading the file back.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { FileDigests, fileState, SETTLED_MS } from '../../src/kernel/file-digests.js';
 import { contentDigest } from '../../src/emit/ownership-index.js';
-import { writeOutput } from '../../src/emit/write.js';
 
 test('a digest is recorded only for a file whose last change is SETTLED_MS older than its lstat (racy-clean rule)', () => {
   const file = path.join(tempDir('capi-gitops-digests-'), 'a.yaml');
@@ -37,27 +35,4 @@ test('a digest is recorded only for a file whose last change is SETTLED_MS older
   assert.equal(after[0], state[0]);
   assert.equal(after[1], state[1]);
   assert.equal(new FileDigests(digests.recorded()).digestOf(file, after), undefined);
-});
-
-test('writeOutput trusts a recorded digest while lstat is unchanged, and reads the file when it is not (src/emit/write.ts)', async () => {
-  const dir = path.join(tempDir('capi-gitops-digests-write-'), 'out');
-  const files = new Map([
-    ['a/one.yaml', 'one: 1\n'],
-    ['two.yaml', 'two: 2\n'],
-  ]);
-  await writeOutput(dir, files);
-  const digests = new Map([...files].map(([p, text]) => [p, contentDigest(text)]));
-  // A record that claims the new bytes for a file whose bytes differ, at its real lstat: only a
-  // writer that trusts the record instead of reading would call it unchanged.
-  const one = path.join(dir, 'a', 'one.yaml');
-  writeFileSync(one, 'one: 9\n');
-  const record: [string, ReturnType<typeof fileState>, string][] = [[one, fileState(lstatSync(one)), digests.get('a/one.yaml')!]];
-  const trusted = await writeOutput(dir, files, { known: { digests, onDisk: new FileDigests(record) } });
-  assert.deepEqual(trusted.written, []);
-  assert.deepEqual(trusted.unchanged, ['a/one.yaml', 'two.yaml']);
-  // The record of another state (here: another ctime) is not used: the file is read and rewritten.
-  const stale = record.map(([file, state, sha]) => [file, [state[0], state[1], state[2] - 1, state[3], state[4]], sha]) as typeof record;
-  const read = await writeOutput(dir, files, { known: { digests, onDisk: new FileDigests(stale) } });
-  assert.deepEqual(read.written, ['a/one.yaml']);
-  assert.equal(readFileSync(one, 'utf8'), 'one: 1\n');
 });
