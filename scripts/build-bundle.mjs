@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { writeBuildId } from './build-id.mjs';
+import { writeHelpTexts } from './build-help.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -31,6 +32,8 @@ const inlineRequires = {
   },
 };
 
+// The help table first: the build id and the bundle include it.
+writeHelpTexts();
 const buildId = writeBuildId();
 
 await esbuild.build({

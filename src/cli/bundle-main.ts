@@ -1,6 +1,4 @@
 /** Entry point of the single-file bundle (scripts/build-bundle.mjs). */
-import module from 'node:module';
+import { start } from './start.js';
 
-(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-const { runCli } = await import('./entry.js');
-process.exitCode = await runCli(process.argv.slice(2));
+process.exitCode = await start(process.argv.slice(2));

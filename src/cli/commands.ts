@@ -14,7 +14,7 @@ import { credentialEnvironmentProblems } from '../sources/credentials.js';
 import { DEFAULT_NETWORK_DEADLINE_SECONDS, NetworkDeadline } from '../sources/base/deadline.js';
 import { completeSuggestions } from './hints.js';
 import { shellWord } from './shell.js';
-import { versionInfo } from './version.js';
+import { versionInfo, versionText } from './version.js';
 import { completionScript, type Shell } from './completion.js';
 import { displayPath, reportWrite } from './render-report.js';
 import type { OutputCacheLookup } from './output-cache.js';
@@ -387,7 +387,7 @@ export async function updateCommand(providers: string[], flags: SourceFlags & { 
 export function versionCommand(flags: OutputFlags): void {
   const info = versionInfo();
   if (flags.json) new Output(flags).document('version', info);
-  else process.stdout.write(`capi-gitops ${info.version}\nnode ${info.node}\nplatform ${info.platform}\n`);
+  else process.stdout.write(versionText(info));
 }
 
 export function completionCommand(program: Command, shell: Shell): void {

@@ -16,11 +16,13 @@
  * - no --cluster (a fleet keeps the other clusters' files from the output directory), no
  *   user chart (Config gitops.chart, a directory the key does not cover).
  *
- * An entry is `<header length, 4 bytes><header JSON><file bytes…>`, signed by the artifact
- * cache's key (`ArtifactCache.putSignedBytes`): a tampered or foreign entry is a miss. It holds
- * the output files, the lines the render printed before writing (already redacted), the --json
- * fields and each file's objects (so the report needs no parser). The lines printed after the
- * write are computed again on every run, from what the write found.
+ * An entry is two records signed by the artifact cache's key (`ArtifactCache.putSignedBytes`),
+ * so a tampered or foreign one is a miss: a header (JSON: each output file's path, size, sha256
+ * and objects, so the report needs no parser; the lines the render printed before writing,
+ * already redacted; the --json fields) and a body (the files' bytes). A hit whose output
+ * directory still holds those files, proven by lstat against the digests recorded by the last
+ * hit (kernel/file-digests.ts), reads neither the body nor the output files. The lines printed
+ * after the write are computed again on every run, from what the write found.
  *
  * CAPI_GITOPS_OUTPUT_CACHE=off turns it off.
  */
@@ -38,11 +40,12 @@ import { listManifestFiles, LOCKFILE_NAME } from '../manifest/files.js';
 import { CREDENTIAL_ENV_VARIABLES, safeText } from '../model/redact.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { ArtifactCache, defaultCacheDir, sha256Hex } from '../sources/cache.js';
+import { FileDigests, fileState, type RecordedDigest } from '../kernel/file-digests.js';
 
 /** The single-file bundle's build id, set by scripts/build-bundle.mjs (esbuild `define`). */
 declare const CAPI_GITOPS_BUILD_ID: string | undefined;
 
-const FORMAT = 'capi-gitops output cache v1';
+const FORMAT = 'capi-gitops output cache v3';
 
 /** Flags that take a value and that the cache handles. */
 const VALUE_FLAGS = new Set([
@@ -197,33 +200,47 @@ interface EntryHeader {
   printed: [1 | 2, string][];
   document: Record<string, unknown>;
   warnings: string[];
-  /** Each output file: path, byte length, its objects. */
-  files: [string, number, ObjectRef[]][];
+  /** Each output file: path, byte length, sha256, its objects. */
+  files: [string, number, string, ObjectRef[]][];
 }
 
-function encodeEntry(header: EntryHeader, contents: Buffer[]): Buffer {
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(json.length);
-  return Buffer.concat([length, json, ...contents]);
+/** The body (every file's bytes, in the header's order) lives in its own record: a hit whose output is unchanged never reads it. */
+const bodyKey = (key: string) => `${key}\0bytes`;
+
+interface DecodedEntry {
+  header: EntryHeader;
+  sizes: Map<string, number>;
+  digests: Map<string, string>;
+  objects: Map<string, ObjectRef[]>;
 }
 
-function decodeEntry(bytes: Buffer): { header: EntryHeader; files: Map<string, Buffer>; objects: Map<string, ObjectRef[]> } | undefined {
+function decodeHeader(bytes: Buffer): DecodedEntry | undefined {
   try {
-    const length = bytes.readUInt32BE(0);
-    const header = JSON.parse(bytes.toString('utf8', 4, 4 + length)) as EntryHeader;
-    const files = new Map<string, Buffer>();
+    const header = JSON.parse(bytes.toString('utf8')) as EntryHeader;
+    const sizes = new Map<string, number>();
+    const digests = new Map<string, string>();
     const objects = new Map<string, ObjectRef[]>();
-    let at = 4 + length;
-    for (const [file, size, refs] of header.files) {
-      files.set(file, bytes.subarray(at, at + size));
+    for (const [file, size, sha256, refs] of header.files) {
+      if (typeof file !== 'string' || !Number.isSafeInteger(size) || size < 0 || typeof sha256 !== 'string') return undefined;
+      sizes.set(file, size);
+      digests.set(file, sha256);
       objects.set(file, refs);
-      at += size;
     }
-    return at === bytes.length ? { header, files, objects } : undefined;
+    return { header, sizes, digests, objects };
   } catch {
     return undefined;
   }
+}
+
+/** The files' bytes, cut from the body by the header's sizes; undefined when they do not add up. */
+function decodeBody(entry: DecodedEntry, bytes: Buffer): Map<string, Buffer> | undefined {
+  const files = new Map<string, Buffer>();
+  let at = 0;
+  for (const [file, size] of entry.sizes) {
+    files.set(file, bytes.subarray(at, at + size));
+    at += size;
+  }
+  return at === bytes.length ? files : undefined;
 }
 
 /** Local artifacts of the lock, as absolute paths with their pinned sha256. */
@@ -306,9 +323,11 @@ export class OutputRecorder {
       printed: this.printed,
       document: outcome.document,
       warnings: result.warnings,
-      files: names.map((name, i) => [name, contents[i]!.length, objectRefs(name, result.files.get(name)!)]),
+      files: names.map((name, i) => [name, contents[i]!.length, sha256Hex(contents[i]!), objectRefs(name, result.files.get(name)!)]),
     };
-    await this.cache.putSignedBytes('output', this.key, encodeEntry(header, contents));
+    // The body first: a header is never found without its body.
+    await this.cache.putSignedBytes('output', bodyKey(this.key), Buffer.concat(contents));
+    await this.cache.putSignedBytes('output', this.key, Buffer.from(JSON.stringify(header), 'utf8'));
   }
 }
 
@@ -337,25 +356,77 @@ export async function lookupOutputCache(
     log: (line) => args.verbose && !args.quiet && process.stderr.write(`${line}\n`),
   });
   const recorder = () => new OutputRecorder(cache, keyed.key, keyed.lockFile);
-  const bytes = await cache.getSignedBytes('output', keyed.key);
-  const entry = bytes && decodeEntry(bytes);
+  const [bytes, recorded] = await Promise.all([cache.getSignedBytes('output', keyed.key), readFileDigests(cache, keyed.key)]);
+  const entry = bytes && decodeHeader(bytes);
   if (!entry || entry.header.lockFile !== keyed.lockFile) return { recorder };
-  return { recorder, replay: () => replay(args, entry) };
+  return { recorder, replay: () => replay(args, entry, cache, keyed.key, new FileDigests(recorded)) };
 }
 
-async function replay(args: RenderArguments, entry: NonNullable<ReturnType<typeof decodeEntry>>): Promise<boolean> {
-  for (const [file, sha256] of entry.header.localFiles) {
+/**
+ * The digests of the files the last hit read (local artifacts, output files) with their lstat,
+ * so the next hit reads only what changed (kernel/file-digests.ts). A signed record beside the
+ * entry: one that is missing, foreign or malformed means reading every file.
+ */
+const digestsKey = (key: string) => `${key}\0file digests`;
+
+async function readFileDigests(cache: ArtifactCache, key: string): Promise<RecordedDigest[]> {
+  const bytes = await cache.getSignedBytes('output', digestsKey(key));
+  try {
+    const value: unknown = bytes && JSON.parse(bytes.toString('utf8'));
+    const valid = (e: unknown) =>
+      Array.isArray(e) &&
+      typeof e[0] === 'string' &&
+      Array.isArray(e[1]) &&
+      e[1].length === 5 &&
+      e[1].every((n: unknown) => typeof n === 'number') &&
+      typeof e[2] === 'string';
+    return Array.isArray(value) && value.every(valid) ? (value as RecordedDigest[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The lock's local artifacts still hold the pinned bytes: by their recorded digest while their stat is unchanged, else read and hashed. */
+async function localArtifactsUnchanged(localFiles: [string, string][], onDisk: FileDigests): Promise<boolean> {
+  const observedAt = Date.now();
+  for (const [file, sha256] of localFiles) {
+    // stat, not lstat: the artifact is read through a symlink as readFile would.
+    const st = await stat(file).catch(() => undefined);
+    if (st?.isFile() && onDisk.digestOf(file, fileState(st)) === sha256) continue;
     const bytes = await readFile(file).catch(() => undefined);
     if (!bytes || sha256Hex(bytes) !== sha256) return false;
+    if (st?.isFile()) onDisk.confirm(file, fileState(st), sha256, observedAt);
   }
-  const [{ writeOutput }, { Output }, { reportWrite, displayPath }] = await Promise.all([
+  return true;
+}
+
+async function replay(
+  args: RenderArguments,
+  entry: DecodedEntry,
+  cache: ArtifactCache,
+  key: string,
+  onDisk: FileDigests,
+): Promise<boolean> {
+  if (!(await localArtifactsUnchanged(entry.header.localFiles, onDisk))) return false;
+  const [{ confirmUnchanged, writeOutput }, { Output }, { reportWrite, displayPath }] = await Promise.all([
     import('../emit/write.js'),
     import('./output.js'),
     import('./render-report.js'),
   ]);
+  const known = { digests: entry.digests, onDisk };
   let summary;
+  let files: ReadonlyMap<string, Uint8Array> = new Map();
   try {
-    summary = await writeOutput(path.resolve(args.output), entry.files);
+    // Usually the output is as the last run left it, proven by lstat and the recorded digests
+    // without the bytes; otherwise the body is read and written like a render's output.
+    summary = await confirmUnchanged(path.resolve(args.output), entry.sizes, known);
+    if (!summary) {
+      const body = await cache.getSignedBytes('output', bodyKey(key));
+      const decoded = body && decodeBody(entry, body);
+      if (!decoded) return false;
+      files = decoded;
+      summary = await writeOutput(path.resolve(args.output), files, { known });
+    }
   } catch {
     // Nothing was written: the render runs and reports the problem in its own terms.
     return false;
@@ -365,12 +436,13 @@ async function replay(args: RenderArguments, entry: NonNullable<ReturnType<typeo
   out.detail('output cache: the output of an identical earlier render was used');
   await reportWrite(out, {
     output: args.output,
-    files: entry.files,
+    files,
     summary,
     document: entry.header.document,
     warnings: entry.header.warnings,
     knownObjects: entry.objects,
     lockReport: () => ({ path: displayPath(entry.header.lockFile), updated: false, changes: [] }),
   });
+  if (onDisk.changed()) await cache.putSignedBytes('output', digestsKey(key), Buffer.from(JSON.stringify(onDisk.recorded()), 'utf8'));
   return true;
 }

@@ -9,3 +9,8 @@ export const VERSION = manifest.version;
 export function versionInfo(): { version: string; node: string; platform: string } {
   return { version: VERSION, node: process.version, platform: `${process.platform}/${process.arch}` };
 }
+
+/** `capi-gitops version` without --json. */
+export function versionText(info: ReturnType<typeof versionInfo> = versionInfo()): string {
+  return `capi-gitops ${info.version}\nnode ${info.node}\nplatform ${info.platform}\n`;
+}

@@ -31,7 +31,13 @@ export function formatIndex(files: ReadonlyMap<string, string | Uint8Array>): st
   const digests = new Map<string, string>();
   const digestOf = (text: string | Uint8Array) =>
     typeof text === 'string' ? (digests.get(text) ?? digests.set(text, contentDigest(text)).get(text)!) : contentDigest(text);
-  return [...INDEX_PREAMBLE, ...sorted.map((p) => `${digestOf(files.get(p)!)}  ${p}`)].join('\n') + '\n';
+  return formatIndexOfDigests(new Map(sorted.map((p) => [p, digestOf(files.get(p)!)])));
+}
+
+/** The index of files whose sha256 is known (relative path → digest); the same text formatIndex writes. */
+export function formatIndexOfDigests(digests: ReadonlyMap<string, string>): string {
+  const sorted = [...digests.keys()].sort(compareStrings);
+  return [...INDEX_PREAMBLE, ...sorted.map((p) => `${digests.get(p)!}  ${p}`)].join('\n') + '\n';
 }
 
 /** Paths listed in an index, each with the digest of what was written (absent in a v1 index). */

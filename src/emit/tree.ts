@@ -12,6 +12,8 @@ export interface TreeEntry {
   ino: number;
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
+  dev: number;
 }
 
 function entryType(st: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
@@ -36,7 +38,15 @@ export async function scanTree(root: string): Promise<Map<string, TreeEntry>> {
       const st = stats[i];
       const child = rel ? `${rel}/${name}` : name;
       const type = entryType(st);
-      entries.set(child, { type, mode: st.mode & 0o7777, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs });
+      entries.set(child, {
+        type,
+        mode: st.mode & 0o7777,
+        ino: st.ino,
+        size: st.size,
+        mtimeMs: st.mtimeMs,
+        ctimeMs: st.ctimeMs,
+        dev: st.dev,
+      });
       if (type === 'dir') pending.push(child);
     });
   }

@@ -1,6 +1,6 @@
 import { CapiGitopsError, type Diagnostic, compareStrings } from '../model/diagnostics.js';
 import { ancestors, INDEX_FILE } from './output-paths.js';
-import { formatIndex } from './ownership-index.js';
+import { formatIndex, formatIndexOfDigests } from './ownership-index.js';
 import { parentOf, type TreeEntry } from './tree.js';
 
 /**
@@ -17,6 +17,8 @@ export interface ExistingOutput {
   indexText: string | undefined;
   /** Bytes of previously written files that this run writes again (to detect "unchanged"). */
   ownedContents: Map<string, Buffer>;
+  /** Previously written files known, without reading them, to hold this run's bytes already (same sha256). */
+  sameAsNew?: ReadonlySet<string>;
 }
 
 /** What the new tree will hold, and how it differs from the old one. */
@@ -63,7 +65,7 @@ function emptyDirectories(entries: Map<string, TreeEntry>): Set<string> {
  * Throws when a new file would land on, or need a directory where there is, something the tool
  * did not write.
  */
-export function planWrite(existing: ExistingOutput, files: OutputFiles): WritePlan {
+export function planWrite(existing: ExistingOutput, files: OutputFiles, digests?: ReadonlyMap<string, string>): WritePlan {
   const { entries } = existing;
   const owned = new Set(existing.ownedPaths ?? []);
   const ownedDirs = new Set([...owned].flatMap(ancestors));
@@ -98,7 +100,8 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles): WritePl
   const unchanged: string[] = [];
   for (const [p, content] of [...files].sort(([a], [b]) => compareStrings(a, b))) {
     const old = existing.ownedContents.get(p);
-    if (old && owned.has(p) && old.equals(typeof content === 'string' ? Buffer.from(content, 'utf8') : content)) unchanged.push(p);
+    if (existing.sameAsNew?.has(p) && owned.has(p)) unchanged.push(p);
+    else if (old && owned.has(p) && old.equals(typeof content === 'string' ? Buffer.from(content, 'utf8') : content)) unchanged.push(p);
     else written.push(p);
   }
   const removed = [...owned].filter((p) => !files.has(p) && entries.has(p) && entries.get(p)!.type !== 'dir').sort(compareStrings);
@@ -108,7 +111,9 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles): WritePl
   const oldDirectories = [...entries].filter(([, e]) => e.type === 'dir').map(([p]) => p);
   const sameDirectories = oldDirectories.length === directories.size && oldDirectories.every((d) => directories.has(d));
 
-  const indexText = formatIndex(files);
+  // The sha256 of each file, when the caller knows them (the output cache), spares hashing every file again.
+  const known = digests && digests.size === files.size && [...files.keys()].every((p) => digests.has(p));
+  const indexText = known ? formatIndexOfDigests(digests) : formatIndex(files);
   const changed = written.length > 0 || removed.length > 0 || indexText !== existing.indexText || !sameDirectories;
   return { written, unchanged, removed, carried, directories: [...directories].sort(compareStrings), indexText, changed };
 }

@@ -24,6 +24,7 @@ import { parseIndex } from './ownership-index.js';
 import { deepestFirst, scanTree, type TreeEntry } from './tree.js';
 import { pathsToCompare, planWrite, type ExistingOutput, type OutputFiles, type WritePlan } from './write-plan.js';
 import { assertWritableDirectory, lockOutputDirectory, processIsAlive } from './write-guard.js';
+import { fileState, type FileDigests } from '../kernel/file-digests.js';
 
 /**
  * Writes the tool's files into an output directory and removes the ones a previous run wrote
@@ -58,6 +59,16 @@ export interface PreparedFile {
   commit(): Promise<void>;
   abort(): Promise<void>;
 }
+/**
+ * What the caller knows about the files (the output cache): the sha256 of each, and the digests
+ * of files on disk from an earlier run, valid while their lstat is unchanged (kernel/file-digests.ts).
+ * An owned file whose lstat matches a recorded digest equal to the new file's is not read back.
+ */
+export interface KnownDigests {
+  digests: ReadonlyMap<string, string>;
+  onDisk: FileDigests;
+}
+
 export interface WriteSummary {
   /** The output directory written, absolute, with a symlinked outDir resolved. */
   directory: string;
@@ -209,7 +220,7 @@ function refuseUnownedContent(target: Target, entries: Map<string, TreeEntry>): 
   });
 }
 
-async function readExisting(target: Target, files: OutputFiles): Promise<ExistingOutput> {
+async function readExisting(target: Target, files: OutputFiles, known?: KnownDigests, confirmOnly = false): Promise<ExistingOutput> {
   if (!target.exists) return { entries: new Map(), ownedPaths: undefined, indexText: undefined, ownedContents: new Map() };
   const entries = await scanTree(target.path);
   refuseReadOnlyDirectories(target, entries);
@@ -230,7 +241,15 @@ async function readExisting(target: Target, files: OutputFiles): Promise<Existin
   const indexText = await readFile(indexPath, 'utf8');
   const ownedPaths = parseIndex(indexText, indexPath);
   const existing: ExistingOutput = { entries, ownedPaths, indexText, ownedContents: new Map() };
-  const compare = pathsToCompare(existing, files);
+  const sameAsNew = new Set<string>();
+  existing.sameAsNew = sameAsNew;
+  const compare = pathsToCompare(existing, files).filter((p) => {
+    const onDisk = known?.onDisk.digestOf(path.join(target.path, p), fileState(entries.get(p)!));
+    if (onDisk === undefined || onDisk !== known!.digests.get(p)) return true;
+    sameAsNew.add(p);
+    return false;
+  });
+  if (confirmOnly) return existing;
   const contents = await Promise.all(compare.map((p) => readFile(path.join(target.path, p))));
   compare.forEach((p, i) => existing.ownedContents.set(p, contents[i]));
   return existing;
@@ -391,7 +410,37 @@ async function previousContents(target: Target, existing: ExistingOutput, plan: 
   return previous;
 }
 
-export async function writeOutput(outDir: string, files: OutputFiles, options: { alongside?: PreparedFile[] } = {}): Promise<WriteSummary> {
+export async function writeOutput(
+  outDir: string,
+  files: OutputFiles,
+  options: { alongside?: PreparedFile[]; known?: KnownDigests } = {},
+): Promise<WriteSummary> {
+  return (await writeOrConfirm(outDir, files, options))!;
+}
+
+/**
+ * For a caller that knows each file's size and sha256 but has not loaded the bytes (the output
+ * cache): the summary of a write that changes nothing, when the recorded digests prove every file
+ * already holds its bytes and nothing else would change; undefined when the bytes are needed
+ * (then nothing was written). The same checks run as for writeOutput (lock, writability, index).
+ */
+export async function confirmUnchanged(
+  outDir: string,
+  sizes: ReadonlyMap<string, number>,
+  known: KnownDigests,
+): Promise<WriteSummary | undefined> {
+  // Stand-ins of the right length: sizes decide which files are compared; no stand-in is ever
+  // compared, hashed or written, because any file not proven by its digest ends the run first.
+  const blank = Buffer.alloc(Math.max(0, ...sizes.values()));
+  const files = new Map([...sizes].map(([p, size]) => [p, blank.subarray(0, size)]));
+  return writeOrConfirm(outDir, files, { known, confirmOnly: true });
+}
+
+async function writeOrConfirm(
+  outDir: string,
+  files: OutputFiles,
+  options: { alongside?: PreparedFile[]; known?: KnownDigests; confirmOnly?: boolean },
+): Promise<WriteSummary | undefined> {
   const alongside = options.alongside ?? [];
   const abortAlongside = () => Promise.all(alongside.map((file) => file.abort().catch(() => undefined)));
   const pathProblems = filePathProblems(files.keys());
@@ -403,7 +452,7 @@ export async function writeOutput(outDir: string, files: OutputFiles, options: {
   try {
     const target = await resolveTarget(outDir);
     release = await lockOutputDirectory(target.path);
-    return await writeLocked(target, files, alongside);
+    return await writeLocked(target, files, alongside, options.known, options.confirmOnly);
   } catch (err) {
     await abortAlongside();
     throw err;
@@ -412,10 +461,21 @@ export async function writeOutput(outDir: string, files: OutputFiles, options: {
   }
 }
 
-async function writeLocked(target: Target, files: OutputFiles, alongside: PreparedFile[]): Promise<WriteSummary> {
-  const interrupted = await handleInterruptedRuns(target);
-  const existing = await readExisting(target, files);
-  const plan = planWrite(existing, files);
+async function writeLocked(
+  target: Target,
+  files: OutputFiles,
+  alongside: PreparedFile[],
+  known?: KnownDigests,
+  confirmOnly = false,
+): Promise<WriteSummary | undefined> {
+  // A confirmation that fails leaves everything to the write that follows, leftovers included.
+  const interrupted = confirmOnly ? [] : await handleInterruptedRuns(target);
+  const scannedAt = Date.now();
+  const existing = await readExisting(target, files, known, confirmOnly);
+  if (confirmOnly && [...files.keys()].some((p) => !existing.sameAsNew?.has(p))) return undefined;
+  const plan = planWrite(existing, files, known?.digests);
+  if (confirmOnly && (plan.changed || !target.exists)) return undefined;
+  if (confirmOnly) interrupted.push(...(await handleInterruptedRuns(target)));
   const previous = await previousContents(target, existing, plan);
   const summary: WriteSummary = {
     directory: target.path,
@@ -426,6 +486,12 @@ async function writeLocked(target: Target, files: OutputFiles, alongside: Prepar
     previous,
   };
   if (!plan.changed && target.exists) {
+    // Read back and equal: the next run may trust their lstat (a rewrite would change every ctime).
+    for (const p of plan.unchanged) {
+      const digest = known?.digests.get(p);
+      if (digest && !existing.sameAsNew?.has(p))
+        known!.onDisk.confirm(path.join(target.path, p), fileState(existing.entries.get(p)!), digest, scannedAt);
+    }
     for (const file of alongside) await file.commit();
     return summary;
   }

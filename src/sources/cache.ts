@@ -38,7 +38,6 @@ import { mkdir, readdir, readFile, rm, stat, unlink, utimes, writeFile } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { redactUrlCredentials } from '../model/redact.js';
-import { writeFileAtomic } from '../kernel/atomic-write.js';
 
 /** Metadata kept per URL for conditional requests (If-None-Match) and offline use. */
 export interface HttpRecord {
@@ -372,6 +371,8 @@ export class ArtifactCache {
     await mkdir(path.dirname(file), { recursive: true });
     // No fsync: every entry is checked when read (blobs against their name, records against their
     // HMAC), so one torn by a crash is a miss; the flush cost a cold render 5-10 ms per entry.
+    // Loaded on the first write: a run served from the output cache usually writes nothing here.
+    const { writeFileAtomic } = await import('../kernel/atomic-write.js');
     await writeFileAtomic(file, data, { fsync: false });
   }
 
