@@ -30,7 +30,7 @@ import {
   type VariableReference,
 } from './variables.js';
 import { closeGivenNames } from './variable-advice.js';
-import { breakingVariables } from './variable-breakage.js';
+import { breakingVariables, type SubstitutedArtifact } from './variable-breakage.js';
 import { renderCertManagerObjects, renderComponent, type RenderContext, type SecretField } from './pipeline.js';
 
 /** A text to parse; `keepOutOfCache` when it holds a secret value. */
@@ -143,25 +143,18 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     const markedText = marks && substituteVariables(raw, input.lookup, artifact, marks.marker).text;
     // 4. Parse (ToUnstructured). A text that holds a secret value never reaches the parse cache.
     const keepOutOfCache = secretUse !== undefined || run.secrets.holdsSecret(substituted.text);
-    const [objects, markedObjects] = await Promise.all([
-      run.parse({ text: substituted.text, source, keepOutOfCache }),
-      markedText === undefined ? undefined : run.parse({ text: markedText, source, keepOutOfCache: run.secrets.holdsSecret(markedText) }),
+    const parsed = await parseEach(run, [
+      { text: substituted.text, source, keepOutOfCache },
+      ...(markedText === undefined ? [] : [{ text: markedText, source, keepOutOfCache: run.secrets.holdsSecret(markedText) }]),
     ]).catch((err: unknown) => {
-      if (err instanceof BatchParseError) throw err.error;
-      // a parse error a variable's value caused is reported as that variable (never a secret value)
-      const culprits = breakingVariables({
-        raw,
-        text: substituted.text,
-        lookup: input.lookup,
-        used: substituted.used,
-        source,
-        artifact,
-        origin: originOf(r),
-      });
-      if (culprits.length > 0) throw new CapiGitopsError(culprits);
-      throw err instanceof CapiGitopsError && secretUse ? withoutSubstitutedText(err, source, secretUse) : err;
+      throw parseProblem(
+        err,
+        { raw, text: substituted.text, lookup: input.lookup, used: substituted.used, source, artifact, origin: originOf(r) },
+        secretUse,
+      );
     });
-    requireKinds([objects, ...(markedObjects ? [markedObjects] : [])], source);
+    requireKinds(parsed, source);
+    const [objects, markedObjects] = [parsed[0]!, parsed[1]];
     // 5. Objects: every filter of PROVIDER_FILTERS, in clusterctl's order then the operator's.
     try {
       const render = (): RenderedComponent => renderedComponent(r, renderComponent(objects, context));
@@ -198,10 +191,11 @@ export async function renderCertManagerComponent(
   const text = resolved.components.text;
   const source = parseSourceName('cert-manager', resolved.version, resolved.components);
   try {
-    const objects = await run.parse({ text, source, keepOutOfCache: run.secrets.holdsSecret(text) }).catch((err: unknown) => {
+    const parsed = await parseEach(run, [{ text, source, keepOutOfCache: run.secrets.holdsSecret(text) }]).catch((err: unknown) => {
       throw err instanceof BatchParseError ? err.error : err;
     });
-    requireKinds([objects], source);
+    requireKinds(parsed, source);
+    const objects = parsed[0]!;
     const render = (): RenderedComponent => {
       const rendered = renderCertManagerObjects(objects, resolved.version, input.imageOverrides);
       return {
@@ -219,6 +213,28 @@ export async function renderCertManagerComponent(
     if (!(err instanceof CapiGitopsError)) throw err;
     return { problems: [...err.diagnostics] };
   }
+}
+
+/**
+ * A parse error as the user should read it: one a variable's value caused names that variable,
+ * and one in a text that received a Secret's value never quotes the text (it may quote the value).
+ */
+function parseProblem(err: unknown, artifact: SubstitutedArtifact, secretUse: SecretUse | undefined): unknown {
+  if (err instanceof BatchParseError) return err.error;
+  if (!(err instanceof CapiGitopsError)) return err;
+  const culprits = breakingVariables(artifact);
+  if (culprits.length > 0) return new CapiGitopsError(culprits);
+  return secretUse ? withoutSubstitutedText(err, artifact.source, secretUse) : err;
+}
+
+/** Each text's objects; the problems of every text that failed together (a whole batch's as a BatchParseError). */
+async function parseEach(run: RenderRun<TaintMarks>, requests: CacheableParseInput[]): Promise<KObject[][]> {
+  const settled = await Promise.allSettled(requests.map((request) => run.parse(request)));
+  const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+  if (failures.length === 0) return settled.map((s) => (s as PromiseFulfilledResult<KObject[]>).value);
+  const whole = failures.find((f) => f instanceof BatchParseError || !(f instanceof CapiGitopsError));
+  if (whole !== undefined) throw whole;
+  throw new CapiGitopsError(failures.flatMap((f) => (f as CapiGitopsError).diagnostics));
 }
 
 function originOf(r: ResolvedProvider): Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'> {
