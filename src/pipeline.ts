@@ -170,6 +170,9 @@ function prepareProvider(manifest: Manifest, resolved: ResolvedProvider, run: Ru
   return { resolved, secret, lookup: secretAwareLookup(manifest, secret, run) };
 }
 
+/** A provider ready to render: with its image overrides (Config.images, and the configSecret's `images`). */
+type RenderableProvider = PreparedProvider & { images: ReturnType<typeof imageOverridesFor> };
+
 function collect(bag: DiagnosticBag, err: unknown): void {
   if (err instanceof CapiGitopsError) err.diagnostics.forEach((d) => bag.add(d));
   else throw err;
@@ -405,6 +408,7 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
       collect(bag, err);
     }
   }
+  // every Secret a provider names is known to the gate, whether the provider renders or not
   const needles = secretNeedles(
     secretValues(
       manifest,
@@ -412,9 +416,17 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
       run,
     ),
   );
+  const renderable: RenderableProvider[] = [];
+  for (const provider of prepared) {
+    try {
+      renderable.push({ ...provider, images: imageOverridesFor(manifest, provider.secret) });
+    } catch (err) {
+      collect(bag, err);
+    }
+  }
   options.onSecretValues?.(needles);
   try {
-    return await renderPrepared(options, resolution, prepared, bag, needles, shared);
+    return await renderPrepared(options, resolution, renderable, bag, needles, shared);
   } catch (err) {
     // a message may quote substituted text (a YAML error, a patch target): never a secret value
     if (err instanceof CapiGitopsError) throw new CapiGitopsError(err.diagnostics.map((d) => redactDiagnostic(d, needles)));
@@ -426,7 +438,7 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
 async function renderPrepared(
   options: RenderOptions,
   resolution: Resolution,
-  prepared: PreparedProvider[],
+  prepared: RenderableProvider[],
   bag: DiagnosticBag,
   needles: SecretNeedles,
   shared?: SharedRun,
@@ -444,23 +456,22 @@ async function renderPrepared(
   };
 
   // Every component's sequence starts in this turn, so their texts are parsed as one batch.
-  const providerRenders = prepared.map((p) => {
-    const images = imageOverridesFor(manifest, p.secret);
-    return renderProviderComponent(
+  const providerRenders = prepared.map((p) =>
+    renderProviderComponent(
       {
         resolved: p.resolved,
         configMaps: manifest.configMaps,
         lookup: p.lookup,
         givenVariables: [...Object.keys(manifest.config.variables ?? {}), ...Object.keys(p.secret?.data ?? {})],
-        imageOverrides: images.merged,
+        imageOverrides: p.images.merged,
         imageOverridesWithoutSecrets:
-          Object.keys(images.fromSecret).length > 0 && !imagesWritable ? (manifest.config.images ?? {}) : undefined,
+          Object.keys(p.images.fromSecret).length > 0 && !imagesWritable ? (manifest.config.images ?? {}) : undefined,
         // a provider that reads a Secret is rendered on its own, never shared between clusters
         shareKey: p.secret ? undefined : componentKey(p.resolved, manifest.config.images, unmanagedKey),
       },
       run,
-    );
-  });
+    ),
+  );
   const certManagerRender =
     certManager &&
     renderCertManagerComponent(
