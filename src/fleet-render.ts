@@ -21,8 +21,6 @@ import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks
 import { sharedBlobs, type LockOutcome } from './lock/session.js';
 import type { Lockfile } from './lock/types.js';
 import type { Artifact, ProviderRepository } from './sources/source.js';
-import type { ParseInput } from './yaml/parse.js';
-import type { ArtifactCache } from './sources/cache.js';
 import { clusterDirectory, CLUSTERS_DIRECTORY, layoutFleet, readClusterFiles } from './emit/layout-fleet.js';
 import { layoutChart, type LayoutName } from './emit/layout.js';
 import {
@@ -36,7 +34,7 @@ import {
 import { prepareChart } from './chart/index.js';
 import { parseArtifact } from './yaml/parse.js';
 import {
-  parseWithCache,
+  ParseBatch,
   renderResolution,
   resolveManifest,
   type RenderOptions,
@@ -110,47 +108,6 @@ class FetchOnce {
       memo.set(key, promise);
     }
     return promise;
-  }
-}
-
-/**
- * Parses each distinct text once per run. Requests made in the same turn of the event loop
- * (every cluster reaches its parse step in one turn) go to the parse cache as one batch.
- */
-class ParseOnce {
-  requested = 0;
-  parsed = 0;
-  private readonly memo = new Map<string, Promise<KObject[]>>();
-  private pending: { input: ParseInput; resolve: (objects: KObject[]) => void; reject: (err: unknown) => void }[] = [];
-
-  constructor(private readonly cache: ArtifactCache | undefined) {}
-
-  parse = (sources: ParseInput[]): Promise<KObject[][]> => Promise.all(sources.map((s) => this.one(s)));
-
-  private one(input: ParseInput): Promise<KObject[]> {
-    this.requested++;
-    let promise = this.memo.get(input.text);
-    if (!promise) {
-      promise = new Promise((resolve, reject) => {
-        if (this.pending.length === 0) setImmediate(() => this.flush());
-        this.pending.push({ input, resolve, reject });
-      });
-      this.memo.set(input.text, promise);
-    }
-    return promise;
-  }
-
-  private flush(): void {
-    const batch = this.pending;
-    this.pending = [];
-    this.parsed += batch.length;
-    parseWithCache(
-      batch.map((b) => b.input),
-      this.cache,
-    ).then(
-      (results) => batch.forEach((b, i) => b.resolve(results[i]!)),
-      (err: unknown) => batch.forEach((b) => b.reject(err)),
-    );
   }
 }
 
@@ -459,7 +416,8 @@ async function fleetArgoWiring(
 
 export async function renderFleet(manifest: Manifest, options: FleetRenderOptions): Promise<FleetResult> {
   const fetch = new FetchOnce();
-  const parse = new ParseOnce(options.sources?.cache);
+  // each distinct text parsed once per run; every cluster's texts of one turn in one batch
+  const parse = new ParseBatch(options.sources?.cache, true);
   const renders = new RenderOnce();
   const substitutions = new SubstituteOnce();
   const layout: LayoutName = options.layout ?? manifest.config.output?.layout ?? 'kustomize';

@@ -4,9 +4,8 @@
  */
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import type { Artifact, ProviderRepository } from './model/repository.js';
-import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from './model/diagnostics.js';
+import type { ProviderRepository } from './model/repository.js';
+import { CapiGitopsError, DiagnosticBag, type Diagnostic } from './model/diagnostics.js';
 import type { KObject } from './model/kobject.js';
 import type { ImageMeta, Manifest, ProviderObject, SecretObject, SecretStrategy, SourcePosition } from './manifest/types.js';
 import { githubTokenFromEnv, githubTokenHostProblem } from './sources/credentials.js';
@@ -23,20 +22,22 @@ import type { SourceOptions } from './sources/request.js';
 import { buildLockfile, lockfilePath, readLockfile, serializeLockfile } from './lock/lockfile.js';
 import type { Lockfile } from './lock/types.js';
 import { LockSession, type LockOutcome, type SharedBlobs } from './lock/session.js';
-import {
-  inspectVariables,
-  substituteVariables,
-  missingVariablesError,
-  type SubstitutionResult,
-  type VariableReference,
-} from './render/variables.js';
+import { inspectVariables, substituteVariables, type SubstitutionResult, type VariableReference } from './render/variables.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
-import { closeGivenNames, unusedVariableWarnings, type GivenVariables } from './render/variable-advice.js';
-import { breakingVariables } from './render/variable-breakage.js';
-import { appendAdditionalManifests, resolveAdditionalManifests } from './render/additional-manifests.js';
+import { unusedVariableWarnings, type GivenVariables } from './render/variable-advice.js';
 import { mergeImageOverrides, parseImagesValue } from './render/images.js';
-import { renderCertManagerObjects, renderComponent, type RenderContext } from './render/pipeline.js';
-import { parseArtifacts, PARSER_VERSION, type ParseInput } from './yaml/parse.js';
+import {
+  artifactDisplayName,
+  BatchParseError,
+  providerRawYaml,
+  renderCertManagerComponent,
+  renderProviderComponent,
+  type CacheableParseInput,
+  type ProviderRender,
+  type RenderRun,
+  type TextParser,
+} from './render/component.js';
+import { parseArtifacts, PARSER_VERSION } from './yaml/parse.js';
 import { YamlBudget } from './yaml/bounds.js';
 import { sha256Hex, type ArtifactCache } from './sources/cache.js';
 import { layoutChart, layoutOutput, unmanagedObjects, type LayoutName } from './emit/layout.js';
@@ -157,40 +158,20 @@ function configSecretOf(provider: ProviderObject, secrets: readonly SecretObject
   return secret;
 }
 
+/** A provider with its configSecret and the values its variables take. */
 interface PreparedProvider {
   resolved: ResolvedProvider;
   secret: SecretObject | undefined;
-  text: string;
-  references: VariableReference[];
   lookup: VariableLookup;
 }
 
-function prepareProviders(manifest: Manifest, providers: ResolvedProvider[], run: RunSecrets): PreparedProvider[] {
-  const bag = new DiagnosticBag();
-  const prepared: PreparedProvider[] = [];
-  for (const resolved of providers) {
-    try {
-      const secret = configSecretOf(resolved.provider, manifest.secrets);
-      const additional = resolveAdditionalManifests(resolved.provider, manifest.configMaps);
-      const text = appendAdditionalManifests(resolved.components.text, additional);
-      const references = inspectVariables(text, artifactDisplayName(resolved.components));
-      prepared.push({ resolved, secret, text, references, lookup: secretAwareLookup(manifest, secret, run) });
-    } catch (err) {
-      collect(bag, err);
-    }
-  }
-  bag.throwIfAny();
-  return prepared;
+function prepareProvider(manifest: Manifest, resolved: ResolvedProvider, run: RunSecrets): PreparedProvider {
+  const secret = configSecretOf(resolved.provider, manifest.secrets);
+  return { resolved, secret, lookup: secretAwareLookup(manifest, secret, run) };
 }
 
-/** Where an artifact came from, for messages: a path relative to the working directory, or the URL. */
-export function artifactDisplayName(artifact: Pick<Artifact, 'url' | 'name'>): string {
-  if (artifact.url.startsWith('file://')) {
-    const relative = path.relative(process.cwd(), fileURLToPath(artifact.url));
-    return relative.startsWith('..') ? fileURLToPath(artifact.url) : relative;
-  }
-  return artifact.url || artifact.name;
-}
+/** A provider ready to render: with its image overrides (Config.images, and the configSecret's `images`). */
+type RenderableProvider = PreparedProvider & { images: ReturnType<typeof imageOverridesFor> };
 
 function collect(bag: DiagnosticBag, err: unknown): void {
   if (err instanceof CapiGitopsError) err.diagnostics.forEach((d) => bag.add(d));
@@ -227,7 +208,7 @@ export interface SharedRun {
   /** Wraps each repository before the lock session does (one fetch per artifact per run). */
   decorate?: NonNullable<ResolveOptions['decorate']>;
   /** Parses artifacts (one parse per distinct text per run). */
-  parse?: (sources: ParseInput[]) => Promise<KObject[][]>;
+  parse?: TextParser;
   /** Renders a component once per run for each distinct input (`key` names every input). */
   component?: (key: string, objects: KObject[], render: () => RenderedComponent) => RenderedComponent;
   /** The files of components already laid out in this run. */
@@ -321,21 +302,32 @@ export async function resolveManifest(manifest: Manifest, options: RenderOptions
 export async function listVariables(options: RenderOptions): Promise<ProviderVariables[]> {
   const { manifest, providers } = await resolveManagementCluster(options);
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
-  const prepared = prepareProviders(manifest, providers, run);
+  const bag = new DiagnosticBag();
+  const listed: (PreparedProvider & { variables: VariableReference[] })[] = [];
+  for (const resolved of providers) {
+    try {
+      const prepared = prepareProvider(manifest, resolved, run);
+      const variables = inspectVariables(providerRawYaml(resolved, manifest.configMaps), artifactDisplayName(resolved.components));
+      listed.push({ ...prepared, variables });
+    } catch (err) {
+      collect(bag, err);
+    }
+  }
+  bag.throwIfAny();
   options.onSecretValues?.(
     secretNeedles(
       secretValues(
         manifest,
-        prepared.map((p) => p.secret),
+        listed.map((p) => p.secret),
         run,
       ),
     ),
   );
-  return prepared.map((p) => ({
+  return listed.map((p) => ({
     label: p.resolved.label,
     namespace: p.resolved.namespace,
     version: p.resolved.version,
-    variables: p.references.map((ref) => ({ ...ref, value: p.lookup(ref.name) })),
+    variables: p.variables.map((ref) => ({ ...ref, value: p.lookup(ref.name) })),
   }));
 }
 
@@ -407,7 +399,16 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
     return { ...resolution, ...rendered, layout: 'operator', warnings: [] };
   }
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
-  const prepared = prepareProviders(manifest, providers, run);
+  const bag = new DiagnosticBag();
+  const prepared: PreparedProvider[] = [];
+  for (const resolved of providers) {
+    try {
+      prepared.push(prepareProvider(manifest, resolved, run));
+    } catch (err) {
+      collect(bag, err);
+    }
+  }
+  // every Secret a provider names is known to the gate, whether the provider renders or not
   const needles = secretNeedles(
     secretValues(
       manifest,
@@ -415,9 +416,17 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
       run,
     ),
   );
+  const renderable: RenderableProvider[] = [];
+  for (const provider of prepared) {
+    try {
+      renderable.push({ ...provider, images: imageOverridesFor(manifest, provider.secret) });
+    } catch (err) {
+      collect(bag, err);
+    }
+  }
   options.onSecretValues?.(needles);
   try {
-    return await renderPrepared(options, resolution, prepared, needles, shared);
+    return await renderPrepared(options, resolution, renderable, bag, needles, shared);
   } catch (err) {
     // a message may quote substituted text (a YAML error, a patch target): never a secret value
     if (err instanceof CapiGitopsError) throw new CapiGitopsError(err.diagnostics.map((d) => redactDiagnostic(d, needles)));
@@ -425,148 +434,86 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
   }
 }
 
+/** Every component rendered (src/render/component.ts), sharing the run's parser; then the layout and the secrets stage. */
 async function renderPrepared(
   options: RenderOptions,
   resolution: Resolution,
-  prepared: PreparedProvider[],
+  prepared: RenderableProvider[],
+  bag: DiagnosticBag,
   needles: SecretNeedles,
   shared?: SharedRun,
 ): Promise<RenderResult> {
   const { manifest, certManager } = resolution;
   const secrets = manifest.config.secrets ?? {};
   const strategy = options.secretsStrategy ?? secrets.strategy ?? (options.allowSecretValues ? 'inline' : 'refuse');
-
-  // 1. Variables, on the raw text: every missing variable of every provider in one error. A
-  // provider that uses a secret is substituted a second time with marks, for taint tracking.
-  const bag = new DiagnosticBag();
-  const marked: (MarkedText & { text: string })[] = [];
-  const markedOf = new Map<number, number>();
-  const secretUse = new Map<number, SecretUse>();
-  const substituted = prepared.map((p, i) => {
-    const file = artifactDisplayName(p.resolved.components);
-    const result = (shared?.substitute ?? substituteVariables)(p.text, p.lookup, file);
-    if (result.missing.length > 0) {
-      const given = [...Object.keys(manifest.config.variables ?? {}), ...Object.keys(p.secret?.data ?? {})];
-      const at = {
-        ...originOf(p.resolved.provider),
-        provider: providerName(p.resolved.provider),
-        artifact: file,
-        suggestions: closeGivenNames(result.missing, given),
-      };
-      missingVariablesError(result.missing, at).diagnostics.forEach((d) => bag.add(d));
-    }
-    const secretNames = [...result.used].filter(([, v]) => v.fromSecret);
-    if (secretNames.length > 0) {
-      secretUse.set(i, {
-        names: secretNames.map(([name]) => name),
-        origins: [...new Set(secretNames.map(([, v]) => v.origin))].sort(compareStrings),
-      });
-      const marker = taintMarker(p.text);
-      markedOf.set(i, marked.length);
-      marked.push({ ...marker, text: substituteVariables(p.text, p.lookup, file, marker.marker).text });
-    }
-    return result;
-  });
-  unusedVariableWarnings(givenVariables(manifest, prepared)).forEach((w) => options.onWarning?.(w));
-  bag.throwIfAny();
-
-  // 2. Parse every artifact (YAML 1.1, aliases refused), on this thread: a worker pool measured slower.
-  const sources: CacheableParseInput[] = prepared.map((p, i) => ({
-    text: substituted[i]!.text,
-    source: `${p.resolved.label} ${p.resolved.version} ${p.resolved.components.name}`,
-  }));
-  if (certManager)
-    sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
-  for (const [i, m] of markedOf)
-    sources.push({
-      text: marked[m]!.text,
-      source: `${prepared[i]!.resolved.label} ${prepared[i]!.resolved.version} ${prepared[i]!.resolved.components.name}`,
-    });
-  // the parsed cache is a directory on disk: a text that holds a secret value is never put there
-  sources.forEach((s, i) => {
-    if ((i < prepared.length && secretUse.has(i)) || containsSecret(s.text, needles)) s.keepOutOfCache = true;
-  });
-  const parsed = await (shared?.parse ? shared.parse(sources) : parseWithCache(sources, options.sources?.cache)).catch((err: unknown) => {
-    // A parse error caused by a variable's value is reported as that variable (never a secret value).
-    const culprits = prepared.flatMap((p, i) =>
-      breakingVariables({
-        raw: p.text,
-        text: sources[i]!.text,
-        lookup: p.lookup,
-        used: substituted[i]!.used,
-        source: sources[i]!.source,
-        artifact: artifactDisplayName(p.resolved.components),
-        origin: originOf(p.resolved.provider),
-      }),
-    );
-    if (culprits.length > 0) throw new CapiGitopsError(culprits);
-    throw err instanceof CapiGitopsError ? withoutSubstitutedText(err, sources, secretUse) : err;
-  });
-  const markedStart = prepared.length + (certManager ? 1 : 0);
-  // apimachinery refuses an object without apiVersion or kind ("Object 'Kind' is missing"); later stages read both.
-  parsed.forEach((objects, i) =>
-    objects.forEach((o, index) => {
-      if (typeof o.apiVersion !== 'string' || !o.apiVersion || typeof o.kind !== 'string' || !o.kind) {
-        bag.add({
-          file: sources[i]!.source,
-          message: `object ${index + 1} has no ${typeof o.kind !== 'string' || !o.kind ? 'kind' : 'apiVersion'}`,
-          expected: 'Kubernetes objects, each with apiVersion, kind and metadata',
-          hint: 'check that the artifact is a provider components file',
-        });
-      }
-    }),
-  );
-  bag.throwIfAny();
-
-  // 3. Transforms, per component (and per marked render).
-  const components: RenderedComponent[] = [];
+  const imagesWritable = (strategy === 'inline' && options.allowSecretValues) || (secrets.public ?? []).includes(IMAGES_KEY);
   const unmanagedKey = JSON.stringify(manifest.config.overrides ?? []);
+  const run: RenderRun<MarkedText> = {
+    substitute: shared?.substitute ?? substituteVariables,
+    parse: shared?.parse ?? new ParseBatch(options.sources?.cache).parse,
+    secrets: { holdsSecret: (text) => containsSecret(text, needles), marks: taintMarker },
+    share: shared?.component,
+  };
+
+  // Every component's sequence starts in this turn, so their texts are parsed as one batch.
+  const providerRenders = prepared.map((p) =>
+    renderProviderComponent(
+      {
+        resolved: p.resolved,
+        configMaps: manifest.configMaps,
+        lookup: p.lookup,
+        givenVariables: [...Object.keys(manifest.config.variables ?? {}), ...Object.keys(p.secret?.data ?? {})],
+        imageOverrides: p.images.merged,
+        imageOverridesWithoutSecrets:
+          Object.keys(p.images.fromSecret).length > 0 && !imagesWritable ? (manifest.config.images ?? {}) : undefined,
+        // a provider that reads a Secret is rendered on its own, never shared between clusters
+        shareKey: p.secret ? undefined : componentKey(p.resolved, manifest.config.images, unmanagedKey),
+      },
+      run,
+    ),
+  );
+  const certManagerRender =
+    certManager &&
+    renderCertManagerComponent(
+      {
+        resolved: certManager,
+        imageOverrides: manifest.config.images ?? {},
+        shareKey: JSON.stringify([
+          'cert-manager',
+          certManager.version,
+          certManager.components.sha256,
+          manifest.config.images ?? {},
+          unmanagedKey,
+        ]),
+      },
+      run,
+    );
+  const rendered = await Promise.all(providerRenders);
+  const certManagerRendered = await certManagerRender;
+
+  // Every problem once: a problem of a whole parse batch reaches every component of it.
+  const reported = new Set<Diagnostic>();
+  const report = (d: Diagnostic) => {
+    if (!reported.has(d)) bag.add(d);
+    reported.add(d);
+  };
+  const components: RenderedComponent[] = [];
   const markedRenders = new Map<string, { objects: KObject[]; marks: MarkedText }>();
-  prepared.forEach((p, i) => {
-    try {
-      const m = markedOf.get(i);
-      // a provider that reads secret values is rendered on its own, never shared between clusters
-      const render = () => renderProvider(manifest, p, parsed[i]!, options, bag, strategy);
-      const component =
-        shared?.component && !p.secret && m === undefined
-          ? shared.component(componentKey(p.resolved, manifest.config.images, unmanagedKey), parsed[i]!, render)
-          : render();
-      components.push(component);
-      if (m !== undefined)
-        markedRenders.set(component.label, {
-          objects: renderMarked(
-            () => renderProvider(manifest, p, parsed[markedStart + m]!, options, new DiagnosticBag(), strategy).objects,
-            marked[m]!,
-          ),
-          marks: marked[m]!,
-        });
-    } catch (err) {
-      collect(bag, err);
-    }
+  rendered.forEach((outcome, i) => {
+    outcome.problems.forEach(report);
+    const provider = prepared[i]!.resolved.provider;
+    if (outcome.secretFields.length > 0)
+      report(atProviderField(secretValuesError(provider, [IMAGES_KEY], 'image overrides'), manifest.providers, providerName));
+    if (outcome.component) components.push(outcome.component);
+    if (outcome.component && outcome.marked) markedRenders.set(outcome.component.label, outcome.marked);
   });
-  bag.items.forEach((d, i) => (bag.items[i] = atProviderField(d, manifest.providers, providerName)));
-  if (certManager) {
-    const render = (): RenderedComponent => {
-      const objects = renderCertManagerObjects(parsed[prepared.length]!, certManager.version, manifest.config.images ?? {});
-      return {
-        label: certManager.label,
-        type: 'CertManager',
-        name: 'cert-manager',
-        version: certManager.version,
-        namespace: namespaceOf(objects) ?? 'cert-manager',
-        artifactSha256: certManager.components.sha256,
-        objects,
-      };
-    };
-    const key = JSON.stringify([
-      'cert-manager',
-      certManager.version,
-      certManager.components.sha256,
-      manifest.config.images ?? {},
-      unmanagedKey,
-    ]);
-    components.push(shared?.component ? shared.component(key, parsed[prepared.length]!, render) : render());
+  if (certManagerRendered) {
+    certManagerRendered.problems.forEach(report);
+    if (certManagerRendered.component) components.push(certManagerRendered.component);
   }
+  // Names given that no component uses, once every provider's variables are known.
+  if (prepared.length === resolution.providers.length && rendered.every((r) => r.variables))
+    unusedVariableWarnings(givenVariables(manifest, prepared, rendered)).forEach((w) => options.onWarning?.(w));
   bag.throwIfAny();
 
   const layout = options.layout ?? manifest.config.output?.layout ?? 'kustomize';
@@ -630,56 +577,10 @@ function prepareWiring(builtIn: string, manifest: Manifest, options: RenderOptio
   });
 }
 
-/**
- * A YAML error in an artifact that received secret values may quote them: it names the
- * variables and their Secrets instead, keeping line and column.
- */
-/** The marked render fails only where a transform reads a secret: say which reference. */
-function renderMarked(render: () => KObject[], marked: MarkedText): KObject[] {
-  try {
-    return render();
-  } catch (err) {
-    if (!(err instanceof CapiGitopsError)) throw err;
-    const unmark = (text: string | undefined) => text?.replace(marked.pattern, (_, i: string) => marked.marks[Number(i)]!.reference);
-    throw new CapiGitopsError(
-      err.diagnostics.map((d) => ({
-        ...d,
-        message: `with secret values tracked: ${unmark(d.message)}`,
-        path: unmark(d.path),
-        object: unmark(d.object),
-        hint: 'a transform (patch target, image, name) reads a secret value; keep secrets to values the transforms do not interpret',
-      })),
-    );
-  }
-}
-
-/** The secret variables a provider's substitution used, and where their values came from. */
-interface SecretUse {
-  names: string[];
-  origins: string[];
-}
-
-function withoutSubstitutedText(err: CapiGitopsError, sources: ParseInput[], secretUse: Map<number, SecretUse>): CapiGitopsError {
-  return new CapiGitopsError(
-    err.diagnostics.map((d) => {
-      const index = sources.findIndex((s) => s.source === d.file);
-      const used = secretUse.get(index);
-      if (!used) return d;
-      return {
-        file: d.file,
-        line: d.line,
-        column: d.column,
-        message: `the artifact is not valid YAML after the secret values of ${used.names.join(', ')} were substituted; the parser's message is not shown, as it may quote them`,
-        expected: 'values that keep the YAML valid (a value with line breaks or YAML syntax needs a quoted reference)',
-        hint: `check the values of ${used.names.join(', ')} in ${used.origins.join(', ')}`,
-      };
-    }),
-  );
-}
-
 /** Config.variables reach every provider; a configSecret's keys only the providers that name it. */
-function givenVariables(manifest: Manifest, prepared: PreparedProvider[]): GivenVariables[] {
-  const usedBy = (list: PreparedProvider[]) => new Set(list.flatMap((p) => p.references.map((r) => r.name)));
+function givenVariables(manifest: Manifest, prepared: PreparedProvider[], rendered: ProviderRender<MarkedText>[]): GivenVariables[] {
+  const usedBy = (secret?: SecretObject) =>
+    new Set(prepared.flatMap((p, i) => (secret && p.secret !== secret ? [] : (rendered[i]!.variables ?? []).map((r) => r.name))));
   const given: GivenVariables[] = [];
   const config = manifest.config;
   if (config.variables)
@@ -688,81 +589,111 @@ function givenVariables(manifest: Manifest, prepared: PreparedProvider[]): Given
       path: 'variables',
       position: config.position,
       names: Object.keys(config.variables),
-      used: usedBy(prepared),
+      used: usedBy(),
     });
   for (const secret of new Set(prepared.map((p) => p.secret).filter((s) => s !== undefined))) {
     given.push({
       origin: `Secret/${secret.namespace}/${secret.name}`,
       position: secret.position,
       names: Object.keys(secret.data),
-      used: usedBy(prepared.filter((p) => p.secret === secret)),
+      used: usedBy(secret),
     });
   }
   return given;
 }
 
-/** A text to parse; `keepOutOfCache` when it holds a secret value. */
-export type CacheableParseInput = ParseInput & { keepOutOfCache?: boolean };
+/**
+ * The run's parser: the texts asked for in one turn of the event loop (every component of a run,
+ * and of each cluster of a fleet, reaches its parse step in one turn) are parsed as one batch,
+ * with one YAML node budget, one pass over the parse cache and one trim. With `shareTexts` (a
+ * fleet), each distinct text is parsed once per run and its objects are shared.
+ */
+export class ParseBatch {
+  /** Texts asked for, and texts parsed or read from the cache. */
+  requested = 0;
+  parsed = 0;
+  private readonly memo = new Map<string, Promise<KObject[]>>();
+  private pending: { input: CacheableParseInput; resolve: (objects: KObject[]) => void; reject: (err: unknown) => void }[] = [];
+
+  constructor(
+    private readonly cache: ArtifactCache | undefined,
+    private readonly shareTexts = false,
+  ) {}
+
+  parse: TextParser = (input) => {
+    this.requested++;
+    if (!this.shareTexts) return this.enqueue(input);
+    let promise = this.memo.get(input.text);
+    if (!promise) {
+      promise = this.enqueue(input);
+      this.memo.set(input.text, promise);
+    }
+    return promise;
+  };
+
+  private enqueue(input: CacheableParseInput): Promise<KObject[]> {
+    return new Promise((resolve, reject) => {
+      if (this.pending.length === 0) setImmediate(() => this.flush());
+      this.pending.push({ input, resolve, reject });
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    this.parsed += batch.length;
+    parseWithCache(
+      batch.map((b) => b.input),
+      this.cache,
+    ).then(
+      (results) => batch.forEach((b, i) => (Array.isArray(results[i]) ? b.resolve(results[i]) : b.reject(results[i]))),
+      (err: unknown) => batch.forEach((b) => b.reject(err)),
+    );
+  }
+}
 
 /**
  * Parsed forms are cached by the sha256 of the text that was parsed (the artifact after variable
- * substitution) and the parser's version, so a warm render skips YAML parsing altogether.
+ * substitution) and the parser's version, so a warm render skips YAML parsing altogether. Each
+ * text gets its objects or its own problems; a bound of the whole batch, a BatchParseError.
  */
-export async function parseWithCache(sources: CacheableParseInput[], cache: ArtifactCache | undefined): Promise<KObject[][]> {
+export async function parseWithCache(
+  sources: CacheableParseInput[],
+  cache: ArtifactCache | undefined,
+): Promise<(KObject[] | CapiGitopsError | BatchParseError)[]> {
   // Nodes and depth are bounded before any parser (or the cache) sees the text: one budget per run.
   const budget = new YamlBudget();
-  for (const s of sources) budget.check(s.text, s.source);
-  if (!cache) return parseArtifacts(sources);
+  try {
+    for (const s of sources) budget.check(s.text, s.source);
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    const failure = new BatchParseError(err);
+    return sources.map(() => failure);
+  }
+  const parseOne = (s: CacheableParseInput): KObject[] | CapiGitopsError => {
+    try {
+      return parseArtifacts([s])[0]!;
+    } catch (err) {
+      if (err instanceof CapiGitopsError) return err;
+      throw err;
+    }
+  };
+  if (!cache) return sources.map(parseOne);
   // a secret-bearing text is neither looked up (its digest would let a guess be checked) nor stored
   const keys = sources.map((s) => (s.keepOutOfCache ? undefined : `${PARSER_VERSION}:${sha256Hex(s.text)}`));
-  const cached = await Promise.all(keys.map((key) => (key === undefined ? undefined : cache.getParsed<KObject[]>(key))));
-  const missing = sources.map((_, i) => i).filter((i) => cached[i] === undefined);
-  const parsed = parseArtifacts(missing.map((i) => sources[i]!));
-  await Promise.all(missing.map((i, j) => (keys[i] === undefined ? undefined : cache.putParsed(keys[i]!, parsed[j]))));
+  const results: (KObject[] | CapiGitopsError | undefined)[] = await Promise.all(
+    keys.map((key) => (key === undefined ? undefined : cache.getParsed<KObject[]>(key))),
+  );
+  const missing = sources.map((_, i) => i).filter((i) => results[i] === undefined);
+  for (const i of missing) results[i] = parseOne(sources[i]!);
+  await Promise.all(
+    missing.map((i) => {
+      const parsed = results[i];
+      return keys[i] === undefined || !Array.isArray(parsed) ? undefined : cache.putParsed(keys[i], parsed);
+    }),
+  );
   await cache.trimParsed();
-  missing.forEach((i, j) => (cached[i] = parsed[j]));
-  return cached as KObject[][];
-}
-
-function renderProvider(
-  manifest: Manifest,
-  p: PreparedProvider,
-  objects: KObject[],
-  options: RenderOptions,
-  bag: DiagnosticBag,
-  strategy: SecretStrategy,
-): RenderedComponent {
-  const r = p.resolved;
-  const images = imageOverridesFor(manifest, p.secret);
-  const imagesWritable =
-    (strategy === 'inline' && options.allowSecretValues) || (manifest.config.secrets?.public ?? []).includes(IMAGES_KEY);
-  const context: RenderContext = {
-    kind: r.kind,
-    name: r.name,
-    label: r.label,
-    version: r.version,
-    namespace: r.namespace,
-    spec: r.provider.spec,
-    imageOverrides: images.merged,
-    imageOverridesWithoutSecrets: Object.keys(images.fromSecret).length > 0 && !imagesWritable ? (manifest.config.images ?? {}) : undefined,
-    origin: originOf(r.provider),
-    secretFields: [],
-  };
-  let rendered: KObject[];
-  try {
-    rendered = renderComponent(objects, context);
-  } finally {
-    if (context.secretFields.length > 0) bag.add(secretValuesError(r.provider, [IMAGES_KEY], 'image overrides'));
-  }
-  return {
-    label: r.label,
-    type: r.kind,
-    name: r.name,
-    version: r.version,
-    namespace: r.namespace,
-    artifactSha256: r.components.sha256,
-    objects: rendered,
-  };
+  return results as (KObject[] | CapiGitopsError)[];
 }
 
 /** Every input of a provider's render except its parsed objects (which the caller keys by identity). */
@@ -770,7 +701,3 @@ function componentKey(r: ResolvedProvider, images: ToolConfigImages, unmanaged: 
   return JSON.stringify([r.kind, r.name, r.label, r.version, r.namespace, r.components.sha256, r.provider.spec, images ?? {}, unmanaged]);
 }
 type ToolConfigImages = Manifest['config']['images'];
-
-function namespaceOf(objects: KObject[]): string | undefined {
-  return objects.find((o) => o.kind === 'Namespace')?.metadata.name;
-}

@@ -1,8 +1,8 @@
 /**
  * The per-component render, in clusterctl's order (client/repository/components.go NewComponents)
  * followed by the operator's customisations (internal/controller/component_customizer.go,
- * component_patches.go). Variables and parsing happen before, on the raw text.
- * Every transform is a RenderFilter, `(objects, context) => objects`.
+ * component_patches.go). Variables and parsing happen before, on the raw text, in the component's
+ * sequence (component.ts). Every transform is a RenderFilter, `(objects, context) => objects`.
  */
 import type { KObject } from '../model/kobject.js';
 import type { ProviderKind } from '../model/provider.js';
@@ -91,7 +91,7 @@ export const PROVIDER_FILTERS: readonly RenderFilter[] = [
   (objects) => sortObjects(objects),
 ];
 
-/** One provider's parsed objects (after variables and parsing, on the raw text) through every filter. */
+/** One provider's parsed objects through every filter (step 5 of renderProviderComponent). */
 export function renderComponent(
   objects: KObject[],
   context: RenderContext,

@@ -1,0 +1,351 @@
+/**
+ * One component's render, from its release's raw text to finished objects, read top to bottom in
+ * clusterctl's order (cmd/clusterctl/client/repository/components.go NewComponents: variables,
+ * substitution, parse, then the object filters of ./pipeline.ts) with the operator's step before
+ * it (internal/controller/phase_load.go appends spec.additionalManifests to the raw text).
+ *
+ * What a later stage owns comes in as values: the variables' values (`lookup`, the secrets
+ * stage's), whether a text holds a secret value and the taint marks (`SecretWatch`), the parser
+ * with the parse cache behind it (`TextParser`). So render/ imports no later stage, and a run
+ * (or a fleet of them) batches and shares the work behind those values.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
+import type { KObject } from '../model/kobject.js';
+import type { Artifact } from '../model/repository.js';
+import type { ConfigMapObject, ImageMeta } from '../manifest/types.js';
+import { atProviderField } from '../manifest/field-locator.js';
+import { providerObjectName } from '../resolve/preflight.js';
+import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
+import type { ParseInput } from '../yaml/parse.js';
+import type { RenderedComponent, VariableLookup } from './types.js';
+import { appendAdditionalManifests, resolveAdditionalManifests } from './additional-manifests.js';
+import {
+  inspectVariables,
+  missingVariablesError,
+  substituteVariables,
+  type SubstitutionResult,
+  type TaintMarker,
+  type VariableReference,
+} from './variables.js';
+import { closeGivenNames } from './variable-advice.js';
+import { breakingVariables, type SubstitutedArtifact } from './variable-breakage.js';
+import { renderCertManagerObjects, renderComponent, type RenderContext, type SecretField } from './pipeline.js';
+
+/** A text to parse; `keepOutOfCache` when it holds a secret value. */
+export type CacheableParseInput = ParseInput & { keepOutOfCache?: boolean };
+
+/**
+ * Parses one text (YAML 1.1, aliases refused) into objects. Rejects with a CapiGitopsError of
+ * that text's problems, or with a BatchParseError that every text parsed with it receives.
+ */
+export type TextParser = (input: CacheableParseInput) => Promise<KObject[]>;
+
+/** A problem of a whole parse batch (the run's YAML node budget), not of one text. */
+export class BatchParseError extends Error {
+  constructor(readonly error: CapiGitopsError) {
+    super(error.message);
+  }
+}
+
+/** What a taint-tracking substitution needs from the secrets stage's marks. */
+export interface TaintMarks {
+  marker: TaintMarker;
+  marks: readonly { reference: string }[];
+  /** Matches one mark; group 1 is its index in `marks`. */
+  pattern: RegExp;
+}
+
+/** The secrets stage's part in a render, lent by the caller. */
+export interface SecretWatch<M extends TaintMarks> {
+  /** Whether a text holds a secret value (it is then kept out of the parse cache). */
+  holdsSecret(text: string): boolean;
+  /** Fresh marks for `text`, for a second substitution in which each secret-bearing reference is a mark. */
+  marks(text: string): M;
+}
+
+/** What every component of a run shares: the substitution, the parser, the secrets stage's part. */
+export interface RenderRun<M extends TaintMarks> {
+  /** clusterctl's Process (a fleet substitutes each distinct text and values once). */
+  substitute: (text: string, lookup: VariableLookup, file: string) => SubstitutionResult;
+  parse: TextParser;
+  secrets: SecretWatch<M>;
+  /** Renders a component once per distinct input (`key` names every input but the parsed objects). */
+  share?: (key: string, objects: KObject[], render: () => RenderedComponent) => RenderedComponent;
+}
+
+/** One provider as resolved, with everything its render reads. */
+export interface ProviderInput {
+  resolved: ResolvedProvider;
+  /** The input's ConfigMaps, for spec.additionalManifests. */
+  configMaps: readonly ConfigMapObject[];
+  /** Each variable's value and where it came from. */
+  lookup: VariableLookup;
+  /** The variable names given to this provider, for "did you mean" on a missing one. */
+  givenVariables: readonly string[];
+  imageOverrides: Record<string, ImageMeta>;
+  /** The overrides without those from a Secret, when some came from one the output may not hold. */
+  imageOverridesWithoutSecrets?: Record<string, ImageMeta>;
+  /** Every input of the render but the objects, when it reads no Secret and may be shared. */
+  shareKey?: string;
+}
+
+/** What a provider's render produced; `problems` hold every problem it found. */
+export interface ProviderRender<M extends TaintMarks> {
+  /** The variables the raw text uses (undefined when the render stopped before reading them). */
+  variables?: VariableReference[];
+  component?: RenderedComponent;
+  /** The same render with each secret-bearing reference a mark, when a Secret's value was used. */
+  marked?: { objects: KObject[]; marks: M };
+  /** Fields a Secret's value reached through a filter (image overrides). */
+  secretFields: SecretField[];
+  problems: Diagnostic[];
+}
+
+/** The provider's components text as clusterctl receives it: spec.additionalManifests appended (operator phase_load.go). */
+export function providerRawYaml(resolved: ResolvedProvider, configMaps: readonly ConfigMapObject[]): string {
+  return appendAdditionalManifests(resolved.components.text, resolveAdditionalManifests(resolved.provider, configMaps));
+}
+
+/** Where an artifact came from, for messages: a path relative to the working directory, or the URL. */
+export function artifactDisplayName(artifact: Pick<Artifact, 'url' | 'name'>): string {
+  if (artifact.url.startsWith('file://')) {
+    const relative = path.relative(process.cwd(), fileURLToPath(artifact.url));
+    return relative.startsWith('..') ? fileURLToPath(artifact.url) : relative;
+  }
+  return artifact.url || artifact.name;
+}
+
+/** The name parse problems of an artifact carry as their file. */
+function parseSourceName(label: string, version: string, artifact: Artifact): string {
+  return `${label} ${version} ${artifact.name}`;
+}
+
+/** One provider from raw text to finished objects. */
+export async function renderProviderComponent<M extends TaintMarks>(input: ProviderInput, run: RenderRun<M>): Promise<ProviderRender<M>> {
+  const r = input.resolved;
+  const context = renderContext(input, input.imageOverridesWithoutSecrets);
+  const outcome: ProviderRender<M> = { secretFields: context.secretFields, problems: [] };
+  const artifact = artifactDisplayName(r.components);
+  const source = parseSourceName(r.label, r.version, r.components);
+  try {
+    // 1. Raw YAML: the release's components file, with spec.additionalManifests appended.
+    const raw = providerRawYaml(r, input.configMaps);
+    // 2. Variables (GetVariables): the references the text makes, with their defaults.
+    outcome.variables = inspectVariables(raw, artifact);
+    // 3. Substitution (Process); a text that received a Secret's value is substituted a second
+    //    time with each secret-bearing reference a mark, so the secrets stage can trace it.
+    const substituted = run.substitute(raw, input.lookup, artifact);
+    if (substituted.missing.length > 0) throw missingVariables(input, substituted.missing, artifact);
+    const secretUse = secretUseOf(substituted);
+    const marks = secretUse ? run.secrets.marks(raw) : undefined;
+    const markedText = marks && substituteVariables(raw, input.lookup, artifact, marks.marker).text;
+    // 4. Parse (ToUnstructured). A text that holds a secret value never reaches the parse cache.
+    const keepOutOfCache = secretUse !== undefined || run.secrets.holdsSecret(substituted.text);
+    const parsed = await parseEach(run, [
+      { text: substituted.text, source, keepOutOfCache },
+      ...(markedText === undefined ? [] : [{ text: markedText, source, keepOutOfCache: run.secrets.holdsSecret(markedText) }]),
+    ]).catch((err: unknown) => {
+      throw parseProblem(
+        err,
+        { raw, text: substituted.text, lookup: input.lookup, used: substituted.used, source, artifact, origin: originOf(r) },
+        secretUse,
+      );
+    });
+    requireKinds(parsed, source);
+    const [objects, markedObjects] = [parsed[0]!, parsed[1]];
+    // 5. Objects: every filter of PROVIDER_FILTERS, in clusterctl's order then the operator's.
+    try {
+      const render = (): RenderedComponent => renderedComponent(r, renderComponent(objects, context));
+      outcome.component = input.shareKey !== undefined && !secretUse && run.share ? run.share(input.shareKey, objects, render) : render();
+      if (marks && markedObjects)
+        outcome.marked = { objects: renderMarked(() => renderComponent(markedObjects, renderContext(input)), marks), marks };
+    } catch (err) {
+      // a filter's problem about a field of the provider points at that field in the manifest
+      if (err instanceof CapiGitopsError)
+        throw new CapiGitopsError(err.diagnostics.map((d) => atProviderField(d, [r.provider], providerObjectName)));
+      throw err;
+    }
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    outcome.problems.push(...err.diagnostics);
+  }
+  return outcome;
+}
+
+/** What cert-manager's render reads. */
+export interface CertManagerInput {
+  resolved: ResolvedCertManager;
+  imageOverrides: Record<string, ImageMeta>;
+  /** Every input of the render but the objects, when it may be shared. */
+  shareKey?: string;
+}
+
+/** cert-manager from its release manifest to finished objects: no variables, no namespace change (clusterctl cert_manager.go). */
+export async function renderCertManagerComponent(
+  input: CertManagerInput,
+  run: RenderRun<TaintMarks>,
+): Promise<{ component?: RenderedComponent; problems: Diagnostic[] }> {
+  const { resolved } = input;
+  const text = resolved.components.text;
+  const source = parseSourceName('cert-manager', resolved.version, resolved.components);
+  try {
+    const parsed = await parseEach(run, [{ text, source, keepOutOfCache: run.secrets.holdsSecret(text) }]).catch((err: unknown) => {
+      throw err instanceof BatchParseError ? err.error : err;
+    });
+    requireKinds(parsed, source);
+    const objects = parsed[0]!;
+    const render = (): RenderedComponent => {
+      const rendered = renderCertManagerObjects(objects, resolved.version, input.imageOverrides);
+      return {
+        label: resolved.label,
+        type: 'CertManager',
+        name: 'cert-manager',
+        version: resolved.version,
+        namespace: rendered.find((o) => o.kind === 'Namespace')?.metadata.name ?? 'cert-manager',
+        artifactSha256: resolved.components.sha256,
+        objects: rendered,
+      };
+    };
+    return { component: input.shareKey !== undefined && run.share ? run.share(input.shareKey, objects, render) : render(), problems: [] };
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    return { problems: [...err.diagnostics] };
+  }
+}
+
+/**
+ * A parse error as the user should read it: one a variable's value caused names that variable,
+ * and one in a text that received a Secret's value never quotes the text (it may quote the value).
+ */
+function parseProblem(err: unknown, artifact: SubstitutedArtifact, secretUse: SecretUse | undefined): unknown {
+  if (err instanceof BatchParseError) return err.error;
+  if (!(err instanceof CapiGitopsError)) return err;
+  const culprits = breakingVariables(artifact);
+  if (culprits.length > 0) return new CapiGitopsError(culprits);
+  return secretUse ? withoutSubstitutedText(err, artifact.source, secretUse) : err;
+}
+
+/** Each text's objects; the problems of every text that failed together (a whole batch's as a BatchParseError). */
+async function parseEach(run: RenderRun<TaintMarks>, requests: CacheableParseInput[]): Promise<KObject[][]> {
+  const settled = await Promise.allSettled(requests.map((request) => run.parse(request)));
+  const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+  if (failures.length === 0) return settled.map((s) => (s as PromiseFulfilledResult<KObject[]>).value);
+  const whole = failures.find((f) => f instanceof BatchParseError || !(f instanceof CapiGitopsError));
+  if (whole !== undefined) throw whole;
+  throw new CapiGitopsError(failures.flatMap((f) => (f as CapiGitopsError).diagnostics));
+}
+
+function originOf(r: ResolvedProvider): Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'> {
+  const { file, line, column } = r.provider.position;
+  return { object: providerObjectName(r.provider), file, line, column };
+}
+
+/** Everything the filters read; `withoutSecrets` set makes the image filter record what a Secret's overrides reached. */
+function renderContext(input: ProviderInput, withoutSecrets?: Record<string, ImageMeta>): RenderContext {
+  const r = input.resolved;
+  return {
+    kind: r.kind,
+    name: r.name,
+    label: r.label,
+    version: r.version,
+    namespace: r.namespace,
+    spec: r.provider.spec,
+    imageOverrides: input.imageOverrides,
+    imageOverridesWithoutSecrets: withoutSecrets,
+    origin: originOf(r),
+    secretFields: [],
+  };
+}
+
+function renderedComponent(r: ResolvedProvider, objects: KObject[]): RenderedComponent {
+  return {
+    label: r.label,
+    type: r.kind,
+    name: r.name,
+    version: r.version,
+    namespace: r.namespace,
+    artifactSha256: r.components.sha256,
+    objects,
+  };
+}
+
+/** Every missing variable of the text in one error, with the given names close to them. */
+function missingVariables(input: ProviderInput, missing: string[], artifact: string): CapiGitopsError {
+  return missingVariablesError(missing, {
+    ...originOf(input.resolved),
+    provider: providerObjectName(input.resolved.provider),
+    artifact,
+    suggestions: closeGivenNames(missing, input.givenVariables),
+  });
+}
+
+/** The secret variables a substitution used, and where their values came from. */
+interface SecretUse {
+  names: string[];
+  origins: string[];
+}
+
+function secretUseOf(result: SubstitutionResult): SecretUse | undefined {
+  const secret = [...result.used].filter(([, v]) => v.fromSecret);
+  if (secret.length === 0) return undefined;
+  return { names: secret.map(([name]) => name), origins: [...new Set(secret.map(([, v]) => v.origin))].sort(compareStrings) };
+}
+
+/** apimachinery refuses an object without apiVersion or kind ("Object 'Kind' is missing"); the filters read both. */
+function requireKinds(parsed: readonly KObject[][], source: string): void {
+  const problems: Diagnostic[] = [];
+  for (const objects of parsed)
+    objects.forEach((o, index) => {
+      if (typeof o.apiVersion !== 'string' || !o.apiVersion || typeof o.kind !== 'string' || !o.kind) {
+        problems.push({
+          file: source,
+          message: `object ${index + 1} has no ${typeof o.kind !== 'string' || !o.kind ? 'kind' : 'apiVersion'}`,
+          expected: 'Kubernetes objects, each with apiVersion, kind and metadata',
+          hint: 'check that the artifact is a provider components file',
+        });
+      }
+    });
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+}
+
+/**
+ * A YAML error in an artifact that received secret values may quote them: it names the
+ * variables and their Secrets instead, keeping line and column.
+ */
+function withoutSubstitutedText(err: CapiGitopsError, source: string, used: SecretUse): CapiGitopsError {
+  return new CapiGitopsError(
+    err.diagnostics.map((d) =>
+      d.file !== source
+        ? d
+        : {
+            file: d.file,
+            line: d.line,
+            column: d.column,
+            message: `the artifact is not valid YAML after the secret values of ${used.names.join(', ')} were substituted; the parser's message is not shown, as it may quote them`,
+            expected: 'values that keep the YAML valid (a value with line breaks or YAML syntax needs a quoted reference)',
+            hint: `check the values of ${used.names.join(', ')} in ${used.origins.join(', ')}`,
+          },
+    ),
+  );
+}
+
+/** The marked render fails only where a transform reads a secret: say which reference. */
+function renderMarked(render: () => KObject[], marked: TaintMarks): KObject[] {
+  try {
+    return render();
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    const unmark = (text: string | undefined) => text?.replace(marked.pattern, (_, i: string) => marked.marks[Number(i)]!.reference);
+    throw new CapiGitopsError(
+      err.diagnostics.map((d) => ({
+        ...d,
+        message: `with secret values tracked: ${unmark(d.message)}`,
+        path: unmark(d.path),
+        object: unmark(d.object),
+        hint: 'a transform (patch target, image, name) reads a secret value; keep secrets to values the transforms do not interpret',
+      })),
+    );
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The composition of a render (src/pipeline.ts): the run's parser batches the texts every
+ * component asks for in one turn, and a render reports the problems of every component together.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CapiGitopsError } from '../src/model/diagnostics.js';
+import { ArtifactCache } from '../src/sources/cache.js';
+import { BatchParseError } from '../src/render/component.js';
+import { ParseBatch, renderManagementCluster } from '../src/pipeline.js';
+import { tempDir, writeTempManifest } from './helpers/corpus-manifest.js';
+import { rejection } from './helpers/assertions.js';
+
+/** Counts what a parse batch asks of the parse cache. */
+class CountingCache extends ArtifactCache {
+  gets = 0;
+  puts = 0;
+  trims = 0;
+  override async getParsed<T>(key: string): Promise<T | undefined> {
+    this.gets++;
+    return super.getParsed<T>(key);
+  }
+  override async putParsed(key: string, value: unknown): Promise<void> {
+    this.puts++;
+    return super.putParsed(key, value);
+  }
+  override async trimParsed(now?: number): Promise<number> {
+    this.trims++;
+    return super.trimParsed(now);
+  }
+}
+
+const GOOD = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good}\n';
+const BAD = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [unclosed\n';
+
+test('texts asked for in one turn are one batch: one pass over the parse cache, one trim; each text gets its own objects or its own problems', async () => {
+  const cache = new CountingCache(tempDir());
+  const batch = new ParseBatch(cache);
+  const good = batch.parse({ text: GOOD, source: 'good.yaml' });
+  const bad = batch.parse({ text: BAD, source: 'bad.yaml' });
+  const secret = batch.parse({ text: GOOD.replace('good', 'other'), source: 'secret.yaml', keepOutOfCache: true });
+  assert.deepEqual(
+    (await good).map((o) => o.metadata.name),
+    ['good'],
+  );
+  const error = await bad.then(
+    () => assert.fail('the broken text parsed'),
+    (err: unknown) => err,
+  );
+  assert.ok(error instanceof CapiGitopsError);
+  assert.deepEqual([...new Set(error.diagnostics.map((d) => d.file))], ['bad.yaml']);
+  assert.equal((await secret).length, 1);
+  // the text kept out of the cache is neither looked up nor stored; the broken one is not stored
+  assert.deepEqual([cache.gets, cache.puts, cache.trims], [2, 1, 1]);
+  assert.deepEqual([batch.requested, batch.parsed], [3, 3]);
+});
+
+test('with shared texts (a fleet) each distinct text is parsed once and its objects shared', async () => {
+  const batch = new ParseBatch(undefined, true);
+  const [a, b] = await Promise.all([batch.parse({ text: GOOD, source: 'a' }), batch.parse({ text: GOOD, source: 'b' })]);
+  assert.equal(a, b);
+  assert.deepEqual([batch.requested, batch.parsed], [2, 1]);
+});
+
+test('a bound of the whole batch rejects every text of it with one BatchParseError', async () => {
+  const previous = process.env.CAPI_GITOPS_YAML_MAX_NODES_PER_RUN;
+  process.env.CAPI_GITOPS_YAML_MAX_NODES_PER_RUN = '12';
+  try {
+    const batch = new ParseBatch(undefined);
+    const results = await Promise.allSettled([batch.parse({ text: GOOD, source: 'one' }), batch.parse({ text: GOOD, source: 'two' })]);
+    const reasons = results.map((r) => (r.status === 'rejected' ? (r.reason as unknown) : undefined));
+    assert.ok(reasons[0] instanceof BatchParseError);
+    assert.equal(reasons[0], reasons[1]);
+    assert.match(reasons[0].error.message, /more than 12 YAML nodes/);
+  } finally {
+    if (previous === undefined) delete process.env.CAPI_GITOPS_YAML_MAX_NODES_PER_RUN;
+    else process.env.CAPI_GITOPS_YAML_MAX_NODES_PER_RUN = previous;
+  }
+});
+
+/** A local clusterctl repository with one release of `label`, components `text`. */
+function release(root: string, label: string, file: string, text: string): string {
+  const dir = path.join(root, label, 'v0.1.0');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, file), text);
+  writeFileSync(
+    path.join(dir, 'metadata.yaml'),
+    'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- {major: 0, minor: 1, contract: v1beta2}\n',
+  );
+  return pathToFileURL(path.join(root, label, 'latest', file)).href;
+}
+
+test('every problem in one run: a missing variable of one provider, a YAML error of another and a missing additionalManifests ConfigMap of a third, together', async () => {
+  const root = tempDir();
+  const core = release(root, 'cluster-api', 'core-components.yaml', 'apiVersion: v1\nkind: Namespace\nmetadata: {name: capi-system}\n');
+  const bootstrap = release(
+    root,
+    'bootstrap-example',
+    'bootstrap-components.yaml',
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: x}\ndata: {region: "${EXAMPLE_REGION}"}\n',
+  );
+  const controlPlane = release(root, 'control-plane-example', 'control-plane-components.yaml', BAD);
+  const infrastructure = release(root, 'infrastructure-example', 'infrastructure-components.yaml', GOOD);
+  const provider = (kind: string, name: string, namespace: string, url: string, extra = '') =>
+    `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: ${kind}
+metadata: {name: ${name}, namespace: ${namespace}}
+spec:
+  version: v0.1.0
+  fetchConfig: {url: ${url}}
+${extra}`;
+  const dir = writeTempManifest({
+    'providers.yaml': [
+      provider('CoreProvider', 'cluster-api', 'capi-system', core),
+      provider('BootstrapProvider', 'example', 'capex-bootstrap-system', bootstrap),
+      provider('ControlPlaneProvider', 'example', 'capex-control-plane-system', controlPlane),
+      provider('InfrastructureProvider', 'example', 'capex-system', infrastructure, '  additionalManifests: {name: extras}\n'),
+      'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\ncertManager: {enabled: false}\n',
+    ].join('---\n'),
+  });
+  const error = await rejection(renderManagementCluster({ manifestPaths: [dir] }));
+  assert.ok(error instanceof CapiGitopsError);
+  const messages = error.diagnostics.map((d) => d.message);
+  assert.ok(
+    messages.some((m) => /value for variable \[EXAMPLE_REGION\] is not set/.test(m)),
+    messages.join('\n'),
+  );
+  assert.ok(
+    error.diagnostics.some((d) => d.file === 'control-plane-example v0.1.0 control-plane-components.yaml'),
+    messages.join('\n'),
+  );
+  assert.ok(
+    messages.some((m) => /ConfigMap capex-system\/extras is not in the input/.test(m)),
+    messages.join('\n'),
+  );
+});
