@@ -229,7 +229,7 @@ export async function resolveFleet(
         const shared: SharedRun = { previous: clusterLockView(previous, cluster.name), decorate: fetch.decorate, blobs };
         const resolution = await resolveManifest(cluster.manifest, { ...options, frozen: false }, shared);
         // collectAll: what did not resolve travels with the resolution, named after its cluster and layer
-        const problems = resolution.problems?.flatMap((d) => clusterDiagnostics(cluster.name, [d], cluster));
+        const problems = resolution.problems && clusterDiagnostics(cluster.name, resolution.problems, cluster);
         resolutions.set(cluster.name, problems ? { ...resolution, problems } : resolution);
       } catch (err) {
         collectFor(bag, cluster.name, err, cluster);

@@ -44,20 +44,16 @@ function runAsync(args: string[]): Promise<{ code: number | null; stderr: string
   });
 }
 
+/** A render of the workspace's manifest into its own output and cache directories. */
+function renderIn(manifest: string, ...flags: string[]) {
+  const dir = path.dirname(manifest);
+  return runAsync(['render', '-f', manifest, '-o', path.join(dir, 'out'), '--cache-dir', path.join(dir, 'cache'), ...flags]);
+}
+
 test('--http-timeout: a stalled download fails with a timeout after one attempt per file, not four', async () => {
   hits.length = 0;
   const manifest = workspace();
-  const result = await runAsync([
-    'render',
-    '-f',
-    manifest,
-    '-o',
-    path.join(path.dirname(manifest), 'out'),
-    '--cache-dir',
-    path.join(path.dirname(manifest), 'cache'),
-    '--http-timeout',
-    '0.5',
-  ]);
+  const result = await renderIn(manifest, '--http-timeout', '0.5');
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /no complete answer within 500 ms/);
   assert.ok(!/internal error/.test(result.stderr));
@@ -70,28 +66,10 @@ test('--http-timeout: a stalled download fails with a timeout after one attempt 
 test('Config network.timeoutSeconds sets the same budget; --http-timeout overrides it', async () => {
   hits.length = 0;
   const manifest = workspace('network:\n  timeoutSeconds: 0.3\n  retries: 5\n');
-  const result = await runAsync([
-    'render',
-    '-f',
-    manifest,
-    '-o',
-    path.join(path.dirname(manifest), 'out'),
-    '--cache-dir',
-    path.join(path.dirname(manifest), 'cache'),
-  ]);
+  const result = await renderIn(manifest);
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /no complete answer within 300 ms/);
-  const overridden = await runAsync([
-    'render',
-    '-f',
-    manifest,
-    '-o',
-    path.join(path.dirname(manifest), 'out'),
-    '--cache-dir',
-    path.join(path.dirname(manifest), 'cache'),
-    '--http-timeout',
-    '0.4',
-  ]);
+  const overridden = await renderIn(manifest, '--http-timeout', '0.4');
   assert.match(overridden.stderr, /no complete answer within 400 ms/);
 });
 

@@ -7,6 +7,7 @@ import { CORPUS_CONFIGMAPS, CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { emitYamlDocument, EMIT_LIBRARY_OPTIONS, plainStringIsAmbiguous } from '../../src/yaml/emit.js';
 import { parseArtifact } from '../../src/yaml/parse.js';
 import { plainScalarIsNotString } from '../../src/yaml/scalar.js';
+import { prng, YAML_FRAGMENTS } from '../helpers/generated-yaml.js';
 
 // ---- the reference: the yaml package with the documented differences applied -----------------
 
@@ -333,14 +334,6 @@ test('plainStringIsAmbiguous agrees with the library schema on everything the li
 
 // ---- differential and round-trip tests -------------------------------------------------------
 
-function prng(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    return s / 0x7fffffff;
-  };
-}
-
 test('short words (the emitter memoises their forms): every word of up to three characters over digits, letters and ._/- is identical to the reference, as key and as value, written twice', () => {
   const alphabet = '019aenoxyEFNOXY_./-';
   const words: string[] = [];
@@ -375,62 +368,7 @@ test('short words (the emitter memoises their forms): every word of up to three 
 test('generated values: identical to the reference, read back exactly, no trailing white space (differential)', () => {
   const rnd = prng(42);
   const pick = <T>(a: T[]): T => a[Math.floor(rnd() * a.length)];
-  const fragments = [
-    'a',
-    'word',
-    ' ',
-    '  ',
-    '\n',
-    '\n\n',
-    '#',
-    ' #',
-    ': ',
-    ':',
-    '-',
-    '- ',
-    '?',
-    "'",
-    '"',
-    '\\',
-    '\t',
-    'é',
-    '😀',
-    '[',
-    ']',
-    '{',
-    '}',
-    ',',
-    '&x',
-    '*y',
-    '!t',
-    '|',
-    '>',
-    '%',
-    '@',
-    '`',
-    'yes',
-    'on',
-    '0644',
-    '0o17',
-    '1e3',
-    '12',
-    'null',
-    '~',
-    '---',
-    '...',
-    'http://x/y',
-    ' lead',
-    'trail ',
-    '\u00a0',
-    '\u2028',
-    '\u0085',
-    '\u0007',
-    '\r',
-    '1:20',
-    '2024-01-01',
-    '.5',
-    '+_1',
-  ];
+  const fragments = [...YAML_FRAGMENTS, '0o17', '\u2028', '\u0085', '\u0007', '\r', '1:20', '2024-01-01', '.5', '+_1'];
   const str = () => Array.from({ length: Math.floor(rnd() * 6) }, () => pick(fragments)).join('');
   const num = () => pick([0, 1, -1, 12, 1.5, -0.25, 1e21, 1e-7, 2 ** 53, 123456.789, Math.round(rnd() * 1e6)]);
   const gen = (depth: number): unknown => {

@@ -4,6 +4,7 @@ import YAML from 'yaml';
 import { CapiGitopsError } from '../../src/model/diagnostics.js';
 import type { Diagnostic } from '../../src/model/diagnostics.js';
 import { parseArtifact, parseArtifactDetailed, lineColumnAt, DEFAULT_MAX_ARTIFACT_BYTES } from '../../src/yaml/parse.js';
+import { prng, YAML_FRAGMENTS } from '../helpers/generated-yaml.js';
 
 /** Parses with the fast path and with the full parser only; both must agree. */
 function parseBoth(text: string): { value: unknown; fast: boolean } {
@@ -287,15 +288,6 @@ test('lineColumnAt gives 1-based positions', () => {
 
 // ---- differential tests against the yaml package ------------------------------------------
 
-/** Small deterministic PRNG so that generated cases are the same on every run. */
-function prng(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    return s / 0x7fffffff;
-  };
-}
-
 const LIBRARY_1_1 = {
   version: '1.1',
   uniqueKeys: false,
@@ -397,54 +389,7 @@ test('mutated documents: both paths agree with the yaml package or fail where it
 test('generated documents in every style the yaml package writes: same values as the library (differential)', () => {
   const rnd = prng(7);
   const pick = <T>(a: T[]): T => a[Math.floor(rnd() * a.length)];
-  const fragments = [
-    'a',
-    'word',
-    ' ',
-    '  ',
-    '\n',
-    '\n\n',
-    '#',
-    ' #',
-    ': ',
-    ':',
-    '-',
-    '- ',
-    '?',
-    "'",
-    '"',
-    '\\',
-    '\t',
-    'é',
-    '😀',
-    '[',
-    ']',
-    '{',
-    '}',
-    ',',
-    '&x',
-    '*y',
-    '!t',
-    '|',
-    '>',
-    '%',
-    '@',
-    '`',
-    'yes',
-    'on',
-    '0644',
-    '1e3',
-    '12',
-    'null',
-    '~',
-    '---',
-    '...',
-    'http://x/y',
-    '$${VAR}',
-    ' lead',
-    'trail ',
-    '\u00a0',
-  ];
+  const fragments = [...YAML_FRAGMENTS, '$${VAR}'];
   const str = () => Array.from({ length: Math.floor(rnd() * 6) }, () => pick(fragments)).join('');
   const key = () => (rnd() < 0.7 ? pick(['name', 'kind', 'a', 'b', 'spec', 'x-y', 'a.b/c', 'with space', 'on', 'yes', '1']) : str() || 'k');
   const gen = (depth: number): unknown => {
