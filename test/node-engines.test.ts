@@ -18,8 +18,8 @@ interface LockPackage {
 
 test('every locked package accepts each Node.js version the README names (no EBADENGINE on npm ci)', () => {
   const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
-  // "Node.js 20.19 or later, 22 or 24": the oldest release of each line the README names.
-  const promise = /With Node\.js (\d+(?:\.\d+)?)(?: or later)?, (\d+) or (\d+)/.exec(readme);
+  // "Node.js 20.19 or later, 22.12 or later, or 24": the oldest release of each line the README names.
+  const promise = /With Node\.js (\d+(?:\.\d+)?)(?: or later)?, (\d+(?:\.\d+)?)(?: or later)?,? or (\d+)/.exec(readme);
   assert.ok(promise, 'the README names the supported Node.js versions');
   const oldestOfEach = promise.slice(1).map((v) => semver.coerce(v)!.version);
   const lock = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockPackage> };

@@ -28,7 +28,7 @@ export class EchoServer {
   ) {}
 
   static async start(route: Route): Promise<EchoServer> {
-    // eslint-disable-next-line prefer-const -- assigned once the server listens; the handler reads it later
+    // oxlint-disable-next-line prefer-const -- assigned once the server listens; the handler reads it later
     let self: EchoServer | undefined;
     const server = http.createServer((req, res) => {
       const recorded: Recorded = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers };
