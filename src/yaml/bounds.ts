@@ -171,12 +171,15 @@ export function scanStructure(text: string, source: string, limits: YamlLimits):
     }
     if (nextSpecial >= lineEnd && flowDepth === 0) {
       // Most lines: `key: value`, `- item`, a plain scalar. Counted without a character loop.
+      // Compact entries `- - x`: each dash is followed by spaces or tabs (any number) or the line end.
       let dashes = 0;
-      while (
-        text.charCodeAt(lineStart + 2 * dashes) === 45 &&
-        (lineStart + 2 * dashes + 1 >= lineEnd || text.charCodeAt(lineStart + 2 * dashes + 1) === SPACE)
-      )
+      for (let at = lineStart; text.charCodeAt(at) === 45 /* - */;) {
+        const after = text.charCodeAt(at + 1);
+        if (at + 1 < lineEnd && after !== SPACE && after !== TAB) break;
         dashes++;
+        at++;
+        while (at < lineEnd && (text.charCodeAt(at) === SPACE || text.charCodeAt(at) === TAB)) at++;
+      }
       if (nextColon < lineStart) nextColon = text.indexOf(':', lineStart) >>> 0;
       docNodes += 2 * dashes + (nextColon < lineEnd ? 2 : 1);
       depth += Math.max(0, dashes - 1);

@@ -39,6 +39,22 @@ test('deep nesting in a manifest (100,000 "[") is refused by the depth bound, no
   assert.match(result.stderr, /deep\.yaml:1: error: YAML nesting here is deeper than 512 levels/);
 });
 
+test('an artifact nested by 100,000 compact entries separated by tabs or several spaces is refused by the depth bound', () => {
+  for (const separator of ['\t', '   ']) {
+    const example = exampleCopy();
+    const components = path.join(example, 'repository', 'bootstrap-example', 'v0.2.0', 'bootstrap-components.yaml');
+    const text = readFileSync(components, 'utf8');
+    writeFileSync(components, `${text}---\n${`-${separator}`.repeat(100_000)}x\n`);
+    rmSync(path.join(example, 'management-cluster', 'capi-gitops.lock.yaml'));
+    const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')]);
+    assertNoStackTrace(result);
+    assert.equal(result.code, 1, result.stderr);
+    const line = text.split('\n').length + 1;
+    assert.match(result.stderr, new RegExp(`bootstrap-components\\.yaml:${line}: error: YAML nesting here is deeper than 512 levels`));
+    assert.match(result.stderr, /CAPI_GITOPS_YAML_MAX_DEPTH=1024/);
+  }
+});
+
 test('an artifact integer JavaScript cannot hold exactly (9007199254740993) is an error at its file:line, not a silently rounded replicas', () => {
   const example = exampleCopy();
   const components = path.join(example, 'repository', 'bootstrap-example', 'v0.2.0', 'bootstrap-components.yaml');

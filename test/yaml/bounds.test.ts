@@ -17,8 +17,17 @@ test('nesting by indentation past the depth bound is refused, after any line ter
   assert.doesNotThrow(() => new YamlBudget().check(indentedLevels(400), 'shallow.yaml'));
 });
 
-test('compact sequence entries past the depth bound (`- - - …`) are refused', () => {
-  assert.throws(() => new YamlBudget().check(`${'- '.repeat(600)}x\n`, 'dashes.yaml'), /deeper than 512 levels/);
+test('compact sequence entries past the depth bound (`- - - …`) are refused, whatever spaces or tabs separate them', () => {
+  for (const separator of [' ', '  ', '\t', ' \t', '   ']) {
+    assert.throws(
+      () => new YamlBudget().check(`${`-${separator}`.repeat(600)}x\n`, 'dashes.yaml'),
+      /deeper than 512 levels/,
+      JSON.stringify(separator),
+    );
+  }
+  assert.doesNotThrow(() => new YamlBudget().check(`${'-\t'.repeat(400)}x\n`, 'shallow.yaml'));
+  // a dash that starts a plain scalar (`-x`, `-1`) opens no sequence
+  assert.doesNotThrow(() => new YamlBudget().check(`${'- '.repeat(400)}${'-x'.repeat(300)}\n`, 'scalar.yaml'));
 });
 
 test('the real artifacts pass the bounds', () => {
