@@ -244,7 +244,7 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
     warnings: result.warnings,
     lockReport: () => lockReport(result, result.lockWritten, out),
   });
-  await recorder?.store(result, { lockChanged: result.lockWritten, document });
+  await recorder?.store(result, { lockChanged: result.lockWritten, document }, result.encoded);
 }
 
 /** The pipeline's options for the flags render, check and diff share. */

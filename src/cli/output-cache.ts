@@ -33,6 +33,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OutputResult } from '../fleet-render.js';
 import type { ObjectRef } from '../emit/object-diff.js';
+import type { EncodedOutput } from '../emit/encoded-output.js';
 import type { ProgressReporter } from './progress.js';
 import type { SecretNeedles } from '../secrets/gate.js';
 import type { ToolConfig } from '../manifest/types.js';
@@ -311,19 +312,29 @@ export class OutputRecorder {
     this.recording = false;
   }
 
-  async store(result: OutputResult, outcome: { lockChanged: boolean; document: Record<string, unknown> }): Promise<void> {
+  /** `encoded`: the files' bytes and digests as the render wrote them (else encoded here). */
+  async store(
+    result: OutputResult,
+    outcome: { lockChanged: boolean; document: Record<string, unknown> },
+    encoded?: EncodedOutput,
+  ): Promise<void> {
     if (outcome.lockChanged || this.secretCalls === 0 || this.secretValues || result.lockFile !== this.lockFile) return;
     if (configsOf(result).some((config) => config.gitops?.chart !== undefined || config.secrets?.strategy === 'sops')) return;
     const { objectRefs } = await import('../emit/object-changes.js');
     const names = [...result.files.keys()];
-    const contents = names.map((name) => Buffer.from(result.files.get(name)!, 'utf8'));
+    const contents = names.map((name) => encoded?.bytes.get(name) ?? Buffer.from(result.files.get(name)!, 'utf8'));
     const header: EntryHeader = {
       lockFile: this.lockFile,
       localFiles: localArtifacts(result, path.dirname(this.lockFile)),
       printed: this.printed,
       document: outcome.document,
       warnings: result.warnings,
-      files: names.map((name, i) => [name, contents[i]!.length, sha256Hex(contents[i]!), objectRefs(name, result.files.get(name)!)]),
+      files: names.map((name, i) => [
+        name,
+        contents[i]!.length,
+        encoded?.digests.get(name) ?? sha256Hex(contents[i]!),
+        objectRefs(name, result.files.get(name)!),
+      ]),
     };
     // The body first: a header is never found without its body.
     await this.cache.putSignedBytes('output', bodyKey(this.key), Buffer.concat(contents));

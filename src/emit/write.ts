@@ -413,7 +413,7 @@ async function previousContents(target: Target, existing: ExistingOutput, plan: 
 export async function writeOutput(
   outDir: string,
   files: OutputFiles,
-  options: { alongside?: PreparedFile[]; known?: KnownDigests } = {},
+  options: { alongside?: PreparedFile[]; known?: KnownDigests; digests?: ReadonlyMap<string, string> } = {},
 ): Promise<WriteSummary> {
   return (await writeOrConfirm(outDir, files, options))!;
 }
@@ -439,7 +439,7 @@ export async function confirmUnchanged(
 async function writeOrConfirm(
   outDir: string,
   files: OutputFiles,
-  options: { alongside?: PreparedFile[]; known?: KnownDigests; confirmOnly?: boolean },
+  options: { alongside?: PreparedFile[]; known?: KnownDigests; digests?: ReadonlyMap<string, string>; confirmOnly?: boolean },
 ): Promise<WriteSummary | undefined> {
   const alongside = options.alongside ?? [];
   const abortAlongside = () => Promise.all(alongside.map((file) => file.abort().catch(() => undefined)));
@@ -452,7 +452,7 @@ async function writeOrConfirm(
   try {
     const target = await resolveTarget(outDir);
     release = await lockOutputDirectory(target.path);
-    return await writeLocked(target, files, alongside, options.known, options.confirmOnly);
+    return await writeLocked(target, files, alongside, options.known, options.confirmOnly, options.digests);
   } catch (err) {
     await abortAlongside();
     throw err;
@@ -467,13 +467,14 @@ async function writeLocked(
   alongside: PreparedFile[],
   known?: KnownDigests,
   confirmOnly = false,
+  digests = known?.digests,
 ): Promise<WriteSummary | undefined> {
   // A confirmation that fails leaves everything to the write that follows, leftovers included.
   const interrupted = confirmOnly ? [] : await handleInterruptedRuns(target);
   const scannedAt = Date.now();
   const existing = await readExisting(target, files, known, confirmOnly);
   if (confirmOnly && [...files.keys()].some((p) => !existing.sameAsNew?.has(p))) return undefined;
-  const plan = planWrite(existing, files, known?.digests);
+  const plan = planWrite(existing, files, digests);
   if (confirmOnly && (plan.changed || !target.exists)) return undefined;
   if (confirmOnly) interrupted.push(...(await handleInterruptedRuns(target)));
   const previous = await previousContents(target, existing, plan);

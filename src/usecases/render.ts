@@ -7,12 +7,15 @@ import { listVariables, type ProviderVariables } from '../pipeline.js';
 import { renderOutput, refuseFleet, type FleetRenderOptions, type OutputResult } from '../fleet-render.js';
 import { prepareLockfile } from '../lock/lockfile.js';
 import { writeOutput, type WriteSummary } from '../emit/write.js';
+import { encodeOutput, type EncodedOutput } from '../emit/encoded-output.js';
 
 export type RenderResult = OutputResult & {
   /** What the write did in the output directory. */
   summary: WriteSummary;
   /** Whether the lockfile was written (it changed). */
   lockWritten: boolean;
+  /** The files' bytes and digests, as written (for the output cache). */
+  encoded: EncodedOutput;
 };
 
 /** `output`: the output directory; nothing is written unless the whole render succeeded. */
@@ -20,8 +23,9 @@ export async function render(options: FleetRenderOptions, output: string): Promi
   const result = await renderOutput(options);
   // One transaction: the lockfile is prepared first and renamed right after the output's swap.
   const lock = await prepareLockfile(result.lockFile, result.lock.lock);
-  const summary = await writeOutput(path.resolve(output), result.files, { alongside: lock ? [lock] : [] });
-  return { ...result, summary, lockWritten: lock !== undefined };
+  const encoded = encodeOutput(result.files);
+  const summary = await writeOutput(path.resolve(output), encoded.bytes, { alongside: lock ? [lock] : [], digests: encoded.digests });
+  return { ...result, summary, lockWritten: lock !== undefined, encoded };
 }
 
 /** `render --list-variables`: a single-cluster manifest's providers and the variables they read. */

@@ -47,10 +47,13 @@ export class YamlBudget {
 
   /** Scans `text` (named `source` in errors); throws a CapiGitopsError when a bound is passed. */
   check(text: string, source: string): void {
-    // A bound from native searches first; the character scan only runs when that bound is too high.
+    // A bound from native searches first; the character scan only runs when that bound is too high
+    // (it counts fewer nodes, so it also decides before the run's limit is reported).
     const quick = quickBound(text, this.limits);
     const nodes =
-      quick.nodes <= this.limits.maxNodesPerDocument && !quick.mayBeDeep ? quick.nodes : scanStructure(text, source, this.limits);
+      quick.mayBeDeep || quick.nodes > this.limits.maxNodesPerDocument || this.used + quick.nodes > this.limits.maxNodesPerRun
+        ? scanStructure(text, source, this.limits)
+        : quick.nodes;
     this.used += nodes;
     if (this.used > this.limits.maxNodesPerRun) {
       throw new CapiGitopsError({
@@ -70,22 +73,96 @@ function occurrences(text: string, needle: string): number {
 }
 
 /**
- * An upper bound on the nodes of the whole text (each line holds at most `- key: value`, three
- * nodes, plus one per flow separator or opener) and whether it could nest deeper than the limit
- * (more flow openers than levels allowed, or indentation/compact entries that deep).
+ * Upper bounds, from native substring searches, on the nodes of the whole text and on its nesting
+ * depth, each at least what `scanStructure` would count for nodes and the real nesting for depth:
+ *
+ * - nodes: a line holds at most `- key: value` (three nodes); each further compact entry (`- `,
+ *   `? `) two more; each flow separator at most a key, a value and a one-pair mapping (three);
+ *   each flow opener one.
+ * - depth: indentation levels (fewer than a quarter of the limit unless some line is indented that
+ *   far), compact entries on one line (fewer than a quarter unless such a run is found) and flow
+ *   nesting (`flowDepthBound`), added.
+ *
+ * Real artifacts are decided here; the character scan runs only when a bound is too high.
  */
 function quickBound(text: string, limits: YamlLimits): { nodes: number; mayBeDeep: boolean } {
   const openers = occurrences(text, '[') + occurrences(text, '{');
-  const nodes = 3 * (occurrences(text, '\n') + 1) + occurrences(text, ',') + openers;
-  // A line indented maxDepth spaces or more is found by native substring searches (after any line
+  const quarter = Math.max(1, limits.maxDepth >> 2);
+  const compact = compactEntries(text, quarter);
+  const nodes = 3 * (occurrences(text, '\n') + 1) + 3 * occurrences(text, ',') + openers + 2 * compact.entries;
+  // A line indented `quarter` spaces or more is found by native substring searches (after any line
   // terminator a multi-line regex knows); a regex over the whole text cost 3-4 times as much.
-  const indentation = ' '.repeat(limits.maxDepth);
-  const mayBeDeep =
-    openers > limits.maxDepth ||
+  // The rare terminators are looked for alone first: one search of a character is cheap.
+  const indentation = ' '.repeat(quarter);
+  const deepIndentation =
     text.startsWith(indentation) ||
-    ['\n', '\r', '\u2028', '\u2029'].some((terminator) => text.includes(terminator + indentation)) ||
-    new RegExp(`(?:-[ \\t]+){${Math.max(1, limits.maxDepth >> 2)}}`).test(text);
+    text.includes('\n' + indentation) ||
+    ['\r', '\u2028', '\u2029'].some((terminator) => text.includes(terminator) && text.includes(terminator + indentation));
+  const mayBeDeep =
+    deepIndentation || compact.longRun || flowDepthBound(text, limits.maxDepth - 2 * quarter) > limits.maxDepth - 2 * quarter;
   return { nodes, mayBeDeep };
+}
+
+/**
+ * Compact entries (`- ` or `? ` followed by more spaces or tabs), and whether `quarter` of them
+ * follow one another on a line (`- - ? - …`, each one a level deeper). Entries separated by tabs
+ * are rare in real artifacts: any `-\t` or `?\t` leaves the run to a regex.
+ */
+function compactEntries(text: string, quarter: number): { entries: number; longRun: boolean } {
+  if (text.includes('-\t') || text.includes('?\t')) {
+    const entries = occurrences(text, '- ') + occurrences(text, '? ') + occurrences(text, '-\t') + occurrences(text, '?\t');
+    return { entries, longRun: new RegExp(`(?:[-?][ \\t]+){${quarter}}`).test(text) };
+  }
+  let entries = 0;
+  let run = 0;
+  let next = -1; // where an entry following the last one would start
+  let dash = text.indexOf('- ');
+  let question = text.indexOf('? ');
+  while (dash >= 0 || question >= 0) {
+    const at = question < 0 || (dash >= 0 && dash < question) ? dash : question;
+    if (at === dash) dash = text.indexOf('- ', at + 1);
+    else question = text.indexOf('? ', at + 1);
+    entries++;
+    run = at === next ? run + 1 : 1;
+    if (run >= quarter) return { entries, longRun: true };
+    next = at + 2;
+    while (text.charCodeAt(next) === 32 /* space */ || text.charCodeAt(next) === 9 /* tab */) next++;
+  }
+  return { entries, longRun: false };
+}
+
+/**
+ * An upper bound on flow nesting, from the flow openers alone: an opener closed later on its own
+ * line, with no quote or comment between (which could hide the closer), is open only on that line;
+ * every other opener may stay open to the end of the text. Stops counting above `limit`.
+ */
+function flowDepthBound(text: string, limit: number): number {
+  let carried = 0; // openers that may still be open
+  let deepest = 0;
+  let bracket = text.indexOf('[');
+  let brace = text.indexOf('{');
+  while ((bracket >= 0 || brace >= 0) && deepest <= limit) {
+    const first = brace < 0 || (bracket >= 0 && bracket < brace) ? bracket : brace;
+    let lineEnd = text.indexOf('\n', first);
+    if (lineEnd < 0) lineEnd = text.length;
+    let open = 0; // openers on this line a closer may still close
+    for (let j = first; j < lineEnd; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 91 /* [ */ || c === 123 /* { */) {
+        open++;
+        deepest = Math.max(deepest, carried + open);
+      } else if (c === 93 /* ] */ || c === 125 /* } */) {
+        if (open > 0) open--;
+      } else if (c === 34 /* " */ || c === 39 /* ' */ || c === 35 /* # */) {
+        carried += open;
+        open = 0;
+      }
+    }
+    carried += open;
+    if (bracket >= 0 && bracket < lineEnd) bracket = text.indexOf('[', lineEnd);
+    if (brace >= 0 && brace < lineEnd) brace = text.indexOf('{', lineEnd);
+  }
+  return deepest;
 }
 
 const NEWLINE = 10;
@@ -171,9 +248,9 @@ export function scanStructure(text: string, source: string, limits: YamlLimits):
     }
     if (nextSpecial >= lineEnd && flowDepth === 0) {
       // Most lines: `key: value`, `- item`, a plain scalar. Counted without a character loop.
-      // Compact entries `- - x`: each dash is followed by spaces or tabs (any number) or the line end.
+      // Compact entries `- - x`, `? - x`: each indicator is followed by spaces or tabs (any number) or the line end.
       let dashes = 0;
-      for (let at = lineStart; text.charCodeAt(at) === 45 /* - */;) {
+      for (let at = lineStart; text.charCodeAt(at) === 45 /* - */ || text.charCodeAt(at) === 63 /* ? */;) {
         const after = text.charCodeAt(at + 1);
         if (at + 1 < lineEnd && after !== SPACE && after !== TAB) break;
         dashes++;

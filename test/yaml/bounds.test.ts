@@ -36,3 +36,40 @@ test('the real artifacts pass the bounds', () => {
     assert.doesNotThrow(() => budget.check(readFileSync(path.join(CORPUS_REPOSITORY, file), 'utf8'), file));
   }
 });
+
+test('flow nesting is bounded together with indentation, and a closer a quote or comment could hide closes nothing', () => {
+  // 100 levels of indentation, then 450 openers: each bound alone is under 512, together not
+  const indented = indentedLevels(100).replace(/ leaf\n$/, ` ${'['.repeat(450)}\n`);
+  assert.throws(() => new YamlBudget().check(indented, 'sum.yaml'), /deeper than 512 levels/);
+  for (const hidden of ['"]"', "']'", '# ]']) {
+    const text = Array.from({ length: 600 }, (_, i) => `${i === 0 ? 'x: ' : ''}[ ${hidden}`).join('\n') + '\n';
+    assert.throws(() => new YamlBudget().check(text, 'hidden.yaml'), /deeper than 512 levels/, hidden);
+  }
+  // brackets closed on their own line, as in descriptions (`containers[2]`, `{name}`), nest nothing
+  const described = Array.from({ length: 2000 }, (_, i) => `d${i}: see containers[2] or "spec.containers{name}" [a [b] c]`).join('\n');
+  assert.doesNotThrow(() => new YamlBudget().check(`${described}\n`, 'described.yaml'));
+});
+
+test('explicit keys nest like compact sequence entries (`? - ? - …`) and are refused past the depth bound', () => {
+  for (const entries of ['? - ', '- ? ', '? ? ']) {
+    assert.throws(() => new YamlBudget().check(`${entries.repeat(400)}x\n`, 'keys.yaml'), /deeper than 512 levels/, entries);
+  }
+});
+
+test('the node bound counts compact entries and flow pairs: a document of them past the bound is refused', () => {
+  const limits = { maxNodesPerDocument: 1000, maxDepth: 512, maxNodesPerRun: 8_000_000 };
+  // 100 lines of `- - - - - x` hold 1,000 sequences and 500 scalars
+  assert.throws(() => new YamlBudget(limits).check(`${'- - - - - x\n'.repeat(100)}`, 'compact.yaml'), /more than 1000 nodes/);
+  // `{a: b, c: d, …}`: two scalars per separator
+  const pairs = Array.from({ length: 600 }, (_, i) => `k${i}: v`).join(', ');
+  assert.throws(() => new YamlBudget(limits).check(`{${pairs}}\n`, 'pairs.yaml'), /more than 1000 nodes/);
+});
+
+test("the run's node bound is reached by the nodes the scan counts, not by the quick bound's over-estimate", () => {
+  const text = readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api/v1.12.0/core-components.yaml'), 'utf8');
+  // the quick bound counts about 90,000 nodes here, the scan about 37,000
+  const budget = new YamlBudget({ maxNodesPerDocument: 1_000_000, maxDepth: 512, maxNodesPerRun: 80_000 });
+  assert.doesNotThrow(() => budget.check(text, 'core-components.yaml'));
+  assert.doesNotThrow(() => budget.check(text, 'core-components.yaml'));
+  assert.throws(() => budget.check(text, 'core-components.yaml'), /more than 80000 YAML nodes/);
+});
