@@ -15,7 +15,7 @@ import { PROJECT_ROOT } from '../helpers/paths.js';
 import { CLI_ENTRY_POINTS } from '../helpers/cli.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { HELP_OUTPUTS } from '../../src/cli/help-texts.js';
-import { precomputedOutput } from '../../src/cli/precomputed-help.js';
+import { mayBeHelpForm, precomputedOutput } from '../../src/cli/precomputed-help.js';
 
 const TABLE = HELP_OUTPUTS ?? {};
 
@@ -47,6 +47,12 @@ test('the build table holds --help, -h and `help <command>` for every command an
       assert.ok(TABLE[form.join('\0')] !== undefined, `no precomputed text for \`capi-gitops ${form.join(' ')}\``);
     }
   }
+});
+
+test('every form in the table names --help, -h or help, or is empty: other argument lists do not load the table', () => {
+  for (const key of Object.keys(TABLE)) assert.ok(mayBeHelpForm(key === '' ? [] : key.split('\0')), JSON.stringify(key));
+  assert.equal(mayBeHelpForm(['render', '-f', 'management-cluster', '-o', 'out']), false);
+  assert.equal(mayBeHelpForm(['--version']), false);
 });
 
 /** Runs the CLI once per form, a few at a time, with and without the table. */
