@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { writeBuildId } from './build-id.mjs';
 import { writeHelpTexts } from './build-help.mjs';
@@ -121,7 +121,14 @@ async function buildSplit() {
   writeFileSync(path.join(root, 'dist', 'cli-meta.json'), JSON.stringify(result.metafile, null, 1));
 }
 
-// The help table first: the build id and the bundles include it.
-writeHelpTexts();
-const buildId = writeBuildId();
-await Promise.all([buildSingleFile(buildId), buildSplit()]);
+/**
+ * Writes the help table (first: the build id and the bundles include it), the build id and the
+ * bundles; `singleFile: false` leaves out dist/capi-gitops.mjs (`npm run example` needs the bin only).
+ */
+export async function buildBundles({ singleFile = true } = {}) {
+  writeHelpTexts();
+  const buildId = writeBuildId();
+  await Promise.all([singleFile ? buildSingleFile(buildId) : undefined, buildSplit()]);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await buildBundles();
