@@ -1,14 +1,26 @@
-// The single-file CLI: dist/capi-gitops.mjs, runnable with plain `node`, for CI jobs that fetch
-// one file. Bundled from the built dist/src (after `npm run build` or scripts/build-fast.mjs), so
-// the precompiled templates, charts and validators (*.cjs next to the modules) are inlined.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// The bundled CLIs, made from the built dist/src (after `npm run build` or scripts/build-fast.mjs),
+// so the precompiled templates, charts and validators (*.cjs next to the modules) are inlined:
+// - dist/cli/capi-gitops.mjs, the package's `bin`: code-split (a small entry and the chunks in
+//   dist/cli/chunks/), so a run compiles only what it loads, and every lazy `import()` of the
+//   sources stays a boundary: `--help` loads the entry and the help texts, a served render the
+//   output cache's chunks, a render the rest. dist/cli-meta.json (esbuild's metafile, not
+//   shipped) says which modules each chunk holds;
+// - dist/capi-gitops.mjs, the single-file CLI, runnable with plain `node`, for CI jobs that fetch
+//   one file.
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { writeBuildId } from './build-id.mjs';
 import { writeHelpTexts } from './build-help.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+/** The package's bin: this folder is emptied and written by every build. */
+const BIN_DIR = 'dist/cli';
+const BIN_ENTRY = 'capi-gitops';
 
 /**
  * The modules load their precompiled .cjs files, the manifest schema and CommonJS packages with
@@ -32,14 +44,19 @@ const inlineRequires = {
   },
 };
 
-// The help table first: the build id and the bundle include it.
-writeHelpTexts();
-const buildId = writeBuildId();
+/**
+ * CommonJS dependencies reach for require(), which an ES module does not have, and some
+ * (write-file-atomic) for __filename, which only CommonJS defines. In every output file.
+ */
+const PRELUDE =
+  `import { createRequire as __capiGitopsCreateRequire } from 'node:module';\n` +
+  `import { fileURLToPath as __capiGitopsFileURLToPath } from 'node:url';\n` +
+  `const require = __capiGitopsCreateRequire(import.meta.url);\n` +
+  `const __capiGitopsFilename = __capiGitopsFileURLToPath(import.meta.url);`;
 
-await esbuild.build({
+const COMMON = {
   absWorkingDir: root,
-  entryPoints: ['dist/src/cli/bundle-main.js'],
-  outfile: 'dist/capi-gitops.mjs',
+  entryPoints: { [BIN_ENTRY]: 'dist/src/cli/bundle-main.js' },
   bundle: true,
   format: 'esm',
   platform: 'node',
@@ -52,12 +69,66 @@ await esbuild.build({
   minifySyntax: true,
   charset: 'ascii',
   logLevel: 'warning',
-  // CommonJS dependencies reach for require(), which an ES module does not have.
-  // …and some (write-file-atomic) for __filename, which only CommonJS defines.
-  banner: {
-    js: `#!/usr/bin/env node\n// capi-gitops ${version}, single-file build (scripts/build-bundle.mjs).\nimport { createRequire as __capiGitopsCreateRequire } from 'node:module';\nimport { fileURLToPath as __capiGitopsFileURLToPath } from 'node:url';\nconst require = __capiGitopsCreateRequire(import.meta.url);\nconst __capiGitopsFilename = __capiGitopsFileURLToPath(import.meta.url);`,
-  },
-  // The output cache's key: this bundle is its own build (the modules it was made from).
-  define: { __filename: '__capiGitopsFilename', CAPI_GITOPS_BUILD_ID: JSON.stringify(`bundle-${buildId}`) },
   plugins: [inlineRequires],
-});
+};
+
+/** The single-file CLI; the output cache's key: this bundle is its own build (the modules it was made from). */
+function buildSingleFile(buildId) {
+  return esbuild.build({
+    ...COMMON,
+    entryPoints: ['dist/src/cli/bundle-main.js'],
+    outfile: 'dist/capi-gitops.mjs',
+    banner: { js: `#!/usr/bin/env node\n// capi-gitops ${version}, single-file build (scripts/build-bundle.mjs).\n${PRELUDE}` },
+    define: { __filename: '__capiGitopsFilename', CAPI_GITOPS_BUILD_ID: JSON.stringify(`bundle-${buildId}`) },
+  });
+}
+
+/**
+ * The package's bin. Its build id (the output cache's key) is the sha256 of the files themselves,
+ * written with a placeholder where the id goes: so it covers every byte that runs, the
+ * dependencies inlined from node_modules too.
+ */
+async function buildSplit() {
+  const placeholder = `capi-gitops-bin-build-id-${'0'.repeat(64)}`;
+  const result = await esbuild.build({
+    ...COMMON,
+    outdir: BIN_DIR,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
+    banner: { js: `// capi-gitops ${version}, the package's bin (scripts/build-bundle.mjs).\n${PRELUDE}` },
+    define: { __filename: '__capiGitopsFilename', CAPI_GITOPS_BUILD_ID: JSON.stringify(placeholder) },
+    metafile: true,
+    write: false,
+  });
+  const entry = path.join(root, BIN_DIR, `${BIN_ENTRY}.mjs`);
+  const files = result.outputFiles
+    .map((file) => ({ path: file.path, text: file.path === entry ? `#!/usr/bin/env node\n${file.text}` : file.text }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${path.relative(root, file.path)}\0${Buffer.byteLength(file.text)}\0`).update(file.text);
+  const buildId = `bin-${hash.digest('hex')}`;
+  const holders = files.filter((file) => file.text.includes(placeholder));
+  if (holders.length !== 1 || holders[0].text.split(placeholder).length !== 2) {
+    throw new Error(`the bin's build id placeholder is in ${holders.length} files, expected once in one`);
+  }
+  rmSync(path.join(root, BIN_DIR), { recursive: true, force: true });
+  for (const file of files) {
+    mkdirSync(path.dirname(file.path), { recursive: true });
+    writeFileSync(file.path, file === holders[0] ? file.text.replace(placeholder, buildId) : file.text);
+  }
+  chmodSync(entry, 0o755);
+  writeFileSync(path.join(root, 'dist', 'cli-meta.json'), JSON.stringify(result.metafile, null, 1));
+}
+
+/**
+ * Writes the help table (first: the build id and the bundles include it), the build id and the
+ * bundles; `singleFile: false` leaves out dist/capi-gitops.mjs (`npm run example` needs the bin only).
+ */
+export async function buildBundles({ singleFile = true } = {}) {
+  writeHelpTexts();
+  const buildId = writeBuildId();
+  await Promise.all([singleFile ? buildSingleFile(buildId) : undefined, buildSplit()]);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await buildBundles();

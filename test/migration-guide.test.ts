@@ -16,7 +16,8 @@ import { corpusUrl, tempDir } from './helpers/corpus-manifest.js';
 import { PROJECT_ROOT } from './helpers/paths.js';
 import { kubectlAvailable } from './helpers/tree.js';
 
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+/** `capi-gitops` on PATH, as installed: the package's bin. */
+const CLI = path.join(PROJECT_ROOT, 'dist', 'cli', 'capi-gitops.mjs');
 const MARKER = '<!-- migration-guide';
 
 /** The guide's script: the first ```sh block after the marker, exactly as the README prints it. */

@@ -1,13 +1,13 @@
 /**
  * `npm pack` makes a package that works outside this checkout: the tarball is packed from a copy
  * of the sources (its prepack builds dist/), installed into an empty directory from npm's local
- * cache only (no network), and its CLI and its single-file bundle render the bundled example to
- * the same bytes as this checkout's CLI.
+ * cache only (no network), and its bin (the code-split bundle, every chunk shipped) and its
+ * single-file bundle render the bundled example to the same bytes as this checkout's CLI.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from './helpers/paths.js';
 import { tempDir } from './helpers/corpus-manifest.js';
@@ -81,7 +81,7 @@ function renderExample(cli: string[], examples: string, extra: string[] = []): M
   return readTree(path.join(work, 'out'));
 }
 
-test('npm pack builds a package that installs offline into an empty directory and renders the bundled example; its bundle renders the same bytes', () => {
+test('npm pack builds a package that installs offline into an empty directory and its bin renders the bundled example; its bundle renders the same bytes', () => {
   const stage = tempDir('capi-gitops-pack-src-');
   for (const entry of SOURCES) cpSync(path.join(PROJECT_ROOT, entry), path.join(stage, entry), { recursive: true });
   symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(stage, 'node_modules'), 'dir');
@@ -93,7 +93,15 @@ test('npm pack builds a package that installs offline into an empty directory an
   assert.equal(tarball, `capi-gitops-${pkg.version}.tgz`);
 
   const contents = run('tar', ['-tzf', path.join(packs, tarball)]).split('\n');
+  assert.equal(pkg.bin['capi-gitops'], 'dist/cli/capi-gitops.mjs', "the package's bin is the code-split bundle");
+  // the bin's entry and every chunk the prepack build wrote
+  const binFiles = readdirSync(path.join(stage, 'dist', 'cli'), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => `package/${path.relative(stage, path.join(entry.parentPath, entry.name)).split(path.sep).join('/')}`);
+  assert.ok(binFiles.includes('package/dist/cli/capi-gitops.mjs') && binFiles.length > 2, `the bin's build wrote ${binFiles.join(', ')}`);
+  assert.ok(!contents.includes('package/dist/cli-meta.json'), "the build's metafile is not shipped");
   for (const file of [
+    ...binFiles,
     'package/dist/src/cli/main.js',
     'package/dist/capi-gitops.mjs',
     'package/dist/src/emit/templates.precompiled.cjs',
@@ -128,11 +136,13 @@ test('npm pack builds a package that installs offline into an empty directory an
   run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: app });
   const installed = path.join(app, 'node_modules', 'capi-gitops');
   const bin = path.join(app, 'node_modules', '.bin', 'capi-gitops');
+  assert.equal(realpathSync(bin), realpathSync(path.join(installed, 'dist', 'cli', 'capi-gitops.mjs')));
 
   assert.equal(run(bin, ['--version'], { cwd: app }), `${pkg.version}\n`);
-  const expected = renderExample([process.execPath, CLI_ENTRY_POINTS.package], path.join(PROJECT_ROOT, 'examples'));
+  assert.equal(run(bin, ['--help'], { cwd: app }), run(process.execPath, [CLI_ENTRY_POINTS.modules, '--help']));
+  const expected = renderExample([process.execPath, CLI_ENTRY_POINTS.modules], path.join(PROJECT_ROOT, 'examples'));
   assert.ok(expected.size > 10);
-  assert.deepEqual(renderExample([bin], path.join(installed, 'examples')), expected, 'the installed package renders other bytes');
+  assert.deepEqual(renderExample([bin], path.join(installed, 'examples')), expected, "the installed package's bin renders other bytes");
   assert.deepEqual(
     renderExample([process.execPath, path.join(installed, 'dist', 'capi-gitops.mjs')], path.join(installed, 'examples')),
     expected,
@@ -154,12 +164,12 @@ test('npm pack builds a package that installs offline into an empty directory an
   );
   assert.equal(
     run(process.execPath, [lonely, 'chart', 'show', 'flux']),
-    run(process.execPath, [CLI_ENTRY_POINTS.package, 'chart', 'show', 'flux']),
+    run(process.execPath, [CLI_ENTRY_POINTS.modules, 'chart', 'show', 'flux']),
   );
   const argocd = ['--layout', 'argocd', '--set', 'repoURL=https://git.example.com/platform/management.git', '--set', 'path=clusters/mgmt'];
   assert.deepEqual(
     renderExample([process.execPath, lonely], path.join(PROJECT_ROOT, 'examples'), argocd),
-    renderExample([process.execPath, CLI_ENTRY_POINTS.package], path.join(PROJECT_ROOT, 'examples'), argocd),
+    renderExample([process.execPath, CLI_ENTRY_POINTS.modules], path.join(PROJECT_ROOT, 'examples'), argocd),
     'the bundle draws other argocd wiring',
   );
 });

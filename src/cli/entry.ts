@@ -1,5 +1,5 @@
 /**
- * What both executables run (main.ts, and bundle-main.ts for the single-file build): a render
+ * What every executable runs (main.ts, and bundle-main.ts for the bundles): a render
  * the output cache can serve is served before commander or any command module loads.
  */
 import { lookupOutputCache } from './output-cache.js';

@@ -43,7 +43,10 @@ import type { Diagnostic } from '../model/diagnostics.js';
 import { ArtifactCache, defaultCacheDir, sha256Hex } from '../sources/cache.js';
 import { FileDigests, fileState, type RecordedDigest } from '../kernel/file-digests.js';
 
-/** The single-file bundle's build id, set by scripts/build-bundle.mjs (esbuild `define`). */
+/**
+ * A bundle's build id, set by scripts/build-bundle.mjs (esbuild `define`): `bin-` and the sha256
+ * of the bin's own files, or `bundle-` and the single-file bundle's dist/src build id.
+ */
 declare const CAPI_GITOPS_BUILD_ID: string | undefined;
 
 const FORMAT = 'capi-gitops output cache v3';
@@ -119,7 +122,7 @@ export function cacheableRender(argv: readonly string[]): RenderArguments | unde
   return found.files.length > 0 && found.output ? found : undefined;
 }
 
-/** This build's id: the bundle's own, else dist/src/build-id.txt (written by the build scripts). */
+/** This build's id: a bundle's own, else dist/src/build-id.txt (written by the build scripts). */
 async function buildId(): Promise<string | undefined> {
   if (typeof CAPI_GITOPS_BUILD_ID === 'string') return CAPI_GITOPS_BUILD_ID;
   const text = await readFile(new URL('../build-id.txt', import.meta.url), 'utf8').catch(() => undefined);

@@ -4,16 +4,29 @@
  * Whenever the text could differ from commander's (an argument list not in the table, a terminal
  * narrower or wider than the table's wrapping, no table), commander answers instead.
  * CAPI_GITOPS_PRECOMPUTED_HELP=off always asks commander (the test compares both).
+ * The table (about 130 KB of text) is loaded only for an argument list that can be a help form,
+ * so a render does not parse it.
  */
 import { writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { HELP_OUTPUTS, HELP_WIDTH } from './help-texts.js';
 
-/** The text to print for these arguments, or undefined when commander must answer. */
+/**
+ * Whether the arguments can be one of the table's forms (scripts/build-help.mjs): each names
+ * `--help`, `-h` or `help`, or is empty. Any other argument list goes to commander without the
+ * table being loaded.
+ */
+export function mayBeHelpForm(argv: readonly string[]): boolean {
+  return argv.length === 0 || argv.some((arg) => arg === '--help' || arg === '-h' || arg === 'help');
+}
+
+/**
+ * The text to print for these arguments, or undefined when commander must answer. `table` is the
+ * build's (help-texts.ts) unless given; null is no table.
+ */
 export async function precomputedOutput(
   argv: readonly string[],
   env: Record<string, string | undefined> = process.env,
-  table: Readonly<Record<string, string>> | null = HELP_OUTPUTS ?? null,
+  table?: Readonly<Record<string, string>> | null,
 ): Promise<string | undefined> {
   if (env.CAPI_GITOPS_PRECOMPUTED_HELP === 'off') return undefined;
   // As commander prints them: the version option, and the version command's three lines.
@@ -21,7 +34,9 @@ export async function precomputedOutput(
     const { VERSION, versionText } = await import('./version.js');
     return argv[0] === 'version' ? versionText() : `${VERSION}\n`;
   }
-  const text = table?.[argv.join('\0')];
+  if (!mayBeHelpForm(argv)) return undefined;
+  const { HELP_OUTPUTS, HELP_WIDTH } = await import('./help-texts.js');
+  const text = (table === undefined ? HELP_OUTPUTS : table)?.[argv.join('\0')];
   if (text === undefined) return undefined;
   // commander wraps to the terminal's width on a terminal, else to HELP_WIDTH.
   if (isatty(1) && process.stdout.columns !== HELP_WIDTH) return undefined;

@@ -1,5 +1,5 @@
 /**
- * What both executables run (main.ts, and bundle-main.ts for the single-file build): help and
+ * What every executable runs (main.ts, and bundle-main.ts for the bundles): help and
  * version texts the build precomputed are printed before anything else loads; everything else
  * goes to the entry (entry.ts), loaded only then.
  */

@@ -1,6 +1,7 @@
 /**
- * The single-file bundle (dist/capi-gitops.mjs) passes the same CLI tests as the package's entry
- * point: the CLI test files run again with CAPI_GITOPS_TEST_CLI=bundle (test/helpers/cli.ts).
+ * The package's bin (the code-split bundle, dist/cli/capi-gitops.mjs) and the single-file bundle
+ * (dist/capi-gitops.mjs) pass the same CLI tests as the modules' entry point: the CLI test files
+ * run again with CAPI_GITOPS_TEST_CLI=bin and =bundle (test/helpers/cli.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,23 +13,31 @@ import { CLI_ENTRY_POINTS } from '../helpers/cli.js';
 
 const CLI_TEST_FILES = ['cli/cli.test.js', 'cli/output.test.js', 'cli/hints.test.js'];
 
-test(
-  'the CLI tests pass against the single-file bundle',
-  { skip: process.env.CAPI_GITOPS_TEST_CLI === 'bundle' ? 'already running against the bundle' : false },
-  () => {
-    assert.ok(existsSync(CLI_ENTRY_POINTS.bundle), 'dist/capi-gitops.mjs is missing: npm run build writes it');
-    const files = CLI_TEST_FILES.map((file) => path.join(PROJECT_ROOT, 'dist', 'test', file));
-    const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=1', ...files], {
-      // NODE_TEST_CONTEXT would make the nested runner report to this one instead of printing.
-      env: {
-        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_TEST_CONTEXT')),
-        CAPI_GITOPS_TEST_CLI: 'bundle',
-      },
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    assert.equal(result.status, 0, `CLI tests failed against the bundle:\n${result.stdout}\n${result.stderr}`);
-    assert.match(result.stdout, /^ℹ pass [1-9]\d*$/m);
-    assert.match(result.stdout, /^ℹ fail 0$/m);
-  },
-);
+for (const [entry, what] of [
+  ['bin', "the package's bin (code-split bundle)"],
+  ['bundle', 'the single-file bundle'],
+] as const) {
+  test(
+    `the CLI tests pass against ${what}`,
+    { skip: process.env.CAPI_GITOPS_TEST_CLI !== undefined ? `already running against ${process.env.CAPI_GITOPS_TEST_CLI}` : false },
+    () => {
+      assert.ok(
+        existsSync(CLI_ENTRY_POINTS[entry]),
+        `${path.relative(PROJECT_ROOT, CLI_ENTRY_POINTS[entry])} is missing: npm run build writes it`,
+      );
+      const files = CLI_TEST_FILES.map((file) => path.join(PROJECT_ROOT, 'dist', 'test', file));
+      const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=1', ...files], {
+        // NODE_TEST_CONTEXT would make the nested runner report to this one instead of printing.
+        env: {
+          ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_TEST_CONTEXT')),
+          CAPI_GITOPS_TEST_CLI: entry,
+        },
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      assert.equal(result.status, 0, `CLI tests failed against ${what}:\n${result.stdout}\n${result.stderr}`);
+      assert.match(result.stdout, /^ℹ pass [1-9]\d*$/m);
+      assert.match(result.stdout, /^ℹ fail 0$/m);
+    },
+  );
+}

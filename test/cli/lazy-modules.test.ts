@@ -1,20 +1,31 @@
 /**
- * A kustomize render loads only what it uses: the age library (sops), the chart loader
- * (fast-glob) and semver's index cost a cold render about a fifth of its CPU time (issue 13).
- * The package's entry point is run with a resolve hook that records every module resolved.
+ * Each run loads only what it uses (issue 13), from the modules' entry and from the package's
+ * bin (the code-split bundle): a kustomize render loads none of the age library (sops), the chart
+ * loader (fast-glob), semver's index or the help texts; `--help` and `--version` load nothing but
+ * the start-up modules and their text; a render served from the output cache loads neither
+ * commander, the command modules nor the YAML library. The CLI runs with a resolve hook that
+ * records every module resolved; for the bin, each chunk file is mapped to the modules it holds
+ * through the build's metafile (dist/cli-meta.json, scripts/build-bundle.mjs).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CLI_ENTRY_POINTS } from '../helpers/cli.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
 import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 
-test('a kustomize render of the corpus resolves no module of age-encryption, fast-glob, the chart loader or semver’s index', () => {
-  const dir = tempDir('capi-gitops-lazy-');
-  const log = path.join(dir, 'resolved.txt');
+interface Metafile {
+  outputs: Record<string, { inputs: Record<string, unknown> }>;
+}
+
+const ENTRIES = ['modules', 'bin'] as const;
+type Entry = (typeof ENTRIES)[number];
+
+function hookRegistration(log: string): string {
+  const dir = tempDir('capi-gitops-lazy-hook-');
   const hooks = path.join(dir, 'hooks.mjs');
   writeFileSync(
     hooks,
@@ -28,40 +39,95 @@ export async function resolve(specifier, context, next) {
   );
   const register = path.join(dir, 'register.mjs');
   writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-  const manifest = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') });
-  const result = spawnSync(
-    process.execPath,
-    [
-      '--import',
-      pathToFileURL(register).href,
-      CLI_ENTRY_POINTS.package,
-      'render',
-      '-f',
-      manifest,
-      '-o',
-      path.join(dir, 'out'),
-      '--quiet',
-      '--cache-dir',
-      path.join(dir, 'cache'),
-    ],
-    { encoding: 'utf8', env: { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' } },
-  );
-  assert.equal(result.status, 0, result.stderr);
-  const resolved = readFileSync(log, 'utf8').split('\n');
-  assert.ok(
-    resolved.some((url) => url.endsWith('/dist/src/emit/layout-kustomize.js')),
-    'the hook saw the render',
-  );
-  for (const unwanted of [
-    '/node_modules/age-encryption/',
-    '/node_modules/fast-glob/',
-    '/dist/src/chart/load.js',
-    '/node_modules/semver/index.js',
-  ]) {
-    assert.deepEqual(
-      resolved.filter((url) => url.includes(unwanted)),
-      [],
-      unwanted,
+  return pathToFileURL(register).href;
+}
+
+/**
+ * Runs the entry point with the resolve hook; returns every module it loaded, as a path from the
+ * project root (dist/src/…, node_modules/…, package.json): for the bin, the modules of every chunk
+ * file it loaded.
+ */
+function loadedModules(entry: Entry, args: string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  const log = path.join(tempDir('capi-gitops-lazy-log-'), 'resolved.txt');
+  writeFileSync(log, '');
+  const result = spawnSync(process.execPath, ['--import', hookRegistration(log), CLI_ENTRY_POINTS[entry], ...args], {
+    encoding: 'utf8',
+    env,
+  });
+  assert.equal(result.status, 0, `${entry} ${args.join(' ')}: ${result.stderr}`);
+  const files = [
+    pathToFileURL(CLI_ENTRY_POINTS[entry]).href,
+    ...readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((url) => url.startsWith('file:')),
+  ].map((url) => path.relative(PROJECT_ROOT, fileURLToPath(url)).split(path.sep).join('/'));
+  if (entry === 'modules') return [...new Set(files)].sort();
+  const meta = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'dist', 'cli-meta.json'), 'utf8')) as Metafile;
+  const modules = files.flatMap((file) => {
+    const output = meta.outputs[file];
+    assert.ok(output, `${file} is not an output of the bin's build`);
+    return Object.keys(output.inputs);
+  });
+  return [...new Set(modules)].sort();
+}
+
+const unwanted = (modules: string[], prefixes: string[]) => modules.filter((m) => prefixes.some((p) => m.startsWith(p)));
+
+for (const entry of ENTRIES) {
+  test(`a kustomize render of the corpus loads no module of age-encryption, fast-glob, the chart loader, semver’s index or the help texts (${entry})`, () => {
+    const dir = tempDir('capi-gitops-lazy-');
+    const manifest = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') });
+    const modules = loadedModules(
+      entry,
+      ['render', '-f', manifest, '-o', path.join(dir, 'out'), '--quiet', '--cache-dir', path.join(dir, 'cache')],
+      { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' },
     );
-  }
-});
+    assert.ok(modules.includes('dist/src/emit/layout-kustomize.js'), 'the hook saw the render');
+    assert.deepEqual(
+      unwanted(modules, [
+        'node_modules/age-encryption/',
+        'node_modules/fast-glob/',
+        'dist/src/chart/load.js',
+        'node_modules/semver/index.js',
+        'dist/src/cli/help-texts.js',
+      ]),
+      [],
+    );
+  });
+
+  test(`--help and --version load only the start-up modules and their text (${entry})`, () => {
+    const main = entry === 'bin' ? 'dist/src/cli/bundle-main.js' : 'dist/src/cli/main.js';
+    const startUp = [main, 'dist/src/cli/precomputed-help.js', 'dist/src/cli/start.js'];
+    assert.deepEqual(loadedModules(entry, ['--help']), [...startUp, 'dist/src/cli/help-texts.js'].sort());
+    assert.deepEqual(loadedModules(entry, ['help', 'render']), [...startUp, 'dist/src/cli/help-texts.js'].sort());
+    // version.js reads package.json with require(): the bin inlines it, the modules' entry reads the file.
+    assert.deepEqual(
+      loadedModules(entry, ['--version']),
+      [...startUp, 'dist/src/cli/version.js', ...(entry === 'bin' ? ['package.json'] : [])].sort(),
+    );
+  });
+
+  test(`a render served from the output cache loads neither commander, a command module nor the YAML library (${entry})`, () => {
+    const dir = tempDir('capi-gitops-lazy-served-');
+    const manifest = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') });
+    const args = ['render', '-f', manifest, '-o', path.join(dir, 'out'), '--quiet', '--cache-dir', path.join(dir, 'cache')];
+    for (let i = 0; i < 2; i++) {
+      const result = spawnSync(process.execPath, [CLI_ENTRY_POINTS[entry], ...args], { encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+    }
+    const modules = loadedModules(entry, args);
+    assert.ok(modules.includes('dist/src/cli/output-cache.js'), 'the hook saw the output cache');
+    assert.deepEqual(
+      unwanted(modules, [
+        'node_modules/commander/',
+        'node_modules/yaml/',
+        'dist/src/cli/program.js',
+        'dist/src/cli/commands.js',
+        'dist/src/cli/help-texts.js',
+        'dist/src/pipeline.js',
+        'dist/src/yaml/',
+      ]),
+      [],
+    );
+  });
+}

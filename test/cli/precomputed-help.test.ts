@@ -1,8 +1,9 @@
 /**
  * The precomputed help (src/cli/precomputed-help.ts, table written by scripts/build-help.mjs):
  * for every command and subcommand, each help form prints exactly what commander prints, from
- * the package's entry point and from the bundle; a terminal of another width gets commander's own
- * wrapping; the compiled stub holds no table, so only the build can supply one.
+ * the package's bin (the code-split bundle), from the modules' entry point and from the
+ * single-file bundle; a terminal of another width gets commander's own wrapping; the compiled
+ * stub holds no table, so only the build can supply one.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ import { PROJECT_ROOT } from '../helpers/paths.js';
 import { CLI_ENTRY_POINTS } from '../helpers/cli.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { HELP_OUTPUTS } from '../../src/cli/help-texts.js';
-import { precomputedOutput } from '../../src/cli/precomputed-help.js';
+import { mayBeHelpForm, precomputedOutput } from '../../src/cli/precomputed-help.js';
 
 const TABLE = HELP_OUTPUTS ?? {};
 
@@ -49,6 +50,12 @@ test('the build table holds --help, -h and `help <command>` for every command an
   }
 });
 
+test('every form in the table names --help, -h or help, or is empty: other argument lists do not load the table', () => {
+  for (const key of Object.keys(TABLE)) assert.ok(mayBeHelpForm(key === '' ? [] : key.split('\0')), JSON.stringify(key));
+  assert.equal(mayBeHelpForm(['render', '-f', 'management-cluster', '-o', 'out']), false);
+  assert.equal(mayBeHelpForm(['--version']), false);
+});
+
 /** Runs the CLI once per form, a few at a time, with and without the table. */
 async function compareWithCommander(entry: string, forms: string[][]): Promise<void> {
   const runAsync = (form: string[], precomputed: boolean) =>
@@ -75,13 +82,23 @@ async function compareWithCommander(entry: string, forms: string[][]): Promise<v
 
 const VERSION_FORMS = [['--version'], ['version']];
 
-test("every precomputed help text and the version forms are byte-identical to commander's (package entry point)", async () => {
-  // -h is commander's alias of --help: the table must agree, and --help is compared below.
+// -h is commander's alias of --help: the table must agree, and --help is compared below.
+const ALL_FORMS = Object.keys(TABLE)
+  .filter((key) => !key.endsWith('\0-h') && key !== '-h')
+  .map((key) => (key === '' ? [] : key.split('\0')));
+
+test('-h has the same text as --help in the table', () => {
   for (const [key, text] of Object.entries(TABLE)) {
     if (key.endsWith('\0-h') || key === '-h') assert.equal(text, TABLE[key.replace(/-h$/, '--help')], key);
   }
-  const forms = Object.keys(TABLE).filter((key) => !key.endsWith('\0-h') && key !== '-h');
-  await compareWithCommander(CLI_ENTRY_POINTS.package, [...forms.map((key) => key.split('\0')), ...VERSION_FORMS]);
+});
+
+test("every precomputed help text and the version forms are byte-identical to commander's (the package's bin)", async () => {
+  await compareWithCommander(CLI_ENTRY_POINTS.bin, [...ALL_FORMS, ...VERSION_FORMS]);
+});
+
+test("every precomputed help text and the version forms are byte-identical to commander's (the modules' entry point)", async () => {
+  await compareWithCommander(CLI_ENTRY_POINTS.modules, [...ALL_FORMS, ...VERSION_FORMS]);
 });
 
 test("the bundle's precomputed help is byte-identical to commander's", async () => {
@@ -92,17 +109,17 @@ test("the bundle's precomputed help is byte-identical to commander's", async () 
 test('a precomputed help run loads neither commander nor a command module', () => {
   // An ES module importing commander (CommonJS) puts it in the CommonJS cache; report it on exit.
   const probe = `data:text/javascript,import{createRequire}from'node:module';const r=createRequire('/');process.on('exit',()=>process.stderr.write(Object.keys(r.cache).filter(k=>/commander/.test(k)).length+' commander modules'))`;
-  const fast = run(CLI_ENTRY_POINTS.package, ['help', 'render'], env(true), ['--import', probe]);
+  const fast = run(CLI_ENTRY_POINTS.modules, ['help', 'render'], env(true), ['--import', probe]);
   assert.equal(fast.stderr, '0 commander modules');
   assert.equal(fast.stdout, TABLE['help\0render']);
-  const commander = run(CLI_ENTRY_POINTS.package, ['help', 'render'], env(false), ['--import', probe]);
+  const commander = run(CLI_ENTRY_POINTS.modules, ['help', 'render'], env(false), ['--import', probe]);
   assert.match(commander.stderr, /^[1-9]\d* commander modules$/);
 });
 
-test('on a terminal of another width, help is wrapped by commander to that width', () => {
+test("on a terminal of another width, help is wrapped by commander to that width (the package's bin)", () => {
   // util-linux script(1) runs the CLI on a pseudo-terminal and relays what it printed.
   const onTerminal = (columns: number, precomputed: boolean) => {
-    const command = `stty cols ${columns}; ${process.execPath} ${CLI_ENTRY_POINTS.package} help render`;
+    const command = `stty cols ${columns}; ${process.execPath} ${CLI_ENTRY_POINTS.bin} help render`;
     const result = spawnSync('script', ['-qec', command, '/dev/null'], { env: env(precomputed), encoding: 'utf8' });
     assert.equal(result.status, 0, result.stderr);
     return result.stdout.replace(/\r\n/g, '\n');

@@ -27,7 +27,8 @@ test('pre-commit: capi-gitops-render regenerates on commit, capi-gitops-check pa
     mkdirSync(bin);
     writeFileSync(
       path.join(bin, 'capi-gitops'),
-      `#!/usr/bin/env bash\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'))} "$@"\n`,
+      // capi-gitops installed on PATH: the package's bin
+      `#!/usr/bin/env bash\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(PROJECT_ROOT, 'dist', 'cli', 'capi-gitops.mjs'))} "$@"\n`,
     );
     chmodSync(path.join(bin, 'capi-gitops'), 0o755);
     const env: NodeJS.ProcessEnv = {
