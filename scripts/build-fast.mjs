@@ -3,7 +3,7 @@
 // then the precompile steps run as in `npm run build`. It does not type-check: `npm test` and
 // CI build with tsc. `--bundle` also writes the bundled CLIs (scripts/build-bundle.mjs): the
 // package's bin, dist/cli/capi-gitops.mjs and its chunks, and the single-file dist/capi-gitops.mjs
-// (`--bin`: the bin alone, for `npm run example`);
+// (`--bin`: the bin alone, a quick way to try it);
 // `--package` (npm pack's prepack) is `--bundle` after emptying dist/src, so a package never
 // ships a module that no longer exists, and without source maps (the package has no sources);
 // `--tests` also transpiles test/ (a quick loop: node scripts/run-tests.mjs <substring>).
