@@ -35,9 +35,25 @@ const STEP = '  ';
 // Implicit keys longer than this become explicit (`? key`), as the library writes them.
 const MAX_IMPLICIT_KEY = 1024;
 
+// The document is built as a list of pieces joined once at the end. Returning a string from each
+// node and concatenating it into its parent's made every level's intermediate strings garbage:
+// emitting the corpus's objects spent about a third of its time in the garbage collector.
+type Pieces = string[];
+
+// Indentation by depth, so no node allocates its own indentation string.
+const INDENTS: string[] = [''];
+function indentAt(depth: number): string {
+  while (INDENTS.length <= depth) INDENTS.push(INDENTS[INDENTS.length - 1] + STEP);
+  return INDENTS[depth];
+}
+
 /** One YAML document for one value: 2-space indent, no anchors, no folding, final newline. */
 export function emitYamlDocument(value: unknown): string {
-  return nodeString(value, '', true) + '\n';
+  const out: Pieces = [];
+  if (Array.isArray(value) || isObject(value)) writeNode(out, value, 0);
+  else out.push(scalarString(value, '', false, true));
+  out.push('\n');
+  return out.join('');
 }
 
 function isNonEmptyArray(v: unknown): v is unknown[] {
@@ -52,48 +68,62 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return true;
 }
 
-/** A node at `indent` (the indentation of its own lines after the first). */
-function nodeString(value: unknown, indent: string, atRoot = false): string {
-  if (Array.isArray(value)) return value.length === 0 ? '[]' : sequenceString(value, indent);
-  if (isObject(value)) return mappingString(value, indent);
-  return scalarString(value, indent, false, atRoot);
+function hasDefinedMember(obj: Record<string, unknown>): boolean {
+  for (const key of Object.keys(obj)) if (obj[key] !== undefined) return true;
+  return false;
 }
 
-function sequenceString(items: unknown[], indent: string): string {
-  const itemIndent = indent + STEP;
-  let out = '';
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0) out += '\n' + indent;
-    out += '- ' + nodeString(items[i] === undefined ? null : items[i], itemIndent);
+/** A node whose lines after the first are indented `depth` steps. */
+function writeNode(out: Pieces, value: unknown, depth: number): void {
+  if (Array.isArray(value)) {
+    if (value.length === 0) out.push('[]');
+    else writeSequence(out, value, depth);
+  } else if (isObject(value)) {
+    if (hasDefinedMember(value)) writeMapping(out, value, depth);
+    else out.push('{}');
+  } else {
+    out.push(scalarString(value, indentAt(depth), false));
   }
-  return out;
 }
 
-function mappingString(obj: Record<string, unknown>, indent: string): string {
-  let out = '';
+function writeSequence(out: Pieces, items: unknown[], depth: number): void {
+  const indent = indentAt(depth);
+  for (let i = 0; i < items.length; i++) {
+    if (i === 0) out.push('- ');
+    else out.push('\n', indent, '- ');
+    writeNode(out, items[i] === undefined ? null : items[i], depth + 1);
+  }
+}
+
+/** A mapping with at least one defined member. */
+function writeMapping(out: Pieces, obj: Record<string, unknown>, depth: number): void {
+  const indent = indentAt(depth);
   let first = true;
   for (const key of Object.keys(obj)) {
     const value = obj[key];
     if (value === undefined) continue; // as JSON does: undefined members are absent
-    if (!first) out += '\n' + indent;
+    if (!first) out.push('\n', indent);
     first = false;
-    out += pairString(key, value, indent);
+    writePair(out, key, value, depth);
   }
-  return first ? '{}' : out;
 }
 
-function pairString(key: string, value: unknown, indent: string): string {
-  const inner = indent + STEP;
+function writePair(out: Pieces, key: string, value: unknown, depth: number): void {
+  const inner = indentAt(depth + 1);
   const k = stringString(key, inner, true, false);
   if (k.length > MAX_IMPLICIT_KEY) {
-    const v = nodeString(value, inner);
-    return `? ${k}\n${indent}: ${v}`;
+    out.push('? ', k, '\n', indentAt(depth), ': ');
+    writeNode(out, value, depth + 1);
+  } else if (isNonEmptyArray(value)) {
+    out.push(k, ':\n', indentAt(depth));
+    writeSequence(out, value, depth);
+  } else if (isObject(value) && hasDefinedMember(value)) {
+    out.push(k, ':\n', inner);
+    writeMapping(out, value, depth + 1);
+  } else {
+    out.push(k, ': ');
+    writeNode(out, value, depth + 1);
   }
-  if (isNonEmptyArray(value)) return `${k}:\n${indent}${sequenceString(value, indent)}`;
-  if (isObject(value) && Object.keys(value).some((name) => value[name] !== undefined)) {
-    return `${k}:\n${inner}${mappingString(value, inner)}`;
-  }
-  return `${k}: ${nodeString(value, inner)}`;
 }
 
 function scalarString(value: unknown, indent: string, implicitKey: boolean, atRoot = false): string {
@@ -117,8 +147,14 @@ function scalarString(value: unknown, indent: string, implicitKey: boolean, atRo
 
 // ---- strings -----------------------------------------------------------------------------
 
-// Characters that only a double-quoted string can carry.
-const NEEDS_DOUBLE_QUOTES = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff\u{D800}-\u{DFFF}]/u;
+// Characters that only a double-quoted string can carry, with lone surrogates (not well formed).
+// Not one /u pattern with the surrogate range: in unicode mode the scan of every long string cost
+// about three times as much (~10 ms of a cold render of the corpus).
+const NEEDS_DOUBLE_QUOTES = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]/;
+function needsDoubleQuotes(s: string): boolean {
+  // String.prototype.isWellFormed: ES2024, in every supported Node; not yet in this lib's typings
+  return !(s as string & { isWellFormed(): boolean }).isWellFormed() || NEEDS_DOUBLE_QUOTES.test(s);
+}
 // Shapes a plain scalar cannot take: indicator first, `: ` or ` #` inside, edge white space.
 const PLAIN_UNSAFE = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/;
 // Lines a YAML 1.1 reader would take for a document marker or directive.
@@ -169,11 +205,10 @@ function wordString(word: string): string {
 
 function stringString(value: string, indent: string, implicitKey: boolean, atRoot: boolean): string {
   if (WORD.test(value)) return wordString(value);
-  if (NEEDS_DOUBLE_QUOTES.test(value)) return doubleQuoted(value);
-  const multiline = value.indexOf('\n') >= 0;
-  if (implicitKey && multiline) return quoted(value, indent, implicitKey);
-  if (PLAIN_UNSAFE.test(value)) return implicitKey || !multiline ? quoted(value, indent, implicitKey) : literalBlock(value, indent, false);
-  if (!implicitKey && multiline) return literalBlock(value, indent, false);
+  if (needsDoubleQuotes(value)) return doubleQuoted(value);
+  // A multi-line value is a literal block whatever its shape (descriptions: most of the bytes).
+  if (value.indexOf('\n') >= 0) return implicitKey ? quoted(value, indent, implicitKey) : literalBlock(value, indent, false);
+  if (PLAIN_UNSAFE.test(value)) return quoted(value, indent, implicitKey);
   if (DOCUMENT_MARKER.test(value)) {
     if (indent === '' && atRoot) return literalBlock(value, indent, true);
     if (implicitKey && indent === STEP) return quoted(value, indent, implicitKey);
@@ -236,11 +271,33 @@ function doubleQuoted(value: string): string {
   return LINE_BREAK_LIKE.test(out) ? out.replace(LINE_BREAK_LIKE_ALL, (c) => LINE_BREAK_ESCAPES[c]) : out;
 }
 
+// The two tests below were regular expressions (`\n[\t ]+$`, `[ \t](?:\n|$)`) that tried a match at
+// every line break or every space of every description (~3 ms per pass over the corpus).
+function isSpaceOrTab(code: number): boolean {
+  return code === 32 || code === 9;
+}
+
+/** `\n[\t ]+$`: the last line is spaces and tabs only. */
+function endsInBlankIndentedLine(value: string): boolean {
+  let i = value.length - 1;
+  while (i >= 0 && isSpaceOrTab(value.charCodeAt(i))) i--;
+  return i < value.length - 1 && i >= 0 && value.charCodeAt(i) === 10;
+}
+
+/** `[ \t](?:\n|$)`: some line ends in a space or a tab. */
+function hasLineEndingInWhiteSpace(value: string): boolean {
+  if (isSpaceOrTab(value.charCodeAt(value.length - 1))) return true;
+  for (let nl = value.indexOf('\n', 1); nl >= 0; nl = value.indexOf('\n', nl + 1)) {
+    if (isSpaceOrTab(value.charCodeAt(nl - 1))) return true;
+  }
+  return false;
+}
+
 /** A multi-line string as a literal block (`|`, `|-`, `|+`, with an indentation indicator if needed). */
 function literalBlock(value: string, indent: string, forceIndent: boolean): string {
-  if (/\n[\t ]+$/.test(value)) return quoted(value, indent, false);
+  if (endsInBlankIndentedLine(value)) return quoted(value, indent, false);
   // Difference 2: a literal block would carry trailing white space; quote instead.
-  if (value.charCodeAt(0) === 10 || /[ \t](?:\n|$)/.test(value)) return doubleQuoted(value);
+  if (value.charCodeAt(0) === 10 || hasLineEndingInWhiteSpace(value)) return doubleQuoted(value);
   const lineIndent = indent || (forceIndent || DOCUMENT_MARKER.test(value) ? STEP : '');
   // Chomping from the trailing line breaks.
   let endStart = value.length;

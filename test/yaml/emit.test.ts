@@ -194,6 +194,15 @@ test('strings that would parse as structure are quoted; safe ones stay plain', (
   for (const s of plain) assert.equal(check({ v: s }), `v: ${s}\n`);
 });
 
+test('a lone surrogate is escaped in double quotes, in values and keys; a surrogate pair stays plain', () => {
+  const emit = (s: string) => emitYamlDocument({ v: s, [s]: 1 });
+  assert.equal(emit('a\ud800b'), 'v: "a\\ud800b"\n"a\\ud800b": 1\n');
+  assert.equal(emit('\udc00'), 'v: "\\udc00"\n"\\udc00": 1\n');
+  assert.equal(emit('😀\ud83d'), 'v: "😀\\ud83d"\n"😀\\ud83d": 1\n');
+  assert.equal(emit('multi\nline \ud800'), 'v: "multi\\nline \\ud800"\n"multi\\nline \\ud800": 1\n');
+  assert.equal(emit('x😀y'), 'v: x😀y\nx😀y: 1\n');
+});
+
 test('quote style: single quotes when the string has " but no \', double otherwise', () => {
   assert.equal(check({ a: '"x": y' }), `a: '"x": y'\n`);
   assert.equal(check({ a: "'x': y" }), `a: "'x': y"\n`);
