@@ -174,17 +174,20 @@ export const fluxUnmanaged: SafetyFilter = (objects, context) =>
   context.flux ? objects.map((obj) => (isUnmanaged(obj, context) ? withAnnotation(obj, FLUX_RECONCILE, 'disabled') : obj)) : objects;
 
 // Walks every value of every object of a render: plain loops, not Object.entries (its arrays
-// were a third of the kustomize layout's apply-safety time on the corpus).
+// were a third of the kustomize layout's apply-safety time on the corpus), and over Object.keys
+// rather than for-in with a hasOwn test per key (a cold walk of the corpus's objects, fresh
+// process, 10 alternating runs: 19.5 -> 14.7 ms CPU).
 function containsSubstitution(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('${');
   if (typeof value !== 'object' || value === null) return false;
   if (Array.isArray(value)) {
-    for (const item of value) if (containsSubstitution(item)) return true;
+    for (let i = 0; i < value.length; i++) if (containsSubstitution(value[i])) return true;
     return false;
   }
   if (!isPlainObject(value)) return false;
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     if (key.includes('${') || containsSubstitution(value[key])) return true;
   }
   return false;
