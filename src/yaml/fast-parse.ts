@@ -8,7 +8,7 @@
  * `.inf`/`.nan` values, syntax errors — makes it give up (`undefined`), and the caller hands
  * the chunk to the full parser, which produces the value or the positioned error.
  */
-import { MERGE_KEY, plainKeyToJsonKey, resolvePlainScalar } from './scalar.js';
+import { MERGE_KEY, STRING_START, plainKeyToJsonKey, resolvePlainScalar } from './scalar.js';
 
 /** Thrown to abandon the fast path; preallocated so giving up costs no stack capture. */
 const GIVE_UP: unique symbol = Symbol('fast-parse-gives-up');
@@ -74,6 +74,9 @@ function setKey(obj: Record<string, unknown>, key: string, value: unknown): void
 
 /** A plain scalar's JSON value; what has no exact JSON form here is left to the full parser, which reports it. */
 function plainValue(text: string): unknown {
+  // Most values are words that can only be strings: one table lookup, no call.
+  const c = text.charCodeAt(0);
+  if (c >= 128 || STRING_START[c] === 1) return text;
   const value = resolvePlainScalar(text);
   // Non-finite floats and integers past 2^53 (held inexactly) are reported by the full parser.
   if (typeof value === 'number' && (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)))) giveUp();
@@ -81,6 +84,8 @@ function plainValue(text: string): unknown {
 }
 
 function plainKey(text: string): string {
+  const c = text.charCodeAt(0);
+  if (c !== 60 /* < */ && (c >= 128 || STRING_START[c] === 1)) return text;
   if (text === MERGE_KEY) giveUp();
   const key = plainKeyToJsonKey(text);
   if (key === undefined) giveUp();
@@ -95,10 +100,13 @@ function blockEndPattern(n: number): RegExp {
   return (blockEndPatterns[n] ??= new RegExp(`\\n(?! {${n}}| *(?:\\n|$))`, 'g'));
 }
 
-/** Per content indentation n: up to n leading spaces of every line. */
+/**
+ * Per content indentation n: a line break and up to n spaces after it. Anchored on '\n', so that
+ * U+2028 and U+2029 are no line starts, as in the full parser (`/^ {0,n}/gm` took them for some).
+ */
 const blockIndentPatterns: RegExp[] = [];
 function blockIndentPattern(n: number): RegExp {
-  return (blockIndentPatterns[n] ??= new RegExp(`^ {0,${n}}`, 'gm'));
+  return (blockIndentPatterns[n] ??= new RegExp(`\\n {0,${n}}`, 'g'));
 }
 
 class FastParser {
@@ -108,6 +116,9 @@ class FastParser {
   private colonAt = -1;
   private hashFrom = -1;
   private hashAt = -1;
+  // Likewise the next line break: a `key: value` line asks for it for the key and for the value.
+  private lineFrom = -1;
+  private lineAt = -1;
   // Result of the last plainLine scan.
   private scanLineEnd = 0;
   private scanComment = false;
@@ -126,8 +137,9 @@ class FastParser {
     if (indent < 0) return null;
     const p = this.pos + indent;
     // Non-mapping documents are left to the full parser, which reports them.
-    if (this.keyEnd(p) < 0) giveUp();
-    const value = this.blockMapping(indent, p);
+    const colon = this.keyEnd(p);
+    if (colon < 0) giveUp();
+    const value = this.blockMapping(indent, p, colon);
     if (this.nextContentLine() >= 0) giveUp();
     return value;
   }
@@ -136,8 +148,20 @@ class FastParser {
 
   /** Index of the line break ending the line that contains `p`, or `end`. */
   private lineEnd(p: number): number {
-    const i = this.src.indexOf('\n', p);
-    return i < 0 || i > this.end ? this.end : i;
+    if (p < this.lineFrom || p > this.lineAt) {
+      const i = this.src.indexOf('\n', p);
+      this.lineFrom = p;
+      this.lineAt = i < 0 || i > this.end ? this.end : i;
+    }
+    return this.lineAt;
+  }
+
+  /** Index of the first character at or after `p` that is not a space (at most `end`). */
+  private spacesEnd(p: number): number {
+    // Native: lines in the artifacts are indented 27 spaces on average.
+    LEADING_SPACES.lastIndex = p;
+    LEADING_SPACES.test(this.src);
+    return Math.min(LEADING_SPACES.lastIndex, this.end);
   }
 
   /**
@@ -149,9 +173,7 @@ class FastParser {
     let p = this.pos;
     while (p < end) {
       // Indentation is counted natively: this runs once per line of the document.
-      LEADING_SPACES.lastIndex = p;
-      LEADING_SPACES.test(src);
-      let i = Math.min(LEADING_SPACES.lastIndex, end);
+      let i = this.spacesEnd(p);
       const indent = i - p;
       let c = i < end ? src.charCodeAt(i) : NL;
       if (c === TAB) {
@@ -286,19 +308,22 @@ class FastParser {
 
   // ---- collections ---------------------------------------------------------------------
 
-  /** A block mapping whose keys sit at column `indent`; the first key starts at `p`. */
-  private blockMapping(indent: number, p: number): Record<string, unknown> {
+  /** A block mapping whose keys sit at column `indent`; the first key starts at `p`, its `:` is at `colon`. */
+  private blockMapping(indent: number, p: number, colon: number): Record<string, unknown> {
     const obj: Record<string, unknown> = {};
     for (;;) {
-      const colon = this.keyEnd(p);
-      if (colon < 0) giveUp();
       const key = this.keyAt(p, colon);
       this.pos = colon + 1;
-      setKey(obj, key, this.mappingValue(indent));
+      const value = this.mappingValue(indent);
+      // The store inline (no call) for every key but __proto__: one per line of the artifacts.
+      if (key !== '__proto__') obj[key] = value;
+      else setKey(obj, key, value);
       const next = this.nextContentLine();
       if (next < indent) return obj;
       if (next > indent) giveUp();
       p = this.pos + indent;
+      colon = this.keyEnd(p);
+      if (colon < 0) giveUp();
     }
   }
 
@@ -339,7 +364,8 @@ class FastParser {
   /** A node starting at `p` (column `indent`): sequence, mapping, or a scalar. */
   private blockNode(p: number, indent: number, parentIndent: number): unknown {
     if (this.isSequenceEntry(p)) return this.blockSequence(indent, p);
-    if (this.keyEnd(p) >= 0) return this.blockMapping(indent, p);
+    const colon = this.keyEnd(p);
+    if (colon >= 0) return this.blockMapping(indent, p, colon);
     const c = this.src.charCodeAt(p);
     if (c === 124 || c === 62) giveUp(); // a block scalar on its own line: rare, leave it
     return this.inlineScalarOrFlow(p, parentIndent);
@@ -372,7 +398,8 @@ class FastParser {
   /** The content of `- ` on the same line, at column `column`. */
   private compactNode(p: number, column: number, seqIndent: number): unknown {
     if (this.isSequenceEntry(p)) return this.blockSequence(column, p);
-    if (this.keyEnd(p) >= 0) return this.blockMapping(column, p);
+    const colon = this.keyEnd(p);
+    if (colon >= 0) return this.blockMapping(column, p, colon);
     return this.inlineScalarOrFlow(p, seqIndent);
   }
 
@@ -408,8 +435,9 @@ class FastParser {
   private plainLine(p: number): number {
     const { src } = this;
     const le = this.lineEnd(p);
-    const comment = this.commentStart(p + 1, le);
-    if (this.valueIndicator(p, comment) < comment) giveUp();
+    // Usually the next '#' and ':' are on later lines: decided from the caches without a scan.
+    const comment = this.nextHash(p + 1) < le ? this.commentStart(p + 1, le) : le;
+    if (this.nextColon(p) < comment && this.valueIndicator(p, comment) < comment) giveUp();
     let textEnd = comment;
     while (textEnd > p && (src.charCodeAt(textEnd - 1) === SPACE || src.charCodeAt(textEnd - 1) === TAB)) textEnd--;
     this.scanLineEnd = le;
@@ -426,8 +454,7 @@ class FastParser {
     if (this.scanComment) return plainValue(text);
     let newlines = 0;
     while (next < end) {
-      let i = next;
-      while (i < end && src.charCodeAt(i) === SPACE) i++;
+      const i = this.spacesEnd(next);
       if (i >= end) break;
       const c = src.charCodeAt(i);
       if (c === NL) {
@@ -485,8 +512,7 @@ class FastParser {
       }
       if (ch === NL) {
         // Continuation lines must be indented past the parent; blank lines are free.
-        let j = i + 1;
-        while (j < end && src.charCodeAt(j) === SPACE) j++;
+        const j = this.spacesEnd(i + 1);
         const c = j < end ? src.charCodeAt(j) : NL;
         if (c === TAB) giveUp();
         if (c !== NL && j - (i + 1) <= parentIndent) giveUp();
@@ -533,8 +559,7 @@ class FastParser {
     let leadingBlankMax = 0;
     let ls = bodyStart;
     while (ls < end) {
-      let j = ls;
-      while (j < end && src.charCodeAt(j) === SPACE) j++;
+      const j = this.spacesEnd(ls);
       const c = j < end ? src.charCodeAt(j) : NL;
       if (c !== NL) {
         if (c === TAB || j - ls <= parentIndent) giveUp(); // empty scalar or tab indentation
@@ -779,13 +804,15 @@ function doubleQuotedText(raw: string): string {
  */
 function literalText(body: string, contentIndent: number, chomp: 'clip' | 'strip' | 'keep'): string {
   // Empty lines keep nothing; lines indented past the content keep their extra spaces.
-  const text = body.replace(blockIndentPattern(contentIndent), '');
+  let first = 0;
+  while (first < contentIndent && body.charCodeAt(first) === SPACE) first++;
+  const text = body.slice(first).replace(blockIndentPattern(contentIndent), '\n');
   if (chomp === 'keep') return text;
   let coreEnd = text.length;
   while (coreEnd > 0 && text.charCodeAt(coreEnd - 1) === NL) coreEnd--;
-  const core = text.slice(0, coreEnd);
-  if (chomp === 'strip') return core;
-  return text.endsWith('\n') ? core + '\n' : text;
+  if (chomp === 'strip') return text.slice(0, coreEnd);
+  // Clip keeps the first of the final line breaks (usually the text as it is).
+  return coreEnd < text.length ? text.slice(0, coreEnd + 1) : text;
 }
 
 /**

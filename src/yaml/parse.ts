@@ -23,7 +23,7 @@ export { resolvePlainScalar, resolvePlainScalarTyped, plainScalarIsNotString } f
  * Identifies what parseArtifact produces for a given text: change it whenever the parser's
  * output could change, so parsed forms cached under the old version are not reused.
  */
-export const PARSER_VERSION = 'capi-gitops-yaml/2';
+export const PARSER_VERSION = 'capi-gitops-yaml/3';
 
 /** Default bound on an artifact's size: far above any real provider release (~2 MB). */
 export const DEFAULT_MAX_ARTIFACT_BYTES = 64 * 1024 * 1024;

@@ -73,6 +73,28 @@ function hintOf(code: number): 'sign' | 'digit' | 'word' | 'dot' | undefined {
   return undefined;
 }
 
+/**
+ * 1 for a first character (below 128) with no hint: a plain scalar starting with it is always the
+ * string itself. Characters from 128 up have no hint either. Most artifact scalars are words, so
+ * the parsers decide them with this one lookup instead of a call.
+ */
+export const STRING_START = new Uint8Array(128);
+for (let code = 0; code < 128; code++) STRING_START[code] = hintOf(code) === undefined ? 1 : 0;
+
+/** True when a plain scalar starting with this (non-empty) text's first character is a string. */
+function isStringStart(s: string): boolean {
+  const c = s.charCodeAt(0);
+  return c >= 128 || STRING_START[c] === 1;
+}
+
+/** The longest of WORDS: a longer scalar with a word's first letter (`type`, `name`, `object`) is a string. */
+const LONGEST_WORD = Math.max(...[...WORDS.keys()].map((w) => w.length));
+
+/** True for a (non-empty) text whose first letter is a word's: y, n, t, f, o, ~ in either case. */
+function isWordStart(s: string): boolean {
+  return hintOf(s.charCodeAt(0)) === 'word';
+}
+
 function digitValue(code: number): number {
   if (code >= 48 && code <= 57) return code - 48;
   const lower = code | 0x20;
@@ -174,19 +196,22 @@ export function resolvePlainScalarTyped(s: string): PlainScalar {
  */
 export function resolvePlainScalar(s: string): null | boolean | number | string {
   // Most scalars start with a letter go-yaml never types: skip the typed result for them.
-  if (s.length > 0 && hintOf(s.charCodeAt(0)) === undefined) return s;
+  if (s.length > 0 && isStringStart(s)) return s;
+  // Many others start with a word's letter: only the words themselves are typed.
+  if (s.length > LONGEST_WORD && isWordStart(s)) return s;
   return resolvePlainScalarTyped(s).value;
 }
 
 /** True when a plain scalar with this text would not read back as this string. */
 export function plainScalarIsNotString(s: string): boolean {
-  if (s.length > 0 && hintOf(s.charCodeAt(0)) === undefined) return false;
+  if (s.length > 0 && isStringStart(s)) return false;
   return resolvePlainScalarTyped(s).kind !== 'str';
 }
 
 /** The JSON object key of a plain scalar key (see jsonKeyOf); undefined when it has none. */
 export function plainKeyToJsonKey(s: string): string | undefined {
-  if (s.length > 0 && hintOf(s.charCodeAt(0)) === undefined) return s;
+  if (s.length > 0 && isStringStart(s)) return s;
+  if (s.length > LONGEST_WORD && isWordStart(s)) return s;
   return jsonKeyOf(resolvePlainScalarTyped(s));
 }
 

@@ -7,11 +7,10 @@
  */
 import type { Diagnostic } from '../model/diagnostics.js';
 
-/** A document's text: `text.slice(start, end)`, starting on line `line` (1-based). */
+/** A document's text: `text.slice(start, end)`. */
 export interface DocumentChunk {
   start: number;
   end: number;
-  line: number;
 }
 
 export interface SplitResult {
@@ -26,35 +25,44 @@ const GO_SPACE_RUN =
 export function splitDocuments(text: string, source: string): SplitResult {
   const chunks: DocumentChunk[] = [];
   const problems: Diagnostic[] = [];
-  let chunkStart = 0;
-  let chunkLine = 1;
-  let line = 1;
-  let lineStart = 0;
   const n = text.length;
-  while (lineStart < n) {
+  let chunkStart = 0;
+  // Only lines that start with "---" matter: they are found natively, not line by line (the
+  // artifacts have 59,000 lines and 100 separators).
+  let lineStart = text.startsWith('---') ? 0 : nextSeparator(text, 0);
+  while (lineStart >= 0) {
     const nl = text.indexOf('\n', lineStart);
     const lineEnd = nl < 0 ? n : nl;
-    const next = nl < 0 ? n : nl + 1;
-    if (text.startsWith('---', lineStart)) {
-      const rest = text.slice(lineStart + 3, lineEnd);
-      const trimmed = rest.replace(GO_SPACE_RUN, '');
-      if (trimmed.length > 0 && trimmed[0] !== '#') {
-        problems.push({
-          file: source,
-          line,
-          column: 4,
-          message: `invalid YAML document separator: ${JSON.stringify(trimmed.slice(0, 40))} follows "---"`,
-          expected: 'a line that is exactly "---", optionally followed by a comment',
-          hint: 'clusterctl (apimachinery YAMLReader) rejects content after "---"; move it to the next line',
-        });
-      }
-      if (lineStart > chunkStart) chunks.push({ start: chunkStart, end: lineStart, line: chunkLine });
-      chunkStart = next;
-      chunkLine = line + 1;
+    const rest = text.slice(lineStart + 3, lineEnd);
+    const trimmed = rest.replace(GO_SPACE_RUN, '');
+    if (trimmed.length > 0 && trimmed[0] !== '#') {
+      problems.push({
+        file: source,
+        line: lineNumberAt(text, lineStart),
+        column: 4,
+        message: `invalid YAML document separator: ${JSON.stringify(trimmed.slice(0, 40))} follows "---"`,
+        expected: 'a line that is exactly "---", optionally followed by a comment',
+        hint: 'clusterctl (apimachinery YAMLReader) rejects content after "---"; move it to the next line',
+      });
     }
-    lineStart = next;
-    line++;
+    if (lineStart > chunkStart) chunks.push({ start: chunkStart, end: lineStart });
+    if (nl < 0) return { chunks, problems };
+    chunkStart = nl + 1;
+    lineStart = nextSeparator(text, nl);
   }
-  if (n > chunkStart) chunks.push({ start: chunkStart, end: n, line: chunkLine });
+  if (n > chunkStart) chunks.push({ start: chunkStart, end: n });
   return { chunks, problems };
+}
+
+/** Start of the first line after `from` that starts with "---", or -1. */
+function nextSeparator(text: string, from: number): number {
+  const i = text.indexOf('\n---', from);
+  return i < 0 ? -1 : i + 1;
+}
+
+/** 1-based line number of an offset (only for a problem: counting is linear). */
+function lineNumberAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
