@@ -72,15 +72,27 @@ const COMMON = {
   plugins: [inlineRequires],
 };
 
-/** The single-file CLI; the output cache's key: this bundle is its own build (the modules it was made from). */
-function buildSingleFile(buildId) {
-  return esbuild.build({
+/**
+ * The single-file CLI. Its build id (the output cache's key) is the sha256 of the file itself,
+ * written with a placeholder where the id goes, as for the bin: the dependencies it inlines from
+ * node_modules are part of the id, so a rebuild after `npm update` never serves the old entries.
+ */
+async function buildSingleFile() {
+  const placeholder = `capi-gitops-bundle-build-id-${'0'.repeat(64)}`;
+  const result = await esbuild.build({
     ...COMMON,
     entryPoints: ['dist/src/cli/bundle-main.js'],
     outfile: 'dist/capi-gitops.mjs',
     banner: { js: `#!/usr/bin/env node\n// capi-gitops ${version}, single-file build (scripts/build-bundle.mjs).\n${PRELUDE}` },
-    define: { __filename: '__capiGitopsFilename', CAPI_GITOPS_BUILD_ID: JSON.stringify(`bundle-${buildId}`) },
+    define: { __filename: '__capiGitopsFilename', CAPI_GITOPS_BUILD_ID: JSON.stringify(placeholder) },
+    write: false,
   });
+  const [file] = result.outputFiles;
+  if (result.outputFiles.length !== 1 || file.text.split(placeholder).length !== 2) {
+    throw new Error('the single-file bundle must be one file holding its build id placeholder once');
+  }
+  const buildId = `bundle-${createHash('sha256').update(file.text).digest('hex')}`;
+  writeFileSync(file.path, file.text.replace(placeholder, buildId));
 }
 
 /**
@@ -127,8 +139,8 @@ async function buildSplit() {
  */
 export async function buildBundles({ singleFile = true } = {}) {
   writeHelpTexts();
-  const buildId = writeBuildId();
-  await Promise.all([singleFile ? buildSingleFile(buildId) : undefined, buildSplit()]);
+  writeBuildId();
+  await Promise.all([singleFile ? buildSingleFile() : undefined, buildSplit()]);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) await buildBundles();

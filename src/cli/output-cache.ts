@@ -45,7 +45,7 @@ import { FileDigests, fileState, type RecordedDigest } from '../kernel/file-dige
 
 /**
  * A bundle's build id, set by scripts/build-bundle.mjs (esbuild `define`): `bin-` and the sha256
- * of the bin's own files, or `bundle-` and the single-file bundle's dist/src build id.
+ * of the bin's own files, or `bundle-` and the sha256 of the single-file bundle itself.
  */
 declare const CAPI_GITOPS_BUILD_ID: string | undefined;
 

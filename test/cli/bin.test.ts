@@ -105,3 +105,12 @@ test("the bin keys the output cache on its own build id, the sha256 of its files
   assert.equal(second.code, 0, second.stderr);
   assert.match(second.stdout + second.stderr, served);
 });
+
+test('the single-file bundle keys the output cache on the sha256 of itself, so a rebuild with other dependencies is another build', () => {
+  // As for the bin: hashed with a placeholder where the id goes, then the id written over it (scripts/build-bundle.mjs).
+  const text = readFileSync(CLI_ENTRY_POINTS.bundle, 'latin1');
+  const ids = text.match(/bundle-[0-9a-f]{64}/g) ?? [];
+  assert.equal(ids.length, 1, 'the id is written once');
+  const hashed = text.replace(ids[0]!, `capi-gitops-bundle-build-id-${'0'.repeat(64)}`);
+  assert.equal(ids[0], `bundle-${createHash('sha256').update(Buffer.from(hashed, 'latin1')).digest('hex')}`);
+});
