@@ -315,29 +315,24 @@ export class OutputRecorder {
     this.recording = false;
   }
 
-  /** `encoded`: the files' bytes and digests as the render wrote them (else encoded here). */
+  /** `encoded`: the files' bytes and digests as the render wrote them. */
   async store(
     result: OutputResult,
     outcome: { lockChanged: boolean; document: Record<string, unknown> },
-    encoded?: EncodedOutput,
+    encoded: EncodedOutput,
   ): Promise<void> {
     if (outcome.lockChanged || this.secretCalls === 0 || this.secretValues || result.lockFile !== this.lockFile) return;
     if (configsOf(result).some((config) => config.gitops?.chart !== undefined || config.secrets?.strategy === 'sops')) return;
     const { objectRefs } = await import('../emit/object-changes.js');
     const names = [...result.files.keys()];
-    const contents = names.map((name) => encoded?.bytes.get(name) ?? Buffer.from(result.files.get(name)!, 'utf8'));
+    const contents = names.map((name) => encoded.bytes.get(name)!);
     const header: EntryHeader = {
       lockFile: this.lockFile,
       localFiles: localArtifacts(result, path.dirname(this.lockFile)),
       printed: this.printed,
       document: outcome.document,
       warnings: result.warnings,
-      files: names.map((name, i) => [
-        name,
-        contents[i]!.length,
-        encoded?.digests.get(name) ?? sha256Hex(contents[i]!),
-        objectRefs(name, result.files.get(name)!),
-      ]),
+      files: names.map((name, i) => [name, contents[i]!.length, encoded.digests.get(name)!, objectRefs(name, result.files.get(name)!)]),
     };
     // The body first: a header is never found without its body.
     await this.cache.putSignedBytes('output', bodyKey(this.key), Buffer.concat(contents));

@@ -66,7 +66,8 @@ export interface PreparedFile {
  */
 export interface KnownDigests {
   digests: ReadonlyMap<string, string>;
-  onDisk: FileDigests;
+  /** Absent when the caller only knows the new files' digests (a render, which encoded them). */
+  onDisk?: FileDigests;
 }
 
 export interface WriteSummary {
@@ -244,7 +245,7 @@ async function readExisting(target: Target, files: OutputFiles, known?: KnownDig
   const sameAsNew = new Set<string>();
   existing.sameAsNew = sameAsNew;
   const compare = pathsToCompare(existing, files).filter((p) => {
-    const onDisk = known?.onDisk.digestOf(path.join(target.path, p), fileState(entries.get(p)!));
+    const onDisk = known?.onDisk?.digestOf(path.join(target.path, p), fileState(entries.get(p)!));
     if (onDisk === undefined || onDisk !== known!.digests.get(p)) return true;
     sameAsNew.add(p);
     return false;
@@ -413,7 +414,7 @@ async function previousContents(target: Target, existing: ExistingOutput, plan: 
 export async function writeOutput(
   outDir: string,
   files: OutputFiles,
-  options: { alongside?: PreparedFile[]; known?: KnownDigests; digests?: ReadonlyMap<string, string> } = {},
+  options: { alongside?: PreparedFile[]; known?: KnownDigests } = {},
 ): Promise<WriteSummary> {
   return (await writeOrConfirm(outDir, files, options))!;
 }
@@ -439,7 +440,7 @@ export async function confirmUnchanged(
 async function writeOrConfirm(
   outDir: string,
   files: OutputFiles,
-  options: { alongside?: PreparedFile[]; known?: KnownDigests; digests?: ReadonlyMap<string, string>; confirmOnly?: boolean },
+  options: { alongside?: PreparedFile[]; known?: KnownDigests; confirmOnly?: boolean },
 ): Promise<WriteSummary | undefined> {
   const alongside = options.alongside ?? [];
   const abortAlongside = () => Promise.all(alongside.map((file) => file.abort().catch(() => undefined)));
@@ -452,7 +453,7 @@ async function writeOrConfirm(
   try {
     const target = await resolveTarget(outDir);
     release = await lockOutputDirectory(target.path);
-    return await writeLocked(target, files, alongside, options.known, options.confirmOnly, options.digests);
+    return await writeLocked(target, files, alongside, options.known, options.confirmOnly);
   } catch (err) {
     await abortAlongside();
     throw err;
@@ -467,14 +468,13 @@ async function writeLocked(
   alongside: PreparedFile[],
   known?: KnownDigests,
   confirmOnly = false,
-  digests = known?.digests,
 ): Promise<WriteSummary | undefined> {
   // A confirmation that fails leaves everything to the write that follows, leftovers included.
   const interrupted = confirmOnly ? [] : await handleInterruptedRuns(target);
   const scannedAt = Date.now();
   const existing = await readExisting(target, files, known, confirmOnly);
   if (confirmOnly && [...files.keys()].some((p) => !existing.sameAsNew?.has(p))) return undefined;
-  const plan = planWrite(existing, files, digests);
+  const plan = planWrite(existing, files, known?.digests);
   if (confirmOnly && (plan.changed || !target.exists)) return undefined;
   if (confirmOnly) interrupted.push(...(await handleInterruptedRuns(target)));
   const previous = await previousContents(target, existing, plan);
@@ -490,8 +490,8 @@ async function writeLocked(
     // Read back and equal: the next run may trust their lstat (a rewrite would change every ctime).
     for (const p of plan.unchanged) {
       const digest = known?.digests.get(p);
-      if (digest && !existing.sameAsNew?.has(p))
-        known!.onDisk.confirm(path.join(target.path, p), fileState(existing.entries.get(p)!), digest, scannedAt);
+      if (digest && known?.onDisk && !existing.sameAsNew?.has(p))
+        known.onDisk.confirm(path.join(target.path, p), fileState(existing.entries.get(p)!), digest, scannedAt);
     }
     for (const file of alongside) await file.commit();
     return summary;

@@ -24,7 +24,10 @@ export async function render(options: FleetRenderOptions, output: string): Promi
   // One transaction: the lockfile is prepared first and renamed right after the output's swap.
   const lock = await prepareLockfile(result.lockFile, result.lock.lock);
   const encoded = encodeOutput(result.files);
-  const summary = await writeOutput(path.resolve(output), encoded.bytes, { alongside: lock ? [lock] : [], digests: encoded.digests });
+  const summary = await writeOutput(path.resolve(output), encoded.bytes, {
+    alongside: lock ? [lock] : [],
+    known: { digests: encoded.digests },
+  });
   return { ...result, summary, lockWritten: lock !== undefined, encoded };
 }
 

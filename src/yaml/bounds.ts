@@ -14,6 +14,7 @@
  *   CAPI_GITOPS_YAML_MAX_NODES_PER_RUN  nodes of all inputs of a run default 8,000,000
  */
 import { CapiGitopsError } from '../model/diagnostics.js';
+import { lineNumberAt } from './split.js';
 
 export interface YamlLimits {
   maxNodesPerDocument: number;
@@ -165,23 +166,16 @@ function flowDepthBound(text: string, limit: number): number {
   return deepest;
 }
 
-const NEWLINE = 10;
 /** Characters that need the character loop: quotes, flow brackets, commas, comments, block scalar headers. */
 const SPECIAL = /["'[\]{},#|>]/g;
 const SPACE = 32;
 const TAB = 9;
 
-function lineAt(text: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset; i++) if (text.charCodeAt(i) === NEWLINE) line++;
-  return line;
-}
-
 function tooMuch(text: string, source: string, offset: number, what: 'nodes' | 'depth', limits: YamlLimits): CapiGitopsError {
   const nodes = what === 'nodes';
   return new CapiGitopsError({
     file: source,
-    line: lineAt(text, offset),
+    line: lineNumberAt(text, offset),
     message: nodes
       ? `a YAML document here holds more than ${limits.maxNodesPerDocument} nodes`
       : `YAML nesting here is deeper than ${limits.maxDepth} levels`,

@@ -8,7 +8,7 @@
  * `.inf`/`.nan` values, syntax errors — makes it give up (`undefined`), and the caller hands
  * the chunk to the full parser, which produces the value or the positioned error.
  */
-import { MERGE_KEY, STRING_START, plainKeyToJsonKey, resolvePlainScalar } from './scalar.js';
+import { MERGE_KEY, isStringStart, plainKeyToJsonKey, resolvePlainScalar } from './scalar.js';
 
 /** Thrown to abandon the fast path; preallocated so giving up costs no stack capture. */
 const GIVE_UP: unique symbol = Symbol('fast-parse-gives-up');
@@ -74,9 +74,8 @@ function setKey(obj: Record<string, unknown>, key: string, value: unknown): void
 
 /** A plain scalar's JSON value; what has no exact JSON form here is left to the full parser, which reports it. */
 function plainValue(text: string): unknown {
-  // Most values are words that can only be strings: one table lookup, no call.
-  const c = text.charCodeAt(0);
-  if (c >= 128 || STRING_START[c] === 1) return text;
+  // Most values are words that can only be strings.
+  if (isStringStart(text)) return text;
   const value = resolvePlainScalar(text);
   // Non-finite floats and integers past 2^53 (held inexactly) are reported by the full parser.
   if (typeof value === 'number' && (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)))) giveUp();
@@ -84,8 +83,8 @@ function plainValue(text: string): unknown {
 }
 
 function plainKey(text: string): string {
-  const c = text.charCodeAt(0);
-  if (c !== 60 /* < */ && (c >= 128 || STRING_START[c] === 1)) return text;
+  // `<<` (a merge key) starts like a string; every other such key is its own text.
+  if (text.charCodeAt(0) !== 60 /* < */ && isStringStart(text)) return text;
   if (text === MERGE_KEY) giveUp();
   const key = plainKeyToJsonKey(text);
   if (key === undefined) giveUp();

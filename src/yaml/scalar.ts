@@ -73,16 +73,16 @@ function hintOf(code: number): 'sign' | 'digit' | 'word' | 'dot' | undefined {
   return undefined;
 }
 
-/**
- * 1 for a first character (below 128) with no hint: a plain scalar starting with it is always the
- * string itself. Characters from 128 up have no hint either. Most artifact scalars are words, so
- * the parsers decide them with this one lookup instead of a call.
- */
-export const STRING_START = new Uint8Array(128);
+// 1 for a first character (below 128) with no hint: a plain scalar starting with it is always the
+// string itself. Characters from 128 up have no hint either.
+const STRING_START = new Uint8Array(128);
 for (let code = 0; code < 128; code++) STRING_START[code] = hintOf(code) === undefined ? 1 : 0;
 
-/** True when a plain scalar starting with this (non-empty) text's first character is a string. */
-function isStringStart(s: string): boolean {
+/**
+ * True when a plain scalar starting with this (non-empty) text's first character is a string. Most
+ * artifact scalars are words, so the parsers decide them with one table lookup.
+ */
+export function isStringStart(s: string): boolean {
   const c = s.charCodeAt(0);
   return c >= 128 || STRING_START[c] === 1;
 }

@@ -61,7 +61,7 @@ function nextSeparator(text: string, from: number): number {
 }
 
 /** 1-based line number of an offset (only for a problem: counting is linear). */
-function lineNumberAt(text: string, offset: number): number {
+export function lineNumberAt(text: string, offset: number): number {
   let line = 1;
   for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
   return line;

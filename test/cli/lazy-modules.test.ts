@@ -73,15 +73,16 @@ function loadedModules(entry: Entry, args: string[], env: NodeJS.ProcessEnv = pr
 
 const unwanted = (modules: string[], prefixes: string[]) => modules.filter((m) => prefixes.some((p) => m.startsWith(p)));
 
+/** A render of the corpus into a new output directory and cache: the arguments. */
+function corpusRenderArgs(prefix: string): string[] {
+  const dir = tempDir(prefix);
+  const manifest = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') });
+  return ['render', '-f', manifest, '-o', path.join(dir, 'out'), '--quiet', '--cache-dir', path.join(dir, 'cache')];
+}
+
 for (const entry of ENTRIES) {
   test(`a kustomize render of the corpus loads no module of age-encryption, fast-glob, the chart loader, semver’s index or the help texts (${entry})`, () => {
-    const dir = tempDir('capi-gitops-lazy-');
-    const manifest = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') });
-    const modules = loadedModules(
-      entry,
-      ['render', '-f', manifest, '-o', path.join(dir, 'out'), '--quiet', '--cache-dir', path.join(dir, 'cache')],
-      { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' },
-    );
+    const modules = loadedModules(entry, corpusRenderArgs('capi-gitops-lazy-'), { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' });
     assert.ok(modules.includes('dist/src/emit/layout-kustomize.js'), 'the hook saw the render');
     assert.deepEqual(
       unwanted(modules, [
@@ -108,9 +109,7 @@ for (const entry of ENTRIES) {
   });
 
   test(`a render served from the output cache loads neither commander, a command module nor the YAML library (${entry})`, () => {
-    const dir = tempDir('capi-gitops-lazy-served-');
-    const manifest = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') });
-    const args = ['render', '-f', manifest, '-o', path.join(dir, 'out'), '--quiet', '--cache-dir', path.join(dir, 'cache')];
+    const args = corpusRenderArgs('capi-gitops-lazy-served-');
     for (let i = 0; i < 2; i++) {
       const result = spawnSync(process.execPath, [CLI_ENTRY_POINTS[entry], ...args], { encoding: 'utf8' });
       assert.equal(result.status, 0, result.stderr);
