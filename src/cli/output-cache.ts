@@ -32,7 +32,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OutputResult } from '../fleet-render.js';
-import type { ObjectRef } from '../emit/object-diff.js';
+import type { ObjectIdentity } from '../emit/object-diff.js';
 import type { EncodedOutput } from '../emit/encoded-output.js';
 import type { ProgressReporter } from './progress.js';
 import type { SecretNeedles } from '../secrets/gate.js';
@@ -204,8 +204,11 @@ interface EntryHeader {
   printed: [1 | 2, string][];
   document: Record<string, unknown>;
   warnings: string[];
-  /** Each output file: path, byte length, sha256, its objects. */
-  files: [string, number, string, ObjectRef[]][];
+  /**
+   * Each output file: path, byte length, sha256, who its objects are. Not their digests: a
+   * replay into an empty directory needs none, and one over changed files parses those files.
+   */
+  files: [string, number, string, ObjectIdentity[]][];
 }
 
 /** The body (every file's bytes, in the header's order) lives in its own record: a hit whose output is unchanged never reads it. */
@@ -215,7 +218,7 @@ interface DecodedEntry {
   header: EntryHeader;
   sizes: Map<string, number>;
   digests: Map<string, string>;
-  objects: Map<string, ObjectRef[]>;
+  objects: Map<string, ObjectIdentity[]>;
 }
 
 function decodeHeader(bytes: Buffer): DecodedEntry | undefined {
@@ -223,7 +226,7 @@ function decodeHeader(bytes: Buffer): DecodedEntry | undefined {
     const header = JSON.parse(bytes.toString('utf8')) as EntryHeader;
     const sizes = new Map<string, number>();
     const digests = new Map<string, string>();
-    const objects = new Map<string, ObjectRef[]>();
+    const objects = new Map<string, ObjectIdentity[]>();
     for (const [file, size, sha256, refs] of header.files) {
       if (typeof file !== 'string' || !Number.isSafeInteger(size) || size < 0 || typeof sha256 !== 'string') return undefined;
       sizes.set(file, size);
@@ -332,12 +335,22 @@ export class OutputRecorder {
       printed: this.printed,
       document: outcome.document,
       warnings: result.warnings,
-      files: names.map((name, i) => [name, contents[i]!.length, encoded.digests.get(name)!, objectRefs(name, result.files.get(name)!)]),
+      files: names.map((name, i) => [
+        name,
+        contents[i]!.length,
+        encoded.digests.get(name)!,
+        identities(objectRefs(name, result.files.get(name)!)),
+      ]),
     };
     // The body first: a header is never found without its body.
     await this.cache.putSignedBytes('output', bodyKey(this.key), Buffer.concat(contents));
     await this.cache.putSignedBytes('output', this.key, Buffer.from(JSON.stringify(header), 'utf8'));
   }
+}
+
+/** Identity fields only, whatever else a ref carries. */
+function identities(refs: readonly ObjectIdentity[]): ObjectIdentity[] {
+  return refs.map(({ apiVersion, kind, namespace, name }) => ({ apiVersion, kind, namespace, name }));
 }
 
 export interface OutputCacheLookup {

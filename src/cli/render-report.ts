@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { WriteSummary } from '../emit/write.js';
-import { compareObjects, type ObjectChange, type ObjectRef } from '../emit/object-diff.js';
+import { addedObjects, type ObjectChange, type ObjectIdentity } from '../emit/object-diff.js';
 import type { Output } from './output.js';
 
 const CHANGE_MARK: Record<ObjectChange['change'], string> = { added: '+', changed: '~', removed: '-' };
@@ -26,25 +26,26 @@ export interface WrittenRender {
   document: Record<string, unknown>;
   /** The render's warnings (printed already), for the --json document. */
   warnings: string[];
-  /** The new side's objects per file where known (from the output cache); others are parsed. */
-  knownObjects?: ReadonlyMap<string, ObjectRef[]>;
+  /** The new side's objects per file (from the output cache): enough when the directory was empty. */
+  knownObjects?: ReadonlyMap<string, ObjectIdentity[]>;
   /** Prints the lockfile's change and returns its --json form. */
   lockReport: () => Record<string, unknown>;
 }
 
-/** The objects a write changed; parses only what `known` does not hold. */
+/**
+ * The objects a write changed. Into an empty directory every object is added, and `known` names
+ * them without a parser; otherwise the files that changed are compared object by object
+ * (parsed unless this process emitted them).
+ */
 async function changedObjects(
   summary: WriteSummary,
   files: ReadonlyMap<string, string | Uint8Array>,
-  known?: ReadonlyMap<string, ObjectRef[]>,
+  known?: ReadonlyMap<string, ObjectIdentity[]>,
 ): Promise<ObjectChange[]> {
   if (known && summary.previous.size === 0 && summary.written.every((file) => known.has(file)))
-    return compareObjects(
-      [],
-      summary.written.map((file) => [file, known.get(file)!]),
-    );
+    return addedObjects(summary.written.map((file) => [file, known.get(file)!]));
   const { objectChanges } = await import('../emit/object-changes.js');
-  return objectChanges(summary, files, known);
+  return objectChanges(summary, files);
 }
 
 export async function reportWrite(out: Output, written: WrittenRender): Promise<void> {

@@ -220,3 +220,24 @@ test("the tool's build id and the working directory are part of the key", async 
     assert.equal(cacheableRender(other), undefined, other.join(' '));
   }
 });
+
+test('served over edited output: an object whose value changed is reported changed, a file only reformatted changes no object, as a render reports', () => {
+  const s = primed();
+  const yamlFiles = (readdirSync(s.out, { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.yaml') && !f.endsWith('kustomization.yaml'))
+    .sort();
+  const [edited, reformatted] = [yamlFiles.find((f) => f.includes('deployment-'))!, yamlFiles.find((f) => f.includes('namespace-'))!];
+  const edit = () => {
+    const file = path.join(s.out, edited);
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^(\s+replicas:) \d+$/m, '$1 7'));
+    appendFileSync(path.join(s.out, reformatted), '# a comment a reviewer added\n');
+  };
+  edit();
+  const served = s.render();
+  assert.equal(served.served, true);
+  edit();
+  const rendered = s.render([], { env: { ...s.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' } });
+  assert.equal(served.stdout, rendered.stdout);
+  assert.match(served.stdout, /: 2 written, \d+ unchanged, 0 removed/);
+  assert.match(served.stdout, /objects: 0 added, 1 changed, 0 removed\n {2}~ Deployment /);
+});
