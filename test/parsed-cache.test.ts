@@ -5,12 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { readdirSync } from 'node:fs';
+import { appendFileSync, readdirSync, rmSync } from 'node:fs';
 import { renderManagementCluster } from '../src/pipeline.js';
 import { ArtifactCache, sha256Hex } from '../src/sources/cache.js';
 import { PARSER_VERSION } from '../src/yaml/parse.js';
 import { tempDir } from './helpers/corpus-manifest.js';
 import { PROJECT_ROOT } from './helpers/paths.js';
+import { exampleCopy } from './helpers/cli.js';
 
 const EXAMPLE = path.join(PROJECT_ROOT, 'examples', 'management-cluster');
 
@@ -19,7 +20,7 @@ test('a warm render takes parsed forms from the cache instead of parsing, and re
   const cache = new ArtifactCache(cacheDir);
   const cold = await renderManagementCluster({ manifestPaths: [EXAMPLE], sources: { cache } });
   assert.equal(
-    readdirSync(path.join(cacheDir, 'parsed')).filter((f) => f.endsWith('.json')).length,
+    readdirSync(path.join(cacheDir, 'parsed')).filter((f) => f.endsWith('.v8')).length,
     5,
     'one parsed form per component (4 providers + cert-manager)',
   );
@@ -42,4 +43,19 @@ test('without a cache every render parses (no parsed forms are kept)', async () 
   const a = await renderManagementCluster({ manifestPaths: [EXAMPLE] });
   const b = await renderManagementCluster({ manifestPaths: [EXAMPLE] });
   assert.deepEqual(a.files, b.files);
+});
+
+test('a value a JSON round trip would change (-0.0) renders the same bytes from the cache as parsed, as clusterctl writes it (-0)', async () => {
+  const example = exampleCopy();
+  const components = path.join(example, 'repository', 'infrastructure-example', 'v0.2.0', 'infrastructure-components.yaml');
+  appendFileSync(components, '---\napiVersion: example.dev/v1\nkind: ExampleSetting\nmetadata:\n  name: zero\nspec:\n  offset: -0.0\n');
+  rmSync(path.join(example, 'management-cluster', 'capi-gitops.lock.yaml'));
+  const cache = new ArtifactCache(tempDir('capi-gitops-parsed-'));
+  const render = () => renderManagementCluster({ manifestPaths: [path.join(example, 'management-cluster')], sources: { cache } });
+  const cold = await render();
+  const warm = await render();
+  assert.deepEqual(warm.files, cold.files);
+  const setting = [...cold.files].find(([file]) => file.includes('examplesetting-zero'));
+  // go-yaml reads -0.0 as the float -0, and encoding/json writes it as -0
+  assert.match(String(setting?.[1]), /\n {2}offset: -0\n/);
 });

@@ -37,6 +37,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { mkdir, readdir, readFile, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { deserialize, serialize } from 'node:v8';
 import { redactUrlCredentials } from '../model/redact.js';
 
 /** Metadata kept per URL for conditional requests (If-None-Match) and offline use. */
@@ -110,6 +111,8 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 export const PARSED_RETENTION_DAYS = 14;
+/** A parsed entry's file name ends so; `.json` entries (earlier versions, never read now) are trimmed as they age. */
+export const PARSED_EXTENSIONS = ['.v8', '.json'] as const;
 /** Marks the last trim of the parsed store; not a `.json`, so never taken for an entry. */
 const TRIM_MARKER = 'last-trim';
 
@@ -247,15 +250,19 @@ export class ArtifactCache {
    * caller so that it changes whenever the value would, e.g. `yaml-v1:<artifact sha256>`.
    */
   async getParsed<T>(key: string): Promise<T | undefined> {
-    const file = this.recordPath('parsed', key);
-    const entry = await this.verified(file, 'parsed', key);
-    if (entry === undefined) return undefined;
+    const body = await this.getSignedBytes('parsed', key);
+    if (body === undefined) return undefined;
+    let entry: unknown;
+    try {
+      entry = deserialize(body);
+    } catch {
+      entry = undefined;
+    }
     if (typeof entry !== 'object' || entry === null || !('key' in entry) || !('value' in entry)) {
-      await this.discard(file, `parsed entry ${key} is malformed`);
+      await this.discard(this.recordPath('parsed', key), `parsed entry ${key} is malformed`);
       return undefined;
     }
     if (entry.key !== key) return undefined;
-    await this.markUsed(file);
     return entry.value as T;
   }
 
@@ -265,10 +272,10 @@ export class ArtifactCache {
    * Returns how many entries were removed.
    */
   async trimParsed(now: number = Date.now()): Promise<number> {
-    return (await this.trimStore('parsed', '.json', now)) + (await this.trimStore('output', '.bin', now));
+    return (await this.trimStore('parsed', PARSED_EXTENSIONS, now)) + (await this.trimStore('output', ['.bin'], now));
   }
 
-  private async trimStore(store: 'parsed' | 'output', extension: string, now: number): Promise<number> {
+  private async trimStore(store: 'parsed' | 'output', extensions: readonly string[], now: number): Promise<number> {
     const dir = path.join(this.dir, store);
     const marker = path.join(dir, TRIM_MARKER);
     const last = await stat(marker).then(
@@ -289,7 +296,7 @@ export class ArtifactCache {
       return 0; // A read-only cache is served, not maintained.
     }
     let removed = 0;
-    for (const name of names.filter((n) => n.endsWith(extension)).sort()) {
+    for (const name of names.filter((n) => extensions.some((extension) => n.endsWith(extension))).sort()) {
       const file = path.join(dir, name);
       const mtime = await stat(file).then(
         (st) => st.mtimeMs,
@@ -326,7 +333,7 @@ export class ArtifactCache {
    * other records (`<hmac>\n<bytes>`, the HMAC over kind, key and bytes), so a tampered entry is
    * discarded as a miss; a hit refreshes the entry's mtime for trimming.
    */
-  async getSignedBytes(kind: 'output', key: string): Promise<Buffer | undefined> {
+  async getSignedBytes(kind: 'output' | 'parsed', key: string): Promise<Buffer | undefined> {
     const file = this.recordPath(kind, key);
     const bytes = await this.readIfPresent(file);
     if (bytes === undefined) return undefined;
@@ -344,26 +351,27 @@ export class ArtifactCache {
     return body;
   }
 
-  async putSignedBytes(kind: 'output', key: string, body: Uint8Array): Promise<void> {
+  async putSignedBytes(kind: 'output' | 'parsed', key: string, body: Uint8Array): Promise<void> {
     await this.tryWrite(kind, async () =>
       this.writeAtomic(this.recordPath(kind, key), Buffer.concat([Buffer.from(`${await this.mac(kind, key, body)}\n`, 'latin1'), body])),
     );
   }
 
-  /** Stores a JSON-representable value; undefined fields are dropped as JSON drops them. */
+  /**
+   * Stores a value made of JSON types, in V8's serialisation (node:v8): half the time of JSON
+   * both ways for megabytes of objects, and exact (-0 stays -0, as a parse gives it).
+   */
   async putParsed(key: string, value: unknown): Promise<void> {
-    // Encoded once and signed as bytes: the record of a large artifact is megabytes, and a string
-    // record was encoded to UTF-8 twice (HMAC, write) after being copied behind its HMAC line.
-    const json = Buffer.from(JSON.stringify({ key, value }), 'utf8');
-    await this.tryWrite('parsed', async () =>
-      this.writeAtomic(
-        this.recordPath('parsed', key),
-        Buffer.concat([Buffer.from(`${await this.mac('parsed', key, json)}\n`, 'latin1'), json]),
-      ),
-    );
+    await this.putSignedBytes('parsed', key, serialize({ key, value }));
+  }
+
+  /** Where the parsed entry of `key` lives: named for V8's version too, as another Node may not read its serialisation. */
+  parsedEntryPath(key: string): string {
+    return path.join(this.dir, 'parsed', `${sha256Hex(`${key}\0v8 ${process.versions.v8}`)}${PARSED_EXTENSIONS[0]}`);
   }
 
   private recordPath(kind: 'http' | 'parsed' | 'output', key: string): string {
+    if (kind === 'parsed') return this.parsedEntryPath(key);
     return path.join(this.dir, kind, `${sha256Hex(key)}${kind === 'output' ? '.bin' : '.json'}`);
   }
 

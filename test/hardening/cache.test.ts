@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { deserialize, serialize } from 'node:v8';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
 import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
@@ -13,17 +14,16 @@ import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
 function parsedEntries(cacheDir: string): string[] {
   const dir = path.join(cacheDir, 'parsed');
   return readdirSync(dir)
-    .filter((name) => name.endsWith('.json'))
+    .filter((name) => name.endsWith('.v8'))
     .map((name) => path.join(dir, name));
 }
 
-/** Rewrites a parsed entry as valid JSON with one more label on every object, keeping any header line. */
+/** Rewrites a parsed entry's value with one more label on every object, keeping its HMAC line. */
 function tamper(file: string): void {
-  const text = readFileSync(file, 'utf8');
-  const newline = text.startsWith('{') ? -1 : text.indexOf('\n');
-  const entry = JSON.parse(text.slice(newline + 1)) as { key: string; value: Array<{ metadata?: { labels?: Record<string, string> } }> };
+  const bytes = readFileSync(file);
+  const entry = deserialize(bytes.subarray(65)) as { key: string; value: Array<{ metadata?: { labels?: Record<string, string> } }> };
   for (const object of entry.value) if (object.metadata) object.metadata.labels = { ...object.metadata.labels, injected: 'by-attacker' };
-  writeFileSync(file, text.slice(0, newline + 1) + JSON.stringify(entry));
+  writeFileSync(file, Buffer.concat([bytes.subarray(0, 65), serialize(entry)]));
 }
 
 test('a tampered parsed-form cache entry is detected and discarded: --frozen output keeps its bytes', () => {

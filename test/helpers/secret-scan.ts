@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { deserialize } from 'node:v8';
 import { declaredSecretFiles } from '../../src/review/secret-files.js';
 
 /**
@@ -147,14 +148,26 @@ export function sweepSuiteForSecrets(options: { tmpRoot: string; log?: string; c
     return set;
   };
   const isCacheRecord = (file: string) => /[/\\](parsed|http|blobs)[/\\]/.test(file);
+  // A parsed entry is V8's serialisation, which holds a string with characters past U+00FF as UTF-16: searched decoded too.
+  const recordText = (file: string) => {
+    const bytes = readFileSync(file);
+    if (!/[/\\]parsed[/\\][^/\\]+\.v8$/.test(file)) return bytes.toString('latin1');
+    let decoded = '';
+    try {
+      decoded = JSON.stringify(deserialize(bytes.subarray(65)));
+    } catch {
+      // not a whole entry (torn): the raw bytes are still searched
+    }
+    return `${bytes.toString('latin1')}\n${decoded}`;
+  };
   walk(options.tmpRoot, (file) => {
     const output = outputRoot(file, options.tmpRoot);
     const scanned = output ? !allowedIn(output).has(file) : path.basename(file) === 'capi-gitops.lock.yaml' || isCacheRecord(file);
-    if (scanned && statSync(file).size < 64 * 1024 * 1024) search(file, readFileSync(file, 'latin1'));
+    if (scanned && statSync(file).size < 64 * 1024 * 1024) search(file, recordText(file));
   });
   if (options.cacheDir) {
     walk(options.cacheDir, (file) => {
-      if (isCacheRecord(file) && statSync(file).mtimeMs >= (options.since ?? 0)) search(file, readFileSync(file, 'latin1'));
+      if (isCacheRecord(file) && statSync(file).mtimeMs >= (options.since ?? 0)) search(file, recordText(file));
     });
   }
   if (options.log && existsSync(options.log)) {

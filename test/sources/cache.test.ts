@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { serialize } from 'node:v8';
 import { pathToFileURL } from 'node:url';
 import { ArtifactCache, defaultCacheDir, PARSED_RETENTION_DAYS, sha256Hex } from '../../src/sources/cache.js';
 
@@ -177,18 +178,21 @@ test('the parsed-form store round-trips values under caller-built keys', async (
   assert.deepEqual(await listFiles(dir), []);
 });
 
-test('a parsed entry signed as bytes reads back with non-ASCII text intact, and an edit of one byte of its JSON is refused and removed', async (t) => {
+test('a parsed entry reads back exactly (non-ASCII text, -0), and an edit of one byte of its serialised value is refused and removed', async (t) => {
   const dir = await tempDir(t);
   const cache = new ArtifactCache(dir, { key: randomBytes(32) });
-  const value = [{ description: 'it’s a “quote”, an emoji 🚀, NEL \u0085 and a tab\t', n: 3 }];
+  const value = [{ description: 'it’s a “quote”, an emoji 🚀, NEL \u0085 and a tab\t', n: 3, zero: -0, nothing: null, list: [true, 1.5] }];
   await cache.putParsed('k', value);
-  assert.deepEqual(await cache.getParsed('k'), value);
+  const read = await cache.getParsed<typeof value>('k');
+  assert.deepEqual(read, value);
+  assert.ok(Object.is(read![0]!.zero, -0), '-0 stays -0, as the parser gives it');
   const [file] = await listFiles(dir);
-  const bytes = await readFile(path.join(dir, file));
-  assert.equal(bytes[64], 0x0a, 'the HMAC line, then the JSON');
+  assert.equal(path.join(dir, file!), cache.parsedEntryPath('k'));
+  const bytes = await readFile(path.join(dir, file!));
+  assert.equal(bytes[64], 0x0a, 'the HMAC line, then the serialised value');
   const edited = Buffer.from(bytes);
-  edited[edited.indexOf('"n":3') + 4] = '4'.charCodeAt(0);
-  await writeFile(path.join(dir, file), edited);
+  edited[edited.length - 2] ^= 1;
+  await writeFile(path.join(dir, file!), edited);
   assert.equal(await cache.getParsed('k'), undefined);
   assert.deepEqual(await listFiles(dir), []);
 });
@@ -197,9 +201,19 @@ test('a parsed entry stored under another key (hash collision) is not returned',
   const dir = await tempDir(t);
   const cache = new ArtifactCache(dir);
   await cache.putParsed('key-a', 'value-a');
-  const [file] = await listFiles(dir);
-  await writeFile(path.join(dir, file), JSON.stringify({ key: 'key-b', value: 'value-b' }));
+  // Signed for key-a, holding key-b's entry: what a collision of entry names would find.
+  await cache.putSignedBytes('parsed', 'key-a', serialize({ key: 'key-b', value: 'value-b' }));
   assert.equal(await cache.getParsed('key-a'), undefined);
+});
+
+test('a signed parsed entry that does not deserialise (another V8, a torn write) is a miss, removed and logged', async (t) => {
+  const dir = await tempDir(t);
+  const logs: string[] = [];
+  const cache = new ArtifactCache(dir, { log: (line) => logs.push(line) });
+  await cache.putSignedBytes('parsed', 'k', Buffer.from('{"key":"k","value":1}'));
+  assert.equal(await cache.getParsed('k'), undefined);
+  assert.deepEqual(await listFiles(dir), []);
+  assert.match(logs.join('\n'), /parsed entry k is malformed/);
 });
 
 test('parsed entries unused for PARSED_RETENTION_DAYS are trimmed once a day (Go build-cache style); a hit keeps an entry; blobs are never trimmed', async (t) => {
@@ -208,7 +222,7 @@ test('parsed entries unused for PARSED_RETENTION_DAYS are trimmed once a day (Go
   const cache = new ArtifactCache(dir, { log: (line) => logs.push(line) });
   const blob = await cache.putBlob(Buffer.from('artifact'));
   for (const key of ['used', 'unused', 'recent']) await cache.putParsed(key, { key });
-  const entry = (key: string) => path.join(dir, 'parsed', `${sha256Hex(key)}.json`);
+  const entry = (key: string) => cache.parsedEntryPath(key);
   const day = 24 * 60 * 60 * 1000;
   const now = Date.now();
   const age = (key: string, days: number) => utimes(entry(key), (now - days * day) / 1000, (now - days * day) / 1000);
@@ -229,6 +243,19 @@ test('parsed entries unused for PARSED_RETENTION_DAYS are trimmed once a day (Go
   assert.equal(await cache.trimParsed(now + day / 2), 0, 'at most one trim a day');
   assert.equal(await cache.trimParsed(now + day + 1), 1, 'the next day trims again');
   assert.equal(await cache.getParsed('recent'), undefined);
+});
+
+test('parsed entries an earlier version wrote as JSON are never read, and trimmed as they age', async (t) => {
+  const dir = await tempDir(t);
+  const cache = new ArtifactCache(dir);
+  await cache.putParsed('k', 1);
+  const legacy = path.join(dir, 'parsed', `${sha256Hex('k')}.json`);
+  await writeFile(legacy, 'an HMAC line\n{"key":"k","value":2}');
+  assert.equal(await cache.getParsed('k'), 1);
+  const old = (Date.now() - (PARSED_RETENTION_DAYS + 1) * 24 * 60 * 60 * 1000) / 1000;
+  await utimes(legacy, old, old);
+  assert.equal(await cache.trimParsed(), 1);
+  assert.deepEqual(await listFiles(path.join(dir, 'parsed')), ['last-trim', path.basename(cache.parsedEntryPath('k'))].sort());
 });
 
 test('trimming a missing parsed store does nothing; a trim that cannot write its marker (a read-only cache) removes nothing and does not fail', async (t) => {
