@@ -425,3 +425,19 @@ test('every object of the corpus: identical bytes to the reference, exact read-b
   // Real CRDs do carry descriptions with spaces before line breaks: difference 2 matters.
   assert.ok(quotedForTrailingSpace > 0);
 });
+
+test('a long string repeated at other depths, in a sequence, as a key and at the root is written for each place (the form memo keys by indentation)', () => {
+  const texts = [
+    'APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas.\n',
+    '  indented first line, so the block needs an indentation indicator and stays long enough to be memoised\nsecond\n\n\n',
+    '---\na document marker inside a long multi-line string, which must not start a line at column 0 anywhere\n',
+    'a long single-line string: with a colon and space, so it is quoted wherever it appears, even when repeated',
+  ];
+  for (const text of texts) {
+    const value = { a: text, b: { c: { d: text } }, e: [text, [text]], [text.replace(/\n/g, ' ').trim()]: text };
+    const first = check(value);
+    assert.equal(emitYamlDocument(value), first, 'the second emission (from the memo) is the same');
+    assert.equal(emitYamlDocument(text), libraryEmit(text), 'at the root');
+    check({ deeper: { still: { more: value } } });
+  }
+});
