@@ -16,7 +16,8 @@ import { loadManifest } from './manifest/load.js';
 import type { Manifest, ReleaseObject } from './manifest/types.js';
 import { closestName } from './manifest/fields.js';
 import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from './fleet/expand.js';
-import { buildLockfile, lockfilePath, readLockfile } from './lock/lockfile.js';
+import { buildLockfile } from './lock/build.js';
+import { lockfilePath, readLockfile } from './lock/store.js';
 import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from './lock/fleet.js';
 import { sharedBlobs, type LockOutcome } from './lock/session.js';
 import type { Lockfile } from './lock/types.js';
@@ -273,7 +274,7 @@ export async function resolveFleet(
   const locks = new Map<string, Lockfile>([...resolutions].map(([name, r]) => [name, r.lock.lock]));
   const lock = mergeClusterLocks(locks);
   const changes = fleetLockChanges(previous, locks);
-  if (options.frozen) assertFleetFrozen(previous, lock, changes, lockFile);
+  if (options.frozen) await assertFleetFrozen(previous, lock, changes, lockFile);
   return { clusters: fleet.clusters, resolutions, lockFile, lock: { lock, changes }, warnings: fleet.clusters.flatMap((c) => c.warnings) };
 }
 

@@ -2,7 +2,7 @@
  * A fleet's lockfile: every cluster's entries in one file, an entry shared by several clusters
  * (same component, same release, same files) recorded once with the list of its clusters.
  */
-import { serializeLockfile } from './lockfile.js';
+import { lockfileText } from './store.js';
 import { assertFrozen, diffLockfiles, type LockChange } from './diff.js';
 import { CapiGitopsError, compareStrings } from '../model/diagnostics.js';
 import { normalizeLockfile, type LockEntry, type Lockfile } from './types.js';
@@ -48,9 +48,14 @@ export function fleetLockChanges(previous: Lockfile | undefined, locks: Readonly
 }
 
 /** `--frozen` for a fleet: the lock must not change at all. */
-export function assertFleetFrozen(previous: Lockfile | undefined, lock: Lockfile, changes: readonly LockChange[], file: string): void {
+export async function assertFleetFrozen(
+  previous: Lockfile | undefined,
+  lock: Lockfile,
+  changes: readonly LockChange[],
+  file: string,
+): Promise<void> {
   if (previous === undefined) assertFrozen(undefined, lock, file);
-  if (serializeLockfile(previous!) === serializeLockfile(lock)) return;
+  if ((await lockfileText(previous!)) === (await lockfileText(lock))) return;
   const lines = changes.length > 0 ? changes.map((c) => c.line) : ['entries are grouped by cluster differently'];
   throw new CapiGitopsError(
     lines.map((line) => ({

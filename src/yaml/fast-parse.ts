@@ -8,7 +8,7 @@
  * `.inf`/`.nan` values, syntax errors — makes it give up (`undefined`), and the caller hands
  * the chunk to the full parser, which produces the value or the positioned error.
  */
-import { MERGE_KEY, isStringStart, plainKeyToJsonKey, resolvePlainScalar } from './scalar.js';
+import { MERGE_KEY, isStringStart, plainKeyToJsonKey, resolvePlainScalar, resolvePlainScalarTyped } from './scalar.js';
 
 /** Thrown to abandon the fast path; preallocated so giving up costs no stack capture. */
 const GIVE_UP: unique symbol = Symbol('fast-parse-gives-up');
@@ -25,8 +25,25 @@ const BACKSLASH = 92;
 
 /** Parses the document in `src[start, end)`; `undefined` when the full parser must decide. */
 export function fastParseDocument(src: string, start: number, end: number): unknown {
+  return parseWith(new FastParser(src, start, end, false));
+}
+
+/**
+ * Parses a whole text that the `yaml` library would otherwise read with `parseDocument(text,
+ * { uniqueKeys: true })` (YAML 1.2 core schema) and `toJS()`: the value is returned only when
+ * both readings agree on it. Plain scalars are accepted only where YAML 1.1 and 1.2 type them
+ * alike (words that are strings in both, decimal integers, true, false, null); a repeated key, a
+ * block scalar ending the text without a line break, a backslash escape, a CR, a byte-order mark
+ * or a control character make it give up, and the caller asks the library, which reports problems.
+ */
+export function fastParseAgreeing(text: string): unknown {
+  if (/[\r\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff]/.test(text)) return undefined;
+  return parseWith(new FastParser(text, 0, text.length, true));
+}
+
+function parseWith(parser: FastParser): unknown {
   try {
-    return new FastParser(src, start, end).document();
+    return parser.document();
   } catch (e) {
     // Nesting deep enough to exhaust the stack is also left to the full parser to report.
     if (e === GIVE_UP || e instanceof RangeError) return undefined;
@@ -91,6 +108,26 @@ function plainKey(text: string): string {
   return key;
 }
 
+const DECIMAL = /^(?:0|[1-9][0-9]{0,14})$/;
+
+/** A plain scalar that YAML 1.1 (go-yaml) and the `yaml` library's 1.2 core schema read alike. */
+function agreeingPlainValue(text: string): unknown {
+  if (isAgreeingString(text)) return text;
+  if (DECIMAL.test(text)) return Number(text);
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  if (text === 'null') return null;
+  return giveUp();
+}
+
+/** A word both schemas read as this string: it starts like no number, and is no bool or null word of either. */
+function isAgreeingString(text: string): boolean {
+  if (text.length === 0) return false;
+  if (isStringStart(text)) return true;
+  const c = text.charCodeAt(0) | 0x20;
+  return c >= 97 && c <= 122 && resolvePlainScalarTyped(text).kind === 'str';
+}
+
 const LEADING_SPACES = / */y;
 
 /** Per content indentation n: the line break before the first line that ends a block scalar. */
@@ -126,8 +163,25 @@ class FastParser {
     private readonly src: string,
     start: number,
     private readonly end: number,
+    /** fastParseAgreeing's mode: only what YAML 1.1 and the library's 1.2 reading agree on. */
+    private readonly agreeing: boolean,
   ) {
     this.pos = start;
+  }
+
+  private plainValue(text: string): unknown {
+    return this.agreeing ? agreeingPlainValue(text) : plainValue(text);
+  }
+
+  private plainKey(text: string): string {
+    if (!this.agreeing) return plainKey(text);
+    return isAgreeingString(text) ? text : giveUp();
+  }
+
+  private quotedText(raw: string, quote: number): string {
+    if (quote === QUOTE) return singleQuotedText(raw);
+    if (this.agreeing && raw.indexOf('\\') >= 0) giveUp();
+    return doubleQuotedText(raw);
   }
 
   document(): unknown {
@@ -302,7 +356,7 @@ class FastParser {
     if (c === QUOTE || c === DQUOTE) return this.quotedOnLine(p);
     let e = colon;
     while (e > p && (this.src.charCodeAt(e - 1) === SPACE || this.src.charCodeAt(e - 1) === TAB)) e--;
-    return plainKey(this.src.slice(p, e));
+    return this.plainKey(this.src.slice(p, e));
   }
 
   // ---- collections ---------------------------------------------------------------------
@@ -314,6 +368,7 @@ class FastParser {
       const key = this.keyAt(p, colon);
       this.pos = colon + 1;
       const value = this.mappingValue(indent);
+      if (this.agreeing && Object.hasOwn(obj, key)) giveUp(); // the library reports a repeated key
       // The store inline (no call) for every key but __proto__: one per line of the artifacts.
       if (key !== '__proto__') obj[key] = value;
       else setKey(obj, key, value);
@@ -450,7 +505,7 @@ class FastParser {
     let text = src.slice(p, this.plainLine(p));
     let next = this.scanLineEnd + 1;
     this.pos = Math.min(next, end);
-    if (this.scanComment) return plainValue(text);
+    if (this.scanComment) return this.plainValue(text);
     let newlines = 0;
     while (next < end) {
       const i = this.spacesEnd(next);
@@ -470,7 +525,7 @@ class FastParser {
       this.pos = Math.min(next, end);
       if (this.scanComment) break;
     }
-    return plainValue(text);
+    return this.plainValue(text);
   }
 
   /** End (index after the closing quote) of a quoted scalar that closes on its own line, else -1. */
@@ -493,8 +548,7 @@ class FastParser {
   private quotedOnLine(p: number): string {
     const close = this.quotedEndOnLine(p);
     if (close < 0) giveUp();
-    const raw = this.src.slice(p + 1, close - 1);
-    return this.src.charCodeAt(p) === QUOTE ? singleQuotedText(raw) : doubleQuotedText(raw);
+    return this.quotedText(this.src.slice(p + 1, close - 1), this.src.charCodeAt(p));
   }
 
   /** A quoted value, possibly over several lines indented deeper than `parentIndent`. */
@@ -525,8 +579,7 @@ class FastParser {
       }
     }
     if (close < 0) giveUp();
-    const raw = src.slice(p + 1, close);
-    const value = q === QUOTE ? singleQuotedText(raw) : doubleQuotedText(raw);
+    const value = this.quotedText(src.slice(p + 1, close), q);
     this.finishLine(close + 1);
     return value;
   }
@@ -584,6 +637,8 @@ class FastParser {
     this.pos = bodyEnd;
     const body = src.slice(bodyStart, bodyEnd);
     const atEofWithoutBreak = bodyEnd === end && src.charCodeAt(end - 1) !== NL;
+    // There go-yaml and the library disagree on the final line break.
+    if (this.agreeing && atEofWithoutBreak) giveUp();
     return literal ? literalText(body, contentIndent, chomp) : foldedText(body, contentIndent, chomp, atEofWithoutBreak);
   }
 
@@ -632,11 +687,12 @@ class FastParser {
           const keyEnd = this.flowPlainEnd(i);
           afterKey = this.skipInlineSpaces(keyEnd);
           if (src.charCodeAt(afterKey) !== COLON) giveUp();
-          key = plainKey(src.slice(i, keyEnd));
+          key = this.plainKey(src.slice(i, keyEnd));
         }
         const sep = src.charCodeAt(afterKey + 1);
         if (sep !== SPACE) giveUp();
         const [value, after] = this.flowNode(this.skipInlineSpaces(afterKey + 1));
+        if (this.agreeing && Object.hasOwn(obj, key)) giveUp();
         setKey(obj, key, value);
         i = this.skipInlineSpaces(after);
         const d = src.charCodeAt(i);
@@ -656,7 +712,7 @@ class FastParser {
     }
     const e = this.flowPlainEnd(p);
     if (src.charCodeAt(this.skipInlineSpaces(e)) === COLON) giveUp();
-    return [plainValue(src.slice(p, e)), e];
+    return [this.plainValue(src.slice(p, e)), e];
   }
 
   /** End of a plain scalar in flow context (trailing spaces excluded). */
