@@ -9,6 +9,8 @@ import { CapiGitopsError } from '../model/diagnostics.js';
 import { LOCKFILE_NAME } from '../manifest/files.js';
 import type { Lockfile } from './types.js';
 import { fastLockfileText } from './text.js';
+import { LockReader, type LockNodes } from './reader.js';
+import { fastParseAgreeing } from '../yaml/fast-parse.js';
 
 /** serializeLockfile (library.ts), loading the library only for a lock text.ts cannot write. */
 export async function lockfileText(lock: Pick<Lockfile, 'entries'>): Promise<string> {
@@ -24,8 +26,34 @@ export async function readLockfile(file: string): Promise<Lockfile | undefined> 
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new CapiGitopsError({ file, message: `cannot read the lockfile: ${(error as Error).message}` });
   }
-  return (await import('./library.js')).parseLockfile(text, file);
+  return plainLockfile(text, file) ?? (await import('./library.js')).parseLockfile(text, file);
 }
+
+/**
+ * The lock read without the `yaml` library: the fast parser where YAML 1.1 and the library's 1.2
+ * reading agree, checked by the same reader. Undefined when either declines or finds any problem:
+ * the library then reads it again and reports each problem at its line and column.
+ */
+export function plainLockfile(text: string, file: string): Lockfile | undefined {
+  const value = fastParseAgreeing(text);
+  if (value === undefined || value === null) return undefined;
+  const reader = new LockReader(file, PLAIN_NODES);
+  const lock = reader.lock(value);
+  return reader.problems.length === 0 ? lock : undefined;
+}
+
+const isCollection = (node: unknown): boolean => typeof node === 'object' && node !== null;
+
+/** Plain values as the reader sees them; positions are never shown (a problem means reading again). */
+const PLAIN_NODES: LockNodes<unknown> = {
+  isMap: (node) => isCollection(node) && !Array.isArray(node),
+  pairs: (node) => Object.entries(node as Record<string, unknown>).map(([key, value]) => ({ key, value })),
+  isSeq: (node) => Array.isArray(node),
+  items: (node) => node as unknown[],
+  isScalar: (node) => node !== undefined && !isCollection(node),
+  scalar: (node) => (isCollection(node) ? undefined : node),
+  position: () => ({ line: 0, column: 0 }),
+};
 
 // ---- writing --------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@
 import type { LockEntry, LockSource, Lockfile } from './types.js';
 import { normalizeLockfile } from './types.js';
 import { canonicalSelector } from '../kernel/label-selector.js';
+import { isCoreSchemaNonString } from '../yaml/scalar.js';
 
 export const HEADER = '# Written by capi-gitops (`capi-gitops lock`, or render when the manifest changes). Do not edit by hand.\n';
 
@@ -46,26 +47,16 @@ export function lockfileData(lock: Pick<Lockfile, 'entries'>): Record<string, un
   return { apiVersion: normalized.apiVersion, kind: normalized.kind, entries: normalized.entries.map(entryData) };
 }
 
-// The library's plain-scalar rules (stringifyString.js plainString): a string that starts with an
+// The library's plain-scalar rules (stringifyString.js plainString; strings its core schema
+// reads as another type are quoted too): a string that starts with an
 // indicator, contains ": " or " #", ends with a space or ":", or starts a document marker is quoted.
 const NOT_PLAIN = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$|^(?:---|\.\.\.)/;
-// Strings the 1.2 core schema reads as something else (schema/core and common/null.js tests): quoted.
-const CORE_NON_STRING = [
-  /^(?:~|[Nn]ull|NULL)?$/,
-  /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
-  /^0o[0-7]+$/,
-  /^[-+]?[0-9]+$/,
-  /^0x[0-9a-fA-F]+$/,
-  /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-  /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
-  /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
-];
 // Beyond those rules, only printable ASCII is written here: the library escapes or folds others.
 const PRINTABLE_ASCII = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
 
 /** Whether the library writes this string as it is (plain), so this writer may. */
 function isPlain(value: string): boolean {
-  return PRINTABLE_ASCII.test(value) && !NOT_PLAIN.test(value) && !CORE_NON_STRING.some((test) => test.test(value));
+  return PRINTABLE_ASCII.test(value) && !NOT_PLAIN.test(value) && !isCoreSchemaNonString(value);
 }
 
 /** Thrown to leave the text to the library. */

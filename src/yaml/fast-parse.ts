@@ -8,7 +8,14 @@
  * `.inf`/`.nan` values, syntax errors — makes it give up (`undefined`), and the caller hands
  * the chunk to the full parser, which produces the value or the positioned error.
  */
-import { MERGE_KEY, isStringStart, plainKeyToJsonKey, resolvePlainScalar, resolvePlainScalarTyped } from './scalar.js';
+import {
+  MERGE_KEY,
+  isCoreSchemaNonString,
+  isStringStart,
+  plainKeyToJsonKey,
+  resolvePlainScalar,
+  resolvePlainScalarTyped,
+} from './scalar.js';
 
 /** Thrown to abandon the fast path; preallocated so giving up costs no stack capture. */
 const GIVE_UP: unique symbol = Symbol('fast-parse-gives-up');
@@ -120,12 +127,11 @@ function agreeingPlainValue(text: string): unknown {
   return giveUp();
 }
 
-/** A word both schemas read as this string: it starts like no number, and is no bool or null word of either. */
+/** A plain scalar both schemas read as this string: go-yaml's YAML 1.1 and the library's 1.2 core (a digest, a version, a word). */
 function isAgreeingString(text: string): boolean {
   if (text.length === 0) return false;
   if (isStringStart(text)) return true;
-  const c = text.charCodeAt(0) | 0x20;
-  return c >= 97 && c <= 122 && resolvePlainScalarTyped(text).kind === 'str';
+  return resolvePlainScalarTyped(text).kind === 'str' && !isCoreSchemaNonString(text);
 }
 
 const LEADING_SPACES = / */y;

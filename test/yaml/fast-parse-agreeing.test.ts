@@ -57,7 +57,10 @@ test('where YAML 1.1 and 1.2 or the two parsers differ, the fast reading gives u
     'a: 1\n---\nb: 2\n',
     'a: 12345678901234567\n',
     '- a\n',
-    'a: 1:30\n',
+    'a: 1.0\n',
+    'a: +1\n',
+    'a: 0o17\n',
+    'a: .inf\n',
   ];
   for (const text of declined) assert.equal(fastParseAgreeing(text), undefined, JSON.stringify(text));
   const agreed = [
@@ -66,6 +69,8 @@ test('where YAML 1.1 and 1.2 or the two parsers differ, the fast reading gives u
     'list: [a, 1, name]\nmap: {k: v}\nblock: |\n  line\n  two\nfolded: >\n  a\n  b\n',
     'multi: word\n  continued\n',
     'word: offset\nkey with spaces: x\n',
+    // a digest, a sexagesimal-looking time and a version: strings for go-yaml and for YAML 1.2's core schema
+    'sha256: 2cbf40a3e4e5ee3e488154088ad25d0c64d0848ae95c4f2af32d65c2c4660fc8\nat: 1:30\nv: 1.2.3\nd: 2026-11-25x\n',
   ];
   for (const text of agreed) {
     const fast = fastParseAgreeing(text);
