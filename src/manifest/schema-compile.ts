@@ -14,3 +14,9 @@ export function compileDocumentValidator(root: AnySchemaObject): ValidateFunctio
   for (const [name, format] of Object.entries(SCHEMA_FORMATS)) ajv.addFormat(name, format);
   return ajv.compile(root);
 }
+
+/** schema/capi-gitops.schema.json, read and compiled. */
+export function compileSchemaFile(): { validate: ValidateFunction; root: AnySchemaObject } {
+  const root = createRequire(import.meta.url)('../../../schema/capi-gitops.schema.json') as AnySchemaObject;
+  return { validate: compileDocumentValidator(root), root };
+}

@@ -28,23 +28,23 @@ export interface SourceAccess {
 let compiled: { validate: ValidateFunction; root: AnySchemaObject } | undefined;
 
 /**
- * Loads the validator once per process: the build precompiles the schema (ajv standalone code) so
- * a run does not spend ~100 ms compiling it; without that file (a bare tsc build) it is compiled
- * here. `loadManifest` awaits this before any document is validated.
+ * Loads the validator once per process: the build precompiles the schema (ajv standalone code,
+ * which carries the schema object, `rootSchema`) so a run does not spend ~100 ms compiling it;
+ * without that file (a bare tsc build) it is compiled here. `loadManifest` awaits this before any
+ * document is validated.
  */
 export async function loadDocumentValidator(): Promise<void> {
   if (compiled) return;
-  // Literal paths, so the bundles (scripts/build-bundle.mjs) can inline both files.
-  const require = createRequire(import.meta.url);
-  const root = require('../../../schema/capi-gitops.schema.json') as AnySchemaObject;
-  let validate: ValidateFunction | undefined;
+  let precompiled: (ValidateFunction & { rootSchema: AnySchemaObject }) | undefined;
   try {
-    validate = require('./schema-validator.cjs') as ValidateFunction; // PRECOMPILED_VALIDATOR
+    // A literal path, so the bundles (scripts/build-bundle.mjs) can inline the file.
+    precompiled = createRequire(import.meta.url)('./schema-validator.cjs') as typeof precompiled; // PRECOMPILED_VALIDATOR
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
   }
-  validate ??= (await import('./schema-compile.js')).compileDocumentValidator(root);
-  compiled ??= { validate, root };
+  compiled ??= precompiled
+    ? { validate: precompiled, root: precompiled.rootSchema }
+    : (await import('./schema-compile.js')).compileSchemaFile();
 }
 
 function documentValidator(): { validate: ValidateFunction; root: AnySchemaObject } {
