@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { RenderOptions, Resolution } from '../pipeline.js';
-import type { FleetRenderOptions } from '../fleet-render.js';
+import type { FleetRenderOptions } from '../run-manifest.js';
 import { lock } from '../usecases/lock.js';
 import { render, renderVariables } from '../usecases/render.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
