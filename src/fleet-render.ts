@@ -2,8 +2,7 @@
  * Render and lock for a fleet (Config.clusters): the fleet stage expands the manifest into one
  * manifest per cluster, each is resolved and rendered by the single-cluster pipeline, and what
  * clusters share is done once per run: each artifact is fetched once, and each distinct text
- * (after variable substitution) parsed once. Without `clusters`, this is the single-cluster
- * pipeline unchanged.
+ * (after variable substitution) parsed once. run-manifest.ts loads this module for a fleet only.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,7 +14,8 @@ import { mergeUserValues } from './kernel/values.js';
 import { loadManifest } from './manifest/load.js';
 import type { Manifest, ReleaseObject } from './manifest/types.js';
 import { closestName } from './manifest/fields.js';
-import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from './fleet/expand.js';
+import { expandFleet, type ExpandOptions, type FleetCluster } from './fleet/expand.js';
+import { isFleet } from './fleet/is-fleet.js';
 import { buildLockfile } from './lock/build.js';
 import { lockfilePath, readLockfile } from './lock/store.js';
 import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from './lock/fleet.js';
@@ -178,23 +178,6 @@ class RenderOnce {
   get distinct(): number {
     return this.rendered.size;
   }
-}
-
-/** Loads the manifest and renders it: a fleet when it declares clusters, else one cluster. */
-export async function renderOutput(options: FleetRenderOptions): Promise<OutputResult> {
-  const manifest = await loadManifest(options.manifestPaths);
-  if (!isFleet(manifest)) {
-    if ((options.clusters?.length ?? 0) > 0) {
-      throw new CapiGitopsError({
-        file: manifest.config.position?.file,
-        message: '--cluster was given, but the manifest declares no clusters',
-        expected: 'Config clusters: [{name: …}, …] to render a fleet',
-        hint: 'drop --cluster, or declare the clusters under clusters: in the Config document',
-      });
-    }
-    return { fleet: false, ...(await renderResolution(await resolveManifest(manifest, { ...options, collectAll: true }), options)) };
-  }
-  return { fleet: true, ...(await renderFleet(manifest, options)) };
 }
 
 /** Every cluster's resolution and the fleet's one lock. */
@@ -496,16 +479,6 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
   };
 }
 
-/** `capi-gitops lock`: the fleet's lock when the manifest declares clusters, else the single cluster's. */
-export async function lockOutput(
-  options: FleetRenderOptions,
-): Promise<({ fleet: false } & Resolution) | { fleet: true; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome }> {
-  const manifest = await loadManifest(options.manifestPaths);
-  if (!isFleet(manifest)) return { fleet: false, ...(await resolveManifest(manifest, options)) };
-  const { resolutions, lockFile, lock } = await resolveFleet(manifest, options);
-  return { fleet: true, resolutions: new Map([...resolutions].sort(([a], [b]) => compareStrings(a, b))), lockFile, lock };
-}
-
 /** One component's move in `plan --release`. */
 export interface ReleaseMove {
   cluster: string;
@@ -557,24 +530,4 @@ export async function planRelease(
         return { name: c.name, ...(c.release ? { from: c.release.name } : {}), moves };
       }),
   };
-}
-
-/**
- * Commands that read one cluster's manifest and lock (`plan` without --release, `update`,
- * `render --list-variables`) refuse a fleet rather than act on its shared part alone: `update`
- * would rewrite the fleet's lock as one cluster's.
- */
-export async function refuseFleet(options: FleetRenderOptions, what: string, hint: string): Promise<void> {
-  const manifest = await loadManifest(options.manifestPaths);
-  if (!isFleet(manifest)) return;
-  throw new CapiGitopsError({
-    ...(manifest.config.position
-      ? { file: manifest.config.position.file, line: manifest.config.position.line, column: manifest.config.position.column }
-      : {}),
-    object: 'Config',
-    path: 'clusters',
-    message: `${what} works on a single cluster, and this manifest declares a fleet`,
-    expected: 'a manifest without clusters',
-    hint,
-  });
 }

@@ -12,16 +12,11 @@ import { emitYamlDocument } from '../yaml/emit.js';
 import type { ChartFile } from './types.js';
 
 import { COMPILE_OPTIONS } from './engine-options.js';
+import type { ChartCompilers } from './compilers.js';
 
-const require = createRequire(import.meta.url);
-// Built-in charts are precompiled at build and need only the runtime; the full compiler is
-// loaded for user charts alone.
-const runtime = require('handlebars/runtime.js') as typeof HandlebarsModule;
-let compiler: typeof HandlebarsModule | undefined;
-function fullCompiler(): typeof HandlebarsModule {
-  compiler ??= require('handlebars') as typeof HandlebarsModule;
-  return compiler;
-}
+// Built-in charts are precompiled at build and need only the runtime; a chart read from a
+// directory brings the full compiler (LoadedChart.compilers).
+const runtime = createRequire(import.meta.url)('handlebars/runtime.js') as typeof HandlebarsModule;
 
 export { COMPILE_OPTIONS };
 
@@ -110,10 +105,14 @@ export interface CompiledChart {
   run(template: string, context: unknown): string;
 }
 
-/** Compiles a chart's templates and partials in an isolated Handlebars environment. */
-export function compileChart(templates: readonly ChartFile[], partials: readonly ChartFile[]): CompiledChart {
+/**
+ * Compiles a chart's templates and partials in an isolated Handlebars environment; `compilers`
+ * (from `loadChart`) are needed when a file has no precompiled spec.
+ */
+export function compileChart(templates: readonly ChartFile[], partials: readonly ChartFile[], compilers?: ChartCompilers): CompiledChart {
   const needsCompiler = [...templates, ...partials].some((f) => f.spec === undefined);
-  const hb = (needsCompiler ? fullCompiler() : runtime).create();
+  if (needsCompiler && !compilers) throw new Error('a chart template without a precompiled spec needs the chart compilers');
+  const hb = (needsCompiler ? compilers!.handlebars : runtime).create();
   const compile = (file: ChartFile): HandlebarsModule.TemplateDelegate =>
     file.spec !== undefined ? hb.template(file.spec as Parameters<typeof hb.template>[0]) : hb.compile(file.source ?? '', COMPILE_OPTIONS);
   const compiledPartials = new Map<string, HandlebarsModule.TemplateDelegate>();

@@ -154,7 +154,9 @@ export async function loadChart(dir: string, origin = dir): Promise<LoadedChart>
   const { templates, partials } = await chartFiles(dir);
   if (templates.length === 0) bag.add(problem(path.join(dir, 'templates'), 'the chart has no templates', 'templates/*.yaml files'));
   bag.throwIfAny();
-  return { metadata: metadata!, origin, defaults: defaults ?? {}, ...(schema ? { schema } : {}), templates, partials };
+  // the one place the compilers load: a precompiled built-in chart needs neither
+  const { CHART_COMPILERS: compilers } = await import('./compilers.js');
+  return { metadata: metadata!, origin, defaults: defaults ?? {}, ...(schema ? { schema } : {}), templates, partials, compilers };
 }
 
 type PrecompiledChart = Pick<LoadedChart, 'metadata' | 'defaults' | 'schema' | 'templates' | 'partials'> & {

@@ -23,11 +23,11 @@ export function renderChart(chart: LoadedChart, context: ChartContext): ChartDoc
   const bag = new DiagnosticBag();
   let compiled;
   try {
-    compiled = compileChart(chart.templates, chart.partials);
+    compiled = compileChart(chart.templates, chart.partials, chart.compilers);
   } catch (err) {
     const where = chart.templates.concat(chart.partials).find((t) => {
       try {
-        compileChart([t], []);
+        compileChart([t], [], chart.compilers);
         return false;
       } catch {
         return true;

@@ -1,5 +1,6 @@
 import type { KObject } from '../model/kobject.js';
 import type { Values } from '../kernel/values.js';
+import type { ChartCompilers } from './compilers.js';
 
 /** Chart.yaml (Helm chart apiVersion v2): the fields capi-gitops reads. */
 export interface ChartMetadata {
@@ -24,6 +25,8 @@ export interface LoadedChart {
   templates: ChartFile[];
   /** templates/_*.hbs, by name without `_` and `.hbs`: partials for `include` and `{{> name}}`. */
   partials: ChartFile[];
+  /** Handlebars' and ajv's compilers, for a chart read from a directory (built-in charts are precompiled). */
+  compilers?: ChartCompilers;
 }
 
 export interface ChartFile {

@@ -1,18 +1,16 @@
-import { createRequire } from 'node:module';
-import type { Ajv as AjvClass, ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { CHART_AJV_OPTIONS } from './engine-options.js';
 import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { userValues } from '../kernel/helm-set.js';
 import { layerValues, type Values } from '../kernel/values.js';
 import type { LoadedChart, SetExpression, ValuesLayer, ValuesValidator } from './types.js';
 
-const require = createRequire(import.meta.url);
-
 /** The chart's schema validator: precompiled for built-in charts, compiled here for a user's. */
 function valuesValidator(chart: LoadedChart): ValuesValidator | undefined {
   if (chart.validateValues) return chart.validateValues;
   if (!chart.schema) return undefined;
-  const { Ajv } = require('ajv') as { Ajv: typeof AjvClass };
+  if (!chart.compilers) throw new Error('a chart schema that is not precompiled needs the chart compilers');
+  const { Ajv } = chart.compilers;
   try {
     return new Ajv(CHART_AJV_OPTIONS).compile(chart.schema);
   } catch (err) {

@@ -1,18 +1,14 @@
 import path from 'node:path';
 import type { RenderOptions, Resolution } from '../pipeline.js';
-import type { FleetRenderOptions } from '../fleet-render.js';
+import type { FleetRenderOptions } from '../run-manifest.js';
 import { lock } from '../usecases/lock.js';
 import { render, renderVariables } from '../usecases/render.js';
-import { plan } from '../usecases/plan.js';
-import { update } from '../usecases/update.js';
-import { renderUpgradePlanText } from '../resolve/upgrade-plan.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
 import { Output, type OutputFlags } from './output.js';
 import { CREDENTIAL_ENV_VARIABLES, registerSecretForms, safeText } from '../model/redact.js';
 import { credentialEnvironmentProblems } from '../sources/credentials.js';
 import { DEFAULT_NETWORK_DEADLINE_SECONDS, NetworkDeadline } from '../sources/base/deadline.js';
-import { completeSuggestions } from './hints.js';
 import { shellWord } from './shell.js';
 import { versionInfo, versionText } from './version.js';
 import { completionScript, type Shell } from './completion.js';
@@ -74,7 +70,7 @@ function networkDeadline(flag: string | undefined): NetworkDeadline {
 }
 
 /** Options for the pipeline from the shared flags, with a progress display on stderr. */
-function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Partial<FleetRenderOptions> = {}): FleetRenderOptions {
+export function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Partial<FleetRenderOptions> = {}): FleetRenderOptions {
   if (!flags.file?.length) throw new UsageError('at least one -f/--file <file or directory> is needed');
   const credentialProblems = credentialEnvironmentProblems(process.env, CREDENTIAL_ENV_VARIABLES);
   if (credentialProblems.length > 0) throw new UsageError(credentialProblems.join('\n'));
@@ -127,7 +123,7 @@ function printResolution(resolution: Resolution, out: Output, indent = ''): void
 }
 
 /** The resolution as the --json documents of render, lock and update report it. */
-function resolutionJson(resolution: Resolution): Record<string, unknown> {
+export function resolutionJson(resolution: Resolution): Record<string, unknown> {
   return {
     providers: resolution.providers.map((p) => ({
       kind: p.kind,
@@ -146,7 +142,7 @@ function resolutionJson(resolution: Resolution): Record<string, unknown> {
 }
 
 /** What the lockfile change was, for the report; printed when it was written. */
-function lockReport(resolution: Pick<Resolution, 'lockFile' | 'lock'>, written: boolean, out: Output): Record<string, unknown> {
+export function lockReport(resolution: Pick<Resolution, 'lockFile' | 'lock'>, written: boolean, out: Output): Record<string, unknown> {
   const where = displayPath(resolution.lockFile);
   const changes = written ? resolution.lock.changes : [];
   if (written) {
@@ -343,44 +339,6 @@ export async function lockCommand(flags: SourceFlags): Promise<void> {
       ? { clusters: [...resolution.resolutions].map(([name, r]) => ({ name, ...resolutionJson(r) })) }
       : resolutionJson(resolution);
     out.document('lock', { ...resolved, lockfile });
-  }
-}
-
-export async function planCommand(flags: SourceFlags & { release?: string; cluster?: string[] }): Promise<void> {
-  const out = new Output(flags);
-  const result = await withProgress(flags, (progress) =>
-    plan(renderOptions(flags, progress, flags.release !== undefined ? { clusters: flags.cluster } : {}), flags.release),
-  );
-  if (result.release !== undefined) {
-    const { release } = result;
-    if (out.json) return out.document('plan', { release, clusters: result.clusters });
-    for (const c of result.clusters) {
-      out.line(`cluster ${c.name}: ${c.from ?? '(no release)'} → ${release}${c.moves.length === 0 ? ', no version changes' : ''}`);
-      for (const m of c.moves) out.line(`  ${m.component}: ${m.from ?? '(absent)'} → ${m.to ?? '(absent)'}`);
-    }
-    return;
-  }
-  if (out.json) out.document('plan', { ...result.plan });
-  // The plan suggests `capi-gitops update …`: complete it so it runs as printed.
-  else if (!flags.quiet) process.stdout.write(completeSuggestions(renderUpgradePlanText(result.plan), flags));
-}
-
-export async function updateCommand(providers: string[], flags: SourceFlags & { contract?: string }): Promise<void> {
-  const out = new Output(flags);
-  const result = await withProgress(flags, (progress) => update(renderOptions(flags, progress), { contract: flags.contract, providers }));
-  for (const edit of result.edits) {
-    const where = `${displayPath(edit.file)}:${edit.line}`;
-    const what = `${edit.kind}/${edit.namespace}/${edit.name}`;
-    if (edit.status === 'updated') out.line(`${where}: ${what} spec.version ${edit.oldVersion} → ${edit.newVersion}`);
-    else if (edit.status === 'not-pinned')
-      out.line(`${where}: ${what} has no exact spec.version; the lockfile moves to ${edit.newVersion}`);
-    else if (edit.status === 'skipped') out.line(`${where}: ${what} not updated: ${edit.reason ?? 'edit it by hand'}`);
-  }
-  const lockfile = lockReport(result.resolution, result.lockWritten, out);
-  if (result.resolution.lock.changes.length === 0 && result.files.length === 0) out.line('everything is up to date');
-  if (out.json) {
-    const edits = result.edits.map((edit) => ({ ...edit, file: displayPath(edit.file) }));
-    out.document('update', { ...resolutionJson(result.resolution), edits, manifestFiles: result.files.map(displayPath), lockfile });
   }
 }
 

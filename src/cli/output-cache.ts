@@ -31,7 +31,7 @@ import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { OutputResult } from '../fleet-render.js';
+import type { OutputResult } from '../run-manifest.js';
 import type { ObjectIdentity } from '../emit/object-diff.js';
 import type { EncodedOutput } from '../emit/encoded-output.js';
 import type { ProgressReporter } from './progress.js';

@@ -72,6 +72,7 @@ function withRenderFlags(command: Command): Command {
 const commands = () => import('./commands.js');
 const reviewCommands = () => import('./review-commands.js');
 const operatorCommands = () => import('./operator-commands.js');
+const upgradeCommands = () => import('./upgrade-commands.js');
 
 const JSON_FLAG = ['--json', 'print the report as one JSON document on stdout (schemaVersion 1; see the README)'] as const;
 
@@ -205,7 +206,7 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
     .option(...JSON_FLAG)
     .option('--release <name>', 'fleet: show what moving the clusters to this Release changes, component by component')
     .option('--cluster <name>', 'fleet, with --release: plan only this cluster (repeatable)', collect)
-    .action(async (flags) => (await commands()).planCommand(flags));
+    .action(async (flags) => (await upgradeCommands()).planCommand(flags));
   withHelp(plan, {
     examples: ['capi-gitops plan -f management-cluster/', 'capi-gitops plan -f management-cluster/ --json'],
     environment: SOURCE_ENVIRONMENT,
@@ -219,7 +220,7 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
   )
     .option('--contract <contract>', "follow this contract's plan (e.g. v1beta2); default: the core provider's current contract")
     .option(...JSON_FLAG)
-    .action(async (providers, flags) => (await commands()).updateCommand(providers, flags));
+    .action(async (providers, flags) => (await upgradeCommands()).updateCommand(providers, flags));
   withHelp(update, {
     examples: [
       'capi-gitops update -f management-cluster/',

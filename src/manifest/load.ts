@@ -20,7 +20,7 @@ import { listManifestFiles, readManifestFiles } from './files.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
 import { mergeConfigDocuments, type ConfigDocument } from './config-merge.js';
 import { checkProviderDurations, providerSchemaHint, providerWarnings } from './provider-values.js';
-import { validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
+import { loadDocumentValidator, validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
 import { applyEditsToValue, planV1alpha1Conversion, sourcePathOf, V1ALPHA1_API_VERSION, type ConversionEdit } from './v1alpha1.js';
 import type { ConfigMapObject, Manifest, ProviderObject, ReleaseObject, SecretObject, SourcePosition, ToolConfig } from './types.js';
 import {
@@ -43,6 +43,7 @@ import {
  * in all files are reported together in one CapiGitopsError.
  */
 export async function loadManifest(paths: string[]): Promise<Manifest> {
+  await loadDocumentValidator();
   const bag = new DiagnosticBag();
   const problems: Diagnostic[] = [];
   const files = await listManifestFiles(paths, problems);

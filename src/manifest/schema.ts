@@ -1,8 +1,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { Ajv as AjvClass, AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
+import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
 import { isPlainObject } from '../model/kobject.js';
-import { AJV_OPTIONS, SCHEMA_FORMATS } from './schema-options.js';
 import { compareStrings } from '../model/diagnostics.js';
 import { closestName } from './fields.js';
 import { INTEGER_FORMATS, imageFieldFinding, inexactIntegerFindings, integerRangeFinding } from './format-findings.js';
@@ -28,31 +27,28 @@ export interface SourceAccess {
 
 let compiled: { validate: ValidateFunction; root: AnySchemaObject } | undefined;
 
-/** The schema compiled with our options (what the build precompiles). */
-export function compileDocumentValidator(root: AnySchemaObject): ValidateFunction {
-  // loaded only here: the precompiled validator needs none of ajv's compiler
-  const { Ajv } = createRequire(import.meta.url)('ajv') as { Ajv: typeof AjvClass };
-  const ajv = new Ajv(AJV_OPTIONS);
-  for (const [name, format] of Object.entries(SCHEMA_FORMATS)) ajv.addFormat(name, format);
-  return ajv.compile(root);
-}
-
 /**
- * The build precompiles the schema (ajv standalone code) so a run does not spend ~100 ms
- * compiling it; without that file (a bare tsc build) it is compiled here, once per process.
+ * Loads the validator once per process: the build precompiles the schema (ajv standalone code,
+ * which carries the schema object, `rootSchema`) so a run does not spend ~100 ms compiling it;
+ * without that file (a bare tsc build) it is compiled here. `loadManifest` awaits this before any
+ * document is validated.
  */
-function documentValidator(): { validate: ValidateFunction; root: AnySchemaObject } {
-  if (compiled) return compiled;
-  // Literal paths, so the single-file bundle (scripts/build-bundle.mjs) can inline both files.
-  const require = createRequire(import.meta.url);
-  const root = require('../../../schema/capi-gitops.schema.json') as AnySchemaObject;
-  let validate: ValidateFunction | undefined;
+export async function loadDocumentValidator(): Promise<void> {
+  if (compiled) return;
+  let precompiled: (ValidateFunction & { rootSchema: AnySchemaObject }) | undefined;
   try {
-    validate = require('./schema-validator.cjs') as ValidateFunction; // PRECOMPILED_VALIDATOR
+    // A literal path, so the bundles (scripts/build-bundle.mjs) can inline the file.
+    precompiled = createRequire(import.meta.url)('./schema-validator.cjs') as typeof precompiled; // PRECOMPILED_VALIDATOR
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
   }
-  compiled = { validate: validate ?? compileDocumentValidator(root), root };
+  compiled ??= precompiled
+    ? { validate: precompiled, root: precompiled.rootSchema }
+    : (await import('./schema-compile.js')).compileSchemaFile();
+}
+
+function documentValidator(): { validate: ValidateFunction; root: AnySchemaObject } {
+  if (!compiled) throw new Error('validateDocument before loadDocumentValidator');
   return compiled;
 }
 

@@ -2,7 +2,7 @@
  * `capi-gitops check` (also `render --check`): render in memory and compare with the committed
  * output directory. Writes neither the output nor the lockfile.
  */
-import { renderOutput, type FleetRenderOptions } from '../fleet-render.js';
+import { renderOutput, type FleetRenderOptions } from '../run-manifest.js';
 import { checkOutput, type CheckReport } from '../review/index.js';
 
 export interface CheckResult {

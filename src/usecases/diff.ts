@@ -2,7 +2,7 @@
  * `capi-gitops diff`: the objects that change between two sides, each an output directory or a
  * render in memory (the manifest now, or at a git revision). Writes nothing.
  */
-import { renderOutput, type FleetRenderOptions } from '../fleet-render.js';
+import { renderOutput, type FleetRenderOptions } from '../run-manifest.js';
 import { redactStrings } from '../model/redact.js';
 import {
   hideSecretFileValues,

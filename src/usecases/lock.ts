@@ -1,5 +1,5 @@
 /** `capi-gitops lock`: resolve the manifest (a fleet's clusters, or the one cluster) and write the lockfile if it changed. */
-import { lockOutput, type FleetRenderOptions } from '../fleet-render.js';
+import { lockOutput, type FleetRenderOptions } from '../run-manifest.js';
 import { writeLockfile } from '../lock/store.js';
 
 export type LockResult = Awaited<ReturnType<typeof lockOutput>> & {

@@ -2,7 +2,8 @@
  * `capi-gitops plan`: with a release, what moving a fleet's clusters to it changes; without, the
  * provider upgrades a single-cluster manifest can take. Writes nothing.
  */
-import { planRelease, refuseFleet, type FleetRenderOptions } from '../fleet-render.js';
+import { planRelease } from '../fleet-render.js';
+import { refuseFleet, type FleetRenderOptions } from '../run-manifest.js';
 import { planManagementCluster } from '../upgrade.js';
 import type { UpgradePlan } from '../resolve/upgrade-plan.js';
 

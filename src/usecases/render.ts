@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { listVariables, type ProviderVariables } from '../pipeline.js';
-import { renderOutput, refuseFleet, type FleetRenderOptions, type OutputResult } from '../fleet-render.js';
+import { renderOutput, refuseFleet, type FleetRenderOptions, type OutputResult } from '../run-manifest.js';
 import { prepareLockfile } from '../lock/store.js';
 import { writeOutput, type WriteSummary } from '../emit/write.js';
 import { encodeOutput, type EncodedOutput } from '../emit/encoded-output.js';

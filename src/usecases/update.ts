@@ -1,5 +1,5 @@
 /** `capi-gitops update`: move pinned provider versions in the manifest, then write the lockfile if it changed. */
-import { refuseFleet, type FleetRenderOptions } from '../fleet-render.js';
+import { refuseFleet, type FleetRenderOptions } from '../run-manifest.js';
 import { updateManagementCluster, type UpdateResult } from '../upgrade.js';
 import type { UpdateSelection } from '../resolve/upgrade-plan.js';
 import { writeLockfile } from '../lock/lockfile.js';

@@ -1,7 +1,8 @@
 /**
  * Each run loads only what it uses (issue 13), from the modules' entry and from the package's
  * bin (the code-split bundle): a kustomize render loads none of the age library (sops), the chart
- * loader (fast-glob), semver's index or the help texts; `--help` and `--version` load nothing but
+ * loader (fast-glob), semver's index or the help texts, nor a compiler (Handlebars', ajv's), the
+ * schema file, the fleet's or the upgrade's modules; `--help` and `--version` load nothing but
  * the start-up modules and their text; a render served from the output cache loads neither
  * commander, the command modules nor the YAML library. The CLI runs with a resolve hook that
  * records every module resolved; for the bin, each chunk file is mapped to the modules it holds
@@ -91,6 +92,40 @@ for (const entry of ENTRIES) {
         'dist/src/chart/load.js',
         'node_modules/semver/index.js',
         'dist/src/cli/help-texts.js',
+      ]),
+      [],
+    );
+  });
+
+  test(`a single-cluster render loads no template or schema compiler, no schema file, no fleet and no upgrade module (${entry})`, () => {
+    const modules = loadedModules(entry, corpusRenderArgs('capi-gitops-lazy-render-'), { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' });
+    assert.ok(modules.includes('dist/src/manifest/schema.js') && modules.includes('dist/src/pipeline.js'), 'the hook saw the render');
+    // Packages are named in the bin's metafile; the modules' entry requires them through
+    // createRequire, which the resolve hook does not see, so there their importers are checked.
+    assert.deepEqual(
+      unwanted(modules, [
+        // a user chart's compilers (chart/compilers.js) and the schema compiled at run (manifest/schema-compile.js)
+        'dist/src/chart/compilers.js',
+        'dist/src/manifest/schema-compile.js',
+        'node_modules/handlebars/lib/',
+        'node_modules/handlebars/dist/cjs/handlebars.js',
+        'node_modules/handlebars/dist/cjs/handlebars/compiler/',
+        'node_modules/source-map/',
+        'node_modules/ajv/dist/ajv.js',
+        'node_modules/ajv/dist/core.js',
+        'node_modules/ajv/dist/compile/',
+        'node_modules/fast-uri/',
+        // the precompiled validator carries the schema object
+        'schema/capi-gitops.schema.json',
+        // fleets (run-manifest.js loads fleet-render.js for a fleet only)
+        'dist/src/fleet-render.js',
+        'dist/src/fleet/expand.js',
+        'dist/src/emit/fleet-applicationset.js',
+        // plan and update (cli/upgrade-commands.js)
+        'dist/src/cli/upgrade-commands.js',
+        'dist/src/upgrade.js',
+        'dist/src/resolve/upgrade-plan.js',
+        'dist/src/manifest/update-versions.js',
       ]),
       [],
     );

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { exampleCopy } from '../helpers/cli.js';
-import { renderOutput } from '../../src/fleet-render.js';
+import { renderOutput } from '../../src/run-manifest.js';
 import { CapiGitopsError, type Diagnostic } from '../../src/model/diagnostics.js';
 
 const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');

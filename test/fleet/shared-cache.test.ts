@@ -12,7 +12,7 @@ import { FakeGitHub, corpusReleases } from '../helpers/fake-github.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { ArtifactCache } from '../../src/sources/cache.js';
-import { renderOutput } from '../../src/fleet-render.js';
+import { renderOutput } from '../../src/run-manifest.js';
 import { lockfilePath, readLockfile, serializeLockfile } from '../../src/lock/lockfile.js';
 import { writeLockfile } from '../../src/lock/lockfile.js';
 

@@ -1,0 +1,49 @@
+/**
+ * `plan` and `update`: loaded when one of them runs (src/cli/program.ts), so a render parses
+ * neither the upgrade planner nor the manifest editor.
+ */
+import { plan } from '../usecases/plan.js';
+import { update } from '../usecases/update.js';
+import { renderUpgradePlanText } from '../resolve/upgrade-plan.js';
+import { lockReport, renderOptions, resolutionJson, withProgress, type SourceFlags } from './commands.js';
+import { completeSuggestions } from './hints.js';
+import { Output } from './output.js';
+import { displayPath } from './render-report.js';
+
+export async function planCommand(flags: SourceFlags & { release?: string; cluster?: string[] }): Promise<void> {
+  const out = new Output(flags);
+  const result = await withProgress(flags, (progress) =>
+    plan(renderOptions(flags, progress, flags.release !== undefined ? { clusters: flags.cluster } : {}), flags.release),
+  );
+  if (result.release !== undefined) {
+    const { release } = result;
+    if (out.json) return out.document('plan', { release, clusters: result.clusters });
+    for (const c of result.clusters) {
+      out.line(`cluster ${c.name}: ${c.from ?? '(no release)'} → ${release}${c.moves.length === 0 ? ', no version changes' : ''}`);
+      for (const m of c.moves) out.line(`  ${m.component}: ${m.from ?? '(absent)'} → ${m.to ?? '(absent)'}`);
+    }
+    return;
+  }
+  if (out.json) out.document('plan', { ...result.plan });
+  // The plan suggests `capi-gitops update …`: complete it so it runs as printed.
+  else if (!flags.quiet) process.stdout.write(completeSuggestions(renderUpgradePlanText(result.plan), flags));
+}
+
+export async function updateCommand(providers: string[], flags: SourceFlags & { contract?: string }): Promise<void> {
+  const out = new Output(flags);
+  const result = await withProgress(flags, (progress) => update(renderOptions(flags, progress), { contract: flags.contract, providers }));
+  for (const edit of result.edits) {
+    const where = `${displayPath(edit.file)}:${edit.line}`;
+    const what = `${edit.kind}/${edit.namespace}/${edit.name}`;
+    if (edit.status === 'updated') out.line(`${where}: ${what} spec.version ${edit.oldVersion} → ${edit.newVersion}`);
+    else if (edit.status === 'not-pinned')
+      out.line(`${where}: ${what} has no exact spec.version; the lockfile moves to ${edit.newVersion}`);
+    else if (edit.status === 'skipped') out.line(`${where}: ${what} not updated: ${edit.reason ?? 'edit it by hand'}`);
+  }
+  const lockfile = lockReport(result.resolution, result.lockWritten, out);
+  if (result.resolution.lock.changes.length === 0 && result.files.length === 0) out.line('everything is up to date');
+  if (out.json) {
+    const edits = result.edits.map((edit) => ({ ...edit, file: displayPath(edit.file) }));
+    out.document('update', { ...resolutionJson(result.resolution), edits, manifestFiles: result.files.map(displayPath), lockfile });
+  }
+}
