@@ -24,6 +24,7 @@ import { loadDocumentValidator, validateDocument, type SchemaProblem, type Sourc
 import { applyEditsToValue, planV1alpha1Conversion, sourcePathOf, V1ALPHA1_API_VERSION, type ConversionEdit } from './v1alpha1.js';
 import type { ConfigMapObject, Manifest, ProviderObject, ReleaseObject, SecretObject, SourcePosition, ToolConfig } from './types.js';
 import {
+  documentPosition,
   documentValue,
   fieldPosition,
   locate,
@@ -77,6 +78,8 @@ interface ObjectUnit {
   category?: Category;
   /** A v1alpha1 object's conversion: problems in the converted object are shown at their source. */
   conversion?: readonly ConversionEdit[];
+  /** The whole document, not an item of a List. */
+  isDocument?: boolean;
 }
 
 function objectLabel(value: unknown): string | undefined {
@@ -171,8 +174,15 @@ class ManifestCollector {
   }
 
   addDocument(source: SourceDocument): void {
-    const root = source.doc.contents as YamlNode | null;
-    const document: ObjectUnit = { source, node: root };
+    // The node only when a position inside the document is asked for (a problem, a warning):
+    // a document the fast parser read is then read by the library too.
+    const document: ObjectUnit = {
+      source,
+      get node() {
+        return source.doc.contents as YamlNode | null;
+      },
+      isDocument: true,
+    };
     let value: unknown;
     try {
       value = documentValue(source);
@@ -265,7 +275,7 @@ class ManifestCollector {
   }
 
   private addObject(unit: ObjectUnit, value: Record<string, unknown>): void {
-    const position = nodePosition(unit.source, unit.node);
+    const position = unit.isDocument ? documentPosition(unit.source) : nodePosition(unit.source, unit.node);
     if (unit.category !== 'config') stripServerFields(value);
     switch (unit.category) {
       case 'provider': {

@@ -32,7 +32,19 @@ const BACKSLASH = 92;
 
 /** Parses the document in `src[start, end)`; `undefined` when the full parser must decide. */
 export function fastParseDocument(src: string, start: number, end: number): unknown {
-  return parseWith(new FastParser(src, start, end, false));
+  return parseWith(new FastParser(src, start, end, false, false));
+}
+
+/**
+ * One document of a manifest file, read as the manifest reader reads it with the library
+ * (src/manifest/yaml-source.ts: YAML 1.1 typed as go-yaml types it, the same as an artifact) but
+ * with every key once (the library's uniqueKeys). Also where the root node starts, which is the
+ * document's position. Undefined where the library must read it.
+ */
+export function fastParseUniqueDocument(src: string, start: number, end: number): { value: unknown; rootStart: number } | undefined {
+  const parser = new FastParser(src, start, end, false, true);
+  const value = parseWith(parser);
+  return value === undefined ? undefined : { value, rootStart: parser.rootStart };
 }
 
 /**
@@ -45,7 +57,7 @@ export function fastParseDocument(src: string, start: number, end: number): unkn
  */
 export function fastParseAgreeing(text: string): unknown {
   if (/[\r\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff]/.test(text)) return undefined;
-  return parseWith(new FastParser(text, 0, text.length, true));
+  return parseWith(new FastParser(text, 0, text.length, true, true));
 }
 
 function parseWith(parser: FastParser): unknown {
@@ -164,6 +176,8 @@ class FastParser {
   // Result of the last plainLine scan.
   private scanLineEnd = 0;
   private scanComment = false;
+  /** Where the document's root node starts; -1 for a document with no content. */
+  rootStart = -1;
 
   constructor(
     private readonly src: string,
@@ -171,6 +185,8 @@ class FastParser {
     private readonly end: number,
     /** fastParseAgreeing's mode: only what YAML 1.1 and the library's 1.2 reading agree on. */
     private readonly agreeing: boolean,
+    /** A repeated key gives up: the library (with uniqueKeys) reports it. */
+    private readonly uniqueKeys: boolean,
   ) {
     this.pos = start;
   }
@@ -195,6 +211,7 @@ class FastParser {
     const indent = this.nextContentLine();
     if (indent < 0) return null;
     const p = this.pos + indent;
+    this.rootStart = p;
     // Non-mapping documents are left to the full parser, which reports them.
     const colon = this.keyEnd(p);
     if (colon < 0) giveUp();
@@ -374,7 +391,7 @@ class FastParser {
       const key = this.keyAt(p, colon);
       this.pos = colon + 1;
       const value = this.mappingValue(indent);
-      if (this.agreeing && Object.hasOwn(obj, key)) giveUp(); // the library reports a repeated key
+      if (this.uniqueKeys && Object.hasOwn(obj, key)) giveUp(); // the library reports a repeated key
       // The store inline (no call) for every key but __proto__: one per line of the artifacts.
       if (key !== '__proto__') obj[key] = value;
       else setKey(obj, key, value);
@@ -698,7 +715,7 @@ class FastParser {
         const sep = src.charCodeAt(afterKey + 1);
         if (sep !== SPACE) giveUp();
         const [value, after] = this.flowNode(this.skipInlineSpaces(afterKey + 1));
-        if (this.agreeing && Object.hasOwn(obj, key)) giveUp();
+        if (this.uniqueKeys && Object.hasOwn(obj, key)) giveUp();
         setKey(obj, key, value);
         i = this.skipInlineSpaces(after);
         const d = src.charCodeAt(i);

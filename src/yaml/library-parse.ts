@@ -5,8 +5,8 @@
  * (fast-parse.ts) must agree with this on everything it accepts; this handles the rest and
  * reports every problem with its offset.
  */
-import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, Scalar } from 'yaml';
-import type { Node as YamlNode, ParsedNode } from 'yaml';
+import type { Node as YamlNode, ParsedNode, Scalar } from 'yaml';
+import { yamlLibrary } from './library.js';
 import { jsonKeyOf, MERGE_KEY, resolvePlainScalarTyped } from './scalar.js';
 import type { PlainScalar } from './scalar.js';
 
@@ -44,7 +44,7 @@ const ERROR_HINTS: Record<string, string> = {
 export function libraryParseDocument(chunk: string): ChunkResult {
   let docs;
   try {
-    docs = parseAllDocuments(chunk, {
+    docs = yamlLibrary().parseAllDocuments(chunk, {
       version: '1.1',
       schema: 'failsafe',
       uniqueKeys: false,
@@ -104,10 +104,10 @@ function refuseAnchor(node: YamlNode, chunk: string): never {
 
 function toJson(node: ParsedNode | null, chunk: string): unknown {
   if (node === null || node === undefined) return null;
-  if (isAlias(node)) refuse(startOf(node), `YAML alias *${node.source} is not allowed`, ALIAS_HINT);
+  if (yamlLibrary().isAlias(node)) refuse(startOf(node), `YAML alias *${node.source} is not allowed`, ALIAS_HINT);
   if (node.anchor) refuseAnchor(node, chunk);
-  if (isScalar(node)) return scalarValue(node, chunk);
-  if (isMap(node)) {
+  if (yamlLibrary().isScalar(node)) return scalarValue(node, chunk);
+  if (yamlLibrary().isMap(node)) {
     const obj: Record<string, unknown> = {};
     for (const pair of node.items) {
       const keyNode = pair.key as ParsedNode | null;
@@ -119,7 +119,7 @@ function toJson(node: ParsedNode | null, chunk: string): unknown {
     }
     return obj;
   }
-  if (isSeq(node)) return node.items.map((item) => toJson(item as ParsedNode | null, chunk));
+  if (yamlLibrary().isSeq(node)) return node.items.map((item) => toJson(item as ParsedNode | null, chunk));
   return refuse(startOf(node), 'unsupported YAML node', 'use mappings, sequences and scalars only');
 }
 
@@ -127,7 +127,7 @@ function toJson(node: ParsedNode | null, chunk: string): unknown {
 function typedScalar(node: Scalar): PlainScalar {
   const text = String(node.value ?? '');
   const tag = node.tag;
-  const plain = node.type === Scalar.PLAIN;
+  const plain = node.type === 'PLAIN';
   if (!tag || tag === '!') {
     // `!` is the non-specific tag: the scalar is a string even when plain.
     return plain && !tag ? resolvePlainScalarTyped(text) : { kind: 'str', value: text };
@@ -190,7 +190,7 @@ function scalarValue(node: Scalar, chunk: string): unknown {
 }
 
 function isBlockScalar(node: Scalar): boolean {
-  return node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED;
+  return node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED';
 }
 
 /**
@@ -229,12 +229,12 @@ function jsonKey(keyNode: ParsedNode | null, chunk: string, pair: { value: unkno
   if (keyNode === null || keyNode === undefined) {
     return refuse(at, 'a mapping key is empty (null)', 'give the entry a key before the ":"', 'a string key');
   }
-  if (isAlias(keyNode)) refuse(at, `YAML alias *${keyNode.source} is not allowed`, ALIAS_HINT);
+  if (yamlLibrary().isAlias(keyNode)) refuse(at, `YAML alias *${keyNode.source} is not allowed`, ALIAS_HINT);
   if (keyNode.anchor) refuseAnchor(keyNode, chunk);
-  if (!isScalar(keyNode)) {
+  if (!yamlLibrary().isScalar(keyNode)) {
     return refuse(at, 'a mapping or sequence used as a mapping key has no JSON form', 'use a string key', 'a string key');
   }
-  if (keyNode.type === Scalar.PLAIN && !keyNode.tag && String(keyNode.value) === MERGE_KEY) {
+  if (keyNode.type === 'PLAIN' && !keyNode.tag && String(keyNode.value) === MERGE_KEY) {
     return refuse(at, 'YAML merge keys (<<) are not supported', 'write the merged entries out in full', 'a string key');
   }
   const key = jsonKeyOf(typedScalar(keyNode));

@@ -66,6 +66,13 @@ const WRITTEN: Lockfile['entries'][] = [
   [entry({ name: 'with: colon', files: [{ name: '#hash', url: 'u', sha256: 'b'.repeat(64) }] })],
   [entry({ name: 'ünïcode' })],
   [entry({ kind: 'CertManager', name: 'cert-manager', namespace: 'cert-manager', contract: undefined })],
+  // local artifacts: the file's url relative to the lock (`../../`), the source's as a file:// URL
+  [
+    entry({
+      source: { type: 'url', url: 'file:///srv/corpus/core-components.yaml' },
+      files: [{ name: 'core-components.yaml', url: '../../srv/corpus/core-components.yaml', sha256: 'c'.repeat(64) }],
+    }),
+  ],
 ];
 
 test('the example lock and every lock the writer makes read the same without the library, and without it at all for the common shapes', () => {
