@@ -165,3 +165,58 @@ for (const entry of ENTRIES) {
     );
   });
 }
+
+// Every module reaches the `yaml` library through src/yaml/library.ts or a static import; both
+// load it through Node's CommonJS loader, so its cache says whether it was evaluated at all.
+// (The bin runs the same code, with the package inlined: the modules' entry stands for it.)
+test('a render of the corpus never evaluates the YAML library: first without a lockfile, then with one, then warm (modules)', () => {
+  const dir = tempDir('capi-gitops-lazy-yaml-');
+  const manifest = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') });
+  const report = `data:text/javascript,import{createRequire}from'node:module';const r=createRequire(process.argv[1]);process.on('exit',()=>{if(Object.keys(r.cache).some((k)=>k.includes('/node_modules/yaml/')))process.stderr.write('yaml library loaded\\n')})`;
+  const runs = [
+    ['without a lockfile', 'cache-1'],
+    ['with the lockfile', 'cache-2'],
+    ['warm (parsed forms cached)', 'cache-2'],
+  ];
+  runs.forEach(([what, cache], i) => {
+    const result = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        report,
+        CLI_ENTRY_POINTS.modules,
+        'render',
+        '-f',
+        manifest,
+        '-o',
+        path.join(dir, `out-${i}`),
+        '--cache-dir',
+        path.join(dir, cache!),
+      ],
+      { encoding: 'utf8', env: { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' } },
+    );
+    assert.equal(result.status, 0, result.stderr);
+    assert.doesNotMatch(result.stderr, /yaml library loaded/, what);
+  });
+  // the check sees the library when a run does load it: a manifest the fast parser declines (an anchor)
+  const anchored = writeTempManifest({
+    'providers.yaml': corpusManifest('v1.12.0', 'repository').replace('kind: CoreProvider', 'kind: &k CoreProvider'),
+  });
+  const declined = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      report,
+      CLI_ENTRY_POINTS.modules,
+      'render',
+      '-f',
+      anchored,
+      '-o',
+      path.join(dir, 'out-anchored'),
+      '--cache-dir',
+      path.join(dir, 'cache-1'),
+    ],
+    { encoding: 'utf8', env: { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' } },
+  );
+  assert.match(declined.stderr, /yaml library loaded/);
+});
