@@ -207,8 +207,11 @@ export function resolvePlainScalarTyped(s: string): PlainScalar {
 export function resolvePlainScalar(s: string): null | boolean | number | string {
   // Most scalars start with a letter go-yaml never types: skip the typed result for them.
   if (s.length > 0 && isStringStart(s)) return s;
-  // Many others start with a word's letter: only the words themselves are typed.
-  if (s.length > LONGEST_WORD && isWordStart(s)) return s;
+  // Many others start with a word's letter (`object`, `string`, `true`): only the words are typed.
+  if (isWordStart(s)) {
+    const word = s.length > LONGEST_WORD ? undefined : WORDS.get(s);
+    return word === undefined ? s : word.value;
+  }
   return resolvePlainScalarTyped(s).value;
 }
 
@@ -221,7 +224,11 @@ export function plainScalarIsNotString(s: string): boolean {
 /** The JSON object key of a plain scalar key (see jsonKeyOf); undefined when it has none. */
 export function plainKeyToJsonKey(s: string): string | undefined {
   if (s.length > 0 && isStringStart(s)) return s;
-  if (s.length > LONGEST_WORD && isWordStart(s)) return s;
+  if (isWordStart(s)) {
+    // `type`, `name`, `format`: a key with a word's first letter is a string unless it is a word.
+    const word = s.length > LONGEST_WORD ? undefined : WORDS.get(s);
+    return word === undefined ? s : jsonKeyOf(word);
+  }
   return jsonKeyOf(resolvePlainScalarTyped(s));
 }
 
