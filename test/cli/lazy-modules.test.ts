@@ -171,14 +171,9 @@ for (const entry of ENTRIES) {
 // (The bin runs the same code, with the package inlined: the modules' entry stands for it.)
 test('a render of the corpus never evaluates the YAML library: first without a lockfile, then with one, then warm (modules)', () => {
   const dir = tempDir('capi-gitops-lazy-yaml-');
-  const manifest = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') });
   const report = `data:text/javascript,import{createRequire}from'node:module';const r=createRequire(process.argv[1]);process.on('exit',()=>{if(Object.keys(r.cache).some((k)=>k.includes('/node_modules/yaml/')))process.stderr.write('yaml library loaded\\n')})`;
-  const runs = [
-    ['without a lockfile', 'cache-1'],
-    ['with the lockfile', 'cache-2'],
-    ['warm (parsed forms cached)', 'cache-2'],
-  ];
-  runs.forEach(([what, cache], i) => {
+  /** A render's stderr, with the report's line when the library was loaded. */
+  const render = (manifest: string, out: string, cache: string): string => {
     const result = spawnSync(
       process.execPath,
       [
@@ -189,34 +184,22 @@ test('a render of the corpus never evaluates the YAML library: first without a l
         '-f',
         manifest,
         '-o',
-        path.join(dir, `out-${i}`),
+        path.join(dir, out),
         '--cache-dir',
-        path.join(dir, cache!),
+        path.join(dir, cache),
       ],
       { encoding: 'utf8', env: { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' } },
     );
     assert.equal(result.status, 0, result.stderr);
-    assert.doesNotMatch(result.stderr, /yaml library loaded/, what);
-  });
+    return result.stderr;
+  };
+  const manifest = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') });
+  assert.doesNotMatch(render(manifest, 'out-1', 'cache-1'), /yaml library loaded/, 'without a lockfile');
+  assert.doesNotMatch(render(manifest, 'out-2', 'cache-2'), /yaml library loaded/, 'with the lockfile');
+  assert.doesNotMatch(render(manifest, 'out-3', 'cache-2'), /yaml library loaded/, 'warm (parsed forms cached)');
   // the check sees the library when a run does load it: a manifest the fast parser declines (an anchor)
   const anchored = writeTempManifest({
     'providers.yaml': corpusManifest('v1.12.0', 'repository').replace('kind: CoreProvider', 'kind: &k CoreProvider'),
   });
-  const declined = spawnSync(
-    process.execPath,
-    [
-      '--import',
-      report,
-      CLI_ENTRY_POINTS.modules,
-      'render',
-      '-f',
-      anchored,
-      '-o',
-      path.join(dir, 'out-anchored'),
-      '--cache-dir',
-      path.join(dir, 'cache-1'),
-    ],
-    { encoding: 'utf8', env: { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' } },
-  );
-  assert.match(declined.stderr, /yaml library loaded/);
+  assert.match(render(anchored, 'out-anchored', 'cache-1'), /yaml library loaded/);
 });
