@@ -80,11 +80,12 @@ function fastDocuments(file: string, text: string): SourceDocument[] | undefined
   /** The library's document for the chunk: the one whose root starts where the fast parser's did. */
   const libraryDocument = (chunk: DocumentChunk, rootStart: number): SourceDocument => {
     byLibrary ??= parseManifestFileByLibrary(file, text);
-    const found = byLibrary.documents.find((document) =>
-      rootStart >= 0
-        ? document.doc.contents?.range?.[0] === rootStart
-        : document.doc.contents === null && document.doc.range[0] >= chunk.start && document.doc.range[0] <= chunk.end,
-    );
+    const found =
+      byLibrary.documents.find((document) =>
+        rootStart >= 0
+          ? document.doc.contents?.range?.[0] === rootStart
+          : document.doc.contents === null && document.doc.range[0] >= chunk.start && document.doc.range[0] <= chunk.end,
+      ) ?? byLibrary.documents.find((document) => document.doc.range[0] <= chunk.start && chunk.start < document.doc.range[2]);
     if (!found) throw new Error(`${file}: the YAML library found no document at offset ${rootStart}, where the fast parser read one`);
     return found;
   };
