@@ -230,8 +230,11 @@ function longString(value: string, indent: string): string {
 }
 
 function stringString(value: string, indent: string, implicitKey: boolean, atRoot: boolean): string {
-  if (WORD.test(value)) return wordString(value);
+  // A word seen before is one lookup (most keys and values repeat); the pattern decides new ones.
+  const seen = wordForms.get(value);
+  if (seen !== undefined) return seen;
   if (value.length > LONG_STRING && !implicitKey && !atRoot) return longString(value, indent);
+  if (WORD.test(value)) return wordString(value);
   return formString(value, indent, implicitKey, atRoot);
 }
 
