@@ -1,6 +1,7 @@
 /**
- * The lockfile on disk, for the render path: written by text.ts where it can, read and written
- * by the `yaml` library (library.ts, loaded then) otherwise (issue 13: a render does not load it).
+ * The lockfile on disk, for the render path: read by the fast parser and the lock model's checks
+ * (reader.ts), written by text.ts; the `yaml` library (library.ts, loaded then) reads and writes
+ * only what those decline (issue 13: a render of a usual lock does not load it).
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
