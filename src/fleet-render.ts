@@ -16,8 +16,7 @@ import type { Manifest, ReleaseObject } from './manifest/types.js';
 import { closestName } from './manifest/fields.js';
 import { expandFleet, type ExpandOptions, type FleetCluster } from './fleet/expand.js';
 import { isFleet } from './fleet/is-fleet.js';
-import { buildLockfile } from './lock/build.js';
-import { lockfilePath, readLockfile } from './lock/store.js';
+import { buildLockfile, lockfilePath, readLockfile } from './lock/lockfile.js';
 import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from './lock/fleet.js';
 import { sharedBlobs, type LockOutcome } from './lock/session.js';
 import type { Lockfile } from './lock/types.js';
@@ -257,7 +256,7 @@ export async function resolveFleet(
   const locks = new Map<string, Lockfile>([...resolutions].map(([name, r]) => [name, r.lock.lock]));
   const lock = mergeClusterLocks(locks);
   const changes = fleetLockChanges(previous, locks);
-  if (options.frozen) await assertFleetFrozen(previous, lock, changes, lockFile);
+  if (options.frozen) assertFleetFrozen(previous, lock, changes, lockFile);
   return { clusters: fleet.clusters, resolutions, lockFile, lock: { lock, changes }, warnings: fleet.clusters.flatMap((c) => c.warnings) };
 }
 

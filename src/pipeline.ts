@@ -19,8 +19,7 @@ import { preflightManagementCluster, type ResolvedCertManager, type ResolvedProv
 import { resolveCertManager, resolveEachProvider, resolveOperatorRelease, type ResolveOptions } from './fetch-releases.js';
 import { buildProviderRegistry } from './resolve/registry.js';
 import type { SourceOptions } from './sources/request.js';
-import { buildLockfile } from './lock/build.js';
-import { lockfilePath, lockfileText, readLockfile } from './lock/store.js';
+import { buildLockfile, lockfilePath, readLockfile, serializeLockfile } from './lock/lockfile.js';
 import type { Lockfile } from './lock/types.js';
 import { LockSession, type LockOutcome, type SharedBlobs } from './lock/session.js';
 import { inspectVariables, substituteVariables, type SubstitutionResult, type VariableReference } from './render/variables.js';
@@ -396,7 +395,7 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
       ),
     );
     options.onSecretValues?.(needles);
-    finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: await lockfileText(resolution.lock.lock) }, needles);
+    finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles);
     return { ...resolution, ...rendered, layout: 'operator', warnings: [] };
   }
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
@@ -539,7 +538,7 @@ async function renderPrepared(
     components,
     marked: markedRenders,
     needles,
-    lockfile: { path: path.basename(resolution.lockFile), text: await lockfileText(resolution.lock.lock) },
+    lockfile: { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) },
     previousOutput: async (file) =>
       options.outputDir
         ? readFile(path.join(options.outputDir, options.outputSubdirectory ?? '', file), 'utf8').catch(() => undefined)

@@ -21,7 +21,7 @@ import { CapiGitopsError, type Diagnostic } from './model/diagnostics.js';
 import { writeFileAtomic } from './kernel/atomic-write.js';
 import { componentKey, OPERATOR_OVERRIDE_KEY } from './lock/session.js';
 import { resolveOperatorRelease } from './fetch-releases.js';
-import { readLockfile } from './lock/store.js';
+import { readLockfile } from './lock/lockfile.js';
 import { resolveManagementCluster, type RenderOptions, type Resolution } from './pipeline.js';
 
 /** For each provider: the locked release, every published version and the newest release's series. */

@@ -2,7 +2,7 @@
  * A fleet's lockfile: every cluster's entries in one file, an entry shared by several clusters
  * (same component, same release, same files) recorded once with the list of its clusters.
  */
-import { lockfileText } from './store.js';
+import { serializeLockfile } from './lockfile.js';
 import { assertFrozen, diffLockfiles, type LockChange } from './diff.js';
 import { CapiGitopsError, compareStrings } from '../model/diagnostics.js';
 import { normalizeLockfile, type LockEntry, type Lockfile } from './types.js';
@@ -48,14 +48,9 @@ export function fleetLockChanges(previous: Lockfile | undefined, locks: Readonly
 }
 
 /** `--frozen` for a fleet: the lock must not change at all. */
-export async function assertFleetFrozen(
-  previous: Lockfile | undefined,
-  lock: Lockfile,
-  changes: readonly LockChange[],
-  file: string,
-): Promise<void> {
+export function assertFleetFrozen(previous: Lockfile | undefined, lock: Lockfile, changes: readonly LockChange[], file: string): void {
   if (previous === undefined) assertFrozen(undefined, lock, file);
-  if ((await lockfileText(previous!)) === (await lockfileText(lock))) return;
+  if (serializeLockfile(previous!) === serializeLockfile(lock)) return;
   const lines = changes.length > 0 ? changes.map((c) => c.line) : ['entries are grouped by cluster differently'];
   throw new CapiGitopsError(
     lines.map((line) => ({

@@ -1,7 +1,8 @@
 /**
  * The lockfile's model check, over parsed YAML given as `LockNodes`: the `yaml` library's nodes
- * (library.ts, every problem at its line and column) or plain values (store.ts). The same checks
- * either way, so a lock the plain reading accepts is the lock the library reading gives.
+ * (lockfile.ts `parseLockfile`, every problem at its line and column) or plain values
+ * (`plainLockfile`). The same checks either way, so a lock the plain reading accepts is the lock
+ * the library's reading gives.
  */
 import type { LabelSelector, LabelSelectorRequirement } from '../manifest/types.js';
 import type { Diagnostic } from '../model/diagnostics.js';
@@ -28,8 +29,8 @@ const SHA256 = /^[0-9a-f]{64}$/;
 export const REGENERATE_HINT = 'run `capi-gitops lock` to write it again from the manifest';
 
 /**
- * How the reader sees a parsed lockfile: the `yaml` library's nodes (library.ts, with positions)
- * or plain values (store.ts: the render path's reading, where any problem means reading again
+ * How the reader sees a parsed lockfile: the `yaml` library's nodes (parseLockfile, with positions)
+ * or plain values (plainLockfile: the usual reading, where any problem means reading again
  * with the library for its positions). `scalar` is a scalar's value, undefined for a collection.
  */
 export interface LockNodes<N> {

@@ -3,12 +3,13 @@
  * lock's plain data written as `YAML.stringify(data, { version: '1.2', lineWidth: 0,
  * indentSeq: true })` writes it, for the data a lock holds, byte for byte. Where that is not
  * certain (a string the library would quote, a number, an empty list in a list…) there is no
- * text here, and the library writes it (library.ts).
+ * text here, and the library writes it (lockfile.ts).
  */
 import type { LockEntry, LockSource, Lockfile } from './types.js';
 import { normalizeLockfile } from './types.js';
 import { canonicalSelector } from '../kernel/label-selector.js';
 import { isCoreSchemaNonString } from '../yaml/scalar.js';
+import { hasUnsafePlainShape } from '../yaml/emit.js';
 
 export const HEADER = '# Written by capi-gitops (`capi-gitops lock`, or render when the manifest changes). Do not edit by hand.\n';
 
@@ -47,16 +48,15 @@ export function lockfileData(lock: Pick<Lockfile, 'entries'>): Record<string, un
   return { apiVersion: normalized.apiVersion, kind: normalized.kind, entries: normalized.entries.map(entryData) };
 }
 
-// The library's plain-scalar rules (stringifyString.js plainString; strings its core schema
-// reads as another type are quoted too): a string that starts with an
-// indicator, contains ": " or " #", ends with a space or ":", or starts a document marker is quoted.
-const NOT_PLAIN = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$|^(?:---|\.\.\.)/;
+// The library quotes a string of an unsafe plain shape, one that starts like a document marker,
+// and one its core schema reads as another type.
+const DOCUMENT_MARKER_START = /^(?:---|\.\.\.)/;
 // Beyond those rules, only printable ASCII is written here: the library escapes or folds others.
 const PRINTABLE_ASCII = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
 
 /** Whether the library writes this string as it is (plain), so this writer may. */
 function isPlain(value: string): boolean {
-  return PRINTABLE_ASCII.test(value) && !NOT_PLAIN.test(value) && !isCoreSchemaNonString(value);
+  return PRINTABLE_ASCII.test(value) && !hasUnsafePlainShape(value) && !DOCUMENT_MARKER_START.test(value) && !isCoreSchemaNonString(value);
 }
 
 /** Thrown to leave the text to the library. */

@@ -2,7 +2,7 @@ import type { Document, LineCounter, Node as YamlNode, Scalar, YAMLError } from 
 import type { Diagnostic } from '../model/diagnostics.js';
 import { MERGE_KEY, jsonKeyOf, resolvePlainScalarTyped, type PlainScalar } from '../yaml/scalar.js';
 import { fastParseUniqueDocument } from '../yaml/fast-parse.js';
-import { splitDocuments, type DocumentChunk } from '../yaml/split.js';
+import { LineIndex, splitDocuments, type DocumentChunk } from '../yaml/split.js';
 import { yamlLibrary } from '../yaml/library.js';
 import type { SourcePosition } from './types.js';
 
@@ -16,8 +16,8 @@ export interface SourceDocument {
   /** The library's reading, made when first asked for where the fast parser read the document. */
   readonly lineCounter: LineCounter;
   readonly doc: Document.Parsed;
-  /** The fast parser's reading: the value, where the root node starts (-1: no content) and its position. */
-  readonly fast?: { value: unknown; rootStart: number; rootPosition(): SourcePosition };
+  /** The fast parser's reading: the value, and where its root node starts (none for an empty document). */
+  readonly fast?: { value: unknown; rootStart: number; rootPosition?: SourcePosition };
 }
 
 /**
@@ -89,44 +89,26 @@ function fastDocuments(file: string, text: string): SourceDocument[] | undefined
     if (!found) throw new Error(`${file}: the YAML library found no document at offset ${rootStart}, where the fast parser read one`);
     return found;
   };
-  const positionAtOffset = positionsIn(file, text);
-  return read.map(({ value, rootStart } = { value: null, rootStart: -1 }, i) => ({
-    file,
-    text,
-    fast: { value, rootStart, rootPosition: () => positionAtOffset(rootStart) },
-    get lineCounter() {
-      return libraryDocument(chunks[i]!, rootStart).lineCounter;
-    },
-    get doc() {
-      return libraryDocument(chunks[i]!, rootStart).doc;
-    },
-  }));
+  const lines = new LineIndex(text);
+  return read.map((document, i) => {
+    const { value, rootStart } = document!;
+    return {
+      file,
+      text,
+      fast: { value, rootStart, rootPosition: rootStart >= 0 ? { file, ...lines.at(rootStart) } : undefined },
+      get lineCounter() {
+        return libraryDocument(chunks[i]!, rootStart).lineCounter;
+      },
+      get doc() {
+        return libraryDocument(chunks[i]!, rootStart).doc;
+      },
+    };
+  });
 }
 
 /** Where a document's root node starts: what a problem about the whole object points at. */
 export function documentPosition(source: SourceDocument): SourcePosition {
-  if (source.fast && source.fast.rootStart >= 0) return source.fast.rootPosition();
-  return nodePosition(source, source.doc.contents as YamlNode | null);
-}
-
-/** Positions in a text without the library, counted as its LineCounter counts them (a line starts after each LF). */
-function positionsIn(file: string, text: string): (offset: number) => SourcePosition {
-  let starts: number[] | undefined;
-  return (offset) => {
-    if (!starts) {
-      starts = [0];
-      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-    }
-    // The last line start at or before the offset.
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if (starts[mid]! <= offset) low = mid;
-      else high = mid - 1;
-    }
-    return { file, line: low + 1, column: offset - starts[low]! + 1 };
-  };
+  return source.fast?.rootPosition ?? nodePosition(source, source.doc.contents as YamlNode | null);
 }
 
 function syntaxDiagnostic(file: string, lineCounter: LineCounter, error: YAMLError): Diagnostic {

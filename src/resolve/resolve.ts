@@ -20,11 +20,11 @@ import {
   METADATA_FILE,
   contractForVersion,
   contractMismatch,
+  parseMetadata,
   unsupportedContract,
   type ContractedRelease,
   type ProviderMetadata,
-} from './metadata-model.js';
-import { readMetadata } from './metadata-read.js';
+} from './metadata.js';
 import { preflightProblems, providerObjectName } from './preflight.js';
 import { buildProviderRegistry } from './registry.js';
 import { resolveVersion } from './versions.js';
@@ -99,11 +99,11 @@ export interface ProviderResolution {
  */
 const parsedMetadataOf = new WeakMap<Artifact, { subject: string; metadata: ProviderMetadata }>();
 
-async function metadataOf(artifact: Artifact, subject: { label: string; version: string; url: string }): Promise<ProviderMetadata> {
+function metadataOf(artifact: Artifact, subject: { label: string; version: string; url: string }): ProviderMetadata {
   const key = JSON.stringify([subject.label, subject.version, subject.url]);
   const known = parsedMetadataOf.get(artifact);
   if (known?.subject === key) return known.metadata;
-  const metadata = await readMetadata(artifact.text, subject);
+  const metadata = parseMetadata(artifact.text, subject);
   parsedMetadataOf.set(artifact, { subject: key, metadata });
   return metadata;
 }
@@ -129,7 +129,7 @@ export async function resolveRelease(
     throw pinned === undefined && provider.spec.version ? atVersionField(error, provider) : error;
   });
   const subject = { label, version, url: metadata.url };
-  const parsedMetadata = await metadataOf(metadata, subject);
+  const parsedMetadata = metadataOf(metadata, subject);
   const contract = contractForVersion(parsedMetadata, subject);
   return {
     parsedMetadata,

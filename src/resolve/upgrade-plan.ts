@@ -12,7 +12,7 @@ import type { VersionBump } from '../manifest/update-versions.js';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
 import { manifestLabel, type ProviderKind } from '../model/provider.js';
 import { compareSemantic, parseSemantic } from '../kernel/versions.js';
-import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './metadata-model.js';
+import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './metadata.js';
 
 export interface ProviderUpgradeInput {
   kind: ProviderKind;

@@ -12,8 +12,7 @@ import semverSatisfies from 'semver/functions/satisfies.js';
 import { CapiGitopsError } from '../model/diagnostics.js';
 import { compareSemantic, parseSemantic, parseVersionRequest } from '../kernel/versions.js';
 import { ArtifactNotFoundError, type ProviderRepository } from '../model/repository.js';
-import { CURRENT_CONTRACT, METADATA_FILE, releaseSeriesForContract } from './metadata-model.js';
-import { readMetadata } from './metadata-read.js';
+import { CURRENT_CONTRACT, METADATA_FILE, parseMetadata, releaseSeriesForContract } from './metadata.js';
 
 export const LATEST = 'latest';
 /** clusterctl probes at most this many newest tags for a metadata.yaml. */
@@ -99,7 +98,7 @@ export async function latestContractRelease(repository: ProviderRepository, cont
   }
   let series;
   try {
-    series = releaseSeriesForContract(await readMetadata(metadataText, { label: repository.location, version: latest }), contract);
+    series = releaseSeriesForContract(parseMetadata(metadataText, { label: repository.location, version: latest }), contract);
   } catch {
     return latest;
   }

@@ -1,6 +1,6 @@
 /** `capi-gitops lock`: resolve the manifest (a fleet's clusters, or the one cluster) and write the lockfile if it changed. */
 import { lockOutput, type FleetRenderOptions } from '../run-manifest.js';
-import { writeLockfile } from '../lock/store.js';
+import { writeLockfile } from '../lock/lockfile.js';
 
 export type LockResult = Awaited<ReturnType<typeof lockOutput>> & {
   /** Whether the lockfile was written (it changed). */

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { listVariables, type ProviderVariables } from '../pipeline.js';
 import { renderOutput, refuseFleet, type FleetRenderOptions, type OutputResult } from '../run-manifest.js';
-import { prepareLockfile } from '../lock/store.js';
+import { prepareLockfile } from '../lock/lockfile.js';
 import { writeOutput, type WriteSummary } from '../emit/write.js';
 import { encodeOutput, type EncodedOutput } from '../emit/encoded-output.js';
 

@@ -14,7 +14,7 @@ import { isPlainObject } from '../model/kobject.js';
 import type { KObject } from '../model/kobject.js';
 import { fastParseDocument } from './fast-parse.js';
 import { libraryParseDocument } from './library-parse.js';
-import { splitDocuments } from './split.js';
+import { LineIndex, splitDocuments } from './split.js';
 import type { DocumentChunk } from './split.js';
 
 export { resolvePlainScalar, resolvePlainScalarTyped, plainScalarIsNotString } from './scalar.js';
@@ -144,28 +144,6 @@ function checkCharacters(text: string, source: string): void {
 /** 1-based line and column (in UTF-16 units) of an offset. */
 export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
   return new LineIndex(text).at(offset);
-}
-
-/** Line starts of a text, found once when the first position is asked for. */
-class LineIndex {
-  private starts: number[] | undefined;
-  constructor(private readonly text: string) {}
-
-  at(offset: number): { line: number; column: number } {
-    if (this.starts === undefined) {
-      this.starts = [0];
-      for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1)) this.starts.push(i + 1);
-    }
-    // The last line start at or before the offset.
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: offset - this.starts[lo] + 1 };
-  }
 }
 
 function describeValue(value: unknown): string {

@@ -60,9 +60,29 @@ function nextSeparator(text: string, from: number): number {
   return i < 0 ? -1 : i + 1;
 }
 
-/** 1-based line number of an offset (only for a problem: counting is linear). */
+/** Line and column (1-based) of offsets in a text, as the `yaml` library's LineCounter counts them: a line starts after each LF. */
+export class LineIndex {
+  private starts: number[] | undefined;
+  constructor(private readonly text: string) {}
+
+  at(offset: number): { line: number; column: number } {
+    if (this.starts === undefined) {
+      this.starts = [0];
+      for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1)) this.starts.push(i + 1);
+    }
+    // The last line start at or before the offset.
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - this.starts[lo]! + 1 };
+  }
+}
+
+/** 1-based line number of an offset (for one problem). */
 export function lineNumberAt(text: string, offset: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
-  return line;
+  return new LineIndex(text).at(offset).line;
 }

@@ -1,5 +1,5 @@
 /**
- * The render path reads the lockfile without the `yaml` library (src/lock/store.ts
+ * The render path reads the lockfile without the `yaml` library (src/lock/lockfile.ts
  * plainLockfile): the fast parser where YAML 1.1 and the library's 1.2 reading agree, checked by
  * the same reader. It must give exactly the library's lock, or nothing (then the library reads
  * it and reports each problem at its position). Checked on the example's lock, every lock the
@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseLockfile, serializeLockfile, type LockEntry, type Lockfile } from '../../src/lock/lockfile.js';
-import { plainLockfile } from '../../src/lock/store.js';
+import { plainLockfile } from '../../src/lock/lockfile.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
 const EXAMPLE_LOCK = readFileSync(path.join(PROJECT_ROOT, 'examples', 'management-cluster', 'capi-gitops.lock.yaml'), 'utf8');

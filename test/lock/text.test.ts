@@ -1,7 +1,7 @@
 /**
  * The lockfile writer without the `yaml` library (src/lock/text.ts) against the library's
- * `YAML.stringify` (library.ts): wherever it writes a text, the bytes are the library's; where
- * it cannot be sure, it writes none and serializeLockfile falls back to the library.
+ * `YAML.stringify` (lockfile.ts `libraryLockfileText`): wherever it writes a text, the bytes are
+ * the library's; where it cannot be sure, it writes none and serializeLockfile falls back to it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
