@@ -1,10 +1,12 @@
 // The bundled CLIs, made from the built dist/src (after `npm run build` or scripts/build-fast.mjs),
 // so the precompiled templates, charts and validators (*.cjs next to the modules) are inlined:
-// - dist/cli/capi-gitops.mjs, the package's `bin`: code-split (a small entry and the chunks in
-//   dist/cli/chunks/), so a run compiles only what it loads, and every lazy `import()` of the
-//   sources stays a boundary: `--help` loads the entry and the help texts, a served render the
-//   output cache's chunks, a render the rest. dist/cli-meta.json (esbuild's metafile, not
-//   shipped) says which modules each chunk holds;
+// - dist/cli/capi-gitops.mjs, the package's `bin`: a small entry (src/cli/bin-main.ts) whose
+//   chunks in dist/cli/chunks/ answer `--help` and `--version`, and the command bundle
+//   dist/cli/chunks/capi-gitops-commands.cjs (src/cli/entry.ts and all it imports), which the
+//   entry runs through V8's code cache (src/cli/code-cache.ts). The bundle is CommonJS because
+//   Node 20 caches no ES module's bytecode; every lazy `import()` of the sources stays a boundary
+//   there too (esbuild evaluates such a module on first use). dist/cli-meta.json (esbuild's
+//   metafiles, not shipped) says which modules each file holds;
 // - dist/capi-gitops.mjs, the single-file CLI, runnable with plain `node`, for CI jobs that fetch
 //   one file.
 import { createHash } from 'node:crypto';
@@ -21,6 +23,8 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 /** The package's bin: this folder is emptied and written by every build. */
 const BIN_DIR = 'dist/cli';
 const BIN_ENTRY = 'capi-gitops';
+/** The bin's command bundle (src/cli/bin-main.ts names it too). */
+const COMMAND_BUNDLE = `${BIN_DIR}/chunks/capi-gitops-commands.cjs`;
 
 /**
  * The modules load their precompiled .cjs files, the manifest schema and CommonJS packages with
@@ -56,7 +60,6 @@ const PRELUDE =
 
 const COMMON = {
   absWorkingDir: root,
-  entryPoints: { [BIN_ENTRY]: 'dist/src/cli/bundle-main.js' },
   bundle: true,
   format: 'esm',
   platform: 'node',
@@ -102,35 +105,54 @@ async function buildSingleFile() {
  */
 async function buildSplit() {
   const placeholder = `capi-gitops-bin-build-id-${'0'.repeat(64)}`;
-  const result = await esbuild.build({
-    ...COMMON,
-    outdir: BIN_DIR,
-    splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
-    outExtension: { '.js': '.mjs' },
-    banner: { js: `// capi-gitops ${version}, the package's bin (scripts/build-bundle.mjs).\n${PRELUDE}` },
-    define: { __filename: '__capiGitopsFilename', CAPI_GITOPS_BUILD_ID: JSON.stringify(placeholder) },
-    metafile: true,
-    write: false,
-  });
+  const [result, commands] = await Promise.all([
+    esbuild.build({
+      ...COMMON,
+      entryPoints: { [BIN_ENTRY]: 'dist/src/cli/bin-main.js' },
+      outdir: BIN_DIR,
+      splitting: true,
+      chunkNames: 'chunks/[name]-[hash]',
+      outExtension: { '.js': '.mjs' },
+      banner: { js: `// capi-gitops ${version}, the package's bin (scripts/build-bundle.mjs).\n${PRELUDE}` },
+      define: { __filename: '__capiGitopsFilename', CAPI_GITOPS_BUILD_ID: JSON.stringify(placeholder) },
+      metafile: true,
+      write: false,
+    }),
+    // The command bundle: code-cache.ts wraps it in CommonJS's parameters and the modules' import.meta.url.
+    esbuild.build({
+      ...COMMON,
+      entryPoints: ['dist/src/cli/entry.js'],
+      format: 'cjs',
+      outfile: COMMAND_BUNDLE,
+      banner: { js: `// capi-gitops ${version}, the bin's command bundle (scripts/build-bundle.mjs), run by src/cli/code-cache.ts.` },
+      define: { 'import.meta.url': '__capiGitopsImportMetaUrl', CAPI_GITOPS_BUILD_ID: JSON.stringify(placeholder) },
+      metafile: true,
+      write: false,
+    }),
+  ]);
   const entry = path.join(root, BIN_DIR, `${BIN_ENTRY}.mjs`);
-  const files = result.outputFiles
+  const files = [...result.outputFiles, ...commands.outputFiles]
     .map((file) => ({ path: file.path, text: file.path === entry ? `#!/usr/bin/env node\n${file.text}` : file.text }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const hash = createHash('sha256');
   for (const file of files) hash.update(`${path.relative(root, file.path)}\0${Buffer.byteLength(file.text)}\0`).update(file.text);
   const buildId = `bin-${hash.digest('hex')}`;
+  // The command bundle keys the output cache with it, the entry names code cache entries with it.
   const holders = files.filter((file) => file.text.includes(placeholder));
-  if (holders.length !== 1 || holders[0].text.split(placeholder).length !== 2) {
-    throw new Error(`the bin's build id placeholder is in ${holders.length} files, expected once in one`);
+  if (holders.length !== 2 || holders.some((file) => file.text.split(placeholder).length !== 2)) {
+    throw new Error(`the bin's build id placeholder is in ${holders.map((f) => f.path).join(', ')}, expected once in each of two`);
   }
   rmSync(path.join(root, BIN_DIR), { recursive: true, force: true });
   for (const file of files) {
     mkdirSync(path.dirname(file.path), { recursive: true });
-    writeFileSync(file.path, file === holders[0] ? file.text.replace(placeholder, buildId) : file.text);
+    writeFileSync(file.path, holders.includes(file) ? file.text.replace(placeholder, buildId) : file.text);
   }
   chmodSync(entry, 0o755);
-  writeFileSync(path.join(root, 'dist', 'cli-meta.json'), JSON.stringify(result.metafile, null, 1));
+  const metafile = {
+    inputs: { ...result.metafile.inputs, ...commands.metafile.inputs },
+    outputs: { ...result.metafile.outputs, ...commands.metafile.outputs },
+  };
+  writeFileSync(path.join(root, 'dist', 'cli-meta.json'), JSON.stringify(metafile, null, 1));
 }
 
 /**

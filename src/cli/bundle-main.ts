@@ -5,4 +5,4 @@
  */
 import { start } from './start.js';
 
-process.exitCode = await start(process.argv.slice(2));
+process.exitCode = await start(process.argv.slice(2), async (argv) => (await import('./entry.js')).runCli(argv));

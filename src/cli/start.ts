@@ -1,12 +1,15 @@
 /**
- * What every executable runs (main.ts, and bundle-main.ts for the bundles): help and
- * version texts the build precomputed are printed before anything else loads; everything else
- * goes to the entry (entry.ts), loaded only then.
+ * What every executable runs (main.ts, bundle-main.ts and bin-main.ts): help and version texts
+ * the build precomputed are printed before anything else loads; everything else goes to the
+ * entry (entry.ts), loaded only then, by `runEntry`.
  */
 import module from 'node:module';
 import { precomputedOutput, printPrecomputed } from './precomputed-help.js';
 
-export async function start(argv: string[]): Promise<number> {
+/** The entry's `runCli`: imported as a module (main.ts, bundle-main.ts) or run as the bin runs it (bin-main.ts). */
+export type EntryRunner = (argv: string[]) => Promise<number>;
+
+export async function start(argv: string[], runEntry: EntryRunner): Promise<number> {
   const text = await precomputedOutput(argv);
   if (text !== undefined) {
     printPrecomputed(text);
@@ -14,6 +17,5 @@ export async function start(argv: string[]): Promise<number> {
   }
   // Node 22+ can keep compiled bytecode between runs; a CLI that starts often gains from it.
   (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-  const { runCli } = await import('./entry.js');
-  return runCli(argv);
+  return runEntry(argv);
 }

@@ -75,17 +75,30 @@ for (const [layout, extra] of [
 }
 
 test("the bin keys the output cache on its own build id, the sha256 of its files: the modules' entries are not served to it", () => {
-  // The build writes the id over a placeholder after hashing the files with it (scripts/build-bundle.mjs).
+  // The build writes the id over a placeholder after hashing the files with it (scripts/build-bundle.mjs):
+  // in the command bundle, which keys the output cache with it, and in the entry, which names code cache entries with it.
   const files = readBytes(BIN_DIR);
-  const holders = [...files].filter(([, bytes]) => /bin-[0-9a-f]{64}/.test(bytes.toString('latin1')));
-  assert.equal(holders.length, 1, 'one chunk holds the build id');
-  const [holder, bytes] = holders[0]!;
-  const text = bytes.toString('latin1');
-  const id = /bin-[0-9a-f]{64}/.exec(text)![0];
-  assert.equal(text.split(id).length, 2, 'the id is written once');
+  const holders = [...files].filter(([, bytes]) => /bin-[0-9a-f]{64}/.test(bytes.toString('latin1'))).map(([file]) => file);
+  assert.deepEqual(holders, ['capi-gitops.mjs', 'chunks/capi-gitops-commands.cjs'], 'the entry and the command bundle hold the build id');
+  const ids = holders.map(
+    (file) =>
+      files
+        .get(file)!
+        .toString('latin1')
+        .match(/bin-[0-9a-f]{64}/g) ?? [],
+  );
+  assert.deepEqual(
+    ids.map((found) => found.length),
+    [1, 1],
+    'the id is written once in each',
+  );
+  const id = ids[0]![0]!;
+  assert.equal(ids[1]![0], id, 'the same id');
   const hash = createHash('sha256');
   for (const [file, content] of files) {
-    const hashed = file === holder ? Buffer.from(text.replace(id, `capi-gitops-bin-build-id-${'0'.repeat(64)}`), 'latin1') : content;
+    const hashed = holders.includes(file)
+      ? Buffer.from(content.toString('latin1').replace(id, `capi-gitops-bin-build-id-${'0'.repeat(64)}`), 'latin1')
+      : content;
     hash.update(`dist/cli/${file}\0${hashed.length}\0`).update(hashed);
   }
   assert.equal(id, `bin-${hash.digest('hex')}`);

@@ -6,7 +6,9 @@
  * the start-up modules and their text; a render served from the output cache loads neither
  * commander, the command modules nor the YAML library. The CLI runs with a resolve hook that
  * records every module resolved; for the bin, each chunk file is mapped to the modules it holds
- * through the build's metafile (dist/cli-meta.json, scripts/build-bundle.mjs).
+ * through the build's metafile (dist/cli-meta.json, scripts/build-bundle.mjs). The bin's commands
+ * run from one CommonJS bundle (src/cli/code-cache.ts), where esbuild makes each module an
+ * initialiser keyed by its path, run on first use: there the test records which ones ran.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -72,6 +74,59 @@ function loadedModules(entry: Entry, args: string[], env: NodeJS.ProcessEnv = pr
   return [...new Set(modules)].sort();
 }
 
+/** The bin's command bundle (scripts/build-bundle.mjs). */
+const COMMAND_BUNDLE = path.join(PROJECT_ROOT, 'dist', 'cli', 'chunks', 'capi-gitops-commands.cjs');
+
+/**
+ * Runs the bin's command bundle as the bin does (src/cli/code-cache.ts, without a code cache),
+ * with esbuild's two module initialisers (`__esm` for the sources, `__commonJS` for packages)
+ * recording the path of each module the first time it runs; returns those paths.
+ */
+function evaluatedModules(args: string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  const dir = tempDir('capi-gitops-lazy-bundle-');
+  const record = (helper: string, guard: string, keyOf: string) => {
+    const head = `var ${helper}=`;
+    const at = bundle.indexOf(head);
+    const body = bundle.indexOf('=>function(){', at);
+    assert.ok(at >= 0 && body > at, `esbuild's ${helper} helper is where the test expects it`);
+    const insert = body + '=>function(){'.length;
+    bundle = `${bundle.slice(0, insert)}if(${guard})__capiGitopsEvaluated.add(${keyOf});${bundle.slice(insert)}`;
+  };
+  let bundle = readFileSync(COMMAND_BUNDLE, 'utf8');
+  record('__esm', 'fn', '__getOwnPropNames(fn)[0]');
+  record('__commonJS', '!mod4', '__getOwnPropNames(cb)[0]');
+  const instrumented = path.join(dir, 'commands.cjs');
+  const report = path.join(dir, 'evaluated.json');
+  const harness = path.join(dir, 'harness.cjs');
+  writeFileSync(instrumented, bundle);
+  // The bundle's own path for its import.meta paths (templates, charts, schema), as code-cache.ts passes it.
+  writeFileSync(
+    harness,
+    `const { createRequire } = require('node:module');
+const { pathToFileURL } = require('node:url');
+const fs = require('node:fs');
+const path = require('node:path');
+const file = ${JSON.stringify(COMMAND_BUNDLE)};
+globalThis.__capiGitopsEvaluated = new Set();
+const module_ = { exports: {} };
+new Function('exports', 'require', 'module', '__filename', '__dirname', '__capiGitopsImportMetaUrl', fs.readFileSync(${JSON.stringify(instrumented)}, 'utf8'))(
+  module_.exports, createRequire(file), module_, file, path.dirname(file), pathToFileURL(file).href);
+module_.exports.runCli(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+  fs.writeFileSync(${JSON.stringify(report)}, JSON.stringify([...globalThis.__capiGitopsEvaluated].sort()));
+});
+`,
+  );
+  const result = spawnSync(process.execPath, [harness, ...args], { encoding: 'utf8', env });
+  assert.equal(result.status, 0, `bin ${args.join(' ')}: ${result.stderr}`);
+  return JSON.parse(readFileSync(report, 'utf8')) as string[];
+}
+
+/** What a command loads: the modules' entry's modules, or the modules the bin's command bundle evaluates. */
+function commandModules(entry: Entry, args: string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  return entry === 'bin' ? evaluatedModules(args, env) : loadedModules(entry, args, env);
+}
+
 const unwanted = (modules: string[], prefixes: string[]) => modules.filter((m) => prefixes.some((p) => m.startsWith(p)));
 
 /** A render of the corpus into a new output directory and cache: the arguments. */
@@ -83,7 +138,7 @@ function corpusRenderArgs(prefix: string): string[] {
 
 for (const entry of ENTRIES) {
   test(`a kustomize render of the corpus loads no module of age-encryption, fast-glob, the chart loader, semver’s index or the help texts (${entry})`, () => {
-    const modules = loadedModules(entry, corpusRenderArgs('capi-gitops-lazy-'), { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' });
+    const modules = commandModules(entry, corpusRenderArgs('capi-gitops-lazy-'), { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' });
     assert.ok(modules.includes('dist/src/emit/layout-kustomize.js'), 'the hook saw the render');
     assert.deepEqual(
       unwanted(modules, [
@@ -98,7 +153,10 @@ for (const entry of ENTRIES) {
   });
 
   test(`a single-cluster render loads no template or schema compiler, no schema file, no fleet and no upgrade module (${entry})`, () => {
-    const modules = loadedModules(entry, corpusRenderArgs('capi-gitops-lazy-render-'), { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' });
+    const modules = commandModules(entry, corpusRenderArgs('capi-gitops-lazy-render-'), {
+      ...process.env,
+      CAPI_GITOPS_OUTPUT_CACHE: 'off',
+    });
     assert.ok(modules.includes('dist/src/manifest/schema.js') && modules.includes('dist/src/pipeline.js'), 'the hook saw the render');
     // Packages are named in the bin's metafile; the modules' entry requires them through
     // createRequire, which the resolve hook does not see, so there their importers are checked.
@@ -132,7 +190,7 @@ for (const entry of ENTRIES) {
   });
 
   test(`--help and --version load only the start-up modules and their text (${entry})`, () => {
-    const main = entry === 'bin' ? 'dist/src/cli/bundle-main.js' : 'dist/src/cli/main.js';
+    const main = entry === 'bin' ? 'dist/src/cli/bin-main.js' : 'dist/src/cli/main.js';
     const startUp = [main, 'dist/src/cli/precomputed-help.js', 'dist/src/cli/start.js'];
     assert.deepEqual(loadedModules(entry, ['--help']), [...startUp, 'dist/src/cli/help-texts.js'].sort());
     assert.deepEqual(loadedModules(entry, ['help', 'render']), [...startUp, 'dist/src/cli/help-texts.js'].sort());
@@ -149,8 +207,12 @@ for (const entry of ENTRIES) {
       const result = spawnSync(process.execPath, [CLI_ENTRY_POINTS[entry], ...args], { encoding: 'utf8' });
       assert.equal(result.status, 0, result.stderr);
     }
-    const modules = loadedModules(entry, args);
-    assert.ok(modules.includes('dist/src/cli/output-cache.js'), 'the hook saw the output cache');
+    const modules = commandModules(entry, args);
+    // (the bundle runs the entry's own modules, output-cache.js among them, without an initialiser)
+    assert.ok(
+      modules.includes(entry === 'bin' ? 'dist/src/model/redact.js' : 'dist/src/cli/output-cache.js'),
+      'the hook saw the served run',
+    );
     assert.deepEqual(
       unwanted(modules, [
         'node_modules/commander/',
