@@ -130,6 +130,8 @@ async function buildSplit() {
       write: false,
     }),
   ]);
+  // code-cache.ts reads the command bundle as latin1, which is exact for ASCII only.
+  if (/[^\x00-\x7f]/.test(commands.outputFiles[0].text)) throw new Error('the command bundle must be ASCII');
   const entry = path.join(root, BIN_DIR, `${BIN_ENTRY}.mjs`);
   const files = [...result.outputFiles, ...commands.outputFiles]
     .map((file) => ({ path: file.path, text: file.path === entry ? `#!/usr/bin/env node\n${file.text}` : file.text }))

@@ -103,7 +103,8 @@ function writeEntry(dir: string, name: string, key: Buffer, payload: Uint8Array)
  * there is a valid one; after a successful run that compiled without one, writes it.
  */
 export async function runCompiledCli(bundlePath: string, buildId: string, argv: string[]): Promise<number> {
-  const source = WRAPPER_HEAD + readFileSync(bundlePath, 'utf8') + WRAPPER_TAIL;
+  // The build writes the bundle in ASCII (charset: 'ascii'): read as latin1, it is copied, not decoded.
+  const source = WRAPPER_HEAD + readFileSync(bundlePath, 'latin1') + WRAPPER_TAIL;
   const dir = codeCacheDir();
   const name = `${buildId}-${process.versions.v8}-${process.arch}-${commandOf(argv)}${ENTRY_EXTENSION}`.replace(/[^\w.-]/g, '_');
   // A key that cannot be kept between runs (no key file) would make every entry a miss: no cache then.

@@ -343,7 +343,7 @@ export class OutputRecorder {
       ]),
     };
     // The body first: a header is never found without its body.
-    await this.cache.putSignedBytes('output', bodyKey(this.key), Buffer.concat(contents));
+    await this.cache.putSignedBytes('output', bodyKey(this.key), contents);
     await this.cache.putSignedBytes('output', this.key, Buffer.from(JSON.stringify(header), 'utf8'));
   }
 }

@@ -149,12 +149,12 @@ export class ArtifactCache {
     this.keySource = options.key;
   }
 
-  private async mac(kind: string, binding: string, json: string | Uint8Array): Promise<string> {
+  /** The HMAC of the parts, in order (as of their concatenation). */
+  private async mac(kind: string, binding: string, ...parts: (string | Uint8Array)[]): Promise<string> {
     this.key ??= Promise.resolve(this.keySource ?? cacheKey({ log: this.log }));
-    return createHmac('sha256', await this.key)
-      .update(`${kind}\0${binding}\0`)
-      .update(json)
-      .digest('hex');
+    const hmac = createHmac('sha256', await this.key).update(`${kind}\0${binding}\0`);
+    for (const part of parts) hmac.update(part);
+    return hmac.digest('hex');
   }
 
   /** `<hmac>\n<json>` for a record. */
@@ -351,9 +351,14 @@ export class ArtifactCache {
     return body;
   }
 
-  async putSignedBytes(kind: 'output' | 'parsed', key: string, body: Uint8Array): Promise<void> {
+  /** `body` may come in parts (a render's files): they are signed and written as their concatenation, copied once. */
+  async putSignedBytes(kind: 'output' | 'parsed', key: string, body: Uint8Array | readonly Uint8Array[]): Promise<void> {
+    const parts = body instanceof Uint8Array ? [body] : body;
     await this.tryWrite(kind, async () =>
-      this.writeAtomic(this.recordPath(kind, key), Buffer.concat([Buffer.from(`${await this.mac(kind, key, body)}\n`, 'latin1'), body])),
+      this.writeAtomic(
+        this.recordPath(kind, key),
+        Buffer.concat([Buffer.from(`${await this.mac(kind, key, ...parts)}\n`, 'latin1'), ...parts]),
+      ),
     );
   }
 
