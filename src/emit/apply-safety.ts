@@ -197,17 +197,22 @@ function containsSubstitution(value: unknown): boolean {
  * A literal `${` left in a component (CRD descriptions have them) would be eaten by a Flux
  * postBuild substitution; the label makes Flux skip the object whatever the wiring does. An
  * object that already says (secrets flux-substitute: `enabled`, its `$` escaped) is left alone.
+ * Applied at emission (emitObjects): `emitted` is the object's text from the project's emitter,
+ * which writes `$` and `{` as they are and breaks lines only at spaces, so an object holds `${`
+ * only if its text does (test/emit/apply-safety.test.ts checks it over every scalar form); the
+ * objects are walked only then (a walk of every object cost a cold render of the corpus 20 ms,
+ * and none of them has `${`). Without `emitted` (another emitter) every object is walked.
  */
-export const fluxSubstituteGuard: SafetyFilter = (objects, context) =>
-  context.flux
-    ? objects.map((obj) =>
-        containsSubstitution(obj) && obj.metadata.labels?.[FLUX_SUBSTITUTE] === undefined
-          ? withLabel(obj, FLUX_SUBSTITUTE, 'disabled')
-          : obj,
-      )
-    : objects;
+export function fluxSubstituteLabel(obj: KObject, context: SafetyContext, emitted?: string): KObject | undefined {
+  if (!context.flux || (emitted !== undefined && !emitted.includes('${'))) return undefined;
+  if (obj.metadata.labels?.[FLUX_SUBSTITUTE] !== undefined || !containsSubstitution(obj)) return undefined;
+  return withLabel(obj, FLUX_SUBSTITUTE, 'disabled');
+}
 
-/** In order; the large-object rule runs at emission, where the serialized size is known. */
+/**
+ * In order; then, at emission (emitObjects), the Flux substitution guard, where the text tells
+ * which objects to walk, and the large-object rule, where the serialized size is known.
+ */
 export const SAFETY_FILTERS: readonly SafetyFilter[] = [
   dropHelmHooks,
   dropInjectedCaBundles,
@@ -215,7 +220,6 @@ export const SAFETY_FILTERS: readonly SafetyFilter[] = [
   argoSyncOptions,
   fluxPruneProtection,
   fluxUnmanaged,
-  fluxSubstituteGuard,
 ];
 
 export function applySafety(objects: KObject[], context: SafetyContext): KObject[] {

@@ -6,7 +6,7 @@ import { emitYamlDocument } from '../yaml/emit.js';
 import { objectFilePath, sanitizeFileNamePart } from './names.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
 import { renderKustomization } from './templates.js';
-import { applySafety, largeObjectSyncOption, type SafetyContext } from './apply-safety.js';
+import { applySafety, fluxSubstituteLabel, largeObjectSyncOption, type SafetyContext } from './apply-safety.js';
 import { rememberEmitted } from './emitted-objects.js';
 
 /**
@@ -97,15 +97,22 @@ export function objectPaths(dir: string, objects: readonly KObject[], bag: Diagn
   return byPath;
 }
 
-/** Each object's file text; an object too large for client-side apply is applied server-side by Argo CD. */
+/**
+ * Each object's file text, after the two rules that need it (apply-safety.ts): an object with a
+ * literal `${` is labelled for Flux, and one too large for client-side apply is applied
+ * server-side by Argo CD.
+ */
 export function emitObjects(
   paths: ReadonlyMap<string, KObject>,
   safety: SafetyContext,
   emit: (obj: KObject) => string = emitYamlDocument,
 ): Map<string, string> {
   const texts = new Map<string, string>();
-  for (const [rel, obj] of paths) {
+  for (const [rel, given] of paths) {
+    let obj = given;
     let text = emit(obj);
+    const guarded = fluxSubstituteLabel(obj, safety, emit === emitYamlDocument ? text : undefined);
+    if (guarded) text = emit((obj = guarded));
     const large = largeObjectSyncOption(obj, Buffer.byteLength(text), safety);
     if (large) text = emit(large);
     const file = GENERATED_COMMENT + text;

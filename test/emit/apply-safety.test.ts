@@ -234,6 +234,52 @@ test('a literal ${ survives Flux postBuild substitution: its object is labelled 
   assert.equal(read(argo, `${DIR}/configmap-capx-script.yaml`).metadata.labels, undefined, 'Argo CD never substitutes');
 });
 
+test('the Flux guard reads the emitted text: every form the emitter gives a string or key keeps ${ whole, so no labelled object is missed', () => {
+  // fluxSubstituteLabel walks an object only when its text has `${` (apply-safety.ts): the premise, over every scalar form.
+  const forms = [
+    '${X}',
+    'a ${X}',
+    '${X} b',
+    "it's ${X}",
+    'quote " and ${X}',
+    'tab\tthen ${X}',
+    'control \u0001 ${X}',
+    'bell\u0007${X}',
+    'line one\n${X}\nline three',
+    'trailing space ${X} \n',
+    '  leading ${X}',
+    '- ${X}',
+    '? ${X}',
+    '${X}: y',
+    '# ${X}',
+    '--- ${X}',
+    'true${X}',
+    '\u2028${X}',
+    'a'.repeat(70) + ' ${X} ' + 'b'.repeat(70),
+    ('word '.repeat(30) + '${X}').trim(),
+    Array.from({ length: 40 }, (_, i) => (i === 17 ? '${VALUE}' : `w${i}`)).join(' '),
+    '$' + '{',
+  ];
+  let seed = 7;
+  const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  const pieces = ['word', ' ', '  ', '\n', ':', '#', "'", '"', '\\', '-', '\t', 'é', '${X}', '$', '{'];
+  for (let i = 0; i < 400; i++) {
+    const parts = Array.from({ length: 1 + random(60) }, () => pieces[random(pieces.length)]!);
+    parts.splice(random(parts.length + 1), 0, '${X}');
+    forms.push(parts.join(''));
+  }
+  for (const text of forms) {
+    for (const obj of [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { key: text } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', annotations: { [text]: 'v' } } },
+      { apiVersion: 'v1', kind: 'List', metadata: { name: 'x' }, items: [[text], { nested: { deeper: [text] } }] },
+    ]) {
+      const emitted = emitYamlDocument(obj as KObject);
+      assert.ok(emitted.includes('${'), `${JSON.stringify(text)} lost its \${ in:\n${emitted}`);
+    }
+  }
+});
+
 test('unmanaged objects (Config.overrides): Flux reconcile disabled; Argo CD Prune=false and ignoreDifferences on the object', async () => {
   const selector = { group: 'apps', kind: 'Deployment', name: 'capx-controller-manager', namespace: 'capx-system' };
   const flux = await layout('flux', [selector]);
