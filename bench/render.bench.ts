@@ -199,8 +199,22 @@ async function main(): Promise<void> {
         run(process.execPath, [entries[entry], 'render', '-f', manifest, '-o', warmOutOf(entry), '--quiet', '--cache-dir', warmCache]);
       }
     }
-    // Interleaved, run by run, so a change in the machine's load falls on every entry alike.
+    // Interleaved, run by run, so a change in the machine's load falls on every entry and on
+    // kubectl alike.
+    const kustomize: number[] = [];
+    const kustomizeCpu: number[] = [];
+    const kustomizeRun = () => {
+      const args = ['kustomize', '--load-restrictor', 'LoadRestrictionsNone', kustomizeRoot];
+      if (!existsSync(GNU_TIME)) kustomize.push(timeMs(() => run('kubectl', args)));
+      else {
+        let stderr = '';
+        kustomize.push(timeMs(() => (stderr = run(GNU_TIME, ['-f', 'cpu %U %S', 'kubectl', ...args]))));
+        const cpu = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(stderr);
+        if (cpu) kustomizeCpu.push((Number(cpu[1]) + Number(cpu[2])) * 1000);
+      }
+    };
     for (let i = 0; i < RUNS; i++) {
+      if (kubectl) kustomizeRun();
       for (const entry of ENTRY_NAMES) {
         const warmOut = warmOutOf(entry);
         cold[entry].push(
@@ -329,21 +343,6 @@ async function main(): Promise<void> {
         );
       }
     }
-    const kustomize: number[] = [];
-    const kustomizeCpu: number[] = [];
-    if (kubectl) {
-      for (let i = 0; i < Math.min(RUNS, 3); i++) {
-        const args = ['kustomize', '--load-restrictor', 'LoadRestrictionsNone', kustomizeRoot];
-        if (!existsSync(GNU_TIME)) kustomize.push(timeMs(() => run('kubectl', args)));
-        else {
-          let stderr = '';
-          kustomize.push(timeMs(() => (stderr = run(GNU_TIME, ['-f', 'cpu %U %S', 'kubectl', ...args]))));
-          const cpu = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(stderr);
-          if (cpu) kustomizeCpu.push((Number(cpu[1]) + Number(cpu[2])) * 1000);
-        }
-      }
-    }
-
     const k = kustomize.length ? median(kustomize) : NaN;
     const line = (name: string, ms: number) =>
       console.log(`${name.padEnd(PAD)} ${ms.toFixed(0).padStart(6)} ms${kubectl ? `   ${(ms / k).toFixed(2)}× kubectl kustomize` : ''}`);
