@@ -119,7 +119,7 @@ export async function runCompiledCli(bundlePath: string, buildId: string, argv: 
   const script = new vm.Script(source, {
     filename: bundlePath,
     cachedData,
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const module = { exports: {} as CliModule };
   const run = script.runInThisContext() as (...args: unknown[]) => void;
