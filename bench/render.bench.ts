@@ -187,6 +187,16 @@ async function main(): Promise<void> {
     const cold = perEntry();
     // The bin's first render after a build (or on another Node): no code cache yet, and it writes one.
     const firstRun: ReturnType<typeof cliRun>[] = [];
+    // Node 20 builds its whole root certificate store at start-up when NODE_EXTRA_CA_CERTS is
+    // set (Node 22 when TLS first needs it): the cold render again without it, to show that cost.
+    const extraCaCerts = process.env.NODE_EXTRA_CA_CERTS !== undefined;
+    const withoutExtraCa: ReturnType<typeof cliRun>[] = [];
+    const nodeStartWithoutExtraCa: ReturnType<typeof cliRun>[] = [];
+    const envWithoutExtraCa = () => {
+      const env = { ...process.env };
+      delete env.NODE_EXTRA_CA_CERTS;
+      return env;
+    };
     const warmRuns = perEntry();
     const warmOther = perEntry();
     const help = perEntry();
@@ -246,6 +256,20 @@ async function main(): Promise<void> {
               { ...process.env, CAPI_GITOPS_CODE_CACHE: path.join(dir, `first-code-cache-${i}`) },
             ),
           );
+          if (extraCaCerts) {
+            const args = [
+              'render',
+              '-f',
+              manifest,
+              '-o',
+              path.join(dir, `no-ca-out-${i}`),
+              '--quiet',
+              '--cache-dir',
+              path.join(dir, `no-ca-cache-${i}`),
+            ];
+            withoutExtraCa.push(cliRun(entries[entry], args, envWithoutExtraCa()));
+            nodeStartWithoutExtraCa.push(cliRun('-e', ['0'], envWithoutExtraCa()));
+          }
         }
         warmRuns[entry].push(cliRun(entries[entry], ['render', '-f', manifest, '-o', warmOut, '--quiet', '--cache-dir', warmCache]));
         warmOther[entry].push(
@@ -358,6 +382,12 @@ async function main(): Promise<void> {
       if (entry === 'cli') {
         line(`capi-gitops render, ${name}, cold cache, no code cache`, median(firstRun.map((r) => r.ms)));
         console.log(`${''.padEnd(PAD)} ${peak(firstRun)}; the first render of a build (or Node version), which writes the code cache`);
+        if (extraCaCerts) {
+          line(`capi-gitops render, ${name}, cold cache, no NODE_EXTRA_CA_CERTS`, median(withoutExtraCa.map((r) => r.ms)));
+          console.log(
+            `${''.padEnd(PAD)} NODE_EXTRA_CA_CERTS is set here; node -e 0 takes ${median(nodeStartWithoutExtraCa.map((r) => r.ms)).toFixed(0)} ms without it`,
+          );
+        }
       }
       line(`capi-gitops render, ${name}, warm (output cache)`, median(warmRuns[entry].map((r) => r.ms)));
       console.log(`${''.padEnd(PAD)} ${peak(warmRuns[entry])} (goal at most 120 MiB)`);
