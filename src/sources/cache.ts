@@ -39,6 +39,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { redactUrlCredentials } from '../model/redact.js';
+import { replaceFileUnflushed, TEMPORARY_SUFFIX } from '../kernel/replace-file.js';
 
 /** Metadata kept per URL for conditional requests (If-None-Match) and offline use. */
 export interface HttpRecord {
@@ -272,7 +273,11 @@ export class ArtifactCache {
    * Returns how many entries were removed.
    */
   async trimParsed(now: number = Date.now()): Promise<number> {
-    return (await this.trimStore('parsed', PARSED_EXTENSIONS, now)) + (await this.trimStore('output', ['.bin'], now));
+    // (with the temporary files a killed run left behind)
+    return (
+      (await this.trimStore('parsed', [...PARSED_EXTENSIONS, TEMPORARY_SUFFIX], now)) +
+      (await this.trimStore('output', ['.bin', TEMPORARY_SUFFIX], now))
+    );
   }
 
   private async trimStore(store: 'parsed' | 'output', extensions: readonly string[], now: number): Promise<number> {
@@ -384,9 +389,7 @@ export class ArtifactCache {
     await mkdir(path.dirname(file), { recursive: true });
     // No fsync: every entry is checked when read (blobs against their name, records against their
     // HMAC), so one torn by a crash is a miss; the flush cost a cold render 5-10 ms per entry.
-    // Loaded on the first write: a run served from the output cache usually writes nothing here.
-    const { writeFileAtomic } = await import('../kernel/atomic-write.js');
-    await writeFileAtomic(file, data, { fsync: false });
+    await replaceFileUnflushed(file, data);
   }
 
   private async readIfPresent(file: string): Promise<Buffer | undefined> {
