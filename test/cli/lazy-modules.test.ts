@@ -69,7 +69,8 @@ function loadedModules(entry: Entry, args: string[], env: NodeJS.ProcessEnv = pr
   const modules = files.flatMap((file) => {
     const output = meta.outputs[file];
     assert.ok(output, `${file} is not an output of the bin's build`);
-    return Object.keys(output.inputs);
+    // (Node's built-ins, which the build has the bin require: scripts/build-bundle.mjs builtinsByRequire)
+    return Object.keys(output.inputs).filter((input) => !input.startsWith('builtin-require:'));
   });
   return [...new Set(modules)].sort();
 }
