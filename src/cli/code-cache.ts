@@ -3,8 +3,8 @@
  * build writes) through V8's code cache: the bytecode of every function a run compiled, kept per
  * user and reused by the next run of the same command, as Node's own compile cache and Python's
  * .pyc files do. V8 compiles a cold render's functions as it meets them; read back, the cache
- * takes that work away (measured in `npm run bench`: the row "CLI, cold cache, first run after a
- * build" against "CLI, cold cache"). Node 20 offers no such cache for ES modules (22's
+ * takes that work away (measured in `npm run bench`: the row "CLI, cold cache, no code cache"
+ * against "CLI, cold cache"). Node 20 offers no such cache for ES modules (22's
  * `module.enableCompileCache` keeps only what compiles before a module runs), hence the
  * CommonJS file and `vm.Script`.
  *
@@ -25,6 +25,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import { cacheKey, defaultCacheDir } from '../sources/cache.js';
+import { TEMPORARY_SUFFIX } from '../kernel/replace-file.js';
 
 /** What the bundle exports (entry.ts). */
 export interface CliModule {
@@ -35,6 +36,8 @@ export interface CliModule {
 const KEPT_ENTRIES = 8;
 const MAC_BYTES = 32;
 const ENTRY_EXTENSION = '.v8code';
+/** A temporary file older than this is a killed run's, not a write under way. */
+const LEFTOVER_MS = 60 * 60 * 1000;
 
 /**
  * The bundle's parameters: CommonJS's, and import.meta.url (the build turns the modules'
@@ -83,7 +86,7 @@ function readEntry(dir: string, name: string, key: Buffer): Buffer | undefined {
 function writeEntry(dir: string, name: string, key: Buffer, payload: Uint8Array): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!isPrivate(dir, 'dir')) return;
-  const tmp = path.join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}`);
+  const tmp = path.join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}${TEMPORARY_SUFFIX}`);
   try {
     writeFileSync(tmp, Buffer.concat([mac(key, name, payload), payload]), { flag: 'wx', mode: 0o600 });
     renameSync(tmp, path.join(dir, name));
@@ -96,6 +99,11 @@ function writeEntry(dir: string, name: string, key: Buffer, payload: Uint8Array)
     .map((n) => ({ n, mtime: statSync(path.join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
     .sort((a, b) => b.mtime - a.mtime || (a.n < b.n ? -1 : 1));
   for (const { n } of entries.slice(KEPT_ENTRIES)) unlinkSync(path.join(dir, n));
+  // and what a run killed while writing left behind
+  for (const n of readdirSync(dir).filter((n) => n.endsWith(TEMPORARY_SUFFIX))) {
+    const file = path.join(dir, n);
+    if (Date.now() - (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > LEFTOVER_MS) rmSync(file, { force: true });
+  }
 }
 
 /**

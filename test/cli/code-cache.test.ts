@@ -8,7 +8,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { CLI_ENTRY_POINTS, exampleCopy, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
@@ -73,6 +84,23 @@ test('a render writes a private entry, and the next render uses it as it is, wit
   assert.equal(identity(entry), before, 'used, not rewritten');
   assert.equal(outputOf(path.join(work, 'out-second')), first);
   assert.equal(second.stderr, '');
+});
+
+test('a temporary file a killed run left in the code cache is removed when an entry is next written; one under way is kept', () => {
+  const work = tempDir('capi-gitops-code-cache-');
+  const dir = path.join(work, 'code');
+  mkdirSync(dir, { mode: 0o700 });
+  const left = path.join(dir, '.bin-x-render.v8code.4242.0123456789ab.tmp');
+  const recent = path.join(dir, '.bin-y-render.v8code.4243.0123456789ab.tmp');
+  writeFileSync(left, 'half');
+  writeFileSync(recent, 'half');
+  const hoursAgo = (Date.now() - 2 * 60 * 60 * 1000) / 1000;
+  utimesSync(left, hoursAgo, hoursAgo);
+  const run = render(dir, path.join(work, 'out'));
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(entries(dir).length, 1, 'the entry was written');
+  assert.equal(existsSync(left), false);
+  assert.equal(existsSync(recent), true);
 });
 
 test('an entry whose bytes changed is not run: the render compiles, succeeds and writes a good entry over it', () => {
