@@ -18,14 +18,14 @@
  *
  * It is an accelerator: any problem means compiling as without it, silently.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import { cacheKey, defaultCacheDir } from '../sources/cache.js';
-import { TEMPORARY_SUFFIX } from '../kernel/replace-file.js';
+import { replaceFileUnflushedSync, TEMPORARY_SUFFIX } from '../kernel/replace-file.js';
 
 /** What the bundle exports (entry.ts). */
 export interface CliModule {
@@ -86,14 +86,7 @@ function readEntry(dir: string, name: string, key: Buffer): Buffer | undefined {
 function writeEntry(dir: string, name: string, key: Buffer, payload: Uint8Array): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   if (!isPrivate(dir, 'dir')) return;
-  const tmp = path.join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}${TEMPORARY_SUFFIX}`);
-  try {
-    writeFileSync(tmp, Buffer.concat([mac(key, name, payload), payload]), { flag: 'wx', mode: 0o600 });
-    renameSync(tmp, path.join(dir, name));
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
+  replaceFileUnflushedSync(path.join(dir, name), Buffer.concat([mac(key, name, payload), payload]), 0o600);
   const entries = readdirSync(dir)
     .filter((n) => n.endsWith(ENTRY_EXTENSION))
     .map((n) => ({ n, mtime: statSync(path.join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))

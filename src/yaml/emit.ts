@@ -248,11 +248,10 @@ function formString(value: string, indent: string, implicitKey: boolean, atRoot:
   // A multi-line value is a literal block whatever its shape (descriptions: most of the bytes).
   if (value.indexOf('\n') >= 0) return implicitKey ? quoted(value, indent, implicitKey) : literalBlock(value, indent, false);
   if (PLAIN_UNSAFE.test(value)) return quoted(value, indent, implicitKey);
-  // (the marker matters only at the root or as a top-level key: tested only there)
-  if (((indent === '' && atRoot) || (implicitKey && indent === STEP)) && DOCUMENT_MARKER.test(value)) {
-    if (indent === '' && atRoot) return literalBlock(value, indent, true);
-    return quoted(value, indent, implicitKey);
-  }
+  // The marker matters only at the document's root or as a top-level key: tested only there.
+  const atDocumentRoot = indent === '' && atRoot;
+  if ((atDocumentRoot || (implicitKey && indent === STEP)) && DOCUMENT_MARKER.test(value))
+    return atDocumentRoot ? literalBlock(value, indent, true) : quoted(value, indent, implicitKey);
   if (plainStringIsAmbiguous(value)) return quoted(value, indent, implicitKey);
   return value;
 }

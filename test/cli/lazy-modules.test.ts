@@ -229,6 +229,30 @@ for (const entry of ENTRIES) {
   });
 }
 
+test("a render through the bin loads none of Node's child_process, zlib, worker_threads or webcrypto", () => {
+  // built-ins only some runs need (scripts/build-bundle.mjs, src/kernel/replace-file.ts): each cost a cold render 5-11 ms
+  const dir = tempDir('capi-gitops-lazy-builtins-');
+  const report = path.join(dir, 'builtins.txt');
+  const hook = path.join(dir, 'report.cjs');
+  writeFileSync(
+    hook,
+    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, process.moduleLoadList.join('\\n')));\n`,
+  );
+  const result = spawnSync(process.execPath, ['--require', hook, CLI_ENTRY_POINTS.bin, ...corpusRenderArgs('capi-gitops-lazy-builtins-')], {
+    encoding: 'utf8',
+    env: { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' },
+  });
+  assert.equal(result.status, 0, result.stderr);
+  const loaded = readFileSync(report, 'utf8').split('\n');
+  assert.ok(loaded.includes('NativeModule vm'), 'the report saw the run');
+  assert.deepEqual(
+    ['NativeModule child_process', 'NativeModule zlib', 'NativeModule worker_threads', 'NativeModule internal/crypto/webcrypto'].filter(
+      (m) => loaded.includes(m),
+    ),
+    [],
+  );
+});
+
 // Every module reaches the `yaml` library through src/yaml/library.ts or a static import; both
 // load it through Node's CommonJS loader, so its cache says whether it was evaluated at all.
 // (The bin runs the same code, with the package inlined: the modules' entry stands for it.)
