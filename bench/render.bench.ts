@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { renderManagementCluster } from '../src/pipeline.js';
-import { writeOutput } from '../src/emit/write.js';
+import { renderManagementCluster } from '../src/app/cluster.js';
+import { writeOutput } from '../src/output/write.js';
 import { ArtifactCache } from '../src/sources/cache.js';
 import { checkOutput } from '../src/review/check.js';
 

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { parseArtifact } from '../src/yaml/parse.js';
 import { emitYamlDocument, EMIT_LIBRARY_OPTIONS } from '../src/yaml/emit.js';
-import type { KObject } from '../src/model/kobject.js';
+import type { KObject } from '../src/core/kobject.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPOSITORY = path.resolve(here, '..', '..', '..', 'shared', 'corpus', 'repository');

@@ -1,12 +1,12 @@
 // Build step after tsc: precompiles templates/**/*.hbs into one CommonJS module of Handlebars
 // template specs, so a run loads only the Handlebars runtime and compiles nothing.
-// The compile options here are the ones src/emit/templates.ts documents.
+// The compile options here are the ones src/layout/templates.ts documents.
 import { readFileSync, writeFileSync } from 'node:fs';
 import fg from 'fast-glob';
 import Handlebars from 'handlebars';
 
 const templatesDir = new URL('../templates/', import.meta.url);
-const out = new URL('../dist/src/emit/templates.precompiled.cjs', import.meta.url);
+const out = new URL('../dist/src/layout/templates.precompiled.cjs', import.meta.url);
 const names = (await fg('**/*.hbs', { cwd: templatesDir.pathname })).sort();
 const entries = names.map((name) => {
   const spec = Handlebars.precompile(readFileSync(new URL(name, templatesDir), 'utf8'), { noEscape: true, strict: true });

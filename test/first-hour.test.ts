@@ -11,8 +11,8 @@ import path from 'node:path';
 import { PROJECT_ROOT } from './helpers/paths.js';
 import { tempDir } from './helpers/corpus-manifest.js';
 import { loadManifest } from '../src/manifest/load.js';
-import { renderManagementCluster } from '../src/pipeline.js';
-import { CapiGitopsError, type Diagnostic } from '../src/model/diagnostics.js';
+import { renderManagementCluster } from '../src/app/cluster.js';
+import { CapiGitopsError, type Diagnostic } from '../src/core/diagnostics.js';
 import { planUpgrades, renderUpgradePlanText, type ProviderUpgradeInput } from '../src/resolve/upgrade-plan.js';
 
 const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');

@@ -104,9 +104,9 @@ test('npm pack builds a package that installs offline into an empty directory an
     ...binFiles,
     'package/dist/src/cli/main.js',
     'package/dist/capi-gitops.mjs',
-    'package/dist/src/emit/templates.precompiled.cjs',
+    'package/dist/src/layout/templates.precompiled.cjs',
     'package/dist/src/manifest/schema-validator.cjs',
-    'package/dist/src/chart/built-in-charts.cjs',
+    'package/dist/src/layout/chart/built-in-charts.cjs',
     'package/schema/capi-gitops.schema.json',
     'package/examples/management-cluster/providers.yaml',
   ]) {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { appendFileSync, readdirSync, rmSync } from 'node:fs';
-import { renderManagementCluster } from '../src/pipeline.js';
+import { renderManagementCluster } from '../src/app/cluster.js';
 import { ArtifactCache, sha256Hex } from '../src/sources/cache.js';
 import { PARSER_VERSION } from '../src/yaml/parse.js';
 import { tempDir } from './helpers/corpus-manifest.js';

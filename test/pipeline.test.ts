@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CapiGitopsError } from '../src/model/diagnostics.js';
+import { CapiGitopsError } from '../src/core/diagnostics.js';
 import { ArtifactCache } from '../src/sources/cache.js';
 import { BatchParseError } from '../src/render/component.js';
-import { ParseBatch, renderManagementCluster } from '../src/pipeline.js';
+import { ParseBatch, renderManagementCluster } from '../src/app/cluster.js';
 import { tempDir, writeTempManifest } from './helpers/corpus-manifest.js';
 import { rejection } from './helpers/assertions.js';
 

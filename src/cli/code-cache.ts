@@ -25,7 +25,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import { cacheKey, defaultCacheDir } from '../sources/cache.js';
-import { replaceFileUnflushedSync, TEMPORARY_SUFFIX } from '../kernel/replace-file.js';
+import { replaceFileUnflushedSync, TEMPORARY_SUFFIX } from '../core/replace-file.js';
 
 /** What the bundle exports (entry.ts). */
 export interface CliModule {

@@ -1,12 +1,12 @@
 import path from 'node:path';
-import type { RenderOptions, Resolution } from '../pipeline.js';
-import type { FleetRenderOptions } from '../run-manifest.js';
-import { lock } from '../usecases/lock.js';
-import { render, renderVariables } from '../usecases/render.js';
+import type { RenderOptions, Resolution } from '../app/cluster.js';
+import type { FleetRenderOptions } from '../app/run.js';
+import { lock } from '../app/lock.js';
+import { render, renderVariables } from '../app/render.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
 import { Output, type OutputFlags } from './output.js';
-import { CREDENTIAL_ENV_VARIABLES, registerSecretForms, safeText } from '../model/redact.js';
+import { CREDENTIAL_ENV_VARIABLES, registerSecretForms, safeText } from '../core/redact.js';
 import { credentialEnvironmentProblems } from '../sources/credentials.js';
 import { DEFAULT_NETWORK_DEADLINE_SECONDS, NetworkDeadline } from '../sources/base/deadline.js';
 import { shellWord } from './shell.js';
@@ -15,12 +15,12 @@ import { completionScript, type Shell } from './completion.js';
 import { displayPath, reportWrite } from './render-report.js';
 import type { OutputCacheLookup } from './output-cache.js';
 import type { Command } from 'commander';
-import { formatWarning } from '../model/diagnostics.js';
+import { formatWarning } from '../core/diagnostics.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
-import type { LayoutName } from '../emit/layout.js';
+import type { LayoutName } from '../layout/index.js';
 import type { SecretStrategy } from '../manifest/types.js';
 import { githubMasks, type SecretNeedles } from '../secrets/index.js';
-import type { BUILT_IN_CHARTS } from '../chart/load.js';
+import type { BUILT_IN_CHARTS } from '../layout/chart/load.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 
 export interface SourceFlags extends OutputFlags {
@@ -304,7 +304,7 @@ export function regenerateCommand(flags: RenderFlags): string {
 
 /** `chart show <name>`: a built-in chart's files, printed or copied to start a chart of one's own. */
 export async function chartShowCommand(name: (typeof BUILT_IN_CHARTS)[number], flags: { outputDir?: string }): Promise<void> {
-  const { builtInChartFiles } = await import('../chart/load.js');
+  const { builtInChartFiles } = await import('../layout/chart/load.js');
   const files = await builtInChartFiles(name);
   if (flags.outputDir) {
     const target = path.resolve(flags.outputDir);

@@ -4,7 +4,7 @@
  */
 import { lookupOutputCache } from './output-cache.js';
 import { guardOutputStreams } from './output.js';
-import { registerEnvironmentSecrets } from '../model/redact.js';
+import { registerEnvironmentSecrets } from '../core/redact.js';
 
 export async function runCli(argv: string[]): Promise<number> {
   // The cache is an accelerator: any problem with it means rendering as usual.

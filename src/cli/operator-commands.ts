@@ -1,9 +1,9 @@
 /** Commands for cluster-api-operator users: `convert` (v1alpha1 → v1alpha2) and `import helm-values`. */
 import path from 'node:path';
 import { convertManifestFiles } from '../manifest/convert-documents.js';
-import { writeFileAtomic } from '../kernel/atomic-write.js';
-import { importHelmValues } from '../import/helm-values.js';
-import { readValuesFile } from '../chart/index.js';
+import { writeFileAtomic } from '../core/atomic-write.js';
+import { importHelmValues } from '../manifest/import-helm-values.js';
+import { readValuesFile } from '../layout/chart/index.js';
 
 export async function convertCommand(flags: { file?: string[]; inPlace?: boolean; quiet?: boolean }): Promise<void> {
   const files = await convertManifestFiles(flags.file ?? []);

@@ -31,17 +31,17 @@ import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { OutputResult } from '../run-manifest.js';
-import type { ObjectIdentity } from '../emit/object-diff.js';
-import type { EncodedOutput } from '../emit/encoded-output.js';
+import type { OutputResult } from '../app/run.js';
+import type { ObjectIdentity } from '../review/object-diff.js';
+import type { EncodedOutput } from '../output/encoded-output.js';
 import type { ProgressReporter } from './progress.js';
 import type { SecretNeedles } from '../secrets/gate.js';
 import type { ToolConfig } from '../manifest/types.js';
 import { listManifestFiles, LOCKFILE_NAME } from '../manifest/files.js';
-import { CREDENTIAL_ENV_VARIABLES, safeText } from '../model/redact.js';
-import type { Diagnostic } from '../model/diagnostics.js';
+import { CREDENTIAL_ENV_VARIABLES, safeText } from '../core/redact.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import { ArtifactCache, defaultCacheDir, sha256Hex } from '../sources/cache.js';
-import { FileDigests, fileState, type RecordedDigest } from '../kernel/file-digests.js';
+import { FileDigests, fileState, type RecordedDigest } from '../output/file-digests.js';
 
 /**
  * A bundle's build id, set by scripts/build-bundle.mjs (esbuild `define`): `bin-` and the sha256
@@ -326,7 +326,7 @@ export class OutputRecorder {
   ): Promise<void> {
     if (outcome.lockChanged || this.secretCalls === 0 || this.secretValues || result.lockFile !== this.lockFile) return;
     if (configsOf(result).some((config) => config.gitops?.chart !== undefined || config.secrets?.strategy === 'sops')) return;
-    const { objectRefs } = await import('../emit/object-changes.js');
+    const { objectRefs } = await import('../review/object-changes.js');
     const names = [...result.files.keys()];
     const contents = names.map((name) => encoded.bytes.get(name)!);
     const header: EntryHeader = {
@@ -431,7 +431,7 @@ async function replay(
 ): Promise<boolean> {
   if (!(await localArtifactsUnchanged(entry.header.localFiles, onDisk))) return false;
   const [{ confirmUnchanged, writeOutput }, { Output }, { reportWrite, displayPath }] = await Promise.all([
-    import('../emit/write.js'),
+    import('../output/write.js'),
     import('./output.js'),
     import('./render-report.js'),
   ]);

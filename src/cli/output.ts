@@ -12,8 +12,8 @@
  *   one is also appended there, so the test runner can fail the suite if any CLI test hit one.
  */
 import { appendFileSync } from 'node:fs';
-import type { Diagnostic } from '../model/diagnostics.js';
-import { safeText } from '../model/redact.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { safeText } from '../core/redact.js';
 
 let guarded = false;
 

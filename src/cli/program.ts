@@ -2,10 +2,10 @@
  * capi-gitops CLI. Exit codes: 0 success, 1 invalid input or failed render, 2 usage error.
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
-import { CapiGitopsError, formatDiagnostic } from '../model/diagnostics.js';
-import { LAYOUTS } from '../emit/layout-names.js';
+import { CapiGitopsError, formatDiagnostic } from '../core/diagnostics.js';
+import { LAYOUTS } from '../layout/layout-names.js';
 import { SECRET_STRATEGIES } from '../manifest/types.js';
-import { BUILT_IN_CHARTS } from '../chart/built-in-names.js';
+import { BUILT_IN_CHARTS } from '../layout/chart/built-in-names.js';
 import { ExitStatus, UsageError } from './errors.js';
 import { DIFF_FORMATS } from './diff-formats.js';
 import { ENVIRONMENT, RENDER_ENVIRONMENT, SOURCE_ENVIRONMENT, withHelp, type EnvironmentVariable } from './help.js';
@@ -13,7 +13,7 @@ import { VERSION } from './version.js';
 import { SHELLS, type Shell } from './completion.js';
 import { failureDocument, guardOutputStreams, printError, reportInternalError, systemErrorDiagnostic } from './output.js';
 import { completeSuggestions, type Invocation } from './hints.js';
-import { registerEnvironmentSecrets } from '../model/redact.js';
+import { registerEnvironmentSecrets } from '../core/redact.js';
 import type { OutputCacheLookup } from './output-cache.js';
 
 export const EXIT_OK = 0;

@@ -4,7 +4,7 @@
  */
 import type CliProgress from 'cli-progress';
 import type { SourceProgressEvent } from '../sources/base/http.js';
-import { safeText } from '../model/redact.js';
+import { safeText } from '../core/redact.js';
 
 export interface ProgressReporter {
   onProgress(event: SourceProgressEvent): void;

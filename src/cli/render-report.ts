@@ -5,8 +5,8 @@
  * files have to be read to compare objects.
  */
 import path from 'node:path';
-import type { WriteSummary } from '../emit/write.js';
-import { addedObjects, type ObjectChange, type ObjectIdentity } from '../emit/object-diff.js';
+import type { WriteSummary } from '../output/write.js';
+import { addedObjects, type ObjectChange, type ObjectIdentity } from '../review/object-diff.js';
 import type { Output } from './output.js';
 
 const CHANGE_MARK: Record<ObjectChange['change'], string> = { added: '+', changed: '~', removed: '-' };
@@ -44,7 +44,7 @@ async function changedObjects(
 ): Promise<ObjectChange[]> {
   if (known && summary.previous.size === 0 && summary.written.every((file) => known.has(file)))
     return addedObjects(summary.written.map((file) => [file, known.get(file)!]));
-  const { objectChanges } = await import('../emit/object-changes.js');
+  const { objectChanges } = await import('../review/object-changes.js');
   return objectChanges(summary, files);
 }
 

@@ -3,7 +3,7 @@
  * and never write the output directory or the lockfile.
  */
 import path from 'node:path';
-import { CapiGitopsError } from '../model/diagnostics.js';
+import { CapiGitopsError } from '../core/diagnostics.js';
 import {
   appendStepSummary,
   checkAnnotations,
@@ -14,8 +14,8 @@ import {
   reviewAnnotations,
   type CheckReport,
 } from '../review/index.js';
-import { check } from '../usecases/check.js';
-import { diff, type DiffRequest } from '../usecases/diff.js';
+import { check } from '../app/check.js';
+import { diff, type DiffRequest } from '../app/diff.js';
 import type { ProgressReporter } from './progress.js';
 import { regenerateCommand, renderFlagsOptions, withProgress, type RenderFlags } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';

@@ -2,8 +2,8 @@
  * `plan` and `update`: loaded when one of them runs (src/cli/program.ts), so a render parses
  * neither the upgrade planner nor the manifest editor.
  */
-import { plan } from '../usecases/plan.js';
-import { update } from '../usecases/update.js';
+import { plan } from '../app/plan.js';
+import { update } from '../app/update.js';
 import { renderUpgradePlanText } from '../resolve/upgrade-plan.js';
 import { lockReport, renderOptions, resolutionJson, withProgress, type SourceFlags } from './commands.js';
 import { completeSuggestions } from './hints.js';

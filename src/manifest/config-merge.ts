@@ -6,8 +6,8 @@
  * where the merged Config's relative paths resolve.
  */
 import path from 'node:path';
-import type { Diagnostic } from '../model/diagnostics.js';
-import { isPlainObject } from '../model/kobject.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { isPlainObject } from '../core/kobject.js';
 import { formatFieldPath } from './fields.js';
 import type { SourcePosition, ToolConfig } from './types.js';
 import type { FieldPath } from './yaml-source.js';

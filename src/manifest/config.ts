@@ -1,4 +1,4 @@
-import { isPlainObject } from '../model/kobject.js';
+import { isPlainObject } from '../core/kobject.js';
 import type { Finding } from './documents.js';
 import type { SourcePosition, ToolConfig, UserRepository } from './types.js';
 

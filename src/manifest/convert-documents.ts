@@ -5,10 +5,10 @@
  * order kept, the document's own indentation reused); every other byte of the file is kept.
  */
 import { CST, Parser, isMap, isScalar, parseDocument, type Document, type Node as YamlNode, type YAMLMap } from 'yaml';
-import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
+import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
-import { describeObject, isPlainObject } from '../model/kobject.js';
-import { OPERATOR_API_VERSION } from '../model/provider.js';
+import { describeObject, isPlainObject } from '../core/kobject.js';
+import { OPERATOR_API_VERSION } from '../core/provider.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 import { pruneNulls } from './documents.js';
 import { formatFieldPath } from './fields.js';

@@ -1,4 +1,4 @@
-import { isPlainObject } from '../model/kobject.js';
+import { isPlainObject } from '../core/kobject.js';
 import type { Finding } from './documents.js';
 import type { ConfigMapObject, SecretObject, SourcePosition } from './types.js';
 

@@ -1,5 +1,5 @@
-import { isPlainObject } from '../model/kobject.js';
-import { OPERATOR_API_VERSION, PROVIDER_KINDS, TOOL_API_VERSION, isProviderKind } from '../model/provider.js';
+import { isPlainObject } from '../core/kobject.js';
+import { OPERATOR_API_VERSION, PROVIDER_KINDS, TOOL_API_VERSION, isProviderKind } from '../core/provider.js';
 import { closestName } from './fields.js';
 import type { FieldPath } from './yaml-source.js';
 

@@ -2,7 +2,7 @@
  * Later stages report problems of a provider by field path (`spec.deployment.containers[0].name`);
  * this puts them at that field's line and column in the manifest instead of the object's start.
  */
-import type { Diagnostic } from '../model/diagnostics.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import type { ProviderObject } from './types.js';
 import type { FieldPath } from './yaml-source.js';
 

@@ -1,4 +1,4 @@
-import { compareStrings } from '../model/diagnostics.js';
+import { compareStrings } from '../core/diagnostics.js';
 import type { FieldPath } from './yaml-source.js';
 
 const PLAIN_SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;

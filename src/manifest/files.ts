@@ -1,7 +1,7 @@
 import { open, readdir, stat } from 'node:fs/promises';
-import { decodeUtf8 } from '../model/utf8.js';
+import { decodeUtf8 } from '../core/utf8.js';
 import path from 'node:path';
-import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 
 /** The lockfile's name: it sits beside the manifests (lock/ reads and writes it). */
 export const LOCKFILE_NAME = 'capi-gitops.lock.yaml';

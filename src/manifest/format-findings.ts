@@ -7,8 +7,8 @@
  *   otherwise render an image no registry serves.
  */
 import type { AnySchemaObject } from 'ajv';
-import { isPlainObject } from '../model/kobject.js';
-import { IMAGE_FIELD_PATTERNS, IMAGE_REFERENCE_GRAMMAR, imageFieldProblem, type ImageField } from '../model/image-reference.js';
+import { isPlainObject } from '../core/kobject.js';
+import { IMAGE_FIELD_PATTERNS, IMAGE_REFERENCE_GRAMMAR, imageFieldProblem, type ImageField } from '../core/image-reference.js';
 import type { Finding } from './documents.js';
 import type { FieldPath } from './yaml-source.js';
 

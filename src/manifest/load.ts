@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { YamlBudget } from '../yaml/bounds.js';
 import type { Node as YamlNode } from 'yaml';
-import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../model/diagnostics.js';
-import { describeObject, isPlainObject } from '../model/kobject.js';
-import { OPERATOR_API_VERSION } from '../model/provider.js';
+import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
+import { describeObject, isPlainObject } from '../core/kobject.js';
+import { OPERATOR_API_VERSION } from '../core/provider.js';
 import { toToolConfig } from './config.js';
 import { toConfigMapObject, toSecretObject } from './core-objects.js';
 import {

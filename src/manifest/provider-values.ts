@@ -4,8 +4,8 @@
  * before anything is fetched: Go durations (the operator's metav1.Duration fields), and warnings
  * for mistakes that render without error but break the controller.
  */
-import { isPlainObject } from '../model/kobject.js';
-import { parseGoDuration } from '../model/go-duration.js';
+import { isPlainObject } from '../core/kobject.js';
+import { parseGoDuration } from '../core/go-duration.js';
 import type { Finding } from './documents.js';
 import type { FieldPath } from './yaml-source.js';
 

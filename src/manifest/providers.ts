@@ -1,5 +1,5 @@
-import { isPlainObject } from '../model/kobject.js';
-import type { ProviderKind } from '../model/provider.js';
+import { isPlainObject } from '../core/kobject.js';
+import type { ProviderKind } from '../core/provider.js';
 import type { Finding } from './documents.js';
 import type { ProviderObject, ProviderSpec, SourcePosition } from './types.js';
 

@@ -3,7 +3,7 @@
  * build step that precompiles it (scripts/build-validator.mjs), so both validate alike.
  */
 import type { Options } from 'ajv';
-import { IMAGE_FIELD_PATTERNS } from '../model/image-reference.js';
+import { IMAGE_FIELD_PATTERNS } from '../core/image-reference.js';
 
 /**
  * `useDefaults` applies the CRD's `default:` values as the API server does. `messages: false`:

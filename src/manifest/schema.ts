@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
-import { isPlainObject } from '../model/kobject.js';
-import { compareStrings } from '../model/diagnostics.js';
+import { isPlainObject } from '../core/kobject.js';
+import { compareStrings } from '../core/diagnostics.js';
 import { closestName } from './fields.js';
 import { INTEGER_FORMATS, imageFieldFinding, inexactIntegerFindings, integerRangeFinding } from './format-findings.js';
 import type { Finding } from './documents.js';

@@ -1,6 +1,6 @@
-import type { Diagnostic } from '../model/diagnostics.js';
-import type { ProviderKind } from '../model/provider.js';
-import type { LabelSelector } from '../kernel/label-selector.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { ProviderKind } from '../core/provider.js';
+import type { LabelSelector } from '../core/label-selector.js';
 
 /** Where a value was written, for error messages. */
 export interface SourcePosition {
@@ -11,7 +11,7 @@ export interface SourcePosition {
 
 // ---- operator.cluster.x-k8s.io/v1alpha2 ProviderSpec, as upstream defines it -------------
 
-export type { LabelSelector, LabelSelectorRequirement } from '../kernel/label-selector.js';
+export type { LabelSelector, LabelSelectorRequirement } from '../core/label-selector.js';
 
 export interface ContainerSpec {
   name: string;

@@ -24,9 +24,9 @@ import {
   type Scalar,
   type YAMLMap,
 } from 'yaml';
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { isProviderKind, type ProviderKind } from '../model/provider.js';
-import { parseSemantic, parseVersionRequest } from '../kernel/versions.js';
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { isProviderKind, type ProviderKind } from '../core/provider.js';
+import { parseSemantic, parseVersionRequest } from '../core/versions.js';
 import { safeYamlMessage } from './yaml-source.js';
 
 /** One provider's new version. */

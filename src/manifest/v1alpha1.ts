@@ -12,8 +12,8 @@
  * The conversion is a list of edits, applied either to the plain value (the manifest loader) or
  * to the YAML document (`capi-gitops convert`), so both give the same object.
  */
-import { isPlainObject } from '../model/kobject.js';
-import { OPERATOR_API_VERSION } from '../model/provider.js';
+import { isPlainObject } from '../core/kobject.js';
+import { OPERATOR_API_VERSION } from '../core/provider.js';
 import { V1ALPHA1, type Finding } from './documents.js';
 import { closestName } from './fields.js';
 import type { FieldPath } from './yaml-source.js';

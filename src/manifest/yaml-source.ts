@@ -1,5 +1,5 @@
 import type { Document, LineCounter, Node as YamlNode, Scalar, YAMLError } from 'yaml';
-import type { Diagnostic } from '../model/diagnostics.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import { MERGE_KEY, jsonKeyOf, resolvePlainScalarTyped, type PlainScalar } from '../yaml/scalar.js';
 import { fastParseUniqueDocument } from '../yaml/fast-parse.js';
 import { LineIndex, splitDocuments, type DocumentChunk } from '../yaml/split.js';

@@ -12,7 +12,7 @@
  * The namespace of the reference defaults to the provider's (internal/webhook/provider_webhook.go
  * setDefaultProviderSpec).
  */
-import { CapiGitopsError } from '../model/diagnostics.js';
+import { CapiGitopsError } from '../core/diagnostics.js';
 import type { ConfigMapObject, ProviderObject } from '../manifest/types.js';
 
 /** operatorv1.AdditionalManifestsConfigMapKey. */

@@ -4,7 +4,7 @@
  * provider labels), image overrides under the `cert-manager` component, then on every object the
  * clusterctl labels and the version annotation that `clusterctl upgrade` reads back.
  */
-import type { KObject } from '../model/kobject.js';
+import type { KObject } from '../core/kobject.js';
 import type { ImageMeta } from '../manifest/types.js';
 import { applyImageOverrides } from './images.js';
 import { addLabels, CLUSTERCTL_CORE_LABEL, CLUSTERCTL_LABEL } from './labels.js';

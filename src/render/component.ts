@@ -11,9 +11,9 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
-import type { KObject } from '../model/kobject.js';
-import type { Artifact } from '../model/repository.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import type { KObject } from '../core/kobject.js';
+import type { Artifact } from '../core/repository.js';
 import type { ConfigMapObject, ImageMeta } from '../manifest/types.js';
 import { atProviderField } from '../manifest/field-locator.js';
 import { providerObjectName } from '../resolve/preflight.js';

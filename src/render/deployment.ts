@@ -8,10 +8,10 @@
  * `additionalArgs`, `controller.groupKindConcurrency`) the order is random; we go through the
  * keys sorted by their UTF-8 bytes, so the output is the same on every run.
  */
-import { MAX_DURATION, MIN_DURATION, SECOND, parseGoDuration } from '../model/go-duration.js';
-import { DiagnosticBag, type Diagnostic } from '../model/diagnostics.js';
-import { clone, isPlainObject, type KObject } from '../model/kobject.js';
-import { compareGoStrings } from '../kernel/order.js';
+import { MAX_DURATION, MIN_DURATION, SECOND, parseGoDuration } from '../core/go-duration.js';
+import { DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
+import { clone, isPlainObject, type KObject } from '../core/kobject.js';
+import { compareGoStrings } from '../core/order.js';
 import type { ContainerSpec, DeploymentSpec, LeaderElectionConfiguration, ManagerSpec, ProviderSpec } from '../manifest/types.js';
 
 /** The provider object a customisation comes from, for messages (`object`: `Kind/ns/name`). */
@@ -288,7 +288,7 @@ export function setArgs(args: readonly string[], name: string, value: string): s
 
 // ---- Go durations (metav1.Duration → time.ParseDuration, Duration.Round(time.Second)) -------
 
-export { parseGoDuration } from '../model/go-duration.js';
+export { parseGoDuration } from '../core/go-duration.js';
 
 /** `int(d.Round(time.Second).Seconds())`: halves round away from zero, saturating like Go. */
 export function roundedSeconds(nanos: bigint): bigint {

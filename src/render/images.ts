@@ -7,12 +7,12 @@
  * (src/model/image-reference.ts), which is what clusterctl uses.
  */
 import { yamlLibrary } from '../yaml/library.js';
-import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../model/diagnostics.js';
-import { describeObject, isPlainObject, type KObject } from '../model/kobject.js';
+import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import type { ImageMeta, SourcePosition } from '../manifest/types.js';
-import { IMAGE_REFERENCE_GRAMMAR, imageFieldProblem, parseImage, type ImageField, type ImageReference } from '../model/image-reference.js';
+import { IMAGE_REFERENCE_GRAMMAR, imageFieldProblem, parseImage, type ImageField, type ImageReference } from '../core/image-reference.js';
 
-export { formatImageReference, parseImage, type ImageReference, type ParsedImage } from '../model/image-reference.js';
+export { formatImageReference, parseImage, type ImageReference, type ParsedImage } from '../core/image-reference.js';
 
 // ---- clusterctl ImageMeta --------------------------------------------------------------
 

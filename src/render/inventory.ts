@@ -4,9 +4,9 @@
  * (cmd/clusterctl/api/v1alpha3/provider_type.go, installed by client/cluster/inventory.go
  * EnsureCustomResourceDefinitions). `clusterctl upgrade`, `move` and `describe` read them.
  */
-import { compareStrings } from '../model/diagnostics.js';
-import type { KObject } from '../model/kobject.js';
-import { manifestLabel, type ProviderKind } from '../model/provider.js';
+import { compareStrings } from '../core/diagnostics.js';
+import type { KObject } from '../core/kobject.js';
+import { manifestLabel, type ProviderKind } from '../core/provider.js';
 import { CLUSTERCTL_CORE_LABEL, commonLabels } from './labels.js';
 
 export const INVENTORY_GROUP = 'clusterctl.cluster.x-k8s.io';

@@ -3,7 +3,7 @@
  * every object of a provider's components gets them on metadata.labels only; pod templates and
  * selectors are left alone, so Deployment selectors never change.
  */
-import type { KObject } from '../model/kobject.js';
+import type { KObject } from '../core/kobject.js';
 
 /** clusterctl api/v1alpha3 labels.go ClusterctlLabel. */
 export const CLUSTERCTL_LABEL = 'clusterctl.cluster.x-k8s.io';

@@ -4,9 +4,9 @@
  * are cluster-scoped comes from a complete list (kernel/kinds.ts) rather than clusterctl's short deny-list
  * (internal/util/objs.go IsResourceNamespaced).
  */
-import { DiagnosticBag, CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { apiGroup, apiVersionOnly, describeObject, isPlainObject, type KObject } from '../model/kobject.js';
-import { CLUSTER_SCOPED_KINDS } from '../kernel/kinds.js';
+import { DiagnosticBag, CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { apiGroup, apiVersionOnly, describeObject, isPlainObject, type KObject } from '../core/kobject.js';
+import { CLUSTER_SCOPED_KINDS } from '../core/kinds.js';
 
 const NAMESPACE_KIND = 'Namespace';
 const INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';

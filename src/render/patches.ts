@@ -10,13 +10,13 @@
  */
 import jsonPatch, { type Operation as JsonPatchOperation } from 'fast-json-patch';
 import jsonMergePatch from 'json-merge-patch';
-import { CapiGitopsError, DiagnosticBag } from '../model/diagnostics.js';
-import { clone, describeObject, isPlainObject, type KObject } from '../model/kobject.js';
+import { CapiGitopsError, DiagnosticBag } from '../core/diagnostics.js';
+import { clone, describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import type { Patch, PatchTarget, ProviderSpec } from '../manifest/types.js';
 import type { ProviderOrigin } from './deployment.js';
 import { libraryParseDocument } from '../yaml/library-parse.js';
 import { lineColumnAt } from '../yaml/parse.js';
-import { matchesLabelSelector, parseLabelSelector, type LabelRequirement } from '../kernel/label-selector.js';
+import { matchesLabelSelector, parseLabelSelector, type LabelRequirement } from '../core/label-selector.js';
 
 type Json = Record<string, unknown>;
 

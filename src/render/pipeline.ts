@@ -4,8 +4,8 @@
  * component_patches.go). Variables and parsing happen before, on the raw text, in the component's
  * sequence (component.ts). Every transform is a RenderFilter, `(objects, context) => objects`.
  */
-import type { KObject } from '../model/kobject.js';
-import type { ProviderKind } from '../model/provider.js';
+import type { KObject } from '../core/kobject.js';
+import type { ProviderKind } from '../core/provider.js';
 import type { ImageMeta, ProviderSpec } from '../manifest/types.js';
 import { applyImageOverrides, imageFields, inspectImages } from './images.js';
 import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace } from './namespace.js';
@@ -15,7 +15,7 @@ import { applyProviderPatches } from './patches.js';
 import { removeOwnerReferences } from './owner-references.js';
 import { inventoryCrd, inventoryObject } from './inventory.js';
 import { decorateCertManager } from './cert-manager.js';
-import { sortObjects } from '../kernel/order.js';
+import { sortObjects } from '../core/order.js';
 
 /** Everything a provider's filters read, and where they record what a Secret-derived value reached. */
 export interface RenderContext {

@@ -1,5 +1,5 @@
-import type { KObject } from '../model/kobject.js';
-import type { ProviderKind } from '../model/provider.js';
+import type { KObject } from '../core/kobject.js';
+import type { ProviderKind } from '../core/provider.js';
 
 /** One component of the output: a provider or cert-manager, fully rendered. */
 export interface RenderedComponent {

@@ -3,7 +3,7 @@
  * Config.variables or a configSecret) that no component uses, with the used name they most
  * likely meant, and for a missing variable, the given names close to it.
  */
-import { compareStrings, type Diagnostic } from '../model/diagnostics.js';
+import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { closestName } from '../manifest/fields.js';
 import type { SourcePosition } from '../manifest/types.js';
 

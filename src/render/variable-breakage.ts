@@ -5,7 +5,7 @@
  * a plain word and parsing again, and reports the variable and where its value came from. The
  * value itself is never shown: it may come from a Secret.
  */
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { substituteVariables } from './variables.js';
 import type { VariableLookup, VariableValue } from './types.js';

@@ -3,7 +3,7 @@
  * and a variable lookup to the substituted text, over UTF-8 byte strings as Go evaluates it.
  * Part of render/variables.ts.
  */
-import { compareStrings } from '../model/diagnostics.js';
+import { compareStrings } from '../core/diagnostics.js';
 import type { VariableLookup, VariableValue } from './types.js';
 import type { Piece, Reference } from './variable-parser.js';
 import { bytesOfRunes, decodeRune, encodeRune, matchedPrefixLength, runesOf, trimSuffix } from './variable-glob.js';

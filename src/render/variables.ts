@@ -16,7 +16,7 @@
  * The parser is variable-parser.ts, the evaluator variable-evaluator.ts, and the glob matching
  * and UTF-8 runes variable-glob.ts; this module runs them and reports.
  */
-import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import type { VariableLookup, VariableValue } from './types.js';
 import {
   DOLLAR,

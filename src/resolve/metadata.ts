@@ -7,9 +7,9 @@
 import { fastParseAgreeing } from '../yaml/fast-parse.js';
 import { yamlLibrary } from '../yaml/library.js';
 import type { SemVer } from 'semver';
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { isPlainObject } from '../model/kobject.js';
-import { parseSemantic } from '../kernel/versions.js';
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { isPlainObject } from '../core/kobject.js';
+import { parseSemantic } from '../core/versions.js';
 
 export const METADATA_FILE = 'metadata.yaml';
 export const METADATA_API_VERSION = 'clusterctl.cluster.x-k8s.io/v1alpha3';

@@ -3,7 +3,7 @@
  * built-in one of the same kind (`vpshere`) is most likely that one: the name is also the
  * clusterctl label and inventory name, so it is worth a warning.
  */
-import type { Diagnostic } from '../model/diagnostics.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import type { ProviderObject } from '../manifest/types.js';
 import { closestName } from '../manifest/fields.js';
 import { providerObjectName } from './preflight.js';

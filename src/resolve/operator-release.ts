@@ -4,10 +4,10 @@
  * the same source modules (and artifact cache) as providers and cert-manager (src/fetch-releases.ts),
  * and pinned in the lockfile like them (src/lock: kind `Operator`).
  */
-import type { Diagnostic, DiagnosticOrigin } from '../model/diagnostics.js';
+import type { Diagnostic, DiagnosticOrigin } from '../core/diagnostics.js';
 import type { ToolConfig } from '../manifest/types.js';
-import type { Artifact } from '../model/repository.js';
-import { parseSemantic } from '../kernel/versions.js';
+import type { Artifact } from '../core/repository.js';
+import { parseSemantic } from '../core/versions.js';
 import { LATEST } from './versions.js';
 
 export const OPERATOR_LABEL = 'cluster-api-operator';

@@ -9,10 +9,10 @@
  * - spec.version is a semantic version (or a capi-gitops version range).
  */
 import { closestName } from '../manifest/fields.js';
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import type { ProviderObject } from '../manifest/types.js';
 import type { ProviderRegistry } from './registry.js';
-import { parseVersionRequest } from '../kernel/versions.js';
+import { parseVersionRequest } from '../core/versions.js';
 
 export const CORE_PROVIDER_NAME = 'cluster-api';
 

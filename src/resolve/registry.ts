@@ -4,10 +4,10 @@
  * providersClient.List merges its config file's `providers`: a user entry with the same name and
  * type replaces the built-in one, others are added; the list is sorted by type order, then name.
  */
-import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
-import { INSTALL_ORDER, PROVIDER_KINDS, isProviderKind, manifestLabel, type ProviderKind } from '../model/provider.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { INSTALL_ORDER, PROVIDER_KINDS, isProviderKind, manifestLabel, type ProviderKind } from '../core/provider.js';
 import type { SourcePosition, UserRepository } from '../manifest/types.js';
-import { isDns1123Subdomain } from '../kernel/names.js';
+import { isDns1123Subdomain } from '../core/names.js';
 
 export interface RegistryEntry {
   kind: ProviderKind;

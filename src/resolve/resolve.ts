@@ -9,12 +9,12 @@
  * holds the rules, over the ProviderRepository contract (model/repository.ts).
  */
 import path from 'node:path';
-import { CapiGitopsError, compareStrings, type Diagnostic, type DiagnosticOrigin } from '../model/diagnostics.js';
-import { INSTALL_ORDER, type ProviderKind } from '../model/provider.js';
+import { CapiGitopsError, compareStrings, type Diagnostic, type DiagnosticOrigin } from '../core/diagnostics.js';
+import { INSTALL_ORDER, type ProviderKind } from '../core/provider.js';
 import type { Manifest, ProviderObject, SourcePosition, ToolConfig } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
-import { parseSemantic } from '../kernel/versions.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../model/repository.js';
+import { parseSemantic } from '../core/versions.js';
+import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../core/repository.js';
 import {
   CURRENT_CONTRACT,
   METADATA_FILE,

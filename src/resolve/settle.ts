@@ -1,4 +1,4 @@
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 
 /** What independent resolutions gave: each value (undefined where it failed) and every problem. */
 export interface Settled<T extends readonly unknown[]> {

@@ -9,9 +9,9 @@
  */
 import type { SemVer } from 'semver';
 import type { VersionBump } from '../manifest/update-versions.js';
-import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
-import { manifestLabel, type ProviderKind } from '../model/provider.js';
-import { compareSemantic, parseSemantic } from '../kernel/versions.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { manifestLabel, type ProviderKind } from '../core/provider.js';
+import { compareSemantic, parseSemantic } from '../core/versions.js';
 import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './metadata.js';
 
 export interface ProviderUpgradeInput {

@@ -9,9 +9,9 @@
  */
 import type { SemVer } from 'semver';
 import semverSatisfies from 'semver/functions/satisfies.js';
-import { CapiGitopsError } from '../model/diagnostics.js';
-import { compareSemantic, parseSemantic, parseVersionRequest } from '../kernel/versions.js';
-import { ArtifactNotFoundError, type ProviderRepository } from '../model/repository.js';
+import { CapiGitopsError } from '../core/diagnostics.js';
+import { compareSemantic, parseSemantic, parseVersionRequest } from '../core/versions.js';
+import { ArtifactNotFoundError, type ProviderRepository } from '../core/repository.js';
 import { CURRENT_CONTRACT, METADATA_FILE, parseMetadata, releaseSeriesForContract } from './metadata.js';
 
 export const LATEST = 'latest';

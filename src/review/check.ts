@@ -5,10 +5,10 @@
  */
 import { lstat, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { compareStrings } from '../model/diagnostics.js';
-import { INDEX_FILE, ancestors } from '../emit/output-paths.js';
-import { contentDigest, formatIndex, parseIndexEntries } from '../emit/ownership-index.js';
-import { scanTree, type TreeEntry } from '../emit/tree.js';
+import { compareStrings } from '../core/diagnostics.js';
+import { INDEX_FILE, ancestors } from '../layout/output-paths.js';
+import { contentDigest, formatIndex, parseIndexEntries } from '../output/ownership-index.js';
+import { scanTree, type TreeEntry } from '../output/tree.js';
 
 export type CheckStatus = 'changed' | 'edited' | 'missing' | 'extra';
 

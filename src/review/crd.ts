@@ -3,8 +3,8 @@
  * and `storage` flipped, and per version the schema properties added and removed, instead of
  * thousands of lines of schema text.
  */
-import { compareStrings } from '../model/diagnostics.js';
-import { isPlainObject, type KObject } from '../model/kobject.js';
+import { compareStrings } from '../core/diagnostics.js';
+import { isPlainObject, type KObject } from '../core/kobject.js';
 import type { CrdFinding, CrdSchemaSummary } from './types.js';
 
 interface CrdVersion {

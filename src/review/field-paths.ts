@@ -4,8 +4,8 @@
  * `name` are matched by name (as strategic merge does for containers, env, ports, webhooks,
  * versions), other lists by index. A subtree only one side has is one path, not its leaves.
  */
-import { isPlainObject } from '../model/kobject.js';
-import { compareStrings } from '../model/diagnostics.js';
+import { isPlainObject } from '../core/kobject.js';
+import { compareStrings } from '../core/diagnostics.js';
 
 const SIMPLE_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 

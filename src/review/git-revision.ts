@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/p
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { CapiGitopsError } from '../model/diagnostics.js';
+import { CapiGitopsError } from '../core/diagnostics.js';
 import { LOCKFILE_NAME } from '../manifest/files.js';
 
 const run = promisify(execFile);

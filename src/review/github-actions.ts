@@ -5,7 +5,7 @@
  */
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Diagnostic } from '../model/diagnostics.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import type { CheckReport } from './check.js';
 import type { ReviewReport } from './types.js';
 

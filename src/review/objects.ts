@@ -2,8 +2,8 @@
  * A rendered tree read back as objects: every YAML document of every output file, keyed by
  * group/kind/namespace/name (never by file path), with the component it belongs to.
  */
-import { CapiGitopsError, DiagnosticBag } from '../model/diagnostics.js';
-import { apiGroup, isPlainObject, type KObject } from '../model/kobject.js';
+import { CapiGitopsError, DiagnosticBag } from '../core/diagnostics.js';
+import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
 import { parseArtifact } from '../yaml/parse.js';
 import type { ObjectId } from './types.js';
 

@@ -3,8 +3,8 @@
  * authorizer evaluates them, rbac/v1 PolicyRule), so a change reads as permissions gained
  * (widened) or lost (narrowed) whatever way the rules were regrouped.
  */
-import { compareStrings } from '../model/diagnostics.js';
-import { isPlainObject, type KObject } from '../model/kobject.js';
+import { compareStrings } from '../core/diagnostics.js';
+import { isPlainObject, type KObject } from '../core/kobject.js';
 import type { RbacRuleTuple } from './types.js';
 
 export const RBAC_ROLE_KINDS = new Set(['Role', 'ClusterRole']);

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CapiGitopsError } from '../model/diagnostics.js';
-import { INDEX_FILE } from '../emit/output-paths.js';
-import { scanTree } from '../emit/tree.js';
+import { CapiGitopsError } from '../core/diagnostics.js';
+import { INDEX_FILE } from '../layout/output-paths.js';
+import { scanTree } from '../output/tree.js';
 
 /**
  * The visible files of an output directory (relative path → text), as a review side. Hidden

@@ -3,9 +3,9 @@
  * Objects are matched by group/kind/namespace/name; an object whose namespace alone changed is
  * one changed object with a namespace-move finding.
  */
-import { compareStrings } from '../model/diagnostics.js';
-import type { KObject } from '../model/kobject.js';
-import { parseSemantic, compareSemantic } from '../kernel/versions.js';
+import { compareStrings } from '../core/diagnostics.js';
+import type { KObject } from '../core/kobject.js';
+import { parseSemantic, compareSemantic } from '../core/versions.js';
 import { compareCrds, crdChangeCount, describeCrdChanges, CRD_SCHEMA_PATH } from './crd.js';
 import { changedPaths } from './field-paths.js';
 import { describeId, readTreeObjects, type TreeObject, type TreeObjects } from './objects.js';
@@ -21,7 +21,7 @@ import {
   type VersionFinding,
 } from './types.js';
 import { webhookFindings } from './webhooks.js';
-import { WEBHOOK_CONFIGURATION_KINDS } from '../kernel/kinds.js';
+import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
 import { workloadFindings, WORKLOAD_KINDS } from './workloads.js';
 
 interface Pair {

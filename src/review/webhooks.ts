@@ -2,8 +2,8 @@
  * Admission webhook call-outs (admissionregistration.k8s.io/v1): webhooks added or removed,
  * and changes to their rules or failurePolicy, webhooks matched by name.
  */
-import { compareStrings } from '../model/diagnostics.js';
-import { isPlainObject, type KObject } from '../model/kobject.js';
+import { compareStrings } from '../core/diagnostics.js';
+import { isPlainObject, type KObject } from '../core/kobject.js';
 import { sameValue } from './field-paths.js';
 import type { WebhookFinding } from './types.js';
 

@@ -2,8 +2,8 @@
  * Workload call-outs: images, controller flags, replicas and resources of the containers of
  * Deployments, DaemonSets and StatefulSets (apps/v1), containers matched by name.
  */
-import { compareStrings } from '../model/diagnostics.js';
-import { isPlainObject, type KObject } from '../model/kobject.js';
+import { compareStrings } from '../core/diagnostics.js';
+import { isPlainObject, type KObject } from '../core/kobject.js';
 import type { FlagsFinding, ImageFinding, ReplicasFinding, ResourcesFinding } from './types.js';
 
 export const WORKLOAD_KINDS = new Set(['Deployment', 'DaemonSet', 'StatefulSet']);

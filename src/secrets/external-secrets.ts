@@ -5,8 +5,8 @@
  * from the configured store (remote key from a template, property = the variable name).
  * Field names follow the ExternalSecret CRD (config/crds/bases/external-secrets.io_externalsecrets.yaml).
  */
-import { compareStrings, type Diagnostic } from '../model/diagnostics.js';
-import { describeObject, isPlainObject, type KObject } from '../model/kobject.js';
+import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import type { SecretsConfig } from '../manifest/types.js';
 import { formatPath, type Mark, type TaintedField } from './taint.js';
 

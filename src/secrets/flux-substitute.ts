@@ -3,8 +3,8 @@
  * substitution (kustomize-controller, fluxcd/pkg/envsubst, drone/envsubst's grammar), and every
  * other `$` that Flux would read (`${` and `$$`) is doubled so Flux gives it back unchanged.
  */
-import { isPlainObject, type KObject } from '../model/kobject.js';
-import type { Diagnostic } from '../model/diagnostics.js';
+import { isPlainObject, type KObject } from '../core/kobject.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import { notInSecretData } from './external-secrets.js';
 import type { FieldPath, TaintedField } from './taint.js';
 

@@ -3,7 +3,7 @@
  * the three alignments, base64 of base64 for the `*_B64` convention), searched in every output
  * byte before anything is written, and removed from every message.
  */
-import { compareStrings, type Diagnostic } from '../model/diagnostics.js';
+import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
 
 /** Values shorter than this are not searched for (too many accidental hits). */
 export const MINIMUM_SECRET_LENGTH = 4;

@@ -2,12 +2,12 @@
  * The secrets stage: rendered components (real and marked) in, the output files out, with every
  * secret kept out of them by the chosen strategy, and a final scan of every byte.
  */
-import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
-import { describeObject, type KObject } from '../model/kobject.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { describeObject, type KObject } from '../core/kobject.js';
 import type { SecretsConfig, SecretStrategy } from '../manifest/types.js';
 import type { RenderedComponent } from '../render/types.js';
-import { componentDirectory } from '../emit/layout-kustomize.js';
-import { objectFilePath } from '../emit/names.js';
+import { componentDirectory } from '../layout/kustomize.js';
+import { objectFilePath } from '../layout/names.js';
 import { formatPath, taintedFields, type MarkedText, type TaintedField } from './taint.js';
 import { isSecret, notInSecretData, toExternalSecrets } from './external-secrets.js';
 import { DEFAULT_SUBSTITUTE_SECRET, toFluxSubstitution } from './flux-substitute.js';

@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { Decrypter, Encrypter, armor } from 'age-encryption';
 import { parseDocument } from 'yaml';
-import { isPlainObject } from '../model/kobject.js';
+import { isPlainObject } from '../core/kobject.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 
 export const SOPS_VERSION = '3.9.4';

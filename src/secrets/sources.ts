@@ -5,8 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseDotenv } from 'dotenv';
 import { yamlLibrary } from '../yaml/library.js';
-import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
-import { isPlainObject } from '../model/kobject.js';
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { isPlainObject } from '../core/kobject.js';
 import type { Manifest, SecretObject } from '../manifest/types.js';
 import type { VariableLookup, VariableValue } from '../render/types.js';
 

@@ -4,8 +4,8 @@
  * objects go through the same transforms, so comparing them with the real objects shows which
  * fields received which variable, whatever the string functions, patches or customisations did.
  */
-import { CapiGitopsError, compareStrings } from '../model/diagnostics.js';
-import { describeObject, isPlainObject, type KObject } from '../model/kobject.js';
+import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
+import { describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import type { TaintMarker } from '../render/variables.js';
 
 /** One marked reference: what it evaluated to, the secret variables in it, its source text. */

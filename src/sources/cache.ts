@@ -38,8 +38,8 @@ import { mkdir, readdir, readFile, rm, stat, unlink, utimes, writeFile } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { redactUrlCredentials } from '../model/redact.js';
-import { replaceFileUnflushed, TEMPORARY_SUFFIX } from '../kernel/replace-file.js';
+import { redactUrlCredentials } from '../core/redact.js';
+import { replaceFileUnflushed, TEMPORARY_SUFFIX } from '../core/replace-file.js';
 
 /** Metadata kept per URL for conditional requests (If-None-Match) and offline use. */
 export interface HttpRecord {

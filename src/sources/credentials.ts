@@ -7,8 +7,8 @@
  *   by whoever runs the tool (`--github-api-url`, `GITHUB_API_URL`): a manifest is input, and a
  *   pull request that edits `Config.github.apiUrl` must not be able to send CI's token elsewhere.
  */
-import type { Diagnostic } from '../model/diagnostics.js';
-import { registerSecret } from '../model/redact.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { registerSecret } from '../core/redact.js';
 
 /** Visible ASCII, space and tab: what every credential header value here is made of. */
 const HEADER_SAFE = /^[\x20-\x7e\t]*$/;

@@ -4,7 +4,7 @@
  * that answers serves it. Adding a source is a folder with an `index.ts` exporting a
  * `SourceModule`, and one more entry in SOURCE_MODULES.
  */
-import { CapiGitopsError } from '../model/diagnostics.js';
+import { CapiGitopsError } from '../core/diagnostics.js';
 import { configMapSource } from './configmap/index.js';
 import { githubSource } from './github/index.js';
 import { gitlabSource } from './gitlab/index.js';

@@ -1,5 +1,5 @@
-import type { DiagnosticOrigin } from '../model/diagnostics.js';
-import type { ProviderKind } from '../model/provider.js';
+import type { DiagnosticOrigin } from '../core/diagnostics.js';
+import type { ProviderKind } from '../core/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../manifest/types.js';
 import type { ArtifactCache } from './cache.js';
 import type { HttpPolicy, SourceProgressEvent } from './base/http.js';

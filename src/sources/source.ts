@@ -1,5 +1,5 @@
 import type { RepositoryRequest, SourceContext } from './request.js';
-import type { ProviderRepository } from '../model/repository.js';
+import type { ProviderRepository } from '../core/repository.js';
 
 /**
  * One interface for every place provider artifacts come from (Renovate's datasource model):
@@ -8,7 +8,7 @@ import type { ProviderRepository } from '../model/repository.js';
  * sources make every request through `base/client.ts`; no source imports another.
  */
 
-export { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../model/repository.js';
+export { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../core/repository.js';
 
 /** One source: it looks at a request and opens a repository, or answers null ("not mine"). */
 export interface SourceModule {

@@ -13,7 +13,7 @@
  *   CAPI_GITOPS_YAML_MAX_DEPTH          nesting depth              default 512
  *   CAPI_GITOPS_YAML_MAX_NODES_PER_RUN  nodes of all inputs of a run default 8,000,000
  */
-import { CapiGitopsError } from '../model/diagnostics.js';
+import { CapiGitopsError } from '../core/diagnostics.js';
 import { lineNumberAt } from './split.js';
 
 export interface YamlLimits {

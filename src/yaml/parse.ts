@@ -8,10 +8,10 @@
  * full parser (library-parse.ts); both give the same values. Anchors and aliases are refused,
  * the artifact size is bounded, and every problem becomes a positioned Diagnostic.
  */
-import { CapiGitopsError, DiagnosticBag } from '../model/diagnostics.js';
-import type { Diagnostic } from '../model/diagnostics.js';
-import { isPlainObject } from '../model/kobject.js';
-import type { KObject } from '../model/kobject.js';
+import { CapiGitopsError, DiagnosticBag } from '../core/diagnostics.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { isPlainObject } from '../core/kobject.js';
+import type { KObject } from '../core/kobject.js';
 import { fastParseDocument } from './fast-parse.js';
 import { libraryParseDocument } from './library-parse.js';
 import { LineIndex, splitDocuments } from './split.js';

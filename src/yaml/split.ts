@@ -5,7 +5,7 @@
  * or a comment may follow the `---`; anything else is a syntax error there, so it is here too.
  * Empty chunks (two separators in a row) are dropped, as YAMLReader does.
  */
-import type { Diagnostic } from '../model/diagnostics.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 
 /** A document's text: `text.slice(start, end)`. */
 export interface DocumentChunk {

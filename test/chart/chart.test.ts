@@ -8,9 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { prepareChart, renderChart, type ChartContext } from '../../src/chart/index.js';
-import { loadChart } from '../../src/chart/load.js';
-import { renderManagementCluster } from '../../src/pipeline.js';
+import { prepareChart, renderChart, type ChartContext } from '../../src/layout/chart/index.js';
+import { loadChart } from '../../src/layout/chart/load.js';
+import { renderManagementCluster } from '../../src/app/cluster.js';
 import { emitYamlDocument } from '../../src/yaml/emit.js';
 import { rejection } from '../helpers/assertions.js';
 import { tempDir, writeTempManifest, corpusManifest } from '../helpers/corpus-manifest.js';
@@ -263,8 +263,8 @@ test('the same values give the same bytes: the engine reads no clock, environmen
 });
 
 test('built-in charts precompiled at build render the same documents as the charts/ sources compiled at run time', async () => {
-  const { loadBuiltInChart, BUILT_IN_CHARTS_DIR } = await import('../../src/chart/load.js');
-  const { chartValues } = await import('../../src/chart/values.js');
+  const { loadBuiltInChart, BUILT_IN_CHARTS_DIR } = await import('../../src/layout/chart/load.js');
+  const { chartValues } = await import('../../src/layout/chart/values.js');
   for (const name of ['argocd', 'flux']) {
     const built = await loadBuiltInChart(name);
     assert.ok(

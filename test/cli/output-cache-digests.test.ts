@@ -12,7 +12,7 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { exampleCopy, runCli } from '../helpers/cli.js';
-import { SETTLED_MS } from '../../src/kernel/file-digests.js';
+import { SETTLED_MS } from '../../src/output/file-digests.js';
 
 const SERVED = 'output cache: the output of an identical earlier render was used';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeOutput } from '../../src/emit/encoded-output.js';
-import { contentDigest } from '../../src/emit/ownership-index.js';
+import { encodeOutput } from '../../src/output/encoded-output.js';
+import { contentDigest } from '../../src/output/ownership-index.js';
 
 test('each file is encoded as UTF-8 once, with the sha256 the ownership index writes; a text in several files is encoded once', () => {
   const files = new Map([

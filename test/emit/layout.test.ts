@@ -6,14 +6,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
-import type { KObject } from '../../src/model/kobject.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import type { KObject } from '../../src/core/kobject.js';
 import type { RenderedComponent } from '../../src/render/types.js';
 import { emitYamlDocument } from '../../src/yaml/emit.js';
-import { layoutKustomize } from '../../src/emit/layout-kustomize.js';
-import { MAX_STEM, objectFileName, objectFilePath, sanitizeFileNamePart } from '../../src/emit/names.js';
-import { provenanceComment } from '../../src/emit/provenance.js';
-import { readsBackAsItself, template, yamlScalar } from '../../src/emit/templates.js';
+import { layoutKustomize } from '../../src/layout/kustomize.js';
+import { MAX_STEM, objectFileName, objectFilePath, sanitizeFileNamePart } from '../../src/layout/names.js';
+import { provenanceComment } from '../../src/layout/provenance.js';
+import { readsBackAsItself, template, yamlScalar } from '../../src/layout/templates.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { kubectlAvailable } from '../helpers/tree.js';
 

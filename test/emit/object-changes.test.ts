@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { objectChanges, objectRefs, parsedObjectRefs } from '../../src/emit/object-changes.js';
-import { emittedObject } from '../../src/emit/emitted-objects.js';
-import { renderManagementCluster, type RenderOptions } from '../../src/pipeline.js';
+import { objectChanges, objectRefs, parsedObjectRefs } from '../../src/review/object-changes.js';
+import { emittedObject } from '../../src/layout/emitted-objects.js';
+import { renderManagementCluster, type RenderOptions } from '../../src/app/cluster.js';
 import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
 
 const cm = (name: string, data: string, namespace = 'ns') =>

@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { renderManagementCluster, type RenderOptions } from '../../src/pipeline.js';
-import { compareStrings } from '../../src/model/diagnostics.js';
+import { renderManagementCluster, type RenderOptions } from '../../src/app/cluster.js';
+import { compareStrings } from '../../src/core/diagnostics.js';
 import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 

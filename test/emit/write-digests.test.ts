@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
-import { FileDigests, fileState } from '../../src/kernel/file-digests.js';
-import { contentDigest } from '../../src/emit/ownership-index.js';
-import { confirmUnchanged, writeOutput } from '../../src/emit/write.js';
+import { FileDigests, fileState } from '../../src/output/file-digests.js';
+import { contentDigest } from '../../src/output/ownership-index.js';
+import { confirmUnchanged, writeOutput } from '../../src/output/write.js';
 
 test('writeOutput trusts a recorded digest while lstat is unchanged, and reads the file when it is not (src/emit/write.ts)', async () => {
   const dir = path.join(tempDir('capi-gitops-digests-write-'), 'out');

@@ -18,14 +18,14 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import type { RenderedComponent } from '../../src/render/types.js';
-import { layoutKustomize } from '../../src/emit/layout-kustomize.js';
-import { INDEX_FILE } from '../../src/emit/output-paths.js';
-import { formatIndex, parseIndex } from '../../src/emit/ownership-index.js';
-import { scanTree } from '../../src/emit/tree.js';
-import { planWrite } from '../../src/emit/write-plan.js';
-import { cleanUpBackup, writeOutput } from '../../src/emit/write.js';
+import { layoutKustomize } from '../../src/layout/kustomize.js';
+import { INDEX_FILE } from '../../src/layout/output-paths.js';
+import { formatIndex, parseIndex } from '../../src/output/ownership-index.js';
+import { scanTree } from '../../src/output/tree.js';
+import { planWrite } from '../../src/output/write-plan.js';
+import { cleanUpBackup, writeOutput } from '../../src/output/write.js';
 import { kubectlAvailable } from '../helpers/tree.js';
 
 /** A fresh parent directory per test; outDir is `<parent>/out`, so siblings can be checked. */

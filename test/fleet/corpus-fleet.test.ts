@@ -9,12 +9,12 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import YAML from 'yaml';
-import { planRelease, type FleetResult } from '../../src/fleet-render.js';
-import { lockOutput, renderOutput } from '../../src/run-manifest.js';
-import { renderManagementCluster } from '../../src/pipeline.js';
-import { writeOutput } from '../../src/emit/write.js';
-import { parseLockfile } from '../../src/lock/lockfile.js';
-import type { KObject } from '../../src/model/kobject.js';
+import { planRelease, type FleetResult } from '../../src/app/fleet.js';
+import { lockOutput, renderOutput } from '../../src/app/run.js';
+import { renderManagementCluster } from '../../src/app/cluster.js';
+import { writeOutput } from '../../src/output/write.js';
+import { parseLockfile } from '../../src/resolve/lock/lockfile.js';
+import type { KObject } from '../../src/core/kobject.js';
 import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { kubectlAvailable, kubectlKustomize, readTree } from '../helpers/tree.js';
 import { wiringProblems } from '../helpers/crd-schema.js';
@@ -284,7 +284,10 @@ test('a cluster moved to another release changes exactly its versions; the lock 
   const dir = writeTempManifest(fleetFiles());
   const first = await lockOutput({ manifestPaths: [dir] });
   assert.ok(first.fleet);
-  writeFileSync(path.join(dir, 'capi-gitops.lock.yaml'), (await import('../../src/lock/lockfile.js')).serializeLockfile(first.lock.lock));
+  writeFileSync(
+    path.join(dir, 'capi-gitops.lock.yaml'),
+    (await import('../../src/resolve/lock/lockfile.js')).serializeLockfile(first.lock.lock),
+  );
   const plan = await planRelease({ manifestPaths: [dir], clusters: ['old-1'] }, '2026.11.0');
   assert.deepEqual(plan.clusters, [
     {
@@ -314,7 +317,7 @@ test('a cluster moved to another release changes exactly its versions; the lock 
     ],
   );
   // the fleet's lock round-trips through its text form
-  const text = (await import('../../src/lock/lockfile.js')).serializeLockfile(moved.lock.lock);
+  const text = (await import('../../src/resolve/lock/lockfile.js')).serializeLockfile(moved.lock.lock);
   assert.deepEqual(parseLockfile(text, 'capi-gitops.lock.yaml'), moved.lock.lock);
 });
 

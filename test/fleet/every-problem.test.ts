@@ -10,8 +10,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { exampleCopy } from '../helpers/cli.js';
-import { renderOutput } from '../../src/run-manifest.js';
-import { CapiGitopsError, type Diagnostic } from '../../src/model/diagnostics.js';
+import { renderOutput } from '../../src/app/run.js';
+import { CapiGitopsError, type Diagnostic } from '../../src/core/diagnostics.js';
 
 const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { loadManifest } from '../../src/manifest/load.js';
-import { expandFleet, type FleetCluster } from '../../src/fleet/expand.js';
+import { expandFleet, type FleetCluster } from '../../src/manifest/fleet-expand.js';
 import { throwsDiagnostics } from '../helpers/assertions.js';
 import { writeTempManifest } from '../helpers/corpus-manifest.js';
 

@@ -4,8 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseLockfile, serializeLockfile, type LockEntry } from '../../src/lock/lockfile.js';
-import { clusterLockView, mergeClusterLocks } from '../../src/lock/fleet.js';
+import { parseLockfile, serializeLockfile, type LockEntry } from '../../src/resolve/lock/lockfile.js';
+import { clusterLockView, mergeClusterLocks } from '../../src/resolve/lock/fleet.js';
 import { throwsDiagnostics } from '../helpers/assertions.js';
 
 const SHA = (c: string) => c.repeat(64);

@@ -12,9 +12,9 @@ import { FakeGitHub, corpusReleases } from '../helpers/fake-github.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { ArtifactCache } from '../../src/sources/cache.js';
-import { renderOutput } from '../../src/run-manifest.js';
-import { lockfilePath, readLockfile, serializeLockfile } from '../../src/lock/lockfile.js';
-import { writeLockfile } from '../../src/lock/lockfile.js';
+import { renderOutput } from '../../src/app/run.js';
+import { lockfilePath, readLockfile, serializeLockfile } from '../../src/resolve/lock/lockfile.js';
+import { writeLockfile } from '../../src/resolve/lock/lockfile.js';
 
 const github = await FakeGitHub.start({
   'kubernetes-sigs/cluster-api': corpusReleases(['cluster-api', 'bootstrap-kubeadm', 'control-plane-kubeadm']),

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
 import { assertNoStackTrace, CLI, exampleCopy, runCli } from '../helpers/cli.js';
-import { writeOutput } from '../../src/emit/write.js';
-import { outputLockPath } from '../../src/emit/write-guard.js';
+import { writeOutput } from '../../src/output/write.js';
+import { outputLockPath } from '../../src/output/write-guard.js';
 
 const LOCKFILE = 'capi-gitops.lock.yaml';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 
 /** The CapiGitopsError a promise rejects with; fails the test on success or another error. */
 export async function rejection(promise: Promise<unknown>): Promise<CapiGitopsError> {

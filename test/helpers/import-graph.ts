@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type ts from 'typescript';
-import { compareStrings } from '../../src/model/diagnostics.js';
+import { compareStrings } from '../../src/core/diagnostics.js';
 
 export interface StageOrder {
   order: string[];

@@ -9,8 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { lstatSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
-import { FileDigests, fileState, SETTLED_MS } from '../../src/kernel/file-digests.js';
-import { contentDigest } from '../../src/emit/ownership-index.js';
+import { FileDigests, fileState, SETTLED_MS } from '../../src/output/file-digests.js';
+import { contentDigest } from '../../src/output/ownership-index.js';
 
 test('a digest is recorded only for a file whose last change is SETTLED_MS older than its lstat (racy-clean rule)', () => {
   const file = path.join(tempDir('capi-gitops-digests-'), 'a.yaml');

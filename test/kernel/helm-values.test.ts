@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applySetExpression, parseSetExpression, SetSyntaxError } from '../../src/kernel/helm-set.js';
-import { coalesceValues, layerValues, mergeUserValues } from '../../src/kernel/values.js';
+import { applySetExpression, parseSetExpression, SetSyntaxError } from '../../src/core/helm-set.js';
+import { coalesceValues, layerValues, mergeUserValues } from '../../src/core/values.js';
 
 // Vectors from helm pkg/strvals/parser_test.go TestParseSet (expected values as Helm's
 // yaml.Marshal prints them).

@@ -7,8 +7,8 @@ import {
   parseLabelSelector,
   selectorProblems,
   selectorRequirements,
-} from '../../src/kernel/label-selector.js';
-import { isDns1123Label, isDns1123Subdomain, isValidLabelKey, isValidLabelValue } from '../../src/kernel/names.js';
+} from '../../src/core/label-selector.js';
+import { isDns1123Label, isDns1123Subdomain, isValidLabelKey, isValidLabelValue } from '../../src/core/names.js';
 
 test('a metav1.LabelSelector and its kubectl string select the same labels through the one matcher (apimachinery LabelSelectorAsSelector)', () => {
   const selector = {

@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
-import type { KObject } from '../../src/model/kobject.js';
-import { compareObjects, sortObjects } from '../../src/kernel/order.js';
-import { KIND_ORDER } from '../../src/kernel/kinds.js';
+import type { KObject } from '../../src/core/kobject.js';
+import { compareObjects, sortObjects } from '../../src/core/order.js';
+import { KIND_ORDER } from '../../src/core/kinds.js';
 
 function loadObjects(...parts: string[]): KObject[] {
   const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, ...parts), 'utf8');

@@ -7,7 +7,7 @@ import {
   verifyLockedArtifacts,
   digestMismatch,
   type LockEntry,
-} from '../../src/lock/lockfile.js';
+} from '../../src/resolve/lock/lockfile.js';
 import { sha256Hex } from '../../src/sources/base/artifact.js';
 import { failsWith } from '../helpers/assertions.js';
 

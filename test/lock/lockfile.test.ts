@@ -12,7 +12,7 @@ import {
   writeLockfile,
   type LockEntry,
   type Lockfile,
-} from '../../src/lock/lockfile.js';
+} from '../../src/resolve/lock/lockfile.js';
 import { sha256Hex } from '../../src/sources/base/artifact.js';
 import { failsWith } from '../helpers/assertions.js';
 

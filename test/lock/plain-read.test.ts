@@ -9,8 +9,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseLockfile, serializeLockfile, type LockEntry, type Lockfile } from '../../src/lock/lockfile.js';
-import { plainLockfile } from '../../src/lock/lockfile.js';
+import { parseLockfile, serializeLockfile, type LockEntry, type Lockfile } from '../../src/resolve/lock/lockfile.js';
+import { plainLockfile } from '../../src/resolve/lock/lockfile.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
 const EXAMPLE_LOCK = readFileSync(path.join(PROJECT_ROOT, 'examples', 'management-cluster', 'capi-gitops.lock.yaml'), 'utf8');

@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import YAML from 'yaml';
-import { fastDataText, fastLockfileText } from '../../src/lock/text.js';
-import { libraryLockfileText, serializeLockfile, type LockEntry } from '../../src/lock/lockfile.js';
+import { fastDataText, fastLockfileText } from '../../src/resolve/lock/text.js';
+import { libraryLockfileText, serializeLockfile, type LockEntry } from '../../src/resolve/lock/lockfile.js';
 
 const SHA = 'a72e682fce88cdb016be2e90f596ac1b4b0f6c840263b35d107b9e81572ea3db';
 

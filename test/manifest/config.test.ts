@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import os from 'node:os';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { loadManifest } from '../../src/manifest/load.js';
 import { MANIFEST_FIXTURES, loadText, loadTextError, summary, writeManifestDir, loadError } from '../fixtures/manifest/helpers.js';
 

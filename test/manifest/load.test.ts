@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { loadManifest } from '../../src/manifest/load.js';
-import { compareStrings } from '../../src/model/diagnostics.js';
+import { compareStrings } from '../../src/core/diagnostics.js';
 import {
   MANIFEST_FIXTURES,
   loadError,

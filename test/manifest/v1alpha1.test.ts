@@ -4,7 +4,7 @@
  * `capi-gitops convert`. The README examples are test/fixtures/operator-readme/NN.v1alpha1.yaml
  * (verbatim from the operator's docs/README.md at v0.5.0), each beside its hand-written v1alpha2 form.
  */
-import { formatWarning } from '../../src/model/diagnostics.js';
+import { formatWarning } from '../../src/core/diagnostics.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -13,10 +13,10 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { loadManifest } from '../../src/manifest/load.js';
 import type { Manifest } from '../../src/manifest/types.js';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { convertManifestText } from '../../src/manifest/convert-documents.js';
 import { imageUrlOf } from '../../src/manifest/v1alpha1.js';
-import { renderManagementCluster } from '../../src/pipeline.js';
+import { renderManagementCluster } from '../../src/app/cluster.js';
 import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
 

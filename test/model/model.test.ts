@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { manifestLabel } from '../../src/model/provider.js';
-import { formatDiagnostic } from '../../src/model/diagnostics.js';
+import { manifestLabel } from '../../src/core/provider.js';
+import { formatDiagnostic } from '../../src/core/diagnostics.js';
 
 test('manifest labels follow clusterctl ManifestLabel (provider_type.go)', () => {
   assert.equal(manifestLabel('CoreProvider', 'cluster-api'), 'cluster-api');

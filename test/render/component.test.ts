@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
-import type { KObject } from '../../src/model/kobject.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import type { KObject } from '../../src/core/kobject.js';
 import type { ConfigMapObject, ProviderObject } from '../../src/manifest/types.js';
 import type { ResolvedProvider } from '../../src/resolve/resolve.js';
 import type { VariableLookup, VariableValue } from '../../src/render/types.js';

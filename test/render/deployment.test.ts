@@ -12,7 +12,7 @@ import {
   roundedSeconds,
   setArgs,
 } from '../../src/render/deployment.js';
-import type { KObject } from '../../src/model/kobject.js';
+import type { KObject } from '../../src/core/kobject.js';
 import type { LeaderElectionConfiguration, ManagerSpec, ProviderSpec } from '../../src/manifest/types.js';
 import { throwsDiagnostics } from '../helpers/assertions.js';
 

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
-import type { KObject } from '../../src/model/kobject.js';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import type { KObject } from '../../src/core/kobject.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import {
   alterImage,
   applyImageOverrides,

@@ -5,8 +5,8 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { Ajv } from 'ajv';
 import { CRDS } from '../helpers/paths.js';
-import type { KObject } from '../../src/model/kobject.js';
-import { PROVIDER_KINDS } from '../../src/model/provider.js';
+import type { KObject } from '../../src/core/kobject.js';
+import { PROVIDER_KINDS } from '../../src/core/provider.js';
 import { inventoryCrd, inventoryObject } from '../../src/render/inventory.js';
 
 function upstreamCrd(): any {

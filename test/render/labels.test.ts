@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
-import type { KObject } from '../../src/model/kobject.js';
+import type { KObject } from '../../src/core/kobject.js';
 import { addCommonLabels, commonLabels } from '../../src/render/labels.js';
 import { removeOwnerReferences } from '../../src/render/owner-references.js';
 

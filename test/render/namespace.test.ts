@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
-import type { KObject } from '../../src/model/kobject.js';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import type { KObject } from '../../src/core/kobject.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace, isNamespaced } from '../../src/render/namespace.js';
-import { CLUSTER_SCOPED_KINDS } from '../../src/kernel/kinds.js';
+import { CLUSTER_SCOPED_KINDS } from '../../src/core/kinds.js';
 
 function loadObjects(...parts: string[]): KObject[] {
   const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, ...parts), 'utf8');

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyManifestPatches, applyPatches, applyProviderPatches, mergePatchLikeGo, parseGoYaml } from '../../src/render/patches.js';
-import { matchesLabelSelector, parseLabelSelector } from '../../src/kernel/label-selector.js';
-import type { KObject } from '../../src/model/kobject.js';
+import { matchesLabelSelector, parseLabelSelector } from '../../src/core/label-selector.js';
+import type { KObject } from '../../src/core/kobject.js';
 import { throwsDiagnostics } from '../helpers/assertions.js';
 
 type Json = Record<string, any>;

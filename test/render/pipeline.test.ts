@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KObject } from '../../src/model/kobject.js';
+import type { KObject } from '../../src/core/kobject.js';
 import { PROVIDER_FILTERS, renderComponent, type RenderContext, type RenderFilter } from '../../src/render/pipeline.js';
 
 function deployment(image: string): KObject {

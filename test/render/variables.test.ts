@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import type { VariableLookup, VariableValue } from '../../src/render/types.js';
 import { inspectVariables, missingVariablesError, substituteVariables } from '../../src/render/variables.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';

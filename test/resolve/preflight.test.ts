@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { preflight, preflightProblems } from '../../src/resolve/preflight.js';
 import { providerRegistry } from '../../src/resolve/registry.js';
 import { provider } from '../fixtures/resolve/builders.js';

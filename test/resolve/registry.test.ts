@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
-import { PROVIDER_KINDS } from '../../src/model/provider.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import { PROVIDER_KINDS } from '../../src/core/provider.js';
 import {
   BUILT_IN_PROVIDERS,
   buildProviderRegistry,

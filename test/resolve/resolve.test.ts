@@ -5,9 +5,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ArtifactCache } from '../../src/sources/cache.js';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { CERT_MANAGER_DEFAULT_VERSION, certManagerDefaultUrl } from '../../src/resolve/resolve.js';
-import { resolveCertManager, resolveProviders } from '../../src/fetch-releases.js';
+import { resolveCertManager, resolveProviders } from '../../src/resolve/fetch-releases.js';
 import { SOURCE_MODULES, type SourceModule } from '../../src/sources/index.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ProviderKind } from '../../src/model/provider.js';
+import type { ProviderKind } from '../../src/core/provider.js';
 import { parseMetadata, type ReleaseSeries } from '../../src/resolve/metadata.js';
 import {
   formatTable,

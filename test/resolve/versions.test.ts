@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { openLocalRepository } from '../../src/sources/local/repository.js';
 import { highestInRange, latestContractRelease, latestPatchRelease, resolveVersion, sortForLatest } from '../../src/resolve/versions.js';
-import { parseVersionRequest } from '../../src/kernel/versions.js';
+import { parseVersionRequest } from '../../src/core/versions.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { MemoryRepository, metadataYaml } from '../fixtures/resolve/builders.js';
 

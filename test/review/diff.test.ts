@@ -8,7 +8,7 @@ import path from 'node:path';
 import Ajv from 'ajv';
 import { parseArtifact } from '../../src/yaml/parse.js';
 import { emitYamlDocument } from '../../src/yaml/emit.js';
-import { clone, type KObject } from '../../src/model/kobject.js';
+import { clone, type KObject } from '../../src/core/kobject.js';
 import { reviewChanges } from '../../src/review/review.js';
 import { changedPaths } from '../../src/review/field-paths.js';
 import { formatMarkdown, GITHUB_COMMENT_LIMIT } from '../../src/review/format-markdown.js';

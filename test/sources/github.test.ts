@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { ArtifactNotFoundError } from '../../src/sources/source.js';
 import { ArtifactCache, sha256Hex } from '../../src/sources/cache.js';
 import { nextPageUrl } from '../../src/sources/base/client.js';

@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { ArtifactCache, sha256Hex } from '../../src/sources/cache.js';
 import { gitlabToken, openGitLabRepository, parseGitLabPackageUrl, type GitLabOptions } from '../../src/sources/gitlab/repository.js';
 import { ArtifactNotFoundError, type ProviderRepository } from '../../src/sources/source.js';

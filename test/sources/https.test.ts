@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { resolveVersion } from '../../src/resolve/versions.js';
 import { ArtifactCache, sha256Hex } from '../../src/sources/cache.js';
 import { isLoopbackHost } from '../../src/sources/base/http.js';

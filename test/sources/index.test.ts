@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { SOURCE_MODULES, memoizeRepository, openRepository, type SourceModule } from '../../src/sources/index.js';
 import type { UrlRequest } from '../../src/sources/request.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { isLocalRepositoryUrl, openLocalRepository, parseLocalRepositoryUrl } from '../../src/sources/local/repository.js';
 import type { UrlRequest } from '../../src/sources/request.js';
 import { ArtifactNotFoundError } from '../../src/sources/source.js';

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import YAML from 'yaml';
-import { CapiGitopsError } from '../../src/model/diagnostics.js';
-import type { Diagnostic } from '../../src/model/diagnostics.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import type { Diagnostic } from '../../src/core/diagnostics.js';
 import { parseArtifact, parseArtifactDetailed, lineColumnAt, DEFAULT_MAX_ARTIFACT_BYTES } from '../../src/yaml/parse.js';
 import { prng, YAML_FRAGMENTS } from '../helpers/generated-yaml.js';
 

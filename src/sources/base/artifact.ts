@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeUtf8 } from '../../model/utf8.js';
+import { decodeUtf8 } from '../../core/utf8.js';
 import type { Artifact } from '../source.js';
 
 /** Lower-case hex sha256 of bytes, or of a string's UTF-8 encoding. */

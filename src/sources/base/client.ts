@@ -11,7 +11,7 @@
  *   credentials are for;
  * - `failure`: a transport failure as a diagnostic, with the hint for its kind.
  */
-import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
 import type { ArtifactCache } from '../cache.js';
 import type { NetworkSourceOptions } from '../request.js';
 import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpRequest, type HttpResponse } from './http.js';

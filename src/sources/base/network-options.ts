@@ -1,5 +1,5 @@
 /** What every network source module takes from a request and the run's options. */
-import { CapiGitopsError } from '../../model/diagnostics.js';
+import { CapiGitopsError } from '../../core/diagnostics.js';
 import { configSecretCredentialProblems } from '../credentials.js';
 import type { RepositoryRequest, SourceContext } from '../request.js';
 

@@ -6,13 +6,13 @@
  * `components` and `metadata`; with annotation `provider.cluster.x-k8s.io/compressed: "true"`,
  * `binaryData.components` is gzip.
  */
-import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
-import { DEFAULT_COMPONENTS_FILE } from '../../model/provider.js';
+import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import { DEFAULT_COMPONENTS_FILE } from '../../core/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../../manifest/types.js';
 import { artifactFromBytes, artifactFromText } from '../base/artifact.js';
-import { formatSelector, matchesSelector, selectorProblems } from '../../kernel/label-selector.js';
+import { formatSelector, matchesSelector, selectorProblems } from '../../core/label-selector.js';
 import { messagePrefix, type DiagnosticOrigin, type SelectorRequest } from '../request.js';
-import { compareSemantic, parseSemantic } from '../../kernel/versions.js';
+import { compareSemantic, parseSemantic } from '../../core/versions.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
 export const CONFIGMAP_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';

@@ -13,7 +13,7 @@
  * whose published digest (or asset id) is known is never downloaded again.
  */
 import { Octokit, RequestError } from 'octokit';
-import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
 import { artifactFromBytes, sha256Hex } from '../base/artifact.js';
 import { SourceClient, type PlainResponse, type RevalidatedResponse } from '../base/client.js';
 import { fetchAdapter, HttpError, redactUrl, type HttpPolicy } from '../base/http.js';

@@ -16,7 +16,7 @@
  * Extensions: `hosts` names self-managed GitLab hosts not called `gitlab.*`
  * (cluster-api-operator issue #705), and plain http:// is accepted for 127.0.0.1/localhost.
  */
-import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
 import { artifactFromBytes } from '../base/artifact.js';
 import { parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { isLoopbackHost, redactUrl } from '../base/http.js';

@@ -32,7 +32,7 @@
  * separately and is only ever sent to the template's own scheme, host and port.
  * ------------------------------------------------------------------------------------------------
  */
-import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
 import { artifactFromBytes } from '../base/artifact.js';
 import { SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { isLoopbackHost, redactUrl } from '../base/http.js';

@@ -8,10 +8,10 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CapiGitopsError, compareStrings, type Diagnostic } from '../../model/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { artifactFromBytes } from '../base/artifact.js';
 import { messagePrefix, type DiagnosticOrigin, type UrlRequest } from '../request.js';
-import { compareSemantic, parseSemantic } from '../../kernel/versions.js';
+import { compareSemantic, parseSemantic } from '../../core/versions.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
 const LAYOUT = '{basepath}/{provider-label}/{version}/{components-file}';

@@ -2,7 +2,7 @@
  * Speaks the distribution API to one registry for one repository through the shared client,
  * answering auth challenges as oras-go's auth client does (`auth.ts`).
  */
-import type { CapiGitopsError, Diagnostic } from '../../model/diagnostics.js';
+import type { CapiGitopsError, Diagnostic } from '../../core/diagnostics.js';
 import type { SourceClient } from '../base/client.js';
 import { HttpError, redactUrl, type HttpResponse } from '../base/http.js';
 import {

@@ -3,7 +3,7 @@
  * (internal/controller/oci_source.go): `[http://]registry[:port]/repository[:tag]`, plus a
  * `@sha256:<hex>` digest pin (an extension), checked against the distribution spec's grammars.
  */
-import { CapiGitopsError } from '../../model/diagnostics.js';
+import { CapiGitopsError } from '../../core/diagnostics.js';
 
 export const SHA256_DIGEST = /^sha256:([0-9a-f]{64})$/;
 /** The distribution spec's tag grammar. */

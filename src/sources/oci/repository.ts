@@ -30,8 +30,8 @@
  * layers with the same title and different content are an error (the operator keeps whichever
  * it copied last, which is not deterministic).
  */
-import { CapiGitopsError, type Diagnostic } from '../../model/diagnostics.js';
-import { DEFAULT_COMPONENTS_FILE, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../../model/provider.js';
+import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import { DEFAULT_COMPONENTS_FILE, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../../core/provider.js';
 import { artifactFromBytes, sha256Hex } from '../base/artifact.js';
 import { parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { redactUrl } from '../base/http.js';

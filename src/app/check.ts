@@ -1,0 +1,19 @@
+/**
+ * `capi-gitops check` (also `render --check`): render in memory and compare with the committed
+ * output directory. Writes neither the output nor the lockfile.
+ */
+import { renderOutput, type FleetRenderOptions } from './run.js';
+import { checkOutput, type CheckReport } from '../review/index.js';
+
+export interface CheckResult {
+  /** The render's warnings. */
+  warnings: string[];
+  report: CheckReport;
+}
+
+/** `output`: the committed output directory, as given. */
+export async function check(options: FleetRenderOptions, output: string): Promise<CheckResult> {
+  // --frozen is implied: a lockfile that no longer answers the manifest is drift too.
+  const result = await renderOutput({ ...options, frozen: true });
+  return { warnings: result.warnings, report: await checkOutput(output, result.files) };
+}

@@ -1,0 +1,49 @@
+/**
+ * `capi-gitops diff`: the objects that change between two sides, each an output directory or a
+ * render in memory (the manifest now, or at a git revision). Writes nothing.
+ */
+import { renderOutput, type FleetRenderOptions } from './run.js';
+import { redactStrings } from '../core/redact.js';
+import {
+  hideSecretFileValues,
+  manifestAtRevision,
+  readOutputTree,
+  reviewChanges,
+  type ReviewReport,
+  type ReviewSide,
+} from '../review/index.js';
+
+export type DiffRequest =
+  /** Two output directories. */
+  | { from: string; to: string }
+  /** The manifest's render against the committed `output`, or against its render at git revision `base`. */
+  | {
+      output: string;
+      current: FleetRenderOptions;
+      base?: { revision: string; manifestPaths: string[]; options: (manifestPaths: string[]) => FleetRenderOptions };
+    };
+
+async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; after: ReviewSide }> {
+  if ('from' in request)
+    return {
+      before: { label: request.from, files: await readOutputTree(request.from) },
+      after: { label: request.to, files: await readOutputTree(request.to) },
+    };
+  const current = await renderOutput(request.current);
+  const after: ReviewSide = { label: 'the manifest as it is now', files: current.files };
+  const base = request.base;
+  if (!base) return { before: { label: `${request.output} as committed`, files: await readOutputTree(request.output) }, after };
+  const revision = await manifestAtRevision(base.revision, base.manifestPaths);
+  try {
+    const baseRender = await renderOutput(base.options(revision.manifestPaths));
+    return { before: { label: `the manifest at ${base.revision} (${revision.commit.slice(0, 12)})`, files: baseRender.files }, after };
+  } finally {
+    await revision.dispose();
+  }
+}
+
+/** The sides' differences; values in files that hold secrets are hidden, and any value the renders knew is redacted. */
+export async function diff(request: DiffRequest): Promise<ReviewReport> {
+  const { before, after } = await diffSides(request);
+  return redactStrings(hideSecretFileValues(reviewChanges(before, after), before.files, after.files));
+}

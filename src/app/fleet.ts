@@ -1,0 +1,532 @@
+/**
+ * Render and lock for a fleet (Config.clusters): the fleet stage expands the manifest into one
+ * manifest per cluster, each is resolved and rendered by the single-cluster pipeline, and what
+ * clusters share is done once per run: each artifact is fetched once, and each distinct text
+ * (after variable substitution) parsed once. run-manifest.ts loads this module for a fleet only.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CapiGitopsError, compareStrings, DiagnosticBag, formatDiagnostic, type Diagnostic } from '../core/diagnostics.js';
+import type { KObject } from '../core/kobject.js';
+import type { RenderedComponent, VariableLookup, VariableValue } from '../render/types.js';
+import { substituteVariables, type SubstitutionResult } from '../render/variables.js';
+import { mergeUserValues } from '../core/values.js';
+import { loadManifest } from '../manifest/load.js';
+import type { Manifest, ReleaseObject } from '../manifest/types.js';
+import { closestName } from '../manifest/fields.js';
+import { expandFleet, type ExpandOptions, type FleetCluster } from '../manifest/fleet-expand.js';
+import { isFleet } from '../manifest/is-fleet.js';
+import { buildLockfile, lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
+import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from '../resolve/lock/fleet.js';
+import { sharedBlobs, type LockOutcome } from '../resolve/lock/session.js';
+import type { Lockfile } from '../resolve/lock/types.js';
+import type { Artifact, ProviderRepository } from '../sources/source.js';
+import { clusterDirectory, CLUSTERS_DIRECTORY, layoutFleet, readClusterFiles } from '../layout/fleet.js';
+import { layoutChart, type LayoutName } from '../layout/index.js';
+import {
+  clusterApplicationSets,
+  fleetApplicationSet,
+  FLEET_APPLICATIONSET_NAME,
+  FLEET_WIRING_DIRECTORY,
+  ignoreDifferencesOf,
+  withoutClusterApplicationSet,
+} from '../layout/fleet-applicationset.js';
+import { prepareChart } from '../layout/chart/index.js';
+import { parseArtifact } from '../yaml/parse.js';
+import {
+  ParseBatch,
+  renderResolution,
+  resolveManifest,
+  type RenderOptions,
+  type RenderResult,
+  type Resolution,
+  type SharedRun,
+} from './cluster.js';
+
+export interface FleetRenderOptions extends RenderOptions {
+  /** `--cluster`: render and write only these clusters (all when empty). */
+  clusters?: string[];
+}
+
+export interface ClusterOutcome {
+  name: string;
+  release?: string;
+  resolution: Resolution;
+  /** Whether this run rendered it (`--cluster` renders some). */
+  rendered: boolean;
+}
+
+/** What a fleet run produced: the output tree, the fleet's lock, and how much was shared. */
+export interface FleetResult {
+  clusters: ClusterOutcome[];
+  files: Map<string, string>;
+  layout: LayoutName;
+  lockFile: string;
+  lock: LockOutcome;
+  warnings: string[];
+  /** Artifact texts the clusters asked to parse, and how many were parsed (distinct texts). */
+  parsing: { requested: number; parsed: number };
+  /** Components the clusters rendered, and how many distinct ones were rendered. */
+  rendering: { requested: number; rendered: number };
+  /** Artifact fetches the clusters asked for, and how many reached a source. */
+  fetching: { requested: number; fetched: number };
+  /** Variable substitutions the clusters asked for, and how many ran (distinct text and values). */
+  substitution: { requested: number; substituted: number };
+}
+
+export type OutputResult = ({ fleet: false } & RenderResult) | ({ fleet: true } & FleetResult);
+
+/** Fetches each (source, version, file) once per run, whichever cluster asks first. */
+class FetchOnce {
+  requested = 0;
+  private readonly files = new Map<string, Promise<Artifact>>();
+  private readonly versions = new Map<string, Promise<string[]>>();
+
+  decorate = (repository: ProviderRepository): ProviderRepository => {
+    const where = `${repository.sourceType}\0${repository.location}`;
+    return {
+      sourceType: repository.sourceType,
+      location: repository.location,
+      defaultVersion: repository.defaultVersion,
+      componentsFile: repository.componentsFile,
+      listVersions: () => this.once(this.versions, where, () => repository.listVersions()),
+      getFile: (version, fileName) => {
+        this.requested++;
+        return this.once(this.files, `${where}\0${version}\0${fileName}`, () => repository.getFile(version, fileName));
+      },
+    };
+  };
+
+  get fetched(): number {
+    return this.files.size;
+  }
+
+  private once<T>(memo: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+    let promise = memo.get(key);
+    if (!promise) {
+      promise = load();
+      memo.set(key, promise);
+    }
+    return promise;
+  }
+}
+
+/**
+ * Substitutes an artifact's variables once per distinct text and values: a cluster reuses an
+ * earlier result when every variable that substitution looked up has the same value (and
+ * origin) for it. Evaluation reads nothing else, so the result is the same text, byte for byte.
+ */
+class SubstituteOnce {
+  requested = 0;
+  substituted = 0;
+  private readonly memo = new Map<string, { asked: Map<string, VariableValue | undefined>; result: SubstitutionResult }[]>();
+
+  substitute = (text: string, lookup: VariableLookup, file: string): SubstitutionResult => {
+    this.requested++;
+    const earlier = this.memo.get(text) ?? [];
+    const same = earlier.find((e) => [...e.asked].every(([name, value]) => sameValue(lookup(name), value)));
+    if (same) return same.result;
+    const asked = new Map<string, VariableValue | undefined>();
+    const result = substituteVariables(
+      text,
+      (name) => {
+        const value = lookup(name);
+        asked.set(name, value);
+        return value;
+      },
+      file,
+    );
+    this.substituted++;
+    earlier.push({ asked, result });
+    this.memo.set(text, earlier);
+    return result;
+  };
+}
+
+function sameValue(a: VariableValue | undefined, b: VariableValue | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.value === b.value && a.origin === b.origin && a.fromSecret === b.fromSecret);
+}
+
+/**
+ * Renders a component once per distinct input: clusters whose component has the same parsed
+ * text and the same settings share the rendered objects, and so the laid-out files.
+ */
+class RenderOnce {
+  requested = 0;
+  private readonly ids = new WeakMap<KObject[], number>();
+  private next = 0;
+  private readonly rendered = new Map<string, RenderedComponent>();
+  readonly componentFiles = new WeakMap<RenderedComponent, Map<string, string>>();
+
+  component = (key: string, objects: KObject[], render: () => RenderedComponent): RenderedComponent => {
+    this.requested++;
+    let id = this.ids.get(objects);
+    if (id === undefined) {
+      id = this.next++;
+      this.ids.set(objects, id);
+    }
+    const full = `${id}\0${key}`;
+    let component = this.rendered.get(full);
+    if (!component) {
+      component = render();
+      this.rendered.set(full, component);
+    }
+    return component;
+  };
+
+  get distinct(): number {
+    return this.rendered.size;
+  }
+}
+
+/** Every cluster's resolution and the fleet's one lock. */
+export interface FleetResolution {
+  clusters: FleetCluster[];
+  resolutions: Map<string, Resolution>;
+  lockFile: string;
+  lock: LockOutcome;
+  warnings: string[];
+  /**
+   * With `collectAll`, the problems of clusters (and releases) that could not be resolved at all;
+   * a resolution's own `problems` say what else did not resolve. The lock is then not to be written.
+   */
+  problems?: Diagnostic[];
+}
+
+/** Resolves every cluster of a fleet, each from its part of the fleet's lock; one lock for all. */
+export async function resolveFleet(
+  manifest: Manifest,
+  options: FleetRenderOptions,
+  fetch = new FetchOnce(),
+  expand: ExpandOptions = {},
+): Promise<FleetResolution> {
+  const fleet = expandFleet(manifest, expand);
+  const lockFile = lockfilePath(manifest.baseDir);
+  const previous = await readLockfile(lockFile);
+  const bag = new DiagnosticBag();
+  const resolutions = new Map<string, Resolution>();
+  const blobs = sharedBlobs();
+  await Promise.all(
+    fleet.clusters.map(async (cluster) => {
+      try {
+        const shared: SharedRun = { previous: clusterLockView(previous, cluster.name), decorate: fetch.decorate, blobs };
+        const resolution = await resolveManifest(cluster.manifest, { ...options, frozen: false }, shared);
+        // collectAll: what did not resolve travels with the resolution, named after its cluster and layer
+        const problems = resolution.problems && clusterDiagnostics(cluster.name, resolution.problems, cluster);
+        resolutions.set(cluster.name, problems ? { ...resolution, problems } : resolution);
+      } catch (err) {
+        collectFor(bag, cluster.name, err, cluster);
+      }
+    }),
+  );
+  // a release is checked as a whole, whether a cluster runs it or not: versions resolvable, contracts compatible
+  await Promise.all(
+    [...fleet.releases.values()].map(async ({ release, manifest: onRelease }) => {
+      try {
+        // every problem of the release is thrown together
+        await resolveManifest(
+          onRelease,
+          { ...options, frozen: false, collectAll: false },
+          { previous: undefined, decorate: fetch.decorate, blobs },
+        );
+      } catch (err) {
+        if (!(err instanceof CapiGitopsError)) throw err;
+        for (const d of err.diagnostics)
+          bag.add(
+            d.object?.startsWith('release ')
+              ? d
+              : { ...d, ...releasePosition(release, d), object: `release ${release.name}${d.object ? `: ${d.object}` : ''}` },
+          );
+      }
+    }),
+  );
+  const unresolved = [...resolutions.values()].some((r) => r.problems?.length);
+  if (options.collectAll && (bag.items.length > 0 || unresolved)) {
+    // render what resolved, then report everything together (renderFleet)
+    return {
+      clusters: fleet.clusters,
+      resolutions,
+      lockFile,
+      lock: { lock: previous ?? buildLockfile([]), changes: [] },
+      warnings: [],
+      problems: bag.items,
+    };
+  }
+  throwDeduplicated(bag);
+  const locks = new Map<string, Lockfile>([...resolutions].map(([name, r]) => [name, r.lock.lock]));
+  const lock = mergeClusterLocks(locks);
+  const changes = fleetLockChanges(previous, locks);
+  if (options.frozen) assertFleetFrozen(previous, lock, changes, lockFile);
+  return { clusters: fleet.clusters, resolutions, lockFile, lock: { lock, changes }, warnings: fleet.clusters.flatMap((c) => c.warnings) };
+}
+
+/** A version problem points at the Release's line for that provider; one without a place, at the Release. */
+function releasePosition(release: ReleaseObject, d: Diagnostic): Partial<Diagnostic> {
+  const [kind, namespace, name] = (d.object ?? '').split('/');
+  const key =
+    d.path === 'spec.version'
+      ? [`${kind}/${name}`, `${kind}/${namespace}/${name}`].find((k) => Object.hasOwn(release.providers, k))
+      : undefined;
+  const where = key ? release.locate(['providers', key]) : d.file === undefined ? release.position : undefined;
+  return where ? { file: where.file, line: where.line, column: where.column } : {};
+}
+
+/** A problem of one cluster names it (the fleet stage's own problems already do). */
+function collectFor(bag: DiagnosticBag, cluster: string, err: unknown, layers?: FleetCluster): void {
+  if (!(err instanceof CapiGitopsError)) throw err;
+  for (const d of clusterDiagnostics(cluster, err.diagnostics, layers)) bag.add(d);
+}
+
+function clusterDiagnostics(cluster: string, diagnostics: readonly Diagnostic[], layers?: FleetCluster): Diagnostic[] {
+  return diagnostics.map((d) => {
+    if (d.object?.startsWith('cluster ')) return d;
+    // a version problem points at the layer that chose the version
+    const origin = d.path === 'spec.version' && d.object ? layers?.origin(d.object, ['spec', 'version']) : undefined;
+    const at = origin?.position ? { file: origin.position.file, line: origin.position.line, column: origin.position.column } : {};
+    return { ...d, ...at, object: `cluster ${cluster}${origin ? `, ${origin.layer}` : ''}${d.object ? `: ${d.object}` : ''}` };
+  });
+}
+
+/** Clusters that share an artifact share its problems: each is reported once. */
+function throwDeduplicated(bag: DiagnosticBag): void {
+  const seen = new Set<string>();
+  const unique: Diagnostic[] = [];
+  for (const d of bag.items) {
+    const text = formatDiagnostic({ ...d, object: d.object?.replace(/^cluster [^:,]+[:,] ?/, '') });
+    if (seen.has(text)) continue;
+    seen.add(text);
+    unique.push(d);
+  }
+  const out = new DiagnosticBag();
+  unique.forEach((d) => out.add(d));
+  out.throwIfAny();
+}
+
+function selectedClusters(fleet: readonly FleetCluster[], wanted: readonly string[] | undefined): Set<string> {
+  const names = fleet.map((c) => c.name);
+  if (!wanted || wanted.length === 0) return new Set(names);
+  const unknown = wanted.filter((w) => !names.includes(w));
+  if (unknown.length > 0) {
+    throw new CapiGitopsError(
+      unknown.map((name) => {
+        const guess = closestName(name, names);
+        return {
+          message: `--cluster ${name}: no such cluster`,
+          expected: `one of ${names.join(', ')}`,
+          hint: guess ? `did you mean --cluster ${guess}?` : 'name a cluster of Config clusters',
+        };
+      }),
+    );
+  }
+  return new Set(wanted);
+}
+
+/** A cluster's chart values: its wiring's objects are named after it, so clusters never collide in one Argo CD or Flux. */
+function clusterManifest(cluster: FleetCluster, layout: LayoutName): Manifest {
+  const config = cluster.manifest.config;
+  const gitops = config.gitops ?? {};
+  const defaults = gitops.chart
+    ? {}
+    : { releaseName: `capi-gitops-${cluster.name}`, ...(layout === 'argocd' ? { project: `capi-gitops-${cluster.name}` } : {}) };
+  return {
+    ...cluster.manifest,
+    config: {
+      ...config,
+      gitops: {
+        ...gitops,
+        values: mergeUserValues(defaults, gitops.values ?? {}),
+      },
+    },
+  };
+}
+
+/**
+ * With `applicationSet: true`, one ApplicationSet for the fleet replaces the one each cluster's
+ * chart drew (their ignoreDifferences are kept in it); every cluster's values are read, rendered
+ * in this run or not, so the lookups cover the whole fleet.
+ */
+async function fleetArgoWiring(
+  fleet: readonly FleetCluster[],
+  trees: Map<string, ReadonlyMap<string, string>>,
+  options: FleetRenderOptions,
+): Promise<Map<string, string>> {
+  const builtIn = layoutChart('argocd')!;
+  const clusters = await Promise.all(
+    fleet.map(async (cluster) => {
+      const gitops = clusterManifest(cluster, 'argocd').config.gitops ?? {};
+      const { values } = await prepareChart({
+        builtIn,
+        userChart: gitops.chart ? path.resolve(cluster.manifest.baseDir, gitops.chart) : undefined,
+        path: gitops.path,
+        configValues: gitops.values,
+        valuesFiles: options.valuesFiles,
+        set: options.set,
+        outputDir: options.outputDir,
+        subdirectory: clusterDirectory(cluster.name),
+      });
+      return { name: cluster.name, values };
+    }),
+  );
+  const on = clusters.filter((c) => c.values.applicationSet === true).map((c) => c.name);
+  if (on.length === 0) return new Map();
+  if (on.length < clusters.length) {
+    throw new CapiGitopsError({
+      object: 'Config clusters[].gitops',
+      path: 'applicationSet',
+      message: `applicationSet is true for ${on.join(', ')} and not for ${clusters
+        .filter((c) => !on.includes(c.name))
+        .map((c) => c.name)
+        .join(', ')}`,
+      expected: 'one ApplicationSet for the whole fleet, or Applications for every cluster',
+      hint: "set applicationSet in the shared Config gitops.values, not in the clusters' overlays",
+    });
+  }
+  const withDifferences = clusters.map((c) => {
+    const tree = trees.get(c.name);
+    if (!tree) return c;
+    const sets = clusterApplicationSets(tree);
+    trees.set(c.name, withoutClusterApplicationSet(tree, sets));
+    return { ...c, ignoreDifferences: sets.flatMap((s) => ignoreDifferencesOf(s.object)) };
+  });
+  const previousFile = options.outputDir
+    ? path.join(options.outputDir, FLEET_WIRING_DIRECTORY, `applicationset-${FLEET_APPLICATIONSET_NAME}.yaml`)
+    : undefined;
+  const previousText =
+    previousFile && trees.size < clusters.length ? await readFile(previousFile, 'utf8').catch(() => undefined) : undefined;
+  const previous = previousText ? parseArtifact(previousText, { source: previousFile! }).flatMap(ignoreDifferencesOf) : undefined;
+  return fleetApplicationSet({ clustersDirectory: CLUSTERS_DIRECTORY, clusters: withDifferences, previousIgnoreDifferences: previous });
+}
+
+export async function renderFleet(manifest: Manifest, options: FleetRenderOptions): Promise<FleetResult> {
+  const fetch = new FetchOnce();
+  // each distinct text parsed once per run; every cluster's texts of one turn in one batch
+  const parse = new ParseBatch(options.sources?.cache, true);
+  const renders = new RenderOnce();
+  const substitutions = new SubstituteOnce();
+  const layout: LayoutName = options.layout ?? manifest.config.output?.layout ?? 'kustomize';
+  const resolved = await resolveFleet(manifest, { ...options, collectAll: true }, fetch);
+  const selected = selectedClusters(resolved.clusters, options.clusters);
+  const bag = new DiagnosticBag();
+  for (const d of resolved.problems ?? []) bag.add(d);
+  // a cluster not rendered this run still fails it when it does not resolve: the lock covers it
+  for (const cluster of resolved.clusters.filter((c) => !selected.has(c.name)))
+    for (const d of resolved.resolutions.get(cluster.name)?.problems ?? []) bag.add(d);
+  const trees = new Map<string, ReadonlyMap<string, string>>();
+  const warnings = [...resolved.warnings];
+  await Promise.all(
+    resolved.clusters
+      // a cluster that could not be resolved at all has its problems in the bag already
+      .filter((c) => selected.has(c.name) && resolved.resolutions.has(c.name))
+      .map(async (cluster) => {
+        try {
+          const resolution = { ...resolved.resolutions.get(cluster.name)!, manifest: clusterManifest(cluster, layout) };
+          const result = await renderResolution(
+            resolution,
+            { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) },
+            {
+              parse: parse.parse,
+              component: renders.component,
+              componentFiles: renders.componentFiles,
+              substitute: substitutions.substitute,
+            },
+          );
+          trees.set(cluster.name, result.files);
+          warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
+        } catch (err) {
+          collectFor(bag, cluster.name, err);
+        }
+      }),
+  );
+  throwDeduplicated(bag);
+  const others = resolved.clusters.filter((c) => !selected.has(c.name)).map((c) => c.name);
+  const kept = options.outputDir && others.length > 0 ? await readClusterFiles(options.outputDir, others) : new Map<string, string>();
+  const clusters: ClusterOutcome[] = resolved.clusters.map((c) => ({
+    name: c.name,
+    ...(c.release ? { release: c.release.name } : {}),
+    resolution: resolved.resolutions.get(c.name)!,
+    rendered: selected.has(c.name),
+  }));
+  const fleetWiring = layout === 'argocd' ? await fleetArgoWiring(resolved.clusters, trees, options) : new Map<string, string>();
+  const files = layoutFleet({
+    layout,
+    kept,
+    fleetWiring,
+    command: options.command ?? 'capi-gitops render',
+    clusters: clusters.map((c) => ({
+      name: c.name,
+      release: c.release,
+      files: trees.get(c.name),
+      components: [
+        ...(c.resolution.certManager
+          ? [{ label: c.resolution.certManager.label, version: c.resolution.certManager.version, namespace: 'cert-manager' }]
+          : []),
+        ...c.resolution.providers.map((p) => ({ label: p.label, version: p.version, namespace: p.namespace })),
+      ],
+    })),
+  });
+  return {
+    clusters,
+    files,
+    layout,
+    lockFile: resolved.lockFile,
+    lock: resolved.lock,
+    warnings: warnings.sort(compareStrings),
+    parsing: { requested: parse.requested, parsed: parse.parsed },
+    rendering: { requested: renders.requested, rendered: renders.distinct },
+    fetching: { requested: fetch.requested, fetched: fetch.fetched },
+    substitution: { requested: substitutions.requested, substituted: substitutions.substituted },
+  };
+}
+
+/** One component's move in `plan --release`. */
+export interface ReleaseMove {
+  cluster: string;
+  component: string;
+  from?: string;
+  to?: string;
+}
+
+/** The versions of a resolution, by component label (and namespace when not the default one). */
+function versionsOf(resolution: Resolution): Map<string, string> {
+  const versions = new Map<string, string>();
+  if (resolution.certManager) versions.set(resolution.certManager.label, resolution.certManager.version);
+  for (const p of resolution.providers) versions.set(`${p.label} (${p.namespace})`, p.version);
+  return versions;
+}
+
+/**
+ * `plan --release <name>`: what moving clusters (all, or the `--cluster` ones) to a release
+ * changes, component by component. Writes nothing.
+ */
+export async function planRelease(
+  options: FleetRenderOptions,
+  release: string,
+): Promise<{ clusters: { name: string; from?: string; moves: ReleaseMove[] }[] }> {
+  const manifest = await loadManifest(options.manifestPaths);
+  if (!isFleet(manifest)) {
+    throw new CapiGitopsError({
+      file: manifest.config.position?.file,
+      message: '--release plans a fleet, and the manifest declares no clusters',
+      expected: 'Config clusters: [{name: …, release: …}, …] and kind: Release documents',
+      hint: 'drop --release to plan provider upgrades',
+    });
+  }
+  const fetch = new FetchOnce();
+  const current = await resolveFleet(manifest, { ...options, frozen: false }, fetch);
+  const target = await resolveFleet(manifest, { ...options, frozen: false }, fetch, { release });
+  const selected = selectedClusters(current.clusters, options.clusters);
+  return {
+    clusters: current.clusters
+      .filter((c) => selected.has(c.name))
+      .map((c) => {
+        const before = versionsOf(current.resolutions.get(c.name)!);
+        const after = versionsOf(target.resolutions.get(c.name)!);
+        const moves: ReleaseMove[] = [];
+        for (const component of [...new Set([...before.keys(), ...after.keys()])]) {
+          if (before.get(component) !== after.get(component))
+            moves.push({ cluster: c.name, component, from: before.get(component), to: after.get(component) });
+        }
+        return { name: c.name, ...(c.release ? { from: c.release.name } : {}), moves };
+      }),
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * `render --layout operator`: the providers' artifacts as the operator reads them from ConfigMaps,
+ * the operator's own release manifest and cert-manager. Provider components are not rendered
+ * here: the operator renders them in the cluster (variables from its configSecret included), so
+ * no Secret value is read into the output.
+ */
+import { compareStrings } from '../core/diagnostics.js';
+import type { Manifest } from '../manifest/types.js';
+import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
+import type { RenderedComponent } from '../render/types.js';
+import type { ResolvedOperatorRelease } from '../resolve/operator-release.js';
+import { parseArtifacts } from '../yaml/parse.js';
+import { applyImageOverrides } from '../render/images.js';
+import { sortObjects } from '../core/order.js';
+import { renderCertManagerObjects } from '../render/pipeline.js';
+import { resolveAdditionalManifests } from '../render/additional-manifests.js';
+import { layoutOperator, type OperatorLayoutInput } from '../layout/operator.js';
+import { GITATTRIBUTES, GITATTRIBUTES_FILE } from '../layout/index.js';
+
+export interface OperatorLayoutResult {
+  components: RenderedComponent[];
+  files: Map<string, string>;
+}
+
+/** What resolution found (pipeline.ts Resolution). */
+export interface OperatorLayoutRequest {
+  manifest: Manifest;
+  providers: ResolvedProvider[];
+  certManager: ResolvedCertManager | null;
+  /** Resolved (and locked) with the providers. */
+  operator?: ResolvedOperatorRelease;
+}
+
+export async function renderOperatorLayout(
+  resolution: OperatorLayoutRequest,
+  options: { command?: string; wiring?: OperatorLayoutInput['wiring'] },
+): Promise<OperatorLayoutResult> {
+  const { manifest, providers, certManager } = resolution;
+  const release = resolution.operator;
+  if (!release) throw new Error('the operator layout needs the operator release resolved with the providers');
+  const sources = [{ text: release.components.text, source: `${release.label} ${release.version} ${release.components.name}` }];
+  if (certManager)
+    sources.push({ text: certManager.components.text, source: `cert-manager ${certManager.version} ${certManager.components.name}` });
+  const [operatorObjects, certManagerObjects] = parseArtifacts(sources);
+  const images = manifest.config.images ?? {};
+  const operatorObjectsRendered = sortObjects(applyImageOverrides(operatorObjects!, release.label, images));
+  const operator: RenderedComponent = {
+    label: release.label,
+    type: 'CertManager',
+    name: release.label,
+    version: release.version,
+    namespace: operatorObjectsRendered.find((o) => o.kind === 'Namespace')?.metadata.name ?? 'capi-operator-system',
+    artifactSha256: release.components.sha256,
+    objects: operatorObjectsRendered,
+  };
+  const components: RenderedComponent[] = [operator];
+  let certManagerComponent: RenderedComponent | undefined;
+  if (certManager) {
+    const objects = renderCertManagerObjects(certManagerObjects!, certManager.version, images);
+    certManagerComponent = {
+      label: certManager.label,
+      type: 'CertManager',
+      name: 'cert-manager',
+      version: certManager.version,
+      namespace: 'cert-manager',
+      artifactSha256: certManager.components.sha256,
+      objects,
+    };
+    components.unshift(certManagerComponent);
+  }
+  const layoutProviders = providers.map((p) => ({
+    kind: p.kind,
+    name: p.name,
+    namespace: p.namespace,
+    version: p.version,
+    spec: p.provider.spec,
+    components: p.components.text,
+    metadata: p.metadata.text,
+    artifactSha256: p.components.sha256,
+  }));
+  // The operator reads them in the cluster; checked here as a render would check them.
+  const additionalManifests = providers.flatMap((p) => {
+    const ref = p.provider.spec.additionalManifests;
+    if (!ref) return [];
+    resolveAdditionalManifests(p.provider, manifest.configMaps);
+    return manifest.configMaps.filter((cm) => cm.name === ref.name && cm.namespace === (ref.namespace || p.namespace));
+  });
+  const files = layoutOperator({
+    providers: layoutProviders,
+    operator,
+    certManager: certManagerComponent,
+    additionalManifests,
+    command: options.command ?? 'capi-gitops render --layout operator',
+    wiring: options.wiring,
+  });
+  files.set(GITATTRIBUTES_FILE, GITATTRIBUTES);
+  return { components, files: new Map([...files].sort(([a], [b]) => compareStrings(a, b))) };
+}

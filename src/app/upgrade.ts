@@ -1,0 +1,103 @@
+/**
+ * `capi-gitops plan` and `update`: clusterctl upgrade plan's view of the locked providers, and
+ * moving them forward in the lock (and in the manifest where it pins an exact version).
+ */
+import { METADATA_FILE, parseMetadata } from '../resolve/metadata.js';
+import { configSecretData } from '../resolve/resolve.js';
+import { repositoryRequestFor } from '../resolve/fetch-releases.js';
+import { buildProviderRegistry } from '../resolve/registry.js';
+import {
+  newestAvailable,
+  planUpgrades,
+  selectUpdates,
+  type ProviderUpgradeInput,
+  type UpdateSelection,
+  type UpgradePlan,
+} from '../resolve/upgrade-plan.js';
+import { openRepository } from '../sources/index.js';
+import { listManifestFiles } from '../manifest/files.js';
+import { updateVersionsInFiles, type VersionEdit } from '../manifest/update-versions.js';
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { writeFileAtomic } from '../core/atomic-write.js';
+import { componentKey, OPERATOR_OVERRIDE_KEY } from '../resolve/lock/session.js';
+import { resolveOperatorRelease } from '../resolve/fetch-releases.js';
+import { readLockfile } from '../resolve/lock/lockfile.js';
+import { resolveManagementCluster, type RenderOptions, type Resolution } from './cluster.js';
+
+/** For each provider: the locked release, every published version and the newest release's series. */
+async function upgradeInputs(resolution: Resolution): Promise<ProviderUpgradeInput[]> {
+  const { manifest, sources } = resolution;
+  const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
+  return Promise.all(
+    resolution.providers.map(async (resolved) => {
+      const request = repositoryRequestFor(resolved.provider, registry, manifest.baseDir, configSecretData(resolved.provider, manifest));
+      const repository = await openRepository(request, { configMaps: manifest.configMaps, options: sources });
+      const available = await repository.listVersions();
+      const newest = newestAvailable(available) ?? resolved.version;
+      const metadata = newest === resolved.version ? resolved.metadata : await repository.getFile(newest, METADATA_FILE);
+      const { releaseSeries } = parseMetadata(metadata.text, { label: resolved.label, version: newest, url: metadata.url });
+      return {
+        kind: resolved.kind,
+        name: resolved.name,
+        namespace: resolved.namespace,
+        installed: resolved.version,
+        available,
+        releaseSeries,
+      };
+    }),
+  );
+}
+
+export async function planManagementCluster(options: RenderOptions): Promise<{ resolution: Resolution; plan: UpgradePlan }> {
+  const resolution = await resolveManagementCluster(options);
+  // The lockfile on disk is still the previous one: plan writes nothing.
+  const locked = (await readLockfile(resolution.lockFile))?.entries.find((entry) => entry.kind === 'CertManager');
+  const certManager = resolution.certManager ? { installed: locked?.version, target: resolution.certManager.version } : undefined;
+  return {
+    resolution,
+    plan: planUpgrades({ providers: await upgradeInputs(resolution), certManager, operator: await operatorUpgrade(resolution) }),
+  };
+}
+
+/**
+ * The operator layout's cluster-api-operator: the locked release, and the release Config.operator
+ * asks for now, resolved without the lock (so `latest` finds a newer release).
+ */
+async function operatorUpgrade(resolution: Resolution): Promise<{ installed?: string; target: string } | undefined> {
+  if (!resolution.operator) return undefined;
+  const locked = (await readLockfile(resolution.lockFile))?.entries.find((entry) => entry.kind === 'Operator');
+  const now = await resolveOperatorRelease(resolution.manifest.config, resolution.manifest.baseDir, { sources: resolution.sources });
+  return { installed: locked?.version, target: now.version };
+}
+
+export interface UpdateResult {
+  plan: UpgradePlan;
+  /** What happened to each provider's spec.version in the manifest files. */
+  edits: VersionEdit[];
+  /** Manifest files that were rewritten. */
+  files: string[];
+  /** The resolution after the update: the lock to write and its changes. */
+  resolution: Resolution;
+}
+
+/**
+ * Chooses the plan's targets, edits exact pins in the manifest (comments and formatting kept),
+ * and re-resolves with the new versions so the lock records them.
+ */
+export async function updateManagementCluster(options: RenderOptions, selection: UpdateSelection): Promise<UpdateResult> {
+  const { plan } = await planManagementCluster({ ...options, frozen: false });
+  const bumps = selectUpdates(plan, selection);
+  const problems: Diagnostic[] = [];
+  const manifestFiles = await listManifestFiles(options.manifestPaths, problems);
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  const { files, edits } = await updateVersionsInFiles(manifestFiles, bumps);
+  const changed = files.filter((f) => f.changed);
+  for (const file of changed) await writeFileAtomic(file.path, file.text);
+  // Exact pins now name the new versions; empty versions and ranges move in the lock only.
+  const lockOnly = new Set(edits.filter((e) => e.status === 'not-pinned').map((e) => componentKey(e)));
+  const overrides = new Map(bumps.filter((b) => lockOnly.has(componentKey(b))).map((b) => [componentKey(b), b.newVersion]));
+  // The operator's release moves with a whole update, in the lock (Config.operator names no exact version then).
+  if (plan.operator?.shouldUpgrade && (selection.providers ?? []).length === 0) overrides.set(OPERATOR_OVERRIDE_KEY, plan.operator.target);
+  const resolution = await resolveManagementCluster({ ...options, frozen: false, versionOverrides: overrides });
+  return { plan, edits, files: changed.map((f) => f.path), resolution };
+}

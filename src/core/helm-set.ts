@@ -1,0 +1,259 @@
+/**
+ * Helm's `--set` / `--set-string` syntax (helm pkg/strvals/parser.go), applied to a values map.
+ *
+ * Hand-written: Helm's grammar is its own (escapes, `{a,b}` lists, `a[0]` indexes, type
+ * inference); the behaviour is pinned by tests built from helm's parser_test.go vectors.
+ * One deliberate difference: an integer beyond JavaScript's exact range stays a string
+ * (Helm keeps an int64), so no digit is ever changed.
+ */
+import { CapiGitopsError, type Diagnostic } from './diagnostics.js';
+import { isValuesMap, mergeUserValues, type Values } from './values.js';
+
+/** Helm's limits (strvals MaxIndex, MaxNestedNameLevel). */
+const MAX_INDEX = 65536;
+const MAX_NESTED_NAME_LEVEL = 30;
+
+export class SetSyntaxError extends Error {
+  constructor(
+    readonly expression: string,
+    readonly reason: string,
+  ) {
+    super(`cannot parse --set ${JSON.stringify(expression)}: ${reason}`);
+    this.name = 'SetSyntaxError';
+  }
+}
+
+class EndOfInput extends Error {}
+
+class Reader {
+  private readonly runes: string[];
+  private position = 0;
+  constructor(text: string) {
+    this.runes = Array.from(text);
+  }
+  read(): string | undefined {
+    return this.runes[this.position++];
+  }
+  unread(): void {
+    this.position--;
+  }
+  get done(): boolean {
+    return this.position >= this.runes.length;
+  }
+}
+
+/** Reads up to one of `stop`; a backslash takes the next character literally. */
+function runesUntil(reader: Reader, stop: string): { text: string; last: string | undefined } {
+  let text = '';
+  for (;;) {
+    const r = reader.read();
+    if (r === undefined) return { text, last: undefined };
+    if (stop.includes(r)) return { text, last: r };
+    if (r === '\\') {
+      const next = reader.read();
+      if (next === undefined) return { text, last: undefined };
+      text += next;
+    } else {
+      text += r;
+    }
+  }
+}
+
+/** Helm's typedVal: true/false/null (any case), 0, and base-10 integers not starting with 0. */
+export function inferHelmType(text: string, forceString: boolean): unknown {
+  if (forceString) return text;
+  const lower = text.toLowerCase();
+  if (lower === 'true') return true;
+  if (lower === 'false') return false;
+  if (lower === 'null') return null;
+  if (text === '0') return 0;
+  if (text.length > 0 && text[0] !== '0' && /^[+-]?[0-9]+$/.test(text)) {
+    const n = Number(text);
+    if (Number.isSafeInteger(n)) return n;
+  }
+  return text;
+}
+
+class SetParser {
+  private readonly reader: Reader;
+  private ended = false;
+  constructor(
+    private readonly expression: string,
+    private readonly forceString: boolean,
+  ) {
+    this.reader = new Reader(expression);
+  }
+
+  private fail(reason: string): never {
+    throw new SetSyntaxError(this.expression, reason);
+  }
+
+  parseInto(data: Values): void {
+    while (!this.reader.done) {
+      try {
+        this.key(data, 0);
+      } catch (err) {
+        if (err instanceof EndOfInput) return;
+        throw err;
+      }
+    }
+  }
+
+  private typed(text: string): unknown {
+    return inferHelmType(text, this.forceString);
+  }
+
+  private key(data: Values, level: number): void {
+    const { text: k, last } = runesUntil(this.reader, '=[,.');
+    if (last === undefined) {
+      if (k.length === 0) throw new EndOfInput();
+      this.fail(`key ${JSON.stringify(k)} has no value`);
+    }
+    if (last === '[') {
+      const index = this.keyIndex();
+      const existing = data[k];
+      if (existing !== undefined && !Array.isArray(existing)) this.fail(`${JSON.stringify(k)} is not a list`);
+      set(data, k, this.listItem(Array.isArray(existing) ? [...existing] : [], index, level));
+      if (this.ended) throw new EndOfInput();
+      return;
+    }
+    if (last === '=') {
+      const list = this.valueList();
+      if (list !== undefined) {
+        set(data, k, list);
+        return;
+      }
+      set(data, k, this.typed(this.value()));
+      return;
+    }
+    if (last === ',') {
+      this.fail(`key ${JSON.stringify(k)} has no value (cannot end with ,)`);
+    }
+    // last === '.'
+    if (level + 1 > MAX_NESTED_NAME_LEVEL)
+      this.fail(`value name nested level is greater than maximum supported nested level of ${MAX_NESTED_NAME_LEVEL}`);
+    const existing = data[k];
+    if (existing !== undefined && !isValuesMap(existing))
+      this.fail(`${JSON.stringify(k)} is not a map, so ${JSON.stringify(k + '.')}… cannot set a key in it`);
+    const inner: Values = isValuesMap(existing) ? existing : {};
+    this.key(inner, level + 1);
+    if (Object.keys(inner).length === 0) this.fail(`key map ${JSON.stringify(k)} has no value`);
+    set(data, k, inner);
+  }
+
+  private keyIndex(): number {
+    const { text, last } = runesUntil(this.reader, ']');
+    if (last === undefined) this.fail('error parsing index: missing "]"');
+    if (!/^[+-]?[0-9]+$/.test(text)) this.fail(`error parsing index: ${JSON.stringify(text)} is not an integer`);
+    const index = Number(text);
+    if (index < 0) this.fail(`negative ${index} index not allowed`);
+    if (index > MAX_INDEX) this.fail(`index of ${index} is greater than maximum supported index of ${MAX_INDEX}`);
+    return index;
+  }
+
+  private listItem(list: unknown[], index: number, level: number): unknown[] {
+    const { text, last } = runesUntil(this.reader, '[.=');
+    if (text.length > 0) this.fail(`unexpected data at end of array index: ${JSON.stringify(text)}`);
+    if (last === undefined) {
+      // `a[0]` with nothing after it: Helm keeps the list as it is and stops parsing
+      this.ended = true;
+      return list;
+    }
+    if (last === '=') {
+      const values = this.valueList();
+      return setIndex(list, index, values !== undefined ? values : this.typed(this.value()));
+    }
+    if (last === '[') {
+      const next = this.keyIndex();
+      const existing = list[index];
+      if (existing !== undefined && existing !== null && !Array.isArray(existing)) this.fail(`item ${index} is not a list`);
+      const nested = Array.isArray(existing) ? [...existing] : [];
+      return setIndex(list, index, this.listItem(nested, next, level));
+    }
+    // last === '.': an object inside the list; an item of another type is replaced
+    const existing = list[index];
+    const inner: Values = isValuesMap(existing) ? existing : {};
+    this.key(inner, level);
+    return setIndex(list, index, inner);
+  }
+
+  /** `{a,b}` at the start of a value: a list of typed values. Undefined when not a list. */
+  private valueList(): unknown[] | undefined {
+    const first = this.reader.read();
+    if (first === undefined) return undefined;
+    if (first !== '{') {
+      this.reader.unread();
+      return undefined;
+    }
+    const list: unknown[] = [];
+    for (;;) {
+      const { text, last } = runesUntil(this.reader, ',}');
+      if (last === undefined) this.fail("list must terminate with '}'");
+      list.push(this.typed(text));
+      if (last === '}') {
+        const after = this.reader.read();
+        if (after !== undefined && after !== ',') this.reader.unread();
+        return list;
+      }
+    }
+  }
+
+  private value(): string {
+    return runesUntil(this.reader, ',').text;
+  }
+}
+
+function set(data: Values, key: string, value: unknown): void {
+  if (key.length === 0) return;
+  data[key] = value;
+}
+
+function setIndex(list: unknown[], index: number, value: unknown): unknown[] {
+  while (list.length <= index) list.push(null);
+  list[index] = value;
+  return list;
+}
+
+/**
+ * Applies one `--set` (or, with `forceString`, `--set-string`) expression to `values` in place,
+ * as helm strvals.ParseInto does. Throws SetSyntaxError with Helm's reason.
+ */
+export function applySetExpression(values: Values, expression: string, forceString = false): void {
+  new SetParser(expression, forceString).parseInto(values);
+}
+
+/** A fresh map from one expression (strvals.Parse / ParseString). */
+export function parseSetExpression(expression: string, forceString = false): Values {
+  const values: Values = {};
+  applySetExpression(values, expression, forceString);
+  return values;
+}
+
+/** What to tell the user about a --set expression that does not parse. */
+export interface SetAdvice {
+  expected: string;
+  hint: string;
+}
+
+/**
+ * Helm's user values (pkg/cli/values/options.go MergeValues): the layers merged in order, then
+ * every --set and --set-string applied; every expression that does not parse in one error.
+ */
+export function userValues(
+  layers: readonly { values: Values }[],
+  sets: readonly { expression: string; forceString: boolean }[],
+  advice: (expression: string) => SetAdvice,
+): Values {
+  const values = layers.reduce<Values>((acc, layer) => mergeUserValues(acc, layer.values), {});
+  const problems: Diagnostic[] = [];
+  for (const set of sets) {
+    try {
+      applySetExpression(values, set.expression, set.forceString);
+    } catch (err) {
+      if (!(err instanceof SetSyntaxError)) throw err;
+      problems.push({ message: err.message, path: set.forceString ? '--set-string' : '--set', ...advice(set.expression) });
+    }
+  }
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  return values;
+}

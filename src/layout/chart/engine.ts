@@ -1,0 +1,149 @@
+/**
+ * The chart template engine and its helpers in one place, as Helm's pkg/engine keeps them:
+ * Handlebars with `noEscape` (the output is YAML, not HTML) and `strict` (a missing value fails
+ * loudly instead of rendering as empty), plus Sprig-like helpers. Nothing here reads the
+ * clock, the environment or random numbers, so the same values give the same bytes.
+ */
+import { createRequire } from 'node:module';
+import type HandlebarsModule from 'handlebars';
+import { compareStrings } from '../../core/diagnostics.js';
+import { isValuesMap } from '../../core/values.js';
+import { emitYamlDocument } from '../../yaml/emit.js';
+import type { ChartFile } from './types.js';
+
+import { COMPILE_OPTIONS } from './engine-options.js';
+import type { ChartCompilers } from './compilers.js';
+
+// Built-in charts are precompiled at build and need only the runtime; a chart read from a
+// directory brings the full compiler (LoadedChart.compilers).
+const runtime = createRequire(import.meta.url)('handlebars/runtime.js') as typeof HandlebarsModule;
+
+export { COMPILE_OPTIONS };
+
+type HelperOptions = HandlebarsModule.HelperOptions;
+
+/** Sprig's `empty`: nil, false, 0, "", and empty lists and maps. */
+export function isEmptyValue(value: unknown): boolean {
+  if (value === null || value === undefined || value === false || value === 0 || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (isValuesMap(value)) return Object.keys(value).length === 0;
+  return false;
+}
+
+/** Arguments of a helper call without Handlebars' trailing options object. */
+function args(all: unknown[]): unknown[] {
+  return all.slice(0, -1);
+}
+
+function text(value: unknown): string {
+  return value === null || value === undefined ? '' : String(value);
+}
+
+/** Sprig `indent`: every line, the first included, gets `n` spaces. */
+export function indentText(n: number, value: unknown): string {
+  const pad = ' '.repeat(n);
+  return pad + text(value).replace(/\n/g, '\n' + pad);
+}
+
+export class TemplateRuntimeError extends Error {}
+
+function registerHelpers(hb: typeof HandlebarsModule, renderPartial: (name: string, context: unknown) => string): void {
+  hb.registerHelper('toYaml', (value: unknown) => {
+    if (value === undefined) return '';
+    return emitYamlDocument(value).replace(/\n$/, '');
+  });
+  hb.registerHelper('indent', (n: number, value: unknown) => indentText(n, value));
+  hb.registerHelper('nindent', (n: number, value: unknown) => '\n' + indentText(n, value));
+  hb.registerHelper('quote', (...all: unknown[]) =>
+    args(all)
+      .filter((v) => v !== null && v !== undefined)
+      .map((v) => JSON.stringify(String(v)))
+      .join(' '),
+  );
+  hb.registerHelper('default', (fallback: unknown, value: unknown) => (isEmptyValue(value) ? fallback : value));
+  hb.registerHelper('required', (message: unknown, value: unknown) => {
+    if (value === null || value === undefined || value === '') throw new TemplateRuntimeError(text(message));
+    return value;
+  });
+  hb.registerHelper('include', (name: unknown, context: unknown) => renderPartial(text(name), context));
+  hb.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+  hb.registerHelper('ne', (a: unknown, b: unknown) => a !== b);
+  hb.registerHelper('and', (...all: unknown[]) => args(all).every((v) => !isEmptyValue(v)));
+  hb.registerHelper('or', (...all: unknown[]) => args(all).some((v) => !isEmptyValue(v)));
+  hb.registerHelper('not', (value: unknown) => isEmptyValue(value));
+  hb.registerHelper('list', (...all: unknown[]) => args(all));
+  hb.registerHelper('dict', (...all: unknown[]) => {
+    const pairs = args(all);
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i + 1 < pairs.length; i += 2) out[text(pairs[i])] = pairs[i + 1];
+    return out;
+  });
+  hb.registerHelper('join', (separator: unknown, list: unknown) =>
+    Array.isArray(list) ? list.map(text).join(text(separator)) : text(list),
+  );
+  // `each` over a map visits keys in code-unit order, never insertion order.
+  hb.registerHelper('each', function (this: unknown, context: unknown, options: HelperOptions) {
+    const entries: [string | number, unknown][] = Array.isArray(context)
+      ? context.map((v, i) => [i, v])
+      : isValuesMap(context)
+        ? Object.keys(context)
+            .sort(compareStrings)
+            .map((k) => [k, context[k]])
+        : [];
+    if (entries.length === 0) return options.inverse(this);
+    let out = '';
+    entries.forEach(([key, value], index) => {
+      const data = hb.createFrame(options.data ?? {});
+      Object.assign(data, { key, index, first: index === 0, last: index === entries.length - 1 });
+      out += options.fn(value, { data, blockParams: [value, key] });
+    });
+    return out;
+  });
+}
+
+export interface CompiledChart {
+  run(template: string, context: unknown): string;
+}
+
+/**
+ * Compiles a chart's templates and partials in an isolated Handlebars environment; `compilers`
+ * (from `loadChart`) are needed when a file has no precompiled spec.
+ */
+export function compileChart(templates: readonly ChartFile[], partials: readonly ChartFile[], compilers?: ChartCompilers): CompiledChart {
+  const needsCompiler = [...templates, ...partials].some((f) => f.spec === undefined);
+  if (needsCompiler && !compilers) throw new Error('a chart template without a precompiled spec needs the chart compilers');
+  const hb = (needsCompiler ? compilers!.handlebars : runtime).create();
+  const compile = (file: ChartFile): HandlebarsModule.TemplateDelegate =>
+    file.spec !== undefined ? hb.template(file.spec as Parameters<typeof hb.template>[0]) : hb.compile(file.source ?? '', COMPILE_OPTIONS);
+  const compiledPartials = new Map<string, HandlebarsModule.TemplateDelegate>();
+  const partialName = (file: ChartFile) => file.path.replace(/^templates\/_/, '').replace(/\.hbs$/, '');
+  for (const p of partials) {
+    const fn = compile(p);
+    compiledPartials.set(partialName(p), fn);
+    hb.registerPartial(partialName(p), fn);
+  }
+  registerHelpers(hb, (name, context) => {
+    const fn = compiledPartials.get(name);
+    if (!fn) throw new TemplateRuntimeError(`include: no partial ${JSON.stringify(name)} (a file templates/_${name}.hbs)`);
+    return fn(context);
+  });
+  const compiled = new Map(templates.map((t) => [t.path, compile(t)]));
+  return {
+    run(template, context) {
+      const fn = compiled.get(template);
+      if (!fn) throw new TemplateRuntimeError(`no template ${template}`);
+      return fn(context);
+    },
+  };
+}
+
+/** Line and column of a Handlebars error, when it says. */
+export function templateErrorPosition(err: unknown): { line?: number; column?: number } {
+  const e = err as { lineNumber?: number; column?: number; message?: string };
+  if (typeof e.lineNumber === 'number') return { line: e.lineNumber, column: typeof e.column === 'number' ? e.column + 1 : undefined };
+  const parse = /Parse error on line (\d+)/.exec(e.message ?? '');
+  if (parse) return { line: Number(parse[1]) };
+  const loc = / - (\d+):(\d+)$/.exec(e.message ?? '');
+  if (loc) return { line: Number(loc[1]), column: Number(loc[2]) + 1 };
+  return {};
+}

@@ -1,0 +1,113 @@
+/**
+ * The chart stage's entry: which chart draws the wiring (built-in or the user's), and its
+ * values from every layer, checked against its schema before any template runs.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { yamlLibrary } from '../../yaml/library.js';
+import { CapiGitopsError, DiagnosticBag } from '../../core/diagnostics.js';
+import { isValuesMap, type Values } from '../../core/values.js';
+import { chartValues } from './values.js';
+import type { LoadedChart, SetExpression, ValuesLayer } from './types.js';
+
+export { renderChart } from './render.js';
+export type { ChartComponent, ChartContext, ChartDocument, LoadedChart, SetExpression, ValuesLayer } from './types.js';
+
+export interface ChartRequest {
+  /** The layout's built-in chart. */
+  builtIn: string;
+  /** Config.gitops.chart, already resolved against the manifest's directory. */
+  userChart?: string;
+  /** Config.gitops.path */
+  path?: string;
+  /** Config.gitops.values */
+  configValues?: Values;
+  /** --values files, in order. */
+  valuesFiles?: readonly string[];
+  /** --set and --set-string, in order. */
+  set?: readonly SetExpression[];
+  /** The output directory, to find its path in its Git repository when Config.gitops.path is unset. */
+  outputDir?: string;
+  /** Where the tree the chart wires sits below the output directory (a fleet's `clusters/<name>`); appended to `path`. */
+  subdirectory?: string;
+}
+
+export interface PreparedChart {
+  chart: LoadedChart;
+  values: Values;
+}
+
+/** Reads a `--values` file: a YAML mapping. */
+export async function readValuesFile(file: string): Promise<ValuesLayer> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new CapiGitopsError({
+      file,
+      message: `cannot read the values file: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+      expected: 'a readable YAML file',
+      hint: 'check the path given to --values',
+    });
+  }
+  const doc = yamlLibrary().parseDocument(text, { uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    throw new CapiGitopsError({
+      file,
+      line: e.linePos?.[0]?.line,
+      column: e.linePos?.[0]?.col,
+      message: `not valid YAML: ${e.message.split('\n')[0]}`,
+      expected: 'a YAML mapping of chart values',
+    });
+  }
+  const values = doc.toJS({ maxAliasCount: 0 }) as unknown;
+  if (values === null || values === undefined) return { source: file, values: {} };
+  if (!isValuesMap(values)) throw new CapiGitopsError({ file, message: 'is not a mapping', expected: 'a YAML mapping of chart values' });
+  return { source: file, values };
+}
+
+/** The output directory's path from the root of the Git repository that holds it, if any. */
+export function pathInRepository(outputDir: string): string | undefined {
+  const target = path.resolve(outputDir);
+  for (let dir = target; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, '.git'))) return path.relative(dir, target).split(path.sep).join('/') || '.';
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+export async function prepareChart(request: ChartRequest): Promise<PreparedChart> {
+  // loaded here, not at start-up: fast-glob is most of a kustomize render's module loading
+  const { loadBuiltInChart, loadChart } = await import('./load.js');
+  const chart = request.userChart ? await loadChart(request.userChart) : await loadBuiltInChart(request.builtIn);
+  const layers: ValuesLayer[] = [];
+  const derived = request.outputDir ? pathInRepository(request.outputDir) : undefined;
+  if (derived !== undefined) layers.push({ source: 'the output directory in its Git repository', values: { path: derived } });
+  if (request.path !== undefined) layers.push({ source: 'Config gitops.path', values: { path: request.path } });
+  if (request.configValues) layers.push({ source: 'Config gitops.values', values: request.configValues });
+  const bag = new DiagnosticBag();
+  for (const file of request.valuesFiles ?? []) {
+    try {
+      layers.push(await readValuesFile(file));
+    } catch (err) {
+      if (!(err instanceof CapiGitopsError)) throw err;
+      err.diagnostics.forEach((d) => bag.add(d));
+    }
+  }
+  bag.throwIfAny();
+  const values = chartValues(chart, layers, request.set ?? []);
+  if (typeof values.path !== 'string') {
+    throw new CapiGitopsError({
+      object: `${chart.origin} values`,
+      path: 'path',
+      message: "the output directory's path in its Git repository is not known",
+      expected: 'the path from the repository root to the output directory, e.g. clusters/mgmt/capi',
+      hint: 'set gitops.path in the Config document, pass --set path=clusters/mgmt/capi, or write the output inside a Git repository',
+    });
+  }
+  if (request.subdirectory)
+    values.path =
+      values.path === '.' || values.path === '' ? request.subdirectory : `${values.path.replace(/\/+$/, '')}/${request.subdirectory}`;
+  return { chart, values };
+}

@@ -1,0 +1,207 @@
+import { createRequire } from 'node:module';
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import fg from 'fast-glob';
+import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
+import { isValuesMap, type Values } from '../../core/values.js';
+import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
+
+const require = createRequire(import.meta.url);
+
+/** The built-in charts ship in the package's `charts/` directory. */
+export const BUILT_IN_CHARTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'charts');
+import { BUILT_IN_CHARTS } from './built-in-names.js';
+export { BUILT_IN_CHARTS };
+
+const CHART_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+async function readOptional(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+function problem(file: string, message: string, expected: string, hint?: string): Diagnostic {
+  return { file, message, expected, ...(hint ? { hint } : {}) };
+}
+
+function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | undefined {
+  const doc = YAML.parseDocument(text, { uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    const [line, column] = e.linePos?.[0] ? [e.linePos[0].line, e.linePos[0].col] : [undefined, undefined];
+    bag.add({ file, line, column, message: `not valid YAML: ${e.message.split('\n')[0]}`, expected: 'a YAML mapping' });
+    return undefined;
+  }
+  const value = doc.toJS({ maxAliasCount: 0 }) as unknown;
+  if (value === null || value === undefined) return {};
+  if (!isValuesMap(value)) {
+    bag.add(problem(file, 'is not a mapping', 'a YAML mapping of keys to values'));
+    return undefined;
+  }
+  return value;
+}
+
+function chartMetadata(value: Values | undefined, file: string, bag: DiagnosticBag): ChartMetadata | undefined {
+  if (!value) return undefined;
+  const before = bag.size;
+  if (value.apiVersion !== 'v2')
+    bag.add({
+      ...problem(file, `apiVersion is ${JSON.stringify(value.apiVersion)}`, 'apiVersion: v2 (Helm 3 charts)'),
+      path: 'apiVersion',
+    });
+  if (typeof value.name !== 'string' || !CHART_NAME.test(value.name))
+    bag.add({ ...problem(file, `name is ${JSON.stringify(value.name)}`, 'a lower-case DNS label such as my-wiring'), path: 'name' });
+  if (typeof value.version !== 'string' || value.version === '')
+    bag.add({ ...problem(file, 'version is missing', 'a SemVer version such as 0.1.0'), path: 'version' });
+  if (value.description !== undefined && typeof value.description !== 'string')
+    bag.add({ ...problem(file, 'description is not a string', 'a one-line description'), path: 'description' });
+  if (bag.size > before) return undefined;
+  return {
+    apiVersion: 'v2',
+    name: value.name as string,
+    version: value.version as string,
+    ...(typeof value.description === 'string' ? { description: value.description } : {}),
+  };
+}
+
+/** Every `$ref` in a schema must point inside it (`#…`): a chart never makes the tool fetch. */
+function remoteReferences(node: unknown, at: string, out: string[]): string[] {
+  if (Array.isArray(node)) node.forEach((item, i) => remoteReferences(item, `${at}/${i}`, out));
+  else if (isValuesMap(node)) {
+    for (const [key, value] of Object.entries(node)) {
+      if ((key === '$ref' || key === '$dynamicRef') && typeof value === 'string' && !value.startsWith('#'))
+        out.push(`${at}/${key}: ${value}`);
+      else remoteReferences(value, `${at}/${key}`, out);
+    }
+  }
+  return out;
+}
+
+function parseSchema(text: string, file: string, bag: DiagnosticBag): Record<string, unknown> | undefined {
+  let schema: unknown;
+  try {
+    schema = JSON.parse(text);
+  } catch (err) {
+    bag.add(problem(file, `not valid JSON: ${(err as Error).message}`, 'a JSON Schema document'));
+    return undefined;
+  }
+  if (!isValuesMap(schema)) {
+    bag.add(problem(file, 'is not a JSON object', 'a JSON Schema document'));
+    return undefined;
+  }
+  const remote = remoteReferences(schema, '#', []);
+  if (remote.length > 0) {
+    bag.add(
+      problem(
+        file,
+        `refers outside itself: ${remote.join(', ')}`,
+        'only local references ("$ref": "#/$defs/…")',
+        'copy the referenced definitions into $defs: charts are rendered offline and never fetch schemas',
+      ),
+    );
+    return undefined;
+  }
+  return schema;
+}
+
+async function chartFiles(dir: string): Promise<{ templates: ChartFile[]; partials: ChartFile[] }> {
+  const templatesDir = path.join(dir, 'templates');
+  let names: string[];
+  try {
+    names = (await readdir(templatesDir)).sort(compareStrings);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { templates: [], partials: [] };
+    throw err;
+  }
+  const templates: ChartFile[] = [];
+  const partials: ChartFile[] = [];
+  for (const name of names) {
+    const isPartial = name.startsWith('_') && name.endsWith('.hbs');
+    const isTemplate = !name.startsWith('_') && (name.endsWith('.yaml') || name.endsWith('.yml'));
+    if (!isPartial && !isTemplate) continue;
+    const source = await readFile(path.join(templatesDir, name), 'utf8');
+    (isPartial ? partials : templates).push({ path: `templates/${name}`, source });
+  }
+  return { templates, partials };
+}
+
+/** Reads a chart directory; every problem with it in one error. */
+export async function loadChart(dir: string, origin = dir): Promise<LoadedChart> {
+  const bag = new DiagnosticBag();
+  const chartFile = path.join(dir, 'Chart.yaml');
+  const chartText = await readOptional(chartFile);
+  if (chartText === undefined) {
+    throw new CapiGitopsError({
+      file: chartFile,
+      message: `no Chart.yaml in ${origin}`,
+      expected: 'a chart directory: Chart.yaml, values.yaml, templates/*.yaml',
+      hint: 'start from a built-in chart: capi-gitops chart show argocd',
+    });
+  }
+  const metadata = chartMetadata(parseYamlMap(chartText, chartFile, bag), chartFile, bag);
+  const valuesFile = path.join(dir, 'values.yaml');
+  const valuesText = await readOptional(valuesFile);
+  const defaults = valuesText === undefined ? {} : parseYamlMap(valuesText, valuesFile, bag);
+  const schemaFile = path.join(dir, 'values.schema.json');
+  const schemaText = await readOptional(schemaFile);
+  const schema = schemaText === undefined ? undefined : parseSchema(schemaText, schemaFile, bag);
+  const { templates, partials } = await chartFiles(dir);
+  if (templates.length === 0) bag.add(problem(path.join(dir, 'templates'), 'the chart has no templates', 'templates/*.yaml files'));
+  bag.throwIfAny();
+  // the one place the compilers load: a precompiled built-in chart needs neither
+  const { CHART_COMPILERS: compilers } = await import('./compilers.js');
+  return { metadata: metadata!, origin, defaults: defaults ?? {}, ...(schema ? { schema } : {}), templates, partials, compilers };
+}
+
+type PrecompiledChart = Pick<LoadedChart, 'metadata' | 'defaults' | 'schema' | 'templates' | 'partials'> & {
+  /** Every file of the chart directory as text, by path (for `chart show`, also from the single-file bundle). */
+  files: Record<string, string>;
+};
+
+/** The built-in charts as scripts/build-charts.mjs precompiled them, if the build ran. */
+function precompiledCharts(): { charts: Record<string, PrecompiledChart>; validators: Record<string, ValuesValidator> } | undefined {
+  try {
+    return {
+      charts: require('./built-in-charts.cjs') as Record<string, PrecompiledChart>,
+      validators: require('./built-in-validators.cjs') as Record<string, ValuesValidator>,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A built-in chart by name: precompiled at build, or read from charts/ when the build has not run. */
+export async function loadBuiltInChart(name: string): Promise<LoadedChart> {
+  if (!(BUILT_IN_CHARTS as readonly string[]).includes(name)) {
+    throw new CapiGitopsError({
+      message: `no built-in chart ${JSON.stringify(name)}`,
+      expected: `one of ${BUILT_IN_CHARTS.join(', ')}`,
+      hint: 'capi-gitops chart show argocd',
+    });
+  }
+  const origin = `built-in chart ${name}`;
+  const precompiled = precompiledCharts();
+  const chart = precompiled?.charts[name];
+  if (chart) return { ...chart, origin, validateValues: precompiled.validators[name] };
+  return loadChart(path.join(BUILT_IN_CHARTS_DIR, name), origin);
+}
+
+/** A built-in chart's files (path → text), sorted by path: precompiled at build, or read from charts/. */
+export async function builtInChartFiles(name: (typeof BUILT_IN_CHARTS)[number]): Promise<[string, string][]> {
+  const precompiled = precompiledCharts()?.charts[name]?.files;
+  const dir = path.join(BUILT_IN_CHARTS_DIR, name);
+  const entries = precompiled
+    ? Object.entries(precompiled)
+    : await Promise.all(
+        (await fg('**/*', { cwd: dir, onlyFiles: true, dot: false })).map(
+          async (file) => [file, await readFile(path.join(dir, file), 'utf8')] as [string, string],
+        ),
+      );
+  return entries.sort(([a], [b]) => compareStrings(a, b));
+}

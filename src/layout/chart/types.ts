@@ -1,0 +1,106 @@
+import type { KObject } from '../../core/kobject.js';
+import type { Values } from '../../core/values.js';
+import type { ChartCompilers } from './compilers.js';
+
+/** Chart.yaml (Helm chart apiVersion v2): the fields capi-gitops reads. */
+export interface ChartMetadata {
+  apiVersion: 'v2';
+  name: string;
+  version: string;
+  description?: string;
+}
+
+/** A chart read from disk: built-in (`charts/<name>`) or the user's. */
+export interface LoadedChart {
+  metadata: ChartMetadata;
+  /** Where it came from, for messages: `built-in chart argocd` or a path. */
+  origin: string;
+  /** values.yaml */
+  defaults: Values;
+  /** values.schema.json, if any */
+  schema?: Record<string, unknown>;
+  /** The schema precompiled at build time (built-in charts). */
+  validateValues?: ValuesValidator;
+  /** templates/*.yaml, sorted by name: each renders to zero or more documents. */
+  templates: ChartFile[];
+  /** templates/_*.hbs, by name without `_` and `.hbs`: partials for `include` and `{{> name}}`. */
+  partials: ChartFile[];
+  /** Handlebars' and ajv's compilers, for a chart read from a directory (built-in charts are precompiled). */
+  compilers?: ChartCompilers;
+}
+
+export interface ChartFile {
+  /** Path inside the chart, e.g. `templates/application.yaml`. */
+  path: string;
+  /** The template text (user charts); built-in charts carry `spec` instead. */
+  source?: string;
+  /** A Handlebars template spec precompiled at build time (built-in charts). */
+  spec?: unknown;
+}
+
+/** An ajv validate function (its `errors` after a failed call). */
+export interface ValuesValidator {
+  (values: unknown): boolean;
+  errors?: unknown[] | null;
+}
+
+/** One layer of values and where it came from (for messages). */
+export interface ValuesLayer {
+  source: string;
+  values: Values;
+}
+
+/** A `--set` or `--set-string` expression, in command-line order. */
+export interface SetExpression {
+  expression: string;
+  forceString: boolean;
+}
+
+/** What the chart is told about one component of the output: data, never code. */
+export interface ChartComponent {
+  label: string;
+  /** Provider kind, or `CertManager`. */
+  kind: string;
+  name: string;
+  namespace: string;
+  version: string;
+  /** The component directory's path from the Git repository root. */
+  path: string;
+  /** The directory's name in the output (`01-cluster-api`). */
+  directory: string;
+  /** Sync wave (Argo CD) and dependency rank (Flux): install order, 0 first. */
+  wave: number;
+  /** Labels of the components this one waits for (the previous wave). */
+  dependsOn: string[];
+  hasCRDs: boolean;
+  hasWebhooks: boolean;
+  /** Objects the GitOps tool must stop enforcing (Config.overrides). */
+  unmanaged: { group: string; kind: string; name: string; namespace?: string }[];
+  /** Objects whose webhook CA bundle cert-manager injects: what to ignore in diffs. */
+  caInjected: { group: string; kind: string; name: string; jqPathExpressions: string[] }[];
+  /** The in-cluster Secret whose keys Flux substitutes into this component (secrets flux-substitute). */
+  substituteFrom?: string;
+}
+
+/** The chart's context: Helm's `.Values`, `.Chart`, `.Release`, plus the render's facts. */
+export interface ChartContext {
+  Values: Values;
+  Chart: ChartMetadata;
+  Release: { name: string; namespace: string };
+  Components: ChartComponent[];
+  /** Cluster-scoped kinds the components contain, `{group, kind}`, sorted. */
+  ClusterResources: { group: string; kind: string }[];
+  /** Namespaces the components install into, sorted. */
+  Namespaces: string[];
+  /** The wiring's own directory: its name in the output and its path from the repository root. */
+  Wiring: { directory: string; path: string };
+  /** Every component's `caInjected` and `unmanaged` together, for one ApplicationSet template. */
+  CaInjected: ChartComponent['caInjected'];
+  Unmanaged: ChartComponent['unmanaged'];
+}
+
+/** One rendered document, with the template that produced it. */
+export interface ChartDocument {
+  template: string;
+  object: KObject;
+}

@@ -1,0 +1,95 @@
+import type { ErrorObject } from 'ajv';
+import { CHART_AJV_OPTIONS } from './engine-options.js';
+import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import { userValues } from '../../core/helm-set.js';
+import { layerValues, type Values } from '../../core/values.js';
+import type { LoadedChart, SetExpression, ValuesLayer, ValuesValidator } from './types.js';
+
+/** The chart's schema validator: precompiled for built-in charts, compiled here for a user's. */
+function valuesValidator(chart: LoadedChart): ValuesValidator | undefined {
+  if (chart.validateValues) return chart.validateValues;
+  if (!chart.schema) return undefined;
+  if (!chart.compilers) throw new Error('a chart schema that is not precompiled needs the chart compilers');
+  const { Ajv } = chart.compilers;
+  try {
+    return new Ajv(CHART_AJV_OPTIONS).compile(chart.schema);
+  } catch (err) {
+    throw new CapiGitopsError({
+      object: chart.origin,
+      file: 'values.schema.json',
+      message: `the schema does not compile: ${(err as Error).message}`,
+      expected: 'a JSON Schema (draft-07)',
+    });
+  }
+}
+
+/** `/a/b/0` → `a.b[0]`, the way users write value paths in `--set`. */
+function valuePath(instancePath: string, extra?: string): string {
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (extra !== undefined) segments.push(extra);
+  let out = '';
+  for (const s of segments) out += /^[0-9]+$/.test(s) ? `[${s}]` : out === '' ? s : `.${s}`;
+  return out || '(root)';
+}
+
+/** What the schema wanted, in words (ajv's params are JSON fragments). */
+function expectedValue(e: ErrorObject): string {
+  const params = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return `a value for ${String(params.missingProperty)}`;
+    case 'additionalProperties': {
+      const declared = Object.keys((e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+      return declared.length > 0
+        ? `one of the values the chart declares here: ${declared.join(', ')}`
+        : 'a value the chart declares in values.schema.json';
+    }
+    case 'type':
+      return `a value of type ${Array.isArray(params.type) ? params.type.join(' or ') : String(params.type)}`;
+    case 'enum':
+      return `one of ${((params.allowedValues as unknown[]) ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'pattern':
+      return `a string matching ${String(params.pattern)}`;
+    default:
+      return `a value that ${e.message ?? 'satisfies values.schema.json'}`;
+  }
+}
+
+function schemaProblem(chart: LoadedChart, e: ErrorObject): Diagnostic {
+  const missing = e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : undefined;
+  const extra = e.keyword === 'additionalProperties' ? String((e.params as { additionalProperty?: string }).additionalProperty) : undefined;
+  const at = valuePath(e.instancePath, missing ?? extra);
+  const message = missing ? 'is required' : extra ? 'is not a value of this chart' : (e.message ?? 'is invalid');
+  return {
+    object: `${chart.origin} values`,
+    path: at,
+    message: `value ${at} ${message}`,
+    expected: expectedValue(e),
+    // `chart show` prints built-in charts only; a chart of one's own has its schema in its directory.
+    hint: missing
+      ? `set it, e.g. --set ${at}=… or under gitops.values in the Config document`
+      : chart.origin.startsWith('built-in chart ')
+        ? `see its values.schema.json: capi-gitops chart show ${chart.metadata.name}`
+        : `see ${chart.origin}/values.schema.json`,
+  };
+}
+
+/**
+ * The chart's values: its values.yaml, then each user layer (Config values, --values files),
+ * then the --set expressions, merged as Helm merges them, and checked against the chart's
+ * schema before any template runs.
+ */
+export function chartValues(chart: LoadedChart, layers: readonly ValuesLayer[], sets: readonly SetExpression[]): Values {
+  let user = userValues(layers, sets, () => ({
+    expected: 'key=value pairs: a.b=c, list[0]=x, list={a,b}; escape "," and "." with a backslash',
+    hint: 'one pair per --set, e.g. --set repoURL=https://git.example.com/platform/mgmt.git',
+  }));
+  user = layerValues(chart.defaults, [user]);
+  const validate = valuesValidator(chart);
+  if (validate && !validate(user))
+    throw new CapiGitopsError(((validate.errors ?? []) as ErrorObject[]).map((e) => schemaProblem(chart, e)));
+  return user;
+}

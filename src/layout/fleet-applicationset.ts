@@ -1,0 +1,209 @@
+/**
+ * One Argo CD ApplicationSet for a whole fleet (`applicationSet: true` with `Config.clusters`):
+ * a Git directory generator over `<path>/clusters/*\/*` (each cluster's component directories,
+ * its own `argocd/` excluded), whose template takes the cluster from the directory and looks up
+ * that cluster's destination, project and Application prefix, as its chart values give them.
+ * Semantics from argo-cd applicationset/generators/git.go (directories matched with Go's
+ * path.Match, an `exclude: true` entry wins, `path.segments` split on `/`) and
+ * value_interpolation.go (generator `values` templated with the path parameters, read as
+ * `.values.<key>`); the lookups use Sprig's `dict` and `get`, which Argo CD's goTemplate has.
+ */
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { isPlainObject, type KObject } from '../core/kobject.js';
+import { isValuesMap, type Values } from '../core/values.js';
+import { emitYamlDocument } from '../yaml/emit.js';
+import { parseArtifact } from '../yaml/parse.js';
+import { KUSTOMIZATION_FILE } from './kustomize.js';
+import { objectFileName } from './names.js';
+import { GENERATED_COMMENT } from './provenance.js';
+import { renderKustomization } from './templates.js';
+
+export const FLEET_APPLICATIONSET_NAME = 'capi-gitops-fleet';
+export const FLEET_WIRING_DIRECTORY = 'argocd';
+
+export interface FleetApplicationSetCluster {
+  name: string;
+  /** The cluster's chart values (as its own wiring was drawn with). */
+  values: Values;
+  /** ignoreDifferences of the ApplicationSet the chart drew for this cluster; undefined when it was not rendered in this run. */
+  ignoreDifferences?: unknown[];
+}
+
+export interface FleetApplicationSetInput {
+  /** The directory of the fleet's clusters in the output (`clusters`). */
+  clustersDirectory: string;
+  clusters: readonly FleetApplicationSetCluster[];
+  /** ignoreDifferences of the fleet's ApplicationSet as the last run wrote it (kept for clusters `--cluster` leaves out). */
+  previousIgnoreDifferences?: unknown[];
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** A Go template string literal (Go accepts JSON's escapes). */
+const goString = (s: string) => JSON.stringify(s);
+
+/** `get (dict "c1" "v1" …) .values.cluster`: the value of the cluster this directory belongs to. */
+function lookup(clusters: readonly FleetApplicationSetCluster[], pick: (c: FleetApplicationSetCluster) => string): string {
+  const pairs = clusters.map((c) => `${goString(c.name)} ${goString(pick(c))}`).join(' ');
+  return `{{ get (dict ${pairs}) (index .path.segments SEGMENT) }}`;
+}
+
+/** The output's path in the repository: a cluster's wiring path without `/clusters/<name>`. */
+function rootPath(cluster: FleetApplicationSetCluster, clustersDirectory: string): string {
+  const own = str(cluster.values.path).replace(/\/+$/, '');
+  const suffix = `${clustersDirectory}/${cluster.name}`;
+  return own === suffix ? '' : own.endsWith(`/${suffix}`) ? own.slice(0, -suffix.length - 1) : own;
+}
+
+/** The ApplicationSets the chart drew in each cluster's `argocd/`: read for their ignoreDifferences, then left out. */
+export function clusterApplicationSets(files: ReadonlyMap<string, string>): { file: string; object: KObject }[] {
+  const found: { file: string; object: KObject }[] = [];
+  for (const [file, text] of files) {
+    if (!file.startsWith(`${FLEET_WIRING_DIRECTORY}/applicationset-`) || !file.endsWith('.yaml')) continue;
+    for (const object of parseArtifact(text, { source: file })) if (object.kind === 'ApplicationSet') found.push({ file, object });
+  }
+  return found;
+}
+
+export function ignoreDifferencesOf(object: KObject): unknown[] {
+  const spec = isPlainObject(object.spec) ? object.spec : {};
+  const template = isPlainObject(spec.template) && isPlainObject(spec.template.spec) ? spec.template.spec : {};
+  return Array.isArray(template.ignoreDifferences) ? template.ignoreDifferences : [];
+}
+
+/** A cluster's wiring without the ApplicationSet its chart drew: the fleet's one replaces it. */
+export function withoutClusterApplicationSet(files: ReadonlyMap<string, string>, sets: readonly { file: string }[]): Map<string, string> {
+  const out = new Map(files);
+  const drop = new Set(sets.map((s) => s.file));
+  for (const file of drop) out.delete(file);
+  const kustomization = `${FLEET_WIRING_DIRECTORY}/${KUSTOMIZATION_FILE}`;
+  const resources = [...out.keys()]
+    .filter((f) => f.startsWith(`${FLEET_WIRING_DIRECTORY}/`) && f !== kustomization && f.endsWith('.yaml'))
+    .map((f) => f.slice(FLEET_WIRING_DIRECTORY.length + 1));
+  if (out.has(kustomization))
+    out.set(kustomization, renderKustomization({ comment: GENERATED_COMMENT, resources: resources.sort(compareStrings) }));
+  return out;
+}
+
+/** Settings one ApplicationSet can hold only once: every cluster must agree on them. */
+const SHARED = [
+  ['repoURL', (v: Values) => v.repoURL],
+  ['targetRevision', (v: Values) => v.targetRevision],
+  ['namespace', (v: Values) => v.namespace],
+  ['syncPolicy', (v: Values) => v.syncPolicy],
+  ['path', (v: Values, c: FleetApplicationSetCluster, dir: string) => rootPath({ ...c, values: v }, dir)],
+] as const;
+
+/** A null value turns a sync setting off (`--set syncPolicy.automated=null`), as the chart leaves it out. */
+function withoutNulls(values: Values): Values {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== null && v !== undefined));
+}
+
+/** Entries for unmanaged objects (jsonPointers) would apply in every cluster: all clusters must list the same. */
+const isUnmanagedEntry = (entry: unknown) => isPlainObject(entry) && Array.isArray(entry.jsonPointers);
+
+export function fleetApplicationSet(input: FleetApplicationSetInput): Map<string, string> {
+  const clusters = [...input.clusters].sort((a, b) => compareStrings(a.name, b.name));
+  const first = clusters[0]!;
+  const problems: Diagnostic[] = [];
+  for (const [field, read] of SHARED) {
+    const groups = new Map<string, string[]>();
+    for (const c of clusters) {
+      const key = JSON.stringify(read(c.values, c, input.clustersDirectory) ?? null);
+      groups.set(key, [...(groups.get(key) ?? []), c.name]);
+    }
+    if (groups.size > 1) {
+      problems.push({
+        object: 'Config clusters[].gitops',
+        path: field,
+        message: `applicationSet: true draws one ApplicationSet for the fleet, and the clusters' ${field} differ: ${[...groups].map(([value, names]) => `${names.join(', ')}: ${value}`).join('; ')}`,
+        expected: `one ${field} for every cluster`,
+        hint: `set ${field} in the shared Config gitops.values, not in the clusters' overlays (or set applicationSet: false for one Application per component)`,
+      });
+    }
+  }
+  const unmanaged = new Map<string, string[]>();
+  for (const c of clusters.filter((c) => c.ignoreDifferences)) {
+    const key = JSON.stringify(c.ignoreDifferences!.filter(isUnmanagedEntry));
+    unmanaged.set(key, [...(unmanaged.get(key) ?? []), c.name]);
+  }
+  if (unmanaged.size > 1) {
+    problems.push({
+      object: 'Config clusters[]',
+      path: 'overrides',
+      message: `the clusters' unmanaged objects (Config.overrides) differ (${[...unmanaged.values()].map((names) => names.join(', ')).join(' / ')}), and the fleet's one ApplicationSet template would stop enforcing them in every cluster`,
+      expected: 'the same Config.overrides in every cluster',
+      hint: 'set overrides in the shared Config, or set applicationSet: false for one Application per component',
+    });
+  }
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+
+  const values = first.values;
+  const root = rootPath(first, input.clustersDirectory);
+  const prefix = root === '' ? '' : `${root}/`;
+  const segment = String(root === '' ? 1 : root.split('/').length + 1);
+  const at = (template: string) => template.replace('SEGMENT', segment);
+  const destination = (c: FleetApplicationSetCluster) => (isValuesMap(c.values.destination) ? c.values.destination : {});
+  // Argo CD takes the name when both are given (ApplicationDestination): the chart does the same
+  const destinationName = (c: FleetApplicationSetCluster) => str(destination(c).name);
+  const destinationServer = (c: FleetApplicationSetCluster) => (destinationName(c) ? '' : str(destination(c).server));
+  const seen = new Set<string>();
+  const ignoreDifferences = [
+    ...clusters.flatMap((c) => c.ignoreDifferences ?? []),
+    ...(clusters.some((c) => !c.ignoreDifferences) ? (input.previousIgnoreDifferences ?? []) : []),
+  ].filter((entry) => {
+    const key = JSON.stringify(entry);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const object: KObject = {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'ApplicationSet',
+    metadata: { name: FLEET_APPLICATIONSET_NAME, namespace: str(values.namespace) || 'argocd' },
+    spec: {
+      goTemplate: true,
+      goTemplateOptions: ['missingkey=error'],
+      generators: [
+        {
+          git: {
+            repoURL: str(values.repoURL),
+            revision: str(values.targetRevision) || 'HEAD',
+            directories: [
+              { path: `${prefix}${input.clustersDirectory}/*/*` },
+              { path: `${prefix}${input.clustersDirectory}/*/${FLEET_WIRING_DIRECTORY}`, exclude: true },
+            ],
+            // the cluster is the directory under clusters/; what Argo CD calls it comes from its values
+            values: {
+              cluster: at('{{ index .path.segments SEGMENT }}'),
+              prefix: at(lookup(clusters, (c) => str(c.values.releaseName) || `capi-gitops-${c.name}`)),
+              project: at(lookup(clusters, (c) => str(c.values.project))),
+              destinationName: at(lookup(clusters, destinationName)),
+              destinationServer: at(lookup(clusters, destinationServer)),
+            },
+          },
+        },
+      ],
+      // deleting the ApplicationSet never cascades into the providers
+      syncPolicy: { preserveResourcesOnDeletion: true },
+      template: {
+        metadata: {
+          name: '{{ .values.prefix }}-{{ .path.basename }}',
+          labels: { 'app.kubernetes.io/managed-by': 'capi-gitops', 'capi-gitops.dev/cluster': '{{ .values.cluster }}' },
+        },
+        spec: {
+          project: '{{ .values.project }}',
+          source: { repoURL: str(values.repoURL), targetRevision: str(values.targetRevision) || 'HEAD', path: '{{ .path.path }}' },
+          destination: { name: '{{ .values.destinationName }}', server: '{{ .values.destinationServer }}' },
+          ...(isValuesMap(values.syncPolicy) ? { syncPolicy: withoutNulls(values.syncPolicy) } : {}),
+          ...(ignoreDifferences.length > 0 ? { ignoreDifferences } : {}),
+        },
+      },
+    },
+  };
+  const file = objectFileName(object);
+  return new Map([
+    [`${FLEET_WIRING_DIRECTORY}/${file}`, GENERATED_COMMENT + emitYamlDocument(object)],
+    [`${FLEET_WIRING_DIRECTORY}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: GENERATED_COMMENT, resources: [file] })],
+  ]);
+}

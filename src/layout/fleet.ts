@@ -1,0 +1,91 @@
+/**
+ * The fleet layout: each cluster's tree (as layoutOutput draws it) under `clusters/<name>/`,
+ * with one README that lists every cluster, its release and its component versions.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { compareStrings } from '../core/diagnostics.js';
+import { GITATTRIBUTES, GITATTRIBUTES_FILE, README_FILE, type LayoutName } from './index.js';
+import { INDEX_FILE } from './output-paths.js';
+import { parseIndex } from '../output/ownership-index.js';
+import { template } from './templates.js';
+
+export const CLUSTERS_DIRECTORY = 'clusters';
+
+const WIRING = {
+  kustomize: undefined,
+  operator: undefined,
+  argocd: { directory: 'argocd', tool: 'Argo CD' },
+  flux: { directory: 'flux', tool: 'Flux' },
+} as const;
+
+export interface FleetClusterTree {
+  name: string;
+  release?: string;
+  /** Install order, as the cluster's README lists them. */
+  components: { label: string; version: string; namespace: string }[];
+  /** The cluster's tree from layoutOutput; undefined when it is not rendered in this run (`--cluster`). */
+  files?: ReadonlyMap<string, string>;
+}
+
+export interface FleetLayoutInput {
+  layout: LayoutName;
+  clusters: readonly FleetClusterTree[];
+  /** Files of clusters not rendered in this run, read from the output as they are (full paths). */
+  kept: ReadonlyMap<string, string>;
+  /** The fleet's own wiring at the root (the fleet's ApplicationSet), full paths. */
+  fleetWiring?: ReadonlyMap<string, string>;
+  command: string;
+}
+
+/** The directory of a cluster in the output. */
+export function clusterDirectory(name: string): string {
+  return `${CLUSTERS_DIRECTORY}/${name}`;
+}
+
+export function layoutFleet(input: FleetLayoutInput): Map<string, string> {
+  const files = new Map<string, string>(input.kept);
+  for (const cluster of input.clusters) {
+    for (const [file, text] of cluster.files ?? []) {
+      // one README and one .gitattributes, at the root, serve the whole fleet
+      if (file === README_FILE || file === GITATTRIBUTES_FILE) continue;
+      files.set(`${clusterDirectory(cluster.name)}/${file}`, text);
+    }
+  }
+  for (const [file, text] of input.fleetWiring ?? []) files.set(file, text);
+  const wiring = WIRING[input.layout];
+  files.set(GITATTRIBUTES_FILE, GITATTRIBUTES);
+  files.set(
+    README_FILE,
+    template('output/fleet-README.md.hbs')({
+      command: input.command,
+      layout: input.layout,
+      wiringDirectory: wiring?.directory,
+      wiringTool: wiring?.tool,
+      fleetApplicationSet: (input.fleetWiring?.size ?? 0) > 0,
+      clusters: [...input.clusters].sort((a, b) => compareStrings(a.name, b.name)),
+    }),
+  );
+  return new Map([...files].sort(([a], [b]) => compareStrings(a, b)));
+}
+
+/**
+ * The files a previous run wrote for these clusters, with their bytes, so that a run that
+ * renders other clusters writes them back unchanged (the writer keeps their inodes and times).
+ */
+export async function readClusterFiles(outDir: string, clusters: readonly string[]): Promise<Map<string, string>> {
+  const indexPath = path.join(outDir, INDEX_FILE);
+  const indexText = await readFile(indexPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
+    throw err;
+  });
+  if (indexText === undefined) return new Map();
+  const prefixes = clusters.map((c) => `${clusterDirectory(c)}/`);
+  const owned = parseIndex(indexText, indexPath).filter((p) => prefixes.some((prefix) => p.startsWith(prefix)));
+  const texts = await Promise.all(owned.map((p) => readFile(path.join(outDir, p), 'utf8').catch(() => undefined)));
+  const kept = new Map<string, string>();
+  owned.forEach((p, i) => {
+    if (texts[i] !== undefined) kept.set(p, texts[i]!);
+  });
+  return kept;
+}

@@ -1,0 +1,150 @@
+/**
+ * The GitOps wiring of a layout: the facts a chart is given about the components, the chart's
+ * run, and its documents as files (one object per file, with their own kustomization.yaml).
+ */
+import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
+import { apiGroup, describeObject, type KObject } from '../core/kobject.js';
+import type { RenderedComponent } from '../render/types.js';
+import { renderChart } from './chart/render.js';
+import type { ChartComponent, ChartContext, LoadedChart } from './chart/types.js';
+import type { Values } from '../core/values.js';
+import { emitYamlDocument } from '../yaml/emit.js';
+import { caBundlePaths, isCaInjected, matchesSelector, type ObjectSelector } from './apply-safety.js';
+import { componentDirectory, KUSTOMIZATION_FILE, orderComponents } from './kustomize.js';
+import { isCustomResourceDefinition, objectFileName } from './names.js';
+import { GENERATED_COMMENT } from './provenance.js';
+import { renderKustomization } from './templates.js';
+
+/**
+ * Sync waves between components, as clusterctl installs them: cert-manager, core, bootstrap and
+ * control plane together, infrastructure, IPAM, runtime extensions, add-ons.
+ */
+export const COMPONENT_WAVE: Record<RenderedComponent['type'], number> = {
+  CertManager: 0,
+  CoreProvider: 1,
+  BootstrapProvider: 2,
+  ControlPlaneProvider: 2,
+  InfrastructureProvider: 3,
+  IPAMProvider: 4,
+  RuntimeExtensionProvider: 5,
+  AddonProvider: 6,
+};
+
+export interface WiringInput {
+  chart: LoadedChart;
+  values: Values;
+  components: readonly RenderedComponent[];
+  /** Objects the GitOps tool must stop enforcing. */
+  unmanaged: readonly ObjectSelector[];
+  /** Default Release.namespace when the values name none. */
+  defaultNamespace: string;
+  /** The wiring's directory in the output (`argocd`, `flux`). */
+  directory: string;
+  /** Component label → the Secret Flux substitutes from (secrets strategy flux-substitute). */
+  substituteFrom?: ReadonlyMap<string, string>;
+  /** Each component's directory and wave, where a layout places them itself (the operator layout). */
+  place?: (c: RenderedComponent) => ComponentPlace;
+}
+
+export interface ComponentPlace {
+  directory: string;
+  wave: number;
+}
+
+/** The component layouts' places: `<NN>-<label>` directories, waves by type. */
+function componentPlace(c: RenderedComponent): ComponentPlace {
+  return { directory: componentDirectory(c), wave: COMPONENT_WAVE[c.type] };
+}
+
+function joinPath(base: string, dir: string): string {
+  const trimmed = base.replace(/^\.\/+/, '').replace(/\/+$/, '');
+  return trimmed === '' || trimmed === '.' ? dir : `${trimmed}/${dir}`;
+}
+
+function selectorOf(obj: KObject): ObjectSelector {
+  return {
+    group: apiGroup(obj.apiVersion),
+    kind: obj.kind,
+    name: obj.metadata.name ?? '',
+    ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}),
+  };
+}
+
+/** The chart's facts: components in install order with their paths, waves and dependencies. */
+export function chartContext(input: WiringInput): ChartContext {
+  const path = typeof input.values.path === 'string' ? input.values.path : '';
+  const place = input.place ?? componentPlace;
+  const ordered = input.place
+    ? [...input.components].sort((a, b) => place(a).wave - place(b).wave || compareStrings(place(a).directory, place(b).directory))
+    : orderComponents(input.components);
+  const waves = [...new Set(ordered.map((c) => place(c).wave))].sort((a, b) => a - b);
+  const clusterResources = new Map<string, { group: string; kind: string }>();
+  const namespaces = new Set<string>();
+  const components: ChartComponent[] = ordered.map((c) => {
+    const { wave, directory } = place(c);
+    const previous = waves.filter((w) => w < wave).pop();
+    for (const obj of c.objects) {
+      if (obj.metadata.namespace) namespaces.add(obj.metadata.namespace);
+      else clusterResources.set(`${apiGroup(obj.apiVersion)}/${obj.kind}`, { group: apiGroup(obj.apiVersion), kind: obj.kind });
+      if (obj.kind === 'Namespace' && obj.apiVersion === 'v1' && obj.metadata.name) namespaces.add(obj.metadata.name);
+    }
+    return {
+      label: c.label,
+      kind: c.type,
+      name: c.name,
+      namespace: c.namespace,
+      version: c.version,
+      path: joinPath(path, directory),
+      directory,
+      wave,
+      dependsOn: previous === undefined ? [] : ordered.filter((o) => place(o).wave === previous).map((o) => place(o).directory),
+      hasCRDs: c.objects.some(isCustomResourceDefinition),
+      hasWebhooks: c.objects.some((o) => o.kind === 'ValidatingWebhookConfiguration' || o.kind === 'MutatingWebhookConfiguration'),
+      unmanaged: c.objects.filter((o) => input.unmanaged.some((s) => matchesSelector(o, s))).map(selectorOf),
+      caInjected: c.objects
+        .filter((o) => isCaInjected(o) && caBundlePaths(o).length > 0)
+        .map((o) => ({ ...selectorOf(o), jqPathExpressions: caBundlePaths(o) })),
+      ...(input.substituteFrom?.has(c.label) ? { substituteFrom: input.substituteFrom.get(c.label) } : {}),
+    };
+  });
+  const values = input.values;
+  return {
+    Values: values,
+    Chart: input.chart.metadata,
+    Release: {
+      name: typeof values.releaseName === 'string' ? values.releaseName : 'capi-gitops',
+      namespace: typeof values.namespace === 'string' ? values.namespace : input.defaultNamespace,
+    },
+    Components: components,
+    ClusterResources: [...clusterResources.values()].sort((a, b) => compareStrings(a.group, b.group) || compareStrings(a.kind, b.kind)),
+    Namespaces: [...namespaces].sort(compareStrings),
+    Wiring: { directory: input.directory, path: joinPath(path, input.directory) },
+    CaInjected: components.flatMap((c) => c.caInjected),
+    Unmanaged: components.flatMap((c) => c.unmanaged),
+  };
+}
+
+/** Runs the chart and lays its objects out under `dir`, one per file, with a kustomization. */
+export function wiringFiles(input: WiringInput): Map<string, string> {
+  const dir = input.directory;
+  const documents = renderChart(input.chart, chartContext(input));
+  const files = new Map<string, string>();
+  const seen = new Map<string, string>();
+  for (const { template, object } of documents) {
+    const file = objectFileName(object);
+    const earlier = seen.get(file);
+    if (earlier !== undefined) {
+      throw new CapiGitopsError({
+        object: describeObject(object),
+        message: `${template} and ${earlier} both render an object for ${dir}/${file}`,
+        expected: 'one object per kind and name in the wiring',
+        hint: 'give the objects different names in the chart templates',
+      });
+    }
+    seen.set(file, template);
+    files.set(`${dir}/${file}`, GENERATED_COMMENT + emitYamlDocument(object));
+  }
+  const resources = [...seen.keys()].sort(compareStrings);
+  files.set(`${dir}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: GENERATED_COMMENT, resources }));
+  return files;
+}

@@ -1,0 +1,429 @@
+/**
+ * The fleet stage's entry: the loaded manifest in, one merged and validated manifest per
+ * cluster out. Layers (lowest first): the tool's defaults, the shared manifest, the cluster's
+ * release, its overlay, its unsupportedOverrides. Only the merged result is validated, with the
+ * same schema and CEL rules as a single manifest; a problem names the cluster and the layer
+ * its value came from.
+ */
+import { compareStrings, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
+import { isPlainObject } from '../core/kobject.js';
+import { isProviderKind, OPERATOR_API_VERSION, TOOL_API_VERSION } from '../core/provider.js';
+import { isValuesMap, type Values } from '../core/values.js';
+import { toToolConfig } from './config.js';
+import { closestName, formatFieldPath } from './fields.js';
+import { checkProviderSpecRules, toProviderObject } from './providers.js';
+import { validateDocument } from './schema.js';
+import type { ClusterOverlay, Manifest, ProviderObject, ReleaseObject, SourcePosition, ToolConfig } from './types.js';
+import { layerOf, leafPaths, mergeLayers, type FieldPath, type Layer } from './fleet-layers.js';
+
+/** One cluster of the fleet, ready for the resolve stage. */
+export interface FleetCluster {
+  name: string;
+  /** The release it runs, if any. */
+  release?: ReleaseObject;
+  /** The merged, validated manifest: what a single-cluster render of this cluster reads. */
+  manifest: Manifest;
+  /** Things to say on every run (unsupportedOverrides, a deprecated release). */
+  warnings: string[];
+  /** The layer that set a provider's field (`spec.version`), and where: for problems found after this stage. */
+  origin(provider: string, field: readonly string[]): { layer: string; position?: SourcePosition } | undefined;
+}
+
+export interface Fleet {
+  clusters: FleetCluster[];
+  /** Every Release of the input, by name, with the shared manifest on that release (checked as a whole). */
+  releases: Map<string, { release: ReleaseObject; manifest: Manifest }>;
+}
+
+export interface ExpandOptions {
+  /** Every cluster on this release instead of its own (`plan --release`). */
+  release?: string;
+}
+
+/** Config fields a cluster does not inherit: they describe the fleet. */
+const FLEET_FIELDS = new Set(['clusters', 'release', 'position', 'locate']);
+/** The overlay's Config fields (layer 4); unsupportedOverrides may set any Config field. */
+const OVERLAY_CONFIG_FIELDS = ['variables', 'images', 'certManager', 'secrets'] as const;
+
+/** The tool's own defaults: the lowest layer. */
+const TOOL_DEFAULTS: Values = { config: { certManager: { enabled: true } } };
+
+/** The canonical key of a provider: `<Kind>/<namespace>/<name>`. */
+export function providerKey(p: Pick<ProviderObject, 'kind' | 'namespace' | 'name'>): string {
+  return `${p.kind}/${p.namespace}/${p.name}`;
+}
+
+function at(position: SourcePosition | undefined): Pick<Diagnostic, 'file' | 'line' | 'column'> {
+  return position ? { file: position.file, line: position.line, column: position.column } : {};
+}
+
+/**
+ * A Release's or overlay's provider key (`<Kind>/<name>` or `<Kind>/<namespace>/<name>`) as a
+ * canonical key, if it names one of `known`.
+ */
+export function matchProviderKey(written: string, known: readonly string[]): { key?: string; ambiguous?: string[] } {
+  const parts = written.split('/');
+  if (parts.length === 3) return known.includes(written) ? { key: written } : {};
+  const [kind, name] = parts;
+  const matches = known.filter((k) => {
+    const [kk, , kn] = k.split('/');
+    return kk === kind && kn === name;
+  });
+  if (matches.length === 1) return { key: matches[0] };
+  return matches.length > 1 ? { ambiguous: matches } : {};
+}
+
+function sharedLayer(manifest: Manifest): Layer {
+  const providers: Values = {};
+  const positions = new Map<string, SourcePosition>();
+  for (const p of manifest.providers) {
+    providers[providerKey(p)] = { metadata: { name: p.name, namespace: p.namespace }, spec: structuredClone(p.spec) as Values };
+    positions.set(providerKey(p), p.position);
+  }
+  const config: Values = {};
+  for (const [field, value] of Object.entries(manifest.config)) if (!FLEET_FIELDS.has(field)) config[field] = structuredClone(value);
+  return {
+    name: 'shared manifest',
+    label: 'shared manifest',
+    values: { providers, config },
+    where: (path) =>
+      path[0] === 'providers' ? positions.get(String(path[1])) : (manifest.config.locate?.(path.slice(1)) ?? manifest.config.position),
+  };
+}
+
+function releaseLayer(release: ReleaseObject, keys: readonly string[]): Layer {
+  const providers: Values = {};
+  const written = new Map<string, string>();
+  for (const [name, version] of Object.entries(release.providers)) {
+    const { key } = matchProviderKey(name, keys);
+    // A release may pin providers a cluster does not run.
+    if (!key) continue;
+    providers[key] = { spec: { version } };
+    written.set(key, name);
+  }
+  const config: Values = release.certManager?.version ? { certManager: { version: release.certManager.version } } : {};
+  return {
+    name: 'release',
+    label: `release ${release.name}`,
+    values: { providers, config },
+    where: (path) =>
+      path[0] === 'providers'
+        ? release.locate(['providers', written.get(String(path[1])) ?? ''])
+        : release.locate(['certManager', 'version']),
+  };
+}
+
+interface OverlayRead {
+  layer: Layer;
+  problems: Diagnostic[];
+}
+
+/**
+ * An overlay (layer 4) or its unsupportedOverrides (layer 5) in canonical shape. `gitops` is
+ * the cluster's chart values. Only layer 5 may move an existing provider (metadata) or set
+ * Config fields beyond variables, images, cert-manager, secrets settings and chart values.
+ */
+function overlayLayer(
+  cluster: string,
+  snippet: Record<string, unknown>,
+  base: FieldPath,
+  unsupported: boolean,
+  shared: readonly string[],
+  config: ToolConfig,
+): OverlayRead {
+  const problems: Diagnostic[] = [];
+  const locate = (path: FieldPath) => config.locate?.([...base, ...path]) ?? config.position;
+  const layerName = unsupported ? 'unsupportedOverrides' : 'overlay';
+  const problem = (path: FieldPath, d: Omit<Diagnostic, 'file' | 'line' | 'column'>) =>
+    problems.push({ ...at(locate(path)), object: `cluster ${cluster} (${layerName})`, path: formatFieldPath([...base, ...path]), ...d });
+  const providers: Values = {};
+  const written = new Map<string, string>();
+  const entries = isPlainObject(snippet.providers) ? Object.entries(snippet.providers) : [];
+  for (const [name, value] of entries) {
+    const { key, ambiguous } = matchProviderKey(name, shared);
+    if (ambiguous) {
+      problem(['providers', name], {
+        message: `${name} names more than one provider: ${ambiguous.join(', ')}`,
+        expected: 'a key naming one provider',
+        hint: `write the key as <Kind>/<namespace>/<name>, e.g. ${ambiguous[0]}`,
+      });
+      continue;
+    }
+    if (key) {
+      if (isPlainObject(value) && value.metadata !== undefined && !unsupported) {
+        problem(['providers', name, 'metadata'], {
+          message: `an overlay cannot change the metadata of ${key}, which the shared manifest declares`,
+          expected: 'spec fields only, or null to remove the provider',
+          hint: 'remove the provider with null and add it under another key, or move metadata under unsupportedOverrides.providers (reported on every run)',
+        });
+        continue;
+      }
+      providers[key] = value as Values | null;
+      written.set(key, name);
+      continue;
+    }
+    // A provider only this cluster has: a whole object with its namespace.
+    const [kind, ...rest] = name.split('/');
+    const metadata = isPlainObject(value) && isPlainObject(value.metadata) ? value.metadata : undefined;
+    const namespace = rest.length === 2 ? rest[0] : typeof metadata?.namespace === 'string' ? metadata.namespace : undefined;
+    const providerName = rest[rest.length - 1] ?? '';
+    if (!isProviderKind(kind) || value === null || !namespace) {
+      const guess = closestName(
+        name,
+        shared.map((k) =>
+          k
+            .split('/')
+            .filter((_, i) => i !== 1)
+            .join('/'),
+        ),
+      );
+      problem(['providers', name], {
+        message:
+          value === null
+            ? `${name} is not a provider of the shared manifest, so there is nothing to remove`
+            : `${name} is not a provider of the shared manifest, and is not a whole new provider (it has no metadata.namespace)`,
+        expected: `a key of a shared provider (${
+          shared
+            .map((k) =>
+              k
+                .split('/')
+                .filter((_, i) => i !== 1)
+                .join('/'),
+            )
+            .join(', ') || 'none'
+        }), or a new provider with metadata.namespace`,
+        hint: guess
+          ? `did you mean "${guess}"?`
+          : 'add metadata: {namespace: <target namespace>} to declare a provider only this cluster has',
+      });
+      continue;
+    }
+    const canonical = `${kind}/${namespace}/${providerName}`;
+    providers[canonical] = { ...(value as Values), metadata: { ...(metadata ?? {}), name: providerName, namespace } };
+    written.set(canonical, name);
+  }
+  const configValues: Values = {};
+  for (const [field, value] of Object.entries(snippet)) {
+    if (field === 'providers' || field === 'name' || field === 'release' || field === 'unsupportedOverrides') continue;
+    if (field === 'gitops') configValues.gitops = { values: value === null ? null : value };
+    else if (unsupported || (OVERLAY_CONFIG_FIELDS as readonly string[]).includes(field)) configValues[field] = value;
+  }
+  return {
+    problems,
+    layer: {
+      name: layerName,
+      label: layerName,
+      values: { providers, config: configValues },
+      where: (path) => {
+        if (path[0] === 'providers') return locate(['providers', written.get(String(path[1])) ?? '', ...path.slice(2)]);
+        if (path[1] === 'gitops') return locate(['gitops', ...path.slice(3)]);
+        return locate(path.slice(1));
+      },
+    },
+  };
+}
+
+/** The Release a cluster runs: its own, else Config.release. */
+function selectRelease(
+  overlay: ClusterOverlay,
+  index: number,
+  manifest: Manifest,
+  releases: Map<string, ReleaseObject>,
+  bag: DiagnosticBag,
+  override?: string,
+): ReleaseObject | undefined {
+  const name = override ?? overlay.release ?? manifest.config.release;
+  if (name === undefined) return undefined;
+  const release = releases.get(name);
+  if (!release) {
+    if (override !== undefined) {
+      const guess = closestName(name, [...releases.keys()]);
+      bag.add({
+        message: `--release ${name}: no such release`,
+        expected: `one of ${[...releases.keys()].sort(compareStrings).join(', ') || '(there are no kind: Release documents)'}`,
+        hint: guess ? `did you mean --release ${guess}?` : 'add the Release document to one of the -f files',
+      });
+      return undefined;
+    }
+    const path: FieldPath = overlay.release !== undefined ? ['clusters', index, 'release'] : ['release'];
+    const guess = closestName(name, [...releases.keys()]);
+    bag.add({
+      ...at(manifest.config.locate?.(path) ?? manifest.config.position),
+      object: `cluster ${overlay.name}`,
+      path: formatFieldPath(path),
+      message: `release "${name}" is not in the input`,
+      expected: `the metadata.name of a kind: Release document (${[...releases.keys()].sort(compareStrings).join(', ') || 'there are none'})`,
+      hint: guess ? `did you mean "${guess}"?` : 'add the Release document to one of the -f files',
+    });
+  }
+  return release;
+}
+
+/** Validates the merged result as a single manifest would be; problems name cluster and layer. */
+function mergedManifest(subject: string, merged: Values, layers: readonly Layer[], manifest: Manifest, bag: DiagnosticBag): Manifest {
+  const origin = (path: FieldPath, what: string): Pick<Diagnostic, 'file' | 'line' | 'column' | 'object'> => {
+    const layer = layerOf(layers, path);
+    return { ...at(layer?.where(path)), object: `${subject}, ${layer?.label ?? 'the merged configuration'}: ${what}` };
+  };
+  const providers: ProviderObject[] = [];
+  const shared = new Map(manifest.providers.map((p) => [providerKey(p), p]));
+  const mergedProviders = isValuesMap(merged.providers) ? merged.providers : {};
+  for (const key of Object.keys(mergedProviders).sort(compareStrings)) {
+    const entry = mergedProviders[key] as Values;
+    const kind = key.split('/')[0]!;
+    const document: Record<string, unknown> = { apiVersion: OPERATOR_API_VERSION, kind, metadata: entry.metadata, spec: entry.spec ?? {} };
+    const problems = validateDocument(document, { sourceText: () => undefined, mayQuoteKeys: () => true });
+    const spec = isPlainObject(document.spec) ? document.spec : {};
+    const rules = checkProviderSpecRules(spec).map((f) => ({ ...f, path: ['spec', ...f.path] }));
+    for (const p of [...problems, ...rules]) {
+      bag.add({
+        ...origin(['providers', key, ...p.path], key),
+        path: formatFieldPath(p.displayPath ?? p.path) || undefined,
+        message: p.message,
+        expected: p.expected,
+        hint: p.hint,
+      });
+    }
+    const position = shared.get(key)?.position ??
+      layerOf(layers, ['providers', key])?.where(['providers', key]) ??
+      manifest.config.position ?? { file: '', line: 0, column: 0 };
+    providers.push(toProviderObject(document, position));
+  }
+  const configDocument: Record<string, unknown> = {
+    apiVersion: TOOL_API_VERSION,
+    kind: 'Config',
+    ...(isValuesMap(merged.config) ? merged.config : {}),
+  };
+  for (const p of validateDocument(configDocument, { sourceText: () => undefined, mayQuoteKeys: () => true })) {
+    bag.add({
+      ...origin(['config', ...p.path], 'Config'),
+      path: formatFieldPath(p.displayPath ?? p.path) || undefined,
+      message: p.message,
+      expected: p.expected,
+      hint: p.hint,
+    });
+  }
+  delete configDocument.apiVersion;
+  delete configDocument.kind;
+  const { config, findings } = toToolConfig(configDocument, manifest.config.position ?? { file: '', line: 0, column: 0 });
+  for (const f of findings)
+    bag.add({
+      ...origin(['config', ...f.path], 'Config'),
+      path: formatFieldPath(f.path),
+      message: f.message,
+      expected: f.expected,
+      hint: f.hint,
+    });
+  const result: Manifest = {
+    providers: providers.sort(compareProviders),
+    secrets: manifest.secrets,
+    configMaps: manifest.configMaps,
+    config,
+    baseDir: manifest.baseDir,
+  };
+  return result;
+}
+
+/** The shared manifest's order is kept for its providers; a cluster's own providers follow. */
+function compareProviders(a: ProviderObject, b: ProviderObject): number {
+  return compareStrings(providerKey(a), providerKey(b));
+}
+
+function duplicateClusters(manifest: Manifest, bag: DiagnosticBag): void {
+  const first = new Map<string, number>();
+  (manifest.config.clusters ?? []).forEach((c, i) => {
+    const earlier = first.get(c.name);
+    if (earlier === undefined) {
+      first.set(c.name, i);
+      return;
+    }
+    const where = manifest.config.locate?.(['clusters', earlier, 'name']);
+    bag.add({
+      ...at(manifest.config.locate?.(['clusters', i, 'name']) ?? manifest.config.position),
+      path: `clusters[${i}].name`,
+      message: `duplicate cluster "${c.name}"${where ? `; the first is at ${where.file}:${where.line}:${where.column}` : ''}`,
+      expected: 'each cluster name once: it names the output directory clusters/<name>/',
+      hint: 'rename one of them',
+    });
+  });
+}
+
+function duplicateReleases(manifest: Manifest): Map<string, ReleaseObject> {
+  const releases = new Map<string, ReleaseObject>();
+  for (const r of manifest.releases ?? []) if (!releases.has(r.name)) releases.set(r.name, r);
+  return releases;
+}
+
+/**
+ * Expands `Config.clusters` into one manifest per cluster. Every problem of every cluster is
+ * reported in one error. A manifest without clusters is not a fleet: callers render it as one
+ * cluster at the output's root.
+ */
+export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fleet {
+  const bag = new DiagnosticBag();
+  const releases = duplicateReleases(manifest);
+  duplicateClusters(manifest, bag);
+  const shared = sharedLayer(manifest);
+  const sharedKeys = manifest.providers.map(providerKey);
+  const defaults: Layer = { name: 'tool defaults', label: 'tool defaults', values: TOOL_DEFAULTS, where: () => undefined };
+  const clusters: FleetCluster[] = [];
+  (manifest.config.clusters ?? []).forEach((overlay, index) => {
+    const release = selectRelease(overlay, index, manifest, releases, bag, options.release);
+    const own = overlayLayer(
+      overlay.name,
+      overlay as unknown as Record<string, unknown>,
+      ['clusters', index],
+      false,
+      sharedKeys,
+      manifest.config,
+    );
+    const escape = overlayLayer(
+      overlay.name,
+      overlay.unsupportedOverrides ?? {},
+      ['clusters', index, 'unsupportedOverrides'],
+      true,
+      sharedKeys,
+      manifest.config,
+    );
+    [...own.problems, ...escape.problems].forEach((d) => bag.add(d));
+    // the providers this cluster ends up with: a release pins those, and only those
+    const overlays = [own.layer.values.providers as Values, escape.layer.values.providers as Values];
+    const keys = new Set(sharedKeys);
+    for (const providers of overlays) {
+      for (const [key, value] of Object.entries(providers)) {
+        if (value === null) keys.delete(key);
+        else keys.add(key);
+      }
+    }
+    const known = [...keys];
+    const layers = [defaults, shared, ...(release ? [releaseLayer(release, known)] : []), own.layer, escape.layer];
+    const merged = mergeLayers(layers);
+    const warnings: string[] = [];
+    const escaped = leafPaths(overlay.unsupportedOverrides ?? {});
+    if (escaped.length > 0)
+      warnings.push(
+        `cluster ${overlay.name}: unsupportedOverrides sets ${escaped.join(', ')}; these bypass the overlay's checks and are not supported`,
+      );
+    if (release?.deprecated)
+      warnings.push(`cluster ${overlay.name} runs release ${release.name}, which is deprecated; move it to a current release`);
+    const origin = (provider: string, field: readonly string[]) => {
+      const path = ['providers', provider, ...field];
+      const layer = layerOf(layers, path);
+      return layer && { layer: layer.label, position: layer.where(path) };
+    };
+    clusters.push({
+      name: overlay.name,
+      ...(release ? { release } : {}),
+      manifest: mergedManifest(`cluster ${overlay.name}`, merged, layers, manifest, bag),
+      warnings,
+      origin,
+    });
+  });
+  const checked = new Map<string, { release: ReleaseObject; manifest: Manifest }>();
+  for (const release of releases.values()) {
+    const layers = [defaults, shared, releaseLayer(release, sharedKeys)];
+    checked.set(release.name, { release, manifest: mergedManifest(`release ${release.name}`, mergeLayers(layers), layers, manifest, bag) });
+  }
+  bag.throwIfAny();
+  return { clusters, releases: checked };
+}

@@ -1,0 +1,65 @@
+/**
+ * The layers of a fleet cluster's configuration, as OpenShift's kube-apiserver-operator builds
+ * its config (library-go pkg/operator/configobserver + resourcemerge: defaults, observed config,
+ * unsupportedConfigOverrides): each layer a sparse, unvalidated snippet in one canonical shape,
+ * merged in order with Helm's rules (maps deep-merge, lists replace, null deletes).
+ */
+import { cloneValues, coalesceValues, isValuesMap, type Values } from '../core/values.js';
+import type { SourcePosition } from './types.js';
+
+export type FieldPath = readonly (string | number)[];
+
+/** The layers, lowest first. */
+export const LAYER_NAMES = ['tool defaults', 'shared manifest', 'release', 'overlay', 'unsupportedOverrides'] as const;
+export type LayerName = (typeof LAYER_NAMES)[number];
+
+/**
+ * One layer in canonical shape: `{providers: {<Kind>/<namespace>/<name>: {metadata, spec}},
+ * config: {<Config field>: …}}`, with where a canonical path was written.
+ */
+export interface Layer {
+  name: LayerName;
+  /** e.g. `release 2026.11.0`, for messages. */
+  label: string;
+  values: Values;
+  where: (path: FieldPath) => SourcePosition | undefined;
+}
+
+/** Merges the layers in order: a later layer wins, its null deletes what the layers below set. */
+export function mergeLayers(layers: readonly Layer[]): Values {
+  const merged = layers.reduce<Values>((acc, layer) => coalesceValues(layer.values, acc), {});
+  return withoutNulls(merged);
+}
+
+/** A null with nothing below it to delete means "absent". */
+function withoutNulls(values: Values): Values {
+  const out: Values = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (value === null) continue;
+    out[key] = isValuesMap(value) ? withoutNulls(value) : cloneValues(value);
+  }
+  return out;
+}
+
+/** True when the layer sets the value at `path` (or replaces, or deletes, a map above it). */
+export function layerSets(values: Values, path: FieldPath): boolean {
+  let node: unknown = values;
+  for (const key of path) {
+    if (!isValuesMap(node) || !Object.hasOwn(node, String(key))) return false;
+    node = node[String(key)];
+    if (!isValuesMap(node)) return true;
+  }
+  return true;
+}
+
+/** The highest layer that set the value at `path`: the one a problem there comes from. */
+export function layerOf(layers: readonly Layer[], path: FieldPath): Layer | undefined {
+  for (let i = layers.length - 1; i >= 0; i--) if (layerSets(layers[i]!.values, path)) return layers[i];
+  return undefined;
+}
+
+/** Every leaf path a snippet sets, for the unsupportedOverrides warning. */
+export function leafPaths(values: unknown, prefix: readonly string[] = []): string[] {
+  if (!isValuesMap(values) || Object.keys(values).length === 0) return prefix.length > 0 ? [prefix.join('.')] : [];
+  return Object.entries(values).flatMap(([key, value]) => leafPaths(value, [...prefix, key]));
+}

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { CapiGitopsError, type Diagnostic, compareStrings } from '../core/diagnostics.js';
+import { filePathProblems, outputPathProblem } from '../layout/output-paths.js';
+
+/**
+ * The ownership index: plain text, a fixed header then one line per file, sorted by path:
+ * `<sha256 of the bytes written>  <path>` (sha256sum's form). The digest lets `check` tell a
+ * file edited by hand from one a newer render would change. v1 indexes (paths only) are read.
+ * It is a hidden file without a manifest extension, so neither kustomize (which reads only what
+ * a kustomization lists), Argo CD directory sources (*.yaml, *.yml, *.json, *.jsonnet) nor Flux
+ * (which builds from kustomization.yaml, or *.yaml/*.yml/*.json when there is none) reads it.
+ */
+export const INDEX_HEADER = '# capi-gitops ownership index v2';
+const INDEX_HEADER_V1 = '# capi-gitops ownership index v1';
+const INDEX_PREAMBLE = [
+  INDEX_HEADER,
+  '# capi-gitops wrote the files listed below; its next run replaces or removes them.',
+  '# Files not listed here are never touched. Do not edit.',
+];
+
+const ENTRY = /^([0-9a-f]{64}) {2}(.*)$/;
+
+export function contentDigest(text: string | Uint8Array): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The index of `files` (relative path → content written, as text or UTF-8 bytes). */
+export function formatIndex(files: ReadonlyMap<string, string | Uint8Array>): string {
+  const sorted = [...files.keys()].sort(compareStrings);
+  // a fleet writes the same text in many clusters' directories: hash each distinct text once
+  const digests = new Map<string, string>();
+  const digestOf = (text: string | Uint8Array) =>
+    typeof text === 'string' ? (digests.get(text) ?? digests.set(text, contentDigest(text)).get(text)!) : contentDigest(text);
+  return formatIndexOfDigests(new Map(sorted.map((p) => [p, digestOf(files.get(p)!)])));
+}
+
+/** The index of files whose sha256 is known (relative path → digest); the same text formatIndex writes. */
+export function formatIndexOfDigests(digests: ReadonlyMap<string, string>): string {
+  const sorted = [...digests.keys()].sort(compareStrings);
+  return [...INDEX_PREAMBLE, ...sorted.map((p) => `${digests.get(p)!}  ${p}`)].join('\n') + '\n';
+}
+
+/** Paths listed in an index, each with the digest of what was written (absent in a v1 index). */
+export function parseIndexEntries(text: string, file: string): Map<string, string | undefined> {
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const hint = `restore ${file} from Git, or delete it and the files capi-gitops wrote, then run again`;
+  const v1 = lines[0] === INDEX_HEADER_V1;
+  if (lines[0] !== INDEX_HEADER && !v1) {
+    throw new CapiGitopsError({ file, line: 1, column: 1, message: 'not a capi-gitops ownership index', expected: INDEX_HEADER, hint });
+  }
+  const problems: Diagnostic[] = [];
+  const entries = new Map<string, string | undefined>();
+  lines.forEach((line, i) => {
+    if (line === '' || line.startsWith('#')) return;
+    const entry = v1 ? undefined : ENTRY.exec(line);
+    if (!v1 && !entry) {
+      problems.push({
+        file,
+        line: i + 1,
+        column: 1,
+        message: `line ${JSON.stringify(line)} is not "<sha256>  <path>"`,
+        expected: 'a sha256 in hex, two spaces and a relative path',
+        hint,
+      });
+      return;
+    }
+    const p = entry ? entry[2]! : line;
+    const problem = outputPathProblem(p);
+    if (problem)
+      problems.push({
+        file,
+        line: i + 1,
+        column: 1,
+        message: `listed path ${JSON.stringify(p)} ${problem}`,
+        expected: 'a relative path inside the output directory',
+        hint,
+      });
+    else entries.set(p, entry?.[1]);
+  });
+  problems.push(...filePathProblems(entries.keys(), file).map((d) => ({ ...d, hint })));
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  return new Map([...entries].sort(([a], [b]) => compareStrings(a, b)));
+}
+
+/**
+ * Paths listed in an index. A damaged index is an error, never skipped: its paths decide what
+ * gets deleted, so a line like `../x` must stop the run rather than be guessed at.
+ */
+export function parseIndex(text: string, file: string): string[] {
+  return [...parseIndexEntries(text, file).keys()];
+}

@@ -1,0 +1,66 @@
+import { lstat, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { compareStrings } from '../core/diagnostics.js';
+
+export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
+
+/** What lstat said about one entry when the tree was scanned. */
+export interface TreeEntry {
+  type: EntryType;
+  /** Permission bits. */
+  mode: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  dev: number;
+}
+
+function entryType(st: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
+  if (st.isSymbolicLink()) return 'symlink';
+  if (st.isDirectory()) return 'dir';
+  if (st.isFile()) return 'file';
+  return 'other';
+}
+
+/**
+ * Every entry under `root`, keyed by `/`-separated relative path. Uses lstat and never descends
+ * into a symlink, so nothing outside `root` is ever listed (and so never touched).
+ */
+export async function scanTree(root: string): Promise<Map<string, TreeEntry>> {
+  const entries = new Map<string, TreeEntry>();
+  const pending = [''];
+  while (pending.length > 0) {
+    const rel = pending.pop()!;
+    const names = await readdir(path.join(root, rel));
+    const stats = await Promise.all(names.map((name) => lstat(path.join(root, rel, name), { bigint: false })));
+    names.forEach((name, i) => {
+      const st = stats[i];
+      const child = rel ? `${rel}/${name}` : name;
+      const type = entryType(st);
+      entries.set(child, {
+        type,
+        mode: st.mode & 0o7777,
+        ino: st.ino,
+        size: st.size,
+        mtimeMs: st.mtimeMs,
+        ctimeMs: st.ctimeMs,
+        dev: st.dev,
+      });
+      if (type === 'dir') pending.push(child);
+    });
+  }
+  return entries;
+}
+
+/** Parent of a relative path, '' for a top-level entry. */
+export function parentOf(rel: string): string {
+  const slash = rel.lastIndexOf('/');
+  return slash < 0 ? '' : rel.slice(0, slash);
+}
+
+/** Deepest paths first, so a directory comes after everything inside it. */
+export function deepestFirst(paths: Iterable<string>): string[] {
+  const depth = (p: string) => p.split('/').length;
+  return [...paths].sort((a, b) => depth(b) - depth(a) || compareStrings(a, b));
+}

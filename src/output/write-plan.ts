@@ -1,0 +1,119 @@
+import { CapiGitopsError, type Diagnostic, compareStrings } from '../core/diagnostics.js';
+import { ancestors, INDEX_FILE } from '../layout/output-paths.js';
+import { formatIndex, formatIndexOfDigests } from './ownership-index.js';
+import { parentOf, type TreeEntry } from './tree.js';
+
+/**
+ * The files to write: relative path → text, or its UTF-8 bytes (the output cache hands over
+ * bytes, so an unchanged file is compared and hashed without being decoded and encoded again).
+ */
+export type OutputFiles = ReadonlyMap<string, string | Uint8Array>;
+
+/** What the output directory holds before the write. */
+export interface ExistingOutput {
+  entries: Map<string, TreeEntry>;
+  /** Paths from the previous run's index; undefined when there is no index. */
+  ownedPaths: string[] | undefined;
+  indexText: string | undefined;
+  /** Bytes of previously written files that this run writes again (to detect "unchanged"). */
+  ownedContents: Map<string, Buffer>;
+  /** Previously written files known, without reading them, to hold this run's bytes already (same sha256). */
+  sameAsNew?: ReadonlySet<string>;
+}
+
+/** What the new tree will hold, and how it differs from the old one. */
+export interface WritePlan {
+  /** Owned files that are new or whose bytes change. */
+  written: string[];
+  /** Owned files whose bytes stay the same. */
+  unchanged: string[];
+  /** Files the previous run wrote that this run does not. */
+  removed: string[];
+  /** Entries (files, symlinks, …) the tool did not write: carried into the new tree as they are. */
+  carried: string[];
+  /** Every directory of the new tree, parents first. */
+  directories: string[];
+  indexText: string;
+  /** False when the new tree would equal the old one byte for byte: nothing needs writing. */
+  changed: boolean;
+}
+
+/** Previously written files that are written again and should be compared byte for byte. */
+export function pathsToCompare(existing: Pick<ExistingOutput, 'entries' | 'ownedPaths'>, files: OutputFiles): string[] {
+  const owned = new Set(existing.ownedPaths ?? []);
+  return [...files.keys()].filter((p) => {
+    const entry = existing.entries.get(p);
+    return owned.has(p) && entry?.type === 'file' && entry.size === Buffer.byteLength(files.get(p)!, 'utf8');
+  });
+}
+
+function describeEntry(entry: TreeEntry): string {
+  return entry.type === 'dir' ? 'a directory' : entry.type === 'symlink' ? 'a symlink' : 'a file';
+}
+
+/** Directories of the old tree that hold nothing. */
+function emptyDirectories(entries: Map<string, TreeEntry>): Set<string> {
+  const dirs = new Set([...entries].filter(([, e]) => e.type === 'dir').map(([p]) => p));
+  for (const p of entries.keys()) dirs.delete(parentOf(p));
+  return dirs;
+}
+
+/**
+ * Plans the new tree: the new files, plus every entry the tool did not write, carried over.
+ * A directory survives when it holds something carried over, or when it was empty and the tool
+ * never wrote inside it (a user's empty directory); directories that only held removed files go.
+ * Throws when a new file would land on, or need a directory where there is, something the tool
+ * did not write.
+ */
+export function planWrite(existing: ExistingOutput, files: OutputFiles, digests?: ReadonlyMap<string, string>): WritePlan {
+  const { entries } = existing;
+  const owned = new Set(existing.ownedPaths ?? []);
+  const ownedDirs = new Set([...owned].flatMap(ancestors));
+
+  const carried = [...entries]
+    .filter(([p, e]) => e.type !== 'dir' && p !== INDEX_FILE && !owned.has(p))
+    .map(([p]) => p)
+    .sort(compareStrings);
+  const carriedSet = new Set(carried);
+  const keptDirs = new Set(carried.flatMap(ancestors));
+  for (const dir of emptyDirectories(entries)) if (!ownedDirs.has(dir)) keptDirs.add(dir);
+
+  const problems: Diagnostic[] = [];
+  const hint = 'move or delete it (capi-gitops never overwrites files it did not write), or choose another output directory';
+  for (const p of [...files.keys()].sort(compareStrings)) {
+    const entry = entries.get(p);
+    if (entry && (carriedSet.has(p) || keptDirs.has(p))) {
+      problems.push({ message: `${p} is ${describeEntry(entry)} capi-gitops did not write; this run would write a file there`, hint });
+    }
+    for (const dir of ancestors(p)) {
+      if (carriedSet.has(dir)) {
+        problems.push({
+          message: `${dir} is ${describeEntry(entries.get(dir)!)} capi-gitops did not write; this run needs a directory there for ${p}`,
+          hint,
+        });
+      }
+    }
+  }
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+
+  const written: string[] = [];
+  const unchanged: string[] = [];
+  for (const [p, content] of [...files].sort(([a], [b]) => compareStrings(a, b))) {
+    const old = existing.ownedContents.get(p);
+    if (existing.sameAsNew?.has(p) && owned.has(p)) unchanged.push(p);
+    else if (old && owned.has(p) && old.equals(typeof content === 'string' ? Buffer.from(content, 'utf8') : content)) unchanged.push(p);
+    else written.push(p);
+  }
+  const removed = [...owned].filter((p) => !files.has(p) && entries.has(p) && entries.get(p)!.type !== 'dir').sort(compareStrings);
+
+  const directories = new Set(keptDirs);
+  for (const p of files.keys()) for (const dir of ancestors(p)) directories.add(dir);
+  const oldDirectories = [...entries].filter(([, e]) => e.type === 'dir').map(([p]) => p);
+  const sameDirectories = oldDirectories.length === directories.size && oldDirectories.every((d) => directories.has(d));
+
+  // The sha256 of each file, when the caller knows them (the output cache), spares hashing every file again.
+  const known = digests && digests.size === files.size && [...files.keys()].every((p) => digests.has(p));
+  const indexText = known ? formatIndexOfDigests(digests) : formatIndex(files);
+  const changed = written.length > 0 || removed.length > 0 || indexText !== existing.indexText || !sameDirectories;
+  return { written, unchanged, removed, carried, directories: [...directories].sort(compareStrings), indexText, changed };
+}

@@ -1,0 +1,295 @@
+/**
+ * Every release a manifest asks for, found and fetched: the resolve stage's rules (registry,
+ * preflight, versions, contracts) over the repositories the sources stage opens. Composed here,
+ * after both stages, so that resolve/ never imports sources/ (see DEVELOPERS.md).
+ */
+import path from 'node:path';
+import { CapiGitopsError, type Diagnostic, type DiagnosticOrigin } from '../core/diagnostics.js';
+import { manifestLabel, type ProviderKind } from '../core/provider.js';
+import type { Artifact, ProviderRepository } from '../core/repository.js';
+import { parseSemantic } from '../core/versions.js';
+import type { Manifest, ProviderObject, ToolConfig } from '../manifest/types.js';
+import {
+  OPERATOR_COMPONENTS_FILE,
+  OPERATOR_LABEL,
+  operatorOrigin,
+  operatorReleaseUrl,
+  operatorSettingsProblems,
+  type ResolvedOperatorRelease,
+} from './operator-release.js';
+import { LATEST, sortForLatest } from './versions.js';
+import type { ProviderRegistry } from './registry.js';
+import { buildProviderRegistry } from './registry.js';
+import {
+  attribute,
+  CERT_MANAGER_DEFAULT_VERSION,
+  CERT_MANAGER_LABEL,
+  certManagerDefaultUrl,
+  certManagerFetchProblem,
+  certManagerRequestOrigin,
+  certManagerSettingsProblems,
+  certManagerVersion,
+  concludeResolutions,
+  configSecretData,
+  declaringDir,
+  originOf,
+  preflightManagementCluster,
+  resolveRelease,
+  type ResolvedCertManager,
+  type ResolvedProvider,
+} from './resolve.js';
+import { openRepository, SOURCE_MODULES, type SourceModule } from '../sources/index.js';
+import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local/repository.js';
+import type { RepositoryRequest, SourceOptions } from '../sources/request.js';
+
+export interface ResolveOptions {
+  /** Options handed to every source module. */
+  sources?: SourceOptions;
+  /** The source modules to ask; SOURCE_MODULES by default. */
+  modules?: readonly SourceModule[];
+  /** The exact version to use instead of spec.version (the lockfile's pin), if any. */
+  pinnedVersion?: (provider: ProviderObject) => string | undefined;
+  /** Wraps each opened repository, e.g. to serve locked files from the cache. */
+  decorate?: (repository: ProviderRepository, component: { kind?: ProviderKind; name: string; namespace?: string }) => ProviderRepository;
+}
+
+/** Which source serves a provider: its fetchConfig, else its registry entry. */
+export function repositoryRequestFor(
+  provider: ProviderObject,
+  registry: ProviderRegistry,
+  manifestBaseDir: string,
+  credentials?: Readonly<Record<string, string>>,
+): RepositoryRequest {
+  const label = manifestLabel(provider.kind, provider.name);
+  const entry = registry.lookup(provider.kind, provider.name);
+  // a fetchConfig.url template still takes its version list from a matching repositories entry
+  const listing =
+    entry && !entry.builtIn ? { versions: entry.versions, versionsUrl: entry.versionsUrl, allowInsecure: entry.allowInsecure } : {};
+  const base = { kind: provider.kind, name: provider.name, label, namespace: provider.namespace, credentials };
+  const fetchConfig = provider.spec.fetchConfig;
+  if (fetchConfig?.selector !== undefined) {
+    return {
+      ...base,
+      from: 'selector',
+      selector: fetchConfig.selector,
+      baseDir: manifestBaseDir,
+      origin: originOf(provider, 'spec.fetchConfig.selector'),
+    };
+  }
+  if (fetchConfig?.oci) {
+    return { ...base, from: 'oci', oci: fetchConfig.oci, baseDir: manifestBaseDir, origin: originOf(provider, 'spec.fetchConfig.oci') };
+  }
+  if (fetchConfig?.url) {
+    return {
+      ...base,
+      ...listing,
+      from: 'url',
+      url: fetchConfig.url,
+      baseDir: declaringDir(provider.position, manifestBaseDir),
+      origin: originOf(provider, 'spec.fetchConfig.url'),
+      noSourceHint: `use a GitHub or GitLab release URL, an https URL template with {version}, a file:// URL or a path to a local repository (${label}/<version>/<components-file>), or ConfigMaps with spec.fetchConfig.selector`,
+    };
+  }
+  if (entry === undefined) {
+    // Preflight reports this; kept as a guard for direct callers.
+    throw new CapiGitopsError({
+      ...originOf(provider, 'spec.fetchConfig'),
+      message: `no repository is known for ${label}`,
+      hint: 'set spec.fetchConfig or add a Config repositories entry',
+    });
+  }
+  const origin = originOf(provider);
+  return {
+    ...base,
+    ...listing,
+    from: 'url',
+    url: entry.url,
+    baseDir: declaringDir(entry.declaredAt, manifestBaseDir),
+    origin,
+    noSourceHint: `point the Config repositories entry for ${label} at a release URL capi-gitops can read, or at a local repository`,
+  };
+}
+
+/**
+ * Resolves every provider of the manifest, fetching concurrently, and returns them in install
+ * order. All problems (registry, preflight, fetch, contract) are reported in one error; a
+ * stage's problems stop the stages after it.
+ */
+export async function resolveProviders(manifest: Manifest, options: ResolveOptions = {}): Promise<ResolvedProvider[]> {
+  const { providers, problems } = await resolveEachProvider(manifest, options);
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  return providers;
+}
+
+/**
+ * resolveProviders, keeping what resolved beside the problems: a render then renders those and
+ * reports its own problems with these (issue #10: every problem in one run).
+ */
+export async function resolveEachProvider(
+  manifest: Manifest,
+  options: ResolveOptions = {},
+): Promise<{ providers: ResolvedProvider[]; problems: Diagnostic[] }> {
+  const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
+  const early = preflightManagementCluster(manifest);
+  if (early.length > 0) throw new CapiGitopsError(early);
+
+  const outcomes = await Promise.allSettled(
+    manifest.providers.map(async (provider) => {
+      const request = repositoryRequestFor(provider, registry, manifest.baseDir, configSecretData(provider, manifest));
+      try {
+        const opened = await openRepository(
+          request,
+          { configMaps: manifest.configMaps, options: options.sources ?? {} },
+          options.modules ?? SOURCE_MODULES,
+        );
+        const repository =
+          options.decorate?.(opened, { kind: provider.kind, name: provider.name, namespace: provider.namespace }) ?? opened;
+        return await resolveRelease(provider, request.label, repository, options.pinnedVersion?.(provider));
+      } catch (error) {
+        throw attribute(error, request.origin);
+      }
+    }),
+  );
+  return concludeResolutions(outcomes);
+}
+
+/** A release published as one manifest (cert-manager, the cluster-api-operator), and how to read it. */
+interface SingleManifest<Label extends string> {
+  label: Label;
+  url: string;
+  /** Where a relative local URL is resolved from. */
+  dir: string;
+  origin: DiagnosticOrigin;
+  /** For messages: what the file is, and what the URL must name. */
+  what: string;
+  mustName: string;
+  noSourceHint: string;
+  /** The version of a local copy, given the directory it is in when that is a semantic version. */
+  localVersion: (fromDirectory: string | undefined, filePath: string) => string;
+  /** The version to fetch from an opened repository. */
+  remoteVersion: (repository: ProviderRepository) => string | Promise<string>;
+  decorate?: (repository: ProviderRepository) => ProviderRepository;
+  fetchProblem?: (error: unknown) => unknown;
+}
+
+/** A local URL is read where it is; any other goes through the source modules like a provider's. */
+async function fetchSingleManifest<Label extends string>(
+  release: SingleManifest<Label>,
+  options: Pick<ResolveOptions, 'sources' | 'modules'>,
+): Promise<{ label: Label; version: string; components: Artifact; repository: { sourceType: string; location: string } }> {
+  const { label, url, origin } = release;
+  if (isLocalRepositoryUrl(url)) {
+    const filePath = localUrlToPath(url, release.dir, origin);
+    const directory = path.basename(path.dirname(filePath));
+    const version = release.localVersion(parseSemantic(directory) ? directory : undefined, filePath);
+    const components = await readLocalArtifact(filePath, origin, '', release.what, release.mustName);
+    return { label, version, components, repository: { sourceType: 'local', location: filePath } };
+  }
+  const request: RepositoryRequest = {
+    from: 'url',
+    name: label,
+    label,
+    url,
+    baseDir: release.dir,
+    origin,
+    noSourceHint: release.noSourceHint,
+  };
+  const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
+  const repository = release.decorate?.(opened) ?? opened;
+  const version = await release.remoteVersion(repository);
+  const components = await repository.getFile(version, repository.componentsFile).catch((error: unknown) => {
+    throw release.fetchProblem ? release.fetchProblem(error) : error;
+  });
+  return { label, version, components, repository: { sourceType: repository.sourceType, location: repository.location } };
+}
+
+/** cert-manager as clusterctl init installs it, or null when `certManager.enabled` is false. */
+export async function resolveCertManager(
+  config: ToolConfig,
+  baseDir: string,
+  options: ResolveOptions = {},
+): Promise<ResolvedCertManager | null> {
+  const settings = config.certManager ?? {};
+  if (settings.enabled === false) return null;
+  const settingsProblems = certManagerSettingsProblems(config);
+  if (settingsProblems.length > 0) throw new CapiGitopsError(settingsProblems);
+  const origin = certManagerRequestOrigin(config);
+  return fetchSingleManifest(
+    {
+      label: CERT_MANAGER_LABEL,
+      url: settings.url ?? certManagerDefaultUrl(settings.version ?? CERT_MANAGER_DEFAULT_VERSION),
+      dir: declaringDir(config.position, baseDir),
+      origin,
+      what: 'the cert-manager manifest',
+      mustName: 'certManager.url must name the cert-manager.yaml release manifest',
+      noSourceHint:
+        'set certManager.url to a GitHub release URL or a local copy of cert-manager.yaml (a file:// URL or a path), or certManager.enabled: false if cert-manager is installed another way',
+      localVersion: (fromDirectory) => certManagerVersion(settings.version, fromDirectory, origin),
+      remoteVersion: (repository) =>
+        certManagerVersion(settings.version, parseSemantic(repository.defaultVersion) ? repository.defaultVersion : undefined, origin),
+      decorate: options.decorate && ((opened) => options.decorate!(opened, { name: CERT_MANAGER_LABEL, namespace: 'cert-manager' })),
+      fetchProblem: certManagerFetchProblem,
+    },
+    options,
+  );
+}
+
+export interface OperatorReleaseOptions extends Pick<ResolveOptions, 'sources' | 'modules'> {
+  /** The release the lockfile pins (it still answers Config.operator): used without listing releases. */
+  pinnedVersion?: string;
+  /** Wraps the opened repository (the lock session serves pinned files from the cache). */
+  decorate?: (repository: ProviderRepository) => ProviderRepository;
+}
+
+/** The release Config.operator names: `version` (default: the newest stable release) or `url`. */
+export async function resolveOperatorRelease(
+  config: ToolConfig,
+  baseDir: string,
+  options: OperatorReleaseOptions = {},
+): Promise<ResolvedOperatorRelease> {
+  const problems = operatorSettingsProblems(config);
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  const settings = config.operator ?? {};
+  const requested = settings.version === LATEST ? undefined : settings.version;
+  const at = operatorOrigin(config, settings.url ? 'url' : 'version');
+  return fetchSingleManifest(
+    {
+      label: OPERATOR_LABEL,
+      url: settings.url ?? operatorReleaseUrl(options.pinnedVersion ?? requested ?? LATEST),
+      dir: declaringDir(config.position, baseDir),
+      origin: at,
+      what: 'the cluster-api-operator release manifest',
+      mustName: `operator.url must name ${OPERATOR_COMPONENTS_FILE}`,
+      noSourceHint: `set operator.url to the GitHub release URL of ${OPERATOR_COMPONENTS_FILE}, or a local copy of it (a file:// URL or a path)`,
+      localVersion: (fromDirectory, filePath) => {
+        const version = requested ?? fromDirectory;
+        // the lock records a release: a copy outside a <version>/ directory must say which
+        if (version !== undefined) return version;
+        throw new CapiGitopsError({
+          ...at,
+          message: `${filePath} is not in a directory named for its release, and operator.version is not set`,
+          expected: 'operator.version: <tag>, or the file in a directory named for the release (…/v0.28.0/operator-components.yaml)',
+          hint: 'add operator.version (the release the file comes from) to the Config document',
+        });
+      },
+      remoteVersion: (repository) =>
+        options.pinnedVersion ??
+        requested ??
+        (repository.defaultVersion !== LATEST ? repository.defaultVersion : newestRelease(repository, at)),
+      decorate: options.decorate,
+    },
+    options,
+  );
+}
+
+/** `latest`: the newest stable release (a pre-release only when there is no stable one). */
+async function newestRelease(repository: ProviderRepository, at: DiagnosticOrigin): Promise<string> {
+  const [newest] = sortForLatest(await repository.listVersions());
+  if (newest === undefined)
+    throw new CapiGitopsError({
+      ...at,
+      message: `${repository.location} has no release tagged with a semantic version`,
+      hint: 'set operator.version to a release tag',
+    });
+  return newest;
+}

@@ -1,0 +1,62 @@
+/**
+ * A fleet's lockfile: every cluster's entries in one file, an entry shared by several clusters
+ * (same component, same release, same files) recorded once with the list of its clusters.
+ */
+import { serializeLockfile } from './lockfile.js';
+import { assertFrozen, diffLockfiles, type LockChange } from './diff.js';
+import { CapiGitopsError, compareStrings } from '../../core/diagnostics.js';
+import { normalizeLockfile, type LockEntry, type Lockfile } from './types.js';
+
+/** The part of a fleet's lock that pins one cluster, as a single cluster's lock. */
+export function clusterLockView(lock: Lockfile | undefined, cluster: string): Lockfile | undefined {
+  if (!lock) return undefined;
+  const entries = lock.entries
+    .filter((e) => e.clusters === undefined || e.clusters.includes(cluster))
+    .map(({ clusters: _, ...entry }) => entry);
+  return normalizeLockfile({ entries });
+}
+
+/** One lock for the fleet: identical entries of several clusters merged into one. */
+export function mergeClusterLocks(locks: ReadonlyMap<string, Lockfile>): Lockfile {
+  const byContent = new Map<string, LockEntry>();
+  for (const name of [...locks.keys()].sort(compareStrings)) {
+    for (const entry of locks.get(name)!.entries) {
+      const { clusters: _, ...plain } = entry;
+      const key = JSON.stringify(plain);
+      const existing = byContent.get(key);
+      if (existing) existing.clusters!.push(name);
+      else byContent.set(key, { ...plain, clusters: [name] });
+    }
+  }
+  return normalizeLockfile({ entries: [...byContent.values()] });
+}
+
+/** What changed for each cluster, each line prefixed with the cluster's name. */
+export function fleetLockChanges(previous: Lockfile | undefined, locks: ReadonlyMap<string, Lockfile>): LockChange[] {
+  const changes: LockChange[] = [];
+  for (const name of [...locks.keys()].sort(compareStrings)) {
+    for (const change of diffLockfiles(clusterLockView(previous, name), locks.get(name)!))
+      changes.push({ ...change, line: `${name}: ${change.line}` });
+  }
+  // clusters that left the fleet
+  const gone = new Set((previous?.entries ?? []).flatMap((e) => e.clusters ?? []).filter((c) => !locks.has(c)));
+  for (const name of [...gone].sort(compareStrings)) {
+    for (const change of diffLockfiles(clusterLockView(previous, name), { entries: [] }))
+      changes.push({ ...change, line: `${name}: ${change.line}` });
+  }
+  return changes;
+}
+
+/** `--frozen` for a fleet: the lock must not change at all. */
+export function assertFleetFrozen(previous: Lockfile | undefined, lock: Lockfile, changes: readonly LockChange[], file: string): void {
+  if (previous === undefined) assertFrozen(undefined, lock, file);
+  if (serializeLockfile(previous!) === serializeLockfile(lock)) return;
+  const lines = changes.length > 0 ? changes.map((c) => c.line) : ['entries are grouped by cluster differently'];
+  throw new CapiGitopsError(
+    lines.map((line) => ({
+      file,
+      message: `--frozen: the lockfile would change: ${line}`,
+      hint: 'run `capi-gitops lock` (or render without --frozen) and commit the lockfile',
+    })),
+  );
+}

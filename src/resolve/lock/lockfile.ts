@@ -1,0 +1,191 @@
+/**
+ * `capi-gitops.lock.yaml`: reading, writing and the text form. The lock sits beside the first
+ * manifest file and is committed with it. Its text is a function of its content only: entries
+ * and files sorted, keys in a fixed order, no timestamps, a final newline.
+ *
+ * A usual lock is read by the fast parser and written by text.ts; the `yaml` library
+ * (`yamlLibrary()`, loaded then) reads and writes only what those decline, and words every
+ * problem of a malformed lock at its line and column (issue 13: a render does not load it).
+ */
+import { randomBytes } from 'node:crypto';
+import { chmod, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Node as YamlNode, LineCounter, YAMLMap, YAMLSeq } from 'yaml';
+import { CapiGitopsError } from '../../core/diagnostics.js';
+import { LOCKFILE_NAME } from '../../manifest/files.js';
+import { fastParseAgreeing } from '../../yaml/fast-parse.js';
+import { yamlLibrary } from '../../yaml/library.js';
+import { LOCK_API_VERSION, LOCK_KIND, type Lockfile } from './types.js';
+import { LockReader, REGENERATE_HINT, type LockNodes } from './reader.js';
+import { HEADER, fastLockfileText, lockfileData } from './text.js';
+
+export * from './types.js';
+export * from './request.js';
+export * from './build.js';
+export * from './diff.js';
+export * from './verify.js';
+export { fastLockfileText } from './text.js';
+
+/** The lock's file text: the same content always gives the same bytes. */
+export function serializeLockfile(lock: Pick<Lockfile, 'entries'>): string {
+  return fastLockfileText(lock) ?? libraryLockfileText(lock);
+}
+
+/** The lock's text as the library writes it (what text.ts reproduces where it can). */
+export function libraryLockfileText(lock: Pick<Lockfile, 'entries'>): string {
+  return HEADER + yamlLibrary().stringify(lockfileData(lock), { version: '1.2', lineWidth: 0, indentSeq: true });
+}
+
+// ---- reading --------------------------------------------------------------------------------
+
+/** The library's nodes as the reader sees them; problems at the node's line and column. */
+function libraryNodes(lineCounter: LineCounter): LockNodes<YamlNode> {
+  return {
+    isMap: (node) => yamlLibrary().isMap(node),
+    pairs: (node) => (node as YAMLMap<YamlNode, YamlNode | null>).items.map((pair) => ({ key: pair.key, value: pair.value })),
+    isSeq: (node) => yamlLibrary().isSeq(node),
+    items: (node) => (node as YAMLSeq<YamlNode>).items,
+    isScalar: (node) => yamlLibrary().isScalar(node),
+    scalar: (node) => (yamlLibrary().isScalar(node) ? node.value : undefined),
+    position: (node) => {
+      const { line, col } = lineCounter.linePos(node?.range?.[0] ?? 0);
+      return { line, column: col };
+    },
+  };
+}
+
+/** Parses lockfile text; a malformed lock is a CapiGitopsError listing every problem with its line and column. */
+export function parseLockfile(text: string, file: string): Lockfile {
+  const lineCounter = new (yamlLibrary().LineCounter)();
+  const doc = yamlLibrary().parseDocument(text, { version: '1.2', lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new CapiGitopsError(
+      doc.errors.map((error) => {
+        const { line, col } = lineCounter.linePos(error.pos[0]);
+        return {
+          file,
+          line,
+          column: col,
+          message: `invalid YAML: ${error.message}`,
+          expected: 'a capi-gitops lockfile',
+          hint: REGENERATE_HINT,
+        };
+      }),
+    );
+  }
+  const reader = new LockReader(file, libraryNodes(lineCounter));
+  const root = doc.contents as YamlNode | null;
+  const lock =
+    root === null
+      ? reader.problem(null, '', 'the lockfile is empty', `apiVersion: ${LOCK_API_VERSION}, kind: ${LOCK_KIND}, entries: […]`)
+      : reader.lock(root);
+  if (lock === undefined) throw new CapiGitopsError(reader.problems);
+  return lock;
+}
+
+/** The lock at `file`, or undefined when there is none. */
+export async function readLockfile(file: string): Promise<Lockfile | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CapiGitopsError({ file, message: `cannot read the lockfile: ${(error as Error).message}` });
+  }
+  return plainLockfile(text, file) ?? parseLockfile(text, file);
+}
+
+/**
+ * The lock read without the `yaml` library: the fast parser where YAML 1.1 and the library's 1.2
+ * reading agree, checked by the same reader. Undefined when either declines or finds any problem:
+ * the library then reads it again and reports each problem at its line and column.
+ */
+export function plainLockfile(text: string, file: string): Lockfile | undefined {
+  const value = fastParseAgreeing(text);
+  if (value === undefined || value === null) return undefined;
+  const reader = new LockReader(file, PLAIN_NODES);
+  const lock = reader.lock(value);
+  return reader.problems.length === 0 ? lock : undefined;
+}
+
+const isCollection = (node: unknown): boolean => typeof node === 'object' && node !== null;
+
+/** Plain values as the reader sees them; positions are never shown (a problem means reading again). */
+const PLAIN_NODES: LockNodes<unknown> = {
+  isMap: (node) => isCollection(node) && !Array.isArray(node),
+  pairs: (node) => Object.entries(node as Record<string, unknown>).map(([key, value]) => ({ key, value })),
+  isSeq: (node) => Array.isArray(node),
+  items: (node) => node as unknown[],
+  isScalar: (node) => node !== undefined && !isCollection(node),
+  scalar: (node) => (isCollection(node) ? undefined : node),
+  position: () => ({ line: 0, column: 0 }),
+};
+
+// ---- writing --------------------------------------------------------------------------------
+
+/** The lockfile's path for a manifest: beside its first file (Manifest.baseDir). */
+export function lockfilePath(manifestBaseDir: string): string {
+  return path.join(manifestBaseDir, LOCKFILE_NAME);
+}
+
+/**
+ * Writes the lock atomically: a temporary file in the same directory, then one rename, so a
+ * reader sees the old lock or the new one, never half of either. An unchanged lock is not
+ * rewritten. Returns whether the file was written.
+ */
+export async function writeLockfile(file: string, lock: Pick<Lockfile, 'entries'>): Promise<boolean> {
+  const prepared = await prepareLockfile(file, lock);
+  if (!prepared) return false;
+  await prepared.commit();
+  return true;
+}
+
+/**
+ * The first half of `writeLockfile`: the new lock written to a temporary file beside `file`
+ * (which proves the directory is writable), to be renamed into place by `commit` — together with
+ * the output directory — or removed by `abort`. Undefined when the lock is unchanged.
+ */
+export async function prepareLockfile(
+  file: string,
+  lock: Pick<Lockfile, 'entries'>,
+): Promise<{ commit(): Promise<void>; abort(): Promise<void> } | undefined> {
+  const text = serializeLockfile(lock);
+  const existing = await readFile(file, 'utf8').catch(() => undefined);
+  if (existing === text) return undefined;
+  const failed = (error: unknown) =>
+    new CapiGitopsError({
+      file,
+      message: `cannot write the lockfile: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      expected: 'a writable directory beside the manifest',
+      hint: 'check that the directory exists and is writable; nothing was changed',
+    });
+  const dirMode = await stat(path.dirname(file)).then(
+    (s) => s.mode,
+    () => undefined,
+  );
+  // Root can write a directory its owner made read-only; the owner's intent is what counts.
+  if (dirMode !== undefined && (dirMode & 0o222) === 0) throw failed(new Error('the directory is read-only'));
+  const mode = await stat(file).then(
+    (s) => s.mode & 0o777,
+    () => undefined,
+  );
+  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    await writeFile(temporary, text, { flag: 'wx' });
+    if (mode !== undefined) await chmod(temporary, mode);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw failed(error);
+  }
+  return {
+    commit: async () => {
+      try {
+        await rename(temporary, file);
+      } catch (error) {
+        await unlink(temporary).catch(() => undefined);
+        throw failed(error);
+      }
+    },
+    abort: () => unlink(temporary).catch(() => undefined),
+  };
+}

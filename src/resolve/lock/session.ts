@@ -1,0 +1,200 @@
+/**
+ * One render's use of the lockfile: which components it pins, serving pinned files from the
+ * content-addressed cache (so a locked render touches no network), checking every fetched file
+ * against its recorded digest, and the lock the render leaves behind.
+ */
+import { decodeUtf8 } from '../../core/utf8.js';
+import path from 'node:path';
+import { CapiGitopsError, DiagnosticBag } from '../../core/diagnostics.js';
+import type { ProviderKind } from '../../core/provider.js';
+import type { Manifest, ProviderObject } from '../../manifest/types.js';
+import type { ProviderRegistry } from '../registry.js';
+import type { ResolvedCertManager, ResolvedProvider } from '../resolve.js';
+import type { ResolvedOperatorRelease } from '../operator-release.js';
+import type { ArtifactCache } from '../../sources/cache.js';
+import type { Artifact, ProviderRepository } from '../../sources/source.js';
+import { buildLockfile, lockEntryForCertManager, lockEntryForOperator, lockEntryForProvider } from './build.js';
+import { assertFrozen, diffLockfiles, type LockChange } from './diff.js';
+import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider, lockSatisfies } from './request.js';
+import { findLockEntry, type LockEntry, type Lockfile } from './types.js';
+import { verifyLockedArtifacts } from './verify.js';
+
+export interface LockSessionOptions {
+  /** The lock read from disk, if any. */
+  previous: Lockfile | undefined;
+  /** Where the lock lives; relative file URLs in it are relative to its directory. */
+  file: string;
+  registry: ProviderRegistry;
+  cache?: ArtifactCache;
+  offline?: boolean;
+  /** New versions `capi-gitops update` chose, by component (see componentKey); they replace the lock's pins. */
+  overrides?: ReadonlyMap<string, string>;
+  /** The run draws the operator layout: the operator's release is locked too. */
+  operator?: boolean;
+  /** Shared by the sessions of a fleet's clusters: each cached file read, checked and decoded once, each download stored once. */
+  shared?: SharedBlobs;
+}
+
+export interface SharedBlobs {
+  /** Locked files served from the cache, by digest, URL and name. */
+  read: Map<string, Promise<Artifact | undefined>>;
+  /** Downloads already put in the cache. */
+  stored: WeakSet<Artifact>;
+}
+
+export function sharedBlobs(): SharedBlobs {
+  return { read: new Map(), stored: new WeakSet() };
+}
+
+/** The key of the operator's release in `overrides` (`capi-gitops update`). */
+export const OPERATOR_OVERRIDE_KEY = 'Operator';
+
+export interface LockOutcome {
+  lock: Lockfile;
+  changes: LockChange[];
+}
+
+export class LockSession {
+  private readonly pins = new Map<string, LockEntry>();
+  private readonly certManagerPin: LockEntry | undefined;
+  private readonly operatorPin: LockEntry | undefined;
+
+  constructor(
+    private readonly manifest: Manifest,
+    private readonly options: LockSessionOptions,
+  ) {
+    for (const provider of manifest.providers) {
+      const request = lockRequestForProvider(provider, options.registry);
+      const entry = request && findLockEntry(options.previous, provider);
+      if (entry && request && lockSatisfies(entry, request)) this.pins.set(componentKey(provider), entry);
+    }
+    const certManagerRequest = lockRequestForCertManager(manifest.config);
+    const certManagerEntry = certManagerRequest && findLockEntry(options.previous, certManagerRequest);
+    this.certManagerPin =
+      certManagerEntry && certManagerRequest && lockSatisfies(certManagerEntry, certManagerRequest) ? certManagerEntry : undefined;
+    const operatorRequest = options.operator ? lockRequestForOperator(manifest.config) : undefined;
+    const operatorEntry = operatorRequest && findLockEntry(options.previous, operatorRequest);
+    this.operatorPin = operatorEntry && operatorRequest && lockSatisfies(operatorEntry, operatorRequest) ? operatorEntry : undefined;
+  }
+
+  /** An update's new version, else the locked release of the operator while it still answers Config.operator. */
+  get operatorVersion(): string | undefined {
+    return this.options.overrides?.get(OPERATOR_OVERRIDE_KEY) ?? this.operatorPin?.version;
+  }
+
+  get lockDir(): string {
+    return path.dirname(this.options.file);
+  }
+
+  /** An update's new version, else the locked version of a provider whose lock entry still answers the manifest. */
+  pinnedVersion = (provider: ProviderObject): string | undefined =>
+    this.options.overrides?.get(componentKey(provider)) ?? this.pins.get(componentKey(provider))?.version;
+
+  /** Serves the pinned release's files from the cache by digest; fetches (and caches) otherwise. */
+  decorate = (
+    repository: ProviderRepository,
+    component: { kind?: ProviderKind | 'Operator'; name: string; namespace?: string },
+  ): ProviderRepository => {
+    const entry =
+      component.kind === undefined
+        ? this.certManagerPin
+        : component.kind === 'Operator'
+          ? this.operatorPin
+          : this.pins.get(componentKey({ kind: component.kind, name: component.name, namespace: component.namespace ?? '' }));
+    const { cache, offline, shared } = this.options;
+    // Local files and ConfigMaps are read where they are; only network downloads are cached.
+    const remote = repository.sourceType !== 'local' && repository.sourceType !== 'configmap';
+    return {
+      sourceType: repository.sourceType,
+      location: repository.location,
+      defaultVersion: repository.defaultVersion,
+      componentsFile: repository.componentsFile,
+      listVersions: () => repository.listVersions(),
+      async getFile(version: string, fileName: string): Promise<Artifact> {
+        const locked = entry?.version === version ? entry.files.find((f) => f.name === fileName) : undefined;
+        if (locked && cache) {
+          const read = async (): Promise<Artifact | undefined> => {
+            const bytes = await cache.getBlob(locked.sha256);
+            return bytes && { name: fileName, text: decodeUtf8(bytes, locked.url), sha256: locked.sha256, url: locked.url };
+          };
+          const key = `${locked.sha256}\0${locked.url}\0${fileName}`;
+          if (shared && !shared.read.has(key)) shared.read.set(key, read());
+          const artifact = await (shared ? shared.read.get(key)! : read());
+          if (artifact) return artifact;
+        }
+        if (locked && offline && remote) {
+          throw new CapiGitopsError({
+            message: `--offline: ${fileName} of ${component.name} ${version} (sha256 ${locked.sha256}) is not in the cache`,
+            expected: 'every locked file in the cache',
+            hint: 'run once without --offline (or `capi-gitops lock`) on a machine with network access to fill the cache, then retry',
+          });
+        }
+        const artifact = await repository.getFile(version, fileName);
+        if (cache && remote && !shared?.stored.has(artifact)) {
+          shared?.stored.add(artifact);
+          await cache.putBlob(Buffer.from(artifact.text, 'utf8'));
+        }
+        return artifact;
+      },
+    };
+  };
+
+  /**
+   * Checks every pinned component's files against the lock, then builds the new lock: pinned
+   * entries kept as they were, the rest recorded from this resolution.
+   */
+  conclude(
+    providers: readonly ResolvedProvider[],
+    certManager: ResolvedCertManager | null,
+    frozen: boolean,
+    operator?: ResolvedOperatorRelease,
+  ): LockOutcome {
+    const bag = new DiagnosticBag();
+    const entries: LockEntry[] = [];
+    for (const resolved of providers) {
+      const pin = this.options.overrides?.has(componentKey(resolved)) ? undefined : this.pins.get(componentKey(resolved));
+      if (pin) {
+        verify(bag, pin, [resolved.metadata, resolved.components]);
+        entries.push(pin);
+      } else {
+        entries.push(lockEntryForProvider(resolved, this.options.registry, this.lockDir));
+      }
+    }
+    if (certManager) {
+      const pin = this.certManagerPin;
+      if (pin && pin.version === certManager.version) {
+        verify(bag, pin, [certManager.components]);
+        entries.push(pin);
+      } else {
+        entries.push(lockEntryForCertManager(certManager, this.manifest.config, this.lockDir));
+      }
+    }
+    if (operator) {
+      const pin = this.operatorPin;
+      if (pin && pin.version === operator.version) {
+        verify(bag, pin, [operator.components]);
+        entries.push(pin);
+      } else {
+        entries.push(lockEntryForOperator(operator, this.manifest.config, this.lockDir));
+      }
+    }
+    bag.throwIfAny();
+    const lock = buildLockfile(entries);
+    if (frozen) assertFrozen(this.options.previous, lock, this.options.file);
+    return { lock, changes: diffLockfiles(this.options.previous, lock) };
+  }
+}
+
+/** Identifies a provider across manifest, lock and plan. */
+export function componentKey(c: { kind: string; name: string; namespace: string }): string {
+  return `${c.kind}\0${c.namespace}\0${c.name}`;
+}
+
+function verify(bag: DiagnosticBag, entry: LockEntry, artifacts: Pick<Artifact, 'name' | 'sha256' | 'url'>[]): void {
+  try {
+    verifyLockedArtifacts(entry, artifacts);
+  } catch (err) {
+    if (err instanceof CapiGitopsError) err.diagnostics.forEach((d) => bag.add(d));
+    else throw err;
+  }
+}

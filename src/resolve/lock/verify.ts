@@ -1,0 +1,52 @@
+/** Checking fetched files against the digests the lock recorded. */
+import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import type { Artifact } from '../../sources/source.js';
+import { lockEntryLabel, type LockedFile, type LockEntry } from './types.js';
+
+/** Names the component a file belongs to in messages. */
+export type DigestSubject = Pick<LockEntry, 'kind' | 'name' | 'version'>;
+
+const ACCEPT_HINT =
+  'compare the file with the release you expect (upstream release notes, a trusted copy); if the new file is right, run `capi-gitops lock` to accept it and commit the lockfile';
+
+/** The problem when `actualSha256` is not the digest the lock recorded for the file. */
+export function digestMismatch(file: LockedFile, actualSha256: string, subject?: DigestSubject): Diagnostic | undefined {
+  const actual = actualSha256.toLowerCase();
+  if (actual === file.sha256.toLowerCase()) return undefined;
+  const whose = subject ? `${lockEntryLabel(subject)} ${subject.version}: ` : '';
+  return {
+    message:
+      `${whose}${file.name} from ${file.url} has sha256 ${actual}, but the lockfile recorded sha256 ${file.sha256}; ` +
+      'the release was probably re-tagged (its files replaced under the same version) since it was locked',
+    expected: `sha256 ${file.sha256}`,
+    hint: ACCEPT_HINT,
+  };
+}
+
+/** A downloaded file must have the digest the lock recorded: anything else is a hard failure. */
+export function verifyDigest(file: LockedFile, actualSha256: string, subject?: DigestSubject): void {
+  const problem = digestMismatch(file, actualSha256, subject);
+  if (problem) throw new CapiGitopsError(problem);
+}
+
+/**
+ * Every fetched file of a locked component against the lock: all mismatches, and files the
+ * lock does not list, reported together.
+ */
+export function verifyLockedArtifacts(entry: LockEntry, artifacts: readonly Pick<Artifact, 'name' | 'sha256' | 'url'>[]): void {
+  const problems: Diagnostic[] = [];
+  for (const artifact of artifacts) {
+    const locked = entry.files.find((file) => file.name === artifact.name);
+    if (locked === undefined) {
+      problems.push({
+        message: `${lockEntryLabel(entry)} ${entry.version}: ${artifact.name} was fetched but the lockfile does not list it`,
+        expected: `one of ${entry.files.map((file) => file.name).join(', ') || '(no files)'}`,
+        hint: 'run `capi-gitops lock` to record it',
+      });
+      continue;
+    }
+    const problem = digestMismatch(locked, artifact.sha256, entry);
+    if (problem) problems.push(problem);
+  }
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+}
