@@ -2,7 +2,7 @@
  * `capi-gitops check` (also `render --check`): render in memory and compare with the committed
  * output directory. Writes neither the output nor the lockfile.
  */
-import { renderOutput, type FleetRenderOptions } from './run.js';
+import { renderOutput, type RenderOptions } from './run.js';
 import { checkOutput, type CheckReport } from '../review/index.js';
 
 export interface CheckResult {
@@ -12,7 +12,7 @@ export interface CheckResult {
 }
 
 /** `output`: the committed output directory, as given. */
-export async function check(options: FleetRenderOptions, output: string): Promise<CheckResult> {
+export async function check(options: RenderOptions, output: string): Promise<CheckResult> {
   // --frozen is implied: a lockfile that no longer answers the manifest is drift too.
   const result = await renderOutput({ ...options, frozen: true });
   return { warnings: result.warnings, report: await checkOutput(output, result.files) };

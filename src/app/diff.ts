@@ -2,7 +2,7 @@
  * `capi-gitops diff`: the objects that change between two sides, each an output directory or a
  * render in memory (the manifest now, or at a git revision). Writes nothing.
  */
-import { renderOutput, type FleetRenderOptions } from './run.js';
+import { renderOutput, type RenderOptions } from './run.js';
 import { redactStrings } from '../core/redact.js';
 import {
   hideSecretFileValues,
@@ -19,8 +19,8 @@ export type DiffRequest =
   /** The manifest's render against the committed `output`, or against its render at git revision `base`. */
   | {
       output: string;
-      current: FleetRenderOptions;
-      base?: { revision: string; manifestPaths: string[]; options: (manifestPaths: string[]) => FleetRenderOptions };
+      current: RenderOptions;
+      base?: { revision: string; manifestPaths: string[]; options: (manifestPaths: string[]) => RenderOptions };
     };
 
 async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; after: ReviewSide }> {

@@ -1,15 +1,11 @@
 /**
- * Render and lock for a fleet (Config.clusters): the fleet stage expands the manifest into one
- * manifest per cluster, each is resolved and rendered by the single-cluster pipeline, and what
- * clusters share is done once per run: each artifact is fetched once, and each distinct text
- * (after variable substitution) parsed once. run-manifest.ts loads this module for a fleet only.
+ * Render and lock for a fleet (Config.clusters): the manifest stage expands the manifest into one
+ * manifest per cluster, and each is resolved and rendered as a single cluster is, through one run
+ * context (app/context.ts): each artifact is fetched once, each distinct text parsed once.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CapiGitopsError, compareStrings, DiagnosticBag, formatDiagnostic, type Diagnostic } from '../core/diagnostics.js';
-import type { KObject } from '../core/kobject.js';
-import type { RenderedComponent, VariableLookup, VariableValue } from '../render/types.js';
-import { substituteVariables, type SubstitutionResult } from '../render/variables.js';
 import { mergeUserValues } from '../core/values.js';
 import { loadManifest } from '../manifest/load.js';
 import type { Manifest, ReleaseObject } from '../manifest/types.js';
@@ -18,10 +14,10 @@ import { expandFleet, type ExpandOptions, type FleetCluster } from '../manifest/
 import { isFleet } from '../manifest/is-fleet.js';
 import { buildLockfile, lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
 import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from '../resolve/lock/fleet.js';
-import { sharedBlobs, type LockOutcome } from '../resolve/lock/session.js';
+import type { LockOutcome } from '../resolve/lock/session.js';
 import type { Lockfile } from '../resolve/lock/types.js';
-import type { Artifact, ProviderRepository } from '../sources/source.js';
-import { clusterDirectory, CLUSTERS_DIRECTORY, layoutFleet, readClusterFiles } from '../layout/fleet.js';
+import { clusterDirectory, CLUSTERS_DIRECTORY, layoutFleet } from '../layout/fleet.js';
+import { readClusterFiles } from '../output/cluster-files.js';
 import { layoutChart, type LayoutName } from '../layout/index.js';
 import {
   clusterApplicationSets,
@@ -31,22 +27,12 @@ import {
   ignoreDifferencesOf,
   withoutClusterApplicationSet,
 } from '../layout/fleet-applicationset.js';
-import { prepareChart } from '../layout/chart/index.js';
 import { parseArtifact } from '../yaml/parse.js';
-import {
-  ParseBatch,
-  renderResolution,
-  resolveManifest,
-  type RenderOptions,
-  type RenderResult,
-  type Resolution,
-  type SharedRun,
-} from './cluster.js';
-
-export interface FleetRenderOptions extends RenderOptions {
-  /** `--cluster`: render and write only these clusters (all when empty). */
-  clusters?: string[];
-}
+import { RunContext } from './context.js';
+import { resolveCluster } from './resolve.js';
+import { renderCluster } from './cluster.js';
+import { prepareWiring } from './wiring.js';
+import type { RenderOptions, RenderResult, Resolution } from './types.js';
 
 export interface ClusterOutcome {
   name: string;
@@ -76,109 +62,6 @@ export interface FleetResult {
 
 export type OutputResult = ({ fleet: false } & RenderResult) | ({ fleet: true } & FleetResult);
 
-/** Fetches each (source, version, file) once per run, whichever cluster asks first. */
-class FetchOnce {
-  requested = 0;
-  private readonly files = new Map<string, Promise<Artifact>>();
-  private readonly versions = new Map<string, Promise<string[]>>();
-
-  decorate = (repository: ProviderRepository): ProviderRepository => {
-    const where = `${repository.sourceType}\0${repository.location}`;
-    return {
-      sourceType: repository.sourceType,
-      location: repository.location,
-      defaultVersion: repository.defaultVersion,
-      componentsFile: repository.componentsFile,
-      listVersions: () => this.once(this.versions, where, () => repository.listVersions()),
-      getFile: (version, fileName) => {
-        this.requested++;
-        return this.once(this.files, `${where}\0${version}\0${fileName}`, () => repository.getFile(version, fileName));
-      },
-    };
-  };
-
-  get fetched(): number {
-    return this.files.size;
-  }
-
-  private once<T>(memo: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
-    let promise = memo.get(key);
-    if (!promise) {
-      promise = load();
-      memo.set(key, promise);
-    }
-    return promise;
-  }
-}
-
-/**
- * Substitutes an artifact's variables once per distinct text and values: a cluster reuses an
- * earlier result when every variable that substitution looked up has the same value (and
- * origin) for it. Evaluation reads nothing else, so the result is the same text, byte for byte.
- */
-class SubstituteOnce {
-  requested = 0;
-  substituted = 0;
-  private readonly memo = new Map<string, { asked: Map<string, VariableValue | undefined>; result: SubstitutionResult }[]>();
-
-  substitute = (text: string, lookup: VariableLookup, file: string): SubstitutionResult => {
-    this.requested++;
-    const earlier = this.memo.get(text) ?? [];
-    const same = earlier.find((e) => [...e.asked].every(([name, value]) => sameValue(lookup(name), value)));
-    if (same) return same.result;
-    const asked = new Map<string, VariableValue | undefined>();
-    const result = substituteVariables(
-      text,
-      (name) => {
-        const value = lookup(name);
-        asked.set(name, value);
-        return value;
-      },
-      file,
-    );
-    this.substituted++;
-    earlier.push({ asked, result });
-    this.memo.set(text, earlier);
-    return result;
-  };
-}
-
-function sameValue(a: VariableValue | undefined, b: VariableValue | undefined): boolean {
-  return a === b || (a !== undefined && b !== undefined && a.value === b.value && a.origin === b.origin && a.fromSecret === b.fromSecret);
-}
-
-/**
- * Renders a component once per distinct input: clusters whose component has the same parsed
- * text and the same settings share the rendered objects, and so the laid-out files.
- */
-class RenderOnce {
-  requested = 0;
-  private readonly ids = new WeakMap<KObject[], number>();
-  private next = 0;
-  private readonly rendered = new Map<string, RenderedComponent>();
-  readonly componentFiles = new WeakMap<RenderedComponent, Map<string, string>>();
-
-  component = (key: string, objects: KObject[], render: () => RenderedComponent): RenderedComponent => {
-    this.requested++;
-    let id = this.ids.get(objects);
-    if (id === undefined) {
-      id = this.next++;
-      this.ids.set(objects, id);
-    }
-    const full = `${id}\0${key}`;
-    let component = this.rendered.get(full);
-    if (!component) {
-      component = render();
-      this.rendered.set(full, component);
-    }
-    return component;
-  };
-
-  get distinct(): number {
-    return this.rendered.size;
-  }
-}
-
 /** Every cluster's resolution and the fleet's one lock. */
 export interface FleetResolution {
   clusters: FleetCluster[];
@@ -196,8 +79,8 @@ export interface FleetResolution {
 /** Resolves every cluster of a fleet, each from its part of the fleet's lock; one lock for all. */
 export async function resolveFleet(
   manifest: Manifest,
-  options: FleetRenderOptions,
-  fetch = new FetchOnce(),
+  options: RenderOptions,
+  context: RunContext,
   expand: ExpandOptions = {},
 ): Promise<FleetResolution> {
   const fleet = expandFleet(manifest, expand);
@@ -205,12 +88,11 @@ export async function resolveFleet(
   const previous = await readLockfile(lockFile);
   const bag = new DiagnosticBag();
   const resolutions = new Map<string, Resolution>();
-  const blobs = sharedBlobs();
   await Promise.all(
     fleet.clusters.map(async (cluster) => {
       try {
-        const shared: SharedRun = { previous: clusterLockView(previous, cluster.name), decorate: fetch.decorate, blobs };
-        const resolution = await resolveManifest(cluster.manifest, { ...options, frozen: false }, shared);
+        const locked = { lock: clusterLockView(previous, cluster.name) };
+        const resolution = await resolveCluster(context, cluster.manifest, { ...options, frozen: false }, locked);
         // collectAll: what did not resolve travels with the resolution, named after its cluster and layer
         const problems = resolution.problems && clusterDiagnostics(cluster.name, resolution.problems, cluster);
         resolutions.set(cluster.name, problems ? { ...resolution, problems } : resolution);
@@ -224,11 +106,7 @@ export async function resolveFleet(
     [...fleet.releases.values()].map(async ({ release, manifest: onRelease }) => {
       try {
         // every problem of the release is thrown together
-        await resolveManifest(
-          onRelease,
-          { ...options, frozen: false, collectAll: false },
-          { previous: undefined, decorate: fetch.decorate, blobs },
-        );
+        await resolveCluster(context, onRelease, { ...options, frozen: false, collectAll: false }, { lock: undefined });
       } catch (err) {
         if (!(err instanceof CapiGitopsError)) throw err;
         for (const d of err.diagnostics)
@@ -348,21 +226,14 @@ function clusterManifest(cluster: FleetCluster, layout: LayoutName): Manifest {
 async function fleetArgoWiring(
   fleet: readonly FleetCluster[],
   trees: Map<string, ReadonlyMap<string, string>>,
-  options: FleetRenderOptions,
+  options: RenderOptions,
 ): Promise<Map<string, string>> {
   const builtIn = layoutChart('argocd')!;
   const clusters = await Promise.all(
     fleet.map(async (cluster) => {
-      const gitops = clusterManifest(cluster, 'argocd').config.gitops ?? {};
-      const { values } = await prepareChart({
-        builtIn,
-        userChart: gitops.chart ? path.resolve(cluster.manifest.baseDir, gitops.chart) : undefined,
-        path: gitops.path,
-        configValues: gitops.values,
-        valuesFiles: options.valuesFiles,
-        set: options.set,
-        outputDir: options.outputDir,
-        subdirectory: clusterDirectory(cluster.name),
+      const { values } = await prepareWiring(builtIn, clusterManifest(cluster, 'argocd'), {
+        ...options,
+        outputSubdirectory: clusterDirectory(cluster.name),
       });
       return { name: cluster.name, values };
     }),
@@ -397,14 +268,14 @@ async function fleetArgoWiring(
   return fleetApplicationSet({ clustersDirectory: CLUSTERS_DIRECTORY, clusters: withDifferences, previousIgnoreDifferences: previous });
 }
 
-export async function renderFleet(manifest: Manifest, options: FleetRenderOptions): Promise<FleetResult> {
-  const fetch = new FetchOnce();
-  // each distinct text parsed once per run; every cluster's texts of one turn in one batch
-  const parse = new ParseBatch(options.sources?.cache, true);
-  const renders = new RenderOnce();
-  const substitutions = new SubstituteOnce();
+/**
+ * A fleet is a loop: every cluster resolved (one lock for all), then each cluster rendered in
+ * turn through the one run context, so what clusters share is fetched, parsed and rendered once.
+ */
+export async function renderFleet(manifest: Manifest, options: RenderOptions): Promise<FleetResult> {
+  const context = new RunContext(options.sources?.cache);
   const layout: LayoutName = options.layout ?? manifest.config.output?.layout ?? 'kustomize';
-  const resolved = await resolveFleet(manifest, { ...options, collectAll: true }, fetch);
+  const resolved = await resolveFleet(manifest, { ...options, collectAll: true }, context);
   const selected = selectedClusters(resolved.clusters, options.clusters);
   const bag = new DiagnosticBag();
   for (const d of resolved.problems ?? []) bag.add(d);
@@ -413,31 +284,30 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
     for (const d of resolved.resolutions.get(cluster.name)?.problems ?? []) bag.add(d);
   const trees = new Map<string, ReadonlyMap<string, string>>();
   const warnings = [...resolved.warnings];
-  await Promise.all(
-    resolved.clusters
-      // a cluster that could not be resolved at all has its problems in the bag already
-      .filter((c) => selected.has(c.name) && resolved.resolutions.has(c.name))
-      .map(async (cluster) => {
-        try {
-          const resolution = { ...resolved.resolutions.get(cluster.name)!, manifest: clusterManifest(cluster, layout) };
-          const result = await renderResolution(
-            resolution,
-            { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) },
-            {
-              parse: parse.parse,
-              component: renders.component,
-              componentFiles: renders.componentFiles,
-              substitute: substitutions.substitute,
-            },
-          );
-          trees.set(cluster.name, result.files);
-          warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
-        } catch (err) {
-          collectFor(bag, cluster.name, err);
-        }
-      }),
-  );
+  // a cluster that could not be resolved at all has its problems in the bag already
+  for (const cluster of resolved.clusters.filter((c) => selected.has(c.name) && resolved.resolutions.has(c.name))) {
+    try {
+      const resolution = { ...resolved.resolutions.get(cluster.name)!, manifest: clusterManifest(cluster, layout) };
+      const result = await renderCluster(context, resolution, { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) });
+      trees.set(cluster.name, result.files);
+      warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
+    } catch (err) {
+      collectFor(bag, cluster.name, err);
+    }
+  }
   throwDeduplicated(bag);
+  const files = await layOutFleet(resolved, selected, trees, layout, options);
+  return { ...files, layout, lockFile: resolved.lockFile, lock: resolved.lock, warnings: warnings.sort(compareStrings), ...context.stats };
+}
+
+/** The fleet's tree: each cluster's files (rendered now, or kept from the last run), the fleet wiring and README. */
+async function layOutFleet(
+  resolved: FleetResolution,
+  selected: Set<string>,
+  trees: Map<string, ReadonlyMap<string, string>>,
+  layout: LayoutName,
+  options: RenderOptions,
+): Promise<Pick<FleetResult, 'clusters' | 'files'>> {
   const others = resolved.clusters.filter((c) => !selected.has(c.name)).map((c) => c.name);
   const kept = options.outputDir && others.length > 0 ? await readClusterFiles(options.outputDir, others) : new Map<string, string>();
   const clusters: ClusterOutcome[] = resolved.clusters.map((c) => ({
@@ -464,18 +334,7 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
       ],
     })),
   });
-  return {
-    clusters,
-    files,
-    layout,
-    lockFile: resolved.lockFile,
-    lock: resolved.lock,
-    warnings: warnings.sort(compareStrings),
-    parsing: { requested: parse.requested, parsed: parse.parsed },
-    rendering: { requested: renders.requested, rendered: renders.distinct },
-    fetching: { requested: fetch.requested, fetched: fetch.fetched },
-    substitution: { requested: substitutions.requested, substituted: substitutions.substituted },
-  };
+  return { clusters, files };
 }
 
 /** One component's move in `plan --release`. */
@@ -499,7 +358,7 @@ function versionsOf(resolution: Resolution): Map<string, string> {
  * changes, component by component. Writes nothing.
  */
 export async function planRelease(
-  options: FleetRenderOptions,
+  options: RenderOptions,
   release: string,
 ): Promise<{ clusters: { name: string; from?: string; moves: ReleaseMove[] }[] }> {
   const manifest = await loadManifest(options.manifestPaths);
@@ -511,9 +370,9 @@ export async function planRelease(
       hint: 'drop --release to plan provider upgrades',
     });
   }
-  const fetch = new FetchOnce();
-  const current = await resolveFleet(manifest, { ...options, frozen: false }, fetch);
-  const target = await resolveFleet(manifest, { ...options, frozen: false }, fetch, { release });
+  const context = new RunContext(options.sources?.cache);
+  const current = await resolveFleet(manifest, { ...options, frozen: false }, context);
+  const target = await resolveFleet(manifest, { ...options, frozen: false }, context, { release });
   const selected = selectedClusters(current.clusters, options.clusters);
   return {
     clusters: current.clusters

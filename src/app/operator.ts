@@ -4,7 +4,13 @@
  * here: the operator renders them in the cluster (variables from its configSecret included), so
  * no Secret value is read into the output.
  */
-import { compareStrings } from '../core/diagnostics.js';
+import path from 'node:path';
+import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
+import { findConfigSecret } from '../manifest/references.js';
+import { serializeLockfile } from '../resolve/lock/lockfile.js';
+import { finalGate, readRunSecrets, secretNeedles, secretValues } from '../secrets/index.js';
+import { prepareWiring } from './wiring.js';
+import type { RenderOptions, RenderResult, Resolution } from './types.js';
 import type { Manifest } from '../manifest/types.js';
 import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
 import type { RenderedComponent } from '../render/types.js';
@@ -31,7 +37,7 @@ export interface OperatorLayoutRequest {
   operator?: ResolvedOperatorRelease;
 }
 
-export async function renderOperatorLayout(
+async function renderOperatorLayout(
   resolution: OperatorLayoutRequest,
   options: { command?: string; wiring?: OperatorLayoutInput['wiring'] },
 ): Promise<OperatorLayoutResult> {
@@ -95,4 +101,27 @@ export async function renderOperatorLayout(
   });
   files.set(GITATTRIBUTES_FILE, GITATTRIBUTES);
   return { components, files: new Map([...files].sort(([a], [b]) => compareStrings(a, b))) };
+}
+
+/** `render --layout operator`: the operator's objects and the providers' artifacts, gated like any layout. */
+export async function renderOperatorCluster(resolution: Resolution, options: RenderOptions): Promise<RenderResult> {
+  const { manifest, providers } = resolution;
+  const tool = manifest.config.operator?.wiring;
+  if (!tool && ((options.set?.length ?? 0) > 0 || (options.valuesFiles?.length ?? 0) > 0)) {
+    throw new CapiGitopsError({
+      message:
+        '--set, --set-string and --values are chart values, and the operator layout draws no chart unless Config operator.wiring names one',
+      expected: 'operator.wiring: argocd or flux in the Config document',
+      hint: 'add wiring: argocd (or flux) under operator: in the Config document, or drop the chart values',
+    });
+  }
+  const wiring = tool ? { tool, ...(await prepareWiring(tool, manifest, options)) } : undefined;
+  const rendered = await renderOperatorLayout(resolution, { command: options.command, wiring });
+  // nothing is substituted here, but a patch or an additionalManifests ConfigMap may carry a secret
+  const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
+  const secrets = providers.map((p) => (p.provider.spec.configSecret ? findConfigSecret(p.provider, manifest.secrets) : undefined));
+  const needles = secretNeedles(secretValues(manifest, secrets, run));
+  options.onSecretValues?.(needles);
+  finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles);
+  return { ...resolution, ...rendered, layout: 'operator', warnings: [] };
 }

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { listVariables, type ProviderVariables } from './cluster.js';
-import { renderOutput, refuseFleet, type FleetRenderOptions, type OutputResult } from './run.js';
+import { renderOutput, refuseFleet, type RenderOptions, type OutputResult } from './run.js';
 import { prepareLockfile } from '../resolve/lock/lockfile.js';
 import { writeOutput, type WriteSummary } from '../output/write.js';
 import { encodeOutput, type EncodedOutput } from '../output/encoded-output.js';
@@ -19,7 +19,7 @@ export type RenderResult = OutputResult & {
 };
 
 /** `output`: the output directory; nothing is written unless the whole render succeeded. */
-export async function render(options: FleetRenderOptions, output: string): Promise<RenderResult> {
+export async function render(options: RenderOptions, output: string): Promise<RenderResult> {
   const result = await renderOutput(options);
   // One transaction: the lockfile is prepared first and renamed right after the output's swap.
   const lock = await prepareLockfile(result.lockFile, result.lock.lock);
@@ -32,7 +32,7 @@ export async function render(options: FleetRenderOptions, output: string): Promi
 }
 
 /** `render --list-variables`: a single-cluster manifest's providers and the variables they read. */
-export async function renderVariables(options: FleetRenderOptions): Promise<ProviderVariables[]> {
+export async function renderVariables(options: RenderOptions): Promise<ProviderVariables[]> {
   await refuseFleet(
     options,
     'render --list-variables',

@@ -1,44 +1,44 @@
 /**
  * What the commands run on a manifest: render it, lock it, or refuse a fleet. A single cluster
- * goes through pipeline.ts; a fleet (Config.clusters) through fleet-render.ts, loaded with
- * `import()` only then, so a single cluster's run never parses the fleet's expansion, sharing,
- * lock merging and ApplicationSet.
+ * and a fleet go through the same run context; a fleet loops over its clusters (app/fleet.ts).
  */
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { loadManifest } from '../manifest/load.js';
 import { isFleet } from '../manifest/is-fleet.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
-import { renderResolution, resolveManifest, type Resolution } from './cluster.js';
-import type { FleetRenderOptions, OutputResult } from './fleet.js';
+import { RunContext } from './context.js';
+import { resolveCluster } from './resolve.js';
+import { renderCluster } from './cluster.js';
+import { renderFleet, resolveFleet, type OutputResult } from './fleet.js';
+import type { RenderOptions, Resolution } from './types.js';
 
-export type { FleetRenderOptions, OutputResult };
-
-const fleetRender = () => import('./fleet.js');
+export type { OutputResult, RenderOptions };
 
 /** Loads the manifest and renders it: a fleet when it declares clusters, else one cluster. */
-export async function renderOutput(options: FleetRenderOptions): Promise<OutputResult> {
+export async function renderOutput(options: RenderOptions): Promise<OutputResult> {
   const manifest = await loadManifest(options.manifestPaths);
-  if (!isFleet(manifest)) {
-    if ((options.clusters?.length ?? 0) > 0) {
-      throw new CapiGitopsError({
-        file: manifest.config.position?.file,
-        message: '--cluster was given, but the manifest declares no clusters',
-        expected: 'Config clusters: [{name: …}, …] to render a fleet',
-        hint: 'drop --cluster, or declare the clusters under clusters: in the Config document',
-      });
-    }
-    return { fleet: false, ...(await renderResolution(await resolveManifest(manifest, { ...options, collectAll: true }), options)) };
+  if (isFleet(manifest)) return { fleet: true, ...(await renderFleet(manifest, options)) };
+  if ((options.clusters?.length ?? 0) > 0) {
+    throw new CapiGitopsError({
+      file: manifest.config.position?.file,
+      message: '--cluster was given, but the manifest declares no clusters',
+      expected: 'Config clusters: [{name: …}, …] to render a fleet',
+      hint: 'drop --cluster, or declare the clusters under clusters: in the Config document',
+    });
   }
-  return { fleet: true, ...(await (await fleetRender()).renderFleet(manifest, options)) };
+  const context = new RunContext(options.sources?.cache);
+  const resolution = await resolveCluster(context, manifest, { ...options, collectAll: true });
+  return { fleet: false, ...(await renderCluster(context, resolution, options)) };
 }
 
 /** `capi-gitops lock`: the fleet's lock when the manifest declares clusters, else the single cluster's. */
 export async function lockOutput(
-  options: FleetRenderOptions,
+  options: RenderOptions,
 ): Promise<({ fleet: false } & Resolution) | { fleet: true; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome }> {
   const manifest = await loadManifest(options.manifestPaths);
-  if (!isFleet(manifest)) return { fleet: false, ...(await resolveManifest(manifest, options)) };
-  const { resolutions, lockFile, lock } = await (await fleetRender()).resolveFleet(manifest, options);
+  const context = new RunContext(options.sources?.cache);
+  if (!isFleet(manifest)) return { fleet: false, ...(await resolveCluster(context, manifest, options)) };
+  const { resolutions, lockFile, lock } = await resolveFleet(manifest, options, context);
   return { fleet: true, resolutions: new Map([...resolutions].sort(([a], [b]) => compareStrings(a, b))), lockFile, lock };
 }
 
@@ -47,7 +47,7 @@ export async function lockOutput(
  * `render --list-variables`) refuse a fleet rather than act on its shared part alone: `update`
  * would rewrite the fleet's lock as one cluster's.
  */
-export async function refuseFleet(options: FleetRenderOptions, what: string, hint: string): Promise<void> {
+export async function refuseFleet(options: RenderOptions, what: string, hint: string): Promise<void> {
   const manifest = await loadManifest(options.manifestPaths);
   if (!isFleet(manifest)) return;
   throw new CapiGitopsError({

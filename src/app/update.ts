@@ -1,5 +1,5 @@
 /** `capi-gitops update`: move pinned provider versions in the manifest, then write the lockfile if it changed. */
-import { refuseFleet, type FleetRenderOptions } from './run.js';
+import { refuseFleet, type RenderOptions } from './run.js';
 import { updateManagementCluster, type UpdateResult } from './upgrade.js';
 import type { UpdateSelection } from '../resolve/upgrade-plan.js';
 import { writeLockfile } from '../resolve/lock/lockfile.js';
@@ -9,7 +9,7 @@ export interface UpdateOutcome extends UpdateResult {
   lockWritten: boolean;
 }
 
-export async function update(options: FleetRenderOptions, selection: UpdateSelection): Promise<UpdateOutcome> {
+export async function update(options: RenderOptions, selection: UpdateSelection): Promise<UpdateOutcome> {
   await refuseFleet(
     options,
     'update',

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type { RenderOptions, Resolution } from '../app/cluster.js';
-import type { FleetRenderOptions } from '../app/run.js';
 import { lock } from '../app/lock.js';
 import { render, renderVariables } from '../app/render.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
@@ -70,7 +69,7 @@ function networkDeadline(flag: string | undefined): NetworkDeadline {
 }
 
 /** Options for the pipeline from the shared flags, with a progress display on stderr. */
-export function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Partial<FleetRenderOptions> = {}): FleetRenderOptions {
+export function renderOptions(flags: SourceFlags, progress: ProgressReporter, extra: Partial<RenderOptions> = {}): RenderOptions {
   if (!flags.file?.length) throw new UsageError('at least one -f/--file <file or directory> is needed');
   const credentialProblems = credentialEnvironmentProblems(process.env, CREDENTIAL_ENV_VARIABLES);
   if (credentialProblems.length > 0) throw new UsageError(credentialProblems.join('\n'));
@@ -244,11 +243,7 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
 }
 
 /** The pipeline's options for the flags render, check and diff share. */
-export function renderFlagsOptions(
-  flags: RenderFlags,
-  progress: ProgressReporter,
-  extra: Partial<FleetRenderOptions> = {},
-): FleetRenderOptions {
+export function renderFlagsOptions(flags: RenderFlags, progress: ProgressReporter, extra: Partial<RenderOptions> = {}): RenderOptions {
   return renderOptions(flags, progress, {
     ...secretOptions(flags),
     clusters: flags.cluster,

@@ -2,12 +2,8 @@
  * The fleet layout: each cluster's tree (as layoutOutput draws it) under `clusters/<name>/`,
  * with one README that lists every cluster, its release and its component versions.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { compareStrings } from '../core/diagnostics.js';
 import { GITATTRIBUTES, GITATTRIBUTES_FILE, README_FILE, type LayoutName } from './index.js';
-import { INDEX_FILE } from './output-paths.js';
-import { parseIndex } from '../output/ownership-index.js';
 import { template } from './templates.js';
 
 export const CLUSTERS_DIRECTORY = 'clusters';
@@ -67,25 +63,4 @@ export function layoutFleet(input: FleetLayoutInput): Map<string, string> {
     }),
   );
   return new Map([...files].sort(([a], [b]) => compareStrings(a, b)));
-}
-
-/**
- * The files a previous run wrote for these clusters, with their bytes, so that a run that
- * renders other clusters writes them back unchanged (the writer keeps their inodes and times).
- */
-export async function readClusterFiles(outDir: string, clusters: readonly string[]): Promise<Map<string, string>> {
-  const indexPath = path.join(outDir, INDEX_FILE);
-  const indexText = await readFile(indexPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
-    throw err;
-  });
-  if (indexText === undefined) return new Map();
-  const prefixes = clusters.map((c) => `${clusterDirectory(c)}/`);
-  const owned = parseIndex(indexText, indexPath).filter((p) => prefixes.some((prefix) => p.startsWith(prefix)));
-  const texts = await Promise.all(owned.map((p) => readFile(path.join(outDir, p), 'utf8').catch(() => undefined)));
-  const kept = new Map<string, string>();
-  owned.forEach((p, i) => {
-    if (texts[i] !== undefined) kept.set(p, texts[i]!);
-  });
-  return kept;
 }

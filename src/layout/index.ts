@@ -3,7 +3,7 @@
  * checking and diffing consume the tree; each layout is one module (layout-*.ts).
  */
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
-import { describeObject } from '../core/kobject.js';
+import { describeObject, type KObject } from '../core/kobject.js';
 import type { RenderedComponent } from '../render/types.js';
 import type { LoadedChart } from './chart/types.js';
 import type { Values } from '../core/values.js';
@@ -13,6 +13,7 @@ import { FLUX_LAYOUT } from './flux.js';
 import { BOTH_TOOLS, componentDirectory, layoutKustomize, orderComponents } from './kustomize.js';
 import { template } from './templates.js';
 import { wiringFiles } from './wiring.js';
+import { objectFilePath } from './names.js';
 
 import type { LayoutName } from './layout-names.js';
 export { LAYOUTS, type LayoutName } from './layout-names.js';
@@ -41,6 +42,11 @@ export interface LayoutInput {
   componentFiles?: WeakMap<RenderedComponent, Map<string, string>>;
   /** Component label → the in-cluster Secret Flux substitutes its variables from. */
   substituteFrom?: ReadonlyMap<string, string>;
+}
+
+/** The file an object of a component is written to, in every layout. */
+export function objectFile(component: RenderedComponent, object: KObject): string {
+  return `${componentDirectory(component)}/${objectFilePath(object)}`;
 }
 
 /** The chart a layout draws its wiring with, or undefined for the kustomize layout. */

@@ -3,7 +3,7 @@
  * index and the output cache each encoded (and the index and the cache each hashed) the whole
  * output on their own before: 3.5 MB for the corpus.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../core/digest.js';
 
 export interface EncodedOutput {
   /** Relative path → the bytes to write. */
@@ -20,7 +20,7 @@ export function encodeOutput(files: ReadonlyMap<string, string>): EncodedOutput 
     let known = byText.get(text);
     if (!known) {
       const bytes = Buffer.from(text, 'utf8');
-      known = { bytes, digest: createHash('sha256').update(bytes).digest('hex') };
+      known = { bytes, digest: sha256Hex(bytes) };
       byText.set(text, known);
     }
     encoded.bytes.set(file, known.bytes);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../core/digest.js';
 import { CapiGitopsError, type Diagnostic, compareStrings } from '../core/diagnostics.js';
 import { filePathProblems, outputPathProblem } from '../layout/output-paths.js';
 
@@ -20,9 +20,7 @@ const INDEX_PREAMBLE = [
 
 const ENTRY = /^([0-9a-f]{64}) {2}(.*)$/;
 
-export function contentDigest(text: string | Uint8Array): string {
-  return createHash('sha256').update(text).digest('hex');
-}
+export const contentDigest = sha256Hex;
 
 /** The index of `files` (relative path → content written, as text or UTF-8 bytes). */
 export function formatIndex(files: ReadonlyMap<string, string | Uint8Array>): string {

@@ -7,7 +7,7 @@
  * The objects of a file are summarised as `ObjectRef`s (identity, and a digest of the value
  * computed only when an object is on both sides).
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../core/digest.js';
 import { apiGroup, isPlainObject } from '../core/kobject.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { compareObjects, type ObjectChange, type ObjectRef } from './object-diff.js';
@@ -72,7 +72,7 @@ class KObjectRef implements ObjectRef {
   }
 
   get digest(): string {
-    this.#digest ??= createHash('sha256').update(JSON.stringify(this.#object)).digest('hex');
+    this.#digest ??= sha256Hex(JSON.stringify(this.#object));
     return this.#digest;
   }
 }

@@ -1,13 +1,12 @@
 /**
- * The secrets stage: rendered components (real and marked) in, the output files out, with every
- * secret kept out of them by the chosen strategy, and a final scan of every byte.
+ * The secrets stage: rendered components (real and marked) in, components with every secret
+ * placed by the chosen strategy out. It never lays out files: the caller lays out what this
+ * returns, then encrypts (sops) and runs the final gate over every byte (app/).
  */
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
 import type { SecretsConfig, SecretStrategy } from '../manifest/types.js';
 import type { RenderedComponent } from '../render/types.js';
-import { componentDirectory } from '../layout/kustomize.js';
-import { objectFilePath } from '../layout/names.js';
 import { formatPath, taintedFields, type MarkedText, type TaintedField } from './taint.js';
 import { isSecret, notInSecretData, toExternalSecrets } from './external-secrets.js';
 import { DEFAULT_SUBSTITUTE_SECRET, toFluxSubstitution } from './flux-substitute.js';
@@ -17,12 +16,10 @@ export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type RunSe
 export { taintMarker, type MarkedText } from './taint.js';
 export { secretNeedles, containsSecret, redact, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
 
-/** What the layout needs to know from this stage. */
-export interface LayoutExtras {
-  /** Component label → the in-cluster Secret Flux substitutes from. */
-  substituteFrom: Map<string, string>;
-  /** Files that hold secret values (inline), for the output README. */
-  secretFiles: string[];
+/** An object of a component that holds secret values: the layout names its file. */
+export interface SecretObjectRef {
+  component: RenderedComponent;
+  object: KObject;
 }
 
 export interface SecretsInput {
@@ -33,19 +30,17 @@ export interface SecretsInput {
   components: readonly RenderedComponent[];
   /** Marked renders, by component label, of the components whose substitution used a secret. */
   marked: ReadonlyMap<string, { objects: KObject[]; marks: MarkedText }>;
-  /** Every form of every secret value of the run (secretNeedles). */
-  needles: SecretNeedles;
-  /** The lockfile text that will be written. */
-  lockfile: { path: string; text: string };
-  layoutFiles: (components: RenderedComponent[], extras: LayoutExtras) => Map<string, string>;
-  /** A file of the output directory as the last run wrote it; undefined when absent. */
-  previousOutput?: (file: string) => Promise<string | undefined>;
 }
 
 export interface SecretsOutput {
   components: RenderedComponent[];
-  files: Map<string, string>;
-  /** Printed on every run (inline files, the Secret Flux needs). */
+  /** Objects that hold secret values in the output (inline): listed in the README, exempt from the gate. */
+  inline: SecretObjectRef[];
+  /** Objects the sops strategy encrypts once laid out. */
+  encrypt: SecretObjectRef[];
+  /** Component label → the in-cluster Secret Flux substitutes its variables from. */
+  substituteFrom: Map<string, string>;
+  /** Printed on every run (the Secret Flux needs). */
   warnings: string[];
 }
 
@@ -60,10 +55,6 @@ function refusal(field: TaintedField): Diagnostic {
     expected: 'no secret value in files committed to Git (Config.secrets.strategy: refuse)',
     hint: WAYS_OUT,
   };
-}
-
-function fileOf(component: RenderedComponent, obj: KObject): string {
-  return `${componentDirectory(component)}/${objectFilePath(obj)}`;
 }
 
 /** What a strategy needs whether or not this render has secrets to place. */
@@ -120,18 +111,17 @@ export function finalGate(
   if (leaks.length > 0) throw new CapiGitopsError(leaks);
 }
 
-/** The stage's entry: applies the strategy, lays the output out, and scans every byte of it. */
-export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput> {
+/** The stage's entry: applies the strategy to every field a secret value reached. */
+export function placeSecrets(input: SecretsInput): SecretsOutput {
   const problems: Diagnostic[] = strategyProblems(input);
-  const warnings: string[] = [];
-  const extras: LayoutExtras = { substituteFrom: new Map(), secretFiles: [] };
-  const toEncrypt: string[] = [];
+  const out: SecretsOutput = { components: [], inline: [], encrypt: [], substituteFrom: new Map(), warnings: [] };
   const fluxVariables = new Set<string>();
-  const components = input.components.map((component) => {
+  out.components = input.components.map((component) => {
     const marked = input.marked.get(component.label);
     if (!marked) return component;
     const fields = taintedFields(component.objects, marked.objects, marked.marks);
     if (fields.length === 0) return component;
+    const holders = () => [...new Set(fields.map((f) => f.index))].map((i) => ({ component, object: component.objects[i]! }));
     switch (input.strategy) {
       case 'refuse':
         problems.push(...fields.map(refusal));
@@ -146,7 +136,7 @@ export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput
             })),
           );
         }
-        for (const index of new Set(fields.map((f) => f.index))) extras.secretFiles.push(fileOf(component, component.objects[index]!));
+        out.inline.push(...holders());
         return component;
       }
       case 'external-secrets': {
@@ -158,7 +148,7 @@ export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput
         const result = toFluxSubstitution(component.objects, fields);
         problems.push(...result.problems);
         result.variables.forEach((v) => fluxVariables.add(v));
-        extras.substituteFrom.set(component.label, input.config.fluxSubstitute?.secretName ?? DEFAULT_SUBSTITUTE_SECRET);
+        out.substituteFrom.set(component.label, input.config.fluxSubstitute?.secretName ?? DEFAULT_SUBSTITUTE_SECRET);
         return { ...component, objects: result.objects };
       }
       case 'sops': {
@@ -168,40 +158,45 @@ export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput
             problems.push(notInSecretData(field, 'sops', 'encrypts only Secret data'));
           }
         }
-        for (const index of new Set(fields.map((f) => f.index))) toEncrypt.push(fileOf(component, component.objects[index]!));
+        out.encrypt.push(...holders());
         return component;
       }
     }
   });
   if (problems.length > 0) throw new CapiGitopsError(problems);
-
-  extras.secretFiles.sort(compareStrings);
-  const files = input.layoutFiles(components, extras);
-  if (toEncrypt.length > 0) {
-    const recipients = input.config.sops!.ageRecipients!;
-    const read = input.previousOutput ?? (async () => undefined);
-    // loaded only here: age and its curves cost a render that encrypts nothing about 100 ms of start-up
-    const { sopsEncryptFile, sopsFileHolds, sopsIdentities } = await import('./sops.js');
-    const identities = await sopsIdentities(process.env);
-    for (const file of toEncrypt) {
-      const plain = files.get(file)!;
-      const previous = await read(file);
-      // with the key at hand, an unchanged Secret keeps its bytes instead of a fresh encryption
-      const kept = previous !== undefined && (await sopsFileHolds(previous, plain, recipients, identities));
-      files.set(file, kept ? previous : await sopsEncryptFile(plain, recipients));
-    }
-  }
-
-  finalGate(files, input.lockfile, input.needles, new Set(extras.secretFiles));
-
-  if (extras.secretFiles.length > 0) {
-    warnings.push(`--secrets inline: these files hold secret values and will be committed to Git: ${extras.secretFiles.join(', ')}`);
-  }
   if (fluxVariables.size > 0) {
-    const names = [...new Set(extras.substituteFrom.values())].sort(compareStrings).join(', ');
-    warnings.push(
+    const names = [...new Set(out.substituteFrom.values())].sort(compareStrings).join(', ');
+    out.warnings.push(
       `--secrets flux-substitute: Flux substitutes ${[...fluxVariables].sort(compareStrings).join(', ')} from the Secret ${names} in the Kustomizations' namespace; create it in the cluster`,
     );
   }
-  return { components, files, warnings };
+  return out;
+}
+
+/** The warning every run with inline secret values prints, naming the files. */
+export function inlineFilesWarning(files: readonly string[]): string[] {
+  return files.length > 0 ? [`--secrets inline: these files hold secret values and will be committed to Git: ${files.join(', ')}`] : [];
+}
+
+/**
+ * The sops strategy's files, encrypted in place. With the key at hand, an unchanged Secret keeps
+ * the bytes the last run wrote (`previous`) instead of a fresh encryption.
+ */
+export async function encryptFiles(
+  files: Map<string, string>,
+  paths: readonly string[],
+  config: SecretsConfig,
+  previous: (file: string) => Promise<string | undefined>,
+): Promise<void> {
+  if (paths.length === 0) return;
+  const recipients = config.sops!.ageRecipients!;
+  // loaded only here: age and its curves cost a render that encrypts nothing about 100 ms of start-up
+  const { sopsEncryptFile, sopsFileHolds, sopsIdentities } = await import('./sops.js');
+  const identities = await sopsIdentities(process.env);
+  for (const file of paths) {
+    const plain = files.get(file)!;
+    const before = await previous(file);
+    const kept = before !== undefined && (await sopsFileHolds(before, plain, recipients, identities));
+    files.set(file, kept ? before : await sopsEncryptFile(plain, recipients));
+  }
 }

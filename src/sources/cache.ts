@@ -34,6 +34,7 @@
  * larger, and its format is tied to the V8 version, so JSON it is.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '../core/digest.js';
 import { mkdir, readdir, readFile, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -117,9 +118,7 @@ export const PARSED_EXTENSIONS = ['.v8', '.json'] as const;
 /** Marks the last trim of the parsed store; not a `.json`, so never taken for an entry. */
 const TRIM_MARKER = 'last-trim';
 
-export function sha256Hex(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
-}
+export { sha256Hex };
 
 /**
  * `$XDG_CACHE_HOME/capi-gitops`, else `~/.cache/capi-gitops`. A relative XDG_CACHE_HOME is

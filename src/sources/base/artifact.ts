@@ -1,11 +1,8 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../core/digest.js';
 import { decodeUtf8 } from '../../core/utf8.js';
 import type { Artifact } from '../source.js';
 
-/** Lower-case hex sha256 of bytes, or of a string's UTF-8 encoding. */
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
-}
+export { sha256Hex };
 
 /**
  * An Artifact from the bytes as published; `shownAs` names it in an encoding error (a redacted

@@ -7,12 +7,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CapiGitopsError } from '../src/core/diagnostics.js';
-import { ArtifactCache } from '../src/sources/cache.js';
-import { BatchParseError } from '../src/render/component.js';
-import { ParseBatch, renderManagementCluster } from '../src/app/cluster.js';
-import { tempDir, writeTempManifest } from './helpers/corpus-manifest.js';
-import { rejection } from './helpers/assertions.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import { ArtifactCache } from '../../src/sources/cache.js';
+import { BatchParseError } from '../../src/render/component.js';
+import { renderManagementCluster } from '../../src/app/cluster.js';
+import { RunContext } from '../../src/app/context.js';
+import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { rejection } from '../helpers/assertions.js';
 
 /** Counts what a parse batch asks of the parse cache. */
 class CountingCache extends ArtifactCache {
@@ -38,7 +39,7 @@ const BAD = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [unclosed\n';
 
 test('texts asked for in one turn are one batch: one pass over the parse cache, one trim; each text gets its own objects or its own problems', async () => {
   const cache = new CountingCache(tempDir());
-  const batch = new ParseBatch(cache);
+  const batch = new RunContext(cache);
   const good = batch.parse({ text: GOOD, source: 'good.yaml' });
   const bad = batch.parse({ text: BAD, source: 'bad.yaml' });
   const secret = batch.parse({ text: GOOD.replace('good', 'other'), source: 'secret.yaml', keepOutOfCache: true });
@@ -55,22 +56,25 @@ test('texts asked for in one turn are one batch: one pass over the parse cache, 
   assert.equal((await secret).length, 1);
   // the text kept out of the cache is neither looked up nor stored; the broken one is not stored
   assert.deepEqual([cache.gets, cache.puts, cache.trims], [2, 1, 1]);
-  assert.deepEqual([batch.requested, batch.parsed], [3, 3]);
+  assert.deepEqual([batch.stats.parsing.requested, batch.stats.parsing.parsed], [3, 3]);
 });
 
 test('with shared texts (a fleet) each distinct text is parsed once and its objects shared', async () => {
-  const batch = new ParseBatch(undefined, true);
+  const batch = new RunContext(undefined);
   const [a, b] = await Promise.all([batch.parse({ text: GOOD, source: 'a' }), batch.parse({ text: GOOD, source: 'b' })]);
   assert.equal(a, b);
-  assert.deepEqual([batch.requested, batch.parsed], [2, 1]);
+  assert.deepEqual([batch.stats.parsing.requested, batch.stats.parsing.parsed], [2, 1]);
 });
 
 test('a bound of the whole batch rejects every text of it with one BatchParseError', async () => {
   const previous = process.env.CAPI_GITOPS_YAML_MAX_NODES_PER_RUN;
   process.env.CAPI_GITOPS_YAML_MAX_NODES_PER_RUN = '12';
   try {
-    const batch = new ParseBatch(undefined);
-    const results = await Promise.allSettled([batch.parse({ text: GOOD, source: 'one' }), batch.parse({ text: GOOD, source: 'two' })]);
+    const batch = new RunContext(undefined);
+    const results = await Promise.allSettled([
+      batch.parse({ text: GOOD, source: 'one' }),
+      batch.parse({ text: GOOD.replace('good', 'two'), source: 'two' }),
+    ]);
     const reasons = results.map((r) => (r.status === 'rejected' ? (r.reason as unknown) : undefined));
     assert.ok(reasons[0] instanceof BatchParseError);
     assert.equal(reasons[0], reasons[1]);

@@ -1,0 +1,133 @@
+/**
+ * What a cluster's providers read before they render: each provider's configSecret, the values
+ * its variables take, its image overrides, and every secret value of the run (the needles the
+ * final gate searches for).
+ */
+import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
+import type { ImageMeta, Manifest, ProviderObject, SecretObject } from '../manifest/types.js';
+import { findConfigSecret } from '../manifest/references.js';
+import type { ResolvedProvider } from '../resolve/resolve.js';
+import type { VariableLookup } from '../render/types.js';
+import { mergeImageOverrides, parseImagesValue } from '../render/images.js';
+import type { GivenVariables } from '../render/variable-advice.js';
+import { IMAGES_KEY, readRunSecrets, secretAwareLookup, secretNeedles, secretValues, type SecretNeedles } from '../secrets/index.js';
+import type { RenderOptions } from './types.js';
+
+/** A provider with its configSecret, the values its variables take and its image overrides. */
+export interface PreparedProvider {
+  resolved: ResolvedProvider;
+  secret: SecretObject | undefined;
+  lookup: VariableLookup;
+  /** Config.images with the configSecret's `images` over it, and the configSecret's alone. */
+  images: { merged: Record<string, ImageMeta>; fromSecret: Record<string, ImageMeta> };
+}
+
+export function providerName(p: Pick<ProviderObject, 'kind' | 'namespace' | 'name'>): string {
+  return `${p.kind}/${p.namespace}/${p.name}`;
+}
+
+function originOf(p: ProviderObject): Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'> {
+  return { object: providerName(p), file: p.position.file, line: p.position.line, column: p.position.column };
+}
+
+/** The Secret a provider's spec.configSecret names (namespace defaulted by the manifest stage). */
+function configSecretOf(provider: ProviderObject, secrets: readonly SecretObject[]): SecretObject | undefined {
+  const ref = provider.spec.configSecret;
+  if (!ref) return undefined;
+  const namespace = ref.namespace || provider.namespace;
+  const secret = findConfigSecret(provider, secrets);
+  if (!secret) {
+    throw new CapiGitopsError({
+      ...originOf(provider),
+      path: 'spec.configSecret',
+      message: `Secret ${namespace}/${ref.name} is not in the input`,
+      expected: `a v1 Secret ${namespace}/${ref.name} whose data keys are the provider's variables`,
+      hint: 'add the Secret to one of the -f files, or remove spec.configSecret',
+    });
+  }
+  return secret;
+}
+
+function imageOverridesFor(manifest: Manifest, secret: SecretObject | undefined): PreparedProvider['images'] {
+  const fromConfig = manifest.config.images ?? {};
+  if (!secret || !Object.hasOwn(secret.data, IMAGES_KEY)) return { merged: fromConfig, fromSecret: {} };
+  const fromSecret = parseImagesValue(
+    secret.data[IMAGES_KEY]!,
+    `Secret ${secret.namespace}/${secret.name} key "${IMAGES_KEY}"`,
+    secret.position,
+  );
+  return { merged: mergeImageOverrides(fromConfig, fromSecret), fromSecret };
+}
+
+/** Image overrides from a Secret that would be written to the output. */
+export function secretImagesError(provider: ProviderObject): Diagnostic {
+  const ref = provider.spec.configSecret;
+  return {
+    ...originOf(provider),
+    path: 'spec.configSecret',
+    message: `image overrides from Secret ${ref?.namespace || provider.namespace}/${ref?.name} would be written to the output: ${IMAGES_KEY}`,
+    expected: 'no value that comes from a Secret in files committed to Git',
+    hint: 'declare `images` in Config.secrets.public, move the overrides to `images:` in the Config document, or pass --secrets inline --allow-secret-values to accept them in the output',
+  };
+}
+
+/**
+ * Every provider prepared (each problem collected, none thrown), and the needles: every Secret a
+ * provider names is known to the gate, whether the provider renders or not.
+ */
+export async function prepareProviders(
+  manifest: Manifest,
+  providers: readonly ResolvedProvider[],
+  options: RenderOptions,
+): Promise<{ prepared: PreparedProvider[]; needles: SecretNeedles; problems: Diagnostic[] }> {
+  const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
+  const bag = new DiagnosticBag();
+  const collect = (err: unknown) => {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    err.diagnostics.forEach((d) => bag.add(d));
+  };
+  const withSecrets: { resolved: ResolvedProvider; secret: SecretObject | undefined }[] = [];
+  for (const resolved of providers) {
+    try {
+      withSecrets.push({ resolved, secret: configSecretOf(resolved.provider, manifest.secrets) });
+    } catch (err) {
+      collect(err);
+    }
+  }
+  const needles = secretNeedles(
+    secretValues(
+      manifest,
+      withSecrets.map((p) => p.secret),
+      run,
+    ),
+  );
+  const prepared: PreparedProvider[] = [];
+  for (const { resolved, secret } of withSecrets) {
+    try {
+      const lookup = secretAwareLookup(manifest, secret, run);
+      prepared.push({ resolved, secret, lookup, images: imageOverridesFor(manifest, secret) });
+    } catch (err) {
+      collect(err);
+    }
+  }
+  options.onSecretValues?.(needles);
+  return { prepared, needles, problems: [...bag.items] };
+}
+
+/** Config.variables reach every provider; a configSecret's keys only the providers that name it. */
+export function givenVariables(manifest: Manifest, prepared: readonly PreparedProvider[], used: readonly string[][]): GivenVariables[] {
+  const usedBy = (secret?: SecretObject) => new Set(prepared.flatMap((p, i) => (secret && p.secret !== secret ? [] : used[i]!)));
+  const given: GivenVariables[] = [];
+  const config = manifest.config;
+  if (config.variables)
+    given.push({ origin: 'Config', path: 'variables', position: config.position, names: Object.keys(config.variables), used: usedBy() });
+  for (const secret of new Set(prepared.map((p) => p.secret).filter((s) => s !== undefined))) {
+    given.push({
+      origin: `Secret/${secret.namespace}/${secret.name}`,
+      position: secret.position,
+      names: Object.keys(secret.data),
+      used: usedBy(secret),
+    });
+  }
+  return given;
+}

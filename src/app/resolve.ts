@@ -1,0 +1,117 @@
+/**
+ * One cluster's resolution: the manifest's releases found, fetched through the run's repositories
+ * and pinned by the lock where it still answers the manifest. Locked files come from the cache
+ * and are checked against their digests.
+ */
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import type { ProviderRepository } from '../core/repository.js';
+import type { Manifest, SourcePosition } from '../manifest/types.js';
+import { githubTokenFromEnv, githubTokenHostProblem } from '../sources/credentials.js';
+import type { SourceOptions } from '../sources/request.js';
+import { settleEach } from '../resolve/settle.js';
+import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorSettingsProblems } from '../resolve/operator-release.js';
+import { providerNameWarnings } from '../resolve/name-advice.js';
+import { preflightManagementCluster } from '../resolve/resolve.js';
+import { resolveCertManager, resolveEachProvider, resolveOperatorRelease, type ResolveOptions } from '../resolve/fetch-releases.js';
+import { buildProviderRegistry } from '../resolve/registry.js';
+import { buildLockfile, lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
+import type { Lockfile } from '../resolve/lock/types.js';
+import { LockSession, type LockOutcome } from '../resolve/lock/session.js';
+import type { RunContext } from './context.js';
+import type { RenderOptions, Resolution } from './types.js';
+
+/** A manifest-chosen GitHub API host gets the token only when the person running the tool named it too. */
+function guardGitHubToken(apiUrl: string | undefined, configured: SourceOptions, position: SourcePosition | undefined): void {
+  const env = configured.env ?? process.env;
+  const token = configured.github?.token ?? githubTokenFromEnv(env);
+  const problem = token ? githubTokenHostProblem(apiUrl, [configured.github?.apiUrl, env.GITHUB_API_URL]) : undefined;
+  if (problem)
+    throw new CapiGitopsError({
+      ...position,
+      path: 'github.apiUrl',
+      message: problem,
+      expected: 'https://api.github.com, or a host also given on the command line',
+      hint: `run with --github-api-url ${apiUrl} if you trust that host, or unset GITHUB_TOKEN for this run`,
+    });
+}
+
+/** The source options in effect: the command line's, with Config.github and Config.network under them. */
+function sourceOptions(manifest: Manifest, configured: SourceOptions): SourceOptions {
+  // --github-api-url wins over Config.github.apiUrl
+  const apiUrl = configured.github?.apiUrl ?? manifest.config.github?.apiUrl;
+  guardGitHubToken(apiUrl, configured, manifest.config.position);
+  const withApi: SourceOptions = apiUrl === undefined ? configured : { ...configured, github: { ...configured.github, apiUrl } };
+  // --http-timeout wins over Config.network
+  const network = manifest.config.network;
+  if (network === undefined) return withApi;
+  const timeoutMs = network.timeoutSeconds === undefined ? undefined : network.timeoutSeconds * 1000;
+  return { ...withApi, http: { timeoutMs, retries: network.retries, ...withApi.http } };
+}
+
+/** Whether the run draws the operator layout, which pins the operator's own release too. */
+export function drawsOperatorLayout(manifest: Manifest, options: RenderOptions): boolean {
+  return (options.layout ?? manifest.config.output?.layout) === 'operator' || manifest.config.operator !== undefined;
+}
+
+/**
+ * Resolves one cluster. `locked` is the lock its pins come from (a fleet cluster's part of the
+ * fleet's lock); without it, the lockfile beside the manifest.
+ */
+export async function resolveCluster(
+  context: RunContext,
+  manifest: Manifest,
+  options: RenderOptions,
+  locked?: { lock: Lockfile | undefined },
+): Promise<Resolution> {
+  for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
+  const lockFile = lockfilePath(manifest.baseDir);
+  const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
+  const sources = sourceOptions(manifest, options.sources ?? {});
+  const operatorLayout = drawsOperatorLayout(manifest, options);
+  const previous = locked ? locked.lock : await readLockfile(lockFile);
+  const session = new LockSession(manifest, {
+    previous,
+    operator: operatorLayout,
+    file: lockFile,
+    registry,
+    cache: sources.cache,
+    offline: sources.offline,
+    overrides: options.versionOverrides,
+    shared: context.blobs,
+  });
+  const decorate = (repository: ProviderRepository, component: Parameters<LockSession['decorate']>[1]) =>
+    session.decorate(context.repository(repository), component);
+  // Invalid input fails here, before any request; then every fetch problem is reported together.
+  const early = [...preflightManagementCluster(manifest), ...(operatorLayout ? operatorSettingsProblems(manifest.config) : [])];
+  if (early.length > 0) throw new CapiGitopsError(early);
+  for (const warning of providerNameWarnings(manifest.providers, registry)) options.onWarning?.(warning);
+  const operatorRelease = operatorLayout
+    ? resolveOperatorRelease(manifest.config, manifest.baseDir, {
+        sources,
+        pinnedVersion: session.operatorVersion,
+        decorate: (r) => decorate(r, { kind: 'Operator', name: OPERATOR_LABEL, namespace: OPERATOR_NAMESPACE }),
+      })
+    : Promise.resolve(undefined);
+  const resolveOptions: ResolveOptions = { sources, pinnedVersion: session.pinnedVersion, decorate };
+  const settled = await settleEach([
+    resolveEachProvider(manifest, resolveOptions),
+    resolveCertManager(manifest.config, manifest.baseDir, resolveOptions),
+    operatorRelease,
+  ] as const);
+  const [each, resolvedCertManager, operator] = settled.values;
+  const providers = each?.providers ?? [];
+  const certManager = resolvedCertManager ?? null;
+  const problems = [...settled.problems, ...(each?.problems ?? [])];
+  const resolution = { manifest, providers, certManager, lockFile, sources, ...(operator ? { operator } : {}) };
+  if (problems.length === 0) return { ...resolution, lock: session.conclude(providers, certManager, options.frozen ?? false, operator) };
+  if (!options.collectAll) throw new CapiGitopsError(problems);
+  // What did resolve is still checked against the lock; no lock is written on a failed run.
+  let lock: LockOutcome = { lock: previous ?? buildLockfile([]), changes: [] };
+  try {
+    lock = session.conclude(providers, certManager, false, operator);
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    problems.push(...(err.diagnostics as Diagnostic[]));
+  }
+  return { ...resolution, lock, problems };
+}

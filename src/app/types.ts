@@ -1,0 +1,85 @@
+/** The types that flow through app/: what a command asks for, what resolution found, what a render made. */
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { Manifest, SecretStrategy } from '../manifest/types.js';
+import type { SourceOptions } from '../sources/request.js';
+import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
+import type { ResolvedOperatorRelease } from '../resolve/operator-release.js';
+import type { LockOutcome } from '../resolve/lock/session.js';
+import type { RenderedComponent, VariableValue } from '../render/types.js';
+import type { SecretNeedles } from '../secrets/index.js';
+import type { SetExpression } from '../layout/chart/index.js';
+import type { LayoutName } from '../layout/index.js';
+
+export interface RenderOptions {
+  /** `-f` values: files or directories. */
+  manifestPaths: string[];
+  /** Opt in to writing values that came from Secrets into the output. */
+  allowSecretValues?: boolean;
+  /** Network, cache and offline settings for the source modules. */
+  sources?: SourceOptions;
+  /** Fail instead of changing the lockfile (CI). */
+  frozen?: boolean;
+  /** Versions to move to, by componentKey (`capi-gitops update`). */
+  versionOverrides?: ReadonlyMap<string, string>;
+  /** `--layout`; default Config.output.layout, else kustomize. */
+  layout?: LayoutName;
+  /** `--values` files, in order. */
+  valuesFiles?: string[];
+  /** `--set` and `--set-string`, in command-line order. */
+  set?: SetExpression[];
+  /** The output directory (its place in its Git repository is the wiring's default path). */
+  outputDir?: string;
+  /** The command that regenerates the output, for its README (no absolute paths). */
+  command?: string;
+  /** Where this render's tree sits below outputDir (a fleet cluster's `clusters/<name>`). */
+  outputSubdirectory?: string;
+  /** `--secrets`; default Config.secrets.strategy, else refuse (inline with --allow-secret-values alone). */
+  secretsStrategy?: SecretStrategy;
+  /** `--secret-file` and `--env-secret`: secret values kept out of Git. */
+  secretFiles?: string[];
+  envSecrets?: string[];
+  /** Called with every form of every secret value as soon as they are known (GitHub Actions masks). */
+  onSecretValues?: (needles: SecretNeedles) => void;
+  /** Told each likely mistake in valid input (manifest and variables) as soon as it is found. */
+  onWarning?: (warning: Diagnostic) => void;
+  /**
+   * Resolve what can be resolved and hand the problems on (Resolution.problems) instead of
+   * throwing them, so the render reports them with its own: every problem in one run.
+   */
+  collectAll?: boolean;
+  /** `--cluster`: render and write only these clusters of a fleet (all when empty). */
+  clusters?: string[];
+}
+
+/** What resolution found, and the lock that records it. */
+export interface Resolution {
+  manifest: Manifest;
+  providers: ResolvedProvider[];
+  certManager: ResolvedCertManager | null;
+  /** The lockfile's path (beside the first manifest), the lock to write and what changed. */
+  lockFile: string;
+  lock: LockOutcome;
+  /** The source options in effect (Config.github merged in). */
+  sources: SourceOptions;
+  /** The cluster-api-operator release, when the run draws the operator layout. */
+  operator?: ResolvedOperatorRelease;
+  /** With collectAll: what did not resolve (the lock above is then not to be written). */
+  problems?: Diagnostic[];
+}
+
+/** One provider's variables for `render --list-variables`. */
+export interface ProviderVariables {
+  label: string;
+  namespace: string;
+  version: string;
+  variables: { name: string; default?: string; value?: VariableValue }[];
+}
+
+export interface RenderResult extends Resolution {
+  components: RenderedComponent[];
+  /** Relative path → file content, ready for writeOutput. */
+  files: Map<string, string>;
+  layout: LayoutName;
+  /** Things the user must hear on every run (unmanaged objects). */
+  warnings: string[];
+}
