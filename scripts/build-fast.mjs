@@ -1,9 +1,8 @@
 // The fast build, for `npm run example`, `npm pack` and installs from Git: esbuild strips the
 // types of src/**/*.ts into dist/src (the same layout tsc writes, in a fraction of its time),
 // then the precompile steps run as in `npm run build`. It does not type-check: `npm test` and
-// CI build with tsc. `--bundle` also writes the bundled CLIs (scripts/build-bundle.mjs): the
-// package's bin, dist/cli/capi-gitops.mjs and its chunks, and the single-file dist/capi-gitops.mjs
-// (`--bin`: the bin alone, a quick way to try it);
+// CI build with tsc. `--bundle` also writes the single-file CLI, dist/capi-gitops.mjs, the
+// package's bin (scripts/build-bundle.mjs);
 // `--package` (npm pack's prepack) is `--bundle` after emptying dist/src, so a package never
 // ships a module that no longer exists, and without source maps (the package has no sources);
 // `--tests` also transpiles test/ (a quick loop: node scripts/run-tests.mjs <substring>).
@@ -36,7 +35,7 @@ await esbuild.build({
 await import('./build-validator.mjs');
 await import('./build-templates.mjs');
 await import('./build-charts.mjs');
-if (forPackage || args.has('--bundle') || args.has('--bin')) {
-  const { buildBundles } = await import('./build-bundle.mjs');
-  await buildBundles({ singleFile: forPackage || args.has('--bundle') });
+if (forPackage || args.has('--bundle')) {
+  const { buildBundle } = await import('./build-bundle.mjs');
+  await buildBundle();
 }

@@ -12,7 +12,6 @@ import { shellWord } from './shell.js';
 import { versionInfo, versionText } from './version.js';
 import { completionScript, type Shell } from './completion.js';
 import { displayPath, reportWrite } from './render-report.js';
-import type { OutputCacheLookup } from './output-cache.js';
 import type { Command } from 'commander';
 import { formatWarning } from '../core/diagnostics.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
@@ -156,10 +155,8 @@ function shownDefault(text: string): string {
   return /^(["'])[^"'\\]*\1$/.test(text) ? text : JSON.stringify(text);
 }
 
-/** `outputCache`: where this render's output is stored for the next identical run (src/cli/output-cache.ts). */
-export async function renderCommand(flags: RenderFlags, outputCache?: OutputCacheLookup): Promise<void> {
-  const recorder = flags.listVariables ? undefined : outputCache?.recorder();
-  const out = recorder ? new Output(flags, recorder.stdout, recorder.stderr) : new Output(flags);
+export async function renderCommand(flags: RenderFlags): Promise<void> {
+  const out = new Output(flags);
   if (flags.listVariables) {
     const providers = await withProgress(flags, (progress) => renderVariables(renderOptions(flags, progress, secretOptions(flags))));
     if (out.json) {
@@ -198,16 +195,7 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
   }
   const output = flags.output;
   if (!output) throw new UsageError('render needs -o/--output <dir> (or --list-variables)');
-  const result = await withProgress(flags, (progress) =>
-    render(
-      recorder
-        ? renderFlagsOptions(flags, recorder.progress(progress), {
-            onSecretValues: recorder.watchSecrets(secretOptions(flags).onSecretValues),
-          })
-        : renderFlagsOptions(flags, progress),
-      output,
-    ),
-  );
+  const result = await withProgress(flags, (progress) => render(renderFlagsOptions(flags, progress), output));
   if (result.fleet) {
     for (const c of result.clusters) {
       out.line(
@@ -217,7 +205,6 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
     }
   } else printResolution(result, out);
   for (const w of result.warnings) out.warn(w);
-  recorder?.stop();
   const document = {
     layout: result.layout,
     ...(result.fleet
@@ -239,7 +226,6 @@ export async function renderCommand(flags: RenderFlags, outputCache?: OutputCach
     warnings: result.warnings,
     lockReport: () => lockReport(result, result.lockWritten, out),
   });
-  await recorder?.store(result, { lockChanged: result.lockWritten, document }, result.encoded);
 }
 
 /** The pipeline's options for the flags render, check and diff share. */

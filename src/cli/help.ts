@@ -19,7 +19,6 @@ export const ENVIRONMENT = {
     'a GitHub Enterprise API root the runner trusts: the token goes to a host other than api.github.com only when named here or by --github-api-url',
   CAPI_GITOPS_HTTPS_AUTHORIZATION:
     'Authorization header for plain-HTTPS repositories, sent only to the host in CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST',
-  CAPI_GITOPS_OUTPUT_CACHE: '"off" renders every time instead of serving an identical earlier render from the output cache',
   CAPI_GITOPS_CACHE_KEY: 'the key cache records are signed with (default: a key kept in $XDG_STATE_HOME/capi-gitops/cache-key)',
   XDG_STATE_HOME: 'where the cache key is kept (default ~/.local/state)',
   CAPI_GITOPS_YAML_MAX_NODES:

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The executable: everything testable lives in program.ts.
-import { start } from './start.js';
+// The executable (and the bundle's entry): everything testable lives in program.ts.
+import { main } from './program.js';
 
-process.exitCode = await start(process.argv.slice(2), async (argv) => (await import('./entry.js')).runCli(argv));
+process.exitCode = await main(process.argv.slice(2));

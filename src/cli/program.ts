@@ -14,7 +14,6 @@ import { SHELLS, type Shell } from './completion.js';
 import { failureDocument, guardOutputStreams, printError, reportInternalError, systemErrorDiagnostic } from './output.js';
 import { completeSuggestions, type Invocation } from './hints.js';
 import { registerEnvironmentSecrets } from '../core/redact.js';
-import type { OutputCacheLookup } from './output-cache.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -76,8 +75,7 @@ const upgradeCommands = () => import('./upgrade-commands.js');
 
 const JSON_FLAG = ['--json', 'print the report as one JSON document on stdout (schemaVersion 1; see the README)'] as const;
 
-/** `outputCache`: the output cache's answer for this run, looked up by the entry before this module loaded. */
-export function buildProgram(outputCache?: OutputCacheLookup): Command {
+export function buildProgram(): Command {
   const program = new Command();
   program
     .name('capi-gitops')
@@ -109,9 +107,7 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
   )
     .option('--check', 'write nothing: compare with the output directory like `capi-gitops check` (exit 1 when it differs)')
     .option(...JSON_FLAG)
-    .action(async (flags) =>
-      flags.check ? (await reviewCommands()).checkCommand(flags) : (await commands()).renderCommand(flags, outputCache),
-    );
+    .action(async (flags) => (flags.check ? (await reviewCommands()).checkCommand(flags) : (await commands()).renderCommand(flags)));
   withHelp(render, {
     examples: [
       'capi-gitops render -f management-cluster/ -o clusters/mgmt',
@@ -120,7 +116,7 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
       'capi-gitops render -f management-cluster/ --list-variables',
       'capi-gitops render -f management-cluster/ -o clusters/mgmt --json',
     ],
-    environment: [...RENDER_ENVIRONMENT, 'CAPI_GITOPS_OUTPUT_CACHE'],
+    environment: RENDER_ENVIRONMENT,
   });
 
   const check = withRenderFlags(
@@ -287,10 +283,10 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
   return program;
 }
 
-export async function main(argv: string[], outputCache?: OutputCacheLookup): Promise<number> {
+export async function main(argv: string[]): Promise<number> {
   guardOutputStreams();
   registerEnvironmentSecrets();
-  const program = buildProgram(outputCache);
+  const program = buildProgram();
   // The command that runs and its flags: failures are reported in its terms (--json, hints).
   let invoked: { name: string; flags: Invocation & { json?: boolean } } | undefined;
   program.hook('preAction', (_root, action) => {

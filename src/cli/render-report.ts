@@ -1,12 +1,10 @@
 /**
  * What `render` prints once the output is written: the summary, the objects that changed, the
- * lockfile and the --json document. Shared by a render and a render served from the output
- * cache (src/cli/output-cache.ts), which must print the same; it loads no parser unless old
- * files have to be read to compare objects.
+ * lockfile and the --json document.
  */
 import path from 'node:path';
 import type { WriteSummary } from '../output/write.js';
-import { addedObjects, type ObjectChange, type ObjectIdentity } from '../review/object-diff.js';
+import type { ObjectChange } from '../review/object-diff.js';
 import type { Output } from './output.js';
 
 const CHANGE_MARK: Record<ObjectChange['change'], string> = { added: '+', changed: '~', removed: '-' };
@@ -26,24 +24,12 @@ export interface WrittenRender {
   document: Record<string, unknown>;
   /** The render's warnings (printed already), for the --json document. */
   warnings: string[];
-  /** The new side's objects per file (from the output cache): enough when the directory was empty. */
-  knownObjects?: ReadonlyMap<string, ObjectIdentity[]>;
   /** Prints the lockfile's change and returns its --json form. */
   lockReport: () => Record<string, unknown>;
 }
 
-/**
- * The objects a write changed. Into an empty directory every object is added, and `known` names
- * them without a parser; otherwise the files that changed are compared object by object
- * (parsed unless this process emitted them).
- */
-async function changedObjects(
-  summary: WriteSummary,
-  files: ReadonlyMap<string, string | Uint8Array>,
-  known?: ReadonlyMap<string, ObjectIdentity[]>,
-): Promise<ObjectChange[]> {
-  if (known && summary.previous.size === 0 && summary.written.every((file) => known.has(file)))
-    return addedObjects(summary.written.map((file) => [file, known.get(file)!]));
+/** The objects a write changed: the files that changed compared object by object. */
+async function changedObjects(summary: WriteSummary, files: ReadonlyMap<string, string | Uint8Array>): Promise<ObjectChange[]> {
   const { objectChanges } = await import('../review/object-changes.js');
   return objectChanges(summary, files);
 }
@@ -52,7 +38,7 @@ export async function reportWrite(out: Output, written: WrittenRender): Promise<
   const { summary, output } = written;
   for (const w of summary.warnings) out.warn(w);
   const changed = summary.written.filter((file) => summary.previous.has(file));
-  const objects = await changedObjects(summary, written.files, written.knownObjects);
+  const objects = await changedObjects(summary, written.files);
   out.line(`wrote ${output}: ${summary.written.length} written, ${summary.unchanged.length} unchanged, ${summary.removed.length} removed`);
   for (const file of summary.written) out.detail(`  ${summary.previous.has(file) ? 'changed' : 'created'} ${file}`);
   for (const file of summary.removed) out.detail(`  removed ${file}`);

@@ -7,7 +7,6 @@ import { objectFilePath, sanitizeFileNamePart } from './names.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
 import { renderKustomization } from './templates.js';
 import { applySafety, fluxSubstituteLabel, largeObjectSyncOption, type SafetyContext } from './apply-safety.js';
-import { rememberEmitted } from './emitted-objects.js';
 
 /**
  * The kustomize layout:
@@ -116,7 +115,6 @@ export function emitObjects(
     const large = largeObjectSyncOption(obj, Buffer.byteLength(text), safety);
     if (large) text = emit(large);
     const file = GENERATED_COMMENT + text;
-    if (emit === emitYamlDocument) rememberEmitted(file, large ?? obj);
     texts.set(rel, file);
   }
   return texts;

@@ -11,7 +11,6 @@ import { sha256Hex } from '../core/digest.js';
 import { apiGroup, isPlainObject } from '../core/kobject.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { compareObjects, type ObjectChange, type ObjectRef } from './object-diff.js';
-import { emittedObject } from '../layout/emitted-objects.js';
 import type { KObject } from '../core/kobject.js';
 import type { WriteSummary } from '../output/write.js';
 
@@ -22,29 +21,8 @@ const YAML_FILE = /\.ya?ml$/;
 const KUSTOMIZATION_FILE = /(^|\/)kustomization\.ya?ml$/;
 const KUSTOMIZE_CONFIG_GROUP = 'kustomize.config.k8s.io';
 
-/**
- * The refs of each text already summarised in this process. A render's report and the output
- * cache both summarise every file written (a cold render parsed its whole output twice, about
- * 80 ms), and a fleet's clusters write the same text many times: each distinct text is parsed
- * once. Refs depend on the text alone; the memo is emptied when it grows past MEMO_LIMIT texts.
- */
-const refsByText = new Map<string, ObjectRef[]>();
-const MEMO_LIMIT = 4096;
-
 /** The objects a file holds; none for a file that is not YAML, and none for kustomization files (layout, not objects the cluster gets). */
 export function objectRefs(file: string, text: string): ObjectRef[] {
-  if (!YAML_FILE.test(file) || KUSTOMIZATION_FILE.test(file)) return [];
-  const known = refsByText.get(text);
-  if (known) return known;
-  const emitted = emittedObject(text);
-  const refs = emitted ? refsOf([emitted]) : parsedObjectRefs(file, text);
-  if (refsByText.size >= MEMO_LIMIT) refsByText.clear();
-  refsByText.set(text, refs);
-  return refs;
-}
-
-/** objectRefs from the file's text alone, parsed (what objectRefs gives for a text this process did not emit). */
-export function parsedObjectRefs(file: string, text: string): ObjectRef[] {
   if (!YAML_FILE.test(file) || KUSTOMIZATION_FILE.test(file)) return [];
   return refsOf(parseArtifact(text, { source: file }));
 }

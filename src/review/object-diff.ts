@@ -1,7 +1,4 @@
-/**
- * Which objects differ between two sides, each given as the objects of its files (`ObjectRef`s):
- * no parser here, so a render served from the output cache compares without loading one.
- */
+/** Which objects differ between two sides, each given as the objects of its files (`ObjectRef`s). */
 import { apiGroup } from '../core/kobject.js';
 import { compareStrings } from '../core/diagnostics.js';
 
@@ -18,7 +15,7 @@ export interface ObjectChange {
   file: string;
 }
 
-/** Who an object is: what the output cache keeps of each object it stores. */
+/** Who an object is: group, kind, namespace and name. */
 export interface ObjectIdentity {
   apiVersion: string;
   kind: string;
@@ -66,11 +63,6 @@ export function compareObjects(
   }
   for (const [key, object] of old) if (!now.has(key)) changes.push(change('removed', object));
   return sortChanges(changes);
-}
-
-/** Every object of `after` as added: a write into an empty directory, where no digest is needed. */
-export function addedObjects(after: Iterable<[string, readonly ObjectIdentity[]]>): ObjectChange[] {
-  return sortChanges([...located(after).values()].map((object) => change('added', object)));
 }
 
 function change(kind: ObjectChangeKind, { ref, file }: Located<ObjectIdentity>): ObjectChange {

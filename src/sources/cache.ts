@@ -40,7 +40,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { redactUrlCredentials } from '../core/redact.js';
-import { replaceFileUnflushed, TEMPORARY_SUFFIX } from '../core/replace-file.js';
+import { replaceFileUnflushed, TEMPORARY_SUFFIX } from './replace-file.js';
 
 /** Metadata kept per URL for conditional requests (If-None-Match) and offline use. */
 export interface HttpRecord {

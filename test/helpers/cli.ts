@@ -6,27 +6,22 @@ import { PROJECT_ROOT } from './paths.js';
 import { tempDir } from './corpus-manifest.js';
 import { logCliRun } from './secret-scan.js';
 
-/** The ways the CLI runs: the compiled modules' entry, the package's bin and the single-file bundle. */
+/** The ways the CLI runs: the compiled modules' entry, and the single-file bundle (the package's bin). */
 export const CLI_ENTRY_POINTS = {
   /** dist/src/cli/main.js: the modules tsc compiled, loaded one by one (the tests' default). */
   modules: path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'),
-  /** The package's `bin` (package.json): the code-split bundle, an entry and its chunks. */
-  bin: path.join(PROJECT_ROOT, 'dist', 'cli', 'capi-gitops.mjs'),
-  /** The single-file bundle. */
+  /** The single-file bundle, the package's `bin`. */
   bundle: path.join(PROJECT_ROOT, 'dist', 'capi-gitops.mjs'),
 } as const;
 
-/** Which entry point CAPI_GITOPS_TEST_CLI names: `bin`, `bundle`, or the modules' entry. */
+/** Which entry point CAPI_GITOPS_TEST_CLI names: `bundle`, or the modules' entry. */
 export type CliEntry = keyof typeof CLI_ENTRY_POINTS;
 
 /**
- * The CLI under test: the modules' entry, or the bin or the bundle when CAPI_GITOPS_TEST_CLI
- * names it (set by test/cli/bundle.test.ts, which runs the CLI test files again against each).
+ * The CLI under test: the modules' entry, or the bundle when CAPI_GITOPS_TEST_CLI=bundle (set by
+ * test/cli/bundle.test.ts, which runs the CLI test files again against it).
  */
-export const CLI =
-  process.env.CAPI_GITOPS_TEST_CLI === 'bundle' || process.env.CAPI_GITOPS_TEST_CLI === 'bin'
-    ? CLI_ENTRY_POINTS[process.env.CAPI_GITOPS_TEST_CLI]
-    : CLI_ENTRY_POINTS.modules;
+export const CLI = process.env.CAPI_GITOPS_TEST_CLI === 'bundle' ? CLI_ENTRY_POINTS.bundle : CLI_ENTRY_POINTS.modules;
 export const EXAMPLE = path.join(PROJECT_ROOT, 'examples');
 
 export interface CliResult {

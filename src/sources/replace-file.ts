@@ -1,13 +1,11 @@
 /**
  * A file replaced by a whole new one without flushing it: written under a temporary name beside
- * it, then renamed over it. For data that is checked when read (the cache's entries, the bin's
- * code cache), where a torn or missing file is a miss: neither fsync nor the old file's owner and
- * mode matter there. Hand-written rather than write-file-atomic (atomic-write.ts, for files people
+ * it, then renamed over it. For data that is checked when read (the cache's entries), where a
+ * torn or missing file is a miss: neither fsync nor the old file's owner and mode matter there. Hand-written rather than write-file-atomic (atomic-write.ts, for files people
  * keep), which loads worker_threads for its temporary names: 10 ms of a cold render of the corpus
  * (CPU profile).
  */
 import { randomBytes } from 'node:crypto';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -26,18 +24,6 @@ export async function replaceFileUnflushed(file: string, data: string | Uint8Arr
     await rename(tmp, file);
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => undefined);
-    throw err;
-  }
-}
-
-/** The same, synchronously, for a file created with `mode` (the code cache's, before a process exits). */
-export function replaceFileUnflushedSync(file: string, data: string | Uint8Array, mode?: number): void {
-  const tmp = temporaryName(file);
-  try {
-    writeFileSync(tmp, data, { flag: 'wx', mode });
-    renameSync(tmp, file);
-  } catch (err) {
-    rmSync(tmp, { force: true });
     throw err;
   }
 }
