@@ -10,7 +10,7 @@ import YAML from 'yaml';
 import { Ajv } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { BUILT_IN_CHARTS } from '../dist/src/layout/chart/load.js';
-import { COMPILE_OPTIONS, CHART_AJV_OPTIONS } from '../dist/src/layout/chart/engine-options.js';
+import { COMPILE_OPTIONS, CHART_AJV_OPTIONS } from '../dist/src/layout/chart/types.js';
 
 const chartsDir = new URL('../charts/', import.meta.url);
 const out = new URL('../dist/src/layout/chart/built-in-charts.cjs', import.meta.url);

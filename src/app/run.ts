@@ -4,7 +4,7 @@
  */
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { loadManifest } from '../manifest/load.js';
-import { isFleet } from '../manifest/is-fleet.js';
+import { isFleet } from '../manifest/fleet-expand.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
 import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';

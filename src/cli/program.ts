@@ -3,11 +3,11 @@
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { CapiGitopsError, formatDiagnostic } from '../core/diagnostics.js';
-import { LAYOUTS } from '../layout/layout-names.js';
+import { LAYOUTS } from '../manifest/types.js';
 import { SECRET_STRATEGIES } from '../manifest/types.js';
-import { BUILT_IN_CHARTS } from '../layout/chart/built-in-names.js';
+import { BUILT_IN_CHARTS } from '../layout/chart/types.js';
 import { ExitStatus, UsageError } from './errors.js';
-import { DIFF_FORMATS } from './diff-formats.js';
+import { DIFF_FORMATS } from '../review/types.js';
 import { ENVIRONMENT, RENDER_ENVIRONMENT, SOURCE_ENVIRONMENT, withHelp, type EnvironmentVariable } from './help.js';
 import { VERSION } from './version.js';
 import { SHELLS, type Shell } from './completion.js';

@@ -20,8 +20,7 @@ import type { ProgressReporter } from './progress.js';
 import { regenerateCommand, renderFlagsOptions, withProgress, type RenderFlags } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
 
-export { DIFF_FORMATS, type DiffFormat } from './diff-formats.js';
-import type { DiffFormat } from './diff-formats.js';
+import type { DiffFormat } from '../review/types.js';
 
 export interface CheckFlags extends RenderFlags {
   json?: boolean;

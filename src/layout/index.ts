@@ -15,8 +15,8 @@ import { template } from './templates.js';
 import { wiringFiles } from './wiring.js';
 import { objectFilePath } from './names.js';
 
-import type { LayoutName } from './layout-names.js';
-export { LAYOUTS, type LayoutName } from './layout-names.js';
+import type { LayoutName } from '../manifest/types.js';
+export { LAYOUTS, type LayoutName } from '../manifest/types.js';
 
 const WIRED_LAYOUTS = { argocd: ARGOCD_LAYOUT, flux: FLUX_LAYOUT } as const;
 const TOOL_NAMES = { argocd: 'Argo CD', flux: 'Flux' } as const;

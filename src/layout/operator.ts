@@ -11,6 +11,7 @@
  * The components in the ConfigMaps are the fetched artifacts, not rendered: the operator
  * renders them (variables, images, namespace) itself.
  */
+import { gzipSync } from 'node:zlib';
 import { DiagnosticBag, compareStrings } from '../core/diagnostics.js';
 import type { KObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../core/provider.js';
@@ -96,9 +97,7 @@ export function artifactConfigMap(p: OperatorLayoutProvider): KObject {
   const object: KObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: metadata as KObject['metadata'] };
   const body = object as unknown as Record<string, unknown>;
   body.data = compress ? { metadata: p.metadata } : { components: p.components, metadata: p.metadata };
-  // zlib is loaded here, not with the module: every render loads this layout (5 ms to load zlib)
-  if (compress)
-    body.binaryData = { components: process.getBuiltinModule('node:zlib').gzipSync(Buffer.from(p.components)).toString('base64') };
+  if (compress) body.binaryData = { components: gzipSync(Buffer.from(p.components)).toString('base64') };
   return object;
 }
 

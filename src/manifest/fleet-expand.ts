@@ -427,3 +427,8 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
   bag.throwIfAny();
   return { clusters, releases: checked };
 }
+
+/** Whether a manifest declares a fleet (Config.clusters). */
+export function isFleet(manifest: Manifest): boolean {
+  return (manifest.config.clusters?.length ?? 0) > 0;
+}

@@ -182,6 +182,10 @@ export interface ObjectOverride {
   unmanaged: true;
 }
 
+/** The output layouts (Config output.layout, --layout). */
+export const LAYOUTS = ['kustomize', 'argocd', 'flux', 'operator'] as const;
+export type LayoutName = (typeof LAYOUTS)[number];
+
 export const SECRET_STRATEGIES = ['refuse', 'external-secrets', 'flux-substitute', 'sops', 'inline'] as const;
 export type SecretStrategy = (typeof SECRET_STRATEGIES)[number];
 

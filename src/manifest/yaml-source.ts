@@ -1,9 +1,7 @@
 import type { Document, LineCounter, Node as YamlNode, Scalar, YAMLError } from 'yaml';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { MERGE_KEY, jsonKeyOf, resolvePlainScalarTyped, type PlainScalar } from '../yaml/scalar.js';
-import { fastParseUniqueDocument } from '../yaml/fast-parse.js';
-import { LineIndex, splitDocuments, type DocumentChunk } from '../yaml/split.js';
-import { yamlLibrary } from '../yaml/library.js';
+import YAML from 'yaml';
 import type { SourcePosition } from './types.js';
 
 /** A field path inside one object: map keys and sequence indexes. */
@@ -13,11 +11,8 @@ export type FieldPath = readonly (string | number)[];
 export interface SourceDocument {
   file: string;
   text: string;
-  /** The library's reading, made when first asked for where the fast parser read the document. */
   readonly lineCounter: LineCounter;
   readonly doc: Document.Parsed;
-  /** The fast parser's reading: the value, and where its root node starts (none for an empty document). */
-  readonly fast?: { value: unknown; rootStart: number; rootPosition?: SourcePosition };
 }
 
 /**
@@ -41,20 +36,10 @@ export interface ParsedFile {
   syntaxErrors: Diagnostic[];
 }
 
-/**
- * Parses a multi-document file; documents with syntax errors are reported and left out. The
- * fast parser reads a file whose every document it is sure of (plain block YAML, each key once),
- * exactly as the library reads it; any other file is read by the library, which reports problems.
- */
+/** Parses a multi-document file; documents with syntax errors are reported and left out. */
 export function parseManifestFile(file: string, text: string): ParsedFile {
-  const documents = fastDocuments(file, text);
-  return documents ? { documents, syntaxErrors: [] } : parseManifestFileByLibrary(file, text);
-}
-
-/** parseManifestFile by the library alone (what it does for a file the fast parser declines; tests compare the two). */
-export function parseManifestFileByLibrary(file: string, text: string): ParsedFile {
-  const lineCounter = new (yamlLibrary().LineCounter)();
-  const parsed = yamlLibrary().parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter });
+  const lineCounter = new YAML.LineCounter();
+  const parsed = YAML.parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter });
   const documents: SourceDocument[] = [];
   const syntaxErrors: Diagnostic[] = [];
   for (const doc of parsed) {
@@ -67,48 +52,9 @@ export function parseManifestFileByLibrary(file: string, text: string): ParsedFi
   return { documents, syntaxErrors };
 }
 
-/** Every document by the fast parser, or undefined when it is not sure of one of them. */
-function fastDocuments(file: string, text: string): SourceDocument[] | undefined {
-  // Separators the library reads otherwise (content after `---`) are the library's to report.
-  const { chunks, problems } = splitDocuments(text, file);
-  if (problems.length > 0) return undefined;
-  // Lines as the library counts them: a CR is left to it.
-  if (text.includes('\r')) return undefined;
-  const read = chunks.map((chunk) => fastParseUniqueDocument(text, chunk.start, chunk.end));
-  if (read.some((document) => document === undefined)) return undefined;
-  let byLibrary: ParsedFile | undefined;
-  /** The library's document for the chunk: the one whose root starts where the fast parser's did. */
-  const libraryDocument = (chunk: DocumentChunk, rootStart: number): SourceDocument => {
-    byLibrary ??= parseManifestFileByLibrary(file, text);
-    const found =
-      byLibrary.documents.find((document) =>
-        rootStart >= 0
-          ? document.doc.contents?.range?.[0] === rootStart
-          : document.doc.contents === null && document.doc.range[0] >= chunk.start && document.doc.range[0] <= chunk.end,
-      ) ?? byLibrary.documents.find((document) => document.doc.range[0] <= chunk.start && chunk.start < document.doc.range[2]);
-    if (!found) throw new Error(`${file}: the YAML library found no document at offset ${rootStart}, where the fast parser read one`);
-    return found;
-  };
-  const lines = new LineIndex(text);
-  return read.map((document, i) => {
-    const { value, rootStart } = document!;
-    return {
-      file,
-      text,
-      fast: { value, rootStart, rootPosition: rootStart >= 0 ? { file, ...lines.at(rootStart) } : undefined },
-      get lineCounter() {
-        return libraryDocument(chunks[i]!, rootStart).lineCounter;
-      },
-      get doc() {
-        return libraryDocument(chunks[i]!, rootStart).doc;
-      },
-    };
-  });
-}
-
 /** Where a document's root node starts: what a problem about the whole object points at. */
 export function documentPosition(source: SourceDocument): SourcePosition {
-  return source.fast?.rootPosition ?? nodePosition(source, source.doc.contents as YamlNode | null);
+  return nodePosition(source, source.doc.contents as YamlNode | null);
 }
 
 function syntaxDiagnostic(file: string, lineCounter: LineCounter, error: YAMLError): Diagnostic {
@@ -176,12 +122,12 @@ function typedScalar(node: Scalar): PlainScalar {
 
 /** The JSON key sigs.k8s.io/yaml makes of a key node; undefined when it has none. */
 function jsonKeyOfNode(node: unknown, doc: Document.Parsed): string | undefined {
-  const target = yamlLibrary().isAlias(node) ? node.resolve(doc) : node;
-  return yamlLibrary().isScalar(target) ? jsonKeyOf(typedScalar(target)) : undefined;
+  const target = YAML.isAlias(node) ? node.resolve(doc) : node;
+  return YAML.isScalar(target) ? jsonKeyOf(typedScalar(target)) : undefined;
 }
 
 function isMergeKey(node: unknown): boolean {
-  return yamlLibrary().isScalar(node) && node.type === 'PLAIN' && (!node.tag || node.tag === TAG + 'merge') && node.value === MERGE_KEY;
+  return YAML.isScalar(node) && node.type === 'PLAIN' && (!node.tag || node.tag === TAG + 'merge') && node.value === MERGE_KEY;
 }
 
 function setField(target: Record<string, unknown>, key: string, value: unknown): void {
@@ -198,12 +144,12 @@ class KubernetesYaml {
 
   value(node: YamlNode | null | undefined): unknown {
     if (node === null || node === undefined) return null;
-    if (yamlLibrary().isAlias(node)) return this.alias(node);
+    if (YAML.isAlias(node)) return this.alias(node);
     this.open.add(node);
     try {
-      if (yamlLibrary().isScalar(node)) return this.scalar(node);
-      if (yamlLibrary().isMap(node)) return this.mapping(node.items as { key: unknown; value: unknown }[]);
-      if (yamlLibrary().isSeq(node)) return node.items.map((item) => this.value(item as YamlNode | null));
+      if (YAML.isScalar(node)) return this.scalar(node);
+      if (YAML.isMap(node)) return this.mapping(node.items as { key: unknown; value: unknown }[]);
+      if (YAML.isSeq(node)) return node.items.map((item) => this.value(item as YamlNode | null));
       throw new YamlValueError(startOf(node), 'unsupported YAML node', 'use mappings, sequences and scalars');
     } finally {
       this.open.delete(node);
@@ -255,7 +201,7 @@ class KubernetesYaml {
 
   /** A merged sequence is applied from its last mapping to its first, so earlier ones win. */
   private merge(node: YamlNode | null, into: Record<string, unknown>): void {
-    const sources = yamlLibrary().isSeq(node) ? [...node.items].reverse().map((item) => this.value(item as YamlNode)) : [this.value(node)];
+    const sources = YAML.isSeq(node) ? [...node.items].reverse().map((item) => this.value(item as YamlNode)) : [this.value(node)];
     for (const source of sources) {
       if (source === null || typeof source !== 'object' || Array.isArray(source)) {
         throw new YamlValueError(startOf(node), 'a merge key (<<) needs a mapping or a list of mappings', 'merge mappings only');
@@ -267,7 +213,6 @@ class KubernetesYaml {
 
 /** The document as plain data, every field its own value (aliases are expanded into copies). */
 export function documentValue(source: SourceDocument): unknown {
-  if (source.fast) return source.fast.value;
   return new KubernetesYaml(source.doc).value(source.doc.contents as YamlNode | null);
 }
 
@@ -304,14 +249,14 @@ export function locate(source: SourceDocument, root: YamlNode | null, path: Fiel
   let node: YamlNode | null = root;
   let key: YamlNode | null = null;
   for (const segment of path) {
-    if (yamlLibrary().isAlias(node)) node = (node.resolve(source.doc) as YamlNode | undefined) ?? null;
-    if (yamlLibrary().isMap(node)) {
+    if (YAML.isAlias(node)) node = (node.resolve(source.doc) as YamlNode | undefined) ?? null;
+    if (YAML.isMap(node)) {
       const pair = node.items.find((item) => keyMatches(item.key, segment, source.doc));
       if (!pair) return { node, key, complete: false };
       key = pair.key as YamlNode;
       // `field:` with nothing after it has no value node; its key stands for it.
       node = (pair.value as YamlNode | null) ?? key;
-    } else if (yamlLibrary().isSeq(node) && typeof segment === 'number' && segment < node.items.length) {
+    } else if (YAML.isSeq(node) && typeof segment === 'number' && segment < node.items.length) {
       const item = node.items[segment] as YamlNode | null;
       if (!item) return { node, key, complete: false };
       node = item;
@@ -333,13 +278,13 @@ export function fieldPosition(source: SourceDocument, root: YamlNode | null, pat
   if (!found.complete) return nodePosition(source, found.key ?? found.node ?? root);
   if (at === 'key' && found.key) return nodePosition(source, found.key);
   // `field:` with nothing after it: the key is where the reader should look.
-  const empty = yamlLibrary().isScalar(found.node) && found.node.range && found.node.range[0] === found.node.range[1];
+  const empty = YAML.isScalar(found.node) && found.node.range && found.node.range[0] === found.node.range[1];
   return nodePosition(source, (empty ? found.key : null) ?? found.node ?? found.key ?? root);
 }
 
 /** The YAML source text of a scalar value, e.g. `0755` for a value the parser read as 493. */
 export function sourceText(source: SourceDocument, root: YamlNode | null, path: FieldPath): string | undefined {
   const found = locate(source, root, path);
-  if (!found.complete || !yamlLibrary().isScalar(found.node) || !found.node.range) return undefined;
+  if (!found.complete || !YAML.isScalar(found.node) || !found.node.range) return undefined;
   return source.text.slice(found.node.range[0], found.node.range[1]);
 }

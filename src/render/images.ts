@@ -6,7 +6,7 @@
  * Image references are parsed with the rules of github.com/distribution/reference v0.6.0
  * (src/model/image-reference.ts), which is what clusterctl uses.
  */
-import { yamlLibrary } from '../yaml/library.js';
+import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import type { ImageMeta, SourcePosition } from '../manifest/types.js';
@@ -230,7 +230,7 @@ export function parseImagesValue(yamlText: string, origin: string, position?: So
     hint: IMAGES_HINT,
   });
 
-  const doc = yamlLibrary().parseDocument(yamlText, { version: '1.1', uniqueKeys: true });
+  const doc = YAML.parseDocument(yamlText, { version: '1.1', uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new CapiGitopsError(
       doc.errors.map((e) => problem('images', `is not valid YAML (${e.code} at line ${e.linePos?.[0].line ?? '?'})`, 'a YAML mapping')),

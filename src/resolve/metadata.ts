@@ -4,8 +4,7 @@
  * validateMetadata does, and the contract checks of clusterctl's installer.go
  * getProviderContract / Validate and the operator's phase_load.go validateRepoCAPIVersion.
  */
-import { fastParseAgreeing } from '../yaml/fast-parse.js';
-import { yamlLibrary } from '../yaml/library.js';
+import YAML from 'yaml';
 import type { SemVer } from 'semver';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
@@ -73,14 +72,9 @@ export function parseMetadata(text: string, subject: ReleaseSubject): ProviderMe
       hint: hint ?? (subject.url ? `read from ${subject.url}` : undefined),
     });
   };
-  // The fast parser where YAML 1.1 and the library's 1.2 reading agree (a release's usual file), so
-  // a render does not load the library; the library reads the rest and words every YAML problem.
-  let root = fastParseAgreeing(text);
-  if (root === undefined) {
-    const document = yamlLibrary().parseDocument(text, { uniqueKeys: true, prettyErrors: false });
-    if (document.errors.length > 0) fail(`not valid YAML: ${document.errors[0].message}`);
-    root = document.toJS({ maxAliasCount: 100 });
-  }
+  const document = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  if (document.errors.length > 0) fail(`not valid YAML: ${document.errors[0].message}`);
+  const root: unknown = document.toJS({ maxAliasCount: 100 });
   if (!isPlainObject(root)) fail('the document is not a mapping');
   const object = root as Record<string, unknown>;
 

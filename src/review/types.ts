@@ -3,6 +3,10 @@
  * JSON form (`diff --format json`), described by schema/capi-gitops-diff.schema.json; change
  * them together and bump REVIEW_SCHEMA_VERSION on any incompatible change.
  */
+
+/** `diff --format` choices. */
+export const DIFF_FORMATS = ['text', 'markdown', 'json'] as const;
+export type DiffFormat = (typeof DIFF_FORMATS)[number];
 export const REVIEW_SCHEMA_VERSION = 1;
 
 /** One side of the comparison: a rendered file tree (relative path → text) and what it is. */

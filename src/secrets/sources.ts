@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseDotenv } from 'dotenv';
-import { yamlLibrary } from '../yaml/library.js';
+import YAML from 'yaml';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import type { Manifest, SecretObject } from '../manifest/types.js';
@@ -31,7 +31,7 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
   if (isDotenv) return { values: parseDotenv(text), problems: [] };
   let parsed: unknown;
   try {
-    parsed = text.trim() === '' ? {} : yamlLibrary().parse(text, { schema: 'core' });
+    parsed = text.trim() === '' ? {} : YAML.parse(text, { schema: 'core' });
   } catch {
     // the YAML parser quotes the offending text, which may be a secret: say where, not what
     return {

@@ -5,7 +5,6 @@
  *   blobs/sha256/<hex>        artifact bytes, named by their sha256 (content-addressed)
  *   http/<sha256(url)>.json   HTTP metadata: URL → { etag, sha256 of the body, replayed headers }
  *   parsed/<sha256(key)>.json a parsed form of an artifact, under a caller-built key
- *   output/<sha256(key)>.bin  a whole render's output (src/cli/output-cache.ts), signed bytes
  *
  * Every write goes to a temporary file in the target's own directory and is renamed into place,
  * so a reader sees the old file, the new file or none — never half of one — and concurrent
@@ -267,19 +266,16 @@ export class ArtifactCache {
   }
 
   /**
-   * Deletes parsed entries and stored outputs unused for PARSED_RETENTION_DAYS, at most once a day (the first
+   * Deletes parsed entries unused for PARSED_RETENTION_DAYS, at most once a day (the first
    * caller after that writes the marker; concurrent trims only race on unlinks, which is safe).
    * Returns how many entries were removed.
    */
   async trimParsed(now: number = Date.now()): Promise<number> {
     // (with the temporary files a killed run left behind)
-    return (
-      (await this.trimStore('parsed', [...PARSED_EXTENSIONS, TEMPORARY_SUFFIX], now)) +
-      (await this.trimStore('output', ['.bin', TEMPORARY_SUFFIX], now))
-    );
+    return this.trimStore('parsed', [...PARSED_EXTENSIONS, TEMPORARY_SUFFIX], now);
   }
 
-  private async trimStore(store: 'parsed' | 'output', extensions: readonly string[], now: number): Promise<number> {
+  private async trimStore(store: 'parsed', extensions: readonly string[], now: number): Promise<number> {
     const dir = path.join(this.dir, store);
     const marker = path.join(dir, TRIM_MARKER);
     const last = await stat(marker).then(
@@ -337,7 +333,7 @@ export class ArtifactCache {
    * other records (`<hmac>\n<bytes>`, the HMAC over kind, key and bytes), so a tampered entry is
    * discarded as a miss; a hit refreshes the entry's mtime for trimming.
    */
-  async getSignedBytes(kind: 'output' | 'parsed', key: string): Promise<Buffer | undefined> {
+  async getSignedBytes(kind: 'parsed', key: string): Promise<Buffer | undefined> {
     const file = this.recordPath(kind, key);
     const bytes = await this.readIfPresent(file);
     if (bytes === undefined) return undefined;
@@ -355,14 +351,9 @@ export class ArtifactCache {
     return body;
   }
 
-  /** `body` may come in parts (a render's files): they are signed and written as their concatenation, copied once. */
-  async putSignedBytes(kind: 'output' | 'parsed', key: string, body: Uint8Array | readonly Uint8Array[]): Promise<void> {
-    const parts = body instanceof Uint8Array ? [body] : body;
+  async putSignedBytes(kind: 'parsed', key: string, body: Uint8Array): Promise<void> {
     await this.tryWrite(kind, async () =>
-      this.writeAtomic(
-        this.recordPath(kind, key),
-        Buffer.concat([Buffer.from(`${await this.mac(kind, key, ...parts)}\n`, 'latin1'), ...parts]),
-      ),
+      this.writeAtomic(this.recordPath(kind, key), Buffer.concat([Buffer.from(`${await this.mac(kind, key, body)}\n`, 'latin1'), body])),
     );
   }
 
@@ -379,9 +370,9 @@ export class ArtifactCache {
     return path.join(this.dir, 'parsed', `${sha256Hex(`${key}\0v8 ${process.versions.v8}`)}${PARSED_EXTENSIONS[0]}`);
   }
 
-  private recordPath(kind: 'http' | 'parsed' | 'output', key: string): string {
+  private recordPath(kind: 'http' | 'parsed', key: string): string {
     if (kind === 'parsed') return this.parsedEntryPath(key);
-    return path.join(this.dir, kind, `${sha256Hex(key)}${kind === 'output' ? '.bin' : '.json'}`);
+    return path.join(this.dir, kind, `${sha256Hex(key)}.json`);
   }
 
   private async writeAtomic(file: string, data: Uint8Array | string): Promise<void> {

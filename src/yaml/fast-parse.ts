@@ -8,14 +8,7 @@
  * `.inf`/`.nan` values, syntax errors — makes it give up (`undefined`), and the caller hands
  * the chunk to the full parser, which produces the value or the positioned error.
  */
-import {
-  MERGE_KEY,
-  isCoreSchemaNonString,
-  isStringStart,
-  plainKeyToJsonKey,
-  resolvePlainScalar,
-  resolvePlainScalarTyped,
-} from './scalar.js';
+import { MERGE_KEY, isStringStart, plainKeyToJsonKey, resolvePlainScalar } from './scalar.js';
 
 /** Thrown to abandon the fast path; preallocated so giving up costs no stack capture. */
 const GIVE_UP: unique symbol = Symbol('fast-parse-gives-up');
@@ -32,32 +25,7 @@ const BACKSLASH = 92;
 
 /** Parses the document in `src[start, end)`; `undefined` when the full parser must decide. */
 export function fastParseDocument(src: string, start: number, end: number): unknown {
-  return parseWith(new FastParser(src, start, end, false, false));
-}
-
-/**
- * One document of a manifest file, read as the manifest reader reads it with the library
- * (src/manifest/yaml-source.ts: YAML 1.1 typed as go-yaml types it, the same as an artifact) but
- * with every key once (the library's uniqueKeys). Also where the root node starts, which is the
- * document's position. Undefined where the library must read it.
- */
-export function fastParseUniqueDocument(src: string, start: number, end: number): { value: unknown; rootStart: number } | undefined {
-  const parser = new FastParser(src, start, end, false, true);
-  const value = parseWith(parser);
-  return value === undefined ? undefined : { value, rootStart: parser.rootStart };
-}
-
-/**
- * Parses a whole text that the `yaml` library would otherwise read with `parseDocument(text,
- * { uniqueKeys: true })` (YAML 1.2 core schema) and `toJS()`: the value is returned only when
- * both readings agree on it. Plain scalars are accepted only where YAML 1.1 and 1.2 type them
- * alike (words that are strings in both, decimal integers, true, false, null); a repeated key, a
- * block scalar ending the text without a line break, a backslash escape, a CR, a byte-order mark
- * or a control character make it give up, and the caller asks the library, which reports problems.
- */
-export function fastParseAgreeing(text: string): unknown {
-  if (/[\r\ufeff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff]/.test(text)) return undefined;
-  return parseWith(new FastParser(text, 0, text.length, true, true));
+  return parseWith(new FastParser(src, start, end));
 }
 
 function parseWith(parser: FastParser): unknown {
@@ -127,25 +95,6 @@ function plainKey(text: string): string {
   return key;
 }
 
-const DECIMAL = /^(?:0|[1-9][0-9]{0,14})$/;
-
-/** A plain scalar that YAML 1.1 (go-yaml) and the `yaml` library's 1.2 core schema read alike. */
-function agreeingPlainValue(text: string): unknown {
-  if (isAgreeingString(text)) return text;
-  if (DECIMAL.test(text)) return Number(text);
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  if (text === 'null') return null;
-  return giveUp();
-}
-
-/** A plain scalar both schemas read as this string: go-yaml's YAML 1.1 and the library's 1.2 core (a digest, a version, a word). */
-function isAgreeingString(text: string): boolean {
-  if (text.length === 0) return false;
-  if (isStringStart(text)) return true;
-  return resolvePlainScalarTyped(text).kind === 'str' && !isCoreSchemaNonString(text);
-}
-
 const LEADING_SPACES = / */y;
 
 /** Per content indentation n: the line break before the first line that ends a block scalar. */
@@ -176,34 +125,24 @@ class FastParser {
   // Result of the last plainLine scan.
   private scanLineEnd = 0;
   private scanComment = false;
-  /** Where the document's root node starts; -1 for a document with no content. */
-  rootStart = -1;
-
   constructor(
     private readonly src: string,
     start: number,
     private readonly end: number,
-    /** fastParseAgreeing's mode: only what YAML 1.1 and the library's 1.2 reading agree on. */
-    private readonly agreeing: boolean,
-    /** A repeated key gives up: the library (with uniqueKeys) reports it. */
-    private readonly uniqueKeys: boolean,
   ) {
     this.pos = start;
   }
 
   private plainValue(text: string): unknown {
-    return this.agreeing ? agreeingPlainValue(text) : plainValue(text);
+    return plainValue(text);
   }
 
   private plainKey(text: string): string {
-    if (!this.agreeing) return plainKey(text);
-    return isAgreeingString(text) ? text : giveUp();
+    return plainKey(text);
   }
 
   private quotedText(raw: string, quote: number): string {
-    if (quote === QUOTE) return singleQuotedText(raw);
-    if (this.agreeing && raw.indexOf('\\') >= 0) giveUp();
-    return doubleQuotedText(raw);
+    return quote === QUOTE ? singleQuotedText(raw) : doubleQuotedText(raw);
   }
 
   document(): unknown {
@@ -211,7 +150,6 @@ class FastParser {
     const indent = this.nextContentLine();
     if (indent < 0) return null;
     const p = this.pos + indent;
-    this.rootStart = p;
     // Non-mapping documents are left to the full parser, which reports them.
     const colon = this.keyEnd(p);
     if (colon < 0) giveUp();
@@ -391,7 +329,6 @@ class FastParser {
       const key = this.keyAt(p, colon);
       this.pos = colon + 1;
       const value = this.mappingValue(indent);
-      if (this.uniqueKeys && Object.hasOwn(obj, key)) giveUp(); // the library reports a repeated key
       // The store inline (no call) for every key but __proto__: one per line of the artifacts.
       if (key !== '__proto__') obj[key] = value;
       else setKey(obj, key, value);
@@ -661,7 +598,6 @@ class FastParser {
     const body = src.slice(bodyStart, bodyEnd);
     const atEofWithoutBreak = bodyEnd === end && src.charCodeAt(end - 1) !== NL;
     // There go-yaml and the library disagree on the final line break.
-    if (this.agreeing && atEofWithoutBreak) giveUp();
     return literal ? literalText(body, contentIndent, chomp) : foldedText(body, contentIndent, chomp, atEofWithoutBreak);
   }
 
@@ -715,7 +651,6 @@ class FastParser {
         const sep = src.charCodeAt(afterKey + 1);
         if (sep !== SPACE) giveUp();
         const [value, after] = this.flowNode(this.skipInlineSpaces(afterKey + 1));
-        if (this.uniqueKeys && Object.hasOwn(obj, key)) giveUp();
         setKey(obj, key, value);
         i = this.skipInlineSpaces(after);
         const d = src.charCodeAt(i);

@@ -6,7 +6,7 @@
  * reports every problem with its offset.
  */
 import type { Node as YamlNode, ParsedNode, Scalar } from 'yaml';
-import { yamlLibrary } from './library.js';
+import YAML from 'yaml';
 import { jsonKeyOf, MERGE_KEY, resolvePlainScalarTyped } from './scalar.js';
 import type { PlainScalar } from './scalar.js';
 
@@ -44,7 +44,7 @@ const ERROR_HINTS: Record<string, string> = {
 export function libraryParseDocument(chunk: string): ChunkResult {
   let docs;
   try {
-    docs = yamlLibrary().parseAllDocuments(chunk, {
+    docs = YAML.parseAllDocuments(chunk, {
       version: '1.1',
       schema: 'failsafe',
       uniqueKeys: false,
@@ -104,10 +104,10 @@ function refuseAnchor(node: YamlNode, chunk: string): never {
 
 function toJson(node: ParsedNode | null, chunk: string): unknown {
   if (node === null || node === undefined) return null;
-  if (yamlLibrary().isAlias(node)) refuse(startOf(node), `YAML alias *${node.source} is not allowed`, ALIAS_HINT);
+  if (YAML.isAlias(node)) refuse(startOf(node), `YAML alias *${node.source} is not allowed`, ALIAS_HINT);
   if (node.anchor) refuseAnchor(node, chunk);
-  if (yamlLibrary().isScalar(node)) return scalarValue(node, chunk);
-  if (yamlLibrary().isMap(node)) {
+  if (YAML.isScalar(node)) return scalarValue(node, chunk);
+  if (YAML.isMap(node)) {
     const obj: Record<string, unknown> = {};
     for (const pair of node.items) {
       const keyNode = pair.key as ParsedNode | null;
@@ -119,7 +119,7 @@ function toJson(node: ParsedNode | null, chunk: string): unknown {
     }
     return obj;
   }
-  if (yamlLibrary().isSeq(node)) return node.items.map((item) => toJson(item as ParsedNode | null, chunk));
+  if (YAML.isSeq(node)) return node.items.map((item) => toJson(item as ParsedNode | null, chunk));
   return refuse(startOf(node), 'unsupported YAML node', 'use mappings, sequences and scalars only');
 }
 
@@ -229,9 +229,9 @@ function jsonKey(keyNode: ParsedNode | null, chunk: string, pair: { value: unkno
   if (keyNode === null || keyNode === undefined) {
     return refuse(at, 'a mapping key is empty (null)', 'give the entry a key before the ":"', 'a string key');
   }
-  if (yamlLibrary().isAlias(keyNode)) refuse(at, `YAML alias *${keyNode.source} is not allowed`, ALIAS_HINT);
+  if (YAML.isAlias(keyNode)) refuse(at, `YAML alias *${keyNode.source} is not allowed`, ALIAS_HINT);
   if (keyNode.anchor) refuseAnchor(keyNode, chunk);
-  if (!yamlLibrary().isScalar(keyNode)) {
+  if (!YAML.isScalar(keyNode)) {
     return refuse(at, 'a mapping or sequence used as a mapping key has no JSON form', 'use a string key', 'a string key');
   }
   if (keyNode.type === 'PLAIN' && !keyNode.tag && String(keyNode.value) === MERGE_KEY) {

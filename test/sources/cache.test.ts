@@ -245,20 +245,19 @@ test('parsed entries unused for PARSED_RETENTION_DAYS are trimmed once a day (Go
   assert.equal(await cache.getParsed('recent'), undefined);
 });
 
-test('a temporary file a killed run left in the parsed or output store is trimmed as an entry would be', async (t) => {
+test('a temporary file a killed run left in the parsed store is trimmed as an entry would be', async (t) => {
   const dir = await tempDir(t);
   const cache = new ArtifactCache(dir);
   await cache.putParsed('k', { k: 1 });
-  await cache.putSignedBytes('output', 'o', Buffer.from('output'));
   const day = 24 * 60 * 60 * 1000;
   const now = Date.now();
-  const left = [path.join(dir, 'parsed', 'x.v8.4242.0123456789ab.tmp'), path.join(dir, 'output', 'y.bin.4242.0123456789ab.tmp')];
+  const left = [path.join(dir, 'parsed', 'x.v8.4242.0123456789ab.tmp'), path.join(dir, 'parsed', 'y.v8.4244.0123456789ab.tmp')];
   const fresh = path.join(dir, 'parsed', 'z.v8.4243.0123456789ab.tmp');
   for (const file of [...left, fresh]) await writeFile(file, 'half');
   for (const file of left)
     await utimes(file, (now - (PARSED_RETENTION_DAYS + 1) * day) / 1000, (now - (PARSED_RETENTION_DAYS + 1) * day) / 1000);
   assert.equal(await cache.trimParsed(now), 2);
-  const names = [...(await readdir(path.join(dir, 'parsed'))), ...(await readdir(path.join(dir, 'output')))];
+  const names = await readdir(path.join(dir, 'parsed'));
   assert.ok(!names.some((n) => left.some((file) => file.endsWith(n))), 'the old temporary files are gone');
   assert.ok(names.includes(path.basename(fresh)), 'one a running write may still rename is kept');
   assert.deepEqual(await cache.getParsed('k'), { k: 1 });

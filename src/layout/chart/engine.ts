@@ -11,7 +11,7 @@ import { isValuesMap } from '../../core/values.js';
 import { emitYamlDocument } from '../../yaml/emit.js';
 import type { ChartFile } from './types.js';
 
-import { COMPILE_OPTIONS } from './engine-options.js';
+import { COMPILE_OPTIONS } from './types.js';
 import type { ChartCompilers } from './compilers.js';
 
 // Built-in charts are precompiled at build and need only the runtime; a chart read from a

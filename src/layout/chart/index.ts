@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { yamlLibrary } from '../../yaml/library.js';
+import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
 import { chartValues } from './values.js';
@@ -51,7 +51,7 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
       hint: 'check the path given to --values',
     });
   }
-  const doc = yamlLibrary().parseDocument(text, { uniqueKeys: true });
+  const doc = YAML.parseDocument(text, { uniqueKeys: true });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     throw new CapiGitopsError({

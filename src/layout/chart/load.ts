@@ -12,7 +12,7 @@ const require = createRequire(import.meta.url);
 
 /** The built-in charts ship in the package's `charts/` directory. */
 export const BUILT_IN_CHARTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'charts');
-import { BUILT_IN_CHARTS } from './built-in-names.js';
+import { BUILT_IN_CHARTS } from './types.js';
 export { BUILT_IN_CHARTS };
 
 const CHART_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

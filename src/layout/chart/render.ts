@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { yamlLibrary } from '../../yaml/library.js';
+import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag } from '../../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../../core/kobject.js';
 import { compileChart, templateErrorPosition } from './engine.js';
@@ -62,7 +62,7 @@ export function renderChart(chart: LoadedChart, context: ChartContext): ChartDoc
       });
       continue;
     }
-    for (const doc of yamlLibrary().parseAllDocuments(text, { uniqueKeys: true, prettyErrors: true })) {
+    for (const doc of YAML.parseAllDocuments(text, { uniqueKeys: true, prettyErrors: true })) {
       if ('errors' in doc && doc.errors.length > 0) {
         const e = doc.errors[0]!;
         bag.add({

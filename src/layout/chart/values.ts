@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { CHART_AJV_OPTIONS } from './engine-options.js';
+import { CHART_AJV_OPTIONS } from './types.js';
 import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
 import { userValues } from '../../core/helm-set.js';
 import { layerValues, type Values } from '../../core/values.js';

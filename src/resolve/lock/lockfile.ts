@@ -2,10 +2,8 @@
  * `capi-gitops.lock.yaml`: reading, writing and the text form. The lock sits beside the first
  * manifest file and is committed with it. Its text is a function of its content only: entries
  * and files sorted, keys in a fixed order, no timestamps, a final newline.
- *
- * A usual lock is read by the fast parser and written by text.ts; the `yaml` library
- * (`yamlLibrary()`, loaded then) reads and writes only what those decline, and words every
- * problem of a malformed lock at its line and column (issue 13: a render does not load it).
+ * The `yaml` library reads it (every problem of a malformed lock at its line and column) and
+ * writes it.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
@@ -13,27 +11,20 @@ import path from 'node:path';
 import type { Node as YamlNode, LineCounter, YAMLMap, YAMLSeq } from 'yaml';
 import { CapiGitopsError } from '../../core/diagnostics.js';
 import { LOCKFILE_NAME } from '../../manifest/files.js';
-import { fastParseAgreeing } from '../../yaml/fast-parse.js';
-import { yamlLibrary } from '../../yaml/library.js';
+import YAML from 'yaml';
 import { LOCK_API_VERSION, LOCK_KIND, type Lockfile } from './types.js';
 import { LockReader, REGENERATE_HINT, type LockNodes } from './reader.js';
-import { HEADER, fastLockfileText, lockfileData } from './text.js';
+import { HEADER, lockfileData } from './data.js';
 
 export * from './types.js';
 export * from './request.js';
 export * from './build.js';
 export * from './diff.js';
 export * from './verify.js';
-export { fastLockfileText } from './text.js';
 
 /** The lock's file text: the same content always gives the same bytes. */
 export function serializeLockfile(lock: Pick<Lockfile, 'entries'>): string {
-  return fastLockfileText(lock) ?? libraryLockfileText(lock);
-}
-
-/** The lock's text as the library writes it (what text.ts reproduces where it can). */
-export function libraryLockfileText(lock: Pick<Lockfile, 'entries'>): string {
-  return HEADER + yamlLibrary().stringify(lockfileData(lock), { version: '1.2', lineWidth: 0, indentSeq: true });
+  return HEADER + YAML.stringify(lockfileData(lock), { version: '1.2', lineWidth: 0, indentSeq: true });
 }
 
 // ---- reading --------------------------------------------------------------------------------
@@ -41,12 +32,12 @@ export function libraryLockfileText(lock: Pick<Lockfile, 'entries'>): string {
 /** The library's nodes as the reader sees them; problems at the node's line and column. */
 function libraryNodes(lineCounter: LineCounter): LockNodes<YamlNode> {
   return {
-    isMap: (node) => yamlLibrary().isMap(node),
+    isMap: (node) => YAML.isMap(node),
     pairs: (node) => (node as YAMLMap<YamlNode, YamlNode | null>).items.map((pair) => ({ key: pair.key, value: pair.value })),
-    isSeq: (node) => yamlLibrary().isSeq(node),
+    isSeq: (node) => YAML.isSeq(node),
     items: (node) => (node as YAMLSeq<YamlNode>).items,
-    isScalar: (node) => yamlLibrary().isScalar(node),
-    scalar: (node) => (yamlLibrary().isScalar(node) ? node.value : undefined),
+    isScalar: (node) => YAML.isScalar(node),
+    scalar: (node) => (YAML.isScalar(node) ? node.value : undefined),
     position: (node) => {
       const { line, col } = lineCounter.linePos(node?.range?.[0] ?? 0);
       return { line, column: col };
@@ -56,8 +47,8 @@ function libraryNodes(lineCounter: LineCounter): LockNodes<YamlNode> {
 
 /** Parses lockfile text; a malformed lock is a CapiGitopsError listing every problem with its line and column. */
 export function parseLockfile(text: string, file: string): Lockfile {
-  const lineCounter = new (yamlLibrary().LineCounter)();
-  const doc = yamlLibrary().parseDocument(text, { version: '1.2', lineCounter, prettyErrors: false, uniqueKeys: true });
+  const lineCounter = new YAML.LineCounter();
+  const doc = YAML.parseDocument(text, { version: '1.2', lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new CapiGitopsError(
       doc.errors.map((error) => {
@@ -92,34 +83,8 @@ export async function readLockfile(file: string): Promise<Lockfile | undefined> 
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new CapiGitopsError({ file, message: `cannot read the lockfile: ${(error as Error).message}` });
   }
-  return plainLockfile(text, file) ?? parseLockfile(text, file);
+  return parseLockfile(text, file);
 }
-
-/**
- * The lock read without the `yaml` library: the fast parser where YAML 1.1 and the library's 1.2
- * reading agree, checked by the same reader. Undefined when either declines or finds any problem:
- * the library then reads it again and reports each problem at its line and column.
- */
-export function plainLockfile(text: string, file: string): Lockfile | undefined {
-  const value = fastParseAgreeing(text);
-  if (value === undefined || value === null) return undefined;
-  const reader = new LockReader(file, PLAIN_NODES);
-  const lock = reader.lock(value);
-  return reader.problems.length === 0 ? lock : undefined;
-}
-
-const isCollection = (node: unknown): boolean => typeof node === 'object' && node !== null;
-
-/** Plain values as the reader sees them; positions are never shown (a problem means reading again). */
-const PLAIN_NODES: LockNodes<unknown> = {
-  isMap: (node) => isCollection(node) && !Array.isArray(node),
-  pairs: (node) => Object.entries(node as Record<string, unknown>).map(([key, value]) => ({ key, value })),
-  isSeq: (node) => Array.isArray(node),
-  items: (node) => node as unknown[],
-  isScalar: (node) => node !== undefined && !isCollection(node),
-  scalar: (node) => (isCollection(node) ? undefined : node),
-  position: () => ({ line: 0, column: 0 }),
-};
 
 // ---- writing --------------------------------------------------------------------------------
 

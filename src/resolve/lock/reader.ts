@@ -1,8 +1,6 @@
 /**
- * The lockfile's model check, over parsed YAML given as `LockNodes`: the `yaml` library's nodes
- * (lockfile.ts `parseLockfile`, every problem at its line and column) or plain values
- * (`plainLockfile`). The same checks either way, so a lock the plain reading accepts is the lock
- * the library's reading gives.
+ * The lockfile's model check, over the `yaml` library's nodes given as `LockNodes`
+ * (lockfile.ts `parseLockfile`): every problem at its line and column.
  */
 import type { LabelSelector, LabelSelectorRequirement } from '../../manifest/types.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
@@ -28,11 +26,7 @@ const SELECTOR_OPERATORS: readonly string[] = ['In', 'NotIn', 'Exists', 'DoesNot
 const SHA256 = /^[0-9a-f]{64}$/;
 export const REGENERATE_HINT = 'run `capi-gitops lock` to write it again from the manifest';
 
-/**
- * How the reader sees a parsed lockfile: the `yaml` library's nodes (parseLockfile, with positions)
- * or plain values (plainLockfile: the usual reading, where any problem means reading again
- * with the library for its positions). `scalar` is a scalar's value, undefined for a collection.
- */
+/** How the reader sees a parsed lockfile's nodes. `scalar` is a scalar's value, undefined for a collection. */
 export interface LockNodes<N> {
   isMap(node: N | null | undefined): boolean;
   pairs(node: N): LockPair<N>[];

@@ -6,6 +6,7 @@
  * `components` and `metadata`; with annotation `provider.cluster.x-k8s.io/compressed: "true"`,
  * `binaryData.components` is gzip.
  */
+import { gunzipSync } from 'node:zlib';
 import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
 import { DEFAULT_COMPONENTS_FILE } from '../../core/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../../manifest/types.js';
@@ -66,8 +67,6 @@ function readComponents(configMap: ConfigMapObject): { bytes?: Uint8Array; text?
     return { ...at, path: `binaryData.${CONFIGMAP_COMPONENTS_KEY}`, message: 'binaryData.components is not valid base64' };
   }
   try {
-    // zlib is loaded here, not with the module, which every render loads (5 ms to load zlib)
-    const { gunzipSync } = process.getBuiltinModule('node:zlib');
     return { bytes: gunzipSync(Buffer.from(encoded, 'base64'), { maxOutputLength: MAX_DECOMPRESSED_BYTES }) };
   } catch (error) {
     const tooBig = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
