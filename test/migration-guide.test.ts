@@ -17,7 +17,7 @@ import { PROJECT_ROOT } from './helpers/paths.js';
 import { kubectlAvailable } from './helpers/tree.js';
 
 /** `capi-gitops` on PATH, as installed: the package's bin. */
-const CLI = path.join(PROJECT_ROOT, 'dist', 'capi-gitops.mjs');
+const CLI = path.join(PROJECT_ROOT, 'dist', 'bin', 'capi-gitops.mjs');
 const MARKER = '<!-- migration-guide';
 
 /** The guide's script: the first ```sh block after the marker, exactly as the README prints it. */

@@ -1,7 +1,7 @@
 /**
  * `npm pack` makes a package that works outside this checkout: the tarball is packed from a copy
  * of the sources (its prepack builds dist/), installed into an empty directory from npm's local
- * cache only (no network), and its bin (the single-file bundle) and its
+ * cache only (no network), and its bin (the split bundle) and its
  * single-file bundle render the bundled example to the same bytes as this checkout's CLI.
  */
 import { test } from 'node:test';
@@ -93,7 +93,12 @@ test('npm pack builds a package that installs offline into an empty directory an
   assert.equal(tarball, `capi-gitops-${pkg.version}.tgz`);
 
   const contents = run('tar', ['-tzf', path.join(packs, tarball)]).split('\n');
-  assert.equal(pkg.bin['capi-gitops'], 'dist/capi-gitops.mjs', "the package's bin is the single-file bundle");
+  assert.equal(pkg.bin['capi-gitops'], 'dist/bin/capi-gitops.mjs', "the package's bin is the split bundle");
+  assert.ok(
+    contents.some((f) => f.startsWith('package/dist/bin/chunks/')),
+    'the bin ships its chunks',
+  );
+  assert.ok(contents.includes('package/dist/bin/capi-gitops.mjs'), 'the bin ships');
   for (const file of [
     'package/dist/src/cli/main.js',
     'package/dist/capi-gitops.mjs',
@@ -129,7 +134,7 @@ test('npm pack builds a package that installs offline into an empty directory an
   run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: app });
   const installed = path.join(app, 'node_modules', 'capi-gitops');
   const bin = path.join(app, 'node_modules', '.bin', 'capi-gitops');
-  assert.equal(realpathSync(bin), realpathSync(path.join(installed, 'dist', 'capi-gitops.mjs')));
+  assert.equal(realpathSync(bin), realpathSync(path.join(installed, 'dist', 'bin', 'capi-gitops.mjs')));
 
   assert.equal(run(bin, ['--version'], { cwd: app }), `${pkg.version}\n`);
   assert.equal(run(bin, ['--help'], { cwd: app }), run(process.execPath, [CLI_ENTRY_POINTS.modules, '--help']));

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { WriteSummary } from '../output/write.js';
-import type { ObjectChange } from '../review/object-diff.js';
+import type { ObjectChange } from '../review/object-changes.js';
 import type { Output } from './output.js';
 
 const CHANGE_MARK: Record<ObjectChange['change'], string> = { added: '+', changed: '~', removed: '-' };

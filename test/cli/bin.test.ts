@@ -1,7 +1,7 @@
 /**
- * The package's bin (package.json `bin`) is the single-file bundle dist/capi-gitops.mjs
- * (scripts/build-bundle.mjs): it renders the corpus to the same bytes, and prints the same, as the
- * modules' entry point (dist/src/cli/main.js) in every layout.
+ * The package's bin (package.json `bin`, dist/bin/capi-gitops.mjs, the bundle split at the
+ * commands) and the single-file bundle (dist/capi-gitops.mjs) render the corpus to the same bytes,
+ * and print the same, as the modules' entry point (dist/src/cli/main.js) in every layout.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,12 +38,14 @@ function workDir(): string {
   return dir;
 }
 
-test("package.json's bin is the single-file bundle: executable, with a shebang", () => {
+test("package.json's bin is the split bundle and the single-file bundle ships too: executable, with a shebang", () => {
   const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; files: string[] };
-  assert.equal(path.join(PROJECT_ROOT, pkg.bin['capi-gitops']!), CLI_ENTRY_POINTS.bundle);
-  assert.ok(pkg.files.includes('dist/capi-gitops.mjs'), "package.json's files ship the bundle");
-  assert.ok(readFileSync(CLI_ENTRY_POINTS.bundle, 'utf8').startsWith('#!/usr/bin/env node\n'));
-  assert.ok((statSync(CLI_ENTRY_POINTS.bundle).mode & 0o111) !== 0, 'the bundle is executable');
+  assert.equal(path.join(PROJECT_ROOT, pkg.bin['capi-gitops']!), CLI_ENTRY_POINTS.bin);
+  assert.ok(pkg.files.includes('dist/bin') && pkg.files.includes('dist/capi-gitops.mjs'), "package.json's files ship both");
+  for (const entry of [CLI_ENTRY_POINTS.bin, CLI_ENTRY_POINTS.bundle]) {
+    assert.ok(readFileSync(entry, 'utf8').startsWith('#!/usr/bin/env node\n'), entry);
+    assert.ok((statSync(entry).mode & 0o111) !== 0, `${entry} is executable`);
+  }
 });
 
 for (const [layout, extra] of [
@@ -53,7 +55,7 @@ for (const [layout, extra] of [
 ] as const) {
   test(`a render of the corpus through the bin is byte-identical to the modules' entry point, lockfile and report included (${layout} layout)`, () => {
     const args = ['render', '-f', 'mgmt', '-o', 'out', '--cache-dir', 'cache', '--layout', layout, ...extra];
-    const [viaModules, viaBin] = [CLI_ENTRY_POINTS.modules, CLI_ENTRY_POINTS.bundle].map((entry) => {
+    const [viaModules, viaBin, viaBundle] = [CLI_ENTRY_POINTS.modules, CLI_ENTRY_POINTS.bin, CLI_ENTRY_POINTS.bundle].map((entry) => {
       const dir = workDir();
       const result = run(entry, args, dir);
       assert.equal(result.code, 0, result.stderr);
@@ -63,5 +65,6 @@ for (const [layout, extra] of [
     assert.deepEqual(viaBin!.out, viaModules!.out);
     assert.deepEqual(viaBin!.lock, viaModules!.lock);
     assert.deepEqual(viaBin!.result, viaModules!.result);
+    assert.deepEqual(viaBundle, viaBin);
   });
 }

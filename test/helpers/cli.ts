@@ -6,22 +6,24 @@ import { PROJECT_ROOT } from './paths.js';
 import { tempDir } from './corpus-manifest.js';
 import { logCliRun } from './secret-scan.js';
 
-/** The ways the CLI runs: the compiled modules' entry, and the single-file bundle (the package's bin). */
+/** The ways the CLI runs: the compiled modules' entry, the package's bin and the single-file bundle. */
 export const CLI_ENTRY_POINTS = {
   /** dist/src/cli/main.js: the modules tsc compiled, loaded one by one (the tests' default). */
   modules: path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'),
-  /** The single-file bundle, the package's `bin`. */
+  /** The package's `bin`: the bundle split at the commands, an entry and its chunks. */
+  bin: path.join(PROJECT_ROOT, 'dist', 'bin', 'capi-gitops.mjs'),
+  /** The single-file bundle. */
   bundle: path.join(PROJECT_ROOT, 'dist', 'capi-gitops.mjs'),
 } as const;
 
-/** Which entry point CAPI_GITOPS_TEST_CLI names: `bundle`, or the modules' entry. */
+/** Which entry point CAPI_GITOPS_TEST_CLI names: `bin`, `bundle`, or the modules' entry. */
 export type CliEntry = keyof typeof CLI_ENTRY_POINTS;
 
 /**
- * The CLI under test: the modules' entry, or the bundle when CAPI_GITOPS_TEST_CLI=bundle (set by
+ * The CLI under test: the modules' entry, or the bin when CAPI_GITOPS_TEST_CLI=bin (set by
  * test/cli/bundle.test.ts, which runs the CLI test files again against it).
  */
-export const CLI = process.env.CAPI_GITOPS_TEST_CLI === 'bundle' ? CLI_ENTRY_POINTS.bundle : CLI_ENTRY_POINTS.modules;
+export const CLI = process.env.CAPI_GITOPS_TEST_CLI === 'bin' ? CLI_ENTRY_POINTS.bin : CLI_ENTRY_POINTS.modules;
 export const EXAMPLE = path.join(PROJECT_ROOT, 'examples');
 
 export interface CliResult {

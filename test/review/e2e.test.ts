@@ -13,7 +13,7 @@ import { PROJECT_ROOT, FIXTURES } from '../helpers/paths.js';
 import { corpusManifest, tempDir } from '../helpers/corpus-manifest.js';
 
 /** As a user runs it: the package's bin. */
-const CLI = path.join(PROJECT_ROOT, 'dist', 'capi-gitops.mjs');
+const CLI = path.join(PROJECT_ROOT, 'dist', 'bin', 'capi-gitops.mjs');
 const SNAPSHOT = path.join(FIXTURES, 'review', 'core-v1.10.4-to-v1.12.0.md');
 
 /** Nothing from the machine running the tests (a CI job's own summary file) leaks in. */

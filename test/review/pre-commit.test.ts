@@ -28,7 +28,7 @@ test('pre-commit: capi-gitops-render regenerates on commit, capi-gitops-check pa
     writeFileSync(
       path.join(bin, 'capi-gitops'),
       // capi-gitops installed on PATH: the package's bin
-      `#!/usr/bin/env bash\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(PROJECT_ROOT, 'dist', 'capi-gitops.mjs'))} "$@"\n`,
+      `#!/usr/bin/env bash\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(PROJECT_ROOT, 'dist', 'bin', 'capi-gitops.mjs'))} "$@"\n`,
     );
     chmodSync(path.join(bin, 'capi-gitops'), 0o755);
     const env: NodeJS.ProcessEnv = {
