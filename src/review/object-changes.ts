@@ -12,7 +12,6 @@ import { apiGroup, isPlainObject } from '../core/kobject.js';
 import { parseArtifact } from '../yaml/parse.js';
 import type { KObject } from '../core/kobject.js';
 import type { WriteSummary } from '../output/write.js';
-import { apiGroup } from '../core/kobject.js';
 import { compareStrings } from '../core/diagnostics.js';
 
 const YAML_FILE = /\.ya?ml$/;
