@@ -158,10 +158,6 @@ function needsDoubleQuotes(s: string): boolean {
 // Shapes a plain scalar cannot take: indicator first, `: ` or ` #` inside, edge white space.
 const PLAIN_UNSAFE = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/;
 
-/** A shape the `yaml` library never writes plain (its stringifyString.js plainString rules). */
-export function hasUnsafePlainShape(s: string): boolean {
-  return PLAIN_UNSAFE.test(s);
-}
 // Lines a YAML 1.1 reader would take for a document marker or directive.
 const DOCUMENT_MARKER = /^(%|---|\.\.\.)/m;
 // What the library's YAML 1.1 schema would read as null, bool, int, float, merge key or timestamp.

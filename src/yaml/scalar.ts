@@ -87,16 +87,6 @@ export function isStringStart(s: string): boolean {
   return c >= 128 || STRING_START[c] === 1;
 }
 
-// What the `yaml` library's YAML 1.2 core schema reads as null, bool, int or float (its
-// schema/core tags): the readers that must agree with it (lockfile, metadata.yaml) check this.
-const CORE_SCHEMA_NON_STRING =
-  /^(?:(?:~|[Nn]ull|NULL)?|[Tt]rue|TRUE|[Ff]alse|FALSE|0o[0-7]+|[-+]?[0-9]+|0x[0-9a-fA-F]+|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+|[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*))$/;
-
-/** True when YAML 1.2's core schema (the `yaml` library's default) reads this plain scalar as no string. */
-export function isCoreSchemaNonString(s: string): boolean {
-  return CORE_SCHEMA_NON_STRING.test(s);
-}
-
 /** The longest of WORDS: a longer scalar with a word's first letter (`type`, `name`, `object`) is a string. */
 const LONGEST_WORD = Math.max(...[...WORDS.keys()].map((w) => w.length));
 
