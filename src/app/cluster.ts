@@ -66,7 +66,10 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
     throw new CapiGitopsError([...resolution.problems, ...later]);
   }
   if (layout === 'operator') return renderOperatorCluster(resolution, options);
-  const { prepared, needles, problems } = await prepareProviders(resolution.manifest, resolution.providers, options);
+  // a provider with problems in the manifest is reported with them, not rendered
+  const faulty = new Set(resolution.manifest.problems?.map((d) => d.object));
+  const renderable = resolution.providers.filter((p) => !faulty.has(providerName(p.provider)));
+  const { prepared, needles, problems } = await prepareProviders(resolution.manifest, renderable, options);
   try {
     const rendered = await renderComponents(context, resolution, prepared, needles, options, problems);
     return { ...resolution, ...(await layOut(context, resolution, rendered, needles, options, layout)), layout };
@@ -156,7 +159,7 @@ async function renderComponents(
     if (certManagerRendered.component) out.components.push(certManagerRendered.component);
   }
   // Names given that no component uses, once every provider's variables are known.
-  if (prepared.length === resolution.providers.length && rendered.every((r) => r.variables)) {
+  if (prepared.length === resolution.providers.length && !resolution.manifest.problems && rendered.every((r) => r.variables)) {
     const used = rendered.map((r) => (r.variables ?? []).map((v) => v.name));
     unusedVariableWarnings(givenVariables(manifest, prepared, used)).forEach((w) => options.onWarning?.(w));
   }

@@ -37,12 +37,18 @@ function configSecretOf(provider: ProviderObject, secrets: readonly SecretObject
   const namespace = ref.namespace || provider.namespace;
   const secret = findConfigSecret(provider, secrets);
   if (!secret) {
+    // the operator's docs put the Secret in another namespace than the provider: say where it is
+    const elsewhere = secrets.filter((s) => s.name === ref.name).map((s) => s.namespace);
     throw new CapiGitopsError({
       ...originOf(provider),
+      ...(provider.fieldPosition ? provider.fieldPosition(['spec', 'configSecret']) : {}),
       path: 'spec.configSecret',
-      message: `Secret ${namespace}/${ref.name} is not in the input`,
+      message: `Secret ${namespace}/${ref.name} is not in the input${elsewhere.length > 0 ? `; a Secret ${ref.name} is in namespace ${elsewhere.join(', ')}` : ''}`,
       expected: `a v1 Secret ${namespace}/${ref.name} whose data keys are the provider's variables`,
-      hint: 'add the Secret to one of the -f files, or remove spec.configSecret',
+      hint:
+        elsewhere.length > 0
+          ? `set spec.configSecret.namespace: ${elsewhere[0]} (the operator defaults it to the provider's namespace), or move the Secret to ${namespace}`
+          : 'pass the Secret in a file kept out of Git (a -f file ignored by Git, or --secret-file), or remove spec.configSecret',
     });
   }
   return secret;

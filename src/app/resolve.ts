@@ -18,6 +18,7 @@ import { buildLockfile, lockfilePath, readLockfile } from '../resolve/lock/lockf
 import type { Lockfile } from '../resolve/lock/types.js';
 import { LockSession, type LockOutcome } from '../resolve/lock/session.js';
 import type { RunContext } from './context.js';
+import { providerName } from './providers.js';
 import type { RenderOptions, Resolution } from './types.js';
 
 /** A manifest-chosen GitHub API host gets the token only when the person running the tool named it too. */
@@ -81,9 +82,22 @@ export async function resolveCluster(
   });
   const decorate = (repository: ProviderRepository, component: Parameters<LockSession['decorate']>[1]) =>
     session.decorate(context.repository(repository), component);
-  // Invalid input fails here, before any request; then every fetch problem is reported together.
-  const early = [...preflightManagementCluster(manifest), ...(operatorLayout ? operatorSettingsProblems(manifest.config) : [])];
-  if (early.length > 0) throw new CapiGitopsError(early);
+  // Invalid input is found here, before any request. With collectAll, a provider with a problem of
+  // its own is left out and the others resolve, so the run reports every problem together.
+  const early = [
+    ...(manifest.problems ?? []),
+    ...preflightManagementCluster(manifest),
+    ...(operatorLayout ? operatorSettingsProblems(manifest.config) : []),
+  ];
+  const named = new Set(manifest.providers.map(providerName));
+  if (
+    early.length > 0 &&
+    (!options.collectAll || early.some((d) => !d.object || (!named.has(d.object) && !manifest.problems?.includes(d))))
+  )
+    throw new CapiGitopsError(early);
+  // a provider whose only problems are the manifest's own still resolves (the others' contracts need it); it is not rendered
+  const unresolvable = new Set(early.filter((d) => !manifest.problems?.includes(d)).map((d) => d.object));
+  if (unresolvable.size > 0) manifest = { ...manifest, providers: manifest.providers.filter((p) => !unresolvable.has(providerName(p))) };
   for (const warning of providerNameWarnings(manifest.providers, registry)) options.onWarning?.(warning);
   const operatorRelease = operatorLayout
     ? resolveOperatorRelease(manifest.config, manifest.baseDir, {
@@ -101,7 +115,7 @@ export async function resolveCluster(
   const [each, resolvedCertManager, operator] = settled.values;
   const providers = each?.providers ?? [];
   const certManager = resolvedCertManager ?? null;
-  const problems = [...settled.problems, ...(each?.problems ?? [])];
+  const problems = [...early, ...settled.problems, ...(each?.problems ?? [])];
   const resolution = { manifest, providers, certManager, lockFile, sources, ...(operator ? { operator } : {}) };
   if (problems.length === 0) return { ...resolution, lock: session.conclude(providers, certManager, options.frozen ?? false, operator) };
   if (!options.collectAll) throw new CapiGitopsError(problems);

@@ -16,8 +16,12 @@ export type { OutputResult, RenderOptions };
 
 /** Loads the manifest and renders it: a fleet when it declares clusters, else one cluster. */
 export async function renderOutput(options: RenderOptions): Promise<OutputResult> {
-  const manifest = await loadManifest(options.manifestPaths);
-  if (isFleet(manifest)) return { fleet: true, ...(await renderFleet(manifest, options)) };
+  // every problem in one run: an object with a problem is left out, and its problems reported with the others
+  const manifest = await loadManifest(options.manifestPaths, { collectAll: true });
+  if (isFleet(manifest)) {
+    if (manifest.problems) throw new CapiGitopsError(manifest.problems);
+    return { fleet: true, ...(await renderFleet(manifest, options)) };
+  }
   if ((options.clusters?.length ?? 0) > 0) {
     throw new CapiGitopsError({
       file: manifest.config.position?.file,

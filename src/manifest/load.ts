@@ -43,7 +43,12 @@ import {
  * upstream CEL rules, defaulted as the API server and the operator's webhook would. All problems
  * in all files are reported together in one CapiGitopsError.
  */
-export async function loadManifest(paths: string[]): Promise<Manifest> {
+/**
+ * `collectAll`: a Secret, ConfigMap or provider object with problems is left out of the manifest
+ * and its problems come back in `Manifest.problems`, so the run reports them with what it finds
+ * later (every problem in one run); problems of the Config, a Release or the files still throw.
+ */
+export async function loadManifest(paths: string[], options: { collectAll?: boolean } = {}): Promise<Manifest> {
   await loadDocumentValidator();
   const bag = new DiagnosticBag();
   const problems: Diagnostic[] = [];
@@ -65,8 +70,9 @@ export async function loadManifest(paths: string[]): Promise<Manifest> {
     for (const source of parsed.documents) collector.addDocument(source);
   }
   collector.mergeConfigs();
-  bag.throwIfAny();
-  return collector.manifest(files.length > 0 ? path.dirname(path.resolve(files[0])) : process.cwd());
+  const baseDir = files.length > 0 ? path.dirname(path.resolve(files[0])) : process.cwd();
+  if (!options.collectAll || collector.hasRunProblems(bag.items)) bag.throwIfAny();
+  return collector.manifest(baseDir, bag.items);
 }
 
 /** One object being read: a document, or an item of a List document. */
@@ -129,6 +135,10 @@ class ManifestCollector {
   private readonly configs: ConfigDocument[] = [];
   private readonly warnings: Diagnostic[] = [];
   private readonly firstSeen = new Map<string, SourcePosition>();
+  /** Units (documents, List items) with a problem of their own, and the objects made from them. */
+  private readonly faultyUnits = new Set<ObjectUnit>();
+  private readonly faultyObjects = new Set<unknown>();
+  private readonly objectProblems = new Set<Diagnostic>();
 
   constructor(private readonly bag: DiagnosticBag) {}
 
@@ -145,17 +155,28 @@ class ManifestCollector {
     this.config = config;
   }
 
-  manifest(baseDir: string): Manifest {
+  /**
+   * The manifest; with `problems`, the Secrets and ConfigMaps that had them are left out. Providers
+   * stay, for the checks that count them: the problems name them, and resolution leaves them out.
+   */
+  manifest(baseDir: string, problems: readonly Diagnostic[] = []): Manifest {
+    const valid = <T>(objects: T[]) => objects.filter((o) => !this.faultyObjects.has(o));
     const manifest: Manifest = {
       providers: this.providers,
-      secrets: this.secrets,
-      configMaps: this.configMaps,
+      secrets: valid(this.secrets),
+      configMaps: valid(this.configMaps),
       config: this.config,
       baseDir,
       warnings: this.warnings,
     };
     if (this.releases.length > 0) manifest.releases = this.releases;
+    if (problems.length > 0) manifest.problems = [...problems];
     return manifest;
+  }
+
+  /** Whether some problem is not an object's own (the Config's, a Release's, a file's): the run cannot go on. */
+  hasRunProblems(problems: readonly Diagnostic[]): boolean {
+    return problems.some((d) => !this.objectProblems.has(d));
   }
 
   /** A v1alpha1 provider object in its v1alpha2 form; its problems are reported, one warning per object. */
@@ -299,6 +320,7 @@ class ManifestCollector {
         findings.forEach((finding) => this.report(unit, finding));
         this.checkUnique(unit, 'Secret', secret.namespace, secret.name, position);
         this.secrets.push(secret);
+        if (this.faultyUnits.has(unit)) this.faultyObjects.add(secret);
         break;
       }
       case 'configmap': {
@@ -306,6 +328,7 @@ class ManifestCollector {
         findings.forEach((finding) => this.report(unit, finding));
         this.checkUnique(unit, 'ConfigMap', configMap.namespace, configMap.name, position);
         this.configMaps.push(configMap);
+        if (this.faultyUnits.has(unit)) this.faultyObjects.add(configMap);
         break;
       }
       case 'config': {
@@ -386,5 +409,9 @@ class ManifestCollector {
     };
     if (Array.isArray(into)) into.push(diagnostic);
     else into.add(diagnostic);
+    if (into === this.bag && (unit.category === 'provider' || unit.category === 'secret' || unit.category === 'configmap')) {
+      this.faultyUnits.add(unit);
+      this.objectProblems.add(diagnostic);
+    }
   }
 }

@@ -264,4 +264,6 @@ export interface Manifest {
   baseDir: string;
   /** Valid input that is most likely a mistake, or a v1alpha1 object converted, at file:line:column; printed, never fatal. */
   warnings?: Diagnostic[];
+  /** Loaded with `collectAll`: the problems of objects left out, reported with the run's own. */
+  problems?: Diagnostic[];
 }

@@ -1,0 +1,58 @@
+/**
+ * Every problem of a run in one report (issue 25): a schema problem of one provider, a name
+ * problem of another and a render problem of a third are reported together, each at its field;
+ * a configSecret in another namespace than the provider's is named where it is.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import { renderOutput } from '../../src/app/run.js';
+import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
+
+async function problemsOf(files: Record<string, string>): Promise<string[]> {
+  const dir = writeTempManifest(files);
+  const error = await renderOutput({ manifestPaths: [dir] }).then(
+    () => assert.fail('the render succeeded'),
+    (err: unknown) => err,
+  );
+  assert.ok(error instanceof CapiGitopsError, String(error));
+  return error.diagnostics.map((d) => `${d.line ?? '-'}:${d.column ?? '-'} ${d.object ?? ''} ${d.path ?? ''} ${d.message}`);
+}
+
+test('a schema problem, a provider-name typo and a container-name typo of one manifest are reported in one run, each at its field', async () => {
+  const manifest = corpusManifest('v1.12.0', 'repository', {
+    CoreProvider: '  manager:\n    syncPeriod: 10 minutes\n',
+    BootstrapProvider: '  deployment:\n    containers:\n    - name: managr\n      args: {"--v": "5"}\n',
+  });
+  const typo = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: InfrastructureProvider
+metadata:
+  name: vpshere
+  namespace: capv-system
+spec:
+  version: v1.10.0
+`;
+  const problems = await problemsOf({ 'providers.yaml': manifest, 'infra.yaml': typo });
+  assert.equal(problems.length, 3, problems.join('\n'));
+  assert.match(
+    problems.find((p) => p.includes('syncPeriod')) ?? '',
+    /^\d+:\d+ CoreProvider\/capi-system\/cluster-api spec\.manager\.syncPeriod invalid duration/,
+  );
+  assert.match(problems.find((p) => p.includes('vpshere')) ?? '', /knows no InfrastructureProvider named "vpshere"/);
+  assert.match(
+    problems.find((p) => p.includes('managr')) ?? '',
+    /^\d+:\d+ BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm spec\.deployment\.containers\[0\]\.name cannot find container "managr"/,
+  );
+});
+
+test('a configSecret missing from the provider namespace names the namespace a Secret of that name is in, at spec.configSecret', async () => {
+  const manifest = corpusManifest('v1.12.0', 'repository', { CoreProvider: '  configSecret:\n    name: capi-variables\n' });
+  const secret =
+    'apiVersion: v1\nkind: Secret\nmetadata:\n  name: capi-variables\n  namespace: default\nstringData:\n  EXP_MACHINE_POOL: "true"\n';
+  const [problem, ...others] = await problemsOf({ 'providers.yaml': manifest, 'secret.yaml': secret });
+  assert.deepEqual(others, []);
+  assert.match(
+    problem!,
+    /^\d+:\d+ CoreProvider\/capi-system\/cluster-api spec\.configSecret Secret capi-system\/capi-variables is not in the input; a Secret capi-variables is in namespace default/,
+  );
+});
