@@ -19,6 +19,7 @@ import { isFleet } from './fleet/is-fleet.js';
 import { buildLockfile, lockfilePath, readLockfile } from './lock/lockfile.js';
 import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from './lock/fleet.js';
 import { sharedBlobs, type LockOutcome } from './lock/session.js';
+import { acceptedOnce } from './lock/accept-digests.js';
 import type { Lockfile } from './lock/types.js';
 import type { Artifact, ProviderRepository } from './sources/source.js';
 import { clusterDirectory, CLUSTERS_DIRECTORY, layoutFleet, readClusterFiles } from './emit/layout-fleet.js';
@@ -257,7 +258,9 @@ export async function resolveFleet(
   const lock = mergeClusterLocks(locks);
   const changes = fleetLockChanges(previous, locks);
   if (options.frozen) assertFleetFrozen(previous, lock, changes, lockFile);
-  return { clusters: fleet.clusters, resolutions, lockFile, lock: { lock, changes }, warnings: fleet.clusters.flatMap((c) => c.warnings) };
+  const accepted = acceptedOnce([...resolutions.values()].flatMap((r) => r.lock.accepted ?? []));
+  const outcome = { lock, changes, ...(options.acceptDigests?.length ? { accepted } : {}) };
+  return { clusters: fleet.clusters, resolutions, lockFile, lock: outcome, warnings: fleet.clusters.flatMap((c) => c.warnings) };
 }
 
 /** A version problem points at the Release's line for that provider; one without a place, at the Release. */

@@ -71,6 +71,8 @@ export interface RenderOptions {
   frozen?: boolean;
   /** Versions to move to, by componentKey (`capi-gitops update`). */
   versionOverrides?: ReadonlyMap<string, string>;
+  /** `lock --accept-digest`: components whose re-tagged files are accepted (lock/accept-digests.ts). */
+  acceptDigests?: readonly string[];
   /** `--layout`; default Config.output.layout, else kustomize. */
   layout?: LayoutName;
   /** `--values` files, in order. */
@@ -253,6 +255,7 @@ export async function resolveManifest(manifest: Manifest, options: RenderOptions
     cache: sources.cache,
     offline: sources.offline,
     overrides: options.versionOverrides,
+    acceptDigests: options.acceptDigests,
     shared: shared?.blobs,
   });
   const outer = shared?.decorate;

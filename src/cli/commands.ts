@@ -327,18 +327,24 @@ export async function chartShowCommand(name: (typeof BUILT_IN_CHARTS)[number], f
   for (const [file, text] of files) process.stdout.write(`# Source: ${name}/${file}\n${text}${text.endsWith('\n') ? '' : '\n'}`);
 }
 
-export async function lockCommand(flags: SourceFlags): Promise<void> {
+export async function lockCommand(flags: SourceFlags & { acceptDigest?: string[] }): Promise<void> {
   const out = new Output(flags);
-  const resolution = await withProgress(flags, (progress) => lock(renderOptions(flags, progress)));
+  const acceptDigests = flags.acceptDigest;
+  const resolution = await withProgress(flags, (progress) => lock(renderOptions(flags, progress, acceptDigests ? { acceptDigests } : {})));
   if (resolution.fleet) for (const [name, r] of resolution.resolutions) printResolution(r, out, `${name}: `);
   else printResolution(resolution, out);
+  // both digests in full: what the reviewer of the lockfile change compares
+  const accepted = resolution.lock.accepted ?? [];
+  for (const a of accepted) out.line(`accepted ${a.label} ${a.version} ${a.file} from ${a.url}: sha256 ${a.from} → ${a.to}`);
+  if (acceptDigests?.length && accepted.length === 0)
+    out.line(`--accept-digest: the files of ${acceptDigests.join(', ')} match the lockfile; nothing to accept`);
   const lockfile = lockReport(resolution, resolution.lockWritten, out);
   if (resolution.lock.changes.length === 0) out.line('the lockfile is up to date');
   if (out.json) {
     const resolved = resolution.fleet
       ? { clusters: [...resolution.resolutions].map(([name, r]) => ({ name, ...resolutionJson(r) })) }
       : resolutionJson(resolution);
-    out.document('lock', { ...resolved, lockfile });
+    out.document('lock', { ...resolved, lockfile, ...(acceptDigests ? { acceptedDigests: accepted } : {}) });
   }
 }
 

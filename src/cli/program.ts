@@ -192,10 +192,19 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
 
   withHelp(
     withSourceFlags(program.command('lock').description('resolve every provider and write the lockfile, without rendering'))
+      .option(
+        '--accept-digest <provider>',
+        "accept a re-tagged release's new files for this provider only (label or namespace/label; repeatable), after comparing them",
+        collect,
+      )
       .option(...JSON_FLAG)
       .action(async (flags) => (await commands()).lockCommand(flags)),
     {
-      examples: ['capi-gitops lock -f management-cluster/', 'capi-gitops lock -f management-cluster/ --json'],
+      examples: [
+        'capi-gitops lock -f management-cluster/',
+        'capi-gitops lock -f management-cluster/ --json',
+        'capi-gitops lock -f management-cluster/ --accept-digest cluster-api   # the release was re-tagged; its new files are right',
+      ],
       environment: SOURCE_ENVIRONMENT,
     },
   );
