@@ -160,6 +160,7 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
     .option('--from <dir>', 'compare two rendered directories: the old one')
     .option('--to <dir>', 'compare two rendered directories: the new one')
     .option('--frozen', 'fail if the lockfile would change')
+    .option('--detailed-exitcode', "exit 2 when an object was added, removed or changed, 0 when none, 1 on any error (helm-diff's codes)")
     .addOption(
       new Option(
         '--format <format>',
@@ -174,6 +175,7 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
       'capi-gitops diff -f management-cluster/ -o clusters/mgmt',
       'capi-gitops diff -f management-cluster/ -o clusters/mgmt --base origin/main --format markdown',
       'capi-gitops diff --from old-output --to clusters/mgmt --format json',
+      'capi-gitops diff -f management-cluster/ -o clusters/mgmt --base origin/main --detailed-exitcode   # 2: something changed',
     ],
     environment: [...RENDER_ENVIRONMENT, 'GITHUB_STEP_SUMMARY'],
   });
@@ -305,8 +307,10 @@ export async function main(argv: string[], outputCache?: OutputCacheLookup): Pro
   program.hook('preAction', (_root, action) => {
     invoked = { name: action.name(), flags: action.opts() };
   });
-  const jsonRequested = () =>
-    invoked?.flags.json ?? argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
+  const flagArguments = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
+  const jsonRequested = () => invoked?.flags.json ?? flagArguments.includes('--json');
+  // under diff --detailed-exitcode, 2 says "changes": a usage error is 1 there, as in helm-diff
+  const usageExit = () => (flagArguments[0] === 'diff' && flagArguments.includes('--detailed-exitcode') ? EXIT_FAILED : EXIT_USAGE);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT_OK;
@@ -315,13 +319,13 @@ export async function main(argv: string[], outputCache?: OutputCacheLookup): Pro
       // help and version "errors" are successful exits
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT_OK;
       if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', [], err.message.replace(/^error: /, '')));
-      return EXIT_USAGE;
+      return usageExit();
     }
     if (err instanceof ExitStatus) return err.code;
     if (err instanceof UsageError) {
       printError(`error: ${err.message}\n(run with --help for usage)`);
       if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', [], err.message));
-      return EXIT_USAGE;
+      return usageExit();
     }
     const systemError = systemErrorDiagnostic(err);
     if (err instanceof CapiGitopsError || systemError) {
