@@ -1,5 +1,6 @@
 import type { KObject } from '../model/kobject.js';
 import type { Values } from '../kernel/values.js';
+import type { SetValueKind } from '../kernel/helm-set.js';
 import type { ChartCompilers } from './compilers.js';
 
 /** Chart.yaml (Helm chart apiVersion v2): the fields capi-gitops reads. */
@@ -54,6 +55,8 @@ export interface ValuesLayer {
 export interface SetExpression {
   expression: string;
   forceString: boolean;
+  /** `--set-json` or `--set-literal` (kernel/helm-set.ts). */
+  kind?: SetValueKind;
 }
 
 /** What the chart is told about one component of the output: data, never code. */

@@ -22,6 +22,7 @@ import type { SecretStrategy } from '../manifest/types.js';
 import { githubMasks, type SecretNeedles } from '../secrets/index.js';
 import type { BUILT_IN_CHARTS } from '../chart/load.js';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { setExpressions, setFlagWords, type SetFlags } from './set-flags.js';
 
 export interface SourceFlags extends OutputFlags {
   file?: string[];
@@ -32,7 +33,7 @@ export interface SourceFlags extends OutputFlags {
   networkDeadline?: string;
 }
 
-export interface RenderFlags extends SourceFlags {
+export interface RenderFlags extends SourceFlags, SetFlags {
   output?: string;
   frozen?: boolean;
   listVariables?: boolean;
@@ -42,8 +43,6 @@ export interface RenderFlags extends SourceFlags {
   envSecret?: string[];
   layout?: LayoutName;
   values?: string[];
-  set?: string[];
-  setString?: string[];
   /** `--cluster`: a fleet's clusters to render (all when none). */
   cluster?: string[];
   /** `render --check`: compare instead of writing. */
@@ -256,10 +255,7 @@ export function renderFlagsOptions(
     frozen: flags.frozen,
     layout: flags.layout,
     valuesFiles: flags.values,
-    set: [
-      ...(flags.set ?? []).map((expression) => ({ expression, forceString: false })),
-      ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true })),
-    ],
+    set: setExpressions(flags),
     outputDir: path.resolve(flags.output!),
     command: regenerateCommand(flags),
     ...extra,
@@ -297,8 +293,7 @@ export function regenerateCommand(flags: RenderFlags): string {
   for (const v of flags.secretFile ?? []) words.push('--secret-file', relativePath(v));
   for (const v of flags.envSecret ?? []) words.push('--env-secret', v);
   for (const v of flags.values ?? []) words.push('--values', relativePath(v));
-  for (const v of flags.set ?? []) words.push('--set', v);
-  for (const v of flags.setString ?? []) words.push('--set-string', v);
+  words.push(...setFlagWords(flags));
   return words.map(shellWord).join(' ');
 }
 

@@ -65,6 +65,16 @@ function withRenderFlags(command: Command): Command {
     .option('--values <file>', 'chart values file for the argocd/flux wiring (repeatable, later files win)', collect)
     .option('--set <key=value>', "set a chart value, Helm's syntax: a.b=c, list[0]=x, list={a,b} (repeatable, last wins)", collect)
     .option('--set-string <key=value>', 'like --set, but every value stays a string (repeatable; applied after --set)', collect)
+    .option(
+      '--set-json <key=json>',
+      'set a chart value from JSON: a.b=[1,{"c":2}], or a JSON object (repeatable; applied before --set)',
+      collect,
+    )
+    .option(
+      '--set-literal <key=value>',
+      'set a chart value to the rest of the argument as written, commas and all (repeatable; applied last)',
+      collect,
+    )
     .option('--cluster <name>', "fleet: only this cluster (repeatable); the other clusters' files keep their bytes", collect);
 }
 
@@ -259,6 +269,12 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
     .option('-f, --values <file>', 'a values file of the cluster-api-operator chart (repeatable, later files win)', collect)
     .option('--set <key=value>', "a chart value, Helm's syntax (repeatable, last wins), e.g. infrastructure.docker.version=v1.7.7", collect)
     .option('--set-string <key=value>', 'like --set, but the value stays a string (repeatable; applied after --set)', collect)
+    .option(
+      '--set-json <key=json>',
+      'a chart value from JSON, e.g. infrastructure.docker.manager={"verbosity":2} (repeatable; before --set)',
+      collect,
+    )
+    .option('--set-literal <key=value>', 'a chart value, the rest of the argument as written (repeatable; applied last)', collect)
     .option('-o, --output <file>', 'write the manifest to <file> instead of stdout')
     .option('--quiet', 'print errors only')
     .action(async (flags) => (await operatorCommands()).importHelmValuesCommand(flags));

@@ -10,7 +10,7 @@
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../model/diagnostics.js';
 import { isPlainObject } from '../model/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../model/provider.js';
-import { userValues } from '../kernel/helm-set.js';
+import { userValues, type SetValueKind } from '../kernel/helm-set.js';
 import type { Values } from '../kernel/values.js';
 import { resolvePlainScalar } from '../yaml/scalar.js';
 import { emitYamlDocument } from '../yaml/emit.js';
@@ -19,7 +19,7 @@ export interface HelmValuesInput {
   /** Values files already read, in order (later wins). */
   layers: { source: string; values: Values }[];
   /** `--set` / `--set-string`, in command-line order. */
-  sets: { expression: string; forceString: boolean }[];
+  sets: { expression: string; forceString: boolean; kind?: SetValueKind }[];
 }
 
 export interface ImportedManifest {
