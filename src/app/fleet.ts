@@ -18,6 +18,7 @@ import type { Lockfile } from '../resolve/lock/types.js';
 import { clusterDirectory, CLUSTERS_DIRECTORY, layoutFleet } from '../layout/fleet.js';
 import { readClusterFiles } from '../output/cluster-files.js';
 import { layoutChart, type LayoutName } from '../layout/index.js';
+import { acceptedOnce } from '../resolve/lock/accept-digests.js';
 import {
   clusterApplicationSets,
   fleetApplicationSet,
@@ -134,7 +135,9 @@ export async function resolveFleet(
   const lock = mergeClusterLocks(locks);
   const changes = fleetLockChanges(previous, locks);
   if (options.frozen) assertFleetFrozen(previous, lock, changes, lockFile);
-  return { clusters: fleet.clusters, resolutions, lockFile, lock: { lock, changes }, warnings: fleet.clusters.flatMap((c) => c.warnings) };
+  const accepted = acceptedOnce([...resolutions.values()].flatMap((r) => r.lock.accepted ?? []));
+  const outcome = { lock, changes, ...(options.acceptDigests?.length ? { accepted } : {}) };
+  return { clusters: fleet.clusters, resolutions, lockFile, lock: outcome, warnings: fleet.clusters.flatMap((c) => c.warnings) };
 }
 
 /** A version problem points at the Release's line for that provider; one without a place, at the Release. */

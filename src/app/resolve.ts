@@ -78,6 +78,7 @@ export async function resolveCluster(
     cache: sources.cache,
     offline: sources.offline,
     overrides: options.versionOverrides,
+    acceptDigests: options.acceptDigests,
     shared: context.blobs,
   });
   const decorate = (repository: ProviderRepository, component: Parameters<LockSession['decorate']>[1]) =>

@@ -47,6 +47,8 @@ export interface RenderOptions {
    * throwing them, so the render reports them with its own: every problem in one run.
    */
   collectAll?: boolean;
+  /** `lock --accept-digest`: providers whose re-tagged files are accepted with their new digests. */
+  acceptDigests?: readonly string[];
   /** `--cluster`: render and write only these clusters of a fleet (all when empty). */
   clusters?: string[];
 }

@@ -20,6 +20,7 @@ import type { SecretStrategy } from '../manifest/types.js';
 import { githubMasks, type SecretNeedles } from '../secrets/index.js';
 import type { BUILT_IN_CHARTS } from '../layout/chart/load.js';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { setExpressions, setFlagWords, type SetFlags } from './set-flags.js';
 
 export interface SourceFlags extends OutputFlags {
   file?: string[];
@@ -30,7 +31,7 @@ export interface SourceFlags extends OutputFlags {
   networkDeadline?: string;
 }
 
-export interface RenderFlags extends SourceFlags {
+export interface RenderFlags extends SourceFlags, SetFlags {
   output?: string;
   frozen?: boolean;
   listVariables?: boolean;
@@ -40,8 +41,6 @@ export interface RenderFlags extends SourceFlags {
   envSecret?: string[];
   layout?: LayoutName;
   values?: string[];
-  set?: string[];
-  setString?: string[];
   /** `--cluster`: a fleet's clusters to render (all when none). */
   cluster?: string[];
   /** `render --check`: compare instead of writing. */
@@ -237,10 +236,7 @@ export function renderFlagsOptions(flags: RenderFlags, progress: ProgressReporte
     frozen: flags.frozen,
     layout: flags.layout,
     valuesFiles: flags.values,
-    set: [
-      ...(flags.set ?? []).map((expression) => ({ expression, forceString: false })),
-      ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true })),
-    ],
+    set: setExpressions(flags),
     outputDir: path.resolve(flags.output!),
     command: regenerateCommand(flags),
     ...extra,
@@ -278,8 +274,7 @@ export function regenerateCommand(flags: RenderFlags): string {
   for (const v of flags.secretFile ?? []) words.push('--secret-file', relativePath(v));
   for (const v of flags.envSecret ?? []) words.push('--env-secret', v);
   for (const v of flags.values ?? []) words.push('--values', relativePath(v));
-  for (const v of flags.set ?? []) words.push('--set', v);
-  for (const v of flags.setString ?? []) words.push('--set-string', v);
+  words.push(...setFlagWords(flags));
   return words.map(shellWord).join(' ');
 }
 
@@ -308,18 +303,24 @@ export async function chartShowCommand(name: (typeof BUILT_IN_CHARTS)[number], f
   for (const [file, text] of files) process.stdout.write(`# Source: ${name}/${file}\n${text}${text.endsWith('\n') ? '' : '\n'}`);
 }
 
-export async function lockCommand(flags: SourceFlags): Promise<void> {
+export async function lockCommand(flags: SourceFlags & { acceptDigest?: string[] }): Promise<void> {
   const out = new Output(flags);
-  const resolution = await withProgress(flags, (progress) => lock(renderOptions(flags, progress)));
+  const acceptDigests = flags.acceptDigest;
+  const resolution = await withProgress(flags, (progress) => lock(renderOptions(flags, progress, acceptDigests ? { acceptDigests } : {})));
   if (resolution.fleet) for (const [name, r] of resolution.resolutions) printResolution(r, out, `${name}: `);
   else printResolution(resolution, out);
+  // both digests in full: what the reviewer of the lockfile change compares
+  const accepted = resolution.lock.accepted ?? [];
+  for (const a of accepted) out.line(`accepted ${a.label} ${a.version} ${a.file} from ${a.url}: sha256 ${a.from} → ${a.to}`);
+  if (acceptDigests?.length && accepted.length === 0)
+    out.line(`--accept-digest: the files of ${acceptDigests.join(', ')} match the lockfile; nothing to accept`);
   const lockfile = lockReport(resolution, resolution.lockWritten, out);
   if (resolution.lock.changes.length === 0) out.line('the lockfile is up to date');
   if (out.json) {
     const resolved = resolution.fleet
       ? { clusters: [...resolution.resolutions].map(([name, r]) => ({ name, ...resolutionJson(r) })) }
       : resolutionJson(resolution);
-    out.document('lock', { ...resolved, lockfile });
+    out.document('lock', { ...resolved, lockfile, ...(acceptDigests ? { acceptedDigests: accepted } : {}) });
   }
 }
 

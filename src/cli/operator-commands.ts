@@ -4,6 +4,7 @@ import { convertManifestFiles } from '../manifest/convert-documents.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { importHelmValues } from '../manifest/import-helm-values.js';
 import { readValuesFile } from '../layout/chart/index.js';
+import { setExpressions, type SetFlags } from './set-flags.js';
 
 export async function convertCommand(flags: { file?: string[]; inPlace?: boolean; quiet?: boolean }): Promise<void> {
   const files = await convertManifestFiles(flags.file ?? []);
@@ -30,19 +31,16 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
   });
 }
 
-export async function importHelmValuesCommand(flags: {
-  values?: string[];
-  set?: string[];
-  setString?: string[];
-  output?: string;
-  quiet?: boolean;
-}): Promise<void> {
+export async function importHelmValuesCommand(
+  flags: SetFlags & {
+    values?: string[];
+    output?: string;
+    quiet?: boolean;
+  },
+): Promise<void> {
   const layers = [];
   for (const file of flags.values ?? []) layers.push(await readValuesFile(file));
-  const sets = [
-    ...(flags.set ?? []).map((expression) => ({ expression, forceString: false })),
-    ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true })),
-  ];
+  const sets = setExpressions(flags);
   const { text, warnings } = importHelmValues({ layers, sets });
   if (!flags.quiet) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   if (flags.output) {

@@ -64,6 +64,16 @@ function withRenderFlags(command: Command): Command {
     .option('--values <file>', 'chart values file for the argocd/flux wiring (repeatable, later files win)', collect)
     .option('--set <key=value>', "set a chart value, Helm's syntax: a.b=c, list[0]=x, list={a,b} (repeatable, last wins)", collect)
     .option('--set-string <key=value>', 'like --set, but every value stays a string (repeatable; applied after --set)', collect)
+    .option(
+      '--set-json <key=json>',
+      'set a chart value from JSON: a.b=[1,{"c":2}], or a JSON object (repeatable; applied before --set)',
+      collect,
+    )
+    .option(
+      '--set-literal <key=value>',
+      'set a chart value to the rest of the argument as written, commas and all (repeatable; applied last)',
+      collect,
+    )
     .option('--cluster <name>', "fleet: only this cluster (repeatable); the other clusters' files keep their bytes", collect);
 }
 
@@ -156,6 +166,7 @@ export function buildProgram(): Command {
     .option('--from <dir>', 'compare two rendered directories: the old one')
     .option('--to <dir>', 'compare two rendered directories: the new one')
     .option('--frozen', 'fail if the lockfile would change')
+    .option('--detailed-exitcode', "exit 2 when an object was added, removed or changed, 0 when none, 1 on any error (helm-diff's codes)")
     .addOption(
       new Option(
         '--format <format>',
@@ -170,6 +181,7 @@ export function buildProgram(): Command {
       'capi-gitops diff -f management-cluster/ -o clusters/mgmt',
       'capi-gitops diff -f management-cluster/ -o clusters/mgmt --base origin/main --format markdown',
       'capi-gitops diff --from old-output --to clusters/mgmt --format json',
+      'capi-gitops diff -f management-cluster/ -o clusters/mgmt --base origin/main --detailed-exitcode   # 2: something changed',
     ],
     environment: [...RENDER_ENVIRONMENT, 'GITHUB_STEP_SUMMARY'],
   });
@@ -188,10 +200,19 @@ export function buildProgram(): Command {
 
   withHelp(
     withSourceFlags(program.command('lock').description('resolve every provider and write the lockfile, without rendering'))
+      .option(
+        '--accept-digest <provider>',
+        "accept a re-tagged release's new files for this provider only (label or namespace/label; repeatable), after comparing them",
+        collect,
+      )
       .option(...JSON_FLAG)
       .action(async (flags) => (await commands()).lockCommand(flags)),
     {
-      examples: ['capi-gitops lock -f management-cluster/', 'capi-gitops lock -f management-cluster/ --json'],
+      examples: [
+        'capi-gitops lock -f management-cluster/',
+        'capi-gitops lock -f management-cluster/ --json',
+        'capi-gitops lock -f management-cluster/ --accept-digest cluster-api   # the release was re-tagged; its new files are right',
+      ],
       environment: SOURCE_ENVIRONMENT,
     },
   );
@@ -244,6 +265,12 @@ export function buildProgram(): Command {
     .option('-f, --values <file>', 'a values file of the cluster-api-operator chart (repeatable, later files win)', collect)
     .option('--set <key=value>', "a chart value, Helm's syntax (repeatable, last wins), e.g. infrastructure.docker.version=v1.7.7", collect)
     .option('--set-string <key=value>', 'like --set, but the value stays a string (repeatable; applied after --set)', collect)
+    .option(
+      '--set-json <key=json>',
+      'a chart value from JSON, e.g. infrastructure.docker.manager={"verbosity":2} (repeatable; before --set)',
+      collect,
+    )
+    .option('--set-literal <key=value>', 'a chart value, the rest of the argument as written (repeatable; applied last)', collect)
     .option('-o, --output <file>', 'write the manifest to <file> instead of stdout')
     .option('--quiet', 'print errors only')
     .action(async (flags) => (await operatorCommands()).importHelmValuesCommand(flags));
@@ -292,8 +319,10 @@ export async function main(argv: string[]): Promise<number> {
   program.hook('preAction', (_root, action) => {
     invoked = { name: action.name(), flags: action.opts() };
   });
-  const jsonRequested = () =>
-    invoked?.flags.json ?? argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
+  const flagArguments = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
+  const jsonRequested = () => invoked?.flags.json ?? flagArguments.includes('--json');
+  // under diff --detailed-exitcode, 2 says "changes": a usage error is 1 there, as in helm-diff
+  const usageExit = () => (flagArguments[0] === 'diff' && flagArguments.includes('--detailed-exitcode') ? EXIT_FAILED : EXIT_USAGE);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT_OK;
@@ -302,13 +331,13 @@ export async function main(argv: string[]): Promise<number> {
       // help and version "errors" are successful exits
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT_OK;
       if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', [], err.message.replace(/^error: /, '')));
-      return EXIT_USAGE;
+      return usageExit();
     }
     if (err instanceof ExitStatus) return err.code;
     if (err instanceof UsageError) {
       printError(`error: ${err.message}\n(run with --help for usage)`);
       if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', [], err.message));
-      return EXIT_USAGE;
+      return usageExit();
     }
     const systemError = systemErrorDiagnostic(err);
     if (err instanceof CapiGitopsError || systemError) {

@@ -31,6 +31,8 @@ export interface DiffFlags extends RenderFlags {
   from?: string;
   to?: string;
   format?: DiffFormat;
+  /** helm-diff's `--detailed-exitcode`: exit 2 when an object changed. */
+  detailedExitcode?: boolean;
 }
 
 /** In GitHub Actions, validation errors also become `::error file=…,line=…::` annotations. */
@@ -142,4 +144,5 @@ export async function diffCommand(flags: DiffFlags): Promise<void> {
   else process.stdout.write(formatText(report, { colour: process.stdout.isTTY === true && !process.env.NO_COLOR }));
   if (inGitHubActions()) for (const line of reviewAnnotations(report, flags.output ?? flags.to)) process.stderr.write(line + '\n');
   await appendStepSummary(markdown());
+  if (flags.detailedExitcode && report.components.length > 0) throw new ExitStatus(2);
 }

@@ -40,6 +40,64 @@ class Reader {
   get done(): boolean {
     return this.position >= this.runes.length;
   }
+  /** Up to one of `stop`, with no escapes (literal_parser.go runesUntilLiteral). */
+  until(stop: string): { text: string; last: string | undefined } {
+    let text = '';
+    for (let r = this.read(); r !== undefined; r = this.read()) {
+      if (stop.includes(r)) return { text, last: r };
+      text += r;
+    }
+    return { text, last: undefined };
+  }
+  /**
+   * One JSON value (strvals ParseJSON: Go's json.Decoder reads one value, then blanks and a comma
+   * are skipped); nothing but blanks up to a comma or the end is null.
+   */
+  json(): { value: unknown; error?: string } {
+    const skipBlanks = () => {
+      while (!this.done && /\s/u.test(this.runes[this.position]!)) this.position++;
+    };
+    skipBlanks();
+    if (this.done || this.runes[this.position] === ',') {
+      this.position++;
+      return { value: null };
+    }
+    const start = this.position;
+    const end = jsonValueEnd(this.runes, start);
+    const text = this.runes.slice(start, end).join('');
+    this.position = end;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return { value: undefined, error: `${JSON.stringify(text)} is not a JSON value` };
+    }
+    skipBlanks();
+    if (this.runes[this.position] === ',') this.position++;
+    return { value };
+  }
+}
+
+/** Where the JSON value starting at `start` ends: a string, a bracketed value, or a bare token. */
+function jsonValueEnd(runes: readonly string[], start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < runes.length; i++) {
+    const r = runes[i]!;
+    if (inString) {
+      if (r === '\\') i++;
+      else if (r === '"') {
+        inString = false;
+        if (depth === 0) return i + 1;
+      }
+    } else if (r === '"') inString = true;
+    else if (r === '{' || r === '[') depth++;
+    else if (r === '}' || r === ']') {
+      depth--;
+      if (depth <= 0) return i + 1;
+    } else if (depth === 0 && /[\s,]/u.test(r)) return i;
+  }
+  return runes.length;
 }
 
 /** Reads up to one of `stop`; a backslash takes the next character literally. */
@@ -74,14 +132,36 @@ export function inferHelmType(text: string, forceString: boolean): unknown {
   return text;
 }
 
+/**
+ * `--set-json` (strvals ParseJSON: a value is JSON, an empty one null) and `--set-literal`
+ * (literal_parser.go: the key ends at `=`, `[` or `.`, no escapes; the value is the rest of the
+ * expression, a string as written).
+ */
+export type SetValueKind = 'json' | 'literal';
+
 class SetParser {
   private readonly reader: Reader;
   private ended = false;
   constructor(
     private readonly expression: string,
     private readonly forceString: boolean,
+    private readonly kind?: SetValueKind,
   ) {
     this.reader = new Reader(expression);
+  }
+
+  /** A key up to one of `stop`; --set-literal keys take no `,` stop and no escapes. */
+  private keyUntil(stop: string): { text: string; last: string | undefined } {
+    return this.kind === 'literal' ? this.reader.until(stop.replace(',', '')) : runesUntil(this.reader, stop);
+  }
+
+  /** The value after `=` for --set-json and --set-literal; undefined for --set and --set-string. */
+  private kindValue(): { value: unknown } | undefined {
+    if (this.kind === 'literal') return { value: this.reader.until('').text };
+    if (this.kind !== 'json') return undefined;
+    const { value, error } = this.reader.json();
+    if (error !== undefined) this.fail(error);
+    return { value };
   }
 
   private fail(reason: string): never {
@@ -104,7 +184,7 @@ class SetParser {
   }
 
   private key(data: Values, level: number): void {
-    const { text: k, last } = runesUntil(this.reader, '=[,.');
+    const { text: k, last } = this.keyUntil('=[,.');
     if (last === undefined) {
       if (k.length === 0) throw new EndOfInput();
       this.fail(`key ${JSON.stringify(k)} has no value`);
@@ -118,6 +198,11 @@ class SetParser {
       return;
     }
     if (last === '=') {
+      const special = this.kindValue();
+      if (special) {
+        set(data, k, special.value);
+        return;
+      }
       const list = this.valueList();
       if (list !== undefined) {
         set(data, k, list);
@@ -142,7 +227,7 @@ class SetParser {
   }
 
   private keyIndex(): number {
-    const { text, last } = runesUntil(this.reader, ']');
+    const { text, last } = this.keyUntil(']');
     if (last === undefined) this.fail('error parsing index: missing "]"');
     if (!/^[+-]?[0-9]+$/.test(text)) this.fail(`error parsing index: ${JSON.stringify(text)} is not an integer`);
     const index = Number(text);
@@ -152,7 +237,7 @@ class SetParser {
   }
 
   private listItem(list: unknown[], index: number, level: number): unknown[] {
-    const { text, last } = runesUntil(this.reader, '[.=');
+    const { text, last } = this.keyUntil('[.=');
     if (text.length > 0) this.fail(`unexpected data at end of array index: ${JSON.stringify(text)}`);
     if (last === undefined) {
       // `a[0]` with nothing after it: Helm keeps the list as it is and stops parsing
@@ -160,6 +245,8 @@ class SetParser {
       return list;
     }
     if (last === '=') {
+      const special = this.kindValue();
+      if (special) return setIndex(list, index, special.value);
       const values = this.valueList();
       return setIndex(list, index, values !== undefined ? values : this.typed(this.value()));
     }
@@ -218,8 +305,8 @@ function setIndex(list: unknown[], index: number, value: unknown): unknown[] {
  * Applies one `--set` (or, with `forceString`, `--set-string`) expression to `values` in place,
  * as helm strvals.ParseInto does. Throws SetSyntaxError with Helm's reason.
  */
-export function applySetExpression(values: Values, expression: string, forceString = false): void {
-  new SetParser(expression, forceString).parseInto(values);
+export function applySetExpression(values: Values, expression: string, forceString = false, kind?: SetValueKind): void {
+  new SetParser(expression, forceString, kind).parseInto(values);
 }
 
 /** A fresh map from one expression (strvals.Parse / ParseString). */
@@ -241,19 +328,43 @@ export interface SetAdvice {
  */
 export function userValues(
   layers: readonly { values: Values }[],
-  sets: readonly { expression: string; forceString: boolean }[],
+  sets: readonly { expression: string; forceString: boolean; kind?: SetValueKind }[],
   advice: (expression: string) => SetAdvice,
 ): Values {
-  const values = layers.reduce<Values>((acc, layer) => mergeUserValues(acc, layer.values), {});
+  let values = layers.reduce<Values>((acc, layer) => mergeUserValues(acc, layer.values), {});
   const problems: Diagnostic[] = [];
   for (const set of sets) {
+    const flag = set.kind ? `--set-${set.kind}` : set.forceString ? '--set-string' : '--set';
     try {
-      applySetExpression(values, set.expression, set.forceString);
+      const object = set.kind === 'json' ? jsonObjectForm(set.expression) : undefined;
+      if (object) values = mergeUserValues(values, object);
+      else applySetExpression(values, set.expression, set.forceString, set.kind);
     } catch (err) {
       if (!(err instanceof SetSyntaxError)) throw err;
-      problems.push({ message: err.message, path: set.forceString ? '--set-string' : '--set', ...advice(set.expression) });
+      problems.push({
+        message: err.message.replace(/^cannot parse --set /, `cannot parse ${flag} `),
+        path: flag,
+        ...advice(set.expression),
+      });
     }
   }
   if (problems.length > 0) throw new CapiGitopsError(problems);
   return values;
+}
+
+/**
+ * `--set-json '{"a":{"b":1}}'`: a whole JSON object, merged like a values file (helm
+ * pkg/cli/values/options.go MergeValues, from Helm 3.17); undefined for the `key=json` form.
+ */
+function jsonObjectForm(expression: string): Values | undefined {
+  const trimmed = expression.trim();
+  if (!trimmed.startsWith('{')) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(trimmed);
+  } catch {
+    throw new SetSyntaxError(expression, 'the value starts with { but is not a JSON object');
+  }
+  if (!isValuesMap(parsed)) throw new SetSyntaxError(expression, 'the value starts with { but is not a JSON object');
+  return parsed;
 }

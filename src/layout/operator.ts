@@ -170,6 +170,8 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
       operatorNamespace: input.operator.namespace,
       wiringDirectory: wired?.wiringDirectory,
       wiringTool: wired ? { argocd: 'Argo CD', flux: 'Flux' }[wired.name] : undefined,
+      // Argo CD knows the health of neither Applications nor provider objects without argocd-cm's checks
+      argocdHealth: wired?.name === 'argocd' ? { namespace: argocdNamespace(input.wiring!.values) } : undefined,
       certManager: input.certManager ? { directory: CERT_MANAGER_DIRECTORY, version: input.certManager.version } : undefined,
       providers: input.providers.map((p) => ({
         kind: p.kind,
@@ -184,6 +186,11 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
     }),
   );
   return new Map([...files].sort(([a], [b]) => compareStrings(a, b)));
+}
+
+/** Where Argo CD runs, for the argocd-cm patch: the chart's `namespace` value (the Applications' namespace). */
+function argocdNamespace(values: Values): string {
+  return typeof values.namespace === 'string' && values.namespace !== '' ? values.namespace : 'argocd';
 }
 
 /**

@@ -10,8 +10,8 @@
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../core/provider.js';
-import { userValues } from '../core/helm-set.js';
 import type { Values } from '../core/values.js';
+import { userValues, type SetValueKind } from '../core/helm-set.js';
 import { resolvePlainScalar } from '../yaml/scalar.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 
@@ -19,7 +19,7 @@ export interface HelmValuesInput {
   /** Values files already read, in order (later wins). */
   layers: { source: string; values: Values }[];
   /** `--set` / `--set-string`, in command-line order. */
-  sets: { expression: string; forceString: boolean }[];
+  sets: { expression: string; forceString: boolean; kind?: SetValueKind }[];
 }
 
 export interface ImportedManifest {

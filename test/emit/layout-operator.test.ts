@@ -245,10 +245,17 @@ test('operator.wiring argocd: one Application per directory in order (cert-manag
     assert.match((parse(text) as Obj).metadata.annotations?.['argocd.argoproj.io/sync-options'] ?? '', /ServerSideApply=true/, file);
   }
   assert.match(tree.get('README.md')!, /Argo CD objects\s+that sync the directories below, in order, are in `argocd\/`/);
+  // the health checks Argo CD needs to wait for the Applications and the providers
+  assert.match(tree.get('README.md')!, /--patch-file capi-gitops-argocd\/files\/argocd-cm-application-health\.yaml/);
+  assert.match(
+    tree.get('README.md')!,
+    /kubectl -n argocd patch configmap argocd-cm --type merge \\\n\s+--patch-file capi-gitops-argocd\/files\/argocd-cm-operator-provider-health\.yaml/,
+  );
 });
 
 test('operator.wiring flux: Kustomizations that depend on the one before (operator after cert-manager, providers after the operator), valid against the Flux CRDs (fluxcd kustomize-controller dependsOn)', async () => {
   const tree = await renderWired('flux');
+  assert.doesNotMatch(tree.get('README.md')!, /argocd-cm/);
   const objects = wiringObjects(tree, 'flux');
   for (const object of objects) assert.deepEqual(wiringProblems(object), [], `${object.kind} ${object.metadata.name}`);
   const kustomizations = objects.filter((o) => o.kind === 'Kustomization' && o.metadata.labels?.['capi-gitops.dev/component']);

@@ -121,7 +121,10 @@ test('a file whose digest differs from the lock is a hard failure naming both di
         `cluster-api v1\\.12\\.0: metadata\\.yaml from repo/cluster-api/v1\\.12\\.0/metadata\\.yaml has sha256 ${actual}, but the lockfile recorded sha256 ${file.sha256}; the release was probably re-tagged`,
       ),
       (error) => {
-        assert.match(error.diagnostics[0].hint ?? '', /run `capi-gitops lock` to accept it/);
+        assert.match(
+          error.diagnostics[0].hint ?? '',
+          /accept it for this component only with `capi-gitops lock --accept-digest cluster-api`/,
+        );
       },
     ),
   );

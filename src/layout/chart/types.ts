@@ -1,5 +1,6 @@
 import type { KObject } from '../../core/kobject.js';
 import type { Values } from '../../core/values.js';
+import type { SetValueKind } from '../../core/helm-set.js';
 import type { ChartCompilers } from './compilers.js';
 
 /** The built-in charts' names. */
@@ -63,6 +64,8 @@ export interface ValuesLayer {
 export interface SetExpression {
   expression: string;
   forceString: boolean;
+  /** `--set-json` or `--set-literal` (kernel/helm-set.ts). */
+  kind?: SetValueKind;
 }
 
 /** What the chart is told about one component of the output: data, never code. */

@@ -18,6 +18,7 @@ import { assertFrozen, diffLockfiles, type LockChange } from './diff.js';
 import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider, lockSatisfies } from './request.js';
 import { findLockEntry, type LockEntry, type Lockfile } from './types.js';
 import { verifyLockedArtifacts } from './verify.js';
+import { acceptDigests, acceptNameProblems, namesComponent, type AcceptedDigest } from './accept-digests.js';
 
 export interface LockSessionOptions {
   /** The lock read from disk, if any. */
@@ -33,6 +34,8 @@ export interface LockSessionOptions {
   operator?: boolean;
   /** Shared by the sessions of a fleet's clusters: each cached file read, checked and decoded once, each download stored once. */
   shared?: SharedBlobs;
+  /** `lock --accept-digest`: components (label or namespace/label) whose re-tagged files are accepted (accept-digests.ts). */
+  acceptDigests?: readonly string[];
 }
 
 export interface SharedBlobs {
@@ -52,6 +55,8 @@ export const OPERATOR_OVERRIDE_KEY = 'Operator';
 export interface LockOutcome {
   lock: Lockfile;
   changes: LockChange[];
+  /** Files whose new digest `--accept-digest` recorded. */
+  accepted?: AcceptedDigest[];
 }
 
 export class LockSession {
@@ -102,6 +107,8 @@ export class LockSession {
           ? this.operatorPin
           : this.pins.get(componentKey({ kind: component.kind, name: component.name, namespace: component.namespace ?? '' }));
     const { cache, offline, shared } = this.options;
+    // a digest to accept is the release's current one: never the cached bytes of the old
+    const accepting = entry !== undefined && namesComponent(this.options.acceptDigests ?? [], entry);
     // Local files and ConfigMaps are read where they are; only network downloads are cached.
     const remote = repository.sourceType !== 'local' && repository.sourceType !== 'configmap';
     return {
@@ -112,7 +119,7 @@ export class LockSession {
       listVersions: () => repository.listVersions(),
       async getFile(version: string, fileName: string): Promise<Artifact> {
         const locked = entry?.version === version ? entry.files.find((f) => f.name === fileName) : undefined;
-        if (locked && cache) {
+        if (locked && cache && !accepting) {
           const read = async (): Promise<Artifact | undefined> => {
             const bytes = await cache.getBlob(locked.sha256);
             return bytes && { name: fileName, text: decodeUtf8(bytes, locked.url), sha256: locked.sha256, url: locked.url };
@@ -151,11 +158,19 @@ export class LockSession {
   ): LockOutcome {
     const bag = new DiagnosticBag();
     const entries: LockEntry[] = [];
+    const accepted: AcceptedDigest[] = [];
+    const names = this.options.acceptDigests ?? [];
+    // the pin, with the digests --accept-digest takes from the files fetched
+    const pinned = (pin: LockEntry, artifacts: Pick<Artifact, 'name' | 'sha256' | 'url'>[]): LockEntry => {
+      const result = namesComponent(names, pin) ? acceptDigests(pin, artifacts) : { entry: pin, accepted: [] };
+      accepted.push(...result.accepted);
+      verify(bag, result.entry, artifacts);
+      return result.entry;
+    };
     for (const resolved of providers) {
       const pin = this.options.overrides?.has(componentKey(resolved)) ? undefined : this.pins.get(componentKey(resolved));
       if (pin) {
-        verify(bag, pin, [resolved.metadata, resolved.components]);
-        entries.push(pin);
+        entries.push(pinned(pin, [resolved.metadata, resolved.components]));
       } else {
         entries.push(lockEntryForProvider(resolved, this.options.registry, this.lockDir));
       }
@@ -163,8 +178,7 @@ export class LockSession {
     if (certManager) {
       const pin = this.certManagerPin;
       if (pin && pin.version === certManager.version) {
-        verify(bag, pin, [certManager.components]);
-        entries.push(pin);
+        entries.push(pinned(pin, [certManager.components]));
       } else {
         entries.push(lockEntryForCertManager(certManager, this.manifest.config, this.lockDir));
       }
@@ -172,16 +186,16 @@ export class LockSession {
     if (operator) {
       const pin = this.operatorPin;
       if (pin && pin.version === operator.version) {
-        verify(bag, pin, [operator.components]);
-        entries.push(pin);
+        entries.push(pinned(pin, [operator.components]));
       } else {
         entries.push(lockEntryForOperator(operator, this.manifest.config, this.lockDir));
       }
     }
+    acceptNameProblems(names, entries).forEach((d) => bag.add(d));
     bag.throwIfAny();
     const lock = buildLockfile(entries);
     if (frozen) assertFrozen(this.options.previous, lock, this.options.file);
-    return { lock, changes: diffLockfiles(this.options.previous, lock) };
+    return { lock, changes: diffLockfiles(this.options.previous, lock), ...(names.length > 0 ? { accepted } : {}) };
   }
 }
 

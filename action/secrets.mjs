@@ -1,0 +1,53 @@
+/**
+ * The Action's `secrets` input: one variable a line, `NAME=value` (the value is the rest of the
+ * line, as written: no quotes needed or removed), or `NAME` alone to take the value from the
+ * environment (the step's `env:`, for a value that spans lines). Each becomes `--env-secret NAME`
+ * with the value in the CLI's environment, never on its command line, and is masked in the log
+ * first.
+ */
+export class SecretsInputError extends Error {}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The runner masks line by line; lines this short would blank out ordinary words in the log. */
+const MINIMUM_MASKED_LENGTH = 4;
+
+/** actions/toolkit packages/core/src/command.ts escapeData: a workflow command's data. */
+export function escapeData(text) {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/**
+ * `{ variables: Map<name, value>, problems: string[] }`; a problem names the line and the
+ * variable, never the value.
+ */
+export function parseSecrets(text, env) {
+  const variables = new Map();
+  const problems = [];
+  text.split('\n').forEach((raw, index) => {
+    const line = raw.replace(/\r$/, '');
+    if (line.trim() === '' || line.trimStart().startsWith('#')) return;
+    const equals = line.indexOf('=');
+    const name = (equals < 0 ? line : line.slice(0, equals)).trim();
+    if (!NAME.test(name)) {
+      problems.push(
+        `secrets, line ${index + 1}: expected NAME=value or NAME (letters, digits and _, not starting with a digit); the line is not shown`,
+      );
+      return;
+    }
+    if (equals >= 0) variables.set(name, line.slice(equals + 1));
+    else if (env[name] !== undefined) variables.set(name, env[name]);
+    else problems.push(`secrets, line ${index + 1}: ${name} is not in the environment; set it in the step's env: or write ${name}=value`);
+  });
+  return { variables, problems };
+}
+
+/** `::add-mask::` for each value, and for each line of a value that spans lines (the runner matches within a line). */
+export function maskCommands(variables) {
+  const masks = new Set();
+  for (const value of variables.values()) {
+    if (value.length >= MINIMUM_MASKED_LENGTH) masks.add(value);
+    for (const line of value.split(/\r?\n/)) if (line.length >= MINIMUM_MASKED_LENGTH) masks.add(line);
+  }
+  return [...masks].map((value) => `::add-mask::${escapeData(value)}`);
+}

@@ -1,0 +1,75 @@
+/**
+ * `capi-gitops lock --accept-digest <provider>`: a release re-tagged upstream (its files replaced
+ * under the same version) fails every run against the lock. This accepts the new bytes for the
+ * named components only, after the user compared them: their files are fetched anew (never served
+ * from the cache by the old digest), and each file whose sha256 differs is recorded with the new
+ * one. Everything else is checked as before, and `render --frozen` still fails until the lockfile
+ * holding the accepted digest is committed.
+ */
+import type { Diagnostic } from '../../core/diagnostics.js';
+import { lockEntryLabel, type LockEntry, type LockIdentity } from './types.js';
+
+/** One accepted file: what the lock said and what the release serves now. */
+export interface AcceptedDigest {
+  /** The component, as `--accept-digest` names it (`cluster-api`, `cert-manager`). */
+  label: string;
+  version: string;
+  file: string;
+  url: string;
+  /** The sha256 the lockfile recorded. */
+  from: string;
+  /** The sha256 of the file the release serves now. */
+  to: string;
+}
+
+/** Whether `names` (labels, or namespace/label) name the component. */
+export function namesComponent(names: readonly string[], component: Pick<LockIdentity, 'kind' | 'name' | 'namespace'>): boolean {
+  const label = lockEntryLabel(component);
+  return names.some((name) => name === label || name === `${component.namespace}/${label}`);
+}
+
+/** A name that matches no component of the run, or more than one. */
+export function acceptNameProblems(names: readonly string[], components: readonly LockIdentity[]): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  for (const name of names) {
+    const found = components.filter((component) => namesComponent([name], component));
+    if (found.length === 0)
+      problems.push({
+        message: `--accept-digest ${name}: no component of the manifest has this name`,
+        expected: `one of ${[...new Set(components.map(lockEntryLabel))].join(', ')}`,
+        hint: 'name the provider as the error about its digest does, e.g. --accept-digest cluster-api',
+      });
+    else if (found.length > 1)
+      problems.push({
+        message: `--accept-digest ${name}: names ${found.length} components`,
+        hint: `use namespace/label: ${found.map((c) => `${c.namespace}/${lockEntryLabel(c)}`).join(', ')}`,
+      });
+  }
+  return problems;
+}
+
+/**
+ * The pin with the digests of `artifacts` for the files whose sha256 differs, and what was
+ * accepted; files the lock does not list are left to the usual check.
+ */
+export function acceptDigests(
+  pin: LockEntry,
+  artifacts: readonly { name: string; sha256: string }[],
+): { entry: LockEntry; accepted: AcceptedDigest[] } {
+  const accepted: AcceptedDigest[] = [];
+  const files = pin.files.map((file) => {
+    const fetched = artifacts.find((artifact) => artifact.name === file.name);
+    if (fetched === undefined || fetched.sha256.toLowerCase() === file.sha256.toLowerCase()) return file;
+    const to = fetched.sha256.toLowerCase();
+    accepted.push({ label: lockEntryLabel(pin), version: pin.version, file: file.name, url: file.url, from: file.sha256, to });
+    return { ...file, sha256: to };
+  });
+  return { entry: accepted.length > 0 ? { ...pin, files } : pin, accepted };
+}
+
+/** A fleet's clusters share components: each accepted file once. */
+export function acceptedOnce(accepted: readonly AcceptedDigest[]): AcceptedDigest[] {
+  const seen = new Map<string, AcceptedDigest>();
+  for (const a of accepted) seen.set(`${a.label}\0${a.version}\0${a.file}\0${a.to}`, a);
+  return [...seen.values()];
+}

@@ -1,0 +1,200 @@
+/**
+ * A re-tagged release (its files replaced under the same version) has a way forward:
+ * `capi-gitops lock --accept-digest <provider>` records the new digests of that provider's files
+ * only, printing both, and `render --frozen` fails until the new lockfile is there.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { acceptDigests, acceptNameProblems, namesComponent } from '../../src/resolve/lock/accept-digests.js';
+import type { LockEntry } from '../../src/resolve/lock/types.js';
+import { assertNoStackTrace, CLI, exampleCopy, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { corpusReleases, FakeGitHub } from '../helpers/fake-github.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+
+const OLD = 'a'.repeat(64);
+const NEW = 'b'.repeat(64);
+
+const pin: LockEntry = {
+  kind: 'CoreProvider',
+  name: 'cluster-api',
+  namespace: 'capi-system',
+  requestedVersion: 'v1.12.0',
+  version: 'v1.12.0',
+  contract: 'v1beta2',
+  source: { type: 'registry', url: 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml' },
+  files: [
+    { name: 'core-components.yaml', url: 'https://example.invalid/core-components.yaml', sha256: OLD },
+    { name: 'metadata.yaml', url: 'https://example.invalid/metadata.yaml', sha256: 'c'.repeat(64) },
+  ],
+};
+
+test('acceptDigests takes the new sha256 of the files that changed, keeps the rest of the pin, and says what it accepted', () => {
+  const { entry, accepted } = acceptDigests(pin, [
+    { name: 'core-components.yaml', sha256: NEW.toUpperCase() },
+    { name: 'metadata.yaml', sha256: 'c'.repeat(64) },
+  ]);
+  assert.deepEqual(entry, { ...pin, files: [{ ...pin.files[0]!, sha256: NEW }, pin.files[1]!] });
+  assert.deepEqual(accepted, [
+    { label: 'cluster-api', version: 'v1.12.0', file: 'core-components.yaml', url: pin.files[0]!.url, from: OLD, to: NEW },
+  ]);
+  const same = acceptDigests(pin, [{ name: 'core-components.yaml', sha256: OLD }]);
+  assert.equal(same.entry, pin);
+  assert.deepEqual(same.accepted, []);
+});
+
+test('--accept-digest names a component by label or namespace/label; an unknown or ambiguous name is a problem naming the choices', () => {
+  const kubeadm = (namespace: string) => ({ kind: 'BootstrapProvider' as const, name: 'kubeadm', namespace });
+  assert.ok(namesComponent(['cluster-api'], pin));
+  assert.ok(namesComponent(['capi-system/cluster-api'], pin));
+  assert.ok(!namesComponent(['other/cluster-api', 'core-cluster-api'], pin));
+  assert.ok(namesComponent(['cert-manager'], { kind: 'CertManager', name: 'cert-manager', namespace: 'cert-manager' }));
+  const problems = acceptNameProblems(
+    ['bootstrap-kubeadm', 'capi-kubeadm/bootstrap-kubeadm', 'infrastructure-aws'],
+    [pin, kubeadm('a'), kubeadm('capi-kubeadm')],
+  );
+  assert.deepEqual(
+    problems.map((p) => [p.message, p.expected ?? p.hint]),
+    [
+      ['--accept-digest bootstrap-kubeadm: names 2 components', 'use namespace/label: a/bootstrap-kubeadm, capi-kubeadm/bootstrap-kubeadm'],
+      ['--accept-digest infrastructure-aws: no component of the manifest has this name', 'one of cluster-api, bootstrap-kubeadm'],
+    ],
+  );
+});
+
+test('a re-tagged local release: render, lock and render --frozen fail with a hint naming `lock --accept-digest`; it accepts the named provider only, printing both digests', () => {
+  const dir = exampleCopy();
+  const run = (...args: string[]) => runCli(args, { cwd: dir });
+  const lockFile = path.join(dir, 'management-cluster', 'capi-gitops.lock.yaml');
+  const lockBefore = readFileSync(lockFile, 'utf8');
+  const digestOf = (lock: string, file: string) => new RegExp(`/${file}\\n\\s+sha256: ([0-9a-f]{64})`).exec(lock)![1]!;
+  const core = 'repository/cluster-api/v0.2.0/core-components.yaml';
+  const bootstrap = 'repository/bootstrap-example/v0.2.0/bootstrap-components.yaml';
+  appendFileSync(path.join(dir, core), '# re-tagged\n');
+  appendFileSync(path.join(dir, bootstrap), '# re-tagged too\n');
+
+  const hint = /hint: .*accept it for this component only with `capi-gitops lock -f management-cluster --accept-digest cluster-api`/;
+  for (const args of [
+    ['render', '-f', 'management-cluster', '-o', 'out'],
+    ['render', '-f', 'management-cluster', '-o', 'out', '--frozen'],
+    ['lock', '-f', 'management-cluster'],
+  ]) {
+    const failed = run(...args);
+    assert.equal(failed.code, 1, args.join(' '));
+    assertNoStackTrace(failed);
+    assert.match(
+      failed.stderr,
+      /cluster-api v0\.2\.0: core-components\.yaml from .* has sha256 [0-9a-f]{64}, but the lockfile recorded sha256/,
+    );
+    assert.match(failed.stderr, hint);
+    assert.match(failed.stderr, /--accept-digest bootstrap-example`/);
+  }
+  assert.equal(readFileSync(lockFile, 'utf8'), lockBefore);
+
+  const unknown = run('lock', '-f', 'management-cluster', '--accept-digest', 'core');
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /--accept-digest core: no component of the manifest has this name\n\s+expected: one of cluster-api, /);
+
+  // accepting one provider leaves the other failing, and writes nothing
+  const one = run('lock', '-f', 'management-cluster', '--accept-digest', 'cluster-api');
+  assert.equal(one.code, 1);
+  assert.match(one.stderr, /bootstrap-example v0\.2\.0: bootstrap-components\.yaml/);
+  assert.doesNotMatch(one.stderr, /cluster-api v0\.2\.0: core-components\.yaml/);
+  assert.equal(readFileSync(lockFile, 'utf8'), lockBefore);
+
+  writeFileSync(path.join(dir, bootstrap), readFileSync(path.join(dir, bootstrap), 'utf8').replace('# re-tagged too\n', ''));
+  const accepted = run('lock', '-f', 'management-cluster', '--accept-digest', 'capi-system/cluster-api');
+  assert.equal(accepted.code, 0, accepted.stderr);
+  const lockAfter = readFileSync(lockFile, 'utf8');
+  const from = digestOf(lockBefore, 'core-components.yaml');
+  const to = digestOf(lockAfter, 'core-components.yaml');
+  assert.notEqual(from, to);
+  assert.ok(
+    accepted.stdout.includes(
+      `accepted cluster-api v0.2.0 core-components.yaml from ../repository/cluster-api/v0.2.0/core-components.yaml: sha256 ${from} → ${to}\n`,
+    ),
+    accepted.stdout,
+  );
+  assert.equal(lockAfter, lockBefore.replace(from, to), 'only that digest changed');
+  const frozen = run('render', '-f', 'management-cluster', '-o', 'out', '--frozen');
+  assert.equal(frozen.code, 0, frozen.stderr);
+  const again = run('lock', '-f', 'management-cluster', '--accept-digest', 'cluster-api', '--json');
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(JSON.parse(again.stdout).acceptedDigests, []);
+});
+
+const github = await FakeGitHub.start({
+  'kubernetes-sigs/cluster-api': corpusReleases(['cluster-api', 'bootstrap-kubeadm', 'control-plane-kubeadm']),
+  'cert-manager/cert-manager': [
+    {
+      tag: 'v1.13.0',
+      assets: { 'cert-manager.yaml': readFileSync(path.join(CORPUS_REPOSITORY, 'cert-manager', 'v1.13.0', 'cert-manager.yaml')) },
+    },
+  ],
+});
+after(() => github.close());
+
+/** The CLI without blocking the event loop: the fake GitHub answers in this process. */
+function runAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, GITHUB_TOKEN: 'ghp_accept_digest_token' };
+    delete env.GH_TOKEN;
+    const child = spawn(process.execPath, [CLI, ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('a re-tagged GitHub release with the old file in the cache: --accept-digest fetches anew rather than trust the cached bytes; then an offline --frozen render passes', async () => {
+  const dir = tempDir('capi-gitops-accept-');
+  const manifest = path.join(dir, 'providers.yaml');
+  writeFileSync(
+    manifest,
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  version: v1.12.0\n' +
+      '---\napiVersion: capi-gitops.dev/v1alpha1\nkind: Config\ncertManager:\n  version: v1.13.0\n',
+  );
+  const common = ['-f', manifest, '--cache-dir', path.join(dir, 'cache'), '--github-api-url', github.apiUrl];
+  const locked = await runAsync(['lock', ...common]);
+  assert.equal(locked.code, 0, locked.stderr);
+  const lockFile = path.join(dir, 'capi-gitops.lock.yaml');
+  const before = readFileSync(lockFile, 'utf8');
+  const retagged = corpusReleases(['cluster-api', 'bootstrap-kubeadm', 'control-plane-kubeadm']).map((r) =>
+    r.tag === 'v1.12.0'
+      ? {
+          ...r,
+          assets: {
+            ...r.assets,
+            'core-components.yaml': `${readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml'), 'utf8')}# re-tagged\n`,
+          },
+        }
+      : r,
+  );
+  github.setReleases('kubernetes-sigs/cluster-api', retagged);
+  try {
+    // the warm cache serves the locked bytes: a plain lock sees nothing
+    const plain = await runAsync(['lock', ...common]);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stdout, /the lockfile is up to date/);
+    const accepted = await runAsync(['lock', ...common, '--accept-digest', 'cluster-api']);
+    assert.equal(accepted.code, 0, accepted.stderr);
+    assert.match(
+      accepted.stdout,
+      /accepted cluster-api v1\.12\.0 core-components\.yaml from https:\/\/github\.com\/\S+: sha256 [0-9a-f]{64} → [0-9a-f]{64}\n/,
+    );
+    assert.match(accepted.stdout, /~ cluster-api v1\.12\.0: core-components\.yaml sha256 /);
+    assert.notEqual(readFileSync(lockFile, 'utf8'), before);
+    const requests = github.requests.length;
+    const render = await runAsync(['render', ...common, '-o', path.join(dir, 'out'), '--offline', '--frozen']);
+    assert.equal(render.code, 0, render.stderr);
+    assert.equal(github.requests.length, requests);
+    assert.ok(!(accepted.stdout + accepted.stderr).includes('ghp_accept_digest_token'));
+  } finally {
+    github.setReleases('kubernetes-sigs/cluster-api', corpusReleases(['cluster-api', 'bootstrap-kubeadm', 'control-plane-kubeadm']));
+  }
+});

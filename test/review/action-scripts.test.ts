@@ -1,0 +1,214 @@
+/**
+ * The scripts under action/ that action.yml runs, called in this process (words.mjs, secrets.mjs,
+ * comment.mjs against a comments API on 127.0.0.1) or as the runner starts them (install.sh).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PROJECT_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+
+const actionModule = async <T>(name: string): Promise<T> =>
+  (await import(pathToFileURL(path.join(PROJECT_ROOT, 'action', name)).href)) as T;
+const { splitWords } = await actionModule<{ splitWords: (text: string) => string[] }>('words.mjs');
+const { parseSecrets, maskCommands } = await actionModule<{
+  parseSecrets: (text: string, env: Record<string, string | undefined>) => { variables: Map<string, string>; problems: string[] };
+  maskCommands: (variables: Map<string, string>) => string[];
+}>('secrets.mjs');
+const { postComment, MARKER } = await actionModule<{
+  postComment: (env: Record<string, string>, write: (line: string) => void) => Promise<{ action: string; id?: number }>;
+  MARKER: string;
+}>('comment.mjs');
+
+test('args are split as a POSIX shell splits words, with no expansion (action/words.mjs)', () => {
+  const cases: [string, string[]][] = [
+    ['', []],
+    ['  --layout   argocd  ', ['--layout', 'argocd']],
+    ['--set a=b\n--set\tc=d\r\n', ['--set', 'a=b', '--set', 'c=d']],
+    [`--set 'path=two words' --set "x=y z"`, ['--set', 'path=two words', '--set', 'x=y z']],
+    [`--set "a=\\"q\\" \\\\ \\$HOME \\n"`, ['--set', 'a="q" \\ $HOME \\n']],
+    [`--set a='it'"'"'s'`, ['--set', "a=it's"]],
+    ['--values *.yaml ~/v.yaml $HOME $(id) [ab]', ['--values', '*.yaml', '~/v.yaml', '$HOME', '$(id)', '[ab]']],
+    ['a\\ b c\\\\d', ['a b', 'c\\d']],
+    ['--set a=b \\\n  --set c=d', ['--set', 'a=b', '--set', 'c=d']],
+    ["--set empty= ''", ['--set', 'empty=', '']],
+    ['# only a comment\n--quiet # trailing\n--set color=#fff', ['--quiet', '--set', 'color=#fff']],
+  ];
+  for (const [text, words] of cases) assert.deepEqual(splitWords(text), words, JSON.stringify(text));
+  assert.throws(() => splitWords(`--set 'a=b`), /args: the single quote at character 7 is not closed; quote a value/);
+  assert.throws(() => splitWords('--set "a=b'), /args: the double quote at character 7 is not closed/);
+  assert.throws(() => splitWords('--set a=b \\'), /args: the backslash at the end escapes nothing/);
+});
+
+test('the secrets input: NAME=value lines and names taken from the environment; masks escaped like actions/toolkit escapeData (action/secrets.mjs)', () => {
+  const { variables, problems } = parseSecrets('AWS_B64ENCODED_CREDENTIALS=a=b c%d\r\n  # comment\n\nFROM_ENV\n', {
+    FROM_ENV: '-----BEGIN KEY-----\nabc%def\r\n-----END KEY-----',
+  });
+  assert.deepEqual(problems, []);
+  assert.deepEqual(
+    [...variables],
+    [
+      ['AWS_B64ENCODED_CREDENTIALS', 'a=b c%d'],
+      ['FROM_ENV', '-----BEGIN KEY-----\nabc%def\r\n-----END KEY-----'],
+    ],
+  );
+  assert.deepEqual(maskCommands(variables), [
+    '::add-mask::a=b c%25d',
+    '::add-mask::-----BEGIN KEY-----%0Aabc%25def%0D%0A-----END KEY-----',
+    '::add-mask::-----BEGIN KEY-----',
+    '::add-mask::abc%25def',
+    '::add-mask::-----END KEY-----',
+  ]);
+  // a value of fewer than 4 characters would mask ordinary words all over the log
+  assert.deepEqual(maskCommands(new Map([['SHORT', 'ab']])), []);
+  const bad = parseSecrets('1NAME=hunter2-value\nlower_ok=x\nABSENT', {});
+  assert.deepEqual(bad.problems, [
+    'secrets, line 1: expected NAME=value or NAME (letters, digits and _, not starting with a digit); the line is not shown',
+    "secrets, line 3: ABSENT is not in the environment; set it in the step's env: or write ABSENT=value",
+  ]);
+  assert.deepEqual([...bad.variables.keys()], ['lower_ok']);
+});
+
+/** GitHub's issue-comments API for acme/mgmt pull request 7: pages of per_page with Link headers. */
+async function commentsApi(comments: { id: number; body: string }[], linkOrigin?: string) {
+  const requests: { method: string; url: string; body: string }[] = [];
+  let origin = '';
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      requests.push({ method: req.method!, url: req.url!, body });
+      const url = new URL(req.url!, origin);
+      res.setHeader('content-type', 'application/json');
+      if (req.method === 'GET' && url.pathname === '/repos/acme/mgmt/issues/7/comments') {
+        const perPage = Number(url.searchParams.get('per_page'));
+        const page = Number(url.searchParams.get('page') ?? 1);
+        if (page * perPage < comments.length)
+          res.setHeader(
+            'link',
+            `<${linkOrigin ?? origin}${url.pathname}?per_page=${perPage}&page=${page + 1}>; rel="next", <x>; rel="last"`,
+          );
+        return void res.end(JSON.stringify(comments.slice((page - 1) * perPage, page * perPage)));
+      }
+      if (req.method === 'POST') return void res.end(JSON.stringify({ id: 9999, body: JSON.parse(body).body }));
+      if (req.method === 'PATCH') return void res.end(JSON.stringify({ id: 1, body: JSON.parse(body).body }));
+      res.statusCode = 404;
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { origin, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+function commentEnv(apiUrl: string): Record<string, string> {
+  const diff = path.join(tempDir('capi-gitops-diff-'), 'diff.md');
+  writeFileSync(diff, '## capi-gitops diff\n\nno changes\n');
+  return { GITHUB_API_URL: apiUrl, GITHUB_REPOSITORY: 'acme/mgmt', GITHUB_TOKEN: 'ghs_fake', PR_NUMBER: '7', DIFF_FILE: diff };
+}
+
+const others = (n: number) => Array.from({ length: n }, (_, i) => ({ id: 1000 + i, body: `review comment ${i}` }));
+
+test('the comment step finds its own comment on the third page of a busy pull request and updates it (action/comment.mjs)', async () => {
+  const comments = others(250);
+  comments[230] = { id: 1230, body: `${MARKER}\nthe previous diff` };
+  const api = await commentsApi(comments);
+  try {
+    const result = await postComment(commentEnv(api.origin), () => assert.fail('nothing to tell'));
+    assert.deepEqual(result, { action: 'updated', id: 1230 });
+    assert.deepEqual(
+      api.requests.map((r) => `${r.method} ${r.url}`),
+      [
+        'GET /repos/acme/mgmt/issues/7/comments?per_page=100',
+        'GET /repos/acme/mgmt/issues/7/comments?per_page=100&page=2',
+        'GET /repos/acme/mgmt/issues/7/comments?per_page=100&page=3',
+        'PATCH /repos/acme/mgmt/issues/comments/1230',
+      ],
+    );
+    assert.equal(JSON.parse(api.requests[3]!.body).body, `${MARKER}\n## capi-gitops diff\n\nno changes\n`);
+  } finally {
+    await api.close();
+  }
+});
+
+test('the comment step reads every page before creating a comment, and never follows a Link to another origin with the token', async () => {
+  const api = await commentsApi(others(150));
+  try {
+    assert.deepEqual(await postComment(commentEnv(api.origin), () => {}), { action: 'created', id: 9999 });
+    assert.deepEqual(
+      api.requests.map((r) => r.method),
+      ['GET', 'GET', 'POST'],
+    );
+  } finally {
+    await api.close();
+  }
+  const elsewhere = await commentsApi(others(150), 'http://localhost:9');
+  try {
+    await assert.rejects(
+      postComment(commentEnv(elsewhere.origin), () => {}),
+      /a Link header points away from http:\/\/127\.0\.0\.1:\d+/,
+    );
+    assert.equal(elsewhere.requests.length, 1);
+  } finally {
+    await elsewhere.close();
+  }
+});
+
+test('install.sh in a checkout without the bundle builds it with `npm run build:fast` (esbuild), never the tsc build, and puts it on PATH', () => {
+  const checkout = tempDir('capi-gitops-action-checkout-');
+  const runnerTemp = tempDir('capi-gitops-runner-');
+  try {
+    cpSync(path.join(PROJECT_ROOT, 'action'), path.join(checkout, 'action'), { recursive: true });
+    // npm as a stand-in: records its arguments; `run build:fast` writes a bundle that prints its own
+    const fakeBin = path.join(runnerTemp, 'fake-bin');
+    mkdirSync(fakeBin);
+    const calls = path.join(runnerTemp, 'npm-calls');
+    writeFileSync(
+      path.join(fakeBin, 'npm'),
+      `#!/usr/bin/env bash\necho "$*" >> ${JSON.stringify(calls)}\n` +
+        `if [ "$1 $2" = "run build:fast" ]; then mkdir -p "$4/dist" && echo 'console.log("bundle", process.argv.slice(2).join(" "))' > "$4/dist/capi-gitops.mjs"; fi\n`,
+    );
+    chmodSync(path.join(fakeBin, 'npm'), 0o755);
+    const githubPath = path.join(runnerTemp, 'path');
+    writeFileSync(githubPath, '');
+    const env = {
+      ...process.env,
+      PATH: `${fakeBin}${path.delimiter}${process.env.PATH}`,
+      ACTION_PATH: checkout,
+      CAPI_GITOPS_VERSION: '',
+      RUNNER_TEMP: runnerTemp,
+      GITHUB_PATH: githubPath,
+    };
+    const install = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', path.join(checkout, 'action', 'install.sh')], {
+      env,
+      encoding: 'utf8',
+    });
+    assert.equal(install.status, 0, install.stderr);
+    assert.deepEqual(readFileSync(calls, 'utf8').trim().split('\n'), [
+      `ci --prefix ${checkout} --no-fund --no-audit`,
+      `run build:fast --prefix ${checkout}`,
+    ]);
+    const scripts = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>;
+    assert.equal(
+      scripts['build:fast'],
+      'node scripts/build-fast.mjs --bundle',
+      'build:fast is the esbuild build of the single-file bundle',
+    );
+    const bin = readFileSync(githubPath, 'utf8').trim();
+    const run = spawnSync(path.join(bin, 'capi-gitops'), ['render', '-f', 'a b'], { encoding: 'utf8' });
+    assert.equal(run.stdout, 'bundle render -f a b\n');
+
+    // a second job on the same checkout finds the bundle: no npm at all
+    rmSync(calls);
+    assert.equal(spawnSync('bash', [path.join(checkout, 'action', 'install.sh')], { env }).status, 0);
+    assert.throws(() => readFileSync(calls), /ENOENT/);
+  } finally {
+    rmSync(checkout, { recursive: true, force: true });
+    rmSync(runnerTemp, { recursive: true, force: true });
+  }
+});
