@@ -170,7 +170,11 @@ export interface GitOpsConfig {
   chart?: string;
   /** The output directory's path from the Git repository root. */
   path?: string;
+  /** Values of whichever chart draws the wiring. */
   values?: Record<string, unknown>;
+  /** Values of one layout's chart only, over `values`: one Config serves both layouts. */
+  argocd?: { values?: Record<string, unknown> };
+  flux?: { values?: Record<string, unknown> };
 }
 
 /** An object the GitOps tool stops enforcing. */

@@ -56,3 +56,23 @@ test('a configSecret missing from the provider namespace names the namespace a S
     /^\d+:\d+ CoreProvider\/capi-system\/cluster-api spec\.configSecret Secret capi-system\/capi-variables is not in the input; a Secret capi-variables is in namespace default/,
   );
 });
+
+test('one Config serves both layouts: a value of the argocd chart under gitops.argocd.values does not break --layout flux', async () => {
+  const config = `apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+gitops:
+  path: clusters/mgmt
+  argocd:
+    values:
+      repoURL: https://git.example.com/platform/management.git
+  flux:
+    values:
+      interval: 5m
+`;
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest(), 'gitops.yaml': config });
+  const argocd = await renderOutput({ manifestPaths: [dir], layout: 'argocd' });
+  assert.ok([...argocd.files.values()].some((text) => text.includes('repoURL: https://git.example.com/platform/management.git')));
+  const flux = await renderOutput({ manifestPaths: [dir], layout: 'flux' });
+  assert.ok([...flux.files.values()].some((text) => text.includes('interval: 5m')));
+  assert.ok(![...flux.files.values()].some((text) => text.includes('git.example.com')));
+});

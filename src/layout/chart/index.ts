@@ -23,6 +23,8 @@ export interface ChartRequest {
   path?: string;
   /** Config.gitops.values */
   configValues?: Values;
+  /** Config.gitops.<layout>.values (`gitops.argocd.values`, `gitops.flux.values`): over the shared ones, for this chart only. */
+  layoutValues?: Values;
   /** --values files, in order. */
   valuesFiles?: readonly string[];
   /** --set and --set-string, in order. */
@@ -86,6 +88,7 @@ export async function prepareChart(request: ChartRequest): Promise<PreparedChart
   if (derived !== undefined) layers.push({ source: 'the output directory in its Git repository', values: { path: derived } });
   if (request.path !== undefined) layers.push({ source: 'Config gitops.path', values: { path: request.path } });
   if (request.configValues) layers.push({ source: 'Config gitops.values', values: request.configValues });
+  if (request.layoutValues) layers.push({ source: `Config gitops.${request.builtIn}.values`, values: request.layoutValues });
   const bag = new DiagnosticBag();
   for (const file of request.valuesFiles ?? []) {
     try {

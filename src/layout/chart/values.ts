@@ -72,7 +72,7 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject): Diagnostic {
     hint: missing
       ? `set it, e.g. --set ${at}=… or under gitops.values in the Config document`
       : chart.origin.startsWith('built-in chart ')
-        ? `see its values.schema.json: capi-gitops chart show ${chart.metadata.name}`
+        ? `see its values.schema.json: capi-gitops chart show ${chart.metadata.name}; a value of another layout's chart goes under gitops.<layout>.values in the Config document (e.g. gitops.argocd.values.${at})`
         : `see ${chart.origin}/values.schema.json`,
   };
 }
