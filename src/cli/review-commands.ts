@@ -2,7 +2,6 @@
  * `check` (also `render --check`) and `diff`: the pull-request workflow. Both render in memory
  * and never write the output directory or the lockfile.
  */
-import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import {
   appendStepSummary,
@@ -46,11 +45,6 @@ async function annotatingErrors<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-function displayDirectory(dir: string): string {
-  const relative = path.relative(process.cwd(), dir);
-  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : dir;
-}
-
 function checkJson(report: CheckReport, output: string): string {
   return (
     JSON.stringify(
@@ -80,9 +74,9 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
     if (!flags.quiet) process.stdout.write(`${output} is up to date: ${report.unchanged} files match what the manifest renders\n`);
   } else {
     const width = Math.max(...report.problems.map((p) => p.status.length));
-    process.stdout.write(`${output} is not what the manifest renders:\n`);
-    for (const p of report.problems)
-      process.stdout.write(`  ${p.status.padEnd(width)}  ${displayDirectory(path.join(report.directory, p.path))}: ${p.reason}\n`);
+    // paths relative to the output directory, as in --json and diff: one rule
+    process.stdout.write(`${output} is not what the manifest renders (paths below it):\n`);
+    for (const p of report.problems) process.stdout.write(`  ${p.status.padEnd(width)}  ${p.path}: ${p.reason}\n`);
     process.stdout.write(
       `${report.problems.length} file${report.problems.length === 1 ? '' : 's'} out of date; to regenerate, run: ${fix}\n`,
     );

@@ -79,9 +79,9 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
     writeFileSync(path.join(repo, stray), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n');
     const drift = cli(['check', ...SOURCE]);
     assert.equal(drift.code, 1, drift.stderr);
-    assert.match(drift.stdout, new RegExp(`edited +${edited}: edited by hand since the last render`));
-    assert.match(drift.stdout, new RegExp(`missing +${deleted}: missing`));
-    assert.match(drift.stdout, new RegExp(`extra +${stray}: not written by this render`));
+    assert.match(drift.stdout, new RegExp(`edited +${edited.slice('out/'.length)}: edited by hand since the last render`));
+    assert.match(drift.stdout, new RegExp(`missing +${deleted.slice('out/'.length)}: missing`));
+    assert.match(drift.stdout, new RegExp(`extra +${stray.slice('out/'.length)}: not written by this render`));
     assert.match(drift.stdout, /3 files out of date; to regenerate, run: capi-gitops render -f mgmt -o out\n$/);
     const json = cli(['check', ...SOURCE, '--json']);
     assert.equal(json.code, 1);
