@@ -450,6 +450,7 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
   const files = layoutFleet({
     layout,
     kept,
+    previousReadme: kept.size > 0 ? await readFile(path.join(options.outputDir!, 'README.md'), 'utf8').catch(() => undefined) : undefined,
     fleetWiring,
     command: options.command ?? 'capi-gitops render',
     clusters: clusters.map((c) => ({

@@ -37,6 +37,7 @@ import {
   type RenderRun,
   type TextParser,
 } from './render/component.js';
+import { landedSecrets, lookupWithLanding } from './render/secret-landing.js';
 import { parseArtifacts, PARSER_VERSION } from './yaml/parse.js';
 import { YamlBudget } from './yaml/bounds.js';
 import { sha256Hex, type ArtifactCache } from './sources/cache.js';
@@ -44,6 +45,7 @@ import { layoutChart, layoutOutput, unmanagedObjects, type LayoutName } from './
 import type { ObjectSelector } from './emit/apply-safety.js';
 import { prepareChart, type SetExpression } from './chart/index.js';
 import {
+  addSecretValues,
   containsSecret,
   finalGate,
   IMAGES_KEY,
@@ -307,8 +309,11 @@ export async function listVariables(options: RenderOptions): Promise<ProviderVar
   for (const resolved of providers) {
     try {
       const prepared = prepareProvider(manifest, resolved, run);
-      const variables = inspectVariables(providerRawYaml(resolved, manifest.configMaps), artifactDisplayName(resolved.components));
-      listed.push({ ...prepared, variables });
+      const [raw, artifact] = [providerRawYaml(resolved, manifest.configMaps), artifactDisplayName(resolved.components)];
+      const variables = inspectVariables(raw, artifact);
+      // a value that lands in a Secret's data is secret, so masked, whatever gave it
+      const lookup = await lookupWithLanding(raw, artifact, prepared.lookup, taintMarker(raw), new ParseBatch(undefined).parse);
+      listed.push({ ...prepared, lookup, variables });
     } catch (err) {
       collect(bag, err);
     }
@@ -490,6 +495,10 @@ async function renderPrepared(
     );
   const rendered = await Promise.all(providerRenders);
   const certManagerRendered = await certManagerRender;
+  // a value given as not secret that landed in a Secret's data is secret from here on
+  const landed = landedSecrets(rendered);
+  const addedNeedles = addSecretValues(needles, landed.values);
+  if (addedNeedles.needles.length > 0) options.onSecretValues?.(addedNeedles);
 
   // Every problem once: a problem of a whole parse batch reaches every component of it.
   const reported = new Set<Diagnostic>();
@@ -537,6 +546,7 @@ async function renderPrepared(
     layout,
     components,
     marked: markedRenders,
+    landed: landed.origins,
     needles,
     lockfile: { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) },
     previousOutput: async (file) =>

@@ -15,7 +15,7 @@ import { scanOutput, type SecretNeedles } from './gate.js';
 
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type RunSecrets } from './sources.js';
 export { taintMarker, type MarkedText } from './taint.js';
-export { secretNeedles, containsSecret, redact, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
+export { secretNeedles, addSecretValues, containsSecret, redact, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
 
 /** What the layout needs to know from this stage. */
 export interface LayoutExtras {
@@ -33,6 +33,8 @@ export interface SecretsInput {
   components: readonly RenderedComponent[];
   /** Marked renders, by component label, of the components whose substitution used a secret. */
   marked: ReadonlyMap<string, { objects: KObject[]; marks: MarkedText }>;
+  /** Variables given as not secret that are secret because they land in a Secret's data, with where they were given. */
+  landed?: ReadonlyMap<string, string>;
   /** Every form of every secret value of the run (secretNeedles). */
   needles: SecretNeedles;
   /** The lockfile text that will be written. */
@@ -52,15 +54,23 @@ export interface SecretsOutput {
 const WAYS_OUT =
   'declare the variable in Config.secrets.public if it is not secret, or choose a strategy: --secrets external-secrets, --secrets sops, --secrets flux-substitute (flux layout), or --secrets inline --allow-secret-values';
 
-function refusal(field: TaintedField): Diagnostic {
+function refusal(field: TaintedField, landed: ReadonlyMap<string, string> = new Map()): Diagnostic {
+  const given = field.variables.filter((name) => landed.has(name));
+  const why = given.length > 0 ? ` (${given.map((name) => `${name} from ${landed.get(name)}`).join(', ')}: ${LANDED}` : '';
   return {
     object: describeObject(field.object),
     path: formatPath(field.path),
-    message: `would receive the secret value of ${field.variables.join(', ')}`,
+    message: `would receive the secret value of ${field.variables.join(', ')}${why}`,
     expected: 'no secret value in files committed to Git (Config.secrets.strategy: refuse)',
-    hint: WAYS_OUT,
+    hint: given.length > 0 ? LANDED_OUT : WAYS_OUT,
   };
 }
+
+const LANDED = "a value in a Secret's data is secret wherever it is given)";
+const LANDED_OUT =
+  'keep the value out of Git (--secret-file <file outside Git>, --env-secret NAME, or the spec.configSecret Secret in a -f file Git ignores, ' +
+  'not Config.variables) and choose a strategy: --secrets external-secrets, --secrets sops, --secrets flux-substitute (flux layout), ' +
+  'or --secrets inline --allow-secret-values; or declare the variable in Config.secrets.public if it is not secret';
 
 function fileOf(component: RenderedComponent, obj: KObject): string {
   return `${componentDirectory(component)}/${objectFilePath(obj)}`;
@@ -134,13 +144,13 @@ export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput
     if (fields.length === 0) return component;
     switch (input.strategy) {
       case 'refuse':
-        problems.push(...fields.map(refusal));
+        problems.push(...fields.map((f) => refusal(f, input.landed)));
         return component;
       case 'inline': {
         if (!input.allowSecretValues) {
           problems.push(
             ...fields.map((f) => ({
-              ...refusal(f),
+              ...refusal(f, input.landed),
               expected: 'the inline strategy writes secret values only with --allow-secret-values',
               hint: 'add --allow-secret-values to accept secret values in Git, or choose another strategy',
             })),
@@ -194,6 +204,10 @@ export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput
 
   finalGate(files, input.lockfile, input.needles, new Set(extras.secretFiles));
 
+  for (const [name, origin] of [...(input.landed ?? [])].sort(([a], [b]) => compareStrings(a, b)))
+    warnings.push(
+      `${name} from ${origin} lands in a Secret's data, so it is secret: keep it out of Git (--secret-file, --env-secret, or a configSecret in a -f file Git ignores), or declare it in Config.secrets.public if it is not secret`,
+    );
   if (extras.secretFiles.length > 0) {
     warnings.push(`--secrets inline: these files hold secret values and will be committed to Git: ${extras.secretFiles.join(', ')}`);
   }

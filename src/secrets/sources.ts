@@ -1,6 +1,8 @@
 /**
- * Which values are secret: a configSecret's (unless declared in Config.secrets.public), those
- * of `--secret-file` and of `--env-secret NAME`. Config.variables never are.
+ * Which values are secret by where they come from: a configSecret's (unless declared in
+ * Config.secrets.public), those of `--secret-file` and of `--env-secret NAME`. Any other value
+ * (Config.variables, a fleet overlay's) becomes secret where it lands in a Secret's data, unless
+ * declared public (render/secret-landing.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseDotenv } from 'dotenv';
@@ -142,9 +144,16 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
         value: configSecret.data[name]!,
         origin: `Secret ${configSecret.namespace}/${configSecret.name}`,
         fromSecret: !publicNames.has(name),
+        ...(publicNames.has(name) ? { declaredPublic: true } : {}),
       };
     }
-    if (Object.hasOwn(fromConfig, name)) return { value: fromConfig[name]!, origin: 'Config.variables', fromSecret: false };
+    if (Object.hasOwn(fromConfig, name))
+      return {
+        value: fromConfig[name]!,
+        origin: 'Config.variables',
+        fromSecret: false,
+        ...(publicNames.has(name) ? { declaredPublic: true } : {}),
+      };
     return undefined;
   };
 }
