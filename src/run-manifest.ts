@@ -6,6 +6,7 @@
  */
 import { CapiGitopsError, compareStrings } from './model/diagnostics.js';
 import { loadManifest } from './manifest/load.js';
+import type { Manifest } from './manifest/types.js';
 import { isFleet } from './fleet/is-fleet.js';
 import type { LockOutcome } from './lock/session.js';
 import { renderResolution, resolveManifest, type Resolution } from './pipeline.js';
@@ -18,6 +19,20 @@ const fleetRender = () => import('./fleet-render.js');
 /** Loads the manifest and renders it: a fleet when it declares clusters, else one cluster. */
 export async function renderOutput(options: FleetRenderOptions): Promise<OutputResult> {
   const manifest = await loadManifest(options.manifestPaths);
+  // a Secret's values in a file Git tracks (or would pick up) are on their way into its history;
+  // told after the render, so after the masks of every secret value, whether it succeeds or not
+  const inGit =
+    manifest.secrets.length === 0
+      ? []
+      : import('./secrets/git-tracked.js').then((m) => m.gitTrackedSecretWarnings(manifest.secrets, manifest.config.secrets?.public ?? []));
+  try {
+    return await renderLoaded(manifest, options);
+  } finally {
+    for (const w of await inGit) options.onWarning?.(w);
+  }
+}
+
+async function renderLoaded(manifest: Manifest, options: FleetRenderOptions): Promise<OutputResult> {
   if (!isFleet(manifest)) {
     if ((options.clusters?.length ?? 0) > 0) {
       throw new CapiGitopsError({
