@@ -49,6 +49,7 @@ import {
   containsSecret,
   finalGate,
   IMAGES_KEY,
+  keepsValuesOut,
   protectSecrets,
   readRunSecrets,
   redactDiagnostic,
@@ -92,6 +93,12 @@ export interface RenderOptions {
   envSecrets?: string[];
   /** Called with every form of every secret value as soon as they are known (GitHub Actions masks). */
   onSecretValues?: (needles: SecretNeedles) => void;
+  /**
+   * `check` and `diff`: under a strategy that keeps secret values out of the output (refuse,
+   * external-secrets, flux-substitute), a value that lands in a Secret's data, and a configSecret
+   * Secret, may be missing: the output does not depend on them.
+   */
+  secretValuesOptional?: boolean;
   /** Told each likely mistake in valid input (manifest and variables) as soon as it is found. */
   onWarning?: (warning: Diagnostic) => void;
   /**
@@ -143,18 +150,33 @@ function originOf(p: ProviderObject): Pick<Diagnostic, 'object' | 'file' | 'line
 }
 
 /** The Secret a provider's spec.configSecret names (namespace defaulted by the manifest stage). */
-function configSecretOf(provider: ProviderObject, secrets: readonly SecretObject[]): SecretObject | undefined {
+function configSecretOf(
+  provider: ProviderObject,
+  secrets: readonly SecretObject[],
+  tolerateMissing?: (warning: Diagnostic) => void,
+): SecretObject | undefined {
   const ref = provider.spec.configSecret;
   if (!ref) return undefined;
   const namespace = ref.namespace || provider.namespace;
   const secret = findConfigSecret(provider, secrets);
+  if (!secret && tolerateMissing) {
+    tolerateMissing({
+      ...originOf(provider),
+      path: 'spec.configSecret',
+      message: missingSecretNote(`${namespace}/${ref.name}`),
+      hint: 'pass it here too when the output depends on a non-secret key of it, or move such keys to Config.variables',
+    });
+    return undefined;
+  }
   if (!secret) {
     throw new CapiGitopsError({
       ...originOf(provider),
       path: 'spec.configSecret',
       message: `Secret ${namespace}/${ref.name} is not in the input`,
       expected: `a v1 Secret ${namespace}/${ref.name} whose data keys are the provider's variables`,
-      hint: 'add the Secret to one of the -f files, or remove spec.configSecret',
+      hint:
+        'put the Secret in its own -f file kept outside Git (outside the repository, or listed in .gitignore), ' +
+        'or remove spec.configSecret and give the values with --secret-file or --env-secret',
     });
   }
   return secret;
@@ -167,8 +189,17 @@ interface PreparedProvider {
   lookup: VariableLookup;
 }
 
-function prepareProvider(manifest: Manifest, resolved: ResolvedProvider, run: RunSecrets): PreparedProvider {
-  const secret = configSecretOf(resolved.provider, manifest.secrets);
+const missingSecretNote = (name: string) =>
+  `Secret ${name} is not in the input: rendered without it, as the secrets strategy keeps secret values out of the output ` +
+  '(a public flag or images key it holds is missing from this render)';
+
+function prepareProvider(
+  manifest: Manifest,
+  resolved: ResolvedProvider,
+  run: RunSecrets,
+  tolerateMissing?: (warning: Diagnostic) => void,
+): PreparedProvider {
+  const secret = configSecretOf(resolved.provider, manifest.secrets, tolerateMissing);
   return { resolved, secret, lookup: secretAwareLookup(manifest, secret, run) };
 }
 
@@ -406,9 +437,10 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const bag = new DiagnosticBag();
   const prepared: PreparedProvider[] = [];
+  const tolerateMissing = valuesOptional(options, manifest) ? (w: Diagnostic) => options.onWarning?.(w) : undefined;
   for (const resolved of providers) {
     try {
-      prepared.push(prepareProvider(manifest, resolved, run));
+      prepared.push(prepareProvider(manifest, resolved, run, tolerateMissing));
     } catch (err) {
       collect(bag, err);
     }
@@ -471,6 +503,7 @@ async function renderPrepared(
         imageOverrides: p.images.merged,
         imageOverridesWithoutSecrets:
           Object.keys(p.images.fromSecret).length > 0 && !imagesWritable ? (manifest.config.images ?? {}) : undefined,
+        valuesOptional: valuesOptional(options, manifest),
         // a provider that reads a Secret is rendered on its own, never shared between clusters
         shareKey: p.secret ? undefined : componentKey(p.resolved, manifest.config.images, unmanagedKey),
       },
@@ -570,6 +603,12 @@ async function renderPrepared(
       ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`]
       : [];
   return { ...resolution, components: secured.components, files: secured.files, layout, warnings: [...warnings, ...secured.warnings] };
+}
+
+/** Whether this run may render without secret values (check and diff under a strategy that keeps them out). */
+function valuesOptional(options: RenderOptions, manifest: Manifest): boolean {
+  const strategy = options.secretsStrategy ?? manifest.config.secrets?.strategy ?? (options.allowSecretValues ? 'inline' : 'refuse');
+  return options.secretValuesOptional === true && keepsValuesOut(strategy);
 }
 
 /** The chart that draws a layout's wiring (Config.gitops.chart or the built-in one), with every values layer. */

@@ -261,7 +261,9 @@ export function renderFlagsOptions(
       ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true })),
     ],
     outputDir: path.resolve(flags.output!),
-    command: regenerateCommand(flags),
+    // the output README's command leaves the secret sources out: check and diff compare it, and
+    // may run without them (the strategy keeps the values out of the output)
+    command: regenerateCommand(flags, false),
     ...extra,
   });
 }
@@ -287,15 +289,17 @@ function relativePath(file: string): string {
 }
 
 /** The command that regenerates the output, for its README: relative paths only. */
-export function regenerateCommand(flags: RenderFlags): string {
+export function regenerateCommand(flags: RenderFlags, withSecretSources = true): string {
   const words = ['capi-gitops', 'render'];
   for (const f of flags.file ?? []) words.push('-f', relativePath(f));
   words.push('-o', relativePath(flags.output!));
   if (flags.layout) words.push('--layout', flags.layout);
   if (flags.secrets) words.push('--secrets', flags.secrets);
   if (flags.allowSecretValues) words.push('--allow-secret-values');
-  for (const v of flags.secretFile ?? []) words.push('--secret-file', relativePath(v));
-  for (const v of flags.envSecret ?? []) words.push('--env-secret', v);
+  if (withSecretSources) {
+    for (const v of flags.secretFile ?? []) words.push('--secret-file', relativePath(v));
+    for (const v of flags.envSecret ?? []) words.push('--env-secret', v);
+  }
   for (const v of flags.values ?? []) words.push('--values', relativePath(v));
   for (const v of flags.set ?? []) words.push('--set', v);
   for (const v of flags.setString ?? []) words.push('--set-string', v);

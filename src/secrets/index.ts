@@ -44,6 +44,16 @@ export interface SecretsInput {
   previousOutput?: (file: string) => Promise<string | undefined>;
 }
 
+/**
+ * Strategies whose output does not depend on the secret values, only on where they land: refuse
+ * (nothing is written), external-secrets (the store holds them), flux-substitute (Flux
+ * substitutes them). `check` and `diff` need no value under them; sops does (an unchanged Secret
+ * keeps its bytes only when its values are known), inline writes them.
+ */
+export function keepsValuesOut(strategy: SecretStrategy): boolean {
+  return strategy === 'refuse' || strategy === 'external-secrets' || strategy === 'flux-substitute';
+}
+
 export interface SecretsOutput {
   components: RenderedComponent[];
   files: Map<string, string>;

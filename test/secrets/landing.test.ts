@@ -288,3 +288,74 @@ test('render --list-variables masks a Config variable that lands in a Secret, an
   const shown = (await listVariables({ manifestPaths: [declared] })).find((p) => p.label === 'infrastructure-aws')!;
   assert.equal(shown.variables.find((v) => v.name === VARIABLE)!.value?.fromSecret, false);
 });
+
+test('no hint points at Git for a value that lands in a Secret: the missing-variable hint and the missing-configSecret hint', async () => {
+  // a ConfigMap added with additionalManifests takes a plain variable that has no value either
+  const { dir } = landingManifest(
+    '--env-secret',
+    `secrets:\n  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef: {name: aws-store}\n---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: aws-extra, namespace: capa-system}
+data:
+  manifests: |
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: capa-cluster, namespace: capa-system}
+    data:
+      name: "\${CLUSTER_NAME}"
+`,
+  );
+  const file = path.join(dir, 'management-cluster.yaml');
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace('  version: v0.3.0\n', '  version: v0.3.0\n  additionalManifests: {name: aws-extra}\n'),
+  );
+  const missing = await render({ manifestPaths: [dir], command: 'capi-gitops render' }, path.join(tempDir(), 'out')).then(
+    () => assert.fail('rendered'),
+    (err: CapiGitopsError) => err.diagnostics[0]!,
+  );
+  assert.match(missing.message, /value for variables \[AWS_B64ENCODED_CREDENTIALS, CLUSTER_NAME\] is not set/);
+  const [secret, plain] = missing.hint!.split('; ');
+  assert.match(
+    secret!,
+    /^AWS_B64ENCODED_CREDENTIALS lands in a Secret's data, so it is secret: pass it with --secret-file .* or --env-secret NAME/,
+  );
+  assert.match(secret!, /in a -f file kept outside Git/);
+  assert.match(secret!, /never under `variables:`/);
+  assert.match(plain!, /^set CLUSTER_NAME as data keys of the Secret named by the provider's spec\.configSecret, or under `variables:`/);
+
+  const { dir: named } = landingManifest('configSecret');
+  const secretFile = path.join(named, 'aws-variables.yaml');
+  writeFileSync(secretFile, '# kept outside Git now\n');
+  const noSecret = await render({ manifestPaths: [named], command: 'capi-gitops render' }, path.join(tempDir(), 'out')).then(
+    () => assert.fail('rendered'),
+    (err: CapiGitopsError) => err.diagnostics.find((d) => d.path === 'spec.configSecret')!,
+  );
+  assert.match(noSecret.message, /Secret capa-system\/aws-variables is not in the input/);
+  assert.match(noSecret.hint!, /its own -f file kept outside Git \(outside the repository, or listed in \.gitignore\)/);
+  assert.match(noSecret.hint!, /--secret-file or --env-secret/);
+  assert.doesNotMatch(noSecret.hint!, /one of the -f files/);
+});
+
+test("a fleet rendered one cluster at a time keeps listing the other clusters' inline files in its README", async () => {
+  const { dir } = landingManifest('a fleet overlay');
+  const file = path.join(dir, 'management-cluster.yaml');
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace('clusters:\n', `clusters:\n- name: mgmt-2\n  variables:\n    ${VARIABLE}: ${B64}\n`),
+  );
+  const out = path.join(tempDir('capi-gitops-landing-'), 'out');
+  const options = {
+    manifestPaths: [dir],
+    command: 'capi-gitops render',
+    secretsStrategy: 'inline' as const,
+    allowSecretValues: true,
+    outputDir: out,
+  };
+  await render(options, out);
+  const both = [path.join(out, 'clusters/mgmt-1', SECRET_FILE), path.join(out, 'clusters/mgmt-2', SECRET_FILE)];
+  assert.deepEqual(inlineSecretFiles(out), both);
+  await render({ ...options, clusters: ['mgmt-2'] }, out);
+  assert.deepEqual(inlineSecretFiles(out), both);
+});
