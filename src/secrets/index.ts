@@ -12,6 +12,7 @@ import { formatPath, taintedFields, type MarkedText, type TaintedField } from '.
 import { isSecret, notInSecretData, toExternalSecrets } from './external-secrets.js';
 import { DEFAULT_SUBSTITUTE_SECRET, toFluxSubstitution } from './flux-substitute.js';
 import { scanOutput, type SecretNeedles } from './gate.js';
+import { chartDrawnSecrets, chartSecretProblem } from './chart-secrets.js';
 
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type RunSecrets } from './sources.js';
 export { taintMarker, type MarkedText } from './taint.js';
@@ -196,7 +197,15 @@ export async function protectSecrets(input: SecretsInput): Promise<SecretsOutput
   if (problems.length > 0) throw new CapiGitopsError(problems);
 
   extras.secretFiles.sort(compareStrings);
-  const files = input.layoutFiles(components, extras);
+  let files = input.layoutFiles(components, extras);
+  // a Secret the wiring chart fills from chart values: refused, or declared as inline
+  const drawn = chartDrawnSecrets(files, new Set(components.map(componentDirectory)));
+  if (drawn.length > 0 && !(input.strategy === 'inline' && input.allowSecretValues))
+    throw new CapiGitopsError(drawn.map(chartSecretProblem));
+  if (drawn.length > 0) {
+    extras.secretFiles = [...new Set([...extras.secretFiles, ...drawn.map((d) => d.file)])].sort(compareStrings);
+    files = input.layoutFiles(components, extras);
+  }
   if (toEncrypt.length > 0) {
     const recipients = input.config.sops!.ageRecipients!;
     const read = input.previousOutput ?? (async () => undefined);

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
@@ -358,4 +358,42 @@ test("a fleet rendered one cluster at a time keeps listing the other clusters' i
   assert.deepEqual(inlineSecretFiles(out), both);
   await render({ ...options, clusters: ['mgmt-2'] }, out);
   assert.deepEqual(inlineSecretFiles(out), both);
+});
+
+test('--set: a chart value the wiring chart writes into a Secret is refused under every strategy but inline --allow-secret-values, which declares the file', async () => {
+  const { dir } = landingManifest('--env-secret', 'output: {layout: flux}\ngitops: {chart: ./chart, path: clusters/mgmt}\n');
+  const chart = path.join(dir, 'chart');
+  const builtIn = path.join(PROJECT_ROOT, 'charts', 'flux');
+  cpSync(builtIn, chart, { recursive: true });
+  rmSync(path.join(chart, 'values.schema.json')); // optional; this chart adds a value
+  writeFileSync(path.join(chart, 'values.yaml'), `${readFileSync(path.join(builtIn, 'values.yaml'), 'utf8')}\ngitPassword: null\n`);
+  writeFileSync(
+    path.join(chart, 'templates', 'git-credentials.yaml'),
+    'apiVersion: v1\nkind: Secret\nmetadata:\n  name: git-credentials\n  namespace: {{Release.namespace}}\nstringData:\n  password: {{quote Values.gitPassword}}\n',
+  );
+  const token = SUITE_SECRETS.landingSecretKey;
+  const set = [{ expression: `gitPassword=${token}`, forceString: true }];
+  process.env[VARIABLE] = B64;
+  try {
+    const base = { manifestPaths: [dir], command: 'capi-gitops render', envSecrets: [VARIABLE], set };
+    const refused = await render({ ...base, secretsStrategy: 'flux-substitute' }, path.join(tempDir(), 'out')).then(
+      () => assert.fail('rendered'),
+      (err: CapiGitopsError) => err,
+    );
+    assert.match(
+      refused.message,
+      /flux\/secret-git-credentials\.yaml: error: Secret\/flux-system\/git-credentials: stringData: the wiring chart writes values into this Secret/,
+    );
+    assert.ok(!refused.message.includes(token));
+    const out = path.join(tempDir('capi-gitops-landing-'), 'out');
+    const inline = await render({ ...base, secretsStrategy: 'inline', allowSecretValues: true, outputDir: out }, out);
+    assert.ok(
+      inline.warnings.some((w) => w.includes('flux/secret-git-credentials.yaml')),
+      inline.warnings.join('\n'),
+    );
+    assert.ok(inlineSecretFiles(out).includes(path.join(out, 'flux', 'secret-git-credentials.yaml')));
+    assertNoSecret([token, ...SECRETS], { dirs: [out], allowedFiles: inlineSecretFiles(out) });
+  } finally {
+    delete process.env[VARIABLE];
+  }
 });
