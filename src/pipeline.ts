@@ -49,10 +49,11 @@ import {
   containsSecret,
   finalGate,
   IMAGES_KEY,
-  keepsValuesOut,
+  missingConfigSecretNote,
   protectSecrets,
   readRunSecrets,
   redactDiagnostic,
+  rendersWithoutValues,
   secretAwareLookup,
   secretNeedles,
   secretValues,
@@ -160,12 +161,7 @@ function configSecretOf(
   const namespace = ref.namespace || provider.namespace;
   const secret = findConfigSecret(provider, secrets);
   if (!secret && tolerateMissing) {
-    tolerateMissing({
-      ...originOf(provider),
-      path: 'spec.configSecret',
-      message: missingSecretNote(`${namespace}/${ref.name}`),
-      hint: 'pass it here too when the output depends on a non-secret key of it, or move such keys to Config.variables',
-    });
+    tolerateMissing({ ...originOf(provider), path: 'spec.configSecret', ...missingConfigSecretNote(`${namespace}/${ref.name}`) });
     return undefined;
   }
   if (!secret) {
@@ -188,10 +184,6 @@ interface PreparedProvider {
   secret: SecretObject | undefined;
   lookup: VariableLookup;
 }
-
-const missingSecretNote = (name: string) =>
-  `Secret ${name} is not in the input: rendered without it, as the secrets strategy keeps secret values out of the output ` +
-  '(a public flag or images key it holds is missing from this render)';
 
 function prepareProvider(
   manifest: Manifest,
@@ -437,7 +429,9 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const bag = new DiagnosticBag();
   const prepared: PreparedProvider[] = [];
-  const tolerateMissing = valuesOptional(options, manifest) ? (w: Diagnostic) => options.onWarning?.(w) : undefined;
+  const tolerateMissing = rendersWithoutValues({ ...options, config: manifest.config.secrets })
+    ? (w: Diagnostic) => options.onWarning?.(w)
+    : undefined;
   for (const resolved of providers) {
     try {
       prepared.push(prepareProvider(manifest, resolved, run, tolerateMissing));
@@ -503,7 +497,7 @@ async function renderPrepared(
         imageOverrides: p.images.merged,
         imageOverridesWithoutSecrets:
           Object.keys(p.images.fromSecret).length > 0 && !imagesWritable ? (manifest.config.images ?? {}) : undefined,
-        valuesOptional: valuesOptional(options, manifest),
+        valuesOptional: rendersWithoutValues({ ...options, config: manifest.config.secrets }),
         // a provider that reads a Secret is rendered on its own, never shared between clusters
         shareKey: p.secret ? undefined : componentKey(p.resolved, manifest.config.images, unmanagedKey),
       },
@@ -603,12 +597,6 @@ async function renderPrepared(
       ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`]
       : [];
   return { ...resolution, components: secured.components, files: secured.files, layout, warnings: [...warnings, ...secured.warnings] };
-}
-
-/** Whether this run may render without secret values (check and diff under a strategy that keeps them out). */
-function valuesOptional(options: RenderOptions, manifest: Manifest): boolean {
-  const strategy = options.secretsStrategy ?? manifest.config.secrets?.strategy ?? (options.allowSecretValues ? 'inline' : 'refuse');
-  return options.secretValuesOptional === true && keepsValuesOut(strategy);
 }
 
 /** The chart that draws a layout's wiring (Config.gitops.chart or the built-in one), with every values layer. */

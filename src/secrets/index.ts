@@ -55,6 +55,27 @@ export function keepsValuesOut(strategy: SecretStrategy): boolean {
   return strategy === 'refuse' || strategy === 'external-secrets' || strategy === 'flux-substitute';
 }
 
+/** Whether a run asked to render without secret values (`check`, `diff`) may: its strategy (flag, Config, default) keeps them out. */
+export function rendersWithoutValues(run: {
+  secretValuesOptional?: boolean;
+  secretsStrategy?: SecretStrategy;
+  allowSecretValues?: boolean;
+  config?: SecretsConfig;
+}): boolean {
+  const strategy = run.secretsStrategy ?? run.config?.strategy ?? (run.allowSecretValues ? 'inline' : 'refuse');
+  return run.secretValuesOptional === true && keepsValuesOut(strategy);
+}
+
+/** The note for a configSecret Secret a run without secret values does not have. */
+export function missingConfigSecretNote(name: string): Pick<Diagnostic, 'message' | 'hint'> {
+  return {
+    message:
+      `Secret ${name} is not in the input: rendered without it, as the secrets strategy keeps secret values out of the output ` +
+      '(a public flag or images key it holds is missing from this render)',
+    hint: 'pass it here too when the output depends on a non-secret key of it, or move such keys to Config.variables',
+  };
+}
+
 export interface SecretsOutput {
   components: RenderedComponent[];
   files: Map<string, string>;
