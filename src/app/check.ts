@@ -13,7 +13,8 @@ export interface CheckResult {
 
 /** `output`: the committed output directory, as given. */
 export async function check(options: RenderOptions, output: string): Promise<CheckResult> {
-  // --frozen is implied: a lockfile that no longer answers the manifest is drift too.
-  const result = await renderOutput({ ...options, frozen: true });
+  // --frozen is implied: a lockfile that no longer answers the manifest is drift too. Secret
+  // values are not needed where the strategy keeps them out of the output.
+  const result = await renderOutput({ ...options, frozen: true, secretValuesOptional: true });
   return { warnings: result.warnings, report: await checkOutput(output, result.files) };
 }

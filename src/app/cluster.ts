@@ -15,8 +15,18 @@ import { serializeLockfile } from '../resolve/lock/lockfile.js';
 import type { RenderedComponent } from '../render/types.js';
 import { unusedVariableWarnings } from '../render/variable-advice.js';
 import { inspectVariables } from '../render/variables.js';
-import { artifactDisplayName, providerRawYaml, renderCertManagerComponent, renderProviderComponent } from '../render/component.js';
+import { landedSecrets, lookupWithLanding } from '../render/secret-landing.js';
 import {
+  artifactDisplayName,
+  providerRawYaml,
+  renderCertManagerComponent,
+  renderProviderComponent,
+  type ProviderRender,
+} from '../render/component.js';
+import {
+  addSecretValues,
+  chartDrawnSecrets,
+  chartSecretProblem,
   containsSecret,
   encryptFiles,
   finalGate,
@@ -24,12 +34,14 @@ import {
   inlineFilesWarning,
   placeSecrets,
   redactDiagnostic,
+  rendersWithoutValues,
   taintMarker,
   type MarkedText,
   type SecretNeedles,
 } from '../secrets/index.js';
 import { compareStrings } from '../core/diagnostics.js';
 import { layoutChart, layoutOutput, objectFile, unmanagedObjects, type LayoutName } from '../layout/index.js';
+import { componentDirectory } from '../layout/kustomize.js';
 import type { ObjectSelector } from '../layout/apply-safety.js';
 import { prepareWiring } from './wiring.js';
 import { RunContext } from './context.js';
@@ -84,6 +96,8 @@ interface RenderedComponents {
   components: RenderedComponent[];
   /** Marked renders, by component label, of the components whose substitution used a secret. */
   marked: Map<string, { objects: KObject[]; marks: MarkedText }>;
+  /** Variables given as not secret that land in a Secret's data, with where they were given. */
+  landed: Map<string, string>;
 }
 
 /**
@@ -104,6 +118,7 @@ async function renderComponents(
   const imagesWritable = (strategy === 'inline' && options.allowSecretValues) || (secrets.public ?? []).includes(IMAGES_KEY);
   const images = manifest.config.images ?? {};
   const unmanagedKey = JSON.stringify(manifest.config.overrides ?? []);
+  const valuesOptional = rendersWithoutValues({ ...options, config: secrets });
   const run = {
     substitute: context.substitute,
     parse: context.parse,
@@ -119,6 +134,7 @@ async function renderComponents(
         givenVariables: [...Object.keys(manifest.config.variables ?? {}), ...Object.keys(p.secret?.data ?? {})],
         imageOverrides: p.images.merged,
         imageOverridesWithoutSecrets: Object.keys(p.images.fromSecret).length > 0 && !imagesWritable ? images : undefined,
+        valuesOptional,
         // a provider that reads a Secret is rendered on its own, never shared between clusters
         shareKey: p.secret ? undefined : componentKey(p.resolved, images, unmanagedKey),
       },
@@ -137,32 +153,42 @@ async function renderComponents(
     );
   const rendered = await Promise.all(providerRenders);
   const certManagerRendered = await certManagerRender;
+  // a value given as not secret that landed in a Secret's data is secret from here on
+  const landed = landedSecrets(rendered);
+  const addedNeedles = addSecretValues(needles, landed.values);
+  if (addedNeedles.needles.length > 0) options.onSecretValues?.(addedNeedles);
+  // Names given that no component uses, once every provider's variables are known.
+  if (prepared.length === resolution.providers.length && !manifest.problems && rendered.every((r) => r.variables)) {
+    const used = rendered.map((r) => (r.variables ?? []).map((v) => v.name));
+    unusedVariableWarnings(givenVariables(manifest, prepared, used)).forEach((w) => options.onWarning?.(w));
+  }
+  return gatherRendered(manifest, prepared, [...rendered, ...(certManagerRendered ? [certManagerRendered] : [])], landed.origins, earlier);
+}
 
+/** The components rendered, and every problem once (a problem of a whole parse batch reaches every component of it). */
+function gatherRendered(
+  manifest: Manifest,
+  prepared: readonly PreparedProvider[],
+  rendered: readonly (Pick<ProviderRender<MarkedText>, 'component' | 'problems'> & Partial<ProviderRender<MarkedText>>)[],
+  landed: Map<string, string>,
+  earlier: readonly Diagnostic[],
+): RenderedComponents {
   const bag = new DiagnosticBag();
   earlier.forEach((d) => bag.add(d));
-  // Every problem once: a problem of a whole parse batch reaches every component of it.
   const reported = new Set<Diagnostic>();
   const report = (d: Diagnostic) => {
     if (!reported.has(d)) bag.add(d);
     reported.add(d);
   };
-  const out: RenderedComponents = { components: [], marked: new Map() };
+  const out: RenderedComponents = { components: [], marked: new Map(), landed };
   rendered.forEach((outcome, i) => {
     outcome.problems.forEach(report);
-    if (outcome.secretFields.length > 0)
-      report(atProviderField(secretImagesError(prepared[i]!.resolved.provider), manifest.providers, providerName));
+    // the cert-manager render comes last and has no provider
+    if (outcome.secretFields?.length && prepared[i])
+      report(atProviderField(secretImagesError(prepared[i].resolved.provider), manifest.providers, providerName));
     if (outcome.component) out.components.push(outcome.component);
     if (outcome.component && outcome.marked) out.marked.set(outcome.component.label, outcome.marked);
   });
-  if (certManagerRendered) {
-    certManagerRendered.problems.forEach(report);
-    if (certManagerRendered.component) out.components.push(certManagerRendered.component);
-  }
-  // Names given that no component uses, once every provider's variables are known.
-  if (prepared.length === resolution.providers.length && !resolution.manifest.problems && rendered.every((r) => r.variables)) {
-    const used = rendered.map((r) => (r.variables ?? []).map((v) => v.name));
-    unusedVariableWarnings(givenVariables(manifest, prepared, used)).forEach((w) => options.onWarning?.(w));
-  }
   bag.throwIfAny();
   return out;
 }
@@ -182,25 +208,36 @@ async function layOut(
     .filter((o) => o.unmanaged)
     .map((o) => ({ group: o.group ?? '', kind: o.kind, name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}) }));
   const wiring = await wiringFor(layout, manifest, options);
+  const strategy = options.secretsStrategy ?? config.strategy ?? (options.allowSecretValues ? 'inline' : 'refuse');
   const placed = placeSecrets({
-    strategy: options.secretsStrategy ?? config.strategy ?? (options.allowSecretValues ? 'inline' : 'refuse'),
+    strategy,
     allowSecretValues: options.allowSecretValues ?? false,
     config,
     layout,
     components: rendered.components,
     marked: rendered.marked,
+    landed: rendered.landed,
   });
-  const inline = placed.inline.map((r) => objectFile(r.component, r.object)).sort(compareStrings);
-  const files = layoutOutput({
-    layout,
-    components: placed.components,
-    unmanaged,
-    wiring,
-    command: options.command ?? 'capi-gitops render',
-    componentFiles: context.componentFiles,
-    substituteFrom: placed.substituteFrom,
-    secretFiles: inline,
-  });
+  let inline = placed.inline.map((r) => objectFile(r.component, r.object)).sort(compareStrings);
+  const layOutFiles = () =>
+    layoutOutput({
+      layout,
+      components: placed.components,
+      unmanaged,
+      wiring,
+      command: options.command ?? 'capi-gitops render',
+      componentFiles: context.componentFiles,
+      substituteFrom: placed.substituteFrom,
+      secretFiles: inline,
+    });
+  let files = layOutFiles();
+  // a Secret the wiring chart fills from chart values: refused, or declared as inline
+  const drawn = chartDrawnSecrets(files, new Set(placed.components.map(componentDirectory)));
+  if (drawn.length > 0 && !(strategy === 'inline' && options.allowSecretValues)) throw new CapiGitopsError(drawn.map(chartSecretProblem));
+  if (drawn.length > 0) {
+    inline = [...new Set([...inline, ...drawn.map((d) => d.file)])].sort(compareStrings);
+    files = layOutFiles();
+  }
   const previous = (file: string) =>
     options.outputDir
       ? readFile(path.join(options.outputDir, options.outputSubdirectory ?? '', file), 'utf8').catch(() => undefined)
@@ -217,8 +254,8 @@ async function layOut(
     ...(overridden.length > 0
       ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`]
       : []),
-    ...inlineFilesWarning(inline),
     ...placed.warnings,
+    ...inlineFilesWarning(inline),
   ];
   return { components: placed.components, files, warnings };
 }
@@ -246,12 +283,14 @@ export async function listVariables(options: RenderOptions): Promise<ProviderVar
   const { manifest, providers } = await resolveManagementCluster(options);
   const { prepared, problems } = await prepareProviders(manifest, providers, options);
   if (problems.length > 0) throw new CapiGitopsError(problems);
-  return prepared.map((p) => ({
-    label: p.resolved.label,
-    namespace: p.resolved.namespace,
-    version: p.resolved.version,
-    variables: inspectVariables(providerRawYaml(p.resolved, manifest.configMaps), artifactDisplayName(p.resolved.components)).map(
-      (ref) => ({ ...ref, value: p.lookup(ref.name) }),
-    ),
-  }));
+  const context = new RunContext(undefined);
+  return Promise.all(
+    prepared.map(async (p) => {
+      const [raw, artifact] = [providerRawYaml(p.resolved, manifest.configMaps), artifactDisplayName(p.resolved.components)];
+      // a value that lands in a Secret's data is secret, so masked, whatever gave it
+      const lookup = await lookupWithLanding(raw, artifact, p.lookup, taintMarker(raw), context.parse);
+      const variables = inspectVariables(raw, artifact).map((ref) => ({ ...ref, value: lookup(ref.name) }));
+      return { label: p.resolved.label, namespace: p.resolved.namespace, version: p.resolved.version, variables };
+    }),
+  );
 }

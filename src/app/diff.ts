@@ -29,13 +29,14 @@ async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; af
       before: { label: request.from, files: await readOutputTree(request.from) },
       after: { label: request.to, files: await readOutputTree(request.to) },
     };
-  const current = await renderOutput(request.current);
+  // secret values are not needed where the strategy keeps them out of the output
+  const current = await renderOutput({ ...request.current, secretValuesOptional: true });
   const after: ReviewSide = { label: 'the manifest as it is now', files: current.files };
   const base = request.base;
   if (!base) return { before: { label: `${request.output} as committed`, files: await readOutputTree(request.output) }, after };
   const revision = await manifestAtRevision(base.revision, base.manifestPaths);
   try {
-    const baseRender = await renderOutput(base.options(revision.manifestPaths));
+    const baseRender = await renderOutput({ ...base.options(revision.manifestPaths), secretValuesOptional: true });
     return { before: { label: `the manifest at ${base.revision} (${revision.commit.slice(0, 12)})`, files: baseRender.files }, after };
   } finally {
     await revision.dispose();

@@ -10,7 +10,16 @@ import type { ResolvedProvider } from '../resolve/resolve.js';
 import type { VariableLookup } from '../render/types.js';
 import { mergeImageOverrides, parseImagesValue } from '../render/images.js';
 import type { GivenVariables } from '../render/variable-advice.js';
-import { IMAGES_KEY, readRunSecrets, secretAwareLookup, secretNeedles, secretValues, type SecretNeedles } from '../secrets/index.js';
+import {
+  IMAGES_KEY,
+  missingConfigSecretNote,
+  readRunSecrets,
+  rendersWithoutValues,
+  secretAwareLookup,
+  secretNeedles,
+  secretValues,
+  type SecretNeedles,
+} from '../secrets/index.js';
 import type { RenderOptions } from './types.js';
 
 /** A provider with its configSecret, the values its variables take and its image overrides. */
@@ -31,11 +40,19 @@ function originOf(p: ProviderObject): Pick<Diagnostic, 'object' | 'file' | 'line
 }
 
 /** The Secret a provider's spec.configSecret names (namespace defaulted by the manifest stage). */
-function configSecretOf(provider: ProviderObject, secrets: readonly SecretObject[]): SecretObject | undefined {
+function configSecretOf(
+  provider: ProviderObject,
+  secrets: readonly SecretObject[],
+  tolerateMissing?: (warning: Diagnostic) => void,
+): SecretObject | undefined {
   const ref = provider.spec.configSecret;
   if (!ref) return undefined;
   const namespace = ref.namespace || provider.namespace;
   const secret = findConfigSecret(provider, secrets);
+  if (!secret && tolerateMissing) {
+    tolerateMissing({ ...originOf(provider), path: 'spec.configSecret', ...missingConfigSecretNote(`${namespace}/${ref.name}`) });
+    return undefined;
+  }
   if (!secret) {
     // the operator's docs put the Secret in another namespace than the provider: say where it is
     const elsewhere = secrets.filter((s) => s.name === ref.name).map((s) => s.namespace);
@@ -48,7 +65,8 @@ function configSecretOf(provider: ProviderObject, secrets: readonly SecretObject
       hint:
         elsewhere.length > 0
           ? `set spec.configSecret.namespace: ${elsewhere[0]} (the operator defaults it to the provider's namespace), or move the Secret to ${namespace}`
-          : 'pass the Secret in a file kept out of Git (a -f file ignored by Git, or --secret-file), or remove spec.configSecret',
+          : 'put the Secret in its own -f file kept outside Git (outside the repository, or listed in .gitignore), ' +
+            'or remove spec.configSecret and give the values with --secret-file or --env-secret',
     });
   }
   return secret;
@@ -92,10 +110,14 @@ export async function prepareProviders(
     if (!(err instanceof CapiGitopsError)) throw err;
     err.diagnostics.forEach((d) => bag.add(d));
   };
+  // check and diff under a strategy that keeps values out: a missing configSecret is a warning
+  const tolerateMissing = rendersWithoutValues({ ...options, config: manifest.config.secrets })
+    ? (w: Diagnostic) => options.onWarning?.(w)
+    : undefined;
   const withSecrets: { resolved: ResolvedProvider; secret: SecretObject | undefined }[] = [];
   for (const resolved of providers) {
     try {
-      withSecrets.push({ resolved, secret: configSecretOf(resolved.provider, manifest.secrets) });
+      withSecrets.push({ resolved, secret: configSecretOf(resolved.provider, manifest.secrets, tolerateMissing) });
     } catch (err) {
       collect(err);
     }

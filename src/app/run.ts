@@ -4,6 +4,7 @@
  */
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { loadManifest } from '../manifest/load.js';
+import type { Manifest } from '../manifest/types.js';
 import { isFleet } from '../manifest/fleet-expand.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
 import { RunContext } from './context.js';
@@ -18,6 +19,22 @@ export type { OutputResult, RenderOptions };
 export async function renderOutput(options: RenderOptions): Promise<OutputResult> {
   // every problem in one run: an object with a problem is left out, and its problems reported with the others
   const manifest = await loadManifest(options.manifestPaths, { collectAll: true });
+  // a Secret's values in a file Git tracks (or would pick up) are on their way into its history;
+  // told after the render, so after the masks of every secret value, whether it succeeds or not
+  const inGit =
+    manifest.secrets.length === 0
+      ? []
+      : import('../secrets/git-tracked.js').then((m) =>
+          m.gitTrackedSecretWarnings(manifest.secrets, manifest.config.secrets?.public ?? []),
+        );
+  try {
+    return await renderLoaded(manifest, options);
+  } finally {
+    for (const w of await inGit) options.onWarning?.(w);
+  }
+}
+
+async function renderLoaded(manifest: Manifest, options: RenderOptions): Promise<OutputResult> {
   if (isFleet(manifest)) {
     if (manifest.problems) throw new CapiGitopsError(manifest.problems);
     return { fleet: true, ...(await renderFleet(manifest, options)) };

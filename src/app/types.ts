@@ -40,6 +40,12 @@ export interface RenderOptions {
   envSecrets?: string[];
   /** Called with every form of every secret value as soon as they are known (GitHub Actions masks). */
   onSecretValues?: (needles: SecretNeedles) => void;
+  /**
+   * `check` and `diff`: under a strategy that keeps secret values out of the output (refuse,
+   * external-secrets, flux-substitute), a value that lands in a Secret's data, and a configSecret
+   * Secret, may be missing: the output does not depend on them.
+   */
+  secretValuesOptional?: boolean;
   /** Told each likely mistake in valid input (manifest and variables) as soon as it is found. */
   onWarning?: (warning: Diagnostic) => void;
   /**

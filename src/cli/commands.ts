@@ -238,7 +238,9 @@ export function renderFlagsOptions(flags: RenderFlags, progress: ProgressReporte
     valuesFiles: flags.values,
     set: setExpressions(flags),
     outputDir: path.resolve(flags.output!),
-    command: regenerateCommand(flags),
+    // the output README's command leaves the secret sources out: check and diff compare it, and
+    // may run without them (the strategy keeps the values out of the output)
+    command: regenerateCommand(flags, false),
     ...extra,
   });
 }
@@ -264,15 +266,17 @@ function relativePath(file: string): string {
 }
 
 /** The command that regenerates the output, for its README: relative paths only. */
-export function regenerateCommand(flags: RenderFlags): string {
+export function regenerateCommand(flags: RenderFlags, withSecretSources = true): string {
   const words = ['capi-gitops', 'render'];
   for (const f of flags.file ?? []) words.push('-f', relativePath(f));
   words.push('-o', relativePath(flags.output!));
   if (flags.layout) words.push('--layout', flags.layout);
   if (flags.secrets) words.push('--secrets', flags.secrets);
   if (flags.allowSecretValues) words.push('--allow-secret-values');
-  for (const v of flags.secretFile ?? []) words.push('--secret-file', relativePath(v));
-  for (const v of flags.envSecret ?? []) words.push('--env-secret', v);
+  if (withSecretSources) {
+    for (const v of flags.secretFile ?? []) words.push('--secret-file', relativePath(v));
+    for (const v of flags.envSecret ?? []) words.push('--env-secret', v);
+  }
   for (const v of flags.values ?? []) words.push('--values', relativePath(v));
   words.push(...setFlagWords(flags));
   return words.map(shellWord).join(' ');

@@ -119,7 +119,7 @@ function diffRequest(flags: DiffFlags): DiffRequest | ((progress: ProgressReport
             revision: flags.base,
             manifestPaths: flags.file ?? [],
             options: (file: string[]) =>
-              renderFlagsOptions({ ...flags, file }, progress, { frozen: false, command: regenerateCommand(flags) }),
+              renderFlagsOptions({ ...flags, file }, progress, { frozen: false, command: regenerateCommand(flags, false) }),
           },
         }
       : {}),

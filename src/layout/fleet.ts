@@ -32,6 +32,28 @@ export interface FleetLayoutInput {
   /** The fleet's own wiring at the root (the fleet's ApplicationSet), full paths. */
   fleetWiring?: ReadonlyMap<string, string>;
   command: string;
+  /** The fleet README the last run wrote, for the secret files of clusters not rendered in this run. */
+  previousReadme?: string;
+}
+
+/** The heading and list templates/output/README.md.hbs writes for the inline strategy's files. */
+const SECRET_FILES_SECTION = /## Warning: files holding secret values\n([\s\S]*?)(?:\n## |$)/;
+
+function declaredSecretFiles(readme: string | undefined): string[] {
+  const section = readme === undefined ? '' : (SECRET_FILES_SECTION.exec(readme)?.[1] ?? '');
+  return [...section.matchAll(/^- `([^`]+)`$/gm)].map((m) => m[1]!);
+}
+
+/** Every cluster's files that hold secret values (inline), as fleet paths: its own README is not written. */
+function fleetSecretFiles(input: FleetLayoutInput): string[] {
+  const previous = declaredSecretFiles(input.previousReadme);
+  return input.clusters
+    .flatMap((cluster) => {
+      const dir = `${clusterDirectory(cluster.name)}/`;
+      if (!cluster.files) return previous.filter((f) => f.startsWith(dir));
+      return declaredSecretFiles(cluster.files.get(README_FILE)).map((f) => dir + f);
+    })
+    .sort(compareStrings);
 }
 
 /** The directory of a cluster in the output. */
@@ -60,6 +82,7 @@ export function layoutFleet(input: FleetLayoutInput): Map<string, string> {
       wiringTool: wiring?.tool,
       fleetApplicationSet: (input.fleetWiring?.size ?? 0) > 0,
       clusters: [...input.clusters].sort((a, b) => compareStrings(a.name, b.name)),
+      secretFiles: fleetSecretFiles(input),
     }),
   );
   return new Map([...files].sort(([a], [b]) => compareStrings(a, b)));

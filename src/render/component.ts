@@ -19,7 +19,8 @@ import { atProviderField } from '../manifest/field-locator.js';
 import { providerObjectName } from '../resolve/preflight.js';
 import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
 import type { ParseInput } from '../yaml/parse.js';
-import type { RenderedComponent, VariableLookup } from './types.js';
+import type { RenderedComponent, VariableLookup, VariableValue } from './types.js';
+import { NOT_GIVEN_ORIGIN, secretWhereLanded, variablesInSecretData } from './secret-landing.js';
 import { appendAdditionalManifests, resolveAdditionalManifests } from './additional-manifests.js';
 import {
   inspectVariables,
@@ -52,7 +53,7 @@ export class BatchParseError extends Error {
 /** What a taint-tracking substitution needs from the secrets stage's marks. */
 export interface TaintMarks {
   marker: TaintMarker;
-  marks: readonly { reference: string }[];
+  marks: readonly { reference: string; variables: readonly string[] }[];
   /** Matches one mark; group 1 is its index in `marks`. */
   pattern: RegExp;
 }
@@ -89,6 +90,11 @@ export interface ProviderInput {
   imageOverridesWithoutSecrets?: Record<string, ImageMeta>;
   /** Every input of the render but the objects, when it reads no Secret and may be shared. */
   shareKey?: string;
+  /**
+   * `check` and `diff` under a strategy that keeps secret values out of the output: a missing
+   * variable that lands in a Secret's data takes a placeholder instead of failing the render.
+   */
+  valuesOptional?: boolean;
 }
 
 /** What a provider's render produced; `problems` hold every problem it found. */
@@ -100,6 +106,8 @@ export interface ProviderRender<M extends TaintMarks> {
   marked?: { objects: KObject[]; marks: M };
   /** Fields a Secret's value reached through a filter (image overrides). */
   secretFields: SecretField[];
+  /** Variables given as not secret whose values land in a Secret's data, so are secret (./secret-landing.ts). */
+  landed?: Map<string, VariableValue>;
   problems: Diagnostic[];
 }
 
@@ -136,11 +144,31 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     outcome.variables = inspectVariables(raw, artifact);
     // 3. Substitution (Process); a text that received a Secret's value is substituted a second
     //    time with each secret-bearing reference a mark, so the secrets stage can trace it.
-    const substituted = run.substitute(raw, input.lookup, artifact);
-    if (substituted.missing.length > 0) throw missingVariables(input, substituted.missing, artifact);
+    //    A value that lands in a Secret's data is secret whatever gave it (./secret-landing.ts).
+    const first = run.substitute(raw, input.lookup, artifact);
+    const landed = await variablesInSecretData({
+      raw,
+      artifact,
+      source,
+      lookup: input.lookup,
+      substituted: first,
+      marks: run.secrets.marks(raw),
+      parse: run.parse,
+      holdsSecret: run.secrets.holdsSecret,
+    });
+    const lookup = secretWhereLanded(input.lookup, landed, input.valuesOptional);
+    const substituted = landed.size > 0 ? run.substitute(raw, lookup, artifact) : first;
+    if (substituted.missing.length > 0)
+      throw missingVariables(
+        input,
+        substituted.missing,
+        artifact,
+        substituted.missing.filter((name) => landed.has(name)),
+      );
+    outcome.landed = landedValues(substituted, landed);
     const secretUse = secretUseOf(substituted);
     const marks = secretUse ? run.secrets.marks(raw) : undefined;
-    const markedText = marks && substituteVariables(raw, input.lookup, artifact, marks.marker).text;
+    const markedText = marks && substituteVariables(raw, lookup, artifact, marks.marker).text;
     // 4. Parse (ToUnstructured). A text that holds a secret value never reaches the parse cache.
     const keepOutOfCache = secretUse !== undefined || run.secrets.holdsSecret(substituted.text);
     const parsed = await parseEach(run, [
@@ -149,7 +177,7 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     ]).catch((err: unknown) => {
       throw parseProblem(
         err,
-        { raw, text: substituted.text, lookup: input.lookup, used: substituted.used, source, artifact, origin: originOf(r) },
+        { raw, text: substituted.text, lookup, used: substituted.used, source, artifact, origin: originOf(r) },
         secretUse,
       );
     });
@@ -272,13 +300,20 @@ function renderedComponent(r: ResolvedProvider, objects: KObject[]): RenderedCom
 }
 
 /** Every missing variable of the text in one error, with the given names close to them. */
-function missingVariables(input: ProviderInput, missing: string[], artifact: string): CapiGitopsError {
+function missingVariables(input: ProviderInput, missing: string[], artifact: string, inSecretData: string[]): CapiGitopsError {
   return missingVariablesError(missing, {
     ...originOf(input.resolved),
     provider: providerObjectName(input.resolved.provider),
     artifact,
     suggestions: closeGivenNames(missing, input.givenVariables),
+    inSecretData,
   });
+}
+
+/** The values given as not secret that became secret by landing in a Secret's data (placeholders are no values). */
+function landedValues(substituted: SubstitutionResult, landed: ReadonlySet<string>): Map<string, VariableValue> | undefined {
+  const values = [...substituted.used].filter(([name, value]) => landed.has(name) && value.origin !== NOT_GIVEN_ORIGIN);
+  return values.length > 0 ? new Map(values) : undefined;
 }
 
 /** The secret variables a substitution used, and where their values came from. */

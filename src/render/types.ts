@@ -23,5 +23,7 @@ export interface VariableValue {
   /** e.g. `Secret capi-system/aws-variables` or `Config.variables`. */
   origin: string;
   fromSecret: boolean;
+  /** Declared in Config.secrets.public: plain wherever it lands, a Secret's data included. */
+  declaredPublic?: boolean;
 }
 export type VariableLookup = (name: string) => VariableValue | undefined;

@@ -170,12 +170,36 @@ export function substituteVariables(text: string, lookup: VariableLookup, file?:
 /** One error naming every missing variable (names only, never values). */
 export function missingVariablesError(
   missing: string[],
-  context: { provider: string; file?: string; line?: number; column?: number; artifact?: string; suggestions?: string[] },
+  context: {
+    provider: string;
+    file?: string;
+    line?: number;
+    column?: number;
+    artifact?: string;
+    suggestions?: string[];
+    /** The missing variables whose value would land in a Secret's data: secret, so never to be set in Git. */
+    inSecretData?: readonly string[];
+  },
 ): CapiGitopsError {
   const names = [...new Set(missing)].sort(compareStrings);
   const plural = names.length === 1 ? 'variable' : 'variables';
   const usedBy = context.artifact ? ` (used by ${context.artifact})` : '';
   const suggestions = context.suggestions?.length ? `${context.suggestions.join('; ')}; ` : '';
+  const secret = names.filter((name) => context.inSecretData?.includes(name));
+  const plain = names.filter((name) => !secret.includes(name));
+  const them = (list: string[]) => (list.length === 1 ? 'it' : 'them');
+  const ways: string[] = [];
+  if (secret.length > 0)
+    ways.push(
+      `${secret.join(', ')} ${secret.length === 1 ? 'lands' : 'land'} in a Secret's data, so ${secret.length === 1 ? 'it is' : 'they are'} secret: ` +
+        `pass ${them(secret)} with --secret-file <file kept outside Git> or --env-secret NAME, or as data keys of the spec.configSecret Secret ` +
+        'in a -f file kept outside Git (outside the repository, or one it ignores), never under `variables:` in the Config document',
+    );
+  if (plain.length > 0)
+    ways.push(
+      `set ${secret.length > 0 ? plain.join(', ') : them(plain)} as data keys of the Secret named by the provider's spec.configSecret, ` +
+        'or under `variables:` in the capi-gitops Config document',
+    );
   return new CapiGitopsError({
     message: `value for ${plural} [${names.join(', ')}] is not set${usedBy}`,
     object: context.provider,
@@ -183,8 +207,6 @@ export function missingVariablesError(
     line: context.line,
     column: context.column,
     expected: `a value for every variable the components use without a default: ${names.join(', ')}`,
-    hint:
-      `${suggestions}set ${names.length === 1 ? 'it' : 'them'} as data keys of the Secret named by the provider's spec.configSecret, ` +
-      'or under `variables:` in the capi-gitops Config document',
+    hint: suggestions + ways.join('; '),
   });
 }

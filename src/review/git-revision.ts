@@ -3,15 +3,18 @@
  * `git show <commit>:<path>` into a temporary directory that mirrors the repository's layout,
  * so neither the checkout nor the index is touched. Everything else the manifest refers to by
  * a relative path (local repositories, charts, values files) is linked to the working tree, and
- * artifacts come from that commit's lockfile and the cache.
+ * artifacts come from that commit's lockfile and the cache. Files that hold only Secrets and that
+ * the commit does not have (outside the repository, ignored, new) are read from the working tree:
+ * secret values are kept out of Git, so both sides take them from the same place.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { CapiGitopsError } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { LOCKFILE_NAME } from '../manifest/files.js';
+import { fileHoldsOnlySecrets, holdsOnlySecrets, isManifestFileName } from './secret-only-files.js';
 
 const run = promisify(execFile);
 const MAX_OUTPUT = 256 * 1024 * 1024;
@@ -19,7 +22,10 @@ const MAX_OUTPUT = 256 * 1024 * 1024;
 export interface RevisionManifest {
   /** The commit the ref named. */
   commit: string;
-  /** The `-f` paths inside the temporary tree, in the order given. */
+  /**
+   * The `-f` paths inside the temporary tree, in the order given; then the paths that hold only
+   * Secrets and are not in the commit (outside the repository, ignored, new), from the working tree.
+   */
   manifestPaths: string[];
   /** Deletes the temporary tree. */
   dispose(): Promise<void>;
@@ -68,6 +74,17 @@ async function linkWorkingTree(top: string, root: string, materialized: Set<stri
   }
 }
 
+/** The manifest files in a `-f` directory that the commit does not have and that hold only Secrets (repository paths). */
+async function untrackedSecretFiles(directory: string, rel: string, inCommit: ReadonlySet<string>): Promise<string[]> {
+  const names = (await readdir(directory).catch(() => [] as string[])).filter(isManifestFileName).sort(compareStrings);
+  const out: string[] = [];
+  for (const name of names) {
+    const f = rel ? `${rel}/${name}` : name;
+    if (!inCommit.has(f) && (await fileHoldsOnlySecrets(path.join(directory, name)))) out.push(f);
+  }
+  return out;
+}
+
 /**
  * Writes the `-f` paths (files or directories, as given on the command line) and the lockfile
  * beside the first as they were at `ref`. A path missing at that commit is an error.
@@ -98,19 +115,32 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
   try {
     const materialized = new Set<string>();
     const owned = new Set<string>();
+    const secretFiles: string[] = [];
     const inRevision: string[] = [];
+    const fromWorkingTree: string[] = [];
     for (const given of manifestPaths) {
       const rel = path.relative(top, path.resolve(given)).split(path.sep).join('/');
-      if (rel.startsWith('..') || path.isAbsolute(rel))
+      if (rel.startsWith('..') || path.isAbsolute(rel)) {
+        if (await holdsOnlySecrets(given)) {
+          fromWorkingTree.push(path.resolve(given));
+          continue;
+        }
         throw new CapiGitopsError({
           file: given,
-          message: `-f ${given} is outside the Git repository ${top}`,
-          hint: 'pass manifest paths inside the repository',
+          message: `-f ${given} is outside the Git repository ${top}, and holds more than Secrets`,
+          expected: 'manifests in the repository; outside it, only files of Secrets (read from the working tree for both sides)',
+          hint: 'move the other documents into the repository, and keep only the Secrets outside it',
         });
+      }
       const files = (await git(top, ['ls-tree', '-r', '-z', '--name-only', commit, '--', rel || '.']))
         .toString('utf8')
         .split('\0')
         .filter(Boolean);
+      // a file of Secrets Git does not have (ignored, or new) is read from the working tree
+      if (files.length === 0 && (await holdsOnlySecrets(given))) {
+        fromWorkingTree.push(path.resolve(given));
+        continue;
+      }
       if (files.length === 0)
         throw new CapiGitopsError({
           file: given,
@@ -120,6 +150,7 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
       const isDirectory = !(files.length === 1 && files[0] === rel);
       owned.add(rel);
       for (const f of files) materialized.add(f);
+      if (isDirectory) secretFiles.push(...(await untrackedSecretFiles(path.resolve(given), rel, new Set(files))));
       inRevision.push(path.join(root, rel));
       if (inRevision.length === 1) {
         const lock = path.posix.join(isDirectory ? rel : path.posix.dirname(rel), LOCKFILE_NAME);
@@ -133,7 +164,8 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
       await writeFile(path.join(root, f), await git(top, ['show', `${commit}:${f}`]));
     }
     await linkWorkingTree(top, root, materialized, owned);
-    return { commit, manifestPaths: inRevision, dispose: () => rm(root, { recursive: true, force: true }) };
+    for (const f of secretFiles) await symlink(path.join(top, f), path.join(root, f));
+    return { commit, manifestPaths: [...inRevision, ...fromWorkingTree], dispose: () => rm(root, { recursive: true, force: true }) };
   } catch (err) {
     await rm(root, { recursive: true, force: true });
     throw err;

@@ -77,6 +77,21 @@ export function secretNeedles(values: ReadonlyMap<string, readonly string[]>): S
   return { needles };
 }
 
+/**
+ * Adds values found secret during the render (a plain value that landed in a Secret's data) to
+ * `needles` in place, so every holder (the gate, redaction, the parse cache's check) sees them;
+ * returns the new needles alone (for masks).
+ */
+export function addSecretValues(needles: SecretNeedles, values: ReadonlyMap<string, readonly string[]>): SecretNeedles {
+  const known = new Set(needles.needles.map(([needle, name]) => `${name}\0${needle}`));
+  const added = secretNeedles(values).needles.filter(([needle, name]) => !known.has(`${name}\0${needle}`));
+  if (added.length > 0) {
+    needles.needles.push(...added);
+    needles.needles.sort(([a, an], [b, bn]) => b.length - a.length || compareStrings(a, b) || compareStrings(an, bn));
+  }
+  return { needles: added };
+}
+
 /** Whether `text` holds any form of any secret value. */
 export function containsSecret(text: string, needles: SecretNeedles): boolean {
   return needles.needles.some(([needle]) => text.includes(needle));

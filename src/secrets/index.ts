@@ -14,7 +14,8 @@ import { scanOutput, type SecretNeedles } from './gate.js';
 
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type RunSecrets } from './sources.js';
 export { taintMarker, type MarkedText } from './taint.js';
-export { secretNeedles, containsSecret, redact, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
+export { chartDrawnSecrets, chartSecretProblem } from './chart-secrets.js';
+export { secretNeedles, addSecretValues, containsSecret, redact, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
 
 /** An object of a component that holds secret values: the layout names its file. */
 export interface SecretObjectRef {
@@ -30,6 +31,39 @@ export interface SecretsInput {
   components: readonly RenderedComponent[];
   /** Marked renders, by component label, of the components whose substitution used a secret. */
   marked: ReadonlyMap<string, { objects: KObject[]; marks: MarkedText }>;
+  /** Variables given as not secret that are secret because they land in a Secret's data, with where they were given. */
+  landed?: ReadonlyMap<string, string>;
+}
+
+/**
+ * Strategies whose output does not depend on the secret values, only on where they land: refuse
+ * (nothing is written), external-secrets (the store holds them), flux-substitute (Flux
+ * substitutes them). `check` and `diff` need no value under them; sops does (an unchanged Secret
+ * keeps its bytes only when its values are known), inline writes them.
+ */
+export function keepsValuesOut(strategy: SecretStrategy): boolean {
+  return strategy === 'refuse' || strategy === 'external-secrets' || strategy === 'flux-substitute';
+}
+
+/** Whether a run asked to render without secret values (`check`, `diff`) may: its strategy (flag, Config, default) keeps them out. */
+export function rendersWithoutValues(run: {
+  secretValuesOptional?: boolean;
+  secretsStrategy?: SecretStrategy;
+  allowSecretValues?: boolean;
+  config?: SecretsConfig;
+}): boolean {
+  const strategy = run.secretsStrategy ?? run.config?.strategy ?? (run.allowSecretValues ? 'inline' : 'refuse');
+  return run.secretValuesOptional === true && keepsValuesOut(strategy);
+}
+
+/** The note for a configSecret Secret a run without secret values does not have. */
+export function missingConfigSecretNote(name: string): Pick<Diagnostic, 'message' | 'hint'> {
+  return {
+    message:
+      `Secret ${name} is not in the input: rendered without it, as the secrets strategy keeps secret values out of the output ` +
+      '(a public flag or images key it holds is missing from this render)',
+    hint: 'pass it here too when the output depends on a non-secret key of it, or move such keys to Config.variables',
+  };
 }
 
 export interface SecretsOutput {
@@ -47,13 +81,21 @@ export interface SecretsOutput {
 const WAYS_OUT =
   'declare the variable in Config.secrets.public if it is not secret, or choose a strategy: --secrets external-secrets, --secrets sops, --secrets flux-substitute (flux layout), or --secrets inline --allow-secret-values';
 
-function refusal(field: TaintedField): Diagnostic {
+const LANDED = "a value in a Secret's data is secret wherever it is given)";
+const LANDED_OUT =
+  'keep the value out of Git (--secret-file <file outside Git>, --env-secret NAME, or the spec.configSecret Secret in a -f file Git ignores, ' +
+  'not Config.variables) and choose a strategy: --secrets external-secrets, --secrets sops, --secrets flux-substitute (flux layout), ' +
+  'or --secrets inline --allow-secret-values; or declare the variable in Config.secrets.public if it is not secret';
+
+function refusal(field: TaintedField, landed: ReadonlyMap<string, string> = new Map()): Diagnostic {
+  const given = field.variables.filter((name) => landed.has(name));
+  const why = given.length > 0 ? ` (${given.map((name) => `${name} from ${landed.get(name)}`).join(', ')}: ${LANDED}` : '';
   return {
     object: describeObject(field.object),
     path: formatPath(field.path),
-    message: `would receive the secret value of ${field.variables.join(', ')}`,
+    message: `would receive the secret value of ${field.variables.join(', ')}${why}`,
     expected: 'no secret value in files committed to Git (Config.secrets.strategy: refuse)',
-    hint: WAYS_OUT,
+    hint: given.length > 0 ? LANDED_OUT : WAYS_OUT,
   };
 }
 
@@ -124,13 +166,13 @@ export function placeSecrets(input: SecretsInput): SecretsOutput {
     const holders = () => [...new Set(fields.map((f) => f.index))].map((i) => ({ component, object: component.objects[i]! }));
     switch (input.strategy) {
       case 'refuse':
-        problems.push(...fields.map(refusal));
+        problems.push(...fields.map((f) => refusal(f, input.landed)));
         return component;
       case 'inline': {
         if (!input.allowSecretValues) {
           problems.push(
             ...fields.map((f) => ({
-              ...refusal(f),
+              ...refusal(f, input.landed),
               expected: 'the inline strategy writes secret values only with --allow-secret-values',
               hint: 'add --allow-secret-values to accept secret values in Git, or choose another strategy',
             })),
@@ -164,6 +206,10 @@ export function placeSecrets(input: SecretsInput): SecretsOutput {
     }
   });
   if (problems.length > 0) throw new CapiGitopsError(problems);
+  for (const [name, origin] of [...(input.landed ?? [])].sort(([a], [b]) => compareStrings(a, b)))
+    out.warnings.push(
+      `${name} from ${origin} lands in a Secret's data, so it is secret: keep it out of Git (--secret-file, --env-secret, or a configSecret in a -f file Git ignores), or declare it in Config.secrets.public if it is not secret`,
+    );
   if (fluxVariables.size > 0) {
     const names = [...new Set(out.substituteFrom.values())].sort(compareStrings).join(', ');
     out.warnings.push(

@@ -1,6 +1,8 @@
 /**
- * Which values are secret: a configSecret's (unless declared in Config.secrets.public), those
- * of `--secret-file` and of `--env-secret NAME`. Config.variables never are.
+ * Which values are secret by where they come from: a configSecret's (unless declared in
+ * Config.secrets.public), those of `--secret-file` and of `--env-secret NAME`. Any other value
+ * (Config.variables, a fleet overlay's) becomes secret where it lands in a Secret's data, unless
+ * declared public (render/secret-landing.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseDotenv } from 'dotenv';
@@ -24,14 +26,21 @@ export interface RunSecretOptions {
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** A dotenv file, or a YAML map of strings (decided by the first meaningful line). */
+const EXPECTED_FILE = 'NAME=value lines, a YAML map NAME: "value", or v1 Secret manifests (data in base64, stringData)';
+
+/** A dotenv file (decided by the first meaningful line), a YAML map of strings, or Secret manifests. */
 function parseSecretFile(text: string, file: string): { values: Record<string, string>; problems: Diagnostic[] } {
   const firstLine = text.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('#')) ?? '';
   const isDotenv = /^\s*(export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=/.test(firstLine);
   if (isDotenv) return { values: parseDotenv(text), problems: [] };
-  let parsed: unknown;
+  let documents: unknown[];
   try {
-    parsed = text.trim() === '' ? {} : YAML.parse(text, { schema: 'core' });
+    documents = YAML.parseAllDocuments(text, { schema: 'core' })
+      .map((doc) => {
+        if (doc.errors.length > 0) throw doc.errors[0];
+        return doc.toJS() as unknown;
+      })
+      .filter((doc) => doc !== null && doc !== undefined);
   } catch {
     // the YAML parser quotes the offending text, which may be a secret: say where, not what
     return {
@@ -39,22 +48,25 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
       problems: [
         {
           file,
-          message: 'is neither a dotenv file nor a YAML map',
-          expected: 'NAME=value lines, or a YAML map NAME: "value"',
+          message: 'is neither a dotenv file nor YAML',
+          expected: EXPECTED_FILE,
           hint: `check the syntax of ${file}`,
         },
       ],
     };
   }
+  if (documents.some((doc) => isPlainObject(doc) && (doc.kind === 'Secret' || doc.kind === 'List')))
+    return secretManifestValues(documents, file);
+  const parsed = documents.length === 0 ? {} : documents.length === 1 ? documents[0] : undefined;
   if (!isPlainObject(parsed)) {
     return {
       values: {},
       problems: [
         {
           file,
-          message: 'is not a map of variables',
-          expected: 'NAME=value lines, or a YAML map NAME: "value"',
-          hint: `write ${file} as NAME: "value" lines`,
+          message: documents.length > 1 ? 'holds several YAML documents that are not Secrets' : 'is not a map of variables',
+          expected: EXPECTED_FILE,
+          hint: `write ${file} as NAME: "value" lines, or as Secret manifests`,
         },
       ],
     };
@@ -65,6 +77,85 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
     if (typeof value === 'string') values[name] = value;
     else if (typeof value === 'number' || typeof value === 'boolean') values[name] = String(value);
     else problems.push({ file, path: name, message: 'is not a string', expected: 'a string value', hint: 'quote the value' });
+  }
+  return { values, problems };
+}
+
+const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The keys of v1 Secret manifests (several documents, or a `kind: List` as kubectl prints
+ * them): `data` decoded from base64, `stringData` as is and winning over `data`, as the API
+ * server merges them; a later Secret wins. No value is ever quoted in a problem.
+ */
+function secretManifestValues(documents: unknown[], file: string): { values: Record<string, string>; problems: Diagnostic[] } {
+  const values: Record<string, string> = {};
+  const problems: Diagnostic[] = [];
+  const secrets = documents.flatMap((doc, i) =>
+    isPlainObject(doc) && doc.kind === 'List' && Array.isArray(doc.items)
+      ? doc.items.map((item: unknown, j) => ({ item, where: `document ${i + 1}, items[${j}]` }))
+      : [{ item: doc, where: `document ${i + 1}` }],
+  );
+  for (const { item, where } of secrets) {
+    if (!isPlainObject(item) || item.apiVersion !== 'v1' || item.kind !== 'Secret') {
+      problems.push({
+        file,
+        path: where,
+        message: 'is not a v1 Secret',
+        expected: 'only v1 Secrets in a file of Secret manifests',
+        hint: 'keep other objects in the -f files, and only Secrets here',
+      });
+      continue;
+    }
+    const name = isPlainObject(item.metadata) && typeof item.metadata.name === 'string' ? `Secret ${item.metadata.name}` : where;
+    const own: Record<string, string> = {};
+    for (const [section, decode] of [
+      ['data', true],
+      ['stringData', false],
+    ] as const) {
+      const entries = item[section];
+      if (entries === undefined || entries === null) continue;
+      if (!isPlainObject(entries)) {
+        problems.push({
+          file,
+          path: `${name}: ${section}`,
+          message: 'is not a map',
+          expected: 'key: value pairs',
+          hint: `check ${section}`,
+        });
+        continue;
+      }
+      for (const [key, value] of Object.entries(entries)) {
+        const at = { file, path: `${name}: ${section}.${key}` };
+        const text =
+          typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+        if (text === undefined) {
+          problems.push({ ...at, message: 'is not a string', expected: 'a string value', hint: 'quote the value' });
+        } else if (!decode) {
+          own[key] = text;
+        } else if (!CANONICAL_BASE64.test(text)) {
+          problems.push({
+            ...at,
+            message: 'is not base64',
+            expected: 'base64 text under data (clear text goes under stringData)',
+            hint: 'encode it with base64 -w0, or move it to stringData',
+          });
+        } else {
+          try {
+            own[key] = strictUtf8.decode(Buffer.from(text, 'base64'));
+          } catch {
+            problems.push({
+              ...at,
+              message: 'is not UTF-8 text once decoded',
+              expected: 'a variable value, which is text',
+              hint: 'check the value',
+            });
+          }
+        }
+      }
+    }
+    Object.assign(values, own);
   }
   return { values, problems };
 }
@@ -142,9 +233,16 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
         value: configSecret.data[name]!,
         origin: `Secret ${configSecret.namespace}/${configSecret.name}`,
         fromSecret: !publicNames.has(name),
+        ...(publicNames.has(name) ? { declaredPublic: true } : {}),
       };
     }
-    if (Object.hasOwn(fromConfig, name)) return { value: fromConfig[name]!, origin: 'Config.variables', fromSecret: false };
+    if (Object.hasOwn(fromConfig, name))
+      return {
+        value: fromConfig[name]!,
+        origin: 'Config.variables',
+        fromSecret: false,
+        ...(publicNames.has(name) ? { declaredPublic: true } : {}),
+      };
     return undefined;
   };
 }

@@ -78,12 +78,20 @@ export const SUITE_SECRETS = {
   newToken: 'vtok-0e8d3b6a91c4f27755',
   /** Smuggled into chart values and an image tag (test/secrets.test.ts). */
   gitToken: 'ghpsmuggled0a1b2c3d4e5f6a7b8',
+  /** Given in every place a value can come from, landing in a Secret's data (test/secrets/landing.test.ts). */
+  landingCredentials: awsCredentials('AKIALANDINGEXAMPLE', 'Lk8sVb2nQx7mRt4wPz9cYh3jDf6gSa5e'),
+  landingSecretKey: 'Lk8sVb2nQx7mRt4wPz9cYh3jDf6gSa5e',
 } as const;
 
 /** Every suite secret, and the base64 a configSecret or secret file carries of each credentials file. */
 function suiteSecretValues(): string[] {
   const values: string[] = Object.values(SUITE_SECRETS);
-  for (const v of [SUITE_SECRETS.vaultCredentials, SUITE_SECRETS.oldCredentials, SUITE_SECRETS.newCredentials])
+  for (const v of [
+    SUITE_SECRETS.vaultCredentials,
+    SUITE_SECRETS.oldCredentials,
+    SUITE_SECRETS.newCredentials,
+    SUITE_SECRETS.landingCredentials,
+  ])
     values.push(Buffer.from(v).toString('base64'));
   return values;
 }

@@ -85,7 +85,7 @@ test('pre-commit: capi-gitops-render regenerates on commit, capi-gitops-check pa
     writeFileSync(edited, readFileSync(edited, 'utf8') + '# by hand\n');
     const check = run('pre-commit', ['run', 'capi-gitops-check', '--all-files'], repo, env);
     assert.equal(check.status, 1, check.output);
-    assert.match(check.output, /edited +clusters\/mgmt\/kustomization\.yaml: edited by hand/);
+    assert.match(check.output, /edited +kustomization\.yaml: edited by hand/);
 
     // A manifest change: the render hook rewrites tracked files and fails; adding them commits.
     git(repo, 'checkout', '--', 'clusters');

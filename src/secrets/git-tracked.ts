@@ -1,0 +1,71 @@
+/**
+ * A Secret's values in a `-f` file that Git tracks, or would pick up (inside a work tree and not
+ * ignored, so `git add -A` commits it), are on their way into the repository's history: a
+ * warning names the file and how to keep it out. Git itself answers (`git ls-files
+ * --error-unmatch`, `git check-ignore`), so every ignore rule (nested .gitignore files,
+ * .git/info/exclude, core.excludesFile) counts. Loaded only for a manifest with such a Secret.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import type { SecretObject } from '../manifest/types.js';
+
+type GitState = 'tracked' | 'not ignored' | 'ignored' | 'outside';
+
+/** git's exit status in `cwd`; undefined when git cannot run. */
+function gitStatus(cwd: string, args: string[]): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    execFile('git', args, { cwd }, (err) => {
+      if (!err) return resolve(0);
+      const code = (err as NodeJS.ErrnoException & { code?: unknown }).code;
+      resolve(typeof code === 'number' ? code : undefined);
+    });
+  });
+}
+
+async function gitState(file: string): Promise<GitState> {
+  const [cwd, name] = [path.dirname(path.resolve(file)), path.basename(file)];
+  // 0: tracked; 1: in a work tree, not tracked; anything else: no work tree (or no git)
+  const listed = await gitStatus(cwd, ['ls-files', '--error-unmatch', '--', name]);
+  if (listed === 0) return 'tracked';
+  if (listed !== 1) return 'outside';
+  return (await gitStatus(cwd, ['check-ignore', '-q', '--', name])) === 0 ? 'ignored' : 'not ignored';
+}
+
+/** The Secrets that hold a value not declared public (those are meant for Git). */
+export function secretsWithValues(secrets: readonly SecretObject[], publicNames: readonly string[]): SecretObject[] {
+  return secrets.filter((s) => Object.keys(s.data).some((key) => !publicNames.includes(key)));
+}
+
+/** One warning per `-f` file that holds Secret values and that Git tracks or would pick up. */
+export async function gitTrackedSecretWarnings(secrets: readonly SecretObject[], publicNames: readonly string[]): Promise<Diagnostic[]> {
+  const byFile = new Map<string, SecretObject[]>();
+  for (const secret of secretsWithValues(secrets, publicNames))
+    byFile.set(secret.position.file, [...(byFile.get(secret.position.file) ?? []), secret]);
+  const files = [...byFile.keys()].sort(compareStrings);
+  const states = await Promise.all(files.map(gitState));
+  return files.flatMap((file, i): Diagnostic[] => {
+    const state = states[i]!;
+    if (state === 'ignored' || state === 'outside') return [];
+    const first = byFile.get(file)![0]!;
+    const names = byFile
+      .get(file)!
+      .map((s) => `${s.namespace}/${s.name}`)
+      .join(', ');
+    return [
+      {
+        ...first.position,
+        object: `Secret/${first.namespace}/${first.name}`,
+        message:
+          state === 'tracked'
+            ? `${file} holds the values of Secret ${names} and is tracked by Git (git ls-files --error-unmatch ${file})`
+            : `${file} holds the values of Secret ${names} and is not ignored by Git: git add -A would commit it (git check-ignore ${file} finds no rule)`,
+        hint:
+          state === 'tracked'
+            ? `keep it out of the repository: git rm --cached ${file}, add it to .gitignore, and rotate the values (they are in the history); ` +
+              'or move the values to a --secret-file kept outside Git, or --env-secret'
+            : `add ${file} to .gitignore (or move it outside the repository), or pass the values with --secret-file or --env-secret`,
+      },
+    ];
+  });
+}

@@ -1,0 +1,227 @@
+/**
+ * The pull-request workflow with the secret values kept outside Git: `check` and `diff` need no
+ * value under a strategy that keeps them out of the output (external-secrets, flux-substitute,
+ * refuse), and `diff --base` reads files that hold only Secrets from the working tree for both
+ * sides, inside the repository (ignored) or outside it. sops needs the values (to keep an
+ * unchanged Secret's bytes), and says so.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CapiGitopsError, type Diagnostic } from '../../src/core/diagnostics.js';
+import type { RenderOptions } from '../../src/app/run.js';
+import { render } from '../../src/app/render.js';
+import { check } from '../../src/app/check.js';
+import { diff } from '../../src/app/diff.js';
+import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { assertNoSecret, SUITE_SECRETS } from '../helpers/secret-scan.js';
+
+const B64 = Buffer.from(SUITE_SECRETS.landingCredentials).toString('base64');
+const SECRETS = [B64, SUITE_SECRETS.landingSecretKey];
+const url = (...parts: string[]) => pathToFileURL(path.join(...parts)).href;
+const CORE_URL = url(PROJECT_ROOT, 'examples', 'repository', 'cluster-api', 'latest', 'core-components.yaml');
+const AWS_URL = url(FIXTURES, 'secrets', 'infrastructure-aws', 'latest', 'infrastructure-components.yaml');
+const COMMAND = 'capi-gitops render -f mc -o out';
+
+function git(cwd: string, args: string[]): void {
+  const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, r.stderr);
+}
+
+interface Workspace {
+  repo: string;
+  mc: string;
+  out: string;
+  /** The configSecret's file, git-ignored, inside mc/. */
+  secretFile: string;
+  options: (extra?: Partial<RenderOptions>) => RenderOptions & { warnings: Diagnostic[] };
+}
+
+/**
+ * A repository whose manifest names a configSecret kept in mc/aws.secret.yaml, which .gitignore
+ * lists; rendered once with it and committed (manifest, lockfile, output).
+ */
+async function workspace(secrets: string, secretData = `AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}`) {
+  const repo = tempDir('capi-gitops-review-secrets-');
+  const mc = path.join(repo, 'mc');
+  mkdirSync(mc);
+  writeFileSync(path.join(repo, '.gitignore'), '*.secret.yaml\n');
+  writeFileSync(
+    path.join(mc, 'providers.yaml'),
+    `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  version: v0.2.0
+  fetchConfig: {url: ${JSON.stringify(CORE_URL)}}
+---
+apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: InfrastructureProvider
+metadata: {name: aws, namespace: capa-system}
+spec:
+  version: v0.3.0
+  configSecret: {name: aws-variables}
+  fetchConfig: {url: ${JSON.stringify(AWS_URL)}}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+${secrets}`,
+  );
+  const secretFile = path.join(mc, 'aws.secret.yaml');
+  writeFileSync(
+    secretFile,
+    `apiVersion: v1\nkind: Secret\nmetadata: {name: aws-variables, namespace: capa-system}\ndata:\n  ${secretData}\n`,
+  );
+  const out = path.join(repo, 'out');
+  const options = (extra: Partial<RenderOptions> = {}) => {
+    const warnings: Diagnostic[] = [];
+    return { manifestPaths: [mc], command: COMMAND, outputDir: out, onWarning: (w: Diagnostic) => warnings.push(w), warnings, ...extra };
+  };
+  await render(options(), out);
+  git(repo, ['init', '-q', '-b', 'main']);
+  git(repo, ['add', '-A']);
+  git(repo, ['commit', '-q', '-m', 'render']);
+  return { repo, mc, out, secretFile, options } satisfies Workspace;
+}
+
+const EXTERNAL_SECRETS = 'secrets:\n  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef: {name: aws-store}\n';
+const FLUX = 'output: {layout: flux}\ngitops: {path: out}\nsecrets:\n  strategy: flux-substitute\n';
+
+/** The CI job: the Secret's file is not there (it never is in a fresh checkout). */
+function withoutSecretFile(ws: Workspace): string {
+  const away = path.join(tempDir('capi-gitops-away-'), 'aws.secret.yaml');
+  renameSync(ws.secretFile, away);
+  return away;
+}
+
+for (const [strategy, secrets] of [
+  ['external-secrets', EXTERNAL_SECRETS],
+  ['flux-substitute', FLUX],
+] as const) {
+  test(`${strategy}: check and diff without the configSecret or any value: up to date, no change, a note that it rendered without the Secret`, async () => {
+    const ws = await workspace(secrets);
+    const withValues = ws.options();
+    assert.deepEqual((await check(withValues, ws.out)).report.problems, []);
+    withoutSecretFile(ws);
+    const options = ws.options();
+    const checked = await check(options, ws.out);
+    assert.deepEqual(checked.report.problems, []);
+    const note = options.warnings.find((w) => w.path === 'spec.configSecret')!;
+    assert.match(
+      note.message,
+      /Secret capa-system\/aws-variables is not in the input: rendered without it, as the secrets strategy keeps secret values out/,
+    );
+    const report = await diff({ output: ws.out, current: ws.options() });
+    assert.equal(report.summary.changed + report.summary.added + report.summary.removed, 0);
+    // render itself still needs the value: a missing one is most likely a mistake there
+    await assert.rejects(render(ws.options(), path.join(tempDir(), 'out')), /Secret capa-system\/aws-variables is not in the input/);
+  });
+}
+
+// not a credential: declared public, it is meant for Git
+const PLAIN_SETTINGS = Buffer.from('[default]\nregion = eu-west-1\n').toString('base64');
+
+test('refuse with nothing to refuse: a configSecret that only holds a fetch credential is not needed by check', async () => {
+  const ws = await workspace(
+    `variables:\n  AWS_B64ENCODED_CREDENTIALS: ${PLAIN_SETTINGS}\nsecrets:\n  strategy: refuse\n  public: [AWS_B64ENCODED_CREDENTIALS]\n`,
+    `OCI_PASSWORD: ${Buffer.from(SUITE_SECRETS.landingSecretKey).toString('base64')}`,
+  );
+  withoutSecretFile(ws);
+  assert.deepEqual((await check(ws.options(), ws.out)).report.problems, []);
+});
+
+test('refuse: a value check does not have but that would land in a Secret is refused at the field, as render would refuse it', async () => {
+  // rendered with a plain value declared public; then the manifest drops both, and check has no value
+  const ws = await workspace(
+    `variables:\n  AWS_B64ENCODED_CREDENTIALS: ${PLAIN_SETTINGS}\nsecrets:\n  strategy: refuse\n  public: [AWS_B64ENCODED_CREDENTIALS]\n`,
+    'OTHER: eA==',
+  );
+  const file = path.join(ws.mc, 'providers.yaml');
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8')
+      .replace(/variables:\n.*\n/, '')
+      .replace('  public: [AWS_B64ENCODED_CREDENTIALS]\n', ''),
+  );
+  const err = await check(ws.options(), ws.out).then(
+    () => assert.fail('checked'),
+    (e: unknown) => e as CapiGitopsError,
+  );
+  assert.match(err.message, /data\.credentials: would receive the secret value of AWS_B64ENCODED_CREDENTIALS/);
+});
+
+const AGE_MISSING = spawnSync('age-keygen', ['--version']).status === 0 ? false : 'age-keygen is not installed';
+
+test(
+  'sops needs the values for check (an unchanged Secret keeps its bytes only when its values are known): a missing one is named, with where to give it',
+  { skip: AGE_MISSING },
+  async () => {
+    const recipient = spawnSync('age-keygen', [], { encoding: 'utf8' }).stdout.match(/public key: (age1\w+)/)?.[1];
+    assert.ok(recipient);
+    const ws = await workspace(`secrets:\n  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`);
+    withoutSecretFile(ws);
+    const err = await check(ws.options(), ws.out).then(
+      () => assert.fail('checked'),
+      (e: unknown) => e as CapiGitopsError,
+    );
+    assert.match(err.message, /Secret capa-system\/aws-variables is not in the input/);
+    assert.match(err.message, /its own -f file kept outside Git/);
+  },
+);
+
+test('diff --base reads a git-ignored Secret file inside a -f directory, and a -f file of Secrets outside the repository, from the working tree for both sides', async () => {
+  const ws = await workspace(EXTERNAL_SECRETS);
+  // inside: mc/aws.secret.yaml is ignored, so the base commit does not have it
+  const inside = await diff({
+    output: ws.out,
+    current: ws.options(),
+    base: { revision: 'HEAD', manifestPaths: [ws.mc], options: (manifestPaths) => ws.options({ manifestPaths }) },
+  });
+  assert.equal(inside.summary.changed + inside.summary.added + inside.summary.removed, 0);
+  // outside: the Secret's file kept out of the repository and passed with its own -f
+  const away = withoutSecretFile(ws);
+  const manifestPaths = [ws.mc, away];
+  const outside = await diff({
+    output: ws.out,
+    current: ws.options({ manifestPaths }),
+    base: { revision: 'HEAD', manifestPaths, options: (paths) => ws.options({ manifestPaths: paths }) },
+  });
+  assert.equal(outside.summary.changed + outside.summary.added + outside.summary.removed, 0);
+  assertNoSecret(SECRETS, { texts: { inside: JSON.stringify(inside), outside: JSON.stringify(outside) } });
+  // a file outside that holds more than Secrets is still refused, with what may be outside
+  const stray = path.join(tempDir('capi-gitops-outside-'), 'providers.yaml');
+  writeFileSync(stray, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: capa-system}\n');
+  await assert.rejects(
+    diff({
+      output: ws.out,
+      current: ws.options({ manifestPaths: [ws.mc, stray] }),
+      base: { revision: 'HEAD', manifestPaths: [ws.mc, stray], options: (paths) => ws.options({ manifestPaths: paths }) },
+    }),
+    /is outside the Git repository .*, and holds more than Secrets[\s\S]*only files of Secrets/,
+  );
+});
+
+test('render warns that a Secret file Git would commit holds values; an ignored one is not mentioned', async () => {
+  const ws = await workspace(EXTERNAL_SECRETS);
+  const quiet = ws.options();
+  await render(quiet, ws.out);
+  assert.deepEqual(
+    quiet.warnings.filter((w) => w.object?.startsWith('Secret/')),
+    [],
+  );
+  const tracked = path.join(ws.mc, 'aws-variables.yaml');
+  renameSync(ws.secretFile, tracked);
+  const loud = ws.options();
+  await render(loud, ws.out);
+  const warning = loud.warnings.find((w) => w.file === tracked)!;
+  assert.match(warning.message, /is not ignored by Git: git add -A would commit it/);
+  assert.equal(warning.object, 'Secret/capa-system/aws-variables');
+});

@@ -1,0 +1,113 @@
+/**
+ * `--secret-file` reads what users already have: a dotenv file, a flat YAML map, or the Secret
+ * manifests they would otherwise pass with -f (one, several documents, or kubectl's `kind: List`).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { readRunSecrets } from '../../src/secrets/sources.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { SUITE_SECRETS } from '../helpers/secret-scan.js';
+
+const B64 = Buffer.from(SUITE_SECRETS.landingCredentials).toString('base64');
+const TOKEN = SUITE_SECRETS.landingSecretKey;
+
+function secretFile(name: string, text: string): string {
+  const file = path.join(tempDir('capi-gitops-secret-file-'), name);
+  writeFileSync(file, text);
+  return file;
+}
+
+async function read(text: string, name = 'secrets.yaml'): Promise<Record<string, string>> {
+  const file = secretFile(name, text);
+  const { values } = await readRunSecrets({ secretFiles: [file], env: {} });
+  for (const v of values.values()) assert.equal(v.origin, `--secret-file ${file}`);
+  return Object.fromEntries([...values].map(([name, v]) => [name, v.value]));
+}
+
+async function problems(text: string): Promise<string> {
+  try {
+    await readRunSecrets({ secretFiles: [secretFile('secrets.yaml', text)], env: {} });
+  } catch (err) {
+    assert.ok(err instanceof CapiGitopsError);
+    for (const secret of [B64, TOKEN, Buffer.from(TOKEN).toString('base64')]) assert.ok(!err.message.includes(secret), err.message);
+    return err.message;
+  }
+  return assert.fail('the file was read');
+}
+
+test('a dotenv file and a flat YAML map, as before', async () => {
+  assert.deepEqual(await read(`# CI secrets\nexport AWS_B64ENCODED_CREDENTIALS=${B64}\nTOKEN="${TOKEN}"\n`, 'secrets.env'), {
+    AWS_B64ENCODED_CREDENTIALS: B64,
+    TOKEN,
+  });
+  assert.deepEqual(await read(`AWS_B64ENCODED_CREDENTIALS: ${B64}\nREPLICAS: 3\n`), { AWS_B64ENCODED_CREDENTIALS: B64, REPLICAS: '3' });
+});
+
+test('a v1 Secret manifest: data decoded from base64, stringData as is and winning over data (the API server merges them so)', async () => {
+  const manifest = `apiVersion: v1
+kind: Secret
+metadata:
+  name: aws-variables
+  namespace: capa-system
+type: Opaque
+data:
+  AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}
+  TOKEN: ${Buffer.from('overridden').toString('base64')}
+stringData:
+  TOKEN: ${JSON.stringify(TOKEN)}
+`;
+  assert.deepEqual(await read(manifest), { AWS_B64ENCODED_CREDENTIALS: B64, TOKEN });
+});
+
+test('several Secret documents, and kubectl get secrets -o yaml (kind: List): a later Secret wins', async () => {
+  const secret = (name: string, key: string, value: string) =>
+    `apiVersion: v1\nkind: Secret\nmetadata: {name: ${name}, namespace: capa-system}\nstringData:\n  ${key}: ${JSON.stringify(value)}\n`;
+  assert.deepEqual(
+    await read(
+      `---\n${secret('a', 'TOKEN', 'first')}---\n${secret('b', 'TOKEN', TOKEN)}---\n${secret('c', 'AWS_B64ENCODED_CREDENTIALS', B64)}`,
+    ),
+    {
+      TOKEN,
+      AWS_B64ENCODED_CREDENTIALS: B64,
+    },
+  );
+  const list = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Secret
+  metadata: {name: aws-variables, namespace: capa-system}
+  data:
+    AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}
+metadata:
+  resourceVersion: ""
+`;
+  assert.deepEqual(await read(list), { AWS_B64ENCODED_CREDENTIALS: B64 });
+});
+
+test('a file of Secrets with something else in it, data that is not base64, keys that are not variable names: every problem, no value', async () => {
+  const message = await problems(`apiVersion: v1
+kind: Secret
+metadata: {name: aws-variables}
+data:
+  AWS_B64ENCODED_CREDENTIALS: "${TOKEN}!"
+  credentials.ini: ${Buffer.from(TOKEN).toString('base64')}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {A: b}
+`);
+  assert.match(message, /Secret aws-variables: data\.AWS_B64ENCODED_CREDENTIALS: is not base64/);
+  assert.match(message, /document 2: is not a v1 Secret/);
+  assert.match(message, /credentials\.ini: is not a variable name/);
+  // what used to be said of a manifest ("metadata: is not a string … quote the value") is gone
+  assert.doesNotMatch(message, /quote the value/);
+});
+
+test('several documents that are not Secrets are refused as such', async () => {
+  assert.match(await problems(`A: "1"\n---\nB: "2"\n`), /holds several YAML documents that are not Secrets/);
+});
