@@ -13,6 +13,7 @@ import type { ChartFile } from './types.js';
 
 import { COMPILE_OPTIONS } from './engine-options.js';
 import type { ChartCompilers } from './compilers.js';
+import { setOwnValue } from '../kernel/own-keys.js';
 
 // Built-in charts are precompiled at build and need only the runtime; a chart read from a
 // directory brings the full compiler (LoadedChart.compilers).
@@ -75,7 +76,7 @@ function registerHelpers(hb: typeof HandlebarsModule, renderPartial: (name: stri
   hb.registerHelper('dict', (...all: unknown[]) => {
     const pairs = args(all);
     const out: Record<string, unknown> = {};
-    for (let i = 0; i + 1 < pairs.length; i += 2) out[text(pairs[i])] = pairs[i + 1];
+    for (let i = 0; i + 1 < pairs.length; i += 2) setOwnValue(out, text(pairs[i]), pairs[i + 1]);
     return out;
   });
   hb.registerHelper('join', (separator: unknown, list: unknown) =>

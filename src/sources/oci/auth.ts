@@ -5,6 +5,7 @@
  * a token from the challenge's realm (OAuth2 POST with a refresh token, else the distribution GET).
  */
 import { isLoopbackHost, type HttpRequest } from '../base/http.js';
+import { setOwnValue } from '../../kernel/own-keys.js';
 
 /** configSecret keys (and environment variables) holding registry credentials. */
 export const OCI_CREDENTIAL_KEYS = {
@@ -62,7 +63,7 @@ export function parseChallenge(header: string | null | undefined): Challenge | u
   while (pair.lastIndex < rest.length) {
     const found = pair.exec(rest);
     if (!found) break;
-    params[found[1].toLowerCase()] = found[2] !== undefined ? found[2].replace(/\\(.)/g, '$1') : found[3];
+    setOwnValue(params, found[1].toLowerCase(), found[2] !== undefined ? found[2].replace(/\\(.)/g, '$1') : found[3]);
   }
   return { scheme: match[1].toLowerCase(), params };
 }
