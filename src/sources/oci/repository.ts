@@ -124,11 +124,14 @@ class OciRepository implements ProviderRepository {
     this.location = written.trim();
     this.defaultVersion = this.ref.tag ?? 'latest';
     this.componentsFile = DEFAULT_COMPONENTS_FILE[options.providerType];
-    const credentials = ociCredentials(options.credentials, options.env ?? process.env);
+    const registry = new URL(`${this.ref.plainHttp ? 'http' : 'https'}://${this.ref.registry}`);
+    const { credentials, withheld } = ociCredentials(options.credentials, options.env ?? process.env, registry);
+    if (withheld) options.log?.(`oci: ${withheld}`);
     this.http = new SourceClient(options);
     this.client = new RegistryClient(
       this.ref,
       credentials,
+      withheld,
       this.http,
       options.log,
       (message, extra) => new CapiGitopsError(this.diagnostic(message, extra)),
