@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { yamlLibrary } from '../yaml/library.js';
+import { YamlBudget } from '../yaml/bounds.js';
 import { CapiGitopsError, DiagnosticBag } from '../model/diagnostics.js';
 import { isValuesMap, type Values } from '../kernel/values.js';
 import { chartValues } from './values.js';
@@ -51,6 +52,9 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
       hint: 'check the path given to --values',
     });
   }
+  // Nodes and depth bounded before the parser sees the text, as for manifests: 100,000 `[` would
+  // overflow its stack and be reported as "Maximum call stack size exceeded".
+  new YamlBudget().check(text, file);
   const doc = yamlLibrary().parseDocument(text, { uniqueKeys: true });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;

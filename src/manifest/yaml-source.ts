@@ -76,16 +76,30 @@ function fastDocuments(file: string, text: string): SourceDocument[] | undefined
   if (text.includes('\r')) return undefined;
   const read = chunks.map((chunk) => fastParseUniqueDocument(text, chunk.start, chunk.end));
   if (read.some((document) => document === undefined)) return undefined;
-  let byLibrary: ParsedFile | undefined;
+  let byLibrary: { documents: SourceDocument[]; byRootStart: Map<number, SourceDocument>; starts: number[] } | undefined;
   /** The library's document for the chunk: the one whose root starts where the fast parser's did. */
   const libraryDocument = (chunk: DocumentChunk, rootStart: number): SourceDocument => {
-    byLibrary ??= parseManifestFileByLibrary(file, text);
-    const found =
-      byLibrary.documents.find((document) =>
-        rootStart >= 0
-          ? document.doc.contents?.range?.[0] === rootStart
-          : document.doc.contents === null && document.doc.range[0] >= chunk.start && document.doc.range[0] <= chunk.end,
-      ) ?? byLibrary.documents.find((document) => document.doc.range[0] <= chunk.start && chunk.start < document.doc.range[2]);
+    // Indexed once, so that asking for every document's reading is linear, not N² (issue 27).
+    byLibrary ??= indexDocuments(parseManifestFileByLibrary(file, text).documents);
+    const { documents, byRootStart, starts } = byLibrary;
+    // documents are in file order: the first whose range starts at or after `offset`
+    const from = (offset: number) => {
+      let lo = 0;
+      let hi = starts.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (starts[mid]! < offset) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    let found = rootStart >= 0 ? byRootStart.get(rootStart) : undefined;
+    for (let i = from(chunk.start); rootStart < 0 && !found && i < documents.length && starts[i]! <= chunk.end; i++)
+      if (documents[i]!.doc.contents === null) found = documents[i];
+    if (!found) {
+      const containing = documents[from(chunk.start + 1) - 1];
+      if (containing && containing.doc.range[0] <= chunk.start && chunk.start < containing.doc.range[2]) found = containing;
+    }
     if (!found) throw new Error(`${file}: the YAML library found no document at offset ${rootStart}, where the fast parser read one`);
     return found;
   };
@@ -104,6 +118,19 @@ function fastDocuments(file: string, text: string): SourceDocument[] | undefined
       },
     };
   });
+}
+
+function indexDocuments(documents: SourceDocument[]): {
+  documents: SourceDocument[];
+  byRootStart: Map<number, SourceDocument>;
+  starts: number[];
+} {
+  const byRootStart = new Map<number, SourceDocument>();
+  for (const document of documents) {
+    const start = document.doc.contents?.range?.[0];
+    if (start !== undefined && !byRootStart.has(start)) byRootStart.set(start, document);
+  }
+  return { documents, byRootStart, starts: documents.map((document) => document.doc.range[0]) };
 }
 
 /** Where a document's root node starts: what a problem about the whole object points at. */
