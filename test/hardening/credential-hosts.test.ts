@@ -22,10 +22,11 @@ import { EchoServer } from '../helpers/echo-server.js';
 import { writeTempManifest } from '../helpers/corpus-manifest.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { rejection } from '../helpers/assertions.js';
+import { SUITE_SECRETS } from '../helpers/secret-scan.js';
 
 const OCI_USER = 'ci-robot';
-const OCI_PASSWORD = 'ci-registry-password-0451';
-const GITLAB_TOKEN = 'glpat-CiTokenNeverLeaves0451';
+const OCI_PASSWORD = SUITE_SECRETS.ciRegistryPassword;
+const GITLAB_TOKEN = SUITE_SECRETS.ciGitLabToken;
 const BASIC = `Basic ${Buffer.from(`${OCI_USER}:${OCI_PASSWORD}`).toString('base64')}`;
 const NO_RETRIES = { retries: 0, timeoutMs: 5_000, sleep: async () => undefined };
 

@@ -78,6 +78,9 @@ export const SUITE_SECRETS = {
   newToken: 'vtok-0e8d3b6a91c4f27755',
   /** Smuggled into chart values and an image tag (test/secrets.test.ts). */
   gitToken: 'ghpsmuggled0a1b2c3d4e5f6a7b8',
+  /** CI's registry password and GitLab token that a pull request's manifest tries to reach (test/hardening/credential-hosts.test.ts). */
+  ciRegistryPassword: 'ci-registry-password-0451',
+  ciGitLabToken: 'glpat-CiTokenNeverLeaves0451',
 } as const;
 
 /** Every suite secret, and the base64 a configSecret or secret file carries of each credentials file. */
