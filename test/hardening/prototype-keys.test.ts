@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
@@ -27,6 +27,7 @@ import { prototypeChanges, PROTOTYPE_LOG_VARIABLE } from '../helpers/prototype-g
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
 import { assertNoSecret, SUITE_SECRETS } from '../helpers/secret-scan.js';
+import { exampleCopy } from '../helpers/cli.js';
 
 const EXAMPLES = path.join(PROJECT_ROOT, 'examples');
 const CREDENTIALS = SUITE_SECRETS.vaultCredentials;
@@ -296,4 +297,32 @@ test('the guard itself: a process that writes into Object.prototype is logged at
   });
   assert.equal(run.status, 0, run.stderr);
   assert.match(readFileSync(log, 'utf8'), /Object\.prototype\.public added/);
+});
+
+test("a lockfile and a release's metadata.yaml with __proto__ keys: read as data (an unknown field, or ignored), never as a prototype", async () => {
+  const example = path.join(exampleCopy(), 'management-cluster');
+  const lockFile = path.join(example, 'capi-gitops.lock.yaml');
+  const lock = readFileSync(lockFile, 'utf8');
+  writeFileSync(
+    lockFile,
+    lock
+      .replace('kind: Lock\n', 'kind: Lock\n__proto__:\n  entries: []\n')
+      .replace('    requestedVersion: v0.1.0\n', '    requestedVersion: v0.1.0\n    __proto__: {version: v9.9.9}\n'),
+  );
+  const withLock = await renderManagementCluster({ manifestPaths: [example], command: 'capi-gitops render' }).then(
+    (result) => [...result.files.values()].join('\n'),
+    (err: unknown) => (err instanceof CapiGitopsError ? err.message : assert.fail(String(err))),
+  );
+  assert.doesNotMatch(withLock, /v9\.9\.9/);
+  assertPrototypesUntouched('a lockfile with __proto__');
+
+  rmSync(lockFile);
+  const metadata = path.join(example, '..', 'repository', 'cluster-api', 'v0.2.0', 'metadata.yaml');
+  writeFileSync(metadata, `${readFileSync(metadata, 'utf8')}__proto__:\n  releaseSeries: [{major: 0, minor: 2, contract: v1alpha4}]\n`);
+  const { providers } = await renderManagementCluster({ manifestPaths: [example], command: 'capi-gitops render' });
+  assert.deepEqual(
+    providers.map((p) => [p.label, p.contract]).filter(([label]) => label === 'cluster-api'),
+    [['cluster-api', 'v1beta2']],
+  );
+  assertPrototypesUntouched('metadata.yaml with __proto__');
 });
