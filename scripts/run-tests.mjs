@@ -22,6 +22,10 @@ const internalErrors = path.join(state, 'internal-errors.log');
 // and stderr, for the secret sweep after the suite.
 const tmpRoot = mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-test-tmp-'));
 const outputLog = path.join(state, 'cli-output.log');
+// Every Node process of the run (test files, the CLI runs they spawn) checks at exit that no input
+// added a property to Object.prototype or Array.prototype (issue 27; dist/test/helpers/prototype-guard.js).
+const prototypeLog = path.join(state, 'prototype-changes.log');
+const prototypeGuard = pathToFileURL(path.resolve('dist/test/helpers/prototype-guard.js')).href;
 // No test may reach beyond this machine: the HTTP layer refuses non-loopback hosts.
 // The default cache is the run's own too: on a shared machine ~/.cache is written by other runs.
 const env = {
@@ -32,6 +36,8 @@ const env = {
   TMPDIR: tmpRoot,
   XDG_CACHE_HOME: path.join(tmpRoot, 'cache-home'),
   CAPI_GITOPS_TEST_OUTPUT_LOG: outputLog,
+  CAPI_GITOPS_TEST_PROTOTYPE_LOG: prototypeLog,
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${prototypeGuard}`.trim(),
 };
 const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...selected], {
   stdio: 'inherit',
@@ -55,6 +61,16 @@ if (logged) {
   console.error(
     `\nFAIL: CLI runs printed an internal error (a stack trace); every input, path and environment must give a clear error:\n${logged}`,
   );
+  status = 1;
+}
+let polluted = '';
+try {
+  polluted = readFileSync(prototypeLog, 'utf8');
+} catch {
+  // none
+}
+if (polluted) {
+  console.error(`\nFAIL: a run changed a built-in prototype (a key from input written into Object.prototype):\n${polluted}`);
   status = 1;
 }
 rmSync(state, { recursive: true, force: true });

@@ -7,6 +7,7 @@
  * (Helm keeps an int64), so no digit is ever changed.
  */
 import { CapiGitopsError, type Diagnostic } from './diagnostics.js';
+import { ownValue, setOwnValue } from './own-keys.js';
 import { isValuesMap, mergeUserValues, type Values } from './values.js';
 
 /** Helm's limits (strvals MaxIndex, MaxNestedNameLevel). */
@@ -191,7 +192,7 @@ class SetParser {
     }
     if (last === '[') {
       const index = this.keyIndex();
-      const existing = data[k];
+      const existing = ownValue(data, k);
       if (existing !== undefined && !Array.isArray(existing)) this.fail(`${JSON.stringify(k)} is not a list`);
       set(data, k, this.listItem(Array.isArray(existing) ? [...existing] : [], index, level));
       if (this.ended) throw new EndOfInput();
@@ -217,7 +218,7 @@ class SetParser {
     // last === '.'
     if (level + 1 > MAX_NESTED_NAME_LEVEL)
       this.fail(`value name nested level is greater than maximum supported nested level of ${MAX_NESTED_NAME_LEVEL}`);
-    const existing = data[k];
+    const existing = ownValue(data, k);
     if (existing !== undefined && !isValuesMap(existing))
       this.fail(`${JSON.stringify(k)} is not a map, so ${JSON.stringify(k + '.')}… cannot set a key in it`);
     const inner: Values = isValuesMap(existing) ? existing : {};
@@ -292,7 +293,8 @@ class SetParser {
 
 function set(data: Values, key: string, value: unknown): void {
   if (key.length === 0) return;
-  data[key] = value;
+  // `--set __proto__.x=1` sets a key named __proto__, as Helm does (kernel/own-keys.ts).
+  setOwnValue(data, key, value);
 }
 
 function setIndex(list: unknown[], index: number, value: unknown): unknown[] {

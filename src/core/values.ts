@@ -4,7 +4,12 @@
  * Hand-written because the rules are Helm's, not a generic deep merge (null handling differs
  * between the user layers and the chart defaults); each rule is pinned by a test that cites
  * helm pkg/cli/values/options.go mergeMaps and pkg/chart/common/util/coalesce.go.
+ *
+ * Every key is data, `__proto__` too (kernel/own-keys.ts): maps are read and written through
+ * their own keys only, as Helm's Go maps are.
  */
+import { ownValue, setOwnValue } from './own-keys.js';
+
 export type Values = Record<string, unknown>;
 
 export function isValuesMap(value: unknown): value is Values {
@@ -16,7 +21,7 @@ export function cloneValues<T>(value: T): T {
   if (Array.isArray(value)) return value.map(cloneValues) as T;
   if (isValuesMap(value)) {
     const out: Values = {};
-    for (const [k, v] of Object.entries(value)) out[k] = cloneValues(v);
+    for (const [k, v] of Object.entries(value)) setOwnValue(out, k, cloneValues(v));
     return out as T;
   }
   return value;
@@ -30,8 +35,8 @@ export function cloneValues<T>(value: T): T {
 export function mergeUserValues(base: Values, over: Values): Values {
   const out: Values = { ...base };
   for (const [key, value] of Object.entries(over)) {
-    const existing = out[key];
-    out[key] = isValuesMap(value) && isValuesMap(existing) ? mergeUserValues(existing, value) : cloneValues(value);
+    const existing = ownValue(out, key);
+    setOwnValue(out, key, isValuesMap(value) && isValuesMap(existing) ? mergeUserValues(existing, value) : cloneValues(value));
   }
   return out;
 }
@@ -50,7 +55,7 @@ export function coalesceValues(user: Values, defaults: Values): Values {
 function coalesceInto(dst: Values, defaults: Values): void {
   for (const [key, fallback] of Object.entries(defaults)) {
     if (!Object.hasOwn(dst, key)) {
-      dst[key] = cloneValues(fallback);
+      setOwnValue(dst, key, cloneValues(fallback));
       continue;
     }
     const value = dst[key];

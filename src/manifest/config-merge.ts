@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
+import { ownValue, setOwnValue } from '../core/own-keys.js';
 import { formatFieldPath } from './fields.js';
 import type { SourcePosition, ToolConfig } from './types.js';
 import type { FieldPath } from './yaml-source.js';
@@ -52,10 +53,15 @@ export function mergeConfigDocuments(documents: readonly ConfigDocument[]): { co
   const merged: Record<string, unknown> = {};
 
   const mergeValue = (target: Record<string, unknown>, key: string, value: unknown, fieldPath: FieldPath, doc: ConfigDocument): void => {
-    const current = target[key];
+    // Own keys only: `__proto__` and `constructor` are keys of the user's map (kernel/own-keys.ts).
+    const current = ownValue(target, key);
     const name = formatFieldPath(fieldPath);
     if (current === undefined) {
-      target[key] = isPlainObject(value) ? mergeMap({}, value, fieldPath, doc) : Array.isArray(value) ? [...(value as unknown[])] : value;
+      setOwnValue(
+        target,
+        key,
+        isPlainObject(value) ? mergeMap({}, value, fieldPath, doc) : Array.isArray(value) ? [...(value as unknown[])] : value,
+      );
       if (!isPlainObject(value) && !Array.isArray(value)) setBy.set(name, doc);
       return;
     }
@@ -64,7 +70,7 @@ export function mergeConfigDocuments(documents: readonly ConfigDocument[]): { co
       return;
     }
     if (Array.isArray(current) && Array.isArray(value)) {
-      target[key] = [...current, ...(value as unknown[])];
+      setOwnValue(target, key, [...current, ...(value as unknown[])]);
       return;
     }
     if (current === value) return;

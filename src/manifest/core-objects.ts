@@ -1,4 +1,5 @@
 import { isPlainObject } from '../core/kobject.js';
+import { setOwnValue } from '../core/own-keys.js';
 import type { Finding } from './documents.js';
 import type { ConfigMapObject, SecretObject, SourcePosition } from './types.js';
 
@@ -56,10 +57,10 @@ export function toSecretObject(value: Record<string, unknown>, position: SourceP
   const data: Record<string, string> = {};
   for (const [key, encoded] of stringEntries(value.data)) {
     const bytes = decodeBase64(encoded);
-    if (bytes) data[key] = bytes.toString('utf8');
+    if (bytes) setOwnValue(data, key, bytes.toString('utf8'));
     else findings.push(invalidBase64('data', key));
   }
-  for (const [key, text] of stringEntries(value.stringData)) data[key] = text;
+  for (const [key, text] of stringEntries(value.stringData)) setOwnValue(data, key, text);
   const { name, namespace } = metadataOf(value);
   return { secret: { name, namespace, data, position }, findings };
 }
@@ -74,7 +75,7 @@ export function toConfigMapObject(
   const binaryData: Record<string, string> = {};
   for (const [key, encoded] of stringEntries(value.binaryData)) {
     if (!decodeBase64(encoded)) findings.push(invalidBase64('binaryData', key));
-    if (key in data) {
+    if (Object.hasOwn(data, key)) {
       findings.push({
         path: ['binaryData', key],
         at: 'key',
@@ -83,7 +84,7 @@ export function toConfigMapObject(
         hint: 'remove one of them',
       });
     }
-    binaryData[key] = encoded;
+    setOwnValue(binaryData, key, encoded);
   }
   const { name, namespace, labels, annotations } = metadataOf(value);
   return { configMap: { name, namespace, labels, annotations, data, binaryData, position }, findings };

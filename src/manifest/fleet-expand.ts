@@ -15,6 +15,7 @@ import { checkProviderSpecRules, toProviderObject } from './providers.js';
 import { validateDocument } from './schema.js';
 import type { ClusterOverlay, Manifest, ProviderObject, ReleaseObject, SourcePosition, ToolConfig } from './types.js';
 import { layerOf, leafPaths, mergeLayers, type FieldPath, type Layer } from './fleet-layers.js';
+import { setOwnValue } from '../core/own-keys.js';
 
 /** One cluster of the fleet, ready for the resolve stage. */
 export interface FleetCluster {
@@ -81,7 +82,8 @@ function sharedLayer(manifest: Manifest): Layer {
     positions.set(providerKey(p), p.position);
   }
   const config: Values = {};
-  for (const [field, value] of Object.entries(manifest.config)) if (!FLEET_FIELDS.has(field)) config[field] = structuredClone(value);
+  for (const [field, value] of Object.entries(manifest.config))
+    if (!FLEET_FIELDS.has(field)) setOwnValue(config, field, structuredClone(value));
   return {
     name: 'shared manifest',
     label: 'shared manifest',
@@ -206,7 +208,7 @@ function overlayLayer(
   for (const [field, value] of Object.entries(snippet)) {
     if (field === 'providers' || field === 'name' || field === 'release' || field === 'unsupportedOverrides') continue;
     if (field === 'gitops') configValues.gitops = { values: value === null ? null : value };
-    else if (unsupported || (OVERLAY_CONFIG_FIELDS as readonly string[]).includes(field)) configValues[field] = value;
+    else if (unsupported || (OVERLAY_CONFIG_FIELDS as readonly string[]).includes(field)) setOwnValue(configValues, field, value);
   }
   return {
     problems,

@@ -6,6 +6,7 @@
  */
 import { cloneValues, coalesceValues, isValuesMap, type Values } from '../core/values.js';
 import type { SourcePosition } from './types.js';
+import { ownValue, setOwnValue } from '../core/own-keys.js';
 
 export type FieldPath = readonly (string | number)[];
 
@@ -36,7 +37,7 @@ function withoutNulls(values: Values): Values {
   const out: Values = {};
   for (const [key, value] of Object.entries(values)) {
     if (value === null) continue;
-    out[key] = isValuesMap(value) ? withoutNulls(value) : cloneValues(value);
+    setOwnValue(out, key, isValuesMap(value) ? withoutNulls(value) : cloneValues(value));
   }
   return out;
 }
@@ -46,7 +47,7 @@ export function layerSets(values: Values, path: FieldPath): boolean {
   let node: unknown = values;
   for (const key of path) {
     if (!isValuesMap(node) || !Object.hasOwn(node, String(key))) return false;
-    node = node[String(key)];
+    node = ownValue(node, String(key));
     if (!isValuesMap(node)) return true;
   }
   return true;

@@ -12,6 +12,7 @@ import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../core/provider.js';
 import type { Values } from '../core/values.js';
 import { userValues, type SetValueKind } from '../core/helm-set.js';
+import { ownValue, setOwnValue } from '../core/own-keys.js';
 import { resolvePlainScalar } from '../yaml/scalar.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 
@@ -110,9 +111,9 @@ function fromStringForm(key: string, text: string, values: Values, warnings: str
     if (namespace !== undefined) provider.namespace = namespace;
     if (version !== undefined) provider.version = version;
     const manager = isPlainObject(values.manager) ? values.manager : {};
-    const gates = isPlainObject(manager.featureGates) ? manager.featureGates[name] : undefined;
+    const gates = isPlainObject(manager.featureGates) ? ownValue(manager.featureGates, name) : undefined;
     if (isPlainObject(gates)) provider.manager = { featureGates: gates };
-    map[name] = provider;
+    setOwnValue(map, name, provider);
   }
   warnings.push(
     `${key}=${JSON.stringify(text)} is the string form of charts up to v0.18; read as the map form: ${sortedKeys(map)
@@ -178,7 +179,7 @@ function providerDocument(
     const out: Record<string, unknown> = {};
     if (manager && truthy(manager.featureGates) && isPlainObject(manager.featureGates)) {
       const gates: Record<string, unknown> = {};
-      for (const gate of sortedKeys(manager.featureGates)) gates[gate] = interpolated(String(manager.featureGates[gate]));
+      for (const gate of sortedKeys(manager.featureGates)) setOwnValue(gates, gate, interpolated(String(manager.featureGates[gate])));
       out.featureGates = gates;
     }
     const metrics = manager && isPlainObject(manager.metrics) ? manager.metrics : undefined;
@@ -195,10 +196,10 @@ function providerDocument(
     // `manager:` with nothing under it reads as null, which the API server drops.
     if (Object.keys(out).length > 0) spec.manager = out;
   }
-  const globalFetch = isPlainObject(values.fetchConfig) ? values.fetchConfig[name] : undefined;
+  const globalFetch = isPlainObject(values.fetchConfig) ? ownValue(values.fetchConfig, name) : undefined;
   if (isInfra && isPlainObject(globalFetch)) {
     const fetch: Record<string, unknown> = {};
-    for (const key of sortedKeys(globalFetch)) fetch[key] = interpolated(String(globalFetch[key]));
+    for (const key of sortedKeys(globalFetch)) setOwnValue(fetch, key, interpolated(String(globalFetch[key])));
     spec.fetchConfig = fetch;
   }
   const secret = configSecret(provider.configSecret, globalSecret);
@@ -281,7 +282,8 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   for (const type of PROVIDER_TYPES) {
     const map = (values[type.key] ?? {}) as Record<string, unknown>;
     for (const name of sortedKeys(map)) {
-      const provider = isPlainObject(map[name]) ? map[name] : {};
+      const entry = ownValue(map, name);
+      const provider = isPlainObject(entry) ? entry : {};
       documents.push(providerDocument(type, name, provider, values, warnings, extra));
     }
   }

@@ -8,6 +8,7 @@ import { isPlainObject } from '../core/kobject.js';
 import { parseGoDuration } from '../core/go-duration.js';
 import type { Finding } from './documents.js';
 import type { FieldPath } from './yaml-source.js';
+import { ownValue } from '../core/own-keys.js';
 
 const MANAGER_DURATIONS: readonly FieldPath[] = [
   ['syncPeriod'],
@@ -21,7 +22,7 @@ function valueAt(root: unknown, path: FieldPath): unknown {
   let at = root;
   for (const segment of path) {
     if (typeof segment === 'number' ? !Array.isArray(at) : !isPlainObject(at)) return undefined;
-    at = (at as Record<string | number, unknown>)[segment];
+    at = ownValue(at as object, segment);
   }
   return at;
 }

@@ -7,6 +7,7 @@ import { closestName } from './fields.js';
 import { INTEGER_FORMATS, imageFieldFinding, inexactIntegerFindings, integerRangeFinding } from './format-findings.js';
 import type { Finding } from './documents.js';
 import type { FieldPath } from './yaml-source.js';
+import { ownValue } from '../core/own-keys.js';
 
 /** The JSON Schema of one manifest document (draft-07, which ajv and yaml-language-server both support). */
 export const SCHEMA_PATH = fileURLToPath(new URL('../../../schema/capi-gitops.schema.json', import.meta.url));
@@ -120,7 +121,7 @@ function describeError(error: ErrorObject, root: AnySchemaObject, access: Source
       return unknownField(path, String(error.params.additionalProperty), parent, root);
     case 'required': {
       const field = String(error.params.missingProperty);
-      const fieldSchema = (parent.properties as Record<string, AnySchemaObject> | undefined)?.[field];
+      const fieldSchema = parent.properties ? (ownValue(parent.properties as object, field) as AnySchemaObject | undefined) : undefined;
       const description = fieldSchema?.description ?? resolveRef(fieldSchema, root)?.description;
       return {
         path,
@@ -222,7 +223,8 @@ function unknownField(path: FieldPath, field: string, parent: AnySchemaObject, r
   const title = typeof parent.title === 'string' ? parent.title : 'this object';
   const home = known.find(
     (name) =>
-      isPlainObject(resolveRef(properties[name], root)?.properties) && field in (resolveRef(properties[name], root)!.properties as object),
+      isPlainObject(resolveRef(properties[name], root)?.properties) &&
+      Object.hasOwn(resolveRef(properties[name], root)!.properties as object, field),
   );
   const guess = closestName(field, known);
   let hint: string;

@@ -14,6 +14,7 @@
  */
 import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION } from '../core/provider.js';
+import { ownValue, setOwnValue } from '../core/own-keys.js';
 import { V1ALPHA1, type Finding } from './documents.js';
 import { closestName } from './fields.js';
 import type { FieldPath } from './yaml-source.js';
@@ -93,9 +94,9 @@ const CONVERT_HINT = `set apiVersion: ${OPERATOR_API_VERSION} and write the fiel
 /** Unknown fields: the v1alpha1 API server pruned them, so the webhook never saw them. */
 function checkShape(value: Record<string, unknown>, shape: Shape, path: FieldPath, findings: Finding[]): void {
   for (const [field, inner] of Object.entries(value)) {
-    const expected = shape[field];
+    const expected = ownValue(shape, field) as Shape[string] | undefined;
     if (expected === undefined) {
-      const v2 = V1ALPHA2_ONLY[field];
+      const v2 = ownValue(V1ALPHA2_ONLY, field) as string | undefined;
       const guess = closestName(field, Object.keys(shape));
       findings.push({
         path: [...path, field],
@@ -258,8 +259,8 @@ function parentOf(root: Record<string, unknown>, path: FieldPath, create: boolea
   let node: unknown = root;
   for (const segment of path.slice(0, -1)) {
     const holder = node as Record<string | number, unknown>;
-    if (holder[segment] === undefined && create) holder[segment] = {};
-    node = holder[segment];
+    if (ownValue(holder, segment) === undefined && create) setOwnValue(holder, segment, {});
+    node = ownValue(holder, segment);
     if (!isPlainObject(node) && !Array.isArray(node)) return undefined;
   }
   return node as Record<string, unknown>;
@@ -272,13 +273,13 @@ export function applyEditsToValue(object: Record<string, unknown>, edits: readon
     const last = edit.path[edit.path.length - 1] as string;
     const parent = parentOf(result, edit.path, edit.op === 'set') as Record<string, unknown> | undefined;
     if (!parent) continue;
-    if (edit.op === 'set') parent[last] = structuredClone(edit.value);
+    if (edit.op === 'set') setOwnValue(parent, last, structuredClone(edit.value));
     else if (edit.op === 'delete') delete parent[last];
     else {
       // Rebuilt so that the new key takes the old one's place.
       const entries = Object.entries(parent).map(([key, value]) => (key === last ? [edit.key, structuredClone(edit.value)] : [key, value]));
       for (const key of Object.keys(parent)) delete parent[key];
-      for (const [key, value] of entries) parent[key as string] = value;
+      for (const [key, value] of entries) setOwnValue(parent, key as string, value);
     }
   }
   return result;

@@ -9,6 +9,7 @@
 import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, isPlainObject, type KObject } from '../core/kobject.js';
+import { setOwnValue } from '../core/own-keys.js';
 import type { ImageMeta, SourcePosition } from '../manifest/types.js';
 import { IMAGE_REFERENCE_GRAMMAR, imageFieldProblem, parseImage, type ImageField, type ImageReference } from '../core/image-reference.js';
 
@@ -208,7 +209,7 @@ export function mergeImageOverrides(
   const secret = fromSecret ?? {};
   const keys = [...new Set([...Object.keys(config), ...Object.keys(secret)])].sort(compareStrings);
   const merged: Record<string, ImageMeta> = {};
-  for (const key of keys) merged[key] = unionImageMeta(unionImageMeta({}, own(config, key)), own(secret, key));
+  for (const key of keys) setOwnValue(merged, key, unionImageMeta(unionImageMeta({}, own(config, key)), own(secret, key)));
   return merged;
 }
 
@@ -260,7 +261,7 @@ export function parseImagesValue(yamlText: string, origin: string, position?: So
     const entry = value[key];
     const path = `images.${key}`;
     if (entry === null) {
-      result[key] = {};
+      setOwnValue(result, key, {});
       continue;
     }
     if (!isPlainObject(entry)) {
@@ -303,7 +304,7 @@ export function parseImagesValue(yamlText: string, origin: string, position?: So
         else meta[field as (typeof IMAGE_META_FIELDS)[number]] = fieldValue;
       }
     }
-    result[key] = meta;
+    setOwnValue(result, key, meta);
   }
   bag.throwIfAny();
   return result;

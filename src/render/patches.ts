@@ -9,7 +9,6 @@
  * inside arrays, negative array indices, `test` of a missing key against null) we do as it does.
  */
 import jsonPatch, { type Operation as JsonPatchOperation } from 'fast-json-patch';
-import jsonMergePatch from 'json-merge-patch';
 import { CapiGitopsError, DiagnosticBag } from '../core/diagnostics.js';
 import { clone, describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import type { Patch, PatchTarget, ProviderSpec } from '../manifest/types.js';
@@ -17,6 +16,7 @@ import type { ProviderOrigin } from './deployment.js';
 import { libraryParseDocument } from '../yaml/library-parse.js';
 import { lineColumnAt } from '../yaml/parse.js';
 import { matchesLabelSelector, parseLabelSelector, type LabelRequirement } from '../core/label-selector.js';
+import { ownValue, setOwnValue } from '../core/own-keys.js';
 
 type Json = Record<string, unknown>;
 
@@ -308,7 +308,11 @@ function applyOperationsLikeGo(doc: unknown, ops: readonly Operation[]): unknown
     } catch (err) {
       // fast-json-patch puts the whole document in its message; objects may hold secret values,
       // so neither that message nor the error (as a cause) goes on.
-      const reason = String((err as Error).message ?? err).split('\n')[0];
+      const message = String((err as Error).message ?? err);
+      // fast-json-patch refuses these keys outright (it could only write them into a prototype).
+      const reason = message.includes('banned for security reasons')
+        ? 'a path through a key named __proto__, constructor or prototype cannot be patched by an RFC 6902 operation; a merge patch (a mapping) can set such a key'
+        : message.split('\n')[0];
       throw new Error(`operation ${i} (${op.op} ${JSON.stringify(op.path)}): ${reason}`);
     }
   });
@@ -349,7 +353,7 @@ function pointerLikeGo(doc: unknown, pointer: string, forAdd: boolean): { pointe
       node = node[index];
     } else if (isPlainObject(node)) {
       missingObjectKey = last && !Object.hasOwn(node, key);
-      node = node[key];
+      node = ownValue(node, key);
     } else {
       break;
     }
@@ -367,21 +371,36 @@ function goArrayIndex(token: string, size: number): number | undefined {
 // ---- RFC 7386 as evanphx/json-patch v5 MergePatch applies it --------------------------------
 
 /**
- * json-merge-patch does RFC 7386; evanphx also drops nulls inside objects nested in arrays
- * wherever the value is new or replaces a non-object. Pruning those first makes the two agree.
+ * RFC 7386; evanphx also drops nulls inside objects nested in arrays wherever the value is new
+ * or replaces a non-object. Pruning those first makes the two agree.
  */
 export function mergePatchLikeGo(target: Json, patch: Json): Json {
-  return jsonMergePatch.apply(clone(target), withGoNullPruning(target, clone(patch))) as Json;
+  return mergePatch(clone(target), withGoNullPruning(target, clone(patch))) as Json;
+}
+
+/**
+ * RFC 7386 section 2 over own keys. Hand-written: json-merge-patch stops at a key named
+ * `__proto__`, `constructor` or `prototype` and drops the rest of the patch, where evanphx (Go
+ * maps) sets it like any key; keys are data here too (kernel/own-keys.ts).
+ */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isPlainObject(patch)) return patch;
+  const out: Json = isPlainObject(target) ? target : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else setOwnValue(out, key, mergePatch(ownValue(out, key), value));
+  }
+  return out;
 }
 
 function withGoNullPruning(target: unknown, patch: Json): Json {
   const out: Json = {};
   for (const [key, value] of Object.entries(patch)) {
-    const current = isPlainObject(target) ? target[key] : undefined;
-    if (value === null) out[key] = null;
-    else if (isPlainObject(current) && isPlainObject(value)) out[key] = withGoNullPruning(current, value);
-    else if (isPlainObject(current)) out[key] = value;
-    else out[key] = pruneNulls(value);
+    const current = isPlainObject(target) ? ownValue(target, key) : undefined;
+    if (value === null) setOwnValue(out, key, null);
+    else if (isPlainObject(current) && isPlainObject(value)) setOwnValue(out, key, withGoNullPruning(current, value));
+    else if (isPlainObject(current)) setOwnValue(out, key, value);
+    else setOwnValue(out, key, pruneNulls(value));
   }
   return out;
 }
@@ -390,7 +409,7 @@ function pruneNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map((v) => (v === null ? v : pruneNulls(v)));
   if (!isPlainObject(value)) return value;
   const out: Json = {};
-  for (const [key, v] of Object.entries(value)) if (v !== null) out[key] = pruneNulls(v);
+  for (const [key, v] of Object.entries(value)) if (v !== null) setOwnValue(out, key, pruneNulls(v));
   return out;
 }
 

@@ -6,6 +6,7 @@
  */
 import { isPlainObject } from '../core/kobject.js';
 import { compareStrings } from '../core/diagnostics.js';
+import { ownValue } from '../core/own-keys.js';
 
 const SIMPLE_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 
@@ -43,7 +44,7 @@ export function changedPaths(a: unknown, b: unknown, base = ''): string[] {
 function walk(a: unknown, b: unknown, at: string, out: string[]): void {
   if (sameValue(a, b)) return;
   if (isPlainObject(a) && isPlainObject(b)) {
-    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) walk(a[key], b[key], keyPath(at, key), out);
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) walk(ownValue(a, key), ownValue(b, key), keyPath(at, key), out);
     return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {

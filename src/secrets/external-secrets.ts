@@ -9,6 +9,7 @@ import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import type { SecretsConfig } from '../manifest/types.js';
 import { formatPath, type Mark, type TaintedField } from './taint.js';
+import { setOwnValue } from '../core/own-keys.js';
 
 export const DEFAULT_REMOTE_KEY = '{{namespace}}/{{name}}';
 
@@ -98,7 +99,7 @@ export function toExternalSecrets(
           hint: 'put the text in stringData, or the whole base64 value in the store',
         });
       }
-      template[key] = parts.join('');
+      setOwnValue(template, key, parts.join(''));
       taintedKeys.add(key);
     }
     if (local.length > 0) {
@@ -110,9 +111,10 @@ export function toExternalSecrets(
     const stringData = isPlainObject(obj.stringData) ? obj.stringData : {};
     for (const [key, value] of Object.entries(data)) {
       if (!taintedKeys.has(key) && typeof value === 'string')
-        template[key] = templateLiteral(Buffer.from(value, 'base64').toString('utf8'));
+        setOwnValue(template, key, templateLiteral(Buffer.from(value, 'base64').toString('utf8')));
     }
-    for (const [key, value] of Object.entries(stringData)) if (!taintedKeys.has(key)) template[key] = templateLiteral(String(value));
+    for (const [key, value] of Object.entries(stringData))
+      if (!taintedKeys.has(key)) setOwnValue(template, key, templateLiteral(String(value)));
     const name = obj.metadata.name ?? '';
     const namespace = obj.metadata.namespace ?? '';
     const remoteKey = (settings.remoteKey ?? DEFAULT_REMOTE_KEY).replaceAll('{{namespace}}', namespace).replaceAll('{{name}}', name);

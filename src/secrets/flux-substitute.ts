@@ -7,6 +7,7 @@ import { isPlainObject, type KObject } from '../core/kobject.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { notInSecretData } from './external-secrets.js';
 import type { FieldPath, TaintedField } from './taint.js';
+import { ownValue, setOwnValue } from '../core/own-keys.js';
 
 export const DEFAULT_SUBSTITUTE_SECRET = 'capi-gitops-variables';
 /** kustomize-controller reads this label; only `disabled` turns substitution off. */
@@ -26,8 +27,8 @@ function escapeDeep(value: unknown): unknown {
 
 function setAt(root: unknown, path: FieldPath, value: string): void {
   let node = root as Record<string | number, unknown>;
-  for (const part of path.slice(0, -1)) node = node[escapeKey(part)] as Record<string | number, unknown>;
-  node[escapeKey(path[path.length - 1]!)] = value;
+  for (const part of path.slice(0, -1)) node = ownValue(node, escapeKey(part)) as Record<string | number, unknown>;
+  setOwnValue(node, escapeKey(path[path.length - 1]!), value);
 }
 
 function escapeKey(part: string | number): string | number {

@@ -11,6 +11,7 @@ import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import type { Manifest, SecretObject } from '../manifest/types.js';
 import type { VariableLookup, VariableValue } from '../render/types.js';
+import { setOwnValue } from '../core/own-keys.js';
 
 /** Values supplied at run time, kept out of Git. */
 export interface RunSecrets {
@@ -74,8 +75,8 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
   const values: Record<string, string> = {};
   const problems: Diagnostic[] = [];
   for (const [name, value] of Object.entries(parsed)) {
-    if (typeof value === 'string') values[name] = value;
-    else if (typeof value === 'number' || typeof value === 'boolean') values[name] = String(value);
+    if (typeof value === 'string') setOwnValue(values, name, value);
+    else if (typeof value === 'number' || typeof value === 'boolean') setOwnValue(values, name, String(value));
     else problems.push({ file, path: name, message: 'is not a string', expected: 'a string value', hint: 'quote the value' });
   }
   return { values, problems };

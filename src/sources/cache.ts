@@ -24,6 +24,14 @@
  * costing a download or a parse, but cannot make a run use content other than what the origin
  * served or the lockfile pins.
  *
+ * Links and other accounts: no operation follows a symbolic link below the cache directory.
+ * Every directory from the cache directory down to an entry must be a real directory (lstat),
+ * entries are opened with O_NOFOLLOW and must be regular files, and a trim deletes regular files
+ * only; a store that is a link is neither read, written nor trimmed. A cache directory owned by
+ * another account, or writable by other accounts (by everyone, or by a group other than the
+ * user's own), is used read-only with a warning: whoever can write it could plant such links, or
+ * swap a checked directory for one between the check and the use.
+ *
  * Failure: the cache is an accelerator. An entry that cannot be read or written (no HOME, a
  * read-only directory, `--cache-dir` naming a file, ENOSPC) is a warning, logged once per kind,
  * and the run goes on from memory.
@@ -34,7 +42,8 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sha256Hex } from '../core/digest.js';
-import { mkdir, readdir, readFile, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, lutimes, mkdir, open, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
@@ -140,6 +149,7 @@ export class ArtifactCache {
   private readonly keySource: Buffer | Promise<Buffer> | undefined;
   private key: Promise<Buffer> | undefined;
   private readonly warned = new Set<string>();
+  private writable: Promise<boolean> | undefined;
 
   /** `dir` is created on first write. Use `defaultCacheDir()` for the usual location. */
   constructor(dir: string = defaultCacheDir(), options: ArtifactCacheOptions = {}) {
@@ -197,6 +207,70 @@ export class ArtifactCache {
         `cache: cannot write ${kind} entries under ${this.dir} (${code ?? (error as Error).message}); continuing without caching them`,
       );
     }
+  }
+
+  private warnOnce(kind: string, line: string): void {
+    if (this.warned.has(kind)) return;
+    this.warned.add(kind);
+    this.log(line);
+  }
+
+  /**
+   * Whether this run may write, refresh and delete entries: the cache directory is missing (it
+   * is created, not writable by others) or is the user's own and writable by no other account.
+   * Decided once per run; otherwise the cache is read, and the run says why once.
+   */
+  private mayWrite(): Promise<boolean> {
+    this.writable ??= stat(this.dir).then(
+      (st) => {
+        const why = foreignDirectory(st);
+        if (why === undefined) return true;
+        this.warnOnce(
+          'foreign',
+          `cache: ${this.dir} ${why}, so it is used read-only (nothing is written, refreshed or removed): an account that can write it could plant links that lead a cache operation into your files; give the run a cache directory of its own (--cache-dir), or remove the others' write access (chmod go-w)`,
+        );
+        return false;
+      },
+      () => true, // missing (created on first write), or not a directory (writes fail and say so)
+    );
+    return this.writable;
+  }
+
+  /**
+   * Checks every directory from the cache directory down to `file`'s: each must be a real
+   * directory (lstat), not a link. With `create`, missing ones are made (not writable by
+   * others). False, with a warning once, when one is a link or another kind of file; an error
+   * other than a missing directory is thrown (the caller's "cannot read/write").
+   */
+  private async checkedParent(file: string, create: boolean): Promise<boolean> {
+    const relative = path.relative(this.dir, path.dirname(file));
+    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new Error(`${file} is not inside ${this.dir}`);
+    let dir = this.dir;
+    if (create) await mkdir(dir, { recursive: true, mode: DIRECTORY_MODE });
+    for (const part of relative.split(path.sep)) {
+      dir = path.join(dir, part);
+      let st: Stats;
+      try {
+        st = await lstat(dir);
+      } catch (error) {
+        if (!isMissing(error) || !create) {
+          if (isMissing(error)) return false;
+          throw error;
+        }
+        await mkdir(dir, { mode: DIRECTORY_MODE }).catch((failed: NodeJS.ErrnoException) => {
+          if (failed.code !== 'EEXIST') throw failed;
+        });
+        st = await lstat(dir);
+      }
+      if (!st.isDirectory()) {
+        this.warnOnce(
+          `link ${dir}`,
+          `cache: ${dir} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; the cache does not follow it: nothing there is read, written or removed (remove it to cache there again)`,
+        );
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Where a blob lives; throws on anything but a lower-case sha256 hex string. */
@@ -278,7 +352,10 @@ export class ArtifactCache {
   private async trimStore(store: 'parsed', extensions: readonly string[], now: number): Promise<number> {
     const dir = path.join(this.dir, store);
     const marker = path.join(dir, TRIM_MARKER);
-    const last = await stat(marker).then(
+    // A read-only cache is served, not maintained; a store that is a link is not followed.
+    if (!(await this.mayWrite())) return 0;
+    if (!(await this.checkedParent(marker, false).catch(() => false))) return 0;
+    const last = await lstat(marker).then(
       (st) => st.mtimeMs,
       () => undefined,
     );
@@ -290,21 +367,21 @@ export class ArtifactCache {
       return 0; // Missing or unreadable: nothing to trim.
     }
     try {
-      await writeFile(marker, '');
-      await utimes(marker, now / 1000, now / 1000);
+      // replaced, not written through: a link planted as the marker is not followed
+      await replaceFileUnflushed(marker, '');
+      await lutimes(marker, now / 1000, now / 1000);
     } catch {
       return 0; // A read-only cache is served, not maintained.
     }
     let removed = 0;
     for (const name of names.filter((n) => extensions.some((extension) => n.endsWith(extension))).sort()) {
       const file = path.join(dir, name);
-      const mtime = await stat(file).then(
-        (st) => st.mtimeMs,
-        () => undefined,
-      );
-      if (mtime === undefined || now - mtime < PARSED_RETENTION_DAYS * DAY_MS) continue;
+      // Checked again before each removal, and regular files only: never a link's target.
+      if (!(await this.checkedParent(file, false).catch(() => false))) break;
+      const st = await lstat(file).catch(() => undefined);
+      if (st === undefined || !st.isFile() || now - st.mtimeMs < PARSED_RETENTION_DAYS * DAY_MS) continue;
       if (
-        await rm(file, { force: true }).then(
+        await unlink(file).then(
           () => true,
           () => false,
         )
@@ -321,8 +398,9 @@ export class ArtifactCache {
   /** Refreshes an entry's mtime, at most hourly, so trimming sees it as used. */
   private async markUsed(file: string, now: number = Date.now()): Promise<void> {
     try {
-      const st = await stat(file);
-      if (now - st.mtimeMs > HOUR_MS) await utimes(file, st.atime, now / 1000);
+      if (!(await this.mayWrite()) || !(await this.checkedParent(file, false))) return;
+      const st = await lstat(file);
+      if (st.isFile() && now - st.mtimeMs > HOUR_MS) await lutimes(file, st.atime, now / 1000);
     } catch {
       // Removed or read-only meanwhile: the entry was still served; trimming may drop it.
     }
@@ -376,33 +454,72 @@ export class ArtifactCache {
   }
 
   private async writeAtomic(file: string, data: Uint8Array | string): Promise<void> {
-    await mkdir(path.dirname(file), { recursive: true });
+    if (!(await this.mayWrite()) || !(await this.checkedParent(file, true))) return;
     // No fsync: every entry is checked when read (blobs against their name, records against their
     // HMAC), so one torn by a crash is a miss; the flush cost a cold render 5-10 ms per entry.
+    // The temporary file is created exclusively and renamed over the entry's name, so a link
+    // planted as the entry is replaced, never written through.
     await replaceFileUnflushed(file, data);
   }
 
   private async readIfPresent(file: string): Promise<Buffer | undefined> {
     try {
-      return await readFile(file);
+      if (!(await this.checkedParent(file, false))) return undefined;
+      // No link is followed, and only a regular file is read (a FIFO planted as an entry would
+      // block the run: O_NONBLOCK opens it at once, and it is then refused).
+      const handle = await open(file, constants.O_RDONLY | NO_FOLLOW | NON_BLOCK);
+      try {
+        if (!(await handle.stat()).isFile()) {
+          await this.discard(file, `${path.relative(this.dir, file)} is not a regular file`);
+          return undefined;
+        }
+        return await handle.readFile();
+      } finally {
+        await handle.close();
+      }
     } catch (error) {
       if (isMissing(error)) return undefined;
-      // Unreadable (EACCES, ENOTDIR when --cache-dir names a file, EISDIR): a miss, said once.
-      if (!this.warned.has('read')) {
-        this.warned.add('read');
-        this.log(
-          `cache: cannot read ${file} (${(error as NodeJS.ErrnoException)?.code ?? (error as Error).message}); treating the cache as empty`,
-        );
+      if ((error as NodeJS.ErrnoException)?.code === 'ELOOP') {
+        await this.discard(file, `${path.relative(this.dir, file)} is a symbolic link`);
+        return undefined;
       }
+      // Unreadable (EACCES, ENOTDIR when --cache-dir names a file, EISDIR): a miss, said once.
+      this.warnOnce(
+        'read',
+        `cache: cannot read ${file} (${(error as NodeJS.ErrnoException)?.code ?? (error as Error).message}); treating the cache as empty`,
+      );
       return undefined;
     }
   }
 
   private async discard(file: string, why: string): Promise<void> {
+    if (!(await this.mayWrite())) {
+      this.log(`cache: ${why}; not used (the cache is read-only, so it stays)`);
+      return;
+    }
     this.log(`cache: ${why}; removed ${file}`);
     // Another run may have removed or replaced it already, or the cache is read-only: still a miss.
-    await unlink(file).catch(() => undefined);
+    // unlink removes a link itself, never its target; the directories are checked first.
+    if (await this.checkedParent(file, false).catch(() => false)) await unlink(file).catch(() => undefined);
   }
+}
+
+/** Directories the cache creates: writable by the user alone (umask may take more away). */
+const DIRECTORY_MODE = 0o755;
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+const NON_BLOCK = constants.O_NONBLOCK ?? 0;
+
+/**
+ * Why a directory is not the user's alone: owned by another account, writable by every account,
+ * or writable by a group other than the user's own (per-user groups are the Debian default).
+ * Undefined where it is, or where the platform has no owners (Windows).
+ */
+export function foreignDirectory(st: Pick<Stats, 'uid' | 'gid' | 'mode'>): string | undefined {
+  if (typeof process.getuid !== 'function') return undefined;
+  if (st.uid !== process.getuid()) return `is owned by another account (uid ${st.uid})`;
+  if (st.mode & 0o002) return 'is writable by every account';
+  if (st.mode & 0o020 && st.gid !== process.getgid?.()) return `is writable by group ${st.gid}`;
+  return undefined;
 }
 
 function isHttpRecord(value: unknown): value is HttpRecord {

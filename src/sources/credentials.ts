@@ -6,9 +6,13 @@
  * - `GITHUB_TOKEN` goes to api.github.com, or to another host only when that host is also named
  *   by whoever runs the tool (`--github-api-url`, `GITHUB_API_URL`): a manifest is input, and a
  *   pull request that edits `Config.github.apiUrl` must not be able to send CI's token elsewhere.
+ * - Every other credential from the environment (OCI_*, GITLAB_*, CAPI_GITOPS_HTTPS_AUTHORIZATION)
+ *   follows the same rule (`environmentCredentialProblem`): only to a host the runner lists in a
+ *   variable, and never over plain http except to loopback.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import { registerSecret } from '../core/redact.js';
+import { isLoopbackHost } from './base/http.js';
 
 /** Visible ASCII, space and tab: what every credential header value here is made of. */
 const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
@@ -93,6 +97,42 @@ export function githubTokenHostProblem(apiUrl: string | undefined, trusted: Read
   return `Config github.apiUrl names ${host}, and GITHUB_TOKEN (or GH_TOKEN) is set: the token is sent to a host other than ${PUBLIC_GITHUB_API_HOST} only when that host is also given with --github-api-url or GITHUB_API_URL, so that an edit to the manifest (a pull request) cannot send CI's token to a server of its choosing`;
 }
 
+/** Registries (`host[:port]`) the runner trusts with OCI_USERNAME/OCI_PASSWORD/OCI_*_TOKEN from the environment. */
+export const OCI_REGISTRIES_VARIABLE = 'CAPI_GITOPS_OCI_REGISTRIES';
+/** GitLab hosts the runner trusts with GITLAB_ACCESS_TOKEN/GITLAB_TOKEN from the environment (gitlab.com always). */
+export const GITLAB_HOSTS_VARIABLE = 'CAPI_GITOPS_GITLAB_HOSTS';
+
+/** The `host[:port]` of each entry of a list the runner gives (comma- or space-separated; URLs too), lower-case. */
+export function namedHosts(list: string | undefined): string[] {
+  const hosts: string[] = [];
+  for (const entry of (list ?? '').split(/[\s,]+/)) {
+    if (entry === '') continue;
+    const host = hostOf(entry.includes('://') ? entry : `https://${entry}`);
+    if (host !== undefined) hosts.push(host);
+  }
+  return hosts;
+}
+
+/**
+ * Why a credential from the environment must not go to `target`, or undefined when it may. The
+ * manifest is input (a pull request can change it), so it cannot choose where the runner's
+ * credentials go: the host must be in `defaults` or in the list the runner gave in `variable`,
+ * and plain http crosses no network (loopback only).
+ */
+export function environmentCredentialProblem(
+  target: URL,
+  credential: string,
+  variable: string,
+  env: Record<string, string | undefined>,
+  defaults: readonly string[] = [],
+): string | undefined {
+  const host = target.host.toLowerCase();
+  if (target.protocol === 'http:' && !isLoopbackHost(target.hostname))
+    return `${credential} from the environment is not sent to ${host} over plain http (https only, or a loopback address)`;
+  if (defaults.includes(host) || namedHosts(env[variable]).includes(host)) return undefined;
+  return `${credential} from the environment goes only to hosts listed in ${variable}${defaults.length ? ` (and ${defaults.join(', ')})` : ''}, and ${host} is not listed: the manifest alone cannot choose where the runner's credentials go`;
+}
+
 /** configSecret key holding an Authorization header value for a plain-HTTPS repository. */
 export const HTTPS_AUTHORIZATION_KEY = 'HTTPS_AUTHORIZATION';
 
@@ -110,7 +150,9 @@ export function httpsAuthorization(
   const fromSecret = credentials?.[HTTPS_AUTHORIZATION_KEY]?.trim();
   const host = hostOf(url);
   const trustedHost = env.CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST?.trim().toLowerCase();
-  const fromEnv = host !== undefined && trustedHost === host ? env.CAPI_GITOPS_HTTPS_AUTHORIZATION?.trim() : undefined;
+  // over https, or plain http to loopback only (environmentCredentialProblem's rule)
+  const secure = /^https:/i.test(url) || (host !== undefined && isLoopbackHost(new URL(url).hostname));
+  const fromEnv = host !== undefined && trustedHost === host && secure ? env.CAPI_GITOPS_HTTPS_AUTHORIZATION?.trim() : undefined;
   const value = fromSecret || fromEnv;
   if (!value) return undefined;
   registerSecret(value);

@@ -81,6 +81,9 @@ export const SUITE_SECRETS = {
   /** Given in every place a value can come from, landing in a Secret's data (test/secrets/landing.test.ts). */
   landingCredentials: awsCredentials('AKIALANDINGEXAMPLE', 'Lk8sVb2nQx7mRt4wPz9cYh3jDf6gSa5e'),
   landingSecretKey: 'Lk8sVb2nQx7mRt4wPz9cYh3jDf6gSa5e',
+  /** CI's registry password and GitLab token that a pull request's manifest tries to reach (test/hardening/credential-hosts.test.ts). */
+  ciRegistryPassword: 'ci-registry-password-0451',
+  ciGitLabToken: 'glpat-CiTokenNeverLeaves0451',
 } as const;
 
 /** Every suite secret, and the base64 a configSecret or secret file carries of each credentials file. */

@@ -185,11 +185,22 @@ test("a GitLab URL not in the package form is an error with clusterctl's expecte
   }
 });
 
-test('the token is the configSecret gitlab-access-token, else GITLAB_ACCESS_TOKEN (clusterctl variables_client.go GitLabAccessTokenVariable), else GITLAB_TOKEN', () => {
-  assert.equal(gitlabToken({ 'gitlab-access-token': 'from-secret' }, { GITLAB_ACCESS_TOKEN: 'env', GITLAB_TOKEN: 'glab' }), 'from-secret');
-  assert.equal(gitlabToken({}, { GITLAB_ACCESS_TOKEN: ' env ', GITLAB_TOKEN: 'glab' }), 'env');
-  assert.equal(gitlabToken(undefined, { GITLAB_TOKEN: 'glab' }), 'glab');
-  assert.equal(gitlabToken({}, {}), undefined);
+test("the token is the configSecret gitlab-access-token, else GITLAB_ACCESS_TOKEN (clusterctl variables_client.go GitLabAccessTokenVariable), else GITLAB_TOKEN; the environment's only for gitlab.com and CAPI_GITOPS_GITLAB_HOSTS", () => {
+  const host = 'https://gitlab.example.com';
+  const trusted = { CAPI_GITOPS_GITLAB_HOSTS: 'gitlab.example.com' };
+  assert.deepEqual(gitlabToken({ 'gitlab-access-token': 'from-secret' }, { GITLAB_ACCESS_TOKEN: 'env', GITLAB_TOKEN: 'glab' }, host), {
+    token: 'from-secret',
+  });
+  assert.deepEqual(gitlabToken({}, { ...trusted, GITLAB_ACCESS_TOKEN: ' env ', GITLAB_TOKEN: 'glab' }, host), { token: 'env' });
+  assert.deepEqual(gitlabToken(undefined, { ...trusted, GITLAB_TOKEN: 'glab' }, host), { token: 'glab' });
+  assert.deepEqual(gitlabToken(undefined, { GITLAB_TOKEN: 'glab' }, 'https://gitlab.com'), { token: 'glab' });
+  assert.deepEqual(gitlabToken({}, {}, host), {});
+  const withheld = gitlabToken({}, { GITLAB_TOKEN: 'glab' }, host);
+  assert.equal(withheld.token, undefined);
+  assert.match(
+    withheld.withheld ?? '',
+    /goes only to hosts listed in CAPI_GITOPS_GITLAB_HOSTS \(and gitlab\.com\), and gitlab\.example\.com is not listed/,
+  );
 });
 
 // ---- against a fake GitLab -------------------------------------------------------------------
@@ -231,7 +242,7 @@ test('a "latest" URL lists the package versions through the packages API, across
     { name: 'cluster-api', version: 'v1.11.0', files: {} },
   ];
   const fake = await FakeGitLab.start(t, packages, { token: TOKEN, pageSize: 2 });
-  const repository = open(fake, packageUrl(fake, 'latest'), { env: { GITLAB_TOKEN: TOKEN } });
+  const repository = open(fake, packageUrl(fake, 'latest'), { env: { GITLAB_TOKEN: TOKEN, CAPI_GITOPS_GITLAB_HOSTS: fake.host } });
   assert.equal(repository.defaultVersion, 'latest');
   assert.deepEqual(await repository.listVersions(), ['v1.10.4', 'v1.12.0', 'v1.11.0']);
   assert.equal(fake.requests.length, 3);
@@ -275,7 +286,10 @@ test('a 401 says to check the credentials, names where the token goes, and never
 
   const wrongToken = 'glpat-WrongToken-never-printed';
   const rejected = await rejection(
-    open(fake, packageUrl(fake, 'v1.12.0'), { env: { GITLAB_ACCESS_TOKEN: wrongToken } }).getFile('v1.12.0', 'metadata.yaml'),
+    open(fake, packageUrl(fake, 'v1.12.0'), { env: { GITLAB_ACCESS_TOKEN: wrongToken, CAPI_GITOPS_GITLAB_HOSTS: fake.host } }).getFile(
+      'v1.12.0',
+      'metadata.yaml',
+    ),
   );
   assert.match(rejected.diagnostics[0].hint ?? '', /GitLab rejected the token/);
   assert.ok(!rejected.message.includes(wrongToken));

@@ -112,13 +112,26 @@ test('file names use the operator type names and the provider version (oci_sourc
   }
 });
 
-test('credentials come from the configSecret when it has any OCI_* key, else from the environment, never mixed (oci_source.go OCIAuthentication)', () => {
-  const env = { OCI_USERNAME: 'env-user', OCI_PASSWORD: 'env-pass', OCI_ACCESS_TOKEN: 'env-token', HOME: '/root' };
-  assert.deepEqual(ociCredentials({ OCI_ACCESS_TOKEN: 'secret-token', other: 'x' }, env), { accessToken: 'secret-token' });
-  assert.deepEqual(ociCredentials({ unrelated: 'x' }, env), { username: 'env-user', password: 'env-pass', accessToken: 'env-token' });
-  assert.deepEqual(ociCredentials(undefined, { OCI_REFRESH_TOKEN: 'r' }), { refreshToken: 'r' });
-  assert.equal(ociCredentials({}, {}), undefined);
-  assert.equal(ociCredentials({ OCI_USERNAME: '' }, {}), undefined);
+test('credentials come from the configSecret when it has any OCI_* key, else from the environment for a registry the runner lists, never mixed (oci_source.go OCIAuthentication)', () => {
+  const registry = new URL('https://registry.example.com');
+  const env = {
+    OCI_USERNAME: 'env-user',
+    OCI_PASSWORD: 'env-pass',
+    OCI_ACCESS_TOKEN: 'env-token',
+    HOME: '/root',
+    CAPI_GITOPS_OCI_REGISTRIES: 'registry.example.com',
+  };
+  assert.deepEqual(ociCredentials({ OCI_ACCESS_TOKEN: 'secret-token', other: 'x' }, env, registry), {
+    credentials: { accessToken: 'secret-token' },
+  });
+  assert.deepEqual(ociCredentials({ unrelated: 'x' }, env, registry), {
+    credentials: { username: 'env-user', password: 'env-pass', accessToken: 'env-token' },
+  });
+  assert.deepEqual(ociCredentials(undefined, { OCI_REFRESH_TOKEN: 'r', CAPI_GITOPS_OCI_REGISTRIES: 'registry.example.com' }, registry), {
+    credentials: { refreshToken: 'r' },
+  });
+  assert.deepEqual(ociCredentials({}, {}, registry), {});
+  assert.deepEqual(ociCredentials({ OCI_USERNAME: '' }, {}, registry), {});
 });
 
 test('WWW-Authenticate challenges are read with quoted commas and escapes', () => {
@@ -479,7 +492,9 @@ test(
     assert.match(anonymous.message, /requires a username and password \(Basic authentication\)/);
     assert.match(anonymous.diagnostics[0].hint ?? '', /OCI_USERNAME and OCI_PASSWORD/);
 
-    const wrong = open(reference, { env: { OCI_USERNAME: USER.username, OCI_PASSWORD: 'wrong-password-never-printed' } });
+    const wrong = open(reference, {
+      env: { OCI_USERNAME: USER.username, OCI_PASSWORD: 'wrong-password-never-printed', CAPI_GITOPS_OCI_REGISTRIES: secured.host },
+    });
     const rejected = await rejection(wrong.repository.getFile('v1.12.0', 'metadata.yaml'));
     assert.match(rejected.message, new RegExp(`registry ${secured.host} rejected the credentials`));
     for (const text of [rejected.message, anonymous.message, ...logs, ...wrong.logs]) {
@@ -499,7 +514,7 @@ test(
     t.after(() => proxy.close());
 
     const { repository, logs } = open(`http://${proxy.host}/${name}`, {
-      env: { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password },
+      env: { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password, CAPI_GITOPS_OCI_REGISTRIES: proxy.host },
     });
     await Promise.all([repository.getFile('v1.12.0', 'metadata.yaml'), repository.getFile('v1.12.0', 'core-components.yaml')]);
     await repository.getFile('v1.12.0', 'core-components.yaml');

@@ -13,6 +13,7 @@ import type { ChartFile } from './types.js';
 
 import { COMPILE_OPTIONS } from './types.js';
 import type { ChartCompilers } from './compilers.js';
+import { setOwnValue } from '../../core/own-keys.js';
 
 // Built-in charts are precompiled at build and need only the runtime; a chart read from a
 // directory brings the full compiler (LoadedChart.compilers).
@@ -41,13 +42,99 @@ function text(value: unknown): string {
 
 /** Sprig `indent`: every line, the first included, gets `n` spaces. */
 export function indentText(n: number, value: unknown): string {
+  const body = text(value);
+  const lines = (body.match(/\n/g)?.length ?? 0) + 1;
+  if (!Number.isSafeInteger(n) || n < 0 || body.length + n * lines > MAX_CHART_OUTPUT)
+    throw new TemplateRuntimeError(
+      `indent ${String(n)}: the indented text would be longer than ${mebibytes(MAX_CHART_OUTPUT)} (or ${String(n)} is no number of spaces)`,
+      BOUNDS,
+    );
   const pad = ' '.repeat(n);
-  return pad + text(value).replace(/\n/g, '\n' + pad);
+  return pad + body.replace(/\n/g, '\n' + pad);
 }
 
-export class TemplateRuntimeError extends Error {}
+/**
+ * A template error; `expected` when a bound stopped it, `file` and `line` when it is a partial's
+ * doing (a partial that includes itself).
+ */
+export class TemplateRuntimeError extends Error {
+  constructor(
+    message: string,
+    readonly expected?: string,
+    readonly file?: string,
+    readonly line?: number,
+  ) {
+    super(message);
+  }
+}
 
-function registerHelpers(hb: typeof HandlebarsModule, renderPartial: (name: string, context: unknown) => string): void {
+/**
+ * Bounds on one chart render (all its templates), counted rather than timed: text partials and
+ * {{#each}} loops produce (a partial included twice per level doubles its text at each one), the
+ * output, the loop iterations and partial calls (loops nested in loops multiply), and how deep
+ * partials nest (a partial that includes itself would otherwise overflow the stack).
+ */
+export const MAX_CHART_OUTPUT = 16 * 1024 * 1024;
+export const MAX_CHART_TEXT_PRODUCED = 64 * 1024 * 1024;
+export const MAX_CHART_STEPS = 1_000_000;
+export const MAX_PARTIAL_DEPTH = 64;
+
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function mebibytes(n: number): string {
+  return `${n / (1024 * 1024)} MiB`;
+}
+
+const BOUNDS = `a chart render of at most ${mebibytes(MAX_CHART_OUTPUT)}, ${thousands(MAX_CHART_STEPS)} loop iterations and partial calls, partials nested at most ${MAX_PARTIAL_DEPTH} deep`;
+
+/** What one chart render has spent of the bounds, and the partials it is inside. */
+class RenderBudget {
+  private produced = 0;
+  private steps = 0;
+  private output = 0;
+  readonly partials: string[] = [];
+
+  /** One loop iteration or partial call that produced `text`. */
+  spend(text: string, what: string): void {
+    this.steps++;
+    this.produced += text.length;
+    if (this.steps > MAX_CHART_STEPS)
+      throw new TemplateRuntimeError(
+        `the chart ran more than ${thousands(MAX_CHART_STEPS)} {{#each}} iterations and partial calls, the bound of one render (stopped in ${what}): loops nested in loops multiply`,
+        BOUNDS,
+      );
+    if (text.length > MAX_CHART_OUTPUT || this.produced > MAX_CHART_TEXT_PRODUCED)
+      throw new TemplateRuntimeError(
+        `${what} produced more text than a chart may (${mebibytes(MAX_CHART_OUTPUT)} of output, ${mebibytes(MAX_CHART_TEXT_PRODUCED)} through partials and loops): a partial included twice at each level doubles its text each time`,
+        BOUNDS,
+      );
+  }
+
+  /** A template's whole output, counted against the chart's. */
+  finish(text: string, template: string): string {
+    this.output += text.length;
+    if (this.output > MAX_CHART_OUTPUT)
+      throw new TemplateRuntimeError(`${template} brings the chart's output past ${mebibytes(MAX_CHART_OUTPUT)}`, BOUNDS);
+    return text;
+  }
+}
+
+/** The first line of `source` that includes partial `name` (`{{> name}}`, `{{#> name}}`, `include "name"`). */
+function includeLine(source: string | undefined, name: string): number | undefined {
+  if (source === undefined) return undefined;
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`\\{\\{~?#?>\\s*${escaped}(?![\\w-])|include\\s+["']${escaped}["']`);
+  const found = pattern.exec(source);
+  return found ? source.slice(0, found.index).split('\n').length : undefined;
+}
+
+function registerHelpers(
+  hb: typeof HandlebarsModule,
+  renderPartial: (name: string, context: unknown) => string,
+  budget: () => RenderBudget,
+): void {
   hb.registerHelper('toYaml', (value: unknown) => {
     if (value === undefined) return '';
     return emitYamlDocument(value).replace(/\n$/, '');
@@ -75,7 +162,7 @@ function registerHelpers(hb: typeof HandlebarsModule, renderPartial: (name: stri
   hb.registerHelper('dict', (...all: unknown[]) => {
     const pairs = args(all);
     const out: Record<string, unknown> = {};
-    for (let i = 0; i + 1 < pairs.length; i += 2) out[text(pairs[i])] = pairs[i + 1];
+    for (let i = 0; i + 1 < pairs.length; i += 2) setOwnValue(out, text(pairs[i]), pairs[i + 1]);
     return out;
   });
   hb.registerHelper('join', (separator: unknown, list: unknown) =>
@@ -95,7 +182,10 @@ function registerHelpers(hb: typeof HandlebarsModule, renderPartial: (name: stri
     entries.forEach(([key, value], index) => {
       const data = hb.createFrame(options.data ?? {});
       Object.assign(data, { key, index, first: index === 0, last: index === entries.length - 1 });
-      out += options.fn(value, { data, blockParams: [value, key] });
+      const piece = options.fn(value, { data, blockParams: [value, key] });
+      budget().spend(piece, 'an {{#each}} loop');
+      out += piece;
+      if (out.length > MAX_CHART_OUTPUT) budget().spend(out, 'an {{#each}} loop');
     });
     return out;
   });
@@ -117,22 +207,57 @@ export function compileChart(templates: readonly ChartFile[], partials: readonly
     file.spec !== undefined ? hb.template(file.spec as Parameters<typeof hb.template>[0]) : hb.compile(file.source ?? '', COMPILE_OPTIONS);
   const compiledPartials = new Map<string, HandlebarsModule.TemplateDelegate>();
   const partialName = (file: ChartFile) => file.path.replace(/^templates\/_/, '').replace(/\.hbs$/, '');
+  // One budget for every template of the chart (renderChart compiles the chart once per render).
+  const budget = new RenderBudget();
+  const partialFiles = new Map(partials.map((p) => [partialName(p), p]));
+  /** A partial counted against the budget, and refused past MAX_PARTIAL_DEPTH with the chain that got there. */
+  const bounded = (file: ChartFile, fn: HandlebarsModule.TemplateDelegate): HandlebarsModule.TemplateDelegate => {
+    const name = partialName(file);
+    return (context, options) => {
+      const chain = budget.partials;
+      if (chain.length >= MAX_PARTIAL_DEPTH) {
+        // The include that closes the loop is written in the partial that is running now.
+        const caller = partialFiles.get(chain[chain.length - 1]!);
+        const first = chain.lastIndexOf(name);
+        throw new TemplateRuntimeError(
+          first >= 0
+            ? `partial ${JSON.stringify(name)} includes itself (${[...chain.slice(first), name].join(' → ')}), so it would never end: stopped ${MAX_PARTIAL_DEPTH} partials deep`
+            : `partials nest more than ${MAX_PARTIAL_DEPTH} deep (… ${chain.slice(-3).join(' → ')} → ${name})`,
+          BOUNDS,
+          caller?.path,
+          includeLine(caller?.source, name),
+        );
+      }
+      chain.push(name);
+      try {
+        const out = fn(context, options);
+        budget.spend(out, `partial ${JSON.stringify(name)}`);
+        return out;
+      } finally {
+        chain.pop();
+      }
+    };
+  };
   for (const p of partials) {
-    const fn = compile(p);
+    const fn = bounded(p, compile(p));
     compiledPartials.set(partialName(p), fn);
     hb.registerPartial(partialName(p), fn);
   }
-  registerHelpers(hb, (name, context) => {
-    const fn = compiledPartials.get(name);
-    if (!fn) throw new TemplateRuntimeError(`include: no partial ${JSON.stringify(name)} (a file templates/_${name}.hbs)`);
-    return fn(context);
-  });
+  registerHelpers(
+    hb,
+    (name, context) => {
+      const fn = compiledPartials.get(name);
+      if (!fn) throw new TemplateRuntimeError(`include: no partial ${JSON.stringify(name)} (a file templates/_${name}.hbs)`);
+      return fn(context);
+    },
+    () => budget,
+  );
   const compiled = new Map(templates.map((t) => [t.path, compile(t)]));
   return {
     run(template, context) {
       const fn = compiled.get(template);
       if (!fn) throw new TemplateRuntimeError(`no template ${template}`);
-      return fn(context);
+      return budget.finish(fn(context), template);
     },
   };
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
+import { YamlBudget } from '../../yaml/bounds.js';
 import { chartValues } from './values.js';
 import type { LoadedChart, SetExpression, ValuesLayer } from './types.js';
 
@@ -53,6 +54,9 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
       hint: 'check the path given to --values',
     });
   }
+  // Nodes and depth bounded before the parser sees the text, as for manifests: 100,000 `[` would
+  // overflow its stack and be reported as "Maximum call stack size exceeded".
+  new YamlBudget().check(text, file);
   const doc = YAML.parseDocument(text, { uniqueKeys: true });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;

@@ -6,6 +6,7 @@ import YAML from 'yaml';
 import fg from 'fast-glob';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
+import { YamlBudget } from '../../yaml/bounds.js';
 import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
 
 const require = createRequire(import.meta.url);
@@ -31,6 +32,13 @@ function problem(file: string, message: string, expected: string, hint?: string)
 }
 
 function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | undefined {
+  try {
+    new YamlBudget().check(text, file);
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    err.diagnostics.forEach((d) => bag.add(d));
+    return undefined;
+  }
   const doc = YAML.parseDocument(text, { uniqueKeys: true });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag } from '../../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../../core/kobject.js';
-import { compileChart, templateErrorPosition } from './engine.js';
+import { compileChart, templateErrorPosition, TemplateRuntimeError } from './engine.js';
 import type { ChartContext, ChartDocument, LoadedChart } from './types.js';
 
 function templateFile(chart: LoadedChart, template: string): string {
@@ -49,15 +49,19 @@ export function renderChart(chart: LoadedChart, context: ChartContext): ChartDoc
     try {
       text = compiled.run(template.path, context);
     } catch (err) {
-      const { line, column } = templateErrorPosition(err);
+      // A partial that includes itself is reported at the include (engine.ts bounds).
+      const inPartial = err instanceof TemplateRuntimeError && err.file !== undefined;
+      const { line, column } = inPartial ? { line: err.line, column: undefined } : templateErrorPosition(err);
       const message = firstLine((err as Error).message ?? String(err));
       const missing = /^"([^"]+)" not defined in/.exec(message);
       bag.add({
-        file,
+        file: inPartial ? templateFile(chart, err.file!) : file,
         line,
         column,
         message: missing ? `value "${missing[1]}" is not defined` : message,
-        expected: missing ? 'every value the template reads to exist (null when unset) in values.yaml' : 'a template that renders',
+        expected: missing
+          ? 'every value the template reads to exist (null when unset) in values.yaml'
+          : ((err as TemplateRuntimeError).expected ?? 'a template that renders'),
         hint: missing ? `add ${missing[1]} to the chart's values.yaml, or guard it with {{#if}} on a value that exists` : undefined,
       });
       continue;

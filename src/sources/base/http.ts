@@ -124,6 +124,12 @@ export interface HttpRequest {
   credentialOrigin?: string;
   /** `manual` returns a 3xx response as it is instead of following it. */
   redirect?: 'follow' | 'manual';
+  /**
+   * Plain http:// to a host other than loopback is accepted for this request (Config
+   * `repositories[].allowInsecure`, an OCI reference written `http://`). Without it, a redirect
+   * to such a URL is refused: each hop keeps the rule the first URL was checked by.
+   */
+  allowInsecure?: boolean;
   signal?: AbortSignal;
   /** Which statuses `httpFetch` retries; `isRetryableStatus` by default. */
   retryableStatus?: (status: number) => boolean;
@@ -223,6 +229,16 @@ function capText(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }
 
+/**
+ * A hop to plain http on a host other than loopback, where neither the request allows it nor its
+ * own URL already was one (which its source accepted).
+ */
+function plainHttpRefused(hop: URL, request: HttpRequest): boolean {
+  if (hop.protocol !== 'http:' || isLoopbackHost(hop.hostname) || request.allowInsecure) return false;
+  const first = new URL(request.url);
+  return first.protocol !== 'http:' || isLoopbackHost(first.hostname);
+}
+
 /** One attempt: follows redirects by hand, reads the whole body within the cap, checks its length. */
 export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): Promise<HttpResponse> {
   request.signal?.throwIfAborted();
@@ -287,7 +303,15 @@ export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): P
             redactUrl(hopUrl),
           );
         }
-        hopUrl = new URL(location, hopUrl);
+        const next = new URL(location, hopUrl);
+        if (plainHttpRefused(next, request)) {
+          throw new HttpError(
+            'redirect',
+            `${method} ${redactUrl(hopUrl)}: redirected to plain http (${redactUrl(next)}), not followed: a request leaves this machine over https only, unless its source allows plain http (allowInsecure: true on a Config repository, an http:// OCI reference)`,
+            redactUrl(next),
+          );
+        }
+        hopUrl = next;
         continue;
       }
 

@@ -21,6 +21,7 @@ import { artifactFromBytes } from '../base/artifact.js';
 import { parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { isLoopbackHost, redactUrl } from '../base/http.js';
 import type { NetworkSourceOptions } from '../request.js';
+import { environmentCredentialProblem, GITLAB_HOSTS_VARIABLE } from '../credentials.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
 /** clusterctl's variable (config.GitLabAccessTokenVariable); as an environment variable GITLAB_ACCESS_TOKEN. */
@@ -48,20 +49,28 @@ export interface GitLabPackageUrl {
   componentsFile: string;
 }
 
+/** The public GitLab: the one host GITLAB_ACCESS_TOKEN/GITLAB_TOKEN go to without being listed. */
+const PUBLIC_GITLAB_HOST = 'gitlab.com';
+
 /**
- * The token: the configSecret's `gitlab-access-token` (what the operator's clusterctl reads),
- * else GITLAB_ACCESS_TOKEN (clusterctl's environment form of that variable), else GITLAB_TOKEN
- * (the glab CLI's).
+ * The token for a GitLab at `origin`: the configSecret's `gitlab-access-token` (what the
+ * operator's clusterctl reads), else GITLAB_ACCESS_TOKEN (clusterctl's environment form of that
+ * variable), else GITLAB_TOKEN (the glab CLI's). An environment token goes to gitlab.com or a host
+ * the runner lists in CAPI_GITOPS_GITLAB_HOSTS only (`withheld` says why it did not).
  */
 export function gitlabToken(
   credentials: Record<string, string> = {},
   env: Record<string, string | undefined> = process.env,
-): string | undefined {
-  for (const value of [credentials[GITLAB_TOKEN_VARIABLE], env.GITLAB_ACCESS_TOKEN, env.GITLAB_TOKEN]) {
-    const token = value?.trim();
-    if (token) return token;
-  }
-  return undefined;
+  origin: string,
+): { token?: string; withheld?: string } {
+  const fromSecret = credentials[GITLAB_TOKEN_VARIABLE]?.trim();
+  if (fromSecret) return { token: fromSecret };
+  const fromEnv = [env.GITLAB_ACCESS_TOKEN, env.GITLAB_TOKEN].map((value) => value?.trim()).find(Boolean);
+  if (!fromEnv) return {};
+  const withheld = environmentCredentialProblem(new URL(origin), 'GITLAB_ACCESS_TOKEN (or GITLAB_TOKEN)', GITLAB_HOSTS_VARIABLE, env, [
+    PUBLIC_GITLAB_HOST,
+  ]);
+  return withheld ? { withheld } : { token: fromEnv };
 }
 
 /**
@@ -128,6 +137,8 @@ class GitLabRepository implements ProviderRepository {
   readonly componentsFile: string;
   private readonly client: SourceClient;
   private readonly token: string | undefined;
+  /** Why the environment's token was not given to this host, for the 401 hint. */
+  private readonly withheld: string | undefined;
   private readonly projectUrl: string;
 
   constructor(
@@ -139,7 +150,10 @@ class GitLabRepository implements ProviderRepository {
     this.defaultVersion = parts.version;
     this.componentsFile = parts.componentsFile;
     this.client = new SourceClient(options);
-    this.token = gitlabToken(options.credentials, options.env);
+    const { token, withheld } = gitlabToken(options.credentials, options.env, parts.origin);
+    this.token = token;
+    this.withheld = withheld;
+    if (withheld) options.log?.(`gitlab: ${withheld}`);
     this.projectUrl = `${parts.origin}${API_PREFIX}${parts.projectSlug}`;
   }
 
@@ -229,7 +243,9 @@ class GitLabRepository implements ProviderRepository {
         this.diagnostic(`cannot ${context.action} from ${this.location}: unauthorized access, please check your credentials (HTTP 401)`, {
           hint: this.token
             ? 'GitLab rejected the token: it may be expired, revoked or lack the read_package_registry scope'
-            : `set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret, or GITLAB_ACCESS_TOKEN (or GITLAB_TOKEN) in the environment`,
+            : this.withheld
+              ? `${this.withheld}; if you trust ${new URL(this.parts.origin).host}, add it to ${GITLAB_HOSTS_VARIABLE}, or set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret`
+              : `set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret, or GITLAB_ACCESS_TOKEN (or GITLAB_TOKEN) in the environment`,
         }),
       );
     }

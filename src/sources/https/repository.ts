@@ -292,7 +292,8 @@ class HttpsRepository implements ProviderRepository {
     let answer: RevalidatedResponse;
     try {
       const what = `GET ${redactUrl(url)}${context.version ? ` (version ${context.version})` : ''}`;
-      answer = await this.client.revalidatedGet(url, what, this.client.sendGet(url, headers, this.template.origin));
+      const send = this.client.sendGet(url, headers, this.template.origin, { allowInsecure: this.options.allowInsecure });
+      answer = await this.client.revalidatedGet(url, what, send);
     } catch (error) {
       throw this.client.failure(error, context.action);
     }

@@ -5,6 +5,8 @@
  * a token from the challenge's realm (OAuth2 POST with a refresh token, else the distribution GET).
  */
 import { isLoopbackHost, type HttpRequest } from '../base/http.js';
+import { setOwnValue } from '../../core/own-keys.js';
+import { environmentCredentialProblem, OCI_REGISTRIES_VARIABLE } from '../credentials.js';
 
 /** configSecret keys (and environment variables) holding registry credentials. */
 export const OCI_CREDENTIAL_KEYS = {
@@ -34,16 +36,30 @@ function pickCredentials(source: Record<string, string | undefined> | undefined)
   return Object.keys(credentials).length > 0 ? credentials : undefined;
 }
 
+/** The credentials a registry gets, and why the environment's were not given to it. */
+export interface OciCredentialChoice {
+  credentials?: OciCredentials;
+  /** Set when the environment has OCI_* credentials that this registry may not have. */
+  withheld?: string;
+}
+
 /**
  * Registry credentials: the configSecret's OCI_* keys when it has any (the operator reads them
- * from there, OCIAuthentication), else the same variables from the environment. The two are not
- * mixed, so a stray environment variable never joins a secret's credentials.
+ * from there, OCIAuthentication), else the same variables from the environment, for a registry
+ * the runner lists in CAPI_GITOPS_OCI_REGISTRIES and over https (or loopback) only. The two are
+ * not mixed, so a stray environment variable never joins a secret's credentials.
  */
 export function ociCredentials(
-  secretData?: Record<string, string>,
-  env: Record<string, string | undefined> = process.env,
-): OciCredentials | undefined {
-  return pickCredentials(secretData) ?? pickCredentials(env);
+  secretData: Record<string, string> | undefined,
+  env: Record<string, string | undefined>,
+  registry: URL,
+): OciCredentialChoice {
+  const fromSecret = pickCredentials(secretData);
+  if (fromSecret) return { credentials: fromSecret };
+  const fromEnv = pickCredentials(env);
+  if (!fromEnv) return {};
+  const withheld = environmentCredentialProblem(registry, 'OCI_* (OCI_USERNAME, OCI_PASSWORD, …)', OCI_REGISTRIES_VARIABLE, env);
+  return withheld ? { withheld } : { credentials: fromEnv };
 }
 
 /** A WWW-Authenticate challenge: scheme (lower-case) and parameters (keys lower-case). */
@@ -62,7 +78,7 @@ export function parseChallenge(header: string | null | undefined): Challenge | u
   while (pair.lastIndex < rest.length) {
     const found = pair.exec(rest);
     if (!found) break;
-    params[found[1].toLowerCase()] = found[2] !== undefined ? found[2].replace(/\\(.)/g, '$1') : found[3];
+    setOwnValue(params, found[1].toLowerCase(), found[2] !== undefined ? found[2].replace(/\\(.)/g, '$1') : found[3]);
   }
   return { scheme: match[1].toLowerCase(), params };
 }

@@ -15,6 +15,7 @@ import {
   type OciCredentials,
 } from './auth.js';
 import type { OciReference } from './reference.js';
+import { OCI_REGISTRIES_VARIABLE } from '../credentials.js';
 
 /** Speaks to one registry for one repository, answering auth challenges as oras-go's auth client. */
 export class RegistryClient {
@@ -25,6 +26,8 @@ export class RegistryClient {
   constructor(
     private readonly ref: OciReference,
     private readonly credentials: OciCredentials | undefined,
+    /** Why the environment's OCI_* credentials were not given to this registry, for the hints. */
+    private readonly withheld: string | undefined,
     private readonly client: SourceClient,
     private readonly log: ((line: string) => void) | undefined,
     private readonly fail: (message: string, extra?: Omit<Diagnostic, 'message'>) => CapiGitopsError,
@@ -41,7 +44,9 @@ export class RegistryClient {
     response = await this.send(url, headers);
     if (response.status === 401) {
       throw this.fail(`registry ${this.ref.registry} rejected the credentials (HTTP 401 on GET ${redactUrl(url)})`, {
-        hint: `check ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} or ${OCI_CREDENTIAL_KEYS.accessToken} in the provider's configSecret (or the environment) and their access to ${this.ref.repository}`,
+        hint:
+          this.withheldHint() ??
+          `check ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} or ${OCI_CREDENTIAL_KEYS.accessToken} in the provider's configSecret (or the environment) and their access to ${this.ref.repository}`,
       });
     }
     return response;
@@ -53,6 +58,7 @@ export class RegistryClient {
         url,
         headers: this.authorization ? { ...headers, authorization: this.authorization } : headers,
         credentialOrigin: this.origin,
+        allowInsecure: this.ref.plainHttp,
       }),
     );
   }
@@ -72,13 +78,21 @@ export class RegistryClient {
     }
   }
 
+  /** What to do when the environment's credentials were kept from this registry. */
+  private withheldHint(): string | undefined {
+    if (!this.withheld) return undefined;
+    return `${this.withheld}; if you trust ${this.ref.registry}, add it to ${OCI_REGISTRIES_VARIABLE} (e.g. ${OCI_REGISTRIES_VARIABLE}=${this.ref.registry}), or give the credentials in the provider's configSecret`;
+  }
+
   private async authenticate(challenge: Challenge | undefined, url: string): Promise<string> {
     const credentials = this.credentials ?? {};
     if (challenge?.scheme === 'basic') {
       this.log?.(`oci: ${this.ref.registry} asks for Basic authentication`);
       if (!credentials.username || !credentials.password) {
         throw this.fail(`registry ${this.ref.registry} requires a username and password (Basic authentication) for GET ${redactUrl(url)}`, {
-          hint: `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} in the provider's configSecret or the environment`,
+          hint:
+            this.withheldHint() ??
+            `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} in the provider's configSecret or the environment`,
         });
       }
       return `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
@@ -120,11 +134,11 @@ export class RegistryClient {
       : distributionTokenRequest(realm, challenge, scopes, credentials);
     this.log?.(`oci: ${this.ref.registry} asks for a Bearer token; requesting one from ${redactUrl(realm)} ${attempt.using}`);
 
-    const response = await this.transport(() => this.client.send(attempt.request, false));
+    const response = await this.transport(() => this.client.send({ ...attempt.request, allowInsecure: this.ref.plainHttp }, false));
     if (attempt.refusedStatuses.includes(response.status)) {
       throw this.fail(
         `the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${attempt.presented} (HTTP ${response.status})`,
-        { hint: attempt.hint },
+        { hint: this.withheldHint() ?? attempt.hint },
       );
     }
     if (response.status !== 200)

@@ -53,6 +53,11 @@ const MANIFEST_TYPES = [
 const ACCEPT_MANIFESTS = MANIFEST_TYPES.join(', ');
 /** How deep an index of indexes is followed. */
 const MAX_INDEX_DEPTH = 3;
+/**
+ * How many distinct manifests one artifact may reach (its own included): a multi-platform index
+ * has a handful; an index fanning out to hundreds at each level is refused, not walked.
+ */
+export const MAX_ARTIFACT_MANIFESTS = 64;
 const MAX_TAG_PAGES = 1000;
 
 export interface OciOptions extends NetworkSourceOptions {
@@ -124,11 +129,14 @@ class OciRepository implements ProviderRepository {
     this.location = written.trim();
     this.defaultVersion = this.ref.tag ?? 'latest';
     this.componentsFile = DEFAULT_COMPONENTS_FILE[options.providerType];
-    const credentials = ociCredentials(options.credentials, options.env ?? process.env);
+    const registry = new URL(`${this.ref.plainHttp ? 'http' : 'https'}://${this.ref.registry}`);
+    const { credentials, withheld } = ociCredentials(options.credentials, options.env ?? process.env, registry);
+    if (withheld) options.log?.(`oci: ${withheld}`);
     this.http = new SourceClient(options);
     this.client = new RegistryClient(
       this.ref,
       credentials,
+      withheld,
       this.http,
       options.log,
       (message, extra) => new CapiGitopsError(this.diagnostic(message, extra)),
@@ -259,6 +267,11 @@ class OciRepository implements ProviderRepository {
   private async readArtifact(reference: string, version: string): Promise<ResolvedArtifact> {
     const top = await this.manifest(reference, version);
     const files = new Map<string, Descriptor>();
+    // Each manifest is visited once however many indexes list it, and at most
+    // MAX_ARTIFACT_MANIFESTS of them: a graph read from the cache makes no request, so neither the
+    // request deadlines nor the network's would bound it otherwise.
+    const visited = new Set<string>([top.digest]);
+    const deadline = this.options.http?.runDeadline;
     const visit = async (manifest: unknown, depth: number, from: string): Promise<void> => {
       const document = manifest as { manifests?: unknown; layers?: unknown; config?: unknown };
       if (Array.isArray(document.manifests)) {
@@ -266,6 +279,21 @@ class OciRepository implements ProviderRepository {
         for (const child of document.manifests) {
           if (!isDescriptor(child) || !SHA256_DIGEST.test(child.digest))
             throw new CapiGitopsError(this.diagnostic(`${from}: an index entry is not a sha256 descriptor`));
+          if (visited.has(child.digest)) continue;
+          visited.add(child.digest);
+          if (visited.size > MAX_ARTIFACT_MANIFESTS)
+            throw new CapiGitopsError(
+              this.diagnostic(`${this.named(reference)} reaches more than ${MAX_ARTIFACT_MANIFESTS} manifests through its indexes`, {
+                expected: `an artifact of at most ${MAX_ARTIFACT_MANIFESTS} manifests (a provider's files, or a multi-platform index of them)`,
+                hint: 'check spec.fetchConfig.oci: the index fans out further than a provider release does',
+              }),
+            );
+          if (deadline !== undefined && deadline.remainingMs() === 0)
+            throw new CapiGitopsError(
+              this.diagnostic(`${deadline.describe()} was reached while reading the indexes of ${this.named(reference)}`, {
+                hint: 'raise --network-deadline (or CAPI_GITOPS_NETWORK_DEADLINE), or check spec.fetchConfig.oci',
+              }),
+            );
           const { document: childDocument } = await this.manifest(child.digest, version);
           await visit(childDocument, depth + 1, this.named(child.digest));
         }

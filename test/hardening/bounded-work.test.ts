@@ -1,0 +1,302 @@
+/**
+ * Bounded time and memory on hostile input (issue 27, class 6), counted rather than timed: an OCI
+ * index fanning out to hundreds of manifests (served from the cache, where no network deadline
+ * applies), 100,000 one-line documents in a manifest or an artifact, a chart whose partials double
+ * their text or whose loops nest, a partial that includes itself, and a --values file nested
+ * 100,000 deep. Each must end with an error that names the bound and where it was met, or finish
+ * in work proportional to the input.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ArtifactCache } from '../../src/sources/cache.js';
+import { NetworkDeadline } from '../../src/sources/base/deadline.js';
+import { MAX_ARTIFACT_MANIFESTS, openOciRepository } from '../../src/sources/oci/repository.js';
+import type { OciOptions } from '../../src/sources/oci/repository.js';
+import { parseManifestFile } from '../../src/manifest/yaml-source.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { parseArtifacts } from '../../src/yaml/parse.js';
+import { searchedCharacters } from '../../src/yaml/fast-parse.js';
+import { prepareChart, readValuesFile, renderChart, type ChartContext } from '../../src/layout/chart/index.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import { EchoServer } from '../helpers/echo-server.js';
+import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { rejection } from '../helpers/assertions.js';
+
+// ---- an OCI index that fans out -----------------------------------------------------------------
+
+const INDEX = 'application/vnd.oci.image.index.v1+json';
+const MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
+const METADATA = Buffer.from(
+  'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nreleaseSeries:\n- {major: 1, minor: 12, contract: v1beta2}\n',
+);
+const digestOf = (bytes: Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+
+/** A registry on 127.0.0.1 serving the documents it is given (by digest, and the top one by tag). */
+class FanOutRegistry {
+  private readonly byDigest = new Map<string, { body: Buffer; type: string }>();
+  private top: { body: Buffer; type: string } | undefined;
+  server!: EchoServer;
+
+  add(document: unknown, type: string): string {
+    const body = Buffer.from(JSON.stringify(document));
+    const digest = digestOf(body);
+    this.byDigest.set(digest, { body, type });
+    return digest;
+  }
+
+  tag(document: unknown, type: string): void {
+    this.add(document, type);
+    this.top = { body: Buffer.from(JSON.stringify(document)), type };
+  }
+
+  async start(): Promise<this> {
+    this.byDigest.set(digestOf(METADATA), { body: METADATA, type: 'application/octet-stream' });
+    this.server = await EchoServer.start((request) => {
+      const match = /^\/v2\/capi\/core\/(manifests|blobs)\/(.+)$/.exec(request.url);
+      const found = match?.[2] === 'v1.12.0' ? this.top : this.byDigest.get(match?.[2] ?? '');
+      return found
+        ? { status: 200, body: found.body, headers: { 'content-type': found.type, 'docker-content-digest': digestOf(found.body) } }
+        : undefined;
+    });
+    return this;
+  }
+
+  get reference(): string {
+    return `http://${new URL(this.server.origin).host}/capi/core`;
+  }
+}
+
+const entry = (digest: string, mediaType: string) => ({ mediaType, digest, size: 1 });
+const image = (extra: Record<string, string> = {}) => ({
+  schemaVersion: 2,
+  mediaType: MANIFEST,
+  config: { mediaType: 'application/vnd.oci.empty.v1+json', digest: digestOf(Buffer.from('{}')), size: 2 },
+  layers: [
+    {
+      ...entry(digestOf(METADATA), 'application/yaml'),
+      size: METADATA.length,
+      annotations: { 'org.opencontainers.image.title': 'metadata.yaml' },
+    },
+  ],
+  annotations: extra,
+});
+const index = (children: string[], mediaType: string) => ({
+  schemaVersion: 2,
+  mediaType: INDEX,
+  manifests: children.map((d) => entry(d, mediaType)),
+});
+
+/** Counts the cache reads a walk makes: every manifest of an index it reaches is one. */
+class CountingCache extends ArtifactCache {
+  reads = 0;
+  override async getBlob(sha256: string): Promise<Buffer | undefined> {
+    this.reads++;
+    return super.getBlob(sha256);
+  }
+}
+
+function openCore(reference: string, options: Partial<OciOptions>) {
+  return openOciRepository(reference, {
+    providerType: 'CoreProvider',
+    providerName: 'cluster-api',
+    env: {},
+    ...options,
+    http: { retries: 0, timeoutMs: 10_000, sleep: async () => undefined, ...options.http },
+  });
+}
+
+// three levels of 200 entries, each level listing one index 200 times: 8,000,000 paths to 4 manifests
+const repeated = new FanOutRegistry();
+{
+  let child = repeated.add(image(), MANIFEST);
+  for (let level = 0; level < 2; level++) child = repeated.add(index(Array(200).fill(child), level === 0 ? MANIFEST : INDEX), INDEX);
+  repeated.tag(index(Array(200).fill(child), INDEX), INDEX);
+}
+await repeated.start();
+// one index of 200 different manifests
+const wide = new FanOutRegistry();
+wide.tag(
+  index(
+    Array.from({ length: 200 }, (_, i) => wide.add(image({ n: String(i) }), MANIFEST)),
+    MANIFEST,
+  ),
+  INDEX,
+);
+await wide.start();
+after(() => Promise.all([repeated.server.close(), wide.server.close()]));
+
+test('an OCI index of three levels of 200 entries naming the same manifests is walked once per manifest: 4 requests, a handful of cache reads, not 8 million', async () => {
+  const cache = new CountingCache(tempDir('capi-gitops-fanout-'));
+  const artifact = await openCore(repeated.reference, { cache }).getFile('v1.12.0', 'metadata.yaml');
+  assert.equal(artifact.text, METADATA.toString('utf8'));
+  assert.equal(repeated.server.requests.filter((r) => r.url.includes('/manifests/')).length, 4);
+  assert.ok(cache.reads <= 8, `${cache.reads} cache reads`);
+
+  // again, from the cache alone (offline): the same handful of reads
+  const again = new CountingCache(cache.dir);
+  await openCore(repeated.reference, { cache: again, offline: true }).getFile('v1.12.0', 'metadata.yaml');
+  assert.ok(again.reads <= 8, `${again.reads} cache reads`);
+});
+
+test("a walk served from the cache stops at the run's network deadline too", async () => {
+  const cache = new ArtifactCache(tempDir('capi-gitops-fanout-deadline-'));
+  await openCore(repeated.reference, { cache }).getFile('v1.12.0', 'metadata.yaml');
+  const spent = new NetworkDeadline(1_000);
+  spent.end(Date.now() - 60_000); // the run's clock started a minute ago
+  const error = await rejection(
+    openCore(repeated.reference, { cache, offline: true, http: { runDeadline: spent } }).getFile('v1.12.0', 'metadata.yaml'),
+  );
+  assert.match(
+    error.message,
+    /the network deadline of this run \(1 s, --network-deadline\) was reached while reading the indexes of 127\.0\.0\.1:\d+\/capi\/core:v1\.12\.0/,
+  );
+});
+
+test(`an OCI index reaching more than ${MAX_ARTIFACT_MANIFESTS} different manifests is refused after reading that many, naming the bound`, async () => {
+  const error = await rejection(
+    openCore(wide.reference, { cache: new ArtifactCache(tempDir('capi-gitops-wide-')) }).getFile('v1.12.0', 'metadata.yaml'),
+  );
+  assert.match(
+    error.message,
+    new RegExp(`capi/core:v1\\.12\\.0 reaches more than ${MAX_ARTIFACT_MANIFESTS} manifests through its indexes`),
+  );
+  assert.ok(wide.server.requests.length <= MAX_ARTIFACT_MANIFESTS + 1, `${wide.server.requests.length} requests`);
+});
+
+// ---- 100,000 documents ----------------------------------------------------------------------------
+
+test('100,000 one-line documents in a manifest and in an artifact are read in work proportional to the text (each character searched a bounded number of times)', () => {
+  let manifest = '';
+  for (let i = 0; i < 100_000; i++) manifest += `---\nkind: ConfigMap\nmetadata: {name: c${i}}\n`;
+  let before = searchedCharacters();
+  assert.equal(parseManifestFile('many.yaml', manifest).documents.length, 100_000);
+  // before, every document searched on to the end of the file for a '#': N²/2 characters
+  assert.ok(searchedCharacters() - before <= 2 * manifest.length, `${searchedCharacters() - before} characters searched`);
+
+  const artifact = manifest.replaceAll('kind: ConfigMap', 'apiVersion: v1\nkind: ConfigMap');
+  before = searchedCharacters();
+  assert.equal(parseArtifacts([{ text: artifact, source: 'many-components.yaml' }])[0]!.length, 100_000);
+  assert.ok(searchedCharacters() - before <= 2 * artifact.length, `${searchedCharacters() - before} characters searched`);
+});
+
+test("a manifest of 1,000 documents, each with a problem: every problem at its own document's line (the positions come from one index, not a search per document)", async () => {
+  let text = '';
+  for (let i = 0; i < 1_000; i++)
+    text += `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c${i}\n  namespace: capi-system\ndata:\n  port: ${i}\n`;
+  const dir = writeTempManifest({ 'configmaps.yaml': text });
+  const error = await rejection(loadManifest([dir]));
+  assert.ok(error instanceof CapiGitopsError);
+  const lines = error.diagnostics.filter((d) => d.path === 'data.port').map((d) => d.line);
+  assert.equal(lines.length, 1_000);
+  assert.deepEqual(
+    lines,
+    Array.from({ length: 1_000 }, (_, i) => 8 * i + 8),
+  );
+});
+
+// ---- exploding charts and deep values -------------------------------------------------------------
+
+function writeChart(files: Record<string, string>): string {
+  const dir = tempDir('capi-gitops-hostile-chart-');
+  for (const [name, text] of Object.entries({ 'Chart.yaml': 'apiVersion: v2\nname: team-wiring\nversion: 0.1.0\n', ...files })) {
+    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    writeFileSync(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+const CONTEXT: Omit<ChartContext, 'Values' | 'Chart'> = {
+  Release: { name: 'capi', namespace: 'argocd' },
+  Components: [],
+  ClusterResources: [],
+  Namespaces: [],
+  Wiring: { directory: 'argocd', path: 'argocd' },
+  CaInjected: [],
+  Unmanaged: [],
+};
+
+async function renderFails(files: Record<string, string>, valuesFiles: string[] = []): Promise<CapiGitopsError> {
+  const dir = writeChart(files);
+  const error = await (async () => {
+    const { chart, values } = await prepareChart({ builtIn: 'argocd', userChart: dir, path: 'p', valuesFiles });
+    renderChart(chart, { ...CONTEXT, Values: values, Chart: chart.metadata });
+  })().then(
+    () => assert.fail('the chart rendered'),
+    (err: unknown) => err,
+  );
+  assert.ok(error instanceof CapiGitopsError, String(error));
+  assert.doesNotMatch(error.message, /Maximum call stack|out of memory/i);
+  return error;
+}
+
+const CONFIGMAP = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: wiring\ndata:\n  text: "${data}"\n`;
+
+test('a partial doubled 21 times stops at the chart output bound (16 MiB), naming the partial and the bound', async () => {
+  const partials: Record<string, string> = { 'templates/_level20.hbs': 'abcdefghijklmnopqrstuvwxyz0123456789' };
+  for (let i = 0; i < 20; i++) partials[`templates/_level${i}.hbs`] = `{{> level${i + 1}}}{{> level${i + 1}}}`;
+  const error = await renderFails({ ...partials, 'templates/wiring.yaml': CONFIGMAP('{{> level0}}') });
+  assert.match(
+    error.message,
+    /templates\/wiring\.yaml: error: partial "level\d+" produced more text than a chart may \(16 MiB of output, 64 MiB through partials and loops\)/,
+  );
+  assert.match(
+    error.message,
+    /expected: a chart render of at most 16 MiB, 1,000,000 loop iterations and partial calls, partials nested at most 64 deep/,
+  );
+});
+
+test('six nested {{#each}} loops over 20 values (64 million iterations) stop at the output bound or at 1,000,000 iterations, whether they write text or not', async () => {
+  const loops = (body: string) => '{{#each Values.l}}' + '{{#each @root.Values.l}}'.repeat(5) + body + '{{/each}}'.repeat(6);
+  const values = `l: [${Array.from({ length: 20 }, (_, i) => i).join(', ')}]\n`;
+  // with text the output bound may stop them first; without, only the count of iterations can
+  for (const body of ['x'.repeat(64), '']) {
+    const error = await renderFails({ 'values.yaml': values, 'templates/wiring.yaml': CONFIGMAP(loops(body)) });
+    assert.match(
+      error.message,
+      /templates\/wiring\.yaml: error: (the chart ran more than 1,000,000 \{\{#each\}\} iterations and partial calls|an \{\{#each\}\} loop produced more text than a chart may \(16 MiB)/,
+    );
+  }
+});
+
+test('a partial that includes itself, directly or through another, is an error at the include, naming the loop (not "Maximum call stack size exceeded")', async () => {
+  const direct = await renderFails({
+    'templates/_labels.hbs': 'team: platform\n{{> labels}}',
+    'templates/wiring.yaml': CONFIGMAP('{{> labels}}'),
+  });
+  assert.match(
+    direct.message,
+    /templates\/_labels\.hbs:2: error: partial "labels" includes itself \(labels → labels\), so it would never end/,
+  );
+  const through = await renderFails({
+    'templates/_a.hbs': 'x{{include "b" this}}',
+    'templates/_b.hbs': 'y\n\n{{> a}}',
+    'templates/wiring.yaml': CONFIGMAP('{{> a}}'),
+  });
+  assert.match(through.message, /templates\/_b\.hbs:3: error: partial "a" includes itself \(a → b → a\)/);
+});
+
+test('a --values file (chart or import helm-values) or a chart values.yaml nested 100,000 deep is refused at its file and line by the YAML depth bound', async () => {
+  const dir = tempDir('capi-gitops-deep-values-');
+  const flow = path.join(dir, 'flow.yaml');
+  writeFileSync(flow, `repoURL: https://git.example.com/mgmt.git\nx: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`);
+  const block = path.join(dir, 'block.yaml');
+  writeFileSync(block, Array.from({ length: 1_000 }, (_, i) => `${' '.repeat(i)}k:`).join('\n') + ' 1\n');
+  for (const [file, line] of [
+    [flow, 2],
+    [block, 513],
+  ] as const) {
+    const error = await rejection(readValuesFile(file));
+    assert.match(error.message, new RegExp(`${file.replaceAll('.', '\\.')}:${line}: error: YAML nesting here is deeper than 512 levels`));
+    assert.doesNotMatch(error.message, /Maximum call stack/);
+    const viaChart = await renderFails({ 'templates/wiring.yaml': CONFIGMAP('x') }, [file]);
+    assert.match(viaChart.message, /YAML nesting here is deeper than 512 levels/);
+  }
+  const ownValues = await renderFails({
+    'values.yaml': `x: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`,
+    'templates/wiring.yaml': CONFIGMAP('x'),
+  });
+  assert.match(ownValues.message, /values\.yaml:1: error: YAML nesting here is deeper than 512 levels/);
+});
