@@ -551,6 +551,7 @@ async function renderPrepared(
         wiring,
         command: options.command ?? 'capi-gitops render',
         componentFiles: shared?.componentFiles,
+        namespaces: manifest.namespaces,
         ...extras,
       }),
   });

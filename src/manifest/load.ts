@@ -5,7 +5,7 @@ import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../model/diagno
 import { describeObject, isPlainObject } from '../model/kobject.js';
 import { OPERATOR_API_VERSION } from '../model/provider.js';
 import { toToolConfig } from './config.js';
-import { toConfigMapObject, toSecretObject } from './core-objects.js';
+import { toConfigMapObject, toNamespaceObject, toSecretObject } from './core-objects.js';
 import {
   classifyDocument,
   classifyListItem,
@@ -22,7 +22,16 @@ import { mergeConfigDocuments, type ConfigDocument } from './config-merge.js';
 import { checkProviderDurations, providerSchemaHint, providerWarnings } from './provider-values.js';
 import { loadDocumentValidator, validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
 import { applyEditsToValue, planV1alpha1Conversion, sourcePathOf, V1ALPHA1_API_VERSION, type ConversionEdit } from './v1alpha1.js';
-import type { ConfigMapObject, Manifest, ProviderObject, ReleaseObject, SecretObject, SourcePosition, ToolConfig } from './types.js';
+import type {
+  ConfigMapObject,
+  Manifest,
+  NamespaceObject,
+  ProviderObject,
+  ReleaseObject,
+  SecretObject,
+  SourcePosition,
+  ToolConfig,
+} from './types.js';
 import {
   documentPosition,
   documentValue,
@@ -124,6 +133,7 @@ class ManifestCollector {
   private readonly providers: ProviderObject[] = [];
   private readonly secrets: SecretObject[] = [];
   private readonly configMaps: ConfigMapObject[] = [];
+  private readonly namespaces: NamespaceObject[] = [];
   private readonly releases: ReleaseObject[] = [];
   private config: ToolConfig = {};
   private readonly configs: ConfigDocument[] = [];
@@ -155,6 +165,7 @@ class ManifestCollector {
       warnings: this.warnings,
     };
     if (this.releases.length > 0) manifest.releases = this.releases;
+    if (this.namespaces.length > 0) manifest.namespaces = this.namespaces;
     return manifest;
   }
 
@@ -308,6 +319,12 @@ class ManifestCollector {
         this.configMaps.push(configMap);
         break;
       }
+      case 'namespace': {
+        const namespace = toNamespaceObject(value, position);
+        this.checkUnique(unit, 'Namespace', '', namespace.name, position);
+        this.namespaces.push(namespace);
+        break;
+      }
       case 'config': {
         const { config, findings } = toToolConfig(value, position);
         findings.forEach((finding) => this.report(unit, finding));
@@ -332,9 +349,10 @@ class ManifestCollector {
     }
   }
 
-  /** Secrets and ConfigMaps are unique by namespace and name. */
+  /** Secrets and ConfigMaps are unique by namespace and name; Namespaces and Releases by name. */
   private checkUnique(unit: ObjectUnit, kind: string, namespace: string, name: string, position: SourcePosition): void {
-    if (kind !== 'Config' && ((kind !== 'Release' && !namespace) || !name)) return; // already reported as missing
+    const clusterScoped = kind === 'Release' || kind === 'Namespace';
+    if (kind !== 'Config' && ((!clusterScoped && !namespace) || !name)) return; // already reported as missing
     const id = `${kind}/${namespace}/${name}`;
     const first = this.firstSeen.get(id);
     if (!first) {
@@ -344,14 +362,14 @@ class ManifestCollector {
     const what =
       kind === 'Config'
         ? 'more than one Config document'
-        : kind === 'Release'
-          ? `duplicate Release ${name}`
+        : clusterScoped
+          ? `duplicate ${kind} ${name}`
           : `duplicate ${kind} ${namespace}/${name}`;
     this.bag.add({
       ...position,
       object: unit.label,
       message: `${what}; the first is at ${formatPosition(first)}`,
-      expected: `each ${kind} once per namespace and name`,
+      expected: kind === 'Namespace' ? 'each Namespace once' : `each ${kind} once per namespace and name`,
       hint: 'remove one of them, or merge them into one',
     });
   }
