@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import type { ProviderRepository } from './model/repository.js';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from './model/diagnostics.js';
 import type { KObject } from './model/kobject.js';
-import type { ImageMeta, Manifest, ProviderObject, SecretObject, SecretStrategy, SourcePosition } from './manifest/types.js';
-import { githubTokenFromEnv, githubTokenHostProblem } from './sources/credentials.js';
+import type { ImageMeta, Manifest, ProviderObject, SecretObject, SecretStrategy } from './manifest/types.js';
+import { githubTokenFromEnv, githubTokenGuard } from './sources/credentials.js';
 import { loadManifest } from './manifest/load.js';
 import { findConfigSecret } from './manifest/references.js';
 import { atProviderField } from './manifest/field-locator.js';
@@ -179,17 +179,17 @@ function collect(bag: DiagnosticBag, err: unknown): void {
 }
 
 /** A manifest-chosen GitHub API host gets the token only when the person running the tool named it too. */
-function guardGitHubToken(apiUrl: string | undefined, configured: SourceOptions, position: SourcePosition | undefined): void {
+function guardGitHubToken(apiUrl: string | undefined, configured: SourceOptions, manifest: Manifest): void {
   const env = configured.env ?? process.env;
   const token = configured.github?.token ?? githubTokenFromEnv(env);
-  const problem = token ? githubTokenHostProblem(apiUrl, [configured.github?.apiUrl, env.GITHUB_API_URL]) : undefined;
+  const problem = githubTokenGuard(apiUrl, [configured.github?.apiUrl, env.GITHUB_API_URL], token, manifest.secrets);
   if (problem)
     throw new CapiGitopsError({
-      ...position,
+      ...manifest.config.position,
       path: 'github.apiUrl',
-      message: problem,
+      message: problem.message,
       expected: 'https://api.github.com, or a host also given on the command line',
-      hint: `run with --github-api-url ${apiUrl} if you trust that host, or unset GITHUB_TOKEN for this run`,
+      hint: problem.hint,
     });
 }
 
@@ -227,7 +227,7 @@ export async function resolveManifest(manifest: Manifest, options: RenderOptions
   const configured = options.sources ?? {};
   // --github-api-url wins over Config.github.apiUrl
   const apiUrl = configured.github?.apiUrl ?? manifest.config.github?.apiUrl;
-  guardGitHubToken(apiUrl, configured, manifest.config.position);
+  guardGitHubToken(apiUrl, configured, manifest);
   const withApi: SourceOptions = apiUrl === undefined ? configured : { ...configured, github: { ...configured.github, apiUrl } };
   // --http-timeout wins over Config.network
   const network = manifest.config.network;

@@ -9,6 +9,7 @@ import { CapiGitopsError, type Diagnostic } from '../model/diagnostics.js';
 import { isPlainObject } from '../model/kobject.js';
 import type { Manifest, SecretObject } from '../manifest/types.js';
 import type { VariableLookup, VariableValue } from '../render/types.js';
+import { GITHUB_TOKEN_KEY } from '../sources/credentials.js';
 
 /** Values supplied at run time, kept out of Git. */
 export interface RunSecrets {
@@ -137,7 +138,8 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
   return (name): VariableValue | undefined => {
     const supplied = run.values.get(name);
     if (supplied) return { value: supplied.value, origin: supplied.origin, fromSecret: true };
-    if (configSecret && Object.hasOwn(configSecret.data, name)) {
+    // a fetch credential, never a value of the components
+    if (configSecret && Object.hasOwn(configSecret.data, name) && name !== GITHUB_TOKEN_KEY) {
       return {
         value: configSecret.data[name]!,
         origin: `Secret ${configSecret.namespace}/${configSecret.name}`,
@@ -168,7 +170,8 @@ export function secretValues(
   for (const [name, { value }] of run.values) add(name, value);
   for (const secret of configSecrets) {
     if (!secret) continue;
-    for (const [name, value] of Object.entries(secret.data)) if (name !== IMAGES_KEY && !publicNames.has(name)) add(name, value);
+    for (const [name, value] of Object.entries(secret.data))
+      if (name === GITHUB_TOKEN_KEY || (name !== IMAGES_KEY && !publicNames.has(name))) add(name, value);
   }
   return byName;
 }

@@ -78,6 +78,8 @@ export const SUITE_SECRETS = {
   newToken: 'vtok-0e8d3b6a91c4f27755',
   /** Smuggled into chart values and an image tag (test/secrets.test.ts). */
   gitToken: 'ghpsmuggled0a1b2c3d4e5f6a7b8',
+  /** A configSecret's github-token (test/sources/github-token.test.ts). */
+  configSecretGitHubToken: 'ghp_cfgsecret9z8y7x6w5v4u3t2s1r0q',
 } as const;
 
 /** Every suite secret, and the base64 a configSecret or secret file carries of each credentials file. */
