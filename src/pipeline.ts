@@ -63,6 +63,8 @@ import { renderOperatorLayout } from './operator-pipeline.js';
 export interface RenderOptions {
   /** `-f` values: files or directories. */
   manifestPaths: string[];
+  /** `-n, --namespace`: the namespace of objects that name none (manifest/load.ts LoadOptions). */
+  namespace?: string;
   /** Opt in to writing values that came from Secrets into the output. */
   allowSecretValues?: boolean;
   /** Network, cache and offline settings for the source modules. */
@@ -198,7 +200,7 @@ function guardGitHubToken(apiUrl: string | undefined, configured: SourceOptions,
  * the manifest; locked files come from the cache and are checked against their digests.
  */
 export async function resolveManagementCluster(options: RenderOptions): Promise<Resolution> {
-  return resolveManifest(await loadManifest(options.manifestPaths), options);
+  return resolveManifest(await loadManifest(options.manifestPaths, options), options);
 }
 
 /** What a fleet shares between its clusters' runs (src/fleet-render.ts). */

@@ -17,7 +17,7 @@ const fleetRender = () => import('./fleet-render.js');
 
 /** Loads the manifest and renders it: a fleet when it declares clusters, else one cluster. */
 export async function renderOutput(options: FleetRenderOptions): Promise<OutputResult> {
-  const manifest = await loadManifest(options.manifestPaths);
+  const manifest = await loadManifest(options.manifestPaths, options);
   if (!isFleet(manifest)) {
     if ((options.clusters?.length ?? 0) > 0) {
       throw new CapiGitopsError({
@@ -36,7 +36,7 @@ export async function renderOutput(options: FleetRenderOptions): Promise<OutputR
 export async function lockOutput(
   options: FleetRenderOptions,
 ): Promise<({ fleet: false } & Resolution) | { fleet: true; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome }> {
-  const manifest = await loadManifest(options.manifestPaths);
+  const manifest = await loadManifest(options.manifestPaths, options);
   if (!isFleet(manifest)) return { fleet: false, ...(await resolveManifest(manifest, options)) };
   const { resolutions, lockFile, lock } = await (await fleetRender()).resolveFleet(manifest, options);
   return { fleet: true, resolutions: new Map([...resolutions].sort(([a], [b]) => compareStrings(a, b))), lockFile, lock };
@@ -48,7 +48,7 @@ export async function lockOutput(
  * would rewrite the fleet's lock as one cluster's.
  */
 export async function refuseFleet(options: FleetRenderOptions, what: string, hint: string): Promise<void> {
-  const manifest = await loadManifest(options.manifestPaths);
+  const manifest = await loadManifest(options.manifestPaths, options);
   if (!isFleet(manifest)) return;
   throw new CapiGitopsError({
     ...(manifest.config.position

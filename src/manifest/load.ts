@@ -3,7 +3,8 @@ import { YamlBudget } from '../yaml/bounds.js';
 import type { Node as YamlNode } from 'yaml';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../model/diagnostics.js';
 import { describeObject, isPlainObject } from '../model/kobject.js';
-import { OPERATOR_API_VERSION } from '../model/provider.js';
+import { OPERATOR_API_VERSION, TOOL_API_VERSION } from '../model/provider.js';
+import { isDns1123Label } from '../kernel/names.js';
 import { toToolConfig } from './config.js';
 import { toConfigMapObject, toNamespaceObject, toSecretObject } from './core-objects.js';
 import {
@@ -52,15 +53,15 @@ import {
  * upstream CEL rules, defaulted as the API server and the operator's webhook would. All problems
  * in all files are reported together in one CapiGitopsError.
  */
-export async function loadManifest(paths: string[]): Promise<Manifest> {
+export async function loadManifest(paths: string[], options: LoadOptions = {}): Promise<Manifest> {
   await loadDocumentValidator();
   const bag = new DiagnosticBag();
   const problems: Diagnostic[] = [];
   const files = await listManifestFiles(paths, problems);
   const contents = await readManifestFiles(files, problems);
   problems.forEach((problem) => bag.add(problem));
-  const collector = new ManifestCollector(bag);
   const budget = new YamlBudget();
+  const documents: { source: SourceDocument; read: DocumentRead }[] = [];
   for (const { file, text } of contents) {
     try {
       budget.check(text, file);
@@ -71,11 +72,52 @@ export async function loadManifest(paths: string[]): Promise<Manifest> {
     }
     const parsed = parseManifestFile(file, text);
     parsed.syntaxErrors.forEach((problem) => bag.add(problem));
-    for (const source of parsed.documents) collector.addDocument(source);
+    for (const source of parsed.documents) documents.push({ source, read: readDocument(source) });
   }
+  // --namespace wins over the Config document's namespace, as flags win over Config elsewhere
+  const collector = new ManifestCollector(bag, options.namespace ?? configNamespace(documents.map((d) => d.read)));
+  for (const { source, read } of documents) collector.addDocument(source, read);
   collector.mergeConfigs();
   bag.throwIfAny();
   return collector.manifest(files.length > 0 ? path.dirname(path.resolve(files[0])) : process.cwd());
+}
+
+export interface LoadOptions {
+  /**
+   * `-n, --namespace`: the namespace of providers, Secrets and ConfigMaps that name none (as
+   * `helm template` prints charts that rely on the release namespace), as kubectl defaults it.
+   * Without it, Config `namespace`; without both, such objects are refused as before.
+   */
+  namespace?: string;
+}
+
+/** A document's value, or why it could not be read. */
+type DocumentRead = { value: unknown } | { error: unknown };
+
+function readDocument(source: SourceDocument): DocumentRead {
+  try {
+    return { value: documentValue(source) };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** The Config documents' `namespace`, when one names a valid one (the schema reports an invalid one). */
+function configNamespace(reads: readonly DocumentRead[]): string | undefined {
+  for (const read of reads) {
+    if (!('value' in read) || !isPlainObject(read.value)) continue;
+    const { apiVersion, kind, namespace } = read.value;
+    if (apiVersion === TOOL_API_VERSION && kind === 'Config' && typeof namespace === 'string' && isDns1123Label(namespace))
+      return namespace;
+  }
+  return undefined;
+}
+
+/** Sets the default namespace on a namespaced object that names none, as kubectl does. */
+function defaultNamespace(value: unknown, category: Category, namespace: string | undefined): void {
+  if (namespace === undefined || (category !== 'provider' && category !== 'secret' && category !== 'configmap')) return;
+  if (!isPlainObject(value) || !isPlainObject(value.metadata)) return;
+  if (value.metadata.namespace === undefined || value.metadata.namespace === '') value.metadata.namespace = namespace;
 }
 
 /** One object being read: a document, or an item of a List document. */
@@ -109,12 +151,12 @@ function requiredFieldHint(category: Category | undefined, parent: FieldPath, fi
   const where = [...parent, field].join('.');
   if (category === 'provider') {
     if (where === 'metadata.namespace' || where === 'metadata') {
-      return "set metadata.namespace: it is the namespace the provider's components are installed into (clusterctl's target namespace), e.g. capi-system";
+      return "set metadata.namespace: it is the namespace the provider's components are installed into (clusterctl's target namespace), e.g. capi-system; or name one for every object without it with -n/--namespace or namespace: in the Config document";
     }
     if (where === 'metadata.name') return 'set metadata.name to the provider name, e.g. kubeadm or aws; the core provider is cluster-api';
   }
   if ((category === 'secret' || category === 'configmap') && (where === 'metadata.namespace' || where === 'metadata')) {
-    return "set metadata.namespace: capi-gitops has no current namespace to fall back on (a provider's configSecret refers to its own namespace by default)";
+    return "set metadata.namespace (a provider's configSecret refers to its own namespace by default), or name one for every object without it with -n/--namespace or namespace: in the Config document";
   }
   return undefined;
 }
@@ -140,7 +182,11 @@ class ManifestCollector {
   private readonly warnings: Diagnostic[] = [];
   private readonly firstSeen = new Map<string, SourcePosition>();
 
-  constructor(private readonly bag: DiagnosticBag) {}
+  constructor(
+    private readonly bag: DiagnosticBag,
+    /** The namespace of namespaced objects that name none (LoadOptions.namespace). */
+    private readonly namespace?: string,
+  ) {}
 
   /** Several Config documents are merged in file order; conflicting scalars are problems. */
   mergeConfigs(): void {
@@ -184,7 +230,7 @@ class ManifestCollector {
     return applyEditsToValue(object, plan.edits);
   }
 
-  addDocument(source: SourceDocument): void {
+  addDocument(source: SourceDocument, read: DocumentRead = readDocument(source)): void {
     // The node only when a position inside the document is asked for (a problem, a warning):
     // a document the fast parser read is then read by the library too.
     const document: ObjectUnit = {
@@ -194,13 +240,11 @@ class ManifestCollector {
       },
       isDocument: true,
     };
-    let value: unknown;
-    try {
-      value = documentValue(source);
-    } catch (error) {
-      this.reportUnreadable(source, error);
+    if ('error' in read) {
+      this.reportUnreadable(source, read.error);
       return;
     }
+    const value = read.value;
     if (value === null || value === undefined) return; // an empty document, as kubectl skips it
     document.label = objectLabel(value);
     const classified = classifyDocument(value);
@@ -211,6 +255,7 @@ class ManifestCollector {
     document.category = classified.category;
     let object = value as Record<string, unknown>;
     normalizeObject(object, classified.category);
+    defaultNamespace(object, classified.category, this.namespace);
     if (classified.category === 'provider' && classified.apiVersion === V1ALPHA1_API_VERSION)
       object = this.convertV1alpha1(document, object);
     // A v1alpha1 typed list: its items are converted one by one, the list is served as v1alpha2.
@@ -260,6 +305,7 @@ class ManifestCollector {
       }
       unit.category = itemClass.category;
       normalizeObject(item as Record<string, unknown>, itemClass.category);
+      defaultNamespace(item, itemClass.category, this.namespace);
       if (itemClass.category === 'provider' && itemClass.apiVersion === V1ALPHA1_API_VERSION)
         items[index] = this.convertV1alpha1(unit, item as Record<string, unknown>);
       units.set(index, unit);

@@ -233,6 +233,8 @@ export interface ToolConfig {
   /** The Release clusters use unless they name one. */
   release?: string;
   secrets?: SecretsConfig;
+  /** The namespace of providers, Secrets and ConfigMaps that name none; `-n, --namespace` wins (manifest/load.ts). */
+  namespace?: string;
   position?: SourcePosition;
   /** Where a field of the Config document was written (for fleet errors). */
   locate?: (path: readonly (string | number)[]) => SourcePosition;

@@ -260,7 +260,7 @@ items:
       '16:3 ConfigMap/<unnamed> metadata: missing required field "metadata"',
     ],
   );
-  assert.match(error.diagnostics[3].hint ?? '', /no current namespace/);
+  assert.match(error.diagnostics[3].hint ?? '', /-n\/--namespace or namespace: in the Config document/);
   // A typed list holds only its own kind.
   const mixed = await loadTextError('apiVersion: v1\nkind: SecretList\nitems:\n- kind: ConfigMap\n  metadata: {name: a, namespace: b}\n');
   assert.deepEqual(summary(mixed.error.diagnostics), ['4:9 kind: a SecretList holds only Secret objects']);
