@@ -55,14 +55,14 @@ export type { ProviderVariables, RenderOptions, RenderResult, Resolution };
 /** Loads, resolves and renders a single-cluster manifest in a run of its own. */
 export async function renderManagementCluster(options: RenderOptions): Promise<RenderResult> {
   const context = new RunContext(options.sources?.cache);
-  const manifest = await loadManifest(options.manifestPaths);
+  const manifest = await loadManifest(options.manifestPaths, options);
   return renderCluster(context, await resolveCluster(context, manifest, { ...options, collectAll: true }), options);
 }
 
 /** Loads and resolves a single-cluster manifest in a run of its own. */
 export async function resolveManagementCluster(options: RenderOptions): Promise<Resolution> {
   const context = new RunContext(options.sources?.cache);
-  return resolveCluster(context, await loadManifest(options.manifestPaths), options);
+  return resolveCluster(context, await loadManifest(options.manifestPaths, options), options);
 }
 
 /** Renders what resolution found; what did not resolve is reported with the render's own problems. */
@@ -229,6 +229,7 @@ async function layOut(
       componentFiles: context.componentFiles,
       substituteFrom: placed.substituteFrom,
       secretFiles: inline,
+      namespaces: manifest.namespaces,
     });
   let files = layOutFiles();
   // a Secret the wiring chart fills from chart values: refused, or declared as inline

@@ -364,7 +364,7 @@ export async function planRelease(
   options: RenderOptions,
   release: string,
 ): Promise<{ clusters: { name: string; from?: string; moves: ReleaseMove[] }[] }> {
-  const manifest = await loadManifest(options.manifestPaths);
+  const manifest = await loadManifest(options.manifestPaths, options);
   if (!isFleet(manifest)) {
     throw new CapiGitopsError({
       file: manifest.config.position?.file,

@@ -98,6 +98,7 @@ async function renderOperatorLayout(
     additionalManifests,
     command: options.command ?? 'capi-gitops render --layout operator',
     wiring: options.wiring,
+    namespaces: manifest.namespaces,
   });
   files.set(GITATTRIBUTES_FILE, GITATTRIBUTES);
   return { components, files: new Map([...files].sort(([a], [b]) => compareStrings(a, b))) };

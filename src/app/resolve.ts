@@ -5,8 +5,8 @@
  */
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import type { ProviderRepository } from '../core/repository.js';
-import type { Manifest, SourcePosition } from '../manifest/types.js';
-import { githubTokenFromEnv, githubTokenHostProblem } from '../sources/credentials.js';
+import type { Manifest } from '../manifest/types.js';
+import { githubTokenFromEnv, githubTokenGuard } from '../sources/credentials.js';
 import type { SourceOptions } from '../sources/request.js';
 import { settleEach } from '../resolve/settle.js';
 import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorSettingsProblems } from '../resolve/operator-release.js';
@@ -21,18 +21,18 @@ import type { RunContext } from './context.js';
 import { providerName } from './providers.js';
 import type { RenderOptions, Resolution } from './types.js';
 
-/** A manifest-chosen GitHub API host gets the token only when the person running the tool named it too. */
-function guardGitHubToken(apiUrl: string | undefined, configured: SourceOptions, position: SourcePosition | undefined): void {
+/** A manifest-chosen GitHub API host gets a token (GITHUB_TOKEN, a configSecret's github-token) only when the person running the tool named it too. */
+function guardGitHubToken(apiUrl: string | undefined, configured: SourceOptions, manifest: Manifest): void {
   const env = configured.env ?? process.env;
   const token = configured.github?.token ?? githubTokenFromEnv(env);
-  const problem = token ? githubTokenHostProblem(apiUrl, [configured.github?.apiUrl, env.GITHUB_API_URL]) : undefined;
+  const problem = githubTokenGuard(apiUrl, [configured.github?.apiUrl, env.GITHUB_API_URL], token, manifest.secrets);
   if (problem)
     throw new CapiGitopsError({
-      ...position,
+      ...manifest.config.position,
       path: 'github.apiUrl',
-      message: problem,
+      message: problem.message,
       expected: 'https://api.github.com, or a host also given on the command line',
-      hint: `run with --github-api-url ${apiUrl} if you trust that host, or unset GITHUB_TOKEN for this run`,
+      hint: problem.hint,
     });
 }
 
@@ -40,7 +40,7 @@ function guardGitHubToken(apiUrl: string | undefined, configured: SourceOptions,
 function sourceOptions(manifest: Manifest, configured: SourceOptions): SourceOptions {
   // --github-api-url wins over Config.github.apiUrl
   const apiUrl = configured.github?.apiUrl ?? manifest.config.github?.apiUrl;
-  guardGitHubToken(apiUrl, configured, manifest.config.position);
+  guardGitHubToken(apiUrl, configured, manifest);
   const withApi: SourceOptions = apiUrl === undefined ? configured : { ...configured, github: { ...configured.github, apiUrl } };
   // --http-timeout wins over Config.network
   const network = manifest.config.network;

@@ -18,7 +18,7 @@ export type { OutputResult, RenderOptions };
 /** Loads the manifest and renders it: a fleet when it declares clusters, else one cluster. */
 export async function renderOutput(options: RenderOptions): Promise<OutputResult> {
   // every problem in one run: an object with a problem is left out, and its problems reported with the others
-  const manifest = await loadManifest(options.manifestPaths, { collectAll: true });
+  const manifest = await loadManifest(options.manifestPaths, { ...options, collectAll: true });
   // a Secret's values in a file Git tracks (or would pick up) are on their way into its history;
   // told after the render, so after the masks of every secret value, whether it succeeds or not
   const inGit =
@@ -56,7 +56,7 @@ async function renderLoaded(manifest: Manifest, options: RenderOptions): Promise
 export async function lockOutput(
   options: RenderOptions,
 ): Promise<({ fleet: false } & Resolution) | { fleet: true; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome }> {
-  const manifest = await loadManifest(options.manifestPaths);
+  const manifest = await loadManifest(options.manifestPaths, options);
   const context = new RunContext(options.sources?.cache);
   if (!isFleet(manifest)) return { fleet: false, ...(await resolveCluster(context, manifest, options)) };
   const { resolutions, lockFile, lock } = await resolveFleet(manifest, options, context);
@@ -69,7 +69,7 @@ export async function lockOutput(
  * would rewrite the fleet's lock as one cluster's.
  */
 export async function refuseFleet(options: RenderOptions, what: string, hint: string): Promise<void> {
-  const manifest = await loadManifest(options.manifestPaths);
+  const manifest = await loadManifest(options.manifestPaths, options);
   if (!isFleet(manifest)) return;
   throw new CapiGitopsError({
     ...(manifest.config.position

@@ -85,12 +85,12 @@ export interface UpdateResult {
  * and re-resolves with the new versions so the lock records them.
  */
 export async function updateManagementCluster(options: RenderOptions, selection: UpdateSelection): Promise<UpdateResult> {
-  const { plan } = await planManagementCluster({ ...options, frozen: false });
+  const { plan, resolution: planned } = await planManagementCluster({ ...options, frozen: false });
   const bumps = selectUpdates(plan, selection);
   const problems: Diagnostic[] = [];
   const manifestFiles = await listManifestFiles(options.manifestPaths, problems);
   if (problems.length > 0) throw new CapiGitopsError(problems);
-  const { files, edits } = await updateVersionsInFiles(manifestFiles, bumps);
+  const { files, edits } = await updateVersionsInFiles(manifestFiles, bumps, options.namespace ?? planned.manifest.config.namespace);
   const changed = files.filter((f) => f.changed);
   for (const file of changed) await writeFileAtomic(file.path, file.text);
   // Exact pins now name the new versions; empty versions and ranges move in the lock only.

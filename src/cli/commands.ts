@@ -9,6 +9,7 @@ import { CREDENTIAL_ENV_VARIABLES, registerSecretForms, safeText } from '../core
 import { credentialEnvironmentProblems } from '../sources/credentials.js';
 import { DEFAULT_NETWORK_DEADLINE_SECONDS, NetworkDeadline } from '../sources/base/deadline.js';
 import { shellWord } from './shell.js';
+import { isDns1123Label } from '../core/names.js';
 import { versionInfo, versionText } from './version.js';
 import { completionScript, type Shell } from './completion.js';
 import { displayPath, reportWrite } from './render-report.js';
@@ -24,6 +25,7 @@ import { setExpressions, setFlagWords, type SetFlags } from './set-flags.js';
 
 export interface SourceFlags extends OutputFlags {
   file?: string[];
+  namespace?: string;
   cacheDir?: string;
   offline?: boolean;
   githubApiUrl?: string;
@@ -73,8 +75,13 @@ export function renderOptions(flags: SourceFlags, progress: ProgressReporter, ex
   if (credentialProblems.length > 0) throw new UsageError(credentialProblems.join('\n'));
   // An empty path resolves to the working directory, which would fill it with cache entries.
   if (flags.cacheDir?.trim() === '') throw new UsageError('--cache-dir "": expected a directory, e.g. --cache-dir .cache/capi-gitops');
+  if (flags.namespace !== undefined && !isDns1123Label(flags.namespace))
+    throw new UsageError(
+      `--namespace ${JSON.stringify(flags.namespace)}: expected a namespace name (lowercase letters, digits and "-", at most 63), e.g. --namespace capi-system`,
+    );
   return {
     manifestPaths: flags.file,
+    ...(flags.namespace === undefined ? {} : { namespace: flags.namespace }),
     sources: {
       offline: flags.offline,
       cache: new ArtifactCache(flags.cacheDir ?? defaultCacheDir(), { log: (line) => progress.log(`warning: ${line}`) }),
@@ -269,6 +276,7 @@ function relativePath(file: string): string {
 export function regenerateCommand(flags: RenderFlags, withSecretSources = true): string {
   const words = ['capi-gitops', 'render'];
   for (const f of flags.file ?? []) words.push('-f', relativePath(f));
+  if (flags.namespace) words.push('--namespace', flags.namespace);
   words.push('-o', relativePath(flags.output!));
   if (flags.layout) words.push('--layout', flags.layout);
   if (flags.secrets) words.push('--secrets', flags.secrets);

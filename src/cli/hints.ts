@@ -8,6 +8,7 @@ import { shellWord } from './shell.js';
 /** The flags of the invocation that a suggested command must repeat. */
 export interface Invocation {
   file?: string[];
+  namespace?: string;
   cacheDir?: string;
   githubApiUrl?: string;
   output?: string;
@@ -19,6 +20,7 @@ const SUGGESTION = /\bcapi-gitops (lock|plan|update|render)\b(?![^`\n]*\s(?:-f|-
 function suggestionFlags(command: string, invocation: Invocation): string[] {
   const words: string[] = [];
   for (const file of invocation.file ?? []) words.push('-f', shellWord(file));
+  if (invocation.namespace) words.push('--namespace', shellWord(invocation.namespace));
   if (command === 'render' && invocation.output) words.push('-o', shellWord(invocation.output));
   if (invocation.cacheDir) words.push('--cache-dir', shellWord(invocation.cacheDir));
   if (invocation.githubApiUrl) words.push('--github-api-url', shellWord(invocation.githubApiUrl));

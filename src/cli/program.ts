@@ -27,6 +27,10 @@ function collect(value: string, previous: string[] | undefined): string[] {
 function withSourceFlags(command: Command): Command {
   return command
     .option('-f, --file <path>', 'manifest file, or a directory of *.yaml files (repeatable); the lockfile sits beside the first', collect)
+    .option(
+      '-n, --namespace <namespace>',
+      'namespace of providers, Secrets and ConfigMaps that name none, as kubectl does (overrides Config namespace)',
+    )
     .option('--cache-dir <dir>', 'artifact cache (default: $XDG_CACHE_HOME/capi-gitops, else ~/.cache/capi-gitops)')
     .option('--offline', 'never touch the network; fail naming what is missing from the cache')
     .option(

@@ -7,6 +7,7 @@ import { describeObject, type KObject } from '../core/kobject.js';
 import type { RenderedComponent } from '../render/types.js';
 import type { LoadedChart } from './chart/types.js';
 import type { Values } from '../core/values.js';
+import type { NamespaceObject } from '../manifest/types.js';
 import { matchesSelector, type ObjectSelector } from './apply-safety.js';
 import { ARGOCD_LAYOUT } from './argocd.js';
 import { FLUX_LAYOUT } from './flux.js';
@@ -14,6 +15,7 @@ import { BOTH_TOOLS, componentDirectory, layoutKustomize, orderComponents } from
 import { template } from './templates.js';
 import { wiringFiles } from './wiring.js';
 import { objectFilePath } from './names.js';
+import { isNamespaceObject, shareNamespaces } from './shared-namespaces.js';
 
 import type { LayoutName } from '../manifest/types.js';
 export { LAYOUTS, type LayoutName } from '../manifest/types.js';
@@ -42,6 +44,8 @@ export interface LayoutInput {
   componentFiles?: WeakMap<RenderedComponent, Map<string, string>>;
   /** Component label → the in-cluster Secret Flux substitutes its variables from. */
   substituteFrom?: ReadonlyMap<string, string>;
+  /** The manifest's `kind: Namespace` documents (shared-namespaces.ts). */
+  namespaces?: readonly NamespaceObject[];
 }
 
 /** The file an object of a component is written to, in every layout. */
@@ -67,7 +71,22 @@ export function unmanagedObjects(components: readonly RenderedComponent[], unman
     .sort(compareStrings);
 }
 
-export function layoutOutput(input: LayoutInput): Map<string, string> {
+/** Namespaces that several components use, and the directory that holds each one's Namespace object. */
+function sharedNamespaces(components: readonly RenderedComponent[]): { name: string; directory: string; users: string[] }[] {
+  const ordered = orderComponents(components);
+  const shared = [];
+  for (const owner of ordered) {
+    for (const ns of owner.objects.filter(isNamespaceObject)) {
+      const users = ordered.filter((c) => c !== owner && c.namespace === ns.metadata.name).map(componentDirectory);
+      if (users.length > 0) shared.push({ name: ns.metadata.name!, directory: componentDirectory(owner), users });
+    }
+  }
+  return shared.sort((a, b) => compareStrings(a.name, b.name));
+}
+
+export function layoutOutput(given: LayoutInput): Map<string, string> {
+  // one Namespace object per namespace, before anything reads the objects
+  const input = { ...given, components: shareNamespaces(given.components, given.namespaces) };
   const missing = unmatchedOverrides(input.components, input.unmanaged);
   if (missing.length > 0) {
     throw new CapiGitopsError(
@@ -112,6 +131,7 @@ export function layoutOutput(input: LayoutInput): Map<string, string> {
         namespace: c.namespace,
       })),
       unmanaged: unmanagedObjects(input.components, input.unmanaged),
+      sharedNamespaces: sharedNamespaces(input.components),
       secretFiles: [...(input.secretFiles ?? [])].sort(compareStrings),
     }),
   );

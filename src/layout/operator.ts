@@ -15,7 +15,7 @@ import { gzipSync } from 'node:zlib';
 import { DiagnosticBag, compareStrings } from '../core/diagnostics.js';
 import type { KObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../core/provider.js';
-import type { ConfigMapObject, ProviderSpec } from '../manifest/types.js';
+import type { ConfigMapObject, NamespaceObject, ProviderSpec } from '../manifest/types.js';
 import type { RenderedComponent } from '../render/types.js';
 import type { LoadedChart } from './chart/types.js';
 import type { Values } from '../core/values.js';
@@ -26,6 +26,7 @@ import { layoutKustomize, objectPaths, emitObjects, KUSTOMIZATION_FILE, BOTH_TOO
 import { wiringFiles, type ComponentPlace } from './wiring.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
 import { renderKustomization, template } from './templates.js';
+import { shareNamespaces } from './shared-namespaces.js';
 
 /** internal/controller/manifests_downloader.go maxConfigMapSize and needToCompress. */
 export const MAX_CONFIGMAP_BYTES = 1024 * 1024;
@@ -62,6 +63,8 @@ export interface OperatorLayoutInput {
   command: string;
   /** Config.operator.wiring: the Argo CD or Flux chart and its merged values. */
   wiring?: { tool: OperatorWiring; chart: LoadedChart; values: Values };
+  /** The manifest's `kind: Namespace` documents (shared-namespaces.ts). */
+  namespaces?: readonly NamespaceObject[];
 }
 
 export const OPERATOR_WIRINGS = ['argocd', 'flux'] as const;
@@ -132,18 +135,29 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
   // ordered with cert-manager (install order 00), before every provider.
   const wired = input.wiring ? WIRED[input.wiring.tool] : undefined;
   const safety = wired ? wired.safety([]) : BOTH_TOOLS;
-  const base = layoutKustomize([...(input.certManager ? [input.certManager] : []), { ...input.operator, type: 'CertManager' }], { safety });
+  // The providers' Namespaces carry no labels: the operator labels them when it applies the
+  // components. One Namespace per namespace, as in the other layouts (shared-namespaces.ts): a
+  // provider in the operator's or cert-manager's namespace uses theirs, and Namespace documents
+  // are merged in or, for other namespaces, go to the first directory.
+  const namespaces = [...new Set(input.providers.map((p) => p.namespace))].sort(compareStrings);
+  const ownObjects: KObject[] = [
+    ...namespaces.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) as KObject),
+    ...input.providers.flatMap((p) => [artifactConfigMap(p), selectorProvider(p)]),
+    ...input.additionalManifests.map(configMapObject),
+  ];
+  const given: RenderedComponent[] = [
+    ...(input.certManager ? [input.certManager] : []),
+    { ...input.operator, type: 'CertManager' },
+    { ...input.operator, label: PROVIDERS_DIRECTORY, type: 'CoreProvider', objects: ownObjects },
+  ];
+  const laidOut = shareNamespaces(given, input.namespaces);
+  const objects = laidOut.at(-1)!.objects;
+  const base = layoutKustomize(laidOut.slice(0, -1), { safety });
   const files = new Map<string, string>();
   for (const [file, text] of base) {
     if (file === KUSTOMIZATION_FILE) continue;
     files.set(file.startsWith('00-cluster-api-operator/') ? OPERATOR_DIRECTORY + file.slice('00-cluster-api-operator'.length) : file, text);
   }
-  const namespaces = [...new Set(input.providers.map((p) => p.namespace))].sort(compareStrings);
-  const objects: KObject[] = [
-    ...namespaces.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }) as KObject),
-    ...input.providers.flatMap((p) => [artifactConfigMap(p), selectorProvider(p)]),
-    ...input.additionalManifests.map(configMapObject),
-  ];
   const bag = new DiagnosticBag();
   const paths = objectPaths(PROVIDERS_DIRECTORY, applySafety(objects, safety), bag);
   bag.throwIfAny();

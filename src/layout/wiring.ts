@@ -13,6 +13,7 @@ import { caBundlePaths, isCaInjected, matchesSelector, type ObjectSelector } fro
 import { componentDirectory, KUSTOMIZATION_FILE, orderComponents } from './kustomize.js';
 import { isCustomResourceDefinition, objectFileName } from './names.js';
 import { GENERATED_COMMENT } from './provenance.js';
+import { isNamespaceObject } from './shared-namespaces.js';
 import { renderKustomization } from './templates.js';
 
 /**
@@ -70,13 +71,35 @@ function selectorOf(obj: KObject): ObjectSelector {
   };
 }
 
+/**
+ * Each component's wave. A component whose namespace's Namespace object another component's
+ * directory holds (shared-namespaces.ts) syncs in a wave after that one, even when their types
+ * share a wave (bootstrap and control plane), so its namespaced objects never reach the cluster
+ * before their Namespace.
+ */
+function syncWaves(ordered: readonly RenderedComponent[], place: (c: RenderedComponent) => ComponentPlace): Map<RenderedComponent, number> {
+  const holder = new Map<string, RenderedComponent>();
+  for (const c of ordered)
+    for (const obj of c.objects)
+      if (isNamespaceObject(obj) && obj.metadata.name && !holder.has(obj.metadata.name)) holder.set(obj.metadata.name, c);
+  const waves = new Map<RenderedComponent, number>();
+  for (const c of ordered) {
+    const owner = holder.get(c.namespace);
+    const after = owner && owner !== c ? (waves.get(owner) ?? place(owner).wave) + 1 : 0;
+    waves.set(c, Math.max(place(c).wave, after));
+  }
+  return waves;
+}
+
 /** The chart's facts: components in install order with their paths, waves and dependencies. */
 export function chartContext(input: WiringInput): ChartContext {
   const path = typeof input.values.path === 'string' ? input.values.path : '';
-  const place = input.place ?? componentPlace;
+  const given = input.place ?? componentPlace;
   const ordered = input.place
-    ? [...input.components].sort((a, b) => place(a).wave - place(b).wave || compareStrings(place(a).directory, place(b).directory))
+    ? [...input.components].sort((a, b) => given(a).wave - given(b).wave || compareStrings(given(a).directory, given(b).directory))
     : orderComponents(input.components);
+  const syncWave = syncWaves(ordered, given);
+  const place = (c: RenderedComponent): ComponentPlace => ({ directory: given(c).directory, wave: syncWave.get(c)! });
   const waves = [...new Set(ordered.map((c) => place(c).wave))].sort((a, b) => a - b);
   const clusterResources = new Map<string, { group: string; kind: string }>();
   const namespaces = new Set<string>();

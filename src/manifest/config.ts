@@ -16,6 +16,7 @@ const CONFIG_FIELDS = [
   'release',
   'secrets',
   'network',
+  'namespace',
 ] as const;
 
 /** The Config document's settings (already schema-validated); repositories must be unique by type and name. */

@@ -1,7 +1,7 @@
 import { isPlainObject } from '../core/kobject.js';
 import { setOwnValue } from '../core/own-keys.js';
 import type { Finding } from './documents.js';
-import type { ConfigMapObject, SecretObject, SourcePosition } from './types.js';
+import type { ConfigMapObject, NamespaceObject, SecretObject, SourcePosition } from './types.js';
 
 /**
  * Standard base64 with padding, as Go's encoding/json decodes []byte (base64.StdEncoding, which
@@ -88,4 +88,13 @@ export function toConfigMapObject(
   }
   const { name, namespace, labels, annotations } = metadataOf(value);
   return { configMap: { name, namespace, labels, annotations, data, binaryData, position }, findings };
+}
+
+/**
+ * A Namespace as given: name, labels, annotations and spec. metadata.namespace means nothing on a
+ * cluster-scoped object (the API server clears it), so it is dropped.
+ */
+export function toNamespaceObject(value: Record<string, unknown>, position: SourcePosition): NamespaceObject {
+  const { name, labels, annotations } = metadataOf(value);
+  return { name, labels, annotations, ...(isPlainObject(value.spec) ? { spec: value.spec } : {}), position };
 }

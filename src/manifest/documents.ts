@@ -4,7 +4,7 @@ import { closestName } from './fields.js';
 import type { FieldPath } from './yaml-source.js';
 
 /** What a document (or List item) is, decided by apiVersion and kind. */
-export type Category = 'provider' | 'secret' | 'configmap' | 'config' | 'release' | 'list';
+export type Category = 'provider' | 'secret' | 'configmap' | 'namespace' | 'config' | 'release' | 'list';
 
 export interface Classification {
   category: Category;
@@ -30,12 +30,13 @@ export interface Finding {
 const V1_KINDS: Record<string, Category> = {
   Secret: 'secret',
   ConfigMap: 'configmap',
+  Namespace: 'namespace',
   List: 'list',
   SecretList: 'list',
   ConfigMapList: 'list',
 };
 
-const LIST_ITEM_KINDS = [...PROVIDER_KINDS, 'Secret', 'ConfigMap'];
+const LIST_ITEM_KINDS = [...PROVIDER_KINDS, 'Secret', 'ConfigMap', 'Namespace'];
 export const SUPPORTED_KINDS: readonly string[] = [...LIST_ITEM_KINDS, 'List', 'Config', 'Release'];
 
 /** Read and converted by the loader (v1alpha1.ts), as the operator's conversion webhook did. */
@@ -65,7 +66,7 @@ function unsupportedKind(kind: string, allowed: readonly string[], where: string
     expected: `one of ${allowed.join(', ')}`,
     hint: guess
       ? `did you mean "${guess}"?`
-      : 'capi-gitops reads provider objects, the Secrets and ConfigMaps they reference, and its own Config; apply other objects with your GitOps tool directly',
+      : 'capi-gitops reads provider objects, the Secrets and ConfigMaps they reference, Namespaces, and its own Config; apply other objects with your GitOps tool directly',
   };
 }
 
@@ -209,7 +210,7 @@ export function normalizeCoreObject(value: Record<string, unknown>): void {
 export function normalizeObject(value: Record<string, unknown>, category: Category): void {
   if (category === 'provider') pruneNulls(value);
   // A List's items are normalised one by one, each by its own category.
-  else if (category === 'secret' || category === 'configmap' || category === 'list') normalizeCoreObject(value);
+  else if (category === 'secret' || category === 'configmap' || category === 'namespace' || category === 'list') normalizeCoreObject(value);
 }
 
 /** Metadata the API server sets; meaningless in a desired-state manifest, so dropped. */

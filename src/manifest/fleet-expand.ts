@@ -320,6 +320,7 @@ function mergedManifest(subject: string, merged: Values, layers: readonly Layer[
     providers: providers.sort(compareProviders),
     secrets: manifest.secrets,
     configMaps: manifest.configMaps,
+    ...(manifest.namespaces ? { namespaces: manifest.namespaces } : {}),
     config,
     baseDir: manifest.baseDir,
   };

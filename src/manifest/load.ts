@@ -3,9 +3,10 @@ import { YamlBudget } from '../yaml/bounds.js';
 import type { Node as YamlNode } from 'yaml';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, isPlainObject } from '../core/kobject.js';
-import { OPERATOR_API_VERSION } from '../core/provider.js';
+import { OPERATOR_API_VERSION, TOOL_API_VERSION } from '../core/provider.js';
+import { isDns1123Label } from '../core/names.js';
 import { toToolConfig } from './config.js';
-import { toConfigMapObject, toSecretObject } from './core-objects.js';
+import { toConfigMapObject, toNamespaceObject, toSecretObject } from './core-objects.js';
 import {
   classifyDocument,
   classifyListItem,
@@ -22,7 +23,16 @@ import { mergeConfigDocuments, type ConfigDocument } from './config-merge.js';
 import { checkProviderDurations, providerSchemaHint, providerWarnings } from './provider-values.js';
 import { loadDocumentValidator, validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
 import { applyEditsToValue, planV1alpha1Conversion, sourcePathOf, V1ALPHA1_API_VERSION, type ConversionEdit } from './v1alpha1.js';
-import type { ConfigMapObject, Manifest, ProviderObject, ReleaseObject, SecretObject, SourcePosition, ToolConfig } from './types.js';
+import type {
+  ConfigMapObject,
+  Manifest,
+  NamespaceObject,
+  ProviderObject,
+  ReleaseObject,
+  SecretObject,
+  SourcePosition,
+  ToolConfig,
+} from './types.js';
 import {
   documentPosition,
   documentValue,
@@ -41,22 +51,17 @@ import {
  * Loads the user's manifest: `-f` values (files, or directories of `*.yaml`/`*.yml` files read in
  * code-unit order), every document validated against schema/capi-gitops.schema.json and the
  * upstream CEL rules, defaulted as the API server and the operator's webhook would. All problems
- * in all files are reported together in one CapiGitopsError.
+ * in all files are reported together in one CapiGitopsError (or, with `collectAll`, returned).
  */
-/**
- * `collectAll`: a Secret, ConfigMap or provider object with problems is left out of the manifest
- * and its problems come back in `Manifest.problems`, so the run reports them with what it finds
- * later (every problem in one run); problems of the Config, a Release or the files still throw.
- */
-export async function loadManifest(paths: string[], options: { collectAll?: boolean } = {}): Promise<Manifest> {
+export async function loadManifest(paths: string[], options: LoadOptions = {}): Promise<Manifest> {
   await loadDocumentValidator();
   const bag = new DiagnosticBag();
   const problems: Diagnostic[] = [];
   const files = await listManifestFiles(paths, problems);
   const contents = await readManifestFiles(files, problems);
   problems.forEach((problem) => bag.add(problem));
-  const collector = new ManifestCollector(bag);
   const budget = new YamlBudget();
+  const documents: { source: SourceDocument; read: DocumentRead }[] = [];
   for (const { file, text } of contents) {
     try {
       budget.check(text, file);
@@ -67,12 +72,60 @@ export async function loadManifest(paths: string[], options: { collectAll?: bool
     }
     const parsed = parseManifestFile(file, text);
     parsed.syntaxErrors.forEach((problem) => bag.add(problem));
-    for (const source of parsed.documents) collector.addDocument(source);
+    for (const source of parsed.documents) documents.push({ source, read: readDocument(source) });
   }
+  // --namespace wins over the Config document's namespace, as flags win over Config elsewhere
+  const collector = new ManifestCollector(bag, options.namespace ?? configNamespace(documents.map((d) => d.read)));
+  for (const { source, read } of documents) collector.addDocument(source, read);
   collector.mergeConfigs();
   const baseDir = files.length > 0 ? path.dirname(path.resolve(files[0])) : process.cwd();
   if (!options.collectAll || collector.hasRunProblems(bag.items)) bag.throwIfAny();
   return collector.manifest(baseDir, bag.items);
+}
+
+export interface LoadOptions {
+  /**
+   * A Secret, ConfigMap or provider object with problems is left out (providers stay for the
+   * checks that count them) and its problems come back in `Manifest.problems`, so the run reports
+   * them with what it finds later (every problem in one run); problems of the Config, a Release
+   * or the files still throw.
+   */
+  collectAll?: boolean;
+  /**
+   * `-n, --namespace`: the namespace of providers, Secrets and ConfigMaps that name none (as
+   * `helm template` prints charts that rely on the release namespace), as kubectl defaults it.
+   * Without it, Config `namespace`; without both, such objects are refused as before.
+   */
+  namespace?: string;
+}
+
+/** A document's value, or why it could not be read. */
+type DocumentRead = { value: unknown } | { error: unknown };
+
+function readDocument(source: SourceDocument): DocumentRead {
+  try {
+    return { value: documentValue(source) };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** The Config documents' `namespace`, when one names a valid one (the schema reports an invalid one). */
+function configNamespace(reads: readonly DocumentRead[]): string | undefined {
+  for (const read of reads) {
+    if (!('value' in read) || !isPlainObject(read.value)) continue;
+    const { apiVersion, kind, namespace } = read.value;
+    if (apiVersion === TOOL_API_VERSION && kind === 'Config' && typeof namespace === 'string' && isDns1123Label(namespace))
+      return namespace;
+  }
+  return undefined;
+}
+
+/** Sets the default namespace on a namespaced object that names none, as kubectl does. */
+function defaultNamespace(value: unknown, category: Category, namespace: string | undefined): void {
+  if (namespace === undefined || (category !== 'provider' && category !== 'secret' && category !== 'configmap')) return;
+  if (!isPlainObject(value) || !isPlainObject(value.metadata)) return;
+  if (value.metadata.namespace === undefined || value.metadata.namespace === '') value.metadata.namespace = namespace;
 }
 
 /** One object being read: a document, or an item of a List document. */
@@ -106,12 +159,12 @@ function requiredFieldHint(category: Category | undefined, parent: FieldPath, fi
   const where = [...parent, field].join('.');
   if (category === 'provider') {
     if (where === 'metadata.namespace' || where === 'metadata') {
-      return "set metadata.namespace: it is the namespace the provider's components are installed into (clusterctl's target namespace), e.g. capi-system";
+      return "set metadata.namespace: it is the namespace the provider's components are installed into (clusterctl's target namespace), e.g. capi-system; or name one for every object without it with -n/--namespace or namespace: in the Config document";
     }
     if (where === 'metadata.name') return 'set metadata.name to the provider name, e.g. kubeadm or aws; the core provider is cluster-api';
   }
   if ((category === 'secret' || category === 'configmap') && (where === 'metadata.namespace' || where === 'metadata')) {
-    return "set metadata.namespace: capi-gitops has no current namespace to fall back on (a provider's configSecret refers to its own namespace by default)";
+    return "set metadata.namespace (a provider's configSecret refers to its own namespace by default), or name one for every object without it with -n/--namespace or namespace: in the Config document";
   }
   return undefined;
 }
@@ -130,6 +183,7 @@ class ManifestCollector {
   private readonly providers: ProviderObject[] = [];
   private readonly secrets: SecretObject[] = [];
   private readonly configMaps: ConfigMapObject[] = [];
+  private readonly namespaces: NamespaceObject[] = [];
   private readonly releases: ReleaseObject[] = [];
   private config: ToolConfig = {};
   private readonly configs: ConfigDocument[] = [];
@@ -140,7 +194,11 @@ class ManifestCollector {
   private readonly faultyObjects = new Set<unknown>();
   private readonly objectProblems = new Set<Diagnostic>();
 
-  constructor(private readonly bag: DiagnosticBag) {}
+  constructor(
+    private readonly bag: DiagnosticBag,
+    /** The namespace of namespaced objects that name none (LoadOptions.namespace). */
+    private readonly namespace?: string,
+  ) {}
 
   /** Several Config documents are merged in file order; conflicting scalars are problems. */
   mergeConfigs(): void {
@@ -170,6 +228,7 @@ class ManifestCollector {
       warnings: this.warnings,
     };
     if (this.releases.length > 0) manifest.releases = this.releases;
+    if (this.namespaces.length > 0) manifest.namespaces = this.namespaces;
     if (problems.length > 0) manifest.problems = [...problems];
     return manifest;
   }
@@ -194,7 +253,7 @@ class ManifestCollector {
     return applyEditsToValue(object, plan.edits);
   }
 
-  addDocument(source: SourceDocument): void {
+  addDocument(source: SourceDocument, read: DocumentRead = readDocument(source)): void {
     // The node only when a position inside the document is asked for (a problem, a warning):
     // a document the fast parser read is then read by the library too.
     const document: ObjectUnit = {
@@ -204,13 +263,11 @@ class ManifestCollector {
       },
       isDocument: true,
     };
-    let value: unknown;
-    try {
-      value = documentValue(source);
-    } catch (error) {
-      this.reportUnreadable(source, error);
+    if ('error' in read) {
+      this.reportUnreadable(source, read.error);
       return;
     }
+    const value = read.value;
     if (value === null || value === undefined) return; // an empty document, as kubectl skips it
     document.label = objectLabel(value);
     const classified = classifyDocument(value);
@@ -221,6 +278,7 @@ class ManifestCollector {
     document.category = classified.category;
     let object = value as Record<string, unknown>;
     normalizeObject(object, classified.category);
+    defaultNamespace(object, classified.category, this.namespace);
     if (classified.category === 'provider' && classified.apiVersion === V1ALPHA1_API_VERSION)
       object = this.convertV1alpha1(document, object);
     // A v1alpha1 typed list: its items are converted one by one, the list is served as v1alpha2.
@@ -270,6 +328,7 @@ class ManifestCollector {
       }
       unit.category = itemClass.category;
       normalizeObject(item as Record<string, unknown>, itemClass.category);
+      defaultNamespace(item, itemClass.category, this.namespace);
       if (itemClass.category === 'provider' && itemClass.apiVersion === V1ALPHA1_API_VERSION)
         items[index] = this.convertV1alpha1(unit, item as Record<string, unknown>);
       units.set(index, unit);
@@ -331,6 +390,12 @@ class ManifestCollector {
         if (this.faultyUnits.has(unit)) this.faultyObjects.add(configMap);
         break;
       }
+      case 'namespace': {
+        const namespace = toNamespaceObject(value, position);
+        this.checkUnique(unit, 'Namespace', '', namespace.name, position);
+        this.namespaces.push(namespace);
+        break;
+      }
       case 'config': {
         const { config, findings } = toToolConfig(value, position);
         findings.forEach((finding) => this.report(unit, finding));
@@ -355,9 +420,10 @@ class ManifestCollector {
     }
   }
 
-  /** Secrets and ConfigMaps are unique by namespace and name. */
+  /** Secrets and ConfigMaps are unique by namespace and name; Namespaces and Releases by name. */
   private checkUnique(unit: ObjectUnit, kind: string, namespace: string, name: string, position: SourcePosition): void {
-    if (kind !== 'Config' && ((kind !== 'Release' && !namespace) || !name)) return; // already reported as missing
+    const clusterScoped = kind === 'Release' || kind === 'Namespace';
+    if (kind !== 'Config' && ((!clusterScoped && !namespace) || !name)) return; // already reported as missing
     const id = `${kind}/${namespace}/${name}`;
     const first = this.firstSeen.get(id);
     if (!first) {
@@ -367,14 +433,14 @@ class ManifestCollector {
     const what =
       kind === 'Config'
         ? 'more than one Config document'
-        : kind === 'Release'
-          ? `duplicate Release ${name}`
+        : clusterScoped
+          ? `duplicate ${kind} ${name}`
           : `duplicate ${kind} ${namespace}/${name}`;
     this.bag.add({
       ...position,
       object: unit.label,
       message: `${what}; the first is at ${formatPosition(first)}`,
-      expected: `each ${kind} once per namespace and name`,
+      expected: kind === 'Namespace' ? 'each Namespace once' : `each ${kind} once per namespace and name`,
       hint: 'remove one of them, or merge them into one',
     });
   }

@@ -133,6 +133,20 @@ export interface ConfigMapObject {
   position: SourcePosition;
 }
 
+/**
+ * A `v1 Namespace` document. For the namespace of a rendered component its labels and
+ * annotations (pod-security labels, say) are merged into that component's one Namespace object;
+ * any other namespace is written as given (src/emit/shared-namespaces.ts).
+ */
+export interface NamespaceObject {
+  name: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** `spec` as given (finalizers), when the document has one. */
+  spec?: Record<string, unknown>;
+  position: SourcePosition;
+}
+
 // ---- the tool's own Config document (capi-gitops.dev/v1alpha1, kind Config) ---------------
 
 export interface ImageMeta {
@@ -227,6 +241,8 @@ export interface ToolConfig {
   /** The Release clusters use unless they name one. */
   release?: string;
   secrets?: SecretsConfig;
+  /** The namespace of providers, Secrets and ConfigMaps that name none; `-n, --namespace` wins (manifest/load.ts). */
+  namespace?: string;
   position?: SourcePosition;
   /** Where a field of the Config document was written (for fleet errors). */
   locate?: (path: readonly (string | number)[]) => SourcePosition;
@@ -261,6 +277,8 @@ export interface Manifest {
   providers: ProviderObject[];
   secrets: SecretObject[];
   configMaps: ConfigMapObject[];
+  /** `kind: Namespace` documents, in input order; absent when there are none. */
+  namespaces?: NamespaceObject[];
   config: ToolConfig;
   /** `kind: Release` documents, in input order. */
   releases?: ReleaseObject[];

@@ -95,17 +95,18 @@ function stringAt(map: YAMLMap, path: readonly string[]): string | undefined {
   return isScalar(node) && typeof node.value === 'string' ? node.value : undefined;
 }
 
-function providerIn(node: unknown, defaultKind?: string): FoundProvider | undefined {
+function providerIn(node: unknown, defaultKind?: string, defaultNamespace?: string): FoundProvider | undefined {
   if (!isMap(node)) return undefined;
   const kind = stringAt(node, ['kind']) ?? defaultKind;
   const name = stringAt(node, ['metadata', 'name']);
-  const namespace = stringAt(node, ['metadata', 'namespace']);
+  // an object without a namespace is in the run's default one (-n/--namespace, Config namespace)
+  const namespace = stringAt(node, ['metadata', 'namespace']) || defaultNamespace;
   if (!isProviderKind(kind) || name === undefined || namespace === undefined) return undefined;
   return { kind, name, namespace, object: node };
 }
 
 /** Provider objects of a document: itself, or the items of a `List` / `<Kind>List`. */
-function providersIn(doc: Document.Parsed): FoundProvider[] {
+function providersIn(doc: Document.Parsed, defaultNamespace?: string): FoundProvider[] {
   const root = doc.contents;
   if (!isMap(root)) return [];
   const kind = stringAt(root, ['kind']);
@@ -113,9 +114,9 @@ function providersIn(doc: Document.Parsed): FoundProvider[] {
     const items = root.get('items', true);
     if (!isSeq(items)) return [];
     const itemKind = kind === 'List' ? undefined : kind.slice(0, -4);
-    return items.items.map((item) => providerIn(item, itemKind)).filter((p): p is FoundProvider => p !== undefined);
+    return items.items.map((item) => providerIn(item, itemKind, defaultNamespace)).filter((p): p is FoundProvider => p !== undefined);
   }
-  const found = providerIn(root);
+  const found = providerIn(root, undefined, defaultNamespace);
   return found ? [found] : [];
 }
 
@@ -211,7 +212,7 @@ function parseFailure(file: string, lineCounter: LineCounter, docs: Document.Par
   return problems.length > 0 ? new CapiGitopsError(problems) : undefined;
 }
 
-function editFile(file: ManifestText, bumps: ReadonlyMap<string, VersionBump>): FileEdit {
+function editFile(file: ManifestText, bumps: ReadonlyMap<string, VersionBump>, defaultNamespace?: string): FileEdit {
   const lineCounter = new LineCounter();
   const tokens = Array.from(new Parser(lineCounter.addNewLine).parse(file.text));
   const docs = Array.from(new Composer(YAML_OPTIONS).compose(tokens));
@@ -222,7 +223,7 @@ function editFile(file: ManifestText, bumps: ReadonlyMap<string, VersionBump>): 
   const matched = new Set<string>();
   let changed = false;
   for (const doc of docs) {
-    for (const provider of providersIn(doc)) {
+    for (const provider of providersIn(doc, defaultNamespace)) {
       const bump = bumps.get(bumpKey(provider));
       if (bump === undefined) continue;
       matched.add(bumpKey(provider));
@@ -251,12 +252,12 @@ function editFile(file: ManifestText, bumps: ReadonlyMap<string, VersionBump>): 
     }
   }
   const text = changed ? tokens.map((token) => CST.stringify(token)).join('') : file.text;
-  if (changed) assertVersionsWritten(file.path, text, edits);
+  if (changed) assertVersionsWritten(file.path, text, edits, defaultNamespace);
   return { text, changed, edits, matched };
 }
 
 /** Reads the edited text back: every updated provider must now pin its new version. */
-function assertVersionsWritten(file: string, text: string, edits: readonly VersionEdit[]): void {
+function assertVersionsWritten(file: string, text: string, edits: readonly VersionEdit[], defaultNamespace?: string): void {
   const docs = Array.from(new Composer(YAML_OPTIONS).compose(new Parser().parse(text)));
   const written = new Map<string, string>();
   for (const doc of docs) {
@@ -266,7 +267,7 @@ function assertVersionsWritten(file: string, text: string, edits: readonly Versi
         message: 'internal error: the edited manifest no longer parses',
         hint: 'please report this; the file was not written',
       });
-    for (const provider of providersIn(doc)) {
+    for (const provider of providersIn(doc, defaultNamespace)) {
       const { node } = versionNode(provider.object);
       written.set(bumpKey(provider), node ? String(node.value) : '');
     }
@@ -287,9 +288,13 @@ function assertVersionsWritten(file: string, text: string, edits: readonly Versi
  * New texts of the manifest files with each bump applied to every object it names. A bump
  * that names no provider object in the files is an error (nothing is edited then).
  */
-export function updateManifestVersions(files: readonly ManifestText[], bumps: readonly VersionBump[]): VersionUpdateResult {
+export function updateManifestVersions(
+  files: readonly ManifestText[],
+  bumps: readonly VersionBump[],
+  defaultNamespace?: string,
+): VersionUpdateResult {
   const byKey = new Map(bumps.map((bump) => [bumpKey(bump), bump]));
-  const results = files.map((file) => editFile(file, byKey));
+  const results = files.map((file) => editFile(file, byKey, defaultNamespace));
   const matched = new Set(results.flatMap((result) => [...result.matched]));
   const unknown = bumps.filter((bump) => !matched.has(bumpKey(bump)));
   if (unknown.length > 0) {
@@ -306,7 +311,11 @@ export function updateManifestVersions(files: readonly ManifestText[], bumps: re
 }
 
 /** updateManifestVersions over files read from disk (the caller writes the changed ones). */
-export async function updateVersionsInFiles(paths: readonly string[], bumps: readonly VersionBump[]): Promise<VersionUpdateResult> {
+export async function updateVersionsInFiles(
+  paths: readonly string[],
+  bumps: readonly VersionBump[],
+  defaultNamespace?: string,
+): Promise<VersionUpdateResult> {
   const files = await Promise.all(
     paths.map(async (path) => {
       try {
@@ -316,5 +325,5 @@ export async function updateVersionsInFiles(paths: readonly string[], bumps: rea
       }
     }),
   );
-  return updateManifestVersions(files, bumps);
+  return updateManifestVersions(files, bumps, defaultNamespace);
 }

@@ -8,7 +8,15 @@ import { closestName } from '../manifest/fields.js';
 import type { SourcePosition } from '../manifest/types.js';
 
 /** configSecret keys that are not variables: clusterctl's images map and fetch credentials. */
-const NOT_VARIABLES = new Set(['images', 'gitlab-access-token', 'OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']);
+const NOT_VARIABLES = new Set([
+  'images',
+  'github-token',
+  'gitlab-access-token',
+  'OCI_USERNAME',
+  'OCI_PASSWORD',
+  'OCI_ACCESS_TOKEN',
+  'OCI_REFRESH_TOKEN',
+]);
 
 export interface GivenVariables {
   /** Where they were given, e.g. `Config.variables` or `Secret capi-system/capi-variables`. */

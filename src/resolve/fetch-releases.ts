@@ -20,6 +20,7 @@ import {
 import { LATEST, sortForLatest } from './versions.js';
 import type { ProviderRegistry } from './registry.js';
 import { buildProviderRegistry } from './registry.js';
+import { certManagerFileVersion } from './cert-manager-version.js';
 import {
   attribute,
   CERT_MANAGER_DEFAULT_VERSION,
@@ -164,8 +165,8 @@ interface SingleManifest<Label extends string> {
   what: string;
   mustName: string;
   noSourceHint: string;
-  /** The version of a local copy, given the directory it is in when that is a semantic version. */
-  localVersion: (fromDirectory: string | undefined, filePath: string) => string;
+  /** The version of a local copy, given the directory it is in when that is a semantic version, and its text. */
+  localVersion: (fromDirectory: string | undefined, filePath: string, text: string) => string;
   /** The version to fetch from an opened repository. */
   remoteVersion: (repository: ProviderRepository) => string | Promise<string>;
   decorate?: (repository: ProviderRepository) => ProviderRepository;
@@ -181,8 +182,8 @@ async function fetchSingleManifest<Label extends string>(
   if (isLocalRepositoryUrl(url)) {
     const filePath = localUrlToPath(url, release.dir, origin);
     const directory = path.basename(path.dirname(filePath));
-    const version = release.localVersion(parseSemantic(directory) ? directory : undefined, filePath);
     const components = await readLocalArtifact(filePath, origin, '', release.what, release.mustName);
+    const version = release.localVersion(parseSemantic(directory) ? directory : undefined, filePath, components.text);
     return { label, version, components, repository: { sourceType: 'local', location: filePath } };
   }
   const request: RepositoryRequest = {
@@ -224,11 +225,20 @@ export async function resolveCertManager(
       mustName: 'certManager.url must name the cert-manager.yaml release manifest',
       noSourceHint:
         'set certManager.url to a GitHub release URL or a local copy of cert-manager.yaml (a file:// URL or a path), or certManager.enabled: false if cert-manager is installed another way',
-      localVersion: (fromDirectory) => certManagerVersion(settings.version, fromDirectory, origin),
+      // a file in no <version>/ directory, without certManager.version, says which release it is
+      localVersion: (fromDirectory, filePath, text) =>
+        certManagerVersion(
+          settings.version,
+          fromDirectory ??
+            (settings.version === undefined
+              ? certManagerFileVersion(text, filePath, { ...origin, ...config.locate?.(['certManager', 'url']) })
+              : undefined),
+          origin,
+        ),
       remoteVersion: (repository) =>
         certManagerVersion(settings.version, parseSemantic(repository.defaultVersion) ? repository.defaultVersion : undefined, origin),
       decorate: options.decorate && ((opened) => options.decorate!(opened, { name: CERT_MANAGER_LABEL, namespace: 'cert-manager' })),
-      fetchProblem: certManagerFetchProblem,
+      fetchProblem: (error) => certManagerFetchProblem(error, options.sources?.offline),
     },
     options,
   );

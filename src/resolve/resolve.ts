@@ -294,8 +294,13 @@ export function certManagerRequestOrigin(config: ToolConfig): DiagnosticOrigin {
 const CERT_MANAGER_FETCH_HINT =
   'point certManager.url in the Config document at a local copy of cert-manager.yaml (a path or file:// URL), set certManager.enabled: false if cert-manager is installed another way, or pass --offline once an online run has cached it';
 
+/** An --offline run already is offline: it is told to fill the cache once online instead. */
+const CERT_MANAGER_OFFLINE_HINT =
+  'run once without --offline (e.g. `capi-gitops lock`) on a machine with network access to cache it, point certManager.url in the Config document at a local copy of cert-manager.yaml (a path or file:// URL), or set certManager.enabled: false if cert-manager is installed another way';
+
 /** A failed remote fetch of cert-manager, with the ways around it as its hint. */
-export function certManagerFetchProblem(error: unknown): unknown {
+export function certManagerFetchProblem(error: unknown, offline = false): unknown {
   if (!(error instanceof CapiGitopsError)) return error;
-  return new CapiGitopsError(error.diagnostics.map((d) => ({ ...d, hint: CERT_MANAGER_FETCH_HINT })));
+  const hint = offline ? CERT_MANAGER_OFFLINE_HINT : CERT_MANAGER_FETCH_HINT;
+  return new CapiGitopsError(error.diagnostics.map((d) => ({ ...d, hint })));
 }

@@ -12,6 +12,7 @@ import { isPlainObject } from '../core/kobject.js';
 import type { Manifest, SecretObject } from '../manifest/types.js';
 import type { VariableLookup, VariableValue } from '../render/types.js';
 import { setOwnValue } from '../core/own-keys.js';
+import { GITHUB_TOKEN_KEY } from '../sources/credentials.js';
 
 /** Values supplied at run time, kept out of Git. */
 export interface RunSecrets {
@@ -229,7 +230,8 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
   return (name): VariableValue | undefined => {
     const supplied = run.values.get(name);
     if (supplied) return { value: supplied.value, origin: supplied.origin, fromSecret: true };
-    if (configSecret && Object.hasOwn(configSecret.data, name)) {
+    // a fetch credential, never a value of the components
+    if (configSecret && Object.hasOwn(configSecret.data, name) && name !== GITHUB_TOKEN_KEY) {
       return {
         value: configSecret.data[name]!,
         origin: `Secret ${configSecret.namespace}/${configSecret.name}`,
@@ -267,7 +269,8 @@ export function secretValues(
   for (const [name, { value }] of run.values) add(name, value);
   for (const secret of configSecrets) {
     if (!secret) continue;
-    for (const [name, value] of Object.entries(secret.data)) if (name !== IMAGES_KEY && !publicNames.has(name)) add(name, value);
+    for (const [name, value] of Object.entries(secret.data))
+      if (name === GITHUB_TOKEN_KEY || (name !== IMAGES_KEY && !publicNames.has(name))) add(name, value);
   }
   return byName;
 }

@@ -88,13 +88,52 @@ function hostOf(url: string | undefined): string | undefined {
 
 /**
  * Undefined when the GitHub token may go to `apiUrl`; else why not. `trusted` are the API URLs
- * the person running the tool named (`--github-api-url`, `GITHUB_API_URL`).
+ * the person running the tool named (`--github-api-url`, `GITHUB_API_URL`); `holder` says where
+ * the token is.
  */
-export function githubTokenHostProblem(apiUrl: string | undefined, trusted: ReadonlyArray<string | undefined>): string | undefined {
+export function githubTokenHostProblem(
+  apiUrl: string | undefined,
+  trusted: ReadonlyArray<string | undefined>,
+  holder = 'GITHUB_TOKEN (or GH_TOKEN) is set',
+): string | undefined {
   const host = hostOf(apiUrl ?? `https://${PUBLIC_GITHUB_API_HOST}`);
   if (host === undefined || host === PUBLIC_GITHUB_API_HOST) return undefined;
   if (trusted.some((url) => hostOf(url) === host)) return undefined;
-  return `Config github.apiUrl names ${host}, and GITHUB_TOKEN (or GH_TOKEN) is set: the token is sent to a host other than ${PUBLIC_GITHUB_API_HOST} only when that host is also given with --github-api-url or GITHUB_API_URL, so that an edit to the manifest (a pull request) cannot send CI's token to a server of its choosing`;
+  return `Config github.apiUrl names ${host}, and ${holder}: the token is sent to a host other than ${PUBLIC_GITHUB_API_HOST} only when that host is also given with --github-api-url or GITHUB_API_URL, so that an edit to the manifest (a pull request) cannot send CI's token to a server of its choosing`;
+}
+
+/**
+ * configSecret key of a GitHub token, as the operator reads it: the Secret's data become
+ * clusterctl's configuration variables (operator internal/controller/phase_initialize.go
+ * initReaderVariables), and clusterctl's GitHub repository authenticates with the variable
+ * `github-token` (cmd/clusterctl/client/config/variables_client.go GitHubTokenVariable,
+ * client/repository/repository_github.go NewGitHubRepository). Not a variable of the components.
+ */
+export const GITHUB_TOKEN_KEY = 'github-token';
+
+/** The GitHub token of one provider's configSecret, if it has one. */
+export function githubTokenFromSecret(credentials: Readonly<Record<string, string>> | undefined): string | undefined {
+  return credentials?.[GITHUB_TOKEN_KEY]?.trim() || undefined;
+}
+
+/**
+ * Why no GitHub token may go to `apiUrl` in this run, or undefined: the run's token, else the
+ * first Secret of the input holding a `github-token` (a configSecret's token is as much CI's as
+ * GITHUB_TOKEN is), with the hint that fixes it.
+ */
+export function githubTokenGuard(
+  apiUrl: string | undefined,
+  trusted: ReadonlyArray<string | undefined>,
+  runToken: string | undefined,
+  secrets: readonly { namespace: string; name: string; data: Readonly<Record<string, string>> }[],
+): { message: string; hint: string } | undefined {
+  const secret = runToken ? undefined : secrets.find((s) => githubTokenFromSecret(s.data));
+  if (!runToken && !secret) return undefined;
+  const holder = secret ? `Secret ${secret.namespace}/${secret.name} holds a ${GITHUB_TOKEN_KEY}` : undefined;
+  const message = githubTokenHostProblem(apiUrl, trusted, holder);
+  if (!message) return undefined;
+  const drop = secret ? `remove ${GITHUB_TOKEN_KEY} from Secret ${secret.namespace}/${secret.name}` : 'unset GITHUB_TOKEN for this run';
+  return { message, hint: `run with --github-api-url ${apiUrl} if you trust that host, or ${drop}` };
 }
 
 /** Registries (`host[:port]`) the runner trusts with OCI_USERNAME/OCI_PASSWORD/OCI_*_TOKEN from the environment. */

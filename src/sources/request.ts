@@ -22,7 +22,7 @@ interface RequestBase {
   origin: DiagnosticOrigin;
   /** How to fix it when no module serves the request; the resolver fills it per context. */
   noSourceHint?: string;
-  /** The provider's configSecret data: OCI_* and gitlab-access-token credentials. Never printed. */
+  /** The provider's configSecret data: OCI_*, github-token and gitlab-access-token credentials. Never printed. */
   credentials?: Readonly<Record<string, string>>;
 }
 

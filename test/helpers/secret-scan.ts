@@ -84,6 +84,8 @@ export const SUITE_SECRETS = {
   /** CI's registry password and GitLab token that a pull request's manifest tries to reach (test/hardening/credential-hosts.test.ts). */
   ciRegistryPassword: 'ci-registry-password-0451',
   ciGitLabToken: 'glpat-CiTokenNeverLeaves0451',
+  /** A configSecret's github-token (test/sources/github-token.test.ts). */
+  configSecretGitHubToken: 'ghp_cfgsecret9z8y7x6w5v4u3t2s1r0q',
 } as const;
 
 /** Every suite secret, and the base64 a configSecret or secret file carries of each credentials file. */

@@ -260,7 +260,7 @@ items:
       '16:3 ConfigMap/<unnamed> metadata: missing required field "metadata"',
     ],
   );
-  assert.match(error.diagnostics[3].hint ?? '', /no current namespace/);
+  assert.match(error.diagnostics[3].hint ?? '', /-n\/--namespace or namespace: in the Config document/);
   // A typed list holds only its own kind.
   const mixed = await loadTextError('apiVersion: v1\nkind: SecretList\nitems:\n- kind: ConfigMap\n  metadata: {name: a, namespace: b}\n');
   assert.deepEqual(summary(mixed.error.diagnostics), ['4:9 kind: a SecretList holds only Secret objects']);
@@ -285,7 +285,10 @@ test('other kinds and apiVersions are rejected, naming the supported kinds', asy
     '11:1 -: missing "apiVersion"',
     '13:1 -: expected a Kubernetes object (a mapping with apiVersion and kind)',
   ]);
-  assert.match(error.diagnostics[0].expected ?? '', /^one of CoreProvider, BootstrapProvider, .*Secret, ConfigMap, List, Config, Release$/);
+  assert.match(
+    error.diagnostics[0].expected ?? '',
+    /^one of CoreProvider, BootstrapProvider, .*Secret, ConfigMap, Namespace, List, Config, Release$/,
+  );
   for (const d of error.diagnostics) assert.ok(d.expected && d.hint, `${d.message}: expected and hint`);
   assert.equal(error.diagnostics[1].hint, 'did you mean "CoreProvider"?');
 });

@@ -40,7 +40,7 @@ test('a null stringData value is an empty string and a null field is absent, as 
 test('a Secret needs a name and a namespace', async () => {
   const { error } = await loadTextError('apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {A: b}\n');
   assert.deepEqual(summary(error.diagnostics), ['3:1 metadata.namespace: missing required field "namespace"']);
-  assert.match(error.diagnostics[0].hint ?? '', /no current namespace/);
+  assert.match(error.diagnostics[0].hint ?? '', /-n\/--namespace or namespace: in the Config document/);
 });
 
 test('no Secret key or value appears in any message, hint or field of the error', async () => {

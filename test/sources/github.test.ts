@@ -16,6 +16,7 @@ import {
   type GitHubReleaseRepository,
 } from '../../src/sources/github/repository.js';
 import type { SourceProgressEvent } from '../../src/sources/base/http.js';
+import { lineFor } from '../../src/cli/progress.js';
 import { FakeGitHub, rateLimitFault, secondaryRateLimitFault, startCorpusGitHub, type FakeRelease } from '../helpers/fake-github.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { rejection } from '../helpers/assertions.js';
@@ -241,6 +242,14 @@ test('files are downloaded through the release-asset API, redirected to storage,
     kinds.filter((kind) => kind !== 'bytes'),
     ['fetch', 'done', 'fetch', 'done'],
   );
+  // the log line names the file fetched, not the configured URL (`releases/latest/core-components.yaml`)
+  assert.deepEqual(
+    h.events.flatMap((event) => (event.type === 'fetch' ? [lineFor(event)] : [])),
+    [
+      'fetching metadata.yaml v1.12.0 from https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.0/metadata.yaml',
+      'fetching core-components.yaml v1.12.0 from https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.0/core-components.yaml',
+    ],
+  );
   const bytes = h.events.filter((event) => event.type === 'bytes');
   assert.ok(bytes.length >= 2);
   assert.ok(
@@ -249,7 +258,14 @@ test('files are downloaded through the release-asset API, redirected to storage,
   );
   assert.deepEqual(
     h.events.find((event) => event.type === 'done'),
-    { type: 'done', source: CAPI_URL, version: 'v1.12.0', file: 'metadata.yaml', bytes: METADATA.length, cached: false },
+    {
+      type: 'done',
+      source: 'https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.0/metadata.yaml',
+      version: 'v1.12.0',
+      file: 'metadata.yaml',
+      bytes: METADATA.length,
+      cached: false,
+    },
   );
 });
 

@@ -195,7 +195,10 @@ test('versions files: one tag per line with comments and blank lines, or a JSON 
 
 test("files of a version are fetched byte for byte, metadata.yaml from the components file's directory", async (t) => {
   const server = await ArtifactServer.start(t, kubeadmFiles('v1.12.0'));
-  const repository = open(`${server.url}/capi/{version}/control-plane-components.yaml`);
+  const fetching: string[] = [];
+  const repository = open(`${server.url}/capi/{version}/control-plane-components.yaml`, {
+    onProgress: (event) => (event.type === 'fetch' ? fetching.push(`${event.file} ${event.source}`) : undefined),
+  });
   assert.equal(repository.sourceType, 'https');
   assert.equal(repository.defaultVersion, 'latest');
   assert.equal(repository.componentsFile, 'control-plane-components.yaml');
@@ -208,6 +211,11 @@ test("files of a version are fetched byte for byte, metadata.yaml from the compo
     server.requests.map((request) => request.url),
     ['/capi/v1.12.0/control-plane-components.yaml', '/capi/v1.12.0/metadata.yaml'],
   );
+  // progress names the file fetched, not the template
+  assert.deepEqual(fetching, [
+    `control-plane-components.yaml ${server.url}/capi/v1.12.0/control-plane-components.yaml`,
+    `metadata.yaml ${server.url}/capi/v1.12.0/metadata.yaml`,
+  ]);
 });
 
 test('a query template (Bitbucket raw ?at=, cluster-api-operator issue #488) keeps its query for every file', async (t) => {

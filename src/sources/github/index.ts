@@ -1,4 +1,4 @@
-import { githubTokenFromEnv } from '../credentials.js';
+import { githubTokenFromEnv, githubTokenFromSecret } from '../credentials.js';
 import { isHttpUrl, networkOptions } from '../base/network-options.js';
 import type { SourceModule } from '../source.js';
 
@@ -9,11 +9,12 @@ export const githubSource: SourceModule = {
   open: async (request, context) => {
     if (request.from !== 'url' || !isHttpUrl(request.url)) return null;
     const { openGitHubRepository } = await import('./repository.js');
-    const { cache, offline, log, onProgress, origin, env } = networkOptions(request, context);
+    const { cache, offline, log, onProgress, origin, env, credentials } = networkOptions(request, context);
     const github = context.options.github ?? {};
     return openGitHubRepository(request.url, {
       ...github,
-      token: github.token ?? githubTokenFromEnv(env ?? process.env),
+      // the provider's configSecret `github-token` first, as the operator's clusterctl reads it
+      token: githubTokenFromSecret(credentials) ?? github.token ?? githubTokenFromEnv(env ?? process.env),
       http: github.http ?? context.options.http,
       cache,
       offline,

@@ -262,8 +262,16 @@ class GitHubRepository implements GitHubReleaseRepository {
     return this.releases;
   }
 
+  /** Where a release's file is downloaded from, as the log names it (not the configured URL, which may say `latest`). */
+  private downloadUrl(version: string, assetName: string): string {
+    const origin = URL.canParse(this.location) ? new URL(this.location).origin : 'https://github.com';
+    return `${origin}/${this.slug}/releases/download/${version}/${assetName}`;
+  }
+
   async getFile(version: string, fileName: string): Promise<Artifact> {
-    this.options.onProgress?.({ type: 'fetch', source: this.location, version, file: fileName });
+    const assetName = this.rootPath === '.' ? fileName : `${this.rootPath}/${fileName}`;
+    const source = this.downloadUrl(version, assetName);
+    this.options.onProgress?.({ type: 'fetch', source, version, file: fileName });
     if (version === 'latest') {
       throw new CapiGitopsError(
         this.diagnostic(`cannot fetch ${fileName}: version "latest" of ${this.slug} has not been resolved to a tag`, {
@@ -272,7 +280,6 @@ class GitHubRepository implements GitHubReleaseRepository {
       );
     }
     const release = await this.releaseByTag(version);
-    const assetName = this.rootPath === '.' ? fileName : `${this.rootPath}/${fileName}`;
     const asset = release.assets.find((candidate) => candidate.name === assetName);
     if (!asset) {
       const names = release.assets.map((candidate) => candidate.name).sort();
@@ -284,7 +291,7 @@ class GitHubRepository implements GitHubReleaseRepository {
       );
     }
     const { bytes, cached } = await this.assetBytes(asset, version);
-    this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: bytes.length, cached });
+    this.options.onProgress?.({ type: 'done', source, version, file: fileName, bytes: bytes.length, cached });
     const url = asset.browser_download_url ?? `https://github.com/${this.slug}/releases/download/${version}/${assetName}`;
     return artifactFromBytes(fileName, bytes, url, `${this.location} ${version}/${fileName}`);
   }

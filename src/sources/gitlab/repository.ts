@@ -193,7 +193,6 @@ class GitLabRepository implements ProviderRepository {
   }
 
   async getFile(version: string, fileName: string): Promise<Artifact> {
-    this.options.onProgress?.({ type: 'fetch', source: this.location, version, file: fileName });
     if (version === 'latest') {
       throw new CapiGitopsError(
         this.diagnostic(`cannot fetch ${fileName}: version "latest" of ${this.location} has not been resolved to a version`, {
@@ -202,6 +201,8 @@ class GitLabRepository implements ProviderRepository {
       );
     }
     const url = this.fileUrl(version, fileName);
+    // the log names the file fetched, not the URL the provider was configured with
+    this.options.onProgress?.({ type: 'fetch', source: redactUrl(url), version, file: fileName });
     const answer = await this.get(url, {
       action: `get file ${fileName} with version ${version}`,
       version,
@@ -215,7 +216,7 @@ class GitLabRepository implements ProviderRepository {
     });
     this.options.onProgress?.({
       type: 'done',
-      source: this.location,
+      source: redactUrl(url),
       version,
       file: fileName,
       bytes: answer.body.length,

@@ -256,7 +256,6 @@ class HttpsRepository implements ProviderRepository {
   }
 
   async getFile(version: string, fileName: string): Promise<Artifact> {
-    this.options.onProgress?.({ type: 'fetch', source: this.location, version, file: fileName });
     if (!VERSION_TAG.test(version) || version === 'latest') {
       throw new CapiGitopsError(
         this.diagnostic(`cannot fetch ${fileName}: "${version}" is not a release tag of ${this.location}`, {
@@ -267,6 +266,8 @@ class HttpsRepository implements ProviderRepository {
       );
     }
     const url = this.fileUrl(version, fileName);
+    // the log names the file fetched, not the template
+    this.options.onProgress?.({ type: 'fetch', source: redactUrl(url), version, file: fileName });
     const name = fileName.replaceAll(VERSION_PLACEHOLDER, version);
     const { body, cached } = await this.get(url, {
       action: `fetch ${name} of version ${version}`,
@@ -280,7 +281,7 @@ class HttpsRepository implements ProviderRepository {
           }),
         ),
     });
-    this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: body.length, cached });
+    this.options.onProgress?.({ type: 'done', source: redactUrl(url), version, file: fileName, bytes: body.length, cached });
     return artifactFromBytes(name, body, url, redactUrl(url));
   }
 
