@@ -3,7 +3,7 @@ import path from 'node:path';
 import { convertManifestFiles } from '../manifest/convert-documents.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { importHelmValues } from '../manifest/import-helm-values.js';
-import { readValuesFile } from '../layout/chart/index.js';
+import { readHelmValuesFiles } from '../manifest/helm-values-sources.js';
 
 export async function convertCommand(flags: { file?: string[]; inPlace?: boolean; quiet?: boolean }): Promise<void> {
   const files = await convertManifestFiles(flags.file ?? []);
@@ -34,17 +34,23 @@ export async function importHelmValuesCommand(flags: {
   values?: string[];
   set?: string[];
   setString?: string[];
+  chartVersion?: string;
   output?: string;
   quiet?: boolean;
 }): Promise<void> {
-  const layers = [];
-  for (const file of flags.values ?? []) layers.push(await readValuesFile(file));
+  // Plain values files, or the Application / HelmRelease / HelmChart that carries them.
+  const sources = await readHelmValuesFiles(flags.values ?? []);
+  const layers = sources.layers;
   const sets = [
     ...(flags.set ?? []).map((expression) => ({ expression, forceString: false })),
     ...(flags.setString ?? []).map((expression) => ({ expression, forceString: true })),
   ];
-  const { text, warnings } = importHelmValues({ layers, sets });
-  if (!flags.quiet) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+  const named = sources.chartVersion;
+  if (flags.chartVersion && named && named.text !== flags.chartVersion)
+    sources.warnings.push(`--chart-version ${flags.chartVersion} is followed, not ${named.origin} (${named.text})`);
+  const chartVersion = flags.chartVersion ? { text: flags.chartVersion, origin: '--chart-version' } : named;
+  const { text, warnings } = importHelmValues({ layers, sets, chartVersion });
+  if (!flags.quiet) for (const warning of [...sources.warnings, ...warnings]) process.stderr.write(`warning: ${warning}\n`);
   if (flags.output) {
     await writeFileAtomic(path.resolve(flags.output), text);
     if (!flags.quiet) process.stderr.write(`wrote ${flags.output}; render it with: capi-gitops render -f ${flags.output} -o <dir>\n`);
