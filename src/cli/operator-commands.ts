@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { convertManifestFiles } from '../manifest/convert-documents.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
+import { formatWarning } from '../core/diagnostics.js';
 import { importHelmValues } from '../manifest/import-helm-values.js';
 import { readHelmValuesFiles } from '../manifest/helm-values-sources.js';
 
@@ -13,8 +14,9 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
   for (const file of files) {
     for (const object of file.converted)
       note(
-        `${path.relative(process.cwd(), path.resolve(object.file)) || object.file}:${object.line}: converted ${object.object} to v1alpha2`,
+        `${path.relative(process.cwd(), path.resolve(object.file)) || object.file}:${object.line}: ${object.note ?? `converted ${object.object} to v1alpha2`}`,
       );
+    for (const warning of file.warnings) note(formatWarning(warning));
   }
   if (flags.inPlace) {
     // Files are written only once every file converted.

@@ -229,7 +229,7 @@ export function buildProgram(): Command {
   const convert = program
     .command('convert')
     .description(
-      "rewrite operator.cluster.x-k8s.io/v1alpha1 provider objects as v1alpha2, as the operator's conversion webhook did; comments, key order and other documents are kept",
+      "rewrite operator.cluster.x-k8s.io/v1alpha1 provider objects as v1alpha2, as the operator's conversion webhook did, and Rancher Turtles CAPIProviders as operator objects with their config Secret; comments, key order and other documents are kept",
     )
     .option('-f, --file <path>', 'manifest file, or a directory of *.yaml files (repeatable)', collect)
     .option('--in-place', 'rewrite the files instead of printing them (only files with v1alpha1 objects; all or none)')

@@ -22,6 +22,7 @@ import { mergeConfigDocuments, type ConfigDocument } from './config-merge.js';
 import { checkProviderDurations, providerSchemaHint, providerWarnings } from './provider-values.js';
 import { loadDocumentValidator, validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
 import { applyEditsToValue, planV1alpha1Conversion, sourcePathOf, V1ALPHA1_API_VERSION, type ConversionEdit } from './v1alpha1.js';
+import { CAPI_PROVIDER_KIND, planTurtlesConversion, type TurtlesSecret } from './turtles.js';
 import type { ConfigMapObject, Manifest, ProviderObject, ReleaseObject, SecretObject, SourcePosition, ToolConfig } from './types.js';
 import {
   documentPosition,
@@ -64,6 +65,7 @@ export async function loadManifest(paths: string[]): Promise<Manifest> {
     parsed.syntaxErrors.forEach((problem) => bag.add(problem));
     for (const source of parsed.documents) collector.addDocument(source);
   }
+  collector.addTurtlesSecrets();
   collector.mergeConfigs();
   bag.throwIfAny();
   return collector.manifest(files.length > 0 ? path.dirname(path.resolve(files[0])) : process.cwd());
@@ -129,8 +131,53 @@ class ManifestCollector {
   private readonly configs: ConfigDocument[] = [];
   private readonly warnings: Diagnostic[] = [];
   private readonly firstSeen = new Map<string, SourcePosition>();
+  /** The config Secrets Turtles would write for the CAPIProviders read. */
+  private readonly turtlesSecrets: (TurtlesSecret & { position: SourcePosition })[] = [];
 
   constructor(private readonly bag: DiagnosticBag) {}
+
+  /**
+   * Each CAPIProvider's variables as its config Secret: written into a Secret of that name in the
+   * input (Turtles updates it, keeping its other keys), else a Secret of their own. They were
+   * plain text in the CAPIProvider, so they are not secret.
+   */
+  addTurtlesSecrets(): void {
+    for (const made of this.turtlesSecrets) {
+      if (!made.namespace || !made.name) continue; // the provider is reported as incomplete
+      const existing = this.secrets.find((secret) => secret.name === made.name && secret.namespace === made.namespace);
+      const union = (a: readonly string[] | undefined, b: readonly string[]) => [...new Set([...(a ?? []), ...b])].sort();
+      if (existing) {
+        Object.assign(existing.data, made.data);
+        existing.publicKeys = union(existing.publicKeys, Object.keys(made.data));
+        existing.implicitKeys = union(existing.implicitKeys, made.implicitKeys);
+      } else {
+        this.secrets.push({
+          name: made.name,
+          namespace: made.namespace,
+          data: { ...made.data },
+          position: made.position,
+          publicKeys: Object.keys(made.data).sort(),
+          implicitKeys: made.implicitKeys,
+        });
+      }
+    }
+  }
+
+  /** A CAPIProvider as the operator object Turtles reconciles; its problems and warnings reported. */
+  private convertTurtles(unit: ObjectUnit, object: Record<string, unknown>): Record<string, unknown> | undefined {
+    const plan = planTurtlesConversion(object);
+    plan.findings.forEach((finding) => this.report(unit, finding));
+    plan.warnings.forEach((finding) => this.report(unit, finding, this.warnings));
+    if (!plan.kind) return undefined;
+    unit.conversion = plan.edits;
+    if (plan.secret) {
+      const spec = isPlainObject(object.spec) ? object.spec : {};
+      const field = 'variables' in spec ? 'variables' : 'features' in spec ? 'features' : 'type';
+      const position = fieldPosition(unit.source, unit.node, ['spec', field], 'key');
+      this.turtlesSecrets.push({ ...plan.secret, position });
+    }
+    return applyEditsToValue(object, plan.edits);
+  }
 
   /** Several Config documents are merged in file order; conflicting scalars are problems. */
   mergeConfigs(): void {
@@ -202,6 +249,11 @@ class ManifestCollector {
     normalizeObject(object, classified.category);
     if (classified.category === 'provider' && classified.apiVersion === V1ALPHA1_API_VERSION)
       object = this.convertV1alpha1(document, object);
+    if (classified.category === 'provider' && classified.kind === CAPI_PROVIDER_KIND) {
+      const converted = this.convertTurtles(document, object);
+      if (!converted) return;
+      object = converted;
+    }
     // A v1alpha1 typed list: its items are converted one by one, the list is served as v1alpha2.
     if (classified.category === 'list' && classified.apiVersion === V1ALPHA1_API_VERSION) object.apiVersion = OPERATOR_API_VERSION;
     if (classified.category === 'list') this.addList(document, object, classified);

@@ -1,5 +1,6 @@
 /**
- * Which values are secret: a configSecret's (unless declared in Config.secrets.public), those
+ * Which values are secret: a configSecret's (unless declared in Config.secrets.public, or written
+ * in plain text in the input: a Turtles CAPIProvider's variables), those
  * of `--secret-file` and of `--env-secret NAME`. Config.variables never are.
  */
 import { readFile } from 'node:fs/promises';
@@ -141,7 +142,7 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
       return {
         value: configSecret.data[name]!,
         origin: `Secret ${configSecret.namespace}/${configSecret.name}`,
-        fromSecret: !publicNames.has(name),
+        fromSecret: !publicNames.has(name) && !configSecret.publicKeys?.includes(name),
       };
     }
     if (Object.hasOwn(fromConfig, name)) return { value: fromConfig[name]!, origin: 'Config.variables', fromSecret: false };
@@ -168,7 +169,8 @@ export function secretValues(
   for (const [name, { value }] of run.values) add(name, value);
   for (const secret of configSecrets) {
     if (!secret) continue;
-    for (const [name, value] of Object.entries(secret.data)) if (name !== IMAGES_KEY && !publicNames.has(name)) add(name, value);
+    for (const [name, value] of Object.entries(secret.data))
+      if (name !== IMAGES_KEY && !publicNames.has(name) && !secret.publicKeys?.includes(name)) add(name, value);
   }
   return byName;
 }

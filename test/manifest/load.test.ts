@@ -285,7 +285,10 @@ test('other kinds and apiVersions are rejected, naming the supported kinds', asy
     '11:1 -: missing "apiVersion"',
     '13:1 -: expected a Kubernetes object (a mapping with apiVersion and kind)',
   ]);
-  assert.match(error.diagnostics[0].expected ?? '', /^one of CoreProvider, BootstrapProvider, .*Secret, ConfigMap, List, Config, Release$/);
+  assert.match(
+    error.diagnostics[0].expected ?? '',
+    /^one of CoreProvider, BootstrapProvider, .*Secret, ConfigMap, CAPIProvider, List, Config, Release$/,
+  );
   for (const d of error.diagnostics) assert.ok(d.expected && d.hint, `${d.message}: expected and hint`);
   assert.equal(error.diagnostics[1].hint, 'did you mean "CoreProvider"?');
 });
