@@ -47,6 +47,8 @@ interface Doc {
   value: Record<string, unknown>;
   /** `HelmRelease flux-system/capi-operator`. */
   label: string;
+  /** The run's YAML budget: YAML held in a string is parsed again, and counted too. */
+  budget: YamlBudget;
 }
 
 interface Release {
@@ -116,6 +118,13 @@ function looksLikeObject(values: Values): boolean {
 /** Parses YAML held in a string field (Argo CD `values`, `valuesContent`, a ConfigMap's `values.yaml`); problems at the field. */
 function parseEmbedded(doc: Doc, path: FieldPath, text: string, problems: Diagnostic[], secret = false): Values | undefined {
   const where = at(doc, path);
+  try {
+    doc.budget.check(text, where.file ?? '');
+  } catch (error) {
+    if (!(error instanceof CapiGitopsError)) throw error;
+    problems.push(...error.diagnostics.map((d) => ({ ...d, ...where })));
+    return undefined;
+  }
   const parsed = parseManifestFile(where.file ?? '', text);
   const fail = (message: string) => {
     problems.push({
@@ -317,12 +326,13 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
     const name = str(ref.name) ?? '';
     const key = str(ref.valuesKey) || 'values.yaml';
     const optional = ref.optional === true;
+    // A HelmRelease without a namespace takes its Kustomization's: match the reference by name then.
     const found = docs.find(
       (other) =>
         other.value.kind === kind &&
         group(other.value.apiVersion) === '' &&
         metadataOf(other.value).name === name &&
-        (metadataOf(other.value).namespace ?? namespace) === namespace,
+        (namespace === undefined || (metadataOf(other.value).namespace ?? namespace) === namespace),
     );
     const missing = (what: string) => {
       if (optional) {
@@ -488,7 +498,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
       if (value === null || value === undefined) continue;
       const position = { ...nodePosition(source, source.doc.contents as YamlNode | null), message: '' };
       if (isPlainObject(value) && typeof value.apiVersion === 'string' && typeof value.kind === 'string') {
-        docs.push({ source, value, label: labelOf(value) });
+        docs.push({ source, value, label: labelOf(value), budget });
       } else if (parsed.documents.length === 1 && isPlainObject(value)) {
         plain = value;
         plainAt = position;

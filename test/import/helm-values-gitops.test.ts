@@ -331,3 +331,29 @@ test('CLI: import helm-values -f a HelmRelease and its ConfigMap writes a manife
   // the Secret's value reached the manifest as the configSecret name; nothing else of it is printed
   assert.doesNotMatch(result.stderr, /capa-variables/);
 });
+
+test('YAML held in a string is bounded like the file: a valuesContent that escapes its lines fails at its field (hostile input)', async () => {
+  const lines = Array.from({ length: 400 }, (_, i) => `key${i}: value`).join('\\n');
+  const [file] = files({
+    'helmchart.yaml': `apiVersion: helm.cattle.io/v1
+kind: HelmChart
+metadata: {name: capi-operator, namespace: kube-system}
+spec:
+  chart: cluster-api-operator
+  valuesContent: "${lines}"
+`,
+  });
+  const before = process.env.CAPI_GITOPS_YAML_MAX_NODES;
+  process.env.CAPI_GITOPS_YAML_MAX_NODES = '300';
+  try {
+    await assert.rejects(readHelmValuesFiles([file!]), (error: CapiGitopsError) => {
+      assert.equal(error.diagnostics[0]!.line, 6);
+      assert.equal(error.diagnostics[0]!.path, 'spec.valuesContent');
+      assert.match(error.diagnostics[0]!.message, /YAML nodes|nodes/);
+      return true;
+    });
+  } finally {
+    if (before === undefined) delete process.env.CAPI_GITOPS_YAML_MAX_NODES;
+    else process.env.CAPI_GITOPS_YAML_MAX_NODES = before;
+  }
+});
