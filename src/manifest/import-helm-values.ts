@@ -476,6 +476,12 @@ function implicitProviders(reading: Reading, maps: Record<ChartProviderType, Rec
 /** Where each top-level gate key went, or why it went nowhere. */
 function checkTopLevelGates(reading: Reading, maps: Record<ChartProviderType, Record<string, unknown>>): void {
   const manager = isPlainObject(reading.values.manager) ? reading.values.manager : undefined;
+  for (const key of sortedKeys(manager ?? {})) {
+    if (key !== 'featureGates')
+      reading.warnings.push(
+        `manager.${key} (top level) is ignored by every chart: charts v0.10.0 to v0.24.1 read manager.featureGates only`,
+      );
+  }
   if (!manager || manager.featureGates === undefined || manager.featureGates === null) return;
   const gates = topLevelGates(reading.values);
   const removed = chartRules('manager.featureGates.<name>', 'infrastructure')[0]!;
