@@ -121,10 +121,13 @@ test('charts v0.19.0 to v0.24.1, map form: the top-level gates still go to core,
 
 test('chart v0.23.0 ignores <type>.<name>.manager (read from v0.25.0: templates/core.yaml:37 at v0.25.0) and says so', () => {
   const { byId, warnings } = run(
-    { infrastructure: { aws: { version: 'v2.6.1', manager: { featureGates: { MachinePool: true } } } } },
+    { manager: { verbosity: 5 }, infrastructure: { aws: { version: 'v2.6.1', manager: { featureGates: { MachinePool: true } } } } },
     '0.23.0',
   );
   assert.deepEqual(byId['InfrastructureProvider/aws'], { version: 'v2.6.1' });
+  assert.ok(
+    warnings.includes('manager.verbosity (top level) is ignored by every chart: charts v0.10.0 to v0.24.1 read manager.featureGates only'),
+  );
   assert.ok(
     warnings.some((w) => w.startsWith('infrastructure.aws.manager is ignored by chart v0.23.0; it is read from v0.25.0')),
     warnings.join('\n'),
