@@ -153,7 +153,7 @@ export function givenVariables(manifest: Manifest, prepared: readonly PreparedPr
     given.push({
       origin: `Secret/${secret.namespace}/${secret.name}`,
       position: secret.position,
-      names: Object.keys(secret.data),
+      names: Object.keys(secret.data).filter((name) => !secret.implicitKeys?.includes(name)),
       used: usedBy(secret),
     });
   }

@@ -2,9 +2,10 @@
 import path from 'node:path';
 import { convertManifestFiles } from '../manifest/convert-documents.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
+import { formatWarning } from '../core/diagnostics.js';
 import { importHelmValues } from '../manifest/import-helm-values.js';
-import { readValuesFile } from '../layout/chart/index.js';
 import { setExpressions, type SetFlags } from './set-flags.js';
+import { readHelmValuesFiles } from '../manifest/helm-values-sources.js';
 
 export async function convertCommand(flags: { file?: string[]; inPlace?: boolean; quiet?: boolean }): Promise<void> {
   const files = await convertManifestFiles(flags.file ?? []);
@@ -14,8 +15,9 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
   for (const file of files) {
     for (const object of file.converted)
       note(
-        `${path.relative(process.cwd(), path.resolve(object.file)) || object.file}:${object.line}: converted ${object.object} to v1alpha2`,
+        `${path.relative(process.cwd(), path.resolve(object.file)) || object.file}:${object.line}: ${object.note ?? `converted ${object.object} to v1alpha2`}`,
       );
+    for (const warning of file.warnings) note(formatWarning(warning));
   }
   if (flags.inPlace) {
     // Files are written only once every file converted.
@@ -34,15 +36,21 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
 export async function importHelmValuesCommand(
   flags: SetFlags & {
     values?: string[];
+    chartVersion?: string;
     output?: string;
     quiet?: boolean;
   },
 ): Promise<void> {
-  const layers = [];
-  for (const file of flags.values ?? []) layers.push(await readValuesFile(file));
+  // Plain values files, or the Application / HelmRelease / HelmChart that carries them.
+  const sources = await readHelmValuesFiles(flags.values ?? []);
+  const layers = sources.layers;
   const sets = setExpressions(flags);
-  const { text, warnings } = importHelmValues({ layers, sets });
-  if (!flags.quiet) for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+  const named = sources.chartVersion;
+  if (flags.chartVersion && named && named.text !== flags.chartVersion)
+    sources.warnings.push(`--chart-version ${flags.chartVersion} is followed, not ${named.origin} (${named.text})`);
+  const chartVersion = flags.chartVersion ? { text: flags.chartVersion, origin: '--chart-version' } : named;
+  const { text, warnings } = importHelmValues({ layers, sets, chartVersion });
+  if (!flags.quiet) for (const warning of [...sources.warnings, ...warnings]) process.stderr.write(`warning: ${warning}\n`);
   if (flags.output) {
     await writeFileAtomic(path.resolve(flags.output), text);
     if (!flags.quiet) process.stderr.write(`wrote ${flags.output}; render it with: capi-gitops render -f ${flags.output} -o <dir>\n`);

@@ -254,7 +254,7 @@ export function buildProgram(): Command {
   const convert = program
     .command('convert')
     .description(
-      "rewrite operator.cluster.x-k8s.io/v1alpha1 provider objects as v1alpha2, as the operator's conversion webhook did; comments, key order and other documents are kept",
+      "rewrite operator.cluster.x-k8s.io/v1alpha1 provider objects as v1alpha2, as the operator's conversion webhook did, and Rancher Turtles CAPIProviders as operator objects with their config Secret; comments, key order and other documents are kept",
     )
     .option('-f, --file <path>', 'manifest file, or a directory of *.yaml files (repeatable)', collect)
     .option('--in-place', 'rewrite the files instead of printing them (only files with v1alpha1 objects; all or none)')
@@ -266,7 +266,11 @@ export function buildProgram(): Command {
   const helmValues = importCommand
     .command('helm-values')
     .description('print the provider objects the cluster-api-operator Helm chart would install for these values')
-    .option('-f, --values <file>', 'a values file of the cluster-api-operator chart (repeatable, later files win)', collect)
+    .option(
+      '-f, --values <file>',
+      'a values file of the cluster-api-operator chart, or the Argo CD Application, Flux HelmRelease (with its valuesFrom ConfigMaps and Secrets) or k3s HelmChart that carries them (repeatable, later files win)',
+      collect,
+    )
     .option('--set <key=value>', "a chart value, Helm's syntax (repeatable, last wins), e.g. infrastructure.docker.version=v1.7.7", collect)
     .option('--set-string <key=value>', 'like --set, but the value stays a string (repeatable; applied after --set)', collect)
     .option(
@@ -275,12 +279,18 @@ export function buildProgram(): Command {
       collect,
     )
     .option('--set-literal <key=value>', 'a chart value, the rest of the argument as written (repeatable; applied last)', collect)
+    .option(
+      '--chart-version <version>',
+      "follow this chart version's templates (default: the version the Application, HelmRelease or HelmChart names, else the newest)",
+    )
     .option('-o, --output <file>', 'write the manifest to <file> instead of stdout')
     .option('--quiet', 'print errors only')
     .action(async (flags) => (await operatorCommands()).importHelmValuesCommand(flags));
   const helmValuesExamples = [
     'capi-gitops import helm-values -f values.yaml -o management-cluster/providers.yaml',
     'capi-gitops import helm-values --set infrastructure.docker.version=v1.7.7',
+    'capi-gitops import helm-values -f values.yaml --chart-version 0.23.0',
+    'capi-gitops import helm-values -f flux/capi-operator-helmrelease.yaml -o management-cluster/providers.yaml',
   ];
   withHelp(importCommand, { examples: helmValuesExamples });
   withHelp(helmValues, { examples: helmValuesExamples });

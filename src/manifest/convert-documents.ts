@@ -1,8 +1,10 @@
 /**
  * `capi-gitops convert`: rewrites operator.cluster.x-k8s.io/v1alpha1 provider objects as
- * v1alpha2 with the same edits the loader applies (v1alpha1.ts). Only the documents holding a
- * v1alpha1 provider object are re-written, through the `yaml` Document API (comments and key
- * order kept, the document's own indentation reused); every other byte of the file is kept.
+ * v1alpha2 with the same edits the loader applies (v1alpha1.ts), and Rancher Turtles
+ * CAPIProviders as the operator object and config Secret Turtles makes of them (turtles.ts).
+ * Only the documents holding such an object (or the Secret a CAPIProvider writes into) are
+ * re-written, through the `yaml` Document API (comments and key order kept, the document's own
+ * indentation reused); every other byte of the file is kept.
  */
 import { CST, Parser, isMap, isScalar, parseDocument, type Document, type Node as YamlNode, type YAMLMap } from 'yaml';
 import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
@@ -22,6 +24,7 @@ import {
   type SourceDocument,
 } from './yaml-source.js';
 import { planV1alpha1Conversion, V1ALPHA1_API_VERSION, type ConversionEdit } from './v1alpha1.js';
+import { CAPI_PROVIDER_KIND, planTurtlesConversion, TURTLES_API_VERSION, type TurtlesSecret } from './turtles.js';
 
 export interface ConvertedObject {
   file: string;
@@ -29,12 +32,84 @@ export interface ConvertedObject {
   column: number;
   /** `CoreProvider/capi-system/cluster-api` */
   object: string;
+  /** What was done, when it is not a v1alpha1 object converted to v1alpha2. */
+  note?: string;
 }
 
 export interface ConvertedFile {
   file: string;
   text: string;
   converted: ConvertedObject[];
+  /** Valid input that works differently under capi-gitops (a CAPIProvider's credentials, …). */
+  warnings: Diagnostic[];
+}
+
+/**
+ * The config Secrets of the CAPIProviders of all files: `existing` holds every Secret the files
+ * have (namespace/name), `into` the variables to write into one of them.
+ */
+export interface TurtlesSecrets {
+  existing: Set<string>;
+  into: Map<string, { data: Record<string, string>; from: string[] }>;
+}
+
+function isCapiProvider(value: unknown): value is Record<string, unknown> {
+  return isPlainObject(value) && value.apiVersion === TURTLES_API_VERSION && value.kind === CAPI_PROVIDER_KIND;
+}
+
+function secretKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+/** Finds the Secrets of the files and which CAPIProviders write into them (first pass over every file). */
+export function turtlesSecrets(files: readonly { file: string; text: string }[]): TurtlesSecrets {
+  const existing = new Set<string>();
+  const made: { secret: TurtlesSecret; from: string }[] = [];
+  for (const { file, text } of files) {
+    for (const source of parseManifestFile(file, text).documents) {
+      let value: unknown;
+      try {
+        value = documentValue(source);
+      } catch {
+        continue;
+      }
+      if (!isPlainObject(value)) continue;
+      const metadata = isPlainObject(value.metadata) ? value.metadata : {};
+      if (value.kind === 'Secret' && value.apiVersion === 'v1' && typeof metadata.name === 'string')
+        existing.add(secretKey(String(metadata.namespace ?? ''), metadata.name));
+      if (isCapiProvider(value)) {
+        pruneNulls(value);
+        const secret = planTurtlesConversion(value).secret;
+        if (secret) made.push({ secret, from: objectLabel(value) });
+      }
+    }
+  }
+  const into = new Map<string, { data: Record<string, string>; from: string[] }>();
+  for (const { secret, from } of made) {
+    const key = secretKey(secret.namespace, secret.name);
+    if (!existing.has(key)) continue;
+    const entry = into.get(key) ?? { data: {}, from: [] };
+    Object.assign(entry.data, secret.data);
+    entry.from.push(from);
+    into.set(key, entry);
+  }
+  return { existing, into };
+}
+
+/** The Secret document a CAPIProvider's variables become, with why it is there. */
+function turtlesSecretText(secret: TurtlesSecret, from: string): string {
+  const comment = [
+    `# The config Secret Rancher Turtles writes for ${from} (internal/sync/secret_sync.go): its variables`,
+    "# and features. They were plain text in the CAPIProvider; capi-gitops keeps a Secret's values out of",
+    `# Git unless the Config lists them in secrets.public: ${Object.keys(secret.data).sort().join(', ')}.`,
+  ].join('\n');
+  const body = emitYamlDocument({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: secret.name, namespace: secret.namespace },
+    stringData: secret.data,
+  });
+  return `${comment}\n${body}`;
 }
 
 const EDIT_OPTIONS = { version: '1.1', schema: 'failsafe', prettyErrors: false } as const;
@@ -110,9 +185,14 @@ function documentSpans(text: string): Map<number, number> {
  * One file converted; `problems` lists what cannot be converted (nothing is to be written then).
  * Files with syntax errors are reported as the loader reports them.
  */
-export function convertManifestText(file: string, text: string): { result: ConvertedFile; problems: Diagnostic[] } {
+export function convertManifestText(
+  file: string,
+  text: string,
+  turtles: TurtlesSecrets = turtlesSecrets([{ file, text }]),
+): { result: ConvertedFile; problems: Diagnostic[] } {
   const parsed = parseManifestFile(file, text);
   const problems: Diagnostic[] = [...parsed.syntaxErrors];
+  const warnings: Diagnostic[] = [];
   const converted: ConvertedObject[] = [];
   const replacements: { start: number; end: number; text: string }[] = [];
   const spans = documentSpans(text);
@@ -123,11 +203,29 @@ export function convertManifestText(file: string, text: string): { result: Conve
     } catch {
       continue; // the loader reports unreadable documents; there is nothing to convert in them
     }
-    const objects = v1alpha1Objects(value);
-    if (objects.length === 0) continue;
     const start = source.doc.range[0];
     const end = spans.get(start) ?? source.doc.range[2];
     const slice = text.slice(start, end);
+    const root = source.doc.contents as YamlNode | null;
+    if (isCapiProvider(value)) {
+      const replacement = convertCapiProvider(source, value, slice, turtles, { problems, warnings, converted });
+      if (replacement !== undefined) replacements.push({ start, end, text: replacement });
+      continue;
+    }
+    const into = intoSecret(value, turtles);
+    if (into) {
+      const doc = parseDocument(slice, EDIT_OPTIONS);
+      for (const [key, data] of Object.entries(into.data)) doc.setIn(['stringData', key], valueNode(data));
+      converted.push({
+        ...nodePosition(source, root),
+        object: objectLabel(value as Record<string, unknown>),
+        note: `wrote the variables of ${into.from.join(', ')} into it (stringData), as Turtles does`,
+      });
+      replacements.push({ start, end, text: doc.toString({ ...documentStyle(slice), lineWidth: 0, minContentWidth: 0 }) });
+      continue;
+    }
+    const objects = v1alpha1Objects(value);
+    if (objects.length === 0) continue;
     const doc = parseDocument(slice, EDIT_OPTIONS);
     if (isPlainObject(value) && value.kind !== 'List' && value.apiVersion === V1ALPHA1_API_VERSION && objects[0]?.path.length) {
       applyEditsToDocument(doc, [], [{ op: 'set', path: ['apiVersion'], value: OPERATOR_API_VERSION, source: ['apiVersion'] }]);
@@ -152,7 +250,52 @@ export function convertManifestText(file: string, text: string): { result: Conve
     const body = text.slice(start, end).endsWith('\n') ? replacement : replacement.replace(/\n$/, '');
     result = result.slice(0, start) + body + result.slice(end);
   }
-  return { result: { file, text: result, converted }, problems };
+  return { result: { file, text: result, converted, warnings }, problems };
+}
+
+/** A Secret of the files a CAPIProvider writes its variables into. */
+function intoSecret(value: unknown, turtles: TurtlesSecrets): { data: Record<string, string>; from: string[] } | undefined {
+  if (!isPlainObject(value) || value.kind !== 'Secret' || value.apiVersion !== 'v1') return undefined;
+  const metadata = isPlainObject(value.metadata) ? value.metadata : {};
+  return turtles.into.get(secretKey(String(metadata.namespace ?? ''), String(metadata.name ?? '')));
+}
+
+/** A CAPIProvider document as its operator object, followed by its config Secret unless the files have one. */
+function convertCapiProvider(
+  source: SourceDocument,
+  value: Record<string, unknown>,
+  slice: string,
+  turtles: TurtlesSecrets,
+  out: { problems: Diagnostic[]; warnings: Diagnostic[]; converted: ConvertedObject[] },
+): string | undefined {
+  pruneNulls(value);
+  const plan = planTurtlesConversion(value);
+  const root = source.doc.contents as YamlNode | null;
+  const label = objectLabel(value);
+  for (const finding of plan.findings) out.problems.push(findingDiagnostic(source, root, label, finding));
+  for (const finding of plan.warnings) out.warnings.push(findingDiagnostic(source, root, label, finding));
+  if (!plan.kind || plan.findings.length > 0) return undefined;
+  const doc = parseDocument(slice, EDIT_OPTIONS);
+  applyEditsToDocument(doc, [], plan.edits);
+  const metadata = isPlainObject(value.metadata) ? value.metadata : {};
+  const spec = isPlainObject(value.spec) ? value.spec : {};
+  const target = describeObject({
+    kind: plan.kind,
+    metadata: {
+      name: String(spec.name || metadata.name || ''),
+      namespace: typeof metadata.namespace === 'string' ? metadata.namespace : undefined,
+    },
+  });
+  let text = doc.toString({ ...documentStyle(slice), lineWidth: 0, minContentWidth: 0 });
+  const secret = plan.secret!;
+  const written = turtles.existing.has(secretKey(secret.namespace, secret.name));
+  if (!written) text = `${text.endsWith('\n') ? text : `${text}\n`}---\n${turtlesSecretText(secret, label)}`;
+  out.converted.push({
+    ...nodePosition(source, root),
+    object: label,
+    note: `converted ${label} to ${target}${written ? '' : ` and Secret ${secret.namespace}/${secret.name}`}, as Rancher Turtles reconciles it`,
+  });
+  return text;
 }
 
 function objectLabel(object: Record<string, unknown>): string {
@@ -187,9 +330,10 @@ function findingDiagnostic(
 export async function convertManifestFiles(paths: readonly string[]): Promise<ConvertedFile[]> {
   const problems: Diagnostic[] = [];
   const files = await readManifestFiles(await listManifestFiles(paths, problems), problems);
+  const turtles = turtlesSecrets(files);
   const results: ConvertedFile[] = [];
   for (const { file, text } of files) {
-    const converted = convertManifestText(file, text);
+    const converted = convertManifestText(file, text, turtles);
     problems.push(...converted.problems);
     results.push(converted.result);
   }

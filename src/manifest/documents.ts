@@ -36,8 +36,12 @@ const V1_KINDS: Record<string, Category> = {
   ConfigMapList: 'list',
 };
 
+/** Rancher Turtles' provider object: read as the operator object Turtles makes of it (turtles.ts). */
+export const TURTLES_API_VERSION = 'turtles-capi.cattle.io/v1alpha1';
+export const CAPI_PROVIDER_KIND = 'CAPIProvider';
+
 const LIST_ITEM_KINDS = [...PROVIDER_KINDS, 'Secret', 'ConfigMap', 'Namespace'];
-export const SUPPORTED_KINDS: readonly string[] = [...LIST_ITEM_KINDS, 'List', 'Config', 'Release'];
+export const SUPPORTED_KINDS: readonly string[] = [...LIST_ITEM_KINDS, CAPI_PROVIDER_KIND, 'List', 'Config', 'Release'];
 
 /** Read and converted by the loader (v1alpha1.ts), as the operator's conversion webhook did. */
 export const V1ALPHA1 = 'operator.cluster.x-k8s.io/v1alpha1';
@@ -45,6 +49,7 @@ export const V1ALPHA1 = 'operator.cluster.x-k8s.io/v1alpha1';
 /** Which apiVersion serves a kind we read, and its category; undefined for kinds we do not read. */
 function servedKind(kind: string): { apiVersion: string; category: Category; item?: { kind: string; apiVersion: string } } | undefined {
   if (isProviderKind(kind)) return { apiVersion: OPERATOR_API_VERSION, category: 'provider' };
+  if (kind === CAPI_PROVIDER_KIND) return { apiVersion: TURTLES_API_VERSION, category: 'provider' };
   if (kind.endsWith('List') && isProviderKind(kind.slice(0, -4))) {
     return { apiVersion: OPERATOR_API_VERSION, category: 'list', item: { kind: kind.slice(0, -4), apiVersion: OPERATOR_API_VERSION } };
   }

@@ -6,6 +6,8 @@
  * string form up to v0.18 (`infrastructure=docker:v1.4.2`, `ns:name:version;…`), and the implicit
  * providers of core-conditions.yaml and infra-conditions.yaml. Namespace objects, Helm hook and
  * Argo CD sync-wave annotations are left out: capi-gitops renders namespaces and orders the sync.
+ * Which values a chart version reads, and how, is the table in helm-chart-versions.ts: the given
+ * chart version's rules are followed, the newest chart's without one.
  */
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
@@ -15,12 +17,25 @@ import { userValues, type SetValueKind } from '../core/helm-set.js';
 import { ownValue, setOwnValue } from '../core/own-keys.js';
 import { resolvePlainScalar } from '../yaml/scalar.js';
 import { emitYamlDocument } from '../yaml/emit.js';
+import {
+  chartRule,
+  chartRules,
+  isLaterChart,
+  NEWEST_CHART,
+  resolveChartVersion,
+  versionSpan,
+  type ChartProviderType,
+  type ChartValuePath,
+  type ChartVersionRequest,
+} from './helm-chart-versions.js';
 
 export interface HelmValuesInput {
   /** Values files already read, in order (later wins). */
   layers: { source: string; values: Values }[];
   /** `--set` / `--set-string`, in command-line order. */
   sets: { expression: string; forceString: boolean; kind?: SetValueKind }[];
+  /** The chart version whose templates to follow (`--chart-version`, or the GitOps object's); absent: the newest. */
+  chartVersion?: ChartVersionRequest;
 }
 
 export interface ImportedManifest {
@@ -30,7 +45,7 @@ export interface ImportedManifest {
 }
 
 /** The chart's provider maps: values key, kind, default-namespace suffix (the chart's words). */
-const PROVIDER_TYPES: { key: string; kind: ProviderKind; suffix: string }[] = [
+const PROVIDER_TYPES: { key: ChartProviderType; kind: ProviderKind; suffix: string }[] = [
   { key: 'core', kind: 'CoreProvider', suffix: '' },
   { key: 'bootstrap', kind: 'BootstrapProvider', suffix: 'bootstrap-system' },
   { key: 'controlPlane', kind: 'ControlPlaneProvider', suffix: 'control-plane-system' },
@@ -39,19 +54,23 @@ const PROVIDER_TYPES: { key: string; kind: ProviderKind; suffix: string }[] = [
   { key: 'addon', kind: 'AddonProvider', suffix: 'addon-system' },
 ];
 
-/** Per-provider keys each template reads; the infrastructure template reads two more. */
-const PROVIDER_KEYS = [
-  'namespace',
-  'version',
-  'manager',
-  'deployment',
-  'configSecret',
-  'createNamespace',
-  'manifestPatches',
-  'fetchConfig',
-  'additionalManifests',
-];
-const INFRA_ONLY_KEYS = ['patches'];
+/** A provider's keys and the rule (helm-chart-versions.ts) by which a chart reads each. */
+const PROVIDER_KEYS: Record<string, ChartValuePath> = {
+  namespace: '<type>.<name>.namespace',
+  version: '<type>.<name>.version',
+  manager: '<type>.<name>.manager',
+  deployment: '<type>.<name>.deployment',
+  configSecret: '<type>.<name>.configSecret',
+  createNamespace: '<type>.<name>.createNamespace',
+  manifestPatches: '<type>.<name>.manifestPatches',
+  fetchConfig: '<type>.<name>.fetchConfig',
+  additionalManifests: '<type>.<name>.additionalManifests',
+  patches: 'infrastructure.<name>.patches',
+};
+
+/** The first chart of the map form: a provider key read by every map-form chart needs no version warning. */
+const MAP_FORM_SINCE = 'v0.19.0';
+const STRING_FORM: ChartValuePath = '<type>: "[namespace:]name[:version];…"';
 
 const HEADER = `# Provider objects equivalent to these cluster-api-operator Helm chart values, written by
 # capi-gitops import helm-values (following hack/charts/cluster-api-operator/templates).
@@ -87,13 +106,40 @@ function readValues(input: HelmValuesInput): Values {
   }));
 }
 
+/** How the run reads the values: the chart version followed, and whether the user named it. */
+interface Reading {
+  version: string;
+  /** No chart version was given: warn, naming --chart-version, about values older charts read differently. */
+  assumed: boolean;
+  values: Values;
+  warnings: string[];
+  problems: Diagnostic[];
+  /** Provider keys that only newer charts read, for the one warning of an assumed version. */
+  newerOnly: string[];
+  /** Top-level manager.featureGates keys some provider took. */
+  gatesUsed: Set<string>;
+}
+
+function rulesText(value: ChartValuePath, type: ChartProviderType): string {
+  return chartRules(value, type)
+    .map((rule) => `${versionSpan(rule)}: ${rule.template}`)
+    .join('; ');
+}
+
+/** The value's form: the string of charts up to v0.18.1, the map of v0.19.0 on, or nothing (`""`, `{}`, null). */
+function formOf(value: unknown): 'string' | 'map' | 'none' | 'other' {
+  if (value === undefined || value === null || value === '') return 'none';
+  if (typeof value === 'string') return 'string';
+  if (isPlainObject(value)) return Object.keys(value).length === 0 ? 'none' : 'map';
+  return 'other';
+}
+
 /**
- * The string form of charts up to v0.18 (templates/infra.yaml there): `;`-separated entries of
- * `name`, `name:version` or `namespace:name:version`, read into the map form; the v0.18
- * `manager.featureGates.<name>` and `fetchConfig.<name>` maps follow the provider.
+ * The string form of charts up to v0.18.1 (templates/infra.yaml:3 there): `;`-separated entries
+ * of `name`, `name:version` or `namespace:name:version`, read into the map form.
  */
-function fromStringForm(key: string, text: string, values: Values, warnings: string[], problems: Diagnostic[]): Record<string, unknown> {
-  const map: Record<string, unknown> = {};
+function fromStringForm(key: string, text: string, problems: Diagnostic[]): Record<string, Record<string, unknown>> {
+  const map: Record<string, Record<string, unknown>> = {};
   const entries = key === 'core' ? [text] : text.split(';');
   for (const entry of entries) {
     const parts = entry.split(':');
@@ -102,7 +148,7 @@ function fromStringForm(key: string, text: string, values: Values, warnings: str
         path: key,
         message: `${key}=${JSON.stringify(text)}: "${entry}" is not name, name:version or namespace:name:version`,
         expected: `e.g. ${key}=docker:v1.4.2, or ${key}="capd-custom-ns:docker:v1.4.2;capz-custom-ns:azure:v1.10.0"`,
-        hint: `or the map form of chart v0.19 and later: --set ${key}.docker.version=v1.4.2`,
+        hint: `or the map form of chart v0.19.0 and later: --set ${key}.docker.version=v1.4.2`,
       });
       continue;
     }
@@ -110,17 +156,89 @@ function fromStringForm(key: string, text: string, values: Values, warnings: str
     const provider: Record<string, unknown> = {};
     if (namespace !== undefined) provider.namespace = namespace;
     if (version !== undefined) provider.version = version;
-    const manager = isPlainObject(values.manager) ? values.manager : {};
-    const gates = isPlainObject(manager.featureGates) ? ownValue(manager.featureGates, name) : undefined;
-    if (isPlainObject(gates)) provider.manager = { featureGates: gates };
-    setOwnValue(map, name, provider);
+    setOwnValue(map, name!, provider);
   }
-  warnings.push(
-    `${key}=${JSON.stringify(text)} is the string form of charts up to v0.18; read as the map form: ${sortedKeys(map)
-      .map((name) => `${key}.${name}`)
-      .join(', ')}`,
-  );
   return map;
+}
+
+/**
+ * The chart version to follow: the one given, else the newest, except that values in the string
+ * form are read as the last chart that reads it (v0.18.1): the newest fails on them.
+ */
+function chooseVersion(
+  input: HelmValuesInput,
+  values: Values,
+  warnings: string[],
+  problems: Diagnostic[],
+): { version: string; assumed: boolean } {
+  if (input.chartVersion) {
+    const resolved = resolveChartVersion(input.chartVersion);
+    if ('message' in resolved) {
+      problems.push(resolved);
+      return { version: NEWEST_CHART, assumed: false };
+    }
+    if (resolved.note) warnings.push(resolved.note);
+    return { version: resolved.version, assumed: false };
+  }
+  const strings = PROVIDER_TYPES.filter((type) => formOf(values[type.key]) === 'string');
+  if (strings.length === 0) return { version: NEWEST_CHART, assumed: true };
+  const last = chartRules(STRING_FORM, 'infrastructure')[0]!;
+  for (const type of strings) {
+    warnings.push(
+      `${type.key}=${JSON.stringify(values[type.key])} is the string form, which charts ${versionSpan(last)} read (${last.template}); ` +
+        `from ${MAP_FORM_SINCE} the chart reads a map (${type.key}.<name>.version) and fails on a string. ` +
+        `Read as chart ${last.until} reads it; pass --chart-version <the chart version you install> to follow that version's templates`,
+    );
+  }
+  return { version: last.until!, assumed: true };
+}
+
+/** Each provider map in its map form; a form the chart version cannot read is a problem (Helm fails to render it). */
+function providerMaps(reading: Reading): Record<ChartProviderType, Record<string, Record<string, unknown>>> {
+  const { values, version, problems, warnings } = reading;
+  const maps = {} as Record<ChartProviderType, Record<string, Record<string, unknown>>>;
+  for (const type of PROVIDER_TYPES) {
+    maps[type.key] = {};
+    const value = values[type.key];
+    const form = formOf(value);
+    if (form === 'none') continue;
+    if (form === 'other') {
+      problems.push({
+        path: type.key,
+        message: `${type.key} is ${JSON.stringify(value)}`,
+        expected: `a map of providers by name (${type.key}.<name>.version=…), or the string form name:version of charts up to v0.18.1`,
+        hint: `e.g. --set ${type.key}.docker.version=v1.7.7`,
+      });
+      continue;
+    }
+    const stringRule = chartRule(STRING_FORM, type.key, version);
+    const mapRule = chartRule('<type>.<name>', type.key, version);
+    if (!stringRule && !mapRule) {
+      warnings.push(`${type.key} is ignored by chart ${version}: ${type.kind}s are read ${rulesText(STRING_FORM, type.key)}`);
+      continue;
+    }
+    if (!(form === 'string' ? stringRule : mapRule)) {
+      problems.push({
+        path: type.key,
+        message:
+          form === 'string'
+            ? `${type.key} is the string form ${JSON.stringify(value)}, which chart ${version} cannot read: it ranges over a map (${mapRule!.template})`
+            : `${type.key} is a map, which chart ${version} cannot read: it splits a string (${stringRule!.template})`,
+        expected:
+          form === 'string'
+            ? `${type.key}.<name>.version: …, as charts from ${MAP_FORM_SINCE} read`
+            : `${type.key}: "[namespace:]name[:version];…", as charts up to v0.18.1 read`,
+        hint:
+          form === 'string'
+            ? `write ${type.key}: {<name>: {version: …}}, or pass the chart version you install with --chart-version`
+            : `write ${type.key}: "<name>:<version>", or pass the chart version you install with --chart-version`,
+      });
+      continue;
+    }
+    maps[type.key] =
+      form === 'string' ? fromStringForm(type.key, value as string, problems) : (value as Record<string, Record<string, unknown>>);
+  }
+  return maps;
 }
 
 interface ProviderDocument {
@@ -130,7 +248,7 @@ interface ProviderDocument {
   spec?: Record<string, unknown>;
 }
 
-/** The configSecret helper (_helpers.tpl capi-operator.configSecret): the provider's own, else the global one. */
+/** The configSecret helper (_helpers.tpl capi-operator.configSecret, v0.24.0): the provider's own, field by field, else the global one. */
 function configSecret(own: unknown, global: Record<string, unknown>): Record<string, unknown> | undefined {
   const mine = isPlainObject(own) ? own : {};
   const name = truthy(mine.name) ? mine.name : global.name;
@@ -141,75 +259,121 @@ function configSecret(own: unknown, global: Record<string, unknown>): Record<str
   return result;
 }
 
+/** `{{ range $k, $v := … }}{{ $k }}: {{ $v }}`: a gate map as the template prints it; anything else fails to render. */
+function gateMap(gates: unknown, path: string, version: string, problems: Diagnostic[]): Record<string, unknown> | undefined {
+  if (!truthy(gates)) return undefined;
+  if (!isPlainObject(gates)) {
+    problems.push({
+      path,
+      message: `${path} is ${JSON.stringify(gates)}; chart ${version} ranges over it as a map of gates and fails to render`,
+      expected: 'a map of feature gate names to true or false, e.g. {ClusterTopology: true}',
+      hint: `write ${path}.ClusterTopology=true, one gate per key`,
+    });
+    return undefined;
+  }
+  const out: Record<string, unknown> = {};
+  for (const gate of sortedKeys(gates)) out[gate] = interpolated(String(gates[gate]));
+  return out;
+}
+
+/** The top-level `manager.featureGates` map, when the values have one. */
+function topLevelGates(values: Values): Record<string, unknown> | undefined {
+  const manager = isPlainObject(values.manager) ? values.manager : undefined;
+  return manager && isPlainObject(manager.featureGates) ? manager.featureGates : undefined;
+}
+
+/** Warnings for the provider's keys: never read, or not read by this chart version. */
+function checkProviderKeys(
+  reading: Reading,
+  type: (typeof PROVIDER_TYPES)[number],
+  label: string,
+  provider: Record<string, unknown>,
+): void {
+  for (const key of sortedKeys(provider)) {
+    if (key === 'enabled') {
+      reading.warnings.push(`${label}.enabled is ignored by the chart: a provider is installed whenever ${label} is set`);
+      continue;
+    }
+    const path = PROVIDER_KEYS[key];
+    const rules = path ? chartRules(path, type.key) : [];
+    if (rules.length === 0) {
+      reading.warnings.push(`${label}.${key} is ignored by the chart's ${type.key} template`);
+      continue;
+    }
+    const rule = chartRule(path!, type.key, reading.version);
+    if (!rule) reading.warnings.push(`${label}.${key} is ignored by chart ${reading.version}; it is read ${rulesText(path!, type.key)}`);
+    else if (reading.assumed && isLaterChart(rule.since, MAP_FORM_SINCE)) reading.newerOnly.push(`${label}.${key} (from ${rule.since})`);
+  }
+}
+
 function providerDocument(
+  reading: Reading,
   type: (typeof PROVIDER_TYPES)[number],
   name: string,
   provider: Record<string, unknown>,
-  values: Values,
-  warnings: string[],
+  fromString: boolean,
   extra: Record<string, unknown>[],
 ): ProviderDocument {
-  const isInfra = type.key === 'infrastructure';
+  const { values, version, warnings } = reading;
+  const reads = (path: ChartValuePath) => chartRule(path, type.key, version);
   const label = `${type.key}.${name}`;
-  for (const key of sortedKeys(provider)) {
-    if (key === 'enabled') warnings.push(`${label}.enabled is ignored by the chart: a provider is installed whenever ${label} is set`);
-    else if (!PROVIDER_KEYS.includes(key) && !(isInfra && INFRA_ONLY_KEYS.includes(key)))
-      warnings.push(`${label}.${key} is ignored by the chart's ${type.key} template`);
-  }
+  if (!fromString) checkProviderKeys(reading, type, label, provider);
   const namespace = truthy(provider.namespace)
     ? String(provider.namespace)
     : type.key === 'core'
       ? 'capi-system'
       : `${name}-${type.suffix}`;
   const globalSecret = isPlainObject(values.configSecret) ? values.configSecret : {};
-  const additionalDeployments = isInfra && truthy(values.additionalDeployments) ? values.additionalDeployments : undefined;
-  const version = provider.version;
-  const manager = isPlainObject(provider.manager) ? provider.manager : undefined;
+  const ownSecret = isPlainObject(provider.configSecret) ? provider.configSecret : {};
+  const additionalDeployments =
+    reads('additionalDeployments') && truthy(values.additionalDeployments) ? values.additionalDeployments : undefined;
+  const ownManager = reads('<type>.<name>.manager') && truthy(provider.manager) ? provider.manager : undefined;
+  const deployment = reads('<type>.<name>.deployment') && truthy(provider.deployment) ? provider.deployment : undefined;
   const hasSpec =
-    truthy(version) ||
-    truthy(globalSecret.name) ||
-    truthy(provider.manager) ||
-    truthy(provider.deployment) ||
+    truthy(provider.version) ||
+    (reads('configSecret') !== undefined && truthy(globalSecret.name)) ||
+    (reads('secretName') !== undefined && truthy(values.secretName)) ||
+    (reads('manager') !== undefined && truthy(values.manager)) ||
     additionalDeployments !== undefined ||
-    truthy(isPlainObject(provider.configSecret) ? provider.configSecret.name : undefined);
+    (reads('<type>.<name>.configSecret') !== undefined && truthy(ownSecret.name)) ||
+    ownManager !== undefined ||
+    deployment !== undefined;
   const spec: Record<string, unknown> = {};
-  if (truthy(version)) spec.version = interpolated(String(version));
-  if (truthy(provider.deployment)) spec.deployment = provider.deployment;
-  if (truthy(provider.manager)) {
-    const out: Record<string, unknown> = {};
-    if (manager && truthy(manager.featureGates) && isPlainObject(manager.featureGates)) {
-      const gates: Record<string, unknown> = {};
-      for (const gate of sortedKeys(manager.featureGates)) setOwnValue(gates, gate, interpolated(String(manager.featureGates[gate])));
-      out.featureGates = gates;
-    }
-    const metrics = manager && isPlainObject(manager.metrics) ? manager.metrics : undefined;
-    if (manager && truthy(manager.metrics)) {
-      const m: Record<string, unknown> = {};
-      if (metrics && truthy(metrics.insecureDiagnostics)) m.insecureDiagnostics = interpolated(String(metrics.insecureDiagnostics));
-      if (metrics && truthy(metrics.diagnosticsAddress)) m.diagnosticsAddress = metrics.diagnosticsAddress;
-      if (Object.keys(m).length > 0) out.metrics = m;
-    }
-    for (const key of sortedKeys(manager ?? {})) {
-      if (key !== 'featureGates' && key !== 'metrics')
-        warnings.push(`${label}.manager.${key} is ignored by the chart (it writes manager.featureGates and manager.metrics only)`);
-    }
-    // `manager:` with nothing under it reads as null, which the API server drops.
-    if (Object.keys(out).length > 0) spec.manager = out;
-  }
-  const globalFetch = isPlainObject(values.fetchConfig) ? ownValue(values.fetchConfig, name) : undefined;
-  if (isInfra && isPlainObject(globalFetch)) {
+  if (truthy(provider.version)) spec.version = interpolated(String(provider.version));
+  if (deployment !== undefined) spec.deployment = deployment;
+  const manager = managerOf(reading, type, name, label, ownManager);
+  if (manager) spec.manager = manager;
+  const fetchRule = reads('fetchConfig.<name>');
+  const globalFetch = fetchRule && isPlainObject(values.fetchConfig) ? values.fetchConfig[name] : undefined;
+  if (isPlainObject(globalFetch)) {
     const fetch: Record<string, unknown> = {};
     for (const key of sortedKeys(globalFetch)) setOwnValue(fetch, key, interpolated(String(globalFetch[key])));
     spec.fetchConfig = fetch;
   }
-  const secret = configSecret(provider.configSecret, globalSecret);
+  const secret = reads('<type>.<name>.configSecret')
+    ? configSecret(provider.configSecret, globalSecret)
+    : reads('configSecret')
+      ? configSecret(undefined, globalSecret)
+      : undefined;
   if (secret) spec.configSecret = secret;
+  if (type.key === 'addon' && truthy(values.secretName)) {
+    warnings.push(
+      `secretName: every chart writes it into the AddonProvider as spec.secretName, a v1alpha1 field the v1alpha2 API server drops (${chartRules('secretName')[0]!.template}); it is left out: set configSecret.name (read for addons from chart v0.24.0)`,
+    );
+  }
   if (additionalDeployments !== undefined) spec.additionalDeployments = additionalDeployments;
-  if (truthy(provider.manifestPatches)) spec.manifestPatches = provider.manifestPatches;
-  if (isInfra && truthy(provider.patches)) spec.patches = provider.patches;
-  if (truthy(provider.fetchConfig)) spec.fetchConfig = provider.fetchConfig;
+  if (reads('<type>.<name>.manifestPatches') && truthy(provider.manifestPatches)) spec.manifestPatches = provider.manifestPatches;
+  if (reads('infrastructure.<name>.patches') && truthy(provider.patches)) spec.patches = provider.patches;
+  if (reads('<type>.<name>.fetchConfig') && truthy(provider.fetchConfig)) {
+    if (spec.fetchConfig !== undefined) {
+      warnings.push(
+        `${label}: fetchConfig.${name} and ${label}.fetchConfig are both set; the chart writes fetchConfig twice, and the second (${label}.fetchConfig) wins`,
+      );
+    }
+    spec.fetchConfig = provider.fetchConfig;
+  }
   const additional = isPlainObject(provider.additionalManifests) ? provider.additionalManifests : undefined;
-  if (additional && truthy(provider.additionalManifests)) {
+  if (reads('<type>.<name>.additionalManifests') && additional && truthy(provider.additionalManifests)) {
     spec.additionalManifests = {
       name: interpolated(String(additional.name)),
       ...(truthy(additional.namespace) ? { namespace: interpolated(String(additional.namespace)) } : {}),
@@ -223,17 +387,64 @@ function providerDocument(
   }
   if (!hasSpec && Object.keys(spec).length > 0) {
     warnings.push(
-      `${label}: the chart writes ${Object.keys(spec).join(', ')} without a spec: line (it adds spec: only with a version, configSecret, manager or deployment), so the operator never sees them; they are left out too`,
+      `${label}: chart ${version} writes ${Object.keys(spec).join(', ')} without a spec: line (it adds spec: only with a version, configSecret, manager or deployment), so the operator never sees them; they are left out too`,
     );
     return { kind: type.kind, name, namespace };
   }
   return { kind: type.kind, name, namespace, spec: hasSpec ? spec : undefined };
 }
 
+/**
+ * spec.manager: the provider's own `manager` (charts from v0.25.0: featureGates and metrics), or
+ * the top-level `manager.featureGates.core` / `.<name>` (charts v0.10.0 to v0.24.1).
+ */
+function managerOf(
+  reading: Reading,
+  type: (typeof PROVIDER_TYPES)[number],
+  name: string,
+  label: string,
+  own: unknown,
+): Record<string, unknown> | undefined {
+  const { version, warnings, problems } = reading;
+  const out: Record<string, unknown> = {};
+  if (own !== undefined) {
+    const manager = isPlainObject(own) ? own : {};
+    if (type.key === 'addon' && manager.featureGates !== undefined) {
+      warnings.push(`${label}.manager.featureGates is ignored by the chart: its addon template writes manager.metrics only`);
+    } else {
+      const gates = gateMap(manager.featureGates, `${label}.manager.featureGates`, version, problems);
+      if (gates) out.featureGates = gates;
+    }
+    const metrics = isPlainObject(manager.metrics) ? manager.metrics : undefined;
+    if (metrics && truthy(manager.metrics)) {
+      const m: Record<string, unknown> = {};
+      if (truthy(metrics.insecureDiagnostics)) m.insecureDiagnostics = interpolated(String(metrics.insecureDiagnostics));
+      if (truthy(metrics.diagnosticsAddress)) m.diagnosticsAddress = metrics.diagnosticsAddress;
+      if (Object.keys(m).length > 0) out.metrics = m;
+    }
+    for (const key of sortedKeys(manager)) {
+      if (key !== 'featureGates' && key !== 'metrics')
+        warnings.push(`${label}.manager.${key} is ignored by the chart (it writes manager.featureGates and manager.metrics only)`);
+    }
+  } else {
+    const key = type.key === 'core' ? 'core' : name;
+    const rule = chartRule(type.key === 'core' ? 'manager.featureGates.core' : 'manager.featureGates.<name>', type.key, version);
+    const gates = topLevelGates(reading.values);
+    if (rule && gates && Object.hasOwn(gates, key)) {
+      reading.gatesUsed.add(key);
+      const map = gateMap(gates[key], `manager.featureGates.${key}`, version, problems);
+      if (map) out.featureGates = map;
+    }
+  }
+  // `manager:` with nothing under it reads as null, which the API server drops.
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 /** core-conditions.yaml and infra-conditions.yaml: providers the chart adds on its own, with the global configSecret only. */
-function implicitProviders(values: Values): ProviderDocument[] {
+function implicitProviders(reading: Reading, maps: Record<ChartProviderType, Record<string, unknown>>): ProviderDocument[] {
+  const { values, version } = reading;
   const secret = isPlainObject(values.configSecret) && truthy(values.configSecret) ? values.configSecret : undefined;
-  const spec = secret
+  const secretSpec = secret
     ? {
         configSecret: {
           name: interpolated(String(secret.name ?? '')),
@@ -242,15 +453,90 @@ function implicitProviders(values: Values): ProviderDocument[] {
       }
     : undefined;
   const found: ProviderDocument[] = [];
-  const anyOther = ['addon', 'bootstrap', 'controlPlane', 'infrastructure', 'ipam'].some((key) => truthy(values[key]));
-  if (anyOther && !truthy(values.core)) found.push({ kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', spec });
-  if (truthy(values.infrastructure)) {
-    if (!truthy(values.bootstrap))
-      found.push({ kind: 'BootstrapProvider', name: 'kubeadm', namespace: 'capi-kubeadm-bootstrap-system', spec });
-    if (!truthy(values.controlPlane))
+  const some = (key: ChartProviderType) => Object.keys(maps[key]).length > 0;
+  const anyOther = (['addon', 'bootstrap', 'controlPlane', 'infrastructure', 'ipam'] as const).some(some);
+  if (anyOther && !some('core')) found.push({ kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', spec: secretSpec });
+  if (some('infrastructure')) {
+    if (!some('bootstrap'))
+      found.push({ kind: 'BootstrapProvider', name: 'kubeadm', namespace: 'capi-kubeadm-bootstrap-system', spec: secretSpec });
+    if (!some('controlPlane')) {
+      // The kubeadm control plane takes manager.featureGates.kubeadm only inside `with .Values.configSecret`.
+      const gates = topLevelGates(values);
+      const kubeadm =
+        secretSpec && chartRule('manager.featureGates.kubeadm', 'controlPlane', version) && gates && Object.hasOwn(gates, 'kubeadm')
+          ? gateMap(gates.kubeadm, 'manager.featureGates.kubeadm', version, reading.problems)
+          : undefined;
+      if (kubeadm) reading.gatesUsed.add('kubeadm');
+      const spec = kubeadm ? { manager: { featureGates: kubeadm }, ...secretSpec } : secretSpec;
       found.push({ kind: 'ControlPlaneProvider', name: 'kubeadm', namespace: 'capi-kubeadm-control-plane-system', spec });
+    }
   }
   return found;
+}
+
+/** Where each top-level gate key went, or why it went nowhere. */
+function checkTopLevelGates(reading: Reading, maps: Record<ChartProviderType, Record<string, unknown>>): void {
+  const manager = isPlainObject(reading.values.manager) ? reading.values.manager : undefined;
+  for (const key of sortedKeys(manager ?? {})) {
+    if (key !== 'featureGates')
+      reading.warnings.push(
+        `manager.${key} (top level) is ignored by every chart: charts v0.10.0 to v0.24.1 read manager.featureGates only`,
+      );
+  }
+  if (!manager || manager.featureGates === undefined || manager.featureGates === null) return;
+  const gates = topLevelGates(reading.values);
+  const removed = chartRules('manager.featureGates.<name>', 'infrastructure')[0]!;
+  const readByVersion = chartRule('manager.featureGates.<name>', 'infrastructure', reading.version) !== undefined;
+  if (!readByVersion) {
+    const targets = gates ? gateTargets(gates, maps, reading.values) : [];
+    const would = targets.length > 0 ? ` (here: ${targets.join(', ')})` : '';
+    reading.warnings.push(
+      `manager.featureGates (top level) is read by charts ${versionSpan(removed)}, which copy manager.featureGates.core into the CoreProvider and ` +
+        `manager.featureGates.<name> into the infrastructure, control-plane (from v0.15.0) and IPAM (from v0.17.0) providers of that name${would}; ` +
+        `chart ${reading.version} ignores it, so it is left out. ` +
+        (reading.assumed
+          ? `These values are read as the newest chart (${reading.version}) reads them: if you install an older chart, pass --chart-version <its version>; otherwise move the gates to <type>.<name>.manager.featureGates`
+          : `Move the gates to <type>.<name>.manager.featureGates`),
+    );
+    return;
+  }
+  if (!gates) {
+    reading.warnings.push(
+      `manager.featureGates is ${JSON.stringify(manager.featureGates)}; chart ${reading.version} reads a map of provider names to gate maps`,
+    );
+    return;
+  }
+  for (const key of sortedKeys(gates)) {
+    if (reading.gatesUsed.has(key)) continue;
+    const why =
+      key === 'core'
+        ? 'the chart writes it only into the CoreProvider of `core`, and the CoreProvider it adds on its own (core-conditions.yaml) gets none'
+        : key === 'kubeadm'
+          ? 'no control-plane, infrastructure or IPAM provider is named kubeadm, and the kubeadm control plane the chart adds takes it only when configSecret is set (infra-conditions.yaml)'
+          : `no infrastructure, control-plane or IPAM provider of chart ${reading.version} is named ${key} (bootstrap and addon providers never take top-level gates)`;
+    reading.warnings.push(`manager.featureGates.${key} is ignored: ${why}`);
+  }
+  if (reading.assumed && reading.gatesUsed.size > 0) {
+    reading.warnings.push(
+      `manager.featureGates (top level) is read as chart ${reading.version} reads it (${removed.template}); charts from v0.25.0 ignore it: pass --chart-version <the chart version you install> to follow that version`,
+    );
+  }
+}
+
+/** Which providers a chart from v0.10.0 to v0.24.1 would give the top-level gates. */
+function gateTargets(gates: Record<string, unknown>, maps: Record<ChartProviderType, Record<string, unknown>>, values: Values): string[] {
+  const targets: string[] = [];
+  if (Object.hasOwn(gates, 'core')) for (const name of sortedKeys(maps.core)) targets.push(`CoreProvider ${name}`);
+  for (const [type, kind] of [
+    ['infrastructure', 'InfrastructureProvider'],
+    ['controlPlane', 'ControlPlaneProvider'],
+    ['ipam', 'IPAMProvider'],
+  ] as const) {
+    for (const name of sortedKeys(maps[type])) if (Object.hasOwn(gates, name)) targets.push(`${kind} ${name}`);
+  }
+  const implicitKubeadm = Object.keys(maps.infrastructure).length > 0 && Object.keys(maps.controlPlane).length === 0;
+  if (Object.hasOwn(gates, 'kubeadm') && implicitKubeadm && truthy(values.configSecret)) targets.push('ControlPlaneProvider kubeadm');
+  return targets;
 }
 
 /** The chart's values (files, then --set) as a capi-gitops manifest. */
@@ -258,36 +544,30 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   const values = readValues(input);
   const warnings: string[] = [];
   const problems: Diagnostic[] = [];
-  const stringForm = PROVIDER_TYPES.some((type) => typeof values[type.key] === 'string');
-  for (const type of PROVIDER_TYPES) {
-    const value = values[type.key];
-    if (typeof value === 'string') values[type.key] = value === '' ? {} : fromStringForm(type.key, value, values, warnings, problems);
-    else if (value !== undefined && value !== null && !isPlainObject(value)) {
-      problems.push({
-        path: type.key,
-        message: `${type.key} is ${JSON.stringify(value)}`,
-        expected: `a map of providers by name (${type.key}.<name>.version=…), or the string form name:version`,
-        hint: `e.g. --set ${type.key}.docker.version=v1.7.7`,
-      });
-    }
-  }
+  const { version, assumed } = chooseVersion(input, values, warnings, problems);
   if (problems.length > 0) throw new CapiGitopsError(problems);
-  if (!stringForm && isPlainObject(values.manager) && values.manager.featureGates !== undefined) {
-    warnings.push(
-      'manager.featureGates at the top level is ignored by charts from v0.19 (it was read by the string form up to v0.18); set <type>.<name>.manager.featureGates instead',
-    );
-  }
+  const reading: Reading = { version, assumed, values, warnings, problems, newerOnly: [], gatesUsed: new Set() };
+  const maps = providerMaps(reading);
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  const stringForm = new Set(PROVIDER_TYPES.filter((type) => typeof values[type.key] === 'string').map((type) => type.key));
   const documents: ProviderDocument[] = [];
   const extra: Record<string, unknown>[] = [];
   for (const type of PROVIDER_TYPES) {
-    const map = (values[type.key] ?? {}) as Record<string, unknown>;
+    const map = maps[type.key];
     for (const name of sortedKeys(map)) {
       const entry = ownValue(map, name);
       const provider = isPlainObject(entry) ? entry : {};
-      documents.push(providerDocument(type, name, provider, values, warnings, extra));
+      documents.push(providerDocument(reading, type, name, provider, stringForm.has(type.key), extra));
     }
   }
-  const implicit = implicitProviders(values);
+  const implicit = implicitProviders(reading, maps);
+  checkTopLevelGates(reading, maps);
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  if (assumed && reading.newerOnly.length > 0) {
+    warnings.push(
+      `read as the newest chart (${version}) reads them; older charts ignore ${reading.newerOnly.join(', ')}: if you install an older chart, pass --chart-version <its version>`,
+    );
+  }
   const order = PROVIDER_TYPES.map((type) => type.kind);
   const all = [...implicit, ...documents].sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
   const objects: Record<string, unknown>[] = all.map((doc) => ({
@@ -298,8 +578,9 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   }));
   objects.push(...extra);
   const body = objects.map((object) => emitYamlDocument(object)).join('---\n');
+  const header = `${HEADER}# Read as chart ${version} of cluster-api-operator reads them${assumed ? ' (no --chart-version given)' : ''}.\n`;
   return {
-    text: objects.length === 0 ? `${HEADER}# The values name no provider: the chart installs none.\n` : `${HEADER}---\n${body}`,
+    text: objects.length === 0 ? `${header}# The values name no provider: the chart installs none.\n` : `${header}---\n${body}`,
     warnings,
   };
 }

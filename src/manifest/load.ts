@@ -33,6 +33,7 @@ import type {
   SourcePosition,
   ToolConfig,
 } from './types.js';
+import { CAPI_PROVIDER_KIND, planTurtlesConversion, type TurtlesSecret } from './turtles.js';
 import {
   documentPosition,
   documentValue,
@@ -77,6 +78,7 @@ export async function loadManifest(paths: string[], options: LoadOptions = {}): 
   // --namespace wins over the Config document's namespace, as flags win over Config elsewhere
   const collector = new ManifestCollector(bag, options.namespace ?? configNamespace(documents.map((d) => d.read)));
   for (const { source, read } of documents) collector.addDocument(source, read);
+  collector.addTurtlesSecrets();
   collector.mergeConfigs();
   const baseDir = files.length > 0 ? path.dirname(path.resolve(files[0])) : process.cwd();
   if (!options.collectAll || collector.hasRunProblems(bag.items)) bag.throwIfAny();
@@ -193,12 +195,57 @@ class ManifestCollector {
   private readonly faultyUnits = new Set<ObjectUnit>();
   private readonly faultyObjects = new Set<unknown>();
   private readonly objectProblems = new Set<Diagnostic>();
+  /** The config Secrets Turtles would write for the CAPIProviders read. */
+  private readonly turtlesSecrets: (TurtlesSecret & { position: SourcePosition })[] = [];
 
   constructor(
     private readonly bag: DiagnosticBag,
     /** The namespace of namespaced objects that name none (LoadOptions.namespace). */
     private readonly namespace?: string,
   ) {}
+
+  /**
+   * Each CAPIProvider's variables as its config Secret: written into a Secret of that name in the
+   * input (Turtles updates it, keeping its other keys), else a Secret of their own. They were
+   * plain text in the CAPIProvider, so they are not secret.
+   */
+  addTurtlesSecrets(): void {
+    for (const made of this.turtlesSecrets) {
+      if (!made.namespace || !made.name) continue; // the provider is reported as incomplete
+      const existing = this.secrets.find((secret) => secret.name === made.name && secret.namespace === made.namespace);
+      const union = (a: readonly string[] | undefined, b: readonly string[]) => [...new Set([...(a ?? []), ...b])].sort();
+      if (existing) {
+        Object.assign(existing.data, made.data);
+        existing.publicKeys = union(existing.publicKeys, Object.keys(made.data));
+        existing.implicitKeys = union(existing.implicitKeys, made.implicitKeys);
+      } else {
+        this.secrets.push({
+          name: made.name,
+          namespace: made.namespace,
+          data: { ...made.data },
+          position: made.position,
+          publicKeys: Object.keys(made.data).sort(),
+          implicitKeys: made.implicitKeys,
+        });
+      }
+    }
+  }
+
+  /** A CAPIProvider as the operator object Turtles reconciles; its problems and warnings reported. */
+  private convertTurtles(unit: ObjectUnit, object: Record<string, unknown>): Record<string, unknown> | undefined {
+    const plan = planTurtlesConversion(object);
+    plan.findings.forEach((finding) => this.report(unit, finding));
+    plan.warnings.forEach((finding) => this.report(unit, finding, this.warnings));
+    if (!plan.kind) return undefined;
+    unit.conversion = plan.edits;
+    if (plan.secret) {
+      const spec = isPlainObject(object.spec) ? object.spec : {};
+      const field = 'variables' in spec ? 'variables' : 'features' in spec ? 'features' : 'type';
+      const position = fieldPosition(unit.source, unit.node, ['spec', field], 'key');
+      this.turtlesSecrets.push({ ...plan.secret, position });
+    }
+    return applyEditsToValue(object, plan.edits);
+  }
 
   /** Several Config documents are merged in file order; conflicting scalars are problems. */
   mergeConfigs(): void {
@@ -281,6 +328,11 @@ class ManifestCollector {
     defaultNamespace(object, classified.category, this.namespace);
     if (classified.category === 'provider' && classified.apiVersion === V1ALPHA1_API_VERSION)
       object = this.convertV1alpha1(document, object);
+    if (classified.category === 'provider' && classified.kind === CAPI_PROVIDER_KIND) {
+      const converted = this.convertTurtles(document, object);
+      if (!converted) return;
+      object = converted;
+    }
     // A v1alpha1 typed list: its items are converted one by one, the list is served as v1alpha2.
     if (classified.category === 'list' && classified.apiVersion === V1ALPHA1_API_VERSION) object.apiVersion = OPERATOR_API_VERSION;
     if (classified.category === 'list') this.addList(document, object, classified);

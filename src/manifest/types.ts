@@ -120,6 +120,10 @@ export interface SecretObject {
   namespace: string;
   data: Record<string, string>;
   position: SourcePosition;
+  /** Keys whose values were plain text in the input (a Turtles CAPIProvider's variables): not secret. */
+  publicKeys?: string[];
+  /** Keys a tool adds on its own (Turtles' feature variables): never reported as unused. */
+  implicitKeys?: string[];
 }
 
 export interface ConfigMapObject {

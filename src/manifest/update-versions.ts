@@ -28,6 +28,7 @@ import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { isProviderKind, type ProviderKind } from '../core/provider.js';
 import { parseSemantic, parseVersionRequest } from '../core/versions.js';
 import { safeYamlMessage } from './yaml-source.js';
+import { CAPI_PROVIDER_KIND, turtlesProviderKind } from './turtles.js';
 
 /** One provider's new version. */
 export interface VersionBump {
@@ -97,10 +98,15 @@ function stringAt(map: YAMLMap, path: readonly string[]): string | undefined {
 
 function providerIn(node: unknown, defaultKind?: string, defaultNamespace?: string): FoundProvider | undefined {
   if (!isMap(node)) return undefined;
-  const kind = stringAt(node, ['kind']) ?? defaultKind;
-  const name = stringAt(node, ['metadata', 'name']);
+  let kind = stringAt(node, ['kind']) ?? defaultKind;
+  let name = stringAt(node, ['metadata', 'name']);
   // an object without a namespace is in the run's default one (-n/--namespace, Config namespace)
   const namespace = stringAt(node, ['metadata', 'namespace']) || defaultNamespace;
+  // A Turtles CAPIProvider is the operator object its type and name make (turtles.ts); its spec.version is the same field.
+  if (kind === CAPI_PROVIDER_KIND) {
+    kind = turtlesProviderKind(stringAt(node, ['spec', 'type']));
+    name = stringAt(node, ['spec', 'name']) || name;
+  }
   if (!isProviderKind(kind) || name === undefined || namespace === undefined) return undefined;
   return { kind, name, namespace, object: node };
 }

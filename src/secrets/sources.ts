@@ -1,8 +1,9 @@
 /**
  * Which values are secret by where they come from: a configSecret's (unless declared in
- * Config.secrets.public), those of `--secret-file` and of `--env-secret NAME`. Any other value
- * (Config.variables, a fleet overlay's) becomes secret where it lands in a Secret's data, unless
- * declared public (render/secret-landing.ts).
+ * Config.secrets.public, or written in plain text in the input: a Turtles CAPIProvider's variables),
+ * those of `--secret-file` and of `--env-secret NAME`. Any other value (Config.variables, a fleet
+ * overlay's) becomes secret where it lands in a Secret's data, unless declared public
+ * (render/secret-landing.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseDotenv } from 'dotenv';
@@ -235,7 +236,7 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
       return {
         value: configSecret.data[name]!,
         origin: `Secret ${configSecret.namespace}/${configSecret.name}`,
-        fromSecret: !publicNames.has(name),
+        fromSecret: !publicNames.has(name) && !configSecret.publicKeys?.includes(name),
         ...(publicNames.has(name) ? { declaredPublic: true } : {}),
       };
     }
@@ -270,7 +271,8 @@ export function secretValues(
   for (const secret of configSecrets) {
     if (!secret) continue;
     for (const [name, value] of Object.entries(secret.data))
-      if (name === GITHUB_TOKEN_KEY || (name !== IMAGES_KEY && !publicNames.has(name))) add(name, value);
+      if (name === GITHUB_TOKEN_KEY || (name !== IMAGES_KEY && !publicNames.has(name) && !secret.publicKeys?.includes(name)))
+        add(name, value);
   }
   return byName;
 }

@@ -287,7 +287,7 @@ test('other kinds and apiVersions are rejected, naming the supported kinds', asy
   ]);
   assert.match(
     error.diagnostics[0].expected ?? '',
-    /^one of CoreProvider, BootstrapProvider, .*Secret, ConfigMap, Namespace, List, Config, Release$/,
+    /^one of CoreProvider, BootstrapProvider, .*Secret, ConfigMap, Namespace, CAPIProvider, List, Config, Release$/,
   );
   for (const d of error.diagnostics) assert.ok(d.expected && d.hint, `${d.message}: expected and hint`);
   assert.equal(error.diagnostics[1].hint, 'did you mean "CoreProvider"?');

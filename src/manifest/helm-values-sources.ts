@@ -1,0 +1,580 @@
+/**
+ * The cluster-api-operator chart's values where GitOps users keep them, for `import helm-values`:
+ * a plain values file, or the object that installs the chart: an Argo CD `Application`
+ * (spec.source.helm, or the matching entry of spec.sources), a Flux `HelmRelease` (spec.values
+ * over its valuesFrom ConfigMaps and Secrets found in the same files) or a k3s/RKE2 `HelmChart`
+ * (spec.valuesContent, a `HelmChartConfig` of the same name over it, then spec.set). Each release
+ * becomes one values layer, composed as its tool composes it; the chart version it names is
+ * returned for the caller to follow.
+ */
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { applySetExpression, SetSyntaxError } from '../core/helm-set.js';
+import { isPlainObject } from '../core/kobject.js';
+import { mergeUserValues, type Values } from '../core/values.js';
+import { YamlBudget } from '../yaml/bounds.js';
+import { decodeBase64 } from './core-objects.js';
+import { readManifestFiles } from './files.js';
+import type { ChartVersionRequest } from './helm-chart-versions.js';
+import {
+  documentValue,
+  fieldPosition,
+  nodePosition,
+  parseManifestFile,
+  YamlValueError,
+  type FieldPath,
+  type SourceDocument,
+} from './yaml-source.js';
+import type { Node as YamlNode } from 'yaml';
+
+export interface HelmValuesSources {
+  /** One layer per plain values file and per release, in -f order. */
+  layers: { source: string; values: Values }[];
+  /** The chart version the release names, if it names one. */
+  chartVersion?: ChartVersionRequest;
+  warnings: string[];
+}
+
+const CHART_NAME = 'cluster-api-operator';
+const PROVIDER_KEYS = ['core', 'bootstrap', 'controlPlane', 'infrastructure', 'ipam', 'addon'];
+/** Top-level keys of a Kubernetes object: a values file made only of these is an object, not values. */
+const OBJECT_KEYS = ['apiVersion', 'kind', 'metadata', 'spec', 'status', 'data', 'stringData', 'items'];
+/** Objects a release reads or needs beside it: a file of only these is no values file of its own. */
+const SUPPORTING_KINDS = ['ConfigMap', 'Secret', 'HelmChartConfig', 'OCIRepository', 'HelmRepository', 'GitRepository', 'Namespace'];
+
+/** One parsed document with what locates its fields. */
+interface Doc {
+  source: SourceDocument;
+  value: Record<string, unknown>;
+  /** `HelmRelease flux-system/capi-operator`. */
+  label: string;
+  /** The run's YAML budget: YAML held in a string is parsed again, and counted too. */
+  budget: YamlBudget;
+}
+
+interface Release {
+  doc: Doc;
+  values: Values;
+  chartVersion?: ChartVersionRequest;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function get(value: unknown, path: FieldPath): unknown {
+  let node = value;
+  for (const key of path) {
+    if (Array.isArray(node) && typeof key === 'number') node = node[key];
+    else if (isPlainObject(node) && typeof key === 'string') node = node[key];
+    else return undefined;
+  }
+  return node;
+}
+
+function metadataOf(value: Record<string, unknown>): { name: string; namespace?: string } {
+  return { name: str(get(value, ['metadata', 'name'])) ?? '', namespace: str(get(value, ['metadata', 'namespace'])) };
+}
+
+function labelOf(value: Record<string, unknown>): string {
+  const { name, namespace } = metadataOf(value);
+  return `${str(value.kind) ?? 'object'} ${namespace ? `${namespace}/` : ''}${name}`;
+}
+
+function at(doc: Doc, path: FieldPath): Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'> {
+  const position = fieldPosition(doc.source, doc.source.doc.contents as YamlNode | null, path, 'value');
+  return { ...position, object: doc.label, path: path.join('.') || undefined };
+}
+
+function group(apiVersion: unknown): string {
+  const text = str(apiVersion) ?? '';
+  return text.includes('/') ? text.slice(0, text.indexOf('/')) : '';
+}
+
+/** Whether a chart reference (a name, a repository path, an oci:// or .tgz URL) names the cluster-api-operator chart. */
+function isOperatorChart(reference: string): boolean {
+  const last = reference.replace(/\/+$/, '').split('/').pop() ?? '';
+  return last === CHART_NAME || new RegExp(`^${CHART_NAME}-v?\\d+\\.\\d+\\.\\d+.*\\.tgz$`).test(last);
+}
+
+/** `…/cluster-api-operator-0.23.0.tgz`: the version a chart archive's name carries. */
+function versionInArchive(reference: string): string | undefined {
+  return new RegExp(`${CHART_NAME}-(v?\\d+\\.\\d+\\.\\d+[^/]*)\\.tgz$`).exec(reference)?.[1];
+}
+
+function namesProvider(values: Values): boolean {
+  return PROVIDER_KEYS.some((key) => values[key] !== undefined && values[key] !== null && values[key] !== '');
+}
+
+/** Values that are a Kubernetes object's fields rather than the chart's values. */
+function looksLikeObject(values: Values): boolean {
+  const keys = Object.keys(values);
+  return (
+    keys.length > 0 &&
+    keys.every((key) => OBJECT_KEYS.includes(key)) &&
+    keys.some((key) => key === 'kind' || key === 'metadata' || key === 'spec')
+  );
+}
+
+/** Parses YAML held in a string field (Argo CD `values`, `valuesContent`, a ConfigMap's `values.yaml`); problems at the field. */
+function parseEmbedded(doc: Doc, path: FieldPath, text: string, problems: Diagnostic[], secret = false): Values | undefined {
+  const where = at(doc, path);
+  try {
+    doc.budget.check(text, where.file ?? '');
+  } catch (error) {
+    if (!(error instanceof CapiGitopsError)) throw error;
+    problems.push(...error.diagnostics.map((d) => ({ ...d, ...where })));
+    return undefined;
+  }
+  const parsed = parseManifestFile(where.file ?? '', text);
+  const fail = (message: string) => {
+    problems.push({
+      ...where,
+      message: secret ? `${path.join('.')} is not a YAML map of chart values` : message,
+      expected: 'a YAML map of the chart’s values, e.g. "infrastructure:\\n  docker:\\n    version: v1.7.7"',
+      hint: 'check the indentation of the block under this field (a `|` block scalar keeps it as written)',
+    });
+  };
+  if (parsed.syntaxErrors.length > 0) {
+    const first = parsed.syntaxErrors[0]!;
+    fail(`${path.join('.')} is not valid YAML: line ${first.line} of the value: ${first.message}`);
+    return undefined;
+  }
+  if (parsed.documents.length > 1) {
+    fail(`${path.join('.')} holds ${parsed.documents.length} YAML documents`);
+    return undefined;
+  }
+  let value: unknown;
+  try {
+    value = parsed.documents.length === 0 ? null : documentValue(parsed.documents[0]!);
+  } catch (error) {
+    if (!(error instanceof YamlValueError) && !(error instanceof RangeError)) throw error;
+    fail(`${path.join('.')} is not valid YAML: ${error.message}`);
+    return undefined;
+  }
+  if (value === null || value === undefined) return {};
+  if (!isPlainObject(value)) {
+    fail(`${path.join('.')} is not a map`);
+    return undefined;
+  }
+  return value;
+}
+
+/** A map field (valuesObject, spec.values); absent or null is no values. */
+function mapField(doc: Doc, path: FieldPath, problems: Diagnostic[]): Values | undefined {
+  const value = get(doc.value, path);
+  if (value === undefined || value === null) return undefined;
+  if (!isPlainObject(value)) {
+    problems.push({
+      ...at(doc, path),
+      message: `${path.join('.')} is not a map`,
+      expected: 'a map of the chart’s values',
+      hint: 'indent the values under this field',
+    });
+    return undefined;
+  }
+  return value;
+}
+
+/**
+ * `--set`-style values applied in order (Helm applies every --set, then every --set-string:
+ * helm pkg/cli/values/options.go MergeValues).
+ */
+function applySets(
+  doc: Doc,
+  values: Values,
+  sets: { expression: string; forceString: boolean; path: FieldPath }[],
+  problems: Diagnostic[],
+  secret = false,
+): void {
+  for (const set of [...sets.filter((s) => !s.forceString), ...sets.filter((s) => s.forceString)]) {
+    try {
+      applySetExpression(values, set.expression, set.forceString);
+    } catch (error) {
+      if (!(error instanceof SetSyntaxError)) throw error;
+      problems.push({
+        ...at(doc, set.path),
+        // Helm's reason may quote the value, which may come from a Secret.
+        message: `${set.path.join('.')}: ${secret ? 'not a value Helm’s --set reads' : error.message}`,
+        expected: 'a name Helm’s --set reads: a.b.c, list[0]',
+        hint: 'fix the name',
+      });
+    }
+  }
+}
+
+/** A value Argo CD passes to --set: commas escaped unless it is a `{a,b}` list (argo-cd util/helm/cmd.go cleanSetParameters). */
+function argoSetValue(value: string): string {
+  if (value.startsWith('{') && value.endsWith('}')) return value;
+  return value.replace(/(\\*),/g, (match, slashes: string) => (slashes.length % 2 === 1 ? match : `${slashes}\\,`));
+}
+
+/**
+ * An Argo CD Application's values (argo-cd reposerver/repository/repository.go helmTemplate):
+ * valueFiles (not read here), then `valuesObject`, or the `values` string when there is no
+ * valuesObject (pkg/apis/application/v1alpha1 ApplicationSourceHelm.ValuesYAML), then parameters.
+ */
+function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: string[]): Release | undefined {
+  const sources: { source: Record<string, unknown>; path: FieldPath }[] = [];
+  if (isPlainObject(get(doc.value, ['spec', 'source'])))
+    sources.push({ source: get(doc.value, ['spec', 'source']) as Record<string, unknown>, path: ['spec', 'source'] });
+  const list = get(doc.value, ['spec', 'sources']);
+  if (Array.isArray(list))
+    list.forEach((source, index) => isPlainObject(source) && sources.push({ source, path: ['spec', 'sources', index] }));
+  const match = sources.find(({ source }) => isOperatorChart(str(source.chart) ?? str(source.path) ?? ''));
+  if (!match) return undefined;
+  const base = match.path;
+  const values: Values = {};
+  const helm = isPlainObject(match.source.helm) ? match.source.helm : {};
+  const valueFiles = Array.isArray(helm.valueFiles) ? helm.valueFiles.filter((f): f is string => typeof f === 'string') : [];
+  if (valueFiles.length > 0) {
+    warnings.push(
+      `${doc.label}: ${[...base, 'helm', 'valueFiles'].join('.')} (${valueFiles.join(', ')}) are files in a repository and are not read; pass each with -f before this file, in the same order`,
+    );
+  }
+  let inline: Values | undefined;
+  if (helm.valuesObject !== undefined && helm.valuesObject !== null) inline = mapField(doc, [...base, 'helm', 'valuesObject'], problems);
+  else if (typeof helm.values === 'string') inline = parseEmbedded(doc, [...base, 'helm', 'values'], helm.values, problems);
+  else if (isPlainObject(helm.values)) inline = helm.values;
+  if (inline) Object.assign(values, inline);
+  const parameters = Array.isArray(helm.parameters) ? helm.parameters : [];
+  applySets(
+    doc,
+    values,
+    parameters.flatMap((parameter, index) =>
+      isPlainObject(parameter) && typeof parameter.name === 'string'
+        ? [
+            {
+              expression: `${parameter.name}=${argoSetValue(String(parameter.value ?? ''))}`,
+              forceString: parameter.forceString === true,
+              path: [...base, 'helm', 'parameters', index],
+            },
+          ]
+        : [],
+    ),
+    problems,
+  );
+  if (Array.isArray(helm.fileParameters) && helm.fileParameters.length > 0) {
+    warnings.push(`${doc.label}: ${[...base, 'helm', 'fileParameters'].join('.')} name files in a repository and are not read`);
+  }
+  const revision = str(match.source.targetRevision);
+  const chartVersion =
+    revision && typeof match.source.chart === 'string'
+      ? { text: revision, origin: `${doc.label} ${[...base, 'targetRevision'].join('.')}`, position: at(doc, [...base, 'targetRevision']) }
+      : undefined;
+  return { doc, values, chartVersion };
+}
+
+/**
+ * A Flux HelmRelease's values (fluxcd/helm-controller internal/chartutil/values.go
+ * ChartValuesFromReferences): each valuesFrom reference in order, a whole YAML document merged
+ * in or, with targetPath, one value set there as `--set` would (quoted: as --set-string), then
+ * spec.values merged over the result. References are looked up in the HelmRelease's namespace
+ * among the ConfigMaps and Secrets of the files given.
+ */
+function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: string[]): Release | undefined {
+  const chart = str(get(doc.value, ['spec', 'chart', 'spec', 'chart']));
+  const chartRef = get(doc.value, ['spec', 'chartRef']);
+  const { namespace } = metadataOf(doc.value);
+  let chartVersion: ChartVersionRequest | undefined;
+  if (chart !== undefined) {
+    if (!isOperatorChart(chart)) return undefined;
+    const version = str(get(doc.value, ['spec', 'chart', 'spec', 'version']));
+    if (version !== undefined)
+      chartVersion = {
+        text: version,
+        origin: `${doc.label} spec.chart.spec.version`,
+        position: at(doc, ['spec', 'chart', 'spec', 'version']),
+      };
+  } else if (isPlainObject(chartRef)) {
+    // spec.chartRef: an OCIRepository (or HelmChart) object; read it when it is in the files.
+    const target = docs.find(
+      (other) =>
+        other.value.kind === chartRef.kind &&
+        metadataOf(other.value).name === chartRef.name &&
+        (metadataOf(other.value).namespace ?? namespace) === (str(chartRef.namespace) ?? namespace),
+    );
+    const url = target ? (str(get(target.value, ['spec', 'url'])) ?? str(get(target.value, ['spec', 'chart']))) : undefined;
+    if (url !== undefined && !isOperatorChart(url)) return undefined;
+    if (target && url !== undefined) {
+      const tag =
+        str(get(target.value, ['spec', 'ref', 'tag'])) ??
+        str(get(target.value, ['spec', 'ref', 'semver'])) ??
+        str(get(target.value, ['spec', 'version']));
+      const field =
+        get(target.value, ['spec', 'ref', 'tag']) !== undefined
+          ? ['spec', 'ref', 'tag']
+          : get(target.value, ['spec', 'ref', 'semver']) !== undefined
+            ? ['spec', 'ref', 'semver']
+            : ['spec', 'version'];
+      if (tag !== undefined) chartVersion = { text: tag, origin: `${target.label} ${field.join('.')}`, position: at(target, field) };
+    } else if (!namesProvider(isPlainObject(get(doc.value, ['spec', 'values'])) ? (get(doc.value, ['spec', 'values']) as Values) : {})) {
+      return undefined;
+    } else {
+      warnings.push(
+        `${doc.label}: spec.chartRef names ${str(chartRef.kind) ?? 'an object'} ${str(chartRef.name) ?? ''}, which is not in the files given; its values are read as the cluster-api-operator chart's`,
+      );
+    }
+  } else {
+    return undefined;
+  }
+  let values: Values = {};
+  const refs = get(doc.value, ['spec', 'valuesFrom']);
+  (Array.isArray(refs) ? refs : []).forEach((ref, index) => {
+    if (!isPlainObject(ref)) return;
+    const path: FieldPath = ['spec', 'valuesFrom', index];
+    const kind = str(ref.kind);
+    const name = str(ref.name) ?? '';
+    const key = str(ref.valuesKey) || 'values.yaml';
+    const optional = ref.optional === true;
+    // A HelmRelease without a namespace takes its Kustomization's: match the reference by name then.
+    const found = docs.find(
+      (other) =>
+        other.value.kind === kind &&
+        group(other.value.apiVersion) === '' &&
+        metadataOf(other.value).name === name &&
+        (namespace === undefined || (metadataOf(other.value).namespace ?? namespace) === namespace),
+    );
+    const missing = (what: string) => {
+      if (optional) {
+        warnings.push(`${doc.label}: ${path.join('.')}: ${what}; it is optional, so Flux skips it, and so does this import`);
+        return;
+      }
+      problems.push({
+        ...at(doc, path),
+        message: `${path.join('.')}: ${what}`,
+        expected: `the ${kind ?? 'ConfigMap or Secret'} ${namespace ? `${namespace}/` : ''}${name} with key "${key}" in one of the -f files`,
+        hint: `pass the file that holds it with another -f, or mark the reference optional: true`,
+      });
+    };
+    if (kind !== 'ConfigMap' && kind !== 'Secret') {
+      problems.push({
+        ...at(doc, [...path, 'kind']),
+        message: `valuesFrom kind ${JSON.stringify(ref.kind)}`,
+        expected: 'ConfigMap or Secret',
+        hint: 'Flux reads values from ConfigMaps and Secrets only',
+      });
+      return;
+    }
+    if (!found) return missing(`${kind} ${namespace ? `${namespace}/` : ''}${name} is not in the files given`);
+    let text: string | undefined;
+    if (kind === 'ConfigMap') text = str(get(found.value, ['data', key]));
+    else {
+      const stringData = str(get(found.value, ['stringData', key]));
+      const encoded = str(get(found.value, ['data', key]));
+      text = stringData ?? (encoded !== undefined ? decodeBase64(encoded)?.toString('utf8') : undefined);
+    }
+    if (text === undefined) return missing(`${found.label} has no key "${key}"`);
+    const targetPath = str(ref.targetPath);
+    if (targetPath) {
+      // internal/chartutil/values.go ReplacePathValue: a quoted value is set as a string, without its quotes.
+      const quoted = /^'.*'$|^".*"$/s.test(text);
+      const value = quoted ? text.replace(/^['"]+|['"]+$/g, '') : text;
+      applySets(
+        doc,
+        values,
+        [{ expression: `${targetPath}=${value}`, forceString: quoted, path: [...path, 'targetPath'] }],
+        problems,
+        kind === 'Secret',
+      );
+      return;
+    }
+    const field = kind === 'Secret' && str(get(found.value, ['stringData', key])) !== undefined ? 'stringData' : 'data';
+    const parsed = parseEmbedded(found, [field, key], text, problems, kind === 'Secret');
+    if (parsed) values = mergeUserValues(values, parsed);
+  });
+  const inline = mapField(doc, ['spec', 'values'], problems);
+  if (inline) values = mergeUserValues(values, inline);
+  for (const field of ['valuesFiles', 'valuesFile']) {
+    if (get(doc.value, ['spec', 'chart', 'spec', field]) !== undefined)
+      warnings.push(
+        `${doc.label}: spec.chart.spec.${field} names files inside the chart's source and is not read; pass them with -f before this file`,
+      );
+  }
+  return { doc, values, chartVersion };
+}
+
+/**
+ * A k3s/RKE2 HelmChart's values (k3s-io/helm-controller pkg/controllers/chart/chart.go):
+ * spec.valuesContent (values-01_HelmChart.yaml), the valuesContent of a HelmChartConfig of the
+ * same namespace and name over it (values-10_HelmChartConfig.yaml), then spec.set, each key in
+ * sorted order, as --set when it is a number, true, false or null and as --set-string otherwise.
+ */
+function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: string[]): Release | undefined {
+  const chart = str(get(doc.value, ['spec', 'chart']));
+  if (chart === undefined || !isOperatorChart(chart)) return undefined;
+  const { name, namespace } = metadataOf(doc.value);
+  let values: Values = {};
+  const content = get(doc.value, ['spec', 'valuesContent']);
+  if (typeof content === 'string') values = parseEmbedded(doc, ['spec', 'valuesContent'], content, problems) ?? {};
+  const config = docs.find(
+    (other) =>
+      other.value.kind === 'HelmChartConfig' &&
+      group(other.value.apiVersion) === 'helm.cattle.io' &&
+      metadataOf(other.value).name === name &&
+      metadataOf(other.value).namespace === namespace,
+  );
+  const overlay = config ? get(config.value, ['spec', 'valuesContent']) : undefined;
+  if (config && typeof overlay === 'string') {
+    const parsed = parseEmbedded(config, ['spec', 'valuesContent'], overlay, problems);
+    if (parsed) values = mergeUserValues(values, parsed);
+  }
+  const set = get(doc.value, ['spec', 'set']);
+  if (isPlainObject(set)) {
+    const keys = Object.keys(set).sort();
+    applySets(
+      doc,
+      values,
+      keys.map((key) => {
+        const value = set[key];
+        const typed = typeof value === 'number' || ['true', 'false', 'null'].includes(String(value).toLowerCase());
+        const text = typed
+          ? String(value)
+          : String(value ?? '').replace(/(\\*),/g, (match, slashes: string) => (slashes.length % 2 === 1 ? match : `${slashes}\\,`));
+        return { expression: `${key}=${text}`, forceString: !typed, path: ['spec', 'set', key] };
+      }),
+      problems,
+    );
+  }
+  if (get(doc.value, ['spec', 'valuesSecrets']) !== undefined)
+    warnings.push(`${doc.label}: spec.valuesSecrets are not read; pass their values with -f after this file`);
+  const version = str(get(doc.value, ['spec', 'version'])) ?? versionInArchive(chart);
+  const field: FieldPath = get(doc.value, ['spec', 'version']) !== undefined ? ['spec', 'version'] : ['spec', 'chart'];
+  const chartVersion =
+    version !== undefined ? { text: version, origin: `${doc.label} ${field.join('.')}`, position: at(doc, field) } : undefined;
+  return { doc, values, chartVersion };
+}
+
+function releaseOf(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: string[]): Release | undefined {
+  const kind = doc.value.kind;
+  const apiGroup = group(doc.value.apiVersion);
+  if (kind === 'Application' && apiGroup === 'argoproj.io') return applicationRelease(doc, problems, warnings);
+  if (kind === 'HelmRelease' && apiGroup === 'helm.toolkit.fluxcd.io') return helmReleaseRelease(doc, docs, problems, warnings);
+  if (kind === 'HelmChart' && apiGroup === 'helm.cattle.io') return helmChartRelease(doc, docs, problems, warnings);
+  return undefined;
+}
+
+/** What a document that installs a chart names, for the message when none is cluster-api-operator's. */
+function chartNamed(doc: Doc): string | undefined {
+  const value = doc.value;
+  return (
+    str(get(value, ['spec', 'source', 'chart'])) ??
+    str(get(value, ['spec', 'chart', 'spec', 'chart'])) ??
+    (doc.value.kind === 'HelmChart' ? str(get(value, ['spec', 'chart'])) : undefined)
+  );
+}
+
+/**
+ * Reads `-f` files: each a plain values file, or objects among which one Application, HelmRelease
+ * or HelmChart installs the cluster-api-operator chart. Every problem in one error.
+ */
+export async function readHelmValuesFiles(files: readonly string[]): Promise<HelmValuesSources> {
+  const problems: Diagnostic[] = [];
+  const warnings: string[] = [];
+  const contents = await readManifestFiles(files, problems);
+  const budget = new YamlBudget();
+  const perFile: { file: string; docs: Doc[]; plain?: Values; position?: Diagnostic }[] = [];
+  for (const { file, text } of contents) {
+    try {
+      budget.check(text, file);
+    } catch (error) {
+      if (!(error instanceof CapiGitopsError)) throw error;
+      problems.push(...error.diagnostics);
+      continue;
+    }
+    const parsed = parseManifestFile(file, text);
+    problems.push(...parsed.syntaxErrors);
+    const docs: Doc[] = [];
+    let plain: Values | undefined;
+    let plainAt: Diagnostic | undefined;
+    for (const source of parsed.documents) {
+      let value: unknown;
+      try {
+        value = documentValue(source);
+      } catch (error) {
+        if (!(error instanceof YamlValueError) && !(error instanceof RangeError)) throw error;
+        problems.push({ ...nodePosition(source, null), message: `invalid YAML: ${error.message}`, expected: 'YAML that converts to JSON' });
+        continue;
+      }
+      if (value === null || value === undefined) continue;
+      const position = { ...nodePosition(source, source.doc.contents as YamlNode | null), message: '' };
+      if (isPlainObject(value) && typeof value.apiVersion === 'string' && typeof value.kind === 'string') {
+        docs.push({ source, value, label: labelOf(value), budget });
+      } else if (parsed.documents.length === 1 && isPlainObject(value)) {
+        plain = value;
+        plainAt = position;
+      } else {
+        problems.push({
+          ...position,
+          message: isPlainObject(value) ? 'a document without apiVersion and kind among several' : 'is not a map of chart values',
+          expected: 'a YAML map of the chart’s values, or Kubernetes objects (an Argo CD Application, a Flux HelmRelease, a HelmChart)',
+          hint: isPlainObject(value)
+            ? 'a values file holds one document; objects each name apiVersion and kind'
+            : 'write the values as `key: value` lines',
+        });
+      }
+    }
+    perFile.push({ file, docs, plain, position: plainAt });
+  }
+  const allDocs = perFile.flatMap((entry) => entry.docs);
+  const layers: HelmValuesSources['layers'] = [];
+  const releases: Release[] = [];
+  const noRelease: typeof perFile = [];
+  for (const entry of perFile) {
+    if (entry.plain !== undefined) {
+      if (!namesProvider(entry.plain) && looksLikeObject(entry.plain)) {
+        problems.push({
+          ...entry.position,
+          message: `names no provider, and its top-level keys (${Object.keys(entry.plain).join(', ')}) are those of a Kubernetes object, not of the chart's values`,
+          expected:
+            'the cluster-api-operator chart’s values (core, bootstrap, controlPlane, infrastructure, ipam, addon, configSecret, …), or an object that carries them',
+          hint: 'give the values file itself, or an Argo CD Application, Flux HelmRelease or k3s HelmChart with apiVersion and kind',
+        });
+        continue;
+      }
+      layers.push({ source: entry.file, values: entry.plain });
+      continue;
+    }
+    if (entry.docs.length === 0) {
+      layers.push({ source: entry.file, values: {} });
+      continue;
+    }
+    const found = entry.docs.flatMap((doc) => {
+      const release = releaseOf(doc, allDocs, problems, warnings);
+      return release ? [release] : [];
+    });
+    releases.push(...found);
+    for (const release of found) layers.push({ source: `${entry.file} (${release.doc.label})`, values: release.values });
+    if (found.length === 0) noRelease.push(entry);
+  }
+  // A file without a release may hold what a release reads (its ConfigMaps, its chart's source).
+  for (const entry of noRelease) {
+    if (releases.length > 0 && entry.docs.every((doc) => SUPPORTING_KINDS.includes(String(doc.value.kind)))) continue;
+    const installs = entry.docs.filter((doc) => ['Application', 'HelmRelease', 'HelmChart'].includes(String(doc.value.kind)));
+    const listed = entry.docs.map((doc) => {
+      const chart = chartNamed(doc);
+      return chart ? `${doc.label} (chart ${chart})` : doc.label;
+    });
+    problems.push({
+      ...nodePosition(entry.docs[0]!.source, entry.docs[0]!.source.doc.contents as YamlNode | null),
+      message: `names no provider: it holds Kubernetes objects (${listed.join(', ')}), none of which installs the ${CHART_NAME} chart`,
+      expected: `the chart's values, or an Argo CD Application, Flux HelmRelease or k3s HelmChart of the ${CHART_NAME} chart`,
+      hint:
+        installs.length > 0
+          ? `point -f at the object that installs ${CHART_NAME} (its chart field names it)`
+          : 'give the values file itself, or the GitOps object that installs the chart',
+    });
+  }
+  if (releases.length > 1) {
+    problems.push({
+      ...at(releases[1]!.doc, ['metadata', 'name']),
+      message: `${releases.length} releases of the ${CHART_NAME} chart: ${releases.map((r) => r.doc.label).join(', ')}`,
+      expected: 'one release per import: each installs its own providers',
+      hint: 'import each release on its own (-f with the file that holds only that one)',
+    });
+  }
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+  for (const release of releases) {
+    if (!namesProvider(release.values)) warnings.push(`${release.doc.label}: its values name no provider, so the chart installs none`);
+  }
+  return { layers, chartVersion: releases[0]?.chartVersion, warnings };
+}

@@ -1,0 +1,359 @@
+/**
+ * `import helm-values -f` on the objects GitOps users keep the chart's values in: an Argo CD
+ * Application, a Flux HelmRelease with its valuesFrom, a k3s/RKE2 HelmChart with its
+ * HelmChartConfig. Each is composed as its tool composes it (upstream file in the test name),
+ * and the chart version it names is followed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { readHelmValuesFiles } from '../../src/manifest/helm-values-sources.js';
+import { importHelmValues } from '../../src/manifest/import-helm-values.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { assertNoStackTrace, runCli } from '../helpers/cli.js';
+
+function files(entries: Record<string, string>): string[] {
+  const dir = tempDir('capi-gitops-import-');
+  return Object.entries(entries).map(([name, text]) => {
+    const file = path.join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  });
+}
+
+/** The providers the chart would install, by kind/name, for what the files hold. */
+async function importFiles(paths: string[]) {
+  const sources = await readHelmValuesFiles(paths);
+  const { text, warnings } = importHelmValues({ layers: sources.layers, sets: [], chartVersion: sources.chartVersion });
+  const byId: Record<string, Record<string, unknown> | null> = {};
+  for (const doc of parseAllDocuments(text)) {
+    const value = doc.toJS() as { kind: string; metadata: { name: string }; spec?: Record<string, unknown> } | null;
+    if (value?.kind?.endsWith('Provider')) byId[`${value.kind}/${value.metadata.name}`] = value.spec ?? null;
+  }
+  return { sources, byId, warnings: [...sources.warnings, ...warnings], text };
+}
+
+const FLUX_RELEASE = `apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
+metadata:
+  name: capi-operator
+  namespace: flux-system
+spec:
+  interval: 1h
+  url: https://kubernetes-sigs.github.io/cluster-api-operator
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: capi-operator
+  namespace: capi-operator-system
+spec:
+  interval: 10m
+  chart:
+    spec:
+      chart: cluster-api-operator
+      version: "0.23.0"
+      sourceRef:
+        kind: HelmRepository
+        name: capi-operator
+        namespace: flux-system
+  valuesFrom:
+    - kind: ConfigMap
+      name: capi-providers
+    - kind: Secret
+      name: capi-provider-credentials
+      valuesKey: secret-name
+      targetPath: configSecret.name
+    - kind: ConfigMap
+      name: capi-overrides
+      optional: true
+  values:
+    core:
+      cluster-api:
+        version: v1.8.4
+    infrastructure:
+      aws:
+        version: v2.6.1
+    manager:
+      featureGates:
+        core:
+          ClusterTopology: true
+          MachinePool: true
+        aws:
+          MachinePool: true
+`;
+
+const FLUX_VALUES = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: capi-providers
+  namespace: capi-operator-system
+data:
+  values.yaml: |
+    infrastructure:
+      aws:
+        version: v2.5.0
+        namespace: capa-system
+    configSecret:
+      name: placeholder
+      namespace: capa-system
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: capi-provider-credentials
+  namespace: capi-operator-system
+stringData:
+  secret-name: capa-variables
+`;
+
+test('Flux HelmRelease: valuesFrom in order (a values.yaml merged, a Secret key set at targetPath), spec.values over them; the chart version from spec.chart.spec.version (fluxcd/helm-controller internal/chartutil/values.go ChartValuesFromReferences)', async () => {
+  const { byId, sources, warnings } = await importFiles(files({ 'helmrelease.yaml': FLUX_RELEASE, 'values.yaml': FLUX_VALUES }));
+  assert.equal(sources.chartVersion?.text, '0.23.0');
+  assert.match(sources.chartVersion!.origin, /^HelmRelease capi-operator-system\/capi-operator spec\.chart\.spec\.version$/);
+  assert.equal(sources.chartVersion!.position?.line, 20);
+  // spec.values wins over the ConfigMap's version; the namespace the ConfigMap set stays (a deep merge).
+  assert.deepEqual(byId['InfrastructureProvider/aws'], {
+    version: 'v2.6.1',
+    manager: { featureGates: { MachinePool: true } },
+    configSecret: { name: 'capa-variables', namespace: 'capa-system' },
+  });
+  // chart v0.23.0 still reads the top-level gates
+  assert.deepEqual((byId['CoreProvider/cluster-api'] as { manager: unknown }).manager, {
+    featureGates: { ClusterTopology: true, MachinePool: true },
+  });
+  assert.ok(
+    warnings.some((w) =>
+      /spec\.valuesFrom\.2: ConfigMap capi-operator-system\/capi-overrides is not in the files given; it is optional/.test(w),
+    ),
+  );
+});
+
+test('Flux HelmRelease: a required valuesFrom missing from the files is an error at its line, with the file to add', async () => {
+  const [file] = files({ 'helmrelease.yaml': FLUX_RELEASE });
+  await assert.rejects(readHelmValuesFiles([file!]), (error: CapiGitopsError) => {
+    const problems = error.diagnostics.filter((d) => /valuesFrom/.test(d.message));
+    assert.equal(problems.length, 2);
+    assert.equal(problems[0]!.file, file);
+    assert.equal(problems[0]!.line, 26);
+    assert.match(problems[0]!.hint ?? '', /another -f/);
+    return true;
+  });
+});
+
+test('Argo CD Application: valuesObject, then parameters (--set, forceString as --set-string), the chart version from targetRevision (argo-cd reposerver/repository/repository.go helmTemplate)', async () => {
+  const application = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: capi-operator
+  namespace: argocd
+spec:
+  project: platform
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: capi-operator-system
+  source:
+    repoURL: https://kubernetes-sigs.github.io/cluster-api-operator
+    chart: cluster-api-operator
+    targetRevision: 0.15.1
+    helm:
+      releaseName: capi-operator
+      valuesObject:
+        core: cluster-api:v1.6.2
+        infrastructure: "capd-system:docker:v1.6.2"
+        manager:
+          featureGates:
+            core:
+              ClusterTopology: true
+      parameters:
+        - name: manager.featureGates.docker.MachinePool
+          value: "true"
+        - name: configSecret.name
+          value: capd-variables
+          forceString: true
+`;
+  const { byId, sources } = await importFiles(files({ 'application.yaml': application }));
+  assert.equal(sources.chartVersion?.text, '0.15.1');
+  assert.deepEqual(byId['CoreProvider/cluster-api'], {
+    version: 'v1.6.2',
+    manager: { featureGates: { ClusterTopology: true } },
+    configSecret: { name: 'capd-variables' },
+  });
+  assert.deepEqual((byId['InfrastructureProvider/docker'] as { manager: unknown }).manager, { featureGates: { MachinePool: true } });
+});
+
+test('Argo CD: the `values` string when there is no valuesObject, and valuesObject over it when both are set (argo-cd pkg/apis/application/v1alpha1 ApplicationSourceHelm.ValuesYAML); multi-source spec.sources[] picks the chart', async () => {
+  const application = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: capi-operator
+  namespace: argocd
+spec:
+  project: default
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: capi-operator-system
+  sources:
+    - repoURL: https://git.example.com/platform/values.git
+      targetRevision: main
+      ref: values
+    - repoURL: https://kubernetes-sigs.github.io/cluster-api-operator
+      chart: cluster-api-operator
+      targetRevision: ">=0.24.0 <0.25.0"
+      helm:
+        valueFiles:
+          - $values/capi-operator/values.yaml
+        values: |
+          infrastructure:
+            vsphere:
+              version: v1.11.2
+          configSecret:
+            name: vsphere-variables
+`;
+  const { byId, sources, warnings } = await importFiles(files({ 'application.yaml': application }));
+  assert.equal(sources.chartVersion?.text, '>=0.24.0 <0.25.0');
+  assert.ok(
+    warnings.some((w) => w.startsWith('--chart-version') || /range ">=0\.24\.0 <0\.25\.0"; read as v0\.24\.1/.test(w)),
+    warnings.join('\n'),
+  );
+  assert.ok(
+    warnings.some((w) => /spec\.sources\.1\.helm\.valueFiles \(\$values\/capi-operator\/values\.yaml\) are files in a repository/.test(w)),
+  );
+  assert.deepEqual(byId['InfrastructureProvider/vsphere'], { version: 'v1.11.2', configSecret: { name: 'vsphere-variables' } });
+
+  const both = application.replace(
+    '        values: |',
+    '        valuesObject:\n          addon:\n            helm:\n              version: v0.2.6\n        values: |',
+  );
+  const second = await importFiles(files({ 'application.yaml': both }));
+  assert.deepEqual(Object.keys(second.byId).sort(), ['AddonProvider/helm', 'CoreProvider/cluster-api']);
+});
+
+test('k3s/RKE2 HelmChart: valuesContent, a HelmChartConfig of the same name over it, then spec.set; the chart version from spec.version (k3s-io/helm-controller pkg/controllers/chart/chart.go valuesSecret, valuesSecretAddConfig, args)', async () => {
+  const helmChart = `apiVersion: helm.cattle.io/v1
+kind: HelmChart
+metadata:
+  name: capi-operator
+  namespace: kube-system
+spec:
+  repo: https://kubernetes-sigs.github.io/cluster-api-operator
+  chart: cluster-api-operator
+  version: 0.24.0
+  targetNamespace: capi-operator-system
+  createNamespace: true
+  valuesContent: |-
+    core:
+      cluster-api:
+        version: v1.9.4
+    bootstrap:
+      rke2:
+        version: v0.9.0
+    controlPlane:
+      rke2:
+        version: v0.9.0
+    infrastructure:
+      docker:
+        version: v1.9.4
+  set:
+    infrastructure.docker.configSecret.name: capd-variables
+    core.cluster-api.version: "v1.9.5"
+---
+apiVersion: helm.cattle.io/v1
+kind: HelmChartConfig
+metadata:
+  name: capi-operator
+  namespace: kube-system
+spec:
+  valuesContent: |-
+    bootstrap:
+      rke2:
+        version: v0.10.1
+`;
+  const { byId, sources } = await importFiles(files({ 'helmchart.yaml': helmChart }));
+  assert.equal(sources.chartVersion?.text, '0.24.0');
+  assert.deepEqual(byId['CoreProvider/cluster-api'], { version: 'v1.9.5' });
+  assert.deepEqual(byId['BootstrapProvider/rke2'], { version: 'v0.10.1' });
+  assert.deepEqual(byId['InfrastructureProvider/docker'], { version: 'v1.9.4', configSecret: { name: 'capd-variables' } });
+});
+
+test('never exit 0 with nothing: objects that install no cluster-api-operator chart, and a values file that is an object, fail with exit 1 at the file', () => {
+  const [other, objectLike, twoReleases] = files({
+    'cert-manager.yaml': `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: cert-manager
+  namespace: cert-manager
+spec:
+  chart:
+    spec:
+      chart: cert-manager
+      version: v1.16.2
+  values:
+    crds:
+      enabled: true
+`,
+    'values.yaml': `metadata:
+  name: capi-operator
+spec:
+  values:
+    infrastructure:
+      aws: {}
+`,
+    'two.yaml': `${FLUX_RELEASE.split('---\n')[1]}---\n${FLUX_RELEASE.split('---\n')[1]!.replace('name: capi-operator\n  namespace: capi-operator-system', 'name: capi-operator-2\n  namespace: capi-operator-system')}`,
+  });
+  const result = runCli(['import', 'helm-values', '-f', other!, '-f', objectLike!]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  assert.equal(result.stdout, '');
+  assert.match(
+    result.stderr,
+    /cert-manager\.yaml:1:1.*names no provider: it holds Kubernetes objects \(HelmRelease cert-manager\/cert-manager \(chart cert-manager\)\)/,
+  );
+  assert.match(
+    result.stderr,
+    /values\.yaml:1:1.*names no provider, and its top-level keys \(metadata, spec\) are those of a Kubernetes object/,
+  );
+  const two = runCli(['import', 'helm-values', '-f', twoReleases!]);
+  assert.equal(two.code, 1);
+  assert.match(two.stderr, /2 releases of the cluster-api-operator chart/);
+});
+
+test('CLI: import helm-values -f a HelmRelease and its ConfigMap writes a manifest that follows the chart version it names', () => {
+  const [release, values] = files({ 'helmrelease.yaml': FLUX_RELEASE, 'values.yaml': FLUX_VALUES });
+  const result = runCli(['import', 'helm-values', '-f', release!, '-f', values!]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /# Read as chart v0\.23\.0 of cluster-api-operator reads them\./);
+  assert.match(result.stdout, /kind: InfrastructureProvider\nmetadata:\n {2}name: aws\n {2}namespace: capa-system/);
+  // the Secret's value reached the manifest as the configSecret name; nothing else of it is printed
+  assert.doesNotMatch(result.stderr, /capa-variables/);
+});
+
+test('YAML held in a string is bounded like the file: a valuesContent that escapes its lines fails at its field (hostile input)', async () => {
+  const lines = Array.from({ length: 400 }, (_, i) => `key${i}: value`).join('\\n');
+  const [file] = files({
+    'helmchart.yaml': `apiVersion: helm.cattle.io/v1
+kind: HelmChart
+metadata: {name: capi-operator, namespace: kube-system}
+spec:
+  chart: cluster-api-operator
+  valuesContent: "${lines}"
+`,
+  });
+  const before = process.env.CAPI_GITOPS_YAML_MAX_NODES;
+  process.env.CAPI_GITOPS_YAML_MAX_NODES = '300';
+  try {
+    await assert.rejects(readHelmValuesFiles([file!]), (error: CapiGitopsError) => {
+      assert.equal(error.diagnostics[0]!.line, 6);
+      assert.equal(error.diagnostics[0]!.path, 'spec.valuesContent');
+      assert.match(error.diagnostics[0]!.message, /YAML nodes|nodes/);
+      return true;
+    });
+  } finally {
+    if (before === undefined) delete process.env.CAPI_GITOPS_YAML_MAX_NODES;
+    else process.env.CAPI_GITOPS_YAML_MAX_NODES = before;
+  }
+});

@@ -1,0 +1,372 @@
+/**
+ * Rancher Turtles' CAPIProvider (turtles-capi.cattle.io/v1alpha1) as input: read as the operator
+ * object and config Secret Turtles reconciles it as (rancher/turtles, paths in the test names),
+ * by the loader (render, check, diff, lock, update) and by `capi-gitops convert`.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { loadManifest } from '../../src/manifest/load.js';
+import type { Manifest } from '../../src/manifest/types.js';
+import { CapiGitopsError, formatWarning } from '../../src/core/diagnostics.js';
+import { convertManifestText } from '../../src/manifest/convert-documents.js';
+import { updateManifestVersions } from '../../src/manifest/update-versions.js';
+import { secretAwareLookup } from '../../src/secrets/index.js';
+import { renderManagementCluster } from '../../src/app/cluster.js';
+import { corpusUrl, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { assertNoStackTrace, runCli } from '../helpers/cli.js';
+
+/** What Rancher users keep in Git: the shape of rancher-turtles-providers' chart, for CAPI's own providers. */
+const TURTLES = `apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: cluster-api
+  namespace: cattle-capi-system
+spec:
+  name: cluster-api
+  type: core
+  version: v1.12.0
+  configSecret:
+    name: capi-env-variables
+  fetchConfig:
+    url: ${corpusUrl('cluster-api', 'latest', 'core-components.yaml')}
+  variables:
+    CLUSTER_TOPOLOGY: "true"
+    EXP_MACHINE_POOL: "true"
+---
+apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: kubeadm-bootstrap
+  namespace: capi-kubeadm-bootstrap-system
+spec:
+  name: kubeadm
+  type: bootstrap
+  version: v1.12.0
+  fetchConfig:
+    url: ${corpusUrl('bootstrap-kubeadm', 'latest', 'bootstrap-components.yaml')}
+  features:
+    machinePool: false
+---
+apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: kubeadm-control-plane
+  namespace: capi-kubeadm-control-plane-system
+spec:
+  name: kubeadm
+  type: controlPlane
+  version: v1.12.0
+  fetchConfig:
+    url: ${corpusUrl('control-plane-kubeadm', 'latest', 'control-plane-components.yaml')}
+  manager:
+    verbosity: 3
+`;
+
+const CONFIG = `apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager:
+  version: v1.13.0
+  url: ${corpusUrl('cert-manager', 'v1.13.0', 'cert-manager.yaml')}
+`;
+
+/** The same providers written as operator objects, with the Secrets Turtles writes (their values declared public). */
+const OPERATOR = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata:
+  name: cluster-api
+  namespace: cattle-capi-system
+spec:
+  version: v1.12.0
+  configSecret:
+    name: capi-env-variables
+  fetchConfig:
+    url: ${corpusUrl('cluster-api', 'latest', 'core-components.yaml')}
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: capi-env-variables
+  namespace: cattle-capi-system
+stringData:
+  CLUSTER_TOPOLOGY: "true"
+  EXP_CLUSTER_RESOURCE_SET: "true"
+  EXP_MACHINE_POOL: "true"
+---
+apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: BootstrapProvider
+metadata:
+  name: kubeadm
+  namespace: capi-kubeadm-bootstrap-system
+spec:
+  version: v1.12.0
+  configSecret:
+    name: kubeadm-bootstrap
+  fetchConfig:
+    url: ${corpusUrl('bootstrap-kubeadm', 'latest', 'bootstrap-components.yaml')}
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: kubeadm-bootstrap
+  namespace: capi-kubeadm-bootstrap-system
+stringData:
+  CLUSTER_TOPOLOGY: "false"
+  EXP_CLUSTER_RESOURCE_SET: "false"
+  EXP_MACHINE_POOL: "false"
+---
+apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: ControlPlaneProvider
+metadata:
+  name: kubeadm
+  namespace: capi-kubeadm-control-plane-system
+spec:
+  version: v1.12.0
+  configSecret:
+    name: kubeadm-control-plane
+  fetchConfig:
+    url: ${corpusUrl('control-plane-kubeadm', 'latest', 'control-plane-components.yaml')}
+  manager:
+    verbosity: 3
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: kubeadm-control-plane
+  namespace: capi-kubeadm-control-plane-system
+stringData:
+  CLUSTER_TOPOLOGY: "true"
+  EXP_CLUSTER_RESOURCE_SET: "true"
+  EXP_MACHINE_POOL: "true"
+---
+${CONFIG}secrets:
+  public: [CLUSTER_TOPOLOGY, EXP_CLUSTER_RESOURCE_SET, EXP_MACHINE_POOL]
+`;
+
+async function load(text: string): Promise<Manifest> {
+  return loadManifest([path.join(writeTempManifest({ 'providers.yaml': text }), 'providers.yaml')]);
+}
+
+function bareProviders(manifest: Manifest) {
+  return manifest.providers.map(({ position: _, ...rest }) => rest);
+}
+
+test('CAPIProvider → operator object: kind from spec.type, name from spec.name else metadata.name, the ProviderSpec as given, configSecret defaulted to metadata.name (rancher/turtles api/v1alpha1/capiprovider_types.go, internal/controllers/operator_reconciler.go toClusterctlType, internal/provider/defaults.go SetDefaultProviderSpec)', async () => {
+  const manifest = await load(TURTLES + '---\n' + CONFIG);
+  assert.deepEqual(
+    manifest.providers.map((p) => `${p.kind}/${p.namespace}/${p.name}`),
+    [
+      'CoreProvider/cattle-capi-system/cluster-api',
+      'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm',
+      'ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm',
+    ],
+  );
+  const controlPlane = manifest.providers[2]!;
+  assert.deepEqual(controlPlane.spec, {
+    version: 'v1.12.0',
+    fetchConfig: { url: corpusUrl('control-plane-kubeadm', 'latest', 'control-plane-components.yaml') },
+    manager: { verbosity: 3 },
+    // named after metadata.name (kubeadm-control-plane), not spec.name
+    configSecret: { name: 'kubeadm-control-plane', namespace: 'capi-kubeadm-control-plane-system' },
+  });
+  // the operator objects written out by hand load to the same providers
+  assert.deepEqual(bareProviders(manifest), bareProviders(await load(OPERATOR)));
+});
+
+test('the config Secret: status.variables defaults, spec.variables over them, then all three features (omitted ones "false"), then the azure/gcp extras; its values are public (capiprovider_types.go CAPIProviderStatus, defaults.go setVariables/setFeatures/SetProviderSpec, internal/sync/secret_sync.go)', async () => {
+  const azure = `---
+apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: azure
+  namespace: capz-system
+spec:
+  type: infrastructure
+  version: v1.17.2
+  variables:
+    EXP_MACHINE_POOL: "false"
+    AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY: 2f9b5c3e-0000-4000-8000-000000000001
+  features:
+    clusterTopology: true
+`;
+  const manifest = await load(TURTLES + azure + '---\n' + CONFIG);
+  const secret = (namespace: string, name: string) => manifest.secrets.find((s) => s.namespace === namespace && s.name === name)!;
+  assert.deepEqual(secret('cattle-capi-system', 'capi-env-variables').data, {
+    CLUSTER_TOPOLOGY: 'true',
+    EXP_CLUSTER_RESOURCE_SET: 'true',
+    EXP_MACHINE_POOL: 'true',
+  });
+  assert.deepEqual(secret('capi-kubeadm-bootstrap-system', 'kubeadm-bootstrap').data, {
+    CLUSTER_TOPOLOGY: 'false',
+    EXP_CLUSTER_RESOURCE_SET: 'false',
+    EXP_MACHINE_POOL: 'false',
+  });
+  const capz = secret('capz-system', 'azure');
+  assert.deepEqual(capz.data, {
+    CLUSTER_TOPOLOGY: 'true',
+    EXP_CLUSTER_RESOURCE_SET: 'false',
+    EXP_MACHINE_POOL: 'false',
+    AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY: '2f9b5c3e-0000-4000-8000-000000000001',
+    EXP_AKS_RESOURCE_HEALTH: 'true',
+  });
+  // not secret: they were plain text in the CAPIProvider
+  const lookup = secretAwareLookup(manifest, capz, { values: new Map() });
+  assert.equal(lookup('AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY')?.fromSecret, false);
+  // Turtles' own keys are never "unused variables"; the one the user named is
+  assert.deepEqual(capz.implicitKeys, ['CLUSTER_TOPOLOGY', 'EXP_AKS_RESOURCE_HEALTH', 'EXP_CLUSTER_RESOURCE_SET', 'EXP_MACHINE_POOL']);
+});
+
+test('a Secret of the config Secret’s name in the input keeps its keys, the variables written over them, and its own keys stay secret (rancher/turtles internal/sync/core.go Get, internal/sync/client.go Patch: Update over the existing Secret)', async () => {
+  const aws = `apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: aws
+  namespace: capa-system
+spec:
+  type: infrastructure
+  version: v2.8.1
+  configSecret:
+    name: aws-variables
+  variables:
+    AWS_REGION: eu-west-1
+  credentials:
+    rancherCloudCredential: prod-aws
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: aws-variables
+  namespace: capa-system
+stringData:
+  AWS_B64ENCODED_CREDENTIALS: W2RlZmF1bHRdCmF3c19hY2Nlc3Nfa2V5X2lkID0gQUtJQUlPU0ZPRE5ON0VYQU1QTEUK
+  AWS_REGION: us-east-1
+`;
+  const manifest = await load(aws);
+  assert.equal(manifest.secrets.length, 1);
+  const secret = manifest.secrets[0]!;
+  assert.equal(secret.data.AWS_REGION, 'eu-west-1');
+  assert.ok(secret.data.AWS_B64ENCODED_CREDENTIALS);
+  const lookup = secretAwareLookup(manifest, secret, { values: new Map() });
+  assert.equal(lookup('AWS_REGION')?.fromSecret, false);
+  assert.equal(lookup('AWS_B64ENCODED_CREDENTIALS')?.fromSecret, true);
+  const warning = manifest.warnings!.find((w) => w.path === 'spec.credentials')!;
+  assert.match(
+    warning.message,
+    /AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_B64ENCODED_CREDENTIALS \(internal\/sync\/secret_mapper_sync\.go\)/,
+  );
+  assert.equal(warning.line, 13);
+});
+
+test('a type Turtles does not install is an error at spec.type (exact case, operator_reconciler.go toClusterctlType); a missing type is the CRD rule "CAPI Provider type should always be set."', async () => {
+  const bad = TURTLES.replace('type: controlPlane', 'type: controlplane').replace('  type: bootstrap\n', '');
+  await assert.rejects(load(bad), (error: CapiGitopsError) => {
+    const type = error.diagnostics.find((d) => /controlplane/.test(d.message))!;
+    assert.equal(type.line, 38);
+    assert.equal(type.path, 'spec.type');
+    assert.match(type.hint ?? '', /did you mean "controlPlane"\?/);
+    assert.ok(error.diagnostics.some((d) => /CAPI Provider type should always be set/.test(d.message)));
+    return true;
+  });
+});
+
+test('render: CAPIProviders render exactly as the operator objects and Secrets Turtles makes of them, with no option (internal/sync/secret_sync.go SyncObjects)', async () => {
+  const render = async (text: string) => (await renderManagementCluster({ manifestPaths: [writeTempManifest({ 'm.yaml': text })] })).files;
+  const fromTurtles = await render(TURTLES + '---\n' + CONFIG);
+  const fromOperator = await render(OPERATOR);
+  assert.deepEqual([...fromTurtles.keys()], [...fromOperator.keys()]);
+  for (const [file, text] of fromTurtles) assert.equal(text, fromOperator.get(file), file);
+  // features: {machinePool: false} turned the bootstrap's gate off
+  const bootstrap = fromTurtles.get('02-bootstrap-kubeadm/deployment-capi-kubeadm-bootstrap-controller-manager.yaml')!;
+  assert.match(bootstrap, /--feature-gates=MachinePool=false,/);
+});
+
+test('CLI: render then check a CAPIProvider manifest (check, diff and lock read it through the same loader)', () => {
+  const dir = writeTempManifest({ 'providers.yaml': TURTLES + '---\n' + CONFIG });
+  const out = path.join(tempDir(), 'out');
+  const rendered = runCli(['render', '-f', dir, '-o', out]);
+  assertNoStackTrace(rendered);
+  assert.equal(rendered.code, 0, rendered.stderr);
+  assert.doesNotMatch(rendered.stderr, /is not used by any component/);
+  const checked = runCli(['check', '-f', dir, '-o', out]);
+  assert.equal(checked.code, 0, checked.stderr);
+});
+
+test('convert: each CAPIProvider becomes its operator object and the config Secret Turtles writes, or its variables go into the Secret of that name in the files; the result loads to the same providers', async () => {
+  const { result, problems } = convertManifestText('providers.yaml', TURTLES);
+  assert.deepEqual(problems, []);
+  const docs = parseAllDocuments(result.text).map((d) => d.toJS() as { kind: string; metadata: { name: string }; stringData?: unknown });
+  assert.deepEqual(
+    docs.map((d) => `${d.kind}/${d.metadata.name}`),
+    [
+      'CoreProvider/cluster-api',
+      'Secret/capi-env-variables',
+      'BootstrapProvider/kubeadm',
+      'Secret/kubeadm-bootstrap',
+      'ControlPlaneProvider/kubeadm',
+      'Secret/kubeadm-control-plane',
+    ],
+  );
+  assert.match(
+    result.text,
+    /# The config Secret Rancher Turtles writes for CAPIProvider\/capi-kubeadm-bootstrap-system\/kubeadm-bootstrap/,
+  );
+  assert.match(
+    result.converted[1]!.note!,
+    /converted CAPIProvider\/capi-kubeadm-bootstrap-system\/kubeadm-bootstrap to BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm and Secret capi-kubeadm-bootstrap-system\/kubeadm-bootstrap/,
+  );
+  const publicConfig = `---\n${CONFIG}secrets:\n  public: [CLUSTER_TOPOLOGY, EXP_CLUSTER_RESOURCE_SET, EXP_MACHINE_POOL]\n`;
+  assert.deepEqual(bareProviders(await load(result.text + publicConfig)), bareProviders(await load(TURTLES + '---\n' + CONFIG)));
+
+  const withSecret = `${TURTLES}---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: capi-env-variables
+  namespace: cattle-capi-system
+stringData:
+  EXP_RUNTIME_SDK: "true" # kept
+`;
+  const merged = convertManifestText('providers.yaml', withSecret).result;
+  const secrets = parseAllDocuments(merged.text)
+    .map((d) => d.toJS() as { kind: string; metadata: { name: string }; stringData?: Record<string, string> })
+    .filter((d) => d.kind === 'Secret' && d.metadata.name === 'capi-env-variables');
+  assert.equal(secrets.length, 1);
+  assert.deepEqual(secrets[0]!.stringData, {
+    EXP_RUNTIME_SDK: 'true',
+    CLUSTER_TOPOLOGY: 'true',
+    EXP_CLUSTER_RESOURCE_SET: 'true',
+    EXP_MACHINE_POOL: 'true',
+  });
+  assert.match(merged.text, /EXP_RUNTIME_SDK: "true" # kept/);
+});
+
+test('convert warns where Turtles does more than the object says: Rancher credentials, automatic updates, no version', () => {
+  const text = `apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: vsphere
+  namespace: capv-system
+spec:
+  type: infrastructure
+  enableAutomaticUpdate: true
+  credentials:
+    rancherCloudCredentialNamespaceName: cattle-global-data:cc-vsphere
+`;
+  const { result } = convertManifestText('vsphere.yaml', text);
+  const warnings = result.warnings.map(formatWarning).join('\n');
+  assert.match(warnings, /vsphere\.yaml:9:3.*VSPHERE_USERNAME, VSPHERE_PASSWORD/);
+  assert.match(warnings, /vsphere\.yaml:8:.*ClusterctlConfig pins/);
+  assert.match(warnings, /no spec\.version/);
+});
+
+test('update: a CAPIProvider’s pinned spec.version is edited in place, found by its type and spec.name', () => {
+  const result = updateManifestVersions(
+    [{ path: 'providers.yaml', text: TURTLES }],
+    [{ kind: 'BootstrapProvider', name: 'kubeadm', namespace: 'capi-kubeadm-bootstrap-system', newVersion: 'v1.12.1' }],
+  );
+  assert.equal(result.edits[0]!.status, 'updated');
+  const expected = TURTLES.replace('  type: bootstrap\n  version: v1.12.0', '  type: bootstrap\n  version: v1.12.1');
+  assert.notEqual(expected, TURTLES);
+  assert.equal(result.files[0]!.text, expected);
+});
