@@ -15,6 +15,8 @@ import { failureDocument, guardOutputStreams, printError, reportInternalError, s
 import { completeSuggestions, type Invocation } from './hints.js';
 import { registerEnvironmentSecrets } from '../model/redact.js';
 import type { OutputCacheLookup } from './output-cache.js';
+import { InterruptedError } from '../kernel/interrupt.js';
+import { installInterruptHandlers, interruptedExit } from './interrupts.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -288,6 +290,7 @@ export function buildProgram(outputCache?: OutputCacheLookup): Command {
 }
 
 export async function main(argv: string[], outputCache?: OutputCacheLookup): Promise<number> {
+  installInterruptHandlers();
   guardOutputStreams();
   registerEnvironmentSecrets();
   const program = buildProgram(outputCache);
@@ -309,6 +312,7 @@ export async function main(argv: string[], outputCache?: OutputCacheLookup): Pro
       return EXIT_USAGE;
     }
     if (err instanceof ExitStatus) return err.code;
+    if (err instanceof InterruptedError) return interruptedExit();
     if (err instanceof UsageError) {
       printError(`error: ${err.message}\n(run with --help for usage)`);
       if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', [], err.message));
