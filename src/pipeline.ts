@@ -71,6 +71,8 @@ export interface RenderOptions {
   frozen?: boolean;
   /** Versions to move to, by componentKey (`capi-gitops update`). */
   versionOverrides?: ReadonlyMap<string, string>;
+  /** Manifest texts not yet written, by absolute path (`update`'s edits, committed with the lockfile). */
+  manifestTexts?: ReadonlyMap<string, string>;
   /** `--layout`; default Config.output.layout, else kustomize. */
   layout?: LayoutName;
   /** `--values` files, in order. */
@@ -198,7 +200,7 @@ function guardGitHubToken(apiUrl: string | undefined, configured: SourceOptions,
  * the manifest; locked files come from the cache and are checked against their digests.
  */
 export async function resolveManagementCluster(options: RenderOptions): Promise<Resolution> {
-  return resolveManifest(await loadManifest(options.manifestPaths), options);
+  return resolveManifest(await loadManifest(options.manifestPaths, options.manifestTexts), options);
 }
 
 /** What a fleet shares between its clusters' runs (src/fleet-render.ts). */

@@ -43,12 +43,12 @@ import {
  * upstream CEL rules, defaulted as the API server and the operator's webhook would. All problems
  * in all files are reported together in one CapiGitopsError.
  */
-export async function loadManifest(paths: string[]): Promise<Manifest> {
+export async function loadManifest(paths: string[], texts?: ReadonlyMap<string, string>): Promise<Manifest> {
   await loadDocumentValidator();
   const bag = new DiagnosticBag();
   const problems: Diagnostic[] = [];
   const files = await listManifestFiles(paths, problems);
-  const contents = await readManifestFiles(files, problems);
+  const contents = await readManifestFiles(files, problems, texts);
   problems.forEach((problem) => bag.add(problem));
   const collector = new ManifestCollector(bag);
   const budget = new YamlBudget();
