@@ -85,15 +85,26 @@ function refsOf(objects: readonly KObject[]): ObjectRef[] {
 
 /**
  * The objects that differ between the previous and the new bytes of the files a write touched,
- * sorted by file, then kind, namespace, name. Files this process did not emit are parsed.
+ * sorted by file, then kind, namespace, name. Files this process did not emit are parsed. A
+ * previous file that no longer parses (edited by hand into invalid YAML) counts as holding no
+ * objects and is passed to `unreadable`: the write it reports on has happened.
  */
 export function objectChanges(
   summary: Pick<WriteSummary, 'written' | 'previous'>,
   files: ReadonlyMap<string, string | Uint8Array>,
+  unreadable: (file: string) => void = () => undefined,
 ): ObjectChange[] {
   const text = (bytes: string | Uint8Array | undefined) => (typeof bytes === 'string' ? bytes : Buffer.from(bytes ?? '').toString('utf8'));
+  const previousRefs = (file: string, bytes: Buffer): ObjectRef[] => {
+    try {
+      return objectRefs(file, bytes.toString('utf8'));
+    } catch {
+      unreadable(file);
+      return [];
+    }
+  };
   return compareObjects(
-    [...summary.previous].map(([file, bytes]) => [file, objectRefs(file, bytes.toString('utf8'))]),
+    [...summary.previous].map(([file, bytes]) => [file, previousRefs(file, bytes)]),
     summary.written.map((file) => [file, objectRefs(file, text(files.get(file)))]),
   );
 }
