@@ -26,7 +26,7 @@ import { pathsToCompare, planWrite, type ExistingOutput, type OutputFiles, type 
 import { assertWritableDirectory, lockOutputDirectory } from './write-guard.js';
 import { fileState, type FileDigests } from '../kernel/file-digests.js';
 import { InterruptedError, onInterrupt, recordCommitted, throwIfInterrupted } from '../kernel/interrupt.js';
-import type { PreparedFile } from '../kernel/prepared-file.js';
+import { abortAll, type PreparedFile } from '../kernel/prepared-file.js';
 import {
   inScratchDirectory,
   parseScratchName,
@@ -641,7 +641,7 @@ async function writeOrConfirmNow(
   options: { alongside?: PreparedFile[]; known?: KnownDigests; confirmOnly?: boolean },
 ): Promise<WriteSummary | undefined> {
   const alongside = options.alongside ?? [];
-  const abortAlongside = () => Promise.all(alongside.map((file) => file.abort().catch(() => undefined)));
+  const abortAlongside = () => abortAll(alongside).catch(() => undefined);
   const pathProblems = filePathProblems(files.keys());
   if (pathProblems.length > 0) {
     await abortAlongside();

@@ -30,8 +30,7 @@ export async function prepareFile(given: string, data: string | Uint8Array): Pro
   const previous = await stat(file).catch(() => undefined);
   let temporary: string | undefined;
   const removeTemporary = async () => {
-    if (temporary === undefined) return;
-    await unlink(temporary).catch(() => undefined);
+    if (temporary !== undefined) await unlink(temporary).catch(() => undefined);
     temporary = undefined;
     await removeScratchDirectoryIfEmpty(dir);
   };
@@ -83,7 +82,7 @@ export async function commitTogether(files: readonly PreparedFile[]): Promise<vo
   try {
     throwIfInterrupted();
   } catch (err) {
-    await Promise.all(files.map((f) => f.abort()));
+    await abortAll(files);
     throw err;
   }
   let done: () => void = () => undefined;
@@ -93,10 +92,15 @@ export async function commitTogether(files: readonly PreparedFile[]): Promise<vo
     for (; next < files.length; next++) await files[next]!.commit();
     if (files.length > 0) recordCommitted(`wrote ${files.map((f) => f.file).join(' and ')}`);
   } catch (err) {
-    await Promise.all(files.slice(next + 1).map((f) => f.abort()));
+    await abortAll(files.slice(next + 1));
     throw err;
   } finally {
     withdraw();
     done();
   }
+}
+
+/** Removes every prepared file, one after the other (the last removes the emptied scratch directory). */
+export async function abortAll(files: readonly PreparedFile[]): Promise<void> {
+  for (const file of files) await file.abort();
 }

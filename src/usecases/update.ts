@@ -6,7 +6,7 @@ import { refuseFleet, type FleetRenderOptions } from '../run-manifest.js';
 import { updateManagementCluster, type UpdateResult } from '../upgrade.js';
 import type { UpdateSelection } from '../resolve/upgrade-plan.js';
 import { prepareLockfile } from '../lock/lockfile.js';
-import { commitTogether, prepareFile, type PreparedFile } from '../kernel/prepared-file.js';
+import { abortAll, commitTogether, prepareFile, type PreparedFile } from '../kernel/prepared-file.js';
 
 export interface UpdateOutcome extends UpdateResult {
   /** Whether the lockfile was written (it changed). */
@@ -26,7 +26,7 @@ export async function update(options: FleetRenderOptions, selection: UpdateSelec
   try {
     for (const file of result.texts) prepared.unshift(await prepareFile(file.path, file.text));
   } catch (err) {
-    await Promise.all(prepared.map((file) => file.abort()));
+    await abortAll(prepared);
     throw err;
   }
   await commitTogether(prepared);
