@@ -8,6 +8,7 @@ import { compareStrings } from '../model/diagnostics.js';
 import { GITATTRIBUTES, GITATTRIBUTES_FILE, README_FILE, type LayoutName } from './layout.js';
 import { INDEX_FILE } from './output-paths.js';
 import { parseIndex } from './ownership-index.js';
+import { secretFilesListed } from './secret-files-section.js';
 import { template } from './templates.js';
 
 export const CLUSTERS_DIRECTORY = 'clusters';
@@ -31,7 +32,11 @@ export interface FleetClusterTree {
 export interface FleetLayoutInput {
   layout: LayoutName;
   clusters: readonly FleetClusterTree[];
-  /** Files of clusters not rendered in this run, read from the output as they are (full paths). */
+  /**
+   * Files of clusters not rendered in this run, read from the output as they are (full paths),
+   * with the previous README.md (readClusterFiles): its list of files holding secret values is
+   * kept for those clusters.
+   */
   kept: ReadonlyMap<string, string>;
   /** The fleet's own wiring at the root (the fleet's ApplicationSet), full paths. */
   fleetWiring?: ReadonlyMap<string, string>;
@@ -41,6 +46,21 @@ export interface FleetLayoutInput {
 /** The directory of a cluster in the output. */
 export function clusterDirectory(name: string): string {
   return `${CLUSTERS_DIRECTORY}/${name}`;
+}
+
+/**
+ * The files holding secret values (the inline strategy), as paths in the fleet's tree: each
+ * rendered cluster's README lists its own; a cluster not rendered keeps what the previous README listed.
+ */
+function fleetSecretFiles(input: FleetLayoutInput): string[] {
+  const out: string[] = [];
+  const previous = secretFilesListed(input.kept.get(README_FILE) ?? '');
+  for (const cluster of input.clusters) {
+    const prefix = `${clusterDirectory(cluster.name)}/`;
+    if (cluster.files) out.push(...secretFilesListed(cluster.files.get(README_FILE) ?? '').map((file) => prefix + file));
+    else out.push(...previous.filter((file) => file.startsWith(prefix)));
+  }
+  return out.sort(compareStrings);
 }
 
 export function layoutFleet(input: FleetLayoutInput): Map<string, string> {
@@ -64,6 +84,7 @@ export function layoutFleet(input: FleetLayoutInput): Map<string, string> {
       wiringTool: wiring?.tool,
       fleetApplicationSet: (input.fleetWiring?.size ?? 0) > 0,
       clusters: [...input.clusters].sort((a, b) => compareStrings(a.name, b.name)),
+      secretFiles: fleetSecretFiles(input),
     }),
   );
   return new Map([...files].sort(([a], [b]) => compareStrings(a, b)));
@@ -71,7 +92,8 @@ export function layoutFleet(input: FleetLayoutInput): Map<string, string> {
 
 /**
  * The files a previous run wrote for these clusters, with their bytes, so that a run that
- * renders other clusters writes them back unchanged (the writer keeps their inodes and times).
+ * renders other clusters writes them back unchanged (the writer keeps their inodes and times);
+ * and the previous README.md, whose list of files holding secret values layoutFleet keeps for them.
  */
 export async function readClusterFiles(outDir: string, clusters: readonly string[]): Promise<Map<string, string>> {
   const indexPath = path.join(outDir, INDEX_FILE);
@@ -87,5 +109,7 @@ export async function readClusterFiles(outDir: string, clusters: readonly string
   owned.forEach((p, i) => {
     if (texts[i] !== undefined) kept.set(p, texts[i]!);
   });
+  const readme = await readFile(path.join(outDir, README_FILE), 'utf8').catch(() => undefined);
+  if (readme !== undefined) kept.set(README_FILE, readme);
   return kept;
 }
