@@ -11,7 +11,7 @@ import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Node as YamlNode, LineCounter, YAMLMap, YAMLSeq } from 'yaml';
 import { CapiGitopsError } from '../model/diagnostics.js';
-import { prepareFile, type PreparedFile } from '../kernel/prepared-file.js';
+import { commitTogether, prepareFile, type PreparedFile } from '../kernel/prepared-file.js';
 import { processIsAlive, removeLeftoverFiles, removeScratchDirectoryIfEmpty } from '../kernel/scratch-directory.js';
 import { LOCKFILE_NAME } from '../manifest/files.js';
 import { fastParseAgreeing } from '../yaml/fast-parse.js';
@@ -137,7 +137,7 @@ export function lockfilePath(manifestBaseDir: string): string {
 export async function writeLockfile(file: string, lock: Pick<Lockfile, 'entries'>): Promise<boolean> {
   const prepared = await prepareLockfile(file, lock);
   if (!prepared) return false;
-  await prepared.commit();
+  await commitTogether([prepared]);
   return true;
 }
 

@@ -7,6 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { onInterrupt } from '../kernel/interrupt.js';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -95,6 +96,9 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     });
   }
   const root = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-base-'));
+  // the revision's manifest (its Secrets too) does not outlive a Ctrl-C
+  const remove = () => rm(root, { recursive: true, force: true });
+  const withdraw = onInterrupt(remove);
   try {
     const materialized = new Set<string>();
     const owned = new Set<string>();
@@ -133,9 +137,17 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
       await writeFile(path.join(root, f), await git(top, ['show', `${commit}:${f}`]));
     }
     await linkWorkingTree(top, root, materialized, owned);
-    return { commit, manifestPaths: inRevision, dispose: () => rm(root, { recursive: true, force: true }) };
+    return {
+      commit,
+      manifestPaths: inRevision,
+      dispose: () => {
+        withdraw();
+        return remove();
+      },
+    };
   } catch (err) {
-    await rm(root, { recursive: true, force: true });
+    withdraw();
+    await remove();
     throw err;
   }
 }
