@@ -418,25 +418,28 @@ async function carryOver(from: string, to: string, entry: TreeEntry): Promise<vo
 }
 
 /**
- * Gives `dir` (in the staging tree) the owner and group `shown` had; where this process may not
- * (only root gives a directory to another user), the group alone, and a warning.
+ * Gives `dir` (in the staging tree) the owner and group `shown` had. Where this process may not
+ * (only root gives a directory to another user, and a group only to its members), it keeps what
+ * it can and says what changed.
  */
 async function keepOwner(dir: string, shown: string, uid: number, gid: number, warnings: string[]): Promise<void> {
-  const myUid = process.getuid?.();
-  if (myUid === undefined || (uid === myUid && gid === process.getgid?.())) return;
-  const done = await chown(dir, uid, gid).then(
-    () => true,
-    () => false,
-  );
-  if (done) return;
-  const groupKept = await chown(dir, myUid, gid).then(
-    () => true,
-    () => false,
-  );
+  if (process.getuid === undefined) return;
+  const now = await stat(dir);
+  if (now.uid === uid && now.gid === gid) return;
+  const done = (owner: number) =>
+    chown(dir, owner, gid).then(
+      () => true,
+      () => false,
+    );
+  if (await done(uid)) return;
+  const groupKept = now.gid === gid || (await done(now.uid));
+  const lost = [
+    ...(now.uid !== uid ? [`owner (uid ${uid}, now ${now.uid})`] : []),
+    ...(groupKept ? [] : [`group (gid ${gid}, now ${now.gid})`]),
+  ];
   warnings.push(
-    `${shown} was owned by uid ${uid}${groupKept ? '' : ` and group ${gid}`}; ` +
-      `the render replaced it and only root can give it back: it is now owned by uid ${myUid}` +
-      (groupKept ? ` (group ${gid} kept)` : ''),
+    `${shown}: the render replaces the directory and could not keep its ${lost.join(' and ')}; ` +
+      'only root can give a directory to another user, and a group only to its members',
   );
 }
 

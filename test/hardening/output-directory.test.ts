@@ -13,6 +13,7 @@ import {
   chownSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -22,7 +23,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { tempDir } from '../helpers/corpus-manifest.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
 import { readTree } from '../helpers/tree.js';
 import { exampleCopy, runCli } from '../helpers/cli.js';
 import { writeOutput } from '../../src/emit/write.js';
@@ -138,6 +141,35 @@ test(
     assert.equal(readFileSync(path.join(out, 'notes', 'mine.txt'), 'utf8'), 'private\n');
   },
 );
+
+test('a render by another user keeps the mode and setgid bit and says that the owner and group changed', { skip: notRoot }, () => {
+  // Outside the suite's TMPDIR, which only root may enter; removed at the end.
+  const parent = mkdtempSync(path.join('/tmp', 'capi-gitops-owner-'));
+  try {
+    chmodSync(parent, 0o777);
+    const out = path.join(parent, 'out');
+    mkdirSync(out);
+    chownSync(out, 1001, 1001);
+    chmodSync(out, 0o2777);
+    const script = path.join(parent, 'write.mjs');
+    const writer = pathToFileURL(path.join(PROJECT_ROOT, 'dist', 'src', 'emit', 'write.js')).href;
+    writeFileSync(
+      script,
+      `const { writeOutput } = await import(${JSON.stringify(writer)});\n` +
+        `const s = await writeOutput(${JSON.stringify(out)}, new Map([['a/x.yaml', 'kind: X\\n']]));\n` +
+        'process.stdout.write(JSON.stringify(s.warnings));\n',
+    );
+    const run = spawnSync(process.execPath, [script], { uid: 1000, gid: 1000, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), [
+      `${out}: the render replaces the directory and could not keep its owner (uid 1001, now 1000) and group (gid 1001, now 1000); ` +
+        'only root can give a directory to another user, and a group only to its members',
+    ]);
+    assert.equal((statSync(out).mode & 0o7777).toString(8), '2777');
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
+});
 
 // ---- check in a render's swap window -----------------------------------------------------------
 
