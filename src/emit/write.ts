@@ -239,13 +239,18 @@ async function settleLeftovers(target: Target): Promise<{ warnings: string[]; re
   const warnings: string[] = [];
   let restored = false;
   for (const leftover of await findLeftovers(target)) {
-    if (leftover.purpose === 'stage') {
-      await rm(leftover.path, { recursive: true, force: true });
-      continue;
+    try {
+      if (leftover.purpose === 'stage') {
+        await rm(leftover.path, { recursive: true, force: true });
+        continue;
+      }
+      const settled = await settleBackup(leftover.path, target.path);
+      restored ||= settled.restored;
+      warnings.push(...settled.warnings);
+    } catch (err) {
+      // what cannot be settled does not stop this run's write
+      warnings.push(`${leftover.path}, left by an interrupted run, could not be cleaned up (${errorCode(err) ?? (err as Error).message})`);
     }
-    const settled = await settleBackup(leftover.path, target.path);
-    restored ||= settled.restored;
-    warnings.push(...settled.warnings);
   }
   return { warnings, restored };
 }
