@@ -96,7 +96,7 @@ const MINIMUM_LINE_LENGTH = 16;
  */
 export function lineRuns(value: string): string[] {
   const lines = value.split(/\r?\n/).map((line) => line.replace(/^[ \t]+/, ''));
-  if (lines.length < 2) return [];
+  if (lines.length < 2 || isYamlDocument(lines)) return [];
   const runs = new Set<string>();
   lines.forEach((line, i) => {
     if (line.length >= MINIMUM_LINE_LENGTH) return;
@@ -106,6 +106,18 @@ export function lineRuns(value: string): string[] {
     if (length >= MINIMUM_LINE_LENGTH && end > i) runs.add(lines.slice(i, end + 1).join('\n'));
   });
   return [...runs];
+}
+
+const YAML_KEY_LINE = /^(?:- )?["']?[\w./-]+["']?:(?:[ \t]|$)/;
+
+/**
+ * A value that is itself a YAML document (a kubeconfig, a cloud config): most of its lines are
+ * `key:` lines every manifest has (`apiVersion: v1`, `kind: Secret`), so runs of them would be
+ * found in any output. Its lines of 16 characters or more are still searched.
+ */
+function isYamlDocument(lines: readonly string[]): boolean {
+  const filled = lines.filter((line) => line !== '');
+  return filled.filter((line) => YAML_KEY_LINE.test(line)).length * 2 >= filled.length;
 }
 
 /** A long value with no white space (a token, a password) split in two: this many characters at each end. */

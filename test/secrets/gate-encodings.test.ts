@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { emitYamlDocument } from '../../src/yaml/emit.js';
-import { githubMasks, scanOutput, secretNeedles } from '../../src/secrets/gate.js';
+import { githubMasks, lineRuns, scanOutput, secretNeedles } from '../../src/secrets/gate.js';
 import { renderManagementCluster } from '../../src/pipeline.js';
 import { CapiGitopsError } from '../../src/model/diagnostics.js';
 import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
@@ -75,6 +75,9 @@ test('a multi-line value of short lines is found as a run of its lines, and a sh
   assert.deepEqual(found({ 'key.pem': `-----BEGIN-----\n${SHORT_LINES}-----END-----\n` }), ['SIGNING_KEY'], 'inside a longer block');
   assert.deepEqual(found({ 'key.pem': `${SHORT_LINES.replace('\n', ' \n')}` }), ['SIGNING_KEY'], 'written double-quoted on one line');
   assert.deepEqual(found({ first: 'MIIBqk7', last: 'YcEnd4Q', middle: 'x7Qa9kL' }), [], 'lines apart from each other');
+  // a value that is a YAML document: its short lines are keys every manifest has
+  assert.deepEqual(lineRuns('apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://10.0.0.1\n'), []);
+  assert.deepEqual(lineRuns('[default]\nkey = ab12cd\n'), ['[default]\nkey = ab12cd']);
 });
 
 test('a long value without white space is found when split in two pieces anywhere (its first and last 12 characters)', () => {
