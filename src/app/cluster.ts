@@ -62,7 +62,7 @@ export async function renderManagementCluster(options: RenderOptions): Promise<R
 /** Loads and resolves a single-cluster manifest in a run of its own. */
 export async function resolveManagementCluster(options: RenderOptions): Promise<Resolution> {
   const context = new RunContext(options.sources?.cache);
-  return resolveCluster(context, await loadManifest(options.manifestPaths, options), options);
+  return resolveCluster(context, await loadManifest(options.manifestPaths, { ...options, texts: options.manifestTexts }), options);
 }
 
 /** Renders what resolution found; what did not resolve is reported with the render's own problems. */

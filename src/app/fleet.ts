@@ -322,7 +322,6 @@ async function layOutFleet(
   const files = layoutFleet({
     layout,
     kept,
-    previousReadme: kept.size > 0 ? await readFile(path.join(options.outputDir!, 'README.md'), 'utf8').catch(() => undefined) : undefined,
     fleetWiring,
     command: options.command ?? 'capi-gitops render',
     clusters: clusters.map((c) => ({

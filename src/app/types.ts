@@ -55,6 +55,8 @@ export interface RenderOptions {
   collectAll?: boolean;
   /** `lock --accept-digest`: providers whose re-tagged files are accepted with their new digests. */
   acceptDigests?: readonly string[];
+  /** Manifest texts to read instead of the files' (absolute path → text): `update` resolves its edits before writing them. */
+  manifestTexts?: ReadonlyMap<string, string>;
   /** `-n, --namespace`: the namespace of objects that name none (manifest/load.ts LoadOptions). */
   namespace?: string;
   /** `--cluster`: render and write only these clusters of a fleet (all when empty). */

@@ -1,8 +1,12 @@
-/** `capi-gitops update`: move pinned provider versions in the manifest, then write the lockfile if it changed. */
+/**
+ * `capi-gitops update`: move pinned provider versions in the manifest and write the lockfile if it
+ * changed, as one transaction (kernel/prepared-file.ts).
+ */
 import { refuseFleet, type RenderOptions } from './run.js';
 import { updateManagementCluster, type UpdateResult } from './upgrade.js';
 import type { UpdateSelection } from '../resolve/upgrade-plan.js';
-import { writeLockfile } from '../resolve/lock/lockfile.js';
+import { prepareLockfile } from '../resolve/lock/lockfile.js';
+import { abortAll, commitTogether, prepareFile, type PreparedFile } from '../core/prepared-file.js';
 
 export interface UpdateOutcome extends UpdateResult {
   /** Whether the lockfile was written (it changed). */
@@ -16,6 +20,15 @@ export async function update(options: RenderOptions, selection: UpdateSelection)
     "in a fleet, versions move through kind: Release documents or the clusters' overlays; see `capi-gitops plan --release`",
   );
   const result = await updateManagementCluster(options, selection);
-  const lockWritten = await writeLockfile(result.resolution.lockFile, result.resolution.lock.lock);
-  return { ...result, lockWritten };
+  // One transaction: every file prepared first, then all renamed, so pins and lock move together.
+  const lock = await prepareLockfile(result.resolution.lockFile, result.resolution.lock.lock);
+  const prepared: PreparedFile[] = lock ? [lock] : [];
+  try {
+    for (const file of result.texts) prepared.unshift(await prepareFile(file.path, file.text));
+  } catch (err) {
+    await abortAll(prepared);
+    throw err;
+  }
+  await commitTogether(prepared);
+  return { ...result, lockWritten: lock !== undefined };
 }

@@ -6,6 +6,7 @@ import { METADATA_FILE, parseMetadata } from '../resolve/metadata.js';
 import { configSecretData } from '../resolve/resolve.js';
 import { repositoryRequestFor } from '../resolve/fetch-releases.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
+import path from 'node:path';
 import {
   newestAvailable,
   planUpgrades,
@@ -16,13 +17,12 @@ import {
 } from '../resolve/upgrade-plan.js';
 import { openRepository } from '../sources/index.js';
 import { listManifestFiles } from '../manifest/files.js';
-import { updateVersionsInFiles, type VersionEdit } from '../manifest/update-versions.js';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
-import { writeFileAtomic } from '../core/atomic-write.js';
 import { componentKey, OPERATOR_OVERRIDE_KEY } from '../resolve/lock/session.js';
 import { resolveOperatorRelease } from '../resolve/fetch-releases.js';
 import { readLockfile } from '../resolve/lock/lockfile.js';
 import { resolveManagementCluster, type RenderOptions, type Resolution } from './cluster.js';
+import { updateVersionsInFiles, type ManifestText, type VersionEdit } from '../manifest/update-versions.js';
 
 /** For each provider: the locked release, every published version and the newest release's series. */
 async function upgradeInputs(resolution: Resolution): Promise<ProviderUpgradeInput[]> {
@@ -74,15 +74,18 @@ export interface UpdateResult {
   plan: UpgradePlan;
   /** What happened to each provider's spec.version in the manifest files. */
   edits: VersionEdit[];
-  /** Manifest files that were rewritten. */
+  /** Manifest files to rewrite. */
   files: string[];
+  /** Their new texts: not written yet (usecases/update.ts commits them with the lockfile). */
+  texts: ManifestText[];
   /** The resolution after the update: the lock to write and its changes. */
   resolution: Resolution;
 }
 
 /**
  * Chooses the plan's targets, edits exact pins in the manifest (comments and formatting kept),
- * and re-resolves with the new versions so the lock records them.
+ * and re-resolves with the new versions so the lock records them. Writes nothing: the caller
+ * commits the edited texts and the lock together.
  */
 export async function updateManagementCluster(options: RenderOptions, selection: UpdateSelection): Promise<UpdateResult> {
   const { plan, resolution: planned } = await planManagementCluster({ ...options, frozen: false });
@@ -92,12 +95,13 @@ export async function updateManagementCluster(options: RenderOptions, selection:
   if (problems.length > 0) throw new CapiGitopsError(problems);
   const { files, edits } = await updateVersionsInFiles(manifestFiles, bumps, options.namespace ?? planned.manifest.config.namespace);
   const changed = files.filter((f) => f.changed);
-  for (const file of changed) await writeFileAtomic(file.path, file.text);
+  // Written by the caller together with the lockfile; resolved from memory until then.
+  const manifestTexts = new Map(changed.map((f) => [path.resolve(f.path), f.text]));
   // Exact pins now name the new versions; empty versions and ranges move in the lock only.
   const lockOnly = new Set(edits.filter((e) => e.status === 'not-pinned').map((e) => componentKey(e)));
   const overrides = new Map(bumps.filter((b) => lockOnly.has(componentKey(b))).map((b) => [componentKey(b), b.newVersion]));
   // The operator's release moves with a whole update, in the lock (Config.operator names no exact version then).
   if (plan.operator?.shouldUpgrade && (selection.providers ?? []).length === 0) overrides.set(OPERATOR_OVERRIDE_KEY, plan.operator.target);
-  const resolution = await resolveManagementCluster({ ...options, frozen: false, versionOverrides: overrides });
-  return { plan, edits, files: changed.map((f) => f.path), resolution };
+  const resolution = await resolveManagementCluster({ ...options, frozen: false, versionOverrides: overrides, manifestTexts });
+  return { plan, edits, files: changed.map((f) => f.path), texts: changed, resolution };
 }

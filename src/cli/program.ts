@@ -14,6 +14,8 @@ import { SHELLS, type Shell } from './completion.js';
 import { failureDocument, guardOutputStreams, printError, reportInternalError, systemErrorDiagnostic } from './output.js';
 import { completeSuggestions, type Invocation } from './hints.js';
 import { registerEnvironmentSecrets } from '../core/redact.js';
+import { InterruptedError } from '../core/interrupt.js';
+import { installInterruptHandlers, interruptedExit } from './interrupts.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -325,6 +327,7 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  installInterruptHandlers();
   guardOutputStreams();
   registerEnvironmentSecrets();
   const program = buildProgram();
@@ -348,6 +351,7 @@ export async function main(argv: string[]): Promise<number> {
       return usageExit();
     }
     if (err instanceof ExitStatus) return err.code;
+    if (err instanceof InterruptedError) return interruptedExit();
     if (err instanceof UsageError) {
       printError(`error: ${err.message}\n(run with --help for usage)`);
       if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', [], err.message));

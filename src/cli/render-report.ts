@@ -29,16 +29,27 @@ export interface WrittenRender {
 }
 
 /** The objects a write changed: the files that changed compared object by object. */
-async function changedObjects(summary: WriteSummary, files: ReadonlyMap<string, string | Uint8Array>): Promise<ObjectChange[]> {
+async function changedObjects(
+  summary: WriteSummary,
+  files: ReadonlyMap<string, string | Uint8Array>,
+  warnings: string[],
+): Promise<ObjectChange[]> {
   const { objectChanges } = await import('../review/object-changes.js');
-  return objectChanges(summary, files);
+  return objectChanges(summary, files, (file) =>
+    warnings.push(`the objects of ${file} before this run are not listed: its previous text is not valid YAML (the write succeeded)`),
+  );
 }
 
 export async function reportWrite(out: Output, written: WrittenRender): Promise<void> {
   const { summary, output } = written;
-  for (const w of summary.warnings) out.warn(w);
+  const warnings = [...summary.warnings];
   const changed = summary.written.filter((file) => summary.previous.has(file));
-  const objects = await changedObjects(summary, written.files);
+  // The output and the lockfile are written: a problem from here on is the report's, a warning.
+  const objects = await changedObjects(summary, written.files, warnings).catch((err: unknown) => {
+    warnings.push(`the objects this run changed cannot be listed (${(err as Error).message}); the output and the lockfile were written`);
+    return [] as ObjectChange[];
+  });
+  for (const w of warnings) out.warn(w);
   out.line(`wrote ${output}: ${summary.written.length} written, ${summary.unchanged.length} unchanged, ${summary.removed.length} removed`);
   for (const file of summary.written) out.detail(`  ${summary.previous.has(file) ? 'changed' : 'created'} ${file}`);
   for (const file of summary.removed) out.detail(`  removed ${file}`);
@@ -60,7 +71,7 @@ export async function reportWrite(out: Output, written: WrittenRender): Promise<
       files: { written: summary.written, changed, removed: summary.removed, unchanged: summary.unchanged.length },
       objects,
       lockfile,
-      warnings: [...written.warnings, ...summary.warnings],
+      warnings: [...written.warnings, ...warnings],
     });
   }
 }

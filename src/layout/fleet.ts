@@ -4,6 +4,7 @@
  */
 import { compareStrings } from '../core/diagnostics.js';
 import { GITATTRIBUTES, GITATTRIBUTES_FILE, README_FILE, type LayoutName } from './index.js';
+import { secretFilesListed } from './secret-files-section.js';
 import { template } from './templates.js';
 
 export const CLUSTERS_DIRECTORY = 'clusters';
@@ -27,38 +28,35 @@ export interface FleetClusterTree {
 export interface FleetLayoutInput {
   layout: LayoutName;
   clusters: readonly FleetClusterTree[];
-  /** Files of clusters not rendered in this run, read from the output as they are (full paths). */
+  /**
+   * Files of clusters not rendered in this run, read from the output as they are (full paths),
+   * with the previous README.md (readClusterFiles): its list of files holding secret values is
+   * kept for those clusters.
+   */
   kept: ReadonlyMap<string, string>;
   /** The fleet's own wiring at the root (the fleet's ApplicationSet), full paths. */
   fleetWiring?: ReadonlyMap<string, string>;
   command: string;
-  /** The fleet README the last run wrote, for the secret files of clusters not rendered in this run. */
-  previousReadme?: string;
-}
-
-/** The heading and list templates/output/README.md.hbs writes for the inline strategy's files. */
-const SECRET_FILES_SECTION = /## Warning: files holding secret values\n([\s\S]*?)(?:\n## |$)/;
-
-function declaredSecretFiles(readme: string | undefined): string[] {
-  const section = readme === undefined ? '' : (SECRET_FILES_SECTION.exec(readme)?.[1] ?? '');
-  return [...section.matchAll(/^- `([^`]+)`$/gm)].map((m) => m[1]!);
-}
-
-/** Every cluster's files that hold secret values (inline), as fleet paths: its own README is not written. */
-function fleetSecretFiles(input: FleetLayoutInput): string[] {
-  const previous = declaredSecretFiles(input.previousReadme);
-  return input.clusters
-    .flatMap((cluster) => {
-      const dir = `${clusterDirectory(cluster.name)}/`;
-      if (!cluster.files) return previous.filter((f) => f.startsWith(dir));
-      return declaredSecretFiles(cluster.files.get(README_FILE)).map((f) => dir + f);
-    })
-    .sort(compareStrings);
 }
 
 /** The directory of a cluster in the output. */
 export function clusterDirectory(name: string): string {
   return `${CLUSTERS_DIRECTORY}/${name}`;
+}
+
+/**
+ * The files holding secret values (the inline strategy), as paths in the fleet's tree: each
+ * rendered cluster's README lists its own; a cluster not rendered keeps what the previous README listed.
+ */
+function fleetSecretFiles(input: FleetLayoutInput): string[] {
+  const out: string[] = [];
+  const previous = secretFilesListed(input.kept.get(README_FILE) ?? '');
+  for (const cluster of input.clusters) {
+    const prefix = `${clusterDirectory(cluster.name)}/`;
+    if (cluster.files) out.push(...secretFilesListed(cluster.files.get(README_FILE) ?? '').map((file) => prefix + file));
+    else out.push(...previous.filter((file) => file.startsWith(prefix)));
+  }
+  return out.sort(compareStrings);
 }
 
 export function layoutFleet(input: FleetLayoutInput): Map<string, string> {

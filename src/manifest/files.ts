@@ -147,10 +147,19 @@ async function readBounded(file: string): Promise<Buffer> {
   }
 }
 
-/** Reads all files in parallel, keeping their order. */
-export async function readManifestFiles(files: readonly string[], problems: Diagnostic[]): Promise<ManifestFile[]> {
+/**
+ * Reads all files in parallel, keeping their order. `texts` (absolute path → text) stands in for
+ * files not yet written (`update` resolves its edits before it commits them with the lockfile).
+ */
+export async function readManifestFiles(
+  files: readonly string[],
+  problems: Diagnostic[],
+  texts?: ReadonlyMap<string, string>,
+): Promise<ManifestFile[]> {
   const read = await Promise.all(
     files.map(async (file) => {
+      const text = texts?.get(path.resolve(file));
+      if (text !== undefined) return { file, text };
       try {
         const bytes = await readBounded(file);
         return { file, text: decodeUtf8(bytes, file) };

@@ -59,7 +59,7 @@ export async function loadManifest(paths: string[], options: LoadOptions = {}): 
   const bag = new DiagnosticBag();
   const problems: Diagnostic[] = [];
   const files = await listManifestFiles(paths, problems);
-  const contents = await readManifestFiles(files, problems);
+  const contents = await readManifestFiles(files, problems, options.texts);
   problems.forEach((problem) => bag.add(problem));
   const budget = new YamlBudget();
   const documents: { source: SourceDocument; read: DocumentRead }[] = [];
@@ -86,6 +86,8 @@ export async function loadManifest(paths: string[], options: LoadOptions = {}): 
 }
 
 export interface LoadOptions {
+  /** Texts to read instead of the files' (absolute path → text): `update` resolves its edits before writing them. */
+  texts?: ReadonlyMap<string, string>;
   /**
    * A Secret, ConfigMap or provider object with problems is left out (providers stay for the
    * checks that count them) and its problems come back in `Manifest.problems`, so the run reports

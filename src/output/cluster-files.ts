@@ -7,6 +7,7 @@ import path from 'node:path';
 import { clusterDirectory } from '../layout/fleet.js';
 import { INDEX_FILE } from '../layout/output-paths.js';
 import { parseIndex } from './ownership-index.js';
+import { README_FILE } from '../layout/index.js';
 
 /**
  * The files a previous run wrote for these clusters, with their bytes, so that a run that
@@ -26,5 +27,8 @@ export async function readClusterFiles(outDir: string, clusters: readonly string
   owned.forEach((p, i) => {
     if (texts[i] !== undefined) kept.set(p, texts[i]!);
   });
+  // the previous README, whose list of files holding secret values layoutFleet keeps for these clusters
+  const readme = await readFile(path.join(outDir, README_FILE), 'utf8').catch(() => undefined);
+  if (readme !== undefined) kept.set(README_FILE, readme);
   return kept;
 }

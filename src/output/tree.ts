@@ -14,6 +14,9 @@ export interface TreeEntry {
   mtimeMs: number;
   ctimeMs: number;
   dev: number;
+  /** Owner and group, kept when the tree is rebuilt. */
+  uid: number;
+  gid: number;
 }
 
 function entryType(st: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryType {
@@ -46,6 +49,8 @@ export async function scanTree(root: string): Promise<Map<string, TreeEntry>> {
         mtimeMs: st.mtimeMs,
         ctimeMs: st.ctimeMs,
         dev: st.dev,
+        uid: st.uid,
+        gid: st.gid,
       });
       if (type === 'dir') pending.push(child);
     });

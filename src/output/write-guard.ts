@@ -9,6 +9,7 @@ import { access, open, readFile, stat, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
+import { inScratchDirectory, processIsAlive, removeScratchDirectoryIfEmpty, SCRATCH_DIRECTORY } from '../core/scratch-directory.js';
 
 function errorCode(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException)?.code;
@@ -50,15 +51,7 @@ export async function assertWritableDirectory(dir: string, role: string): Promis
   }
 }
 
-export function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return errorCode(err) !== 'ESRCH';
-  }
-}
+export { processIsAlive };
 
 function lockHint(code: string | undefined): string {
   if (code === 'ENOSPC' || code === 'EDQUOT')
@@ -66,34 +59,71 @@ function lockHint(code: string | undefined): string {
   return "check the permissions of the output directory's parent";
 }
 
-/** `.<name>.capi-gitops.lock` beside the output directory. */
+/** `<name>.lock` in the scratch directory beside the output directory (ignored by Git). */
 export function outputLockPath(outDir: string): string {
+  return path.join(path.dirname(outDir), SCRATCH_DIRECTORY, `${path.basename(outDir)}.lock`);
+}
+
+/** Where versions before the scratch directory took the lock: `.<name>.capi-gitops.lock` beside the output directory. */
+function legacyLockPath(outDir: string): string {
   return path.join(path.dirname(outDir), `.${path.basename(outDir)}.capi-gitops.lock`);
+}
+
+/** The process a lock file names, and whether it is gone (on this host): a lock a killed run left. */
+async function lockHolder(file: string): Promise<{ pid: number; owner: string | undefined; stale: boolean } | undefined> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const [pidText, owner] = text.trim().split(/\s+/);
+  const pid = Number(pidText);
+  return { pid, owner, stale: Number.isInteger(pid) && pid > 0 && owner === os.hostname() && !processIsAlive(pid) };
+}
+
+function heldBy(outDir: string, file: string, pid: number, owner: string | undefined): CapiGitopsError {
+  const who =
+    Number.isInteger(pid) && pid > 0 ? `process ${pid}${owner && owner !== os.hostname() ? ` on ${owner}` : ''}` : 'another process';
+  return new CapiGitopsError({
+    file: outDir,
+    message: `another capi-gitops run (${who}) is writing this output directory`,
+    expected: 'one writer at a time',
+    hint: `wait for it to finish and run again; if no such process is running, delete ${file}`,
+  });
 }
 
 /**
  * Takes the output directory's lock: a file created exclusively, holding `pid host`. A lock left
- * by a process that is gone (same host) is taken over; a live one is an error naming it. Returns
- * the release function.
+ * by a process that is gone (same host) is taken over; a live one is an error naming it (so is a
+ * live lock of an earlier version, beside the directory). Returns the release function, which
+ * also removes the scratch directory when nothing else is in it.
  */
 export async function lockOutputDirectory(outDir: string): Promise<() => Promise<void>> {
+  const legacy = legacyLockPath(outDir);
+  const old = await lockHolder(legacy);
+  if (old?.stale) await unlink(legacy).catch(() => undefined);
+  else if (old) throw heldBy(outDir, legacy, old.pid, old.owner);
   const file = outputLockPath(outDir);
+  const parent = path.dirname(outDir);
   const host = os.hostname();
   for (let attempt = 0; attempt < 2; attempt++) {
     let created = false;
     try {
-      const handle = await open(file, 'wx');
-      created = true;
-      try {
-        await handle.writeFile(`${process.pid} ${host}\n`);
-      } finally {
-        await handle.close();
-      }
-      return () => unlink(file).catch(() => undefined);
+      await inScratchDirectory(parent, async () => {
+        const handle = await open(file, 'wx');
+        created = true;
+        try {
+          await handle.writeFile(`${process.pid} ${host}\n`);
+        } finally {
+          await handle.close();
+        }
+      });
+      return async () => {
+        await unlink(file).catch(() => undefined);
+        await removeScratchDirectoryIfEmpty(parent);
+      };
     } catch (err) {
       if (errorCode(err) !== 'EEXIST') {
         // Created but not written (ENOSPC, EDQUOT): an empty lock would block every later run.
         if (created) await unlink(file).catch(() => undefined);
+        await removeScratchDirectoryIfEmpty(parent);
         throw new CapiGitopsError({
           file,
           message: `cannot take the output lock: ${errorCode(err) ?? (err as Error).message}`,
@@ -101,20 +131,13 @@ export async function lockOutputDirectory(outDir: string): Promise<() => Promise
           hint: lockHint(errorCode(err)),
         });
       }
-      const [pidText, owner] = (await readFile(file, 'utf8').catch(() => '')).trim().split(/\s+/);
-      const pid = Number(pidText);
-      const stale = Number.isInteger(pid) && pid > 0 && owner === host && !processIsAlive(pid);
-      if (stale && attempt === 0) {
-        await unlink(file).catch(() => undefined);
+      const holder = await lockHolder(file);
+      // A lock its holder released meanwhile is tried again too.
+      if ((holder === undefined || holder.stale) && attempt === 0) {
+        if (holder) await unlink(file).catch(() => undefined);
         continue;
       }
-      const who = Number.isInteger(pid) && pid > 0 ? `process ${pid}${owner && owner !== host ? ` on ${owner}` : ''}` : 'another process';
-      throw new CapiGitopsError({
-        file: outDir,
-        message: `another capi-gitops run (${who}) is writing this output directory`,
-        expected: 'one writer at a time',
-        hint: `wait for it to finish and run again; if no such process is running, delete ${file}`,
-      });
+      throw heldBy(outDir, file, holder?.pid ?? NaN, holder?.owner);
     }
   }
   throw new CapiGitopsError({

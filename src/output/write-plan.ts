@@ -19,6 +19,8 @@ export interface ExistingOutput {
   ownedContents: Map<string, Buffer>;
   /** Previously written files known, without reading them, to hold this run's bytes already (same sha256). */
   sameAsNew?: ReadonlySet<string>;
+  /** Files the index lists that this run would remove, kept: their bytes are not the ones recorded (not in ownedPaths). */
+  kept?: readonly string[];
 }
 
 /** What the new tree will hold, and how it differs from the old one. */

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import {
   chmod,
+  chown,
   copyFile,
   link,
   lstat,
@@ -20,11 +20,21 @@ import {
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import { filePathProblems, INDEX_FILE } from '../layout/output-paths.js';
-import { parseIndex } from './ownership-index.js';
+import { contentDigest, parseIndexEntries } from './ownership-index.js';
 import { deepestFirst, scanTree, type TreeEntry } from './tree.js';
 import { pathsToCompare, planWrite, type ExistingOutput, type OutputFiles, type WritePlan } from './write-plan.js';
-import { assertWritableDirectory, lockOutputDirectory, processIsAlive } from './write-guard.js';
+import { assertWritableDirectory, lockOutputDirectory } from './write-guard.js';
 import { fileState, type FileDigests } from './file-digests.js';
+import { InterruptedError, onInterrupt, recordCommitted, throwIfInterrupted } from '../core/interrupt.js';
+import { abortAll, type PreparedFile } from '../core/prepared-file.js';
+import {
+  inScratchDirectory,
+  parseScratchName,
+  processIsAlive,
+  SCRATCH_DIRECTORY,
+  scratchEntries,
+  scratchName,
+} from '../core/scratch-directory.js';
 
 /**
  * Writes the tool's files into an output directory and removes the ones a previous run wrote
@@ -32,8 +42,10 @@ import { fileState, type FileDigests } from './file-digests.js';
  *
  * How: the complete new tree — new files, plus every entry the tool did not write, carried
  * over as hard links (a copy, or a recreated symlink, where linking is refused) — is
- * built in a directory beside outDir, then swapped in with two renames (outDir → backup,
- * new → outDir). Previously written files and carried-over links are then deleted from the backup.
+ * built in the scratch directory beside outDir (`.capi-gitops-tmp/`, ignored by Git), then
+ * swapped in with two renames (outDir → backup, new → outDir). Previously written files and
+ * carried-over links are then deleted from the backup. Directories that were there keep their
+ * owner, group and mode (setgid included); new ones inherit the group as setgid gives it.
  *
  * Guarantees:
  * - A failure before the swap (a write error, a conflict, a bad index) removes the temporary
@@ -46,6 +58,12 @@ import { fileState, type FileDigests } from './file-digests.js';
  * - Files the tool did not write keep their inode, bytes and mode. Something created in outDir
  *   during the write is not lost: it stays in the backup directory, which is then left in
  *   place and named in `warnings`.
+ * - A file the index lists is removed only when its bytes still have the digest recorded for
+ *   it: a file edited since, one the index was altered to name, or one a v1 index (no digests)
+ *   lists is kept (no longer owned) and named in `warnings`.
+ * - On SIGINT/SIGTERM (kernel/interrupt.ts) a write stops at its next step and removes what it
+ *   created, or, once the swap has begun, runs to its end; what a killed run left in the scratch
+ *   directory is settled by the next run (settleLeftovers).
  * - When the new tree equals the old one, nothing is written at all.
  * - No symlink is followed: the scan uses lstat and never enters a symlinked directory.
  * - Concurrent writers are refused: a lock file beside outDir names the process holding it.
@@ -54,11 +72,7 @@ import { fileState, type FileDigests } from './file-digests.js';
  *   the swap is undone, so the output and the lockfile change together or not at all.
  */
 
-/** A file prepared beside its destination (written to a temporary name), committed by one rename. */
-export interface PreparedFile {
-  commit(): Promise<void>;
-  abort(): Promise<void>;
-}
+export type { PreparedFile } from '../core/prepared-file.js';
 /**
  * What the caller knows about the files (the output cache): the sha256 of each, and the digests
  * of files on disk from an earlier run, valid while their lstat is unchanged (kernel/file-digests.ts).
@@ -89,16 +103,29 @@ interface Target {
   exists: boolean;
   /** Permission bits of the existing directory. */
   mode?: number;
+  /** Owner and group of the existing directory. */
+  uid?: number;
+  gid?: number;
 }
 
 const POOL_SIZE = 32;
 
+/** Runs `fn` over `items`, POOL_SIZE at a time; after a failure no item starts, and every worker has stopped before it is thrown. */
 async function inPool<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < items.length) await fn(items[next++]);
+    while (next < items.length && !failed) {
+      throwIfInterrupted();
+      await fn(items[next++]).catch((err: unknown) => {
+        failed = true;
+        throw err;
+      });
+    }
   };
-  await Promise.all(Array.from({ length: Math.min(POOL_SIZE, items.length) }, worker));
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(POOL_SIZE, items.length) }, worker));
+  const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 function errorCode(err: unknown): string | undefined {
@@ -149,7 +176,7 @@ async function resolveTarget(outDir: string): Promise<Target> {
   }
   await assertWritableDirectory(dir, 'the output directory');
   await assertWritableDirectory(path.dirname(dir), "the output directory's parent");
-  return { path: dir, exists: true, mode: st.mode & 0o7777 };
+  return { path: dir, exists: true, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
 }
 
 /** A read-only directory inside the output would leave a read-only backup behind: refused before anything is written. */
@@ -167,41 +194,119 @@ function refuseReadOnlyDirectories(target: Target, entries: Map<string, TreeEntr
   });
 }
 
-/** A fresh name beside `target`, on the same filesystem so renames are atomic. */
-function siblingPath(target: string, purpose: 'tmp' | 'old'): string {
-  return path.join(
-    path.dirname(target),
-    `.${path.basename(target)}.capi-gitops-${purpose}-${process.pid}-${randomBytes(6).toString('hex')}`,
-  );
+/** A fresh name in the scratch directory beside `target`: the same filesystem, so renames are atomic; ignored by Git. */
+function scratchPath(target: string, purpose: 'stage' | 'old'): string {
+  return path.join(path.dirname(target), SCRATCH_DIRECTORY, scratchName(path.basename(target), purpose));
+}
+
+/** A staging tree or a backup that a run killed before it could settle it left behind. */
+interface Leftover {
+  path: string;
+  purpose: 'stage' | 'old';
 }
 
 /**
- * Siblings left by a run that was killed (its process is gone). A temporary tree is only a
- * partial copy of output we can write again, so it is removed: left beside the output, it would
- * be committed with `git add`. A backup may be the only copy of the previous tree (killed
- * between the two renames), so it is kept and named in a warning.
+ * What killed runs left: in the scratch directory, every staging tree and backup of this output
+ * directory (the caller holds its lock, so no live run owns one); beside it, those versions before
+ * the scratch directory left (`.<dir>.capi-gitops-tmp-*`, `-old-*`) whose process is gone.
  */
-async function handleInterruptedRuns(target: Target): Promise<string[]> {
+async function findLeftovers(target: Target): Promise<Leftover[]> {
   const parent = path.dirname(target.path);
-  const prefix = `.${path.basename(target.path)}.capi-gitops-`;
-  const names = (await readdir(parent).catch(() => [] as string[])).filter((name) => name.startsWith(prefix)).sort();
-  const warnings: string[] = [];
-  for (const name of names) {
+  const stem = path.basename(target.path);
+  const found: Leftover[] = [];
+  for (const name of await scratchEntries(parent)) {
+    const entry = parseScratchName(name, stem);
+    if (entry && entry.pid !== process.pid && (entry.purpose === 'stage' || entry.purpose === 'old'))
+      found.push({ path: path.join(parent, SCRATCH_DIRECTORY, name), purpose: entry.purpose });
+  }
+  const prefix = `.${stem}.capi-gitops-`;
+  for (const name of (await readdir(parent).catch(() => [] as string[])).filter((n) => n.startsWith(prefix)).sort()) {
     const match = /^(tmp|old)-(\d+)-[0-9a-f]{12}$/.exec(name.slice(prefix.length));
-    if (!match) continue;
-    const pid = Number(match[2]);
-    if (pid === process.pid || processIsAlive(pid)) continue;
-    const leftover = path.join(parent, name);
-    if (match[1] === 'tmp') {
-      await rm(leftover, { recursive: true, force: true });
-      warnings.push(`removed ${leftover}, an unfinished temporary tree left by an interrupted run (process ${pid})`);
-    } else {
-      warnings.push(
-        `${leftover} holds the previous output of an interrupted run (process ${pid}); check that nothing in it is missing from ${target.path}, then delete it`,
-      );
+    const pid = Number(match?.[2]);
+    if (match && pid !== process.pid && !processIsAlive(pid))
+      found.push({ path: path.join(parent, name), purpose: match[1] === 'tmp' ? 'stage' : 'old' });
+  }
+  return found;
+}
+
+/**
+ * Settles what killed runs left, silently where nothing can be lost: a staging tree is only a
+ * partial copy of output this run writes again, so it is removed; a backup is settled by
+ * settleBackup. Returns warnings for what had to stay, and whether a backup was put back as the
+ * output directory (the caller resolves the target again).
+ */
+async function settleLeftovers(target: Target): Promise<{ warnings: string[]; restored: boolean }> {
+  const warnings: string[] = [];
+  let restored = false;
+  for (const leftover of await findLeftovers(target)) {
+    try {
+      if (leftover.purpose === 'stage') {
+        await rm(leftover.path, { recursive: true, force: true });
+        continue;
+      }
+      const settled = await settleBackup(leftover.path, target.path);
+      restored ||= settled.restored;
+      warnings.push(...settled.warnings);
+    } catch (err) {
+      // what cannot be settled does not stop this run's write
+      warnings.push(`${leftover.path}, left by an interrupted run, could not be cleaned up (${errorCode(err) ?? (err as Error).message})`);
     }
   }
-  return warnings;
+  return { warnings, restored };
+}
+
+/**
+ * A backup a killed run left: the previous tree. Killed between the two renames, it is the only
+ * output there is, and is put back. Otherwise each entry in it is deleted when the output
+ * directory still has it (the same inode, carried over; or the same bytes at the same path) or
+ * when capi-gitops wrote it (listed in the backup's index with the digest of its bytes); what is
+ * left (something created or edited during that run) stays, named in a warning.
+ */
+async function settleBackup(backup: string, outDir: string): Promise<{ warnings: string[]; restored: boolean }> {
+  if (
+    !(await lstat(outDir).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    await rename(backup, outDir);
+    return { warnings: [], restored: true };
+  }
+  const entries = await scanTree(backup);
+  let listed = new Map<string, string | undefined>();
+  if (entries.get(INDEX_FILE)?.type === 'file') {
+    try {
+      listed = parseIndexEntries(await readFile(path.join(backup, INDEX_FILE), 'utf8'), path.join(backup, INDEX_FILE));
+    } catch {
+      // a damaged index proves nothing: only what the output still has is deleted
+    }
+  }
+  for (const [p, entry] of entries) {
+    if (entry.type === 'dir') continue;
+    const inBackup = path.join(backup, p);
+    const now = await lstat(path.join(outDir, p)).catch(() => undefined);
+    let duplicate = p === INDEX_FILE || (now !== undefined && now.ino === entry.ino && now.dev === entry.dev);
+    if (!duplicate && entry.type === 'file') {
+      const bytes = await readFile(inBackup);
+      const digest = listed.get(p);
+      duplicate =
+        (digest !== undefined && digest === contentDigest(bytes)) ||
+        (now?.isFile() === true && now.size === bytes.length && bytes.equals(await readFile(path.join(outDir, p))));
+    }
+    if (duplicate) await unlink(inBackup).catch(() => undefined);
+  }
+  const dirs = [...entries].filter(([, e]) => e.type === 'dir').map(([p]) => p);
+  for (const dir of [...deepestFirst(dirs), '']) await rmdir(path.join(backup, dir)).catch(() => undefined);
+  const left = await lstat(backup).then(
+    () => true,
+    () => false,
+  );
+  return {
+    warnings: left
+      ? [`${backup} holds files an interrupted run left that ${outDir} does not have; check whether you need them, then delete it`]
+      : [],
+    restored: false,
+  };
 }
 
 /**
@@ -240,8 +345,12 @@ async function readExisting(target: Target, files: OutputFiles, known?: KnownDig
     });
   }
   const indexText = await readFile(indexPath, 'utf8');
-  const ownedPaths = parseIndex(indexText, indexPath);
-  const existing: ExistingOutput = { entries, ownedPaths, indexText, ownedContents: new Map() };
+  const listed = parseIndexEntries(indexText, indexPath);
+  const ownedContents = new Map<string, Buffer>();
+  // A confirmation changes nothing: a file to remove makes it fail before anything is deleted.
+  const kept = confirmOnly ? [] : await unprovenRemovals(target, entries, listed, files, ownedContents);
+  for (const p of kept) listed.delete(p);
+  const existing: ExistingOutput = { entries, ownedPaths: [...listed.keys()], indexText, ownedContents, kept };
   const sameAsNew = new Set<string>();
   existing.sameAsNew = sameAsNew;
   const compare = pathsToCompare(existing, files).filter((p) => {
@@ -254,6 +363,46 @@ async function readExisting(target: Target, files: OutputFiles, known?: KnownDig
   const contents = await Promise.all(compare.map((p) => readFile(path.join(target.path, p))));
   compare.forEach((p, i) => existing.ownedContents.set(p, contents[i]));
   return existing;
+}
+
+/**
+ * Files the index lists that this run would remove but that cannot be shown to be capi-gitops'
+ * own: not a regular file, no digest recorded (a v1 index), or bytes whose sha256 is not the one
+ * recorded (edited since, or the index was altered). They are kept. The bytes of those that are
+ * its own go into `contents` (the report compares their objects).
+ */
+async function unprovenRemovals(
+  target: Target,
+  entries: Map<string, TreeEntry>,
+  listed: ReadonlyMap<string, string | undefined>,
+  files: OutputFiles,
+  contents: Map<string, Buffer>,
+): Promise<string[]> {
+  const candidates = [...listed.keys()].filter((p) => !files.has(p) && entries.has(p) && entries.get(p)!.type !== 'dir');
+  const unproven = new Set<string>();
+  await inPool(candidates, async (p) => {
+    const digest = listed.get(p);
+    if (entries.get(p)!.type === 'file' && digest !== undefined) {
+      const bytes = await readFile(path.join(target.path, p));
+      if (contentDigest(bytes) === digest) {
+        contents.set(p, bytes);
+        return;
+      }
+    }
+    unproven.add(p);
+  });
+  return candidates.filter((p) => unproven.has(p));
+}
+
+/** The warning for listed files kept because they could not be shown to be capi-gitops' own. */
+function keptWarning(target: Target, kept: readonly string[]): string[] {
+  if (kept.length === 0) return [];
+  const shown = kept.slice(0, 10).join(', ') + (kept.length > 10 ? `, … (${kept.length} files)` : '');
+  return [
+    `kept ${shown} in ${target.path}: the ownership index lists ${kept.length === 1 ? 'it' : 'them'} as written by capi-gitops, ` +
+      'but the bytes are not the ones it recorded (edited since, or the index was changed), so this run did not remove ' +
+      `${kept.length === 1 ? 'it' : 'them'} and no longer manages ${kept.length === 1 ? 'it' : 'them'}; delete what you do not need`,
+  ];
 }
 
 /**
@@ -273,7 +422,43 @@ async function carryOver(from: string, to: string, entry: TreeEntry): Promise<vo
   }
 }
 
-async function buildTree(tmp: string, target: Target, existing: ExistingOutput, plan: WritePlan, files: OutputFiles): Promise<void> {
+/**
+ * Gives `dir` (in the staging tree) the owner and group `shown` had. Where this process may not
+ * (only root gives a directory to another user, and a group only to its members), it keeps what
+ * it can and says what changed.
+ */
+async function keepOwner(dir: string, shown: string, uid: number, gid: number, warnings: string[]): Promise<void> {
+  if (process.getuid === undefined) return;
+  const now = await stat(dir);
+  if (now.uid === uid && now.gid === gid) return;
+  const done = (owner: number) =>
+    chown(dir, owner, gid).then(
+      () => true,
+      () => false,
+    );
+  if (await done(uid)) return;
+  const groupKept = now.gid === gid || (await done(now.uid));
+  const lost = [
+    ...(now.uid !== uid ? [`owner (uid ${uid}, now ${now.uid})`] : []),
+    ...(groupKept ? [] : [`group (gid ${gid}, now ${now.gid})`]),
+  ];
+  warnings.push(
+    `${shown}: the render replaces the directory and could not keep its ${lost.join(' and ')}; ` +
+      'only root can give a directory to another user, and a group only to its members',
+  );
+}
+
+async function buildTree(
+  tmp: string,
+  target: Target,
+  existing: ExistingOutput,
+  plan: WritePlan,
+  files: OutputFiles,
+  warnings: string[],
+): Promise<void> {
+  // Owner, group and mode (setgid too) first, so new directories and files inherit the group as they would in place.
+  if (target.uid !== undefined && target.gid !== undefined) await keepOwner(tmp, target.path, target.uid, target.gid, warnings);
+  if (target.mode !== undefined) await chmod(tmp, target.mode | 0o700);
   for (const dir of plan.directories) await mkdir(path.join(tmp, dir), { recursive: true });
   await inPool(plan.carried, (p) => carryOver(path.join(target.path, p), path.join(tmp, p), existing.entries.get(p)!));
   await inPool(plan.unchanged, async (p) => {
@@ -285,10 +470,12 @@ async function buildTree(tmp: string, target: Target, existing: ExistingOutput, 
   });
   await inPool(plan.written, (p) => writeFile(path.join(tmp, p), files.get(p)!));
   await writeFile(path.join(tmp, INDEX_FILE), plan.indexText);
-  // Modes last: an old directory may have been read-only.
+  // Modes last: an old directory may have been read-only. Owner before mode: chown may clear setgid.
   for (const dir of deepestFirst(plan.directories)) {
     const old = existing.entries.get(dir);
-    if (old?.type === 'dir') await chmod(path.join(tmp, dir), old.mode);
+    if (old?.type !== 'dir') continue;
+    await keepOwner(path.join(tmp, dir), path.join(target.path, dir), old.uid, old.gid, warnings);
+    await chmod(path.join(tmp, dir), old.mode);
   }
   if (target.mode !== undefined) await chmod(tmp, target.mode);
 }
@@ -298,7 +485,7 @@ async function swapIn(tmp: string, target: Target): Promise<string | undefined> 
     await rename(tmp, target.path);
     return undefined;
   }
-  const backup = siblingPath(target.path, 'old');
+  const backup = scratchPath(target.path, 'old');
   await rename(target.path, backup);
   try {
     await rename(tmp, target.path);
@@ -326,9 +513,9 @@ async function insideRealDirectories(root: string, rel: string): Promise<boolean
 }
 
 /**
- * Empties the backup of what it is safe to delete: files the tool wrote, and carried-over
- * entries still the very inode we carried (unchanged since the scan when they were copied).
- * Anything else stays, and so does the backup, named in a warning.
+ * Empties the backup of what it is safe to delete: files the tool wrote, still as they were when
+ * scanned, and carried-over entries still the very inode we carried (unchanged since the scan
+ * when they were copied). Anything else stays, and so does the backup, named in a warning.
  */
 export async function cleanUpBackup(
   backup: string,
@@ -342,6 +529,10 @@ export async function cleanUpBackup(
   });
   for (const p of owned) {
     if (!(await insideRealDirectories(backup, p))) continue;
+    const scanned = existing.entries.get(p)!;
+    const now = await lstat(path.join(backup, p)).catch(() => undefined);
+    // edited (or replaced) while this run wrote: kept with the backup
+    if (now && (now.ino !== scanned.ino || now.size !== scanned.size || now.mtimeMs !== scanned.mtimeMs)) continue;
     await unlink(path.join(backup, p)).catch((err) => {
       if (errorCode(err) !== 'ENOENT') throw err;
     });
@@ -381,8 +572,8 @@ async function linkedEntries(root: string, existing: ExistingOutput, plan: Write
   return linked;
 }
 
-function writeFailure(target: Target, err: unknown): CapiGitopsError {
-  if (err instanceof CapiGitopsError) return err;
+function writeFailure(target: Target, err: unknown): Error {
+  if (err instanceof CapiGitopsError || err instanceof InterruptedError) return err;
   return new CapiGitopsError({
     file: target.path,
     message: `could not write the output directory: ${(err as Error).message}`,
@@ -442,8 +633,23 @@ async function writeOrConfirm(
   files: OutputFiles,
   options: { alongside?: PreparedFile[]; known?: KnownDigests; confirmOnly?: boolean },
 ): Promise<WriteSummary | undefined> {
+  const run = writeOrConfirmNow(outDir, files, options);
+  // A signal waits for the write: it stops at its next step, or ends the swap it has begun.
+  const withdraw = onInterrupt(() => run);
+  try {
+    return await run;
+  } finally {
+    withdraw();
+  }
+}
+
+async function writeOrConfirmNow(
+  outDir: string,
+  files: OutputFiles,
+  options: { alongside?: PreparedFile[]; known?: KnownDigests; confirmOnly?: boolean },
+): Promise<WriteSummary | undefined> {
   const alongside = options.alongside ?? [];
-  const abortAlongside = () => Promise.all(alongside.map((file) => file.abort().catch(() => undefined)));
+  const abortAlongside = () => abortAll(alongside).catch(() => undefined);
   const pathProblems = filePathProblems(files.keys());
   if (pathProblems.length > 0) {
     await abortAlongside();
@@ -451,9 +657,13 @@ async function writeOrConfirm(
   }
   let release: (() => Promise<void>) | undefined;
   try {
-    const target = await resolveTarget(outDir);
+    let target = await resolveTarget(outDir);
     release = await lockOutputDirectory(target.path);
-    return await writeLocked(target, files, alongside, options.known, options.confirmOnly);
+    throwIfInterrupted();
+    // A confirmation that fails leaves everything to the write that follows, leftovers included.
+    const leftovers = options.confirmOnly ? { warnings: [], restored: false } : await settleLeftovers(target);
+    if (leftovers.restored) target = await resolveTarget(outDir);
+    return await writeLocked(target, files, alongside, leftovers.warnings, options.known, options.confirmOnly);
   } catch (err) {
     await abortAlongside();
     throw err;
@@ -462,28 +672,34 @@ async function writeOrConfirm(
   }
 }
 
+/** Records, for the message a signal prints, that the output (and the files committed with it) changed. */
+function recordWrite(target: Target, alongside: readonly PreparedFile[], outputChanged: boolean): void {
+  const what = [...(outputChanged ? [target.path] : []), ...alongside.map((file) => file.file)];
+  if (what.length > 0) recordCommitted(`wrote ${what.join(' and ')}`);
+}
+
 async function writeLocked(
   target: Target,
   files: OutputFiles,
   alongside: PreparedFile[],
+  leftoverWarnings: string[],
   known?: KnownDigests,
   confirmOnly = false,
 ): Promise<WriteSummary | undefined> {
-  // A confirmation that fails leaves everything to the write that follows, leftovers included.
-  const interrupted = confirmOnly ? [] : await handleInterruptedRuns(target);
   const scannedAt = Date.now();
   const existing = await readExisting(target, files, known, confirmOnly);
   if (confirmOnly && [...files.keys()].some((p) => !existing.sameAsNew?.has(p))) return undefined;
   const plan = planWrite(existing, files, known?.digests);
   if (confirmOnly && (plan.changed || !target.exists)) return undefined;
-  if (confirmOnly) interrupted.push(...(await handleInterruptedRuns(target)));
+  const warnings = [...leftoverWarnings, ...keptWarning(target, existing.kept ?? [])];
+  if (confirmOnly) warnings.push(...(await settleLeftovers(target)).warnings);
   const previous = await previousContents(target, existing, plan);
   const summary: WriteSummary = {
     directory: target.path,
     written: plan.written,
     unchanged: plan.unchanged,
     removed: plan.removed,
-    warnings: interrupted,
+    warnings,
     previous,
   };
   if (!plan.changed && target.exists) {
@@ -494,18 +710,22 @@ async function writeLocked(
         known.onDisk.confirm(path.join(target.path, p), fileState(existing.entries.get(p)!), digest, scannedAt);
     }
     for (const file of alongside) await file.commit();
+    recordWrite(target, alongside, false);
     return summary;
   }
 
-  const tmp = siblingPath(target.path, 'tmp');
-  await mkdir(tmp).catch((err) => {
+  throwIfInterrupted();
+  const tmp = scratchPath(target.path, 'stage');
+  await inScratchDirectory(path.dirname(target.path), () => mkdir(tmp)).catch((err) => {
     throw writeFailure(target, err);
   });
   let linked: Set<string>;
   let backup: string | undefined;
   try {
-    await buildTree(tmp, target, existing, plan, files);
+    await buildTree(tmp, target, existing, plan, files, summary.warnings);
     linked = await linkedEntries(tmp, existing, plan);
+    // The last step a signal stops: from the first rename on, the write runs to its end.
+    throwIfInterrupted();
     backup = await swapIn(tmp, target);
   } catch (err) {
     // Both renames undone or never done: the temporary tree is ours alone to delete.
@@ -515,7 +735,7 @@ async function writeLocked(
   try {
     for (const file of alongside) await file.commit();
   } catch (err) {
-    const undone = await undoSwap(target, backup, siblingPath(target.path, 'tmp')).then(
+    const undone = await undoSwap(target, backup, scratchPath(target.path, 'stage')).then(
       () => true,
       () => false,
     );
@@ -527,6 +747,7 @@ async function writeLocked(
         : `the previous output is at ${backup ?? '(none)'}; rename it to ${target.path}`,
     });
   }
+  recordWrite(target, alongside, true);
   if (backup) {
     const backupWarnings = await cleanUpBackup(backup, existing, plan, linked).catch((err: Error) => [
       `the new output is in place, but cleaning up the previous tree at ${backup} failed: ${err.message}`,

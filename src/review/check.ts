@@ -3,12 +3,13 @@
  * on disk. The ownership index says which files the last render wrote and their digests, so a
  * file that differs can be told apart: edited by hand since that render, or out of date.
  */
-import { lstat, readFile, realpath } from 'node:fs/promises';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { compareStrings } from '../core/diagnostics.js';
 import { INDEX_FILE, ancestors } from '../layout/output-paths.js';
 import { contentDigest, formatIndex, parseIndexEntries } from '../output/ownership-index.js';
 import { scanTree, type TreeEntry } from '../output/tree.js';
+import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
+import { outputLockPath } from '../output/write-guard.js';
 
 export type CheckStatus = 'changed' | 'edited' | 'missing' | 'extra';
 
@@ -48,22 +49,89 @@ async function outputEntries(directory: string): Promise<Map<string, TreeEntry>>
   return (await lstat(real)).isDirectory() ? scanTree(real) : new Map();
 }
 
-/** Compares `files` with `outDir`; reads only, writes nothing. */
-export async function checkOutput(outDir: string, files: ReadonlyMap<string, string>): Promise<CheckReport> {
-  const directory = path.resolve(outDir);
+/** Test seam: runs once the directory is scanned, before its index and files are read. */
+export interface CheckHooks {
+  afterScan?: () => Promise<void>;
+}
+
+interface TreeRead {
+  entries: Map<string, TreeEntry>;
+  indexText: string | undefined;
+  /** The bytes of each rendered path that is a file on disk. */
+  onDisk: (Buffer | undefined)[];
+}
+
+async function readTree(directory: string, rendered: readonly string[], hooks: CheckHooks): Promise<TreeRead> {
   const entries = await outputEntries(directory);
-  const indexEntry = entries.get(INDEX_FILE);
-  const indexText = indexEntry?.type === 'file' ? await readFile(path.join(directory, INDEX_FILE), 'utf8') : undefined;
+  await hooks.afterScan?.();
+  const indexText = entries.get(INDEX_FILE)?.type === 'file' ? await readFile(path.join(directory, INDEX_FILE), 'utf8') : undefined;
+  const onDisk = await Promise.all(
+    rendered.map((p) => (entries.get(p)?.type === 'file' ? readFile(path.join(directory, p)) : Promise.resolve(undefined))),
+  );
+  return { entries, indexText, onDisk };
+}
+
+/** The directory `directory` names now (dev and inode, through a symlink), undefined when there is none. */
+async function treeIdentity(directory: string): Promise<string | undefined> {
+  return stat(directory).then(
+    (st) => `${st.dev}:${st.ino}`,
+    () => undefined,
+  );
+}
+
+/** A render swaps the output directory with two renames: a reader can land between them, or see a tree change under it. */
+const VANISHED = new Set(['ENOENT', 'ENOTDIR']);
+const MAX_ATTEMPTS = 50;
+
+/**
+ * The scan, the index and the files, all from one tree: the old one or the new one when a render
+ * swaps the directory meanwhile. The directory's identity is compared before and after each read
+ * (a swap always brings a new directory); a read that saw a swap, or a path vanish, is done again.
+ * Between a swap's two renames the directory does not exist while its writer holds the lock:
+ * that is waited out.
+ */
+async function readOneTree(directory: string, rendered: readonly string[], hooks: CheckHooks): Promise<TreeRead> {
+  for (let attempt = 1; ; attempt++) {
+    const before = await treeIdentity(directory);
+    let read: TreeRead | undefined;
+    try {
+      read = await readTree(directory, rendered, hooks);
+    } catch (err) {
+      if (!VANISHED.has((err as NodeJS.ErrnoException).code ?? '') || attempt >= MAX_ATTEMPTS) throw err;
+    }
+    const after = await treeIdentity(directory);
+    const last = attempt >= MAX_ATTEMPTS;
+    if (read && before === after) {
+      if (before !== undefined || last || !(await writerHoldsLock(directory))) return read;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    } else if (last) {
+      throw new CapiGitopsError({
+        file: directory,
+        message: 'the output directory kept changing while it was read',
+        hint: 'run check again once no render is writing it',
+      });
+    }
+  }
+}
+
+async function writerHoldsLock(directory: string): Promise<boolean> {
+  return lstat(outputLockPath(directory)).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Compares `files` with `outDir`; reads only, writes nothing. */
+export async function checkOutput(outDir: string, files: ReadonlyMap<string, string>, hooks: CheckHooks = {}): Promise<CheckReport> {
+  const directory = path.resolve(outDir);
+  const rendered = [...files.keys()];
+  const { entries, indexText, onDisk } = await readOneTree(directory, rendered, hooks);
   const written =
     indexText === undefined ? new Map<string, string | undefined>() : parseIndexEntries(indexText, path.join(directory, INDEX_FILE));
 
   const problems: CheckedFile[] = [];
   const add = (p: string, status: CheckStatus) => problems.push({ path: p, status, reason: REASONS[status] });
   let unchanged = 0;
-  const rendered = [...files.keys()];
-  const onDisk = await Promise.all(
-    rendered.map((p) => (entries.get(p)?.type === 'file' ? readFile(path.join(directory, p)) : Promise.resolve(undefined))),
-  );
   rendered.forEach((p, i) => {
     const bytes = onDisk[i];
     if (bytes === undefined) return add(p, 'missing');

@@ -10,7 +10,11 @@ import { ownValue } from '../core/own-keys.js';
 
 const SIMPLE_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 
+/** What a path shows for a key or item name only one side has, in a file holding secret values. */
+export const HIDDEN_KEY = '(hidden)';
+
 function keyPath(base: string, key: string): string {
+  if (key === HIDDEN_KEY) return base ? `${base}.${key}` : key;
   const part = SIMPLE_KEY.test(key) ? key : JSON.stringify(key);
   return base ? (SIMPLE_KEY.test(key) ? `${base}.${part}` : `${base}[${part}]`) : part;
 }
@@ -34,32 +38,41 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** Paths (sorted by code unit) where `a` and `b` differ; [] when they are equal. */
-export function changedPaths(a: unknown, b: unknown, base = ''): string[] {
+/**
+ * Paths (sorted by code unit) where `a` and `b` differ; [] when they are equal. With `hideOneSided`
+ * (a file holding secret values), a key or list item name that only one side has is shown as
+ * `(hidden)`: a rotated secret used as a key is such a name on both sides.
+ */
+export function changedPaths(a: unknown, b: unknown, base = '', hideOneSided = false): string[] {
   const out: string[] = [];
-  walk(a, b, base, out);
-  return out.sort(compareStrings);
+  walk(a, b, base, out, hideOneSided);
+  return [...new Set(out)].sort(compareStrings);
 }
 
-function walk(a: unknown, b: unknown, at: string, out: string[]): void {
+function walk(a: unknown, b: unknown, at: string, out: string[], hide: boolean): void {
   if (sameValue(a, b)) return;
   if (isPlainObject(a) && isPlainObject(b)) {
-    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) walk(ownValue(a, key), ownValue(b, key), keyPath(at, key), out);
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const shown = hide && !(Object.hasOwn(a, key) && Object.hasOwn(b, key)) ? HIDDEN_KEY : key;
+      walk(ownValue(a, key), ownValue(b, key), keyPath(at, shown), out, hide);
+    }
     return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
     const namedA = namedItems(a);
     const namedB = namedItems(b);
     if (namedA && namedB && (a.length > 0 || b.length > 0)) {
-      for (const name of new Set([...namedA.keys(), ...namedB.keys()]))
-        walk(namedA.get(name), namedB.get(name), `${at}[name=${name}]`, out);
+      for (const name of new Set([...namedA.keys(), ...namedB.keys()])) {
+        const shown = hide && !(namedA.has(name) && namedB.has(name)) ? HIDDEN_KEY : name;
+        walk(namedA.get(name), namedB.get(name), `${at}[name=${shown}]`, out, hide);
+      }
       return;
     }
     if (a.every((x) => !isPlainObject(x) && !Array.isArray(x)) && b.every((x) => !isPlainObject(x) && !Array.isArray(x))) {
       out.push(at);
       return;
     }
-    for (let i = 0; i < Math.max(a.length, b.length); i++) walk(a[i], b[i], `${at}[${i}]`, out);
+    for (let i = 0; i < Math.max(a.length, b.length); i++) walk(a[i], b[i], `${at}[${i}]`, out, hide);
     return;
   }
   out.push(at || '.');

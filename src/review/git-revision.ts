@@ -9,6 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { onInterrupt } from '../core/interrupt.js';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -112,6 +113,9 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     });
   }
   const root = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-base-'));
+  // the revision's manifest (its Secrets too) does not outlive a Ctrl-C
+  const remove = () => rm(root, { recursive: true, force: true });
+  const withdraw = onInterrupt(remove);
   try {
     const materialized = new Set<string>();
     const owned = new Set<string>();
@@ -165,9 +169,17 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     }
     await linkWorkingTree(top, root, materialized, owned);
     for (const f of secretFiles) await symlink(path.join(top, f), path.join(root, f));
-    return { commit, manifestPaths: [...inRevision, ...fromWorkingTree], dispose: () => rm(root, { recursive: true, force: true }) };
+    return {
+      commit,
+      manifestPaths: [...inRevision, ...fromWorkingTree],
+      dispose: () => {
+        withdraw();
+        return remove();
+      },
+    };
   } catch (err) {
-    await rm(root, { recursive: true, force: true });
+    withdraw();
+    await remove();
     throw err;
   }
 }

@@ -66,10 +66,20 @@ function refsOf(objects: readonly KObject[]): ObjectRef[] {
 export function objectChanges(
   summary: Pick<WriteSummary, 'written' | 'previous'>,
   files: ReadonlyMap<string, string | Uint8Array>,
+  unreadable: (file: string) => void = () => undefined,
 ): ObjectChange[] {
   const text = (bytes: string | Uint8Array | undefined) => (typeof bytes === 'string' ? bytes : Buffer.from(bytes ?? '').toString('utf8'));
+  // a previous file that no longer parses (edited by hand into invalid YAML) holds no objects: the write has happened
+  const previousRefs = (file: string, bytes: Buffer): ObjectRef[] => {
+    try {
+      return objectRefs(file, bytes.toString('utf8'));
+    } catch {
+      unreadable(file);
+      return [];
+    }
+  };
   return compareObjects(
-    [...summary.previous].map(([file, bytes]) => [file, objectRefs(file, bytes.toString('utf8'))]),
+    [...summary.previous].map(([file, bytes]) => [file, previousRefs(file, bytes)]),
     summary.written.map((file) => [file, objectRefs(file, text(files.get(file)))]),
   );
 }

@@ -22,6 +22,7 @@ import {
 } from './types.js';
 import { webhookFindings } from './webhooks.js';
 import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
+import { declaredSecretFiles } from './secret-files.js';
 import { workloadFindings, WORKLOAD_KINDS } from './workloads.js';
 
 interface Pair {
@@ -154,6 +155,8 @@ function emptyComponent(directory: string, a: TreeObjects, b: TreeObjects): Comp
 export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewReport {
   const a = readTreeObjects(oldSide.files);
   const b = readTreeObjects(newSide.files);
+  // files holding secret values (inline): a key only one side has may be a rotated secret
+  const secretFiles = new Set([...declaredSecretFiles(oldSide.files), ...declaredSecretFiles(newSide.files)]);
   const components = new Map<string, ComponentDiff>();
   const findings: Finding[] = [];
 
@@ -176,7 +179,8 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
     let paths: string[] = [];
     let folded = 0;
     if (change === 'changed') {
-      paths = changedPaths(pair.before!.object, pair.after!.object);
+      const hide = secretFiles.has(pair.before!.file) || secretFiles.has(pair.after!.file);
+      paths = changedPaths(pair.before!.object, pair.after!.object, '', hide);
       if (paths.length === 0) continue;
       if (isCrd(t)) {
         const kept = paths.filter((p) => !CRD_SCHEMA_PATH.test(p));

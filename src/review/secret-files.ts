@@ -2,21 +2,19 @@
  * Files that hold secret values (the inline strategy, declared in the output README of either
  * tree): a review names what changed in them and hides every value, as kubectl diff masks a
  * Secret's data (kubectl pkg/cmd/diff/diff.go Masker) — a rotated credential shows as changed,
- * neither the old value nor the new one is printed.
+ * neither the old value nor the new one is printed. In their field paths a key or list item name
+ * that only one side has (a rotated secret used as a key) is `(hidden)` (review.ts, field-paths.ts).
  */
+import { secretFilesListed } from '../layout/secret-files-section.js';
 import type { Finding, ReviewReport } from './types.js';
 
-/** The heading templates/output/README.md.hbs writes above the list of such files. */
-const SECTION = /## Warning: files holding secret values\n([\s\S]*?)(?:\n## |$)/;
-
-/** Every file a tree's READMEs declare as holding secret values, as paths in the tree. */
+/** Every file a tree's READMEs declare as holding secret values, as paths in the tree (a fleet's README lists every cluster's). */
 export function declaredSecretFiles(files: ReadonlyMap<string, string>): Set<string> {
   const out = new Set<string>();
   for (const [file, text] of files) {
     if (file !== 'README.md' && !file.endsWith('/README.md')) continue;
     const dir = file.slice(0, -'README.md'.length);
-    const section = SECTION.exec(text)?.[1] ?? '';
-    for (const match of section.matchAll(/^- `([^`]+)`$/gm)) out.add(dir + match[1]!);
+    for (const listed of secretFilesListed(text)) out.add(dir + listed);
   }
   return out;
 }

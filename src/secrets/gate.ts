@@ -1,9 +1,12 @@
 /**
  * The final gate and redaction: every form a secret value could take in text (raw, base64 in
- * the three alignments, base64 of base64 for the `*_B64` convention), searched in every output
- * byte before anything is written, and removed from every message.
+ * the three alignments, base64 of base64 for the `*_B64` convention, the escaped forms YAML and
+ * JSON write, hex), searched in every output byte before anything is written, and removed from
+ * every message. The gate also searches each output line holding an escape decoded (YAML and JSON
+ * escapes, URL encoding), a multi-line value as runs of lines, and a long value split in two.
  */
 import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { doubleQuoted } from '../yaml/emit.js';
 
 /** Values shorter than this are not searched for (too many accidental hits). */
 export const MINIMUM_SECRET_LENGTH = 4;
@@ -38,6 +41,33 @@ function base64Forms(bytes: Buffer): string[] {
   return forms;
 }
 
+/**
+ * The text between the quotes where the emitter (yaml/emit.ts) or JSON writes `value` inside a
+ * string: YAML double quotes (JSON's escapes, `\xXX`, `\ ` before an escaped line break), YAML
+ * single quotes (`''`), JSON, and JSON inside either YAML form (a JSON document in a ConfigMap).
+ * Escaping is per character, so each is also the form of the value inside a longer string; a
+ * trailing space, escaped only before a line break, is also searched without.
+ */
+function escapedForms(value: string): string[] {
+  const forms: string[] = [];
+  for (const text of value.endsWith(' ') ? [value, value.slice(0, -1)] : [value]) {
+    const json = JSON.stringify(text).slice(1, -1);
+    for (const body of [json, doubleQuoted(text).slice(1, -1), doubleQuoted(json).slice(1, -1)]) forms.push(body, body.replace(/'/g, "''"));
+    forms.push(text.replace(/'/g, "''"));
+  }
+  return forms.filter((form) => form.length >= MINIMUM_SECRET_LENGTH);
+}
+
+/** Values shorter than this are not searched in hex or with `+` for spaces (8 hex digits occur in digests). */
+const MINIMUM_ENCODED_LENGTH = 8;
+
+/** Hex of the UTF-8 bytes (either case), and form encoding's `+` for a space (`%XX` is decoded, see decodedLines). */
+function encodedForms(value: string): string[] {
+  if (value.length < MINIMUM_ENCODED_LENGTH) return [];
+  const hex = Buffer.from(value, 'utf8').toString('hex');
+  return [hex, hex.toUpperCase(), ...(value.includes(' ') ? [value.replace(/ /g, '+')] : [])];
+}
+
 /** Every needle for one value, longest first (so redaction removes the most). */
 export function secretForms(value: string): string[] {
   if (!isScannableSecret(value)) return [];
@@ -47,6 +77,8 @@ export function secretForms(value: string): string[] {
   // the text a base64 value (the *_B64 convention) encodes, which is the credential itself
   const decoded = decodedText(value);
   if (decoded !== undefined && isScannableSecret(decoded)) forms.add(decoded);
+  for (const text of [value, ...(decoded !== undefined && isScannableSecret(decoded) ? [decoded] : [])])
+    for (const form of [...escapedForms(text), ...encodedForms(text)]) forms.add(form);
   // YAML writes a multi-line value as an indented block: its lines are searched one by one
   for (const text of [value, decoded ?? ''])
     for (const line of text.split(/\r?\n/)) if (line.trim().length >= MINIMUM_LINE_LENGTH) forms.add(line.trim());
@@ -55,6 +87,54 @@ export function secretForms(value: string): string[] {
 
 /** Lines of a multi-line value shorter than this are not searched alone (`[default]`, `-----END`). */
 const MINIMUM_LINE_LENGTH = 16;
+
+/**
+ * Runs of consecutive lines of a multi-line value, for the lines shorter than MINIMUM_LINE_LENGTH:
+ * each line with the lines after it until the run holds MINIMUM_LINE_LENGTH characters, joined by
+ * line breaks, leading white space dropped (YAML indents a block). A short line counts only where
+ * the lines around it match too, so `[default]` alone never does.
+ */
+export function lineRuns(value: string): string[] {
+  const lines = value.split(/\r?\n/).map((line) => line.replace(/^[ \t]+/, ''));
+  if (lines.length < 2 || isYamlDocument(lines)) return [];
+  const runs = new Set<string>();
+  lines.forEach((line, i) => {
+    if (line.length >= MINIMUM_LINE_LENGTH) return;
+    let length = line.length;
+    let end = i;
+    while (length < MINIMUM_LINE_LENGTH && end + 1 < lines.length) length += lines[++end]!.length;
+    if (length >= MINIMUM_LINE_LENGTH && end > i) runs.add(lines.slice(i, end + 1).join('\n'));
+  });
+  return [...runs];
+}
+
+const YAML_KEY_LINE = /^(?:- )?["']?[\w./-]+["']?:(?:[ \t]|$)/;
+
+/**
+ * A value that is itself a YAML document (a kubeconfig, a cloud config): most of its lines are
+ * `key:` lines every manifest has (`apiVersion: v1`, `kind: Secret`), so runs of them would be
+ * found in any output. Its lines of 16 characters or more are still searched.
+ */
+function isYamlDocument(lines: readonly string[]): boolean {
+  const filled = lines.filter((line) => line !== '');
+  return filled.filter((line) => YAML_KEY_LINE.test(line)).length * 2 >= filled.length;
+}
+
+/** A long value with no white space (a token, a password) split in two: this many characters at each end. */
+const HALF_LENGTH = 12;
+const MINIMUM_SPLIT_LENGTH = 2 * HALF_LENGTH;
+
+/**
+ * The two ends of a value that could be pasted in two pieces: a value of at least 24 characters
+ * without white space is found split anywhere from its 12th to its 12th-last character when its
+ * first 12 and its last 12 characters are both in the output. Values with white space (files,
+ * certificates) and base64 texts are searched by lines instead: their ends are often boilerplate.
+ */
+function valueEnds(value: string): [string, string] | undefined {
+  // a base64 text (the *_B64 convention) starts and ends in boilerplate; its text is searched by lines
+  if (value.length < MINIMUM_SPLIT_LENGTH || /\s/.test(value) || decodedText(value) !== undefined) return undefined;
+  return [value.slice(0, HALF_LENGTH), value.slice(-HALF_LENGTH)];
+}
 
 /** The UTF-8 text of a canonical base64 value, when it is text (no control characters but tab and line breaks). */
 function decodedText(value: string): string | undefined {
@@ -68,13 +148,27 @@ function decodedText(value: string): string | undefined {
 export interface SecretNeedles {
   /** [needle, variable name], longest needle first. */
   needles: [string, string][];
+  /** [run of lines (lineRuns), variable name]: searched by the gate alone, in the output's lines without indentation. */
+  lineRuns?: [string, string][];
+  /** [first characters, last characters, variable name] (valueEnds): searched by the gate alone. */
+  ends?: [string, string, string][];
 }
 
 export function secretNeedles(values: ReadonlyMap<string, readonly string[]>): SecretNeedles {
   const needles: [string, string][] = [];
-  for (const [name, list] of values) for (const value of list) for (const form of secretForms(value)) needles.push([form, name]);
+  const runs: [string, string][] = [];
+  const ends: [string, string, string][] = [];
+  for (const [name, list] of values)
+    for (const value of list) {
+      if (!isScannableSecret(value)) continue;
+      for (const form of secretForms(value)) needles.push([form, name]);
+      const decoded = decodedText(value);
+      for (const text of decoded === undefined ? [value] : [value, decoded]) for (const run of lineRuns(text)) runs.push([run, name]);
+      const pair = valueEnds(value);
+      if (pair) ends.push([...pair, name]);
+    }
   needles.sort(([a, an], [b, bn]) => b.length - a.length || compareStrings(a, b) || compareStrings(an, bn));
-  return { needles };
+  return { needles, lineRuns: runs, ends };
 }
 
 /**
@@ -107,29 +201,173 @@ function objectAround(text: string, at: number): string | undefined {
   return kind ? `${kind}/${name ?? '?'}` : undefined;
 }
 
+const AN_ESCAPE = /\\|''|%[0-9A-Fa-f]{2}/g;
+const ESCAPE_SEQUENCE = /\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|U([0-9a-fA-F]{8})|([\s\S]))|''/g;
+const SHORT_ESCAPES: Record<string, string> = {
+  '0': '\0',
+  a: '\x07',
+  b: '\b',
+  t: '\t',
+  n: '\n',
+  v: '\v',
+  f: '\f',
+  r: '\r',
+  e: '\x1b',
+  N: '\x85',
+  _: '\xa0',
+  L: '\u2028',
+  P: '\u2029',
+};
+const URL_ENCODED_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
+
+/** One line with its JSON and YAML escapes (`\"`, `\\`, `\n`, `\uXXXX`, `\xXX`, `''`, …) and its URL encoding decoded. */
+function decodeLine(line: string): string {
+  const unescaped = line.replace(ESCAPE_SEQUENCE, (match, u?: string, x?: string, big?: string, char?: string) => {
+    if (match === "''") return "'";
+    const code = u ?? x ?? big;
+    if (code !== undefined) {
+      const point = Number.parseInt(code, 16);
+      return point <= 0x10ffff ? String.fromCodePoint(point) : match;
+    }
+    return SHORT_ESCAPES[char!] ?? char!;
+  });
+  return unescaped.replace(URL_ENCODED_RUN, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
+}
+
+/** The lines of a file that hold an escape or URL encoding: as written, and decoded. */
+interface EscapedLines {
+  /** Those lines as written, one per line. */
+  raw: string;
+  /** Each decoded once, twice and three times (a JSON document in a YAML string is escaped twice). */
+  decoded: string;
+  /** Where each line starts in the file, with its decoded forms (to name the object a finding is in). */
+  lines: { start: number; decoded: string }[];
+}
+
+/**
+ * The lines of `text` that hold an escape or URL encoding. The emitter writes every string on one
+ * line or as a block of lines, and no escape spans a line break, so decoding line by line decodes
+ * every scalar.
+ */
+export function escapedLines(text: string): EscapedLines {
+  const raw: string[] = [];
+  const lines: { start: number; decoded: string }[] = [];
+  let lastLineStart = -1;
+  for (const match of text.matchAll(AN_ESCAPE)) {
+    const start = text.lastIndexOf('\n', match.index) + 1;
+    if (start === lastLineStart) continue;
+    lastLineStart = start;
+    const end = text.indexOf('\n', match.index);
+    let line = text.slice(start, end < 0 ? text.length : end);
+    raw.push(line);
+    const decoded: string[] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      const next = decodeLine(line);
+      if (next === line) break;
+      decoded.push(next);
+      line = next;
+    }
+    if (decoded.length > 0) lines.push({ start, decoded: decoded.join('\n') });
+  }
+  return { raw: raw.join('\n'), decoded: lines.map((line) => line.decoded).join('\n'), lines };
+}
+
+/** Lines without their indentation, so a run of a block's lines reads as in the value. */
+function unindented(text: string): string {
+  return text.replace(/^[ \t]+/gm, '');
+}
+
+function longestLine(run: string): string {
+  return run.split('\n').reduce((a, b) => (b.length > a.length ? b : a));
+}
+
+/**
+ * One output file as the gate searches it: its text, and its escaped lines as written and decoded.
+ * A needle holding an escape (`\`, `''`) can only be on an escaped line, so only those are searched
+ * for it; the whole text is searched for the rest.
+ */
+class SearchedFile {
+  #escaped: EscapedLines | undefined;
+  #unindented: SearchedFile | undefined;
+  readonly #found = new Map<string, boolean>();
+
+  constructor(readonly text: string) {}
+
+  get escaped(): EscapedLines {
+    this.#escaped ??= escapedLines(this.text);
+    return this.#escaped;
+  }
+
+  /** Where `needle` is in the text (for a decoded line, where that line starts), undefined when nowhere. */
+  find(needle: string): number | undefined {
+    const escaped = needle.includes('\\') || needle.includes("''");
+    const at = escaped && !this.escaped.raw.includes(needle) ? -1 : this.text.indexOf(needle);
+    if (at >= 0) return at;
+    if (!this.escaped.decoded.includes(needle)) return undefined;
+    return this.escaped.lines.find((line) => line.decoded.includes(needle))?.start ?? -1;
+  }
+
+  /** find, remembered: for needles several searches share (a run's longest line, a value's ends). */
+  has(needle: string): boolean {
+    let found = this.#found.get(needle);
+    if (found === undefined) this.#found.set(needle, (found = this.find(needle) !== undefined));
+    return found;
+  }
+
+  /** The same file without indentation (each line's leading white space dropped), decoded lines too. */
+  get unindented(): SearchedFile {
+    if (this.#unindented === undefined) {
+      this.#unindented = new SearchedFile(unindented(this.text));
+      this.#unindented.#escaped = { raw: unindented(this.escaped.raw), decoded: unindented(this.escaped.decoded), lines: [] };
+    }
+    return this.#unindented;
+  }
+}
+
 /** One problem per file and variable found in it; no value, no excerpt. */
 export function scanOutput(files: ReadonlyMap<string, string>, needles: SecretNeedles, exempt: ReadonlySet<string>): Diagnostic[] {
   const problems: Diagnostic[] = [];
-  for (const [file, text] of files) {
-    if (exempt.has(file)) continue;
+  const reportedAnywhere = new Set<string>();
+  const report = (file: string, text: string, name: string, at: number) => {
+    reportedAnywhere.add(name);
+    const object = at >= 0 ? objectAround(text, at) : undefined;
+    problems.push({
+      file,
+      ...(object ? { object } : {}),
+      message: `the output would contain the secret value of ${name}, raw or encoded; nothing was written`,
+      expected: 'no secret value in any output file, the wiring, the README or the lockfile',
+      hint:
+        'find where the value enters (additionalManifests, patches, images, chart values) and use ${' +
+        name +
+        '} in a Secret instead, or declare it in Config.secrets.public if it is not secret',
+    });
+  };
+  const runs = (needles.lineRuns ?? []).map(([run, name]) => [run, name, longestLine(run)] as const);
+  const ends = needles.ends ?? [];
+  if (needles.needles.length === 0 && runs.length === 0 && ends.length === 0) return problems;
+  const scanned = [...files].filter(([file]) => !exempt.has(file)).map(([file, text]) => [file, new SearchedFile(text)] as const);
+  for (const [file, searched] of scanned) {
     const reported = new Set<string>();
     for (const [needle, name] of needles.needles) {
       if (reported.has(name)) continue;
-      const at = text.indexOf(needle);
-      if (at < 0) continue;
+      const at = searched.find(needle);
+      if (at === undefined) continue;
       reported.add(name);
-      const object = objectAround(text, at);
-      problems.push({
-        file,
-        ...(object ? { object } : {}),
-        message: `the output would contain the secret value of ${name}, raw or encoded; nothing was written`,
-        expected: 'no secret value in any output file, the wiring, the README or the lockfile',
-        hint:
-          'find where the value enters (additionalManifests, patches, images, chart values) and use ${' +
-          name +
-          '} in a Secret instead, or declare it in Config.secrets.public if it is not secret',
-      });
+      report(file, searched.text, name, at);
     }
+    for (const [run, name, longest] of runs) {
+      // the file without indentation is made only for a run whose longest line is in it
+      if (reported.has(name) || !searched.has(longest) || searched.unindented.find(run) === undefined) continue;
+      reported.add(name);
+      report(file, searched.text, name, searched.find(longest) ?? -1);
+    }
+  }
+  // A value in two pieces: its first characters in some file and its last in some file. The last
+  // are searched only where the first were found somewhere.
+  for (const [first, last, name] of ends) {
+    if (reportedAnywhere.has(name)) continue;
+    const at = scanned.find(([, searched]) => searched.has(first));
+    if (at && scanned.some(([, searched]) => searched.has(last))) report(at[0], at[1].text, name, at[1].find(first) ?? -1);
   }
   return problems;
 }
@@ -151,11 +389,19 @@ export function redactDiagnostic(d: Diagnostic, needles: SecretNeedles): Diagnos
   return out;
 }
 
+/**
+ * The data of a workflow command as the runner reads it back: `%`, CR and LF escaped (actions/toolkit
+ * packages/core/src/command.ts escapeData), so a value holding `%0A` is masked as itself.
+ */
+function workflowCommandData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
 /** GitHub Actions workflow commands that mask each secret form in the job log. */
 export function githubMasks(needles: SecretNeedles): string[] {
   // a value with a line break is masked line by line, as the runner matches single lines
   const lines = new Set<string>();
   for (const [needle] of needles.needles)
     for (const line of needle.split(/\r?\n/)) if (line.length >= MINIMUM_SECRET_LENGTH) lines.add(line);
-  return [...lines].sort(compareStrings).map((line) => `::add-mask::${line}`);
+  return [...lines].sort(compareStrings).map((line) => `::add-mask::${workflowCommandData(line)}`);
 }

@@ -278,8 +278,8 @@ const LINE_BREAK_ESCAPES: Record<string, string> = {
   '\uffff': '\\uFFFF',
 };
 
-/** A double-quoted scalar on one line: JSON escaping, then YAML's short escapes. */
-function doubleQuoted(value: string): string {
+/** A double-quoted scalar on one line: JSON escaping, then YAML's short escapes (the secrets gate searches this form too). */
+export function doubleQuoted(value: string): string {
   const json = JSON.stringify(value);
   let out = '';
   let start = 0;

@@ -492,32 +492,57 @@ test('write: cleanup keeps the backup, and says so, when something appeared in o
   }
 });
 
-test("write: a temporary tree left by a killed run is removed, a live run's is kept, and a killed run's backup is kept and named", async () => {
+test('write: what killed runs left is settled silently: staging trees removed, a backup emptied of what the output still has', async () => {
   const ws = workspace();
   const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
   try {
+    await writeOutput(ws.out, FILES);
+    put(ws.out, 'notes/mine.txt', 'my notes\n');
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
-    const leftover = (purpose: string, pid: number) => path.join(ws.parent, `.out.capi-gitops-${purpose}-${pid}-0123456789ab`);
-    put(leftover('tmp', dead), 'a/x.yaml', 'half written\n');
-    put(leftover('tmp', live.pid!), 'a/x.yaml', 'being written\n');
-    put(leftover('old', dead), 'notes.txt', 'the only copy\n');
-    put(path.join(ws.parent, '.out.capi-gitops-tmp-not-ours'), 'keep.txt', 'x\n');
+    const scratch = path.join(ws.parent, '.capi-gitops-tmp');
+    // In the scratch directory: a staging tree (removed whatever its process) and a backup.
+    put(path.join(scratch, `out.stage-${live.pid}-0123456789ab`), 'a/x.yaml', 'half written\n');
+    const backup = path.join(scratch, `out.old-${dead}-0123456789ab`);
+    put(backup, INDEX_FILE, formatIndex(new Map([['gone.yaml', 'gone: 1\n']])));
+    put(backup, 'gone.yaml', 'gone: 1\n'); // written by capi-gitops (the digest matches), since removed
+    put(backup, 'a/x.yaml', readFileSync(path.join(ws.out, 'a/x.yaml'), 'utf8')); // the same bytes as the output's
+    mkdirSync(path.join(backup, 'notes'));
+    execFileSync('ln', [path.join(ws.out, 'notes/mine.txt'), path.join(backup, 'notes/mine.txt')]); // carried: the same inode
+    // Beside the output, where earlier versions wrote them: a dead run's are settled, a live run's left alone.
+    put(path.join(ws.parent, `.out.capi-gitops-tmp-${dead}-0123456789ab`), 'a/x.yaml', 'half written\n');
+    put(path.join(ws.parent, `.out.capi-gitops-tmp-${live.pid}-0123456789ab`), 'a/x.yaml', 'being written\n');
 
     const summary = await writeOutput(ws.out, FILES);
-    assert.deepEqual(
-      siblings(ws.parent),
-      [
-        '.out.capi-gitops-old-' + dead + '-0123456789ab',
-        '.out.capi-gitops-tmp-' + live.pid + '-0123456789ab',
-        '.out.capi-gitops-tmp-not-ours',
-        'out',
-      ].sort(),
-    );
-    assert.equal(summary.warnings.length, 2);
-    assert.match(summary.warnings.find((w) => w.startsWith('removed')) ?? '', new RegExp(`interrupted run \\(process ${dead}\\)`));
-    assert.match(summary.warnings.find((w) => w.includes('-old-')) ?? '', /previous output of an interrupted run.*then delete it/);
+    assert.deepEqual(summary.warnings, []);
+    assert.deepEqual(siblings(ws.parent), [`.out.capi-gitops-tmp-${live.pid}-0123456789ab`, 'out']);
+    assert.equal(readFileSync(path.join(ws.out, 'notes/mine.txt'), 'utf8'), 'my notes\n');
+
+    // A backup holding something the output does not have stays, named in a warning.
+    put(backup, 'appeared-during-that-run.txt', 'only copy\n');
+    const kept = await writeOutput(ws.out, FILES);
+    assert.equal(kept.warnings.length, 1);
+    assert.match(kept.warnings[0]!, /out\.old-\d+-0123456789ab holds files an interrupted run left/);
+    assert.deepEqual(readdirSync(backup), ['appeared-during-that-run.txt']);
   } finally {
     live.kill();
+    ws.done();
+  }
+});
+
+test('write: a run killed between the two renames left only the backup: the next run puts it back, then writes', async () => {
+  const ws = workspace();
+  try {
+    await writeOutput(ws.out, FILES);
+    put(ws.out, 'notes.txt', 'mine\n');
+    const backup = path.join(ws.parent, '.capi-gitops-tmp', 'out.old-999999999-0123456789ab');
+    mkdirSync(path.dirname(backup));
+    execFileSync('mv', [ws.out, backup]);
+    const summary = await writeOutput(ws.out, new Map([...FILES, ['new.yaml', 'n: 1\n']]));
+    assert.deepEqual(summary.warnings, []);
+    assert.deepEqual(summary.written, ['new.yaml']);
+    assert.equal(readFileSync(path.join(ws.out, 'notes.txt'), 'utf8'), 'mine\n');
+    assert.deepEqual(siblings(ws.parent), ['out']);
+  } finally {
     ws.done();
   }
 });

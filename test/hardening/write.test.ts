@@ -65,6 +65,7 @@ test('a lockfile rename that fails after the swap puts the previous output back'
     writeOutput(out, new Map([['a.yaml', 'a: 2\n']]), {
       alongside: [
         {
+          file: path.join(parent, 'capi-gitops.lock.yaml'),
           commit: async () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })),
           abort: async () => void (aborted = true),
         },
@@ -127,10 +128,11 @@ test('stdout and stderr closed before the first write (reader gone): the run com
   assert.notDeepEqual(readTree(state.out), state.before);
 });
 
-test('a second writer finds the lock beside the output: a clear error naming the other process; a stale lock is taken over', async () => {
+test('a second writer finds the lock in the scratch directory: a clear error naming the other process; a stale lock is taken over', async () => {
   const state = renderedThenChanged();
   const holder = spawn('sleep', ['600'], { stdio: 'ignore' });
   try {
+    mkdirSync(path.dirname(outputLockPath(state.out)), { recursive: true });
     writeFileSync(outputLockPath(state.out), `${holder.pid} ${(await import('node:os')).hostname()}\n`);
     const blocked = runCli(['render', '-f', state.manifest, '-o', state.out]);
     assertNoStackTrace(blocked);
@@ -145,6 +147,7 @@ test('a second writer finds the lock beside the output: a clear error naming the
   const after = runCli(['render', '-f', state.manifest, '-o', state.out]);
   assert.equal(after.code, 0, after.stderr);
   assert.ok(!existsSync(outputLockPath(state.out)), 'the lock is released');
+  assert.deepEqual(readdirSync(path.dirname(state.out)).sort(), state.siblings, 'and the scratch directory removed');
 });
 
 test('two renders into one output directory at once: each succeeds or names the other; the result is one complete tree', async () => {

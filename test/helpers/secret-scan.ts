@@ -86,6 +86,14 @@ export const SUITE_SECRETS = {
   ciGitLabToken: 'glpat-CiTokenNeverLeaves0451',
   /** A configSecret's github-token (test/sources/github-token.test.ts). */
   configSecretGitHubToken: 'ghp_cfgsecret9z8y7x6w5v4u3t2s1r0q',
+  /** Pasted into a ConfigMap in the forms YAML and JSON escape, URL-encoded, in hex, in two halves (test/secrets/gate-encodings.test.ts). */
+  quotedToken: 'Qz\'9"k\\Lm: 7Wp x2Vr',
+  splitToken: 'sk-live-4f9Qa7Zt2Lp8Wx3Ne6Rb1Yc5',
+  /** A key file whose lines are all shorter than 16 characters. */
+  shortLinesKey: 'MIIBqk7\nx7Qa9kL\npZt3Rw8\nYcEnd4Q\n',
+  /** Per-cluster inline credentials of a fleet, before and after a rotation (test/review/fleet-secrets.test.ts). */
+  fleetOldToken: 'OldFleetCred-1111-a9Qz',
+  fleetNewToken: 'NewFleetCred-2222-b7Wx',
 } as const;
 
 /** Every suite secret, and the base64 a configSecret or secret file carries of each credentials file. */

@@ -5,13 +5,14 @@
  * The `yaml` library reads it (every problem of a malformed lock at its line and column) and
  * writes it.
  */
-import { randomBytes } from 'node:crypto';
-import { chmod, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Node as YamlNode, LineCounter, YAMLMap, YAMLSeq } from 'yaml';
 import { CapiGitopsError } from '../../core/diagnostics.js';
 import { LOCKFILE_NAME } from '../../manifest/files.js';
 import YAML from 'yaml';
+import { commitTogether, prepareFile, type PreparedFile } from '../../core/prepared-file.js';
+import { processIsAlive, removeLeftoverFiles, removeScratchDirectoryIfEmpty } from '../../core/scratch-directory.js';
 import { LOCK_API_VERSION, LOCK_KIND, type Lockfile } from './types.js';
 import { LockReader, REGENERATE_HINT, type LockNodes } from './reader.js';
 import { HEADER, lockfileData } from './data.js';
@@ -94,29 +95,33 @@ export function lockfilePath(manifestBaseDir: string): string {
 }
 
 /**
- * Writes the lock atomically: a temporary file in the same directory, then one rename, so a
+ * Writes the lock atomically: a temporary file in the scratch directory beside it, then one rename, so a
  * reader sees the old lock or the new one, never half of either. An unchanged lock is not
  * rewritten. Returns whether the file was written.
  */
 export async function writeLockfile(file: string, lock: Pick<Lockfile, 'entries'>): Promise<boolean> {
   const prepared = await prepareLockfile(file, lock);
   if (!prepared) return false;
-  await prepared.commit();
+  await commitTogether([prepared]);
   return true;
 }
 
 /**
- * The first half of `writeLockfile`: the new lock written to a temporary file beside `file`
- * (which proves the directory is writable), to be renamed into place by `commit` — together with
- * the output directory — or removed by `abort`. Undefined when the lock is unchanged.
+ * The first half of `writeLockfile`: the new lock written to a temporary file in the scratch
+ * directory beside `file` (kernel/prepared-file.ts: ignored by Git; proves the directory is
+ * writable), to be renamed into place by `commit` — together with the output directory or the
+ * manifest's edits — or removed by `abort`. Undefined when the lock is unchanged. Temporary
+ * locks that killed runs left (also beside the lock, where earlier versions wrote them) are removed.
  */
-export async function prepareLockfile(
-  file: string,
-  lock: Pick<Lockfile, 'entries'>,
-): Promise<{ commit(): Promise<void>; abort(): Promise<void> } | undefined> {
+export async function prepareLockfile(file: string, lock: Pick<Lockfile, 'entries'>): Promise<PreparedFile | undefined> {
   const text = serializeLockfile(lock);
+  await removeLegacyTemporaries(file);
   const existing = await readFile(file, 'utf8').catch(() => undefined);
-  if (existing === text) return undefined;
+  if (existing === text) {
+    await removeLeftoverFiles(path.dirname(file), path.basename(file));
+    await removeScratchDirectoryIfEmpty(path.dirname(file));
+    return undefined;
+  }
   const failed = (error: unknown) =>
     new CapiGitopsError({
       file,
@@ -130,27 +135,26 @@ export async function prepareLockfile(
   );
   // Root can write a directory its owner made read-only; the owner's intent is what counts.
   if (dirMode !== undefined && (dirMode & 0o222) === 0) throw failed(new Error('the directory is read-only'));
-  const mode = await stat(file).then(
-    (s) => s.mode & 0o777,
-    () => undefined,
-  );
-  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
-  try {
-    await writeFile(temporary, text, { flag: 'wx' });
-    if (mode !== undefined) await chmod(temporary, mode);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
+  const prepared = await prepareFile(file, text).catch((error: unknown) => {
     throw failed(error);
-  }
+  });
   return {
-    commit: async () => {
-      try {
-        await rename(temporary, file);
-      } catch (error) {
-        await unlink(temporary).catch(() => undefined);
+    file,
+    commit: () =>
+      prepared.commit().catch((error: unknown) => {
         throw failed(error);
-      }
-    },
-    abort: () => unlink(temporary).catch(() => undefined),
+      }),
+    abort: () => prepared.abort(),
   };
+}
+
+/** `.<lock>.tmp-<pid>-<hex>` beside the lock, which versions before the scratch directory left when killed. */
+async function removeLegacyTemporaries(file: string): Promise<void> {
+  const dir = path.dirname(file);
+  const prefix = `.${path.basename(file)}.tmp-`;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const pid = name.startsWith(prefix) ? /^(\d+)-[0-9a-f]{12}$/.exec(name.slice(prefix.length))?.[1] : undefined;
+    if (pid !== undefined && Number(pid) !== process.pid && !processIsAlive(Number(pid)))
+      await unlink(path.join(dir, name)).catch(() => undefined);
+  }
 }

@@ -1,0 +1,104 @@
+/**
+ * Where a run keeps what it has not committed yet (the output's staging tree and backup, a
+ * lockfile or manifest written to a temporary name, the output's lock): one hidden directory,
+ * `.capi-gitops-tmp/`, beside the files it will replace (so a rename commits them atomically),
+ * holding a `.gitignore` of `*`: Git lists nothing in it, so `git add -A` after a killed run
+ * stages none of it. The directory is removed when a run leaves it empty.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rmdir, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export const SCRATCH_DIRECTORY = '.capi-gitops-tmp';
+const GITIGNORE = '.gitignore';
+const IGNORE_EVERYTHING = '# capi-gitops: files of runs in progress, never committed\n*\n';
+
+function errorCode(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException)?.code;
+}
+
+async function ignoreFile(dir: string): Promise<void> {
+  await writeFile(path.join(dir, GITIGNORE), IGNORE_EVERYTHING, { flag: 'wx' }).catch((err) => {
+    if (errorCode(err) !== 'EEXIST') throw err;
+  });
+}
+
+/** `<parent>/.capi-gitops-tmp`, created (with its .gitignore) when missing. */
+export async function scratchDirectory(parent: string): Promise<string> {
+  const dir = path.join(parent, SCRATCH_DIRECTORY);
+  await mkdir(dir).catch((err) => {
+    if (errorCode(err) !== 'EEXIST') throw err;
+  });
+  await ignoreFile(dir);
+  return dir;
+}
+
+/**
+ * Runs `create` with the scratch directory of `parent`; once more if another run removed the
+ * directory (it was empty) between the two.
+ */
+export async function inScratchDirectory<T>(parent: string, create: (dir: string) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const dir = await scratchDirectory(parent);
+    try {
+      return await create(dir);
+    } catch (err) {
+      if (attempt > 0 || errorCode(err) !== 'ENOENT') throw err;
+    }
+  }
+}
+
+/** A name for one run's entry: `<stem>.<purpose>-<pid>-<12 hex>`. */
+export function scratchName(stem: string, purpose: string): string {
+  return `${stem}.${purpose}-${process.pid}-${randomBytes(6).toString('hex')}`;
+}
+
+/** The purpose and process of an entry `scratchName(stem, …)` named; undefined for any other name. */
+export function parseScratchName(name: string, stem: string): { purpose: string; pid: number } | undefined {
+  if (!name.startsWith(`${stem}.`)) return undefined;
+  const match = /^([a-z]+)-(\d+)-[0-9a-f]{12}$/.exec(name.slice(stem.length + 1));
+  return match ? { purpose: match[1]!, pid: Number(match[2]) } : undefined;
+}
+
+/** Whether a process with this id runs on this host. */
+export function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else.
+    return errorCode(err) !== 'ESRCH';
+  }
+}
+
+/** The entries of `<parent>/.capi-gitops-tmp` (none when it does not exist). */
+export async function scratchEntries(parent: string): Promise<string[]> {
+  return (await readdir(path.join(parent, SCRATCH_DIRECTORY)).catch(() => [] as string[])).filter((n) => n !== GITIGNORE).sort();
+}
+
+/**
+ * Temporary files (`<stem>.tmp-<pid>-…`) that a run killed before it could remove them left in
+ * the scratch directory of `parent`: removed when their process is gone.
+ */
+export async function removeLeftoverFiles(parent: string, stem: string): Promise<void> {
+  const dir = path.join(parent, SCRATCH_DIRECTORY);
+  for (const name of await scratchEntries(parent)) {
+    const entry = parseScratchName(name, stem);
+    if (entry?.purpose === 'tmp' && entry.pid !== process.pid && !processIsAlive(entry.pid))
+      await unlink(path.join(dir, name)).catch(() => undefined);
+  }
+}
+
+/**
+ * Removes the scratch directory of `parent` when it holds nothing but its .gitignore. Another run
+ * may create an entry meanwhile: then the directory stays and gets its .gitignore back.
+ */
+export async function removeScratchDirectoryIfEmpty(parent: string): Promise<void> {
+  const dir = path.join(parent, SCRATCH_DIRECTORY);
+  const names = await readdir(dir).catch(() => undefined);
+  if (!names || names.some((n) => n !== GITIGNORE)) return;
+  await unlink(path.join(dir, GITIGNORE)).catch(() => undefined);
+  await rmdir(dir).catch(async (err) => {
+    if (errorCode(err) === 'ENOTEMPTY' || errorCode(err) === 'EEXIST') await ignoreFile(dir).catch(() => undefined);
+  });
+}
