@@ -52,6 +52,8 @@ export const OPERATOR_OVERRIDE_KEY = 'Operator';
 export interface LockOutcome {
   lock: Lockfile;
   changes: LockChange[];
+  /** The lock the changes are from (undefined: there was none), for steps that change the lock later (pinned images). */
+  previous?: Lockfile;
 }
 
 export class LockSession {
@@ -181,7 +183,7 @@ export class LockSession {
     bag.throwIfAny();
     const lock = buildLockfile(entries);
     if (frozen) assertFrozen(this.options.previous, lock, this.options.file);
-    return { lock, changes: diffLockfiles(this.options.previous, lock) };
+    return { lock, changes: diffLockfiles(this.options.previous, lock), previous: this.options.previous };
   }
 }
 
