@@ -17,7 +17,7 @@ import { closestName } from './manifest/fields.js';
 import { expandFleet, type ExpandOptions, type FleetCluster } from './fleet/expand.js';
 import { isFleet } from './fleet/is-fleet.js';
 import { buildLockfile, lockfilePath, readLockfile } from './lock/lockfile.js';
-import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from './lock/fleet.js';
+import { assertFleetFrozen, clusterLockView, concludeFleetLock, fleetLockChanges, mergeClusterLocks } from './lock/fleet.js';
 import { sharedBlobs, type LockOutcome } from './lock/session.js';
 import type { Lockfile } from './lock/types.js';
 import type { Artifact, ProviderRepository } from './sources/source.js';
@@ -185,6 +185,8 @@ export interface FleetResolution {
   resolutions: Map<string, Resolution>;
   lockFile: string;
   lock: LockOutcome;
+  /** The fleet's lockfile as read. */
+  previous?: Lockfile;
   warnings: string[];
   /**
    * With `collectAll`, the problems of clusters (and releases) that could not be resolved at all;
@@ -257,7 +259,8 @@ export async function resolveFleet(
   const lock = mergeClusterLocks(locks);
   const changes = fleetLockChanges(previous, locks);
   if (options.frozen) assertFleetFrozen(previous, lock, changes, lockFile);
-  return { clusters: fleet.clusters, resolutions, lockFile, lock: { lock, changes }, warnings: fleet.clusters.flatMap((c) => c.warnings) };
+  const warnings = fleet.clusters.flatMap((c) => c.warnings);
+  return { clusters: fleet.clusters, resolutions, lockFile, lock: { lock, changes }, previous, warnings };
 }
 
 /** A version problem points at the Release's line for that provider; one without a place, at the Release. */
@@ -412,6 +415,7 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
   for (const cluster of resolved.clusters.filter((c) => !selected.has(c.name)))
     for (const d of resolved.resolutions.get(cluster.name)?.problems ?? []) bag.add(d);
   const trees = new Map<string, ReadonlyMap<string, string>>();
+  const renderedLocks = new Map<string, Lockfile>();
   const warnings = [...resolved.warnings];
   await Promise.all(
     resolved.clusters
@@ -431,6 +435,7 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
             },
           );
           trees.set(cluster.name, result.files);
+          renderedLocks.set(cluster.name, result.lock.lock);
           warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
         } catch (err) {
           collectFor(bag, cluster.name, err);
@@ -469,7 +474,13 @@ export async function renderFleet(manifest: Manifest, options: FleetRenderOption
     files,
     layout,
     lockFile: resolved.lockFile,
-    lock: resolved.lock,
+    // each cluster's lock as its render left it (pinned images)
+    lock: concludeFleetLock(
+      resolved.previous,
+      new Map([...resolved.resolutions].map(([name, r]) => [name, renderedLocks.get(name) ?? r.lock.lock])),
+      options.frozen ?? false,
+      resolved.lockFile,
+    ),
     warnings: warnings.sort(compareStrings),
     parsing: { requested: parse.requested, parsed: parse.parsed },
     rendering: { requested: renders.requested, rendered: renders.distinct },

@@ -33,7 +33,12 @@ export interface OperatorLayoutRequest {
 
 export async function renderOperatorLayout(
   resolution: OperatorLayoutRequest,
-  options: { command?: string; wiring?: OperatorLayoutInput['wiring'] },
+  options: {
+    command?: string;
+    wiring?: OperatorLayoutInput['wiring'];
+    /** Pins the operator's and cert-manager's images (pipeline.ts, lock/image-pins.ts). */
+    pinImages?: (components: RenderedComponent[]) => Promise<RenderedComponent[]>;
+  },
 ): Promise<OperatorLayoutResult> {
   const { manifest, providers, certManager } = resolution;
   const release = resolution.operator;
@@ -44,7 +49,7 @@ export async function renderOperatorLayout(
   const [operatorObjects, certManagerObjects] = parseArtifacts(sources);
   const images = manifest.config.images ?? {};
   const operatorObjectsRendered = sortObjects(applyImageOverrides(operatorObjects!, release.label, images));
-  const operator: RenderedComponent = {
+  let operator: RenderedComponent = {
     label: release.label,
     type: 'CertManager',
     name: release.label,
@@ -53,7 +58,7 @@ export async function renderOperatorLayout(
     artifactSha256: release.components.sha256,
     objects: operatorObjectsRendered,
   };
-  const components: RenderedComponent[] = [operator];
+  let components: RenderedComponent[] = [operator];
   let certManagerComponent: RenderedComponent | undefined;
   if (certManager) {
     const objects = renderCertManagerObjects(certManagerObjects!, certManager.version, images);
@@ -67,6 +72,11 @@ export async function renderOperatorLayout(
       objects,
     };
     components.unshift(certManagerComponent);
+  }
+  if (options.pinImages) {
+    components = await options.pinImages(components);
+    operator = components.find((c) => c.label === release.label)!;
+    certManagerComponent = certManagerComponent && components.find((c) => c.label === certManagerComponent!.label);
   }
   const layoutProviders = providers.map((p) => ({
     kind: p.kind,

@@ -22,6 +22,7 @@ import type { SourceOptions } from './sources/request.js';
 import { buildLockfile, lockfilePath, readLockfile, serializeLockfile } from './lock/lockfile.js';
 import type { Lockfile } from './lock/types.js';
 import { LockSession, type LockOutcome, type SharedBlobs } from './lock/session.js';
+import { pinImages } from './lock/image-pins.js';
 import { inspectVariables, substituteVariables, type SubstitutionResult, type VariableReference } from './render/variables.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './render/types.js';
 import { unusedVariableWarnings, type GivenVariables } from './render/variable-advice.js';
@@ -69,6 +70,8 @@ export interface RenderOptions {
   sources?: SourceOptions;
   /** Fail instead of changing the lockfile (CI). */
   frozen?: boolean;
+  /** `--pin-images`: pin every image by digest (Config pinImages otherwise). */
+  pinImages?: boolean;
   /** Versions to move to, by componentKey (`capi-gitops update`). */
   versionOverrides?: ReadonlyMap<string, string>;
   /** `--layout`; default Config.output.layout, else kustomize. */
@@ -384,7 +387,19 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
       });
     }
     const wiring = tool ? { tool, ...(await prepareWiring(tool, manifest, options)) } : undefined;
-    const rendered = await renderOperatorLayout(resolution, { command: options.command, wiring });
+    let lock = resolution.lock;
+    const pin = async (components: RenderedComponent[]) => {
+      const pinned = await pinImages({
+        flag: options.pinImages,
+        frozen: options.frozen,
+        onWarning: options.onWarning,
+        resolution,
+        components,
+      });
+      lock = pinned.lock;
+      return pinned.components;
+    };
+    const rendered = await renderOperatorLayout(resolution, { command: options.command, wiring, pinImages: pin });
     // nothing is substituted here, but a patch or an additionalManifests ConfigMap may carry a secret
     const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
     const needles = secretNeedles(
@@ -395,8 +410,8 @@ export async function renderResolution(resolution: Resolution, options: RenderOp
       ),
     );
     options.onSecretValues?.(needles);
-    finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles);
-    return { ...resolution, ...rendered, layout: 'operator', warnings: [] };
+    finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(lock.lock) }, needles);
+    return { ...resolution, ...rendered, lock, layout: 'operator', warnings: [] };
   }
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const bag = new DiagnosticBag();
@@ -515,6 +530,9 @@ async function renderPrepared(
   if (prepared.length === resolution.providers.length && rendered.every((r) => r.variables))
     unusedVariableWarnings(givenVariables(manifest, prepared, rendered)).forEach((w) => options.onWarning?.(w));
   bag.throwIfAny();
+  // Images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries.
+  const { pinImages: flag, frozen, onWarning } = options;
+  const pinned = await pinImages({ flag, frozen, onWarning, resolution, components, marked: markedRenders });
 
   const layout = options.layout ?? manifest.config.output?.layout ?? 'kustomize';
   const unmanaged: ObjectSelector[] = (manifest.config.overrides ?? [])
@@ -535,10 +553,10 @@ async function renderPrepared(
     allowSecretValues: options.allowSecretValues ?? false,
     config: secrets,
     layout,
-    components,
-    marked: markedRenders,
+    components: pinned.components,
+    marked: pinned.marked,
     needles,
-    lockfile: { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) },
+    lockfile: { path: path.basename(resolution.lockFile), text: serializeLockfile(pinned.lock.lock) },
     previousOutput: async (file) =>
       options.outputDir
         ? readFile(path.join(options.outputDir, options.outputSubdirectory ?? '', file), 'utf8').catch(() => undefined)
@@ -559,7 +577,14 @@ async function renderPrepared(
     overridden.length > 0
       ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`]
       : [];
-  return { ...resolution, components: secured.components, files: secured.files, layout, warnings: [...warnings, ...secured.warnings] };
+  return {
+    ...resolution,
+    lock: pinned.lock,
+    components: secured.components,
+    files: secured.files,
+    layout,
+    warnings: [...warnings, ...secured.warnings],
+  };
 }
 
 /** The chart that draws a layout's wiring (Config.gitops.chart or the built-in one), with every values layer. */

@@ -41,6 +41,8 @@ export interface RenderFlags extends SourceFlags {
   secretFile?: string[];
   envSecret?: string[];
   layout?: LayoutName;
+  /** `--pin-images` */
+  pinImages?: boolean;
   values?: string[];
   set?: string[];
   setString?: string[];
@@ -255,6 +257,7 @@ export function renderFlagsOptions(
     allowSecretValues: flags.allowSecretValues,
     frozen: flags.frozen,
     layout: flags.layout,
+    pinImages: flags.pinImages,
     valuesFiles: flags.values,
     set: [
       ...(flags.set ?? []).map((expression) => ({ expression, forceString: false })),
@@ -292,6 +295,7 @@ export function regenerateCommand(flags: RenderFlags): string {
   for (const f of flags.file ?? []) words.push('-f', relativePath(f));
   words.push('-o', relativePath(flags.output!));
   if (flags.layout) words.push('--layout', flags.layout);
+  if (flags.pinImages) words.push('--pin-images');
   if (flags.secrets) words.push('--secrets', flags.secrets);
   if (flags.allowSecretValues) words.push('--allow-secret-values');
   for (const v of flags.secretFile ?? []) words.push('--secret-file', relativePath(v));
