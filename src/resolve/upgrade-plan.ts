@@ -421,10 +421,11 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
   }
   const list = (title: string, lines: Set<string>) =>
     lines.size > 0 ? `\n${title}:\n${[...lines].map((line) => `  ${line}\n`).join('')}` : '';
-  text += list('Refused', refused) + list('Warnings', warnings) + movedImagesText(plan.images) + '\n';
+  text += list('Refused', refused) + list('Warnings', warnings) + '\n';
   const applicable = columns.filter((c) => plan.providers.some((p) => c.pick(p).status === 'upgrade'));
-  if (applicable.length === 0) return text + 'You are already up to date.\n';
-  return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}\n`).join('');
+  const images = movedImagesText(plan.images);
+  if (applicable.length === 0) return text + (images ? 'The versions are up to date.\n' : 'You are already up to date.\n') + images;
+  return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}\n`).join('') + images;
 }
 
 /** The plan as JSON (`--json`): fixed key order, two-space indent, final newline. */
