@@ -22,6 +22,9 @@ import { CapiGitopsError, type Diagnostic } from '../src/model/diagnostics.js';
 import { corpusManifest, tempDir, writeTempManifest } from './helpers/corpus-manifest.js';
 import { kubectlAvailable, kubectlKustomize, readTree } from './helpers/tree.js';
 import { rejection } from './helpers/assertions.js';
+import { runCli } from './helpers/cli.js';
+import { FIXTURES } from './helpers/paths.js';
+import { renderManagementCluster } from '../src/pipeline.js';
 import { AuthProxy, basicAuthorization, pushImage, Registry, registrySkipReason } from './helpers/registry.js';
 
 const skip = registrySkipReason();
@@ -417,7 +420,7 @@ test(
       ['cert-manager-controller', 'v1.13.0'],
       ['cert-manager-webhook', 'v1.13.0'],
     ];
-    for (const [name, tag] of names) await pushImage(registry.url, `corpus/${name}`, tag, { architectures: ['amd64', 'arm64', 's390x'] });
+    for (const [name, tag] of names) await pushImage(registry.url, `corpus/${name}`, tag, { architectures: ['amd64', 'arm64'] });
     const dir = writeTempManifest({
       'providers.yaml': `${corpusManifest('v1.12.0', 'repository')}pinImages: true\nimages:\n  all:\n    repository: ${front.host}/corpus\n`,
     });
@@ -434,5 +437,58 @@ test(
       images.length,
       'kustomize keeps every pinned image',
     );
+  },
+);
+
+test(
+  'the operator layout pins the operator and cert-manager; the providers, which the operator renders in the cluster, lock no images',
+  { skip },
+  async () => {
+    const operator = await pushImage(registry.url, 'op/cluster-api-operator', 'v0.28.0', { architectures: ['amd64', 'arm64'] });
+    for (const name of ['cert-manager-cainjector', 'cert-manager-controller', 'cert-manager-webhook'])
+      await pushImage(registry.url, `op/${name}`, 'v1.13.0');
+    const release = path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml');
+    const dir = writeTempManifest({
+      'm.yaml': `${corpusManifest('v1.12.0').replace('certManager:', `operator:\n  url: ${release}\ncertManager:`)}${MIRROR(front.host).replace('/mirror', '/op')}`,
+    });
+    const result = await renderManagementCluster({ ...options(dir), layout: 'operator', pinImages: true });
+    const text = [...result.files.values()].join('\n');
+    assert.ok(text.includes(`image: ${front.host}/op/cluster-api-operator:v0.28.0@${operator.digest}`));
+    assert.equal([...text.matchAll(/image: "?127\.0\.0\.1:\d+\/op\/cert-manager-[a-z]+:v1\.13\.0@sha256:[0-9a-f]{64}"?$/gm)].length, 3);
+    const entries = new Map(result.lock.lock.entries.map((e) => [e.kind, e]));
+    assert.deepEqual(entries.get('Operator')?.images, [
+      { image: `${front.host}/op/cluster-api-operator:v0.28.0`, digest: operator.digest },
+    ]);
+    assert.equal(entries.get('CertManager')?.images?.length, 3);
+    assert.equal(entries.get('CoreProvider')?.images, undefined);
+  },
+);
+
+test(
+  'the CLI: render --pin-images writes the pinned images and their lock; plan prints the moved tag and the command that takes it',
+  { skip },
+  async () => {
+    const first = await pushImage(registry.url, 'cli/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'cli/capi-init', 'v1.0.0');
+    // the registry itself: spawnSync blocks this process, where the recording front runs
+    const dir = manifestDir(MIRROR(registry.host).replace('/mirror', '/cli'));
+    const out = path.join(tempDir(), 'out');
+    const env = { ...process.env, ...isolatedEnv() } as NodeJS.ProcessEnv;
+    for (const name of ['OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']) delete env[name];
+    const rendered = runCli(['render', '-f', dir, '-o', out, '--pin-images'], { env });
+    assert.equal(rendered.code, 0, rendered.stderr);
+    assert.equal(deploymentImages(out).manager, `${registry.host}/cli/cluster-api-controller:v1.0.0@${first.digest}`);
+    assert.match(readFileSync(path.join(out, 'README.md'), 'utf8'), /--pin-images/, 'the regenerate command keeps the flag');
+    const second = await pushImage(registry.url, 'cli/cluster-api-controller', 'v1.0.0', { content: 'rebuilt' });
+    const planned = runCli(['plan', '-f', dir], { env });
+    assert.equal(planned.code, 0, planned.stderr);
+    assert.match(planned.stdout, /Images whose tag moved \(same tag, new content\):\n/);
+    assert.ok(
+      planned.stdout.includes(
+        `cluster-api   ${registry.host}/cli/cluster-api-controller:v1.0.0   ${first.digest.slice(0, 19)}…   ${second.digest.slice(0, 19)}…`,
+      ),
+    );
+    assert.match(planned.stdout, /The versions are up to date\.\n\nImages whose tag moved/);
+    assert.match(planned.stdout, /To take the new digests: capi-gitops update -f \S+ --images\n$/);
   },
 );
