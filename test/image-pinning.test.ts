@@ -326,6 +326,31 @@ test('images the artifact already pins by digest are kept as written and checked
   );
 });
 
+test(
+  'a registry that answers HEAD without Docker-Content-Digest is asked with GET: the digest is the sha256 of the body, checked against the GET header',
+  { skip },
+  async () => {
+    const pushed = await pushImage(registry.url, 'nohead/cluster-api-controller', 'v1.0.0', { architectures: ['amd64', 'arm64'] });
+    await pushImage(registry.url, 'nohead/capi-init', 'v1.0.0');
+    const plain = await AuthProxy.start(registry, { scheme: 'none', omitDigestOnHead: true });
+    const tampering = await AuthProxy.start(registry, { scheme: 'none', omitDigestOnHead: true, tamper: 'manifests' });
+    try {
+      const dir = manifestDir(`pinImages: true\nimages:\n  all:\n    repository: ${plain.host}/nohead\n`);
+      const out = path.join(tempDir(), 'out');
+      await render(options(dir), out);
+      assert.equal(deploymentImages(out).manager, `${plain.host}/nohead/cluster-api-controller:v1.0.0@${pushed.digest}`);
+      assert.ok(plain.requests.some((r) => r.method === 'GET' && r.url.endsWith('/manifests/v1.0.0')));
+
+      const altered = manifestDir(`pinImages: true\nimages:\n  all:\n    repository: ${tampering.host}/nohead\n`);
+      const text = messages(await rejection(render(options(altered), path.join(tempDir(), 'x'))));
+      assert.match(text, /the manifest 127\.0\.0\.1:\d+\/nohead\/cluster-api-controller serves for v1\.0\.0 does not match its digest/);
+    } finally {
+      await plain.close();
+      await tampering.close();
+    }
+  },
+);
+
 const USER = { username: 'image-puller', password: 'pull-Pa55word-not-in-output' };
 
 test(

@@ -353,6 +353,8 @@ export interface AuthProxyOptions {
   tokenField?: 'token' | 'access_token';
   /** Flip every byte of blob (or manifest) bodies, keeping their length and headers. */
   tamper?: 'blobs' | 'manifests';
+  /** Answer HEAD without Docker-Content-Digest, as some registries and proxies do. */
+  omitDigestOnHead?: boolean;
   /**
    * Serve tag lists in pages of this many, as newer registries do (distribution 2.8 ignores
    * `n`): tags in lexical order, `last` to continue, a `Link: <…>; rel="next"` while more remain.
@@ -444,6 +446,7 @@ export class AuthProxy {
       const value = answer.headers.get(name);
       if (value !== null) relayed[name] = value;
     }
+    if (this.options.omitDigestOnHead && record.method === 'HEAD') delete relayed['docker-content-digest'];
     record.status = answer.status;
     if (answer.status === 304) {
       res.writeHead(304, relayed);
