@@ -24,7 +24,7 @@ import { SourceClient } from '../base/client.js';
 import { HttpError, isLoopbackHost, redactUrl, type HttpResponse } from '../base/http.js';
 import { networkFailureHint } from '../base/unreachable.js';
 import type { NetworkSourceOptions } from '../request.js';
-import { ociCredentials, OCI_CREDENTIAL_KEYS } from './auth.js';
+import { ociCredentials, OCI_CREDENTIAL_KEYS, type OciCredentials } from './auth.js';
 import { RegistryClient } from './client.js';
 import { readDockerConfig, type DockerConfig } from './docker-config.js';
 import { SHA256_DIGEST } from './reference.js';
@@ -169,7 +169,14 @@ async function resolveRegistry(registry: string, locations: ImageLocation[], run
     });
     return;
   }
-  const dockerCredentials = run.docker.credentials(registry);
+  let dockerCredentials: OciCredentials | undefined;
+  try {
+    dockerCredentials = run.docker.credentials(registry);
+  } catch (error) {
+    if (!(error instanceof CapiGitopsError)) throw error;
+    error.diagnostics.forEach((d) => run.bag.add(d));
+    return;
+  }
   const helper = dockerCredentials ? undefined : run.docker.helperFor(registry);
   if (helper)
     run.options.onWarning?.({
