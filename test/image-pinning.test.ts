@@ -93,11 +93,12 @@ spec:
 function manifestDir(
   config: string,
   images = { init: 'registry.k8s.io/cluster-api/capi-init:v1.0.0', manager: 'registry.k8s.io/cluster-api/cluster-api-controller:v1.0.0' },
+  extra: { components?: string; spec?: string } = {},
 ): string {
   const repository = tempDir('capi-gitops-pin-repository-');
   const release = path.join(repository, 'cluster-api', 'v1.0.0');
   mkdirSync(release, { recursive: true });
-  writeFileSync(path.join(release, 'core-components.yaml'), components(images));
+  writeFileSync(path.join(release, 'core-components.yaml'), components(images) + (extra.components ?? ''));
   writeFileSync(path.join(release, 'metadata.yaml'), METADATA);
   const url = pathToFileURL(path.join(repository, 'cluster-api', 'latest', 'core-components.yaml')).href;
   return writeTempManifest({
@@ -110,7 +111,7 @@ spec:
   version: v1.0.0
   fetchConfig:
     url: ${url}
----
+${extra.spec ?? ''}---
 apiVersion: capi-gitops.dev/v1alpha1
 kind: Config
 certManager:
@@ -166,6 +167,45 @@ test(
     // the written lock is the one the library would write too (lock/text.ts declines nothing here)
     const text = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8');
     assert.match(text, /^    images:\n      - image: 127\.0\.0\.1:\d+\/mirror\/capi-init:v1\.0\.0\n        digest: sha256:[0-9a-f]{64}$/m);
+  },
+);
+
+test(
+  'additionalDeployments: a Deployment the operator customises takes its imageUrl, and that final image is pinned (cluster-api-operator component_customizer.go)',
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'extra/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'extra/capi-init', 'v1.0.0');
+    const helper = await pushImage(registry.url, 'extra/helper', 'v2.1.0', { architectures: ['amd64', 'arm64'] });
+    const second = `---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: capi-diagnostics
+  namespace: capi-system
+spec:
+  selector:
+    matchLabels: {app: capi-diagnostics}
+  template:
+    metadata:
+      labels: {app: capi-diagnostics}
+    spec:
+      containers:
+      - name: helper
+        image: registry.k8s.io/cluster-api/helper:v1.0.0
+`;
+    const spec = `  additionalDeployments:
+    capi-diagnostics:
+      deployment:
+        containers:
+        - name: helper
+          imageUrl: ${front.host}/extra/helper:v2.1.0
+`;
+    const dir = manifestDir(`pinImages: true\n${MIRROR(front.host).replace('/mirror', '/extra')}`, undefined, { components: second, spec });
+    const out = path.join(tempDir(), 'out');
+    await render(options(dir), out);
+    const text = [...readTree(out)].find(([f]) => f.includes('capi-diagnostics'))![1];
+    assert.ok(text.includes(`image: ${front.host}/extra/helper:v2.1.0@${helper.digest}\n`), text);
   },
 );
 
