@@ -154,7 +154,12 @@ export async function pinImages<M extends { objects: KObject[] }>(input: PinImag
   const pinned = new Map<string, LockedImage[]>();
   for (const plan of plans) {
     const digests = new Map<string, string>();
-    for (const use of plan.uses) digests.set(use.image, plan.known.get(use.image) ?? resolved.get(use.image)!);
+    for (const use of plan.uses) {
+      const digest = plan.known.get(use.image) ?? resolved.get(use.image);
+      // the resolver throws for every image it cannot answer; one that returns without it is a bug
+      if (digest === undefined) throw new Error(`no digest was resolved for image ${use.image}`);
+      digests.set(use.image, digest);
+    }
     components.push(pinComponentImages(plan.component, digests));
     const entry = marked.get(plan.component.label);
     if (entry) marked.set(plan.component.label, { ...entry, objects: pinObjectImages(entry.objects, digests) });
