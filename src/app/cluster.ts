@@ -48,6 +48,7 @@ import { RunContext } from './context.js';
 import { givenVariables, prepareProviders, providerName, secretImagesError, type PreparedProvider } from './providers.js';
 import { resolveCluster } from './resolve.js';
 import { renderOperatorCluster } from './operator.js';
+import { pinImages } from './image-pins.js';
 import type { ProviderVariables, RenderOptions, RenderResult, Resolution } from './types.js';
 
 export type { ProviderVariables, RenderOptions, RenderResult, Resolution };
@@ -84,7 +85,19 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
   const { prepared, needles, problems } = await prepareProviders(resolution.manifest, renderable, options);
   try {
     const rendered = await renderComponents(context, resolution, prepared, needles, options, problems);
-    return { ...resolution, ...(await layOut(context, resolution, rendered, needles, options, layout)), layout };
+    // images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries
+    const { pinImages: flag, frozen, onWarning } = options;
+    const pinned = await pinImages({ flag, frozen, onWarning, resolution, components: rendered.components, marked: rendered.marked });
+    const pinnedResolution = { ...resolution, lock: pinned.lock };
+    const laidOut = await layOut(
+      context,
+      pinnedResolution,
+      { ...rendered, components: pinned.components, marked: pinned.marked },
+      needles,
+      options,
+      layout,
+    );
+    return { ...pinnedResolution, ...laidOut, layout };
   } catch (err) {
     // a message may quote substituted text (a YAML error, a patch target): never a secret value
     if (err instanceof CapiGitopsError) throw new CapiGitopsError(err.diagnostics.map((d) => redactDiagnostic(d, needles)));

@@ -12,13 +12,13 @@ import type { Manifest, ReleaseObject } from '../manifest/types.js';
 import { closestName } from '../manifest/fields.js';
 import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from '../manifest/fleet-expand.js';
 import { buildLockfile, lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
-import { assertFleetFrozen, clusterLockView, fleetLockChanges, mergeClusterLocks } from '../resolve/lock/fleet.js';
-import type { LockOutcome } from '../resolve/lock/session.js';
 import type { Lockfile } from '../resolve/lock/types.js';
 import { clusterDirectory, CLUSTERS_DIRECTORY, layoutFleet } from '../layout/fleet.js';
 import { readClusterFiles } from '../output/cluster-files.js';
 import { layoutChart, type LayoutName } from '../layout/index.js';
 import { acceptedOnce } from '../resolve/lock/accept-digests.js';
+import { assertFleetFrozen, clusterLockView, concludeFleetLock, fleetLockChanges, mergeClusterLocks } from '../resolve/lock/fleet.js';
+import type { LockOutcome } from '../resolve/lock/session.js';
 import {
   clusterApplicationSets,
   fleetApplicationSet,
@@ -68,6 +68,8 @@ export interface FleetResolution {
   resolutions: Map<string, Resolution>;
   lockFile: string;
   lock: LockOutcome;
+  /** The fleet's lockfile as read. */
+  previous?: Lockfile;
   warnings: string[];
   /**
    * With `collectAll`, the problems of clusters (and releases) that could not be resolved at all;
@@ -137,7 +139,7 @@ export async function resolveFleet(
   if (options.frozen) assertFleetFrozen(previous, lock, changes, lockFile);
   const accepted = acceptedOnce([...resolutions.values()].flatMap((r) => r.lock.accepted ?? []));
   const outcome = { lock, changes, ...(options.acceptDigests?.length ? { accepted } : {}) };
-  return { clusters: fleet.clusters, resolutions, lockFile, lock: outcome, warnings: fleet.clusters.flatMap((c) => c.warnings) };
+  return { clusters: fleet.clusters, resolutions, lockFile, lock: outcome, previous, warnings: fleet.clusters.flatMap((c) => c.warnings) };
 }
 
 /** A version problem points at the Release's line for that provider; one without a place, at the Release. */
@@ -285,6 +287,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions): P
   for (const cluster of resolved.clusters.filter((c) => !selected.has(c.name)))
     for (const d of resolved.resolutions.get(cluster.name)?.problems ?? []) bag.add(d);
   const trees = new Map<string, ReadonlyMap<string, string>>();
+  const renderedLocks = new Map<string, Lockfile>();
   const warnings = [...resolved.warnings];
   // a cluster that could not be resolved at all has its problems in the bag already
   for (const cluster of resolved.clusters.filter((c) => selected.has(c.name) && resolved.resolutions.has(c.name))) {
@@ -292,6 +295,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions): P
       const resolution = { ...resolved.resolutions.get(cluster.name)!, manifest: clusterManifest(cluster, layout) };
       const result = await renderCluster(context, resolution, { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) });
       trees.set(cluster.name, result.files);
+      renderedLocks.set(cluster.name, result.lock.lock);
       warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
     } catch (err) {
       collectFor(bag, cluster.name, err);
@@ -299,7 +303,10 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions): P
   }
   throwDeduplicated(bag);
   const files = await layOutFleet(resolved, selected, trees, layout, options);
-  return { ...files, layout, lockFile: resolved.lockFile, lock: resolved.lock, warnings: warnings.sort(compareStrings), ...context.stats };
+  // each cluster's lock as its render left it (pinned images)
+  const locks = new Map([...resolved.resolutions].map(([name, r]) => [name, renderedLocks.get(name) ?? r.lock.lock]));
+  const lock = concludeFleetLock(resolved.previous, locks, options.frozen ?? false, resolved.lockFile);
+  return { ...files, layout, lockFile: resolved.lockFile, lock, warnings: warnings.sort(compareStrings), ...context.stats };
 }
 
 /** The fleet's tree: each cluster's files (rendered now, or kept from the last run), the fleet wiring and README. */

@@ -10,6 +10,7 @@ import { findConfigSecret } from '../manifest/references.js';
 import { serializeLockfile } from '../resolve/lock/lockfile.js';
 import { finalGate, readRunSecrets, secretNeedles, secretValues } from '../secrets/index.js';
 import { prepareWiring } from './wiring.js';
+import { pinImages } from './image-pins.js';
 import type { RenderOptions, RenderResult, Resolution } from './types.js';
 import type { Manifest } from '../manifest/types.js';
 import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
@@ -39,7 +40,12 @@ export interface OperatorLayoutRequest {
 
 async function renderOperatorLayout(
   resolution: OperatorLayoutRequest,
-  options: { command?: string; wiring?: OperatorLayoutInput['wiring'] },
+  options: {
+    command?: string;
+    wiring?: OperatorLayoutInput['wiring'];
+    /** Pins the operator's and cert-manager's images (pipeline.ts, lock/image-pins.ts). */
+    pinImages?: (components: RenderedComponent[]) => Promise<RenderedComponent[]>;
+  },
 ): Promise<OperatorLayoutResult> {
   const { manifest, providers, certManager } = resolution;
   const release = resolution.operator;
@@ -50,7 +56,7 @@ async function renderOperatorLayout(
   const [operatorObjects, certManagerObjects] = parseArtifacts(sources);
   const images = manifest.config.images ?? {};
   const operatorObjectsRendered = sortObjects(applyImageOverrides(operatorObjects!, release.label, images));
-  const operator: RenderedComponent = {
+  let operator: RenderedComponent = {
     label: release.label,
     type: 'CertManager',
     name: release.label,
@@ -59,7 +65,7 @@ async function renderOperatorLayout(
     artifactSha256: release.components.sha256,
     objects: operatorObjectsRendered,
   };
-  const components: RenderedComponent[] = [operator];
+  let components: RenderedComponent[] = [operator];
   let certManagerComponent: RenderedComponent | undefined;
   if (certManager) {
     const objects = renderCertManagerObjects(certManagerObjects!, certManager.version, images);
@@ -73,6 +79,11 @@ async function renderOperatorLayout(
       objects,
     };
     components.unshift(certManagerComponent);
+  }
+  if (options.pinImages) {
+    components = await options.pinImages(components);
+    operator = components.find((c) => c.label === release.label)!;
+    certManagerComponent = certManagerComponent && components.find((c) => c.label === certManagerComponent!.label);
   }
   const layoutProviders = providers.map((p) => ({
     kind: p.kind,
@@ -117,12 +128,24 @@ export async function renderOperatorCluster(resolution: Resolution, options: Ren
     });
   }
   const wiring = tool ? { tool, ...(await prepareWiring(tool, manifest, options)) } : undefined;
-  const rendered = await renderOperatorLayout(resolution, { command: options.command, wiring });
+  let lock = resolution.lock;
+  const pin = async (components: RenderedComponent[]) => {
+    const pinned = await pinImages({
+      flag: options.pinImages,
+      frozen: options.frozen,
+      onWarning: options.onWarning,
+      resolution,
+      components,
+    });
+    lock = pinned.lock;
+    return pinned.components;
+  };
+  const rendered = await renderOperatorLayout(resolution, { command: options.command, wiring, pinImages: pin });
   // nothing is substituted here, but a patch or an additionalManifests ConfigMap may carry a secret
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const secrets = providers.map((p) => (p.provider.spec.configSecret ? findConfigSecret(p.provider, manifest.secrets) : undefined));
   const needles = secretNeedles(secretValues(manifest, secrets, run));
   options.onSecretValues?.(needles);
-  finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles);
-  return { ...resolution, ...rendered, layout: 'operator', warnings: [] };
+  finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(lock.lock) }, needles);
+  return { ...resolution, ...rendered, lock, layout: 'operator', warnings: [] };
 }

@@ -57,6 +57,8 @@ export interface RenderOptions {
   acceptDigests?: readonly string[];
   /** Manifest texts to read instead of the files' (absolute path → text): `update` resolves its edits before writing them. */
   manifestTexts?: ReadonlyMap<string, string>;
+  /** `--pin-images` (or Config pinImages): every container image written with its registry digest, locked. */
+  pinImages?: boolean;
   /** `-n, --namespace`: the namespace of objects that name none (manifest/load.ts LoadOptions). */
   namespace?: string;
   /** `--cluster`: render and write only these clusters of a fleet (all when empty). */

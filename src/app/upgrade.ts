@@ -23,6 +23,7 @@ import { resolveOperatorRelease } from '../resolve/fetch-releases.js';
 import { readLockfile } from '../resolve/lock/lockfile.js';
 import { resolveManagementCluster, type RenderOptions, type Resolution } from './cluster.js';
 import { updateVersionsInFiles, type ManifestText, type VersionEdit } from '../manifest/update-versions.js';
+import { recheckLockedImages, refreshLockedImages, registryDigests } from './image-pins.js';
 
 /** For each provider: the locked release, every published version and the newest release's series. */
 async function upgradeInputs(resolution: Resolution): Promise<ProviderUpgradeInput[]> {
@@ -48,15 +49,20 @@ async function upgradeInputs(resolution: Resolution): Promise<ProviderUpgradeInp
   );
 }
 
-export async function planManagementCluster(options: RenderOptions): Promise<{ resolution: Resolution; plan: UpgradePlan }> {
+export async function planManagementCluster(
+  options: RenderOptions,
+  recheckImages = true,
+): Promise<{ resolution: Resolution; plan: UpgradePlan }> {
   const resolution = await resolveManagementCluster(options);
   // The lockfile on disk is still the previous one: plan writes nothing.
   const locked = (await readLockfile(resolution.lockFile))?.entries.find((entry) => entry.kind === 'CertManager');
   const certManager = resolution.certManager ? { installed: locked?.version, target: resolution.certManager.version } : undefined;
-  return {
-    resolution,
-    plan: planUpgrades({ providers: await upgradeInputs(resolution), certManager, operator: await operatorUpgrade(resolution) }),
-  };
+  const plan = planUpgrades({ providers: await upgradeInputs(resolution), certManager, operator: await operatorUpgrade(resolution) });
+  // Images pinned in the lockfile are asked of their registries again: which tags moved.
+  const lock = await readLockfile(resolution.lockFile);
+  if (!recheckImages || !lock?.entries.some((e) => e.images)) return { resolution, plan };
+  const { moved } = await recheckLockedImages(lock, registryDigests(resolution.sources, options.onWarning));
+  return { resolution, plan: { ...plan, images: moved } };
 }
 
 /**
@@ -71,7 +77,8 @@ async function operatorUpgrade(resolution: Resolution): Promise<{ installed?: st
 }
 
 export interface UpdateResult {
-  plan: UpgradePlan;
+  /** Absent for `update --images`, which moves no version. */
+  plan?: UpgradePlan;
   /** What happened to each provider's spec.version in the manifest files. */
   edits: VersionEdit[];
   /** Manifest files to rewrite. */
@@ -88,7 +95,13 @@ export interface UpdateResult {
  * commits the edited texts and the lock together.
  */
 export async function updateManagementCluster(options: RenderOptions, selection: UpdateSelection): Promise<UpdateResult> {
-  const { plan, resolution: planned } = await planManagementCluster({ ...options, frozen: false });
+  if (selection.images) {
+    const resolution = await resolveManagementCluster({ ...options, frozen: false });
+    const resolver = registryDigests(resolution.sources, options.onWarning);
+    const lock = await refreshLockedImages(resolution.lock, resolver, selection.providers ?? []);
+    return { edits: [], files: [], texts: [], resolution: { ...resolution, lock } };
+  }
+  const { plan, resolution: planned } = await planManagementCluster({ ...options, frozen: false }, false);
   const bumps = selectUpdates(plan, selection);
   const problems: Diagnostic[] = [];
   const manifestFiles = await listManifestFiles(options.manifestPaths, problems);

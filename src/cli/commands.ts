@@ -42,6 +42,8 @@ export interface RenderFlags extends SourceFlags, SetFlags {
   secretFile?: string[];
   envSecret?: string[];
   layout?: LayoutName;
+  /** `--pin-images` */
+  pinImages?: boolean;
   values?: string[];
   /** `--cluster`: a fleet's clusters to render (all when none). */
   cluster?: string[];
@@ -242,6 +244,7 @@ export function renderFlagsOptions(flags: RenderFlags, progress: ProgressReporte
     allowSecretValues: flags.allowSecretValues,
     frozen: flags.frozen,
     layout: flags.layout,
+    pinImages: flags.pinImages,
     valuesFiles: flags.values,
     set: setExpressions(flags),
     outputDir: path.resolve(flags.output!),
@@ -279,6 +282,7 @@ export function regenerateCommand(flags: RenderFlags, withSecretSources = true):
   if (flags.namespace) words.push('--namespace', flags.namespace);
   words.push('-o', relativePath(flags.output!));
   if (flags.layout) words.push('--layout', flags.layout);
+  if (flags.pinImages) words.push('--pin-images');
   if (flags.secrets) words.push('--secrets', flags.secrets);
   if (flags.allowSecretValues) words.push('--allow-secret-values');
   if (withSecretSources) {

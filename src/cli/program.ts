@@ -67,6 +67,10 @@ function withRenderFlags(command: Command): Command {
     .option('--secret-file <file>', 'dotenv or YAML map of secret variables, kept out of Git (repeatable, later files win)', collect)
     .option('--env-secret <name>', 'take the secret variable <name> from the environment, e.g. a CI secret (repeatable)', collect)
     .addOption(new Option('--layout <layout>', 'output layout (overrides Config output.layout); default kustomize').choices(LAYOUTS))
+    .option(
+      '--pin-images',
+      'write every container image as repository:tag@sha256:<digest>, locked in the lockfile (as Config pinImages: true)',
+    )
     .option('--values <file>', 'chart values file for the argocd/flux wiring (repeatable, later files win)', collect)
     .option('--set <key=value>', "set a chart value, Helm's syntax: a.b=c, list[0]=x, list={a,b} (repeatable, last wins)", collect)
     .option('--set-string <key=value>', 'like --set, but every value stays a string (repeatable; applied after --set)', collect)
@@ -242,6 +246,7 @@ export function buildProgram(): Command {
       .argument('[providers...]', 'providers to update, by label (bootstrap-kubeadm) or namespace/label; all when none'),
   )
     .option('--contract <contract>', "follow this contract's plan (e.g. v1beta2); default: the core provider's current contract")
+    .option('--images', 'move no version: the images pinned in the lockfile take the digests their tags serve now (`plan` lists them)')
     .option(...JSON_FLAG)
     .action(async (providers, flags) => (await upgradeCommands()).updateCommand(providers, flags));
   withHelp(update, {
@@ -249,6 +254,7 @@ export function buildProgram(): Command {
       'capi-gitops update -f management-cluster/',
       'capi-gitops update -f management-cluster/ --contract v1beta2',
       'capi-gitops update -f management-cluster/ bootstrap-kubeadm',
+      'capi-gitops update -f management-cluster/ --images cluster-api',
     ],
     environment: SOURCE_ENVIRONMENT,
   });

@@ -29,9 +29,11 @@ export async function planCommand(flags: SourceFlags & { release?: string; clust
   else if (!flags.quiet) process.stdout.write(completeSuggestions(renderUpgradePlanText(result.plan), flags));
 }
 
-export async function updateCommand(providers: string[], flags: SourceFlags & { contract?: string }): Promise<void> {
+export async function updateCommand(providers: string[], flags: SourceFlags & { contract?: string; images?: boolean }): Promise<void> {
   const out = new Output(flags);
-  const result = await withProgress(flags, (progress) => update(renderOptions(flags, progress), { contract: flags.contract, providers }));
+  const result = await withProgress(flags, (progress) =>
+    update(renderOptions(flags, progress), { contract: flags.contract, providers, images: flags.images }),
+  );
   for (const edit of result.edits) {
     const where = `${displayPath(edit.file)}:${edit.line}`;
     const what = `${edit.kind}/${edit.namespace}/${edit.name}`;

@@ -5,6 +5,7 @@ import type { SourcePosition, ToolConfig, UserRepository } from './types.js';
 const CONFIG_FIELDS = [
   'repositories',
   'images',
+  'pinImages',
   'certManager',
   'variables',
   'output',

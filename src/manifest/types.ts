@@ -230,6 +230,8 @@ export interface ToolConfig {
   repositories?: UserRepository[];
   /** clusterctl's images map: keys `all`, `<label>` or `<label>/<image>`. */
   images?: Record<string, ImageMeta>;
+  /** Write every container image as `repository:tag@sha256:<digest>` and lock the digests (`--pin-images`). */
+  pinImages?: boolean;
   certManager?: CertManagerConfig;
   variables?: Record<string, string>;
   output?: OutputConfig;
@@ -259,6 +261,7 @@ export interface ClusterOverlay {
   providers?: Record<string, Record<string, unknown> | null>;
   variables?: Record<string, string | null>;
   images?: Record<string, ImageMeta | null>;
+  pinImages?: boolean | null;
   certManager?: CertManagerConfig | null;
   secrets?: Record<string, unknown> | null;
   gitops?: Record<string, unknown> | null;

@@ -89,6 +89,25 @@ export interface UpgradePlan {
   certManager?: CertManagerPlan;
   /** The operator layout's cluster-api-operator, planned like cert-manager. */
   operator?: CertManagerPlan;
+  /** With images pinned in the lockfile: those whose tag now serves another digest (lock/image-pins.ts). */
+  images?: MovedImagePlan[];
+}
+
+/** A locked image whose tag the registry now answers with another digest. */
+export interface MovedImagePlan {
+  /** The lock entry's label, e.g. `cluster-api`. */
+  component: string;
+  image: string;
+  locked: string;
+  current: string;
+}
+
+/** The moved images, for the plan's text. */
+function movedImagesText(images: readonly MovedImagePlan[] | undefined): string {
+  if (!images?.length) return '';
+  const short = (digest: string) => `${digest.slice(0, 'sha256:'.length + 12)}…`;
+  const rows = [['COMPONENT', 'IMAGE', 'LOCKED', 'NOW'], ...images.map((i) => [i.component, i.image, short(i.locked), short(i.current)])];
+  return `\nImages whose tag moved (same tag, new content):\n${formatTable(rows)}To take the new digests: capi-gitops update --images\n`;
 }
 
 /** The release whose metadata.yaml the plan needs: the highest semantic tag, pre-releases included (upgrader_info.go). */
@@ -404,8 +423,9 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
     lines.size > 0 ? `\n${title}:\n${[...lines].map((line) => `  ${line}\n`).join('')}` : '';
   text += list('Refused', refused) + list('Warnings', warnings) + '\n';
   const applicable = columns.filter((c) => plan.providers.some((p) => c.pick(p).status === 'upgrade'));
-  if (applicable.length === 0) return text + 'You are already up to date.\n';
-  return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}\n`).join('');
+  const images = movedImagesText(plan.images);
+  if (applicable.length === 0) return text + (images ? 'The versions are up to date.\n' : 'You are already up to date.\n') + images;
+  return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}\n`).join('') + images;
 }
 
 /** The plan as JSON (`--json`): fixed key order, two-space indent, final newline. */
@@ -420,6 +440,8 @@ export interface UpdateSelection {
   contract?: string;
   /** Providers by label (`bootstrap-kubeadm`) or namespace/label; all when empty. */
   providers?: readonly string[];
+  /** `update --images`: only the locked images take the digests their tags serve now; no version moves. */
+  images?: boolean;
 }
 
 /**

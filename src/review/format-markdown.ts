@@ -48,6 +48,7 @@ export function riskLine(report: ReviewReport): string {
 function riskName(f: Finding): string {
   if (f.type === 'rbac') return 'RBAC widened';
   if (f.type === 'version') return 'downgrade';
+  if (f.type === 'image-content') return 'same tag, new content';
   if (f.type === 'crd') {
     const kinds = [
       f.versionsRemoved.length && 'CRD version removed',

@@ -39,6 +39,14 @@ function hidden(f: Finding, file: string): Finding {
         to: f.to === null ? null : HIDDEN,
         message: `${f.object} container ${f.container}: image changed (${why})`,
       };
+    case 'image-content':
+      return {
+        ...f,
+        image: HIDDEN,
+        from: HIDDEN,
+        to: HIDDEN,
+        message: `${f.object} container ${f.container}: same tag, new content (${why})`,
+      };
     case 'resources':
       return {
         ...f,

@@ -84,6 +84,16 @@ export interface ImageFinding extends FindingBase {
   to: string | null;
 }
 
+/** Same repository and tag, another digest: the tag was pushed again and now runs other content. */
+export interface ImageContentFinding extends FindingBase {
+  type: 'image-content';
+  container: string;
+  /** The reference without its digest, e.g. `registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0`. */
+  image: string;
+  from: string;
+  to: string;
+}
+
 export interface FlagsFinding extends FindingBase {
   type: 'flags';
   container: string;
@@ -153,6 +163,7 @@ export interface NamespaceMoveFinding extends FindingBase {
 export type Finding =
   | VersionFinding
   | ImageFinding
+  | ImageContentFinding
   | FlagsFinding
   | ReplicasFinding
   | ResourcesFinding

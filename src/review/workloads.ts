@@ -4,12 +4,13 @@
  */
 import { compareStrings } from '../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../core/kobject.js';
-import type { FlagsFinding, ImageFinding, ReplicasFinding, ResourcesFinding } from './types.js';
+import { parseImage } from '../core/image-reference.js';
+import type { FlagsFinding, ImageContentFinding, ImageFinding, ReplicasFinding, ResourcesFinding } from './types.js';
 
 export const WORKLOAD_KINDS = new Set(['Deployment', 'DaemonSet', 'StatefulSet']);
 
 type Base = { risk: 'info'; component: string; file: string; object: string };
-type WorkloadFinding = ImageFinding | FlagsFinding | ReplicasFinding | ResourcesFinding;
+type WorkloadFinding = ImageFinding | ImageContentFinding | FlagsFinding | ReplicasFinding | ResourcesFinding;
 
 function containersOf(obj: KObject | undefined): Map<string, Record<string, unknown>> {
   const out = new Map<string, Record<string, unknown>>();
@@ -22,6 +23,16 @@ function containersOf(obj: KObject | undefined): Map<string, Record<string, unkn
     for (const c of list) if (isPlainObject(c) && typeof c.name === 'string') out.set(c.name, c);
   }
   return out;
+}
+
+/** Both pinned, same repository and tag, different digests: `repository:tag` and the two digests. */
+export function sameTagNewContent(from: string, to: string): { image: string; from: string; to: string } | undefined {
+  const [a, b] = [parseImage(from), parseImage(to)];
+  if (!a.ok || !b.ok) return undefined;
+  const [ra, rb] = [a.reference, b.reference];
+  if (!ra.digest || !rb.digest || ra.digest === rb.digest || ra.domain !== rb.domain || ra.path !== rb.path || ra.tag !== rb.tag)
+    return undefined;
+  return { image: from.slice(0, from.lastIndexOf('@')), from: ra.digest, to: rb.digest };
 }
 
 /** `--name=value` → name → value ("" for a bare flag); positional arguments by position. */
@@ -70,7 +81,17 @@ export function workloadFindings(before: KObject | undefined, after: KObject | u
     const old = a.get(name);
     const now = b.get(name);
     const image = (c: Record<string, unknown> | undefined) => (typeof c?.image === 'string' ? c.image : null);
-    if (image(old) !== image(now)) {
+    const moved = image(old) !== null && image(now) !== null ? sameTagNewContent(image(old)!, image(now)!) : undefined;
+    if (moved) {
+      findings.push({
+        ...base,
+        risk: 'warning',
+        type: 'image-content',
+        container: name,
+        ...moved,
+        message: `${base.object} container ${name}: image ${moved.image}: same tag, new content (${moved.from} → ${moved.to})`,
+      });
+    } else if (image(old) !== image(now)) {
       findings.push({
         ...base,
         type: 'image',

@@ -265,6 +265,70 @@ export async function pushArtifact(
   return { manifest: await pushManifest(registryUrl, repository, tag, manifest, OCI_MANIFEST, options.authorization), layers };
 }
 
+// ---- container images ---------------------------------------------------------------------------
+
+export const OCI_IMAGE_CONFIG = 'application/vnd.oci.image.config.v1+json';
+export const OCI_LAYER = 'application/vnd.oci.image.layer.v1.tar+gzip';
+export const DOCKER_MANIFEST = 'application/vnd.docker.distribution.manifest.v2+json';
+export const DOCKER_MANIFEST_LIST = 'application/vnd.docker.distribution.manifest.list.v2+json';
+const DOCKER_IMAGE_CONFIG = 'application/vnd.docker.container.image.v1+json';
+const DOCKER_LAYER = 'application/vnd.docker.image.rootfs.diff.tar.gzip';
+
+export interface PushedImage {
+  /** What the tag serves: the index (multi-architecture) or the one manifest. */
+  digest: string;
+  /** The per-architecture manifests, by architecture. */
+  platforms: Record<string, string>;
+}
+
+/**
+ * Pushes a small container image under `repository:tag` by the distribution API: per
+ * architecture a config blob, one layer (bytes derived from `content`, so a new `content` is a
+ * new image) and a manifest; with several architectures an index over them. `docker` uses the
+ * Docker schema 2 media types (manifest list) instead of OCI's.
+ */
+export async function pushImage(
+  registryUrl: string,
+  repository: string,
+  tag: string,
+  options: { architectures?: string[]; content?: string; docker?: boolean; authorization?: string } = {},
+): Promise<PushedImage> {
+  const architectures = options.architectures ?? ['amd64'];
+  const docker = options.docker ?? false;
+  const platforms: Record<string, string> = {};
+  const manifests: Descriptor[] = [];
+  for (const architecture of architectures) {
+    const layerBytes = Buffer.from(`${repository}:${tag} ${architecture} ${options.content ?? 'v1'}`);
+    const layer = await pushBlob(registryUrl, repository, layerBytes, docker ? DOCKER_LAYER : OCI_LAYER, options.authorization);
+    const configJson = JSON.stringify({ architecture, os: 'linux', rootfs: { type: 'layers', diff_ids: [layer.digest] } });
+    const config = await pushBlob(
+      registryUrl,
+      repository,
+      configJson,
+      docker ? DOCKER_IMAGE_CONFIG : OCI_IMAGE_CONFIG,
+      options.authorization,
+    );
+    const mediaType = docker ? DOCKER_MANIFEST : OCI_MANIFEST;
+    const manifest = { schemaVersion: 2, mediaType, config, layers: [layer] };
+    // a single-architecture image is the manifest under the tag; several are pushed by digest for the index
+    const reference = architectures.length === 1 ? tag : digestOf(JSON.stringify(manifest));
+    const pushed = await pushManifest(registryUrl, repository, reference, manifest, mediaType, options.authorization);
+    platforms[architecture] = pushed.digest;
+    manifests.push({ ...pushed, platform: { architecture, os: 'linux' } } as Descriptor);
+  }
+  if (architectures.length === 1) return { digest: manifests[0]!.digest, platforms };
+  const indexType = docker ? DOCKER_MANIFEST_LIST : OCI_INDEX;
+  const index = await pushManifest(
+    registryUrl,
+    repository,
+    tag,
+    { schemaVersion: 2, mediaType: indexType, manifests },
+    indexType,
+    options.authorization,
+  );
+  return { digest: index.digest, platforms };
+}
+
 // ---- an authenticating front for the real registry -------------------------------------------
 
 export interface ProxiedRequest {
@@ -289,6 +353,8 @@ export interface AuthProxyOptions {
   tokenField?: 'token' | 'access_token';
   /** Flip every byte of blob (or manifest) bodies, keeping their length and headers. */
   tamper?: 'blobs' | 'manifests';
+  /** Answer HEAD without Docker-Content-Digest, as some registries and proxies do. */
+  omitDigestOnHead?: boolean;
   /**
    * Serve tag lists in pages of this many, as newer registries do (distribution 2.8 ignores
    * `n`): tags in lexical order, `last` to continue, a `Link: <…>; rel="next"` while more remain.
@@ -380,6 +446,7 @@ export class AuthProxy {
       const value = answer.headers.get(name);
       if (value !== null) relayed[name] = value;
     }
+    if (this.options.omitDigestOnHead && record.method === 'HEAD') delete relayed['docker-content-digest'];
     record.status = answer.status;
     if (answer.status === 304) {
       res.writeHead(304, relayed);

@@ -171,6 +171,37 @@ test('Deployment: image, flags, replicas and resources are typed call-outs (corp
   assertValidJson(report);
 });
 
+test('a pinned image whose tag serves new content is its own warning, "same tag, new content"; a first pin or a new tag stays an image change (corpus capi-controller-manager)', () => {
+  const tag = 'registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0';
+  const [d1, d2] = [`sha256:${'1'.repeat(64)}`, `sha256:${'2'.repeat(64)}`];
+  const withImage = (image: string) => {
+    const deployment = corpusObject('Deployment', 'capi-controller-manager');
+    const spec = deployment.spec as { template: { spec: { containers: { name: string; image: string }[] } } };
+    spec.template.spec.containers.find((c) => c.name === 'manager')!.image = image;
+    return deployment;
+  };
+  const moved = review([withImage(`${tag}@${d1}`)], [withImage(`${tag}@${d2}`)]);
+  assert.deepEqual(
+    only(moved, 'image-content').map((f) => [f.risk, f.container, f.image, f.from, f.to]),
+    [['warning', 'manager', tag, d1, d2]],
+  );
+  assert.equal(only(moved, 'image').length, 0);
+  assert.match(
+    only(moved, 'image-content')[0]!.message,
+    /container manager: image .*:v1\.12\.0: same tag, new content \(sha256:1{64} → sha256:2{64}\)/,
+  );
+  assert.match(formatMarkdown(moved), /same tag, new content/);
+  assertValidJson(moved);
+  for (const [from, to] of [
+    [tag, `${tag}@${d1}`],
+    [`${tag}@${d1}`, `registry.k8s.io/cluster-api/cluster-api-controller:v1.12.1@${d2}`],
+  ])
+    assert.deepEqual(
+      review([withImage(from!)], [withImage(to!)]).findings.map((f) => f.type),
+      ['image'],
+    );
+});
+
 test('webhooks: failurePolicy and rules changes, and a namespace move (corpus objects)', () => {
   const hooks = corpusObject('ValidatingWebhookConfiguration', 'capi-validating-webhook-configuration');
   const after = clone(hooks);

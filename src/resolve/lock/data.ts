@@ -31,6 +31,7 @@ function entryData(entry: LockEntry): Record<string, unknown> {
   if (entry.contract !== undefined) data.contract = entry.contract;
   data.source = sourceData(entry.source);
   data.files = entry.files.map((file) => ({ name: file.name, url: file.url, sha256: file.sha256 }));
+  if (entry.images?.length) data.images = entry.images.map((image) => ({ image: image.image, digest: image.digest }));
   return data;
 }
 

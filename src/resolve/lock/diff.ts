@@ -46,8 +46,26 @@ function entryDetails(before: LockEntry, after: LockEntry): string[] {
   const sourceAfter = describeSource(after.source);
   if (sourceBefore !== sourceAfter) details.push(`source ${sourceBefore} → ${sourceAfter}`);
   // A new version has new files by definition; their digests are noise then.
-  if (before.version === after.version) details.push(...fileDetails(before, after));
+  if (before.version === after.version) details.push(...fileDetails(before, after), ...imageDetails(before, after));
   return details;
+}
+
+/** Pinned images added, removed or moved (same reference, another digest: the tag was pushed again). */
+function imageDetails(before: LockEntry, after: LockEntry): string[] {
+  const old = new Map((before.images ?? []).map((image) => [image.image, image.digest]));
+  const now = new Map((after.images ?? []).map((image) => [image.image, image.digest]));
+  const details: string[] = [];
+  for (const image of [...new Set([...old.keys(), ...now.keys()])].sort()) {
+    const [from, to] = [old.get(image), now.get(image)];
+    if (from === undefined) details.push(`image ${image} pinned to ${shortDigest(to!)}`);
+    else if (to === undefined) details.push(`image ${image} removed`);
+    else if (from !== to) details.push(`image ${image}: same tag, new content ${shortDigest(from)} → ${shortDigest(to)}`);
+  }
+  return details;
+}
+
+function shortDigest(digest: string): string {
+  return `sha256:${short(digest.replace(/^sha256:/, ''))}`;
 }
 
 function fileDetails(before: LockEntry, after: LockEntry): string[] {

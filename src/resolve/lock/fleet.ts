@@ -6,6 +6,7 @@ import { serializeLockfile } from './lockfile.js';
 import { assertFrozen, diffLockfiles, type LockChange } from './diff.js';
 import { CapiGitopsError, compareStrings } from '../../core/diagnostics.js';
 import { normalizeLockfile, type LockEntry, type Lockfile } from './types.js';
+import type { LockOutcome } from './session.js';
 
 /** The part of a fleet's lock that pins one cluster, as a single cluster's lock. */
 export function clusterLockView(lock: Lockfile | undefined, cluster: string): Lockfile | undefined {
@@ -59,4 +60,20 @@ export function assertFleetFrozen(previous: Lockfile | undefined, lock: Lockfile
       hint: 'run `capi-gitops lock` (or render without --frozen) and commit the lockfile',
     })),
   );
+}
+
+/**
+ * The fleet's lock from each cluster's lock as its render left it (pinned images change a
+ * cluster's part after resolution), with its changes from `previous`; `--frozen`: no change.
+ */
+export function concludeFleetLock(
+  previous: Lockfile | undefined,
+  locks: ReadonlyMap<string, Lockfile>,
+  frozen: boolean,
+  file: string,
+): LockOutcome {
+  const lock = mergeClusterLocks(locks);
+  const changes = fleetLockChanges(previous, locks);
+  if (frozen) assertFleetFrozen(previous, lock, changes, file);
+  return { lock, changes, previous };
 }

@@ -13,6 +13,7 @@ import {
   normalizeLockfile,
   sameIdentity,
   type LockedFile,
+  type LockedImage,
   type LockEntry,
   type Lockfile,
   type LockKind,
@@ -24,6 +25,7 @@ const ENTRY_KINDS: readonly string[] = ['CertManager', 'Operator', ...PROVIDER_K
 const UNCONTRACTED_KINDS: readonly string[] = ['CertManager', 'Operator'];
 const SELECTOR_OPERATORS: readonly string[] = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 const SHA256 = /^[0-9a-f]{64}$/;
+const IMAGE_DIGEST = /^sha256:[0-9a-f]{64}$/;
 export const REGENERATE_HINT = 'run `capi-gitops lock` to write it again from the manifest';
 
 /** How the reader sees a parsed lockfile's nodes. `scalar` is a scalar's value, undefined for a collection. */
@@ -157,6 +159,7 @@ export class LockReader<N> {
       'contract',
       'source',
       'files',
+      'images',
     ]);
     if (!fields) return undefined;
     const before = this.problems.length;
@@ -193,6 +196,19 @@ export class LockReader<N> {
       files: files as LockedFile[],
     };
     if (contract !== undefined) entry.contract = contract;
+    if (fields.has('images')) {
+      const images = (this.sequence(fields, node, at, 'images') ?? []).map((image, index) =>
+        this.imageEntry(image, `${at}.images[${index}]`),
+      );
+      const seen = new Set<string>();
+      for (const image of images) {
+        if (image && seen.has(image.image))
+          this.problem(fields.get('images')!.value, join(at, 'images'), `image "${image.image}" is listed twice`);
+        if (image) seen.add(image.image);
+      }
+      if (this.problems.length > before) return undefined;
+      entry.images = images as LockedImage[];
+    }
     if (fields.has('clusters')) {
       const clusters = (this.sequence(fields, node, at, 'clusters') ?? []).map((c, i) =>
         typeof this.nodes.scalar(c) === 'string' && this.nodes.scalar(c) !== ''
@@ -226,6 +242,18 @@ export class LockReader<N> {
       return undefined;
     }
     return name !== undefined && url !== undefined && sha256 !== undefined ? { name, url, sha256 } : undefined;
+  }
+
+  private imageEntry(node: N, at: string): LockedImage | undefined {
+    const fields = this.fields(node, at, ['image', 'digest']);
+    if (!fields) return undefined;
+    const image = this.string(fields, node, at, 'image');
+    const digest = this.string(fields, node, at, 'digest');
+    if (digest !== undefined && !IMAGE_DIGEST.test(digest)) {
+      this.problem(fields.get('digest')!.value, join(at, 'digest'), 'not a sha256 digest', 'sha256:<64 lower-case hexadecimal digits>');
+      return undefined;
+    }
+    return image !== undefined && digest !== undefined ? { image, digest } : undefined;
   }
 
   private source(node: N | null, at: string): LockSource | undefined {

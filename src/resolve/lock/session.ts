@@ -57,6 +57,8 @@ export interface LockOutcome {
   changes: LockChange[];
   /** Files whose new digest `--accept-digest` recorded. */
   accepted?: AcceptedDigest[];
+  /** The lock the changes are from (undefined: there was none), for steps that change the lock later (pinned images). */
+  previous?: Lockfile;
 }
 
 export class LockSession {
@@ -195,7 +197,12 @@ export class LockSession {
     bag.throwIfAny();
     const lock = buildLockfile(entries);
     if (frozen) assertFrozen(this.options.previous, lock, this.options.file);
-    return { lock, changes: diffLockfiles(this.options.previous, lock), ...(names.length > 0 ? { accepted } : {}) };
+    return {
+      lock,
+      changes: diffLockfiles(this.options.previous, lock),
+      previous: this.options.previous,
+      ...(names.length > 0 ? { accepted } : {}),
+    };
   }
 }
 

@@ -38,6 +38,14 @@ export interface LockedFile {
   sha256: string;
 }
 
+/** A container image the render pinned: its reference as rendered (tag kept) and the digest it was pinned to. */
+export interface LockedImage {
+  /** The reference after image overrides, e.g. `registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0`. */
+  image: string;
+  /** `sha256:<hex>`: what the registry served for the tag (an index's digest for a multi-architecture image). */
+  digest: string;
+}
+
 export interface LockEntry {
   kind: LockKind;
   name: string;
@@ -53,6 +61,8 @@ export interface LockEntry {
   source: LockSource;
   /** Sorted by name. */
   files: LockedFile[];
+  /** With pinImages: the component's container images and their digests, sorted by image. */
+  images?: LockedImage[];
 }
 
 export interface Lockfile {
@@ -98,6 +108,7 @@ export function normalizeLockfile(lock: Pick<Lockfile, 'entries'>): Lockfile {
       ...entry,
       ...(entry.clusters ? { clusters: [...entry.clusters].sort(compareStrings) } : {}),
       files: [...entry.files].sort((a, b) => compareStrings(a.name, b.name)),
+      ...(entry.images ? { images: [...entry.images].sort((a, b) => compareStrings(a.image, b.image)) } : {}),
     }))
     .sort((a, b) => compareLockEntries(a, b) || compareStrings(a.clusters?.[0] ?? '', b.clusters?.[0] ?? ''));
   return { apiVersion: LOCK_API_VERSION, kind: LOCK_KIND, entries };

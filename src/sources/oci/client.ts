@@ -31,31 +31,43 @@ export class RegistryClient {
     private readonly client: SourceClient,
     private readonly log: ((line: string) => void) | undefined,
     private readonly fail: (message: string, extra?: Omit<Diagnostic, 'message'>) => CapiGitopsError,
+    /** Where the credentials are set, for hints. */
+    private readonly credentialPlaces = "the provider's configSecret (or the environment)",
   ) {
     this.base = `${ref.plainHttp ? 'http' : 'https'}://${ref.registry}`;
     this.origin = new URL(this.base).origin;
   }
 
   /** GET with the current authorization; one 401 is answered by authenticating and asking again. */
-  async get(url: string, headers: Record<string, string>): Promise<HttpResponse> {
-    let response = await this.send(url, headers);
+  get(url: string, headers: Record<string, string>): Promise<HttpResponse> {
+    return this.request('GET', url, headers);
+  }
+
+  /** HEAD, authenticated as `get` (a manifest's digest without its body). */
+  head(url: string, headers: Record<string, string>): Promise<HttpResponse> {
+    return this.request('HEAD', url, headers);
+  }
+
+  private async request(method: 'GET' | 'HEAD', url: string, headers: Record<string, string>): Promise<HttpResponse> {
+    let response = await this.send(method, url, headers);
     if (response.status !== 401) return response;
-    this.authorization = await this.authenticate(parseChallenge(response.headers.get('www-authenticate')), url);
-    response = await this.send(url, headers);
+    this.authorization = await this.authenticate(parseChallenge(response.headers.get('www-authenticate')), method, url);
+    response = await this.send(method, url, headers);
     if (response.status === 401) {
-      throw this.fail(`registry ${this.ref.registry} rejected the credentials (HTTP 401 on GET ${redactUrl(url)})`, {
+      throw this.fail(`registry ${this.ref.registry} rejected the credentials (HTTP 401 on ${method} ${redactUrl(url)})`, {
         hint:
           this.withheldHint() ??
-          `check ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} or ${OCI_CREDENTIAL_KEYS.accessToken} in the provider's configSecret (or the environment) and their access to ${this.ref.repository}`,
+          `check ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} or ${OCI_CREDENTIAL_KEYS.accessToken} in ${this.credentialPlaces} and their access to ${this.ref.repository}`,
       });
     }
     return response;
   }
 
-  private send(url: string, headers: Record<string, string>): Promise<HttpResponse> {
+  private send(method: 'GET' | 'HEAD', url: string, headers: Record<string, string>): Promise<HttpResponse> {
     return this.transport(() =>
       this.client.send({
         url,
+        method,
         headers: this.authorization ? { ...headers, authorization: this.authorization } : headers,
         credentialOrigin: this.origin,
         allowInsecure: this.ref.plainHttp,
@@ -84,16 +96,18 @@ export class RegistryClient {
     return `${this.withheld}; if you trust ${this.ref.registry}, add it to ${OCI_REGISTRIES_VARIABLE} (e.g. ${OCI_REGISTRIES_VARIABLE}=${this.ref.registry}), or give the credentials in the provider's configSecret`;
   }
 
-  private async authenticate(challenge: Challenge | undefined, url: string): Promise<string> {
+  private async authenticate(challenge: Challenge | undefined, method: string, url: string): Promise<string> {
     const credentials = this.credentials ?? {};
     if (challenge?.scheme === 'basic') {
       this.log?.(`oci: ${this.ref.registry} asks for Basic authentication`);
       if (!credentials.username || !credentials.password) {
-        throw this.fail(`registry ${this.ref.registry} requires a username and password (Basic authentication) for GET ${redactUrl(url)}`, {
-          hint:
-            this.withheldHint() ??
-            `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} in the provider's configSecret or the environment`,
-        });
+        throw this.fail(
+          `registry ${this.ref.registry} requires a username and password (Basic authentication) for ${method} ${redactUrl(url)}`,
+          {
+            hint:
+              this.withheldHint() ?? `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} in ${this.credentialPlaces}`,
+          },
+        );
       }
       return `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
     }
@@ -104,7 +118,7 @@ export class RegistryClient {
       }
       return `Bearer ${await this.fetchToken(challenge, credentials)}`;
     }
-    throw this.fail(`registry ${this.ref.registry} answered HTTP 401 to GET ${redactUrl(url)} without a Basic or Bearer challenge`, {
+    throw this.fail(`registry ${this.ref.registry} answered HTTP 401 to ${method} ${redactUrl(url)} without a Basic or Bearer challenge`, {
       hint: 'check the registry address; a proxy in between may be rejecting the request',
     });
   }

@@ -1,0 +1,257 @@
+/**
+ * Images pinned by digest and locked (Config `pinImages`, `--pin-images`): each component's
+ * container images, as rendered (after image overrides and patches), take the digest its lock
+ * entry records; only images the lock does not know are asked of their registries
+ * (sources/oci/image-digests.ts), so a locked render makes no request. `--frozen` and
+ * `--offline` never ask: an image the lock lacks is an error naming it. The lock then records
+ * exactly the images this render pinned, beside the entry's files.
+ *
+ * `plan` re-asks the registries for every locked image (`recheckLockedImages`) and lists the
+ * tags that moved; `update --images` takes the new digests (`refreshLockedImages`).
+ */
+import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import type { KObject } from '../core/kobject.js';
+import type { Manifest } from '../manifest/types.js';
+import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
+import { OPERATOR_LABEL, OPERATOR_NAMESPACE, type ResolvedOperatorRelease } from '../resolve/operator-release.js';
+import type { SourceOptions } from '../sources/request.js';
+import type { ImageDigestRequest, ImageUse } from '../sources/oci/image-digests.js';
+import type { RenderedComponent } from '../render/types.js';
+import { containerImages, hasDigest, pinComponentImages, pinObjectImages } from '../render/pin-images.js';
+import { buildLockfile } from '../resolve/lock/build.js';
+import { assertFrozen, diffLockfiles } from '../resolve/lock/diff.js';
+import { CERT_MANAGER_NAME, CERT_MANAGER_NAMESPACE } from '../resolve/lock/request.js';
+import type { LockOutcome } from '../resolve/lock/session.js';
+import { lockEntryLabel, sameIdentity, type LockEntry, type LockIdentity, type LockedImage, type Lockfile } from '../resolve/lock/types.js';
+
+/** Asks registries for the digests of images; the default speaks the distribution API. */
+export type DigestResolver = (requests: readonly ImageDigestRequest[]) => Promise<Map<string, string>>;
+
+/** What a render resolved (pipeline.ts Resolution, structurally). */
+export interface PinnedResolution {
+  manifest: Manifest;
+  lock: LockOutcome;
+  lockFile: string;
+  sources: SourceOptions;
+  providers: readonly ResolvedProvider[];
+  certManager: ResolvedCertManager | null;
+  operator?: ResolvedOperatorRelease;
+}
+
+export interface PinImagesInput<M extends { objects: KObject[] }> {
+  /** `--pin-images`; Config pinImages otherwise. */
+  flag?: boolean;
+  frozen?: boolean;
+  onWarning?: (warning: Diagnostic) => void;
+  resolution: PinnedResolution;
+  components: readonly RenderedComponent[];
+  /** The secrets stage's marked renders, by label: pinned the same way, so they still line up. */
+  marked?: ReadonlyMap<string, M>;
+  /** Tests and callers with their own registry client. */
+  resolve?: DigestResolver;
+}
+
+export interface PinImagesResult<M> {
+  components: RenderedComponent[];
+  marked: Map<string, M>;
+  lock: LockOutcome;
+}
+
+/** The default resolver: the distribution API with the run's network options (loaded on first use). */
+export function registryDigests(sources: SourceOptions, onWarning?: (warning: Diagnostic) => void): DigestResolver {
+  return async (requests) =>
+    (await import('../sources/oci/image-digests.js')).resolveImageDigests(requests, {
+      cache: sources.cache,
+      offline: sources.offline,
+      http: sources.http,
+      log: sources.log,
+      onProgress: sources.onProgress,
+      env: sources.env,
+      onWarning,
+    });
+}
+
+/** The lock entry a rendered component belongs to. */
+export function lockIdentityOf(component: Pick<RenderedComponent, 'label' | 'type' | 'name' | 'namespace'>): LockIdentity {
+  if (component.label === OPERATOR_LABEL) return { kind: 'Operator', name: OPERATOR_LABEL, namespace: OPERATOR_NAMESPACE };
+  if (component.type === 'CertManager') return { kind: 'CertManager', name: CERT_MANAGER_NAME, namespace: CERT_MANAGER_NAMESPACE };
+  return { kind: component.type, name: component.name, namespace: component.namespace };
+}
+
+/** `core-components.yaml of cluster-api v1.12.0`: the artifact a component's images came from. */
+function artifactOf(resolution: PinnedResolution, component: RenderedComponent): string {
+  const identity = lockIdentityOf(component);
+  const file =
+    identity.kind === 'Operator'
+      ? resolution.operator?.components.name
+      : identity.kind === 'CertManager'
+        ? resolution.certManager?.components.name
+        : resolution.providers.find((p) => sameIdentity({ kind: p.kind, name: p.name, namespace: p.namespace }, identity))?.components.name;
+  return `${file ?? 'the components'} of ${component.label} ${component.version}`;
+}
+
+/** The entries without their `images`. */
+function withoutImages(entries: readonly LockEntry[]): LockEntry[] {
+  return entries.map(({ images: _images, ...entry }) => entry);
+}
+
+function concluded(input: PinImagesInput<{ objects: KObject[] }>, lock: Lockfile): LockOutcome {
+  const { resolution } = input;
+  if (input.frozen) assertFrozen(resolution.lock.lock, lock, resolution.lockFile);
+  return { ...resolution.lock, lock, changes: diffLockfiles(resolution.lock.previous, lock) };
+}
+
+/**
+ * Pins every container image of `components` (see the module comment) and returns them with the
+ * lock that records the digests. Without pinning, the lock loses any images it recorded.
+ */
+export async function pinImages<M extends { objects: KObject[] }>(input: PinImagesInput<M>): Promise<PinImagesResult<M>> {
+  const { resolution } = input;
+  const entries = resolution.lock.lock.entries;
+  const marked = new Map(input.marked ?? []);
+  if (!(input.flag ?? resolution.manifest.config.pinImages ?? false)) {
+    if (!entries.some((e) => e.images)) return { components: [...input.components], marked, lock: resolution.lock };
+    return { components: [...input.components], marked, lock: concluded(input, buildLockfile(withoutImages(entries))) };
+  }
+  const plans = input.components.map((component) => {
+    const identity = lockIdentityOf(component);
+    const entry = entries.find((e) => sameIdentity(e, identity));
+    const artifact = artifactOf(resolution, component);
+    const uses = containerImages(component.objects).map((use) => ({
+      image: use.image,
+      object: use.object,
+      path: use.path,
+      where: `container ${use.container} of ${use.object} in ${artifact}`,
+    }));
+    return { component, identity, known: new Map((entry?.images ?? []).map((i) => [i.image, i.digest])), uses };
+  });
+  const missing = new Map<string, ImageUse[]>();
+  for (const plan of plans)
+    for (const use of plan.uses) if (!plan.known.has(use.image)) missing.set(use.image, [...(missing.get(use.image) ?? []), use]);
+
+  let resolved = new Map<string, string>();
+  if (missing.size > 0) {
+    const offline = resolution.sources.offline === true;
+    if (input.frozen || offline) {
+      const flag = input.frozen ? '--frozen' : '--offline';
+      throw new CapiGitopsError(
+        [...missing].map(([image, uses]) => ({
+          file: resolution.lockFile,
+          ...(uses[0]?.object ? { object: uses[0].object, path: uses[0].path } : {}),
+          message: `${flag}: the lockfile has no digest for image ${image} (${uses.map((u) => u.where).join('; ')}), and ${flag} asks no registry`,
+          expected: 'every rendered image pinned in the lockfile',
+          hint: input.frozen
+            ? 'run `capi-gitops render` without --frozen to pin it, review the lockfile and commit it'
+            : 'run once without --offline to pin it in the lockfile',
+        })),
+      );
+    }
+    const resolve = input.resolve ?? registryDigests(resolution.sources, input.onWarning);
+    resolved = await resolve([...missing].sort(([a], [b]) => compareStrings(a, b)).map(([image, uses]) => ({ image, uses })));
+  }
+
+  const components: RenderedComponent[] = [];
+  const pinned = new Map<string, LockedImage[]>();
+  for (const plan of plans) {
+    const digests = new Map<string, string>();
+    for (const use of plan.uses) {
+      const digest = plan.known.get(use.image) ?? resolved.get(use.image);
+      // the resolver throws for every image it cannot answer; one that returns without it is a bug
+      if (digest === undefined) throw new Error(`no digest was resolved for image ${use.image}`);
+      digests.set(use.image, digest);
+    }
+    components.push(pinComponentImages(plan.component, digests));
+    const entry = marked.get(plan.component.label);
+    if (entry) marked.set(plan.component.label, { ...entry, objects: pinObjectImages(entry.objects, digests) });
+    const key = JSON.stringify([plan.identity.kind, plan.identity.name, plan.identity.namespace]);
+    const images = [...digests].map(([image, digest]) => ({ image, digest }));
+    pinned.set(key, [...(pinned.get(key) ?? []), ...images]);
+  }
+  const lockEntries = withoutImages(entries).map((entry) => {
+    const images = pinned.get(JSON.stringify([entry.kind, entry.name, entry.namespace]));
+    return images?.length ? { ...entry, images: uniqueImages(images) } : entry;
+  });
+  return { components, marked, lock: concluded(input, buildLockfile(lockEntries)) };
+}
+
+function uniqueImages(images: readonly LockedImage[]): LockedImage[] {
+  const byImage = new Map(images.map((i) => [i.image, i]));
+  return [...byImage.values()].sort((a, b) => compareStrings(a.image, b.image));
+}
+
+// ---- plan and update --images -------------------------------------------------------------------
+
+/** A locked image whose tag now serves other content. */
+export interface MovedImage {
+  /** The lock entry's label, e.g. `cluster-api` or `cert-manager`. */
+  component: string;
+  image: string;
+  locked: string;
+  current: string;
+}
+
+/**
+ * The entries `names` select (labels as `update` takes them: `bootstrap-kubeadm`,
+ * `<namespace>/<label>`, `cert-manager`, `cluster-api-operator`); every entry when none.
+ */
+function selectedEntries(lock: Lockfile, names: readonly string[]): Set<LockEntry> {
+  if (names.length === 0) return new Set(lock.entries);
+  const selected = new Set<LockEntry>();
+  const bag = new DiagnosticBag();
+  for (const name of names) {
+    const found = lock.entries.filter((e) => lockEntryLabel(e) === name || `${e.namespace}/${lockEntryLabel(e)}` === name);
+    if (found.length === 0)
+      bag.add({
+        message: `no component "${name}" in the lockfile`,
+        expected: `one of ${lock.entries.map(lockEntryLabel).join(', ')}`,
+      });
+    else if (found.length > 1) bag.add({ message: `"${name}" names ${found.length} components`, hint: `write it as <namespace>/${name}` });
+    found.forEach((e) => selected.add(e));
+  }
+  bag.throwIfAny();
+  return selected;
+}
+
+/**
+ * Asks the registries again for every locked image of the selected entries that a tag names
+ * (an image the artifact pinned by digest cannot move) and returns those whose tag moved, and the
+ * lock with the new digests.
+ */
+export async function recheckLockedImages(
+  lock: Lockfile,
+  resolve: DigestResolver,
+  names: readonly string[] = [],
+): Promise<{ moved: MovedImage[]; lock: Lockfile }> {
+  const selected = selectedEntries(lock, names);
+  const uses = new Map<string, ImageUse[]>();
+  for (const entry of selected)
+    for (const image of entry.images ?? []) {
+      if (hasDigest(image.image)) continue;
+      const use = { where: `${lockEntryLabel(entry)} ${entry.version}, locked at ${image.digest}` };
+      uses.set(image.image, [...(uses.get(image.image) ?? []), use]);
+    }
+  if (uses.size === 0) return { moved: [], lock };
+  const current = await resolve([...uses].sort(([a], [b]) => compareStrings(a, b)).map(([image, u]) => ({ image, uses: u })));
+  const moved: MovedImage[] = [];
+  const entries = lock.entries.map((entry) => {
+    if (!selected.has(entry) || !entry.images) return entry;
+    const images = entry.images.map((image) => {
+      const now = current.get(image.image);
+      if (now === undefined || now === image.digest) return image;
+      moved.push({ component: lockEntryLabel(entry), image: image.image, locked: image.digest, current: now });
+      return { ...image, digest: now };
+    });
+    return { ...entry, images };
+  });
+  return { moved, lock: buildLockfile(entries) };
+}
+
+/** `update --images`: the selected entries' locked images take the digests their tags serve now. */
+export async function refreshLockedImages(
+  outcome: LockOutcome,
+  resolve: DigestResolver,
+  names: readonly string[],
+): Promise<LockOutcome & { moved: MovedImage[] }> {
+  const { moved, lock } = await recheckLockedImages(outcome.lock, resolve, names);
+  return { ...outcome, lock, changes: diffLockfiles(outcome.previous, lock), moved };
+}

@@ -1,0 +1,267 @@
+/**
+ * The digest a registry serves for each container image, through the OCI distribution API with
+ * the OCI source's registry client (auth challenges, token flows, anonymous pulls):
+ *
+ * - `HEAD /v2/<name>/manifests/<tag>` accepting the OCI index and manifest and the Docker manifest
+ *   list and v2 manifest, so a multi-architecture image answers with its index's digest (what
+ *   every node architecture pulls through); the digest is `Docker-Content-Digest`. A registry
+ *   that does not send it is asked with GET, and the body's sha256 is the digest (checked against
+ *   the header when the GET has one).
+ * - an image that already names a digest is checked: the registry must serve that digest;
+ * - a registry on a loopback address is spoken to over plain HTTP, as Docker treats it; any other
+ *   over HTTPS. Docker Hub (`docker.io`) is reached at registry-1.docker.io.
+ * - credentials: the Docker config file's `auths` entry for the registry, else the OCI_*
+ *   variables of the environment (`ociCredentials`). Credential helpers are not run; a config
+ *   that names one for a registry this run asks is warned about.
+ *
+ * Every problem is reported together: an unreachable registry once, naming its images; a tag or
+ * digest the registry does not have at the object and container that use it.
+ */
+import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
+import { parseImage } from '../../core/image-reference.js';
+import { sha256Hex } from '../base/artifact.js';
+import { SourceClient } from '../base/client.js';
+import { HttpError, isLoopbackHost, redactUrl, type HttpResponse } from '../base/http.js';
+import { networkFailureHint } from '../base/unreachable.js';
+import type { NetworkSourceOptions } from '../request.js';
+import { ociCredentials, OCI_CREDENTIAL_KEYS, type OciCredentials } from './auth.js';
+import { RegistryClient } from './client.js';
+import { readDockerConfig, type DockerConfig } from './docker-config.js';
+import { SHA256_DIGEST } from './reference.js';
+
+/** What a registry may answer for an image: the OCI and Docker manifest and index types. */
+export const IMAGE_MANIFEST_TYPES = [
+  'application/vnd.oci.image.index.v1+json',
+  'application/vnd.oci.image.manifest.v1+json',
+  'application/vnd.docker.distribution.manifest.list.v2+json',
+  'application/vnd.docker.distribution.manifest.v2+json',
+];
+const ACCEPT = IMAGE_MANIFEST_TYPES.join(', ');
+const DOCKER_HUB = 'docker.io';
+const DOCKER_HUB_API = 'registry-1.docker.io';
+const CREDENTIAL_PLACES = `an auths entry of the Docker config file ($DOCKER_CONFIG/config.json or ~/.docker/config.json), or ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} in the environment`;
+
+/** Where an image is used, for messages: `container manager of Deployment capi-system/x in core-components.yaml (cluster-api v1.12.0)`. */
+export interface ImageUse {
+  where: string;
+  /** The object and field, so the diagnostic points at them. */
+  object?: string;
+  path?: string;
+}
+
+export interface ImageDigestRequest {
+  /** The reference as rendered: `[registry/]path[:tag][@digest]`. */
+  image: string;
+  uses: readonly ImageUse[];
+}
+
+export interface ImageDigestOptions extends NetworkSourceOptions {
+  /** Where DOCKER_CONFIG, HOME and the OCI_* variables are read; process.env by default. */
+  env?: Record<string, string | undefined>;
+  /** Told that the Docker config names a credential helper for a registry asked. */
+  onWarning?: (warning: Diagnostic) => void;
+}
+
+/** An image's place in the distribution API. */
+interface ImageLocation {
+  request: ImageDigestRequest;
+  /** The registry as the image names it (`docker.io` for Docker Hub). */
+  registry: string;
+  repository: string;
+  /** The tag (`latest` when none is written), or the digest the image names. */
+  reference: string;
+  digest?: string;
+}
+
+/** `host[:port]` the API is reached at. */
+function apiHost(registry: string): string {
+  return registry === DOCKER_HUB ? DOCKER_HUB_API : registry;
+}
+
+function plainHttp(host: string): boolean {
+  return isLoopbackHost(host.replace(/:\d+$/, ''));
+}
+
+function useDiagnostic(request: ImageDigestRequest, message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
+  const first = request.uses[0];
+  const where = request.uses.map((use) => use.where).join('; ');
+  return {
+    ...(first?.object ? { object: first.object } : {}),
+    ...(first?.path ? { path: first.path } : {}),
+    message: `image ${request.image} (${where}): ${message}`,
+    ...extra,
+  };
+}
+
+/**
+ * The digest of every requested image, keyed by the image as requested; throws every problem
+ * together. Makes one request to each registry's API root, then one HEAD per image.
+ */
+export async function resolveImageDigests(
+  requests: readonly ImageDigestRequest[],
+  options: ImageDigestOptions,
+): Promise<Map<string, string>> {
+  const bag = new DiagnosticBag();
+  const byRegistry = new Map<string, ImageLocation[]>();
+  for (const request of requests) {
+    const parsed = parseImage(request.image);
+    if (!parsed.ok) {
+      bag.add(
+        useDiagnostic(request, `cannot parse the reference: ${parsed.message}`, {
+          hint: 'fix the image in the components or the image overrides',
+        }),
+      );
+      continue;
+    }
+    const { domain, path, tag, digest } = parsed.reference;
+    const location: ImageLocation = {
+      request,
+      registry: domain,
+      repository: path,
+      reference: digest || tag || 'latest',
+      digest: digest || undefined,
+    };
+    byRegistry.set(domain, [...(byRegistry.get(domain) ?? []), location]);
+  }
+  const digests = new Map<string, string>();
+  if (byRegistry.size === 0) {
+    bag.throwIfAny();
+    return digests;
+  }
+  if (options.offline)
+    throw new CapiGitopsError({
+      message: 'offline: image digests cannot be asked of a registry',
+      hint: 'run once online to record them in the lockfile',
+    });
+  const env = options.env ?? process.env;
+  const docker = await readDockerConfig(env);
+  const http = new SourceClient(options);
+  await Promise.all(
+    [...byRegistry]
+      .sort(([a], [b]) => compareStrings(a, b))
+      .map(([registry, locations]) => resolveRegistry(registry, locations, { http, docker, env, options, bag, digests })),
+  );
+  bag.throwIfAny();
+  return digests;
+}
+
+interface RegistryRun {
+  http: SourceClient;
+  docker: DockerConfig;
+  env: Record<string, string | undefined>;
+  options: ImageDigestOptions;
+  bag: DiagnosticBag;
+  digests: Map<string, string>;
+}
+
+async function resolveRegistry(registry: string, locations: ImageLocation[], run: RegistryRun): Promise<void> {
+  const host = apiHost(registry);
+  const base = `${plainHttp(host) ? 'http' : 'https'}://${host}`;
+  const images = locations.map((l) => l.request.image).sort(compareStrings);
+  // The API root answers (200, or 401 asking for credentials) when the registry is there at all.
+  try {
+    await run.http.send({ url: `${base}/v2/`, headers: {} }, false);
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    run.bag.add({
+      message: `cannot reach registry ${registry} to pin ${images.length === 1 ? 'image' : `${images.length} images`} ${images.join(', ')}: ${error.message}`,
+      hint: networkFailureHint(error.failure) ?? 'check the registry address and the image overrides (Config images)',
+    });
+    return;
+  }
+  let dockerCredentials: OciCredentials | undefined;
+  try {
+    dockerCredentials = run.docker.credentials(registry);
+  } catch (error) {
+    if (!(error instanceof CapiGitopsError)) throw error;
+    error.diagnostics.forEach((d) => run.bag.add(d));
+    return;
+  }
+  const helper = dockerCredentials ? undefined : run.docker.helperFor(registry);
+  if (helper)
+    run.options.onWarning?.({
+      file: run.docker.file,
+      message: `the Docker config file names the credential helper docker-credential-${helper} for ${registry}; capi-gitops does not run credential helpers, so it asks ${registry} without those credentials`,
+      hint: `if ${registry} needs them, add an auths entry for it (docker login with no credsStore writes one) or set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password}`,
+    });
+  // the environment's OCI_* go only to registries the runner named (CAPI_GITOPS_OCI_REGISTRIES)
+  const fromEnv = dockerCredentials ? {} : ociCredentials(undefined, run.env, new URL(`${plainHttp(host) ? 'http' : 'https'}://${host}`));
+  const credentials = dockerCredentials ?? fromEnv.credentials;
+  const byRepository = new Map<string, ImageLocation[]>();
+  for (const location of locations) byRepository.set(location.repository, [...(byRepository.get(location.repository) ?? []), location]);
+  await Promise.all(
+    [...byRepository].map(async ([repository, inRepository]) => {
+      // one client per repository: a token's scope is one repository
+      const client = new RegistryClient(
+        { registry: host, repository, plainHttp: plainHttp(host) },
+        credentials,
+        fromEnv.withheld,
+        run.http,
+        run.options.log,
+        (message, extra) => new CapiGitopsError({ message, ...extra }),
+        CREDENTIAL_PLACES,
+      );
+      for (const location of inRepository) {
+        try {
+          run.digests.set(location.request.image, await digestOf(client, base, location));
+        } catch (error) {
+          if (!(error instanceof CapiGitopsError)) throw error;
+          for (const { message, ...extra } of error.diagnostics) run.bag.add(useDiagnostic(location.request, message, extra));
+        }
+      }
+    }),
+  );
+}
+
+/** The digest the registry serves for one image; throws a CapiGitopsError whose message is about the image. */
+async function digestOf(client: RegistryClient, base: string, location: ImageLocation): Promise<string> {
+  const url = `${base}/v2/${location.repository}/manifests/${location.reference}`;
+  const named = `${location.registry}/${location.repository}`;
+  const head = await client.head(url, { accept: ACCEPT });
+  check(head, 'HEAD', url, named, location);
+  const announced = head.headers.get('docker-content-digest') ?? '';
+  let digest = SHA256_DIGEST.test(announced) ? announced : undefined;
+  if (digest === undefined) {
+    // No usable Docker-Content-Digest: the manifest's own bytes say it.
+    const got = await client.get(url, { accept: ACCEPT });
+    check(got, 'GET', url, named, location);
+    digest = `sha256:${sha256Hex(got.body)}`;
+    const header = got.headers.get('docker-content-digest');
+    if (header && header !== digest)
+      throw new CapiGitopsError({
+        message: `the manifest ${named} serves for ${location.reference} does not match its digest`,
+        expected: `${header} (Docker-Content-Digest)`,
+        hint: `received bytes have ${digest}; the registry or something in between altered it — do not use it`,
+      });
+  }
+  if (location.digest !== undefined && digest !== location.digest)
+    throw new CapiGitopsError({
+      message: `${named} answered ${digest} for the digest ${location.digest}`,
+      hint: 'the registry or something in between is not serving content by its digest; do not use it',
+    });
+  return digest;
+}
+
+/** A 200 with a manifest type, or the error for the status. */
+function check(response: HttpResponse, method: string, url: string, named: string, location: ImageLocation): void {
+  if (response.status === 404) {
+    const what = location.digest ? `digest ${location.digest}` : `tag ${location.reference}`;
+    throw new CapiGitopsError({
+      message: `${what} not found in ${named} (${method} ${redactUrl(url)} answered 404)`,
+      expected: `${named} holding ${what}`,
+      hint: 'check the tag and the image overrides (Config images): a mirror must hold every image the components run, all architectures (e.g. `skopeo copy --all` or `crane copy`)',
+    });
+  }
+  if (response.status !== 200)
+    throw new CapiGitopsError({
+      message: `cannot read the manifest of ${named}:${location.reference}: ${method} ${redactUrl(url)} answered HTTP ${response.status}`,
+      hint: response.status === 403 ? `the credentials lack pull access to ${named}` : undefined,
+    });
+  const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  if (type && !IMAGE_MANIFEST_TYPES.includes(type))
+    throw new CapiGitopsError({
+      message: `${named}:${location.reference} is served as ${type}, which is not an image manifest or index`,
+      expected: `one of ${IMAGE_MANIFEST_TYPES.join(', ')}`,
+      hint: 'push the image again with a current client (schema 1 manifests have no stable digest)',
+    });
+}

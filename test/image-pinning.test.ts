@@ -1,0 +1,564 @@
+/**
+ * Images pinned by digest and locked (issue 28), end to end against the real docker-registry on
+ * loopback: images pushed by the distribution API (OCI index and manifests, Docker manifest
+ * lists), rendered through a mirror (`images.all.repository`), locked, re-pushed, planned,
+ * updated, diffed; auth by the token flow and by a Docker config file; the corpus pinned.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import YAML from 'yaml';
+import { render } from '../src/app/render.js';
+import { check } from '../src/app/check.js';
+import { plan } from '../src/app/plan.js';
+import { update } from '../src/app/update.js';
+import { diff } from '../src/app/diff.js';
+import type { RenderOptions } from '../src/app/run.js';
+import { readLockfile } from '../src/resolve/lock/lockfile.js';
+import { forgetUnreachableHosts } from '../src/sources/base/unreachable.js';
+import { CapiGitopsError, type Diagnostic } from '../src/core/diagnostics.js';
+import { corpusManifest, tempDir, writeTempManifest } from './helpers/corpus-manifest.js';
+import { kubectlAvailable, kubectlKustomize, readTree } from './helpers/tree.js';
+import { rejection } from './helpers/assertions.js';
+import { runCli } from './helpers/cli.js';
+import { FIXTURES } from './helpers/paths.js';
+import { renderManagementCluster } from '../src/app/cluster.js';
+import { AuthProxy, basicAuthorization, pushImage, Registry, registrySkipReason } from './helpers/registry.js';
+
+const skip = registrySkipReason();
+let registry: Registry;
+/** A recording front (no auth) for the registry: every request the renders make is in `front.requests`. */
+let front: AuthProxy;
+
+before(async () => {
+  if (skip) return;
+  registry = await Registry.start();
+  front = await AuthProxy.start(registry, { scheme: 'none' });
+});
+after(async () => {
+  await front?.close();
+  await registry?.stop();
+});
+
+/** No OCI_* variables and an empty Docker config directory: only what a test gives is used. */
+function isolatedEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
+  const dockerConfig = tempDir('capi-gitops-docker-config-');
+  return { DOCKER_CONFIG: dockerConfig, HOME: dockerConfig, ...extra };
+}
+
+const METADATA = `apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3
+kind: Metadata
+releaseSeries:
+- major: 1
+  minor: 0
+  contract: v1beta1
+`;
+
+/** A core provider's components as a team's release would ship them: a controller with an init container. */
+function components(images: { init: string; manager: string }): string {
+  return `apiVersion: v1
+kind: Namespace
+metadata:
+  name: capi-system
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: capi-controller-manager
+  namespace: capi-system
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      cluster.x-k8s.io/provider: cluster-api
+  template:
+    metadata:
+      labels:
+        cluster.x-k8s.io/provider: cluster-api
+    spec:
+      initContainers:
+      - name: wait-for-apiserver
+        image: ${images.init}
+        command: [/bin/wait-for-apiserver]
+      containers:
+      - name: manager
+        image: ${images.manager}
+        args: [--leader-elect, --diagnostics-address=:8443]
+`;
+}
+
+/** A manifest directory: the provider in a clusterctl local repository, and the Config. */
+function manifestDir(
+  config: string,
+  images = { init: 'registry.k8s.io/cluster-api/capi-init:v1.0.0', manager: 'registry.k8s.io/cluster-api/cluster-api-controller:v1.0.0' },
+  extra: { components?: string; spec?: string } = {},
+): string {
+  const repository = tempDir('capi-gitops-pin-repository-');
+  const release = path.join(repository, 'cluster-api', 'v1.0.0');
+  mkdirSync(release, { recursive: true });
+  writeFileSync(path.join(release, 'core-components.yaml'), components(images) + (extra.components ?? ''));
+  writeFileSync(path.join(release, 'metadata.yaml'), METADATA);
+  const url = pathToFileURL(path.join(repository, 'cluster-api', 'latest', 'core-components.yaml')).href;
+  return writeTempManifest({
+    'providers.yaml': `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata:
+  name: cluster-api
+  namespace: capi-system
+spec:
+  version: v1.0.0
+  fetchConfig:
+    url: ${url}
+${extra.spec ?? ''}---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager:
+  enabled: false
+${config}`,
+  });
+}
+
+function options(
+  dir: string,
+  extra: Partial<RenderOptions> & { env?: Record<string, string | undefined>; offline?: boolean } = {},
+): RenderOptions {
+  const { env, offline, ...rest } = extra;
+  forgetUnreachableHosts();
+  return { manifestPaths: [dir], sources: { env: env ?? isolatedEnv(), offline, http: { retries: 0 } }, ...rest };
+}
+
+/** The image of each container of the Deployment in a written output. */
+function deploymentImages(out: string): Record<string, string> {
+  const file = [...readTree(out).entries()].find(([name, text]) => name.endsWith('.yaml') && /^kind: Deployment$/m.test(text));
+  assert.ok(file, 'the output has a Deployment');
+  const spec = (YAML.parse(file[1]) as { spec: { template: { spec: Record<string, { name: string; image: string }[]> } } }).spec.template
+    .spec;
+  return Object.fromEntries([...(spec.initContainers ?? []), ...spec.containers].map((c) => [c.name, c.image]));
+}
+
+function messages(error: unknown): string {
+  assert.ok(error instanceof CapiGitopsError, `expected a CapiGitopsError, got ${String(error)}`);
+  return error.diagnostics.map((d: Diagnostic) => `${d.object ?? ''} ${d.path ?? ''} ${d.message} ${d.hint ?? ''}`).join('\n');
+}
+
+const MIRROR = (host: string) => `images:\n  all:\n    repository: ${host}/mirror\n`;
+
+test(
+  'a pinned render: every image, init containers too, is repository:tag@<digest> at its mirror location; a multi-architecture image is pinned to its index; the lock records each',
+  { skip },
+  async () => {
+    const manager = await pushImage(registry.url, 'mirror/cluster-api-controller', 'v1.0.0', { architectures: ['amd64', 'arm64'] });
+    const init = await pushImage(registry.url, 'mirror/capi-init', 'v1.0.0', { docker: true });
+    const dir = manifestDir(`pinImages: true\n${MIRROR(front.host)}`);
+    const out = path.join(tempDir(), 'out');
+    await render(options(dir), out);
+
+    const images = deploymentImages(out);
+    assert.equal(images.manager, `${front.host}/mirror/cluster-api-controller:v1.0.0@${manager.digest}`);
+    assert.equal(images['wait-for-apiserver'], `${front.host}/mirror/capi-init:v1.0.0@${init.digest}`);
+    assert.ok(!Object.values(manager.platforms).includes(images.manager!.split('@')[1]!), 'the index, not one architecture');
+    const lock = await readLockfile(path.join(dir, 'capi-gitops.lock.yaml'));
+    assert.deepEqual(lock?.entries[0]?.images, [
+      { image: `${front.host}/mirror/capi-init:v1.0.0`, digest: init.digest },
+      { image: `${front.host}/mirror/cluster-api-controller:v1.0.0`, digest: manager.digest },
+    ]);
+    // the written lock is the one the library would write too (lock/text.ts declines nothing here)
+    const text = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8');
+    assert.match(text, /^    images:\n      - image: 127\.0\.0\.1:\d+\/mirror\/capi-init:v1\.0\.0\n        digest: sha256:[0-9a-f]{64}$/m);
+  },
+);
+
+test(
+  'additionalDeployments: a Deployment the operator customises takes its imageUrl, and that final image is pinned (cluster-api-operator component_customizer.go)',
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'extra/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'extra/capi-init', 'v1.0.0');
+    const helper = await pushImage(registry.url, 'extra/helper', 'v2.1.0', { architectures: ['amd64', 'arm64'] });
+    const second = `---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: capi-diagnostics
+  namespace: capi-system
+spec:
+  selector:
+    matchLabels: {app: capi-diagnostics}
+  template:
+    metadata:
+      labels: {app: capi-diagnostics}
+    spec:
+      containers:
+      - name: helper
+        image: registry.k8s.io/cluster-api/helper:v1.0.0
+`;
+    const spec = `  additionalDeployments:
+    capi-diagnostics:
+      deployment:
+        containers:
+        - name: helper
+          imageUrl: ${front.host}/extra/helper:v2.1.0
+`;
+    const dir = manifestDir(`pinImages: true\n${MIRROR(front.host).replace('/mirror', '/extra')}`, undefined, { components: second, spec });
+    const out = path.join(tempDir(), 'out');
+    await render(options(dir), out);
+    const text = [...readTree(out)].find(([f]) => f.includes('capi-diagnostics'))![1];
+    assert.ok(text.includes(`image: ${front.host}/extra/helper:v2.1.0@${helper.digest}\n`), text);
+  },
+);
+
+test(
+  'a re-pushed tag: a locked render asks no registry and keeps the lock; --frozen (check) passes from the lock; plan names the image; update --images takes the new digest; diff calls it out as same tag, new content',
+  { skip },
+  async () => {
+    const first = await pushImage(registry.url, 'moving/controller', 'v1.0.0', { architectures: ['amd64', 'arm64'] });
+    await pushImage(registry.url, 'moving/capi-init', 'v1.0.0');
+    const dir = manifestDir(
+      `pinImages: true\nimages:\n  all:\n    repository: ${front.host}/moving\n  cluster-api/cluster-api-controller:\n    name: controller\n`,
+    );
+    const before = path.join(tempDir(), 'before');
+    await render(options(dir), before);
+    assert.equal(deploymentImages(before).manager, `${front.host}/moving/controller:v1.0.0@${first.digest}`);
+
+    const second = await pushImage(registry.url, 'moving/controller', 'v1.0.0', {
+      architectures: ['amd64', 'arm64'],
+      content: 'v1-rebuilt',
+    });
+    assert.notEqual(second.digest, first.digest);
+    const asked = front.requests.length;
+    const again = path.join(tempDir(), 'again');
+    await render(options(dir), again);
+    await render(options(dir, { frozen: true }), again);
+    assert.deepEqual((await check(options(dir), before)).report.problems, [], 'check (--frozen) agrees with the committed output');
+    assert.equal(front.requests.length, asked, 'a locked render makes no registry request');
+    assert.equal(deploymentImages(again).manager, `${front.host}/moving/controller:v1.0.0@${first.digest}`);
+
+    const planned = await plan(options(dir));
+    assert.ok(planned.release === undefined);
+    assert.deepEqual(planned.plan.images, [
+      { component: 'cluster-api', image: `${front.host}/moving/controller:v1.0.0`, locked: first.digest, current: second.digest },
+    ]);
+
+    const updated = await update(options(dir), { images: true, providers: ['cluster-api'] });
+    assert.equal(updated.lockWritten, true);
+    assert.match(
+      updated.resolution.lock.changes[0]!.line,
+      /image 127\.0\.0\.1:\d+\/moving\/controller:v1\.0\.0: same tag, new content sha256:/,
+    );
+    const after = path.join(tempDir(), 'after');
+    await render(options(dir, { frozen: true }), after);
+    assert.equal(deploymentImages(after).manager, `${front.host}/moving/controller:v1.0.0@${second.digest}`);
+    assert.equal(
+      deploymentImages(after)['wait-for-apiserver'],
+      deploymentImages(before)['wait-for-apiserver'],
+      'the tag that did not move keeps its digest',
+    );
+
+    const report = await diff({ from: before, to: after });
+    const moved = report.findings.filter((f) => f.type === 'image-content');
+    assert.equal(moved.length, 1);
+    assert.deepEqual(
+      {
+        risk: moved[0]!.risk,
+        image: (moved[0] as { image: string }).image,
+        from: (moved[0] as { from: string }).from,
+        to: (moved[0] as { to: string }).to,
+      },
+      { risk: 'warning', image: `${front.host}/moving/controller:v1.0.0`, from: first.digest, to: second.digest },
+    );
+    assert.match(moved[0]!.message, /container manager: image .*: same tag, new content/);
+  },
+);
+
+test(
+  '--frozen fails naming the image and where it came from when the lock has no digest for it, asks no registry and writes nothing',
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'frozen/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'frozen/capi-init', 'v1.0.0');
+    const dir = manifestDir(`pinImages: true\n${MIRROR(`${front.host}`).replace('/mirror', '/frozen')}`);
+    await render(options(dir, { pinImages: false }), path.join(tempDir(), 'unpinned'));
+    const asked = front.requests.length;
+    const out = path.join(tempDir(), 'out');
+    const text = messages(await rejection(render(options(dir, { frozen: true }), out)));
+    assert.match(
+      text,
+      /--frozen: the lockfile has no digest for image 127\.0\.0\.1:\d+\/frozen\/cluster-api-controller:v1\.0\.0 \(container manager of Deployment\/capi-system\/capi-controller-manager in core-components\.yaml of cluster-api v1\.0\.0\)/,
+    );
+    assert.match(text, /spec\.template\.spec\.containers\[0\]\.image/);
+    assert.equal(front.requests.length, asked);
+    assert.equal(existsSync(out), false);
+  },
+);
+
+test('--offline renders from the lock with the registry gone; without a locked digest it fails naming the image', { skip }, async () => {
+  const own = await Registry.start();
+  try {
+    const pushed = await pushImage(own.url, 'air/cluster-api-controller', 'v1.0.0');
+    await pushImage(own.url, 'air/capi-init', 'v1.0.0');
+    const dir = manifestDir(`pinImages: true\nimages:\n  all:\n    repository: ${own.host}/air\n`);
+    await render(options(dir), path.join(tempDir(), 'online'));
+    await own.stop();
+    const out = path.join(tempDir(), 'offline');
+    await render(options(dir, { offline: true }), out);
+    assert.equal(deploymentImages(out).manager, `${own.host}/air/cluster-api-controller:v1.0.0@${pushed.digest}`);
+
+    const unlocked = manifestDir(`pinImages: true\nimages:\n  all:\n    repository: ${own.host}/air\n`);
+    const text = messages(await rejection(render(options(unlocked, { offline: true }), path.join(tempDir(), 'never'))));
+    assert.match(text, /--offline: the lockfile has no digest for image 127\.0\.0\.1:\d+\/air\/capi-init:v1\.0\.0/);
+  } finally {
+    await own.stop();
+  }
+});
+
+test(
+  'an unreachable registry is named with its images; a missing tag names the artifact and the container; nothing is written',
+  { skip },
+  async () => {
+    const closed = await Registry.start();
+    const host = closed.host;
+    await closed.stop();
+    const unreachable = manifestDir(`pinImages: true\nimages:\n  all:\n    repository: ${host}/gone\n`);
+    const out = path.join(tempDir(), 'out');
+    const gone = messages(await rejection(render(options(unreachable), out)));
+    assert.match(
+      gone,
+      new RegExp(
+        `cannot reach registry ${host.replace(/\./g, '\\.')} to pin 2 images ${host.replace(/\./g, '\\.')}/gone/capi-init:v1\\.0\\.0, ${host.replace(/\./g, '\\.')}/gone/cluster-api-controller:v1\\.0\\.0`,
+      ),
+    );
+    assert.equal(existsSync(out), false);
+    assert.equal(existsSync(path.join(unreachable, 'capi-gitops.lock.yaml')), false);
+
+    await pushImage(registry.url, 'partial/capi-init', 'v1.0.0');
+    const missing = manifestDir(`pinImages: true\nimages:\n  all:\n    repository: ${front.host}/partial\n`);
+    const text = messages(await rejection(render(options(missing), out)));
+    assert.match(
+      text,
+      /Deployment\/capi-system\/capi-controller-manager spec\.template\.spec\.containers\[0\]\.image image 127\.0\.0\.1:\d+\/partial\/cluster-api-controller:v1\.0\.0 \(container manager of Deployment\/capi-system\/capi-controller-manager in core-components\.yaml of cluster-api v1\.0\.0\): tag v1\.0\.0 not found/,
+    );
+    assert.doesNotMatch(text, /capi-init/, 'the image the mirror holds is no problem');
+    assert.equal(existsSync(out), false);
+    assert.equal(existsSync(path.join(missing, 'capi-gitops.lock.yaml')), false);
+  },
+);
+
+test('images the artifact already pins by digest are kept as written and checked against the registry', { skip }, async () => {
+  const pinned = await pushImage(registry.url, 'shipped/cluster-api-controller', 'v1.0.0');
+  await pushImage(registry.url, 'shipped/capi-init', 'v1.0.0');
+  const manager = `${front.host}/shipped/cluster-api-controller:v1.0.0@${pinned.digest}`;
+  const dir = manifestDir('pinImages: true\n', { init: `${front.host}/shipped/capi-init:v1.0.0`, manager });
+  const out = path.join(tempDir(), 'out');
+  await render(options(dir), out);
+  assert.equal(deploymentImages(out).manager, manager);
+  assert.deepEqual((await readLockfile(path.join(dir, 'capi-gitops.lock.yaml')))?.entries[0]?.images?.[1], {
+    image: manager,
+    digest: pinned.digest,
+  });
+
+  const absent = `${front.host}/shipped/cluster-api-controller:v1.0.0@sha256:${'0'.repeat(64)}`;
+  const wrong = manifestDir('pinImages: true\n', { init: `${front.host}/shipped/capi-init:v1.0.0`, manager: absent });
+  assert.match(
+    messages(await rejection(render(options(wrong), path.join(tempDir(), 'x')))),
+    /digest sha256:0{64} not found in 127\.0\.0\.1:\d+\/shipped\/cluster-api-controller/,
+  );
+});
+
+test(
+  'a registry that answers HEAD without Docker-Content-Digest is asked with GET: the digest is the sha256 of the body, checked against the GET header',
+  { skip },
+  async () => {
+    const pushed = await pushImage(registry.url, 'nohead/cluster-api-controller', 'v1.0.0', { architectures: ['amd64', 'arm64'] });
+    await pushImage(registry.url, 'nohead/capi-init', 'v1.0.0');
+    const plain = await AuthProxy.start(registry, { scheme: 'none', omitDigestOnHead: true });
+    const tampering = await AuthProxy.start(registry, { scheme: 'none', omitDigestOnHead: true, tamper: 'manifests' });
+    try {
+      const dir = manifestDir(`pinImages: true\nimages:\n  all:\n    repository: ${plain.host}/nohead\n`);
+      const out = path.join(tempDir(), 'out');
+      await render(options(dir), out);
+      assert.equal(deploymentImages(out).manager, `${plain.host}/nohead/cluster-api-controller:v1.0.0@${pushed.digest}`);
+      assert.ok(plain.requests.some((r) => r.method === 'GET' && r.url.endsWith('/manifests/v1.0.0')));
+
+      const altered = manifestDir(`pinImages: true\nimages:\n  all:\n    repository: ${tampering.host}/nohead\n`);
+      const text = messages(await rejection(render(options(altered), path.join(tempDir(), 'x'))));
+      assert.match(text, /the manifest 127\.0\.0\.1:\d+\/nohead\/cluster-api-controller serves for v1\.0\.0 does not match its digest/);
+    } finally {
+      await plain.close();
+      await tampering.close();
+    }
+  },
+);
+
+const USER = { username: 'image-puller', password: 'pull-Pa55word-not-in-output' };
+
+test(
+  'a registry behind the token flow: OCI_USERNAME/OCI_PASSWORD from the environment (to a registry named in CAPI_GITOPS_OCI_REGISTRIES), or a Docker config file auths entry (base64 auth); a named credential helper is warned about',
+  { skip },
+  async () => {
+    const auth = await AuthProxy.start(registry, { scheme: 'bearer', user: USER, token: 'issued-image-token' });
+    try {
+      const pushed = await pushImage(registry.url, 'private/cluster-api-controller', 'v1.0.0', { architectures: ['amd64', 'arm64'] });
+      await pushImage(registry.url, 'private/capi-init', 'v1.0.0');
+      const config = `pinImages: true\nimages:\n  all:\n    repository: ${auth.host}/private\n`;
+
+      const withEnv = manifestDir(config);
+      const out = path.join(tempDir(), 'env');
+      await render(
+        options(withEnv, {
+          env: isolatedEnv({ OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password, CAPI_GITOPS_OCI_REGISTRIES: auth.host }),
+        }),
+        out,
+      );
+      assert.equal(deploymentImages(out).manager, `${auth.host}/private/cluster-api-controller:v1.0.0@${pushed.digest}`);
+      assert.ok(
+        auth.tokenRequests.some((r) => r.authorization === basicAuthorization(USER) && r.status === 200),
+        'a token was issued for the credentials',
+      );
+
+      const env = isolatedEnv();
+      const dockerAuth = Buffer.from(`${USER.username}:${USER.password}`).toString('base64');
+      writeFileSync(
+        path.join(env.DOCKER_CONFIG!, 'config.json'),
+        JSON.stringify({ auths: { [`https://${auth.host}`]: { auth: dockerAuth } } }),
+      );
+      const withDockerConfig = manifestDir(config);
+      const viaDocker = path.join(tempDir(), 'docker');
+      const tokens = auth.tokenRequests.length;
+      await render(options(withDockerConfig, { env }), viaDocker);
+      assert.equal(deploymentImages(viaDocker).manager, `${auth.host}/private/cluster-api-controller:v1.0.0@${pushed.digest}`);
+      assert.ok(auth.tokenRequests.length > tokens);
+      for (const file of [...readTree(viaDocker).values(), readFileSync(path.join(withDockerConfig, 'capi-gitops.lock.yaml'), 'utf8')])
+        assert.ok(!file.includes(USER.password) && !file.includes(dockerAuth), 'no credential in the output or the lock');
+
+      // credsStore: not run; warned, and the anonymous token is refused with a hint that names the Docker config
+      const helperEnv = isolatedEnv();
+      writeFileSync(
+        path.join(helperEnv.DOCKER_CONFIG!, 'config.json'),
+        JSON.stringify({ auths: { [auth.host]: {} }, credsStore: 'desktop' }),
+      );
+      const warnings: Diagnostic[] = [];
+      const failure = messages(
+        await rejection(
+          render({ ...options(manifestDir(config), { env: helperEnv }), onWarning: (w) => warnings.push(w) }, path.join(tempDir(), 'h')),
+        ),
+      );
+      assert.match(
+        warnings.map((w) => w.message).join('\n'),
+        /names the credential helper docker-credential-desktop for 127\.0\.0\.1:\d+; capi-gitops does not run credential helpers/,
+      );
+      assert.match(failure, /token service .* refused/);
+      assert.ok(!failure.includes(USER.password));
+    } finally {
+      await auth.close();
+    }
+  },
+);
+
+test(
+  'a fleet pins per cluster: the overlay turns pinImages on for one cluster, whose lock entry alone records images',
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'fleet/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'fleet/capi-init', 'v1.0.0');
+    const dir = manifestDir(`${MIRROR(front.host).replace('/mirror', '/fleet')}clusters:\n- name: eu-1\n  pinImages: true\n- name: us-1\n`);
+    const out = path.join(tempDir(), 'out');
+    await render(options(dir), out);
+    const lock = await readLockfile(path.join(dir, 'capi-gitops.lock.yaml'));
+    const byCluster = new Map(lock!.entries.map((e) => [e.clusters!.join(','), e]));
+    assert.equal(byCluster.get('eu-1')?.images?.length, 2);
+    assert.equal(byCluster.get('us-1')?.images, undefined);
+    const tree = readTree(out);
+    const deployment = (cluster: string) =>
+      [...tree].find(([f, t]) => f.startsWith(`clusters/${cluster}/`) && /^kind: Deployment$/m.test(t))![1];
+    assert.match(deployment('eu-1'), /image: 127\.0\.0\.1:\d+\/fleet\/cluster-api-controller:v1\.0\.0@sha256:/);
+    assert.doesNotMatch(deployment('us-1'), /@sha256:/);
+    await render(options(dir, { frozen: true }), out);
+  },
+);
+
+test(
+  'the corpus pinned against a registry holding its images (mirror override): every rendered image carries @sha256:, and kubectl kustomize builds the output',
+  { skip: skip ?? (!kubectlAvailable() && 'kubectl not installed') },
+  async () => {
+    const names: [string, string][] = [
+      ['cluster-api-controller', 'v1.12.0'],
+      ['kubeadm-bootstrap-controller', 'v1.12.0'],
+      ['kubeadm-control-plane-controller', 'v1.12.0'],
+      ['cert-manager-cainjector', 'v1.13.0'],
+      ['cert-manager-controller', 'v1.13.0'],
+      ['cert-manager-webhook', 'v1.13.0'],
+    ];
+    for (const [name, tag] of names) await pushImage(registry.url, `corpus/${name}`, tag, { architectures: ['amd64', 'arm64'] });
+    const dir = writeTempManifest({
+      'providers.yaml': `${corpusManifest('v1.12.0', 'repository')}pinImages: true\nimages:\n  all:\n    repository: ${front.host}/corpus\n`,
+    });
+    const out = path.join(tempDir(), 'out');
+    await render(options(dir), out);
+    const images = [...readTree(out).values()].flatMap((text) =>
+      [...text.matchAll(/^\s*(?:- )?image: "?([^"\s]+)"?$/gm)].map((m) => m[1]!),
+    );
+    assert.equal(new Set(images).size, names.length, `every corpus image: ${[...new Set(images)].join(', ')}`);
+    for (const image of images) assert.match(image, new RegExp(`^127\\.0\\.0\\.1:\\d+/corpus/[a-z-]+:v1\\.1[23]\\.0@sha256:[0-9a-f]{64}$`));
+    const built = kubectlKustomize(out);
+    assert.equal(
+      [...built.matchAll(/^\s*(?:- )?image: \S+@sha256:[0-9a-f]{64}$/gm)].length,
+      images.length,
+      'kustomize keeps every pinned image',
+    );
+  },
+);
+
+test(
+  'the operator layout pins the operator and cert-manager; the providers, which the operator renders in the cluster, lock no images',
+  { skip },
+  async () => {
+    const operator = await pushImage(registry.url, 'op/cluster-api-operator', 'v0.28.0', { architectures: ['amd64', 'arm64'] });
+    for (const name of ['cert-manager-cainjector', 'cert-manager-controller', 'cert-manager-webhook'])
+      await pushImage(registry.url, `op/${name}`, 'v1.13.0');
+    const release = path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml');
+    const dir = writeTempManifest({
+      'm.yaml': `${corpusManifest('v1.12.0').replace('certManager:', `operator:\n  url: ${release}\ncertManager:`)}${MIRROR(front.host).replace('/mirror', '/op')}`,
+    });
+    const result = await renderManagementCluster({ ...options(dir), layout: 'operator', pinImages: true });
+    const text = [...result.files.values()].join('\n');
+    assert.ok(text.includes(`image: ${front.host}/op/cluster-api-operator:v0.28.0@${operator.digest}`));
+    assert.equal([...text.matchAll(/image: "?127\.0\.0\.1:\d+\/op\/cert-manager-[a-z]+:v1\.13\.0@sha256:[0-9a-f]{64}"?$/gm)].length, 3);
+    const entries = new Map(result.lock.lock.entries.map((e) => [e.kind, e]));
+    assert.deepEqual(entries.get('Operator')?.images, [
+      { image: `${front.host}/op/cluster-api-operator:v0.28.0`, digest: operator.digest },
+    ]);
+    assert.equal(entries.get('CertManager')?.images?.length, 3);
+    assert.equal(entries.get('CoreProvider')?.images, undefined);
+  },
+);
+
+test(
+  'the CLI: render --pin-images writes the pinned images and their lock; plan prints the moved tag and the command that takes it',
+  { skip },
+  async () => {
+    const first = await pushImage(registry.url, 'cli/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'cli/capi-init', 'v1.0.0');
+    // the registry itself: spawnSync blocks this process, where the recording front runs
+    const dir = manifestDir(MIRROR(registry.host).replace('/mirror', '/cli'));
+    const out = path.join(tempDir(), 'out');
+    const env = { ...process.env, ...isolatedEnv() } as NodeJS.ProcessEnv;
+    for (const name of ['OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']) delete env[name];
+    const rendered = runCli(['render', '-f', dir, '-o', out, '--pin-images'], { env });
+    assert.equal(rendered.code, 0, rendered.stderr);
+    assert.equal(deploymentImages(out).manager, `${registry.host}/cli/cluster-api-controller:v1.0.0@${first.digest}`);
+    assert.match(readFileSync(path.join(out, 'README.md'), 'utf8'), /--pin-images/, 'the regenerate command keeps the flag');
+    const second = await pushImage(registry.url, 'cli/cluster-api-controller', 'v1.0.0', { content: 'rebuilt' });
+    const planned = runCli(['plan', '-f', dir], { env });
+    assert.equal(planned.code, 0, planned.stderr);
+    assert.match(planned.stdout, /Images whose tag moved \(same tag, new content\):\n/);
+    assert.ok(
+      planned.stdout.includes(
+        `cluster-api   ${registry.host}/cli/cluster-api-controller:v1.0.0   ${first.digest.slice(0, 19)}…   ${second.digest.slice(0, 19)}…`,
+      ),
+    );
+    assert.match(planned.stdout, /The versions are up to date\.\n\nImages whose tag moved/);
+    assert.match(planned.stdout, /To take the new digests: capi-gitops update -f \S+ --images\n$/);
+  },
+);
