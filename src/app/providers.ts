@@ -148,7 +148,14 @@ export function givenVariables(manifest: Manifest, prepared: readonly PreparedPr
   const given: GivenVariables[] = [];
   const config = manifest.config;
   if (config.variables)
-    given.push({ origin: 'Config', path: 'variables', position: config.position, names: Object.keys(config.variables), used: usedBy() });
+    given.push({
+      origin: 'Config',
+      path: 'variables',
+      position: config.position,
+      locate: (name) => config.locate?.(['variables', name]),
+      names: Object.keys(config.variables),
+      used: usedBy(),
+    });
   for (const secret of new Set(prepared.map((p) => p.secret).filter((s) => s !== undefined))) {
     given.push({
       origin: `Secret/${secret.namespace}/${secret.name}`,

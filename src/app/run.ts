@@ -71,10 +71,9 @@ export async function lockOutput(
 export async function refuseFleet(options: RenderOptions, what: string, hint: string): Promise<void> {
   const manifest = await loadManifest(options.manifestPaths, options);
   if (!isFleet(manifest)) return;
+  const at = manifest.config.locate?.(['clusters']) ?? manifest.config.position;
   throw new CapiGitopsError({
-    ...(manifest.config.position
-      ? { file: manifest.config.position.file, line: manifest.config.position.line, column: manifest.config.position.column }
-      : {}),
+    ...(at ? { file: at.file, line: at.line, column: at.column } : {}),
     object: 'Config',
     path: 'clusters',
     message: `${what} works on a single cluster, and this manifest declares a fleet`,

@@ -22,6 +22,8 @@ export interface GivenVariables {
   /** Where they were given, e.g. `Config.variables` or `Secret capi-system/capi-variables`. */
   origin: string;
   position?: SourcePosition;
+  /** Where one name was given, when known (a Config variable's own line). */
+  locate?: (name: string) => SourcePosition | undefined;
   /** The field path shown, e.g. `variables` or `stringData`. */
   path?: string;
   names: readonly string[];
@@ -37,10 +39,11 @@ export function unusedVariableWarnings(given: readonly GivenVariables[]): Diagno
     for (const name of [...set.names].sort(compareStrings)) {
       if (set.used.has(name) || NOT_VARIABLES.has(name)) continue;
       const close = closestName(name, used);
+      const own = set.locate?.(name);
       warnings.push({
-        ...set.position,
+        ...(own ?? set.position),
         object: set.origin,
-        path: set.path,
+        path: own && set.path ? `${set.path}.${name}` : set.path,
         message: `variable ${name} is not used by any component${close ? `; did you mean ${close}?` : ''}`,
         hint: close ? `rename ${name} to ${close}` : 'remove it, or check the name against `capi-gitops render -f … --list-variables`',
       });

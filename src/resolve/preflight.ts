@@ -101,7 +101,9 @@ function fetchConfigProblems(provider: ProviderObject, registry: ProviderRegistr
       registry.entries.filter((entry) => entry.kind === provider.kind).map((entry) => entry.name),
     );
     problems.push({
-      ...at(provider, 'spec.fetchConfig'),
+      // at the name: the typo is there far more often than a missing fetchConfig
+      ...at(provider, 'metadata.name'),
+      ...provider.fieldPosition?.(['metadata', 'name']),
       message: `clusterctl v1.12.0 knows no ${provider.kind} named "${provider.name}", and it has no fetchConfig`,
       expected: 'spec.fetchConfig.url, spec.fetchConfig.selector or spec.fetchConfig.oci',
       hint: close

@@ -237,10 +237,12 @@ export interface ResolvedCertManager {
 }
 
 export function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
+  // the field's own line where the Config says where it is, else the Config document's
+  const at = config.locate?.(['certManager', field]) ?? config.position;
   return {
-    file: config.position?.file,
-    line: config.position?.line,
-    column: config.position?.column,
+    file: at?.file,
+    line: at?.line,
+    column: at?.column,
     object: 'Config',
     path: `certManager.${field}`,
   };

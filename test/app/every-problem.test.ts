@@ -76,3 +76,17 @@ gitops:
   assert.ok([...flux.files.values()].some((text) => text.includes('interval: 5m')));
   assert.ok(![...flux.files.values()].some((text) => text.includes('git.example.com')));
 });
+
+test('problems and warnings point at the field: a provider-name typo at metadata.name, an unused Config variable at its own line', async () => {
+  const typo =
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  namespace: capv-system\n  name: vpshere\nspec:\n  version: v1.10.0\n';
+  const [problem] = await problemsOf({ 'providers.yaml': corpusManifest(), 'infra.yaml': typo });
+  assert.match(problem!, /^5:9 InfrastructureProvider\/capv-system\/vpshere metadata\.name /);
+
+  const config = 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nvariables:\n  EXP_MACHINE_POOL: "true"\n  NOT_A_VARIABLE: "1"\n';
+  const warnings: { line?: number; path?: string; message: string }[] = [];
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest(), 'variables.yaml': config });
+  await renderOutput({ manifestPaths: [dir], onWarning: (w) => warnings.push(w) });
+  const unused = warnings.find((w) => w.message.includes('NOT_A_VARIABLE'));
+  assert.deepEqual([unused?.line, unused?.path], [5, 'variables.NOT_A_VARIABLE']);
+});

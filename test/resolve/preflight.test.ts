@@ -69,7 +69,7 @@ test('no CoreProvider at all is an error (clusterctl installer.go Validate: one 
 
 test('a provider clusterctl does not know needs a fetchConfig or a repositories entry (operator preflight_checks.go isPredefinedProvider)', () => {
   assert.deepEqual(messages([core(), provider('InfrastructureProvider', 'acme', 'acme-system')]), [
-    'InfrastructureProvider/acme-system/acme spec.fetchConfig: clusterctl v1.12.0 knows no InfrastructureProvider named "acme", and it has no fetchConfig',
+    'InfrastructureProvider/acme-system/acme metadata.name: clusterctl v1.12.0 knows no InfrastructureProvider named "acme", and it has no fetchConfig',
   ]);
   assert.deepEqual(
     messages([
@@ -139,7 +139,7 @@ test('every violation is reported in one error', () => {
           'CoreProvider/a/capi metadata.name',
           'CoreProvider/b/cluster-api undefined',
           'CoreProvider/a/capi spec.version',
-          'InfrastructureProvider/c/acme spec.fetchConfig',
+          'InfrastructureProvider/c/acme metadata.name',
         ],
       );
       return true;

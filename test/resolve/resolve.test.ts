@@ -255,7 +255,7 @@ test('registry and preflight problems are reported together before anything is f
     failsWith((error) => {
       assert.deepEqual(
         error.diagnostics.map((d) => d.path),
-        ['repositories[0].name', 'metadata.name', 'spec.fetchConfig'],
+        ['repositories[0].name', 'metadata.name', 'metadata.name'],
       );
     }),
   );
