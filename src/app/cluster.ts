@@ -172,7 +172,7 @@ async function layOut(
   needles: SecretNeedles,
   options: RenderOptions,
   layout: LayoutName,
-): Promise<Pick<RenderResult, 'components' | 'files' | 'warnings'>> {
+): Promise<Pick<RenderResult, 'components' | 'files' | 'warnings' | 'secretFiles'>> {
   const { manifest } = resolution;
   const config = manifest.config.secrets ?? {};
   const unmanaged: ObjectSelector[] = (manifest.config.overrides ?? [])
@@ -195,6 +195,7 @@ async function layOut(
     wiring,
     command: options.command ?? 'capi-gitops render',
     componentFiles: context.componentFiles,
+    emitted: context.emitted,
     substituteFrom: placed.substituteFrom,
     secretFiles: inline,
   });
@@ -217,7 +218,7 @@ async function layOut(
     ...inlineFilesWarning(inline),
     ...placed.warnings,
   ];
-  return { components: placed.components, files, warnings };
+  return { components: placed.components, files, warnings, secretFiles: inline };
 }
 
 /** The chart that draws a layout's wiring (Config.gitops.chart or the built-in one), with every values layer. */

@@ -6,29 +6,49 @@ import path from 'node:path';
 import { listVariables, type ProviderVariables } from './cluster.js';
 import { renderOutput, refuseFleet, type RenderOptions, type OutputResult } from './run.js';
 import { prepareLockfile } from '../resolve/lock/lockfile.js';
-import { writeOutput, type WriteSummary } from '../output/write.js';
-import { encodeOutput, type EncodedOutput } from '../output/encoded-output.js';
+import { readFile } from 'node:fs/promises';
+import { OutputStage, writeOutput, type WriteSummary } from '../output/write.js';
+import { encodeOutput } from '../output/encoded-output.js';
 
 export type RenderResult = OutputResult & {
   /** What the write did in the output directory. */
   summary: WriteSummary;
   /** Whether the lockfile was written (it changed). */
   lockWritten: boolean;
-  /** The files' bytes and digests, as written (for the output cache). */
-  encoded: EncodedOutput;
 };
 
-/** `output`: the output directory; nothing is written unless the whole render succeeded. */
+/**
+ * `output`: the output directory; nothing is written unless the whole render succeeded. A
+ * fleet's clusters are written into the new tree beside it one by one as they render (the
+ * result's `files` then holds the files written, read back for the report).
+ */
 export async function render(options: RenderOptions, output: string): Promise<RenderResult> {
-  const result = await renderOutput(options);
-  // One transaction: the lockfile is prepared first and renamed right after the output's swap.
-  const lock = await prepareLockfile(result.lockFile, result.lock.lock);
-  const encoded = encodeOutput(result.files);
-  const summary = await writeOutput(path.resolve(output), encoded.bytes, {
-    alongside: lock ? [lock] : [],
-    known: { digests: encoded.digests },
-  });
-  return { ...result, summary, lockWritten: lock !== undefined, encoded };
+  const stage = new OutputStage(path.resolve(output));
+  try {
+    const result = await renderOutput(options, stage);
+    // One transaction: the lockfile is prepared first and renamed right after the output's swap.
+    const lock = await prepareLockfile(result.lockFile, result.lock.lock);
+    if (result.fleet) {
+      const summary = await stage.commit(lock ? [lock] : []);
+      return { ...result, files: await readWritten(summary), summary, lockWritten: lock !== undefined };
+    }
+    await stage.abort();
+    const encoded = encodeOutput(result.files);
+    const summary = await writeOutput(path.resolve(output), encoded.bytes, {
+      alongside: lock ? [lock] : [],
+      known: { digests: encoded.digests },
+    });
+    return { ...result, summary, lockWritten: lock !== undefined };
+  } catch (err) {
+    await stage.abort();
+    throw err;
+  }
+}
+
+/** The files a write changed, as written (what the report compares object by object). */
+async function readWritten(summary: WriteSummary): Promise<Map<string, string>> {
+  const texts = await Promise.all(summary.written.map((file) => readFile(path.join(summary.directory, file), 'utf8')));
+  return new Map(summary.written.map((file, i) => [file, texts[i]!]));
 }
 
 /** `render --list-variables`: a single-cluster manifest's providers and the variables they read. */

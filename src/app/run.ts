@@ -11,13 +11,18 @@ import { resolveCluster } from './resolve.js';
 import { renderCluster } from './cluster.js';
 import { renderFleet, resolveFleet, type OutputResult } from './fleet.js';
 import type { RenderOptions, Resolution } from './types.js';
+import type { FleetFiles } from '../layout/fleet.js';
 
 export type { OutputResult, RenderOptions };
 
-/** Loads the manifest and renders it: a fleet when it declares clusters, else one cluster. */
-export async function renderOutput(options: RenderOptions): Promise<OutputResult> {
+/**
+ * Loads the manifest and renders it: a fleet when it declares clusters, else one cluster. A
+ * fleet's files go to `fleetFiles` as each cluster is laid out, when given (its result's `files`
+ * is then empty).
+ */
+export async function renderOutput(options: RenderOptions, fleetFiles?: FleetFiles): Promise<OutputResult> {
   const manifest = await loadManifest(options.manifestPaths);
-  if (isFleet(manifest)) return { fleet: true, ...(await renderFleet(manifest, options)) };
+  if (isFleet(manifest)) return { fleet: true, ...(await renderFleet(manifest, options, fleetFiles)) };
   if ((options.clusters?.length ?? 0) > 0) {
     throw new CapiGitopsError({
       file: manifest.config.position?.file,

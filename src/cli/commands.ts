@@ -16,6 +16,7 @@ import type { Command } from 'commander';
 import { formatWarning } from '../core/diagnostics.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../layout/index.js';
+import type { FleetLayoutName } from '../manifest/types.js';
 import type { SecretStrategy } from '../manifest/types.js';
 import { githubMasks, type SecretNeedles } from '../secrets/index.js';
 import type { BUILT_IN_CHARTS } from '../layout/chart/load.js';
@@ -39,6 +40,8 @@ export interface RenderFlags extends SourceFlags {
   secretFile?: string[];
   envSecret?: string[];
   layout?: LayoutName;
+  /** `--fleet-layout`. */
+  fleetLayout?: FleetLayoutName;
   values?: string[];
   set?: string[];
   setString?: string[];
@@ -236,6 +239,7 @@ export function renderFlagsOptions(flags: RenderFlags, progress: ProgressReporte
     allowSecretValues: flags.allowSecretValues,
     frozen: flags.frozen,
     layout: flags.layout,
+    fleetLayout: flags.fleetLayout,
     valuesFiles: flags.values,
     set: [
       ...(flags.set ?? []).map((expression) => ({ expression, forceString: false })),
@@ -273,6 +277,7 @@ export function regenerateCommand(flags: RenderFlags): string {
   for (const f of flags.file ?? []) words.push('-f', relativePath(f));
   words.push('-o', relativePath(flags.output!));
   if (flags.layout) words.push('--layout', flags.layout);
+  if (flags.fleetLayout) words.push('--fleet-layout', flags.fleetLayout);
   if (flags.secrets) words.push('--secrets', flags.secrets);
   if (flags.allowSecretValues) words.push('--allow-secret-values');
   for (const v of flags.secretFile ?? []) words.push('--secret-file', relativePath(v));

@@ -3,7 +3,7 @@
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { CapiGitopsError, formatDiagnostic } from '../core/diagnostics.js';
-import { LAYOUTS } from '../manifest/types.js';
+import { FLEET_LAYOUTS, LAYOUTS } from '../manifest/types.js';
 import { SECRET_STRATEGIES } from '../manifest/types.js';
 import { BUILT_IN_CHARTS } from '../layout/chart/types.js';
 import { ExitStatus, UsageError } from './errors.js';
@@ -61,6 +61,12 @@ function withRenderFlags(command: Command): Command {
     .option('--secret-file <file>', 'dotenv or YAML map of secret variables, kept out of Git (repeatable, later files win)', collect)
     .option('--env-secret <name>', 'take the secret variable <name> from the environment, e.g. a CI secret (repeatable)', collect)
     .addOption(new Option('--layout <layout>', 'output layout (overrides Config output.layout); default kustomize').choices(LAYOUTS))
+    .addOption(
+      new Option(
+        '--fleet-layout <layout>',
+        "fleet: shared (objects clusters render alike written once, under bases/) or full (each cluster's complete tree); default shared",
+      ).choices(FLEET_LAYOUTS),
+    )
     .option('--values <file>', 'chart values file for the argocd/flux wiring (repeatable, later files win)', collect)
     .option('--set <key=value>', "set a chart value, Helm's syntax: a.b=c, list[0]=x, list={a,b} (repeatable, last wins)", collect)
     .option('--set-string <key=value>', 'like --set, but every value stays a string (repeatable; applied after --set)', collect)

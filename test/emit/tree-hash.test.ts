@@ -88,11 +88,13 @@ const RECORDED_FLEET: Record<string, string> = {
   'full flux': 'c669e718a2bcb4699b6b5ffce186c48c1bb18e6d624003fce90ff6a5515f40a5',
 };
 
-for (const [name, set] of Object.entries(fleetWiring)) {
-  const layout = name.split(' ')[0] as 'kustomize' | 'argocd' | 'flux';
-  test(`the corpus fleet in the ${name} layout (full) has the recorded tree hash`, async () => {
-    const result = await renderOutput({ manifestPaths: [fleet], layout, set });
-    assert.ok(result.fleet);
-    assert.equal(treeHash(result.files), RECORDED_FLEET[`full ${name}`], `full ${name}`);
-  });
+for (const fleetLayout of ['full', 'shared'] as const) {
+  for (const [name, set] of Object.entries(fleetWiring)) {
+    const layout = name.split(' ')[0] as 'kustomize' | 'argocd' | 'flux';
+    test(`the corpus fleet in the ${name} layout (${fleetLayout}) has the recorded tree hash`, async () => {
+      const result = await renderOutput({ manifestPaths: [fleet], layout, set, fleetLayout });
+      assert.ok(result.fleet);
+      assert.equal(treeHash(result.files), RECORDED_FLEET[`${fleetLayout} ${name}`], `${fleetLayout} ${name}`);
+    });
+  }
 }
