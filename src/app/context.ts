@@ -68,7 +68,7 @@ export class BoundedMemo<V> {
 /** What a run may keep of what its clusters made: a few clusters' worth of the corpus (4.5 MB of text each). */
 export const MEMO_LIMITS = {
   /** Characters of parsed documents kept (their objects are several times that in memory). */
-  documentCharacters: 24 * 1024 * 1024,
+  documentCharacters: 8 * 1024 * 1024,
   /** Whole artifact texts whose objects are kept (each an array over the documents above). */
   texts: 64,
   /** Substitutions kept per artifact text (each result a whole substituted text). */
@@ -123,6 +123,9 @@ export class RunContext {
   ) {
     this.digest = options.digest ?? sha256Hex;
   }
+
+  /** Reads a local file (cert-manager.yaml by path) once per run, whichever cluster asks first. */
+  readLocal = (filePath: string, read: () => Promise<Artifact>): Promise<Artifact> => once(this.files, `local\0${filePath}`, read);
 
   /** Wraps a repository so each (source, version, file) is fetched once per run, whichever cluster asks first. */
   repository = (repository: ProviderRepository): ProviderRepository => {
@@ -327,7 +330,10 @@ export class RunContext {
     for (const doc of plan.fresh) {
       if (this.documents.get(doc.key) !== undefined) continue;
       try {
-        this.documents.set(doc.key, parseArtifact(doc.text, { source: input.source, maxBytes: input.maxBytes }), doc.text.length);
+        // parsed from a copy (V8 flattens the concatenation into a new string): a value the parser
+        // sliced from the document itself would keep the whole artifact text alive
+        const text = ` ${doc.text}`.slice(1);
+        this.documents.set(doc.key, parseArtifact(text, { source: input.source, maxBytes: input.maxBytes }), doc.text.length);
         this.stats.documents.parsed++;
       } catch (err) {
         if (!(err instanceof CapiGitopsError)) throw err;

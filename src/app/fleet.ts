@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CapiGitopsError, compareStrings, DiagnosticBag, formatDiagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { mergeUserValues } from '../core/values.js';
+import { clusterRanges } from '../core/cluster-ranges.js';
 import { loadManifest } from '../manifest/load.js';
 import type { Manifest, ReleaseObject } from '../manifest/types.js';
 import { closestName } from '../manifest/fields.js';
@@ -180,18 +181,24 @@ function clusterDiagnostics(cluster: string, diagnostics: readonly Diagnostic[],
   });
 }
 
-/** Clusters that share an artifact share its problems: each is reported once. */
+/**
+ * Clusters that share an artifact share its problems: each is reported once, naming every
+ * cluster it was found in (`clusters c000–c099`, with ranges where the names allow).
+ */
 function throwDeduplicated(bag: DiagnosticBag): void {
-  const seen = new Set<string>();
-  const unique: Diagnostic[] = [];
+  const unique = new Map<string, { diagnostic: Diagnostic; rest: string; clusters: string[] }>();
   for (const d of bag.items) {
-    const text = formatDiagnostic({ ...d, object: d.object?.replace(/^cluster [^:,]+[:,] ?/, '') });
-    if (seen.has(text)) continue;
-    seen.add(text);
-    unique.push(d);
+    const m = d.object === undefined ? null : /^cluster ([^:,]+)([:,].*)?$/s.exec(d.object);
+    const rest = m ? (m[2] ?? '') : (d.object ?? '');
+    const key = formatDiagnostic({ ...d, object: m ? rest : d.object });
+    const seen = unique.get(key) ?? { diagnostic: d, rest, clusters: [] };
+    if (m) seen.clusters.push(m[1]!);
+    unique.set(key, seen);
   }
   const out = new DiagnosticBag();
-  unique.forEach((d) => out.add(d));
+  for (const { diagnostic, rest, clusters } of unique.values()) {
+    out.add(clusters.length > 1 ? { ...diagnostic, object: `clusters ${clusterRanges(clusters)}${rest}` } : diagnostic);
+  }
   out.throwIfAny();
 }
 
