@@ -115,6 +115,8 @@ export class RunContext {
   private readonly objectIds = new WeakMap<KObject[], number>();
   private nextObjectId = 0;
   private readonly rendered = new BoundedMemo<RenderedComponent>(MEMO_LIMITS.components);
+  /** The documents of the last text of each artifact (by its source name), with their digests. */
+  private readonly lastDocuments = new Map<string, TextDocument[]>();
   private pending: Pending[] = [];
 
   constructor(
@@ -233,6 +235,9 @@ export class RunContext {
     if (problems.length > 0) return undefined;
     const documents: TextDocument[] = [];
     const parts: string[] = [];
+    // the same artifact's documents for the cluster before: a document equal to the one at its
+    // place there (one comparison, which stops at the first difference) has its digest
+    const before = this.lastDocuments.get(input.source);
     let end = 0;
     for (const chunk of chunks) {
       const between = input.text.slice(end, chunk.start);
@@ -240,13 +245,15 @@ export class RunContext {
       if (!charactersAllowed(between, input.source)) return undefined;
       end = chunk.end;
       const text = input.text.slice(chunk.start, chunk.end);
-      const key = this.digest(text);
+      const earlier = before?.[documents.length];
+      const key = earlier !== undefined && earlier.text === text ? earlier.key : this.digest(text);
       documents.push({ key, text });
       parts.push(between, key);
     }
     const after = input.text.slice(end);
     if (!charactersAllowed(after, input.source)) return undefined;
     parts.push(after);
+    this.lastDocuments.set(input.source, documents);
     return { key: this.digest(`documents\0${parts.join('\0')}`), documents };
   }
 

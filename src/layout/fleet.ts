@@ -128,6 +128,8 @@ export class FleetTree {
   private readonly clusters: ClusterRecord[] = [];
   /** Each base directory and the clusters whose kustomizations list it. */
   readonly bases = new Map<string, string[]>();
+  /** The last text at each path of a cluster's tree, and its digest (clusters mostly repeat them). */
+  private readonly lastTexts = new Map<string, { text: string; digest: string }>();
 
   constructor(
     readonly fleetLayout: FleetLayoutName,
@@ -171,7 +173,7 @@ export class FleetTree {
         directory.header = text.slice(0, text.indexOf('apiVersion: '));
         continue;
       }
-      const digest = sha256Hex(text);
+      const digest = this.digestOf(file, text);
       const key = [component.directory, component.label, component.version, rest, digest].join('\0');
       let id = this.objectIds.get(key);
       if (id === undefined) {
@@ -192,6 +194,19 @@ export class FleetTree {
     }
     await this.out.writeAll(final);
     for (const [key, text] of held) await this.out.hold(key, text);
+  }
+
+  /**
+   * A file's digest, taken from the cluster before when the text at that path is the same: the
+   * run's emitter hands out one string for equal objects, so the comparison is mostly of a
+   * string with itself, and it stops at the first difference otherwise.
+   */
+  private digestOf(file: string, text: string): string {
+    const last = this.lastTexts.get(file);
+    if (last !== undefined && last.text === text) return last.digest;
+    const digest = sha256Hex(text);
+    this.lastTexts.set(file, { text, digest });
+    return digest;
   }
 
   /** The bases and the clusters' component kustomizations (shared layout), the fleet's wiring, README and .gitattributes. */
