@@ -6,21 +6,23 @@ import path from 'node:path';
 import { listVariables, type ProviderVariables } from './cluster.js';
 import { renderOutput, refuseFleet, type RenderOptions, type OutputResult } from './run.js';
 import { prepareLockfile } from '../resolve/lock/lockfile.js';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { OutputStage, writeOutput, type WriteSummary } from '../output/write.js';
 import { encodeOutput } from '../output/encoded-output.js';
 
 export type RenderResult = OutputResult & {
   /** What the write did in the output directory. */
   summary: WriteSummary;
+  /** The files written, by path (a fleet's are read back from the output when asked for). */
+  written: Pick<ReadonlyMap<string, string | Uint8Array>, 'get'>;
   /** Whether the lockfile was written (it changed). */
   lockWritten: boolean;
 };
 
 /**
  * `output`: the output directory; nothing is written unless the whole render succeeded. A
- * fleet's clusters are written into the new tree beside it one by one as they render (the
- * result's `files` then holds the files written, read back for the report).
+ * fleet's clusters are written into the new tree beside it one by one as they render, so its
+ * result holds no files (`files` is empty; `written` reads a file back when asked).
  */
 export async function render(options: RenderOptions, output: string): Promise<RenderResult> {
   const stage = new OutputStage(path.resolve(output));
@@ -30,7 +32,8 @@ export async function render(options: RenderOptions, output: string): Promise<Re
     const lock = await prepareLockfile(result.lockFile, result.lock.lock);
     if (result.fleet) {
       const summary = await stage.commit(lock ? [lock] : []);
-      return { ...result, files: await readWritten(summary), summary, lockWritten: lock !== undefined };
+      const written = { get: (file: string) => readFileSync(path.join(summary.directory, file), 'utf8') };
+      return { ...result, summary, written, lockWritten: lock !== undefined };
     }
     await stage.abort();
     const encoded = encodeOutput(result.files);
@@ -38,17 +41,11 @@ export async function render(options: RenderOptions, output: string): Promise<Re
       alongside: lock ? [lock] : [],
       known: { digests: encoded.digests },
     });
-    return { ...result, summary, lockWritten: lock !== undefined };
+    return { ...result, summary, written: encoded.bytes, lockWritten: lock !== undefined };
   } catch (err) {
     await stage.abort();
     throw err;
   }
-}
-
-/** The files a write changed, as written (what the report compares object by object). */
-async function readWritten(summary: WriteSummary): Promise<Map<string, string>> {
-  const texts = await Promise.all(summary.written.map((file) => readFile(path.join(summary.directory, file), 'utf8')));
-  return new Map(summary.written.map((file, i) => [file, texts[i]!]));
 }
 
 /** `render --list-variables`: a single-cluster manifest's providers and the variables they read. */

@@ -223,7 +223,7 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   };
   await reportWrite(out, {
     output,
-    files: result.files,
+    files: result.written,
     summary: result.summary,
     document,
     warnings: result.warnings,
