@@ -11,6 +11,9 @@ import { parseIndex } from './ownership-index.js';
 
 /** The clusters of the output a previous run wrote, each read as its full tree. */
 export class KeptClusters {
+  /** Files of the bases, read once for every cluster that lists them. */
+  private readonly bases = new Map<string, Promise<string | undefined>>();
+
   private constructor(
     private readonly outDir: string,
     private readonly owned: readonly string[],
@@ -40,7 +43,13 @@ export class KeptClusters {
     paths.forEach((p, i) => {
       if (texts[i] !== undefined) files.set(p.slice(prefix.length), texts[i]!);
     });
-    return expandClusterTree(files, (file) => this.file(file), resourcesOf);
+    return expandClusterTree(files, (file) => this.base(file), resourcesOf);
+  }
+
+  private base(file: string): Promise<string | undefined> {
+    let text = this.bases.get(file);
+    if (text === undefined) this.bases.set(file, (text = this.file(file)));
+    return text;
   }
 
   private file(file: string): Promise<string | undefined> {
