@@ -11,7 +11,7 @@ import { CapiGitopsError } from '../core/diagnostics.js';
 import { sha256Hex } from '../core/digest.js';
 import type { Artifact, ProviderRepository } from '../core/repository.js';
 import { checkCharacters, DEFAULT_MAX_ARTIFACT_BYTES, parseArtifact, PARSER_VERSION } from '../yaml/parse.js';
-import { splitDocuments } from '../yaml/split.js';
+import { lineNumberAt, splitDocuments } from '../yaml/split.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import type { ArtifactCache } from '../sources/cache.js';
 import { sharedBlobs, type SharedBlobs } from '../resolve/lock/session.js';
@@ -223,38 +223,11 @@ export class RunContext {
     });
   }
 
-  /**
-   * A text as its documents, each with the digest of its text, and the text's own key (a digest
-   * of the separators and the documents' digests, so the text is hashed once); undefined for a
-   * text the whole-text parser should read (over the size bound, a separator problem, a
-   * character the parser refuses between documents), which then reports it.
-   */
+  /** A text as its documents (splitText), a document equal to its place in the same artifact's last text taking its digest. */
   private split(input: CacheableParseInput): SplitText | undefined {
-    if (input.text.length * 3 > (input.maxBytes ?? DEFAULT_MAX_ARTIFACT_BYTES)) return undefined;
-    const { chunks, problems } = splitDocuments(input.text, input.source);
-    if (problems.length > 0) return undefined;
-    const documents: TextDocument[] = [];
-    const parts: string[] = [];
-    // the same artifact's documents for the cluster before: a document equal to the one at its
-    // place there (one comparison, which stops at the first difference) has its digest
-    const before = this.lastDocuments.get(input.source);
-    let end = 0;
-    for (const chunk of chunks) {
-      const between = input.text.slice(end, chunk.start);
-      // the separator lines between documents are read by no document's parse
-      if (!charactersAllowed(between, input.source)) return undefined;
-      end = chunk.end;
-      const text = input.text.slice(chunk.start, chunk.end);
-      const earlier = before?.[documents.length];
-      const key = earlier !== undefined && earlier.text === text ? earlier.key : this.digest(text);
-      documents.push({ key, text });
-      parts.push(between, key);
-    }
-    const after = input.text.slice(end);
-    if (!charactersAllowed(after, input.source)) return undefined;
-    parts.push(after);
-    this.lastDocuments.set(input.source, documents);
-    return { key: this.digest(`documents\0${parts.join('\0')}`), documents };
+    const split = splitText(input, this.digest, this.lastDocuments.get(input.source));
+    if (split) this.lastDocuments.set(input.source, split.documents);
+    return split;
   }
 
   private flush(): void {
@@ -288,7 +261,7 @@ export class RunContext {
         for (const doc of plan.fresh)
           if (plan.whole || !counted.has(doc.key)) {
             counted.add(doc.key);
-            budget.check(doc.text, plan.input.source);
+            checkDocument(budget, doc, plan.input);
           }
     } catch (err) {
       if (!(err instanceof CapiGitopsError)) throw err;
@@ -309,7 +282,7 @@ export class RunContext {
 
   /** What a text needs parsed: the whole of it (secret-bearing or unusual), or those of its documents not known yet. */
   private plan(input: CacheableParseInput, split: SplitText | undefined, cached: KObject[][] | undefined): ParsePlan {
-    if (split === undefined) return { input, documents: [], fresh: [{ key: '', text: input.text }], whole: true, new: false };
+    if (split === undefined) return { input, documents: [], fresh: [{ key: '', text: input.text, start: 0 }], whole: true, new: false };
     const { documents } = split;
     if (cached !== undefined && cached.length === documents.length)
       documents.forEach((d, i) => this.documents.set(d.key, cached[i]!, d.text.length));
@@ -358,10 +331,64 @@ export class RunContext {
   }
 }
 
+/**
+ * A text as its documents, each with the digest of its text, and the text's own key (a digest of
+ * the separators and the documents' digests, so the text is hashed once); undefined for a text
+ * the whole-text parser should read (over the size bound, a separator problem, a character the
+ * parser refuses between documents), which then reports it. A document equal to the one at its
+ * place in `before` (the same artifact's documents for the cluster before: one comparison, which
+ * stops at the first difference) takes its digest.
+ */
+function splitText(input: CacheableParseInput, digest: (text: string) => string, before?: readonly TextDocument[]): SplitText | undefined {
+  if (input.text.length * 3 > (input.maxBytes ?? DEFAULT_MAX_ARTIFACT_BYTES)) return undefined;
+  const { chunks, problems } = splitDocuments(input.text, input.source);
+  if (problems.length > 0) return undefined;
+  const documents: TextDocument[] = [];
+  const parts: string[] = [];
+  let end = 0;
+  for (const chunk of chunks) {
+    const between = input.text.slice(end, chunk.start);
+    // the separator lines between documents are read by no document's parse
+    if (!charactersAllowed(between, input.source)) return undefined;
+    end = chunk.end;
+    const text = input.text.slice(chunk.start, chunk.end);
+    const earlier = before?.[documents.length];
+    const key = earlier !== undefined && earlier.text === text ? earlier.key : digest(text);
+    documents.push({ key, text, start: chunk.start });
+    parts.push(between, key);
+  }
+  const after = input.text.slice(end);
+  if (!charactersAllowed(after, input.source)) return undefined;
+  parts.push(after);
+  return { key: digest(`documents\0${parts.join('\0')}`), documents };
+}
+
+/** The budget's check of a document, a problem at its line in the whole text. */
+function checkDocument(budget: YamlBudget, doc: TextDocument, input: CacheableParseInput): void {
+  try {
+    budget.check(doc.text, input.source);
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError) || doc.start === 0) throw err;
+    const before = lineNumberAt(input.text, doc.start) - 1;
+    throw new CapiGitopsError(err.diagnostics.map((d) => (d.line === undefined ? d : { ...d, line: d.line + before })));
+  }
+}
+
+/**
+ * Where the parse cache keeps a text's parsed documents (one array of objects per document, in
+ * order); undefined for a text that is parsed whole and never cached.
+ */
+export function parsedCacheKey(text: string, source: string): { key: string; documents: number } | undefined {
+  const split = splitText({ text, source }, sha256Hex);
+  return split && { key: `${PARSER_VERSION}:${split.key}`, documents: split.documents.length };
+}
+
 interface TextDocument {
   /** The digest of the document's text. */
   key: string;
   text: string;
+  /** Where it starts in the text it was split from. */
+  start: number;
 }
 
 interface SplitText {
