@@ -60,6 +60,11 @@ export class BoundedMemo<V> {
     }
   }
 
+  /** Whether `key` is held (without counting as a use). */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   get size(): number {
     return this.entries.size;
   }
@@ -249,8 +254,12 @@ export class RunContext {
    */
   private async parseBatch(batch: readonly Pending[]): Promise<(KObject[] | CapiGitopsError | BatchParseError)[]> {
     const cache = this.cache;
-    // a secret-bearing text is neither looked up (its digest would let a guess be checked) nor stored
-    const keys = batch.map((b) => (b.split && cache ? `${PARSER_VERSION}:${b.split.key}` : undefined));
+    // a secret-bearing text is neither looked up (its digest would let a guess be checked) nor
+    // stored; nor is a text some of whose documents are parsed already (a fleet's cluster with a
+    // value of its own parses the rest faster than the cache would be read)
+    const keys = batch.map((b) =>
+      b.split && cache && !b.split.documents.some((d) => this.documents.has(d.key)) ? `${PARSER_VERSION}:${b.split.key}` : undefined,
+    );
     const cached = await Promise.all(keys.map((key) => (key === undefined ? undefined : cache!.getParsed<KObject[][]>(key))));
     const plans = batch.map((b, i) => this.plan(b.input, b.split, cached[i]));
     const budget = new YamlBudget();
@@ -276,7 +285,8 @@ export class RunContext {
         return cache!.putParsed(keys[i], documents);
       }),
     );
-    if (cache) await cache.trimParsed();
+    // the store is kept by the batches that use it
+    if (cache && keys.some((k) => k !== undefined)) await cache.trimParsed();
     return results;
   }
 

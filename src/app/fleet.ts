@@ -359,6 +359,14 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const kept = options.outputDir && selected.size < resolved.clusters.length ? await KeptClusters.read(options.outputDir) : undefined;
   const warnings = [...resolved.warnings];
   const trees: FleetClusterTree[] = [];
+  // a cluster's files are written while the next cluster renders; one cluster's at most
+  let writing: Promise<void> | undefined;
+  const write = async (next: Promise<void>) => {
+    // its failure is thrown where it is awaited (here, for the cluster after, or after the loop)
+    next.catch(() => undefined);
+    await writing;
+    writing = next;
+  };
   for (const cluster of resolved.clusters) {
     const resolution = resolved.resolutions.get(cluster.name);
     // a cluster that could not be resolved at all has its problems in the bag already
@@ -366,7 +374,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
     trees.push(clusterTree(cluster, resolution));
     if (!selected.has(cluster.name)) {
       // kept as the last run wrote it; in the shared layout, its objects count for the bases
-      if (bag.size === 0 && kept) await tree.addCluster(trees.at(-1)!, await kept.cluster(cluster.name));
+      if (bag.size === 0 && kept) await write(tree.addCluster(trees.at(-1)!, await kept.cluster(cluster.name)));
       continue;
     }
     try {
@@ -379,11 +387,12 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
       // after a problem the run fails: what is left is rendered for its problems, not written
       if (bag.size > 0) continue;
       const files = argo ? withoutOwnApplicationSet(argo, cluster.name, result.files) : result.files;
-      await tree.addCluster(trees.at(-1)!, files, new Set(result.secretFiles));
+      await write(tree.addCluster(trees.at(-1)!, files, new Set(result.secretFiles)));
     } catch (err) {
       collectFor(bag, cluster.name, err);
     }
   }
+  await writing;
   throwDeduplicated(bag);
   await tree.finish({
     layout,

@@ -19,7 +19,7 @@ import {
 } from 'node:fs/promises';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
-import { filePathProblems, INDEX_FILE, outputPathProblem } from '../layout/output-paths.js';
+import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../layout/output-paths.js';
 import { sha256Hex } from '../core/digest.js';
 import { parseIndex } from './ownership-index.js';
 import { deepestFirst, scanTree, type TreeEntry } from './tree.js';
@@ -617,6 +617,11 @@ export class OutputStage {
     this.heldFiles.set(key, { size: bytes.length, digest: sha256Hex(bytes) });
   }
 
+  /** Puts held files at their places, `[key, file]`, a few at a time. */
+  async placeAll(placements: Iterable<[string, string]>): Promise<void> {
+    await inPool([...placements], ([key, file]) => this.place(key, file));
+  }
+
   /** Puts a held file at its place in the tree (by a rename: it is not written again). */
   async place(key: string, file: string): Promise<void> {
     const held = this.heldFiles.get(key);
@@ -661,7 +666,9 @@ export class OutputStage {
         return summary;
       }
       installing = true;
-      return await installTree(target, tmp, existing, plan, alongside, summary, () => finishStagedTree(tmp, target, existing, plan));
+      return await installTree(target, tmp, existing, plan, alongside, summary, () =>
+        finishStagedTree(tmp, target, existing, plan, this.directories),
+      );
     } catch (err) {
       await Promise.all(alongside.map((file) => file.abort().catch(() => undefined)));
       if (stage && !installing) await rm(stage.tmp, { recursive: true, force: true }).catch(() => undefined);
@@ -718,7 +725,7 @@ export class OutputStage {
     const dir = path.posix.dirname(file);
     if (dir === '.' || this.directories.has(dir)) return;
     await mkdir(path.join(tmp, dir), { recursive: true });
-    this.directories.add(dir);
+    for (const made of [...ancestors(file)]) this.directories.add(made);
   }
 
   /** Files the previous run wrote that hold the staged bytes already, found by hashing each of the same size. */
@@ -737,8 +744,14 @@ export class OutputStage {
 }
 
 /** The staged tree completed: directories, entries the tool did not write, unchanged files linked to keep their inode, the index. */
-async function finishStagedTree(tmp: string, target: Target, existing: ExistingOutput, plan: WritePlan): Promise<void> {
-  for (const dir of plan.directories) await mkdir(path.join(tmp, dir), { recursive: true });
+async function finishStagedTree(
+  tmp: string,
+  target: Target,
+  existing: ExistingOutput,
+  plan: WritePlan,
+  made: ReadonlySet<string>,
+): Promise<void> {
+  for (const dir of plan.directories) if (!made.has(dir)) await mkdir(path.join(tmp, dir), { recursive: true });
   await inPool(plan.carried, (p) => carryOver(path.join(target.path, p), path.join(tmp, p), existing.entries.get(p)!));
   await inPool(plan.unchanged, async (p) => {
     // the staged copy holds the same bytes, so it stays where linking is refused
