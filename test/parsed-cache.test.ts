@@ -1,14 +1,14 @@
 /**
- * The cache keeps each artifact's parsed form, keyed by the sha256 of the text parsed and the
- * parser's version: a warm render reads it instead of parsing.
+ * The cache keeps each artifact's parsed form, its documents' objects, keyed by a digest of the
+ * text parsed and the parser's version: a warm render reads it instead of parsing.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { appendFileSync, readdirSync, rmSync } from 'node:fs';
 import { renderManagementCluster } from '../src/app/cluster.js';
-import { ArtifactCache, sha256Hex } from '../src/sources/cache.js';
-import { PARSER_VERSION } from '../src/yaml/parse.js';
+import { ArtifactCache } from '../src/sources/cache.js';
+import { parsedCacheKey } from '../src/app/context.js';
 import { tempDir } from './helpers/corpus-manifest.js';
 import { PROJECT_ROOT } from './helpers/paths.js';
 import { exampleCopy } from './helpers/cli.js';
@@ -30,11 +30,12 @@ test('a warm render takes parsed forms from the cache instead of parsing, and re
 
   // Prove the parser is skipped: plant a different parsed form under cert-manager's key.
   const certManagerText = cold.certManager!.components.text;
-  const key = `${PARSER_VERSION}:${sha256Hex(certManagerText)}`;
-  await cache.putParsed(key, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'planted-by-the-test' } }]);
-  const planted = await renderManagementCluster({ manifestPaths: [EXAMPLE], sources: { cache } });
+  const { key, documents } = parsedCacheKey(certManagerText, `cert-manager ${cold.certManager!.version} cert-manager.yaml`)!;
+  const planted = [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'planted-by-the-test' } }];
+  await cache.putParsed(key, [planted, ...Array.from({ length: documents - 1 }, () => [])]);
+  const warmPlanted = await renderManagementCluster({ manifestPaths: [EXAMPLE], sources: { cache } });
   assert.ok(
-    [...planted.files.keys()].some((f) => f.startsWith('00-cert-manager/namespace-planted-by-the-test')),
+    [...warmPlanted.files.keys()].some((f) => f.startsWith('00-cert-manager/namespace-planted-by-the-test')),
     'the cached parsed form was not used',
   );
 });

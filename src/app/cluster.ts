@@ -214,7 +214,7 @@ async function layOut(
   needles: SecretNeedles,
   options: RenderOptions,
   layout: LayoutName,
-): Promise<Pick<RenderResult, 'components' | 'files' | 'warnings'>> {
+): Promise<Pick<RenderResult, 'components' | 'files' | 'warnings' | 'secretFiles'>> {
   const { manifest } = resolution;
   const config = manifest.config.secrets ?? {};
   const unmanaged: ObjectSelector[] = (manifest.config.overrides ?? [])
@@ -240,6 +240,7 @@ async function layOut(
       wiring,
       command: options.command ?? 'capi-gitops render',
       componentFiles: context.componentFiles,
+      emitted: context.emitted,
       substituteFrom: placed.substituteFrom,
       secretFiles: inline,
       namespaces: manifest.namespaces,
@@ -271,7 +272,7 @@ async function layOut(
     ...placed.warnings,
     ...inlineFilesWarning(inline),
   ];
-  return { components: placed.components, files, warnings };
+  return { components: placed.components, files, warnings, secretFiles: inline };
 }
 
 /** The chart that draws a layout's wiring (Config.gitops.chart or the built-in one), with every values layer. */

@@ -7,18 +7,29 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CapiGitopsError, compareStrings, DiagnosticBag, formatDiagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { mergeUserValues } from '../core/values.js';
+import { clusterRanges } from '../core/cluster-ranges.js';
 import { loadManifest } from '../manifest/load.js';
 import type { Manifest, ReleaseObject } from '../manifest/types.js';
 import { closestName } from '../manifest/fields.js';
 import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from '../manifest/fleet-expand.js';
 import { buildLockfile, lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
-import type { Lockfile } from '../resolve/lock/types.js';
-import { clusterDirectory, CLUSTERS_DIRECTORY, layoutFleet } from '../layout/fleet.js';
-import { readClusterFiles } from '../output/cluster-files.js';
-import { layoutChart, type LayoutName } from '../layout/index.js';
-import { acceptedOnce } from '../resolve/lock/accept-digests.js';
 import { assertFleetFrozen, clusterLockView, concludeFleetLock, fleetLockChanges, mergeClusterLocks } from '../resolve/lock/fleet.js';
+import { acceptedOnce } from '../resolve/lock/accept-digests.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
+import type { Lockfile } from '../resolve/lock/types.js';
+import {
+  clusterDirectory,
+  CLUSTERS_DIRECTORY,
+  FleetFilesInMemory,
+  FleetTree,
+  type FleetClusterTree,
+  type FleetFiles,
+  type FleetLayoutName,
+} from '../layout/fleet.js';
+import { KeptClusters } from '../output/cluster-files.js';
+import { layoutChart, type LayoutName } from '../layout/index.js';
+import { componentDirectory } from '../layout/kustomize.js';
+import type { Values } from '../core/values.js';
 import {
   clusterApplicationSets,
   fleetApplicationSet,
@@ -45,13 +56,19 @@ export interface ClusterOutcome {
 /** What a fleet run produced: the output tree, the fleet's lock, and how much was shared. */
 export interface FleetResult {
   clusters: ClusterOutcome[];
+  /** The output tree; empty when renderFleet wrote it to the `out` it was given. */
   files: Map<string, string>;
   layout: LayoutName;
+  fleetLayout: FleetLayoutName;
+  /** In the shared layout, each base and the clusters whose kustomizations list it. */
+  bases: Map<string, string[]>;
   lockFile: string;
   lock: LockOutcome;
   warnings: string[];
   /** Artifact texts the clusters asked to parse, and how many were parsed (distinct texts). */
   parsing: { requested: number; parsed: number };
+  /** The documents of those texts, and how many were parsed (the others had been, for another text). */
+  documents: { requested: number; parsed: number };
   /** Components the clusters rendered, and how many distinct ones were rendered. */
   rendering: { requested: number; rendered: number };
   /** Artifact fetches the clusters asked for, and how many reached a source. */
@@ -169,18 +186,24 @@ function clusterDiagnostics(cluster: string, diagnostics: readonly Diagnostic[],
   });
 }
 
-/** Clusters that share an artifact share its problems: each is reported once. */
+/**
+ * Clusters that share an artifact share its problems: each is reported once, naming every
+ * cluster it was found in (`clusters c000–c099`, with ranges where the names allow).
+ */
 function throwDeduplicated(bag: DiagnosticBag): void {
-  const seen = new Set<string>();
-  const unique: Diagnostic[] = [];
+  const unique = new Map<string, { diagnostic: Diagnostic; rest: string; clusters: string[] }>();
   for (const d of bag.items) {
-    const text = formatDiagnostic({ ...d, object: d.object?.replace(/^cluster [^:,]+[:,] ?/, '') });
-    if (seen.has(text)) continue;
-    seen.add(text);
-    unique.push(d);
+    const m = d.object === undefined ? null : /^cluster ([^:,]+)([:,].*)?$/s.exec(d.object);
+    const rest = m ? (m[2] ?? '') : (d.object ?? '');
+    const key = formatDiagnostic({ ...d, object: m ? rest : d.object });
+    const seen = unique.get(key) ?? { diagnostic: d, rest, clusters: [] };
+    if (m) seen.clusters.push(m[1]!);
+    unique.set(key, seen);
   }
   const out = new DiagnosticBag();
-  unique.forEach((d) => out.add(d));
+  for (const { diagnostic, rest, clusters } of unique.values()) {
+    out.add(clusters.length > 1 ? { ...diagnostic, object: `clusters ${clusterRanges(clusters)}${rest}` } : diagnostic);
+  }
   out.throwIfAny();
 }
 
@@ -222,128 +245,200 @@ function clusterManifest(cluster: FleetCluster, layout: LayoutName): Manifest {
   };
 }
 
+/** The Argo CD wiring of a fleet whose clusters ask for one ApplicationSet (`applicationSet: true`). */
+interface ArgoFleet {
+  clusters: { name: string; values: Values }[];
+  /** ignoreDifferences of each rendered cluster's own ApplicationSet, which the fleet's replaces. */
+  ignoreDifferences: Map<string, unknown[]>;
+}
+
 /**
  * With `applicationSet: true`, one ApplicationSet for the fleet replaces the one each cluster's
- * chart drew (their ignoreDifferences are kept in it); every cluster's values are read, rendered
- * in this run or not, so the lookups cover the whole fleet.
+ * chart draws (their ignoreDifferences are kept in it). Every cluster's values are read before
+ * any cluster renders, rendered in this run or not, so the lookups cover the whole fleet and
+ * each cluster's own ApplicationSet is left out as the cluster comes. A cluster whose values do
+ * not read reports that when it renders.
  */
-async function fleetArgoWiring(
-  fleet: readonly FleetCluster[],
-  trees: Map<string, ReadonlyMap<string, string>>,
-  options: RenderOptions,
-): Promise<Map<string, string>> {
+async function argoFleet(fleet: readonly FleetCluster[], options: RenderOptions, bag: DiagnosticBag): Promise<ArgoFleet | undefined> {
   const builtIn = layoutChart('argocd')!;
   const clusters = await Promise.all(
     fleet.map(async (cluster) => {
-      const { values } = await prepareWiring(builtIn, clusterManifest(cluster, 'argocd'), {
+      const values = await prepareWiring(builtIn, clusterManifest(cluster, 'argocd'), {
         ...options,
         outputSubdirectory: clusterDirectory(cluster.name),
-      });
+      }).then(
+        (wiring) => wiring.values,
+        (err: unknown) => (err instanceof CapiGitopsError ? undefined : Promise.reject(err)),
+      );
       return { name: cluster.name, values };
     }),
   );
-  const on = clusters.filter((c) => c.values.applicationSet === true).map((c) => c.name);
-  if (on.length === 0) return new Map();
-  if (on.length < clusters.length) {
-    throw new CapiGitopsError({
+  const read = clusters.filter((c): c is { name: string; values: Values } => c.values !== undefined);
+  const on = read.filter((c) => c.values.applicationSet === true).map((c) => c.name);
+  if (on.length === 0) return undefined;
+  if (on.length < read.length) {
+    bag.add({
       object: 'Config clusters[].gitops',
       path: 'applicationSet',
-      message: `applicationSet is true for ${on.join(', ')} and not for ${clusters
+      message: `applicationSet is true for ${on.join(', ')} and not for ${read
         .filter((c) => !on.includes(c.name))
         .map((c) => c.name)
         .join(', ')}`,
       expected: 'one ApplicationSet for the whole fleet, or Applications for every cluster',
       hint: "set applicationSet in the shared Config gitops.values, not in the clusters' overlays",
     });
+    return undefined;
   }
-  const withDifferences = clusters.map((c) => {
-    const tree = trees.get(c.name);
-    if (!tree) return c;
-    const sets = clusterApplicationSets(tree);
-    trees.set(c.name, withoutClusterApplicationSet(tree, sets));
-    return { ...c, ignoreDifferences: sets.flatMap((s) => ignoreDifferencesOf(s.object)) };
-  });
+  return { clusters: read, ignoreDifferences: new Map() };
+}
+
+/** A rendered cluster's tree without its own ApplicationSet, whose ignoreDifferences go to the fleet's. */
+function withoutOwnApplicationSet(argo: ArgoFleet, cluster: string, tree: Map<string, string>): Map<string, string> {
+  const sets = clusterApplicationSets(tree);
+  argo.ignoreDifferences.set(
+    cluster,
+    sets.flatMap((s) => ignoreDifferencesOf(s.object)),
+  );
+  return withoutClusterApplicationSet(tree, sets);
+}
+
+/** The fleet's ApplicationSet; a cluster `--cluster` leaves out keeps the ignoreDifferences the last run wrote. */
+async function fleetArgoWiring(argo: ArgoFleet, options: RenderOptions): Promise<Map<string, string>> {
   const previousFile = options.outputDir
     ? path.join(options.outputDir, FLEET_WIRING_DIRECTORY, `applicationset-${FLEET_APPLICATIONSET_NAME}.yaml`)
     : undefined;
   const previousText =
-    previousFile && trees.size < clusters.length ? await readFile(previousFile, 'utf8').catch(() => undefined) : undefined;
+    previousFile && argo.ignoreDifferences.size < argo.clusters.length
+      ? await readFile(previousFile, 'utf8').catch(() => undefined)
+      : undefined;
   const previous = previousText ? parseArtifact(previousText, { source: previousFile! }).flatMap(ignoreDifferencesOf) : undefined;
-  return fleetApplicationSet({ clustersDirectory: CLUSTERS_DIRECTORY, clusters: withDifferences, previousIgnoreDifferences: previous });
+  const clusters = argo.clusters.map((c) =>
+    argo.ignoreDifferences.has(c.name) ? { ...c, ignoreDifferences: argo.ignoreDifferences.get(c.name) } : c,
+  );
+  return fleetApplicationSet({ clustersDirectory: CLUSTERS_DIRECTORY, clusters, previousIgnoreDifferences: previous });
+}
+
+/** A cluster's README rows and component directories. */
+function clusterTree(cluster: FleetCluster, resolution: Resolution): FleetClusterTree {
+  const components = [
+    ...(resolution.certManager
+      ? [
+          {
+            label: resolution.certManager.label,
+            version: resolution.certManager.version,
+            namespace: 'cert-manager',
+            type: 'CertManager' as const,
+          },
+        ]
+      : []),
+    ...resolution.providers.map((p) => ({ label: p.label, version: p.version, namespace: p.namespace, type: p.kind })),
+  ];
+  return {
+    name: cluster.name,
+    release: cluster.release?.name,
+    components: components.map(({ type, ...c }) => ({ ...c, directory: componentDirectory({ type, label: c.label }) })),
+  };
 }
 
 /**
  * A fleet is a loop: every cluster resolved (one lock for all), then each cluster rendered in
  * turn through the one run context, so what clusters share is fetched, parsed and rendered once.
+ * Each cluster's files go to `out` before the next cluster renders (the output's stage when
+ * rendering to a directory; in memory, returned as `files`, otherwise), so memory holds one
+ * cluster's tree at a time. Every problem of every cluster is reported together.
  */
-export async function renderFleet(manifest: Manifest, options: RenderOptions): Promise<FleetResult> {
+export async function renderFleet(manifest: Manifest, options: RenderOptions, out?: FleetFiles): Promise<FleetResult> {
   const context = new RunContext(options.sources?.cache);
   const layout: LayoutName = options.layout ?? manifest.config.output?.layout ?? 'kustomize';
+  const fleetLayout: FleetLayoutName = options.fleetLayout ?? manifest.config.output?.fleetLayout ?? 'shared';
   const resolved = await resolveFleet(manifest, { ...options, collectAll: true }, context);
   const selected = selectedClusters(resolved.clusters, options.clusters);
-  const bag = new DiagnosticBag();
-  for (const d of resolved.problems ?? []) bag.add(d);
-  // a cluster not rendered this run still fails it when it does not resolve: the lock covers it
-  for (const cluster of resolved.clusters.filter((c) => !selected.has(c.name)))
-    for (const d of resolved.resolutions.get(cluster.name)?.problems ?? []) bag.add(d);
-  const trees = new Map<string, ReadonlyMap<string, string>>();
-  const renderedLocks = new Map<string, Lockfile>();
+  const bag = resolutionProblems(resolved, selected);
+  const argo = layout === 'argocd' ? await argoFleet(resolved.clusters, options, bag) : undefined;
+  const memory = out ? undefined : new FleetFilesInMemory();
+  const tree = new FleetTree(fleetLayout, out ?? memory!);
+  const kept = options.outputDir && selected.size < resolved.clusters.length ? await KeptClusters.read(options.outputDir) : undefined;
   const warnings = [...resolved.warnings];
-  // a cluster that could not be resolved at all has its problems in the bag already
-  for (const cluster of resolved.clusters.filter((c) => selected.has(c.name) && resolved.resolutions.has(c.name))) {
+  const trees: FleetClusterTree[] = [];
+  // each cluster's lock as its render left it (pinned images)
+  const renderedLocks = new Map<string, Lockfile>();
+  // a cluster's files are written while the next cluster renders; one cluster's at most
+  let writing: Promise<void> | undefined;
+  const write = async (next: Promise<void>) => {
+    // its failure is thrown where it is awaited (here, for the cluster after, or after the loop)
+    next.catch(() => undefined);
+    await writing;
+    writing = next;
+  };
+  for (const cluster of resolved.clusters) {
+    const resolution = resolved.resolutions.get(cluster.name);
+    // a cluster that could not be resolved at all has its problems in the bag already
+    if (!resolution) continue;
+    trees.push(clusterTree(cluster, resolution));
+    if (!selected.has(cluster.name)) {
+      // kept as the last run wrote it; in the shared layout, its objects count for the bases
+      if (bag.size === 0 && kept)
+        await write(tree.addCluster(trees.at(-1)!, await kept.cluster(cluster.name), await kept.secretFiles(cluster.name)));
+      continue;
+    }
     try {
-      const resolution = { ...resolved.resolutions.get(cluster.name)!, manifest: clusterManifest(cluster, layout) };
-      const result = await renderCluster(context, resolution, { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) });
-      trees.set(cluster.name, result.files);
-      renderedLocks.set(cluster.name, result.lock.lock);
+      const result = await renderCluster(
+        context,
+        { ...resolution, manifest: clusterManifest(cluster, layout) },
+        { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) },
+      );
       warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
+      renderedLocks.set(cluster.name, result.lock.lock);
+      // after a problem the run fails: what is left is rendered for its problems, not written
+      if (bag.size > 0) continue;
+      const files = argo ? withoutOwnApplicationSet(argo, cluster.name, result.files) : result.files;
+      await write(tree.addCluster(trees.at(-1)!, files, new Set(result.secretFiles)));
     } catch (err) {
       collectFor(bag, cluster.name, err);
     }
   }
+  await writing;
   throwDeduplicated(bag);
-  const files = await layOutFleet(resolved, selected, trees, layout, options);
-  // each cluster's lock as its render left it (pinned images)
-  const locks = new Map([...resolved.resolutions].map(([name, r]) => [name, renderedLocks.get(name) ?? r.lock.lock]));
-  const lock = concludeFleetLock(resolved.previous, locks, options.frozen ?? false, resolved.lockFile);
-  return { ...files, layout, lockFile: resolved.lockFile, lock, warnings: warnings.sort(compareStrings), ...context.stats };
+  await tree.finish({
+    layout,
+    clusters: trees,
+    fleetWiring: argo ? await fleetArgoWiring(argo, options) : undefined,
+    command: options.command ?? 'capi-gitops render',
+  });
+  return {
+    clusters: clusterOutcomes(resolved, selected),
+    files: memory?.tree() ?? new Map(),
+    layout,
+    fleetLayout,
+    bases: tree.bases,
+    lockFile: resolved.lockFile,
+    lock: concludeFleetLock(
+      resolved.previous,
+      new Map([...resolved.resolutions].map(([name, r]) => [name, renderedLocks.get(name) ?? r.lock.lock])),
+      options.frozen ?? false,
+      resolved.lockFile,
+    ),
+    warnings: warnings.sort(compareStrings),
+    ...context.stats,
+  };
 }
 
-/** The fleet's tree: each cluster's files (rendered now, or kept from the last run), the fleet wiring and README. */
-async function layOutFleet(
-  resolved: FleetResolution,
-  selected: Set<string>,
-  trees: Map<string, ReadonlyMap<string, string>>,
-  layout: LayoutName,
-  options: RenderOptions,
-): Promise<Pick<FleetResult, 'clusters' | 'files'>> {
-  const others = resolved.clusters.filter((c) => !selected.has(c.name)).map((c) => c.name);
-  const kept = options.outputDir && others.length > 0 ? await readClusterFiles(options.outputDir, others) : new Map<string, string>();
-  const clusters: ClusterOutcome[] = resolved.clusters.map((c) => ({
+/** What did not resolve: every problem of the fleet; a cluster not rendered this run still fails it (the lock covers it). */
+function resolutionProblems(resolved: FleetResolution, selected: ReadonlySet<string>): DiagnosticBag {
+  const bag = new DiagnosticBag();
+  for (const d of resolved.problems ?? []) bag.add(d);
+  for (const cluster of resolved.clusters.filter((c) => !selected.has(c.name)))
+    for (const d of resolved.resolutions.get(cluster.name)?.problems ?? []) bag.add(d);
+  return bag;
+}
+
+function clusterOutcomes(resolved: FleetResolution, selected: ReadonlySet<string>): ClusterOutcome[] {
+  return resolved.clusters.map((c) => ({
     name: c.name,
     ...(c.release ? { release: c.release.name } : {}),
     resolution: resolved.resolutions.get(c.name)!,
     rendered: selected.has(c.name),
   }));
-  const fleetWiring = layout === 'argocd' ? await fleetArgoWiring(resolved.clusters, trees, options) : new Map<string, string>();
-  const files = layoutFleet({
-    layout,
-    kept,
-    fleetWiring,
-    command: options.command ?? 'capi-gitops render',
-    clusters: clusters.map((c) => ({
-      name: c.name,
-      release: c.release,
-      files: trees.get(c.name),
-      components: [
-        ...(c.resolution.certManager
-          ? [{ label: c.resolution.certManager.label, version: c.resolution.certManager.version, namespace: 'cert-manager' }]
-          : []),
-        ...c.resolution.providers.map((p) => ({ label: p.label, version: p.version, namespace: p.namespace })),
-      ],
-    })),
-  });
-  return { clusters, files };
 }
 
 /** One component's move in `plan --release`. */

@@ -6,29 +6,53 @@ import path from 'node:path';
 import { listVariables, type ProviderVariables } from './cluster.js';
 import { renderOutput, refuseFleet, type RenderOptions, type OutputResult } from './run.js';
 import { prepareLockfile } from '../resolve/lock/lockfile.js';
-import { writeOutput, type WriteSummary } from '../output/write.js';
-import { encodeOutput, type EncodedOutput } from '../output/encoded-output.js';
+import { readFileSync } from 'node:fs';
+import { OutputStage, writeOutput, type WriteSummary } from '../output/write.js';
+import { encodeOutput } from '../output/encoded-output.js';
+import { onInterrupt } from '../core/interrupt.js';
 
 export type RenderResult = OutputResult & {
   /** What the write did in the output directory. */
   summary: WriteSummary;
+  /** The files written, by path (a fleet's are read back from the output when asked for). */
+  written: Pick<ReadonlyMap<string, string | Uint8Array>, 'get'>;
   /** Whether the lockfile was written (it changed). */
   lockWritten: boolean;
-  /** The files' bytes and digests, as written (for the output cache). */
-  encoded: EncodedOutput;
 };
 
-/** `output`: the output directory; nothing is written unless the whole render succeeded. */
+/**
+ * `output`: the output directory; nothing is written unless the whole render succeeded. A
+ * fleet's clusters are written into the new tree beside it one by one as they render, so its
+ * result holds no files (`files` is empty; `written` reads a file back when asked).
+ */
 export async function render(options: RenderOptions, output: string): Promise<RenderResult> {
-  const result = await renderOutput(options);
-  // One transaction: the lockfile is prepared first and renamed right after the output's swap.
-  const lock = await prepareLockfile(result.lockFile, result.lock.lock);
-  const encoded = encodeOutput(result.files);
-  const summary = await writeOutput(path.resolve(output), encoded.bytes, {
-    alongside: lock ? [lock] : [],
-    known: { digests: encoded.digests },
-  });
-  return { ...result, summary, lockWritten: lock !== undefined, encoded };
+  const stage = new OutputStage(path.resolve(output));
+  // a signal removes what the stage holds, or waits for its commit to end
+  let committing: Promise<WriteSummary> | undefined;
+  const withdraw = onInterrupt(() => committing ?? stage.abort());
+  try {
+    const result = await renderOutput(options, stage);
+    // One transaction: the lockfile is prepared first and renamed right after the output's swap.
+    const lock = await prepareLockfile(result.lockFile, result.lock.lock);
+    if (result.fleet) {
+      committing = stage.commit(lock ? [lock] : []);
+      const summary = await committing;
+      const written = { get: (file: string) => readFileSync(path.join(summary.directory, file), 'utf8') };
+      return { ...result, summary, written, lockWritten: lock !== undefined };
+    }
+    await stage.abort();
+    const encoded = encodeOutput(result.files);
+    const summary = await writeOutput(path.resolve(output), encoded.bytes, {
+      alongside: lock ? [lock] : [],
+      known: { digests: encoded.digests },
+    });
+    return { ...result, summary, written: encoded.bytes, lockWritten: lock !== undefined };
+  } catch (err) {
+    await stage.abort();
+    throw err;
+  } finally {
+    withdraw();
+  }
 }
 
 /** `render --list-variables`: a single-cluster manifest's providers and the variables they read. */

@@ -107,7 +107,7 @@ export async function resolveCluster(
         decorate: (r) => decorate(r, { kind: 'Operator', name: OPERATOR_LABEL, namespace: OPERATOR_NAMESPACE }),
       })
     : Promise.resolve(undefined);
-  const resolveOptions: ResolveOptions = { sources, pinnedVersion: session.pinnedVersion, decorate };
+  const resolveOptions: ResolveOptions = { sources, pinnedVersion: session.pinnedVersion, decorate, readLocal: context.readLocal };
   const settled = await settleEach([
     resolveEachProvider(manifest, resolveOptions),
     resolveCertManager(manifest.config, manifest.baseDir, resolveOptions),

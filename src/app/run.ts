@@ -12,11 +12,16 @@ import { resolveCluster } from './resolve.js';
 import { renderCluster } from './cluster.js';
 import { renderFleet, resolveFleet, type OutputResult } from './fleet.js';
 import type { RenderOptions, Resolution } from './types.js';
+import type { FleetFiles } from '../layout/fleet.js';
 
 export type { OutputResult, RenderOptions };
 
-/** Loads the manifest and renders it: a fleet when it declares clusters, else one cluster. */
-export async function renderOutput(options: RenderOptions): Promise<OutputResult> {
+/**
+ * Loads the manifest and renders it: a fleet when it declares clusters, else one cluster. A
+ * fleet's files go to `fleetFiles` as each cluster is laid out, when given (its result's `files`
+ * is then empty).
+ */
+export async function renderOutput(options: RenderOptions, fleetFiles?: FleetFiles): Promise<OutputResult> {
   // every problem in one run: an object with a problem is left out, and its problems reported with the others
   const manifest = await loadManifest(options.manifestPaths, { ...options, collectAll: true });
   // a Secret's values in a file Git tracks (or would pick up) are on their way into its history;
@@ -28,16 +33,16 @@ export async function renderOutput(options: RenderOptions): Promise<OutputResult
           m.gitTrackedSecretWarnings(manifest.secrets, manifest.config.secrets?.public ?? []),
         );
   try {
-    return await renderLoaded(manifest, options);
+    return await renderLoaded(manifest, options, fleetFiles);
   } finally {
     for (const w of await inGit) options.onWarning?.(w);
   }
 }
 
-async function renderLoaded(manifest: Manifest, options: RenderOptions): Promise<OutputResult> {
+async function renderLoaded(manifest: Manifest, options: RenderOptions, fleetFiles?: FleetFiles): Promise<OutputResult> {
   if (isFleet(manifest)) {
     if (manifest.problems) throw new CapiGitopsError(manifest.problems);
-    return { fleet: true, ...(await renderFleet(manifest, options)) };
+    return { fleet: true, ...(await renderFleet(manifest, options, fleetFiles)) };
   }
   if ((options.clusters?.length ?? 0) > 0) {
     throw new CapiGitopsError({

@@ -1,6 +1,6 @@
 /** The types that flow through app/: what a command asks for, what resolution found, what a render made. */
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { Manifest, SecretStrategy } from '../manifest/types.js';
+import type { FleetLayoutName, Manifest, SecretStrategy } from '../manifest/types.js';
 import type { SourceOptions } from '../sources/request.js';
 import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
 import type { ResolvedOperatorRelease } from '../resolve/operator-release.js';
@@ -63,6 +63,8 @@ export interface RenderOptions {
   namespace?: string;
   /** `--cluster`: render and write only these clusters of a fleet (all when empty). */
   clusters?: string[];
+  /** `--fleet-layout`; default Config output.fleetLayout, else shared. */
+  fleetLayout?: FleetLayoutName;
 }
 
 /** What resolution found, and the lock that records it. */
@@ -94,6 +96,8 @@ export interface RenderResult extends Resolution {
   /** Relative path → file content, ready for writeOutput. */
   files: Map<string, string>;
   layout: LayoutName;
+  /** Files that hold secret values (`--secrets inline`), as the output README lists them. */
+  secretFiles?: string[];
   /** Things the user must hear on every run (unmanaged objects). */
   warnings: string[];
 }

@@ -17,6 +17,7 @@ import type { Command } from 'commander';
 import { formatWarning } from '../core/diagnostics.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../layout/index.js';
+import type { FleetLayoutName } from '../manifest/types.js';
 import type { SecretStrategy } from '../manifest/types.js';
 import { githubMasks, type SecretNeedles } from '../secrets/index.js';
 import type { BUILT_IN_CHARTS } from '../layout/chart/load.js';
@@ -44,6 +45,8 @@ export interface RenderFlags extends SourceFlags, SetFlags {
   layout?: LayoutName;
   /** `--pin-images` */
   pinImages?: boolean;
+  /** `--fleet-layout`. */
+  fleetLayout?: FleetLayoutName;
   values?: string[];
   /** `--cluster`: a fleet's clusters to render (all when none). */
   cluster?: string[];
@@ -228,7 +231,7 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   };
   await reportWrite(out, {
     output,
-    files: result.files,
+    files: result.written,
     summary: result.summary,
     document,
     warnings: result.warnings,
@@ -245,6 +248,7 @@ export function renderFlagsOptions(flags: RenderFlags, progress: ProgressReporte
     frozen: flags.frozen,
     layout: flags.layout,
     pinImages: flags.pinImages,
+    fleetLayout: flags.fleetLayout,
     valuesFiles: flags.values,
     set: setExpressions(flags),
     outputDir: path.resolve(flags.output!),
@@ -283,6 +287,7 @@ export function regenerateCommand(flags: RenderFlags, withSecretSources = true):
   words.push('-o', relativePath(flags.output!));
   if (flags.layout) words.push('--layout', flags.layout);
   if (flags.pinImages) words.push('--pin-images');
+  if (flags.fleetLayout) words.push('--fleet-layout', flags.fleetLayout);
   if (flags.secrets) words.push('--secrets', flags.secrets);
   if (flags.allowSecretValues) words.push('--allow-secret-values');
   if (withSecretSources) {

@@ -3,7 +3,7 @@
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { CapiGitopsError, formatDiagnostic } from '../core/diagnostics.js';
-import { LAYOUTS } from '../manifest/types.js';
+import { FLEET_LAYOUTS, LAYOUTS } from '../manifest/types.js';
 import { SECRET_STRATEGIES } from '../manifest/types.js';
 import { BUILT_IN_CHARTS } from '../layout/chart/types.js';
 import { ExitStatus, UsageError } from './errors.js';
@@ -70,6 +70,12 @@ function withRenderFlags(command: Command): Command {
     .option(
       '--pin-images',
       'write every container image as repository:tag@sha256:<digest>, locked in the lockfile (as Config pinImages: true)',
+    )
+    .addOption(
+      new Option(
+        '--fleet-layout <layout>',
+        "fleet: shared (objects clusters render alike written once, under bases/) or full (each cluster's complete tree); default shared",
+      ).choices(FLEET_LAYOUTS),
     )
     .option('--values <file>', 'chart values file for the argocd/flux wiring (repeatable, later files win)', collect)
     .option('--set <key=value>', "set a chart value, Helm's syntax: a.b=c, list[0]=x, list={a,b} (repeatable, last wins)", collect)

@@ -18,7 +18,8 @@ export function displayPath(file: string): string {
 export interface WrittenRender {
   /** -o as given. */
   output: string;
-  files: ReadonlyMap<string, string | Uint8Array>;
+  /** The files written (each asked for once, by path). */
+  files: Pick<ReadonlyMap<string, string | Uint8Array>, 'get'>;
   summary: WriteSummary;
   /** The --json document's fields from the render, in order: layout, then what was resolved. */
   document: Record<string, unknown>;
@@ -29,11 +30,7 @@ export interface WrittenRender {
 }
 
 /** The objects a write changed: the files that changed compared object by object. */
-async function changedObjects(
-  summary: WriteSummary,
-  files: ReadonlyMap<string, string | Uint8Array>,
-  warnings: string[],
-): Promise<ObjectChange[]> {
+async function changedObjects(summary: WriteSummary, files: WrittenRender['files'], warnings: string[]): Promise<ObjectChange[]> {
   const { objectChanges } = await import('../review/object-changes.js');
   return objectChanges(summary, files, (file) =>
     warnings.push(`the objects of ${file} before this run are not listed: its previous text is not valid YAML (the write succeeded)`),

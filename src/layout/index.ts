@@ -16,6 +16,7 @@ import { template } from './templates.js';
 import { wiringFiles } from './wiring.js';
 import { objectFilePath } from './names.js';
 import { isNamespaceObject, shareNamespaces } from './shared-namespaces.js';
+import type { EmittedObjects } from './emit-memo.js';
 
 import type { LayoutName } from '../manifest/types.js';
 export { LAYOUTS, type LayoutName } from '../manifest/types.js';
@@ -42,6 +43,8 @@ export interface LayoutInput {
   secretFiles?: readonly string[];
   /** Files of components laid out before with the same layout and overrides (a fleet's shared components). */
   componentFiles?: WeakMap<RenderedComponent, Map<string, string>>;
+  /** Texts of objects emitted before in the run (a fleet's clusters share most objects). */
+  emitted?: EmittedObjects;
   /** Component label → the in-cluster Secret Flux substitutes its variables from. */
   substituteFrom?: ReadonlyMap<string, string>;
   /** The manifest's `kind: Namespace` documents (shared-namespaces.ts). */
@@ -103,6 +106,7 @@ export function layoutOutput(given: LayoutInput): Map<string, string> {
   const files = layoutKustomize(input.components, {
     safety: wired ? wired.safety(input.unmanaged) : { ...BOTH_TOOLS, unmanaged: input.unmanaged },
     componentFiles: input.componentFiles,
+    emitted: input.emitted,
   });
   if (wired) {
     if (!input.wiring) throw new Error(`layout ${input.layout} needs a chart`);

@@ -7,6 +7,7 @@ import { objectFilePath, sanitizeFileNamePart } from './names.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
 import { renderKustomization } from './templates.js';
 import { applySafety, fluxSubstituteLabel, largeObjectSyncOption, type SafetyContext } from './apply-safety.js';
+import type { EmittedObjects } from './emit-memo.js';
 
 /**
  * The kustomize layout:
@@ -26,6 +27,8 @@ export interface KustomizeLayoutOptions {
   safety?: SafetyContext;
   /** Files of components already laid out with the same safety context (a fleet's clusters share components). */
   componentFiles?: WeakMap<RenderedComponent, Map<string, string>>;
+  /** Texts of objects emitted before in the run, reused for an equal object (a fleet's clusters). */
+  emitted?: EmittedObjects;
 }
 
 /** The kustomize layout serves whichever tool the user points at it: it carries both tools' rules. */
@@ -105,19 +108,25 @@ export function emitObjects(
   paths: ReadonlyMap<string, KObject>,
   safety: SafetyContext,
   emit: (obj: KObject) => string = emitYamlDocument,
+  emitted?: EmittedObjects,
 ): Map<string, string> {
   const texts = new Map<string, string>();
+  // a text depends on the object and the safety context alone
+  const scope = emitted && emit === emitYamlDocument ? JSON.stringify(safety) : undefined;
   for (const [rel, given] of paths) {
-    let obj = given;
-    let text = emit(obj);
-    const guarded = fluxSubstituteLabel(obj, safety, emit === emitYamlDocument ? text : undefined);
-    if (guarded) text = emit((obj = guarded));
-    const large = largeObjectSyncOption(obj, Buffer.byteLength(text), safety);
-    if (large) text = emit(large);
-    const file = GENERATED_COMMENT + text;
-    texts.set(rel, file);
+    texts.set(rel, scope === undefined ? objectText(given, safety, emit) : emitted!.text(given, scope, (o) => objectText(o, safety, emit)));
   }
   return texts;
+}
+
+function objectText(given: KObject, safety: SafetyContext, emit: (obj: KObject) => string): string {
+  let obj = given;
+  let text = emit(obj);
+  const guarded = fluxSubstituteLabel(obj, safety, emit === emitYamlDocument ? text : undefined);
+  if (guarded) text = emit((obj = guarded));
+  const large = largeObjectSyncOption(obj, Buffer.byteLength(text), safety);
+  if (large) text = emit(large);
+  return GENERATED_COMMENT + text;
 }
 
 export function layoutKustomize(components: readonly RenderedComponent[], opts: KustomizeLayoutOptions = {}): Map<string, string> {
@@ -152,7 +161,7 @@ export function layoutKustomize(components: readonly RenderedComponent[], opts: 
     const header = collecting(bag, () => provenanceComment(component));
     const paths = objectPaths(dir, applySafety(component.objects, safety), bag);
     if (header === undefined || bag.size > 0) continue;
-    for (const [rel, text] of emitObjects(paths, safety, emit)) own.set(`${dir}/${rel}`, text);
+    for (const [rel, text] of emitObjects(paths, safety, emit, opts.emitted)) own.set(`${dir}/${rel}`, text);
     const resources = [...paths.keys()].sort(compareStrings);
     own.set(`${dir}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header, resources }));
     for (const [file, text] of own) files.set(file, text);

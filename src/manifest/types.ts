@@ -180,6 +180,8 @@ export interface CertManagerConfig {
 export interface OutputConfig {
   /** `kustomize` (default), or `argocd`/`flux` with the wiring that syncs the components. */
   layout?: 'kustomize' | 'argocd' | 'flux' | 'operator';
+  /** A fleet's tree: `shared` (default: objects several clusters render alike written once, in bases) or `full`. */
+  fleetLayout?: FleetLayoutName;
 }
 
 /** The chart that draws the GitOps wiring, and its values. */
@@ -207,6 +209,10 @@ export interface ObjectOverride {
 /** The output layouts (Config output.layout, --layout). */
 export const LAYOUTS = ['kustomize', 'argocd', 'flux', 'operator'] as const;
 export type LayoutName = (typeof LAYOUTS)[number];
+
+/** The fleet layouts (Config output.fleetLayout, --fleet-layout). */
+export const FLEET_LAYOUTS = ['shared', 'full'] as const;
+export type FleetLayoutName = (typeof FLEET_LAYOUTS)[number];
 
 export const SECRET_STRATEGIES = ['refuse', 'external-secrets', 'flux-substitute', 'sops', 'inline'] as const;
 export type SecretStrategy = (typeof SECRET_STRATEGIES)[number];

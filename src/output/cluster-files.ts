@@ -4,31 +4,76 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { clusterDirectory } from '../layout/fleet.js';
+import YAML from 'yaml';
+import { clusterDirectory, expandClusterTree } from '../layout/fleet.js';
 import { INDEX_FILE } from '../layout/output-paths.js';
 import { parseIndex } from './ownership-index.js';
 import { README_FILE } from '../layout/index.js';
+import { secretFilesListed } from '../layout/secret-files-section.js';
 
-/**
- * The files a previous run wrote for these clusters, with their bytes, so that a run that
- * renders other clusters writes them back unchanged (the writer keeps their inodes and times).
- */
-export async function readClusterFiles(outDir: string, clusters: readonly string[]): Promise<Map<string, string>> {
-  const indexPath = path.join(outDir, INDEX_FILE);
-  const indexText = await readFile(indexPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
-    throw err;
-  });
-  if (indexText === undefined) return new Map();
-  const prefixes = clusters.map((c) => `${clusterDirectory(c)}/`);
-  const owned = parseIndex(indexText, indexPath).filter((p) => prefixes.some((prefix) => p.startsWith(prefix)));
-  const texts = await Promise.all(owned.map((p) => readFile(path.join(outDir, p), 'utf8').catch(() => undefined)));
-  const kept = new Map<string, string>();
-  owned.forEach((p, i) => {
-    if (texts[i] !== undefined) kept.set(p, texts[i]!);
-  });
-  // the previous README, whose list of files holding secret values layoutFleet keeps for these clusters
-  const readme = await readFile(path.join(outDir, README_FILE), 'utf8').catch(() => undefined);
-  if (readme !== undefined) kept.set(README_FILE, readme);
-  return kept;
+/** The clusters of the output a previous run wrote, each read as its full tree. */
+export class KeptClusters {
+  /** Files of the bases, read once for every cluster that lists them. */
+  private readonly bases = new Map<string, Promise<string | undefined>>();
+  private readme: Promise<string> | undefined;
+
+  private constructor(
+    private readonly outDir: string,
+    private readonly owned: readonly string[],
+  ) {}
+
+  /** The output's ownership index; none (nothing kept) when there is no output yet. */
+  static async read(outDir: string): Promise<KeptClusters> {
+    const indexPath = path.join(outDir, INDEX_FILE);
+    const indexText = await readFile(indexPath, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
+      throw err;
+    });
+    return new KeptClusters(outDir, indexText === undefined ? [] : parseIndex(indexText, indexPath));
+  }
+
+  /** The files holding secret values the previous fleet README listed for this cluster (relative to its directory). */
+  async secretFiles(name: string): Promise<Set<string>> {
+    this.readme ??= readFile(path.join(this.outDir, README_FILE), 'utf8').catch(() => '');
+    const prefix = `${clusterDirectory(name)}/`;
+    const listed = secretFilesListed(await this.readme).filter((file) => file.startsWith(prefix));
+    return new Set(listed.map((file) => file.slice(prefix.length)));
+  }
+
+  /**
+   * The files a previous run wrote for this cluster (relative to its directory), with their
+   * bytes, so that a run that renders other clusters writes them back unchanged (the writer keeps
+   * their inodes and times). In the shared layout, the objects of the bases its kustomizations
+   * list are read into it, so it counts for the bases as a rendered cluster does.
+   */
+  async cluster(name: string): Promise<Map<string, string>> {
+    const prefix = `${clusterDirectory(name)}/`;
+    const paths = this.owned.filter((p) => p.startsWith(prefix));
+    const texts = await Promise.all(paths.map((p) => this.file(p)));
+    const files = new Map<string, string>();
+    paths.forEach((p, i) => {
+      if (texts[i] !== undefined) files.set(p.slice(prefix.length), texts[i]!);
+    });
+    return expandClusterTree(files, (file) => this.base(file), resourcesOf);
+  }
+
+  private base(file: string): Promise<string | undefined> {
+    let text = this.bases.get(file);
+    if (text === undefined) this.bases.set(file, (text = this.file(file)));
+    return text;
+  }
+
+  private file(file: string): Promise<string | undefined> {
+    return readFile(path.join(this.outDir, file), 'utf8').catch(() => undefined);
+  }
+}
+
+/** The `resources` a kustomization lists (none for one that does not read). */
+function resourcesOf(kustomization: string): string[] {
+  try {
+    const parsed = YAML.parse(kustomization) as { resources?: unknown } | null;
+    return Array.isArray(parsed?.resources) ? parsed.resources.filter((r): r is string => typeof r === 'string') : [];
+  } catch {
+    return [];
+  }
 }

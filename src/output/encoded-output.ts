@@ -13,18 +13,16 @@ export interface EncodedOutput {
 }
 
 export function encodeOutput(files: ReadonlyMap<string, string>): EncodedOutput {
-  // a fleet writes the same text in many clusters' directories: each distinct text once
-  const byText = new Map<string, { bytes: Buffer; digest: string }>();
+  // the same text in several files is held as one buffer, found by its digest (never keyed by
+  // the text: V8 hashes a long string by its length, and same-length texts compare in full)
+  const byDigest = new Map<string, Buffer>();
   const encoded: EncodedOutput = { bytes: new Map(), digests: new Map() };
   for (const [file, text] of files) {
-    let known = byText.get(text);
-    if (!known) {
-      const bytes = Buffer.from(text, 'utf8');
-      known = { bytes, digest: sha256Hex(bytes) };
-      byText.set(text, known);
-    }
-    encoded.bytes.set(file, known.bytes);
-    encoded.digests.set(file, known.digest);
+    const digest = sha256Hex(text);
+    let bytes = byDigest.get(digest);
+    if (!bytes) byDigest.set(digest, (bytes = Buffer.from(text, 'utf8')));
+    encoded.bytes.set(file, bytes);
+    encoded.digests.set(file, digest);
   }
   return encoded;
 }

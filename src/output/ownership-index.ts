@@ -24,12 +24,8 @@ export const contentDigest = sha256Hex;
 
 /** The index of `files` (relative path → content written, as text or UTF-8 bytes). */
 export function formatIndex(files: ReadonlyMap<string, string | Uint8Array>): string {
-  const sorted = [...files.keys()].sort(compareStrings);
-  // a fleet writes the same text in many clusters' directories: hash each distinct text once
-  const digests = new Map<string, string>();
-  const digestOf = (text: string | Uint8Array) =>
-    typeof text === 'string' ? (digests.get(text) ?? digests.set(text, contentDigest(text)).get(text)!) : contentDigest(text);
-  return formatIndexOfDigests(new Map(sorted.map((p) => [p, digestOf(files.get(p)!)])));
+  // each file hashed (a memo keyed by the text would compare same-length texts in full)
+  return formatIndexOfDigests(new Map([...files].map(([p, text]) => [p, contentDigest(text)])));
 }
 
 /** The index of files whose sha256 is known (relative path → digest); the same text formatIndex writes. */

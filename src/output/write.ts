@@ -17,10 +17,13 @@ import {
   unlink,
   writeFile,
 } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
-import { filePathProblems, INDEX_FILE } from '../layout/output-paths.js';
 import { contentDigest, parseIndexEntries } from './ownership-index.js';
+import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../layout/output-paths.js';
+import { sha256Hex } from '../core/digest.js';
+import { parseIndex } from './ownership-index.js';
 import { deepestFirst, scanTree, type TreeEntry } from './tree.js';
 import { pathsToCompare, planWrite, type ExistingOutput, type OutputFiles, type WritePlan } from './write-plan.js';
 import { assertWritableDirectory, lockOutputDirectory } from './write-guard.js';
@@ -326,7 +329,8 @@ function refuseUnownedContent(target: Target, entries: Map<string, TreeEntry>): 
   });
 }
 
-async function readExisting(target: Target, files: OutputFiles, known?: KnownDigests, confirmOnly = false): Promise<ExistingOutput> {
+/** The output directory as it is: every entry, and what the previous run's index says it wrote. */
+async function scanExisting(target: Target): Promise<ExistingOutput> {
   if (!target.exists) return { entries: new Map(), ownedPaths: undefined, indexText: undefined, ownedContents: new Map() };
   const entries = await scanTree(target.path);
   refuseReadOnlyDirectories(target, entries);
@@ -345,16 +349,22 @@ async function readExisting(target: Target, files: OutputFiles, known?: KnownDig
     });
   }
   const indexText = await readFile(indexPath, 'utf8');
-  const listed = parseIndexEntries(indexText, indexPath);
-  const ownedContents = new Map<string, Buffer>();
+  const ownedPaths = parseIndex(indexText, indexPath);
+  return { entries, ownedPaths, indexText, ownedContents: new Map() };
+}
+
+async function readExisting(target: Target, files: OutputFiles, known?: KnownDigests, confirmOnly = false): Promise<ExistingOutput> {
+  const scanned = await scanExisting(target);
+  if (scanned.ownedPaths === undefined) return scanned;
+  const listed = parseIndexEntries(scanned.indexText!, path.join(target.path, INDEX_FILE));
   // A confirmation changes nothing: a file to remove makes it fail before anything is deleted.
-  const kept = confirmOnly ? [] : await unprovenRemovals(target, entries, listed, files, ownedContents);
+  const kept = confirmOnly ? [] : await unprovenRemovals(target, scanned.entries, listed, files, scanned.ownedContents);
   for (const p of kept) listed.delete(p);
-  const existing: ExistingOutput = { entries, ownedPaths: [...listed.keys()], indexText, ownedContents, kept };
+  const existing: ExistingOutput = { ...scanned, ownedPaths: [...listed.keys()], kept };
   const sameAsNew = new Set<string>();
   existing.sameAsNew = sameAsNew;
   const compare = pathsToCompare(existing, files).filter((p) => {
-    const onDisk = known?.onDisk?.digestOf(path.join(target.path, p), fileState(entries.get(p)!));
+    const onDisk = known?.onDisk?.digestOf(path.join(target.path, p), fileState(existing.entries.get(p)!));
     if (onDisk === undefined || onDisk !== known!.digests.get(p)) return true;
     sameAsNew.add(p);
     return false;
@@ -719,10 +729,28 @@ async function writeLocked(
   await inScratchDirectory(path.dirname(target.path), () => mkdir(tmp)).catch((err) => {
     throw writeFailure(target, err);
   });
+  return installTree(target, tmp, existing, plan, alongside, summary, () =>
+    buildTree(tmp, target, existing, plan, files, summary.warnings),
+  );
+}
+
+/**
+ * Completes the new tree in `tmp` (`build`), swaps it in, commits the files written alongside
+ * (undoing the swap if one fails) and empties the backup of the previous tree.
+ */
+async function installTree(
+  target: Target,
+  tmp: string,
+  existing: ExistingOutput,
+  plan: WritePlan,
+  alongside: PreparedFile[],
+  summary: WriteSummary,
+  build: () => Promise<void>,
+): Promise<WriteSummary> {
   let linked: Set<string>;
   let backup: string | undefined;
   try {
-    await buildTree(tmp, target, existing, plan, files, summary.warnings);
+    await build();
     linked = await linkedEntries(tmp, existing, plan);
     // The last step a signal stops: from the first rename on, the write runs to its end.
     throwIfInterrupted();
@@ -755,4 +783,218 @@ async function writeLocked(
     summary.warnings.push(...backupWarnings);
   }
   return summary;
+}
+
+const EMPTY = new Uint8Array();
+
+interface StagedFile {
+  size: number;
+  digest: string;
+}
+
+interface OpenStage {
+  target: Target;
+  release: () => Promise<void>;
+  /** The new tree. */
+  tmp: string;
+  /** Files held until their place is known. */
+  held: string;
+  warnings: string[];
+}
+
+/**
+ * A write in stages, for output made piece by piece (a fleet, cluster after cluster): each file
+ * goes into the new tree beside the output directory as soon as it is made, so nothing waits in
+ * memory; `commit` then swaps the tree in with writeOutput's guarantees (the lock, the ownership
+ * index, files the tool did not write carried over, an unchanged file keeping its inode, nothing
+ * written when nothing changed). A file whose place is not known yet is held under a key
+ * (`hold`) and put in place later (`place`). The stage opens on the first file, so a run that
+ * fails before it leaves no trace; `abort` removes what was staged.
+ */
+export class OutputStage {
+  private opened?: Promise<OpenStage>;
+  private readonly files = new Map<string, StagedFile>();
+  private readonly heldFiles = new Map<string, StagedFile>();
+  private readonly directories = new Set<string>();
+  private done = false;
+
+  constructor(private readonly outDir: string) {}
+
+  /** Writes a file of the new tree now. */
+  async write(file: string, content: string | Uint8Array): Promise<void> {
+    const stage = await this.open(file);
+    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    await this.directory(stage.tmp, file);
+    await writeFile(path.join(stage.tmp, file), bytes);
+    this.files.set(file, { size: bytes.length, digest: sha256Hex(bytes) });
+  }
+
+  /** Writes files now, a few at a time. */
+  async writeAll(files: Iterable<[string, string | Uint8Array]>): Promise<void> {
+    await inPool([...files], ([file, content]) => this.write(file, content));
+  }
+
+  /** Holds a file outside the tree under `key` (a file name) until `place` puts it in. */
+  async hold(key: string, content: string | Uint8Array): Promise<void> {
+    if (!/^[0-9a-z][0-9a-z.-]*$/.test(key)) throw new Error(`a held file's key must be a plain file name: ${JSON.stringify(key)}`);
+    const stage = await this.open();
+    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    await writeFile(path.join(stage.held, key), bytes);
+    this.heldFiles.set(key, { size: bytes.length, digest: sha256Hex(bytes) });
+  }
+
+  /** Puts held files at their places, `[key, file]`, a few at a time. */
+  async placeAll(placements: Iterable<[string, string]>): Promise<void> {
+    await inPool([...placements], ([key, file]) => this.place(key, file));
+  }
+
+  /** Puts a held file at its place in the tree (by a rename: it is not written again). */
+  async place(key: string, file: string): Promise<void> {
+    const held = this.heldFiles.get(key);
+    if (!held) throw new Error(`no file is held under ${key}`);
+    const stage = await this.open(file);
+    await this.directory(stage.tmp, file);
+    await rename(path.join(stage.held, key), path.join(stage.tmp, file));
+    this.heldFiles.delete(key);
+    this.files.set(file, held);
+  }
+
+  /** Swaps the staged tree in (the lockfile and other `alongside` files with it) and says what changed. */
+  async commit(alongside: PreparedFile[] = []): Promise<WriteSummary> {
+    if (this.done) throw new Error('the stage was committed or aborted already');
+    this.done = true;
+    let stage: OpenStage | undefined;
+    // once installing, installTree owns the temporary tree (it may hold the only copy of an output)
+    let installing = false;
+    try {
+      stage = await this.open();
+      const { target, tmp, held } = stage;
+      await rm(held, { recursive: true, force: true });
+      if (this.heldFiles.size > 0) throw new Error(`held files never placed: ${[...this.heldFiles.keys()].join(', ')}`);
+      const pathProblems = filePathProblems(this.files.keys());
+      if (pathProblems.length > 0) throw new CapiGitopsError(pathProblems);
+      const existing = await scanExisting(target);
+      existing.sameAsNew = await this.sameAsBefore(target, existing);
+      // planWrite reads only the paths of these files: sameAsNew tells which are unchanged and the digests give the index
+      const files = new Map([...this.files.keys()].map((p) => [p, EMPTY]));
+      const plan = planWrite(existing, files, new Map([...this.files].map(([p, f]) => [p, f.digest])));
+      const summary: WriteSummary = {
+        directory: target.path,
+        written: plan.written,
+        unchanged: plan.unchanged,
+        removed: plan.removed,
+        warnings: stage.warnings,
+        previous: await previousContents(target, existing, plan),
+      };
+      if (!plan.changed && target.exists) {
+        await rm(tmp, { recursive: true, force: true });
+        for (const file of alongside) await file.commit();
+        return summary;
+      }
+      installing = true;
+      return await installTree(target, tmp, existing, plan, alongside, summary, () =>
+        finishStagedTree(tmp, target, existing, plan, this.directories),
+      );
+    } catch (err) {
+      await Promise.all(alongside.map((file) => file.abort().catch(() => undefined)));
+      if (stage && !installing) await rm(stage.tmp, { recursive: true, force: true }).catch(() => undefined);
+      throw err;
+    } finally {
+      await stage?.release();
+    }
+  }
+
+  /** Removes what was staged; the output directory was never touched. */
+  async abort(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    const stage = await this.opened?.catch(() => undefined);
+    if (!stage) return;
+    await rm(stage.tmp, { recursive: true, force: true }).catch(() => undefined);
+    await rm(stage.held, { recursive: true, force: true }).catch(() => undefined);
+    await stage.release();
+  }
+
+  private open(file?: string): Promise<OpenStage> {
+    if (this.done && file !== undefined) throw new Error('the stage was committed or aborted already');
+    const problem = file === undefined ? undefined : outputPathProblem(file);
+    if (problem) {
+      throw new CapiGitopsError({
+        message: `output path ${JSON.stringify(file)} ${problem}`,
+        expected: 'a relative path such as 01-cluster-api/deployment-capi-controller-manager.yaml',
+      });
+    }
+    this.opened ??= (async () => {
+      let target = await resolveTarget(this.outDir);
+      const release = await lockOutputDirectory(target.path);
+      try {
+        const leftovers = await settleLeftovers(target);
+        if (leftovers.restored) target = await resolveTarget(this.outDir);
+        const warnings = leftovers.warnings;
+        const tmp = scratchPath(target.path, 'stage');
+        const held = scratchPath(target.path, 'stage');
+        await inScratchDirectory(path.dirname(target.path), () => mkdir(tmp)).catch((err) => {
+          throw writeFailure(target, err);
+        });
+        await inScratchDirectory(path.dirname(target.path), () => mkdir(held)).catch(async (err) => {
+          await rm(tmp, { recursive: true, force: true });
+          throw writeFailure(target, err);
+        });
+        return { target, release, tmp, held, warnings };
+      } catch (err) {
+        await release();
+        throw err;
+      }
+    })();
+    return this.opened;
+  }
+
+  private async directory(tmp: string, file: string): Promise<void> {
+    const dir = path.posix.dirname(file);
+    if (dir === '.' || this.directories.has(dir)) return;
+    await mkdir(path.join(tmp, dir), { recursive: true });
+    for (const made of [...ancestors(file)]) this.directories.add(made);
+  }
+
+  /** Files the previous run wrote that hold the staged bytes already, found by hashing each of the same size. */
+  private async sameAsBefore(target: Target, existing: ExistingOutput): Promise<Set<string>> {
+    const owned = new Set(existing.ownedPaths ?? []);
+    const same = new Set<string>();
+    const candidates = [...this.files].filter(([p, f]) => {
+      const entry = existing.entries.get(p);
+      return owned.has(p) && entry?.type === 'file' && entry.size === f.size;
+    });
+    await inPool(candidates, async ([p, f]) => {
+      if (sha256Hex(await readFile(path.join(target.path, p))) === f.digest) same.add(p);
+    });
+    return same;
+  }
+}
+
+/** The staged tree completed: directories, entries the tool did not write, unchanged files linked to keep their inode, the index. */
+async function finishStagedTree(
+  tmp: string,
+  target: Target,
+  existing: ExistingOutput,
+  plan: WritePlan,
+  made: ReadonlySet<string>,
+): Promise<void> {
+  for (const dir of plan.directories) if (!made.has(dir)) await mkdir(path.join(tmp, dir), { recursive: true });
+  await inPool(plan.carried, (p) => carryOver(path.join(target.path, p), path.join(tmp, p), existing.entries.get(p)!));
+  await inPool(plan.unchanged, async (p) => {
+    // the staged copy holds the same bytes, so it stays where linking is refused
+    const aside = `${path.join(tmp, p)}.${randomBytes(6).toString('hex')}`;
+    try {
+      await link(path.join(target.path, p), aside);
+      await rename(aside, path.join(tmp, p));
+    } catch {
+      await rm(aside, { force: true });
+    }
+  });
+  await writeFile(path.join(tmp, INDEX_FILE), plan.indexText);
+  for (const dir of deepestFirst(plan.directories)) {
+    const old = existing.entries.get(dir);
+    if (old?.type === 'dir') await chmod(path.join(tmp, dir), old.mode);
+  }
+  if (target.mode !== undefined) await chmod(tmp, target.mode);
 }

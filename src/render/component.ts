@@ -68,8 +68,11 @@ export interface SecretWatch<M extends TaintMarks> {
 
 /** What every component of a run shares: the substitution, the parser, the secrets stage's part. */
 export interface RenderRun<M extends TaintMarks> {
-  /** clusterctl's Process (a fleet substitutes each distinct text and values once). */
-  substitute: (text: string, lookup: VariableLookup, file: string) => SubstitutionResult;
+  /**
+   * clusterctl's Process (a fleet substitutes each distinct text and values once); `textSha256`,
+   * when known, spares hashing the text to look it up.
+   */
+  substitute: (text: string, lookup: VariableLookup, file: string, textSha256?: string) => SubstitutionResult;
   parse: TextParser;
   secrets: SecretWatch<M>;
   /** Renders a component once per distinct input (`key` names every input but the parsed objects). */
@@ -145,7 +148,7 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     // 3. Substitution (Process); a text that received a Secret's value is substituted a second
     //    time with each secret-bearing reference a mark, so the secrets stage can trace it.
     //    A value that lands in a Secret's data is secret whatever gave it (./secret-landing.ts).
-    const first = run.substitute(raw, input.lookup, artifact);
+    const first = run.substitute(raw, input.lookup, artifact, raw === r.components.text ? r.components.sha256 : undefined);
     const landed = await variablesInSecretData({
       raw,
       artifact,

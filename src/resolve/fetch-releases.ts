@@ -52,6 +52,8 @@ export interface ResolveOptions {
   pinnedVersion?: (provider: ProviderObject) => string | undefined;
   /** Wraps each opened repository, e.g. to serve locked files from the cache. */
   decorate?: (repository: ProviderRepository, component: { kind?: ProviderKind; name: string; namespace?: string }) => ProviderRepository;
+  /** Reads a local file once per run (a fleet's clusters share one cert-manager.yaml). */
+  readLocal?: (filePath: string, read: () => Promise<Artifact>) => Promise<Artifact>;
 }
 
 /** Which source serves a provider: its fetchConfig, else its registry entry. */
@@ -176,13 +178,14 @@ interface SingleManifest<Label extends string> {
 /** A local URL is read where it is; any other goes through the source modules like a provider's. */
 async function fetchSingleManifest<Label extends string>(
   release: SingleManifest<Label>,
-  options: Pick<ResolveOptions, 'sources' | 'modules'>,
+  options: Pick<ResolveOptions, 'sources' | 'modules' | 'readLocal'>,
 ): Promise<{ label: Label; version: string; components: Artifact; repository: { sourceType: string; location: string } }> {
   const { label, url, origin } = release;
   if (isLocalRepositoryUrl(url)) {
     const filePath = localUrlToPath(url, release.dir, origin);
     const directory = path.basename(path.dirname(filePath));
-    const components = await readLocalArtifact(filePath, origin, '', release.what, release.mustName);
+    const read = () => readLocalArtifact(filePath, origin, '', release.what, release.mustName);
+    const components = await (options.readLocal ? options.readLocal(filePath, read) : read());
     const version = release.localVersion(parseSemantic(directory) ? directory : undefined, filePath, components.text);
     return { label, version, components, repository: { sourceType: 'local', location: filePath } };
   }

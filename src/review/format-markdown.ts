@@ -4,6 +4,7 @@
  * per-version summary of the call-outs. The whole text stays under GitHub's comment limit
  * (65,536 characters): what does not fit is cut, with a note saying how to see the rest.
  */
+import { clusterRanges } from '../core/cluster-ranges.js';
 import type { ComponentDiff, Finding, ObjectChange, ReviewReport } from './types.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -61,7 +62,7 @@ function riskName(f: Finding): string {
 }
 
 function objectLine(o: ObjectChange): string {
-  const name = `${o.namespace ? o.namespace + '/' : ''}${o.name}`;
+  const name = `${o.namespace ? o.namespace + '/' : ''}${o.name}${o.clusters ? ` (clusters ${clusterRanges(o.clusters)})` : ''}`;
   if (o.change !== 'changed') return `- ${o.change === 'added' ? '➕ added' : '➖ removed'} ${code(name)}`;
   const shown = o.paths.slice(0, PATHS_PER_OBJECT).map(code);
   if (o.paths.length > PATHS_PER_OBJECT) shown.push(`… and ${o.paths.length - PATHS_PER_OBJECT} more`);

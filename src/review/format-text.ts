@@ -3,6 +3,7 @@
  * stdout is a TTY and NO_COLOR is unset), so pipes and CI logs get plain text.
  */
 import { riskLine, versionText } from './format-markdown.js';
+import { clusterRanges } from '../core/cluster-ranges.js';
 import type { ReviewReport } from './types.js';
 
 const COLOURS = { red: 31, green: 32, yellow: 33, bold: 1, dim: 2 } as const;
@@ -30,7 +31,7 @@ export function formatText(report: ReviewReport, options: { colour?: boolean } =
     for (const k of c.kinds) {
       lines.push(`  ${k.kind}${k.group ? ` (${k.group})` : ''}`);
       for (const o of k.objects) {
-        const name = `${o.namespace ? o.namespace + '/' : ''}${o.name}`;
+        const name = `${o.namespace ? o.namespace + '/' : ''}${o.name}${o.clusters ? ` (clusters ${clusterRanges(o.clusters)})` : ''}`;
         if (o.change === 'added') lines.push(paint('green', `    + ${name}`));
         else if (o.change === 'removed') lines.push(paint('red', `    - ${name}`));
         else {

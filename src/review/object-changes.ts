@@ -61,11 +61,13 @@ function refsOf(objects: readonly KObject[]): ObjectRef[] {
 
 /**
  * The objects that differ between the previous and the new bytes of the files a write touched,
- * sorted by file, then kind, namespace, name. Files this process did not emit are parsed.
+ * sorted by file, then kind, namespace, name. Files this process did not emit are parsed. A new
+ * object whose identity was in no previous file keeps no parsed value (it is never compared), so
+ * a write of many new files does not hold them all parsed.
  */
 export function objectChanges(
   summary: Pick<WriteSummary, 'written' | 'previous'>,
-  files: ReadonlyMap<string, string | Uint8Array>,
+  files: Pick<ReadonlyMap<string, string | Uint8Array>, 'get'>,
   unreadable: (file: string) => void = () => undefined,
 ): ObjectChange[] {
   const text = (bytes: string | Uint8Array | undefined) => (typeof bytes === 'string' ? bytes : Buffer.from(bytes ?? '').toString('utf8'));
@@ -78,10 +80,31 @@ export function objectChanges(
       return [];
     }
   };
+  const before = [...summary.previous].map(([file, bytes]): [string, ObjectRef[]] => [file, previousRefs(file, bytes)]);
+  // coarser than compareObjects' key (no file's cluster), so every object it compares keeps its value
+  const identity = (r: ObjectRef) => [apiGroup(r.apiVersion), r.kind, r.namespace, r.name].join('\0');
+  const known = new Set(before.flatMap(([, refs]) => refs.map(identity)));
   return compareObjects(
-    [...summary.previous].map(([file, bytes]) => [file, previousRefs(file, bytes)]),
-    summary.written.map((file) => [file, objectRefs(file, text(files.get(file)))]),
+    before,
+    summary.written.map((file): [string, ObjectRef[]] => [
+      file,
+      objectRefs(file, text(files.get(file))).map((r) => (known.has(identity(r)) ? r : identityOnly(r))),
+    ]),
   );
+}
+
+/** An object's identity alone: its digest is never asked for. */
+function identityOnly(ref: ObjectRef): ObjectRef {
+  const { apiVersion, kind, namespace, name } = ref;
+  return {
+    apiVersion,
+    kind,
+    namespace,
+    name,
+    get digest(): string {
+      throw new Error('the digest of an object present on one side only');
+    },
+  };
 }
 
 export type ObjectChangeKind = 'added' | 'changed' | 'removed';

@@ -173,6 +173,9 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
     if (v) findings.push(v);
   }
 
+  // a change a fleet's clusters get from one shared base (the same files before and after) is
+  // reported once, under the base, naming the clusters it reaches
+  const shared = new Map<string, ObjectChange & { clusters: string[] }>();
   for (const pair of pairObjects(a, b)) {
     const t = (pair.after ?? pair.before)!;
     const change: ChangeType = !pair.before ? 'added' : !pair.after ? 'removed' : 'changed';
@@ -188,14 +191,27 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
         paths = kept;
       }
     }
-    const diff = components.get(t.component)!;
+    const fromBase = (!pair.before || pair.before.base) && (!pair.after || pair.after.base);
+    const directory = fromBase ? t.base! : t.component;
+    const key = [directory, change, pair.before?.file, pair.after?.file, t.id.group, t.id.kind, t.id.namespace, t.id.name].join('\0');
+    if (fromBase) {
+      const earlier = shared.get(key);
+      if (earlier) {
+        earlier.clusters.push(t.cluster);
+        continue;
+      }
+      if (!components.has(directory)) components.set(directory, emptyComponent(directory, a, b));
+    }
+    const diff = components.get(directory)!;
     diff[change]++;
     const entry: ObjectChange = { ...t.id, change, file: t.file, paths, ...(folded ? { schemaPathsFolded: folded } : {}) };
+    if (fromBase) shared.set(key, Object.assign(entry, { clusters: [t.cluster] }));
     let group = diff.kinds.find((k) => k.group === t.id.group && k.kind === t.id.kind);
     if (!group) diff.kinds.push((group = { group: t.id.group, kind: t.id.kind, objects: [] }));
     group.objects.push(entry);
-    findings.push(...objectFindings(pair, t.component, t.file));
+    findings.push(...objectFindings(pair, directory, t.file));
   }
+  for (const entry of shared.values()) entry.clusters.sort(compareStrings);
 
   const list = [...components.values()]
     .filter((c) => c.added + c.removed + c.changed > 0 || c.oldVersion !== c.newVersion)

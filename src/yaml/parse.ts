@@ -129,7 +129,7 @@ function checkSize(text: string, source: string, maxBytes: number): void {
 // except U+FFFE and U+FFFF (yaml_parser_update_buffer: "control characters are not allowed").
 const FORBIDDEN_CHARACTER = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]/;
 
-function checkCharacters(text: string, source: string): void {
+export function checkCharacters(text: string, source: string): void {
   const m = FORBIDDEN_CHARACTER.exec(text);
   if (!m) return;
   const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');

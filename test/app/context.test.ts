@@ -11,7 +11,8 @@ import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { ArtifactCache } from '../../src/sources/cache.js';
 import { BatchParseError } from '../../src/render/component.js';
 import { renderManagementCluster } from '../../src/app/cluster.js';
-import { RunContext } from '../../src/app/context.js';
+import { BoundedMemo, MEMO_LIMITS, RunContext } from '../../src/app/context.js';
+import { sha256Hex } from '../../src/core/digest.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { rejection } from '../helpers/assertions.js';
 
@@ -140,4 +141,57 @@ ${extra}`;
     messages.some((m) => /ConfigMap capex-system\/extras is not in the input/.test(m)),
     messages.join('\n'),
   );
+});
+
+test('a fleet of 200 same-length texts that differ near their end: each lookup hashes its text once, never compares texts (issue 24)', async () => {
+  // V8 hashes a string over 16,383 characters by its length, so a Map keyed by these texts would
+  // compare up to 200 × 20,000 characters per lookup; the memos key by digest instead
+  let digests = 0;
+  let hashed = 0;
+  const context = new RunContext(undefined, {
+    digest: (text) => {
+      digests++;
+      hashed += text.length;
+      return sha256Hex(text);
+    },
+  });
+  const filler = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata:\n  notes: "${'x'.repeat(20_000)}"\n`;
+  const texts = Array.from(
+    { length: 200 },
+    (_, i) => `${filler}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c${String(i).padStart(3, '0')}}\n`,
+  );
+  assert.equal(new Set(texts.map((t) => t.length)).size, 1);
+  assert.ok(texts[0]!.length > 16_383);
+  const first = await Promise.all(texts.map((text, i) => context.parse({ text, source: `c${i}` })));
+  const again = await Promise.all(texts.map((text, i) => context.parse({ text, source: `c${i}` })));
+  // each text's objects, the same objects when the same text comes again, and the large document parsed once for all
+  first.forEach((objects, i) =>
+    assert.deepEqual(
+      objects.map((o) => o.metadata.name),
+      ['settings', `c${String(i).padStart(3, '0')}`],
+    ),
+  );
+  // (the memo of whole texts keeps the most recent 64; their documents' objects are kept by the document memo)
+  again.forEach((objects, i) => objects.forEach((o, k) => assert.equal(o, first[i]![k])));
+  assert.equal(first[0]![0], first[199]![0]);
+  assert.deepEqual(context.stats.documents, { requested: 800, parsed: 201 });
+  // the work of 400 lookups: the first time, each document and the text's key hashed once; the
+  // second, a document equal to the one at its place in the same artifact's last text takes its
+  // digest (one comparison), and only the key is hashed
+  assert.equal(digests, 200 * 3 + 200);
+  const characters = texts.reduce((n, t) => n + t.length, 0);
+  assert.ok(hashed < 2 * characters + 400 * 300, `${hashed} characters hashed for ${2 * characters} looked up`);
+});
+
+test('the memos are bounded: a text of one cluster is dropped once a few newer ones came (BoundedMemo, MEMO_LIMITS)', () => {
+  const memo = new BoundedMemo<string>(10);
+  for (let i = 0; i < 8; i++) memo.set(`k${i}`, `v${i}`, 3);
+  assert.equal(memo.size, 3);
+  assert.equal(memo.get('k4'), undefined);
+  assert.equal(memo.get('k5'), 'v5');
+  // used last, kept longest
+  memo.set('k8', 'v8', 3);
+  assert.equal(memo.get('k5'), 'v5');
+  assert.equal(memo.get('k6'), undefined);
+  assert.ok(MEMO_LIMITS.documentCharacters <= 16 * 1024 * 1024);
 });

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { renderManagementCluster, type RenderOptions } from '../../src/app/cluster.js';
+import { renderOutput } from '../../src/app/run.js';
 import { compareStrings } from '../../src/core/diagnostics.js';
 import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
@@ -46,6 +47,59 @@ for (const [name, manifest] of [
       const { files } = await renderManagementCluster({ manifestPaths: [manifest], layout, set: wiring[layout] });
       const key = `${name} ${layout}`;
       assert.equal(treeHash(files), RECORDED[key], key);
+    });
+  }
+}
+
+/** A fleet on the corpus: two clusters on v1.12.0 that differ in a variable, one on an older release. */
+const FLEET_RELEASE = `apiVersion: capi-gitops.dev/v1alpha1
+kind: Release
+metadata: {name: "2025.05.0"}
+providers:
+  CoreProvider/cluster-api: v1.10.4
+  BootstrapProvider/kubeadm: v1.10.4
+  ControlPlaneProvider/kubeadm: v1.10.4
+`;
+const FLEET_CLUSTERS = `clusters:
+- name: eu-1
+  variables: {CLUSTER_TOPOLOGY: "true"}
+- name: us-1
+  variables: {CLUSTER_TOPOLOGY: "false"}
+- name: old-1
+  release: "2025.05.0"
+`;
+const fleet = writeTempManifest({
+  'providers.yaml': corpusManifest('v1.12.0', 'repository') + FLEET_CLUSTERS,
+  'releases.yaml': FLEET_RELEASE,
+});
+const fleetWiring: Record<string, RenderOptions['set']> = {
+  kustomize: [],
+  argocd: [{ expression: 'repoURL=https://git.example.com/platform/fleet.git,path=fleet', forceString: false }],
+  'argocd applicationSet': [
+    { expression: 'repoURL=https://git.example.com/platform/fleet.git,path=fleet,applicationSet=true', forceString: false },
+  ],
+  flux: [{ expression: 'path=fleet', forceString: false }],
+};
+
+const RECORDED_FLEET: Record<string, string> = {
+  'full kustomize': '266af0f5e42e82142eb42ca6a02f27d2621c59e6b6b9b55cc0da0068edb18976',
+  'full argocd': '56fcba0105154384ffe50b930f6ce424d9a04f61037c618838a16ac7f47682e4',
+  'full argocd applicationSet': 'f64050ee985c292805fcd6e543bf52768dd882248f61282acfc1af32ac82b8b4',
+  'full flux': 'c669e718a2bcb4699b6b5ffce186c48c1bb18e6d624003fce90ff6a5515f40a5',
+  // the shared layout (issue 24): bases/ for what two or more clusters render alike
+  'shared kustomize': 'b9c0f9a2b5bb43c7d3c8267427c1740be591d2fb4864691285b5d127b358f338',
+  'shared argocd': '480204b973ed2df4355e6f9a18f89026292169773efa356174892081dca1be66',
+  'shared argocd applicationSet': 'cc18d48047e730ad7a2089ec7c22a846f3b21f08f9df9a420bc486e41fd5321c',
+  'shared flux': 'aaa1c8973a4bd84ba80696d8b1b6c0541023b4a41a1c2766d4a9b47778ba2408',
+};
+
+for (const fleetLayout of ['full', 'shared'] as const) {
+  for (const [name, set] of Object.entries(fleetWiring)) {
+    const layout = name.split(' ')[0] as 'kustomize' | 'argocd' | 'flux';
+    test(`the corpus fleet in the ${name} layout (${fleetLayout}) has the recorded tree hash`, async () => {
+      const result = await renderOutput({ manifestPaths: [fleet], layout, set, fleetLayout });
+      assert.ok(result.fleet);
+      assert.equal(treeHash(result.files), RECORDED_FLEET[`${fleetLayout} ${name}`], `${fleetLayout} ${name}`);
     });
   }
 }

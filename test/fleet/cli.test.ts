@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeTempManifest } from '../helpers/corpus-manifest.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
@@ -45,7 +45,7 @@ test('check --cluster renders a fleet and compares, naming a hand-edited file of
   const manifest = path.join(example, 'management-cluster');
   writeFileSync(
     path.join(manifest, 'fleet.yaml'),
-    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n- name: us-1\n',
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\noutput: {fleetLayout: full}\nclusters:\n- name: eu-1\n- name: us-1\n',
   );
   const out = path.join(example, 'out');
   const run = (...args: string[]) =>
@@ -60,4 +60,27 @@ test('check --cluster renders a fleet and compares, naming a hand-edited file of
   const drift = run('check', '--cluster', 'eu-1');
   assert.equal(drift.status, 1, drift.stderr);
   assert.match(drift.stdout, /clusters\/eu-1\/01-cluster-api\/deployment-capi-controller-manager\.yaml/);
+});
+
+test('check on the shared layout: clean after render, and a hand-edited base is drift', () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  writeFileSync(
+    path.join(manifest, 'fleet.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n- name: us-1\n',
+  );
+  const out = path.join(example, 'out');
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [CLI, ...args, '-f', manifest, '-o', out, '--cache-dir', path.join(example, 'cache')], {
+      encoding: 'utf8',
+    });
+  assert.equal(run('render').status, 0);
+  assert.equal(run('check').status, 0);
+  const base = readdirSync(path.join(out, 'bases', 'cluster-api'));
+  assert.equal(base.length, 1);
+  const edited = path.join(out, 'bases', 'cluster-api', base[0]!, 'deployment-capi-controller-manager.yaml');
+  writeFileSync(edited, readFileSync(edited, 'utf8').replace('replicas: 1', 'replicas: 2'));
+  const drift = run('check');
+  assert.equal(drift.status, 1, drift.stderr);
+  assert.match(drift.stdout, new RegExp(`bases/cluster-api/${base[0]}/deployment-capi-controller-manager\\.yaml`));
 });

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -13,6 +13,7 @@ import { planRelease, type FleetResult } from '../../src/app/fleet.js';
 import { lockOutput, renderOutput } from '../../src/app/run.js';
 import { renderManagementCluster } from '../../src/app/cluster.js';
 import { writeOutput } from '../../src/output/write.js';
+import { expandClusterTree } from '../../src/layout/fleet.js';
 import { parseLockfile } from '../../src/resolve/lock/lockfile.js';
 import type { KObject } from '../../src/core/kobject.js';
 import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
@@ -74,18 +75,23 @@ function differing(a: Map<string, string>, b: Map<string, string>): string[] {
   return [...new Set([...a.keys(), ...b.keys()])].filter((f) => a.get(f) !== b.get(f)).sort();
 }
 
-async function renderFleetDir(dir: string, layout: 'kustomize' | 'argocd' | 'flux' = 'kustomize'): Promise<FleetResult> {
+async function renderFleetDir(
+  dir: string,
+  layout: 'kustomize' | 'argocd' | 'flux' = 'kustomize',
+  fleetLayout: 'full' | 'shared' = 'full',
+): Promise<FleetResult> {
   const set =
     layout === 'kustomize'
       ? []
       : [...(layout === 'argocd' ? [`repoURL=${REPO}`] : []), 'path=fleet'].map((expression) => ({ expression, forceString: false }));
-  const result = await renderOutput({ manifestPaths: [dir], layout, set });
+  const result = await renderOutput({ manifestPaths: [dir], layout, set, fleetLayout });
   assert.ok(result.fleet);
   return result;
 }
 
 const kustomizeDir = writeTempManifest(fleetFiles());
 const kustomizeFleet = renderFleetDir(kustomizeDir);
+const sharedFleet = kustomizeFleet.then(() => renderFleetDir(kustomizeDir, 'kustomize', 'shared'));
 
 test('each artifact is fetched once and each distinct text parsed once, however many clusters use it', async () => {
   const { parsing, fetching } = await kustomizeFleet;
@@ -184,6 +190,68 @@ test('kubectl kustomize builds every cluster directory', { skip: kubectlAvailabl
   }
 });
 
+/** A shared tree read back as the full layout writes it, cluster by cluster (layout/fleet.ts expandClusterTree). */
+async function expandShared(files: Map<string, string>, cluster: string): Promise<Map<string, string>> {
+  const resources = (text: string) => (YAML.parse(text) as { resources: string[] }).resources;
+  return expandClusterTree(clusterTree(files, cluster), async (file) => files.get(file), resources);
+}
+
+test('the shared layout writes each object two or more clusters hold once, under bases/, and each cluster reads back as its full tree', async () => {
+  const full = (await kustomizeFleet).files;
+  const shared = await sharedFleet;
+  for (const cluster of ['eu-1', 'us-1', 'old-1']) {
+    assert.deepEqual([...(await expandShared(shared.files, cluster))].sort(), [...clusterTree(full, cluster)].sort(), cluster);
+  }
+  // every object file of the full layout held by two or more clusters is in exactly one base
+  const holders = new Map<string, string[]>();
+  // an object of a component's version: the version is in the component kustomization's header
+  const version = (cluster: string, dir: string) =>
+    / (v[\d.]+) \(sha256/.exec(full.get(`clusters/${cluster}/${dir}/kustomization.yaml`)!)![1];
+  for (const [file, text] of full) {
+    const m = /^clusters\/([^/]+)\/(\d\d-[^/]+)\/(.+)$/.exec(file);
+    if (!m || m[3] === 'kustomization.yaml') continue;
+    const key = `${m[2]}/${m[3]}\0${text}\0${version(m[1]!, m[2]!)}`;
+    holders.set(key, [...(holders.get(key) ?? []), m[1]!]);
+  }
+  for (const [key, clusters] of holders) {
+    const [place, text, at] = key.split('\0') as [string, string, string];
+    const file = place.slice(place.indexOf('/') + 1);
+    const ofVersion = (f: string) =>
+      f.startsWith('bases/') ? f.includes(`/${at}-`) : version(f.split('/')[1]!, place.slice(0, place.indexOf('/'))) === at;
+    const copies = [...shared.files].filter(([f, t]) => t === text && f.endsWith(`/${file}`) && ofVersion(f)).map(([f]) => f);
+    if (clusters.length >= 2)
+      assert.deepEqual(copies.length === 1 && copies[0]!.startsWith('bases/'), true, `${place}: ${copies.join(', ')}`);
+    else assert.deepEqual(copies, [`clusters/${clusters[0]}/${place}`]);
+  }
+  // the clusters on v1.12.0 share a base per component; cert-manager is one base for all three
+  assert.deepEqual([...shared.bases].map(([base, clusters]) => [base.replace(/-[0-9a-f]{12}$/, ''), clusters.sort()]).sort(), [
+    ['bases/bootstrap-kubeadm/v1.12.0', ['eu-1', 'us-1']],
+    ['bases/cert-manager/v1.13.0', ['eu-1', 'old-1', 'us-1']],
+    ['bases/cluster-api/v1.12.0', ['eu-1', 'us-1']],
+    ['bases/control-plane-kubeadm/v1.12.0', ['eu-1', 'us-1']],
+  ]);
+  assert.ok(shared.files.get('README.md')!.includes('bases/<component>/<version>-<digest>/'));
+});
+
+test(
+  'kubectl kustomize gives the same objects from the shared and the full layout, for every cluster and component directory, with the default load restrictions',
+  { skip: kubectlAvailable() ? false : 'kubectl not installed' },
+  async () => {
+    const full = tempDir();
+    const shared = tempDir();
+    await writeOutput(full, (await kustomizeFleet).files);
+    await writeOutput(shared, (await sharedFleet).files);
+    for (const cluster of ['eu-1', 'us-1', 'old-1']) {
+      const dirs = ['', ...readdirSync(path.join(full, 'clusters', cluster)).filter((d) => /^\d\d-/.test(d))];
+      for (const dir of dirs) {
+        const built = kubectlKustomize(path.join(shared, 'clusters', cluster, dir));
+        assert.ok(built.includes('kind: '), `${cluster}/${dir}`);
+        assert.equal(built, kubectlKustomize(path.join(full, 'clusters', cluster, dir)), `${cluster}/${dir}`);
+      }
+    }
+  },
+);
+
 test('argocd fleet: every wiring object valid against the real CRDs, destinations from the overlays, names per cluster, kustomize builds', async () => {
   const { files } = await renderFleetDir(writeTempManifest(fleetFiles()), 'argocd');
   const out = tempDir();
@@ -242,10 +310,10 @@ function snapshot(dir: string): Map<string, { bytes: string; mtimeMs: number; in
   );
 }
 
-test('render --cluster writes only that cluster; the others keep their bytes and timestamps', async () => {
+test('render --cluster writes only that cluster; the others keep their bytes and timestamps (full layout)', async () => {
   const dir = writeTempManifest(fleetFiles());
   const out = path.join(tempDir(), 'out');
-  const first = cli(['render', '-f', dir, '-o', out, '--quiet'], dir);
+  const first = cli(['render', '-f', dir, '-o', out, '--quiet', '--fleet-layout', 'full'], dir);
   assert.equal(first.status, 0, first.stderr);
   const before = snapshot(out);
   const lockBefore = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8');
@@ -260,7 +328,7 @@ test('render --cluster writes only that cluster; the others keep their bytes and
           '{CLUSTER_TOPOLOGY: "true"}\n  gitops: {destination: {name: us-1}}',
         ),
   );
-  const second = cli(['render', '-f', dir, '-o', out, '--cluster', 'us-1'], dir);
+  const second = cli(['render', '-f', dir, '-o', out, '--cluster', 'us-1', '--fleet-layout', 'full'], dir);
   assert.equal(second.status, 0, second.stderr);
   assert.match(second.stdout, /cluster eu-1: not rendered \(--cluster\), its files are kept/);
   const after = snapshot(out);
@@ -278,6 +346,28 @@ test('render --cluster writes only that cluster; the others keep their bytes and
   const unknown = cli(['render', '-f', dir, '-o', out, '--cluster', 'us-2'], dir);
   assert.equal(unknown.status, 1);
   assert.match(unknown.stderr, /--cluster us-2: no such cluster[\s\S]*did you mean --cluster us-1\?/);
+});
+
+test("render --cluster in the shared layout: the others' objects keep their bytes, wherever sharing puts them", async () => {
+  const dir = writeTempManifest(fleetFiles());
+  const out = path.join(tempDir(), 'out');
+  assert.equal(cli(['render', '-f', dir, '-o', out, '--quiet'], dir).status, 0);
+  const before = readTree(out);
+  // both clusters change; only us-1 is rendered, and now renders what eu-1 renders
+  writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.12.0') + CLUSTERS().replace('"false"', '"true"'));
+  const second = cli(['render', '-f', dir, '-o', out, '--cluster', 'us-1'], dir);
+  assert.equal(second.status, 0, second.stderr);
+  const after = readTree(out);
+  assert.deepEqual(await expandShared(after, 'eu-1'), await expandShared(before, 'eu-1'));
+  assert.deepEqual(await expandShared(after, 'us-1'), await expandShared(after, 'eu-1'));
+  // old-1 shares cert-manager's base, which stays as it was
+  assert.deepEqual(clusterTree(after, 'old-1'), clusterTree(before, 'old-1'));
+  // eu-1's Deployments, its own before, are now in the bases both clusters list
+  assert.ok(!after.has('clusters/eu-1/01-cluster-api/deployment-capi-controller-manager.yaml'));
+  assert.match(
+    [...after].find(([f]) => /^bases\/cluster-api\/[^/]+\/deployment-capi-controller-manager\.yaml$/.test(f))![1],
+    /ClusterTopology=true/,
+  );
 });
 
 test('a cluster moved to another release changes exactly its versions; the lock changes only for it; plan --release shows the move first', async () => {

@@ -19,6 +19,7 @@ import { render } from '../../src/app/render.js';
 import { listVariables } from '../../src/app/cluster.js';
 import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { readTree } from '../helpers/tree.js';
 import { assertNoSecret, inlineSecretFiles, SUITE_SECRETS } from '../helpers/secret-scan.js';
 
 const B64 = Buffer.from(SUITE_SECRETS.landingCredentials).toString('base64');
@@ -125,7 +126,8 @@ async function renderTo(
       out,
     );
     assertNoSecret(SECRETS, { texts: { warnings: result.warnings.join('\n') } });
-    return { out, prefix, files: result.files, warnings: result.warnings };
+    // a fleet's files are written as its clusters render: read them from the output
+    return { out, prefix, files: result.fleet ? readTree(out) : result.files, warnings: result.warnings };
   } catch (err) {
     if (!(err instanceof CapiGitopsError)) throw err;
     assertNoSecret(SECRETS, { texts: { error: err.message } });

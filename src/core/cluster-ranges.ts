@@ -1,0 +1,33 @@
+/** A fleet's cluster names, shortened for messages: `c000–c099, eu-1` (what two stages print). */
+import { compareStrings } from './diagnostics.js';
+
+/**
+ * Cluster names, with runs of consecutive numbers under one prefix and width written as ranges:
+ * `c000–c099, eu-1, us-1`.
+ */
+export function clusterRanges(names: readonly string[]): string {
+  const parsed = [...new Set(names)].map((name) => {
+    const m = /^(.*?)(\d+)$/.exec(name);
+    return m ? { name, prefix: m[1]!, digits: m[2]!, n: Number(m[2]) } : { name, prefix: name, digits: '', n: NaN };
+  });
+  parsed.sort(
+    (a, b) => compareStrings(a.prefix, b.prefix) || a.digits.length - b.digits.length || a.n - b.n || compareStrings(a.name, b.name),
+  );
+  const parts: string[] = [];
+  for (let i = 0; i < parsed.length;) {
+    let j = i;
+    const first = parsed[i]!;
+    while (
+      j + 1 < parsed.length &&
+      first.digits !== '' &&
+      parsed[j + 1]!.prefix === first.prefix &&
+      parsed[j + 1]!.digits.length === first.digits.length &&
+      parsed[j + 1]!.n === parsed[j]!.n + 1
+    )
+      j++;
+    if (j - i >= 2) parts.push(`${first.name}–${parsed[j]!.name}`);
+    else for (let k = i; k <= j; k++) parts.push(parsed[k]!.name);
+    i = j + 1;
+  }
+  return parts.join(', ');
+}

@@ -1,0 +1,84 @@
+/**
+ * The staged write a fleet streams into (src/output/write.ts OutputStage): files go into the new
+ * tree beside the output as they are made, held files are placed by a rename, and `commit` swaps
+ * the tree in with writeOutput's guarantees; nothing touches the output before the commit.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { OutputStage, writeOutput } from '../../src/output/write.js';
+import { contentDigest } from '../../src/output/ownership-index.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { readTree } from '../helpers/tree.js';
+
+const siblings = (out: string) => readdirSync(path.dirname(out)).filter((n) => n !== path.basename(out));
+
+test('files staged one by one, and a held file placed later, appear together at the commit with their index', async () => {
+  const out = path.join(tempDir(), 'out');
+  const stage = new OutputStage(out);
+  await stage.writeAll([['clusters/a/kustomization.yaml', 'resources: []\n']]);
+  await stage.hold('object-0', 'kind: ConfigMap\n');
+  await stage.writeAll([['README.md', '# fleet\n']]);
+  // written beside the output, not in it
+  assert.equal(existsSync(out), false);
+  await stage.place('object-0', 'bases/a/v1-0123/configmap.yaml');
+  const summary = await stage.commit();
+  assert.deepEqual(summary.written, ['README.md', 'bases/a/v1-0123/configmap.yaml', 'clusters/a/kustomization.yaml']);
+  const tree = readTree(out);
+  assert.equal(tree.get('bases/a/v1-0123/configmap.yaml'), 'kind: ConfigMap\n');
+  assert.ok(tree.get('.capi-gitops-index')!.includes(`${contentDigest('kind: ConfigMap\n')}  bases/a/v1-0123/configmap.yaml`));
+  // no staging directory, held file or lock is left
+  assert.deepEqual(siblings(out), []);
+});
+
+test('a commit that changes nothing writes nothing: every file keeps its inode; files not staged again are removed, others carried', async () => {
+  const out = path.join(tempDir(), 'out');
+  const files = new Map([
+    ['a/x.yaml', 'kind: X\n'],
+    ['b/y.yaml', 'kind: Y\n'],
+  ]);
+  await writeOutput(out, files);
+  const inode = (f: string) => statSync(path.join(out, f)).ino;
+  const before = { x: inode('a/x.yaml'), y: inode('b/y.yaml') };
+  const same = new OutputStage(out);
+  await same.writeAll(files);
+  const unchanged = await same.commit();
+  assert.deepEqual([unchanged.written, unchanged.unchanged], [[], ['a/x.yaml', 'b/y.yaml']]);
+  assert.deepEqual({ x: inode('a/x.yaml'), y: inode('b/y.yaml') }, before);
+
+  mkdirSync(path.join(out, 'notes'));
+  writeFileSync(path.join(out, 'notes', 'mine.txt'), 'not the tool’s\n');
+  const next = new OutputStage(out);
+  await next.writeAll([
+    ['a/x.yaml', 'kind: X\n'],
+    ['c/z.yaml', 'kind: Z\n'],
+  ]);
+  const summary = await next.commit();
+  assert.deepEqual([summary.written, summary.unchanged, summary.removed], [['c/z.yaml'], ['a/x.yaml'], ['b/y.yaml']]);
+  assert.equal(inode('a/x.yaml'), before.x);
+  assert.equal(readFileSync(path.join(out, 'notes', 'mine.txt'), 'utf8'), 'not the tool’s\n');
+  assert.equal(existsSync(path.join(out, 'b')), false);
+});
+
+test('an aborted stage leaves the output as it was and nothing beside it; the next write takes the lock', async () => {
+  const out = path.join(tempDir(), 'out');
+  await writeOutput(out, new Map([['a/x.yaml', 'kind: X\n']]));
+  const stage = new OutputStage(out);
+  await stage.writeAll([['a/x.yaml', 'kind: X2\n']]);
+  await stage.hold('object-1', 'kind: Held\n');
+  assert.ok(siblings(out).length > 0);
+  await stage.abort();
+  assert.deepEqual(siblings(out), []);
+  assert.equal(readFileSync(path.join(out, 'a', 'x.yaml'), 'utf8'), 'kind: X\n');
+  await writeOutput(out, new Map([['a/x.yaml', 'kind: X3\n']]));
+  assert.equal(readFileSync(path.join(out, 'a', 'x.yaml'), 'utf8'), 'kind: X3\n');
+});
+
+test('a stage refuses a path outside the output, before anything is written', async () => {
+  const out = path.join(tempDir(), 'out');
+  const stage = new OutputStage(out);
+  await assert.rejects(stage.writeAll([['../escape.yaml', 'kind: X\n']]), /has a "\." or "\.\." segment/);
+  await stage.abort();
+  assert.deepEqual(siblings(out), []);
+});
