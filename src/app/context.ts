@@ -247,10 +247,10 @@ export class RunContext {
 
   /**
    * Each text's objects, or its own problems; a bound of the whole batch, a BatchParseError.
-   * Parsed forms are cached on disk by the sha256 of the text parsed (the artifact after
-   * substitution) and the parser's version, one entry per document, so a warm render skips YAML
-   * parsing altogether; a text made mostly of documents parsed before (a fleet's cluster with a
-   * value of its own) is not stored again.
+   * Parsed forms are cached on disk by a digest of the text parsed (the artifact after
+   * substitution; parsedCacheKey) and the parser's version, one array of objects per document,
+   * so a warm render skips YAML parsing altogether; a text some of whose documents were parsed
+   * before (a fleet's cluster with a value of its own) is neither looked up nor stored.
    */
   private async parseBatch(batch: readonly Pending[]): Promise<(KObject[] | CapiGitopsError | BatchParseError)[]> {
     const cache = this.cache;

@@ -252,49 +252,54 @@ test(
   },
 );
 
-test('argocd fleet: every wiring object valid against the real CRDs, destinations from the overlays, names per cluster, kustomize builds', async () => {
-  const { files } = await renderFleetDir(writeTempManifest(fleetFiles()), 'argocd');
-  const out = tempDir();
-  await writeOutput(out, files);
-  for (const cluster of ['eu-1', 'us-1', 'old-1']) {
-    const wiring = [...clusterTree(files, cluster)]
-      .filter(([f]) => f.startsWith('argocd/') && !f.endsWith('kustomization.yaml'))
-      .map(([, t]) => YAML.parse(t) as KObject);
-    for (const o of wiring) assert.deepEqual(wiringProblems(o), [], `${cluster} ${o.kind} ${o.metadata.name}`);
-    const apps = wiring.filter((o) => o.kind === 'Application' && o.metadata.name !== `capi-gitops-${cluster}`);
-    assert.equal(apps.length, 4);
-    for (const app of apps) {
-      const spec = app.spec as { destination: { name?: string }; source: { path: string }; project: string };
-      assert.equal(spec.destination.name, cluster);
-      assert.match(spec.source.path, new RegExp(`^fleet/clusters/${cluster}/0\\d-`));
-      assert.ok(app.metadata.name!.startsWith(`capi-gitops-${cluster}-`), app.metadata.name);
-      assert.equal(spec.project, `capi-gitops-${cluster}`);
-    }
-    if (kubectlAvailable()) kubectlKustomize(path.join(out, 'clusters', cluster, 'argocd'));
-  }
-});
-
-test("flux fleet: each cluster's Kustomizations carry their own dependsOn chain, valid against the real CRDs", async () => {
-  const { files } = await renderFleetDir(writeTempManifest(fleetFiles(CLUSTERS('2025.05.0', () => ''))), 'flux');
-  const out = tempDir();
-  await writeOutput(out, files);
-  for (const cluster of ['eu-1', 'us-1', 'old-1']) {
-    const wiring = [...clusterTree(files, cluster)]
-      .filter(([f]) => f.startsWith('flux/') && !f.endsWith('kustomization.yaml'))
-      .map(([, t]) => YAML.parse(t) as KObject);
-    for (const o of wiring) assert.deepEqual(wiringProblems(o), [], `${cluster} ${o.kind} ${o.metadata.name}`);
-    const names = new Set(wiring.map((o) => o.metadata.name));
-    for (const k of wiring.filter((o) => o.kind === 'Kustomization')) {
-      const spec = k.spec as { dependsOn?: { name: string }[]; path: string };
-      for (const dep of spec.dependsOn ?? []) {
-        assert.ok(dep.name.startsWith(`capi-gitops-${cluster}-`), dep.name);
-        assert.ok(names.has(dep.name), `${dep.name} is one of ${cluster}'s Kustomizations`);
+for (const fleetLayout of ['shared', 'full'] as const) {
+  test(`argocd fleet (${fleetLayout}): every wiring object valid against the real CRDs, destinations from the overlays, names per cluster, kustomize builds`, async () => {
+    const { files } = await renderFleetDir(writeTempManifest(fleetFiles()), 'argocd', fleetLayout);
+    const out = tempDir();
+    await writeOutput(out, files);
+    for (const cluster of ['eu-1', 'us-1', 'old-1']) {
+      const wiring = [...clusterTree(files, cluster)]
+        .filter(([f]) => f.startsWith('argocd/') && !f.endsWith('kustomization.yaml'))
+        .map(([, t]) => YAML.parse(t) as KObject);
+      for (const o of wiring) assert.deepEqual(wiringProblems(o), [], `${cluster} ${o.kind} ${o.metadata.name}`);
+      const apps = wiring.filter((o) => o.kind === 'Application' && o.metadata.name !== `capi-gitops-${cluster}`);
+      assert.equal(apps.length, 4);
+      for (const app of apps) {
+        const spec = app.spec as { destination: { name?: string }; source: { path: string }; project: string };
+        assert.equal(spec.destination.name, cluster);
+        assert.match(spec.source.path, new RegExp(`^fleet/clusters/${cluster}/0\\d-`));
+        assert.ok(app.metadata.name!.startsWith(`capi-gitops-${cluster}-`), app.metadata.name);
+        assert.equal(spec.project, `capi-gitops-${cluster}`);
+        // what each Application syncs builds with Argo CD's default kustomize options
+        if (kubectlAvailable() && cluster === 'eu-1')
+          assert.match(kubectlKustomize(path.join(out, spec.source.path.slice('fleet/'.length))), /kind: /);
       }
-      assert.ok(spec.path.startsWith(`./fleet/clusters/${cluster}/`), spec.path);
+      if (kubectlAvailable()) kubectlKustomize(path.join(out, 'clusters', cluster, 'argocd'));
     }
-    if (kubectlAvailable()) kubectlKustomize(path.join(out, 'clusters', cluster, 'flux'));
-  }
-});
+  });
+
+  test(`flux fleet (${fleetLayout}): each cluster's Kustomizations carry their own dependsOn chain, valid against the real CRDs`, async () => {
+    const { files } = await renderFleetDir(writeTempManifest(fleetFiles(CLUSTERS('2025.05.0', () => ''))), 'flux', fleetLayout);
+    const out = tempDir();
+    await writeOutput(out, files);
+    for (const cluster of ['eu-1', 'us-1', 'old-1']) {
+      const wiring = [...clusterTree(files, cluster)]
+        .filter(([f]) => f.startsWith('flux/') && !f.endsWith('kustomization.yaml'))
+        .map(([, t]) => YAML.parse(t) as KObject);
+      for (const o of wiring) assert.deepEqual(wiringProblems(o), [], `${cluster} ${o.kind} ${o.metadata.name}`);
+      const names = new Set(wiring.map((o) => o.metadata.name));
+      for (const k of wiring.filter((o) => o.kind === 'Kustomization')) {
+        const spec = k.spec as { dependsOn?: { name: string }[]; path: string };
+        for (const dep of spec.dependsOn ?? []) {
+          assert.ok(dep.name.startsWith(`capi-gitops-${cluster}-`), dep.name);
+          assert.ok(names.has(dep.name), `${dep.name} is one of ${cluster}'s Kustomizations`);
+        }
+        assert.ok(spec.path.startsWith(`./fleet/clusters/${cluster}/`), spec.path);
+      }
+      if (kubectlAvailable()) kubectlKustomize(path.join(out, 'clusters', cluster, 'flux'));
+    }
+  });
+}
 
 function cli(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });

@@ -19,6 +19,7 @@ import { writeOutput } from '../../src/output/write.js';
 import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { kubectlAvailable, kubectlKustomize, readTree } from '../helpers/tree.js';
 import { rejection } from '../helpers/assertions.js';
+import { SUITE_SECRETS } from '../helpers/secret-scan.js';
 
 /** A local clusterctl repository with one release of a core provider whose components are `text`. */
 function coreRelease(text: string): string {
@@ -200,3 +201,21 @@ test(
     }
   },
 );
+
+for (const fleetLayout of ['shared', 'full'] as const) {
+  test(`the secrets gate holds in the ${fleetLayout} fleet layout: a Secret's value bound for two clusters' files is refused, nothing written`, async () => {
+    // the same secret value in every cluster: byte-identical objects the shared layout would put in a base
+    const url = coreRelease(
+      'apiVersion: v1\nkind: Namespace\nmetadata: {name: capi-system}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: vault, namespace: capi-system}\ndata: {token: "${VAULT_TOKEN}"}\n',
+    );
+    const dir = writeTempManifest({ 'fleet.yaml': fleetOf(url, ['- name: eu-1', '- name: us-1']) });
+    const secrets = path.join(tempDir(), 'secrets.env');
+    writeFileSync(secrets, `VAULT_TOKEN=${SUITE_SECRETS.oldToken}\n`);
+    const out = path.join(tempDir(), 'out');
+    const error = await rejection(render({ manifestPaths: [dir], secretFiles: [secrets], fleetLayout }, out));
+    assert.ok(error instanceof CapiGitopsError);
+    assert.ok(!error.message.includes(SUITE_SECRETS.oldToken));
+    assert.match(error.message, /VAULT_TOKEN/);
+    assert.deepEqual(readdirSync(path.dirname(out)), []);
+  });
+}
