@@ -21,7 +21,10 @@ import type { RunContext } from './context.js';
 import { providerName } from './providers.js';
 import type { RenderOptions, Resolution } from './types.js';
 
-/** A manifest-chosen GitHub API host gets a token (GITHUB_TOKEN, a configSecret's github-token) only when the person running the tool named it too. */
+/**
+ * A manifest-chosen GitHub API host gets a token (GITHUB_TOKEN, a configSecret's github-token)
+ * only when the person running the tool named it too.
+ */
 function guardGitHubToken(apiUrl: string | undefined, configured: SourceOptions, manifest: Manifest): void {
   const env = configured.env ?? process.env;
   const token = configured.github?.token ?? githubTokenFromEnv(env);

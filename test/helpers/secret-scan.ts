@@ -86,7 +86,7 @@ export const SUITE_SECRETS = {
   ciGitLabToken: 'glpat-CiTokenNeverLeaves0451',
   /** A configSecret's github-token (test/sources/github-token.test.ts). */
   configSecretGitHubToken: 'ghp_cfgsecret9z8y7x6w5v4u3t2s1r0q',
-  /** Pasted into a ConfigMap in the forms YAML and JSON escape, URL-encoded, in hex, in two halves (test/secrets/gate-encodings.test.ts). */
+  /** Pasted into a ConfigMap escaped as YAML and JSON, URL-encoded, in hex, in two halves (test/secrets/gate-encodings.test.ts). */
   quotedToken: 'Qz\'9"k\\Lm: 7Wp x2Vr',
   splitToken: 'sk-live-4f9Qa7Zt2Lp8Wx3Ne6Rb1Yc5',
   /** A key file whose lines are all shorter than 16 characters. */

@@ -6,10 +6,16 @@ import type { ChartCompilers } from './compilers.js';
 /** The built-in charts' names. */
 export const BUILT_IN_CHARTS = ['argocd', 'flux'] as const;
 
-/** Handlebars options, for the build step that precompiles built-in charts and for the engine. `noEscape`: the output is YAML, not HTML. `strict`: a missing value fails loudly. */
+/**
+ * Handlebars options, for the build step that precompiles built-in charts and for the engine.
+ * `noEscape`: the output is YAML, not HTML. `strict`: a missing value fails loudly.
+ */
 export const COMPILE_OPTIONS = { noEscape: true, strict: true } as const;
 
-/** ajv options for values.schema.json, built in (precompiled) or a user's; `verbose` gives each error its parent schema, so a message can list the declared values. */
+/**
+ * ajv options for values.schema.json, built in (precompiled) or a user's; `verbose` gives each
+ * error its parent schema, so a message can list the declared values.
+ */
 export const CHART_AJV_OPTIONS = { allErrors: true, strict: false, verbose: true } as const;
 
 /** Chart.yaml (Helm chart apiVersion v2): the fields capi-gitops reads. */
