@@ -141,8 +141,8 @@ interface Located<T extends ObjectIdentity> {
   file: string;
 }
 
-/** A fleet's file is in `clusters/<name>/`: every cluster has its own copy of an object. */
-const FLEET_CLUSTER = /^clusters\/[^/]+\//;
+/** A fleet's file is in `clusters/<name>/` or a base, `bases/<component>/<version>-<digest>/`: each has its own copy of an object. */
+const FLEET_CLUSTER = /^(?:clusters\/[^/]+|bases\/[^/]+\/[^/]+)\//;
 
 function located<T extends ObjectIdentity>(files: Iterable<[string, readonly T[]]>): Map<string, Located<T>> {
   const objects = new Map<string, Located<T>>();
