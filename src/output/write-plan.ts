@@ -4,8 +4,8 @@ import { formatIndex, formatIndexOfDigests } from './ownership-index.js';
 import { parentOf, type TreeEntry } from './tree.js';
 
 /**
- * The files to write: relative path → text, or its UTF-8 bytes (the output cache hands over
- * bytes, so an unchanged file is compared and hashed without being decoded and encoded again).
+ * The files to write: relative path → text, or its UTF-8 bytes (a render encodes them once, so an
+ * unchanged file is compared and hashed without being decoded and encoded again).
  */
 export type OutputFiles = ReadonlyMap<string, string | Uint8Array>;
 
@@ -113,7 +113,7 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles, digests?
   const oldDirectories = [...entries].filter(([, e]) => e.type === 'dir').map(([p]) => p);
   const sameDirectories = oldDirectories.length === directories.size && oldDirectories.every((d) => directories.has(d));
 
-  // The sha256 of each file, when the caller knows them (the output cache), spares hashing every file again.
+  // The sha256 of each file, when the caller knows them (a render encoded them), spares hashing every file again.
   const known = digests && digests.size === files.size && [...files.keys()].every((p) => digests.has(p));
   const indexText = known ? formatIndexOfDigests(digests) : formatIndex(files);
   const changed = written.length > 0 || removed.length > 0 || indexText !== existing.indexText || !sameDirectories;

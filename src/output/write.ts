@@ -27,7 +27,6 @@ import { parseIndex } from './ownership-index.js';
 import { deepestFirst, scanTree, type TreeEntry } from './tree.js';
 import { pathsToCompare, planWrite, type ExistingOutput, type OutputFiles, type WritePlan } from './write-plan.js';
 import { assertWritableDirectory, lockOutputDirectory } from './write-guard.js';
-import { fileState, type FileDigests } from './file-digests.js';
 import { InterruptedError, onInterrupt, recordCommitted, throwIfInterrupted } from '../core/interrupt.js';
 import { abortAll, type PreparedFile } from '../core/prepared-file.js';
 import {
@@ -76,15 +75,9 @@ import {
  */
 
 export type { PreparedFile } from '../core/prepared-file.js';
-/**
- * What the caller knows about the files (the output cache): the sha256 of each, and the digests
- * of files on disk from an earlier run, valid while their lstat is unchanged (kernel/file-digests.ts).
- * An owned file whose lstat matches a recorded digest equal to the new file's is not read back.
- */
+/** What the caller knows about the files: the sha256 of each (a render encoded them), so the index need not hash them again. */
 export interface KnownDigests {
   digests: ReadonlyMap<string, string>;
-  /** Absent when the caller only knows the new files' digests (a render, which encoded them). */
-  onDisk?: FileDigests;
 }
 
 export interface WriteSummary {
@@ -353,23 +346,14 @@ async function scanExisting(target: Target): Promise<ExistingOutput> {
   return { entries, ownedPaths, indexText, ownedContents: new Map() };
 }
 
-async function readExisting(target: Target, files: OutputFiles, known?: KnownDigests, confirmOnly = false): Promise<ExistingOutput> {
+async function readExisting(target: Target, files: OutputFiles): Promise<ExistingOutput> {
   const scanned = await scanExisting(target);
   if (scanned.ownedPaths === undefined) return scanned;
   const listed = parseIndexEntries(scanned.indexText!, path.join(target.path, INDEX_FILE));
-  // A confirmation changes nothing: a file to remove makes it fail before anything is deleted.
-  const kept = confirmOnly ? [] : await unprovenRemovals(target, scanned.entries, listed, files, scanned.ownedContents);
+  const kept = await unprovenRemovals(target, scanned.entries, listed, files, scanned.ownedContents);
   for (const p of kept) listed.delete(p);
   const existing: ExistingOutput = { ...scanned, ownedPaths: [...listed.keys()], kept };
-  const sameAsNew = new Set<string>();
-  existing.sameAsNew = sameAsNew;
-  const compare = pathsToCompare(existing, files).filter((p) => {
-    const onDisk = known?.onDisk?.digestOf(path.join(target.path, p), fileState(existing.entries.get(p)!));
-    if (onDisk === undefined || onDisk !== known!.digests.get(p)) return true;
-    sameAsNew.add(p);
-    return false;
-  });
-  if (confirmOnly) return existing;
+  const compare = pathsToCompare(existing, files);
   const contents = await Promise.all(compare.map((p) => readFile(path.join(target.path, p))));
   compare.forEach((p, i) => existing.ownedContents.set(p, contents[i]));
   return existing;
@@ -617,33 +601,15 @@ export async function writeOutput(
   files: OutputFiles,
   options: { alongside?: PreparedFile[]; known?: KnownDigests } = {},
 ): Promise<WriteSummary> {
-  return (await writeOrConfirm(outDir, files, options))!;
+  return writeWithInterrupts(outDir, files, options);
 }
 
-/**
- * For a caller that knows each file's size and sha256 but has not loaded the bytes (the output
- * cache): the summary of a write that changes nothing, when the recorded digests prove every file
- * already holds its bytes and nothing else would change; undefined when the bytes are needed
- * (then nothing was written). The same checks run as for writeOutput (lock, writability, index).
- */
-export async function confirmUnchanged(
-  outDir: string,
-  sizes: ReadonlyMap<string, number>,
-  known: KnownDigests,
-): Promise<WriteSummary | undefined> {
-  // Stand-ins of the right length: sizes decide which files are compared; no stand-in is ever
-  // compared, hashed or written, because any file not proven by its digest ends the run first.
-  const blank = Buffer.alloc(Math.max(0, ...sizes.values()));
-  const files = new Map([...sizes].map(([p, size]) => [p, blank.subarray(0, size)]));
-  return writeOrConfirm(outDir, files, { known, confirmOnly: true });
-}
-
-async function writeOrConfirm(
+async function writeWithInterrupts(
   outDir: string,
   files: OutputFiles,
-  options: { alongside?: PreparedFile[]; known?: KnownDigests; confirmOnly?: boolean },
-): Promise<WriteSummary | undefined> {
-  const run = writeOrConfirmNow(outDir, files, options);
+  options: { alongside?: PreparedFile[]; known?: KnownDigests },
+): Promise<WriteSummary> {
+  const run = writeNow(outDir, files, options);
   // A signal waits for the write: it stops at its next step, or ends the swap it has begun.
   const withdraw = onInterrupt(() => run);
   try {
@@ -653,11 +619,11 @@ async function writeOrConfirm(
   }
 }
 
-async function writeOrConfirmNow(
+async function writeNow(
   outDir: string,
   files: OutputFiles,
-  options: { alongside?: PreparedFile[]; known?: KnownDigests; confirmOnly?: boolean },
-): Promise<WriteSummary | undefined> {
+  options: { alongside?: PreparedFile[]; known?: KnownDigests },
+): Promise<WriteSummary> {
   const alongside = options.alongside ?? [];
   const abortAlongside = () => abortAll(alongside).catch(() => undefined);
   const pathProblems = filePathProblems(files.keys());
@@ -670,10 +636,9 @@ async function writeOrConfirmNow(
     let target = await resolveTarget(outDir);
     release = await lockOutputDirectory(target.path);
     throwIfInterrupted();
-    // A confirmation that fails leaves everything to the write that follows, leftovers included.
-    const leftovers = options.confirmOnly ? { warnings: [], restored: false } : await settleLeftovers(target);
+    const leftovers = await settleLeftovers(target);
     if (leftovers.restored) target = await resolveTarget(outDir);
-    return await writeLocked(target, files, alongside, leftovers.warnings, options.known, options.confirmOnly);
+    return await writeLocked(target, files, alongside, leftovers.warnings, options.known);
   } catch (err) {
     await abortAlongside();
     throw err;
@@ -694,15 +659,10 @@ async function writeLocked(
   alongside: PreparedFile[],
   leftoverWarnings: string[],
   known?: KnownDigests,
-  confirmOnly = false,
-): Promise<WriteSummary | undefined> {
-  const scannedAt = Date.now();
-  const existing = await readExisting(target, files, known, confirmOnly);
-  if (confirmOnly && [...files.keys()].some((p) => !existing.sameAsNew?.has(p))) return undefined;
+): Promise<WriteSummary> {
+  const existing = await readExisting(target, files);
   const plan = planWrite(existing, files, known?.digests);
-  if (confirmOnly && (plan.changed || !target.exists)) return undefined;
   const warnings = [...leftoverWarnings, ...keptWarning(target, existing.kept ?? [])];
-  if (confirmOnly) warnings.push(...(await settleLeftovers(target)).warnings);
   const previous = await previousContents(target, existing, plan);
   const summary: WriteSummary = {
     directory: target.path,
@@ -713,12 +673,6 @@ async function writeLocked(
     previous,
   };
   if (!plan.changed && target.exists) {
-    // Read back and equal: the next run may trust their lstat (a rewrite would change every ctime).
-    for (const p of plan.unchanged) {
-      const digest = known?.digests.get(p);
-      if (digest && known?.onDisk && !existing.sameAsNew?.has(p))
-        known.onDisk.confirm(path.join(target.path, p), fileState(existing.entries.get(p)!), digest, scannedAt);
-    }
     for (const file of alongside) await file.commit();
     recordWrite(target, alongside, false);
     return summary;
