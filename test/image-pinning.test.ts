@@ -210,7 +210,7 @@ spec:
 );
 
 test(
-  'a re-pushed tag: a locked render asks no registry and keeps the lock; --frozen (check) passes from the lock; plan names the image; update --images takes the new digest; diff calls it out as same tag, new content',
+  'a re-pushed tag: a locked render asks no registry and keeps the lock; --frozen and check fail naming the image, --offline passes from the lock; plan names the image; update --images takes the new digest; diff calls it out as same tag, new content',
   { skip },
   async () => {
     const first = await pushImage(registry.url, 'moving/controller', 'v1.0.0', { architectures: ['amd64', 'arm64'] });
@@ -230,10 +230,29 @@ test(
     const asked = front.requests.length;
     const again = path.join(tempDir(), 'again');
     await render(options(dir), again);
-    await render(options(dir, { frozen: true }), again);
-    assert.deepEqual((await check(options(dir), before)).report.problems, [], 'check (--frozen) agrees with the committed output');
     assert.equal(front.requests.length, asked, 'a locked render makes no registry request');
     assert.equal(deploymentImages(again).manager, `${front.host}/moving/controller:v1.0.0@${first.digest}`);
+    await render(options(dir, { offline: true, frozen: true }), again);
+    assert.deepEqual(
+      (await check(options(dir, { offline: true }), before)).report.problems,
+      [],
+      'check --offline agrees from the lock, asking no registry',
+    );
+    assert.equal(front.requests.length, asked);
+
+    // --frozen, and check (which implies it), ask again and fail on the moved tag, writing nothing
+    const frozenOut = path.join(tempDir(), 'frozen');
+    const movedMessage = new RegExp(
+      `--frozen: the tag of image 127\\.0\\.0\\.1:\\d+/moving/controller:v1\\.0\\.0 now serves ${second.digest}; ` +
+        `the lockfile pins ${first.digest} \\(container manager of Deployment/capi-system/capi-controller-manager in core-components\\.yaml of cluster-api v1\\.0\\.0\\) ` +
+        'run `capi-gitops update --images cluster-api`',
+    );
+    const frozenText = messages(await rejection(render(options(dir, { frozen: true }), frozenOut)));
+    assert.match(frozenText, movedMessage);
+    assert.doesNotMatch(frozenText, /capi-init/, 'the tag that did not move is not named');
+    assert.equal(existsSync(frozenOut), false);
+    assert.ok(front.requests.length > asked, '--frozen asked the registry');
+    assert.match(messages(await rejection(check(options(dir), before))), movedMessage);
 
     const planned = await plan(options(dir));
     assert.ok(planned.release === undefined);
@@ -345,26 +364,41 @@ test(
   },
 );
 
-test('images the artifact already pins by digest are kept as written and checked against the registry', { skip }, async () => {
-  const pinned = await pushImage(registry.url, 'shipped/cluster-api-controller', 'v1.0.0');
-  await pushImage(registry.url, 'shipped/capi-init', 'v1.0.0');
-  const manager = `${front.host}/shipped/cluster-api-controller:v1.0.0@${pinned.digest}`;
-  const dir = manifestDir('pinImages: true\n', { init: `${front.host}/shipped/capi-init:v1.0.0`, manager });
-  const out = path.join(tempDir(), 'out');
-  await render(options(dir), out);
-  assert.equal(deploymentImages(out).manager, manager);
-  assert.deepEqual((await readLockfile(path.join(dir, 'capi-gitops.lock.yaml')))?.entries[0]?.images?.[1], {
-    image: manager,
-    digest: pinned.digest,
-  });
+test(
+  'images the artifact already pins by digest are kept as written, and checked against the registry when first locked and under --frozen',
+  { skip },
+  async () => {
+    const pinned = await pushImage(registry.url, 'shipped/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'shipped/capi-init', 'v1.0.0');
+    const manager = `${front.host}/shipped/cluster-api-controller:v1.0.0@${pinned.digest}`;
+    const dir = manifestDir('pinImages: true\n', { init: `${front.host}/shipped/capi-init:v1.0.0`, manager });
+    const out = path.join(tempDir(), 'out');
+    await render(options(dir), out);
+    assert.equal(deploymentImages(out).manager, manager);
+    assert.deepEqual((await readLockfile(path.join(dir, 'capi-gitops.lock.yaml')))?.entries[0]?.images?.[1], {
+      image: manager,
+      digest: pinned.digest,
+    });
 
-  const absent = `${front.host}/shipped/cluster-api-controller:v1.0.0@sha256:${'0'.repeat(64)}`;
-  const wrong = manifestDir('pinImages: true\n', { init: `${front.host}/shipped/capi-init:v1.0.0`, manager: absent });
-  assert.match(
-    messages(await rejection(render(options(wrong), path.join(tempDir(), 'x')))),
-    /digest sha256:0{64} not found in 127\.0\.0\.1:\d+\/shipped\/cluster-api-controller/,
-  );
-});
+    // --frozen asks the registry for the artifact's own digest too, and fails once it is gone
+    const asked = front.requests.length;
+    await render(options(dir, { frozen: true }), out);
+    const byDigest = `/v2/shipped/cluster-api-controller/manifests/${pinned.digest}`;
+    assert.ok(front.requests.slice(asked).some((r) => r.method === 'HEAD' && r.url.endsWith(byDigest)));
+    assert.equal((await fetch(`${registry.url}${byDigest}`, { method: 'DELETE' })).status, 202);
+    const gone = path.join(tempDir(), 'gone');
+    const text = messages(await rejection(render(options(dir, { frozen: true }), gone)));
+    assert.match(text, new RegExp(`digest ${pinned.digest} not found in 127\\.0\\.0\\.1:\\d+/shipped/cluster-api-controller`));
+    assert.equal(existsSync(gone), false);
+
+    const absent = `${front.host}/shipped/cluster-api-controller:v1.0.0@sha256:${'0'.repeat(64)}`;
+    const wrong = manifestDir('pinImages: true\n', { init: `${front.host}/shipped/capi-init:v1.0.0`, manager: absent });
+    assert.match(
+      messages(await rejection(render(options(wrong), path.join(tempDir(), 'x')))),
+      /digest sha256:0{64} not found in 127\.0\.0\.1:\d+\/shipped\/cluster-api-controller/,
+    );
+  },
+);
 
 test(
   'a registry that answers HEAD without Docker-Content-Digest is asked with GET: the digest is the sha256 of the body, checked against the GET header',
@@ -477,6 +511,19 @@ test(
     await render(options(dir, { frozen: true }), out);
   },
 );
+
+test('a fleet asks each registry once per image, however many clusters run it, and again once under --frozen', { skip }, async () => {
+  await pushImage(registry.url, 'many/cluster-api-controller', 'v1.0.0');
+  await pushImage(registry.url, 'many/capi-init', 'v1.0.0');
+  const clusters = ['a', 'b', 'c', 'd'].map((name) => `- name: ${name}\n  variables:\n    ZONE: ${name}\n`).join('');
+  const dir = manifestDir(`pinImages: true\n${MIRROR(front.host).replace('/mirror', '/many')}clusters:\n${clusters}`);
+  const heads = () => front.requests.filter((r) => r.method === 'HEAD' && r.url.includes('/v2/many/')).length;
+  const out = path.join(tempDir(), 'out');
+  await render(options(dir), out);
+  assert.equal(heads(), 2);
+  await render(options(dir, { frozen: true }), out);
+  assert.equal(heads(), 4);
+});
 
 test(
   'the corpus pinned against a registry holding its images (mirror override): every rendered image carries @sha256:, and kubectl kustomize builds the output',

@@ -14,6 +14,7 @@ import { checkCharacters, DEFAULT_MAX_ARTIFACT_BYTES, parseArtifact, PARSER_VERS
 import { lineNumberAt, splitDocuments } from '../yaml/split.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import type { ArtifactCache } from '../sources/cache.js';
+import type { ImageDigestRequest } from '../sources/oci/image-digests.js';
 import { sharedBlobs, type SharedBlobs } from '../resolve/lock/session.js';
 import { substituteVariables, type SubstitutionResult } from '../render/variables.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from '../render/types.js';
@@ -123,6 +124,7 @@ export class RunContext {
   /** The documents of the last text of each artifact (by its source name), with their digests. */
   private readonly lastDocuments = new Map<string, TextDocument[]>();
   private pending: Pending[] = [];
+  private readonly imageDigests = new Map<string, Promise<Map<string, string>>>();
 
   constructor(
     private readonly cache: ArtifactCache | undefined,
@@ -130,6 +132,12 @@ export class RunContext {
   ) {
     this.digest = options.digest ?? sha256Hex;
   }
+
+  /** Asks the registries for one set of images once per run: a fleet's clusters mostly run the same images. */
+  askRegistriesOnce =
+    (ask: (requests: readonly ImageDigestRequest[]) => Promise<Map<string, string>>) =>
+    (requests: readonly ImageDigestRequest[]): Promise<Map<string, string>> =>
+      once(this.imageDigests, this.digest(requests.map((r) => r.image).join('\n')), () => ask(requests));
 
   /** Reads a local file (cert-manager.yaml by path) once per run, whichever cluster asks first. */
   readLocal = (filePath: string, read: () => Promise<Artifact>): Promise<Artifact> => once(this.files, `local\0${filePath}`, read);

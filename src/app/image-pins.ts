@@ -2,9 +2,10 @@
  * Images pinned by digest and locked (Config `pinImages`, `--pin-images`): each component's
  * container images, as rendered (after image overrides and patches), take the digest its lock
  * entry records; only images the lock does not know are asked of their registries
- * (sources/oci/image-digests.ts), so a locked render makes no request. `--frozen` and
- * `--offline` never ask: an image the lock lacks is an error naming it. The lock then records
- * exactly the images this render pinned, beside the entry's files.
+ * (sources/oci/image-digests.ts), so a locked render makes no request. `--frozen` (and `check`)
+ * asks again for every image and fails on a tag that moved; `--offline` asks nothing. Under
+ * either, an image the lock lacks is an error naming it. The lock then records exactly the
+ * images this render pinned, beside the entry's files.
  *
  * `plan` re-asks the registries for every locked image (`recheckLockedImages`) and lists the
  * tags that moved; `update --images` takes the new digests (`refreshLockedImages`).
@@ -101,6 +102,71 @@ function concluded(input: PinImagesInput<{ objects: KObject[] }>, lock: Lockfile
   return { ...resolution.lock, lock, changes: diffLockfiles(resolution.lock.previous, lock) };
 }
 
+interface PinPlan {
+  component: RenderedComponent;
+  identity: LockIdentity;
+  /** The entry's locked digests, by image. */
+  known: Map<string, string>;
+  uses: (ImageUse & { image: string })[];
+}
+
+/**
+ * The digests to ask the registries for: images the lock does not know, and under `--frozen`
+ * every image (a locked tag may have been pushed again; an artifact's digest may be gone). A
+ * missing digest fails `--frozen` and `--offline`, which ask nothing for it; a moved tag fails
+ * `--frozen`, naming the image and both digests. `--offline` asks no registry at all.
+ */
+async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plans: readonly PinPlan[]): Promise<Map<string, string>> {
+  const { resolution } = input;
+  const offline = resolution.sources.offline === true;
+  const recheck = input.frozen === true && !offline;
+  const missing = new Map<string, ImageUse[]>();
+  const asked = new Map<string, ImageUse[]>();
+  for (const plan of plans)
+    for (const use of plan.uses) {
+      if (!plan.known.has(use.image)) missing.set(use.image, [...(missing.get(use.image) ?? []), use]);
+      if (recheck || !plan.known.has(use.image)) asked.set(use.image, [...(asked.get(use.image) ?? []), use]);
+    }
+  if (missing.size > 0 && (input.frozen || offline)) {
+    const flag = input.frozen ? '--frozen' : '--offline';
+    throw new CapiGitopsError(
+      [...missing].map(([image, uses]) => ({
+        file: resolution.lockFile,
+        ...(uses[0]?.object ? { object: uses[0].object, path: uses[0].path } : {}),
+        message: `${flag}: the lockfile has no digest for image ${image} (${uses.map((u) => u.where).join('; ')}), and ${flag} asks no registry for it`,
+        expected: 'every rendered image pinned in the lockfile',
+        hint: input.frozen
+          ? 'run `capi-gitops render` without --frozen to pin it, review the lockfile and commit it'
+          : 'run once without --offline to pin it in the lockfile',
+      })),
+    );
+  }
+  if (asked.size === 0) return new Map();
+  const resolve = input.resolve ?? registryDigests(resolution.sources, input.onWarning);
+  const current = await resolve([...asked].sort(([a], [b]) => compareStrings(a, b)).map(([image, uses]) => ({ image, uses })));
+  const moved: Diagnostic[] = [];
+  for (const plan of plans)
+    for (const [image, locked] of plan.known) {
+      const now = current.get(image);
+      if (now === undefined || now === locked) continue;
+      const use = plan.uses.find((u) => u.image === image);
+      moved.push({
+        file: resolution.lockFile,
+        ...(use?.object ? { object: use.object, path: use.path } : {}),
+        message: `--frozen: the tag of image ${image} now serves ${now}; the lockfile pins ${locked}${use ? ` (${use.where})` : ''}`,
+        expected: 'the content the lockfile pinned, or a lockfile updated on purpose',
+        hint: `run \`capi-gitops update --images ${plan.component.label}\`, review the new digest in the lockfile and commit it`,
+      });
+    }
+  if (moved.length > 0) throw new CapiGitopsError(uniqueDiagnostics(moved));
+  return current;
+}
+
+/** One diagnostic per message: two components that run one image report its move once. */
+function uniqueDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return [...new Map(diagnostics.map((d) => [d.message, d])).values()];
+}
+
 /**
  * Pins every container image of `components` (see the module comment) and returns them with the
  * lock that records the digests. Without pinning, the lock loses any images it recorded.
@@ -123,32 +189,10 @@ export async function pinImages<M extends { objects: KObject[] }>(input: PinImag
       path: use.path,
       where: `container ${use.container} of ${use.object} in ${artifact}`,
     }));
-    return { component, identity, known: new Map((entry?.images ?? []).map((i) => [i.image, i.digest])), uses };
+    const plan: PinPlan = { component, identity, known: new Map((entry?.images ?? []).map((i) => [i.image, i.digest])), uses };
+    return plan;
   });
-  const missing = new Map<string, ImageUse[]>();
-  for (const plan of plans)
-    for (const use of plan.uses) if (!plan.known.has(use.image)) missing.set(use.image, [...(missing.get(use.image) ?? []), use]);
-
-  let resolved = new Map<string, string>();
-  if (missing.size > 0) {
-    const offline = resolution.sources.offline === true;
-    if (input.frozen || offline) {
-      const flag = input.frozen ? '--frozen' : '--offline';
-      throw new CapiGitopsError(
-        [...missing].map(([image, uses]) => ({
-          file: resolution.lockFile,
-          ...(uses[0]?.object ? { object: uses[0].object, path: uses[0].path } : {}),
-          message: `${flag}: the lockfile has no digest for image ${image} (${uses.map((u) => u.where).join('; ')}), and ${flag} asks no registry`,
-          expected: 'every rendered image pinned in the lockfile',
-          hint: input.frozen
-            ? 'run `capi-gitops render` without --frozen to pin it, review the lockfile and commit it'
-            : 'run once without --offline to pin it in the lockfile',
-        })),
-      );
-    }
-    const resolve = input.resolve ?? registryDigests(resolution.sources, input.onWarning);
-    resolved = await resolve([...missing].sort(([a], [b]) => compareStrings(a, b)).map(([image, uses]) => ({ image, uses })));
-  }
+  const resolved = await askRegistries(input, plans);
 
   const components: RenderedComponent[] = [];
   const pinned = new Map<string, LockedImage[]>();

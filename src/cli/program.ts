@@ -128,7 +128,7 @@ export function buildProgram(): Command {
         .description('resolve, render and write the providers of a manifest into a kustomize-ready directory; updates the lockfile'),
     )
       .option('-o, --output <dir>', 'output directory; written atomically, files it no longer produces are pruned')
-      .option('--frozen', 'fail if the lockfile would change (for CI)')
+      .option('--frozen', "fail if the lockfile would change or a pinned image's tag moved (for CI)")
       .option('--list-variables', "print each provider's variables, defaults and value origins (Secret values masked); writes nothing"),
   )
     .option('--check', 'write nothing: compare with the output directory like `capi-gitops check` (exit 1 when it differs)')
