@@ -85,3 +85,29 @@ test('a fleet: every cluster has its own copy of an object, so a change in one c
     ],
   );
 });
+
+test('a created file is read for its objects identities only, and whole when a document is shaped otherwise or an object moved into it', () => {
+  const specFirst = 'spec:\n  x: 1\nkind: ConfigMap\napiVersion: v1\nmetadata:\n  name: odd\n  namespace: ns\n';
+  const flowMetadata = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: flow, namespace: ns}\ndata: {a: b}\n';
+  const files = new Map([
+    ['new.yaml', cm('fresh', 'x') + '---\n' + specFirst + '---\n' + flowMetadata],
+    ['moved-same.yaml', cm('same', 'v')],
+    ['moved-edited.yaml', cm('edited', 'new')],
+  ]);
+  const changes = objectChanges(
+    {
+      written: [...files.keys()],
+      previous: before({ 'old.yaml': cm('same', 'v') + '---\n' + cm('edited', 'old') }),
+    },
+    files,
+  );
+  assert.deepEqual(
+    changes.map((c) => `${c.change} ${c.kind} ${c.namespace}/${c.name} ${c.file}`),
+    [
+      'changed ConfigMap ns/edited moved-edited.yaml',
+      'added ConfigMap ns/flow new.yaml',
+      'added ConfigMap ns/fresh new.yaml',
+      'added ConfigMap ns/odd new.yaml',
+    ],
+  );
+});
