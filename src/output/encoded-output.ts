@@ -17,9 +17,11 @@ export function encodeOutput(files: ReadonlyMap<string, string>): EncodedOutput 
   const byDigest = new Map<string, Buffer>();
   const encoded: EncodedOutput = { bytes: new Map(), digests: new Map() };
   for (const [file, text] of files) {
-    const digest = sha256Hex(text);
-    let bytes = byDigest.get(digest);
-    if (!bytes) byDigest.set(digest, (bytes = Buffer.from(text, 'utf8')));
+    // hashed as bytes: the text is encoded once (a string would be encoded again for the hash)
+    const fresh = Buffer.from(text, 'utf8');
+    const digest = sha256Hex(fresh);
+    const bytes = byDigest.get(digest) ?? fresh;
+    byDigest.set(digest, bytes);
     encoded.bytes.set(file, bytes);
     encoded.digests.set(file, digest);
   }
