@@ -24,8 +24,7 @@ export const ENVIRONMENT = {
     'Authorization header for plain-HTTPS repositories, sent only to the host in CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST',
   CAPI_GITOPS_CACHE_KEY: 'the key cache records are signed with (default: a key kept in $XDG_STATE_HOME/capi-gitops/cache-key)',
   XDG_STATE_HOME: 'where the cache key is kept (default ~/.local/state)',
-  CAPI_GITOPS_YAML_MAX_NODES:
-    "YAML bounds (also CAPI_GITOPS_YAML_MAX_DEPTH and CAPI_GITOPS_YAML_MAX_NODES_PER_RUN); see the README's Security section",
+  CAPI_GITOPS_YAML_MAX_NODES: 'YAML bounds (also CAPI_GITOPS_YAML_MAX_DEPTH and CAPI_GITOPS_YAML_MAX_NODES_PER_RUN); see docs/security.md',
   SOPS_AGE_KEY: "an age identity (or SOPS_AGE_KEY_FILE) with which the sops strategy keeps an unchanged Secret's bytes",
   GITHUB_ACTIONS: 'when "true", secret values are masked with ::add-mask:: and findings are printed as annotations',
   GITHUB_STEP_SUMMARY: 'diff appends its markdown to this file (set by GitHub Actions)',

@@ -64,7 +64,11 @@ function withRenderFlags(command: Command): Command {
         'what happens to objects that would carry a secret (overrides Config secrets.strategy); default refuse',
       ).choices(SECRET_STRATEGIES),
     )
-    .option('--secret-file <file>', 'dotenv or YAML map of secret variables, kept out of Git (repeatable, later files win)', collect)
+    .option(
+      '--secret-file <file>',
+      'secret variables from a dotenv file, a YAML map or Secret manifests, kept out of Git (repeatable, later files win)',
+      collect,
+    )
     .option('--env-secret <name>', 'take the secret variable <name> from the environment, e.g. a CI secret (repeatable)', collect)
     .addOption(new Option('--layout <layout>', 'output layout (overrides Config output.layout); default kustomize').choices(LAYOUTS))
     .option(

@@ -199,7 +199,7 @@ function containsSubstitution(value: unknown): boolean {
  * object that already says (secrets flux-substitute: `enabled`, its `$` escaped) is left alone.
  * Applied at emission (emitObjects): `emitted` is the object's text from the project's emitter,
  * which writes `$` and `{` as they are and breaks lines only at spaces, so an object holds `${`
- * only if its text does (test/emit/apply-safety.test.ts checks it over every scalar form); the
+ * only if its text does (test/layout/apply-safety.test.ts checks it over every scalar form); the
  * objects are walked only then (a walk of every object cost a cold render of the corpus 20 ms,
  * and none of them has `${`). Without `emitted` (another emitter) every object is walked.
  */

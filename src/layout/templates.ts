@@ -14,7 +14,7 @@ const PLAIN_CANDIDATE = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
 // What the `yaml` library reads as a non-string plain scalar, per version: its schema's tag
 // tests (yaml/dist/schema: yaml-1.1/*.js and core/*.js, common/null.js). Matching them here
 // instead of parsing every scalar twice with the library saved 12-23 ms of a render (issue 13);
-// test/emit/layout.test.ts checks both against the library itself.
+// test/layout/layout.test.ts checks both against the library itself.
 const YAML11_NON_STRING = new RegExp(
   [
     '^(?:~|[Nn]ull|NULL)?$',

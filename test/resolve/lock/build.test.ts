@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Manifest, ProviderObject, ProviderSpec } from '../../src/manifest/types.js';
-import type { ProviderKind } from '../../src/core/provider.js';
-import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import type { Manifest, ProviderObject, ProviderSpec } from '../../../src/manifest/types.js';
+import type { ProviderKind } from '../../../src/core/provider.js';
+import { CapiGitopsError } from '../../../src/core/diagnostics.js';
 import {
   buildLockfile,
   lockEntryForCertManager,
@@ -16,10 +16,10 @@ import {
   parseLockfile,
   portableUrl,
   serializeLockfile,
-} from '../../src/resolve/lock/lockfile.js';
-import { providerRegistry } from '../../src/resolve/registry.js';
-import { resolveCertManager, resolveProviders } from '../../src/resolve/fetch-releases.js';
-import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../helpers/paths.js';
+} from '../../../src/resolve/lock/lockfile.js';
+import { providerRegistry } from '../../../src/resolve/registry.js';
+import { resolveCertManager, resolveProviders } from '../../../src/resolve/fetch-releases.js';
+import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../../helpers/paths.js';
 
 const MANIFEST_DIR = path.join(PROJECT_ROOT, 'test', 'fixtures');
 const sha256OfFile = (...parts: string[]): string =>

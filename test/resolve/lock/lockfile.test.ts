@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, stat, chmod, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { LOCKFILE_NAME } from '../../src/manifest/files.js';
+import { LOCKFILE_NAME } from '../../../src/manifest/files.js';
 import {
   lockfilePath,
   parseLockfile,
@@ -12,9 +12,9 @@ import {
   writeLockfile,
   type LockEntry,
   type Lockfile,
-} from '../../src/resolve/lock/lockfile.js';
-import { sha256Hex } from '../../src/sources/base/artifact.js';
-import { failsWith } from '../helpers/assertions.js';
+} from '../../../src/resolve/lock/lockfile.js';
+import { sha256Hex } from '../../../src/sources/base/artifact.js';
+import { failsWith } from '../../helpers/assertions.js';
 
 const digest = (text: string): string => sha256Hex(text);
 

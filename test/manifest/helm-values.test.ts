@@ -107,7 +107,7 @@ test('keys the chart ignores are warned about; --set infrastructure=docker,azure
     "infrastructure.docker.replicas is ignored by the chart's infrastructure template",
     'infrastructure.docker.manager.verbosity is ignored by the chart (it writes manager.featureGates and manager.metrics only)',
   ]);
-  // The top-level gates: read by charts v0.10.0 to v0.24.1, not "ignored from v0.19" (test/import/helm-chart-versions.test.ts).
+  // The top-level gates: read by charts v0.10.0 to v0.24.1, not "ignored from v0.19" (test/manifest/helm-chart-versions.test.ts).
   assert.match(warnings[3]!, /^manager\.featureGates \(top level\) is read by charts v0\.10\.0 to v0\.24\.1.*--chart-version/);
   assert.throws(
     () => importHelmValues({ layers: [], sets: [{ expression: 'infrastructure=docker,azure', forceString: false }] }),

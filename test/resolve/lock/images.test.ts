@@ -1,9 +1,9 @@
 /** Pinned images in the lockfile: written beside the files, read back, checked, and what a change says. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { diffLockfiles, parseLockfile, serializeLockfile, type LockEntry } from '../../src/resolve/lock/lockfile.js';
-import { recheckLockedImages } from '../../src/app/image-pins.js';
-import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import { diffLockfiles, parseLockfile, serializeLockfile, type LockEntry } from '../../../src/resolve/lock/lockfile.js';
+import { recheckLockedImages } from '../../../src/app/image-pins.js';
+import { CapiGitopsError } from '../../../src/core/diagnostics.js';
 
 const SHA = 'a72e682fce88cdb016be2e90f596ac1b4b0f6c840263b35d107b9e81572ea3db';
 const D1 = `sha256:${'1'.repeat(64)}`;

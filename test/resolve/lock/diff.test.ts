@@ -7,9 +7,9 @@ import {
   verifyLockedArtifacts,
   digestMismatch,
   type LockEntry,
-} from '../../src/resolve/lock/lockfile.js';
-import { sha256Hex } from '../../src/sources/base/artifact.js';
-import { failsWith } from '../helpers/assertions.js';
+} from '../../../src/resolve/lock/lockfile.js';
+import { sha256Hex } from '../../../src/sources/base/artifact.js';
+import { failsWith } from '../../helpers/assertions.js';
 
 const digest = (text: string): string => sha256Hex(text);
 

@@ -1,17 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ProviderObject, ProviderSpec } from '../../src/manifest/types.js';
-import type { ProviderKind } from '../../src/core/provider.js';
-import { canonicalSelector } from '../../src/core/label-selector.js';
+import type { ProviderObject, ProviderSpec } from '../../../src/manifest/types.js';
+import type { ProviderKind } from '../../../src/core/provider.js';
+import { canonicalSelector } from '../../../src/core/label-selector.js';
 import {
   lockRequestForCertManager,
   lockRequestForProvider,
   lockSatisfies,
   type LockEntry,
   type LockRequest,
-} from '../../src/resolve/lock/lockfile.js';
-import { providerRegistry } from '../../src/resolve/registry.js';
-import { CERT_MANAGER_DEFAULT_VERSION, certManagerDefaultUrl } from '../../src/resolve/resolve.js';
+} from '../../../src/resolve/lock/lockfile.js';
+import { providerRegistry } from '../../../src/resolve/registry.js';
+import { CERT_MANAGER_DEFAULT_VERSION, certManagerDefaultUrl } from '../../../src/resolve/resolve.js';
 
 const registry = providerRegistry();
 

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { acceptDigests, acceptNameProblems, namesComponent } from '../../src/resolve/lock/accept-digests.js';
-import type { LockEntry } from '../../src/resolve/lock/types.js';
-import { assertNoStackTrace, CLI, exampleCopy, runCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/corpus-manifest.js';
-import { corpusReleases, FakeGitHub } from '../helpers/fake-github.js';
-import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { acceptDigests, acceptNameProblems, namesComponent } from '../../../src/resolve/lock/accept-digests.js';
+import type { LockEntry } from '../../../src/resolve/lock/types.js';
+import { assertNoStackTrace, CLI, exampleCopy, runCli } from '../../helpers/cli.js';
+import { tempDir } from '../../helpers/corpus-manifest.js';
+import { corpusReleases, FakeGitHub } from '../../helpers/fake-github.js';
+import { CORPUS_REPOSITORY } from '../../helpers/paths.js';
 
 const OLD = 'a'.repeat(64);
 const NEW = 'b'.repeat(64);
