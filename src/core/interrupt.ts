@@ -20,11 +20,6 @@ const registered = new Set<{ settle: Settle }>();
 let received: NodeJS.Signals | undefined;
 const changed: string[] = [];
 
-/** The signal that interrupted this run, if one did. */
-export function interruptReceived(): NodeJS.Signals | undefined {
-  return received;
-}
-
 /** At a step boundary: stops the run when a signal came. */
 export function throwIfInterrupted(): void {
   if (received) throw new InterruptedError(received);

@@ -51,17 +51,6 @@ export function manifestLabel(kind: ProviderKind, name: string): string {
   return LABEL_PREFIX[kind] + name;
 }
 
-/** The operator's fetchConfig artifact ConfigMap `provider.cluster.x-k8s.io/type` label value. */
-export const CONFIGMAP_TYPE_LABEL: Record<ProviderKind, string> = {
-  CoreProvider: 'core',
-  BootstrapProvider: 'bootstrap',
-  ControlPlaneProvider: 'controlplane',
-  InfrastructureProvider: 'infrastructure',
-  IPAMProvider: 'ipam',
-  RuntimeExtensionProvider: 'runtimeextension',
-  AddonProvider: 'addon',
-};
-
 /** The components file name a provider type publishes (clusterctl's defaults). */
 export const DEFAULT_COMPONENTS_FILE: Record<ProviderKind, string> = {
   CoreProvider: 'core-components.yaml',

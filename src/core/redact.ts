@@ -63,11 +63,6 @@ export function registerEnvironmentSecrets(env: Record<string, string | undefine
   for (const name of CREDENTIAL_ENV_VARIABLES) registerSecret(env[name]);
 }
 
-/** For tests: forget every registered secret. */
-export function forgetSecrets(): void {
-  secrets.clear();
-}
-
 const URL_IN_TEXT = /\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s"'<>`]+/g;
 
 /** A URL with its userinfo and the values of its query parameters replaced; fragments dropped. */

@@ -18,10 +18,6 @@ export function parseSemantic(tag: string): SemVer | null {
   return semverParse(tag);
 }
 
-export function isSemantic(tag: string): boolean {
-  return parseSemantic(tag) !== null;
-}
-
 /** Ascending semantic order; build metadata is ignored, as in apimachinery's comparison. */
 export function compareSemantic(a: SemVer, b: SemVer): number {
   return semverCompare(a, b);

@@ -101,13 +101,6 @@ export function turtlesProviderKind(type: unknown): ProviderKind | undefined {
   return typeof type === 'string' && Object.hasOwn(TURTLES_TYPES, type) ? TURTLES_TYPES[type] : undefined;
 }
 
-/** The provider name Turtles uses: spec.name, else metadata.name. */
-export function turtlesProviderName(object: Record<string, unknown>): string {
-  const spec = isPlainObject(object.spec) ? object.spec : {};
-  const metadata = isPlainObject(object.metadata) ? object.metadata : {};
-  return stringAt(spec.name) || stringAt(metadata.name);
-}
-
 /** The edits that turn a CAPIProvider (nulls pruned) into its operator object, and the Secret Turtles writes. */
 export function planTurtlesConversion(object: Record<string, unknown>): TurtlesConversion {
   const findings: Finding[] = [];
