@@ -92,6 +92,7 @@ export async function resolveCluster(
     ...(manifest.problems ?? []),
     ...preflightManagementCluster(manifest),
     ...(operatorLayout ? operatorSettingsProblems(manifest.config) : []),
+    ...(operatorLayout || manifest.providers.length > 0 || (manifest.problems?.length ?? 0) > 0 ? [] : [noProviders(options)]),
   ];
   const named = new Set(manifest.providers.map(providerName));
   if (
@@ -132,4 +133,14 @@ export async function resolveCluster(
     problems.push(...(err.diagnostics as Diagnostic[]));
   }
   return { ...resolution, lock, problems };
+}
+
+/** Nothing to render: an empty file or a Config alone is a wrong path, not a request for cert-manager by itself. */
+function noProviders(options: RenderOptions): Diagnostic {
+  return {
+    file: options.manifestPaths.join(', '),
+    message: 'the input has no provider objects (CoreProvider, BootstrapProvider, ControlPlaneProvider, InfrastructureProvider, …)',
+    expected: 'at least the CoreProvider cluster-api, as clusterctl init and the operator require',
+    hint: "check the -f paths (a directory is read for its *.yaml and *.yml files); `capi-gitops import helm-values` writes provider objects from the operator chart's values",
+  };
 }

@@ -90,3 +90,11 @@ test('problems and warnings point at the field: a provider-name typo at metadata
   const unused = warnings.find((w) => w.message.includes('NOT_A_VARIABLE'));
   assert.deepEqual([unused?.line, unused?.path], [5, 'variables.NOT_A_VARIABLE']);
 });
+
+test('an input with no provider objects (an empty file, a Config alone) is an error before any request, not a render of cert-manager alone', async () => {
+  for (const text of ['', 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\n']) {
+    const problems = await problemsOf({ 'providers.yaml': text });
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]!, /^-:- +the input has no provider objects \(CoreProvider, /);
+  }
+});
