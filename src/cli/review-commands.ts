@@ -2,6 +2,7 @@
  * `check` (also `render --check`) and `diff`: the pull-request workflow. Both render in memory
  * and never write the output directory or the lockfile.
  */
+import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import {
   appendStepSummary,
@@ -18,6 +19,7 @@ import { diff, type DiffRequest } from '../app/diff.js';
 import type { ProgressReporter } from './progress.js';
 import { regenerateCommand, renderFlagsOptions, withProgress, type RenderFlags } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
+import { shellWord } from './shell.js';
 
 import type { DiffFormat } from '../review/types.js';
 
@@ -77,9 +79,11 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
     // paths relative to the output directory, as in --json and diff: one rule
     process.stdout.write(`${output} is not what the manifest renders (paths below it):\n`);
     for (const p of report.problems) process.stdout.write(`  ${p.status.padEnd(width)}  ${p.path}: ${p.reason}\n`);
-    process.stdout.write(
-      `${report.problems.length} file${report.problems.length === 1 ? '' : 's'} out of date; to regenerate, run: ${fix}\n`,
-    );
+    const byHand = report.problems.filter((p) => p.removeByHand).map((p) => p.path);
+    const count = `${report.problems.length} file${report.problems.length === 1 ? '' : 's'} out of date`;
+    // render never removes a file it did not write: the command alone would not fix those
+    const first = byHand.length > 0 ? `remove ${byHand.map((p) => shellWord(path.join(output, p))).join(' ')}, then ` : '';
+    process.stdout.write(`${count}; to regenerate, ${first}run: ${fix}\n`);
   }
   if (report.problems.length > 0) {
     if (inGitHubActions()) for (const line of checkAnnotations(report)) process.stderr.write(line + '\n');

@@ -19,6 +19,8 @@ export interface CheckedFile {
   status: CheckStatus;
   /** One line for people: what is wrong and what a render would do. */
   reason: string;
+  /** An extra file no render wrote: render leaves it, so only removing it fixes the check. */
+  removeByHand?: true;
 }
 
 export interface CheckReport {
@@ -34,8 +36,9 @@ const REASONS: Record<CheckStatus, string> = {
   changed: 'differs from what the manifest renders; render would rewrite it',
   edited: 'edited by hand since the last render (its digest is not the one in the ownership index); render would overwrite it',
   missing: 'missing; render would write it',
-  extra: 'not written by this render; remove it (render removes it when the last render wrote it)',
+  extra: 'written by the last render and not by this one; render would remove it',
 };
+const NOT_OURS = 'not written by capi-gitops (it is not in the ownership index); render leaves it, so remove it';
 
 /** A hidden entry (`.gitkeep`, `.git`, …) is tooling, never a manifest: never reported extra. */
 function isHidden(rel: string): boolean {
@@ -146,7 +149,9 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
   for (const [p, entry] of entries) {
     if (entry.type === 'dir' || p === INDEX_FILE || files.has(p)) continue;
     const parent = ancestors(p).at(-1) ?? '';
-    if (written.has(p) || (!isHidden(p) && ownedDirectories.has(parent))) add(p, 'extra');
+    if (written.has(p)) add(p, 'extra');
+    else if (!isHidden(p) && ownedDirectories.has(parent))
+      problems.push({ path: p, status: 'extra', reason: NOT_OURS, removeByHand: true });
   }
   if (problems.length === 0 && indexText !== formatIndex(files)) {
     problems.push({

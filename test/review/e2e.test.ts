@@ -81,8 +81,15 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
     assert.equal(drift.code, 1, drift.stderr);
     assert.match(drift.stdout, new RegExp(`edited +${edited.slice('out/'.length)}: edited by hand since the last render`));
     assert.match(drift.stdout, new RegExp(`missing +${deleted.slice('out/'.length)}: missing`));
-    assert.match(drift.stdout, new RegExp(`extra +${stray.slice('out/'.length)}: not written by this render`));
-    assert.match(drift.stdout, /3 files out of date; to regenerate, run: capi-gitops render -f mgmt -o out\n$/);
+    assert.match(
+      drift.stdout,
+      new RegExp(`extra +${stray.slice('out/'.length)}: not written by capi-gitops .*render leaves it, so remove it`),
+    );
+    // render never removes a file it did not write: the hint says to remove it first
+    assert.match(
+      drift.stdout,
+      /3 files out of date; to regenerate, remove out\/01-cluster-api\/notes\.yaml, then run: capi-gitops render -f mgmt -o out\n$/,
+    );
     const json = cli(['check', ...SOURCE, '--json']);
     assert.equal(json.code, 1);
     assert.deepEqual(
@@ -99,8 +106,11 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
     assert.equal(annotated.code, 1);
     assert.match(annotated.stderr, new RegExp(`::error file=${edited},title=capi-gitops check%3A edited::`));
     assert.equal(git(repo, 'status', '--porcelain'), ` M ${edited}\n D ${deleted}\n?? ${stray}\n`, 'check wrote nothing');
-    git(repo, 'checkout', '-q', '--', 'out');
+    // the hint, followed literally, fixes the check
     rmSync(path.join(repo, stray));
+    assert.equal(cli(['render', ...SOURCE]).code, 0);
+    assert.equal(cli(['check', ...SOURCE]).code, 0);
+    git(repo, 'checkout', '-q', '--', 'out');
 
     // 4. bump core (and its kubeadm providers) v1.10.4 → v1.12.0; review against HEAD
     writeFileSync(path.join(repo, 'mgmt', 'providers.yaml'), corpusManifest('v1.12.0'));
