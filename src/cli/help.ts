@@ -18,6 +18,10 @@ export const ENVIRONMENT = {
   XDG_CACHE_HOME: 'the artifact cache is $XDG_CACHE_HOME/capi-gitops (default ~/.cache/capi-gitops; --cache-dir overrides)',
   CI: 'when set, progress is printed as plain lines instead of a live bar',
   CAPI_GITOPS_NETWORK: '"loopback" refuses every host but this machine (the test suite sets it)',
+  CAPI_GITOPS_NETWORK_DEADLINE:
+    'seconds all network requests of a run may take together, retries included (default 900; --network-deadline)',
+  DOCKER_CONFIG: 'image pinning reads registry credentials from $DOCKER_CONFIG/config.json (default ~/.docker/config.json)',
+  NO_COLOR: 'diff --format text without colour',
   GITHUB_API_URL:
     'a GitHub Enterprise API root the runner trusts: the token goes to a host other than api.github.com only when named here or by --github-api-url',
   CAPI_GITOPS_HTTPS_AUTHORIZATION:
@@ -49,10 +53,11 @@ export const SOURCE_ENVIRONMENT: EnvironmentVariable[] = [
   'CAPI_GITOPS_YAML_MAX_NODES',
   'CI',
   'CAPI_GITOPS_NETWORK',
+  'CAPI_GITOPS_NETWORK_DEADLINE',
 ];
 
 /** What render, check and diff read besides the sources' environment. */
-export const RENDER_ENVIRONMENT: EnvironmentVariable[] = [...SOURCE_ENVIRONMENT, 'SOPS_AGE_KEY', 'GITHUB_ACTIONS'];
+export const RENDER_ENVIRONMENT: EnvironmentVariable[] = [...SOURCE_ENVIRONMENT, 'DOCKER_CONFIG', 'SOPS_AGE_KEY', 'GITHUB_ACTIONS'];
 
 export const EXIT_CODES: [number, string][] = [
   [0, 'success'],

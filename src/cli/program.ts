@@ -48,7 +48,7 @@ function withSourceFlags(command: Command): Command {
       'time budget of all network requests of the run together, retries included (or CAPI_GITOPS_NETWORK_DEADLINE; default 900)',
     )
     .option('--quiet', 'print only warnings and errors')
-    .option('--verbose', 'also print each file written and removed, and where artifacts came from (on stderr)');
+    .option('--verbose', 'also print where artifacts came from, and each file written and removed (on stderr)');
 }
 
 /** What shapes a render besides -o, shared by render, check and diff so they render the same bytes. */
@@ -103,7 +103,7 @@ const reviewCommands = () => import('./review-commands.js');
 const operatorCommands = () => import('./operator-commands.js');
 const upgradeCommands = () => import('./upgrade-commands.js');
 
-const JSON_FLAG = ['--json', 'print the report as one JSON document on stdout (schemaVersion 1; see the README)'] as const;
+const JSON_FLAG = ['--json', 'print the report as one JSON document on stdout (schemaVersion 1; see docs/cli.md#json-output)'] as const;
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -203,7 +203,7 @@ export function buildProgram(): Command {
       'capi-gitops diff --from old-output --to clusters/mgmt --format json',
       'capi-gitops diff -f management-cluster/ -o clusters/mgmt --base origin/main --detailed-exitcode   # 2: something changed',
     ],
-    environment: [...RENDER_ENVIRONMENT, 'GITHUB_STEP_SUMMARY'],
+    environment: [...RENDER_ENVIRONMENT, 'GITHUB_STEP_SUMMARY', 'NO_COLOR'],
   });
 
   const chart = program.command('chart').description('the charts that draw the Argo CD and Flux wiring');
@@ -246,7 +246,7 @@ export function buildProgram(): Command {
     .action(async (flags) => (await upgradeCommands()).planCommand(flags));
   withHelp(plan, {
     examples: ['capi-gitops plan -f management-cluster/', 'capi-gitops plan -f management-cluster/ --json'],
-    environment: SOURCE_ENVIRONMENT,
+    environment: [...SOURCE_ENVIRONMENT, 'DOCKER_CONFIG'],
   });
 
   const update = withSourceFlags(
@@ -266,7 +266,7 @@ export function buildProgram(): Command {
       'capi-gitops update -f management-cluster/ bootstrap-kubeadm',
       'capi-gitops update -f management-cluster/ --images cluster-api',
     ],
-    environment: SOURCE_ENVIRONMENT,
+    environment: [...SOURCE_ENVIRONMENT, 'DOCKER_CONFIG'],
   });
 
   const convert = program
