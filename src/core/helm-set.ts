@@ -324,6 +324,12 @@ export interface SetAdvice {
   hint: string;
 }
 
+/** --set-json takes JSON where --set takes its own syntax: its advice is about JSON. */
+const SET_JSON_ADVICE: SetAdvice = {
+  expected: 'key=<JSON value> (a.b={"c":1}, list=[1,2], name="x"), or one JSON object',
+  hint: `quote the JSON for the shell, e.g. --set-json 'resources={"limits":{"cpu":"1"}}'`,
+};
+
 /**
  * Helm's user values (pkg/cli/values/options.go MergeValues): the layers merged in order, then
  * every --set and --set-string applied; every expression that does not parse in one error.
@@ -346,7 +352,7 @@ export function userValues(
       problems.push({
         message: err.message.replace(/^cannot parse --set /, `cannot parse ${flag} `),
         path: flag,
-        ...advice(set.expression),
+        ...(set.kind === 'json' ? SET_JSON_ADVICE : advice(set.expression)),
       });
     }
   }

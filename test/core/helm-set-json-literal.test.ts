@@ -141,6 +141,11 @@ test("Helm's order (pkg/cli/values/options.go MergeValues): values files, --set-
           ['--set-literal', 'cannot parse --set-literal "novalue": key "novalue" has no value'],
         ],
       );
+      // --set-json is advised about JSON; the others get the caller's advice
+      assert.deepEqual(
+        error.diagnostics.map((d) => d.hint),
+        [...Array<string>(2).fill(`quote the JSON for the shell, e.g. --set-json 'resources={"limits":{"cpu":"1"}}'`), 'see --help'],
+      );
       return true;
     },
   );
