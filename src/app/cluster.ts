@@ -243,6 +243,7 @@ async function layOut(
     marked: rendered.marked,
     landed: rendered.landed,
     lookups: rendered.lookups,
+    locateConfig: manifest.config.locate,
   });
   let inline = placed.inline.map((r) => objectFile(r.component, r.object)).sort(compareStrings);
   const layOutFiles = () =>

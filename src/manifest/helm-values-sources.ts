@@ -10,7 +10,7 @@
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { applySetExpression, SetSyntaxError } from '../core/helm-set.js';
 import { isPlainObject } from '../core/kobject.js';
-import { mergeUserValues, type Values } from '../core/values.js';
+import { hasPath, mergeUserValues, type Values } from '../core/values.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import { decodeBase64 } from './core-objects.js';
 import { readManifestFiles } from './files.js';
@@ -67,16 +67,6 @@ interface Release {
 interface Part {
   values: Values;
   at: (path: FieldPath) => ValuesPosition;
-}
-
-/** Whether the nested maps hold every key of the path as their own. */
-export function hasPath(values: unknown, path: FieldPath): boolean {
-  let node = values;
-  for (const key of path) {
-    if (!isPlainObject(node) || !Object.hasOwn(node, key)) return false;
-    node = node[key as string];
-  }
-  return true;
 }
 
 /** The last part that sets a path wins, as the values merge. */

@@ -12,13 +12,13 @@
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../core/provider.js';
-import type { Values } from '../core/values.js';
+import { hasPath, type Values } from '../core/values.js';
 import { userValues, type SetValueKind } from '../core/helm-set.js';
 import { ownValue, setOwnValue } from '../core/own-keys.js';
 import { resolvePlainScalar } from '../yaml/scalar.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 import { closestName } from './fields.js';
-import { hasPath, type ValuesLocator } from './helm-values-sources.js';
+import type { ValuesLocator } from './helm-values-sources.js';
 import type { FieldPath } from './yaml-source.js';
 import {
   CHART_DEPLOYMENT_VALUES,

@@ -35,6 +35,8 @@ export interface SecretsInput {
   landed?: ReadonlyMap<string, string>;
   /** Each component's variables, by label: a refusal points at where the value was given. */
   lookups?: ReadonlyMap<string, VariableLookup>;
+  /** Where a field of the Config was written (the closest field that is, for one missing). */
+  locateConfig?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'>;
 }
 
 /**
@@ -130,9 +132,12 @@ function refusal(field: TaintedField, landed: ReadonlyMap<string, string> = new 
 
 /** What a strategy needs whether or not this render has secrets to place. */
 function strategyProblems(input: SecretsInput): Diagnostic[] {
+  const at = (path: string) => input.locateConfig?.(['secrets', ...path.split('.')]) ?? {};
   if (input.strategy === 'flux-substitute' && input.layout !== 'flux') {
     return [
       {
+        // the strategy may come from --secrets: the Config's field only when it chose it
+        ...(input.config.strategy === input.strategy ? at('strategy') : {}),
         object: 'Config.secrets',
         path: 'strategy',
         message: `the flux-substitute strategy needs the flux layout, and the output layout is ${input.layout}`,
@@ -144,6 +149,7 @@ function strategyProblems(input: SecretsInput): Diagnostic[] {
   if (input.strategy === 'sops' && !input.config.sops?.ageRecipients?.length) {
     return [
       {
+        ...at('sops.ageRecipients'),
         object: 'Config.secrets',
         path: 'sops.ageRecipients',
         message: 'the sops strategy needs at least one age recipient',
@@ -155,6 +161,7 @@ function strategyProblems(input: SecretsInput): Diagnostic[] {
   if (input.strategy === 'external-secrets' && !input.config.externalSecrets?.secretStoreRef) {
     return [
       {
+        ...at('externalSecrets.secretStoreRef'),
         object: 'Config.secrets',
         path: 'externalSecrets.secretStoreRef',
         message: 'the external-secrets strategy needs the store the secret values are read from',

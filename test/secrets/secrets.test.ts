@@ -172,6 +172,13 @@ test("a refused value is located where it was given (the Secret key); outside a 
   assert.match(data.hint!, /--secrets sops \(with Config secrets\.sops\.ageRecipients\)/);
 });
 
+test('external-secrets without a store is an error at the Config secrets field', async () => {
+  const err = await renderFails({ secrets: '  strategy: external-secrets\n' });
+  const problem = err.diagnostics.find((d) => d.path === 'externalSecrets.secretStoreRef')!;
+  const lines = readFileSync(problem.file!, 'utf8').split('\n');
+  assert.equal(lines[problem.line! - 1], 'secrets:');
+});
+
 test('the README manifest renders as written: its Secret holds a feature flag declared public (GitHub releases served on 127.0.0.1)', async () => {
   const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
   const block = /## The manifest[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)![1]!;
