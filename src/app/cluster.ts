@@ -12,7 +12,7 @@ import { loadManifest } from '../manifest/load.js';
 import { atProviderField } from '../manifest/field-locator.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
 import { serializeLockfile } from '../resolve/lock/lockfile.js';
-import type { RenderedComponent } from '../render/types.js';
+import type { RenderedComponent, VariableLookup } from '../render/types.js';
 import { unusedVariableWarnings } from '../render/variable-advice.js';
 import { inspectVariables } from '../render/variables.js';
 import { landedSecrets, lookupWithLanding } from '../render/secret-landing.js';
@@ -120,6 +120,8 @@ interface RenderedComponents {
   marked: Map<string, { objects: KObject[]; marks: MarkedText }>;
   /** Variables given as not secret that land in a Secret's data, with where they were given. */
   landed: Map<string, string>;
+  /** Each provider component's variables, by label: where a secret value was given. */
+  lookups: Map<string, VariableLookup>;
 }
 
 /**
@@ -202,7 +204,7 @@ function gatherRendered(
     if (!reported.has(d)) bag.add(d);
     reported.add(d);
   };
-  const out: RenderedComponents = { components: [], marked: new Map(), landed };
+  const out: RenderedComponents = { components: [], marked: new Map(), landed, lookups: new Map() };
   rendered.forEach((outcome, i) => {
     outcome.problems.forEach(report);
     // the cert-manager render comes last and has no provider
@@ -210,6 +212,7 @@ function gatherRendered(
       report(atProviderField(secretImagesError(prepared[i].resolved.provider), manifest.providers, providerName));
     if (outcome.component) out.components.push(outcome.component);
     if (outcome.component && outcome.marked) out.marked.set(outcome.component.label, outcome.marked);
+    if (outcome.component && prepared[i]) out.lookups.set(outcome.component.label, prepared[i].lookup);
   });
   bag.throwIfAny();
   return out;
@@ -239,6 +242,8 @@ async function layOut(
     components: rendered.components,
     marked: rendered.marked,
     landed: rendered.landed,
+    lookups: rendered.lookups,
+    locateConfig: manifest.config.locate,
   });
   let inline = placed.inline.map((r) => objectFile(r.component, r.object)).sort(compareStrings);
   const layOutFiles = () =>

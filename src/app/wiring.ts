@@ -11,6 +11,7 @@ export function prepareWiring(builtIn: string, manifest: Manifest, options: Rend
     userChart: gitops.chart ? path.resolve(manifest.baseDir, gitops.chart) : undefined,
     path: gitops.path,
     configValues: gitops.values,
+    locateConfig: manifest.config.locate,
     layoutValues: gitops[builtIn as 'argocd' | 'flux']?.values,
     valuesFiles: options.valuesFiles,
     set: options.set,

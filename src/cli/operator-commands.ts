@@ -50,7 +50,8 @@ export async function importHelmValuesCommand(
     sources.warnings.push(`--chart-version ${flags.chartVersion} is followed, not ${named.origin} (${named.text})`);
   const chartVersion = flags.chartVersion ? { text: flags.chartVersion, origin: '--chart-version' } : named;
   const { text, warnings } = importHelmValues({ layers, sets, chartVersion });
-  if (!flags.quiet) for (const warning of [...sources.warnings, ...warnings]) process.stderr.write(`warning: ${warning}\n`);
+  const all = [...sources.warnings.map((message) => ({ message })), ...warnings];
+  if (!flags.quiet) for (const warning of all) process.stderr.write(`${formatWarning(warning)}\n`);
   if (flags.output) {
     await writeFileAtomic(path.resolve(flags.output), text);
     if (!flags.quiet) process.stderr.write(`wrote ${flags.output}; render it with: capi-gitops render -f ${flags.output} -o <dir>\n`);

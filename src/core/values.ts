@@ -12,6 +12,16 @@ import { ownValue, setOwnValue } from './own-keys.js';
 
 export type Values = Record<string, unknown>;
 
+/** Whether the nested maps hold every key of the path as their own (a layer that sets the value). */
+export function hasPath(values: unknown, path: readonly (string | number)[]): boolean {
+  let node = values;
+  for (const key of path) {
+    if (!isValuesMap(node) || !Object.hasOwn(node, key)) return false;
+    node = node[key as string];
+  }
+  return true;
+}
+
 export function isValuesMap(value: unknown): value is Values {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

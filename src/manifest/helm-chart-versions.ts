@@ -344,6 +344,58 @@ export const CHART_VALUE_RULES: readonly ChartValueRule[] = [
   },
 ];
 
+/**
+ * Top-level values the chart reads that no rule converts: its own Deployment's and names
+ * (deployment.yaml, _helpers.tpl and values.yaml of any release from v0.10.0), the addon's
+ * secretNamespace, the cert-manager subchart's of v0.10.x and Helm's `global`. The import leaves
+ * them out on purpose, so they are no typos.
+ */
+export const CHART_DEPLOYMENT_VALUES: readonly string[] = [
+  'affinity',
+  'cert-manager',
+  'containerSecurityContext',
+  'contentionProfiling',
+  'deploymentAnnotations',
+  'deploymentLabels',
+  'diagnosticsAddress',
+  'enableHelmHook',
+  'env',
+  'fullnameOverride',
+  'global',
+  'healthAddr',
+  'image',
+  'imagePullSecrets',
+  'insecureDiagnostics',
+  'leaderElection',
+  'logLevel',
+  'metricsBindAddr',
+  'nameOverride',
+  'nodeSelector',
+  'podAnnotations',
+  'podDnsConfig',
+  'podDnsPolicy',
+  'podLabels',
+  'profilerAddress',
+  'replicaCount',
+  'resources',
+  'secretNamespace',
+  'securityContext',
+  'strategy',
+  'tolerations',
+  'topologySpreadConstraints',
+  'volumeMounts',
+  'volumes',
+  'watchConfigMap',
+  'watchConfigSecret',
+];
+
+/** Top-level values some rule converts: the provider maps and the values the rules name (manager, configSecret, …). */
+export function convertedTopLevelValues(): string[] {
+  const keys = new Set<string>(ALL);
+  for (const rule of CHART_VALUE_RULES) if (!rule.value.startsWith('<')) keys.add(rule.value.split('.')[0]!);
+  return [...keys];
+}
+
 /** The rule by which `version` reads `value` for a provider of `type`; undefined: that chart does not read it. */
 export function chartRule(value: ChartValuePath, type: ChartProviderType, version: string): ChartValueRule | undefined {
   return CHART_VALUE_RULES.find(

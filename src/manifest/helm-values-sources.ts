@@ -10,7 +10,7 @@
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { applySetExpression, SetSyntaxError } from '../core/helm-set.js';
 import { isPlainObject } from '../core/kobject.js';
-import { mergeUserValues, type Values } from '../core/values.js';
+import { hasPath, mergeUserValues, type Values } from '../core/values.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import { decodeBase64 } from './core-objects.js';
 import { readManifestFiles } from './files.js';
@@ -26,9 +26,13 @@ import {
 } from './yaml-source.js';
 import type { Node as YamlNode } from 'yaml';
 
+/** Where a value path (`['infrastructure', 'docker']`) was written; undefined when no file holds it. */
+export type ValuesLocator = (path: FieldPath) => ValuesPosition | undefined;
+type ValuesPosition = Pick<Diagnostic, 'file' | 'line' | 'column'>;
+
 export interface HelmValuesSources {
   /** One layer per plain values file and per release, in -f order. */
-  layers: { source: string; values: Values }[];
+  layers: { source: string; values: Values; locate?: ValuesLocator }[];
   /** The chart version the release names, if it names one. */
   chartVersion?: ChartVersionRequest;
   warnings: string[];
@@ -54,7 +58,31 @@ interface Doc {
 interface Release {
   doc: Doc;
   values: Values;
+  /** What each source of the values gave, in the order applied. */
+  parts: Part[];
   chartVersion?: ChartVersionRequest;
+}
+
+/** One source of a release's values and where its paths are written. */
+interface Part {
+  values: Values;
+  at: (path: FieldPath) => ValuesPosition;
+}
+
+/** The last part that sets a path wins, as the values merge. */
+function locatorOf(parts: readonly Part[]): ValuesLocator {
+  return (path) => parts.findLast((part) => hasPath(part.values, path))?.at(path);
+}
+
+/** A map of values inside a document: each path at its own key. */
+function mapPart(doc: Doc, base: FieldPath, values: Values): Part {
+  return { values, at: (path) => fieldPosition(doc.source, doc.source.doc.contents as YamlNode | null, [...base, ...path], 'key') };
+}
+
+/** Values in a YAML string: every path at the string's field (the string's own lines are not mapped). */
+function stringPart(doc: Doc, field: FieldPath, values: Values): Part {
+  const { file, line, column } = at(doc, field);
+  return { values, at: () => ({ file, line, column }) };
 }
 
 function str(value: unknown): string | undefined {
@@ -184,11 +212,15 @@ function applySets(
   values: Values,
   sets: { expression: string; forceString: boolean; path: FieldPath }[],
   problems: Diagnostic[],
+  parts: Part[],
   secret = false,
 ): void {
   for (const set of [...sets.filter((s) => !s.forceString), ...sets.filter((s) => s.forceString)]) {
     try {
       applySetExpression(values, set.expression, set.forceString);
+      const own: Values = {};
+      applySetExpression(own, set.expression, set.forceString);
+      parts.push(stringPart(doc, set.path, own));
     } catch (error) {
       if (!(error instanceof SetSyntaxError)) throw error;
       problems.push({
@@ -231,10 +263,18 @@ function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: string[]
       `${doc.label}: ${[...base, 'helm', 'valueFiles'].join('.')} (${valueFiles.join(', ')}) are files in a repository and are not read; pass each with -f before this file, in the same order`,
     );
   }
+  const parts: Part[] = [];
   let inline: Values | undefined;
-  if (helm.valuesObject !== undefined && helm.valuesObject !== null) inline = mapField(doc, [...base, 'helm', 'valuesObject'], problems);
-  else if (typeof helm.values === 'string') inline = parseEmbedded(doc, [...base, 'helm', 'values'], helm.values, problems);
-  else if (isPlainObject(helm.values)) inline = helm.values;
+  if (helm.valuesObject !== undefined && helm.valuesObject !== null) {
+    inline = mapField(doc, [...base, 'helm', 'valuesObject'], problems);
+    if (inline) parts.push(mapPart(doc, [...base, 'helm', 'valuesObject'], inline));
+  } else if (typeof helm.values === 'string') {
+    inline = parseEmbedded(doc, [...base, 'helm', 'values'], helm.values, problems);
+    if (inline) parts.push(stringPart(doc, [...base, 'helm', 'values'], inline));
+  } else if (isPlainObject(helm.values)) {
+    inline = helm.values;
+    parts.push(mapPart(doc, [...base, 'helm', 'values'], inline));
+  }
   if (inline) Object.assign(values, inline);
   const parameters = Array.isArray(helm.parameters) ? helm.parameters : [];
   applySets(
@@ -252,6 +292,7 @@ function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: string[]
         : [],
     ),
     problems,
+    parts,
   );
   if (Array.isArray(helm.fileParameters) && helm.fileParameters.length > 0) {
     warnings.push(`${doc.label}: ${[...base, 'helm', 'fileParameters'].join('.')} name files in a repository and are not read`);
@@ -261,7 +302,7 @@ function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: string[]
     revision && typeof match.source.chart === 'string'
       ? { text: revision, origin: `${doc.label} ${[...base, 'targetRevision'].join('.')}`, position: at(doc, [...base, 'targetRevision']) }
       : undefined;
-  return { doc, values, chartVersion };
+  return { doc, values, parts, chartVersion };
 }
 
 /**
@@ -318,6 +359,7 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
     return undefined;
   }
   let values: Values = {};
+  const parts: Part[] = [];
   const refs = get(doc.value, ['spec', 'valuesFrom']);
   (Array.isArray(refs) ? refs : []).forEach((ref, index) => {
     if (!isPlainObject(ref)) return;
@@ -374,23 +416,30 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
         values,
         [{ expression: `${targetPath}=${value}`, forceString: quoted, path: [...path, 'targetPath'] }],
         problems,
+        parts,
         kind === 'Secret',
       );
       return;
     }
     const field = kind === 'Secret' && str(get(found.value, ['stringData', key])) !== undefined ? 'stringData' : 'data';
     const parsed = parseEmbedded(found, [field, key], text, problems, kind === 'Secret');
-    if (parsed) values = mergeUserValues(values, parsed);
+    if (parsed) {
+      values = mergeUserValues(values, parsed);
+      parts.push(stringPart(found, [field, key], parsed));
+    }
   });
   const inline = mapField(doc, ['spec', 'values'], problems);
-  if (inline) values = mergeUserValues(values, inline);
+  if (inline) {
+    values = mergeUserValues(values, inline);
+    parts.push(mapPart(doc, ['spec', 'values'], inline));
+  }
   for (const field of ['valuesFiles', 'valuesFile']) {
     if (get(doc.value, ['spec', 'chart', 'spec', field]) !== undefined)
       warnings.push(
         `${doc.label}: spec.chart.spec.${field} names files inside the chart's source and is not read; pass them with -f before this file`,
       );
   }
-  return { doc, values, chartVersion };
+  return { doc, values, parts, chartVersion };
 }
 
 /**
@@ -404,8 +453,10 @@ function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[]
   if (chart === undefined || !isOperatorChart(chart)) return undefined;
   const { name, namespace } = metadataOf(doc.value);
   let values: Values = {};
+  const parts: Part[] = [];
   const content = get(doc.value, ['spec', 'valuesContent']);
   if (typeof content === 'string') values = parseEmbedded(doc, ['spec', 'valuesContent'], content, problems) ?? {};
+  parts.push(stringPart(doc, ['spec', 'valuesContent'], values));
   const config = docs.find(
     (other) =>
       other.value.kind === 'HelmChartConfig' &&
@@ -416,7 +467,10 @@ function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[]
   const overlay = config ? get(config.value, ['spec', 'valuesContent']) : undefined;
   if (config && typeof overlay === 'string') {
     const parsed = parseEmbedded(config, ['spec', 'valuesContent'], overlay, problems);
-    if (parsed) values = mergeUserValues(values, parsed);
+    if (parsed) {
+      values = mergeUserValues(values, parsed);
+      parts.push(stringPart(config, ['spec', 'valuesContent'], parsed));
+    }
   }
   const set = get(doc.value, ['spec', 'set']);
   if (isPlainObject(set)) {
@@ -433,6 +487,7 @@ function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[]
         return { expression: `${key}=${text}`, forceString: !typed, path: ['spec', 'set', key] };
       }),
       problems,
+      parts,
     );
   }
   if (get(doc.value, ['spec', 'valuesSecrets']) !== undefined)
@@ -441,7 +496,7 @@ function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[]
   const field: FieldPath = get(doc.value, ['spec', 'version']) !== undefined ? ['spec', 'version'] : ['spec', 'chart'];
   const chartVersion =
     version !== undefined ? { text: version, origin: `${doc.label} ${field.join('.')}`, position: at(doc, field) } : undefined;
-  return { doc, values, chartVersion };
+  return { doc, values, parts, chartVersion };
 }
 
 function releaseOf(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: string[]): Release | undefined {
@@ -472,7 +527,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
   const warnings: string[] = [];
   const contents = await readManifestFiles(files, problems);
   const budget = new YamlBudget();
-  const perFile: { file: string; docs: Doc[]; plain?: Values; position?: Diagnostic }[] = [];
+  const perFile: { file: string; docs: Doc[]; plain?: Values; position?: Diagnostic; locate?: ValuesLocator }[] = [];
   for (const { file, text } of contents) {
     try {
       budget.check(text, file);
@@ -486,6 +541,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
     const docs: Doc[] = [];
     let plain: Values | undefined;
     let plainAt: Diagnostic | undefined;
+    let locate: ValuesLocator | undefined;
     for (const source of parsed.documents) {
       let value: unknown;
       try {
@@ -502,6 +558,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
       } else if (parsed.documents.length === 1 && isPlainObject(value)) {
         plain = value;
         plainAt = position;
+        locate = (path) => fieldPosition(source, source.doc.contents as YamlNode | null, path, 'key');
       } else {
         problems.push({
           ...position,
@@ -513,7 +570,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
         });
       }
     }
-    perFile.push({ file, docs, plain, position: plainAt });
+    perFile.push({ file, docs, plain, position: plainAt, locate });
   }
   const allDocs = perFile.flatMap((entry) => entry.docs);
   const layers: HelmValuesSources['layers'] = [];
@@ -531,7 +588,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
         });
         continue;
       }
-      layers.push({ source: entry.file, values: entry.plain });
+      layers.push({ source: entry.file, values: entry.plain, locate: entry.locate });
       continue;
     }
     if (entry.docs.length === 0) {
@@ -543,7 +600,8 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
       return release ? [release] : [];
     });
     releases.push(...found);
-    for (const release of found) layers.push({ source: `${entry.file} (${release.doc.label})`, values: release.values });
+    for (const release of found)
+      layers.push({ source: `${entry.file} (${release.doc.label})`, values: release.values, locate: locatorOf(release.parts) });
     if (found.length === 0) noRelease.push(entry);
   }
   // A file without a release may hold what a release reads (its ConfigMaps, its chart's source).

@@ -12,14 +12,19 @@
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../core/provider.js';
-import type { Values } from '../core/values.js';
+import { hasPath, type Values } from '../core/values.js';
 import { userValues, type SetValueKind } from '../core/helm-set.js';
 import { ownValue, setOwnValue } from '../core/own-keys.js';
 import { resolvePlainScalar } from '../yaml/scalar.js';
 import { emitYamlDocument } from '../yaml/emit.js';
+import { closestName } from './fields.js';
+import type { ValuesLocator } from './helm-values-sources.js';
+import type { FieldPath } from './yaml-source.js';
 import {
+  CHART_DEPLOYMENT_VALUES,
   chartRule,
   chartRules,
+  convertedTopLevelValues,
   isLaterChart,
   NEWEST_CHART,
   resolveChartVersion,
@@ -31,7 +36,7 @@ import {
 
 export interface HelmValuesInput {
   /** Values files already read, in order (later wins). */
-  layers: { source: string; values: Values }[];
+  layers: { source: string; values: Values; locate?: ValuesLocator }[];
   /** `--set` / `--set-string`, in command-line order. */
   sets: { expression: string; forceString: boolean; kind?: SetValueKind }[];
   /** The chart version whose templates to follow (`--chart-version`, or the GitOps object's); absent: the newest. */
@@ -40,8 +45,18 @@ export interface HelmValuesInput {
 
 export interface ImportedManifest {
   text: string;
-  /** Keys the chart ignores, and forms read the old way. */
-  warnings: string[];
+  /** Keys the chart ignores, and forms read the old way; each at its file:line:column when a file holds it. */
+  warnings: Diagnostic[];
+}
+
+/** Warnings, each placed where the last layer that sets its value path wrote it. */
+class Warnings {
+  readonly items: Diagnostic[] = [];
+  constructor(private readonly layers: HelmValuesInput['layers']) {}
+  push(message: string, path?: FieldPath, advice?: Pick<Diagnostic, 'expected' | 'hint'>): void {
+    const layer = path ? this.layers.findLast((candidate) => hasPath(candidate.values, path)) : undefined;
+    this.items.push({ ...(path && layer?.locate?.(path)), message, ...advice });
+  }
 }
 
 /** The chart's provider maps: values key, kind, default-namespace suffix (the chart's words). */
@@ -112,7 +127,7 @@ interface Reading {
   /** No chart version was given: warn, naming --chart-version, about values older charts read differently. */
   assumed: boolean;
   values: Values;
-  warnings: string[];
+  warnings: Warnings;
   problems: Diagnostic[];
   /** Provider keys that only newer charts read, for the one warning of an assumed version. */
   newerOnly: string[];
@@ -168,7 +183,7 @@ function fromStringForm(key: string, text: string, problems: Diagnostic[]): Reco
 function chooseVersion(
   input: HelmValuesInput,
   values: Values,
-  warnings: string[],
+  warnings: Warnings,
   problems: Diagnostic[],
 ): { version: string; assumed: boolean } {
   if (input.chartVersion) {
@@ -283,25 +298,23 @@ function topLevelGates(values: Values): Record<string, unknown> | undefined {
 }
 
 /** Warnings for the provider's keys: never read, or not read by this chart version. */
-function checkProviderKeys(
-  reading: Reading,
-  type: (typeof PROVIDER_TYPES)[number],
-  label: string,
-  provider: Record<string, unknown>,
-): void {
+function checkProviderKeys(reading: Reading, type: (typeof PROVIDER_TYPES)[number], name: string, provider: Record<string, unknown>): void {
+  const label = `${type.key}.${name}`;
   for (const key of sortedKeys(provider)) {
+    const at = [type.key, name, key];
     if (key === 'enabled') {
-      reading.warnings.push(`${label}.enabled is ignored by the chart: a provider is installed whenever ${label} is set`);
+      reading.warnings.push(`${label}.enabled is ignored by the chart: a provider is installed whenever ${label} is set`, at);
       continue;
     }
     const path = PROVIDER_KEYS[key];
     const rules = path ? chartRules(path, type.key) : [];
     if (rules.length === 0) {
-      reading.warnings.push(`${label}.${key} is ignored by the chart's ${type.key} template`);
+      reading.warnings.push(`${label}.${key} is ignored by the chart's ${type.key} template`, at);
       continue;
     }
     const rule = chartRule(path!, type.key, reading.version);
-    if (!rule) reading.warnings.push(`${label}.${key} is ignored by chart ${reading.version}; it is read ${rulesText(path!, type.key)}`);
+    if (!rule)
+      reading.warnings.push(`${label}.${key} is ignored by chart ${reading.version}; it is read ${rulesText(path!, type.key)}`, at);
     else if (reading.assumed && isLaterChart(rule.since, MAP_FORM_SINCE)) reading.newerOnly.push(`${label}.${key} (from ${rule.since})`);
   }
 }
@@ -317,7 +330,7 @@ function providerDocument(
   const { values, version, warnings } = reading;
   const reads = (path: ChartValuePath) => chartRule(path, type.key, version);
   const label = `${type.key}.${name}`;
-  if (!fromString) checkProviderKeys(reading, type, label, provider);
+  if (!fromString) checkProviderKeys(reading, type, name, provider);
   const namespace = truthy(provider.namespace)
     ? String(provider.namespace)
     : type.key === 'core'
@@ -410,7 +423,12 @@ function managerOf(
   if (own !== undefined) {
     const manager = isPlainObject(own) ? own : {};
     if (type.key === 'addon' && manager.featureGates !== undefined) {
-      warnings.push(`${label}.manager.featureGates is ignored by the chart: its addon template writes manager.metrics only`);
+      warnings.push(`${label}.manager.featureGates is ignored by the chart: its addon template writes manager.metrics only`, [
+        type.key,
+        name,
+        'manager',
+        'featureGates',
+      ]);
     } else {
       const gates = gateMap(manager.featureGates, `${label}.manager.featureGates`, version, problems);
       if (gates) out.featureGates = gates;
@@ -424,7 +442,12 @@ function managerOf(
     }
     for (const key of sortedKeys(manager)) {
       if (key !== 'featureGates' && key !== 'metrics')
-        warnings.push(`${label}.manager.${key} is ignored by the chart (it writes manager.featureGates and manager.metrics only)`);
+        warnings.push(`${label}.manager.${key} is ignored by the chart (it writes manager.featureGates and manager.metrics only)`, [
+          type.key,
+          name,
+          'manager',
+          key,
+        ]);
     }
   } else {
     const key = type.key === 'core' ? 'core' : name;
@@ -474,6 +497,8 @@ function implicitProviders(reading: Reading, maps: Record<ChartProviderType, Rec
   return found;
 }
 
+const GATES = ['manager', 'featureGates'];
+
 /** Where each top-level gate key went, or why it went nowhere. */
 function checkTopLevelGates(reading: Reading, maps: Record<ChartProviderType, Record<string, unknown>>): void {
   const manager = isPlainObject(reading.values.manager) ? reading.values.manager : undefined;
@@ -481,6 +506,7 @@ function checkTopLevelGates(reading: Reading, maps: Record<ChartProviderType, Re
     if (key !== 'featureGates')
       reading.warnings.push(
         `manager.${key} (top level) is ignored by every chart: charts v0.10.0 to v0.24.1 read manager.featureGates only`,
+        ['manager', key],
       );
   }
   if (!manager || manager.featureGates === undefined || manager.featureGates === null) return;
@@ -497,12 +523,14 @@ function checkTopLevelGates(reading: Reading, maps: Record<ChartProviderType, Re
         (reading.assumed
           ? `These values are read as the newest chart (${reading.version}) reads them: if you install an older chart, pass --chart-version <its version>; otherwise move the gates to <type>.<name>.manager.featureGates`
           : `Move the gates to <type>.<name>.manager.featureGates`),
+      GATES,
     );
     return;
   }
   if (!gates) {
     reading.warnings.push(
       `manager.featureGates is ${JSON.stringify(manager.featureGates)}; chart ${reading.version} reads a map of provider names to gate maps`,
+      GATES,
     );
     return;
   }
@@ -514,11 +542,12 @@ function checkTopLevelGates(reading: Reading, maps: Record<ChartProviderType, Re
         : key === 'kubeadm'
           ? 'no control-plane, infrastructure or IPAM provider is named kubeadm, and the kubeadm control plane the chart adds takes it only when configSecret is set (infra-conditions.yaml)'
           : `no infrastructure, control-plane or IPAM provider of chart ${reading.version} is named ${key} (bootstrap and addon providers never take top-level gates)`;
-    reading.warnings.push(`manager.featureGates.${key} is ignored: ${why}`);
+    reading.warnings.push(`manager.featureGates.${key} is ignored: ${why}`, [...GATES, key]);
   }
   if (reading.assumed && reading.gatesUsed.size > 0) {
     reading.warnings.push(
       `manager.featureGates (top level) is read as chart ${reading.version} reads it (${removed.template}); charts from v0.25.0 ignore it: pass --chart-version <the chart version you install> to follow that version`,
+      GATES,
     );
   }
 }
@@ -539,13 +568,27 @@ function gateTargets(gates: Record<string, unknown>, maps: Record<ChartProviderT
   return targets;
 }
 
+/** Top-level keys no chart reads: most likely a typo of one it does, which Helm ignores without a word. */
+function checkTopLevelKeys(values: Values, warnings: Warnings): void {
+  const known = [...convertedTopLevelValues(), ...CHART_DEPLOYMENT_VALUES];
+  for (const key of sortedKeys(values)) {
+    if (known.includes(key)) continue;
+    const guess = closestName(key, known);
+    warnings.push(`${key} is not a value of the cluster-api-operator chart, which ignores it`, [key], {
+      expected: `a value the chart reads: ${convertedTopLevelValues().join(', ')}, or one of its Deployment's (image, resources, …)`,
+      hint: guess ? `did you mean "${guess}"?` : 'remove it, or fix its name',
+    });
+  }
+}
+
 /** The chart's values (files, then --set) as a capi-gitops manifest. */
 export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   const values = readValues(input);
-  const warnings: string[] = [];
+  const warnings = new Warnings(input.layers);
   const problems: Diagnostic[] = [];
   const { version, assumed } = chooseVersion(input, values, warnings, problems);
   if (problems.length > 0) throw new CapiGitopsError(problems);
+  checkTopLevelKeys(values, warnings);
   const reading: Reading = { version, assumed, values, warnings, problems, newerOnly: [], gatesUsed: new Set() };
   const maps = providerMaps(reading);
   if (problems.length > 0) throw new CapiGitopsError(problems);
@@ -581,6 +624,6 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   const header = `${HEADER}# Read as chart ${version} of cluster-api-operator reads them${assumed ? ' (no --chart-version given)' : ''}.\n`;
   return {
     text: objects.length === 0 ? `${header}# The values name no provider: the chart installs none.\n` : `${header}---\n${body}`,
-    warnings,
+    warnings: warnings.items,
   };
 }

@@ -431,6 +431,12 @@ class ManifestCollector {
       case 'secret': {
         const { secret, findings } = toSecretObject(value, position);
         findings.forEach((finding) => this.report(unit, finding));
+        const section = (key: string) => (isPlainObject(value.stringData) && Object.hasOwn(value.stringData, key) ? 'stringData' : 'data');
+        // Not enumerable, as a provider's fieldPosition: the Secret stays plain data.
+        Object.defineProperty(secret, 'keyPosition', {
+          value: (key: string) => fieldPosition(unit.source, unit.node, [section(key), key], 'key'),
+          enumerable: false,
+        });
         this.checkUnique(unit, 'Secret', secret.namespace, secret.name, position);
         this.secrets.push(secret);
         if (this.faultyUnits.has(unit)) this.faultyObjects.add(secret);

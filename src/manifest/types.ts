@@ -124,6 +124,8 @@ export interface SecretObject {
   publicKeys?: string[];
   /** Keys a tool adds on its own (Turtles' feature variables): never reported as unused. */
   implicitKeys?: string[];
+  /** Where a key was written (stringData over data, as the API server merges them); not enumerable. */
+  keyPosition?: (key: string) => SourcePosition;
 }
 
 export interface ConfigMapObject {

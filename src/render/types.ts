@@ -25,5 +25,7 @@ export interface VariableValue {
   fromSecret: boolean;
   /** Declared in Config.secrets.public: plain wherever it lands, a Secret's data included. */
   declaredPublic?: boolean;
+  /** Where the value was given (a Secret's key, Config.variables' entry, a --secret-file), for messages. */
+  position?: { file: string; line?: number; column?: number };
 }
 export type VariableLookup = (name: string) => VariableValue | undefined;

@@ -6,7 +6,7 @@
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
 import type { SecretsConfig, SecretStrategy } from '../manifest/types.js';
-import type { RenderedComponent } from '../render/types.js';
+import type { RenderedComponent, VariableLookup } from '../render/types.js';
 import { formatPath, taintedFields, type MarkedText, type TaintedField } from './taint.js';
 import { isSecret, notInSecretData, toExternalSecrets } from './external-secrets.js';
 import { DEFAULT_SUBSTITUTE_SECRET, toFluxSubstitution } from './flux-substitute.js';
@@ -33,6 +33,10 @@ export interface SecretsInput {
   marked: ReadonlyMap<string, { objects: KObject[]; marks: MarkedText }>;
   /** Variables given as not secret that are secret because they land in a Secret's data, with where they were given. */
   landed?: ReadonlyMap<string, string>;
+  /** Each component's variables, by label: a refusal points at where the value was given. */
+  lookups?: ReadonlyMap<string, VariableLookup>;
+  /** Where a field of the Config was written (the closest field that is, for one missing). */
+  locateConfig?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'>;
 }
 
 /**
@@ -78,32 +82,62 @@ export interface SecretsOutput {
   warnings: string[];
 }
 
-const WAYS_OUT =
-  'declare the variable in Config.secrets.public if it is not secret, or choose a strategy: --secrets external-secrets, --secrets sops, --secrets flux-substitute (flux layout), or --secrets inline --allow-secret-values';
+/** The strategies that place a value in a Secret's data, each with what it needs to work. */
+const SECRET_DATA_STRATEGIES =
+  '--secrets external-secrets (with Config secrets.externalSecrets.secretStoreRef), --secrets sops (with Config secrets.sops.ageRecipients), ' +
+  '--layout flux --secrets flux-substitute, or --secrets inline --allow-secret-values';
 
 const LANDED = "a value in a Secret's data is secret wherever it is given)";
 const LANDED_OUT =
   'keep the value out of Git (--secret-file <file outside Git>, --env-secret NAME, or the spec.configSecret Secret in a -f file Git ignores, ' +
-  'not Config.variables) and choose a strategy: --secrets external-secrets, --secrets sops, --secrets flux-substitute (flux layout), ' +
-  'or --secrets inline --allow-secret-values; or declare the variable in Config.secrets.public if it is not secret';
+  `not Config.variables) and choose a strategy: ${SECRET_DATA_STRATEGIES}; or declare the variable in Config.secrets.public if it is not secret`;
 
-function refusal(field: TaintedField, landed: ReadonlyMap<string, string> = new Map()): Diagnostic {
+/** Whether the field is a value of a v1 Secret's data or stringData: the only place external-secrets and sops take. */
+function inSecretData(field: TaintedField): boolean {
+  const [section, , ...rest] = field.path;
+  return isSecret(field.object) && !field.key && (section === 'data' || section === 'stringData') && rest.length === 0;
+}
+
+/** Only the ways out that work for this field: outside a Secret's data, external-secrets and sops cannot take it. */
+function waysOut(field: TaintedField): string {
+  const names = field.variables.join(', ');
+  const publicWay = `declare it in Config.secrets.public (secrets: {public: [${names}]} in the Config document) if it is not secret`;
+  if (inSecretData(field)) return `${publicWay}, or choose a strategy: ${SECRET_DATA_STRATEGIES}`;
+  // A field computed from the value holds no reference Flux could substitute.
+  const flux = field.derived ? '' : ', or with the flux layout leave it to Flux: --layout flux --secrets flux-substitute';
+  return `${publicWay}, or write it in clear text: --secrets inline --allow-secret-values${flux}`;
+}
+
+/** Where the first of the field's variables that the input locates was given. */
+function givenAt(field: TaintedField, lookup: VariableLookup | undefined): Pick<Diagnostic, 'file' | 'line' | 'column'> {
+  for (const name of field.variables) {
+    const position = lookup?.(name)?.position;
+    if (position) return position;
+  }
+  return {};
+}
+
+function refusal(field: TaintedField, landed: ReadonlyMap<string, string> = new Map(), lookup?: VariableLookup): Diagnostic {
   const given = field.variables.filter((name) => landed.has(name));
   const why = given.length > 0 ? ` (${given.map((name) => `${name} from ${landed.get(name)}`).join(', ')}: ${LANDED}` : '';
   return {
+    ...givenAt(field, lookup),
     object: describeObject(field.object),
     path: formatPath(field.path),
     message: `would receive the secret value of ${field.variables.join(', ')}${why}`,
     expected: 'no secret value in files committed to Git (Config.secrets.strategy: refuse)',
-    hint: given.length > 0 ? LANDED_OUT : WAYS_OUT,
+    hint: given.length > 0 ? LANDED_OUT : waysOut(field),
   };
 }
 
 /** What a strategy needs whether or not this render has secrets to place. */
 function strategyProblems(input: SecretsInput): Diagnostic[] {
+  const at = (path: string) => input.locateConfig?.(['secrets', ...path.split('.')]) ?? {};
   if (input.strategy === 'flux-substitute' && input.layout !== 'flux') {
     return [
       {
+        // the strategy may come from --secrets: the Config's field only when it chose it
+        ...(input.config.strategy === input.strategy ? at('strategy') : {}),
         object: 'Config.secrets',
         path: 'strategy',
         message: `the flux-substitute strategy needs the flux layout, and the output layout is ${input.layout}`,
@@ -115,6 +149,7 @@ function strategyProblems(input: SecretsInput): Diagnostic[] {
   if (input.strategy === 'sops' && !input.config.sops?.ageRecipients?.length) {
     return [
       {
+        ...at('sops.ageRecipients'),
         object: 'Config.secrets',
         path: 'sops.ageRecipients',
         message: 'the sops strategy needs at least one age recipient',
@@ -126,6 +161,7 @@ function strategyProblems(input: SecretsInput): Diagnostic[] {
   if (input.strategy === 'external-secrets' && !input.config.externalSecrets?.secretStoreRef) {
     return [
       {
+        ...at('externalSecrets.secretStoreRef'),
         object: 'Config.secrets',
         path: 'externalSecrets.secretStoreRef',
         message: 'the external-secrets strategy needs the store the secret values are read from',
@@ -163,16 +199,17 @@ export function placeSecrets(input: SecretsInput): SecretsOutput {
     if (!marked) return component;
     const fields = taintedFields(component.objects, marked.objects, marked.marks);
     if (fields.length === 0) return component;
+    const lookup = input.lookups?.get(component.label);
     const holders = () => [...new Set(fields.map((f) => f.index))].map((i) => ({ component, object: component.objects[i]! }));
     switch (input.strategy) {
       case 'refuse':
-        problems.push(...fields.map((f) => refusal(f, input.landed)));
+        problems.push(...fields.map((f) => refusal(f, input.landed, lookup)));
         return component;
       case 'inline': {
         if (!input.allowSecretValues) {
           problems.push(
             ...fields.map((f) => ({
-              ...refusal(f, input.landed),
+              ...refusal(f, input.landed, lookup),
               expected: 'the inline strategy writes secret values only with --allow-secret-values',
               hint: 'add --allow-secret-values to accept secret values in Git, or choose another strategy',
             })),
@@ -194,12 +231,7 @@ export function placeSecrets(input: SecretsInput): SecretsOutput {
         return { ...component, objects: result.objects };
       }
       case 'sops': {
-        for (const field of fields) {
-          const [section, , ...rest] = field.path;
-          if (!isSecret(field.object) || field.key || (section !== 'data' && section !== 'stringData') || rest.length > 0) {
-            problems.push(notInSecretData(field, 'sops', 'encrypts only Secret data'));
-          }
-        }
+        for (const field of fields) if (!inSecretData(field)) problems.push(notInSecretData(field, 'sops', 'encrypts only Secret data'));
         out.encrypt.push(...holders());
         return component;
       }

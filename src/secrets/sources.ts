@@ -27,6 +27,7 @@ export interface RunSecretOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+const SECRET_FILE = '--secret-file ';
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const EXPECTED_FILE = 'NAME=value lines, a YAML map NAME: "value", or v1 Secret manifests (data in base64, stringData)';
@@ -193,7 +194,7 @@ export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecr
         });
         continue;
       }
-      values.set(name, { value, origin: `--secret-file ${file}` });
+      values.set(name, { value, origin: `${SECRET_FILE}${file}` });
     }
   }
   const env = options.env ?? process.env;
@@ -230,13 +231,14 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
   const publicNames = new Set(manifest.config.secrets?.public ?? []);
   return (name): VariableValue | undefined => {
     const supplied = run.values.get(name);
-    if (supplied) return { value: supplied.value, origin: supplied.origin, fromSecret: true };
+    if (supplied) return { value: supplied.value, origin: supplied.origin, fromSecret: true, ...whereSupplied(supplied.origin) };
     // a fetch credential, never a value of the components
     if (configSecret && Object.hasOwn(configSecret.data, name) && name !== GITHUB_TOKEN_KEY) {
       return {
         value: configSecret.data[name]!,
         origin: `Secret ${configSecret.namespace}/${configSecret.name}`,
         fromSecret: !publicNames.has(name) && !configSecret.publicKeys?.includes(name),
+        ...(configSecret.keyPosition ? { position: configSecret.keyPosition(name) } : {}),
         ...(publicNames.has(name) ? { declaredPublic: true } : {}),
       };
     }
@@ -245,10 +247,16 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
         value: fromConfig[name]!,
         origin: 'Config.variables',
         fromSecret: false,
+        ...(manifest.config.locate ? { position: manifest.config.locate(['variables', name]) } : {}),
         ...(publicNames.has(name) ? { declaredPublic: true } : {}),
       };
     return undefined;
   };
+}
+
+/** A --secret-file value is at its file (its line is not kept); an --env-secret has no file. */
+function whereSupplied(origin: string): Pick<VariableValue, 'position'> {
+  return origin.startsWith(SECRET_FILE) ? { position: { file: origin.slice(SECRET_FILE.length) } } : {};
 }
 
 /** Key in a configSecret that holds clusterctl's images map rather than a variable. */

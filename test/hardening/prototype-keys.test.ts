@@ -228,7 +228,8 @@ test('import helm-values: __proto__ in a values file, under a provider and throu
   assert.equal(namespaces['CoreProvider/cluster-api'], 'capi-system');
   assert.equal(namespaces['InfrastructureProvider/docker'], 'docker-infrastructure-system');
   assert.doesNotMatch(text, /attacker-system|stolen/);
-  assert.ok(warnings.includes("core.cluster-api.__proto__ is ignored by the chart's core template"), warnings.join('\n'));
+  const messages = warnings.map((warning) => warning.message);
+  assert.ok(messages.includes("core.cluster-api.__proto__ is ignored by the chart's core template"), messages.join('\n'));
   assertPrototypesUntouched('import helm-values');
 });
 

@@ -118,6 +118,21 @@ test('values are checked against values.schema.json before any template runs; er
   assert.match(missing.diagnostics[0]!.hint!, /--set repoURL=/);
 });
 
+test('a value of the Config gitops.values the chart does not declare is an error at its line in the manifest', async () => {
+  const dir = writeTempManifest({ 'p.yaml': corpusManifest() });
+  const file = path.join(dir, 'p.yaml');
+  const text = readFileSync(file, 'utf8').replace(
+    'kind: Config\n',
+    'kind: Config\ngitops:\n  values:\n    repoURL: https://git.example.com/x.git\n',
+  );
+  writeFileSync(file, text);
+  const error = await rejection(renderManagementCluster({ manifestPaths: [file], layout: 'flux' }));
+  const problem = error.diagnostics.find((d) => d.message === 'value repoURL is not a value of this chart')!;
+  assert.equal(problem.file, file);
+  assert.equal(text.split('\n')[problem.line! - 1], '    repoURL: https://git.example.com/x.git');
+  assert.equal(problem.column, 14);
+});
+
 test('a --set syntax error is a clear error naming the expression', async () => {
   const error = await rejection(prepareChart({ builtIn: 'flux', path: 'p', set: [{ expression: 'interval', forceString: false }] }));
   assert.match(error.diagnostics[0]!.message, /cannot parse --set "interval": key "interval" has no value/);

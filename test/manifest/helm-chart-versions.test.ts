@@ -29,7 +29,7 @@ function run(values: Record<string, unknown>, chartVersion?: string, sets: strin
     const value = doc.toJS() as Doc | null;
     if (value?.kind?.endsWith('Provider')) byId[`${value.kind}/${value.metadata.name}`] = value.spec ?? null;
   }
-  return { byId, warnings, text };
+  return { byId, warnings: warnings.map((warning) => warning.message), text };
 }
 
 /** Values as a team pinned to an old chart writes them: gates for the core, AWS, the control plane and IPAM. */

@@ -33,7 +33,7 @@ async function importFiles(paths: string[]) {
     const value = doc.toJS() as { kind: string; metadata: { name: string }; spec?: Record<string, unknown> } | null;
     if (value?.kind?.endsWith('Provider')) byId[`${value.kind}/${value.metadata.name}`] = value.spec ?? null;
   }
-  return { sources, byId, warnings: [...sources.warnings, ...warnings], text };
+  return { sources, byId, warnings: [...sources.warnings, ...warnings.map((warning) => warning.message)], text };
 }
 
 const FLUX_RELEASE = `apiVersion: source.toolkit.fluxcd.io/v1
@@ -356,4 +356,57 @@ spec:
     if (before === undefined) delete process.env.CAPI_GITOPS_YAML_MAX_NODES;
     else process.env.CAPI_GITOPS_YAML_MAX_NODES = before;
   }
+});
+
+test('CLI: a typo in a top-level key of the values is warned about at its line, with the key it likely meant; the chart Deployment values are not', () => {
+  const [values] = files({
+    'values.yaml': `image:
+  manager:
+    tag: v0.23.0
+resources: {}
+infrastucture:
+  docker:
+    version: v1.10.4
+`,
+  });
+  const result = runCli(['import', 'helm-values', '-f', values!]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(
+    result.stderr,
+    /values\.yaml:5:1: warning: infrastucture is not a value of the cluster-api-operator chart, which ignores it\n {2}expected: .*\n {2}hint: did you mean "infrastructure"\?/,
+  );
+  assert.doesNotMatch(result.stderr, /warning: (image|resources)/);
+});
+
+test('CLI: the top-level manager.featureGates warning and a provider key the chart ignores point at their lines', () => {
+  const [values] = files({
+    'values.yaml': `infrastructure:
+  docker:
+    version: v1.10.4
+    replicas: 3
+manager:
+  featureGates:
+    docker: {MachinePool: true}
+`,
+  });
+  const result = runCli(['import', 'helm-values', '-f', values!]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /values\.yaml:4:5: warning: infrastructure\.docker\.replicas is ignored/);
+  assert.match(result.stderr, /values\.yaml:6:3: warning: manager\.featureGates \(top level\) is read by charts v0\.10\.0 to v0\.24\.1/);
+});
+
+test('a key in a HelmRelease spec.values is located at its line; one from a valuesFrom ConfigMap at the ConfigMap key', async () => {
+  const release = FLUX_RELEASE.replace('  values:\n', '  values:\n    infrastucture: {}\n');
+  const configMap = FLUX_VALUES.replace('    configSecret:', '    controlPlan: {}\n    configSecret:');
+  const paths = files({ 'helmrelease.yaml': release, 'values.yaml': configMap });
+  const sources = await readHelmValuesFiles(paths);
+  const { warnings } = importHelmValues({ layers: sources.layers, sets: [], chartVersion: sources.chartVersion });
+  const typo = warnings.find((w) => w.message.startsWith('infrastucture '));
+  assert.equal(typo?.file, paths[0]);
+  assert.equal(release.split('\n')[typo!.line! - 1], '    infrastucture: {}');
+  const plan = warnings.find((w) => w.message.startsWith('controlPlan '));
+  assert.equal(plan?.hint, 'did you mean "controlPlane"?');
+  assert.equal(plan?.file, paths[1]);
+  assert.equal(configMap.split('\n')[plan!.line! - 1], '  values.yaml: |');
 });

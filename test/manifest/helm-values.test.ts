@@ -85,7 +85,7 @@ test('string form of charts up to v0.18: name:version, namespace:name:version;â€
       (objects['BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm'] as { spec: unknown }).spec,
     null,
   );
-  assert.equal(warnings.filter((w) => w.includes('string form')).length, 2);
+  assert.equal(warnings.filter((w) => w.message.includes('string form')).length, 2);
   assert.match(text, /helm\.sh\/hook and argocd\.argoproj\.io\/sync-wave annotations/);
 });
 
@@ -102,13 +102,16 @@ test('keys the chart ignores are warned about; --set infrastructure=docker,azure
     ],
     sets: [],
   });
-  assert.deepEqual(warnings.slice(0, 3), [
-    'infrastructure.docker.enabled is ignored by the chart: a provider is installed whenever infrastructure.docker is set',
-    "infrastructure.docker.replicas is ignored by the chart's infrastructure template",
-    'infrastructure.docker.manager.verbosity is ignored by the chart (it writes manager.featureGates and manager.metrics only)',
-  ]);
+  assert.deepEqual(
+    warnings.slice(0, 3).map((w) => w.message),
+    [
+      'infrastructure.docker.enabled is ignored by the chart: a provider is installed whenever infrastructure.docker is set',
+      "infrastructure.docker.replicas is ignored by the chart's infrastructure template",
+      'infrastructure.docker.manager.verbosity is ignored by the chart (it writes manager.featureGates and manager.metrics only)',
+    ],
+  );
   // The top-level gates: read by charts v0.10.0 to v0.24.1, not "ignored from v0.19" (test/manifest/helm-chart-versions.test.ts).
-  assert.match(warnings[3]!, /^manager\.featureGates \(top level\) is read by charts v0\.10\.0 to v0\.24\.1.*--chart-version/);
+  assert.match(warnings[3]!.message, /^manager\.featureGates \(top level\) is read by charts v0\.10\.0 to v0\.24\.1.*--chart-version/);
   assert.throws(
     () => importHelmValues({ layers: [], sets: [{ expression: 'infrastructure=docker,azure', forceString: false }] }),
     (error: CapiGitopsError) => /the comma splits --set pairs/.test(error.diagnostics[0].hint ?? ''),

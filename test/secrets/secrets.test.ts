@@ -156,6 +156,29 @@ test('refuse (the default) names each object, field and variable, and no value',
   assert.ok(!publicFlag.includes('EXP_MACHINE_POOL'), publicFlag);
 });
 
+test("a refused value is located where it was given (the Secret key); outside a Secret's data the hint offers only what works there", async () => {
+  const err = await renderFails({});
+  const file = err.diagnostics.find((d) => d.file)!.file!;
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const arg = err.diagnostics.find((d) => d.object?.startsWith('Deployment/') && d.message.includes('EXP_MACHINE_POOL'))!;
+  assert.equal(lines[arg.line! - 1]!.trim(), 'EXP_MACHINE_POOL: "true"');
+  assert.equal(arg.column, 3);
+  assert.match(arg.hint!, /secrets: \{public: \[EXP_MACHINE_POOL\]\}/);
+  assert.match(arg.hint!, /--secrets inline --allow-secret-values/);
+  assert.doesNotMatch(arg.hint!, /external-secrets|sops/);
+  const data = err.diagnostics.find((d) => d.path === 'data.credentials')!;
+  assert.match(lines[data.line! - 1]!, /^ {2}VAULT_B64ENCODED_CREDENTIALS: /);
+  assert.match(data.hint!, /--secrets external-secrets \(with Config secrets\.externalSecrets\.secretStoreRef\)/);
+  assert.match(data.hint!, /--secrets sops \(with Config secrets\.sops\.ageRecipients\)/);
+});
+
+test('external-secrets without a store is an error at the Config secrets field', async () => {
+  const err = await renderFails({ secrets: '  strategy: external-secrets\n' });
+  const problem = err.diagnostics.find((d) => d.path === 'externalSecrets.secretStoreRef')!;
+  const lines = readFileSync(problem.file!, 'utf8').split('\n');
+  assert.equal(lines[problem.line! - 1], 'secrets:');
+});
+
 test('the README manifest renders as written: its Secret holds a feature flag declared public (GitHub releases served on 127.0.0.1)', async () => {
   const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
   const block = /## The manifest[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)![1]!;

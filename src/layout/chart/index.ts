@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
-import { CapiGitopsError, DiagnosticBag } from '../../core/diagnostics.js';
+import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
 import { YamlBudget } from '../../yaml/bounds.js';
 import { chartValues } from './values.js';
@@ -24,6 +24,8 @@ export interface ChartRequest {
   path?: string;
   /** Config.gitops.values */
   configValues?: Values;
+  /** Where a field of the Config was written, for problems with its values. */
+  locateConfig?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'>;
   /** Config.gitops.<layout>.values (`gitops.argocd.values`, `gitops.flux.values`): over the shared ones, for this chart only. */
   layoutValues?: Values;
   /** --values files, in order. */
@@ -91,8 +93,18 @@ export async function prepareChart(request: ChartRequest): Promise<PreparedChart
   const derived = request.outputDir ? pathInRepository(request.outputDir) : undefined;
   if (derived !== undefined) layers.push({ source: 'the output directory in its Git repository', values: { path: derived } });
   if (request.path !== undefined) layers.push({ source: 'Config gitops.path', values: { path: request.path } });
-  if (request.configValues) layers.push({ source: 'Config gitops.values', values: request.configValues });
-  if (request.layoutValues) layers.push({ source: `Config gitops.${request.builtIn}.values`, values: request.layoutValues });
+  const inConfig = (base: string[]) => {
+    const locate = request.locateConfig;
+    return locate ? { locate: (p: readonly (string | number)[]) => locate([...base, ...p]) } : {};
+  };
+  if (request.configValues)
+    layers.push({ source: 'Config gitops.values', values: request.configValues, ...inConfig(['gitops', 'values']) });
+  if (request.layoutValues)
+    layers.push({
+      source: `Config gitops.${request.builtIn}.values`,
+      values: request.layoutValues,
+      ...inConfig(['gitops', request.builtIn, 'values']),
+    });
   const bag = new DiagnosticBag();
   for (const file of request.valuesFiles ?? []) {
     try {

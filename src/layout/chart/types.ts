@@ -1,3 +1,4 @@
+import type { Diagnostic } from '../../core/diagnostics.js';
 import type { KObject } from '../../core/kobject.js';
 import type { Values } from '../../core/values.js';
 import type { SetValueKind } from '../../core/helm-set.js';
@@ -64,6 +65,8 @@ export interface ValuesValidator {
 export interface ValuesLayer {
   source: string;
   values: Values;
+  /** Where a value path of this layer was written, when a file holds it (the Config's gitops values). */
+  locate?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'>;
 }
 
 /** A `--set` or `--set-string` expression, in command-line order. */

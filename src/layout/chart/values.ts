@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { CHART_AJV_OPTIONS } from './types.js';
 import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
 import { userValues } from '../../core/helm-set.js';
-import { layerValues, type Values } from '../../core/values.js';
+import { hasPath, layerValues, type Values } from '../../core/values.js';
 import type { LoadedChart, SetExpression, ValuesLayer, ValuesValidator } from './types.js';
 
 /** The chart's schema validator: precompiled for built-in charts, compiled here for a user's. */
@@ -23,13 +23,25 @@ function valuesValidator(chart: LoadedChart): ValuesValidator | undefined {
   }
 }
 
-/** `/a/b/0` → `a.b[0]`, the way users write value paths in `--set`. */
-function valuePath(instancePath: string, extra?: string): string {
+/** `/a/b/0` → `['a', 'b', '0']`, JSON Pointer unescaped. */
+function pointerSegments(instancePath: string, extra?: string): string[] {
   const segments = instancePath
     .split('/')
     .slice(1)
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) segments.push(extra);
+  return segments;
+}
+
+/** Where the last layer that sets the value wrote it (a list index as a number, as YAML paths have it). */
+function writtenAt(layers: readonly ValuesLayer[], segments: readonly string[]): Pick<Diagnostic, 'file' | 'line' | 'column'> {
+  const path = segments.map((s) => (/^[0-9]+$/.test(s) ? Number(s) : s));
+  const layer = layers.findLast((candidate) => hasPath(candidate.values, segments));
+  return layer?.locate?.(path) ?? {};
+}
+
+/** `['a', 'b', '0']` → `a.b[0]`, the way users write value paths in `--set`. */
+function valuePath(segments: readonly string[]): string {
   let out = '';
   for (const s of segments) out += /^[0-9]+$/.test(s) ? `[${s}]` : out === '' ? s : `.${s}`;
   return out || '(root)';
@@ -58,12 +70,14 @@ function expectedValue(e: ErrorObject): string {
   }
 }
 
-function schemaProblem(chart: LoadedChart, e: ErrorObject): Diagnostic {
+function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly ValuesLayer[]): Diagnostic {
   const missing = e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : undefined;
   const extra = e.keyword === 'additionalProperties' ? String((e.params as { additionalProperty?: string }).additionalProperty) : undefined;
-  const at = valuePath(e.instancePath, missing ?? extra);
+  const segments = pointerSegments(e.instancePath, missing ?? extra);
+  const at = valuePath(segments);
   const message = missing ? 'is required' : extra ? 'is not a value of this chart' : (e.message ?? 'is invalid');
   return {
+    ...writtenAt(layers, segments),
     object: `${chart.origin} values`,
     path: at,
     message: `value ${at} ${message}`,
@@ -90,6 +104,6 @@ export function chartValues(chart: LoadedChart, layers: readonly ValuesLayer[], 
   user = layerValues(chart.defaults, [user]);
   const validate = valuesValidator(chart);
   if (validate && !validate(user))
-    throw new CapiGitopsError(((validate.errors ?? []) as ErrorObject[]).map((e) => schemaProblem(chart, e)));
+    throw new CapiGitopsError(((validate.errors ?? []) as ErrorObject[]).map((e) => schemaProblem(chart, e, layers)));
   return user;
 }
