@@ -10,6 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { render } from '../../src/app/render.js';
 import { reviewChanges } from '../../src/review/index.js';
+import { objectChanges } from '../../src/review/object-changes.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
 
@@ -49,9 +50,9 @@ function coreRelease(): string {
   return pathToFileURL(path.join(root, 'cluster-api', 'latest', 'core-components.yaml')).href;
 }
 
-/** Three clusters; those in `verbose` give the core provider's manager a verbosity of their own. */
+/** Four clusters; those in `verbose` give the core provider's manager a verbosity of their own. */
 function fleet(url: string, verbose: string[]): string {
-  const clusters = ['eu-1', 'us-1', 'lab-1'].map((name) =>
+  const clusters = ['eu-1', 'us-1', 'ap-1', 'lab-1'].map((name) =>
     verbose.includes(name)
       ? `- name: ${name}\n  providers: {CoreProvider/cluster-api: {spec: {manager: {verbosity: 5}}}}`
       : `- name: ${name}`,
@@ -71,10 +72,10 @@ ${clusters.join('\n')}
 `;
 }
 
-/** Renders the fleet, then again with `verbose` clusters changed (only `only` rendered, when given). */
-async function change(verbose: string[], only?: string[]) {
+/** Renders the fleet with `first` verbose, then with `verbose` (only `only` rendered, when given). */
+async function change(verbose: string[], only?: string[], first: string[] = []) {
   const url = coreRelease();
-  const dir = writeTempManifest({ 'fleet.yaml': fleet(url, []) });
+  const dir = writeTempManifest({ 'fleet.yaml': fleet(url, first) });
   const out = path.join(tempDir(), 'out');
   await render({ manifestPaths: [dir] }, out);
   const before = readTree(out);
@@ -87,8 +88,36 @@ async function change(verbose: string[], only?: string[]) {
 const listed = (changes: { change: string; kind: string; file: string; clusters?: string[] }[]) =>
   changes.map((c) => `${c.change} ${c.kind} ${c.file}${c.clusters ? ` (${c.clusters.join(', ')})` : ''}`);
 
+test('render --cluster lab-1: its Deployment leaving the shared base is one changed object, the moves of the others none', async () => {
+  const { before, result } = await change(['lab-1'], ['lab-1']);
+  // the base all three shared is gone: the objects moved
+  assert.ok([...before.keys()].some((f) => result.summary.removed.includes(f) && f.startsWith('bases/')));
+  assert.deepEqual(listed(objectChanges(result.summary, result.written)), [
+    'changed Deployment clusters/lab-1/01-cluster-api/deployment-capi-controller-manager.yaml',
+  ]);
+});
+
 const SHARED_CHANGE =
   /^changed Deployment bases\/cluster-api\/v0\.1\.0-[0-9a-f]{12}\/deployment-capi-controller-manager\.yaml \(eu-1, us-1\)$/;
+
+test('render: a change two clusters share, moved into a base of their own, is one changed object naming them', async () => {
+  const { result } = await change(['eu-1', 'us-1']);
+  const changes = listed(objectChanges(result.summary, result.written));
+  assert.equal(changes.length, 1, changes.join('\n'));
+  assert.match(changes[0]!, SHARED_CHANGE);
+});
+
+test('render: a cluster leaving a base the others keep (its files untouched) for one it shares with another is one changed object', async () => {
+  // the base of eu-1's and us-1's Deployment keeps its bytes: ap-1 only stops listing it
+  const { before, result } = await change(['lab-1', 'ap-1'], ['ap-1'], ['lab-1']);
+  const kept = [...before.keys()].filter((f) => f.startsWith('bases/') && f.endsWith('/deployment-capi-controller-manager.yaml'));
+  assert.equal(kept.length, 1);
+  assert.ok(result.summary.unchanged.includes(kept[0]!));
+  assert.deepEqual(
+    listed(objectChanges(result.summary, result.written)).map((c) => c.replace(/-[0-9a-f]{12}\//, '-…/')),
+    ['changed Deployment bases/cluster-api/v0.1.0-…/deployment-capi-controller-manager.yaml (ap-1)'],
+  );
+});
 
 test('diff: a change two clusters share, moved into a base of their own, is one changed object naming them', async () => {
   const { before, after } = await change(['eu-1', 'us-1']);
