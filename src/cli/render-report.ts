@@ -3,6 +3,7 @@
  * lockfile and the --json document.
  */
 import path from 'node:path';
+import { clusterRanges } from '../core/cluster-ranges.js';
 import type { WriteSummary } from '../output/write.js';
 import type { ObjectChange } from '../review/object-changes.js';
 import type { Output } from './output.js';
@@ -55,10 +56,12 @@ export async function reportWrite(out: Output, written: WrittenRender): Promise<
       (change) => `${objects.filter((o) => o.change === change).length} ${change}`,
     );
     out.line(`objects: ${counts.join(', ')}`);
-    for (const o of objects)
+    for (const o of objects) {
+      const where = o.clusters ? `${o.file}; clusters ${clusterRanges(o.clusters)}` : o.file;
       out.line(
-        `  ${[CHANGE_MARK[o.change], o.kind, [o.namespace, o.name].filter(Boolean).join('/')].filter(Boolean).join(' ')} (${o.file})`,
+        `  ${[CHANGE_MARK[o.change], o.kind, [o.namespace, o.name].filter(Boolean).join('/')].filter(Boolean).join(' ')} (${where})`,
       );
+    }
   }
   const lockfile = written.lockReport();
   if (out.json) {

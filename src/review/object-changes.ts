@@ -6,6 +6,10 @@
  *
  * The objects of a file are summarised as `ObjectRef`s (identity, and a digest of the value
  * computed only when an object is on both sides).
+ *
+ * In a fleet's shared layout each cluster's copy is compared: a base file counts for the clusters
+ * that moved onto or off it (`base-reach.ts`), so an object moving between a base and a
+ * cluster's directory unchanged is no change.
  */
 import { sha256Hex } from '../core/digest.js';
 import { apiGroup, isPlainObject } from '../core/kobject.js';
@@ -14,6 +18,7 @@ import { splitDocuments } from '../yaml/split.js';
 import type { KObject } from '../core/kobject.js';
 import type { WriteSummary } from '../output/write.js';
 import { compareStrings } from '../core/diagnostics.js';
+import { baseOf, baseReach, NO_REACH, type BaseReach } from './base-reach.js';
 
 const YAML_FILE = /\.ya?ml$/;
 /** Kustomize's own file (it reads no other name as one): layout, never parsed for objects. */
@@ -67,7 +72,7 @@ function refsOf(objects: readonly KObject[]): ObjectRef[] {
  * a write of many new files does not hold them all parsed.
  */
 export function objectChanges(
-  summary: Pick<WriteSummary, 'written' | 'previous'>,
+  summary: Pick<WriteSummary, 'written' | 'previous'> & Partial<Pick<WriteSummary, 'unchanged'>>,
   files: Pick<ReadonlyMap<string, string | Uint8Array>, 'get'>,
   unreadable: (file: string) => void = () => undefined,
 ): ObjectChange[] {
@@ -81,7 +86,12 @@ export function objectChanges(
       return [];
     }
   };
-  const before = [...summary.previous].map(([file, bytes]): [string, ObjectRef[]] => [file, previousRefs(file, bytes)]);
+  const reach = writeReach(summary, (file) => text(files.get(file)));
+  // a base file the write left alone holds the objects of a cluster that moved onto or off it
+  const before = [
+    ...[...summary.previous].map(([file, bytes]): [string, ObjectRef[]] => [file, previousRefs(file, bytes)]),
+    ...untouchedFiles(summary, reach.before).map((file): [string, ObjectRef[]] => [file, objectRefs(file, text(files.get(file)))]),
+  ];
   // coarser than compareObjects' key (no file's cluster), so every object it compares keeps its value
   const identity = (r: ObjectRef) => [apiGroup(r.apiVersion), r.kind, r.namespace, r.name].join('\0');
   const known = new Set(before.flatMap(([, refs]) => refs.map(identity)));
@@ -94,8 +104,27 @@ export function objectChanges(
   };
   return compareObjects(
     before,
-    summary.written.map((file): [string, ObjectRef[]] => [file, refsNow(file)]),
+    [...summary.written, ...untouchedFiles(summary, reach.after)].map((file): [string, ObjectRef[]] => [file, refsNow(file)]),
+    reach,
   );
+}
+
+/** The clusters a write moved onto or off a base, from the cluster kustomizations it touched. */
+function writeReach(summary: Pick<WriteSummary, 'written' | 'previous'>, now: (file: string) => string): BaseReach {
+  // into a new directory every object is added wherever it is: no kustomization is read
+  if (summary.previous.size === 0) return NO_REACH;
+  const written = new Set(summary.written);
+  return baseReach(
+    new Set([...summary.written, ...summary.previous.keys()]),
+    (file) => summary.previous.get(file)?.toString('utf8'),
+    (file) => (written.has(file) ? now(file) : undefined),
+  );
+}
+
+/** The files of these bases that the write left as they were. */
+function untouchedFiles(summary: Partial<Pick<WriteSummary, 'unchanged'>>, bases: ReadonlyMap<string, unknown>): string[] {
+  if (bases.size === 0) return [];
+  return (summary.unchanged ?? []).filter((file) => bases.has(baseOf(file) ?? ''));
 }
 
 /** Lines at column 0 (top-level keys, in the block mappings every written file holds). */
@@ -168,6 +197,8 @@ export interface ObjectChange {
   name: string;
   /** The file, relative to the output directory, that holds the object now (or held it). */
   file: string;
+  /** A file in a fleet's base: the clusters that got this change from it (reported once for all of them). */
+  clusters?: string[];
 }
 
 /** Who an object is: group, kind, namespace and name. */
@@ -189,42 +220,75 @@ export interface ObjectRef extends ObjectIdentity {
 interface Located<T extends ObjectIdentity> {
   ref: T;
   file: string;
+  /** The cluster it is compared for, when it moved onto or off its base with that cluster. */
+  cluster?: string;
 }
 
 /** A fleet's file is in `clusters/<name>/` or a base, `bases/<component>/<version>-<digest>/`: each has its own copy of an object. */
 const FLEET_CLUSTER = /^(?:clusters\/[^/]+|bases\/[^/]+\/[^/]+)\//;
 
-function located<T extends ObjectIdentity>(files: Iterable<[string, readonly T[]]>): Map<string, Located<T>> {
+/** Keyed by place and identity: a base file a cluster moved onto or off is that cluster's place. */
+function located<T extends ObjectIdentity>(
+  files: Iterable<[string, readonly T[]]>,
+  reach: ReadonlyMap<string, string[]>,
+): Map<string, Located<T>> {
   const objects = new Map<string, Located<T>>();
   for (const [file, refs] of files) {
-    const cluster = FLEET_CLUSTER.exec(file)?.[0] ?? '';
-    for (const ref of refs) objects.set([cluster, apiGroup(ref.apiVersion), ref.kind, ref.namespace, ref.name].join('\0'), { ref, file });
+    const clusters: (string | undefined)[] = reach.get(baseOf(file) ?? '') ?? [undefined];
+    for (const cluster of clusters) {
+      const place = cluster === undefined ? (FLEET_CLUSTER.exec(file)?.[0] ?? '') : `clusters/${cluster}/`;
+      for (const ref of refs) {
+        const key = [place, apiGroup(ref.apiVersion), ref.kind, ref.namespace, ref.name].join('\0');
+        objects.set(key, { ref, file, ...(cluster === undefined ? {} : { cluster }) });
+      }
+    }
   }
   return objects;
 }
 
-/** The objects added, changed or removed, sorted by file, then kind, namespace, name. */
+/**
+ * The objects added, changed or removed, sorted by file, then kind, namespace, name. An object
+ * that several clusters moved onto or off a base alike is one change, naming them.
+ */
 export function compareObjects(
   before: Iterable<[string, readonly ObjectRef[]]>,
   after: Iterable<[string, readonly ObjectRef[]]>,
+  reach: BaseReach = NO_REACH,
 ): ObjectChange[] {
-  const old = located(before);
-  const now = located(after);
-  const changes: ObjectChange[] = [];
+  const old = located(before, reach.before);
+  const now = located(after, reach.after);
+  const changes = new Map<string, ObjectChange>();
+  const record = (kind: ObjectChangeKind, object: Located<ObjectIdentity>, from?: Located<ObjectIdentity>) => {
+    const key = [kind, from?.file, object.file, apiGroup(object.ref.apiVersion), object.ref.kind, object.ref.namespace, object.ref.name];
+    const cluster = object.cluster ?? from?.cluster;
+    const earlier = changes.get(key.join('\0'));
+    // only clusters moved onto or off a base share a key: the same change, once, naming them
+    if (earlier) earlier.clusters?.push(cluster ?? '');
+    else changes.set(key.join('\0'), change(kind, object, baseOf(object.file) && cluster ? [cluster] : undefined));
+  };
   for (const [key, object] of now) {
     const previous = old.get(key);
-    if (!previous) changes.push(change('added', object));
-    else if (previous.ref.digest !== object.ref.digest) changes.push(change('changed', object));
+    if (!previous) record('added', object);
+    else if (previous.ref.digest !== object.ref.digest) record('changed', object, previous);
   }
-  for (const [key, object] of old) if (!now.has(key)) changes.push(change('removed', object));
-  return sortChanges(changes);
+  for (const [key, object] of old) if (!now.has(key)) record('removed', object);
+  return sortChanges([...changes.values()]);
 }
 
-function change(kind: ObjectChangeKind, { ref, file }: Located<ObjectIdentity>): ObjectChange {
-  return { change: kind, apiVersion: ref.apiVersion, kind: ref.kind, namespace: ref.namespace, name: ref.name, file };
+function change(kind: ObjectChangeKind, { ref, file }: Located<ObjectIdentity>, clusters: string[] | undefined): ObjectChange {
+  return {
+    change: kind,
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    namespace: ref.namespace,
+    name: ref.name,
+    file,
+    ...(clusters ? { clusters } : {}),
+  };
 }
 
 function sortChanges(changes: ObjectChange[]): ObjectChange[] {
+  for (const c of changes) c.clusters?.sort(compareStrings);
   return changes.sort(
     (a, b) =>
       compareStrings(a.file, b.file) ||

@@ -83,6 +83,11 @@ function resourcesOf(text: string, file: string): string[] {
   return Array.isArray(resources) ? resources.filter((r): r is string => typeof r === 'string') : [];
 }
 
+/** The bases a cluster's component kustomization lists (`bases/<component>/<version>-<digest>`). */
+export function listedBases(text: string, file: string): string[] {
+  return resourcesOf(text, file).flatMap((resource) => BASE_REFERENCE.exec(resource)?.[1] ?? []);
+}
+
 /**
  * A fleet's tree in the shared layout, each cluster's objects where kustomize reads them: the
  * objects of each base a cluster's component lists, as that component's (their file is the

@@ -137,14 +137,20 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
   return findings;
 }
 
+const BASES = 'bases/';
+
 function emptyComponent(directory: string, a: TreeObjects, b: TreeObjects): ComponentDiff {
   const old = a.components.get(directory);
   const now = b.components.get(directory);
+  // a base holds one version on both sides: it only appears or goes as clusters share more or less
+  const [oldVersion, newVersion] = directory.startsWith(BASES)
+    ? [old?.version ?? now?.version, now?.version ?? old?.version]
+    : [old?.version, now?.version];
   return {
     directory,
     name: now?.name ?? old?.name ?? directory,
-    ...(old?.version ? { oldVersion: old.version } : {}),
-    ...(now?.version ? { newVersion: now.version } : {}),
+    ...(oldVersion ? { oldVersion } : {}),
+    ...(newVersion ? { newVersion } : {}),
     added: 0,
     removed: 0,
     changed: 0,
