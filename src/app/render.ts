@@ -46,7 +46,7 @@ export async function render(options: RenderOptions, output: string): Promise<Re
       alongside: lock ? [lock] : [],
       known: { digests: encoded.digests },
     });
-    return { ...result, summary, written: encoded.bytes, lockWritten: lock !== undefined };
+    return { ...result, summary, written: result.files, lockWritten: lock !== undefined };
   } catch (err) {
     await stage.abort();
     throw err;
