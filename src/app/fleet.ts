@@ -187,22 +187,27 @@ function clusterDiagnostics(cluster: string, diagnostics: readonly Diagnostic[],
 }
 
 /**
- * Clusters that share an artifact share its problems: each is reported once, naming every
- * cluster it was found in (`clusters c000–c099`, with ranges where the names allow).
+ * Clusters that share an artifact share its problems, and a release's problem is found both by
+ * the release's own check and in each cluster on it: each is reported once, naming every cluster
+ * it reaches (`clusters c000–c099`, with ranges where the names allow).
  */
 function throwDeduplicated(bag: DiagnosticBag): void {
-  const unique = new Map<string, { diagnostic: Diagnostic; rest: string; clusters: string[] }>();
+  const unique = new Map<string, { diagnostic: Diagnostic; rest?: string; clusters: string[] }>();
   for (const d of bag.items) {
     const m = d.object === undefined ? null : /^cluster ([^:,]+)([:,].*)?$/s.exec(d.object);
-    const rest = m ? (m[2] ?? '') : (d.object ?? '');
-    const key = formatDiagnostic({ ...d, object: m ? rest : d.object });
-    const seen = unique.get(key) ?? { diagnostic: d, rest, clusters: [] };
-    if (m) seen.clusters.push(m[1]!);
+    // `cluster lab-1, release R: X` is the release check's `release R: X`, found in lab-1
+    const key = formatDiagnostic({ ...d, object: m ? (m[2] ?? '').replace(/^[:,] /, '') : d.object });
+    const seen = unique.get(key) ?? { diagnostic: d, clusters: [] };
+    if (m) {
+      seen.clusters.push(m[1]!);
+      seen.rest ??= m[2] ?? '';
+    }
     unique.set(key, seen);
   }
   const out = new DiagnosticBag();
   for (const { diagnostic, rest, clusters } of unique.values()) {
-    out.add(clusters.length > 1 ? { ...diagnostic, object: `clusters ${clusterRanges(clusters)}${rest}` } : diagnostic);
+    const named = new Set(clusters).size > 1 ? 'clusters' : 'cluster';
+    out.add(rest === undefined ? diagnostic : { ...diagnostic, object: `${named} ${clusterRanges(clusters)}${rest}` });
   }
   out.throwIfAny();
 }
