@@ -39,6 +39,7 @@ import {
   withoutClusterApplicationSet,
 } from '../layout/fleet-applicationset.js';
 import { parseArtifact } from '../yaml/parse.js';
+import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
 import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';
 import { renderCluster } from './cluster.js';
@@ -364,6 +365,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const tree = new FleetTree(fleetLayout, out ?? memory!);
   const kept = options.outputDir && selected.size < resolved.clusters.length ? await KeptClusters.read(options.outputDir) : undefined;
   const warnings = [...resolved.warnings];
+  const variables: ClusterVariables[] = [];
   const trees: FleetClusterTree[] = [];
   // each cluster's lock as its render left it (pinned images)
   const renderedLocks = new Map<string, Lockfile>();
@@ -390,7 +392,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
       const result = await renderCluster(
         context,
         { ...resolution, manifest: clusterManifest(cluster, layout) },
-        { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) },
+        { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name), onGivenVariables: collectVariables(cluster, variables) },
       );
       warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
       renderedLocks.set(cluster.name, result.lock.lock);
@@ -403,6 +405,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
     }
   }
   await writing;
+  warnUnusedVariables(manifest, variables, resolved.clusters.length, options);
   throwDeduplicated(bag);
   await tree.finish({
     layout,
@@ -426,6 +429,23 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
     warnings: warnings.sort(compareStrings),
     ...context.stats,
   };
+}
+
+/** A cluster's given variables, for the fleet to judge once every cluster has rendered. */
+function collectVariables(cluster: FleetCluster, into: ClusterVariables[]): (given: GivenVariables[]) => void {
+  return (given) => into.push({ cluster: cluster.name, given, origin: (name) => cluster.configOrigin(['variables', name]) });
+}
+
+/** Variables no cluster uses, each once: the shared Config's only when every cluster rendered (`--cluster` renders some). */
+function warnUnusedVariables(manifest: Manifest, variables: ClusterVariables[], clusters: number, options: RenderOptions): void {
+  const config = manifest.config;
+  const shared = config.variables && {
+    origin: 'Config',
+    position: config.position,
+    locate: (name: string) => config.locate?.(['variables', name]),
+    names: Object.keys(config.variables),
+  };
+  for (const w of fleetVariableWarnings(shared, variables, variables.length === clusters)) options.onWarning?.(w);
 }
 
 /** What did not resolve: every problem of the fleet; a cluster not rendered this run still fails it (the lock covers it). */
