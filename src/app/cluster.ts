@@ -72,7 +72,11 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
   if (resolution.problems?.length) {
     if (layout === 'operator' && !resolution.operator) throw new CapiGitopsError(resolution.problems);
     // No warnings from this partial render: a variable only an unresolved provider uses would be called unused.
-    const later = await renderCluster(context, { ...resolution, problems: undefined }, { ...options, onWarning: undefined }).then(
+    const later = await renderCluster(
+      context,
+      { ...resolution, problems: undefined },
+      { ...options, onWarning: undefined, onGivenVariables: undefined },
+    ).then(
       () => [],
       (err: unknown) => (err instanceof CapiGitopsError ? err.diagnostics : Promise.reject(err)),
     );
@@ -184,7 +188,9 @@ async function renderComponents(
   // Names given that no component uses, once every provider's variables are known.
   if (prepared.length === resolution.providers.length && !manifest.problems && rendered.every((r) => r.variables)) {
     const used = rendered.map((r) => (r.variables ?? []).map((v) => v.name));
-    unusedVariableWarnings(givenVariables(manifest, prepared, used)).forEach((w) => options.onWarning?.(w));
+    const given = givenVariables(manifest, prepared, used);
+    if (options.onGivenVariables) options.onGivenVariables(given);
+    else unusedVariableWarnings(given).forEach((w) => options.onWarning?.(w));
   }
   return gatherRendered(manifest, prepared, [...rendered, ...(certManagerRendered ? [certManagerRendered] : [])], landed.origins, earlier);
 }

@@ -39,6 +39,7 @@ import {
   withoutClusterApplicationSet,
 } from '../layout/fleet-applicationset.js';
 import { parseArtifact } from '../yaml/parse.js';
+import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
 import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';
 import { renderCluster } from './cluster.js';
@@ -187,22 +188,27 @@ function clusterDiagnostics(cluster: string, diagnostics: readonly Diagnostic[],
 }
 
 /**
- * Clusters that share an artifact share its problems: each is reported once, naming every
- * cluster it was found in (`clusters c000–c099`, with ranges where the names allow).
+ * Clusters that share an artifact share its problems, and a release's problem is found both by
+ * the release's own check and in each cluster on it: each is reported once, naming every cluster
+ * it reaches (`clusters c000–c099`, with ranges where the names allow).
  */
 function throwDeduplicated(bag: DiagnosticBag): void {
-  const unique = new Map<string, { diagnostic: Diagnostic; rest: string; clusters: string[] }>();
+  const unique = new Map<string, { diagnostic: Diagnostic; rest?: string; clusters: string[] }>();
   for (const d of bag.items) {
     const m = d.object === undefined ? null : /^cluster ([^:,]+)([:,].*)?$/s.exec(d.object);
-    const rest = m ? (m[2] ?? '') : (d.object ?? '');
-    const key = formatDiagnostic({ ...d, object: m ? rest : d.object });
-    const seen = unique.get(key) ?? { diagnostic: d, rest, clusters: [] };
-    if (m) seen.clusters.push(m[1]!);
+    // `cluster lab-1, release R: X` is the release check's `release R: X`, found in lab-1
+    const key = formatDiagnostic({ ...d, object: m ? (m[2] ?? '').replace(/^[:,] /, '') : d.object });
+    const seen = unique.get(key) ?? { diagnostic: d, clusters: [] };
+    if (m) {
+      seen.clusters.push(m[1]!);
+      seen.rest ??= m[2] ?? '';
+    }
     unique.set(key, seen);
   }
   const out = new DiagnosticBag();
   for (const { diagnostic, rest, clusters } of unique.values()) {
-    out.add(clusters.length > 1 ? { ...diagnostic, object: `clusters ${clusterRanges(clusters)}${rest}` } : diagnostic);
+    const named = new Set(clusters).size > 1 ? 'clusters' : 'cluster';
+    out.add(rest === undefined ? diagnostic : { ...diagnostic, object: `${named} ${clusterRanges(clusters)}${rest}` });
   }
   out.throwIfAny();
 }
@@ -359,6 +365,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const tree = new FleetTree(fleetLayout, out ?? memory!);
   const kept = options.outputDir && selected.size < resolved.clusters.length ? await KeptClusters.read(options.outputDir) : undefined;
   const warnings = [...resolved.warnings];
+  const variables: ClusterVariables[] = [];
   const trees: FleetClusterTree[] = [];
   // each cluster's lock as its render left it (pinned images)
   const renderedLocks = new Map<string, Lockfile>();
@@ -385,7 +392,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
       const result = await renderCluster(
         context,
         { ...resolution, manifest: clusterManifest(cluster, layout) },
-        { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name) },
+        { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name), onGivenVariables: collectVariables(cluster, variables) },
       );
       warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
       renderedLocks.set(cluster.name, result.lock.lock);
@@ -398,6 +405,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
     }
   }
   await writing;
+  warnUnusedVariables(manifest, variables, resolved.clusters.length, options);
   throwDeduplicated(bag);
   await tree.finish({
     layout,
@@ -421,6 +429,23 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
     warnings: warnings.sort(compareStrings),
     ...context.stats,
   };
+}
+
+/** A cluster's given variables, for the fleet to judge once every cluster has rendered. */
+function collectVariables(cluster: FleetCluster, into: ClusterVariables[]): (given: GivenVariables[]) => void {
+  return (given) => into.push({ cluster: cluster.name, given, origin: (name) => cluster.configOrigin(['variables', name]) });
+}
+
+/** Variables no cluster uses, each once: the shared Config's only when every cluster rendered (`--cluster` renders some). */
+function warnUnusedVariables(manifest: Manifest, variables: ClusterVariables[], clusters: number, options: RenderOptions): void {
+  const config = manifest.config;
+  const shared = config.variables && {
+    origin: 'Config',
+    position: config.position,
+    locate: (name: string) => config.locate?.(['variables', name]),
+    names: Object.keys(config.variables),
+  };
+  for (const w of fleetVariableWarnings(shared, variables, variables.length === clusters)) options.onWarning?.(w);
 }
 
 /** What did not resolve: every problem of the fleet; a cluster not rendered this run still fails it (the lock covers it). */

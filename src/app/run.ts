@@ -73,7 +73,7 @@ export async function lockOutput(
  * `render --list-variables`) refuse a fleet rather than act on its shared part alone: `update`
  * would rewrite the fleet's lock as one cluster's.
  */
-export async function refuseFleet(options: RenderOptions, what: string, hint: string): Promise<void> {
+export async function refuseFleet(options: RenderOptions, what: string, hint: string | ((fleet: Manifest) => string)): Promise<void> {
   const manifest = await loadManifest(options.manifestPaths, options);
   if (!isFleet(manifest)) return;
   const at = manifest.config.locate?.(['clusters']) ?? manifest.config.position;
@@ -83,6 +83,6 @@ export async function refuseFleet(options: RenderOptions, what: string, hint: st
     path: 'clusters',
     message: `${what} works on a single cluster, and this manifest declares a fleet`,
     expected: 'a manifest without clusters',
-    hint,
+    hint: typeof hint === 'string' ? hint : hint(manifest),
   });
 }

@@ -6,6 +6,7 @@ import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.j
 import type { ResolvedOperatorRelease } from '../resolve/operator-release.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
 import type { RenderedComponent, VariableValue } from '../render/types.js';
+import type { GivenVariables } from '../render/variable-advice.js';
 import type { SecretNeedles } from '../secrets/index.js';
 import type { SetExpression } from '../layout/chart/index.js';
 import type { LayoutName } from '../layout/index.js';
@@ -48,6 +49,8 @@ export interface RenderOptions {
   secretValuesOptional?: boolean;
   /** Told each likely mistake in valid input (manifest and variables) as soon as it is found. */
   onWarning?: (warning: Diagnostic) => void;
+  /** A fleet's cluster: the variables given and the names used, handed on instead of warned about (the fleet judges them). */
+  onGivenVariables?: (given: GivenVariables[]) => void;
   /**
    * Resolve what can be resolved and hand the problems on (Resolution.problems) instead of
    * throwing them, so the render reports them with its own: every problem in one run.

@@ -52,8 +52,18 @@ export function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
       compareStrings(a.file ?? '', b.file ?? '') ||
       (a.line ?? 0) - (b.line ?? 0) ||
       (a.column ?? 0) - (b.column ?? 0) ||
-      compareStrings(a.message, b.message),
+      compareStrings(a.message, b.message) ||
+      // ties broken on every printed field, so the order never depends on which check finished first
+      compareStrings(a.object ?? '', b.object ?? '') ||
+      compareStrings(a.path ?? '', b.path ?? '') ||
+      compareStrings(a.expected ?? '', b.expected ?? '') ||
+      compareStrings(a.hint ?? '', b.hint ?? ''),
   );
+}
+
+/** `a kubeadm`, `an infrastructure-example`: the article by the word's first letter (messages name providers and kinds). */
+export function withArticle(word: string): string {
+  return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
 }
 
 /** Code-unit order: the same on every machine and locale. */

@@ -28,6 +28,8 @@ export interface FleetCluster {
   warnings: string[];
   /** The layer that set a provider's field (`spec.version`), and where: for problems found after this stage. */
   origin(provider: string, field: readonly string[]): { layer: string; position?: SourcePosition } | undefined;
+  /** The layer that set a Config field (`variables.X`), and where. */
+  configOrigin(field: readonly string[]): { layer: string; position?: SourcePosition } | undefined;
 }
 
 export interface Fleet {
@@ -409,8 +411,7 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
       );
     if (release?.deprecated)
       warnings.push(`cluster ${overlay.name} runs release ${release.name}, which is deprecated; move it to a current release`);
-    const origin = (provider: string, field: readonly string[]) => {
-      const path = ['providers', provider, ...field];
+    const originOf = (path: FieldPath) => {
       const layer = layerOf(layers, path);
       return layer && { layer: layer.label, position: layer.where(path) };
     };
@@ -419,7 +420,8 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
       ...(release ? { release } : {}),
       manifest: mergedManifest(`cluster ${overlay.name}`, merged, layers, manifest, bag),
       warnings,
-      origin,
+      origin: (provider, field) => originOf(['providers', provider, ...field]),
+      configOrigin: (field) => originOf(['config', ...field]),
     });
   });
   const checked = new Map<string, { release: ReleaseObject; manifest: Manifest }>();

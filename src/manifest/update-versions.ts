@@ -24,7 +24,7 @@ import {
   type Scalar,
   type YAMLMap,
 } from 'yaml';
-import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, withArticle, type Diagnostic } from '../core/diagnostics.js';
 import { isProviderKind, type ProviderKind } from '../core/provider.js';
 import { parseSemantic, parseVersionRequest } from '../core/versions.js';
 import { safeYamlMessage } from './yaml-source.js';
@@ -307,7 +307,7 @@ export function updateManifestVersions(
     throw new CapiGitopsError(
       unknown.map((bump) => ({
         message: `no ${bump.kind} ${bump.namespace}/${bump.name} in the manifest files`,
-        expected: `a ${bump.kind} document named ${bump.name} in namespace ${bump.namespace}`,
+        expected: `${withArticle(bump.kind)} document named ${bump.name} in namespace ${bump.namespace}`,
         hint: 'update the providers the manifest declares',
       })),
     );

@@ -1,8 +1,9 @@
 /**
- * Advice about variables that needs the whole management cluster in view: names given (in
- * Config.variables or a configSecret) that no component uses, with the used name they most
+ * Advice about variables that needs the whole management cluster (or fleet) in view: names given
+ * (in Config.variables or a configSecret) that no component uses, with the used name they most
  * likely meant, and for a missing variable, the given names close to it.
  */
+import { clusterRanges } from '../core/cluster-ranges.js';
 import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { closestName } from '../manifest/fields.js';
 import type { SourcePosition } from '../manifest/types.js';
@@ -50,6 +51,87 @@ export function unusedVariableWarnings(given: readonly GivenVariables[]): Diagno
     }
   }
   return warnings;
+}
+
+/** One cluster of a fleet: what was given to it, and the layer that set each of its Config variables. */
+export interface ClusterVariables {
+  cluster: string;
+  given: readonly GivenVariables[];
+  origin: (name: string) => { layer: string; position?: SourcePosition } | undefined;
+}
+
+/** The shared Config's layer (manifest/fleet-expand.ts). */
+const SHARED_LAYER = 'shared manifest';
+
+const clustersNamed = (names: readonly string[]) => `${names.length > 1 ? 'clusters' : 'cluster'} ${clusterRanges(names)}`;
+
+/**
+ * A fleet's unused variables, each once. The shared Config's value is unused when no cluster's
+ * component reads it (each cluster sets its own or has no component using it); a cluster's own
+ * value, when no component of that cluster reads it; a Secret's key, when no cluster it reaches
+ * reads it. `complete`: every cluster rendered; otherwise only the clusters' own values are judged.
+ */
+export function fleetVariableWarnings(
+  shared: Omit<GivenVariables, 'used'> | undefined,
+  clusters: readonly ClusterVariables[],
+  complete: boolean,
+): Diagnostic[] {
+  const configs = clusters.map((c) => ({ ...c, config: c.given.find((g) => g.origin === 'Config') }));
+  const usedAnywhere = new Set(configs.flatMap((c) => [...(c.config?.used ?? [])]));
+  const warnings = configs.flatMap((c) => (c.config ? clusterOwnUnused(c, c.config) : []));
+  if (!complete) return warnings;
+  for (const name of [...(shared?.names ?? [])].sort(compareStrings)) {
+    if (NOT_VARIABLES.has(name)) continue;
+    const overriding = configs.filter((c) => c.origin(name)?.layer !== SHARED_LAYER).map((c) => c.cluster);
+    const unread = configs.filter((c) => c.origin(name)?.layer === SHARED_LAYER && !c.config?.used.has(name)).map((c) => c.cluster);
+    if (overriding.length + unread.length < configs.length) continue;
+    const close = overriding.length === 0 ? closestName(name, [...usedAnywhere].sort(compareStrings)) : undefined;
+    const message =
+      overriding.length === 0
+        ? `variable ${name} is not used by any component of any cluster${close ? `; did you mean ${close}?` : ''}`
+        : unread.length === 0
+          ? `the Config's value of ${name} is overridden by every cluster, so it is never used`
+          : `the Config's value of ${name} is never used: it is overridden in ${clustersNamed(overriding)}, and no component of ${clustersNamed(unread)} reads it`;
+    warnings.push({
+      ...(shared!.locate?.(name) ?? shared!.position),
+      object: 'Config',
+      path: `variables.${name}`,
+      message,
+      hint: close ? `rename ${name} to ${close}` : `remove ${name} from the Config's variables`,
+    });
+  }
+  return [...warnings, ...unusedVariableWarnings(secretsAcross(configs.map((c) => c.given)))];
+}
+
+/** A cluster's own variables (its overlay's) that no component of the cluster reads, at the overlay's line. */
+function clusterOwnUnused(c: ClusterVariables, config: GivenVariables): Diagnostic[] {
+  const used = [...config.used].sort(compareStrings);
+  return [...config.names].sort(compareStrings).flatMap((name) => {
+    const origin = c.origin(name);
+    if (!origin || origin.layer === SHARED_LAYER || config.used.has(name) || NOT_VARIABLES.has(name)) return [];
+    const close = closestName(name, used);
+    return [
+      {
+        ...(origin.position ?? config.position),
+        object: `cluster ${c.cluster}, ${origin.layer}: Config`,
+        path: `variables.${name}`,
+        message: `variable ${name} is not used by any component of cluster ${c.cluster}${close ? `; did you mean ${close}?` : ''}`,
+        hint: close ? `rename ${name} to ${close}` : `remove ${name} from cluster ${c.cluster}'s variables`,
+      },
+    ];
+  });
+}
+
+/** Each Secret given to the fleet's clusters once, with the names any cluster it reaches uses. */
+function secretsAcross(given: readonly (readonly GivenVariables[])[]): GivenVariables[] {
+  const secrets = new Map<string, GivenVariables & { used: Set<string> }>();
+  for (const set of given.flat()) {
+    if (set.origin === 'Config') continue;
+    const seen = secrets.get(set.origin) ?? { ...set, used: new Set<string>() };
+    set.used.forEach((name) => seen.used.add(name));
+    secrets.set(set.origin, seen);
+  }
+  return [...secrets.values()];
 }
 
 /** Given names close to a missing one, for its error's hint. */

@@ -6,7 +6,7 @@
  */
 import YAML from 'yaml';
 import type { SemVer } from 'semver';
-import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, withArticle, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { parseSemantic } from '../core/versions.js';
 
@@ -172,9 +172,9 @@ export function contractMismatch(
   return {
     object: provider.object,
     message: `${provider.label} ${provider.version} implements contract ${provider.contract}, but the core provider ${core.label} ${core.version} (contract ${core.contract}) works only with ${accepted.join(' or ')} providers`,
-    expected: `a ${provider.label} release implementing ${accepted.join(' or ')}`,
+    expected: `${withArticle(provider.label)} release implementing ${accepted.join(' or ')}`,
     hint: fitting
       ? `set spec.version to a v${fitting.major}.${fitting.minor}.x release of ${provider.label} (series ${fitting.major}.${fitting.minor} implements ${fitting.contract}), or change the core provider's version`
-      : `change the core provider's version to one implementing ${provider.contract}, or pick a ${provider.label} release implementing ${accepted.join(' or ')}`,
+      : `change the core provider's version to one implementing ${provider.contract}, or pick ${withArticle(provider.label)} release implementing ${accepted.join(' or ')}`,
   };
 }

@@ -1,0 +1,82 @@
+/**
+ * A fleet's unused variables are judged across its clusters, once each, at the variable's own
+ * line: the shared Config's value when no cluster's component reads it (every cluster sets its own
+ * or has no component using it), a cluster's own value when none of its components reads it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { exampleCopy } from '../helpers/cli.js';
+import { renderOutput } from '../../src/app/run.js';
+import type { Diagnostic } from '../../src/core/diagnostics.js';
+
+/** The example (EXAMPLE_REGION in its Config, read by its infrastructure provider) as a fleet. */
+async function warningsOf(clusters: string, ...args: string[]): Promise<{ warnings: Diagnostic[]; manifest: string }> {
+  const manifest = path.join(exampleCopy(), 'management-cluster');
+  rmSync(path.join(manifest, 'capi-gitops.lock.yaml'));
+  writeFileSync(path.join(manifest, 'fleet.yaml'), `apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n${clusters}`);
+  const warnings: Diagnostic[] = [];
+  await renderOutput({ manifestPaths: [manifest], clusters: args, onWarning: (w) => warnings.push(w) });
+  return { warnings: warnings.filter((w) => /variable|Config's value/.test(w.message)), manifest };
+}
+
+/** The 1-based line of `text` in `file` and the column where `value` starts on it. */
+function place(file: string, text: string, value: string): { line: number; column: number } {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const index = lines.findIndex((l) => l.includes(text));
+  assert.ok(index >= 0, `${text} not in ${file}`);
+  return { line: index + 1, column: lines[index]!.indexOf(value) + 1 };
+}
+
+function assertAt(w: Diagnostic, file: string, where: { line: number; column: number }): void {
+  assert.deepEqual({ file: path.resolve(w.file!), line: w.line, column: w.column }, { file: path.resolve(file), ...where });
+}
+
+test('a Config variable one cluster overrides and the other has no component for is warned once, at its own line, saying so (hint needs no single-cluster command)', async () => {
+  const { warnings, manifest } = await warningsOf(
+    '- name: lab-1\n  providers:\n    InfrastructureProvider/example: null\n- name: eu-1\n  variables: {EXAMPLE_REGION: eu-central-1}\n',
+  );
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  const [w] = warnings;
+  const config = path.join(manifest, 'config.yaml');
+  assertAt(w!, config, place(config, '  EXAMPLE_REGION: eu-west-1', 'eu-west-1'));
+  assert.equal(w!.object, 'Config');
+  assert.equal(w!.path, 'variables.EXAMPLE_REGION');
+  assert.equal(
+    w!.message,
+    "the Config's value of EXAMPLE_REGION is never used: it is overridden in cluster eu-1, and no component of cluster lab-1 reads it",
+  );
+  assert.equal(w!.hint, "remove EXAMPLE_REGION from the Config's variables");
+});
+
+test('a Config variable every cluster overrides is warned once: its value is never used', async () => {
+  const { warnings } = await warningsOf('- name: eu-1\n  variables: {EXAMPLE_REGION: a}\n- name: us-1\n  variables: {EXAMPLE_REGION: b}\n');
+  assert.deepEqual(
+    warnings.map((w) => w.message),
+    ["the Config's value of EXAMPLE_REGION is overridden by every cluster, so it is never used"],
+  );
+});
+
+test("a Config variable a cluster's component reads is not warned about, whatever the other clusters do", async () => {
+  const { warnings } = await warningsOf('- name: eu-1\n- name: us-1\n  variables: {EXAMPLE_REGION: us-east-1}\n');
+  assert.deepEqual(warnings, []);
+});
+
+test("a cluster's own variable no component of it reads is warned at the overlay's line, naming the cluster, with did-you-mean", async () => {
+  const { warnings, manifest } = await warningsOf('- name: eu-1\n  variables: {EXAMPLE_REGON: x}\n- name: us-1\n');
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  const fleet = path.join(manifest, 'fleet.yaml');
+  assertAt(warnings[0]!, fleet, place(fleet, 'EXAMPLE_REGON', 'x}'));
+  assert.equal(warnings[0]!.object, 'cluster eu-1, overlay: Config');
+  assert.match(
+    warnings[0]!.message,
+    /^variable EXAMPLE_REGON is not used by any component of cluster eu-1; did you mean EXAMPLE_REGION\?$/,
+  );
+  assert.equal(warnings[0]!.hint, 'rename EXAMPLE_REGON to EXAMPLE_REGION');
+});
+
+test('with --cluster, the shared Config is not judged from the clusters rendered alone', async () => {
+  const { warnings } = await warningsOf('- name: eu-1\n  variables: {EXAMPLE_REGION: a}\n- name: us-1\n', 'eu-1');
+  assert.deepEqual(warnings, []);
+});
