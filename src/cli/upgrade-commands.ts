@@ -8,9 +8,13 @@ import { renderUpgradePlanText } from '../resolve/upgrade-plan.js';
 import { lockReport, renderOptions, resolutionJson, withProgress, type SourceFlags } from './commands.js';
 import { completeSuggestions } from './hints.js';
 import { Output } from './output.js';
+import { UsageError } from './errors.js';
 import { displayPath } from './render-report.js';
 
 export async function planCommand(flags: SourceFlags & { release?: string; cluster?: string[] }): Promise<void> {
+  // without --release, plan reads the lock as a whole: a --cluster would be silently ignored
+  if (flags.cluster?.length && flags.release === undefined)
+    throw new UsageError('plan --cluster chooses the clusters of a fleet that --release moves; add --release <name>, or drop --cluster');
   const out = new Output(flags);
   const result = await withProgress(flags, (progress) =>
     plan(renderOptions(flags, progress, flags.release !== undefined ? { clusters: flags.cluster } : {}), flags.release),

@@ -40,6 +40,13 @@ for (const [args, what] of [
   });
 }
 
+test('plan --cluster without --release is a usage error, not silently ignored', () => {
+  const dir = writeTempManifest({ 'fleet.yaml': FLEET });
+  const r = spawnSync(process.execPath, [CLI, 'plan', '-f', dir, '--cluster', 'eu-1', '--offline'], { encoding: 'utf8' });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /plan --cluster chooses the clusters of a fleet that --release moves; add --release <name>, or drop --cluster/);
+});
+
 test('check --cluster renders a fleet and compares, naming a hand-edited file of that cluster (check honours --cluster)', () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
