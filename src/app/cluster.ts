@@ -188,7 +188,7 @@ async function renderComponents(
   // Names given that no component uses, once every provider's variables are known.
   if (prepared.length === resolution.providers.length && !manifest.problems && rendered.every((r) => r.variables)) {
     const used = rendered.map((r) => (r.variables ?? []).map((v) => v.name));
-    const given = givenVariables(manifest, prepared, used);
+    const given = givenVariables(manifest, prepared, used, options.envSecrets);
     if (options.onGivenVariables) options.onGivenVariables(given);
     else unusedVariableWarnings(given).forEach((w) => options.onWarning?.(w));
   }

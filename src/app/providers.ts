@@ -142,8 +142,16 @@ export async function prepareProviders(
   return { prepared, needles, problems: [...bag.items] };
 }
 
-/** Config.variables reach every provider; a configSecret's keys only the providers that name it. */
-export function givenVariables(manifest: Manifest, prepared: readonly PreparedProvider[], used: readonly string[][]): GivenVariables[] {
+/**
+ * Config.variables and --env-secret names reach every provider; a configSecret's keys only the
+ * providers that name it. (A --secret-file may serve several manifests: its unused keys are not told.)
+ */
+export function givenVariables(
+  manifest: Manifest,
+  prepared: readonly PreparedProvider[],
+  used: readonly string[][],
+  envSecrets: readonly string[] = [],
+): GivenVariables[] {
   const usedBy = (secret?: SecretObject) => new Set(prepared.flatMap((p, i) => (secret && p.secret !== secret ? [] : used[i]!)));
   const given: GivenVariables[] = [];
   const config = manifest.config;
@@ -156,6 +164,7 @@ export function givenVariables(manifest: Manifest, prepared: readonly PreparedPr
       names: Object.keys(config.variables),
       used: usedBy(),
     });
+  for (const name of new Set(envSecrets)) given.push({ origin: `--env-secret ${name}`, names: [name], used: usedBy() });
   for (const secret of new Set(prepared.map((p) => p.secret).filter((s) => s !== undefined))) {
     given.push({
       origin: `Secret/${secret.namespace}/${secret.name}`,

@@ -89,7 +89,7 @@ export function renderOptions(flags: SourceFlags, progress: ProgressReporter, ex
     ...(flags.namespace === undefined ? {} : { namespace: flags.namespace }),
     sources: {
       offline: flags.offline,
-      cache: new ArtifactCache(flags.cacheDir ?? defaultCacheDir(), { log: (line) => progress.log(`warning: ${line}`) }),
+      cache: new ArtifactCache(flags.cacheDir ?? defaultCacheDir(), { log: (line) => progress.warn(`warning: ${line}`) }),
       github: { apiUrl: flags.githubApiUrl },
       // No `timeoutMs` key without the flag: Config network.timeoutSeconds fills it.
       http: {
@@ -100,7 +100,7 @@ export function renderOptions(flags: SourceFlags, progress: ProgressReporter, ex
       log: (line) => progress.log(line),
     },
     // Printed as soon as found, so they are seen even when the run then fails.
-    onWarning: (warning) => progress.log(formatWarning(warning)),
+    onWarning: (warning) => progress.warn(formatWarning(warning)),
     ...extra,
   };
 }

@@ -9,6 +9,8 @@ import { safeText } from '../core/redact.js';
 export interface ProgressReporter {
   onProgress(event: SourceProgressEvent): void;
   log(line: string): void;
+  /** A warning: printed on stderr even when quiet (--quiet prints only warnings and errors). */
+  warn(line: string): void;
   /** Removes the live display; call before printing results. */
   stop(): void;
 }
@@ -35,14 +37,22 @@ export function lineFor(event: SourceProgressEvent): string | undefined {
   }
 }
 
+const toStderr = (line: string) => process.stderr.write(`${safeText(line)}\n`);
+
 class LineReporter implements ProgressReporter {
-  constructor(private readonly write: (line: string) => void) {}
+  constructor(
+    private readonly write: (line: string) => void,
+    private readonly writeWarning: (line: string) => void = write,
+  ) {}
   onProgress(event: SourceProgressEvent): void {
     const line = lineFor(event);
     if (line) this.write(line);
   }
   log(line: string): void {
     this.write(line);
+  }
+  warn(line: string): void {
+    this.writeWarning(line);
   }
   stop(): void {}
 }
@@ -90,6 +100,10 @@ class BarReporter implements ProgressReporter {
     process.stderr.write(`${safeText(line)}\n`);
   }
 
+  warn(line: string): void {
+    this.log(line);
+  }
+
   stop(): void {
     if (this.started) this.bar.stop();
     this.started = false;
@@ -105,7 +119,7 @@ export async function progressReporter(
 ): Promise<ProgressReporter> {
   const stream = options.stream ?? process.stderr;
   const env = options.env ?? process.env;
-  if (options.quiet) return new LineReporter(() => undefined);
+  if (options.quiet) return new LineReporter(() => undefined, toStderr);
   if (stream.isTTY && !env.CI) return new BarReporter((await import('cli-progress')).default);
   return new LineReporter((line) => stream.write(`${safeText(line)}\n`));
 }

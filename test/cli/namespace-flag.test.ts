@@ -10,7 +10,7 @@ import { UsageError } from '../../src/cli/errors.js';
 import { EXAMPLE, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 
-const quiet = { onProgress: () => undefined, log: () => undefined, stop: () => undefined };
+const quiet = { onProgress: () => undefined, log: () => undefined, warn: () => undefined, stop: () => undefined };
 
 test('render, check, diff, lock, plan and update take -n/--namespace; convert, import and version do not', () => {
   const program = buildProgram();

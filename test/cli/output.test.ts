@@ -220,3 +220,12 @@ test('--quiet prints nothing on stdout; --verbose adds the files and sources on 
   assert.match(verbose.stderr, /^ {2}changed 04-infrastructure-example\/deployment-capex-controller-manager\.yaml$/m);
   assert.match(verbose.stderr, /^ {2}cert-manager: .*cert-manager\.yaml$/m);
 });
+
+test('--quiet still prints warnings on stderr: an --env-secret no component uses is one', () => {
+  const dir = example();
+  const env = { ...process.env, UNUSED_TOKEN: 'x' };
+  const quiet = runCli(['render', '-f', 'management-cluster', '-o', 'out', '--quiet', '--env-secret', 'UNUSED_TOKEN'], { cwd: dir, env });
+  assert.equal(quiet.code, 0, quiet.stderr);
+  assert.equal(quiet.stdout, '');
+  assert.match(quiet.stderr, /^warning: --env-secret UNUSED_TOKEN: variable UNUSED_TOKEN is not used by any component/m);
+});
