@@ -32,11 +32,43 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const EXPECTED_FILE = 'NAME=value lines, a YAML map NAME: "value", or v1 Secret manifests (data in base64, stringData)';
 
+/** dotenv's own line pattern (dotenv lib/main.js LINE), so the lines it skips are found exactly. */
+const DOTENV_LINE =
+  /(?:^|^)\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?(?:$|$)/gm;
+
+/**
+ * The lines of a dotenv file that dotenv skips without a word (neither NAME=value, nor part of a
+ * quoted value, nor blank or a comment): a value meant there would be missing. Named by line only,
+ * never quoted: the line may hold a secret.
+ */
+function skippedDotenvLines(text: string, file: string): Diagnostic[] {
+  const lines = text.replace(/\r\n?/g, '\n');
+  const covered = new Uint8Array(lines.length);
+  for (const match of lines.matchAll(DOTENV_LINE)) covered.fill(1, match.index, match.index + match[0].length);
+  const problems: Diagnostic[] = [];
+  let start = 0;
+  lines.split('\n').forEach((line, index) => {
+    const trimmed = line.trim();
+    const first = start + line.length - line.trimStart().length;
+    if (trimmed !== '' && !trimmed.startsWith('#') && covered[first] === 0)
+      problems.push({
+        file,
+        line: index + 1,
+        column: 1,
+        message: 'is not a NAME=value line, and dotenv would skip it',
+        expected: EXPECTED_FILE,
+        hint: `write line ${index + 1} of ${file} as NAME=value (quote a value with spaces or #), or start it with # to keep it as a comment`,
+      });
+    start += line.length + 1;
+  });
+  return problems;
+}
+
 /** A dotenv file (decided by the first meaningful line), a YAML map of strings, or Secret manifests. */
 function parseSecretFile(text: string, file: string): { values: Record<string, string>; problems: Diagnostic[] } {
   const firstLine = text.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('#')) ?? '';
   const isDotenv = /^\s*(export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=/.test(firstLine);
-  if (isDotenv) return { values: parseDotenv(text), problems: [] };
+  if (isDotenv) return { values: parseDotenv(text), problems: skippedDotenvLines(text, file) };
   let documents: unknown[];
   try {
     documents = YAML.parseAllDocuments(text, { schema: 'core' })

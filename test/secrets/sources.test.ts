@@ -111,3 +111,15 @@ data: {A: b}
 test('several documents that are not Secrets are refused as such', async () => {
   assert.match(await problems(`A: "1"\n---\nB: "2"\n`), /holds several YAML documents that are not Secrets/);
 });
+
+test('a dotenv line that is not NAME=value (dotenv skips it) is an error at its line, never quoted; multi-line quoted values, comments and blanks are fine', async () => {
+  const text = `# CI secrets\nTOKEN="${TOKEN}"\nMULTI="first\nsecond ${TOKEN}"\n\n  # indented comment\n${TOKEN} AWS=1\nKEY: value\n`;
+  const message = await problems(text);
+  assert.match(message, /secrets\.yaml:7:1: error: is not a NAME=value line, and dotenv would skip it/);
+  assert.equal(message.match(/is not a NAME=value line/g)?.length, 1, message);
+  assert.deepEqual(await read(`TOKEN="${TOKEN}"\nMULTI="first\nsecond"\n# note\nKEY: value\n`, 'secrets.env'), {
+    TOKEN,
+    MULTI: 'first\nsecond',
+    KEY: 'value',
+  });
+});
