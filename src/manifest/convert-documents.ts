@@ -164,12 +164,14 @@ function applyEditsToDocument(doc: Document, prefix: FieldPath, edits: readonly 
 }
 
 /** The indentation the document uses, so that its rewritten form looks like the rest of the file. */
-function documentStyle(text: string): { indent: number; indentSeq: boolean } {
+function documentStyle(text: string): { indent: number; indentSeq: boolean; flowCollectionPadding: boolean } {
   const nested = /^\S[^\n]*:[ \t]*\n( +)[^\s#-]/m.exec(text);
   const indent = nested ? nested[1].length : 2;
   // `key:` followed by `- item` at the key's own column: sequences are not indented.
   const compactSeq = /^( *)[^\s#-][^\n]*:[ \t]*\n\1- /m.test(text);
-  return { indent, indentSeq: !compactSeq };
+  // `[a]` stays `[a]`: the library pads flow collections (`[ a ]`) unless told the file does not
+  const padded = /: [[{] [^\]}]/.test(text);
+  return { indent, indentSeq: !compactSeq, flowCollectionPadding: padded };
 }
 
 /** Where each document's source text starts and ends, by the offset its Document reports. */

@@ -243,3 +243,12 @@ test('CLI: render warns once per v1alpha1 object; convert --in-place rewrites on
   );
   assert.match(rendered.stderr, /hint: rewrite it with: capi-gitops convert -f m\.yaml --in-place/);
 });
+
+test('convert keeps flow collections as written: [a] and {a: b} stay unpadded, [ a ] stays padded', () => {
+  const doc = (list: string, map: string) =>
+    `apiVersion: operator.cluster.x-k8s.io/v1alpha1\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\n  finalizers: ${list}\n  labels: ${map}\nspec:\n  version: v1.7.7\n`;
+  const tight = convertManifestText('tight.yaml', doc('[provider.cluster.x-k8s.io]', '{a: b}')).result.text;
+  assert.match(tight, /finalizers: \[provider\.cluster\.x-k8s\.io\]\n {2}labels: \{a: b\}\n/);
+  const padded = convertManifestText('padded.yaml', doc('[ provider.cluster.x-k8s.io ]', '{ a: b }')).result.text;
+  assert.match(padded, /finalizers: \[ provider\.cluster\.x-k8s\.io \]\n {2}labels: \{ a: b \}\n/);
+});
