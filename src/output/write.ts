@@ -770,17 +770,27 @@ export class OutputStage {
   private readonly files = new Map<string, StagedFile>();
   private readonly heldFiles = new Map<string, StagedFile>();
   private readonly directories = new Set<string>();
+  /** Writes under way: `abort` waits for them, or one would recreate a directory it removed. */
+  private readonly inFlight = new Set<Promise<unknown>>();
   private done = false;
 
   constructor(private readonly outDir: string) {}
 
   /** Writes a file of the new tree now. */
-  async write(file: string, content: string | Uint8Array): Promise<void> {
-    const stage = await this.open(file);
-    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    await this.directory(stage.tmp, file);
-    await writeFile(path.join(stage.tmp, file), bytes);
-    this.files.set(file, { size: bytes.length, digest: sha256Hex(bytes) });
+  write(file: string, content: string | Uint8Array): Promise<void> {
+    return this.tracked(async () => {
+      const stage = await this.open(file);
+      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+      await this.directory(stage.tmp, file);
+      await writeFile(path.join(stage.tmp, file), bytes);
+      this.files.set(file, { size: bytes.length, digest: sha256Hex(bytes) });
+    });
+  }
+
+  private tracked(operation: () => Promise<void>): Promise<void> {
+    const running = operation();
+    this.inFlight.add(running);
+    return running.finally(() => this.inFlight.delete(running));
   }
 
   /** Writes files now, a few at a time. */
@@ -789,12 +799,16 @@ export class OutputStage {
   }
 
   /** Holds a file outside the tree under `key` (a file name) until `place` puts it in. */
-  async hold(key: string, content: string | Uint8Array): Promise<void> {
+  hold(key: string, content: string | Uint8Array): Promise<void> {
     if (!/^[0-9a-z][0-9a-z.-]*$/.test(key)) throw new Error(`a held file's key must be a plain file name: ${JSON.stringify(key)}`);
-    const stage = await this.open();
-    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    await writeFile(path.join(stage.held, key), bytes);
-    this.heldFiles.set(key, { size: bytes.length, digest: sha256Hex(bytes) });
+    // open() without a file is also commit's: a hold after the end would open a stage anew
+    if (this.done) return Promise.reject(new Error('the stage was committed or aborted already'));
+    return this.tracked(async () => {
+      const stage = await this.open();
+      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+      await writeFile(path.join(stage.held, key), bytes);
+      this.heldFiles.set(key, { size: bytes.length, digest: sha256Hex(bytes) });
+    });
   }
 
   /** Puts held files at their places, `[key, file]`, a few at a time. */
@@ -803,14 +817,16 @@ export class OutputStage {
   }
 
   /** Puts a held file at its place in the tree (by a rename: it is not written again). */
-  async place(key: string, file: string): Promise<void> {
+  place(key: string, file: string): Promise<void> {
     const held = this.heldFiles.get(key);
     if (!held) throw new Error(`no file is held under ${key}`);
-    const stage = await this.open(file);
-    await this.directory(stage.tmp, file);
-    await rename(path.join(stage.held, key), path.join(stage.tmp, file));
-    this.heldFiles.delete(key);
-    this.files.set(file, held);
+    return this.tracked(async () => {
+      const stage = await this.open(file);
+      await this.directory(stage.tmp, file);
+      await rename(path.join(stage.held, key), path.join(stage.tmp, file));
+      this.heldFiles.delete(key);
+      this.files.set(file, held);
+    });
   }
 
   /** Swaps the staged tree in (the lockfile and other `alongside` files with it) and says what changed. */
@@ -862,6 +878,7 @@ export class OutputStage {
   async abort(): Promise<void> {
     if (this.done) return;
     this.done = true;
+    await Promise.allSettled([...this.inFlight]);
     const stage = await this.opened?.catch(() => undefined);
     if (!stage) return;
     await rm(stage.tmp, { recursive: true, force: true }).catch(() => undefined);

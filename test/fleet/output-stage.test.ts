@@ -7,11 +7,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { OutputStage, writeOutput } from '../../src/output/write.js';
 import { contentDigest } from '../../src/output/ownership-index.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
 
+const require = createRequire(import.meta.url);
 const siblings = (out: string) => readdirSync(path.dirname(out)).filter((n) => n !== path.basename(out));
 
 test('files staged one by one, and a held file placed later, appear together at the commit with their index', async () => {
@@ -81,4 +83,29 @@ test('a stage refuses a path outside the output, before anything is written', as
   await assert.rejects(stage.writeAll([['../escape.yaml', 'kind: X\n']]), /has a "\." or "\.\." segment/);
   await stage.abort();
   assert.deepEqual(siblings(out), []);
+});
+
+test('abort waits for the writes under way: none recreates a directory after the stage is removed (an interrupt mid-cluster)', async () => {
+  // a slow file system: the write's mkdir lands after abort began, as a signal mid-cluster can have it
+  const fsPromises = require('node:fs/promises') as typeof import('node:fs/promises');
+  const mkdir = fsPromises.mkdir;
+  fsPromises.mkdir = (async (...args: Parameters<typeof mkdir>) => {
+    if (String(args[0]).includes('slow')) await new Promise((resolve) => setTimeout(resolve, 50));
+    return mkdir(...args);
+  }) as typeof mkdir;
+  syncBuiltinESMExports();
+  try {
+    const out = path.join(tempDir(), 'out');
+    const stage = new OutputStage(out);
+    await stage.write('clusters/c0/kustomization.yaml', 'resources: []\n');
+    const writing = stage.write('clusters/slow/kustomization.yaml', 'resources: []\n');
+    await stage.abort();
+    await writing.catch(() => undefined);
+    assert.deepEqual(siblings(out), []);
+    await assert.rejects(stage.hold('object-1', 'kind: Held\n'), /committed or aborted already/);
+    assert.deepEqual(siblings(out), []);
+  } finally {
+    fsPromises.mkdir = mkdir;
+    syncBuiltinESMExports();
+  }
 });
