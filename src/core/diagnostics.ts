@@ -3,6 +3,7 @@
  * wrong, what was expected and how to fix it. Problems are collected, not thrown one by one,
  * so a user sees all of them at once.
  */
+import path from 'node:path';
 import { safeText } from './redact.js';
 
 export interface Diagnostic {
@@ -84,6 +85,13 @@ export function formatWarning(d: Diagnostic): string {
   return formatAs(d, 'warning');
 }
 
+/** A file below the working directory as a relative path, as users type them; any other as it is. */
+function shownFile(file: string): string {
+  if (!path.isAbsolute(file)) return file;
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+}
+
 function formatAs(d: Diagnostic, severity: 'error' | 'warning'): string {
   // Every field can carry input or a server's words: redacted and escaped, one line each.
   const safe = (text: string | undefined) => (text === undefined ? undefined : safeText(text, { keepNewlines: false }));
@@ -98,7 +106,7 @@ function formatAs(d: Diagnostic, severity: 'error' | 'warning'): string {
   };
   let where = '';
   if (d.file) {
-    where = d.file;
+    where = shownFile(d.file);
     if (d.line !== undefined) where += `:${d.line}`;
     if (d.line !== undefined && d.column !== undefined) where += `:${d.column}`;
     where += ': ';
