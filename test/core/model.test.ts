@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manifestLabel } from '../../src/core/provider.js';
+import path from 'node:path';
 import { formatDiagnostic } from '../../src/core/diagnostics.js';
 
 test('manifest labels follow clusterctl ManifestLabel (provider_type.go)', () => {
@@ -28,4 +29,13 @@ test('a diagnostic names file, line, column, object, field, expectation and hint
     text,
     'm.yaml:3:5: error: CoreProvider/capi-system/cluster-api: spec.versoin: unknown field "versoin"\n  expected: a ProviderSpec field\n  hint: did you mean "version"?',
   );
+});
+
+test('a diagnostic shows a file below the working directory relative to it, and any other file as given', () => {
+  const below = path.join(process.cwd(), 'management-cluster', 'capi-gitops.lock.yaml');
+  assert.match(formatDiagnostic({ file: below, line: 2, message: 'm' }), /^management-cluster\/capi-gitops\.lock\.yaml:2: error: m$/);
+  const elsewhere = path.join(path.parse(process.cwd()).root, 'elsewhere', 'a.yaml');
+  assert.equal(path.relative(process.cwd(), elsewhere).startsWith('..'), true);
+  assert.match(formatDiagnostic({ file: elsewhere, message: 'm' }), new RegExp(`^${elsewhere}: error: m$`));
+  assert.match(formatDiagnostic({ file: 'built-in chart flux values', message: 'm' }), /^built-in chart flux values: error: m$/);
 });
