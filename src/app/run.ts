@@ -44,12 +44,14 @@ async function renderLoaded(manifest: Manifest, options: RenderOptions, fleetFil
     if (manifest.problems) throw new CapiGitopsError(manifest.problems);
     return { fleet: true, ...(await renderFleet(manifest, options, fleetFiles)) };
   }
-  if ((options.clusters?.length ?? 0) > 0) {
+  // fleet flags on one cluster would be silently ignored (and --fleet-layout kept in the README's command)
+  const fleetFlag = (options.clusters?.length ?? 0) > 0 ? '--cluster' : options.fleetLayout !== undefined ? '--fleet-layout' : undefined;
+  if (fleetFlag) {
     throw new CapiGitopsError({
       file: manifest.config.position?.file,
-      message: '--cluster was given, but the manifest declares no clusters',
+      message: `${fleetFlag} was given, but the manifest declares no clusters`,
       expected: 'Config clusters: [{name: …}, …] to render a fleet',
-      hint: 'drop --cluster, or declare the clusters under clusters: in the Config document',
+      hint: `drop ${fleetFlag}, or declare the clusters under clusters: in the Config document`,
     });
   }
   const context = new RunContext(options.sources?.cache);

@@ -265,6 +265,7 @@ export async function resolveOperatorRelease(
   const settings = config.operator ?? {};
   const requested = settings.version === LATEST ? undefined : settings.version;
   const at = operatorOrigin(config, settings.url ? 'url' : 'version');
+  const fetchProblem = (error: unknown) => withHint(error, options.sources?.offline ? OPERATOR_OFFLINE_HINT : OPERATOR_FETCH_HINT);
   return fetchSingleManifest(
     {
       label: OPERATOR_LABEL,
@@ -288,16 +289,34 @@ export async function resolveOperatorRelease(
       remoteVersion: (repository) =>
         options.pinnedVersion ??
         requested ??
-        (repository.defaultVersion !== LATEST ? repository.defaultVersion : newestRelease(repository, at)),
+        (repository.defaultVersion !== LATEST ? repository.defaultVersion : newestRelease(repository, at, fetchProblem)),
       decorate: options.decorate,
+      fetchProblem,
     },
     options,
   );
 }
 
+const OPERATOR_FETCH_HINT = `point operator.url in the Config document at a local copy of ${OPERATOR_COMPONENTS_FILE} (a path or file:// URL), or pass --offline once an online run has cached it`;
+/** An --offline run already is offline: it is told to fill the cache once online, or to use a local copy. */
+const OPERATOR_OFFLINE_HINT = `run once without --offline (e.g. \`capi-gitops lock\`) on a machine with network access to cache it, or point operator.url in the Config document at a local copy of ${OPERATOR_COMPONENTS_FILE} (a path or file:// URL)`;
+
+/** A fetch problem with the ways around it as its hint. */
+function withHint(error: unknown, hint: string): unknown {
+  if (!(error instanceof CapiGitopsError)) return error;
+  return new CapiGitopsError(error.diagnostics.map((d) => ({ ...d, hint })));
+}
+
 /** `latest`: the newest stable release (a pre-release only when there is no stable one). */
-async function newestRelease(repository: ProviderRepository, at: DiagnosticOrigin): Promise<string> {
-  const [newest] = sortForLatest(await repository.listVersions());
+async function newestRelease(
+  repository: ProviderRepository,
+  at: DiagnosticOrigin,
+  fetchProblem: (error: unknown) => unknown,
+): Promise<string> {
+  const listed = await repository.listVersions().catch((error: unknown) => {
+    throw fetchProblem(error);
+  });
+  const [newest] = sortForLatest(listed);
   if (newest === undefined)
     throw new CapiGitopsError({
       ...at,
