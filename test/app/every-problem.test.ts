@@ -98,3 +98,21 @@ test('an input with no provider objects (an empty file, a Config alone) is an er
     assert.match(problems[0]!, /^-:- +the input has no provider objects \(CoreProvider, /);
   }
 });
+
+test('--fleet-layout on a single-cluster manifest is refused like --cluster, not kept in the README as a no-op', async () => {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') });
+  const error = await renderOutput({ manifestPaths: [dir], fleetLayout: 'full' }).then(
+    () => assert.fail('the render succeeded'),
+    (err: unknown) => err,
+  );
+  assert.ok(error instanceof CapiGitopsError);
+  assert.deepEqual(
+    error.diagnostics.map((d) => [d.message, d.hint]),
+    [
+      [
+        '--fleet-layout was given, but the manifest declares no clusters',
+        'drop --fleet-layout, or declare the clusters under clusters: in the Config document',
+      ],
+    ],
+  );
+});

@@ -202,6 +202,26 @@ test('the operator release comes from its GitHub release (operator.version) and 
   }
 });
 
+test('an offline render whose operator release is not cached names operator.url and filling the cache once online', async () => {
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'm.yaml'), corpusManifest('v1.12.0').replace('certManager:', 'operator:\n  version: latest\ncertManager:'));
+  const error = await renderManagementCluster({
+    manifestPaths: [dir],
+    layout: 'operator',
+    command: 'x',
+    sources: { cache: new ArtifactCache(path.join(dir, 'cache')), offline: true },
+  }).then(
+    () => assert.fail('the render succeeded'),
+    (err: unknown) => err as { diagnostics: { message: string; hint?: string }[] },
+  );
+  const operator = error.diagnostics.find((d) => /cluster-api-operator/.test(d.message));
+  assert.ok(operator, JSON.stringify(error.diagnostics));
+  assert.match(
+    operator.hint ?? '',
+    /run once without --offline .* or point operator\.url in the Config document at a local copy of operator-components\.yaml/,
+  );
+});
+
 /** The operator layout with Config operator.wiring: the tool's chart, values from the Config. */
 async function renderWired(tool: 'argocd' | 'flux'): Promise<Map<string, string>> {
   const values = tool === 'argocd' ? '  values:\n    repoURL: https://git.example.com/platform/management.git\n' : '';
