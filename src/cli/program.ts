@@ -348,7 +348,7 @@ export async function main(argv: string[]): Promise<number> {
   registerEnvironmentSecrets();
   const program = buildProgram();
   // The command that runs and its flags: failures are reported in its terms (--json, hints).
-  let invoked: { name: string; flags: Invocation & { json?: boolean } } | undefined;
+  let invoked: { name: string; flags: Invocation & { json?: boolean; inPlace?: boolean } } | undefined;
   program.hook('preAction', (_root, action) => {
     invoked = { name: action.name(), flags: action.opts() };
   });
@@ -380,7 +380,10 @@ export async function main(argv: string[]): Promise<number> {
       );
       const n = diagnostics.length;
       process.stderr.write(diagnostics.map(formatDiagnostic).join('\n') + '\n');
-      process.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');
+      // a command that never writes (check, diff, plan, convert without --in-place) says only how many
+      const readOnly = ['check', 'diff', 'plan'].includes(invoked?.name ?? '') || (invoked?.name === 'convert' && !invoked.flags.inPlace);
+      if (!readOnly) process.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');
+      else if (n > 1) process.stderr.write(`${n} problems\n`);
       if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', diagnostics));
       return EXIT_FAILED;
     }
