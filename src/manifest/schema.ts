@@ -212,8 +212,8 @@ function formatMismatch(path: FieldPath, schema: AnySchemaObject): SchemaProblem
     path,
     at: 'value',
     message: `is not a valid ${title}`,
-    expected: describeSchema(schema),
-    hint: 'change the value to the form described above',
+    expected: describeSchema(schema) ?? (typeof schema.pattern === 'string' ? `a value matching ${schema.pattern}` : undefined),
+    hint: describeSchema(schema) ? 'change the value to the form described above' : 'see schema/capi-gitops.schema.json',
   };
 }
 

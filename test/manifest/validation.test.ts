@@ -185,3 +185,11 @@ test('schema/capi-gitops.schema.json is draft-07 and every field has a descripti
   visit(schema, '#');
   assert.deepEqual(undescribed, []);
 });
+
+test('a value that does not match its pattern says which form is expected (an age recipient), never "described above" with nothing described', async () => {
+  const config = 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nsecrets:\n  strategy: sops\n  sops:\n    ageRecipients: [age2abc]\n';
+  const { error } = await loadTextError(`${provider('version: v1.12.0')}---\n${config}`);
+  const problem = error.diagnostics.find((d) => d.path === 'secrets.sops.ageRecipients[0]');
+  assert.ok(problem, error.message);
+  assert.match(problem.expected ?? '', /^an age recipient \(public key\): age1 .*age-keygen -y/);
+});
