@@ -60,7 +60,9 @@ const MASK = '********';
 function secondsFlagMs(value: string, flag: string): number {
   const seconds = Number(value);
   if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(seconds > 0) || seconds > 86_400)
-    throw new UsageError(`${flag} ${JSON.stringify(value)}: expected a number of seconds greater than 0 and at most 86400, e.g. ${flag} 30`);
+    throw new UsageError(
+      `${flag} ${JSON.stringify(value)}: expected a number of seconds greater than 0 and at most 86400, e.g. ${flag} 30`,
+    );
   return Math.round(seconds * 1000);
 }
 
