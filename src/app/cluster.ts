@@ -277,7 +277,7 @@ async function layOut(
     options.outputDir
       ? readFile(path.join(options.outputDir, options.outputSubdirectory ?? '', file), 'utf8').catch(() => undefined)
       : Promise.resolve(undefined);
-  await encryptFiles(
+  const sopsWarnings = await encryptFiles(
     files,
     placed.encrypt.map((r) => objectFile(r.component, r.object)),
     config,
@@ -291,6 +291,7 @@ async function layOut(
       : []),
     ...placed.warnings,
     ...inlineFilesWarning(inline),
+    ...sopsWarnings,
   ];
   return { components: placed.components, files, warnings, secretFiles: inline };
 }

@@ -258,23 +258,33 @@ export function inlineFilesWarning(files: readonly string[]): string[] {
 
 /**
  * The sops strategy's files, encrypted in place. With the key at hand, an unchanged Secret keeps
- * the bytes the last run wrote (`previous`) instead of a fresh encryption.
+ * the bytes the last run wrote (`previous`) instead of a fresh encryption. Returns a warning when
+ * files written before were encrypted again for want of a key: `check` then sees them changed.
  */
 export async function encryptFiles(
   files: Map<string, string>,
   paths: readonly string[],
   config: SecretsConfig,
   previous: (file: string) => Promise<string | undefined>,
-): Promise<void> {
-  if (paths.length === 0) return;
+): Promise<string[]> {
+  if (paths.length === 0) return [];
   const recipients = config.sops!.ageRecipients!;
   // loaded only here: age and its curves cost a render that encrypts nothing about 100 ms of start-up
   const { sopsEncryptFile, sopsFileHolds, sopsIdentities } = await import('./sops.js');
   const identities = await sopsIdentities(process.env);
+  let reencrypted = 0;
   for (const file of paths) {
     const plain = files.get(file)!;
     const before = await previous(file);
     const kept = before !== undefined && (await sopsFileHolds(before, plain, recipients, identities));
+    if (before !== undefined && identities.length === 0) reencrypted++;
     files.set(file, kept ? before : await sopsEncryptFile(plain, recipients));
   }
+  return reencrypted === 0
+    ? []
+    : [
+        `--secrets sops: no age identity in SOPS_AGE_KEY or SOPS_AGE_KEY_FILE, so ${reencrypted} Secret file(s) written before ` +
+          'were encrypted again with a new data key, unchanged or not (check and diff see them as changed); set SOPS_AGE_KEY_FILE ' +
+          'to the identity of one of secrets.sops.ageRecipients to keep an unchanged Secret byte for byte',
+      ];
 }

@@ -375,11 +375,18 @@ test(
     const first = (await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE)!;
     mkdirSync(path.join(out, INFRA_DIR), { recursive: true });
     writeFileSync(path.join(out, SECRET_FILE), first);
-    // without the key there is no way to tell: a fresh encryption
-    assert.notEqual((await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE), first);
+    // without the key there is no way to tell: a fresh encryption, and a warning that says why
+    const keyless = await render({ secrets }, { outputDir: out });
+    assert.notEqual(keyless.files.get(SECRET_FILE), first);
+    assert.ok(
+      keyless.warnings.some((w) => /no age identity in SOPS_AGE_KEY or SOPS_AGE_KEY_FILE, so 1 Secret file/.test(w)),
+      keyless.warnings.join('\n'),
+    );
     process.env.SOPS_AGE_KEY_FILE = identityFile;
     try {
-      assert.equal((await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE), first);
+      const keyed = await render({ secrets }, { outputDir: out });
+      assert.equal(keyed.files.get(SECRET_FILE), first);
+      assert.ok(!keyed.warnings.some((w) => /no age identity/.test(w)));
       const changed = {
         VAULT_B64ENCODED_CREDENTIALS: Buffer.from(CREDENTIALS + '# rotated\n').toString('base64'),
         EXP_MACHINE_POOL: 'true',
