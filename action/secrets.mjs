@@ -42,12 +42,28 @@ export function parseSecrets(text, env) {
   return { variables, problems };
 }
 
-/** `::add-mask::` for each value, and for each line of a value that spans lines (the runner matches within a line). */
+/** Lines of a multi-line value that carry no secret: masked, `[default]` would be starred all over the log. */
+const STRUCTURE_LINE = /^\s*(\[[^\]]*\]|[#;].*|-----(BEGIN|END) [A-Z0-9 ]+-----)\s*$/;
+/** An INI or dotenv line's value (`aws_secret_access_key = …`): masked on its own too. */
+const ASSIGNED_VALUE = /^\s*[\w.-]+\s*=\s*(.*?)\s*$/;
+
+/**
+ * `::add-mask::` for each value, and for each line of a value that spans lines (the runner matches
+ * within a line), and each such line's assigned value; lines of structure alone are not masked.
+ */
 export function maskCommands(variables) {
   const masks = new Set();
+  const add = (text) => text.length >= MINIMUM_MASKED_LENGTH && masks.add(text);
   for (const value of variables.values()) {
-    if (value.length >= MINIMUM_MASKED_LENGTH) masks.add(value);
-    for (const line of value.split(/\r?\n/)) if (line.length >= MINIMUM_MASKED_LENGTH) masks.add(line);
+    add(value);
+    const lines = value.split(/\r?\n/);
+    if (lines.length === 1) continue;
+    for (const line of lines) {
+      if (STRUCTURE_LINE.test(line)) continue;
+      add(line);
+      const assigned = ASSIGNED_VALUE.exec(line)?.[1];
+      if (assigned) add(assigned);
+    }
   }
   return [...masks].map((value) => `::add-mask::${escapeData(value)}`);
 }

@@ -60,9 +60,16 @@ test('the secrets input: NAME=value lines and names taken from the environment; 
   assert.deepEqual(maskCommands(variables), [
     '::add-mask::a=b c%25d',
     '::add-mask::-----BEGIN KEY-----%0Aabc%25def%0D%0A-----END KEY-----',
-    '::add-mask::-----BEGIN KEY-----',
     '::add-mask::abc%25def',
-    '::add-mask::-----END KEY-----',
+  ]);
+  // an AWS credentials file: each secret line and its value, never the [default] header or a comment
+  const credentials = '[default]\n# rotated monthly\naws_access_key_id = AKIAEXAMPLE123\naws_secret_access_key = s3cr3t/value+x';
+  assert.deepEqual(maskCommands(new Map([['AWS_CREDENTIALS', credentials]])), [
+    `::add-mask::${credentials.replace(/\n/g, '%0A')}`,
+    '::add-mask::aws_access_key_id = AKIAEXAMPLE123',
+    '::add-mask::AKIAEXAMPLE123',
+    '::add-mask::aws_secret_access_key = s3cr3t/value+x',
+    '::add-mask::s3cr3t/value+x',
   ]);
   // a value of fewer than 4 characters would mask ordinary words all over the log
   assert.deepEqual(maskCommands(new Map([['SHORT', 'ab']])), []);
