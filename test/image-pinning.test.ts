@@ -348,6 +348,9 @@ test(
         `cannot reach registry ${host.replace(/\./g, '\\.')} to pin 2 images ${host.replace(/\./g, '\\.')}/gone/capi-init:v1\\.0\\.0, ${host.replace(/\./g, '\\.')}/gone/cluster-api-controller:v1\\.0\\.0`,
       ),
     );
+    // the registry's own hint: no "local copy" to point at, and what --offline does for images
+    assert.match(gone, /; check the image overrides \(Config images\); --offline renders from the lockfile once it pins every image/);
+    assert.doesNotMatch(gone, /point the source at a local copy/);
     assert.equal(existsSync(out), false);
     assert.equal(existsSync(path.join(unreachable, 'capi-gitops.lock.yaml')), false);
 

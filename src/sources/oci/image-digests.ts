@@ -165,7 +165,8 @@ async function resolveRegistry(registry: string, locations: ImageLocation[], run
     if (!(error instanceof HttpError)) throw error;
     run.bag.add({
       message: `cannot reach registry ${registry} to pin ${images.length === 1 ? 'image' : `${images.length} images`} ${images.join(', ')}: ${error.message}`,
-      hint: networkFailureHint(error.failure) ?? 'check the registry address and the image overrides (Config images)',
+      // not the sources' hint: a registry has no local copy, and --offline pins only from the lockfile
+      hint: `${networkFailureHint(error.failure)?.split(';')[0] ?? 'check the registry address'}; check the image overrides (Config images); --offline renders from the lockfile once it pins every image`,
     });
     return;
   }
