@@ -16,9 +16,12 @@ import { setOwnValue } from '../core/own-keys.js';
 import { GITHUB_TOKEN_KEY } from '../sources/credentials.js';
 
 /** Values supplied at run time, kept out of Git. */
+/** Where a value was given: its file, and its line and column when known. */
+type GivenAt = { file: string; line?: number; column?: number };
+
 export interface RunSecrets {
   /** Name → value; `--env-secret` wins over `--secret-file`, later files over earlier. */
-  values: Map<string, { value: string; origin: string }>;
+  values: Map<string, { value: string; origin: string; position?: GivenAt }>;
 }
 
 export interface RunSecretOptions {
@@ -198,7 +201,7 @@ function secretManifestValues(documents: unknown[], file: string): { values: Rec
 
 /** Reads `--secret-file` files and `--env-secret` names; every problem in one error, no value shown. */
 export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecrets> {
-  const values = new Map<string, { value: string; origin: string }>();
+  const values: RunSecrets['values'] = new Map();
   const problems: Diagnostic[] = [];
   for (const file of options.secretFiles ?? []) {
     let text: string;
@@ -226,7 +229,7 @@ export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecr
         });
         continue;
       }
-      values.set(name, { value, origin: `${SECRET_FILE}${file}` });
+      values.set(name, { value, origin: `${SECRET_FILE}${file}`, position: keyPosition(text, name, file) });
     }
   }
   const env = options.env ?? process.env;
@@ -263,7 +266,7 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
   const publicNames = new Set(manifest.config.secrets?.public ?? []);
   return (name): VariableValue | undefined => {
     const supplied = run.values.get(name);
-    if (supplied) return { value: supplied.value, origin: supplied.origin, fromSecret: true, ...whereSupplied(supplied.origin) };
+    if (supplied) return { value: supplied.value, origin: supplied.origin, fromSecret: true, ...whereSupplied(supplied) };
     // a fetch credential, never a value of the components
     if (configSecret && Object.hasOwn(configSecret.data, name) && name !== GITHUB_TOKEN_KEY) {
       return {
@@ -286,9 +289,22 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
   };
 }
 
-/** A --secret-file value is at its file (its line is not kept); an --env-secret has no file. */
-function whereSupplied(origin: string): Pick<VariableValue, 'position'> {
-  return origin.startsWith(SECRET_FILE) ? { position: { file: origin.slice(SECRET_FILE.length) } } : {};
+/** A --secret-file value is at its key's line in the file; an --env-secret has no file. */
+function whereSupplied(supplied: RunSecrets['values'] extends Map<string, infer V> ? V : never): Pick<VariableValue, 'position'> {
+  if (supplied.position) return { position: supplied.position };
+  return supplied.origin.startsWith(SECRET_FILE) ? { position: { file: supplied.origin.slice(SECRET_FILE.length) } } : {};
+}
+
+/**
+ * Where a name is given in a secret file: the last `NAME=` (dotenv) or `NAME:` (a YAML map, or a
+ * Secret's data or stringData) line, as the last one wins; found in the text, no value is read.
+ */
+function keyPosition(text: string, name: string, file: string): GivenAt {
+  const key = new RegExp(`^([ \\t]*)(?:export[ \\t]+)?["']?${name}["']?[ \\t]*[=:]`, 'gm');
+  let found: RegExpExecArray | undefined;
+  for (const match of text.matchAll(key)) found = match;
+  if (!found) return { file };
+  return { file, line: text.slice(0, found.index).split('\n').length, column: found[1]!.length + 1 };
 }
 
 /** Key in a configSecret that holds clusterctl's images map rather than a variable. */

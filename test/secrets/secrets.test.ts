@@ -179,6 +179,24 @@ test('external-secrets without a store is an error at the Config secrets field',
   assert.equal(lines[problem.line! - 1], 'secrets:');
 });
 
+test('a refused value given with --secret-file is located at its key line there: dotenv, YAML map and Secret manifest', async () => {
+  const dir = tempDir('capi-gitops-secret-files-');
+  const files = {
+    'values.env': '# CI values\nexport OTHER=1\nEXP_MACHINE_POOL=true\n',
+    'values.yaml': 'OTHER: "1"\nEXP_MACHINE_POOL: "true"\n',
+    'secret.yaml': 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: flags\nstringData:\n  OTHER: "1"\n  EXP_MACHINE_POOL: "true"\n',
+  };
+  const expected = { 'values.env': [3, 1], 'values.yaml': [2, 1], 'secret.yaml': [7, 3] } as const;
+  for (const [name, text] of Object.entries(files)) {
+    const file = path.join(dir, name);
+    writeFileSync(file, text);
+    const err = await renderFails({}, { secretFiles: [file] });
+    const arg = err.diagnostics.find((d) => d.object?.startsWith('Deployment/') && d.message.includes('EXP_MACHINE_POOL'));
+    assert.ok(arg, err.message);
+    assert.deepEqual([arg.file, arg.line, arg.column], [file, ...expected[name as keyof typeof expected]], name);
+  }
+});
+
 test('the README manifest renders as written: its Secret holds a feature flag declared public (GitHub releases served on 127.0.0.1)', async () => {
   const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
   const block = /## The manifest[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)![1]!;
