@@ -19,6 +19,8 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
       );
     for (const warning of file.warnings) note(formatWarning(warning));
   }
+  if (files.every((file) => file.converted.length === 0))
+    note('nothing to convert: no operator.cluster.x-k8s.io/v1alpha1 provider objects or Turtles CAPIProviders in the input');
   if (flags.inPlace) {
     // Files are written only once every file converted.
     const changed = files.filter((file) => file.converted.length > 0);

@@ -252,3 +252,17 @@ test('convert keeps flow collections as written: [a] and {a: b} stay unpadded, [
   const padded = convertManifestText('padded.yaml', doc('[ provider.cluster.x-k8s.io ]', '{ a: b }')).result.text;
   assert.match(padded, /finalizers: \[ provider\.cluster\.x-k8s\.io \]\n {2}labels: \{ a: b \}\n/);
 });
+
+test('CLI: convert with nothing to convert says so, and prints the input unchanged', () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'providers.yaml');
+  const text = corpusManifest('v1.12.0');
+  writeFileSync(file, text);
+  const result = run(['convert', '-f', file]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(result.stdout, text);
+  assert.match(
+    result.stderr,
+    /^nothing to convert: no operator\.cluster\.x-k8s\.io\/v1alpha1 provider objects or Turtles CAPIProviders in the input$/m,
+  );
+});
