@@ -49,10 +49,10 @@ export async function importHelmValuesCommand(
   const sets = setExpressions(flags);
   const named = sources.chartVersion;
   if (flags.chartVersion && named && named.text !== flags.chartVersion)
-    sources.warnings.push(`--chart-version ${flags.chartVersion} is followed, not ${named.origin} (${named.text})`);
+    sources.warnings.push({ message: `--chart-version ${flags.chartVersion} is followed, not ${named.origin} (${named.text})` });
   const chartVersion = flags.chartVersion ? { text: flags.chartVersion, origin: '--chart-version' } : named;
   const { text, warnings } = importHelmValues({ layers, sets, chartVersion });
-  const all = [...sources.warnings.map((message) => ({ message })), ...warnings];
+  const all = [...sources.warnings, ...warnings];
   if (!flags.quiet) for (const warning of all) process.stderr.write(`${formatWarning(warning)}\n`);
   if (flags.output) {
     await writeFileAtomic(path.resolve(flags.output), text);

@@ -35,7 +35,8 @@ export interface HelmValuesSources {
   layers: { source: string; values: Values; locate?: ValuesLocator }[];
   /** The chart version the release names, if it names one. */
   chartVersion?: ChartVersionRequest;
-  warnings: string[];
+  /** Each at the field it is about. */
+  warnings: Diagnostic[];
 }
 
 const CHART_NAME = 'cluster-api-operator';
@@ -245,7 +246,7 @@ function argoSetValue(value: string): string {
  * valueFiles (not read here), then `valuesObject`, or the `values` string when there is no
  * valuesObject (pkg/apis/application/v1alpha1 ApplicationSourceHelm.ValuesYAML), then parameters.
  */
-function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: string[]): Release | undefined {
+function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: Diagnostic[]): Release | undefined {
   const sources: { source: Record<string, unknown>; path: FieldPath }[] = [];
   if (isPlainObject(get(doc.value, ['spec', 'source'])))
     sources.push({ source: get(doc.value, ['spec', 'source']) as Record<string, unknown>, path: ['spec', 'source'] });
@@ -259,9 +260,11 @@ function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: string[]
   const helm = isPlainObject(match.source.helm) ? match.source.helm : {};
   const valueFiles = Array.isArray(helm.valueFiles) ? helm.valueFiles.filter((f): f is string => typeof f === 'string') : [];
   if (valueFiles.length > 0) {
-    warnings.push(
-      `${doc.label}: ${[...base, 'helm', 'valueFiles'].join('.')} (${valueFiles.join(', ')}) are files in a repository and are not read; pass each with -f before this file, in the same order`,
-    );
+    warnings.push({
+      ...at(doc, [...base, 'helm', 'valueFiles']),
+      message: `${valueFiles.join(', ')}: files in a repository, which are not read`,
+      hint: 'pass each with -f before this file, in the same order',
+    });
   }
   const parts: Part[] = [];
   let inline: Values | undefined;
@@ -295,7 +298,7 @@ function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: string[]
     parts,
   );
   if (Array.isArray(helm.fileParameters) && helm.fileParameters.length > 0) {
-    warnings.push(`${doc.label}: ${[...base, 'helm', 'fileParameters'].join('.')} name files in a repository and are not read`);
+    warnings.push({ ...at(doc, [...base, 'helm', 'fileParameters']), message: 'name files in a repository, which are not read' });
   }
   const revision = str(match.source.targetRevision);
   const chartVersion =
@@ -312,7 +315,7 @@ function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: string[]
  * spec.values merged over the result. References are looked up in the HelmRelease's namespace
  * among the ConfigMaps and Secrets of the files given.
  */
-function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: string[]): Release | undefined {
+function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: Diagnostic[]): Release | undefined {
   const chart = str(get(doc.value, ['spec', 'chart', 'spec', 'chart']));
   const chartRef = get(doc.value, ['spec', 'chartRef']);
   const { namespace } = metadataOf(doc.value);
@@ -351,9 +354,10 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
     } else if (!namesProvider(isPlainObject(get(doc.value, ['spec', 'values'])) ? (get(doc.value, ['spec', 'values']) as Values) : {})) {
       return undefined;
     } else {
-      warnings.push(
-        `${doc.label}: spec.chartRef names ${str(chartRef.kind) ?? 'an object'} ${str(chartRef.name) ?? ''}, which is not in the files given; its values are read as the cluster-api-operator chart's`,
-      );
+      warnings.push({
+        ...at(doc, ['spec', 'chartRef']),
+        message: `names ${str(chartRef.kind) ?? 'an object'} ${str(chartRef.name) ?? ''}, which is not in the files given; its values are read as the cluster-api-operator chart's`,
+      });
     }
   } else {
     return undefined;
@@ -378,7 +382,7 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
     );
     const missing = (what: string) => {
       if (optional) {
-        warnings.push(`${doc.label}: ${path.join('.')}: ${what}; it is optional, so Flux skips it, and so does this import`);
+        warnings.push({ ...at(doc, path), message: `${what}; it is optional, so Flux skips it, and so does this import` });
         return;
       }
       problems.push({
@@ -435,9 +439,11 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
   }
   for (const field of ['valuesFiles', 'valuesFile']) {
     if (get(doc.value, ['spec', 'chart', 'spec', field]) !== undefined)
-      warnings.push(
-        `${doc.label}: spec.chart.spec.${field} names files inside the chart's source and is not read; pass them with -f before this file`,
-      );
+      warnings.push({
+        ...at(doc, ['spec', 'chart', 'spec', field]),
+        message: "names files inside the chart's source, which are not read",
+        hint: 'pass them with -f before this file',
+      });
   }
   return { doc, values, parts, chartVersion };
 }
@@ -448,7 +454,7 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
  * same namespace and name over it (values-10_HelmChartConfig.yaml), then spec.set, each key in
  * sorted order, as --set when it is a number, true, false or null and as --set-string otherwise.
  */
-function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: string[]): Release | undefined {
+function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: Diagnostic[]): Release | undefined {
   const chart = str(get(doc.value, ['spec', 'chart']));
   if (chart === undefined || !isOperatorChart(chart)) return undefined;
   const { name, namespace } = metadataOf(doc.value);
@@ -491,7 +497,7 @@ function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[]
     );
   }
   if (get(doc.value, ['spec', 'valuesSecrets']) !== undefined)
-    warnings.push(`${doc.label}: spec.valuesSecrets are not read; pass their values with -f after this file`);
+    warnings.push({ ...at(doc, ['spec', 'valuesSecrets']), message: 'are not read', hint: 'pass their values with -f after this file' });
   const version = str(get(doc.value, ['spec', 'version'])) ?? versionInArchive(chart);
   const field: FieldPath = get(doc.value, ['spec', 'version']) !== undefined ? ['spec', 'version'] : ['spec', 'chart'];
   const chartVersion =
@@ -499,7 +505,7 @@ function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[]
   return { doc, values, parts, chartVersion };
 }
 
-function releaseOf(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: string[]): Release | undefined {
+function releaseOf(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: Diagnostic[]): Release | undefined {
   const kind = doc.value.kind;
   const apiGroup = group(doc.value.apiVersion);
   if (kind === 'Application' && apiGroup === 'argoproj.io') return applicationRelease(doc, problems, warnings);
@@ -524,7 +530,7 @@ function chartNamed(doc: Doc): string | undefined {
  */
 export async function readHelmValuesFiles(files: readonly string[]): Promise<HelmValuesSources> {
   const problems: Diagnostic[] = [];
-  const warnings: string[] = [];
+  const warnings: Diagnostic[] = [];
   const contents = await readManifestFiles(files, problems);
   const budget = new YamlBudget();
   const perFile: { file: string; docs: Doc[]; plain?: Values; position?: Diagnostic; locate?: ValuesLocator }[] = [];
@@ -632,7 +638,8 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
   }
   if (problems.length > 0) throw new CapiGitopsError(problems);
   for (const release of releases) {
-    if (!namesProvider(release.values)) warnings.push(`${release.doc.label}: its values name no provider, so the chart installs none`);
+    if (!namesProvider(release.values))
+      warnings.push({ ...at(release.doc, []), message: 'its values name no provider, so the chart installs none' });
   }
   return { layers, chartVersion: releases[0]?.chartVersion, warnings };
 }

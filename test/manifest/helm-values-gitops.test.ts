@@ -33,7 +33,8 @@ async function importFiles(paths: string[]) {
     const value = doc.toJS() as { kind: string; metadata: { name: string }; spec?: Record<string, unknown> } | null;
     if (value?.kind?.endsWith('Provider')) byId[`${value.kind}/${value.metadata.name}`] = value.spec ?? null;
   }
-  return { sources, byId, warnings: [...sources.warnings, ...warnings.map((warning) => warning.message)], text };
+  const shown = (w: { path?: string; message: string }) => [w.path, w.message].filter(Boolean).join(': ');
+  return { sources, byId, warnings: [...sources.warnings.map(shown), ...warnings.map((warning) => warning.message)], text };
 }
 
 const FLUX_RELEASE = `apiVersion: source.toolkit.fluxcd.io/v1
@@ -220,8 +221,14 @@ spec:
     warnings.join('\n'),
   );
   assert.ok(
-    warnings.some((w) => /spec\.sources\.1\.helm\.valueFiles \(\$values\/capi-operator\/values\.yaml\) are files in a repository/.test(w)),
+    warnings.some((w) =>
+      /spec\.sources\.1\.helm\.valueFiles: \$values\/capi-operator\/values\.yaml: files in a repository, which are not read/.test(w),
+    ),
   );
+  // at the field's own line, in the Application's file
+  const valueFiles = sources.warnings.find((w) => w.path === 'spec.sources.1.helm.valueFiles')!;
+  assert.match(application.split('\n')[valueFiles.line! - 1]!, /\$values\/capi-operator\/values\.yaml|valueFiles:/);
+  assert.equal(valueFiles.hint, 'pass each with -f before this file, in the same order');
   assert.deepEqual(byId['InfrastructureProvider/vsphere'], { version: 'v1.11.2', configSecret: { name: 'vsphere-variables' } });
 
   const both = application.replace(
