@@ -31,7 +31,9 @@ export async function render(options: RenderOptions, output: string): Promise<Re
   let committing: Promise<WriteSummary> | undefined;
   const withdraw = onInterrupt(() => committing ?? stage.abort());
   try {
-    const result = await renderOutput(options, stage);
+    // --cluster keeps the other clusters as the output holds them, so they are read from it
+    const reading = options.clusters?.length && !options.outputDir ? { ...options, outputDir: path.resolve(output) } : options;
+    const result = await renderOutput(reading, stage);
     // One transaction: the lockfile is prepared first and renamed right after the output's swap.
     const lock = await prepareLockfile(result.lockFile, result.lock.lock);
     if (result.fleet) {

@@ -147,3 +147,16 @@ test('diff: objects that moved out of a base are no change, and no version is re
     ['flags clusters/lab-1/01-cluster-api'],
   );
 });
+
+test('render() with clusters and no outputDir keeps the other clusters as the output holds them (the CLI passes outputDir; code may not)', async () => {
+  const url = coreRelease();
+  const dir = writeTempManifest({ 'fleet.yaml': fleet(url, []) });
+  const out = path.join(tempDir(), 'out');
+  await render({ manifestPaths: [dir] }, out);
+  const before = readTree(out);
+  writeFileSync(path.join(dir, 'fleet.yaml'), fleet(url, ['lab-1']));
+  await render({ manifestPaths: [dir], clusters: ['lab-1'] }, out);
+  const after = readTree(out);
+  for (const file of before.keys())
+    if (file.startsWith('clusters/') && !file.startsWith('clusters/lab-1/')) assert.ok(after.has(file), `${file} was kept`);
+});
