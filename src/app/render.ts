@@ -31,9 +31,8 @@ export async function render(options: RenderOptions, output: string): Promise<Re
   let committing: Promise<WriteSummary> | undefined;
   const withdraw = onInterrupt(() => committing ?? stage.abort());
   try {
-    // --cluster keeps the other clusters as the output holds them, so they are read from it
-    const reading = options.clusters?.length && !options.outputDir ? { ...options, outputDir: path.resolve(output) } : options;
-    const result = await renderOutput(reading, stage);
+    // what the output holds (clusters --cluster keeps, sops files, the wiring's place) is read from it
+    const result = await renderOutput({ ...options, outputDir: options.outputDir ?? path.resolve(output) }, stage);
     // One transaction: the lockfile is prepared first and renamed right after the output's swap.
     const lock = await prepareLockfile(result.lockFile, result.lock.lock);
     if (result.fleet) {

@@ -38,6 +38,7 @@ import {
   resolveRelease,
   type ResolvedCertManager,
   type ResolvedProvider,
+  withHint,
 } from './resolve.js';
 import { openRepository, SOURCE_MODULES, type SourceModule } from '../sources/index.js';
 import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local/repository.js';
@@ -300,12 +301,6 @@ export async function resolveOperatorRelease(
 const OPERATOR_FETCH_HINT = `point operator.url in the Config document at a local copy of ${OPERATOR_COMPONENTS_FILE} (a path or file:// URL), or pass --offline once an online run has cached it`;
 /** An --offline run already is offline: it is told to fill the cache once online, or to use a local copy. */
 const OPERATOR_OFFLINE_HINT = `run once without --offline (e.g. \`capi-gitops lock\`) on a machine with network access to cache it, or point operator.url in the Config document at a local copy of ${OPERATOR_COMPONENTS_FILE} (a path or file:// URL)`;
-
-/** A fetch problem with the ways around it as its hint. */
-function withHint(error: unknown, hint: string): unknown {
-  if (!(error instanceof CapiGitopsError)) return error;
-  return new CapiGitopsError(error.diagnostics.map((d) => ({ ...d, hint })));
-}
 
 /** `latest`: the newest stable release (a pre-release only when there is no stable one). */
 async function newestRelease(

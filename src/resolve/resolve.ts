@@ -300,9 +300,13 @@ const CERT_MANAGER_FETCH_HINT =
 const CERT_MANAGER_OFFLINE_HINT =
   'run once without --offline (e.g. `capi-gitops lock`) on a machine with network access to cache it, point certManager.url in the Config document at a local copy of cert-manager.yaml (a path or file:// URL), or set certManager.enabled: false if cert-manager is installed another way';
 
+/** A failed fetch with the ways around it as its hint (any other error as it is). */
+export function withHint(error: unknown, hint: string): unknown {
+  if (!(error instanceof CapiGitopsError)) return error;
+  return new CapiGitopsError(error.diagnostics.map((d) => ({ ...d, hint })));
+}
+
 /** A failed remote fetch of cert-manager, with the ways around it as its hint. */
 export function certManagerFetchProblem(error: unknown, offline = false): unknown {
-  if (!(error instanceof CapiGitopsError)) return error;
-  const hint = offline ? CERT_MANAGER_OFFLINE_HINT : CERT_MANAGER_FETCH_HINT;
-  return new CapiGitopsError(error.diagnostics.map((d) => ({ ...d, hint })));
+  return withHint(error, offline ? CERT_MANAGER_OFFLINE_HINT : CERT_MANAGER_FETCH_HINT);
 }

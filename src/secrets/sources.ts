@@ -17,7 +17,7 @@ import { GITHUB_TOKEN_KEY } from '../sources/credentials.js';
 
 /** Values supplied at run time, kept out of Git. */
 /** Where a value was given: its file, and its line and column when known. */
-type GivenAt = { file: string; line?: number; column?: number };
+type GivenAt = NonNullable<VariableValue['position']>;
 
 export interface RunSecrets {
   /** Name → value; `--env-secret` wins over `--secret-file`, later files over earlier. */
