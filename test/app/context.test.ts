@@ -4,9 +4,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { ArtifactCache } from '../../src/sources/cache.js';
 import { BatchParseError } from '../../src/render/component.js';
@@ -15,6 +12,7 @@ import { BoundedMemo, MEMO_LIMITS, RunContext } from '../../src/app/context.js';
 import { sha256Hex } from '../../src/core/digest.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { rejection } from '../helpers/assertions.js';
+import { localRelease } from '../helpers/local-release.js';
 
 /** Counts what a parse batch asks of the parse cache. */
 class CountingCache extends ArtifactCache {
@@ -86,17 +84,7 @@ test('a bound of the whole batch rejects every text of it with one BatchParseErr
   }
 });
 
-/** A local clusterctl repository with one release of `label`, components `text`. */
-function release(root: string, label: string, file: string, text: string): string {
-  const dir = path.join(root, label, 'v0.1.0');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, file), text);
-  writeFileSync(
-    path.join(dir, 'metadata.yaml'),
-    'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- {major: 0, minor: 1, contract: v1beta2}\n',
-  );
-  return pathToFileURL(path.join(root, label, 'latest', file)).href;
-}
+const release = localRelease;
 
 test('every problem in one run: a missing variable of one provider, a YAML error of another and a missing additionalManifests ConfigMap of a third, together', async () => {
   const root = tempDir();

@@ -5,14 +5,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { render } from '../../src/app/render.js';
 import { reviewChanges } from '../../src/review/index.js';
 import { objectChanges } from '../../src/review/object-changes.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
+import { localCoreRelease } from '../helpers/local-release.js';
 
 const COMPONENTS = `apiVersion: v1
 kind: Namespace
@@ -37,18 +37,7 @@ spec:
         args: [--leader-elect]
 `;
 
-/** A local clusterctl repository holding one core provider release. */
-function coreRelease(): string {
-  const root = tempDir();
-  const dir = path.join(root, 'cluster-api', 'v0.1.0');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'core-components.yaml'), COMPONENTS);
-  writeFileSync(
-    path.join(dir, 'metadata.yaml'),
-    'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- {major: 0, minor: 1, contract: v1beta2}\n',
-  );
-  return pathToFileURL(path.join(root, 'cluster-api', 'latest', 'core-components.yaml')).href;
-}
+const coreRelease = () => localCoreRelease(COMPONENTS);
 
 /** Four clusters; those in `verbose` give the core provider's manager a verbosity of their own. */
 function fleet(url: string, verbose: string[]): string {

@@ -6,9 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { renderOutput } from '../../src/app/run.js';
 import { render } from '../../src/app/render.js';
 import { clusterRanges } from '../../src/core/cluster-ranges.js';
@@ -20,19 +19,9 @@ import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-ma
 import { kubectlAvailable, kubectlKustomize, readTree } from '../helpers/tree.js';
 import { rejection } from '../helpers/assertions.js';
 import { SUITE_SECRETS } from '../helpers/secret-scan.js';
+import { localCoreRelease } from '../helpers/local-release.js';
 
-/** A local clusterctl repository with one release of a core provider whose components are `text`. */
-function coreRelease(text: string): string {
-  const root = tempDir();
-  const dir = path.join(root, 'cluster-api', 'v0.1.0');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'core-components.yaml'), text);
-  writeFileSync(
-    path.join(dir, 'metadata.yaml'),
-    'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- {major: 0, minor: 1, contract: v1beta2}\n',
-  );
-  return pathToFileURL(path.join(root, 'cluster-api', 'latest', 'core-components.yaml')).href;
-}
+const coreRelease = localCoreRelease;
 
 function fleetOf(url: string, clusters: string[], version = 'v0.1.0'): string {
   return `apiVersion: operator.cluster.x-k8s.io/v1alpha2

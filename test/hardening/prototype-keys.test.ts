@@ -25,13 +25,13 @@ import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import type { KObject } from '../../src/core/kobject.js';
 import { prototypeChanges, PROTOTYPE_LOG_VARIABLE } from '../helpers/prototype-guard.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
-import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
 import { assertNoSecret, SUITE_SECRETS } from '../helpers/secret-scan.js';
 import { exampleCopy } from '../helpers/cli.js';
+import { VAULT_B64, vaultManifest as writeVaultManifest } from '../helpers/vault-manifest.js';
 
 const EXAMPLES = path.join(PROJECT_ROOT, 'examples');
-const CREDENTIALS = SUITE_SECRETS.vaultCredentials;
-const B64 = Buffer.from(CREDENTIALS).toString('base64');
+const B64 = VAULT_B64;
 const SECRETS = [B64, SUITE_SECRETS.vaultSecretKey];
 const fileUrl = (...parts: string[]) => pathToFileURL(path.join(...parts)).href;
 
@@ -43,51 +43,8 @@ function assertPrototypesUntouched(what: string): void {
     assert.equal(probe[key], undefined, `${what}: every object now has "${key}"`);
 }
 
-/**
- * A CAPA-style provider whose components put VAULT_B64ENCODED_CREDENTIALS from its configSecret
- * into a Secret (test/fixtures/secrets), and the pull request's `config` lines in the Config.
- */
-function vaultManifest(config: string, extraDocs = ''): string {
-  return writeTempManifest({
-    'management-cluster.yaml': `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata:
-  name: cluster-api
-  namespace: capi-system
-spec:
-  version: v0.2.0
-  fetchConfig:
-    url: ${fileUrl(EXAMPLES, 'repository', 'cluster-api', 'latest', 'core-components.yaml')}
----
-apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: InfrastructureProvider
-metadata:
-  name: vault
-  namespace: capvault-system
-spec:
-  version: v0.1.0
-  configSecret:
-    name: vault-variables
-  fetchConfig:
-    url: ${fileUrl(FIXTURES, 'secrets', 'infrastructure-vault', 'latest', 'infrastructure-components.yaml')}
----
-apiVersion: v1
-kind: Secret
-metadata:
-  name: vault-variables
-  namespace: capvault-system
-stringData:
-  VAULT_B64ENCODED_CREDENTIALS: ${JSON.stringify(B64)}
-  EXP_MACHINE_POOL: "true"
----
-apiVersion: capi-gitops.dev/v1alpha1
-kind: Config
-certManager:
-  enabled: false
-${config}
-${extraDocs}`,
-  });
-}
+/** The vault manifest with these Config lines and documents after the Config. */
+const vaultManifest = (config: string, extraDocs = '') => writeVaultManifest({ config, extraDocs });
 
 /** Renders and expects a refusal: the credential in no file (there are none) and no message. */
 async function renderRefused(manifest: string, options: Partial<RenderOptions> = {}): Promise<string> {

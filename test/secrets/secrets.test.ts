@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
 import { createDecipheriv, createHash } from 'node:crypto';
 import { renderManagementCluster, type RenderOptions } from '../../src/app/cluster.js';
@@ -22,16 +21,14 @@ import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { crdValidator, wiringProblems } from '../helpers/crd-schema.js';
 import { assertNoSecret, SUITE_SECRETS } from '../helpers/secret-scan.js';
 import { runCli } from '../helpers/cli.js';
+import { VAULT_B64, VAULT_CREDENTIALS, vaultManifest } from '../helpers/vault-manifest.js';
 
-const EXAMPLES = path.join(PROJECT_ROOT, 'examples');
-const CREDENTIALS = SUITE_SECRETS.vaultCredentials;
-const B64 = Buffer.from(CREDENTIALS).toString('base64');
+const CREDENTIALS = VAULT_CREDENTIALS;
+const B64 = VAULT_B64;
 const SECRETS = [B64, SUITE_SECRETS.vaultSecretKey];
 const INFRA_DIR = '04-infrastructure-vault';
 const SECRET_FILE = `${INFRA_DIR}/secret-capvault-manager-bootstrap-credentials.yaml`;
 const ESO_CRD = path.join(FIXTURES, 'external-secrets', 'external-secrets.io_externalsecrets.yaml');
-
-const fileUrl = (...parts: string[]) => pathToFileURL(path.join(...parts)).href;
 
 interface Setup {
   secrets?: string;
@@ -44,46 +41,8 @@ interface Setup {
 }
 
 function manifest(setup: Setup = {}): string {
-  const data = setup.data ?? { VAULT_B64ENCODED_CREDENTIALS: B64, EXP_MACHINE_POOL: 'true' };
-  const providers = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata:
-  name: cluster-api
-  namespace: capi-system
-spec:
-  version: v0.2.0
-  fetchConfig:
-    url: ${fileUrl(EXAMPLES, 'repository', 'cluster-api', 'latest', 'core-components.yaml')}
----
-apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: InfrastructureProvider
-metadata:
-  name: vault
-  namespace: capvault-system
-spec:
-  version: v0.1.0
-  configSecret:
-    name: vault-variables
-  fetchConfig:
-    url: ${fileUrl(FIXTURES, 'secrets', 'infrastructure-vault', 'latest', 'infrastructure-components.yaml')}
-${setup.spec ?? ''}---
-apiVersion: v1
-kind: Secret
-metadata:
-  name: vault-variables
-  namespace: capvault-system
-stringData:
-${Object.entries(data)
-  .map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`)
-  .join('\n')}
----
-apiVersion: capi-gitops.dev/v1alpha1
-kind: Config
-certManager:
-  enabled: false
-${setup.output ?? ''}${setup.secrets ? `secrets:\n${setup.secrets}` : ''}
-${setup.extraDocs ?? ''}`;
-  return writeTempManifest({ 'management-cluster.yaml': providers });
+  const config = `${setup.output ?? ''}${setup.secrets ? `secrets:\n${setup.secrets}` : ''}`;
+  return vaultManifest({ config, spec: setup.spec, extraDocs: setup.extraDocs, data: setup.data });
 }
 
 async function render(setup: Setup, options: Partial<RenderOptions> = {}) {

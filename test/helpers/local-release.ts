@@ -1,0 +1,24 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { tempDir } from './corpus-manifest.js';
+
+/**
+ * Release v0.1.0 (contract v1beta2) of `label` in the clusterctl local repository at `root`, its
+ * components file `file` holding `text`; returns the `latest` URL a fetchConfig names.
+ */
+export function localRelease(root: string, label: string, file: string, text: string): string {
+  const dir = path.join(root, label, 'v0.1.0');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, file), text);
+  writeFileSync(
+    path.join(dir, 'metadata.yaml'),
+    'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- {major: 0, minor: 1, contract: v1beta2}\n',
+  );
+  return pathToFileURL(path.join(root, label, 'latest', file)).href;
+}
+
+/** A repository of its own holding one core provider release whose components are `components`. */
+export function localCoreRelease(components: string): string {
+  return localRelease(tempDir(), 'cluster-api', 'core-components.yaml', components);
+}
