@@ -1,7 +1,8 @@
 // Runs every compiled *.test.js under dist/test with Node's built-in runner.
 // (Node 20's directory discovery would also run helpers, so the list is explicit.)
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +18,10 @@ if (selected.length === 0) {
 // Per-run state: the cache key file lives here, and every `internal error` a CLI run prints is
 // also appended to the log, so that one printed by any test (even one expecting failure) fails the suite.
 const state = mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-test-state-'));
+// The cache key of a machine that has run capi-gitops before: a run that has to make its key
+// stores no parsed forms (sources/cache.ts), which tests of a fresh state ask for themselves.
+mkdirSync(path.join(state, 'capi-gitops'), { mode: 0o700 });
+writeFileSync(path.join(state, 'capi-gitops', 'cache-key'), randomBytes(32), { mode: 0o600 });
 const internalErrors = path.join(state, 'internal-errors.log');
 // Every temporary directory of the run (outputs, lockfiles, caches) and every CLI run's stdout
 // and stderr, for the secret sweep after the suite.

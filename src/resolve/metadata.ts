@@ -4,11 +4,11 @@
  * validateMetadata does, and the contract checks of clusterctl's installer.go
  * getProviderContract / Validate and the operator's phase_load.go validateRepoCAPIVersion.
  */
-import YAML from 'yaml';
 import type { SemVer } from 'semver';
 import { CapiGitopsError, withArticle, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { parseSemantic } from '../core/versions.js';
+import { parseArtifact } from '../yaml/parse.js';
 
 export const METADATA_FILE = 'metadata.yaml';
 export const METADATA_API_VERSION = 'clusterctl.cluster.x-k8s.io/v1alpha3';
@@ -72,9 +72,16 @@ export function parseMetadata(text: string, subject: ReleaseSubject): ProviderMe
       hint: hint ?? (subject.url ? `read from ${subject.url}` : undefined),
     });
   };
-  const document = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: false });
-  if (document.errors.length > 0) fail(`not valid YAML: ${document.errors[0].message}`);
-  const root: unknown = document.toJS({ maxAliasCount: 100 });
+  // A release artifact, read as components.yaml is (and as clusterctl's yaml.Unmarshal reads it:
+  // the first document); the artifact parser is also warm for the components that follow.
+  let root: unknown;
+  try {
+    root = parseArtifact(text, { source: subject.url ?? METADATA_FILE })[0];
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    const first = err.diagnostics[0];
+    fail(`${first.message}${first.line ? ` (line ${first.line}, column ${first.column})` : ''}`, first.hint);
+  }
   if (!isPlainObject(root)) fail('the document is not a mapping');
   const object = root as Record<string, unknown>;
 

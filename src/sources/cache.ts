@@ -36,9 +36,11 @@
  * read-only directory, `--cache-dir` naming a file, ENOSPC) is a warning, logged once per kind,
  * and the run goes on from memory.
  *
- * The parsed store is JSON. v8.serialize was measured on the corpus (core-components v1.12.0,
- * 0.9 MB as JSON): deserialising was no faster than JSON.parse (4.4 ms both), the file was 1.8×
- * larger, and its format is tied to the V8 version, so JSON it is.
+ * Parsed forms are stored only under a key an earlier run made (or CAPI_GITOPS_CACHE_KEY): a run
+ * that had to make its key starts from a new state directory, as a CI runner does every run, and
+ * the entries it signed could not be read by a runner whose next key is new again. Serialising,
+ * signing and writing them took 12–20 ms of such a render; a machine that keeps its state stores
+ * them from its second run on.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sha256Hex } from '../core/digest.js';
@@ -68,6 +70,12 @@ export interface ArtifactCacheOptions {
   key?: Buffer | Promise<Buffer>;
 }
 
+/** The key that signs records, and whether this run made it (a new key file, or one for this run only). */
+export interface CacheKey {
+  bytes: Buffer;
+  madeByThisRun: boolean;
+}
+
 const KEY_BYTES = 32;
 
 /** `$XDG_STATE_HOME/capi-gitops/cache-key`, else `~/.local/state/capi-gitops/cache-key`: outside the cache, so not shared with it. */
@@ -85,10 +93,10 @@ export function defaultCacheKeyFile(env: Record<string, string | undefined> = pr
  */
 export async function cacheKey(
   options: { env?: Record<string, string | undefined>; keyFile?: string; log?: (line: string) => void } = {},
-): Promise<Buffer> {
+): Promise<CacheKey> {
   const env = options.env ?? process.env;
   const secret = env.CAPI_GITOPS_CACHE_KEY;
-  if (secret && secret.length >= 16) return createHash('sha256').update(secret).digest();
+  if (secret && secret.length >= 16) return { bytes: createHash('sha256').update(secret).digest(), madeByThisRun: false };
   const file = options.keyFile ?? defaultCacheKeyFile(env);
   const read = async () => {
     const bytes = await readFile(file);
@@ -96,7 +104,7 @@ export async function cacheKey(
     return bytes;
   };
   try {
-    return await read();
+    return { bytes: await read(), madeByThisRun: false };
   } catch (error) {
     try {
       if (!isMissing(error)) throw error;
@@ -106,13 +114,19 @@ export async function cacheKey(
         if (failed.code !== 'EEXIST') await rm(file, { force: true }).catch(() => undefined);
         throw failed;
       });
-      return await read();
+      return { bytes: await read(), madeByThisRun: true };
     } catch (again) {
-      if ((again as NodeJS.ErrnoException)?.code === 'EEXIST') return read().catch(() => randomBytes(KEY_BYTES));
+      // another run made the file between our read and our write
+      if ((again as NodeJS.ErrnoException)?.code === 'EEXIST') {
+        return read().then(
+          (bytes) => ({ bytes, madeByThisRun: true }),
+          () => ({ bytes: randomBytes(KEY_BYTES), madeByThisRun: true }),
+        );
+      }
       options.log?.(
         `cache: no key file at ${file} (${(again as NodeJS.ErrnoException)?.code ?? (again as Error).message}); cache records are used within this run only (set CAPI_GITOPS_CACHE_KEY or XDG_STATE_HOME)`,
       );
-      return randomBytes(KEY_BYTES);
+      return { bytes: randomBytes(KEY_BYTES), madeByThisRun: true };
     }
   }
 }
@@ -147,7 +161,7 @@ export class ArtifactCache {
   readonly dir: string;
   private readonly log: (line: string) => void;
   private readonly keySource: Buffer | Promise<Buffer> | undefined;
-  private key: Promise<Buffer> | undefined;
+  private key: Promise<CacheKey> | undefined;
   private readonly warned = new Set<string>();
   private writable: Promise<boolean> | undefined;
 
@@ -158,10 +172,15 @@ export class ArtifactCache {
     this.keySource = options.key;
   }
 
+  private signingKey(): Promise<CacheKey> {
+    const given = this.keySource;
+    this.key ??= given ? Promise.resolve(given).then((bytes) => ({ bytes, madeByThisRun: false })) : cacheKey({ log: this.log });
+    return this.key;
+  }
+
   /** The HMAC of the parts, in order (as of their concatenation). */
   private async mac(kind: string, binding: string, ...parts: (string | Uint8Array)[]): Promise<string> {
-    this.key ??= Promise.resolve(this.keySource ?? cacheKey({ log: this.log }));
-    const hmac = createHmac('sha256', await this.key).update(`${kind}\0${binding}\0`);
+    const hmac = createHmac('sha256', (await this.signingKey()).bytes).update(`${kind}\0${binding}\0`);
     for (const part of parts) hmac.update(part);
     return hmac.digest('hex');
   }
@@ -440,6 +459,7 @@ export class ArtifactCache {
    * both ways for megabytes of objects, and exact (-0 stays -0, as a parse gives it).
    */
   async putParsed(key: string, value: unknown): Promise<void> {
+    if ((await this.signingKey()).madeByThisRun) return;
     await this.putSignedBytes('parsed', key, serialize({ key, value }));
   }
 

@@ -66,7 +66,7 @@ test('metadata.yaml is validated like clusterctl metadata_client.go validateMeta
     /releaseSeries\[0\]\.major must be a non-negative integer, found "one"/,
   );
   invalid('- not a mapping\n', /not a mapping/);
-  invalid('apiVersion: [unclosed\n', /not valid YAML/);
+  invalid('apiVersion: [unclosed\n', /Flow sequence in block collection .* \(line 2, column 1\)/);
   // kind may be absent: clusterctl ratchets it because several providers omit it
   const noKind = parseMetadata(
     'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nreleaseSeries:\n  - {major: 1, minor: 2, contract: v1beta1}\n',
