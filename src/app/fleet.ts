@@ -104,15 +104,19 @@ export async function resolveFleet(
   expand: ExpandOptions = {},
 ): Promise<FleetResolution> {
   const fleet = expandFleet(manifest, expand);
+  // the manifest's own warnings (a v1alpha1 object), told once as a single cluster's run tells them
+  for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
   const lockFile = lockfilePath(manifest.baseDir);
   const previous = await readLockfile(lockFile);
   const bag = new DiagnosticBag();
   const resolutions = new Map<string, Resolution>();
+  const told = new ClusterWarnings();
   await Promise.all(
     fleet.clusters.map(async (cluster) => {
       try {
         const locked = { lock: clusterLockView(previous, cluster.name) };
-        const resolution = await resolveCluster(context, cluster.manifest, { ...options, frozen: false }, locked);
+        const clusterOptions = { ...options, frozen: false, onWarning: told.from(cluster.name) };
+        const resolution = await resolveCluster(context, cluster.manifest, clusterOptions, locked);
         // collectAll: what did not resolve travels with the resolution, named after its cluster and layer
         const problems = resolution.problems && clusterDiagnostics(cluster.name, resolution.problems, cluster);
         resolutions.set(cluster.name, problems ? { ...resolution, problems } : resolution);
@@ -138,6 +142,7 @@ export async function resolveFleet(
       }
     }),
   );
+  told.tell(options.onWarning);
   const unresolved = [...resolutions.values()].some((r) => r.problems?.length);
   if (options.collectAll && (bag.items.length > 0 || unresolved)) {
     // render what resolved, then report everything together (renderFleet)
@@ -158,6 +163,32 @@ export async function resolveFleet(
   const accepted = acceptedOnce([...resolutions.values()].flatMap((r) => r.lock.accepted ?? []));
   const outcome = { lock, changes, ...(options.acceptDigests?.length ? { accepted } : {}) };
   return { clusters: fleet.clusters, resolutions, lockFile, lock: outcome, previous, warnings: fleet.clusters.flatMap((c) => c.warnings) };
+}
+
+/**
+ * Warnings the clusters' runs tell, each told once, naming the clusters it came from (as a
+ * problem is): a fleet of 100 clusters on one provider name tells its advice once, not 100 times.
+ */
+class ClusterWarnings {
+  private readonly seen = new Map<string, { warning: Diagnostic; clusters: string[] }>();
+
+  from(cluster: string): (warning: Diagnostic) => void {
+    return (warning) => {
+      const key = formatDiagnostic(warning);
+      const entry = this.seen.get(key) ?? { warning, clusters: [] };
+      entry.clusters.push(cluster);
+      this.seen.set(key, entry);
+    };
+  }
+
+  /** Tells each once, in a stable order (clusters run concurrently), and forgets them. */
+  tell(onWarning: ((warning: Diagnostic) => void) | undefined): void {
+    for (const [, { warning, clusters }] of [...this.seen].sort(([a], [b]) => compareStrings(a, b))) {
+      const named = `${new Set(clusters).size > 1 ? 'clusters' : 'cluster'} ${clusterRanges(clusters)}`;
+      onWarning?.({ ...warning, object: `${named}${warning.object ? `: ${warning.object}` : ''}` });
+    }
+    this.seen.clear();
+  }
 }
 
 /** A version problem points at the Release's line for that provider; one without a place, at the Release. */
@@ -365,6 +396,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const tree = new FleetTree(fleetLayout, out ?? memory!);
   const kept = options.outputDir && selected.size < resolved.clusters.length ? await KeptClusters.read(options.outputDir) : undefined;
   const warnings = [...resolved.warnings];
+  const told = new ClusterWarnings();
   const variables: ClusterVariables[] = [];
   const trees: FleetClusterTree[] = [];
   // each cluster's lock as its render left it (pinned images)
@@ -392,7 +424,13 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
       const result = await renderCluster(
         context,
         { ...resolution, manifest: clusterManifest(cluster, layout) },
-        { ...options, layout, outputSubdirectory: clusterDirectory(cluster.name), onGivenVariables: collectVariables(cluster, variables) },
+        {
+          ...options,
+          layout,
+          outputSubdirectory: clusterDirectory(cluster.name),
+          onGivenVariables: collectVariables(cluster, variables),
+          onWarning: told.from(cluster.name),
+        },
       );
       warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
       renderedLocks.set(cluster.name, result.lock.lock);
@@ -405,6 +443,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
     }
   }
   await writing;
+  told.tell(options.onWarning);
   warnUnusedVariables(manifest, variables, resolved.clusters.length, options);
   throwDeduplicated(bag);
   await tree.finish({
@@ -501,7 +540,8 @@ export async function planRelease(
   }
   const context = new RunContext(options.sources?.cache);
   const current = await resolveFleet(manifest, { ...options, frozen: false }, context);
-  const target = await resolveFleet(manifest, { ...options, frozen: false }, context, { release });
+  // the same manifest's warnings were told by the current resolution
+  const target = await resolveFleet(manifest, { ...options, frozen: false, onWarning: undefined }, context, { release });
   const selected = selectedClusters(current.clusters, options.clusters);
   return {
     clusters: current.clusters

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeTempManifest } from '../helpers/corpus-manifest.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
@@ -111,4 +111,35 @@ test("plan without --release on a fleet suggests plan --release with the run's o
   const run = spawnSync(process.execPath, [CLI, ...suggested.split(' ')], { encoding: 'utf8', cwd: example });
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /cluster eu-1: \(no release\) → 2026\.11\.0/);
+});
+
+test('a fleet tells each warning once: the manifest its clusters share (v1alpha1 objects) and a cluster advice naming its clusters', () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const providers = path.join(manifest, 'providers.yaml');
+  // v1alpha1 objects, and the infrastructure provider (fetched from its own URL) named one letter off a built-in name
+  writeFileSync(
+    providers,
+    readFileSync(providers, 'utf8')
+      .replaceAll('operator.cluster.x-k8s.io/v1alpha2', 'operator.cluster.x-k8s.io/v1alpha1')
+      .replace('  name: example\n  namespace: capex-system\n', '  name: dockr\n  namespace: capex-system\n')
+      .replace('infrastructure-example/latest', 'infrastructure-dockr/latest'),
+  );
+  renameSync(path.join(example, 'repository', 'infrastructure-example'), path.join(example, 'repository', 'infrastructure-dockr'));
+  writeFileSync(
+    path.join(manifest, 'fleet.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n- name: us-1\n',
+  );
+  for (const command of ['render', 'lock', 'check']) {
+    const args = [command, '-f', manifest, ...(command === 'lock' ? [] : ['-o', path.join(example, 'out')])];
+    const r = spawnSync(process.execPath, [CLI, ...args, '--cache-dir', path.join(example, 'cache')], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const converted = r.stderr.match(/warning: \w+Provider\/[^:]+: operator\.cluster\.x-k8s\.io\/v1alpha1 object, converted/g) ?? [];
+    assert.equal(converted.length, 4, `${command}: each of the 4 v1alpha1 objects once\n${r.stderr}`);
+    const named =
+      r.stderr.match(
+        /warning: clusters eu-1, us-1: InfrastructureProvider\/capex-system\/dockr: metadata\.name: "dockr" is not a built-in/g,
+      ) ?? [];
+    assert.equal(named.length, 1, `${command}: the name advice once, naming both clusters\n${r.stderr}`);
+  }
 });
