@@ -56,6 +56,7 @@ function checkJson(report: CheckReport, output: string): string {
         upToDate: report.problems.length === 0,
         unchanged: report.unchanged,
         problems: report.problems,
+        ...(report.renderedWith ? { renderedWith: report.renderedWith } : {}),
       },
       null,
       2,
@@ -83,12 +84,27 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
     const count = `${report.problems.length} file${report.problems.length === 1 ? '' : 's'} out of date`;
     // render never removes a file it did not write: the command alone would not fix those
     const first = byHand.length > 0 ? `remove ${byHand.map((p) => shellWord(path.join(output, p))).join(' ')}, then ` : '';
-    process.stdout.write(`${count}; to regenerate, ${first}run: ${fix}\n`);
+    if (report.renderedWith === undefined) process.stdout.write(`${count}; to regenerate, ${first}run: ${fix}\n`);
+    else {
+      // the output is another render's (another layout, other values): the fix above would replace it
+      process.stdout.write(
+        `${count}; the output's README.md records that it was written by: ${report.renderedWith}\n` +
+          `  to check it against that render, run: ${checkWithFlagsOf(report.renderedWith, fix)}\n` +
+          `  to regenerate it with this check's flags instead, ${first}run: ${fix}\n`,
+      );
+    }
   }
   if (report.problems.length > 0) {
     if (inGitHubActions()) for (const line of checkAnnotations(report)) process.stderr.write(line + '\n');
     throw new ExitStatus(1);
   }
+}
+
+/** `check` with this run's -f and -o (paths from here) and the other flags of the recorded render. */
+function checkWithFlagsOf(recorded: string, fix: string): string {
+  const paths = / -[fo] (?:'[^']*'|\S+)/g;
+  const here = fix.match(paths) ?? [];
+  return `capi-gitops check${here.join('')}${recorded.replace(/^capi-gitops render/, '').replace(paths, '')}`;
 }
 
 /** The command that prints the whole diff, for the note when markdown is cut. */

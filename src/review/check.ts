@@ -30,6 +30,12 @@ export interface CheckReport {
   unchanged: number;
   /** Every file that is not as the render would write it, sorted by path. */
   problems: CheckedFile[];
+  /**
+   * The render command the output's README.md records, when its flags are not this render's
+   * (`--layout argocd` rendered, checked without it): regenerating with this check's flags
+   * would rewrite the output as another layout.
+   */
+  renderedWith?: string;
 }
 
 const REASONS: Record<CheckStatus, string> = {
@@ -164,5 +170,22 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
     });
   }
   problems.sort((a, b) => compareStrings(a.path, b.path));
-  return { directory, unchanged, problems };
+  const readme = rendered.indexOf(README);
+  const renderedWith =
+    readme >= 0 && onDisk[readme] !== undefined ? otherFlags(onDisk[readme].toString('utf8'), files.get(README)!) : undefined;
+  return { directory, unchanged, problems, ...(renderedWith ? { renderedWith } : {}) };
+}
+
+const README = 'README.md';
+// The command a generated README records: the first line of its first sh block (templates/output/).
+const RECORDED_COMMAND = /^```sh\n(capi-gitops render [^\n]*)\n/m;
+// -f and -o name paths relative to where each command ran: not a flag that changes the output.
+const PATH_FLAGS = / -[fo] (?:'[^']*'|\S+)/g;
+
+/** The committed README's command when its flags differ from those of the render checked against it. */
+function otherFlags(committed: string, rendered: string): string | undefined {
+  const before = RECORDED_COMMAND.exec(committed)?.[1];
+  const now = RECORDED_COMMAND.exec(rendered)?.[1];
+  if (before === undefined || now === undefined) return undefined;
+  return before.replace(PATH_FLAGS, '') === now.replace(PATH_FLAGS, '') ? undefined : before;
 }

@@ -13,6 +13,9 @@ import { checkOutput } from '../../src/review/check.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
+import { exampleCopy } from '../helpers/cli.js';
+
+const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 
 const FILES = new Map([
   ['kustomization.yaml', 'resources:\n- 01-a\n'],
@@ -118,4 +121,29 @@ test('check honours every layout: rendered with --layout X, check --layout X pas
   } finally {
     rmSync(repo, { recursive: true, force: true });
   }
+});
+
+test('check: a README recording other flags (rendered --layout argocd, checked without) names that render and the check to run, which passes as printed', () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: manifest, encoding: 'utf8' });
+  const wiring = ['--layout', 'argocd', '--set', 'repoURL=https://git.example.com/platform.git', '--set', 'path=out'];
+  assert.equal(cli(['render', '-f', '.', '-o', '../out', ...wiring]).status, 0);
+  const plain = cli(['check', '-f', '.', '-o', '../out']);
+  assert.equal(plain.status, 1, plain.stderr);
+  assert.match(
+    plain.stdout,
+    /the output's README\.md records that it was written by: capi-gitops render -f \. -o \.\.\/out --layout argocd --set repoURL=https:\/\/git\.example\.com\/platform\.git --set path=out\n/,
+  );
+  const printed = /to check it against that render, run: (capi-gitops check .*)\n/.exec(plain.stdout)?.[1];
+  assert.equal(
+    printed,
+    'capi-gitops check -f . -o ../out --layout argocd --set repoURL=https://git.example.com/platform.git --set path=out',
+  );
+  assert.match(plain.stdout, /to regenerate it with this check's flags instead, run: capi-gitops render -f \. -o \.\.\/out\n/);
+  // followed literally (the words as printed; `capi-gitops` is this checkout's CLI)
+  const again = cli(printed!.split(' ').slice(1));
+  assert.equal(again.status, 0, again.stdout + again.stderr);
+  const json = JSON.parse(cli(['check', '-f', '.', '-o', '../out', '--json']).stdout) as { renderedWith?: string };
+  assert.match(json.renderedWith ?? '', /--layout argocd/);
 });
