@@ -601,14 +601,6 @@ export async function writeOutput(
   files: OutputFiles,
   options: { alongside?: PreparedFile[]; known?: KnownDigests } = {},
 ): Promise<WriteSummary> {
-  return writeWithInterrupts(outDir, files, options);
-}
-
-async function writeWithInterrupts(
-  outDir: string,
-  files: OutputFiles,
-  options: { alongside?: PreparedFile[]; known?: KnownDigests },
-): Promise<WriteSummary> {
   const run = writeNow(outDir, files, options);
   // A signal waits for the write: it stops at its next step, or ends the swap it has begun.
   const withdraw = onInterrupt(() => run);

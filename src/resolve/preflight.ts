@@ -9,7 +9,7 @@
  * - spec.version is a semantic version (or a capi-gitops version range).
  */
 import { closestName } from '../manifest/fields.js';
-import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import type { ProviderObject } from '../manifest/types.js';
 import type { ProviderRegistry } from './registry.js';
 import { parseVersionRequest } from '../core/versions.js';
@@ -134,10 +134,4 @@ export function preflightProblems(providers: readonly ProviderObject[], registry
     ...duplicateProblems(providers),
     ...providers.flatMap((provider) => [...fetchConfigProblems(provider, registry), ...versionProblems(provider)]),
   ];
-}
-
-/** Throws one CapiGitopsError carrying every violation. */
-export function preflight(providers: readonly ProviderObject[], registry: ProviderRegistry): void {
-  const problems = preflightProblems(providers, registry);
-  if (problems.length > 0) throw new CapiGitopsError(problems);
 }

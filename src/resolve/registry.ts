@@ -4,8 +4,8 @@
  * providersClient.List merges its config file's `providers`: a user entry with the same name and
  * type replaces the built-in one, others are added; the list is sorted by type order, then name.
  */
-import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
-import { INSTALL_ORDER, PROVIDER_KINDS, isProviderKind, manifestLabel, type ProviderKind } from '../core/provider.js';
+import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { INSTALL_ORDER, PROVIDER_KINDS, isProviderKind, type ProviderKind } from '../core/provider.js';
 import type { SourcePosition, UserRepository } from '../manifest/types.js';
 import { isDns1123Subdomain } from '../core/names.js';
 
@@ -137,17 +137,6 @@ function keyOf(kind: ProviderKind, name: string): string {
   return `${kind}/${name}`;
 }
 
-const BUILT_IN_REGISTRY = new ProviderRegistry(BUILT_IN_PROVIDERS);
-
-/** A built-in provider (or one in the given registry) by type and name. */
-export function lookupProvider(
-  kind: ProviderKind,
-  name: string,
-  registry: ProviderRegistry = BUILT_IN_REGISTRY,
-): RegistryEntry | undefined {
-  return registry.lookup(kind, name);
-}
-
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 const BAD_PERCENT_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -258,16 +247,4 @@ export function buildProviderRegistry(
     });
   });
   return { registry: new ProviderRegistry([...entries.values()]), problems };
-}
-
-/** The registry: built-ins overridden and extended by the user's `repositories`; throws on invalid entries. */
-export function providerRegistry(userRepositories: readonly UserRepository[] = [], declaredAt?: SourcePosition): ProviderRegistry {
-  const { registry, problems } = buildProviderRegistry(userRepositories, declaredAt);
-  if (problems.length > 0) throw new CapiGitopsError(problems);
-  return registry;
-}
-
-/** The manifest label of an entry, e.g. `infrastructure-aws`. */
-export function entryLabel(entry: Pick<RegistryEntry, 'kind' | 'name'>): string {
-  return manifestLabel(entry.kind, entry.name);
 }

@@ -428,11 +428,6 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
   return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}\n`).join('') + images;
 }
 
-/** The plan as JSON (`--json`): fixed key order, two-space indent, final newline. */
-export function renderUpgradePlanJson(plan: UpgradePlan): string {
-  return JSON.stringify(plan, null, 2) + '\n';
-}
-
 // ---- choosing what `update` bumps ---------------------------------------------------------------
 
 export interface UpdateSelection {

@@ -8,14 +8,12 @@ import { clusterRanges } from '../core/cluster-ranges.js';
 import type { ComponentDiff, Finding, ObjectChange, ReviewReport } from './types.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
-/** Room below the limit for a marker or heading a caller adds (the Action adds a marker line). */
-const DEFAULT_LIMIT = GITHUB_COMMENT_LIMIT - 512;
+/** The bound in UTF-16 code units (≥ characters), with room for a marker or heading a caller adds (the Action adds a marker line). */
+const LIMIT = GITHUB_COMMENT_LIMIT - 512;
 /** Field paths listed per changed object before "… and N more". */
 const PATHS_PER_OBJECT = 8;
 
 export interface MarkdownOptions {
-  /** Upper bound on the length in UTF-16 code units (≥ characters); default below GitHub's limit. */
-  limit?: number;
   /** The command that prints everything, for the note when details are cut. */
   fullCommand?: string;
 }
@@ -86,7 +84,6 @@ function findingLine(f: Finding): string {
 }
 
 export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = {}): string {
-  const limit = Math.min(options.limit ?? DEFAULT_LIMIT, GITHUB_COMMENT_LIMIT - 1);
   const full = options.fullCommand ?? 'capi-gitops diff --format text';
   const s = report.summary;
   const head: string[] = [
@@ -112,7 +109,7 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
   const reserve = note('999999 call-outs and 999999 objects in 999 components').length + 1;
   const out: string[] = [...head];
   let length = out.join('\n').length + 1;
-  const fits = (lines: string[]) => length + lines.join('\n').length + 1 + reserve <= limit;
+  const fits = (lines: string[]) => length + lines.join('\n').length + 1 + reserve <= LIMIT;
   const push = (lines: string[]) => {
     out.push(...lines);
     length += lines.join('\n').length + 1;

@@ -185,11 +185,6 @@ export class ArtifactCache {
     return hmac.digest('hex');
   }
 
-  /** `<hmac>\n<json>` for a record. */
-  private async signed(kind: string, binding: string, json: string): Promise<string> {
-    return `${await this.mac(kind, binding, json)}\n${json}`;
-  }
-
   /** The JSON of a signed record, or undefined (and the file discarded) when its HMAC does not match. */
   private async verified(file: string, kind: string, binding: string): Promise<unknown> {
     const bytes = await this.readIfPresent(file);
@@ -332,8 +327,9 @@ export class ArtifactCache {
   async putHttpRecord(record: HttpRecord): Promise<void> {
     if (!SHA256_HEX.test(record.sha256)) throw new Error(`HTTP record for ${redactUrlCredentials(record.url)}: not a sha256 hex digest`);
     const json = JSON.stringify({ ...record, url: redactUrlCredentials(record.url) });
+    // `<hmac>\n<json>`
     await this.tryWrite('HTTP record', async () =>
-      this.writeAtomic(this.recordPath('http', record.url), await this.signed('http', record.url, json)),
+      this.writeAtomic(this.recordPath('http', record.url), `${await this.mac('http', record.url, json)}\n${json}`),
     );
   }
 
@@ -365,11 +361,8 @@ export class ArtifactCache {
    */
   async trimParsed(now: number = Date.now()): Promise<number> {
     // (with the temporary files a killed run left behind)
-    return this.trimStore('parsed', [...PARSED_EXTENSIONS, TEMPORARY_SUFFIX], now);
-  }
-
-  private async trimStore(store: 'parsed', extensions: readonly string[], now: number): Promise<number> {
-    const dir = path.join(this.dir, store);
+    const extensions = [...PARSED_EXTENSIONS, TEMPORARY_SUFFIX];
+    const dir = path.join(this.dir, 'parsed');
     const marker = path.join(dir, TRIM_MARKER);
     // A read-only cache is served, not maintained; a store that is a link is not followed.
     if (!(await this.mayWrite())) return 0;
@@ -409,7 +402,7 @@ export class ArtifactCache {
     }
     if (removed > 0)
       this.log(
-        `cache: removed ${removed} ${store} ${removed === 1 ? 'entry' : 'entries'} unused for ${PARSED_RETENTION_DAYS} days from ${dir}`,
+        `cache: removed ${removed} parsed ${removed === 1 ? 'entry' : 'entries'} unused for ${PARSED_RETENTION_DAYS} days from ${dir}`,
       );
     return removed;
   }

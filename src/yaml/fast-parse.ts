@@ -140,14 +140,6 @@ class FastParser {
     this.pos = start;
   }
 
-  private plainValue(text: string): unknown {
-    return plainValue(text);
-  }
-
-  private plainKey(text: string): string {
-    return plainKey(text);
-  }
-
   private quotedText(raw: string, quote: number): string {
     return quote === QUOTE ? singleQuotedText(raw) : doubleQuotedText(raw);
   }
@@ -336,7 +328,7 @@ class FastParser {
     if (c === QUOTE || c === DQUOTE) return this.quotedOnLine(p);
     let e = colon;
     while (e > p && (this.src.charCodeAt(e - 1) === SPACE || this.src.charCodeAt(e - 1) === TAB)) e--;
-    return this.plainKey(this.src.slice(p, e));
+    return plainKey(this.src.slice(p, e));
   }
 
   // ---- collections ---------------------------------------------------------------------
@@ -484,7 +476,7 @@ class FastParser {
     let text = src.slice(p, this.plainLine(p));
     let next = this.scanLineEnd + 1;
     this.pos = Math.min(next, end);
-    if (this.scanComment) return this.plainValue(text);
+    if (this.scanComment) return plainValue(text);
     let newlines = 0;
     while (next < end) {
       const i = this.spacesEnd(next);
@@ -504,7 +496,7 @@ class FastParser {
       this.pos = Math.min(next, end);
       if (this.scanComment) break;
     }
-    return this.plainValue(text);
+    return plainValue(text);
   }
 
   /** End (index after the closing quote) of a quoted scalar that closes on its own line, else -1. */
@@ -665,7 +657,7 @@ class FastParser {
           const keyEnd = this.flowPlainEnd(i);
           afterKey = this.skipInlineSpaces(keyEnd);
           if (src.charCodeAt(afterKey) !== COLON) giveUp();
-          key = this.plainKey(src.slice(i, keyEnd));
+          key = plainKey(src.slice(i, keyEnd));
         }
         const sep = src.charCodeAt(afterKey + 1);
         if (sep !== SPACE) giveUp();
@@ -689,7 +681,7 @@ class FastParser {
     }
     const e = this.flowPlainEnd(p);
     if (src.charCodeAt(this.skipInlineSpaces(e)) === COLON) giveUp();
-    return [this.plainValue(src.slice(p, e)), e];
+    return [plainValue(src.slice(p, e)), e];
   }
 
   /** End of a plain scalar in flow context (trailing spaces excluded). */

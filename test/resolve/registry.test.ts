@@ -1,15 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CapiGitopsError } from '../../src/core/diagnostics.js';
-import { PROVIDER_KINDS } from '../../src/core/provider.js';
-import {
-  BUILT_IN_PROVIDERS,
-  buildProviderRegistry,
-  entryLabel,
-  lookupProvider,
-  providerRegistry,
-  urlProblem,
-} from '../../src/resolve/registry.js';
+import { manifestLabel, PROVIDER_KINDS } from '../../src/core/provider.js';
+import { BUILT_IN_PROVIDERS, buildProviderRegistry, urlProblem } from '../../src/resolve/registry.js';
+
+const builtIns = buildProviderRegistry().registry;
 
 test('the built-in registry holds the 61 providers of clusterctl v1.12.0 (providers_client.go defaults)', () => {
   assert.equal(BUILT_IN_PROVIDERS.length, 61);
@@ -28,40 +22,40 @@ test('the built-in registry holds the 61 providers of clusterctl v1.12.0 (provid
 
 test('sample built-in entries carry clusterctl URLs, including the odd asset names (providers_client.go)', () => {
   assert.equal(
-    lookupProvider('InfrastructureProvider', 'aws')?.url,
+    builtIns.lookup('InfrastructureProvider', 'aws')?.url,
     'https://github.com/kubernetes-sigs/cluster-api-provider-aws/releases/latest/infrastructure-components.yaml',
   );
   assert.equal(
-    lookupProvider('CoreProvider', 'cluster-api')?.url,
+    builtIns.lookup('CoreProvider', 'cluster-api')?.url,
     'https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml',
   );
   assert.equal(
-    lookupProvider('InfrastructureProvider', 'docker')?.url,
+    builtIns.lookup('InfrastructureProvider', 'docker')?.url,
     'https://github.com/kubernetes-sigs/cluster-api/releases/latest/infrastructure-components-development.yaml',
   );
   assert.equal(
-    lookupProvider('RuntimeExtensionProvider', 'nutanix')?.url,
+    builtIns.lookup('RuntimeExtensionProvider', 'nutanix')?.url,
     'https://github.com/nutanix-cloud-native/cluster-api-runtime-extensions-nutanix/releases/latest/runtime-extensions-components.yaml',
   );
   assert.equal(
-    lookupProvider('IPAMProvider', 'in-cluster')?.url,
+    builtIns.lookup('IPAMProvider', 'in-cluster')?.url,
     'https://github.com/kubernetes-sigs/cluster-api-ipam-provider-in-cluster/releases/latest/ipam-components.yaml',
   );
   assert.equal(
-    lookupProvider('AddonProvider', 'helm')?.url,
+    builtIns.lookup('AddonProvider', 'helm')?.url,
     'https://github.com/kubernetes-sigs/cluster-api-addon-provider-helm/releases/latest/addon-components.yaml',
   );
   assert.equal(
-    lookupProvider('ControlPlaneProvider', 'hosted-control-plane')?.url,
+    builtIns.lookup('ControlPlaneProvider', 'hosted-control-plane')?.url,
     'https://github.com/teutonet/cluster-api-provider-hosted-control-plane/releases/latest/control-plane-components.yaml',
   );
   // same name, different type: a separate entry
-  assert.equal(lookupProvider('BootstrapProvider', 'aws'), undefined);
-  assert.equal(lookupProvider('InfrastructureProvider', 'nonexistent'), undefined);
+  assert.equal(builtIns.lookup('BootstrapProvider', 'aws'), undefined);
+  assert.equal(builtIns.lookup('InfrastructureProvider', 'nonexistent'), undefined);
 });
 
 test('entries get clusterctl manifest labels for every type (provider_type.go ManifestLabel)', () => {
-  const label = (kind: (typeof PROVIDER_KINDS)[number], name: string): string => entryLabel(lookupProvider(kind, name)!);
+  const label = (kind: (typeof PROVIDER_KINDS)[number], name: string): string => manifestLabel(builtIns.lookup(kind, name)!.kind, name);
   assert.equal(label('CoreProvider', 'cluster-api'), 'cluster-api');
   assert.equal(label('BootstrapProvider', 'kubeadm'), 'bootstrap-kubeadm');
   assert.equal(label('ControlPlaneProvider', 'kubeadm'), 'control-plane-kubeadm');
@@ -72,7 +66,7 @@ test('entries get clusterctl manifest labels for every type (provider_type.go Ma
 });
 
 test('entries are sorted by type order then name (clusterctl provider.go Less)', () => {
-  const registry = providerRegistry([{ name: 'aaa', type: 'AddonProvider', url: '/repo/addon-aaa/v1.0.0/addon-components.yaml' }]);
+  const { registry } = buildProviderRegistry([{ name: 'aaa', type: 'AddonProvider', url: '/repo/addon-aaa/v1.0.0/addon-components.yaml' }]);
   const keys = registry.entries.map((e) => `${e.kind}/${e.name}`);
   assert.equal(keys[0], 'CoreProvider/cluster-api');
   assert.deepEqual(keys.slice(1, 4), [
@@ -89,7 +83,7 @@ test('entries are sorted by type order then name (clusterctl provider.go Less)',
 
 test('a user repository with the same name and type replaces the built-in one; others are added (providers_client.go List)', () => {
   const declaredAt = { file: '/m/config.yaml', line: 1, column: 1 };
-  const registry = providerRegistry(
+  const { registry } = buildProviderRegistry(
     [
       { name: 'aws', type: 'InfrastructureProvider', url: 'file:///mirror/infrastructure-aws/v2.0.0/infrastructure-components.yaml' },
       { name: 'acme', type: 'InfrastructureProvider', url: './repo/infrastructure-acme/latest/infrastructure-components.yaml' },
@@ -103,7 +97,7 @@ test('a user repository with the same name and type replaces the built-in one; o
   assert.deepEqual(aws.declaredAt, declaredAt);
   assert.equal(registry.lookup('InfrastructureProvider', 'acme')?.url, './repo/infrastructure-acme/latest/infrastructure-components.yaml');
   // the built-in list itself is untouched
-  assert.equal(lookupProvider('InfrastructureProvider', 'aws')?.builtIn, true);
+  assert.equal(builtIns.lookup('InfrastructureProvider', 'aws')?.builtIn, true);
 });
 
 test('user repositories are validated like clusterctl validateProvider, all problems at once', () => {
@@ -138,13 +132,13 @@ test('user repositories are validated like clusterctl validateProvider, all prob
 });
 
 test('a repeated user repository is an error naming the first entry', () => {
-  assert.throws(
-    () =>
-      providerRegistry([
-        { name: 'acme', type: 'InfrastructureProvider', url: '/a/infrastructure-acme/v1.0.0/i.yaml' },
-        { name: 'acme', type: 'InfrastructureProvider', url: '/b/infrastructure-acme/v1.0.0/i.yaml' },
-      ]),
-    (error: unknown) => error instanceof CapiGitopsError && /repositories\[1\].*already declared at repositories\[0\]/.test(error.message),
+  const { problems } = buildProviderRegistry([
+    { name: 'acme', type: 'InfrastructureProvider', url: '/a/infrastructure-acme/v1.0.0/i.yaml' },
+    { name: 'acme', type: 'InfrastructureProvider', url: '/b/infrastructure-acme/v1.0.0/i.yaml' },
+  ]);
+  assert.deepEqual(
+    problems.map((p) => `${p.path}: ${p.message}`),
+    ['repositories[1]: InfrastructureProvider "acme" is already declared at repositories[0]'],
   );
 });
 

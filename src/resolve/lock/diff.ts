@@ -1,6 +1,6 @@
 /** What changed between two locks, for printing and for `--frozen`. */
 import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
-import { describeSource } from './request.js';
+import { sourceKey } from './request.js';
 import {
   compareLockEntries,
   lockEntryLabel,
@@ -42,8 +42,8 @@ function entryDetails(before: LockEntry, after: LockEntry): string[] {
   if (before.requestedVersion !== after.requestedVersion)
     details.push(`requested version ${quoted(before.requestedVersion)} → ${quoted(after.requestedVersion)}`);
   if (before.contract !== after.contract) details.push(`contract ${before.contract ?? '(none)'} → ${after.contract ?? '(none)'}`);
-  const sourceBefore = describeSource(before.source);
-  const sourceAfter = describeSource(after.source);
+  const sourceBefore = sourceKey(before.source);
+  const sourceAfter = sourceKey(after.source);
   if (sourceBefore !== sourceAfter) details.push(`source ${sourceBefore} → ${sourceAfter}`);
   // A new version has new files by definition; their digests are noise then.
   if (before.version === after.version) details.push(...fileDetails(before, after), ...imageDetails(before, after));

@@ -73,7 +73,7 @@ export function lockRequestForOperator(config: ToolConfig): LockRequest {
   return { kind: 'Operator', name: OPERATOR_LABEL, namespace: OPERATOR_NAMESPACE, requestedVersion: settings.version ?? '', source };
 }
 
-/** The source in one string: equal strings mean the same source. */
+/** The source in one string (`url file://…`, `selector {"matchLabels":{…}}`): equal strings mean the same source. */
 export function sourceKey(source: LockSource): string {
   switch (source.type) {
     case 'url':
@@ -84,11 +84,6 @@ export function sourceKey(source: LockSource): string {
     case 'selector':
       return `selector ${JSON.stringify(canonicalSelector(source.selector))}`;
   }
-}
-
-/** `url file://…`, `selector {"matchLabels":{…}}`, for messages. */
-export function describeSource(source: LockSource): string {
-  return sourceKey(source);
 }
 
 /**

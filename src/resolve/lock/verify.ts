@@ -29,12 +29,6 @@ export function digestMismatch(file: LockedFile, actualSha256: string, subject?:
   };
 }
 
-/** A downloaded file must have the digest the lock recorded: anything else is a hard failure. */
-export function verifyDigest(file: LockedFile, actualSha256: string, subject?: DigestSubject): void {
-  const problem = digestMismatch(file, actualSha256, subject);
-  if (problem) throw new CapiGitopsError(problem);
-}
-
 /**
  * Every fetched file of a locked component against the lock: all mismatches, and files the
  * lock does not list, reported together.

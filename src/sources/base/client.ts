@@ -12,7 +12,6 @@
  * - `failure`: a transport failure as a diagnostic, with the hint for its kind.
  */
 import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
-import type { ArtifactCache } from '../cache.js';
 import type { NetworkSourceOptions } from '../request.js';
 import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpRequest, type HttpResponse } from './http.js';
 import { networkFailureHint } from './unreachable.js';
@@ -39,10 +38,6 @@ export class SourceClient {
 
   get offline(): boolean {
     return this.options.offline === true;
-  }
-
-  get cache(): ArtifactCache | undefined {
-    return this.options.cache;
   }
 
   /**

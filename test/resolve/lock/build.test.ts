@@ -17,7 +17,7 @@ import {
   portableUrl,
   serializeLockfile,
 } from '../../../src/resolve/lock/lockfile.js';
-import { providerRegistry } from '../../../src/resolve/registry.js';
+import { buildProviderRegistry } from '../../../src/resolve/registry.js';
 import { resolveCertManager, resolveProviders } from '../../../src/resolve/fetch-releases.js';
 import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../../helpers/paths.js';
 
@@ -49,7 +49,7 @@ test('portable URLs: file URLs relative to the lock directory, others unchanged'
 });
 
 test('corpus: a resolved provider locks its version, contract and the digests of metadata.yaml and the components file', async () => {
-  const registry = providerRegistry();
+  const registry = buildProviderRegistry().registry;
   const core = provider('CoreProvider', 'cluster-api', 'capi-system', {
     version: '~1.10',
     fetchConfig: { url: corpusUrl('cluster-api', 'latest', 'core-components.yaml') },
@@ -105,7 +105,7 @@ test('corpus: cert-manager is locked without a contract; the whole lock round-tr
     fetchConfig: { url: relativeCorpus('cluster-api', 'latest', 'core-components.yaml') },
   });
   const resolved = await resolveProviders(manifestOf([bootstrap, core]));
-  const lock = buildLockfile([...resolved.map((r) => lockEntryForProvider(r, providerRegistry(), MANIFEST_DIR)), cmEntry]);
+  const lock = buildLockfile([...resolved.map((r) => lockEntryForProvider(r, buildProviderRegistry().registry, MANIFEST_DIR)), cmEntry]);
   assert.deepEqual(
     lock.entries.map((e) => `${e.kind} ${e.version}`),
     ['CertManager v1.13.0', 'CoreProvider v1.12.0', 'BootstrapProvider v1.12.0'],

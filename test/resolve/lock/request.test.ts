@@ -10,10 +10,10 @@ import {
   type LockEntry,
   type LockRequest,
 } from '../../../src/resolve/lock/lockfile.js';
-import { providerRegistry } from '../../../src/resolve/registry.js';
+import { buildProviderRegistry } from '../../../src/resolve/registry.js';
 import { CERT_MANAGER_DEFAULT_VERSION, certManagerDefaultUrl } from '../../../src/resolve/resolve.js';
 
-const registry = providerRegistry();
+const registry = buildProviderRegistry().registry;
 
 function provider(kind: ProviderKind, name: string, namespace: string, spec: ProviderSpec = {}): ProviderObject {
   return { kind, name, namespace, spec, position: { file: '/m/providers.yaml', line: 1, column: 1 } };
@@ -32,9 +32,9 @@ test('a provider without fetchConfig is locked to its registry URL (clusterctl p
     requestedVersion: 'v1.12.0',
     source: { type: 'registry', url: 'https://github.com/kubernetes-sigs/cluster-api/releases/latest/core-components.yaml' },
   });
-  const overridden = providerRegistry([
+  const overridden = buildProviderRegistry([
     { name: 'cluster-api', type: 'CoreProvider', url: 'file:///repo/cluster-api/latest/core-components.yaml' },
-  ]);
+  ]).registry;
   assert.deepEqual(lockRequestForProvider(core, overridden)?.source, {
     type: 'registry',
     url: 'file:///repo/cluster-api/latest/core-components.yaml',
