@@ -21,6 +21,7 @@ import type { FleetLayoutName } from '../manifest/types.js';
 import type { SecretStrategy } from '../manifest/types.js';
 import { githubMasks, type SecretNeedles } from '../secrets/index.js';
 import type { BUILT_IN_CHARTS } from '../layout/chart/load.js';
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { setExpressions, setFlagWords, type SetFlags } from './set-flags.js';
 
@@ -254,9 +255,7 @@ export function renderFlagsOptions(flags: RenderFlags, progress: ProgressReporte
     valuesFiles: flags.values,
     set: setExpressions(flags),
     outputDir: path.resolve(flags.output!),
-    // the output README's command leaves the secret sources out: check and diff compare it, and
-    // may run without them (the strategy keeps the values out of the output)
-    command: regenerateCommand(flags, false),
+    command: readmeCommand(flags),
     ...extra,
   });
 }
@@ -276,13 +275,35 @@ function secretOptions(flags: RenderFlags): Partial<RenderOptions> {
   };
 }
 
-/** A path as the README shows it: relative to the working directory, never absolute. */
-function relativePath(file: string): string {
-  return path.relative(process.cwd(), path.resolve(file)).split(path.sep).join('/') || '.';
+/**
+ * The command the output's README records. Its paths are from the root of the Git work tree that
+ * holds the output, so the README's bytes do not depend on the directory a run starts in (a render
+ * in a subdirectory, checked from the root, would differ); outside Git, from the working
+ * directory. It leaves the secret sources out: check and diff compare it, and may run without them
+ * (the strategy keeps the values out of the output).
+ */
+export function readmeCommand(flags: RenderFlags): string {
+  const root = workTreeRoot(path.resolve(flags.output!));
+  const command = regenerateCommand(flags, false, root ?? process.cwd());
+  return root === undefined ? command : `# from the root of the Git repository\n${command}`;
 }
 
-/** The command that regenerates the output, for its README: relative paths only. */
-export function regenerateCommand(flags: RenderFlags, withSecretSources = true): string {
+/** The nearest directory at or above `dir` that holds `.git` (a directory, or a worktree's file). */
+function workTreeRoot(dir: string): string | undefined {
+  for (let at = dir; ; at = path.dirname(at)) {
+    if (existsSync(path.join(at, '.git'))) return at;
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+/** A path as a command shows it: relative to `base`, never absolute. */
+function relativeTo(file: string, base: string): string {
+  return path.relative(base, path.resolve(file)).split(path.sep).join('/') || '.';
+}
+
+/** The command that regenerates the output, run from `base` (the working directory): relative paths only. */
+export function regenerateCommand(flags: RenderFlags, withSecretSources = true, base = process.cwd()): string {
+  const relativePath = (file: string) => relativeTo(file, base);
   const words = ['capi-gitops', 'render'];
   for (const f of flags.file ?? []) words.push('-f', relativePath(f));
   if (flags.namespace) words.push('--namespace', flags.namespace);

@@ -17,7 +17,7 @@ import {
 import { check } from '../app/check.js';
 import { diff, type DiffRequest } from '../app/diff.js';
 import type { ProgressReporter } from './progress.js';
-import { regenerateCommand, renderFlagsOptions, withProgress, type RenderFlags } from './commands.js';
+import { readmeCommand, regenerateCommand, renderFlagsOptions, withProgress, type RenderFlags } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
 import { shellWord } from './shell.js';
 
@@ -138,8 +138,7 @@ function diffRequest(flags: DiffFlags): DiffRequest | ((progress: ProgressReport
           base: {
             revision: flags.base,
             manifestPaths: flags.file ?? [],
-            options: (file: string[]) =>
-              renderFlagsOptions({ ...flags, file }, progress, { frozen: false, command: regenerateCommand(flags, false) }),
+            options: (file: string[]) => renderFlagsOptions({ ...flags, file }, progress, { frozen: false, command: readmeCommand(flags) }),
           },
         }
       : {}),

@@ -178,7 +178,7 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
 
 const README = 'README.md';
 // The command a generated README records: the first line of its first sh block (templates/output/).
-const RECORDED_COMMAND = /^```sh\n(capi-gitops render [^\n]*)\n/m;
+const RECORDED_COMMAND = /^```sh\n(?:#[^\n]*\n)*(capi-gitops render [^\n]*)\n/m;
 // -f and -o name paths relative to where each command ran: not a flag that changes the output.
 const PATH_FLAGS = / -[fo] (?:'[^']*'|\S+)/g;
 

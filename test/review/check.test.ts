@@ -147,3 +147,20 @@ test('check: a README recording other flags (rendered --layout argocd, checked w
   const json = JSON.parse(cli(['check', '-f', '.', '-o', '../out', '--json']).stdout) as { renderedWith?: string };
   assert.match(json.renderedWith ?? '', /--layout argocd/);
 });
+
+test("check: in a Git work tree, the README's command is from the repository's root, so a render in a subdirectory checks clean from the root", () => {
+  const repo = exampleCopy();
+  spawnSync('git', ['init', '-q'], { cwd: repo });
+  const run = (cwd: string, args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
+  const rendered = run(path.join(repo, 'management-cluster'), ['render', '-f', '.', '-o', '../clusters/mgmt']);
+  assert.equal(rendered.status, 0, rendered.stderr);
+  const readme = readFileSync(path.join(repo, 'clusters', 'mgmt', 'README.md'), 'utf8');
+  assert.match(readme, /```sh\n# from the root of the Git repository\ncapi-gitops render -f management-cluster -o clusters\/mgmt\n```/);
+  const fromRoot = run(repo, ['check', '-f', 'management-cluster', '-o', 'clusters/mgmt']);
+  assert.equal(fromRoot.status, 0, fromRoot.stdout + fromRoot.stderr);
+  // the hint a failing check prints is still from where it runs
+  writeFileSync(path.join(repo, 'clusters', 'mgmt', 'README.md'), readme.replace('Layout', 'layout'));
+  const drift = run(path.join(repo, 'clusters'), ['check', '-f', '../management-cluster', '-o', 'mgmt']);
+  assert.equal(drift.status, 1);
+  assert.match(drift.stdout, /to regenerate, run: capi-gitops render -f \.\.\/management-cluster -o mgmt\n/);
+});
