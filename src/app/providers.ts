@@ -18,6 +18,7 @@ import {
   secretAwareLookup,
   secretNeedles,
   secretValues,
+  type GivenSecret,
   type SecretNeedles,
 } from '../secrets/index.js';
 import type { RenderOptions } from './types.js';
@@ -43,6 +44,7 @@ function originOf(p: ProviderObject): Pick<Diagnostic, 'object' | 'file' | 'line
 function configSecretOf(
   provider: ProviderObject,
   secrets: readonly SecretObject[],
+  given: readonly GivenSecret[],
   tolerateMissing?: (warning: Diagnostic) => void,
 ): SecretObject | undefined {
   const ref = provider.spec.configSecret;
@@ -56,14 +58,18 @@ function configSecretOf(
   if (!secret) {
     // the operator's docs put the Secret in another namespace than the provider: say where it is
     const elsewhere = secrets.filter((s) => s.name === ref.name).map((s) => s.namespace);
+    // the Secret exported with kubectl and given with --secret-file: its keys are every provider's
+    const asSecretFile = given.find((s) => s.name === ref.name && (s.namespace ?? namespace) === namespace);
     throw new CapiGitopsError({
       ...originOf(provider),
       ...(provider.fieldPosition ? provider.fieldPosition(['spec', 'configSecret']) : {}),
       path: 'spec.configSecret',
       message: `Secret ${namespace}/${ref.name} is not in the input${elsewhere.length > 0 ? `; a Secret ${ref.name} is in namespace ${elsewhere.join(', ')}` : ''}`,
       expected: `a v1 Secret ${namespace}/${ref.name} whose data keys are the provider's variables`,
-      hint:
-        elsewhere.length > 0
+      hint: asSecretFile
+        ? `${asSecretFile.file} holds it, given with --secret-file, which makes its keys variables of every provider; ` +
+          `to read it as this provider's configSecret, give it with -f ${asSecretFile.file} instead (keep that file outside Git)`
+        : elsewhere.length > 0
           ? `set spec.configSecret.namespace: ${elsewhere[0]} (the operator defaults it to the provider's namespace), or move the Secret to ${namespace}`
           : 'put the Secret in its own -f file kept outside Git (outside the repository, or listed in .gitignore), ' +
             'or remove spec.configSecret and give the values with --secret-file or --env-secret',
@@ -117,7 +123,7 @@ export async function prepareProviders(
   const withSecrets: { resolved: ResolvedProvider; secret: SecretObject | undefined }[] = [];
   for (const resolved of providers) {
     try {
-      withSecrets.push({ resolved, secret: configSecretOf(resolved.provider, manifest.secrets, tolerateMissing) });
+      withSecrets.push({ resolved, secret: configSecretOf(resolved.provider, manifest.secrets, run.manifests, tolerateMissing) });
     } catch (err) {
       collect(err);
     }

@@ -22,6 +22,15 @@ type GivenAt = NonNullable<VariableValue['position']>;
 export interface RunSecrets {
   /** Name → value; `--env-secret` wins over `--secret-file`, later files over earlier. */
   values: Map<string, { value: string; origin: string; position?: GivenAt }>;
+  /** The Secret manifests `--secret-file` gave (their keys are variables of every provider). */
+  manifests: GivenSecret[];
+}
+
+/** A Secret manifest given with `--secret-file`: the file, and the Secret's name and namespace. */
+export interface GivenSecret {
+  file: string;
+  name: string;
+  namespace?: string;
 }
 
 export interface RunSecretOptions {
@@ -68,7 +77,7 @@ function skippedDotenvLines(text: string, file: string): Diagnostic[] {
 }
 
 /** A dotenv file (decided by the first meaningful line), a YAML map of strings, or Secret manifests. */
-function parseSecretFile(text: string, file: string): { values: Record<string, string>; problems: Diagnostic[] } {
+function parseSecretFile(text: string, file: string): { values: Record<string, string>; problems: Diagnostic[]; secrets?: GivenSecret[] } {
   const firstLine = text.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('#')) ?? '';
   const isDotenv = /^\s*(export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=/.test(firstLine);
   if (isDotenv) return { values: parseDotenv(text), problems: skippedDotenvLines(text, file) };
@@ -128,9 +137,13 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
  * them): `data` decoded from base64, `stringData` as is and winning over `data`, as the API
  * server merges them; a later Secret wins. No value is ever quoted in a problem.
  */
-function secretManifestValues(documents: unknown[], file: string): { values: Record<string, string>; problems: Diagnostic[] } {
+function secretManifestValues(
+  documents: unknown[],
+  file: string,
+): { values: Record<string, string>; problems: Diagnostic[]; secrets: GivenSecret[] } {
   const values: Record<string, string> = {};
   const problems: Diagnostic[] = [];
+  const given: GivenSecret[] = [];
   const secrets = documents.flatMap((doc, i) =>
     isPlainObject(doc) && doc.kind === 'List' && Array.isArray(doc.items)
       ? doc.items.map((item: unknown, j) => ({ item, where: `document ${i + 1}, items[${j}]` }))
@@ -147,7 +160,11 @@ function secretManifestValues(documents: unknown[], file: string): { values: Rec
       });
       continue;
     }
-    const name = isPlainObject(item.metadata) && typeof item.metadata.name === 'string' ? `Secret ${item.metadata.name}` : where;
+    const metadata = isPlainObject(item.metadata) ? item.metadata : {};
+    if (typeof metadata.name === 'string') {
+      given.push({ file, name: metadata.name, ...(typeof metadata.namespace === 'string' ? { namespace: metadata.namespace } : {}) });
+    }
+    const name = typeof metadata.name === 'string' ? `Secret ${metadata.name}` : where;
     const own: Record<string, string> = {};
     for (const [section, decode] of [
       ['data', true],
@@ -196,12 +213,13 @@ function secretManifestValues(documents: unknown[], file: string): { values: Rec
     }
     Object.assign(values, own);
   }
-  return { values, problems };
+  return { values, problems, secrets: given };
 }
 
 /** Reads `--secret-file` files and `--env-secret` names; every problem in one error, no value shown. */
 export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecrets> {
   const values: RunSecrets['values'] = new Map();
+  const manifests: GivenSecret[] = [];
   const problems: Diagnostic[] = [];
   for (const file of options.secretFiles ?? []) {
     let text: string;
@@ -218,6 +236,7 @@ export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecr
     }
     const parsed = parseSecretFile(text, file);
     problems.push(...parsed.problems);
+    manifests.push(...(parsed.secrets ?? []));
     for (const [name, value] of Object.entries(parsed.values)) {
       if (!VARIABLE_NAME.test(name)) {
         problems.push({
@@ -254,7 +273,7 @@ export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecr
     }
   }
   if (problems.length > 0) throw new CapiGitopsError(problems);
-  return { values };
+  return { values, manifests };
 }
 
 /**

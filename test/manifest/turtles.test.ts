@@ -211,7 +211,7 @@ spec:
     EXP_AKS_RESOURCE_HEALTH: 'true',
   });
   // not secret: they were plain text in the CAPIProvider
-  const lookup = secretAwareLookup(manifest, capz, { values: new Map() });
+  const lookup = secretAwareLookup(manifest, capz, { values: new Map(), manifests: [] });
   assert.equal(lookup('AZURE_CLIENT_ID_USER_ASSIGNED_IDENTITY')?.fromSecret, false);
   // Turtles' own keys are never "unused variables"; the one the user named is
   assert.deepEqual(capz.implicitKeys, ['CLUSTER_TOPOLOGY', 'EXP_AKS_RESOURCE_HEALTH', 'EXP_CLUSTER_RESOURCE_SET', 'EXP_MACHINE_POOL']);
@@ -247,7 +247,7 @@ stringData:
   const secret = manifest.secrets[0]!;
   assert.equal(secret.data.AWS_REGION, 'eu-west-1');
   assert.ok(secret.data.AWS_B64ENCODED_CREDENTIALS);
-  const lookup = secretAwareLookup(manifest, secret, { values: new Map() });
+  const lookup = secretAwareLookup(manifest, secret, { values: new Map(), manifests: [] });
   assert.equal(lookup('AWS_REGION')?.fromSecret, false);
   assert.equal(lookup('AWS_B64ENCODED_CREDENTIALS')?.fromSecret, true);
   const warning = manifest.warnings!.find((w) => w.path === 'spec.credentials')!;

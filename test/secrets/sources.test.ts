@@ -4,12 +4,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readRunSecrets } from '../../src/secrets/sources.js';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { SUITE_SECRETS } from '../helpers/secret-scan.js';
+import { exampleCopy, runCli } from '../helpers/cli.js';
 
 const B64 = Buffer.from(SUITE_SECRETS.landingCredentials).toString('base64');
 const TOKEN = SUITE_SECRETS.landingSecretKey;
@@ -122,4 +123,42 @@ test('a dotenv line that is not NAME=value (dotenv skips it) is an error at its 
     MULTI: 'first\nsecond',
     KEY: 'value',
   });
+});
+
+test('a configSecret exported with kubectl and given with --secret-file: the error says so, and its hint (-f instead) reads it as the configSecret', () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const providers = path.join(manifest, 'providers.yaml');
+  writeFileSync(
+    providers,
+    readFileSync(providers, 'utf8').replace(
+      '  name: cluster-api\n  namespace: capi-system\nspec:\n',
+      '  name: cluster-api\n  namespace: capi-system\nspec:\n  configSecret:\n    name: capi-variables\n',
+    ),
+  );
+  // kept outside Git, beside the example; a feature flag, declared public so the render may write it
+  const exported = path.join(example, 'capi-variables.yaml');
+  writeFileSync(
+    exported,
+    'apiVersion: v1\nkind: Secret\nmetadata:\n  name: capi-variables\n  namespace: capi-system\nstringData:\n  EXP_MACHINE_POOL: "true"\n',
+  );
+  writeFileSync(
+    path.join(manifest, 'public.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nsecrets:\n  public: [EXP_MACHINE_POOL]\n',
+  );
+  const out = path.join(example, 'out');
+  const given = runCli(['render', '-f', manifest, '-o', out, '--secret-file', exported]);
+  assert.equal(given.code, 1, given.stderr);
+  assert.match(
+    given.stderr,
+    /providers\.yaml:\d+:\d+: error: CoreProvider\/capi-system\/cluster-api: spec\.configSecret: Secret capi-system\/capi-variables is not in the input/,
+  );
+  const hint =
+    /hint: (\S+) holds it, given with --secret-file, which makes its keys variables of every provider; to read it as this provider's configSecret, give it with -f (\S+) instead/.exec(
+      given.stderr,
+    );
+  assert.ok(hint, given.stderr);
+  assert.equal(hint[2], exported);
+  const followed = runCli(['render', '-f', manifest, '-f', hint[2]!, '-o', out]);
+  assert.equal(followed.code, 0, followed.stderr);
 });
