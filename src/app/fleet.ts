@@ -424,13 +424,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
       const result = await renderCluster(
         context,
         { ...resolution, manifest: clusterManifest(cluster, layout) },
-        {
-          ...options,
-          layout,
-          outputSubdirectory: clusterDirectory(cluster.name),
-          onGivenVariables: collectVariables(cluster, variables),
-          onWarning: told.from(cluster.name),
-        },
+        clusterOptions(options, layout, cluster, variables, told),
       );
       warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
       renderedLocks.set(cluster.name, result.lock.lock);
@@ -467,6 +461,23 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
     ),
     warnings: warnings.sort(compareStrings),
     ...context.stats,
+  };
+}
+
+/** A cluster's render: into its directory, its variables and warnings told with the fleet's. */
+function clusterOptions(
+  options: RenderOptions,
+  layout: LayoutName,
+  cluster: FleetCluster,
+  variables: ClusterVariables[],
+  told: ClusterWarnings,
+): RenderOptions {
+  return {
+    ...options,
+    layout,
+    outputSubdirectory: clusterDirectory(cluster.name),
+    onGivenVariables: collectVariables(cluster, variables),
+    onWarning: told.from(cluster.name),
   };
 }
 
