@@ -32,6 +32,7 @@ import {
 } from './variables.js';
 import { closeGivenNames } from './variable-advice.js';
 import { breakingVariables, type SubstitutedArtifact } from './variable-breakage.js';
+import { deploymentShapeProblems } from './deployment.js';
 import { renderCertManagerObjects, renderComponent, type RenderContext, type SecretField } from './pipeline.js';
 
 /** A text to parse; `keepOutOfCache` when it holds a secret value. */
@@ -186,12 +187,22 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     });
     requireKinds(parsed, source);
     const [objects, markedObjects] = [parsed[0]!, parsed[1]];
+    const shapes = deploymentShapeProblems(objects);
+    if (shapes.length > 0)
+      throw shapeProblem(
+        shapes,
+        { raw, text: substituted.text, lookup, used: substituted.used, source, artifact, origin: originOf(r) },
+        secretUse,
+      );
     // 5. Objects: every filter of PROVIDER_FILTERS, in clusterctl's order then the operator's.
     try {
       const render = (): RenderedComponent => renderedComponent(r, renderComponent(objects, context));
       outcome.component = input.shareKey !== undefined && !secretUse && run.share ? run.share(input.shareKey, objects, render) : render();
       if (marks && markedObjects)
-        outcome.marked = { objects: renderMarked(() => renderComponent(markedObjects, renderContext(input)), marks), marks };
+        outcome.marked = {
+          objects: renderMarked(() => renderComponent(markedObjects, { ...renderContext(input), marks: marks.pattern }), marks, lookup),
+          marks,
+        };
     } catch (err) {
       // a filter's problem about a field of the provider points at that field in the manifest
       if (err instanceof CapiGitopsError)
@@ -256,6 +267,24 @@ function parseProblem(err: unknown, artifact: SubstitutedArtifact, secretUse: Se
   const culprits = breakingVariables(artifact);
   if (culprits.length > 0) return new CapiGitopsError(culprits);
   return secretUse ? withoutSubstitutedText(err, artifact.source, secretUse) : err;
+}
+
+/**
+ * Deployments the operator could not convert to its type: the variable whose value made a field
+ * no string (a value with ": " became a mapping) when one alone did, else each field, in the artifact.
+ */
+function shapeProblem(shapes: Diagnostic[], artifact: SubstitutedArtifact, secretUse: SecretUse | undefined): CapiGitopsError {
+  const culprits = breakingVariables(artifact, (objects) => deploymentShapeProblems(objects).length === 0);
+  if (culprits.length > 0) return new CapiGitopsError(culprits);
+  return new CapiGitopsError(
+    shapes.map((d) => ({
+      ...d,
+      file: artifact.source,
+      hint: secretUse
+        ? `check the values of ${secretUse.names.join(', ')} in ${secretUse.origins.join(', ')}`
+        : `check ${artifact.artifact} and the values of its variables (\`capi-gitops render -f … --list-variables\`)`,
+    })),
+  );
 }
 
 /** Each text's objects; the problems of every text that failed together (a whole batch's as a BatchParseError). */
@@ -369,21 +398,29 @@ function withoutSubstitutedText(err: CapiGitopsError, source: string, used: Secr
   );
 }
 
-/** The marked render fails only where a transform reads a secret: say which reference. */
-function renderMarked(render: () => KObject[], marked: TaintMarks): KObject[] {
+/** The marked render fails only where a transform reads a secret: say which reference, and where its value was given. */
+function renderMarked(render: () => KObject[], marked: TaintMarks, lookup: VariableLookup): KObject[] {
   try {
     return render();
   } catch (err) {
     if (!(err instanceof CapiGitopsError)) throw err;
     const unmark = (text: string | undefined) => text?.replace(marked.pattern, (_, i: string) => marked.marks[Number(i)]!.reference);
     throw new CapiGitopsError(
-      err.diagnostics.map((d) => ({
-        ...d,
-        message: `with secret values tracked: ${unmark(d.message)}`,
-        path: unmark(d.path),
-        object: unmark(d.object),
-        hint: 'a transform (patch target, image, name) reads a secret value; keep secrets to values the transforms do not interpret',
-      })),
+      err.diagnostics.map((d) => {
+        const read = [`${d.message} ${d.path ?? ''} ${d.object ?? ''}`.matchAll(marked.pattern)].flatMap((m) =>
+          [...m].flatMap(([, i]) => marked.marks[Number(i)]!.variables),
+        );
+        const names = [...new Set(read.length > 0 ? read : marked.marks.flatMap((m) => m.variables))].sort(compareStrings);
+        const given = names.map((name) => lookup(name)?.position).find((p) => p !== undefined);
+        return {
+          ...d,
+          ...(d.file === undefined ? given : {}),
+          message: `with secret values tracked: ${unmark(d.message)}`,
+          path: unmark(d.path),
+          object: unmark(d.object),
+          hint: `a transform (patch target, image, name) reads the secret value of ${names.join(', ')}: declare it in Config.secrets.public if it is not secret`,
+        };
+      }),
     );
   }
 }

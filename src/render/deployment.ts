@@ -10,7 +10,7 @@
  */
 import { MAX_DURATION, MIN_DURATION, SECOND, parseGoDuration } from '../core/go-duration.js';
 import { DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
-import { clone, isPlainObject, type KObject } from '../core/kobject.js';
+import { clone, describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import { compareGoStrings } from '../core/order.js';
 import type { ContainerSpec, DeploymentSpec, LeaderElectionConfiguration, ManagerSpec, ProviderSpec } from '../manifest/types.js';
 
@@ -55,6 +55,60 @@ export function customizeDeployments(objs: readonly KObject[], spec: ProviderSpe
   });
   bag.throwIfAny();
   return result;
+}
+
+/** What a YAML value is, for messages (never the value: it may come from a Secret). */
+function shapeOf(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (isPlainObject(value)) return 'a mapping';
+  return value === null ? 'null' : `a ${typeof value}`;
+}
+
+/**
+ * Where a Deployment's containers do not have the types the operator converts them to: it turns
+ * every Deployment into an apps/v1 Deployment before customising it (component_customizer.go
+ * customizeObjectsFn, scheme.Convert), which fails on a container that is no mapping, or a
+ * name, image, args or command item that is no string; the customisation reads them as such.
+ */
+export function deploymentShapeProblems(objs: readonly KObject[]): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  const report = (obj: KObject, path: string, value: unknown, expected: string) =>
+    problems.push({
+      object: describeObject(obj),
+      path,
+      message: `is ${shapeOf(value)} where the Deployment's type has ${expected}: the operator cannot convert this Deployment`,
+      expected,
+    });
+  for (const obj of objs) {
+    if (!isDeployment(obj)) continue;
+    const template = (obj.spec as Json | undefined)?.template as Json | undefined;
+    const podSpec = isPlainObject(template) ? template.spec : undefined;
+    if (!isPlainObject(podSpec)) continue;
+    for (const list of ['initContainers', 'containers'] as const) {
+      const containers = podSpec[list];
+      if (containers === undefined || containers === null) continue;
+      const at = `spec.template.spec.${list}`;
+      if (!Array.isArray(containers)) {
+        report(obj, at, containers, 'a list of containers');
+        continue;
+      }
+      containers.forEach((c: unknown, i) => {
+        if (!isPlainObject(c)) return report(obj, `${at}[${i}]`, c, 'a container (a mapping)');
+        for (const field of ['name', 'image'] as const)
+          if (c[field] !== undefined && typeof c[field] !== 'string') report(obj, `${at}[${i}].${field}`, c[field], 'a string');
+        for (const field of ['args', 'command'] as const) {
+          const items = c[field];
+          if (items === undefined || items === null) continue;
+          if (!Array.isArray(items)) report(obj, `${at}[${i}].${field}`, items, 'a list of strings');
+          else
+            items.forEach((item: unknown, j) => {
+              if (typeof item !== 'string') report(obj, `${at}[${i}].${field}[${j}]`, item, 'a string');
+            });
+        }
+      });
+    }
+  }
+  return problems;
 }
 
 function isDeployment(obj: KObject): boolean {

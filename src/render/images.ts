@@ -39,6 +39,13 @@ export function imageMetaFor(overrides: Record<string, ImageMeta>, component: st
   return unionImageMeta(meta, own(overrides, `${component}/${imageName}`));
 }
 
+/** Whether any override key could apply to an image of `component`, whatever its name. */
+function overrideMayApply(overrides: Record<string, ImageMeta>, component: string): boolean {
+  return Object.keys(overrides).some(
+    (key) => (key === ALL_IMAGES_KEY || key === component || key.startsWith(`${component}/`)) && !isEmptyMeta(overrides[key]!),
+  );
+}
+
 function own<T>(record: Record<string, T>, key: string): T | undefined {
   return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
 }
@@ -140,7 +147,7 @@ function withPodSpecImages(obj: KObject, images: Map<string, string>): KObject {
  * `component` (the provider's manifest label, or `cert-manager`). Unparseable images are
  * reported together.
  */
-export function applyImageOverrides(objs: KObject[], component: string, overrides: Record<string, ImageMeta>): KObject[] {
+export function applyImageOverrides(objs: KObject[], component: string, overrides: Record<string, ImageMeta>, marks?: RegExp): KObject[] {
   const bag = new DiagnosticBag();
   const result = objs.map((obj) => {
     const changed = new Map<string, string>();
@@ -151,7 +158,14 @@ export function applyImageOverrides(objs: KObject[], component: string, override
         continue;
       }
       const altered = alterImage(entry.image, component, overrides);
-      if ('error' in altered) {
+      const marked = marks && 'error' in altered && entry.image.match(marks);
+      if (marked) {
+        // The marked render (render/component.ts): a mark where an image's name belongs does not
+        // parse, but the real render parsed the secret value. Untouched by any override, the
+        // image is the value itself; else the override derived the image from it, and a mark-free
+        // image tells the secrets stage so.
+        if (overrideMayApply(overrides, component)) changed.set(`${entry.list}/${entry.index}`, entry.image.replace(marks, ''));
+      } else if ('error' in altered) {
         bag.add(imageDiagnostic(obj, path, `container "${entry.container}": cannot parse image "${entry.image}": ${altered.error}`));
       } else if (altered.image !== entry.image) {
         changed.set(`${entry.list}/${entry.index}`, altered.image);

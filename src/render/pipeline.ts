@@ -36,6 +36,8 @@ export interface RenderContext {
    * namespace filter tracks the fields it sets), so the secrets stage can refuse or protect them.
    */
   secretFields: SecretField[];
+  /** In the marked render (secret references replaced by marks): matches a mark. */
+  marks?: RegExp;
 }
 
 export interface SecretField {
@@ -52,7 +54,7 @@ export type RenderFilter = (objects: KObject[], context: RenderContext) => KObje
 
 /** Image overrides; an override from a Secret that changes an image is recorded with its field. */
 const imageOverrides: RenderFilter = (objects, context) => {
-  const rendered = applyImageOverrides(objects, context.label, context.imageOverrides);
+  const rendered = applyImageOverrides(objects, context.label, context.imageOverrides, context.marks);
   if (context.imageOverridesWithoutSecrets !== undefined) {
     const without = applyImageOverrides(objects, context.label, context.imageOverridesWithoutSecrets);
     if (inspectImages(without).join('\n') !== inspectImages(rendered).join('\n')) {

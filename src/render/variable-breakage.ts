@@ -6,6 +6,7 @@
  * value itself is never shown: it may come from a Secret.
  */
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import type { KObject } from '../core/kobject.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { substituteVariables } from './variables.js';
 import type { VariableLookup, VariableValue } from './types.js';
@@ -28,24 +29,30 @@ export interface SubstitutedArtifact {
   origin: Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'>;
 }
 
-function parses(text: string, source: string): boolean {
+/** Whether a text parses and its objects pass `fits`. */
+function parses(text: string, source: string, fits: (objects: KObject[]) => boolean): boolean {
+  let objects: KObject[];
   try {
-    parseArtifact(text, { source });
-    return true;
+    objects = parseArtifact(text, { source });
   } catch (error) {
     if (error instanceof CapiGitopsError) return false;
     throw error;
   }
+  return fits(objects);
 }
 
-/** The variables whose values alone break the artifact's YAML, as diagnostics; empty when none does alone. */
-export function breakingVariables(artifact: SubstitutedArtifact): Diagnostic[] {
-  if (parses(artifact.text, artifact.source)) return [];
+/**
+ * The variables whose values alone break the artifact's YAML, as diagnostics; empty when none does
+ * alone. `fits`, when given, is what the parsed objects must pass too (a value with ": " that
+ * parses, but as a mapping where a string belongs).
+ */
+export function breakingVariables(artifact: SubstitutedArtifact, fits: (objects: KObject[]) => boolean = () => true): Diagnostic[] {
+  if (parses(artifact.text, artifact.source, fits)) return [];
   const problems: Diagnostic[] = [];
   for (const [name, value] of artifact.used) {
     if (!STRUCTURAL.test(value.value)) continue;
     const plain: VariableLookup = (n) => (n === name ? { value: 'x', origin: value.origin, fromSecret: false } : artifact.lookup(n));
-    if (!parses(substituteVariables(artifact.raw, plain, artifact.artifact).text, artifact.source)) continue;
+    if (!parses(substituteVariables(artifact.raw, plain, artifact.artifact).text, artifact.source, fits)) continue;
     const b64 = name.endsWith('_B64');
     problems.push({
       ...artifact.origin,

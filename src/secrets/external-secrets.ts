@@ -30,12 +30,21 @@ export function isSecret(obj: KObject): boolean {
 
 /** Why a tainted field is not somewhere a strategy can take it from; no value is shown. */
 export function notInSecretData(field: TaintedField, strategy: string, what: string): Diagnostic {
+  // no strategy but inline places a map key or a value a transform computed: moving it or Flux does not help
+  const asWritten = field.key === true || field.derived === true;
+  const names = field.variables.join(', ');
   return {
+    ...field.given,
     object: describeObject(field.object),
     path: formatPath(field.path),
-    message: `receives the secret ${field.variables.join(', ')}, and the ${strategy} strategy ${what}`,
-    expected: 'secret values only in the data or stringData of a v1 Secret',
-    hint: 'move the value into a Secret (e.g. with spec.manifestPatches), declare the variable in Config.secrets.public if it is not secret, or choose --secrets flux-substitute',
+    message: `receives the secret ${names}, and the ${strategy} strategy ${what}`,
+    expected: asWritten
+      ? 'secret values written as given, not in a map key nor read by a transform'
+      : 'secret values only in the data or stringData of a v1 Secret',
+    hint: asWritten
+      ? `declare ${names} in Config.secrets.public if it is not secret, or write it in clear text: --secrets inline --allow-secret-values`
+      : 'move the value into a Secret (e.g. with spec.manifestPatches), declare the variable in Config.secrets.public if it is not secret, ' +
+        'or choose --layout flux --secrets flux-substitute',
   };
 }
 

@@ -197,9 +197,9 @@ export function placeSecrets(input: SecretsInput): SecretsOutput {
   out.components = input.components.map((component) => {
     const marked = input.marked.get(component.label);
     if (!marked) return component;
-    const fields = taintedFields(component.objects, marked.objects, marked.marks);
-    if (fields.length === 0) return component;
     const lookup = input.lookups?.get(component.label);
+    const fields = taintedFields(component.objects, marked.objects, marked.marks, lookup);
+    if (fields.length === 0) return component;
     const holders = () => [...new Set(fields.map((f) => f.index))].map((i) => ({ component, object: component.objects[i]! }));
     switch (input.strategy) {
       case 'refuse':

@@ -7,6 +7,7 @@
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import type { TaintMarker } from '../render/variables.js';
+import type { VariableLookup } from '../render/types.js';
 
 /** One marked reference: what it evaluated to, the secret variables in it, its source text. */
 export interface Mark {
@@ -53,6 +54,8 @@ export interface TaintedField {
    * marks such transforms consumed.
    */
   derived?: boolean;
+  /** Where the first of `variables` given at a known place was given (a Secret's key, a --secret-file), for messages. */
+  given?: { file: string; line?: number; column?: number };
 }
 
 export function formatPath(path: FieldPath): string {
@@ -77,14 +80,22 @@ function splitMarks(text: string, marked: MarkedText): (string | Mark)[] | undef
   return pieces;
 }
 
-function structureError(obj: KObject, path: FieldPath, marks: Mark[]): CapiGitopsError {
+function structureError(obj: KObject, path: FieldPath, marks: Mark[], lookup: VariableLookup | undefined): CapiGitopsError {
   const variables = [...new Set(marks.flatMap((m) => m.variables))].sort(compareStrings);
+  const given = variables.flatMap((name) => {
+    const value = lookup?.(name);
+    return value ? [{ name, ...value }] : [];
+  });
+  const origins = [...new Set(given.map((v) => v.origin))].sort(compareStrings);
+  const names = variables.join(', ') || 'a secret variable';
   return new CapiGitopsError({
+    // where the value was given: the object and path are of a generated file the user never wrote
+    ...given.find((v) => v.position)?.position,
     object: describeObject(obj),
     path: formatPath(path),
-    message: `the value of ${variables.join(', ') || 'a secret variable'} changes the YAML structure of this object, so its fields cannot be tracked`,
+    message: `the value of ${names}${origins.length > 0 ? ` (from ${origins.join(', ')})` : ''} changes the YAML structure of this object, so its fields cannot be tracked`,
     expected: 'secret values that substitute into a scalar (no line breaks or YAML syntax that adds fields)',
-    hint: 'quote the reference in the component, or give the value in the form the component expects',
+    hint: `check the value of ${names}: a line break, or ": " or "- " after one, adds fields where the component expects one value`,
   });
 }
 
@@ -92,10 +103,15 @@ function structureError(obj: KObject, path: FieldPath, marks: Mark[]): CapiGitop
  * Every tainted field of a component: walks the marked objects beside the real ones. The two
  * must have the same shape except at tainted scalars.
  */
-export function taintedFields(real: readonly KObject[], markedObjects: readonly KObject[], marked: MarkedText): TaintedField[] {
+export function taintedFields(
+  real: readonly KObject[],
+  markedObjects: readonly KObject[],
+  marked: MarkedText,
+  lookup?: VariableLookup,
+): TaintedField[] {
   const fields: TaintedField[] = [];
   const derived: TaintedField[] = [];
-  if (real.length !== markedObjects.length) throw structureError(markedObjects[0] ?? real[0]!, [], marked.marks);
+  if (real.length !== markedObjects.length) throw structureError(markedObjects[0] ?? real[0]!, [], marked.marks, lookup);
   markedObjects.forEach((markedObject, index) => {
     const object = real[index]!;
     const visit = (m: unknown, r: unknown, path: FieldPath) => {
@@ -106,30 +122,30 @@ export function taintedFields(real: readonly KObject[], markedObjects: readonly 
           fields.push({ object, index, path, pieces, variables, key: false });
         } else if (typeof r === 'string' && m !== r)
           derived.push({ object, index, path, pieces: [], variables: [], key: false, derived: true });
-        else if (m !== r) throw structureError(object, path, marked.marks);
+        else if (m !== r) throw structureError(object, path, marked.marks, lookup);
         return;
       }
       if (Array.isArray(m)) {
-        if (!Array.isArray(r) || r.length !== m.length) throw structureError(object, path, marked.marks);
+        if (!Array.isArray(r) || r.length !== m.length) throw structureError(object, path, marked.marks, lookup);
         m.forEach((item, i) => visit(item, r[i], [...path, i]));
         return;
       }
       if (isPlainObject(m)) {
-        if (!isPlainObject(r)) throw structureError(object, path, marked.marks);
+        if (!isPlainObject(r)) throw structureError(object, path, marked.marks, lookup);
         const mKeys = Object.keys(m);
         const rKeys = Object.keys(r);
-        if (mKeys.length !== rKeys.length) throw structureError(object, path, marked.marks);
+        if (mKeys.length !== rKeys.length) throw structureError(object, path, marked.marks, lookup);
         mKeys.forEach((k, i) => {
           const keyPieces = splitMarks(k, marked);
           if (keyPieces) {
             const variables = [...new Set(keyPieces.flatMap((p) => (typeof p === 'string' ? [] : p.variables)))].sort(compareStrings);
             fields.push({ object, index, path: [...path, rKeys[i]!], pieces: keyPieces, variables, key: true });
-          } else if (k !== rKeys[i]) throw structureError(object, [...path, k], marked.marks);
+          } else if (k !== rKeys[i]) throw structureError(object, [...path, k], marked.marks, lookup);
           visit(m[k], r[rKeys[i]!], [...path, rKeys[i]!]);
         });
         return;
       }
-      if (!Object.is(m, r)) throw structureError(object, path, marked.marks);
+      if (!Object.is(m, r)) throw structureError(object, path, marked.marks, lookup);
     };
     visit(markedObject, object, []);
   });
@@ -139,6 +155,10 @@ export function taintedFields(real: readonly KObject[], markedObjects: readonly 
     const consumed = marked.marks.filter((m) => !seen.has(m)).flatMap((m) => m.variables);
     const variables = [...new Set(consumed.length > 0 ? consumed : marked.marks.flatMap((m) => m.variables))].sort(compareStrings);
     for (const field of derived) fields.push({ ...field, variables });
+  }
+  for (const field of fields) {
+    const given = field.variables.map((name) => lookup?.(name)?.position).find((p) => p !== undefined);
+    if (given) field.given = given;
   }
   return fields;
 }

@@ -1,0 +1,95 @@
+/**
+ * Image overrides given in a provider's configSecret (its `images` key, clusterctl's images
+ * setting): written only when the strategy allows the Secret's values in the output, and the
+ * refusal's hint works when followed literally.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
+
+const DEPLOYMENT = '04-infrastructure-example/deployment-capex-controller-manager.yaml';
+
+/** The example with the infrastructure provider reading its image overrides from a configSecret. */
+function exampleWithSecretImages(images: string): { dir: string; manifest: string; out: string } {
+  const dir = exampleCopy();
+  const manifest = path.join(dir, 'management-cluster');
+  const providers = path.join(manifest, 'providers.yaml');
+  appendFileSync(providers, '  configSecret:\n    name: capex-variables\n');
+  writeFileSync(
+    path.join(manifest, 'secret.yaml'),
+    `apiVersion: v1\nkind: Secret\nmetadata:\n  name: capex-variables\n  namespace: capex-system\nstringData:\n  images: |\n${images}`,
+  );
+  return { dir, manifest, out: path.join(dir, 'out') };
+}
+
+/** The line of `configSecret:`'s name in the example's providers.yaml (the last provider's). */
+function configSecretNameLine(manifest: string): number {
+  const lines = readFileSync(path.join(manifest, 'providers.yaml'), 'utf8').split('\n');
+  return lines.lastIndexOf('    name: capex-variables') + 1;
+}
+
+const OVERRIDE = '    infrastructure-example:\n      repository: registry.private.example/capex\n';
+
+test('an image override from a configSecret is refused by default, at the provider spec.configSecret, with nothing written', () => {
+  const { manifest, out } = exampleWithSecretImages(OVERRIDE);
+  const result = runCli(['render', '-f', manifest, '-o', out]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  const at = `${path.join(manifest, 'providers.yaml')}:${configSecretNameLine(manifest)}:5`;
+  assert.equal(
+    result.stderr,
+    `${at}: error: InfrastructureProvider/capex-system/example: spec.configSecret: image overrides from Secret capex-system/capex-variables ` +
+      'would be written to the output: images\n' +
+      '  expected: no value that comes from a Secret in files committed to Git\n' +
+      '  hint: declare `images` in Config.secrets.public, move the overrides to `images:` in the Config document, ' +
+      'or pass --secrets inline --allow-secret-values to accept them in the output\n' +
+      'nothing was written\n',
+  );
+  assert.equal(existsSync(out), false);
+});
+
+test('the refusal is the same under a strategy that places Secret data (external-secrets): an image is no Secret data', () => {
+  const { manifest, out } = exampleWithSecretImages(OVERRIDE);
+  appendFileSync(
+    path.join(manifest, 'config.yaml'),
+    'secrets:\n  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef: {name: vault}\n',
+  );
+  const result = runCli(['render', '-f', manifest, '-o', out]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /spec\.configSecret: image overrides from Secret capex-system\/capex-variables would be written/);
+  assert.equal(existsSync(out), false);
+});
+
+test('following the hint: `images` in Config.secrets.public writes the configSecret override over Config.images', () => {
+  const { manifest, out } = exampleWithSecretImages(OVERRIDE);
+  appendFileSync(path.join(manifest, 'config.yaml'), 'secrets:\n  public: [images]\n');
+  const result = runCli(['render', '-f', manifest, '-o', out]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(
+    readFileSync(path.join(out, DEPLOYMENT), 'utf8'),
+    /\n {8}image: registry\.private\.example\/capex\/capex-controller:v0\.2\.0\n/,
+  );
+  // the other providers keep Config.images
+  assert.match(
+    readFileSync(path.join(out, '02-bootstrap-example/deployment-capex-bootstrap-controller-manager.yaml'), 'utf8'),
+    /image: mirror\.example\.internal\/capi\/example-bootstrap-controller:v0\.2\.0\n/,
+  );
+});
+
+test('following the hint: --secrets inline --allow-secret-values writes the configSecret override', () => {
+  const { manifest, out } = exampleWithSecretImages(OVERRIDE);
+  const result = runCli(['render', '-f', manifest, '-o', out, '--secrets', 'inline', '--allow-secret-values']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(readFileSync(path.join(out, DEPLOYMENT), 'utf8'), /image: registry\.private\.example\/capex\/capex-controller:v0\.2\.0\n/);
+});
+
+test('a configSecret override that changes no image of its provider is no refusal (only a changed image would be written)', () => {
+  // the key names another provider's label: this provider's images stay Config.images
+  const { manifest, out } = exampleWithSecretImages('    cluster-api:\n      repository: registry.private.example/capi\n');
+  const result = runCli(['render', '-f', manifest, '-o', out]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(readFileSync(path.join(out, DEPLOYMENT), 'utf8'), /image: mirror\.example\.internal\/capi\/capex-controller:v0\.2\.0\n/);
+});
