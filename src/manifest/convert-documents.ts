@@ -248,11 +248,43 @@ export function convertManifestText(
   }
   let result = text;
   for (const { start, end, text: replacement } of replacements.reverse()) {
+    const original = text.slice(start, end);
     // A document ending without a line break (the file's last) keeps ending without one.
-    const body = text.slice(start, end).endsWith('\n') ? replacement : replacement.replace(/\n$/, '');
+    const body = keepUnchangedLines(original, original.endsWith('\n') ? replacement : replacement.replace(/\n$/, ''));
     result = result.slice(0, start) + body + result.slice(end);
   }
   return { result: { file, text: result, converted, warnings }, problems };
+}
+
+/**
+ * The yaml library writes a comment one space after its line's content (`name: x # why`): each
+ * line the conversion did not change keeps its own spacing, so the diff shows the conversion
+ * alone. A written line takes back the original it equals once one run of white space before a
+ * `#` is one space (the library keeps every scalar's text, so that run is a comment's); lines
+ * pair in order.
+ */
+function keepUnchangedLines(original: string, converted: string): string {
+  const unused = new Map<string, { line: string; used: boolean }[]>();
+  for (const line of original.split('\n')) {
+    const entry = { line, used: false };
+    for (const run of line.matchAll(/[ \t]+(?=#)/g)) {
+      if (run[0] === ' ') continue;
+      const key = line.slice(0, run.index) + ' ' + line.slice(run.index + run[0].length);
+      unused.set(key, [...(unused.get(key) ?? []), entry]);
+    }
+  }
+  if (unused.size === 0) return converted;
+  // a line written as it was is the user's already (and may be another line's key: `"a # b"`)
+  const verbatim = new Set(original.split('\n'));
+  return converted
+    .split('\n')
+    .map((line) => {
+      const entry = verbatim.has(line) ? undefined : unused.get(line)?.find((e) => !e.used);
+      if (!entry) return line;
+      entry.used = true;
+      return entry.line;
+    })
+    .join('\n');
 }
 
 /** A Secret of the files a CAPIProvider writes its variables into. */

@@ -266,3 +266,34 @@ test('CLI: convert with nothing to convert says so, and prints the input unchang
     /^nothing to convert: no operator\.cluster\.x-k8s\.io\/v1alpha1 provider objects or Turtles CAPIProviders in the input$/m,
   );
 });
+
+test('convert changes only the lines the conversion changes: comments keep their spacing, a "#" inside quotes is not a comment', () => {
+  const text = [
+    '# the core provider',
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha1',
+    'kind: CoreProvider',
+    'metadata:',
+    '  name: cluster-api     # aligned comment',
+    '  namespace: capi-system',
+    '  annotations:',
+    '    note: "a   # not a comment"   # but this is',
+    '    other: "a # not a comment"   # a line that is another\'s form once its spacing is one',
+    '    k: "x   # y"',
+    '  labels:',
+    '    k: "x # y"',
+    'spec:',
+    '  version: v1.12.0\t# after a tab',
+    '  secretName: capi-variables',
+    '',
+  ].join('\n');
+  const { result, problems } = convertManifestText('providers.yaml', text);
+  assert.deepEqual(problems, []);
+  const before = text.split('\n');
+  const after = result.text.split('\n');
+  const changed = after.filter((line) => !before.includes(line));
+  assert.deepEqual(changed, ['apiVersion: operator.cluster.x-k8s.io/v1alpha2', '  configSecret:', '    name: capi-variables']);
+  assert.deepEqual(
+    before.filter((line) => !after.includes(line)),
+    ['apiVersion: operator.cluster.x-k8s.io/v1alpha1', '  secretName: capi-variables'],
+  );
+});
