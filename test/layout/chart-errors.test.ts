@@ -190,3 +190,26 @@ test('a rendered document that is no Kubernetes object is told at the line that 
     ].join('\n'),
   );
 });
+
+test('gitops.chart naming no directory says so, and its hint (chart show -o <dir>) followed literally gives a chart that renders', () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  appendFileSync(
+    path.join(dir, 'config.yaml'),
+    'gitops:\n  chart: ./my-chart\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n',
+  );
+  const stderr = failed(dir);
+  const chartDir = path.join(dir, 'my-chart');
+  assert.equal(
+    stderr,
+    [
+      `my-chart/Chart.yaml: error: no chart directory ${chartDir}`,
+      '  expected: a chart directory: Chart.yaml, values.yaml, templates/*.yaml',
+      `  hint: start from a built-in chart: capi-gitops chart show argocd --output-dir ${chartDir}`,
+      'nothing was written',
+      '',
+    ].join('\n'),
+  );
+  const show = runCli(['chart', 'show', 'argocd', '-o', chartDir], { cwd: dir });
+  assert.equal(show.code, 0, show.stderr);
+  assert.equal(render(dir).code, 0);
+});
