@@ -52,7 +52,7 @@ export async function importHelmValuesCommand(
     sources.warnings.push({ message: `--chart-version ${flags.chartVersion} is followed, not ${named.origin} (${named.text})` });
   const chartVersion = flags.chartVersion ? { text: flags.chartVersion, origin: '--chart-version' } : named;
   const { text, warnings } = importHelmValues({ layers, sets, chartVersion });
-  const all = [...sources.warnings, ...warnings];
+  const all = [...sources.warnings, ...(flags.chartVersion ? [] : sources.chartVersionWarnings), ...warnings];
   if (!flags.quiet) for (const warning of all) process.stderr.write(`${formatWarning(warning)}\n`);
   if (flags.output) {
     await writeFileAtomic(path.resolve(flags.output), text);

@@ -213,7 +213,7 @@ export function buildProgram(): Command {
       "print a built-in chart's files (Chart.yaml, values.yaml, values.schema.json, templates/, files/), to start a chart of your own",
     )
     .addArgument(new Argument('<name>', 'built-in chart').choices(BUILT_IN_CHARTS))
-    .option('--output-dir <dir>', 'write the files into <dir> instead of printing them (fails if <dir> exists)')
+    .option('-o, --output-dir <dir>', 'write the files into <dir> instead of printing them (fails if <dir> exists)')
     .action(async (name, flags) => (await commands()).chartShowCommand(name, flags));
   withHelp(chart, { examples: ['capi-gitops chart show argocd', 'capi-gitops chart show flux --output-dir my-wiring'] });
   withHelp(chart.commands[0]!, { examples: ['capi-gitops chart show argocd', 'capi-gitops chart show flux --output-dir my-wiring'] });

@@ -37,6 +37,16 @@ export interface HelmValuesSources {
   chartVersion?: ChartVersionRequest;
   /** Each at the field it is about. */
   warnings: Diagnostic[];
+  /** That the chart version is not known (a chartRef): moot with --chart-version, so printed only without it. */
+  chartVersionWarnings: Diagnostic[];
+}
+
+/** The warnings that only say the chart version is not known. */
+const VERSION_UNKNOWN = new WeakSet<Diagnostic>();
+
+function versionUnknown(warning: Diagnostic): Diagnostic {
+  VERSION_UNKNOWN.add(warning);
+  return warning;
 }
 
 const CHART_NAME = 'cluster-api-operator';
@@ -351,13 +361,25 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
             ? ['spec', 'ref', 'semver']
             : ['spec', 'version'];
       if (tag !== undefined) chartVersion = { text: tag, origin: `${target.label} ${field.join('.')}`, position: at(target, field) };
+      else
+        // A digest pins bytes, not a version: the chart's templates (which version) are not known.
+        warnings.push(
+          versionUnknown({
+            ...at(target, get(target.value, ['spec', 'ref']) !== undefined ? ['spec', 'ref'] : ['spec']),
+            message: `names no chart version (${target.value.kind === 'HelmChart' ? 'spec.version' : 'spec.ref.tag or spec.ref.semver'}), so the newest chart's templates are followed`,
+            hint: 'pass the chart version it holds: --chart-version <version>, e.g. --chart-version 0.23.0',
+          }),
+        );
     } else if (!namesProvider(isPlainObject(get(doc.value, ['spec', 'values'])) ? (get(doc.value, ['spec', 'values']) as Values) : {})) {
       return undefined;
     } else {
-      warnings.push({
-        ...at(doc, ['spec', 'chartRef']),
-        message: `names ${str(chartRef.kind) ?? 'an object'} ${str(chartRef.name) ?? ''}, which is not in the files given; its values are read as the cluster-api-operator chart's`,
-      });
+      warnings.push(
+        versionUnknown({
+          ...at(doc, ['spec', 'chartRef']),
+          message: `names ${str(chartRef.kind) ?? 'an object'} ${str(chartRef.name) ?? ''}, which is not in the files given; its values are read as the cluster-api-operator chart's, and the chart version (in that object) is not known`,
+          hint: `pass the file that holds ${str(chartRef.kind) ?? 'it'} ${str(chartRef.name) ?? ''} with another -f, or the chart version with --chart-version <version>`,
+        }),
+      );
     }
   } else {
     return undefined;
@@ -612,7 +634,11 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
   }
   // A file without a release may hold what a release reads (its ConfigMaps, its chart's source).
   for (const entry of noRelease) {
-    if (releases.length > 0 && entry.docs.every((doc) => SUPPORTING_KINDS.includes(String(doc.value.kind)))) continue;
+    // Flux's source HelmChart (a chartRef's target) supports a release; k3s' HelmChart installs one.
+    const supports = (doc: Doc) =>
+      SUPPORTING_KINDS.includes(String(doc.value.kind)) ||
+      (doc.value.kind === 'HelmChart' && group(doc.value.apiVersion) === 'source.toolkit.fluxcd.io');
+    if (releases.length > 0 && entry.docs.every(supports)) continue;
     const installs = entry.docs.filter((doc) => ['Application', 'HelmRelease', 'HelmChart'].includes(String(doc.value.kind)));
     const listed = entry.docs.map((doc) => {
       const chart = chartNamed(doc);
@@ -641,5 +667,10 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
     if (!namesProvider(release.values))
       warnings.push({ ...at(release.doc, []), message: 'its values name no provider, so the chart installs none' });
   }
-  return { layers, chartVersion: releases[0]?.chartVersion, warnings };
+  return {
+    layers,
+    chartVersion: releases[0]?.chartVersion,
+    warnings: warnings.filter((w) => !VERSION_UNKNOWN.has(w)),
+    chartVersionWarnings: warnings.filter((w) => VERSION_UNKNOWN.has(w)),
+  };
 }

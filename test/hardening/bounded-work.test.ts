@@ -234,13 +234,13 @@ async function renderFails(files: Record<string, string>, valuesFiles: string[] 
 
 const CONFIGMAP = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: wiring\ndata:\n  text: "${data}"\n`;
 
-test('a partial doubled 21 times stops at the chart output bound (16 MiB), naming the partial and the bound', async () => {
+test('a partial doubled 21 times stops at the chart output bound (16 MiB), at the include of the partial, naming it and the bound', async () => {
   const partials: Record<string, string> = { 'templates/_level20.hbs': 'abcdefghijklmnopqrstuvwxyz0123456789' };
   for (let i = 0; i < 20; i++) partials[`templates/_level${i}.hbs`] = `{{> level${i + 1}}}{{> level${i + 1}}}`;
   const error = await renderFails({ ...partials, 'templates/wiring.yaml': CONFIGMAP('{{> level0}}') });
   assert.match(
     error.message,
-    /templates\/wiring\.yaml: error: partial "level\d+" produced more text than a chart may \(16 MiB of output, 64 MiB through partials and loops\)/,
+    /templates\/_level(\d+)\.hbs:1: error: partial "level\d+" produced more text than a chart may \(16 MiB of output, 64 MiB through partials and loops\)/,
   );
   assert.match(
     error.message,
@@ -256,7 +256,7 @@ test('six nested {{#each}} loops over 20 values (64 million iterations) stop at 
     const error = await renderFails({ 'values.yaml': values, 'templates/wiring.yaml': CONFIGMAP(loops(body)) });
     assert.match(
       error.message,
-      /templates\/wiring\.yaml: error: (the chart ran more than 1,000,000 \{\{#each\}\} iterations and partial calls|an \{\{#each\}\} loop produced more text than a chart may \(16 MiB)/,
+      /templates\/wiring\.yaml:6:\d+: error: (the chart ran more than 1,000,000 \{\{#each\}\} iterations and partial calls|an \{\{#each\}\} loop produced more text than a chart may \(16 MiB)/,
     );
   }
 });

@@ -417,3 +417,99 @@ test('a key in a HelmRelease spec.values is located at its line; one from a valu
   assert.equal(plan?.file, paths[1]);
   assert.equal(configMap.split('\n')[plan!.line! - 1], '  values.yaml: |');
 });
+
+/** A Flux HelmRelease naming its chart through spec.chartRef (helm-controller api/v2 HelmReleaseSpec.ChartRef). */
+const CHART_REF_RELEASE = `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: capi-operator
+  namespace: flux-system
+spec:
+  interval: 10m
+  chartRef:
+    kind: OCIRepository
+    name: capi-operator
+  values:
+    core:
+      cluster-api:
+        version: v1.9.0
+`;
+
+const ociRepository = (ref: string) => `apiVersion: source.toolkit.fluxcd.io/v1beta2
+kind: OCIRepository
+metadata:
+  name: capi-operator
+  namespace: flux-system
+spec:
+  url: oci://ghcr.io/kubernetes-sigs/cluster-api-operator/charts/cluster-api-operator
+  ref:
+    ${ref}
+`;
+
+test('CLI: a HelmRelease spec.chartRef follows the chart version of the OCIRepository (ref.tag, ref.semver) or source HelmChart (spec.version) given with it (fluxcd/source-controller OCIRepositoryRef, HelmChartSpec.Version)', () => {
+  const helmChart = `apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmChart
+metadata:
+  name: capi-operator
+  namespace: flux-system
+spec:
+  chart: cluster-api-operator
+  version: 0.22.0
+  sourceRef: {kind: HelmRepository, name: capi-operator}
+`;
+  const cases: [string, string, RegExp][] = [
+    [CHART_REF_RELEASE, ociRepository('tag: 0.23.0'), /# Read as chart v0\.23\.0 of cluster-api-operator reads them\./],
+    [CHART_REF_RELEASE, ociRepository('semver: ">=0.19.0 <0.20.0"'), /# Read as chart v0\.19\.\d+ of cluster-api-operator reads them\./],
+    [
+      CHART_REF_RELEASE.replace('kind: OCIRepository', 'kind: HelmChart'),
+      helmChart,
+      /# Read as chart v0\.22\.0 of cluster-api-operator reads them\./,
+    ],
+  ];
+  for (const [release, source, version] of cases) {
+    const [hr, src] = files({ 'helmrelease.yaml': release, 'source.yaml': source });
+    const result = runCli(['import', 'helm-values', '-f', hr!, '-f', src!]);
+    assertNoStackTrace(result);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, version);
+    assert.doesNotMatch(result.stderr, /chart version|--chart-version/);
+    assert.match(
+      result.stdout,
+      /kind: CoreProvider\nmetadata:\n {2}name: cluster-api\n {2}namespace: capi-system\nspec:\n {2}version: v1\.9\.0/,
+    );
+  }
+});
+
+test('CLI: a HelmRelease spec.chartRef whose object is not in the files, or an OCIRepository pinned only by digest, is warned at its field with a hint; each way the hint offers silences it', () => {
+  const [hr, digest, tagged] = files({
+    'helmrelease.yaml': CHART_REF_RELEASE,
+    'digest.yaml': ociRepository(`digest: sha256:${'0'.repeat(64)}`),
+    'tagged.yaml': ociRepository('tag: 0.23.0'),
+  });
+  const missing = runCli(['import', 'helm-values', '-f', hr!]);
+  assert.equal(missing.code, 0, missing.stderr);
+  assert.equal(
+    missing.stderr,
+    `${hr}:9:5: warning: HelmRelease flux-system/capi-operator: spec.chartRef: names OCIRepository capi-operator, which is not in the ` +
+      "files given; its values are read as the cluster-api-operator chart's, and the chart version (in that object) is not known\n" +
+      '  hint: pass the file that holds OCIRepository capi-operator with another -f, or the chart version with --chart-version <version>\n',
+  );
+  const pinned = runCli(['import', 'helm-values', '-f', hr!, '-f', digest!]);
+  assert.equal(pinned.code, 0, pinned.stderr);
+  assert.equal(
+    pinned.stderr,
+    `${digest}:9:5: warning: OCIRepository flux-system/capi-operator: spec.ref: names no chart version (spec.ref.tag or spec.ref.semver), ` +
+      "so the newest chart's templates are followed\n" +
+      '  hint: pass the chart version it holds: --chart-version <version>, e.g. --chart-version 0.23.0\n',
+  );
+  for (const followed of [
+    ['-f', hr!, '-f', tagged!],
+    ['-f', hr!, '--chart-version', '0.23.0'],
+    ['-f', hr!, '-f', digest!, '--chart-version', '0.23.0'],
+  ]) {
+    const result = runCli(['import', 'helm-values', ...followed]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr, '', followed.join(' '));
+    assert.match(result.stdout, /# Read as chart v0\.23\.0 of cluster-api-operator reads them\./);
+  }
+});

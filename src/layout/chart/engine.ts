@@ -14,6 +14,7 @@ import type { ChartFile } from './types.js';
 import { COMPILE_OPTIONS } from './types.js';
 import type { ChartCompilers } from './compilers.js';
 import { setOwnValue } from '../../core/own-keys.js';
+import { describeParseError, templateProblems } from './template-check.js';
 
 // Built-in charts are precompiled at build and need only the runtime; a chart read from a
 // directory brings the full compiler (LoadedChart.compilers).
@@ -47,24 +48,41 @@ export function indentText(n: number, value: unknown): string {
   if (!Number.isSafeInteger(n) || n < 0 || body.length + n * lines > MAX_CHART_OUTPUT)
     throw new TemplateRuntimeError(
       `indent ${String(n)}: the indented text would be longer than ${mebibytes(MAX_CHART_OUTPUT)} (or ${String(n)} is no number of spaces)`,
-      BOUNDS,
+      { expected: BOUNDS },
     );
   const pad = ' '.repeat(n);
   return pad + body.replace(/\n/g, '\n' + pad);
 }
 
+/** Where a template error is and what would fix it; `file` is the path inside the chart (`templates/x.yaml`). */
+export interface TemplateErrorDetails {
+  expected?: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  hint?: string;
+}
+
 /**
- * A template error; `expected` when a bound stopped it, `file` and `line` when it is a partial's
- * doing (a partial that includes itself).
+ * A template error. It gets its `file` (and line, when Handlebars or a helper call knows it) in
+ * the template or partial that was running, so the first place that knows where it is says so.
  */
 export class TemplateRuntimeError extends Error {
-  constructor(
-    message: string,
-    readonly expected?: string,
-    readonly file?: string,
-    readonly line?: number,
-  ) {
+  readonly expected?: string;
+  readonly file?: string;
+  readonly line?: number;
+  readonly column?: number;
+  readonly hint?: string;
+  constructor(message: string, details: TemplateErrorDetails = {}) {
     super(message);
+    Object.assign(this, details);
+  }
+}
+
+/** Every problem the chart's template files have before any of them runs. */
+export class TemplateProblems extends Error {
+  constructor(readonly problems: TemplateRuntimeError[]) {
+    super(problems.map((p) => p.message).join('\n'));
   }
 }
 
@@ -103,12 +121,12 @@ class RenderBudget {
     if (this.steps > MAX_CHART_STEPS)
       throw new TemplateRuntimeError(
         `the chart ran more than ${thousands(MAX_CHART_STEPS)} {{#each}} iterations and partial calls, the bound of one render (stopped in ${what}): loops nested in loops multiply`,
-        BOUNDS,
+        { expected: BOUNDS },
       );
     if (text.length > MAX_CHART_OUTPUT || this.produced > MAX_CHART_TEXT_PRODUCED)
       throw new TemplateRuntimeError(
         `${what} produced more text than a chart may (${mebibytes(MAX_CHART_OUTPUT)} of output, ${mebibytes(MAX_CHART_TEXT_PRODUCED)} through partials and loops): a partial included twice at each level doubles its text each time`,
-        BOUNDS,
+        { expected: BOUNDS },
       );
   }
 
@@ -116,7 +134,10 @@ class RenderBudget {
   finish(text: string, template: string): string {
     this.output += text.length;
     if (this.output > MAX_CHART_OUTPUT)
-      throw new TemplateRuntimeError(`${template} brings the chart's output past ${mebibytes(MAX_CHART_OUTPUT)}`, BOUNDS);
+      throw new TemplateRuntimeError(`${template} brings the chart's output past ${mebibytes(MAX_CHART_OUTPUT)}`, {
+        expected: BOUNDS,
+        file: template,
+      });
     return text;
   }
 }
@@ -195,21 +216,119 @@ export interface CompiledChart {
   run(template: string, context: unknown): string;
 }
 
+/** Handlebars' compiler stages, which the full build has and its types do not declare. */
+interface HandlebarsCompilerStages {
+  Compiler: new () => { compile(ast: unknown, options: object): unknown };
+  JavaScriptCompiler: new () => { compile(environment: unknown, options: object, context: undefined, asObject: true): unknown };
+}
+
+/** A helper location as Handlebars passes it in a helper's options (`loc`, 0-based column). */
+interface HelperLocation {
+  start: { line: number; column: number };
+}
+
+/**
+ * `err` told at the place it happened: in `file` (the template or partial running), at
+ * Handlebars' own position, else at `loc` (the helper call), else at the file's first include of
+ * a partial it could not find. An error that already knows its file passes through: the
+ * innermost place that saw it said where.
+ */
+function located(err: unknown, file: ChartFile, loc?: HelperLocation, line?: number): TemplateRuntimeError {
+  if (err instanceof TemplateRuntimeError && err.file !== undefined) return err;
+  const e = err as { message?: unknown; lineNumber?: unknown; column?: unknown; expected?: string; hint?: string };
+  const message = String(e.message ?? err)
+    .split('\n')[0]!
+    .replace(/ - \d+:\d+$/, '');
+  // A partial named by a computed name ({{> (lookup …)}}) is found missing only when it runs.
+  const missing = /^The partial (.+) could not be found/.exec(message);
+  const where =
+    typeof e.lineNumber === 'number'
+      ? { line: e.lineNumber, column: typeof e.column === 'number' ? e.column + 1 : undefined }
+      : loc
+        ? { line: loc.start.line, column: loc.start.column + 1 }
+        : { line: missing ? includeLine(file.source, missing[1]!) : line };
+  return new TemplateRuntimeError(message, { expected: e.expected, hint: e.hint, file: file.path, ...where });
+}
+
+/**
+ * A template file compiled now, not at its first run (Handlebars' `compile` is lazy): its parse
+ * error in words, and the problems its syntax tree shows, at their lines.
+ */
+function compileSource(
+  hb: typeof HandlebarsModule,
+  file: ChartFile,
+  names: { partials: readonly string[]; helpers: readonly string[] },
+  problems: TemplateRuntimeError[],
+): HandlebarsModule.TemplateDelegate | undefined {
+  const source = file.source ?? '';
+  let ast: unknown;
+  try {
+    ast = hb.parse(source);
+  } catch (err) {
+    const { message, ...where } = describeParseError(String((err as Error).message), source);
+    problems.push(new TemplateRuntimeError(message, { ...where, file: file.path }));
+    return undefined;
+  }
+  const found = templateProblems(ast, names.partials, names.helpers);
+  problems.push(...found.map(({ message, ...where }) => new TemplateRuntimeError(message, { ...where, file: file.path })));
+  if (found.length > 0) return undefined;
+  try {
+    const stages = hb as unknown as HandlebarsCompilerStages;
+    const options = { ...COMPILE_OPTIONS, data: true };
+    const environment = new stages.Compiler().compile(ast, options);
+    return hb.template(new stages.JavaScriptCompiler().compile(environment, options, undefined, true) as Parameters<typeof hb.template>[0]);
+  } catch (err) {
+    const { message, ...where } = describeParseError(String((err as Error).message), source);
+    problems.push(new TemplateRuntimeError(message, { ...where, file: file.path }));
+    return undefined;
+  }
+}
+
 /**
  * Compiles a chart's templates and partials in an isolated Handlebars environment; `compilers`
- * (from `loadChart`) are needed when a file has no precompiled spec.
+ * (from `loadChart`) are needed when a file has no precompiled spec. A file's problems are all
+ * thrown together (`TemplateProblems`); an error while running is told in the file that was
+ * running, at the helper call, the partial or the value that failed.
  */
 export function compileChart(templates: readonly ChartFile[], partials: readonly ChartFile[], compilers?: ChartCompilers): CompiledChart {
   const needsCompiler = [...templates, ...partials].some((f) => f.spec === undefined);
   if (needsCompiler && !compilers) throw new Error('a chart template without a precompiled spec needs the chart compilers');
   const hb = (needsCompiler ? compilers!.handlebars : runtime).create();
-  const compile = (file: ChartFile): HandlebarsModule.TemplateDelegate =>
-    file.spec !== undefined ? hb.template(file.spec as Parameters<typeof hb.template>[0]) : hb.compile(file.source ?? '', COMPILE_OPTIONS);
-  const compiledPartials = new Map<string, HandlebarsModule.TemplateDelegate>();
   const partialName = (file: ChartFile) => file.path.replace(/^templates\/_/, '').replace(/\.hbs$/, '');
   // One budget for every template of the chart (renderChart compiles the chart once per render).
   const budget = new RenderBudget();
   const partialFiles = new Map(partials.map((p) => [partialName(p), p]));
+  /** The template running, then each partial it is inside. */
+  const files: ChartFile[] = [];
+  const compiledPartials = new Map<string, HandlebarsModule.TemplateDelegate>();
+  registerHelpers(
+    hb,
+    (name, context) => {
+      const fn = compiledPartials.get(name);
+      if (!fn) throw new TemplateRuntimeError(`include: no partial ${JSON.stringify(name)} (a file templates/_${name}.hbs)`);
+      return fn(context);
+    },
+    () => budget,
+  );
+  // Every helper, Handlebars' own among them (#if without its argument), tells an error at its call.
+  for (const [name, helper] of Object.entries(hb.helpers)) {
+    hb.registerHelper(name, function (this: unknown, ...all: unknown[]) {
+      try {
+        return (helper as (...a: unknown[]) => unknown).apply(this, all);
+      } catch (err) {
+        throw located(err, files.at(-1)!, (all.at(-1) as { loc?: HelperLocation } | undefined)?.loc);
+      }
+    });
+  }
+  const names = {
+    partials: [...partialFiles.keys()],
+    helpers: Object.keys(hb.helpers)
+      .filter((h) => !/Missing$/.test(h))
+      .sort(),
+  };
+  const problems: TemplateRuntimeError[] = [];
+  const compile = (file: ChartFile): HandlebarsModule.TemplateDelegate | undefined =>
+    file.spec !== undefined ? hb.template(file.spec as Parameters<typeof hb.template>[0]) : compileSource(hb, file, names, problems);
   /** A partial counted against the budget, and refused past MAX_PARTIAL_DEPTH with the chain that got there. */
   const bounded = (file: ChartFile, fn: HandlebarsModule.TemplateDelegate): HandlebarsModule.TemplateDelegate => {
     const name = partialName(file);
@@ -223,52 +342,51 @@ export function compileChart(templates: readonly ChartFile[], partials: readonly
           first >= 0
             ? `partial ${JSON.stringify(name)} includes itself (${[...chain.slice(first), name].join(' → ')}), so it would never end: stopped ${MAX_PARTIAL_DEPTH} partials deep`
             : `partials nest more than ${MAX_PARTIAL_DEPTH} deep (… ${chain.slice(-3).join(' → ')} → ${name})`,
-          BOUNDS,
-          caller?.path,
-          includeLine(caller?.source, name),
+          { expected: BOUNDS, file: caller?.path, line: includeLine(caller?.source, name) },
         );
       }
       chain.push(name);
+      files.push(file);
+      let out: string;
       try {
-        const out = fn(context, options);
-        budget.spend(out, `partial ${JSON.stringify(name)}`);
-        return out;
+        out = fn(context, options);
+      } catch (err) {
+        throw located(err, file);
       } finally {
         chain.pop();
+        files.pop();
       }
+      try {
+        budget.spend(out, `partial ${JSON.stringify(name)}`);
+      } catch (err) {
+        // Too much text is the doing of the include that asked for it.
+        const caller = files.at(-1)!;
+        throw located(err, caller, undefined, includeLine(caller.source, name));
+      }
+      return out;
     };
   };
   for (const p of partials) {
-    const fn = bounded(p, compile(p));
-    compiledPartials.set(partialName(p), fn);
-    hb.registerPartial(partialName(p), fn);
+    const fn = compile(p);
+    if (!fn) continue;
+    const partial = bounded(p, fn);
+    compiledPartials.set(partialName(p), partial);
+    hb.registerPartial(partialName(p), partial);
   }
-  registerHelpers(
-    hb,
-    (name, context) => {
-      const fn = compiledPartials.get(name);
-      if (!fn) throw new TemplateRuntimeError(`include: no partial ${JSON.stringify(name)} (a file templates/_${name}.hbs)`);
-      return fn(context);
-    },
-    () => budget,
-  );
-  const compiled = new Map(templates.map((t) => [t.path, compile(t)]));
+  const compiled = new Map(templates.map((t) => [t.path, { file: t, fn: compile(t) }]));
+  if (problems.length > 0) throw new TemplateProblems(problems);
   return {
     run(template, context) {
-      const fn = compiled.get(template);
-      if (!fn) throw new TemplateRuntimeError(`no template ${template}`);
-      return budget.finish(fn(context), template);
+      const entry = compiled.get(template);
+      if (!entry?.fn) throw new TemplateRuntimeError(`no template ${template}`);
+      files.push(entry.file);
+      try {
+        return budget.finish(entry.fn(context), template);
+      } catch (err) {
+        throw located(err, entry.file);
+      } finally {
+        files.length = 0;
+      }
     },
   };
-}
-
-/** Line and column of a Handlebars error, when it says. */
-export function templateErrorPosition(err: unknown): { line?: number; column?: number } {
-  const e = err as { lineNumber?: number; column?: number; message?: string };
-  if (typeof e.lineNumber === 'number') return { line: e.lineNumber, column: typeof e.column === 'number' ? e.column + 1 : undefined };
-  const parse = /Parse error on line (\d+)/.exec(e.message ?? '');
-  if (parse) return { line: Number(parse[1]) };
-  const loc = / - (\d+):(\d+)$/.exec(e.message ?? '');
-  if (loc) return { line: Number(loc[1]), column: Number(loc[2]) + 1 };
-  return {};
 }

@@ -145,11 +145,18 @@ export async function loadChart(dir: string, origin = dir): Promise<LoadedChart>
   const chartFile = path.join(dir, 'Chart.yaml');
   const chartText = await readOptional(chartFile);
   if (chartText === undefined) {
+    // `chart show --output-dir` writes only a directory that does not exist yet.
+    const exists = await readdir(dir).then(
+      () => true,
+      () => false,
+    );
     throw new CapiGitopsError({
       file: chartFile,
-      message: `no Chart.yaml in ${origin}`,
+      message: exists ? `no Chart.yaml in ${origin}` : `no chart directory ${origin}`,
       expected: 'a chart directory: Chart.yaml, values.yaml, templates/*.yaml',
-      hint: 'start from a built-in chart: capi-gitops chart show argocd',
+      hint: exists
+        ? `start from a built-in chart in a new directory (capi-gitops chart show argocd --output-dir ${dir}-chart) and point gitops.chart at it`
+        : `start from a built-in chart: capi-gitops chart show argocd --output-dir ${dir}`,
     });
   }
   const metadata = chartMetadata(parseYamlMap(chartText, chartFile, bag), chartFile, bag);

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import YAML from 'yaml';
-import { CapiGitopsError, DiagnosticBag } from '../../core/diagnostics.js';
+import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../../core/kobject.js';
-import { compileChart, templateErrorPosition, TemplateRuntimeError } from './engine.js';
-import type { ChartContext, ChartDocument, LoadedChart } from './types.js';
+import { compileChart, TemplateProblems, TemplateRuntimeError } from './engine.js';
+import type { ChartContext, ChartDocument, ChartFile, LoadedChart } from './types.js';
 
 function templateFile(chart: LoadedChart, template: string): string {
   return chart.origin.startsWith('built-in') ? `${chart.origin}: ${template}` : path.join(chart.origin, template);
@@ -15,32 +15,152 @@ function firstLine(message: string): string {
 }
 
 /**
+ * The line of the chart (template or partial) that wrote `rendered`, when exactly one line can
+ * have written it: its text, each {{…}} standing for any text; a line of only tags writes no text
+ * of its own.
+ */
+function writingLine(files: readonly ChartFile[], rendered: string): { file: string; line: number; text: string } | undefined {
+  if (rendered.trim() === '' || rendered.trim() === '---') return undefined;
+  const lines = files.flatMap((f) => (f.source ?? '').split('\n').map((text, i) => ({ file: f.path, line: i + 1, text })));
+  const exact = lines.filter((l) => l.text === rendered);
+  if (exact.length > 0) return exact.length === 1 ? exact[0] : undefined;
+  const matches = lines.filter(({ text }) => {
+    if (!text.includes('{{') || text.replace(/\{\{[\s\S]*?\}\}/g, '').trim() === '') return false;
+    const pattern = text
+      .split(/\{\{[\s\S]*?\}\}/)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[\\s\\S]*');
+    return new RegExp(`^${pattern}$`).test(rendered);
+  });
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+const NINDENT_HINT = 'indent multi-line values with nindent, e.g. {{nindent 4 (toYaml Values.x)}}';
+
+/** How a rendered document that is no Kubernetes object reads, for the message. */
+function describeValue(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (!isPlainObject(value)) return `the ${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
+  const missing = ['apiVersion', 'kind'].filter((k) => typeof value[k] !== 'string');
+  if (!isPlainObject(value.metadata) || typeof value.metadata.name !== 'string') missing.push('metadata.name');
+  return `a mapping without ${missing.join(', ')}`;
+}
+
+/**
+ * A template's output read back as YAML documents. A problem is told at the template line that
+ * wrote it when one can have, with the rendered line quoted (a rendered line number is no line of
+ * the template); a problem every document of a loop repeats is told once.
+ */
+function readDocuments(chart: LoadedChart, template: ChartFile, text: string, bag: DiagnosticBag): ChartDocument[] {
+  const documents: ChartDocument[] = [];
+  const renderedLines = text.split('\n');
+  const files = [template, ...chart.partials];
+  const seen = new Map<string, { diagnostic: Diagnostic; message: string; count: number }>();
+  const tell = (renderedLine: number | undefined, problem: Omit<Diagnostic, 'file'>): void => {
+    const rendered = renderedLine === undefined ? undefined : renderedLines[renderedLine - 1];
+    const at = rendered === undefined ? undefined : writingLine(files, rendered);
+    const previous = renderedLine === undefined ? '' : (renderedLines[renderedLine - 2] ?? '');
+    const quoted =
+      rendered === undefined
+        ? ''
+        : ` (rendered line ${renderedLine}: ${JSON.stringify(rendered)}${previous.trim() ? `, after ${JSON.stringify(previous)}` : ''})`;
+    const key = `${at?.file}\0${at?.line}\0${problem.message}\0${rendered}`;
+    const before = seen.get(key);
+    if (before) {
+      before.count++;
+      before.diagnostic.message = `${before.message} (the same in ${before.count} documents)`;
+      return;
+    }
+    const message = problem.message + quoted;
+    // The nindent hint fits a line that writes toYaml without it; for any other line it would mislead.
+    const hint =
+      problem.hint === NINDENT_HINT && !/toYaml/.test(at?.text.replace(/n?indent[^)]*toYaml/g, '') ?? '') ? undefined : problem.hint;
+    const diagnostic = { ...problem, hint, file: templateFile(chart, at?.file ?? template.path), line: at?.line, message };
+    seen.set(key, { diagnostic, message, count: 1 });
+  };
+  for (const doc of YAML.parseAllDocuments(text, { uniqueKeys: true, prettyErrors: true })) {
+    const start = (doc.contents?.range ?? doc.range)?.[0];
+    const first = start === undefined ? undefined : text.slice(0, start).split('\n').length;
+    if ('errors' in doc && doc.errors.length > 0) {
+      const e = doc.errors[0]!;
+      const line = e.linePos?.[0]?.line;
+      tell(line, {
+        message: `renders invalid YAML: ${firstLine(e.message).replace(/ at line \d+, column \d+:?$/, '')}`,
+        expected: 'each rendered document to be valid YAML',
+        hint: NINDENT_HINT,
+      });
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: 0 });
+    } catch (err) {
+      tell(first, {
+        message: `renders a document with aliases: ${firstLine((err as Error).message)}`,
+        expected: 'plain YAML without anchors and aliases',
+      });
+      continue;
+    }
+    if (value === null || value === undefined) continue;
+    if (
+      !isPlainObject(value) ||
+      typeof value.kind !== 'string' ||
+      typeof value.apiVersion !== 'string' ||
+      !isPlainObject(value.metadata) ||
+      typeof value.metadata.name !== 'string'
+    ) {
+      tell(first, {
+        message: `renders a document that is not a Kubernetes object: ${describeValue(value)}`,
+        expected: 'apiVersion, kind and metadata.name in every document',
+        hint: 'write a whole object in each document, or wrap the document in {{#if}} so it renders empty (an empty document is skipped)',
+      });
+      continue;
+    }
+    documents.push({ template: template.path, object: value as KObject });
+  }
+  for (const { diagnostic } of seen.values()) bag.add(diagnostic);
+  return documents;
+}
+
+/**
  * Runs every template of the chart with `context` and reads each rendered document back as
  * YAML 1.2, so the caller writes it through the safe emitter: a chart cannot put an ambiguous
  * plain scalar (`on`, `yes`, `0644`) into the output. All problems of all templates in one error.
  */
 export function renderChart(chart: LoadedChart, context: ChartContext): ChartDocument[] {
   const bag = new DiagnosticBag();
+  /** A template error as a diagnostic at its file, line and column in the chart. */
+  const told = (err: TemplateRuntimeError, fallback: string): Diagnostic => {
+    const missing = /^"([^"]+)" not defined in/.exec(err.message);
+    const partial = /^The partial (.+) could not be found/.exec(err.message);
+    if (partial) {
+      const partials = chart.partials.map((p) => p.path.replace(/^templates\/_/, '').replace(/\.hbs$/, ''));
+      return {
+        file: err.file ? templateFile(chart, err.file) : fallback,
+        line: err.line,
+        column: err.column,
+        message: `a computed partial name gave ${JSON.stringify(partial[1])}, and the chart has no such partial`,
+        expected: `a partial file templates/_${partial[1]}.hbs`,
+        hint: `add templates/_${partial[1]}.hbs, or compute one of the chart's partials: ${partials.join(', ') || '(none yet)'}`,
+      };
+    }
+    return {
+      file: err.file ? templateFile(chart, err.file) : fallback,
+      line: err.line,
+      column: err.column,
+      message: missing ? `value "${missing[1]}" is not defined` : err.message,
+      expected: missing
+        ? 'every value the template reads to exist (null when unset) in values.yaml'
+        : (err.expected ?? 'a template that renders'),
+      hint: missing ? `add ${missing[1]} to the chart's values.yaml, or guard it with {{#if}} on a value that exists` : err.hint,
+    };
+  };
   let compiled;
   try {
     compiled = compileChart(chart.templates, chart.partials, chart.compilers);
   } catch (err) {
-    const where = chart.templates.concat(chart.partials).find((t) => {
-      try {
-        compileChart([t], [], chart.compilers);
-        return false;
-      } catch {
-        return true;
-      }
-    });
-    const { line, column } = templateErrorPosition(err);
-    throw new CapiGitopsError({
-      file: where ? templateFile(chart, where.path) : chart.origin,
-      line,
-      column,
-      message: `template does not compile: ${firstLine((err as Error).message)}`,
-      expected: 'a Handlebars template',
-    });
+    if (!(err instanceof TemplateProblems)) throw err;
+    throw new CapiGitopsError(err.problems.map((p) => ({ ...told(p, chart.origin), expected: p.expected ?? 'a Handlebars template' })));
   }
   const documents: ChartDocument[] = [];
   for (const template of chart.templates) {
@@ -49,64 +169,11 @@ export function renderChart(chart: LoadedChart, context: ChartContext): ChartDoc
     try {
       text = compiled.run(template.path, context);
     } catch (err) {
-      // A partial that includes itself is reported at the include (engine.ts bounds).
-      const inPartial = err instanceof TemplateRuntimeError && err.file !== undefined;
-      const { line, column } = inPartial ? { line: err.line, column: undefined } : templateErrorPosition(err);
-      const message = firstLine((err as Error).message ?? String(err));
-      const missing = /^"([^"]+)" not defined in/.exec(message);
-      bag.add({
-        file: inPartial ? templateFile(chart, err.file!) : file,
-        line,
-        column,
-        message: missing ? `value "${missing[1]}" is not defined` : message,
-        expected: missing
-          ? 'every value the template reads to exist (null when unset) in values.yaml'
-          : ((err as TemplateRuntimeError).expected ?? 'a template that renders'),
-        hint: missing ? `add ${missing[1]} to the chart's values.yaml, or guard it with {{#if}} on a value that exists` : undefined,
-      });
+      if (!(err instanceof TemplateRuntimeError)) throw err;
+      bag.add(told(err, file));
       continue;
     }
-    for (const doc of YAML.parseAllDocuments(text, { uniqueKeys: true, prettyErrors: true })) {
-      if ('errors' in doc && doc.errors.length > 0) {
-        const e = doc.errors[0]!;
-        bag.add({
-          file,
-          line: e.linePos?.[0]?.line,
-          column: e.linePos?.[0]?.col,
-          message: `renders invalid YAML: ${firstLine(e.message)}`,
-          expected: 'each rendered document to be valid YAML (line numbers are of the rendered text)',
-          hint: 'indent multi-line values with nindent, e.g. {{nindent 4 (toYaml Values.x)}}',
-        });
-        continue;
-      }
-      let value: unknown;
-      try {
-        value = doc.toJS({ maxAliasCount: 0 });
-      } catch (err) {
-        bag.add({
-          file,
-          message: `renders a document with aliases: ${firstLine((err as Error).message)}`,
-          expected: 'plain YAML without anchors and aliases',
-        });
-        continue;
-      }
-      if (value === null || value === undefined) continue;
-      if (
-        !isPlainObject(value) ||
-        typeof value.kind !== 'string' ||
-        typeof value.apiVersion !== 'string' ||
-        !isPlainObject(value.metadata) ||
-        typeof value.metadata.name !== 'string'
-      ) {
-        bag.add({
-          file,
-          message: 'renders a document that is not a Kubernetes object',
-          expected: 'apiVersion, kind and metadata.name in every document',
-        });
-        continue;
-      }
-      documents.push({ template: template.path, object: value as KObject });
-    }
+    documents.push(...readDocuments(chart, template, text, bag));
   }
   bag.throwIfAny();
   return documents;

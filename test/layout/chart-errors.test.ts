@@ -1,0 +1,215 @@
+/**
+ * Mistakes in a user chart (gitops.chart, started from `chart show argocd --output-dir`), driven
+ * through the CLI as a user makes them: exit 1, every problem in one run at the template file's
+ * line and column, what was expected, a hint that works when followed, and nothing written.
+ * Helm tells the same mistakes at `<chart>/templates/<file>:<line>[:<col>]`
+ * (pkg/engine engine.go cleanupParseError and cleanupExecError).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { assertNoStackTrace, exampleCopy, runCli, type CliResult } from '../helpers/cli.js';
+
+/** The example manifest with the built-in Argo CD chart copied to my-chart and used as gitops.chart. */
+function userChart(): { dir: string; chart: string } {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  const show = runCli(['chart', 'show', 'argocd', '--output-dir', 'my-chart'], { cwd: dir });
+  assert.equal(show.code, 0, show.stderr);
+  appendFileSync(
+    path.join(dir, 'config.yaml'),
+    'gitops:\n  chart: ./my-chart\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n',
+  );
+  return { dir, chart: path.join(dir, 'my-chart', 'templates') };
+}
+
+/** Replaces line `line` (1-based) of a chart file. */
+function setLine(file: string, line: number, text: string): void {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  lines[line - 1] = text;
+  writeFileSync(file, lines.join('\n'));
+}
+
+function render(dir: string): CliResult {
+  return runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd'], { cwd: dir });
+}
+
+/** A failed render: exit 1, no stack trace, nothing written. */
+function failed(dir: string): string {
+  const result = render(dir);
+  assert.equal(result.code, 1, result.stdout + result.stderr);
+  assertNoStackTrace(result);
+  assert.match(result.stderr, /nothing was written\n$/);
+  assert.equal(existsSync(path.join(dir, 'out')), false);
+  return result.stderr;
+}
+
+test('#if without its argument, {{> missing}}, include "missing" and a misspelt helper are all told in one run, each at its file:line:column, before any template runs (helm engine.go cleanupExecError)', () => {
+  const { dir, chart } = userChart();
+  const applications = path.join(chart, 'applications.yaml');
+  setLine(applications, 22, '{{#if}}');
+  setLine(applications, 29, '{{> missing @root}}');
+  setLine(applications, 11, '    argocd.argoproj.io/sync-wave: {{qoute wave}}');
+  setLine(path.join(chart, 'root.yaml'), 3, '  name: {{include "labels" Values}}');
+  const stderr = failed(dir);
+  assert.equal(
+    stderr,
+    [
+      'my-chart/templates/applications.yaml:11:35: error: no helper "qoute": a name followed by arguments is a helper call',
+      '  expected: one of the helpers: and, default, dict, each, eq, if, include, indent, join, list, log, lookup, ne, nindent, not, or, ' +
+        'quote, required, toYaml, unless, with',
+      '  hint: call one of these helpers, or read a value alone in its tag ({{Values.name}})',
+      'my-chart/templates/applications.yaml:22:1: error: {{#if}} takes exactly one argument, here 0',
+      '  expected: {{#if value}} … {{/if}}',
+      '  hint: name what it reads, e.g. {{#if Values.enabled}}',
+      'my-chart/templates/applications.yaml:29:1: error: {{> missing}}: no partial "missing" in the chart',
+      '  expected: a partial file templates/_missing.hbs',
+      "  hint: add templates/_missing.hbs, or name one of the chart's partials: syncPolicy",
+      'my-chart/templates/root.yaml:3:9: error: include "labels": no partial "labels" in the chart',
+      '  expected: a partial file templates/_labels.hbs',
+      "  hint: add templates/_labels.hbs, or name one of the chart's partials: syncPolicy",
+      '4 problems; nothing was written',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('a block never closed is told in words at the {{#if}} that opens it, in the partial that has it (not the template including it); adding the {{/if}} the hint names renders', () => {
+  const { dir, chart } = userChart();
+  const partial = path.join(chart, '_syncPolicy.hbs');
+  const good = readFileSync(partial, 'utf8');
+  setLine(partial, 9, '');
+  const stderr = failed(dir);
+  assert.equal(
+    stderr,
+    [
+      'my-chart/templates/_syncPolicy.hbs:7:1: error: {{#if}} is never closed: the template ends before its {{/if}}',
+      '  expected: every {{#if}} closed by {{/if}}',
+      "  hint: add {{/if}} where the block's content ends",
+      'nothing was written',
+      '',
+    ].join('\n'),
+  );
+  assert.doesNotMatch(stderr, /Parse error|Expecting/);
+  writeFileSync(partial, good);
+  assert.equal(render(dir).code, 0);
+});
+
+test('a {{/each}} closing an {{#if}}, a stray }, a {{/if}} with no block and an {{else}} outside one are each told in words at their line', () => {
+  const { dir, chart } = userChart();
+  setLine(path.join(chart, 'applications.yaml'), 52, '');
+  setLine(path.join(chart, 'appproject.yaml'), 5, '  name: {{Release.name}');
+  writeFileSync(path.join(chart, 'stray.yaml'), '# a template\n{{/if}}\n');
+  writeFileSync(path.join(chart, 'else.yaml'), '\n\n  {{else}}\n');
+  const stderr = failed(dir);
+  assert.equal(
+    stderr,
+    [
+      'my-chart/templates/applications.yaml:30:4: error: {{#if}} is closed by {{/each}}: a block closes with its own name, the innermost first',
+      '  expected: a Handlebars template',
+      '  hint: close {{#if}} with {{/if}} before {{/each}}',
+      'my-chart/templates/appproject.yaml:5:23: error: Handlebars expected }} to close the tag, or more of its expression, got "}"',
+      '  expected: a Handlebars template',
+      '  hint: every tag is {{expression}}, and a helper call in a tag is {{helper arg (other-helper arg)}}',
+      'my-chart/templates/else.yaml:3:3: error: {{else}} outside a block: it belongs between {{#if …}} (or #each, #unless, #with) and its {{/…}}',
+      '  expected: {{else}} inside a block',
+      '  hint: remove it, or move it inside the block it belongs to',
+      'my-chart/templates/stray.yaml:2:1: error: {{/if}} closes no block: no {{#…}} is open here',
+      '  expected: a {{/name}} only after its {{#name …}}',
+      '  hint: remove it, or open the block before it',
+      '4 problems; nothing was written',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('a missing value in a partial is told in the partial at its line and column, and a computed partial name that names no partial at the block that ran it', () => {
+  const { dir, chart } = userChart();
+  setLine(path.join(chart, '_syncPolicy.hbs'), 2, '    automated: {{Values.syncPolicy.automatd}}');
+  const first = failed(dir);
+  assert.match(first, /^my-chart\/templates\/_syncPolicy\.hbs:2:18: error: value "automatd" is not defined\n/);
+  setLine(path.join(chart, '_syncPolicy.hbs'), 2, '');
+  setLine(path.join(chart, 'applications.yaml'), 29, '{{> (lookup @root.Values "project") @root}}');
+  const second = failed(dir);
+  assert.equal(
+    second,
+    [
+      'my-chart/templates/applications.yaml:2:1: error: a computed partial name gave "capi-gitops", and the chart has no such partial',
+      '  expected: a partial file templates/_capi-gitops.hbs',
+      "  hint: add templates/_capi-gitops.hbs, or compute one of the chart's partials: syncPolicy",
+      'nothing was written',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('invalid YAML is told once at the template line that wrote it (not a line of the rendered text), quoting the rendered lines; the nindent hint only where toYaml is written without it', () => {
+  const { dir, chart } = userChart();
+  setLine(path.join(chart, 'applications.yaml'), 11, '    x: [');
+  setLine(path.join(chart, '_syncPolicy.hbs'), 2, '    automated: {{toYaml Values.syncPolicy.automated}}');
+  const stderr = failed(dir);
+  assert.equal(
+    stderr,
+    [
+      'my-chart/templates/applications.yaml:12: error: renders invalid YAML: Flow sequence in block collection must be sufficiently ' +
+        'indented and end with a ] (rendered line 10: "  labels:", after "    x: [") (the same in 5 documents)',
+      '  expected: each rendered document to be valid YAML',
+      'nothing was written',
+      '',
+    ].join('\n'),
+  );
+  setLine(path.join(chart, 'applications.yaml'), 11, '');
+  assert.equal(
+    failed(dir),
+    [
+      'my-chart/templates/_syncPolicy.hbs:2: error: renders invalid YAML: Nested mappings are not allowed in compact mappings ' +
+        '(rendered line 23: "    automated: prune: true", after "  syncPolicy:") (the same in 5 documents)',
+      '  expected: each rendered document to be valid YAML',
+      '  hint: indent multi-line values with nindent, e.g. {{nindent 4 (toYaml Values.x)}}',
+      'nothing was written',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('a rendered document that is no Kubernetes object is told at the line that wrote it, saying what it lacks', () => {
+  const { dir, chart } = userChart();
+  appendFileSync(path.join(chart, 'root.yaml'), '---\nfoo: {{Release.name}}\n---\n- a\n');
+  assert.equal(
+    failed(dir),
+    [
+      'my-chart/templates/root.yaml:24: error: renders a document that is not a Kubernetes object: a mapping without apiVersion, kind, ' +
+        'metadata.name (rendered line 22: "foo: capi-gitops", after "---")',
+      '  expected: apiVersion, kind and metadata.name in every document',
+      '  hint: write a whole object in each document, or wrap the document in {{#if}} so it renders empty (an empty document is skipped)',
+      'my-chart/templates/root.yaml:26: error: renders a document that is not a Kubernetes object: a list (rendered line 24: "- a", after "---")',
+      '  expected: apiVersion, kind and metadata.name in every document',
+      '  hint: write a whole object in each document, or wrap the document in {{#if}} so it renders empty (an empty document is skipped)',
+      '2 problems; nothing was written',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('gitops.chart naming no directory says so, and its hint (chart show -o <dir>) followed literally gives a chart that renders', () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  appendFileSync(
+    path.join(dir, 'config.yaml'),
+    'gitops:\n  chart: ./my-chart\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n',
+  );
+  const stderr = failed(dir);
+  const chartDir = path.join(dir, 'my-chart');
+  assert.equal(
+    stderr,
+    [
+      `my-chart/Chart.yaml: error: no chart directory ${chartDir}`,
+      '  expected: a chart directory: Chart.yaml, values.yaml, templates/*.yaml',
+      `  hint: start from a built-in chart: capi-gitops chart show argocd --output-dir ${chartDir}`,
+      'nothing was written',
+      '',
+    ].join('\n'),
+  );
+  const show = runCli(['chart', 'show', 'argocd', '-o', chartDir], { cwd: dir });
+  assert.equal(show.code, 0, show.stderr);
+  assert.equal(render(dir).code, 0);
+});
