@@ -33,17 +33,22 @@ export async function scratchDirectory(parent: string): Promise<string> {
   return dir;
 }
 
+/** Attempts of `inScratchDirectory`: each retry follows another run's removal of the directory. */
+const SCRATCH_ATTEMPTS = 8;
+
 /**
- * Runs `create` with the scratch directory of `parent`; once more if another run removed the
- * directory (it was empty) between the two.
+ * Runs `create` with the scratch directory of `parent`; again if another run removed the
+ * directory (it was empty) between the two. Several runs ending at once may each remove it in
+ * turn (three renders of one manifest failed with "cannot write the lockfile: ENOENT" after one
+ * retry), so a few attempts, not one.
  */
 export async function inScratchDirectory<T>(parent: string, create: (dir: string) => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     const dir = await scratchDirectory(parent);
     try {
       return await create(dir);
     } catch (err) {
-      if (attempt > 0 || errorCode(err) !== 'ENOENT') throw err;
+      if (attempt >= SCRATCH_ATTEMPTS || errorCode(err) !== 'ENOENT') throw err;
     }
   }
 }
