@@ -1,6 +1,7 @@
 // Build step after tsc: the built-in charts (charts/<name>) precompiled into one CommonJS module:
 // Chart.yaml and values.yaml as data, templates and partials as Handlebars template specs
-// (options noEscape and strict, as src/layout/chart/engine.ts compiles user charts), and each
+// (options noEscape and strict, and every path segment looked up strictly by the compiler of
+// src/layout/chart/strict.ts, as src/layout/chart/engine.ts compiles user charts), and each
 // values.schema.json as ajv standalone code. A render with a built-in chart then loads only the
 // Handlebars runtime and compiles nothing. User charts are compiled at run time.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,10 @@ import { Ajv } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { BUILT_IN_CHARTS } from '../dist/src/layout/chart/load.js';
 import { COMPILE_OPTIONS, CHART_AJV_OPTIONS } from '../dist/src/layout/chart/types.js';
+import { strictJavaScriptCompiler } from '../dist/src/layout/chart/strict.js';
+
+const hb = Handlebars.create();
+hb.JavaScriptCompiler = strictJavaScriptCompiler(Handlebars);
 
 const chartsDir = new URL('../charts/', import.meta.url);
 const out = new URL('../dist/src/layout/chart/built-in-charts.cjs', import.meta.url);
@@ -24,7 +29,7 @@ for (const name of BUILT_IN_CHARTS) {
   ajv.addSchema(schema, name);
   const files = (await fg('templates/*', { cwd: dir.pathname })).sort();
   const compiled = (file) =>
-    `{ path: ${JSON.stringify(file)}, spec: ${Handlebars.precompile(readFileSync(new URL(file, dir), 'utf8'), COMPILE_OPTIONS)} }`;
+    `{ path: ${JSON.stringify(file)}, spec: ${hb.precompile(readFileSync(new URL(file, dir), 'utf8'), COMPILE_OPTIONS)} }`;
   const templates = files.filter((f) => /^templates\/[^_].*\.ya?ml$/.test(f)).map(compiled);
   const partials = files.filter((f) => /^templates\/_.*\.hbs$/.test(f)).map(compiled);
   const raw = Object.fromEntries(

@@ -15,6 +15,8 @@ import { COMPILE_OPTIONS } from './types.js';
 import type { ChartCompilers } from './compilers.js';
 import { setOwnValue } from '../../core/own-keys.js';
 import { describeParseError, templateProblems } from './template-check.js';
+import { closestName } from '../../manifest/fields.js';
+import { STRICT_LOOKUP, strictJavaScriptCompiler, type DeclaredKeys, type LookupSite } from './strict.js';
 
 // Built-in charts are precompiled at build and need only the runtime; a chart read from a
 // directory brings the full compiler (LoadedChart.compilers).
@@ -250,6 +252,71 @@ function located(err: unknown, file: ChartFile, loc?: HelperLocation, line?: num
   return new TemplateRuntimeError(message, { expected: e.expected, hint: e.hint, file: file.path, ...where });
 }
 
+/** The names a template reads at its root; inside {{#each}} and {{#with}} they are @root's. */
+const ROOT_NAMES = new Set([
+  'Values',
+  'Chart',
+  'Release',
+  'Components',
+  'ClusterResources',
+  'Namespaces',
+  'Wiring',
+  'CaInjected',
+  'Unmanaged',
+]);
+
+/**
+ * A path segment that is not there, told at the path: its parent is null, or has no such key (a
+ * key the chart declares or the context documents reads as unset). The message keeps the form
+ * `value "x" is not defined`; the path, the keys there and the fix follow it.
+ */
+function missingValue(
+  parent: unknown,
+  name: string,
+  site: LookupSite,
+  declared: DeclaredKeys | undefined,
+  file: string,
+): TemplateRuntimeError {
+  const where = { file, line: site.line, column: site.column === undefined ? undefined : site.column + 1 };
+  const parentPath = site.path.slice(0, Math.max(0, site.path.length - name.length - 1));
+  if (parent === null || parent === undefined) {
+    const label = parentPath || 'this';
+    return new TemplateRuntimeError(
+      `value "${name}" is not defined: "${label}" is ${parent === null ? 'null' : 'not set'}, so "${site.path}" cannot be read`,
+      {
+        ...where,
+        expected: `a map at ${label}`,
+        hint: `read it inside {{#if ${label}}} … {{/if}}, or give ${label} a map`,
+      },
+    );
+  }
+  const map = typeof parent === 'object' && !Array.isArray(parent);
+  const keys = map ? [...new Set([...Object.keys(parent), ...(declared?.keys.get(parent) ?? [])])].sort(compareStrings) : [];
+  const label = parentPath ? `"${parentPath}"` : 'the context';
+  const has = Array.isArray(parent)
+    ? `${label} is a list of ${parent.length}`
+    : !map
+      ? `${label} is a ${typeof parent}, which has no keys`
+      : keys.length > 0
+        ? `${label} has ${keys.slice(0, 30).join(', ')}${keys.length > 30 ? ', …' : ''}`
+        : `${label} has no keys`;
+  const valuesPath = typeof parent === 'object' ? declared?.valuesPaths.get(parent) : undefined;
+  const addIt = valuesPath
+    ? `add "${name}: null" ${valuesPath.length > 0 ? `under ${valuesPath.join('.')} ` : ''}in the chart's values.yaml`
+    : undefined;
+  const guess = closestName(name, keys);
+  let hint: string;
+  if (guess) hint = `did you mean "${parentPath ? `${parentPath}.` : ''}${guess}"?${addIt ? ` If "${name}" is a new value, ${addIt}` : ''}`;
+  else if (addIt) hint = `${addIt}, or fix the name`;
+  else if (site.path === name && ROOT_NAMES.has(name)) hint = `inside {{#each}} and {{#with}} the context is the item: write @root.${name}`;
+  else hint = `fix the name: ${has}`;
+  return new TemplateRuntimeError(`value "${name}" is not defined`, {
+    ...where,
+    expected: `"${site.path}" to exist (null when unset); ${has}`,
+    hint,
+  });
+}
+
 /**
  * A template file compiled now, not at its first run (Handlebars' `compile` is lazy): its parse
  * error in words, and the problems its syntax tree shows, at their lines.
@@ -276,7 +343,8 @@ function compileSource(
     const stages = hb as unknown as HandlebarsCompilerStages;
     const options = { ...COMPILE_OPTIONS, data: true };
     const environment = new stages.Compiler().compile(ast, options);
-    return hb.template(new stages.JavaScriptCompiler().compile(environment, options, undefined, true) as Parameters<typeof hb.template>[0]);
+    const JavaScriptCompiler = strictJavaScriptCompiler(hb) as HandlebarsCompilerStages['JavaScriptCompiler'];
+    return hb.template(new JavaScriptCompiler().compile(environment, options, undefined, true) as Parameters<typeof hb.template>[0]);
   } catch (err) {
     const { message, ...where } = describeParseError(String((err as Error).message), source);
     problems.push(new TemplateRuntimeError(message, { ...where, file: file.path }));
@@ -290,7 +358,12 @@ function compileSource(
  * thrown together (`TemplateProblems`); an error while running is told in the file that was
  * running, at the helper call, the partial or the value that failed.
  */
-export function compileChart(templates: readonly ChartFile[], partials: readonly ChartFile[], compilers?: ChartCompilers): CompiledChart {
+export function compileChart(
+  templates: readonly ChartFile[],
+  partials: readonly ChartFile[],
+  compilers?: ChartCompilers,
+  declared?: DeclaredKeys,
+): CompiledChart {
   const needsCompiler = [...templates, ...partials].some((f) => f.spec === undefined);
   if (needsCompiler && !compilers) throw new Error('a chart template without a precompiled spec needs the chart compilers');
   const hb = (needsCompiler ? compilers!.handlebars : runtime).create();
@@ -320,10 +393,17 @@ export function compileChart(templates: readonly ChartFile[], partials: readonly
       }
     });
   }
+  // Every path segment a template reads comes here (strict.ts): it fails where the path is written.
+  hb.registerHelper(STRICT_LOOKUP, (parent: unknown, name: string, site: LookupSite) => {
+    if (parent !== null && parent !== undefined && Object.hasOwn(Object(parent), name))
+      return site.lookupProperty ? site.lookupProperty(parent, name) : (parent as Record<string, unknown>)[name];
+    if (typeof parent === 'object' && parent !== null && declared?.keys.get(parent)?.has(name)) return undefined;
+    throw missingValue(parent, name, site, declared, files.at(-1)!.path);
+  });
   const names = {
     partials: [...partialFiles.keys()],
     helpers: Object.keys(hb.helpers)
-      .filter((h) => !/Missing$/.test(h))
+      .filter((h) => !/Missing$/.test(h) && h !== STRICT_LOOKUP)
       .sort(),
   };
   const problems: TemplateRuntimeError[] = [];

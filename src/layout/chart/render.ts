@@ -3,6 +3,7 @@ import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../../core/kobject.js';
 import { compileChart, TemplateProblems, TemplateRuntimeError } from './engine.js';
+import { declaredKeys } from './strict.js';
 import type { ChartContext, ChartDocument, ChartFile, LoadedChart } from './types.js';
 
 function templateFile(chart: LoadedChart, template: string): string {
@@ -157,7 +158,7 @@ export function renderChart(chart: LoadedChart, context: ChartContext): ChartDoc
   };
   let compiled;
   try {
-    compiled = compileChart(chart.templates, chart.partials, chart.compilers);
+    compiled = compileChart(chart.templates, chart.partials, chart.compilers, declaredKeys(context, chart.defaults, chart.schema));
   } catch (err) {
     if (!(err instanceof TemplateProblems)) throw err;
     throw new CapiGitopsError(err.problems.map((p) => ({ ...told(p, chart.origin), expected: p.expected ?? 'a Handlebars template' })));
