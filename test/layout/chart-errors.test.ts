@@ -213,3 +213,85 @@ test('gitops.chart naming no directory says so, and its hint (chart show -o <dir
   assert.equal(show.code, 0, show.stderr);
   assert.equal(render(dir).code, 0);
 });
+
+test('a misspelt path in a helper argument, an {{#if}} and an {{#each}}, which Handlebars reads without its strict check, is told at its file:line:column naming the path, with the key it meant; the meant names render', () => {
+  const { dir, chart } = userChart();
+  const root = path.join(chart, 'root.yaml');
+  const applications = path.join(chart, 'applications.yaml');
+  const appproject = path.join(chart, 'appproject.yaml');
+  setLine(root, 12, '    repoURL: {{quote Values.repoURl}}');
+  setLine(applications, 22, '{{#if @root.Values.destinaton.name}}');
+  setLine(appproject, 12, '{{#each Namespace}}');
+  const values =
+    'applicationSet, createProject, destination, namespace, path, project, releaseName, repoURL, root, syncPolicy, targetRevision';
+  assert.equal(
+    failed(dir),
+    [
+      'my-chart/templates/applications.yaml:22:7: error: value "destinaton" is not defined',
+      `  expected: "@root.Values.destinaton" to exist (null when unset); "@root.Values" has ${values}`,
+      '  hint: did you mean "@root.Values.destination"? If "destinaton" is a new value, add "destinaton: null" in the chart\'s values.yaml ' +
+        'and "destinaton": {} to the top-level "properties" in its values.schema.json',
+      'my-chart/templates/appproject.yaml:12:9: error: value "Namespace" is not defined',
+      '  expected: "Namespace" to exist (null when unset); the context has CaInjected, Chart, ClusterResources, Components, ' +
+        'Namespaces, Release, Unmanaged, Values, Wiring',
+      '  hint: did you mean "Namespaces"?',
+      'my-chart/templates/root.yaml:12:22: error: value "repoURl" is not defined',
+      `  expected: "Values.repoURl" to exist (null when unset); "Values" has ${values}`,
+      '  hint: did you mean "Values.repoURL"? If "repoURl" is a new value, add "repoURl: null" in the chart\'s values.yaml ' +
+        'and "repoURl": {} to the top-level "properties" in its values.schema.json',
+      '3 problems; nothing was written',
+      '',
+    ].join('\n'),
+  );
+  setLine(root, 12, '    repoURL: {{quote Values.repoURL}}');
+  setLine(applications, 22, '{{#if @root.Values.destination.name}}');
+  setLine(appproject, 12, '{{#each Namespaces}}');
+  assert.equal(render(dir).code, 0);
+});
+
+test('a value read by a hash argument, a sub-expression and a partial hash that the chart lacks is told at its path; added to values.yaml as null and to the schema, as the hint says, the chart renders', () => {
+  const { dir, chart } = userChart();
+  setLine(path.join(chart, 'root.yaml'), 14, '    path: {{quote Wiring.path note=Values.note}}');
+  setLine(path.join(chart, 'appproject.yaml'), 5, '  name: {{quote (default Values.project Values.projectName)}}');
+  setLine(path.join(chart, 'applications.yaml'), 29, '{{> syncPolicy @root extra=@root.Values.syncPolicy.extra}}');
+  const values =
+    'applicationSet, createProject, destination, namespace, path, project, releaseName, repoURL, root, syncPolicy, targetRevision';
+  assert.equal(
+    failed(dir),
+    [
+      'my-chart/templates/applications.yaml:29:28: error: value "extra" is not defined',
+      '  expected: "@root.Values.syncPolicy.extra" to exist (null when unset); "@root.Values.syncPolicy" has automated, retry, syncOptions',
+      '  hint: add "extra: null" under syncPolicy in the chart\'s values.yaml and "extra": {} to "properties" of #/properties/syncPolicy ' +
+        'in its values.schema.json, or fix the name',
+      'my-chart/templates/appproject.yaml:5:41: error: value "projectName" is not defined',
+      `  expected: "Values.projectName" to exist (null when unset); "Values" has ${values}`,
+      '  hint: add "projectName: null" in the chart\'s values.yaml and "projectName": {} to the top-level "properties" ' +
+        'in its values.schema.json, or fix the name',
+      'my-chart/templates/root.yaml:14:36: error: value "note" is not defined',
+      `  expected: "Values.note" to exist (null when unset); "Values" has ${values}`,
+      '  hint: add "note: null" in the chart\'s values.yaml and "note": {} to the top-level "properties" in its values.schema.json, or fix the name',
+      '3 problems; nothing was written',
+      '',
+    ].join('\n'),
+  );
+  const valuesFile = path.join(dir, 'my-chart', 'values.yaml');
+  writeFileSync(
+    valuesFile,
+    readFileSync(valuesFile, 'utf8').replace(/^syncPolicy:\n/m, 'syncPolicy:\n  extra: null\n') + 'note: null\nprojectName: null\n',
+  );
+  const schemaFile = path.join(dir, 'my-chart', 'values.schema.json');
+  const schema = JSON.parse(readFileSync(schemaFile, 'utf8'));
+  Object.assign(schema.properties, { note: {}, projectName: {} });
+  schema.properties.syncPolicy.properties.extra = {};
+  writeFileSync(schemaFile, JSON.stringify(schema));
+  const result = render(dir);
+  assert.equal(result.code, 0, result.stderr);
+});
+
+test('a key the chart declares and a user null deletes (--set syncPolicy.automated=null, Helm coalescing) reads as unset in #if, and the flux chart reads its sourceRef.namespace, which only the schema declares', () => {
+  const { dir } = userChart();
+  const argocd = runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--set', 'syncPolicy.automated=null'], { cwd: dir });
+  assert.equal(argocd.code, 0, argocd.stderr);
+  const flux = runCli(['render', '-f', '.', '-o', 'flux-out', '--layout', 'flux'], { cwd: dir });
+  assert.equal(flux.code, 0, flux.stderr);
+});

@@ -301,8 +301,12 @@ function missingValue(
         ? `${label} has ${keys.slice(0, 30).join(', ')}${keys.length > 30 ? ', …' : ''}`
         : `${label} has no keys`;
   const valuesPath = typeof parent === 'object' ? declared?.valuesPaths.get(parent) : undefined;
+  const schemaPointer = typeof parent === 'object' ? declared?.schemaPointers.get(parent) : undefined;
   const addIt = valuesPath
-    ? `add "${name}: null" ${valuesPath.length > 0 ? `under ${valuesPath.join('.')} ` : ''}in the chart's values.yaml`
+    ? `add "${name}: null" ${valuesPath.length > 0 ? `under ${valuesPath.join('.')} ` : ''}in the chart's values.yaml` +
+      (schemaPointer
+        ? ` and "${name}": {} to ${schemaPointer === '#' ? 'the top-level "properties"' : `"properties" of ${schemaPointer}`} in its values.schema.json`
+        : '')
     : undefined;
   const guess = closestName(name, keys);
   let hint: string;

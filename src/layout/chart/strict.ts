@@ -32,6 +32,8 @@ export interface LookupSite {
 export interface DeclaredKeys {
   keys: WeakMap<object, ReadonlySet<string>>;
   valuesPaths: WeakMap<object, readonly string[]>;
+  /** The JSON pointer of a Values map's node in values.schema.json, when the chart has one. */
+  schemaPointers: WeakMap<object, string>;
 }
 
 /** The JavaScriptCompiler's members this subclass uses (not in Handlebars' type declarations). */
@@ -75,9 +77,10 @@ export function strictJavaScriptCompiler(hb: typeof HandlebarsModule): CompilerC
   return StrictJavaScriptCompiler;
 }
 
-/** A local `$ref` (`#/$defs/x`) resolved in `root`, a few levels deep at most. */
-function resolveRef(node: unknown, root: unknown): unknown {
+/** A schema node with its local `$ref`s (`#/$defs/x`) resolved in `root`, a few at most, and its JSON pointer. */
+function resolveRef(node: unknown, pointer: string, root: unknown): { node: unknown; pointer: string } {
   for (let depth = 0; depth < 8 && isValuesMap(node) && typeof node.$ref === 'string' && node.$ref.startsWith('#'); depth++) {
+    pointer = node.$ref;
     let target: unknown = root;
     for (const raw of node.$ref.slice(1).split('/').slice(1)) {
       const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
@@ -85,7 +88,7 @@ function resolveRef(node: unknown, root: unknown): unknown {
     }
     node = target;
   }
-  return node;
+  return { node, pointer };
 }
 
 /**
@@ -93,11 +96,12 @@ function resolveRef(node: unknown, root: unknown): unknown {
  * and in values.schema.json's `properties`, and the context's optional fields.
  */
 export function declaredKeys(context: ChartContext, defaults: Values, schema: Record<string, unknown> | undefined): DeclaredKeys {
-  const declared: DeclaredKeys = { keys: new WeakMap(), valuesPaths: new WeakMap() };
-  const walk = (values: Values, fallback: unknown, schemaNode: unknown, path: string[]): void => {
+  const declared: DeclaredKeys = { keys: new WeakMap(), valuesPaths: new WeakMap(), schemaPointers: new WeakMap() };
+  const walk = (values: Values, fallback: unknown, schemaNode: unknown, path: string[], at: string): void => {
     if (declared.valuesPaths.has(values)) return;
     declared.valuesPaths.set(values, path);
-    const node = resolveRef(schemaNode, schema);
+    const { node, pointer } = resolveRef(schemaNode, at, schema);
+    if (isValuesMap(node)) declared.schemaPointers.set(values, pointer);
     const properties = isValuesMap(node) && isValuesMap(node.properties) ? node.properties : {};
     const defaultsMap = isValuesMap(fallback) ? fallback : {};
     declared.keys.set(values, new Set([...Object.keys(defaultsMap), ...Object.keys(properties)]));
@@ -108,9 +112,10 @@ export function declaredKeys(context: ChartContext, defaults: Values, schema: Re
           Object.hasOwn(defaultsMap, key) ? defaultsMap[key] : undefined,
           Object.hasOwn(properties, key) ? properties[key] : undefined,
           [...path, key],
+          `${pointer}/properties/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`,
         );
   };
-  walk(context.Values, defaults, schema, []);
+  walk(context.Values, defaults, schema, [], '#');
   declared.keys.set(context.Chart, new Set(['description']));
   const selector = new Set(['group', 'kind', 'name', 'namespace']);
   for (const component of context.Components) {
