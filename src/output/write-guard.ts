@@ -5,11 +5,17 @@
  * and replacing a tree someone made read-only is not what they asked for.
  */
 import { constants } from 'node:fs';
-import { access, open, readFile, stat, unlink } from 'node:fs/promises';
+import { access, link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
-import { inScratchDirectory, processIsAlive, removeScratchDirectoryIfEmpty, SCRATCH_DIRECTORY } from '../core/scratch-directory.js';
+import {
+  inScratchDirectory,
+  processIsAlive,
+  removeScratchDirectoryIfEmpty,
+  SCRATCH_DIRECTORY,
+  scratchName,
+} from '../core/scratch-directory.js';
 
 function errorCode(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException)?.code;
@@ -90,7 +96,10 @@ function heldBy(outDir: string, file: string, pid: number, owner: string | undef
 }
 
 /**
- * Takes the output directory's lock: a file created exclusively, holding `pid host`. A lock left
+ * Takes the output directory's lock: a file holding `pid host`, written under a temporary name
+ * and linked into place (a link fails when the lock exists), so a run that finds the lock always
+ * reads who holds it; a lock opened empty and then written was read empty by a run racing it,
+ * which could only name "another process". A lock left
  * by a process that is gone (same host) is taken over; a live one is an error naming it (so is a
  * live lock of an earlier version, beside the directory). Returns the release function, which
  * also removes the scratch directory when nothing else is in it.
@@ -104,15 +113,15 @@ export async function lockOutputDirectory(outDir: string): Promise<() => Promise
   const parent = path.dirname(outDir);
   const host = os.hostname();
   for (let attempt = 0; attempt < 2; attempt++) {
-    let created = false;
     try {
-      await inScratchDirectory(parent, async () => {
-        const handle = await open(file, 'wx');
-        created = true;
+      await inScratchDirectory(parent, async (scratch) => {
+        const temporary = path.join(scratch, scratchName(path.basename(file), 'tmp'));
         try {
-          await handle.writeFile(`${process.pid} ${host}\n`);
+          await writeFile(temporary, `${process.pid} ${host}\n`, { flag: 'wx' });
+          await link(temporary, file);
         } finally {
-          await handle.close();
+          // not written whole (ENOSPC, EDQUOT), or linked: the temporary name goes either way
+          await unlink(temporary).catch(() => undefined);
         }
       });
       return async () => {
@@ -121,8 +130,6 @@ export async function lockOutputDirectory(outDir: string): Promise<() => Promise
       };
     } catch (err) {
       if (errorCode(err) !== 'EEXIST') {
-        // Created but not written (ENOSPC, EDQUOT): an empty lock would block every later run.
-        if (created) await unlink(file).catch(() => undefined);
         await removeScratchDirectoryIfEmpty(parent);
         throw new CapiGitopsError({
           file,
