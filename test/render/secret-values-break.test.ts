@@ -192,21 +192,13 @@ test('an image from a Secret is written with --secrets inline --allow-secret-val
   assert.match(readFileSync(path.join(ex.out, AGENT), 'utf8'), /image: mirror\.example\.internal\/capi\/agent:/);
 });
 
+/** The flux layout with the flux-substitute strategy, which leaves secret values for Flux to substitute. */
+const renderFluxSubstitute = (ex: { manifest: string; out: string }) =>
+  runCli(['render', '-f', ex.manifest, '-o', ex.out, '--layout', 'flux', '--secrets', 'flux-substitute', '--set', 'path=clusters/mgmt']);
+
 test('flux-substitute cannot place an image an override computed from a secret: the hint names what works, at the Secret key', () => {
   const ex = exampleWithSecretImage();
-  const result = runCli([
-    'render',
-    '-f',
-    ex.manifest,
-    '-o',
-    ex.out,
-    '--layout',
-    'flux',
-    '--secrets',
-    'flux-substitute',
-    '--set',
-    'path=clusters/mgmt',
-  ]);
+  const result = renderFluxSubstitute(ex);
   assertRefused(result, ex, [AGENT_TAG]);
   assert.match(
     result.stderr,
@@ -225,19 +217,7 @@ test('flux-substitute leaves an image no override touches as the reference Flux 
   const ex = exampleWithSecretImage();
   const config = path.join(ex.manifest, 'config.yaml');
   writeFileSync(config, readFileSync(config, 'utf8').replace(/^images:\n  all:\n    repository: .*\n/m, ''));
-  const result = runCli([
-    'render',
-    '-f',
-    ex.manifest,
-    '-o',
-    ex.out,
-    '--layout',
-    'flux',
-    '--secrets',
-    'flux-substitute',
-    '--set',
-    'path=clusters/mgmt',
-  ]);
+  const result = renderFluxSubstitute(ex);
   assert.equal(result.code, 0, result.stderr);
   assert.match(readFileSync(path.join(ex.out, AGENT), 'utf8'), /\n {8}image: \$\{CAPEX_AGENT_IMAGE\}\n/);
   assertNoSecret([AGENT_TAG], { dirs: [ex.out], texts: { stderr: result.stderr } });
