@@ -327,6 +327,7 @@ function missingValue(
  */
 function compileSource(
   hb: typeof HandlebarsModule,
+  JavaScriptCompiler: HandlebarsCompilerStages['JavaScriptCompiler'],
   file: ChartFile,
   names: { partials: readonly string[]; helpers: readonly string[] },
   problems: TemplateRuntimeError[],
@@ -347,7 +348,6 @@ function compileSource(
     const stages = hb as unknown as HandlebarsCompilerStages;
     const options = { ...COMPILE_OPTIONS, data: true };
     const environment = new stages.Compiler().compile(ast, options);
-    const JavaScriptCompiler = strictJavaScriptCompiler(hb) as HandlebarsCompilerStages['JavaScriptCompiler'];
     return hb.template(new JavaScriptCompiler().compile(environment, options, undefined, true) as Parameters<typeof hb.template>[0]);
   } catch (err) {
     const { message, ...where } = describeParseError(String((err as Error).message), source);
@@ -411,8 +411,11 @@ export function compileChart(
       .sort(),
   };
   const problems: TemplateRuntimeError[] = [];
+  const JavaScriptCompiler = needsCompiler ? (strictJavaScriptCompiler(hb) as HandlebarsCompilerStages['JavaScriptCompiler']) : undefined;
   const compile = (file: ChartFile): HandlebarsModule.TemplateDelegate | undefined =>
-    file.spec !== undefined ? hb.template(file.spec as Parameters<typeof hb.template>[0]) : compileSource(hb, file, names, problems);
+    file.spec !== undefined
+      ? hb.template(file.spec as Parameters<typeof hb.template>[0])
+      : compileSource(hb, JavaScriptCompiler!, file, names, problems);
   /** A partial counted against the budget, and refused past MAX_PARTIAL_DEPTH with the chain that got there. */
   const bounded = (file: ChartFile, fn: HandlebarsModule.TemplateDelegate): HandlebarsModule.TemplateDelegate => {
     const name = partialName(file);

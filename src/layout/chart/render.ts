@@ -132,7 +132,6 @@ export function renderChart(chart: LoadedChart, context: ChartContext): ChartDoc
   const bag = new DiagnosticBag();
   /** A template error as a diagnostic at its file, line and column in the chart. */
   const told = (err: TemplateRuntimeError, fallback: string): Diagnostic => {
-    const missing = /^"([^"]+)" not defined in/.exec(err.message);
     const partial = /^The partial (.+) could not be found/.exec(err.message);
     if (partial) {
       const partials = chart.partials.map((p) => p.path.replace(/^templates\/_/, '').replace(/\.hbs$/, ''));
@@ -149,11 +148,10 @@ export function renderChart(chart: LoadedChart, context: ChartContext): ChartDoc
       file: err.file ? templateFile(chart, err.file) : fallback,
       line: err.line,
       column: err.column,
-      message: missing ? `value "${missing[1]}" is not defined` : err.message,
-      expected: missing
-        ? 'every value the template reads to exist (null when unset) in values.yaml'
-        : (err.expected ?? 'a template that renders'),
-      hint: missing ? `add ${missing[1]} to the chart's values.yaml, or guard it with {{#if}} on a value that exists` : err.hint,
+      // a missing value is the strict lookup's own error (strict.ts), already in these words
+      message: err.message,
+      expected: err.expected ?? 'a template that renders',
+      hint: err.hint,
     };
   };
   let compiled;
