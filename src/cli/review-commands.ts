@@ -11,7 +11,9 @@ import {
   formatMarkdown,
   formatText,
   inGitHubActions,
+  pathFlags,
   reviewAnnotations,
+  withoutPathFlags,
   type CheckReport,
 } from '../review/index.js';
 import { check } from '../app/check.js';
@@ -102,9 +104,7 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
 
 /** `check` with this run's -f and -o (paths from here) and the other flags of the recorded render. */
 function checkWithFlagsOf(recorded: string, fix: string): string {
-  const paths = / -[fo] (?:'[^']*'|\S+)/g;
-  const here = fix.match(paths) ?? [];
-  return `capi-gitops check${here.join('')}${recorded.replace(/^capi-gitops render/, '').replace(paths, '')}`;
+  return `capi-gitops check${pathFlags(fix).join('')}${withoutPathFlags(recorded.replace(/^capi-gitops render/, ''))}`;
 }
 
 /** The command that prints the whole diff, for the note when markdown is cut. */

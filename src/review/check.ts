@@ -182,10 +182,20 @@ const RECORDED_COMMAND = /^```sh\n(?:#[^\n]*\n)*(capi-gitops render [^\n]*)\n/m;
 // -f and -o name paths relative to where each command ran: not a flag that changes the output.
 const PATH_FLAGS = / -[fo] (?:'[^']*'|\S+)/g;
 
+/** A command's -f and -o words, each with its leading space (`[' -f .', ' -o ../out']`). */
+export function pathFlags(command: string): string[] {
+  return command.match(PATH_FLAGS) ?? [];
+}
+
+/** A command without its -f and -o words. */
+export function withoutPathFlags(command: string): string {
+  return command.replace(PATH_FLAGS, '');
+}
+
 /** The committed README's command when its flags differ from those of the render checked against it. */
 function otherFlags(committed: string, rendered: string): string | undefined {
   const before = RECORDED_COMMAND.exec(committed)?.[1];
   const now = RECORDED_COMMAND.exec(rendered)?.[1];
   if (before === undefined || now === undefined) return undefined;
-  return before.replace(PATH_FLAGS, '') === now.replace(PATH_FLAGS, '') ? undefined : before;
+  return withoutPathFlags(before) === withoutPathFlags(now) ? undefined : before;
 }
