@@ -18,6 +18,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
+import { linkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import { contentDigest, parseIndexEntries } from './ownership-index.js';
@@ -455,15 +456,18 @@ async function buildTree(
   if (target.mode !== undefined) await chmod(tmp, target.mode | 0o700);
   for (const dir of plan.directories) await mkdir(path.join(tmp, dir), { recursive: true });
   await inPool(plan.carried, (p) => carryOver(path.join(target.path, p), path.join(tmp, p), existing.entries.get(p)!));
-  await inPool(plan.unchanged, async (p) => {
+  // The new tree is this run's alone until the swap: plain synchronous calls write a render's
+  // hundred files in about half the time of pooled asynchronous ones (no thread-pool round trips).
+  for (const p of plan.unchanged) {
     try {
-      await link(path.join(target.path, p), path.join(tmp, p));
+      linkSync(path.join(target.path, p), path.join(tmp, p));
     } catch {
-      await writeFile(path.join(tmp, p), files.get(p)!);
+      writeFileSync(path.join(tmp, p), files.get(p)!);
     }
-  });
-  await inPool(plan.written, (p) => writeFile(path.join(tmp, p), files.get(p)!));
-  await writeFile(path.join(tmp, INDEX_FILE), plan.indexText);
+  }
+  throwIfInterrupted();
+  for (const p of plan.written) writeFileSync(path.join(tmp, p), files.get(p)!);
+  writeFileSync(path.join(tmp, INDEX_FILE), plan.indexText);
   // Modes last: an old directory may have been read-only. Owner before mode: chown may clear setgid.
   for (const dir of deepestFirst(plan.directories)) {
     const old = existing.entries.get(dir);
