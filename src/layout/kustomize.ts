@@ -124,7 +124,7 @@ function objectText(given: KObject, safety: SafetyContext, emit: (obj: KObject) 
   let text = emit(obj);
   const guarded = fluxSubstituteLabel(obj, safety, emit === emitYamlDocument ? text : undefined);
   if (guarded) text = emit((obj = guarded));
-  const large = largeObjectSyncOption(obj, Buffer.byteLength(text), safety);
+  const large = largeObjectSyncOption(obj, text, safety);
   if (large) text = emit(large);
   return GENERATED_COMMENT + text;
 }

@@ -345,11 +345,11 @@ test('large objects: over 200 KiB serialized gets ServerSideApply=true for Argo 
   assert.ok(large, 'the corpus has a CRD over 200 KiB');
   const small = crds.find((c) => Buffer.byteLength(emitYamlDocument(c)) < LARGE_OBJECT_BYTES)!;
   const argo = { argocd: true, flux: false, unmanaged: [] };
-  const marked = largeObjectSyncOption(large, Buffer.byteLength(emitYamlDocument(large)), argo)!;
+  const marked = largeObjectSyncOption(large, emitYamlDocument(large), argo)!;
   assert.equal(marked.metadata.annotations?.['argocd.argoproj.io/sync-options'], 'ServerSideApply=true');
-  assert.equal(largeObjectSyncOption(small, Buffer.byteLength(emitYamlDocument(small)), argo), undefined);
+  assert.equal(largeObjectSyncOption(small, emitYamlDocument(small), argo), undefined);
   assert.equal(
-    largeObjectSyncOption(large, Buffer.byteLength(emitYamlDocument(large)), { ...argo, argocd: false }),
+    largeObjectSyncOption(large, emitYamlDocument(large), { ...argo, argocd: false }),
     undefined,
     'Flux applies server-side anyway',
   );
