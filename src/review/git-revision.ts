@@ -81,7 +81,7 @@ async function untrackedSecretFiles(directory: string, rel: string, inCommit: Re
   const out: string[] = [];
   for (const name of names) {
     const f = rel ? `${rel}/${name}` : name;
-    if (!inCommit.has(f) && (await fileHoldsOnlySecrets(path.join(directory, name)))) out.push(f);
+    if (!inCommit.has(f) && fileHoldsOnlySecrets(path.join(directory, name))) out.push(f);
   }
   return out;
 }
@@ -125,7 +125,7 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     for (const given of manifestPaths) {
       const rel = path.relative(top, path.resolve(given)).split(path.sep).join('/');
       if (rel.startsWith('..') || path.isAbsolute(rel)) {
-        if (await holdsOnlySecrets(given)) {
+        if (holdsOnlySecrets(given)) {
           fromWorkingTree.push(path.resolve(given));
           continue;
         }
@@ -141,7 +141,7 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
         .split('\0')
         .filter(Boolean);
       // a file of Secrets Git does not have (ignored, or new) is read from the working tree
-      if (files.length === 0 && (await holdsOnlySecrets(given))) {
+      if (files.length === 0 && holdsOnlySecrets(given)) {
         fromWorkingTree.push(path.resolve(given));
         continue;
       }
