@@ -28,6 +28,12 @@ export interface RevisionManifest {
    * Secrets and are not in the commit (outside the repository, ignored, new), from the working tree.
    */
   manifestPaths: string[];
+  /**
+   * A problem with its file as the user can open it: a file of the commit as `<ref>:<path>` (what
+   * `git show` takes), a file linked from the working tree as that file; the temporary tree is gone
+   * when the problem is printed.
+   */
+  located<T extends { file?: string }>(problem: T): T;
   /** Deletes the temporary tree. */
   dispose(): Promise<void>;
 }
@@ -169,9 +175,16 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     }
     await linkWorkingTree(top, root, materialized, owned);
     for (const f of secretFiles) await symlink(path.join(top, f), path.join(root, f));
+    const located = <T extends { file?: string }>(problem: T): T => {
+      const rel = problem.file === undefined ? '..' : path.relative(root, problem.file);
+      if (rel.startsWith('..') || path.isAbsolute(rel)) return problem;
+      const repositoryPath = rel.split(path.sep).join('/');
+      return { ...problem, file: materialized.has(repositoryPath) ? `${ref}:${repositoryPath}` : path.join(top, rel) };
+    };
     return {
       commit,
       manifestPaths: [...inRevision, ...fromWorkingTree],
+      located,
       dispose: () => {
         withdraw();
         return remove();
