@@ -4,6 +4,7 @@
  */
 import { renderOutput, type RenderOptions } from './run.js';
 import { redactStrings } from '../core/redact.js';
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import {
   hideSecretFileValues,
   manifestAtRevision,
@@ -36,7 +37,16 @@ async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; af
   if (!base) return { before: { label: `${request.output} as committed`, files: await readOutputTree(request.output) }, after };
   const revision = await manifestAtRevision(base.revision, base.manifestPaths);
   try {
-    const baseRender = await renderOutput({ ...base.options(revision.manifestPaths), secretValuesOptional: true });
+    const options = base.options(revision.manifestPaths);
+    const onWarning = options.onWarning;
+    // problems of the base name its files as `<ref>:<path>`, not the temporary tree they were read from
+    const baseRender = await renderOutput({
+      ...options,
+      secretValuesOptional: true,
+      ...(onWarning ? { onWarning: (w: Diagnostic) => onWarning(revision.located(w)) } : {}),
+    }).catch((err: unknown) => {
+      throw err instanceof CapiGitopsError ? new CapiGitopsError(err.diagnostics.map(revision.located)) : err;
+    });
     return { before: { label: `the manifest at ${base.revision} (${revision.commit.slice(0, 12)})`, files: baseRender.files }, after };
   } finally {
     await revision.dispose();

@@ -25,7 +25,7 @@ export async function plan(options: RenderOptions, release?: string): Promise<Pl
 }
 
 /** The release a suggestion names: the newest when the names are versions (2026.11.0), else the last written. */
-function newestRelease(fleet: Manifest): string | undefined {
+export function newestRelease(fleet: Manifest): string | undefined {
   const names = (fleet.releases ?? []).map((r) => r.name).filter((name) => /^[A-Za-z0-9._-]+$/.test(name));
   const versions = names.flatMap((name) => parseSemantic(name) ?? []);
   if (versions.length > 0) return versions.sort(compareSemantic).at(-1)!.raw;

@@ -3,6 +3,7 @@
  * changed, as one transaction (kernel/prepared-file.ts).
  */
 import { refuseFleet, type RenderOptions } from './run.js';
+import { newestRelease } from './plan.js';
 import { updateManagementCluster, type UpdateResult } from './upgrade.js';
 import type { UpdateSelection } from '../resolve/upgrade-plan.js';
 import { prepareLockfile } from '../resolve/lock/lockfile.js';
@@ -14,11 +15,14 @@ export interface UpdateOutcome extends UpdateResult {
 }
 
 export async function update(options: RenderOptions, selection: UpdateSelection): Promise<UpdateOutcome> {
-  await refuseFleet(
-    options,
-    'update',
-    "in a fleet, versions move through kind: Release documents or the clusters' overlays; see `capi-gitops plan --release`",
-  );
+  await refuseFleet(options, 'update', (fleet) => {
+    const moves = "in a fleet, versions move through kind: Release documents or the clusters' overlays";
+    // the CLI adds the run's own -f flags to a suggested command (cli/hints.ts)
+    const newest = newestRelease(fleet);
+    return newest
+      ? `${moves}; see what moving to a release changes with \`capi-gitops plan --release ${newest}\``
+      : `${moves}; write a kind: Release with the versions to move to and plan the fleet's move to it with --release`;
+  });
   const result = await updateManagementCluster(options, selection);
   // One transaction: every file prepared first, then all renamed, so pins and lock move together.
   const lock = await prepareLockfile(result.resolution.lockFile, result.resolution.lock.lock);

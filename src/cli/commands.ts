@@ -22,6 +22,7 @@ import type { SecretStrategy } from '../manifest/types.js';
 import { githubMasks, type SecretNeedles } from '../secrets/index.js';
 import type { BUILT_IN_CHARTS } from '../layout/chart/load.js';
 import { existsSync } from 'node:fs';
+import { holdsOnlySecrets } from '../review/secret-only-files.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { setExpressions, setFlagWords, type SetFlags } from './set-flags.js';
 
@@ -279,12 +280,14 @@ function secretOptions(flags: RenderFlags): Partial<RenderOptions> {
  * The command the output's README records. Its paths are from the root of the Git work tree that
  * holds the output, so the README's bytes do not depend on the directory a run starts in (a render
  * in a subdirectory, checked from the root, would differ); outside Git, from the working
- * directory. It leaves the secret sources out: check and diff compare it, and may run without them
- * (the strategy keeps the values out of the output).
+ * directory. It leaves the secret sources out (--secret-file, --env-secret, and -f paths that hold
+ * only Secrets): check and diff compare it, and may run without them (the strategy keeps the values
+ * out of the output).
  */
 export function readmeCommand(flags: RenderFlags): string {
   const root = workTreeRoot(path.resolve(flags.output!));
-  const command = regenerateCommand(flags, false, root ?? process.cwd());
+  const file = flags.file?.filter((f) => !holdsOnlySecrets(f));
+  const command = regenerateCommand({ ...flags, file }, false, root ?? process.cwd());
   return root === undefined ? command : `# from the root of the Git repository\n${command}`;
 }
 

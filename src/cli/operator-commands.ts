@@ -1,5 +1,8 @@
 /** Commands for cluster-api-operator users: `convert` (v1alpha1 → v1alpha2) and `import helm-values`. */
+import { realpathSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { UsageError } from './errors.js';
 import { convertManifestFiles } from '../manifest/convert-documents.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { formatWarning } from '../core/diagnostics.js';
@@ -43,6 +46,7 @@ export async function importHelmValuesCommand(
     quiet?: boolean;
   },
 ): Promise<void> {
+  if (flags.output !== undefined) refuseOutputAmongInputs(flags.output, flags.values ?? []);
   // Plain values files, or the Application / HelmRelease / HelmChart that carries them.
   const sources = await readHelmValuesFiles(flags.values ?? []);
   const layers = sources.layers;
@@ -55,9 +59,28 @@ export async function importHelmValuesCommand(
   const all = [...sources.warnings, ...(flags.chartVersion ? [] : sources.chartVersionWarnings), ...warnings];
   if (!flags.quiet) for (const warning of all) process.stderr.write(`${formatWarning(warning)}\n`);
   if (flags.output) {
+    // as render creates -o: the docs' `-o management-cluster/providers.yaml` starts a new directory
+    await mkdir(path.dirname(path.resolve(flags.output)), { recursive: true });
     await writeFileAtomic(path.resolve(flags.output), text);
     if (!flags.quiet) process.stderr.write(`wrote ${flags.output}; render it with: capi-gitops render -f ${flags.output} -o <dir>\n`);
   } else {
     process.stdout.write(text);
   }
+}
+
+/** `-o` naming a `-f` file would replace the values (or the HelmRelease) it was read from with the providers. */
+function refuseOutputAmongInputs(output: string, inputs: readonly string[]): void {
+  const real = (file: string) => {
+    try {
+      return realpathSync(file);
+    } catch {
+      return path.resolve(file);
+    }
+  };
+  const target = real(output);
+  const input = inputs.find((file) => real(file) === target);
+  if (input !== undefined)
+    throw new UsageError(
+      `-o ${output} is also read with -f ${input}: writing the providers there would replace what they were imported from; name another file, e.g. -o providers.yaml`,
+    );
 }

@@ -28,6 +28,12 @@ export interface RevisionManifest {
    * Secrets and are not in the commit (outside the repository, ignored, new), from the working tree.
    */
   manifestPaths: string[];
+  /**
+   * A problem with its file as the user can open it: a file of the commit as `<ref>:<path>` (what
+   * `git show` takes), a file linked from the working tree as that file; the temporary tree is gone
+   * when the problem is printed.
+   */
+  located<T extends { file?: string }>(problem: T): T;
   /** Deletes the temporary tree. */
   dispose(): Promise<void>;
 }
@@ -81,7 +87,7 @@ async function untrackedSecretFiles(directory: string, rel: string, inCommit: Re
   const out: string[] = [];
   for (const name of names) {
     const f = rel ? `${rel}/${name}` : name;
-    if (!inCommit.has(f) && (await fileHoldsOnlySecrets(path.join(directory, name)))) out.push(f);
+    if (!inCommit.has(f) && fileHoldsOnlySecrets(path.join(directory, name))) out.push(f);
   }
   return out;
 }
@@ -125,7 +131,7 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     for (const given of manifestPaths) {
       const rel = path.relative(top, path.resolve(given)).split(path.sep).join('/');
       if (rel.startsWith('..') || path.isAbsolute(rel)) {
-        if (await holdsOnlySecrets(given)) {
+        if (holdsOnlySecrets(given)) {
           fromWorkingTree.push(path.resolve(given));
           continue;
         }
@@ -141,7 +147,7 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
         .split('\0')
         .filter(Boolean);
       // a file of Secrets Git does not have (ignored, or new) is read from the working tree
-      if (files.length === 0 && (await holdsOnlySecrets(given))) {
+      if (files.length === 0 && holdsOnlySecrets(given)) {
         fromWorkingTree.push(path.resolve(given));
         continue;
       }
@@ -169,9 +175,16 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     }
     await linkWorkingTree(top, root, materialized, owned);
     for (const f of secretFiles) await symlink(path.join(top, f), path.join(root, f));
+    const located = <T extends { file?: string }>(problem: T): T => {
+      const rel = problem.file === undefined ? '..' : path.relative(root, problem.file);
+      if (rel.startsWith('..') || path.isAbsolute(rel)) return problem;
+      const repositoryPath = rel.split(path.sep).join('/');
+      return { ...problem, file: materialized.has(repositoryPath) ? `${ref}:${repositoryPath}` : path.join(top, rel) };
+    };
     return {
       commit,
       manifestPaths: [...inRevision, ...fromWorkingTree],
+      located,
       dispose: () => {
         withdraw();
         return remove();

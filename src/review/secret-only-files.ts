@@ -1,9 +1,11 @@
 /**
  * `-f` paths that hold nothing but v1 Secrets: `diff --base` reads them from the working tree
  * for both sides, wherever they are (outside the repository, or ignored by it), since secret
- * values are kept out of Git and the base commit cannot have them.
+ * values are kept out of Git and the base commit cannot have them; the output README's command
+ * leaves them out, as it leaves out --secret-file. Read synchronously: the README's command is
+ * built before a run starts.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isPlainObject } from '../core/kobject.js';
 import { LOCKFILE_NAME } from '../manifest/files.js';
@@ -15,9 +17,15 @@ export function isManifestFileName(name: string): boolean {
 }
 
 /** Whether a YAML file's documents are all v1 Secrets (and there is one). */
-export async function fileHoldsOnlySecrets(file: string): Promise<boolean> {
-  const text = await readFile(file, 'utf8').catch(() => undefined);
-  if (text === undefined) return false;
+export function fileHoldsOnlySecrets(file: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return false;
+  }
+  // most manifest files name no Secret: no parse for them
+  if (!/\bSecret\b/.test(text)) return false;
   let secrets = 0;
   try {
     for (const doc of YAML.parseAllDocuments(text)) {
@@ -34,13 +42,13 @@ export async function fileHoldsOnlySecrets(file: string): Promise<boolean> {
 }
 
 /** Whether a `-f` path (a file, or a directory of manifest files) holds only Secrets. */
-export async function holdsOnlySecrets(given: string): Promise<boolean> {
-  const info = await stat(given).catch(() => undefined);
-  if (!info) return false;
-  if (info.isFile()) return fileHoldsOnlySecrets(given);
-  if (!info.isDirectory()) return false;
-  const names = (await readdir(given)).filter(isManifestFileName);
-  if (names.length === 0) return false;
-  for (const name of names) if (!(await fileHoldsOnlySecrets(path.join(given, name)))) return false;
-  return true;
+export function holdsOnlySecrets(given: string): boolean {
+  let names: string[];
+  try {
+    if (statSync(given).isFile()) return fileHoldsOnlySecrets(given);
+    names = readdirSync(given).filter(isManifestFileName);
+  } catch {
+    return false;
+  }
+  return names.length > 0 && names.every((name) => fileHoldsOnlySecrets(path.join(given, name)));
 }

@@ -92,26 +92,27 @@ test('check on the shared layout: clean after render, and a hand-edited base is 
   assert.match(drift.stdout, new RegExp(`bases/cluster-api/${base[0]}/deployment-capi-controller-manager\\.yaml`));
 });
 
-test("plan without --release on a fleet suggests plan --release with the run's own -f and the newest release, which runs as printed", () => {
-  const example = exampleCopy();
-  const manifest = path.join(example, 'management-cluster');
-  writeFileSync(
-    path.join(manifest, 'fleet.yaml'),
-    `apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n${['2026.11.0', '2026.5.0']
-      .map(
-        (name) =>
-          `---\napiVersion: capi-gitops.dev/v1alpha1\nkind: Release\nmetadata: {name: "${name}"}\nproviders: {BootstrapProvider/example: v0.2.0}\n`,
-      )
-      .join('')}`,
-  );
-  const refused = spawnSync(process.execPath, [CLI, 'plan', '-f', manifest, '--offline'], { encoding: 'utf8', cwd: example });
-  assert.equal(refused.status, 1, refused.stderr);
-  const suggested = /hint: .*`capi-gitops (plan [^`]*)`/.exec(refused.stderr)?.[1];
-  assert.equal(suggested, `plan -f ${manifest} --release 2026.11.0`, refused.stderr);
-  const run = spawnSync(process.execPath, [CLI, ...suggested.split(' ')], { encoding: 'utf8', cwd: example });
-  assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stdout, /cluster eu-1: \(no release\) → 2026\.11\.0/);
-});
+for (const command of ['plan', 'update'])
+  test(`${command === 'plan' ? 'plan without --release' : command} on a fleet suggests plan --release with the run's own -f and the newest release, which runs as printed`, () => {
+    const example = exampleCopy();
+    const manifest = path.join(example, 'management-cluster');
+    writeFileSync(
+      path.join(manifest, 'fleet.yaml'),
+      `apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n${['2026.11.0', '2026.5.0']
+        .map(
+          (name) =>
+            `---\napiVersion: capi-gitops.dev/v1alpha1\nkind: Release\nmetadata: {name: "${name}"}\nproviders: {BootstrapProvider/example: v0.2.0}\n`,
+        )
+        .join('')}`,
+    );
+    const refused = spawnSync(process.execPath, [CLI, command, '-f', manifest, '--offline'], { encoding: 'utf8', cwd: example });
+    assert.equal(refused.status, 1, refused.stderr);
+    const suggested = /hint: .*`capi-gitops (plan [^`]*)`/.exec(refused.stderr)?.[1];
+    assert.equal(suggested, `plan -f ${manifest} --release 2026.11.0`, refused.stderr);
+    const run = spawnSync(process.execPath, [CLI, ...suggested.split(' ')], { encoding: 'utf8', cwd: example });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /cluster eu-1: \(no release\) → 2026\.11\.0/);
+  });
 
 test('a fleet tells each warning once: the manifest its clusters share (v1alpha1 objects) and a cluster advice naming its clusters', () => {
   const example = exampleCopy();

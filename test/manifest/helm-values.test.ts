@@ -122,7 +122,7 @@ test('keys the chart ignores are warned about; --set infrastructure=docker,azure
   );
 });
 
-test('CLI: import helm-values -f values.yaml --set … -o file, then render-ready', () => {
+test('CLI: import helm-values -f values.yaml --set … -o dir/file (a new directory), then render-ready; -o naming a -f file is refused', () => {
   const dir = tempDir();
   writeFileSync(
     path.join(dir, 'values.yaml'),
@@ -130,11 +130,22 @@ test('CLI: import helm-values -f values.yaml --set … -o file, then render-read
   );
   const result = spawnSync(
     process.execPath,
-    [CLI, 'import', 'helm-values', '-f', 'values.yaml', '--set', 'core.cluster-api.version=v1.7.7', '-o', 'providers.yaml'],
+    [
+      CLI,
+      'import',
+      'helm-values',
+      '-f',
+      'values.yaml',
+      '--set',
+      'core.cluster-api.version=v1.7.7',
+      '-o',
+      'management-cluster/providers.yaml',
+    ],
     { cwd: dir, encoding: 'utf8' },
   );
+  // -o in a directory that does not exist yet, as the README's migration writes it: created, as render creates -o
   assert.equal(result.status, 0, result.stderr);
-  const text = readFileSync(path.join(dir, 'providers.yaml'), 'utf8');
+  const text = readFileSync(path.join(dir, 'management-cluster', 'providers.yaml'), 'utf8');
   const docs = parseAllDocuments(text).map((d) => d.toJS() as Doc);
   assert.deepEqual(
     docs.map((d) => `${d.kind}/${d.metadata.namespace}/${d.metadata.name}`),
@@ -153,4 +164,13 @@ test('CLI: import helm-values -f values.yaml --set … -o file, then render-read
   });
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /use ";" in quotes/);
+  // -o naming an input (here through another spelling of its path) is refused before anything is written
+  const before = readFileSync(path.join(dir, 'values.yaml'), 'utf8');
+  const over = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml', '-o', './values.yaml'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  assert.equal(over.status, 2, over.stderr);
+  assert.match(over.stderr, /-o \.\/values\.yaml is also read with -f values\.yaml: .*name another file/);
+  assert.equal(readFileSync(path.join(dir, 'values.yaml'), 'utf8'), before);
 });

@@ -216,6 +216,25 @@ test('diff --base with a ref that is not a commit: exit 1 with a runnable hint, 
   }
 });
 
+test('diff --base: a problem of the base commit names its file as <ref>:<path>, which git show opens, not the temporary copy', () => {
+  const { repo, cli } = makeRepository();
+  try {
+    const manifest = path.join(repo, 'mgmt', 'providers.yaml');
+    writeFileSync(manifest, corpusManifest('v1.12.0').replace('kind: CoreProvider', 'kind: CoreProvider\nbad: field'));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'a typo');
+    writeFileSync(manifest, corpusManifest('v1.12.0'));
+    const result = cli(['diff', ...SOURCE, '--base', 'HEAD']);
+    assert.equal(result.code, 1, result.stderr);
+    const at = /^(HEAD:mgmt\/providers\.yaml):\d+:\d+: error: .*bad/m.exec(result.stderr)?.[1];
+    assert.ok(at, result.stderr);
+    assert.ok(!result.stderr.includes('capi-gitops-base-'), result.stderr);
+    assert.match(git(repo, 'show', at), /\nbad: field\n/);
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
+
 test('in GitHub Actions, invalid input also becomes ::error file=…,line=… annotations (check and diff)', () => {
   const { repo, cli } = makeRepository();
   try {

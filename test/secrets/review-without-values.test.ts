@@ -26,6 +26,7 @@ const url = (...parts: string[]) => pathToFileURL(path.join(...parts)).href;
 const CORE_URL = url(PROJECT_ROOT, 'examples', 'repository', 'cluster-api', 'latest', 'core-components.yaml');
 const AWS_URL = url(FIXTURES, 'secrets', 'infrastructure-aws', 'latest', 'infrastructure-components.yaml');
 const COMMAND = 'capi-gitops render -f mc -o out';
+const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 
 function git(cwd: string, args: string[]): void {
   const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], {
@@ -224,4 +225,21 @@ test('render warns that a Secret file Git would commit holds values; an ignored 
   const warning = loud.warnings.find((w) => w.file === tracked)!;
   assert.match(warning.message, /is not ignored by Git: git add -A would commit it/);
   assert.equal(warning.object, 'Secret/capa-system/aws-variables');
+});
+
+test('a configSecret given with its own -f file, as the render hint says: the README records the command without it, so check in CI (no such file) is up to date', async () => {
+  const ws = await workspace(EXTERNAL_SECRETS);
+  const away = withoutSecretFile(ws);
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
+  const rendered = cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']);
+  assert.equal(rendered.status, 0, rendered.stderr);
+  assert.match(readFileSync(path.join(ws.out, 'README.md'), 'utf8'), /\ncapi-gitops render -f mc -o out\n/);
+  git(ws.repo, ['add', '-A']);
+  git(ws.repo, ['commit', '-q', '-m', 'render with the Secret file']);
+  // with the file (a developer's checkout) and without it (CI): both up to date
+  assert.equal(cli(['check', '-f', 'mc', '-f', away, '-o', 'out']).status, 0);
+  renameSync(away, away + '.gone');
+  const checked = cli(['check', '-f', 'mc', '-o', 'out']);
+  assert.equal(checked.status, 0, checked.stdout + checked.stderr);
+  assertNoSecret(SECRETS, { texts: { stdout: checked.stdout, stderr: checked.stderr } });
 });

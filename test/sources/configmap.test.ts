@@ -124,6 +124,22 @@ test('only ConfigMaps in the provider namespace are selected (operator phase_loa
   );
 });
 
+test('a selector that the namespace\'s artifact ConfigMap misses by one label (the operator labels it type: controlplane) names that label, not "add the ConfigMaps"', () => {
+  const configMaps = [corpusConfigMap('controlplane-kubeadm-v1.12.0.yaml')];
+  const selector = { matchLabels: { 'provider.cluster.x-k8s.io/name': 'kubeadm', 'provider.cluster.x-k8s.io/type': 'control-plane' } };
+  const { namespace, name } = configMaps[0]!;
+  assert.throws(
+    () => openConfigMapRepository(request(selector, namespace, 'ControlPlaneProvider', 'kubeadm', 'control-plane-kubeadm'), configMaps),
+    (error: unknown) =>
+      error instanceof CapiGitopsError &&
+      error.diagnostics[0]!.hint ===
+        `${namespace}/${name} has provider.cluster.x-k8s.io/type=controlplane, not control-plane: every other label matches; fix the selector or the label`,
+  );
+  // two labels off, or another namespace's: not named as a near miss
+  const far = { matchLabels: { 'provider.cluster.x-k8s.io/name': 'kubeadmx', 'provider.cluster.x-k8s.io/type': 'control-plane' } };
+  assert.throws(() => openConfigMapRepository(request(far, namespace), configMaps), /hint: add the artifact ConfigMaps to the input/);
+});
+
 test('corpus ConfigMaps selected by labels give the repository file byte for byte (same sha256)', async () => {
   const configMaps = [
     corpusConfigMap('core-cluster-api-v1.12.0.yaml'),

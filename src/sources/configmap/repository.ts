@@ -11,7 +11,13 @@ import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
 import { DEFAULT_COMPONENTS_FILE } from '../../core/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../../manifest/types.js';
 import { artifactFromBytes, artifactFromText } from '../base/artifact.js';
-import { formatSelector, matchesSelector, selectorProblems } from '../../core/label-selector.js';
+import {
+  formatSelector,
+  matchesLabelSelector,
+  matchesSelector,
+  selectorProblems,
+  selectorRequirements,
+} from '../../core/label-selector.js';
 import { messagePrefix, type DiagnosticOrigin, type SelectorRequest } from '../request.js';
 import { compareSemantic, parseSemantic } from '../../core/versions.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
@@ -141,6 +147,23 @@ export function selectConfigMaps(configMaps: readonly ConfigMapObject[], selecto
 }
 
 /**
+ * The namespace's ConfigMaps that one requirement alone keeps out, each with the label it has: the
+ * operator's own artifacts are labelled `provider.cluster.x-k8s.io/type: controlplane`, which a
+ * selector written `control-plane` misses.
+ */
+function nearMisses(configMaps: readonly ConfigMapObject[], selector: LabelSelector, namespace: string): string[] {
+  const requirements = selectorRequirements(selector);
+  if (requirements.length < 2) return [];
+  return configMaps.flatMap((cm) => {
+    const failing = cm.namespace === namespace ? requirements.filter((r) => !matchesLabelSelector([r], cm.labels)) : [];
+    if (failing.length !== 1) return [];
+    const { key, operator, values } = failing[0]!;
+    const has = Object.hasOwn(cm.labels, key) ? `${key}=${cm.labels[key]}` : `no label ${key}`;
+    return [`${cm.namespace}/${cm.name} has ${has}${operator === '=' ? `, not ${values[0]}` : ''}`];
+  });
+}
+
+/**
  * Builds the repository from the selected ConfigMaps, reporting every broken one at once. Two
  * ConfigMaps with the same version are an error here (the operator silently keeps the one whose
  * name sorts last), because which one renders must be visible in review.
@@ -171,6 +194,7 @@ export function openConfigMapRepository(
   );
   if (selected.length === 0) {
     const elsewhere = configMaps.filter((cm) => cm.namespace !== namespace && matchesSelector(cm.labels, request.selector));
+    const nearly = nearMisses(configMaps, request.selector, namespace);
     fail({
       ...request.origin,
       path: 'spec.fetchConfig.selector',
@@ -179,7 +203,9 @@ export function openConfigMapRepository(
       hint:
         elsewhere.length > 0
           ? `${elsewhere.map((cm) => `${cm.namespace}/${cm.name}`).join(', ')} match but live in another namespace; the operator reads only the provider's namespace`
-          : 'add the artifact ConfigMaps to the input, or fix the selector',
+          : nearly.length > 0
+            ? `${nearly.join('; ')}: every other label matches; fix the selector or the label`
+            : 'add the artifact ConfigMaps to the input, or fix the selector',
     });
   }
 
