@@ -20,7 +20,7 @@ import type { ImageDigestRequest, ImageUse } from '../sources/oci/image-digests.
 import type { RenderedComponent } from '../render/types.js';
 import { containerImages, hasDigest, pinComponentImages, pinObjectImages } from '../render/pin-images.js';
 import { buildLockfile } from '../resolve/lock/build.js';
-import { assertFrozen, diffLockfiles } from '../resolve/lock/diff.js';
+import { assertFrozen, diffLockfiles, FROZEN } from '../resolve/lock/diff.js';
 import { CERT_MANAGER_NAME, CERT_MANAGER_NAMESPACE } from '../resolve/lock/request.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
 import { lockEntryLabel, sameIdentity, type LockEntry, type LockIdentity, type LockedImage, type Lockfile } from '../resolve/lock/types.js';
@@ -133,7 +133,7 @@ async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plan
       [...missing].map(([image, uses]) => ({
         file: resolution.lockFile,
         ...(uses[0]?.object ? { object: uses[0].object, path: uses[0].path } : {}),
-        message: `${flag}: the lockfile has no digest for image ${image} (${uses.map((u) => u.where).join('; ')}), and ${flag} asks no registry for it`,
+        message: `${input.frozen ? FROZEN : flag}: the lockfile has no digest for image ${image} (${uses.map((u) => u.where).join('; ')}), and ${flag} asks no registry for it`,
         expected: 'every rendered image pinned in the lockfile',
         hint: input.frozen
           ? 'run `capi-gitops render` without --frozen to pin it, review the lockfile and commit it'
@@ -153,7 +153,7 @@ async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plan
       moved.push({
         file: resolution.lockFile,
         ...(use?.object ? { object: use.object, path: use.path } : {}),
-        message: `--frozen: the tag of image ${image} now serves ${now}; the lockfile pins ${locked}${use ? ` (${use.where})` : ''}`,
+        message: `${FROZEN}: the tag of image ${image} now serves ${now}; the lockfile pins ${locked}${use ? ` (${use.where})` : ''}`,
         expected: 'the content the lockfile pinned, or a lockfile updated on purpose',
         hint: `run \`capi-gitops update --images ${plan.component.label}\`, review the new digest in the lockfile and commit it`,
       });

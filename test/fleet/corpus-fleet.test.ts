@@ -401,7 +401,7 @@ test('a cluster moved to another release changes exactly its versions; the lock 
   writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.12.0') + CLUSTERS('2026.11.0'));
   const frozen = await rejection(lockOutput({ manifestPaths: [dir], frozen: true }));
   assert.ok(
-    frozen.diagnostics.every((d) => d.message.includes('--frozen: the lockfile would change: old-1: ')),
+    frozen.diagnostics.every((d) => d.message.includes('--frozen (check implies it): the lockfile would change: old-1: ')),
     frozen.message,
   );
   const moved = await lockOutput({ manifestPaths: [dir] });

@@ -164,3 +164,20 @@ test("check: in a Git work tree, the README's command is from the repository's r
   assert.equal(drift.status, 1);
   assert.match(drift.stdout, /to regenerate, run: capi-gitops render -f \.\.\/management-cluster -o mgmt\n/);
 });
+
+test('check without a lockfile says check implies --frozen (the user never typed it); the hint, `capi-gitops lock`, makes it pass', () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: manifest, encoding: 'utf8' });
+  assert.equal(cli(['render', '-f', '.', '-o', '../out']).status, 0);
+  unlinkSync(path.join(manifest, 'capi-gitops.lock.yaml'));
+  const missing = cli(['check', '-f', '.', '-o', '../out']);
+  assert.equal(missing.status, 1, missing.stdout + missing.stderr);
+  assert.match(missing.stderr, /there is no lockfile, and --frozen \(check implies it\) needs one/);
+  // followed literally (`capi-gitops` is this checkout's CLI)
+  const hinted = /hint: run `capi-gitops (lock[^`]*)`/.exec(missing.stderr)?.[1];
+  assert.equal(hinted, 'lock -f .');
+  assert.equal(cli(hinted!.split(' ')).status, 0);
+  const again = cli(['check', '-f', '.', '-o', '../out']);
+  assert.equal(again.status, 0, again.stdout + again.stderr);
+});

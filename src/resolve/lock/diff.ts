@@ -136,7 +136,9 @@ export function diffLockfiles(before: Pick<Lockfile, 'entries'> | undefined, aft
   return changes.sort(compareLockEntries).map((change) => ({ ...change, line: changeLine(change, label(change)) }));
 }
 
-const FROZEN_HINT = 'run `capi-gitops lock` (or render without --frozen), review the change and commit the lockfile';
+export const FROZEN_HINT = 'run `capi-gitops lock` (or render without --frozen), review the change and commit the lockfile';
+/** How a refusal names the rule: `check` implies --frozen, so its user may never have typed the flag. */
+export const FROZEN = '--frozen (check implies it)';
 
 /**
  * `--frozen`: the lock must already say exactly what this run resolved. Throws naming every
@@ -146,7 +148,7 @@ export function assertFrozen(before: Pick<Lockfile, 'entries'> | undefined, afte
   if (before === undefined) {
     throw new CapiGitopsError({
       file,
-      message: '--frozen needs a lockfile, and there is none',
+      message: `there is no lockfile, and ${FROZEN} needs one`,
       expected: 'capi-gitops.lock.yaml beside the first manifest file',
       hint: FROZEN_HINT,
     });
@@ -155,7 +157,7 @@ export function assertFrozen(before: Pick<Lockfile, 'entries'> | undefined, afte
   if (changes.length === 0) return;
   const problems: Diagnostic[] = changes.map((change) => ({
     file,
-    message: `--frozen: the lockfile would change: ${change.line}`,
+    message: `${FROZEN}: the lockfile would change: ${change.line}`,
     hint: FROZEN_HINT,
   }));
   throw new CapiGitopsError(problems);

@@ -3,7 +3,7 @@
  * (same component, same release, same files) recorded once with the list of its clusters.
  */
 import { serializeLockfile } from './lockfile.js';
-import { assertFrozen, diffLockfiles, type LockChange } from './diff.js';
+import { assertFrozen, diffLockfiles, FROZEN, FROZEN_HINT, type LockChange } from './diff.js';
 import { CapiGitopsError, compareStrings } from '../../core/diagnostics.js';
 import { normalizeLockfile, type LockEntry, type Lockfile } from './types.js';
 import type { LockOutcome } from './session.js';
@@ -56,8 +56,8 @@ export function assertFleetFrozen(previous: Lockfile | undefined, lock: Lockfile
   throw new CapiGitopsError(
     lines.map((line) => ({
       file,
-      message: `--frozen: the lockfile would change: ${line}`,
-      hint: 'run `capi-gitops lock` (or render without --frozen) and commit the lockfile',
+      message: `${FROZEN}: the lockfile would change: ${line}`,
+      hint: FROZEN_HINT,
     })),
   );
 }
