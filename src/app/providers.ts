@@ -117,9 +117,7 @@ export async function prepareProviders(
     err.diagnostics.forEach((d) => bag.add(d));
   };
   // check and diff under a strategy that keeps values out: a missing configSecret is a warning
-  const tolerateMissing = rendersWithoutValues({ ...options, config: manifest.config.secrets })
-    ? (w: Diagnostic) => options.onWarning?.(w)
-    : undefined;
+  const tolerateMissing = rendersWithoutValues(options, manifest.config.secrets) ? (w: Diagnostic) => options.onWarning?.(w) : undefined;
   const withSecrets: { resolved: ResolvedProvider; secret: SecretObject | undefined }[] = [];
   for (const resolved of providers) {
     try {
