@@ -24,7 +24,7 @@ import { contentDigest, parseIndexEntries } from './ownership-index.js';
 import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../layout/output-paths.js';
 import { sha256Hex } from '../core/digest.js';
 import { parseIndex } from './ownership-index.js';
-import { deepestFirst, scanTree, type TreeEntry } from './tree.js';
+import { deepestFirst, exists, scanTree, type TreeEntry } from './tree.js';
 import { pathsToCompare, planWrite, type ExistingOutput, type OutputFiles, type WritePlan } from './write-plan.js';
 import { assertWritableDirectory, lockOutputDirectory } from './write-guard.js';
 import { InterruptedError, onInterrupt, recordCommitted, throwIfInterrupted } from '../core/interrupt.js';
@@ -126,14 +126,6 @@ async function inPool<T>(items: readonly T[], fn: (item: T) => Promise<void>): P
 
 function errorCode(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException)?.code;
-}
-
-/** Whether anything is at `file` (a symlink itself counts). */
-function exists(file: string): Promise<boolean> {
-  return lstat(file).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** outDir as an absolute real path; a missing outDir's parent is created so a sibling can be. */
