@@ -35,6 +35,7 @@ import {
   placeSecrets,
   redactDiagnostic,
   rendersWithoutValues,
+  secretStrategy,
   taintMarker,
   type MarkedText,
   type SecretNeedles,
@@ -142,11 +143,11 @@ async function renderComponents(
 ): Promise<RenderedComponents> {
   const { manifest, certManager } = resolution;
   const secrets = manifest.config.secrets ?? {};
-  const strategy = options.secretsStrategy ?? secrets.strategy ?? (options.allowSecretValues ? 'inline' : 'refuse');
-  const imagesWritable = (strategy === 'inline' && options.allowSecretValues) || (secrets.public ?? []).includes(IMAGES_KEY);
+  const imagesWritable =
+    (secretStrategy(options, secrets) === 'inline' && options.allowSecretValues) || (secrets.public ?? []).includes(IMAGES_KEY);
   const images = manifest.config.images ?? {};
   const unmanagedKey = JSON.stringify(manifest.config.overrides ?? []);
-  const valuesOptional = rendersWithoutValues({ ...options, config: secrets });
+  const valuesOptional = rendersWithoutValues(options, secrets);
   const run = {
     substitute: context.substitute,
     parse: context.parse,
@@ -239,7 +240,7 @@ async function layOut(
     .filter((o) => o.unmanaged)
     .map((o) => ({ group: o.group ?? '', kind: o.kind, name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}) }));
   const wiring = await wiringFor(layout, manifest, options);
-  const strategy = options.secretsStrategy ?? config.strategy ?? (options.allowSecretValues ? 'inline' : 'refuse');
+  const strategy = secretStrategy(options, config);
   const placed = placeSecrets({
     strategy,
     allowSecretValues: options.allowSecretValues ?? false,

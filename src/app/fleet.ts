@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CapiGitopsError, compareStrings, DiagnosticBag, formatDiagnostic, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, formatDiagnostic, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { mergeUserValues } from '../core/values.js';
 import { clusterRanges } from '../core/cluster-ranges.js';
 import { loadManifest } from '../manifest/load.js';
@@ -93,7 +93,7 @@ export interface FleetResolution {
    * With `collectAll`, the problems of clusters (and releases) that could not be resolved at all;
    * a resolution's own `problems` say what else did not resolve. The lock is then not to be written.
    */
-  problems?: Diagnostic[];
+  problems?: ClusterDiagnostics;
 }
 
 /** Resolves every cluster of a fleet, each from its part of the fleet's lock; one lock for all. */
@@ -108,20 +108,18 @@ export async function resolveFleet(
   for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
   const lockFile = lockfilePath(manifest.baseDir);
   const previous = await readLockfile(lockFile);
-  const bag = new DiagnosticBag();
+  const problems = new ClusterDiagnostics();
   const resolutions = new Map<string, Resolution>();
-  const told = new ClusterWarnings();
+  const told = new ClusterDiagnostics();
   await Promise.all(
     fleet.clusters.map(async (cluster) => {
       try {
         const locked = { lock: clusterLockView(previous, cluster.name) };
         const clusterOptions = { ...options, frozen: false, onWarning: told.from(cluster.name) };
-        const resolution = await resolveCluster(context, cluster.manifest, clusterOptions, locked);
-        // collectAll: what did not resolve travels with the resolution, named after its cluster and layer
-        const problems = resolution.problems && clusterDiagnostics(cluster.name, resolution.problems, cluster);
-        resolutions.set(cluster.name, problems ? { ...resolution, problems } : resolution);
+        // collectAll: what did not resolve travels with the resolution, named after its cluster and layer when reported
+        resolutions.set(cluster.name, await resolveCluster(context, cluster.manifest, clusterOptions, locked));
       } catch (err) {
-        collectFor(bag, cluster.name, err, cluster);
+        problems.addError(err, cluster.name, cluster);
       }
     }),
   );
@@ -134,7 +132,7 @@ export async function resolveFleet(
       } catch (err) {
         if (!(err instanceof CapiGitopsError)) throw err;
         for (const d of err.diagnostics)
-          bag.add(
+          problems.add(
             d.object?.startsWith('release ')
               ? d
               : { ...d, ...releasePosition(release, d), object: `release ${release.name}${d.object ? `: ${d.object}` : ''}` },
@@ -142,9 +140,9 @@ export async function resolveFleet(
       }
     }),
   );
-  told.tell(options.onWarning);
+  for (const warning of told.take()) options.onWarning?.(warning);
   const unresolved = [...resolutions.values()].some((r) => r.problems?.length);
-  if (options.collectAll && (bag.items.length > 0 || unresolved)) {
+  if (options.collectAll && (problems.size > 0 || unresolved)) {
     // render what resolved, then report everything together (renderFleet)
     return {
       clusters: fleet.clusters,
@@ -152,10 +150,10 @@ export async function resolveFleet(
       lockFile,
       lock: { lock: previous ?? buildLockfile([]), changes: [] },
       warnings: [],
-      problems: bag.items,
+      problems,
     };
   }
-  throwDeduplicated(bag);
+  problems.throwIfAny();
   const locks = new Map<string, Lockfile>([...resolutions].map(([name, r]) => [name, r.lock.lock]));
   const lock = mergeClusterLocks(locks);
   const changes = fleetLockChanges(previous, locks);
@@ -166,28 +164,61 @@ export async function resolveFleet(
 }
 
 /**
- * Warnings the clusters' runs tell, each told once, naming the clusters it came from (as a
- * problem is): a fleet of 100 clusters on one provider name tells its advice once, not 100 times.
+ * Problems and warnings of a fleet's clusters, each reported once, naming every cluster it
+ * reaches (`clusters c000–c099`, with ranges where the names allow): clusters that share an
+ * artifact share its problems, a fleet of 100 clusters on one provider name tells its advice
+ * once, not 100 times, and a release's problem, found both by the release's own check and in
+ * each cluster on it, is reported once.
  */
-class ClusterWarnings {
-  private readonly seen = new Map<string, { warning: Diagnostic; clusters: string[] }>();
+class ClusterDiagnostics {
+  private readonly seen = new Map<string, { diagnostic: Diagnostic; rest?: string; clusters: string[] }>();
 
-  from(cluster: string): (warning: Diagnostic) => void {
-    return (warning) => {
-      const key = formatDiagnostic(warning);
-      const entry = this.seen.get(key) ?? { warning, clusters: [] };
-      entry.clusters.push(cluster);
-      this.seen.set(key, entry);
-    };
+  get size(): number {
+    return this.seen.size;
   }
 
-  /** Tells each once, in a stable order (clusters run concurrently), and forgets them. */
-  tell(onWarning: ((warning: Diagnostic) => void) | undefined): void {
-    for (const [, { warning, clusters }] of [...this.seen].sort(([a], [b]) => compareStrings(a, b))) {
-      const named = `${new Set(clusters).size > 1 ? 'clusters' : 'cluster'} ${clusterRanges(clusters)}`;
-      onWarning?.({ ...warning, object: `${named}${warning.object ? `: ${warning.object}` : ''}` });
+  /** A diagnostic of one cluster (named after it, and after the layer that chose a version it is about), or of the fleet. */
+  add(d: Diagnostic, cluster?: string, layers?: FleetCluster): void {
+    // a version problem points at the layer that chose the version
+    const origin = d.path === 'spec.version' && d.object ? layers?.origin(d.object, ['spec', 'version']) : undefined;
+    if (origin?.position) d = { ...d, file: origin.position.file, line: origin.position.line, column: origin.position.column };
+    // `cluster lab-1, release R: X` is the release check's `release R: X`, found in lab-1
+    const object = origin ? `${origin.layer}: ${d.object}` : d.object;
+    const key = formatDiagnostic({ ...d, object });
+    const entry = this.seen.get(key) ?? { diagnostic: d, clusters: [] };
+    if (cluster !== undefined) {
+      entry.clusters.push(cluster);
+      entry.rest ??= object ? `${origin ? ',' : ':'} ${object}` : '';
     }
+    this.seen.set(key, entry);
+  }
+
+  /** A cluster's problems; anything else thrown is thrown on. */
+  addError(err: unknown, cluster: string, layers?: FleetCluster): void {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    for (const d of err.diagnostics) this.add(d, cluster, layers);
+  }
+
+  /** A cluster's warnings, told once every cluster has run. */
+  from(cluster: string): (warning: Diagnostic) => void {
+    return (warning) => this.add(warning, cluster);
+  }
+
+  /** Each once, in a stable order (clusters run concurrently), and forgets them. */
+  take(): Diagnostic[] {
+    const all = [...this.seen]
+      .sort(([a], [b]) => compareStrings(a, b))
+      .map(([, { diagnostic, rest, clusters }]) =>
+        rest === undefined
+          ? diagnostic
+          : { ...diagnostic, object: `${new Set(clusters).size > 1 ? 'clusters' : 'cluster'} ${clusterRanges(clusters)}${rest}` },
+      );
     this.seen.clear();
+    return all;
+  }
+
+  throwIfAny(): void {
+    if (this.size > 0) throw new CapiGitopsError(sortDiagnostics(this.take()));
   }
 }
 
@@ -200,48 +231,6 @@ function releasePosition(release: ReleaseObject, d: Diagnostic): Partial<Diagnos
       : undefined;
   const where = key ? release.locate(['providers', key]) : d.file === undefined ? release.position : undefined;
   return where ? { file: where.file, line: where.line, column: where.column } : {};
-}
-
-/** A problem of one cluster names it (the fleet stage's own problems already do). */
-function collectFor(bag: DiagnosticBag, cluster: string, err: unknown, layers?: FleetCluster): void {
-  if (!(err instanceof CapiGitopsError)) throw err;
-  for (const d of clusterDiagnostics(cluster, err.diagnostics, layers)) bag.add(d);
-}
-
-function clusterDiagnostics(cluster: string, diagnostics: readonly Diagnostic[], layers?: FleetCluster): Diagnostic[] {
-  return diagnostics.map((d) => {
-    if (d.object?.startsWith('cluster ')) return d;
-    // a version problem points at the layer that chose the version
-    const origin = d.path === 'spec.version' && d.object ? layers?.origin(d.object, ['spec', 'version']) : undefined;
-    const at = origin?.position ? { file: origin.position.file, line: origin.position.line, column: origin.position.column } : {};
-    return { ...d, ...at, object: `cluster ${cluster}${origin ? `, ${origin.layer}` : ''}${d.object ? `: ${d.object}` : ''}` };
-  });
-}
-
-/**
- * Clusters that share an artifact share its problems, and a release's problem is found both by
- * the release's own check and in each cluster on it: each is reported once, naming every cluster
- * it reaches (`clusters c000–c099`, with ranges where the names allow).
- */
-function throwDeduplicated(bag: DiagnosticBag): void {
-  const unique = new Map<string, { diagnostic: Diagnostic; rest?: string; clusters: string[] }>();
-  for (const d of bag.items) {
-    const m = d.object === undefined ? null : /^cluster ([^:,]+)([:,].*)?$/s.exec(d.object);
-    // `cluster lab-1, release R: X` is the release check's `release R: X`, found in lab-1
-    const key = formatDiagnostic({ ...d, object: m ? (m[2] ?? '').replace(/^[:,] /, '') : d.object });
-    const seen = unique.get(key) ?? { diagnostic: d, clusters: [] };
-    if (m) {
-      seen.clusters.push(m[1]!);
-      seen.rest ??= m[2] ?? '';
-    }
-    unique.set(key, seen);
-  }
-  const out = new DiagnosticBag();
-  for (const { diagnostic, rest, clusters } of unique.values()) {
-    const named = new Set(clusters).size > 1 ? 'clusters' : 'cluster';
-    out.add(rest === undefined ? diagnostic : { ...diagnostic, object: `${named} ${clusterRanges(clusters)}${rest}` });
-  }
-  out.throwIfAny();
 }
 
 function selectedClusters(fleet: readonly FleetCluster[], wanted: readonly string[] | undefined): Set<string> {
@@ -296,7 +285,11 @@ interface ArgoFleet {
  * each cluster's own ApplicationSet is left out as the cluster comes. A cluster whose values do
  * not read reports that when it renders.
  */
-async function argoFleet(fleet: readonly FleetCluster[], options: RenderOptions, bag: DiagnosticBag): Promise<ArgoFleet | undefined> {
+async function argoFleet(
+  fleet: readonly FleetCluster[],
+  options: RenderOptions,
+  problems: ClusterDiagnostics,
+): Promise<ArgoFleet | undefined> {
   const builtIn = layoutChart('argocd')!;
   const clusters = await Promise.all(
     fleet.map(async (cluster) => {
@@ -314,7 +307,7 @@ async function argoFleet(fleet: readonly FleetCluster[], options: RenderOptions,
   const on = read.filter((c) => c.values.applicationSet === true).map((c) => c.name);
   if (on.length === 0) return undefined;
   if (on.length < read.length) {
-    bag.add({
+    problems.add({
       object: 'Config clusters[].gitops',
       path: 'applicationSet',
       message: `applicationSet is true for ${on.join(', ')} and not for ${read
@@ -390,13 +383,13 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const fleetLayout: FleetLayoutName = options.fleetLayout ?? manifest.config.output?.fleetLayout ?? 'shared';
   const resolved = await resolveFleet(manifest, { ...options, collectAll: true }, context);
   const selected = selectedClusters(resolved.clusters, options.clusters);
-  const bag = resolutionProblems(resolved, selected);
-  const argo = layout === 'argocd' ? await argoFleet(resolved.clusters, options, bag) : undefined;
+  const problems = resolutionProblems(resolved, selected);
+  const argo = layout === 'argocd' ? await argoFleet(resolved.clusters, options, problems) : undefined;
   const memory = out ? undefined : new FleetFilesInMemory();
   const tree = new FleetTree(fleetLayout, out ?? memory!);
   const kept = options.outputDir && selected.size < resolved.clusters.length ? await KeptClusters.read(options.outputDir) : undefined;
   const warnings = [...resolved.warnings];
-  const told = new ClusterWarnings();
+  const told = new ClusterDiagnostics();
   const variables: ClusterVariables[] = [];
   const trees: FleetClusterTree[] = [];
   // each cluster's lock as its render left it (pinned images)
@@ -411,12 +404,12 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   };
   for (const cluster of resolved.clusters) {
     const resolution = resolved.resolutions.get(cluster.name);
-    // a cluster that could not be resolved at all has its problems in the bag already
+    // a cluster that could not be resolved at all has its problems collected already
     if (!resolution) continue;
     trees.push(clusterTree(cluster, resolution));
     if (!selected.has(cluster.name)) {
       // kept as the last run wrote it; in the shared layout, its objects count for the bases
-      if (bag.size === 0 && kept)
+      if (problems.size === 0 && kept)
         await write(tree.addCluster(trees.at(-1)!, await kept.cluster(cluster.name), await kept.secretFiles(cluster.name)));
       continue;
     }
@@ -429,17 +422,17 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
       warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
       renderedLocks.set(cluster.name, result.lock.lock);
       // after a problem the run fails: what is left is rendered for its problems, not written
-      if (bag.size > 0) continue;
+      if (problems.size > 0) continue;
       const files = argo ? withoutOwnApplicationSet(argo, cluster.name, result.files) : result.files;
       await write(tree.addCluster(trees.at(-1)!, files, new Set(result.secretFiles)));
     } catch (err) {
-      collectFor(bag, cluster.name, err);
+      problems.addError(err, cluster.name, cluster);
     }
   }
   await writing;
-  told.tell(options.onWarning);
+  for (const warning of told.take()) options.onWarning?.(warning);
   warnUnusedVariables(manifest, variables, resolved.clusters.length, options);
-  throwDeduplicated(bag);
+  problems.throwIfAny();
   await tree.finish({
     layout,
     clusters: trees,
@@ -470,7 +463,7 @@ function clusterOptions(
   layout: LayoutName,
   cluster: FleetCluster,
   variables: ClusterVariables[],
-  told: ClusterWarnings,
+  told: ClusterDiagnostics,
 ): RenderOptions {
   return {
     ...options,
@@ -499,12 +492,11 @@ function warnUnusedVariables(manifest: Manifest, variables: ClusterVariables[], 
 }
 
 /** What did not resolve: every problem of the fleet; a cluster not rendered this run still fails it (the lock covers it). */
-function resolutionProblems(resolved: FleetResolution, selected: ReadonlySet<string>): DiagnosticBag {
-  const bag = new DiagnosticBag();
-  for (const d of resolved.problems ?? []) bag.add(d);
+function resolutionProblems(resolved: FleetResolution, selected: ReadonlySet<string>): ClusterDiagnostics {
+  const problems = resolved.problems ?? new ClusterDiagnostics();
   for (const cluster of resolved.clusters.filter((c) => !selected.has(c.name)))
-    for (const d of resolved.resolutions.get(cluster.name)?.problems ?? []) bag.add(d);
-  return bag;
+    for (const d of resolved.resolutions.get(cluster.name)?.problems ?? []) problems.add(d, cluster.name, cluster);
+  return problems;
 }
 
 function clusterOutcomes(resolved: FleetResolution, selected: ReadonlySet<string>): ClusterOutcome[] {

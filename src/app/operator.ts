@@ -12,10 +12,7 @@ import { finalGate, readRunSecrets, secretNeedles, secretValues } from '../secre
 import { prepareWiring } from './wiring.js';
 import { pinImages } from './image-pins.js';
 import type { RenderOptions, RenderResult, Resolution } from './types.js';
-import type { Manifest } from '../manifest/types.js';
-import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
 import type { RenderedComponent } from '../render/types.js';
-import type { ResolvedOperatorRelease } from '../resolve/operator-release.js';
 import { parseArtifacts } from '../yaml/parse.js';
 import { applyImageOverrides } from '../render/images.js';
 import { sortObjects } from '../core/order.js';
@@ -24,29 +21,12 @@ import { resolveAdditionalManifests } from '../render/additional-manifests.js';
 import { layoutOperator, type OperatorLayoutInput } from '../layout/operator.js';
 import { GITATTRIBUTES, GITATTRIBUTES_FILE } from '../layout/index.js';
 
-export interface OperatorLayoutResult {
-  components: RenderedComponent[];
-  files: Map<string, string>;
-}
-
-/** What resolution found (pipeline.ts Resolution). */
-export interface OperatorLayoutRequest {
-  manifest: Manifest;
-  providers: ResolvedProvider[];
-  certManager: ResolvedCertManager | null;
-  /** Resolved (and locked) with the providers. */
-  operator?: ResolvedOperatorRelease;
-}
-
+/** The operator's and cert-manager's objects, their images pinned (image-pins.ts) and the lock that records them, and the files. */
 async function renderOperatorLayout(
-  resolution: OperatorLayoutRequest,
-  options: {
-    command?: string;
-    wiring?: OperatorLayoutInput['wiring'];
-    /** Pins the operator's and cert-manager's images (pipeline.ts, lock/image-pins.ts). */
-    pinImages?: (components: RenderedComponent[]) => Promise<RenderedComponent[]>;
-  },
-): Promise<OperatorLayoutResult> {
+  resolution: Resolution,
+  options: RenderOptions,
+  wiring: OperatorLayoutInput['wiring'],
+): Promise<Pick<RenderResult, 'components' | 'files' | 'lock'>> {
   const { manifest, providers, certManager } = resolution;
   const release = resolution.operator;
   if (!release) throw new Error('the operator layout needs the operator release resolved with the providers');
@@ -80,11 +60,10 @@ async function renderOperatorLayout(
     };
     components.unshift(certManagerComponent);
   }
-  if (options.pinImages) {
-    components = await options.pinImages(components);
-    operator = components.find((c) => c.label === release.label)!;
-    certManagerComponent = certManagerComponent && components.find((c) => c.label === certManagerComponent!.label);
-  }
+  const pinned = await pinImages({ flag: options.pinImages, frozen: options.frozen, onWarning: options.onWarning, resolution, components });
+  components = pinned.components;
+  operator = components.find((c) => c.label === release.label)!;
+  certManagerComponent = certManagerComponent && components.find((c) => c.label === certManagerComponent!.label);
   const layoutProviders = providers.map((p) => ({
     kind: p.kind,
     name: p.name,
@@ -108,11 +87,11 @@ async function renderOperatorLayout(
     certManager: certManagerComponent,
     additionalManifests,
     command: options.command ?? 'capi-gitops render --layout operator',
-    wiring: options.wiring,
+    wiring,
     namespaces: manifest.namespaces,
   });
   files.set(GITATTRIBUTES_FILE, GITATTRIBUTES);
-  return { components, files: new Map([...files].sort(([a], [b]) => compareStrings(a, b))) };
+  return { components, files: new Map([...files].sort(([a], [b]) => compareStrings(a, b))), lock: pinned.lock };
 }
 
 /** `render --layout operator`: the operator's objects and the providers' artifacts, gated like any layout. */
@@ -128,24 +107,12 @@ export async function renderOperatorCluster(resolution: Resolution, options: Ren
     });
   }
   const wiring = tool ? { tool, ...(await prepareWiring(tool, manifest, options)) } : undefined;
-  let lock = resolution.lock;
-  const pin = async (components: RenderedComponent[]) => {
-    const pinned = await pinImages({
-      flag: options.pinImages,
-      frozen: options.frozen,
-      onWarning: options.onWarning,
-      resolution,
-      components,
-    });
-    lock = pinned.lock;
-    return pinned.components;
-  };
-  const rendered = await renderOperatorLayout(resolution, { command: options.command, wiring, pinImages: pin });
+  const rendered = await renderOperatorLayout(resolution, options, wiring);
   // nothing is substituted here, but a patch or an additionalManifests ConfigMap may carry a secret
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const secrets = providers.map((p) => (p.provider.spec.configSecret ? findConfigSecret(p.provider, manifest.secrets) : undefined));
   const needles = secretNeedles(secretValues(manifest, secrets, run));
   options.onSecretValues?.(needles);
-  finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(lock.lock) }, needles);
-  return { ...resolution, ...rendered, lock, layout: 'operator', warnings: [] };
+  finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(rendered.lock.lock) }, needles);
+  return { ...resolution, ...rendered, layout: 'operator', warnings: [] };
 }

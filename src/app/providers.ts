@@ -112,20 +112,14 @@ export async function prepareProviders(
 ): Promise<{ prepared: PreparedProvider[]; needles: SecretNeedles; problems: Diagnostic[] }> {
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const bag = new DiagnosticBag();
-  const collect = (err: unknown) => {
-    if (!(err instanceof CapiGitopsError)) throw err;
-    err.diagnostics.forEach((d) => bag.add(d));
-  };
   // check and diff under a strategy that keeps values out: a missing configSecret is a warning
-  const tolerateMissing = rendersWithoutValues({ ...options, config: manifest.config.secrets })
-    ? (w: Diagnostic) => options.onWarning?.(w)
-    : undefined;
+  const tolerateMissing = rendersWithoutValues(options, manifest.config.secrets) ? (w: Diagnostic) => options.onWarning?.(w) : undefined;
   const withSecrets: { resolved: ResolvedProvider; secret: SecretObject | undefined }[] = [];
   for (const resolved of providers) {
     try {
       withSecrets.push({ resolved, secret: configSecretOf(resolved.provider, manifest.secrets, run.manifests, tolerateMissing) });
     } catch (err) {
-      collect(err);
+      bag.addError(err);
     }
   }
   const needles = secretNeedles(
@@ -141,7 +135,7 @@ export async function prepareProviders(
       const lookup = secretAwareLookup(manifest, secret, run);
       prepared.push({ resolved, secret, lookup, images: imageOverridesFor(manifest, secret) });
     } catch (err) {
-      collect(err);
+      bag.addError(err);
     }
   }
   options.onSecretValues?.(needles);

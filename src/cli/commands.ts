@@ -125,13 +125,10 @@ function printResolution(resolution: Resolution, out: Output, indent = ''): void
     out.line(`${indent}resolved ${p.label} ${p.version}${requested}, contract ${p.contract}, from ${p.repository.sourceType}`);
     out.detail(`${indent}  ${p.label}: ${p.repository.location}`);
   }
-  if (resolution.certManager) {
-    out.line(`${indent}resolved cert-manager ${resolution.certManager.version}`);
-    out.detail(`${indent}  cert-manager: ${resolution.certManager.repository.location}`);
-  }
-  if (resolution.operator) {
-    out.line(`${indent}resolved ${resolution.operator.label} ${resolution.operator.version}`);
-    out.detail(`${indent}  ${resolution.operator.label}: ${resolution.operator.repository.location}`);
+  for (const c of [resolution.certManager, resolution.operator]) {
+    if (!c) continue;
+    out.line(`${indent}resolved ${c.label} ${c.version}`);
+    out.detail(`${indent}  ${c.label}: ${c.repository.location}`);
   }
 }
 

@@ -39,6 +39,11 @@ export class DiagnosticBag {
   add(d: Diagnostic): void {
     this.items.push(d);
   }
+  /** Adds the problems of a CapiGitopsError; anything else thrown is thrown on. */
+  addError(err: unknown): void {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    for (const d of err.diagnostics) this.add(d);
+  }
   get size(): number {
     return this.items.length;
   }

@@ -72,8 +72,7 @@ function collecting<T>(bag: DiagnosticBag, fn: () => T): T | undefined {
   try {
     return fn();
   } catch (err) {
-    if (!(err instanceof CapiGitopsError)) throw err;
-    for (const d of err.diagnostics) bag.add(d);
+    bag.addError(err);
     return undefined;
   }
 }

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type HandlebarsModule from 'handlebars';
+import { YAML11_NON_STRING } from '../yaml/emit.js';
 
 // The templates under templates/ are precompiled at build time (scripts/build-templates.mjs,
 // options noEscape and strict), so a run loads only the Handlebars runtime.
@@ -11,28 +12,10 @@ const PRECOMPILED = require('./templates.precompiled.cjs') as Record<string, Par
 // parser) and YAML 1.2 read it back as the same string; anything else is double-quoted.
 const PLAIN_CANDIDATE = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
 
-// What the `yaml` library reads as a non-string plain scalar, per version: its schema's tag
-// tests (yaml/dist/schema: yaml-1.1/*.js and core/*.js, common/null.js). Matching them here
-// instead of parsing every scalar twice with the library saved 12-23 ms of a render (issue 13);
+// What the `yaml` library reads as a non-string plain scalar in YAML 1.2: its core schema's tag
+// tests (yaml/dist/schema: core/*.js, common/null.js); YAML 1.1's are the emitter's. Matching them
+// here instead of parsing every scalar twice with the library saved 12-23 ms of a render (issue 13);
 // test/layout/layout.test.ts checks both against the library itself.
-const YAML11_NON_STRING = new RegExp(
-  [
-    '^(?:~|[Nn]ull|NULL)?$',
-    '^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$',
-    '^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$',
-    '^(?:[-+]?\\.(?:inf|Inf|INF)|\\.nan|\\.NaN|\\.NAN)$',
-    '^[-+]?(?:[0-9][0-9_]*)?(?:\\.[0-9_]*)?[eE][-+]?[0-9]+$',
-    '^[-+]?(?:[0-9][0-9_]*)?\\.[0-9_]*$',
-    '^[-+]?0b[0-1_]+$',
-    '^[-+]?0[0-7_]+$',
-    '^[-+]?[0-9][0-9_]*$',
-    '^[-+]?0x[0-9a-fA-F_]+$',
-    '^<<$',
-    '^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$',
-    '^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*$',
-    '^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:t|T|[ \\t]+)[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\\.[0-9]+)?(?:[ \\t]*(?:Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$',
-  ].join('|'),
-);
 const YAML12_NON_STRING = new RegExp(
   [
     '^(?:~|[Nn]ull|NULL)?$',

@@ -2,6 +2,14 @@ import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { compareStrings } from '../core/diagnostics.js';
 
+/** Whether anything is at `file` (a symlink itself counts). */
+export function exists(file: string): Promise<boolean> {
+  return lstat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
 export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
 
 /** What lstat said about one entry when the tree was scanned. */

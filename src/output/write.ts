@@ -25,7 +25,7 @@ import { contentDigest, parseIndexEntries } from './ownership-index.js';
 import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../layout/output-paths.js';
 import { sha256Hex } from '../core/digest.js';
 import { parseIndex } from './ownership-index.js';
-import { deepestFirst, scanTree, type TreeEntry } from './tree.js';
+import { deepestFirst, exists, scanTree, type TreeEntry } from './tree.js';
 import { pathsToCompare, planWrite, type ExistingOutput, type OutputFiles, type WritePlan } from './write-plan.js';
 import { assertWritableDirectory, lockOutputDirectory } from './write-guard.js';
 import { InterruptedError, onInterrupt, recordCommitted, throwIfInterrupted } from '../core/interrupt.js';
@@ -260,12 +260,7 @@ async function settleLeftovers(target: Target): Promise<{ warnings: string[]; re
  * left (something created or edited during that run) stays, named in a warning.
  */
 async function settleBackup(backup: string, outDir: string): Promise<{ warnings: string[]; restored: boolean }> {
-  if (
-    !(await lstat(outDir).then(
-      () => true,
-      () => false,
-    ))
-  ) {
+  if (!(await exists(outDir))) {
     await rename(backup, outDir);
     return { warnings: [], restored: true };
   }
@@ -294,12 +289,8 @@ async function settleBackup(backup: string, outDir: string): Promise<{ warnings:
   }
   const dirs = [...entries].filter(([, e]) => e.type === 'dir').map(([p]) => p);
   for (const dir of [...deepestFirst(dirs), '']) await rmdir(path.join(backup, dir)).catch(() => undefined);
-  const left = await lstat(backup).then(
-    () => true,
-    () => false,
-  );
   return {
-    warnings: left
+    warnings: (await exists(backup))
       ? [`${backup} holds files an interrupted run left that ${outDir} does not have; check whether you need them, then delete it`]
       : [],
     restored: false,
@@ -551,11 +542,7 @@ export async function cleanUpBackup(
       if (!['ENOTEMPTY', 'EEXIST', 'ENOENT', 'ENOTDIR'].includes(errorCode(err) ?? '')) throw err;
     });
   }
-  const left = await lstat(backup).then(
-    () => true,
-    () => false,
-  );
-  return left
+  return (await exists(backup))
     ? [`the output directory changed while it was being written; the previous tree, with what changed, was kept at ${backup}`]
     : [];
 }
@@ -598,6 +585,10 @@ async function previousContents(target: Target, existing: ExistingOutput, plan: 
     }),
   );
   return previous;
+}
+
+function writeSummary(target: Target, plan: WritePlan, warnings: string[], previous: Map<string, Buffer>): WriteSummary {
+  return { directory: target.path, written: plan.written, unchanged: plan.unchanged, removed: plan.removed, warnings, previous };
 }
 
 export async function writeOutput(
@@ -659,15 +650,7 @@ async function writeLocked(
   const existing = await readExisting(target, files);
   const plan = planWrite(existing, files, known?.digests);
   const warnings = [...leftoverWarnings, ...keptWarning(target, existing.kept ?? [])];
-  const previous = await previousContents(target, existing, plan);
-  const summary: WriteSummary = {
-    directory: target.path,
-    written: plan.written,
-    unchanged: plan.unchanged,
-    removed: plan.removed,
-    warnings,
-    previous,
-  };
+  const summary = writeSummary(target, plan, warnings, await previousContents(target, existing, plan));
   if (!plan.changed && target.exists) {
     for (const file of alongside) await file.commit();
     recordWrite(target, alongside, false);
@@ -844,14 +827,7 @@ export class OutputStage {
       // planWrite reads only the paths of these files: sameAsNew tells which are unchanged and the digests give the index
       const files = new Map([...this.files.keys()].map((p) => [p, EMPTY]));
       const plan = planWrite(existing, files, new Map([...this.files].map(([p, f]) => [p, f.digest])));
-      const summary: WriteSummary = {
-        directory: target.path,
-        written: plan.written,
-        unchanged: plan.unchanged,
-        removed: plan.removed,
-        warnings: stage.warnings,
-        previous: await previousContents(target, existing, plan),
-      };
+      const summary = writeSummary(target, plan, stage.warnings, await previousContents(target, existing, plan));
       if (!plan.changed && target.exists) {
         await rm(tmp, { recursive: true, force: true });
         for (const file of alongside) await file.commit();

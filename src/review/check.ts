@@ -7,7 +7,7 @@ import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { INDEX_FILE, ancestors } from '../layout/output-paths.js';
 import { contentDigest, formatIndex, parseIndexEntries } from '../output/ownership-index.js';
-import { scanTree, type TreeEntry } from '../output/tree.js';
+import { exists, scanTree, type TreeEntry } from '../output/tree.js';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { outputLockPath } from '../output/write-guard.js';
 
@@ -111,7 +111,7 @@ async function readOneTree(directory: string, rendered: readonly string[], hooks
     const after = await treeIdentity(directory);
     const last = attempt >= MAX_ATTEMPTS;
     if (read && before === after) {
-      if (before !== undefined || last || !(await writerHoldsLock(directory))) return read;
+      if (before !== undefined || last || !(await exists(outputLockPath(directory)))) return read;
       await new Promise((resolve) => setTimeout(resolve, 10));
     } else if (last) {
       throw new CapiGitopsError({
@@ -121,13 +121,6 @@ async function readOneTree(directory: string, rendered: readonly string[], hooks
       });
     }
   }
-}
-
-async function writerHoldsLock(directory: string): Promise<boolean> {
-  return lstat(outputLockPath(directory)).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** Compares `files` with `outDir`; reads only, writes nothing. */

@@ -2,7 +2,7 @@
  * A rendered tree read back as objects: every YAML document of every output file, keyed by
  * group/kind/namespace/name (never by file path), with the component it belongs to.
  */
-import { CapiGitopsError, DiagnosticBag } from '../core/diagnostics.js';
+import { DiagnosticBag } from '../core/diagnostics.js';
 import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
 import { parseArtifact } from '../yaml/parse.js';
 import type { ObjectId } from './types.js';
@@ -142,8 +142,7 @@ export function readTreeObjects(files: ReadonlyMap<string, string>): TreeObjects
   try {
     baseObjects(files, (object, file, component, base) => add(object, file, component, clusterOf(component + '/'), base));
   } catch (err) {
-    if (!(err instanceof CapiGitopsError)) throw err;
-    err.diagnostics.forEach((d) => bag.add(d));
+    bag.addError(err);
   }
   for (const [file, text] of files) {
     if (!/\.ya?ml$/.test(file)) continue;
@@ -163,8 +162,7 @@ export function readTreeObjects(files: ReadonlyMap<string, string>): TreeObjects
     try {
       parsed = parseArtifact(text, { source: file });
     } catch (err) {
-      if (!(err instanceof CapiGitopsError)) throw err;
-      err.diagnostics.forEach((d) => bag.add(d));
+      bag.addError(err);
       continue;
     }
     for (const object of parsed) add(object, file, component, cluster);

@@ -51,37 +51,16 @@ export function webhookFindings(before: KObject | undefined, after: KObject | un
     const old = a.get(name);
     const now = b.get(name);
     const at = `${base.object} webhook ${name}`;
+    const finding = (change: WebhookFinding['change'], message: string, more: Pick<WebhookFinding, 'from' | 'to'> = {}) =>
+      findings.push({ ...base, type: 'webhook', webhook: name, change, ...more, message });
     if (!old || !now) {
       // A whole configuration added or removed is an object change already; call out webhooks only within one.
-      if (before && after)
-        findings.push({
-          ...base,
-          type: 'webhook',
-          webhook: name,
-          change: old ? 'removed' : 'added',
-          message: `${at} ${old ? 'removed' : 'added'}`,
-        });
+      if (before && after) finding(old ? 'removed' : 'added', `${at} ${old ? 'removed' : 'added'}`);
       continue;
     }
-    if (!sameValue(old.rules, now.rules))
-      findings.push({
-        ...base,
-        type: 'webhook',
-        webhook: name,
-        change: 'rules',
-        message: `${at}: rules ${describeRules(old.rules, now.rules)}`,
-      });
-    if (policy(old) !== policy(now)) {
-      findings.push({
-        ...base,
-        type: 'webhook',
-        webhook: name,
-        change: 'failurePolicy',
-        from: policy(old),
-        to: policy(now),
-        message: `${at}: failurePolicy ${policy(old)} → ${policy(now)}`,
-      });
-    }
+    if (!sameValue(old.rules, now.rules)) finding('rules', `${at}: rules ${describeRules(old.rules, now.rules)}`);
+    if (policy(old) !== policy(now))
+      finding('failurePolicy', `${at}: failurePolicy ${policy(old)} → ${policy(now)}`, { from: policy(old), to: policy(now) });
   }
   return findings;
 }

@@ -49,15 +49,20 @@ export function keepsValuesOut(strategy: SecretStrategy): boolean {
   return strategy === 'refuse' || strategy === 'external-secrets' || strategy === 'flux-substitute';
 }
 
-/** Whether a run asked to render without secret values (`check`, `diff`) may: its strategy (flag, Config, default) keeps them out. */
-export function rendersWithoutValues(run: {
-  secretValuesOptional?: boolean;
-  secretsStrategy?: SecretStrategy;
-  allowSecretValues?: boolean;
-  config?: SecretsConfig;
-}): boolean {
-  const strategy = run.secretsStrategy ?? run.config?.strategy ?? (run.allowSecretValues ? 'inline' : 'refuse');
-  return run.secretValuesOptional === true && keepsValuesOut(strategy);
+/** A run's strategy: `--secrets`, else the Config's, else inline with `--allow-secret-values`, else refuse. */
+export function secretStrategy(
+  run: { secretsStrategy?: SecretStrategy; allowSecretValues?: boolean },
+  config?: SecretsConfig,
+): SecretStrategy {
+  return run.secretsStrategy ?? config?.strategy ?? (run.allowSecretValues ? 'inline' : 'refuse');
+}
+
+/** Whether a run asked to render without secret values (`check`, `diff`) may: its strategy keeps them out. */
+export function rendersWithoutValues(
+  run: Parameters<typeof secretStrategy>[0] & { secretValuesOptional?: boolean },
+  config?: SecretsConfig,
+): boolean {
+  return run.secretValuesOptional === true && keepsValuesOut(secretStrategy(run, config));
 }
 
 /** The note for a configSecret Secret a run without secret values does not have. */

@@ -39,7 +39,6 @@ export interface RunSecretOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-const SECRET_FILE = '--secret-file ';
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const EXPECTED_FILE = 'NAME=value lines, a YAML map NAME: "value", or v1 Secret manifests (data in base64, stringData)';
@@ -248,7 +247,7 @@ export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecr
         });
         continue;
       }
-      values.set(name, { value, origin: `${SECRET_FILE}${file}`, position: keyPosition(text, name, file) });
+      values.set(name, { value, origin: `--secret-file ${file}`, position: keyPosition(text, name, file) });
     }
   }
   const env = options.env ?? process.env;
@@ -285,7 +284,8 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
   const publicNames = new Set(manifest.config.secrets?.public ?? []);
   return (name): VariableValue | undefined => {
     const supplied = run.values.get(name);
-    if (supplied) return { value: supplied.value, origin: supplied.origin, fromSecret: true, ...whereSupplied(supplied) };
+    // a --secret-file value is at its key's line in the file; an --env-secret has no file
+    if (supplied) return { ...supplied, fromSecret: true };
     // a fetch credential, never a value of the components
     if (configSecret && Object.hasOwn(configSecret.data, name) && name !== GITHUB_TOKEN_KEY) {
       return {
@@ -306,12 +306,6 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
       };
     return undefined;
   };
-}
-
-/** A --secret-file value is at its key's line in the file; an --env-secret has no file. */
-function whereSupplied(supplied: RunSecrets['values'] extends Map<string, infer V> ? V : never): Pick<VariableValue, 'position'> {
-  if (supplied.position) return { position: supplied.position };
-  return supplied.origin.startsWith(SECRET_FILE) ? { position: { file: supplied.origin.slice(SECRET_FILE.length) } } : {};
 }
 
 /**

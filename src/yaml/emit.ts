@@ -160,8 +160,9 @@ const PLAIN_UNSAFE = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \
 
 // Lines a YAML 1.1 reader would take for a document marker or directive.
 const DOCUMENT_MARKER = /^(%|---|\.\.\.)/m;
-// What the library's YAML 1.1 schema would read as null, bool, int, float, merge key or timestamp.
-const YAML11_NON_STRING = new RegExp(
+// What the library's YAML 1.1 schema would read as null, bool, int, float, merge key or timestamp
+// (its tag tests, yaml/dist/schema/yaml-1.1/*.js).
+export const YAML11_NON_STRING = new RegExp(
   [
     '^(?:~|[Nn]ull|NULL)?$',
     '^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$',

@@ -61,8 +61,7 @@ export function parseArtifacts(inputs: readonly ParseInput[]): KObject[][] {
     try {
       return parseArtifact(text, { source, maxBytes });
     } catch (err) {
-      if (!(err instanceof CapiGitopsError)) throw err;
-      for (const d of err.diagnostics) bag.add(d);
+      bag.addError(err);
       return [];
     }
   });

@@ -333,23 +333,17 @@ function compileSource(
   problems: TemplateRuntimeError[],
 ): HandlebarsModule.TemplateDelegate | undefined {
   const source = file.source ?? '';
-  let ast: unknown;
   try {
-    ast = hb.parse(source);
-  } catch (err) {
-    const { message, ...where } = describeParseError(String((err as Error).message), source);
-    problems.push(new TemplateRuntimeError(message, { ...where, file: file.path }));
-    return undefined;
-  }
-  const found = templateProblems(ast, names.partials, names.helpers);
-  problems.push(...found.map(({ message, ...where }) => new TemplateRuntimeError(message, { ...where, file: file.path })));
-  if (found.length > 0) return undefined;
-  try {
+    const ast = hb.parse(source);
+    const found = templateProblems(ast, names.partials, names.helpers);
+    problems.push(...found.map(({ message, ...where }) => new TemplateRuntimeError(message, { ...where, file: file.path })));
+    if (found.length > 0) return undefined;
     const stages = hb as unknown as HandlebarsCompilerStages;
     const options = { ...COMPILE_OPTIONS, data: true };
     const environment = new stages.Compiler().compile(ast, options);
     return hb.template(new JavaScriptCompiler().compile(environment, options, undefined, true) as Parameters<typeof hb.template>[0]);
   } catch (err) {
+    // a parse error, or one Handlebars' compiler finds: in words, at its line
     const { message, ...where } = describeParseError(String((err as Error).message), source);
     problems.push(new TemplateRuntimeError(message, { ...where, file: file.path }));
     return undefined;

@@ -110,8 +110,7 @@ export async function prepareChart(request: ChartRequest): Promise<PreparedChart
     try {
       layers.push(await readValuesFile(file));
     } catch (err) {
-      if (!(err instanceof CapiGitopsError)) throw err;
-      err.diagnostics.forEach((d) => bag.add(d));
+      bag.addError(err);
     }
   }
   bag.throwIfAny();

@@ -35,8 +35,7 @@ function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | 
   try {
     new YamlBudget().check(text, file);
   } catch (err) {
-    if (!(err instanceof CapiGitopsError)) throw err;
-    err.diagnostics.forEach((d) => bag.add(d));
+    bag.addError(err);
     return undefined;
   }
   const doc = YAML.parseDocument(text, { uniqueKeys: true });
