@@ -18,7 +18,7 @@
  */
 import { compareStrings } from '../core/diagnostics.js';
 import { sha256Hex } from '../core/digest.js';
-import { GITATTRIBUTES, GITATTRIBUTES_FILE, README_FILE, type LayoutName } from './index.js';
+import { GITATTRIBUTES, GITATTRIBUTES_FILE, README_FILE, WIRED_LAYOUTS, type LayoutName } from './index.js';
 import { KUSTOMIZATION_FILE } from './kustomize.js';
 import { sanitizeFileNamePart } from './names.js';
 import { GENERATED_COMMENT } from './provenance.js';
@@ -31,13 +31,6 @@ export const CLUSTERS_DIRECTORY = 'clusters';
 export const BASES_DIRECTORY = 'bases';
 /** From a cluster's component directory (`clusters/<name>/<NN-label>`) to the output root. */
 const TO_ROOT = '../../../';
-
-const WIRING = {
-  kustomize: undefined,
-  operator: undefined,
-  argocd: { directory: 'argocd', tool: 'Argo CD' },
-  flux: { directory: 'flux', tool: 'Flux' },
-} as const;
 
 /** A component of a cluster, as its README row and its directory in the cluster's tree. */
 export interface FleetComponent {
@@ -216,7 +209,7 @@ export class FleetTree {
   /** The bases and the clusters' component kustomizations (shared layout), the fleet's wiring, README and .gitattributes. */
   async finish(input: FleetFinish): Promise<void> {
     if (this.fleetLayout === 'shared') await this.placeObjects();
-    const wiring = WIRING[input.layout];
+    const wiring = input.layout === 'argocd' || input.layout === 'flux' ? WIRED_LAYOUTS[input.layout] : undefined;
     const files: [string, string][] = [...(input.fleetWiring ?? [])];
     files.push([GITATTRIBUTES_FILE, GITATTRIBUTES]);
     files.push([
@@ -226,7 +219,7 @@ export class FleetTree {
         layout: input.layout,
         shared: this.fleetLayout === 'shared',
         basesDirectory: BASES_DIRECTORY,
-        wiringDirectory: wiring?.directory,
+        wiringDirectory: wiring?.wiringDirectory,
         wiringTool: wiring?.tool,
         fleetApplicationSet: (input.fleetWiring?.size ?? 0) > 0,
         clusters: [...input.clusters].sort((a, b) => compareStrings(a.name, b.name)),

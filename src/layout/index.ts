@@ -21,8 +21,8 @@ import type { EmittedObjects } from './emit-memo.js';
 import type { LayoutName } from '../manifest/types.js';
 export { LAYOUTS, type LayoutName } from '../manifest/types.js';
 
-const WIRED_LAYOUTS = { argocd: ARGOCD_LAYOUT, flux: FLUX_LAYOUT } as const;
-const TOOL_NAMES = { argocd: 'Argo CD', flux: 'Flux' } as const;
+/** The layouts with wiring: their chart, wiring directory, tool and apply rules. */
+export const WIRED_LAYOUTS = { argocd: ARGOCD_LAYOUT, flux: FLUX_LAYOUT } as const;
 
 export const README_FILE = 'README.md';
 export const GITATTRIBUTES_FILE = '.gitattributes';
@@ -127,7 +127,7 @@ export function layoutOutput(given: LayoutInput): Map<string, string> {
       command: input.command,
       layout: input.layout,
       wiringDirectory: wired?.wiringDirectory,
-      wiringTool: wired ? TOOL_NAMES[wired.name] : undefined,
+      wiringTool: wired?.tool,
       components: orderComponents(input.components).map((c) => ({
         directory: componentDirectory(c),
         label: c.label,

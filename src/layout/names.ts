@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import { apiGroup, describeObject, type KObject } from '../core/kobject.js';
+import { sha256Hex } from '../core/digest.js';
 
 /**
  * File names in the output. The rule, applied to kind and name separately:
@@ -26,15 +26,11 @@ export function sanitizeFileNamePart(text: string): string {
     .replace(/^[-.]+|[-.]+$/g, '');
 }
 
-function shortHash(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, HASH_DIGITS);
-}
-
 /** Keeps a stem within MAX_STEM characters, adding a hash of the unshortened identity when cut. */
 function boundStem(stem: string, identity: string): string {
   if (stem.length <= MAX_STEM) return stem;
   const kept = stem.slice(0, MAX_STEM - HASH_DIGITS - 1).replace(/[-.]+$/, '');
-  return `${kept}-${shortHash(identity)}`;
+  return `${kept}-${sha256Hex(identity).slice(0, HASH_DIGITS)}`;
 }
 
 export function isCustomResourceDefinition(obj: KObject): boolean {

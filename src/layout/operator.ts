@@ -20,8 +20,7 @@ import type { RenderedComponent } from '../render/types.js';
 import type { LoadedChart } from './chart/types.js';
 import type { Values } from '../core/values.js';
 import { applySafety } from './apply-safety.js';
-import { ARGOCD_LAYOUT } from './argocd.js';
-import { FLUX_LAYOUT } from './flux.js';
+import { WIRED_LAYOUTS } from './index.js';
 import { layoutKustomize, objectPaths, emitObjects, KUSTOMIZATION_FILE, BOTH_TOOLS } from './kustomize.js';
 import { wiringFiles, type ComponentPlace } from './wiring.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
@@ -69,7 +68,6 @@ export interface OperatorLayoutInput {
 
 export const OPERATOR_WIRINGS = ['argocd', 'flux'] as const;
 export type OperatorWiring = (typeof OPERATOR_WIRINGS)[number];
-const WIRED = { argocd: ARGOCD_LAYOUT, flux: FLUX_LAYOUT } as const;
 const CERT_MANAGER_DIRECTORY = '00-cert-manager';
 
 /** ProviderLabels: what identifies the ConfigMap of one provider release. */
@@ -133,7 +131,7 @@ function configMapObject(c: ConfigMapObject): KObject {
 export function layoutOperator(input: OperatorLayoutInput): Map<string, string> {
   // cert-manager and the operator take the kustomize layout's directory form; the operator is
   // ordered with cert-manager (install order 00), before every provider.
-  const wired = input.wiring ? WIRED[input.wiring.tool] : undefined;
+  const wired = input.wiring ? WIRED_LAYOUTS[input.wiring.tool] : undefined;
   const safety = wired ? wired.safety([]) : BOTH_TOOLS;
   // The providers' Namespaces carry no labels: the operator labels them when it applies the
   // components. One Namespace per namespace, as in the other layouts (shared-namespaces.ts): a
@@ -183,7 +181,7 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
       operatorVersion: input.operator.version,
       operatorNamespace: input.operator.namespace,
       wiringDirectory: wired?.wiringDirectory,
-      wiringTool: wired ? { argocd: 'Argo CD', flux: 'Flux' }[wired.name] : undefined,
+      wiringTool: wired?.tool,
       // Argo CD knows the health of neither Applications nor provider objects without argocd-cm's checks
       argocdHealth: wired?.name === 'argocd' ? { namespace: argocdNamespace(input.wiring!.values) } : undefined,
       certManager: input.certManager ? { directory: CERT_MANAGER_DIRECTORY, version: input.certManager.version } : undefined,
@@ -215,7 +213,7 @@ function argocdNamespace(values: Values): string {
 function operatorWiring(
   input: OperatorLayoutInput,
   providerObjects: KObject[],
-  wired: (typeof WIRED)[OperatorWiring],
+  wired: (typeof WIRED_LAYOUTS)[OperatorWiring],
 ): Map<string, string> {
   const providers: RenderedComponent = {
     label: 'providers',
