@@ -13,7 +13,7 @@
  * whose published digest (or asset id) is known is never downloaded again.
  */
 import { Octokit, RequestError } from 'octokit';
-import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import { CapiGitopsError } from '../../core/diagnostics.js';
 import { artifactFromBytes, sha256Hex } from '../base/artifact.js';
 import { SourceClient, type PlainResponse, type RevalidatedResponse } from '../base/client.js';
 import { fetchAdapter, HttpError, redactUrl, type HttpPolicy } from '../base/http.js';
@@ -273,18 +273,16 @@ class GitHubRepository implements GitHubReleaseRepository {
     const source = this.downloadUrl(version, assetName);
     this.options.onProgress?.({ type: 'fetch', source, version, file: fileName });
     if (version === 'latest') {
-      throw new CapiGitopsError(
-        this.diagnostic(`cannot fetch ${fileName}: version "latest" of ${this.slug} has not been resolved to a tag`, {
-          hint: 'resolve the version with listVersions() first, as clusterctl does',
-        }),
-      );
+      throw this.client.error(`cannot fetch ${fileName}: version "latest" of ${this.slug} has not been resolved to a tag`, {
+        hint: 'resolve the version with listVersions() first, as clusterctl does',
+      });
     }
     const release = await this.releaseByTag(version);
     const asset = release.assets.find((candidate) => candidate.name === assetName);
     if (!asset) {
       const names = release.assets.map((candidate) => candidate.name).sort();
       throw new ArtifactNotFoundError(
-        this.diagnostic(`release ${version} of ${this.slug} has no asset named ${assetName}`, {
+        this.client.diagnostic(`release ${version} of ${this.slug} has no asset named ${assetName}`, {
           expected: names.length ? `one of: ${names.join(', ')}` : 'a release with assets',
           hint: `check the file name in ${this.location}`,
         }),
@@ -301,18 +299,16 @@ class GitHubRepository implements GitHubReleaseRepository {
     const releases: GitHubRelease[] = [];
     let url: string | undefined = `${this.apiBase}/repos/${this.slug}/releases?per_page=100`;
     for (let page = 1; url; page++) {
-      if (page > MAX_PAGES) throw new CapiGitopsError(this.diagnostic(`more than ${MAX_PAGES} pages of releases in ${this.slug}`));
+      if (page > MAX_PAGES) throw this.client.error(`more than ${MAX_PAGES} pages of releases in ${this.slug}`);
       const { data, link }: { data: unknown; link?: string } = await this.getJson(url, {
         action: `list the releases of ${this.slug}`,
         url,
         notFound: () =>
-          new CapiGitopsError(
-            this.diagnostic(`GitHub repository ${this.slug} not found (GET ${redactUrl(url!)} answered 404)`, {
-              hint: `check the owner and repository in ${this.location}; a private repository needs GITHUB_TOKEN`,
-            }),
-          ),
+          this.client.error(`GitHub repository ${this.slug} not found (GET ${redactUrl(url!)} answered 404)`, {
+            hint: `check the owner and repository in ${this.location}; a private repository needs GITHUB_TOKEN`,
+          }),
       });
-      if (!Array.isArray(data)) throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a list of releases`));
+      if (!Array.isArray(data)) throw this.client.error(`GET ${redactUrl(url)} did not answer a list of releases`);
       for (const release of data) {
         if (isApiRelease(release) && !release.draft) releases.push({ tag: release.tag_name, prerelease: release.prerelease === true });
       }
@@ -325,12 +321,10 @@ class GitHubRepository implements GitHubReleaseRepository {
   private onApiOrigin(url: string, what: string): string {
     const absolute = new URL(url, this.apiBase);
     if (absolute.origin !== this.apiOrigin) {
-      throw new CapiGitopsError(
-        this.diagnostic(`${what} to another host (${redactUrl(absolute)})`, {
-          expected: `a URL on ${this.apiOrigin}`,
-          hint: 'check apiUrl; the request was not sent',
-        }),
-      );
+      throw this.client.error(`${what} to another host (${redactUrl(absolute)})`, {
+        expected: `a URL on ${this.apiOrigin}`,
+        hint: 'check apiUrl; the request was not sent',
+      });
     }
     return absolute.href;
   }
@@ -353,13 +347,13 @@ class GitHubRepository implements GitHubReleaseRepository {
       version: tag,
       notFound: () =>
         new ArtifactNotFoundError(
-          this.diagnostic(`no GitHub release ${tag} in ${this.slug} (GET ${redactUrl(url)} answered 404)`, {
+          this.client.diagnostic(`no GitHub release ${tag} in ${this.slug} (GET ${redactUrl(url)} answered 404)`, {
             expected: 'a published release whose tag is the version',
             hint: 'check spec.version; a tag without a published release (or a draft) cannot be fetched',
           }),
         ),
     });
-    if (!isApiRelease(data)) throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a release`));
+    if (!isApiRelease(data)) throw this.client.error(`GET ${redactUrl(url)} did not answer a release`);
     return data;
   }
 
@@ -377,8 +371,7 @@ class GitHubRepository implements GitHubReleaseRepository {
     } catch (error) {
       throw this.failure(error, context);
     }
-    if (answer.status !== 200)
-      throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`));
+    if (answer.status !== 200) throw this.client.error(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`);
     return { data: this.parseJson(answer.body, url), link: answer.headers.link };
   }
 
@@ -398,9 +391,7 @@ class GitHubRepository implements GitHubReleaseRepository {
     try {
       return JSON.parse(body.toString('utf8')) as unknown;
     } catch {
-      throw new CapiGitopsError(
-        this.diagnostic(`GET ${redactUrl(url)} did not answer JSON`, { hint: 'check apiUrl, or a proxy between you and GitHub' }),
-      );
+      throw this.client.error(`GET ${redactUrl(url)} did not answer JSON`, { hint: 'check apiUrl, or a proxy between you and GitHub' });
     }
   }
 
@@ -418,12 +409,10 @@ class GitHubRepository implements GitHubReleaseRepository {
     const bytes = await this.downloadAsset(asset, version);
     const actual = sha256Hex(bytes);
     if (published && actual !== published) {
-      throw new CapiGitopsError(
-        this.diagnostic(`asset ${asset.name} of release ${version} of ${this.slug} does not match its published digest`, {
-          expected: `sha256:${published} (published by GitHub)`,
-          hint: `downloaded bytes have sha256:${actual}; the download or the release was tampered with or corrupted — do not use it`,
-        }),
-      );
+      throw this.client.error(`asset ${asset.name} of release ${version} of ${this.slug} does not match its published digest`, {
+        expected: `sha256:${published} (published by GitHub)`,
+        hint: `downloaded bytes have sha256:${actual}; the download or the release was tampered with or corrupted — do not use it`,
+      });
     }
     if (cache) {
       await cache.putBlob(bytes);
@@ -445,7 +434,9 @@ class GitHubRepository implements GitHubReleaseRepository {
       version,
       notFound: () =>
         new ArtifactNotFoundError(
-          this.diagnostic(`asset ${asset.name} of release ${version} of ${this.slug} not found (GET ${redactUrl(asset.url)} answered 404)`),
+          this.client.diagnostic(
+            `asset ${asset.name} of release ${version} of ${this.slug} not found (GET ${redactUrl(asset.url)} answered 404)`,
+          ),
         ),
     };
     const accept = 'application/octet-stream';
@@ -464,9 +455,7 @@ class GitHubRepository implements GitHubReleaseRepository {
     if (response.status >= 200 && response.status < 300) return bodyBytes(response.data);
     const location = response.headers.location;
     if (!location) {
-      throw new CapiGitopsError(
-        this.diagnostic(`cannot ${context.action}: GET ${redactUrl(asset.url)} answered HTTP ${response.status} without a Location`),
-      );
+      throw this.client.error(`cannot ${context.action}: GET ${redactUrl(asset.url)} answered HTTP ${response.status} without a Location`);
     }
 
     const storageUrl = new URL(location, asset.url).href;
@@ -476,11 +465,9 @@ class GitHubRepository implements GitHubReleaseRepository {
       const download = await this.client.send({ url: storageUrl, headers, credentialOrigin: this.apiOrigin });
       if (download.status === 404) throw context.notFound();
       if (download.status !== 200) {
-        throw new CapiGitopsError(
-          this.diagnostic(`cannot ${context.action}: GET ${redactUrl(storageUrl)} answered HTTP ${download.status}`, {
-            hint: 'retry later',
-          }),
-        );
+        throw this.client.error(`cannot ${context.action}: GET ${redactUrl(storageUrl)} answered HTTP ${download.status}`, {
+          hint: 'retry later',
+        });
       }
       return download.body;
     } catch (error) {
@@ -493,22 +480,18 @@ class GitHubRepository implements GitHubReleaseRepository {
     if (error instanceof CapiGitopsError) return error;
     if (error instanceof HttpError) return this.client.failure(error, context.action) as CapiGitopsError;
     if (!(error instanceof RequestError)) {
-      return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error instanceof Error ? error.message : String(error)}`));
+      return this.client.error(`cannot ${context.action}: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (isRateLimit(error)) return this.rateLimited(error, context);
     if (error.status === 404) return context.notFound();
     if (error.status === 401) {
-      return new CapiGitopsError(
-        this.diagnostic(`cannot ${context.action}: GitHub rejected the token (HTTP 401)`, {
-          hint: 'check GITHUB_TOKEN / GH_TOKEN: it may be expired or revoked',
-        }),
-      );
+      return this.client.error(`cannot ${context.action}: GitHub rejected the token (HTTP 401)`, {
+        hint: 'check GITHUB_TOKEN / GH_TOKEN: it may be expired or revoked',
+      });
     }
     // Transport failures reach us wrapped by octokit as status 500 with our HttpError as cause.
     if (error.cause instanceof HttpError) return this.client.failure(error.cause, context.action) as CapiGitopsError;
-    return new CapiGitopsError(
-      this.diagnostic(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`),
-    );
+    return this.client.error(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`);
   }
 
   private rateLimited(error: RequestError, context: RequestContext): CapiGitopsError {
@@ -517,13 +500,7 @@ class GitHubRepository implements GitHubReleaseRepository {
     const hint = this.options.token
       ? `the token's quota is used up: wait until ${reset ? isoSeconds(reset) : 'the limit resets'} or use another token`
       : 'set GITHUB_TOKEN (or GH_TOKEN) to a GitHub token: authenticated requests get 5,000 per hour instead of 60';
-    return new CapiGitopsError(
-      this.diagnostic(`GitHub API rate limit exceeded (HTTP ${error.status}) trying to ${context.action}; ${when}`, { hint }),
-    );
-  }
-
-  private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
-    return this.client.diagnostic(message, extra);
+    return this.client.error(`GitHub API rate limit exceeded (HTTP ${error.status}) trying to ${context.action}; ${when}`, { hint });
   }
 }
 
