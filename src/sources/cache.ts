@@ -185,15 +185,13 @@ export class ArtifactCache {
     return hmac.digest('hex');
   }
 
-  /** The JSON of a signed record, or undefined (and the file discarded) when its HMAC does not match. */
-  private async verified(file: string, kind: string, binding: string): Promise<unknown> {
+  /** The body of a signed record (`<hmac>\n<body>`), or undefined (and the file discarded) when its HMAC does not match. */
+  private async signedBody(file: string, kind: string, binding: string): Promise<Buffer | undefined> {
     const bytes = await this.readIfPresent(file);
     if (bytes === undefined) return undefined;
-    const text = bytes.toString('utf8');
-    const newline = text.indexOf('\n');
-    const json = text.slice(newline + 1);
-    const expected = Buffer.from(await this.mac(kind, binding, json), 'hex');
-    const given = Buffer.from(newline === 64 ? text.slice(0, 64) : '', 'hex');
+    const body = bytes.subarray(65);
+    const expected = Buffer.from(await this.mac(kind, binding, body), 'hex');
+    const given = Buffer.from(bytes[64] === 0x0a ? bytes.toString('latin1', 0, 64) : '', 'hex');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       await this.discard(
         file,
@@ -201,12 +199,7 @@ export class ArtifactCache {
       );
       return undefined;
     }
-    try {
-      return JSON.parse(json) as unknown;
-    } catch {
-      await this.discard(file, `${path.relative(this.dir, file)} is not valid JSON`);
-      return undefined;
-    }
+    return body;
   }
 
   /** A cache that cannot be written is a warning, once per kind of entry; the run goes on from memory. */
@@ -315,8 +308,15 @@ export class ArtifactCache {
   async getHttpRecord(url: string): Promise<HttpRecord | undefined> {
     const file = this.recordPath('http', url);
     // The HMAC binds the record to the full URL; the file holds it redacted (query values, userinfo).
-    const record = await this.verified(file, 'http', url);
-    if (record === undefined) return undefined;
+    const body = await this.signedBody(file, 'http', url);
+    if (body === undefined) return undefined;
+    let record: unknown;
+    try {
+      record = JSON.parse(body.toString('utf8'));
+    } catch {
+      await this.discard(file, `${path.relative(this.dir, file)} is not valid JSON`);
+      return undefined;
+    }
     if (!isHttpRecord(record)) {
       await this.discard(file, `HTTP record for ${redactUrlCredentials(url)} is malformed`);
       return undefined;
@@ -425,19 +425,8 @@ export class ArtifactCache {
    */
   async getSignedBytes(kind: 'parsed', key: string): Promise<Buffer | undefined> {
     const file = this.recordPath(kind, key);
-    const bytes = await this.readIfPresent(file);
-    if (bytes === undefined) return undefined;
-    const body = bytes.subarray(65);
-    const expected = Buffer.from(await this.mac(kind, key, body), 'hex');
-    const given = Buffer.from(bytes[64] === 0x0a ? bytes.toString('latin1', 0, 64) : '', 'hex');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      await this.discard(
-        file,
-        `${kind} record ${path.basename(file)} is not signed by this cache's key (written by another key, or tampered with)`,
-      );
-      return undefined;
-    }
-    await this.markUsed(file);
+    const body = await this.signedBody(file, kind, key);
+    if (body !== undefined) await this.markUsed(file);
     return body;
   }
 
