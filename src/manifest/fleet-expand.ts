@@ -13,6 +13,7 @@ import { toToolConfig } from './config.js';
 import { closestName, formatFieldPath } from './fields.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
 import { validateDocument } from './schema.js';
+import type { Finding } from './documents.js';
 import type { ClusterOverlay, Manifest, ProviderObject, ReleaseObject, SourcePosition, ToolConfig } from './types.js';
 import { layerOf, leafPaths, mergeLayers, type FieldPath, type Layer } from './fleet-layers.js';
 import { setOwnValue } from '../core/own-keys.js';
@@ -172,30 +173,15 @@ function overlayLayer(
     const namespace = rest.length === 2 ? rest[0] : typeof metadata?.namespace === 'string' ? metadata.namespace : undefined;
     const providerName = rest[rest.length - 1] ?? '';
     if (!isProviderKind(kind) || value === null || !namespace) {
-      const guess = closestName(
-        name,
-        shared.map((k) =>
-          k
-            .split('/')
-            .filter((_, i) => i !== 1)
-            .join('/'),
-        ),
-      );
+      // `<Kind>/<name>`, as overlays usually write them
+      const keys = shared.map((k) => k.replace(/\/[^/]*\//, '/'));
+      const guess = closestName(name, keys);
       problem(['providers', name], {
         message:
           value === null
             ? `${name} is not a provider of the shared manifest, so there is nothing to remove`
             : `${name} is not a provider of the shared manifest, and is not a whole new provider (it has no metadata.namespace)`,
-        expected: `a key of a shared provider (${
-          shared
-            .map((k) =>
-              k
-                .split('/')
-                .filter((_, i) => i !== 1)
-                .join('/'),
-            )
-            .join(', ') || 'none'
-        }), or a new provider with metadata.namespace`,
+        expected: `a key of a shared provider (${keys.join(', ') || 'none'}), or a new provider with metadata.namespace`,
         hint: guess
           ? `did you mean "${guess}"?`
           : 'add metadata: {namespace: <target namespace>} to declare a provider only this cluster has',
@@ -239,35 +225,44 @@ function selectRelease(
   const name = override ?? overlay.release ?? manifest.config.release;
   if (name === undefined) return undefined;
   const release = releases.get(name);
-  if (!release) {
-    if (override !== undefined) {
-      const guess = closestName(name, [...releases.keys()]);
-      bag.add({
-        message: `--release ${name}: no such release`,
-        expected: `one of ${[...releases.keys()].sort(compareStrings).join(', ') || '(there are no kind: Release documents)'}`,
-        hint: guess ? `did you mean --release ${guess}?` : 'add the Release document to one of the -f files',
-      });
-      return undefined;
-    }
-    const path: FieldPath = overlay.release !== undefined ? ['clusters', index, 'release'] : ['release'];
-    const guess = closestName(name, [...releases.keys()]);
+  if (release) return release;
+  const known = [...releases.keys()].sort(compareStrings).join(', ');
+  const guess = closestName(name, [...releases.keys()]);
+  if (override !== undefined) {
     bag.add({
-      ...at(manifest.config.locate?.(path) ?? manifest.config.position),
-      object: `cluster ${overlay.name}`,
-      path: formatFieldPath(path),
-      message: `release "${name}" is not in the input`,
-      expected: `the metadata.name of a kind: Release document (${[...releases.keys()].sort(compareStrings).join(', ') || 'there are none'})`,
-      hint: guess ? `did you mean "${guess}"?` : 'add the Release document to one of the -f files',
+      message: `--release ${name}: no such release`,
+      expected: `one of ${known || '(there are no kind: Release documents)'}`,
+      hint: guess ? `did you mean --release ${guess}?` : 'add the Release document to one of the -f files',
     });
+    return undefined;
   }
-  return release;
+  const path: FieldPath = overlay.release !== undefined ? ['clusters', index, 'release'] : ['release'];
+  bag.add({
+    ...at(manifest.config.locate?.(path) ?? manifest.config.position),
+    object: `cluster ${overlay.name}`,
+    path: formatFieldPath(path),
+    message: `release "${name}" is not in the input`,
+    expected: `the metadata.name of a kind: Release document (${known || 'there are none'})`,
+    hint: guess ? `did you mean "${guess}"?` : 'add the Release document to one of the -f files',
+  });
+  return undefined;
 }
 
 /** Validates the merged result as a single manifest would be; problems name cluster and layer. */
 function mergedManifest(subject: string, merged: Values, layers: readonly Layer[], manifest: Manifest, bag: DiagnosticBag): Manifest {
-  const origin = (path: FieldPath, what: string): Pick<Diagnostic, 'file' | 'line' | 'column' | 'object'> => {
-    const layer = layerOf(layers, path);
-    return { ...at(layer?.where(path)), object: `${subject}, ${layer?.label ?? 'the merged configuration'}: ${what}` };
+  /** Each finding where the layer that set its value wrote it. */
+  const report = (base: FieldPath, what: string, findings: readonly Finding[]) => {
+    for (const { path, displayPath, message, expected, hint } of findings) {
+      const layer = layerOf(layers, [...base, ...path]);
+      bag.add({
+        ...at(layer?.where([...base, ...path])),
+        object: `${subject}, ${layer?.label ?? 'the merged configuration'}: ${what}`,
+        path: formatFieldPath(displayPath ?? path) || undefined,
+        message,
+        expected,
+        hint,
+      });
+    }
   };
   const providers: ProviderObject[] = [];
   const shared = new Map(manifest.providers.map((p) => [providerKey(p), p]));
@@ -279,15 +274,7 @@ function mergedManifest(subject: string, merged: Values, layers: readonly Layer[
     const problems = validateDocument(document, { sourceText: () => undefined, mayQuoteKeys: () => true });
     const spec = isPlainObject(document.spec) ? document.spec : {};
     const rules = checkProviderSpecRules(spec).map((f) => ({ ...f, path: ['spec', ...f.path] }));
-    for (const p of [...problems, ...rules]) {
-      bag.add({
-        ...origin(['providers', key, ...p.path], key),
-        path: formatFieldPath(p.displayPath ?? p.path) || undefined,
-        message: p.message,
-        expected: p.expected,
-        hint: p.hint,
-      });
-    }
+    report(['providers', key], key, [...problems, ...rules]);
     const position = shared.get(key)?.position ??
       layerOf(layers, ['providers', key])?.where(['providers', key]) ??
       manifest.config.position ?? { file: '', line: 0, column: 0 };
@@ -298,27 +285,12 @@ function mergedManifest(subject: string, merged: Values, layers: readonly Layer[
     kind: 'Config',
     ...(isValuesMap(merged.config) ? merged.config : {}),
   };
-  for (const p of validateDocument(configDocument, { sourceText: () => undefined, mayQuoteKeys: () => true })) {
-    bag.add({
-      ...origin(['config', ...p.path], 'Config'),
-      path: formatFieldPath(p.displayPath ?? p.path) || undefined,
-      message: p.message,
-      expected: p.expected,
-      hint: p.hint,
-    });
-  }
+  report(['config'], 'Config', validateDocument(configDocument, { sourceText: () => undefined, mayQuoteKeys: () => true }));
   delete configDocument.apiVersion;
   delete configDocument.kind;
   const { config, findings } = toToolConfig(configDocument, manifest.config.position ?? { file: '', line: 0, column: 0 });
-  for (const f of findings)
-    bag.add({
-      ...origin(['config', ...f.path], 'Config'),
-      path: formatFieldPath(f.path),
-      message: f.message,
-      expected: f.expected,
-      hint: f.hint,
-    });
-  const result: Manifest = {
+  report(['config'], 'Config', findings);
+  return {
     providers: providers.sort(compareProviders),
     secrets: manifest.secrets,
     configMaps: manifest.configMaps,
@@ -326,7 +298,6 @@ function mergedManifest(subject: string, merged: Values, layers: readonly Layer[
     config,
     baseDir: manifest.baseDir,
   };
-  return result;
 }
 
 /** The shared manifest's order is kept for its providers; a cluster's own providers follow. */
