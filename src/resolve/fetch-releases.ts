@@ -21,6 +21,7 @@ import { LATEST, sortForLatest } from './versions.js';
 import type { ProviderRegistry } from './registry.js';
 import { buildProviderRegistry } from './registry.js';
 import { certManagerFileVersion } from './cert-manager-version.js';
+import { originOf } from './preflight.js';
 import {
   attribute,
   CERT_MANAGER_DEFAULT_VERSION,
@@ -33,7 +34,6 @@ import {
   concludeResolutions,
   configSecretData,
   declaringDir,
-  originOf,
   preflightManagementCluster,
   resolveRelease,
   type ResolvedCertManager,

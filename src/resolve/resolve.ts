@@ -25,7 +25,7 @@ import {
   type ContractedRelease,
   type ProviderMetadata,
 } from './metadata.js';
-import { preflightProblems, providerObjectName } from './preflight.js';
+import { originOf, preflightProblems, providerObjectName } from './preflight.js';
 import { buildProviderRegistry } from './registry.js';
 import { resolveVersion } from './versions.js';
 
@@ -50,11 +50,6 @@ export interface ResolvedProvider {
 /** The directory relative paths in a document resolve against: the declaring file's. */
 export function declaringDir(position: SourcePosition | undefined, fallback: string): string {
   return position?.file ? path.dirname(path.resolve(position.file)) : fallback;
-}
-
-export function originOf(provider: ProviderObject, fieldPath?: string): DiagnosticOrigin {
-  const { file, line, column } = provider.position;
-  return { file, line, column, object: providerObjectName(provider), path: fieldPath };
 }
 
 /** Fills in where a problem is, for errors raised below the resolver without a position. */

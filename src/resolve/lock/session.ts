@@ -16,7 +16,7 @@ import type { Artifact, ProviderRepository } from '../../sources/source.js';
 import { buildLockfile, lockEntryForCertManager, lockEntryForOperator, lockEntryForProvider } from './build.js';
 import { assertFrozen, diffLockfiles, type LockChange } from './diff.js';
 import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider, lockSatisfies } from './request.js';
-import { findLockEntry, type LockEntry, type Lockfile } from './types.js';
+import { findLockEntry, type LockEntry, type Lockfile, type LockRequest } from './types.js';
 import { verifyLockedArtifacts } from './verify.js';
 import { acceptDigests, acceptNameProblems, namesComponent, type AcceptedDigest } from './accept-digests.js';
 
@@ -70,18 +70,17 @@ export class LockSession {
     private readonly manifest: Manifest,
     private readonly options: LockSessionOptions,
   ) {
+    // the lock's entry for a request, while it still answers it
+    const pin = (request: LockRequest | undefined): LockEntry | undefined => {
+      const entry = request && findLockEntry(options.previous, request);
+      return entry && request && lockSatisfies(entry, request) ? entry : undefined;
+    };
     for (const provider of manifest.providers) {
-      const request = lockRequestForProvider(provider, options.registry);
-      const entry = request && findLockEntry(options.previous, provider);
-      if (entry && request && lockSatisfies(entry, request)) this.pins.set(componentKey(provider), entry);
+      const entry = pin(lockRequestForProvider(provider, options.registry));
+      if (entry) this.pins.set(componentKey(provider), entry);
     }
-    const certManagerRequest = lockRequestForCertManager(manifest.config);
-    const certManagerEntry = certManagerRequest && findLockEntry(options.previous, certManagerRequest);
-    this.certManagerPin =
-      certManagerEntry && certManagerRequest && lockSatisfies(certManagerEntry, certManagerRequest) ? certManagerEntry : undefined;
-    const operatorRequest = options.operator ? lockRequestForOperator(manifest.config) : undefined;
-    const operatorEntry = operatorRequest && findLockEntry(options.previous, operatorRequest);
-    this.operatorPin = operatorEntry && operatorRequest && lockSatisfies(operatorEntry, operatorRequest) ? operatorEntry : undefined;
+    this.certManagerPin = pin(lockRequestForCertManager(manifest.config));
+    this.operatorPin = options.operator ? pin(lockRequestForOperator(manifest.config)) : undefined;
   }
 
   /** An update's new version, else the locked release of the operator while it still answers Config.operator. */
