@@ -483,19 +483,14 @@ class ManifestCollector {
   /** Secrets and ConfigMaps are unique by namespace and name; Namespaces and Releases by name. */
   private checkUnique(unit: ObjectUnit, kind: string, namespace: string, name: string, position: SourcePosition): void {
     const clusterScoped = kind === 'Release' || kind === 'Namespace';
-    if (kind !== 'Config' && ((!clusterScoped && !namespace) || !name)) return; // already reported as missing
+    if ((!clusterScoped && !namespace) || !name) return; // already reported as missing
     const id = `${kind}/${namespace}/${name}`;
     const first = this.firstSeen.get(id);
     if (!first) {
       this.firstSeen.set(id, position);
       return;
     }
-    const what =
-      kind === 'Config'
-        ? 'more than one Config document'
-        : clusterScoped
-          ? `duplicate ${kind} ${name}`
-          : `duplicate ${kind} ${namespace}/${name}`;
+    const what = clusterScoped ? `duplicate ${kind} ${name}` : `duplicate ${kind} ${namespace}/${name}`;
     this.bag.add({
       ...position,
       object: unit.label,

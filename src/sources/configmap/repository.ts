@@ -7,7 +7,7 @@
  * `binaryData.components` is gzip.
  */
 import { gunzipSync } from 'node:zlib';
-import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { DEFAULT_COMPONENTS_FILE } from '../../core/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../../manifest/types.js';
 import { artifactFromBytes, artifactFromText } from '../base/artifact.js';
@@ -151,13 +151,9 @@ export function openConfigMapRepository(
 ): ConfigMapRepository {
   const namespace = request.namespace ?? '';
   const selectorText = formatSelector(request.selector);
-  const fail = (list: Diagnostic | Diagnostic[]): never => {
-    throw new CapiGitopsError(list);
-  };
-
   const invalid = selectorProblems(request.selector);
   if (invalid.length > 0) {
-    fail(
+    throw new CapiGitopsError(
       invalid.map((message) => ({
         ...request.origin,
         path: 'spec.fetchConfig.selector',
@@ -166,12 +162,10 @@ export function openConfigMapRepository(
     );
   }
 
-  const selected = selectConfigMaps(configMaps, request.selector, namespace).sort((a, b) =>
-    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-  );
+  const selected = selectConfigMaps(configMaps, request.selector, namespace).sort((a, b) => compareStrings(a.name, b.name));
   if (selected.length === 0) {
     const elsewhere = configMaps.filter((cm) => cm.namespace !== namespace && matchesSelector(cm.labels, request.selector));
-    fail({
+    throw new CapiGitopsError({
       ...request.origin,
       path: 'spec.fetchConfig.selector',
       message: `${messagePrefix(request)}no ConfigMap in namespace "${namespace}" matches the selector ${selectorText}`,
@@ -231,7 +225,8 @@ export function openConfigMapRepository(
     });
   }
   const selectedBy = request.origin.object ?? request.label;
-  if (problems.length > 0) fail(problems.map((problem) => ({ ...problem, message: `${problem.message} (selected by ${selectedBy})` })));
+  if (problems.length > 0)
+    throw new CapiGitopsError(problems.map((problem) => ({ ...problem, message: `${problem.message} (selected by ${selectedBy})` })));
 
   return new ConfigMapRepository(
     releases,

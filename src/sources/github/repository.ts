@@ -15,7 +15,7 @@
 import { Octokit, RequestError } from 'octokit';
 import { CapiGitopsError } from '../../core/diagnostics.js';
 import { artifactFromBytes, sha256Hex } from '../base/artifact.js';
-import { SourceClient, type PlainResponse, type RevalidatedResponse } from '../base/client.js';
+import { parseJsonBody, SourceClient, type PlainResponse, type RevalidatedResponse } from '../base/client.js';
 import { fetchAdapter, HttpError, redactUrl, type HttpPolicy } from '../base/http.js';
 import type { GitHubSettings, NetworkSourceOptions } from '../request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
@@ -372,7 +372,10 @@ class GitHubRepository implements GitHubReleaseRepository {
       throw this.failure(error, context);
     }
     if (answer.status !== 200) throw this.client.error(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`);
-    return { data: this.parseJson(answer.body, url), link: answer.headers.link };
+    const data = parseJsonBody(answer.body);
+    if (data === undefined)
+      throw this.client.error(`GET ${redactUrl(url)} did not answer JSON`, { hint: 'check apiUrl, or a proxy between you and GitHub' });
+    return { data, link: answer.headers.link };
   }
 
   /** A GET through octokit (auth, rate limits), as a plain response; octokit throws a 304, which is an answer here. */
@@ -384,14 +387,6 @@ class GitHubRepository implements GitHubReleaseRepository {
     } catch (error) {
       if (error instanceof RequestError && error.status === 304) return { status: 304, body: Buffer.alloc(0), headers: new Headers() };
       throw error;
-    }
-  }
-
-  private parseJson(body: Buffer, url: string): unknown {
-    try {
-      return JSON.parse(body.toString('utf8')) as unknown;
-    } catch {
-      throw this.client.error(`GET ${redactUrl(url)} did not answer JSON`, { hint: 'check apiUrl, or a proxy between you and GitHub' });
     }
   }
 

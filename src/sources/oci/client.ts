@@ -2,7 +2,7 @@
  * Speaks the distribution API to one registry for one repository through the shared client,
  * answering auth challenges as oras-go's auth client does (`auth.ts`).
  */
-import type { SourceClient } from '../base/client.js';
+import { parseJsonBody, type SourceClient } from '../base/client.js';
 import { HttpError, redactUrl, type HttpResponse } from '../base/http.js';
 import {
   distributionTokenRequest,
@@ -158,12 +158,7 @@ export class RegistryClient {
     }
     if (response.status !== 200)
       throw this.client.error(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered HTTP ${response.status}`);
-    let answer: { token?: unknown; access_token?: unknown } | undefined;
-    try {
-      answer = JSON.parse(response.body.toString('utf8')) as typeof answer;
-    } catch {
-      answer = undefined;
-    }
+    const answer = parseJsonBody(response.body) as { token?: unknown; access_token?: unknown } | null | undefined;
     // The token spec: `token`, or `access_token` for OAuth2 compatibility; equal when both are sent.
     const token = typeof answer?.access_token === 'string' && answer.access_token ? answer.access_token : answer?.token;
     if (typeof token !== 'string' || token === '')
