@@ -418,11 +418,6 @@ export function versionSpan(rule: Pick<ChartValueRule, 'since' | 'until'>): stri
   return `${rule.since} to ${rule.until}`;
 }
 
-/** Whether chart `a` is later than chart `b`. */
-export function isLaterChart(a: string, b: string): boolean {
-  return semverGt(a, b);
-}
-
 export interface ChartVersionRequest {
   /** As written: `0.23.0`, `v0.23.0`, `>=0.19.0 <0.20.0`, `0.23.x`. */
   text: string;

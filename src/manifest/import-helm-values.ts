@@ -9,6 +9,7 @@
  * Which values a chart version reads, and how, is the table in helm-chart-versions.ts: the given
  * chart version's rules are followed, the newest chart's without one.
  */
+import semverGt from 'semver/functions/gt.js';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../core/provider.js';
@@ -25,7 +26,6 @@ import {
   chartRule,
   chartRules,
   convertedTopLevelValues,
-  isLaterChart,
   NEWEST_CHART,
   resolveChartVersion,
   versionSpan,
@@ -315,7 +315,7 @@ function checkProviderKeys(reading: Reading, type: (typeof PROVIDER_TYPES)[numbe
     const rule = chartRule(path!, type.key, reading.version);
     if (!rule)
       reading.warnings.push(`${label}.${key} is ignored by chart ${reading.version}; it is read ${rulesText(path!, type.key)}`, at);
-    else if (reading.assumed && isLaterChart(rule.since, MAP_FORM_SINCE)) reading.newerOnly.push(`${label}.${key} (from ${rule.since})`);
+    else if (reading.assumed && semverGt(rule.since, MAP_FORM_SINCE)) reading.newerOnly.push(`${label}.${key} (from ${rule.since})`);
   }
 }
 

@@ -9,9 +9,11 @@ import { toToolConfig } from './config.js';
 import { toConfigMapObject, toNamespaceObject, toSecretObject } from './core-objects.js';
 import {
   classifyDocument,
+  CAPI_PROVIDER_KIND,
   classifyListItem,
   normalizeObject,
   stripServerFields,
+  V1ALPHA1_API_VERSION,
   type Category,
   type Classification,
   type Finding,
@@ -22,7 +24,7 @@ import { checkProviderSpecRules, toProviderObject } from './providers.js';
 import { mergeConfigDocuments, type ConfigDocument } from './config-merge.js';
 import { checkProviderDurations, providerSchemaHint, providerWarnings } from './provider-values.js';
 import { loadDocumentValidator, validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
-import { applyEditsToValue, planV1alpha1Conversion, sourcePathOf, V1ALPHA1_API_VERSION, type ConversionEdit } from './v1alpha1.js';
+import { applyEditsToValue, planV1alpha1Conversion, sourcePathOf, type ConversionEdit } from './v1alpha1.js';
 import type {
   ConfigMapObject,
   Manifest,
@@ -33,7 +35,7 @@ import type {
   SourcePosition,
   ToolConfig,
 } from './types.js';
-import { CAPI_PROVIDER_KIND, planTurtlesConversion, type TurtlesSecret } from './turtles.js';
+import { planTurtlesConversion, type TurtlesSecret } from './turtles.js';
 import {
   documentPosition,
   documentValue,

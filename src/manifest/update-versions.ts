@@ -28,7 +28,8 @@ import { CapiGitopsError, withArticle, type Diagnostic } from '../core/diagnosti
 import { isProviderKind, type ProviderKind } from '../core/provider.js';
 import { parseSemantic, parseVersionRequest } from '../core/versions.js';
 import { safeYamlMessage } from './yaml-source.js';
-import { CAPI_PROVIDER_KIND, turtlesProviderKind } from './turtles.js';
+import { CAPI_PROVIDER_KIND } from './documents.js';
+import { turtlesProviderKind } from './turtles.js';
 
 /** One provider's new version. */
 export interface VersionBump {

@@ -156,6 +156,17 @@ export function nextPageUrl(link: string | undefined): string | undefined {
   return undefined;
 }
 
+/** `make()`'s promise for `key`, made once while it has not failed: a failure is forgotten, so a later call tries again. */
+export function onceUntilFailure<T>(pending: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let promise = pending.get(key);
+  if (!promise) {
+    promise = make();
+    pending.set(key, promise);
+    promise.catch(() => pending.delete(key));
+  }
+  return promise;
+}
+
 /** JSON from a response body, or undefined when it is not JSON. */
 export function parseJsonBody(body: Buffer): unknown {
   try {

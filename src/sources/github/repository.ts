@@ -15,15 +15,12 @@
 import { Octokit, RequestError } from 'octokit';
 import { CapiGitopsError } from '../../core/diagnostics.js';
 import { artifactFromBytes, sha256Hex } from '../base/artifact.js';
-import { parseJsonBody, SourceClient, type PlainResponse, type RevalidatedResponse } from '../base/client.js';
-import { fetchAdapter, HttpError, redactUrl, type HttpPolicy } from '../base/http.js';
+import { onceUntilFailure, parseJsonBody, SourceClient, type PlainResponse, type RevalidatedResponse } from '../base/client.js';
+import { fetchAdapter, HttpError, redactUrl } from '../base/http.js';
 import type { GitHubSettings, NetworkSourceOptions } from '../request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
-export interface GitHubOptions extends NetworkSourceOptions, GitHubSettings {
-  /** Timeouts, retries, size cap, and the injectable sleep. */
-  http?: Partial<HttpPolicy>;
-}
+export interface GitHubOptions extends NetworkSourceOptions, GitHubSettings {}
 
 /** One non-draft release. GitHub's `prerelease` flag is kept so the resolver can prefer stable releases. */
 export interface GitHubRelease {
@@ -277,7 +274,7 @@ class GitHubRepository implements GitHubReleaseRepository {
         hint: 'resolve the version with listVersions() first, as clusterctl does',
       });
     }
-    const release = await this.releaseByTag(version);
+    const release = await onceUntilFailure(this.releasesByTag, version, () => this.fetchReleaseByTag(version));
     const asset = release.assets.find((candidate) => candidate.name === assetName);
     if (!asset) {
       const names = release.assets.map((candidate) => candidate.name).sort();
@@ -327,16 +324,6 @@ class GitHubRepository implements GitHubReleaseRepository {
       });
     }
     return absolute.href;
-  }
-
-  private releaseByTag(tag: string): Promise<ApiRelease> {
-    let pending = this.releasesByTag.get(tag);
-    if (!pending) {
-      pending = this.fetchReleaseByTag(tag);
-      this.releasesByTag.set(tag, pending);
-      pending.catch(() => this.releasesByTag.delete(tag));
-    }
-    return pending;
   }
 
   private async fetchReleaseByTag(tag: string): Promise<ApiRelease> {

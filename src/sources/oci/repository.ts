@@ -33,7 +33,7 @@
 import { CapiGitopsError } from '../../core/diagnostics.js';
 import { DEFAULT_COMPONENTS_FILE, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../../core/provider.js';
 import { artifactFromBytes, sha256Hex } from '../base/artifact.js';
-import { parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
+import { onceUntilFailure, parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { redactUrl } from '../base/http.js';
 import type { NetworkSourceOptions } from '../request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
@@ -214,7 +214,8 @@ class OciRepository implements ProviderRepository {
         hint: `put the tag in the reference (${this.location}:<tag>) if it differs from the version`,
       });
     }
-    const artifact = await this.resolveArtifact(reference, version);
+    // The manifest graph, read once per repository object (a failure is not remembered).
+    const artifact = await onceUntilFailure(this.artifacts, reference, () => this.readArtifact(reference, version));
     const names = this.candidates(version, fileName);
     // The operator treats an empty file as missing and tries the next name.
     const title = names.find((name) => (artifact.files.get(name)?.size ?? 0) > 0);
@@ -236,17 +237,6 @@ class OciRepository implements ProviderRepository {
     this.options.onProgress?.({ type: 'done', source: this.location, version, file: fileName, bytes: bytes.length, cached });
     const url = `oci://${this.ref.registry}/${this.ref.repository}@${artifact.digest}#${title}`;
     return artifactFromBytes(fileName, bytes, url, `oci://${this.ref.registry}/${this.ref.repository}#${title}`);
-  }
-
-  /** The manifest graph of a tag or digest, read once per repository object (a failure is not remembered). */
-  private resolveArtifact(reference: string, version: string): Promise<ResolvedArtifact> {
-    let pending = this.artifacts.get(reference);
-    if (!pending) {
-      pending = this.readArtifact(reference, version);
-      this.artifacts.set(reference, pending);
-      pending.catch(() => this.artifacts.delete(reference));
-    }
-    return pending;
   }
 
   private async readArtifact(reference: string, version: string): Promise<ResolvedArtifact> {
