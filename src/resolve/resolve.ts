@@ -73,8 +73,7 @@ function withDefaults(diagnostic: Diagnostic, origin: DiagnosticOrigin): Diagnos
  */
 function atVersionField(error: unknown, provider: ProviderObject): unknown {
   if (!(error instanceof ArtifactNotFoundError)) return error;
-  const { file, line, column } = provider.fieldPosition?.(['spec', 'version']) ?? provider.position;
-  const origin = { file, line, column, object: providerObjectName(provider), path: 'spec.version' };
+  const origin = { ...originOf(provider, 'spec.version'), ...provider.fieldPosition?.(['spec', 'version']) };
   return new CapiGitopsError(error.diagnostics.map((d) => ({ ...d, ...origin })));
 }
 
