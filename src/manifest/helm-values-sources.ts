@@ -157,37 +157,28 @@ function parseEmbedded(doc: Doc, path: FieldPath, text: string, problems: Diagno
     return undefined;
   }
   const parsed = parseManifestFile(where.file ?? '', text);
-  const fail = (message: string) => {
+  /** Records the problem; undefined, so that `return fail(…)` reads the value as absent. */
+  const fail = (message: string): undefined => {
     problems.push({
       ...where,
       message: secret ? `${path.join('.')} is not a YAML map of chart values` : message,
       expected: 'a YAML map of the chart’s values, e.g. "infrastructure:\\n  docker:\\n    version: v1.7.7"',
       hint: 'check the indentation of the block under this field (a `|` block scalar keeps it as written)',
     });
+    return undefined;
   };
-  if (parsed.syntaxErrors.length > 0) {
-    const first = parsed.syntaxErrors[0]!;
-    fail(`${path.join('.')} is not valid YAML: line ${first.line} of the value: ${first.message}`);
-    return undefined;
-  }
-  if (parsed.documents.length > 1) {
-    fail(`${path.join('.')} holds ${parsed.documents.length} YAML documents`);
-    return undefined;
-  }
+  const first = parsed.syntaxErrors[0];
+  if (first) return fail(`${path.join('.')} is not valid YAML: line ${first.line} of the value: ${first.message}`);
+  if (parsed.documents.length > 1) return fail(`${path.join('.')} holds ${parsed.documents.length} YAML documents`);
   let value: unknown;
   try {
     value = parsed.documents.length === 0 ? null : documentValue(parsed.documents[0]!);
   } catch (error) {
     if (!(error instanceof YamlValueError) && !(error instanceof RangeError)) throw error;
-    fail(`${path.join('.')} is not valid YAML: ${error.message}`);
-    return undefined;
+    return fail(`${path.join('.')} is not valid YAML: ${error.message}`);
   }
   if (value === null || value === undefined) return {};
-  if (!isPlainObject(value)) {
-    fail(`${path.join('.')} is not a map`);
-    return undefined;
-  }
-  return value;
+  return isPlainObject(value) ? value : fail(`${path.join('.')} is not a map`);
 }
 
 /** A map field (valuesObject, spec.values); absent or null is no values. */

@@ -422,11 +422,10 @@ function managerOf(
   const out: Record<string, unknown> = {};
   if (own !== undefined) {
     const manager = isPlainObject(own) ? own : {};
+    const at = [type.key, name, 'manager'];
     if (type.key === 'addon' && manager.featureGates !== undefined) {
       warnings.push(`${label}.manager.featureGates is ignored by the chart: its addon template writes manager.metrics only`, [
-        type.key,
-        name,
-        'manager',
+        ...at,
         'featureGates',
       ]);
     } else {
@@ -443,9 +442,7 @@ function managerOf(
     for (const key of sortedKeys(manager)) {
       if (key !== 'featureGates' && key !== 'metrics')
         warnings.push(`${label}.manager.${key} is ignored by the chart (it writes manager.featureGates and manager.metrics only)`, [
-          type.key,
-          name,
-          'manager',
+          ...at,
           key,
         ]);
     }
