@@ -113,19 +113,21 @@ function apiVersionFindings(apiVersion: string, kind: string, served: string): F
   ];
 }
 
+function notAnObject(allowed: readonly string[], hint: string): Finding[] {
+  return [
+    {
+      path: [],
+      at: 'value',
+      message: 'expected a Kubernetes object (a mapping with apiVersion and kind)',
+      expected: `one of ${allowed.join(', ')}`,
+      hint,
+    },
+  ];
+}
+
 /** Classifies a top-level document; findings explain why it cannot be read. */
 export function classifyDocument(value: unknown): Classification | Finding[] {
-  if (!isPlainObject(value)) {
-    return [
-      {
-        path: [],
-        at: 'value',
-        message: 'expected a Kubernetes object (a mapping with apiVersion and kind)',
-        expected: `one of ${SUPPORTED_KINDS.join(', ')}`,
-        hint: 'each YAML document is one object; separate documents with ---',
-      },
-    ];
-  }
+  if (!isPlainObject(value)) return notAnObject(SUPPORTED_KINDS, 'each YAML document is one object; separate documents with ---');
   const missing = missingTypeFields(value);
   if (missing.length > 0) return missing;
   const apiVersion = value.apiVersion as string;
@@ -144,17 +146,7 @@ export function classifyDocument(value: unknown): Classification | Finding[] {
  * server writes them that way); they are filled in from the list.
  */
 export function classifyListItem(item: unknown, list: Classification): Classification | Finding[] {
-  if (!isPlainObject(item)) {
-    return [
-      {
-        path: [],
-        at: 'value',
-        message: 'expected a Kubernetes object (a mapping with apiVersion and kind)',
-        expected: `one of ${LIST_ITEM_KINDS.join(', ')}`,
-        hint: 'each item of items is one object',
-      },
-    ];
-  }
+  if (!isPlainObject(item)) return notAnObject(LIST_ITEM_KINDS, 'each item of items is one object');
   if (list.item) {
     item.apiVersion ??= list.item.apiVersion;
     item.kind ??= list.item.kind;

@@ -207,10 +207,9 @@ export class ArtifactCache {
     try {
       await write();
     } catch (error) {
-      if (this.warned.has(kind)) return;
-      this.warned.add(kind);
       const code = (error as NodeJS.ErrnoException)?.code;
-      this.log(
+      this.warnOnce(
+        kind,
         `cache: cannot write ${kind} entries under ${this.dir} (${code ?? (error as Error).message}); continuing without caching them`,
       );
     }
