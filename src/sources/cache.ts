@@ -88,16 +88,13 @@ export function defaultCacheKeyFile(env: Record<string, string | undefined> = pr
 /**
  * The key that signs cache records: CAPI_GITOPS_CACHE_KEY when set (a CI secret, so that trusted
  * jobs on different runners share parsed forms while jobs without the secret cannot forge them),
- * else a random key in `keyFile`, created on first use with mode 0600. When neither can be had,
+ * else a random key in `defaultCacheKeyFile()`, created on first use with mode 0600. When neither can be had,
  * a key for this run only: records are still written and checked, just not reused by later runs.
  */
-export async function cacheKey(
-  options: { env?: Record<string, string | undefined>; keyFile?: string; log?: (line: string) => void } = {},
-): Promise<CacheKey> {
-  const env = options.env ?? process.env;
-  const secret = env.CAPI_GITOPS_CACHE_KEY;
+export async function cacheKey(log?: (line: string) => void): Promise<CacheKey> {
+  const secret = process.env.CAPI_GITOPS_CACHE_KEY;
   if (secret && secret.length >= 16) return { bytes: createHash('sha256').update(secret).digest(), madeByThisRun: false };
-  const file = options.keyFile ?? defaultCacheKeyFile(env);
+  const file = defaultCacheKeyFile();
   const read = async () => {
     const bytes = await readFile(file);
     if (bytes.length < KEY_BYTES) throw new Error(`${file} holds fewer than ${KEY_BYTES} bytes`);
@@ -123,7 +120,7 @@ export async function cacheKey(
           () => ({ bytes: randomBytes(KEY_BYTES), madeByThisRun: true }),
         );
       }
-      options.log?.(
+      log?.(
         `cache: no key file at ${file} (${(again as NodeJS.ErrnoException)?.code ?? (again as Error).message}); cache records are used within this run only (set CAPI_GITOPS_CACHE_KEY or XDG_STATE_HOME)`,
       );
       return { bytes: randomBytes(KEY_BYTES), madeByThisRun: true };
@@ -174,7 +171,7 @@ export class ArtifactCache {
 
   private signingKey(): Promise<CacheKey> {
     const given = this.keySource;
-    this.key ??= given ? Promise.resolve(given).then((bytes) => ({ bytes, madeByThisRun: false })) : cacheKey({ log: this.log });
+    this.key ??= given ? Promise.resolve(given).then((bytes) => ({ bytes, madeByThisRun: false })) : cacheKey(this.log);
     return this.key;
   }
 
