@@ -124,23 +124,30 @@ interface OverlayRead {
 }
 
 /**
- * An overlay (layer 4) or its unsupportedOverrides (layer 5) in canonical shape. `gitops` is
- * the cluster's chart values. Only layer 5 may move an existing provider (metadata) or set
- * Config fields beyond variables, images, cert-manager, secrets settings and chart values.
+ * The overlay of cluster `index` (layer 4) or its unsupportedOverrides (layer 5) in canonical
+ * shape. `gitops` is the cluster's chart values. Only layer 5 may move an existing provider
+ * (metadata) or set Config fields beyond variables, images, cert-manager, secrets settings and
+ * chart values.
  */
 function overlayLayer(
-  cluster: string,
-  snippet: Record<string, unknown>,
-  base: FieldPath,
+  overlay: ClusterOverlay,
+  index: number,
   unsupported: boolean,
   shared: readonly string[],
   config: ToolConfig,
 ): OverlayRead {
+  const snippet = unsupported ? (overlay.unsupportedOverrides ?? {}) : (overlay as unknown as Record<string, unknown>);
+  const base: FieldPath = unsupported ? ['clusters', index, 'unsupportedOverrides'] : ['clusters', index];
   const problems: Diagnostic[] = [];
   const locate = (path: FieldPath) => config.locate?.([...base, ...path]) ?? config.position;
   const layerName = unsupported ? 'unsupportedOverrides' : 'overlay';
   const problem = (path: FieldPath, d: Omit<Diagnostic, 'file' | 'line' | 'column'>) =>
-    problems.push({ ...at(locate(path)), object: `cluster ${cluster} (${layerName})`, path: formatFieldPath([...base, ...path]), ...d });
+    problems.push({
+      ...at(locate(path)),
+      object: `cluster ${overlay.name} (${layerName})`,
+      path: formatFieldPath([...base, ...path]),
+      ...d,
+    });
   const providers: Values = {};
   const written = new Map<string, string>();
   const entries = isPlainObject(snippet.providers) ? Object.entries(snippet.providers) : [];
@@ -345,22 +352,8 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
   const clusters: FleetCluster[] = [];
   (manifest.config.clusters ?? []).forEach((overlay, index) => {
     const release = selectRelease(overlay, index, manifest, releases, bag, options.release);
-    const own = overlayLayer(
-      overlay.name,
-      overlay as unknown as Record<string, unknown>,
-      ['clusters', index],
-      false,
-      sharedKeys,
-      manifest.config,
-    );
-    const escape = overlayLayer(
-      overlay.name,
-      overlay.unsupportedOverrides ?? {},
-      ['clusters', index, 'unsupportedOverrides'],
-      true,
-      sharedKeys,
-      manifest.config,
-    );
+    const own = overlayLayer(overlay, index, false, sharedKeys, manifest.config);
+    const escape = overlayLayer(overlay, index, true, sharedKeys, manifest.config);
     [...own.problems, ...escape.problems].forEach((d) => bag.add(d));
     // the providers this cluster ends up with: a release pins those, and only those
     const overlays = [own.layer.values.providers as Values, escape.layer.values.providers as Values];
