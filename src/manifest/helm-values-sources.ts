@@ -64,6 +64,8 @@ interface Release {
   /** What each source of the values gave, in the order applied. */
   parts: Part[];
   chartVersion?: ChartVersionRequest;
+  /** That the chart version is not known (a chartRef without one). */
+  versionWarning?: Diagnostic;
 }
 
 /** One source of a release's values and where its paths are written. */
@@ -308,17 +310,12 @@ function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: Diagnost
  * spec.values merged over the result. References are looked up in the HelmRelease's namespace
  * among the ConfigMaps and Secrets of the files given.
  */
-function helmReleaseRelease(
-  doc: Doc,
-  docs: readonly Doc[],
-  problems: Diagnostic[],
-  warnings: Diagnostic[],
-  versionWarnings: Diagnostic[],
-): Release | undefined {
+function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: Diagnostic[]): Release | undefined {
   const chart = str(get(doc.value, ['spec', 'chart', 'spec', 'chart']));
   const chartRef = get(doc.value, ['spec', 'chartRef']);
   const { namespace } = metadataOf(doc.value);
   let chartVersion: ChartVersionRequest | undefined;
+  let versionWarning: Diagnostic | undefined;
   if (chart !== undefined) {
     if (!isOperatorChart(chart)) return undefined;
     const version = str(get(doc.value, ['spec', 'chart', 'spec', 'version']));
@@ -352,19 +349,19 @@ function helmReleaseRelease(
       if (tag !== undefined) chartVersion = { text: tag, origin: `${target.label} ${field.join('.')}`, position: at(target, field) };
       else
         // A digest pins bytes, not a version: the chart's templates (which version) are not known.
-        versionWarnings.push({
+        versionWarning = {
           ...at(target, get(target.value, ['spec', 'ref']) !== undefined ? ['spec', 'ref'] : ['spec']),
           message: `names no chart version (${target.value.kind === 'HelmChart' ? 'spec.version' : 'spec.ref.tag or spec.ref.semver'}), so the newest chart's templates are followed`,
           hint: 'pass the chart version it holds: --chart-version <version>, e.g. --chart-version 0.23.0',
-        });
+        };
     } else if (!namesProvider(isPlainObject(get(doc.value, ['spec', 'values'])) ? (get(doc.value, ['spec', 'values']) as Values) : {})) {
       return undefined;
     } else {
-      versionWarnings.push({
+      versionWarning = {
         ...at(doc, ['spec', 'chartRef']),
         message: `names ${str(chartRef.kind) ?? 'an object'} ${str(chartRef.name) ?? ''}, which is not in the files given; its values are read as the cluster-api-operator chart's, and the chart version (in that object) is not known`,
         hint: `pass the file that holds ${str(chartRef.kind) ?? 'it'} ${str(chartRef.name) ?? ''} with another -f, or the chart version with --chart-version <version>`,
-      });
+      };
     }
   } else {
     return undefined;
@@ -452,7 +449,7 @@ function helmReleaseRelease(
         hint: 'pass them with -f before this file',
       });
   }
-  return { doc, values, parts, chartVersion };
+  return { doc, values, parts, chartVersion, versionWarning };
 }
 
 /**
@@ -512,18 +509,11 @@ function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[]
   return { doc, values, parts, chartVersion };
 }
 
-function releaseOf(
-  doc: Doc,
-  docs: readonly Doc[],
-  problems: Diagnostic[],
-  warnings: Diagnostic[],
-  versionWarnings: Diagnostic[],
-): Release | undefined {
+function releaseOf(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: Diagnostic[]): Release | undefined {
   const kind = doc.value.kind;
   const apiGroup = group(doc.value.apiVersion);
   if (kind === 'Application' && apiGroup === 'argoproj.io') return applicationRelease(doc, problems, warnings);
-  if (kind === 'HelmRelease' && apiGroup === 'helm.toolkit.fluxcd.io')
-    return helmReleaseRelease(doc, docs, problems, warnings, versionWarnings);
+  if (kind === 'HelmRelease' && apiGroup === 'helm.toolkit.fluxcd.io') return helmReleaseRelease(doc, docs, problems, warnings);
   if (kind === 'HelmChart' && apiGroup === 'helm.cattle.io') return helmChartRelease(doc, docs, problems, warnings);
   return undefined;
 }
@@ -545,7 +535,6 @@ function chartNamed(doc: Doc): string | undefined {
 export async function readHelmValuesFiles(files: readonly string[]): Promise<HelmValuesSources> {
   const problems: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
-  const chartVersionWarnings: Diagnostic[] = [];
   const contents = await readManifestFiles(files, problems);
   const budget = new YamlBudget();
   const perFile: { file: string; docs: Doc[]; plain?: Values; position?: Diagnostic; locate?: ValuesLocator }[] = [];
@@ -617,7 +606,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
       continue;
     }
     const found = entry.docs.flatMap((doc) => {
-      const release = releaseOf(doc, allDocs, problems, warnings, chartVersionWarnings);
+      const release = releaseOf(doc, allDocs, problems, warnings);
       return release ? [release] : [];
     });
     releases.push(...found);
@@ -660,5 +649,10 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
     if (!namesProvider(release.values))
       warnings.push({ ...at(release.doc, []), message: 'its values name no provider, so the chart installs none' });
   }
-  return { layers, chartVersion: releases[0]?.chartVersion, warnings, chartVersionWarnings };
+  return {
+    layers,
+    chartVersion: releases[0]?.chartVersion,
+    warnings,
+    chartVersionWarnings: releases.flatMap((release) => release.versionWarning ?? []),
+  };
 }
