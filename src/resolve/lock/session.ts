@@ -161,36 +161,29 @@ export class LockSession {
     const entries: LockEntry[] = [];
     const accepted: AcceptedDigest[] = [];
     const names = this.options.acceptDigests ?? [];
-    // the pin, with the digests --accept-digest takes from the files fetched
-    const pinned = (pin: LockEntry, artifacts: Pick<Artifact, 'name' | 'sha256' | 'url'>[]): LockEntry => {
+    // the pin, with the digests --accept-digest takes from the files fetched; without one, the new entry
+    const add = (pin: LockEntry | undefined, artifacts: Pick<Artifact, 'name' | 'sha256' | 'url'>[], unpinned: () => LockEntry) => {
+      if (!pin) {
+        entries.push(unpinned());
+        return;
+      }
       const result = namesComponent(names, pin) ? acceptDigests(pin, artifacts) : { entry: pin, accepted: [] };
       accepted.push(...result.accepted);
       verify(bag, result.entry, artifacts);
-      return result.entry;
+      entries.push(result.entry);
     };
+    const { config } = this.manifest;
     for (const resolved of providers) {
       const pin = this.options.overrides?.has(componentKey(resolved)) ? undefined : this.pins.get(componentKey(resolved));
-      if (pin) {
-        entries.push(pinned(pin, [resolved.metadata, resolved.components]));
-      } else {
-        entries.push(lockEntryForProvider(resolved, this.options.registry, this.lockDir));
-      }
+      add(pin, [resolved.metadata, resolved.components], () => lockEntryForProvider(resolved, this.options.registry, this.lockDir));
     }
     if (certManager) {
-      const pin = this.certManagerPin;
-      if (pin && pin.version === certManager.version) {
-        entries.push(pinned(pin, [certManager.components]));
-      } else {
-        entries.push(lockEntryForCertManager(certManager, this.manifest.config, this.lockDir));
-      }
+      const pin = this.certManagerPin?.version === certManager.version ? this.certManagerPin : undefined;
+      add(pin, [certManager.components], () => lockEntryForCertManager(certManager, config, this.lockDir));
     }
     if (operator) {
-      const pin = this.operatorPin;
-      if (pin && pin.version === operator.version) {
-        entries.push(pinned(pin, [operator.components]));
-      } else {
-        entries.push(lockEntryForOperator(operator, this.manifest.config, this.lockDir));
-      }
+      const pin = this.operatorPin?.version === operator.version ? this.operatorPin : undefined;
+      add(pin, [operator.components], () => lockEntryForOperator(operator, config, this.lockDir));
     }
     acceptNameProblems(names, entries).forEach((d) => bag.add(d));
     bag.throwIfAny();
