@@ -459,11 +459,9 @@ export function resolveChartVersion(request: ChartVersionRequest): ResolvedChart
     }
     return { version };
   }
-  if (text === '' || text === '*' || semverValidRange(text) === null) {
-    if (text === '' || text === '*')
-      return { version: NEWEST_CHART, note: `${request.origin} allows any chart version; read as ${NEWEST_CHART}, the newest` };
-    return problem(`"${text}" is neither a version nor a semver range`);
-  }
+  if (text === '' || text === '*')
+    return { version: NEWEST_CHART, note: `${request.origin} allows any chart version; read as ${NEWEST_CHART}, the newest` };
+  if (semverValidRange(text) === null) return problem(`"${text}" is neither a version nor a semver range`);
   const newest = semverMaxSatisfying([...CHART_RELEASES], text);
   if (newest === null) return problem(`no chart release from ${OLDEST_CHART} to ${NEWEST_CHART} satisfies "${text}"`);
   return { version: newest, note: `${request.origin} is the range "${text}"; read as ${newest}, the newest release it allows` };

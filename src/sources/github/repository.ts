@@ -224,7 +224,7 @@ class GitHubRepository implements GitHubReleaseRepository {
       if (wait) log(`GitHub rate limit on ${request.method} ${redactUrl(new URL(request.url, this.apiBase))}: retrying in ${retryAfter} s`);
       return wait;
     };
-    const octokit = new Octokit({
+    return new Octokit({
       auth: this.options.token,
       baseUrl: this.apiBase,
       userAgent: 'capi-gitops',
@@ -243,7 +243,6 @@ class GitHubRepository implements GitHubReleaseRepository {
         error: (message: string) => log(message),
       },
     });
-    return octokit;
   }
 
   listVersions(): Promise<string[]> {
