@@ -10,7 +10,7 @@ import { isPlainObject } from '../core/kobject.js';
 import { isProviderKind, OPERATOR_API_VERSION, TOOL_API_VERSION } from '../core/provider.js';
 import { isValuesMap, type Values } from '../core/values.js';
 import { toToolConfig } from './config.js';
-import { closestName, formatFieldPath } from './fields.js';
+import { closestName, formatFieldPath, formatPosition } from './fields.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
 import { validateDocument } from './schema.js';
 import type { Finding } from './documents.js';
@@ -324,7 +324,7 @@ function duplicateClusters(manifest: Manifest, bag: DiagnosticBag): void {
     bag.add({
       ...at(manifest.config.locate?.(['clusters', i, 'name']) ?? manifest.config.position),
       path: `clusters[${i}].name`,
-      message: `duplicate cluster "${c.name}"${where ? `; the first is at ${where.file}:${where.line}:${where.column}` : ''}`,
+      message: `duplicate cluster "${c.name}"${where ? `; the first is at ${formatPosition(where)}` : ''}`,
       expected: 'each cluster name once: it names the output directory clusters/<name>/',
       hint: 'rename one of them',
     });

@@ -18,7 +18,7 @@ import {
   type Classification,
   type Finding,
 } from './documents.js';
-import { formatFieldPath } from './fields.js';
+import { formatFieldPath, formatPosition } from './fields.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
 import { mergeConfigDocuments, type ConfigDocument } from './config-merge.js';
@@ -154,10 +154,6 @@ function objectLabel(value: unknown): string | undefined {
   const name = typeof metadata.name === 'string' ? metadata.name : undefined;
   const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
   return describeObject({ kind: value.kind, metadata: { name, namespace } });
-}
-
-function formatPosition(position: SourcePosition): string {
-  return `${position.file}:${position.line}:${position.column}`;
 }
 
 /** Hints for the required fields people most often leave out. */

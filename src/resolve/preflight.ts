@@ -8,7 +8,7 @@
  * - fetchConfig names one source: url, selector or oci;
  * - spec.version is a semantic version (or a capi-gitops version range).
  */
-import { closestName } from '../manifest/fields.js';
+import { closestName, formatPosition } from '../manifest/fields.js';
 import type { Diagnostic, DiagnosticOrigin } from '../core/diagnostics.js';
 import type { ProviderObject } from '../manifest/types.js';
 import type { ProviderRegistry } from './registry.js';
@@ -27,11 +27,6 @@ export function originOf(provider: ProviderObject, path?: string): DiagnosticOri
   return { file, line, column, object: providerObjectName(provider), path };
 }
 
-function positionText(provider: ProviderObject): string {
-  const { file, line, column } = provider.position;
-  return `${file}:${line}:${column}`;
-}
-
 function coreProviderProblems(providers: readonly ProviderObject[]): Diagnostic[] {
   const problems: Diagnostic[] = [];
   const cores = providers.filter((p) => p.kind === 'CoreProvider');
@@ -47,7 +42,7 @@ function coreProviderProblems(providers: readonly ProviderObject[]): Diagnostic[
   for (const extra of cores.slice(1)) {
     problems.push({
       ...originOf(extra),
-      message: `a second CoreProvider; only one is allowed (the first is ${providerObjectName(cores[0])} at ${positionText(cores[0])})`,
+      message: `a second CoreProvider; only one is allowed (the first is ${providerObjectName(cores[0])} at ${formatPosition(cores[0].position)})`,
       hint: 'a management cluster runs exactly one core provider: remove one of them',
     });
   }
@@ -76,7 +71,7 @@ function duplicateProblems(providers: readonly ProviderObject[]): Diagnostic[] {
     }
     problems.push({
       ...originOf(provider, 'metadata.name'),
-      message: `${provider.kind} "${provider.name}" is already declared as ${providerObjectName(earlier)} at ${positionText(earlier)}`,
+      message: `${provider.kind} "${provider.name}" is already declared as ${providerObjectName(earlier)} at ${formatPosition(earlier.position)}`,
       hint: 'a provider can be installed once per kind and name, whatever the namespace: remove one of them',
     });
   }

@@ -192,7 +192,7 @@ class GitHubRepository implements GitHubReleaseRepository {
   private readonly octokit: InstanceType<typeof Octokit>;
   private readonly client: SourceClient;
   private readonly options: GitHubOptions;
-  private releases?: Promise<GitHubRelease[]>;
+  private readonly releases = new Map<string, Promise<GitHubRelease[]>>();
   private readonly releasesByTag = new Map<string, Promise<ApiRelease>>();
 
   constructor(url: string, parts: GitHubReleaseUrl, options: GitHubOptions) {
@@ -250,12 +250,8 @@ class GitHubRepository implements GitHubReleaseRepository {
   }
 
   listReleases(): Promise<GitHubRelease[]> {
-    if (!this.releases) {
-      // Remember successes only (as clusterctl's caches do), so a later call can try again.
-      this.releases = this.fetchReleases();
-      this.releases.catch(() => (this.releases = undefined));
-    }
-    return this.releases;
+    // Remember successes only (as clusterctl's caches do), so a later call can try again.
+    return onceUntilFailure(this.releases, this.slug, () => this.fetchReleases());
   }
 
   /** Where a release's file is downloaded from, as the log names it (not the configured URL, which may say `latest`). */
