@@ -104,8 +104,7 @@ function truthy(value: unknown): boolean {
 
 /** `{{ $v }}` in a template, read back by YAML: Go prints the value, the YAML parser types it. */
 function interpolated(value: unknown): unknown {
-  if (typeof value === 'string') return resolvePlainScalar(value);
-  return value;
+  return resolvePlainScalar(String(value));
 }
 
 function sortedKeys(map: Record<string, unknown>): string[] {
@@ -269,8 +268,8 @@ function configSecret(own: unknown, global: Record<string, unknown>): Record<str
   const name = truthy(mine.name) ? mine.name : global.name;
   if (!truthy(name)) return undefined;
   const namespace = truthy(mine.namespace) ? mine.namespace : global.namespace;
-  const result: Record<string, unknown> = { name: interpolated(String(name)) };
-  if (truthy(namespace)) result.namespace = interpolated(String(namespace));
+  const result: Record<string, unknown> = { name: interpolated(name) };
+  if (truthy(namespace)) result.namespace = interpolated(namespace);
   return result;
 }
 
@@ -287,7 +286,7 @@ function gateMap(gates: unknown, path: string, version: string, problems: Diagno
     return undefined;
   }
   const out: Record<string, unknown> = {};
-  for (const gate of sortedKeys(gates)) out[gate] = interpolated(String(gates[gate]));
+  for (const gate of sortedKeys(gates)) out[gate] = interpolated(gates[gate]);
   return out;
 }
 
@@ -352,7 +351,7 @@ function providerDocument(
     ownManager !== undefined ||
     deployment !== undefined;
   const spec: Record<string, unknown> = {};
-  if (truthy(provider.version)) spec.version = interpolated(String(provider.version));
+  if (truthy(provider.version)) spec.version = interpolated(provider.version);
   if (deployment !== undefined) spec.deployment = deployment;
   const manager = managerOf(reading, type, name, label, ownManager);
   if (manager) spec.manager = manager;
@@ -360,7 +359,7 @@ function providerDocument(
   const globalFetch = fetchRule && isPlainObject(values.fetchConfig) ? values.fetchConfig[name] : undefined;
   if (isPlainObject(globalFetch)) {
     const fetch: Record<string, unknown> = {};
-    for (const key of sortedKeys(globalFetch)) setOwnValue(fetch, key, interpolated(String(globalFetch[key])));
+    for (const key of sortedKeys(globalFetch)) setOwnValue(fetch, key, interpolated(globalFetch[key]));
     spec.fetchConfig = fetch;
   }
   const secret = reads('<type>.<name>.configSecret')
@@ -388,8 +387,8 @@ function providerDocument(
   const additional = isPlainObject(provider.additionalManifests) ? provider.additionalManifests : undefined;
   if (reads('<type>.<name>.additionalManifests') && additional && truthy(provider.additionalManifests)) {
     spec.additionalManifests = {
-      name: interpolated(String(additional.name)),
-      ...(truthy(additional.namespace) ? { namespace: interpolated(String(additional.namespace)) } : {}),
+      name: interpolated(additional.name),
+      ...(truthy(additional.namespace) ? { namespace: interpolated(additional.namespace) } : {}),
     };
     extra.push({
       apiVersion: 'v1',
@@ -435,7 +434,7 @@ function managerOf(
     const metrics = isPlainObject(manager.metrics) ? manager.metrics : undefined;
     if (metrics && truthy(manager.metrics)) {
       const m: Record<string, unknown> = {};
-      if (truthy(metrics.insecureDiagnostics)) m.insecureDiagnostics = interpolated(String(metrics.insecureDiagnostics));
+      if (truthy(metrics.insecureDiagnostics)) m.insecureDiagnostics = interpolated(metrics.insecureDiagnostics);
       if (truthy(metrics.diagnosticsAddress)) m.diagnosticsAddress = metrics.diagnosticsAddress;
       if (Object.keys(m).length > 0) out.metrics = m;
     }
@@ -467,8 +466,8 @@ function implicitProviders(reading: Reading, maps: Record<ChartProviderType, Rec
   const secretSpec = secret
     ? {
         configSecret: {
-          name: interpolated(String(secret.name ?? '')),
-          ...(truthy(secret.namespace) ? { namespace: interpolated(String(secret.namespace)) } : {}),
+          name: interpolated(secret.name ?? ''),
+          ...(truthy(secret.namespace) ? { namespace: interpolated(secret.namespace) } : {}),
         },
       }
     : undefined;
