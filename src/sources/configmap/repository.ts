@@ -179,6 +179,7 @@ export function openConfigMapRepository(
 
   const problems: Diagnostic[] = [];
   const releases = new Map<string, ConfigMapRelease>();
+  const componentsFile = componentsFileFor(request);
   for (const configMap of selected) {
     const at = positionOf(configMap);
     const { version, from } = configMapVersion(configMap);
@@ -215,7 +216,6 @@ export function openConfigMapRepository(
       continue;
     }
     const url = (key: string): string => `configmap:${configMap.namespace}/${configMap.name}#${key}`;
-    const componentsFile = componentsFileFor(request);
     releases.set(version, {
       configMap,
       components: components.bytes
@@ -228,12 +228,7 @@ export function openConfigMapRepository(
   if (problems.length > 0)
     throw new CapiGitopsError(problems.map((problem) => ({ ...problem, message: `${problem.message} (selected by ${selectedBy})` })));
 
-  return new ConfigMapRepository(
-    releases,
-    componentsFileFor(request),
-    `ConfigMaps in namespace ${namespace} selected by ${selectorText}`,
-    request,
-  );
+  return new ConfigMapRepository(releases, componentsFile, `ConfigMaps in namespace ${namespace} selected by ${selectorText}`, request);
 }
 
 /** Components are named like the file the provider publishes, so both routes name artifacts alike. */
