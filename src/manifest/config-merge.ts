@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { ownValue, setOwnValue } from '../core/own-keys.js';
-import { formatFieldPath } from './fields.js';
+import { formatFieldPath, formatPosition } from './fields.js';
 import type { SourcePosition, ToolConfig } from './types.js';
 import type { FieldPath } from './yaml-source.js';
 
@@ -40,7 +40,6 @@ function rebase(config: ToolConfig, from: string, to: string): void {
 }
 
 const show = (value: unknown) => JSON.stringify(value);
-const at = (p: SourcePosition) => `${p.file}:${p.line}:${p.column}`;
 
 /** The merged Config and the conflicts between documents. */
 export function mergeConfigDocuments(documents: readonly ConfigDocument[]): { config: ToolConfig; problems: Diagnostic[] } {
@@ -79,7 +78,7 @@ export function mergeConfigDocuments(documents: readonly ConfigDocument[]): { co
       ...doc.fieldPosition(fieldPath),
       object: 'Config',
       path: name,
-      message: `${name} is ${show(value)} here and ${show(current)} in the Config at ${at(earlier.fieldPosition(fieldPath))}`,
+      message: `${name} is ${show(value)} here and ${show(current)} in the Config at ${formatPosition(earlier.fieldPosition(fieldPath))}`,
       expected: 'each setting in one Config document, or the same value in each',
       hint: `keep ${name} in one of the Config documents`,
     });

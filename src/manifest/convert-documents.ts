@@ -12,7 +12,7 @@ import { listManifestFiles, readManifestFiles } from './files.js';
 import { describeObject, isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION } from '../core/provider.js';
 import { emitYamlDocument } from '../yaml/emit.js';
-import { pruneNulls } from './documents.js';
+import { CAPI_PROVIDER_KIND, pruneNulls, TURTLES_API_VERSION, V1ALPHA1_API_VERSION } from './documents.js';
 import { formatFieldPath } from './fields.js';
 import {
   documentValue,
@@ -23,8 +23,8 @@ import {
   type FieldPath,
   type SourceDocument,
 } from './yaml-source.js';
-import { planV1alpha1Conversion, V1ALPHA1_API_VERSION, type ConversionEdit } from './v1alpha1.js';
-import { CAPI_PROVIDER_KIND, planTurtlesConversion, TURTLES_API_VERSION, type TurtlesSecret } from './turtles.js';
+import { planV1alpha1Conversion, type ConversionEdit } from './v1alpha1.js';
+import { planTurtlesConversion, type TurtlesSecret } from './turtles.js';
 
 export interface ConvertedObject {
   file: string;

@@ -44,7 +44,7 @@ const LIST_ITEM_KINDS = [...PROVIDER_KINDS, 'Secret', 'ConfigMap', 'Namespace'];
 export const SUPPORTED_KINDS: readonly string[] = [...LIST_ITEM_KINDS, CAPI_PROVIDER_KIND, 'List', 'Config', 'Release'];
 
 /** Read and converted by the loader (v1alpha1.ts), as the operator's conversion webhook did. */
-export const V1ALPHA1 = 'operator.cluster.x-k8s.io/v1alpha1';
+export const V1ALPHA1_API_VERSION = 'operator.cluster.x-k8s.io/v1alpha1';
 
 /** Which apiVersion serves a kind we read, and its category; undefined for kinds we do not read. */
 function servedKind(kind: string): { apiVersion: string; category: Category; item?: { kind: string; apiVersion: string } } | undefined {
@@ -101,7 +101,7 @@ function missingTypeFields(value: Record<string, unknown>): Finding[] {
 
 function apiVersionFindings(apiVersion: string, kind: string, served: string): Finding[] {
   if (apiVersion === served) return [];
-  if (apiVersion === V1ALPHA1 && (isProviderKind(kind) || isProviderKind(kind.replace(/List$/, '')))) return [];
+  if (apiVersion === V1ALPHA1_API_VERSION && (isProviderKind(kind) || isProviderKind(kind.replace(/List$/, '')))) return [];
   return [
     {
       path: ['apiVersion'],
@@ -113,19 +113,21 @@ function apiVersionFindings(apiVersion: string, kind: string, served: string): F
   ];
 }
 
+function notAnObject(allowed: readonly string[], hint: string): Finding[] {
+  return [
+    {
+      path: [],
+      at: 'value',
+      message: 'expected a Kubernetes object (a mapping with apiVersion and kind)',
+      expected: `one of ${allowed.join(', ')}`,
+      hint,
+    },
+  ];
+}
+
 /** Classifies a top-level document; findings explain why it cannot be read. */
 export function classifyDocument(value: unknown): Classification | Finding[] {
-  if (!isPlainObject(value)) {
-    return [
-      {
-        path: [],
-        at: 'value',
-        message: 'expected a Kubernetes object (a mapping with apiVersion and kind)',
-        expected: `one of ${SUPPORTED_KINDS.join(', ')}`,
-        hint: 'each YAML document is one object; separate documents with ---',
-      },
-    ];
-  }
+  if (!isPlainObject(value)) return notAnObject(SUPPORTED_KINDS, 'each YAML document is one object; separate documents with ---');
   const missing = missingTypeFields(value);
   if (missing.length > 0) return missing;
   const apiVersion = value.apiVersion as string;
@@ -135,7 +137,7 @@ export function classifyDocument(value: unknown): Classification | Finding[] {
   const findings = apiVersionFindings(apiVersion, kind, served.apiVersion);
   if (findings.length > 0) return findings;
   // Items of a v1alpha1 typed list are v1alpha1 too.
-  const item = served.item && apiVersion === V1ALPHA1 ? { ...served.item, apiVersion } : served.item;
+  const item = served.item && apiVersion === V1ALPHA1_API_VERSION ? { ...served.item, apiVersion } : served.item;
   return { category: served.category, apiVersion, kind, item };
 }
 
@@ -144,17 +146,7 @@ export function classifyDocument(value: unknown): Classification | Finding[] {
  * server writes them that way); they are filled in from the list.
  */
 export function classifyListItem(item: unknown, list: Classification): Classification | Finding[] {
-  if (!isPlainObject(item)) {
-    return [
-      {
-        path: [],
-        at: 'value',
-        message: 'expected a Kubernetes object (a mapping with apiVersion and kind)',
-        expected: `one of ${LIST_ITEM_KINDS.join(', ')}`,
-        hint: 'each item of items is one object',
-      },
-    ];
-  }
+  if (!isPlainObject(item)) return notAnObject(LIST_ITEM_KINDS, 'each item of items is one object');
   if (list.item) {
     item.apiVersion ??= list.item.apiVersion;
     item.kind ??= list.item.kind;

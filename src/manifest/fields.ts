@@ -1,4 +1,5 @@
 import { compareStrings } from '../core/diagnostics.js';
+import type { SourcePosition } from './types.js';
 import type { FieldPath } from './yaml-source.js';
 
 const PLAIN_SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -15,6 +16,11 @@ export function formatFieldPath(path: FieldPath): string {
     else text += `[${JSON.stringify(segment)}]`;
   }
   return text;
+}
+
+/** `file:line:column`, as messages name another place. */
+export function formatPosition(position: SourcePosition): string {
+  return `${position.file}:${position.line}:${position.column}`;
 }
 
 /** Optimal string alignment distance: edits, where swapping two adjacent letters is one edit. */

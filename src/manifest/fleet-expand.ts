@@ -10,9 +10,10 @@ import { isPlainObject } from '../core/kobject.js';
 import { isProviderKind, OPERATOR_API_VERSION, TOOL_API_VERSION } from '../core/provider.js';
 import { isValuesMap, type Values } from '../core/values.js';
 import { toToolConfig } from './config.js';
-import { closestName, formatFieldPath } from './fields.js';
+import { closestName, formatFieldPath, formatPosition } from './fields.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
 import { validateDocument } from './schema.js';
+import type { Finding } from './documents.js';
 import type { ClusterOverlay, Manifest, ProviderObject, ReleaseObject, SourcePosition, ToolConfig } from './types.js';
 import { layerOf, leafPaths, mergeLayers, type FieldPath, type Layer } from './fleet-layers.js';
 import { setOwnValue } from '../core/own-keys.js';
@@ -123,23 +124,30 @@ interface OverlayRead {
 }
 
 /**
- * An overlay (layer 4) or its unsupportedOverrides (layer 5) in canonical shape. `gitops` is
- * the cluster's chart values. Only layer 5 may move an existing provider (metadata) or set
- * Config fields beyond variables, images, cert-manager, secrets settings and chart values.
+ * The overlay of cluster `index` (layer 4) or its unsupportedOverrides (layer 5) in canonical
+ * shape. `gitops` is the cluster's chart values. Only layer 5 may move an existing provider
+ * (metadata) or set Config fields beyond variables, images, cert-manager, secrets settings and
+ * chart values.
  */
 function overlayLayer(
-  cluster: string,
-  snippet: Record<string, unknown>,
-  base: FieldPath,
+  overlay: ClusterOverlay,
+  index: number,
   unsupported: boolean,
   shared: readonly string[],
   config: ToolConfig,
 ): OverlayRead {
+  const snippet = unsupported ? (overlay.unsupportedOverrides ?? {}) : (overlay as unknown as Record<string, unknown>);
+  const base: FieldPath = unsupported ? ['clusters', index, 'unsupportedOverrides'] : ['clusters', index];
   const problems: Diagnostic[] = [];
   const locate = (path: FieldPath) => config.locate?.([...base, ...path]) ?? config.position;
   const layerName = unsupported ? 'unsupportedOverrides' : 'overlay';
   const problem = (path: FieldPath, d: Omit<Diagnostic, 'file' | 'line' | 'column'>) =>
-    problems.push({ ...at(locate(path)), object: `cluster ${cluster} (${layerName})`, path: formatFieldPath([...base, ...path]), ...d });
+    problems.push({
+      ...at(locate(path)),
+      object: `cluster ${overlay.name} (${layerName})`,
+      path: formatFieldPath([...base, ...path]),
+      ...d,
+    });
   const providers: Values = {};
   const written = new Map<string, string>();
   const entries = isPlainObject(snippet.providers) ? Object.entries(snippet.providers) : [];
@@ -172,30 +180,15 @@ function overlayLayer(
     const namespace = rest.length === 2 ? rest[0] : typeof metadata?.namespace === 'string' ? metadata.namespace : undefined;
     const providerName = rest[rest.length - 1] ?? '';
     if (!isProviderKind(kind) || value === null || !namespace) {
-      const guess = closestName(
-        name,
-        shared.map((k) =>
-          k
-            .split('/')
-            .filter((_, i) => i !== 1)
-            .join('/'),
-        ),
-      );
+      // `<Kind>/<name>`, as overlays usually write them
+      const keys = shared.map((k) => k.replace(/\/[^/]*\//, '/'));
+      const guess = closestName(name, keys);
       problem(['providers', name], {
         message:
           value === null
             ? `${name} is not a provider of the shared manifest, so there is nothing to remove`
             : `${name} is not a provider of the shared manifest, and is not a whole new provider (it has no metadata.namespace)`,
-        expected: `a key of a shared provider (${
-          shared
-            .map((k) =>
-              k
-                .split('/')
-                .filter((_, i) => i !== 1)
-                .join('/'),
-            )
-            .join(', ') || 'none'
-        }), or a new provider with metadata.namespace`,
+        expected: `a key of a shared provider (${keys.join(', ') || 'none'}), or a new provider with metadata.namespace`,
         hint: guess
           ? `did you mean "${guess}"?`
           : 'add metadata: {namespace: <target namespace>} to declare a provider only this cluster has',
@@ -239,35 +232,44 @@ function selectRelease(
   const name = override ?? overlay.release ?? manifest.config.release;
   if (name === undefined) return undefined;
   const release = releases.get(name);
-  if (!release) {
-    if (override !== undefined) {
-      const guess = closestName(name, [...releases.keys()]);
-      bag.add({
-        message: `--release ${name}: no such release`,
-        expected: `one of ${[...releases.keys()].sort(compareStrings).join(', ') || '(there are no kind: Release documents)'}`,
-        hint: guess ? `did you mean --release ${guess}?` : 'add the Release document to one of the -f files',
-      });
-      return undefined;
-    }
-    const path: FieldPath = overlay.release !== undefined ? ['clusters', index, 'release'] : ['release'];
-    const guess = closestName(name, [...releases.keys()]);
+  if (release) return release;
+  const known = [...releases.keys()].sort(compareStrings).join(', ');
+  const guess = closestName(name, [...releases.keys()]);
+  if (override !== undefined) {
     bag.add({
-      ...at(manifest.config.locate?.(path) ?? manifest.config.position),
-      object: `cluster ${overlay.name}`,
-      path: formatFieldPath(path),
-      message: `release "${name}" is not in the input`,
-      expected: `the metadata.name of a kind: Release document (${[...releases.keys()].sort(compareStrings).join(', ') || 'there are none'})`,
-      hint: guess ? `did you mean "${guess}"?` : 'add the Release document to one of the -f files',
+      message: `--release ${name}: no such release`,
+      expected: `one of ${known || '(there are no kind: Release documents)'}`,
+      hint: guess ? `did you mean --release ${guess}?` : 'add the Release document to one of the -f files',
     });
+    return undefined;
   }
-  return release;
+  const path: FieldPath = overlay.release !== undefined ? ['clusters', index, 'release'] : ['release'];
+  bag.add({
+    ...at(manifest.config.locate?.(path) ?? manifest.config.position),
+    object: `cluster ${overlay.name}`,
+    path: formatFieldPath(path),
+    message: `release "${name}" is not in the input`,
+    expected: `the metadata.name of a kind: Release document (${known || 'there are none'})`,
+    hint: guess ? `did you mean "${guess}"?` : 'add the Release document to one of the -f files',
+  });
+  return undefined;
 }
 
 /** Validates the merged result as a single manifest would be; problems name cluster and layer. */
 function mergedManifest(subject: string, merged: Values, layers: readonly Layer[], manifest: Manifest, bag: DiagnosticBag): Manifest {
-  const origin = (path: FieldPath, what: string): Pick<Diagnostic, 'file' | 'line' | 'column' | 'object'> => {
-    const layer = layerOf(layers, path);
-    return { ...at(layer?.where(path)), object: `${subject}, ${layer?.label ?? 'the merged configuration'}: ${what}` };
+  /** Each finding where the layer that set its value wrote it. */
+  const report = (base: FieldPath, what: string, findings: readonly Finding[]) => {
+    for (const { path, displayPath, message, expected, hint } of findings) {
+      const layer = layerOf(layers, [...base, ...path]);
+      bag.add({
+        ...at(layer?.where([...base, ...path])),
+        object: `${subject}, ${layer?.label ?? 'the merged configuration'}: ${what}`,
+        path: formatFieldPath(displayPath ?? path) || undefined,
+        message,
+        expected,
+        hint,
+      });
+    }
   };
   const providers: ProviderObject[] = [];
   const shared = new Map(manifest.providers.map((p) => [providerKey(p), p]));
@@ -279,15 +281,7 @@ function mergedManifest(subject: string, merged: Values, layers: readonly Layer[
     const problems = validateDocument(document, { sourceText: () => undefined, mayQuoteKeys: () => true });
     const spec = isPlainObject(document.spec) ? document.spec : {};
     const rules = checkProviderSpecRules(spec).map((f) => ({ ...f, path: ['spec', ...f.path] }));
-    for (const p of [...problems, ...rules]) {
-      bag.add({
-        ...origin(['providers', key, ...p.path], key),
-        path: formatFieldPath(p.displayPath ?? p.path) || undefined,
-        message: p.message,
-        expected: p.expected,
-        hint: p.hint,
-      });
-    }
+    report(['providers', key], key, [...problems, ...rules]);
     const position = shared.get(key)?.position ??
       layerOf(layers, ['providers', key])?.where(['providers', key]) ??
       manifest.config.position ?? { file: '', line: 0, column: 0 };
@@ -298,27 +292,12 @@ function mergedManifest(subject: string, merged: Values, layers: readonly Layer[
     kind: 'Config',
     ...(isValuesMap(merged.config) ? merged.config : {}),
   };
-  for (const p of validateDocument(configDocument, { sourceText: () => undefined, mayQuoteKeys: () => true })) {
-    bag.add({
-      ...origin(['config', ...p.path], 'Config'),
-      path: formatFieldPath(p.displayPath ?? p.path) || undefined,
-      message: p.message,
-      expected: p.expected,
-      hint: p.hint,
-    });
-  }
+  report(['config'], 'Config', validateDocument(configDocument, { sourceText: () => undefined, mayQuoteKeys: () => true }));
   delete configDocument.apiVersion;
   delete configDocument.kind;
   const { config, findings } = toToolConfig(configDocument, manifest.config.position ?? { file: '', line: 0, column: 0 });
-  for (const f of findings)
-    bag.add({
-      ...origin(['config', ...f.path], 'Config'),
-      path: formatFieldPath(f.path),
-      message: f.message,
-      expected: f.expected,
-      hint: f.hint,
-    });
-  const result: Manifest = {
+  report(['config'], 'Config', findings);
+  return {
     providers: providers.sort(compareProviders),
     secrets: manifest.secrets,
     configMaps: manifest.configMaps,
@@ -326,7 +305,6 @@ function mergedManifest(subject: string, merged: Values, layers: readonly Layer[
     config,
     baseDir: manifest.baseDir,
   };
-  return result;
 }
 
 /** The shared manifest's order is kept for its providers; a cluster's own providers follow. */
@@ -346,7 +324,7 @@ function duplicateClusters(manifest: Manifest, bag: DiagnosticBag): void {
     bag.add({
       ...at(manifest.config.locate?.(['clusters', i, 'name']) ?? manifest.config.position),
       path: `clusters[${i}].name`,
-      message: `duplicate cluster "${c.name}"${where ? `; the first is at ${where.file}:${where.line}:${where.column}` : ''}`,
+      message: `duplicate cluster "${c.name}"${where ? `; the first is at ${formatPosition(where)}` : ''}`,
       expected: 'each cluster name once: it names the output directory clusters/<name>/',
       hint: 'rename one of them',
     });
@@ -374,22 +352,8 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
   const clusters: FleetCluster[] = [];
   (manifest.config.clusters ?? []).forEach((overlay, index) => {
     const release = selectRelease(overlay, index, manifest, releases, bag, options.release);
-    const own = overlayLayer(
-      overlay.name,
-      overlay as unknown as Record<string, unknown>,
-      ['clusters', index],
-      false,
-      sharedKeys,
-      manifest.config,
-    );
-    const escape = overlayLayer(
-      overlay.name,
-      overlay.unsupportedOverrides ?? {},
-      ['clusters', index, 'unsupportedOverrides'],
-      true,
-      sharedKeys,
-      manifest.config,
-    );
+    const own = overlayLayer(overlay, index, false, sharedKeys, manifest.config);
+    const escape = overlayLayer(overlay, index, true, sharedKeys, manifest.config);
     [...own.problems, ...escape.problems].forEach((d) => bag.add(d));
     // the providers this cluster ends up with: a release pins those, and only those
     const overlays = [own.layer.values.providers as Values, escape.layer.values.providers as Values];

@@ -418,11 +418,6 @@ export function versionSpan(rule: Pick<ChartValueRule, 'since' | 'until'>): stri
   return `${rule.since} to ${rule.until}`;
 }
 
-/** Whether chart `a` is later than chart `b`. */
-export function isLaterChart(a: string, b: string): boolean {
-  return semverGt(a, b);
-}
-
 export interface ChartVersionRequest {
   /** As written: `0.23.0`, `v0.23.0`, `>=0.19.0 <0.20.0`, `0.23.x`. */
   text: string;
@@ -464,11 +459,9 @@ export function resolveChartVersion(request: ChartVersionRequest): ResolvedChart
     }
     return { version };
   }
-  if (text === '' || text === '*' || semverValidRange(text) === null) {
-    if (text === '' || text === '*')
-      return { version: NEWEST_CHART, note: `${request.origin} allows any chart version; read as ${NEWEST_CHART}, the newest` };
-    return problem(`"${text}" is neither a version nor a semver range`);
-  }
+  if (text === '' || text === '*')
+    return { version: NEWEST_CHART, note: `${request.origin} allows any chart version; read as ${NEWEST_CHART}, the newest` };
+  if (semverValidRange(text) === null) return problem(`"${text}" is neither a version nor a semver range`);
   const newest = semverMaxSatisfying([...CHART_RELEASES], text);
   if (newest === null) return problem(`no chart release from ${OLDEST_CHART} to ${NEWEST_CHART} satisfies "${text}"`);
   return { version: newest, note: `${request.origin} is the range "${text}"; read as ${newest}, the newest release it allows` };

@@ -41,14 +41,6 @@ export interface HelmValuesSources {
   chartVersionWarnings: Diagnostic[];
 }
 
-/** The warnings that only say the chart version is not known. */
-const VERSION_UNKNOWN = new WeakSet<Diagnostic>();
-
-function versionUnknown(warning: Diagnostic): Diagnostic {
-  VERSION_UNKNOWN.add(warning);
-  return warning;
-}
-
 const CHART_NAME = 'cluster-api-operator';
 const PROVIDER_KEYS = ['core', 'bootstrap', 'controlPlane', 'infrastructure', 'ipam', 'addon'];
 /** Top-level keys of a Kubernetes object: a values file made only of these is an object, not values. */
@@ -72,6 +64,8 @@ interface Release {
   /** What each source of the values gave, in the order applied. */
   parts: Part[];
   chartVersion?: ChartVersionRequest;
+  /** That the chart version is not known (a chartRef without one). */
+  versionWarning?: Diagnostic;
 }
 
 /** One source of a release's values and where its paths are written. */
@@ -165,37 +159,28 @@ function parseEmbedded(doc: Doc, path: FieldPath, text: string, problems: Diagno
     return undefined;
   }
   const parsed = parseManifestFile(where.file ?? '', text);
-  const fail = (message: string) => {
+  /** Records the problem; undefined, so that `return fail(…)` reads the value as absent. */
+  const fail = (message: string): undefined => {
     problems.push({
       ...where,
       message: secret ? `${path.join('.')} is not a YAML map of chart values` : message,
       expected: 'a YAML map of the chart’s values, e.g. "infrastructure:\\n  docker:\\n    version: v1.7.7"',
       hint: 'check the indentation of the block under this field (a `|` block scalar keeps it as written)',
     });
+    return undefined;
   };
-  if (parsed.syntaxErrors.length > 0) {
-    const first = parsed.syntaxErrors[0]!;
-    fail(`${path.join('.')} is not valid YAML: line ${first.line} of the value: ${first.message}`);
-    return undefined;
-  }
-  if (parsed.documents.length > 1) {
-    fail(`${path.join('.')} holds ${parsed.documents.length} YAML documents`);
-    return undefined;
-  }
+  const first = parsed.syntaxErrors[0];
+  if (first) return fail(`${path.join('.')} is not valid YAML: line ${first.line} of the value: ${first.message}`);
+  if (parsed.documents.length > 1) return fail(`${path.join('.')} holds ${parsed.documents.length} YAML documents`);
   let value: unknown;
   try {
     value = parsed.documents.length === 0 ? null : documentValue(parsed.documents[0]!);
   } catch (error) {
     if (!(error instanceof YamlValueError) && !(error instanceof RangeError)) throw error;
-    fail(`${path.join('.')} is not valid YAML: ${error.message}`);
-    return undefined;
+    return fail(`${path.join('.')} is not valid YAML: ${error.message}`);
   }
   if (value === null || value === undefined) return {};
-  if (!isPlainObject(value)) {
-    fail(`${path.join('.')} is not a map`);
-    return undefined;
-  }
-  return value;
+  return isPlainObject(value) ? value : fail(`${path.join('.')} is not a map`);
 }
 
 /** A map field (valuesObject, spec.values); absent or null is no values. */
@@ -330,6 +315,7 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
   const chartRef = get(doc.value, ['spec', 'chartRef']);
   const { namespace } = metadataOf(doc.value);
   let chartVersion: ChartVersionRequest | undefined;
+  let versionWarning: Diagnostic | undefined;
   if (chart !== undefined) {
     if (!isOperatorChart(chart)) return undefined;
     const version = str(get(doc.value, ['spec', 'chart', 'spec', 'version']));
@@ -363,23 +349,19 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
       if (tag !== undefined) chartVersion = { text: tag, origin: `${target.label} ${field.join('.')}`, position: at(target, field) };
       else
         // A digest pins bytes, not a version: the chart's templates (which version) are not known.
-        warnings.push(
-          versionUnknown({
-            ...at(target, get(target.value, ['spec', 'ref']) !== undefined ? ['spec', 'ref'] : ['spec']),
-            message: `names no chart version (${target.value.kind === 'HelmChart' ? 'spec.version' : 'spec.ref.tag or spec.ref.semver'}), so the newest chart's templates are followed`,
-            hint: 'pass the chart version it holds: --chart-version <version>, e.g. --chart-version 0.23.0',
-          }),
-        );
+        versionWarning = {
+          ...at(target, get(target.value, ['spec', 'ref']) !== undefined ? ['spec', 'ref'] : ['spec']),
+          message: `names no chart version (${target.value.kind === 'HelmChart' ? 'spec.version' : 'spec.ref.tag or spec.ref.semver'}), so the newest chart's templates are followed`,
+          hint: 'pass the chart version it holds: --chart-version <version>, e.g. --chart-version 0.23.0',
+        };
     } else if (!namesProvider(isPlainObject(get(doc.value, ['spec', 'values'])) ? (get(doc.value, ['spec', 'values']) as Values) : {})) {
       return undefined;
     } else {
-      warnings.push(
-        versionUnknown({
-          ...at(doc, ['spec', 'chartRef']),
-          message: `names ${str(chartRef.kind) ?? 'an object'} ${str(chartRef.name) ?? ''}, which is not in the files given; its values are read as the cluster-api-operator chart's, and the chart version (in that object) is not known`,
-          hint: `pass the file that holds ${str(chartRef.kind) ?? 'it'} ${str(chartRef.name) ?? ''} with another -f, or the chart version with --chart-version <version>`,
-        }),
-      );
+      versionWarning = {
+        ...at(doc, ['spec', 'chartRef']),
+        message: `names ${str(chartRef.kind) ?? 'an object'} ${str(chartRef.name) ?? ''}, which is not in the files given; its values are read as the cluster-api-operator chart's, and the chart version (in that object) is not known`,
+        hint: `pass the file that holds ${str(chartRef.kind) ?? 'it'} ${str(chartRef.name) ?? ''} with another -f, or the chart version with --chart-version <version>`,
+      };
     }
   } else {
     return undefined;
@@ -467,7 +449,7 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
         hint: 'pass them with -f before this file',
       });
   }
-  return { doc, values, parts, chartVersion };
+  return { doc, values, parts, chartVersion, versionWarning };
 }
 
 /**
@@ -670,7 +652,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
   return {
     layers,
     chartVersion: releases[0]?.chartVersion,
-    warnings: warnings.filter((w) => !VERSION_UNKNOWN.has(w)),
-    chartVersionWarnings: warnings.filter((w) => VERSION_UNKNOWN.has(w)),
+    warnings,
+    chartVersionWarnings: releases.flatMap((release) => release.versionWarning ?? []),
   };
 }

@@ -9,6 +9,7 @@
  * Which values a chart version reads, and how, is the table in helm-chart-versions.ts: the given
  * chart version's rules are followed, the newest chart's without one.
  */
+import semverGt from 'semver/functions/gt.js';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../core/provider.js';
@@ -25,7 +26,6 @@ import {
   chartRule,
   chartRules,
   convertedTopLevelValues,
-  isLaterChart,
   NEWEST_CHART,
   resolveChartVersion,
   versionSpan,
@@ -104,8 +104,7 @@ function truthy(value: unknown): boolean {
 
 /** `{{ $v }}` in a template, read back by YAML: Go prints the value, the YAML parser types it. */
 function interpolated(value: unknown): unknown {
-  if (typeof value === 'string') return resolvePlainScalar(value);
-  return value;
+  return resolvePlainScalar(String(value));
 }
 
 function sortedKeys(map: Record<string, unknown>): string[] {
@@ -269,8 +268,8 @@ function configSecret(own: unknown, global: Record<string, unknown>): Record<str
   const name = truthy(mine.name) ? mine.name : global.name;
   if (!truthy(name)) return undefined;
   const namespace = truthy(mine.namespace) ? mine.namespace : global.namespace;
-  const result: Record<string, unknown> = { name: interpolated(String(name)) };
-  if (truthy(namespace)) result.namespace = interpolated(String(namespace));
+  const result: Record<string, unknown> = { name: interpolated(name) };
+  if (truthy(namespace)) result.namespace = interpolated(namespace);
   return result;
 }
 
@@ -287,7 +286,7 @@ function gateMap(gates: unknown, path: string, version: string, problems: Diagno
     return undefined;
   }
   const out: Record<string, unknown> = {};
-  for (const gate of sortedKeys(gates)) out[gate] = interpolated(String(gates[gate]));
+  for (const gate of sortedKeys(gates)) out[gate] = interpolated(gates[gate]);
   return out;
 }
 
@@ -315,7 +314,7 @@ function checkProviderKeys(reading: Reading, type: (typeof PROVIDER_TYPES)[numbe
     const rule = chartRule(path!, type.key, reading.version);
     if (!rule)
       reading.warnings.push(`${label}.${key} is ignored by chart ${reading.version}; it is read ${rulesText(path!, type.key)}`, at);
-    else if (reading.assumed && isLaterChart(rule.since, MAP_FORM_SINCE)) reading.newerOnly.push(`${label}.${key} (from ${rule.since})`);
+    else if (reading.assumed && semverGt(rule.since, MAP_FORM_SINCE)) reading.newerOnly.push(`${label}.${key} (from ${rule.since})`);
   }
 }
 
@@ -352,7 +351,7 @@ function providerDocument(
     ownManager !== undefined ||
     deployment !== undefined;
   const spec: Record<string, unknown> = {};
-  if (truthy(provider.version)) spec.version = interpolated(String(provider.version));
+  if (truthy(provider.version)) spec.version = interpolated(provider.version);
   if (deployment !== undefined) spec.deployment = deployment;
   const manager = managerOf(reading, type, name, label, ownManager);
   if (manager) spec.manager = manager;
@@ -360,7 +359,7 @@ function providerDocument(
   const globalFetch = fetchRule && isPlainObject(values.fetchConfig) ? values.fetchConfig[name] : undefined;
   if (isPlainObject(globalFetch)) {
     const fetch: Record<string, unknown> = {};
-    for (const key of sortedKeys(globalFetch)) setOwnValue(fetch, key, interpolated(String(globalFetch[key])));
+    for (const key of sortedKeys(globalFetch)) setOwnValue(fetch, key, interpolated(globalFetch[key]));
     spec.fetchConfig = fetch;
   }
   const secret = reads('<type>.<name>.configSecret')
@@ -388,8 +387,8 @@ function providerDocument(
   const additional = isPlainObject(provider.additionalManifests) ? provider.additionalManifests : undefined;
   if (reads('<type>.<name>.additionalManifests') && additional && truthy(provider.additionalManifests)) {
     spec.additionalManifests = {
-      name: interpolated(String(additional.name)),
-      ...(truthy(additional.namespace) ? { namespace: interpolated(String(additional.namespace)) } : {}),
+      name: interpolated(additional.name),
+      ...(truthy(additional.namespace) ? { namespace: interpolated(additional.namespace) } : {}),
     };
     extra.push({
       apiVersion: 'v1',
@@ -422,11 +421,10 @@ function managerOf(
   const out: Record<string, unknown> = {};
   if (own !== undefined) {
     const manager = isPlainObject(own) ? own : {};
+    const at = [type.key, name, 'manager'];
     if (type.key === 'addon' && manager.featureGates !== undefined) {
       warnings.push(`${label}.manager.featureGates is ignored by the chart: its addon template writes manager.metrics only`, [
-        type.key,
-        name,
-        'manager',
+        ...at,
         'featureGates',
       ]);
     } else {
@@ -436,16 +434,14 @@ function managerOf(
     const metrics = isPlainObject(manager.metrics) ? manager.metrics : undefined;
     if (metrics && truthy(manager.metrics)) {
       const m: Record<string, unknown> = {};
-      if (truthy(metrics.insecureDiagnostics)) m.insecureDiagnostics = interpolated(String(metrics.insecureDiagnostics));
+      if (truthy(metrics.insecureDiagnostics)) m.insecureDiagnostics = interpolated(metrics.insecureDiagnostics);
       if (truthy(metrics.diagnosticsAddress)) m.diagnosticsAddress = metrics.diagnosticsAddress;
       if (Object.keys(m).length > 0) out.metrics = m;
     }
     for (const key of sortedKeys(manager)) {
       if (key !== 'featureGates' && key !== 'metrics')
         warnings.push(`${label}.manager.${key} is ignored by the chart (it writes manager.featureGates and manager.metrics only)`, [
-          type.key,
-          name,
-          'manager',
+          ...at,
           key,
         ]);
     }
@@ -470,8 +466,8 @@ function implicitProviders(reading: Reading, maps: Record<ChartProviderType, Rec
   const secretSpec = secret
     ? {
         configSecret: {
-          name: interpolated(String(secret.name ?? '')),
-          ...(truthy(secret.namespace) ? { namespace: interpolated(String(secret.namespace)) } : {}),
+          name: interpolated(secret.name ?? ''),
+          ...(truthy(secret.namespace) ? { namespace: interpolated(secret.namespace) } : {}),
         },
       }
     : undefined;

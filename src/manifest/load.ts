@@ -9,20 +9,22 @@ import { toToolConfig } from './config.js';
 import { toConfigMapObject, toNamespaceObject, toSecretObject } from './core-objects.js';
 import {
   classifyDocument,
+  CAPI_PROVIDER_KIND,
   classifyListItem,
   normalizeObject,
   stripServerFields,
+  V1ALPHA1_API_VERSION,
   type Category,
   type Classification,
   type Finding,
 } from './documents.js';
-import { formatFieldPath } from './fields.js';
+import { formatFieldPath, formatPosition } from './fields.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
 import { mergeConfigDocuments, type ConfigDocument } from './config-merge.js';
 import { checkProviderDurations, providerSchemaHint, providerWarnings } from './provider-values.js';
 import { loadDocumentValidator, validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
-import { applyEditsToValue, planV1alpha1Conversion, sourcePathOf, V1ALPHA1_API_VERSION, type ConversionEdit } from './v1alpha1.js';
+import { applyEditsToValue, planV1alpha1Conversion, sourcePathOf, type ConversionEdit } from './v1alpha1.js';
 import type {
   ConfigMapObject,
   Manifest,
@@ -33,7 +35,7 @@ import type {
   SourcePosition,
   ToolConfig,
 } from './types.js';
-import { CAPI_PROVIDER_KIND, planTurtlesConversion, type TurtlesSecret } from './turtles.js';
+import { planTurtlesConversion, type TurtlesSecret } from './turtles.js';
 import {
   documentPosition,
   documentValue,
@@ -152,10 +154,6 @@ function objectLabel(value: unknown): string | undefined {
   const name = typeof metadata.name === 'string' ? metadata.name : undefined;
   const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
   return describeObject({ kind: value.kind, metadata: { name, namespace } });
-}
-
-function formatPosition(position: SourcePosition): string {
-  return `${position.file}:${position.line}:${position.column}`;
 }
 
 /** Hints for the required fields people most often leave out. */
@@ -483,19 +481,14 @@ class ManifestCollector {
   /** Secrets and ConfigMaps are unique by namespace and name; Namespaces and Releases by name. */
   private checkUnique(unit: ObjectUnit, kind: string, namespace: string, name: string, position: SourcePosition): void {
     const clusterScoped = kind === 'Release' || kind === 'Namespace';
-    if (kind !== 'Config' && ((!clusterScoped && !namespace) || !name)) return; // already reported as missing
+    if ((!clusterScoped && !namespace) || !name) return; // already reported as missing
     const id = `${kind}/${namespace}/${name}`;
     const first = this.firstSeen.get(id);
     if (!first) {
       this.firstSeen.set(id, position);
       return;
     }
-    const what =
-      kind === 'Config'
-        ? 'more than one Config document'
-        : clusterScoped
-          ? `duplicate ${kind} ${name}`
-          : `duplicate ${kind} ${namespace}/${name}`;
+    const what = clusterScoped ? `duplicate ${kind} ${name}` : `duplicate ${kind} ${namespace}/${name}`;
     this.bag.add({
       ...position,
       object: unit.label,

@@ -27,26 +27,18 @@ function valueAt(root: unknown, path: FieldPath): unknown {
   return at;
 }
 
-/** Each `manager` of the spec (its own and each additional Deployment's), by path from the spec. */
-function managers(spec: Record<string, unknown>): FieldPath[] {
-  const paths: FieldPath[] = [['manager']];
+/** Each `manager` or `deployment` of the spec (its own and each additional Deployment's), by path from the spec. */
+function eachOf(spec: Record<string, unknown>, field: 'manager' | 'deployment'): FieldPath[] {
+  const paths: FieldPath[] = [[field]];
   const additional = spec.additionalDeployments;
-  if (isPlainObject(additional)) for (const name of Object.keys(additional)) paths.push(['additionalDeployments', name, 'manager']);
-  return paths;
-}
-
-/** Each `deployment` of the spec, by path from the spec. */
-function deployments(spec: Record<string, unknown>): FieldPath[] {
-  const paths: FieldPath[] = [['deployment']];
-  const additional = spec.additionalDeployments;
-  if (isPlainObject(additional)) for (const name of Object.keys(additional)) paths.push(['additionalDeployments', name, 'deployment']);
+  if (isPlainObject(additional)) for (const name of Object.keys(additional)) paths.push(['additionalDeployments', name, field]);
   return paths;
 }
 
 /** Durations the operator decodes with time.ParseDuration; paths relative to the spec. */
 export function checkProviderDurations(spec: Record<string, unknown>): Finding[] {
   const findings: Finding[] = [];
-  for (const manager of managers(spec)) {
+  for (const manager of eachOf(spec, 'manager')) {
     for (const field of MANAGER_DURATIONS) {
       const path = [...manager, ...field];
       const value = valueAt(spec, path);
@@ -71,7 +63,7 @@ export function checkProviderDurations(spec: Record<string, unknown>): Finding[]
  */
 export function providerWarnings(spec: Record<string, unknown>): Finding[] {
   const findings: Finding[] = [];
-  for (const deployment of deployments(spec)) {
+  for (const deployment of eachOf(spec, 'deployment')) {
     const containers = valueAt(spec, [...deployment, 'containers']);
     if (!Array.isArray(containers)) continue;
     containers.forEach((container, index) => {

@@ -48,17 +48,13 @@ export async function loadDocumentValidator(): Promise<void> {
     : (await import('./schema-compile.js')).compileSchemaFile();
 }
 
-function documentValidator(): { validate: ValidateFunction; root: AnySchemaObject } {
-  if (!compiled) throw new Error('validateDocument before loadDocumentValidator');
-  return compiled;
-}
-
 /**
  * Validates one document against schema/capi-gitops.schema.json, filling in schema defaults
  * (the value is changed in place), and returns every violation in readable form.
  */
 export function validateDocument(value: unknown, access: SourceAccess): SchemaProblem[] {
-  const { validate, root } = documentValidator();
+  if (!compiled) throw new Error('validateDocument before loadDocumentValidator');
+  const { validate, root } = compiled;
   const problems = validate(value) ? [] : dedupe(relevantErrors(validate.errors ?? []).map((error) => describeError(error, root, access)));
   // Integers no field's schema caught (free-form values, quantities) but that cannot be held exactly.
   const reported = new Set(problems.map((p) => JSON.stringify(p.path)));

@@ -23,11 +23,9 @@
  */
 import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../core/provider.js';
-import { CAPI_PROVIDER_KIND, TURTLES_API_VERSION, type Finding } from './documents.js';
+import type { Finding } from './documents.js';
 import { closestName } from './fields.js';
 import type { ConversionEdit } from './v1alpha1.js';
-
-export { CAPI_PROVIDER_KIND, TURTLES_API_VERSION };
 
 /** spec.type → operator kind (operator_reconciler.go toClusterctlType; api/v1alpha1/provider_types.go Type). */
 export const TURTLES_TYPES: Readonly<Record<string, ProviderKind>> = {

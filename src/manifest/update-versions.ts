@@ -28,7 +28,8 @@ import { CapiGitopsError, withArticle, type Diagnostic } from '../core/diagnosti
 import { isProviderKind, type ProviderKind } from '../core/provider.js';
 import { parseSemantic, parseVersionRequest } from '../core/versions.js';
 import { safeYamlMessage } from './yaml-source.js';
-import { CAPI_PROVIDER_KIND, turtlesProviderKind } from './turtles.js';
+import { CAPI_PROVIDER_KIND } from './documents.js';
+import { turtlesProviderKind } from './turtles.js';
 
 /** One provider's new version. */
 export interface VersionBump {
@@ -198,7 +199,6 @@ interface FileEdit {
   text: string;
   changed: boolean;
   edits: VersionEdit[];
-  matched: Set<string>;
 }
 
 function parseFailure(file: string, lineCounter: LineCounter, docs: Document.Parsed[]): CapiGitopsError | undefined {
@@ -226,13 +226,11 @@ function editFile(file: ManifestText, bumps: ReadonlyMap<string, VersionBump>, d
   if (failure) throw failure;
 
   const edits: VersionEdit[] = [];
-  const matched = new Set<string>();
   let changed = false;
   for (const doc of docs) {
     for (const provider of providersIn(doc, defaultNamespace)) {
       const bump = bumps.get(bumpKey(provider));
       if (bump === undefined) continue;
-      matched.add(bumpKey(provider));
       const { node, at: where, problem } = versionNode(provider.object);
       const oldVersion = node ? String(node.value ?? '') : '';
       const at = lineCounter.linePos(where.range?.[0] ?? 0);
@@ -259,7 +257,7 @@ function editFile(file: ManifestText, bumps: ReadonlyMap<string, VersionBump>, d
   }
   const text = changed ? tokens.map((token) => CST.stringify(token)).join('') : file.text;
   if (changed) assertVersionsWritten(file.path, text, edits, defaultNamespace);
-  return { text, changed, edits, matched };
+  return { text, changed, edits };
 }
 
 /** Reads the edited text back: every updated provider must now pin its new version. */
@@ -301,7 +299,7 @@ export function updateManifestVersions(
 ): VersionUpdateResult {
   const byKey = new Map(bumps.map((bump) => [bumpKey(bump), bump]));
   const results = files.map((file) => editFile(file, byKey, defaultNamespace));
-  const matched = new Set(results.flatMap((result) => [...result.matched]));
+  const matched = new Set(results.flatMap((result) => result.edits.map(bumpKey)));
   const unknown = bumps.filter((bump) => !matched.has(bumpKey(bump)));
   if (unknown.length > 0) {
     throw new CapiGitopsError(

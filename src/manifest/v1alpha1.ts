@@ -15,11 +15,10 @@
 import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION } from '../core/provider.js';
 import { ownValue, setOwnValue } from '../core/own-keys.js';
-import { V1ALPHA1, type Finding } from './documents.js';
+import { V1ALPHA1_API_VERSION, type Finding } from './documents.js';
 import { closestName } from './fields.js';
 import type { FieldPath } from './yaml-source.js';
 
-export const V1ALPHA1_API_VERSION = V1ALPHA1;
 /** The kinds v1alpha1 served (api/v1alpha1/*provider_types.go). */
 export const V1ALPHA1_KINDS: readonly string[] = ['CoreProvider', 'BootstrapProvider', 'ControlPlaneProvider', 'InfrastructureProvider'];
 export const CONVERSION_DATA_ANNOTATION = 'cluster.x-k8s.io/conversion-data';

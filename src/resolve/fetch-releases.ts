@@ -21,6 +21,7 @@ import { LATEST, sortForLatest } from './versions.js';
 import type { ProviderRegistry } from './registry.js';
 import { buildProviderRegistry } from './registry.js';
 import { certManagerFileVersion } from './cert-manager-version.js';
+import { originOf } from './preflight.js';
 import {
   attribute,
   CERT_MANAGER_DEFAULT_VERSION,
@@ -33,7 +34,6 @@ import {
   concludeResolutions,
   configSecretData,
   declaringDir,
-  originOf,
   preflightManagementCluster,
   resolveRelease,
   type ResolvedCertManager,
@@ -69,19 +69,13 @@ export function repositoryRequestFor(
   // a fetchConfig.url template still takes its version list from a matching repositories entry
   const listing =
     entry && !entry.builtIn ? { versions: entry.versions, versionsUrl: entry.versionsUrl, allowInsecure: entry.allowInsecure } : {};
-  const base = { kind: provider.kind, name: provider.name, label, namespace: provider.namespace, credentials };
+  const base = { kind: provider.kind, name: provider.name, label, namespace: provider.namespace, credentials, baseDir: manifestBaseDir };
   const fetchConfig = provider.spec.fetchConfig;
   if (fetchConfig?.selector !== undefined) {
-    return {
-      ...base,
-      from: 'selector',
-      selector: fetchConfig.selector,
-      baseDir: manifestBaseDir,
-      origin: originOf(provider, 'spec.fetchConfig.selector'),
-    };
+    return { ...base, from: 'selector', selector: fetchConfig.selector, origin: originOf(provider, 'spec.fetchConfig.selector') };
   }
   if (fetchConfig?.oci) {
-    return { ...base, from: 'oci', oci: fetchConfig.oci, baseDir: manifestBaseDir, origin: originOf(provider, 'spec.fetchConfig.oci') };
+    return { ...base, from: 'oci', oci: fetchConfig.oci, origin: originOf(provider, 'spec.fetchConfig.oci') };
   }
   if (fetchConfig?.url) {
     return {

@@ -6,7 +6,7 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { ProviderObject } from '../manifest/types.js';
 import { closestName } from '../manifest/fields.js';
-import { providerObjectName } from './preflight.js';
+import { originOf } from './preflight.js';
 import type { ProviderRegistry } from './registry.js';
 
 export function providerNameWarnings(providers: readonly ProviderObject[], registry: ProviderRegistry): Diagnostic[] {
@@ -18,13 +18,9 @@ export function providerNameWarnings(providers: readonly ProviderObject[], regis
       registry.entries.filter((entry) => entry.kind === provider.kind && entry.builtIn).map((entry) => entry.name),
     );
     if (close === undefined) continue;
-    const { file, line, column } = provider.fieldPosition?.(['metadata', 'name']) ?? provider.position;
     warnings.push({
-      file,
-      line,
-      column,
-      object: providerObjectName(provider),
-      path: 'metadata.name',
+      ...originOf(provider, 'metadata.name'),
+      ...provider.fieldPosition?.(['metadata', 'name']),
       message: `"${provider.name}" is not a built-in ${provider.kind} name; did you mean "${close}"?`,
       hint: `set metadata.name: ${close} if it is that provider; the name becomes its clusterctl label and inventory name`,
     });

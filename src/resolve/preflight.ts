@@ -8,8 +8,8 @@
  * - fetchConfig names one source: url, selector or oci;
  * - spec.version is a semantic version (or a capi-gitops version range).
  */
-import { closestName } from '../manifest/fields.js';
-import type { Diagnostic } from '../core/diagnostics.js';
+import { closestName, formatPosition } from '../manifest/fields.js';
+import type { Diagnostic, DiagnosticOrigin } from '../core/diagnostics.js';
 import type { ProviderObject } from '../manifest/types.js';
 import type { ProviderRegistry } from './registry.js';
 import { parseVersionRequest } from '../core/versions.js';
@@ -21,14 +21,10 @@ export function providerObjectName(provider: Pick<ProviderObject, 'kind' | 'name
   return `${provider.kind}/${provider.namespace}/${provider.name}`;
 }
 
-function at(provider: ProviderObject, path?: string): Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'> {
+/** Where a problem of the provider (at `path`, when given) is reported. */
+export function originOf(provider: ProviderObject, path?: string): DiagnosticOrigin {
   const { file, line, column } = provider.position;
   return { file, line, column, object: providerObjectName(provider), path };
-}
-
-function positionText(provider: ProviderObject): string {
-  const { file, line, column } = provider.position;
-  return `${file}:${line}:${column}`;
 }
 
 function coreProviderProblems(providers: readonly ProviderObject[]): Diagnostic[] {
@@ -37,7 +33,7 @@ function coreProviderProblems(providers: readonly ProviderObject[]): Diagnostic[
   for (const core of cores) {
     if (core.name !== CORE_PROVIDER_NAME) {
       problems.push({
-        ...at(core, 'metadata.name'),
+        ...originOf(core, 'metadata.name'),
         message: `the CoreProvider must be named "${CORE_PROVIDER_NAME}", found "${core.name}"`,
         hint: `rename it to ${CORE_PROVIDER_NAME}: clusterctl and the operator know the core provider only by that name`,
       });
@@ -45,8 +41,8 @@ function coreProviderProblems(providers: readonly ProviderObject[]): Diagnostic[
   }
   for (const extra of cores.slice(1)) {
     problems.push({
-      ...at(extra),
-      message: `a second CoreProvider; only one is allowed (the first is ${providerObjectName(cores[0])} at ${positionText(cores[0])})`,
+      ...originOf(extra),
+      message: `a second CoreProvider; only one is allowed (the first is ${providerObjectName(cores[0])} at ${formatPosition(cores[0].position)})`,
       hint: 'a management cluster runs exactly one core provider: remove one of them',
     });
   }
@@ -74,8 +70,8 @@ function duplicateProblems(providers: readonly ProviderObject[]): Diagnostic[] {
       continue;
     }
     problems.push({
-      ...at(provider, 'metadata.name'),
-      message: `${provider.kind} "${provider.name}" is already declared as ${providerObjectName(earlier)} at ${positionText(earlier)}`,
+      ...originOf(provider, 'metadata.name'),
+      message: `${provider.kind} "${provider.name}" is already declared as ${providerObjectName(earlier)} at ${formatPosition(earlier.position)}`,
       hint: 'a provider can be installed once per kind and name, whatever the namespace: remove one of them',
     });
   }
@@ -88,7 +84,7 @@ function fetchConfigProblems(provider: ProviderObject, registry: ProviderRegistr
   const given = (['url', 'selector', 'oci'] as const).filter((field) => fetchConfig?.[field] !== undefined && fetchConfig?.[field] !== '');
   if (given.length > 1) {
     problems.push({
-      ...at(provider, 'spec.fetchConfig'),
+      ...originOf(provider, 'spec.fetchConfig'),
       message: `fetchConfig sets ${given.join(' and ')}; it takes exactly one source`,
       expected: 'one of url, selector, oci',
     });
@@ -102,7 +98,7 @@ function fetchConfigProblems(provider: ProviderObject, registry: ProviderRegistr
     );
     problems.push({
       // at the name: the typo is there far more often than a missing fetchConfig
-      ...at(provider, 'metadata.name'),
+      ...originOf(provider, 'metadata.name'),
       ...provider.fieldPosition?.(['metadata', 'name']),
       message: `clusterctl v1.12.0 knows no ${provider.kind} named "${provider.name}", and it has no fetchConfig`,
       expected: 'spec.fetchConfig.url, spec.fetchConfig.selector or spec.fetchConfig.oci',
@@ -119,7 +115,7 @@ function versionProblems(provider: ProviderObject): Diagnostic[] {
   if (version === undefined || version === '' || parseVersionRequest(version) !== null) return [];
   return [
     {
-      ...at(provider, 'spec.version'),
+      ...originOf(provider, 'spec.version'),
       message: `version "${version}" is neither a semantic version nor a version range`,
       expected: 'an exact release such as v1.12.0, a range such as ~1.12 or ">=1.10 <1.13", or no version for the latest release',
       hint: version === 'latest' ? 'leave spec.version out to get the latest release' : undefined,

@@ -25,7 +25,7 @@ import {
   type ContractedRelease,
   type ProviderMetadata,
 } from './metadata.js';
-import { preflightProblems, providerObjectName } from './preflight.js';
+import { originOf, preflightProblems, providerObjectName } from './preflight.js';
 import { buildProviderRegistry } from './registry.js';
 import { resolveVersion } from './versions.js';
 
@@ -52,11 +52,6 @@ export function declaringDir(position: SourcePosition | undefined, fallback: str
   return position?.file ? path.dirname(path.resolve(position.file)) : fallback;
 }
 
-export function originOf(provider: ProviderObject, fieldPath?: string): DiagnosticOrigin {
-  const { file, line, column } = provider.position;
-  return { file, line, column, object: providerObjectName(provider), path: fieldPath };
-}
-
 /** Fills in where a problem is, for errors raised below the resolver without a position. */
 export function attribute(error: unknown, origin: DiagnosticOrigin): unknown {
   if (!(error instanceof CapiGitopsError)) return error;
@@ -78,8 +73,7 @@ function withDefaults(diagnostic: Diagnostic, origin: DiagnosticOrigin): Diagnos
  */
 function atVersionField(error: unknown, provider: ProviderObject): unknown {
   if (!(error instanceof ArtifactNotFoundError)) return error;
-  const { file, line, column } = provider.fieldPosition?.(['spec', 'version']) ?? provider.position;
-  const origin = { file, line, column, object: providerObjectName(provider), path: 'spec.version' };
+  const origin = { ...originOf(provider, 'spec.version'), ...provider.fieldPosition?.(['spec', 'version']) };
   return new CapiGitopsError(error.diagnostics.map((d) => ({ ...d, ...origin })));
 }
 

@@ -88,16 +88,13 @@ export function defaultCacheKeyFile(env: Record<string, string | undefined> = pr
 /**
  * The key that signs cache records: CAPI_GITOPS_CACHE_KEY when set (a CI secret, so that trusted
  * jobs on different runners share parsed forms while jobs without the secret cannot forge them),
- * else a random key in `keyFile`, created on first use with mode 0600. When neither can be had,
+ * else a random key in `defaultCacheKeyFile()`, created on first use with mode 0600. When neither can be had,
  * a key for this run only: records are still written and checked, just not reused by later runs.
  */
-export async function cacheKey(
-  options: { env?: Record<string, string | undefined>; keyFile?: string; log?: (line: string) => void } = {},
-): Promise<CacheKey> {
-  const env = options.env ?? process.env;
-  const secret = env.CAPI_GITOPS_CACHE_KEY;
+export async function cacheKey(log?: (line: string) => void): Promise<CacheKey> {
+  const secret = process.env.CAPI_GITOPS_CACHE_KEY;
   if (secret && secret.length >= 16) return { bytes: createHash('sha256').update(secret).digest(), madeByThisRun: false };
-  const file = options.keyFile ?? defaultCacheKeyFile(env);
+  const file = defaultCacheKeyFile();
   const read = async () => {
     const bytes = await readFile(file);
     if (bytes.length < KEY_BYTES) throw new Error(`${file} holds fewer than ${KEY_BYTES} bytes`);
@@ -123,7 +120,7 @@ export async function cacheKey(
           () => ({ bytes: randomBytes(KEY_BYTES), madeByThisRun: true }),
         );
       }
-      options.log?.(
+      log?.(
         `cache: no key file at ${file} (${(again as NodeJS.ErrnoException)?.code ?? (again as Error).message}); cache records are used within this run only (set CAPI_GITOPS_CACHE_KEY or XDG_STATE_HOME)`,
       );
       return { bytes: randomBytes(KEY_BYTES), madeByThisRun: true };
@@ -174,7 +171,7 @@ export class ArtifactCache {
 
   private signingKey(): Promise<CacheKey> {
     const given = this.keySource;
-    this.key ??= given ? Promise.resolve(given).then((bytes) => ({ bytes, madeByThisRun: false })) : cacheKey({ log: this.log });
+    this.key ??= given ? Promise.resolve(given).then((bytes) => ({ bytes, madeByThisRun: false })) : cacheKey(this.log);
     return this.key;
   }
 
@@ -185,15 +182,13 @@ export class ArtifactCache {
     return hmac.digest('hex');
   }
 
-  /** The JSON of a signed record, or undefined (and the file discarded) when its HMAC does not match. */
-  private async verified(file: string, kind: string, binding: string): Promise<unknown> {
+  /** The body of a signed record (`<hmac>\n<body>`), or undefined (and the file discarded) when its HMAC does not match. */
+  private async signedBody(file: string, kind: string, binding: string): Promise<Buffer | undefined> {
     const bytes = await this.readIfPresent(file);
     if (bytes === undefined) return undefined;
-    const text = bytes.toString('utf8');
-    const newline = text.indexOf('\n');
-    const json = text.slice(newline + 1);
-    const expected = Buffer.from(await this.mac(kind, binding, json), 'hex');
-    const given = Buffer.from(newline === 64 ? text.slice(0, 64) : '', 'hex');
+    const body = bytes.subarray(65);
+    const expected = Buffer.from(await this.mac(kind, binding, body), 'hex');
+    const given = Buffer.from(bytes[64] === 0x0a ? bytes.toString('latin1', 0, 64) : '', 'hex');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       await this.discard(
         file,
@@ -201,12 +196,7 @@ export class ArtifactCache {
       );
       return undefined;
     }
-    try {
-      return JSON.parse(json) as unknown;
-    } catch {
-      await this.discard(file, `${path.relative(this.dir, file)} is not valid JSON`);
-      return undefined;
-    }
+    return body;
   }
 
   /** A cache that cannot be written is a warning, once per kind of entry; the run goes on from memory. */
@@ -214,10 +204,9 @@ export class ArtifactCache {
     try {
       await write();
     } catch (error) {
-      if (this.warned.has(kind)) return;
-      this.warned.add(kind);
       const code = (error as NodeJS.ErrnoException)?.code;
-      this.log(
+      this.warnOnce(
+        kind,
         `cache: cannot write ${kind} entries under ${this.dir} (${code ?? (error as Error).message}); continuing without caching them`,
       );
     }
@@ -315,8 +304,15 @@ export class ArtifactCache {
   async getHttpRecord(url: string): Promise<HttpRecord | undefined> {
     const file = this.recordPath('http', url);
     // The HMAC binds the record to the full URL; the file holds it redacted (query values, userinfo).
-    const record = await this.verified(file, 'http', url);
-    if (record === undefined) return undefined;
+    const body = await this.signedBody(file, 'http', url);
+    if (body === undefined) return undefined;
+    let record: unknown;
+    try {
+      record = JSON.parse(body.toString('utf8'));
+    } catch {
+      await this.discard(file, `${path.relative(this.dir, file)} is not valid JSON`);
+      return undefined;
+    }
     if (!isHttpRecord(record)) {
       await this.discard(file, `HTTP record for ${redactUrlCredentials(url)} is malformed`);
       return undefined;
@@ -425,19 +421,8 @@ export class ArtifactCache {
    */
   async getSignedBytes(kind: 'parsed', key: string): Promise<Buffer | undefined> {
     const file = this.recordPath(kind, key);
-    const bytes = await this.readIfPresent(file);
-    if (bytes === undefined) return undefined;
-    const body = bytes.subarray(65);
-    const expected = Buffer.from(await this.mac(kind, key, body), 'hex');
-    const given = Buffer.from(bytes[64] === 0x0a ? bytes.toString('latin1', 0, 64) : '', 'hex');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      await this.discard(
-        file,
-        `${kind} record ${path.basename(file)} is not signed by this cache's key (written by another key, or tampered with)`,
-      );
-      return undefined;
-    }
-    await this.markUsed(file);
+    const body = await this.signedBody(file, kind, key);
+    if (body !== undefined) await this.markUsed(file);
     return body;
   }
 

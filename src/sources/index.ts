@@ -14,9 +14,7 @@ import { ociSource } from './oci/index.js';
 import { messagePrefix, type RepositoryRequest, type SourceContext } from './request.js';
 import type { Artifact, ProviderRepository, SourceModule } from './source.js';
 
-export type { RepositoryRequest, SourceContext, SourceOptions, DiagnosticOrigin } from './request.js';
-export { ArtifactNotFoundError, type Artifact, type ProviderRepository, type SourceModule } from './source.js';
-export { configMapSource, githubSource, gitlabSource, httpsSource, localSource, ociSource };
+export type { SourceModule } from './source.js';
 
 /** Every source, in the order they are asked. Register new modules here. */
 export const SOURCE_MODULES: readonly SourceModule[] = [configMapSource, localSource, githubSource, gitlabSource, ociSource, httpsSource];

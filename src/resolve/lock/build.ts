@@ -9,15 +9,7 @@ import type { ResolvedCertManager, ResolvedProvider } from '../resolve.js';
 import type { ResolvedOperatorRelease } from '../operator-release.js';
 import type { Artifact } from '../../sources/source.js';
 import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider } from './request.js';
-import {
-  describeEntry,
-  normalizeLockfile,
-  sameIdentity,
-  type LockedFile,
-  type LockEntry,
-  type Lockfile,
-  type LockRequest,
-} from './types.js';
+import { describeEntry, normalizeLockfile, sameIdentity, type LockEntry, type Lockfile, type LockRequest } from './types.js';
 
 /**
  * A file URL as a path relative to the lockfile's directory (with `/`), so the lock reads the
@@ -30,10 +22,6 @@ export function portableUrl(url: string, lockDir: string): string {
   const relative = path.relative(lockDir, fileURLToPath(url));
   if (path.isAbsolute(relative)) return url;
   return relative.split(path.sep).join('/');
-}
-
-export function lockedFile(artifact: Pick<Artifact, 'name' | 'url' | 'sha256'>, lockDir: string): LockedFile {
-  return { name: artifact.name, url: portableUrl(artifact.url, lockDir), sha256: artifact.sha256.toLowerCase() };
 }
 
 export interface ResolvedRelease {
@@ -52,7 +40,7 @@ export function lockEntry(request: LockRequest, release: ResolvedRelease, lockDi
     requestedVersion: request.requestedVersion,
     version: release.version,
     source: request.source,
-    files: release.files.map((file) => lockedFile(file, lockDir)),
+    files: release.files.map((file) => ({ name: file.name, url: portableUrl(file.url, lockDir), sha256: file.sha256.toLowerCase() })),
   };
   if (release.contract !== undefined) entry.contract = release.contract;
   return entry;

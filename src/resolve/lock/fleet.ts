@@ -35,14 +35,10 @@ export function mergeClusterLocks(locks: ReadonlyMap<string, Lockfile>): Lockfil
 /** What changed for each cluster, each line prefixed with the cluster's name. */
 export function fleetLockChanges(previous: Lockfile | undefined, locks: ReadonlyMap<string, Lockfile>): LockChange[] {
   const changes: LockChange[] = [];
-  for (const name of [...locks.keys()].sort(compareStrings)) {
-    for (const change of diffLockfiles(clusterLockView(previous, name), locks.get(name)!))
-      changes.push({ ...change, line: `${name}: ${change.line}` });
-  }
-  // clusters that left the fleet
+  // then the clusters that left the fleet
   const gone = new Set((previous?.entries ?? []).flatMap((e) => e.clusters ?? []).filter((c) => !locks.has(c)));
-  for (const name of [...gone].sort(compareStrings)) {
-    for (const change of diffLockfiles(clusterLockView(previous, name), { entries: [] }))
+  for (const name of [...[...locks.keys()].sort(compareStrings), ...[...gone].sort(compareStrings)]) {
+    for (const change of diffLockfiles(clusterLockView(previous, name), locks.get(name) ?? { entries: [] }))
       changes.push({ ...change, line: `${name}: ${change.line}` });
   }
   return changes;

@@ -7,14 +7,14 @@
  */
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { Node as YamlNode, LineCounter, YAMLMap, YAMLSeq } from 'yaml';
+import type { Node as YamlNode } from 'yaml';
 import { CapiGitopsError } from '../../core/diagnostics.js';
 import { LOCKFILE_NAME } from '../../manifest/files.js';
 import YAML from 'yaml';
 import { commitTogether, prepareFile, type PreparedFile } from '../../core/prepared-file.js';
 import { processIsAlive, removeLeftoverFiles, removeScratchDirectoryIfEmpty } from '../../core/scratch-directory.js';
 import { LOCK_API_VERSION, LOCK_KIND, type Lockfile } from './types.js';
-import { LockReader, REGENERATE_HINT, type LockNodes } from './reader.js';
+import { LockReader, REGENERATE_HINT } from './reader.js';
 import { HEADER, lockfileData } from './data.js';
 
 export * from './types.js';
@@ -29,22 +29,6 @@ export function serializeLockfile(lock: Pick<Lockfile, 'entries'>): string {
 }
 
 // ---- reading --------------------------------------------------------------------------------
-
-/** The library's nodes as the reader sees them; problems at the node's line and column. */
-function libraryNodes(lineCounter: LineCounter): LockNodes<YamlNode> {
-  return {
-    isMap: (node) => YAML.isMap(node),
-    pairs: (node) => (node as YAMLMap<YamlNode, YamlNode | null>).items.map((pair) => ({ key: pair.key, value: pair.value })),
-    isSeq: (node) => YAML.isSeq(node),
-    items: (node) => (node as YAMLSeq<YamlNode>).items,
-    isScalar: (node) => YAML.isScalar(node),
-    scalar: (node) => (YAML.isScalar(node) ? node.value : undefined),
-    position: (node) => {
-      const { line, col } = lineCounter.linePos(node?.range?.[0] ?? 0);
-      return { line, column: col };
-    },
-  };
-}
 
 /** Parses lockfile text; a malformed lock is a CapiGitopsError listing every problem with its line and column. */
 export function parseLockfile(text: string, file: string): Lockfile {
@@ -65,7 +49,7 @@ export function parseLockfile(text: string, file: string): Lockfile {
       }),
     );
   }
-  const reader = new LockReader(file, libraryNodes(lineCounter));
+  const reader = new LockReader(file, lineCounter);
   const root = doc.contents as YamlNode | null;
   const lock =
     root === null

@@ -1,7 +1,8 @@
 /**
- * The lockfile's model check, over the `yaml` library's nodes given as `LockNodes`
- * (lockfile.ts `parseLockfile`): every problem at its line and column.
+ * The lockfile's model check, over the `yaml` library's nodes (lockfile.ts `parseLockfile`):
+ * every problem at its line and column.
  */
+import YAML, { type LineCounter, type Node as YamlNode, type YAMLMap, type YAMLSeq } from 'yaml';
 import type { LabelSelector, LabelSelectorRequirement } from '../../manifest/types.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { PROVIDER_KINDS } from '../../core/provider.js';
@@ -28,53 +29,50 @@ const SHA256 = /^[0-9a-f]{64}$/;
 const IMAGE_DIGEST = /^sha256:[0-9a-f]{64}$/;
 export const REGENERATE_HINT = 'run `capi-gitops lock` to write it again from the manifest';
 
-/** How the reader sees a parsed lockfile's nodes. `scalar` is a scalar's value, undefined for a collection. */
-export interface LockNodes<N> {
-  isMap(node: N | null | undefined): boolean;
-  pairs(node: N): LockPair<N>[];
-  isSeq(node: N | null | undefined): boolean;
-  items(node: N): N[];
-  isScalar(node: N | null | undefined): boolean;
-  scalar(node: N | null | undefined): unknown;
-  /** Where a problem at this node is reported. */
-  position(node: N | null | undefined): { line: number; column: number };
+interface LockPair {
+  key: YamlNode;
+  value: YamlNode | null;
 }
 
-export interface LockPair<N> {
-  key: N;
-  value: N | null;
+/** A scalar's value; undefined for a collection or nothing. */
+function scalar(node: YamlNode | null | undefined): unknown {
+  return YAML.isScalar(node) ? node.value : undefined;
+}
+
+function pairs(node: YamlNode): LockPair[] {
+  return (node as YAMLMap<YamlNode, YamlNode | null>).items;
 }
 
 /** Validates the parsed YAML against the lock model, collecting every problem with its position. */
-export class LockReader<N> {
+export class LockReader {
   readonly problems: Diagnostic[] = [];
 
   constructor(
     private readonly file: string,
-    private readonly nodes: LockNodes<N>,
+    private readonly lineCounter: LineCounter,
   ) {}
 
   /** Records a problem at the node's start; returns undefined so callers can `return this.problem(…)`. */
-  problem(node: N | null | undefined, fieldPath: string, message: string, expected?: string): undefined {
-    const { line, column } = this.nodes.position(node);
+  problem(node: YamlNode | null | undefined, fieldPath: string, message: string, expected?: string): undefined {
+    const { line, col: column } = this.lineCounter.linePos(node?.range?.[0] ?? 0);
     this.problems.push({ file: this.file, line, column, path: fieldPath || undefined, message, expected, hint: REGENERATE_HINT });
     return undefined;
   }
 
   /** The mapping's pairs by key, reporting keys that are not allowed. */
-  fields(node: N, fieldPath: string, allowed: readonly string[]): Map<string, LockPair<N>> | undefined {
-    if (!this.nodes.isMap(node)) {
+  fields(node: YamlNode, fieldPath: string, allowed: readonly string[]): Map<string, LockPair> | undefined {
+    if (!YAML.isMap(node)) {
       this.problem(node, fieldPath, 'expected a mapping');
       return undefined;
     }
-    const fields = new Map<string, LockPair<N>>();
-    for (const pair of this.nodes.pairs(node)) {
-      const key = this.nodes.scalar(pair.key);
+    const fields = new Map<string, LockPair>();
+    for (const pair of pairs(node)) {
+      const key = scalar(pair.key);
       if (typeof key !== 'string' || !allowed.includes(key)) {
         this.problem(
           pair.key,
           fieldPath,
-          `unknown field ${JSON.stringify(this.nodes.isScalar(pair.key) ? key : null)}`,
+          `unknown field ${JSON.stringify(YAML.isScalar(pair.key) ? key : null)}`,
           `only ${allowed.join(', ')}`,
         );
         continue;
@@ -85,14 +83,14 @@ export class LockReader<N> {
   }
 
   /** A required string field ("" allowed only when `allowEmpty`). */
-  string(fields: Map<string, LockPair<N>>, owner: N, parentPath: string, key: string, allowEmpty = false): string | undefined {
+  string(fields: Map<string, LockPair>, owner: YamlNode, parentPath: string, key: string, allowEmpty = false): string | undefined {
     const pair = fields.get(key);
     const fieldPath = join(parentPath, key);
     if (pair === undefined) {
       this.problem(owner, parentPath, `missing field "${key}"`);
       return undefined;
     }
-    const value = this.nodes.scalar(pair.value);
+    const value = scalar(pair.value);
     if (typeof value !== 'string') {
       this.problem(pair.value ?? pair.key, fieldPath, 'expected a string');
       return undefined;
@@ -104,20 +102,20 @@ export class LockReader<N> {
     return value;
   }
 
-  sequence(fields: Map<string, LockPair<N>>, owner: N, parentPath: string, key: string): N[] | undefined {
+  sequence(fields: Map<string, LockPair>, owner: YamlNode, parentPath: string, key: string): YamlNode[] | undefined {
     const pair = fields.get(key);
     if (pair === undefined) {
       this.problem(owner, parentPath, `missing field "${key}"`);
       return undefined;
     }
-    if (!this.nodes.isSeq(pair.value)) {
+    if (!YAML.isSeq(pair.value)) {
       this.problem(pair.value ?? pair.key, join(parentPath, key), 'expected a list');
       return undefined;
     }
-    return this.nodes.items(pair.value!);
+    return (pair.value as YAMLSeq<YamlNode>).items;
   }
 
-  lock(root: N): Lockfile | undefined {
+  lock(root: YamlNode): Lockfile | undefined {
     const fields = this.fields(root, '', ['apiVersion', 'kind', 'entries']);
     if (!fields) return undefined;
     const apiVersion = this.string(fields, root, '', 'apiVersion');
@@ -148,7 +146,7 @@ export class LockReader<N> {
     return this.problems.length === 0 ? normalizeLockfile({ entries }) : undefined;
   }
 
-  private entry(node: N, at: string): LockEntry | undefined {
+  private entry(node: YamlNode, at: string): LockEntry | undefined {
     const fields = this.fields(node, at, [
       'kind',
       'name',
@@ -211,8 +209,8 @@ export class LockReader<N> {
     }
     if (fields.has('clusters')) {
       const clusters = (this.sequence(fields, node, at, 'clusters') ?? []).map((c, i) =>
-        typeof this.nodes.scalar(c) === 'string' && this.nodes.scalar(c) !== ''
-          ? (this.nodes.scalar(c) as string)
+        typeof scalar(c) === 'string' && scalar(c) !== ''
+          ? (scalar(c) as string)
           : this.problem(c, `${at}.clusters[${i}]`, 'expected a cluster name'),
       );
       if (clusters.length === 0) this.problem(fields.get('clusters')!.value, join(at, 'clusters'), 'expected at least one cluster name');
@@ -222,7 +220,7 @@ export class LockReader<N> {
     return entry;
   }
 
-  private checkUniqueFiles(files: (LockedFile | undefined)[], node: N | null | undefined, at: string): void {
+  private checkUniqueFiles(files: (LockedFile | undefined)[], node: YamlNode | null | undefined, at: string): void {
     const seen = new Set<string>();
     for (const file of files) {
       if (file === undefined) continue;
@@ -231,7 +229,7 @@ export class LockReader<N> {
     }
   }
 
-  private fileEntry(node: N, at: string): LockedFile | undefined {
+  private fileEntry(node: YamlNode, at: string): LockedFile | undefined {
     const fields = this.fields(node, at, ['name', 'url', 'sha256']);
     if (!fields) return undefined;
     const name = this.string(fields, node, at, 'name');
@@ -244,7 +242,7 @@ export class LockReader<N> {
     return name !== undefined && url !== undefined && sha256 !== undefined ? { name, url, sha256 } : undefined;
   }
 
-  private imageEntry(node: N, at: string): LockedImage | undefined {
+  private imageEntry(node: YamlNode, at: string): LockedImage | undefined {
     const fields = this.fields(node, at, ['image', 'digest']);
     if (!fields) return undefined;
     const image = this.string(fields, node, at, 'image');
@@ -256,7 +254,7 @@ export class LockReader<N> {
     return image !== undefined && digest !== undefined ? { image, digest } : undefined;
   }
 
-  private source(node: N | null, at: string): LockSource | undefined {
+  private source(node: YamlNode | null, at: string): LockSource | undefined {
     if (node === null) return this.problem(node, at, 'expected a mapping');
     const fields = this.fields(node, at, ['url', 'registry', 'oci', 'selector']);
     if (!fields) return undefined;
@@ -275,7 +273,7 @@ export class LockReader<N> {
     return { type: key as 'url' | 'registry', url: value };
   }
 
-  private selector(node: N | null, at: string): LabelSelector | undefined {
+  private selector(node: YamlNode | null, at: string): LabelSelector | undefined {
     if (node === null) return this.problem(node, at, 'expected a mapping');
     const fields = this.fields(node, at, ['matchLabels', 'matchExpressions']);
     if (!fields) return undefined;
@@ -290,12 +288,12 @@ export class LockReader<N> {
     return selector;
   }
 
-  private labels(node: N, at: string): Record<string, string> {
+  private labels(node: YamlNode, at: string): Record<string, string> {
     const labels: Record<string, string> = {};
-    if (!this.nodes.isMap(node)) return this.problem(node, at, 'expected a mapping') ?? labels;
-    for (const pair of this.nodes.pairs(node)) {
-      const key = this.nodes.scalar(pair.key);
-      const value = this.nodes.scalar(pair.value);
+    if (!YAML.isMap(node)) return this.problem(node, at, 'expected a mapping') ?? labels;
+    for (const pair of pairs(node)) {
+      const key = scalar(pair.key);
+      const value = scalar(pair.value);
       if (typeof key !== 'string') this.problem(pair.key, at, 'expected a string label key');
       else if (typeof value !== 'string') this.problem(pair.value ?? pair.key, join(at, key), 'expected a string');
       else labels[key] = value;
@@ -303,7 +301,7 @@ export class LockReader<N> {
     return labels;
   }
 
-  private requirement(node: N, at: string): LabelSelectorRequirement | undefined {
+  private requirement(node: YamlNode, at: string): LabelSelectorRequirement | undefined {
     const fields = this.fields(node, at, ['key', 'operator', 'values']);
     if (!fields) return undefined;
     const key = this.string(fields, node, at, 'key');
@@ -314,7 +312,7 @@ export class LockReader<N> {
     if (fields.has('values')) {
       values = [];
       for (const item of this.sequence(fields, node, at, 'values') ?? []) {
-        const value = this.nodes.scalar(item);
+        const value = scalar(item);
         if (typeof value === 'string') values.push(value);
         else this.problem(item, join(at, 'values'), 'expected a string');
       }

@@ -16,7 +16,7 @@ import type { Artifact, ProviderRepository } from '../../sources/source.js';
 import { buildLockfile, lockEntryForCertManager, lockEntryForOperator, lockEntryForProvider } from './build.js';
 import { assertFrozen, diffLockfiles, type LockChange } from './diff.js';
 import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider, lockSatisfies } from './request.js';
-import { findLockEntry, type LockEntry, type Lockfile } from './types.js';
+import { findLockEntry, type LockEntry, type Lockfile, type LockRequest } from './types.js';
 import { verifyLockedArtifacts } from './verify.js';
 import { acceptDigests, acceptNameProblems, namesComponent, type AcceptedDigest } from './accept-digests.js';
 
@@ -70,18 +70,17 @@ export class LockSession {
     private readonly manifest: Manifest,
     private readonly options: LockSessionOptions,
   ) {
+    // the lock's entry for a request, while it still answers it
+    const pin = (request: LockRequest | undefined): LockEntry | undefined => {
+      const entry = request && findLockEntry(options.previous, request);
+      return entry && request && lockSatisfies(entry, request) ? entry : undefined;
+    };
     for (const provider of manifest.providers) {
-      const request = lockRequestForProvider(provider, options.registry);
-      const entry = request && findLockEntry(options.previous, provider);
-      if (entry && request && lockSatisfies(entry, request)) this.pins.set(componentKey(provider), entry);
+      const entry = pin(lockRequestForProvider(provider, options.registry));
+      if (entry) this.pins.set(componentKey(provider), entry);
     }
-    const certManagerRequest = lockRequestForCertManager(manifest.config);
-    const certManagerEntry = certManagerRequest && findLockEntry(options.previous, certManagerRequest);
-    this.certManagerPin =
-      certManagerEntry && certManagerRequest && lockSatisfies(certManagerEntry, certManagerRequest) ? certManagerEntry : undefined;
-    const operatorRequest = options.operator ? lockRequestForOperator(manifest.config) : undefined;
-    const operatorEntry = operatorRequest && findLockEntry(options.previous, operatorRequest);
-    this.operatorPin = operatorEntry && operatorRequest && lockSatisfies(operatorEntry, operatorRequest) ? operatorEntry : undefined;
+    this.certManagerPin = pin(lockRequestForCertManager(manifest.config));
+    this.operatorPin = options.operator ? pin(lockRequestForOperator(manifest.config)) : undefined;
   }
 
   /** An update's new version, else the locked release of the operator while it still answers Config.operator. */
@@ -162,36 +161,29 @@ export class LockSession {
     const entries: LockEntry[] = [];
     const accepted: AcceptedDigest[] = [];
     const names = this.options.acceptDigests ?? [];
-    // the pin, with the digests --accept-digest takes from the files fetched
-    const pinned = (pin: LockEntry, artifacts: Pick<Artifact, 'name' | 'sha256' | 'url'>[]): LockEntry => {
+    // the pin, with the digests --accept-digest takes from the files fetched; without one, the new entry
+    const add = (pin: LockEntry | undefined, artifacts: Pick<Artifact, 'name' | 'sha256' | 'url'>[], unpinned: () => LockEntry) => {
+      if (!pin) {
+        entries.push(unpinned());
+        return;
+      }
       const result = namesComponent(names, pin) ? acceptDigests(pin, artifacts) : { entry: pin, accepted: [] };
       accepted.push(...result.accepted);
       verify(bag, result.entry, artifacts);
-      return result.entry;
+      entries.push(result.entry);
     };
+    const { config } = this.manifest;
     for (const resolved of providers) {
       const pin = this.options.overrides?.has(componentKey(resolved)) ? undefined : this.pins.get(componentKey(resolved));
-      if (pin) {
-        entries.push(pinned(pin, [resolved.metadata, resolved.components]));
-      } else {
-        entries.push(lockEntryForProvider(resolved, this.options.registry, this.lockDir));
-      }
+      add(pin, [resolved.metadata, resolved.components], () => lockEntryForProvider(resolved, this.options.registry, this.lockDir));
     }
     if (certManager) {
-      const pin = this.certManagerPin;
-      if (pin && pin.version === certManager.version) {
-        entries.push(pinned(pin, [certManager.components]));
-      } else {
-        entries.push(lockEntryForCertManager(certManager, this.manifest.config, this.lockDir));
-      }
+      const pin = this.certManagerPin?.version === certManager.version ? this.certManagerPin : undefined;
+      add(pin, [certManager.components], () => lockEntryForCertManager(certManager, config, this.lockDir));
     }
     if (operator) {
-      const pin = this.operatorPin;
-      if (pin && pin.version === operator.version) {
-        entries.push(pinned(pin, [operator.components]));
-      } else {
-        entries.push(lockEntryForOperator(operator, this.manifest.config, this.lockDir));
-      }
+      const pin = this.operatorPin?.version === operator.version ? this.operatorPin : undefined;
+      add(pin, [operator.components], () => lockEntryForOperator(operator, config, this.lockDir));
     }
     acceptNameProblems(names, entries).forEach((d) => bag.add(d));
     bag.throwIfAny();

@@ -6,26 +6,21 @@ import { lockEntryLabel, type LockedFile, type LockEntry } from './types.js';
 /** Names the component a file belongs to in messages. */
 export type DigestSubject = Pick<LockEntry, 'kind' | 'name' | 'version'>;
 
-/** The command that accepts the new file for this component only (lock/accept-digests.ts). */
-function acceptHint(subject: DigestSubject | undefined): string {
-  const name = subject ? lockEntryLabel(subject) : '<provider>';
-  return (
-    'compare the file with the release you expect (upstream release notes, a trusted copy); if the new file is right, ' +
-    `accept it for this component only with \`capi-gitops lock --accept-digest ${name}\` and commit the lockfile`
-  );
-}
-
-/** The problem when `actualSha256` is not the digest the lock recorded for the file. */
-export function digestMismatch(file: LockedFile, actualSha256: string, subject?: DigestSubject): Diagnostic | undefined {
+/**
+ * The problem when `actualSha256` is not the digest the lock recorded for the file; the hint names
+ * the command that accepts the new file for this component only (lock/accept-digests.ts).
+ */
+export function digestMismatch(file: LockedFile, actualSha256: string, subject: DigestSubject): Diagnostic | undefined {
   const actual = actualSha256.toLowerCase();
   if (actual === file.sha256.toLowerCase()) return undefined;
-  const whose = subject ? `${lockEntryLabel(subject)} ${subject.version}: ` : '';
   return {
     message:
-      `${whose}${file.name} from ${file.url} has sha256 ${actual}, but the lockfile recorded sha256 ${file.sha256}; ` +
+      `${lockEntryLabel(subject)} ${subject.version}: ${file.name} from ${file.url} has sha256 ${actual}, but the lockfile recorded sha256 ${file.sha256}; ` +
       'the release was probably re-tagged (its files replaced under the same version) since it was locked',
     expected: `sha256 ${file.sha256}`,
-    hint: acceptHint(subject),
+    hint:
+      'compare the file with the release you expect (upstream release notes, a trusted copy); if the new file is right, ' +
+      `accept it for this component only with \`capi-gitops lock --accept-digest ${lockEntryLabel(subject)}\` and commit the lockfile`,
   };
 }
 

@@ -107,13 +107,9 @@ export class SourceClient {
 
   /** The error for something offline mode needs and the cache lacks; `what` names it, e.g. `GET <url> (version v1.2.3)`. */
   offlineMiss(what: string): CapiGitopsError {
-    return new CapiGitopsError(
-      this.diagnostic(`offline: ${what} is not in the cache`, {
-        hint: this.options.cache
-          ? `run once online to fill the cache at ${this.options.cache.dir}`
-          : 'offline mode needs a cache directory',
-      }),
-    );
+    return this.error(`offline: ${what} is not in the cache`, {
+      hint: this.options.cache ? `run once online to fill the cache at ${this.options.cache.dir}` : 'offline mode needs a cache directory',
+    });
   }
 
   /**
@@ -126,12 +122,10 @@ export class SourceClient {
     if (next === undefined) return undefined;
     const absolute = new URL(next, current);
     if (absolute.origin !== allowedOrigin) {
-      throw new CapiGitopsError(
-        this.diagnostic(`${what} links its next page to another host (${redactUrl(absolute)})`, {
-          expected: `a URL on ${allowedOrigin}`,
-          hint: 'the request was not sent',
-        }),
-      );
+      throw this.error(`${what} links its next page to another host (${redactUrl(absolute)})`, {
+        expected: `a URL on ${allowedOrigin}`,
+        hint: 'the request was not sent',
+      });
     }
     return absolute.href;
   }
@@ -139,11 +133,16 @@ export class SourceClient {
   /** A transport failure (`HttpError`) as a CapiGitopsError saying what could not be done; anything else as it is. */
   failure(error: unknown, action: string, hint?: string): unknown {
     if (!(error instanceof HttpError)) return error;
-    return new CapiGitopsError(this.diagnostic(`cannot ${action}: ${error.message}`, { hint: hint ?? networkFailureHint(error.failure) }));
+    return this.error(`cannot ${action}: ${error.message}`, { hint: hint ?? networkFailureHint(error.failure) });
   }
 
   diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
     return { ...this.options.origin, message, ...extra };
+  }
+
+  /** A CapiGitopsError of one `diagnostic`. */
+  error(message: string, extra: Omit<Diagnostic, 'message'> = {}): CapiGitopsError {
+    return new CapiGitopsError(this.diagnostic(message, extra));
   }
 }
 
@@ -155,6 +154,17 @@ export function nextPageUrl(link: string | undefined): string | undefined {
     if (match && match[2].split(/\s+/).includes('next')) return match[1];
   }
   return undefined;
+}
+
+/** `make()`'s promise for `key`, made once while it has not failed: a failure is forgotten, so a later call tries again. */
+export function onceUntilFailure<T>(pending: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let promise = pending.get(key);
+  if (!promise) {
+    promise = make();
+    pending.set(key, promise);
+    promise.catch(() => pending.delete(key));
+  }
+  return promise;
 }
 
 /** JSON from a response body, or undefined when it is not JSON. */

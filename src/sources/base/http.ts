@@ -401,20 +401,10 @@ export async function httpFetch(request: HttpRequest, policy: HttpPolicy, onRetr
   const expired = (attempts: number, last?: { reason: string; cause?: unknown }): HttpError => {
     const tried = attempts === 0 ? 'not sent' : `gave up after ${attempts} attempt${attempts === 1 ? '' : 's'}`;
     const lastFailure = last ? ` (last: ${last.reason.replace(`${shown}: `, '')})` : '';
-    if (runBound) {
-      return new HttpError(
-        'deadline',
-        `${shown}: ${policy.runDeadline!.describe()} was reached; ${tried}${lastFailure}`,
-        redactUrl(request.url),
-        { cause: last?.cause },
-      );
-    }
-    return new HttpError(
-      'timeout',
-      `${shown}: no complete answer within ${policy.timeoutMs} ms; ${tried}${lastFailure}`,
-      redactUrl(request.url),
-      { cause: last?.cause },
-    );
+    const ended = runBound ? `${policy.runDeadline!.describe()} was reached` : `no complete answer within ${policy.timeoutMs} ms`;
+    return new HttpError(runBound ? 'deadline' : 'timeout', `${shown}: ${ended}; ${tried}${lastFailure}`, redactUrl(request.url), {
+      cause: last?.cause,
+    });
   };
   const retryableStatus = request.retryableStatus ?? isRetryableStatus;
 

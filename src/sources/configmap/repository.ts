@@ -7,7 +7,7 @@
  * `binaryData.components` is gzip.
  */
 import { gunzipSync } from 'node:zlib';
-import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { DEFAULT_COMPONENTS_FILE } from '../../core/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../../manifest/types.js';
 import { artifactFromBytes, artifactFromText } from '../base/artifact.js';
@@ -174,13 +174,9 @@ export function openConfigMapRepository(
 ): ConfigMapRepository {
   const namespace = request.namespace ?? '';
   const selectorText = formatSelector(request.selector);
-  const fail = (list: Diagnostic | Diagnostic[]): never => {
-    throw new CapiGitopsError(list);
-  };
-
   const invalid = selectorProblems(request.selector);
   if (invalid.length > 0) {
-    fail(
+    throw new CapiGitopsError(
       invalid.map((message) => ({
         ...request.origin,
         path: 'spec.fetchConfig.selector',
@@ -189,13 +185,11 @@ export function openConfigMapRepository(
     );
   }
 
-  const selected = selectConfigMaps(configMaps, request.selector, namespace).sort((a, b) =>
-    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-  );
+  const selected = selectConfigMaps(configMaps, request.selector, namespace).sort((a, b) => compareStrings(a.name, b.name));
   if (selected.length === 0) {
     const elsewhere = configMaps.filter((cm) => cm.namespace !== namespace && matchesSelector(cm.labels, request.selector));
     const nearly = nearMisses(configMaps, request.selector, namespace);
-    fail({
+    throw new CapiGitopsError({
       ...request.origin,
       path: 'spec.fetchConfig.selector',
       message: `${messagePrefix(request)}no ConfigMap in namespace "${namespace}" matches the selector ${selectorText}`,
@@ -211,6 +205,7 @@ export function openConfigMapRepository(
 
   const problems: Diagnostic[] = [];
   const releases = new Map<string, ConfigMapRelease>();
+  const componentsFile = componentsFileFor(request);
   for (const configMap of selected) {
     const at = positionOf(configMap);
     const { version, from } = configMapVersion(configMap);
@@ -247,7 +242,6 @@ export function openConfigMapRepository(
       continue;
     }
     const url = (key: string): string => `configmap:${configMap.namespace}/${configMap.name}#${key}`;
-    const componentsFile = componentsFileFor(request);
     releases.set(version, {
       configMap,
       components: components.bytes
@@ -257,14 +251,10 @@ export function openConfigMapRepository(
     });
   }
   const selectedBy = request.origin.object ?? request.label;
-  if (problems.length > 0) fail(problems.map((problem) => ({ ...problem, message: `${problem.message} (selected by ${selectedBy})` })));
+  if (problems.length > 0)
+    throw new CapiGitopsError(problems.map((problem) => ({ ...problem, message: `${problem.message} (selected by ${selectedBy})` })));
 
-  return new ConfigMapRepository(
-    releases,
-    componentsFileFor(request),
-    `ConfigMaps in namespace ${namespace} selected by ${selectorText}`,
-    request,
-  );
+  return new ConfigMapRepository(releases, componentsFile, `ConfigMaps in namespace ${namespace} selected by ${selectorText}`, request);
 }
 
 /** Components are named like the file the provider publishes, so both routes name artifacts alike. */

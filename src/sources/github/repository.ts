@@ -13,17 +13,14 @@
  * whose published digest (or asset id) is known is never downloaded again.
  */
 import { Octokit, RequestError } from 'octokit';
-import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import { CapiGitopsError } from '../../core/diagnostics.js';
 import { artifactFromBytes, sha256Hex } from '../base/artifact.js';
-import { SourceClient, type PlainResponse, type RevalidatedResponse } from '../base/client.js';
-import { fetchAdapter, HttpError, redactUrl, type HttpPolicy } from '../base/http.js';
+import { onceUntilFailure, parseJsonBody, SourceClient, type PlainResponse, type RevalidatedResponse } from '../base/client.js';
+import { fetchAdapter, HttpError, redactUrl } from '../base/http.js';
 import type { GitHubSettings, NetworkSourceOptions } from '../request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
-export interface GitHubOptions extends NetworkSourceOptions, GitHubSettings {
-  /** Timeouts, retries, size cap, and the injectable sleep. */
-  http?: Partial<HttpPolicy>;
-}
+export interface GitHubOptions extends NetworkSourceOptions, GitHubSettings {}
 
 /** One non-draft release. GitHub's `prerelease` flag is kept so the resolver can prefer stable releases. */
 export interface GitHubRelease {
@@ -195,7 +192,7 @@ class GitHubRepository implements GitHubReleaseRepository {
   private readonly octokit: InstanceType<typeof Octokit>;
   private readonly client: SourceClient;
   private readonly options: GitHubOptions;
-  private releases?: Promise<GitHubRelease[]>;
+  private readonly releases = new Map<string, Promise<GitHubRelease[]>>();
   private readonly releasesByTag = new Map<string, Promise<ApiRelease>>();
 
   constructor(url: string, parts: GitHubReleaseUrl, options: GitHubOptions) {
@@ -227,7 +224,7 @@ class GitHubRepository implements GitHubReleaseRepository {
       if (wait) log(`GitHub rate limit on ${request.method} ${redactUrl(new URL(request.url, this.apiBase))}: retrying in ${retryAfter} s`);
       return wait;
     };
-    const octokit = new Octokit({
+    return new Octokit({
       auth: this.options.token,
       baseUrl: this.apiBase,
       userAgent: 'capi-gitops',
@@ -246,7 +243,6 @@ class GitHubRepository implements GitHubReleaseRepository {
         error: (message: string) => log(message),
       },
     });
-    return octokit;
   }
 
   listVersions(): Promise<string[]> {
@@ -254,12 +250,8 @@ class GitHubRepository implements GitHubReleaseRepository {
   }
 
   listReleases(): Promise<GitHubRelease[]> {
-    if (!this.releases) {
-      // Remember successes only (as clusterctl's caches do), so a later call can try again.
-      this.releases = this.fetchReleases();
-      this.releases.catch(() => (this.releases = undefined));
-    }
-    return this.releases;
+    // Remember successes only (as clusterctl's caches do), so a later call can try again.
+    return onceUntilFailure(this.releases, this.slug, () => this.fetchReleases());
   }
 
   /** Where a release's file is downloaded from, as the log names it (not the configured URL, which may say `latest`). */
@@ -273,18 +265,16 @@ class GitHubRepository implements GitHubReleaseRepository {
     const source = this.downloadUrl(version, assetName);
     this.options.onProgress?.({ type: 'fetch', source, version, file: fileName });
     if (version === 'latest') {
-      throw new CapiGitopsError(
-        this.diagnostic(`cannot fetch ${fileName}: version "latest" of ${this.slug} has not been resolved to a tag`, {
-          hint: 'resolve the version with listVersions() first, as clusterctl does',
-        }),
-      );
+      throw this.client.error(`cannot fetch ${fileName}: version "latest" of ${this.slug} has not been resolved to a tag`, {
+        hint: 'resolve the version with listVersions() first, as clusterctl does',
+      });
     }
-    const release = await this.releaseByTag(version);
+    const release = await onceUntilFailure(this.releasesByTag, version, () => this.fetchReleaseByTag(version));
     const asset = release.assets.find((candidate) => candidate.name === assetName);
     if (!asset) {
       const names = release.assets.map((candidate) => candidate.name).sort();
       throw new ArtifactNotFoundError(
-        this.diagnostic(`release ${version} of ${this.slug} has no asset named ${assetName}`, {
+        this.client.diagnostic(`release ${version} of ${this.slug} has no asset named ${assetName}`, {
           expected: names.length ? `one of: ${names.join(', ')}` : 'a release with assets',
           hint: `check the file name in ${this.location}`,
         }),
@@ -301,18 +291,16 @@ class GitHubRepository implements GitHubReleaseRepository {
     const releases: GitHubRelease[] = [];
     let url: string | undefined = `${this.apiBase}/repos/${this.slug}/releases?per_page=100`;
     for (let page = 1; url; page++) {
-      if (page > MAX_PAGES) throw new CapiGitopsError(this.diagnostic(`more than ${MAX_PAGES} pages of releases in ${this.slug}`));
+      if (page > MAX_PAGES) throw this.client.error(`more than ${MAX_PAGES} pages of releases in ${this.slug}`);
       const { data, link }: { data: unknown; link?: string } = await this.getJson(url, {
         action: `list the releases of ${this.slug}`,
         url,
         notFound: () =>
-          new CapiGitopsError(
-            this.diagnostic(`GitHub repository ${this.slug} not found (GET ${redactUrl(url!)} answered 404)`, {
-              hint: `check the owner and repository in ${this.location}; a private repository needs GITHUB_TOKEN`,
-            }),
-          ),
+          this.client.error(`GitHub repository ${this.slug} not found (GET ${redactUrl(url!)} answered 404)`, {
+            hint: `check the owner and repository in ${this.location}; a private repository needs GITHUB_TOKEN`,
+          }),
       });
-      if (!Array.isArray(data)) throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a list of releases`));
+      if (!Array.isArray(data)) throw this.client.error(`GET ${redactUrl(url)} did not answer a list of releases`);
       for (const release of data) {
         if (isApiRelease(release) && !release.draft) releases.push({ tag: release.tag_name, prerelease: release.prerelease === true });
       }
@@ -325,24 +313,12 @@ class GitHubRepository implements GitHubReleaseRepository {
   private onApiOrigin(url: string, what: string): string {
     const absolute = new URL(url, this.apiBase);
     if (absolute.origin !== this.apiOrigin) {
-      throw new CapiGitopsError(
-        this.diagnostic(`${what} to another host (${redactUrl(absolute)})`, {
-          expected: `a URL on ${this.apiOrigin}`,
-          hint: 'check apiUrl; the request was not sent',
-        }),
-      );
+      throw this.client.error(`${what} to another host (${redactUrl(absolute)})`, {
+        expected: `a URL on ${this.apiOrigin}`,
+        hint: 'check apiUrl; the request was not sent',
+      });
     }
     return absolute.href;
-  }
-
-  private releaseByTag(tag: string): Promise<ApiRelease> {
-    let pending = this.releasesByTag.get(tag);
-    if (!pending) {
-      pending = this.fetchReleaseByTag(tag);
-      this.releasesByTag.set(tag, pending);
-      pending.catch(() => this.releasesByTag.delete(tag));
-    }
-    return pending;
   }
 
   private async fetchReleaseByTag(tag: string): Promise<ApiRelease> {
@@ -353,13 +329,13 @@ class GitHubRepository implements GitHubReleaseRepository {
       version: tag,
       notFound: () =>
         new ArtifactNotFoundError(
-          this.diagnostic(`no GitHub release ${tag} in ${this.slug} (GET ${redactUrl(url)} answered 404)`, {
+          this.client.diagnostic(`no GitHub release ${tag} in ${this.slug} (GET ${redactUrl(url)} answered 404)`, {
             expected: 'a published release whose tag is the version',
             hint: 'check spec.version; a tag without a published release (or a draft) cannot be fetched',
           }),
         ),
     });
-    if (!isApiRelease(data)) throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a release`));
+    if (!isApiRelease(data)) throw this.client.error(`GET ${redactUrl(url)} did not answer a release`);
     return data;
   }
 
@@ -377,9 +353,11 @@ class GitHubRepository implements GitHubReleaseRepository {
     } catch (error) {
       throw this.failure(error, context);
     }
-    if (answer.status !== 200)
-      throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`));
-    return { data: this.parseJson(answer.body, url), link: answer.headers.link };
+    if (answer.status !== 200) throw this.client.error(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`);
+    const data = parseJsonBody(answer.body);
+    if (data === undefined)
+      throw this.client.error(`GET ${redactUrl(url)} did not answer JSON`, { hint: 'check apiUrl, or a proxy between you and GitHub' });
+    return { data, link: answer.headers.link };
   }
 
   /** A GET through octokit (auth, rate limits), as a plain response; octokit throws a 304, which is an answer here. */
@@ -391,16 +369,6 @@ class GitHubRepository implements GitHubReleaseRepository {
     } catch (error) {
       if (error instanceof RequestError && error.status === 304) return { status: 304, body: Buffer.alloc(0), headers: new Headers() };
       throw error;
-    }
-  }
-
-  private parseJson(body: Buffer, url: string): unknown {
-    try {
-      return JSON.parse(body.toString('utf8')) as unknown;
-    } catch {
-      throw new CapiGitopsError(
-        this.diagnostic(`GET ${redactUrl(url)} did not answer JSON`, { hint: 'check apiUrl, or a proxy between you and GitHub' }),
-      );
     }
   }
 
@@ -418,12 +386,10 @@ class GitHubRepository implements GitHubReleaseRepository {
     const bytes = await this.downloadAsset(asset, version);
     const actual = sha256Hex(bytes);
     if (published && actual !== published) {
-      throw new CapiGitopsError(
-        this.diagnostic(`asset ${asset.name} of release ${version} of ${this.slug} does not match its published digest`, {
-          expected: `sha256:${published} (published by GitHub)`,
-          hint: `downloaded bytes have sha256:${actual}; the download or the release was tampered with or corrupted — do not use it`,
-        }),
-      );
+      throw this.client.error(`asset ${asset.name} of release ${version} of ${this.slug} does not match its published digest`, {
+        expected: `sha256:${published} (published by GitHub)`,
+        hint: `downloaded bytes have sha256:${actual}; the download or the release was tampered with or corrupted — do not use it`,
+      });
     }
     if (cache) {
       await cache.putBlob(bytes);
@@ -445,7 +411,9 @@ class GitHubRepository implements GitHubReleaseRepository {
       version,
       notFound: () =>
         new ArtifactNotFoundError(
-          this.diagnostic(`asset ${asset.name} of release ${version} of ${this.slug} not found (GET ${redactUrl(asset.url)} answered 404)`),
+          this.client.diagnostic(
+            `asset ${asset.name} of release ${version} of ${this.slug} not found (GET ${redactUrl(asset.url)} answered 404)`,
+          ),
         ),
     };
     const accept = 'application/octet-stream';
@@ -464,9 +432,7 @@ class GitHubRepository implements GitHubReleaseRepository {
     if (response.status >= 200 && response.status < 300) return bodyBytes(response.data);
     const location = response.headers.location;
     if (!location) {
-      throw new CapiGitopsError(
-        this.diagnostic(`cannot ${context.action}: GET ${redactUrl(asset.url)} answered HTTP ${response.status} without a Location`),
-      );
+      throw this.client.error(`cannot ${context.action}: GET ${redactUrl(asset.url)} answered HTTP ${response.status} without a Location`);
     }
 
     const storageUrl = new URL(location, asset.url).href;
@@ -476,11 +442,9 @@ class GitHubRepository implements GitHubReleaseRepository {
       const download = await this.client.send({ url: storageUrl, headers, credentialOrigin: this.apiOrigin });
       if (download.status === 404) throw context.notFound();
       if (download.status !== 200) {
-        throw new CapiGitopsError(
-          this.diagnostic(`cannot ${context.action}: GET ${redactUrl(storageUrl)} answered HTTP ${download.status}`, {
-            hint: 'retry later',
-          }),
-        );
+        throw this.client.error(`cannot ${context.action}: GET ${redactUrl(storageUrl)} answered HTTP ${download.status}`, {
+          hint: 'retry later',
+        });
       }
       return download.body;
     } catch (error) {
@@ -493,22 +457,18 @@ class GitHubRepository implements GitHubReleaseRepository {
     if (error instanceof CapiGitopsError) return error;
     if (error instanceof HttpError) return this.client.failure(error, context.action) as CapiGitopsError;
     if (!(error instanceof RequestError)) {
-      return new CapiGitopsError(this.diagnostic(`cannot ${context.action}: ${error instanceof Error ? error.message : String(error)}`));
+      return this.client.error(`cannot ${context.action}: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (isRateLimit(error)) return this.rateLimited(error, context);
     if (error.status === 404) return context.notFound();
     if (error.status === 401) {
-      return new CapiGitopsError(
-        this.diagnostic(`cannot ${context.action}: GitHub rejected the token (HTTP 401)`, {
-          hint: 'check GITHUB_TOKEN / GH_TOKEN: it may be expired or revoked',
-        }),
-      );
+      return this.client.error(`cannot ${context.action}: GitHub rejected the token (HTTP 401)`, {
+        hint: 'check GITHUB_TOKEN / GH_TOKEN: it may be expired or revoked',
+      });
     }
     // Transport failures reach us wrapped by octokit as status 500 with our HttpError as cause.
     if (error.cause instanceof HttpError) return this.client.failure(error.cause, context.action) as CapiGitopsError;
-    return new CapiGitopsError(
-      this.diagnostic(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`),
-    );
+    return this.client.error(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`);
   }
 
   private rateLimited(error: RequestError, context: RequestContext): CapiGitopsError {
@@ -517,13 +477,7 @@ class GitHubRepository implements GitHubReleaseRepository {
     const hint = this.options.token
       ? `the token's quota is used up: wait until ${reset ? isoSeconds(reset) : 'the limit resets'} or use another token`
       : 'set GITHUB_TOKEN (or GH_TOKEN) to a GitHub token: authenticated requests get 5,000 per hour instead of 60';
-    return new CapiGitopsError(
-      this.diagnostic(`GitHub API rate limit exceeded (HTTP ${error.status}) trying to ${context.action}; ${when}`, { hint }),
-    );
-  }
-
-  private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
-    return this.client.diagnostic(message, extra);
+    return this.client.error(`GitHub API rate limit exceeded (HTTP ${error.status}) trying to ${context.action}; ${when}`, { hint });
   }
 }
 

@@ -16,7 +16,7 @@
  * Extensions: `hosts` names self-managed GitLab hosts not called `gitlab.*`
  * (cluster-api-operator issue #705), and plain http:// is accepted for 127.0.0.1/localhost.
  */
-import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import { CapiGitopsError } from '../../core/diagnostics.js';
 import { artifactFromBytes } from '../base/artifact.js';
 import { parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { isLoopbackHost, redactUrl } from '../base/http.js';
@@ -166,13 +166,11 @@ class GitLabRepository implements ProviderRepository {
     const versions: string[] = [];
     let url: string | undefined = `${this.projectUrl}/packages?${query}`;
     for (let page = 1; url; page++) {
-      if (page > MAX_PAGES) throw new CapiGitopsError(this.diagnostic(`more than ${MAX_PAGES} pages of packages in ${this.location}`));
+      if (page > MAX_PAGES) throw this.client.error(`more than ${MAX_PAGES} pages of packages in ${this.location}`);
       const answer: RevalidatedResponse = await this.get(url, { action: `list the versions of package ${packageName}`, listing: true });
       const data = parseJsonBody(answer.body);
       if (!Array.isArray(data))
-        throw new CapiGitopsError(
-          this.diagnostic(`GET ${redactUrl(url)} did not answer a list of packages`, { hint: 'check the GitLab host in the URL' }),
-        );
+        throw this.client.error(`GET ${redactUrl(url)} did not answer a list of packages`, { hint: 'check the GitLab host in the URL' });
       for (const entry of data) {
         // package_name matches by substring; only the exact, usable package counts.
         const usable =
@@ -194,11 +192,9 @@ class GitLabRepository implements ProviderRepository {
 
   async getFile(version: string, fileName: string): Promise<Artifact> {
     if (version === 'latest') {
-      throw new CapiGitopsError(
-        this.diagnostic(`cannot fetch ${fileName}: version "latest" of ${this.location} has not been resolved to a version`, {
-          hint: 'resolve the version with listVersions() first, as clusterctl does',
-        }),
-      );
+      throw this.client.error(`cannot fetch ${fileName}: version "latest" of ${this.location} has not been resolved to a version`, {
+        hint: 'resolve the version with listVersions() first, as clusterctl does',
+      });
     }
     const url = this.fileUrl(version, fileName);
     // the log names the file fetched, not the URL the provider was configured with
@@ -208,7 +204,7 @@ class GitLabRepository implements ProviderRepository {
       version,
       notFound: (status) =>
         new ArtifactNotFoundError(
-          this.diagnostic(`file ${fileName} with version ${version} not found: GET ${redactUrl(url)} answered ${status}`, {
+          this.client.diagnostic(`file ${fileName} with version ${version} not found: GET ${redactUrl(url)} answered ${status}`, {
             expected: `a generic package ${decodeURIComponent(this.parts.packageName)} version ${version} holding ${fileName}`,
             hint: 'check spec.version and the package URL',
           }),
@@ -240,27 +236,22 @@ class GitLabRepository implements ProviderRepository {
     if (answer.status === 200) return answer;
     if ((answer.status === 404 || answer.status === 410) && context.notFound) throw context.notFound(answer.status);
     if (answer.status === 401) {
-      throw new CapiGitopsError(
-        this.diagnostic(`cannot ${context.action} from ${this.location}: unauthorized access, please check your credentials (HTTP 401)`, {
+      throw this.client.error(
+        `cannot ${context.action} from ${this.location}: unauthorized access, please check your credentials (HTTP 401)`,
+        {
           hint: this.token
             ? 'GitLab rejected the token: it may be expired, revoked or lack the read_package_registry scope'
             : this.withheld
               ? `${this.withheld}; if you trust ${new URL(this.parts.origin).host}, add it to ${GITLAB_HOSTS_VARIABLE}, or set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret`
               : `set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret, or GITLAB_ACCESS_TOKEN (or GITLAB_TOKEN) in the environment`,
-        }),
+        },
       );
     }
     const listingHint = context.listing
       ? 'listing versions for a "latest" URL uses the packages API, which needs a token with read_api scope; or put an exact version in the URL or spec.version'
       : undefined;
-    throw new CapiGitopsError(
-      this.diagnostic(`cannot ${context.action} from ${this.location}: GET ${redactUrl(url)} answered HTTP ${answer.status}`, {
-        hint: listingHint,
-      }),
-    );
-  }
-
-  private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
-    return this.client.diagnostic(message, extra);
+    throw this.client.error(`cannot ${context.action} from ${this.location}: GET ${redactUrl(url)} answered HTTP ${answer.status}`, {
+      hint: listingHint,
+    });
   }
 }

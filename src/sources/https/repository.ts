@@ -32,7 +32,7 @@
  * separately and is only ever sent to the template's own scheme, host and port.
  * ------------------------------------------------------------------------------------------------
  */
-import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import { CapiGitopsError } from '../../core/diagnostics.js';
 import { artifactFromBytes } from '../base/artifact.js';
 import { SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { isLoopbackHost, redactUrl } from '../base/http.js';
@@ -228,20 +228,16 @@ class HttpsRepository implements ProviderRepository {
     if (this.versions !== undefined) return [...this.versions];
     const versionsUrl = this.options.versionsUrl;
     if (versionsUrl === undefined) {
-      throw new CapiGitopsError(
-        this.diagnostic(`cannot list the versions of ${this.location}: a plain HTTPS server has no release listing`, {
-          expected: 'an exact spec.version, or versions / versionsUrl on the Config repositories entry for this provider',
-          hint: 'set spec.version to a published tag (e.g. v1.12.0), or list the tags in the Config document',
-        }),
-      );
+      throw this.client.error(`cannot list the versions of ${this.location}: a plain HTTPS server has no release listing`, {
+        expected: 'an exact spec.version, or versions / versionsUrl on the Config repositories entry for this provider',
+        hint: 'set spec.version to a published tag (e.g. v1.12.0), or list the tags in the Config document',
+      });
     }
     this.options.onProgress?.({ type: 'resolve', source: this.location });
     const { body } = await this.get(versionsUrl, {
       action: `list the versions of ${this.location}`,
       notFound: (status) =>
-        new CapiGitopsError(
-          this.diagnostic(`versionsUrl ${redactUrl(versionsUrl)} not found (HTTP ${status})`, { hint: 'check versionsUrl' }),
-        ),
+        this.client.error(`versionsUrl ${redactUrl(versionsUrl)} not found (HTTP ${status})`, { hint: 'check versionsUrl' }),
     });
     return parseVersionsList(body.toString('utf8'), `versionsUrl ${redactUrl(versionsUrl)}`);
   }
@@ -249,21 +245,17 @@ class HttpsRepository implements ProviderRepository {
   /** The URL of one file of one version: the template's last path segment replaced by `fileName`. */
   fileUrl(version: string, fileName: string): string {
     if (fileName === '' || /[/?#]/.test(fileName))
-      throw new CapiGitopsError(
-        this.diagnostic(`invalid file name ${JSON.stringify(fileName)}`, { expected: 'a file name without "/", "?" or "#"' }),
-      );
+      throw this.client.error(`invalid file name ${JSON.stringify(fileName)}`, { expected: 'a file name without "/", "?" or "#"' });
     return `${this.template.directory}${fileName}${this.template.suffix}`.replaceAll(VERSION_PLACEHOLDER, encodeURIComponent(version));
   }
 
   async getFile(version: string, fileName: string): Promise<Artifact> {
     if (!VERSION_TAG.test(version) || version === 'latest') {
-      throw new CapiGitopsError(
-        this.diagnostic(`cannot fetch ${fileName}: "${version}" is not a release tag of ${this.location}`, {
-          expected: 'a resolved tag such as v1.12.0',
-          hint:
-            version === 'latest' ? 'resolve the version with listVersions() first' : 'tags may hold letters, digits, ".", "_", "+" and "-"',
-        }),
-      );
+      throw this.client.error(`cannot fetch ${fileName}: "${version}" is not a release tag of ${this.location}`, {
+        expected: 'a resolved tag such as v1.12.0',
+        hint:
+          version === 'latest' ? 'resolve the version with listVersions() first' : 'tags may hold letters, digits, ".", "_", "+" and "-"',
+      });
     }
     const url = this.fileUrl(version, fileName);
     // the log names the file fetched, not the template
@@ -274,7 +266,7 @@ class HttpsRepository implements ProviderRepository {
       version,
       notFound: (status) =>
         new ArtifactNotFoundError(
-          this.diagnostic(`${name} of version ${version} not found: GET ${redactUrl(url)} answered ${status}`, {
+          this.client.diagnostic(`${name} of version ${version} not found: GET ${redactUrl(url)} answered ${status}`, {
             expected:
               fileName === METADATA_FILE ? `metadata.yaml next to the components file (${this.location})` : `a file at ${this.location}`,
             hint: 'check spec.version and the URL template',
@@ -301,18 +293,12 @@ class HttpsRepository implements ProviderRepository {
     if (answer.status === 200) return answer;
     if (answer.status === 404 || answer.status === 410) throw context.notFound(answer.status);
     if (answer.status === 401 || answer.status === 403) {
-      throw new CapiGitopsError(
-        this.diagnostic(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`, {
-          hint: this.options.authorization
-            ? 'the server rejected the Authorization header: check the credentials'
-            : 'the server wants credentials: give an Authorization header value for this repository',
-        }),
-      );
+      throw this.client.error(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`, {
+        hint: this.options.authorization
+          ? 'the server rejected the Authorization header: check the credentials'
+          : 'the server wants credentials: give an Authorization header value for this repository',
+      });
     }
-    throw new CapiGitopsError(this.diagnostic(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`));
-  }
-
-  private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
-    return this.client.diagnostic(message, extra);
+    throw this.client.error(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`);
   }
 }

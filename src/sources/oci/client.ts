@@ -2,8 +2,7 @@
  * Speaks the distribution API to one registry for one repository through the shared client,
  * answering auth challenges as oras-go's auth client does (`auth.ts`).
  */
-import type { CapiGitopsError, Diagnostic } from '../../core/diagnostics.js';
-import type { SourceClient } from '../base/client.js';
+import { parseJsonBody, type SourceClient } from '../base/client.js';
 import { HttpError, redactUrl, type HttpResponse } from '../base/http.js';
 import {
   distributionTokenRequest,
@@ -30,7 +29,6 @@ export class RegistryClient {
     private readonly withheld: string | undefined,
     private readonly client: SourceClient,
     private readonly log: ((line: string) => void) | undefined,
-    private readonly fail: (message: string, extra?: Omit<Diagnostic, 'message'>) => CapiGitopsError,
     /** Where the credentials are set, for hints. */
     private readonly credentialPlaces = "the provider's configSecret (or the environment)",
   ) {
@@ -54,7 +52,7 @@ export class RegistryClient {
     this.authorization = await this.authenticate(parseChallenge(response.headers.get('www-authenticate')), method, url);
     response = await this.send(method, url, headers);
     if (response.status === 401) {
-      throw this.fail(`registry ${this.ref.registry} rejected the credentials (HTTP 401 on ${method} ${redactUrl(url)})`, {
+      throw this.client.error(`registry ${this.ref.registry} rejected the credentials (HTTP 401 on ${method} ${redactUrl(url)})`, {
         hint:
           this.withheldHint() ??
           `check ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} or ${OCI_CREDENTIAL_KEYS.accessToken} in ${this.credentialPlaces} and their access to ${this.ref.repository}`,
@@ -82,7 +80,7 @@ export class RegistryClient {
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
       const tlsToPlain = !this.ref.plainHttp && /EPROTO|wrong version number|ssl/i.test(error.message);
-      throw this.fail(`cannot reach registry ${this.ref.registry}: ${error.message}`, {
+      throw this.client.error(`cannot reach registry ${this.ref.registry}: ${error.message}`, {
         hint: tlsToPlain
           ? `the registry does not speak TLS; for a plain-HTTP registry write the reference as http://${this.ref.registry}/${this.ref.repository}`
           : undefined,
@@ -101,7 +99,7 @@ export class RegistryClient {
     if (challenge?.scheme === 'basic') {
       this.log?.(`oci: ${this.ref.registry} asks for Basic authentication`);
       if (!credentials.username || !credentials.password) {
-        throw this.fail(
+        throw this.client.error(
           `registry ${this.ref.registry} requires a username and password (Basic authentication) for ${method} ${redactUrl(url)}`,
           {
             hint:
@@ -118,9 +116,12 @@ export class RegistryClient {
       }
       return `Bearer ${await this.fetchToken(challenge, credentials)}`;
     }
-    throw this.fail(`registry ${this.ref.registry} answered HTTP 401 to ${method} ${redactUrl(url)} without a Basic or Bearer challenge`, {
-      hint: 'check the registry address; a proxy in between may be rejecting the request',
-    });
+    throw this.client.error(
+      `registry ${this.ref.registry} answered HTTP 401 to ${method} ${redactUrl(url)} without a Basic or Bearer challenge`,
+      {
+        hint: 'check the registry address; a proxy in between may be rejecting the request',
+      },
+    );
   }
 
   /**
@@ -133,10 +134,10 @@ export class RegistryClient {
     try {
       realm = new URL(challenge.params.realm ?? '');
     } catch {
-      throw this.fail(`registry ${this.ref.registry} sent a Bearer challenge without a valid realm`);
+      throw this.client.error(`registry ${this.ref.registry} sent a Bearer challenge without a valid realm`);
     }
     if (!realmAcceptable(realm, this.ref.plainHttp)) {
-      throw this.fail(`registry ${this.ref.registry} points its token service at ${redactUrl(realm)}, which is not https`, {
+      throw this.client.error(`registry ${this.ref.registry} points its token service at ${redactUrl(realm)}, which is not https`, {
         hint: 'credentials are not sent over plain HTTP to a token service of a TLS registry; the request was not sent',
       });
     }
@@ -150,23 +151,18 @@ export class RegistryClient {
 
     const response = await this.transport(() => this.client.send({ ...attempt.request, allowInsecure: this.ref.plainHttp }, false));
     if (attempt.refusedStatuses.includes(response.status)) {
-      throw this.fail(
+      throw this.client.error(
         `the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${attempt.presented} (HTTP ${response.status})`,
         { hint: this.withheldHint() ?? attempt.hint },
       );
     }
     if (response.status !== 200)
-      throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered HTTP ${response.status}`);
-    let answer: { token?: unknown; access_token?: unknown } | undefined;
-    try {
-      answer = JSON.parse(response.body.toString('utf8')) as typeof answer;
-    } catch {
-      answer = undefined;
-    }
+      throw this.client.error(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered HTTP ${response.status}`);
+    const answer = parseJsonBody(response.body) as { token?: unknown; access_token?: unknown } | null | undefined;
     // The token spec: `token`, or `access_token` for OAuth2 compatibility; equal when both are sent.
     const token = typeof answer?.access_token === 'string' && answer.access_token ? answer.access_token : answer?.token;
     if (typeof token !== 'string' || token === '')
-      throw this.fail(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered no token`);
+      throw this.client.error(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered no token`);
     return token;
   }
 }

@@ -199,7 +199,6 @@ async function resolveRegistry(registry: string, locations: ImageLocation[], run
         fromEnv.withheld,
         run.http,
         run.options.log,
-        (message, extra) => new CapiGitopsError({ message, ...extra }),
         CREDENTIAL_PLACES,
       );
       for (const location of inRepository) {

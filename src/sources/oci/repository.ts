@@ -30,10 +30,10 @@
  * layers with the same title and different content are an error (the operator keeps whichever
  * it copied last, which is not deterministic).
  */
-import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import { CapiGitopsError } from '../../core/diagnostics.js';
 import { DEFAULT_COMPONENTS_FILE, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../../core/provider.js';
 import { artifactFromBytes, sha256Hex } from '../base/artifact.js';
-import { parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
+import { onceUntilFailure, parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { redactUrl } from '../base/http.js';
 import type { NetworkSourceOptions } from '../request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
@@ -133,14 +133,7 @@ class OciRepository implements ProviderRepository {
     const { credentials, withheld } = ociCredentials(options.credentials, options.env ?? process.env, registry);
     if (withheld) options.log?.(`oci: ${withheld}`);
     this.http = new SourceClient(options);
-    this.client = new RegistryClient(
-      this.ref,
-      credentials,
-      withheld,
-      this.http,
-      options.log,
-      (message, extra) => new CapiGitopsError(this.diagnostic(message, extra)),
-    );
+    this.client = new RegistryClient(this.ref, credentials, withheld, this.http, options.log);
   }
 
   private get provider(): string {
@@ -163,30 +156,26 @@ class OciRepository implements ProviderRepository {
   async listVersions(): Promise<string[]> {
     if (this.ref.tag !== undefined) return [this.ref.tag];
     if (this.ref.digest !== undefined) {
-      throw new CapiGitopsError(
-        this.diagnostic(`${this.location} pins one artifact by digest, so it has no versions to choose from`, {
-          hint: 'set spec.version to the version that artifact holds',
-        }),
-      );
+      throw this.http.error(`${this.location} pins one artifact by digest, so it has no versions to choose from`, {
+        hint: 'set spec.version to the version that artifact holds',
+      });
     }
     this.options.onProgress?.({ type: 'resolve', source: this.location });
     const tags: string[] = [];
     // No `n`: as oras, take the registry's page size and follow its Link headers.
     let url: string | undefined = `${this.repositoryUrl}/tags/list`;
     for (let page = 1; url; page++) {
-      if (page > MAX_TAG_PAGES) throw new CapiGitopsError(this.diagnostic(`more than ${MAX_TAG_PAGES} pages of tags in ${this.location}`));
+      if (page > MAX_TAG_PAGES) throw this.http.error(`more than ${MAX_TAG_PAGES} pages of tags in ${this.location}`);
       const answer: RevalidatedResponse = await this.revalidated(url, 'application/json', ['link'], {
         what: `the tags of ${this.ref.registry}/${this.ref.repository}`,
         notFound: () =>
-          new CapiGitopsError(
-            this.diagnostic(`repository ${this.ref.repository} not found on ${this.ref.registry} (GET ${redactUrl(url!)} answered 404)`, {
-              hint: 'check spec.fetchConfig.oci',
-            }),
-          ),
+          this.http.error(`repository ${this.ref.repository} not found on ${this.ref.registry} (GET ${redactUrl(url!)} answered 404)`, {
+            hint: 'check spec.fetchConfig.oci',
+          }),
       });
       const data = parseJsonBody(answer.body) as { tags?: unknown } | undefined;
       if (data === undefined || (data.tags !== null && data.tags !== undefined && !Array.isArray(data.tags))) {
-        throw new CapiGitopsError(this.diagnostic(`GET ${redactUrl(url)} did not answer a tag list`));
+        throw this.http.error(`GET ${redactUrl(url)} did not answer a tag list`);
       }
       for (const tag of data.tags ?? []) if (typeof tag === 'string' && !tags.includes(tag)) tags.push(tag);
       url = this.http.nextPage(
@@ -212,31 +201,28 @@ class OciRepository implements ProviderRepository {
     this.options.onProgress?.({ type: 'fetch', source: this.location, version, file: fileName });
     const reference = this.ref.digest ?? this.ref.tag ?? version;
     if (reference === 'latest' && this.ref.tag === undefined) {
-      throw new CapiGitopsError(
-        this.diagnostic(
-          `cannot fetch ${fileName} for ${this.provider}: version "latest" has not been resolved to a tag of ${this.location}`,
-          {
-            hint: 'resolve the version with listVersions() first',
-          },
-        ),
+      throw this.http.error(
+        `cannot fetch ${fileName} for ${this.provider}: version "latest" has not been resolved to a tag of ${this.location}`,
+        {
+          hint: 'resolve the version with listVersions() first',
+        },
       );
     }
     if (!TAG.test(reference) && !SHA256_DIGEST.test(reference)) {
-      throw new CapiGitopsError(
-        this.diagnostic(`${this.provider} version ${version} is not a valid OCI tag`, {
-          expected: 'letters, digits, "_", "." and "-", at most 128 characters (a "+" is not allowed in tags)',
-          hint: `put the tag in the reference (${this.location}:<tag>) if it differs from the version`,
-        }),
-      );
+      throw this.http.error(`${this.provider} version ${version} is not a valid OCI tag`, {
+        expected: 'letters, digits, "_", "." and "-", at most 128 characters (a "+" is not allowed in tags)',
+        hint: `put the tag in the reference (${this.location}:<tag>) if it differs from the version`,
+      });
     }
-    const artifact = await this.resolveArtifact(reference, version);
+    // The manifest graph, read once per repository object (a failure is not remembered).
+    const artifact = await onceUntilFailure(this.artifacts, reference, () => this.readArtifact(reference, version));
     const names = this.candidates(version, fileName);
     // The operator treats an empty file as missing and tries the next name.
     const title = names.find((name) => (artifact.files.get(name)?.size ?? 0) > 0);
     if (title === undefined) {
       const present = [...artifact.files.keys()].sort();
       throw new ArtifactNotFoundError(
-        this.diagnostic(
+        this.http.diagnostic(
           `OCI artifact ${this.named(reference)} has no ${fileName === METADATA_FILE ? 'metadata' : names.length > 1 ? 'components' : fileName} for ${this.provider} version ${version}`,
           {
             expected: `a non-empty layer titled (${TITLE_ANNOTATION}) ${names.join(' or ')}`,
@@ -253,17 +239,6 @@ class OciRepository implements ProviderRepository {
     return artifactFromBytes(fileName, bytes, url, `oci://${this.ref.registry}/${this.ref.repository}#${title}`);
   }
 
-  /** The manifest graph of a tag or digest, read once per repository object (a failure is not remembered). */
-  private resolveArtifact(reference: string, version: string): Promise<ResolvedArtifact> {
-    let pending = this.artifacts.get(reference);
-    if (!pending) {
-      pending = this.readArtifact(reference, version);
-      this.artifacts.set(reference, pending);
-      pending.catch(() => this.artifacts.delete(reference));
-    }
-    return pending;
-  }
-
   private async readArtifact(reference: string, version: string): Promise<ResolvedArtifact> {
     const top = await this.manifest(reference, version);
     const files = new Map<string, Descriptor>();
@@ -275,45 +250,37 @@ class OciRepository implements ProviderRepository {
     const visit = async (manifest: unknown, depth: number, from: string): Promise<void> => {
       const document = manifest as { manifests?: unknown; layers?: unknown; config?: unknown };
       if (Array.isArray(document.manifests)) {
-        if (depth >= MAX_INDEX_DEPTH) throw new CapiGitopsError(this.diagnostic(`${from}: indexes nested deeper than ${MAX_INDEX_DEPTH}`));
+        if (depth >= MAX_INDEX_DEPTH) throw this.http.error(`${from}: indexes nested deeper than ${MAX_INDEX_DEPTH}`);
         for (const child of document.manifests) {
           if (!isDescriptor(child) || !SHA256_DIGEST.test(child.digest))
-            throw new CapiGitopsError(this.diagnostic(`${from}: an index entry is not a sha256 descriptor`));
+            throw this.http.error(`${from}: an index entry is not a sha256 descriptor`);
           if (visited.has(child.digest)) continue;
           visited.add(child.digest);
           if (visited.size > MAX_ARTIFACT_MANIFESTS)
-            throw new CapiGitopsError(
-              this.diagnostic(`${this.named(reference)} reaches more than ${MAX_ARTIFACT_MANIFESTS} manifests through its indexes`, {
-                expected: `an artifact of at most ${MAX_ARTIFACT_MANIFESTS} manifests (a provider's files, or a multi-platform index of them)`,
-                hint: 'check spec.fetchConfig.oci: the index fans out further than a provider release does',
-              }),
-            );
+            throw this.http.error(`${this.named(reference)} reaches more than ${MAX_ARTIFACT_MANIFESTS} manifests through its indexes`, {
+              expected: `an artifact of at most ${MAX_ARTIFACT_MANIFESTS} manifests (a provider's files, or a multi-platform index of them)`,
+              hint: 'check spec.fetchConfig.oci: the index fans out further than a provider release does',
+            });
           if (deadline !== undefined && deadline.remainingMs() === 0)
-            throw new CapiGitopsError(
-              this.diagnostic(`${deadline.describe()} was reached while reading the indexes of ${this.named(reference)}`, {
-                hint: 'raise --network-deadline (or CAPI_GITOPS_NETWORK_DEADLINE), or check spec.fetchConfig.oci',
-              }),
-            );
+            throw this.http.error(`${deadline.describe()} was reached while reading the indexes of ${this.named(reference)}`, {
+              hint: 'raise --network-deadline (or CAPI_GITOPS_NETWORK_DEADLINE), or check spec.fetchConfig.oci',
+            });
           const { document: childDocument } = await this.manifest(child.digest, version);
           await visit(childDocument, depth + 1, this.named(child.digest));
         }
         return;
       }
       if (!Array.isArray(document.layers))
-        throw new CapiGitopsError(
-          this.diagnostic(`${from} is neither an image manifest nor an index`, { expected: `one of ${MANIFEST_TYPES.join(', ')}` }),
-        );
+        throw this.http.error(`${from} is neither an image manifest nor an index`, { expected: `one of ${MANIFEST_TYPES.join(', ')}` });
       for (const node of [document.config, ...document.layers]) {
         if (!isDescriptor(node)) continue;
         const title = node.annotations?.[TITLE_ANNOTATION];
         if (typeof title !== 'string') continue;
         const seen = files.get(title);
         if (seen && seen.digest !== node.digest) {
-          throw new CapiGitopsError(
-            this.diagnostic(`${from}: two layers are titled ${title} with different content (${seen.digest}, ${node.digest})`, {
-              hint: 'which one the operator would use depends on copy order; publish one file per title',
-            }),
-          );
+          throw this.http.error(`${from}: two layers are titled ${title} with different content (${seen.digest}, ${node.digest})`, {
+            hint: 'which one the operator would use depends on copy order; publish one file per title',
+          });
         }
         files.set(title, node);
       }
@@ -337,7 +304,7 @@ class OciRepository implements ProviderRepository {
         version,
         notFound: (code) =>
           new ArtifactNotFoundError(
-            this.diagnostic(
+            this.http.diagnostic(
               `OCI artifact ${this.named(reference)} not found for ${this.provider} version ${version} (GET ${redactUrl(url)} answered 404${code ? ` ${code}` : ''})`,
               {
                 expected:
@@ -355,17 +322,14 @@ class OciRepository implements ProviderRepository {
     const digest = `sha256:${sha256Hex(body)}`;
     const expected = pinned ? `sha256:${pinned}` : SHA256_DIGEST.test(announced ?? '') ? announced : undefined;
     if (expected !== undefined && expected !== digest) {
-      throw new CapiGitopsError(
-        this.diagnostic(`the manifest of ${this.named(reference)} does not match its digest`, {
-          expected: `${expected}${pinned ? '' : ' (Docker-Content-Digest)'}`,
-          hint: `received bytes have ${digest}; the registry or something in between altered it — do not use it`,
-        }),
-      );
+      throw this.http.error(`the manifest of ${this.named(reference)} does not match its digest`, {
+        expected: `${expected}${pinned ? '' : ' (Docker-Content-Digest)'}`,
+        hint: `received bytes have ${digest}; the registry or something in between altered it — do not use it`,
+      });
     }
     if (pinned && !cached && this.options.cache) await this.options.cache.putBlob(body);
     const document = parseJsonBody(body);
-    if (typeof document !== 'object' || document === null)
-      throw new CapiGitopsError(this.diagnostic(`the manifest of ${this.named(reference)} is not JSON`));
+    if (typeof document !== 'object' || document === null) throw this.http.error(`the manifest of ${this.named(reference)} is not JSON`);
     return { document, digest };
   }
 
@@ -373,9 +337,7 @@ class OciRepository implements ProviderRepository {
   private async blob(descriptor: Descriptor, what: string): Promise<{ bytes: Buffer; cached: boolean }> {
     const hex = SHA256_DIGEST.exec(descriptor.digest)?.[1];
     if (hex === undefined) {
-      throw new CapiGitopsError(
-        this.diagnostic(`${what}: digest ${descriptor.digest} is not sha256`, { expected: 'sha256:<64 lower-case hex digits>' }),
-      );
+      throw this.http.error(`${what}: digest ${descriptor.digest} is not sha256`, { expected: 'sha256:<64 lower-case hex digits>' });
     }
     const cache = this.options.cache;
     const cached = cache ? await cache.getBlob(hex) : undefined;
@@ -385,25 +347,19 @@ class OciRepository implements ProviderRepository {
     const url = `${this.repositoryUrl}/blobs/${descriptor.digest}`;
     const response = await this.client.get(url, {});
     if (response.status === 404)
-      throw new CapiGitopsError(
-        this.diagnostic(`${what}: blob ${descriptor.digest} not found (GET ${redactUrl(url)} answered 404)`, {
-          hint: 'the artifact is incomplete on the registry',
-        }),
-      );
+      throw this.http.error(`${what}: blob ${descriptor.digest} not found (GET ${redactUrl(url)} answered 404)`, {
+        hint: 'the artifact is incomplete on the registry',
+      });
     if (response.status !== 200)
-      throw new CapiGitopsError(
-        this.diagnostic(
-          `cannot download ${what}: GET ${redactUrl(url)} answered HTTP ${response.status}${registryErrorCode(response.body)}`,
-        ),
+      throw this.http.error(
+        `cannot download ${what}: GET ${redactUrl(url)} answered HTTP ${response.status}${registryErrorCode(response.body)}`,
       );
     const actual = `sha256:${sha256Hex(response.body)}`;
     if (actual !== descriptor.digest || response.body.length !== descriptor.size) {
-      throw new CapiGitopsError(
-        this.diagnostic(`${what} does not match its digest`, {
-          expected: `${descriptor.digest}, ${descriptor.size} bytes (from the manifest)`,
-          hint: `received ${response.body.length} bytes with ${actual}; the download or the registry was tampered with or corrupted — do not use it`,
-        }),
-      );
+      throw this.http.error(`${what} does not match its digest`, {
+        expected: `${descriptor.digest}, ${descriptor.size} bytes (from the manifest)`,
+        hint: `received ${response.body.length} bytes with ${actual}; the download or the registry was tampered with or corrupted — do not use it`,
+      });
     }
     if (cache) await cache.putBlob(response.body);
     return { bytes: response.body, cached: false };
@@ -425,18 +381,12 @@ class OciRepository implements ProviderRepository {
     );
     if (answer.status === 200) return answer;
     if (answer.status === 404) throw context.notFound(registryErrorCode(answer.body).trim());
-    throw new CapiGitopsError(
-      this.diagnostic(
-        `cannot read ${context.what}: GET ${redactUrl(url)} answered HTTP ${answer.status}${registryErrorCode(answer.body)}`,
-        {
-          hint: answer.status === 403 ? 'the credentials lack pull access to this repository' : undefined,
-        },
-      ),
+    throw this.http.error(
+      `cannot read ${context.what}: GET ${redactUrl(url)} answered HTTP ${answer.status}${registryErrorCode(answer.body)}`,
+      {
+        hint: answer.status === 403 ? 'the credentials lack pull access to this repository' : undefined,
+      },
     );
-  }
-
-  private diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {
-    return this.http.diagnostic(message, extra);
   }
 }
 
