@@ -3,7 +3,8 @@
  * read from the chart's history (kubernetes-sigs/cluster-api-operator
  * hack/charts/cluster-api-operator/templates; the chart's version is the release tag, its
  * Chart.yaml always says 0.0.0). `import helm-values --chart-version` follows these rules;
- * docs/helm-chart-versions.md is the same table for readers (a test keeps them together).
+ * docs/helm-chart-versions.md is the same table for readers, with what each template writes (a
+ * test keeps every rule's value and template line there).
  */
 import semverGt from 'semver/functions/gt.js';
 import semverGte from 'semver/functions/gte.js';
@@ -48,10 +49,6 @@ export interface ChartValueRule {
   /** First and last chart release that read it this way (inclusive); no `until`: still read by the newest. */
   since: string;
   until?: string;
-  /** What the template writes from it. */
-  writes: string;
-  /** The value also makes the template write `spec:`; without any such value, the spec fields land under metadata and are lost. */
-  opensSpec: boolean;
   /** The template line that reads it, at a tag. */
   template: string;
 }
@@ -96,8 +93,6 @@ export const CHART_VALUE_RULES: readonly ChartValueRule[] = [
     types: ['core', 'bootstrap', 'controlPlane', 'infrastructure', 'addon'],
     since: 'v0.10.0',
     until: 'v0.18.1',
-    writes: 'one provider per `;`-separated entry (core: one); a map in its place fails to render',
-    opensSpec: false,
     template: 'templates/infra.yaml:3 and core.yaml:3 at v0.18.1 (split ";" .Values.infrastructure, split ":" .Values.core)',
   },
   {
@@ -105,32 +100,24 @@ export const CHART_VALUE_RULES: readonly ChartValueRule[] = [
     types: ['ipam'],
     since: 'v0.17.0',
     until: 'v0.18.1',
-    writes: 'one IPAMProvider per `;`-separated entry',
-    opensSpec: false,
     template: 'templates/ipam.yaml:3 at v0.18.1 (split ";" .Values.ipam)',
   },
   {
     value: '<type>.<name>',
     types: ALL,
     since: 'v0.19.0',
-    writes: 'one provider per key; a string in its place fails to render',
-    opensSpec: false,
     template: 'templates/infra.yaml:2 at v0.19.0 (range $name, $infra := $.Values.infrastructure)',
   },
   {
     value: '<type>.<name>.version',
     types: ALL,
     since: 'v0.19.0',
-    writes: 'spec.version',
-    opensSpec: true,
     template: 'templates/infra.yaml:5 at v0.19.0 (get $infra "version")',
   },
   {
     value: '<type>.<name>.namespace',
     types: ALL,
     since: 'v0.19.0',
-    writes: 'metadata.namespace (default <name>-<type>-system, capi-system for core)',
-    opensSpec: false,
     template: 'templates/infra.yaml:3 at v0.19.0 (get $infra "namespace")',
   },
   {
@@ -138,8 +125,6 @@ export const CHART_VALUE_RULES: readonly ChartValueRule[] = [
     types: ['infrastructure'],
     since: 'v0.11.0',
     until: 'v0.24.1',
-    writes: 'spec: (any top-level manager value opens it)',
-    opensSpec: true,
     template: 'templates/infra.yaml:43 at v0.11.0 (if or $infrastructureVersion $.Values.configSecret.name $.Values.manager)',
   },
   {
@@ -147,8 +132,6 @@ export const CHART_VALUE_RULES: readonly ChartValueRule[] = [
     types: ['controlPlane'],
     since: 'v0.15.0',
     until: 'v0.24.1',
-    writes: 'spec:',
-    opensSpec: true,
     template: 'templates/control-plane.yaml:41 at v0.15.0 (if or $controlPlaneVersion $.Values.configSecret.name $.Values.manager)',
   },
   {
@@ -156,8 +139,6 @@ export const CHART_VALUE_RULES: readonly ChartValueRule[] = [
     types: ['core'],
     since: 'v0.16.0',
     until: 'v0.24.1',
-    writes: 'spec:',
-    opensSpec: true,
     template: 'templates/core.yaml:41 at v0.16.0 (if or $coreVersion $.Values.configSecret.name $.Values.manager)',
   },
   {
@@ -165,8 +146,6 @@ export const CHART_VALUE_RULES: readonly ChartValueRule[] = [
     types: ['ipam'],
     since: 'v0.17.0',
     until: 'v0.24.1',
-    writes: 'spec:',
-    opensSpec: true,
     template: 'templates/ipam.yaml:43 at v0.17.0 (if or $ipamVersion $.Values.configSecret.name $.Values.manager …)',
   },
   {
@@ -174,8 +153,6 @@ export const CHART_VALUE_RULES: readonly ChartValueRule[] = [
     types: ['core'],
     since: 'v0.10.0',
     until: 'v0.24.1',
-    writes: 'the CoreProvider’s spec.manager.featureGates',
-    opensSpec: false,
     template: 'templates/core.yaml:48 at v0.10.0, core.yaml:38 at v0.24.1 ($.Values.manager.featureGates.core)',
   },
   {
@@ -183,8 +160,6 @@ export const CHART_VALUE_RULES: readonly ChartValueRule[] = [
     types: ['infrastructure'],
     since: 'v0.10.0',
     until: 'v0.24.1',
-    writes: 'spec.manager.featureGates of the InfrastructureProvider <name>',
-    opensSpec: false,
     template: 'templates/infra.yaml:49 at v0.10.0, infra.yaml:38 at v0.24.1 (hasKey $.Values.manager.featureGates $infrastructureName)',
   },
   {
@@ -192,8 +167,6 @@ export const CHART_VALUE_RULES: readonly ChartValueRule[] = [
     types: ['controlPlane'],
     since: 'v0.15.0',
     until: 'v0.24.1',
-    writes: 'spec.manager.featureGates of the ControlPlaneProvider <name>',
-    opensSpec: false,
     template: 'templates/control-plane.yaml:49 at v0.15.0, control-plane.yaml:38 at v0.24.1 (hasKey … $controlPlaneName)',
   },
   {
@@ -201,8 +174,6 @@ export const CHART_VALUE_RULES: readonly ChartValueRule[] = [
     types: ['ipam'],
     since: 'v0.17.0',
     until: 'v0.24.1',
-    writes: 'spec.manager.featureGates of the IPAMProvider <name>',
-    opensSpec: false,
     template: 'templates/ipam.yaml:51 at v0.17.0, ipam.yaml:38 at v0.24.1 (hasKey $.Values.manager.featureGates $ipamName)',
   },
   {
@@ -210,136 +181,102 @@ export const CHART_VALUE_RULES: readonly ChartValueRule[] = [
     types: ['controlPlane'],
     since: 'v0.15.0',
     until: 'v0.24.1',
-    writes: 'spec.manager.featureGates of the kubeadm ControlPlaneProvider the chart adds, only when configSecret is set',
-    opensSpec: false,
     template: 'templates/infra-conditions.yaml:58 at v0.15.0 (inside with .Values.configSecret, :54), :65 at v0.24.1',
   },
   {
     value: '<type>.<name>.manager',
     types: ALL_BUT_ADDON,
     since: 'v0.25.0',
-    writes: 'spec.manager.featureGates and spec.manager.metrics (nothing else of the ManagerSpec)',
-    opensSpec: true,
     template: 'templates/core.yaml:37 at v0.25.0 (if $core.manager), bootstrap.yaml:34',
   },
   {
     value: '<type>.<name>.manager',
     types: ['addon'],
     since: 'v0.25.0',
-    writes: 'spec.manager.metrics only',
-    opensSpec: true,
     template: 'templates/addon.yaml:34 at v0.25.0 (if $addon.manager; only .metrics at :36)',
   },
   {
     value: 'configSecret',
     types: ALL_BUT_ADDON,
     since: 'v0.10.0',
-    writes: 'spec.configSecret {name, namespace} of every provider the chart writes',
-    opensSpec: true,
     template: 'templates/infra.yaml:58 at v0.19.0 (if $.Values.configSecret.name)',
   },
   {
     value: 'configSecret',
     types: ['addon'],
     since: 'v0.24.0',
-    writes: 'the AddonProvider’s spec.configSecret',
-    opensSpec: true,
     template: 'templates/addon.yaml:37 at v0.24.0 (default (($addon).configSecret).name (($.Values).configSecret).name)',
   },
   {
     value: 'secretName',
     types: ['addon'],
     since: 'v0.10.0',
-    writes: 'spec.secretName/secretNamespace, v1alpha1 fields the v1alpha2 API server drops',
-    opensSpec: true,
     template: 'templates/addon.yaml:41 at v0.10.0 (if or $addonVersion $.Values.secretName)',
   },
   {
     value: '<type>.<name>.configSecret',
     types: ALL,
     since: 'v0.24.0',
-    writes: 'spec.configSecret, field by field over the top-level configSecret',
-    opensSpec: true,
     template: 'templates/_helpers.tpl:26 at v0.24.0 (define "capi-operator.configSecret")',
   },
   {
     value: 'fetchConfig.<name>',
     types: ['infrastructure'],
     since: 'v0.16.0',
-    writes: 'spec.fetchConfig of the InfrastructureProvider <name> (its scalar fields)',
-    opensSpec: false,
     template: 'templates/infra.yaml:62 at v0.16.0 (hasKey $.Values.fetchConfig $infrastructureName)',
   },
   {
     value: 'fetchConfig.<name>',
     types: ['ipam'],
     since: 'v0.20.0',
-    writes: 'spec.fetchConfig of the IPAMProvider <name> (its scalar fields)',
-    opensSpec: false,
     template: 'templates/ipam.yaml:50 at v0.20.0 (hasKey $.Values.fetchConfig $ipamName)',
   },
   {
     value: '<type>.<name>.fetchConfig',
     types: ALL,
     since: 'v0.24.0',
-    writes: 'spec.fetchConfig',
-    opensSpec: false,
     template: 'templates/core.yaml:52 at v0.24.0 (if $core.fetchConfig)',
   },
   {
     value: 'additionalDeployments',
     types: ['infrastructure'],
     since: 'v0.12.0',
-    writes: 'spec.additionalDeployments of every InfrastructureProvider',
-    opensSpec: true,
     template: 'templates/infra.yaml:79 at v0.12.0 (if $.Values.additionalDeployments)',
   },
   {
     value: 'additionalDeployments',
     types: ['ipam'],
     since: 'v0.17.0',
-    writes: 'spec.additionalDeployments of every IPAMProvider',
-    opensSpec: true,
     template: 'templates/ipam.yaml:69 at v0.17.0 (if $.Values.additionalDeployments)',
   },
   {
     value: '<type>.<name>.manifestPatches',
     types: ALL,
     since: 'v0.19.0',
-    writes: 'spec.manifestPatches',
-    opensSpec: false,
     template: 'templates/infra.yaml:68 at v0.19.0 (if $infra.manifestPatches)',
   },
   {
     value: '<type>.<name>.additionalManifests',
     types: ALL,
     since: 'v0.19.0',
-    writes: 'spec.additionalManifests and a ConfigMap holding the manifests',
-    opensSpec: false,
     template: 'templates/infra.yaml:71 at v0.19.0 (if $infra.additionalManifests)',
   },
   {
     value: '<type>.<name>.createNamespace',
     types: ALL,
     since: 'v0.20.0',
-    writes: 'whether the chart writes the provider’s Namespace (capi-gitops writes namespaces itself)',
-    opensSpec: false,
     template: 'templates/infra.yaml:6 at v0.20.0 (if ne $infra.createNamespace false)',
   },
   {
     value: '<type>.<name>.deployment',
     types: ALL,
     since: 'v0.26.0',
-    writes: 'spec.deployment',
-    opensSpec: true,
     template: 'templates/core.yaml:37 at v0.26.0 (if $core.deployment)',
   },
   {
     value: 'infrastructure.<name>.patches',
     types: ['infrastructure'],
     since: 'v0.28.0',
-    writes: 'spec.patches',
-    opensSpec: false,
     template: 'templates/infra.yaml:77 at v0.28.0 (if $infra.patches)',
   },
 ];
