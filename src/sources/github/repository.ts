@@ -22,18 +22,10 @@ import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '.
 
 export interface GitHubOptions extends NetworkSourceOptions, GitHubSettings {}
 
-/** One non-draft release. GitHub's `prerelease` flag is kept so the resolver can prefer stable releases. */
-export interface GitHubRelease {
-  tag: string;
-  prerelease: boolean;
-}
-
-/** A GitHub release repository: the common interface plus the release flags. */
+/** A GitHub release repository: the common interface plus the repository's owner and name. */
 export interface GitHubReleaseRepository extends ProviderRepository {
   readonly owner: string;
   readonly repo: string;
-  /** Non-draft releases in the order GitHub lists them (newest first). */
-  listReleases(): Promise<GitHubRelease[]>;
 }
 
 /** The parts of a clusterctl GitHub release URL. */
@@ -129,7 +121,6 @@ interface ApiAsset {
 interface ApiRelease {
   tag_name: string;
   draft: boolean;
-  prerelease: boolean;
   assets: ApiAsset[];
 }
 
@@ -192,7 +183,7 @@ class GitHubRepository implements GitHubReleaseRepository {
   private readonly octokit: InstanceType<typeof Octokit>;
   private readonly client: SourceClient;
   private readonly options: GitHubOptions;
-  private readonly releases = new Map<string, Promise<GitHubRelease[]>>();
+  private readonly releases = new Map<string, Promise<string[]>>();
   private readonly releasesByTag = new Map<string, Promise<ApiRelease>>();
 
   constructor(url: string, parts: GitHubReleaseUrl, options: GitHubOptions) {
@@ -245,11 +236,8 @@ class GitHubRepository implements GitHubReleaseRepository {
     });
   }
 
+  /** The tags of the non-draft releases, in the order GitHub lists them (newest first); the resolver reads pre-releases from the tags. */
   listVersions(): Promise<string[]> {
-    return this.listReleases().then((releases) => releases.map((release) => release.tag));
-  }
-
-  listReleases(): Promise<GitHubRelease[]> {
     // Remember successes only (as clusterctl's caches do), so a later call can try again.
     return onceUntilFailure(this.releases, this.slug, () => this.fetchReleases());
   }
@@ -286,9 +274,9 @@ class GitHubRepository implements GitHubReleaseRepository {
     return artifactFromBytes(fileName, bytes, url, `${this.location} ${version}/${fileName}`);
   }
 
-  private async fetchReleases(): Promise<GitHubRelease[]> {
+  private async fetchReleases(): Promise<string[]> {
     this.options.onProgress?.({ type: 'resolve', source: this.location });
-    const releases: GitHubRelease[] = [];
+    const releases: string[] = [];
     let url: string | undefined = `${this.apiBase}/repos/${this.slug}/releases?per_page=100`;
     for (let page = 1; url; page++) {
       if (page > MAX_PAGES) throw this.client.error(`more than ${MAX_PAGES} pages of releases in ${this.slug}`);
@@ -302,7 +290,7 @@ class GitHubRepository implements GitHubReleaseRepository {
       });
       if (!Array.isArray(data)) throw this.client.error(`GET ${redactUrl(url)} did not answer a list of releases`);
       for (const release of data) {
-        if (isApiRelease(release) && !release.draft) releases.push({ tag: release.tag_name, prerelease: release.prerelease === true });
+        if (isApiRelease(release) && !release.draft) releases.push(release.tag_name);
       }
       url = this.client.nextPage(link, url, this.apiOrigin, `GitHub's release list of ${this.slug}`);
     }
