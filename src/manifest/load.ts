@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { YamlBudget } from '../yaml/bounds.js';
 import type { Node as YamlNode } from 'yaml';
-import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
+import { DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, TOOL_API_VERSION } from '../core/provider.js';
 import { isDns1123Label } from '../core/names.js';
@@ -69,8 +69,7 @@ export async function loadManifest(paths: string[], options: LoadOptions = {}): 
     try {
       budget.check(text, file);
     } catch (error) {
-      if (!(error instanceof CapiGitopsError)) throw error;
-      error.diagnostics.forEach((problem) => bag.add(problem));
+      bag.addError(error);
       continue;
     }
     const parsed = parseManifestFile(file, text);

@@ -174,8 +174,7 @@ async function resolveRegistry(registry: string, locations: ImageLocation[], run
   try {
     dockerCredentials = run.docker.credentials(registry);
   } catch (error) {
-    if (!(error instanceof CapiGitopsError)) throw error;
-    error.diagnostics.forEach((d) => run.bag.add(d));
+    run.bag.addError(error);
     return;
   }
   const helper = dockerCredentials ? undefined : run.docker.helperFor(registry);
