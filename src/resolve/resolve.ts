@@ -150,7 +150,12 @@ function contracted(resolved: ResolvedProvider): ContractedRelease {
 /** Problems with contracts: unsupported ones, and providers the core provider cannot work with. */
 function contractProblems(resolutions: readonly ProviderResolution[]): Diagnostic[] {
   const problems: Diagnostic[] = [];
-  const at = (resolved: ResolvedProvider, d: Diagnostic): Diagnostic => ({ ...originOf(resolved.provider, 'spec.version'), ...d });
+  // at the provider's spec.version (its first line when the version came from elsewhere, a pin or a release)
+  const at = (resolved: ResolvedProvider, d: Diagnostic): Diagnostic => ({
+    ...originOf(resolved.provider, 'spec.version'),
+    ...resolved.provider.fieldPosition?.(['spec', 'version']),
+    ...d,
+  });
   const core = resolutions.find((r) => r.resolved.kind === 'CoreProvider')?.resolved;
   const coreUsable = core !== undefined && unsupportedContract(contracted(core)) === undefined;
   for (const { resolved, parsedMetadata } of resolutions) {

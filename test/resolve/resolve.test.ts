@@ -1,13 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ArtifactCache } from '../../src/sources/cache.js';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { CERT_MANAGER_DEFAULT_VERSION, certManagerDefaultUrl } from '../../src/resolve/resolve.js';
 import { resolveCertManager, resolveProviders } from '../../src/resolve/fetch-releases.js';
+import { loadManifest } from '../../src/manifest/load.js';
 import { SOURCE_MODULES, type SourceModule } from '../../src/sources/index.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import {
@@ -360,4 +361,34 @@ test('cert-manager: the default is clusterctl v1.12.0 pinned v1.19.1 from its Gi
   assert.equal(asked, 'https://github.com/cert-manager/cert-manager/releases/v1.19.1/cert-manager.yaml');
   assert.equal(remote?.version, 'v1.19.1');
   assert.equal(remote?.components.text, 'kind: Namespace\n');
+});
+
+test("a contract mismatch is told at the provider's spec.version line and column, not its first line (clusterctl installer.go Validate)", async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-contract-'));
+  const file = path.join(dir, 'providers.yaml');
+  const text = [
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+    'kind: CoreProvider',
+    'metadata: {name: cluster-api, namespace: capi-system}',
+    'spec:',
+    '  version: v1.10.4',
+    `  fetchConfig: {url: "${corpusUrl('cluster-api', 'latest', 'core-components.yaml')}"}`,
+    '---',
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+    'kind: BootstrapProvider',
+    'metadata: {name: kubeadm, namespace: capi-kubeadm-bootstrap-system}',
+    'spec:',
+    `  fetchConfig: {url: "${corpusUrl('bootstrap-kubeadm', 'latest', 'bootstrap-components.yaml')}"}`,
+    '  version: v1.12.0',
+    '',
+  ].join('\n');
+  writeFileSync(file, text);
+  await assert.rejects(
+    resolveProviders(await loadManifest([file])),
+    failsWith((error) => {
+      const [d] = error.diagnostics;
+      assert.match(d.message, /bootstrap-kubeadm v1\.12\.0 implements contract v1beta2/);
+      assert.deepEqual([d.file, d.line, d.column, d.path], [file, 13, 12, 'spec.version']);
+    }),
+  );
 });
