@@ -30,13 +30,22 @@ export async function renderOutput(options: RenderOptions, fleetFiles?: FleetFil
     manifest.secrets.length === 0
       ? []
       : import('../secrets/git-tracked.js').then((m) =>
-          m.gitTrackedSecretWarnings(manifest.secrets, manifest.config.secrets?.public ?? []),
+          m.gitTrackedSecretWarnings(manifest.secrets, manifest.config.secrets?.public ?? [], configSecretNames(manifest)),
         );
   try {
     return await renderLoaded(manifest, options, fleetFiles);
   } finally {
     for (const w of await inGit) options.onWarning?.(w);
   }
+}
+
+/** The Secrets (namespace/name) the manifest's providers read as spec.configSecret. */
+function configSecretNames(manifest: Manifest): Set<string> {
+  return new Set(
+    manifest.providers.flatMap((p) =>
+      p.spec.configSecret ? [`${p.spec.configSecret.namespace || p.namespace}/${p.spec.configSecret.name}`] : [],
+    ),
+  );
 }
 
 async function renderLoaded(manifest: Manifest, options: RenderOptions, fleetFiles?: FleetFiles): Promise<OutputResult> {

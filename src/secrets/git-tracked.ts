@@ -37,8 +37,16 @@ export function secretsWithValues(secrets: readonly SecretObject[], publicNames:
   return secrets.filter((s) => Object.keys(s.data).some((key) => !publicNames.includes(key)));
 }
 
-/** One warning per `-f` file that holds Secret values and that Git tracks or would pick up. */
-export async function gitTrackedSecretWarnings(secrets: readonly SecretObject[], publicNames: readonly string[]): Promise<Diagnostic[]> {
+/**
+ * One warning per `-f` file that holds Secret values and that Git tracks or would pick up.
+ * `configSecrets` (namespace/name) are read only from `-f` files: for those, the hint offers no
+ * --secret-file, whose keys are variables of every provider and never a configSecret.
+ */
+export async function gitTrackedSecretWarnings(
+  secrets: readonly SecretObject[],
+  publicNames: readonly string[],
+  configSecrets: ReadonlySet<string> = new Set(),
+): Promise<Diagnostic[]> {
   const byFile = new Map<string, SecretObject[]>();
   for (const secret of secretsWithValues(secrets, publicNames))
     byFile.set(secret.position.file, [...(byFile.get(secret.position.file) ?? []), secret]);
@@ -48,10 +56,11 @@ export async function gitTrackedSecretWarnings(secrets: readonly SecretObject[],
     const state = states[i]!;
     if (state === 'ignored' || state === 'outside') return [];
     const first = byFile.get(file)![0]!;
-    const names = byFile
-      .get(file)!
-      .map((s) => `${s.namespace}/${s.name}`)
-      .join(', ');
+    const held = byFile.get(file)!.map((s) => `${s.namespace}/${s.name}`);
+    const names = held.join(', ');
+    const elsewhere = held.some((name) => configSecrets.has(name))
+      ? `a provider's configSecret is read from its -f file, so keep that file outside Git`
+      : undefined;
     return [
       {
         ...first.position,
@@ -63,8 +72,8 @@ export async function gitTrackedSecretWarnings(secrets: readonly SecretObject[],
         hint:
           state === 'tracked'
             ? `keep it out of the repository: git rm --cached ${file}, add it to .gitignore, and rotate the values (they are in the history); ` +
-              'or move the values to a --secret-file kept outside Git, or --env-secret'
-            : `add ${file} to .gitignore (or move it outside the repository), or pass the values with --secret-file or --env-secret`,
+              (elsewhere ?? 'or move the values to a --secret-file kept outside Git, or --env-secret')
+            : `add ${file} to .gitignore (or move it outside the repository)${elsewhere ? `: ${elsewhere}` : ', or pass the values with --secret-file or --env-secret'}`,
       },
     ];
   });

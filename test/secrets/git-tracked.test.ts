@@ -59,3 +59,18 @@ test('a Secret that holds only public keys (a feature flag) is meant for Git: no
   assert.deepEqual(await gitTrackedSecretWarnings([flags], ['EXP_MACHINE_POOL']), []);
   assert.equal((await gitTrackedSecretWarnings([flags], [])).length, 1);
 });
+
+test("a provider's configSecret in a file Git would pick up: the hint keeps the file out of Git and offers no --secret-file, which never serves a configSecret", async () => {
+  const repo = tempDir('capi-gitops-git-tracked-');
+  git(repo, ['init', '-q', '-b', 'main']);
+  const config = secret(path.join(repo, 'aws.yaml'), { AWS_B64ENCODED_CREDENTIALS: 'x' });
+  const variables = secret(path.join(repo, 'tokens.yaml'), { TOKEN: 'y' }, 'tokens');
+  const [asConfig, asVariables] = await gitTrackedSecretWarnings([config, variables], [], new Set(['capa-system/aws-variables']));
+  assert.equal(asConfig!.file, config.position.file);
+  assert.match(
+    asConfig!.hint!,
+    /add .*aws\.yaml to \.gitignore \(or move it outside the repository\): a provider's configSecret is read from its -f file/,
+  );
+  assert.doesNotMatch(asConfig!.hint!, /--secret-file/);
+  assert.match(asVariables!.hint!, /or pass the values with --secret-file or --env-secret/);
+});
