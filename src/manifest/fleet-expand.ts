@@ -297,6 +297,9 @@ function mergedManifest(subject: string, merged: Values, layers: readonly Layer[
   delete configDocument.kind;
   const { config, findings } = toToolConfig(configDocument, manifest.config.position ?? { file: '', line: 0, column: 0 });
   report(['config'], 'Config', findings);
+  // a field of the merged Config is where the layer that set it wrote it (a cluster's gitops values, say)
+  const position = config.position ?? { file: '', line: 0, column: 0 };
+  config.locate = (path) => layerOf(layers, ['config', ...path])?.where(['config', ...path]) ?? position;
   return {
     providers: providers.sort(compareProviders),
     secrets: manifest.secrets,

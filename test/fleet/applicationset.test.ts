@@ -6,10 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { FleetResult } from '../../src/app/fleet.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { renderOutput } from '../../src/app/run.js';
 import { writeOutput } from '../../src/output/write.js';
 import type { KObject } from '../../src/core/kobject.js';
@@ -236,4 +237,17 @@ test('clusters that disagree on what one ApplicationSet holds once (repoURL, app
   const set = [`repoURL=${REPO}`, `path=${ROOT}`].map((expression) => ({ expression, forceString: false }));
   const message = (await rejection(renderOutput({ manifestPaths: [mixed], layout: 'argocd', set }))).message;
   assert.match(message, /applicationSet is true for us-1 and not for eu-1, lab-1/);
+});
+
+test("a cluster's gitops value the chart does not declare is told at the line and column the cluster's overlay wrote it", async () => {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') + CLUSTERS });
+  const set = [`repoURL=${REPO}`, `path=${ROOT}`].map((expression) => ({ expression, forceString: false }));
+  // Argo CD's destination is not a value of the flux chart
+  const error = await rejection(renderOutput({ manifestPaths: [dir], layout: 'flux', set }));
+  assert.ok(error instanceof CapiGitopsError);
+  const file = path.join(dir, 'providers.yaml');
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const eu1 = lines.indexOf('  gitops: {destination: {name: eu-1}}') + 1;
+  const found = error.diagnostics.find((d) => d.message === 'value destination is not a value of this chart' && d.object?.includes('eu-1'));
+  assert.deepEqual([found?.file, found?.line], [file, eu1]);
 });
