@@ -250,4 +250,15 @@ test("a cluster's gitops value the chart does not declare is told at the line an
   const eu1 = lines.indexOf('  gitops: {destination: {name: eu-1}}') + 1;
   const found = error.diagnostics.find((d) => d.message === 'value destination is not a value of this chart' && d.object?.includes('eu-1'));
   assert.deepEqual([found?.file, found?.line], [file, eu1]);
+  assert.match(found!.hint!, /a fleet cluster's own gitops values reach the chart of every layout, so remove destination there/);
+  // followed: without Argo CD's values in the clusters' gitops, the fleet renders with the flux layout
+  const withoutDestinations = writeTempManifest({
+    'providers.yaml': corpusManifest('v1.12.0') + 'clusters:\n- name: eu-1\n- name: us-1\n- name: lab-1\n',
+  });
+  const result = await renderOutput({
+    manifestPaths: [withoutDestinations],
+    layout: 'flux',
+    set: [{ expression: `path=${ROOT}`, forceString: false }],
+  });
+  assert.ok(result.fleet);
 });

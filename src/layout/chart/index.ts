@@ -98,7 +98,12 @@ export async function prepareChart(request: ChartRequest): Promise<PreparedChart
     return locate ? { locate: (p: readonly (string | number)[]) => locate([...base, ...p]) } : {};
   };
   if (request.configValues)
-    layers.push({ source: 'Config gitops.values', values: request.configValues, ...inConfig(['gitops', 'values']) });
+    layers.push({
+      source: 'Config gitops.values',
+      values: request.configValues,
+      ...inConfig(['gitops', 'values']),
+      ...(request.subdirectory ? { ofFleetCluster: true } : {}),
+    });
   if (request.layoutValues)
     layers.push({
       source: `Config gitops.${request.builtIn}.values`,

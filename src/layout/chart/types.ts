@@ -67,6 +67,8 @@ export interface ValuesLayer {
   values: Values;
   /** Where a value path of this layer was written, when a file holds it (the Config's gitops values). */
   locate?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'>;
+  /** A fleet cluster's gitops values (its overlay's over the Config's), which reach whichever layout's chart renders it. */
+  ofFleetCluster?: boolean;
 }
 
 /** A `--set` or `--set-string` expression, in command-line order. */

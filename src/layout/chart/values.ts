@@ -36,8 +36,12 @@ function pointerSegments(instancePath: string, extra?: string): string[] {
 /** Where the last layer that sets the value wrote it (a list index as a number, as YAML paths have it). */
 function writtenAt(layers: readonly ValuesLayer[], segments: readonly string[]): Pick<Diagnostic, 'file' | 'line' | 'column'> {
   const path = segments.map((s) => (/^[0-9]+$/.test(s) ? Number(s) : s));
-  const layer = layers.findLast((candidate) => hasPath(candidate.values, segments));
-  return layer?.locate?.(path) ?? {};
+  return writer(layers, segments)?.locate?.(path) ?? {};
+}
+
+/** The layer that wrote the value at `segments` (the last that has it). */
+function writer(layers: readonly ValuesLayer[], segments: readonly string[]): ValuesLayer | undefined {
+  return layers.findLast((candidate) => hasPath(candidate.values, segments));
 }
 
 /** `['a', 'b', '0']` → `a.b[0]`, the way users write value paths in `--set`. */
@@ -86,7 +90,10 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Valu
     hint: missing
       ? `set it, e.g. --set ${at}=… or under gitops.values in the Config document`
       : chart.origin.startsWith('built-in chart ')
-        ? `see its values.schema.json: capi-gitops chart show ${chart.metadata.name}; a value of another layout's chart goes under gitops.<layout>.values in the Config document (e.g. gitops.argocd.values.${at})`
+        ? `see its values.schema.json: capi-gitops chart show ${chart.metadata.name}; a value of another layout's chart goes under gitops.<layout>.values in the Config document (e.g. gitops.argocd.values.${at})` +
+          (writer(layers, segments)?.ofFleetCluster
+            ? `; a fleet cluster's own gitops values reach the chart of every layout, so remove ${at} there to render the fleet with --layout ${chart.metadata.name}`
+            : '')
         : `see ${chart.origin}/values.schema.json`,
   };
 }
