@@ -9,9 +9,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseAllDocuments, parseDocument, stringify } from 'yaml';
 import { corpusUrl, tempDir } from './helpers/corpus-manifest.js';
 import { PROJECT_ROOT } from './helpers/paths.js';
 import { kubectlAvailable } from './helpers/tree.js';
@@ -19,6 +19,10 @@ import { kubectlAvailable } from './helpers/tree.js';
 /** `capi-gitops` on PATH, as installed: the package's bin. */
 const CLI = path.join(PROJECT_ROOT, 'dist', 'bin', 'capi-gitops.mjs');
 const MARKER = '<!-- migration-guide';
+
+interface ArgoApplication {
+  spec: { source: { path: string } };
+}
 
 /** The guide's script: the first ```sh block after the marker, exactly as the README prints it. */
 function guideScript(): string {
@@ -166,11 +170,29 @@ test(
     );
     assert.match(JSON.stringify(list), /"imageUrl":"mirror\.example\.com\/capi\/cluster-api-controller:v1\.12\.0"/);
     // The render used the converted objects; the final tree is the Argo CD layout.
-    const deployment = readFileSync(path.join(work, 'out', '01-cluster-api', 'deployment-capi-controller-manager.yaml'), 'utf8');
+    const deployment = readFileSync(
+      path.join(work, 'clusters', 'mgmt', '01-cluster-api', 'deployment-capi-controller-manager.yaml'),
+      'utf8',
+    );
     assert.match(deployment, /image: mirror\.example\.com\/capi\/cluster-api-controller:v1\.12\.0/);
     assert.doesNotMatch(deployment, /ownerReferences/);
-    assert.ok(existsSync(path.join(work, 'out', 'argocd', 'kustomization.yaml')));
-    assert.ok(!existsSync(path.join(work, 'out', '00-cert-manager')), 'cert-manager stays where the operator user installed it');
+    assert.ok(existsSync(path.join(work, 'clusters', 'mgmt', 'argocd', 'kustomization.yaml')));
+    assert.ok(
+      !existsSync(path.join(work, 'clusters', 'mgmt', '00-cert-manager')),
+      'cert-manager stays where the operator user installed it',
+    );
+    // The directory is the repository root: every Application looks in Git where the guide wrote.
+    const argocd = path.join(work, 'clusters', 'mgmt', 'argocd');
+    const applications = readdirSync(argocd).filter((file) => file.startsWith('application-'));
+    assert.ok(applications.length > 1);
+    for (const file of applications) {
+      const application = parseDocument(readFileSync(path.join(argocd, file), 'utf8')).toJS() as ArgoApplication;
+      const sourcePath = application.spec.source.path;
+      assert.ok(
+        existsSync(path.join(work, sourcePath, 'kustomization.yaml')),
+        `${file}: spec.source.path ${sourcePath} is not where the guide wrote`,
+      );
+    }
     assert.ok(existsSync(path.join(work, 'providers.yaml')) && existsSync(path.join(work, 'capi-gitops.lock.yaml')));
 
     // The cluster side, in order: nothing is deleted before the operator is stopped, each provider
@@ -178,9 +200,9 @@ test(
     const calls = readFileSync(log, 'utf8').trim().split('\n');
     const index = (pattern: RegExp) => calls.findIndex((c) => pattern.test(c));
     assert.match(calls[0]!, /^get coreproviders,.*-A -o yaml$/);
-    const diff = index(/^diff --server-side -k out$/);
+    const diff = index(/^diff --server-side -k clusters\/mgmt$/);
     const scale = index(/^-n capi-operator-system scale deployment --all --replicas=0$/);
-    const apply = index(/^apply -k out\/argocd$/);
+    const apply = index(/^apply -k clusters\/mgmt\/argocd$/);
     assert.ok(diff > 0 && scale > diff && apply > scale, calls.join('\n'));
     const deletes = calls.filter((c) => / delete /.test(c));
     assert.deepEqual(

@@ -14,7 +14,7 @@ import { closestName } from '../manifest/fields.js';
 import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from '../manifest/fleet-expand.js';
 import { buildLockfile, lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
 import { assertFleetFrozen, clusterLockView, concludeFleetLock, fleetLockChanges, mergeClusterLocks } from '../resolve/lock/fleet.js';
-import { acceptedOnce } from '../resolve/lock/accept-digests.js';
+import { acceptedOnce, fleetAcceptNameProblems } from '../resolve/lock/accept-digests.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
 import type { Lockfile } from '../resolve/lock/types.js';
 import {
@@ -142,6 +142,10 @@ export async function resolveFleet(
   );
   for (const warning of told.take()) options.onWarning?.(warning);
   const unresolved = [...resolutions.values()].some((r) => r.problems?.length);
+  // --accept-digest names a component of any cluster (an overlay's provider), judged once for the fleet
+  const clusterLocks = [...resolutions.values()].map((r) => r.lock.lock);
+  if (options.acceptDigests?.length && problems.size === 0 && !unresolved)
+    fleetAcceptNameProblems(options.acceptDigests, clusterLocks).forEach((d) => problems.add(d));
   if (options.collectAll && (problems.size > 0 || unresolved)) {
     // render what resolved, then report everything together (renderFleet)
     return {

@@ -82,6 +82,8 @@ export async function resolveCluster(
     offline: sources.offline,
     overrides: options.versionOverrides,
     acceptDigests: options.acceptDigests,
+    // a fleet's cluster or release (locked given): the fleet judges the names over all clusters
+    acceptNamesJudgedByFleet: locked !== undefined,
     shared: context.blobs,
   });
   const decorate = (repository: ProviderRepository, component: Parameters<LockSession['decorate']>[1]) =>

@@ -275,7 +275,7 @@ export async function encryptFiles(
   if (paths.length === 0) return [];
   const recipients = config.sops!.ageRecipients!;
   // loaded only here: age and its curves cost a render that encrypts nothing about 100 ms of start-up
-  const { sopsEncryptFile, sopsFileHolds, sopsIdentities } = await import('./sops.js');
+  const { sopsEncryptFile, sopsFileHolds, sopsIdentities, sopsUserKeyFile } = await import('./sops.js');
   const identities = await sopsIdentities(process.env);
   let reencrypted = 0;
   for (const file of paths) {
@@ -285,10 +285,11 @@ export async function encryptFiles(
     if (before !== undefined && identities.length === 0) reencrypted++;
     files.set(file, kept ? before : await sopsEncryptFile(plain, recipients));
   }
+  const keyFile = sopsUserKeyFile(process.env) ?? "sops' key file";
   return reencrypted === 0
     ? []
     : [
-        `--secrets sops: no age identity in SOPS_AGE_KEY or SOPS_AGE_KEY_FILE, so ${reencrypted} Secret file(s) written before ` +
+        `--secrets sops: no age identity in SOPS_AGE_KEY, SOPS_AGE_KEY_FILE or ${keyFile}, so ${reencrypted} Secret file(s) written before ` +
           'were encrypted again with a new data key, unchanged or not (check and diff see them as changed); set SOPS_AGE_KEY_FILE ' +
           'to the identity of one of secrets.sops.ageRecipients to keep an unchanged Secret byte for byte',
       ];

@@ -9,6 +9,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Decrypter, Encrypter, armor } from 'age-encryption';
 import { parseDocument } from 'yaml';
@@ -81,10 +82,26 @@ export async function sopsEncryptFile(text: string, recipients: readonly string[
   return header + emitYamlDocument(encrypted);
 }
 
-/** The identities sops itself reads: SOPS_AGE_KEY (keys, one a line) and SOPS_AGE_KEY_FILE. */
-export async function sopsIdentities(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const file = env.SOPS_AGE_KEY_FILE ? await readFile(env.SOPS_AGE_KEY_FILE, 'utf8').catch(() => '') : '';
-  const text = [env.SOPS_AGE_KEY ?? '', file].join('\n');
+/**
+ * sops' default key file, read whatever else is set: `sops/age/keys.txt` in Go's
+ * os.UserConfigDir (getsops/sops age/keysource.go getUserConfigDir, which also takes
+ * XDG_CONFIG_HOME on macOS). Undefined when that directory cannot be determined, as Go errs.
+ */
+export function sopsUserKeyFile(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | undefined {
+  const xdg = env.XDG_CONFIG_HOME ?? '';
+  const home = env.HOME ?? '';
+  let dir: string | undefined;
+  if (platform === 'win32') dir = env.AppData || env.APPDATA || undefined;
+  else if (platform === 'darwin') dir = xdg || (home ? path.join(home, 'Library', 'Application Support') : undefined);
+  else if (xdg) dir = path.isAbsolute(xdg) ? xdg : undefined;
+  else dir = home ? path.join(home, '.config') : undefined;
+  return dir === undefined ? undefined : path.join(dir, 'sops', 'age', 'keys.txt');
+}
+
+/** The identities sops itself reads: SOPS_AGE_KEY (keys, one a line), SOPS_AGE_KEY_FILE and its default key file. */
+export async function sopsIdentities(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<string[]> {
+  const read = (file: string | undefined) => (file ? readFile(file, 'utf8').catch(() => '') : Promise.resolve(''));
+  const text = [env.SOPS_AGE_KEY ?? '', await read(env.SOPS_AGE_KEY_FILE), await read(sopsUserKeyFile(env, platform))].join('\n');
   return text
     .split(/\r?\n/)
     .map((l) => l.trim())

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { createDecipheriv, createHash } from 'node:crypto';
@@ -15,6 +15,7 @@ import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { substituteVariables } from '../../src/render/variables.js';
 import { taintMarker } from '../../src/secrets/taint.js';
 import { isScannableSecret, secretForms } from '../../src/secrets/gate.js';
+import { sopsUserKeyFile } from '../../src/secrets/sops.js';
 import { CORPUS_REPOSITORY, FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
 import { corpusReleases, FakeGitHub } from '../helpers/fake-github.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
@@ -343,7 +344,7 @@ test(
 );
 
 test(
-  'sops: with the age key at hand (SOPS_AGE_KEY_FILE, as sops reads it), an unchanged Secret keeps its bytes; a changed one is encrypted afresh',
+  "sops: with the age key at hand (SOPS_AGE_KEY_FILE, or sops' default key file, as sops reads them), an unchanged Secret keeps its bytes; a changed one is encrypted afresh",
   { skip: AGE_MISSING },
   async () => {
     const { identityFile, recipient } = ageKey();
@@ -352,13 +353,29 @@ test(
     const first = (await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE)!;
     mkdirSync(path.join(out, INFRA_DIR), { recursive: true });
     writeFileSync(path.join(out, SECRET_FILE), first);
-    // without the key there is no way to tell: a fresh encryption, and a warning that says why
-    const keyless = await render({ secrets }, { outputDir: out });
-    assert.notEqual(keyless.files.get(SECRET_FILE), first);
-    assert.ok(
-      keyless.warnings.some((w) => /no age identity in SOPS_AGE_KEY or SOPS_AGE_KEY_FILE, so 1 Secret file/.test(w)),
-      keyless.warnings.join('\n'),
-    );
+    // sops' default key file is looked for under XDG_CONFIG_HOME: an empty one here, whatever the machine's user keeps
+    const configHome = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = tempDir('capi-gitops-sops-config-');
+    try {
+      // without the key there is no way to tell: a fresh encryption, and a warning that says why
+      const keyless = await render({ secrets }, { outputDir: out });
+      assert.notEqual(keyless.files.get(SECRET_FILE), first);
+      const keyFile = path.join(process.env.XDG_CONFIG_HOME, 'sops', 'age', 'keys.txt');
+      assert.ok(
+        keyless.warnings.some((w) => w.includes(`no age identity in SOPS_AGE_KEY, SOPS_AGE_KEY_FILE or ${keyFile}, so 1 Secret file`)),
+        keyless.warnings.join('\n'),
+      );
+      // the key where sops looks when nothing is set (age-keygen -o ~/.config/sops/age/keys.txt)
+      mkdirSync(path.dirname(keyFile), { recursive: true });
+      writeFileSync(keyFile, readFileSync(identityFile));
+      const defaultKey = await render({ secrets }, { outputDir: out });
+      assert.equal(defaultKey.files.get(SECRET_FILE), first);
+      assert.ok(!defaultKey.warnings.some((w) => /no age identity/.test(w)));
+      rmSync(keyFile);
+    } finally {
+      if (configHome === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = configHome;
+    }
     process.env.SOPS_AGE_KEY_FILE = identityFile;
     try {
       const keyed = await render({ secrets }, { outputDir: out });
@@ -611,4 +628,14 @@ test('a secret that breaks the YAML is reported by variable, never quoted', asyn
   assert.ok(!err.message.includes('VERYSECRETTOKEN'), err.message);
   assert.match(err.message, /the value of variable VAULT_B64ENCODED_CREDENTIALS \(from Secret [^)]+\) breaks the YAML/);
   assert.match(err.message, /Secret capvault-system\/vault-variables/);
+});
+
+test("sopsUserKeyFile is sops' default key file: Go's os.UserConfigDir (XDG_CONFIG_HOME, else ~/.config; macOS's Application Support unless XDG_CONFIG_HOME; %AppData%), sops/age/keys.txt", () => {
+  const key = (env: NodeJS.ProcessEnv, platform: NodeJS.Platform) => sopsUserKeyFile(env, platform);
+  assert.equal(key({ HOME: '/home/ops' }, 'linux'), '/home/ops/.config/sops/age/keys.txt');
+  assert.equal(key({ HOME: '/home/ops', XDG_CONFIG_HOME: '/cfg' }, 'linux'), '/cfg/sops/age/keys.txt');
+  assert.equal(key({ HOME: '/home/ops', XDG_CONFIG_HOME: 'relative' }, 'linux'), undefined, 'Go refuses a relative XDG_CONFIG_HOME');
+  assert.equal(key({}, 'linux'), undefined);
+  assert.equal(key({ HOME: '/Users/ops' }, 'darwin'), '/Users/ops/Library/Application Support/sops/age/keys.txt');
+  assert.equal(key({ HOME: '/Users/ops', XDG_CONFIG_HOME: '/cfg' }, 'darwin'), '/cfg/sops/age/keys.txt');
 });

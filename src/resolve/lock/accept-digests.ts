@@ -7,7 +7,7 @@
  * holding the accepted digest is committed.
  */
 import type { Diagnostic } from '../../core/diagnostics.js';
-import { lockEntryLabel, type LockEntry, type LockIdentity } from './types.js';
+import { lockEntryLabel, type LockEntry, type LockIdentity, type Lockfile } from './types.js';
 
 /** One accepted file: what the lock said and what the release serves now. */
 export interface AcceptedDigest {
@@ -46,6 +46,17 @@ export function acceptNameProblems(names: readonly string[], components: readonl
       });
   }
   return problems;
+}
+
+/**
+ * A fleet's names, judged once over the components of all its clusters: a provider only some
+ * clusters have (an overlay's) is a component of the fleet, and a wrong name is one problem.
+ */
+export function fleetAcceptNameProblems(names: readonly string[], locks: readonly Lockfile[]): Diagnostic[] {
+  const components = new Map<string, LockIdentity>();
+  for (const entry of locks.flatMap((lock) => lock.entries))
+    components.set(`${entry.kind}\0${entry.namespace}\0${entry.name}`, { kind: entry.kind, name: entry.name, namespace: entry.namespace });
+  return acceptNameProblems(names, [...components.values()]);
 }
 
 /**

@@ -36,6 +36,8 @@ export interface LockSessionOptions {
   shared?: SharedBlobs;
   /** `lock --accept-digest`: components (label or namespace/label) whose re-tagged files are accepted (accept-digests.ts). */
   acceptDigests?: readonly string[];
+  /** A fleet judges the `--accept-digest` names across all its clusters (fleetAcceptNameProblems), not per cluster. */
+  acceptNamesJudgedByFleet?: boolean;
 }
 
 export interface SharedBlobs {
@@ -185,7 +187,7 @@ export class LockSession {
       const pin = this.operatorPin?.version === operator.version ? this.operatorPin : undefined;
       add(pin, [operator.components], () => lockEntryForOperator(operator, config, this.lockDir));
     }
-    acceptNameProblems(names, entries).forEach((d) => bag.add(d));
+    if (!this.options.acceptNamesJudgedByFleet) acceptNameProblems(names, entries).forEach((d) => bag.add(d));
     bag.throwIfAny();
     const lock = buildLockfile(entries);
     if (frozen) assertFrozen(this.options.previous, lock, this.options.file);

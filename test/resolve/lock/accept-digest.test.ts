@@ -198,3 +198,39 @@ test('a re-tagged GitHub release with the old file in the cache: --accept-digest
     github.setReleases('kubernetes-sigs/cluster-api', corpusReleases(['cluster-api', 'bootstrap-kubeadm', 'control-plane-kubeadm']));
   }
 });
+
+test('a fleet: --accept-digest takes a provider only one cluster has (the hint followed as printed), and an unknown name is one problem, not one per cluster and release', () => {
+  const dir = exampleCopy();
+  const run = (...args: string[]) => runCli(args, { cwd: dir });
+  appendFileSync(
+    path.join(dir, 'management-cluster', 'config.yaml'),
+    'clusters:\n  - name: eu-1\n    providers: {InfrastructureProvider/example: null}\n  - name: lab-1\n',
+  );
+  writeFileSync(
+    path.join(dir, 'management-cluster', 'release.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Release\nmetadata: {name: "2026.11.0"}\nproviders:\n  CoreProvider/cluster-api: v0.2.0\n',
+  );
+  assert.equal(run('lock', '-f', 'management-cluster').code, 0);
+  appendFileSync(path.join(dir, 'repository/infrastructure-example/v0.2.0/infrastructure-components.yaml'), '# re-tagged\n');
+
+  const failed = run('render', '-f', 'management-cluster', '-o', 'out');
+  assert.equal(failed.code, 1);
+  const hint =
+    /accept it for this component only with `capi-gitops lock (-f management-cluster --accept-digest infrastructure-example)`/.exec(
+      failed.stderr,
+    );
+  assert.ok(hint, failed.stderr);
+  const accepted = run('lock', ...hint[1]!.split(' '));
+  assert.equal(accepted.code, 0, accepted.stderr);
+  assert.match(accepted.stdout, /lab-1: ~ infrastructure-example v0\.2\.0: infrastructure-components\.yaml sha256/);
+  assert.equal(run('render', '-f', 'management-cluster', '-o', 'out', '--frozen').code, 0);
+
+  const unknown = run('lock', '-f', 'management-cluster', '--accept-digest', 'infrastructure-sample');
+  assert.equal(unknown.code, 1);
+  assertNoStackTrace(unknown);
+  assert.equal(unknown.stderr.match(/no component of the manifest has this name/g)?.length, 1, unknown.stderr);
+  assert.match(
+    unknown.stderr,
+    /^error: --accept-digest infrastructure-sample: no component .*\n\s+expected: one of .*infrastructure-example/m,
+  );
+});
