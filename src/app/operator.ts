@@ -114,5 +114,20 @@ export async function renderOperatorCluster(resolution: Resolution, options: Ren
   const needles = secretNeedles(secretValues(manifest, secrets, run));
   options.onSecretValues?.(needles);
   finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(rendered.lock.lock) }, needles);
-  return { ...resolution, ...rendered, layout: 'operator', warnings: [] };
+  return { ...resolution, ...rendered, layout: 'operator', warnings: ignoredSecretFlags(options) };
+}
+
+/** --secrets and --allow-secret-values change nothing here, yet the output README's command would record them. */
+function ignoredSecretFlags(options: RenderOptions): string[] {
+  const flags = [
+    ...(options.secretsStrategy ? [`--secrets ${options.secretsStrategy}`] : []),
+    ...(options.allowSecretValues ? ['--allow-secret-values'] : []),
+  ];
+  if (flags.length === 0) return [];
+  return [
+    `${flags.join(' and ')} ${flags.length > 1 ? 'have' : 'has'} no effect with --layout operator: the operator substitutes each provider's variables ` +
+      'in the cluster, from its configSecret, so no secret value reaches the output; drop ' +
+      (flags.length > 1 ? 'them' : 'it') +
+      ' from the command',
+  ];
 }

@@ -318,3 +318,25 @@ test('chart values without operator.wiring are refused, naming the Config field'
     /operator layout draws no chart unless Config operator\.wiring names one/,
   );
 });
+
+test('--secrets and --allow-secret-values with the operator layout are told to change nothing (the operator substitutes in the cluster)', async () => {
+  const dir = tempDir();
+  writeFileSync(
+    path.join(dir, 'm.yaml'),
+    corpusManifest('v1.12.0').replace('certManager:', `operator:\n  url: ${OPERATOR_RELEASE}\ncertManager:`),
+  );
+  const plain = await renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'x' });
+  assert.deepEqual(plain.warnings, []);
+  const flagged = await renderManagementCluster({
+    manifestPaths: [dir],
+    layout: 'operator',
+    command: 'x',
+    secretsStrategy: 'sops',
+    allowSecretValues: true,
+  });
+  assert.deepEqual(flagged.warnings, [
+    "--secrets sops and --allow-secret-values have no effect with --layout operator: the operator substitutes each provider's variables " +
+      'in the cluster, from its configSecret, so no secret value reaches the output; drop them from the command',
+  ]);
+  assert.deepEqual(flagged.files, plain.files);
+});
