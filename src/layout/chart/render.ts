@@ -38,13 +38,13 @@ function writingLine(files: readonly ChartFile[], rendered: string): { file: str
 
 const NINDENT_HINT = 'indent multi-line values with nindent, e.g. {{nindent 4 (toYaml Values.x)}}';
 
-/** How a rendered document that is no Kubernetes object reads, for the message. */
-function describeValue(value: unknown): string {
+/** How a rendered document falls short of a Kubernetes object, for the message; undefined when it is one. */
+function notAnObject(value: unknown): string | undefined {
   if (Array.isArray(value)) return 'a list';
   if (!isPlainObject(value)) return `the ${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
   const missing = ['apiVersion', 'kind'].filter((k) => typeof value[k] !== 'string');
   if (!isPlainObject(value.metadata) || typeof value.metadata.name !== 'string') missing.push('metadata.name');
-  return `a mapping without ${missing.join(', ')}`;
+  return missing.length > 0 ? `a mapping without ${missing.join(', ')}` : undefined;
 }
 
 /**
@@ -103,15 +103,10 @@ function readDocuments(chart: LoadedChart, template: ChartFile, text: string, ba
       continue;
     }
     if (value === null || value === undefined) continue;
-    if (
-      !isPlainObject(value) ||
-      typeof value.kind !== 'string' ||
-      typeof value.apiVersion !== 'string' ||
-      !isPlainObject(value.metadata) ||
-      typeof value.metadata.name !== 'string'
-    ) {
+    const shortfall = notAnObject(value);
+    if (shortfall !== undefined) {
       tell(first, {
-        message: `renders a document that is not a Kubernetes object: ${describeValue(value)}`,
+        message: `renders a document that is not a Kubernetes object: ${shortfall}`,
         expected: 'apiVersion, kind and metadata.name in every document',
         hint: 'write a whole object in each document, or wrap the document in {{#if}} so it renders empty (an empty document is skipped)',
       });
@@ -132,22 +127,19 @@ export function renderChart(chart: LoadedChart, context: ChartContext): ChartDoc
   const bag = new DiagnosticBag();
   /** A template error as a diagnostic at its file, line and column in the chart. */
   const told = (err: TemplateRuntimeError, fallback: string): Diagnostic => {
+    const at = { file: err.file ? templateFile(chart, err.file) : fallback, line: err.line, column: err.column };
     const partial = /^The partial (.+) could not be found/.exec(err.message);
     if (partial) {
       const partials = chart.partials.map((p) => p.path.replace(/^templates\/_/, '').replace(/\.hbs$/, ''));
       return {
-        file: err.file ? templateFile(chart, err.file) : fallback,
-        line: err.line,
-        column: err.column,
+        ...at,
         message: `a computed partial name gave ${JSON.stringify(partial[1])}, and the chart has no such partial`,
         expected: `a partial file templates/_${partial[1]}.hbs`,
         hint: `add templates/_${partial[1]}.hbs, or compute one of the chart's partials: ${partials.join(', ') || '(none yet)'}`,
       };
     }
     return {
-      file: err.file ? templateFile(chart, err.file) : fallback,
-      line: err.line,
-      column: err.column,
+      ...at,
       // a missing value is the strict lookup's own error (strict.ts), already in these words
       message: err.message,
       expected: err.expected ?? 'a template that renders',
