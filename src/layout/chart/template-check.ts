@@ -6,6 +6,7 @@
  * `include` that names no partial, a call of a helper that does not exist, and `#if`, `#unless`,
  * `#with` or `#each` without their one argument.
  */
+import { lineColumnAt } from '../../yaml/parse.js';
 
 /** A problem in one template file; `line` and `column` are 1-based. */
 export interface TemplateProblem {
@@ -53,12 +54,6 @@ const TOKEN_WORDS: Record<string, string> = {
 
 const words = (token: string): string => TOKEN_WORDS[token] ?? token;
 
-/** Line and column (1-based) of `offset` in `source`. */
-function position(source: string, offset: number): { line: number; column: number } {
-  const before = source.slice(0, offset);
-  return { line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
-}
-
 /** The source with comments blanked (newlines kept), so a scan for tags does not read inside them. */
 function withoutComments(source: string): string {
   return source.replace(/\{\{~?!--[\s\S]*?--~?\}\}|\{\{~?![\s\S]*?\}\}/g, (comment) => comment.replace(/[^\n]/g, ' '));
@@ -91,7 +86,7 @@ function caretOffset(excerpt: string, caret: number, source: string, line: numbe
     candidates.push(offsets[at + before.length]!);
   }
   // The parser counts lines up to the token it could not take, which may end lines below its start.
-  const near = candidates.filter((o) => position(source, o).line <= line).sort((a, b) => b - a);
+  const near = candidates.filter((o) => lineColumnAt(source, o).line <= line).sort((a, b) => b - a);
   return near[0] ?? candidates[0];
 }
 
@@ -130,12 +125,12 @@ export function describeParseError(message: string, source: string): TemplatePro
   const expected = [...parse[4]!.matchAll(/'(\w+)'/g)].map((m) => m[1]!);
   const got = parse[5]!;
   const offset = caretOffset(parse[2]!, parse[3]!.length, source, line);
-  const at = offset === undefined ? { line } : position(source, offset);
+  const at = offset === undefined ? { line } : lineColumnAt(source, offset);
   if (got === 'EOF' && expected.includes('OPEN_ENDBLOCK')) {
     const block = unclosedBlock(source);
     if (block)
       return {
-        ...position(source, block.offset),
+        ...lineColumnAt(source, block.offset),
         message: `{{#${block.name}}} is never closed: the template ends before its {{/${block.name}}}`,
         expected: `every {{#${block.name}}} closed by {{/${block.name}}}`,
         hint: `add {{/${block.name}}} where the block's content ends`,
@@ -145,7 +140,7 @@ export function describeParseError(message: string, source: string): TemplatePro
   if (got === 'EOF') {
     const tag = withoutComments(source).lastIndexOf('{{');
     return {
-      ...(tag >= 0 ? position(source, tag) : { line }),
+      ...(tag >= 0 ? lineColumnAt(source, tag) : { line }),
       message: 'a {{tag}} is never closed: the template ends inside it',
       expected: 'every {{ closed by }}',
       hint: 'close the tag with }}',
