@@ -20,7 +20,7 @@ import type { RenderedComponent } from '../render/types.js';
 import type { LoadedChart } from './chart/types.js';
 import type { Values } from '../core/values.js';
 import { applySafety } from './apply-safety.js';
-import { WIRED_LAYOUTS } from './index.js';
+import { README_FILE, WIRED_LAYOUTS } from './index.js';
 import { layoutKustomize, objectPaths, emitObjects, KUSTOMIZATION_FILE, BOTH_TOOLS } from './kustomize.js';
 import { wiringFiles, type ComponentPlace } from './wiring.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
@@ -175,7 +175,7 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
   }
   files.set(KUSTOMIZATION_FILE, renderKustomization({ comment: GENERATED_COMMENT, resources: directories }));
   files.set(
-    'README.md',
+    README_FILE,
     template('output/README-operator.md.hbs')({
       command: input.command,
       operatorVersion: input.operator.version,

@@ -6,6 +6,7 @@
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { INDEX_FILE, ancestors } from '../layout/output-paths.js';
+import { README_FILE } from '../layout/index.js';
 import { contentDigest, formatIndex, parseIndexEntries } from '../output/ownership-index.js';
 import { exists, scanTree, type TreeEntry } from '../output/tree.js';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
@@ -163,13 +164,12 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
     });
   }
   problems.sort((a, b) => compareStrings(a.path, b.path));
-  const readme = rendered.indexOf(README);
+  const readme = rendered.indexOf(README_FILE);
   const renderedWith =
-    readme >= 0 && onDisk[readme] !== undefined ? otherFlags(onDisk[readme].toString('utf8'), files.get(README)!) : undefined;
+    readme >= 0 && onDisk[readme] !== undefined ? otherFlags(onDisk[readme].toString('utf8'), files.get(README_FILE)!) : undefined;
   return { directory, unchanged, problems, ...(renderedWith ? { renderedWith } : {}) };
 }
 
-const README = 'README.md';
 // The command a generated README records: the first line of its first sh block (templates/output/).
 const RECORDED_COMMAND = /^```sh\n(?:#[^\n]*\n)*(capi-gitops render [^\n]*)\n/m;
 // -f and -o name paths relative to where each command ran: not a flag that changes the output.
