@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
-import type { KObject } from '../core/kobject.js';
+import { describeObject, type KObject } from '../core/kobject.js';
 import type { Manifest } from '../manifest/types.js';
 import { loadManifest } from '../manifest/load.js';
 import { atProviderField } from '../manifest/field-locator.js';
@@ -127,6 +127,8 @@ interface RenderedComponents {
   landed: Map<string, string>;
   /** Each provider component's variables, by label: where a secret value was given. */
   lookups: Map<string, VariableLookup>;
+  /** Objects (describeObject) whose image a configSecret's override set, by component label (--secrets inline). */
+  secretImages: Map<string, Set<string>>;
 }
 
 /**
@@ -143,8 +145,10 @@ async function renderComponents(
 ): Promise<RenderedComponents> {
   const { manifest, certManager } = resolution;
   const secrets = manifest.config.secrets ?? {};
-  const imagesWritable =
-    (secretStrategy(options, secrets) === 'inline' && options.allowSecretValues) || (secrets.public ?? []).includes(IMAGES_KEY);
+  // image overrides from a configSecret: declared public, written as they are; accepted with
+  // --secrets inline --allow-secret-values, written and their files listed as holding secret values
+  const imagesPublic = (secrets.public ?? []).includes(IMAGES_KEY);
+  const imagesInline = secretStrategy(options, secrets) === 'inline' && options.allowSecretValues === true;
   const images = manifest.config.images ?? {};
   const unmanagedKey = JSON.stringify(manifest.config.overrides ?? []);
   const valuesOptional = rendersWithoutValues(options, secrets);
@@ -162,7 +166,7 @@ async function renderComponents(
         lookup: p.lookup,
         givenVariables: [...Object.keys(manifest.config.variables ?? {}), ...Object.keys(p.secret?.data ?? {})],
         imageOverrides: p.images.merged,
-        imageOverridesWithoutSecrets: Object.keys(p.images.fromSecret).length > 0 && !imagesWritable ? images : undefined,
+        imageOverridesWithoutSecrets: Object.keys(p.images.fromSecret).length > 0 && !imagesPublic ? images : undefined,
         valuesOptional,
         // a provider that reads a Secret is rendered on its own, never shared between clusters
         shareKey: p.secret ? undefined : componentKey(p.resolved, images, unmanagedKey),
@@ -193,7 +197,8 @@ async function renderComponents(
     if (options.onGivenVariables) options.onGivenVariables(given);
     else unusedVariableWarnings(given).forEach((w) => options.onWarning?.(w));
   }
-  return gatherRendered(manifest, prepared, [...rendered, ...(certManagerRendered ? [certManagerRendered] : [])], landed.origins, earlier);
+  const all = [...rendered, ...(certManagerRendered ? [certManagerRendered] : [])];
+  return gatherRendered(manifest, prepared, all, landed.origins, imagesInline, earlier);
 }
 
 /** The components rendered, and every problem once (a problem of a whole parse batch reaches every component of it). */
@@ -202,6 +207,7 @@ function gatherRendered(
   prepared: readonly PreparedProvider[],
   rendered: readonly (Pick<ProviderRender<MarkedText>, 'component' | 'problems'> & Partial<ProviderRender<MarkedText>>)[],
   landed: Map<string, string>,
+  imagesInline: boolean,
   earlier: readonly Diagnostic[],
 ): RenderedComponents {
   const bag = new DiagnosticBag();
@@ -211,12 +217,14 @@ function gatherRendered(
     if (!reported.has(d)) bag.add(d);
     reported.add(d);
   };
-  const out: RenderedComponents = { components: [], marked: new Map(), landed, lookups: new Map() };
+  const out: RenderedComponents = { components: [], marked: new Map(), landed, lookups: new Map(), secretImages: new Map() };
   rendered.forEach((outcome, i) => {
     outcome.problems.forEach(report);
     // the cert-manager render comes last and has no provider
-    if (outcome.secretFields?.length && prepared[i])
+    if (outcome.secretFields?.length && prepared[i] && !imagesInline)
       report(atProviderField(secretImagesError(prepared[i].resolved.provider), manifest.providers, providerName));
+    if (outcome.secretFields?.length && outcome.component)
+      out.secretImages.set(outcome.component.label, new Set(outcome.secretFields.map((f) => f.object)));
     if (outcome.component) out.components.push(outcome.component);
     if (outcome.component && outcome.marked) out.marked.set(outcome.component.label, outcome.marked);
     if (outcome.component && prepared[i]) out.lookups.set(outcome.component.label, prepared[i].lookup);
@@ -252,7 +260,10 @@ async function layOut(
     lookups: rendered.lookups,
     locateConfig: manifest.config.locate,
   });
-  let inline = placed.inline.map((r) => objectFile(r.component, r.object)).sort(compareStrings);
+  const secretImageFiles = placed.components.flatMap((c) =>
+    c.objects.filter((o) => rendered.secretImages.get(c.label)?.has(describeObject(o))).map((o) => objectFile(c, o)),
+  );
+  let inline = [...new Set([...placed.inline.map((r) => objectFile(r.component, r.object)), ...secretImageFiles])].sort(compareStrings);
   const layOutFiles = () =>
     layoutOutput({
       layout,

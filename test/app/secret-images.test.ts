@@ -79,11 +79,15 @@ test('following the hint: `images` in Config.secrets.public writes the configSec
   );
 });
 
-test('following the hint: --secrets inline --allow-secret-values writes the configSecret override', () => {
+test('following the hint: --secrets inline --allow-secret-values writes the override, warns and lists its file as holding secret values', () => {
   const { manifest, out } = exampleWithSecretImages(OVERRIDE);
   const result = runCli(['render', '-f', manifest, '-o', out, '--secrets', 'inline', '--allow-secret-values']);
   assert.equal(result.code, 0, result.stderr);
   assert.match(readFileSync(path.join(out, DEPLOYMENT), 'utf8'), /image: registry\.private\.example\/capex\/capex-controller:v0\.2\.0\n/);
+  // a value from a Secret written to Git: warned every run, and the README lists the file so
+  // that diff and review hide its values, as for an inline Secret
+  assert.match(result.stderr, new RegExp(`warning: --secrets inline: these files hold secret values and will be committed to Git: ${DEPLOYMENT}\n`));
+  assert.match(readFileSync(path.join(out, 'README.md'), 'utf8'), new RegExp(`## Warning: files holding secret values\n[^#]*- \`${DEPLOYMENT}\``));
 });
 
 test('a configSecret override that changes no image of its provider is no refusal (only a changed image would be written)', () => {
