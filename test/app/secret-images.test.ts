@@ -86,8 +86,14 @@ test('following the hint: --secrets inline --allow-secret-values writes the over
   assert.match(readFileSync(path.join(out, DEPLOYMENT), 'utf8'), /image: registry\.private\.example\/capex\/capex-controller:v0\.2\.0\n/);
   // a value from a Secret written to Git: warned every run, and the README lists the file so
   // that diff and review hide its values, as for an inline Secret
-  assert.match(result.stderr, new RegExp(`warning: --secrets inline: these files hold secret values and will be committed to Git: ${DEPLOYMENT}\n`));
-  assert.match(readFileSync(path.join(out, 'README.md'), 'utf8'), new RegExp(`## Warning: files holding secret values\n[^#]*- \`${DEPLOYMENT}\``));
+  assert.match(
+    result.stderr,
+    new RegExp(`warning: --secrets inline: these files hold secret values and will be committed to Git: ${DEPLOYMENT}\n`),
+  );
+  assert.match(
+    readFileSync(path.join(out, 'README.md'), 'utf8'),
+    new RegExp(`## Warning: files holding secret values\n[^#]*- \`${DEPLOYMENT}\``),
+  );
 });
 
 test('a configSecret override that changes no image of its provider is no refusal (only a changed image would be written)', () => {
