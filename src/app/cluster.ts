@@ -7,6 +7,7 @@ import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
+import { artifactDisplayName } from '../core/repository.js';
 import type { Manifest } from '../manifest/types.js';
 import { loadManifest } from '../manifest/load.js';
 import { atProviderField } from '../manifest/field-locator.js';
@@ -16,13 +17,7 @@ import type { RenderedComponent, VariableLookup } from '../render/types.js';
 import { unusedVariableWarnings } from '../render/variable-advice.js';
 import { inspectVariables } from '../render/variables.js';
 import { landedSecrets, lookupWithLanding } from '../render/secret-landing.js';
-import {
-  artifactDisplayName,
-  providerRawYaml,
-  renderCertManagerComponent,
-  renderProviderComponent,
-  type ProviderRender,
-} from '../render/component.js';
+import { providerRawYaml, renderCertManagerComponent, renderProviderComponent, type ProviderRender } from '../render/component.js';
 import {
   addSecretValues,
   chartDrawnSecrets,

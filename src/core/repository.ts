@@ -3,6 +3,8 @@
  * serve them: every source implements ProviderRepository (sources/), and the resolver picks
  * versions over it without knowing which source it is (Renovate's datasource model).
  */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CapiGitopsError } from './diagnostics.js';
 
 /** A file fetched from a source: its text, its sha256 and where it came from. */
@@ -14,6 +16,15 @@ export interface Artifact {
   sha256: string;
   /** Where it was read from. For logs and the lockfile, never for rendered output. */
   url: string;
+}
+
+/** Where an artifact came from, for messages: a path relative to the working directory, or the URL. */
+export function artifactDisplayName(artifact: Pick<Artifact, 'url' | 'name'>): string {
+  if (artifact.url.startsWith('file://')) {
+    const relative = path.relative(process.cwd(), fileURLToPath(artifact.url));
+    return relative.startsWith('..') ? fileURLToPath(artifact.url) : relative;
+  }
+  return artifact.url || artifact.name;
 }
 
 /**

@@ -9,11 +9,9 @@
  * with the parse cache behind it (`TextParser`). So render/ imports no later stage, and a run
  * (or a fleet of them) batches and shares the work behind those values.
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import type { KObject } from '../core/kobject.js';
-import type { Artifact } from '../core/repository.js';
+import { artifactDisplayName, type Artifact } from '../core/repository.js';
 import type { ConfigMapObject, ImageMeta } from '../manifest/types.js';
 import { atProviderField } from '../manifest/field-locator.js';
 import { providerObjectName } from '../resolve/preflight.js';
@@ -118,15 +116,6 @@ export interface ProviderRender<M extends TaintMarks> {
 /** The provider's components text as clusterctl receives it: spec.additionalManifests appended (operator phase_load.go). */
 export function providerRawYaml(resolved: ResolvedProvider, configMaps: readonly ConfigMapObject[]): string {
   return appendAdditionalManifests(resolved.components.text, resolveAdditionalManifests(resolved.provider, configMaps));
-}
-
-/** Where an artifact came from, for messages: a path relative to the working directory, or the URL. */
-export function artifactDisplayName(artifact: Pick<Artifact, 'url' | 'name'>): string {
-  if (artifact.url.startsWith('file://')) {
-    const relative = path.relative(process.cwd(), fileURLToPath(artifact.url));
-    return relative.startsWith('..') ? fileURLToPath(artifact.url) : relative;
-  }
-  return artifact.url || artifact.name;
 }
 
 /** The name parse problems of an artifact carry as their file. */

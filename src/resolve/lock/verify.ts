@@ -1,6 +1,6 @@
 /** Checking fetched files against the digests the lock recorded. */
 import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
-import type { Artifact } from '../../sources/source.js';
+import { artifactDisplayName, type Artifact } from '../../core/repository.js';
 import { lockEntryLabel, type LockedFile, type LockEntry } from './types.js';
 
 /** Names the component a file belongs to in messages. */
@@ -10,12 +10,16 @@ export type DigestSubject = Pick<LockEntry, 'kind' | 'name' | 'version'>;
  * The problem when `actualSha256` is not the digest the lock recorded for the file; the hint names
  * the command that accepts the new file for this component only (lock/accept-digests.ts).
  */
-export function digestMismatch(file: LockedFile, actualSha256: string, subject: DigestSubject): Diagnostic | undefined {
-  const actual = actualSha256.toLowerCase();
+export function digestMismatch(
+  file: LockedFile,
+  fetched: Pick<Artifact, 'name' | 'sha256' | 'url'>,
+  subject: DigestSubject,
+): Diagnostic | undefined {
+  const actual = fetched.sha256.toLowerCase();
   if (actual === file.sha256.toLowerCase()) return undefined;
   return {
     message:
-      `${lockEntryLabel(subject)} ${subject.version}: ${file.name} from ${file.url} has sha256 ${actual}, but the lockfile recorded sha256 ${file.sha256}; ` +
+      `${lockEntryLabel(subject)} ${subject.version}: ${file.name} from ${artifactDisplayName(fetched)} has sha256 ${actual}, but the lockfile recorded sha256 ${file.sha256}; ` +
       'the release was probably re-tagged (its files replaced under the same version) since it was locked',
     expected: `sha256 ${file.sha256}`,
     hint:
@@ -40,7 +44,7 @@ export function verifyLockedArtifacts(entry: LockEntry, artifacts: readonly Pick
       });
       continue;
     }
-    const problem = digestMismatch(locked, artifact.sha256, entry);
+    const problem = digestMismatch(locked, artifact, entry);
     if (problem) problems.push(problem);
   }
   if (problems.length > 0) throw new CapiGitopsError(problems);
