@@ -515,6 +515,26 @@ test(
   },
 );
 
+test(
+  'a registry warning in a fleet is told once, naming every cluster that asked that registry, not the first alone',
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'told/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'told/capi-init', 'v1.0.0');
+    const env = isolatedEnv();
+    writeFileSync(path.join(env.DOCKER_CONFIG!, 'config.json'), JSON.stringify({ credsStore: 'desktop' }));
+    const clusters = ['eu-1', 'eu-2', 'us-1'].map((name) => `- name: ${name}\n`).join('');
+    const dir = manifestDir(`pinImages: true\n${MIRROR(front.host).replace('/mirror', '/told')}clusters:\n${clusters}`);
+    const warnings: Diagnostic[] = [];
+    await render({ ...options(dir, { env }), onWarning: (w) => warnings.push(w) }, path.join(tempDir(), 'out'));
+    const helper = warnings.filter((w) => w.message.includes('docker-credential-desktop'));
+    assert.deepEqual(
+      helper.map((w) => w.object),
+      ['clusters eu-1, eu-2, us-1'],
+    );
+  },
+);
+
 test('a fleet asks each registry once per image, however many clusters run it, and again once under --frozen', { skip }, async () => {
   await pushImage(registry.url, 'many/cluster-api-controller', 'v1.0.0');
   await pushImage(registry.url, 'many/capi-init', 'v1.0.0');

@@ -7,7 +7,7 @@
  * bounded, least recently used first out, so a fleet's memory does not grow with its clusters.
  */
 import type { KObject } from '../core/kobject.js';
-import { CapiGitopsError } from '../core/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { sha256Hex } from '../core/digest.js';
 import type { Artifact, ProviderRepository } from '../core/repository.js';
 import { checkCharacters, DEFAULT_MAX_ARTIFACT_BYTES, parseArtifact, PARSER_VERSION } from '../yaml/parse.js';
@@ -124,7 +124,7 @@ export class RunContext {
   /** The documents of the last text of each artifact (by its source name), with their digests. */
   private readonly lastDocuments = new Map<string, TextDocument[]>();
   private pending: Pending[] = [];
-  private readonly imageDigests = new Map<string, Promise<Map<string, string>>>();
+  private readonly imageDigests = new Map<string, { digests: Promise<Map<string, string>>; warnings: Diagnostic[] }>();
 
   constructor(
     private readonly cache: ArtifactCache | undefined,
@@ -133,11 +133,26 @@ export class RunContext {
     this.digest = options.digest ?? sha256Hex;
   }
 
-  /** Asks the registries for one set of images once per run: a fleet's clusters mostly run the same images. */
-  askRegistriesOnce =
-    (ask: (requests: readonly ImageDigestRequest[]) => Promise<Map<string, string>>) =>
-    (requests: readonly ImageDigestRequest[]): Promise<Map<string, string>> =>
-      once(this.imageDigests, this.digest(requests.map((r) => r.image).join('\n')), () => ask(requests));
+  /**
+   * Asks the registries for one set of images once per run: a fleet's clusters mostly run the same
+   * images. Every asker is told the warnings of the asking, so a fleet tells them for every cluster
+   * that runs those images, not for the first alone.
+   */
+  askRegistriesOnce = async (
+    requests: readonly ImageDigestRequest[],
+    ask: (onWarning: (warning: Diagnostic) => void) => Promise<Map<string, string>>,
+    onWarning?: (warning: Diagnostic) => void,
+  ): Promise<Map<string, string>> => {
+    const asked = once(this.imageDigests, this.digest(requests.map((r) => r.image).join('\n')), () => {
+      const warnings: Diagnostic[] = [];
+      return { digests: ask((warning) => warnings.push(warning)), warnings };
+    });
+    try {
+      return await asked.digests;
+    } finally {
+      asked.warnings.forEach((warning) => onWarning?.(warning));
+    }
+  };
 
   /** Reads a local file (cert-manager.yaml by path) once per run, whichever cluster asks first. */
   readLocal = (filePath: string, read: () => Promise<Artifact>): Promise<Artifact> => once(this.files, `local\0${filePath}`, read);
