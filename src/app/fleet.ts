@@ -54,8 +54,8 @@ export interface ClusterOutcome {
   rendered: boolean;
 }
 
-/** What a fleet run produced: the output tree, the fleet's lock, and how much was shared. */
-export interface FleetResult {
+/** What a fleet run produced: the output tree, the fleet's lock, and how much was shared (the run's stats). */
+export interface FleetResult extends Readonly<RunContext['stats']> {
   clusters: ClusterOutcome[];
   /** The output tree; empty when renderFleet wrote it to the `out` it was given. */
   files: Map<string, string>;
@@ -66,16 +66,6 @@ export interface FleetResult {
   lockFile: string;
   lock: LockOutcome;
   warnings: string[];
-  /** Artifact texts the clusters asked to parse, and how many were parsed (distinct texts). */
-  parsing: { requested: number; parsed: number };
-  /** The documents of those texts, and how many were parsed (the others had been, for another text). */
-  documents: { requested: number; parsed: number };
-  /** Components the clusters rendered, and how many distinct ones were rendered. */
-  rendering: { requested: number; rendered: number };
-  /** Artifact fetches the clusters asked for, and how many reached a source. */
-  fetching: { requested: number; fetched: number };
-  /** Variable substitutions the clusters asked for, and how many ran (distinct text and values). */
-  substitution: { requested: number; substituted: number };
 }
 
 export type OutputResult = ({ fleet: false } & RenderResult) | ({ fleet: true } & FleetResult);
