@@ -109,19 +109,10 @@ export function repositoryRequestFor(
 }
 
 /**
- * Resolves every provider of the manifest, fetching concurrently, and returns them in install
- * order. All problems (registry, preflight, fetch, contract) are reported in one error; a
- * stage's problems stop the stages after it.
- */
-export async function resolveProviders(manifest: Manifest, options: ResolveOptions = {}): Promise<ResolvedProvider[]> {
-  const { providers, problems } = await resolveEachProvider(manifest, options);
-  if (problems.length > 0) throw new CapiGitopsError(problems);
-  return providers;
-}
-
-/**
- * resolveProviders, keeping what resolved beside the problems: a render then renders those and
- * reports its own problems with these (issue #10: every problem in one run).
+ * Resolves every provider of the manifest, fetching concurrently, in install order. Registry and
+ * preflight problems are thrown before any request; what resolved is kept beside the fetch and
+ * contract problems: a render then renders those and reports its own problems with these (issue
+ * #10: every problem in one run).
  */
 export async function resolveEachProvider(
   manifest: Manifest,
