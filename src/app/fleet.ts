@@ -40,6 +40,7 @@ import {
 } from '../layout/fleet-applicationset.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
+import type { RenderedComponent } from '../render/types.js';
 import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';
 import { renderCluster } from './cluster.js';
@@ -343,25 +344,16 @@ async function fleetArgoWiring(argo: ArgoFleet, options: RenderOptions): Promise
 }
 
 /** A cluster's README rows and component directories. */
-function clusterTree(cluster: FleetCluster, resolution: Resolution): FleetClusterTree {
-  const components = [
-    ...(resolution.certManager
-      ? [
-          {
-            label: resolution.certManager.label,
-            version: resolution.certManager.version,
-            namespace: 'cert-manager',
-            type: 'CertManager' as const,
-          },
-        ]
-      : []),
-    ...resolution.providers.map((p) => ({ label: p.label, version: p.version, namespace: p.namespace, type: p.kind })),
-  ];
-  return {
-    name: cluster.name,
-    release: cluster.release?.name,
-    components: components.map(({ type, ...c }) => ({ ...c, directory: componentDirectory({ type, label: c.label }) })),
-  };
+function clusterTree(cluster: FleetCluster, { certManager, providers }: Resolution): FleetClusterTree {
+  const row = ({ label, version }: { label: string; version: string }, type: RenderedComponent['type'], namespace: string) => ({
+    label,
+    version,
+    namespace,
+    directory: componentDirectory({ type, label }),
+  });
+  const components = providers.map((p) => row(p, p.kind, p.namespace));
+  if (certManager) components.unshift(row(certManager, 'CertManager', 'cert-manager'));
+  return { name: cluster.name, release: cluster.release?.name, components };
 }
 
 /**
