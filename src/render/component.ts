@@ -20,14 +20,13 @@ import { providerObjectName } from '../resolve/preflight.js';
 import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
 import type { ParseInput } from '../yaml/parse.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './types.js';
-import { NOT_GIVEN_ORIGIN, secretWhereLanded, variablesInSecretData } from './secret-landing.js';
+import { NOT_GIVEN_ORIGIN, secretWhereLanded, variablesInSecretData, type TaintMarks } from './secret-landing.js';
 import { appendAdditionalManifests, resolveAdditionalManifests } from './additional-manifests.js';
 import {
   inspectVariables,
   missingVariablesError,
   substituteVariables,
   type SubstitutionResult,
-  type TaintMarker,
   type VariableReference,
 } from './variables.js';
 import { closeGivenNames } from './variable-advice.js';
@@ -49,14 +48,6 @@ export class BatchParseError extends Error {
   constructor(readonly error: CapiGitopsError) {
     super(error.message);
   }
-}
-
-/** What a taint-tracking substitution needs from the secrets stage's marks. */
-export interface TaintMarks {
-  marker: TaintMarker;
-  marks: readonly { reference: string; variables: readonly string[] }[];
-  /** Matches one mark; group 1 is its index in `marks`. */
-  pattern: RegExp;
 }
 
 /** The secrets stage's part in a render, lent by the caller. */
