@@ -21,6 +21,7 @@ import { buildLockfile } from '../resolve/lock/build.js';
 import { assertFrozen, diffLockfiles, FROZEN } from '../resolve/lock/diff.js';
 import { CERT_MANAGER_NAME, CERT_MANAGER_NAMESPACE } from '../resolve/lock/request.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
+import type { MovedImage } from '../resolve/upgrade-plan.js';
 import { lockEntryLabel, sameIdentity, type LockEntry, type LockIdentity, type LockedImage, type Lockfile } from '../resolve/lock/types.js';
 import type { Resolution } from './types.js';
 
@@ -212,15 +213,6 @@ function uniqueImages(images: readonly LockedImage[]): LockedImage[] {
 }
 
 // ---- plan and update --images -------------------------------------------------------------------
-
-/** A locked image whose tag now serves other content. */
-export interface MovedImage {
-  /** The lock entry's label, e.g. `cluster-api` or `cert-manager`. */
-  component: string;
-  image: string;
-  locked: string;
-  current: string;
-}
 
 /**
  * The entries `names` select (labels as `update` takes them: `bootstrap-kubeadm`,
