@@ -38,6 +38,7 @@ import {
   resolveRelease,
   type ResolvedCertManager,
   type ResolvedProvider,
+  type ResolvedRelease,
   withHint,
 } from './resolve.js';
 import { openRepository, SOURCE_MODULES, type SourceModule } from '../sources/index.js';
@@ -165,7 +166,7 @@ interface SingleManifest<Label extends string> {
 async function fetchSingleManifest<Label extends string>(
   release: SingleManifest<Label>,
   options: Pick<ResolveOptions, 'sources' | 'modules' | 'readLocal'>,
-): Promise<{ label: Label; version: string; components: Artifact; repository: { sourceType: string; location: string } }> {
+): Promise<ResolvedRelease<Label>> {
   const { label, url, origin } = release;
   if (isLocalRepositoryUrl(url)) {
     const filePath = localUrlToPath(url, release.dir, origin);

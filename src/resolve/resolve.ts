@@ -227,12 +227,15 @@ export function certManagerDefaultUrl(version: string): string {
   return `https://github.com/cert-manager/cert-manager/releases/${version}/cert-manager.yaml`;
 }
 
-export interface ResolvedCertManager {
-  label: typeof CERT_MANAGER_LABEL;
+/** A release published as one manifest (cert-manager, the cluster-api-operator): the file, and where it came from. */
+export interface ResolvedRelease<Label extends string> {
+  label: Label;
   version: string;
   components: Artifact;
   repository: { sourceType: string; location: string };
 }
+
+export type ResolvedCertManager = ResolvedRelease<typeof CERT_MANAGER_LABEL>;
 
 export function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
   // the field's own line where the Config says where it is, else the Config document's
