@@ -41,7 +41,7 @@ import {
   type ResolvedRelease,
   withHint,
 } from './resolve.js';
-import { openRepository, SOURCE_MODULES, type SourceModule } from '../sources/index.js';
+import { openRepository, type SourceModule } from '../sources/index.js';
 import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local/repository.js';
 import type { RepositoryRequest, SourceOptions } from '../sources/request.js';
 
@@ -127,11 +127,7 @@ export async function resolveEachProvider(
     manifest.providers.map(async (provider) => {
       const request = repositoryRequestFor(provider, registry, manifest.baseDir, configSecretData(provider, manifest));
       try {
-        const opened = await openRepository(
-          request,
-          { configMaps: manifest.configMaps, options: options.sources ?? {} },
-          options.modules ?? SOURCE_MODULES,
-        );
+        const opened = await openRepository(request, { configMaps: manifest.configMaps, options: options.sources ?? {} }, options.modules);
         const repository =
           options.decorate?.(opened, { kind: provider.kind, name: provider.name, namespace: provider.namespace }) ?? opened;
         return await resolveRelease(provider, request.label, repository, options.pinnedVersion?.(provider));
@@ -185,7 +181,7 @@ async function fetchSingleManifest<Label extends string>(
     origin,
     noSourceHint: release.noSourceHint,
   };
-  const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
+  const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules);
   const repository = release.decorate?.(opened) ?? opened;
   const version = await release.remoteVersion(repository);
   const components = await repository.getFile(version, repository.componentsFile).catch((error: unknown) => {
