@@ -12,6 +12,7 @@ import type { Manifest } from '../manifest/types.js';
 import { loadManifest } from '../manifest/load.js';
 import { atProviderField } from '../manifest/field-locator.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
+import { providerObjectName } from '../resolve/preflight.js';
 import { serializeLockfile } from '../resolve/lock/lockfile.js';
 import type { RenderedComponent, VariableLookup } from '../render/types.js';
 import { unusedVariableWarnings } from '../render/variable-advice.js';
@@ -41,7 +42,7 @@ import { componentDirectory } from '../layout/kustomize.js';
 import type { ObjectSelector } from '../layout/apply-safety.js';
 import { prepareWiring } from './wiring.js';
 import { RunContext } from './context.js';
-import { givenVariables, prepareProviders, providerName, secretImagesError, type PreparedProvider } from './providers.js';
+import { givenVariables, prepareProviders, secretImagesError, type PreparedProvider } from './providers.js';
 import { resolveCluster } from './resolve.js';
 import { renderOperatorCluster } from './operator.js';
 import { pinImages, registryDigests, type DigestResolver } from './image-pins.js';
@@ -81,7 +82,7 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
   if (layout === 'operator') return renderOperatorCluster(resolution, options);
   // a provider with problems in the manifest is reported with them, not rendered
   const faulty = new Set(resolution.manifest.problems?.map((d) => d.object));
-  const renderable = resolution.providers.filter((p) => !faulty.has(providerName(p.provider)));
+  const renderable = resolution.providers.filter((p) => !faulty.has(providerObjectName(p.provider)));
   const { prepared, needles, problems } = await prepareProviders(resolution.manifest, renderable, options);
   try {
     const rendered = await renderComponents(context, resolution, prepared, needles, options, problems);
@@ -218,7 +219,7 @@ function gatherRendered(
     outcome.problems.forEach(report);
     // the cert-manager render comes last and has no provider
     if (outcome.secretFields?.length && prepared[i] && !imagesInline)
-      report(atProviderField(secretImagesError(prepared[i].resolved.provider), manifest.providers, providerName));
+      report(atProviderField(secretImagesError(prepared[i].resolved.provider), manifest.providers, providerObjectName));
     if (outcome.secretFields?.length && outcome.component)
       out.secretImages.set(outcome.component.label, new Set(outcome.secretFields.map((f) => f.object)));
     if (outcome.component) out.components.push(outcome.component);

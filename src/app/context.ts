@@ -104,11 +104,15 @@ export class RunContext {
   /** Texts of objects emitted in this run, reused for an equal object (layout/emit-memo.ts). */
   readonly emitted = new EmittedObjects();
   readonly stats = {
+    /** Artifact fetches the clusters asked for, and how many reached a source. */
     fetching: { requested: 0, fetched: 0 },
+    /** Artifact texts the clusters asked to parse, and how many were parsed (distinct texts). */
     parsing: { requested: 0, parsed: 0 },
     /** Documents of the texts parsed, and how many were parsed (the others were parsed before, for another text). */
     documents: { requested: 0, parsed: 0 },
+    /** Variable substitutions the clusters asked for, and how many ran (distinct text and values). */
     substitution: { requested: 0, substituted: 0 },
+    /** Components the clusters rendered, and how many distinct ones were rendered. */
     rendering: { requested: 0, rendered: 0 },
   };
 

@@ -5,14 +5,7 @@
 import { renderOutput, type RenderOptions } from './run.js';
 import { redactStrings } from '../core/redact.js';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
-import {
-  hideSecretFileValues,
-  manifestAtRevision,
-  readOutputTree,
-  reviewChanges,
-  type ReviewReport,
-  type ReviewSide,
-} from '../review/index.js';
+import { manifestAtRevision, readOutputTree, reviewChanges, type ReviewReport, type ReviewSide } from '../review/index.js';
 
 export type DiffRequest =
   /** Two output directories. */
@@ -56,5 +49,5 @@ async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; af
 /** The sides' differences; values in files that hold secrets are hidden, and any value the renders knew is redacted. */
 export async function diff(request: DiffRequest): Promise<ReviewReport> {
   const { before, after } = await diffSides(request);
-  return redactStrings(hideSecretFileValues(reviewChanges(before, after), before.files, after.files));
+  return redactStrings(reviewChanges(before, after));
 }

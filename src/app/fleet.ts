@@ -40,6 +40,7 @@ import {
 } from '../layout/fleet-applicationset.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
+import type { RenderedComponent } from '../render/types.js';
 import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';
 import { renderCluster } from './cluster.js';
@@ -54,8 +55,8 @@ export interface ClusterOutcome {
   rendered: boolean;
 }
 
-/** What a fleet run produced: the output tree, the fleet's lock, and how much was shared. */
-export interface FleetResult {
+/** What a fleet run produced: the output tree, the fleet's lock, and how much was shared (the run's stats). */
+export interface FleetResult extends Readonly<RunContext['stats']> {
   clusters: ClusterOutcome[];
   /** The output tree; empty when renderFleet wrote it to the `out` it was given. */
   files: Map<string, string>;
@@ -66,16 +67,6 @@ export interface FleetResult {
   lockFile: string;
   lock: LockOutcome;
   warnings: string[];
-  /** Artifact texts the clusters asked to parse, and how many were parsed (distinct texts). */
-  parsing: { requested: number; parsed: number };
-  /** The documents of those texts, and how many were parsed (the others had been, for another text). */
-  documents: { requested: number; parsed: number };
-  /** Components the clusters rendered, and how many distinct ones were rendered. */
-  rendering: { requested: number; rendered: number };
-  /** Artifact fetches the clusters asked for, and how many reached a source. */
-  fetching: { requested: number; fetched: number };
-  /** Variable substitutions the clusters asked for, and how many ran (distinct text and values). */
-  substitution: { requested: number; substituted: number };
 }
 
 export type OutputResult = ({ fleet: false } & RenderResult) | ({ fleet: true } & FleetResult);
@@ -353,25 +344,16 @@ async function fleetArgoWiring(argo: ArgoFleet, options: RenderOptions): Promise
 }
 
 /** A cluster's README rows and component directories. */
-function clusterTree(cluster: FleetCluster, resolution: Resolution): FleetClusterTree {
-  const components = [
-    ...(resolution.certManager
-      ? [
-          {
-            label: resolution.certManager.label,
-            version: resolution.certManager.version,
-            namespace: 'cert-manager',
-            type: 'CertManager' as const,
-          },
-        ]
-      : []),
-    ...resolution.providers.map((p) => ({ label: p.label, version: p.version, namespace: p.namespace, type: p.kind })),
-  ];
-  return {
-    name: cluster.name,
-    release: cluster.release?.name,
-    components: components.map(({ type, ...c }) => ({ ...c, directory: componentDirectory({ type, label: c.label }) })),
-  };
+function clusterTree(cluster: FleetCluster, { certManager, providers }: Resolution): FleetClusterTree {
+  const row = ({ label, version }: { label: string; version: string }, type: RenderedComponent['type'], namespace: string) => ({
+    label,
+    version,
+    namespace,
+    directory: componentDirectory({ type, label }),
+  });
+  const components = providers.map((p) => row(p, p.kind, p.namespace));
+  if (certManager) components.unshift(row(certManager, 'CertManager', 'cert-manager'));
+  return { name: cluster.name, release: cluster.release?.name, components };
 }
 
 /**

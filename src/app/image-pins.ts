@@ -12,9 +12,7 @@
  */
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import type { KObject } from '../core/kobject.js';
-import type { Manifest } from '../manifest/types.js';
-import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
-import { OPERATOR_LABEL, OPERATOR_NAMESPACE, type ResolvedOperatorRelease } from '../resolve/operator-release.js';
+import { OPERATOR_LABEL, OPERATOR_NAMESPACE } from '../resolve/operator-release.js';
 import type { SourceOptions } from '../sources/request.js';
 import type { ImageDigestRequest, ImageUse } from '../sources/oci/image-digests.js';
 import type { RenderedComponent } from '../render/types.js';
@@ -23,28 +21,19 @@ import { buildLockfile } from '../resolve/lock/build.js';
 import { assertFrozen, diffLockfiles, FROZEN } from '../resolve/lock/diff.js';
 import { CERT_MANAGER_NAME, CERT_MANAGER_NAMESPACE } from '../resolve/lock/request.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
+import type { MovedImage } from '../resolve/upgrade-plan.js';
 import { lockEntryLabel, sameIdentity, type LockEntry, type LockIdentity, type LockedImage, type Lockfile } from '../resolve/lock/types.js';
+import type { Resolution } from './types.js';
 
 /** Asks registries for the digests of images; the default speaks the distribution API. */
 export type DigestResolver = (requests: readonly ImageDigestRequest[]) => Promise<Map<string, string>>;
-
-/** What a render resolved (pipeline.ts Resolution, structurally). */
-export interface PinnedResolution {
-  manifest: Manifest;
-  lock: LockOutcome;
-  lockFile: string;
-  sources: SourceOptions;
-  providers: readonly ResolvedProvider[];
-  certManager: ResolvedCertManager | null;
-  operator?: ResolvedOperatorRelease;
-}
 
 export interface PinImagesInput<M extends { objects: KObject[] }> {
   /** `--pin-images`; Config pinImages otherwise. */
   flag?: boolean;
   frozen?: boolean;
   onWarning?: (warning: Diagnostic) => void;
-  resolution: PinnedResolution;
+  resolution: Resolution;
   components: readonly RenderedComponent[];
   /** The secrets stage's marked renders, by label: pinned the same way, so they still line up. */
   marked?: ReadonlyMap<string, M>;
@@ -80,7 +69,7 @@ export function lockIdentityOf(component: Pick<RenderedComponent, 'label' | 'typ
 }
 
 /** `core-components.yaml of cluster-api v1.12.0`: the artifact a component's images came from. */
-function artifactOf(resolution: PinnedResolution, component: RenderedComponent): string {
+function artifactOf(resolution: Resolution, component: RenderedComponent): string {
   const identity = lockIdentityOf(component);
   const file =
     identity.kind === 'Operator'
@@ -224,15 +213,6 @@ function uniqueImages(images: readonly LockedImage[]): LockedImage[] {
 }
 
 // ---- plan and update --images -------------------------------------------------------------------
-
-/** A locked image whose tag now serves other content. */
-export interface MovedImage {
-  /** The lock entry's label, e.g. `cluster-api` or `cert-manager`. */
-  component: string;
-  image: string;
-  locked: string;
-  current: string;
-}
 
 /**
  * The entries `names` select (labels as `update` takes them: `bootstrap-kubeadm`,

@@ -36,7 +36,7 @@ async function renderOperatorLayout(
   const [operatorObjects, certManagerObjects] = parseArtifacts(sources);
   const images = manifest.config.images ?? {};
   const operatorObjectsRendered = sortObjects(applyImageOverrides(operatorObjects!, release.label, images));
-  let operator: RenderedComponent = {
+  const operator: RenderedComponent = {
     label: release.label,
     type: 'CertManager',
     name: release.label,
@@ -45,25 +45,21 @@ async function renderOperatorLayout(
     artifactSha256: release.components.sha256,
     objects: operatorObjectsRendered,
   };
-  let components: RenderedComponent[] = [operator];
-  let certManagerComponent: RenderedComponent | undefined;
-  if (certManager) {
-    const objects = renderCertManagerObjects(certManagerObjects!, certManager.version, images);
-    certManagerComponent = {
-      label: certManager.label,
-      type: 'CertManager',
-      name: 'cert-manager',
-      version: certManager.version,
-      namespace: 'cert-manager',
-      artifactSha256: certManager.components.sha256,
-      objects,
-    };
-    components.unshift(certManagerComponent);
-  }
-  const pinned = await pinImages({ flag: options.pinImages, frozen: options.frozen, onWarning: options.onWarning, resolution, components });
-  components = pinned.components;
-  operator = components.find((c) => c.label === release.label)!;
-  certManagerComponent = certManagerComponent && components.find((c) => c.label === certManagerComponent!.label);
+  const certManagerComponent: RenderedComponent | undefined = certManager
+    ? {
+        label: certManager.label,
+        type: 'CertManager',
+        name: 'cert-manager',
+        version: certManager.version,
+        namespace: 'cert-manager',
+        artifactSha256: certManager.components.sha256,
+        objects: renderCertManagerObjects(certManagerObjects!, certManager.version, images),
+      }
+    : undefined;
+  const rendered = certManagerComponent ? [certManagerComponent, operator] : [operator];
+  const { pinImages: flag, frozen, onWarning } = options;
+  const { components, lock } = await pinImages({ flag, frozen, onWarning, resolution, components: rendered });
+  const pinned = (label: string) => components.find((c) => c.label === label);
   const layoutProviders = providers.map((p) => ({
     kind: p.kind,
     name: p.name,
@@ -83,15 +79,15 @@ async function renderOperatorLayout(
   });
   const files = layoutOperator({
     providers: layoutProviders,
-    operator,
-    certManager: certManagerComponent,
+    operator: pinned(release.label)!,
+    certManager: certManager ? pinned(certManager.label) : undefined,
     additionalManifests,
     command: options.command ?? 'capi-gitops render --layout operator',
     wiring,
     namespaces: manifest.namespaces,
   });
   files.set(GITATTRIBUTES_FILE, GITATTRIBUTES);
-  return { components, files: new Map([...files].sort(([a], [b]) => compareStrings(a, b))), lock: pinned.lock };
+  return { components, files: new Map([...files].sort(([a], [b]) => compareStrings(a, b))), lock };
 }
 
 /** `render --layout operator`: the operator's objects and the providers' artifacts, gated like any layout. */

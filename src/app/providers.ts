@@ -7,6 +7,7 @@ import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnos
 import type { ImageMeta, Manifest, ProviderObject, SecretObject } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
+import { providerObjectName } from '../resolve/preflight.js';
 import type { VariableLookup } from '../render/types.js';
 import { mergeImageOverrides, parseImagesValue } from '../render/images.js';
 import type { GivenVariables } from '../render/variable-advice.js';
@@ -32,12 +33,8 @@ export interface PreparedProvider {
   images: { merged: Record<string, ImageMeta>; fromSecret: Record<string, ImageMeta> };
 }
 
-export function providerName(p: Pick<ProviderObject, 'kind' | 'namespace' | 'name'>): string {
-  return `${p.kind}/${p.namespace}/${p.name}`;
-}
-
 function originOf(p: ProviderObject): Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'> {
-  return { object: providerName(p), file: p.position.file, line: p.position.line, column: p.position.column };
+  return { object: providerObjectName(p), file: p.position.file, line: p.position.line, column: p.position.column };
 }
 
 /** The Secret a provider's spec.configSecret names (namespace defaulted by the manifest stage). */

@@ -12,13 +12,13 @@ import { settleEach } from '../resolve/settle.js';
 import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorSettingsProblems } from '../resolve/operator-release.js';
 import { providerNameWarnings } from '../resolve/name-advice.js';
 import { preflightManagementCluster } from '../resolve/resolve.js';
+import { providerObjectName } from '../resolve/preflight.js';
 import { resolveCertManager, resolveEachProvider, resolveOperatorRelease, type ResolveOptions } from '../resolve/fetch-releases.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
 import { buildLockfile, lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
 import type { Lockfile } from '../resolve/lock/types.js';
 import { LockSession, type LockOutcome } from '../resolve/lock/session.js';
 import type { RunContext } from './context.js';
-import { providerName } from './providers.js';
 import type { RenderOptions, Resolution } from './types.js';
 
 /**
@@ -96,7 +96,7 @@ export async function resolveCluster(
     ...(operatorLayout ? operatorSettingsProblems(manifest.config) : []),
     ...(operatorLayout || manifest.providers.length > 0 || (manifest.problems?.length ?? 0) > 0 ? [] : [noProviders(options)]),
   ];
-  const named = new Set(manifest.providers.map(providerName));
+  const named = new Set(manifest.providers.map(providerObjectName));
   if (
     early.length > 0 &&
     (!options.collectAll || early.some((d) => !d.object || (!named.has(d.object) && !manifest.problems?.includes(d))))
@@ -104,7 +104,8 @@ export async function resolveCluster(
     throw new CapiGitopsError(early);
   // a provider whose only problems are the manifest's own still resolves (the others' contracts need it); it is not rendered
   const unresolvable = new Set(early.filter((d) => !manifest.problems?.includes(d)).map((d) => d.object));
-  if (unresolvable.size > 0) manifest = { ...manifest, providers: manifest.providers.filter((p) => !unresolvable.has(providerName(p))) };
+  if (unresolvable.size > 0)
+    manifest = { ...manifest, providers: manifest.providers.filter((p) => !unresolvable.has(providerObjectName(p))) };
   for (const warning of providerNameWarnings(manifest.providers, registry)) options.onWarning?.(warning);
   const operatorRelease = operatorLayout
     ? resolveOperatorRelease(manifest.config, manifest.baseDir, {

@@ -8,7 +8,7 @@ import type { LockOutcome } from '../resolve/lock/session.js';
 import type { RenderedComponent, VariableValue } from '../render/types.js';
 import type { GivenVariables } from '../render/variable-advice.js';
 import type { SecretNeedles } from '../secrets/index.js';
-import type { SetExpression } from '../layout/chart/index.js';
+import type { SetExpression } from '../core/helm-set.js';
 import type { LayoutName } from '../layout/index.js';
 
 export interface RenderOptions {

@@ -14,6 +14,7 @@ import {
   type ProviderUpgradeInput,
   type UpdateSelection,
   type UpgradePlan,
+  type UpgradePlanInput,
 } from '../resolve/upgrade-plan.js';
 import { openRepository } from '../sources/index.js';
 import { listManifestFiles } from '../manifest/files.js';
@@ -55,11 +56,12 @@ export async function planManagementCluster(
 ): Promise<{ resolution: Resolution; plan: UpgradePlan }> {
   const resolution = await resolveManagementCluster(options);
   // The lockfile on disk is still the previous one: plan writes nothing.
-  const locked = (await readLockfile(resolution.lockFile))?.entries.find((entry) => entry.kind === 'CertManager');
-  const certManager = resolution.certManager ? { installed: locked?.version, target: resolution.certManager.version } : undefined;
-  const plan = planUpgrades({ providers: await upgradeInputs(resolution), certManager, operator: await operatorUpgrade(resolution) });
-  // Images pinned in the lockfile are asked of their registries again: which tags moved.
   const lock = await readLockfile(resolution.lockFile);
+  const locked = (kind: string) => lock?.entries.find((entry) => entry.kind === kind)?.version;
+  const certManager = resolution.certManager ? { installed: locked('CertManager'), target: resolution.certManager.version } : undefined;
+  const providers = await upgradeInputs(resolution);
+  const plan = planUpgrades({ providers, certManager, operator: await operatorUpgrade(resolution, locked('Operator')) });
+  // Images pinned in the lockfile are asked of their registries again: which tags moved.
   if (!recheckImages || !lock?.entries.some((e) => e.images)) return { resolution, plan };
   const { moved } = await recheckLockedImages(lock, registryDigests(resolution.sources, options.onWarning));
   return { resolution, plan: { ...plan, images: moved } };
@@ -69,11 +71,10 @@ export async function planManagementCluster(
  * The operator layout's cluster-api-operator: the locked release, and the release Config.operator
  * asks for now, resolved without the lock (so `latest` finds a newer release).
  */
-async function operatorUpgrade(resolution: Resolution): Promise<{ installed?: string; target: string } | undefined> {
+async function operatorUpgrade(resolution: Resolution, installed?: string): Promise<UpgradePlanInput['operator']> {
   if (!resolution.operator) return undefined;
-  const locked = (await readLockfile(resolution.lockFile))?.entries.find((entry) => entry.kind === 'Operator');
   const now = await resolveOperatorRelease(resolution.manifest.config, resolution.manifest.baseDir, { sources: resolution.sources });
-  return { installed: locked?.version, target: now.version };
+  return { installed, target: now.version };
 }
 
 export interface UpdateResult {

@@ -3,7 +3,7 @@
  * then every --set-json, --set, --set-string, and last --set-literal), for render, check, diff
  * and `import helm-values`.
  */
-import type { SetValueKind } from '../core/helm-set.js';
+import type { SetExpression } from '../core/helm-set.js';
 
 export interface SetFlags {
   set?: string[];
@@ -12,13 +12,7 @@ export interface SetFlags {
   setLiteral?: string[];
 }
 
-export interface OrderedSet {
-  expression: string;
-  forceString: boolean;
-  kind?: SetValueKind;
-}
-
-export function setExpressions(flags: SetFlags): OrderedSet[] {
+export function setExpressions(flags: SetFlags): SetExpression[] {
   return [
     ...(flags.setJson ?? []).map((expression) => ({ expression, forceString: false, kind: 'json' as const })),
     ...(flags.set ?? []).map((expression) => ({ expression, forceString: false })),

@@ -140,6 +140,13 @@ export function inferHelmType(text: string, forceString: boolean): unknown {
  */
 export type SetValueKind = 'json' | 'literal';
 
+/** A `--set`, `--set-string`, `--set-json` or `--set-literal` expression, in command-line order. */
+export interface SetExpression {
+  expression: string;
+  forceString: boolean;
+  kind?: SetValueKind;
+}
+
 class SetParser {
   private readonly reader: Reader;
   private ended = false;
@@ -336,7 +343,7 @@ const SET_JSON_ADVICE: SetAdvice = {
  */
 export function userValues(
   layers: readonly { values: Values }[],
-  sets: readonly { expression: string; forceString: boolean; kind?: SetValueKind }[],
+  sets: readonly SetExpression[],
   advice: (expression: string) => SetAdvice,
 ): Values {
   let values = layers.reduce<Values>((acc, layer) => mergeUserValues(acc, layer.values), {});

@@ -201,10 +201,10 @@ function containsSubstitution(value: unknown): boolean {
  * which writes `$` and `{` as they are and breaks lines only at spaces, so an object holds `${`
  * only if its text does (test/layout/apply-safety.test.ts checks it over every scalar form); the
  * objects are walked only then (a walk of every object cost a cold render of the corpus 20 ms,
- * and none of them has `${`). Without `emitted` (another emitter) every object is walked.
+ * and none of them has `${`).
  */
-export function fluxSubstituteLabel(obj: KObject, context: SafetyContext, emitted?: string): KObject | undefined {
-  if (!context.flux || (emitted !== undefined && !emitted.includes('${'))) return undefined;
+export function fluxSubstituteLabel(obj: KObject, context: SafetyContext, emitted: string): KObject | undefined {
+  if (!context.flux || !emitted.includes('${')) return undefined;
   if (obj.metadata.labels?.[FLUX_SUBSTITUTE] !== undefined || !containsSubstitution(obj)) return undefined;
   return withLabel(obj, FLUX_SUBSTITUTE, 'disabled');
 }

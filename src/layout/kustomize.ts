@@ -21,8 +21,6 @@ import type { EmittedObjects } from './emit-memo.js';
  * between versions keeps its bytes.
  */
 export interface KustomizeLayoutOptions {
-  /** Serialises one object as a YAML document ending in a newline. Default: emitYamlDocument. */
-  emitDocument?: (obj: KObject) => string;
   /** Which GitOps tools' apply-safety annotations to write. Default: both, no overrides. */
   safety?: SafetyContext;
   /** Files of components already laid out with the same safety context (a fleet's clusters share components). */
@@ -103,33 +101,27 @@ export function objectPaths(dir: string, objects: readonly KObject[], bag: Diagn
  * literal `${` is labelled for Flux, and one too large for client-side apply is applied
  * server-side by Argo CD.
  */
-export function emitObjects(
-  paths: ReadonlyMap<string, KObject>,
-  safety: SafetyContext,
-  emit: (obj: KObject) => string = emitYamlDocument,
-  emitted?: EmittedObjects,
-): Map<string, string> {
+export function emitObjects(paths: ReadonlyMap<string, KObject>, safety: SafetyContext, emitted?: EmittedObjects): Map<string, string> {
   const texts = new Map<string, string>();
   // a text depends on the object and the safety context alone
-  const scope = emitted && emit === emitYamlDocument ? JSON.stringify(safety) : undefined;
+  const scope = JSON.stringify(safety);
   for (const [rel, given] of paths) {
-    texts.set(rel, scope === undefined ? objectText(given, safety, emit) : emitted!.text(given, scope, (o) => objectText(o, safety, emit)));
+    texts.set(rel, emitted ? emitted.text(given, scope, (o) => objectText(o, safety)) : objectText(given, safety));
   }
   return texts;
 }
 
-function objectText(given: KObject, safety: SafetyContext, emit: (obj: KObject) => string): string {
+function objectText(given: KObject, safety: SafetyContext): string {
   let obj = given;
-  let text = emit(obj);
-  const guarded = fluxSubstituteLabel(obj, safety, emit === emitYamlDocument ? text : undefined);
-  if (guarded) text = emit((obj = guarded));
+  let text = emitYamlDocument(obj);
+  const guarded = fluxSubstituteLabel(obj, safety, text);
+  if (guarded) text = emitYamlDocument((obj = guarded));
   const large = largeObjectSyncOption(obj, text, safety);
-  if (large) text = emit(large);
+  if (large) text = emitYamlDocument(large);
   return GENERATED_COMMENT + text;
 }
 
 export function layoutKustomize(components: readonly RenderedComponent[], opts: KustomizeLayoutOptions = {}): Map<string, string> {
-  const emit = opts.emitDocument ?? emitYamlDocument;
   const safety = opts.safety ?? BOTH_TOOLS;
   const bag = new DiagnosticBag();
   const files = new Map<string, string>();
@@ -160,7 +152,7 @@ export function layoutKustomize(components: readonly RenderedComponent[], opts: 
     const header = collecting(bag, () => provenanceComment(component));
     const paths = objectPaths(dir, applySafety(component.objects, safety), bag);
     if (header === undefined || bag.size > 0) continue;
-    for (const [rel, text] of emitObjects(paths, safety, emit, opts.emitted)) own.set(`${dir}/${rel}`, text);
+    for (const [rel, text] of emitObjects(paths, safety, opts.emitted)) own.set(`${dir}/${rel}`, text);
     const resources = [...paths.keys()].sort(compareStrings);
     own.set(`${dir}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header, resources }));
     for (const [file, text] of own) files.set(file, text);

@@ -104,17 +104,9 @@ export function artifactConfigMap(p: OperatorLayoutProvider): KObject {
 
 /** The provider object, its artifacts served by its ConfigMap; the rest of the spec as written. */
 export function selectorProvider(p: OperatorLayoutProvider): KObject {
-  const labels = artifactLabels(p);
-  const spec: Record<string, unknown> = { ...p.spec, version: p.version };
-  spec.fetchConfig = {
-    selector: {
-      matchLabels: {
-        [PROVIDER_NAME_LABEL]: labels[PROVIDER_NAME_LABEL],
-        [PROVIDER_TYPE_LABEL]: labels[PROVIDER_TYPE_LABEL],
-        [PROVIDER_VERSION_LABEL]: labels[PROVIDER_VERSION_LABEL],
-      },
-    },
-  };
+  // the ConfigMap's labels but the managed-by one: name, type and version select it
+  const { [OPERATOR_MANAGED_LABEL]: _managed, ...matchLabels } = artifactLabels(p);
+  const spec = { ...p.spec, version: p.version, fetchConfig: { selector: { matchLabels } } };
   return { apiVersion: OPERATOR_API_VERSION, kind: p.kind, metadata: { name: p.name, namespace: p.namespace }, spec } as KObject;
 }
 

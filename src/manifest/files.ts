@@ -15,8 +15,8 @@ export interface ManifestFile {
   text: string;
 }
 
-/** The lockfile sits beside the manifests; it is not one of them. */
-function isManifestName(name: string): boolean {
+/** The names a `-f` directory contributes: *.yaml and *.yml, not the lockfile that sits beside them. */
+export function isManifestName(name: string): boolean {
   return name !== LOCKFILE_NAME && MANIFEST_EXTENSIONS.some((extension) => name.endsWith(extension));
 }
 

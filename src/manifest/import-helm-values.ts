@@ -14,7 +14,7 @@ import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagno
 import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../core/provider.js';
 import { hasPath, type Values } from '../core/values.js';
-import { userValues, type SetValueKind } from '../core/helm-set.js';
+import { userValues, type SetExpression } from '../core/helm-set.js';
 import { ownValue, setOwnValue } from '../core/own-keys.js';
 import { resolvePlainScalar } from '../yaml/scalar.js';
 import { emitYamlDocument } from '../yaml/emit.js';
@@ -38,7 +38,7 @@ export interface HelmValuesInput {
   /** Values files already read, in order (later wins). */
   layers: { source: string; values: Values; locate?: ValuesLocator }[];
   /** `--set` / `--set-string`, in command-line order. */
-  sets: { expression: string; forceString: boolean; kind?: SetValueKind }[];
+  sets: SetExpression[];
   /** The chart version whose templates to follow (`--chart-version`, or the GitOps object's); absent: the newest. */
   chartVersion?: ChartVersionRequest;
 }

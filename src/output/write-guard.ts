@@ -57,8 +57,6 @@ export async function assertWritableDirectory(dir: string, role: string): Promis
   }
 }
 
-export { processIsAlive };
-
 function lockHint(code: string | undefined): string {
   if (code === 'ENOSPC' || code === 'EDQUOT')
     return 'the file system holding the output directory is full: free some space, or choose an output directory on another file system; nothing was changed';

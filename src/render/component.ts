@@ -18,14 +18,13 @@ import { providerObjectName } from '../resolve/preflight.js';
 import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
 import type { ParseInput } from '../yaml/parse.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './types.js';
-import { NOT_GIVEN_ORIGIN, secretWhereLanded, variablesInSecretData } from './secret-landing.js';
+import { NOT_GIVEN_ORIGIN, secretWhereLanded, variablesInSecretData, type TaintMarks } from './secret-landing.js';
 import { appendAdditionalManifests, resolveAdditionalManifests } from './additional-manifests.js';
 import {
   inspectVariables,
   missingVariablesError,
   substituteVariables,
   type SubstitutionResult,
-  type TaintMarker,
   type VariableReference,
 } from './variables.js';
 import { closeGivenNames } from './variable-advice.js';
@@ -47,14 +46,6 @@ export class BatchParseError extends Error {
   constructor(readonly error: CapiGitopsError) {
     super(error.message);
   }
-}
-
-/** What a taint-tracking substitution needs from the secrets stage's marks. */
-export interface TaintMarks {
-  marker: TaintMarker;
-  marks: readonly { reference: string; variables: readonly string[] }[];
-  /** Matches one mark; group 1 is its index in `marks`. */
-  pattern: RegExp;
 }
 
 /** The secrets stage's part in a render, lent by the caller. */
@@ -151,38 +142,25 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     });
     const lookup = secretWhereLanded(input.lookup, landed, input.valuesOptional);
     const substituted = landed.size > 0 ? run.substitute(raw, lookup, artifact) : first;
-    if (substituted.missing.length > 0)
-      throw missingVariables(
-        input,
-        substituted.missing,
-        artifact,
-        substituted.missing.filter((name) => landed.has(name)),
-      );
+    if (substituted.missing.length > 0) throw missingVariables(input, substituted.missing, artifact, landed);
     outcome.landed = landedValues(substituted, landed);
     const secretUse = secretUseOf(substituted);
     const marks = secretUse ? run.secrets.marks(raw) : undefined;
     const markedText = marks && substituteVariables(raw, lookup, artifact, marks.marker).text;
     // 4. Parse (ToUnstructured). A text that holds a secret value never reaches the parse cache.
     const keepOutOfCache = secretUse !== undefined || run.secrets.holdsSecret(substituted.text);
+    // what a parse or shape problem is told against: the variable that broke the text, if one did
+    const subject = { raw, text: substituted.text, lookup, used: substituted.used, source, artifact, origin: originOf(r) };
     const parsed = await parseEach(run, [
       { text: substituted.text, source, keepOutOfCache },
       ...(markedText === undefined ? [] : [{ text: markedText, source, keepOutOfCache: run.secrets.holdsSecret(markedText) }]),
     ]).catch((err: unknown) => {
-      throw parseProblem(
-        err,
-        { raw, text: substituted.text, lookup, used: substituted.used, source, artifact, origin: originOf(r) },
-        secretUse,
-      );
+      throw parseProblem(err, subject, secretUse);
     });
     requireKinds(parsed, source);
     const [objects, markedObjects] = [parsed[0]!, parsed[1]];
     const shapes = deploymentShapeProblems(objects);
-    if (shapes.length > 0)
-      throw shapeProblem(
-        shapes,
-        { raw, text: substituted.text, lookup, used: substituted.used, source, artifact, origin: originOf(r) },
-        secretUse,
-      );
+    if (shapes.length > 0) throw shapeProblem(shapes, subject, secretUse);
     // 5. Objects: every filter of PROVIDER_FILTERS, in clusterctl's order then the operator's.
     try {
       const render = (): RenderedComponent => renderedComponent(r, renderComponent(objects, context));
@@ -320,14 +298,14 @@ function renderedComponent(r: ResolvedProvider, objects: KObject[]): RenderedCom
   };
 }
 
-/** Every missing variable of the text in one error, with the given names close to them. */
-function missingVariables(input: ProviderInput, missing: string[], artifact: string, inSecretData: string[]): CapiGitopsError {
+/** Every missing variable of the text in one error, with the given names close to them and those that land in a Secret's data. */
+function missingVariables(input: ProviderInput, missing: string[], artifact: string, landed: ReadonlySet<string>): CapiGitopsError {
   return missingVariablesError(missing, {
     ...originOf(input.resolved),
     provider: providerObjectName(input.resolved.provider),
     artifact,
     suggestions: closeGivenNames(missing, input.givenVariables),
-    inSecretData,
+    inSecretData: missing.filter((name) => landed.has(name)),
   });
 }
 

@@ -342,8 +342,6 @@ export function setArgs(args: readonly string[], name: string, value: string): s
 
 // ---- Go durations (metav1.Duration → time.ParseDuration, Duration.Round(time.Second)) -------
 
-export { parseGoDuration } from '../core/go-duration.js';
-
 /** `int(d.Round(time.Second).Seconds())`: halves round away from zero, saturating like Go. */
 export function roundedSeconds(nanos: bigint): bigint {
   let remainder = nanos % SECOND;

@@ -13,8 +13,6 @@ import { setOwnValue } from '../core/own-keys.js';
 import type { ImageMeta, SourcePosition } from '../manifest/types.js';
 import { IMAGE_REFERENCE_GRAMMAR, imageFieldProblem, parseImage, type ImageField, type ImageReference } from '../core/image-reference.js';
 
-export { formatImageReference, parseImage, type ImageReference, type ParsedImage } from '../core/image-reference.js';
-
 // ---- clusterctl ImageMeta --------------------------------------------------------------
 
 /** `all` applies to every component (clusterctl imagemeta_client.go allImageConfig). */

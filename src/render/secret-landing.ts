@@ -15,10 +15,10 @@ import { substituteVariables, type SubstitutionResult, type TaintMarker } from '
 export const NOT_GIVEN_PLACEHOLDER = 'capi-gitops-value-not-given';
 export const NOT_GIVEN_ORIGIN = 'not given (check and diff do not need it: the secrets strategy keeps it out of the output)';
 
-/** Marks from the secrets stage, with the variables each one carries. */
-export interface VariableMarks {
+/** What a taint-tracking substitution needs from the secrets stage's marks: each one's reference and the variables it carries. */
+export interface TaintMarks {
   marker: TaintMarker;
-  marks: readonly { variables: readonly string[] }[];
+  marks: readonly { reference: string; variables: readonly string[] }[];
   /** Matches one mark; group 1 is its index in `marks`. */
   pattern: RegExp;
 }
@@ -31,7 +31,7 @@ export interface LandingRequest {
   lookup: VariableLookup;
   /** The first substitution (with `lookup`): its used and missing variables are the candidates. */
   substituted: SubstitutionResult;
-  marks: VariableMarks;
+  marks: TaintMarks;
   parse: (input: ParseInput & { keepOutOfCache?: boolean }) => Promise<KObject[]>;
   holdsSecret: (text: string) => boolean;
 }
@@ -127,7 +127,7 @@ export async function lookupWithLanding(
   raw: string,
   artifact: string,
   lookup: VariableLookup,
-  marks: VariableMarks,
+  marks: TaintMarks,
   parse: LandingRequest['parse'],
 ): Promise<VariableLookup> {
   const substituted = substituteVariables(raw, lookup, artifact);

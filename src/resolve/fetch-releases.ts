@@ -38,9 +38,10 @@ import {
   resolveRelease,
   type ResolvedCertManager,
   type ResolvedProvider,
+  type ResolvedRelease,
   withHint,
 } from './resolve.js';
-import { openRepository, SOURCE_MODULES, type SourceModule } from '../sources/index.js';
+import { openRepository, type SourceModule } from '../sources/index.js';
 import { isLocalRepositoryUrl, localUrlToPath, readLocalArtifact } from '../sources/local/repository.js';
 import type { RepositoryRequest, SourceOptions } from '../sources/request.js';
 
@@ -109,19 +110,10 @@ export function repositoryRequestFor(
 }
 
 /**
- * Resolves every provider of the manifest, fetching concurrently, and returns them in install
- * order. All problems (registry, preflight, fetch, contract) are reported in one error; a
- * stage's problems stop the stages after it.
- */
-export async function resolveProviders(manifest: Manifest, options: ResolveOptions = {}): Promise<ResolvedProvider[]> {
-  const { providers, problems } = await resolveEachProvider(manifest, options);
-  if (problems.length > 0) throw new CapiGitopsError(problems);
-  return providers;
-}
-
-/**
- * resolveProviders, keeping what resolved beside the problems: a render then renders those and
- * reports its own problems with these (issue #10: every problem in one run).
+ * Resolves every provider of the manifest, fetching concurrently, in install order. Registry and
+ * preflight problems are thrown before any request; what resolved is kept beside the fetch and
+ * contract problems: a render then renders those and reports its own problems with these (issue
+ * #10: every problem in one run).
  */
 export async function resolveEachProvider(
   manifest: Manifest,
@@ -135,11 +127,7 @@ export async function resolveEachProvider(
     manifest.providers.map(async (provider) => {
       const request = repositoryRequestFor(provider, registry, manifest.baseDir, configSecretData(provider, manifest));
       try {
-        const opened = await openRepository(
-          request,
-          { configMaps: manifest.configMaps, options: options.sources ?? {} },
-          options.modules ?? SOURCE_MODULES,
-        );
+        const opened = await openRepository(request, { configMaps: manifest.configMaps, options: options.sources ?? {} }, options.modules);
         const repository =
           options.decorate?.(opened, { kind: provider.kind, name: provider.name, namespace: provider.namespace }) ?? opened;
         return await resolveRelease(provider, request.label, repository, options.pinnedVersion?.(provider));
@@ -174,7 +162,7 @@ interface SingleManifest<Label extends string> {
 async function fetchSingleManifest<Label extends string>(
   release: SingleManifest<Label>,
   options: Pick<ResolveOptions, 'sources' | 'modules' | 'readLocal'>,
-): Promise<{ label: Label; version: string; components: Artifact; repository: { sourceType: string; location: string } }> {
+): Promise<ResolvedRelease<Label>> {
   const { label, url, origin } = release;
   if (isLocalRepositoryUrl(url)) {
     const filePath = localUrlToPath(url, release.dir, origin);
@@ -193,7 +181,7 @@ async function fetchSingleManifest<Label extends string>(
     origin,
     noSourceHint: release.noSourceHint,
   };
-  const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules ?? SOURCE_MODULES);
+  const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules);
   const repository = release.decorate?.(opened) ?? opened;
   const version = await release.remoteVersion(repository);
   const components = await repository.getFile(version, repository.componentsFile).catch((error: unknown) => {

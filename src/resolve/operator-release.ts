@@ -6,7 +6,7 @@
  */
 import type { Diagnostic, DiagnosticOrigin } from '../core/diagnostics.js';
 import type { ToolConfig } from '../manifest/types.js';
-import type { Artifact } from '../core/repository.js';
+import type { ResolvedRelease } from './resolve.js';
 import { parseSemantic } from '../core/versions.js';
 import { LATEST } from './versions.js';
 
@@ -15,12 +15,7 @@ export const OPERATOR_COMPONENTS_FILE = 'operator-components.yaml';
 /** The namespace of the operator's release manifest; the lock entry's namespace. */
 export const OPERATOR_NAMESPACE = 'capi-operator-system';
 
-export interface ResolvedOperatorRelease {
-  label: typeof OPERATOR_LABEL;
-  version: string;
-  components: Artifact;
-  repository: { sourceType: string; location: string };
-}
+export type ResolvedOperatorRelease = ResolvedRelease<typeof OPERATOR_LABEL>;
 
 export function operatorReleaseUrl(version: string): string {
   return `https://github.com/kubernetes-sigs/cluster-api-operator/releases/${version}/${OPERATOR_COMPONENTS_FILE}`;

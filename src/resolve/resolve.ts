@@ -4,9 +4,8 @@
  * provider's repository; pick the version; read metadata.yaml and the release's contract; check
  * every contract against the core provider's; fetch the components file.
  *
- * Opening a repository is the sources stage's work, so the steps that need one
- * (resolveProviders, resolveCertManager) are composed in src/fetch-releases.ts; this module
- * holds the rules, over the ProviderRepository contract (model/repository.ts).
+ * Opening a repository is the sources stage's work, so the steps that need one are composed in
+ * fetch-releases.ts; this module holds the rules, over the ProviderRepository contract (core/repository.ts).
  */
 import path from 'node:path';
 import { CapiGitopsError, compareStrings, type Diagnostic, type DiagnosticOrigin } from '../core/diagnostics.js';
@@ -89,7 +88,7 @@ export interface ProviderResolution {
 
 /**
  * metadata.yaml parsed once per fetched artifact: a fleet's clusters receive the same Artifact
- * object for the same file (src/fleet-render.ts fetches each once), so they share its parse.
+ * object for the same file (app/context.ts fetches each once), so they share its parse.
  */
 const parsedMetadataOf = new WeakMap<Artifact, { subject: string; metadata: ProviderMetadata }>();
 
@@ -228,12 +227,15 @@ export function certManagerDefaultUrl(version: string): string {
   return `https://github.com/cert-manager/cert-manager/releases/${version}/cert-manager.yaml`;
 }
 
-export interface ResolvedCertManager {
-  label: typeof CERT_MANAGER_LABEL;
+/** A release published as one manifest (cert-manager, the cluster-api-operator): the file, and where it came from. */
+export interface ResolvedRelease<Label extends string> {
+  label: Label;
   version: string;
   components: Artifact;
   repository: { sourceType: string; location: string };
 }
+
+export type ResolvedCertManager = ResolvedRelease<typeof CERT_MANAGER_LABEL>;
 
 export function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
   // the field's own line where the Config says where it is, else the Config document's
@@ -263,11 +265,7 @@ export function certManagerVersion(configured: string | undefined, fromUrl: stri
   return configured ?? fromUrl ?? CERT_MANAGER_DEFAULT_VERSION;
 }
 
-/**
- * cert-manager as clusterctl init installs it, or null when `certManager.enabled` is false.
- * A local URL (file:// or a path, relative to the Config's file) is read directly; other URLs
- * go through the source modules like a provider's.
- */
+/** A certManager.version that is not a semantic version, found before any request. */
 export function certManagerSettingsProblems(config: ToolConfig): Diagnostic[] {
   const settings = config.certManager ?? {};
   if (settings.enabled === false || settings.version === undefined || parseSemantic(settings.version) !== null) return [];

@@ -90,12 +90,12 @@ export interface UpgradePlan {
   /** The operator layout's cluster-api-operator, planned like cert-manager. */
   operator?: CertManagerPlan;
   /** With images pinned in the lockfile: those whose tag now serves another digest (lock/image-pins.ts). */
-  images?: MovedImagePlan[];
+  images?: MovedImage[];
 }
 
 /** A locked image whose tag the registry now answers with another digest. */
-export interface MovedImagePlan {
-  /** The lock entry's label, e.g. `cluster-api`. */
+export interface MovedImage {
+  /** The lock entry's label, e.g. `cluster-api` or `cert-manager`. */
   component: string;
   image: string;
   locked: string;
@@ -103,7 +103,7 @@ export interface MovedImagePlan {
 }
 
 /** The moved images, for the plan's text. */
-function movedImagesText(images: readonly MovedImagePlan[] | undefined): string {
+function movedImagesText(images: readonly MovedImage[] | undefined): string {
   if (!images?.length) return '';
   const short = (digest: string) => `${digest.slice(0, 'sha256:'.length + 12)}…`;
   const rows = [['COMPONENT', 'IMAGE', 'LOCKED', 'NOW'], ...images.map((i) => [i.component, i.image, short(i.locked), short(i.current)])];

@@ -47,8 +47,8 @@ const REASONS: Record<CheckStatus, string> = {
 };
 const NOT_OURS = 'not written by capi-gitops (it is not in the ownership index); render leaves it, so remove it';
 
-/** A hidden entry (`.gitkeep`, `.git`, …) is tooling, never a manifest: never reported extra. */
-function isHidden(rel: string): boolean {
+/** A hidden entry (`.gitkeep`, `.git`, the ownership index, …) is tooling, never a manifest or an object. */
+export function isHidden(rel: string): boolean {
   return rel.split('/').some((segment) => segment.startsWith('.'));
 }
 

@@ -14,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
-import { LOCKFILE_NAME } from '../manifest/files.js';
-import { fileHoldsOnlySecrets, holdsOnlySecrets, isManifestFileName } from './secret-only-files.js';
+import { isManifestName, LOCKFILE_NAME } from '../manifest/files.js';
+import { fileHoldsOnlySecrets, holdsOnlySecrets } from './secret-only-files.js';
 
 const run = promisify(execFile);
 const MAX_OUTPUT = 256 * 1024 * 1024;
@@ -83,7 +83,7 @@ async function linkWorkingTree(top: string, root: string, materialized: Set<stri
 
 /** The manifest files in a `-f` directory that the commit does not have and that hold only Secrets (repository paths). */
 async function untrackedSecretFiles(directory: string, rel: string, inCommit: ReadonlySet<string>): Promise<string[]> {
-  const names = (await readdir(directory).catch(() => [] as string[])).filter(isManifestFileName).sort(compareStrings);
+  const names = (await readdir(directory).catch(() => [] as string[])).filter(isManifestName).sort(compareStrings);
   const out: string[] = [];
   for (const name of names) {
     const f = rel ? `${rel}/${name}` : name;

@@ -2,7 +2,6 @@
 export { reviewChanges } from './review.js';
 export { checkOutput, pathFlags, withoutPathFlags, type CheckReport, type CheckedFile } from './check.js';
 export { readOutputTree } from './read-tree.js';
-export { declaredSecretFiles, hideSecretFileValues } from './secret-files.js';
 export { manifestAtRevision } from './git-revision.js';
 export { formatMarkdown, GITHUB_COMMENT_LIMIT } from './format-markdown.js';
 export { formatText } from './format-text.js';

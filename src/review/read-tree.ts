@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
-import { INDEX_FILE } from '../layout/output-paths.js';
 import { scanTree } from '../output/tree.js';
+import { isHidden } from './check.js';
 
 /**
  * The visible files of an output directory (relative path → text), as a review side. Hidden
@@ -19,7 +19,7 @@ export async function readOutputTree(dir: string): Promise<Map<string, string>> 
     });
   });
   const files = [...entries]
-    .filter(([p, e]) => e.type === 'file' && p !== INDEX_FILE && !p.split('/').some((s) => s.startsWith('.')))
+    .filter(([p, e]) => e.type === 'file' && !isHidden(p))
     .map(([p]) => p)
     .sort();
   const texts = await Promise.all(files.map((p) => readFile(path.join(root, p), 'utf8')));

@@ -22,7 +22,7 @@ import {
 } from './types.js';
 import { webhookFindings } from './webhooks.js';
 import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
-import { declaredSecretFiles } from './secret-files.js';
+import { declaredSecretFiles, withValuesHidden } from './secret-files.js';
 import { workloadFindings, WORKLOAD_KINDS } from './workloads.js';
 
 interface Pair {
@@ -161,7 +161,8 @@ function emptyComponent(directory: string, a: TreeObjects, b: TreeObjects): Comp
 export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewReport {
   const a = readTreeObjects(oldSide.files);
   const b = readTreeObjects(newSide.files);
-  // files holding secret values (inline): a key only one side has may be a rotated secret
+  // files holding secret values (inline): a key only one side has may be a rotated secret, and
+  // every value of a finding about them is hidden
   const secretFiles = new Set([...declaredSecretFiles(oldSide.files), ...declaredSecretFiles(newSide.files)]);
   const components = new Map<string, ComponentDiff>();
   const findings: Finding[] = [];
@@ -250,6 +251,6 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
       risk: warnings > 0 ? 'warning' : findings.length > 0 ? 'info' : 'none',
     },
     components: list,
-    findings,
+    findings: findings.map((f) => (f.file && secretFiles.has(f.file) ? withValuesHidden(f, f.file) : f)),
   };
 }

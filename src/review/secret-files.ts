@@ -6,7 +6,7 @@
  * that only one side has (a rotated secret used as a key) is `(hidden)` (review.ts, field-paths.ts).
  */
 import { secretFilesListed } from '../layout/secret-files-section.js';
-import type { Finding, ReviewReport } from './types.js';
+import type { Finding } from './types.js';
 
 /** Every file a tree's READMEs declare as holding secret values, as paths in the tree (a fleet's README lists every cluster's). */
 export function declaredSecretFiles(files: ReadonlyMap<string, string>): Set<string> {
@@ -21,7 +21,8 @@ export function declaredSecretFiles(files: ReadonlyMap<string, string>): Set<str
 
 export const HIDDEN = '(hidden)';
 
-function hidden(f: Finding, file: string): Finding {
+/** The finding about a declared file with its values hidden. */
+export function withValuesHidden(f: Finding, file: string): Finding {
   const why = `values hidden: ${file} holds secret values`;
   switch (f.type) {
     case 'flags': {
@@ -56,15 +57,4 @@ function hidden(f: Finding, file: string): Finding {
     default:
       return f;
   }
-}
-
-/** The report with the values of every finding about a declared file hidden. */
-export function hideSecretFileValues(
-  report: ReviewReport,
-  before: ReadonlyMap<string, string>,
-  after: ReadonlyMap<string, string>,
-): ReviewReport {
-  const secretFiles = new Set([...declaredSecretFiles(before), ...declaredSecretFiles(after)]);
-  if (secretFiles.size === 0) return report;
-  return { ...report, findings: report.findings.map((f) => (f.file && secretFiles.has(f.file) ? hidden(f, f.file) : f)) };
 }

@@ -8,13 +8,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isPlainObject } from '../core/kobject.js';
-import { LOCKFILE_NAME } from '../manifest/files.js';
+import { isManifestName } from '../manifest/files.js';
 import YAML from 'yaml';
-
-/** The names a `-f` directory contributes (manifest/files.ts: *.yaml and *.yml directly in it, not the lockfile). */
-export function isManifestFileName(name: string): boolean {
-  return name !== LOCKFILE_NAME && (name.endsWith('.yaml') || name.endsWith('.yml'));
-}
 
 /** Whether a YAML file's documents are all v1 Secrets (and there is one). */
 export function fileHoldsOnlySecrets(file: string): boolean {
@@ -46,7 +41,7 @@ export function holdsOnlySecrets(given: string): boolean {
   let names: string[];
   try {
     if (statSync(given).isFile()) return fileHoldsOnlySecrets(given);
-    names = readdirSync(given).filter(isManifestFileName);
+    names = readdirSync(given).filter(isManifestName);
   } catch {
     return false;
   }

@@ -137,8 +137,6 @@ export const PARSED_EXTENSIONS = ['.v8', '.json'] as const;
 /** Marks the last trim of the parsed store; not a `.json`, so never taken for an entry. */
 const TRIM_MARKER = 'last-trim';
 
-export { sha256Hex };
-
 /**
  * `$XDG_CACHE_HOME/capi-gitops`, else `~/.cache/capi-gitops`. A relative XDG_CACHE_HOME is
  * ignored, as the XDG Base Directory specification requires.

@@ -12,7 +12,7 @@ import { httpsSource } from './https/index.js';
 import { localSource } from './local/index.js';
 import { ociSource } from './oci/index.js';
 import { messagePrefix, type RepositoryRequest, type SourceContext } from './request.js';
-import type { Artifact, ProviderRepository, SourceModule } from './source.js';
+import type { ProviderRepository, SourceModule } from './source.js';
 
 export type { SourceModule } from './source.js';
 
@@ -33,7 +33,7 @@ export async function openRepository(
 ): Promise<ProviderRepository> {
   for (const module of modules) {
     const repository = await module.open(request, context);
-    if (repository !== null) return memoizeRepository(repository);
+    if (repository !== null) return repository;
   }
   throw new CapiGitopsError({
     ...request.origin,
@@ -43,32 +43,4 @@ export async function openRepository(
       request.noSourceHint ??
       'this build reads provider artifacts offline: point spec.fetchConfig.url (or a Config `repositories` entry) at a local repository, or give the artifacts as ConfigMaps selected by spec.fetchConfig.selector',
   });
-}
-
-/**
- * The same repository with each listing and file fetched once per run: the resolver asks for
- * metadata.yaml while searching for the latest release and again to read the contract.
- */
-export function memoizeRepository(repository: ProviderRepository): ProviderRepository {
-  let versions: Promise<string[]> | undefined;
-  const files = new Map<string, Promise<Artifact>>();
-  return {
-    sourceType: repository.sourceType,
-    location: repository.location,
-    defaultVersion: repository.defaultVersion,
-    componentsFile: repository.componentsFile,
-    listVersions() {
-      versions ??= repository.listVersions();
-      return versions.then((list) => [...list]);
-    },
-    getFile(version, fileName) {
-      const key = `${version}\0${fileName}`;
-      let file = files.get(key);
-      if (file === undefined) {
-        file = repository.getFile(version, fileName);
-        files.set(key, file);
-      }
-      return file;
-    },
-  };
 }

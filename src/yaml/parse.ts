@@ -17,8 +17,6 @@ import { libraryParseDocument } from './library-parse.js';
 import { LineIndex, splitDocuments } from './split.js';
 import type { DocumentChunk } from './split.js';
 
-export { resolvePlainScalar, resolvePlainScalarTyped, plainScalarIsNotString } from './scalar.js';
-
 /**
  * Identifies what parseArtifact produces for a given text: change it whenever the parser's
  * output could change, so parsed forms cached under the old version are not reused.

@@ -13,6 +13,8 @@ import { sha256Hex } from '../../src/core/digest.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { rejection } from '../helpers/assertions.js';
 import { localRelease } from '../helpers/local-release.js';
+import { MemoryRepository, metadataYaml } from '../fixtures/resolve/builders.js';
+import { latestContractRelease } from '../../src/resolve/versions.js';
 
 /** Counts what a parse batch asks of the parse cache. */
 class CountingCache extends ArtifactCache {
@@ -182,4 +184,13 @@ test('the memos are bounded: a text of one cluster is dropped once a few newer o
   assert.equal(memo.get('k5'), 'v5');
   assert.equal(memo.get('k6'), undefined);
   assert.ok(MEMO_LIMITS.documentCharacters <= 16 * 1024 * 1024);
+});
+
+test("the run's repositories fetch each file once, whichever cluster asks: the resolver reads metadata.yaml to find the latest release and again for its contract", async () => {
+  const memory = new MemoryRepository({ 'v1.12.0': { 'metadata.yaml': metadataYaml([[1, 12, 'v1beta2']]) } });
+  const context = new RunContext(undefined);
+  const latest = await latestContractRelease(context.repository(memory));
+  const [a, b] = await Promise.all([1, 2].map(() => context.repository(memory).getFile(latest, 'metadata.yaml')));
+  assert.equal(a, b);
+  assert.deepEqual(memory.calls, ['v1.12.0/metadata.yaml']);
 });

@@ -159,11 +159,6 @@ test('layout: the same components in any order give the same files and bytes', (
   assert.deepEqual([...second], [...first]);
 });
 
-test('layout: emitDocument option serialises the objects', () => {
-  const files = layoutKustomize(COMPONENTS.slice(4), { emitDocument: (o) => `kind: ${o.kind}\n` });
-  assert.match(files.get('00-cert-manager/namespace-cert-manager.yaml')!, /replaces this file\.\nkind: Namespace\n$/);
-});
-
 test('layout: a component with no objects gets an empty resource list that kustomize accepts', () => {
   const files = layoutKustomize([component('AddonProvider', 'addon-helm', 'helm', 'caaph-system', [])]);
   assert.match(files.get('07-addon-helm/kustomization.yaml')!, /\nresources: \[\]\n$/);

@@ -8,11 +8,11 @@ import {
   customizeDeployments,
   isProviderManagerDeploymentName,
   mergedFeatureGates,
-  parseGoDuration,
   roundedSeconds,
   setArgs,
 } from '../../src/render/deployment.js';
 import type { KObject } from '../../src/core/kobject.js';
+import { parseGoDuration } from '../../src/core/go-duration.js';
 import type { LeaderElectionConfiguration, ManagerSpec, ProviderSpec } from '../../src/manifest/types.js';
 import { throwsDiagnostics } from '../helpers/assertions.js';
 

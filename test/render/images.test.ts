@@ -9,13 +9,12 @@ import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import {
   alterImage,
   applyImageOverrides,
-  formatImageReference,
   imageMetaFor,
   inspectImages,
   mergeImageOverrides,
-  parseImage,
   parseImagesValue,
 } from '../../src/render/images.js';
+import { formatImageReference, parseImage } from '../../src/core/image-reference.js';
 
 function loadObjects(...parts: string[]): KObject[] {
   const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, ...parts), 'utf8');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { ArtifactCache } from '../../src/sources/cache.js';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { CERT_MANAGER_DEFAULT_VERSION, certManagerDefaultUrl } from '../../src/resolve/resolve.js';
-import { resolveCertManager, resolveProviders } from '../../src/resolve/fetch-releases.js';
+import { resolveCertManager } from '../../src/resolve/fetch-releases.js';
 import { loadManifest } from '../../src/manifest/load.js';
 import { SOURCE_MODULES, type SourceModule } from '../../src/sources/index.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
@@ -18,6 +18,7 @@ import {
   corpusConfigMap,
   manifest,
   provider,
+  resolveProviders,
   temporaryTree,
 } from '../fixtures/resolve/builders.js';
 

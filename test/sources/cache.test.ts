@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { serialize } from 'node:v8';
 import { pathToFileURL } from 'node:url';
-import { ArtifactCache, defaultCacheDir, PARSED_RETENTION_DAYS, sha256Hex } from '../../src/sources/cache.js';
+import { ArtifactCache, defaultCacheDir, PARSED_RETENTION_DAYS } from '../../src/sources/cache.js';
+import { sha256Hex } from '../../src/core/digest.js';
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-cache-'));

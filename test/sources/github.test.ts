@@ -5,10 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { ArtifactNotFoundError } from '../../src/sources/source.js';
-import { ArtifactCache, sha256Hex } from '../../src/sources/cache.js';
+import { ArtifactCache } from '../../src/sources/cache.js';
+import { sha256Hex } from '../../src/core/digest.js';
 import { nextPageUrl } from '../../src/sources/base/client.js';
+import { githubTokenFromEnv } from '../../src/sources/credentials.js';
 import {
-  githubTokenFromEnv,
   openGitHubRepository,
   parseGitHubReleaseUrl,
   publishedSha256,

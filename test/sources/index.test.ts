@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
-import { SOURCE_MODULES, memoizeRepository, openRepository, type SourceModule } from '../../src/sources/index.js';
+import { SOURCE_MODULES, openRepository, type SourceModule } from '../../src/sources/index.js';
 import type { UrlRequest } from '../../src/sources/request.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { MemoryRepository, corpusConfigMap } from '../fixtures/resolve/builders.js';
@@ -89,12 +89,4 @@ test('adding a source is one more module: the first module that answers serves t
   ]);
   assert.equal(repo.sourceType, 'memory');
   assert.deepEqual(await repo.listVersions(), ['v1.0.0']);
-});
-
-test('an opened repository fetches each file once per run', async () => {
-  const memory = new MemoryRepository({ 'v1.0.0': { 'metadata.yaml': 'x' } });
-  const repo = memoizeRepository(memory);
-  const [a, b] = await Promise.all([repo.getFile('v1.0.0', 'metadata.yaml'), repo.getFile('v1.0.0', 'metadata.yaml')]);
-  assert.equal(a, b);
-  assert.deepEqual(memory.calls, ['v1.0.0/metadata.yaml']);
 });

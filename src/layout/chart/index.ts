@@ -10,10 +10,11 @@ import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diag
 import { isValuesMap, type Values } from '../../core/values.js';
 import { YamlBudget } from '../../yaml/bounds.js';
 import { chartValues } from './values.js';
-import type { LoadedChart, SetExpression, ValuesLayer } from './types.js';
+import type { LoadedChart, ValuesLayer } from './types.js';
+import type { SetExpression } from '../../core/helm-set.js';
 
 export { renderChart } from './render.js';
-export type { ChartComponent, ChartContext, ChartDocument, LoadedChart, SetExpression, ValuesLayer } from './types.js';
+export type { ChartComponent, ChartContext, ChartDocument, LoadedChart, ValuesLayer } from './types.js';
 
 export interface ChartRequest {
   /** The layout's built-in chart. */

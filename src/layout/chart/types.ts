@@ -1,7 +1,6 @@
 import type { Diagnostic } from '../../core/diagnostics.js';
 import type { KObject } from '../../core/kobject.js';
 import type { Values } from '../../core/values.js';
-import type { SetValueKind } from '../../core/helm-set.js';
 import type { ChartCompilers } from './compilers.js';
 
 /** The built-in charts' names. */
@@ -69,14 +68,6 @@ export interface ValuesLayer {
   locate?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'>;
   /** A fleet cluster's gitops values (its overlay's over the Config's), which reach whichever layout's chart renders it. */
   ofFleetCluster?: boolean;
-}
-
-/** A `--set` or `--set-string` expression, in command-line order. */
-export interface SetExpression {
-  expression: string;
-  forceString: boolean;
-  /** `--set-json` or `--set-literal` (kernel/helm-set.ts). */
-  kind?: SetValueKind;
 }
 
 /** What the chart is told about one component of the output: data, never code. */

@@ -1,9 +1,9 @@
 import type { ErrorObject } from 'ajv';
 import { CHART_AJV_OPTIONS } from './types.js';
 import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
-import { userValues } from '../../core/helm-set.js';
+import { userValues, type SetExpression } from '../../core/helm-set.js';
 import { hasPath, layerValues, type Values } from '../../core/values.js';
-import type { LoadedChart, SetExpression, ValuesLayer, ValuesValidator } from './types.js';
+import type { LoadedChart, ValuesLayer, ValuesValidator } from './types.js';
 
 /** The chart's schema validator: precompiled for built-in charts, compiled here for a user's. */
 function valuesValidator(chart: LoadedChart): ValuesValidator | undefined {

@@ -171,7 +171,11 @@ export class LockSession {
       }
       const result = namesComponent(names, pin) ? acceptDigests(pin, artifacts) : { entry: pin, accepted: [] };
       accepted.push(...result.accepted);
-      verify(bag, result.entry, artifacts);
+      try {
+        verifyLockedArtifacts(result.entry, artifacts);
+      } catch (err) {
+        bag.addError(err);
+      }
       entries.push(result.entry);
     };
     const { config } = this.manifest;
@@ -203,13 +207,4 @@ export class LockSession {
 /** Identifies a provider across manifest, lock and plan. */
 export function componentKey(c: { kind: string; name: string; namespace: string }): string {
   return `${c.kind}\0${c.namespace}\0${c.name}`;
-}
-
-function verify(bag: DiagnosticBag, entry: LockEntry, artifacts: Pick<Artifact, 'name' | 'sha256' | 'url'>[]): void {
-  try {
-    verifyLockedArtifacts(entry, artifacts);
-  } catch (err) {
-    if (err instanceof CapiGitopsError) err.diagnostics.forEach((d) => bag.add(d));
-    else throw err;
-  }
 }

@@ -2,8 +2,6 @@ import { sha256Hex } from '../../core/digest.js';
 import { decodeUtf8 } from '../../core/utf8.js';
 import type { Artifact } from '../source.js';
 
-export { sha256Hex };
-
 /**
  * An Artifact from the bytes as published; `shownAs` names it in an encoding error (a redacted
  * URL). The digest is taken over the bytes, so a file read

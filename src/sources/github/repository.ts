@@ -14,7 +14,8 @@
  */
 import { Octokit, RequestError } from 'octokit';
 import { CapiGitopsError } from '../../core/diagnostics.js';
-import { artifactFromBytes, sha256Hex } from '../base/artifact.js';
+import { artifactFromBytes } from '../base/artifact.js';
+import { sha256Hex } from '../../core/digest.js';
 import { onceUntilFailure, parseJsonBody, SourceClient, type PlainResponse, type RevalidatedResponse } from '../base/client.js';
 import { fetchAdapter, HttpError, redactUrl } from '../base/http.js';
 import type { GitHubSettings, NetworkSourceOptions } from '../request.js';
@@ -38,8 +39,6 @@ export interface GitHubReleaseUrl {
   rootPath: string;
   componentsFile: string;
 }
-
-export { githubTokenFromEnv } from '../credentials.js';
 
 const RELEASE_URL_FORM = 'https://github.com/{owner}/{repository}/releases/{latest|version-tag}/{components file}';
 

@@ -19,7 +19,7 @@
  */
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { parseImage } from '../../core/image-reference.js';
-import { sha256Hex } from '../base/artifact.js';
+import { sha256Hex } from '../../core/digest.js';
 import { SourceClient } from '../base/client.js';
 import { HttpError, isLoopbackHost, redactUrl, type HttpResponse } from '../base/http.js';
 import { networkFailureHint } from '../base/unreachable.js';

@@ -32,7 +32,8 @@
  */
 import { CapiGitopsError } from '../../core/diagnostics.js';
 import { DEFAULT_COMPONENTS_FILE, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../../core/provider.js';
-import { artifactFromBytes, sha256Hex } from '../base/artifact.js';
+import { artifactFromBytes } from '../base/artifact.js';
+import { sha256Hex } from '../../core/digest.js';
 import { onceUntilFailure, parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { redactUrl } from '../base/http.js';
 import type { NetworkSourceOptions } from '../request.js';

@@ -18,7 +18,8 @@ import {
   serializeLockfile,
 } from '../../../src/resolve/lock/lockfile.js';
 import { buildProviderRegistry } from '../../../src/resolve/registry.js';
-import { resolveCertManager, resolveProviders } from '../../../src/resolve/fetch-releases.js';
+import { resolveCertManager } from '../../../src/resolve/fetch-releases.js';
+import { resolveProviders } from '../../fixtures/resolve/builders.js';
 import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../../helpers/paths.js';
 
 const MANIFEST_DIR = path.join(PROJECT_ROOT, 'test', 'fixtures');

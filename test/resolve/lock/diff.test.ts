@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertFrozen, diffLockfiles, verifyLockedArtifacts, digestMismatch, type LockEntry } from '../../../src/resolve/lock/lockfile.js';
-import { sha256Hex } from '../../../src/sources/base/artifact.js';
+import { sha256Hex } from '../../../src/core/digest.js';
 import { failsWith } from '../../helpers/assertions.js';
 
 const digest = (text: string): string => sha256Hex(text);

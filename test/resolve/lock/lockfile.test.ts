@@ -13,7 +13,7 @@ import {
   type LockEntry,
   type Lockfile,
 } from '../../../src/resolve/lock/lockfile.js';
-import { sha256Hex } from '../../../src/sources/base/artifact.js';
+import { sha256Hex } from '../../../src/core/digest.js';
 import { failsWith } from '../../helpers/assertions.js';
 
 const digest = (text: string): string => sha256Hex(text);
