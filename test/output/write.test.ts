@@ -21,6 +21,7 @@ import YAML from 'yaml';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import type { RenderedComponent } from '../../src/render/types.js';
 import { layoutKustomize } from '../../src/layout/kustomize.js';
+import { GENERATED_COMMENT } from '../../src/layout/provenance.js';
 import { INDEX_FILE } from '../../src/layout/output-paths.js';
 import { formatIndex, parseIndex } from '../../src/output/ownership-index.js';
 import { scanTree } from '../../src/output/tree.js';
@@ -72,13 +73,18 @@ async function expectRejects(promise: Promise<unknown>, ...fragments: string[]):
   return caught;
 }
 
-const FILES = new Map([
-  ['kustomization.yaml', 'resources: [a, b]\n'],
-  ['a/kustomization.yaml', 'resources: [x.yaml, y.yaml]\n'],
-  ['a/x.yaml', 'kind: X\n'],
-  ['a/y.yaml', 'kind: Y\n'],
-  ['b/crds/z.yaml', 'kind: Z\n'],
-]);
+/** A file as capi-gitops writes it: only such a file is removed once no run produces it. */
+const generated = (text: string) => GENERATED_COMMENT + text;
+
+const FILES = new Map(
+  [
+    ['kustomization.yaml', 'resources: [a, b]\n'],
+    ['a/kustomization.yaml', 'resources: [x.yaml, y.yaml]\n'],
+    ['a/x.yaml', 'kind: X\n'],
+    ['a/y.yaml', 'kind: Y\n'],
+    ['b/crds/z.yaml', 'kind: Z\n'],
+  ].map(([p, text]) => [p!, generated(text!)]),
+);
 
 test('write: creates outDir with the files and a sorted ownership index', async () => {
   const ws = workspace();
@@ -154,7 +160,7 @@ test('write: files of a previous run that this run does not produce are removed,
     const next = new Map([
       ['kustomization.yaml', 'resources: [a]\n'],
       ['a/kustomization.yaml', 'resources: [x.yaml]\n'],
-      ['a/x.yaml', 'kind: X\n'],
+      ['a/x.yaml', generated('kind: X\n')],
     ]);
     const summary = await writeOutput(ws.out, next);
     assert.deepEqual(summary.removed, ['a/y.yaml', 'b/crds/z.yaml']);
@@ -419,7 +425,7 @@ test('write: a symlinked outDir is written through to its real directory and sta
     const summary = await writeOutput(ws.out, FILES);
     assert.equal(summary.directory, path.join(ws.parent, 'real'));
     assert.ok(lstatSync(ws.out).isSymbolicLink());
-    assert.equal(readFileSync(path.join(ws.out, 'a/x.yaml'), 'utf8'), 'kind: X\n');
+    assert.equal(readFileSync(path.join(ws.out, 'a/x.yaml'), 'utf8'), generated('kind: X\n'));
     assert.deepEqual(siblings(ws.parent), ['out', 'real']);
   } finally {
     ws.done();
