@@ -8,7 +8,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
-import { YamlBudget } from '../../yaml/bounds.js';
+import { aliasProblem, YamlBudget } from '../../yaml/bounds.js';
 import { chartValues } from './values.js';
 import type { LoadedChart, SetExpression, ValuesLayer } from './types.js';
 
@@ -70,6 +70,8 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
       expected: 'a YAML mapping of chart values',
     });
   }
+  const alias = aliasProblem(doc, text, file);
+  if (alias) throw new CapiGitopsError(alias);
   const values = doc.toJS({ maxAliasCount: 0 }) as unknown;
   if (values === null || values === undefined) return { source: file, values: {} };
   if (!isValuesMap(values)) throw new CapiGitopsError({ file, message: 'is not a mapping', expected: 'a YAML mapping of chart values' });

@@ -6,7 +6,7 @@ import YAML from 'yaml';
 import fg from 'fast-glob';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
-import { YamlBudget } from '../../yaml/bounds.js';
+import { aliasProblem, YamlBudget } from '../../yaml/bounds.js';
 import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
 
 const require = createRequire(import.meta.url);
@@ -43,6 +43,11 @@ function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | 
     const e = doc.errors[0]!;
     const [line, column] = e.linePos?.[0] ? [e.linePos[0].line, e.linePos[0].col] : [undefined, undefined];
     bag.add({ file, line, column, message: `not valid YAML: ${e.message.split('\n')[0]}`, expected: 'a YAML mapping' });
+    return undefined;
+  }
+  const alias = aliasProblem(doc, text, file);
+  if (alias) {
+    bag.add(alias);
     return undefined;
   }
   const value = doc.toJS({ maxAliasCount: 0 }) as unknown;
