@@ -329,6 +329,8 @@ export async function chartShowCommand(name: (typeof BUILT_IN_CHARTS)[number], f
   if (flags.outputDir) {
     const target = path.resolve(flags.outputDir);
     try {
+      // the parents as a render's hint names them (gitops.chart: ./charts/wiring); the directory itself must be new
+      await mkdir(path.dirname(target), { recursive: true });
       await mkdir(target, { recursive: false });
     } catch (err) {
       throw new UsageError(

@@ -295,3 +295,19 @@ test('a key the chart declares and a user null deletes (--set syncPolicy.automat
   const flux = runCli(['render', '-f', '.', '-o', 'flux-out', '--layout', 'flux'], { cwd: dir });
   assert.equal(flux.code, 0, flux.stderr);
 });
+
+test('the hint of a gitops.chart in a directory that does not exist yet (./charts/wiring) works too: chart show creates the parents', () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  appendFileSync(
+    path.join(dir, 'config.yaml'),
+    'gitops:\n  chart: ./charts/wiring\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n',
+  );
+  const hint = /hint: start from a built-in chart: capi-gitops (chart show argocd --output-dir \S+)\n/.exec(failed(dir));
+  assert.ok(hint);
+  const show = runCli(hint[1]!.split(' '), { cwd: dir });
+  assert.equal(show.code, 0, show.stderr);
+  assert.equal(render(dir).code, 0);
+  const again = runCli(hint[1]!.split(' '), { cwd: dir });
+  assert.equal(again.code, 2, 'an existing directory is still refused');
+  assert.match(again.stderr, /it exists; name a new directory/);
+});
