@@ -287,6 +287,22 @@ test('write: a file the tool did not write, where this run would write, is an er
   }
 });
 
+test('write: a symlink where a directory of many files goes is one problem, naming the first file and how many more', async () => {
+  const ws = workspace();
+  try {
+    await writeOutput(ws.out, FILES);
+    rmSync(path.join(ws.out, 'a'), { recursive: true });
+    symlinkSync(ws.parent, path.join(ws.out, 'a'));
+    const error = await expectRejects(writeOutput(ws.out, FILES));
+    assert.deepEqual(
+      error.diagnostics.map((d) => d.message),
+      ['a is a symlink capi-gitops did not write; this run needs a directory there for a/kustomization.yaml and 2 more files'],
+    );
+  } finally {
+    ws.done();
+  }
+});
+
 test('write: a write failing midway leaves outDir exactly as it was and no temporary directory', async () => {
   const ws = workspace();
   try {
