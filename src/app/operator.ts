@@ -77,12 +77,17 @@ async function renderOperatorLayout(
     artifactSha256: p.components.sha256,
   }));
   // The operator reads them in the cluster; checked here as a render would check them.
-  const additionalManifests = providers.flatMap((p) => {
-    const ref = p.provider.spec.additionalManifests;
-    if (!ref) return [];
-    resolveAdditionalManifests(p.provider, manifest.configMaps);
-    return manifest.configMaps.filter((cm) => cm.name === ref.name && cm.namespace === (ref.namespace || p.namespace));
-  });
+  // each ConfigMap once, however many providers name it
+  const additionalManifests = [
+    ...new Set(
+      providers.flatMap((p) => {
+        const ref = p.provider.spec.additionalManifests;
+        if (!ref) return [];
+        resolveAdditionalManifests(p.provider, manifest.configMaps);
+        return manifest.configMaps.filter((cm) => cm.name === ref.name && cm.namespace === (ref.namespace || p.namespace));
+      }),
+    ),
+  ];
   const files = layoutOperator({
     providers: layoutProviders,
     operator,

@@ -364,3 +364,20 @@ test("a Turtles CAPIProvider's variables and features: the layout writes no Secr
   );
   assert.ok(![...result.files.keys()].some((f) => /secret/i.test(f)), 'still no Secret in the output');
 });
+
+test('an additionalManifests ConfigMap that two providers name is written once (it is one object in the cluster), not refused as two objects on one file', async () => {
+  const dir = tempDir();
+  const extra = '  additionalManifests:\n    name: extra\n    namespace: capi-system\n';
+  const manifest = corpusManifest('v1.12.0', 'repository', { CoreProvider: extra, BootstrapProvider: extra }).replace(
+    'certManager:',
+    `operator:\n  url: ${OPERATOR_RELEASE}\ncertManager:`,
+  );
+  const configMap =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: capi-system\ndata:\n  manifests: |\n' +
+    '    apiVersion: v1\n    kind: ServiceAccount\n    metadata:\n      name: extra-sa\n      namespace: capi-system\n';
+  writeFileSync(path.join(dir, 'm.yaml'), `${manifest}\n---\n${configMap}`);
+  const result = await renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'x' });
+  const written = parse(result.files.get('02-providers/configmap-extra.yaml')!) as Obj;
+  assert.equal(written.metadata.namespace, 'capi-system');
+  assert.match(result.files.get('02-providers/kustomization.yaml')!, /- configmap-extra\.yaml\n/);
+});
