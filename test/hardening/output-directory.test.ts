@@ -328,3 +328,26 @@ test('the output lock lives in the scratch directory; a stale one of an earlier 
   assert.equal(path.basename(path.dirname(outputLockPath(out))), '.capi-gitops-tmp');
   assert.deepEqual(readdirSync(parent), ['out']);
 });
+
+test('a .capi-gitops-tmp symlink (a repository can hold one) is refused, never written, settled or emptied through', async () => {
+  const parent = tempDir();
+  const out = path.join(parent, 'out');
+  await writeOutput(out, FILES);
+  const elsewhere = path.join(parent, 'elsewhere');
+  mkdirSync(elsewhere);
+  writeFileSync(path.join(elsewhere, '.gitignore'), 'theirs\n');
+  writeFileSync(path.join(elsewhere, `out.staging-999999-${'a'.repeat(12)}`), 'looks like a leftover\n');
+  symlinkSync(elsewhere, path.join(parent, '.capi-gitops-tmp'));
+  const before = readTree(out);
+
+  await assert.rejects(writeOutput(out, new Map([...FILES, ['a/y.yaml', 'kind: Y\n']])), (err: Error) => {
+    assert.match(err.message, /\.capi-gitops-tmp: error: is a symbolic link; .* follows no link/);
+    assert.match(err.message, /hint: remove the link \(rm .*\.capi-gitops-tmp\) and run again/);
+    return true;
+  });
+  assert.deepEqual(readdirSync(elsewhere).sort(), ['.gitignore', `out.staging-999999-${'a'.repeat(12)}`]);
+  assert.equal(readFileSync(path.join(elsewhere, '.gitignore'), 'utf8'), 'theirs\n');
+  assert.deepEqual(readTree(out), before);
+  await assert.rejects(prepareLockfile(path.join(parent, 'capi-gitops.lock.yaml'), buildLockfile([])), /is a symbolic link/);
+  assert.deepEqual(readdirSync(elsewhere).sort(), ['.gitignore', `out.staging-999999-${'a'.repeat(12)}`]);
+});
