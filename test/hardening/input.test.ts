@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
@@ -97,6 +97,22 @@ test('-f naming an endless device (/dev/zero) stops at the 64 MiB manifest bound
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /\/dev\/zero: error: larger than 64 MiB/);
+});
+
+test('a --values or --secret-file file over 64 MiB (a sparse 200 MB file here) is an error at the manifest bound, not a heap exhausted reading it', () => {
+  const example = exampleCopy();
+  const huge = path.join(tempDir(), 'huge.yaml');
+  writeFileSync(huge, '');
+  truncateSync(huge, 200 * 1024 * 1024);
+  for (const flags of [
+    ['--layout', 'argocd', '--values', huge],
+    ['--secret-file', huge],
+  ]) {
+    const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out'), ...flags]);
+    assertNoStackTrace(result);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /huge\.yaml: error: larger than 64 MiB\n {2}expected: a file of at most 64 MiB\n/);
+  }
 });
 
 test('--cache-dir "" is a usage error, not a cache spread over the working directory', () => {

@@ -3,11 +3,11 @@
  * values from every layer, checked against its schema before any template runs.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
+import { readBoundedText } from '../../manifest/files.js';
 import { aliasProblem, YamlBudget } from '../../yaml/bounds.js';
 import { chartValues } from './values.js';
 import type { LoadedChart, SetExpression, ValuesLayer } from './types.js';
@@ -47,8 +47,9 @@ export interface PreparedChart {
 export async function readValuesFile(file: string): Promise<ValuesLayer> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readBoundedText(file);
   } catch (err) {
+    if (err instanceof CapiGitopsError) throw err;
     throw new CapiGitopsError({
       file,
       message: `cannot read the values file: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,

@@ -6,6 +6,7 @@ import YAML from 'yaml';
 import fg from 'fast-glob';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
+import { readBoundedText } from '../../manifest/files.js';
 import { aliasProblem, YamlBudget } from '../../yaml/bounds.js';
 import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
 
@@ -20,7 +21,7 @@ const CHART_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 async function readOptional(file: string): Promise<string | undefined> {
   try {
-    return await readFile(file, 'utf8');
+    return await readBoundedText(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
@@ -137,7 +138,7 @@ async function chartFiles(dir: string): Promise<{ templates: ChartFile[]; partia
     const isPartial = name.startsWith('_') && name.endsWith('.hbs');
     const isTemplate = !name.startsWith('_') && (name.endsWith('.yaml') || name.endsWith('.yml'));
     if (!isPartial && !isTemplate) continue;
-    const source = await readFile(path.join(templatesDir, name), 'utf8');
+    const source = await readBoundedText(path.join(templatesDir, name));
     (isPartial ? partials : templates).push({ path: `templates/${name}`, source });
   }
   return { templates, partials };
