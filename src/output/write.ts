@@ -133,6 +133,14 @@ function errorCode(err: unknown): string | undefined {
 /** outDir as an absolute real path; a missing outDir's parent is created so a sibling can be. */
 async function resolveTarget(outDir: string): Promise<Target> {
   let dir = path.resolve(outDir);
+  if (dir.split(path.sep).includes(SCRATCH_DIRECTORY)) {
+    throw new CapiGitopsError({
+      file: dir,
+      message: `the output path is in ${SCRATCH_DIRECTORY}, where capi-gitops keeps the files of runs in progress (Git ignores it)`,
+      expected: 'an output directory outside any .capi-gitops-tmp',
+      hint: 'choose another output directory',
+    });
+  }
   let st;
   try {
     st = await lstat(dir);

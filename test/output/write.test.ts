@@ -303,6 +303,19 @@ test('write: a symlink where a directory of many files goes is one problem, nami
   }
 });
 
+test('write: an output path in .capi-gitops-tmp (the scratch directory, which Git ignores) is refused, and nothing is created', async () => {
+  const ws = workspace();
+  try {
+    for (const out of [path.join(ws.parent, '.capi-gitops-tmp'), path.join(ws.parent, '.capi-gitops-tmp', 'out')]) {
+      const error = await expectRejects(writeOutput(out, FILES), 'where capi-gitops keeps the files of runs in progress');
+      assert.equal(error.diagnostics[0]!.hint, 'choose another output directory');
+    }
+    assert.deepEqual(siblings(ws.parent), []);
+  } finally {
+    ws.done();
+  }
+});
+
 test('write: a write failing midway leaves outDir exactly as it was and no temporary directory', async () => {
   const ws = workspace();
   try {
