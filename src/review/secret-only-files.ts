@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isPlainObject } from '../core/kobject.js';
-import { LOCKFILE_NAME } from '../manifest/files.js';
+import { LOCKFILE_NAME, MAX_MANIFEST_BYTES } from '../manifest/files.js';
 import YAML from 'yaml';
 
 /** The names a `-f` directory contributes (manifest/files.ts: *.yaml and *.yml directly in it, not the lockfile). */
@@ -20,6 +20,10 @@ export function isManifestFileName(name: string): boolean {
 export function fileHoldsOnlySecrets(file: string): boolean {
   let text: string;
   try {
+    // a named pipe would block this synchronous read, and with it the signal handlers, for ever;
+    // the manifest's reader reports it (and a file over its bound)
+    const info = statSync(file);
+    if (!info.isFile() || info.size > MAX_MANIFEST_BYTES) return false;
     text = readFileSync(file, 'utf8');
   } catch {
     return false;
