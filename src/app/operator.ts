@@ -6,6 +6,8 @@
  */
 import path from 'node:path';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
+import { shellWord } from '../core/shell.js';
+import { formatPosition } from '../manifest/fields.js';
 import { findConfigSecret } from '../manifest/references.js';
 import { serializeLockfile } from '../resolve/lock/lockfile.js';
 import { finalGate, readRunSecrets, secretNeedles, secretValues } from '../secrets/index.js';
@@ -71,12 +73,17 @@ async function renderOperatorLayout(
     artifactSha256: p.components.sha256,
   }));
   // The operator reads them in the cluster; checked here as a render would check them.
-  const additionalManifests = providers.flatMap((p) => {
-    const ref = p.provider.spec.additionalManifests;
-    if (!ref) return [];
-    resolveAdditionalManifests(p.provider, manifest.configMaps);
-    return manifest.configMaps.filter((cm) => cm.name === ref.name && cm.namespace === (ref.namespace || p.namespace));
-  });
+  // each ConfigMap once, however many providers name it
+  const additionalManifests = [
+    ...new Set(
+      providers.flatMap((p) => {
+        const ref = p.provider.spec.additionalManifests;
+        if (!ref) return [];
+        resolveAdditionalManifests(p.provider, manifest.configMaps);
+        return manifest.configMaps.filter((cm) => cm.name === ref.name && cm.namespace === (ref.namespace || p.namespace));
+      }),
+    ),
+  ];
   const files = layoutOperator({
     providers: layoutProviders,
     operator: pinned(release.label)!,
@@ -110,7 +117,12 @@ export async function renderOperatorCluster(resolution: Resolution, options: Ren
   const needles = secretNeedles(secretValues(manifest, secrets, run));
   options.onSecretValues?.(needles);
   finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(rendered.lock.lock) }, needles);
-  return { ...resolution, ...rendered, layout: 'operator', warnings: ignoredSecretFlags(options) };
+  return {
+    ...resolution,
+    ...rendered,
+    layout: 'operator',
+    warnings: [...ignoredSecretFlags(options), ...turtlesSecretWarnings(resolution)],
+  };
 }
 
 /** --secrets and --allow-secret-values change nothing here, yet the output README's command would record them. */
@@ -126,4 +138,25 @@ function ignoredSecretFlags(options: RenderOptions): string[] {
       (flags.length > 1 ? 'them' : 'it') +
       ' from the command',
   ];
+}
+
+/**
+ * Turtles writes a CAPIProvider's variables and features into its config Secret. This layout
+ * writes no Secret, so the operator would install the provider without them, or not at all
+ * (no such Secret): say which keys to create, with the command. Their values were plain text
+ * in the CAPIProvider.
+ */
+function turtlesSecretWarnings({ providers, manifest }: Resolution): string[] {
+  return providers.flatMap(({ provider }) => {
+    const secret = findConfigSecret(provider, manifest.secrets);
+    const keys = secret?.publicKeys ?? [];
+    if (!secret || keys.length === 0) return [];
+    const literals = keys.map((key) => shellWord(`--from-literal=${key}=${secret.data[key]}`)).join(' ');
+    const others = Object.keys(secret.data).length > keys.length ? ', and the keys of the Secret given in the input' : '';
+    return [
+      `${provider.kind}/${provider.namespace}/${provider.name} (the CAPIProvider at ${formatPosition(provider.position)}): Turtles writes ` +
+        `${keys.join(', ')} into its config Secret ${secret.namespace}/${secret.name}, but the operator layout writes no Secret; ` +
+        `create it in the cluster: kubectl -n ${secret.namespace} create secret generic ${secret.name} ${literals}${others}`,
+    ];
+  });
 }

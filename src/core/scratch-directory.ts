@@ -6,8 +6,9 @@
  * stages none of it. The directory is removed when a run leaves it empty.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rmdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { CapiGitopsError } from './diagnostics.js';
 
 export const SCRATCH_DIRECTORY = '.capi-gitops-tmp';
 const GITIGNORE = '.gitignore';
@@ -23,12 +24,25 @@ async function ignoreFile(dir: string): Promise<void> {
   });
 }
 
-/** `<parent>/.capi-gitops-tmp`, created (with its .gitignore) when missing. */
+/** Whether `dir` is a symbolic link (a repository can hold one: a run would write, and settle, where it points). */
+async function isLink(dir: string): Promise<boolean> {
+  return (await lstat(dir).catch(() => undefined))?.isSymbolicLink() ?? false;
+}
+
+/** `<parent>/.capi-gitops-tmp`, created (with its .gitignore) when missing; a symlink there is refused, never followed. */
 export async function scratchDirectory(parent: string): Promise<string> {
   const dir = path.join(parent, SCRATCH_DIRECTORY);
   await mkdir(dir).catch((err) => {
     if (errorCode(err) !== 'EEXIST') throw err;
   });
+  if (await isLink(dir)) {
+    throw new CapiGitopsError({
+      file: dir,
+      message: 'is a symbolic link; capi-gitops keeps the files of a run in progress there and follows no link',
+      expected: 'a directory capi-gitops creates, or nothing',
+      hint: `remove the link (rm ${dir}) and run again`,
+    });
+  }
   await ignoreFile(dir);
   return dir;
 }
@@ -78,7 +92,9 @@ export function processIsAlive(pid: number): boolean {
 
 /** The entries of `<parent>/.capi-gitops-tmp` (none when it does not exist). */
 export async function scratchEntries(parent: string): Promise<string[]> {
-  return (await readdir(path.join(parent, SCRATCH_DIRECTORY)).catch(() => [] as string[])).filter((n) => n !== GITIGNORE).sort();
+  const dir = path.join(parent, SCRATCH_DIRECTORY);
+  if (await isLink(dir)) return []; // nothing of ours: leftovers are never settled where a link points
+  return (await readdir(dir).catch(() => [] as string[])).filter((n) => n !== GITIGNORE).sort();
 }
 
 /**
@@ -100,6 +116,7 @@ export async function removeLeftoverFiles(parent: string, stem: string): Promise
  */
 export async function removeScratchDirectoryIfEmpty(parent: string): Promise<void> {
   const dir = path.join(parent, SCRATCH_DIRECTORY);
+  if (await isLink(dir)) return;
   const names = await readdir(dir).catch(() => undefined);
   if (!names || names.some((n) => n !== GITIGNORE)) return;
   await unlink(path.join(dir, GITIGNORE)).catch(() => undefined);

@@ -1,5 +1,5 @@
 import { CapiGitopsError, DiagnosticBag, compareStrings } from '../core/diagnostics.js';
-import { describeObject, type KObject } from '../core/kobject.js';
+import { apiGroup, describeObject, type KObject } from '../core/kobject.js';
 import { INSTALL_ORDER } from '../core/provider.js';
 import type { RenderedComponent } from '../render/types.js';
 import { emitYamlDocument } from '../yaml/emit.js';
@@ -121,6 +121,26 @@ function objectText(given: KObject, safety: SafetyContext): string {
   return GENERATED_COMMENT + text;
 }
 
+/**
+ * One object in two components: `kubectl kustomize` of the output refuses the second ("already
+ * registered id"), and two GitOps applications would fight over it (deleting either provider
+ * deletes it). Namespaces are shared before this (shared-namespaces.ts).
+ */
+function sameObjectTwice(component: RenderedComponent, owners: Map<string, string>, bag: DiagnosticBag): void {
+  for (const obj of component.objects) {
+    const id = JSON.stringify([apiGroup(obj.apiVersion ?? ''), obj.kind, obj.metadata?.namespace ?? '', obj.metadata?.name]);
+    const first = owners.get(id);
+    if (first === undefined) owners.set(id, component.label);
+    else if (first !== component.label)
+      bag.add({
+        message: `${describeObject(obj)} is in both ${first} and ${component.label}: one object can belong to one component only`,
+        object: describeObject(obj),
+        expected: 'each object in one component',
+        hint: 'if both providers name the same additionalManifests ConfigMap, name it from one of them only',
+      });
+  }
+}
+
 export function layoutKustomize(components: readonly RenderedComponent[], opts: KustomizeLayoutOptions = {}): Map<string, string> {
   const safety = opts.safety ?? BOTH_TOOLS;
   const bag = new DiagnosticBag();
@@ -128,7 +148,9 @@ export function layoutKustomize(components: readonly RenderedComponent[], opts: 
   const dirs: string[] = [];
   const dirLabels = new Map<string, string>();
 
+  const owners = new Map<string, string>();
   for (const component of orderComponents(components)) {
+    sameObjectTwice(component, owners, bag);
     const dir = componentDirectory(component);
     const other = dirLabels.get(dir);
     if (other !== undefined) {

@@ -157,7 +157,7 @@ export function classifyListItem(item: unknown, list: Classification): Classific
           at: 'value',
           message: `a ${list.kind} holds only ${list.item.kind} objects`,
           expected: `kind: ${list.item.kind}`,
-          hint: 'use kind: List for mixed items',
+          hint: 'put mixed items in a List: apiVersion: v1, kind: List (a typed list of operator.cluster.x-k8s.io serves no kind List)',
         },
       ];
     }

@@ -148,6 +148,24 @@ async function readBounded(file: string): Promise<Buffer> {
 }
 
 /**
+ * A file given beside the manifest (a `--values` or `--secret-file` file, a chart's file) as
+ * text, bounded as a manifest file is: a 1 GB file (or /dev/zero) would exhaust the heap.
+ */
+export async function readBoundedText(file: string): Promise<string> {
+  try {
+    return (await readBounded(file)).toString('utf8');
+  } catch (error) {
+    if (!(error instanceof TooLarge)) throw error;
+    throw new CapiGitopsError({
+      file,
+      message: `larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB`,
+      expected: 'a file of at most 64 MiB',
+      hint: 'check that the path names the file you meant',
+    });
+  }
+}
+
+/**
  * Reads all files in parallel, keeping their order. `texts` (absolute path → text) stands in for
  * files not yet written (`update` resolves its edits before it commits them with the lockfile).
  */

@@ -127,6 +127,7 @@ export async function lockOutputDirectory(outDir: string): Promise<() => Promise
         await removeScratchDirectoryIfEmpty(parent);
       };
     } catch (err) {
+      if (err instanceof CapiGitopsError) throw err; // the scratch directory refused as it is found
       if (errorCode(err) !== 'EEXIST') {
         await removeScratchDirectoryIfEmpty(parent);
         throw new CapiGitopsError({

@@ -82,19 +82,21 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles, digests?
 
   const problems: Diagnostic[] = [];
   const hint = 'move or delete it (capi-gitops never overwrites files it did not write), or choose another output directory';
+  // one problem per entry in the way: a symlink where a component directory goes blocks all its files
+  const blocked = new Map<string, string[]>();
   for (const p of [...files.keys()].sort(compareStrings)) {
     const entry = entries.get(p);
     if (entry && (carriedSet.has(p) || keptDirs.has(p))) {
       problems.push({ message: `${p} is ${describeEntry(entry)} capi-gitops did not write; this run would write a file there`, hint });
     }
-    for (const dir of ancestors(p)) {
-      if (carriedSet.has(dir)) {
-        problems.push({
-          message: `${dir} is ${describeEntry(entries.get(dir)!)} capi-gitops did not write; this run needs a directory there for ${p}`,
-          hint,
-        });
-      }
-    }
+    for (const dir of ancestors(p)) if (carriedSet.has(dir)) blocked.set(dir, [...(blocked.get(dir) ?? []), p]);
+  }
+  for (const [dir, [first, ...more]] of blocked) {
+    const others = more.length === 0 ? '' : ` and ${more.length} more file${more.length === 1 ? '' : 's'}`;
+    problems.push({
+      message: `${dir} is ${describeEntry(entries.get(dir)!)} capi-gitops did not write; this run needs a directory there for ${first}${others}`,
+      hint,
+    });
   }
   if (problems.length > 0) throw new CapiGitopsError(problems);
 

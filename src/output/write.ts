@@ -23,6 +23,7 @@ import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import { contentDigest, parseIndexEntries } from './ownership-index.js';
 import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../layout/output-paths.js';
+import { GENERATED_MARK } from '../layout/provenance.js';
 import { sha256Hex } from '../core/digest.js';
 import { parseIndex } from './ownership-index.js';
 import { deepestFirst, exists, scanTree, type TreeEntry } from './tree.js';
@@ -62,8 +63,8 @@ import {
  *   during the write is not lost: it stays in the backup directory, which is then left in
  *   place and named in `warnings`.
  * - A file the index lists is removed only when its bytes still have the digest recorded for
- *   it: a file edited since, one the index was altered to name, or one a v1 index (no digests)
- *   lists is kept (no longer owned) and named in `warnings`.
+ *   it and begin with GENERATED_MARK: a file edited since, one the index was altered to name, or
+ *   one a v1 index (no digests) lists is kept (no longer owned) and named in `warnings`.
  * - On SIGINT/SIGTERM (kernel/interrupt.ts) a write stops at its next step and removes what it
  *   created, or, once the swap has begun, runs to its end; what a killed run left in the scratch
  *   directory is settled by the next run (settleLeftovers).
@@ -132,6 +133,14 @@ function errorCode(err: unknown): string | undefined {
 /** outDir as an absolute real path; a missing outDir's parent is created so a sibling can be. */
 async function resolveTarget(outDir: string): Promise<Target> {
   let dir = path.resolve(outDir);
+  if (dir.split(path.sep).includes(SCRATCH_DIRECTORY)) {
+    throw new CapiGitopsError({
+      file: dir,
+      message: `the output path is in ${SCRATCH_DIRECTORY}, where capi-gitops keeps the files of runs in progress (Git ignores it)`,
+      expected: 'an output directory outside any .capi-gitops-tmp',
+      hint: 'choose another output directory',
+    });
+  }
   let st;
   try {
     st = await lstat(dir);
@@ -353,8 +362,9 @@ async function readExisting(target: Target, files: OutputFiles): Promise<Existin
 
 /**
  * Files the index lists that this run would remove but that cannot be shown to be capi-gitops'
- * own: not a regular file, no digest recorded (a v1 index), or bytes whose sha256 is not the one
- * recorded (edited since, or the index was altered). They are kept. The bytes of those that are
+ * own: not a regular file, no digest recorded (a v1 index), bytes whose sha256 is not the one
+ * recorded (edited since, or the index was altered), or bytes without GENERATED_MARK (an index
+ * altered to name a hand-written file with its real sha256). They are kept. The bytes of those that are
  * its own go into `contents` (the report compares their objects).
  */
 async function unprovenRemovals(
@@ -370,7 +380,7 @@ async function unprovenRemovals(
     const digest = listed.get(p);
     if (entries.get(p)!.type === 'file' && digest !== undefined) {
       const bytes = await readFile(path.join(target.path, p));
-      if (contentDigest(bytes) === digest) {
+      if (contentDigest(bytes) === digest && startsWithMark(bytes)) {
         contents.set(p, bytes);
         return;
       }
@@ -378,6 +388,13 @@ async function unprovenRemovals(
     unproven.add(p);
   });
   return candidates.filter((p) => unproven.has(p));
+}
+
+const MARK_BYTES = Buffer.from(GENERATED_MARK, 'utf8');
+
+/** Whether a file begins as every file capi-gitops writes does. */
+function startsWithMark(bytes: Buffer): boolean {
+  return bytes.subarray(0, MARK_BYTES.length).equals(MARK_BYTES);
 }
 
 /** The warning for listed files kept because they could not be shown to be capi-gitops' own. */

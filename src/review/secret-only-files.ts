@@ -8,13 +8,17 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isPlainObject } from '../core/kobject.js';
-import { isManifestName } from '../manifest/files.js';
+import { isManifestName, MAX_MANIFEST_BYTES } from '../manifest/files.js';
 import YAML from 'yaml';
 
 /** Whether a YAML file's documents are all v1 Secrets (and there is one). */
 export function fileHoldsOnlySecrets(file: string): boolean {
   let text: string;
   try {
+    // a named pipe would block this synchronous read, and with it the signal handlers, for ever;
+    // the manifest's reader reports it (and a file over its bound)
+    const info = statSync(file);
+    if (!info.isFile() || info.size > MAX_MANIFEST_BYTES) return false;
     text = readFileSync(file, 'utf8');
   } catch {
     return false;

@@ -5,11 +5,11 @@
  * overlay's) becomes secret where it lands in a Secret's data, unless declared public
  * (render/secret-landing.ts).
  */
-import { readFile } from 'node:fs/promises';
 import { parse as parseDotenv } from 'dotenv';
 import YAML from 'yaml';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
+import { readBoundedText } from '../manifest/files.js';
 import type { Manifest, SecretObject } from '../manifest/types.js';
 import type { VariableLookup, VariableValue } from '../render/types.js';
 import { setOwnValue } from '../core/own-keys.js';
@@ -223,8 +223,12 @@ export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecr
   for (const file of options.secretFiles ?? []) {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = await readBoundedText(file);
     } catch (err) {
+      if (err instanceof CapiGitopsError) {
+        problems.push(...err.diagnostics);
+        continue;
+      }
       problems.push({
         file,
         message: `cannot read the secret file (${(err as NodeJS.ErrnoException).code ?? 'error'})`,

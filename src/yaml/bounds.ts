@@ -13,8 +13,9 @@
  *   CAPI_GITOPS_YAML_MAX_DEPTH          nesting depth              default 512
  *   CAPI_GITOPS_YAML_MAX_NODES_PER_RUN  nodes of all inputs of a run default 8,000,000
  */
-import { CapiGitopsError } from '../core/diagnostics.js';
-import { lineNumberAt } from './split.js';
+import YAML from 'yaml';
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { LineIndex, lineNumberAt } from './split.js';
 
 export interface YamlLimits {
   maxNodesPerDocument: number;
@@ -315,4 +316,28 @@ export function scanStructure(text: string, source: string, limits: YamlLimits):
     i = lineEnd + 1;
   }
   return total + docNodes;
+}
+
+/**
+ * The first alias of a document read with `toJS({ maxAliasCount: 0 })` (chart values), as a
+ * problem at its line and column: that call refuses it with a bare ReferenceError.
+ */
+export function aliasProblem(doc: YAML.Document, text: string, file: string): Diagnostic | undefined {
+  let offset: number | undefined;
+  YAML.visit(doc, {
+    Alias(_key, node) {
+      offset = node.range?.[0] ?? 0;
+      return YAML.visit.BREAK;
+    },
+  });
+  if (offset === undefined) return undefined;
+  const { line, column } = new LineIndex(text).at(offset);
+  return {
+    file,
+    line,
+    column,
+    message: 'YAML aliases are not allowed in chart values',
+    expected: 'plain YAML without anchors and aliases',
+    hint: 'write the repeated values out in full where each alias stands',
+  };
 }

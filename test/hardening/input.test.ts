@@ -4,10 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
+import { assertNoStackTrace, CLI, exampleCopy, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 
 const entries: Array<[string, (file: string) => void, RegExp]> = [
@@ -43,6 +43,22 @@ for (const [what, make, message] of entries) {
     assert.match(result.stderr, /nothing was written/);
   });
 }
+
+test('a FIFO beside Secret-only files in a -f directory is an error too, not a run blocked for ever (deaf to SIGTERM) reading it for the README command', () => {
+  const example = exampleCopy();
+  const secrets = path.join(tempDir(), 'secrets');
+  mkdirSync(secrets);
+  writeFileSync(
+    path.join(secrets, 'a.yaml'),
+    'apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: capi-system}\nstringData: {K: v}\n',
+  );
+  execFileSync('mkfifo', [path.join(secrets, 'b.yaml')]);
+  const args = ['render', '-f', path.join(example, 'management-cluster'), '-f', secrets, '-o', path.join(tempDir(), 'out')];
+  // without the bound the child never ends: killed, it has no exit code
+  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+  assert.equal(result.status, 1, result.stderr);
+  assert.match(result.stderr, /b\.yaml: error: cannot read: a named pipe/);
+});
 
 test('a manifest that is not valid UTF-8 is an error naming the file, byte offset, line and column (no U+FFFD)', () => {
   const example = exampleCopy();
@@ -97,6 +113,22 @@ test('-f naming an endless device (/dev/zero) stops at the 64 MiB manifest bound
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /\/dev\/zero: error: larger than 64 MiB/);
+});
+
+test('a --values or --secret-file file over 64 MiB (a sparse 200 MB file here) is an error at the manifest bound, not a heap exhausted reading it', () => {
+  const example = exampleCopy();
+  const huge = path.join(tempDir(), 'huge.yaml');
+  writeFileSync(huge, '');
+  truncateSync(huge, 200 * 1024 * 1024);
+  for (const flags of [
+    ['--layout', 'argocd', '--values', huge],
+    ['--secret-file', huge],
+  ]) {
+    const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out'), ...flags]);
+    assertNoStackTrace(result);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /huge\.yaml: error: larger than 64 MiB\n {2}expected: a file of at most 64 MiB\n/);
+  }
 });
 
 test('--cache-dir "" is a usage error, not a cache spread over the working directory', () => {

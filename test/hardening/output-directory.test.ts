@@ -5,6 +5,7 @@
  * what a run prepares beside the manifest (the lockfile, `update`'s pins) is committed together
  * and never left where Git would pick it up.
  */
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -30,6 +31,7 @@ import { readTree } from '../helpers/tree.js';
 import { exampleCopy, runCli } from '../helpers/cli.js';
 import { writeOutput } from '../../src/output/write.js';
 import { INDEX_FILE } from '../../src/layout/output-paths.js';
+import { GENERATED_COMMENT } from '../../src/layout/provenance.js';
 import { outputLockPath } from '../../src/output/write-guard.js';
 import { checkOutput } from '../../src/review/check.js';
 import { buildLockfile, prepareLockfile } from '../../src/resolve/lock/lockfile.js';
@@ -54,7 +56,7 @@ function git(cwd: string, ...args: string[]): string {
 test('a pull request that lists a hand-written file in the ownership index (any digest) does not get it deleted: kept, and named', async () => {
   const parent = tempDir();
   const out = path.join(parent, 'out');
-  await writeOutput(out, new Map([...FILES, ['a/old.yaml', 'kind: Old\n']]));
+  await writeOutput(out, new Map([...FILES, ['a/old.yaml', `${GENERATED_COMMENT}kind: Old\n`]]));
   mkdirSync(path.join(out, 'notes'));
   writeFileSync(path.join(out, 'notes', 'runbook.md'), '# how we restore the cluster\n');
   symlinkSync('runbook.md', path.join(out, 'notes', 'latest.md'));
@@ -70,6 +72,22 @@ test('a pull request that lists a hand-written file in the ownership index (any 
   assert.match(summary.warnings[0]!, /^kept notes\/latest\.md, notes\/runbook\.md in .*: the ownership index lists them/);
   assert.doesNotMatch(readFileSync(index, 'utf8'), /notes\//, 'no longer listed: the next run leaves them alone, silently');
   assert.deepEqual((await writeOutput(out, FILES)).warnings, []);
+});
+
+test('an index altered to list a hand-written file with its real sha256 does not get it deleted: only files that begin as capi-gitops writes are removed', async () => {
+  const parent = tempDir();
+  const out = path.join(parent, 'out');
+  await writeOutput(out, new Map([...FILES, ['a/old.yaml', `${GENERATED_COMMENT}kind: Old\n`]]));
+  const runbook = '# how we restore the cluster\n';
+  writeFileSync(path.join(out, 'runbook.md'), runbook);
+  // Anyone who can read the file can compute its digest: the attacker lists it with the right one.
+  const index = path.join(out, INDEX_FILE);
+  writeFileSync(index, readFileSync(index, 'utf8') + `${createHash('sha256').update(runbook).digest('hex')}  runbook.md\n`);
+
+  const summary = await writeOutput(out, FILES);
+  assert.deepEqual(summary.removed, ['a/old.yaml'], 'a generated file, unchanged since, is still removed');
+  assert.equal(readFileSync(path.join(out, 'runbook.md'), 'utf8'), runbook);
+  assert.match(summary.warnings.join('\n'), /^kept runbook\.md in .*: the ownership index lists it/);
 });
 
 test('a generated file edited by hand, whose provider is then removed, is kept and named; so is every file a v1 index (no digests) lists', async () => {
@@ -309,4 +327,27 @@ test('the output lock lives in the scratch directory; a stale one of an earlier 
   await writeOutput(out, FILES);
   assert.equal(path.basename(path.dirname(outputLockPath(out))), '.capi-gitops-tmp');
   assert.deepEqual(readdirSync(parent), ['out']);
+});
+
+test('a .capi-gitops-tmp symlink (a repository can hold one) is refused, never written, settled or emptied through', async () => {
+  const parent = tempDir();
+  const out = path.join(parent, 'out');
+  await writeOutput(out, FILES);
+  const elsewhere = path.join(parent, 'elsewhere');
+  mkdirSync(elsewhere);
+  writeFileSync(path.join(elsewhere, '.gitignore'), 'theirs\n');
+  writeFileSync(path.join(elsewhere, `out.staging-999999-${'a'.repeat(12)}`), 'looks like a leftover\n');
+  symlinkSync(elsewhere, path.join(parent, '.capi-gitops-tmp'));
+  const before = readTree(out);
+
+  await assert.rejects(writeOutput(out, new Map([...FILES, ['a/y.yaml', 'kind: Y\n']])), (err: Error) => {
+    assert.match(err.message, /\.capi-gitops-tmp: error: is a symbolic link; .* follows no link/);
+    assert.match(err.message, /hint: remove the link \(rm .*\.capi-gitops-tmp\) and run again/);
+    return true;
+  });
+  assert.deepEqual(readdirSync(elsewhere).sort(), ['.gitignore', `out.staging-999999-${'a'.repeat(12)}`]);
+  assert.equal(readFileSync(path.join(elsewhere, '.gitignore'), 'utf8'), 'theirs\n');
+  assert.deepEqual(readTree(out), before);
+  await assert.rejects(prepareLockfile(path.join(parent, 'capi-gitops.lock.yaml'), buildLockfile([])), /is a symbolic link/);
+  assert.deepEqual(readdirSync(elsewhere).sort(), ['.gitignore', `out.staging-999999-${'a'.repeat(12)}`]);
 });

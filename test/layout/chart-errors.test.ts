@@ -7,9 +7,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertNoStackTrace, exampleCopy, runCli, type CliResult } from '../helpers/cli.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { chartShowCommand } from '../../src/cli/commands.js';
+import { InterruptedError, resetInterruptState, settleInterrupted } from '../../src/core/interrupt.js';
 
 /** The example manifest with the built-in Argo CD chart copied to my-chart and used as gitops.chart. */
 function userChart(): { dir: string; chart: string } {
@@ -294,4 +297,37 @@ test('a key the chart declares and a user null deletes (--set syncPolicy.automat
   assert.equal(argocd.code, 0, argocd.stderr);
   const flux = runCli(['render', '-f', '.', '-o', 'flux-out', '--layout', 'flux'], { cwd: dir });
   assert.equal(flux.code, 0, flux.stderr);
+});
+
+test('the hint of a gitops.chart in a directory that does not exist yet (./charts/wiring) works too: chart show creates the parents', () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  appendFileSync(
+    path.join(dir, 'config.yaml'),
+    'gitops:\n  chart: ./charts/wiring\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n',
+  );
+  const hint = /hint: start from a built-in chart: capi-gitops (chart show argocd --output-dir \S+)\n/.exec(failed(dir));
+  assert.ok(hint);
+  const show = runCli(hint[1]!.split(' '), { cwd: dir });
+  assert.equal(show.code, 0, show.stderr);
+  assert.equal(render(dir).code, 0);
+  const again = runCli(hint[1]!.split(' '), { cwd: dir });
+  assert.equal(again.code, 2, 'an existing directory is still refused');
+  assert.match(again.stderr, /it exists; name a new directory/);
+});
+
+test('chart show --output-dir writes the chart whole or not at all: a signal before the copy is complete leaves no directory Git would pick up', async () => {
+  const parent = tempDir();
+  const target = path.join(parent, 'charts', 'wiring');
+  await settleInterrupted('SIGINT');
+  try {
+    await assert.rejects(chartShowCommand('argocd', { outputDir: target }), InterruptedError);
+  } finally {
+    resetInterruptState();
+  }
+  assert.equal(existsSync(target), false);
+  assert.deepEqual(readdirSync(path.join(parent, 'charts')), [], 'no staging tree left in the scratch directory either');
+  const show = runCli(['chart', 'show', 'argocd', '--output-dir', target]);
+  assert.equal(show.code, 0, show.stderr);
+  assert.ok(existsSync(path.join(target, 'Chart.yaml')));
+  assert.deepEqual(readdirSync(path.join(parent, 'charts')), ['wiring']);
 });

@@ -138,6 +138,23 @@ test('a --set syntax error is a clear error naming the expression', async () => 
   assert.match(error.diagnostics[0]!.message, /cannot parse --set "interval": key "interval" has no value/);
 });
 
+test("an alias in a --values file or a chart's values.yaml is an error at its line and column, not an internal error", async () => {
+  const dir = tempDir('capi-gitops-values-');
+  const valuesFile = path.join(dir, 'values.yaml');
+  writeFileSync(valuesFile, 'a: &x [1, 2]\nb: *x\n');
+  const fromFile = await rejection(prepareChart({ builtIn: 'flux', path: 'p', valuesFiles: [valuesFile] }));
+  assert.deepEqual(
+    fromFile.diagnostics.map((d) => [d.file, d.line, d.column, d.message]),
+    [[valuesFile, 2, 4, 'YAML aliases are not allowed in chart values']],
+  );
+  const chart = writeChart({ 'values.yaml': 'a: 1\nb: &y {c: 2}\nd: *y\n', 'templates/cm.yaml': PROBE_TEMPLATE });
+  const fromChart = await rejection(loadChart(chart));
+  assert.deepEqual(
+    fromChart.diagnostics.map((d) => [d.file, d.line, d.column]),
+    [[path.join(chart, 'values.yaml'), 3, 4]],
+  );
+});
+
 test('a schema with a remote $ref is refused: charts never make the tool fetch', async () => {
   const dir = writeChart({
     'values.schema.json': JSON.stringify({ type: 'object', properties: { a: { $ref: 'https://example.com/schema.json' } } }),

@@ -340,3 +340,44 @@ test('--secrets and --allow-secret-values with the operator layout are told to c
   ]);
   assert.deepEqual(flagged.files, plain.files);
 });
+
+test("a Turtles CAPIProvider's variables and features: the layout writes no Secret, so a warning gives the kubectl command that creates its config Secret (turtles internal/sync/secret_sync.go)", async () => {
+  const dir = tempDir();
+  const manifest = corpusManifest('v1.12.0', 'repository', {
+    BootstrapProvider: `  type: bootstrap\n  variables:\n    GREETING: "it's"\n  features:\n    clusterTopology: true\n`,
+  })
+    .replace('operator.cluster.x-k8s.io/v1alpha2\nkind: BootstrapProvider', 'turtles-capi.cattle.io/v1alpha1\nkind: CAPIProvider')
+    .replace('certManager:', `operator:\n  url: ${OPERATOR_RELEASE}\ncertManager:`);
+  writeFileSync(path.join(dir, 'm.yaml'), manifest);
+  const result = await renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'x' });
+  assert.equal(result.warnings.length, 1);
+  assert.match(
+    result.warnings[0]!,
+    /^BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm \(the CAPIProvider at .*m\.yaml:\d+:1\): Turtles writes CLUSTER_TOPOLOGY, EXP_CLUSTER_RESOURCE_SET, EXP_MACHINE_POOL, GREETING into its config Secret capi-kubeadm-bootstrap-system\/kubeadm, but the operator layout writes no Secret; /,
+  );
+  assert.ok(
+    result.warnings[0]!.endsWith(
+      'create it in the cluster: kubectl -n capi-kubeadm-bootstrap-system create secret generic kubeadm --from-literal=CLUSTER_TOPOLOGY=true ' +
+        "--from-literal=EXP_CLUSTER_RESOURCE_SET=false --from-literal=EXP_MACHINE_POOL=false '--from-literal=GREETING=it'\\''s'",
+    ),
+    result.warnings[0],
+  );
+  assert.ok(![...result.files.keys()].some((f) => /secret/i.test(f)), 'still no Secret in the output');
+});
+
+test('an additionalManifests ConfigMap that two providers name is written once (it is one object in the cluster), not refused as two objects on one file', async () => {
+  const dir = tempDir();
+  const extra = '  additionalManifests:\n    name: extra\n    namespace: capi-system\n';
+  const manifest = corpusManifest('v1.12.0', 'repository', { CoreProvider: extra, BootstrapProvider: extra }).replace(
+    'certManager:',
+    `operator:\n  url: ${OPERATOR_RELEASE}\ncertManager:`,
+  );
+  const configMap =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n  namespace: capi-system\ndata:\n  manifests: |\n' +
+    '    apiVersion: v1\n    kind: ServiceAccount\n    metadata:\n      name: extra-sa\n      namespace: capi-system\n';
+  writeFileSync(path.join(dir, 'm.yaml'), `${manifest}\n---\n${configMap}`);
+  const result = await renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'x' });
+  const written = parse(result.files.get('02-providers/configmap-extra.yaml')!) as Obj;
+  assert.equal(written.metadata.namespace, 'capi-system');
+  assert.match(result.files.get('02-providers/kustomization.yaml')!, /- configmap-extra\.yaml\n/);
+});

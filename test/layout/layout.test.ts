@@ -355,3 +355,28 @@ test(
     }
   },
 );
+
+test('one object in two components is an error naming both (kubectl kustomize refuses an already registered id), not an output that does not build', () => {
+  const shared = () => obj('v1', 'ServiceAccount', 'extra-sa', 'capi-system');
+  const error = expectError(() =>
+    layoutKustomize([
+      component('CoreProvider', 'cluster-api', 'cluster-api', 'capi-system', [shared()]),
+      component('BootstrapProvider', 'bootstrap-kubeadm', 'kubeadm', 'capi-system', [
+        shared(),
+        obj('v1', 'ServiceAccount', 'own', 'capi-system'),
+      ]),
+    ]),
+  );
+  assert.deepEqual(
+    error.diagnostics.map((d) => d.message),
+    ['ServiceAccount/capi-system/extra-sa is in both cluster-api and bootstrap-kubeadm: one object can belong to one component only'],
+  );
+  // the same name in another namespace, or of another kind, is another object
+  layoutKustomize([
+    component('CoreProvider', 'cluster-api', 'cluster-api', 'capi-system', [shared()]),
+    component('BootstrapProvider', 'bootstrap-kubeadm', 'kubeadm', 'k', [
+      obj('v1', 'ServiceAccount', 'extra-sa', 'k'),
+      obj('v1', 'ConfigMap', 'extra-sa', 'capi-system'),
+    ]),
+  ]);
+});

@@ -264,6 +264,8 @@ items:
   // A typed list holds only its own kind.
   const mixed = await loadTextError('apiVersion: v1\nkind: SecretList\nitems:\n- kind: ConfigMap\n  metadata: {name: a, namespace: b}\n');
   assert.deepEqual(summary(mixed.error.diagnostics), ['4:9 kind: a SecretList holds only Secret objects']);
+  // Its hint followed literally: `kind: List` alone under the list's apiVersion is refused next.
+  assert.match(mixed.error.diagnostics[0]!.hint ?? '', /apiVersion: v1, kind: List/);
 });
 
 test('operator.cluster.x-k8s.io/v1alpha1 objects and typed lists are read and converted to v1alpha2 (api/v1alpha1/provider_conversion.go)', async () => {

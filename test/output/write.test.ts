@@ -21,6 +21,7 @@ import YAML from 'yaml';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import type { RenderedComponent } from '../../src/render/types.js';
 import { layoutKustomize } from '../../src/layout/kustomize.js';
+import { GENERATED_COMMENT } from '../../src/layout/provenance.js';
 import { INDEX_FILE } from '../../src/layout/output-paths.js';
 import { formatIndex, parseIndex } from '../../src/output/ownership-index.js';
 import { scanTree } from '../../src/output/tree.js';
@@ -72,13 +73,18 @@ async function expectRejects(promise: Promise<unknown>, ...fragments: string[]):
   return caught;
 }
 
-const FILES = new Map([
-  ['kustomization.yaml', 'resources: [a, b]\n'],
-  ['a/kustomization.yaml', 'resources: [x.yaml, y.yaml]\n'],
-  ['a/x.yaml', 'kind: X\n'],
-  ['a/y.yaml', 'kind: Y\n'],
-  ['b/crds/z.yaml', 'kind: Z\n'],
-]);
+/** A file as capi-gitops writes it: only such a file is removed once no run produces it. */
+const generated = (text: string) => GENERATED_COMMENT + text;
+
+const FILES = new Map(
+  [
+    ['kustomization.yaml', 'resources: [a, b]\n'],
+    ['a/kustomization.yaml', 'resources: [x.yaml, y.yaml]\n'],
+    ['a/x.yaml', 'kind: X\n'],
+    ['a/y.yaml', 'kind: Y\n'],
+    ['b/crds/z.yaml', 'kind: Z\n'],
+  ].map(([p, text]) => [p!, generated(text!)]),
+);
 
 test('write: creates outDir with the files and a sorted ownership index', async () => {
   const ws = workspace();
@@ -154,7 +160,7 @@ test('write: files of a previous run that this run does not produce are removed,
     const next = new Map([
       ['kustomization.yaml', 'resources: [a]\n'],
       ['a/kustomization.yaml', 'resources: [x.yaml]\n'],
-      ['a/x.yaml', 'kind: X\n'],
+      ['a/x.yaml', generated('kind: X\n')],
     ]);
     const summary = await writeOutput(ws.out, next);
     assert.deepEqual(summary.removed, ['a/y.yaml', 'b/crds/z.yaml']);
@@ -276,6 +282,35 @@ test('write: a file the tool did not write, where this run would write, is an er
       'd is a file',
     );
     assert.deepEqual(snapshot(ws.out), before);
+  } finally {
+    ws.done();
+  }
+});
+
+test('write: a symlink where a directory of many files goes is one problem, naming the first file and how many more', async () => {
+  const ws = workspace();
+  try {
+    await writeOutput(ws.out, FILES);
+    rmSync(path.join(ws.out, 'a'), { recursive: true });
+    symlinkSync(ws.parent, path.join(ws.out, 'a'));
+    const error = await expectRejects(writeOutput(ws.out, FILES));
+    assert.deepEqual(
+      error.diagnostics.map((d) => d.message),
+      ['a is a symlink capi-gitops did not write; this run needs a directory there for a/kustomization.yaml and 2 more files'],
+    );
+  } finally {
+    ws.done();
+  }
+});
+
+test('write: an output path in .capi-gitops-tmp (the scratch directory, which Git ignores) is refused, and nothing is created', async () => {
+  const ws = workspace();
+  try {
+    for (const out of [path.join(ws.parent, '.capi-gitops-tmp'), path.join(ws.parent, '.capi-gitops-tmp', 'out')]) {
+      const error = await expectRejects(writeOutput(out, FILES), 'where capi-gitops keeps the files of runs in progress');
+      assert.equal(error.diagnostics[0]!.hint, 'choose another output directory');
+    }
+    assert.deepEqual(siblings(ws.parent), []);
   } finally {
     ws.done();
   }
@@ -419,7 +454,7 @@ test('write: a symlinked outDir is written through to its real directory and sta
     const summary = await writeOutput(ws.out, FILES);
     assert.equal(summary.directory, path.join(ws.parent, 'real'));
     assert.ok(lstatSync(ws.out).isSymbolicLink());
-    assert.equal(readFileSync(path.join(ws.out, 'a/x.yaml'), 'utf8'), 'kind: X\n');
+    assert.equal(readFileSync(path.join(ws.out, 'a/x.yaml'), 'utf8'), generated('kind: X\n'));
     assert.deepEqual(siblings(ws.parent), ['out', 'real']);
   } finally {
     ws.done();

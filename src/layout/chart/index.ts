@@ -3,12 +3,12 @@
  * values from every layer, checked against its schema before any template runs.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
-import { YamlBudget } from '../../yaml/bounds.js';
+import { readBoundedText } from '../../manifest/files.js';
+import { aliasProblem, YamlBudget } from '../../yaml/bounds.js';
 import { chartValues } from './values.js';
 import type { LoadedChart, ValuesLayer } from './types.js';
 import type { SetExpression } from '../../core/helm-set.js';
@@ -48,8 +48,9 @@ export interface PreparedChart {
 export async function readValuesFile(file: string): Promise<ValuesLayer> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readBoundedText(file);
   } catch (err) {
+    if (err instanceof CapiGitopsError) throw err;
     throw new CapiGitopsError({
       file,
       message: `cannot read the values file: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
@@ -71,6 +72,8 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
       expected: 'a YAML mapping of chart values',
     });
   }
+  const alias = aliasProblem(doc, text, file);
+  if (alias) throw new CapiGitopsError(alias);
   const values = doc.toJS({ maxAliasCount: 0 }) as unknown;
   if (values === null || values === undefined) return { source: file, values: {} };
   if (!isValuesMap(values)) throw new CapiGitopsError({ file, message: 'is not a mapping', expected: 'a YAML mapping of chart values' });

@@ -6,7 +6,8 @@ import YAML from 'yaml';
 import fg from 'fast-glob';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
-import { YamlBudget } from '../../yaml/bounds.js';
+import { readBoundedText } from '../../manifest/files.js';
+import { aliasProblem, YamlBudget } from '../../yaml/bounds.js';
 import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
 
 const require = createRequire(import.meta.url);
@@ -20,7 +21,7 @@ const CHART_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 async function readOptional(file: string): Promise<string | undefined> {
   try {
-    return await readFile(file, 'utf8');
+    return await readBoundedText(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
@@ -43,6 +44,11 @@ function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | 
     const e = doc.errors[0]!;
     const [line, column] = e.linePos?.[0] ? [e.linePos[0].line, e.linePos[0].col] : [undefined, undefined];
     bag.add({ file, line, column, message: `not valid YAML: ${e.message.split('\n')[0]}`, expected: 'a YAML mapping' });
+    return undefined;
+  }
+  const alias = aliasProblem(doc, text, file);
+  if (alias) {
+    bag.add(alias);
     return undefined;
   }
   const value = doc.toJS({ maxAliasCount: 0 }) as unknown;
@@ -132,7 +138,7 @@ async function chartFiles(dir: string): Promise<{ templates: ChartFile[]; partia
     const isPartial = name.startsWith('_') && name.endsWith('.hbs');
     const isTemplate = !name.startsWith('_') && (name.endsWith('.yaml') || name.endsWith('.yml'));
     if (!isPartial && !isTemplate) continue;
-    const source = await readFile(path.join(templatesDir, name), 'utf8');
+    const source = await readBoundedText(path.join(templatesDir, name));
     (isPartial ? partials : templates).push({ path: `templates/${name}`, source });
   }
   return { templates, partials };
