@@ -143,20 +143,29 @@ function ignoredSecretFlags(options: RenderOptions): string[] {
 /**
  * Turtles writes a CAPIProvider's variables and features into its config Secret. This layout
  * writes no Secret, so the operator would install the provider without them, or not at all
- * (no such Secret): say which keys to create, with the command. Their values were plain text
- * in the CAPIProvider.
+ * (no such Secret): say which keys to create, with the command.
  */
 function turtlesSecretWarnings({ providers, manifest }: Resolution): string[] {
   return providers.flatMap(({ provider }) => {
     const secret = findConfigSecret(provider, manifest.secrets);
     const keys = secret?.publicKeys ?? [];
     if (!secret || keys.length === 0) return [];
-    const literals = keys.map((key) => shellWord(`--from-literal=${key}=${secret.data[key]}`)).join(' ');
+    // a variable's value lands in a Secret, so it is secret: the command reads it from the
+    // environment; the keys Turtles derives from spec.features are flags, given as they are
+    const implicit = new Set(secret.implicitKeys ?? []);
+    const variables = keys.filter((key) => !implicit.has(key));
+    const literals = keys
+      .map((key) => (implicit.has(key) ? shellWord(`--from-literal=${key}=${secret.data[key]}`) : `--from-literal=${key}="$${key}"`))
+      .join(' ');
     const others = Object.keys(secret.data).length > keys.length ? ', and the keys of the Secret given in the input' : '';
+    const environment =
+      variables.length > 0
+        ? ` (with ${variables.join(', ')} set in the environment to the values of the CAPIProvider's spec.variables)`
+        : '';
     return [
       `${provider.kind}/${provider.namespace}/${provider.name} (the CAPIProvider at ${formatPosition(provider.position)}): Turtles writes ` +
         `${keys.join(', ')} into its config Secret ${secret.namespace}/${secret.name}, but the operator layout writes no Secret; ` +
-        `create it in the cluster: kubectl -n ${secret.namespace} create secret generic ${secret.name} ${literals}${others}`,
+        `create it in the cluster: kubectl -n ${secret.namespace} create secret generic ${secret.name} ${literals}${others}${environment}`,
     ];
   });
 }

@@ -8,7 +8,7 @@ import { Output, type OutputFlags } from './output.js';
 import { CREDENTIAL_ENV_VARIABLES, registerSecretForms, safeText } from '../core/redact.js';
 import { credentialEnvironmentProblems } from '../sources/credentials.js';
 import { DEFAULT_NETWORK_DEADLINE_SECONDS, NetworkDeadline } from '../sources/base/deadline.js';
-import { shellWord } from './shell.js';
+import { shellWord } from '../core/shell.js';
 import { isDns1123Label } from '../core/names.js';
 import { versionInfo, versionText } from './version.js';
 import { completionScript, type Shell } from './completion.js';

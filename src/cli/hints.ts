@@ -3,7 +3,7 @@
  * `capi-gitops lock` does not know how the tool was invoked; the CLI does, and adds the
  * flags that say where the manifest and the cache are, in the form the user typed them.
  */
-import { shellWord } from './shell.js';
+import { shellWord } from '../core/shell.js';
 
 /** The flags of the invocation that a suggested command must repeat. */
 export interface Invocation {

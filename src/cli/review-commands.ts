@@ -21,7 +21,7 @@ import { diff, type DiffRequest } from '../app/diff.js';
 import type { ProgressReporter } from './progress.js';
 import { readmeCommand, regenerateCommand, renderFlagsOptions, withProgress, type RenderFlags } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
-import { shellWord } from './shell.js';
+import { shellWord } from '../core/shell.js';
 
 import type { DiffFormat } from '../review/types.js';
 

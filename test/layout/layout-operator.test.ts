@@ -358,10 +358,13 @@ test("a Turtles CAPIProvider's variables and features: the layout writes no Secr
   assert.ok(
     result.warnings[0]!.endsWith(
       'create it in the cluster: kubectl -n capi-kubeadm-bootstrap-system create secret generic kubeadm --from-literal=CLUSTER_TOPOLOGY=true ' +
-        "--from-literal=EXP_CLUSTER_RESOURCE_SET=false --from-literal=EXP_MACHINE_POOL=false '--from-literal=GREETING=it'\\''s'",
+        '--from-literal=EXP_CLUSTER_RESOURCE_SET=false --from-literal=EXP_MACHINE_POOL=false --from-literal=GREETING="$GREETING" ' +
+        "(with GREETING set in the environment to the values of the CAPIProvider's spec.variables)",
     ),
     result.warnings[0],
   );
+  // a variable's value lands in a Secret's data: secret, so never in a message
+  assert.ok(!result.warnings[0]!.includes("it's"), result.warnings[0]);
   assert.ok(![...result.files.keys()].some((f) => /secret/i.test(f)), 'still no Secret in the output');
 });
 

@@ -1,1 +1,0 @@
-export { shellWord } from '../core/shell.js';
