@@ -391,7 +391,7 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
       }
       problems.push({
         ...at(doc, path),
-        message: `${path.join('.')}: ${what}`,
+        message: what,
         expected: `the ${kind ?? 'ConfigMap or Secret'} ${namespace ? `${namespace}/` : ''}${name} with key "${key}" in one of the -f files`,
         hint: `pass the file that holds it with another -f, or mark the reference optional: true`,
       });

@@ -191,7 +191,7 @@ function chooseVersion(
       problems.push(resolved);
       return { version: NEWEST_CHART, assumed: false };
     }
-    if (resolved.note) warnings.push(resolved.note);
+    if (resolved.note) warnings.items.push(resolved.note);
     return { version: resolved.version, assumed: false };
   }
   const strings = PROVIDER_TYPES.filter((type) => formOf(values[type.key]) === 'string');

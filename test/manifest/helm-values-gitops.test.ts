@@ -136,7 +136,7 @@ test('Flux HelmRelease: valuesFrom in order (a values.yaml merged, a Secret key 
 test('Flux HelmRelease: a required valuesFrom missing from the files is an error at its line, with the file to add', async () => {
   const [file] = files({ 'helmrelease.yaml': FLUX_RELEASE });
   await assert.rejects(readHelmValuesFiles([file!]), (error: CapiGitopsError) => {
-    const problems = error.diagnostics.filter((d) => /valuesFrom/.test(d.message));
+    const problems = error.diagnostics.filter((d) => /^spec\.valuesFrom\.\d$/.test(d.path ?? ''));
     assert.equal(problems.length, 2);
     assert.equal(problems[0]!.file, file);
     assert.equal(problems[0]!.line, 26);
@@ -217,7 +217,7 @@ spec:
   const { byId, sources, warnings } = await importFiles(files({ 'application.yaml': application }));
   assert.equal(sources.chartVersion?.text, '>=0.24.0 <0.25.0');
   assert.ok(
-    warnings.some((w) => w.startsWith('--chart-version') || /range ">=0\.24\.0 <0\.25\.0"; read as v0\.24\.1/.test(w)),
+    warnings.some((w) => w.startsWith('--chart-version') || /">=0\.24\.0 <0\.25\.0" is a range; read as v0\.24\.1/.test(w)),
     warnings.join('\n'),
   );
   assert.ok(
@@ -512,4 +512,31 @@ test('CLI: a HelmRelease spec.chartRef whose object is not in the files, or an O
     assert.equal(result.stderr, '', followed.join(' '));
     assert.match(result.stdout, /# Read as chart v0\.23\.0 of cluster-api-operator reads them\./);
   }
+});
+
+test('CLI: a chart version range or a missing valuesFrom in a HelmRelease is told at its field, the object and field named once', () => {
+  const ranged = FLUX_RELEASE.replace('version: "0.23.0"', 'version: ">=0.23.0 <0.24.0"');
+  const [release, values] = files({ 'helmrelease.yaml': ranged, 'values.yaml': FLUX_VALUES });
+  const read = runCli(['import', 'helm-values', '-f', release!, '-f', values!]);
+  assert.equal(read.code, 0, read.stderr);
+  assert.match(
+    read.stderr,
+    /helmrelease\.yaml:20:16: warning: HelmRelease capi-operator-system\/capi-operator: spec\.chart\.spec\.version: ">=0\.23\.0 <0\.24\.0" is a range; read as v0\.23\.1/,
+  );
+  assert.doesNotMatch(read.stderr, /capi-operator: HelmRelease/);
+
+  const result = runCli(['import', 'helm-values', '-f', release!]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  const lines = result.stderr.split('\n');
+  const missing = lines.find((line) => /is not in the files given$/.test(line));
+  assert.match(
+    missing ?? result.stderr,
+    /helmrelease\.yaml:26:7: error: HelmRelease capi-operator-system\/capi-operator: spec\.valuesFrom\.0: ConfigMap/,
+  );
+  assert.doesNotMatch(result.stderr, /spec\.valuesFrom\.\d: spec\.valuesFrom/);
+
+  const flag = runCli(['import', 'helm-values', '--set', 'core.cluster-api.version=v1.12.0', '--chart-version', '0.9.0']);
+  assert.equal(flag.code, 1);
+  assert.match(flag.stderr, /^error: --chart-version: chart v0\.9\.0 is older than v0\.10\.0/m);
 });
