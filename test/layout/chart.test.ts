@@ -118,6 +118,42 @@ test('values are checked against values.schema.json before any template runs; er
   assert.match(missing.diagnostics[0]!.hint!, /--set repoURL=/);
 });
 
+test('a --values file value the schema refuses is told at its line there; a number or boolean where a string is wanted gets the way to write it as one', async () => {
+  const values = path.join(tempDir('capi-gitops-values-'), 'values.yaml');
+  writeFileSync(values, 'repoURL: https://git.example.com/x.git\ntargetRevision: 2024\n');
+  const fromFile = await rejection(prepareChart({ builtIn: 'argocd', path: 'p', valuesFiles: [values] }));
+  assert.deepEqual(
+    fromFile.diagnostics.map((d) => [d.file, d.line, d.column, d.path]),
+    [[values, 2, 17, 'targetRevision']],
+  );
+  assert.equal(fromFile.diagnostics[0]!.hint, `quote it in ${values}: "2024" (YAML reads 2024 unquoted as a number)`);
+
+  const fromSet = await rejection(
+    prepareChart({
+      builtIn: 'argocd',
+      path: 'p',
+      set: [{ expression: 'repoURL=https://x,targetRevision=2024,destination.server=true', forceString: false }],
+    }),
+  );
+  assert.deepEqual(
+    fromSet.diagnostics.map((d) => d.hint),
+    [
+      '--set reads 2024 as a number: pass it with --set-string targetRevision=2024',
+      '--set reads true as a boolean: pass it with --set-string destination.server=true',
+    ],
+  );
+  // followed literally, the hint works
+  const fixed = await prepareChart({
+    builtIn: 'argocd',
+    path: 'p',
+    set: [
+      { expression: 'repoURL=https://x', forceString: false },
+      { expression: 'targetRevision=2024', forceString: true },
+    ],
+  });
+  assert.equal(fixed.values.targetRevision, '2024');
+});
+
 test('a value of the Config gitops.values the chart does not declare is an error at its line in the manifest', async () => {
   const dir = writeTempManifest({ 'p.yaml': corpusManifest() });
   const file = path.join(dir, 'p.yaml');
