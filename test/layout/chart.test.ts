@@ -361,3 +361,31 @@ test('built-in charts precompiled at build render the same documents as the char
     );
   }
 });
+
+test("a chart's own new value in values.yaml that its values.schema.json does not list yet: the hint names the schema to add it to", async () => {
+  const dir = writeChart({
+    'values.yaml': 'path: null\nowner: null\n',
+    'values.schema.json': JSON.stringify({
+      type: 'object',
+      additionalProperties: false,
+      properties: { path: { type: ['string', 'null'] } },
+    }),
+    'templates/a.yaml': 'kind: ConfigMap\n',
+  });
+  const error = await rejection(prepareChart({ builtIn: 'flux', userChart: dir, path: 'p' }));
+  assert.deepEqual(
+    error.diagnostics.map((d) => [d.path, d.hint]),
+    [['owner', `the chart's values.yaml sets owner: declare it in the properties of ${dir}/values.schema.json too`]],
+  );
+  // a value the user sets that the chart does not have keeps pointing at the schema to read
+  const typo = await rejection(
+    prepareChart({ builtIn: 'flux', userChart: dir, path: 'p', set: [{ expression: 'ownr=x', forceString: false }] }),
+  );
+  assert.deepEqual(
+    typo.diagnostics.map((d) => [d.path, d.hint]).sort(),
+    [
+      ['owner', `the chart's values.yaml sets owner: declare it in the properties of ${dir}/values.schema.json too`],
+      ['ownr', `see ${dir}/values.schema.json`],
+    ],
+  );
+});

@@ -108,6 +108,9 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Valu
 }
 
 function otherHint(chart: LoadedChart, layers: readonly ValuesLayer[], segments: readonly string[], at: string): string {
+  // a chart's own new value (in values.yaml, as docs/charts.md says) that its schema does not list yet
+  if (!chart.origin.startsWith('built-in chart ') && !writer(layers, segments) && hasPath(chart.defaults, segments))
+    return `the chart's values.yaml sets ${at}: declare it in the properties of ${chart.origin}/values.schema.json too`;
   return chart.origin.startsWith('built-in chart ')
     ? `see its values.schema.json: capi-gitops chart show ${chart.metadata.name}; a value of another layout's chart goes under gitops.<layout>.values in the Config document (e.g. gitops.argocd.values.${at})` +
         (writer(layers, segments)?.ofFleetCluster
