@@ -259,6 +259,16 @@ test('helpers: default (Sprig emptiness), required, include, quote, eq/ne/and/or
     renderProbe({ 'values.yaml': 'name: ""\n', 'templates/cm.yaml': 'a: {{required "name is required" Values.name}}\n' }),
   );
   assert.match(error.diagnostics[0]!.message, /name is required/);
+  // the value required read is named, so the hint can be followed as written
+  assert.equal(error.diagnostics[0]!.expected, 'a value for name (it is null, empty or unset)');
+  assert.equal(error.diagnostics[0]!.hint, 'set it: --set name=… or under gitops.values in the Config document');
+  const nested = await rejection(
+    renderProbe({
+      'values.yaml': 'owner: {team: null}\n',
+      'templates/cm.yaml': '{{#with Values.owner}}a: {{required "team please" @root.Values.owner.team}}{{/with}}\n',
+    }),
+  );
+  assert.equal(nested.diagnostics[0]!.hint, 'set it: --set owner.team=… or under gitops.values in the Config document');
 });
 
 test('Chart.yaml is validated: apiVersion v2, a DNS-label name and a version', async () => {
@@ -381,11 +391,8 @@ test("a chart's own new value in values.yaml that its values.schema.json does no
   const typo = await rejection(
     prepareChart({ builtIn: 'flux', userChart: dir, path: 'p', set: [{ expression: 'ownr=x', forceString: false }] }),
   );
-  assert.deepEqual(
-    typo.diagnostics.map((d) => [d.path, d.hint]).sort(),
-    [
-      ['owner', `the chart's values.yaml sets owner: declare it in the properties of ${dir}/values.schema.json too`],
-      ['ownr', `see ${dir}/values.schema.json`],
-    ],
-  );
+  assert.deepEqual(typo.diagnostics.map((d) => [d.path, d.hint]).sort(), [
+    ['owner', `the chart's values.yaml sets owner: declare it in the properties of ${dir}/values.schema.json too`],
+    ['ownr', `see ${dir}/values.schema.json`],
+  ]);
 });

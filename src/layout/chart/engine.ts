@@ -171,8 +171,20 @@ function registerHelpers(
       .join(' '),
   );
   hb.registerHelper('default', (fallback: unknown, value: unknown) => (isEmptyValue(value) ? fallback : value));
-  hb.registerHelper('required', (message: unknown, value: unknown) => {
-    if (value === null || value === undefined || value === '') throw new TemplateRuntimeError(text(message));
+  hb.registerHelper('required', (message: unknown, value: unknown, options: HelperOptions & { ids?: unknown[] }) => {
+    if (value === null || value === undefined || value === '') {
+      // the value's path as the template wrote it (compiled with trackIds), when it is one below Values
+      const id = options?.ids?.[1];
+      const key = typeof id === 'string' ? /^(?:@root\.)?Values\.(.+)$/.exec(id)?.[1] : undefined;
+      throw new TemplateRuntimeError(text(message), {
+        expected: key
+          ? `a value for ${key} (it is null, empty or unset)`
+          : 'a value that is not null or empty where the template calls required',
+        hint: key
+          ? `set it: --set ${key}=… or under gitops.values in the Config document`
+          : 'set the value that required reads at this place, e.g. --set <its path below Values>=… or under gitops.values in the Config document',
+      });
+    }
     return value;
   });
   hb.registerHelper('include', (name: unknown, context: unknown) => renderPartial(text(name), context));
