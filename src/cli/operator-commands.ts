@@ -1,5 +1,5 @@
 /** Commands for cluster-api-operator users: `convert` (v1alpha1 → v1alpha2) and `import helm-values`. */
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from './errors.js';
@@ -68,7 +68,10 @@ export async function importHelmValuesCommand(
   }
 }
 
-/** `-o` naming a `-f` file would replace the values (or the HelmRelease) it was read from with the providers. */
+/**
+ * `-o` names a file: not a directory, and not a `-f` file, which would replace the values (or the
+ * HelmRelease) it was read from with the providers.
+ */
 function refuseOutputAmongInputs(output: string, inputs: readonly string[]): void {
   const real = (file: string) => {
     try {
@@ -78,6 +81,9 @@ function refuseOutputAmongInputs(output: string, inputs: readonly string[]): voi
     }
   };
   const target = real(output);
+  // an existing directory would fail late, at the rename, naming a temporary file
+  if (statSync(target, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(`-o ${output} is a directory: name the file to write, e.g. -o ${path.join(output, 'providers.yaml')}`);
   const input = inputs.find((file) => real(file) === target);
   if (input !== undefined)
     throw new UsageError(
