@@ -13,6 +13,7 @@ import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagno
 import { manifestLabel, type ProviderKind } from '../core/provider.js';
 import { compareSemantic, parseSemantic } from '../core/versions.js';
 import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './metadata.js';
+import { closestName } from '../manifest/fields.js';
 
 export interface ProviderUpgradeInput {
   kind: ProviderKind;
@@ -478,9 +479,21 @@ function selectedProviders(plan: UpgradePlan, names: readonly string[], problems
   for (const name of names) {
     const found = plan.providers.filter((p) => p.label === name || `${p.namespace}/${p.label}` === name);
     if (found.length === 0) {
+      // a provider's metadata.name (kubeadm) is not its label (bootstrap-kubeadm): name the labels it meant
+      const byName = plan.providers.filter((p) => p.name === name).map((p) => p.label);
+      const guess = closestName(
+        name,
+        plan.providers.map((p) => p.label),
+      );
       problems.push({
         message: `no provider "${name}" in the manifest`,
         expected: `one of ${plan.providers.map((p) => p.label).join(', ')}`,
+        hint:
+          byName.length > 0
+            ? `providers are named by their label, as plan lists them: ${byName.join(' or ')}`
+            : guess
+              ? `did you mean "${guess}"?`
+              : 'name providers by their label, as plan lists them',
       });
     } else if (found.length > 1) {
       problems.push({
