@@ -473,27 +473,30 @@ export function selectUpdates(plan: UpgradePlan, selection: UpdateSelection = {}
   return bumps;
 }
 
+/**
+ * The hint for a provider `update` does not know: a metadata.name (kubeadm) is not its label
+ * (bootstrap-kubeadm), so the labels it meant; else the closest label.
+ */
+export function unknownLabelHint(name: string, components: readonly { name: string; label: string }[]): string {
+  const byName = components.filter((c) => c.name === name).map((c) => c.label);
+  if (byName.length > 0) return `providers are named by their label, as plan lists them: ${byName.join(' or ')}`;
+  const guess = closestName(
+    name,
+    components.map((c) => c.label),
+  );
+  return guess ? `did you mean "${guess}"?` : 'name providers by their label, as plan lists them';
+}
+
 function selectedProviders(plan: UpgradePlan, names: readonly string[], problems: Diagnostic[]): ProviderPlan[] {
   if (names.length === 0) return plan.providers;
   const selected = new Set<ProviderPlan>();
   for (const name of names) {
     const found = plan.providers.filter((p) => p.label === name || `${p.namespace}/${p.label}` === name);
     if (found.length === 0) {
-      // a provider's metadata.name (kubeadm) is not its label (bootstrap-kubeadm): name the labels it meant
-      const byName = plan.providers.filter((p) => p.name === name).map((p) => p.label);
-      const guess = closestName(
-        name,
-        plan.providers.map((p) => p.label),
-      );
       problems.push({
         message: `no provider "${name}" in the manifest`,
         expected: `one of ${plan.providers.map((p) => p.label).join(', ')}`,
-        hint:
-          byName.length > 0
-            ? `providers are named by their label, as plan lists them: ${byName.join(' or ')}`
-            : guess
-              ? `did you mean "${guess}"?`
-              : 'name providers by their label, as plan lists them',
+        hint: unknownLabelHint(name, plan.providers),
       });
     } else if (found.length > 1) {
       problems.push({
