@@ -254,6 +254,16 @@ test(
     assert.ok(front.requests.length > asked, '--frozen asked the registry');
     assert.match(messages(await rejection(check(options(dir), before))), movedMessage);
 
+    // plan --offline asks no registry: it plans the providers and says the images were not asked
+    const offlineWarnings: Diagnostic[] = [];
+    const offlineAsked = front.requests.length;
+    const offlinePlan = await plan(options(dir, { offline: true, onWarning: (w) => offlineWarnings.push(w) }));
+    assert.ok(offlinePlan.release === undefined);
+    assert.equal(offlinePlan.plan.images, undefined);
+    assert.ok(offlinePlan.plan.providers.length > 0);
+    assert.match(offlineWarnings.map((w) => w.message).join('\n'), /--offline: the locked images were not asked of their registries/);
+    assert.equal(front.requests.length, offlineAsked);
+
     const planned = await plan(options(dir));
     assert.ok(planned.release === undefined);
     assert.deepEqual(planned.plan.images, [

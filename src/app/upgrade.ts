@@ -61,6 +61,14 @@ export async function planManagementCluster(
   // Images pinned in the lockfile are asked of their registries again: which tags moved.
   const lock = await readLockfile(resolution.lockFile);
   if (!recheckImages || !lock?.entries.some((e) => e.images)) return { resolution, plan };
+  // --offline asks no registry (docs/images.md): the providers are still planned
+  if (resolution.sources.offline) {
+    options.onWarning?.({
+      message: '--offline: the locked images were not asked of their registries, so a tag that moved is not listed',
+      hint: 'run plan without --offline to list them',
+    });
+    return { resolution, plan };
+  }
   const { moved } = await recheckLockedImages(lock, registryDigests(resolution.sources, options.onWarning));
   return { resolution, plan: { ...plan, images: moved } };
 }
