@@ -270,6 +270,10 @@ test(
       { component: 'cluster-api', image: `${front.host}/moving/controller:v1.0.0`, locked: first.digest, current: second.digest },
     ]);
 
+    // update --images --offline cannot work: it says so, instead of asking to record what is recorded
+    const offlineUpdate = await rejection(update(options(dir, { offline: true }), { images: true }));
+    assert.equal(offlineUpdate.diagnostics[0]!.hint, 'run update --images without --offline');
+
     const updated = await update(options(dir), { images: true, providers: ['cluster-api'] });
     assert.equal(updated.lockWritten, true);
     assert.match(

@@ -104,6 +104,11 @@ export interface UpdateResult {
  */
 export async function updateManagementCluster(options: RenderOptions, selection: UpdateSelection): Promise<UpdateResult> {
   if (selection.images) {
+    if (options.sources?.offline)
+      throw new CapiGitopsError({
+        message: '--images asks each registry which digest its tags serve now, and --offline asks no registry',
+        hint: 'run update --images without --offline',
+      });
     const resolution = await resolveManagementCluster({ ...options, frozen: false });
     const resolver = registryDigests(resolution.sources, options.onWarning);
     const lock = await refreshLockedImages(resolution.lock, resolver, selection.providers ?? []);
