@@ -55,7 +55,7 @@ export async function importHelmValuesCommand(
   if (flags.chartVersion && named && named.text !== flags.chartVersion)
     sources.warnings.push({ message: `--chart-version ${flags.chartVersion} is followed, not ${named.origin} (${named.text})` });
   const chartVersion = flags.chartVersion ? { text: flags.chartVersion, origin: '--chart-version' } : named;
-  const { text, warnings } = importHelmValues({ layers, sets, chartVersion });
+  const { text, warnings } = importHelmValues({ layers, sets, chartVersion, secretValues: sources.secretValues });
   const all = [...sources.warnings, ...(flags.chartVersion ? [] : sources.chartVersionWarnings), ...warnings];
   if (!flags.quiet) for (const warning of all) process.stderr.write(`${formatWarning(warning)}\n`);
   if (flags.output) {

@@ -39,6 +39,15 @@ export interface HelmValuesSources {
   warnings: Diagnostic[];
   /** That the chart version is not known (a chartRef): moot with --chart-version, so printed only without it. */
   chartVersionWarnings: Diagnostic[];
+  /** String values read from Secrets (Flux valuesFrom): the import says so when one reaches its output. */
+  secretValues: SecretValue[];
+}
+
+/** A value a Secret gave: its value path, and the valuesFrom entry that read it. */
+export interface SecretValue {
+  path: string;
+  value: string;
+  from: Diagnostic & { secret: string };
 }
 
 const CHART_NAME = 'cluster-api-operator';
@@ -66,6 +75,7 @@ interface Release {
   chartVersion?: ChartVersionRequest;
   /** That the chart version is not known (a chartRef without one). */
   versionWarning?: Diagnostic;
+  secretValues?: SecretValue[];
 }
 
 /** One source of a release's values and where its paths are written. */
@@ -316,6 +326,7 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
   const { namespace } = metadataOf(doc.value);
   let chartVersion: ChartVersionRequest | undefined;
   let versionWarning: Diagnostic | undefined;
+  const secretValues: SecretValue[] = [];
   if (chart !== undefined) {
     if (!isOperatorChart(chart)) return undefined;
     const version = str(get(doc.value, ['spec', 'chart', 'spec', 'version']));
@@ -419,6 +430,7 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
       // internal/chartutil/values.go ReplacePathValue: a quoted value is set as a string, without its quotes.
       const quoted = /^'.*'$|^".*"$/s.test(text);
       const value = quoted ? text.replace(/^['"]+|['"]+$/g, '') : text;
+      if (kind === 'Secret') secretValues.push({ path: targetPath, value, from: { ...at(doc, path), message: '', secret: found.label } });
       applySets(
         doc,
         values,
@@ -432,6 +444,9 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
     const field = kind === 'Secret' && str(get(found.value, ['stringData', key])) !== undefined ? 'stringData' : 'data';
     const parsed = parseEmbedded(found, [field, key], text, problems, kind === 'Secret');
     if (parsed) {
+      if (kind === 'Secret')
+        for (const [leaf, value] of stringLeaves(parsed, ''))
+          secretValues.push({ path: leaf, value, from: { ...at(doc, path), message: '', secret: found.label } });
       values = mergeUserValues(values, parsed);
       parts.push(stringPart(found, [field, key], parsed));
     }
@@ -449,7 +464,15 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
         hint: 'pass them with -f before this file',
       });
   }
-  return { doc, values, parts, chartVersion, versionWarning };
+  return { doc, values, parts, chartVersion, versionWarning, secretValues };
+}
+
+/** Every string in values, with its dotted path. */
+function stringLeaves(value: unknown, prefix: string): [string, string][] {
+  if (typeof value === 'string') return [[prefix, value]];
+  if (Array.isArray(value)) return value.flatMap((item, index) => stringLeaves(item, `${prefix}[${index}]`));
+  if (!isPlainObject(value)) return [];
+  return Object.keys(value).flatMap((key) => stringLeaves((value as Record<string, unknown>)[key], prefix ? `${prefix}.${key}` : key));
 }
 
 /**
@@ -654,5 +677,6 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
     chartVersion: releases[0]?.chartVersion,
     warnings,
     chartVersionWarnings: releases.flatMap((release) => release.versionWarning ?? []),
+    secretValues: releases.flatMap((release) => release.secretValues ?? []),
   };
 }

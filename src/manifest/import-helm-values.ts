@@ -19,7 +19,7 @@ import { ownValue, setOwnValue } from '../core/own-keys.js';
 import { resolvePlainScalar } from '../yaml/scalar.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 import { closestName } from './fields.js';
-import type { ValuesLocator } from './helm-values-sources.js';
+import type { SecretValue, ValuesLocator } from './helm-values-sources.js';
 import type { FieldPath } from './yaml-source.js';
 import {
   CHART_DEPLOYMENT_VALUES,
@@ -41,12 +41,29 @@ export interface HelmValuesInput {
   sets: { expression: string; forceString: boolean; kind?: SetValueKind }[];
   /** The chart version whose templates to follow (`--chart-version`, or the GitOps object's); absent: the newest. */
   chartVersion?: ChartVersionRequest;
+  /** Values read from Secrets: one the output holds is warned about, since the output goes to Git. */
+  secretValues?: readonly SecretValue[];
 }
 
 export interface ImportedManifest {
   text: string;
   /** Keys the chart ignores, and forms read the old way; each at its file:line:column when a file holds it. */
   warnings: Diagnostic[];
+}
+
+/**
+ * A Secret's value the manifest now holds in plain text (a credential in a fetchConfig URL):
+ * Flux kept it in a Secret, the printed manifest is meant for Git. Names are not secrets, and a
+ * value shorter than 6 characters would be found anywhere.
+ */
+function secretsInOutput(secretValues: readonly SecretValue[], body: string): Diagnostic[] {
+  return secretValues
+    .filter(({ path, value }) => value.length >= 6 && !/(^|\.)(name|namespace)$/.test(path) && body.includes(value))
+    .map(({ path, from }) => ({
+      ...from,
+      message: `the value ${path} of ${from.secret} is written into the manifest in plain text, and the manifest is meant for Git`,
+      hint: "keep credentials out of chart values: put them in the Secret a provider's configSecret names, which the operator reads in the cluster",
+    }));
 }
 
 /** Warnings, each placed where the last layer that sets its value path wrote it. */
@@ -617,6 +634,7 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   }));
   objects.push(...extra);
   const body = objects.map((object) => emitYamlDocument(object)).join('---\n');
+  warnings.items.push(...secretsInOutput(input.secretValues ?? [], body));
   const header = `${HEADER}# Read as chart ${version} of cluster-api-operator reads them${assumed ? ' (no --chart-version given)' : ''}.\n`;
   return {
     text: objects.length === 0 ? `${header}# The values name no provider: the chart installs none.\n` : `${header}---\n${body}`,

@@ -540,3 +540,50 @@ test('CLI: a chart version range or a missing valuesFrom in a HelmRelease is tol
   assert.equal(flag.code, 1);
   assert.match(flag.stderr, /^error: --chart-version: chart v0\.9\.0 is older than v0\.10\.0/m);
 });
+
+test('CLI: a Flux valuesFrom Secret value the manifest prints in plain text (a credential in a fetchConfig URL) is warned about at its valuesFrom, without the value', () => {
+  const release = `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: capi-operator
+  namespace: flux-system
+spec:
+  chart:
+    spec:
+      chart: cluster-api-operator
+      version: 0.24.0
+  valuesFrom:
+    - kind: Secret
+      name: capi-fetch
+      valuesKey: url
+      targetPath: infrastructure.docker.fetchConfig.url
+    - kind: Secret
+      name: capi-fetch
+      valuesKey: creds
+      targetPath: configSecret.name
+  values:
+    infrastructure:
+      docker:
+        version: v1.12.0
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: capi-fetch
+  namespace: flux-system
+stringData:
+  url: https://deploy:not-a-suite-value@git.example.com/infra.yaml
+  creds: capd-variables
+`;
+  const [file] = files({ 'helmrelease.yaml': release });
+  const result = runCli(['import', 'helm-values', '-f', file!]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /url: https:\/\/deploy:not-a-suite-value@git\.example\.com\/infra\.yaml/);
+  assert.match(
+    result.stderr,
+    /helmrelease\.yaml:12:7: warning: HelmRelease flux-system\/capi-operator: spec\.valuesFrom\.0: the value infrastructure\.docker\.fetchConfig\.url of Secret flux-system\/capi-fetch is written into the manifest in plain text/,
+  );
+  // a name from a Secret is no credential; and no value is printed on stderr
+  assert.doesNotMatch(result.stderr, /configSecret\.name of Secret|not-a-suite-value|capd-variables/);
+});
