@@ -396,3 +396,25 @@ test("a chart's own new value in values.yaml that its values.schema.json does no
     ['ownr', `see ${dir}/values.schema.json`],
   ]);
 });
+
+test("{{#each}} over a string, number or boolean fails at its line naming the value, as Helm's range does, instead of rendering nothing (text/template exec.go walkRange)", async () => {
+  const template =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n{{#each Values.extra}}\n  {{@key}}: {{quote this}}\n{{/each}}\n';
+  const error = await rejection(
+    renderProbe(
+      { 'values.yaml': 'extra: null\n', 'templates/cm.yaml': template },
+      { set: [{ expression: 'extra=abc', forceString: false }] },
+    ),
+  );
+  assert.equal(error.diagnostics[0]!.line, 6);
+  assert.equal(error.diagnostics[0]!.message, '{{#each}} cannot walk "abc", a string');
+  assert.equal(error.diagnostics[0]!.hint, `set extra to a list or a map, e.g. --set 'extra={a,b}' or --set-json 'extra={"k":"v"}'`);
+  // null walks nothing, as Helm's range over nil; a map renders
+  const empty = await renderProbe({ 'values.yaml': 'extra: null\n', 'templates/cm.yaml': template });
+  assert.match(YAML.stringify(empty), /data: null/);
+  const map = await renderProbe(
+    { 'values.yaml': 'extra: null\n', 'templates/cm.yaml': template },
+    { set: [{ expression: 'extra.a=1', forceString: false }] },
+  );
+  assert.match(YAML.stringify(map), /a: "1"/);
+});

@@ -204,7 +204,18 @@ function registerHelpers(
     Array.isArray(list) ? list.map(text).join(text(separator)) : text(list),
   );
   // `each` over a map visits keys in code-unit order, never insertion order.
-  hb.registerHelper('each', function (this: unknown, context: unknown, options: HelperOptions) {
+  hb.registerHelper('each', function (this: unknown, context: unknown, options: HelperOptions & { ids?: unknown[] }) {
+    // Helm's range fails on a scalar ("range can't iterate over abc"); walking nothing would render a wrong document
+    if (typeof context === 'string' || typeof context === 'number' || typeof context === 'boolean') {
+      const id = options.ids?.[0];
+      const key = typeof id === 'string' ? /^(?:@root\.)?Values\.(.+)$/.exec(id)?.[1] : undefined;
+      throw new TemplateRuntimeError(`{{#each}} cannot walk ${JSON.stringify(context)}, a ${typeof context}`, {
+        expected: key ? `${key}: a list or a map` : 'a list or a map',
+        hint: key
+          ? `set ${key} to a list or a map, e.g. --set '${key}={a,b}' or --set-json '${key}={"k":"v"}'`
+          : 'give {{#each}} a list or a map',
+      });
+    }
     const entries: [string | number, unknown][] = Array.isArray(context)
       ? context.map((v, i) => [i, v])
       : isValuesMap(context)
