@@ -71,8 +71,11 @@ class Warnings {
   readonly items: Diagnostic[] = [];
   constructor(private readonly layers: HelmValuesInput['layers']) {}
   push(message: string, path?: FieldPath, advice?: Pick<Diagnostic, 'expected' | 'hint'>): void {
-    const layer = path ? this.layers.findLast((candidate) => hasPath(candidate.values, path)) : undefined;
-    this.items.push({ ...(path && layer?.locate?.(path)), message, ...advice });
+    this.items.push({ ...(path && this.at(path)), message, ...advice });
+  }
+  /** Where the last layer that sets `path` wrote it, when a file holds it. */
+  at(path: FieldPath): Pick<Diagnostic, 'file' | 'line' | 'column'> | undefined {
+    return this.layers.findLast((candidate) => hasPath(candidate.values, path))?.locate?.(path);
   }
 }
 
@@ -224,6 +227,26 @@ function chooseVersion(
   return { version: last.until!, assumed: true };
 }
 
+/** The map form of a string-form value, as a file writes it or as --set flags. */
+function mapFormOf(key: string, text: string, inFile: boolean): string {
+  const providers = Object.entries(fromStringForm(key, text, []));
+  const fields = (p: Record<string, unknown>) => Object.entries(p).map(([k, v]) => [k, String(v)]);
+  if (inFile)
+    return `${key}: {${providers
+      .map(
+        ([name, p]) =>
+          `${name}: {${fields(p)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(', ')}}`,
+      )
+      .join(', ')}}`;
+  // a provider without a version is an empty map, which --set cannot write
+  const flags = providers.flatMap(([name, p]) =>
+    fields(p).length > 0 ? fields(p).map(([k, v]) => `--set ${key}.${name}.${k}=${v}`) : [`--set-json '${key}.${name}={}'`],
+  );
+  return flags.join(' ') || `--set ${key}.<name>.version=…`;
+}
+
 /** Each provider map in its map form; a form the chart version cannot read is a problem (Helm fails to render it). */
 function providerMaps(reading: Reading): Record<ChartProviderType, Record<string, Record<string, unknown>>> {
   const { values, version, problems, warnings } = reading;
@@ -235,6 +258,7 @@ function providerMaps(reading: Reading): Record<ChartProviderType, Record<string
     if (form === 'none') continue;
     if (form === 'other') {
       problems.push({
+        ...warnings.at([type.key]),
         path: type.key,
         message: `${type.key} is ${JSON.stringify(value)}`,
         expected: `a map of providers by name (${type.key}.<name>.version=…), or the string form name:version of charts up to v0.18.1`,
@@ -249,7 +273,9 @@ function providerMaps(reading: Reading): Record<ChartProviderType, Record<string
       continue;
     }
     if (!(form === 'string' ? stringRule : mapRule)) {
+      const place = warnings.at([type.key]);
       problems.push({
+        ...place,
         path: type.key,
         message:
           form === 'string'
@@ -261,7 +287,7 @@ function providerMaps(reading: Reading): Record<ChartProviderType, Record<string
             : `${type.key}: "[namespace:]name[:version];…", as charts up to v0.18.1 read`,
         hint:
           form === 'string'
-            ? `write ${type.key}: {<name>: {version: …}}, or pass the chart version you install with --chart-version`
+            ? `write it as a map: ${mapFormOf(type.key, value as string, place !== undefined)}, or pass the chart version you install with --chart-version`
             : `write ${type.key}: "<name>:<version>", or pass the chart version you install with --chart-version`,
       });
       continue;

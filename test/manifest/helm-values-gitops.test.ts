@@ -587,3 +587,33 @@ stringData:
   // a name from a Secret is no credential; and no value is printed on stderr
   assert.doesNotMatch(result.stderr, /configSecret\.name of Secret|not-a-suite-value|capd-variables/);
 });
+
+test('CLI: the string form under a chart that reads a map is an error at its line in the values file, with the map form of that very value; from --set, the flags that write it', () => {
+  const [values] = files({ 'values.yaml': 'core: "cluster-api:v1.7.7"\ninfrastructure: "docker:v1.7.7;capa:aws:v2.0.0"\n' });
+  const result = runCli(['import', 'helm-values', '-f', values!, '--chart-version', '0.20.0']);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /values\.yaml:2:1: error: infrastructure: infrastructure is the string form/);
+  assert.match(
+    result.stderr,
+    /hint: write it as a map: infrastructure: \{docker: \{version: v1\.7\.7\}, aws: \{namespace: capa, version: v2\.0\.0\}\}, or pass/,
+  );
+  const set = runCli(['import', 'helm-values', '--set', 'infrastructure=docker:v1.7.7;aws', '--chart-version', '0.20.0']);
+  assert.equal(set.code, 1);
+  const flags = /hint: write it as a map: (.*), or pass/.exec(set.stderr)?.[1];
+  assert.equal(flags, "--set infrastructure.docker.version=v1.7.7 --set-json 'infrastructure.aws={}'");
+  // followed as written, the flags import both providers
+  const fixed = runCli([
+    'import',
+    'helm-values',
+    '--set',
+    'infrastructure.docker.version=v1.7.7',
+    '--set-json',
+    'infrastructure.aws={}',
+    '--chart-version',
+    '0.20.0',
+  ]);
+  assert.equal(fixed.code, 0, fixed.stderr);
+  assert.match(fixed.stdout, /name: aws\n/);
+  assert.match(fixed.stdout, /name: docker\n/);
+});
