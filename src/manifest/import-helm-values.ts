@@ -172,13 +172,19 @@ function formOf(value: unknown): 'string' | 'map' | 'none' | 'other' {
  * The string form of charts up to v0.18.1 (templates/infra.yaml:3 there): `;`-separated entries
  * of `name`, `name:version` or `namespace:name:version`, read into the map form.
  */
-function fromStringForm(key: string, text: string, problems: Diagnostic[]): Record<string, Record<string, unknown>> {
+function fromStringForm(
+  key: string,
+  text: string,
+  problems: Diagnostic[],
+  place?: Pick<Diagnostic, 'file' | 'line' | 'column'>,
+): Record<string, Record<string, unknown>> {
   const map: Record<string, Record<string, unknown>> = {};
   const entries = key === 'core' ? [text] : text.split(';');
   for (const entry of entries) {
     const parts = entry.split(':');
     if (parts.length > 3 || parts.some((part) => part === '')) {
       problems.push({
+        ...place,
         path: key,
         message: `${key}=${JSON.stringify(text)}: "${entry}" is not name, name:version or namespace:name:version`,
         expected: `e.g. ${key}=docker:v1.4.2, or ${key}="capd-custom-ns:docker:v1.4.2;capz-custom-ns:azure:v1.10.0"`,
@@ -293,7 +299,9 @@ function providerMaps(reading: Reading): Record<ChartProviderType, Record<string
       continue;
     }
     maps[type.key] =
-      form === 'string' ? fromStringForm(type.key, value as string, problems) : (value as Record<string, Record<string, unknown>>);
+      form === 'string'
+        ? fromStringForm(type.key, value as string, problems, warnings.at([type.key]))
+        : (value as Record<string, Record<string, unknown>>);
   }
   return maps;
 }
@@ -317,10 +325,17 @@ function configSecret(own: unknown, global: Record<string, unknown>): Record<str
 }
 
 /** `{{ range $k, $v := … }}{{ $k }}: {{ $v }}`: a gate map as the template prints it; anything else fails to render. */
-function gateMap(gates: unknown, path: string, version: string, problems: Diagnostic[]): Record<string, unknown> | undefined {
+function gateMap(
+  gates: unknown,
+  path: string,
+  version: string,
+  problems: Diagnostic[],
+  place?: Pick<Diagnostic, 'file' | 'line' | 'column'>,
+): Record<string, unknown> | undefined {
   if (!truthy(gates)) return undefined;
   if (!isPlainObject(gates)) {
     problems.push({
+      ...place,
       path,
       message: `${path} is ${JSON.stringify(gates)}; chart ${version} ranges over it as a map of gates and fails to render`,
       expected: 'a map of feature gate names to true or false, e.g. {ClusterTopology: true}',
@@ -471,7 +486,7 @@ function managerOf(
         'featureGates',
       ]);
     } else {
-      const gates = gateMap(manager.featureGates, `${label}.manager.featureGates`, version, problems);
+      const gates = gateMap(manager.featureGates, `${label}.manager.featureGates`, version, problems, warnings.at([...at, 'featureGates']));
       if (gates) out.featureGates = gates;
     }
     const metrics = isPlainObject(manager.metrics) ? manager.metrics : undefined;
@@ -494,7 +509,7 @@ function managerOf(
     const gates = topLevelGates(reading.values);
     if (rule && gates && Object.hasOwn(gates, key)) {
       reading.gatesUsed.add(key);
-      const map = gateMap(gates[key], `manager.featureGates.${key}`, version, problems);
+      const map = gateMap(gates[key], `manager.featureGates.${key}`, version, problems, reading.warnings.at([...GATES, key]));
       if (map) out.featureGates = map;
     }
   }
@@ -526,7 +541,7 @@ function implicitProviders(reading: Reading, maps: Record<ChartProviderType, Rec
       const gates = topLevelGates(values);
       const kubeadm =
         secretSpec && chartRule('manager.featureGates.kubeadm', 'controlPlane', version) && gates && Object.hasOwn(gates, 'kubeadm')
-          ? gateMap(gates.kubeadm, 'manager.featureGates.kubeadm', version, reading.problems)
+          ? gateMap(gates.kubeadm, 'manager.featureGates.kubeadm', version, reading.problems, reading.warnings.at([...GATES, 'kubeadm']))
           : undefined;
       if (kubeadm) reading.gatesUsed.add('kubeadm');
       const spec = kubeadm ? { manager: { featureGates: kubeadm }, ...secretSpec } : secretSpec;

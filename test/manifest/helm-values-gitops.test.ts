@@ -617,3 +617,16 @@ test('CLI: the string form under a chart that reads a map is an error at its lin
   assert.match(fixed.stdout, /name: aws\n/);
   assert.match(fixed.stdout, /name: docker\n/);
 });
+
+test('CLI: a gate list that is not a map and a malformed string-form entry are errors at their lines in the values file', () => {
+  const [gates, entry] = files({
+    'gates.yaml': 'infrastructure:\n  docker:\n    version: v1.7.7\nmanager:\n  featureGates:\n    docker: "MachinePool=true"\n',
+    'entry.yaml': 'infrastructure: "a:b:c:d"\n',
+  });
+  const gate = runCli(['import', 'helm-values', '-f', gates!, '--chart-version', '0.23.0']);
+  assert.equal(gate.code, 1);
+  assert.match(gate.stderr, /gates\.yaml:6:5: error: manager\.featureGates\.docker: .* ranges over it as a map of gates/);
+  const malformed = runCli(['import', 'helm-values', '-f', entry!]);
+  assert.equal(malformed.code, 1);
+  assert.match(malformed.stderr, /entry\.yaml:1:1: error: infrastructure: infrastructure="a:b:c:d": "a:b:c:d" is not name/);
+});
