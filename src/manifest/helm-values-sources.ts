@@ -13,7 +13,7 @@ import { isPlainObject } from '../core/kobject.js';
 import { hasPath, mergeUserValues, type Values } from '../core/values.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import { decodeBase64 } from './core-objects.js';
-import { readManifestFiles } from './files.js';
+import { listManifestFiles, readManifestFiles } from './files.js';
 import type { ChartVersionRequest } from './helm-chart-versions.js';
 import {
   documentValue,
@@ -552,13 +552,16 @@ function chartNamed(doc: Doc): string | undefined {
 }
 
 /**
- * Reads `-f` files: each a plain values file, or objects among which one Application, HelmRelease
- * or HelmChart installs the cluster-api-operator chart. Every problem in one error.
+ * Reads `-f` files (a directory: its *.yaml files): each a plain values file, or objects among which
+ * one Application, HelmRelease or HelmChart installs the cluster-api-operator chart. Every problem
+ * in one error.
  */
 export async function readHelmValuesFiles(files: readonly string[]): Promise<HelmValuesSources> {
   const problems: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
-  const contents = await readManifestFiles(files, problems);
+  // a directory (a Flux or Argo CD folder) is its *.yaml files in sorted order, as -f reads it elsewhere
+  const listed = files.length > 0 ? await listManifestFiles(files, problems) : [];
+  const contents = await readManifestFiles(listed, problems);
   const budget = new YamlBudget();
   const perFile: { file: string; docs: Doc[]; plain?: Values; position?: Diagnostic; locate?: ValuesLocator }[] = [];
   for (const { file, text } of contents) {

@@ -630,3 +630,15 @@ test('CLI: a gate list that is not a map and a malformed string-form entry are e
   assert.equal(malformed.code, 1);
   assert.match(malformed.stderr, /entry\.yaml:1:1: error: infrastructure: infrastructure="a:b:c:d": "a:b:c:d" is not name/);
 });
+
+test('CLI: import helm-values -f a directory reads its *.yaml files in order, as -f does elsewhere; a missing path says so, with the -f hint', () => {
+  const [release] = files({ 'a-helmrelease.yaml': FLUX_RELEASE, 'b-values.yaml': FLUX_VALUES });
+  const dir = path.dirname(release!);
+  const fromDirectory = runCli(['import', 'helm-values', '-f', dir]);
+  assertNoStackTrace(fromDirectory);
+  assert.equal(fromDirectory.code, 0, fromDirectory.stderr);
+  assert.equal(fromDirectory.stdout, runCli(['import', 'helm-values', '-f', release!, '-f', path.join(dir, 'b-values.yaml')]).stdout);
+  const missing = runCli(['import', 'helm-values', '-f', path.join(dir, 'nope.yaml')]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /nope\.yaml: error: no such file or directory\n.*\n {2}hint: check the -f path/);
+});
