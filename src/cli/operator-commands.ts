@@ -53,7 +53,12 @@ export async function importHelmValuesCommand(
   const sets = setExpressions(flags);
   const named = sources.chartVersion;
   if (flags.chartVersion && named && named.text !== flags.chartVersion)
-    sources.warnings.push({ message: `--chart-version ${flags.chartVersion} is followed, not ${named.origin} (${named.text})` });
+    // at the version the file names, when it names one in a field
+    sources.warnings.push(
+      named.position
+        ? { ...named.position, message: `--chart-version ${flags.chartVersion} is followed, not this version (${named.text})` }
+        : { message: `--chart-version ${flags.chartVersion} is followed, not ${named.origin} (${named.text})` },
+    );
   const chartVersion = flags.chartVersion ? { text: flags.chartVersion, origin: '--chart-version' } : named;
   const { text, warnings } = importHelmValues({ layers, sets, chartVersion, secretValues: sources.secretValues });
   const all = [...sources.warnings, ...(flags.chartVersion ? [] : sources.chartVersionWarnings), ...warnings];

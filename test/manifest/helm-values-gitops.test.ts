@@ -536,6 +536,14 @@ test('CLI: a chart version range or a missing valuesFrom in a HelmRelease is tol
   );
   assert.doesNotMatch(result.stderr, /spec\.valuesFrom\.\d: spec\.valuesFrom/);
 
+  // --chart-version over the file's version: told at the field it overrides
+  const over = runCli(['import', 'helm-values', '-f', release!, '-f', values!, '--chart-version', '0.24.0']);
+  assert.equal(over.code, 0, over.stderr);
+  assert.match(
+    over.stderr,
+    /helmrelease\.yaml:20:16: warning: HelmRelease capi-operator-system\/capi-operator: spec\.chart\.spec\.version: --chart-version 0\.24\.0 is followed, not this version \(>=0\.23\.0 <0\.24\.0\)/,
+  );
+
   const flag = runCli(['import', 'helm-values', '--set', 'core.cluster-api.version=v1.12.0', '--chart-version', '0.9.0']);
   assert.equal(flag.code, 1);
   assert.match(flag.stderr, /^error: --chart-version: chart v0\.9\.0 is older than v0\.10\.0/m);
