@@ -254,11 +254,25 @@ test(
     assert.ok(front.requests.length > asked, '--frozen asked the registry');
     assert.match(messages(await rejection(check(options(dir), before))), movedMessage);
 
+    // plan --offline asks no registry: it plans the providers and says the images were not asked
+    const offlineWarnings: Diagnostic[] = [];
+    const offlineAsked = front.requests.length;
+    const offlinePlan = await plan(options(dir, { offline: true, onWarning: (w) => offlineWarnings.push(w) }));
+    assert.ok(offlinePlan.release === undefined);
+    assert.equal(offlinePlan.plan.images, undefined);
+    assert.ok(offlinePlan.plan.providers.length > 0);
+    assert.match(offlineWarnings.map((w) => w.message).join('\n'), /--offline: the locked images were not asked of their registries/);
+    assert.equal(front.requests.length, offlineAsked);
+
     const planned = await plan(options(dir));
     assert.ok(planned.release === undefined);
     assert.deepEqual(planned.plan.images, [
       { component: 'cluster-api', image: `${front.host}/moving/controller:v1.0.0`, locked: first.digest, current: second.digest },
     ]);
+
+    // update --images --offline cannot work: it says so, instead of asking to record what is recorded
+    const offlineUpdate = await rejection(update(options(dir, { offline: true }), { images: true }));
+    assert.equal(offlineUpdate.diagnostics[0]!.hint, 'run update --images without --offline');
 
     const updated = await update(options(dir), { images: true, providers: ['cluster-api'] });
     assert.equal(updated.lockWritten, true);

@@ -20,14 +20,18 @@ export type DiffRequest =
 async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; after: ReviewSide }> {
   if ('from' in request)
     return {
-      before: { label: request.from, files: await readOutputTree(request.from) },
-      after: { label: request.to, files: await readOutputTree(request.to) },
+      before: { label: request.from, files: await readOutputTree(request.from), directory: request.from },
+      after: { label: request.to, files: await readOutputTree(request.to), directory: request.to },
     };
   // secret values are not needed where the strategy keeps them out of the output
   const current = await renderOutput({ ...request.current, secretValuesOptional: true });
   const after: ReviewSide = { label: 'the manifest as it is now', files: current.files };
   const base = request.base;
-  if (!base) return { before: { label: `${request.output} as committed`, files: await readOutputTree(request.output) }, after };
+  if (!base)
+    return {
+      before: { label: `${request.output} as committed`, files: await readOutputTree(request.output), directory: request.output },
+      after,
+    };
   const revision = await manifestAtRevision(base.revision, base.manifestPaths);
   try {
     const options = base.options(revision.manifestPaths);

@@ -18,6 +18,7 @@ import type { ImageDigestRequest, ImageUse } from '../sources/oci/image-digests.
 import type { RenderedComponent } from '../render/types.js';
 import { containerImages, hasDigest, pinComponentImages, pinObjectImages } from '../render/pin-images.js';
 import { buildLockfile } from '../resolve/lock/build.js';
+import { unknownLabelHint } from '../resolve/upgrade-plan.js';
 import { assertFrozen, diffLockfiles, FROZEN } from '../resolve/lock/diff.js';
 import { CERT_MANAGER_NAME, CERT_MANAGER_NAMESPACE } from '../resolve/lock/request.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
@@ -228,6 +229,10 @@ function selectedEntries(lock: Lockfile, names: readonly string[]): Set<LockEntr
       bag.add({
         message: `no component "${name}" in the lockfile`,
         expected: `one of ${lock.entries.map(lockEntryLabel).join(', ')}`,
+        hint: unknownLabelHint(
+          name,
+          lock.entries.map((e) => ({ name: e.name, label: lockEntryLabel(e) })),
+        ),
       });
     else if (found.length > 1) bag.add({ message: `"${name}" names ${found.length} components`, hint: `write it as <namespace>/${name}` });
     found.forEach((e) => selected.add(e));

@@ -63,6 +63,14 @@ export async function planManagementCluster(
   const plan = planUpgrades({ providers, certManager, operator: await operatorUpgrade(resolution, locked('Operator')) });
   // Images pinned in the lockfile are asked of their registries again: which tags moved.
   if (!recheckImages || !lock?.entries.some((e) => e.images)) return { resolution, plan };
+  // --offline asks no registry (docs/images.md): the providers are still planned
+  if (resolution.sources.offline) {
+    options.onWarning?.({
+      message: '--offline: the locked images were not asked of their registries, so a tag that moved is not listed',
+      hint: 'run plan without --offline to list them',
+    });
+    return { resolution, plan };
+  }
   const { moved } = await recheckLockedImages(lock, registryDigests(resolution.sources, options.onWarning));
   return { resolution, plan: { ...plan, images: moved } };
 }
@@ -97,6 +105,11 @@ export interface UpdateResult {
  */
 export async function updateManagementCluster(options: RenderOptions, selection: UpdateSelection): Promise<UpdateResult> {
   if (selection.images) {
+    if (options.sources?.offline)
+      throw new CapiGitopsError({
+        message: '--images asks each registry which digest its tags serve now, and --offline asks no registry',
+        hint: 'run update --images without --offline',
+      });
     const resolution = await resolveManagementCluster({ ...options, frozen: false });
     const resolver = registryDigests(resolution.sources, options.onWarning);
     const lock = await refreshLockedImages(resolution.lock, resolver, selection.providers ?? []);

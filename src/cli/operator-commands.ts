@@ -1,5 +1,5 @@
 /** Commands for cluster-api-operator users: `convert` (v1alpha1 → v1alpha2) and `import helm-values`. */
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from './errors.js';
@@ -53,9 +53,14 @@ export async function importHelmValuesCommand(
   const sets = setExpressions(flags);
   const named = sources.chartVersion;
   if (flags.chartVersion && named && named.text !== flags.chartVersion)
-    sources.warnings.push({ message: `--chart-version ${flags.chartVersion} is followed, not ${named.origin} (${named.text})` });
+    // at the version the file names, when it names one in a field
+    sources.warnings.push(
+      named.position
+        ? { ...named.position, message: `--chart-version ${flags.chartVersion} is followed, not this version (${named.text})` }
+        : { message: `--chart-version ${flags.chartVersion} is followed, not ${named.origin} (${named.text})` },
+    );
   const chartVersion = flags.chartVersion ? { text: flags.chartVersion, origin: '--chart-version' } : named;
-  const { text, warnings } = importHelmValues({ layers, sets, chartVersion });
+  const { text, warnings } = importHelmValues({ layers, sets, chartVersion, secretValues: sources.secretValues });
   const all = [...sources.warnings, ...(flags.chartVersion ? [] : sources.chartVersionWarnings), ...warnings];
   if (!flags.quiet) for (const warning of all) process.stderr.write(`${formatWarning(warning)}\n`);
   if (flags.output) {
@@ -68,7 +73,10 @@ export async function importHelmValuesCommand(
   }
 }
 
-/** `-o` naming a `-f` file would replace the values (or the HelmRelease) it was read from with the providers. */
+/**
+ * `-o` names a file: not a directory, and not a `-f` file, which would replace the values (or the
+ * HelmRelease) it was read from with the providers.
+ */
 function refuseOutputAmongInputs(output: string, inputs: readonly string[]): void {
   const real = (file: string) => {
     try {
@@ -78,6 +86,9 @@ function refuseOutputAmongInputs(output: string, inputs: readonly string[]): voi
     }
   };
   const target = real(output);
+  // an existing directory would fail late, at the rename, naming a temporary file
+  if (statSync(target, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(`-o ${output} is a directory: name the file to write, e.g. -o ${path.join(output, 'providers.yaml')}`);
   const input = inputs.find((file) => real(file) === target);
   if (input !== undefined)
     throw new UsageError(

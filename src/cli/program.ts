@@ -286,7 +286,7 @@ export function buildProgram(): Command {
     .description('print the provider objects the cluster-api-operator Helm chart would install for these values')
     .option(
       '-f, --values <file>',
-      'a values file of the cluster-api-operator chart, or the Argo CD Application, Flux HelmRelease (with its valuesFrom ConfigMaps and Secrets) or k3s HelmChart that carries them (repeatable, later files win)',
+      'a values file of the cluster-api-operator chart, or the Argo CD Application, Flux HelmRelease (with its valuesFrom ConfigMaps and Secrets) or k3s HelmChart that carries them, or a directory of such files (repeatable, later files win)',
       collect,
     )
     .option('--set <key=value>', "a chart value, Helm's syntax (repeatable, last wins), e.g. infrastructure.docker.version=v1.7.7", collect)

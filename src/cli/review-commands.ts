@@ -2,6 +2,7 @@
  * `check` (also `render --check`) and `diff`: the pull-request workflow. Both render in memory
  * and never write the output directory or the lockfile.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import {
@@ -77,6 +78,11 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
   if (flags.json) process.stdout.write(checkJson(report, output));
   else if (report.problems.length === 0) {
     if (!flags.quiet) process.stdout.write(`${output} is up to date: ${report.unchanged} files match what the manifest renders\n`);
+  } else if (!existsSync(report.directory)) {
+    // a new output, or a mistyped -o: one line, not every file the render would write
+    process.stdout.write(
+      `${output} does not exist (render writes ${report.problems.length} files there); check the -o path, or run: ${fix}\n`,
+    );
   } else {
     const width = Math.max(...report.problems.map((p) => p.status.length));
     // paths relative to the output directory, as in --json and diff: one rule

@@ -248,10 +248,12 @@ export function convertManifestText(
   }
   let result = text;
   for (const { start, end, text: replacement } of replacements.reverse()) {
-    const original = text.slice(start, end);
+    // The yaml library writes LF: a CRLF file (written on Windows) keeps CRLF in the documents converted too.
+    const crlf = text.slice(start, end).includes('\r\n');
+    const original = crlf ? text.slice(start, end).replace(/\r\n/g, '\n') : text.slice(start, end);
     // A document ending without a line break (the file's last) keeps ending without one.
     const body = keepUnchangedLines(original, original.endsWith('\n') ? replacement : replacement.replace(/\n$/, ''));
-    result = result.slice(0, start) + body + result.slice(end);
+    result = result.slice(0, start) + (crlf ? body.replace(/\n/g, '\r\n') : body) + result.slice(end);
   }
   return { result: { file, text: result, converted, warnings }, problems };
 }

@@ -12,7 +12,7 @@ import semverLte from 'semver/functions/lte.js';
 import semverParse from 'semver/functions/parse.js';
 import semverMaxSatisfying from 'semver/ranges/max-satisfying.js';
 import semverValidRange from 'semver/ranges/valid.js';
-import type { Diagnostic } from '../core/diagnostics.js';
+import type { Diagnostic, DiagnosticOrigin } from '../core/diagnostics.js';
 
 /** The chart's provider maps (values keys). */
 export type ChartProviderType = 'core' | 'bootstrap' | 'controlPlane' | 'infrastructure' | 'ipam' | 'addon';
@@ -360,14 +360,15 @@ export interface ChartVersionRequest {
   text: string;
   /** Where it was written, for messages: `--chart-version`, or the field of a GitOps object. */
   origin: string;
-  position?: Pick<Diagnostic, 'file' | 'line' | 'column'>;
+  /** The field's place, object and path, when it was written in a file. */
+  position?: DiagnosticOrigin;
 }
 
 export interface ResolvedChartVersion {
   /** `v0.23.0`. */
   version: string;
-  /** Something to tell the user (a range resolved, a version newer than the table). */
-  note?: string;
+  /** Something to tell the user (a range resolved, a version newer than the table), at the request's place. */
+  note?: Diagnostic;
 }
 
 /**
@@ -377,10 +378,10 @@ export interface ResolvedChartVersion {
 export function resolveChartVersion(request: ChartVersionRequest): ResolvedChartVersion | Diagnostic {
   const text = request.text.trim();
   const exact = semverParse(text);
+  // The place says where (file, object, field); a flag has none, and its name is the path.
+  const at = (message: string): Diagnostic => ({ ...request.position, path: request.position?.path ?? request.origin, message });
   const problem = (message: string): Diagnostic => ({
-    ...request.position,
-    path: request.position ? undefined : request.origin,
-    message: `${request.origin}: ${message}`,
+    ...at(message),
     expected: `a cluster-api-operator chart version from ${OLDEST_CHART}, e.g. 0.23.0, or a range such as ">=0.19.0 <0.20.0"`,
     hint: `pass the version of the chart you install: --chart-version 0.23.0 (released: ${OLDEST_CHART} to ${NEWEST_CHART})`,
   });
@@ -391,15 +392,15 @@ export function resolveChartVersion(request: ChartVersionRequest): ResolvedChart
     if (semverGt(version, NEWEST_CHART)) {
       return {
         version,
-        note: `chart ${version} is newer than ${NEWEST_CHART}, the newest chart capi-gitops knows; read as ${NEWEST_CHART} reads it`,
+        note: at(`chart ${version} is newer than ${NEWEST_CHART}, the newest chart capi-gitops knows; read as ${NEWEST_CHART} reads it`),
       };
     }
     return { version };
   }
   if (text === '' || text === '*')
-    return { version: NEWEST_CHART, note: `${request.origin} allows any chart version; read as ${NEWEST_CHART}, the newest` };
+    return { version: NEWEST_CHART, note: at(`"${text}" allows any chart version; read as ${NEWEST_CHART}, the newest`) };
   if (semverValidRange(text) === null) return problem(`"${text}" is neither a version nor a semver range`);
   const newest = semverMaxSatisfying([...CHART_RELEASES], text);
   if (newest === null) return problem(`no chart release from ${OLDEST_CHART} to ${NEWEST_CHART} satisfies "${text}"`);
-  return { version: newest, note: `${request.origin} is the range "${text}"; read as ${newest}, the newest release it allows` };
+  return { version: newest, note: at(`"${text}" is a range; read as ${newest}, the newest release it allows`) };
 }

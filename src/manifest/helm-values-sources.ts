@@ -13,7 +13,7 @@ import { isPlainObject } from '../core/kobject.js';
 import { hasPath, mergeUserValues, type Values } from '../core/values.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import { decodeBase64 } from './core-objects.js';
-import { readManifestFiles } from './files.js';
+import { listManifestFiles, readManifestFiles } from './files.js';
 import type { ChartVersionRequest } from './helm-chart-versions.js';
 import {
   documentValue,
@@ -39,6 +39,15 @@ export interface HelmValuesSources {
   warnings: Diagnostic[];
   /** That the chart version is not known (a chartRef): moot with --chart-version, so printed only without it. */
   chartVersionWarnings: Diagnostic[];
+  /** String values read from Secrets (Flux valuesFrom): the import says so when one reaches its output. */
+  secretValues: SecretValue[];
+}
+
+/** A value a Secret gave: its value path, and the valuesFrom entry that read it. */
+export interface SecretValue {
+  path: string;
+  value: string;
+  from: Diagnostic & { secret: string };
 }
 
 const CHART_NAME = 'cluster-api-operator';
@@ -66,6 +75,7 @@ interface Release {
   chartVersion?: ChartVersionRequest;
   /** That the chart version is not known (a chartRef without one). */
   versionWarning?: Diagnostic;
+  secretValues?: SecretValue[];
 }
 
 /** One source of a release's values and where its paths are written. */
@@ -316,6 +326,7 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
   const { namespace } = metadataOf(doc.value);
   let chartVersion: ChartVersionRequest | undefined;
   let versionWarning: Diagnostic | undefined;
+  const secretValues: SecretValue[] = [];
   if (chart !== undefined) {
     if (!isOperatorChart(chart)) return undefined;
     const version = str(get(doc.value, ['spec', 'chart', 'spec', 'version']));
@@ -391,7 +402,7 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
       }
       problems.push({
         ...at(doc, path),
-        message: `${path.join('.')}: ${what}`,
+        message: what,
         expected: `the ${kind ?? 'ConfigMap or Secret'} ${namespace ? `${namespace}/` : ''}${name} with key "${key}" in one of the -f files`,
         hint: `pass the file that holds it with another -f, or mark the reference optional: true`,
       });
@@ -419,6 +430,7 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
       // internal/chartutil/values.go ReplacePathValue: a quoted value is set as a string, without its quotes.
       const quoted = /^'.*'$|^".*"$/s.test(text);
       const value = quoted ? text.replace(/^['"]+|['"]+$/g, '') : text;
+      if (kind === 'Secret') secretValues.push({ path: targetPath, value, from: { ...at(doc, path), message: '', secret: found.label } });
       applySets(
         doc,
         values,
@@ -432,6 +444,9 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
     const field = kind === 'Secret' && str(get(found.value, ['stringData', key])) !== undefined ? 'stringData' : 'data';
     const parsed = parseEmbedded(found, [field, key], text, problems, kind === 'Secret');
     if (parsed) {
+      if (kind === 'Secret')
+        for (const [leaf, value] of stringLeaves(parsed, ''))
+          secretValues.push({ path: leaf, value, from: { ...at(doc, path), message: '', secret: found.label } });
       values = mergeUserValues(values, parsed);
       parts.push(stringPart(found, [field, key], parsed));
     }
@@ -449,7 +464,15 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
         hint: 'pass them with -f before this file',
       });
   }
-  return { doc, values, parts, chartVersion, versionWarning };
+  return { doc, values, parts, chartVersion, versionWarning, secretValues };
+}
+
+/** Every string in values, with its dotted path. */
+function stringLeaves(value: unknown, prefix: string): [string, string][] {
+  if (typeof value === 'string') return [[prefix, value]];
+  if (Array.isArray(value)) return value.flatMap((item, index) => stringLeaves(item, `${prefix}[${index}]`));
+  if (!isPlainObject(value)) return [];
+  return Object.keys(value).flatMap((key) => stringLeaves((value as Record<string, unknown>)[key], prefix ? `${prefix}.${key}` : key));
 }
 
 /**
@@ -529,13 +552,16 @@ function chartNamed(doc: Doc): string | undefined {
 }
 
 /**
- * Reads `-f` files: each a plain values file, or objects among which one Application, HelmRelease
- * or HelmChart installs the cluster-api-operator chart. Every problem in one error.
+ * Reads `-f` files (a directory: its *.yaml files): each a plain values file, or objects among which
+ * one Application, HelmRelease or HelmChart installs the cluster-api-operator chart. Every problem
+ * in one error.
  */
 export async function readHelmValuesFiles(files: readonly string[]): Promise<HelmValuesSources> {
   const problems: Diagnostic[] = [];
   const warnings: Diagnostic[] = [];
-  const contents = await readManifestFiles(files, problems);
+  // a directory (a Flux or Argo CD folder) is its *.yaml files in sorted order, as -f reads it elsewhere
+  const listed = files.length > 0 ? await listManifestFiles(files, problems) : [];
+  const contents = await readManifestFiles(listed, problems);
   const budget = new YamlBudget();
   const perFile: { file: string; docs: Doc[]; plain?: Values; position?: Diagnostic; locate?: ValuesLocator }[] = [];
   for (const { file, text } of contents) {
@@ -654,5 +680,6 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
     chartVersion: releases[0]?.chartVersion,
     warnings,
     chartVersionWarnings: releases.flatMap((release) => release.versionWarning ?? []),
+    secretValues: releases.flatMap((release) => release.secretValues ?? []),
   };
 }

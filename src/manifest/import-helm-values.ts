@@ -19,7 +19,7 @@ import { ownValue, setOwnValue } from '../core/own-keys.js';
 import { resolvePlainScalar } from '../yaml/scalar.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 import { closestName } from './fields.js';
-import type { ValuesLocator } from './helm-values-sources.js';
+import type { SecretValue, ValuesLocator } from './helm-values-sources.js';
 import type { FieldPath } from './yaml-source.js';
 import {
   CHART_DEPLOYMENT_VALUES,
@@ -41,6 +41,8 @@ export interface HelmValuesInput {
   sets: SetExpression[];
   /** The chart version whose templates to follow (`--chart-version`, or the GitOps object's); absent: the newest. */
   chartVersion?: ChartVersionRequest;
+  /** Values read from Secrets: one the output holds is warned about, since the output goes to Git. */
+  secretValues?: readonly SecretValue[];
 }
 
 export interface ImportedManifest {
@@ -49,13 +51,31 @@ export interface ImportedManifest {
   warnings: Diagnostic[];
 }
 
+/**
+ * A Secret's value the manifest now holds in plain text (a credential in a fetchConfig URL):
+ * Flux kept it in a Secret, the printed manifest is meant for Git. Names are not secrets, and a
+ * value shorter than 6 characters would be found anywhere.
+ */
+function secretsInOutput(secretValues: readonly SecretValue[], body: string): Diagnostic[] {
+  return secretValues
+    .filter(({ path, value }) => value.length >= 6 && !/(^|\.)(name|namespace)$/.test(path) && body.includes(value))
+    .map(({ path, from }) => ({
+      ...from,
+      message: `the value ${path} of ${from.secret} is written into the manifest in plain text, and the manifest is meant for Git`,
+      hint: "keep credentials out of chart values: put them in the Secret a provider's configSecret names, which the operator reads in the cluster",
+    }));
+}
+
 /** Warnings, each placed where the last layer that sets its value path wrote it. */
 class Warnings {
   readonly items: Diagnostic[] = [];
   constructor(private readonly layers: HelmValuesInput['layers']) {}
   push(message: string, path?: FieldPath, advice?: Pick<Diagnostic, 'expected' | 'hint'>): void {
-    const layer = path ? this.layers.findLast((candidate) => hasPath(candidate.values, path)) : undefined;
-    this.items.push({ ...(path && layer?.locate?.(path)), message, ...advice });
+    this.items.push({ ...(path && this.at(path)), message, ...advice });
+  }
+  /** Where the last layer that sets `path` wrote it, when a file holds it. */
+  at(path: FieldPath): Pick<Diagnostic, 'file' | 'line' | 'column'> | undefined {
+    return this.layers.findLast((candidate) => hasPath(candidate.values, path))?.locate?.(path);
   }
 }
 
@@ -152,13 +172,19 @@ function formOf(value: unknown): 'string' | 'map' | 'none' | 'other' {
  * The string form of charts up to v0.18.1 (templates/infra.yaml:3 there): `;`-separated entries
  * of `name`, `name:version` or `namespace:name:version`, read into the map form.
  */
-function fromStringForm(key: string, text: string, problems: Diagnostic[]): Record<string, Record<string, unknown>> {
+function fromStringForm(
+  key: string,
+  text: string,
+  problems: Diagnostic[],
+  place?: Pick<Diagnostic, 'file' | 'line' | 'column'>,
+): Record<string, Record<string, unknown>> {
   const map: Record<string, Record<string, unknown>> = {};
   const entries = key === 'core' ? [text] : text.split(';');
   for (const entry of entries) {
     const parts = entry.split(':');
     if (parts.length > 3 || parts.some((part) => part === '')) {
       problems.push({
+        ...place,
         path: key,
         message: `${key}=${JSON.stringify(text)}: "${entry}" is not name, name:version or namespace:name:version`,
         expected: `e.g. ${key}=docker:v1.4.2, or ${key}="capd-custom-ns:docker:v1.4.2;capz-custom-ns:azure:v1.10.0"`,
@@ -191,7 +217,7 @@ function chooseVersion(
       problems.push(resolved);
       return { version: NEWEST_CHART, assumed: false };
     }
-    if (resolved.note) warnings.push(resolved.note);
+    if (resolved.note) warnings.items.push(resolved.note);
     return { version: resolved.version, assumed: false };
   }
   const strings = PROVIDER_TYPES.filter((type) => formOf(values[type.key]) === 'string');
@@ -207,6 +233,26 @@ function chooseVersion(
   return { version: last.until!, assumed: true };
 }
 
+/** The map form of a string-form value, as a file writes it or as --set flags. */
+function mapFormOf(key: string, text: string, inFile: boolean): string {
+  const providers = Object.entries(fromStringForm(key, text, []));
+  const fields = (p: Record<string, unknown>) => Object.entries(p).map(([k, v]) => [k, String(v)]);
+  if (inFile)
+    return `${key}: {${providers
+      .map(
+        ([name, p]) =>
+          `${name}: {${fields(p)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(', ')}}`,
+      )
+      .join(', ')}}`;
+  // a provider without a version is an empty map, which --set cannot write
+  const flags = providers.flatMap(([name, p]) =>
+    fields(p).length > 0 ? fields(p).map(([k, v]) => `--set ${key}.${name}.${k}=${v}`) : [`--set-json '${key}.${name}={}'`],
+  );
+  return flags.join(' ') || `--set ${key}.<name>.version=…`;
+}
+
 /** Each provider map in its map form; a form the chart version cannot read is a problem (Helm fails to render it). */
 function providerMaps(reading: Reading): Record<ChartProviderType, Record<string, Record<string, unknown>>> {
   const { values, version, problems, warnings } = reading;
@@ -218,6 +264,7 @@ function providerMaps(reading: Reading): Record<ChartProviderType, Record<string
     if (form === 'none') continue;
     if (form === 'other') {
       problems.push({
+        ...warnings.at([type.key]),
         path: type.key,
         message: `${type.key} is ${JSON.stringify(value)}`,
         expected: `a map of providers by name (${type.key}.<name>.version=…), or the string form name:version of charts up to v0.18.1`,
@@ -232,7 +279,9 @@ function providerMaps(reading: Reading): Record<ChartProviderType, Record<string
       continue;
     }
     if (!(form === 'string' ? stringRule : mapRule)) {
+      const place = warnings.at([type.key]);
       problems.push({
+        ...place,
         path: type.key,
         message:
           form === 'string'
@@ -244,13 +293,15 @@ function providerMaps(reading: Reading): Record<ChartProviderType, Record<string
             : `${type.key}: "[namespace:]name[:version];…", as charts up to v0.18.1 read`,
         hint:
           form === 'string'
-            ? `write ${type.key}: {<name>: {version: …}}, or pass the chart version you install with --chart-version`
+            ? `write it as a map: ${mapFormOf(type.key, value as string, place !== undefined)}, or pass the chart version you install with --chart-version`
             : `write ${type.key}: "<name>:<version>", or pass the chart version you install with --chart-version`,
       });
       continue;
     }
     maps[type.key] =
-      form === 'string' ? fromStringForm(type.key, value as string, problems) : (value as Record<string, Record<string, unknown>>);
+      form === 'string'
+        ? fromStringForm(type.key, value as string, problems, warnings.at([type.key]))
+        : (value as Record<string, Record<string, unknown>>);
   }
   return maps;
 }
@@ -274,10 +325,17 @@ function configSecret(own: unknown, global: Record<string, unknown>): Record<str
 }
 
 /** `{{ range $k, $v := … }}{{ $k }}: {{ $v }}`: a gate map as the template prints it; anything else fails to render. */
-function gateMap(gates: unknown, path: string, version: string, problems: Diagnostic[]): Record<string, unknown> | undefined {
+function gateMap(
+  gates: unknown,
+  path: string,
+  version: string,
+  problems: Diagnostic[],
+  place?: Pick<Diagnostic, 'file' | 'line' | 'column'>,
+): Record<string, unknown> | undefined {
   if (!truthy(gates)) return undefined;
   if (!isPlainObject(gates)) {
     problems.push({
+      ...place,
       path,
       message: `${path} is ${JSON.stringify(gates)}; chart ${version} ranges over it as a map of gates and fails to render`,
       expected: 'a map of feature gate names to true or false, e.g. {ClusterTopology: true}',
@@ -428,7 +486,7 @@ function managerOf(
         'featureGates',
       ]);
     } else {
-      const gates = gateMap(manager.featureGates, `${label}.manager.featureGates`, version, problems);
+      const gates = gateMap(manager.featureGates, `${label}.manager.featureGates`, version, problems, warnings.at([...at, 'featureGates']));
       if (gates) out.featureGates = gates;
     }
     const metrics = isPlainObject(manager.metrics) ? manager.metrics : undefined;
@@ -451,7 +509,7 @@ function managerOf(
     const gates = topLevelGates(reading.values);
     if (rule && gates && Object.hasOwn(gates, key)) {
       reading.gatesUsed.add(key);
-      const map = gateMap(gates[key], `manager.featureGates.${key}`, version, problems);
+      const map = gateMap(gates[key], `manager.featureGates.${key}`, version, problems, reading.warnings.at([...GATES, key]));
       if (map) out.featureGates = map;
     }
   }
@@ -483,7 +541,7 @@ function implicitProviders(reading: Reading, maps: Record<ChartProviderType, Rec
       const gates = topLevelGates(values);
       const kubeadm =
         secretSpec && chartRule('manager.featureGates.kubeadm', 'controlPlane', version) && gates && Object.hasOwn(gates, 'kubeadm')
-          ? gateMap(gates.kubeadm, 'manager.featureGates.kubeadm', version, reading.problems)
+          ? gateMap(gates.kubeadm, 'manager.featureGates.kubeadm', version, reading.problems, reading.warnings.at([...GATES, 'kubeadm']))
           : undefined;
       if (kubeadm) reading.gatesUsed.add('kubeadm');
       const spec = kubeadm ? { manager: { featureGates: kubeadm }, ...secretSpec } : secretSpec;
@@ -617,6 +675,7 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   }));
   objects.push(...extra);
   const body = objects.map((object) => emitYamlDocument(object)).join('---\n');
+  warnings.items.push(...secretsInOutput(input.secretValues ?? [], body));
   const header = `${HEADER}# Read as chart ${version} of cluster-api-operator reads them${assumed ? ' (no --chart-version given)' : ''}.\n`;
   return {
     text: objects.length === 0 ? `${header}# The values name no provider: the chart installs none.\n` : `${header}---\n${body}`,

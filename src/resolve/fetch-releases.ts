@@ -184,8 +184,9 @@ async function fetchSingleManifest<Label extends string>(
   const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules);
   const repository = release.decorate?.(opened) ?? opened;
   const version = await release.remoteVersion(repository);
+  // a problem of the lock session (a locked file not cached under --offline) has no place of its own
   const components = await repository.getFile(version, repository.componentsFile).catch((error: unknown) => {
-    throw release.fetchProblem ? release.fetchProblem(error) : error;
+    throw attribute(release.fetchProblem ? release.fetchProblem(error) : error, origin);
   });
   return { label, version, components, repository: { sourceType: repository.sourceType, location: repository.location } };
 }

@@ -13,6 +13,7 @@ import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagno
 import { manifestLabel, type ProviderKind } from '../core/provider.js';
 import { compareSemantic, parseSemantic } from '../core/versions.js';
 import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './metadata.js';
+import { closestName } from '../manifest/fields.js';
 
 export interface ProviderUpgradeInput {
   kind: ProviderKind;
@@ -472,6 +473,20 @@ export function selectUpdates(plan: UpgradePlan, selection: UpdateSelection = {}
   return bumps;
 }
 
+/**
+ * The hint for a provider `update` does not know: a metadata.name (kubeadm) is not its label
+ * (bootstrap-kubeadm), so the labels it meant; else the closest label.
+ */
+export function unknownLabelHint(name: string, components: readonly { name: string; label: string }[]): string {
+  const byName = components.filter((c) => c.name === name).map((c) => c.label);
+  if (byName.length > 0) return `providers are named by their label, as plan lists them: ${byName.join(' or ')}`;
+  const guess = closestName(
+    name,
+    components.map((c) => c.label),
+  );
+  return guess ? `did you mean "${guess}"?` : 'name providers by their label, as plan lists them';
+}
+
 function selectedProviders(plan: UpgradePlan, names: readonly string[], problems: Diagnostic[]): ProviderPlan[] {
   if (names.length === 0) return plan.providers;
   const selected = new Set<ProviderPlan>();
@@ -481,6 +496,7 @@ function selectedProviders(plan: UpgradePlan, names: readonly string[], problems
       problems.push({
         message: `no provider "${name}" in the manifest`,
         expected: `one of ${plan.providers.map((p) => p.label).join(', ')}`,
+        hint: unknownLabelHint(name, plan.providers),
       });
     } else if (found.length > 1) {
       problems.push({

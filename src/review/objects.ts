@@ -2,7 +2,8 @@
  * A rendered tree read back as objects: every YAML document of every output file, keyed by
  * group/kind/namespace/name (never by file path), with the component it belongs to.
  */
-import { DiagnosticBag } from '../core/diagnostics.js';
+import path from 'node:path';
+import { CapiGitopsError, DiagnosticBag } from '../core/diagnostics.js';
 import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
 import { parseArtifact } from '../yaml/parse.js';
 import type { ObjectId } from './types.js';
@@ -116,8 +117,11 @@ function baseObjects(
   }
 }
 
-/** Reads the objects of a tree; kustomization files are layout, not cluster objects. */
-export function readTreeObjects(files: ReadonlyMap<string, string>): TreeObjects {
+/**
+ * Reads the objects of a tree; kustomization files are layout, not cluster objects. A problem in
+ * a tree read from `directory` names its file there, as the user finds it.
+ */
+export function readTreeObjects(files: ReadonlyMap<string, string>, directory?: string): TreeObjects {
   const objects = new Map<string, TreeObject>();
   const components = new Map<string, ComponentInfo>();
   const bag = new DiagnosticBag();
@@ -131,7 +135,7 @@ export function readTreeObjects(files: ReadonlyMap<string, string>): TreeObjects
     if (earlier) {
       bag.add({
         file,
-        message: `${describeId(id)} is also in ${earlier.file}`,
+        message: `${describeId(id)} is also in ${directory === undefined ? earlier.file : path.join(directory, earlier.file)}`,
         expected: 'each object once in a rendered tree',
         hint: 'remove the copy; an output directory holds each object in one file',
       });
@@ -162,11 +166,16 @@ export function readTreeObjects(files: ReadonlyMap<string, string>): TreeObjects
     try {
       parsed = parseArtifact(text, { source: file });
     } catch (err) {
-      bag.addError(err);
+      if (!(err instanceof CapiGitopsError) || directory === undefined) throw err;
+      // a rendered file that no longer parses was edited by hand: where to type is not the fix
+      const shown = path.join(directory, file);
+      const hint = `render writes this file: render again to rewrite it, or restore the committed one (git checkout -- ${shown})`;
+      for (const d of err.diagnostics) bag.add({ ...d, hint });
       continue;
     }
     for (const object of parsed) add(object, file, component, cluster);
   }
+  if (directory !== undefined) for (const d of bag.items) if (d.file !== undefined) d.file = path.join(directory, d.file);
   bag.throwIfAny();
   return { objects, components };
 }

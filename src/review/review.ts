@@ -3,7 +3,7 @@
  * Objects are matched by group/kind/namespace/name; an object whose namespace alone changed is
  * one changed object with a namespace-move finding.
  */
-import { compareStrings } from '../core/diagnostics.js';
+import { compareStrings, DiagnosticBag } from '../core/diagnostics.js';
 import type { KObject } from '../core/kobject.js';
 import { parseSemantic, compareSemantic } from '../core/versions.js';
 import { compareCrds, crdChangeCount, describeCrdChanges, CRD_SCHEMA_PATH } from './crd.js';
@@ -159,8 +159,19 @@ function emptyComponent(directory: string, a: TreeObjects, b: TreeObjects): Comp
 }
 
 export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewReport {
-  const a = readTreeObjects(oldSide.files);
-  const b = readTreeObjects(newSide.files);
+  // both sides' problems in one run
+  const bag = new DiagnosticBag();
+  const read = (side: ReviewSide) => {
+    try {
+      return readTreeObjects(side.files, side.directory);
+    } catch (err) {
+      bag.addError(err);
+      return undefined;
+    }
+  };
+  const [oldObjects, newObjects] = [read(oldSide), read(newSide)];
+  bag.throwIfAny();
+  const [a, b] = [oldObjects!, newObjects!];
   // files holding secret values (inline): a key only one side has may be a rotated secret, and
   // every value of a finding about them is hidden
   const secretFiles = new Set([...declaredSecretFiles(oldSide.files), ...declaredSecretFiles(newSide.files)]);

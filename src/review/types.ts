@@ -14,6 +14,8 @@ export interface ReviewSide {
   /** For people, e.g. `clusters/mgmt (committed)` or `render at HEAD`. */
   label: string;
   files: ReadonlyMap<string, string>;
+  /** The directory the files were read from, as the user named it; none for a render in memory. */
+  directory?: string;
 }
 
 export interface ObjectId {

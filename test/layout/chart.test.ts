@@ -118,6 +118,42 @@ test('values are checked against values.schema.json before any template runs; er
   assert.match(missing.diagnostics[0]!.hint!, /--set repoURL=/);
 });
 
+test('a --values file value the schema refuses is told at its line there; a number or boolean where a string is wanted gets the way to write it as one', async () => {
+  const values = path.join(tempDir('capi-gitops-values-'), 'values.yaml');
+  writeFileSync(values, 'repoURL: https://git.example.com/x.git\ntargetRevision: 2024\n');
+  const fromFile = await rejection(prepareChart({ builtIn: 'argocd', path: 'p', valuesFiles: [values] }));
+  assert.deepEqual(
+    fromFile.diagnostics.map((d) => [d.file, d.line, d.column, d.path]),
+    [[values, 2, 17, 'targetRevision']],
+  );
+  assert.equal(fromFile.diagnostics[0]!.hint, `quote it in ${values}: "2024" (YAML reads 2024 unquoted as a number)`);
+
+  const fromSet = await rejection(
+    prepareChart({
+      builtIn: 'argocd',
+      path: 'p',
+      set: [{ expression: 'repoURL=https://x,targetRevision=2024,destination.server=true', forceString: false }],
+    }),
+  );
+  assert.deepEqual(
+    fromSet.diagnostics.map((d) => d.hint),
+    [
+      '--set reads 2024 as a number: pass it with --set-string targetRevision=2024',
+      '--set reads true as a boolean: pass it with --set-string destination.server=true',
+    ],
+  );
+  // followed literally, the hint works
+  const fixed = await prepareChart({
+    builtIn: 'argocd',
+    path: 'p',
+    set: [
+      { expression: 'repoURL=https://x', forceString: false },
+      { expression: 'targetRevision=2024', forceString: true },
+    ],
+  });
+  assert.equal(fixed.values.targetRevision, '2024');
+});
+
 test('a value of the Config gitops.values the chart does not declare is an error at its line in the manifest', async () => {
   const dir = writeTempManifest({ 'p.yaml': corpusManifest() });
   const file = path.join(dir, 'p.yaml');
@@ -240,6 +276,16 @@ test('helpers: default (Sprig emptiness), required, include, quote, eq/ne/and/or
     renderProbe({ 'values.yaml': 'name: ""\n', 'templates/cm.yaml': 'a: {{required "name is required" Values.name}}\n' }),
   );
   assert.match(error.diagnostics[0]!.message, /name is required/);
+  // the value required read is named, so the hint can be followed as written
+  assert.equal(error.diagnostics[0]!.expected, 'a value for name (it is null, empty or unset)');
+  assert.equal(error.diagnostics[0]!.hint, 'set it: --set name=… or under gitops.values in the Config document');
+  const nested = await rejection(
+    renderProbe({
+      'values.yaml': 'owner: {team: null}\n',
+      'templates/cm.yaml': '{{#with Values.owner}}a: {{required "team please" @root.Values.owner.team}}{{/with}}\n',
+    }),
+  );
+  assert.equal(nested.diagnostics[0]!.hint, 'set it: --set owner.team=… or under gitops.values in the Config document');
 });
 
 test('Chart.yaml is validated: apiVersion v2, a DNS-label name and a version', async () => {
@@ -341,4 +387,51 @@ test('built-in charts precompiled at build render the same documents as the char
       (await rejection(Promise.resolve().then(() => chartValues(source, [], bad)))).diagnostics.map((d) => d.path),
     );
   }
+});
+
+test("a chart's own new value in values.yaml that its values.schema.json does not list yet: the hint names the schema to add it to", async () => {
+  const dir = writeChart({
+    'values.yaml': 'path: null\nowner: null\n',
+    'values.schema.json': JSON.stringify({
+      type: 'object',
+      additionalProperties: false,
+      properties: { path: { type: ['string', 'null'] } },
+    }),
+    'templates/a.yaml': 'kind: ConfigMap\n',
+  });
+  const error = await rejection(prepareChart({ builtIn: 'flux', userChart: dir, path: 'p' }));
+  assert.deepEqual(
+    error.diagnostics.map((d) => [d.path, d.hint]),
+    [['owner', `the chart's values.yaml sets owner: declare it in the properties of ${dir}/values.schema.json too`]],
+  );
+  // a value the user sets that the chart does not have keeps pointing at the schema to read
+  const typo = await rejection(
+    prepareChart({ builtIn: 'flux', userChart: dir, path: 'p', set: [{ expression: 'ownr=x', forceString: false }] }),
+  );
+  assert.deepEqual(typo.diagnostics.map((d) => [d.path, d.hint]).sort(), [
+    ['owner', `the chart's values.yaml sets owner: declare it in the properties of ${dir}/values.schema.json too`],
+    ['ownr', `see ${dir}/values.schema.json`],
+  ]);
+});
+
+test("{{#each}} over a string, number or boolean fails at its line naming the value, as Helm's range does, instead of rendering nothing (text/template exec.go walkRange)", async () => {
+  const template =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n{{#each Values.extra}}\n  {{@key}}: {{quote this}}\n{{/each}}\n';
+  const error = await rejection(
+    renderProbe(
+      { 'values.yaml': 'extra: null\n', 'templates/cm.yaml': template },
+      { set: [{ expression: 'extra=abc', forceString: false }] },
+    ),
+  );
+  assert.equal(error.diagnostics[0]!.line, 6);
+  assert.equal(error.diagnostics[0]!.message, '{{#each}} cannot walk "abc", a string');
+  assert.equal(error.diagnostics[0]!.hint, `set extra to a list or a map, e.g. --set 'extra={a,b}' or --set-json 'extra={"k":"v"}'`);
+  // null walks nothing, as Helm's range over nil; a map renders
+  const empty = await renderProbe({ 'values.yaml': 'extra: null\n', 'templates/cm.yaml': template });
+  assert.match(YAML.stringify(empty), /data: null/);
+  const map = await renderProbe(
+    { 'values.yaml': 'extra: null\n', 'templates/cm.yaml': template },
+    { set: [{ expression: 'extra.a=1', forceString: false }] },
+  );
+  assert.match(YAML.stringify(map), /a: "1"/);
 });

@@ -276,11 +276,11 @@ test('deployment from v0.26.0 (templates/core.yaml:37 at v0.26.0); chart v0.10.0
 test('chart versions as written: v prefix, Flux/Argo CD ranges resolved to the newest release they allow, too old refused', () => {
   assert.deepEqual(resolveChartVersion({ text: 'v0.23.0', origin: '--chart-version' }), { version: 'v0.23.0' });
   const range = resolveChartVersion({ text: '>=0.19.0 <0.20.0', origin: 'HelmRelease x spec.chart.spec.version' });
-  assert.ok(!('message' in range) && range.version === 'v0.19.0' && /range/.test(range.note ?? ''));
+  assert.ok(!('message' in range) && range.version === 'v0.19.0' && /range/.test(range.note?.message ?? ''));
   const tilde = resolveChartVersion({ text: '0.23.x', origin: '--chart-version' });
   assert.ok(!('message' in tilde) && tilde.version === 'v0.23.1');
   const old = resolveChartVersion({ text: '0.9.2', origin: '--chart-version' });
   assert.ok('message' in old && /older than v0\.10\.0/.test(old.message) && /--chart-version/.test(old.hint ?? ''));
   const newer = resolveChartVersion({ text: '0.31.0', origin: '--chart-version' });
-  assert.ok(!('message' in newer) && /newer than v0\.28\.0/.test(newer.note ?? ''));
+  assert.ok(!('message' in newer) && /newer than v0\.28\.0/.test(newer.note?.message ?? ''));
 });

@@ -136,7 +136,7 @@ test('Flux HelmRelease: valuesFrom in order (a values.yaml merged, a Secret key 
 test('Flux HelmRelease: a required valuesFrom missing from the files is an error at its line, with the file to add', async () => {
   const [file] = files({ 'helmrelease.yaml': FLUX_RELEASE });
   await assert.rejects(readHelmValuesFiles([file!]), (error: CapiGitopsError) => {
-    const problems = error.diagnostics.filter((d) => /valuesFrom/.test(d.message));
+    const problems = error.diagnostics.filter((d) => /^spec\.valuesFrom\.\d$/.test(d.path ?? ''));
     assert.equal(problems.length, 2);
     assert.equal(problems[0]!.file, file);
     assert.equal(problems[0]!.line, 26);
@@ -217,7 +217,7 @@ spec:
   const { byId, sources, warnings } = await importFiles(files({ 'application.yaml': application }));
   assert.equal(sources.chartVersion?.text, '>=0.24.0 <0.25.0');
   assert.ok(
-    warnings.some((w) => w.startsWith('--chart-version') || /range ">=0\.24\.0 <0\.25\.0"; read as v0\.24\.1/.test(w)),
+    warnings.some((w) => w.startsWith('--chart-version') || /">=0\.24\.0 <0\.25\.0" is a range; read as v0\.24\.1/.test(w)),
     warnings.join('\n'),
   );
   assert.ok(
@@ -512,4 +512,141 @@ test('CLI: a HelmRelease spec.chartRef whose object is not in the files, or an O
     assert.equal(result.stderr, '', followed.join(' '));
     assert.match(result.stdout, /# Read as chart v0\.23\.0 of cluster-api-operator reads them\./);
   }
+});
+
+test('CLI: a chart version range or a missing valuesFrom in a HelmRelease is told at its field, the object and field named once', () => {
+  const ranged = FLUX_RELEASE.replace('version: "0.23.0"', 'version: ">=0.23.0 <0.24.0"');
+  const [release, values] = files({ 'helmrelease.yaml': ranged, 'values.yaml': FLUX_VALUES });
+  const read = runCli(['import', 'helm-values', '-f', release!, '-f', values!]);
+  assert.equal(read.code, 0, read.stderr);
+  assert.match(
+    read.stderr,
+    /helmrelease\.yaml:20:16: warning: HelmRelease capi-operator-system\/capi-operator: spec\.chart\.spec\.version: ">=0\.23\.0 <0\.24\.0" is a range; read as v0\.23\.1/,
+  );
+  assert.doesNotMatch(read.stderr, /capi-operator: HelmRelease/);
+
+  const result = runCli(['import', 'helm-values', '-f', release!]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  const lines = result.stderr.split('\n');
+  const missing = lines.find((line) => /is not in the files given$/.test(line));
+  assert.match(
+    missing ?? result.stderr,
+    /helmrelease\.yaml:26:7: error: HelmRelease capi-operator-system\/capi-operator: spec\.valuesFrom\.0: ConfigMap/,
+  );
+  assert.doesNotMatch(result.stderr, /spec\.valuesFrom\.\d: spec\.valuesFrom/);
+
+  // --chart-version over the file's version: told at the field it overrides
+  const over = runCli(['import', 'helm-values', '-f', release!, '-f', values!, '--chart-version', '0.24.0']);
+  assert.equal(over.code, 0, over.stderr);
+  assert.match(
+    over.stderr,
+    /helmrelease\.yaml:20:16: warning: HelmRelease capi-operator-system\/capi-operator: spec\.chart\.spec\.version: --chart-version 0\.24\.0 is followed, not this version \(>=0\.23\.0 <0\.24\.0\)/,
+  );
+
+  const flag = runCli(['import', 'helm-values', '--set', 'core.cluster-api.version=v1.12.0', '--chart-version', '0.9.0']);
+  assert.equal(flag.code, 1);
+  assert.match(flag.stderr, /^error: --chart-version: chart v0\.9\.0 is older than v0\.10\.0/m);
+});
+
+test('CLI: a Flux valuesFrom Secret value the manifest prints in plain text (a credential in a fetchConfig URL) is warned about at its valuesFrom, without the value', () => {
+  const release = `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: capi-operator
+  namespace: flux-system
+spec:
+  chart:
+    spec:
+      chart: cluster-api-operator
+      version: 0.24.0
+  valuesFrom:
+    - kind: Secret
+      name: capi-fetch
+      valuesKey: url
+      targetPath: infrastructure.docker.fetchConfig.url
+    - kind: Secret
+      name: capi-fetch
+      valuesKey: creds
+      targetPath: configSecret.name
+  values:
+    infrastructure:
+      docker:
+        version: v1.12.0
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: capi-fetch
+  namespace: flux-system
+stringData:
+  url: https://deploy:not-a-suite-value@git.example.com/infra.yaml
+  creds: capd-variables
+`;
+  const [file] = files({ 'helmrelease.yaml': release });
+  const result = runCli(['import', 'helm-values', '-f', file!]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /url: https:\/\/deploy:not-a-suite-value@git\.example\.com\/infra\.yaml/);
+  assert.match(
+    result.stderr,
+    /helmrelease\.yaml:12:7: warning: HelmRelease flux-system\/capi-operator: spec\.valuesFrom\.0: the value infrastructure\.docker\.fetchConfig\.url of Secret flux-system\/capi-fetch is written into the manifest in plain text/,
+  );
+  // a name from a Secret is no credential; and no value is printed on stderr
+  assert.doesNotMatch(result.stderr, /configSecret\.name of Secret|not-a-suite-value|capd-variables/);
+});
+
+test('CLI: the string form under a chart that reads a map is an error at its line in the values file, with the map form of that very value; from --set, the flags that write it', () => {
+  const [values] = files({ 'values.yaml': 'core: "cluster-api:v1.7.7"\ninfrastructure: "docker:v1.7.7;capa:aws:v2.0.0"\n' });
+  const result = runCli(['import', 'helm-values', '-f', values!, '--chart-version', '0.20.0']);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /values\.yaml:2:1: error: infrastructure: infrastructure is the string form/);
+  assert.match(
+    result.stderr,
+    /hint: write it as a map: infrastructure: \{docker: \{version: v1\.7\.7\}, aws: \{namespace: capa, version: v2\.0\.0\}\}, or pass/,
+  );
+  const set = runCli(['import', 'helm-values', '--set', 'infrastructure=docker:v1.7.7;aws', '--chart-version', '0.20.0']);
+  assert.equal(set.code, 1);
+  const flags = /hint: write it as a map: (.*), or pass/.exec(set.stderr)?.[1];
+  assert.equal(flags, "--set infrastructure.docker.version=v1.7.7 --set-json 'infrastructure.aws={}'");
+  // followed as written, the flags import both providers
+  const fixed = runCli([
+    'import',
+    'helm-values',
+    '--set',
+    'infrastructure.docker.version=v1.7.7',
+    '--set-json',
+    'infrastructure.aws={}',
+    '--chart-version',
+    '0.20.0',
+  ]);
+  assert.equal(fixed.code, 0, fixed.stderr);
+  assert.match(fixed.stdout, /name: aws\n/);
+  assert.match(fixed.stdout, /name: docker\n/);
+});
+
+test('CLI: a gate list that is not a map and a malformed string-form entry are errors at their lines in the values file', () => {
+  const [gates, entry] = files({
+    'gates.yaml': 'infrastructure:\n  docker:\n    version: v1.7.7\nmanager:\n  featureGates:\n    docker: "MachinePool=true"\n',
+    'entry.yaml': 'infrastructure: "a:b:c:d"\n',
+  });
+  const gate = runCli(['import', 'helm-values', '-f', gates!, '--chart-version', '0.23.0']);
+  assert.equal(gate.code, 1);
+  assert.match(gate.stderr, /gates\.yaml:6:5: error: manager\.featureGates\.docker: .* ranges over it as a map of gates/);
+  const malformed = runCli(['import', 'helm-values', '-f', entry!]);
+  assert.equal(malformed.code, 1);
+  assert.match(malformed.stderr, /entry\.yaml:1:1: error: infrastructure: infrastructure="a:b:c:d": "a:b:c:d" is not name/);
+});
+
+test('CLI: import helm-values -f a directory reads its *.yaml files in order, as -f does elsewhere; a missing path says so, with the -f hint', () => {
+  const [release] = files({ 'a-helmrelease.yaml': FLUX_RELEASE, 'b-values.yaml': FLUX_VALUES });
+  const dir = path.dirname(release!);
+  const fromDirectory = runCli(['import', 'helm-values', '-f', dir]);
+  assertNoStackTrace(fromDirectory);
+  assert.equal(fromDirectory.code, 0, fromDirectory.stderr);
+  assert.equal(fromDirectory.stdout, runCli(['import', 'helm-values', '-f', release!, '-f', path.join(dir, 'b-values.yaml')]).stdout);
+  const missing = runCli(['import', 'helm-values', '-f', path.join(dir, 'nope.yaml')]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /nope\.yaml: error: no such file or directory\n.*\n {2}hint: check the -f path/);
 });

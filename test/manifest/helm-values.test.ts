@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { importHelmValues } from '../../src/manifest/import-helm-values.js';
@@ -173,4 +173,13 @@ test('CLI: import helm-values -f values.yaml --set … -o dir/file (a new direct
   assert.equal(over.status, 2, over.stderr);
   assert.match(over.stderr, /-o \.\/values\.yaml is also read with -f values\.yaml: .*name another file/);
   assert.equal(readFileSync(path.join(dir, 'values.yaml'), 'utf8'), before);
+  // -o naming a directory is refused up front with the file to name, not at the rename with a temporary file's name
+  mkdirSync(path.join(dir, 'mc'));
+  const toDirectory = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml', '-o', 'mc'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  assert.equal(toDirectory.status, 2, toDirectory.stderr);
+  assert.match(toDirectory.stderr, /^error: -o mc is a directory: name the file to write, e\.g\. -o mc\/providers\.yaml\n/);
+  assert.deepEqual(readdirSync(path.join(dir, 'mc')), []);
 });

@@ -297,3 +297,28 @@ test('convert changes only the lines the conversion changes: comments keep their
     ['apiVersion: operator.cluster.x-k8s.io/v1alpha1', '  secretName: capi-variables'],
   );
 });
+
+test('convert keeps a CRLF file CRLF: the converted documents too, so the file has one line ending and the diff shows the conversion alone', () => {
+  const lf = [
+    '# providers',
+    'apiVersion: v1',
+    'kind: Namespace',
+    'metadata:',
+    '  name: capi-system',
+    '---',
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha1',
+    'kind: CoreProvider',
+    'metadata:',
+    '  name: cluster-api',
+    '  namespace: capi-system',
+    'spec:',
+    '  version: v1.7.7   # pinned',
+    '  secretName: capi-secrets',
+    '',
+  ].join('\n');
+  const { result, problems } = convertManifestText('crlf.yaml', lf.replace(/\n/g, '\r\n'));
+  assert.deepEqual(problems, []);
+  assert.equal(result.text.replace(/\r\n/g, ''), result.text.replace(/\r\n/g, '').replace(/\n/g, ''), 'no bare LF');
+  assert.equal(result.text, convertManifestText('lf.yaml', lf).result.text.replace(/\n/g, '\r\n'));
+  assert.match(result.text, /\r\n {2}version: v1\.7\.7 {3}# pinned\r\n {2}configSecret:\r\n {4}name: capi-secrets\r\n$/);
+});

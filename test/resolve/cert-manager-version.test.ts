@@ -13,6 +13,7 @@ import { loadManifest } from '../../src/manifest/load.js';
 import { certManagerManifestVersions } from '../../src/resolve/cert-manager-version.js';
 import { parseArtifact } from '../../src/yaml/parse.js';
 import { ArtifactCache } from '../../src/sources/cache.js';
+import type { ProviderRepository } from '../../src/core/repository.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 
@@ -101,4 +102,31 @@ test('--offline without cert-manager in the cache: the hint says to run once onl
     assert.match(d!.hint!, /^run once without --offline/);
     return true;
   });
+});
+
+test('--offline with a locked cert-manager file not cached: the problem is told at certManager.version, where the release is named', async () => {
+  const dir = tempDir();
+  const config = path.join(dir, 'config.yaml');
+  writeFileSync(config, 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\ncertManager:\n  version: v1.13.0\n');
+  const manifest = await loadManifest([config]);
+  const cache = new ArtifactCache(tempDir());
+  // as the lock session (resolve/lock/session.ts decorate) fails a locked file missing from the cache
+  const decorate = (repository: ProviderRepository): ProviderRepository => ({
+    ...repository,
+    listVersions: () => repository.listVersions(),
+    getFile: async () => {
+      throw new CapiGitopsError({ message: '--offline: cert-manager.yaml of cert-manager v1.13.0 (sha256 …) is not in the cache' });
+    },
+  });
+  await assert.rejects(
+    resolveCertManager(manifest.config, manifest.baseDir, { sources: { offline: true, cache }, decorate }),
+    (err: unknown) => {
+      assert.ok(err instanceof CapiGitopsError);
+      const [d] = err.diagnostics;
+      assert.equal(`${d!.file}:${d!.line}:${d!.column}`, `${config}:4:12`);
+      assert.equal(d!.path, 'certManager.version');
+      assert.match(d!.hint!, /^run once without --offline/);
+      return true;
+    },
+  );
 });

@@ -340,9 +340,18 @@ test('update: refused targets, unknown providers and unknown contracts are error
   const plan = planUpgrades({ providers: corpusManagementCluster('v1.8.0') });
   assert.throws(
     () => selectUpdates(plan, { providers: ['kubeadm'] }),
-    failsWith(/no provider "kubeadm" in the manifest/, (error) =>
-      assert.match(error.diagnostics[0].expected ?? '', /bootstrap-kubeadm, control-plane-kubeadm, cluster-api/),
-    ),
+    failsWith(/no provider "kubeadm" in the manifest/, (error) => {
+      assert.match(error.diagnostics[0].expected ?? '', /bootstrap-kubeadm, control-plane-kubeadm, cluster-api/);
+      // a metadata.name is not a label: the hint names the labels it meant
+      assert.equal(
+        error.diagnostics[0].hint,
+        'providers are named by their label, as plan lists them: bootstrap-kubeadm or control-plane-kubeadm',
+      );
+    }),
+  );
+  assert.throws(
+    () => selectUpdates(plan, { providers: ['cluster-apii'] }),
+    failsWith(/no provider "cluster-apii"/, (error) => assert.equal(error.diagnostics[0].hint, 'did you mean "cluster-api"?')),
   );
   assert.throws(() => selectUpdates(plan, { contract: 'v1alpha4' }), failsWith(/no upgrade plan for contract v1alpha4/));
 });

@@ -181,3 +181,20 @@ test('check without a lockfile says check implies --frozen (the user never typed
   const again = cli(['check', '-f', '.', '-o', '../out']);
   assert.equal(again.status, 0, again.stdout + again.stderr);
 });
+
+test('check -o a directory that does not exist (a typo, or never rendered): one line saying so with the render to run, not a line per file', () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const result = spawnSync(process.execPath, [CLI, 'check', '-f', '.', '-o', '../clusters/mgmnt'], { cwd: manifest, encoding: 'utf8' });
+  assert.equal(result.status, 1, result.stderr);
+  assert.match(
+    result.stdout,
+    /^\.\.\/clusters\/mgmnt does not exist \(render writes \d+ files there\); check the -o path, or run: capi-gitops render -f \. -o \.\.\/clusters\/mgmnt\n$/,
+  );
+  // --json keeps every file, for tools
+  const json = spawnSync(process.execPath, [CLI, 'check', '-f', '.', '-o', '../clusters/mgmnt', '--json'], {
+    cwd: manifest,
+    encoding: 'utf8',
+  });
+  assert.ok((JSON.parse(json.stdout) as { problems: unknown[] }).problems.length > 1);
+});

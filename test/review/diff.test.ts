@@ -10,6 +10,7 @@ import { parseArtifact } from '../../src/yaml/parse.js';
 import { emitYamlDocument } from '../../src/yaml/emit.js';
 import { clone, type KObject } from '../../src/core/kobject.js';
 import { reviewChanges } from '../../src/review/review.js';
+import type { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { changedPaths } from '../../src/review/field-paths.js';
 import { formatMarkdown, GITHUB_COMMENT_LIMIT } from '../../src/review/format-markdown.js';
 import { formatText } from '../../src/review/format-text.js';
@@ -341,4 +342,22 @@ test('a fleet: each cluster keeps its own copy of an object, and a change is gro
     [['clusters/eu-1/01-cluster-api', 1, 2]],
   );
   assertValidJson(report);
+});
+
+test('an output file made invalid by hand: every side read from a directory names the file there, with a fix that works (not "check the indentation")', () => {
+  const deployment = corpusObject('Deployment', 'capi-controller-manager');
+  const broken = new Map(tree([deployment]));
+  const file = '01-cluster-api/deployment-capi-controller-manager.yaml';
+  broken.set(file, `${broken.get(file)}foo: [unclosed\n`);
+  assert.throws(
+    () => reviewChanges({ label: 'before', files: broken, directory: 'out' }, { label: 'after', files: broken, directory: 'other' }),
+    (error: CapiGitopsError) => {
+      assert.deepEqual(error.diagnostics.map((d) => d.file).sort(), [`other/${file}`, `out/${file}`]);
+      assert.match(
+        error.diagnostics.find((d) => d.file?.startsWith('out/'))!.hint ?? '',
+        /render again to rewrite it, or restore the committed one \(git checkout -- out\/01-cluster-api\//,
+      );
+      return true;
+    },
+  );
 });

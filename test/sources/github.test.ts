@@ -408,8 +408,29 @@ test('a missing release names the provider, the repository, the version and the 
     error.message,
     /^providers\.yaml:3:1: error: CoreProvider\/capi-system\/cluster-api: no GitHub release v9\.9\.9 in kubernetes-sigs\/cluster-api \(GET http:\/\/127\.0\.0\.1:\d+\/repos\/kubernetes-sigs\/cluster-api\/releases\/tags\/v9\.9\.9 answered 404\)/,
   );
-  assert.match(error.message, /hint: check spec.version/);
+  // the hint names releases that exist, so it can be followed as written
+  assert.match(error.message, /hint: the newest releases of kubernetes-sigs\/cluster-api: v1\.12\.0; set spec\.version to one of them/);
   assert.equal(h.fake.count(TAG_PATH('v9.9.9')), 1, 'a 404 is not retried');
+});
+
+test('a missing patch release: the hint names the newest releases of its series, newest first, drafts and pre-releases left out', async (t) => {
+  const h = await harness(t, {
+    'kubernetes-sigs/cluster-api': [
+      capiRelease('v1.11.0-rc.0', { prerelease: true }),
+      capiRelease('v1.10.6', { draft: true }),
+      capiRelease('v1.12.0'),
+      capiRelease('v1.10.2'),
+      capiRelease('v1.10.5'),
+      capiRelease('v1.10.4'),
+      capiRelease('v1.10.3'),
+    ],
+  });
+  const error = await rejection(h.open().getFile('v1.10.9', 'core-components.yaml'));
+  assert.ok(error instanceof ArtifactNotFoundError);
+  assert.equal(
+    error.diagnostics[0]!.hint,
+    'the newest 1.10 releases of kubernetes-sigs/cluster-api: v1.10.5, v1.10.4, v1.10.3; set spec.version to one of them (a tag without a published release, or a draft, cannot be fetched)',
+  );
 });
 
 test('a missing repository and a missing asset are named too', async (t) => {

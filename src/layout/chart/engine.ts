@@ -171,8 +171,20 @@ function registerHelpers(
       .join(' '),
   );
   hb.registerHelper('default', (fallback: unknown, value: unknown) => (isEmptyValue(value) ? fallback : value));
-  hb.registerHelper('required', (message: unknown, value: unknown) => {
-    if (value === null || value === undefined || value === '') throw new TemplateRuntimeError(text(message));
+  hb.registerHelper('required', (message: unknown, value: unknown, options: HelperOptions & { ids?: unknown[] }) => {
+    if (value === null || value === undefined || value === '') {
+      // the value's path as the template wrote it (compiled with trackIds), when it is one below Values
+      const id = options?.ids?.[1];
+      const key = typeof id === 'string' ? /^(?:@root\.)?Values\.(.+)$/.exec(id)?.[1] : undefined;
+      throw new TemplateRuntimeError(text(message), {
+        expected: key
+          ? `a value for ${key} (it is null, empty or unset)`
+          : 'a value that is not null or empty where the template calls required',
+        hint: key
+          ? `set it: --set ${key}=… or under gitops.values in the Config document`
+          : 'set the value that required reads at this place, e.g. --set <its path below Values>=… or under gitops.values in the Config document',
+      });
+    }
     return value;
   });
   hb.registerHelper('include', (name: unknown, context: unknown) => renderPartial(text(name), context));
@@ -192,7 +204,18 @@ function registerHelpers(
     Array.isArray(list) ? list.map(text).join(text(separator)) : text(list),
   );
   // `each` over a map visits keys in code-unit order, never insertion order.
-  hb.registerHelper('each', function (this: unknown, context: unknown, options: HelperOptions) {
+  hb.registerHelper('each', function (this: unknown, context: unknown, options: HelperOptions & { ids?: unknown[] }) {
+    // Helm's range fails on a scalar ("range can't iterate over abc"); walking nothing would render a wrong document
+    if (typeof context === 'string' || typeof context === 'number' || typeof context === 'boolean') {
+      const id = options.ids?.[0];
+      const key = typeof id === 'string' ? /^(?:@root\.)?Values\.(.+)$/.exec(id)?.[1] : undefined;
+      throw new TemplateRuntimeError(`{{#each}} cannot walk ${JSON.stringify(context)}, a ${typeof context}`, {
+        expected: key ? `${key}: a list or a map` : 'a list or a map',
+        hint: key
+          ? `set ${key} to a list or a map, e.g. --set '${key}={a,b}' or --set-json '${key}={"k":"v"}'`
+          : 'give {{#each}} a list or a map',
+      });
+    }
     const entries: [string | number, unknown][] = Array.isArray(context)
       ? context.map((v, i) => [i, v])
       : isValuesMap(context)

@@ -4,11 +4,12 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
+import YAML, { LineCounter } from 'yaml';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
 import { readBoundedText } from '../../manifest/files.js';
 import { aliasProblem, YamlBudget } from '../../yaml/bounds.js';
+import { fieldPosition } from '../../manifest/yaml-source.js';
 import { chartValues } from './values.js';
 import type { LoadedChart, ValuesLayer } from './types.js';
 import type { SetExpression } from '../../core/helm-set.js';
@@ -61,7 +62,8 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
   // Nodes and depth bounded before the parser sees the text, as for manifests: 100,000 `[` would
   // overflow its stack and be reported as "Maximum call stack size exceeded".
   new YamlBudget().check(text, file);
-  const doc = YAML.parseDocument(text, { uniqueKeys: true });
+  const lineCounter = new LineCounter();
+  const doc = YAML.parseDocument(text, { uniqueKeys: true, lineCounter });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     throw new CapiGitopsError({
@@ -77,7 +79,9 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
   const values = doc.toJS({ maxAliasCount: 0 }) as unknown;
   if (values === null || values === undefined) return { source: file, values: {} };
   if (!isValuesMap(values)) throw new CapiGitopsError({ file, message: 'is not a mapping', expected: 'a YAML mapping of chart values' });
-  return { source: file, values };
+  // a value the chart refuses is told at its line in this file
+  const source = { file, text, lineCounter, doc };
+  return { source: file, values, locate: (p) => fieldPosition(source, doc.contents, p, 'value') };
 }
 
 /** The output directory's path from the root of the Git repository that holds it, if any. */

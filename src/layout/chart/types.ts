@@ -10,7 +10,7 @@ export const BUILT_IN_CHARTS = ['argocd', 'flux'] as const;
  * Handlebars options, for the build step that precompiles built-in charts and for the engine.
  * `noEscape`: the output is YAML, not HTML. `strict`: a missing value fails loudly.
  */
-export const COMPILE_OPTIONS = { noEscape: true, strict: true } as const;
+export const COMPILE_OPTIONS = { noEscape: true, strict: true, trackIds: true } as const;
 
 /**
  * ajv options for values.schema.json, built in (precompiled) or a user's; `verbose` gives each

@@ -74,6 +74,20 @@ function expectedValue(e: ErrorObject): string {
   }
 }
 
+/**
+ * A number or boolean where the chart wants a string (a tag or branch such as 2024, a port): the
+ * way to write it as a string where it was written. `--set` types `2024` as Helm does (strvals).
+ */
+function asString(e: ErrorObject, layers: readonly ValuesLayer[], segments: readonly string[], at: string): string | undefined {
+  const wanted = (e.params as { type?: string | string[] }).type;
+  if (e.keyword !== 'type' || ![wanted].flat().includes('string')) return undefined;
+  if (typeof e.data !== 'number' && typeof e.data !== 'boolean') return undefined;
+  const value = String(e.data);
+  const layer = writer(layers, segments);
+  if (!layer) return `--set reads ${value} as a ${typeof e.data}: pass it with --set-string ${at}=${value}`;
+  return `quote it in ${layer.source}: "${value}" (YAML reads ${value} unquoted as a ${typeof e.data})`;
+}
+
 function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly ValuesLayer[]): Diagnostic {
   const missing = e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : undefined;
   const extra = e.keyword === 'additionalProperties' ? String((e.params as { additionalProperty?: string }).additionalProperty) : undefined;
@@ -89,13 +103,20 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Valu
     // `chart show` prints built-in charts only; a chart of one's own has its schema in its directory.
     hint: missing
       ? `set it, e.g. --set ${at}=… or under gitops.values in the Config document`
-      : chart.origin.startsWith('built-in chart ')
-        ? `see its values.schema.json: capi-gitops chart show ${chart.metadata.name}; a value of another layout's chart goes under gitops.<layout>.values in the Config document (e.g. gitops.argocd.values.${at})` +
-          (writer(layers, segments)?.ofFleetCluster
-            ? `; a fleet cluster's own gitops values reach the chart of every layout, so remove ${at} there to render the fleet with --layout ${chart.metadata.name}`
-            : '')
-        : `see ${chart.origin}/values.schema.json`,
+      : (asString(e, layers, segments, at) ?? otherHint(chart, layers, segments, at)),
   };
+}
+
+function otherHint(chart: LoadedChart, layers: readonly ValuesLayer[], segments: readonly string[], at: string): string {
+  // a chart's own new value (in values.yaml, as docs/charts.md says) that its schema does not list yet
+  if (!chart.origin.startsWith('built-in chart ') && !writer(layers, segments) && hasPath(chart.defaults, segments))
+    return `the chart's values.yaml sets ${at}: declare it in the properties of ${chart.origin}/values.schema.json too`;
+  return chart.origin.startsWith('built-in chart ')
+    ? `see its values.schema.json: capi-gitops chart show ${chart.metadata.name}; a value of another layout's chart goes under gitops.<layout>.values in the Config document (e.g. gitops.argocd.values.${at})` +
+        (writer(layers, segments)?.ofFleetCluster
+          ? `; a fleet cluster's own gitops values reach the chart of every layout, so remove ${at} there to render the fleet with --layout ${chart.metadata.name}`
+          : '')
+    : `see ${chart.origin}/values.schema.json`;
 }
 
 /**

@@ -14,6 +14,8 @@
  */
 import { Octokit, RequestError } from 'octokit';
 import { CapiGitopsError } from '../../core/diagnostics.js';
+import type { SemVer } from 'semver';
+import { compareSemantic, parseSemantic } from '../../core/versions.js';
 import { artifactFromBytes } from '../base/artifact.js';
 import { sha256Hex } from '../../core/digest.js';
 import { onceUntilFailure, parseJsonBody, SourceClient, type PlainResponse, type RevalidatedResponse } from '../base/client.js';
@@ -256,7 +258,11 @@ class GitHubRepository implements GitHubReleaseRepository {
         hint: 'resolve the version with listVersions() first, as clusterctl does',
       });
     }
-    const release = await onceUntilFailure(this.releasesByTag, version, () => this.fetchReleaseByTag(version));
+    const release = await onceUntilFailure(this.releasesByTag, version, () => this.fetchReleaseByTag(version)).catch(
+      async (error: unknown) => {
+        throw error instanceof ArtifactNotFoundError ? await this.withNearestReleases(error, version) : error;
+      },
+    );
     const asset = release.assets.find((candidate) => candidate.name === assetName);
     if (!asset) {
       const names = release.assets.map((candidate) => candidate.name).sort();
@@ -306,6 +312,25 @@ class GitHubRepository implements GitHubReleaseRepository {
       });
     }
     return absolute.href;
+  }
+
+  /**
+   * A version without a release: the hint names the newest releases of its series (else of the
+   * repository), so it can be followed as written. The listing is asked only on this error path.
+   */
+  private async withNearestReleases(error: ArtifactNotFoundError, version: string): Promise<ArtifactNotFoundError> {
+    const wanted = parseSemantic(version);
+    const tags = await this.listVersions().catch(() => []);
+    const released = tags
+      .map((tag) => ({ tag, semantic: parseSemantic(tag) }))
+      .filter((t): t is { tag: string; semantic: SemVer } => t.semantic !== null && t.semantic.prerelease.length === 0)
+      .sort((a, b) => compareSemantic(b.semantic, a.semantic));
+    const series = released.filter((t) => t.semantic.major === wanted?.major && t.semantic.minor === wanted.minor);
+    const nearest = (series.length > 0 ? series : released).slice(0, 3).map((t) => t.tag);
+    if (nearest.length === 0) return error;
+    const of = series.length > 0 ? ` ${wanted!.major}.${wanted!.minor}` : '';
+    const hint = `the newest${of} releases of ${this.slug}: ${nearest.join(', ')}; set spec.version to one of them (a tag without a published release, or a draft, cannot be fetched)`;
+    return new ArtifactNotFoundError(error.diagnostics.map((d) => ({ ...d, hint })));
   }
 
   private async fetchReleaseByTag(tag: string): Promise<ApiRelease> {

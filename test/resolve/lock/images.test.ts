@@ -122,4 +122,12 @@ test('plan re-asks every locked image a tag names (not one the artifact pinned b
     recheckLockedImages(lock, async () => new Map(), ['infrastructure-aws']),
     /no component "infrastructure-aws" in the lockfile/,
   );
+  // update --images cluster-apii: the hint names the label it meant
+  await assert.rejects(
+    recheckLockedImages(lock, async () => new Map(), ['cluster-apii']),
+    (error: CapiGitopsError) => {
+      assert.equal(error.diagnostics[0]!.hint, 'did you mean "cluster-api"?');
+      return true;
+    },
+  );
 });
