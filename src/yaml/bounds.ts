@@ -14,7 +14,7 @@
  *   CAPI_GITOPS_YAML_MAX_NODES_PER_RUN  nodes of all inputs of a run default 8,000,000
  */
 import YAML from 'yaml';
-import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError } from '../core/diagnostics.js';
 import { LineIndex, lineNumberAt } from './split.js';
 
 export interface YamlLimits {
@@ -318,26 +318,32 @@ export function scanStructure(text: string, source: string, limits: YamlLimits):
   return total + docNodes;
 }
 
+// Chart values may use aliases, as Helm's YAML reader allows; this many expansions at most.
+const MAX_VALUES_ALIAS_COUNT = 1000;
+
 /**
- * The first alias of a document read with `toJS({ maxAliasCount: 0 })` (chart values), as a
- * problem at its line and column: that call refuses it with a bare ReferenceError.
+ * A chart values document as data, its aliases expanded (Helm reads values with go-yaml, which
+ * expands them), bounded against alias bombs: past the bound the library throws a bare
+ * ReferenceError, told here at the document's first alias.
  */
-export function aliasProblem(doc: YAML.Document, text: string, file: string): Diagnostic | undefined {
-  let offset: number | undefined;
-  YAML.visit(doc, {
-    Alias(_key, node) {
-      offset = node.range?.[0] ?? 0;
-      return YAML.visit.BREAK;
-    },
-  });
-  if (offset === undefined) return undefined;
-  const { line, column } = new LineIndex(text).at(offset);
-  return {
-    file,
-    line,
-    column,
-    message: 'YAML aliases are not allowed in chart values',
-    expected: 'plain YAML without anchors and aliases',
-    hint: 'write the repeated values out in full where each alias stands',
-  };
+export function valuesToJS(doc: YAML.Document, text: string, file: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_VALUES_ALIAS_COUNT });
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    let offset = 0;
+    YAML.visit(doc, {
+      Alias(_key, node) {
+        offset = node.range?.[0] ?? 0;
+        return YAML.visit.BREAK;
+      },
+    });
+    throw new CapiGitopsError({
+      file,
+      ...new LineIndex(text).at(offset),
+      message: `YAML aliases here expand to more than ${MAX_VALUES_ALIAS_COUNT} values`,
+      expected: `aliases that expand to at most ${MAX_VALUES_ALIAS_COUNT} values`,
+      hint: 'write the repeated values out, or alias fewer of them',
+    });
+  }
 }

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { prepareChart, renderChart, type ChartContext } from '../../src/layout/chart/index.js';
+import { prepareChart, readValuesFile, renderChart, type ChartContext } from '../../src/layout/chart/index.js';
 import { loadChart } from '../../src/layout/chart/load.js';
 import { renderManagementCluster } from '../../src/app/cluster.js';
 import { emitYamlDocument } from '../../src/yaml/emit.js';
@@ -174,21 +174,24 @@ test('a --set syntax error is a clear error naming the expression', async () => 
   assert.match(error.diagnostics[0]!.message, /cannot parse --set "interval": key "interval" has no value/);
 });
 
-test("an alias in a --values file or a chart's values.yaml is an error at its line and column, not an internal error", async () => {
+test("an alias in a --values file or a chart's values.yaml is expanded, as Helm reads values (go-yaml); an alias bomb is an error at its line, not an internal error", async () => {
   const dir = tempDir('capi-gitops-values-');
   const valuesFile = path.join(dir, 'values.yaml');
   writeFileSync(valuesFile, 'a: &x [1, 2]\nb: *x\n');
-  const fromFile = await rejection(prepareChart({ builtIn: 'flux', path: 'p', valuesFiles: [valuesFile] }));
-  assert.deepEqual(
-    fromFile.diagnostics.map((d) => [d.file, d.line, d.column, d.message]),
-    [[valuesFile, 2, 4, 'YAML aliases are not allowed in chart values']],
-  );
+  const layer = await readValuesFile(valuesFile);
+  assert.deepEqual(layer.values, { a: [1, 2], b: [1, 2] });
   const chart = writeChart({ 'values.yaml': 'a: 1\nb: &y {c: 2}\nd: *y\n', 'templates/cm.yaml': PROBE_TEMPLATE });
-  const fromChart = await rejection(loadChart(chart));
+  assert.deepEqual((await loadChart(chart)).defaults, { a: 1, b: { c: 2 }, d: { c: 2 } });
+
+  // each level doubles: 2^12 values from a dozen lines
+  const levels = ['l0: &l0 [x, x]', ...Array.from({ length: 12 }, (_, i) => `l${i + 1}: &l${i + 1} [*l${i}, *l${i}]`)];
+  writeFileSync(valuesFile, levels.join('\n') + '\n');
+  const bomb = await rejection(prepareChart({ builtIn: 'flux', path: 'p', valuesFiles: [valuesFile] }));
   assert.deepEqual(
-    fromChart.diagnostics.map((d) => [d.file, d.line, d.column]),
-    [[path.join(chart, 'values.yaml'), 3, 4]],
+    bomb.diagnostics.map((d) => [d.file, d.line, d.column, d.message]),
+    [[valuesFile, 2, 10, 'YAML aliases here expand to more than 1000 values']],
   );
+  assert.doesNotMatch(JSON.stringify(bomb.diagnostics), /ReferenceError/);
 });
 
 test('a schema with a remote $ref is refused: charts never make the tool fetch', async () => {

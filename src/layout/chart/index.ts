@@ -8,7 +8,7 @@ import YAML, { LineCounter } from 'yaml';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
 import { readBoundedText } from '../../manifest/files.js';
-import { aliasProblem, YamlBudget } from '../../yaml/bounds.js';
+import { valuesToJS, YamlBudget } from '../../yaml/bounds.js';
 import { fieldPosition } from '../../manifest/yaml-source.js';
 import { chartValues } from './values.js';
 import type { LoadedChart, ValuesLayer } from './types.js';
@@ -74,9 +74,7 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
       expected: 'a YAML mapping of chart values',
     });
   }
-  const alias = aliasProblem(doc, text, file);
-  if (alias) throw new CapiGitopsError(alias);
-  const values = doc.toJS({ maxAliasCount: 0 }) as unknown;
+  const values = valuesToJS(doc, text, file);
   if (values === null || values === undefined) return { source: file, values: {} };
   if (!isValuesMap(values)) throw new CapiGitopsError({ file, message: 'is not a mapping', expected: 'a YAML mapping of chart values' });
   // a value the chart refuses is told at its line in this file

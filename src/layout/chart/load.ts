@@ -7,7 +7,7 @@ import fg from 'fast-glob';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
 import { readBoundedText } from '../../manifest/files.js';
-import { aliasProblem, YamlBudget } from '../../yaml/bounds.js';
+import { valuesToJS, YamlBudget } from '../../yaml/bounds.js';
 import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
 
 const require = createRequire(import.meta.url);
@@ -46,12 +46,13 @@ function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | 
     bag.add({ file, line, column, message: `not valid YAML: ${e.message.split('\n')[0]}`, expected: 'a YAML mapping' });
     return undefined;
   }
-  const alias = aliasProblem(doc, text, file);
-  if (alias) {
-    bag.add(alias);
+  let value: unknown;
+  try {
+    value = valuesToJS(doc, text, file);
+  } catch (err) {
+    bag.addError(err);
     return undefined;
   }
-  const value = doc.toJS({ maxAliasCount: 0 }) as unknown;
   if (value === null || value === undefined) return {};
   if (!isValuesMap(value)) {
     bag.add(problem(file, 'is not a mapping', 'a YAML mapping of keys to values'));
