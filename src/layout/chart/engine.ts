@@ -144,6 +144,11 @@ class RenderBudget {
   }
 }
 
+/** A helper argument's path below Values as the template wrote it (compiled with trackIds), e.g. `owner` for `Values.owner`. */
+function valuesPath(id: unknown): string | undefined {
+  return typeof id === 'string' ? /^(?:@root\.)?Values\.(.+)$/.exec(id)?.[1] : undefined;
+}
+
 /** The first line of `source` that includes partial `name` (`{{> name}}`, `{{#> name}}`, `include "name"`). */
 function includeLine(source: string | undefined, name: string): number | undefined {
   if (source === undefined) return undefined;
@@ -173,9 +178,7 @@ function registerHelpers(
   hb.registerHelper('default', (fallback: unknown, value: unknown) => (isEmptyValue(value) ? fallback : value));
   hb.registerHelper('required', (message: unknown, value: unknown, options: HelperOptions & { ids?: unknown[] }) => {
     if (value === null || value === undefined || value === '') {
-      // the value's path as the template wrote it (compiled with trackIds), when it is one below Values
-      const id = options?.ids?.[1];
-      const key = typeof id === 'string' ? /^(?:@root\.)?Values\.(.+)$/.exec(id)?.[1] : undefined;
+      const key = valuesPath(options?.ids?.[1]);
       throw new TemplateRuntimeError(text(message), {
         expected: key
           ? `a value for ${key} (it is null, empty or unset)`
@@ -207,8 +210,7 @@ function registerHelpers(
   hb.registerHelper('each', function (this: unknown, context: unknown, options: HelperOptions & { ids?: unknown[] }) {
     // Helm's range fails on a scalar ("range can't iterate over abc"); walking nothing would render a wrong document
     if (typeof context === 'string' || typeof context === 'number' || typeof context === 'boolean') {
-      const id = options.ids?.[0];
-      const key = typeof id === 'string' ? /^(?:@root\.)?Values\.(.+)$/.exec(id)?.[1] : undefined;
+      const key = valuesPath(options.ids?.[0]);
       throw new TemplateRuntimeError(`{{#each}} cannot walk ${JSON.stringify(context)}, a ${typeof context}`, {
         expected: key ? `${key}: a list or a map` : 'a list or a map',
         hint: key
