@@ -166,7 +166,10 @@ export function readTreeObjects(files: ReadonlyMap<string, string>, directory?: 
     try {
       parsed = parseArtifact(text, { source: file });
     } catch (err) {
-      if (!(err instanceof CapiGitopsError) || directory === undefined) throw err;
+      if (!(err instanceof CapiGitopsError) || directory === undefined) {
+        bag.addError(err);
+        continue;
+      }
       // a rendered file that no longer parses was edited by hand: where to type is not the fix
       const shown = path.join(directory, file);
       const hint = `render writes this file: render again to rewrite it, or restore the committed one (git checkout -- ${shown})`;
