@@ -110,7 +110,7 @@ export async function lockOutputDirectory(outDir: string): Promise<() => Promise
   const file = outputLockPath(outDir);
   const parent = path.dirname(outDir);
   const host = os.hostname();
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < 2; attempt++) {
     try {
       await inScratchDirectory(parent, async (scratch) => {
         const temporary = path.join(scratch, scratchName(path.basename(file), 'tmp'));
@@ -128,8 +128,6 @@ export async function lockOutputDirectory(outDir: string): Promise<() => Promise
       };
     } catch (err) {
       if (err instanceof CapiGitopsError) throw err; // the scratch directory refused as it is found
-      // the scratch directory removed by a run finishing at that moment: made again, tried again
-      if (errorCode(err) === 'ENOENT' && attempt < 2) continue;
       if (errorCode(err) !== 'EEXIST') {
         await removeScratchDirectoryIfEmpty(parent);
         throw new CapiGitopsError({
@@ -141,7 +139,7 @@ export async function lockOutputDirectory(outDir: string): Promise<() => Promise
       }
       const holder = await lockHolder(file);
       // A lock its holder released meanwhile is tried again too.
-      if ((holder === undefined || holder.stale) && attempt < 2) {
+      if ((holder === undefined || holder.stale) && attempt === 0) {
         if (holder) await unlink(file).catch(() => undefined);
         continue;
       }
