@@ -52,15 +52,15 @@ const SCRATCH_ATTEMPTS = 8;
 
 /**
  * Runs `create` with the scratch directory of `parent`; again if another run removed the
- * directory (it was empty) between the two. Several runs ending at once may each remove it in
+ * directory (it was empty) while it was made or used. Several runs ending at once may each remove it in
  * turn (three renders of one manifest failed with "cannot write the lockfile: ENOENT" after one
  * retry), so a few attempts, not one.
  */
 export async function inScratchDirectory<T>(parent: string, create: (dir: string) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const dir = await scratchDirectory(parent);
     try {
-      return await create(dir);
+      // removed even between its mkdir and its .gitignore: made again too
+      return await create(await scratchDirectory(parent));
     } catch (err) {
       if (attempt >= SCRATCH_ATTEMPTS || errorCode(err) !== 'ENOENT') throw err;
     }
