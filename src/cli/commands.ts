@@ -20,12 +20,9 @@ import type { LayoutName } from '../layout/index.js';
 import type { FleetLayoutName } from '../manifest/types.js';
 import type { SecretStrategy } from '../manifest/types.js';
 import { githubMasks, type SecretNeedles } from '../secrets/index.js';
-import type { BUILT_IN_CHARTS } from '../layout/chart/load.js';
+import { chartFiles, copyChart, type BuiltInChart } from '../app/chart.js';
 import { existsSync } from 'node:fs';
 import { holdsOnlySecrets } from '../review/secret-only-files.js';
-import { mkdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
-import { onInterrupt, throwIfInterrupted } from '../core/interrupt.js';
-import { inScratchDirectory, removeScratchDirectoryIfEmpty, scratchName } from '../core/scratch-directory.js';
 import { setExpressions, setFlagWords, type SetFlags } from './set-flags.js';
 
 export interface SourceFlags extends OutputFlags {
@@ -324,62 +321,19 @@ export function regenerateCommand(flags: RenderFlags, withSecretSources = true, 
   return words.map(shellWord).join(' ');
 }
 
-/**
- * The chart's files into the new, empty `target`: written in the scratch directory beside it
- * (ignored by Git) and renamed over it whole, so an interrupted or failed copy leaves no half chart.
- */
-async function writeChartCopy(target: string, files: readonly [string, string][]): Promise<void> {
-  const parent = path.dirname(target);
-  let staging: string | undefined;
-  const undo = async () => {
-    if (staging !== undefined) await rm(staging, { recursive: true, force: true });
-    await rmdir(target).catch(() => undefined);
-    await removeScratchDirectoryIfEmpty(parent);
-  };
-  const withdraw = onInterrupt(undo);
-  try {
-    await inScratchDirectory(parent, async (scratch) => {
-      staging = path.join(scratch, scratchName(path.basename(target), 'staging'));
-      await mkdir(staging);
-    });
-    for (const [file, text] of files) {
-      await mkdir(path.dirname(path.join(staging!, file)), { recursive: true });
-      await writeFile(path.join(staging!, file), text);
-    }
-    throwIfInterrupted();
-    await rename(staging!, target);
-    staging = undefined;
-    await removeScratchDirectoryIfEmpty(parent);
-  } catch (err) {
-    await undo();
-    throw err;
-  } finally {
-    withdraw();
-  }
-}
-
 /** `chart show <name>`: a built-in chart's files, printed or copied to start a chart of one's own. */
-export async function chartShowCommand(name: (typeof BUILT_IN_CHARTS)[number], flags: { outputDir?: string }): Promise<void> {
-  const { builtInChartFiles } = await import('../layout/chart/load.js');
-  const files = await builtInChartFiles(name);
-  if (flags.outputDir) {
-    const target = path.resolve(flags.outputDir);
-    try {
-      // the parents as a render's hint names them (gitops.chart: ./charts/wiring); the directory itself must be new
-      await mkdir(path.dirname(target), { recursive: true });
-      await mkdir(target, { recursive: false });
-    } catch (err) {
-      throw new UsageError(
-        `cannot create ${flags.outputDir}: ${(err as NodeJS.ErrnoException).code === 'EEXIST' ? 'it exists' : (err as NodeJS.ErrnoException).code}; name a new directory`,
-      );
-    }
-    await writeChartCopy(target, files);
-    process.stdout.write(
-      `wrote ${files.length} files of the built-in chart ${name} to ${flags.outputDir}; use it with gitops.chart: ${flags.outputDir} in the Config document\n`,
-    );
+export async function chartShowCommand(name: BuiltInChart, flags: { outputDir?: string }): Promise<void> {
+  if (flags.outputDir === undefined) {
+    for (const [file, text] of await chartFiles(name))
+      process.stdout.write(`# Source: ${name}/${file}\n${text}${text.endsWith('\n') ? '' : '\n'}`);
     return;
   }
-  for (const [file, text] of files) process.stdout.write(`# Source: ${name}/${file}\n${text}${text.endsWith('\n') ? '' : '\n'}`);
+  // the parents are made, as a render's hint names them (gitops.chart: ./charts/wiring); the directory itself must be new
+  if (existsSync(flags.outputDir)) throw new UsageError(`cannot create ${flags.outputDir}: it exists; name a new directory`);
+  const files = await copyChart(name, flags.outputDir);
+  process.stdout.write(
+    `wrote ${files.length} files of the built-in chart ${name} to ${flags.outputDir}; use it with gitops.chart: ${flags.outputDir} in the Config document\n`,
+  );
 }
 
 export async function lockCommand(flags: SourceFlags & { acceptDigest?: string[] }): Promise<void> {

@@ -1,20 +1,17 @@
 /** Commands for cluster-api-operator users: `convert` (v1alpha1 → v1alpha2) and `import helm-values`. */
 import { realpathSync, statSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from './errors.js';
-import { convertManifestFiles } from '../manifest/convert-documents.js';
-import { writeFileAtomic } from '../core/atomic-write.js';
+import { convert } from '../app/convert.js';
+import { importValues } from '../app/import.js';
 import { formatWarning } from '../core/diagnostics.js';
-import { importHelmValues } from '../manifest/import-helm-values.js';
 import { setExpressions, type SetFlags } from './set-flags.js';
-import { readHelmValuesFiles } from '../manifest/helm-values-sources.js';
 
 export async function convertCommand(flags: { file?: string[]; inPlace?: boolean; quiet?: boolean }): Promise<void> {
-  const files = await convertManifestFiles(flags.file ?? []);
   const note = (line: string) => {
     if (!flags.quiet) process.stderr.write(`${line}\n`);
   };
+  const { files, rewritten } = await convert(flags.file ?? [], flags.inPlace ?? false);
   for (const file of files) {
     for (const object of file.converted)
       note(
@@ -25,10 +22,7 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
   if (files.every((file) => file.converted.length === 0))
     note('nothing to convert: no operator.cluster.x-k8s.io/v1alpha1 provider objects or Turtles CAPIProviders in the input');
   if (flags.inPlace) {
-    // Files are written only once every file converted.
-    const changed = files.filter((file) => file.converted.length > 0);
-    for (const file of changed) await writeFileAtomic(file.file, file.text);
-    note(`rewrote ${changed.length} of ${files.length} file(s)`);
+    note(`rewrote ${rewritten} of ${files.length} file(s)`);
     return;
   }
   files.forEach((file, index) => {
@@ -47,30 +41,15 @@ export async function importHelmValuesCommand(
   },
 ): Promise<void> {
   if (flags.output !== undefined) refuseOutputAmongInputs(flags.output, flags.values ?? []);
-  // Plain values files, or the Application / HelmRelease / HelmChart that carries them.
-  const sources = await readHelmValuesFiles(flags.values ?? []);
-  const layers = sources.layers;
-  const sets = setExpressions(flags);
-  const named = sources.chartVersion;
-  if (flags.chartVersion && named && named.text !== flags.chartVersion)
-    // at the version the file names, when it names one in a field
-    sources.warnings.push(
-      named.position
-        ? { ...named.position, message: `--chart-version ${flags.chartVersion} is followed, not this version (${named.text})` }
-        : { message: `--chart-version ${flags.chartVersion} is followed, not ${named.origin} (${named.text})` },
-    );
-  const chartVersion = flags.chartVersion ? { text: flags.chartVersion, origin: '--chart-version' } : named;
-  const { text, warnings } = importHelmValues({ layers, sets, chartVersion, secretValues: sources.secretValues });
-  const all = [...sources.warnings, ...(flags.chartVersion ? [] : sources.chartVersionWarnings), ...warnings];
-  if (!flags.quiet) for (const warning of all) process.stderr.write(`${formatWarning(warning)}\n`);
-  if (flags.output) {
-    // as render creates -o: the docs' `-o management-cluster/providers.yaml` starts a new directory
-    await mkdir(path.dirname(path.resolve(flags.output)), { recursive: true });
-    await writeFileAtomic(path.resolve(flags.output), text);
-    if (!flags.quiet) process.stderr.write(`wrote ${flags.output}; render it with: capi-gitops render -f ${flags.output} -o <dir>\n`);
-  } else {
-    process.stdout.write(text);
-  }
+  const { text, warnings } = await importValues({
+    files: flags.values ?? [],
+    sets: setExpressions(flags),
+    chartVersion: flags.chartVersion,
+    output: flags.output,
+  });
+  if (!flags.quiet) for (const warning of warnings) process.stderr.write(`${formatWarning(warning)}\n`);
+  if (flags.output === undefined) process.stdout.write(text);
+  else if (!flags.quiet) process.stderr.write(`wrote ${flags.output}; render it with: capi-gitops render -f ${flags.output} -o <dir>\n`);
 }
 
 /**

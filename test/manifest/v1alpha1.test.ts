@@ -8,7 +8,9 @@ import { formatWarning } from '../../src/core/diagnostics.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { convert } from '../../src/app/convert.js';
+import { InterruptedError, resetInterruptState, settleInterrupted } from '../../src/core/interrupt.js';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { loadManifest } from '../../src/manifest/load.js';
@@ -242,6 +244,25 @@ test('CLI: render warns once per v1alpha1 object; convert --in-place rewrites on
     /^m\.yaml:1:1: warning: CoreProvider\/capi-system\/cluster-api: operator\.cluster\.x-k8s\.io\/v1alpha1 object, converted to v1alpha2/,
   );
   assert.match(rendered.stderr, /hint: rewrite it with: capi-gitops convert -f m\.yaml --in-place/);
+});
+
+test('convert --in-place rewrites its files together: a signal before the rename leaves every file as it was, and nothing Git would pick up', async () => {
+  const dir = tempDir();
+  const v1 = readFileSync(path.join(README, '05.v1alpha1.yaml'), 'utf8');
+  writeFileSync(path.join(dir, 'a.yaml'), v1);
+  writeFileSync(path.join(dir, 'b.yaml'), v1);
+  await settleInterrupted('SIGINT');
+  try {
+    await assert.rejects(convert([dir], true), InterruptedError);
+  } finally {
+    resetInterruptState();
+  }
+  assert.equal(readFileSync(path.join(dir, 'a.yaml'), 'utf8'), v1);
+  assert.equal(readFileSync(path.join(dir, 'b.yaml'), 'utf8'), v1);
+  assert.deepEqual(readdirSync(dir).sort(), ['a.yaml', 'b.yaml'], 'no temporary file or scratch directory left');
+  const { rewritten } = await convert([dir], true);
+  assert.equal(rewritten, 2);
+  assert.notEqual(readFileSync(path.join(dir, 'a.yaml'), 'utf8'), v1);
 });
 
 test('convert keeps flow collections as written: [a] and {a: b} stay unpadded, [ a ] stays padded', () => {

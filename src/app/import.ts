@@ -1,0 +1,42 @@
+/** `capi-gitops import helm-values`: the operator Helm chart's values → a manifest of provider objects. */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { SetExpression } from '../core/helm-set.js';
+import { writeFileAtomic } from '../core/atomic-write.js';
+import { importHelmValues } from '../manifest/import-helm-values.js';
+import { readHelmValuesFiles } from '../manifest/helm-values-sources.js';
+
+export interface ImportOptions {
+  /** Plain values files, or the Application / HelmRelease / HelmChart that carries them. */
+  files: readonly string[];
+  sets: SetExpression[];
+  /** `--chart-version`: followed instead of the version a release names. */
+  chartVersion?: string;
+  /** The file to write; absent: the text is only returned. */
+  output?: string;
+}
+
+/** The manifest's text and every warning, each at its field; written to `output` when given. */
+export async function importValues(options: ImportOptions): Promise<{ text: string; warnings: Diagnostic[] }> {
+  const sources = await readHelmValuesFiles(options.files);
+  const named = sources.chartVersion;
+  const warnings = [...sources.warnings];
+  if (options.chartVersion && named && named.text !== options.chartVersion)
+    // at the version the file names, when it names one in a field
+    warnings.push(
+      named.position
+        ? { ...named.position, message: `--chart-version ${options.chartVersion} is followed, not this version (${named.text})` }
+        : { message: `--chart-version ${options.chartVersion} is followed, not ${named.origin} (${named.text})` },
+    );
+  const chartVersion = options.chartVersion ? { text: options.chartVersion, origin: '--chart-version' } : named;
+  const imported = importHelmValues({ layers: sources.layers, sets: options.sets, chartVersion, secretValues: sources.secretValues });
+  // that the release's chart version is not known is moot when --chart-version names one
+  warnings.push(...(options.chartVersion ? [] : sources.chartVersionWarnings), ...imported.warnings);
+  if (options.output !== undefined) {
+    // as render creates -o: the docs' `-o management-cluster/providers.yaml` starts a new directory
+    await mkdir(path.dirname(path.resolve(options.output)), { recursive: true });
+    await writeFileAtomic(path.resolve(options.output), imported.text);
+  }
+  return { text: imported.text, warnings };
+}
