@@ -24,7 +24,7 @@ import { resolveOperatorRelease } from '../resolve/fetch-releases.js';
 import { readLockfile } from '../resolve/lock/lockfile.js';
 import { resolveManagementCluster, type RenderOptions, type Resolution } from './cluster.js';
 import { updateVersionsInFiles, type ManifestText, type VersionEdit } from '../manifest/update-versions.js';
-import { recheckLockedImages, refreshLockedImages, registryDigests } from './image-pins.js';
+import { planLockedImages, refreshLockedImages, registryDigests, registryDigestsAsked } from './image-pins.js';
 
 /** For each provider: the locked release, every published version and the newest release's series. */
 async function upgradeInputs(resolution: Resolution): Promise<ProviderUpgradeInput[]> {
@@ -71,8 +71,10 @@ export async function planManagementCluster(
     });
     return { resolution, plan };
   }
-  const { moved } = await recheckLockedImages(lock, registryDigests(resolution.sources, options.onWarning));
-  return { resolution, plan: { ...plan, images: moved } };
+  // a registry down leaves the providers' plan standing: its images are listed as unchecked, with a warning
+  const { moved, unchecked, problems } = await planLockedImages(lock, registryDigestsAsked(resolution.sources, options.onWarning));
+  for (const problem of problems) options.onWarning?.(problem);
+  return { resolution, plan: { ...plan, images: moved, ...(unchecked.length > 0 ? { imagesUnchecked: unchecked } : {}) } };
 }
 
 /**

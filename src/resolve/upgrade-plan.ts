@@ -92,6 +92,17 @@ export interface UpgradePlan {
   operator?: CertManagerPlan;
   /** With images pinned in the lockfile: those whose tag now serves another digest (lock/image-pins.ts). */
   images?: MovedImage[];
+  /** Locked images no registry answered for (down, refused): whether their tags moved is not known, so `images` is partial. */
+  imagesUnchecked?: UncheckedImage[];
+}
+
+/** A locked image whose registry did not answer. */
+export interface UncheckedImage {
+  /** The lock entry's label. */
+  component: string;
+  image: string;
+  /** Why, as the registry's problem says it. */
+  problem: string;
 }
 
 /** A locked image whose tag the registry now answers with another digest. */
@@ -109,6 +120,13 @@ function movedImagesText(images: readonly MovedImage[] | undefined): string {
   const short = (digest: string) => `${digest.slice(0, 'sha256:'.length + 12)}…`;
   const rows = [['COMPONENT', 'IMAGE', 'LOCKED', 'NOW'], ...images.map((i) => [i.component, i.image, short(i.locked), short(i.current)])];
   return `\nImages whose tag moved (same tag, new content):\n${formatTable(rows)}To take the new digests: capi-gitops update --images\n`;
+}
+
+/** The images no registry answered for: without them, the moved list would read as complete. */
+function uncheckedImagesText(images: readonly UncheckedImage[] | undefined): string {
+  if (!images?.length) return '';
+  const rows = [['COMPONENT', 'IMAGE'], ...images.map((i) => [i.component, i.image])];
+  return `\nImages not checked (their registry did not answer; whether their tags moved is not known):\n${formatTable(rows)}Run plan again once the registry answers.\n`;
 }
 
 /** The release whose metadata.yaml the plan needs: the highest semantic tag, pre-releases included (upgrader_info.go). */
@@ -424,7 +442,7 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
     lines.size > 0 ? `\n${title}:\n${[...lines].map((line) => `  ${line}\n`).join('')}` : '';
   text += list('Refused', refused) + list('Warnings', warnings) + '\n';
   const applicable = columns.filter((c) => plan.providers.some((p) => c.pick(p).status === 'upgrade'));
-  const images = movedImagesText(plan.images);
+  const images = movedImagesText(plan.images) + uncheckedImagesText(plan.imagesUnchecked);
   if (applicable.length === 0) return text + (images ? 'The versions are up to date.\n' : 'You are already up to date.\n') + images;
   return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}\n`).join('') + images;
 }
