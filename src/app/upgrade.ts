@@ -3,7 +3,7 @@
  * moving them forward in the lock (and in the manifest where it pins an exact version).
  */
 import { METADATA_FILE, parseMetadata } from '../resolve/metadata.js';
-import { configSecretData } from '../resolve/resolve.js';
+import { CERT_MANAGER_DEFAULT_VERSION, configSecretData } from '../resolve/resolve.js';
 import { repositoryRequestFor } from '../resolve/fetch-releases.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
 import path from 'node:path';
@@ -58,7 +58,11 @@ export async function planManagementCluster(
   // The lockfile on disk is still the previous one: plan writes nothing.
   const lock = await readLockfile(resolution.lockFile);
   const locked = (kind: string) => lock?.entries.find((entry) => entry.kind === kind)?.version;
-  const certManager = resolution.certManager ? { installed: locked('CertManager'), target: resolution.certManager.version } : undefined;
+  const settings = resolution.manifest.config.certManager ?? {};
+  const pinnedBy = (['version', 'url'] as const).filter((field) => settings[field] !== undefined).map((field) => `certManager.${field}`);
+  const certManager = resolution.certManager
+    ? { installed: locked('CertManager'), target: resolution.certManager.version, pinnedBy, newest: CERT_MANAGER_DEFAULT_VERSION }
+    : undefined;
   const providers = await upgradeInputs(resolution);
   const plan = planUpgrades({ providers, certManager, operator: await operatorUpgrade(resolution, locked('Operator')) });
   // Images pinned in the lockfile are asked of their registries again: which tags moved.
