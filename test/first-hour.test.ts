@@ -222,18 +222,39 @@ test('plan shows cert-manager first, as clusterctl upgrade plan does (cmd/cluste
   assert.match(renderUpgradePlanText(current), /^Cert-Manager is already up to date\n\n/);
   // certManager.enabled: false is clusterctl's "externally managed": nothing is said.
   assert.match(renderUpgradePlanText(planUpgrades({ providers: [core] })), /^Core provider contract/);
-  // The CLI on the example: the locked cert-manager is the one the Config asks for.
+  // The CLI on the example: the locked cert-manager is the one the Config pins, below the default.
   const run = spawnSync(process.execPath, [CLI, 'plan', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')], {
     encoding: 'utf8',
   });
   assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stdout, /^Cert-Manager is already up to date\n/);
+  assert.match(
+    run.stdout,
+    /^Cert-Manager is at "v0\.1\.0", pinned by certManager\.version and certManager\.url; "v1\.19\.1" is available \(the default, as in clusterctl\): to move, set certManager\.version to it and point certManager\.url at that release\n/,
+  );
   const json = JSON.parse(
     spawnSync(process.execPath, [CLI, 'plan', '--json', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')], {
       encoding: 'utf8',
     }).stdout,
   ) as { certManager?: unknown };
-  assert.deepEqual(json.certManager, { installed: 'v0.1.0', target: 'v0.1.0', shouldUpgrade: false });
+  assert.deepEqual(json.certManager, {
+    installed: 'v0.1.0',
+    target: 'v0.1.0',
+    shouldUpgrade: false,
+    pinnedBy: ['certManager.version', 'certManager.url'],
+    available: 'v1.19.1',
+  });
+
+  // update moves providers only, and says so rather than "everything is up to date"
+  const copy = tempDir('capi-gitops-update-');
+  cpSync(path.join(PROJECT_ROOT, 'examples'), copy, { recursive: true });
+  const updated = spawnSync(process.execPath, [CLI, 'update', '-f', path.join(copy, 'management-cluster')], { encoding: 'utf8' });
+  assert.equal(updated.status, 0, updated.stderr);
+  assert.match(
+    updated.stdout,
+    /^Cert-Manager is at "v0\.1\.0", pinned by certManager\.version and certManager\.url; "v1\.19\.1" is available/m,
+  );
+  assert.match(updated.stdout, /\nthe providers are up to date\n$/);
+  assert.doesNotMatch(updated.stdout, /everything is up to date/);
 });
 
 test('a provider with its own fetchConfig whose name is one typo from a built-in of its kind gets a warning at metadata.name', async () => {

@@ -382,6 +382,76 @@ test(
 );
 
 test(
+  'plan with a registry down: the providers are planned, the moved tag of the registry that answered is listed, the images of the one that did not are imagesUnchecked with a warning saying so, not an empty list; exit 0, check still fails',
+  { skip },
+  async () => {
+    const down = await Registry.start();
+    try {
+      const first = await pushImage(registry.url, 'half/controller', 'v1.0.0');
+      await pushImage(down.url, 'half/capi-init', 'v1.0.0');
+      const dir = manifestDir(
+        `pinImages: true\nimages:\n  cluster-api/cluster-api-controller:\n    repository: ${registry.host}/half\n    name: controller\n` +
+          `  cluster-api/capi-init:\n    repository: ${down.host}/half\n`,
+      );
+      const out = path.join(tempDir(), 'out');
+      await render(options(dir), out);
+      const second = await pushImage(registry.url, 'half/controller', 'v1.0.0', { content: 'rebuilt' });
+      await down.stop();
+      const init = `${down.host}/half/capi-init:v1.0.0`;
+
+      const warnings: Diagnostic[] = [];
+      const planned = await plan(options(dir, { onWarning: (w) => warnings.push(w) }));
+      assert.ok(planned.release === undefined);
+      assert.deepEqual(
+        planned.plan.providers.map((p) => [p.label, p.installed]),
+        [['cluster-api', 'v1.0.0']],
+      );
+      assert.deepEqual(planned.plan.images, [
+        { component: 'cluster-api', image: `${registry.host}/half/controller:v1.0.0`, locked: first.digest, current: second.digest },
+      ]);
+      assert.deepEqual(
+        planned.plan.imagesUnchecked?.map((i) => [i.component, i.image]),
+        [['cluster-api', init]],
+      );
+      assert.match(
+        planned.plan.imagesUnchecked![0]!.problem,
+        new RegExp(`cannot reach registry ${down.host.replace(/\./g, '\\.')} to check`),
+      );
+      const warned = warnings.map((w) => `${w.message} ${w.hint ?? ''}`).join('\n');
+      assert.match(warned, /to check the locked image .*capi-init:v1\.0\.0: .* whether its tag moved is not known until it answers/);
+      assert.doesNotMatch(warned, /to pin/);
+
+      const env = { ...process.env, ...isolatedEnv() } as NodeJS.ProcessEnv;
+      const text = runCli(['plan', '-f', dir], { env });
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(text.stdout, /The versions are up to date\.\n/);
+      assert.doesNotMatch(text.stdout, /You are already up to date/);
+      assert.match(text.stdout, /Images whose tag moved \(same tag, new content\):\n/);
+      assert.ok(text.stdout.includes(`Images not checked (their registry did not answer; whether their tags moved is not known):\n`));
+      assert.ok(text.stdout.includes(`cluster-api   ${init}\n`), text.stdout);
+      assert.match(text.stderr, /warning: .*cannot reach registry/);
+      const json = runCli(['plan', '-f', dir, '--json'], { env });
+      assert.equal(json.code, 0, json.stderr);
+      const document = JSON.parse(json.stdout) as {
+        ok: boolean;
+        images: unknown[];
+        imagesUnchecked: { component: string; image: string }[];
+      };
+      assert.equal(document.ok, true);
+      assert.equal(document.images.length, 1);
+      assert.deepEqual(
+        document.imagesUnchecked.map((i) => [i.component, i.image]),
+        [['cluster-api', init]],
+      );
+      // the gate still fails while the registry cannot be asked
+      assert.match(messages(await rejection(check(options(dir), out))), /cannot reach registry/);
+    } finally {
+      await down.stop();
+    }
+  },
+);
+
+test(
   'images the artifact already pins by digest are kept as written, and checked against the registry when first locked and under --frozen',
   { skip },
   async () => {

@@ -5,7 +5,15 @@
 import { renderOutput, type RenderOptions } from './run.js';
 import { redactStrings } from '../core/redact.js';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
-import { manifestAtRevision, readOutputTree, reviewChanges, type ReviewReport, type ReviewSide } from '../review/index.js';
+import {
+  afterRender,
+  checkOutput,
+  manifestAtRevision,
+  readOutputTree,
+  reviewChanges,
+  type ReviewReport,
+  type ReviewSide,
+} from '../review/index.js';
 
 export type DiffRequest =
   /** Two output directories. */
@@ -17,7 +25,7 @@ export type DiffRequest =
       base?: { revision: string; manifestPaths: string[]; options: (manifestPaths: string[]) => RenderOptions };
     };
 
-async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; after: ReviewSide }> {
+async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; after: ReviewSide; leftInPlace?: string[] }> {
   if ('from' in request)
     return {
       before: { label: request.from, files: await readOutputTree(request.from), directory: request.from },
@@ -27,11 +35,16 @@ async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; af
   const current = await renderOutput({ ...request.current, secretValuesOptional: true });
   const after: ReviewSide = { label: 'the manifest as it is now', files: current.files };
   const base = request.base;
-  if (!base)
+  if (!base) {
+    const committed = await readOutputTree(request.output);
+    // render leaves a file it cannot prove its own: its objects stay, neither removed nor changed
+    const inPlace = afterRender(committed, current.files, await checkOutput(request.output, current.files));
     return {
-      before: { label: `${request.output} as committed`, files: await readOutputTree(request.output), directory: request.output },
-      after,
+      before: { label: `${request.output} as committed`, files: committed, directory: request.output },
+      after: { ...after, files: inPlace.files },
+      leftInPlace: inPlace.leftInPlace,
     };
+  }
   const revision = await manifestAtRevision(base.revision, base.manifestPaths);
   try {
     const options = base.options(revision.manifestPaths);
@@ -52,6 +65,7 @@ async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; af
 
 /** The sides' differences; values in files that hold secrets are hidden, and any value the renders knew is redacted. */
 export async function diff(request: DiffRequest): Promise<ReviewReport> {
-  const { before, after } = await diffSides(request);
-  return redactStrings(reviewChanges(before, after));
+  const { before, after, leftInPlace } = await diffSides(request);
+  const report = reviewChanges(before, after);
+  return redactStrings(leftInPlace?.length ? { ...report, leftInPlace } : report);
 }

@@ -7,14 +7,15 @@
  * either, an image the lock lacks is an error naming it. The lock then records exactly the
  * images this render pinned, beside the entry's files.
  *
- * `plan` re-asks the registries for every locked image (`recheckLockedImages`) and lists the
- * tags that moved; `update --images` takes the new digests (`refreshLockedImages`).
+ * `plan` re-asks the registries for every locked image (`planLockedImages`) and lists the
+ * tags that moved, and the images a registry could not answer for; `update --images` takes the
+ * new digests (`refreshLockedImages`).
  */
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import type { KObject } from '../core/kobject.js';
 import { OPERATOR_LABEL, OPERATOR_NAMESPACE } from '../resolve/operator-release.js';
 import type { SourceOptions } from '../sources/request.js';
-import type { ImageDigestRequest, ImageUse } from '../sources/oci/image-digests.js';
+import type { ImageDigestProblem, ImageDigestRequest, ImageUse } from '../sources/oci/image-digests.js';
 import type { RenderedComponent } from '../render/types.js';
 import { containerImages, hasDigest, pinComponentImages, pinObjectImages } from '../render/pin-images.js';
 import { buildLockfile } from '../resolve/lock/build.js';
@@ -22,7 +23,7 @@ import { unknownLabelHint } from '../resolve/upgrade-plan.js';
 import { assertFrozen, diffLockfiles, FROZEN } from '../resolve/lock/diff.js';
 import { CERT_MANAGER_NAME, CERT_MANAGER_NAMESPACE } from '../resolve/lock/request.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
-import type { MovedImage } from '../resolve/upgrade-plan.js';
+import type { MovedImage, UncheckedImage } from '../resolve/upgrade-plan.js';
 import { lockEntryLabel, sameIdentity, type LockEntry, type LockIdentity, type LockedImage, type Lockfile } from '../resolve/lock/types.js';
 import type { Resolution } from './types.js';
 
@@ -48,18 +49,26 @@ export interface PinImagesResult<M> {
   lock: LockOutcome;
 }
 
+/** Asks registries for the digests they can answer, with a problem for each image they cannot. */
+export type DigestAsker = (
+  requests: readonly ImageDigestRequest[],
+) => Promise<{ digests: Map<string, string>; problems: ImageDigestProblem[] }>;
+
+function digestOptions(sources: SourceOptions, onWarning?: (warning: Diagnostic) => void) {
+  const { cache, offline, http, log, onProgress, env } = sources;
+  return { cache, offline, http, log, onProgress, env, onWarning };
+}
+
 /** The default resolver: the distribution API with the run's network options (loaded on first use). */
 export function registryDigests(sources: SourceOptions, onWarning?: (warning: Diagnostic) => void): DigestResolver {
   return async (requests) =>
-    (await import('../sources/oci/image-digests.js')).resolveImageDigests(requests, {
-      cache: sources.cache,
-      offline: sources.offline,
-      http: sources.http,
-      log: sources.log,
-      onProgress: sources.onProgress,
-      env: sources.env,
-      onWarning,
-    });
+    (await import('../sources/oci/image-digests.js')).resolveImageDigests(requests, digestOptions(sources, onWarning));
+}
+
+/** The default asker for `plan`: as registryDigests, checking locked images, and not failing on a registry that cannot answer. */
+export function registryDigestsAsked(sources: SourceOptions, onWarning?: (warning: Diagnostic) => void): DigestAsker {
+  return async (requests) =>
+    (await import('../sources/oci/image-digests.js')).askImageDigests(requests, { ...digestOptions(sources, onWarning), purpose: 'check' });
 }
 
 /** The lock entry a rendered component belongs to. */
@@ -252,6 +261,36 @@ export async function recheckLockedImages(
   names: readonly string[] = [],
 ): Promise<{ moved: MovedImage[]; lock: Lockfile }> {
   const selected = selectedEntries(lock, names);
+  const requests = lockedTagRequests(selected);
+  if (requests.length === 0) return { moved: [], lock };
+  return withCurrentDigests(lock, selected, await resolve(requests));
+}
+
+/**
+ * `plan`: every locked image rechecked as recheckLockedImages does, except that an image no
+ * registry answered for (one down, one refusing) does not fail the plan: it is `unchecked`, with
+ * the registry's problem, so `moved` is known to be partial.
+ */
+export async function planLockedImages(
+  lock: Lockfile,
+  ask: DigestAsker,
+): Promise<{ moved: MovedImage[]; unchecked: UncheckedImage[]; problems: Diagnostic[] }> {
+  const selected = new Set(lock.entries);
+  const requests = lockedTagRequests(selected);
+  if (requests.length === 0) return { moved: [], unchecked: [], problems: [] };
+  const { digests, problems } = await ask(requests);
+  const unchecked: UncheckedImage[] = [];
+  for (const entry of lock.entries)
+    for (const { image } of entry.images ?? []) {
+      if (hasDigest(image) || digests.has(image)) continue;
+      const problem = problems.find((p) => p.images.includes(image))?.diagnostic.message ?? 'the registry gave no digest';
+      unchecked.push({ component: lockEntryLabel(entry), image, problem });
+    }
+  return { moved: withCurrentDigests(lock, selected, digests).moved, unchecked, problems: problems.map((p) => p.diagnostic) };
+}
+
+/** The selected entries' locked images that a tag names (an image the artifact pinned by digest cannot move). */
+function lockedTagRequests(selected: ReadonlySet<LockEntry>): ImageDigestRequest[] {
   const uses = new Map<string, ImageUse[]>();
   for (const entry of selected)
     for (const image of entry.images ?? []) {
@@ -259,8 +298,15 @@ export async function recheckLockedImages(
       const use = { where: `${lockEntryLabel(entry)} ${entry.version}, locked at ${image.digest}` };
       uses.set(image.image, [...(uses.get(image.image) ?? []), use]);
     }
-  if (uses.size === 0) return { moved: [], lock };
-  const current = await resolve([...uses].sort(([a], [b]) => compareStrings(a, b)).map(([image, u]) => ({ image, uses: u })));
+  return [...uses].sort(([a], [b]) => compareStrings(a, b)).map(([image, u]) => ({ image, uses: u }));
+}
+
+/** The selected entries' images whose tag now serves another digest, and the lock with the new digests. */
+function withCurrentDigests(
+  lock: Lockfile,
+  selected: ReadonlySet<LockEntry>,
+  current: ReadonlyMap<string, string>,
+): { moved: MovedImage[]; lock: Lockfile } {
   const moved: MovedImage[] = [];
   const entries = lock.entries.map((entry) => {
     if (!selected.has(entry) || !entry.images) return entry;

@@ -3,7 +3,7 @@
  * moving them forward in the lock (and in the manifest where it pins an exact version).
  */
 import { METADATA_FILE, parseMetadata } from '../resolve/metadata.js';
-import { configSecretData } from '../resolve/resolve.js';
+import { CERT_MANAGER_DEFAULT_VERSION, configSecretData } from '../resolve/resolve.js';
 import { repositoryRequestFor } from '../resolve/fetch-releases.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
 import path from 'node:path';
@@ -24,7 +24,7 @@ import { resolveOperatorRelease } from '../resolve/fetch-releases.js';
 import { readLockfile } from '../resolve/lock/lockfile.js';
 import { resolveManagementCluster, type RenderOptions, type Resolution } from './cluster.js';
 import { updateVersionsInFiles, type ManifestText, type VersionEdit } from '../manifest/update-versions.js';
-import { recheckLockedImages, refreshLockedImages, registryDigests } from './image-pins.js';
+import { planLockedImages, refreshLockedImages, registryDigests, registryDigestsAsked } from './image-pins.js';
 
 /** For each provider: the locked release, every published version and the newest release's series. */
 async function upgradeInputs(resolution: Resolution): Promise<ProviderUpgradeInput[]> {
@@ -58,7 +58,11 @@ export async function planManagementCluster(
   // The lockfile on disk is still the previous one: plan writes nothing.
   const lock = await readLockfile(resolution.lockFile);
   const locked = (kind: string) => lock?.entries.find((entry) => entry.kind === kind)?.version;
-  const certManager = resolution.certManager ? { installed: locked('CertManager'), target: resolution.certManager.version } : undefined;
+  const settings = resolution.manifest.config.certManager ?? {};
+  const pinnedBy = (['version', 'url'] as const).filter((field) => settings[field] !== undefined).map((field) => `certManager.${field}`);
+  const certManager = resolution.certManager
+    ? { installed: locked('CertManager'), target: resolution.certManager.version, pinnedBy, newest: CERT_MANAGER_DEFAULT_VERSION }
+    : undefined;
   const providers = await upgradeInputs(resolution);
   const plan = planUpgrades({ providers, certManager, operator: await operatorUpgrade(resolution, locked('Operator')) });
   // Images pinned in the lockfile are asked of their registries again: which tags moved.
@@ -71,8 +75,10 @@ export async function planManagementCluster(
     });
     return { resolution, plan };
   }
-  const { moved } = await recheckLockedImages(lock, registryDigests(resolution.sources, options.onWarning));
-  return { resolution, plan: { ...plan, images: moved } };
+  // a registry down leaves the providers' plan standing: its images are listed as unchecked, with a warning
+  const { moved, unchecked, problems } = await planLockedImages(lock, registryDigestsAsked(resolution.sources, options.onWarning));
+  for (const problem of problems) options.onWarning?.(problem);
+  return { resolution, plan: { ...plan, images: moved, ...(unchecked.length > 0 ? { imagesUnchecked: unchecked } : {}) } };
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { plan } from '../app/plan.js';
 import { update } from '../app/update.js';
-import { renderUpgradePlanText } from '../resolve/upgrade-plan.js';
+import { pinnedBelowText, renderUpgradePlanText } from '../resolve/upgrade-plan.js';
 import { lockReport, renderOptions, resolutionJson, withProgress, type SourceFlags } from './commands.js';
 import { completeSuggestions } from './hints.js';
 import { Output } from './output.js';
@@ -47,7 +47,11 @@ export async function updateCommand(providers: string[], flags: SourceFlags & { 
     else if (edit.status === 'skipped') out.line(`${where}: ${what} not updated: ${edit.reason ?? 'edit it by hand'}`);
   }
   const lockfile = lockReport(result.resolution, result.lockWritten, out);
-  if (result.resolution.lock.changes.length === 0 && result.files.length === 0) out.line('everything is up to date');
+  // update moves providers only: a pinned cert-manager below the default is not "up to date"
+  const pinned = result.plan?.certManager && pinnedBelowText(result.plan.certManager);
+  if (pinned) out.line(pinned);
+  if (result.resolution.lock.changes.length === 0 && result.files.length === 0)
+    out.line(pinned ? 'the providers are up to date' : 'everything is up to date');
   if (out.json) {
     const edits = result.edits.map((edit) => ({ ...edit, file: displayPath(edit.file) }));
     out.document('update', { ...resolutionJson(result.resolution), edits, manifestFiles: result.files.map(displayPath), lockfile });

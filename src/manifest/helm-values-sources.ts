@@ -26,8 +26,8 @@ import {
 } from './yaml-source.js';
 import type { Node as YamlNode } from 'yaml';
 
-/** Where a value path (`['infrastructure', 'docker']`) was written; undefined when no file holds it. */
-export type ValuesLocator = (path: FieldPath) => ValuesPosition | undefined;
+/** Where a value path (`['infrastructure', 'docker']`) was written, at its key or its value; undefined when no file holds it. */
+export type ValuesLocator = (path: FieldPath, at?: 'key' | 'value') => ValuesPosition | undefined;
 type ValuesPosition = Pick<Diagnostic, 'file' | 'line' | 'column'>;
 
 export interface HelmValuesSources {
@@ -81,17 +81,20 @@ interface Release {
 /** One source of a release's values and where its paths are written. */
 interface Part {
   values: Values;
-  at: (path: FieldPath) => ValuesPosition;
+  at: (path: FieldPath, at?: 'key' | 'value') => ValuesPosition;
 }
 
 /** The last part that sets a path wins, as the values merge. */
 function locatorOf(parts: readonly Part[]): ValuesLocator {
-  return (path) => parts.findLast((part) => hasPath(part.values, path))?.at(path);
+  return (path, at) => parts.findLast((part) => hasPath(part.values, path))?.at(path, at);
 }
 
 /** A map of values inside a document: each path at its own key. */
 function mapPart(doc: Doc, base: FieldPath, values: Values): Part {
-  return { values, at: (path) => fieldPosition(doc.source, doc.source.doc.contents as YamlNode | null, [...base, ...path], 'key') };
+  return {
+    values,
+    at: (path, at = 'key') => fieldPosition(doc.source, doc.source.doc.contents as YamlNode | null, [...base, ...path], at),
+  };
 }
 
 /** Values in a YAML string: every path at the string's field (the string's own lines are not mapped). */
@@ -594,7 +597,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
       } else if (parsed.documents.length === 1 && isPlainObject(value)) {
         plain = value;
         plainAt = position;
-        locate = (path) => fieldPosition(source, source.doc.contents as YamlNode | null, path, 'key');
+        locate = (path, at = 'key') => fieldPosition(source, source.doc.contents as YamlNode | null, path, at);
       } else {
         problems.push({
           ...position,

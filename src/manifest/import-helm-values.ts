@@ -73,9 +73,9 @@ class Warnings {
   push(message: string, path?: FieldPath, advice?: Pick<Diagnostic, 'expected' | 'hint'>): void {
     this.items.push({ ...(path && this.at(path)), message, ...advice });
   }
-  /** Where the last layer that sets `path` wrote it, when a file holds it. */
-  at(path: FieldPath): Pick<Diagnostic, 'file' | 'line' | 'column'> | undefined {
-    return this.layers.findLast((candidate) => hasPath(candidate.values, path))?.locate?.(path);
+  /** Where the last layer that sets `path` wrote it (its key, or its value), when a file holds it. */
+  at(path: FieldPath, at: 'key' | 'value' = 'key'): Pick<Diagnostic, 'file' | 'line' | 'column'> | undefined {
+    return this.layers.findLast((candidate) => hasPath(candidate.values, path))?.locate?.(path, at);
   }
 }
 
@@ -314,14 +314,52 @@ interface ProviderDocument {
 }
 
 /** The configSecret helper (_helpers.tpl capi-operator.configSecret, v0.24.0): the provider's own, field by field, else the global one. */
-function configSecret(own: unknown, global: Record<string, unknown>): Record<string, unknown> | undefined {
-  const mine = isPlainObject(own) ? own : {};
-  const name = truthy(mine.name) ? mine.name : global.name;
-  if (!truthy(name)) return undefined;
-  const namespace = truthy(mine.namespace) ? mine.namespace : global.namespace;
-  const result: Record<string, unknown> = { name: interpolated(name) };
-  if (truthy(namespace)) result.namespace = interpolated(namespace);
+function configSecret(reading: Reading, own: { at: FieldPath; value: unknown } | undefined): Record<string, unknown> | undefined {
+  const mine = own && isPlainObject(own.value) ? own.value : {};
+  const global = isPlainObject(reading.values.configSecret) ? reading.values.configSecret : {};
+  // Helm's `default`: the provider's own field when set, else the global one; each kept with its path
+  const field = (key: string) =>
+    truthy(mine[key]) ? { at: [...own!.at, key], value: mine[key] } : { at: ['configSecret', key], value: global[key] };
+  const name = field('name');
+  if (!truthy(name.value)) return undefined;
+  const result: Record<string, unknown> = { name: secretField(reading, name.at, name.value) };
+  const namespace = field('namespace');
+  if (truthy(namespace.value)) result.namespace = secretField(reading, namespace.at, namespace.value);
   return result;
+}
+
+/**
+ * A configSecret field as the chart prints it, unquoted (`name: {{ … }}`): YAML reads `true`, `2024`
+ * or nothing as a boolean, a number or null, which the API server refuses for a Secret's name or
+ * namespace (strings; name required). Refused at the value (once), so no such object is written.
+ */
+function secretField(reading: Reading, at: FieldPath, raw: unknown): unknown {
+  const printed = interpolated(raw ?? '');
+  if (typeof printed === 'string') return printed;
+  const dotted = at.join('.');
+  if (reading.problems.some((p) => p.path === dotted)) return printed;
+  const field = at.at(-1)!;
+  const parent = at.slice(0, -1);
+  const place = raw === undefined ? reading.warnings.at(parent) : reading.warnings.at(at, 'value');
+  const type = printed === null ? 'null' : typeof printed === 'boolean' ? 'a boolean' : 'a number';
+  const file = place?.file ? ` from ${place.file}` : '';
+  const refused = `the API server refuses it (a Secret's ${field} is a string${field === 'name' ? ', and required' : ''})`;
+  reading.problems.push({
+    ...place,
+    path: dotted,
+    message:
+      raw === undefined
+        ? `not set while configSecret is: the chart still writes configSecret for the providers it adds (core-conditions.yaml, ` +
+          `infra-conditions.yaml) with an empty name:, which YAML reads as null, and ${refused}`
+        : `${JSON.stringify(raw)}, which the chart prints unquoted (templates/_helpers.tpl capi-operator.configSecret, ` +
+          `core-conditions.yaml, infra-conditions.yaml): the provider gets configSecret.${field}: ${String(printed)}, ${type}, and ${refused}`,
+    expected: `the ${field} of the Secret holding the provider's variables, which YAML reads as a string (not true, false, a number or null)`,
+    hint:
+      field === 'name'
+        ? `remove ${parent.join('.')}${file} (a provider whose variables need no Secret has no configSecret), or set ${dotted} to the Secret's name`
+        : `remove ${dotted}${file} (the Secret is then looked up in the provider's namespace), or set it to the Secret's namespace`,
+  });
+  return printed;
 }
 
 /** `{{ range $k, $v := … }}{{ $k }}: {{ $v }}`: a gate map as the template prints it; anything else fails to render. */
@@ -420,10 +458,11 @@ function providerDocument(
     for (const key of sortedKeys(globalFetch)) setOwnValue(fetch, key, interpolated(globalFetch[key]));
     spec.fetchConfig = fetch;
   }
+  const own = { at: [type.key, name, 'configSecret'], value: provider.configSecret };
   const secret = reads('<type>.<name>.configSecret')
-    ? configSecret(provider.configSecret, globalSecret)
+    ? configSecret(reading, own)
     : reads('configSecret')
-      ? configSecret(undefined, globalSecret)
+      ? configSecret(reading, undefined)
       : undefined;
   if (secret) spec.configSecret = secret;
   if (type.key === 'addon' && truthy(values.secretName)) {
@@ -524,8 +563,8 @@ function implicitProviders(reading: Reading, maps: Record<ChartProviderType, Rec
   const secretSpec = secret
     ? {
         configSecret: {
-          name: interpolated(secret.name ?? ''),
-          ...(truthy(secret.namespace) ? { namespace: interpolated(secret.namespace) } : {}),
+          name: secretField(reading, ['configSecret', 'name'], secret.name),
+          ...(truthy(secret.namespace) ? { namespace: secretField(reading, ['configSecret', 'namespace'], secret.namespace) } : {}),
         },
       }
     : undefined;

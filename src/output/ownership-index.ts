@@ -1,6 +1,7 @@
 import { sha256Hex } from '../core/digest.js';
 import { CapiGitopsError, type Diagnostic, compareStrings } from '../core/diagnostics.js';
 import { filePathProblems, outputPathProblem } from '../layout/output-paths.js';
+import { GENERATED_MARK } from '../layout/provenance.js';
 
 /**
  * The ownership index: plain text, a fixed header then one line per file, sorted by path:
@@ -21,6 +22,18 @@ const INDEX_PREAMBLE = [
 const ENTRY = /^([0-9a-f]{64}) {2}(.*)$/;
 
 export const contentDigest = sha256Hex;
+
+const MARK_BYTES = Buffer.from(GENERATED_MARK, 'utf8');
+
+/**
+ * Whether a render may remove a file the index lists and it no longer writes: its bytes still
+ * have the digest recorded (a v1 index records none) and begin as every file capi-gitops writes
+ * (an index altered to name a hand-written file with its real sha256 does not prove it ours).
+ * `check` and `diff` ask the same, so they say what render does.
+ */
+export function provenOwned(bytes: Uint8Array, digest: string | undefined): boolean {
+  return digest !== undefined && contentDigest(bytes) === digest && MARK_BYTES.equals(bytes.subarray(0, MARK_BYTES.length));
+}
 
 /** The index of `files` (relative path → content written, as text or UTF-8 bytes). */
 export function formatIndex(files: ReadonlyMap<string, string | Uint8Array>): string {

@@ -21,9 +21,8 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
-import { contentDigest, parseIndexEntries } from './ownership-index.js';
+import { contentDigest, parseIndexEntries, provenOwned } from './ownership-index.js';
 import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../layout/output-paths.js';
-import { GENERATED_MARK } from '../layout/provenance.js';
 import { sha256Hex } from '../core/digest.js';
 import { parseIndex } from './ownership-index.js';
 import { deepestFirst, exists, scanTree, type TreeEntry } from './tree.js';
@@ -380,7 +379,7 @@ async function unprovenRemovals(
     const digest = listed.get(p);
     if (entries.get(p)!.type === 'file' && digest !== undefined) {
       const bytes = await readFile(path.join(target.path, p));
-      if (contentDigest(bytes) === digest && startsWithMark(bytes)) {
+      if (provenOwned(bytes, digest)) {
         contents.set(p, bytes);
         return;
       }
@@ -388,13 +387,6 @@ async function unprovenRemovals(
     unproven.add(p);
   });
   return candidates.filter((p) => unproven.has(p));
-}
-
-const MARK_BYTES = Buffer.from(GENERATED_MARK, 'utf8');
-
-/** Whether a file begins as every file capi-gitops writes does. */
-function startsWithMark(bytes: Buffer): boolean {
-  return bytes.subarray(0, MARK_BYTES.length).equals(MARK_BYTES);
 }
 
 /** The warning for listed files kept because they could not be shown to be capi-gitops' own. */

@@ -34,8 +34,12 @@ export interface UpgradePlanInput {
   providers: readonly ProviderUpgradeInput[];
   /** Contracts capi-gitops can install; SUPPORTED_CONTRACTS by default. */
   installableContracts?: readonly string[];
-  /** cert-manager as locked and as the manifest now asks for it; absent when certManager.enabled is false. */
-  certManager?: { installed?: string; target: string };
+  /**
+   * cert-manager as locked and as the manifest now asks for it; absent when certManager.enabled is
+   * false. `pinnedBy`: the Config fields that choose the release (none: the default); `newest`: the
+   * release the default would install.
+   */
+  certManager?: { installed?: string; target: string; pinnedBy?: readonly string[]; newest?: string };
   /** The cluster-api-operator's release as locked and as the Config now asks for it (operator layout). */
   operator?: { installed?: string; target: string };
 }
@@ -46,6 +50,10 @@ export interface CertManagerPlan {
   installed?: string;
   target: string;
   shouldUpgrade: boolean;
+  /** The Config fields that pin the target, when they do. */
+  pinnedBy?: string[];
+  /** A newer release the default offers, when a pin holds cert-manager below it: the plan is not "up to date". */
+  available?: string;
 }
 
 export type TargetStatus = 'upgrade' | 'up-to-date' | 'refused';
@@ -92,6 +100,17 @@ export interface UpgradePlan {
   operator?: CertManagerPlan;
   /** With images pinned in the lockfile: those whose tag now serves another digest (lock/image-pins.ts). */
   images?: MovedImage[];
+  /** Locked images no registry answered for (down, refused): whether their tags moved is not known, so `images` is partial. */
+  imagesUnchecked?: UncheckedImage[];
+}
+
+/** A locked image whose registry did not answer. */
+export interface UncheckedImage {
+  /** The lock entry's label. */
+  component: string;
+  image: string;
+  /** Why, as the registry's problem says it. */
+  problem: string;
 }
 
 /** A locked image whose tag the registry now answers with another digest. */
@@ -109,6 +128,13 @@ function movedImagesText(images: readonly MovedImage[] | undefined): string {
   const short = (digest: string) => `${digest.slice(0, 'sha256:'.length + 12)}…`;
   const rows = [['COMPONENT', 'IMAGE', 'LOCKED', 'NOW'], ...images.map((i) => [i.component, i.image, short(i.locked), short(i.current)])];
   return `\nImages whose tag moved (same tag, new content):\n${formatTable(rows)}To take the new digests: capi-gitops update --images\n`;
+}
+
+/** The images no registry answered for: without them, the moved list would read as complete. */
+function uncheckedImagesText(images: readonly UncheckedImage[] | undefined): string {
+  if (!images?.length) return '';
+  const rows = [['COMPONENT', 'IMAGE'], ...images.map((i) => [i.component, i.image])];
+  return `\nImages not checked (their registry did not answer; whether their tags moved is not known):\n${formatTable(rows)}Run plan again once the registry answers.\n`;
 }
 
 /** The release whose metadata.yaml the plan needs: the highest semantic tag, pre-releases included (upgrader_info.go). */
@@ -363,7 +389,7 @@ export function planUpgrades(input: UpgradePlanInput): UpgradePlan {
     newestContract: newest[i],
   }));
   const plan: UpgradePlan = { currentContract, newestContract, providers: providers.sort(compareProviderPlans) };
-  if (input.certManager) plan.certManager = certManagerPlan(input.certManager.installed, input.certManager.target);
+  if (input.certManager) plan.certManager = pinnedCertManagerPlan(input.certManager);
   if (input.operator) plan.operator = certManagerPlan(input.operator.installed, input.operator.target);
   return plan;
 }
@@ -376,13 +402,47 @@ function certManagerPlan(installed: string | undefined, target: string): CertMan
   return { ...(installed === undefined ? {} : { installed }), target, shouldUpgrade };
 }
 
+/**
+ * clusterctl's plan compares with the version it is configured with (cert_manager.go PlanUpgrade),
+ * so a pinned old release reads "up to date"; the plan says which fields pin it and what is on offer.
+ */
+function pinnedCertManagerPlan(input: NonNullable<UpgradePlanInput['certManager']>): CertManagerPlan {
+  const plan = certManagerPlan(input.installed, input.target);
+  if (!input.pinnedBy?.length) return plan;
+  const [target, newest] = [parseSemantic(input.target), input.newest === undefined ? null : parseSemantic(input.newest)];
+  const below = target !== null && newest !== null && compareSemantic(target, newest) < 0;
+  return { ...plan, pinnedBy: [...input.pinnedBy], ...(below ? { available: input.newest } : {}) };
+}
+
+/** How to move a pin to `available`: a URL names a release too. */
+function moveHint(pinnedBy: readonly string[]): string {
+  const version = pinnedBy.includes('certManager.version');
+  if (!pinnedBy.includes('certManager.url')) return 'set certManager.version to it, or remove it';
+  return `${version ? 'set certManager.version to it and ' : ''}point certManager.url at that release`;
+}
+
 /** clusterctl upgrade plan's first lines (cmd/clusterctl/cmd/upgrade_plan.go runUpgradePlan). */
 function certManagerText(plan: CertManagerPlan | undefined, name = 'Cert-Manager'): string {
   if (!plan) return '';
-  if (plan.installed === undefined) return `${name} is not in the lockfile yet; it will be installed at ${JSON.stringify(plan.target)}\n\n`;
-  return plan.shouldUpgrade
-    ? `${name} will be upgraded from ${JSON.stringify(plan.installed)} to ${JSON.stringify(plan.target)}\n\n`
-    : `${name} is already up to date\n\n`;
+  const [installed, target] = [JSON.stringify(plan.installed), JSON.stringify(plan.target)];
+  if (plan.installed === undefined) return `${name} is not in the lockfile yet; it will be installed at ${target}\n\n`;
+  if (plan.shouldUpgrade) return `${name} will be upgraded from ${installed} to ${target}\n\n`;
+  // clusterctl leaves a newer cert-manager alone; a render writes the release the Config asks for
+  const [from, to] = [parseSemantic(plan.installed), parseSemantic(plan.target)];
+  if (from !== null && to !== null && compareSemantic(from, to) > 0) {
+    const pin = plan.pinnedBy?.length ? `, as ${plan.pinnedBy.join(' and ')} pins it` : '';
+    return `${name} will be downgraded from ${installed} to ${target}${pin}\n\n`;
+  }
+  return `${pinnedBelowText(plan, name) ?? `${name} is already up to date`}\n\n`;
+}
+
+/** The line for cert-manager held by a pin below the release the default offers; undefined when it is not. */
+export function pinnedBelowText(plan: CertManagerPlan, name = 'Cert-Manager'): string | undefined {
+  if (plan.available === undefined || !plan.pinnedBy?.length) return undefined;
+  return (
+    `${name} is at ${JSON.stringify(plan.target)}, pinned by ${plan.pinnedBy.join(' and ')}; ${JSON.stringify(plan.available)} is available ` +
+    `(the default, as in clusterctl): to move, ${moveHint(plan.pinnedBy)}`
+  );
 }
 
 // ---- output -----------------------------------------------------------------------------------
@@ -424,8 +484,13 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
     lines.size > 0 ? `\n${title}:\n${[...lines].map((line) => `  ${line}\n`).join('')}` : '';
   text += list('Refused', refused) + list('Warnings', warnings) + '\n';
   const applicable = columns.filter((c) => plan.providers.some((p) => c.pick(p).status === 'upgrade'));
-  const images = movedImagesText(plan.images);
-  if (applicable.length === 0) return text + (images ? 'The versions are up to date.\n' : 'You are already up to date.\n') + images;
+  const images = movedImagesText(plan.images) + uncheckedImagesText(plan.imagesUnchecked);
+  if (applicable.length === 0) {
+    // clusterctl's last line speaks of the providers only: not "you" when cert-manager or the operator moves or could
+    const settled = [plan.certManager, plan.operator].every((p) => !p || (p.installed === p.target && p.available === undefined));
+    const last = !settled ? 'The providers are up to date.' : images ? 'The versions are up to date.' : 'You are already up to date.';
+    return `${text}${last}\n${images}`;
+  }
   return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}\n`).join('') + images;
 }
 

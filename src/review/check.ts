@@ -7,7 +7,7 @@ import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { INDEX_FILE, ancestors } from '../layout/output-paths.js';
 import { README_FILE } from '../layout/index.js';
-import { contentDigest, formatIndex, parseIndexEntries } from '../output/ownership-index.js';
+import { contentDigest, formatIndex, parseIndexEntries, provenOwned } from '../output/ownership-index.js';
 import { exists, scanTree, type TreeEntry } from '../output/tree.js';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { outputLockPath } from '../output/write-guard.js';
@@ -46,6 +46,9 @@ const REASONS: Record<CheckStatus, string> = {
   extra: 'written by the last render and not by this one; render would remove it',
 };
 const NOT_OURS = 'not written by capi-gitops (it is not in the ownership index); render leaves it, so remove it';
+const NO_LONGER_OURS =
+  'written by an earlier render and not by this one, but changed since (its sha256 is not the one the ownership index recorded, ' +
+  'or the index records none); render keeps it and stops managing it, so remove it';
 
 /** A hidden entry (`.gitkeep`, `.git`, the ownership index, …) is tooling, never a manifest or an object. */
 export function isHidden(rel: string): boolean {
@@ -67,8 +70,12 @@ export interface CheckHooks {
 interface TreeRead {
   entries: Map<string, TreeEntry>;
   indexText: string | undefined;
+  /** The index's paths, each with the digest recorded (none in a v1 index). */
+  written: Map<string, string | undefined>;
   /** The bytes of each rendered path that is a file on disk. */
   onDisk: (Buffer | undefined)[];
+  /** The bytes of each file the index lists and the render does not write: render removes it only when proven its own. */
+  stale: Map<string, Buffer>;
 }
 
 async function readTree(directory: string, rendered: readonly string[], hooks: CheckHooks): Promise<TreeRead> {
@@ -78,7 +85,12 @@ async function readTree(directory: string, rendered: readonly string[], hooks: C
   const onDisk = await Promise.all(
     rendered.map((p) => (entries.get(p)?.type === 'file' ? readFile(path.join(directory, p)) : Promise.resolve(undefined))),
   );
-  return { entries, indexText, onDisk };
+  const renderedSet = new Set(rendered);
+  const written =
+    indexText === undefined ? new Map<string, string | undefined>() : parseIndexEntries(indexText, path.join(directory, INDEX_FILE));
+  const stalePaths = [...written.keys()].filter((p) => !renderedSet.has(p) && entries.get(p)?.type === 'file');
+  const staleBytes = await Promise.all(stalePaths.map((p) => readFile(path.join(directory, p))));
+  return { entries, indexText, written, onDisk, stale: new Map(stalePaths.map((p, i) => [p, staleBytes[i]!])) };
 }
 
 /** The directory `directory` names now (dev and inode, through a symlink), undefined when there is none. */
@@ -128,9 +140,7 @@ async function readOneTree(directory: string, rendered: readonly string[], hooks
 export async function checkOutput(outDir: string, files: ReadonlyMap<string, string>, hooks: CheckHooks = {}): Promise<CheckReport> {
   const directory = path.resolve(outDir);
   const rendered = [...files.keys()];
-  const { entries, indexText, onDisk } = await readOneTree(directory, rendered, hooks);
-  const written =
-    indexText === undefined ? new Map<string, string | undefined>() : parseIndexEntries(indexText, path.join(directory, INDEX_FILE));
+  const { entries, indexText, written, onDisk, stale } = await readOneTree(directory, rendered, hooks);
 
   const problems: CheckedFile[] = [];
   const add = (p: string, status: CheckStatus) => problems.push({ path: p, status, reason: REASONS[status] });
@@ -149,8 +159,12 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
   for (const [p, entry] of entries) {
     if (entry.type === 'dir' || p === INDEX_FILE || files.has(p)) continue;
     const parent = ancestors(p).at(-1) ?? '';
-    if (written.has(p)) add(p, 'extra');
-    else if (!isHidden(p) && ownedDirectories.has(parent))
+    if (written.has(p)) {
+      const bytes = stale.get(p);
+      // render removes only what it proves its own (output/write.ts), as this says
+      if (bytes && provenOwned(bytes, written.get(p))) add(p, 'extra');
+      else problems.push({ path: p, status: 'extra', reason: NO_LONGER_OURS, removeByHand: true });
+    } else if (!isHidden(p) && ownedDirectories.has(parent))
       problems.push({ path: p, status: 'extra', reason: NOT_OURS, removeByHand: true });
   }
   if (problems.length === 0 && indexText !== formatIndex(files)) {
@@ -168,6 +182,27 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
   const renderedWith =
     readme >= 0 && onDisk[readme] !== undefined ? otherFlags(onDisk[readme].toString('utf8'), files.get(README_FILE)!) : undefined;
   return { directory, unchanged, problems, ...(renderedWith ? { renderedWith } : {}) };
+}
+
+/**
+ * The output directory as a render of `rendered` would leave it (visible files): the rendered
+ * files, and every committed file render does not remove (check's `extra` without
+ * `removeByHand`). `leftInPlace`: the kept files `check` names, to remove by hand.
+ */
+export function afterRender(
+  committed: ReadonlyMap<string, string>,
+  rendered: ReadonlyMap<string, string>,
+  report: CheckReport,
+): { files: Map<string, string>; leftInPlace: string[] } {
+  const extra = new Map(report.problems.filter((p) => p.status === 'extra').map((p) => [p.path, p.removeByHand === true]));
+  const files = new Map(rendered);
+  const leftInPlace: string[] = [];
+  for (const [p, text] of committed) {
+    if (rendered.has(p) || extra.get(p) === false) continue;
+    files.set(p, text);
+    if (extra.get(p)) leftInPlace.push(p);
+  }
+  return { files, leftInPlace: leftInPlace.sort(compareStrings) };
 }
 
 // The command a generated README records: the first line of its first sh block (templates/output/).

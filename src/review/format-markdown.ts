@@ -36,6 +36,18 @@ export function versionText(c: Pick<ComponentDiff, 'oldVersion' | 'newVersion'>)
   return `${c.oldVersion ?? '(none)'} → ${c.newVersion ?? '(removed)'}`;
 }
 
+/** The files render keeps (check: extra, remove by hand), named so that no one reads their objects as kept by this change. */
+export function leftInPlaceLine(report: ReviewReport, name: (path: string) => string = (p) => p): string | undefined {
+  const kept = report.leftInPlace ?? [];
+  if (kept.length === 0) return undefined;
+  const shown = kept.slice(0, 10).map(name).join(', ') + (kept.length > 10 ? `, … (${kept.length} files)` : '');
+  const [it, its] = kept.length === 1 ? ['it', 'its'] : ['them', 'their'];
+  return (
+    `left in place: ${shown}: not capi-gitops' (or changed since it wrote ${it}), render leaves ${it}, ` +
+    `so ${its} objects are not in this diff; \`capi-gitops check\` names ${it} extra, to remove by hand`
+  );
+}
+
 export function riskLine(report: ReviewReport): string {
   const warnings = report.findings.filter((f) => f.risk === 'warning');
   if (warnings.length === 0) return `no risky changes found (${report.findings.length} call-out${report.findings.length === 1 ? '' : 's'})`;
@@ -94,6 +106,8 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
     `**Risk:** ${s.warnings > 0 ? '⚠️ ' : ''}${plain(riskLine(report))}`,
     '',
   ];
+  const kept = leftInPlaceLine(report, code);
+  if (kept) head.push(`> ${kept.replace(/^left/, 'Left')}`, '');
   if (report.components.length === 0) {
     head.push('No object changed.', '');
     return head.join('\n');

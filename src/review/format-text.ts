@@ -2,7 +2,7 @@
  * The terminal form of a review: everything, uncut. Colour only when asked (the CLI asks when
  * stdout is a TTY and NO_COLOR is unset), so pipes and CI logs get plain text.
  */
-import { riskLine, versionText } from './format-markdown.js';
+import { leftInPlaceLine, riskLine, versionText } from './format-markdown.js';
 import { clusterRanges } from '../core/cluster-ranges.js';
 import type { ReviewReport } from './types.js';
 
@@ -12,6 +12,8 @@ export function formatText(report: ReviewReport, options: { colour?: boolean } =
   const paint = (colour: keyof typeof COLOURS, text: string) => (options.colour ? `\x1b[${COLOURS[colour]}m${text}\x1b[0m` : text);
   const s = report.summary;
   const lines: string[] = [`${report.old.label} → ${report.new.label}`];
+  const kept = leftInPlaceLine(report);
+  if (kept) lines.push(kept);
   if (report.components.length === 0) return lines.concat('no object changed', '').join('\n');
   lines.push(
     `${s.added} added, ${s.removed} removed, ${s.changed} changed; risk: ${s.warnings > 0 ? paint('yellow', riskLine(report)) : riskLine(report)}`,

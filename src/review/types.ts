@@ -183,4 +183,10 @@ export interface ReviewReport {
   summary: { added: number; removed: number; changed: number; warnings: number; risk: 'none' | Risk };
   components: ComponentDiff[];
   findings: Finding[];
+  /**
+   * Files in the compared output directory that render leaves as they are (not capi-gitops', or
+   * edited since it wrote them; `check` names them extra, to remove by hand): their objects are
+   * on both sides, so neither removed nor changed.
+   */
+  leftInPlace?: string[];
 }

@@ -183,3 +183,60 @@ test('CLI: import helm-values -f values.yaml --set … -o dir/file (a new direct
   assert.match(toDirectory.stderr, /^error: -o mc is a directory: name the file to write, e\.g\. -o mc\/providers\.yaml\n/);
   assert.deepEqual(readdirSync(path.join(dir, 'mc')), []);
 });
+
+test('a configSecret name or namespace the chart prints as no string (k3s values with name: true) is refused at its file:line:column, as the API server refuses what Helm writes (templates/_helpers.tpl capi-operator.configSecret, core-conditions.yaml: name: {{ .name }} unquoted; CRD configSecret.name: string, required)', () => {
+  const dir = tempDir();
+  const values = [
+    'configSecret:', //                    1
+    '  namespace: 2024', //                2
+    'bootstrap:', //                       3
+    '  k3s:', //                           4
+    '    version: v0.2.0', //              5
+    '    configSecret:', //                6
+    '      name: true', //                 7
+    'controlPlane:', //                    8
+    '  k3s:', //                           9
+    '    version: v0.2.0', //              10
+    '    configSecret:', //                11
+    '      name: "true"', //               12
+    '',
+  ].join('\n');
+  writeFileSync(path.join(dir, 'values.yaml'), values);
+  const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, 'import', 'helm-values', ...args], { cwd: dir, encoding: 'utf8' });
+  const result = cli('-f', 'values.yaml', '-o', 'providers.yaml');
+  assert.equal(result.status, 1, result.stdout + result.stderr);
+  assert.equal(readdirSync(dir).includes('providers.yaml'), false, 'nothing is written');
+  const errors = result.stderr.split('\n').filter((line) => line.includes(': error: '));
+  assert.deepEqual(
+    errors
+      .map((line) => /^(values\.yaml:\d+:\d+): error: (\S+): /.exec(line)?.slice(1))
+      .sort((a, b) => Number(a![0]!.split(':')[1]) - Number(b![0]!.split(':')[1])),
+    [
+      ['values.yaml:1:1', 'configSecret.name'],
+      ['values.yaml:2:14', 'configSecret.namespace'],
+      ['values.yaml:7:13', 'bootstrap.k3s.configSecret.name'],
+      ['values.yaml:12:13', 'controlPlane.k3s.configSecret.name'],
+    ],
+    result.stderr,
+  );
+  assert.match(
+    result.stderr,
+    /bootstrap\.k3s\.configSecret\.name: true, which the chart prints unquoted .*configSecret\.name: true, a boolean/,
+  );
+  assert.match(
+    result.stderr,
+    /controlPlane\.k3s\.configSecret\.name: "true", which the chart prints unquoted .*configSecret\.name: true, a boolean/,
+  );
+  assert.match(
+    result.stderr,
+    /hint: remove bootstrap\.k3s\.configSecret from values\.yaml \(.*\), or set bootstrap\.k3s\.configSecret\.name to the Secret's name\n/,
+  );
+
+  // the hints followed literally: every value removed as it says, the import passes
+  writeFileSync(
+    path.join(dir, 'values.yaml'),
+    ['bootstrap:', '  k3s:', '    version: v0.2.0', 'controlPlane:', '  k3s:', '    version: v0.2.0', ''].join('\n'),
+  );
+  const fixed = cli('-f', 'values.yaml', '-o', 'providers.yaml');
+  assert.equal(fixed.status, 0, fixed.stderr);
+});

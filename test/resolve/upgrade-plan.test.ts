@@ -365,3 +365,54 @@ test('table layout: each column as wide as its widest cell plus 3 spaces, no tra
     'A      BB   C\nlong   x    yyy\n',
   );
 });
+
+test('cert-manager pinned below the default is not "already up to date": the plan names the pin and the release on offer; a pin below the lock is a downgrade (clusterctl cert_manager.go PlanUpgrade compares with its configured version only)', () => {
+  const core = corpusProvider('CoreProvider', 'cluster-api', 'cluster-api', 'v1.12.0');
+  const pinned = planUpgrades({
+    providers: [core],
+    certManager: { installed: 'v1.13.0', target: 'v1.13.0', pinnedBy: ['certManager.version'], newest: 'v1.19.1' },
+  });
+  assert.deepEqual(pinned.certManager, {
+    installed: 'v1.13.0',
+    target: 'v1.13.0',
+    shouldUpgrade: false,
+    pinnedBy: ['certManager.version'],
+    available: 'v1.19.1',
+  });
+  const text = renderUpgradePlanText(pinned);
+  assert.doesNotMatch(text, /already up to date/);
+  assert.match(text, /\nThe providers are up to date\.\n$/);
+  assert.match(
+    text,
+    /^Cert-Manager is at "v1\.13\.0", pinned by certManager\.version; "v1\.19\.1" is available \(the default, as in clusterctl\): to move, set certManager\.version to it, or remove it\n\n/,
+  );
+  // at or above the default, and with nothing pinned, clusterctl's words hold
+  for (const certManager of [
+    { installed: 'v1.19.1', target: 'v1.19.1', pinnedBy: ['certManager.version'], newest: 'v1.19.1' },
+    { installed: 'v1.20.0', target: 'v1.20.0', pinnedBy: ['certManager.version'], newest: 'v1.19.1' },
+    { installed: 'v1.19.1', target: 'v1.19.1' },
+  ]) {
+    const plan = planUpgrades({ providers: [core], certManager });
+    assert.equal(plan.certManager!.available, undefined);
+    assert.match(renderUpgradePlanText(plan), /^Cert-Manager is already up to date\n\n/);
+  }
+  // the render writes what the Config asks for, so a pin below the lock moves cert-manager down
+  const down = planUpgrades({
+    providers: [core],
+    certManager: { installed: 'v1.19.1', target: 'v1.13.0', pinnedBy: ['certManager.version'], newest: 'v1.19.1' },
+  });
+  assert.equal(down.certManager!.shouldUpgrade, false);
+  assert.match(
+    renderUpgradePlanText(down),
+    /^Cert-Manager will be downgraded from "v1\.19\.1" to "v1\.13\.0", as certManager\.version pins it\n\n/,
+  );
+  // a URL names the release too: moving means pointing it at another
+  const byUrl = planUpgrades({
+    providers: [core],
+    certManager: { installed: 'v1.13.0', target: 'v1.13.0', pinnedBy: ['certManager.version', 'certManager.url'], newest: 'v1.19.1' },
+  });
+  assert.match(
+    renderUpgradePlanText(byUrl),
+    /^Cert-Manager is at "v1\.13\.0", pinned by certManager\.version and certManager\.url; "v1\.19\.1" is available \(the default, as in clusterctl\): to move, set certManager\.version to it and point certManager\.url at that release\n\n/,
+  );
+});

@@ -17,7 +17,7 @@
  * Every problem is reported together: an unreachable registry once, naming its images; a tag or
  * digest the registry does not have at the object and container that use it.
  */
-import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, sortDiagnostics, type Diagnostic } from '../../core/diagnostics.js';
 import { parseImage } from '../../core/image-reference.js';
 import { sha256Hex } from '../../core/digest.js';
 import { SourceClient } from '../base/client.js';
@@ -60,6 +60,14 @@ export interface ImageDigestOptions extends NetworkSourceOptions {
   env?: Record<string, string | undefined>;
   /** Told that the Docker config names a credential helper for a registry asked. */
   onWarning?: (warning: Diagnostic) => void;
+  /** Why the digests are asked, for messages: to pin images (the default), or to check locked ones (`plan`). */
+  purpose?: 'pin' | 'check';
+}
+
+/** A problem, and the requested images it leaves without a digest. */
+export interface ImageDigestProblem {
+  images: string[];
+  diagnostic: Diagnostic;
 }
 
 /** An image's place in the distribution API. */
@@ -101,16 +109,31 @@ export async function resolveImageDigests(
   requests: readonly ImageDigestRequest[],
   options: ImageDigestOptions,
 ): Promise<Map<string, string>> {
-  const bag = new DiagnosticBag();
+  const { digests, problems } = await askImageDigests(requests, options);
+  if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems.map((p) => p.diagnostic)));
+  return digests;
+}
+
+/**
+ * The digests the registries answered, and a problem for each image they did not (a registry
+ * down answers for none of its images): `plan` lists what it could check and says what it could
+ * not. Throws only under `offline`.
+ */
+export async function askImageDigests(
+  requests: readonly ImageDigestRequest[],
+  options: ImageDigestOptions,
+): Promise<{ digests: Map<string, string>; problems: ImageDigestProblem[] }> {
+  const problems: ImageDigestProblem[] = [];
   const byRegistry = new Map<string, ImageLocation[]>();
   for (const request of requests) {
     const parsed = parseImage(request.image);
     if (!parsed.ok) {
-      bag.add(
-        useDiagnostic(request, `cannot parse the reference: ${parsed.message}`, {
+      problems.push({
+        images: [request.image],
+        diagnostic: useDiagnostic(request, `cannot parse the reference: ${parsed.message}`, {
           hint: 'fix the image in the components or the image overrides',
         }),
-      );
+      });
       continue;
     }
     const { domain, path, tag, digest } = parsed.reference;
@@ -124,10 +147,7 @@ export async function resolveImageDigests(
     byRegistry.set(domain, [...(byRegistry.get(domain) ?? []), location]);
   }
   const digests = new Map<string, string>();
-  if (byRegistry.size === 0) {
-    bag.throwIfAny();
-    return digests;
-  }
+  if (byRegistry.size === 0) return { digests, problems };
   if (options.offline)
     throw new CapiGitopsError({
       message: 'offline: image digests cannot be asked of a registry',
@@ -139,10 +159,9 @@ export async function resolveImageDigests(
   await Promise.all(
     [...byRegistry]
       .sort(([a], [b]) => compareStrings(a, b))
-      .map(([registry, locations]) => resolveRegistry(registry, locations, { http, docker, env, options, bag, digests })),
+      .map(([registry, locations]) => resolveRegistry(registry, locations, { http, docker, env, options, problems, digests })),
   );
-  bag.throwIfAny();
-  return digests;
+  return { digests, problems };
 }
 
 interface RegistryRun {
@@ -150,7 +169,7 @@ interface RegistryRun {
   docker: DockerConfig;
   env: Record<string, string | undefined>;
   options: ImageDigestOptions;
-  bag: DiagnosticBag;
+  problems: ImageDigestProblem[];
   digests: Map<string, string>;
 }
 
@@ -163,18 +182,27 @@ async function resolveRegistry(registry: string, locations: ImageLocation[], run
     await run.http.send({ url: `${base}/v2/`, headers: {} }, false);
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
-    run.bag.add({
-      message: `cannot reach registry ${registry} to pin ${images.length === 1 ? 'image' : `${images.length} images`} ${images.join(', ')}: ${error.message}`,
-      // not the sources' hint: a registry has no local copy, and --offline pins only from the lockfile
-      hint: `${networkFailureHint(error.failure)?.split(';')[0] ?? 'check the registry address'}; check the image overrides (Config images); --offline renders from the lockfile once it pins every image`,
-    });
+    const network = networkFailureHint(error.failure)?.split(';')[0] ?? 'check the registry address';
+    const diagnostic =
+      run.options.purpose === 'check'
+        ? {
+            message: `cannot reach registry ${registry} to check the locked ${images.length === 1 ? 'image' : `${images.length} images`} ${images.join(', ')}: ${error.message}`,
+            hint: `${network}; whether ${images.length === 1 ? 'its tag' : 'their tags'} moved is not known until it answers`,
+          }
+        : {
+            message: `cannot reach registry ${registry} to pin ${images.length === 1 ? 'image' : `${images.length} images`} ${images.join(', ')}: ${error.message}`,
+            // not the sources' hint: a registry has no local copy, and --offline pins only from the lockfile
+            hint: `${network}; check the image overrides (Config images); --offline renders from the lockfile once it pins every image`,
+          };
+    run.problems.push({ images, diagnostic });
     return;
   }
   let dockerCredentials: OciCredentials | undefined;
   try {
     dockerCredentials = run.docker.credentials(registry);
   } catch (error) {
-    run.bag.addError(error);
+    if (!(error instanceof CapiGitopsError)) throw error;
+    for (const diagnostic of error.diagnostics) run.problems.push({ images, diagnostic });
     return;
   }
   const helper = dockerCredentials ? undefined : run.docker.helperFor(registry);
@@ -205,7 +233,8 @@ async function resolveRegistry(registry: string, locations: ImageLocation[], run
           run.digests.set(location.request.image, await digestOf(client, base, location));
         } catch (error) {
           if (!(error instanceof CapiGitopsError)) throw error;
-          for (const { message, ...extra } of error.diagnostics) run.bag.add(useDiagnostic(location.request, message, extra));
+          for (const { message, ...extra } of error.diagnostics)
+            run.problems.push({ images: [location.request.image], diagnostic: useDiagnostic(location.request, message, extra) });
         }
       }
     }),

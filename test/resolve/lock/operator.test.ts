@@ -205,7 +205,7 @@ test('from GitHub: the locked release is served from the cache by digest (no req
     assert.deepEqual(plan.operator, { installed: 'v0.27.0', target: 'v0.28.0', shouldUpgrade: true });
     assert.match(
       renderUpgradePlanText(plan),
-      /^Cert-Manager is already up to date\n\nThe cluster-api-operator will be upgraded from "v0\.27\.0" to "v0\.28\.0"\n\n/,
+      /^Cert-Manager is at "v1\.13\.0", pinned by certManager\.version and certManager\.url; "v1\.19\.1" is available .*\n\nThe cluster-api-operator will be upgraded from "v0\.27\.0" to "v0\.28\.0"\n\n/,
     );
     // 4. update moves the lock (Config.operator names no version, so only the lock changes).
     const updated = await updateManagementCluster(options(after.apiUrl), {});
