@@ -163,7 +163,8 @@ export class RunContext {
 
   /** Wraps a repository so each (source, version, file) is fetched once per run, whichever cluster asks first. */
   repository = (repository: ProviderRepository): ProviderRepository => {
-    const where = `${repository.sourceType}\0${repository.location}`;
+    // providers of one release store (CAPI core, kubeadm bootstrap and control plane) share each fetch, and its failure
+    const where = `${repository.sourceType}\0${repository.releaseStore ?? repository.location}`;
     return {
       sourceType: repository.sourceType,
       location: repository.location,

@@ -29,7 +29,8 @@ export const ENVIRONMENT = {
   CAPI_GITOPS_CACHE_KEY: 'the key cache records are signed with (default: a key kept in $XDG_STATE_HOME/capi-gitops/cache-key)',
   XDG_STATE_HOME: 'where the cache key is kept (default ~/.local/state)',
   CAPI_GITOPS_YAML_MAX_NODES: 'YAML bounds (also CAPI_GITOPS_YAML_MAX_DEPTH and CAPI_GITOPS_YAML_MAX_NODES_PER_RUN); see docs/security.md',
-  SOPS_AGE_KEY: "an age identity (or SOPS_AGE_KEY_FILE) with which the sops strategy keeps an unchanged Secret's bytes",
+  SOPS_AGE_KEY:
+    "an age identity (or SOPS_AGE_KEY_FILE, or SOPS_AGE_KEY_CMD: a command printing them) with which the sops strategy keeps an unchanged Secret's bytes",
   GITHUB_ACTIONS: 'when "true", secret values are masked with ::add-mask:: and findings are printed as annotations',
   GITHUB_STEP_SUMMARY: 'diff appends its markdown to this file (set by GitHub Actions)',
 } as const;

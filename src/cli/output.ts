@@ -127,13 +127,14 @@ export class Output {
   }
 }
 
-/** The --json document of a failed run: every problem, as the text form reports them. */
-export function failureDocument(command: string, diagnostics: Diagnostic[], usage?: string): string {
+/** The --json document of a failed run: the problems the text form shows, and how many it left out. */
+export function failureDocument(command: string, diagnostics: Diagnostic[], usage?: string, notShown = 0): string {
   return jsonText({
     schemaVersion: JSON_SCHEMA_VERSION,
     command,
     ok: false,
     ...(usage !== undefined ? { usageError: usage } : { problems: diagnostics }),
+    ...(notShown > 0 ? { problemsNotShown: notShown } : {}),
   });
 }
 

@@ -2,7 +2,7 @@
  * capi-gitops CLI. Exit codes: 0 success, 1 invalid input or failed render, 2 usage error.
  */
 import { Argument, Command, CommanderError, Option } from 'commander';
-import { CapiGitopsError, formatDiagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, formatDiagnostic, MAX_REPORTED_PROBLEMS, reportedProblems } from '../core/diagnostics.js';
 import { FLEET_LAYOUTS, LAYOUTS } from '../manifest/types.js';
 import { SECRET_STRATEGIES } from '../manifest/types.js';
 import { BUILT_IN_CHARTS } from '../layout/chart/types.js';
@@ -375,16 +375,18 @@ export async function main(argv: string[]): Promise<number> {
     }
     const systemError = systemErrorDiagnostic(err);
     if (err instanceof CapiGitopsError || systemError) {
-      const diagnostics = (systemError ? [systemError] : (err as CapiGitopsError).diagnostics).map((d) =>
-        d.hint ? { ...d, hint: completeSuggestions(d.hint, invoked?.flags) } : d,
-      );
-      const n = diagnostics.length;
+      const all = systemError ? [systemError] : (err as CapiGitopsError).diagnostics;
+      const { shown, notShown } = reportedProblems(all);
+      const diagnostics = shown.map((d) => (d.hint ? { ...d, hint: completeSuggestions(d.hint, invoked?.flags) } : d));
+      const n = all.length;
       process.stderr.write(diagnostics.map(formatDiagnostic).join('\n') + '\n');
+      if (notShown > 0)
+        process.stderr.write(`${notShown} more problems not shown (the first ${MAX_REPORTED_PROBLEMS} are, in file and line order)\n`);
       // a command that never writes (check, diff, plan, convert without --in-place) says only how many
       const readOnly = ['check', 'diff', 'plan'].includes(invoked?.name ?? '') || (invoked?.name === 'convert' && !invoked.flags.inPlace);
       if (!readOnly) process.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');
       else if (n > 1) process.stderr.write(`${n} problems\n`);
-      if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', diagnostics));
+      if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', diagnostics, undefined, notShown));
       return EXIT_FAILED;
     }
     reportInternalError(err);

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { CapiGitopsError } from '../core/diagnostics.js';
+import { CapiGitopsError, reportedProblems } from '../core/diagnostics.js';
 import {
   appendStepSummary,
   checkAnnotations,
@@ -45,7 +45,7 @@ async function annotatingErrors<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (err) {
     if (err instanceof CapiGitopsError && inGitHubActions())
-      for (const line of diagnosticAnnotations(err.diagnostics)) process.stderr.write(line + '\n');
+      for (const line of diagnosticAnnotations(reportedProblems(err.diagnostics).shown)) process.stderr.write(line + '\n');
     throw err;
   }
 }

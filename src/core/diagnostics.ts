@@ -22,12 +22,22 @@ export interface Diagnostic {
 /** The part of a Diagnostic that says where a request came from; copied into errors about it. */
 export type DiagnosticOrigin = Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'>;
 
+/**
+ * The problems a run shows. All are collected and counted, but hostile input (a lockfile of
+ * 200,000 bad entries) must not print or hold in one string 200,000 of them. 1,000 is far above
+ * what real input gives (a broken file gives tens), so a real run still shows every problem, and
+ * bounds the report to some 300 KB; go/scanner's ErrorList and the Go compiler stop at 10, too
+ * few for "every problem in one run"; kubectl and kustomize print all.
+ */
+export const MAX_REPORTED_PROBLEMS = 1000;
+
 /** Thrown when input is invalid or a render fails. Exit code 1. */
 export class CapiGitopsError extends Error {
   readonly diagnostics: Diagnostic[];
   constructor(diagnostics: Diagnostic[] | Diagnostic | string) {
     const list = typeof diagnostics === 'string' ? [{ message: diagnostics }] : Array.isArray(diagnostics) ? diagnostics : [diagnostics];
-    super(list.map(formatDiagnostic).join('\n'));
+    const more = list.length - MAX_REPORTED_PROBLEMS;
+    super(list.slice(0, MAX_REPORTED_PROBLEMS).map(formatDiagnostic).join('\n') + (more > 0 ? `\n${more} more problems not shown` : ''));
     this.name = 'CapiGitopsError';
     this.diagnostics = list;
   }
@@ -52,7 +62,16 @@ export class DiagnosticBag {
   }
 }
 
-export function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
+/**
+ * The problems to show: all within the bound, else the first MAX_REPORTED_PROBLEMS in
+ * sortDiagnostics order (the same whichever check ended first); and how many are left out.
+ */
+export function reportedProblems(list: readonly Diagnostic[]): { shown: Diagnostic[]; notShown: number } {
+  if (list.length <= MAX_REPORTED_PROBLEMS) return { shown: [...list], notShown: 0 };
+  return { shown: sortDiagnostics(list).slice(0, MAX_REPORTED_PROBLEMS), notShown: list.length - MAX_REPORTED_PROBLEMS };
+}
+
+export function sortDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
   return [...list].sort(
     (a, b) =>
       compareStrings(a.file ?? '', b.file ?? '') ||

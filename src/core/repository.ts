@@ -40,6 +40,13 @@ export interface ProviderRepository {
   readonly defaultVersion: string;
   /** The components file name, e.g. `core-components.yaml`. */
   readonly componentsFile: string;
+  /**
+   * What the versions and files come from, when repositories of several providers share it (a
+   * GitHub repository's releases: kubernetes-sigs/cluster-api serves the core, kubeadm bootstrap
+   * and control plane): equal keys list the same versions and serve the same file for a version
+   * and name, so a run fetches each once. Undefined: `location` alone says that.
+   */
+  readonly releaseStore?: string;
   /** Every published version tag (raw tags, e.g. `v1.12.0`); the caller filters semver. */
   listVersions(): Promise<string[]>;
   /** One file of one version; throws CapiGitopsError naming provider, version and location on failure. */

@@ -123,9 +123,11 @@ export async function resolveEachProvider(
   const early = preflightManagementCluster(manifest);
   if (early.length > 0) throw new CapiGitopsError(early);
 
+  const origins: DiagnosticOrigin[] = [];
   const outcomes = await Promise.allSettled(
-    manifest.providers.map(async (provider) => {
+    manifest.providers.map(async (provider, index) => {
       const request = repositoryRequestFor(provider, registry, manifest.baseDir, configSecretData(provider, manifest));
+      origins[index] = request.origin;
       try {
         const opened = await openRepository(request, { configMaps: manifest.configMaps, options: options.sources ?? {} }, options.modules);
         const repository =
@@ -136,7 +138,7 @@ export async function resolveEachProvider(
       }
     }),
   );
-  return concludeResolutions(outcomes);
+  return concludeResolutions(outcomes, origins);
 }
 
 /** A release published as one manifest (cert-manager, the cluster-api-operator), and how to read it. */

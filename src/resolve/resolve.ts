@@ -183,17 +183,21 @@ export function compareResolved(
  * problem (fetch, contract); a provider whose contract the core provider cannot work with is left
  * out with its problem, so a render can still report its own problems with these (issue #10).
  */
-export function concludeResolutions(outcomes: readonly PromiseSettledResult<ProviderResolution>[]): {
+export function concludeResolutions(
+  outcomes: readonly PromiseSettledResult<ProviderResolution>[],
+  origins: readonly DiagnosticOrigin[] = [],
+): {
   providers: ResolvedProvider[];
   problems: Diagnostic[];
 } {
-  const fetchProblems: Diagnostic[] = [];
+  const failures: { origin?: DiagnosticOrigin; diagnostics: readonly Diagnostic[] }[] = [];
   const resolutions: ProviderResolution[] = [];
-  for (const outcome of outcomes) {
+  outcomes.forEach((outcome, index) => {
     if (outcome.status === 'fulfilled') resolutions.push(outcome.value);
-    else if (outcome.reason instanceof CapiGitopsError) fetchProblems.push(...outcome.reason.diagnostics);
+    else if (outcome.reason instanceof CapiGitopsError) failures.push({ origin: origins[index], diagnostics: outcome.reason.diagnostics });
     else throw outcome.reason;
-  }
+  });
+  const fetchProblems = mergeSharedProblems(failures);
   const contract = contractProblems(resolutions);
   const refused = new Set(contract.map((d) => d.object));
   return {
@@ -203,6 +207,53 @@ export function concludeResolutions(outcomes: readonly PromiseSettledResult<Prov
       .sort(compareResolved),
     problems: [...fetchProblems, ...contract],
   };
+}
+
+/**
+ * A problem several providers met at the place of their request (not at a field), with the same words, is
+ * one: a fetch of a release they share (RunContext fetches each file once) failed, and its error
+ * is placed at whichever provider asked first. Reported once, at the first of them in the
+ * manifest, naming them all; a problem at a field of its own (spec.version) stays as it is.
+ */
+function mergeSharedProblems(failures: readonly { origin?: DiagnosticOrigin; diagnostics: readonly Diagnostic[] }[]): Diagnostic[] {
+  const atProvider = (d: Diagnostic) =>
+    failures.some(
+      ({ origin: o }) => o && o.file === d.file && o.line === d.line && o.column === d.column && o.object === d.object && o.path === d.path,
+    );
+  const shared = new Map<string, { diagnostic: Diagnostic; origins: DiagnosticOrigin[] }>();
+  const problems: (Diagnostic | string)[] = [];
+  for (const { origin, diagnostics } of failures) {
+    for (const d of diagnostics) {
+      if (!origin || !atProvider(d)) {
+        problems.push(d);
+        continue;
+      }
+      const key = JSON.stringify([d.message, d.expected, d.hint]);
+      const group = shared.get(key);
+      if (group) group.origins.push(origin);
+      else {
+        shared.set(key, { diagnostic: d, origins: [origin] });
+        problems.push(key);
+      }
+    }
+  }
+  return problems.map((p) => {
+    if (typeof p !== 'string') return p;
+    const { diagnostic, origins } = shared.get(p)!;
+    const sorted = [...new Map(origins.map((o) => [o.object, o])).values()].sort(
+      (a, b) => compareStrings(a.file ?? '', b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
+    );
+    const first = sorted[0]!;
+    const paths = new Set(sorted.map((o) => o.path));
+    return {
+      ...diagnostic,
+      file: first.file,
+      line: first.line,
+      column: first.column,
+      object: sorted.map((o) => o.object).join(', '),
+      path: paths.size === 1 ? first.path : undefined,
+    };
+  });
 }
 
 /**

@@ -276,21 +276,27 @@ export async function encryptFiles(
   const recipients = config.sops!.ageRecipients!;
   // loaded only here: age and its curves cost a render that encrypts nothing about 100 ms of start-up
   const { sopsEncryptFile, sopsFileHolds, sopsIdentities, sopsUserKeyFile } = await import('./sops.js');
-  const identities = await sopsIdentities(process.env);
+  // read only when a file written before is compared: SOPS_AGE_KEY_CMD may prompt, as sops runs it only to decrypt
+  let loaded: ReturnType<typeof sopsIdentities> | undefined;
+  const identities = () => (loaded ??= sopsIdentities(process.env));
   let reencrypted = 0;
   for (const file of paths) {
     const plain = files.get(file)!;
     const before = await previous(file);
-    const kept = before !== undefined && (await sopsFileHolds(before, plain, recipients, identities));
-    if (before !== undefined && identities.length === 0) reencrypted++;
+    const keys = before === undefined ? [] : (await identities()).identities;
+    const kept = before !== undefined && (await sopsFileHolds(before, plain, recipients, keys));
+    if (before !== undefined && keys.length === 0) reencrypted++;
     files.set(file, kept ? before : await sopsEncryptFile(plain, recipients));
   }
+  if (reencrypted === 0) return [];
   const keyFile = sopsUserKeyFile(process.env) ?? "sops' key file";
-  return reencrypted === 0
-    ? []
-    : [
-        `--secrets sops: no age identity in SOPS_AGE_KEY, SOPS_AGE_KEY_FILE or ${keyFile}, so ${reencrypted} Secret file(s) written before ` +
-          'were encrypted again with a new data key, unchanged or not (check and diff see them as changed); set SOPS_AGE_KEY_FILE ' +
-          'to the identity of one of secrets.sops.ageRecipients to keep an unchanged Secret byte for byte',
-      ];
+  // as sops' "failed to load age identities", with the errors met while loading them
+  const failures = (await identities()).failures;
+  return [
+    `--secrets sops: no age identity in SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, SOPS_AGE_KEY_CMD or ${keyFile}` +
+      (failures.length > 0 ? ` (${failures.join('; ')})` : '') +
+      `, so ${reencrypted} Secret file(s) written before ` +
+      'were encrypted again with a new data key, unchanged or not (check and diff see them as changed); set SOPS_AGE_KEY_FILE ' +
+      'to the identity of one of secrets.sops.ageRecipients to keep an unchanged Secret byte for byte',
+  ];
 }

@@ -7,6 +7,7 @@
  * value in file order, upper-case hex, encrypted with `lastmodified` as additional data.
  * age itself comes from the age-encryption library.
  */
+import { spawn } from 'node:child_process';
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Decrypter, Encrypter, armor } from 'age-encryption';
 import { parseDocument } from 'yaml';
 import { isPlainObject } from '../core/kobject.js';
+import { registerSecret } from '../core/redact.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 
 export const SOPS_VERSION = '3.9.4';
@@ -98,14 +100,117 @@ export function sopsUserKeyFile(env: NodeJS.ProcessEnv, platform: NodeJS.Platfor
   return dir === undefined ? undefined : path.join(dir, 'sops', 'age', 'keys.txt');
 }
 
-/** The identities sops itself reads: SOPS_AGE_KEY (keys, one a line), SOPS_AGE_KEY_FILE and its default key file. */
-export async function sopsIdentities(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<string[]> {
+/** The identities sops reads, and why a source it was told of gave none (words without the command's output). */
+export interface SopsIdentities {
+  identities: string[];
+  failures: string[];
+}
+
+/**
+ * The identities sops itself reads (getsops/sops age/keysource.go loadIdentities): SOPS_AGE_KEY
+ * (keys, one a line), SOPS_AGE_KEY_FILE, the stdout of SOPS_AGE_KEY_CMD and the default key
+ * file. As there, a source that fails is recorded and the others still count. Each identity is
+ * registered as a secret, so no message can print it.
+ */
+export async function sopsIdentities(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<SopsIdentities> {
   const read = (file: string | undefined) => (file ? readFile(file, 'utf8').catch(() => '') : Promise.resolve(''));
-  const text = [env.SOPS_AGE_KEY ?? '', await read(env.SOPS_AGE_KEY_FILE), await read(sopsUserKeyFile(env, platform))].join('\n');
-  return text
+  const failures: string[] = [];
+  const command = env.SOPS_AGE_KEY_CMD === undefined ? '' : await keyCommandOutput(env.SOPS_AGE_KEY_CMD, failures);
+  const text = [env.SOPS_AGE_KEY ?? '', await read(env.SOPS_AGE_KEY_FILE), command, await read(sopsUserKeyFile(env, platform))].join('\n');
+  const identities = text
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l.startsWith('AGE-SECRET-KEY-'));
+  for (const identity of identities) registerSecret(identity);
+  return { identities, failures };
+}
+
+/** One run of each SOPS_AGE_KEY_CMD per process: a fleet's clusters (or a prompt it shows) ask once. */
+const commandOutputs = new Map<string, Promise<{ stdout: string } | { failure: string }>>();
+
+async function keyCommandOutput(command: string, failures: string[]): Promise<string> {
+  let output = commandOutputs.get(command);
+  if (output === undefined) commandOutputs.set(command, (output = runKeyCommand(command)));
+  const result = await output;
+  if ('failure' in result) failures.push(`SOPS_AGE_KEY_CMD: ${result.failure}`);
+  return 'stdout' in result ? result.stdout : '';
+}
+
+/**
+ * As sops: the value split into words as google/shlex Split does, the first run with the others
+ * as its arguments (no shell), stdin empty; its stdout read, its stderr kept from the terminal
+ * (exec.Cmd Output). A failure is told by its exit code, never by what the command printed.
+ */
+function runKeyCommand(command: string): Promise<{ stdout: string } | { failure: string }> {
+  let words: string[];
+  try {
+    words = shlexSplit(command);
+  } catch (err) {
+    return Promise.resolve({ failure: `cannot be split into words: ${(err as Error).message}` });
+  }
+  // sops indexes the first word unchecked (a panic); an empty value is told here instead
+  if (words.length === 0) return Promise.resolve({ failure: 'names no command' });
+  const program = words[0]!;
+  return new Promise((resolve) => {
+    const child = spawn(program, words.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.resume();
+    child.on('error', (err: NodeJS.ErrnoException) =>
+      resolve({ failure: `the command ${program} could not be run (${err.code ?? 'unknown error'})` }),
+    );
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve({ stdout: Buffer.concat(chunks).toString('utf8') });
+      else if (code !== null) resolve({ failure: `the command ${program} failed with exit code ${code}` });
+      else if (signal !== null) resolve({ failure: `the command ${program} was ended by ${signal}` });
+    });
+  });
+}
+
+/**
+ * google/shlex Split (the version sops uses): words separated by space, tab, CR and LF; '…' is
+ * literal; "…" takes a backslash as escaping the next character; a backslash outside quotes
+ * escapes the next one; a # that starts a word begins a comment to the end of the line.
+ */
+export function shlexSplit(text: string): string[] {
+  const words: string[] = [];
+  const space = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\n';
+  let i = 0;
+  while (i < text.length) {
+    if (space(text[i]!)) {
+      i++;
+      continue;
+    }
+    if (text[i] === '#') {
+      while (i < text.length && text[i] !== '\n') i++;
+      continue;
+    }
+    let word = '';
+    while (i < text.length && !space(text[i]!)) {
+      const c = text[i++]!;
+      if (c === '\\') {
+        if (i >= text.length) throw new Error('it ends in a backslash');
+        word += text[i++];
+      } else if (c === "'") {
+        const end = text.indexOf("'", i);
+        if (end < 0) throw new Error('a quote is not closed');
+        word += text.slice(i, end);
+        i = end + 1;
+      } else if (c === '"') {
+        for (;;) {
+          if (i >= text.length) throw new Error('a quote is not closed');
+          const q = text[i++]!;
+          if (q === '"') break;
+          if (q === '\\') {
+            if (i >= text.length) throw new Error('it ends in a backslash');
+            word += text[i++];
+          } else word += q;
+        }
+      } else word += c;
+    }
+    words.push(word);
+  }
+  return words;
 }
 
 function decryptValue(enc: string, key: Uint8Array, additionalData: string): string | undefined {

@@ -20,10 +20,11 @@ import { loadManifest } from '../../src/manifest/load.js';
 import { parseArtifacts } from '../../src/yaml/parse.js';
 import { searchedCharacters } from '../../src/yaml/fast-parse.js';
 import { prepareChart, readValuesFile, renderChart, type ChartContext } from '../../src/layout/chart/index.js';
-import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import { CapiGitopsError, MAX_REPORTED_PROBLEMS } from '../../src/core/diagnostics.js';
 import { EchoServer } from '../helpers/echo-server.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { rejection } from '../helpers/assertions.js';
+import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
 
 // ---- an OCI index that fans out -----------------------------------------------------------------
 
@@ -299,4 +300,50 @@ test('a --values file (chart or import helm-values) or a chart values.yaml neste
     'templates/wiring.yaml': CONFIGMAP('x'),
   });
   assert.match(ownValues.message, /values\.yaml:1: error: YAML nesting here is deeper than 512 levels/);
+});
+
+// ---- problems ------------------------------------------------------------------------------------
+
+test(`a lockfile with 200,000 bad entries: the first ${MAX_REPORTED_PROBLEMS} problems in sorted order, one line counting the rest exactly, exit 1; --json the same`, () => {
+  const manifest = path.join(exampleCopy(), 'management-cluster');
+  // 200,000 entries that are not mappings, and a wrong kind: 200,001 problems
+  writeFileSync(
+    path.join(manifest, 'capi-gitops.lock.yaml'),
+    `apiVersion: capi-gitops.dev/v1alpha1\nkind: Lokc\nentries:\n${'  - 1\n'.repeat(200_000)}`,
+  );
+  const out = path.join(tempDir(), 'out');
+  const result = runCli(['render', '-f', manifest, '-o', out]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1);
+  const errors = result.stderr.split('\n').filter((l) => l.includes(': error: '));
+  assert.equal(errors.length, MAX_REPORTED_PROBLEMS);
+  assert.match(errors[0]!, /capi-gitops\.lock\.yaml:2:7: error: kind: kind is "Lokc"/);
+  assert.match(errors[1]!, /capi-gitops\.lock\.yaml:4:5: error: entries\[0\]: expected a mapping/);
+  assert.match(
+    errors.at(-1)!,
+    new RegExp(`capi-gitops\\.lock\\.yaml:${MAX_REPORTED_PROBLEMS + 2}:5: error: entries\\[${MAX_REPORTED_PROBLEMS - 2}\\]`),
+  );
+  const rest = 200_001 - MAX_REPORTED_PROBLEMS;
+  assert.match(
+    result.stderr,
+    new RegExp(`\\n${rest} more problems not shown \\(the first ${MAX_REPORTED_PROBLEMS} are, in file and line order\\)\\n`),
+  );
+  assert.match(result.stderr, /\n200001 problems; nothing was written\n$/);
+  assert.ok(result.stderr.length < 500 * MAX_REPORTED_PROBLEMS, `${result.stderr.length} characters on stderr`);
+
+  const json = runCli(['render', '-f', manifest, '-o', out, '--json']);
+  assert.equal(json.code, 1);
+  const document = JSON.parse(json.stdout) as { ok: boolean; problems: unknown[]; problemsNotShown: number };
+  assert.equal(document.ok, false);
+  assert.equal(document.problems.length, MAX_REPORTED_PROBLEMS);
+  assert.equal(document.problemsNotShown, rest);
+});
+
+test('a CapiGitopsError of 200,000 problems keeps them all but its message holds only the first ones (no 200,000-line string)', () => {
+  const problems = Array.from({ length: 200_000 }, (_, i) => ({ file: 'f.yaml', line: i + 1, message: 'bad' }));
+  const error = new CapiGitopsError(problems);
+  assert.equal(error.diagnostics.length, 200_000);
+  const lines = error.message.split('\n');
+  assert.equal(lines.length, MAX_REPORTED_PROBLEMS + 1);
+  assert.equal(lines.at(-1), `${200_000 - MAX_REPORTED_PROBLEMS} more problems not shown`);
 });

@@ -4,8 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
@@ -195,4 +195,64 @@ test('-o through a regular file, a dangling symlink or a symlink loop: a clear e
     assert.equal(result.code, 1, `${output}: ${result.stderr}`);
     assert.match(result.stderr, /nothing was written/);
   }
+});
+
+/** An example copy whose lockfile is a symbolic link to a lock outside it, which the next render, lock or update would rewrite. */
+function linkedLockfile() {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const target = path.join(tempDir(), 'elsewhere.yaml');
+  // a comment of its own: the lock written from the manifest differs, so it would be rewritten
+  writeFileSync(target, `# not capi-gitops' own\n${readFileSync(path.join(manifest, LOCKFILE), 'utf8')}`);
+  rmSync(path.join(manifest, LOCKFILE));
+  symlinkSync(target, path.join(manifest, LOCKFILE));
+  return { manifest, target, before: readFileSync(target, 'utf8'), out: path.join(tempDir(), 'out') };
+}
+
+test('a lockfile that is a symbolic link (a pull request can commit one to a file outside the repository) is refused by render, lock and update, never written through', () => {
+  for (const command of [['render', '-o'], ['lock'], ['update']]) {
+    const state = linkedLockfile();
+    const args = command[1] ? [command[0]!, '-f', state.manifest, '-o', state.out] : [command[0]!, '-f', state.manifest];
+    const result = runCli(args);
+    assertNoStackTrace(result, command[0]);
+    assert.equal(result.code, 1, `${command[0]}: ${result.stdout}${result.stderr}`);
+    assert.equal(readFileSync(state.target, 'utf8'), state.before, `${command[0]} wrote through the link`);
+    assert.ok(lstatSync(path.join(state.manifest, LOCKFILE)).isSymbolicLink(), 'the link is left as it is');
+    assert.ok(result.stderr.includes(path.join(state.manifest, LOCKFILE)), `names the link: ${result.stderr}`);
+    assert.ok(result.stderr.includes(`symbolic link to ${state.target}`), `says where it points: ${result.stderr}`);
+    assert.match(result.stderr, /hint: replace the link with the file itself/);
+    assert.ok(!existsSync(state.out), 'no output written');
+  }
+});
+
+test('a symbolic link as the lockfile is read by check and plan (they write nothing); a link to a FIFO or a directory is refused, not read for ever', () => {
+  const state = linkedLockfile();
+  const result = runCli(['check', '-f', state.manifest, '-o', state.out]);
+  assertNoStackTrace(result);
+  assert.doesNotMatch(result.stderr, /symbolic link/);
+  const dir = tempDir();
+  execFileSync('mkfifo', [path.join(dir, 'fifo')]);
+  mkdirSync(path.join(dir, 'directory'));
+  for (const [what, expected] of [
+    ['fifo', /is a named pipe/],
+    ['directory', /is a directory/],
+  ] as const) {
+    rmSync(path.join(state.manifest, LOCKFILE));
+    symlinkSync(path.join(dir, what), path.join(state.manifest, LOCKFILE));
+    for (const command of ['check', 'render']) {
+      const failed = runCli([command, '-f', state.manifest, '-o', state.out]);
+      assertNoStackTrace(failed, `${command} ${what}`);
+      assert.equal(failed.code, 1, `${command} ${what}: ${failed.stderr}`);
+      assert.match(failed.stderr, expected, `${command} ${what}`);
+      assert.match(failed.stderr, /expected: a regular file/, `${command} ${what}`);
+    }
+  }
+  // a directory in the lockfile's place (Git can check one out: a submodule, or a directory of that name)
+  rmSync(path.join(state.manifest, LOCKFILE));
+  mkdirSync(path.join(state.manifest, LOCKFILE));
+  const directory = runCli(['render', '-f', state.manifest, '-o', state.out]);
+  assertNoStackTrace(directory);
+  assert.equal(directory.code, 1, directory.stderr);
+  assert.match(directory.stderr, /is a directory/);
+  assert.ok(!existsSync(state.out), 'no output written');
 });

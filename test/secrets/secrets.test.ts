@@ -362,7 +362,9 @@ test(
       assert.notEqual(keyless.files.get(SECRET_FILE), first);
       const keyFile = path.join(process.env.XDG_CONFIG_HOME, 'sops', 'age', 'keys.txt');
       assert.ok(
-        keyless.warnings.some((w) => w.includes(`no age identity in SOPS_AGE_KEY, SOPS_AGE_KEY_FILE or ${keyFile}, so 1 Secret file`)),
+        keyless.warnings.some((w) =>
+          w.includes(`no age identity in SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, SOPS_AGE_KEY_CMD or ${keyFile}, so 1 Secret file`),
+        ),
         keyless.warnings.join('\n'),
       );
       // the key where sops looks when nothing is set (age-keygen -o ~/.config/sops/age/keys.txt)
@@ -388,6 +390,58 @@ test(
       assert.notEqual((await render({ secrets, data: changed }, { outputDir: out })).files.get(SECRET_FILE), first);
     } finally {
       delete process.env.SOPS_AGE_KEY_FILE;
+    }
+  },
+);
+
+/** A command for SOPS_AGE_KEY_CMD: a shell script that prints `stdout`, checks its arguments, and exits with `code`. */
+function keyCommand(body: string): string {
+  const script = path.join(tempDir('capi-gitops-age-cmd-'), 'print key.sh');
+  writeFileSync(script, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  return script;
+}
+
+test(
+  'sops: SOPS_AGE_KEY_CMD, split as a shell would and run without one, gives the identities from its stdout; a failed command is named with its exit code, never its output (getsops/sops age/keysource.go loadIdentities)',
+  { skip: AGE_MISSING },
+  async () => {
+    const { identityFile, recipient } = ageKey();
+    const key = readFileSync(identityFile, 'utf8').match(/AGE-SECRET-KEY-\S+/)![0];
+    const secrets = `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`;
+    const out = tempDir('capi-gitops-sops-out-');
+    const first = (await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE)!;
+    mkdirSync(path.join(out, INFRA_DIR), { recursive: true });
+    writeFileSync(path.join(out, SECRET_FILE), first);
+    const configHome = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = tempDir('capi-gitops-sops-config-');
+    const run = async (command: string) => {
+      process.env.SOPS_AGE_KEY_CMD = command;
+      const result = await render({ secrets }, { outputDir: out });
+      const text = [...result.warnings, ...result.files.values()].join('\n');
+      assert.ok(!text.includes(key), 'the identity was printed or written');
+      return { kept: result.files.get(SECRET_FILE) === first, warnings: result.warnings.join('\n') };
+    };
+    try {
+      // shlex.Split: a quoted word with a space and a backslash escape are one argument each; no shell runs it
+      const script = keyCommand(`[ "$1" = "two words" ] && [ "$2" = 'a b' ] && [ "$3" = '$HOME' ] || exit 9\ncat '${identityFile}'`);
+      const keyed = await run(`'${script}' "two words" a\\ b '$HOME'`);
+      assert.ok(keyed.kept, `the key from the command keeps the Secret's bytes: ${keyed.warnings}`);
+      assert.doesNotMatch(keyed.warnings, /no age identity/);
+      // a failure is told as sops tells it, with the exit code; what the command printed is not repeated
+      const failed = await run(`'${keyCommand(`cat '${identityFile}'\ncat '${identityFile}' >&2\nexit 3`)}'`);
+      assert.ok(!failed.kept);
+      assert.match(failed.warnings, /no age identity in SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, SOPS_AGE_KEY_CMD or /);
+      assert.match(failed.warnings, /SOPS_AGE_KEY_CMD: the command .*print key\.sh failed with exit code 3/);
+      const missing = await run('/nonexistent/age-key-command');
+      assert.match(missing.warnings, /SOPS_AGE_KEY_CMD: the command \/nonexistent\/age-key-command could not be run \(ENOENT\)/);
+      const unsplit = await run(`'${script}`);
+      assert.match(unsplit.warnings, /SOPS_AGE_KEY_CMD: cannot be split into words: a quote is not closed/);
+      const empty = await run('  ');
+      assert.match(empty.warnings, /SOPS_AGE_KEY_CMD: names no command/);
+    } finally {
+      delete process.env.SOPS_AGE_KEY_CMD;
+      if (configHome === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = configHome;
     }
   },
 );

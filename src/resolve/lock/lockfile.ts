@@ -5,7 +5,8 @@
  * The `yaml` library reads it (every problem of a malformed lock at its line and column) and
  * writes it.
  */
-import { readdir, readFile, stat, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, readdir, readFile, readlink, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Node as YamlNode } from 'yaml';
 import { CapiGitopsError } from '../../core/diagnostics.js';
@@ -59,16 +60,68 @@ export function parseLockfile(text: string, file: string): Lockfile {
   return lock;
 }
 
-/** The lock at `file`, or undefined when there is none. */
+/** What a file that is not a regular one is, for messages. */
+function fileKind(info: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
+  return info.isDirectory()
+    ? 'a directory'
+    : info.isFIFO()
+      ? 'a named pipe'
+      : info.isSocket()
+        ? 'a socket'
+        : 'a device or other special file';
+}
+
+function notRegular(file: string, kind: string): CapiGitopsError {
+  return new CapiGitopsError({
+    file,
+    message: `the lockfile is ${kind}, not a regular file`,
+    expected: 'a regular file (the lockfile capi-gitops writes), or nothing',
+    hint: `remove it (rm -r ${file}) and run \`capi-gitops lock\` to write it from the manifest`,
+  });
+}
+
+/**
+ * The lock at `file`, or undefined when there is none. A link is followed (reading writes
+ * nothing, and check and plan may read a lock shared that way); only a regular file is read:
+ * opened without blocking and checked on the open file, so a named pipe or a device (a link to
+ * /dev/zero) never hangs the run or fills its memory.
+ */
 export async function readLockfile(file: string): Promise<Lockfile | undefined> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw notRegular(file, fileKind(info));
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
+    if (error instanceof CapiGitopsError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new CapiGitopsError({ file, message: `cannot read the lockfile: ${(error as Error).message}` });
   }
   return parseLockfile(text, file);
+}
+
+/**
+ * Refuses a lockfile that is a symbolic link or not a regular file, before anything is written: a
+ * pull request can commit the lockfile as a link to a file outside the repository (say
+ * ~/.ssh/authorized_keys), and a rename through it would replace that file. Refused whether or
+ * not this run changes the lock, so the same checkout always gives the same answer.
+ */
+async function refuseLinkedLockfile(file: string): Promise<void> {
+  const info = await lstat(file).catch(() => undefined);
+  if (info === undefined || info.isFile()) return;
+  if (!info.isSymbolicLink()) throw notRegular(file, fileKind(info));
+  const target = path.resolve(path.dirname(file), await readlink(file).catch(() => '(unreadable)'));
+  throw new CapiGitopsError({
+    file,
+    message: `the lockfile is a symbolic link to ${target}; capi-gitops writes the lockfile in place and follows no link there`,
+    expected: 'a regular file, or nothing',
+    hint: `replace the link with the file itself (rm ${file} && cp ${target} ${file}), or remove the link and run \`capi-gitops lock\``,
+  });
 }
 
 // ---- writing --------------------------------------------------------------------------------
@@ -98,6 +151,7 @@ export async function writeLockfile(file: string, lock: Pick<Lockfile, 'entries'
  * locks that killed runs left (also beside the lock, where earlier versions wrote them) are removed.
  */
 export async function prepareLockfile(file: string, lock: Pick<Lockfile, 'entries'>): Promise<PreparedFile | undefined> {
+  await refuseLinkedLockfile(file);
   const text = serializeLockfile(lock);
   await removeLegacyTemporaries(file);
   const existing = await readFile(file, 'utf8').catch(() => undefined);

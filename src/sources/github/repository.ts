@@ -177,6 +177,7 @@ class GitHubRepository implements GitHubReleaseRepository {
   readonly componentsFile: string;
   readonly owner: string;
   readonly repo: string;
+  readonly releaseStore: string;
 
   private readonly rootPath: string;
   private readonly apiBase: string;
@@ -199,6 +200,10 @@ class GitHubRepository implements GitHubReleaseRepository {
     this.apiOrigin = new URL(this.apiBase).origin;
     this.client = new SourceClient(options);
     this.octokit = this.createOctokit();
+    // every provider URL of one repository, through one API with one token, lists and serves the same
+    const host = URL.canParse(url) ? new URL(url).origin : '';
+    const token = options.token === undefined ? '' : sha256Hex(options.token);
+    this.releaseStore = [this.apiBase, host, this.slug, this.rootPath, token].join('\0');
   }
 
   private get slug(): string {
@@ -276,7 +281,8 @@ class GitHubRepository implements GitHubReleaseRepository {
     const { bytes, cached } = await this.assetBytes(asset, version);
     this.options.onProgress?.({ type: 'done', source, version, file: fileName, bytes: bytes.length, cached });
     const url = asset.browser_download_url ?? `https://github.com/${this.slug}/releases/download/${version}/${assetName}`;
-    return artifactFromBytes(fileName, bytes, url, `${this.location} ${version}/${fileName}`);
+    // named by its download URL, not this provider's: providers of one repository share the file
+    return artifactFromBytes(fileName, bytes, url, source);
   }
 
   private async fetchReleases(): Promise<string[]> {
