@@ -21,6 +21,7 @@ import { parseArtifacts } from '../../src/yaml/parse.js';
 import { searchedCharacters } from '../../src/yaml/fast-parse.js';
 import { prepareChart, readValuesFile, renderChart, type ChartContext } from '../../src/layout/chart/index.js';
 import { CapiGitopsError, MAX_REPORTED_PROBLEMS } from '../../src/core/diagnostics.js';
+import { parseLockfile } from '../../src/resolve/lock/lockfile.js';
 import { EchoServer } from '../helpers/echo-server.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { rejection } from '../helpers/assertions.js';
@@ -300,6 +301,16 @@ test('a --values file (chart or import helm-values) or a chart values.yaml neste
     'templates/wiring.yaml': CONFIGMAP('x'),
   });
   assert.match(ownValues.message, /values\.yaml:1: error: YAML nesting here is deeper than 512 levels/);
+});
+
+test('a lockfile holding a flow list of 1.5 million nodes is refused by the YAML node bound before the parser runs (12 MB of it ran Node out of memory)', () => {
+  const text = `apiVersion: capi-gitops.dev/v1alpha1\nkind: Lock\nentries: [${'1,'.repeat(1_500_000)}1]\n`;
+  assert.throws(
+    () => parseLockfile(text, 'capi-gitops.lock.yaml'),
+    (error: unknown) =>
+      error instanceof CapiGitopsError &&
+      /^capi-gitops\.lock\.yaml:3: error: a YAML document here holds more than 1000000 nodes/.test(error.message),
+  );
 });
 
 // ---- problems ------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import type { Node as YamlNode } from 'yaml';
 import { CapiGitopsError } from '../../core/diagnostics.js';
 import { LOCKFILE_NAME } from '../../manifest/files.js';
 import YAML from 'yaml';
+import { YamlBudget } from '../../yaml/bounds.js';
 import { commitTogether, prepareFile, type PreparedFile } from '../../core/prepared-file.js';
 import { processIsAlive, removeLeftoverFiles, removeScratchDirectoryIfEmpty } from '../../core/scratch-directory.js';
 import { LOCK_API_VERSION, LOCK_KIND, type Lockfile } from './types.js';
@@ -33,6 +34,8 @@ export function serializeLockfile(lock: Pick<Lockfile, 'entries'>): string {
 
 /** Parses lockfile text; a malformed lock is a CapiGitopsError listing every problem with its line and column. */
 export function parseLockfile(text: string, file: string): Lockfile {
+  // bounded before the parser runs, as every manifest is: a pull request's 12 MB flow list ran Node out of memory
+  new YamlBudget().check(text, file);
   const lineCounter = new YAML.LineCounter();
   const doc = YAML.parseDocument(text, { version: '1.2', lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
