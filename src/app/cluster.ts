@@ -271,6 +271,7 @@ async function layOut(
       componentFiles: context.componentFiles,
       emitted: context.emitted,
       substituteFrom: placed.substituteFrom,
+      decrypt: new Set(placed.encrypt.map((r) => r.component.label)),
       secretFiles: inline,
       namespaces: manifest.namespaces,
     });
