@@ -84,6 +84,20 @@ test('a fleet cluster\'s variables (a string, or null to delete) get the same hi
   );
 });
 
+test("a problem in a fleet cluster's entry names the cluster, not only its index (clusters[1])", async () => {
+  const { error } = await loadTextError(
+    config('clusters:\n  - name: eu-1\n  - name: us-1\n    pinImages: "yes"\n  - {name: lab-1, release: 7}'),
+  );
+  assert.deepEqual(
+    error.diagnostics.map((d) => [d.object, d.path]),
+    [
+      ['cluster us-1, Config', 'clusters[1].pinImages'],
+      ['cluster lab-1, Config', 'clusters[2].release'],
+    ],
+  );
+  assert.match(error.message, /manifest\.yaml:6:16: error: cluster us-1, Config: clusters\[1\]\.pinImages: /);
+});
+
 test('unknown Config fields are rejected with suggestions, at the top level and inside', async () => {
   const { error } = await loadTextError(config('variable: {A: b}\ncertManager: {enable: true}\nspec: {}\nimages:\n  all: {tags: v1}'));
   assert.deepEqual(
