@@ -178,7 +178,7 @@ test(
   },
 );
 
-test('diff --base reads a git-ignored Secret file inside a -f directory, and a -f file of Secrets outside the repository, from the working tree for both sides', async () => {
+test('diff --base reads a git-ignored Secret file inside a -f directory, and a -f file of Secrets outside the repository, from the working tree for both sides, and its base label says so', async () => {
   const ws = await workspace(EXTERNAL_SECRETS);
   // inside: mc/aws.secret.yaml is ignored, so the base commit does not have it
   const inside = await diff({
@@ -187,6 +187,11 @@ test('diff --base reads a git-ignored Secret file inside a -f directory, and a -
     base: { revision: 'HEAD', manifestPaths: [ws.mc], options: (manifestPaths) => ws.options({ manifestPaths }) },
   });
   assert.equal(inside.summary.changed + inside.summary.added + inside.summary.removed, 0);
+  // the base side says it took them from the working tree: a rotated value or a public key changed there does not show
+  assert.match(
+    inside.old.label,
+    /^the manifest at HEAD \([0-9a-f]{12}\), with .*mc\/aws\.secret\.yaml as it is now \(its changes do not show\)$/,
+  );
   // outside: the Secret's file kept out of the repository and passed with its own -f
   const away = withoutSecretFile(ws);
   const manifestPaths = [ws.mc, away];
@@ -196,6 +201,7 @@ test('diff --base reads a git-ignored Secret file inside a -f directory, and a -
     base: { revision: 'HEAD', manifestPaths, options: (paths) => ws.options({ manifestPaths: paths }) },
   });
   assert.equal(outside.summary.changed + outside.summary.added + outside.summary.removed, 0);
+  assert.match(outside.old.label, new RegExp(`, with .*${path.basename(away).replace(/\./g, '\\.')} as it is now`));
   assertNoSecret(SECRETS, { texts: { inside: JSON.stringify(inside), outside: JSON.stringify(outside) } });
   // a file outside that holds more than Secrets is still refused, with what may be outside
   const stray = path.join(tempDir('capi-gitops-outside-'), 'providers.yaml');
