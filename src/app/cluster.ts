@@ -287,12 +287,15 @@ async function layOut(
     options.outputDir
       ? readFile(path.join(options.outputDir, options.outputSubdirectory ?? '', file), 'utf8').catch(() => undefined)
       : Promise.resolve(undefined);
-  const sopsWarnings = await encryptFiles(
-    files,
-    placed.encrypt.map((r) => objectFile(r.component, r.object)),
-    config,
-    previous,
-  );
+  const encrypted = placed.encrypt.map((r) => objectFile(r.component, r.object));
+  const sopsWarnings = await encryptFiles(files, encrypted, config, previous);
+  // Flux decrypts (spec.decryption); Argo CD applies ENC[…] as it is unless a plugin decrypts
+  if (layout === 'argocd' && encrypted.length > 0)
+    sopsWarnings.push(
+      `--secrets sops: Argo CD applies files as they are, and does not decrypt ${[...new Set(encrypted)].sort(compareStrings).join(', ')}: ` +
+        'their Applications need a config management plugin that runs sops --decrypt with the age key, through a chart of your own ' +
+        '(capi-gitops chart show argocd), or choose --secrets external-secrets',
+    );
   finalGate(files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles, new Set(inline));
   const overridden = unmanagedObjects(placed.components, unmanaged);
   const warnings = [

@@ -365,6 +365,27 @@ test(
 );
 
 test(
+  'sops with the argocd layout warns that Argo CD applies the files as they are: its Applications need a SOPS plugin (argoproj/argo-cd has no decryption of its own)',
+  { skip: AGE_MISSING },
+  async () => {
+    const { recipient } = ageKey();
+    const secrets = `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`;
+    const set = [
+      { expression: 'path=clusters/mgmt', forceString: false },
+      { expression: 'repoURL=https://git.example.com/p.git', forceString: false },
+    ];
+    const argocd = await render({ secrets }, { layout: 'argocd', set });
+    assert.ok(
+      argocd.warnings.some((w) => /--secrets sops.*Argo CD.*plugin/.test(w) && w.includes(SECRET_FILE)),
+      argocd.warnings.join('\n'),
+    );
+    // Flux decrypts them itself (spec.decryption): no such warning
+    const flux = await render({ secrets }, { layout: 'flux', set: set.slice(0, 1) });
+    assert.ok(!flux.warnings.some((w) => /Argo CD/.test(w)), flux.warnings.join('\n'));
+  },
+);
+
+test(
   "sops: with the age key at hand (SOPS_AGE_KEY_FILE, or sops' default key file, as sops reads them), an unchanged Secret keeps its bytes; a changed one is encrypted afresh",
   { skip: AGE_MISSING },
   async () => {
