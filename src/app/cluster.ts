@@ -28,6 +28,7 @@ import {
   finalGate,
   IMAGES_KEY,
   inlineFilesWarning,
+  keepsValuesOut,
   placeSecrets,
   redactDiagnostic,
   rendersWithoutValues,
@@ -267,7 +268,8 @@ async function layOut(
       components: placed.components,
       unmanaged,
       wiring,
-      command: options.command ?? 'capi-gitops render',
+      // inline and sops need the values: their command without the secret sources would fail
+      command: (keepsValuesOut(strategy) ? options.command : (options.commandWithSecrets ?? options.command)) ?? 'capi-gitops render',
       componentFiles: context.componentFiles,
       emitted: context.emitted,
       substituteFrom: placed.substituteFrom,

@@ -233,6 +233,21 @@ test('render warns that a Secret file Git would commit holds values; an ignored 
   assert.equal(warning.object, 'Secret/capa-system/aws-variables');
 });
 
+test('under inline, which writes the values, the README records the command with the -f file of Secrets: run literally, it renders again and check agrees', async () => {
+  const ws = await workspace(EXTERNAL_SECRETS);
+  const away = withoutSecretFile(ws);
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
+  const rendered = cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--secrets', 'inline', '--allow-secret-values', '--quiet']);
+  assert.equal(rendered.status, 0, rendered.stderr);
+  const recorded = /\n(capi-gitops render [^\n]*)\n/.exec(readFileSync(path.join(ws.out, 'README.md'), 'utf8'))![1]!;
+  assert.equal(recorded, `capi-gitops render -f mc -f ${path.relative(ws.repo, away)} -o out --secrets inline --allow-secret-values`);
+  // the README's command, word for word (the paths hold no spaces), from the repository root
+  const again = cli([...recorded.split(' ').slice(1), '--quiet']);
+  assert.equal(again.status, 0, again.stderr);
+  const checked = cli(['check', ...recorded.split(' ').slice(2)]);
+  assert.equal(checked.status, 0, checked.stdout + checked.stderr);
+});
+
 test('a configSecret given with its own -f file, as the render hint says: the README records the command without it, so check in CI (no such file) is up to date', async () => {
   const ws = await workspace(EXTERNAL_SECRETS);
   const away = withoutSecretFile(ws);
