@@ -28,6 +28,7 @@ import {
   finalGate,
   IMAGES_KEY,
   inlineFilesWarning,
+  keepsValuesOut,
   placeSecrets,
   redactDiagnostic,
   rendersWithoutValues,
@@ -267,10 +268,12 @@ async function layOut(
       components: placed.components,
       unmanaged,
       wiring,
-      command: options.command ?? 'capi-gitops render',
+      // inline and sops need the values: their command without the secret sources would fail
+      command: (keepsValuesOut(strategy) ? options.command : (options.commandWithSecrets ?? options.command)) ?? 'capi-gitops render',
       componentFiles: context.componentFiles,
       emitted: context.emitted,
       substituteFrom: placed.substituteFrom,
+      decrypt: new Set(placed.encrypt.map((r) => r.component.label)),
       secretFiles: inline,
       namespaces: manifest.namespaces,
     });
@@ -286,12 +289,15 @@ async function layOut(
     options.outputDir
       ? readFile(path.join(options.outputDir, options.outputSubdirectory ?? '', file), 'utf8').catch(() => undefined)
       : Promise.resolve(undefined);
-  const sopsWarnings = await encryptFiles(
-    files,
-    placed.encrypt.map((r) => objectFile(r.component, r.object)),
-    config,
-    previous,
-  );
+  const encrypted = placed.encrypt.map((r) => objectFile(r.component, r.object));
+  const sopsWarnings = await encryptFiles(files, encrypted, config, previous);
+  // Flux decrypts (spec.decryption); Argo CD applies ENC[…] as it is unless a plugin decrypts
+  if (layout === 'argocd' && encrypted.length > 0)
+    sopsWarnings.push(
+      `--secrets sops: Argo CD applies files as they are, and does not decrypt ${[...new Set(encrypted)].sort(compareStrings).join(', ')}: ` +
+        'their Applications need a config management plugin that runs sops --decrypt with the age key, through a chart of your own ' +
+        '(capi-gitops chart show argocd), or choose --secrets external-secrets',
+    );
   finalGate(files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles, new Set(inline));
   const overridden = unmanagedObjects(placed.components, unmanaged);
   const warnings = [

@@ -2,6 +2,7 @@
  * `capi-gitops diff`: the objects that change between two sides, each an output directory or a
  * render in memory (the manifest now, or at a git revision). Writes nothing.
  */
+import path from 'node:path';
 import { renderOutput, type RenderOptions } from './run.js';
 import { redactStrings } from '../core/redact.js';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
@@ -57,7 +58,16 @@ async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; af
     }).catch((err: unknown) => {
       throw err instanceof CapiGitopsError ? new CapiGitopsError(err.diagnostics.map(revision.located)) : err;
     });
-    return { before: { label: `the manifest at ${base.revision} (${revision.commit.slice(0, 12)})`, files: baseRender.files }, after };
+    // both sides read these as they are now: say so, or a rotated value (or a public key changed there) silently shows no change
+    const shared = revision.sharedSecretFiles.map((f) => path.relative(process.cwd(), f).split(path.sep).join('/'));
+    const note =
+      shared.length === 0
+        ? ''
+        : `, with ${shared.join(', ')} as ${shared.length === 1 ? 'it is' : 'they are'} now (${shared.length === 1 ? 'its' : 'their'} changes do not show)`;
+    return {
+      before: { label: `the manifest at ${base.revision} (${revision.commit.slice(0, 12)})${note}`, files: baseRender.files },
+      after,
+    };
   } finally {
     await revision.dispose();
   }

@@ -41,6 +41,7 @@ import {
 import { parseArtifact } from '../yaml/parse.js';
 import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
 import type { RenderedComponent } from '../render/types.js';
+import { keepsValuesOut, secretStrategy } from '../secrets/index.js';
 import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';
 import { renderCluster } from './cluster.js';
@@ -423,7 +424,11 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
     layout,
     clusters: trees,
     fleetWiring: argo ? await fleetArgoWiring(argo, options) : undefined,
-    command: options.command ?? 'capi-gitops render',
+    // a cluster under inline or sops needs the values: the command without the secret sources would fail
+    command:
+      (resolved.clusters.every((c) => keepsValuesOut(secretStrategy(options, c.manifest.config.secrets)))
+        ? options.command
+        : (options.commandWithSecrets ?? options.command)) ?? 'capi-gitops render',
   });
   return {
     clusters: clusterOutcomes(resolved, selected),

@@ -32,6 +32,8 @@ export interface RenderOptions {
   outputDir?: string;
   /** The command that regenerates the output, for its README (no absolute paths). */
   command?: string;
+  /** The same with the secret sources (-f files of Secrets, --secret-file, --env-secret): inline and sops need the values. */
+  commandWithSecrets?: string;
   /** Where this render's tree sits below outputDir (a fleet cluster's `clusters/<name>`). */
   outputSubdirectory?: string;
   /** `--secrets`; default Config.secrets.strategy, else refuse (inline with --allow-secret-values alone). */

@@ -253,6 +253,7 @@ export function renderFlagsOptions(flags: RenderFlags, progress: ProgressReporte
     set: setExpressions(flags),
     outputDir: path.resolve(flags.output!),
     command: readmeCommand(flags),
+    commandWithSecrets: readmeCommand(flags, true),
     ...extra,
   });
 }
@@ -278,12 +279,12 @@ function secretOptions(flags: RenderFlags): Partial<RenderOptions> {
  * in a subdirectory, checked from the root, would differ); outside Git, from the working
  * directory. It leaves the secret sources out (--secret-file, --env-secret, and -f paths that hold
  * only Secrets): check and diff compare it, and may run without them (the strategy keeps the values
- * out of the output).
+ * out of the output). `withSecrets` keeps them, for the strategies that need the values (inline, sops).
  */
-export function readmeCommand(flags: RenderFlags): string {
+export function readmeCommand(flags: RenderFlags, withSecrets = false): string {
   const root = workTreeRoot(path.resolve(flags.output!));
-  const file = flags.file?.filter((f) => !holdsOnlySecrets(f));
-  const command = regenerateCommand({ ...flags, file }, false, root ?? process.cwd());
+  const file = withSecrets ? flags.file : flags.file?.filter((f) => !holdsOnlySecrets(f));
+  const command = regenerateCommand({ ...flags, file }, withSecrets, root ?? process.cwd());
   return root === undefined ? command : `# from the root of the Git repository\n${command}`;
 }
 

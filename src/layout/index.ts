@@ -47,6 +47,8 @@ export interface LayoutInput {
   emitted?: EmittedObjects;
   /** Component label → the in-cluster Secret Flux substitutes its variables from. */
   substituteFrom?: ReadonlyMap<string, string>;
+  /** Labels of the components holding a Secret the sops strategy encrypts. */
+  decrypt?: ReadonlySet<string>;
   /** The manifest's `kind: Namespace` documents (shared-namespaces.ts). */
   namespaces?: readonly NamespaceObject[];
 }
@@ -115,6 +117,7 @@ export function layoutOutput(given: LayoutInput): Map<string, string> {
       components: input.components,
       unmanaged: input.unmanaged,
       substituteFrom: input.substituteFrom,
+      decrypt: input.decrypt,
       defaultNamespace: wired.defaultNamespace,
       directory: wired.wiringDirectory,
     }))

@@ -43,6 +43,8 @@ export interface WiringInput {
   directory: string;
   /** Component label → the Secret Flux substitutes from (secrets strategy flux-substitute). */
   substituteFrom?: ReadonlyMap<string, string>;
+  /** Labels of the components holding a sops-encrypted Secret: their GitOps object must decrypt it. */
+  decrypt?: ReadonlySet<string>;
   /** Each component's directory and wave, where a layout places them itself (the operator layout). */
   place?: (c: RenderedComponent) => ComponentPlace;
 }
@@ -128,6 +130,7 @@ export function chartContext(input: WiringInput): ChartContext {
         .filter((o) => isCaInjected(o) && caBundlePaths(o).length > 0)
         .map((o) => ({ ...selectorOf(o), jqPathExpressions: caBundlePaths(o) })),
       ...(input.substituteFrom?.has(c.label) ? { substituteFrom: input.substituteFrom.get(c.label) } : {}),
+      ...(input.decrypt?.has(c.label) ? { sopsEncrypted: true } : {}),
     };
   });
   const values = input.values;

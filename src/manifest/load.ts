@@ -144,6 +144,16 @@ interface ObjectUnit {
   conversion?: readonly ConversionEdit[];
   /** The whole document, not an item of a List. */
   isDocument?: boolean;
+  /** The document's value: a Config problem under `clusters[N]` names that cluster. */
+  value?: unknown;
+}
+
+/** `cluster eu-1, Config` for a problem in a fleet cluster's entry: the path alone says `clusters[0]`. */
+function clusterOf(unit: ObjectUnit, path: FieldPath): string | undefined {
+  if (unit.label !== 'Config' || path[0] !== 'clusters' || typeof path[1] !== 'number' || !isPlainObject(unit.value)) return undefined;
+  const clusters = unit.value.clusters;
+  const entry = Array.isArray(clusters) ? (clusters[path[1]] as unknown) : undefined;
+  return isPlainObject(entry) && typeof entry.name === 'string' && entry.name !== '' ? `cluster ${entry.name}, Config` : undefined;
 }
 
 function objectLabel(value: unknown): string | undefined {
@@ -316,6 +326,7 @@ class ManifestCollector {
     const value = read.value;
     if (value === null || value === undefined) return; // an empty document, as kubectl skips it
     document.label = objectLabel(value);
+    document.value = value;
     const classified = classifyDocument(value);
     if (Array.isArray(classified)) {
       classified.forEach((finding) => this.report(document, finding));
@@ -520,7 +531,7 @@ class ManifestCollector {
     const diagnostic: Diagnostic = {
       ...position,
       path: shownPath || undefined,
-      object: unit.label,
+      object: clusterOf(unit, finding.path) ?? unit.label,
       message,
       expected: finding.expected,
       hint: finding.hint,

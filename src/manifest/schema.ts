@@ -269,7 +269,10 @@ function typeMismatch(path: FieldPath, expectedType: string, data: unknown, acce
   };
 }
 
-function typeHint(expectedType: string, got: string, source: string | undefined): string {
+function typeHint(expectedTypes: string, got: string, source: string | undefined): string {
+  // a union such as `string,null` (a fleet overlay's value, null deletes) takes the hint of its non-null type
+  const types = expectedTypes.split(',');
+  const expectedType = types.filter((t) => t !== 'null').length === 1 ? types.find((t) => t !== 'null')! : expectedTypes;
   if (expectedType === 'string' && (got === 'integer' || got === 'number' || got === 'boolean')) {
     const example = source !== undefined && !/^["']/.test(source) ? `: "${source}"` : '';
     return `YAML reads the unquoted value as a ${got === 'boolean' ? 'boolean' : 'number'}; quote it${example}`;
@@ -280,5 +283,5 @@ function typeHint(expectedType: string, got: string, source: string | undefined)
   if ((expectedType === 'integer' || expectedType === 'number') && got === 'string') return 'write the number without quotes';
   if (expectedType === 'object') return 'write key: value lines indented under the field';
   if (expectedType === 'array') return 'write each item on its own line, starting with "- "';
-  return `change the value to ${ARTICLE[expectedType] ?? expectedType}`;
+  return `change the value to ${types.map((t) => ARTICLE[t] ?? t).join(' or ')}`;
 }

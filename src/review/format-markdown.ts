@@ -31,6 +31,25 @@ function plain(text: string): string {
   return text.replace(/[<>&`|*_[\]\r\n]/g, (c) => (c === '\r' || c === '\n' ? ' ' : `&#${c.charCodeAt(0)};`));
 }
 
+/**
+ * The fleet clusters a component directory's changes reach: `cluster eu-1` under
+ * `clusters/eu-1/`, the clusters of a shared base's objects; empty for one cluster's output.
+ * The component name alone cannot tell two clusters' rows or call-outs apart.
+ */
+export function clustersOf(report: ReviewReport, directory: string): string {
+  const own = /^clusters\/([^/]+)\//.exec(directory);
+  if (own) return `cluster ${own[1]}`;
+  const c = report.components.find((x) => x.directory === directory);
+  const names = [...new Set(c?.kinds.flatMap((k) => k.objects.flatMap((o) => o.clusters ?? [])) ?? [])];
+  return names.length === 0 ? '' : `${names.length === 1 ? 'cluster' : 'clusters'} ${clusterRanges(names)}`;
+}
+
+/** ` (cluster eu-1)`, or nothing outside a fleet. */
+export function where(report: ReviewReport, directory: string): string {
+  const text = clustersOf(report, directory);
+  return text ? ` (${text})` : '';
+}
+
 export function versionText(c: Pick<ComponentDiff, 'oldVersion' | 'newVersion'>): string {
   if (c.oldVersion === c.newVersion) return c.newVersion ?? '';
   return `${c.oldVersion ?? '(none)'} → ${c.newVersion ?? '(removed)'}`;
@@ -81,8 +100,8 @@ function objectLine(o: ObjectChange): string {
   return `- ✏️ ${code(name)}: ${shown.join(', ')}`;
 }
 
-function componentSection(c: ComponentDiff): { open: string[]; body: string[]; close: string[] } {
-  const summary = `<code>${plain(c.name)}</code> ${plain(versionText(c))}: ${c.added} added, ${c.removed} removed, ${c.changed} changed`;
+function componentSection(report: ReviewReport, c: ComponentDiff): { open: string[]; body: string[]; close: string[] } {
+  const summary = `<code>${plain(c.name)}</code>${plain(where(report, c.directory))} ${plain(versionText(c))}: ${c.added} added, ${c.removed} removed, ${c.changed} changed`;
   const body: string[] = [];
   for (const k of c.kinds) {
     body.push('', `**${plain(k.kind)}**${k.group ? ` (${plain(k.group)})` : ''}`, '');
@@ -91,8 +110,8 @@ function componentSection(c: ComponentDiff): { open: string[]; body: string[]; c
   return { open: [`<details><summary>${summary}</summary>`, ''], body, close: ['', '</details>', ''] };
 }
 
-function findingLine(f: Finding): string {
-  return `- ${f.risk === 'warning' ? '⚠️ ' : ''}**${f.type}** ${plain(f.message)}`;
+function findingLine(report: ReviewReport, f: Finding): string {
+  return `- ${f.risk === 'warning' ? '⚠️ ' : ''}**${f.type}**${plain(where(report, f.component))} ${plain(f.message)}`;
 }
 
 export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = {}): string {
@@ -114,7 +133,9 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
   }
   head.push('| Component | Version | Added | Removed | Changed |', '|---|---|--:|--:|--:|');
   for (const c of report.components)
-    head.push(`| ${cell(code(c.name))} | ${cell(versionText(c))} | ${c.added} | ${c.removed} | ${c.changed} |`);
+    head.push(
+      `| ${cell(code(c.name) + where(report, c.directory))} | ${cell(versionText(c))} | ${c.added} | ${c.removed} | ${c.changed} |`,
+    );
   head.push(`| **total** | | ${s.added} | ${s.removed} | ${s.changed} |`, '');
 
   // Everything after the table is optional: added while it fits, leaving room for the note.
@@ -133,7 +154,7 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
   if (report.findings.length > 0) {
     push(['### Call-outs', '']);
     for (const f of report.findings) {
-      const line = findingLine(f);
+      const line = findingLine(report, f);
       if (cutFindings === 0 && fits([line])) push([line]);
       else cutFindings++;
     }
@@ -143,7 +164,7 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
   let cutComponents = 0;
   push(['### Details', '']);
   for (const c of report.components) {
-    const section = componentSection(c);
+    const section = componentSection(report, c);
     const objects = c.added + c.removed + c.changed;
     if (cutObjects > 0 || !fits([...section.open, ...section.close])) {
       cutObjects += objects;

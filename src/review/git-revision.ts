@@ -28,6 +28,8 @@ export interface RevisionManifest {
    * Secrets and are not in the commit (outside the repository, ignored, new), from the working tree.
    */
   manifestPaths: string[];
+  /** The files of Secrets read from the working tree for both sides (absolute): a change of their values does not show. */
+  sharedSecretFiles: string[];
   /**
    * A problem with its file as the user can open it: a file of the commit as `<ref>:<path>` (what
    * `git show` takes), a file linked from the working tree as that file; the temporary tree is gone
@@ -184,6 +186,7 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     return {
       commit,
       manifestPaths: [...inRevision, ...fromWorkingTree],
+      sharedSecretFiles: [...secretFiles.map((f) => path.join(top, f)), ...fromWorkingTree],
       located,
       dispose: () => {
         withdraw();

@@ -55,6 +55,49 @@ test('variables must be strings: numbers and booleans are reported with a hint t
   assert.equal(error.diagnostics[0].object, 'Config');
 });
 
+test('a fleet cluster\'s variables (a string, or null to delete) get the same hints: quote a number or boolean, never "change the value to string,null"', async () => {
+  const { error } = await loadTextError(
+    config('clusters:\n  - name: eu-1\n    variables: {EXP_MACHINE_POOL: true, WORKERS: 3, OPTS: {a: b}}'),
+  );
+  assert.deepEqual(
+    error.diagnostics.map((d) => [`${d.line}:${d.column}`, d.path, d.message, d.hint]),
+    [
+      [
+        '5:35',
+        'clusters[0].variables.EXP_MACHINE_POOL',
+        'must be a string or null, got a boolean (true or false)',
+        'YAML reads the unquoted value as a boolean; quote it: "true"',
+      ],
+      [
+        '5:50',
+        'clusters[0].variables.WORKERS',
+        'must be a string or null, got an integer',
+        'YAML reads the unquoted value as a number; quote it: "3"',
+      ],
+      [
+        '5:59',
+        'clusters[0].variables.OPTS',
+        'must be a string or null, got a mapping (key: value lines)',
+        'change the value to a string or null',
+      ],
+    ],
+  );
+});
+
+test("a problem in a fleet cluster's entry names the cluster, not only its index (clusters[1])", async () => {
+  const { error } = await loadTextError(
+    config('clusters:\n  - name: eu-1\n  - name: us-1\n    pinImages: "yes"\n  - {name: lab-1, release: 7}'),
+  );
+  assert.deepEqual(
+    error.diagnostics.map((d) => [d.object, d.path]),
+    [
+      ['cluster us-1, Config', 'clusters[1].pinImages'],
+      ['cluster lab-1, Config', 'clusters[2].release'],
+    ],
+  );
+  assert.match(error.message, /manifest\.yaml:6:16: error: cluster us-1, Config: clusters\[1\]\.pinImages: /);
+});
+
 test('unknown Config fields are rejected with suggestions, at the top level and inside', async () => {
   const { error } = await loadTextError(config('variable: {A: b}\ncertManager: {enable: true}\nspec: {}\nimages:\n  all: {tags: v1}'));
   assert.deepEqual(

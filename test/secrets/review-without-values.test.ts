@@ -178,7 +178,7 @@ test(
   },
 );
 
-test('diff --base reads a git-ignored Secret file inside a -f directory, and a -f file of Secrets outside the repository, from the working tree for both sides', async () => {
+test('diff --base reads a git-ignored Secret file inside a -f directory, and a -f file of Secrets outside the repository, from the working tree for both sides, and its base label says so', async () => {
   const ws = await workspace(EXTERNAL_SECRETS);
   // inside: mc/aws.secret.yaml is ignored, so the base commit does not have it
   const inside = await diff({
@@ -187,6 +187,11 @@ test('diff --base reads a git-ignored Secret file inside a -f directory, and a -
     base: { revision: 'HEAD', manifestPaths: [ws.mc], options: (manifestPaths) => ws.options({ manifestPaths }) },
   });
   assert.equal(inside.summary.changed + inside.summary.added + inside.summary.removed, 0);
+  // the base side says it took them from the working tree: a rotated value or a public key changed there does not show
+  assert.match(
+    inside.old.label,
+    /^the manifest at HEAD \([0-9a-f]{12}\), with .*mc\/aws\.secret\.yaml as it is now \(its changes do not show\)$/,
+  );
   // outside: the Secret's file kept out of the repository and passed with its own -f
   const away = withoutSecretFile(ws);
   const manifestPaths = [ws.mc, away];
@@ -196,6 +201,7 @@ test('diff --base reads a git-ignored Secret file inside a -f directory, and a -
     base: { revision: 'HEAD', manifestPaths, options: (paths) => ws.options({ manifestPaths: paths }) },
   });
   assert.equal(outside.summary.changed + outside.summary.added + outside.summary.removed, 0);
+  assert.match(outside.old.label, new RegExp(`, with .*${path.basename(away).replace(/\./g, '\\.')} as it is now`));
   assertNoSecret(SECRETS, { texts: { inside: JSON.stringify(inside), outside: JSON.stringify(outside) } });
   // a file outside that holds more than Secrets is still refused, with what may be outside
   const stray = path.join(tempDir('capi-gitops-outside-'), 'providers.yaml');
@@ -225,6 +231,21 @@ test('render warns that a Secret file Git would commit holds values; an ignored 
   const warning = loud.warnings.find((w) => w.file === tracked)!;
   assert.match(warning.message, /is not ignored by Git: git add -A would commit it/);
   assert.equal(warning.object, 'Secret/capa-system/aws-variables');
+});
+
+test('under inline, which writes the values, the README records the command with the -f file of Secrets: run literally, it renders again and check agrees', async () => {
+  const ws = await workspace(EXTERNAL_SECRETS);
+  const away = withoutSecretFile(ws);
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
+  const rendered = cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--secrets', 'inline', '--allow-secret-values', '--quiet']);
+  assert.equal(rendered.status, 0, rendered.stderr);
+  const recorded = /\n(capi-gitops render [^\n]*)\n/.exec(readFileSync(path.join(ws.out, 'README.md'), 'utf8'))![1]!;
+  assert.equal(recorded, `capi-gitops render -f mc -f ${path.relative(ws.repo, away)} -o out --secrets inline --allow-secret-values`);
+  // the README's command, word for word (the paths hold no spaces), from the repository root
+  const again = cli([...recorded.split(' ').slice(1), '--quiet']);
+  assert.equal(again.status, 0, again.stderr);
+  const checked = cli(['check', ...recorded.split(' ').slice(2)]);
+  assert.equal(checked.status, 0, checked.stdout + checked.stderr);
 });
 
 test('a configSecret given with its own -f file, as the render hint says: the README records the command without it, so check in CI (no such file) is up to date', async () => {

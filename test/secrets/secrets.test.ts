@@ -344,6 +344,48 @@ test(
 );
 
 test(
+  'sops with the flux layout: the Kustomization of a component holding an encrypted Secret decrypts it (fluxcd/kustomize-controller internal/decryptor/decryptor.go DecryptResource)',
+  { skip: AGE_MISSING },
+  async () => {
+    // without spec.decryption kustomize-controller applies the ENC[…] values as they are
+    const { recipient } = ageKey();
+    const secrets = `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`;
+    const set = [{ expression: 'path=clusters/mgmt', forceString: false }];
+    const result = await render({ secrets }, { layout: 'flux', set });
+    const kustomization = YAML.parse(result.files.get('flux/kustomization-capi-gitops-04-infrastructure-vault.yaml')!);
+    assert.deepEqual(kustomization.spec.decryption, { provider: 'sops', secretRef: { name: 'sops-age' } });
+    assert.deepEqual(wiringProblems(kustomization), []);
+    const core = YAML.parse(result.files.get('flux/kustomization-capi-gitops-01-cluster-api.yaml')!);
+    assert.equal(core.spec.decryption, undefined, 'a component without an encrypted Secret decrypts nothing');
+    // the chart value names the age key's Secret; null leaves it to the controller's --sops-age-secret
+    const other = await render({ secrets }, { layout: 'flux', set: [...set, { expression: 'sops.secretRef=null', forceString: false }] });
+    const unnamed = YAML.parse(other.files.get('flux/kustomization-capi-gitops-04-infrastructure-vault.yaml')!);
+    assert.deepEqual(unnamed.spec.decryption, { provider: 'sops' });
+  },
+);
+
+test(
+  'sops with the argocd layout warns that Argo CD applies the files as they are: its Applications need a SOPS plugin (argoproj/argo-cd has no decryption of its own)',
+  { skip: AGE_MISSING },
+  async () => {
+    const { recipient } = ageKey();
+    const secrets = `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`;
+    const set = [
+      { expression: 'path=clusters/mgmt', forceString: false },
+      { expression: 'repoURL=https://git.example.com/p.git', forceString: false },
+    ];
+    const argocd = await render({ secrets }, { layout: 'argocd', set });
+    assert.ok(
+      argocd.warnings.some((w) => /--secrets sops.*Argo CD.*plugin/.test(w) && w.includes(SECRET_FILE)),
+      argocd.warnings.join('\n'),
+    );
+    // Flux decrypts them itself (spec.decryption): no such warning
+    const flux = await render({ secrets }, { layout: 'flux', set: set.slice(0, 1) });
+    assert.ok(!flux.warnings.some((w) => /Argo CD/.test(w)), flux.warnings.join('\n'));
+  },
+);
+
+test(
   "sops: with the age key at hand (SOPS_AGE_KEY_FILE, or sops' default key file, as sops reads them), an unchanged Secret keeps its bytes; a changed one is encrypted afresh",
   { skip: AGE_MISSING },
   async () => {

@@ -119,7 +119,7 @@ export function declaredKeys(context: ChartContext, defaults: Values, schema: Re
   declared.keys.set(context.Chart, new Set(['description']));
   const selector = new Set(['group', 'kind', 'name', 'namespace']);
   for (const component of context.Components) {
-    declared.keys.set(component, new Set(['substituteFrom']));
+    declared.keys.set(component, new Set(['substituteFrom', 'sopsEncrypted']));
     for (const entry of component.unmanaged) declared.keys.set(entry, selector);
   }
   for (const entry of context.Unmanaged) declared.keys.set(entry, selector);

@@ -94,6 +94,8 @@ export interface ChartComponent {
   caInjected: { group: string; kind: string; name: string; jqPathExpressions: string[] }[];
   /** The in-cluster Secret whose keys Flux substitutes into this component (secrets flux-substitute). */
   substituteFrom?: string;
+  /** It holds a Secret the sops strategy encrypted (secrets sops): Flux must decrypt it. */
+  sopsEncrypted?: boolean;
 }
 
 /** The chart's context: Helm's `.Values`, `.Chart`, `.Release`, plus the render's facts. */
