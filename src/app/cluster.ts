@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
 import { artifactDisplayName } from '../core/repository.js';
-import type { Manifest } from '../manifest/types.js';
+import type { Manifest, SecretStrategy } from '../manifest/types.js';
 import { loadManifest } from '../manifest/load.js';
 import { atProviderField } from '../manifest/field-locator.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
@@ -268,8 +268,7 @@ async function layOut(
       components: placed.components,
       unmanaged,
       wiring,
-      // inline and sops need the values: their command without the secret sources would fail
-      command: (keepsValuesOut(strategy) ? options.command : (options.commandWithSecrets ?? options.command)) ?? 'capi-gitops render',
+      command: readmeCommand(options, [strategy]),
       componentFiles: context.componentFiles,
       emitted: context.emitted,
       substituteFrom: placed.substituteFrom,
@@ -325,6 +324,12 @@ async function wiringFor(layout: LayoutName, manifest: Manifest, options: Render
 }
 
 /** Every input of a provider's render except its parsed objects (which the run keys by identity). */
+/** The command the output's README records; inline and sops need the values, so without the secret sources it would fail. */
+export function readmeCommand(options: RenderOptions, strategies: readonly SecretStrategy[]): string {
+  const command = strategies.every(keepsValuesOut) ? options.command : (options.commandWithSecrets ?? options.command);
+  return command ?? 'capi-gitops render';
+}
+
 function componentKey(r: ResolvedProvider, images: Manifest['config']['images'], unmanaged: string): string {
   return JSON.stringify([r.kind, r.name, r.label, r.version, r.namespace, r.components.sha256, r.provider.spec, images ?? {}, unmanaged]);
 }

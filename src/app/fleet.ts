@@ -41,10 +41,10 @@ import {
 import { parseArtifact } from '../yaml/parse.js';
 import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
 import type { RenderedComponent } from '../render/types.js';
-import { keepsValuesOut, secretStrategy } from '../secrets/index.js';
+import { secretStrategy } from '../secrets/index.js';
 import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';
-import { renderCluster } from './cluster.js';
+import { readmeCommand, renderCluster } from './cluster.js';
 import { prepareWiring } from './wiring.js';
 import type { RenderOptions, RenderResult, Resolution } from './types.js';
 
@@ -357,6 +357,20 @@ function clusterTree(cluster: FleetCluster, { certManager, providers }: Resoluti
   return { name: cluster.name, release: cluster.release?.name, components };
 }
 
+/** A cluster's files are written while the next cluster renders: one cluster's write at most is pending. */
+function oneWriteAtATime(): { write: (next: Promise<void>) => Promise<void>; settle: () => Promise<void> } {
+  let writing: Promise<void> | undefined;
+  return {
+    write: async (next) => {
+      // its failure is thrown where it is awaited (for the cluster after, or by settle)
+      next.catch(() => undefined);
+      await writing;
+      writing = next;
+    },
+    settle: async () => await writing,
+  };
+}
+
 /**
  * A fleet is a loop: every cluster resolved (one lock for all), then each cluster rendered in
  * turn through the one run context, so what clusters share is fetched, parsed and rendered once.
@@ -381,14 +395,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const trees: FleetClusterTree[] = [];
   // each cluster's lock as its render left it (pinned images)
   const renderedLocks = new Map<string, Lockfile>();
-  // a cluster's files are written while the next cluster renders; one cluster's at most
-  let writing: Promise<void> | undefined;
-  const write = async (next: Promise<void>) => {
-    // its failure is thrown where it is awaited (here, for the cluster after, or after the loop)
-    next.catch(() => undefined);
-    await writing;
-    writing = next;
-  };
+  const { write, settle } = oneWriteAtATime();
   for (const cluster of resolved.clusters) {
     const resolution = resolved.resolutions.get(cluster.name);
     // a cluster that could not be resolved at all has its problems collected already
@@ -416,7 +423,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
       problems.addError(err, cluster.name, cluster);
     }
   }
-  await writing;
+  await settle();
   for (const warning of told.take()) options.onWarning?.(warning);
   warnUnusedVariables(manifest, variables, resolved.clusters.length, options);
   problems.throwIfAny();
@@ -424,11 +431,10 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
     layout,
     clusters: trees,
     fleetWiring: argo ? await fleetArgoWiring(argo, options) : undefined,
-    // a cluster under inline or sops needs the values: the command without the secret sources would fail
-    command:
-      (resolved.clusters.every((c) => keepsValuesOut(secretStrategy(options, c.manifest.config.secrets)))
-        ? options.command
-        : (options.commandWithSecrets ?? options.command)) ?? 'capi-gitops render',
+    command: readmeCommand(
+      options,
+      resolved.clusters.map((c) => secretStrategy(options, c.manifest.config.secrets)),
+    ),
   });
   return {
     clusters: clusterOutcomes(resolved, selected),
