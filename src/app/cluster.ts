@@ -46,7 +46,7 @@ import { RunContext } from './context.js';
 import { givenVariables, prepareProviders, secretImagesError, type PreparedProvider } from './providers.js';
 import { resolveCluster } from './resolve.js';
 import { renderOperatorCluster } from './operator.js';
-import { pinImages, registryDigests, type DigestResolver } from './image-pins.js';
+import { pinImages, registryDigests, type DigestAsker } from './image-pins.js';
 import type { ProviderVariables, RenderOptions, RenderResult, Resolution } from './types.js';
 
 export type { ProviderVariables, RenderOptions, RenderResult, Resolution };
@@ -89,13 +89,13 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
     const rendered = await renderComponents(context, resolution, prepared, needles, options, problems);
     // images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries
     const { pinImages: flag, frozen, onWarning } = options;
-    const resolve: DigestResolver = (requests) =>
+    const ask: DigestAsker = (requests) =>
       context.askRegistriesOnce(requests, (warn) => registryDigests(resolution.sources, warn)(requests), onWarning);
     const pinned = await pinImages({
       flag,
       frozen,
       onWarning,
-      resolve,
+      ask,
       resolution,
       components: rendered.components,
       marked: rendered.marked,

@@ -14,7 +14,7 @@ import { checkCharacters, DEFAULT_MAX_ARTIFACT_BYTES, parseArtifact, PARSER_VERS
 import { lineNumberAt, splitDocuments } from '../yaml/split.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import type { ArtifactCache } from '../sources/cache.js';
-import type { ImageDigestRequest } from '../sources/oci/image-digests.js';
+import type { ImageDigestAnswer, ImageDigestRequest } from '../sources/oci/image-digests.js';
 import { sharedBlobs, type SharedBlobs } from '../resolve/lock/session.js';
 import { substituteVariables, type SubstitutionResult } from '../render/variables.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from '../render/types.js';
@@ -128,7 +128,7 @@ export class RunContext {
   /** The documents of the last text of each artifact (by its source name), with their digests. */
   private readonly lastDocuments = new Map<string, TextDocument[]>();
   private pending: Pending[] = [];
-  private readonly imageDigests = new Map<string, { digests: Promise<Map<string, string>>; warnings: Diagnostic[] }>();
+  private readonly imageDigests = new Map<string, { answer: Promise<ImageDigestAnswer>; warnings: Diagnostic[] }>();
 
   constructor(
     private readonly cache: ArtifactCache | undefined,
@@ -144,15 +144,15 @@ export class RunContext {
    */
   askRegistriesOnce = async (
     requests: readonly ImageDigestRequest[],
-    ask: (onWarning: (warning: Diagnostic) => void) => Promise<Map<string, string>>,
+    ask: (onWarning: (warning: Diagnostic) => void) => Promise<ImageDigestAnswer>,
     onWarning?: (warning: Diagnostic) => void,
-  ): Promise<Map<string, string>> => {
+  ): Promise<ImageDigestAnswer> => {
     const asked = once(this.imageDigests, this.digest(requests.map((r) => r.image).join('\n')), () => {
       const warnings: Diagnostic[] = [];
-      return { digests: ask((warning) => warnings.push(warning)), warnings };
+      return { answer: ask((warning) => warnings.push(warning)), warnings };
     });
     try {
-      return await asked.digests;
+      return await asked.answer;
     } finally {
       asked.warnings.forEach((warning) => onWarning?.(warning));
     }

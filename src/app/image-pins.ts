@@ -7,15 +7,21 @@
  * either, an image the lock lacks is an error naming it. The lock then records exactly the
  * images this render pinned, beside the entry's files.
  *
- * `plan` re-asks the registries for every locked image (`planLockedImages`) and lists the
+ * `plan` re-asks the registries for every locked image (`recheckLockedImages`) and lists the
  * tags that moved, and the images a registry could not answer for; `update --images` takes the
- * new digests (`refreshLockedImages`).
+ * new digests (`refreshLockedImages`) and fails on a registry that cannot answer, as a render does.
  */
-import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, DiagnosticBag, compareStrings, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import type { KObject } from '../core/kobject.js';
 import { OPERATOR_LABEL, OPERATOR_NAMESPACE } from '../resolve/operator-release.js';
 import type { SourceOptions } from '../sources/request.js';
-import type { ImageDigestProblem, ImageDigestRequest, ImageUse } from '../sources/oci/image-digests.js';
+import type {
+  ImageDigestAnswer,
+  ImageDigestOptions,
+  ImageDigestProblem,
+  ImageDigestRequest,
+  ImageUse,
+} from '../sources/oci/image-digests.js';
 import type { RenderedComponent } from '../render/types.js';
 import { containerImages, hasDigest, pinComponentImages, pinObjectImages } from '../render/pin-images.js';
 import { buildLockfile } from '../resolve/lock/build.js';
@@ -27,8 +33,8 @@ import type { MovedImage, UncheckedImage } from '../resolve/upgrade-plan.js';
 import { lockEntryLabel, sameIdentity, type LockEntry, type LockIdentity, type LockedImage, type Lockfile } from '../resolve/lock/types.js';
 import type { Resolution } from './types.js';
 
-/** Asks registries for the digests of images; the default speaks the distribution API. */
-export type DigestResolver = (requests: readonly ImageDigestRequest[]) => Promise<Map<string, string>>;
+/** Asks registries for the digests of images: those they answered, and a problem for each image they did not. */
+export type DigestAsker = (requests: readonly ImageDigestRequest[]) => Promise<ImageDigestAnswer>;
 
 export interface PinImagesInput<M extends { objects: KObject[] }> {
   /** `--pin-images`; Config pinImages otherwise. */
@@ -40,7 +46,7 @@ export interface PinImagesInput<M extends { objects: KObject[] }> {
   /** The secrets stage's marked renders, by label: pinned the same way, so they still line up. */
   marked?: ReadonlyMap<string, M>;
   /** Tests and callers with their own registry client. */
-  resolve?: DigestResolver;
+  ask?: DigestAsker;
 }
 
 export interface PinImagesResult<M> {
@@ -49,26 +55,23 @@ export interface PinImagesResult<M> {
   lock: LockOutcome;
 }
 
-/** Asks registries for the digests they can answer, with a problem for each image they cannot. */
-export type DigestAsker = (
-  requests: readonly ImageDigestRequest[],
-) => Promise<{ digests: Map<string, string>; problems: ImageDigestProblem[] }>;
-
-function digestOptions(sources: SourceOptions, onWarning?: (warning: Diagnostic) => void) {
+/**
+ * The default asker: the distribution API with the run's network options (loaded on first use).
+ * `purpose` words a registry that cannot be reached: pinning images, or checking locked ones (`plan`).
+ */
+export function registryDigests(
+  sources: SourceOptions,
+  onWarning?: (warning: Diagnostic) => void,
+  purpose: ImageDigestOptions['purpose'] = 'pin',
+): DigestAsker {
   const { cache, offline, http, log, onProgress, env } = sources;
-  return { cache, offline, http, log, onProgress, env, onWarning };
+  const options = { cache, offline, http, log, onProgress, env, onWarning, purpose };
+  return async (requests) => (await import('../sources/oci/image-digests.js')).askImageDigests(requests, options);
 }
 
-/** The default resolver: the distribution API with the run's network options (loaded on first use). */
-export function registryDigests(sources: SourceOptions, onWarning?: (warning: Diagnostic) => void): DigestResolver {
-  return async (requests) =>
-    (await import('../sources/oci/image-digests.js')).resolveImageDigests(requests, digestOptions(sources, onWarning));
-}
-
-/** The default asker for `plan`: as registryDigests, checking locked images, and not failing on a registry that cannot answer. */
-export function registryDigestsAsked(sources: SourceOptions, onWarning?: (warning: Diagnostic) => void): DigestAsker {
-  return async (requests) =>
-    (await import('../sources/oci/image-digests.js')).askImageDigests(requests, { ...digestOptions(sources, onWarning), purpose: 'check' });
+/** A render and `update --images` need every digest they asked for: every problem, together, fails them. */
+function failOnProblems(problems: readonly ImageDigestProblem[]): void {
+  if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems.map((p) => p.diagnostic)));
 }
 
 /** The lock entry a rendered component belongs to. */
@@ -113,7 +116,8 @@ interface PinPlan {
  * The digests to ask the registries for: images the lock does not know, and under `--frozen`
  * every image (a locked tag may have been pushed again; an artifact's digest may be gone). A
  * missing digest fails `--frozen` and `--offline`, which ask nothing for it; a moved tag fails
- * `--frozen`, naming the image and both digests. `--offline` asks no registry at all.
+ * `--frozen`, naming the image and both digests. `--offline` asks no registry at all. A registry
+ * that cannot answer for an image fails the render: it has no digest to pin.
  */
 async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plans: readonly PinPlan[]): Promise<Map<string, string>> {
   const { resolution } = input;
@@ -141,8 +145,11 @@ async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plan
     );
   }
   if (asked.size === 0) return new Map();
-  const resolve = input.resolve ?? registryDigests(resolution.sources, input.onWarning);
-  const current = await resolve([...asked].sort(([a], [b]) => compareStrings(a, b)).map(([image, uses]) => ({ image, uses })));
+  const ask = input.ask ?? registryDigests(resolution.sources, input.onWarning);
+  const { digests: current, problems } = await ask(
+    [...asked].sort(([a], [b]) => compareStrings(a, b)).map(([image, uses]) => ({ image, uses })),
+  );
+  failOnProblems(problems);
   const moved: Diagnostic[] = [];
   for (const plan of plans)
     for (const [image, locked] of plan.known) {
@@ -199,7 +206,7 @@ export async function pinImages<M extends { objects: KObject[] }>(input: PinImag
     const digests = new Map<string, string>();
     for (const use of plan.uses) {
       const digest = plan.known.get(use.image) ?? resolved.get(use.image);
-      // the resolver throws for every image it cannot answer; one that returns without it is a bug
+      // every image asked has a digest or a problem, which failed the render; one without either is a bug
       if (digest === undefined) throw new Error(`no digest was resolved for image ${use.image}`);
       digests.set(use.image, digest);
     }
@@ -250,43 +257,34 @@ function selectedEntries(lock: Lockfile, names: readonly string[]): Set<LockEntr
   return selected;
 }
 
-/**
- * Asks the registries again for every locked image of the selected entries that a tag names
- * (an image the artifact pinned by digest cannot move) and returns those whose tag moved, and the
- * lock with the new digests.
- */
-export async function recheckLockedImages(
-  lock: Lockfile,
-  resolve: DigestResolver,
-  names: readonly string[] = [],
-): Promise<{ moved: MovedImage[]; lock: Lockfile }> {
-  const selected = selectedEntries(lock, names);
-  const requests = lockedTagRequests(selected);
-  if (requests.length === 0) return { moved: [], lock };
-  return withCurrentDigests(lock, selected, await resolve(requests));
+export interface LockedImagesRecheck {
+  /** The images whose tag now serves another digest. */
+  moved: MovedImage[];
+  /** The lock with those new digests. */
+  lock: Lockfile;
+  /** The images no registry answered for (one down, one refusing): `moved` is known to be partial. */
+  unchecked: UncheckedImage[];
+  problems: ImageDigestProblem[];
 }
 
 /**
- * `plan`: every locked image rechecked as recheckLockedImages does, except that an image no
- * registry answered for (one down, one refusing) does not fail the plan: it is `unchecked`, with
- * the registry's problem, so `moved` is known to be partial.
+ * Asks the registries again for every locked image of the selected entries that a tag names (an
+ * image the artifact pinned by digest cannot move). `plan` lists the unchecked images and warns of
+ * the problems; `update --images` fails on them.
  */
-export async function planLockedImages(
-  lock: Lockfile,
-  ask: DigestAsker,
-): Promise<{ moved: MovedImage[]; unchecked: UncheckedImage[]; problems: Diagnostic[] }> {
-  const selected = new Set(lock.entries);
+export async function recheckLockedImages(lock: Lockfile, ask: DigestAsker, names: readonly string[] = []): Promise<LockedImagesRecheck> {
+  const selected = selectedEntries(lock, names);
   const requests = lockedTagRequests(selected);
-  if (requests.length === 0) return { moved: [], unchecked: [], problems: [] };
+  if (requests.length === 0) return { moved: [], lock, unchecked: [], problems: [] };
   const { digests, problems } = await ask(requests);
   const unchecked: UncheckedImage[] = [];
-  for (const entry of lock.entries)
+  for (const entry of selected)
     for (const { image } of entry.images ?? []) {
       if (hasDigest(image) || digests.has(image)) continue;
       const problem = problems.find((p) => p.images.includes(image))?.diagnostic.message ?? 'the registry gave no digest';
       unchecked.push({ component: lockEntryLabel(entry), image, problem });
     }
-  return { moved: withCurrentDigests(lock, selected, digests).moved, unchecked, problems: problems.map((p) => p.diagnostic) };
+  return { ...withCurrentDigests(lock, selected, digests), unchecked, problems };
 }
 
 /** The selected entries' locked images that a tag names (an image the artifact pinned by digest cannot move). */
@@ -324,9 +322,10 @@ function withCurrentDigests(
 /** `update --images`: the selected entries' locked images take the digests their tags serve now. */
 export async function refreshLockedImages(
   outcome: LockOutcome,
-  resolve: DigestResolver,
+  ask: DigestAsker,
   names: readonly string[],
 ): Promise<LockOutcome & { moved: MovedImage[] }> {
-  const { moved, lock } = await recheckLockedImages(outcome.lock, resolve, names);
+  const { moved, lock, problems } = await recheckLockedImages(outcome.lock, ask, names);
+  failOnProblems(problems);
   return { ...outcome, lock, changes: diffLockfiles(outcome.previous, lock), moved };
 }

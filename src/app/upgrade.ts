@@ -24,7 +24,7 @@ import { resolveOperatorRelease } from '../resolve/fetch-releases.js';
 import { readLockfile } from '../resolve/lock/lockfile.js';
 import { resolveManagementCluster, type RenderOptions, type Resolution } from './cluster.js';
 import { updateVersionsInFiles, type ManifestText, type VersionEdit } from '../manifest/update-versions.js';
-import { planLockedImages, refreshLockedImages, registryDigests, registryDigestsAsked } from './image-pins.js';
+import { recheckLockedImages, refreshLockedImages, registryDigests } from './image-pins.js';
 
 /** For each provider: the locked release, every published version and the newest release's series. */
 async function upgradeInputs(resolution: Resolution): Promise<ProviderUpgradeInput[]> {
@@ -76,8 +76,8 @@ export async function planManagementCluster(
     return { resolution, plan };
   }
   // a registry down leaves the providers' plan standing: its images are listed as unchecked, with a warning
-  const { moved, unchecked, problems } = await planLockedImages(lock, registryDigestsAsked(resolution.sources, options.onWarning));
-  for (const problem of problems) options.onWarning?.(problem);
+  const { moved, unchecked, problems } = await recheckLockedImages(lock, registryDigests(resolution.sources, options.onWarning, 'check'));
+  for (const problem of problems) options.onWarning?.(problem.diagnostic);
   return { resolution, plan: { ...plan, images: moved, ...(unchecked.length > 0 ? { imagesUnchecked: unchecked } : {}) } };
 }
 
@@ -117,8 +117,8 @@ export async function updateManagementCluster(options: RenderOptions, selection:
         hint: 'run update --images without --offline',
       });
     const resolution = await resolveManagementCluster({ ...options, frozen: false });
-    const resolver = registryDigests(resolution.sources, options.onWarning);
-    const lock = await refreshLockedImages(resolution.lock, resolver, selection.providers ?? []);
+    const ask = registryDigests(resolution.sources, options.onWarning);
+    const lock = await refreshLockedImages(resolution.lock, ask, selection.providers ?? []);
     return { edits: [], files: [], texts: [], resolution: { ...resolution, lock } };
   }
   const { plan, resolution: planned } = await planManagementCluster({ ...options, frozen: false }, false);

@@ -17,7 +17,7 @@
  * Every problem is reported together: an unreachable registry once, naming its images; a tag or
  * digest the registry does not have at the object and container that use it.
  */
-import { CapiGitopsError, compareStrings, sortDiagnostics, type Diagnostic } from '../../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { parseImage } from '../../core/image-reference.js';
 import { sha256Hex } from '../../core/digest.js';
 import { SourceClient } from '../base/client.js';
@@ -101,28 +101,19 @@ function useDiagnostic(request: ImageDigestRequest, message: string, extra: Omit
   };
 }
 
-/**
- * The digest of every requested image, keyed by the image as requested; throws every problem
- * together. Makes one request to each registry's API root, then one HEAD per image.
- */
-export async function resolveImageDigests(
-  requests: readonly ImageDigestRequest[],
-  options: ImageDigestOptions,
-): Promise<Map<string, string>> {
-  const { digests, problems } = await askImageDigests(requests, options);
-  if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems.map((p) => p.diagnostic)));
-  return digests;
+/** The digests the registries answered, keyed by the image as requested, and a problem for each image they did not. */
+export interface ImageDigestAnswer {
+  digests: Map<string, string>;
+  problems: ImageDigestProblem[];
 }
 
 /**
- * The digests the registries answered, and a problem for each image they did not (a registry
- * down answers for none of its images): `plan` lists what it could check and says what it could
- * not. Throws only under `offline`.
+ * Asks each registry for the digests of its images; a registry down answers for none of them.
+ * Throws only under `offline`: the caller decides what a problem means (a render and
+ * `update --images` fail on it; `plan` lists what it could not check). Makes one request to each
+ * registry's API root, then one HEAD per image.
  */
-export async function askImageDigests(
-  requests: readonly ImageDigestRequest[],
-  options: ImageDigestOptions,
-): Promise<{ digests: Map<string, string>; problems: ImageDigestProblem[] }> {
+export async function askImageDigests(requests: readonly ImageDigestRequest[], options: ImageDigestOptions): Promise<ImageDigestAnswer> {
   const problems: ImageDigestProblem[] = [];
   const byRegistry = new Map<string, ImageLocation[]>();
   for (const request of requests) {

@@ -110,21 +110,24 @@ test('plan re-asks every locked image a tag names (not one the artifact pinned b
   const asked: string[] = [];
   const { moved, lock: next } = await recheckLockedImages(lock, async (requests) => {
     asked.push(...requests.map((r) => r.image));
-    return new Map([
-      [CONTROLLER, D3],
-      [INIT, D2],
-    ]);
+    return {
+      digests: new Map([
+        [CONTROLLER, D3],
+        [INIT, D2],
+      ]),
+      problems: [],
+    };
   });
   assert.deepEqual(asked, [CONTROLLER, INIT]);
   assert.deepEqual(moved, [{ component: 'cluster-api', image: CONTROLLER, locked: D1, current: D3 }]);
   assert.equal(next.entries[0]!.images!.find((i) => i.image === CONTROLLER)!.digest, D3);
   await assert.rejects(
-    recheckLockedImages(lock, async () => new Map(), ['infrastructure-aws']),
+    recheckLockedImages(lock, async () => ({ digests: new Map(), problems: [] }), ['infrastructure-aws']),
     /no component "infrastructure-aws" in the lockfile/,
   );
   // update --images cluster-apii: the hint names the label it meant
   await assert.rejects(
-    recheckLockedImages(lock, async () => new Map(), ['cluster-apii']),
+    recheckLockedImages(lock, async () => ({ digests: new Map(), problems: [] }), ['cluster-apii']),
     (error: CapiGitopsError) => {
       assert.equal(error.diagnostics[0]!.hint, 'did you mean "cluster-api"?');
       return true;
