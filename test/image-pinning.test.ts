@@ -452,6 +452,29 @@ test(
 );
 
 test(
+  'update --images with a registry down fails naming the registry and its image, as a render does, and leaves the lockfile as it was',
+  { skip },
+  async () => {
+    const down = await Registry.start();
+    try {
+      await pushImage(down.url, 'gone/cluster-api-controller', 'v1.0.0');
+      await pushImage(down.url, 'gone/capi-init', 'v1.0.0');
+      const dir = manifestDir(`pinImages: true\n${MIRROR(down.host).replace('/mirror', '/gone')}`);
+      await render(options(dir), path.join(tempDir(), 'out'));
+      const lockFile = path.join(dir, 'capi-gitops.lock.yaml');
+      const locked = readFileSync(lockFile, 'utf8');
+      await down.stop();
+      const text = messages(await rejection(update(options(dir), { images: true })));
+      const host = down.host.replace(/\./g, '\\.');
+      assert.match(text, new RegExp(`cannot reach registry ${host} .*${host}/gone/capi-init:v1\\.0\\.0`));
+      assert.equal(readFileSync(lockFile, 'utf8'), locked);
+    } finally {
+      await down.stop();
+    }
+  },
+);
+
+test(
   'images the artifact already pins by digest are kept as written, and checked against the registry when first locked and under --frozen',
   { skip },
   async () => {
