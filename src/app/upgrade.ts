@@ -17,7 +17,7 @@ import {
   type UpgradePlanInput,
 } from '../resolve/upgrade-plan.js';
 import { openRepository } from '../sources/index.js';
-import { listManifestFiles } from '../manifest/files.js';
+import { listManifestFiles, refuseLinkedManifestFiles } from '../manifest/files.js';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { componentKey, OPERATOR_OVERRIDE_KEY } from '../resolve/lock/session.js';
 import { resolveOperatorRelease } from '../resolve/fetch-releases.js';
@@ -128,6 +128,8 @@ export async function updateManagementCluster(options: RenderOptions, selection:
   if (problems.length > 0) throw new CapiGitopsError(problems);
   const { files, edits } = await updateVersionsInFiles(manifestFiles, bumps, options.namespace ?? planned.manifest.config.namespace);
   const changed = files.filter((f) => f.changed);
+  // before the edits are resolved, so a refused file costs no fetch (the caller writes them)
+  await refuseLinkedManifestFiles(changed.map((f) => f.path));
   // Written by the caller together with the lockfile; resolved from memory until then.
   const manifestTexts = new Map(changed.map((f) => [path.resolve(f.path), f.text]));
   // Exact pins now name the new versions; empty versions and ranges move in the lock only.

@@ -1,7 +1,9 @@
-import { open, readdir, stat } from 'node:fs/promises';
+import { lstat, open, readdir, readlink, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { decodeUtf8 } from '../core/utf8.js';
 import path from 'node:path';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { shellWord } from '../core/shell.js';
 
 /** The lockfile's name: it sits beside the manifests (lock/ reads and writes it). */
 export const LOCKFILE_NAME = 'capi-gitops.lock.yaml';
@@ -121,6 +123,47 @@ export async function listManifestFiles(paths: readonly string[], problems: Diag
     seen.add(absolute);
     return true;
   });
+}
+
+/**
+ * Refuses manifest files `update` would rewrite that are symbolic links or not regular files,
+ * before anything is written: a pull request can commit a manifest as a link to a file outside
+ * the repository (say ~/.ssh/authorized_keys), and the rename that replaces the manifest would
+ * replace that file instead. Reading through a link stays allowed: it writes nothing.
+ */
+export async function refuseLinkedManifestFiles(files: readonly string[]): Promise<void> {
+  const problems: Diagnostic[] = [];
+  for (const file of files) {
+    const entry = await lstat(file).catch(() => undefined);
+    if (entry === undefined || entry.isFile()) continue;
+    if (!entry.isSymbolicLink()) {
+      problems.push({
+        file,
+        message: `the manifest file is ${specialFileKind(entry)}, not a regular file; update writes the new versions into it in place`,
+        expected: 'a regular file',
+        hint: 'save the manifest to a regular file and run update with -f on that file',
+      });
+      continue;
+    }
+    const target = path.resolve(path.dirname(file), await readlink(file).catch(() => '(unreadable)'));
+    problems.push({
+      file,
+      message: `the manifest file is a symbolic link to ${target}; update writes the new versions into the manifest file in place and follows no link there`,
+      expected: 'a regular file',
+      hint: `replace the link with the file itself (rm ${shellWord(file)} && cp ${shellWord(target)} ${shellWord(file)}), then run update again`,
+    });
+  }
+  if (problems.length > 0) throw new CapiGitopsError(problems);
+}
+
+function specialFileKind(info: Stats): string {
+  return info.isDirectory()
+    ? 'a directory'
+    : info.isFIFO()
+      ? 'a named pipe'
+      : info.isSocket()
+        ? 'a socket'
+        : 'a device or other special file';
 }
 
 /** No manifest is this large; the bound keeps `-f /dev/zero` (or an endless pipe) from filling memory. */

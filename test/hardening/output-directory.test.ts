@@ -13,6 +13,7 @@ import {
   chmodSync,
   chownSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -28,7 +29,7 @@ import { pathToFileURL } from 'node:url';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { readTree } from '../helpers/tree.js';
-import { exampleCopy, runCli } from '../helpers/cli.js';
+import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
 import { writeOutput } from '../../src/output/write.js';
 import { INDEX_FILE } from '../../src/layout/output-paths.js';
 import { GENERATED_COMMENT } from '../../src/layout/provenance.js';
@@ -36,6 +37,8 @@ import { outputLockPath } from '../../src/output/write-guard.js';
 import { checkOutput } from '../../src/review/check.js';
 import { buildLockfile, prepareLockfile } from '../../src/resolve/lock/lockfile.js';
 import { update } from '../../src/app/update.js';
+import { refuseLinkedManifestFiles } from '../../src/manifest/files.js';
+import type { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { InterruptedError, resetInterruptState, settleInterrupted } from '../../src/core/interrupt.js';
 
 const FILES = new Map([
@@ -317,6 +320,53 @@ test('update: the manifest pins and the lockfile are one transaction: a failure 
   assert.match(readFileSync(ws.providers, 'utf8'), /version: v0\.2\.1/);
   assert.match(readFileSync(ws.lockfile, 'utf8'), /core-components\.yaml\n\s+url: \.\.\/repository\/cluster-api\/v0\.2\.1/);
   assert.deepEqual(readdirSync(ws.manifest).sort(), ['capi-gitops.lock.yaml', 'config.yaml', 'providers.yaml']);
+});
+
+test('update refuses a manifest file that is a symbolic link (a pull request can commit one to a file outside the repository), writing nothing; its hint, run as printed, lets update run', async () => {
+  const ws = await pinnedExample();
+  const target = path.join(tempDir(), 'outside.yaml');
+  renameSync(ws.providers, target);
+  symlinkSync(target, ws.providers);
+  const before = {
+    target: readFileSync(target, 'utf8'),
+    lock: readFileSync(ws.lockfile, 'utf8'),
+    entries: readdirSync(ws.manifest).sort(),
+  };
+
+  const refused = runCli(['update', '-f', ws.manifest]);
+  assertNoStackTrace(refused);
+  assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+  assert.ok(refused.stderr.includes(`${ws.providers}: error: the manifest file is a symbolic link to ${target}`), refused.stderr);
+  assert.equal(readFileSync(target, 'utf8'), before.target, 'update wrote through the link');
+  assert.ok(lstatSync(ws.providers).isSymbolicLink(), 'the link is left as it is');
+  assert.equal(readFileSync(ws.lockfile, 'utf8'), before.lock, 'the lockfile is as it was');
+  assert.deepEqual(readdirSync(ws.manifest).sort(), before.entries, 'nothing left beside the manifest');
+
+  const hint = /hint: replace the link with the file itself \((rm .+)\), then run update again/.exec(refused.stderr);
+  assert.ok(hint, refused.stderr);
+  execFileSync('sh', ['-c', hint[1]!]);
+  const updated = runCli(['update', '-f', ws.manifest]);
+  assert.equal(updated.code, 0, updated.stderr);
+  assert.match(readFileSync(ws.providers, 'utf8'), /version: v0\.2\.1/);
+  assert.equal(readFileSync(target, 'utf8'), before.target, 'the file the link pointed at is not the one updated');
+});
+
+test('a manifest file update would rewrite that is a directory or a named pipe is refused, each named', async () => {
+  const dir = tempDir();
+  const pipe = path.join(dir, 'pipe.yaml');
+  execFileSync('mkfifo', [pipe]);
+  const directory = path.join(dir, 'directory.yaml');
+  mkdirSync(directory);
+  await assert.rejects(refuseLinkedManifestFiles([pipe, directory]), (error: CapiGitopsError) => {
+    assert.deepEqual(
+      error.diagnostics.map((d) => [d.file, d.message.split(';')[0], d.expected]),
+      [
+        [pipe, 'the manifest file is a named pipe, not a regular file', 'a regular file'],
+        [directory, 'the manifest file is a directory, not a regular file', 'a regular file'],
+      ],
+    );
+    return true;
+  });
 });
 
 test('the output lock lives in the scratch directory; a stale one of an earlier version beside the output is taken over', async () => {
