@@ -129,7 +129,7 @@ export async function updateManagementCluster(options: RenderOptions, selection:
   const { files, edits } = await updateVersionsInFiles(manifestFiles, bumps, options.namespace ?? planned.manifest.config.namespace);
   const changed = files.filter((f) => f.changed);
   // before the edits are resolved, so a refused file costs no fetch (the caller writes them)
-  await refuseLinkedManifestFiles(changed.map((f) => f.path));
+  await refuseLinkedManifestFiles(changed.map((f) => f.path), 'update');
   // Written by the caller together with the lockfile; resolved from memory until then.
   const manifestTexts = new Map(changed.map((f) => [path.resolve(f.path), f.text]));
   // Exact pins now name the new versions; empty versions and ranges move in the lock only.

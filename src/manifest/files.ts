@@ -126,12 +126,13 @@ export async function listManifestFiles(paths: readonly string[], problems: Diag
 }
 
 /**
- * Refuses manifest files `update` would rewrite that are symbolic links or not regular files,
- * before anything is written: a pull request can commit a manifest as a link to a file outside
- * the repository (say ~/.ssh/authorized_keys), and the rename that replaces the manifest would
- * replace that file instead. Reading through a link stays allowed: it writes nothing.
+ * Refuses manifest files a command (`update`, `convert --in-place`) would rewrite that are
+ * symbolic links or not regular files, before anything is written: a pull request can commit a
+ * manifest as a link to a file outside the repository (say ~/.ssh/authorized_keys), and the
+ * rename that replaces the manifest would replace that file instead. Reading through a link stays
+ * allowed: it writes nothing.
  */
-export async function refuseLinkedManifestFiles(files: readonly string[]): Promise<void> {
+export async function refuseLinkedManifestFiles(files: readonly string[], command: 'update' | 'convert --in-place'): Promise<void> {
   const problems: Diagnostic[] = [];
   for (const file of files) {
     const entry = await lstat(file).catch(() => undefined);
@@ -139,18 +140,18 @@ export async function refuseLinkedManifestFiles(files: readonly string[]): Promi
     if (!entry.isSymbolicLink()) {
       problems.push({
         file,
-        message: `the manifest file is ${specialFileKind(entry)}, not a regular file; update writes the new versions into it in place`,
+        message: `the manifest file is ${specialFileKind(entry)}, not a regular file; ${command} rewrites it in place`,
         expected: 'a regular file',
-        hint: 'save the manifest to a regular file and run update with -f on that file',
+        hint: `save the manifest to a regular file and run ${command} with -f on that file`,
       });
       continue;
     }
     const target = path.resolve(path.dirname(file), await readlink(file).catch(() => '(unreadable)'));
     problems.push({
       file,
-      message: `the manifest file is a symbolic link to ${target}; update writes the new versions into the manifest file in place and follows no link there`,
+      message: `the manifest file is a symbolic link to ${target}; ${command} rewrites the manifest file in place and follows no link there`,
       expected: 'a regular file',
-      hint: `replace the link with the file itself (rm ${shellWord(file)} && cp ${shellWord(target)} ${shellWord(file)}), then run update again`,
+      hint: `replace the link with the file itself (rm ${shellWord(file)} && cp ${shellWord(target)} ${shellWord(file)}), then run ${command} again`,
     });
   }
   if (problems.length > 0) throw new CapiGitopsError(problems);

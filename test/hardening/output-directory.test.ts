@@ -357,7 +357,7 @@ test('a manifest file update would rewrite that is a directory or a named pipe i
   execFileSync('mkfifo', [pipe]);
   const directory = path.join(dir, 'directory.yaml');
   mkdirSync(directory);
-  await assert.rejects(refuseLinkedManifestFiles([pipe, directory]), (error: CapiGitopsError) => {
+  await assert.rejects(refuseLinkedManifestFiles([pipe, directory], 'update'), (error: CapiGitopsError) => {
     assert.deepEqual(
       error.diagnostics.map((d) => [d.file, d.message.split(';')[0], d.expected]),
       [

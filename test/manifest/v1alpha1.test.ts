@@ -7,8 +7,8 @@
 import { formatWarning } from '../../src/core/diagnostics.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { convert } from '../../src/app/convert.js';
 import { InterruptedError, resetInterruptState, settleInterrupted } from '../../src/core/interrupt.js';
 import path from 'node:path';
@@ -244,6 +244,27 @@ test('CLI: render warns once per v1alpha1 object; convert --in-place rewrites on
     /^m\.yaml:1:1: warning: CoreProvider\/capi-system\/cluster-api: operator\.cluster\.x-k8s\.io\/v1alpha1 object, converted to v1alpha2/,
   );
   assert.match(rendered.stderr, /hint: rewrite it with: capi-gitops convert -f m\.yaml --in-place/);
+});
+
+test('convert --in-place refuses a file that is a symbolic link (a pull request can commit one to a file outside the repository), writing nothing; its hint, run as printed, lets it run', () => {
+  const dir = tempDir();
+  const outside = path.join(tempDir(), 'outside.yaml');
+  const v1 = readFileSync(path.join(README, '05.v1alpha1.yaml'), 'utf8');
+  writeFileSync(outside, v1);
+  symlinkSync(outside, path.join(dir, 'a.yaml'));
+  const refused = run(['convert', '-f', 'a.yaml', '--in-place'], dir);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.ok(refused.stderr.includes(`a.yaml: error: the manifest file is a symbolic link to ${outside}`), refused.stderr);
+  assert.equal(readFileSync(outside, 'utf8'), v1, 'convert wrote through the link');
+  assert.ok(lstatSync(path.join(dir, 'a.yaml')).isSymbolicLink());
+  assert.deepEqual(readdirSync(dir), ['a.yaml'], 'nothing left beside the file');
+  const hint = /hint: replace the link with the file itself \((rm .+)\), then run convert --in-place again/.exec(refused.stderr);
+  assert.ok(hint, refused.stderr);
+  execFileSync('sh', ['-c', hint[1]!], { cwd: dir });
+  const converted = run(['convert', '-f', 'a.yaml', '--in-place'], dir);
+  assert.equal(converted.code, 0, converted.stderr);
+  assert.match(readFileSync(path.join(dir, 'a.yaml'), 'utf8'), /v1alpha2/);
+  assert.equal(readFileSync(outside, 'utf8'), v1);
 });
 
 test('convert --in-place rewrites its files together: a signal before the rename leaves every file as it was, and nothing Git would pick up', async () => {
