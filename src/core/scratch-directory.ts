@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rmdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CapiGitopsError } from './diagnostics.js';
+import { shellWord } from './shell.js';
 
 export const SCRATCH_DIRECTORY = '.capi-gitops-tmp';
 const GITIGNORE = '.gitignore';
@@ -40,7 +41,7 @@ export async function scratchDirectory(parent: string): Promise<string> {
       file: dir,
       message: 'is a symbolic link; capi-gitops keeps the files of a run in progress there and follows no link',
       expected: 'a directory capi-gitops creates, or nothing',
-      hint: `remove the link (rm ${dir}) and run again`,
+      hint: `remove the link (rm ${shellWord(dir)}) and run again`,
     });
   }
   await ignoreFile(dir);

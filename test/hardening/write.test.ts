@@ -5,7 +5,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
@@ -223,6 +234,24 @@ test('a lockfile that is a symbolic link (a pull request can commit one to a fil
     assert.match(result.stderr, /hint: replace the link with the file itself/);
     assert.ok(!existsSync(state.out), 'no output written');
   }
+});
+
+test("the refused lockfile link's hint, run as printed, lets lock run, with a space in a path", () => {
+  const state = linkedLockfile();
+  const spaced = path.join(tempDir(), 'a lock', 'elsewhere.yaml');
+  mkdirSync(path.dirname(spaced));
+  renameSync(state.target, spaced);
+  rmSync(path.join(state.manifest, LOCKFILE));
+  symlinkSync(spaced, path.join(state.manifest, LOCKFILE));
+  const refused = runCli(['lock', '-f', state.manifest]);
+  assert.equal(refused.code, 1, refused.stderr);
+  const hint = /hint: replace the link with the file itself \((rm .+)\), or remove the link/.exec(refused.stderr);
+  assert.ok(hint, refused.stderr);
+  execFileSync('sh', ['-c', hint[1]!]);
+  assert.ok(lstatSync(path.join(state.manifest, LOCKFILE)).isFile());
+  const locked = runCli(['lock', '-f', state.manifest]);
+  assert.equal(locked.code, 0, locked.stderr);
+  assert.equal(readFileSync(spaced, 'utf8'), state.before, 'the file the link pointed at is left as it was');
 });
 
 test('a symbolic link as the lockfile is read by check and plan (they write nothing); a link to a FIFO or a directory is refused, not read for ever', () => {

@@ -10,6 +10,7 @@ import { lstat, open, readdir, readFile, readlink, stat, unlink } from 'node:fs/
 import path from 'node:path';
 import type { Node as YamlNode } from 'yaml';
 import { CapiGitopsError } from '../../core/diagnostics.js';
+import { shellWord } from '../../core/shell.js';
 import { LOCKFILE_NAME } from '../../manifest/files.js';
 import YAML from 'yaml';
 import { YamlBudget } from '../../yaml/bounds.js';
@@ -79,7 +80,7 @@ function notRegular(file: string, kind: string): CapiGitopsError {
     file,
     message: `the lockfile is ${kind}, not a regular file`,
     expected: 'a regular file (the lockfile capi-gitops writes), or nothing',
-    hint: `remove it (rm -r ${file}) and run \`capi-gitops lock\` to write it from the manifest`,
+    hint: `remove it (rm -r ${shellWord(file)}) and run \`capi-gitops lock\` to write it from the manifest`,
   });
 }
 
@@ -123,7 +124,7 @@ async function refuseLinkedLockfile(file: string): Promise<void> {
     file,
     message: `the lockfile is a symbolic link to ${target}; capi-gitops writes the lockfile in place and follows no link there`,
     expected: 'a regular file, or nothing',
-    hint: `replace the link with the file itself (rm ${file} && cp ${target} ${file}), or remove the link and run \`capi-gitops lock\``,
+    hint: `replace the link with the file itself (rm ${shellWord(file)} && cp ${shellWord(target)} ${shellWord(file)}), or remove the link and run \`capi-gitops lock\``,
   });
 }
 
