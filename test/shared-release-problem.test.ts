@@ -78,3 +78,29 @@ test('the release list of kubernetes-sigs/cluster-api failing (HTTP 503) for a f
   for (const provider of PROVIDERS) assert.ok(shared[0]!.object?.includes(provider), `${provider} in ${shared[0]!.object}`);
   assert.match(shared[0]!.object!, /^clusters /);
 });
+
+test('the core, kubeadm bootstrap and control plane of kubernetes-sigs/cluster-api v1.12.0 in a fleet of two clusters: GET releases/tags/v1.12.0 once, each asset downloaded once', async () => {
+  const github = await FakeGitHub.start({
+    'kubernetes-sigs/cluster-api': corpusReleases(['cluster-api', 'bootstrap-kubeadm', 'control-plane-kubeadm']),
+  });
+  try {
+    const cache = new ArtifactCache(path.join(tempDir(), 'cache'));
+    const dir = writeTempManifest({ 'providers.yaml': manifest('v1.12.0', 'clusters:\n- name: eu-1\n- name: us-1\n') });
+    await renderOutput({ manifestPaths: [dir], sources: { cache, github: { apiUrl: github.apiUrl } } });
+    assert.equal(github.count('/repos/kubernetes-sigs/cluster-api/releases/tags/v1.12.0'), 1, 'the release read once');
+    for (const asset of ['metadata.yaml', 'core-components.yaml', 'bootstrap-components.yaml', 'control-plane-components.yaml'])
+      assert.equal(github.count(new RegExp(`/${asset.replaceAll('.', '\\.')}$`), 'storage'), 1, `${asset} downloaded once`);
+  } finally {
+    await github.close();
+  }
+});
+
+test('GET releases/tags/v1.12.0 failing (HTTP 503) for the core, kubeadm bootstrap and control plane: asked once, one problem naming the three providers', async () => {
+  const { github, problems } = await failedRender(manifest('v1.12.0'), (gh) =>
+    gh.inject({ path: '/repos/kubernetes-sigs/cluster-api/releases/tags/v1.12.0', status: 503, times: 100 }),
+  );
+  assert.equal(github.count('/repos/kubernetes-sigs/cluster-api/releases/tags/v1.12.0'), 1, 'the release asked once');
+  const shared = problems.filter((d) => /get release v1\.12\.0/.test(d.message));
+  assert.equal(shared.length, 1, JSON.stringify(problems, null, 2));
+  for (const provider of PROVIDERS) assert.ok(shared[0]!.object?.includes(provider), `${provider} in ${shared[0]!.object}`);
+});
