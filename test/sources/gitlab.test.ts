@@ -112,6 +112,22 @@ test("the token is the configSecret gitlab-access-token, else GITLAB_ACCESS_TOKE
 
 // ---- against a fake GitLab -------------------------------------------------------------------
 
+test("one package's providers share a release store (the run fetches each file once); another token, package or URL version is another; the token only as its sha256", async (t) => {
+  const fake = await FakeGitLab.start(t, []);
+  const store = (file: string, token = TOKEN, version = 'v1.12.0', packageName = 'cluster-api') =>
+    open(fake, packageUrl(fake, version, file, packageName), { credentials: { 'gitlab-access-token': token } }).releaseStore;
+  const core = store('core-components.yaml');
+  assert.equal(store('bootstrap-components.yaml'), core);
+  assert.ok(core?.includes(sha256Hex(TOKEN)) && !core.includes(TOKEN));
+  for (const other of [
+    store('core-components.yaml', `${TOKEN}-other`),
+    store('core-components.yaml', TOKEN, 'v1.11.0'),
+    store('c.yaml', TOKEN, 'v1.12.0', 'capd'),
+  ])
+    assert.notEqual(other, core);
+  assert.equal(fake.requests.length, 0, 'opening asks nothing');
+});
+
 test('files are GET …/packages/generic/<package>/<version>/<file> with Authorization: Bearer <token>, byte for byte (clusterctl repository_gitlab.go GetFile, setClientToken)', async (t) => {
   const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.12.0')], { token: TOKEN });
   const repository = open(fake, packageUrl(fake, 'v1.12.0'), { credentials: { 'gitlab-access-token': TOKEN } });
