@@ -24,6 +24,7 @@ import { prepareChart, readValuesFile, renderChart, type ChartContext } from '..
 import { CapiGitopsError, MAX_REPORTED_PROBLEMS } from '../../src/core/diagnostics.js';
 import { parseLockfile } from '../../src/resolve/lock/lockfile.js';
 import { diff } from '../../src/app/diff.js';
+import { objectChanges } from '../../src/review/object-changes.js';
 import { EchoServer } from '../helpers/echo-server.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { rejection } from '../helpers/assertions.js';
@@ -361,6 +362,24 @@ test("diff -f -o refuses a committed output file rewritten into 12 MB of flow li
   git(...hint!.split(' ').slice(1));
   const again = runCli(['diff', ...source], { cwd: repo });
   assert.equal(again.code, 0, again.stderr);
+});
+
+test("render's report reads the previous text of a file it rewrote no further than the YAML node bound: 12 MB of flow list there is named as the reason its objects are not listed", () => {
+  const file = '01-cluster-api/configmap-x.yaml';
+  const reasons: string[] = [];
+  const changes = objectChanges(
+    { written: [file], previous: new Map([[file, Buffer.from(HOSTILE_OUTPUT_FILE)]]) },
+    new Map([[file, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n']]),
+    (unread, reason) => reasons.push(`${unread}: ${reason}`),
+  );
+  assert.deepEqual(reasons, [
+    `${file}: its previous text is over a YAML bound (line 4: a YAML document here holds more than 1000000 nodes)`,
+  ]);
+  // nothing of the previous text was read: the ConfigMap is new to the report, not changed
+  assert.deepEqual(
+    changes.map((c) => [c.change, c.kind, c.name]),
+    [['added', 'ConfigMap', 'x']],
+  );
 });
 
 // ---- problems ------------------------------------------------------------------------------------
