@@ -15,6 +15,7 @@ import { lineNumberAt, splitDocuments } from '../yaml/split.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import type { ArtifactCache } from '../sources/cache.js';
 import type { ImageDigestAnswer, ImageDigestRequest } from '../sources/oci/image-digests.js';
+import type { RunMemo } from '../sources/request.js';
 import { sharedBlobs, type SharedBlobs } from '../resolve/lock/session.js';
 import { substituteVariables, type SubstitutionResult } from '../render/variables.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from '../render/types.js';
@@ -119,6 +120,7 @@ export class RunContext {
   private readonly digest: (text: string) => string;
   private readonly files = new Map<string, Promise<Artifact>>();
   private readonly versions = new Map<string, Promise<string[]>>();
+  private readonly sourceRequests = new Map<string, Promise<unknown>>();
   private readonly texts = new BoundedMemo<Promise<KObject[]>>(MEMO_LIMITS.texts);
   private readonly documents = new BoundedMemo<KObject[]>(MEMO_LIMITS.documentCharacters);
   private readonly substituted = new Map<string, { asked: Map<string, VariableValue | undefined>; result: SubstitutionResult }[]>();
@@ -157,6 +159,9 @@ export class RunContext {
       asked.warnings.forEach((warning) => onWarning?.(warning));
     }
   };
+
+  /** A request several providers share (a GitHub release's JSON), made once per run, whichever asks first; a failure too. */
+  runMemo: RunMemo = <T>(key: string, load: () => Promise<T>): Promise<T> => once(this.sourceRequests, key, load) as Promise<T>;
 
   /** Reads a local file (cert-manager.yaml by path) once per run, whichever cluster asks first. */
   readLocal = (filePath: string, read: () => Promise<Artifact>): Promise<Artifact> => once(this.files, `local\0${filePath}`, read);

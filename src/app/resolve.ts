@@ -70,7 +70,7 @@ export async function resolveCluster(
   for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
   const lockFile = lockfilePath(manifest.baseDir);
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
-  const sources = sourceOptions(manifest, options.sources ?? {});
+  const sources = sourceOptions(manifest, { ...options.sources, runMemo: context.runMemo });
   const operatorLayout = drawsOperatorLayout(manifest, options);
   const previous = locked ? locked.lock : await readLockfile(lockFile);
   const session = new LockSession(manifest, {

@@ -33,8 +33,8 @@ export interface WrittenRender {
 /** The objects a write changed: the files that changed compared object by object. */
 async function changedObjects(summary: WriteSummary, files: WrittenRender['files'], warnings: string[]): Promise<ObjectChange[]> {
   const { objectChanges } = await import('../review/object-changes.js');
-  return objectChanges(summary, files, (file) =>
-    warnings.push(`the objects of ${file} before this run are not listed: its previous text is not valid YAML (the write succeeded)`),
+  return objectChanges(summary, files, (file, reason) =>
+    warnings.push(`the objects of ${file} before this run are not listed: ${reason} (the write succeeded)`),
   );
 }
 

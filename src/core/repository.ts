@@ -43,7 +43,7 @@ export interface ProviderRepository {
   /**
    * What the versions and files come from, when repositories of several providers share it (a
    * GitHub repository's releases: kubernetes-sigs/cluster-api serves the core, kubeadm bootstrap
-   * and control plane): equal keys list the same versions and serve the same file for a version
+   * and control plane; a GitLab generic package): equal keys list the same versions and serve the same file for a version
    * and name, so a run fetches each once. Undefined: `location` alone says that.
    */
   readonly releaseStore?: string;

@@ -13,11 +13,12 @@
  */
 import { sha256Hex } from '../core/digest.js';
 import { apiGroup, isPlainObject } from '../core/kobject.js';
+import { YamlBudget } from '../yaml/bounds.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { splitDocuments } from '../yaml/split.js';
 import type { KObject } from '../core/kobject.js';
 import type { WriteSummary } from '../output/write.js';
-import { compareStrings } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { baseOf, baseReach, NO_REACH, type BaseReach } from './base-reach.js';
 
 const YAML_FILE = /\.ya?ml$/;
@@ -69,27 +70,30 @@ function refsOf(objects: readonly KObject[]): ObjectRef[] {
  * The objects that differ between the previous and the new bytes of the files a write touched,
  * sorted by file, then kind, namespace, name. Files this process did not emit are parsed. A new
  * object whose identity was in no previous file keeps no parsed value (it is never compared), so
- * a write of many new files does not hold them all parsed.
+ * a write of many new files does not hold them all parsed. `unreadable` is told of each previous
+ * file whose objects are not listed, and why.
  */
 export function objectChanges(
   summary: Pick<WriteSummary, 'written' | 'previous'> & Partial<Pick<WriteSummary, 'unchanged'>>,
   files: Pick<ReadonlyMap<string, string | Uint8Array>, 'get'>,
-  unreadable: (file: string) => void = () => undefined,
+  unreadable: (file: string, reason: string) => void = () => undefined,
 ): ObjectChange[] {
   const text = (bytes: string | Uint8Array | undefined) => (typeof bytes === 'string' ? bytes : Buffer.from(bytes ?? '').toString('utf8'));
+  const previous = previousTexts(summary.previous, unreadable);
   // a previous file that no longer parses (edited by hand into invalid YAML) holds no objects: the write has happened
-  const previousRefs = (file: string, bytes: Buffer): ObjectRef[] => {
+  const previousRefs = (file: string, before: string | undefined): ObjectRef[] => {
+    if (before === undefined) return [];
     try {
-      return objectRefs(file, bytes.toString('utf8'));
+      return objectRefs(file, before);
     } catch {
-      unreadable(file);
+      unreadable(file, 'its previous text is not valid YAML');
       return [];
     }
   };
-  const reach = writeReach(summary, (file) => text(files.get(file)));
+  const reach = writeReach(summary, previous, (file) => text(files.get(file)));
   // a base file the write left alone holds the objects of a cluster that moved onto or off it
   const before = [
-    ...[...summary.previous].map(([file, bytes]): [string, ObjectRef[]] => [file, previousRefs(file, bytes)]),
+    ...[...previous].map(([file, old]): [string, ObjectRef[]] => [file, previousRefs(file, old)]),
     ...untouchedFiles(summary, reach.before).map((file): [string, ObjectRef[]] => [file, objectRefs(file, text(files.get(file)))]),
   ];
   // coarser than compareObjects' key (no file's cluster), so every object it compares keeps its value
@@ -109,14 +113,44 @@ export function objectChanges(
   );
 }
 
+/**
+ * The previous texts of the files a write touched, undefined for a YAML file over the YAML node or
+ * depth bounds: they were on disk, input like a manifest, and are held to its bounds before a
+ * parser reads them (12 MB of flow list cost a render 1.6 s and 260 MB).
+ */
+function previousTexts(previous: ReadonlyMap<string, Buffer>, unreadable: (file: string, reason: string) => void) {
+  const texts = new Map<string, string | undefined>();
+  for (const [file, bytes] of previous) {
+    const text = bytes.toString('utf8');
+    texts.set(file, text);
+    if (!YAML_FILE.test(file)) continue;
+    try {
+      new YamlBudget().check(text, file);
+    } catch (err) {
+      if (!(err instanceof CapiGitopsError)) throw err;
+      const [first] = err.diagnostics;
+      unreadable(
+        file,
+        `its previous text is over a YAML bound (${first?.line ? `line ${first.line}: ` : ''}${first?.message ?? err.message})`,
+      );
+      texts.set(file, undefined);
+    }
+  }
+  return texts;
+}
+
 /** The clusters a write moved onto or off a base, from the cluster kustomizations it touched. */
-function writeReach(summary: Pick<WriteSummary, 'written' | 'previous'>, now: (file: string) => string): BaseReach {
+function writeReach(
+  summary: Pick<WriteSummary, 'written' | 'previous'>,
+  previous: ReadonlyMap<string, string | undefined>,
+  now: (file: string) => string,
+): BaseReach {
   // into a new directory every object is added wherever it is: no kustomization is read
   if (summary.previous.size === 0) return NO_REACH;
   const written = new Set(summary.written);
   return baseReach(
     new Set([...summary.written, ...summary.previous.keys()]),
-    (file) => summary.previous.get(file)?.toString('utf8'),
+    (file) => previous.get(file),
     (file) => (written.has(file) ? now(file) : undefined),
   );
 }

@@ -66,6 +66,14 @@ export interface GitHubSettings {
   retryAfterBaseMs?: number;
 }
 
+/**
+ * The run's memo of requests several providers make on the way to their files (a GitHub
+ * release's JSON): the first asker's promise, kept for the rest of the run under its key (a
+ * failure too, so it is reported once). A key names the source, the repository and what was asked
+ * of it; a token only as its sha256.
+ */
+export type RunMemo = <T>(key: string, load: () => Promise<T>) => Promise<T>;
+
 /** Options every network source takes (GitHub, GitLab, OCI, plain HTTPS); the shared client reads them. */
 export interface NetworkSourceOptions {
   /** Keeps ETags, responses and artifact bytes between runs. */
@@ -78,6 +86,8 @@ export interface NetworkSourceOptions {
   onProgress?: (event: SourceProgressEvent) => void;
   /** Where the request was declared, copied into every diagnostic. */
   origin?: DiagnosticOrigin;
+  /** Shares requests between the providers of a run; without it (library use), each repository asks for itself. */
+  runMemo?: RunMemo;
 }
 
 /** Inputs shared by all modules; a source with settings of its own adds a field (e.g. `github`). */
@@ -94,6 +104,8 @@ export interface SourceOptions {
   http?: Partial<HttpPolicy>;
   log?: (line: string) => void;
   onProgress?: (event: SourceProgressEvent) => void;
+  /** The run's memo of requests providers share (RunContext.runMemo). */
+  runMemo?: RunMemo;
 }
 
 export interface SourceContext {

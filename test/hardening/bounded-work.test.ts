@@ -9,7 +9,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ArtifactCache } from '../../src/sources/cache.js';
 import { NetworkDeadline } from '../../src/sources/base/deadline.js';
@@ -22,6 +23,8 @@ import { searchedCharacters } from '../../src/yaml/fast-parse.js';
 import { prepareChart, readValuesFile, renderChart, type ChartContext } from '../../src/layout/chart/index.js';
 import { CapiGitopsError, MAX_REPORTED_PROBLEMS } from '../../src/core/diagnostics.js';
 import { parseLockfile } from '../../src/resolve/lock/lockfile.js';
+import { diff } from '../../src/app/diff.js';
+import { objectChanges } from '../../src/review/object-changes.js';
 import { EchoServer } from '../helpers/echo-server.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { rejection } from '../helpers/assertions.js';
@@ -310,6 +313,72 @@ test('a lockfile holding a flow list of 1.5 million nodes is refused by the YAML
     (error: unknown) =>
       error instanceof CapiGitopsError &&
       /^capi-gitops\.lock\.yaml:3: error: a YAML document here holds more than 1000000 nodes/.test(error.message),
+  );
+});
+
+// ---- committed output read by diff ----------------------------------------------------------------
+
+/** A ConfigMap whose data is a flow list of 6 million nodes: 12 MB that cost a diff 2 s and 300 MB. */
+const HOSTILE_OUTPUT_FILE = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {l: [${'1,'.repeat(6_000_000)}1]}\n`;
+
+test('diff --from/--to refuses an output file of a 6-million-node flow list (12 MB) by the YAML node bound, at its file and line, before the review parses it', async () => {
+  const from = path.join(tempDir('capi-gitops-hostile-from-'), 'out');
+  assert.equal(runCli(['render', '-f', path.join(exampleCopy(), 'management-cluster'), '-o', from]).code, 0);
+  const to = path.join(tempDir('capi-gitops-hostile-to-'), 'out');
+  cpSync(from, to, { recursive: true });
+  writeFileSync(path.join(to, '01-cluster-api', 'hostile.yaml'), HOSTILE_OUTPUT_FILE);
+  const before = searchedCharacters();
+  const error = await rejection(diff({ from, to }));
+  assert.ok(error instanceof CapiGitopsError);
+  assert.equal(error.diagnostics.length, 1);
+  assert.match(
+    error.message,
+    new RegExp(`^${path.join(to, '01-cluster-api', 'hostile.yaml')}:4: error: a YAML document here holds more than 1000000 nodes`),
+  );
+  assert.equal(error.diagnostics[0]!.expected, 'an output file as capi-gitops render writes it: at most 1000000 nodes per document');
+  // the review read neither side: the bound is checked as the tree is read
+  assert.equal(searchedCharacters(), before);
+});
+
+test("diff -f -o refuses a committed output file rewritten into 12 MB of flow list at its file and line; its hint's git checkout, run as printed, makes the diff pass", () => {
+  const repo = exampleCopy();
+  const git = (...args: string[]) =>
+    assert.equal(spawnSync('git', args, { cwd: repo, encoding: 'utf8' }).status, 0, `git ${args.join(' ')}`);
+  git('init', '-q');
+  const source = ['-f', 'management-cluster', '-o', 'out'];
+  assert.equal(runCli(['render', ...source], { cwd: repo }).code, 0);
+  git('add', '.');
+  git('-c', 'user.email=r@example.com', '-c', 'user.name=R', 'commit', '-q', '-m', 'render');
+  const file = 'out/01-cluster-api/deployment-capi-controller-manager.yaml';
+  writeFileSync(path.join(repo, file), HOSTILE_OUTPUT_FILE);
+  const refused = runCli(['diff', ...source], { cwd: repo });
+  assertNoStackTrace(refused);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, new RegExp(`^${file}:4: error: a YAML document here holds more than 1000000 nodes\n`));
+  const hint = /hint: render writes this file: render again to rewrite it, or restore the committed one \((git checkout -- \S+)\)\n/.exec(
+    refused.stderr,
+  )?.[1];
+  assert.equal(hint, `git checkout -- ${file}`);
+  git(...hint!.split(' ').slice(1));
+  const again = runCli(['diff', ...source], { cwd: repo });
+  assert.equal(again.code, 0, again.stderr);
+});
+
+test("render's report reads the previous text of a file it rewrote no further than the YAML node bound: 12 MB of flow list there is named as the reason its objects are not listed", () => {
+  const file = '01-cluster-api/configmap-x.yaml';
+  const reasons: string[] = [];
+  const changes = objectChanges(
+    { written: [file], previous: new Map([[file, Buffer.from(HOSTILE_OUTPUT_FILE)]]) },
+    new Map([[file, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n']]),
+    (unread, reason) => reasons.push(`${unread}: ${reason}`),
+  );
+  assert.deepEqual(reasons, [
+    `${file}: its previous text is over a YAML bound (line 4: a YAML document here holds more than 1000000 nodes)`,
+  ]);
+  // nothing of the previous text was read: the ConfigMap is new to the report, not changed
+  assert.deepEqual(
+    changes.map((c) => [c.change, c.kind, c.name]),
+    [['added', 'ConfigMap', 'x']],
   );
 });
 

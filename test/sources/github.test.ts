@@ -7,6 +7,8 @@ import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { ArtifactNotFoundError } from '../../src/sources/source.js';
 import { ArtifactCache } from '../../src/sources/cache.js';
 import { sha256Hex } from '../../src/core/digest.js';
+import { RunContext } from '../../src/app/context.js';
+import type { RunMemo } from '../../src/sources/request.js';
 import { nextPageUrl } from '../../src/sources/base/client.js';
 import { githubTokenFromEnv } from '../../src/sources/credentials.js';
 import {
@@ -204,6 +206,31 @@ test('an asset API URL on another host is refused, so the token cannot follow it
     /release v1.12.0 of kubernetes-sigs\/cluster-api points asset metadata.yaml to another host \(http:\/\/localhost:\d+\/collect\)/,
   );
   assert.equal(h.fake.requests.filter((request) => request.server === 'storage').length, 0);
+});
+
+test("providers of one repository share a run's GET releases/tags/<tag> (one per repository and tag), keyed by the token's sha256, never the token", async (t) => {
+  const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0'), capiRelease('v1.11.0')] });
+  const context = new RunContext(undefined);
+  const keys: string[] = [];
+  const runMemo: RunMemo = (key, load) => {
+    keys.push(key);
+    return context.runMemo(key, load);
+  };
+  const core = h.open({ token: TOKEN, runMemo });
+  const bootstrap = h.open({ token: TOKEN, runMemo }, CAPI_URL.replace('latest/core-components', 'latest/bootstrap-components'));
+  await Promise.all([core.getFile('v1.12.0', 'metadata.yaml'), bootstrap.getFile('v1.12.0', 'metadata.yaml')]);
+  await core.getFile('v1.11.0', 'metadata.yaml');
+  assert.equal(h.fake.count(TAG_PATH('v1.12.0')), 1, 'v1.12.0 read once for both providers');
+  assert.equal(h.fake.count(TAG_PATH('v1.11.0')), 1);
+  // another token may see other releases (a private repository): its own request
+  await h.open({ token: `${TOKEN}-other`, runMemo }).getFile('v1.12.0', 'metadata.yaml');
+  assert.equal(h.fake.count(TAG_PATH('v1.12.0')), 2);
+  assert.ok(keys.length >= 4);
+  assert.ok(
+    keys.every((key) => !key.includes(TOKEN)),
+    'no key holds the token',
+  );
+  assert.ok(keys.some((key) => key.includes(sha256Hex(TOKEN))));
 });
 
 // ---- downloads -------------------------------------------------------------------------------

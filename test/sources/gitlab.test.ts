@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -14,103 +13,10 @@ import { gitlabToken, openGitLabRepository, parseGitLabPackageUrl, type GitLabOp
 import { ArtifactNotFoundError, type ProviderRepository } from '../../src/sources/source.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { rejection } from '../helpers/assertions.js';
-
-type Hooks = { after: (fn: () => Promise<void> | void) => void };
+import { FakeGitLab, SLUG, type Package } from '../helpers/fake-gitlab.js';
 
 const TOKEN = 'glpat-TopSecretGitLabToken0123';
-const SLUG = 'group%2Fproject';
 const KUBEADM = (version: string, file: string) => readFileSync(path.join(CORPUS_REPOSITORY, 'bootstrap-kubeadm', version, file));
-
-interface Package {
-  name: string;
-  version: string;
-  package_type?: string;
-  status?: string;
-  files: Record<string, Buffer | string>;
-}
-
-interface Recorded {
-  /** Raw path and query as sent (escapes kept). */
-  url: string;
-  authorization?: string;
-  status: number;
-}
-
-/**
- * A GitLab on 127.0.0.1 with the two endpoints the source uses: generic package file downloads
- * (with ETag / If-None-Match) and the project packages list (paginated with full-URL Link
- * headers, as GitLab sends them). With `token`, anything else than `Bearer <token>` gets 401.
- */
-class FakeGitLab {
-  url = '';
-  host = '';
-  readonly requests: Recorded[] = [];
-  /** Overrides the next-page link (to test where it may point). */
-  nextLinkOrigin?: string;
-  private readonly server = http.createServer((req, res) => this.handle(req, res));
-
-  constructor(
-    private readonly packages: Package[],
-    private readonly options: { token?: string; pageSize?: number } = {},
-  ) {}
-
-  static async start(t: Hooks, packages: Package[], options: { token?: string; pageSize?: number } = {}): Promise<FakeGitLab> {
-    const fake = new FakeGitLab(packages, options);
-    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', () => resolve()));
-    fake.host = `127.0.0.1:${(fake.server.address() as AddressInfo).port}`;
-    fake.url = `http://${fake.host}`;
-    t.after(() => {
-      fake.server.closeAllConnections();
-      return new Promise<void>((resolve) => fake.server.close(() => resolve()));
-    });
-    return fake;
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const record: Recorded = { url: req.url ?? '', authorization: req.headers.authorization, status: 200 };
-    this.requests.push(record);
-    const reply = (status: number, body: string | Buffer, headers: Record<string, string> = {}) => {
-      record.status = status;
-      res.writeHead(status, { 'content-type': 'application/json', ...headers });
-      res.end(body);
-    };
-    if (this.options.token && req.headers.authorization !== `Bearer ${this.options.token}`)
-      return reply(401, '{"message":"401 Unauthorized"}');
-
-    const [pathname, query = ''] = record.url.split('?');
-    const file = new RegExp(`^/api/v4/projects/${SLUG}/packages/generic/([^/]+)/([^/]+)/([^/]+)$`).exec(pathname);
-    if (file) {
-      const found = this.packages.find(
-        (entry) => entry.name === decodeURIComponent(file[1]) && entry.version === decodeURIComponent(file[2]),
-      );
-      const content = found?.files[decodeURIComponent(file[3])];
-      if (content === undefined) return reply(404, '{"message":"404 Not Found"}');
-      const etag = `"${createHash('sha256').update(content).digest('hex').slice(0, 16)}"`;
-      if (req.headers['if-none-match'] === etag) return reply(304, '', { etag });
-      return reply(200, Buffer.from(content), { 'content-type': 'application/octet-stream', etag });
-    }
-    if (pathname === `/api/v4/projects/${SLUG}/packages`) {
-      const params = new URLSearchParams(query);
-      const matching = this.packages.filter(
-        (entry) =>
-          entry.name.includes(params.get('package_name') ?? '') &&
-          (params.get('package_type') === null || (entry.package_type ?? 'generic') === params.get('package_type')),
-      );
-      const perPage = this.options.pageSize ?? Number(params.get('per_page') ?? 20);
-      const page = Number(params.get('page') ?? 1);
-      const slice = matching.slice((page - 1) * perPage, page * perPage);
-      const headers: Record<string, string> = {};
-      if (page * perPage < matching.length) {
-        const next = new URL(`${this.nextLinkOrigin ?? this.url}${pathname}`);
-        params.set('page', String(page + 1));
-        next.search = params.toString();
-        headers.link = `<${next.href}>; rel="next", <${this.url}${pathname}?page=1>; rel="first"`;
-      }
-      return reply(200, JSON.stringify(slice.map(({ files: _files, ...entry }) => ({ id: 1, ...entry }))), headers);
-    }
-    reply(404, '{"message":"404 Not Found"}');
-  }
-}
 
 /** A package URL on the fake (http on 127.0.0.1, declared as a GitLab host). */
 function packageUrl(fake: FakeGitLab, version: string, file = 'bootstrap-components.yaml', packageName = 'cluster-api'): string {
@@ -205,6 +111,22 @@ test("the token is the configSecret gitlab-access-token, else GITLAB_ACCESS_TOKE
 });
 
 // ---- against a fake GitLab -------------------------------------------------------------------
+
+test("one package's providers share a release store (the run fetches each file once); another token, package or URL version is another; the token only as its sha256", async (t) => {
+  const fake = await FakeGitLab.start(t, []);
+  const store = (file: string, token = TOKEN, version = 'v1.12.0', packageName = 'cluster-api') =>
+    open(fake, packageUrl(fake, version, file, packageName), { credentials: { 'gitlab-access-token': token } }).releaseStore;
+  const core = store('core-components.yaml');
+  assert.equal(store('bootstrap-components.yaml'), core);
+  assert.ok(core?.includes(sha256Hex(TOKEN)) && !core.includes(TOKEN));
+  for (const other of [
+    store('core-components.yaml', `${TOKEN}-other`),
+    store('core-components.yaml', TOKEN, 'v1.11.0'),
+    store('c.yaml', TOKEN, 'v1.12.0', 'capd'),
+  ])
+    assert.notEqual(other, core);
+  assert.equal(fake.requests.length, 0, 'opening asks nothing');
+});
 
 test('files are GET …/packages/generic/<package>/<version>/<file> with Authorization: Bearer <token>, byte for byte (clusterctl repository_gitlab.go GetFile, setClientToken)', async (t) => {
   const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.12.0')], { token: TOKEN });

@@ -9,7 +9,7 @@ export const githubSource: SourceModule = {
   open: async (request, context) => {
     if (request.from !== 'url' || !isHttpUrl(request.url)) return null;
     const { openGitHubRepository } = await import('./repository.js');
-    const { cache, offline, log, onProgress, origin, env, credentials } = networkOptions(request, context);
+    const { cache, offline, log, onProgress, origin, env, credentials, runMemo } = networkOptions(request, context);
     const github = context.options.github ?? {};
     return openGitHubRepository(request.url, {
       ...github,
@@ -21,6 +21,7 @@ export const githubSource: SourceModule = {
       log,
       onProgress,
       origin,
+      runMemo,
     });
   },
 };

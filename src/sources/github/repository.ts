@@ -180,6 +180,8 @@ class GitHubRepository implements GitHubReleaseRepository {
   readonly releaseStore: string;
 
   private readonly rootPath: string;
+  /** The token's sha256 ('' for none): what keys memos shared by providers, never the token. */
+  private readonly tokenSha256: string;
   private readonly apiBase: string;
   private readonly apiOrigin: string;
   private readonly octokit: InstanceType<typeof Octokit>;
@@ -202,8 +204,8 @@ class GitHubRepository implements GitHubReleaseRepository {
     this.octokit = this.createOctokit();
     // every provider URL of one repository, through one API with one token, lists and serves the same
     const host = URL.canParse(url) ? new URL(url).origin : '';
-    const token = options.token === undefined ? '' : sha256Hex(options.token);
-    this.releaseStore = [this.apiBase, host, this.slug, this.rootPath, token].join('\0');
+    this.tokenSha256 = options.token === undefined ? '' : sha256Hex(options.token);
+    this.releaseStore = [this.apiBase, host, this.slug, this.rootPath, this.tokenSha256].join('\0');
   }
 
   private get slug(): string {
@@ -263,11 +265,9 @@ class GitHubRepository implements GitHubReleaseRepository {
         hint: 'resolve the version with listVersions() first, as clusterctl does',
       });
     }
-    const release = await onceUntilFailure(this.releasesByTag, version, () => this.fetchReleaseByTag(version)).catch(
-      async (error: unknown) => {
-        throw error instanceof ArtifactNotFoundError ? await this.withNearestReleases(error, version) : error;
-      },
-    );
+    const release = await this.releaseByTag(version).catch(async (error: unknown) => {
+      throw error instanceof ArtifactNotFoundError ? await this.withNearestReleases(error, version) : error;
+    });
     const asset = release.assets.find((candidate) => candidate.name === assetName);
     if (!asset) {
       const names = release.assets.map((candidate) => candidate.name).sort();
@@ -283,6 +283,18 @@ class GitHubRepository implements GitHubReleaseRepository {
     const url = asset.browser_download_url ?? `https://github.com/${this.slug}/releases/download/${version}/${assetName}`;
     // named by its download URL, not this provider's: providers of one repository share the file
     return artifactFromBytes(fileName, bytes, url, source);
+  }
+
+  /**
+   * The release of a tag, asked once per run for every provider of this GitHub repository (the
+   * core, kubeadm bootstrap and control plane are one kubernetes-sigs/cluster-api release); without
+   * the run's memo, once per provider's repository until it fails.
+   */
+  private releaseByTag(tag: string): Promise<ApiRelease> {
+    const fetch = () => this.fetchReleaseByTag(tag);
+    // one API, one repository, one token (as its sha256): its rootPath and the URL's host do not change the release
+    const key = ['github-release', this.apiBase, this.slug, this.tokenSha256, tag].join('\0');
+    return this.options.runMemo?.(key, fetch) ?? onceUntilFailure(this.releasesByTag, tag, fetch);
   }
 
   private async fetchReleases(): Promise<string[]> {

@@ -17,6 +17,7 @@
  * (cluster-api-operator issue #705), and plain http:// is accepted for 127.0.0.1/localhost.
  */
 import { CapiGitopsError } from '../../core/diagnostics.js';
+import { sha256Hex } from '../../core/digest.js';
 import { artifactFromBytes } from '../base/artifact.js';
 import { parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { isLoopbackHost, redactUrl } from '../base/http.js';
@@ -135,6 +136,7 @@ class GitLabRepository implements ProviderRepository {
   readonly location: string;
   readonly defaultVersion: string;
   readonly componentsFile: string;
+  readonly releaseStore: string;
   private readonly client: SourceClient;
   private readonly token: string | undefined;
   /** Why the environment's token was not given to this host, for the 401 hint. */
@@ -155,6 +157,10 @@ class GitLabRepository implements ProviderRepository {
     this.withheld = withheld;
     if (withheld) options.log?.(`gitlab: ${withheld}`);
     this.projectUrl = `${parts.origin}${API_PREFIX}${parts.projectSlug}`;
+    // every file of one package through one token is the same download (the core, kubeadm bootstrap
+    // and control plane from one release); the URL's version too, since it is all listVersions lists
+    const tokenSha256 = token === undefined ? '' : sha256Hex(token);
+    this.releaseStore = [parts.origin, parts.projectSlug, parts.packageName, parts.version, tokenSha256].join('\0');
   }
 
   /** clusterctl GetVersions: the URL's version only; for `latest`, the packages API listing (extension). */
