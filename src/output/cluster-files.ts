@@ -7,6 +7,10 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { clusterDirectory, expandClusterTree } from '../layout/fleet.js';
 import { INDEX_FILE } from '../layout/output-paths.js';
+import { KUSTOMIZATION_FILE } from '../layout/kustomize.js';
+import { CapiGitopsError } from '../core/diagnostics.js';
+import { shellWord } from '../core/shell.js';
+import { YamlBudget } from '../yaml/bounds.js';
 import { parseIndex } from './ownership-index.js';
 import { README_FILE } from '../layout/index.js';
 import { secretFilesListed } from '../layout/secret-files-section.js';
@@ -63,8 +67,28 @@ export class KeptClusters {
     return text;
   }
 
-  private file(file: string): Promise<string | undefined> {
-    return readFile(path.join(this.outDir, file), 'utf8').catch(() => undefined);
+  private async file(file: string): Promise<string | undefined> {
+    const shown = path.join(this.outDir, file);
+    const text = await readFile(shown, 'utf8').catch(() => undefined);
+    // a kustomization is parsed for its resources: held to the YAML bounds first, as any input is
+    if (text !== undefined && path.basename(file) === KUSTOMIZATION_FILE) keptKustomizationWithinBounds(text, shown);
+    return text;
+  }
+}
+
+/** A kept cluster's kustomization over the YAML bounds is refused at its line, before it is parsed. */
+function keptKustomizationWithinBounds(text: string, shown: string): void {
+  try {
+    new YamlBudget().check(text, shown);
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    throw new CapiGitopsError(
+      err.diagnostics.map((d) => ({
+        ...d,
+        expected: `a kustomization as capi-gitops render writes it: ${d.expected ?? 'YAML within the bounds'}`,
+        hint: `render writes this file: render every cluster again (without --cluster) to rewrite it, or restore the committed one (git checkout -- ${shellWord(shown)})`,
+      })),
+    );
   }
 }
 

@@ -10,7 +10,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ArtifactCache } from '../../src/sources/cache.js';
 import { NetworkDeadline } from '../../src/sources/base/deadline.js';
@@ -426,4 +426,24 @@ test('a CapiGitopsError of 200,000 problems keeps them all but its message holds
   const lines = error.message.split('\n');
   assert.equal(lines.length, MAX_REPORTED_PROBLEMS + 1);
   assert.equal(lines.at(-1), `${200_000 - MAX_REPORTED_PROBLEMS} more problems not shown`);
+});
+
+test("render --cluster refuses a kept cluster's kustomization over the YAML node bound at its file and line, before parsing it; the hint's render, run as printed, rewrites it", () => {
+  const manifest = path.join(exampleCopy(), 'management-cluster');
+  writeFileSync(
+    path.join(manifest, 'fleet.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n- name: us-1\n',
+  );
+  const out = path.join(tempDir(), 'out');
+  assert.equal(runCli(['render', '-f', manifest, '-o', out]).code, 0);
+  const kept = path.join(out, 'clusters', 'us-1', 'kustomization.yaml');
+  writeFileSync(kept, `resources: [${'x,'.repeat(1_500_000)}x]\n`);
+  const refused = runCli(['render', '-f', manifest, '-o', out, '--cluster', 'eu-1']);
+  assertNoStackTrace(refused);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.ok(refused.stderr.includes(`${kept}:1: error: a YAML document here holds more than 1000000 nodes`), refused.stderr);
+  assert.match(refused.stderr, /hint: render writes this file: render every cluster again \(without --cluster\) to rewrite it/);
+  const again = runCli(['render', '-f', manifest, '-o', out]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(readFileSync(kept, 'utf8'), /resources:\n- /);
 });
