@@ -43,11 +43,11 @@ import { componentDirectory } from '../layout/kustomize.js';
 import type { ObjectSelector } from '../layout/apply-safety.js';
 import { prepareWiring } from './wiring.js';
 import { RunContext } from './context.js';
-import { givenVariables, prepareProviders, secretImagesError, type PreparedProvider } from './providers.js';
+import { givenVariables, prepareProviders, secretImagesError, secretsNotGiven, type PreparedProvider } from './providers.js';
 import { resolveCluster } from './resolve.js';
 import { renderOperatorCluster } from './operator.js';
 import { pinImages, registryDigests, type DigestResolver } from './image-pins.js';
-import type { ProviderVariables, RenderOptions, RenderResult, Resolution } from './types.js';
+import type { ProviderVariables, RenderOptions, RenderResult, Resolution, SecretNotGiven } from './types.js';
 
 export type { ProviderVariables, RenderOptions, RenderResult, Resolution };
 
@@ -109,7 +109,8 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
       options,
       layout,
     );
-    return { ...pinnedResolution, ...laidOut, layout };
+    const notGiven = rendered.secretsNotGiven.length > 0 ? { secretsNotGiven: rendered.secretsNotGiven } : {};
+    return { ...pinnedResolution, ...laidOut, layout, ...notGiven };
   } catch (err) {
     // a message may quote substituted text (a YAML error, a patch target): never a secret value
     if (err instanceof CapiGitopsError) throw new CapiGitopsError(err.diagnostics.map((d) => redactDiagnostic(d, needles)));
@@ -140,7 +141,7 @@ async function renderComponents(
   needles: SecretNeedles,
   options: RenderOptions,
   earlier: Diagnostic[],
-): Promise<RenderedComponents> {
+): Promise<RenderedComponents & { secretsNotGiven: SecretNotGiven[] }> {
   const { manifest, certManager } = resolution;
   const secrets = manifest.config.secrets ?? {};
   // image overrides from a configSecret: declared public, written as they are; accepted with
@@ -196,7 +197,9 @@ async function renderComponents(
     else unusedVariableWarnings(given).forEach((w) => options.onWarning?.(w));
   }
   const all = [...rendered, ...(certManagerRendered ? [certManagerRendered] : [])];
-  return gatherRendered(manifest, prepared, all, landed.origins, imagesInline, earlier);
+  const gathered = gatherRendered(manifest, prepared, all, landed.origins, imagesInline, earlier);
+  const variables = rendered.map((r) => r.variables);
+  return { ...gathered, secretsNotGiven: secretsNotGiven(manifest, prepared, variables) };
 }
 
 /** The components rendered, and every problem once (a problem of a whole parse batch reaches every component of it). */

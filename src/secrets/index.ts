@@ -71,7 +71,9 @@ export function missingConfigSecretNote(name: string): Pick<Diagnostic, 'message
     message:
       `Secret ${name} is not in the input: rendered without it, as the secrets strategy keeps secret values out of the output ` +
       '(a public flag or images key it holds is missing from this render)',
-    hint: 'pass it here too when the output depends on a non-secret key of it, or move such keys to Config.variables',
+    hint:
+      'give the file that holds it with another -f here too (as render needs it) when the output depends on a non-secret key of it, ' +
+      'or move such keys to Config.variables',
   };
 }
 
