@@ -33,6 +33,7 @@ import {
   redactDiagnostic,
   rendersWithoutValues,
   secretStrategy,
+  substituteSecretWarnings,
   taintMarker,
   type MarkedText,
   type SecretNeedles,
@@ -307,6 +308,7 @@ async function layOut(
       ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`]
       : []),
     ...placed.warnings,
+    ...substituteSecretWarnings(files, [...new Set(placed.substituteFrom.values())].sort(compareStrings), placed.substituteVariables),
     ...inlineFilesWarning(inline),
     ...sopsWarnings,
   ];
