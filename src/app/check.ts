@@ -19,6 +19,6 @@ export async function check(options: RenderOptions, output: string): Promise<Che
   // --frozen is implied: a lockfile that no longer answers the manifest is drift too. Secret
   // values are not needed where the strategy keeps them out of the output.
   const result = await renderOutput({ ...options, frozen: true, secretValuesOptional: true });
-  const secretsNotGiven = (!result.fleet && result.secretsNotGiven) || [];
+  const secretsNotGiven = result.secretsNotGiven ?? [];
   return { warnings: result.warnings, report: await checkOutput(output, result.files), secretsNotGiven };
 }

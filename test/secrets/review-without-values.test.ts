@@ -328,3 +328,23 @@ test('external-secrets: a key declared public but kept in the configSecret, chec
     },
   ]);
 });
+
+test('a fleet checked without the configSecret its clusters share: the Secret is named once, with its public key, and the check with it is up to date', async () => {
+  const loglevel = `CAPA_LOGLEVEL: ${Buffer.from('4').toString('base64')}`;
+  const ws = await workspace(
+    `${EXTERNAL_SECRETS}  public: [CAPA_LOGLEVEL]\nclusters:\n- name: eu\n- name: us\n`,
+    `AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}\n  ${loglevel}`,
+  );
+  const away = path.relative(ws.repo, withoutSecretFile(ws));
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
+  assert.equal(cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']).status, 0);
+  const checked = cli(['check', '-f', 'mc', '-o', 'out', '--json']);
+  assert.equal(checked.status, 1, checked.stdout + checked.stderr);
+  const { secretsNotGiven } = JSON.parse(checked.stdout) as { secretsNotGiven: { secret: string; publicKeys: string[] }[] };
+  assert.deepEqual(
+    secretsNotGiven.map((s) => [s.secret, s.publicKeys]),
+    [['capa-system/aws-variables', ['CAPA_LOGLEVEL']]],
+  );
+  const withSecret = cli(['check', '-f', 'mc', '-f', away, '-o', 'out']);
+  assert.equal(withSecret.status, 0, withSecret.stdout + withSecret.stderr);
+});
