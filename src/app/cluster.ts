@@ -328,13 +328,13 @@ async function wiringFor(layout: LayoutName, manifest: Manifest, options: Render
   return builtIn ? prepareWiring(builtIn, manifest, options) : undefined;
 }
 
-/** Every input of a provider's render except its parsed objects (which the run keys by identity). */
 /** The command the output's README records; inline and sops need the values, so without the secret sources it would fail. */
 export function readmeCommand(options: RenderOptions, strategies: readonly SecretStrategy[]): string {
   const command = strategies.every(keepsValuesOut) ? options.command : (options.commandWithSecrets ?? options.command);
   return command ?? 'capi-gitops render';
 }
 
+/** Every input of a provider's render except its parsed objects (which the run keys by identity). */
 function componentKey(r: ResolvedProvider, images: Manifest['config']['images'], unmanaged: string): string {
   return JSON.stringify([r.kind, r.name, r.label, r.version, r.namespace, r.components.sha256, r.provider.spec, images ?? {}, unmanaged]);
 }
