@@ -4,11 +4,14 @@
  */
 import { renderOutput, type RenderOptions } from './run.js';
 import { checkOutput, type CheckReport } from '../review/index.js';
+import type { SecretNotGiven } from './types.js';
 
 export interface CheckResult {
   /** The render's warnings. */
   warnings: string[];
   report: CheckReport;
+  /** The configSecrets this check rendered without: render needs them, so the command to regenerate names them. */
+  secretsNotGiven: SecretNotGiven[];
 }
 
 /** `output`: the committed output directory, as given. */
@@ -16,5 +19,6 @@ export async function check(options: RenderOptions, output: string): Promise<Che
   // --frozen is implied: a lockfile that no longer answers the manifest is drift too. Secret
   // values are not needed where the strategy keeps them out of the output.
   const result = await renderOutput({ ...options, frozen: true, secretValuesOptional: true });
-  return { warnings: result.warnings, report: await checkOutput(output, result.files) };
+  const secretsNotGiven = result.secretsNotGiven ?? [];
+  return { warnings: result.warnings, report: await checkOutput(output, result.files), secretsNotGiven };
 }

@@ -33,6 +33,7 @@ import {
   redactDiagnostic,
   rendersWithoutValues,
   secretStrategy,
+  substituteSecretWarnings,
   taintMarker,
   type MarkedText,
   type SecretNeedles,
@@ -43,11 +44,11 @@ import { componentDirectory } from '../layout/kustomize.js';
 import type { ObjectSelector } from '../layout/apply-safety.js';
 import { prepareWiring } from './wiring.js';
 import { RunContext } from './context.js';
-import { givenVariables, prepareProviders, secretImagesError, type PreparedProvider } from './providers.js';
+import { givenVariables, prepareProviders, secretImagesError, secretsNotGiven, type PreparedProvider } from './providers.js';
 import { resolveCluster } from './resolve.js';
 import { renderOperatorCluster } from './operator.js';
 import { pinImages, registryDigests, type DigestAsker } from './image-pins.js';
-import type { ProviderVariables, RenderOptions, RenderResult, Resolution } from './types.js';
+import type { ProviderVariables, RenderOptions, RenderResult, Resolution, SecretNotGiven } from './types.js';
 
 export type { ProviderVariables, RenderOptions, RenderResult, Resolution };
 
@@ -109,7 +110,8 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
       options,
       layout,
     );
-    return { ...pinnedResolution, ...laidOut, layout };
+    const notGiven = rendered.secretsNotGiven.length > 0 ? { secretsNotGiven: rendered.secretsNotGiven } : {};
+    return { ...pinnedResolution, ...laidOut, layout, ...notGiven };
   } catch (err) {
     // a message may quote substituted text (a YAML error, a patch target): never a secret value
     if (err instanceof CapiGitopsError) throw new CapiGitopsError(err.diagnostics.map((d) => redactDiagnostic(d, needles)));
@@ -140,7 +142,7 @@ async function renderComponents(
   needles: SecretNeedles,
   options: RenderOptions,
   earlier: Diagnostic[],
-): Promise<RenderedComponents> {
+): Promise<RenderedComponents & { secretsNotGiven: SecretNotGiven[] }> {
   const { manifest, certManager } = resolution;
   const secrets = manifest.config.secrets ?? {};
   // image overrides from a configSecret: declared public, written as they are; accepted with
@@ -196,7 +198,9 @@ async function renderComponents(
     else unusedVariableWarnings(given).forEach((w) => options.onWarning?.(w));
   }
   const all = [...rendered, ...(certManagerRendered ? [certManagerRendered] : [])];
-  return gatherRendered(manifest, prepared, all, landed.origins, imagesInline, earlier);
+  const gathered = gatherRendered(manifest, prepared, all, landed.origins, imagesInline, earlier);
+  const variables = rendered.map((r) => r.variables);
+  return { ...gathered, secretsNotGiven: secretsNotGiven(manifest, prepared, variables) };
 }
 
 /** The components rendered, and every problem once (a problem of a whole parse batch reaches every component of it). */
@@ -304,6 +308,7 @@ async function layOut(
       ? [`Config.overrides: ${overridden.length} object(s) rendered but not enforced by the GitOps tool: ${overridden.join(', ')}`]
       : []),
     ...placed.warnings,
+    ...substituteSecretWarnings(files, [...new Set(placed.substituteFrom.values())].sort(compareStrings), placed.substituteVariables),
     ...inlineFilesWarning(inline),
     ...sopsWarnings,
   ];
@@ -323,13 +328,13 @@ async function wiringFor(layout: LayoutName, manifest: Manifest, options: Render
   return builtIn ? prepareWiring(builtIn, manifest, options) : undefined;
 }
 
-/** Every input of a provider's render except its parsed objects (which the run keys by identity). */
 /** The command the output's README records; inline and sops need the values, so without the secret sources it would fail. */
 export function readmeCommand(options: RenderOptions, strategies: readonly SecretStrategy[]): string {
   const command = strategies.every(keepsValuesOut) ? options.command : (options.commandWithSecrets ?? options.command);
   return command ?? 'capi-gitops render';
 }
 
+/** Every input of a provider's render except its parsed objects (which the run keys by identity). */
 function componentKey(r: ResolvedProvider, images: Manifest['config']['images'], unmanaged: string): string {
   return JSON.stringify([r.kind, r.name, r.label, r.version, r.namespace, r.components.sha256, r.provider.spec, images ?? {}, unmanaged]);
 }

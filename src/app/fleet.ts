@@ -46,7 +46,7 @@ import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';
 import { readmeCommand, renderCluster } from './cluster.js';
 import { prepareWiring } from './wiring.js';
-import type { RenderOptions, RenderResult, Resolution } from './types.js';
+import type { RenderOptions, RenderResult, Resolution, SecretNotGiven } from './types.js';
 
 export interface ClusterOutcome {
   name: string;
@@ -68,6 +68,8 @@ export interface FleetResult extends Readonly<RunContext['stats']> {
   lockFile: string;
   lock: LockOutcome;
   warnings: string[];
+  /** check and diff: the configSecrets any cluster rendered without. */
+  secretsNotGiven?: SecretNotGiven[];
 }
 
 export type OutputResult = ({ fleet: false } & RenderResult) | ({ fleet: true } & FleetResult);
@@ -390,6 +392,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const tree = new FleetTree(fleetLayout, out ?? memory!);
   const kept = options.outputDir && selected.size < resolved.clusters.length ? await KeptClusters.read(options.outputDir) : undefined;
   const warnings = [...resolved.warnings];
+  const notGiven: SecretNotGiven[] = [];
   const told = new ClusterDiagnostics();
   const variables: ClusterVariables[] = [];
   const trees: FleetClusterTree[] = [];
@@ -414,6 +417,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
         clusterOptions(options, layout, cluster, variables, told),
       );
       warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
+      notGiven.push(...(result.secretsNotGiven ?? []));
       renderedLocks.set(cluster.name, result.lock.lock);
       // after a problem the run fails: what is left is rendered for its problems, not written
       if (problems.size > 0) continue;
@@ -450,8 +454,21 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
       resolved.lockFile,
     ),
     warnings: warnings.sort(compareStrings),
+    ...(notGiven.length > 0 ? { secretsNotGiven: mergedSecretsNotGiven(notGiven) } : {}),
     ...context.stats,
   };
+}
+
+/** Each configSecret once, where the manifest names it (clusters share providers), with every public key it may hold. */
+function mergedSecretsNotGiven(list: readonly SecretNotGiven[]): SecretNotGiven[] {
+  const merged = new Map<string, SecretNotGiven>();
+  for (const s of list) {
+    const key = JSON.stringify([s.secret, s.file, s.line, s.column]);
+    const before = merged.get(key);
+    const publicKeys = [...new Set([...(before?.publicKeys ?? []), ...s.publicKeys])].sort(compareStrings);
+    merged.set(key, { ...s, publicKeys });
+  }
+  return [...merged.values()];
 }
 
 /** A cluster's render: into its directory, its variables and warnings told with the fleet's. */

@@ -3,7 +3,7 @@
  * its variables take, its image overrides, and every secret value of the run (the needles the
  * final gate searches for).
  */
-import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import type { ImageMeta, Manifest, ProviderObject, SecretObject } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
@@ -22,7 +22,8 @@ import {
   type GivenSecret,
   type SecretNeedles,
 } from '../secrets/index.js';
-import type { RenderOptions } from './types.js';
+import type { VariableReference } from '../render/variables.js';
+import type { RenderOptions, SecretNotGiven } from './types.js';
 
 /** A provider with its configSecret, the values its variables take and its image overrides. */
 export interface PreparedProvider {
@@ -137,6 +138,31 @@ export async function prepareProviders(
   }
   options.onSecretValues?.(needles);
   return { prepared, needles, problems: [...bag.items] };
+}
+
+/**
+ * The configSecrets a run without secret values rendered without (a provider that names one and
+ * has none was let through by configSecretOf), each with the public keys it may hold: those the
+ * provider uses that no other input gives. `used`: each prepared provider's variables.
+ */
+export function secretsNotGiven(
+  manifest: Manifest,
+  prepared: readonly PreparedProvider[],
+  used: readonly (readonly VariableReference[] | undefined)[],
+): SecretNotGiven[] {
+  const publicNames = manifest.config.secrets?.public ?? [];
+  return prepared.flatMap((p, i) => {
+    const provider = p.resolved.provider;
+    const ref = provider.spec.configSecret;
+    if (!ref || p.secret) return [];
+    const names = new Set((used[i] ?? []).map((v) => v.name));
+    const publicKeys = publicNames
+      .filter((name) => name === IMAGES_KEY || (names.has(name) && p.lookup(name) === undefined))
+      .sort(compareStrings);
+    const at = provider.fieldPosition?.(['spec', 'configSecret']) ?? {};
+    const secret = `${ref.namespace || provider.namespace}/${ref.name}`;
+    return [{ secret, ...originOf(provider), object: providerObjectName(provider), ...at, publicKeys }];
+  });
 }
 
 /**

@@ -105,4 +105,22 @@ export interface RenderResult extends Resolution {
   secretFiles?: string[];
   /** Things the user must hear on every run (unmanaged objects). */
   warnings: string[];
+  /** check and diff: the configSecrets rendered without (render needs them), when there are any. */
+  secretsNotGiven?: SecretNotGiven[];
+}
+
+/**
+ * A configSecret Secret that check or diff rendered without, as the strategy keeps its values out
+ * of the output; render needs it, and a public key it holds shapes the output.
+ */
+export interface SecretNotGiven {
+  /** `namespace/name`. */
+  secret: string;
+  /** The provider that names it, at its spec.configSecret. */
+  object: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  /** Keys declared public that the provider uses and no other input gives: the render took their defaults. */
+  publicKeys: string[];
 }

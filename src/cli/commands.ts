@@ -301,8 +301,11 @@ function relativeTo(file: string, base: string): string {
   return path.relative(base, path.resolve(file)).split(path.sep).join('/') || '.';
 }
 
-/** The command that regenerates the output, run from `base` (the working directory): relative paths only. */
-export function regenerateCommand(flags: RenderFlags, withSecretSources = true, base = process.cwd()): string {
+/**
+ * The command that regenerates the output, run from `base` (the working directory): relative paths
+ * only. `placeholders`: -f words, written as they are, for files this run was not given.
+ */
+export function regenerateCommand(flags: RenderFlags, withSecretSources = true, base = process.cwd(), placeholders: string[] = []): string {
   const relativePath = (file: string) => relativeTo(file, base);
   const words = ['capi-gitops', 'render'];
   for (const f of flags.file ?? []) words.push('-f', relativePath(f));
@@ -319,7 +322,10 @@ export function regenerateCommand(flags: RenderFlags, withSecretSources = true, 
   }
   for (const v of flags.values ?? []) words.push('--values', relativePath(v));
   words.push(...setFlagWords(flags));
-  return words.map(shellWord).join(' ');
+  const command = words.map(shellWord);
+  // after the -f paths: a placeholder is the user's to fill in, never quoted
+  command.splice(2 + 2 * (flags.file?.length ?? 0), 0, ...placeholders.flatMap((p) => ['-f', p]));
+  return command.join(' ');
 }
 
 /** `chart show <name>`: a built-in chart's files, printed or copied to start a chart of one's own. */

@@ -19,6 +19,7 @@ import {
 } from '../review/index.js';
 import { check } from '../app/check.js';
 import { diff, type DiffRequest } from '../app/diff.js';
+import type { SecretNotGiven } from '../app/types.js';
 import type { ProgressReporter } from './progress.js';
 import { readmeCommand, regenerateCommand, renderFlagsOptions, withProgress, type RenderFlags } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
@@ -50,7 +51,7 @@ async function annotatingErrors<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-function checkJson(report: CheckReport, output: string): string {
+function checkJson(report: CheckReport, output: string, secretsNotGiven: readonly SecretNotGiven[]): string {
   return (
     JSON.stringify(
       {
@@ -60,6 +61,7 @@ function checkJson(report: CheckReport, output: string): string {
         unchanged: report.unchanged,
         problems: report.problems,
         ...(report.renderedWith ? { renderedWith: report.renderedWith } : {}),
+        ...(secretsNotGiven.length > 0 ? { secretsNotGiven } : {}),
       },
       null,
       2,
@@ -70,12 +72,14 @@ function checkJson(report: CheckReport, output: string): string {
 export async function checkCommand(flags: CheckFlags): Promise<void> {
   if (!flags.output) throw new UsageError('check needs -o/--output <dir>: the committed output directory to compare with');
   const output = flags.output;
-  const { warnings, report } = await annotatingErrors(() =>
+  const { warnings, report, secretsNotGiven } = await annotatingErrors(() =>
     withProgress(flags, (progress) => check(renderFlagsOptions(flags, progress), output)),
   );
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  const fix = regenerateCommand(flags);
-  if (flags.json) process.stdout.write(checkJson(report, output));
+  // render needs every configSecret this check went without: the command names each one's file
+  const secretFiles = secretsNotGiven.map((s) => secretFilePlaceholder(s.secret));
+  const fix = regenerateCommand(flags, true, process.cwd(), secretFiles);
+  if (flags.json) process.stdout.write(checkJson(report, output, secretsNotGiven));
   else if (report.problems.length === 0) {
     if (!flags.quiet) process.stdout.write(`${output} is up to date: ${report.unchanged} files match what the manifest renders\n`);
   } else if (!existsSync(report.directory)) {
@@ -102,10 +106,39 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
       );
     }
   }
+  if (report.problems.length > 0 && !flags.json) for (const line of notGivenLines(flags, secretsNotGiven)) process.stdout.write(line);
   if (report.problems.length > 0) {
     if (inGitHubActions()) for (const line of checkAnnotations(report)) process.stderr.write(line + '\n');
     throw new ExitStatus(1);
   }
+}
+
+/** Where a command needs the file of a Secret this run was not given (only the user knows its path). */
+function secretFilePlaceholder(secret: string): string {
+  return `<file-holding-Secret-${secret}>`;
+}
+
+/**
+ * What check says of each configSecret it rendered without: which Secret, where the manifest names
+ * it, what to put in place of its placeholder, and (a public key it may hold took its default here)
+ * the check to run with it.
+ */
+function notGivenLines(flags: CheckFlags, secretsNotGiven: readonly SecretNotGiven[]): string[] {
+  return secretsNotGiven.map((s) => {
+    const at = s.file === undefined ? '' : `${s.file}${s.line === undefined ? '' : `:${s.line}:${s.column ?? 1}`}, `;
+    const placeholder = secretFilePlaceholder(s.secret);
+    const needed =
+      `  this check was not given Secret ${s.secret} (${at}spec.configSecret of ${s.object}), which render needs: ` +
+      `in place of ${placeholder}, put the path of the file that holds it (kept out of Git)\n`;
+    if (s.publicKeys.length === 0) return needed;
+    const check = regenerateCommand(flags, true, process.cwd(), [placeholder]).replace(/^capi-gitops render /, 'capi-gitops check ');
+    return (
+      needed +
+      `  it may hold ${s.publicKeys.join(', ')}, declared public (Config.secrets.public) and given by no other input: ` +
+      'this check took the defaults, so the files above may differ by that alone; ' +
+      `to compare with the Secret, run: ${check}; or move such keys from the Secret to Config.variables\n`
+    );
+  });
 }
 
 /** `check` with this run's -f and -o (paths from here) and the other flags of the recorded render. */

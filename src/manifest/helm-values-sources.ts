@@ -7,7 +7,7 @@
  * becomes one values layer, composed as its tool composes it; the chart version it names is
  * returned for the caller to follow.
  */
-import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { applySetExpression, SetSyntaxError } from '../core/helm-set.js';
 import { isPlainObject } from '../core/kobject.js';
 import { hasPath, mergeUserValues, type Values } from '../core/values.js';
@@ -673,7 +673,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
       hint: 'import each release on its own (-f with the file that holds only that one)',
     });
   }
-  if (problems.length > 0) throw new CapiGitopsError(problems);
+  if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems));
   for (const release of releases) {
     if (!namesProvider(release.values))
       warnings.push({ ...at(release.doc, []), message: 'its values name no provider, so the chart installs none' });

@@ -10,7 +10,7 @@
  * chart version's rules are followed, the newest chart's without one.
  */
 import semverGt from 'semver/functions/gt.js';
-import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../core/provider.js';
 import { hasPath, type Values } from '../core/values.js';
@@ -680,11 +680,11 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   const warnings = new Warnings(input.layers);
   const problems: Diagnostic[] = [];
   const { version, assumed } = chooseVersion(input, values, warnings, problems);
-  if (problems.length > 0) throw new CapiGitopsError(problems);
+  if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems));
   checkTopLevelKeys(values, warnings);
   const reading: Reading = { version, assumed, values, warnings, problems, newerOnly: [], gatesUsed: new Set() };
   const maps = providerMaps(reading);
-  if (problems.length > 0) throw new CapiGitopsError(problems);
+  if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems));
   const stringForm = new Set(PROVIDER_TYPES.filter((type) => typeof values[type.key] === 'string').map((type) => type.key));
   const documents: ProviderDocument[] = [];
   const extra: Record<string, unknown>[] = [];
@@ -698,7 +698,7 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   }
   const implicit = implicitProviders(reading, maps);
   checkTopLevelGates(reading, maps);
-  if (problems.length > 0) throw new CapiGitopsError(problems);
+  if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems));
   if (assumed && reading.newerOnly.length > 0) {
     warnings.push(
       `read as the newest chart (${version}) reads them; older charts ignore ${reading.newerOnly.join(', ')}: if you install an older chart, pass --chart-version <its version>`,

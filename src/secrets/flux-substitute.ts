@@ -8,6 +8,9 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import { notInSecretData } from './external-secrets.js';
 import type { FieldPath, TaintedField } from './taint.js';
 import { ownValue, setOwnValue } from '../core/own-keys.js';
+import { compareStrings } from '../core/diagnostics.js';
+import { shellWord } from '../core/shell.js';
+import { parseAllDocuments } from 'yaml';
 
 export const DEFAULT_SUBSTITUTE_SECRET = 'capi-gitops-variables';
 /** kustomize-controller reads this label; only `disabled` turns substitution off. */
@@ -64,4 +67,61 @@ export function toFluxSubstitution(
   for (const obj of out)
     if (JSON.stringify(obj).includes('${')) obj.metadata.labels = { ...(obj.metadata.labels ?? {}), [FLUX_SUBSTITUTE_LABEL]: 'enabled' };
   return { objects: out, variables: [...variables], problems };
+}
+
+/** The Secrets (namespace, name) the laid-out Flux Kustomizations substitute from, with the files that say so. */
+function substituteFromSecrets(files: ReadonlyMap<string, string>): Map<string, { namespace?: string; name: string; files: string[] }> {
+  const secrets = new Map<string, { namespace?: string; name: string; files: string[] }>();
+  for (const [file, text] of files) {
+    if (!text.includes('substituteFrom')) continue;
+    for (const doc of parseAllDocuments(text)) {
+      const object: unknown = doc.errors.length > 0 ? undefined : doc.toJS();
+      if (
+        !isPlainObject(object) ||
+        object.kind !== 'Kustomization' ||
+        !String(object.apiVersion).startsWith('kustomize.toolkit.fluxcd.io/')
+      )
+        continue;
+      const metadata = isPlainObject(object.metadata) ? object.metadata : {};
+      const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
+      const postBuild = isPlainObject(object.spec) && isPlainObject(object.spec.postBuild) ? object.spec.postBuild : {};
+      for (const ref of Array.isArray(postBuild.substituteFrom) ? postBuild.substituteFrom : []) {
+        if (!isPlainObject(ref) || ref.kind !== 'Secret' || typeof ref.name !== 'string') continue;
+        const key = `${namespace ?? ''}/${ref.name}`;
+        const entry = secrets.get(key) ?? { ...(namespace ? { namespace } : {}), name: ref.name, files: [] };
+        if (!entry.files.includes(file)) entry.files.push(file);
+        secrets.set(key, entry);
+      }
+    }
+  }
+  return secrets;
+}
+
+/**
+ * What the user must create for Flux: each Secret the Kustomizations' postBuild.substituteFrom
+ * name, in the Kustomization's own namespace (kustomize-controller reads it there: fluxcd/pkg
+ * kustomize/kustomize_varsub.go loadVars), a data key per variable, with the kubectl command that
+ * creates it. Each value is read from the environment: a value is secret and never printed.
+ */
+export function substituteSecretWarnings(
+  files: ReadonlyMap<string, string>,
+  names: readonly string[],
+  variables: readonly string[],
+): string[] {
+  if (variables.length === 0) return [];
+  const sorted = [...variables].sort(compareStrings);
+  const literals = sorted.map((name) => `--from-literal=${name}="$${name}"`).join(' ');
+  const referenced = [...substituteFromSecrets(files).entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, s]) => s);
+  // a chart of one's own that references no Secret: only the name the strategy chose is known
+  const secrets = referenced.length > 0 ? referenced : names.map((name) => ({ name, namespace: undefined, files: [] as string[] }));
+  return secrets.map((secret) => {
+    const where = secret.namespace ? `in namespace ${secret.namespace}` : "in the Kustomizations' namespace";
+    const referencedBy = secret.files.length > 0 ? ` (postBuild.substituteFrom in ${secret.files.sort(compareStrings).join(', ')})` : '';
+    const namespace = secret.namespace ? ` --namespace ${shellWord(secret.namespace)}` : '';
+    return (
+      `--secrets flux-substitute: Flux substitutes ${sorted.join(', ')} from Secret ${secret.name} ${where}${referencedBy}; ` +
+      `create it in the cluster, with ${sorted.length === 1 ? 'that variable' : 'each variable'} set in the environment to its value: ` +
+      `kubectl create secret generic ${shellWord(secret.name)}${namespace} ${literals}`
+    );
+  });
 }

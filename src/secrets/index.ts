@@ -14,6 +14,7 @@ import { scanOutput, type SecretNeedles } from './gate.js';
 
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type GivenSecret, type RunSecrets } from './sources.js';
 export { taintMarker, type MarkedText } from './taint.js';
+export { substituteSecretWarnings } from './flux-substitute.js';
 export { chartDrawnSecrets, chartSecretProblem } from './chart-secrets.js';
 export { secretNeedles, addSecretValues, containsSecret, redact, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
 
@@ -71,7 +72,9 @@ export function missingConfigSecretNote(name: string): Pick<Diagnostic, 'message
     message:
       `Secret ${name} is not in the input: rendered without it, as the secrets strategy keeps secret values out of the output ` +
       '(a public flag or images key it holds is missing from this render)',
-    hint: 'pass it here too when the output depends on a non-secret key of it, or move such keys to Config.variables',
+    hint:
+      'give the file that holds it with another -f here too (as render needs it) when the output depends on a non-secret key of it, ' +
+      'or move such keys to Config.variables',
   };
 }
 
@@ -83,6 +86,8 @@ export interface SecretsOutput {
   encrypt: SecretObjectRef[];
   /** Component label → the in-cluster Secret Flux substitutes its variables from. */
   substituteFrom: Map<string, string>;
+  /** The variables Flux substitutes: the keys that Secret must hold (substituteSecretWarnings, once laid out). */
+  substituteVariables: string[];
   /** Printed on every run (the Secret Flux needs). */
   warnings: string[];
 }
@@ -197,7 +202,7 @@ export function finalGate(
 /** The stage's entry: applies the strategy to every field a secret value reached. */
 export function placeSecrets(input: SecretsInput): SecretsOutput {
   const problems: Diagnostic[] = strategyProblems(input);
-  const out: SecretsOutput = { components: [], inline: [], encrypt: [], substituteFrom: new Map(), warnings: [] };
+  const out: SecretsOutput = { components: [], inline: [], encrypt: [], substituteFrom: new Map(), substituteVariables: [], warnings: [] };
   const fluxVariables = new Set<string>();
   out.components = input.components.map((component) => {
     const marked = input.marked.get(component.label);
@@ -247,12 +252,7 @@ export function placeSecrets(input: SecretsInput): SecretsOutput {
     out.warnings.push(
       `${name} from ${origin} lands in a Secret's data, so it is secret: keep it out of Git (--secret-file, --env-secret, or a configSecret in a -f file Git ignores), or declare it in Config.secrets.public if it is not secret`,
     );
-  if (fluxVariables.size > 0) {
-    const names = [...new Set(out.substituteFrom.values())].sort(compareStrings).join(', ');
-    out.warnings.push(
-      `--secrets flux-substitute: Flux substitutes ${[...fluxVariables].sort(compareStrings).join(', ')} from the Secret ${names} in the Kustomizations' namespace; create it in the cluster`,
-    );
-  }
+  out.substituteVariables = [...fluxVariables].sort(compareStrings);
   return out;
 }
 

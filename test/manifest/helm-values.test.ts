@@ -240,3 +240,50 @@ test('a configSecret name or namespace the chart prints as no string (k3s values
   const fixed = cli('-f', 'values.yaml', '-o', 'providers.yaml');
   assert.equal(fixed.status, 0, fixed.stderr);
 });
+
+test('import helm-values tells its problems sorted by file, line and column, as every command does (core/diagnostics.ts sortDiagnostics), not in the order its checks found them', () => {
+  const dir = tempDir();
+  // values.yaml: found at lines 2, 7 and 12 before the configSecret without a name at line 1
+  writeFileSync(
+    path.join(dir, 'values.yaml'),
+    [
+      'configSecret:',
+      '  namespace: 2024',
+      'bootstrap:',
+      '  k3s:',
+      '    version: v0.2.0',
+      '    configSecret:',
+      '      name: true',
+      'controlPlane:',
+      '  k3s:',
+      '    version: v0.2.0',
+      '    configSecret:',
+      '      name: "true"',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(path.join(dir, 'a.yaml'), 'core:\n  cluster-api:\n    configSecret:\n      name: 7\n');
+  // two Argo CD Applications: b-app.yaml's values are found broken before a-app.yaml's is found a second release
+  const application = (name: string, values: string) =>
+    `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: argocd}\nspec:\n  source:\n` +
+    `    repoURL: https://kubernetes-sigs.github.io/cluster-api-operator\n    chart: cluster-api-operator\n` +
+    `    targetRevision: 0.20.0\n    helm:\n      values: |\n        ${values}\n`;
+  writeFileSync(path.join(dir, 'b-app.yaml'), application('capi-b', 'core: [unclosed'));
+  writeFileSync(path.join(dir, 'a-app.yaml'), application('capi-a', 'core: {cluster-api: {version: v1.10.0}}'));
+  const located = (...files: string[]) => {
+    const result = spawnSync(process.execPath, [CLI, 'import', 'helm-values', ...files.flatMap((f) => ['-f', f])], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 1, result.stdout + result.stderr);
+    return [...result.stderr.matchAll(/^(\S+:\d+:\d+): error: /gm)].map((m) => m[1]);
+  };
+  assert.deepEqual(located('values.yaml', 'a.yaml'), [
+    'a.yaml:4:13',
+    'values.yaml:1:1',
+    'values.yaml:2:14',
+    'values.yaml:7:13',
+    'values.yaml:12:13',
+  ]);
+  assert.deepEqual(located('b-app.yaml', 'a-app.yaml'), ['a-app.yaml:3:18', 'b-app.yaml:10:15']);
+});

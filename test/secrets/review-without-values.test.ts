@@ -264,3 +264,87 @@ test('a configSecret given with its own -f file, as the render hint says: the RE
   assert.equal(checked.status, 0, checked.stdout + checked.stderr);
   assertNoSecret(SECRETS, { texts: { stdout: checked.stdout, stderr: checked.stderr } });
 });
+
+/** An edit by hand, so check has something to report. */
+function editByHand(ws: Workspace): void {
+  const file = path.join(ws.out, '04-infrastructure-aws', 'deployment-capa-controller-manager.yaml');
+  writeFileSync(file, readFileSync(file, 'utf8') + '# edited\n');
+}
+
+const PLACEHOLDER = '<file-holding-Secret-capa-system/aws-variables>';
+
+test('external-secrets: check without the configSecret prints the render to regenerate with a -f for its file, which render needs; filled in, it renders and check agrees', async () => {
+  const ws = await workspace(EXTERNAL_SECRETS);
+  const away = path.relative(ws.repo, withoutSecretFile(ws));
+  editByHand(ws);
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
+  const checked = cli(['check', '-f', 'mc', '-o', 'out']);
+  assert.equal(checked.status, 1, checked.stdout + checked.stderr);
+  const fix = /to regenerate, run: (capi-gitops render [^\n]*)\n/.exec(checked.stdout)?.[1];
+  assert.equal(fix, `capi-gitops render -f mc -f ${PLACEHOLDER} -o out`);
+  assert.match(
+    checked.stdout,
+    /not given Secret capa-system\/aws-variables \(mc\/providers\.yaml:13:\d+, spec\.configSecret of InfrastructureProvider/,
+  );
+  assert.match(checked.stdout, new RegExp(`in place of ${PLACEHOLDER}, put the path of the file that holds it`));
+  // no public key of the Secret is in question here
+  assert.doesNotMatch(checked.stdout, /may hold/);
+  // as the line says: the placeholder replaced by the file's path
+  const rendered = cli([...fix!.replace(PLACEHOLDER, away).split(' ').slice(1), '--quiet']);
+  assert.equal(rendered.status, 0, rendered.stderr);
+  const again = cli(['check', '-f', 'mc', '-o', 'out']);
+  assert.equal(again.status, 0, again.stdout + again.stderr);
+  assertNoSecret(SECRETS, { texts: { stdout: checked.stdout, stderr: checked.stderr } });
+});
+
+test('external-secrets: a key declared public but kept in the configSecret, checked without it: the change is told with the key, and the check with the Secret is up to date', async () => {
+  const loglevel = `CAPA_LOGLEVEL: ${Buffer.from('4').toString('base64')}`;
+  const ws = await workspace(
+    `${EXTERNAL_SECRETS}  public: [CAPA_LOGLEVEL]\n`,
+    `AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}\n  ${loglevel}`,
+  );
+  const away = path.relative(ws.repo, withoutSecretFile(ws));
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
+  assert.equal(cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']).status, 0);
+  // without the Secret the manager's --v takes its default: the output is not what this check renders
+  const checked = cli(['check', '-f', 'mc', '-o', 'out']);
+  assert.equal(checked.status, 1, checked.stdout + checked.stderr);
+  assert.match(checked.stdout, /changed +04-infrastructure-aws\/deployment-capa-controller-manager\.yaml/);
+  const told = /it may hold CAPA_LOGLEVEL, declared public .*; to compare with the Secret, run: (capi-gitops check [^;]*);/.exec(
+    checked.stdout,
+  );
+  assert.equal(told?.[1], `capi-gitops check -f mc -f ${PLACEHOLDER} -o out`);
+  const withSecret = cli(told![1]!.replace(PLACEHOLDER, away).split(' ').slice(1));
+  assert.equal(withSecret.status, 0, withSecret.stdout + withSecret.stderr);
+  const json = JSON.parse(cli(['check', '-f', 'mc', '-o', 'out', '--json']).stdout) as { secretsNotGiven: unknown };
+  assert.deepEqual(json.secretsNotGiven, [
+    {
+      secret: 'capa-system/aws-variables',
+      object: 'InfrastructureProvider/capa-system/aws',
+      file: 'mc/providers.yaml',
+      line: 13,
+      column: 17,
+      publicKeys: ['CAPA_LOGLEVEL'],
+    },
+  ]);
+});
+
+test('a fleet checked without the configSecret its clusters share: the Secret is named once, with its public key, and the check with it is up to date', async () => {
+  const loglevel = `CAPA_LOGLEVEL: ${Buffer.from('4').toString('base64')}`;
+  const ws = await workspace(
+    `${EXTERNAL_SECRETS}  public: [CAPA_LOGLEVEL]\nclusters:\n- name: eu\n- name: us\n`,
+    `AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}\n  ${loglevel}`,
+  );
+  const away = path.relative(ws.repo, withoutSecretFile(ws));
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
+  assert.equal(cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']).status, 0);
+  const checked = cli(['check', '-f', 'mc', '-o', 'out', '--json']);
+  assert.equal(checked.status, 1, checked.stdout + checked.stderr);
+  const { secretsNotGiven } = JSON.parse(checked.stdout) as { secretsNotGiven: { secret: string; publicKeys: string[] }[] };
+  assert.deepEqual(
+    secretsNotGiven.map((s) => [s.secret, s.publicKeys]),
+    [['capa-system/aws-variables', ['CAPA_LOGLEVEL']]],
+  );
+  const withSecret = cli(['check', '-f', 'mc', '-f', away, '-o', 'out']);
+  assert.equal(withSecret.status, 0, withSecret.stdout + withSecret.stderr);
+});

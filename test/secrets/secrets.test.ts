@@ -265,6 +265,38 @@ test('flux-substitute leaves exactly the tainted references, escapes every other
   assert.match(elsewhere.message, /flux-substitute strategy needs the flux layout/);
 });
 
+test(
+  "flux-substitute: the warning gives the kubectl command that creates the Secret the Kustomizations' postBuild.substituteFrom name, " +
+    'in their namespace, a key per variable and no value (fluxcd/pkg kustomize/kustomize_varsub.go loadVars; ' +
+    'fluxcd/kustomize-controller docs/spec/v1/kustomizations.md Post build variable substitution)',
+  async () => {
+    const secrets = `${PUBLIC_FLAG}  strategy: flux-substitute\n  fluxSubstitute: {secretName: vault-variables}\n`;
+    const set = [
+      { expression: 'path=clusters/mgmt', forceString: false },
+      { expression: 'namespace=capi-flux', forceString: false },
+    ];
+    const result = await render({ secrets }, { layout: 'flux', set });
+    const kustomization = YAML.parse(result.files.get('flux/kustomization-capi-gitops-04-infrastructure-vault.yaml')!);
+    // kustomize-controller reads each substituteFrom Secret in the Kustomization's own namespace
+    const [reference] = kustomization.spec.postBuild.substituteFrom;
+    const command =
+      `kubectl create secret generic ${reference.name} --namespace ${kustomization.metadata.namespace} ` +
+      '--from-literal=VAULT_B64ENCODED_CREDENTIALS="$VAULT_B64ENCODED_CREDENTIALS"';
+    assert.deepEqual([reference.name, kustomization.metadata.namespace], ['vault-variables', 'capi-flux']);
+    const warning = result.warnings.find((w) => w.startsWith('--secrets flux-substitute:'));
+    assert.ok(warning?.endsWith(`: ${command}`), warning);
+    assert.match(warning!, /postBuild\.substituteFrom in flux\/kustomization-capi-gitops-04-infrastructure-vault\.yaml/);
+    // run as printed, with the variable in the environment: the key Flux substitutes holds its value
+    const args = spawnSync('sh', ['-c', `kubectl() { printf '%s\\n' "$@"; }; ${command}`], {
+      env: { PATH: process.env.PATH, VAULT_B64ENCODED_CREDENTIALS: B64 },
+      encoding: 'utf8',
+    }).stdout;
+    assert.deepEqual(args.trimEnd().split('\n').slice(-1), [`--from-literal=VAULT_B64ENCODED_CREDENTIALS=${B64}`]);
+    assert.match(result.files.get(SECRET_FILE)!, /credentials: \$\{VAULT_B64ENCODED_CREDENTIALS\}/);
+    assertNoSecret(SECRETS, { texts: { warnings: result.warnings.join('\n') } });
+  },
+);
+
 function ageKey(): { identityFile: string; recipient: string } {
   const dir = tempDir('capi-gitops-age-');
   const identityFile = path.join(dir, 'key.txt');
