@@ -157,7 +157,8 @@ export async function refuseLinkedManifestFiles(files: readonly string[], comman
   if (problems.length > 0) throw new CapiGitopsError(problems);
 }
 
-function specialFileKind(info: Stats): string {
+/** What a file that is not a regular one is, for messages. */
+export function specialFileKind(info: Pick<Stats, 'isDirectory' | 'isFIFO' | 'isSocket'>): string {
   return info.isDirectory()
     ? 'a directory'
     : info.isFIFO()

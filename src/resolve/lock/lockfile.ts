@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Node as YamlNode } from 'yaml';
 import { CapiGitopsError } from '../../core/diagnostics.js';
 import { shellWord } from '../../core/shell.js';
-import { LOCKFILE_NAME } from '../../manifest/files.js';
+import { LOCKFILE_NAME, specialFileKind } from '../../manifest/files.js';
 import YAML from 'yaml';
 import { YamlBudget } from '../../yaml/bounds.js';
 import { commitTogether, prepareFile, type PreparedFile } from '../../core/prepared-file.js';
@@ -64,17 +64,6 @@ export function parseLockfile(text: string, file: string): Lockfile {
   return lock;
 }
 
-/** What a file that is not a regular one is, for messages. */
-function fileKind(info: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
-  return info.isDirectory()
-    ? 'a directory'
-    : info.isFIFO()
-      ? 'a named pipe'
-      : info.isSocket()
-        ? 'a socket'
-        : 'a device or other special file';
-}
-
 function notRegular(file: string, kind: string): CapiGitopsError {
   return new CapiGitopsError({
     file,
@@ -96,7 +85,7 @@ export async function readLockfile(file: string): Promise<Lockfile | undefined> 
     const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const info = await handle.stat();
-      if (!info.isFile()) throw notRegular(file, fileKind(info));
+      if (!info.isFile()) throw notRegular(file, specialFileKind(info));
       text = await handle.readFile('utf8');
     } finally {
       await handle.close();
@@ -118,7 +107,7 @@ export async function readLockfile(file: string): Promise<Lockfile | undefined> 
 async function refuseLinkedLockfile(file: string): Promise<void> {
   const info = await lstat(file).catch(() => undefined);
   if (info === undefined || info.isFile()) return;
-  if (!info.isSymbolicLink()) throw notRegular(file, fileKind(info));
+  if (!info.isSymbolicLink()) throw notRegular(file, specialFileKind(info));
   const target = path.resolve(path.dirname(file), await readlink(file).catch(() => '(unreadable)'));
   throw new CapiGitopsError({
     file,
