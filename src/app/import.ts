@@ -1,7 +1,7 @@
 /** `capi-gitops import helm-values`: the operator Helm chart's values → a manifest of provider objects. */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Diagnostic } from '../core/diagnostics.js';
+import { sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import type { SetExpression } from '../core/helm-set.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { importHelmValues } from '../manifest/import-helm-values.js';
@@ -38,5 +38,5 @@ export async function importValues(options: ImportOptions): Promise<{ text: stri
     await mkdir(path.dirname(path.resolve(options.output)), { recursive: true });
     await writeFileAtomic(path.resolve(options.output), imported.text);
   }
-  return { text: imported.text, warnings };
+  return { text: imported.text, warnings: sortDiagnostics(warnings) };
 }

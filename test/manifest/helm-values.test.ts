@@ -287,3 +287,18 @@ test('import helm-values tells its problems sorted by file, line and column, as 
   ]);
   assert.deepEqual(located('b-app.yaml', 'a-app.yaml'), ['a-app.yaml:3:18', 'b-app.yaml:10:15']);
 });
+
+test('import helm-values tells its warnings sorted by file, line and column too, not in the order its checks found them', () => {
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'b.yaml'), 'infrastructure:\n  docker:\n    version: v1.10.0\n    enabled: true\n');
+  writeFileSync(path.join(dir, 'a.yaml'), 'infrastructure:\n  docker:\n    replicas: 2\n');
+  const result = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'b.yaml', '-f', 'a.yaml'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  assert.equal(result.status, 0, result.stderr);
+  assert.deepEqual(
+    [...result.stderr.matchAll(/^(\S+:\d+:\d+): warning: /gm)].map((m) => m[1]),
+    ['a.yaml:3:5', 'b.yaml:4:5'],
+  );
+});
