@@ -103,6 +103,11 @@ export class Output {
     return Boolean(this.flags.json);
   }
 
+  /** Whether the run's report is shown at all: --quiet without --json shows none. */
+  get showsReport(): boolean {
+    return !this.flags.quiet || Boolean(this.flags.json);
+  }
+
   get verbose(): boolean {
     return Boolean(this.flags.verbose) && !this.flags.quiet;
   }

@@ -43,10 +43,15 @@ export async function reportWrite(out: Output, written: WrittenRender): Promise<
   const warnings = [...summary.warnings];
   const changed = summary.written.filter((file) => summary.previous.has(file));
   // The output and the lockfile are written: a problem from here on is the report's, a warning.
-  const objects = await changedObjects(summary, written.files, warnings).catch((err: unknown) => {
-    warnings.push(`the objects this run changed cannot be listed (${(err as Error).message}); the output and the lockfile were written`);
-    return [] as ObjectChange[];
-  });
+  // --quiet shows no list of objects: the previous files are not read back for one
+  const objects = !out.showsReport
+    ? []
+    : await changedObjects(summary, written.files, warnings).catch((err: unknown) => {
+        warnings.push(
+          `the objects this run changed cannot be listed (${(err as Error).message}); the output and the lockfile were written`,
+        );
+        return [] as ObjectChange[];
+      });
   for (const w of warnings) out.warn(w);
   out.line(`wrote ${output}: ${summary.written.length} written, ${summary.unchanged.length} unchanged, ${summary.removed.length} removed`);
   for (const file of summary.written) out.detail(`  ${summary.previous.has(file) ? 'changed' : 'created'} ${file}`);

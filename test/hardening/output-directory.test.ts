@@ -129,6 +129,13 @@ test('render: a file hand-edited into invalid YAML and then rewritten is a warni
   assert.match(result.stderr, new RegExp(`the objects of ${victim.replace(/[.]/g, '\\.')} before this run are not listed`));
   assert.match(readFileSync(path.join(out, victim), 'utf8'), /mirror2\.example\.internal/, 'the output was written');
   assert.match(readFileSync(path.join(manifest, 'capi-gitops.lock.yaml'), 'utf8'), /kind: Lock/);
+  // --quiet lists no objects, so it reads no previous text for them and has nothing to warn of
+  writeFileSync(path.join(out, victim), 'kind: [unclosed\n  : : :\n');
+  writeFileSync(config, readFileSync(config, 'utf8').replace('mirror2.example.internal/capi', 'mirror3.example.internal/capi'));
+  const quiet = runCli(['render', '-f', manifest, '-o', out, '--quiet']);
+  assert.equal(quiet.code, 0, quiet.stderr);
+  assert.equal(quiet.stdout + quiet.stderr, '');
+  assert.match(readFileSync(path.join(out, victim), 'utf8'), /mirror3\.example\.internal/);
 });
 
 // ---- ownership ---------------------------------------------------------------------------------
