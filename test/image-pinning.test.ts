@@ -289,7 +289,7 @@ test(
       'the tag that did not move keeps its digest',
     );
 
-    const report = await diff({ from: before, to: after });
+    const { report } = await diff({ from: before, to: after });
     const moved = report.findings.filter((f) => f.type === 'image-content');
     assert.equal(moved.length, 1);
     assert.deepEqual(

@@ -26,7 +26,15 @@ export type DiffRequest =
       base?: { revision: string; manifestPaths: string[]; options: (manifestPaths: string[]) => RenderOptions };
     };
 
-async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; after: ReviewSide; leftInPlace?: string[] }> {
+interface DiffSides {
+  before: ReviewSide;
+  after: ReviewSide;
+  leftInPlace?: string[];
+  /** The render of the manifest as it is now: its warnings (a review should hear them as a render does). */
+  warnings?: string[];
+}
+
+async function diffSides(request: DiffRequest): Promise<DiffSides> {
   if ('from' in request)
     return {
       before: { label: request.from, files: await readOutputTree(request.from), directory: request.from },
@@ -44,6 +52,7 @@ async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; af
       before: { label: `${request.output} as committed`, files: committed, directory: request.output },
       after: { ...after, files: inPlace.files },
       leftInPlace: inPlace.leftInPlace,
+      warnings: current.warnings,
     };
   }
   const revision = await manifestAtRevision(base.revision, base.manifestPaths);
@@ -67,15 +76,19 @@ async function diffSides(request: DiffRequest): Promise<{ before: ReviewSide; af
     return {
       before: { label: `the manifest at ${base.revision} (${revision.commit.slice(0, 12)})${note}`, files: baseRender.files },
       after,
+      warnings: current.warnings,
     };
   } finally {
     await revision.dispose();
   }
 }
 
-/** The sides' differences; values in files that hold secrets are hidden, and any value the renders knew is redacted. */
-export async function diff(request: DiffRequest): Promise<ReviewReport> {
-  const { before, after, leftInPlace } = await diffSides(request);
+/**
+ * The sides' differences; values in files that hold secrets are hidden, and any value the renders
+ * knew is redacted. `warnings`: those of the render of the manifest as it is now.
+ */
+export async function diff(request: DiffRequest): Promise<{ report: ReviewReport; warnings: string[] }> {
+  const { before, after, leftInPlace, warnings = [] } = await diffSides(request);
   const report = reviewChanges(before, after);
-  return redactStrings(leftInPlace?.length ? { ...report, leftInPlace } : report);
+  return { report: redactStrings(leftInPlace?.length ? { ...report, leftInPlace } : report), warnings };
 }

@@ -187,9 +187,10 @@ function diffRequest(flags: DiffFlags): DiffRequest | ((progress: ProgressReport
 export async function diffCommand(flags: DiffFlags): Promise<void> {
   const format = flags.format ?? 'text';
   const request = diffRequest(flags);
-  const report = await annotatingErrors(() =>
+  const { report, warnings } = await annotatingErrors(() =>
     typeof request === 'function' ? withProgress(flags, (progress) => diff(request(progress))) : diff(request),
   );
+  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const markdown = () => formatMarkdown(report, { fullCommand: fullDiffCommand(flags) });
   if (format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else if (format === 'markdown') process.stdout.write(markdown());

@@ -120,7 +120,7 @@ for (const [strategy, secrets] of [
       note.message,
       /Secret capa-system\/aws-variables is not in the input: rendered without it, as the secrets strategy keeps secret values out/,
     );
-    const report = await diff({ output: ws.out, current: ws.options() });
+    const { report } = await diff({ output: ws.out, current: ws.options() });
     assert.equal(report.summary.changed + report.summary.added + report.summary.removed, 0);
     // render itself still needs the value: a missing one is most likely a mistake there
     await assert.rejects(render(ws.options(), path.join(tempDir(), 'out')), /Secret capa-system\/aws-variables is not in the input/);
@@ -181,7 +181,7 @@ test(
 test('diff --base reads a git-ignored Secret file inside a -f directory, and a -f file of Secrets outside the repository, from the working tree for both sides, and its base label says so', async () => {
   const ws = await workspace(EXTERNAL_SECRETS);
   // inside: mc/aws.secret.yaml is ignored, so the base commit does not have it
-  const inside = await diff({
+  const { report: inside } = await diff({
     output: ws.out,
     current: ws.options(),
     base: { revision: 'HEAD', manifestPaths: [ws.mc], options: (manifestPaths) => ws.options({ manifestPaths }) },
@@ -195,7 +195,7 @@ test('diff --base reads a git-ignored Secret file inside a -f directory, and a -
   // outside: the Secret's file kept out of the repository and passed with its own -f
   const away = withoutSecretFile(ws);
   const manifestPaths = [ws.mc, away];
-  const outside = await diff({
+  const { report: outside } = await diff({
     output: ws.out,
     current: ws.options({ manifestPaths }),
     base: { revision: 'HEAD', manifestPaths, options: (paths) => ws.options({ manifestPaths: paths }) },
