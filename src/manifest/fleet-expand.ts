@@ -5,7 +5,8 @@
  * same schema and CEL rules as a single manifest; a problem names the cluster and the layer
  * its value came from.
  */
-import { compareStrings, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, DiagnosticBag, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
+import { clusterRanges } from '../core/cluster-ranges.js';
 import { isPlainObject } from '../core/kobject.js';
 import { isProviderKind, OPERATOR_API_VERSION, TOOL_API_VERSION } from '../core/provider.js';
 import { isValuesMap, type Values } from '../core/values.js';
@@ -396,8 +397,35 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
     const layers = [defaults, shared, releaseLayer(release, sharedKeys)];
     checked.set(release.name, { release, manifest: mergedManifest(`release ${release.name}`, mergeLayers(layers), layers, manifest, bag) });
   }
-  bag.throwIfAny();
+  if (bag.size > 0) throw new CapiGitopsError(sortDiagnostics(oncePerProblem(bag.items)));
   return { clusters, releases: checked };
+}
+
+/**
+ * A problem every cluster meets in a layer they share (the shared manifest, a release) is told
+ * once, naming the clusters (`clusters eu-1, us-1, shared manifest: Config: …`), as a run's
+ * problems are (app/fleet.ts ClusterDiagnostics); one of a cluster's own layer names it alone.
+ */
+function oncePerProblem(items: readonly Diagnostic[]): Diagnostic[] {
+  const groups = new Map<string, { diagnostic: Diagnostic; rest: string; clusters: string[] }>();
+  const others: Diagnostic[] = [];
+  for (const d of items) {
+    const named = /^cluster ([^,\s]+), (.*)$/s.exec(d.object ?? '');
+    if (!named) {
+      others.push(d);
+      continue;
+    }
+    const [, cluster, rest] = named as unknown as [string, string, string];
+    const key = JSON.stringify([d.file, d.line, d.column, d.path, d.message, d.expected, d.hint, rest]);
+    const group = groups.get(key) ?? { diagnostic: d, rest, clusters: [] };
+    group.clusters.push(cluster);
+    groups.set(key, group);
+  }
+  const grouped = [...groups.values()].map(({ diagnostic, rest, clusters }) => ({
+    ...diagnostic,
+    object: `${new Set(clusters).size > 1 ? 'clusters' : 'cluster'} ${clusterRanges(clusters)}, ${rest}`,
+  }));
+  return [...others, ...grouped];
 }
 
 /** Whether a manifest declares a fleet (Config.clusters). */
