@@ -221,3 +221,20 @@ test('a manifest that moves a locked provider to a lower minor warns at its spec
   assert.equal(again.code, 0, again.stderr);
   assert.doesNotMatch(again.stderr, /downgrade/);
 });
+
+test('plan shows the locked version as installed, not a manifest pin edited since (clusterctl cmd/clusterctl/client/cluster/upgrader.go Plan: what runs)', () => {
+  const dir = exampleCopy();
+  const mc = path.join(dir, 'management-cluster');
+  // the lock holds cluster-api v0.2.0; the manifest now pins v0.1.0, not rendered yet
+  const providers = readTree(mc).get('providers.yaml')!;
+  writeFileSync(
+    path.join(mc, 'providers.yaml'),
+    providers.slice(0, providers.indexOf('---')).replace(/^spec:\n/m, 'spec:\n  version: v0.1.0\n'),
+  );
+  const plan = run(['plan', '-f', mc, '--json']);
+  assert.equal(plan.code, 0, plan.stderr);
+  const core = (JSON.parse(plan.stdout) as { providers: { label: string; installed: string }[] }).providers.find(
+    (p) => p.label === 'cluster-api',
+  );
+  assert.equal(core?.installed, 'v0.2.0', plan.stdout);
+});
