@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, DiagnosticBag, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
 import { artifactDisplayName } from '../core/repository.js';
 import type { Manifest, SecretStrategy } from '../manifest/types.js';
@@ -79,7 +79,8 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
       () => [],
       (err: unknown) => (err instanceof CapiGitopsError ? err.diagnostics : Promise.reject(err)),
     );
-    throw new CapiGitopsError([...resolution.problems, ...later]);
+    // in file, line and column order, as every command reports (not what did not resolve first)
+    throw new CapiGitopsError(sortDiagnostics([...resolution.problems, ...later]));
   }
   if (layout === 'operator') return renderOperatorCluster(resolution, options);
   // a provider with problems in the manifest is reported with them, not rendered

@@ -100,6 +100,8 @@ export async function resolveFleet(
   const fleet = expandFleet(manifest, expand);
   // the manifest's own warnings (a v1alpha1 object), told once as a single cluster's run tells them
   for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
+  // each cluster's unsupportedOverrides and deprecated release, at the line that asks for them
+  for (const warning of fleet.clusters.flatMap((c) => c.warnings)) options.onWarning?.(warning);
   const lockFile = lockfilePath(manifest.baseDir);
   const previous = await readLockfile(lockFile);
   const problems = new ClusterDiagnostics();
@@ -158,7 +160,7 @@ export async function resolveFleet(
   if (options.frozen) assertFleetFrozen(previous, lock, changes, lockFile);
   const accepted = acceptedOnce([...resolutions.values()].flatMap((r) => r.lock.accepted ?? []));
   const outcome = { lock, changes, ...(options.acceptDigests?.length ? { accepted } : {}) };
-  return { clusters: fleet.clusters, resolutions, lockFile, lock: outcome, previous, warnings: fleet.clusters.flatMap((c) => c.warnings) };
+  return { clusters: fleet.clusters, resolutions, lockFile, lock: outcome, previous, warnings: [] };
 }
 
 /**

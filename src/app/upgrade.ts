@@ -22,12 +22,17 @@ import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { componentKey, OPERATOR_OVERRIDE_KEY } from '../resolve/lock/session.js';
 import { resolveOperatorRelease } from '../resolve/fetch-releases.js';
 import { readLockfile } from '../resolve/lock/lockfile.js';
+import type { Lockfile } from '../resolve/lock/types.js';
 import { resolveManagementCluster, type RenderOptions, type Resolution } from './cluster.js';
 import { updateVersionsInFiles, type ManifestText, type VersionEdit } from '../manifest/update-versions.js';
 import { recheckLockedImages, refreshLockedImages, registryDigests } from './image-pins.js';
 
-/** For each provider: the locked release, every published version and the newest release's series. */
-async function upgradeInputs(resolution: Resolution): Promise<ProviderUpgradeInput[]> {
+/**
+ * For each provider: the locked release (what the output holds, as clusterctl plans from what the
+ * cluster runs; the manifest's version when the lock has none yet), every published version and
+ * the newest release's series.
+ */
+async function upgradeInputs(resolution: Resolution, lock: Lockfile | undefined): Promise<ProviderUpgradeInput[]> {
   const { manifest, sources } = resolution;
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
   return Promise.all(
@@ -42,7 +47,9 @@ async function upgradeInputs(resolution: Resolution): Promise<ProviderUpgradeInp
         kind: resolved.kind,
         name: resolved.name,
         namespace: resolved.namespace,
-        installed: resolved.version,
+        installed:
+          lock?.entries.find((e) => e.kind === resolved.kind && e.name === resolved.name && e.namespace === resolved.namespace)?.version ??
+          resolved.version,
         available,
         releaseSeries,
       };
@@ -63,7 +70,7 @@ export async function planManagementCluster(
   const certManager = resolution.certManager
     ? { installed: locked('CertManager'), target: resolution.certManager.version, pinnedBy, newest: CERT_MANAGER_DEFAULT_VERSION }
     : undefined;
-  const providers = await upgradeInputs(resolution);
+  const providers = await upgradeInputs(resolution, lock);
   const plan = planUpgrades({ providers, certManager, operator: await operatorUpgrade(resolution, locked('Operator')) });
   // Images pinned in the lockfile are asked of their registries again: which tags moved.
   if (!recheckImages || !lock?.entries.some((e) => e.images)) return { resolution, plan };
@@ -129,7 +136,10 @@ export async function updateManagementCluster(options: RenderOptions, selection:
   const { files, edits } = await updateVersionsInFiles(manifestFiles, bumps, options.namespace ?? planned.manifest.config.namespace);
   const changed = files.filter((f) => f.changed);
   // before the edits are resolved, so a refused file costs no fetch (the caller writes them)
-  await refuseLinkedManifestFiles(changed.map((f) => f.path), 'update');
+  await refuseLinkedManifestFiles(
+    changed.map((f) => f.path),
+    'update',
+  );
   // Written by the caller together with the lockfile; resolved from memory until then.
   const manifestTexts = new Map(changed.map((f) => [path.resolve(f.path), f.text]));
   // Exact pins now name the new versions; empty versions and ranges move in the lock only.

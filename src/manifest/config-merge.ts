@@ -100,3 +100,33 @@ export function mergeConfigDocuments(documents: readonly ConfigDocument[]): { co
   }
   return { config: { ...(merged as ToolConfig), position: first.config.position }, problems };
 }
+
+function valueAt(value: unknown, path: FieldPath): unknown {
+  let node = value;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return node;
+}
+
+/**
+ * Where a field of the merged Config was written. Lists are concatenated in document order, so
+ * an index past the first document's list is an entry of a later document's (the second file's
+ * `repositories[0]` is the merged `repositories[2]` after two entries); any other field is the
+ * first document's that has it.
+ */
+export function locateMergedField(documents: readonly ConfigDocument[], fieldPath: FieldPath): SourcePosition {
+  const at = fieldPath.findIndex((segment) => typeof segment === 'number');
+  if (at >= 0) {
+    const prefix = fieldPath.slice(0, at);
+    let index = fieldPath[at] as number;
+    for (const doc of documents) {
+      const list = valueAt(doc.config, prefix);
+      if (!Array.isArray(list)) continue;
+      if (index < list.length) return doc.fieldPosition([...prefix, index, ...fieldPath.slice(at + 1)]);
+      index -= list.length;
+    }
+  }
+  return (documents.find((d) => valueAt(d.config, fieldPath) !== undefined) ?? documents[0]!).fieldPosition(fieldPath);
+}

@@ -5,7 +5,8 @@
  * same schema and CEL rules as a single manifest; a problem names the cluster and the layer
  * its value came from.
  */
-import { compareStrings, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, DiagnosticBag, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
+import { clusterRanges } from '../core/cluster-ranges.js';
 import { isPlainObject } from '../core/kobject.js';
 import { isProviderKind, OPERATOR_API_VERSION, TOOL_API_VERSION } from '../core/provider.js';
 import { isValuesMap, type Values } from '../core/values.js';
@@ -25,8 +26,8 @@ export interface FleetCluster {
   release?: ReleaseObject;
   /** The merged, validated manifest: what a single-cluster render of this cluster reads. */
   manifest: Manifest;
-  /** Things to say on every run (unsupportedOverrides, a deprecated release). */
-  warnings: string[];
+  /** Things to say on every run (unsupportedOverrides, a deprecated release), each where it was written. */
+  warnings: Diagnostic[];
   /** The layer that set a provider's field (`spec.version`), and where: for problems found after this stage. */
   origin(provider: string, field: readonly string[]): { layer: string; position?: SourcePosition } | undefined;
   /** The layer that set a Config field (`variables.X`), and where. */
@@ -341,6 +342,37 @@ function duplicateReleases(manifest: Manifest): Map<string, ReleaseObject> {
 }
 
 /**
+ * What a cluster's run says every time, each at the line that asks for it: the values its
+ * unsupportedOverrides set, and a deprecated release (at the `release:` that chose it, else the
+ * Release document, for --release).
+ */
+function clusterWarnings(
+  overlay: ClusterOverlay,
+  index: number,
+  release: ReleaseObject | undefined,
+  config: ToolConfig,
+  override: string | undefined,
+): Diagnostic[] {
+  const locate = (path: FieldPath) => at(config.locate?.(path) ?? config.position);
+  const warnings: Diagnostic[] = [];
+  const escaped = leafPaths(overlay.unsupportedOverrides ?? {});
+  if (escaped.length > 0)
+    warnings.push({
+      ...locate(['clusters', index, 'unsupportedOverrides']),
+      message: `cluster ${overlay.name}: unsupportedOverrides sets ${escaped.join(', ')}; these bypass the overlay's checks and are not supported`,
+    });
+  if (release?.deprecated) {
+    const chosenAt =
+      override !== undefined ? at(release.position) : locate(overlay.release !== undefined ? ['clusters', index, 'release'] : ['release']);
+    warnings.push({
+      ...chosenAt,
+      message: `cluster ${overlay.name} runs release ${release.name}, which is deprecated; move it to a current release`,
+    });
+  }
+  return warnings;
+}
+
+/**
  * Expands `Config.clusters` into one manifest per cluster. Every problem of every cluster is
  * reported in one error. A manifest without clusters is not a fleet: callers render it as one
  * cluster at the output's root.
@@ -370,14 +402,7 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
     const known = [...keys];
     const layers = [defaults, shared, ...(release ? [releaseLayer(release, known)] : []), own.layer, escape.layer];
     const merged = mergeLayers(layers);
-    const warnings: string[] = [];
-    const escaped = leafPaths(overlay.unsupportedOverrides ?? {});
-    if (escaped.length > 0)
-      warnings.push(
-        `cluster ${overlay.name}: unsupportedOverrides sets ${escaped.join(', ')}; these bypass the overlay's checks and are not supported`,
-      );
-    if (release?.deprecated)
-      warnings.push(`cluster ${overlay.name} runs release ${release.name}, which is deprecated; move it to a current release`);
+    const warnings = clusterWarnings(overlay, index, release, manifest.config, options.release);
     const originOf = (path: FieldPath) => {
       const layer = layerOf(layers, path);
       return layer && { layer: layer.label, position: layer.where(path) };
@@ -396,8 +421,35 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
     const layers = [defaults, shared, releaseLayer(release, sharedKeys)];
     checked.set(release.name, { release, manifest: mergedManifest(`release ${release.name}`, mergeLayers(layers), layers, manifest, bag) });
   }
-  bag.throwIfAny();
+  if (bag.size > 0) throw new CapiGitopsError(sortDiagnostics(oncePerProblem(bag.items)));
   return { clusters, releases: checked };
+}
+
+/**
+ * A problem every cluster meets in a layer they share (the shared manifest, a release) is told
+ * once, naming the clusters (`clusters eu-1, us-1, shared manifest: Config: …`), as a run's
+ * problems are (app/fleet.ts ClusterDiagnostics); one of a cluster's own layer names it alone.
+ */
+function oncePerProblem(items: readonly Diagnostic[]): Diagnostic[] {
+  const groups = new Map<string, { diagnostic: Diagnostic; rest: string; clusters: string[] }>();
+  const others: Diagnostic[] = [];
+  for (const d of items) {
+    const named = /^cluster ([^,\s]+), (.*)$/s.exec(d.object ?? '');
+    if (!named) {
+      others.push(d);
+      continue;
+    }
+    const [, cluster, rest] = named as unknown as [string, string, string];
+    const key = JSON.stringify([d.file, d.line, d.column, d.path, d.message, d.expected, d.hint, rest]);
+    const group = groups.get(key) ?? { diagnostic: d, rest, clusters: [] };
+    group.clusters.push(cluster);
+    groups.set(key, group);
+  }
+  const grouped = [...groups.values()].map(({ diagnostic, rest, clusters }) => ({
+    ...diagnostic,
+    object: `${new Set(clusters).size > 1 ? 'clusters' : 'cluster'} ${clusterRanges(clusters)}, ${rest}`,
+  }));
+  return [...others, ...grouped];
 }
 
 /** Whether a manifest declares a fleet (Config.clusters). */

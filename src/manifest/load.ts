@@ -21,7 +21,7 @@ import {
 import { formatFieldPath, formatPosition } from './fields.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
-import { mergeConfigDocuments, type ConfigDocument } from './config-merge.js';
+import { locateMergedField, mergeConfigDocuments, type ConfigDocument } from './config-merge.js';
 import { checkProviderDurations, providerSchemaHint, providerWarnings } from './provider-values.js';
 import { loadDocumentValidator, validateDocument, type SchemaProblem, type SourceAccess } from './schema.js';
 import { applyEditsToValue, planV1alpha1Conversion, sourcePathOf, type ConversionEdit } from './v1alpha1.js';
@@ -180,16 +180,6 @@ function requiredFieldHint(category: Category | undefined, parent: FieldPath, fi
   return undefined;
 }
 
-/** Whether `value` has a value at `path`. */
-function hasFieldPath(value: unknown, path: FieldPath): boolean {
-  let node = value;
-  for (const key of path) {
-    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return false;
-    node = (node as Record<string | number, unknown>)[key];
-  }
-  return true;
-}
-
 class ManifestCollector {
   private readonly providers: ProviderObject[] = [];
   private readonly secrets: SecretObject[] = [];
@@ -263,7 +253,7 @@ class ManifestCollector {
     // Fleet errors point into the Config document that wrote the field.
     const documents = this.configs;
     if (documents.length > 0) {
-      const locate = (p: FieldPath) => (documents.find((d) => hasFieldPath(d.config, p)) ?? documents[0]!).fieldPosition(p);
+      const locate = (p: FieldPath) => locateMergedField(documents, p);
       Object.defineProperty(config, 'locate', { value: locate, enumerable: false });
     }
     this.config = config;

@@ -8,6 +8,7 @@ import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { INSTALL_ORDER, PROVIDER_KINDS, isProviderKind, type ProviderKind } from '../core/provider.js';
 import type { SourcePosition, UserRepository } from '../manifest/types.js';
 import { isDns1123Subdomain } from '../core/names.js';
+import { formatPosition } from '../manifest/fields.js';
 
 export interface RegistryEntry {
   kind: ProviderKind;
@@ -199,12 +200,12 @@ export function userRepositoryProblems(repository: UserRepository): { field: str
 export function buildProviderRegistry(
   userRepositories: readonly UserRepository[] = [],
   declaredAt?: SourcePosition,
+  locate?: (path: readonly (string | number)[]) => SourcePosition,
 ): { registry: ProviderRegistry; problems: Diagnostic[] } {
-  const where: Pick<Diagnostic, 'file' | 'line' | 'column' | 'object'> = {
-    file: declaredAt?.file,
-    line: declaredAt?.line,
-    column: declaredAt?.column,
-    object: 'Config',
+  // an entry's own line when the Config can say it (several Config documents concatenate their lists)
+  const at = (index: number): Pick<Diagnostic, 'file' | 'line' | 'column' | 'object'> => {
+    const position = locate?.(['repositories', index]) ?? declaredAt;
+    return { file: position?.file, line: position?.line, column: position?.column, object: 'Config' };
   };
   const problems: Diagnostic[] = [];
   const entries = new Map(BUILT_IN_PROVIDERS.map((entry) => [keyOf(entry.kind, entry.name), entry]));
@@ -214,7 +215,7 @@ export function buildProviderRegistry(
     const found = userRepositoryProblems(repository);
     for (const problem of found) {
       problems.push({
-        ...where,
+        ...at(index),
         path: `repositories[${index}].${problem.field}`,
         message: problem.message,
         hint: problem.hint,
@@ -225,10 +226,11 @@ export function buildProviderRegistry(
     const key = keyOf(repository.type, repository.name);
     const earlier = firstIndex.get(key);
     if (earlier !== undefined) {
+      const first = locate?.(['repositories', earlier]);
       problems.push({
-        ...where,
+        ...at(index),
         path: `repositories[${index}]`,
-        message: `${repository.type} "${repository.name}" is already declared at repositories[${earlier}]`,
+        message: `${repository.type} "${repository.name}" is already declared at ${first ? formatPosition(first) : `repositories[${earlier}]`}`,
         hint: 'keep one entry per name and type',
       });
       return;

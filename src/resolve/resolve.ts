@@ -261,7 +261,11 @@ function mergeSharedProblems(failures: readonly { origin?: DiagnosticOrigin; dia
  * settings), so a run with invalid input fails before it touches the network.
  */
 export function preflightManagementCluster(manifest: Manifest): Diagnostic[] {
-  const { registry, problems } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
+  const { registry, problems } = buildProviderRegistry(
+    manifest.config.repositories ?? [],
+    manifest.config.position,
+    manifest.config.locate,
+  );
   return [...problems, ...preflightProblems(manifest.providers, registry), ...certManagerSettingsProblems(manifest.config)];
 }
 

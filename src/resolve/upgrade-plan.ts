@@ -14,6 +14,9 @@ import { manifestLabel, type ProviderKind } from '../core/provider.js';
 import { compareSemantic, parseSemantic } from '../core/versions.js';
 import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './metadata.js';
 import { closestName } from '../manifest/fields.js';
+import { providerObjectName } from './preflight.js';
+import type { Lockfile } from './lock/types.js';
+import type { ResolvedProvider } from './resolve.js';
 
 export interface ProviderUpgradeInput {
   kind: ProviderKind;
@@ -191,6 +194,31 @@ export function upgradeRefusals(provider: { kind: ProviderKind; name: string }, 
     );
   }
   return reasons;
+}
+
+/**
+ * A provider the manifest now asks for at a lower major or minor version than the lock holds: the
+ * operator's preflight refuses such a downgrade (internal/controller/preflight_checks.go
+ * checkProviderVersion) and Cluster API does not support one, yet the output would carry it. One
+ * warning per provider, at its spec.version; patch downgrades pass, as in the operator.
+ */
+export function downgradeWarnings(previous: Lockfile | undefined, providers: readonly ResolvedProvider[]): Diagnostic[] {
+  const warnings: Diagnostic[] = [];
+  for (const resolved of providers) {
+    const { provider } = resolved;
+    const entry = previous?.entries.find((e) => e.kind === resolved.kind && e.name === resolved.name && e.namespace === resolved.namespace);
+    const [from, to] = [parseSemantic(entry?.version ?? ''), parseSemantic(resolved.version)];
+    if (!entry || !from || !to || (to.major === from.major ? to.minor >= from.minor : to.major > from.major)) continue;
+    const position = provider.spec.version ? (provider.fieldPosition?.(['spec', 'version']) ?? provider.position) : provider.position;
+    warnings.push({
+      ...position,
+      object: providerObjectName(provider),
+      path: 'spec.version',
+      message: `${resolved.version} is below the locked ${entry.version}: a downgrade, which Cluster API does not support and the operator refuses (preflight_checks.go checkProviderVersion)`,
+      hint: `keep ${entry.version} or move forward; to roll back on purpose, make sure no object was stored at a newer API version first`,
+    });
+  }
+  return warnings;
 }
 
 /**

@@ -116,3 +116,15 @@ test('--fleet-layout on a single-cluster manifest is refused like --cluster, not
     ],
   );
 });
+
+test("a provider that does not resolve and another's render problem are reported in file, line and column order, as every command's problems are", async () => {
+  const manifest = corpusManifest('v1.12.0', 'repository', { CoreProvider: '  configSecret:\n    name: capi-variables\n' });
+  // the control plane (the last provider) asks for a release the repository does not have
+  const at = manifest.lastIndexOf('version: v1.12.0');
+  const problems = await problemsOf({ 'providers.yaml': `${manifest.slice(0, at)}version: v1.99.0${manifest.slice(at + 16)}` });
+  assert.equal(problems.length, 2, problems.join('\n'));
+  assert.match(problems[0]!, /CoreProvider\/capi-system\/cluster-api spec\.configSecret/);
+  assert.match(problems[1]!, /ControlPlaneProvider\/capi-kubeadm-control-plane-system\/kubeadm/);
+  const lines = problems.map((p) => Number(p.split(':')[0]));
+  assert.ok(lines[0]! < lines[1]!, problems.join('\n'));
+});

@@ -201,3 +201,40 @@ test('values from a Secret are refused in the output unless --allow-secret-value
     readTree(out).get('04-infrastructure-example/deployment-capex-controller-manager.yaml')!.includes('--region=top-secret-region'),
   );
 });
+
+test('a manifest that moves a locked provider to a lower minor warns at its spec.version (cluster-api-operator internal/controller/preflight_checks.go checkProviderVersion)', () => {
+  const dir = exampleCopy();
+  const mc = path.join(dir, 'management-cluster');
+  // the example's lock holds cluster-api v0.2.0 (requested latest); pin it back to v0.1.0
+  const providers = readTree(mc).get('providers.yaml')!;
+  // only the core provider: the example's other providers implement v1beta2, which v0.1.0 refuses
+  const core = providers.slice(0, providers.indexOf('---')).replace(/^spec:\n/m, 'spec:\n  version: v0.1.0\n');
+  writeFileSync(path.join(mc, 'providers.yaml'), core);
+  const result = run(['render', '-f', mc, '-o', path.join(tempDir(), 'out')]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(
+    result.stderr,
+    /providers\.yaml:\d+:\d+: warning: CoreProvider\/capi-system\/cluster-api: spec\.version: v0\.1\.0 is below the locked v0\.2\.0: a downgrade/,
+  );
+  // a second render, the lock now at v0.1.0: nothing to warn about
+  const again = run(['render', '-f', mc, '-o', path.join(tempDir(), 'out')]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.doesNotMatch(again.stderr, /downgrade/);
+});
+
+test('plan shows the locked version as installed, not a manifest pin edited since (clusterctl cmd/clusterctl/client/cluster/upgrader.go Plan: what runs)', () => {
+  const dir = exampleCopy();
+  const mc = path.join(dir, 'management-cluster');
+  // the lock holds cluster-api v0.2.0; the manifest now pins v0.1.0, not rendered yet
+  const providers = readTree(mc).get('providers.yaml')!;
+  writeFileSync(
+    path.join(mc, 'providers.yaml'),
+    providers.slice(0, providers.indexOf('---')).replace(/^spec:\n/m, 'spec:\n  version: v0.1.0\n'),
+  );
+  const plan = run(['plan', '-f', mc, '--json']);
+  assert.equal(plan.code, 0, plan.stderr);
+  const core = (JSON.parse(plan.stdout) as { providers: { label: string; installed: string }[] }).providers.find(
+    (p) => p.label === 'cluster-api',
+  );
+  assert.equal(core?.installed, 'v0.2.0', plan.stdout);
+});

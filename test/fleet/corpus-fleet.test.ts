@@ -16,6 +16,7 @@ import { writeOutput } from '../../src/output/write.js';
 import { expandClusterTree } from '../../src/layout/fleet.js';
 import { parseLockfile } from '../../src/resolve/lock/lockfile.js';
 import type { KObject } from '../../src/core/kobject.js';
+import type { Diagnostic } from '../../src/core/diagnostics.js';
 import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { kubectlAvailable, kubectlKustomize, readTree } from '../helpers/tree.js';
 import { wiringProblems } from '../helpers/crd-schema.js';
@@ -447,12 +448,15 @@ test('a cluster on a deprecated release renders with a warning', async () => {
     ...fleetFiles(),
     'releases.yaml': RELEASES.replace('metadata: {name: "2025.05.0"}', 'metadata: {name: "2025.05.0"}\ndeprecated: true'),
   });
-  const result = await renderOutput({ manifestPaths: [dir], clusters: ['old-1'] });
+  const warnings: Diagnostic[] = [];
+  const result = await renderOutput({ manifestPaths: [dir], clusters: ['old-1'], onWarning: (w) => warnings.push(w) });
   assert.ok(result.fleet);
-  assert.ok(
-    result.warnings.includes('cluster old-1 runs release 2025.05.0, which is deprecated; move it to a current release'),
-    result.warnings.join('\n'),
+  const deprecated = warnings.find(
+    (w) => w.message === 'cluster old-1 runs release 2025.05.0, which is deprecated; move it to a current release',
   );
+  assert.ok(deprecated, warnings.map((w) => w.message).join('\n'));
+  // at the line that chose the release
+  assert.ok(deprecated.file && deprecated.line, JSON.stringify(deprecated));
 });
 
 test('without clusters, renderOutput is the single-cluster render, byte for byte', async () => {

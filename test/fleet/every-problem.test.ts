@@ -143,3 +143,21 @@ clusters:
   assert.match(found[0]!.object ?? '', /^cluster eu-1, overlay: BootstrapProvider\//);
   assert.match(found[0]!.message, /v0\.9\.0/);
 });
+
+test('a problem of the shared manifest is told once naming every cluster, at the line of the second Config document that wrote it', async () => {
+  const { manifest, fleetFile } = fleetExample(`apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+repositories:
+- {name: example, type: BootstrapProvider, url: ../repository/bootstrap-example/latest/bootstrap-components.yaml}
+clusters:
+- name: eu-1
+  variables: {EXAMPLE_REGION: eu-west-1}
+- name: us-1
+  variables: {EXAMPLE_REGION: us-east-1}
+`);
+  const found = (await problems(manifest)).filter((d) => /duplicate repository/.test(d.message));
+  assert.deepEqual(
+    found.map((d) => `${d.file}:${d.line}:${d.column} ${d.object}: ${d.message}`),
+    [`${fleetFile}:4:3 clusters eu-1, us-1, shared manifest: Config: duplicate repository BootstrapProvider "example"`],
+  );
+});

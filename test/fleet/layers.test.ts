@@ -87,10 +87,15 @@ test('layer 3 wins over layer 2: a cluster on a release gets its versions, the o
 });
 
 test("Config.release is the default release, a cluster's own release wins", async () => {
-  const [byDefault, own] = await expand('release: "2026.11.0"\nclusters:\n- name: a\n- name: b\n  release: "2026.05.0"\n');
+  const config = 'release: "2026.11.0"\nclusters:\n- name: a\n- name: b\n  release: "2026.05.0"\n';
+  const [byDefault, own] = await expand(config);
   assert.equal(provider(byDefault!, 'CoreProvider').spec.version, 'v1.10.4');
   assert.equal(provider(own!, 'CoreProvider').spec.version, 'v1.8.0');
-  assert.deepEqual(own!.warnings, ['cluster b runs release 2026.05.0, which is deprecated; move it to a current release']);
+  // at the cluster's own `release:`, the line that chose the deprecated release
+  assert.deepEqual(
+    own!.warnings.map((w) => `${w.line} ${w.message}`),
+    [`${lineOf(config, '  release: "2026.05.0"')} cluster b runs release 2026.05.0, which is deprecated; move it to a current release`],
+  );
   assert.deepEqual(byDefault!.warnings, []);
 });
 
@@ -134,9 +139,10 @@ clusters:
     variables: {A: escape}
 `);
   assert.deepEqual(c!.manifest.config.variables, { A: 'escape', B: 'overlay' });
-  assert.deepEqual(c!.warnings, [
-    "cluster eu-1: unsupportedOverrides sets variables.A; these bypass the overlay's checks and are not supported",
-  ]);
+  assert.deepEqual(
+    c!.warnings.map((w) => w.message),
+    ["cluster eu-1: unsupportedOverrides sets variables.A; these bypass the overlay's checks and are not supported"],
+  );
 });
 
 test('null removes a provider and a field (helm coalesce.go: a user null deletes the key)', async () => {
@@ -187,14 +193,20 @@ test('moving an existing provider is refused in the overlay (layer 4) and accept
   assert.equal(d.line, lineOf(overlay, '{metadata: {namespace: capi-eu}}'));
   assert.match(d.hint!, /unsupportedOverrides/);
 
-  const [c] = await expand(`clusters:
+  const escape = `clusters:
 - name: eu-1
   unsupportedOverrides:
     providers:
       CoreProvider/cluster-api: {metadata: {namespace: capi-eu}}
-`);
+`;
+  const [c] = await expand(escape);
   assert.equal(provider(c!, 'CoreProvider').namespace, 'capi-eu');
-  assert.match(c!.warnings[0]!, /^cluster eu-1: unsupportedOverrides sets providers\.CoreProvider\/cluster-api\.metadata\.namespace;/);
+  assert.match(
+    c!.warnings[0]!.message,
+    /^cluster eu-1: unsupportedOverrides sets providers\.CoreProvider\/cluster-api\.metadata\.namespace;/,
+  );
+  // in the cluster's unsupportedOverrides, at what it sets: a warning the user can find
+  assert.equal(c!.warnings[0]!.line, lineOf(escape, '    providers:'));
 });
 
 test("Config fields beyond the overlay's are ignored in the overlay shape and taken from unsupportedOverrides", async () => {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { loadManifest } from '../../src/manifest/load.js';
+import { buildProviderRegistry } from '../../src/resolve/registry.js';
 import { MANIFEST_FIXTURES, loadText, loadTextError, summary, writeManifestDir, loadError } from '../fixtures/manifest/helpers.js';
 
 const config = (body: string) => `apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\n${body}\n`;
@@ -172,6 +173,30 @@ test('several Config documents merge in file order: mappings by key, lists appen
     ['repo/aws/latest/infrastructure-components.yaml', 'site/mirror/vsphere/latest/infrastructure-components.yaml'],
   );
   assert.equal(manifest.config.position?.file, path.join(dir, 'a.yaml'));
+});
+
+test("a repository two Config documents both list is reported at the later entry, in its own file, with the first one's position", async () => {
+  const dir = await writeManifestDir({
+    'a.yaml': config(
+      'repositories:\n  - {name: aws, type: InfrastructureProvider, url: a}\n  - {name: gcp, type: InfrastructureProvider, url: g}',
+    ),
+    'b.yaml':
+      '# second\n' +
+      config(
+        'repositories:\n  - {name: vsphere, type: InfrastructureProvider, url: v}\n  - {name: aws, type: InfrastructureProvider, url: b}',
+      ),
+  });
+  const manifest = await loadManifest([dir]);
+  // the merged list's [3] is the second document's [1]
+  const at = manifest.config.locate?.(['repositories', 3]);
+  assert.equal(`${at?.file}:${at?.line}:${at?.column}`, `${path.join(dir, 'b.yaml')}:6:5`);
+  const { problems } = buildProviderRegistry(manifest.config.repositories, manifest.config.position, manifest.config.locate);
+  assert.deepEqual(
+    problems.map((d) => `${d.file}:${d.line}:${d.column} ${d.path}: ${d.message}`),
+    [
+      `${path.join(dir, 'b.yaml')}:6:5 repositories[3]: InfrastructureProvider "aws" is already declared at ${path.join(dir, 'a.yaml')}:4:5`,
+    ],
+  );
 });
 
 test("a scalar two Config documents set differently is a conflict, at the later one with the first one's position", async () => {
