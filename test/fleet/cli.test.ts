@@ -144,23 +144,3 @@ test('a fleet tells each warning once: the manifest its clusters share (v1alpha1
     assert.equal(named.length, 1, `${command}: the name advice once, naming both clusters\n${r.stderr}`);
   }
 });
-
-test("diff warns as render and check do (a cluster's unsupportedOverrides is told on every run), once", () => {
-  const example = exampleCopy();
-  const manifest = path.join(example, 'management-cluster');
-  writeFileSync(
-    path.join(manifest, 'fleet.yaml'),
-    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n  unsupportedOverrides:\n    variables: {A: b}\n',
-  );
-  const out = path.join(example, 'out');
-  const run = (...args: string[]) =>
-    spawnSync(process.execPath, [CLI, ...args, '-f', manifest, '-o', out, '--cache-dir', path.join(example, 'cache')], {
-      encoding: 'utf8',
-    });
-  const told = /^warning: cluster eu-1: unsupportedOverrides sets variables\.A; /gm;
-  for (const command of ['render', 'check', 'diff']) {
-    const result = run(command);
-    assert.equal(result.status, 0, `${command}: ${result.stderr}`);
-    assert.equal(result.stderr.match(told)?.length, 1, `${command}: ${result.stderr}`);
-  }
-});
