@@ -138,6 +138,22 @@ test('a missing variable is reported at the provider object with the artifact as
   assert.match(warnings[0]!.message, /variable EXAMPLE_REGON is not used by any component; did you mean EXAMPLE_REGION\?/);
 });
 
+test("a configSecret key no component uses is warned at its own line in the Secret, not at the Secret's first line", async () => {
+  const dir = example({
+    providers: (t) =>
+      t.replace('  version: v0.2.0\n  # A provider', '  version: v0.2.0\n  configSecret:\n    name: example-vars\n  # A provider') +
+      '---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: example-vars\n  namespace: capex-system\nstringData:\n  EXP_UNUSED_FLAG: "true"\n',
+  });
+  const file = path.join(dir, 'management-cluster', 'providers.yaml');
+  const warnings: Diagnostic[] = [];
+  await render(dir, warnings);
+  const unused = warnings.filter((w) => /variable EXP_UNUSED_FLAG is not used/.test(w.message));
+  assert.equal(unused.length, 1, JSON.stringify(warnings));
+  assert.equal(unused[0]!.object, 'Secret/capex-system/example-vars');
+  assert.equal(path.resolve(unused[0]!.file!), path.resolve(file));
+  assert.deepEqual({ line: unused[0]!.line, column: unused[0]!.column }, where(file, 'EXP_UNUSED_FLAG'));
+});
+
 test('a variable nobody uses is warned even when the render succeeds (EXP_MACHINEPOOL → EXP_MACHINE_POOL)', async () => {
   const dir = example({
     config: (t) => t.replace('  EXAMPLE_REGION: eu-west-1', '  EXAMPLE_REGION: eu-west-1\n  EXP_MACHINEPOOL: "true"'),

@@ -192,6 +192,8 @@ export function givenVariables(
     given.push({
       origin: `Secret/${secret.namespace}/${secret.name}`,
       position: secret.position,
+      // each unused key at its own line (stringData over data), as Config.variables' are
+      locate: (name) => secret.keyPosition?.(name),
       names: Object.keys(secret.data).filter((name) => !secret.implicitKeys?.includes(name)),
       used: usedBy(secret),
     });
