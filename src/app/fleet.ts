@@ -473,6 +473,14 @@ function mergedSecretsNotGiven(list: readonly SecretNotGiven[]): SecretNotGiven[
   return [...merged.values()];
 }
 
+/** Whether a gitops.values path of the cluster was set by its own entry (overlay or unsupportedOverrides), not the shared Config. */
+function clusterSetsGitopsValue(cluster: FleetCluster): (segments: readonly string[]) => boolean {
+  return (segments) => {
+    const layer = cluster.configOrigin(['gitops', 'values', ...segments])?.layer;
+    return layer === 'overlay' || layer === 'unsupportedOverrides';
+  };
+}
+
 /** A cluster's render: into its directory, its variables and warnings told with the fleet's. */
 function clusterOptions(
   options: RenderOptions,
@@ -485,6 +493,7 @@ function clusterOptions(
     ...options,
     layout,
     outputSubdirectory: clusterDirectory(cluster.name),
+    clusterSetsGitopsValue: clusterSetsGitopsValue(cluster),
     onGivenVariables: collectVariables(cluster, variables),
     onWarning: told.from(cluster.name),
   };

@@ -36,6 +36,8 @@ export interface RenderOptions {
   commandWithSecrets?: string;
   /** Where this render's tree sits below outputDir (a fleet cluster's `clusters/<name>`). */
   outputSubdirectory?: string;
+  /** A fleet cluster's: whether a gitops.values path was set by the cluster's own entry (not the shared Config). */
+  clusterSetsGitopsValue?: (segments: readonly string[]) => boolean;
   /** `--secrets`; default Config.secrets.strategy, else refuse (inline with --allow-secret-values alone). */
   secretsStrategy?: SecretStrategy;
   /** `--secret-file` and `--env-secret`: secret values kept out of Git. */

@@ -262,3 +262,17 @@ test("a cluster's gitops value the chart does not declare is told at the line an
   });
   assert.ok(result.fleet);
 });
+
+test("a shared Config gitops value the chart does not declare is not blamed on the fleet's clusters; its hint, followed, renders", async () => {
+  const shared = (gitops: string) => corpusManifest('v1.12.0') + gitops + 'clusters:\n- name: eu-1\n- name: us-1\n';
+  const dir = writeTempManifest({ 'providers.yaml': shared(`gitops: {values: {repoURL: ${REPO}}}\n`) });
+  const set = [{ expression: `path=${ROOT}`, forceString: false }];
+  const error = await rejection(renderOutput({ manifestPaths: [dir], layout: 'flux', set }));
+  assert.ok(error instanceof CapiGitopsError);
+  const found = error.diagnostics.find((d) => d.message === 'value repoURL is not a value of this chart');
+  assert.ok(found, error.message);
+  assert.match(found.hint!, /gitops\.argocd\.values\.repoURL\)$/);
+  assert.doesNotMatch(found.hint!, /fleet cluster's own gitops values/);
+  const moved = writeTempManifest({ 'providers.yaml': shared(`gitops: {argocd: {values: {repoURL: ${REPO}}}}\n`) });
+  assert.ok((await renderOutput({ manifestPaths: [moved], layout: 'flux', set })).fleet);
+});

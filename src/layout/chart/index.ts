@@ -38,6 +38,8 @@ export interface ChartRequest {
   outputDir?: string;
   /** Where the tree the chart wires sits below the output directory (a fleet's `clusters/<name>`); appended to `path`. */
   subdirectory?: string;
+  /** With subdirectory: whether a Config.gitops.values path was set by the fleet cluster's own entry (default: any). */
+  clusterSetsValue?: (segments: readonly string[]) => boolean;
 }
 
 export interface PreparedChart {
@@ -108,7 +110,7 @@ export async function prepareChart(request: ChartRequest): Promise<PreparedChart
       source: 'Config gitops.values',
       values: request.configValues,
       ...inConfig(['gitops', 'values']),
-      ...(request.subdirectory ? { ofFleetCluster: true } : {}),
+      ...(request.subdirectory ? { ofFleetCluster: request.clusterSetsValue ?? (() => true) } : {}),
     });
   if (request.layoutValues)
     layers.push({

@@ -66,8 +66,11 @@ export interface ValuesLayer {
   values: Values;
   /** Where a value path of this layer was written, when a file holds it (the Config's gitops values). */
   locate?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'>;
-  /** A fleet cluster's gitops values (its overlay's over the Config's), which reach whichever layout's chart renders it. */
-  ofFleetCluster?: boolean;
+  /**
+   * A fleet cluster's gitops values (its overlay's over the Config's): whether a path of them was
+   * set by the cluster's own entry, which reaches whichever layout's chart renders it.
+   */
+  ofFleetCluster?: (segments: readonly string[]) => boolean;
 }
 
 /** What the chart is told about one component of the output: data, never code. */

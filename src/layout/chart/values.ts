@@ -113,7 +113,7 @@ function otherHint(chart: LoadedChart, layers: readonly ValuesLayer[], segments:
     return `the chart's values.yaml sets ${at}: declare it in the properties of ${chart.origin}/values.schema.json too`;
   return chart.origin.startsWith('built-in chart ')
     ? `see its values.schema.json: capi-gitops chart show ${chart.metadata.name}; a value of another layout's chart goes under gitops.<layout>.values in the Config document (e.g. gitops.argocd.values.${at})` +
-        (writer(layers, segments)?.ofFleetCluster
+        (writer(layers, segments)?.ofFleetCluster?.(segments)
           ? `; a fleet cluster's own gitops values reach the chart of every layout, so remove ${at} there to render the fleet with --layout ${chart.metadata.name}`
           : '')
     : `see ${chart.origin}/values.schema.json`;
