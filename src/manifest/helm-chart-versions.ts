@@ -380,15 +380,19 @@ export function resolveChartVersion(request: ChartVersionRequest): ResolvedChart
   const exact = semverParse(text);
   // The place says where (file, object, field); a flag has none, and its name is the path.
   const at = (message: string): Diagnostic => ({ ...request.position, path: request.position?.path ?? request.origin, message });
-  const problem = (message: string): Diagnostic => ({
+  const problem = (message: string, hint?: string): Diagnostic => ({
     ...at(message),
     expected: `a cluster-api-operator chart version from ${OLDEST_CHART}, e.g. 0.23.0, or a range such as ">=0.19.0 <0.20.0"`,
-    hint: `pass the version of the chart you install: --chart-version 0.23.0 (released: ${OLDEST_CHART} to ${NEWEST_CHART})`,
+    hint: hint ?? `pass the version of the chart you install: --chart-version 0.23.0 (released: ${OLDEST_CHART} to ${NEWEST_CHART})`,
   });
   if (exact) {
     const version = `v${exact.version}`;
     if (!semverGte(version, OLDEST_CHART))
-      return problem(`chart ${version} is older than ${OLDEST_CHART}, the oldest chart these rules follow`);
+      return problem(
+        `chart ${version} is older than ${OLDEST_CHART}, the oldest chart these rules follow`,
+        // the nearest templates to the chart installed: a newer one may not read its values at all (the string forms)
+        `read the values as the oldest chart these rules follow, the nearest to ${version}: --chart-version ${OLDEST_CHART.slice(1)}; compare its output with what the operator installed`,
+      );
     if (semverGt(version, NEWEST_CHART)) {
       return {
         version,

@@ -650,3 +650,31 @@ test('CLI: import helm-values -f a directory reads its *.yaml files in order, as
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /nope\.yaml: error: no such file or directory\n.*\n {2}hint: check the -f path/);
 });
+
+test('CLI: an Argo CD Application on a chart older than v0.10.0 (string form values): the hint names --chart-version 0.10.0, and followed, it imports', () => {
+  const [application] = files({
+    'application.yaml': `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: capi-operator
+  namespace: argocd
+spec:
+  source:
+    chart: cluster-api-operator
+    repoURL: https://kubernetes-sigs.github.io/cluster-api-operator
+    targetRevision: 0.9.1
+    helm:
+      values: |
+        core: cluster-api:v1.7.7
+        infrastructure: "docker:v1.7.7"
+`,
+  });
+  const refused = runCli(['import', 'helm-values', '-f', application!]);
+  assert.equal(refused.code, 1, refused.stderr);
+  assertNoStackTrace(refused);
+  const hint = /hint: .*--chart-version ([0-9.]+)/.exec(refused.stderr);
+  assert.equal(hint?.[1], '0.10.0', refused.stderr);
+  const followed = runCli(['import', 'helm-values', '-f', application!, '--chart-version', hint[1]]);
+  assert.equal(followed.code, 0, followed.stderr);
+  assert.match(followed.stdout, /kind: InfrastructureProvider\nmetadata:\n {2}name: docker/);
+});
