@@ -58,6 +58,11 @@ export interface ResolveOptions {
   readLocal?: (filePath: string, read: () => Promise<Artifact>) => Promise<Artifact>;
 }
 
+/** The provider's field as a problem's origin: at the field's own line when the manifest knows it. */
+function fieldOrigin(provider: ProviderObject, ...path: string[]): DiagnosticOrigin {
+  return { ...originOf(provider, ['spec', ...path].join('.')), ...provider.fieldPosition?.(['spec', ...path]) };
+}
+
 /** Which source serves a provider: its fetchConfig, else its registry entry. */
 export function repositoryRequestFor(
   provider: ProviderObject,
@@ -73,10 +78,10 @@ export function repositoryRequestFor(
   const base = { kind: provider.kind, name: provider.name, label, namespace: provider.namespace, credentials, baseDir: manifestBaseDir };
   const fetchConfig = provider.spec.fetchConfig;
   if (fetchConfig?.selector !== undefined) {
-    return { ...base, from: 'selector', selector: fetchConfig.selector, origin: originOf(provider, 'spec.fetchConfig.selector') };
+    return { ...base, from: 'selector', selector: fetchConfig.selector, origin: fieldOrigin(provider, 'fetchConfig', 'selector') };
   }
   if (fetchConfig?.oci) {
-    return { ...base, from: 'oci', oci: fetchConfig.oci, origin: originOf(provider, 'spec.fetchConfig.oci') };
+    return { ...base, from: 'oci', oci: fetchConfig.oci, origin: fieldOrigin(provider, 'fetchConfig', 'oci') };
   }
   if (fetchConfig?.url) {
     return {
@@ -85,7 +90,7 @@ export function repositoryRequestFor(
       from: 'url',
       url: fetchConfig.url,
       baseDir: declaringDir(provider.position, manifestBaseDir),
-      origin: originOf(provider, 'spec.fetchConfig.url'),
+      origin: fieldOrigin(provider, 'fetchConfig', 'url'),
       noSourceHint: `use a GitHub or GitLab release URL, an https URL template with {version}, a file:// URL or a path to a local repository (${label}/<version>/<components-file>), or ConfigMaps with spec.fetchConfig.selector`,
     };
   }

@@ -128,3 +128,20 @@ test("a provider that does not resolve and another's render problem are reported
   const lines = problems.map((p) => Number(p.split(':')[0]));
   assert.ok(lines[0]! < lines[1]!, problems.join('\n'));
 });
+
+test('a spec.fetchConfig.url outside the local-repository layout is reported at the url, not at the provider object', async () => {
+  const manifest = corpusManifest('v1.12.0').replace(
+    /(kind: ControlPlaneProvider\n(?:.*\n)*?\s+url: )\S+/,
+    '$1file:///tmp/pinned/control-plane-components.yaml',
+  );
+  const lines = manifest.split('\n');
+  const line = lines.findIndex((l) => l.includes('file:///tmp/pinned/')) + 1;
+  const column = lines[line - 1]!.indexOf('file:///tmp/pinned/') + 1;
+  const problems = await problemsOf({ 'providers.yaml': manifest });
+  const found = problems.filter((p) => /must be a version, found "pinned"/.test(p));
+  assert.deepEqual(
+    found.map((p) => p.split(' ').slice(0, 3).join(' ')),
+    [`${line}:${column} ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm spec.fetchConfig.url`],
+    problems.join('\n'),
+  );
+});
