@@ -1,7 +1,7 @@
 /** `capi-gitops import helm-values`: the operator Helm chart's values → a manifest of provider objects. */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import type { SetExpression } from '../core/helm-set.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
 import { importHelmValues } from '../manifest/import-helm-values.js';
@@ -15,10 +15,23 @@ export interface ImportOptions {
   chartVersion?: string;
   /** The file to write; absent: the text is only returned. */
   output?: string;
+  /** `--allow-secret-values`: a Secret's value may be written into the manifest (warned every time). */
+  allowSecretValues?: boolean;
 }
 
-/** The manifest's text and every warning, each at its field; written to `output` when given. */
-export async function importValues(options: ImportOptions): Promise<{ text: string; warnings: Diagnostic[] }> {
+export interface ImportedValues {
+  text: string;
+  warnings: Diagnostic[];
+  /** The Secrets' values the text holds, allowed by --allow-secret-values: to be warned of every time, --quiet or not. */
+  secretsWritten: Diagnostic[];
+}
+
+/**
+ * The manifest's text and every warning, each at its field; written to `output` when given. A
+ * Secret's value the text would hold (a credential in a fetchConfig URL, from a Flux valuesFrom
+ * Secret) is refused before anything is written or printed, unless `allowSecretValues`.
+ */
+export async function importValues(options: ImportOptions): Promise<ImportedValues> {
   const sources = await readHelmValuesFiles(options.files);
   const named = sources.chartVersion;
   const warnings = [...sources.warnings];
@@ -33,10 +46,18 @@ export async function importValues(options: ImportOptions): Promise<{ text: stri
   const imported = importHelmValues({ layers: sources.layers, sets: options.sets, chartVersion, secretValues: sources.secretValues });
   // that the release's chart version is not known is moot when --chart-version names one
   warnings.push(...(options.chartVersion ? [] : sources.chartVersionWarnings), ...imported.warnings);
+  if (imported.secretsWritten.length > 0 && !options.allowSecretValues)
+    throw new CapiGitopsError(
+      imported.secretsWritten.map((d) => ({
+        ...d,
+        expected: 'no value of a Secret in the manifest, which is meant for Git',
+        hint: `${d.hint}; or, to write it anyway, add --allow-secret-values (warned on every run)`,
+      })),
+    );
   if (options.output !== undefined) {
     // as render creates -o: the docs' `-o management-cluster/providers.yaml` starts a new directory
     await mkdir(path.dirname(path.resolve(options.output)), { recursive: true });
     await writeFileAtomic(path.resolve(options.output), imported.text);
   }
-  return { text: imported.text, warnings: sortDiagnostics(warnings) };
+  return { text: imported.text, warnings: sortDiagnostics(warnings), secretsWritten: imported.secretsWritten };
 }

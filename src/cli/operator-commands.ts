@@ -38,16 +38,20 @@ export async function importHelmValuesCommand(
     chartVersion?: string;
     output?: string;
     quiet?: boolean;
+    allowSecretValues?: boolean;
   },
 ): Promise<void> {
   if (flags.output !== undefined) refuseOutputAmongInputs(flags.output, flags.values ?? []);
-  const { text, warnings } = await importValues({
+  const { text, warnings, secretsWritten } = await importValues({
     files: flags.values ?? [],
     sets: setExpressions(flags),
     chartVersion: flags.chartVersion,
     output: flags.output,
+    allowSecretValues: flags.allowSecretValues,
   });
   if (!flags.quiet) for (const warning of warnings) process.stderr.write(`${formatWarning(warning)}\n`);
+  // a value written on purpose is told every time, --quiet or not
+  for (const warning of secretsWritten) process.stderr.write(`${formatWarning(warning)}\n`);
   if (flags.output === undefined) process.stdout.write(text);
   else if (!flags.quiet) process.stderr.write(`wrote ${flags.output}; render it with: capi-gitops render -f ${flags.output} -o <dir>\n`);
 }

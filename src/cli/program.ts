@@ -302,6 +302,10 @@ export function buildProgram(): Command {
       "follow this chart version's templates (default: the version the Application, HelmRelease or HelmChart names, else the newest)",
     )
     .option('-o, --output <file>', 'write the manifest to <file> instead of stdout')
+    .option(
+      '--allow-secret-values',
+      "write a value read from a Secret (a Flux valuesFrom Secret's credential) into the manifest anyway, warned on every run",
+    )
     .option('--quiet', 'print errors only')
     .action(async (flags) => (await operatorCommands()).importHelmValuesCommand(flags));
   const helmValuesExamples = [

@@ -41,7 +41,7 @@ export interface HelmValuesInput {
   sets: SetExpression[];
   /** The chart version whose templates to follow (`--chart-version`, or the GitOps object's); absent: the newest. */
   chartVersion?: ChartVersionRequest;
-  /** Values read from Secrets: one the output holds is warned about, since the output goes to Git. */
+  /** Values read from Secrets: one the output holds is named in `secretsWritten`, since the output goes to Git. */
   secretValues?: readonly SecretValue[];
 }
 
@@ -49,6 +49,8 @@ export interface ImportedManifest {
   text: string;
   /** Keys the chart ignores, and forms read the old way; each at its file:line:column when a file holds it. */
   warnings: Diagnostic[];
+  /** Each Secret's value the text holds, at the entry that read it (never the value): refused unless the user allows it. */
+  secretsWritten: Diagnostic[];
 }
 
 /**
@@ -714,10 +716,10 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   }));
   objects.push(...extra);
   const body = objects.map((object) => emitYamlDocument(object)).join('---\n');
-  warnings.items.push(...secretsInOutput(input.secretValues ?? [], body));
   const header = `${HEADER}# Read as chart ${version} of cluster-api-operator reads them${assumed ? ' (no --chart-version given)' : ''}.\n`;
   return {
     text: objects.length === 0 ? `${header}# The values name no provider: the chart installs none.\n` : `${header}---\n${body}`,
     warnings: warnings.items,
+    secretsWritten: secretsInOutput(input.secretValues ?? [], body),
   };
 }

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { readHelmValuesFiles } from '../../src/manifest/helm-values-sources.js';
@@ -549,7 +549,7 @@ test('CLI: a chart version range or a missing valuesFrom in a HelmRelease is tol
   assert.match(flag.stderr, /^error: --chart-version: chart v0\.9\.0 is older than v0\.10\.0/m);
 });
 
-test('CLI: a Flux valuesFrom Secret value the manifest prints in plain text (a credential in a fetchConfig URL) is warned about at its valuesFrom, without the value', () => {
+test('CLI: a Flux valuesFrom Secret value the manifest would hold (a credential in a fetchConfig URL) is refused at its valuesFrom, without the value, nothing printed or written; --allow-secret-values writes it with a warning, --quiet too', () => {
   const release = `apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata:
@@ -584,16 +584,30 @@ stringData:
   creds: capd-variables
 `;
   const [file] = files({ 'helmrelease.yaml': release });
-  const result = runCli(['import', 'helm-values', '-f', file!]);
-  assertNoStackTrace(result);
-  assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /url: https:\/\/deploy:not-a-suite-value@git\.example\.com\/infra\.yaml/);
+  const output = path.join(path.dirname(file!), 'providers.yaml');
+  const refused = runCli(['import', 'helm-values', '-f', file!, '-o', output]);
+  assertNoStackTrace(refused);
+  assert.equal(refused.code, 1, refused.stderr);
   assert.match(
-    result.stderr,
-    /helmrelease\.yaml:12:7: warning: HelmRelease flux-system\/capi-operator: spec\.valuesFrom\.0: the value infrastructure\.docker\.fetchConfig\.url of Secret flux-system\/capi-fetch is written into the manifest in plain text/,
+    refused.stderr,
+    /helmrelease\.yaml:12:7: error: HelmRelease flux-system\/capi-operator: spec\.valuesFrom\.0: the value infrastructure\.docker\.fetchConfig\.url of Secret flux-system\/capi-fetch is written into the manifest in plain text/,
   );
+  assert.match(refused.stderr, /hint: .*or, to write it anyway, add --allow-secret-values \(warned on every run\)/);
+  assert.equal(existsSync(output), false, 'nothing written');
+  assert.equal(runCli(['import', 'helm-values', '-f', file!]).stdout, '', 'nothing printed');
   // a name from a Secret is no credential; and no value is printed on stderr
-  assert.doesNotMatch(result.stderr, /configSecret\.name of Secret|not-a-suite-value|capd-variables/);
+  assert.doesNotMatch(refused.stderr, /configSecret\.name of Secret|not-a-suite-value|capd-variables/);
+
+  for (const quiet of [[], ['--quiet']]) {
+    const allowed = runCli(['import', 'helm-values', '-f', file!, '--allow-secret-values', ...quiet]);
+    assert.equal(allowed.code, 0, allowed.stderr);
+    assert.match(allowed.stdout, /url: https:\/\/deploy:not-a-suite-value@git\.example\.com\/infra\.yaml/);
+    assert.match(
+      allowed.stderr,
+      /helmrelease\.yaml:12:7: warning: HelmRelease flux-system\/capi-operator: spec\.valuesFrom\.0: the value infrastructure\.docker\.fetchConfig\.url of Secret flux-system\/capi-fetch is written into the manifest in plain text/,
+    );
+    assert.doesNotMatch(allowed.stderr, /not-a-suite-value|capd-variables/);
+  }
 });
 
 test('CLI: the string form under a chart that reads a map is an error at its line in the values file, with the map form of that very value; from --set, the flags that write it', () => {
