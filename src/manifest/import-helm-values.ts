@@ -700,6 +700,15 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   }
   const implicit = implicitProviders(reading, maps);
   checkTopLevelGates(reading, maps);
+  // only the addon template reads secretName: without an addon, a migration would lose it unsaid
+  if (truthy(values.secretName) && Object.keys(maps.addon).length === 0)
+    warnings.push(
+      `secretName is ignored by the chart: only its addon template reads it (${chartRules('secretName')[0]!.template}), and these values name no addon provider`,
+      ['secretName'],
+      {
+        hint: "a provider's config Secret is configSecret.name (every provider) or <type>.<name>.configSecret.name (chart v0.24.0 and later)",
+      },
+    );
   if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems));
   if (assumed && reading.newerOnly.length > 0) {
     warnings.push(

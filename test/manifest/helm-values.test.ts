@@ -302,3 +302,28 @@ test('import helm-values tells its warnings sorted by file, line and column too,
     ['a.yaml:3:5', 'b.yaml:4:5'],
   );
 });
+
+test('import helm-values: secretName without an addon provider is warned at its line, as the chart ignores it (templates/addon.yaml, the only template that reads it)', () => {
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'values.yaml'), 'infrastructure:\n  docker:\n    version: v1.10.0\nsecretName: capi-vars\n');
+  const result = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml', '--chart-version', '0.20.0'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stderr, /^values\.yaml:4:1: warning: secretName is ignored by the chart: only its addon template reads it/m);
+  assert.doesNotMatch(result.stdout, /capi-vars/);
+  // with an addon, the existing warning tells what becomes of it
+  writeFileSync(path.join(dir, 'addon.yaml'), 'addon:\n  helm:\n    version: v0.2.0\n');
+  const addon = spawnSync(
+    process.execPath,
+    [CLI, 'import', 'helm-values', '-f', 'values.yaml', '-f', 'addon.yaml', '--chart-version', '0.20.0'],
+    {
+      cwd: dir,
+      encoding: 'utf8',
+    },
+  );
+  assert.equal(addon.status, 0, addon.stderr);
+  assert.doesNotMatch(addon.stderr, /only its addon template reads it/);
+  assert.match(addon.stderr, /secretName: every chart writes it into the AddonProvider/);
+});
