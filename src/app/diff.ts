@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { renderOutput, type RenderOptions } from './run.js';
+import type { SecretNotGiven } from './types.js';
 import { redactStrings } from '../core/redact.js';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import {
@@ -32,6 +33,8 @@ interface DiffSides {
   leftInPlace?: string[];
   /** The render of the manifest as it is now: its warnings (a review should hear them as a render does). */
   warnings?: string[];
+  /** The configSecrets that render went without (their public keys took defaults). */
+  secretsNotGiven?: SecretNotGiven[];
 }
 
 async function diffSides(request: DiffRequest): Promise<DiffSides> {
@@ -53,6 +56,7 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
       after: { ...after, files: inPlace.files },
       leftInPlace: inPlace.leftInPlace,
       warnings: current.warnings,
+      secretsNotGiven: current.secretsNotGiven,
     };
   }
   const revision = await manifestAtRevision(base.revision, base.manifestPaths);
@@ -77,6 +81,7 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
       before: { label: `the manifest at ${base.revision} (${revision.commit.slice(0, 12)})${note}`, files: baseRender.files },
       after,
       warnings: current.warnings,
+      secretsNotGiven: current.secretsNotGiven,
     };
   } finally {
     await revision.dispose();
@@ -87,8 +92,8 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
  * The sides' differences; values in files that hold secrets are hidden, and any value the renders
  * knew is redacted. `warnings`: those of the render of the manifest as it is now.
  */
-export async function diff(request: DiffRequest): Promise<{ report: ReviewReport; warnings: string[] }> {
-  const { before, after, leftInPlace, warnings = [] } = await diffSides(request);
+export async function diff(request: DiffRequest): Promise<{ report: ReviewReport; warnings: string[]; secretsNotGiven: SecretNotGiven[] }> {
+  const { before, after, leftInPlace, warnings = [], secretsNotGiven = [] } = await diffSides(request);
   const report = reviewChanges(before, after);
-  return { report: redactStrings(leftInPlace?.length ? { ...report, leftInPlace } : report), warnings };
+  return { report: redactStrings(leftInPlace?.length ? { ...report, leftInPlace } : report), warnings, secretsNotGiven };
 }

@@ -141,17 +141,35 @@ function notGivenLines(flags: CheckFlags, secretsNotGiven: readonly SecretNotGiv
   });
 }
 
+/**
+ * A Secret diff rendered without whose public keys took their defaults: the changes shown may be
+ * that alone (as check tells), with the diff to run with the Secret's file.
+ */
+function defaultedPublicKeys(flags: DiffFlags, secretsNotGiven: readonly SecretNotGiven[]): string[] {
+  return secretsNotGiven
+    .filter((s) => s.publicKeys.length > 0)
+    .map((s) => {
+      const placeholder = secretFilePlaceholder(s.secret);
+      const rerun = fullDiffCommand(flags, [placeholder]).replace(/ --format text$/, '');
+      return (
+        `warning: this diff was not given Secret ${s.secret} (spec.configSecret of ${s.object}), which may hold ` +
+        `${s.publicKeys.join(', ')}, declared public: the render took their defaults, so the changes shown may be that alone\n` +
+        `  hint: run ${rerun}, with the path of the file that holds the Secret in place of ${placeholder}\n`
+      );
+    });
+}
+
 /** `check` with this run's -f and -o (paths from here) and the other flags of the recorded render. */
 function checkWithFlagsOf(recorded: string, fix: string): string {
   return `capi-gitops check${pathFlags(fix).join('')}${withoutPathFlags(recorded.replace(/^capi-gitops render/, ''))}`;
 }
 
 /** The command that prints the whole diff, for the note when markdown is cut. */
-function fullDiffCommand(flags: DiffFlags): string {
+function fullDiffCommand(flags: DiffFlags, placeholders: string[] = []): string {
   const words = ['capi-gitops', 'diff'];
   if (flags.from !== undefined) words.push('--from', flags.from, '--to', flags.to ?? '');
   else {
-    const render = regenerateCommand(flags).split(' ').slice(2);
+    const render = regenerateCommand(flags, true, process.cwd(), placeholders).split(' ').slice(2);
     words.push(...render);
     if (flags.base) words.push('--base', flags.base);
   }
@@ -187,10 +205,11 @@ function diffRequest(flags: DiffFlags): DiffRequest | ((progress: ProgressReport
 export async function diffCommand(flags: DiffFlags): Promise<void> {
   const format = flags.format ?? 'text';
   const request = diffRequest(flags);
-  const { report, warnings } = await annotatingErrors(() =>
+  const { report, warnings, secretsNotGiven } = await annotatingErrors(() =>
     typeof request === 'function' ? withProgress(flags, (progress) => diff(request(progress))) : diff(request),
   );
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  for (const line of defaultedPublicKeys(flags, secretsNotGiven)) process.stderr.write(line);
   const markdown = () => formatMarkdown(report, { fullCommand: fullDiffCommand(flags) });
   if (format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else if (format === 'markdown') process.stdout.write(markdown());

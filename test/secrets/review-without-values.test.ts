@@ -348,3 +348,29 @@ test('a fleet checked without the configSecret its clusters share: the Secret is
   const withSecret = cli(['check', '-f', 'mc', '-f', away, '-o', 'out']);
   assert.equal(withSecret.status, 0, withSecret.stdout + withSecret.stderr);
 });
+
+test('external-secrets: diff without the configSecret that holds a public key tells that the render took its default, with the diff to run with the Secret, which shows no change', async () => {
+  const loglevel = `CAPA_LOGLEVEL: ${Buffer.from('4').toString('base64')}`;
+  const ws = await workspace(
+    `${EXTERNAL_SECRETS}  public: [CAPA_LOGLEVEL]\n`,
+    `AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}\n  ${loglevel}`,
+  );
+  const away = path.relative(ws.repo, withoutSecretFile(ws));
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
+  assert.equal(cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']).status, 0);
+  const diffed = cli(['diff', '-f', 'mc', '-o', 'out']);
+  assert.equal(diffed.status, 0, diffed.stderr);
+  // the manager's --v took its default: the diff shows a change that is that alone
+  assert.match(diffed.stdout, /deployment|capa-controller-manager/i);
+  assert.match(
+    diffed.stderr,
+    /^warning: this diff was not given Secret capa-system\/aws-variables \(spec\.configSecret of InfrastructureProvider\/capa-system\/aws\), which may hold CAPA_LOGLEVEL, declared public/m,
+  );
+  const rerun = /hint: run (capi-gitops diff [^,]*), with the path/.exec(diffed.stderr)?.[1];
+  assert.equal(rerun, `capi-gitops diff -f mc -f ${PLACEHOLDER} -o out`);
+  const withSecret = cli(rerun!.replace(PLACEHOLDER, away).split(' ').slice(1));
+  assert.equal(withSecret.status, 0, withSecret.stderr);
+  assert.doesNotMatch(withSecret.stderr, /was not given Secret/);
+  assert.match(withSecret.stdout, /no object changed/i);
+  assertNoSecret(SECRETS, { texts: { stdout: diffed.stdout + withSecret.stdout, stderr: diffed.stderr + withSecret.stderr } });
+});
