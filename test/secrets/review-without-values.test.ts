@@ -297,7 +297,11 @@ test('external-secrets: check without the configSecret prints the render to rege
   assertNoSecret(SECRETS, { texts: { stdout: checked.stdout, stderr: checked.stderr } });
 });
 
-test('external-secrets: a key declared public but kept in the configSecret, checked without it: the change is told with the key, and the check with the Secret is up to date', async () => {
+/**
+ * external-secrets with CAPA_LOGLEVEL declared public but kept in the configSecret, rendered with
+ * the Secret's file, which is then moved out of the repository (`away`, relative to it).
+ */
+async function publicKeyInSecret() {
   const loglevel = `CAPA_LOGLEVEL: ${Buffer.from('4').toString('base64')}`;
   const ws = await workspace(
     `${EXTERNAL_SECRETS}  public: [CAPA_LOGLEVEL]\n`,
@@ -306,6 +310,11 @@ test('external-secrets: a key declared public but kept in the configSecret, chec
   const away = path.relative(ws.repo, withoutSecretFile(ws));
   const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
   assert.equal(cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']).status, 0);
+  return { away, cli };
+}
+
+test('external-secrets: a key declared public but kept in the configSecret, checked without it: the change is told with the key, and the check with the Secret is up to date', async () => {
+  const { away, cli } = await publicKeyInSecret();
   // without the Secret the manager's --v takes its default: the output is not what this check renders
   const checked = cli(['check', '-f', 'mc', '-o', 'out']);
   assert.equal(checked.status, 1, checked.stdout + checked.stderr);
@@ -350,14 +359,7 @@ test('a fleet checked without the configSecret its clusters share: the Secret is
 });
 
 test('external-secrets: diff without the configSecret that holds a public key tells that the render took its default, with the diff to run with the Secret, which shows no change', async () => {
-  const loglevel = `CAPA_LOGLEVEL: ${Buffer.from('4').toString('base64')}`;
-  const ws = await workspace(
-    `${EXTERNAL_SECRETS}  public: [CAPA_LOGLEVEL]\n`,
-    `AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}\n  ${loglevel}`,
-  );
-  const away = path.relative(ws.repo, withoutSecretFile(ws));
-  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
-  assert.equal(cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']).status, 0);
+  const { away, cli } = await publicKeyInSecret();
   const diffed = cli(['diff', '-f', 'mc', '-o', 'out']);
   assert.equal(diffed.status, 0, diffed.stderr);
   // the manager's --v took its default: the diff shows a change that is that alone
