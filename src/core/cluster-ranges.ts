@@ -1,5 +1,5 @@
 /** A fleet's cluster names, shortened for messages: `c000–c099, eu-1` (what two stages print). */
-import { compareStrings } from './diagnostics.js';
+import { compareStrings, formatDiagnostic, type Diagnostic } from './diagnostics.js';
 
 /**
  * Cluster names, with runs of consecutive numbers under one prefix and width written as ranges:
@@ -30,4 +30,44 @@ export function clusterRanges(names: readonly string[]): string {
     i = j + 1;
   }
   return parts.join(', ');
+}
+
+/**
+ * A fleet's diagnostics, each told once: one that several clusters meet names them all
+ * (`clusters eu-1, us-1: …`, numbered runs as ranges), one of the fleet itself is told as it is.
+ * Both the fleet's expansion (manifest/) and its run (app/) collect through it.
+ */
+export class DiagnosticsByCluster {
+  private readonly seen = new Map<string, { diagnostic: Diagnostic; rest?: string; clusters: string[] }>();
+
+  get size(): number {
+    return this.seen.size;
+  }
+
+  /**
+   * `d` as `cluster` met it, its object what it is about, written after the cluster's name and
+   * `joiner`; without a cluster, the fleet's own. Equal diagnostics are one.
+   */
+  add(d: Diagnostic, cluster?: string, joiner = ': '): void {
+    const key = formatDiagnostic(d);
+    const entry = this.seen.get(key) ?? { diagnostic: d, clusters: [] };
+    if (cluster !== undefined) {
+      entry.clusters.push(cluster);
+      entry.rest ??= d.object ? `${joiner}${d.object}` : '';
+    }
+    this.seen.set(key, entry);
+  }
+
+  /** Each once, in a stable order (clusters run concurrently), and forgets them. */
+  take(): Diagnostic[] {
+    const all = [...this.seen]
+      .sort(([a], [b]) => compareStrings(a, b))
+      .map(([, { diagnostic, rest, clusters }]) =>
+        rest === undefined
+          ? diagnostic
+          : { ...diagnostic, object: `${new Set(clusters).size > 1 ? 'clusters' : 'cluster'} ${clusterRanges(clusters)}${rest}` },
+      );
+    this.seen.clear();
+    return all;
+  }
 }

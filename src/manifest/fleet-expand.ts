@@ -6,7 +6,7 @@
  * its value came from.
  */
 import { CapiGitopsError, compareStrings, DiagnosticBag, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
-import { clusterRanges } from '../core/cluster-ranges.js';
+import { DiagnosticsByCluster } from '../core/cluster-ranges.js';
 import { isPlainObject } from '../core/kobject.js';
 import { isProviderKind, OPERATOR_API_VERSION, TOOL_API_VERSION } from '../core/provider.js';
 import { isValuesMap, type Values } from '../core/values.js';
@@ -256,20 +256,32 @@ function selectRelease(
   return undefined;
 }
 
-/** Validates the merged result as a single manifest would be; problems name cluster and layer. */
-function mergedManifest(subject: string, merged: Values, layers: readonly Layer[], manifest: Manifest, bag: DiagnosticBag): Manifest {
+/**
+ * Validates the merged result as a single manifest would be, for a cluster or a release; problems
+ * name the layer, and the clusters that met one (a shared layer's problem is told once for all).
+ */
+function mergedManifest(
+  subject: { cluster: string } | { release: string },
+  merged: Values,
+  layers: readonly Layer[],
+  manifest: Manifest,
+  problems: DiagnosticsByCluster,
+): Manifest {
   /** Each finding where the layer that set its value wrote it. */
   const report = (base: FieldPath, what: string, findings: readonly Finding[]) => {
     for (const { path, displayPath, message, expected, hint } of findings) {
       const layer = layerOf(layers, [...base, ...path]);
-      bag.add({
+      const object = `${layer?.label ?? 'the merged configuration'}: ${what}`;
+      const d = {
         ...at(layer?.where([...base, ...path])),
-        object: `${subject}, ${layer?.label ?? 'the merged configuration'}: ${what}`,
+        object: 'release' in subject ? `release ${subject.release}, ${object}` : object,
         path: formatFieldPath(displayPath ?? path) || undefined,
         message,
         expected,
         hint,
-      });
+      };
+      if ('cluster' in subject) problems.add(d, subject.cluster, ', ');
+      else problems.add(d);
     }
   };
   const providers: ProviderObject[] = [];
@@ -379,6 +391,8 @@ function clusterWarnings(
  */
 export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fleet {
   const bag = new DiagnosticBag();
+  // the merged manifests' problems: one a shared layer gives every cluster is told once, naming them
+  const merging = new DiagnosticsByCluster();
   const releases = duplicateReleases(manifest);
   duplicateClusters(manifest, bag);
   const shared = sharedLayer(manifest);
@@ -410,7 +424,7 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
     clusters.push({
       name: overlay.name,
       ...(release ? { release } : {}),
-      manifest: mergedManifest(`cluster ${overlay.name}`, merged, layers, manifest, bag),
+      manifest: mergedManifest({ cluster: overlay.name }, merged, layers, manifest, merging),
       warnings,
       origin: (provider, field) => originOf(['providers', provider, ...field]),
       configOrigin: (field) => originOf(['config', ...field]),
@@ -419,37 +433,13 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
   const checked = new Map<string, { release: ReleaseObject; manifest: Manifest }>();
   for (const release of releases.values()) {
     const layers = [defaults, shared, releaseLayer(release, sharedKeys)];
-    checked.set(release.name, { release, manifest: mergedManifest(`release ${release.name}`, mergeLayers(layers), layers, manifest, bag) });
+    checked.set(release.name, {
+      release,
+      manifest: mergedManifest({ release: release.name }, mergeLayers(layers), layers, manifest, merging),
+    });
   }
-  if (bag.size > 0) throw new CapiGitopsError(sortDiagnostics(oncePerProblem(bag.items)));
+  if (bag.size + merging.size > 0) throw new CapiGitopsError(sortDiagnostics([...bag.items, ...merging.take()]));
   return { clusters, releases: checked };
-}
-
-/**
- * A problem every cluster meets in a layer they share (the shared manifest, a release) is told
- * once, naming the clusters (`clusters eu-1, us-1, shared manifest: Config: …`), as a run's
- * problems are (app/fleet.ts ClusterDiagnostics); one of a cluster's own layer names it alone.
- */
-function oncePerProblem(items: readonly Diagnostic[]): Diagnostic[] {
-  const groups = new Map<string, { diagnostic: Diagnostic; rest: string; clusters: string[] }>();
-  const others: Diagnostic[] = [];
-  for (const d of items) {
-    const named = /^cluster ([^,\s]+), (.*)$/s.exec(d.object ?? '');
-    if (!named) {
-      others.push(d);
-      continue;
-    }
-    const [, cluster, rest] = named as unknown as [string, string, string];
-    const key = JSON.stringify([d.file, d.line, d.column, d.path, d.message, d.expected, d.hint, rest]);
-    const group = groups.get(key) ?? { diagnostic: d, rest, clusters: [] };
-    group.clusters.push(cluster);
-    groups.set(key, group);
-  }
-  const grouped = [...groups.values()].map(({ diagnostic, rest, clusters }) => ({
-    ...diagnostic,
-    object: `${new Set(clusters).size > 1 ? 'clusters' : 'cluster'} ${clusterRanges(clusters)}, ${rest}`,
-  }));
-  return [...others, ...grouped];
 }
 
 /** Whether a manifest declares a fleet (Config.clusters). */
