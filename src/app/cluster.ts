@@ -273,7 +273,7 @@ async function layOut(
       components: placed.components,
       unmanaged,
       wiring,
-      command: readmeCommand(options, [strategy]),
+      command: readmeCommandFor(options, [strategy]),
       componentFiles: context.componentFiles,
       emitted: context.emitted,
       substituteFrom: placed.substituteFrom,
@@ -330,7 +330,7 @@ async function wiringFor(layout: LayoutName, manifest: Manifest, options: Render
 }
 
 /** The command the output's README records; inline and sops need the values, so without the secret sources it would fail. */
-export function readmeCommand(options: RenderOptions, strategies: readonly SecretStrategy[]): string {
+export function readmeCommandFor(options: RenderOptions, strategies: readonly SecretStrategy[]): string {
   const command = strategies.every(keepsValuesOut) ? options.command : (options.commandWithSecrets ?? options.command);
   return command ?? 'capi-gitops render';
 }

@@ -5,9 +5,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CapiGitopsError, compareStrings, formatDiagnostic, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { mergeUserValues } from '../core/values.js';
-import { clusterRanges } from '../core/cluster-ranges.js';
+import { DiagnosticsByCluster } from '../core/cluster-ranges.js';
 import { loadManifest } from '../manifest/load.js';
 import type { Manifest, ReleaseObject } from '../manifest/types.js';
 import { closestName } from '../manifest/fields.js';
@@ -44,7 +44,7 @@ import type { RenderedComponent } from '../render/types.js';
 import { secretStrategy } from '../secrets/index.js';
 import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';
-import { readmeCommand, renderCluster } from './cluster.js';
+import { readmeCommandFor, renderCluster } from './cluster.js';
 import { prepareWiring } from './wiring.js';
 import type { RenderOptions, RenderResult, Resolution, SecretNotGiven } from './types.js';
 
@@ -82,7 +82,6 @@ export interface FleetResolution {
   lock: LockOutcome;
   /** The fleet's lockfile as read. */
   previous?: Lockfile;
-  warnings: string[];
   /**
    * With `collectAll`, the problems of clusters (and releases) that could not be resolved at all;
    * a resolution's own `problems` say what else did not resolve. The lock is then not to be written.
@@ -149,7 +148,6 @@ export async function resolveFleet(
       resolutions,
       lockFile,
       lock: { lock: previous ?? buildLockfile([]), changes: [] },
-      warnings: [],
       problems,
     };
   }
@@ -160,7 +158,7 @@ export async function resolveFleet(
   if (options.frozen) assertFleetFrozen(previous, lock, changes, lockFile);
   const accepted = acceptedOnce([...resolutions.values()].flatMap((r) => r.lock.accepted ?? []));
   const outcome = { lock, changes, ...(options.acceptDigests?.length ? { accepted } : {}) };
-  return { clusters: fleet.clusters, resolutions, lockFile, lock: outcome, previous, warnings: [] };
+  return { clusters: fleet.clusters, resolutions, lockFile, lock: outcome, previous };
 }
 
 /**
@@ -171,10 +169,10 @@ export async function resolveFleet(
  * each cluster on it, is reported once.
  */
 class ClusterDiagnostics {
-  private readonly seen = new Map<string, { diagnostic: Diagnostic; rest?: string; clusters: string[] }>();
+  private readonly grouped = new DiagnosticsByCluster();
 
   get size(): number {
-    return this.seen.size;
+    return this.grouped.size;
   }
 
   /** A diagnostic of one cluster (named after it, and after the layer that chose a version it is about), or of the fleet. */
@@ -183,14 +181,7 @@ class ClusterDiagnostics {
     const origin = d.path === 'spec.version' && d.object ? layers?.origin(d.object, ['spec', 'version']) : undefined;
     if (origin?.position) d = { ...d, file: origin.position.file, line: origin.position.line, column: origin.position.column };
     // `cluster lab-1, release R: X` is the release check's `release R: X`, found in lab-1
-    const object = origin ? `${origin.layer}: ${d.object}` : d.object;
-    const key = formatDiagnostic({ ...d, object });
-    const entry = this.seen.get(key) ?? { diagnostic: d, clusters: [] };
-    if (cluster !== undefined) {
-      entry.clusters.push(cluster);
-      entry.rest ??= object ? `${origin ? ',' : ':'} ${object}` : '';
-    }
-    this.seen.set(key, entry);
+    this.grouped.add(origin ? { ...d, object: `${origin.layer}: ${d.object}` } : d, cluster, origin ? ', ' : ': ');
   }
 
   /** A cluster's problems; anything else thrown is thrown on. */
@@ -206,15 +197,7 @@ class ClusterDiagnostics {
 
   /** Each once, in a stable order (clusters run concurrently), and forgets them. */
   take(): Diagnostic[] {
-    const all = [...this.seen]
-      .sort(([a], [b]) => compareStrings(a, b))
-      .map(([, { diagnostic, rest, clusters }]) =>
-        rest === undefined
-          ? diagnostic
-          : { ...diagnostic, object: `${new Set(clusters).size > 1 ? 'clusters' : 'cluster'} ${clusterRanges(clusters)}${rest}` },
-      );
-    this.seen.clear();
-    return all;
+    return this.grouped.take();
   }
 
   throwIfAny(): void {
@@ -393,7 +376,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const memory = out ? undefined : new FleetFilesInMemory();
   const tree = new FleetTree(fleetLayout, out ?? memory!);
   const kept = options.outputDir && selected.size < resolved.clusters.length ? await KeptClusters.read(options.outputDir) : undefined;
-  const warnings = [...resolved.warnings];
+  const warnings: string[] = [];
   const notGiven: SecretNotGiven[] = [];
   const told = new ClusterDiagnostics();
   const variables: ClusterVariables[] = [];
@@ -437,7 +420,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
     layout,
     clusters: trees,
     fleetWiring: argo ? await fleetArgoWiring(argo, options) : undefined,
-    command: readmeCommand(
+    command: readmeCommandFor(
       options,
       resolved.clusters.map((c) => secretStrategy(options, c.manifest.config.secrets)),
     ),
