@@ -375,13 +375,17 @@ test(
   },
 );
 
+/** Config.secrets for the sops strategy, encrypting to a new age key's recipient. */
+function sopsToNewRecipient(): string {
+  return `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${ageKey().recipient}]\n`;
+}
+
 test(
   'sops with the flux layout: the Kustomization of a component holding an encrypted Secret decrypts it (fluxcd/kustomize-controller internal/decryptor/decryptor.go DecryptResource)',
   { skip: AGE_MISSING },
   async () => {
     // without spec.decryption kustomize-controller applies the ENC[…] values as they are
-    const { recipient } = ageKey();
-    const secrets = `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`;
+    const secrets = sopsToNewRecipient();
     const set = [{ expression: 'path=clusters/mgmt', forceString: false }];
     const result = await render({ secrets }, { layout: 'flux', set });
     const kustomization = YAML.parse(result.files.get('flux/kustomization-capi-gitops-04-infrastructure-vault.yaml')!);
@@ -400,8 +404,7 @@ test(
   'sops with the argocd layout warns that Argo CD applies the files as they are: its Applications need a SOPS plugin (argoproj/argo-cd has no decryption of its own)',
   { skip: AGE_MISSING },
   async () => {
-    const { recipient } = ageKey();
-    const secrets = `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`;
+    const secrets = sopsToNewRecipient();
     const set = [
       { expression: 'path=clusters/mgmt', forceString: false },
       { expression: 'repoURL=https://git.example.com/p.git', forceString: false },
