@@ -375,6 +375,17 @@ test(
   },
 );
 
+/** A sops render to a new age key, its encrypted Secret file written into the output as a commit would leave it. */
+async function sopsOutputCommitted() {
+  const { identityFile, recipient } = ageKey();
+  const secrets = `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`;
+  const out = tempDir('capi-gitops-sops-out-');
+  const first = (await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE)!;
+  mkdirSync(path.join(out, INFRA_DIR), { recursive: true });
+  writeFileSync(path.join(out, SECRET_FILE), first);
+  return { identityFile, secrets, out, first };
+}
+
 /** Config.secrets for the sops strategy, encrypting to a new age key's recipient. */
 function sopsToNewRecipient(): string {
   return `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${ageKey().recipient}]\n`;
@@ -424,12 +435,7 @@ test(
   "sops: with the age key at hand (SOPS_AGE_KEY_FILE, or sops' default key file, as sops reads them), an unchanged Secret keeps its bytes; a changed one is encrypted afresh",
   { skip: AGE_MISSING },
   async () => {
-    const { identityFile, recipient } = ageKey();
-    const secrets = `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`;
-    const out = tempDir('capi-gitops-sops-out-');
-    const first = (await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE)!;
-    mkdirSync(path.join(out, INFRA_DIR), { recursive: true });
-    writeFileSync(path.join(out, SECRET_FILE), first);
+    const { identityFile, secrets, out, first } = await sopsOutputCommitted();
     // sops' default key file is looked for under XDG_CONFIG_HOME: an empty one here, whatever the machine's user keeps
     const configHome = process.env.XDG_CONFIG_HOME;
     process.env.XDG_CONFIG_HOME = tempDir('capi-gitops-sops-config-');
@@ -482,13 +488,8 @@ test(
   'sops: SOPS_AGE_KEY_CMD, split as a shell would and run without one, gives the identities from its stdout; a failed command is named with its exit code, never its output (getsops/sops age/keysource.go loadIdentities)',
   { skip: AGE_MISSING },
   async () => {
-    const { identityFile, recipient } = ageKey();
+    const { identityFile, secrets, out, first } = await sopsOutputCommitted();
     const key = readFileSync(identityFile, 'utf8').match(/AGE-SECRET-KEY-\S+/)![0];
-    const secrets = `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`;
-    const out = tempDir('capi-gitops-sops-out-');
-    const first = (await render({ secrets }, { outputDir: out })).files.get(SECRET_FILE)!;
-    mkdirSync(path.join(out, INFRA_DIR), { recursive: true });
-    writeFileSync(path.join(out, SECRET_FILE), first);
     const configHome = process.env.XDG_CONFIG_HOME;
     process.env.XDG_CONFIG_HOME = tempDir('capi-gitops-sops-config-');
     const run = async (command: string) => {
