@@ -45,6 +45,7 @@ import { secretStrategy } from '../secrets/index.js';
 import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';
 import { readmeCommandFor, renderCluster } from './cluster.js';
+import { mergeSecretsNotGiven } from './providers.js';
 import { prepareWiring } from './wiring.js';
 import type { RenderOptions, RenderResult, Resolution, SecretNotGiven } from './types.js';
 
@@ -439,21 +440,9 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
       resolved.lockFile,
     ),
     warnings: warnings.sort(compareStrings),
-    ...(notGiven.length > 0 ? { secretsNotGiven: mergedSecretsNotGiven(notGiven) } : {}),
+    ...(notGiven.length > 0 ? { secretsNotGiven: mergeSecretsNotGiven(notGiven) } : {}),
     ...context.stats,
   };
-}
-
-/** Each configSecret once, where the manifest names it (clusters share providers), with every public key it may hold. */
-function mergedSecretsNotGiven(list: readonly SecretNotGiven[]): SecretNotGiven[] {
-  const merged = new Map<string, SecretNotGiven>();
-  for (const s of list) {
-    const key = JSON.stringify([s.secret, s.file, s.line, s.column]);
-    const before = merged.get(key);
-    const publicKeys = [...new Set([...(before?.publicKeys ?? []), ...s.publicKeys])].sort(compareStrings);
-    merged.set(key, { ...s, publicKeys });
-  }
-  return [...merged.values()];
 }
 
 /** Whether a gitops.values path of the cluster was set by its own entry (overlay or unsupportedOverrides), not the shared Config. */

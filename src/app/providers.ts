@@ -151,7 +151,7 @@ export function secretsNotGiven(
   used: readonly (readonly VariableReference[] | undefined)[],
 ): SecretNotGiven[] {
   const publicNames = manifest.config.secrets?.public ?? [];
-  return prepared.flatMap((p, i) => {
+  const each = prepared.flatMap((p, i): SecretNotGiven[] => {
     const provider = p.resolved.provider;
     const ref = provider.spec.configSecret;
     if (!ref || p.secret) return [];
@@ -161,8 +161,30 @@ export function secretsNotGiven(
       .sort(compareStrings);
     const at = provider.fieldPosition?.(['spec', 'configSecret']) ?? {};
     const secret = `${ref.namespace || provider.namespace}/${ref.name}`;
-    return [{ secret, ...originOf(provider), object: providerObjectName(provider), ...at, publicKeys }];
+    const { file, line, column } = originOf(provider);
+    return [{ secret, objects: [providerObjectName(provider)], file, line, column, ...at, publicKeys }];
   });
+  return mergeSecretsNotGiven(each);
+}
+
+/**
+ * Each Secret once, however many providers (a chart's global configSecret names it in every one)
+ * or fleet clusters name it: with every provider and public key, at the first place it is named.
+ */
+export function mergeSecretsNotGiven(list: readonly SecretNotGiven[]): SecretNotGiven[] {
+  const merged = new Map<string, SecretNotGiven>();
+  const ordered = [...list].sort(
+    (a, b) => compareStrings(a.file ?? '', b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
+  );
+  for (const entry of ordered) {
+    const before = merged.get(entry.secret);
+    merged.set(entry.secret, {
+      ...(before ?? entry),
+      objects: [...new Set([...(before?.objects ?? []), ...entry.objects])],
+      publicKeys: [...new Set([...(before?.publicKeys ?? []), ...entry.publicKeys])].sort(compareStrings),
+    });
+  }
+  return [...merged.values()];
 }
 
 /**

@@ -118,11 +118,11 @@ export interface RenderResult extends Resolution {
 export interface SecretNotGiven {
   /** `namespace/name`. */
   secret: string;
-  /** The provider that names it, at its spec.configSecret. */
-  object: string;
+  /** The providers that name it; the position is the first one's spec.configSecret. */
+  objects: string[];
   file?: string;
   line?: number;
   column?: number;
-  /** Keys declared public that the provider uses and no other input gives: the render took their defaults. */
+  /** Keys declared public that those providers use and no other input gives: the render took their defaults. */
   publicKeys: string[];
 }

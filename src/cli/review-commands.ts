@@ -128,7 +128,7 @@ function notGivenLines(flags: CheckFlags, secretsNotGiven: readonly SecretNotGiv
     const at = s.file === undefined ? '' : `${s.file}${s.line === undefined ? '' : `:${s.line}:${s.column ?? 1}`}, `;
     const placeholder = secretFilePlaceholder(s.secret);
     const needed =
-      `  this check was not given Secret ${s.secret} (${at}spec.configSecret of ${s.object}), which render needs: ` +
+      `  this check was not given Secret ${s.secret} (${at}spec.configSecret of ${s.objects.join(', ')}), which render needs: ` +
       `in place of ${placeholder}, put the path of the file that holds it (kept out of Git)\n`;
     if (s.publicKeys.length === 0) return needed;
     const check = regenerateCommand(flags, true, process.cwd(), [placeholder]).replace(/^capi-gitops render /, 'capi-gitops check ');
@@ -152,7 +152,7 @@ function defaultedPublicKeys(flags: DiffFlags, secretsNotGiven: readonly SecretN
       const placeholder = secretFilePlaceholder(s.secret);
       const rerun = fullDiffCommand(flags, [placeholder]).replace(/ --format text$/, '');
       return (
-        `warning: this diff was not given Secret ${s.secret} (spec.configSecret of ${s.object}), which may hold ` +
+        `warning: this diff was not given Secret ${s.secret} (spec.configSecret of ${s.objects.join(', ')}), which may hold ` +
         `${s.publicKeys.join(', ')}, declared public: the render took their defaults, so the changes shown may be that alone\n` +
         `  hint: run ${rerun}, with the path of the file that holds the Secret in place of ${placeholder}\n`
       );

@@ -310,7 +310,7 @@ async function publicKeyInSecret() {
   const away = path.relative(ws.repo, withoutSecretFile(ws));
   const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
   assert.equal(cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']).status, 0);
-  return { away, cli };
+  return { away, cli, repo: ws.repo };
 }
 
 test('external-secrets: a key declared public but kept in the configSecret, checked without it: the change is told with the key, and the check with the Secret is up to date', async () => {
@@ -329,7 +329,7 @@ test('external-secrets: a key declared public but kept in the configSecret, chec
   assert.deepEqual(json.secretsNotGiven, [
     {
       secret: 'capa-system/aws-variables',
-      object: 'InfrastructureProvider/capa-system/aws',
+      objects: ['InfrastructureProvider/capa-system/aws'],
       file: 'mc/providers.yaml',
       line: 13,
       column: 17,
@@ -375,4 +375,27 @@ test('external-secrets: diff without the configSecret that holds a public key te
   assert.doesNotMatch(withSecret.stderr, /was not given Secret/);
   assert.match(withSecret.stdout, /no object changed/i);
   assertNoSecret(SECRETS, { texts: { stdout: diffed.stdout + withSecret.stdout, stderr: diffed.stderr + withSecret.stderr } });
+});
+
+test('two providers naming one configSecret (the chart-wide configSecret import helm-values writes into each): check and diff tell the Secret once, naming both, with one -f for its file', async () => {
+  const { away, cli, repo } = await publicKeyInSecret();
+  const providers = path.join(repo, 'mc', 'providers.yaml');
+  writeFileSync(
+    providers,
+    readFileSync(providers, 'utf8').replace(
+      '  version: v0.2.0\n',
+      '  version: v0.2.0\n  configSecret: {name: aws-variables, namespace: capa-system}\n',
+    ),
+  );
+  assert.equal(cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']).status, 0);
+  const checked = cli(['check', '-f', 'mc', '-o', 'out']);
+  assert.equal(checked.status, 1, checked.stdout + checked.stderr);
+  assert.equal(checked.stdout.match(/this check was not given Secret capa-system\/aws-variables/g)?.length, 1, checked.stdout);
+  assert.match(checked.stdout, /spec\.configSecret of CoreProvider\/capi-system\/cluster-api, InfrastructureProvider\/capa-system\/aws\)/);
+  assert.match(
+    checked.stdout,
+    new RegExp(`to regenerate, run: capi-gitops render -f mc -f ${PLACEHOLDER.replace(/[/]/g, '\\/')} -o out\n`),
+  );
+  const diffed = cli(['diff', '-f', 'mc', '-o', 'out']);
+  assert.equal(diffed.stderr.match(/this diff was not given Secret capa-system\/aws-variables/g)?.length, 1, diffed.stderr);
 });
