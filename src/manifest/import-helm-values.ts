@@ -315,13 +315,26 @@ interface ProviderDocument {
   spec?: Record<string, unknown>;
 }
 
-/** The configSecret helper (_helpers.tpl capi-operator.configSecret, v0.24.0): the provider's own, field by field, else the global one. */
+/**
+ * The configSecret helper (_helpers.tpl capi-operator.configSecret, v0.24.0), field by field:
+ * `default (($arg).configSecret).name (($.Values).configSecret).name` is Sprig's `default DEFAULT
+ * GIVEN`, so the top-level field wins when set and the provider's own is only its fallback.
+ */
 function configSecret(reading: Reading, own: { at: FieldPath; value: unknown } | undefined): Record<string, unknown> | undefined {
   const mine = own && isPlainObject(own.value) ? own.value : {};
   const global = isPlainObject(reading.values.configSecret) ? reading.values.configSecret : {};
-  // Helm's `default`: the provider's own field when set, else the global one; each kept with its path
-  const field = (key: string) =>
-    truthy(mine[key]) ? { at: [...own!.at, key], value: mine[key] } : { at: ['configSecret', key], value: global[key] };
+  const field = (key: string) => {
+    if (own && !truthy(global[key])) return { at: [...own.at, key], value: mine[key] };
+    if (own && truthy(mine[key]) && interpolated(mine[key]) !== interpolated(global[key])) {
+      reading.warnings.push(
+        `${own.at.join('.')}.${key} is ignored by the chart: the top-level configSecret.${key} (${JSON.stringify(global[key])}) wins ` +
+          `(templates/_helpers.tpl capi-operator.configSecret: default (($arg).configSecret).${key} (($.Values).configSecret).${key})`,
+        [...own.at, key],
+        { hint: `remove configSecret.${key} from the top level to give each provider its own Secret` },
+      );
+    }
+    return { at: ['configSecret', key], value: global[key] };
+  };
   const name = field('name');
   if (!truthy(name.value)) return undefined;
   const result: Record<string, unknown> = { name: secretField(reading, name.at, name.value) };
