@@ -574,23 +574,28 @@ function managerOf(
 /** core-conditions.yaml and infra-conditions.yaml: providers the chart adds on its own, with the global configSecret only. */
 function implicitProviders(reading: Reading, maps: Record<ChartProviderType, Record<string, unknown>>): ProviderDocument[] {
   const { values, version } = reading;
-  const secret = isPlainObject(values.configSecret) && truthy(values.configSecret) ? values.configSecret : undefined;
-  const secretSpec = secret
-    ? {
-        configSecret: {
-          name: secretField(reading, ['configSecret', 'name'], secret.name),
-          ...(truthy(secret.namespace) ? { namespace: secretField(reading, ['configSecret', 'namespace'], secret.namespace) } : {}),
-        },
-      }
-    : undefined;
-  const found: ProviderDocument[] = [];
   const some = (key: ChartProviderType) => Object.keys(maps[key]).length > 0;
   const anyOther = (['addon', 'bootstrap', 'controlPlane', 'infrastructure', 'ipam'] as const).some(some);
-  if (anyOther && !some('core')) found.push({ kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', spec: secretSpec });
+  const addsCore = anyOther && !some('core');
+  const addsBootstrap = some('infrastructure') && !some('bootstrap');
+  const addsControlPlane = some('infrastructure') && !some('controlPlane');
+  const secret = isPlainObject(values.configSecret) && truthy(values.configSecret) ? values.configSecret : undefined;
+  // read (and refused when the chart would print it badly) only when the chart adds a provider to print it into
+  const secretSpec =
+    secret && (addsCore || addsBootstrap || addsControlPlane)
+      ? {
+          configSecret: {
+            name: secretField(reading, ['configSecret', 'name'], secret.name),
+            ...(truthy(secret.namespace) ? { namespace: secretField(reading, ['configSecret', 'namespace'], secret.namespace) } : {}),
+          },
+        }
+      : undefined;
+  const found: ProviderDocument[] = [];
+  if (addsCore) found.push({ kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', spec: secretSpec });
   if (some('infrastructure')) {
-    if (!some('bootstrap'))
+    if (addsBootstrap)
       found.push({ kind: 'BootstrapProvider', name: 'kubeadm', namespace: 'capi-kubeadm-bootstrap-system', spec: secretSpec });
-    if (!some('controlPlane')) {
+    if (addsControlPlane) {
       // The kubeadm control plane takes manager.featureGates.kubeadm only inside `with .Values.configSecret`.
       const gates = topLevelGates(values);
       const kubeadm =

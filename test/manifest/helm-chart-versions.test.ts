@@ -235,6 +235,25 @@ test('configSecret per provider from v0.24.0, field by field under the top-level
   assert.deepEqual(next.byId['AddonProvider/helm'], { version: 'v0.2.6', configSecret: { name: 'shared', namespace: 'capi-secrets' } });
 });
 
+test('a top-level configSecret without a name, every provider named: the name falls back to the provider’s own (templates/_helpers.tpl:26), and no provider is added to print an empty name into (core-conditions.yaml, infra-conditions.yaml)', () => {
+  const values = {
+    configSecret: { namespace: 'capi-secrets' },
+    core: { 'cluster-api': { version: 'v1.12.0', configSecret: { name: 'core-variables' } } },
+  };
+  const { byId, warnings } = run(values, '0.28.0');
+  assert.deepEqual(byId['CoreProvider/cluster-api'], {
+    version: 'v1.12.0',
+    configSecret: { name: 'core-variables', namespace: 'capi-secrets' },
+  });
+  assert.deepEqual(warnings, []);
+  // the chart adds the kubeadm providers when infrastructure is set alone, printing `name:` empty: still refused
+  assert.throws(
+    () => run({ ...values, infrastructure: { docker: { version: 'v1.12.0' } } }, '0.28.0'),
+    (error: CapiGitopsError) =>
+      error.diagnostics.some((d) => d.path === 'configSecret.name' && /not set while configSecret is/.test(d.message)),
+  );
+});
+
 test('fetchConfig.<name> for IPAM from v0.20.0 (templates/ipam.yaml:50), per provider from v0.24.0 (core.yaml:52); additionalDeployments reach IPAM providers (ipam.yaml:69 at v0.17.0)', () => {
   const values = {
     fetchConfig: { 'in-cluster': { url: 'https://example.com/ipam/releases/v0.1.0/ipam-components.yaml' } },
