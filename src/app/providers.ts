@@ -100,6 +100,20 @@ export function secretImagesError(provider: ProviderObject): Diagnostic {
 }
 
 /**
+ * Whether the provider names a Secret or ConfigMap that the input holds but the manifest stage
+ * left out for its own problems (data that is not base64, …): the provider cannot render, and
+ * that object is no more "not in the input" than it is valid.
+ */
+function readsLeftOutObject(provider: ProviderObject, leftOut: ReadonlySet<string | undefined>): boolean {
+  const { configSecret, additionalManifests } = provider.spec;
+  return (
+    (configSecret !== undefined && leftOut.has(`Secret/${configSecret.namespace || provider.namespace}/${configSecret.name}`)) ||
+    (additionalManifests != null &&
+      leftOut.has(`ConfigMap/${additionalManifests.namespace || provider.namespace}/${additionalManifests.name}`))
+  );
+}
+
+/**
  * Every provider prepared (each problem collected, none thrown), and the needles: every Secret a
  * provider names is known to the gate, whether the provider renders or not.
  */
@@ -113,7 +127,10 @@ export async function prepareProviders(
   // check and diff under a strategy that keeps values out: a missing configSecret is a warning
   const tolerateMissing = rendersWithoutValues(options, manifest.config.secrets) ? (w: Diagnostic) => options.onWarning?.(w) : undefined;
   const withSecrets: { resolved: ResolvedProvider; secret: SecretObject | undefined }[] = [];
+  // a Secret or ConfigMap in the input but left out for its own problems, told at its lines
+  const leftOut = new Set(manifest.problems?.map((d) => d.object));
   for (const resolved of providers) {
+    if (readsLeftOutObject(resolved.provider, leftOut)) continue;
     try {
       withSecrets.push({ resolved, secret: configSecretOf(resolved.provider, manifest.secrets, run.manifests, tolerateMissing) });
     } catch (err) {

@@ -57,6 +57,26 @@ test('a configSecret missing from the provider namespace names the namespace a S
   );
 });
 
+test('a configSecret and an additionalManifests ConfigMap given with a value that is not base64 are told at that value only, not as "not in the input" too', async () => {
+  const manifest = corpusManifest('v1.12.0', 'repository', {
+    CoreProvider: '  additionalManifests:\n    name: extra\n',
+    BootstrapProvider: '  configSecret:\n    name: boot-vars\n',
+  });
+  const objects = [
+    // base64 of "15m" would be MTVt: a plain value under data, as often written by hand
+    'apiVersion: v1\nkind: Secret\nmetadata: {name: boot-vars, namespace: capi-kubeadm-bootstrap-system}\ndata:\n  KUBEADM_BOOTSTRAP_TOKEN_TTL: 15m\n',
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra, namespace: capi-system}\ndata: {manifests: ""}\nbinaryData: {extra.gz: "not base64!"}\n',
+  ].join('---\n');
+  const problems = await problemsOf({ 'providers.yaml': manifest, 'objects.yaml': objects });
+  assert.deepEqual(
+    problems.map((p) => p.replace(/^\d+:\d+ /, '')),
+    [
+      'Secret/capi-kubeadm-bootstrap-system/boot-vars data.KUBEADM_BOOTSTRAP_TOKEN_TTL is not valid base64',
+      'ConfigMap/capi-system/extra binaryData["extra.gz"] is not valid base64',
+    ],
+  );
+});
+
 test('one Config serves both layouts: a value of the argocd chart under gitops.argocd.values does not break --layout flux', async () => {
   const config = `apiVersion: capi-gitops.dev/v1alpha1
 kind: Config
