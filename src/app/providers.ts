@@ -10,6 +10,7 @@ import type { ResolvedProvider } from '../resolve/resolve.js';
 import { providerObjectName } from '../resolve/preflight.js';
 import type { VariableLookup } from '../render/types.js';
 import { mergeImageOverrides, parseImagesValue } from '../render/images.js';
+import { resolveAdditionalManifests } from '../render/additional-manifests.js';
 import type { GivenVariables } from '../render/variable-advice.js';
 import {
   IMAGES_KEY,
@@ -131,11 +132,20 @@ export async function prepareProviders(
   const leftOut = new Set(manifest.problems?.map((d) => d.object));
   for (const resolved of providers) {
     if (readsLeftOutObject(resolved.provider, leftOut)) continue;
+    // both references checked, so a missing configSecret does not hide a missing ConfigMap
+    const before = bag.size;
+    let secret: SecretObject | undefined;
     try {
-      withSecrets.push({ resolved, secret: configSecretOf(resolved.provider, manifest.secrets, run.manifests, tolerateMissing) });
+      secret = configSecretOf(resolved.provider, manifest.secrets, run.manifests, tolerateMissing);
     } catch (err) {
       bag.addError(err);
     }
+    try {
+      resolveAdditionalManifests(resolved.provider, manifest.configMaps);
+    } catch (err) {
+      bag.addError(err);
+    }
+    if (bag.size === before) withSecrets.push({ resolved, secret });
   }
   const needles = secretNeedles(
     secretValues(

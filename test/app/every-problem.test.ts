@@ -77,6 +77,21 @@ test('a configSecret and an additionalManifests ConfigMap given with a value tha
   );
 });
 
+test('a provider missing both its configSecret and its additionalManifests ConfigMap is told both in one run, each at its field (operator phase_load.go reads both)', async () => {
+  const manifest = corpusManifest('v1.12.0', 'repository', {
+    CoreProvider: '  configSecret:\n    name: capi-variables\n  additionalManifests:\n    name: capi-extra\n',
+  });
+  const problems = await problemsOf({ 'providers.yaml': manifest });
+  const at = (field: string) => {
+    const line = manifest.split('\n').findIndex((l) => l.startsWith(`  ${field}:`)) + 2;
+    return `${line}:5 CoreProvider/capi-system/cluster-api spec.${field} `;
+  };
+  assert.deepEqual(problems, [
+    `${at('configSecret')}Secret capi-system/capi-variables is not in the input`,
+    `${at('additionalManifests')}ConfigMap capi-system/capi-extra is not in the input`,
+  ]);
+});
+
 test('one Config serves both layouts: a value of the argocd chart under gitops.argocd.values does not break --layout flux', async () => {
   const config = `apiVersion: capi-gitops.dev/v1alpha1
 kind: Config
