@@ -115,13 +115,31 @@ function readsLeftOutObject(provider: ProviderObject, leftOut: ReadonlySet<strin
 }
 
 /**
+ * The providers that do not render (a problem of their own in the manifest, or no release found)
+ * whose configSecret and additionalManifests references can still be checked: those whose own
+ * problems leave both fields alone. Their missing Secret is then told in the same run.
+ */
+export function providersToCheckReferences(manifest: Manifest, rendering: readonly ResolvedProvider[]): ProviderObject[] {
+  const rendered = new Set(rendering.map((r) => providerObjectName(r.provider)));
+  const reference = /^spec\.(configSecret|additionalManifests)(\.|\[|$)/;
+  return manifest.providers.filter((provider) => {
+    const name = providerObjectName(provider);
+    if (rendered.has(name)) return false;
+    const own = (manifest.problems ?? []).filter((d) => d.object === name);
+    return !own.some((d) => d.path === undefined || reference.test(d.path));
+  });
+}
+
+/**
  * Every provider prepared (each problem collected, none thrown), and the needles: every Secret a
- * provider names is known to the gate, whether the provider renders or not.
+ * provider names is known to the gate, whether the provider renders or not. `others`: providers
+ * that do not render, whose references are checked all the same (providersToCheckReferences).
  */
 export async function prepareProviders(
   manifest: Manifest,
   providers: readonly ResolvedProvider[],
   options: RenderOptions,
+  others: readonly ProviderObject[] = [],
 ): Promise<{ prepared: PreparedProvider[]; needles: SecretNeedles; problems: Diagnostic[] }> {
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const bag = new DiagnosticBag();
@@ -130,23 +148,28 @@ export async function prepareProviders(
   const withSecrets: { resolved: ResolvedProvider; secret: SecretObject | undefined }[] = [];
   // a Secret or ConfigMap in the input but left out for its own problems, told at its lines
   const leftOut = new Set(manifest.problems?.map((d) => d.object));
-  for (const resolved of providers) {
-    if (readsLeftOutObject(resolved.provider, leftOut)) continue;
-    // both references checked, so a missing configSecret does not hide a missing ConfigMap
+  // both references checked, so a missing configSecret does not hide a missing ConfigMap
+  const checkReferences = (provider: ProviderObject): { ok: boolean; secret?: SecretObject } => {
+    if (readsLeftOutObject(provider, leftOut)) return { ok: false };
     const before = bag.size;
     let secret: SecretObject | undefined;
     try {
-      secret = configSecretOf(resolved.provider, manifest.secrets, run.manifests, tolerateMissing);
+      secret = configSecretOf(provider, manifest.secrets, run.manifests, tolerateMissing);
     } catch (err) {
       bag.addError(err);
     }
     try {
-      resolveAdditionalManifests(resolved.provider, manifest.configMaps);
+      resolveAdditionalManifests(provider, manifest.configMaps);
     } catch (err) {
       bag.addError(err);
     }
-    if (bag.size === before) withSecrets.push({ resolved, secret });
+    return { ok: bag.size === before, secret };
+  };
+  for (const resolved of providers) {
+    const { ok, secret } = checkReferences(resolved.provider);
+    if (ok) withSecrets.push({ resolved, secret });
   }
+  for (const provider of others) checkReferences(provider);
   const needles = secretNeedles(
     secretValues(
       manifest,

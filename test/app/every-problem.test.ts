@@ -92,6 +92,23 @@ test('a provider missing both its configSecret and its additionalManifests Confi
   ]);
 });
 
+test('a provider that does not render (a typo in its own fields, or a version not found) still has its missing configSecret and ConfigMap told in the same run', async () => {
+  const manifest = corpusManifest('v1.12.0', 'repository', {
+    CoreProvider: '  manager:\n    syncPeriod: 10 minutes\n  configSecret:\n    name: capi-variables\n',
+    BootstrapProvider: '  additionalManifests:\n    name: bootstrap-extra\n',
+  }).replace(/(kind: BootstrapProvider[\s\S]*?version: )v1\.12\.0/, '$1v1.99.0');
+  const problems = await problemsOf({ 'providers.yaml': manifest });
+  assert.deepEqual(
+    problems.map((p) => p.replace(/^\d+:\d+ /, '').replace(/: "[^"]*" is not a directory$/, '')),
+    [
+      'CoreProvider/capi-system/cluster-api spec.manager.syncPeriod invalid duration "10 minutes"',
+      'CoreProvider/capi-system/cluster-api spec.configSecret Secret capi-system/capi-variables is not in the input',
+      'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm spec.version version v1.99.0 not found',
+      'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm spec.additionalManifests ConfigMap capi-kubeadm-bootstrap-system/bootstrap-extra is not in the input',
+    ],
+  );
+});
+
 test('one Config serves both layouts: a value of the argocd chart under gitops.argocd.values does not break --layout flux', async () => {
   const config = `apiVersion: capi-gitops.dev/v1alpha1
 kind: Config
