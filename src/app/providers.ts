@@ -51,7 +51,12 @@ function configSecretOf(
   const namespace = ref.namespace || provider.namespace;
   const secret = findConfigSecret(provider, secrets);
   if (!secret && tolerateMissing) {
-    tolerateMissing({ ...originOf(provider), path: 'spec.configSecret', ...missingConfigSecretNote(`${namespace}/${ref.name}`) });
+    tolerateMissing({
+      ...originOf(provider),
+      ...provider.fieldPosition?.(['spec', 'configSecret']),
+      path: 'spec.configSecret',
+      ...missingConfigSecretNote(`${namespace}/${ref.name}`),
+    });
     return undefined;
   }
   if (!secret) {
