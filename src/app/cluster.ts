@@ -44,7 +44,14 @@ import { componentDirectory } from '../layout/kustomize.js';
 import type { ObjectSelector } from '../layout/apply-safety.js';
 import { prepareWiring } from './wiring.js';
 import { RunContext } from './context.js';
-import { givenVariables, prepareProviders, secretImagesError, secretsNotGiven, type PreparedProvider } from './providers.js';
+import {
+  givenVariables,
+  prepareProviders,
+  providersToCheckReferences,
+  secretImagesError,
+  secretsNotGiven,
+  type PreparedProvider,
+} from './providers.js';
 import { resolveCluster } from './resolve.js';
 import { renderOperatorCluster } from './operator.js';
 import { pinImages, registryDigests, type DigestAsker } from './image-pins.js';
@@ -86,7 +93,8 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
   // a provider with problems in the manifest is reported with them, not rendered
   const faulty = new Set(resolution.manifest.problems?.map((d) => d.object));
   const renderable = resolution.providers.filter((p) => !faulty.has(providerObjectName(p.provider)));
-  const { prepared, needles, problems } = await prepareProviders(resolution.manifest, renderable, options);
+  const others = providersToCheckReferences(resolution.manifest, renderable);
+  const { prepared, needles, problems } = await prepareProviders(resolution.manifest, renderable, options, others);
   try {
     const rendered = await renderComponents(context, resolution, prepared, needles, options, problems);
     // images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries

@@ -37,6 +37,11 @@ interface DiffSides {
   secretsNotGiven?: SecretNotGiven[];
 }
 
+/** What the render of the manifest as it is now says beside its files. */
+function currentNotes(current: Awaited<ReturnType<typeof renderOutput>>): Pick<DiffSides, 'warnings' | 'secretsNotGiven'> {
+  return { warnings: current.warnings, secretsNotGiven: current.secretsNotGiven };
+}
+
 async function diffSides(request: DiffRequest): Promise<DiffSides> {
   if ('from' in request)
     return {
@@ -60,6 +65,13 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
     };
   }
   const revision = await manifestAtRevision(base.revision, base.manifestPaths);
+  const at = `${base.revision} (${revision.commit.slice(0, 12)})`;
+  // the change that introduces the manifest: nothing before it, every object added
+  if (revision.manifestPaths.length === 0) {
+    await revision.dispose();
+    const absent = `${revision.absentPaths.join(', ')} ${revision.absentPaths.length === 1 ? 'is' : 'are'} not there`;
+    return { before: { label: `nothing at ${at}: ${absent}`, files: new Map() }, after, ...currentNotes(current) };
+  }
   try {
     const options = base.options(revision.manifestPaths);
     const onWarning = options.onWarning;
@@ -77,12 +89,8 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
       shared.length === 0
         ? ''
         : `, with ${shared.join(', ')} as ${shared.length === 1 ? 'it is' : 'they are'} now (${shared.length === 1 ? 'its' : 'their'} changes do not show)`;
-    return {
-      before: { label: `the manifest at ${base.revision} (${revision.commit.slice(0, 12)})${note}`, files: baseRender.files },
-      after,
-      warnings: current.warnings,
-      secretsNotGiven: current.secretsNotGiven,
-    };
+    const added = revision.absentPaths.length > 0 ? `, without ${revision.absentPaths.join(', ')} (not there yet)` : '';
+    return { before: { label: `the manifest at ${at}${added}${note}`, files: baseRender.files }, after, ...currentNotes(current) };
   } finally {
     await revision.dispose();
   }

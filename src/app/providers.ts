@@ -10,6 +10,7 @@ import type { ResolvedProvider } from '../resolve/resolve.js';
 import { providerObjectName } from '../resolve/preflight.js';
 import type { VariableLookup } from '../render/types.js';
 import { mergeImageOverrides, parseImagesValue } from '../render/images.js';
+import { resolveAdditionalManifests } from '../render/additional-manifests.js';
 import type { GivenVariables } from '../render/variable-advice.js';
 import {
   IMAGES_KEY,
@@ -50,7 +51,12 @@ function configSecretOf(
   const namespace = ref.namespace || provider.namespace;
   const secret = findConfigSecret(provider, secrets);
   if (!secret && tolerateMissing) {
-    tolerateMissing({ ...originOf(provider), path: 'spec.configSecret', ...missingConfigSecretNote(`${namespace}/${ref.name}`) });
+    tolerateMissing({
+      ...originOf(provider),
+      ...provider.fieldPosition?.(['spec', 'configSecret']),
+      path: 'spec.configSecret',
+      ...missingConfigSecretNote(`${namespace}/${ref.name}`),
+    });
     return undefined;
   }
   if (!secret) {
@@ -100,26 +106,75 @@ export function secretImagesError(provider: ProviderObject): Diagnostic {
 }
 
 /**
+ * Whether the provider names a Secret or ConfigMap that the input holds but the manifest stage
+ * left out for its own problems (data that is not base64, …): the provider cannot render, and
+ * that object is no more "not in the input" than it is valid.
+ */
+function readsLeftOutObject(provider: ProviderObject, leftOut: ReadonlySet<string | undefined>): boolean {
+  const { configSecret, additionalManifests } = provider.spec;
+  return (
+    (configSecret !== undefined && leftOut.has(`Secret/${configSecret.namespace || provider.namespace}/${configSecret.name}`)) ||
+    (additionalManifests != null &&
+      leftOut.has(`ConfigMap/${additionalManifests.namespace || provider.namespace}/${additionalManifests.name}`))
+  );
+}
+
+/**
+ * The providers that do not render (a problem of their own in the manifest, or no release found)
+ * whose configSecret and additionalManifests references can still be checked: those whose own
+ * problems leave both fields alone. Their missing Secret is then told in the same run.
+ */
+export function providersToCheckReferences(manifest: Manifest, rendering: readonly ResolvedProvider[]): ProviderObject[] {
+  const rendered = new Set(rendering.map((r) => providerObjectName(r.provider)));
+  const reference = /^spec\.(configSecret|additionalManifests)(\.|\[|$)/;
+  return manifest.providers.filter((provider) => {
+    const name = providerObjectName(provider);
+    if (rendered.has(name)) return false;
+    const own = (manifest.problems ?? []).filter((d) => d.object === name);
+    return !own.some((d) => d.path === undefined || reference.test(d.path));
+  });
+}
+
+/**
  * Every provider prepared (each problem collected, none thrown), and the needles: every Secret a
- * provider names is known to the gate, whether the provider renders or not.
+ * provider names is known to the gate, whether the provider renders or not. `others`: providers
+ * that do not render, whose references are checked all the same (providersToCheckReferences).
  */
 export async function prepareProviders(
   manifest: Manifest,
   providers: readonly ResolvedProvider[],
   options: RenderOptions,
+  others: readonly ProviderObject[] = [],
 ): Promise<{ prepared: PreparedProvider[]; needles: SecretNeedles; problems: Diagnostic[] }> {
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const bag = new DiagnosticBag();
   // check and diff under a strategy that keeps values out: a missing configSecret is a warning
   const tolerateMissing = rendersWithoutValues(options, manifest.config.secrets) ? (w: Diagnostic) => options.onWarning?.(w) : undefined;
   const withSecrets: { resolved: ResolvedProvider; secret: SecretObject | undefined }[] = [];
-  for (const resolved of providers) {
+  // a Secret or ConfigMap in the input but left out for its own problems, told at its lines
+  const leftOut = new Set(manifest.problems?.map((d) => d.object));
+  // both references checked, so a missing configSecret does not hide a missing ConfigMap
+  const checkReferences = (provider: ProviderObject): { ok: boolean; secret?: SecretObject } => {
+    if (readsLeftOutObject(provider, leftOut)) return { ok: false };
+    const before = bag.size;
+    let secret: SecretObject | undefined;
     try {
-      withSecrets.push({ resolved, secret: configSecretOf(resolved.provider, manifest.secrets, run.manifests, tolerateMissing) });
+      secret = configSecretOf(provider, manifest.secrets, run.manifests, tolerateMissing);
     } catch (err) {
       bag.addError(err);
     }
+    try {
+      resolveAdditionalManifests(provider, manifest.configMaps);
+    } catch (err) {
+      bag.addError(err);
+    }
+    return { ok: bag.size === before, secret };
+  };
+  for (const resolved of providers) {
+    const { ok, secret } = checkReferences(resolved.provider);
+    if (ok) withSecrets.push({ resolved, secret });
   }
+  for (const provider of others) checkReferences(provider);
   const needles = secretNeedles(
     secretValues(
       manifest,

@@ -147,6 +147,30 @@ export async function updateManagementCluster(options: RenderOptions, selection:
   const overrides = new Map(bumps.filter((b) => lockOnly.has(componentKey(b))).map((b) => [componentKey(b), b.newVersion]));
   // The operator's release moves with a whole update, in the lock (Config.operator names no exact version then).
   if (plan.operator?.shouldUpgrade && (selection.providers ?? []).length === 0) overrides.set(OPERATOR_OVERRIDE_KEY, plan.operator.target);
-  const resolution = await resolveManagementCluster({ ...options, frozen: false, versionOverrides: overrides, manifestTexts });
+  const resolution = await resolveManagementCluster({ ...options, frozen: false, versionOverrides: overrides, manifestTexts }).catch(
+    (err: unknown) => {
+      throw withSkippedEdits(err, edits);
+    },
+  );
   return { plan, edits, files: changed.map((f) => f.path), texts: changed, resolution };
+}
+
+/**
+ * A resolution that fails after some versions moved (a core provider whose range excludes the
+ * new contract's release, with the other providers moved to it) fails because of the versions
+ * that could not move: those are reported first, at their spec.version, with what to do.
+ */
+function withSkippedEdits(err: unknown, edits: readonly VersionEdit[]): unknown {
+  const skipped = edits.filter((edit) => edit.status === 'skipped');
+  if (!(err instanceof CapiGitopsError) || skipped.length === 0) return err;
+  const notMoved: Diagnostic[] = skipped.map((edit) => ({
+    file: edit.file,
+    line: edit.line,
+    column: edit.column,
+    object: `${edit.kind}/${edit.namespace}/${edit.name}`,
+    path: 'spec.version',
+    message: `not updated to ${edit.newVersion}; the problems after this one may follow from it`,
+    hint: edit.reason,
+  }));
+  return new CapiGitopsError([...notMoved, ...err.diagnostics]);
 }

@@ -80,11 +80,16 @@ export function matchProviderKey(written: string, known: readonly string[]): { k
 
 function sharedLayer(manifest: Manifest): Layer {
   const providers: Values = {};
-  const positions = new Map<string, SourcePosition>();
+  const objects = new Map<string, ProviderObject>();
   for (const p of manifest.providers) {
     providers[providerKey(p)] = { metadata: { name: p.name, namespace: p.namespace }, spec: structuredClone(p.spec) as Values };
-    positions.set(providerKey(p), p.position);
+    objects.set(providerKey(p), p);
   }
+  // a provider's field where its document wrote it, else the document
+  const providerWhere = (key: string, field: FieldPath): SourcePosition | undefined => {
+    const p = objects.get(key);
+    return field.length > 0 ? (p?.fieldPosition?.(field) ?? p?.position) : p?.position;
+  };
   const config: Values = {};
   for (const [field, value] of Object.entries(manifest.config))
     if (!FLEET_FIELDS.has(field)) setOwnValue(config, field, structuredClone(value));
@@ -93,7 +98,9 @@ function sharedLayer(manifest: Manifest): Layer {
     label: 'shared manifest',
     values: { providers, config },
     where: (path) =>
-      path[0] === 'providers' ? positions.get(String(path[1])) : (manifest.config.locate?.(path.slice(1)) ?? manifest.config.position),
+      path[0] === 'providers'
+        ? providerWhere(String(path[1]), path.slice(2))
+        : (manifest.config.locate?.(path.slice(1)) ?? manifest.config.position),
   };
 }
 
@@ -298,7 +305,13 @@ function mergedManifest(
     const position = shared.get(key)?.position ??
       layerOf(layers, ['providers', key])?.where(['providers', key]) ??
       manifest.config.position ?? { file: '', line: 0, column: 0 };
-    providers.push(toProviderObject(document, position));
+    const provider = toProviderObject(document, position);
+    // a field is where the layer that set it wrote it, as the Config's fields are (config.locate below)
+    provider.fieldPosition = (path) => {
+      const full = ['providers', key, ...path];
+      return layerOf(layers, full)?.where(full) ?? position;
+    };
+    providers.push(provider);
   }
   const configDocument: Record<string, unknown> = {
     apiVersion: TOOL_API_VERSION,

@@ -315,13 +315,26 @@ interface ProviderDocument {
   spec?: Record<string, unknown>;
 }
 
-/** The configSecret helper (_helpers.tpl capi-operator.configSecret, v0.24.0): the provider's own, field by field, else the global one. */
+/**
+ * The configSecret helper (_helpers.tpl capi-operator.configSecret, v0.24.0), field by field:
+ * `default (($arg).configSecret).name (($.Values).configSecret).name` is Sprig's `default DEFAULT
+ * GIVEN`, so the top-level field wins when set and the provider's own is only its fallback.
+ */
 function configSecret(reading: Reading, own: { at: FieldPath; value: unknown } | undefined): Record<string, unknown> | undefined {
   const mine = own && isPlainObject(own.value) ? own.value : {};
   const global = isPlainObject(reading.values.configSecret) ? reading.values.configSecret : {};
-  // Helm's `default`: the provider's own field when set, else the global one; each kept with its path
-  const field = (key: string) =>
-    truthy(mine[key]) ? { at: [...own!.at, key], value: mine[key] } : { at: ['configSecret', key], value: global[key] };
+  const field = (key: string) => {
+    if (own && !truthy(global[key])) return { at: [...own.at, key], value: mine[key] };
+    if (own && truthy(mine[key]) && interpolated(mine[key]) !== interpolated(global[key])) {
+      reading.warnings.push(
+        `${own.at.join('.')}.${key} is ignored by the chart: the top-level configSecret.${key} (${JSON.stringify(global[key])}) wins ` +
+          `(templates/_helpers.tpl capi-operator.configSecret: default (($arg).configSecret).${key} (($.Values).configSecret).${key})`,
+        [...own.at, key],
+        { hint: `remove configSecret.${key} from the top level to give each provider its own Secret` },
+      );
+    }
+    return { at: ['configSecret', key], value: global[key] };
+  };
   const name = field('name');
   if (!truthy(name.value)) return undefined;
   const result: Record<string, unknown> = { name: secretField(reading, name.at, name.value) };
@@ -561,23 +574,28 @@ function managerOf(
 /** core-conditions.yaml and infra-conditions.yaml: providers the chart adds on its own, with the global configSecret only. */
 function implicitProviders(reading: Reading, maps: Record<ChartProviderType, Record<string, unknown>>): ProviderDocument[] {
   const { values, version } = reading;
-  const secret = isPlainObject(values.configSecret) && truthy(values.configSecret) ? values.configSecret : undefined;
-  const secretSpec = secret
-    ? {
-        configSecret: {
-          name: secretField(reading, ['configSecret', 'name'], secret.name),
-          ...(truthy(secret.namespace) ? { namespace: secretField(reading, ['configSecret', 'namespace'], secret.namespace) } : {}),
-        },
-      }
-    : undefined;
-  const found: ProviderDocument[] = [];
   const some = (key: ChartProviderType) => Object.keys(maps[key]).length > 0;
   const anyOther = (['addon', 'bootstrap', 'controlPlane', 'infrastructure', 'ipam'] as const).some(some);
-  if (anyOther && !some('core')) found.push({ kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', spec: secretSpec });
+  const addsCore = anyOther && !some('core');
+  const addsBootstrap = some('infrastructure') && !some('bootstrap');
+  const addsControlPlane = some('infrastructure') && !some('controlPlane');
+  const secret = isPlainObject(values.configSecret) && truthy(values.configSecret) ? values.configSecret : undefined;
+  // read (and refused when the chart would print it badly) only when the chart adds a provider to print it into
+  const secretSpec =
+    secret && (addsCore || addsBootstrap || addsControlPlane)
+      ? {
+          configSecret: {
+            name: secretField(reading, ['configSecret', 'name'], secret.name),
+            ...(truthy(secret.namespace) ? { namespace: secretField(reading, ['configSecret', 'namespace'], secret.namespace) } : {}),
+          },
+        }
+      : undefined;
+  const found: ProviderDocument[] = [];
+  if (addsCore) found.push({ kind: 'CoreProvider', name: 'cluster-api', namespace: 'capi-system', spec: secretSpec });
   if (some('infrastructure')) {
-    if (!some('bootstrap'))
+    if (addsBootstrap)
       found.push({ kind: 'BootstrapProvider', name: 'kubeadm', namespace: 'capi-kubeadm-bootstrap-system', spec: secretSpec });
-    if (!some('controlPlane')) {
+    if (addsControlPlane) {
       // The kubeadm control plane takes manager.featureGates.kubeadm only inside `with .Values.configSecret`.
       const gates = topLevelGates(values);
       const kubeadm =

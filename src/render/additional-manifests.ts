@@ -36,6 +36,7 @@ export function resolveAdditionalManifests(provider: ProviderObject, configMaps:
       file: provider.position.file,
       line: provider.position.line,
       column: provider.position.column,
+      ...provider.fieldPosition?.(['spec', 'additionalManifests']),
       object: providerName,
       path: 'spec.additionalManifests',
       message: `ConfigMap ${namespace}/${ref.name} is not in the input`,

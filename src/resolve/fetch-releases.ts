@@ -60,7 +60,7 @@ export interface ResolveOptions {
 
 /** The provider's field as a problem's origin: at the field's own line when the manifest knows it. */
 function fieldOrigin(provider: ProviderObject, ...path: string[]): DiagnosticOrigin {
-  return { ...originOf(provider, ['spec', ...path].join('.')), ...provider.fieldPosition?.(['spec', ...path]) };
+  return originOf(provider, ['spec', ...path].join('.'));
 }
 
 /** Which source serves a provider: its fetchConfig, else its registry entry. */

@@ -20,7 +20,6 @@ export function providerNameWarnings(providers: readonly ProviderObject[], regis
     if (close === undefined) continue;
     warnings.push({
       ...originOf(provider, 'metadata.name'),
-      ...provider.fieldPosition?.(['metadata', 'name']),
       message: `"${provider.name}" is not a built-in ${provider.kind} name; did you mean "${close}"?`,
       hint: `set metadata.name: ${close} if it is that provider; the name becomes its clusterctl label and inventory name`,
     });

@@ -22,9 +22,11 @@ export function providerObjectName(provider: Pick<ProviderObject, 'kind' | 'name
 }
 
 /** Where a problem of the provider (at `path`, when given) is reported. */
+/** Where a problem of the provider is: at the field `path` names (dotted) when the manifest knows it, else at the object. */
 export function originOf(provider: ProviderObject, path?: string): DiagnosticOrigin {
   const { file, line, column } = provider.position;
-  return { file, line, column, object: providerObjectName(provider), path };
+  const at = path === undefined ? undefined : provider.fieldPosition?.(path.split('.'));
+  return { file, line, column, ...at, object: providerObjectName(provider), path };
 }
 
 function coreProviderProblems(providers: readonly ProviderObject[]): Diagnostic[] {
@@ -99,7 +101,6 @@ function fetchConfigProblems(provider: ProviderObject, registry: ProviderRegistr
     problems.push({
       // at the name: the typo is there far more often than a missing fetchConfig
       ...originOf(provider, 'metadata.name'),
-      ...provider.fieldPosition?.(['metadata', 'name']),
       message: `clusterctl v1.12.0 knows no ${provider.kind} named "${provider.name}", and it has no fetchConfig`,
       expected: 'spec.fetchConfig.url, spec.fetchConfig.selector or spec.fetchConfig.oci',
       hint: close

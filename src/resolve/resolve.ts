@@ -72,7 +72,7 @@ function withDefaults(diagnostic: Diagnostic, origin: DiagnosticOrigin): Diagnos
  */
 function atVersionField(error: unknown, provider: ProviderObject): unknown {
   if (!(error instanceof ArtifactNotFoundError)) return error;
-  const origin = { ...originOf(provider, 'spec.version'), ...provider.fieldPosition?.(['spec', 'version']) };
+  const origin = originOf(provider, 'spec.version');
   return new CapiGitopsError(error.diagnostics.map((d) => ({ ...d, ...origin })));
 }
 
@@ -152,7 +152,6 @@ function contractProblems(resolutions: readonly ProviderResolution[]): Diagnosti
   // at the provider's spec.version (its first line when the version came from elsewhere, a pin or a release)
   const at = (resolved: ResolvedProvider, d: Diagnostic): Diagnostic => ({
     ...originOf(resolved.provider, 'spec.version'),
-    ...resolved.provider.fieldPosition?.(['spec', 'version']),
     ...d,
   });
   const core = resolutions.find((r) => r.resolved.kind === 'CoreProvider')?.resolved;

@@ -28,6 +28,11 @@ export interface RevisionManifest {
    * Secrets and are not in the commit (outside the repository, ignored, new), from the working tree.
    */
   manifestPaths: string[];
+  /**
+   * The `-f` paths, as given, that the commit does not have: the change adds them (the pull request
+   * that introduces the manifest adds them all, and `manifestPaths` is then empty).
+   */
+  absentPaths: string[];
   /** The files of Secrets read from the working tree for both sides (absolute): a change of their values does not show. */
   sharedSecretFiles: string[];
   /**
@@ -96,7 +101,7 @@ async function untrackedSecretFiles(directory: string, rel: string, inCommit: Re
 
 /**
  * Writes the `-f` paths (files or directories, as given on the command line) and the lockfile
- * beside the first as they were at `ref`. A path missing at that commit is an error.
+ * beside the first as they were at `ref`. A path missing at that commit is one the change adds.
  */
 export async function manifestAtRevision(ref: string, manifestPaths: readonly string[]): Promise<RevisionManifest> {
   const cwd = await existingDirectory(manifestPaths[0] ?? '.');
@@ -130,6 +135,7 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     const secretFiles: string[] = [];
     const inRevision: string[] = [];
     const fromWorkingTree: string[] = [];
+    const absentPaths: string[] = [];
     for (const given of manifestPaths) {
       const rel = path.relative(top, path.resolve(given)).split(path.sep).join('/');
       if (rel.startsWith('..') || path.isAbsolute(rel)) {
@@ -153,12 +159,11 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
         fromWorkingTree.push(path.resolve(given));
         continue;
       }
-      if (files.length === 0)
-        throw new CapiGitopsError({
-          file: given,
-          message: `${rel || '.'} is not in ${ref} (${commit.slice(0, 12)})`,
-          hint: `compare without --base, or check the path with: git ls-tree ${commit.slice(0, 12)} -- ${rel || '.'}`,
-        });
+      // not in the commit: the change adds it (its objects show as added); one that is nowhere fails the render of now
+      if (files.length === 0) {
+        absentPaths.push(given);
+        continue;
+      }
       const isDirectory = !(files.length === 1 && files[0] === rel);
       owned.add(rel);
       for (const f of files) materialized.add(f);
@@ -185,7 +190,8 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     };
     return {
       commit,
-      manifestPaths: [...inRevision, ...fromWorkingTree],
+      manifestPaths: inRevision.length > 0 ? [...inRevision, ...fromWorkingTree] : [],
+      absentPaths,
       sharedSecretFiles: [...secretFiles.map((f) => path.join(top, f)), ...fromWorkingTree],
       located,
       dispose: () => {

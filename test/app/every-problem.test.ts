@@ -57,6 +57,58 @@ test('a configSecret missing from the provider namespace names the namespace a S
   );
 });
 
+test('a configSecret and an additionalManifests ConfigMap given with a value that is not base64 are told at that value only, not as "not in the input" too', async () => {
+  const manifest = corpusManifest('v1.12.0', 'repository', {
+    CoreProvider: '  additionalManifests:\n    name: extra\n',
+    BootstrapProvider: '  configSecret:\n    name: boot-vars\n',
+  });
+  const objects = [
+    // base64 of "15m" would be MTVt: a plain value under data, as often written by hand
+    'apiVersion: v1\nkind: Secret\nmetadata: {name: boot-vars, namespace: capi-kubeadm-bootstrap-system}\ndata:\n  KUBEADM_BOOTSTRAP_TOKEN_TTL: 15m\n',
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra, namespace: capi-system}\ndata: {manifests: ""}\nbinaryData: {extra.gz: "not base64!"}\n',
+  ].join('---\n');
+  const problems = await problemsOf({ 'providers.yaml': manifest, 'objects.yaml': objects });
+  assert.deepEqual(
+    problems.map((p) => p.replace(/^\d+:\d+ /, '')),
+    [
+      'Secret/capi-kubeadm-bootstrap-system/boot-vars data.KUBEADM_BOOTSTRAP_TOKEN_TTL is not valid base64',
+      'ConfigMap/capi-system/extra binaryData["extra.gz"] is not valid base64',
+    ],
+  );
+});
+
+test('a provider missing both its configSecret and its additionalManifests ConfigMap is told both in one run, each at its field (operator phase_load.go reads both)', async () => {
+  const manifest = corpusManifest('v1.12.0', 'repository', {
+    CoreProvider: '  configSecret:\n    name: capi-variables\n  additionalManifests:\n    name: capi-extra\n',
+  });
+  const problems = await problemsOf({ 'providers.yaml': manifest });
+  const at = (field: string) => {
+    const line = manifest.split('\n').findIndex((l) => l.startsWith(`  ${field}:`)) + 2;
+    return `${line}:5 CoreProvider/capi-system/cluster-api spec.${field} `;
+  };
+  assert.deepEqual(problems, [
+    `${at('configSecret')}Secret capi-system/capi-variables is not in the input`,
+    `${at('additionalManifests')}ConfigMap capi-system/capi-extra is not in the input`,
+  ]);
+});
+
+test('a provider that does not render (a typo in its own fields, or a version not found) still has its missing configSecret and ConfigMap told in the same run', async () => {
+  const manifest = corpusManifest('v1.12.0', 'repository', {
+    CoreProvider: '  manager:\n    syncPeriod: 10 minutes\n  configSecret:\n    name: capi-variables\n',
+    BootstrapProvider: '  additionalManifests:\n    name: bootstrap-extra\n',
+  }).replace(/(kind: BootstrapProvider[\s\S]*?version: )v1\.12\.0/, '$1v1.99.0');
+  const problems = await problemsOf({ 'providers.yaml': manifest });
+  assert.deepEqual(
+    problems.map((p) => p.replace(/^\d+:\d+ /, '').replace(/: "[^"]*" is not a directory$/, '')),
+    [
+      'CoreProvider/capi-system/cluster-api spec.manager.syncPeriod invalid duration "10 minutes"',
+      'CoreProvider/capi-system/cluster-api spec.configSecret Secret capi-system/capi-variables is not in the input',
+      'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm spec.version version v1.99.0 not found',
+      'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm spec.additionalManifests ConfigMap capi-kubeadm-bootstrap-system/bootstrap-extra is not in the input',
+    ],
+  );
+});
+
 test('one Config serves both layouts: a value of the argocd chart under gitops.argocd.values does not break --layout flux', async () => {
   const config = `apiVersion: capi-gitops.dev/v1alpha1
 kind: Config

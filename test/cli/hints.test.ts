@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../helpers/paths.js';
-import { tempDir } from '../helpers/corpus-manifest.js';
+import { pathToFileURL } from 'node:url';
+import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../helpers/paths.js';
+import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { CLI, runCli } from '../helpers/cli.js';
 import { completeSuggestions } from '../../src/cli/hints.js';
 
@@ -57,6 +58,42 @@ test('plan suggests `capi-gitops update … --contract v1beta2` with the -f it w
   assert.equal(update.code, 0, update.stderr);
   assert.match(update.stdout, /spec\.version v0\.1\.0 → v0\.2\.0/);
   assert.match(readFileSync(path.join(dir, 'management-cluster', 'providers.yaml'), 'utf8'), /version: v0\.2\.0/);
+});
+
+test("plan's `update --contract v1beta2`, with the core provider asking for a range that excludes it: update names that range at its spec.version", () => {
+  // The corpus's kubeadm releases: 1.10 implements v1beta1, 1.12 v1beta2. The bootstrap provider
+  // pins v1.10.4 (update moves it), the core asks for ~1.10 (update cannot move it).
+  const latest = (label: string, file: string) => pathToFileURL(path.join(CORPUS_REPOSITORY, label, 'latest', file)).href;
+  const dir = writeTempManifest({
+    'providers.yaml': [
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata: {name: cluster-api, namespace: capi-system}',
+      'spec:\n  version: "~1.10"\n---',
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: BootstrapProvider\nmetadata: {name: kubeadm, namespace: capi-kubeadm-bootstrap-system}',
+      'spec:\n  version: v1.10.4\n---',
+      'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\ncertManager: {enabled: false}\nrepositories:',
+      `  - {name: cluster-api, type: CoreProvider, url: "${latest('cluster-api', 'core-components.yaml')}"}`,
+      `  - {name: kubeadm, type: BootstrapProvider, url: "${latest('bootstrap-kubeadm', 'bootstrap-components.yaml')}"}`,
+      '',
+    ].join('\n'),
+  });
+  assert.equal(runCli(['lock', '-f', '.'], { cwd: dir }).code, 0);
+  const plan = runCli(['plan', '-f', '.'], { cwd: dir });
+  assert.equal(plan.code, 0, plan.stderr);
+  const [command] = suggestedCommands(plan.stdout);
+  assert.equal(command, 'capi-gitops update -f . --contract v1beta2', plan.stdout);
+  const before = readFileSync(path.join(dir, 'providers.yaml'), 'utf8');
+  const update = runAsPrinted(command, dir);
+  assert.equal(update.code, 1, update.stderr);
+  // the cause first, where to fix it; then the contract mismatch it led to
+  assert.match(
+    update.stderr,
+    /^providers\.yaml:5:12: error: CoreProvider\/capi-system\/cluster-api: spec\.version: not updated to v1\.12\.0; .*\n {2}hint: v1\.12\.0 is outside the range "~1\.10", so the lockfile cannot carry it; widen the range or pin the version\n/,
+  );
+  assert.match(
+    update.stderr,
+    /providers\.yaml:\d+:\d+: error: BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm: spec\.version: bootstrap-kubeadm v1\.12\.0 implements contract v1beta2/,
+  );
+  assert.equal(readFileSync(path.join(dir, 'providers.yaml'), 'utf8'), before);
 });
 
 test('render --frozen with a stale lockfile suggests `capi-gitops lock -f …`, which runs as printed and makes --frozen pass', () => {

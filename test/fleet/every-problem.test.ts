@@ -161,3 +161,25 @@ clusters:
     [`${fleetFile}:4:3 clusters eu-1, us-1, shared manifest: Config: duplicate repository BootstrapProvider "example"`],
   );
 });
+
+test("a problem at a provider's field points at the field in the layer that wrote it, as in one cluster: a configSecret in the shared manifest, one in an overlay", async () => {
+  const { manifest, fleetFile } = fleetExample(`apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+variables: {EXAMPLE_REGION: eu-west-1}
+clusters:
+- name: eu-1
+- name: us-1
+  providers:
+    BootstrapProvider/example: {spec: {configSecret: {name: us-bootstrap-variables}}}
+`);
+  const providers = path.join(manifest, 'providers.yaml');
+  writeFileSync(
+    providers,
+    readFileSync(providers, 'utf8').replace('  manager:\n', '  configSecret:\n    name: core-variables\n  manager:\n'),
+  );
+  const found = (await problems(manifest)).map((d) => `${path.basename(d.file ?? '')}:${d.line}:${d.column} ${d.path}: ${d.message}`);
+  assert.deepEqual(found, [
+    `fleet.yaml:${lineOf(fleetFile, 'us-bootstrap-variables')}:54 spec.configSecret: Secret capex-bootstrap-system/us-bootstrap-variables is not in the input`,
+    `providers.yaml:${lineOf(providers, 'name: core-variables')}:5 spec.configSecret: Secret capi-system/core-variables is not in the input`,
+  ]);
+});

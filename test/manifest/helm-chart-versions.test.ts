@@ -206,7 +206,7 @@ test('a form the chart version cannot read fails as Helm would: a string for v0.
   );
 });
 
-test('configSecret per provider from v0.24.0 (templates/_helpers.tpl:26), the addon’s from v0.24.0 (addon.yaml:37); before, the global one only and none for addons', () => {
+test('configSecret per provider from v0.24.0, field by field under the top-level one, which wins when set: Sprig `default OWN GLOBAL` (templates/_helpers.tpl:26); the addon’s from v0.24.0 (addon.yaml:37); before, the global one only and none for addons', () => {
   const values = {
     configSecret: { name: 'shared', namespace: 'capi-secrets' },
     infrastructure: { aws: { version: 'v2.6.1', configSecret: { name: 'aws-variables' } } },
@@ -220,12 +220,38 @@ test('configSecret per provider from v0.24.0 (templates/_helpers.tpl:26), the ad
   assert.deepEqual(old.byId['AddonProvider/helm'], { version: 'v0.2.6' });
   assert.ok(old.warnings.some((w) => w.startsWith('infrastructure.aws.configSecret is ignored by chart v0.23.1')));
   const next = run(values, '0.24.0');
-  // field by field: the provider's name, the global namespace
+  // `name: {{ default (($arg).configSecret).name (($.Values).configSecret).name }}`: the top-level
+  // name is the value Sprig's default tests, the provider's only its fallback
   assert.deepEqual((next.byId['InfrastructureProvider/aws'] as { configSecret: unknown }).configSecret, {
-    name: 'aws-variables',
+    name: 'shared',
     namespace: 'capi-secrets',
   });
+  assert.ok(
+    next.warnings.some((w) =>
+      w.startsWith('infrastructure.aws.configSecret.name is ignored by the chart: the top-level configSecret.name'),
+    ),
+    next.warnings.join('\n'),
+  );
   assert.deepEqual(next.byId['AddonProvider/helm'], { version: 'v0.2.6', configSecret: { name: 'shared', namespace: 'capi-secrets' } });
+});
+
+test('a top-level configSecret without a name, every provider named: the name falls back to the provider’s own (templates/_helpers.tpl:26), and no provider is added to print an empty name into (core-conditions.yaml, infra-conditions.yaml)', () => {
+  const values = {
+    configSecret: { namespace: 'capi-secrets' },
+    core: { 'cluster-api': { version: 'v1.12.0', configSecret: { name: 'core-variables' } } },
+  };
+  const { byId, warnings } = run(values, '0.28.0');
+  assert.deepEqual(byId['CoreProvider/cluster-api'], {
+    version: 'v1.12.0',
+    configSecret: { name: 'core-variables', namespace: 'capi-secrets' },
+  });
+  assert.deepEqual(warnings, []);
+  // the chart adds the kubeadm providers when infrastructure is set alone, printing `name:` empty: still refused
+  assert.throws(
+    () => run({ ...values, infrastructure: { docker: { version: 'v1.12.0' } } }, '0.28.0'),
+    (error: CapiGitopsError) =>
+      error.diagnostics.some((d) => d.path === 'configSecret.name' && /not set while configSecret is/.test(d.message)),
+  );
 });
 
 test('fetchConfig.<name> for IPAM from v0.20.0 (templates/ipam.yaml:50), per provider from v0.24.0 (core.yaml:52); additionalDeployments reach IPAM providers (ipam.yaml:69 at v0.17.0)', () => {

@@ -243,7 +243,7 @@ test('a configSecret name or namespace the chart prints as no string (k3s values
 
 test('import helm-values tells its problems sorted by file, line and column, as every command does (core/diagnostics.ts sortDiagnostics), not in the order its checks found them', () => {
   const dir = tempDir();
-  // values.yaml: found at lines 2, 7 and 12 before the configSecret without a name at line 1
+  // values.yaml's problems (lines 2, 7, 12) and a.yaml's (line 4), found in the order of the checks, not of the files
   writeFileSync(
     path.join(dir, 'values.yaml'),
     [
@@ -278,13 +278,7 @@ test('import helm-values tells its problems sorted by file, line and column, as 
     assert.equal(result.status, 1, result.stdout + result.stderr);
     return [...result.stderr.matchAll(/^(\S+:\d+:\d+): error: /gm)].map((m) => m[1]);
   };
-  assert.deepEqual(located('values.yaml', 'a.yaml'), [
-    'a.yaml:4:13',
-    'values.yaml:1:1',
-    'values.yaml:2:14',
-    'values.yaml:7:13',
-    'values.yaml:12:13',
-  ]);
+  assert.deepEqual(located('values.yaml', 'a.yaml'), ['a.yaml:4:13', 'values.yaml:2:14', 'values.yaml:7:13', 'values.yaml:12:13']);
   assert.deepEqual(located('b-app.yaml', 'a-app.yaml'), ['a-app.yaml:3:18', 'b-app.yaml:10:15']);
 });
 

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { preflightProblems } from '../../src/resolve/preflight.js';
 import { buildProviderRegistry } from '../../src/resolve/registry.js';
 import { provider } from '../fixtures/resolve/builders.js';
+import { loadManifest } from '../../src/manifest/load.js';
+import { writeTempManifest } from '../helpers/corpus-manifest.js';
 
 const builtIns = buildProviderRegistry().registry;
 const core = () => provider('CoreProvider', 'cluster-api', 'capi-system');
@@ -136,5 +138,31 @@ test('every violation is reported together', () => {
       'CoreProvider/a/capi spec.version',
       'InfrastructureProvider/c/acme metadata.name',
     ],
+  );
+});
+
+test('preflight problems point at their field, as every problem does: spec.version "latest", a misnamed core, a provider declared twice (operator preflight_checks.go)', async () => {
+  const text = [
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+    'kind: CoreProvider',
+    'metadata:',
+    '  name: capi',
+    '  namespace: capi-system',
+    'spec:',
+    '  version: latest',
+    '---',
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+    'kind: BootstrapProvider',
+    'metadata: {name: kubeadm, namespace: one-system}',
+    '---',
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+    'kind: BootstrapProvider',
+    'metadata: {namespace: two-system, name: kubeadm}',
+    '',
+  ].join('\n');
+  const manifest = await loadManifest([writeTempManifest({ 'providers.yaml': text })]);
+  assert.deepEqual(
+    preflightProblems(manifest.providers, builtIns).map((d) => `${d.line}:${d.column} ${d.path}`),
+    ['4:9 metadata.name', '15:41 metadata.name', '7:12 spec.version'],
   );
 });

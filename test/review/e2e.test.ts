@@ -216,6 +216,42 @@ test('diff --base with a ref that is not a commit: exit 1 with a runnable hint, 
   }
 });
 
+test('diff --base on the pull request that introduces the manifest (the Action on its first pull request): every object added, exit 0', () => {
+  const { repo, cli } = makeRepository();
+  try {
+    // the base branch has no mgmt/ yet; the pull request adds it with its rendered output
+    writeFileSync(path.join(repo, 'README.md'), '# platform\n');
+    git(repo, 'add', 'README.md');
+    git(repo, 'commit', '-q', '-m', 'initial');
+    assert.equal(cli(['render', ...SOURCE, '--quiet']).code, 0);
+    const result = cli(['diff', ...SOURCE, '--base', 'HEAD']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      result.stdout,
+      /^nothing at HEAD \([0-9a-f]{12}\): mgmt is not there → the manifest as it is now\n(\d+) added, 0 removed, 0 changed/,
+    );
+    const added = Number(/\n(\d+) added/.exec(result.stdout)?.[1]);
+    const json = cli(['diff', ...SOURCE, '--base', 'HEAD', '--format', 'json']);
+    assert.equal(json.code, 0, json.stderr);
+    assert.ok(added > 50, result.stdout);
+    // a -f file the base lacks beside one it has: the base is rendered from the one it has
+    writeFileSync(
+      path.join(repo, 'config.yaml'),
+      'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nvariables: {EXP_MACHINE_POOL: "false"}\n',
+    );
+    git(repo, 'add', 'mgmt');
+    git(repo, 'commit', '-q', '-m', 'manifest');
+    const partial = cli(['diff', '-f', 'mgmt', '-f', 'config.yaml', '-o', 'out', '--base', 'HEAD']);
+    assert.equal(partial.code, 0, partial.stderr);
+    assert.match(
+      partial.stdout,
+      /^the manifest at HEAD \([0-9a-f]{12}\), without config\.yaml \(not there yet\) → the manifest as it is now\n0 added, 0 removed, \d+ changed/,
+    );
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
+
 test('diff --base: a problem of the base commit names its file as <ref>:<path>, which git show opens, not the temporary copy', () => {
   const { repo, cli } = makeRepository();
   try {

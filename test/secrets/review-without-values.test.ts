@@ -120,6 +120,10 @@ for (const [strategy, secrets] of [
       note.message,
       /Secret capa-system\/aws-variables is not in the input: rendered without it, as the secrets strategy keeps secret values out/,
     );
+    // at spec.configSecret, as render's error about the same Secret is, not at the provider's first line
+    const lines = readFileSync(path.join(ws.mc, 'providers.yaml'), 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.startsWith('  configSecret:'));
+    assert.deepEqual([note.line, note.column], [at + 1, lines[at]!.indexOf('{name: aws-variables}') + 1]);
     const { report } = await diff({ output: ws.out, current: ws.options() });
     assert.equal(report.summary.changed + report.summary.added + report.summary.removed, 0);
     // render itself still needs the value: a missing one is most likely a mistake there
