@@ -21,7 +21,6 @@ export function providerObjectName(provider: Pick<ProviderObject, 'kind' | 'name
   return `${provider.kind}/${provider.namespace}/${provider.name}`;
 }
 
-/** Where a problem of the provider (at `path`, when given) is reported. */
 /** Where a problem of the provider is: at the field `path` names (dotted) when the manifest knows it, else at the object. */
 export function originOf(provider: ProviderObject, path?: string): DiagnosticOrigin {
   const { file, line, column } = provider.position;
