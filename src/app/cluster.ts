@@ -61,7 +61,7 @@ export type { ProviderVariables, RenderOptions, RenderResult, Resolution };
 
 /** Loads, resolves and renders a single-cluster manifest in a run of its own. */
 export async function renderManagementCluster(options: RenderOptions): Promise<RenderResult> {
-  const context = new RunContext(options.sources?.cache);
+  const context = new RunContext(options.sources?.cache, { oneCluster: true });
   const manifest = await loadManifest(options.manifestPaths, options);
   return renderCluster(context, await resolveCluster(context, manifest, { ...options, collectAll: true }), options);
 }

@@ -87,12 +87,20 @@ export const MEMO_LIMITS = {
 export interface RunContextOptions {
   /** The memos' digest (sha256 hex); a test counts the work behind each lookup through it. */
   digest?: (text: string) => string;
+  /**
+   * The run renders one cluster: no other cluster shares its texts, so a text is split into
+   * documents and hashed only when the parse cache may hold it (a CI runner's empty cache cannot).
+   */
+  oneCluster?: boolean;
 }
+
+/** A text whose split waits for the batch to know whether the parse cache may hold it. */
+const SPLIT_IF_CACHED = 'split-if-cached';
 
 interface Pending {
   input: CacheableParseInput;
   /** Undefined for a text parsed whole. */
-  split: SplitText | undefined;
+  split: SplitText | undefined | typeof SPLIT_IF_CACHED;
   resolve: (objects: KObject[]) => void;
   reject: (err: unknown) => void;
 }
@@ -118,6 +126,7 @@ export class RunContext {
   };
 
   private readonly digest: (text: string) => string;
+  private readonly oneCluster: boolean;
   private readonly files = new Map<string, Promise<Artifact>>();
   private readonly versions = new Map<string, Promise<string[]>>();
   private readonly sourceRequests = new Map<string, Promise<unknown>>();
@@ -137,6 +146,7 @@ export class RunContext {
     options: RunContextOptions = {},
   ) {
     this.digest = options.digest ?? sha256Hex;
+    this.oneCluster = options.oneCluster ?? false;
   }
 
   /**
@@ -226,6 +236,7 @@ export class RunContext {
   parse: TextParser = (input) => {
     this.stats.parsing.requested++;
     if (input.keepOutOfCache) return this.enqueue(input, undefined);
+    if (this.oneCluster) return this.enqueue(input, SPLIT_IF_CACHED);
     const split = this.split(input);
     const key = split?.key ?? this.digest(input.text);
     let parsed = this.texts.get(key);
@@ -254,7 +265,7 @@ export class RunContext {
     return rendered;
   };
 
-  private enqueue(input: CacheableParseInput, split: SplitText | undefined): Promise<KObject[]> {
+  private enqueue(input: CacheableParseInput, split: Pending['split']): Promise<KObject[]> {
     return new Promise((resolve, reject) => {
       if (this.pending.length === 0) setImmediate(() => this.flush());
       this.pending.push({ input, split, resolve, reject });
@@ -285,8 +296,13 @@ export class RunContext {
    * so a warm render skips YAML parsing altogether; a text some of whose documents were parsed
    * before (a fleet's cluster with a value of its own) is neither looked up nor stored.
    */
-  private async parseBatch(batch: readonly Pending[]): Promise<(KObject[] | CapiGitopsError | BatchParseError)[]> {
+  private async parseBatch(pending: readonly Pending[]): Promise<(KObject[] | CapiGitopsError | BatchParseError)[]> {
     const cache = this.cache;
+    const mayHold = pending.some((b) => b.split === SPLIT_IF_CACHED) && cache !== undefined && (await cache.mayHoldParsed());
+    const batch = pending.map(({ input, split }) => ({
+      input,
+      split: split !== SPLIT_IF_CACHED ? split : mayHold ? this.split(input) : undefined,
+    }));
     // a secret-bearing text is neither looked up (its digest would let a guess be checked) nor
     // stored; nor is a text some of whose documents are parsed already (a fleet's cluster with a
     // value of its own parses the rest faster than the cache would be read)

@@ -63,7 +63,7 @@ async function renderLoaded(manifest: Manifest, options: RenderOptions, fleetFil
       hint: `drop ${fleetFlag}, or declare the clusters under clusters: in the Config document`,
     });
   }
-  const context = new RunContext(options.sources?.cache);
+  const context = new RunContext(options.sources?.cache, { oneCluster: true });
   const resolution = await resolveCluster(context, manifest, { ...options, collectAll: true });
   return { fleet: false, ...(await renderCluster(context, resolution, options)) };
 }

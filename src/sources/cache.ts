@@ -430,6 +430,11 @@ export class ArtifactCache {
     );
   }
 
+  /** Whether a parsed entry may be found: none can when this run made the signing key (every older entry fails its HMAC). */
+  async mayHoldParsed(): Promise<boolean> {
+    return !(await this.signingKey()).madeByThisRun;
+  }
+
   /**
    * Stores a value made of JSON types, in V8's serialisation (node:v8): half the time of JSON
    * both ways for megabytes of objects, and exact (-0 stays -0, as a parse gives it).

@@ -173,6 +173,36 @@ test('a fleet of 200 same-length texts that differ near their end: each lookup h
   assert.ok(hashed < 2 * characters + 400 * 300, `${hashed} characters hashed for ${2 * characters} looked up`);
 });
 
+test("one cluster with an empty parse cache (a CI runner) parses each text whole, hashing nothing; a cache that may hold it is looked up by the documents' digests", async () => {
+  const counting = () => {
+    const count = { digests: 0 };
+    return { count, digest: (text: string) => (count.digests++, sha256Hex(text)) };
+  };
+  const text = `${GOOD}---\n${GOOD.replace('good', 'second')}`;
+  // a new cache directory and state home: this run makes the signing key, so no entry can verify
+  const empty = counting();
+  const state = process.env.XDG_STATE_HOME;
+  process.env.XDG_STATE_HOME = tempDir();
+  try {
+    const fresh = new CountingCache(tempDir());
+    const context = new RunContext(fresh, { oneCluster: true, digest: empty.digest });
+    assert.deepEqual(
+      (await context.parse({ text, source: 'a.yaml' })).map((o) => o.metadata.name),
+      ['good', 'second'],
+    );
+    assert.deepEqual([empty.count.digests, fresh.gets, fresh.puts], [0, 0, 0]);
+  } finally {
+    if (state === undefined) delete process.env.XDG_STATE_HOME;
+    else process.env.XDG_STATE_HOME = state;
+  }
+  // a cache with a signing key of an earlier run: split, hashed and looked up as before
+  const kept = counting();
+  const warm = new CountingCache(tempDir(), { key: Buffer.alloc(32, 7) });
+  const context = new RunContext(warm, { oneCluster: true, digest: kept.digest });
+  assert.equal((await context.parse({ text, source: 'a.yaml' })).length, 2);
+  assert.deepEqual([kept.count.digests, warm.gets, warm.puts], [3, 1, 1]);
+});
+
 test('the memos are bounded: a text of one cluster is dropped once a few newer ones came (BoundedMemo, MEMO_LIMITS)', () => {
   const memo = new BoundedMemo<string>(10);
   for (let i = 0; i < 8; i++) memo.set(`k${i}`, `v${i}`, 3);
