@@ -255,15 +255,26 @@ export function givenVariables(
   const usedBy = (secret?: SecretObject) => new Set(prepared.flatMap((p, i) => (secret && p.secret !== secret ? [] : used[i]!)));
   const given: GivenVariables[] = [];
   const config = manifest.config;
-  if (config.variables)
+  if (config.variables) {
+    // a provider whose configSecret has the key reads the Secret's value (docs/secrets.md): the Config's is not used by it
+    const shadowed = new Map<string, string[]>();
+    const fromConfig = new Set<string>();
+    prepared.forEach((p, i) => {
+      for (const name of used[i]!) {
+        if (p.secret === undefined || !Object.hasOwn(p.secret.data, name)) fromConfig.add(name);
+        else shadowed.set(name, [...new Set([...(shadowed.get(name) ?? []), `Secret/${p.secret.namespace}/${p.secret.name}`])]);
+      }
+    });
     given.push({
       origin: 'Config',
       path: 'variables',
       position: config.position,
       locate: (name) => config.locate?.(['variables', name]),
       names: Object.keys(config.variables),
-      used: usedBy(),
+      used: fromConfig,
+      shadowedBy: new Map([...shadowed].filter(([name]) => !fromConfig.has(name))),
     });
+  }
   for (const name of new Set(envSecrets)) given.push({ origin: `--env-secret ${name}`, names: [name], used: usedBy() });
   for (const secret of new Set(prepared.map((p) => p.secret).filter((s) => s !== undefined))) {
     given.push({

@@ -30,6 +30,25 @@ export interface GivenVariables {
   names: readonly string[];
   /** The variable names used by the components these values reach. */
   used: ReadonlySet<string>;
+  /** Names a component reads, but from a configSecret whose value wins over this one: those Secrets (`Secret/ns/name`). */
+  shadowedBy?: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Why a given name is not used, and what to do: read from a Secret that wins, or read by nothing. */
+function notUsed(
+  name: string,
+  set: Pick<GivenVariables, 'shadowedBy'>,
+  nothingReads: string,
+  close: string | undefined,
+  remove: string,
+): { message: string; hint: string } {
+  const winners = set.shadowedBy?.get(name);
+  if (winners)
+    return {
+      message: `variable ${name} is not used: ${winners.join(' and ')} ${winners.length > 1 ? 'have' : 'has'} it too, and a configSecret's value wins`,
+      hint: `${remove}, or from ${winners.join(' and ')} so that this value is used`,
+    };
+  return { message: `${nothingReads}${close ? `; did you mean ${close}?` : ''}`, hint: close ? `rename ${name} to ${close}` : remove };
 }
 
 /** A warning per given name that no component it reaches uses, with "did you mean" when one is close. */
@@ -39,14 +58,21 @@ export function unusedVariableWarnings(given: readonly GivenVariables[]): Diagno
     const used = [...set.used].sort(compareStrings);
     for (const name of [...set.names].sort(compareStrings)) {
       if (set.used.has(name) || NOT_VARIABLES.has(name)) continue;
-      const close = closestName(name, used);
+      const close = set.shadowedBy?.has(name) ? undefined : closestName(name, used);
       const own = set.locate?.(name);
       warnings.push({
         ...(own ?? set.position),
         object: set.origin,
         path: own && set.path ? `${set.path}.${name}` : set.path,
-        message: `variable ${name} is not used by any component${close ? `; did you mean ${close}?` : ''}`,
-        hint: close ? `rename ${name} to ${close}` : 'remove it, or check the name against `capi-gitops render -f … --list-variables`',
+        ...notUsed(
+          name,
+          set,
+          `variable ${name} is not used by any component`,
+          close,
+          set.shadowedBy?.has(name)
+            ? `remove ${name} from the ${set.origin}'s ${set.path}`
+            : 'remove it, or check the name against `capi-gitops render -f … --list-variables`',
+        ),
       });
     }
   }
@@ -83,21 +109,36 @@ export function fleetVariableWarnings(
   for (const name of [...(shared?.names ?? [])].sort(compareStrings)) {
     if (NOT_VARIABLES.has(name)) continue;
     const overriding = configs.filter((c) => c.origin(name)?.layer !== SHARED_LAYER).map((c) => c.cluster);
-    const unread = configs.filter((c) => c.origin(name)?.layer === SHARED_LAYER && !c.config?.used.has(name)).map((c) => c.cluster);
+    const unread = configs.filter((c) => c.origin(name)?.layer === SHARED_LAYER && !c.config?.used.has(name));
     if (overriding.length + unread.length < configs.length) continue;
-    const close = overriding.length === 0 ? closestName(name, [...usedAnywhere].sort(compareStrings)) : undefined;
+    // a cluster that keeps the Config's value may read the name from its configSecret instead
+    const shadowing = unread.filter((c) => c.config?.shadowedBy?.has(name));
+    const winners = [...new Set(shadowing.flatMap((c) => c.config!.shadowedBy!.get(name)!))].sort(compareStrings);
+    const nothing = unread.filter((c) => !shadowing.includes(c)).map((c) => c.cluster);
+    const close = overriding.length + shadowing.length === 0 ? closestName(name, [...usedAnywhere].sort(compareStrings)) : undefined;
+    const reasons = [
+      ...(overriding.length > 0 ? [`it is overridden in ${clustersNamed(overriding)}`] : []),
+      ...(shadowing.length > 0
+        ? [
+            `${clustersNamed(shadowing.map((c) => c.cluster))} ${shadowing.length > 1 ? 'read' : 'reads'} it from ${winners.join(' and ')}, whose value wins`,
+          ]
+        : []),
+      ...(nothing.length > 0 ? [`no component of ${clustersNamed(nothing)} reads it`] : []),
+    ];
     const message =
-      overriding.length === 0
+      overriding.length + shadowing.length === 0
         ? `variable ${name} is not used by any component of any cluster${close ? `; did you mean ${close}?` : ''}`
-        : unread.length === 0
+        : reasons.length === 1 && nothing.length === 0 && shadowing.length === 0
           ? `the Config's value of ${name} is overridden by every cluster, so it is never used`
-          : `the Config's value of ${name} is never used: it is overridden in ${clustersNamed(overriding)}, and no component of ${clustersNamed(unread)} reads it`;
+          : `the Config's value of ${name} is never used: ${reasons.join(', and ')}`;
     warnings.push({
       ...(shared!.locate?.(name) ?? shared!.position),
       object: 'Config',
       path: `variables.${name}`,
       message,
-      hint: close ? `rename ${name} to ${close}` : `remove ${name} from the Config's variables`,
+      hint: close
+        ? `rename ${name} to ${close}`
+        : `remove ${name} from the Config's variables${winners.length > 0 ? `, or from ${winners.join(' and ')} so that this value is used` : ''}`,
     });
   }
   return [...warnings, ...unusedVariableWarnings(secretsAcross(configs.map((c) => c.given)))];
@@ -109,14 +150,19 @@ function clusterOwnUnused(c: ClusterVariables, config: GivenVariables): Diagnost
   return [...config.names].sort(compareStrings).flatMap((name) => {
     const origin = c.origin(name);
     if (!origin || origin.layer === SHARED_LAYER || config.used.has(name) || NOT_VARIABLES.has(name)) return [];
-    const close = closestName(name, used);
+    const close = config.shadowedBy?.has(name) ? undefined : closestName(name, used);
     return [
       {
         ...(origin.position ?? config.position),
         object: `cluster ${c.cluster}, ${origin.layer}: Config`,
         path: `variables.${name}`,
-        message: `variable ${name} is not used by any component of cluster ${c.cluster}${close ? `; did you mean ${close}?` : ''}`,
-        hint: close ? `rename ${name} to ${close}` : `remove ${name} from cluster ${c.cluster}'s variables`,
+        ...notUsed(
+          name,
+          config,
+          `variable ${name} is not used by any component of cluster ${c.cluster}`,
+          close,
+          `remove ${name} from cluster ${c.cluster}'s variables`,
+        ),
       },
     ];
   });

@@ -80,3 +80,71 @@ test('with --cluster, the shared Config is not judged from the clusters rendered
   const { warnings } = await warningsOf('- name: eu-1\n  variables: {EXAMPLE_REGION: a}\n- name: us-1\n', 'eu-1');
   assert.deepEqual(warnings, []);
 });
+
+/**
+ * The example with EXAMPLE_REGION also in the infrastructure provider's configSecret (public, so
+ * it may land in the Deployment): the Secret's value wins over the Config's (docs/secrets.md).
+ */
+function withConfigSecret(manifest: string): void {
+  const providers = path.join(manifest, 'providers.yaml');
+  const text = readFileSync(providers, 'utf8');
+  const infra = 'kind: InfrastructureProvider\nmetadata:\n  name: example\n  namespace: capex-system\nspec:\n';
+  assert.ok(text.includes(infra));
+  writeFileSync(providers, text.replace(infra, `${infra}  configSecret: {name: capex-vars}\n`));
+  writeFileSync(
+    path.join(manifest, 'secret.yaml'),
+    'apiVersion: v1\nkind: Secret\nmetadata: {name: capex-vars, namespace: capex-system}\nstringData:\n  EXAMPLE_REGION: us-east-2\n',
+  );
+  writeFileSync(
+    path.join(manifest, 'public.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nsecrets: {public: [EXAMPLE_REGION]}\n',
+  );
+}
+
+test('a Config variable the configSecret also gives is warned at its line: the Secret wins, so the value is not used (docs/secrets.md precedence)', async () => {
+  const manifest = path.join(exampleCopy(), 'management-cluster');
+  rmSync(path.join(manifest, 'capi-gitops.lock.yaml'));
+  withConfigSecret(manifest);
+  const warnings: Diagnostic[] = [];
+  await renderOutput({ manifestPaths: [manifest], onWarning: (w) => warnings.push(w) });
+  const told = warnings.filter((w) => /variable/.test(w.message));
+  assert.equal(told.length, 1, JSON.stringify(warnings));
+  const config = path.join(manifest, 'config.yaml');
+  assertAt(told[0]!, config, place(config, '  EXAMPLE_REGION: eu-west-1', 'eu-west-1'));
+  assert.equal(
+    told[0]!.message,
+    "variable EXAMPLE_REGION is not used: Secret/capex-system/capex-vars has it too, and a configSecret's value wins",
+  );
+  assert.equal(
+    told[0]!.hint,
+    "remove EXAMPLE_REGION from the Config's variables, or from Secret/capex-system/capex-vars so that this value is used",
+  );
+});
+
+test("a cluster's own variable that the shared configSecret also gives is warned at the overlay's line: every cluster gets the Secret's value", async () => {
+  const manifest = path.join(exampleCopy(), 'management-cluster');
+  rmSync(path.join(manifest, 'capi-gitops.lock.yaml'));
+  withConfigSecret(manifest);
+  const fleet = path.join(manifest, 'fleet.yaml');
+  writeFileSync(
+    fleet,
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n  variables: {EXAMPLE_REGION: eu-central-1}\n- name: us-1\n',
+  );
+  const warnings: Diagnostic[] = [];
+  await renderOutput({ manifestPaths: [manifest], onWarning: (w) => warnings.push(w) });
+  const told = warnings.filter((w) => /variable|Config's value/.test(w.message)).sort((a, b) => a.message.localeCompare(b.message));
+  assert.deepEqual(
+    told.map((w) => w.message),
+    [
+      "the Config's value of EXAMPLE_REGION is never used: it is overridden in cluster eu-1, and cluster us-1 reads it from Secret/capex-system/capex-vars, whose value wins",
+      "variable EXAMPLE_REGION is not used: Secret/capex-system/capex-vars has it too, and a configSecret's value wins",
+    ],
+  );
+  const own = told.find((w) => w.message.startsWith('variable'))!;
+  assertAt(own, fleet, place(fleet, 'EXAMPLE_REGION: eu-central-1', 'eu-central-1'));
+  assert.equal(own.object, 'cluster eu-1, overlay: Config');
+  assert.equal(
+    own.hint,
+    "remove EXAMPLE_REGION from cluster eu-1's variables, or from Secret/capex-system/capex-vars so that this value is used",
+  );
+});
