@@ -1,8 +1,8 @@
 /**
  * A fleet cluster's values for one layout's chart (`argocd.values`, `flux.values`), beside its
- * `gitops` values for either layout's chart, as the Config's `gitops` has them: the order of the
- * four layers, and a bad value under the new fields told at its line with a hint that, followed,
- * renders.
+ * `gitops` values for either layout's chart, as the Config's `gitops` has them: the README's fleet
+ * renders with both layouts, the order of the four layers, and a bad value under the new fields
+ * told at its line with a hint that, followed, renders.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,8 +16,41 @@ import { renderOutput } from '../../src/app/run.js';
 import type { Values } from '../../src/core/values.js';
 import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { rejection } from '../helpers/assertions.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
 
 const PATH = [{ expression: 'path=fleet', forceString: false }];
+
+/** The `Config` of the README's fleet example. */
+function readmeFleetConfig(): { gitops?: unknown; clusters: Record<string, unknown>[] } {
+  const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Fleets\n'));
+  const block = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
+  return YAML.parse(block) as { gitops?: unknown; clusters: Record<string, unknown>[] };
+}
+
+test("the README's fleet example renders with --layout argocd and with --layout flux, each cluster's values reaching its layout's chart", async () => {
+  const config = readmeFleetConfig();
+  // its wiring (the shared and the clusters' chart values) over the corpus's providers
+  const wiring = {
+    ...(config.gitops === undefined ? {} : { gitops: config.gitops }),
+    clusters: config.clusters.map(({ name, gitops, argocd, flux }) => ({ name, gitops, argocd, flux })),
+  };
+  const dir = writeTempManifest({ 'fleet.yaml': corpusManifest('v1.12.0') + YAML.stringify(wiring) });
+  const argocd = await renderOutput({ manifestPaths: [dir], layout: 'argocd', set: PATH });
+  const flux = await renderOutput({ manifestPaths: [dir], layout: 'flux', set: PATH });
+  for (const name of ['eu-1', 'us-1', 'lab-1']) {
+    const application = YAML.parse(argocd.files.get(`clusters/${name}/argocd/application-capi-gitops-${name}-01-cluster-api.yaml`)!);
+    assert.equal(application.spec.destination.name, name);
+    assert.equal(application.spec.source.repoURL, 'https://git.example.com/platform/fleet.git');
+    const kustomization = YAML.parse(flux.files.get(`clusters/${name}/flux/kustomization-capi-gitops-${name}-01-cluster-api.yaml`)!);
+    assert.equal(kustomization.spec.interval, name === 'lab-1' ? '1m' : '10m', name);
+  }
+  // one ApplicationSet for the fleet looks each cluster's destination up from its argocd.values
+  const applicationSet = [...PATH, { expression: 'applicationSet=true', forceString: false }];
+  const fleetSet = await renderOutput({ manifestPaths: [dir], layout: 'argocd', set: applicationSet });
+  const text = fleetSet.files.get('argocd/applicationset-capi-gitops-fleet.yaml')!;
+  for (const name of ['eu-1', 'us-1', 'lab-1']) assert.match(text, new RegExp(`destinationName: .*"${name}" "${name}"`));
+});
 
 /** The shared Config and eu-1 each give values for either chart and for one layout's chart; us-1 drops the shared argocd values. */
 const SHARED = `gitops:
