@@ -445,11 +445,15 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   };
 }
 
-/** Whether a gitops.values path of the cluster was set by its own entry (overlay or unsupportedOverrides), not the shared Config. */
-function clusterSetsGitopsValue(cluster: FleetCluster): (segments: readonly string[]) => boolean {
-  return (segments) => {
-    const layer = cluster.configOrigin(['gitops', 'values', ...segments])?.layer;
-    return layer === 'overlay' || layer === 'unsupportedOverrides';
+/**
+ * Where the cluster's own entry set a Config gitops path (`clusters[0]`, or
+ * `clusters[0].unsupportedOverrides`); undefined when the shared Config set it.
+ */
+function clusterGitopsEntry(cluster: FleetCluster): (configPath: readonly string[]) => string | undefined {
+  return (configPath) => {
+    const layer = cluster.configOrigin(configPath)?.layer;
+    if (layer === 'overlay') return `clusters[${cluster.index}]`;
+    return layer === 'unsupportedOverrides' ? `clusters[${cluster.index}].unsupportedOverrides` : undefined;
   };
 }
 
@@ -465,7 +469,7 @@ function clusterOptions(
     ...options,
     layout,
     outputSubdirectory: clusterDirectory(cluster.name),
-    clusterSetsGitopsValue: clusterSetsGitopsValue(cluster),
+    clusterGitopsEntry: clusterGitopsEntry(cluster),
     onGivenVariables: collectVariables(cluster, variables),
     onWarning: told.from(cluster.name),
   };

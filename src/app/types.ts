@@ -36,8 +36,11 @@ export interface RenderOptions {
   commandWithSecrets?: string;
   /** Where this render's tree sits below outputDir (a fleet cluster's `clusters/<name>`). */
   outputSubdirectory?: string;
-  /** A fleet cluster's: whether a gitops.values path was set by the cluster's own entry (not the shared Config). */
-  clusterSetsGitopsValue?: (segments: readonly string[]) => boolean;
+  /**
+   * A fleet cluster's: where its own entry (`clusters[0]`, `clusters[0].unsupportedOverrides`),
+   * not the shared Config, set a Config gitops path.
+   */
+  clusterGitopsEntry?: (configPath: readonly string[]) => string | undefined;
   /** `--secrets`; default Config.secrets.strategy, else refuse (inline with --allow-secret-values alone). */
   secretsStrategy?: SecretStrategy;
   /** `--secret-file` and `--env-secret`: secret values kept out of Git. */

@@ -17,6 +17,6 @@ export function prepareWiring(builtIn: string, manifest: Manifest, options: Rend
     set: options.set,
     outputDir: options.outputDir,
     subdirectory: options.outputSubdirectory,
-    clusterSetsValue: options.clusterSetsGitopsValue,
+    clusterEntry: options.clusterGitopsEntry,
   });
 }

@@ -22,6 +22,8 @@ import { setOwnValue } from '../core/own-keys.js';
 /** One cluster of the fleet, ready for the resolve stage. */
 export interface FleetCluster {
   name: string;
+  /** Its place in Config.clusters. */
+  index: number;
   /** The release it runs, if any. */
   release?: ReleaseObject;
   /** The merged, validated manifest: what a single-cluster render of this cluster reads. */
@@ -133,7 +135,8 @@ interface OverlayRead {
 
 /**
  * The overlay of cluster `index` (layer 4) or its unsupportedOverrides (layer 5) in canonical
- * shape. `gitops` is the cluster's chart values. Only layer 5 may move an existing provider
+ * shape. `gitops` is the cluster's chart values, `argocd.values` and `flux.values` those of one
+ * layout's chart. Only layer 5 may move an existing provider
  * (metadata) or set Config fields beyond variables, images, cert-manager, secrets settings and
  * chart values.
  */
@@ -210,7 +213,8 @@ function overlayLayer(
   const configValues: Values = {};
   for (const [field, value] of Object.entries(snippet)) {
     if (field === 'providers' || field === 'name' || field === 'release' || field === 'unsupportedOverrides') continue;
-    if (field === 'gitops') configValues.gitops = { values: value === null ? null : value };
+    if (field === 'gitops' || isChartLayout(field))
+      configValues.gitops = { ...(configValues.gitops as Values), ...clusterGitops(field, value) };
     else if (unsupported || (OVERLAY_CONFIG_FIELDS as readonly string[]).includes(field)) setOwnValue(configValues, field, value);
   }
   return {
@@ -221,11 +225,29 @@ function overlayLayer(
       values: { providers, config: configValues },
       where: (path) => {
         if (path[0] === 'providers') return locate(['providers', written.get(String(path[1])) ?? '', ...path.slice(2)]);
-        if (path[1] === 'gitops') return locate(['gitops', ...path.slice(3)]);
+        // Config gitops.argocd.values.x was written as the cluster's argocd.values.x, gitops.values.x as its gitops.x
+        if (path[1] === 'gitops') return isChartLayout(path[2]) ? locate(path.slice(2)) : locate(['gitops', ...path.slice(3)]);
         return locate(path.slice(1));
       },
     },
   };
+}
+
+/** The layouts whose built-in chart a cluster gives values of its own (its `argocd.values`, `flux.values`). */
+const CHART_LAYOUTS = ['argocd', 'flux'] as const;
+
+function isChartLayout(field: unknown): field is (typeof CHART_LAYOUTS)[number] {
+  return (CHART_LAYOUTS as readonly unknown[]).includes(field);
+}
+
+/**
+ * A cluster's wiring values as the Config's `gitops` holds them: its `gitops` (values of either
+ * layout's chart) is `gitops.values`, its `argocd` and `flux` (`{values}`, for that layout's chart
+ * only) are `gitops.argocd` and `gitops.flux`. So each overlays the Config field of the same
+ * meaning, and the chart reads the merged Config as it reads any Config.
+ */
+function clusterGitops(field: string, value: unknown): Values {
+  return field === 'gitops' ? { values: value === null ? null : value } : { [field]: value as Values | null };
 }
 
 /** The Release a cluster runs: its own, else Config.release. */
@@ -436,6 +458,7 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
     };
     clusters.push({
       name: overlay.name,
+      index,
       ...(release ? { release } : {}),
       manifest: mergedManifest({ cluster: overlay.name }, merged, layers, manifest, merging),
       warnings,

@@ -272,7 +272,11 @@ export interface ClusterOverlay {
   pinImages?: boolean | null;
   certManager?: CertManagerConfig | null;
   secrets?: Record<string, unknown> | null;
+  /** Chart values of either layout's chart, over Config gitops.values. */
   gitops?: Record<string, unknown> | null;
+  /** Chart values of one layout's chart only, over Config gitops.argocd.values and gitops.flux.values. */
+  argocd?: { values?: Record<string, unknown> | null } | null;
+  flux?: { values?: Record<string, unknown> | null } | null;
   unsupportedOverrides?: Record<string, unknown>;
 }
 

@@ -250,17 +250,19 @@ test("a cluster's gitops value the chart does not declare is told at the line an
   const eu1 = lines.indexOf('  gitops: {destination: {name: eu-1}}') + 1;
   const found = error.diagnostics.find((d) => d.message === 'value destination is not a value of this chart' && d.object?.includes('eu-1'));
   assert.deepEqual([found?.file, found?.line], [file, eu1]);
-  assert.match(found!.hint!, /a fleet cluster's own gitops values reach the chart of every layout, so remove destination there/);
-  // followed: without Argo CD's values in the clusters' gitops, the fleet renders with the flux layout
-  const withoutDestinations = writeTempManifest({
-    'providers.yaml': corpusManifest('v1.12.0') + 'clusters:\n- name: eu-1\n- name: us-1\n- name: lab-1\n',
+  assert.match(
+    found!.hint!,
+    /a fleet cluster's own gitops values reach the chart of every layout: if destination is a value of the argocd chart, move it to clusters\[0\]\.argocd\.values\.destination, for the argocd chart only/,
+  );
+  // followed: with Argo CD's values under the clusters' argocd.values, the fleet renders with both layouts
+  const moved = writeTempManifest({
+    'providers.yaml': corpusManifest('v1.12.0') + CLUSTERS.replace(/gitops: (.*)$/gm, 'argocd: {values: $1}'),
   });
-  const result = await renderOutput({
-    manifestPaths: [withoutDestinations],
-    layout: 'flux',
-    set: [{ expression: `path=${ROOT}`, forceString: false }],
-  });
-  assert.ok(result.fleet);
+  assert.ok(
+    (await renderOutput({ manifestPaths: [moved], layout: 'flux', set: [{ expression: `path=${ROOT}`, forceString: false }] })).fleet,
+  );
+  const argocd = await renderOutput({ manifestPaths: [moved], layout: 'argocd', set });
+  assert.match(argocd.files.get('clusters/eu-1/argocd/application-capi-gitops-eu-1-01-cluster-api.yaml')!, /name: eu-1\n/);
 });
 
 test("a shared Config gitops value the chart does not declare is not blamed on the fleet's clusters; its hint, followed, renders", async () => {

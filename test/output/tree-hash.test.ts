@@ -103,3 +103,43 @@ for (const fleetLayout of ['full', 'shared'] as const) {
     });
   }
 }
+
+/**
+ * A fleet whose clusters give flat `gitops` values (for either layout's chart), some of which the
+ * shared Config's gitops.<layout>.values also set (and win): recorded before clusters could give
+ * values per layout (`argocd.values`, `flux.values`), so that change left such fleets' bytes alone.
+ */
+const FLAT_GITOPS: Record<string, string> = {
+  argocd: `gitops:
+  values: {project: shared}
+  argocd: {values: {destination: {name: hub}, project: hub}}
+clusters:
+- name: eu-1
+  gitops: {destination: {name: eu-1}, project: eu}
+- name: us-1
+  gitops: {namespace: argo, targetRevision: stable}
+`,
+  flux: `gitops:
+  values: {interval: 5m}
+  flux: {values: {timeout: 9m}}
+clusters:
+- name: eu-1
+  gitops: {timeout: 3m, interval: 1m}
+- name: us-1
+  gitops: {releaseName: us}
+`,
+};
+
+const RECORDED_FLAT_GITOPS: Record<string, string> = {
+  argocd: '548affc4fe4de4256b3e4d1b05437b3a50c26d2be0de222a5c208a6290f54758',
+  flux: '1b66c3b372aba088e4527d08e715c9a9fdfbce609297ab734818e7b8847702e3',
+};
+
+for (const [layout, clusters] of Object.entries(FLAT_GITOPS)) {
+  test(`a fleet with flat gitops values on its clusters in the ${layout} layout has the recorded tree hash`, async () => {
+    const manifest = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') + clusters });
+    const result = await renderOutput({ manifestPaths: [manifest], layout: layout as 'argocd' | 'flux', set: fleetWiring[layout] });
+    assert.ok(result.fleet);
+    assert.equal(treeHash(result.files), RECORDED_FLAT_GITOPS[layout], layout);
+  });
+}

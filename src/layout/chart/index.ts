@@ -38,8 +38,11 @@ export interface ChartRequest {
   outputDir?: string;
   /** Where the tree the chart wires sits below the output directory (a fleet's `clusters/<name>`); appended to `path`. */
   subdirectory?: string;
-  /** With subdirectory: whether a Config.gitops.values path was set by the fleet cluster's own entry (default: any). */
-  clusterSetsValue?: (segments: readonly string[]) => boolean;
+  /**
+   * Where a fleet cluster's own entry (`clusters[0]`, `clusters[0].unsupportedOverrides`), not the
+   * shared Config, set a path of the Config's gitops (`['gitops', 'values', 'destination']`).
+   */
+  clusterEntry?: (configPath: readonly string[]) => string | undefined;
 }
 
 export interface PreparedChart {
@@ -105,18 +108,24 @@ export async function prepareChart(request: ChartRequest): Promise<PreparedChart
     const locate = request.locateConfig;
     return locate ? { locate: (p: readonly (string | number)[]) => locate([...base, ...p]) } : {};
   };
+  const ofCluster = (base: string[]) => {
+    const entry = request.clusterEntry;
+    return entry ? { ofFleetCluster: (segments: readonly string[]) => entry([...base, ...segments]) } : {};
+  };
   if (request.configValues)
     layers.push({
       source: 'Config gitops.values',
       values: request.configValues,
       ...inConfig(['gitops', 'values']),
-      ...(request.subdirectory ? { ofFleetCluster: request.clusterSetsValue ?? (() => true) } : {}),
+      ...ofCluster(['gitops', 'values']),
     });
   if (request.layoutValues)
     layers.push({
       source: `Config gitops.${request.builtIn}.values`,
       values: request.layoutValues,
+      layout: request.builtIn,
       ...inConfig(['gitops', request.builtIn, 'values']),
+      ...ofCluster(['gitops', request.builtIn, 'values']),
     });
   const bag = new DiagnosticBag();
   for (const file of request.valuesFiles ?? []) {

@@ -67,10 +67,12 @@ export interface ValuesLayer {
   /** Where a value path of this layer was written, when a file holds it (the Config's gitops values). */
   locate?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'>;
   /**
-   * A fleet cluster's gitops values (its overlay's over the Config's): whether a path of them was
-   * set by the cluster's own entry, which reaches whichever layout's chart renders it.
+   * A fleet cluster's gitops values (its entry's over the Config's): where its own entry
+   * (`clusters[0]`, `clusters[0].unsupportedOverrides`), not the shared Config, set the value at a path of them.
    */
-  ofFleetCluster?: (segments: readonly string[]) => boolean;
+  ofFleetCluster?: (segments: readonly string[]) => string | undefined;
+  /** Values of this layout's chart only (`gitops.flux.values`), not of either layout's. */
+  layout?: string;
 }
 
 /** What the chart is told about one component of the output: data, never code. */

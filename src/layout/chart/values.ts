@@ -85,7 +85,14 @@ function asString(e: ErrorObject, layers: readonly ValuesLayer[], segments: read
   const value = String(e.data);
   const layer = writer(layers, segments);
   if (!layer) return `--set reads ${value} as a ${typeof e.data}: pass it with --set-string ${at}=${value}`;
-  return `quote it in ${layer.source}: "${value}" (YAML reads ${value} unquoted as a ${typeof e.data})`;
+  return `quote it in ${writtenIn(layer, segments)}: "${value}" (YAML reads ${value} unquoted as a ${typeof e.data})`;
+}
+
+/** The layer's name for a value it holds: a fleet cluster's own entry (`clusters[0].flux.values`), else its source. */
+function writtenIn(layer: ValuesLayer, segments: readonly string[]): string {
+  const entry = layer.ofFleetCluster?.(segments);
+  if (entry === undefined) return layer.source;
+  return layer.layout ? `${entry}.${layer.layout}.values` : `${entry}.gitops`;
 }
 
 function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly ValuesLayer[]): Diagnostic {
@@ -103,20 +110,29 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Valu
     // `chart show` prints built-in charts only; a chart of one's own has its schema in its directory.
     hint: missing
       ? `set it, e.g. --set ${at}=… or under gitops.values in the Config document`
-      : (asString(e, layers, segments, at) ?? otherHint(chart, layers, segments, at)),
+      : (asString(e, layers, segments, at) ?? otherHint(chart, layers, segments, at, extra !== undefined)),
   };
 }
 
-function otherHint(chart: LoadedChart, layers: readonly ValuesLayer[], segments: readonly string[], at: string): string {
+function otherHint(chart: LoadedChart, layers: readonly ValuesLayer[], segments: readonly string[], at: string, unknown: boolean): string {
   // a chart's own new value (in values.yaml, as docs/charts.md says) that its schema does not list yet
   if (!chart.origin.startsWith('built-in chart ') && !writer(layers, segments) && hasPath(chart.defaults, segments))
     return `the chart's values.yaml sets ${at}: declare it in the properties of ${chart.origin}/values.schema.json too`;
-  return chart.origin.startsWith('built-in chart ')
-    ? `see its values.schema.json: capi-gitops chart show ${chart.metadata.name}; a value of another layout's chart goes under gitops.<layout>.values in the Config document (e.g. gitops.argocd.values.${at})` +
-        (writer(layers, segments)?.ofFleetCluster?.(segments)
-          ? `; a fleet cluster's own gitops values reach the chart of every layout, so remove ${at} there to render the fleet with --layout ${chart.metadata.name}`
-          : '')
-    : `see ${chart.origin}/values.schema.json`;
+  if (!chart.origin.startsWith('built-in chart ')) return `see ${chart.origin}/values.schema.json`;
+  const name = chart.metadata.name;
+  const other = name === 'argocd' ? 'flux' : 'argocd';
+  const schema = `see its values.schema.json: capi-gitops chart show ${name}`;
+  const layer = writer(layers, segments);
+  const entry = layer?.ofFleetCluster?.(segments);
+  // a cluster's own value: the Config's gitops.<layout>.values would give it to every cluster
+  if (entry === undefined)
+    return `${schema}; a value of another layout's chart goes under gitops.<layout>.values in the Config document (e.g. gitops.${other}.values.${at})`;
+  // a value the chart has, of the wrong form, or one below a value it declares (destination.nme): the other chart is no place for it
+  if (!unknown || segments.length > 1) return schema;
+  const move = `move it to ${entry}.${other}.values.${at}, for the ${other} chart only, or remove it`;
+  return layer?.layout
+    ? `${schema}; ${entry}.${name}.values reach the ${name} chart only: if ${at} is a value of the ${other} chart, ${move}`
+    : `${schema}; a fleet cluster's own gitops values reach the chart of every layout: if ${at} is a value of the ${other} chart, ${move}`;
 }
 
 /**
