@@ -408,6 +408,7 @@ function clusterWarnings(
       ...locate(['clusters', index, 'unsupportedOverrides']),
       message: `cluster ${overlay.name}: unsupportedOverrides sets ${escaped.join(', ')}; these bypass the overlay's checks and are not supported`,
     });
+  warnings.push(...shadowedChartValues(overlay, index, config, locate));
   if (release?.deprecated) {
     const chosenAt =
       override !== undefined ? at(release.position) : locate(overlay.release !== undefined ? ['clusters', index, 'release'] : ['release']);
@@ -417,6 +418,48 @@ function clusterWarnings(
     });
   }
   return warnings;
+}
+
+/**
+ * A cluster's `gitops` value (either layout's chart) that the shared Config's values for one
+ * layout replace (a layout's own values win, docs/charts.md), unless the cluster's own values for
+ * that layout set it: told at the cluster's line, for each layout it is lost to.
+ */
+function shadowedChartValues(
+  overlay: ClusterOverlay,
+  index: number,
+  config: ToolConfig,
+  locate: (path: FieldPath) => Pick<Diagnostic, 'file' | 'line' | 'column'>,
+): Diagnostic[] {
+  if (!isValuesMap(overlay.gitops)) return [];
+  const warnings: Diagnostic[] = [];
+  for (const path of leafPaths(overlay.gitops).map((p) => p.split('.'))) {
+    for (const layout of CHART_LAYOUTS) {
+      const own = overlay[layout];
+      const by = replacedAt(config.gitops?.[layout]?.values, path);
+      if (own === null || by === undefined || replacedAt(own?.values, path) !== undefined) continue;
+      warnings.push({
+        ...locate(['clusters', index, 'gitops', ...path]),
+        message:
+          `cluster ${overlay.name}: gitops.${path.join('.')} is not used by the ${layout} chart: the Config's ` +
+          `gitops.${layout}.values.${by.join('.')} replaces it (a layout's own values win over values for either layout)`,
+        hint: `to keep it for this cluster with --layout ${layout}, write it under clusters[${index}].${layout}.values.${path.join('.')}`,
+      });
+    }
+  }
+  return warnings;
+}
+
+/** The path in `values` that replaces the leaf at `path` when merged over it (a value at or above it), if any. */
+function replacedAt(values: unknown, path: readonly string[]): string[] | undefined {
+  let node = values;
+  for (let i = 0; i < path.length; i++) {
+    if (!isValuesMap(node) || !Object.hasOwn(node, path[i]!)) return undefined;
+    node = node[path[i]!];
+    if (!isValuesMap(node)) return path.slice(0, i + 1);
+  }
+  // a map where the cluster has a leaf (its path's end): merged over it, so it replaces it too
+  return [...path];
 }
 
 /**

@@ -157,3 +157,25 @@ test("a cluster's argocd and flux take {values} only: another key is told at its
   assert.ok(found, error.message);
   assert.deepEqual([found.file, found.line], [file, place(file, 'valuse')[0]]);
 });
+
+test("a cluster's gitops value that the shared gitops.<layout>.values replaces is warned at its line, for that layout, with where to write it instead", async () => {
+  const dir = writeTempManifest({ 'fleet.yaml': corpusManifest('v1.12.0') + SHARED + CLUSTERS });
+  const fleet = expandFleet(await loadManifest([dir]));
+  const file = path.join(dir, 'fleet.yaml');
+  // eu-1's project and releaseName lose to the shared argocd values; its own argocd.values keeps releaseName and namespace
+  const [eu1, us1] = fleet.clusters.map((c) => c.warnings);
+  assert.deepEqual(
+    eu1!.map((w) => [w.line, w.message, w.hint]),
+    [
+      [
+        place(file, 'project: b, releaseName: b')[0],
+        "cluster eu-1: gitops.project is not used by the argocd chart: the Config's gitops.argocd.values.project replaces it " +
+          "(a layout's own values win over values for either layout)",
+        'to keep it for this cluster with --layout argocd, write it under clusters[0].argocd.values.project',
+      ],
+    ],
+  );
+  assert.equal(eu1![0]!.column, place(file, 'b, releaseName: b')[1]);
+  // argocd: null drops the shared argocd values for us-1: nothing replaces its project
+  assert.deepEqual(us1, []);
+});
