@@ -438,3 +438,29 @@ test("{{#each}} over a string, number or boolean fails at its line naming the va
   );
   assert.match(YAML.stringify(map), /a: "1"/);
 });
+
+test('a releaseName and namespace that read as numbers ("2024", "0777") stay strings in every built-in template: the wiring renders with both layouts', async () => {
+  const manifestPaths = [writeTempManifest({ 'p.yaml': corpusManifest() })];
+  const set = [
+    { expression: 'releaseName=2024,namespace=0777', forceString: true },
+    { expression: 'repoURL=https://git.example.com/x.git,path=mgmt', forceString: false },
+  ];
+  for (const layout of ['argocd', 'flux'] as const) {
+    const result = await renderManagementCluster({
+      manifestPaths,
+      layout,
+      set: layout === 'flux' ? [set[0]!, { expression: 'path=mgmt', forceString: false }] : set,
+    });
+    const wiring = [...result.files].filter(([file]) => file.startsWith(`${layout}/`) && !file.endsWith('kustomization.yaml'));
+    assert.ok(wiring.length >= 2, layout);
+    for (const [file, text] of wiring) {
+      const object = YAML.parse(text) as { metadata: { name: unknown; namespace: unknown } };
+      assert.equal(typeof object.metadata.name, 'string', `${layout} ${file}`);
+      assert.equal(object.metadata.namespace, '0777', `${layout} ${file}`);
+    }
+    assert.ok(
+      result.files.has(`${layout}/${layout === 'flux' ? 'kustomization' : 'application'}-2024.yaml`),
+      [...result.files.keys()].join('\n'),
+    );
+  }
+});
