@@ -18,6 +18,8 @@ import { assertFrozen, diffLockfiles, type LockChange } from './diff.js';
 import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider, lockSatisfies } from './request.js';
 import { findLockEntry, type LockEntry, type Lockfile, type LockRequest } from './types.js';
 import { verifyLockedArtifacts } from './verify.js';
+import { readFileSync } from 'node:fs';
+import { lineColumnAt } from '../../yaml/parse.js';
 import { acceptDigests, acceptNameProblems, namesComponent, type AcceptedDigest } from './accept-digests.js';
 
 export interface LockSessionOptions {
@@ -172,7 +174,7 @@ export class LockSession {
       const result = namesComponent(names, pin) ? acceptDigests(pin, artifacts) : { entry: pin, accepted: [] };
       accepted.push(...result.accepted);
       try {
-        verifyLockedArtifacts(result.entry, artifacts);
+        verifyLockedArtifacts(result.entry, artifacts, (sha256) => positionInFile(this.options.file, sha256));
       } catch (err) {
         bag.addError(err);
       }
@@ -207,4 +209,16 @@ export class LockSession {
 /** Identifies a provider across manifest, lock and plan. */
 export function componentKey(c: { kind: string; name: string; namespace: string }): string {
   return `${c.kind}\0${c.namespace}\0${c.name}`;
+}
+
+/** Where `text` (a digest) first appears in `file`, read again only for the problem's position. */
+function positionInFile(file: string, text: string): { file: string; line: number; column: number } | undefined {
+  let content: string;
+  try {
+    content = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const at = content.indexOf(text);
+  return at < 0 ? undefined : { file, ...lineColumnAt(content, at) };
 }

@@ -28,11 +28,18 @@ export function digestMismatch(
   };
 }
 
+/** Where the lockfile records a digest (its file, line and column), when it can tell. */
+export type LockedDigestPosition = (sha256: string) => Pick<Diagnostic, 'file' | 'line' | 'column'> | undefined;
+
 /**
  * Every fetched file of a locked component against the lock: all mismatches, and files the
- * lock does not list, reported together.
+ * lock does not list, reported together; a mismatch at the digest's line in the lockfile.
  */
-export function verifyLockedArtifacts(entry: LockEntry, artifacts: readonly Pick<Artifact, 'name' | 'sha256' | 'url'>[]): void {
+export function verifyLockedArtifacts(
+  entry: LockEntry,
+  artifacts: readonly Pick<Artifact, 'name' | 'sha256' | 'url'>[],
+  where: LockedDigestPosition = () => undefined,
+): void {
   const problems: Diagnostic[] = [];
   for (const artifact of artifacts) {
     const locked = entry.files.find((file) => file.name === artifact.name);
@@ -45,7 +52,7 @@ export function verifyLockedArtifacts(entry: LockEntry, artifacts: readonly Pick
       continue;
     }
     const problem = digestMismatch(locked, artifact, entry);
-    if (problem) problems.push(problem);
+    if (problem) problems.push({ ...where(locked.sha256), ...problem });
   }
   if (problems.length > 0) throw new CapiGitopsError(problems);
 }

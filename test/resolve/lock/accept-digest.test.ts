@@ -77,6 +77,11 @@ test('a re-tagged local release: render, lock and render --frozen fail with a hi
   appendFileSync(path.join(dir, bootstrap), '# re-tagged too\n');
 
   const hint = /hint: .*accept it for this component only with `capi-gitops lock -f management-cluster --accept-digest cluster-api`/;
+  // told at the digest the lockfile recorded
+  const recorded = digestOf(lockBefore, core);
+  const lines = lockBefore.split('\n');
+  const line = lines.findIndex((l) => l.includes(recorded));
+  const at = `management-cluster${path.sep}capi-gitops.lock.yaml:${line + 1}:${lines[line]!.indexOf(recorded) + 1}: error: cluster-api v0.2.0`;
   for (const args of [
     ['render', '-f', 'management-cluster', '-o', 'out'],
     ['render', '-f', 'management-cluster', '-o', 'out', '--frozen'],
@@ -91,6 +96,7 @@ test('a re-tagged local release: render, lock and render --frozen fail with a hi
       new RegExp(`cluster-api v0\\.2\\.0: core-components\\.yaml from ${core} has sha256 [0-9a-f]{64}, but the lockfile recorded sha256`),
     );
     assert.match(failed.stderr, hint);
+    assert.ok(failed.stderr.includes(at), failed.stderr);
     assert.match(failed.stderr, /--accept-digest bootstrap-example`/);
   }
   assert.equal(readFileSync(lockFile, 'utf8'), lockBefore);
