@@ -464,3 +464,22 @@ test('a releaseName and namespace that read as numbers ("2024", "0777") stay str
     );
   }
 });
+
+test("a misspelt value of a built-in chart is told with the value it meant; a value of the wrong form is not sent to the other layout's chart", async () => {
+  const manifestPaths = [writeTempManifest({ 'p.yaml': corpusManifest() })];
+  const hintFor = async (expression: string) => {
+    const error = await rejection(renderManagementCluster({ manifestPaths, layout: 'flux', set: [{ expression, forceString: false }] }));
+    return error.diagnostics.map((d) => [d.path, d.hint]);
+  };
+  assert.deepEqual(await hintFor('path=x,intervall=1m'), [
+    ['intervall', 'did you mean interval? see its values.schema.json: capi-gitops chart show flux'],
+  ]);
+  const wrongForm = await hintFor('path=x,releaseName=Not_A_Label');
+  assert.deepEqual(
+    wrongForm.map(([p]) => p),
+    ['releaseName'],
+  );
+  assert.equal(wrongForm[0]![1], 'see its values.schema.json: capi-gitops chart show flux');
+  // a value only the other chart has keeps its way there
+  assert.match(String((await hintFor('path=x,repoURL=https://git.example.com/x.git'))[0]![1]), /gitops\.argocd\.values\.repoURL/);
+});

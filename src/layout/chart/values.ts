@@ -4,6 +4,7 @@ import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
 import { userValues, type SetExpression } from '../../core/helm-set.js';
 import { hasPath, layerValues, type Values } from '../../core/values.js';
 import type { LoadedChart, ValuesLayer, ValuesValidator } from './types.js';
+import { closestName } from '../../manifest/fields.js';
 
 /** The chart's schema validator: precompiled for built-in charts, compiled here for a user's. */
 function valuesValidator(chart: LoadedChart): ValuesValidator | undefined {
@@ -122,13 +123,16 @@ function otherHint(chart: LoadedChart, layers: readonly ValuesLayer[], segments:
   const name = chart.metadata.name;
   const other = name === 'argocd' ? 'flux' : 'argocd';
   const schema = `see its values.schema.json: capi-gitops chart show ${name}`;
+  // a value the chart has, of the wrong form, or one below a value it declares (destination.nme): the other chart is no place for it
+  if (!unknown || segments.length > 1) return schema;
+  // a misspelt value of this chart (interval as intervall)
+  const close = closestName(at, Object.keys(chart.defaults));
+  if (close !== undefined) return `did you mean ${close}? ${schema}`;
   const layer = writer(layers, segments);
   const entry = layer?.ofFleetCluster?.(segments);
   // a cluster's own value: the Config's gitops.<layout>.values would give it to every cluster
   if (entry === undefined)
     return `${schema}; a value of another layout's chart goes under gitops.<layout>.values in the Config document (e.g. gitops.${other}.values.${at})`;
-  // a value the chart has, of the wrong form, or one below a value it declares (destination.nme): the other chart is no place for it
-  if (!unknown || segments.length > 1) return schema;
   const move = `move it to ${entry}.${other}.values.${at}, for the ${other} chart only, or remove it`;
   return layer?.layout
     ? `${schema}; ${entry}.${name}.values reach the ${name} chart only: if ${at} is a value of the ${other} chart, ${move}`
