@@ -59,7 +59,8 @@ test('one secret value that breaks the artifact YAML names its variable and Secr
   assertRefused(result, ex, [BREAKS_REGION, SUITE_SECRETS.splitToken]);
   assert.match(
     result.stderr,
-    /^.*providers\.yaml:34:1: error: InfrastructureProvider\/capex-system\/example: the value of variable EXAMPLE_REGION \(from Secret capex-system\/capex-variables\) breaks the YAML of .*infrastructure-components\.yaml once substituted\n/,
+    // (after the warning that the Config's EXAMPLE_REGION loses to the Secret's)
+    /^.*providers\.yaml:34:1: error: InfrastructureProvider\/capex-system\/example: the value of variable EXAMPLE_REGION \(from Secret capex-system\/capex-variables\) breaks the YAML of .*infrastructure-components\.yaml once substituted\n/m,
   );
 });
 
