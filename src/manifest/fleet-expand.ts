@@ -80,11 +80,16 @@ export function matchProviderKey(written: string, known: readonly string[]): { k
 
 function sharedLayer(manifest: Manifest): Layer {
   const providers: Values = {};
-  const positions = new Map<string, SourcePosition>();
+  const written = new Map<string, ProviderObject>();
   for (const p of manifest.providers) {
     providers[providerKey(p)] = { metadata: { name: p.name, namespace: p.namespace }, spec: structuredClone(p.spec) as Values };
-    positions.set(providerKey(p), p.position);
+    written.set(providerKey(p), p);
   }
+  // a provider's field where its document wrote it (path: providers, key, then the document's own path)
+  const providerField = (path: FieldPath) => {
+    const provider = written.get(String(path[1]));
+    return path.length > 2 && provider?.fieldPosition ? provider.fieldPosition(path.slice(2)) : provider?.position;
+  };
   const config: Values = {};
   for (const [field, value] of Object.entries(manifest.config))
     if (!FLEET_FIELDS.has(field)) setOwnValue(config, field, structuredClone(value));
@@ -93,7 +98,7 @@ function sharedLayer(manifest: Manifest): Layer {
     label: 'shared manifest',
     values: { providers, config },
     where: (path) =>
-      path[0] === 'providers' ? positions.get(String(path[1])) : (manifest.config.locate?.(path.slice(1)) ?? manifest.config.position),
+      path[0] === 'providers' ? providerField(path) : (manifest.config.locate?.(path.slice(1)) ?? manifest.config.position),
   };
 }
 
@@ -298,7 +303,14 @@ function mergedManifest(
     const position = shared.get(key)?.position ??
       layerOf(layers, ['providers', key])?.where(['providers', key]) ??
       manifest.config.position ?? { file: '', line: 0, column: 0 };
-    providers.push(toProviderObject(document, position));
+    const provider = toProviderObject(document, position);
+    // as load.ts gives a single manifest's providers (not enumerable): a later stage's problem with a
+    // field (spec.configSecret) is told where the layer that set it wrote it, not at the object's start
+    Object.defineProperty(provider, 'fieldPosition', {
+      value: (path: FieldPath) => layerOf(layers, ['providers', key, ...path])?.where(['providers', key, ...path]) ?? position,
+      enumerable: false,
+    });
+    providers.push(provider);
   }
   const configDocument: Record<string, unknown> = {
     apiVersion: TOOL_API_VERSION,
