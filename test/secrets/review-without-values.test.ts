@@ -107,7 +107,7 @@ for (const [strategy, secrets] of [
   ['external-secrets', EXTERNAL_SECRETS],
   ['flux-substitute', FLUX],
 ] as const) {
-  test(`${strategy}: check and diff without the configSecret or any value: up to date, no change, a note that it rendered without the Secret`, async () => {
+  test(`${strategy}: check and diff without the configSecret or any value: up to date, no change, a note at spec.configSecret that it rendered without the Secret`, async () => {
     const ws = await workspace(secrets);
     const withValues = ws.options();
     assert.deepEqual((await check(withValues, ws.out)).report.problems, []);
@@ -120,6 +120,8 @@ for (const [strategy, secrets] of [
       note.message,
       /Secret capa-system\/aws-variables is not in the input: rendered without it, as the secrets strategy keeps secret values out/,
     );
+    // at spec.configSecret (providers.yaml:13:17), as render's error about the same Secret, not at the provider's start
+    assert.deepEqual([note.file, note.line, note.column], [path.join(ws.mc, 'providers.yaml'), 13, 17]);
     const { report } = await diff({ output: ws.out, current: ws.options() });
     assert.equal(report.summary.changed + report.summary.added + report.summary.removed, 0);
     // render itself still needs the value: a missing one is most likely a mistake there
