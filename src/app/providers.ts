@@ -39,6 +39,11 @@ function originOf(p: ProviderObject): Pick<Diagnostic, 'object' | 'file' | 'line
   return { object: providerObjectName(p), file: p.position.file, line: p.position.line, column: p.position.column };
 }
 
+/** A problem with spec.configSecret, at that field where the manifest has its position. */
+function atConfigSecret(p: ProviderObject): Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'> {
+  return { ...originOf(p), ...p.fieldPosition?.(['spec', 'configSecret']) };
+}
+
 /** The Secret a provider's spec.configSecret names (namespace defaulted by the manifest stage). */
 function configSecretOf(
   provider: ProviderObject,
@@ -51,12 +56,7 @@ function configSecretOf(
   const namespace = ref.namespace || provider.namespace;
   const secret = findConfigSecret(provider, secrets);
   if (!secret && tolerateMissing) {
-    tolerateMissing({
-      ...originOf(provider),
-      ...provider.fieldPosition?.(['spec', 'configSecret']),
-      path: 'spec.configSecret',
-      ...missingConfigSecretNote(`${namespace}/${ref.name}`),
-    });
+    tolerateMissing({ ...atConfigSecret(provider), path: 'spec.configSecret', ...missingConfigSecretNote(`${namespace}/${ref.name}`) });
     return undefined;
   }
   if (!secret) {
@@ -65,8 +65,7 @@ function configSecretOf(
     // the Secret exported with kubectl and given with --secret-file: its keys are every provider's
     const asSecretFile = given.find((s) => s.name === ref.name && (s.namespace ?? namespace) === namespace);
     throw new CapiGitopsError({
-      ...originOf(provider),
-      ...(provider.fieldPosition ? provider.fieldPosition(['spec', 'configSecret']) : {}),
+      ...atConfigSecret(provider),
       path: 'spec.configSecret',
       message: `Secret ${namespace}/${ref.name} is not in the input${elsewhere.length > 0 ? `; a Secret ${ref.name} is in namespace ${elsewhere.join(', ')}` : ''}`,
       expected: `a v1 Secret ${namespace}/${ref.name} whose data keys are the provider's variables`,
@@ -214,10 +213,9 @@ export function secretsNotGiven(
     const publicKeys = publicNames
       .filter((name) => name === IMAGES_KEY || (names.has(name) && p.lookup(name) === undefined))
       .sort(compareStrings);
-    const at = provider.fieldPosition?.(['spec', 'configSecret']) ?? {};
     const secret = `${ref.namespace || provider.namespace}/${ref.name}`;
-    const { file, line, column } = originOf(provider);
-    return [{ secret, objects: [providerObjectName(provider)], file, line, column, ...at, publicKeys }];
+    const { file, line, column } = atConfigSecret(provider);
+    return [{ secret, objects: [providerObjectName(provider)], file, line, column, publicKeys }];
   });
   return mergeSecretsNotGiven(each);
 }

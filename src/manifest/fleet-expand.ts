@@ -328,11 +328,12 @@ function mergedManifest(
       layerOf(layers, ['providers', key])?.where(['providers', key]) ??
       manifest.config.position ?? { file: '', line: 0, column: 0 };
     const provider = toProviderObject(document, position);
-    // a field is where the layer that set it wrote it, as the Config's fields are (config.locate below)
-    provider.fieldPosition = (path) => {
-      const full = ['providers', key, ...path];
-      return layerOf(layers, full)?.where(full) ?? position;
-    };
+    // as load.ts gives a single manifest's providers (not enumerable): a later stage's problem with a
+    // field (spec.configSecret) is told where the layer that set it wrote it, not at the object's start
+    Object.defineProperty(provider, 'fieldPosition', {
+      value: (path: FieldPath) => layerOf(layers, ['providers', key, ...path])?.where(['providers', key, ...path]) ?? position,
+      enumerable: false,
+    });
     providers.push(provider);
   }
   const configDocument: Record<string, unknown> = {

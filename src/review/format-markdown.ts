@@ -50,6 +50,15 @@ export function where(report: ReviewReport, directory: string): string {
   return text ? ` (${text})` : '';
 }
 
+/**
+ * A call-out's clusters: a base's finding names the clusters of its object change, not every
+ * cluster the base's changes reach (a cluster added on a base gets its CRDs added, the others an upgrade).
+ */
+export function findingWhere(report: ReviewReport, f: Finding): string {
+  if (!f.clusters) return where(report, f.component);
+  return ` (${f.clusters.length === 1 ? 'cluster' : 'clusters'} ${clusterRanges(f.clusters)})`;
+}
+
 export function versionText(c: Pick<ComponentDiff, 'oldVersion' | 'newVersion'>): string {
   if (c.oldVersion === c.newVersion) return c.newVersion ?? '';
   return `${c.oldVersion ?? '(none)'} → ${c.newVersion ?? '(removed)'}`;
@@ -111,7 +120,7 @@ function componentSection(report: ReviewReport, c: ComponentDiff): { open: strin
 }
 
 function findingLine(report: ReviewReport, f: Finding): string {
-  return `- ${f.risk === 'warning' ? '⚠️ ' : ''}**${f.type}**${plain(where(report, f.component))} ${plain(f.message)}`;
+  return `- ${f.risk === 'warning' ? '⚠️ ' : ''}**${f.type}**${plain(findingWhere(report, f))} ${plain(f.message)}`;
 }
 
 export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = {}): string {

@@ -2,7 +2,7 @@
  * The terminal form of a review: everything, uncut. Colour only when asked (the CLI asks when
  * stdout is a TTY and NO_COLOR is unset), so pipes and CI logs get plain text.
  */
-import { leftInPlaceLine, riskLine, versionText, where } from './format-markdown.js';
+import { findingWhere, leftInPlaceLine, riskLine, versionText } from './format-markdown.js';
 import { clusterRanges } from '../core/cluster-ranges.js';
 import type { ReviewReport } from './types.js';
 
@@ -23,7 +23,7 @@ export function formatText(report: ReviewReport, options: { colour?: boolean } =
     lines.push(paint('bold', 'call-outs:'));
     for (const f of report.findings)
       lines.push(
-        `  ${f.risk === 'warning' ? paint('yellow', 'warning') : 'info   '} ${f.type.padEnd(14)}${where(report, f.component)} ${f.message}`,
+        `  ${f.risk === 'warning' ? paint('yellow', 'warning') : 'info   '} ${f.type.padEnd(14)}${findingWhere(report, f)} ${f.message}`,
       );
     lines.push('');
   }

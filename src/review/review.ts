@@ -227,7 +227,10 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
     let group = diff.kinds.find((k) => k.group === t.id.group && k.kind === t.id.kind);
     if (!group) diff.kinds.push((group = { group: t.id.group, kind: t.id.kind, objects: [] }));
     group.objects.push(entry);
-    findings.push(...objectFindings(pair, directory, t.file));
+    // a base's finding is about the clusters of its object change (that list, filled as they are met), not the base's
+    const found = objectFindings(pair, directory, t.file);
+    if (fromBase) for (const f of found) f.clusters = shared.get(key)!.clusters;
+    findings.push(...found);
   }
   for (const entry of shared.values()) entry.clusters.sort(compareStrings);
 

@@ -72,6 +72,8 @@ interface FindingBase {
   object?: string;
   /** One line for people. */
   message: string;
+  /** About an object in a fleet's shared base: the clusters that get this change (the object change's `clusters`). */
+  clusters?: string[];
 }
 
 export interface VersionFinding extends FindingBase {

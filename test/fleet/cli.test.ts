@@ -144,3 +144,31 @@ test('a fleet tells each warning once: the manifest its clusters share (v1alpha1
     assert.equal(named.length, 1, `${command}: the name advice once, naming both clusters\n${r.stderr}`);
   }
 });
+
+test('a fleet check without the configSecret is told at spec.configSecret of the shared provider, as for one cluster, not at the document start', () => {
+  // the team's CI checkout: the Secret's -f file is ignored by Git, so it is not there
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const providers = path.join(manifest, 'providers.yaml');
+  const text = readFileSync(providers, 'utf8').replace('spec:\n', 'spec:\n  configSecret: {name: capi-variables}\n');
+  writeFileSync(providers, text);
+  writeFileSync(
+    path.join(manifest, 'fleet.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n- name: us-1\n',
+  );
+  const lines = text.split('\n');
+  const line = lines.findIndex((l) => l.includes('configSecret')) + 1;
+  const column = lines[line - 1]!.indexOf('{') + 1;
+  const cache = ['--cache-dir', path.join(example, 'cache')];
+  assert.equal(spawnSync(process.execPath, [CLI, 'lock', '-f', manifest, ...cache], { encoding: 'utf8' }).status, 0);
+  const r = spawnSync(process.execPath, [CLI, 'check', '-f', manifest, '-o', path.join(example, 'out'), ...cache, '--secrets', 'inline'], {
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `providers\\.yaml:${line}:${column}: error: clusters eu-1, us-1: CoreProvider/capi-system/cluster-api: spec\\.configSecret: `,
+    ),
+  );
+});

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { render } from '../../src/app/render.js';
-import { reviewChanges } from '../../src/review/index.js';
+import { formatMarkdown, formatText, reviewChanges } from '../../src/review/index.js';
 import { objectChanges } from '../../src/review/object-changes.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
@@ -148,4 +148,34 @@ test('render() with clusters and no outputDir keeps the other clusters as the ou
   const after = readTree(out);
   for (const file of before.keys())
     if (file.startsWith('clusters/') && !file.startsWith('clusters/lab-1/')) assert.ok(after.has(file), `${file} was kept`);
+});
+
+test("diff: a cluster added onto a base whose object the others get changed: each call-out names the clusters of its own object change, not the base's", async () => {
+  const url = coreRelease();
+  const clusters = (names: string[], verbose: boolean) =>
+    names
+      .map((n) => `- name: ${n}${verbose ? `\n  providers: {CoreProvider/cluster-api: {spec: {manager: {verbosity: 5}}}}` : ''}`)
+      .join('\n');
+  const manifest = (names: string[], verbose: boolean) =>
+    fleet(url, []).replace(/clusters:\n[\s\S]*$/, `clusters:\n${clusters(names, verbose)}\n`);
+  const dir = writeTempManifest({ 'fleet.yaml': manifest(['eu-1', 'us-1'], false) });
+  const out = path.join(tempDir(), 'out');
+  await render({ manifestPaths: [dir] }, out);
+  const before = readTree(out);
+  // the pull request: ap-1 added, and every cluster's manager more verbose, so all three share one new base
+  writeFileSync(path.join(dir, 'fleet.yaml'), manifest(['eu-1', 'us-1', 'ap-1'], true));
+  await render({ manifestPaths: [dir], outputDir: out }, out);
+  const report = reviewChanges({ label: 'before', files: before }, { label: 'after', files: readTree(out) });
+  const deployment = report.findings.filter((f) => f.object === 'Deployment/capi-system/capi-controller-manager');
+  // ap-1's Deployment is new (its image appears); eu-1's and us-1's get the flag
+  assert.deepEqual(
+    deployment.map((f) => `${f.type} ${f.clusters?.join(', ')}`),
+    ['flags eu-1, us-1', 'image ap-1'],
+  );
+  const text = formatText(report);
+  assert.match(text, /flags +\(clusters eu-1, us-1\) Deployment\/capi-system\/capi-controller-manager/);
+  assert.match(text, /image +\(cluster ap-1\) Deployment\/capi-system\/capi-controller-manager/);
+  const markdown = formatMarkdown(report);
+  assert.match(markdown, /\*\*flags\*\* \(clusters eu-1, us-1\) Deployment/);
+  assert.match(markdown, /\*\*image\*\* \(cluster ap-1\) Deployment/);
 });

@@ -97,6 +97,18 @@ test('pre-commit: capi-gitops-render regenerates on commit, capi-gitops-check pa
     git(repo, 'add', '-A');
     const changed = run('git', ['commit', '-q', '-m', 'region and output'], repo, env);
     assert.equal(changed.status, 0, changed.output);
+
+    // An output file in the work tree and not in Git (rendered by hand, then `git add -u`, which
+    // adds no new file): check reads the work tree and pre-commit leaves untracked files there, so
+    // the check hook names it rather than let a commit through that lacks it.
+    git(repo, 'rm', '-q', '--cached', 'clusters/mgmt/01-cluster-api/deployment-capi-controller-manager.yaml');
+    const lacking = run('git', ['commit', '-q', '-m', 'without the Deployment'], repo, env);
+    assert.equal(lacking.status, 1, lacking.output);
+    assert.match(lacking.output, /capi-gitops check.*Failed/);
+    assert.match(lacking.output, /untracked +clusters\/mgmt\/01-cluster-api\/deployment-capi-controller-manager\.yaml/);
+    assert.match(lacking.output, /these files of clusters\/mgmt are not in Git, so the commit would lack them: git add clusters\/mgmt/);
+    git(repo, 'add', 'clusters/mgmt');
+    assert.equal(git(repo, 'status', '--porcelain'), '');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

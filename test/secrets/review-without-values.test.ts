@@ -107,7 +107,7 @@ for (const [strategy, secrets] of [
   ['external-secrets', EXTERNAL_SECRETS],
   ['flux-substitute', FLUX],
 ] as const) {
-  test(`${strategy}: check and diff without the configSecret or any value: up to date, no change, a note that it rendered without the Secret`, async () => {
+  test(`${strategy}: check and diff without the configSecret or any value: up to date, no change, a note at spec.configSecret that it rendered without the Secret`, async () => {
     const ws = await workspace(secrets);
     const withValues = ws.options();
     assert.deepEqual((await check(withValues, ws.out)).report.problems, []);
