@@ -110,7 +110,9 @@ function objectLine(o: ObjectChange): string {
 }
 
 function componentSection(report: ReviewReport, c: ComponentDiff): { open: string[]; body: string[]; close: string[] } {
-  const summary = `<code>${plain(c.name)}</code>${plain(where(report, c.directory))} ${plain(versionText(c))}: ${c.added} added, ${c.removed} removed, ${c.changed} changed`;
+  // a wiring component has no version: no space before the colon then
+  const version = versionText(c);
+  const summary = `<code>${plain(c.name)}</code>${plain(where(report, c.directory))}${version ? ` ${plain(version)}` : ''}: ${c.added} added, ${c.removed} removed, ${c.changed} changed`;
   const body: string[] = [];
   for (const k of c.kinds) {
     body.push('', `**${plain(k.kind)}**${k.group ? ` (${plain(k.group)})` : ''}`, '');

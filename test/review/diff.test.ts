@@ -387,3 +387,13 @@ test('an output file made invalid by hand: every side read from a directory name
     },
   );
 });
+
+test('markdown: a component without a version (the wiring) has no space before the colon of its section heading', () => {
+  const before = corpusObject('Deployment', 'capi-controller-manager');
+  const after = clone(before);
+  (after.spec as { replicas?: number }).replicas = 2;
+  const side = (o: KObject) => tree([o], 'clusters/eu-1/argocd');
+  const markdown = formatMarkdown(reviewChanges({ label: 'before', files: side(before) }, { label: 'after', files: side(after) }));
+  assert.match(markdown, /<summary><code>clusters\/eu-1\/argocd<\/code> \(cluster eu-1\): 0 added, 0 removed, 1 changed<\/summary>/);
+  assert.doesNotMatch(markdown, / : \d+ added/);
+});
