@@ -103,8 +103,12 @@ test('render resolves latest on GitHub and writes the lock; render --offline --f
   assert.equal(readFileSync(path.join(ws.dir, 'capi-gitops.lock.yaml'), 'utf8'), lock, 'the lock changed');
 
   writeFileSync(ws.manifest, manifest({ kubeadm: 'v1.10.4' }));
+  const requestsBeforeFrozen = github.requests.length;
   const frozen = await run(['render', ...ws.common, '-o', ws.out, '--frozen']);
   assert.equal(frozen.code, 1);
+  // what the lock does not answer is told before any request: a frozen lock must not change
+  assert.equal(github.requests.length, requestsBeforeFrozen, 'a --frozen render asked GitHub for what its lock does not answer');
+  assert.match(frozen.stderr, /providers\.yaml:\d+:\d+: error: BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm: spec\.version: /);
   assert.match(frozen.stderr, /bootstrap-kubeadm/);
   assert.match(frozen.stderr, /v1\.12\.0 → v1\.10\.4/);
   assert.match(frozen.stderr, /frozen/i);

@@ -95,6 +95,7 @@ export async function resolveCluster(
     ...(manifest.problems ?? []),
     ...preflightManagementCluster(manifest),
     ...(operatorLayout ? operatorSettingsProblems(manifest.config) : []),
+    ...(options.frozen ? session.frozenProblems() : []),
     ...(operatorLayout || manifest.providers.length > 0 || (manifest.problems?.length ?? 0) > 0 ? [] : [noProviders(options)]),
   ];
   const named = new Set(manifest.providers.map(providerObjectName));

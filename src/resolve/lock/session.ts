@@ -5,7 +5,7 @@
  */
 import { decodeUtf8 } from '../../core/utf8.js';
 import path from 'node:path';
-import { CapiGitopsError, DiagnosticBag } from '../../core/diagnostics.js';
+import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import type { ProviderKind } from '../../core/provider.js';
 import type { Manifest, ProviderObject } from '../../manifest/types.js';
 import type { ProviderRegistry } from '../registry.js';
@@ -14,9 +14,10 @@ import type { ResolvedOperatorRelease } from '../operator-release.js';
 import type { ArtifactCache } from '../../sources/cache.js';
 import type { Artifact, ProviderRepository } from '../../sources/source.js';
 import { buildLockfile, lockEntryForCertManager, lockEntryForOperator, lockEntryForProvider } from './build.js';
-import { assertFrozen, diffLockfiles, type LockChange } from './diff.js';
-import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider, lockSatisfies } from './request.js';
-import { findLockEntry, type LockEntry, type Lockfile, type LockRequest } from './types.js';
+import { assertFrozen, diffLockfiles, FROZEN, FROZEN_HINT, type LockChange } from './diff.js';
+import { originOf } from '../preflight.js';
+import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider, lockSatisfies, sourceKey } from './request.js';
+import { findLockEntry, lockEntryLabel, type LockEntry, type Lockfile, type LockRequest } from './types.js';
 import { verifyLockedArtifacts } from './verify.js';
 import { readFileSync } from 'node:fs';
 import { lineColumnAt } from '../../yaml/parse.js';
@@ -99,6 +100,50 @@ export class LockSession {
   /** An update's new version, else the locked version of a provider whose lock entry still answers the manifest. */
   pinnedVersion = (provider: ProviderObject): string | undefined =>
     this.options.overrides?.get(componentKey(provider)) ?? this.pins.get(componentKey(provider))?.version;
+
+  /**
+   * Under --frozen, what the lock does not answer, told before any request: resolving a provider
+   * added, or whose version or source changed, would reach its source for a lock that must not
+   * change. No lockfile at all is one problem.
+   */
+  frozenProblems(): Diagnostic[] {
+    if (this.options.previous === undefined) {
+      try {
+        assertFrozen(undefined, buildLockfile([]), this.options.file);
+      } catch (err) {
+        if (err instanceof CapiGitopsError) return [...err.diagnostics];
+        throw err;
+      }
+    }
+    return this.manifest.providers
+      .filter((p) => this.pinnedVersion(p) === undefined)
+      .map((p) => ({
+        ...originOf(p, p.spec.version === undefined ? undefined : 'spec.version'),
+        message: `${FROZEN}: the lockfile would change: ${this.unanswered(p)}`,
+        hint: FROZEN_HINT,
+      }));
+  }
+
+  /** What the manifest asks of a provider that the lock's entry does not answer, as a lock change line. */
+  private unanswered(provider: ProviderObject): string {
+    const request = lockRequestForProvider(provider, this.options.registry);
+    const entry = request && findLockEntry(this.options.previous, request);
+    const label = lockEntryLabel(request ?? { kind: provider.kind, name: provider.name });
+    if (request === undefined || entry === undefined) return `+ ${label} (not in the lockfile)`;
+    // an exact version asked for is the version the lock would move to
+    const exact = /^v\d+\.\d+\.\d+$/.test(request.requestedVersion) ? request.requestedVersion : undefined;
+    const changed = [
+      ...(entry.requestedVersion !== request.requestedVersion && exact === undefined
+        ? [`requested ${JSON.stringify(entry.requestedVersion)} → ${JSON.stringify(request.requestedVersion)}`]
+        : []),
+      ...(sourceKey(entry.source) !== sourceKey(request.source)
+        ? [`source ${sourceKey(entry.source)} → ${sourceKey(request.source)}`]
+        : []),
+    ];
+    const versions = exact !== undefined && exact !== entry.version ? `${entry.version} → ${exact}` : entry.version;
+    const tail = changed.length > 0 ? `: ${changed.join('; ')}` : exact === undefined ? ': no longer answers the manifest' : '';
+    return `~ ${label} ${versions}${tail}`;
+  }
 
   /** Serves the pinned release's files from the cache by digest; fetches (and caches) otherwise. */
   decorate = (
