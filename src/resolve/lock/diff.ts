@@ -144,15 +144,18 @@ export const FROZEN = '--frozen (check implies it)';
  * `--frozen`: the lock must already say exactly what this run resolved. Throws naming every
  * change otherwise, or the missing lockfile.
  */
+/** --frozen without a lockfile. */
+export function noLockfileProblem(file?: string): Diagnostic {
+  return {
+    file,
+    message: `there is no lockfile, and ${FROZEN} needs one`,
+    expected: 'capi-gitops.lock.yaml beside the first manifest file',
+    hint: FROZEN_HINT,
+  };
+}
+
 export function assertFrozen(before: Pick<Lockfile, 'entries'> | undefined, after: Pick<Lockfile, 'entries'>, file?: string): void {
-  if (before === undefined) {
-    throw new CapiGitopsError({
-      file,
-      message: `there is no lockfile, and ${FROZEN} needs one`,
-      expected: 'capi-gitops.lock.yaml beside the first manifest file',
-      hint: FROZEN_HINT,
-    });
-  }
+  if (before === undefined) throw new CapiGitopsError(noLockfileProblem(file));
   const changes = diffLockfiles(before, after);
   if (changes.length === 0) return;
   const problems: Diagnostic[] = changes.map((change) => ({

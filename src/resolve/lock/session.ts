@@ -14,7 +14,7 @@ import type { ResolvedOperatorRelease } from '../operator-release.js';
 import type { ArtifactCache } from '../../sources/cache.js';
 import type { Artifact, ProviderRepository } from '../../sources/source.js';
 import { buildLockfile, lockEntryForCertManager, lockEntryForOperator, lockEntryForProvider } from './build.js';
-import { assertFrozen, diffLockfiles, FROZEN, FROZEN_HINT, type LockChange } from './diff.js';
+import { assertFrozen, diffLockfiles, FROZEN, FROZEN_HINT, noLockfileProblem, type LockChange } from './diff.js';
 import { originOf } from '../preflight.js';
 import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider, lockSatisfies, sourceKey } from './request.js';
 import { findLockEntry, lockEntryLabel, type LockEntry, type Lockfile, type LockRequest } from './types.js';
@@ -107,14 +107,7 @@ export class LockSession {
    * change. No lockfile at all is one problem.
    */
   frozenProblems(): Diagnostic[] {
-    if (this.options.previous === undefined) {
-      try {
-        assertFrozen(undefined, buildLockfile([]), this.options.file);
-      } catch (err) {
-        if (err instanceof CapiGitopsError) return [...err.diagnostics];
-        throw err;
-      }
-    }
+    if (this.options.previous === undefined) return [noLockfileProblem(this.options.file)];
     return this.manifest.providers
       .filter((p) => this.pinnedVersion(p) === undefined)
       .map((p) => ({
