@@ -38,17 +38,20 @@ export interface GivenVariables {
 function notUsed(
   name: string,
   set: Pick<GivenVariables, 'shadowedBy'>,
-  nothingReads: string,
-  close: string | undefined,
-  remove: string,
+  used: readonly string[],
+  told: { nothingReads: string; remove: string; removeShadowed?: string },
 ): { message: string; hint: string } {
   const winners = set.shadowedBy?.get(name);
   if (winners)
     return {
       message: `variable ${name} is not used: ${winners.join(' and ')} ${winners.length > 1 ? 'have' : 'has'} it too, and a configSecret's value wins`,
-      hint: `${remove}, or from ${winners.join(' and ')} so that this value is used`,
+      hint: `${told.removeShadowed ?? told.remove}, or from ${winners.join(' and ')} so that this value is used`,
     };
-  return { message: `${nothingReads}${close ? `; did you mean ${close}?` : ''}`, hint: close ? `rename ${name} to ${close}` : remove };
+  const close = closestName(name, used);
+  return {
+    message: `${told.nothingReads}${close ? `; did you mean ${close}?` : ''}`,
+    hint: close ? `rename ${name} to ${close}` : told.remove,
+  };
 }
 
 /** A warning per given name that no component it reaches uses, with "did you mean" when one is close. */
@@ -58,21 +61,16 @@ export function unusedVariableWarnings(given: readonly GivenVariables[]): Diagno
     const used = [...set.used].sort(compareStrings);
     for (const name of [...set.names].sort(compareStrings)) {
       if (set.used.has(name) || NOT_VARIABLES.has(name)) continue;
-      const close = set.shadowedBy?.has(name) ? undefined : closestName(name, used);
       const own = set.locate?.(name);
       warnings.push({
         ...(own ?? set.position),
         object: set.origin,
         path: own && set.path ? `${set.path}.${name}` : set.path,
-        ...notUsed(
-          name,
-          set,
-          `variable ${name} is not used by any component`,
-          close,
-          set.shadowedBy?.has(name)
-            ? `remove ${name} from the ${set.origin}'s ${set.path}`
-            : 'remove it, or check the name against `capi-gitops render -f … --list-variables`',
-        ),
+        ...notUsed(name, set, used, {
+          nothingReads: `variable ${name} is not used by any component`,
+          remove: 'remove it, or check the name against `capi-gitops render -f … --list-variables`',
+          removeShadowed: `remove ${name} from the ${set.origin}'s ${set.path}`,
+        }),
       });
     }
   }
@@ -150,19 +148,15 @@ function clusterOwnUnused(c: ClusterVariables, config: GivenVariables): Diagnost
   return [...config.names].sort(compareStrings).flatMap((name) => {
     const origin = c.origin(name);
     if (!origin || origin.layer === SHARED_LAYER || config.used.has(name) || NOT_VARIABLES.has(name)) return [];
-    const close = config.shadowedBy?.has(name) ? undefined : closestName(name, used);
     return [
       {
         ...(origin.position ?? config.position),
         object: `cluster ${c.cluster}, ${origin.layer}: Config`,
         path: `variables.${name}`,
-        ...notUsed(
-          name,
-          config,
-          `variable ${name} is not used by any component of cluster ${c.cluster}`,
-          close,
-          `remove ${name} from cluster ${c.cluster}'s variables`,
-        ),
+        ...notUsed(name, config, used, {
+          nothingReads: `variable ${name} is not used by any component of cluster ${c.cluster}`,
+          remove: `remove ${name} from cluster ${c.cluster}'s variables`,
+        }),
       },
     ];
   });
