@@ -126,6 +126,21 @@ test('a literal block scalar keeps the white space after U+2028 and U+2029, as t
   assert.equal(parseBoth('a: |\n  x\u2028  y\n').fast, true);
 });
 
+test('a text with a character past U+00FF: its other documents read from a one-byte copy give the same values and positions', () => {
+  // core-components.yaml v1.12.0 carries ’ (U+2019) in 18 of its 1.4 MB: the whole text is wide.
+  const text = [
+    'kind: A\ndescription: it’s wide\n',
+    'kind: B\nname: café\nnote: "\\u00e9 and \u0085 next"\nblock: |\n  ÿ line\n',
+    'kind: C\nlist:\n- x\n- "y"\n',
+  ].join('---\n');
+  const fast = parseArtifactDetailed(text, { source: 'wide.yaml' });
+  assert.equal(fast.fullParserDocuments, 0);
+  assert.deepStrictEqual(fast.objects, parseArtifactDetailed(text, { source: 'wide.yaml', fullParserOnly: true }).objects);
+  assert.deepStrictEqual(fast.objects[1], { kind: 'B', name: 'café', note: 'é and \u0085 next', block: 'ÿ line\n' });
+  // a document the fast path leaves to the full parser is still reported at its line in the whole text
+  assert.equal(problems(`${text}---\nkind: D\nx: [1,\n`)[0]?.line, 17);
+});
+
 test('one-line plain keys and values: words, typed words and near-words read as the full parser reads them', () => {
   const cases: [string, unknown][] = [
     ['a: b:c\nd: http://x/y?z=1#f\n', { a: 'b:c', d: 'http://x/y?z=1#f' }],
