@@ -28,6 +28,12 @@ type Entry = keyof typeof ENTRIES;
 const ENTRY_NAMES = Object.keys(ENTRIES) as Entry[];
 const ENTRY_LABELS: Record<Entry, string> = { bin: 'bin', bundle: 'single-file bundle', modules: 'dist/src entry' };
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+/**
+ * Other Node binaries to run the bin's CI render and local re-render with, in the same rounds
+ * (BENCH_NODES, paths separated by ':'): users run every supported major, and Node's own start-up
+ * differs between them (docs/performance.md tells how to fetch one from the npm registry).
+ */
+const OTHER_NODES = (process.env.BENCH_NODES ?? '').split(path.delimiter).filter(Boolean);
 /** The width of a row's name. */
 const PAD = 54;
 /** Loaded before the CLI to report its peak RSS and CPU time on exit (stderr), without touching its code. */
@@ -160,13 +166,59 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env):
 }
 
 /** A whole CLI process: wall time, peak RSS (MiB) and CPU time (ms, user + system). */
-function cliRun(entry: string, args: string[], env?: NodeJS.ProcessEnv): { ms: number; rssMiB: number; cpuMs: number } {
+function cliRun(
+  entry: string,
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+  node = process.execPath,
+): { ms: number; rssMiB: number; cpuMs: number } {
   let stderr = '';
   const ms = timeMs(() => {
-    stderr = run(process.execPath, ['--import', REPORT_RSS, entry, ...args], env);
+    stderr = run(node, ['--import', REPORT_RSS, entry, ...args], env);
   });
   const rss = /maxrss (\d+) cpu (\d+)/.exec(stderr);
   return { ms, rssMiB: rss ? Number(rss[1]) / 1024 : NaN, cpuMs: rss ? Number(rss[2]) / 1000 : NaN };
+}
+
+type CliRun = ReturnType<typeof cliRun>;
+
+/** The bin's CI render and local re-render with each of OTHER_NODES, timed in the same rounds as the rest. */
+function otherNodes(dir: string, manifest: string, warmCache: string) {
+  const nodes = OTHER_NODES.map((node, k) => ({
+    node,
+    version: spawnSync(node, ['-p', 'process.version'], { encoding: 'utf8' }).stdout?.trim() || node,
+    localOut: path.join(dir, `local-out-node-${k}`),
+    ci: [] as CliRun[],
+    local: [] as CliRun[],
+  }));
+  const localArgs = (out: string) => ['render', '-f', manifest, '-o', out, '--quiet', '--cache-dir', warmCache];
+  // each Node keeps its own parsed forms in the cache (keyed by V8's version): warmed as the rest are
+  for (const n of nodes) for (let i = 0; i < 2; i++) run(n.node, [BIN, ...localArgs(n.localOut)]);
+  return {
+    round(i: number): void {
+      nodes.forEach((n, k) => {
+        const fresh = path.join(dir, `ci-node-${k}-${i}`);
+        const env = { ...process.env, XDG_CACHE_HOME: path.join(fresh, 'cache-home'), XDG_STATE_HOME: path.join(fresh, 'state-home') };
+        const args = ['render', '-f', manifest, '-o', path.join(fresh, 'out'), '--quiet', '--cache-dir', path.join(fresh, 'cache')];
+        n.ci.push(cliRun(BIN, args, env, n.node));
+        n.local.push(cliRun(BIN, localArgs(n.localOut), undefined, n.node));
+      });
+    },
+    /** Rows for each Node: wall time (ratio by `line`), and CPU against kubectl's (`kubectlCpu`, NaN without GNU time). */
+    print(line: (name: string, ms: number) => void, kubectlCpu: number): void {
+      for (const n of nodes) {
+        for (const [what, runs] of [
+          ['CI', n.ci],
+          ['local re-render', n.local],
+        ] as const) {
+          line(`capi-gitops render, bin, ${what}, node ${n.version}`, median(runs.map((r) => r.ms)));
+          const cpu = median(runs.map((r) => r.cpuMs));
+          const ratio = Number.isNaN(kubectlCpu) ? '' : `, ${(cpu / kubectlCpu).toFixed(2)}× kubectl's`;
+          console.log(`${''.padEnd(PAD)} CPU ${cpu.toFixed(0)} ms${ratio}`);
+        }
+      }
+    },
+  };
 }
 
 async function main(): Promise<void> {
@@ -179,17 +231,17 @@ async function main(): Promise<void> {
     // A whole CLI process per run, as users meet it. CI: a runner starts with empty caches
     // (XDG_CACHE_HOME, XDG_STATE_HOME and the cache directory new every run) and a new output
     // directory. Local: the artifact cache of earlier runs, re-rendering into the same directory.
-    const perEntry = () => ({ bin: [], bundle: [], modules: [] }) as Record<Entry, ReturnType<typeof cliRun>[]>;
+    const perEntry = () => ({ bin: [], bundle: [], modules: [] }) as Record<Entry, CliRun[]>;
     const ci = perEntry();
     const local = perEntry();
     const help = perEntry();
-    const nodeStart: ReturnType<typeof cliRun>[] = [];
+    const nodeStart: CliRun[] = [];
     // Node 20 builds its whole root certificate store at start-up when NODE_EXTRA_CA_CERTS is set
     // (Node 22 when TLS first needs it), a cost kubectl does not pay and a stock CI runner does not
     // have: where it is set, the CI render and node -e 0 run again without it, to show that cost.
     const extraCaCerts = Boolean(process.env.NODE_EXTRA_CA_CERTS);
-    const withoutExtraCa = { env: { ...process.env, NODE_EXTRA_CA_CERTS: undefined }, ci: [] as ReturnType<typeof cliRun>[] };
-    const nodeStartWithoutExtraCa: ReturnType<typeof cliRun>[] = [];
+    const withoutExtraCa = { env: { ...process.env, NODE_EXTRA_CA_CERTS: undefined }, ci: [] as CliRun[] };
+    const nodeStartWithoutExtraCa: CliRun[] = [];
     const warmCache = path.join(dir, 'warm-cache');
     const localOutOf = (entry: Entry) => path.join(dir, `local-out-${entry}`);
     for (const entry of ENTRY_NAMES) {
@@ -197,6 +249,7 @@ async function main(): Promise<void> {
         run(process.execPath, [ENTRIES[entry], 'render', '-f', manifest, '-o', localOutOf(entry), '--quiet', '--cache-dir', warmCache]);
       }
     }
+    const withOtherNodes = otherNodes(dir, manifest, warmCache);
     // Interleaved, run by run, so a change in the machine's load falls on every entry and on
     // kubectl alike.
     const kustomize: number[] = [];
@@ -233,6 +286,7 @@ async function main(): Promise<void> {
           nodeStartWithoutExtraCa.push(cliRun('-e', ['0'], withoutExtraCa.env));
         }
       }
+      withOtherNodes.round(i);
     }
     const warm = local.bin.map((r) => r.ms);
     // In this process, after the first run has warmed the JIT: without a cache (parsing every
@@ -331,6 +385,7 @@ async function main(): Promise<void> {
         console.log(`${''.padEnd(PAD)} NODE_EXTRA_CA_CERTS is set here; node -e 0 takes ${plainStart.toFixed(0)} ms without it`);
       }
     }
+    withOtherNodes.print(line, kustomizeCpu.length > 0 ? median(kustomizeCpu) : NaN);
     if (kustomizeCpu.length > 0) {
       const kc = median(kustomizeCpu);
       console.log(`CPU time (user + system), steadier than wall time on a shared machine: kubectl kustomize ${kc.toFixed(0)} ms`);
