@@ -49,7 +49,6 @@ import {
 import { parseArtifact } from '../yaml/parse.js';
 import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
 import type { RenderedComponent } from '../render/types.js';
-import { secretStrategy } from '../secrets/index.js';
 import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';
 import { readmeCommandFor, renderCluster } from './cluster.js';
@@ -434,10 +433,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
     layout,
     clusters: trees,
     fleetWiring: argo ? await fleetArgoWiring(argo, options) : undefined,
-    command: readmeCommandFor(
-      options,
-      resolved.clusters.map((c) => secretStrategy(options, c.manifest.config.secrets)),
-    ),
+    command: readmeCommandFor(options),
   });
   return {
     clusters: clusterOutcomes(resolved, selected),
