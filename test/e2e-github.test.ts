@@ -116,6 +116,20 @@ test('render resolves latest on GitHub and writes the lock; render --offline --f
   assert.equal(readFileSync(path.join(ws.dir, 'capi-gitops.lock.yaml'), 'utf8'), lock, 'the lock changed');
 });
 
+test('render --frozen with another cert-manager version than the lock makes no request and names certManager.version in the Config', async () => {
+  const ws = workspace(manifest({ core: 'v1.12.0', kubeadm: 'v1.12.0' }));
+  assert.equal((await run(['lock', ...ws.common])).code, 0);
+  writeFileSync(ws.manifest, manifest({ core: 'v1.12.0', kubeadm: 'v1.12.0' }).replace('version: v1.13.0', 'version: v1.12.0'));
+  const requests = github.requests.length;
+  const frozen = await run(['render', ...ws.common, '-o', ws.out, '--frozen']);
+  assert.equal(frozen.code, 1, frozen.stderr);
+  assert.equal(github.requests.length, requests, 'a --frozen render asked GitHub for the cert-manager its lock does not answer');
+  assert.match(
+    frozen.stderr,
+    /providers\.yaml:28:12: error: Config: certManager\.version: --frozen \(check implies it\): the lockfile would change: ~ cert-manager v1\.13\.0 → v1\.12\.0: /,
+  );
+});
+
 test('offline without a cache fails naming what is missing', async () => {
   const ws = workspace(manifest({ core: 'v1.12.0', kubeadm: 'v1.12.0' }));
   const result = await run(['lock', ...ws.common, '--offline']);

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { CapiGitopsError, DiagnosticBag, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
 import { artifactDisplayName } from '../core/repository.js';
-import type { Manifest, SecretStrategy } from '../manifest/types.js';
+import type { Manifest } from '../manifest/types.js';
 import { loadManifest } from '../manifest/load.js';
 import { atProviderField } from '../manifest/field-locator.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
@@ -28,7 +28,6 @@ import {
   finalGate,
   IMAGES_KEY,
   inlineFilesWarning,
-  keepsValuesOut,
   placeSecrets,
   redactDiagnostic,
   rendersWithoutValues,
@@ -281,7 +280,7 @@ async function layOut(
       components: placed.components,
       unmanaged,
       wiring,
-      command: readmeCommandFor(options, [strategy]),
+      command: readmeCommandFor(options),
       componentFiles: context.componentFiles,
       emitted: context.emitted,
       substituteFrom: placed.substituteFrom,
@@ -337,10 +336,13 @@ async function wiringFor(layout: LayoutName, manifest: Manifest, options: Render
   return builtIn ? prepareWiring(builtIn, manifest, options) : undefined;
 }
 
-/** The command the output's README records; inline and sops need the values, so without the secret sources it would fail. */
-export function readmeCommandFor(options: RenderOptions, strategies: readonly SecretStrategy[]): string {
-  const command = strategies.every(keepsValuesOut) ? options.command : (options.commandWithSecrets ?? options.command);
-  return command ?? 'capi-gitops render';
+/**
+ * The command the output's README records, with the secret sources: without them it would fail
+ * (a configSecret not in the input) or render another output (a public key the Secret holds).
+ * A check without them keeps the recorded command (check.ts).
+ */
+export function readmeCommandFor(options: RenderOptions): string {
+  return options.commandWithSecrets ?? options.command ?? 'capi-gitops render';
 }
 
 /** Every input of a provider's render except its parsed objects (which the run keys by identity). */

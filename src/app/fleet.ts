@@ -13,7 +13,15 @@ import type { Manifest, ReleaseObject } from '../manifest/types.js';
 import { closestName } from '../manifest/fields.js';
 import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from '../manifest/fleet-expand.js';
 import { buildLockfile, lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
-import { assertFleetFrozen, clusterLockView, concludeFleetLock, fleetLockChanges, mergeClusterLocks } from '../resolve/lock/fleet.js';
+import {
+  assertFleetFrozen,
+  clusterLockView,
+  concludeFleetLock,
+  fleetLockChanges,
+  mergeClusterLocks,
+  releaseLockView,
+} from '../resolve/lock/fleet.js';
+import { buildProviderRegistry } from '../resolve/registry.js';
 import { acceptedOnce, fleetAcceptNameProblems } from '../resolve/lock/accept-digests.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
 import type { Lockfile } from '../resolve/lock/types.js';
@@ -41,7 +49,6 @@ import {
 import { parseArtifact } from '../yaml/parse.js';
 import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
 import type { RenderedComponent } from '../render/types.js';
-import { secretStrategy } from '../secrets/index.js';
 import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';
 import { readmeCommandFor, renderCluster } from './cluster.js';
@@ -110,7 +117,8 @@ export async function resolveFleet(
   await Promise.all(
     fleet.clusters.map(async (cluster) => {
       try {
-        const locked = { lock: clusterLockView(previous, cluster.name) };
+        // --frozen: what the lock does not answer is told before any request
+        const locked = { lock: clusterLockView(previous, cluster.name), frozen: options.frozen };
         const clusterOptions = { ...options, frozen: false, onWarning: told.from(cluster.name) };
         // collectAll: what did not resolve travels with the resolution, named after its cluster and layer when reported
         resolutions.set(cluster.name, await resolveCluster(context, cluster.manifest, clusterOptions, locked));
@@ -122,9 +130,13 @@ export async function resolveFleet(
   // a release is checked as a whole, whether a cluster runs it or not: versions resolvable, contracts compatible
   await Promise.all(
     [...fleet.releases.values()].map(async ({ release, manifest: onRelease }) => {
+      const { registry } = buildProviderRegistry(onRelease.config.repositories ?? [], onRelease.config.position);
+      const view = releaseLockView(previous, onRelease, registry);
+      // --frozen makes no request: a release the lock does not answer (no cluster runs it) is checked by runs without it
+      if (options.frozen && !view.complete) return;
       try {
         // every problem of the release is thrown together
-        await resolveCluster(context, onRelease, { ...options, frozen: false, collectAll: false }, { lock: undefined });
+        await resolveCluster(context, onRelease, { ...options, frozen: false, collectAll: false }, { lock: view.lock });
       } catch (err) {
         if (!(err instanceof CapiGitopsError)) throw err;
         for (const d of err.diagnostics)
@@ -421,10 +433,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
     layout,
     clusters: trees,
     fleetWiring: argo ? await fleetArgoWiring(argo, options) : undefined,
-    command: readmeCommandFor(
-      options,
-      resolved.clusters.map((c) => secretStrategy(options, c.manifest.config.secrets)),
-    ),
+    command: readmeCommandFor(options),
   });
   return {
     clusters: clusterOutcomes(resolved, selected),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import type { SetExpression } from '../core/helm-set.js';
 import { writeFileAtomic } from '../core/atomic-write.js';
+import { regularFileProblem } from '../output/write-guard.js';
 import { importHelmValues } from '../manifest/import-helm-values.js';
 import { readHelmValuesFiles } from '../manifest/helm-values-sources.js';
 
@@ -32,6 +33,21 @@ export interface ImportedValues {
  * Secret) is refused before anything is written or printed, unless `allowSecretValues`.
  */
 export async function importValues(options: ImportOptions): Promise<ImportedValues> {
+  // told with the values' own problems: every problem in one run
+  const outputProblem = options.output === undefined ? undefined : await regularFileProblem(options.output, 'import');
+  const imported = await importText(options).catch((err: unknown) => {
+    throw outputProblem && err instanceof CapiGitopsError ? new CapiGitopsError([...err.diagnostics, outputProblem]) : err;
+  });
+  if (outputProblem) throw new CapiGitopsError(outputProblem);
+  if (options.output !== undefined) {
+    // as render creates -o: the docs' `-o management-cluster/providers.yaml` starts a new directory
+    await mkdir(path.dirname(path.resolve(options.output)), { recursive: true });
+    await writeFileAtomic(path.resolve(options.output), imported.text);
+  }
+  return imported;
+}
+
+async function importText(options: ImportOptions): Promise<ImportedValues> {
   const sources = await readHelmValuesFiles(options.files);
   const named = sources.chartVersion;
   const warnings = [...sources.warnings];
@@ -54,10 +70,5 @@ export async function importValues(options: ImportOptions): Promise<ImportedValu
         hint: `${d.hint}; or, to write it anyway, add --allow-secret-values (warned on every run)`,
       })),
     );
-  if (options.output !== undefined) {
-    // as render creates -o: the docs' `-o management-cluster/providers.yaml` starts a new directory
-    await mkdir(path.dirname(path.resolve(options.output)), { recursive: true });
-    await writeFileAtomic(path.resolve(options.output), imported.text);
-  }
   return { text: imported.text, warnings: sortDiagnostics(warnings), secretsWritten: imported.secretsWritten };
 }

@@ -60,13 +60,14 @@ export function drawsOperatorLayout(manifest: Manifest, options: RenderOptions):
 
 /**
  * Resolves one cluster. `locked` is the lock its pins come from (a fleet cluster's part of the
- * fleet's lock); without it, the lockfile beside the manifest.
+ * fleet's lock); without it, the lockfile beside the manifest. `locked.frozen`: what that lock
+ * does not answer is a problem before any request, and the fleet judges the lock as a whole.
  */
 export async function resolveCluster(
   context: RunContext,
   manifest: Manifest,
   options: RenderOptions,
-  locked?: { lock: Lockfile | undefined },
+  locked?: { lock: Lockfile | undefined; frozen?: boolean },
 ): Promise<Resolution> {
   for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
   const lockFile = lockfilePath(manifest.baseDir);
@@ -95,17 +96,11 @@ export async function resolveCluster(
     ...(manifest.problems ?? []),
     ...preflightManagementCluster(manifest),
     ...(operatorLayout ? operatorSettingsProblems(manifest.config) : []),
-    ...(options.frozen ? session.frozenProblems() : []),
+    ...(options.frozen || locked?.frozen ? session.frozenProblems() : []),
     ...(operatorLayout || manifest.providers.length > 0 || (manifest.problems?.length ?? 0) > 0 ? [] : [noProviders(options)]),
   ];
-  const named = new Set(manifest.providers.map(providerObjectName));
-  if (
-    early.length > 0 &&
-    (!options.collectAll || early.some((d) => !d.object || (!named.has(d.object) && !manifest.problems?.includes(d))))
-  )
-    throw new CapiGitopsError(early);
-  // a provider whose only problems are the manifest's own still resolves (the others' contracts need it); it is not rendered
-  const unresolvable = new Set(early.filter((d) => !manifest.problems?.includes(d)).map((d) => d.object));
+  const unresolvable = leftOut(early, manifest, options.collectAll);
+  if (unresolvable === undefined) throw new CapiGitopsError(early);
   if (unresolvable.size > 0)
     manifest = { ...manifest, providers: manifest.providers.filter((p) => !unresolvable.has(providerObjectName(p))) };
   for (const warning of providerNameWarnings(manifest.providers, registry)) options.onWarning?.(warning);
@@ -139,6 +134,21 @@ export async function resolveCluster(
     problems.push(...(err.diagnostics as Diagnostic[]));
   }
   return { ...resolution, lock, problems };
+}
+
+/**
+ * With collectAll, the providers a problem of their own leaves out of the resolution; undefined
+ * when the run stops before any request: without collectAll, on a problem of no provider, or of the
+ * CoreProvider, whose contract every other provider is checked against.
+ */
+function leftOut(early: readonly Diagnostic[], manifest: Manifest, collectAll: boolean | undefined): Set<string | undefined> | undefined {
+  if (early.length === 0) return new Set();
+  const named = new Set(manifest.providers.map(providerObjectName));
+  const own = (d: Diagnostic) => manifest.problems?.includes(d) ?? false;
+  if (!collectAll || early.some((d) => !d.object || (!named.has(d.object) && !own(d)))) return undefined;
+  // a provider whose only problems are the manifest's own still resolves (the others' contracts need it); it is not rendered
+  const unresolvable = new Set(early.filter((d) => !own(d)).map((d) => d.object));
+  return manifest.providers.some((p) => p.kind === 'CoreProvider' && unresolvable.has(providerObjectName(p))) ? undefined : unresolvable;
 }
 
 /** Nothing to render: an empty file or a Config alone is a wrong path, not a request for cert-manager by itself. */

@@ -277,9 +277,9 @@ function secretOptions(flags: RenderFlags): Partial<RenderOptions> {
  * The command the output's README records. Its paths are from the root of the Git work tree that
  * holds the output, so the README's bytes do not depend on the directory a run starts in (a render
  * in a subdirectory, checked from the root, would differ); outside Git, from the working
- * directory. It leaves the secret sources out (--secret-file, --env-secret, and -f paths that hold
- * only Secrets): check and diff compare it, and may run without them (the strategy keeps the values
- * out of the output). `withSecrets` keeps them, for the strategies that need the values (inline, sops).
+ * directory. `withSecrets` keeps the secret sources (--secret-file, --env-secret, and -f paths that
+ * hold only Secrets): the README records that command, which render needs (app/cluster.ts
+ * readmeCommandFor), and a check without them keeps the recorded one (app/check.ts).
  */
 export function readmeCommand(flags: RenderFlags, withSecrets = false): string {
   const root = workTreeRoot(path.resolve(flags.output!));

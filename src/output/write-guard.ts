@@ -5,10 +5,11 @@
  * and replacing a tree someone made read-only is not what they asked for.
  */
 import { constants } from 'node:fs';
-import { access, link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, link, lstat, readFile, readlink, stat, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CapiGitopsError } from '../core/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { shellWord } from '../core/shell.js';
 import {
   inScratchDirectory,
   processIsAlive,
@@ -55,6 +56,31 @@ export async function assertWritableDirectory(dir: string, role: string): Promis
       hint: `make it writable (chmod u+w ${dir}) or choose another path; nothing was changed`,
     });
   }
+}
+
+/** What an entry that is not a regular file is, in a message. */
+function entryKind(st: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
+  return st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device';
+}
+
+/**
+ * A problem unless `file` (as given) is a regular file or nothing yet. As a render never writes
+ * through a link in its output nor replaces what it did not write, one file written whole (`import
+ * -o`) does not follow a symbolic link to another place, nor replace a FIFO, socket or device.
+ */
+export async function regularFileProblem(file: string, command: string): Promise<Diagnostic | undefined> {
+  const st = await lstat(file).catch(() => undefined);
+  if (st === undefined || st.isFile()) return undefined;
+  const expected = 'a regular file, or a path that does not exist yet';
+  if (!st.isSymbolicLink())
+    return { file, message: `the output is ${entryKind(st)}, not a regular file`, expected, hint: 'name another file with -o' };
+  const target = path.relative(process.cwd(), path.resolve(path.dirname(file), await readlink(file))) || '.';
+  return {
+    file,
+    message: `the output is a symbolic link to ${target}, and ${command} does not write through a link`,
+    expected,
+    hint: `to write a file in its place, remove the link (rm ${shellWord(file)}) and run again; to write its target, name it: -o ${shellWord(target)}`,
+  };
 }
 
 function lockHint(code: string | undefined): string {

@@ -379,6 +379,8 @@ test("render --cluster in the shared layout: the others' objects keep their byte
   );
 });
 
+const FROZEN_CHANGE = '--frozen (check implies it): the lockfile would change: ';
+
 test('a cluster moved to another release changes exactly its versions; the lock changes only for it; plan --release shows the move first', async () => {
   const dir = writeTempManifest(fleetFiles());
   const first = await lockOutput({ manifestPaths: [dir] });
@@ -401,9 +403,22 @@ test('a cluster moved to another release changes exactly its versions; the lock 
   ]);
   writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.12.0') + CLUSTERS('2026.11.0'));
   const frozen = await rejection(lockOutput({ manifestPaths: [dir], frozen: true }));
-  assert.ok(
-    frozen.diagnostics.every((d) => d.message.includes('--frozen (check implies it): the lockfile would change: old-1: ')),
-    frozen.message,
+  // told before any request, at the release's line of each version that moves
+  assert.deepEqual(
+    frozen.diagnostics.map((d) => [d.object, d.line, d.message]),
+    [
+      ['cluster old-1, release 2026.11.0: CoreProvider/capi-system/cluster-api', 14, `${FROZEN_CHANGE}~ cluster-api v1.10.4 → v1.12.0`],
+      [
+        'cluster old-1, release 2026.11.0: BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm',
+        15,
+        `${FROZEN_CHANGE}~ bootstrap-kubeadm v1.10.4 → v1.12.0`,
+      ],
+      [
+        'cluster old-1, release 2026.11.0: ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm',
+        16,
+        `${FROZEN_CHANGE}~ control-plane-kubeadm v1.10.4 → v1.12.0`,
+      ],
+    ],
   );
   const moved = await lockOutput({ manifestPaths: [dir] });
   assert.ok(moved.fleet);

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { importHelmValues } from '../../src/manifest/import-helm-values.js';
@@ -321,3 +321,59 @@ test('import helm-values: secretName without an addon provider is warned at its 
   assert.doesNotMatch(addon.stderr, /only its addon template reads it/);
   assert.match(addon.stderr, /secretName: every chart writes it into the AddonProvider/);
 });
+
+test('CLI: import -o naming a symbolic link is refused, as render never writes through a link in its output (output/write-plan.ts): the link and its target are left as they were, and each way the hint offers works', () => {
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'values.yaml'), 'core:\n  cluster-api:\n    version: v1.7.7\n');
+  mkdirSync(path.join(dir, 'elsewhere'));
+  writeFileSync(path.join(dir, 'elsewhere', 'shared.yaml'), 'kept: true\n');
+  symlinkSync(path.join('elsewhere', 'shared.yaml'), path.join(dir, 'mc-providers.yaml'));
+  const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, 'import', 'helm-values', ...args], { cwd: dir, encoding: 'utf8' });
+  const linked = cli('-f', 'values.yaml', '-o', 'mc-providers.yaml');
+  assert.equal(linked.status, 1, linked.stderr);
+  assert.equal(
+    linked.stderr,
+    'mc-providers.yaml: error: the output is a symbolic link to elsewhere/shared.yaml, and import does not write through a link\n' +
+      '  expected: a regular file, or a path that does not exist yet\n' +
+      '  hint: to write a file in its place, remove the link (rm mc-providers.yaml) and run again; to write its target, name it: -o elsewhere/shared.yaml\n' +
+      'nothing was written\n',
+  );
+  assert.equal(readFileSync(path.join(dir, 'elsewhere', 'shared.yaml'), 'utf8'), 'kept: true\n');
+  assert.ok(lstatSync(path.join(dir, 'mc-providers.yaml')).isSymbolicLink());
+  // told with the values' own problems, in one run
+  const both = cli('-f', 'values.yaml', '--set', 'infrastructure=a:b:c:d', '-o', 'mc-providers.yaml');
+  assert.equal(both.status, 1, both.stderr);
+  assert.match(
+    both.stderr,
+    /not name, name:version or namespace:name:version[\s\S]*mc-providers\.yaml: error: the output is a symbolic link/,
+  );
+  // a link that points nowhere is refused the same way, naming where it points
+  symlinkSync('missing.yaml', path.join(dir, 'dangling.yaml'));
+  const dangling = cli('-f', 'values.yaml', '-o', 'dangling.yaml');
+  assert.equal(dangling.status, 1, dangling.stderr);
+  assert.match(dangling.stderr, /dangling\.yaml: error: the output is a symbolic link to missing\.yaml,/);
+  assert.equal(existsSync(path.join(dir, 'missing.yaml')), false);
+  // the hint's two ways, literally
+  assert.equal(cli('-f', 'values.yaml', '-o', 'elsewhere/shared.yaml').status, 0);
+  assert.match(readFileSync(path.join(dir, 'elsewhere', 'shared.yaml'), 'utf8'), /kind: CoreProvider/);
+  rmSync(path.join(dir, 'mc-providers.yaml'));
+  assert.equal(cli('-f', 'values.yaml', '-o', 'mc-providers.yaml').status, 0);
+  assert.ok(lstatSync(path.join(dir, 'mc-providers.yaml')).isFile());
+});
+
+test(
+  'CLI: import -o naming a FIFO (not a regular file) is refused before anything is written',
+  { skip: process.platform === 'win32' },
+  () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'values.yaml'), 'core:\n  cluster-api:\n    version: v1.7.7\n');
+    assert.equal(spawnSync('mkfifo', [path.join(dir, 'pipe')]).status, 0);
+    const result = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml', '-o', 'pipe'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stderr, /^pipe: error: the output is a FIFO, not a regular file\n/);
+    assert.ok(lstatSync(path.join(dir, 'pipe')).isFIFO());
+  },
+);

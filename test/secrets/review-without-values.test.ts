@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CapiGitopsError, type Diagnostic } from '../../src/core/diagnostics.js';
@@ -19,6 +19,7 @@ import { diff } from '../../src/app/diff.js';
 import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { assertNoSecret, SUITE_SECRETS } from '../helpers/secret-scan.js';
+import { readTree } from '../helpers/tree.js';
 
 const B64 = Buffer.from(SUITE_SECRETS.landingCredentials).toString('base64');
 const SECRETS = [B64, SUITE_SECRETS.landingSecretKey];
@@ -252,13 +253,48 @@ test('under inline, which writes the values, the README records the command with
   assert.equal(checked.status, 0, checked.stdout + checked.stderr);
 });
 
-test('a configSecret given with its own -f file, as the render hint says: the README records the command without it, so check in CI (no such file) is up to date', async () => {
+test('external-secrets: the README records the command with the -f file of Secrets and the --secret-file: run literally, it renders the same output, and check with them is up to date', async () => {
+  const loglevel = `CAPA_LOGLEVEL: ${Buffer.from('4').toString('base64')}`;
+  const ws = await workspace(`${EXTERNAL_SECRETS}  public: [CAPA_LOGLEVEL]\n`);
+  const away = withoutSecretFile(ws);
+  // the Secret holds a public key the output shows; the credentials come from a --secret-file
+  writeFileSync(away, `apiVersion: v1\nkind: Secret\nmetadata: {name: aws-variables, namespace: capa-system}\ndata:\n  ${loglevel}\n`);
+  const env = path.join(path.dirname(away), 'aws.env');
+  writeFileSync(env, `AWS_B64ENCODED_CREDENTIALS=${B64}\n`);
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
+  const flags = ['-f', 'mc', '-f', away, '-o', 'out', '--secret-file', env];
+  const rendered = cli(['render', ...flags, '--quiet']);
+  assert.equal(rendered.status, 0, rendered.stderr);
+  const recorded = /\n(capi-gitops render [^\n]*)\n/.exec(readFileSync(path.join(ws.out, 'README.md'), 'utf8'))![1]!;
+  assert.equal(recorded, `capi-gitops render -f mc -f ${path.relative(ws.repo, away)} -o out --secret-file ${path.relative(ws.repo, env)}`);
+  git(ws.repo, ['add', '-A']);
+  git(ws.repo, ['commit', '-q', '-m', 'render with the Secret file']);
+  const before = readTree(ws.out);
+  // the README's command, word for word (the paths hold no spaces), from the repository root, into a new output
+  rmSync(ws.out, { recursive: true });
+  const again = cli([...recorded.split(' ').slice(1), '--quiet']);
+  assert.equal(again.status, 0, again.stderr);
+  assert.deepEqual(readTree(ws.out), before);
+  const checked = cli(['check', ...flags]);
+  assert.equal(checked.status, 0, checked.stdout + checked.stderr);
+  // without the Secret's file CAPA_LOGLEVEL takes its default: that file is told, not the README
+  const withoutSecret = cli(['check', '-f', 'mc', '-o', 'out', '--secret-file', env]);
+  assert.equal(withoutSecret.status, 1);
+  assert.match(withoutSecret.stdout, /changed +04-infrastructure-aws\/deployment-capa-controller-manager\.yaml/);
+  assert.doesNotMatch(withoutSecret.stdout, /README\.md/);
+  assertNoSecret(SECRETS, { texts: { stdout: rendered.stdout + again.stdout + checked.stdout, stderr: withoutSecret.stdout } });
+});
+
+test('a configSecret given with its own -f file, as the render hint says: the README records the command with it, and check in CI (no such file) is up to date', async () => {
   const ws = await workspace(EXTERNAL_SECRETS);
   const away = withoutSecretFile(ws);
   const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
   const rendered = cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']);
   assert.equal(rendered.status, 0, rendered.stderr);
-  assert.match(readFileSync(path.join(ws.out, 'README.md'), 'utf8'), /\ncapi-gitops render -f mc -o out\n/);
+  assert.match(
+    readFileSync(path.join(ws.out, 'README.md'), 'utf8'),
+    new RegExp(`\ncapi-gitops render -f mc -f ${path.relative(ws.repo, away)} -o out\n`),
+  );
   git(ws.repo, ['add', '-A']);
   git(ws.repo, ['commit', '-q', '-m', 'render with the Secret file']);
   // with the file (a developer's checkout) and without it (CI): both up to date

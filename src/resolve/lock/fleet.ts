@@ -7,6 +7,9 @@ import { assertFrozen, diffLockfiles, FROZEN, FROZEN_HINT, type LockChange } fro
 import { CapiGitopsError, compareStrings } from '../../core/diagnostics.js';
 import { normalizeLockfile, type LockEntry, type Lockfile } from './types.js';
 import type { LockOutcome } from './session.js';
+import type { Manifest } from '../../manifest/types.js';
+import type { ProviderRegistry } from '../registry.js';
+import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider, lockSatisfies } from './request.js';
 
 /** The part of a fleet's lock that pins one cluster, as a single cluster's lock. */
 export function clusterLockView(lock: Lockfile | undefined, cluster: string): Lockfile | undefined {
@@ -15,6 +18,25 @@ export function clusterLockView(lock: Lockfile | undefined, cluster: string): Lo
     .filter((e) => e.clusters === undefined || e.clusters.includes(cluster))
     .map(({ clusters: _, ...entry }) => entry);
   return normalizeLockfile({ entries });
+}
+
+/**
+ * The entries of a fleet's lock that answer a release's manifest, whichever clusters they pin, so
+ * the release's check reads its files from the cache as those clusters do; `complete` when the
+ * lock answers every component the release asks for.
+ */
+export function releaseLockView(
+  lock: Lockfile | undefined,
+  manifest: Manifest,
+  registry: ProviderRegistry,
+): { lock: Lockfile | undefined; complete: boolean } {
+  if (!lock) return { lock, complete: false };
+  const requests = [...manifest.providers.map((p) => lockRequestForProvider(p, registry)), lockRequestForCertManager(manifest.config)];
+  const operator = lockRequestForOperator(manifest.config);
+  const answering = (request: Parameters<typeof lockSatisfies>[1]) => lock.entries.find((e) => lockSatisfies(e, request));
+  const found = requests.map((request) => request && answering(request));
+  const entries = [...found, answering(operator)].filter((e) => e !== undefined).map(({ clusters: _, ...entry }) => entry);
+  return { lock: normalizeLockfile({ entries }), complete: found.every((e, i) => e !== undefined || requests[i] === undefined) };
 }
 
 /** One lock for the fleet: identical entries of several clusters merged into one. */

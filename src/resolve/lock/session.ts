@@ -16,6 +16,7 @@ import type { Artifact, ProviderRepository } from '../../sources/source.js';
 import { buildLockfile, lockEntryForCertManager, lockEntryForOperator, lockEntryForProvider } from './build.js';
 import { assertFrozen, diffLockfiles, FROZEN, FROZEN_HINT, noLockfileProblem, type LockChange } from './diff.js';
 import { originOf } from '../preflight.js';
+import { isLocalRepositoryUrl } from '../../sources/local/repository.js';
 import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider, lockSatisfies, sourceKey } from './request.js';
 import { findLockEntry, lockEntryLabel, type LockEntry, type Lockfile, type LockRequest } from './types.js';
 import { verifyLockedArtifacts } from './verify.js';
@@ -108,20 +109,41 @@ export class LockSession {
    */
   frozenProblems(): Diagnostic[] {
     if (this.options.previous === undefined) return [noLockfileProblem(this.options.file)];
-    return this.manifest.providers
-      .filter((p) => this.pinnedVersion(p) === undefined)
-      .map((p) => ({
-        ...originOf(p, p.spec.version === undefined ? undefined : 'spec.version'),
-        message: `${FROZEN}: the lockfile would change: ${this.unanswered(p)}`,
-        hint: FROZEN_HINT,
-      }));
+    const problem = (at: Omit<Diagnostic, 'message'>, line: string): Diagnostic => ({
+      ...at,
+      message: `${FROZEN}: the lockfile would change: ${line}`,
+      hint: FROZEN_HINT,
+    });
+    const { config } = this.manifest;
+    // cert-manager and the operator's release are fetched as a provider is; a local file is read first, for the version it holds
+    const configured = (request: LockRequest | undefined, pin: LockEntry | undefined, name: 'certManager' | 'operator') => {
+      if (request === undefined || pin !== undefined || (request.source.type === 'url' && isLocalRepositoryUrl(request.source.url)))
+        return [];
+      const settings = config[name] ?? {};
+      // the field that asks for what changed: its version, else its URL
+      const field = settings.version !== undefined ? [name, 'version'] : settings.url !== undefined ? [name, 'url'] : [name];
+      return [
+        problem({ ...config.position, ...config.locate?.(field), object: 'Config', path: field.join('.') }, this.unanswered(request)),
+      ];
+    };
+    return [
+      ...this.manifest.providers
+        .filter((p) => this.pinnedVersion(p) === undefined)
+        .map((p) =>
+          problem(
+            originOf(p, p.spec.version === undefined ? undefined : 'spec.version'),
+            this.unanswered(lockRequestForProvider(p, this.options.registry), p),
+          ),
+        ),
+      ...configured(lockRequestForCertManager(config), this.certManagerPin, 'certManager'),
+      ...(this.options.operator ? configured(lockRequestForOperator(config), this.operatorPin, 'operator') : []),
+    ];
   }
 
-  /** What the manifest asks of a provider that the lock's entry does not answer, as a lock change line. */
-  private unanswered(provider: ProviderObject): string {
-    const request = lockRequestForProvider(provider, this.options.registry);
+  /** What the manifest asks (`request`; for a provider without a source, `provider`) that the lock does not answer, as a change line. */
+  private unanswered(request: LockRequest | undefined, provider?: ProviderObject): string {
     const entry = request && findLockEntry(this.options.previous, request);
-    const label = lockEntryLabel(request ?? { kind: provider.kind, name: provider.name });
+    const label = lockEntryLabel(request ?? { kind: provider!.kind, name: provider!.name });
     if (request === undefined || entry === undefined) return `+ ${label} (not in the lockfile)`;
     // an exact version asked for is the version the lock would move to
     const exact = /^v\d+\.\d+\.\d+$/.test(request.requestedVersion) ? request.requestedVersion : undefined;
