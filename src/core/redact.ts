@@ -58,9 +58,9 @@ export function redactStrings<T>(value: T): T {
   return value;
 }
 
-/** Registers the credential variables of an environment (process.env by default). */
-export function registerEnvironmentSecrets(env: Record<string, string | undefined> = process.env): void {
-  for (const name of CREDENTIAL_ENV_VARIABLES) registerSecret(env[name]);
+/** Registers the credential variables of the environment. */
+export function registerEnvironmentSecrets(): void {
+  for (const name of CREDENTIAL_ENV_VARIABLES) registerSecret(process.env[name]);
 }
 
 const URL_IN_TEXT = /\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s"'<>`]+/g;

@@ -79,9 +79,9 @@ export interface CacheKey {
 const KEY_BYTES = 32;
 
 /** `$XDG_STATE_HOME/capi-gitops/cache-key`, else `~/.local/state/capi-gitops/cache-key`: outside the cache, so not shared with it. */
-export function defaultCacheKeyFile(env: Record<string, string | undefined> = process.env, home: string = os.homedir()): string {
-  const xdg = env.XDG_STATE_HOME;
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.local', 'state');
+export function defaultCacheKeyFile(): string {
+  const xdg = process.env.XDG_STATE_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.local', 'state');
   return path.join(base, 'capi-gitops', 'cache-key');
 }
 
@@ -402,7 +402,8 @@ export class ArtifactCache {
   }
 
   /** Refreshes an entry's mtime, at most hourly, so trimming sees it as used. */
-  private async markUsed(file: string, now: number = Date.now()): Promise<void> {
+  private async markUsed(file: string): Promise<void> {
+    const now = Date.now();
     try {
       if (!(await this.mayWrite()) || !(await this.checkedParent(file, false))) return;
       const st = await lstat(file);
