@@ -71,12 +71,15 @@ export function reportedProblems(list: readonly Diagnostic[]): { shown: Diagnost
   return { shown: sortDiagnostics(list).slice(0, MAX_REPORTED_PROBLEMS), notShown: list.length - MAX_REPORTED_PROBLEMS };
 }
 
+/** File, then line, then column: the order problems are read in. */
+export function comparePositions(a: Pick<Diagnostic, 'file' | 'line' | 'column'>, b: Pick<Diagnostic, 'file' | 'line' | 'column'>): number {
+  return compareStrings(a.file ?? '', b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
+}
+
 export function sortDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
   return [...list].sort(
     (a, b) =>
-      compareStrings(a.file ?? '', b.file ?? '') ||
-      (a.line ?? 0) - (b.line ?? 0) ||
-      (a.column ?? 0) - (b.column ?? 0) ||
+      comparePositions(a, b) ||
       compareStrings(a.message, b.message) ||
       // ties broken on every printed field, so the order never depends on which check finished first
       compareStrings(a.object ?? '', b.object ?? '') ||

@@ -8,7 +8,7 @@
  * fetch-releases.ts; this module holds the rules, over the ProviderRepository contract (core/repository.ts).
  */
 import path from 'node:path';
-import { CapiGitopsError, compareStrings, type Diagnostic, type DiagnosticOrigin } from '../core/diagnostics.js';
+import { CapiGitopsError, comparePositions, compareStrings, type Diagnostic, type DiagnosticOrigin } from '../core/diagnostics.js';
 import { INSTALL_ORDER, type ProviderKind } from '../core/provider.js';
 import type { Manifest, ProviderObject, SourcePosition, ToolConfig } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
@@ -239,9 +239,7 @@ function mergeSharedProblems(failures: readonly { origin?: DiagnosticOrigin; dia
   return problems.map((p) => {
     if (typeof p !== 'string') return p;
     const { diagnostic, origins } = shared.get(p)!;
-    const sorted = [...new Map(origins.map((o) => [o.object, o])).values()].sort(
-      (a, b) => compareStrings(a.file ?? '', b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
-    );
+    const sorted = [...new Map(origins.map((o) => [o.object, o])).values()].sort(comparePositions);
     const first = sorted[0]!;
     const paths = new Set(sorted.map((o) => o.path));
     return {
