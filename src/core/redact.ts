@@ -87,7 +87,7 @@ export function redactUrlCredentials(url: string): string {
 }
 
 /** Known secrets and URL credentials replaced by a mask. */
-export function redactText(text: string): string {
+function redactText(text: string): string {
   let out = text.replace(URL_IN_TEXT, (url) => redactUrlCredentials(url));
   // Longest first, so a secret that contains another is masked whole.
   for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
@@ -104,7 +104,7 @@ export function redactText(text: string): string {
  * C0 controls (except newline and tab), DEL, C1 controls and the bidirectional overrides that
  * can reorder a line on screen, written as visible escapes (`\x1b`, `\u202e`).
  */
-export function escapeControl(text: string, options: { keepNewlines?: boolean } = {}): string {
+function escapeControl(text: string, options: { keepNewlines?: boolean } = {}): string {
   const keep = options.keepNewlines ?? true;
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => {
     if (c === '\t' || (keep && c === '\n')) return c;

@@ -31,7 +31,7 @@ async function isLink(dir: string): Promise<boolean> {
 }
 
 /** `<parent>/.capi-gitops-tmp`, created (with its .gitignore) when missing; a symlink there is refused, never followed. */
-export async function scratchDirectory(parent: string): Promise<string> {
+async function scratchDirectory(parent: string): Promise<string> {
   const dir = path.join(parent, SCRATCH_DIRECTORY);
   await mkdir(dir).catch((err) => {
     if (errorCode(err) !== 'EEXIST') throw err;
