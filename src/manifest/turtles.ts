@@ -28,7 +28,7 @@ import { closestName } from './fields.js';
 import type { ConversionEdit } from './v1alpha1.js';
 
 /** spec.type → operator kind (operator_reconciler.go toClusterctlType; api/v1alpha1/provider_types.go Type). */
-export const TURTLES_TYPES: Readonly<Record<string, ProviderKind>> = {
+const TURTLES_TYPES: Readonly<Record<string, ProviderKind>> = {
   infrastructure: 'InfrastructureProvider',
   core: 'CoreProvider',
   controlPlane: 'ControlPlaneProvider',
