@@ -79,7 +79,7 @@ export interface CacheKey {
 const KEY_BYTES = 32;
 
 /** `$XDG_STATE_HOME/capi-gitops/cache-key`, else `~/.local/state/capi-gitops/cache-key`: outside the cache, so not shared with it. */
-export function defaultCacheKeyFile(): string {
+function defaultCacheKeyFile(): string {
   const xdg = process.env.XDG_STATE_HOME;
   const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.local', 'state');
   return path.join(base, 'capi-gitops', 'cache-key');
@@ -91,7 +91,7 @@ export function defaultCacheKeyFile(): string {
  * else a random key in `defaultCacheKeyFile()`, created on first use with mode 0600. When neither can be had,
  * a key for this run only: records are still written and checked, just not reused by later runs.
  */
-export async function cacheKey(log?: (line: string) => void): Promise<CacheKey> {
+async function cacheKey(log?: (line: string) => void): Promise<CacheKey> {
   const secret = process.env.CAPI_GITOPS_CACHE_KEY;
   if (secret && secret.length >= 16) return { bytes: createHash('sha256').update(secret).digest(), madeByThisRun: false };
   const file = defaultCacheKeyFile();
@@ -133,7 +133,7 @@ const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 export const PARSED_RETENTION_DAYS = 14;
 /** A parsed entry's file name ends so; `.json` entries (earlier versions, never read now) are trimmed as they age. */
-export const PARSED_EXTENSIONS = ['.v8', '.json'] as const;
+const PARSED_EXTENSIONS = ['.v8', '.json'] as const;
 /** Marks the last trim of the parsed store; not a `.json`, so never taken for an entry. */
 const TRIM_MARKER = 'last-trim';
 

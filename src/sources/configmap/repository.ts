@@ -22,15 +22,15 @@ import { messagePrefix, type DiagnosticOrigin, type SelectorRequest } from '../r
 import { compareSemantic, parseSemantic } from '../../core/versions.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
-export const CONFIGMAP_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
-export const CONFIGMAP_COMPRESSED_ANNOTATION = 'provider.cluster.x-k8s.io/compressed';
-export const CONFIGMAP_COMPONENTS_KEY = 'components';
-export const CONFIGMAP_METADATA_KEY = 'metadata';
+const CONFIGMAP_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
+const CONFIGMAP_COMPRESSED_ANNOTATION = 'provider.cluster.x-k8s.io/compressed';
+const CONFIGMAP_COMPONENTS_KEY = 'components';
+const CONFIGMAP_METADATA_KEY = 'metadata';
 const METADATA_FILE = 'metadata.yaml';
 /** The file name the operator's in-memory repository gives the components. */
 const OPERATOR_COMPONENTS_FILE = 'components.yaml';
 /** Decompressed components larger than this are refused (a gzip bomb guard). */
-export const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
+const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
 
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
@@ -40,7 +40,7 @@ function positionOf(configMap: ConfigMapObject): Pick<Diagnostic, 'file' | 'line
 }
 
 /** The operator's rule: the version label if present, else the ConfigMap's name. */
-export function configMapVersion(configMap: ConfigMapObject): { version: string; from: string } {
+function configMapVersion(configMap: ConfigMapObject): { version: string; from: string } {
   if (Object.hasOwn(configMap.labels, CONFIGMAP_VERSION_LABEL)) {
     return { version: configMap.labels[CONFIGMAP_VERSION_LABEL], from: `label ${CONFIGMAP_VERSION_LABEL}` };
   }
