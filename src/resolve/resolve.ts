@@ -170,7 +170,7 @@ function contractProblems(resolutions: readonly ProviderResolution[]): Diagnosti
 }
 
 /** Install order (core, bootstrap, control plane, infrastructure, …), then name, then namespace. */
-export function compareResolved(
+function compareResolved(
   a: Pick<ResolvedProvider, 'kind' | 'name' | 'namespace'>,
   b: Pick<ResolvedProvider, 'kind' | 'name' | 'namespace'>,
 ): number {
@@ -271,7 +271,7 @@ export function preflightManagementCluster(manifest: Manifest): Diagnostic[] {
 /** clusterctl v1.12.0's pinned cert-manager (cmd/clusterctl/client/config/cert_manager_client.go). */
 export const CERT_MANAGER_DEFAULT_VERSION = 'v1.19.1';
 /** Why that version: said in every diagnostic about the default, which the user did not write. */
-export const CERT_MANAGER_DEFAULT_REASON = 'the version clusterctl v1.12 pins';
+const CERT_MANAGER_DEFAULT_REASON = 'the version clusterctl v1.12 pins';
 export const CERT_MANAGER_LABEL = 'cert-manager';
 
 /** clusterctl's default cert-manager URL for a version. */
@@ -289,7 +289,7 @@ export interface ResolvedRelease<Label extends string> {
 
 export type ResolvedCertManager = ResolvedRelease<typeof CERT_MANAGER_LABEL>;
 
-export function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
+function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
   // the field's own line where the Config says where it is, else the Config document's
   const at = config.locate?.(['certManager', field]) ?? config.position;
   return {
