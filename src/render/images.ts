@@ -16,7 +16,7 @@ import { IMAGE_REFERENCE_GRAMMAR, imageFieldProblem, parseImage, type ImageField
 // ---- clusterctl ImageMeta --------------------------------------------------------------
 
 /** `all` applies to every component (clusterctl imagemeta_client.go allImageConfig). */
-export const ALL_IMAGES_KEY = 'all';
+const ALL_IMAGES_KEY = 'all';
 const IMAGE_META_FIELDS = ['repository', 'name', 'tag'] as const;
 
 /** imageMeta.Union: fields of `over` that are set replace those of `base`. */
