@@ -11,10 +11,10 @@ import type { SecretsConfig } from '../manifest/types.js';
 import { formatPath, type Mark, type TaintedField } from './taint.js';
 import { setOwnValue } from '../core/own-keys.js';
 
-export const DEFAULT_REMOTE_KEY = '{{namespace}}/{{name}}';
+const DEFAULT_REMOTE_KEY = '{{namespace}}/{{name}}';
 
 /** A reference whose result is the variable's whole value: `${V}`, `${V:=d}`, `${V:-d}` (V set). */
-export function wholeValueOf(mark: Mark): string | undefined {
+function wholeValueOf(mark: Mark): string | undefined {
   const match = /^\$\{([^:=}/#%^,-]+)(\}|:?[-=])/.exec(mark.reference);
   return match && mark.variables.length === 1 && mark.variables[0] === match[1] ? match[1] : undefined;
 }

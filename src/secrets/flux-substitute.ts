@@ -17,7 +17,7 @@ export const DEFAULT_SUBSTITUTE_SECRET = 'capi-gitops-variables';
 const FLUX_SUBSTITUTE_LABEL = 'kustomize.toolkit.fluxcd.io/substitute';
 
 /** `${` → `$${`, `$$` → `$$$` (the first `$` of each pair doubled): envsubst turns both back. */
-export function escapeForFlux(text: string): string {
+function escapeForFlux(text: string): string {
   return text.replace(/\$(?=[${])/g, '$$$$');
 }
 

@@ -18,8 +18,8 @@ import { isPlainObject } from '../core/kobject.js';
 import { registerSecret } from '../core/redact.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 
-export const SOPS_VERSION = '3.9.4';
-export const ENCRYPTED_REGEX = '^(data|stringData)$';
+const SOPS_VERSION = '3.9.4';
+const ENCRYPTED_REGEX = '^(data|stringData)$';
 const ENCRYPTED = new RegExp(ENCRYPTED_REGEX);
 
 type Scalar = string | number | boolean | null;
@@ -172,7 +172,7 @@ function runKeyCommand(command: string): Promise<{ stdout: string } | { failure:
  * literal; "…" takes a backslash as escaping the next character; a backslash outside quotes
  * escapes the next one; a # that starts a word begins a comment to the end of the line.
  */
-export function shlexSplit(text: string): string[] {
+function shlexSplit(text: string): string[] {
   const words: string[] = [];
   const space = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\n';
   let i = 0;
