@@ -21,7 +21,7 @@ import { renderKustomization } from './templates.js';
 export const FLEET_APPLICATIONSET_NAME = 'capi-gitops-fleet';
 export const FLEET_WIRING_DIRECTORY = 'argocd';
 
-export interface FleetApplicationSetCluster {
+interface FleetApplicationSetCluster {
   name: string;
   /** The cluster's chart values (as its own wiring was drawn with). */
   values: Values;

@@ -29,14 +29,14 @@ import { shareNamespaces } from './shared-namespaces.js';
 
 /** internal/controller/manifests_downloader.go maxConfigMapSize and needToCompress. */
 export const MAX_CONFIGMAP_BYTES = 1024 * 1024;
-export const PROVIDER_NAME_LABEL = 'provider.cluster.x-k8s.io/name';
-export const PROVIDER_TYPE_LABEL = 'provider.cluster.x-k8s.io/type';
-export const PROVIDER_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
-export const OPERATOR_MANAGED_LABEL = 'managed-by.operator.cluster.x-k8s.io';
-export const COMPRESSED_ANNOTATION = 'provider.cluster.x-k8s.io/compressed';
+const PROVIDER_NAME_LABEL = 'provider.cluster.x-k8s.io/name';
+const PROVIDER_TYPE_LABEL = 'provider.cluster.x-k8s.io/type';
+const PROVIDER_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
+const OPERATOR_MANAGED_LABEL = 'managed-by.operator.cluster.x-k8s.io';
+const COMPRESSED_ANNOTATION = 'provider.cluster.x-k8s.io/compressed';
 
-export const OPERATOR_DIRECTORY = '01-cluster-api-operator';
-export const PROVIDERS_DIRECTORY = '02-providers';
+const OPERATOR_DIRECTORY = '01-cluster-api-operator';
+const PROVIDERS_DIRECTORY = '02-providers';
 
 export interface OperatorLayoutProvider {
   kind: ProviderKind;
@@ -66,12 +66,12 @@ export interface OperatorLayoutInput {
   namespaces?: readonly NamespaceObject[];
 }
 
-export const OPERATOR_WIRINGS = ['argocd', 'flux'] as const;
-export type OperatorWiring = (typeof OPERATOR_WIRINGS)[number];
+const OPERATOR_WIRINGS = ['argocd', 'flux'] as const;
+type OperatorWiring = (typeof OPERATOR_WIRINGS)[number];
 const CERT_MANAGER_DIRECTORY = '00-cert-manager';
 
 /** ProviderLabels: what identifies the ConfigMap of one provider release. */
-export function artifactLabels(p: Pick<OperatorLayoutProvider, 'kind' | 'name' | 'version'>): Record<string, string> {
+function artifactLabels(p: Pick<OperatorLayoutProvider, 'kind' | 'name' | 'version'>): Record<string, string> {
   return {
     [PROVIDER_NAME_LABEL]: p.name,
     [PROVIDER_TYPE_LABEL]: OPERATOR_PROVIDER_TYPE[p.kind],
@@ -103,7 +103,7 @@ export function artifactConfigMap(p: OperatorLayoutProvider): KObject {
 }
 
 /** The provider object, its artifacts served by its ConfigMap; the rest of the spec as written. */
-export function selectorProvider(p: OperatorLayoutProvider): KObject {
+function selectorProvider(p: OperatorLayoutProvider): KObject {
   // the ConfigMap's labels but the managed-by one: name, type and version select it
   const { [OPERATOR_MANAGED_LABEL]: _managed, ...matchLabels } = artifactLabels(p);
   const spec = { ...p.spec, version: p.version, fetchConfig: { selector: { matchLabels } } };
