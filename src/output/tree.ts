@@ -10,7 +10,7 @@ export function exists(file: string): Promise<boolean> {
   );
 }
 
-export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
+type EntryType = 'file' | 'dir' | 'symlink' | 'other';
 
 /** What lstat said about one entry when the tree was scanned. */
 export interface TreeEntry {
