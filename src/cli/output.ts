@@ -83,7 +83,7 @@ export function reportInternalError(error: unknown): void {
 }
 
 /** Version of every --json document; raised only when a field changes meaning or is removed. */
-export const JSON_SCHEMA_VERSION = 1;
+const JSON_SCHEMA_VERSION = 1;
 
 export interface OutputFlags {
   quiet?: boolean;
