@@ -14,7 +14,13 @@
 import { gzipSync } from 'node:zlib';
 import { DiagnosticBag, compareStrings } from '../core/diagnostics.js';
 import type { KObject } from '../core/kobject.js';
-import { OPERATOR_API_VERSION, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../core/provider.js';
+import {
+  CONFIGMAP_COMPRESSED_ANNOTATION,
+  CONFIGMAP_VERSION_LABEL,
+  OPERATOR_API_VERSION,
+  OPERATOR_PROVIDER_TYPE,
+  type ProviderKind,
+} from '../core/provider.js';
 import type { ConfigMapObject, NamespaceObject, ProviderSpec } from '../manifest/types.js';
 import type { RenderedComponent } from '../render/types.js';
 import type { LoadedChart } from './chart/types.js';
@@ -31,9 +37,7 @@ import { shareNamespaces } from './shared-namespaces.js';
 export const MAX_CONFIGMAP_BYTES = 1024 * 1024;
 const PROVIDER_NAME_LABEL = 'provider.cluster.x-k8s.io/name';
 const PROVIDER_TYPE_LABEL = 'provider.cluster.x-k8s.io/type';
-const PROVIDER_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
 const OPERATOR_MANAGED_LABEL = 'managed-by.operator.cluster.x-k8s.io';
-const COMPRESSED_ANNOTATION = 'provider.cluster.x-k8s.io/compressed';
 
 const OPERATOR_DIRECTORY = '01-cluster-api-operator';
 const PROVIDERS_DIRECTORY = '02-providers';
@@ -75,7 +79,7 @@ function artifactLabels(p: Pick<OperatorLayoutProvider, 'kind' | 'name' | 'versi
   return {
     [PROVIDER_NAME_LABEL]: p.name,
     [PROVIDER_TYPE_LABEL]: OPERATOR_PROVIDER_TYPE[p.kind],
-    [PROVIDER_VERSION_LABEL]: p.version,
+    [CONFIGMAP_VERSION_LABEL]: p.version,
     [OPERATOR_MANAGED_LABEL]: 'true',
   };
 }
@@ -94,7 +98,7 @@ export function artifactConfigMap(p: OperatorLayoutProvider): KObject {
     namespace: p.namespace,
     labels: artifactLabels(p),
   };
-  if (compress) metadata.annotations = { [COMPRESSED_ANNOTATION]: 'true' };
+  if (compress) metadata.annotations = { [CONFIGMAP_COMPRESSED_ANNOTATION]: 'true' };
   const object: KObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: metadata as KObject['metadata'] };
   const body = object as unknown as Record<string, unknown>;
   body.data = compress ? { metadata: p.metadata } : { components: p.components, metadata: p.metadata };

@@ -8,7 +8,7 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
-import { DEFAULT_COMPONENTS_FILE } from '../../core/provider.js';
+import { CONFIGMAP_COMPRESSED_ANNOTATION, CONFIGMAP_VERSION_LABEL, DEFAULT_COMPONENTS_FILE } from '../../core/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../../manifest/types.js';
 import { artifactFromBytes, artifactFromText } from '../base/artifact.js';
 import {
@@ -22,8 +22,6 @@ import { messagePrefix, type DiagnosticOrigin, type SelectorRequest } from '../r
 import { compareSemantic, parseSemantic } from '../../core/versions.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
-const CONFIGMAP_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
-const CONFIGMAP_COMPRESSED_ANNOTATION = 'provider.cluster.x-k8s.io/compressed';
 const CONFIGMAP_COMPONENTS_KEY = 'components';
 const CONFIGMAP_METADATA_KEY = 'metadata';
 const METADATA_FILE = 'metadata.yaml';
