@@ -13,10 +13,9 @@ import { INSTALL_ORDER, type ProviderKind } from '../core/provider.js';
 import type { Manifest, ProviderObject, SourcePosition, ToolConfig } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
 import { parseSemantic } from '../core/versions.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../core/repository.js';
+import { ArtifactNotFoundError, METADATA_FILE, type Artifact, type ProviderRepository } from '../core/repository.js';
 import {
   CURRENT_CONTRACT,
-  METADATA_FILE,
   contractForVersion,
   contractMismatch,
   parseMetadata,

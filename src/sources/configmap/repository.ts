@@ -20,11 +20,10 @@ import {
 } from '../../core/label-selector.js';
 import { messagePrefix, type DiagnosticOrigin, type SelectorRequest } from '../request.js';
 import { compareSemantic, parseSemantic } from '../../core/versions.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
+import { ArtifactNotFoundError, METADATA_FILE, type Artifact, type ProviderRepository } from '../source.js';
 
 const CONFIGMAP_COMPONENTS_KEY = 'components';
 const CONFIGMAP_METADATA_KEY = 'metadata';
-const METADATA_FILE = 'metadata.yaml';
 /** The file name the operator's in-memory repository gives the components. */
 const OPERATOR_COMPONENTS_FILE = 'components.yaml';
 /** Decompressed components larger than this are refused (a gzip bomb guard). */

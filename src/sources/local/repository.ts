@@ -12,10 +12,9 @@ import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/dia
 import { artifactFromBytes } from '../base/artifact.js';
 import { messagePrefix, type DiagnosticOrigin, type UrlRequest } from '../request.js';
 import { compareSemantic, parseSemantic } from '../../core/versions.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
+import { ArtifactNotFoundError, LATEST, type Artifact, type ProviderRepository } from '../source.js';
 
 const LAYOUT = '{basepath}/{provider-label}/{version}/{components-file}';
-const LATEST = 'latest';
 
 /** A URL scheme as RFC 3986 spells it (`file:`, `https:`); plain paths have none. */
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;

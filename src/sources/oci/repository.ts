@@ -37,12 +37,11 @@ import { sha256Hex } from '../../core/digest.js';
 import { onceUntilFailure, parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { redactUrl } from '../base/http.js';
 import type { NetworkSourceOptions } from '../request.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
+import { ArtifactNotFoundError, METADATA_FILE, type Artifact, type ProviderRepository } from '../source.js';
 import { ociCredentials } from './auth.js';
 import { RegistryClient } from './client.js';
 import { parseOciReference, SHA256_DIGEST, TAG, type OciReference } from './reference.js';
 
-const METADATA_FILE = 'metadata.yaml';
 const OPERATOR_COMPONENTS_FILE = 'components.yaml';
 const TITLE_ANNOTATION = 'org.opencontainers.image.title';
 const MANIFEST_TYPES = [
