@@ -6,7 +6,8 @@
  * rather than at each place that builds a message.
  */
 
-const MASK = '********';
+/** What a secret value is shown as. */
+export const MASK = '********';
 /**
  * Shorter values are not redacted: replacing every "abc" in a message would garble it, and such a
  * value is no credential worth guessing.
