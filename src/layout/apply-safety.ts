@@ -7,6 +7,7 @@
 import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
 import { isCustomResourceDefinition } from './names.js';
 import { CERT_MANAGER_ISSUING_KINDS, WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
+import { FLUX_SUBSTITUTE_LABEL } from '../secrets/flux-substitute.js';
 
 /** Which GitOps tool's annotations a layout writes. */
 export interface SafetyContext {
@@ -29,7 +30,6 @@ const ARGO_SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
 const ARGO_SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
 const FLUX_PRUNE = 'kustomize.toolkit.fluxcd.io/prune';
 const FLUX_RECONCILE = 'kustomize.toolkit.fluxcd.io/reconcile';
-const FLUX_SUBSTITUTE = 'kustomize.toolkit.fluxcd.io/substitute';
 /** Argo CD fails client-side apply above kubectl's 262,144-byte last-applied annotation. */
 export const LARGE_OBJECT_BYTES = 200 * 1024;
 const PROTECTED_SYNC_OPTIONS = 'Prune=false,Delete=false,ServerSideApply=true';
@@ -205,8 +205,8 @@ function containsSubstitution(value: unknown): boolean {
  */
 export function fluxSubstituteLabel(obj: KObject, context: SafetyContext, emitted: string): KObject | undefined {
   if (!context.flux || !emitted.includes('${')) return undefined;
-  if (obj.metadata.labels?.[FLUX_SUBSTITUTE] !== undefined || !containsSubstitution(obj)) return undefined;
-  return withLabel(obj, FLUX_SUBSTITUTE, 'disabled');
+  if (obj.metadata.labels?.[FLUX_SUBSTITUTE_LABEL] !== undefined || !containsSubstitution(obj)) return undefined;
+  return withLabel(obj, FLUX_SUBSTITUTE_LABEL, 'disabled');
 }
 
 /**
