@@ -66,6 +66,9 @@ export const DEFAULT_COMPONENTS_FILE: Record<ProviderKind, string> = {
   AddonProvider: 'addon-components.yaml',
 };
 
+/** The components file name the operator's repositories (OCI artifacts, ConfigMaps) also answer to. */
+export const OPERATOR_REPOSITORY_COMPONENTS_FILE = 'components.yaml';
+
 /** Install order of the output directories (NN- prefix). cert-manager comes first, at 00. */
 export const INSTALL_ORDER: Record<ProviderKind | 'CertManager', number> = {
   CertManager: 0,

@@ -8,7 +8,12 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
-import { CONFIGMAP_COMPRESSED_ANNOTATION, CONFIGMAP_VERSION_LABEL, DEFAULT_COMPONENTS_FILE } from '../../core/provider.js';
+import {
+  CONFIGMAP_COMPRESSED_ANNOTATION,
+  CONFIGMAP_VERSION_LABEL,
+  DEFAULT_COMPONENTS_FILE,
+  OPERATOR_REPOSITORY_COMPONENTS_FILE,
+} from '../../core/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../../manifest/types.js';
 import { artifactFromBytes, artifactFromText } from '../base/artifact.js';
 import {
@@ -24,8 +29,6 @@ import { ArtifactNotFoundError, METADATA_FILE, type Artifact, type ProviderRepos
 
 const CONFIGMAP_COMPONENTS_KEY = 'components';
 const CONFIGMAP_METADATA_KEY = 'metadata';
-/** The file name the operator's in-memory repository gives the components. */
-const OPERATOR_COMPONENTS_FILE = 'components.yaml';
 /** Decompressed components larger than this are refused (a gzip bomb guard). */
 const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
 
@@ -129,7 +132,7 @@ export class ConfigMapRepository implements ProviderRepository {
         hint: `versions the selected ConfigMaps provide: ${(await this.listVersions()).join(', ')}`,
       });
     }
-    if (fileName === this.componentsFile || fileName === OPERATOR_COMPONENTS_FILE) return release.components;
+    if (fileName === this.componentsFile || fileName === OPERATOR_REPOSITORY_COMPONENTS_FILE) return release.components;
     if (fileName === METADATA_FILE) return release.metadata;
     throw new ArtifactNotFoundError({
       ...this.origin,
@@ -256,5 +259,5 @@ export function openConfigMapRepository(
 
 /** Components are named like the file the provider publishes, so both routes name artifacts alike. */
 function componentsFileFor(request: Pick<SelectorRequest, 'kind'>): string {
-  return request.kind ? DEFAULT_COMPONENTS_FILE[request.kind] : OPERATOR_COMPONENTS_FILE;
+  return request.kind ? DEFAULT_COMPONENTS_FILE[request.kind] : OPERATOR_REPOSITORY_COMPONENTS_FILE;
 }
