@@ -51,6 +51,7 @@ import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { redactUrlCredentials } from '../core/redact.js';
 import { replaceFileUnflushed, TEMPORARY_SUFFIX } from './replace-file.js';
+import { errorCode } from '../core/error-code.js';
 
 /** Metadata kept per URL for conditional requests (If-None-Match) and offline use. */
 export interface HttpRecord {
@@ -114,14 +115,14 @@ async function cacheKey(log?: (line: string) => void): Promise<CacheKey> {
       return { bytes: await read(), madeByThisRun: true };
     } catch (again) {
       // another run made the file between our read and our write
-      if ((again as NodeJS.ErrnoException)?.code === 'EEXIST') {
+      if (errorCode(again) === 'EEXIST') {
         return read().then(
           (bytes) => ({ bytes, madeByThisRun: true }),
           () => ({ bytes: randomBytes(KEY_BYTES), madeByThisRun: true }),
         );
       }
       log?.(
-        `cache: no key file at ${file} (${(again as NodeJS.ErrnoException)?.code ?? (again as Error).message}); cache records are used within this run only (set CAPI_GITOPS_CACHE_KEY or XDG_STATE_HOME)`,
+        `cache: no key file at ${file} (${errorCode(again) ?? (again as Error).message}); cache records are used within this run only (set CAPI_GITOPS_CACHE_KEY or XDG_STATE_HOME)`,
       );
       return { bytes: randomBytes(KEY_BYTES), madeByThisRun: true };
     }
@@ -148,7 +149,7 @@ export function defaultCacheDir(env: Record<string, string | undefined> = proces
 }
 
 function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException)?.code === 'ENOENT';
+  return errorCode(error) === 'ENOENT';
 }
 
 /** Content-addressed artifact store plus HTTP metadata and parsed-form records. */
@@ -202,7 +203,7 @@ export class ArtifactCache {
     try {
       await write();
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException)?.code;
+      const code = errorCode(error);
       this.warnOnce(
         kind,
         `cache: cannot write ${kind} entries under ${this.dir} (${code ?? (error as Error).message}); continuing without caching them`,
@@ -481,15 +482,12 @@ export class ArtifactCache {
       }
     } catch (error) {
       if (isMissing(error)) return undefined;
-      if ((error as NodeJS.ErrnoException)?.code === 'ELOOP') {
+      if (errorCode(error) === 'ELOOP') {
         await this.discard(file, `${path.relative(this.dir, file)} is a symbolic link`);
         return undefined;
       }
       // Unreadable (EACCES, ENOTDIR when --cache-dir names a file, EISDIR): a miss, said once.
-      this.warnOnce(
-        'read',
-        `cache: cannot read ${file} (${(error as NodeJS.ErrnoException)?.code ?? (error as Error).message}); treating the cache as empty`,
-      );
+      this.warnOnce('read', `cache: cannot read ${file} (${errorCode(error) ?? (error as Error).message}); treating the cache as empty`);
       return undefined;
     }
   }
