@@ -112,11 +112,11 @@ export function formatWarning(d: Diagnostic): string {
   return formatAs(d, 'warning');
 }
 
-/** A file below the working directory as a relative path, as users type them; any other as it is. */
-function shownFile(file: string): string {
-  if (!path.isAbsolute(file)) return file;
-  const relative = path.relative(process.cwd(), file);
-  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+/** A path below the working directory as a relative path, as users type them; any other absolute. */
+export function displayPath(file: string): string {
+  const absolute = path.resolve(file);
+  const relative = path.relative(process.cwd(), absolute);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : absolute;
 }
 
 function formatAs(d: Diagnostic, severity: 'error' | 'warning'): string {
@@ -133,7 +133,8 @@ function formatAs(d: Diagnostic, severity: 'error' | 'warning'): string {
   };
   let where = '';
   if (d.file) {
-    where = shownFile(d.file);
+    // a relative file is shown as written
+    where = path.isAbsolute(d.file) ? displayPath(d.file) : d.file;
     if (d.line !== undefined) where += `:${d.line}`;
     if (d.line !== undefined && d.column !== undefined) where += `:${d.column}`;
     where += ': ';
