@@ -218,38 +218,41 @@ function mergeSharedProblems(failures: readonly { origin?: DiagnosticOrigin; dia
     failures.some(
       ({ origin: o }) => o && o.file === d.file && o.line === d.line && o.column === d.column && o.object === d.object && o.path === d.path,
     );
+  // in the order first met; a shared one collects the origins of every provider that met it
+  const problems: { diagnostic: Diagnostic; origins?: DiagnosticOrigin[] }[] = [];
   const shared = new Map<string, { diagnostic: Diagnostic; origins: DiagnosticOrigin[] }>();
-  const problems: (Diagnostic | string)[] = [];
   for (const { origin, diagnostics } of failures) {
-    for (const d of diagnostics) {
-      if (!origin || !atProvider(d)) {
-        problems.push(d);
+    for (const diagnostic of diagnostics) {
+      if (!origin || !atProvider(diagnostic)) {
+        problems.push({ diagnostic });
         continue;
       }
-      const key = JSON.stringify([d.message, d.expected, d.hint]);
+      const key = JSON.stringify([diagnostic.message, diagnostic.expected, diagnostic.hint]);
       const group = shared.get(key);
       if (group) group.origins.push(origin);
       else {
-        shared.set(key, { diagnostic: d, origins: [origin] });
-        problems.push(key);
+        const first = { diagnostic, origins: [origin] };
+        shared.set(key, first);
+        problems.push(first);
       }
     }
   }
-  return problems.map((p) => {
-    if (typeof p !== 'string') return p;
-    const { diagnostic, origins } = shared.get(p)!;
-    const sorted = [...new Map(origins.map((o) => [o.object, o])).values()].sort(comparePositions);
-    const first = sorted[0]!;
-    const paths = new Set(sorted.map((o) => o.path));
-    return {
-      ...diagnostic,
-      file: first.file,
-      line: first.line,
-      column: first.column,
-      object: sorted.map((o) => o.object).join(', '),
-      path: paths.size === 1 ? first.path : undefined,
-    };
-  });
+  return problems.map(({ diagnostic, origins }) => (origins ? namingEveryProvider(diagnostic, origins) : diagnostic));
+}
+
+/** `diagnostic` at the first of `origins` in the manifest, naming each of their objects. */
+function namingEveryProvider(diagnostic: Diagnostic, origins: readonly DiagnosticOrigin[]): Diagnostic {
+  const sorted = [...new Map(origins.map((o) => [o.object, o])).values()].sort(comparePositions);
+  const first = sorted[0]!;
+  const paths = new Set(sorted.map((o) => o.path));
+  return {
+    ...diagnostic,
+    file: first.file,
+    line: first.line,
+    column: first.column,
+    object: sorted.map((o) => o.object).join(', '),
+    path: paths.size === 1 ? first.path : undefined,
+  };
 }
 
 /**
