@@ -75,7 +75,7 @@ function failOnProblems(problems: readonly ImageDigestProblem[]): void {
 }
 
 /** The lock entry a rendered component belongs to. */
-export function lockIdentityOf(component: Pick<RenderedComponent, 'label' | 'type' | 'name' | 'namespace'>): LockIdentity {
+function lockIdentityOf(component: Pick<RenderedComponent, 'label' | 'type' | 'name' | 'namespace'>): LockIdentity {
   if (component.label === OPERATOR_LABEL) return { kind: 'Operator', name: OPERATOR_LABEL, namespace: OPERATOR_NAMESPACE };
   if (component.type === 'CertManager') return { kind: 'CertManager', name: CERT_MANAGER_NAME, namespace: CERT_MANAGER_NAMESPACE };
   return { kind: component.type, name: component.name, namespace: component.namespace };

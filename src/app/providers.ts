@@ -3,7 +3,7 @@
  * its variables take, its image overrides, and every secret value of the run (the needles the
  * final gate searches for).
  */
-import { CapiGitopsError, compareStrings, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, comparePositions, compareStrings, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import type { ImageMeta, Manifest, ProviderObject, SecretObject } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
@@ -226,9 +226,7 @@ export function secretsNotGiven(
  */
 export function mergeSecretsNotGiven(list: readonly SecretNotGiven[]): SecretNotGiven[] {
   const merged = new Map<string, SecretNotGiven>();
-  const ordered = [...list].sort(
-    (a, b) => compareStrings(a.file ?? '', b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
-  );
+  const ordered = [...list].sort(comparePositions);
   for (const entry of ordered) {
     const before = merged.get(entry.secret);
     merged.set(entry.secret, {

@@ -54,7 +54,7 @@ function sourceOptions(manifest: Manifest, configured: SourceOptions): SourceOpt
 }
 
 /** Whether the run draws the operator layout, which pins the operator's own release too. */
-export function drawsOperatorLayout(manifest: Manifest, options: RenderOptions): boolean {
+function drawsOperatorLayout(manifest: Manifest, options: RenderOptions): boolean {
   return (options.layout ?? manifest.config.output?.layout) === 'operator' || manifest.config.operator !== undefined;
 }
 

@@ -2,7 +2,8 @@
  * `capi-gitops plan` and `update`: clusterctl upgrade plan's view of the locked providers, and
  * moving them forward in the lock (and in the manifest where it pins an exact version).
  */
-import { METADATA_FILE, parseMetadata } from '../resolve/metadata.js';
+import { METADATA_FILE } from '../core/repository.js';
+import { parseMetadata } from '../resolve/metadata.js';
 import { CERT_MANAGER_DEFAULT_VERSION, configSecretData } from '../resolve/resolve.js';
 import { repositoryRequestFor } from '../resolve/fetch-releases.js';
 import { buildProviderRegistry } from '../resolve/registry.js';

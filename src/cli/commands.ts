@@ -5,16 +5,16 @@ import { render, renderVariables } from '../app/render.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
 import { Output, type OutputFlags } from './output.js';
-import { CREDENTIAL_ENV_VARIABLES, registerSecretForms, safeText } from '../core/redact.js';
+import { CREDENTIAL_ENV_VARIABLES, MASK, registerSecretForms, safeText } from '../core/redact.js';
 import { credentialEnvironmentProblems } from '../sources/credentials.js';
 import { DEFAULT_NETWORK_DEADLINE_SECONDS, NetworkDeadline } from '../sources/base/deadline.js';
 import { shellWord } from '../core/shell.js';
 import { isDns1123Label } from '../core/names.js';
 import { versionInfo, versionText } from './version.js';
 import { completionScript, type Shell } from './completion.js';
-import { displayPath, reportWrite } from './render-report.js';
+import { reportWrite } from './render-report.js';
 import type { Command } from 'commander';
-import { formatWarning } from '../core/diagnostics.js';
+import { displayPath, formatWarning } from '../core/diagnostics.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../layout/index.js';
 import type { FleetLayoutName } from '../manifest/types.js';
@@ -54,8 +54,6 @@ export interface RenderFlags extends SourceFlags, SetFlags {
   /** `render --check`: compare instead of writing. */
   check?: boolean;
 }
-
-const MASK = '********';
 
 /** A time flag in ms: a positive number of seconds, at most a day. */
 function secondsFlagMs(value: string, flag: string): number {

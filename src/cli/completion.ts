@@ -48,7 +48,7 @@ function entries(command: Command, prefix: string, out: CommandEntry[]): Command
 
 const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
-export function bashCompletion(program: Command): string {
+function bashCompletion(program: Command): string {
   const all = entries(program, '', []);
   const name = program.name();
   const fn = `_${name.replace(/[^A-Za-z0-9]/g, '_')}`;

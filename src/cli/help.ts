@@ -60,7 +60,7 @@ export const SOURCE_ENVIRONMENT: EnvironmentVariable[] = [
 /** What render, check and diff read besides the sources' environment. */
 export const RENDER_ENVIRONMENT: EnvironmentVariable[] = [...SOURCE_ENVIRONMENT, 'DOCKER_CONFIG', 'SOPS_AGE_KEY', 'GITHUB_ACTIONS'];
 
-export const EXIT_CODES: [number, string][] = [
+const EXIT_CODES: [number, string][] = [
   [0, 'success'],
   [1, 'invalid input, or a render, fetch or check failed (nothing was written)'],
   [2, 'usage error: an unknown command or flag, or a missing argument'],
@@ -70,7 +70,6 @@ export interface HelpSections {
   /** Complete command lines, runnable as printed; `#` starts an explanation. */
   examples: string[];
   environment?: EnvironmentVariable[];
-  exitCodes?: [number, string][];
 }
 
 function table(rows: [string, string][]): string {
@@ -78,11 +77,11 @@ function table(rows: [string, string][]): string {
   return rows.map(([key, text]) => `  ${key.padEnd(width)}  ${text}`).join('\n');
 }
 
-export function helpSections(sections: HelpSections): string {
+function helpSections(sections: HelpSections): string {
   const parts = [`Examples:\n${sections.examples.map((line) => `  ${line}`).join('\n')}`];
   const environment = sections.environment ?? [];
   parts.push(`Environment:\n${environment.length ? table(environment.map((name) => [name, ENVIRONMENT[name]])) : '  (none read)'}`);
-  parts.push(`Exit codes:\n${table((sections.exitCodes ?? EXIT_CODES).map(([code, text]) => [String(code), text]))}`);
+  parts.push(`Exit codes:\n${table(EXIT_CODES.map(([code, text]) => [String(code), text]))}`);
   return `\n${parts.join('\n\n')}\n`;
 }
 

@@ -14,7 +14,7 @@ type HandledSignal = keyof typeof SIGNAL_NUMBERS;
 let handling: Promise<number> | undefined;
 
 /** The line printed once the run has settled. */
-export function interruptMessage(signal: NodeJS.Signals, committed: readonly string[]): string {
+function interruptMessage(signal: NodeJS.Signals, committed: readonly string[]): string {
   const cleaned = 'the temporary files it had started were removed';
   return committed.length === 0
     ? `capi-gitops: interrupted by ${signal} before anything was written: the output directory, the lockfile and the manifest are as they were; ${cleaned}`

@@ -83,7 +83,7 @@ export function reportInternalError(error: unknown): void {
 }
 
 /** Version of every --json document; raised only when a field changes meaning or is removed. */
-export const JSON_SCHEMA_VERSION = 1;
+const JSON_SCHEMA_VERSION = 1;
 
 export interface OutputFlags {
   quiet?: boolean;
@@ -92,11 +92,7 @@ export interface OutputFlags {
 }
 
 export class Output {
-  constructor(
-    private readonly flags: OutputFlags,
-    private readonly stdout: NodeJS.WritableStream = process.stdout,
-    private readonly stderr: NodeJS.WritableStream = process.stderr,
-  ) {}
+  constructor(private readonly flags: OutputFlags) {}
 
   /** Whether a --json document replaces the human report. */
   get json(): boolean {
@@ -114,21 +110,21 @@ export class Output {
 
   /** A line of the human report. */
   line(text: string): void {
-    if (!this.flags.quiet && !this.flags.json) this.stdout.write(safeText(text) + '\n');
+    if (!this.flags.quiet && !this.flags.json) process.stdout.write(safeText(text) + '\n');
   }
 
   /** A line shown only with --verbose (on stderr, so a --json document stays parseable). */
   detail(text: string): void {
-    if (this.verbose) this.stderr.write(safeText(text) + '\n');
+    if (this.verbose) process.stderr.write(safeText(text) + '\n');
   }
 
   warn(text: string): void {
-    this.stderr.write(safeText(`warning: ${text}`) + '\n');
+    process.stderr.write(safeText(`warning: ${text}`) + '\n');
   }
 
   /** The command's --json document: `{ schemaVersion, command, ok: true, …body }`. */
   document(command: string, body: Record<string, unknown>): void {
-    this.stdout.write(jsonText({ schemaVersion: JSON_SCHEMA_VERSION, command, ok: true, ...body }));
+    process.stdout.write(jsonText({ schemaVersion: JSON_SCHEMA_VERSION, command, ok: true, ...body }));
   }
 }
 

@@ -17,9 +17,9 @@ import { registerEnvironmentSecrets } from '../core/redact.js';
 import { InterruptedError } from '../core/interrupt.js';
 import { installInterruptHandlers, interruptedExit } from './interrupts.js';
 
-export const EXIT_OK = 0;
-export const EXIT_FAILED = 1;
-export const EXIT_USAGE = 2;
+const EXIT_OK = 0;
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];

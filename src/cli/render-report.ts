@@ -2,19 +2,13 @@
  * What `render` prints once the output is written: the summary, the objects that changed, the
  * lockfile and the --json document.
  */
-import path from 'node:path';
 import { clusterRanges } from '../core/cluster-ranges.js';
+import { displayPath } from '../core/diagnostics.js';
 import type { WriteSummary } from '../output/write.js';
 import type { ObjectChange } from '../review/object-changes.js';
 import type { Output } from './output.js';
 
 const CHANGE_MARK: Record<ObjectChange['change'], string> = { added: '+', changed: '~', removed: '-' };
-
-/** A path relative to the working directory when it lies below it, else absolute. */
-export function displayPath(file: string): string {
-  const relative = path.relative(process.cwd(), file);
-  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : path.resolve(file);
-}
 
 export interface WrittenRender {
   /** -o as given. */
@@ -71,7 +65,7 @@ export async function reportWrite(out: Output, written: WrittenRender): Promise<
   const lockfile = written.lockReport();
   if (out.json) {
     out.document('render', {
-      output: displayPath(path.resolve(output)),
+      output: displayPath(output),
       ...written.document,
       files: { written: summary.written, changed, removed: summary.removed, unchanged: summary.unchanged.length },
       objects,

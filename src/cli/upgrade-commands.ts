@@ -9,7 +9,7 @@ import { lockReport, renderOptions, resolutionJson, withProgress, type SourceFla
 import { completeSuggestions } from './hints.js';
 import { Output } from './output.js';
 import { UsageError } from './errors.js';
-import { displayPath } from './render-report.js';
+import { displayPath } from '../core/diagnostics.js';
 
 export async function planCommand(flags: SourceFlags & { release?: string; cluster?: string[] }): Promise<void> {
   // without --release, plan reads the lock as a whole: a --cluster would be silently ignored

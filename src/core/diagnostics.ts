@@ -71,12 +71,15 @@ export function reportedProblems(list: readonly Diagnostic[]): { shown: Diagnost
   return { shown: sortDiagnostics(list).slice(0, MAX_REPORTED_PROBLEMS), notShown: list.length - MAX_REPORTED_PROBLEMS };
 }
 
+/** File, then line, then column: the order problems are read in. */
+export function comparePositions(a: Pick<Diagnostic, 'file' | 'line' | 'column'>, b: Pick<Diagnostic, 'file' | 'line' | 'column'>): number {
+  return compareStrings(a.file ?? '', b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
+}
+
 export function sortDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
   return [...list].sort(
     (a, b) =>
-      compareStrings(a.file ?? '', b.file ?? '') ||
-      (a.line ?? 0) - (b.line ?? 0) ||
-      (a.column ?? 0) - (b.column ?? 0) ||
+      comparePositions(a, b) ||
       compareStrings(a.message, b.message) ||
       // ties broken on every printed field, so the order never depends on which check finished first
       compareStrings(a.object ?? '', b.object ?? '') ||
@@ -109,11 +112,11 @@ export function formatWarning(d: Diagnostic): string {
   return formatAs(d, 'warning');
 }
 
-/** A file below the working directory as a relative path, as users type them; any other as it is. */
-function shownFile(file: string): string {
-  if (!path.isAbsolute(file)) return file;
-  const relative = path.relative(process.cwd(), file);
-  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+/** A path below the working directory as a relative path, as users type them; any other absolute. */
+export function displayPath(file: string): string {
+  const absolute = path.resolve(file);
+  const relative = path.relative(process.cwd(), absolute);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : absolute;
 }
 
 function formatAs(d: Diagnostic, severity: 'error' | 'warning'): string {
@@ -130,7 +133,8 @@ function formatAs(d: Diagnostic, severity: 'error' | 'warning'): string {
   };
   let where = '';
   if (d.file) {
-    where = shownFile(d.file);
+    // a relative file is shown as written
+    where = path.isAbsolute(d.file) ? displayPath(d.file) : d.file;
     if (d.line !== undefined) where += `:${d.line}`;
     if (d.line !== undefined && d.column !== undefined) where += `:${d.column}`;
     where += ': ';

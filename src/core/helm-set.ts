@@ -119,7 +119,7 @@ function runesUntil(reader: Reader, stop: string): { text: string; last: string 
 }
 
 /** Helm's typedVal: true/false/null (any case), 0, and base-10 integers not starting with 0. */
-export function inferHelmType(text: string, forceString: boolean): unknown {
+function inferHelmType(text: string, forceString: boolean): unknown {
   if (forceString) return text;
   const lower = text.toLowerCase();
   if (lower === 'true') return true;

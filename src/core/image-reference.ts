@@ -30,7 +30,7 @@ const DIGEST_HEX_LENGTH: Record<string, number> = { sha256: 64, sha384: 96, sha5
 /** go-digest's DigestRegexp, used to tell a malformed digest from an unsupported algorithm. */
 const GO_DIGEST_RE = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/;
 
-const DOCKER_HUB = 'docker.io';
+export const DOCKER_HUB = 'docker.io';
 const LEGACY_DOCKER_HUB = 'index.docker.io';
 const OFFICIAL_PREFIX = 'library/';
 

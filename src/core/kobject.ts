@@ -6,7 +6,7 @@ export interface KObject {
   [field: string]: unknown;
 }
 
-export interface KMetadata {
+interface KMetadata {
   name?: string;
   namespace?: string;
   labels?: Record<string, string>;

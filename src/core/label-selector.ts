@@ -21,7 +21,7 @@ export interface LabelSelector {
 
 // ---- selector strings (apimachinery labels.Parse) ---------------------------------------
 
-export type SelectorOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
+type SelectorOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
 
 export interface LabelRequirement {
   key: string;

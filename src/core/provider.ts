@@ -30,6 +30,10 @@ export const OPERATOR_PROVIDER_TYPE: Record<ProviderKind, string> = {
 export const OPERATOR_API_VERSION = 'operator.cluster.x-k8s.io/v1alpha2';
 export const TOOL_API_VERSION = 'capi-gitops.dev/v1alpha1';
 
+/** The operator's artifact ConfigMaps: the provider version they hold, and that binaryData.components is gzipped. */
+export const CONFIGMAP_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
+export const CONFIGMAP_COMPRESSED_ANNOTATION = 'provider.cluster.x-k8s.io/compressed';
+
 export function isProviderKind(kind: unknown): kind is ProviderKind {
   return typeof kind === 'string' && (PROVIDER_KINDS as readonly string[]).includes(kind);
 }
@@ -61,6 +65,9 @@ export const DEFAULT_COMPONENTS_FILE: Record<ProviderKind, string> = {
   RuntimeExtensionProvider: 'runtime-extension-components.yaml',
   AddonProvider: 'addon-components.yaml',
 };
+
+/** The components file name the operator's repositories (OCI artifacts, ConfigMaps) also answer to. */
+export const OPERATOR_REPOSITORY_COMPONENTS_FILE = 'components.yaml';
 
 /** Install order of the output directories (NN- prefix). cert-manager comes first, at 00. */
 export const INSTALL_ORDER: Record<ProviderKind | 'CertManager', number> = {

@@ -6,7 +6,8 @@
  * rather than at each place that builds a message.
  */
 
-const MASK = '********';
+/** What a secret value is shown as. */
+export const MASK = '********';
 /**
  * Shorter values are not redacted: replacing every "abc" in a message would garble it, and such a
  * value is no credential worth guessing.
@@ -58,9 +59,9 @@ export function redactStrings<T>(value: T): T {
   return value;
 }
 
-/** Registers the credential variables of an environment (process.env by default). */
-export function registerEnvironmentSecrets(env: Record<string, string | undefined> = process.env): void {
-  for (const name of CREDENTIAL_ENV_VARIABLES) registerSecret(env[name]);
+/** Registers the credential variables of the environment. */
+export function registerEnvironmentSecrets(): void {
+  for (const name of CREDENTIAL_ENV_VARIABLES) registerSecret(process.env[name]);
 }
 
 const URL_IN_TEXT = /\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s"'<>`]+/g;
@@ -87,7 +88,7 @@ export function redactUrlCredentials(url: string): string {
 }
 
 /** Known secrets and URL credentials replaced by a mask. */
-export function redactText(text: string): string {
+function redactText(text: string): string {
   let out = text.replace(URL_IN_TEXT, (url) => redactUrlCredentials(url));
   // Longest first, so a secret that contains another is masked whole.
   for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
@@ -104,7 +105,7 @@ export function redactText(text: string): string {
  * C0 controls (except newline and tab), DEL, C1 controls and the bidirectional overrides that
  * can reorder a line on screen, written as visible escapes (`\x1b`, `\u202e`).
  */
-export function escapeControl(text: string, options: { keepNewlines?: boolean } = {}): string {
+function escapeControl(text: string, options: { keepNewlines?: boolean } = {}): string {
   const keep = options.keepNewlines ?? true;
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => {
     if (c === '\t' || (keep && c === '\n')) return c;

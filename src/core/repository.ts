@@ -27,6 +27,11 @@ export function artifactDisplayName(artifact: Pick<Artifact, 'url' | 'name'>): s
   return artifact.url || artifact.name;
 }
 
+/** The file of every release that names its release series and their contracts (clusterctl's metadata.yaml). */
+export const METADATA_FILE = 'metadata.yaml';
+/** The version that means the newest release. */
+export const LATEST = 'latest';
+
 /**
  * A provider's release repository, as clusterctl's repository.Repository: it lists versions and
  * serves files of one version. `defaultVersion` and `componentsFile` come from the URL.

@@ -10,14 +10,11 @@ import { lstat, mkdir, readdir, rmdir, unlink, writeFile } from 'node:fs/promise
 import path from 'node:path';
 import { CapiGitopsError } from './diagnostics.js';
 import { shellWord } from './shell.js';
+import { errorCode } from './error-code.js';
 
 export const SCRATCH_DIRECTORY = '.capi-gitops-tmp';
 const GITIGNORE = '.gitignore';
 const IGNORE_EVERYTHING = '# capi-gitops: files of runs in progress, never committed\n*\n';
-
-function errorCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException)?.code;
-}
 
 async function ignoreFile(dir: string): Promise<void> {
   await writeFile(path.join(dir, GITIGNORE), IGNORE_EVERYTHING, { flag: 'wx' }).catch((err) => {
@@ -31,7 +28,7 @@ async function isLink(dir: string): Promise<boolean> {
 }
 
 /** `<parent>/.capi-gitops-tmp`, created (with its .gitignore) when missing; a symlink there is refused, never followed. */
-export async function scratchDirectory(parent: string): Promise<string> {
+async function scratchDirectory(parent: string): Promise<string> {
   const dir = path.join(parent, SCRATCH_DIRECTORY);
   await mkdir(dir).catch((err) => {
     if (errorCode(err) !== 'EEXIST') throw err;

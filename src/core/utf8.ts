@@ -11,7 +11,7 @@ import { CapiGitopsError } from './diagnostics.js';
  * no overlongs, no surrogates, nothing above U+10FFFF). Hand-written because neither `isUtf8`
  * nor TextDecoder says where the problem is; it only runs once `isUtf8` has said there is one.
  */
-export function invalidUtf8Offset(bytes: Uint8Array): number {
+function invalidUtf8Offset(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i]!;

@@ -7,6 +7,7 @@
 import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
 import { isCustomResourceDefinition } from './names.js';
 import { CERT_MANAGER_ISSUING_KINDS, WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
+import { FLUX_SUBSTITUTE_LABEL } from '../secrets/flux-substitute.js';
 
 /** Which GitOps tool's annotations a layout writes. */
 export interface SafetyContext {
@@ -23,16 +24,15 @@ export interface ObjectSelector {
   namespace?: string;
 }
 
-export type SafetyFilter = (objects: KObject[], context: SafetyContext) => KObject[];
+type SafetyFilter = (objects: KObject[], context: SafetyContext) => KObject[];
 
-export const ARGO_SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
-export const ARGO_SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
-export const FLUX_PRUNE = 'kustomize.toolkit.fluxcd.io/prune';
-export const FLUX_RECONCILE = 'kustomize.toolkit.fluxcd.io/reconcile';
-export const FLUX_SUBSTITUTE = 'kustomize.toolkit.fluxcd.io/substitute';
+const ARGO_SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
+const ARGO_SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
+const FLUX_PRUNE = 'kustomize.toolkit.fluxcd.io/prune';
+const FLUX_RECONCILE = 'kustomize.toolkit.fluxcd.io/reconcile';
 /** Argo CD fails client-side apply above kubectl's 262,144-byte last-applied annotation. */
 export const LARGE_OBJECT_BYTES = 200 * 1024;
-export const PROTECTED_SYNC_OPTIONS = 'Prune=false,Delete=false,ServerSideApply=true';
+const PROTECTED_SYNC_OPTIONS = 'Prune=false,Delete=false,ServerSideApply=true';
 
 /** cert-manager's cainjector writes caBundle into objects carrying one of these. */
 const CA_INJECTION_ANNOTATIONS = [
@@ -71,7 +71,7 @@ function isUnmanaged(obj: KObject, context: SafetyContext): boolean {
 }
 
 /** Helm hooks do not belong in GitOps output: Argo CD runs them as hooks and deletes them. */
-export const dropHelmHooks: SafetyFilter = (objects) =>
+const dropHelmHooks: SafetyFilter = (objects) =>
   objects.map((obj) => {
     const annotations = obj.metadata.annotations;
     if (!annotations || !Object.keys(annotations).some((k) => k.startsWith('helm.sh/hook'))) return obj;
@@ -108,7 +108,7 @@ export function caBundlePaths(obj: KObject): string[] {
  * real one. Applying the placeholder fights the injector (Argo CD OutOfSync, Flux resetting it
  * on every reconcile), so objects the injector owns leave the field out.
  */
-export const dropInjectedCaBundles: SafetyFilter = (objects) =>
+const dropInjectedCaBundles: SafetyFilter = (objects) =>
   objects.map((obj) => {
     if (!isCaInjected(obj)) return obj;
     if (isCustomResourceDefinition(obj)) {
@@ -150,7 +150,7 @@ export function objectWave(obj: KObject): number {
   return 3;
 }
 
-export const argoObjectWaves: SafetyFilter = (objects, context) =>
+const argoObjectWaves: SafetyFilter = (objects, context) =>
   context.argocd ? objects.map((obj) => withAnnotation(obj, ARGO_SYNC_WAVE, String(objectWave(obj)))) : objects;
 
 /**
@@ -158,7 +158,7 @@ export const argoObjectWaves: SafetyFilter = (objects, context) =>
  * applied server-side (CAPI CRDs are over client-side apply's annotation limit).
  * Unmanaged objects are never pruned either.
  */
-export const argoSyncOptions: SafetyFilter = (objects, context) => {
+const argoSyncOptions: SafetyFilter = (objects, context) => {
   if (!context.argocd) return objects;
   return objects.map((obj) => {
     if (isProtectedKind(obj)) return withAnnotation(obj, ARGO_SYNC_OPTIONS, PROTECTED_SYNC_OPTIONS);
@@ -167,10 +167,10 @@ export const argoSyncOptions: SafetyFilter = (objects, context) => {
   });
 };
 
-export const fluxPruneProtection: SafetyFilter = (objects, context) =>
+const fluxPruneProtection: SafetyFilter = (objects, context) =>
   context.flux ? objects.map((obj) => (isProtectedKind(obj) ? withAnnotation(obj, FLUX_PRUNE, 'disabled') : obj)) : objects;
 
-export const fluxUnmanaged: SafetyFilter = (objects, context) =>
+const fluxUnmanaged: SafetyFilter = (objects, context) =>
   context.flux ? objects.map((obj) => (isUnmanaged(obj, context) ? withAnnotation(obj, FLUX_RECONCILE, 'disabled') : obj)) : objects;
 
 // Walks every value of every object of a render: plain loops, not Object.entries (its arrays
@@ -205,15 +205,15 @@ function containsSubstitution(value: unknown): boolean {
  */
 export function fluxSubstituteLabel(obj: KObject, context: SafetyContext, emitted: string): KObject | undefined {
   if (!context.flux || !emitted.includes('${')) return undefined;
-  if (obj.metadata.labels?.[FLUX_SUBSTITUTE] !== undefined || !containsSubstitution(obj)) return undefined;
-  return withLabel(obj, FLUX_SUBSTITUTE, 'disabled');
+  if (obj.metadata.labels?.[FLUX_SUBSTITUTE_LABEL] !== undefined || !containsSubstitution(obj)) return undefined;
+  return withLabel(obj, FLUX_SUBSTITUTE_LABEL, 'disabled');
 }
 
 /**
  * In order; then, at emission (emitObjects), the Flux substitution guard, where the text tells
  * which objects to walk, and the large-object rule, where the serialized size is known.
  */
-export const SAFETY_FILTERS: readonly SafetyFilter[] = [
+const SAFETY_FILTERS: readonly SafetyFilter[] = [
   dropHelmHooks,
   dropInjectedCaBundles,
   argoObjectWaves,

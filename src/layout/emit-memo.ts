@@ -40,7 +40,7 @@ export class EmittedObjects {
  * Whether two values of plain data emit the same text: the same keys in the same order and
  * equal values, `Object.is` for scalars. Conservative: anything else is equal only to itself.
  */
-export function sameData(a: unknown, b: unknown): boolean {
+function sameData(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {

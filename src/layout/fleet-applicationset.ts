@@ -21,7 +21,7 @@ import { renderKustomization } from './templates.js';
 export const FLEET_APPLICATIONSET_NAME = 'capi-gitops-fleet';
 export const FLEET_WIRING_DIRECTORY = 'argocd';
 
-export interface FleetApplicationSetCluster {
+interface FleetApplicationSetCluster {
   name: string;
   /** The cluster's chart values (as its own wiring was drawn with). */
   values: Values;
@@ -102,14 +102,13 @@ function withoutNulls(values: Values): Values {
 /** Entries for unmanaged objects (jsonPointers) would apply in every cluster: all clusters must list the same. */
 const isUnmanagedEntry = (entry: unknown) => isPlainObject(entry) && Array.isArray(entry.jsonPointers);
 
-export function fleetApplicationSet(input: FleetApplicationSetInput): Map<string, string> {
-  const clusters = [...input.clusters].sort((a, b) => compareStrings(a.name, b.name));
-  const first = clusters[0]!;
+/** Where the clusters differ in what the fleet's one ApplicationSet holds once (SHARED, the unmanaged objects). */
+function notSharedProblems(clusters: readonly FleetApplicationSetCluster[], clustersDirectory: string): Diagnostic[] {
   const problems: Diagnostic[] = [];
   for (const [field, read] of SHARED) {
     const groups = new Map<string, string[]>();
     for (const c of clusters) {
-      const key = JSON.stringify(read(c.values, c, input.clustersDirectory) ?? null);
+      const key = JSON.stringify(read(c.values, c, clustersDirectory) ?? null);
       groups.set(key, [...(groups.get(key) ?? []), c.name]);
     }
     if (groups.size > 1) {
@@ -136,6 +135,13 @@ export function fleetApplicationSet(input: FleetApplicationSetInput): Map<string
       hint: 'set overrides in the shared Config, or set applicationSet: false for one Application per component',
     });
   }
+  return problems;
+}
+
+export function fleetApplicationSet(input: FleetApplicationSetInput): Map<string, string> {
+  const clusters = [...input.clusters].sort((a, b) => compareStrings(a.name, b.name));
+  const first = clusters[0]!;
+  const problems = notSharedProblems(clusters, input.clustersDirectory);
   if (problems.length > 0) throw new CapiGitopsError(problems);
 
   const values = first.values;

@@ -23,17 +23,17 @@ import { KUSTOMIZATION_FILE } from './kustomize.js';
 import { sanitizeFileNamePart } from './names.js';
 import { GENERATED_COMMENT } from './provenance.js';
 import { renderKustomization, template } from './templates.js';
-import { FLEET_LAYOUTS, type FleetLayoutName } from '../manifest/types.js';
+import type { FleetLayoutName } from '../manifest/types.js';
 
-export { FLEET_LAYOUTS, type FleetLayoutName };
+export type { FleetLayoutName };
 
 export const CLUSTERS_DIRECTORY = 'clusters';
-export const BASES_DIRECTORY = 'bases';
+const BASES_DIRECTORY = 'bases';
 /** From a cluster's component directory (`clusters/<name>/<NN-label>`) to the output root. */
 const TO_ROOT = '../../../';
 
 /** A component of a cluster, as its README row and its directory in the cluster's tree. */
-export interface FleetComponent {
+interface FleetComponent {
   label: string;
   version: string;
   namespace: string;

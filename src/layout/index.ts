@@ -19,7 +19,7 @@ import { isNamespaceObject, shareNamespaces } from './shared-namespaces.js';
 import type { EmittedObjects } from './emit-memo.js';
 
 import type { LayoutName } from '../manifest/types.js';
-export { LAYOUTS, type LayoutName } from '../manifest/types.js';
+export type { LayoutName } from '../manifest/types.js';
 
 /** The layouts with wiring: their chart, wiring directory, tool and apply rules. */
 export const WIRED_LAYOUTS = { argocd: ARGOCD_LAYOUT, flux: FLUX_LAYOUT } as const;

@@ -15,7 +15,7 @@ import { sha256Hex } from '../core/digest.js';
 export const MAX_STEM = 200;
 const HASH_DIGITS = 8;
 
-export const CRD_DIRECTORY = 'crds';
+const CRD_DIRECTORY = 'crds';
 
 /** Steps 1–4 of the rule above. May return '' (the caller decides whether that is an error). */
 export function sanitizeFileNamePart(text: string): string {

@@ -14,7 +14,13 @@
 import { gzipSync } from 'node:zlib';
 import { DiagnosticBag, compareStrings } from '../core/diagnostics.js';
 import type { KObject } from '../core/kobject.js';
-import { OPERATOR_API_VERSION, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../core/provider.js';
+import {
+  CONFIGMAP_COMPRESSED_ANNOTATION,
+  CONFIGMAP_VERSION_LABEL,
+  OPERATOR_API_VERSION,
+  OPERATOR_PROVIDER_TYPE,
+  type ProviderKind,
+} from '../core/provider.js';
 import type { ConfigMapObject, NamespaceObject, ProviderSpec } from '../manifest/types.js';
 import type { RenderedComponent } from '../render/types.js';
 import type { LoadedChart } from './chart/types.js';
@@ -29,14 +35,12 @@ import { shareNamespaces } from './shared-namespaces.js';
 
 /** internal/controller/manifests_downloader.go maxConfigMapSize and needToCompress. */
 export const MAX_CONFIGMAP_BYTES = 1024 * 1024;
-export const PROVIDER_NAME_LABEL = 'provider.cluster.x-k8s.io/name';
-export const PROVIDER_TYPE_LABEL = 'provider.cluster.x-k8s.io/type';
-export const PROVIDER_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
-export const OPERATOR_MANAGED_LABEL = 'managed-by.operator.cluster.x-k8s.io';
-export const COMPRESSED_ANNOTATION = 'provider.cluster.x-k8s.io/compressed';
+const PROVIDER_NAME_LABEL = 'provider.cluster.x-k8s.io/name';
+const PROVIDER_TYPE_LABEL = 'provider.cluster.x-k8s.io/type';
+const OPERATOR_MANAGED_LABEL = 'managed-by.operator.cluster.x-k8s.io';
 
-export const OPERATOR_DIRECTORY = '01-cluster-api-operator';
-export const PROVIDERS_DIRECTORY = '02-providers';
+const OPERATOR_DIRECTORY = '01-cluster-api-operator';
+const PROVIDERS_DIRECTORY = '02-providers';
 
 export interface OperatorLayoutProvider {
   kind: ProviderKind;
@@ -66,16 +70,16 @@ export interface OperatorLayoutInput {
   namespaces?: readonly NamespaceObject[];
 }
 
-export const OPERATOR_WIRINGS = ['argocd', 'flux'] as const;
-export type OperatorWiring = (typeof OPERATOR_WIRINGS)[number];
+const OPERATOR_WIRINGS = ['argocd', 'flux'] as const;
+type OperatorWiring = (typeof OPERATOR_WIRINGS)[number];
 const CERT_MANAGER_DIRECTORY = '00-cert-manager';
 
 /** ProviderLabels: what identifies the ConfigMap of one provider release. */
-export function artifactLabels(p: Pick<OperatorLayoutProvider, 'kind' | 'name' | 'version'>): Record<string, string> {
+function artifactLabels(p: Pick<OperatorLayoutProvider, 'kind' | 'name' | 'version'>): Record<string, string> {
   return {
     [PROVIDER_NAME_LABEL]: p.name,
     [PROVIDER_TYPE_LABEL]: OPERATOR_PROVIDER_TYPE[p.kind],
-    [PROVIDER_VERSION_LABEL]: p.version,
+    [CONFIGMAP_VERSION_LABEL]: p.version,
     [OPERATOR_MANAGED_LABEL]: 'true',
   };
 }
@@ -94,7 +98,7 @@ export function artifactConfigMap(p: OperatorLayoutProvider): KObject {
     namespace: p.namespace,
     labels: artifactLabels(p),
   };
-  if (compress) metadata.annotations = { [COMPRESSED_ANNOTATION]: 'true' };
+  if (compress) metadata.annotations = { [CONFIGMAP_COMPRESSED_ANNOTATION]: 'true' };
   const object: KObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: metadata as KObject['metadata'] };
   const body = object as unknown as Record<string, unknown>;
   body.data = compress ? { metadata: p.metadata } : { components: p.components, metadata: p.metadata };
@@ -103,7 +107,7 @@ export function artifactConfigMap(p: OperatorLayoutProvider): KObject {
 }
 
 /** The provider object, its artifacts served by its ConfigMap; the rest of the spec as written. */
-export function selectorProvider(p: OperatorLayoutProvider): KObject {
+function selectorProvider(p: OperatorLayoutProvider): KObject {
   // the ConfigMap's labels but the managed-by one: name, type and version select it
   const { [OPERATOR_MANAGED_LABEL]: _managed, ...matchLabels } = artifactLabels(p);
   const spec = { ...p.spec, version: p.version, fetchConfig: { selector: { matchLabels } } };

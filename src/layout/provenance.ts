@@ -1,6 +1,6 @@
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 
-export const TOOL_NAME = 'capi-gitops';
+const TOOL_NAME = 'capi-gitops';
 
 /** What the provenance comment says about a component. */
 export interface Provenance {
@@ -14,7 +14,7 @@ export interface Provenance {
 const PRINTABLE_TOKEN = /^[\x21-\x7e]+$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-export function provenanceProblems(p: Provenance): Diagnostic[] {
+function provenanceProblems(p: Provenance): Diagnostic[] {
   const problems: Diagnostic[] = [];
   const object = `component ${JSON.stringify(p.label)}`;
   if (!PRINTABLE_TOKEN.test(p.label)) {

@@ -53,7 +53,7 @@ function mergeShared(owner: KObject, other: KObject): KObject {
 }
 
 /** A Namespace document merged into a rendered Namespace: the document's labels, annotations and spec win. */
-export function mergeNamespaceDocument(obj: KObject, doc: NamespaceObject, problems: Diagnostic[]): KObject {
+function mergeNamespaceDocument(obj: KObject, doc: NamespaceObject, problems: Diagnostic[]): KObject {
   for (const key of CLUSTERCTL_LABELS) {
     const given = doc.labels[key];
     const rendered = obj.metadata.labels?.[key];
@@ -79,7 +79,7 @@ export function mergeNamespaceDocument(obj: KObject, doc: NamespaceObject, probl
 }
 
 /** A Namespace document as an object, written as given. */
-export function namespaceDocumentObject(doc: NamespaceObject): KObject {
+function namespaceDocumentObject(doc: NamespaceObject): KObject {
   const metadata: KObject['metadata'] = { name: doc.name };
   if (Object.keys(doc.labels).length > 0) metadata.labels = doc.labels;
   if (Object.keys(doc.annotations).length > 0) metadata.annotations = doc.annotations;

@@ -20,7 +20,7 @@ import { renderKustomization } from './templates.js';
  * Sync waves between components, as clusterctl installs them: cert-manager, core, bootstrap and
  * control plane together, infrastructure, IPAM, runtime extensions, add-ons.
  */
-export const COMPONENT_WAVE: Record<RenderedComponent['type'], number> = {
+const COMPONENT_WAVE: Record<RenderedComponent['type'], number> = {
   CertManager: 0,
   CoreProvider: 1,
   BootstrapProvider: 2,
@@ -94,7 +94,7 @@ function syncWaves(ordered: readonly RenderedComponent[], place: (c: RenderedCom
 }
 
 /** The chart's facts: components in install order with their paths, waves and dependencies. */
-export function chartContext(input: WiringInput): ChartContext {
+function chartContext(input: WiringInput): ChartContext {
   const path = typeof input.values.path === 'string' ? input.values.path : '';
   const given = input.place ?? componentPlace;
   const ordered = input.place

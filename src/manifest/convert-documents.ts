@@ -26,7 +26,7 @@ import {
 import { planV1alpha1Conversion, type ConversionEdit } from './v1alpha1.js';
 import { planTurtlesConversion, type TurtlesSecret } from './turtles.js';
 
-export interface ConvertedObject {
+interface ConvertedObject {
   file: string;
   line: number;
   column: number;
@@ -62,7 +62,7 @@ function secretKey(namespace: string, name: string): string {
 }
 
 /** Finds the Secrets of the files and which CAPIProviders write into them (first pass over every file). */
-export function turtlesSecrets(files: readonly { file: string; text: string }[]): TurtlesSecrets {
+function turtlesSecrets(files: readonly { file: string; text: string }[]): TurtlesSecrets {
   const existing = new Set<string>();
   const made: { secret: TurtlesSecret; from: string }[] = [];
   for (const { file, text } of files) {

@@ -41,7 +41,7 @@ export const TURTLES_API_VERSION = 'turtles-capi.cattle.io/v1alpha1';
 export const CAPI_PROVIDER_KIND = 'CAPIProvider';
 
 const LIST_ITEM_KINDS = [...PROVIDER_KINDS, 'Secret', 'ConfigMap', 'Namespace'];
-export const SUPPORTED_KINDS: readonly string[] = [...LIST_ITEM_KINDS, CAPI_PROVIDER_KIND, 'List', 'Config', 'Release'];
+const SUPPORTED_KINDS: readonly string[] = [...LIST_ITEM_KINDS, CAPI_PROVIDER_KIND, 'List', 'Config', 'Release'];
 
 /** Read and converted by the loader (v1alpha1.ts), as the operator's conversion webhook did. */
 export const V1ALPHA1_API_VERSION = 'operator.cluster.x-k8s.io/v1alpha1';
@@ -194,7 +194,7 @@ const DATA_FIELDS = ['data', 'stringData', 'binaryData'];
  * Secrets and ConfigMaps are decoded into Go structs: a null field is absent, and a null value
  * in a string map becomes the empty string.
  */
-export function normalizeCoreObject(value: Record<string, unknown>): void {
+function normalizeCoreObject(value: Record<string, unknown>): void {
   for (const [key, field] of Object.entries(value)) {
     if (field === null) delete value[key];
     else if (DATA_FIELDS.includes(key) && isPlainObject(field)) {
@@ -223,7 +223,7 @@ const SERVER_METADATA = [
   'deletionTimestamp',
   'deletionGracePeriodSeconds',
 ];
-export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /** Removes status and server-set metadata, as a `kubectl get -o yaml` export carries them. */
 export function stripServerFields(value: Record<string, unknown>): void {

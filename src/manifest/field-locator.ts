@@ -9,7 +9,7 @@ import type { FieldPath } from './yaml-source.js';
 const SEGMENT = /([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/gy;
 
 /** The inverse of formatFieldPath; undefined for text that is not a field path. */
-export function parseFieldPath(text: string): FieldPath | undefined {
+function parseFieldPath(text: string): FieldPath | undefined {
   const path: (string | number)[] = [];
   SEGMENT.lastIndex = 0;
   let at = 0;

@@ -4,6 +4,7 @@ import { decodeUtf8 } from '../core/utf8.js';
 import path from 'node:path';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { shellWord } from '../core/shell.js';
+import { errorCode } from '../core/error-code.js';
 
 /** The lockfile's name: it sits beside the manifests (lock/ reads and writes it). */
 export const LOCKFILE_NAME = 'capi-gitops.lock.yaml';
@@ -69,10 +70,6 @@ async function filesInDirectory(directory: string, problems: Diagnostic[]): Prom
     } else files.push(file);
   }
   return files;
-}
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
 /**

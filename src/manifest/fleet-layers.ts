@@ -11,8 +11,8 @@ import { ownValue, setOwnValue } from '../core/own-keys.js';
 export type FieldPath = readonly (string | number)[];
 
 /** The layers, lowest first. */
-export const LAYER_NAMES = ['tool defaults', 'shared manifest', 'release', 'overlay', 'unsupportedOverrides'] as const;
-export type LayerName = (typeof LAYER_NAMES)[number];
+const LAYER_NAMES = ['tool defaults', 'shared manifest', 'release', 'overlay', 'unsupportedOverrides'] as const;
+type LayerName = (typeof LAYER_NAMES)[number];
 
 /**
  * One layer in canonical shape: `{providers: {<Kind>/<namespace>/<name>: {metadata, spec}},
@@ -43,7 +43,7 @@ function withoutNulls(values: Values): Values {
 }
 
 /** True when the layer sets the value at `path` (or replaces, or deletes, a map above it). */
-export function layerSets(values: Values, path: FieldPath): boolean {
+function layerSets(values: Values, path: FieldPath): boolean {
   let node: unknown = values;
   for (const key of path) {
     if (!isValuesMap(node) || !Object.hasOwn(node, String(key))) return false;

@@ -54,7 +54,7 @@ export interface ChartValueRule {
 }
 
 /** The oldest chart these rules cover, and the newest release read. */
-export const OLDEST_CHART = 'v0.10.0';
+const OLDEST_CHART = 'v0.10.0';
 export const NEWEST_CHART = 'v0.28.0';
 
 /** Every chart release from OLDEST_CHART (the repository's tags; a chart range resolves against these). */

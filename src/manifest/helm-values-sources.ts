@@ -317,19 +317,15 @@ function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: Diagnost
 }
 
 /**
- * A Flux HelmRelease's values (fluxcd/helm-controller internal/chartutil/values.go
- * ChartValuesFromReferences): each valuesFrom reference in order, a whole YAML document merged
- * in or, with targetPath, one value set there as `--set` would (quoted: as --set-string), then
- * spec.values merged over the result. References are looked up in the HelmRelease's namespace
- * among the ConfigMaps and Secrets of the files given.
+ * The chart a HelmRelease installs (spec.chart, or the object spec.chartRef names when it is in the
+ * files) and its version; undefined when that is not the cluster-api-operator chart.
  */
-function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: Diagnostic[]): Release | undefined {
+function helmReleaseChart(doc: Doc, docs: readonly Doc[]): Pick<Release, 'chartVersion' | 'versionWarning'> | undefined {
   const chart = str(get(doc.value, ['spec', 'chart', 'spec', 'chart']));
   const chartRef = get(doc.value, ['spec', 'chartRef']);
   const { namespace } = metadataOf(doc.value);
   let chartVersion: ChartVersionRequest | undefined;
   let versionWarning: Diagnostic | undefined;
-  const secretValues: SecretValue[] = [];
   if (chart !== undefined) {
     if (!isOperatorChart(chart)) return undefined;
     const version = str(get(doc.value, ['spec', 'chart', 'spec', 'version']));
@@ -380,8 +376,20 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
   } else {
     return undefined;
   }
+  return { chartVersion, versionWarning };
+}
+
+/** The values of a HelmRelease's valuesFrom references, merged in order (see helmReleaseRelease). */
+function valuesFromReferences(
+  doc: Doc,
+  docs: readonly Doc[],
+  problems: Diagnostic[],
+  warnings: Diagnostic[],
+): { values: Values; parts: Part[]; secretValues: SecretValue[] } {
+  const { namespace } = metadataOf(doc.value);
   let values: Values = {};
   const parts: Part[] = [];
+  const secretValues: SecretValue[] = [];
   const refs = get(doc.value, ['spec', 'valuesFrom']);
   (Array.isArray(refs) ? refs : []).forEach((ref, index) => {
     if (!isPlainObject(ref)) return;
@@ -454,11 +462,23 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
       parts.push(stringPart(found, [field, key], parsed));
     }
   });
+  return { values, parts, secretValues };
+}
+
+/**
+ * A Flux HelmRelease's values (fluxcd/helm-controller internal/chartutil/values.go
+ * ChartValuesFromReferences): each valuesFrom reference in order, a whole YAML document merged
+ * in or, with targetPath, one value set there as `--set` would (quoted: as --set-string), then
+ * spec.values merged over the result. References are looked up in the HelmRelease's namespace
+ * among the ConfigMaps and Secrets of the files given.
+ */
+function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: Diagnostic[]): Release | undefined {
+  const chart = helmReleaseChart(doc, docs);
+  if (!chart) return undefined;
+  const { values: referenced, parts, secretValues } = valuesFromReferences(doc, docs, problems, warnings);
   const inline = mapField(doc, ['spec', 'values'], problems);
-  if (inline) {
-    values = mergeUserValues(values, inline);
-    parts.push(mapPart(doc, ['spec', 'values'], inline));
-  }
+  if (inline) parts.push(mapPart(doc, ['spec', 'values'], inline));
+  const values = inline ? mergeUserValues(referenced, inline) : referenced;
   for (const field of ['valuesFiles', 'valuesFile']) {
     if (get(doc.value, ['spec', 'chart', 'spec', field]) !== undefined)
       warnings.push({
@@ -467,7 +487,7 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
         hint: 'pass them with -f before this file',
       });
   }
-  return { doc, values, parts, chartVersion, versionWarning, secretValues };
+  return { doc, values, parts, ...chart, secretValues };
 }
 
 /** Every string in values, with its dotted path. */

@@ -92,7 +92,7 @@ function dedupe(problems: SchemaProblem[]): SchemaProblem[] {
 }
 
 /** `/spec/deployment/containers/0` → ['spec', 'deployment', 'containers', 0]. */
-export function pointerToPath(pointer: string): (string | number)[] {
+function pointerToPath(pointer: string): (string | number)[] {
   if (pointer === '') return [];
   return pointer
     .slice(1)

@@ -28,7 +28,7 @@ import { closestName } from './fields.js';
 import type { ConversionEdit } from './v1alpha1.js';
 
 /** spec.type → operator kind (operator_reconciler.go toClusterctlType; api/v1alpha1/provider_types.go Type). */
-export const TURTLES_TYPES: Readonly<Record<string, ProviderKind>> = {
+const TURTLES_TYPES: Readonly<Record<string, ProviderKind>> = {
   infrastructure: 'InfrastructureProvider',
   core: 'CoreProvider',
   controlPlane: 'ControlPlaneProvider',
@@ -156,6 +156,26 @@ export function planTurtlesConversion(object: Record<string, unknown>): TurtlesC
       source: ['metadata', 'name'],
     });
   }
+  const { data, implicitKeys } = turtlesSecretData(spec, providerName, findings);
+  warnings.push(...turtlesWarnings(spec, providerName, namespace, secretName));
+  return {
+    kind,
+    edits,
+    findings,
+    warnings,
+    secret: { name: secretName, namespace, data, implicitKeys },
+  };
+}
+
+/**
+ * The data of the Secret Turtles writes: its default variables, then spec.variables, the
+ * variables of spec.features and of the provider's name; and the keys the user did not name.
+ */
+function turtlesSecretData(
+  spec: Record<string, unknown>,
+  providerName: string,
+  findings: Finding[],
+): { data: Record<string, string>; implicitKeys: string[] } {
   const data: Record<string, string> = { ...DEFAULT_VARIABLES };
   const implicitKeys = new Set(Object.keys(DEFAULT_VARIABLES));
   if (isPlainObject(spec.variables)) {
@@ -185,6 +205,12 @@ export function planTurtlesConversion(object: Record<string, unknown>): TurtlesC
     data[key] = value;
     implicitKeys.add(key);
   }
+  return { data, implicitKeys: [...implicitKeys].sort() };
+}
+
+/** What Turtles does with spec.credentials, spec.enableAutomaticUpdate and a missing spec.version that a render cannot. */
+function turtlesWarnings(spec: Record<string, unknown>, providerName: string, namespace: string, secretName: string): Finding[] {
+  const warnings: Finding[] = [];
   if (isPlainObject(spec.credentials)) {
     const keys = CREDENTIAL_KEYS[providerName];
     warnings.push({
@@ -215,11 +241,5 @@ export function planTurtlesConversion(object: Record<string, unknown>): TurtlesC
       hint: 'set spec.version to the version Turtles installs today, e.g. version: v2.8.1',
     });
   }
-  return {
-    kind,
-    edits,
-    findings,
-    warnings,
-    secret: { name: secretName, namespace, data, implicitKeys: [...implicitKeys].sort() },
-  };
+  return warnings;
 }

@@ -77,13 +77,13 @@ export interface Patch {
   target?: PatchTarget;
 }
 
-export interface FetchConfiguration {
+interface FetchConfiguration {
   url?: string;
   selector?: LabelSelector;
   oci?: string;
 }
 
-export interface AdditionalDeployment {
+interface AdditionalDeployment {
   deployment?: DeploymentSpec;
   manager?: ManagerSpec;
 }
@@ -173,13 +173,13 @@ export interface UserRepository {
   allowInsecure?: boolean;
 }
 
-export interface CertManagerConfig {
+interface CertManagerConfig {
   enabled?: boolean;
   version?: string;
   url?: string;
 }
 
-export interface OutputConfig {
+interface OutputConfig {
   /** `kustomize` (default), or `argocd`/`flux` with the wiring that syncs the components. */
   layout?: 'kustomize' | 'argocd' | 'flux' | 'operator';
   /** A fleet's tree: `shared` (default: objects several clusters render alike written once, in bases) or `full`. */
@@ -187,7 +187,7 @@ export interface OutputConfig {
 }
 
 /** The chart that draws the GitOps wiring, and its values. */
-export interface GitOpsConfig {
+interface GitOpsConfig {
   /** A chart directory relative to the manifest; replaces the layout's built-in chart. */
   chart?: string;
   /** The output directory's path from the Git repository root. */
@@ -200,7 +200,7 @@ export interface GitOpsConfig {
 }
 
 /** An object the GitOps tool stops enforcing. */
-export interface ObjectOverride {
+interface ObjectOverride {
   kind: string;
   group?: string;
   name: string;

@@ -51,7 +51,7 @@ export interface ManifestText {
  * - `skipped`: not edited, and the lockfile cannot carry the new version either: an alias, not a
  *   version at all, or a range the new version is outside of. `reason` says what to do.
  */
-export type VersionEditStatus = 'updated' | 'unchanged' | 'not-pinned' | 'skipped';
+type VersionEditStatus = 'updated' | 'unchanged' | 'not-pinned' | 'skipped';
 
 export interface VersionEdit {
   file: string;
@@ -71,7 +71,7 @@ export interface VersionEdit {
   message: string;
 }
 
-export interface UpdatedFile extends ManifestText {
+interface UpdatedFile extends ManifestText {
   changed: boolean;
 }
 

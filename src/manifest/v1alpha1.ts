@@ -20,8 +20,8 @@ import { closestName } from './fields.js';
 import type { FieldPath } from './yaml-source.js';
 
 /** The kinds v1alpha1 served (api/v1alpha1/*provider_types.go). */
-export const V1ALPHA1_KINDS: readonly string[] = ['CoreProvider', 'BootstrapProvider', 'ControlPlaneProvider', 'InfrastructureProvider'];
-export const CONVERSION_DATA_ANNOTATION = 'cluster.x-k8s.io/conversion-data';
+const V1ALPHA1_KINDS: readonly string[] = ['CoreProvider', 'BootstrapProvider', 'ControlPlaneProvider', 'InfrastructureProvider'];
+const CONVERSION_DATA_ANNOTATION = 'cluster.x-k8s.io/conversion-data';
 
 /**
  * - `rename`: the pair at `path` becomes `key: value`, in the same place;

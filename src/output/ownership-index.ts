@@ -11,7 +11,7 @@ import { GENERATED_MARK } from '../layout/provenance.js';
  * a kustomization lists), Argo CD directory sources (*.yaml, *.yml, *.json, *.jsonnet) nor Flux
  * (which builds from kustomization.yaml, or *.yaml/*.yml/*.json when there is none) reads it.
  */
-export const INDEX_HEADER = '# capi-gitops ownership index v2';
+const INDEX_HEADER = '# capi-gitops ownership index v2';
 const INDEX_HEADER_V1 = '# capi-gitops ownership index v1';
 const INDEX_PREAMBLE = [
   INDEX_HEADER,

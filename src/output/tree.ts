@@ -10,7 +10,7 @@ export function exists(file: string): Promise<boolean> {
   );
 }
 
-export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
+type EntryType = 'file' | 'dir' | 'symlink' | 'other';
 
 /** What lstat said about one entry when the tree was scanned. */
 export interface TreeEntry {
@@ -20,7 +20,6 @@ export interface TreeEntry {
   ino: number;
   size: number;
   mtimeMs: number;
-  ctimeMs: number;
   dev: number;
   /** Owner and group, kept when the tree is rebuilt. */
   uid: number;
@@ -55,7 +54,6 @@ export async function scanTree(root: string): Promise<Map<string, TreeEntry>> {
         ino: st.ino,
         size: st.size,
         mtimeMs: st.mtimeMs,
-        ctimeMs: st.ctimeMs,
         dev: st.dev,
         uid: st.uid,
         gid: st.gid,

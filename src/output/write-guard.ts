@@ -17,10 +17,7 @@ import {
   SCRATCH_DIRECTORY,
   scratchName,
 } from '../core/scratch-directory.js';
-
-function errorCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException)?.code;
-}
+import { errorCode } from '../core/error-code.js';
 
 /** A diagnostic unless `dir` is a directory this process may write and its owner has not made read-only. */
 export async function assertWritableDirectory(dir: string, role: string): Promise<void> {

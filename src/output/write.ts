@@ -38,6 +38,7 @@ import {
   scratchEntries,
   scratchName,
 } from '../core/scratch-directory.js';
+import { errorCode } from '../core/error-code.js';
 
 /**
  * Writes the tool's files into an output directory and removes the ones a previous run wrote
@@ -123,10 +124,6 @@ async function inPool<T>(items: readonly T[], fn: (item: T) => Promise<void>): P
   const settled = await Promise.allSettled(Array.from({ length: Math.min(POOL_SIZE, items.length) }, worker));
   const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) throw failure.reason;
-}
-
-function errorCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException)?.code;
 }
 
 /** outDir as an absolute real path; a missing outDir's parent is created so a sibling can be. */

@@ -10,11 +10,11 @@ import { applyImageOverrides } from './images.js';
 import { addLabels, CLUSTERCTL_CORE_LABEL, CLUSTERCTL_LABEL } from './labels.js';
 
 /** clusterctl config CertManagerImageComponent: the images key for cert-manager. */
-export const CERT_MANAGER_COMPONENT = 'cert-manager';
+const CERT_MANAGER_COMPONENT = 'cert-manager';
 /** clusterctl api/v1alpha3 labels.go ClusterctlCoreLabelCertManagerValue. */
-export const CERT_MANAGER_CORE_LABEL_VALUE = 'cert-manager';
+const CERT_MANAGER_CORE_LABEL_VALUE = 'cert-manager';
 /** clusterctl api/v1alpha3 annotations.go CertManagerVersionAnnotation. */
-export const CERT_MANAGER_VERSION_ANNOTATION = 'cert-manager.clusterctl.cluster.x-k8s.io/version';
+const CERT_MANAGER_VERSION_ANNOTATION = 'cert-manager.clusterctl.cluster.x-k8s.io/version';
 
 /** addCerManagerLabel: both labels on every object. */
 export function addCertManagerLabels(objs: KObject[]): KObject[] {

@@ -49,7 +49,7 @@ export class BatchParseError extends Error {
 }
 
 /** The secrets stage's part in a render, lent by the caller. */
-export interface SecretWatch<M extends TaintMarks> {
+interface SecretWatch<M extends TaintMarks> {
   /** Whether a text holds a secret value (it is then kept out of the parse cache). */
   holdsSecret(text: string): boolean;
   /** Fresh marks for `text`, for a second substitution in which each secret-bearing reference is a mark. */

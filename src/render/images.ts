@@ -16,7 +16,7 @@ import { IMAGE_REFERENCE_GRAMMAR, imageFieldProblem, parseImage, type ImageField
 // ---- clusterctl ImageMeta --------------------------------------------------------------
 
 /** `all` applies to every component (clusterctl imagemeta_client.go allImageConfig). */
-export const ALL_IMAGES_KEY = 'all';
+const ALL_IMAGES_KEY = 'all';
 const IMAGE_META_FIELDS = ['repository', 'name', 'tag'] as const;
 
 /** imageMeta.Union: fields of `over` that are set replace those of `base`. */
@@ -225,6 +225,9 @@ export function mergeImageOverrides(
   return merged;
 }
 
+/** A problem at a path of the images value (never quoting it). */
+type ProblemAt = (path: string, message: string, expected: string) => Diagnostic;
+
 const IMAGES_HINT =
   "write it as clusterctl's images config, one key per line, e.g. `all: {repository: mirror.example.com/capi}` or `bootstrap-kubeadm: {tag: v1.12.1}`";
 
@@ -234,7 +237,7 @@ const IMAGES_HINT =
  */
 export function parseImagesValue(yamlText: string, origin: string, position?: SourcePosition): Record<string, ImageMeta> {
   const where = position ? { file: position.file, line: position.line, column: position.column } : {};
-  const problem = (path: string, message: string, expected: string): Diagnostic => ({
+  const problem: ProblemAt = (path, message, expected) => ({
     ...where,
     object: origin,
     path,
@@ -288,38 +291,43 @@ export function parseImagesValue(yamlText: string, origin: string, position?: So
       });
       continue;
     }
-    const meta: ImageMeta = {};
-    for (const [field, fieldValue] of Object.entries(entry)) {
-      if (!(IMAGE_META_FIELDS as readonly string[]).includes(field)) {
-        bag.add(problem(`${path}.${field}`, `unknown field "${field}"`, 'one of repository, name, tag'));
-      } else if (fieldValue === null) {
-        continue;
-      } else if (typeof fieldValue !== 'string') {
-        bag.add(
-          problem(
-            `${path}.${field}`,
-            `is a ${typeName(fieldValue)}, not a string`,
-            'a string (quote values such as tags that look like numbers)',
-          ),
-        );
-      } else {
-        // Checked as the manifest's Config.images fields are (schema formats); the value is not quoted.
-        const wrong = imageFieldProblem(`image-${field}` as ImageField, fieldValue);
-        if (wrong)
-          bag.add(
-            problem(
-              `${path}.${field}`,
-              `is not a valid image ${field}: ${wrong}`,
-              `the ${field} part of an image reference: ${IMAGE_REFERENCE_GRAMMAR}`,
-            ),
-          );
-        else meta[field as (typeof IMAGE_META_FIELDS)[number]] = fieldValue;
-      }
-    }
-    setOwnValue(result, key, meta);
+    setOwnValue(result, key, imageMetaOf(entry, path, problem, bag));
   }
   bag.throwIfAny();
   return result;
+}
+
+/** An images entry's {repository, name, tag}, each a valid part of an image reference; problems go to `bag`. */
+function imageMetaOf(entry: Record<string, unknown>, path: string, problem: ProblemAt, bag: DiagnosticBag): ImageMeta {
+  const meta: ImageMeta = {};
+  for (const [field, fieldValue] of Object.entries(entry)) {
+    if (!(IMAGE_META_FIELDS as readonly string[]).includes(field)) {
+      bag.add(problem(`${path}.${field}`, `unknown field "${field}"`, 'one of repository, name, tag'));
+    } else if (fieldValue === null) {
+      continue;
+    } else if (typeof fieldValue !== 'string') {
+      bag.add(
+        problem(
+          `${path}.${field}`,
+          `is a ${typeName(fieldValue)}, not a string`,
+          'a string (quote values such as tags that look like numbers)',
+        ),
+      );
+    } else {
+      // Checked as the manifest's Config.images fields are (schema formats); the value is not quoted.
+      const wrong = imageFieldProblem(`image-${field}` as ImageField, fieldValue);
+      if (wrong)
+        bag.add(
+          problem(
+            `${path}.${field}`,
+            `is not a valid image ${field}: ${wrong}`,
+            `the ${field} part of an image reference: ${IMAGE_REFERENCE_GRAMMAR}`,
+          ),
+        );
+      else meta[field as (typeof IMAGE_META_FIELDS)[number]] = fieldValue;
+    }
+  }
+  return meta;
 }
 
 /** YAML-flavoured type names for messages; YAML 1.1 turns unquoted dates into timestamps. */

@@ -9,11 +9,11 @@ import type { KObject } from '../core/kobject.js';
 import { manifestLabel, type ProviderKind } from '../core/provider.js';
 import { CLUSTERCTL_CORE_LABEL, commonLabels } from './labels.js';
 
-export const INVENTORY_GROUP = 'clusterctl.cluster.x-k8s.io';
-export const INVENTORY_VERSION = 'v1alpha3';
-export const INVENTORY_API_VERSION = `${INVENTORY_GROUP}/${INVENTORY_VERSION}`;
+const INVENTORY_GROUP = 'clusterctl.cluster.x-k8s.io';
+const INVENTORY_VERSION = 'v1alpha3';
+const INVENTORY_API_VERSION = `${INVENTORY_GROUP}/${INVENTORY_VERSION}`;
 /** clusterctl api/v1alpha3 labels.go ClusterctlCoreLabelInventoryValue. */
-export const INVENTORY_CORE_LABEL_VALUE = 'inventory';
+const INVENTORY_CORE_LABEL_VALUE = 'inventory';
 
 export interface InventoryProvider {
   type: ProviderKind;

@@ -12,7 +12,7 @@ import type { VariableLookup, VariableValue } from './types.js';
 import { substituteVariables, type SubstitutionResult, type TaintMarker } from './variables.js';
 
 /** The value a variable takes when `check` or `diff` render without it (never written: the strategy replaces it). */
-export const NOT_GIVEN_PLACEHOLDER = 'capi-gitops-value-not-given';
+const NOT_GIVEN_PLACEHOLDER = 'capi-gitops-value-not-given';
 export const NOT_GIVEN_ORIGIN = 'not given (check and diff do not need it: the secrets strategy keeps it out of the output)';
 
 /** What a taint-tracking substitution needs from the secrets stage's marks: each one's reference and the variables it carries. */
@@ -37,7 +37,7 @@ export interface LandingRequest {
 }
 
 /** Whether a raw text may hold a v1 Secret; the analysis (a parse) runs only then. */
-export function mayHoldSecret(raw: string): boolean {
+function mayHoldSecret(raw: string): boolean {
   return raw.includes('Secret') && /\bkind["']?\s*:\s*["']?Secret\b/.test(raw);
 }
 

@@ -7,7 +7,7 @@
 // ---- parse tree ------------------------------------------------------------------------------
 
 /** What a reference does with its variable's value (drone/envsubst funcs.go). */
-export type Operation =
+type Operation =
   | 'value' //            ${V}, and the casing spellings `,^` / `^,` that drone maps to no-op
   | 'default' //          ${V=d} ${V:=d} ${V:-d} ${V:?d} ${V:+d}: args when the value is empty
   | 'length' //           ${#V}

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { CapiGitopsError, type Diagnostic, type DiagnosticOrigin } from '../core/diagnostics.js';
 import { manifestLabel, type ProviderKind } from '../core/provider.js';
-import type { Artifact, ProviderRepository } from '../core/repository.js';
+import { LATEST, type Artifact, type ProviderRepository } from '../core/repository.js';
 import { parseSemantic } from '../core/versions.js';
 import type { Manifest, ProviderObject, ToolConfig } from '../manifest/types.js';
 import {
@@ -17,7 +17,7 @@ import {
   operatorSettingsProblems,
   type ResolvedOperatorRelease,
 } from './operator-release.js';
-import { LATEST, sortForLatest } from './versions.js';
+import { sortForLatest } from './versions.js';
 import type { ProviderRegistry } from './registry.js';
 import { buildProviderRegistry } from './registry.js';
 import { certManagerFileVersion } from './cert-manager-version.js';

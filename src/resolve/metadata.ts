@@ -7,11 +7,11 @@
 import type { SemVer } from 'semver';
 import { CapiGitopsError, withArticle, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
+import { METADATA_FILE } from '../core/repository.js';
 import { parseSemantic } from '../core/versions.js';
 import { parseArtifact } from '../yaml/parse.js';
 
-export const METADATA_FILE = 'metadata.yaml';
-export const METADATA_API_VERSION = 'clusterctl.cluster.x-k8s.io/v1alpha3';
+const METADATA_API_VERSION = 'clusterctl.cluster.x-k8s.io/v1alpha3';
 /** The contract clusterctl v1.12.0 implements (cluster.x-k8s.io core API version). */
 export const CURRENT_CONTRACT = 'v1beta2';
 /** Contracts the operator installs (validateRepoCAPIVersion) and clusterctl v1.12.0 accepts. */

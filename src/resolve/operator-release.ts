@@ -8,7 +8,7 @@ import type { Diagnostic, DiagnosticOrigin } from '../core/diagnostics.js';
 import type { ToolConfig } from '../manifest/types.js';
 import type { ResolvedRelease } from './resolve.js';
 import { parseSemantic } from '../core/versions.js';
-import { LATEST } from './versions.js';
+import { LATEST } from '../core/repository.js';
 
 export const OPERATOR_LABEL = 'cluster-api-operator';
 export const OPERATOR_COMPONENTS_FILE = 'operator-components.yaml';

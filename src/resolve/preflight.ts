@@ -14,7 +14,7 @@ import type { ProviderObject } from '../manifest/types.js';
 import type { ProviderRegistry } from './registry.js';
 import { parseVersionRequest } from '../core/versions.js';
 
-export const CORE_PROVIDER_NAME = 'cluster-api';
+const CORE_PROVIDER_NAME = 'cluster-api';
 
 /** `CoreProvider/capi-system/cluster-api`, as diagnostics name objects. */
 export function providerObjectName(provider: Pick<ProviderObject, 'kind' | 'namespace' | 'name'>): string {

@@ -105,7 +105,7 @@ const BUILT_IN: Record<ProviderKind, readonly BuiltIn[]> = {
 };
 
 /** clusterctl's Provider.Less: type order (core, bootstrap, control plane, infrastructure, IPAM, runtime extension, addon), then name. */
-export function compareEntries(a: Pick<RegistryEntry, 'kind' | 'name'>, b: Pick<RegistryEntry, 'kind' | 'name'>): number {
+function compareEntries(a: Pick<RegistryEntry, 'kind' | 'name'>, b: Pick<RegistryEntry, 'kind' | 'name'>): number {
   return INSTALL_ORDER[a.kind] - INSTALL_ORDER[b.kind] || compareStrings(a.name, b.name);
 }
 
@@ -156,7 +156,7 @@ export function urlProblem(url: string): string | undefined {
  * case and a DNS-1123 subdomain; `cluster-api` if and only if CoreProvider; URL non-empty and
  * parseable; type a provider kind.
  */
-export function userRepositoryProblems(repository: UserRepository): { field: string; message: string; hint?: string }[] {
+function userRepositoryProblems(repository: UserRepository): { field: string; message: string; hint?: string }[] {
   const problems: { field: string; message: string; hint?: string }[] = [];
   const { name, type, url } = repository;
   if (!isProviderKind(type)) {

@@ -8,15 +8,14 @@
  * fetch-releases.ts; this module holds the rules, over the ProviderRepository contract (core/repository.ts).
  */
 import path from 'node:path';
-import { CapiGitopsError, compareStrings, type Diagnostic, type DiagnosticOrigin } from '../core/diagnostics.js';
+import { CapiGitopsError, comparePositions, compareStrings, type Diagnostic, type DiagnosticOrigin } from '../core/diagnostics.js';
 import { INSTALL_ORDER, type ProviderKind } from '../core/provider.js';
 import type { Manifest, ProviderObject, SourcePosition, ToolConfig } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
 import { parseSemantic } from '../core/versions.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../core/repository.js';
+import { ArtifactNotFoundError, METADATA_FILE, type Artifact, type ProviderRepository } from '../core/repository.js';
 import {
   CURRENT_CONTRACT,
-  METADATA_FILE,
   contractForVersion,
   contractMismatch,
   parseMetadata,
@@ -170,7 +169,7 @@ function contractProblems(resolutions: readonly ProviderResolution[]): Diagnosti
 }
 
 /** Install order (core, bootstrap, control plane, infrastructure, …), then name, then namespace. */
-export function compareResolved(
+function compareResolved(
   a: Pick<ResolvedProvider, 'kind' | 'name' | 'namespace'>,
   b: Pick<ResolvedProvider, 'kind' | 'name' | 'namespace'>,
 ): number {
@@ -219,40 +218,41 @@ function mergeSharedProblems(failures: readonly { origin?: DiagnosticOrigin; dia
     failures.some(
       ({ origin: o }) => o && o.file === d.file && o.line === d.line && o.column === d.column && o.object === d.object && o.path === d.path,
     );
+  // in the order first met; a shared one collects the origins of every provider that met it
+  const problems: { diagnostic: Diagnostic; origins?: DiagnosticOrigin[] }[] = [];
   const shared = new Map<string, { diagnostic: Diagnostic; origins: DiagnosticOrigin[] }>();
-  const problems: (Diagnostic | string)[] = [];
   for (const { origin, diagnostics } of failures) {
-    for (const d of diagnostics) {
-      if (!origin || !atProvider(d)) {
-        problems.push(d);
+    for (const diagnostic of diagnostics) {
+      if (!origin || !atProvider(diagnostic)) {
+        problems.push({ diagnostic });
         continue;
       }
-      const key = JSON.stringify([d.message, d.expected, d.hint]);
+      const key = JSON.stringify([diagnostic.message, diagnostic.expected, diagnostic.hint]);
       const group = shared.get(key);
       if (group) group.origins.push(origin);
       else {
-        shared.set(key, { diagnostic: d, origins: [origin] });
-        problems.push(key);
+        const first = { diagnostic, origins: [origin] };
+        shared.set(key, first);
+        problems.push(first);
       }
     }
   }
-  return problems.map((p) => {
-    if (typeof p !== 'string') return p;
-    const { diagnostic, origins } = shared.get(p)!;
-    const sorted = [...new Map(origins.map((o) => [o.object, o])).values()].sort(
-      (a, b) => compareStrings(a.file ?? '', b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0),
-    );
-    const first = sorted[0]!;
-    const paths = new Set(sorted.map((o) => o.path));
-    return {
-      ...diagnostic,
-      file: first.file,
-      line: first.line,
-      column: first.column,
-      object: sorted.map((o) => o.object).join(', '),
-      path: paths.size === 1 ? first.path : undefined,
-    };
-  });
+  return problems.map(({ diagnostic, origins }) => (origins ? namingEveryProvider(diagnostic, origins) : diagnostic));
+}
+
+/** `diagnostic` at the first of `origins` in the manifest, naming each of their objects. */
+function namingEveryProvider(diagnostic: Diagnostic, origins: readonly DiagnosticOrigin[]): Diagnostic {
+  const sorted = [...new Map(origins.map((o) => [o.object, o])).values()].sort(comparePositions);
+  const first = sorted[0]!;
+  const paths = new Set(sorted.map((o) => o.path));
+  return {
+    ...diagnostic,
+    file: first.file,
+    line: first.line,
+    column: first.column,
+    object: sorted.map((o) => o.object).join(', '),
+    path: paths.size === 1 ? first.path : undefined,
+  };
 }
 
 /**
@@ -273,7 +273,7 @@ export function preflightManagementCluster(manifest: Manifest): Diagnostic[] {
 /** clusterctl v1.12.0's pinned cert-manager (cmd/clusterctl/client/config/cert_manager_client.go). */
 export const CERT_MANAGER_DEFAULT_VERSION = 'v1.19.1';
 /** Why that version: said in every diagnostic about the default, which the user did not write. */
-export const CERT_MANAGER_DEFAULT_REASON = 'the version clusterctl v1.12 pins';
+const CERT_MANAGER_DEFAULT_REASON = 'the version clusterctl v1.12 pins';
 export const CERT_MANAGER_LABEL = 'cert-manager';
 
 /** clusterctl's default cert-manager URL for a version. */
@@ -291,7 +291,7 @@ export interface ResolvedRelease<Label extends string> {
 
 export type ResolvedCertManager = ResolvedRelease<typeof CERT_MANAGER_LABEL>;
 
-export function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
+function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
   // the field's own line where the Config says where it is, else the Config document's
   const at = config.locate?.(['certManager', field]) ?? config.position;
   return {

@@ -59,9 +59,9 @@ export interface CertManagerPlan {
   available?: string;
 }
 
-export type TargetStatus = 'upgrade' | 'up-to-date' | 'refused';
+type TargetStatus = 'upgrade' | 'up-to-date' | 'refused';
 
-export interface PlanTarget {
+interface PlanTarget {
   /** The contract the plan targets; providers may implement any contract compatible with it. */
   contract: string;
   /** The newest stable release above the installed one under that contract, or "" if none. */
@@ -77,7 +77,7 @@ export interface PlanTarget {
   warnings: string[];
 }
 
-export interface ProviderPlan {
+interface ProviderPlan {
   kind: ProviderKind;
   name: string;
   namespace: string;

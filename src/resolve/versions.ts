@@ -11,10 +11,9 @@ import type { SemVer } from 'semver';
 import semverSatisfies from 'semver/functions/satisfies.js';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import { compareSemantic, parseSemantic, parseVersionRequest } from '../core/versions.js';
-import { ArtifactNotFoundError, type ProviderRepository } from '../core/repository.js';
-import { CURRENT_CONTRACT, METADATA_FILE, parseMetadata, releaseSeriesForContract } from './metadata.js';
+import { ArtifactNotFoundError, LATEST, METADATA_FILE, type ProviderRepository } from '../core/repository.js';
+import { CURRENT_CONTRACT, parseMetadata, releaseSeriesForContract } from './metadata.js';
 
-export const LATEST = 'latest';
 /** clusterctl probes at most this many newest tags for a metadata.yaml. */
 const LATEST_SEARCH_WIDTH = 5;
 

@@ -14,10 +14,10 @@ import { parseAllDocuments } from 'yaml';
 
 export const DEFAULT_SUBSTITUTE_SECRET = 'capi-gitops-variables';
 /** kustomize-controller reads this label; only `disabled` turns substitution off. */
-const FLUX_SUBSTITUTE_LABEL = 'kustomize.toolkit.fluxcd.io/substitute';
+export const FLUX_SUBSTITUTE_LABEL = 'kustomize.toolkit.fluxcd.io/substitute';
 
 /** `${` → `$${`, `$$` → `$$$` (the first `$` of each pair doubled): envsubst turns both back. */
-export function escapeForFlux(text: string): string {
+function escapeForFlux(text: string): string {
   return text.replace(/\$(?=[${])/g, '$$$$');
 }
 

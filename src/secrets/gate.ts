@@ -9,7 +9,7 @@ import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { doubleQuoted } from '../yaml/emit.js';
 
 /** Values shorter than this are not searched for (too many accidental hits). */
-export const MINIMUM_SECRET_LENGTH = 4;
+const MINIMUM_SECRET_LENGTH = 4;
 
 /**
  * Values too common to mean anything as bytes: YAML 1.1's booleans and null, and numbers of
@@ -249,7 +249,7 @@ interface EscapedLines {
  * line or as a block of lines, and no escape spans a line break, so decoding line by line decodes
  * every scalar.
  */
-export function escapedLines(text: string): EscapedLines {
+function escapedLines(text: string): EscapedLines {
   const raw: string[] = [];
   const lines: { start: number; decoded: string }[] = [];
   let lastLineStart = -1;
@@ -373,7 +373,7 @@ export function scanOutput(files: ReadonlyMap<string, string>, needles: SecretNe
 }
 
 /** `text` with every secret form replaced by `[secret NAME]`. */
-export function redact(text: string, needles: SecretNeedles): string {
+function redact(text: string, needles: SecretNeedles): string {
   let out = text;
   for (const [needle, name] of needles.needles) if (out.includes(needle)) out = out.split(needle).join(`[secret ${name}]`);
   return out;

@@ -33,7 +33,7 @@ async function gitState(file: string): Promise<GitState> {
 }
 
 /** The Secrets that hold a value not declared public (those are meant for Git). */
-export function secretsWithValues(secrets: readonly SecretObject[], publicNames: readonly string[]): SecretObject[] {
+function secretsWithValues(secrets: readonly SecretObject[], publicNames: readonly string[]): SecretObject[] {
   return secrets.filter((s) => Object.keys(s.data).some((key) => !publicNames.includes(key)));
 }
 

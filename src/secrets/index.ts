@@ -12,14 +12,14 @@ import { isSecret, notInSecretData, toExternalSecrets } from './external-secrets
 import { DEFAULT_SUBSTITUTE_SECRET, toFluxSubstitution } from './flux-substitute.js';
 import { scanOutput, type SecretNeedles } from './gate.js';
 
-export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type GivenSecret, type RunSecrets } from './sources.js';
+export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type GivenSecret } from './sources.js';
 export { taintMarker, type MarkedText } from './taint.js';
 export { substituteSecretWarnings } from './flux-substitute.js';
 export { chartDrawnSecrets, chartSecretProblem } from './chart-secrets.js';
-export { secretNeedles, addSecretValues, containsSecret, redact, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
+export { secretNeedles, addSecretValues, containsSecret, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
 
 /** An object of a component that holds secret values: the layout names its file. */
-export interface SecretObjectRef {
+interface SecretObjectRef {
   component: RenderedComponent;
   object: KObject;
 }

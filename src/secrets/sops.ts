@@ -18,8 +18,8 @@ import { isPlainObject } from '../core/kobject.js';
 import { registerSecret } from '../core/redact.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 
-export const SOPS_VERSION = '3.9.4';
-export const ENCRYPTED_REGEX = '^(data|stringData)$';
+const SOPS_VERSION = '3.9.4';
+const ENCRYPTED_REGEX = '^(data|stringData)$';
 const ENCRYPTED = new RegExp(ENCRYPTED_REGEX);
 
 type Scalar = string | number | boolean | null;
@@ -51,7 +51,7 @@ function rfc3339(date: Date): string {
  * Encrypts one YAML document (an object file of the output). The leading comment line stays,
  * as sops keeps comments outside encrypted keys.
  */
-export async function sopsEncryptFile(text: string, recipients: readonly string[], now = new Date()): Promise<string> {
+export async function sopsEncryptFile(text: string, recipients: readonly string[]): Promise<string> {
   const header = /^(#[^\n]*\n)*/.exec(text)![0];
   const root = parseDocument(text, { schema: 'core' }).toJS() as Record<string, unknown>;
   const dataKey = randomBytes(32);
@@ -66,7 +66,7 @@ export async function sopsEncryptFile(text: string, recipients: readonly string[
     return encrypted ? encryptText(plain, dataKey, path.join(':') + ':', type) : value;
   };
   const encrypted = walk(root, [], false) as Record<string, unknown>;
-  const lastmodified = rfc3339(now);
+  const lastmodified = rfc3339(new Date());
   const mac = hash.digest('hex').toUpperCase();
   const age = [];
   for (const recipient of recipients) {
@@ -112,11 +112,11 @@ export interface SopsIdentities {
  * file. As there, a source that fails is recorded and the others still count. Each identity is
  * registered as a secret, so no message can print it.
  */
-export async function sopsIdentities(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<SopsIdentities> {
+export async function sopsIdentities(env: NodeJS.ProcessEnv): Promise<SopsIdentities> {
   const read = (file: string | undefined) => (file ? readFile(file, 'utf8').catch(() => '') : Promise.resolve(''));
   const failures: string[] = [];
   const command = env.SOPS_AGE_KEY_CMD === undefined ? '' : await keyCommandOutput(env.SOPS_AGE_KEY_CMD, failures);
-  const text = [env.SOPS_AGE_KEY ?? '', await read(env.SOPS_AGE_KEY_FILE), command, await read(sopsUserKeyFile(env, platform))].join('\n');
+  const text = [env.SOPS_AGE_KEY ?? '', await read(env.SOPS_AGE_KEY_FILE), command, await read(sopsUserKeyFile(env))].join('\n');
   const identities = text
     .split(/\r?\n/)
     .map((l) => l.trim())
@@ -172,7 +172,7 @@ function runKeyCommand(command: string): Promise<{ stdout: string } | { failure:
  * literal; "…" takes a backslash as escaping the next character; a backslash outside quotes
  * escapes the next one; a # that starts a word begins a comment to the end of the line.
  */
-export function shlexSplit(text: string): string[] {
+function shlexSplit(text: string): string[] {
   const words: string[] = [];
   const space = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\n';
   let i = 0;

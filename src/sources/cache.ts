@@ -51,6 +51,7 @@ import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { redactUrlCredentials } from '../core/redact.js';
 import { replaceFileUnflushed, TEMPORARY_SUFFIX } from './replace-file.js';
+import { errorCode } from '../core/error-code.js';
 
 /** Metadata kept per URL for conditional requests (If-None-Match) and offline use. */
 export interface HttpRecord {
@@ -79,9 +80,9 @@ export interface CacheKey {
 const KEY_BYTES = 32;
 
 /** `$XDG_STATE_HOME/capi-gitops/cache-key`, else `~/.local/state/capi-gitops/cache-key`: outside the cache, so not shared with it. */
-export function defaultCacheKeyFile(env: Record<string, string | undefined> = process.env, home: string = os.homedir()): string {
-  const xdg = env.XDG_STATE_HOME;
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.local', 'state');
+function defaultCacheKeyFile(): string {
+  const xdg = process.env.XDG_STATE_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.local', 'state');
   return path.join(base, 'capi-gitops', 'cache-key');
 }
 
@@ -91,7 +92,7 @@ export function defaultCacheKeyFile(env: Record<string, string | undefined> = pr
  * else a random key in `defaultCacheKeyFile()`, created on first use with mode 0600. When neither can be had,
  * a key for this run only: records are still written and checked, just not reused by later runs.
  */
-export async function cacheKey(log?: (line: string) => void): Promise<CacheKey> {
+async function cacheKey(log?: (line: string) => void): Promise<CacheKey> {
   const secret = process.env.CAPI_GITOPS_CACHE_KEY;
   if (secret && secret.length >= 16) return { bytes: createHash('sha256').update(secret).digest(), madeByThisRun: false };
   const file = defaultCacheKeyFile();
@@ -114,14 +115,14 @@ export async function cacheKey(log?: (line: string) => void): Promise<CacheKey> 
       return { bytes: await read(), madeByThisRun: true };
     } catch (again) {
       // another run made the file between our read and our write
-      if ((again as NodeJS.ErrnoException)?.code === 'EEXIST') {
+      if (errorCode(again) === 'EEXIST') {
         return read().then(
           (bytes) => ({ bytes, madeByThisRun: true }),
           () => ({ bytes: randomBytes(KEY_BYTES), madeByThisRun: true }),
         );
       }
       log?.(
-        `cache: no key file at ${file} (${(again as NodeJS.ErrnoException)?.code ?? (again as Error).message}); cache records are used within this run only (set CAPI_GITOPS_CACHE_KEY or XDG_STATE_HOME)`,
+        `cache: no key file at ${file} (${errorCode(again) ?? (again as Error).message}); cache records are used within this run only (set CAPI_GITOPS_CACHE_KEY or XDG_STATE_HOME)`,
       );
       return { bytes: randomBytes(KEY_BYTES), madeByThisRun: true };
     }
@@ -133,7 +134,7 @@ const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 export const PARSED_RETENTION_DAYS = 14;
 /** A parsed entry's file name ends so; `.json` entries (earlier versions, never read now) are trimmed as they age. */
-export const PARSED_EXTENSIONS = ['.v8', '.json'] as const;
+const PARSED_EXTENSIONS = ['.v8', '.json'] as const;
 /** Marks the last trim of the parsed store; not a `.json`, so never taken for an entry. */
 const TRIM_MARKER = 'last-trim';
 
@@ -148,7 +149,7 @@ export function defaultCacheDir(env: Record<string, string | undefined> = proces
 }
 
 function isMissing(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException)?.code === 'ENOENT';
+  return errorCode(error) === 'ENOENT';
 }
 
 /** Content-addressed artifact store plus HTTP metadata and parsed-form records. */
@@ -202,7 +203,7 @@ export class ArtifactCache {
     try {
       await write();
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException)?.code;
+      const code = errorCode(error);
       this.warnOnce(
         kind,
         `cache: cannot write ${kind} entries under ${this.dir} (${code ?? (error as Error).message}); continuing without caching them`,
@@ -402,7 +403,8 @@ export class ArtifactCache {
   }
 
   /** Refreshes an entry's mtime, at most hourly, so trimming sees it as used. */
-  private async markUsed(file: string, now: number = Date.now()): Promise<void> {
+  private async markUsed(file: string): Promise<void> {
+    const now = Date.now();
     try {
       if (!(await this.mayWrite()) || !(await this.checkedParent(file, false))) return;
       const st = await lstat(file);
@@ -480,15 +482,12 @@ export class ArtifactCache {
       }
     } catch (error) {
       if (isMissing(error)) return undefined;
-      if ((error as NodeJS.ErrnoException)?.code === 'ELOOP') {
+      if (errorCode(error) === 'ELOOP') {
         await this.discard(file, `${path.relative(this.dir, file)} is a symbolic link`);
         return undefined;
       }
       // Unreadable (EACCES, ENOTDIR when --cache-dir names a file, EISDIR): a miss, said once.
-      this.warnOnce(
-        'read',
-        `cache: cannot read ${file} (${(error as NodeJS.ErrnoException)?.code ?? (error as Error).message}); treating the cache as empty`,
-      );
+      this.warnOnce('read', `cache: cannot read ${file} (${errorCode(error) ?? (error as Error).message}); treating the cache as empty`);
       return undefined;
     }
   }

@@ -18,7 +18,7 @@ import { isLoopbackHost } from './base/http.js';
 const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
 
 /** Why `value` cannot be sent as (part of) a header value, or undefined when it can. */
-export function headerValueProblem(value: string): string | undefined {
+function headerValueProblem(value: string): string | undefined {
   if (HEADER_SAFE.test(value)) return undefined;
   const bad = [...value].find((c) => !HEADER_SAFE.test(c))!;
   const code = bad.codePointAt(0)!;
@@ -91,7 +91,7 @@ function hostOf(url: string | undefined): string | undefined {
  * the person running the tool named (`--github-api-url`, `GITHUB_API_URL`); `holder` says where
  * the token is.
  */
-export function githubTokenHostProblem(
+function githubTokenHostProblem(
   apiUrl: string | undefined,
   trusted: ReadonlyArray<string | undefined>,
   holder = 'GITHUB_TOKEN (or GH_TOKEN) is set',
@@ -142,7 +142,7 @@ export const OCI_REGISTRIES_VARIABLE = 'CAPI_GITOPS_OCI_REGISTRIES';
 export const GITLAB_HOSTS_VARIABLE = 'CAPI_GITOPS_GITLAB_HOSTS';
 
 /** The `host[:port]` of each entry of a list the runner gives (comma- or space-separated; URLs too), lower-case. */
-export function namedHosts(list: string | undefined): string[] {
+function namedHosts(list: string | undefined): string[] {
   const hosts: string[] = [];
   for (const entry of (list ?? '').split(/[\s,]+/)) {
     if (entry === '') continue;
@@ -173,7 +173,7 @@ export function environmentCredentialProblem(
 }
 
 /** configSecret key holding an Authorization header value for a plain-HTTPS repository. */
-export const HTTPS_AUTHORIZATION_KEY = 'HTTPS_AUTHORIZATION';
+const HTTPS_AUTHORIZATION_KEY = 'HTTPS_AUTHORIZATION';
 
 /**
  * The Authorization header value for a plain-HTTPS repository at `url`: the configSecret's

@@ -43,7 +43,7 @@ export interface SelectorRequest extends RequestBase {
 }
 
 /** The operator's fetchConfig.oci: an OCI artifact, whose file names need the provider's kind. */
-export interface OciRequest extends RequestBase {
+interface OciRequest extends RequestBase {
   from: 'oci';
   oci: string;
   kind: ProviderKind;

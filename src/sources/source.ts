@@ -8,7 +8,7 @@ import type { ProviderRepository } from '../core/repository.js';
  * sources make every request through `base/client.ts`; no source imports another.
  */
 
-export { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../core/repository.js';
+export { ArtifactNotFoundError, LATEST, METADATA_FILE, type Artifact, type ProviderRepository } from '../core/repository.js';
 
 /** One source: it looks at a request and opens a repository, or answers null ("not mine"). */
 export interface SourceModule {

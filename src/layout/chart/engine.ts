@@ -22,12 +22,10 @@ import { STRICT_LOOKUP, strictJavaScriptCompiler, type DeclaredKeys, type Lookup
 // directory brings the full compiler (LoadedChart.compilers).
 const runtime = createRequire(import.meta.url)('handlebars/runtime.js') as typeof HandlebarsModule;
 
-export { COMPILE_OPTIONS };
-
 type HelperOptions = HandlebarsModule.HelperOptions;
 
 /** Sprig's `empty`: nil, false, 0, "", and empty lists and maps. */
-export function isEmptyValue(value: unknown): boolean {
+function isEmptyValue(value: unknown): boolean {
   if (value === null || value === undefined || value === false || value === 0 || value === '') return true;
   if (Array.isArray(value)) return value.length === 0;
   if (isValuesMap(value)) return Object.keys(value).length === 0;
@@ -44,7 +42,7 @@ function text(value: unknown): string {
 }
 
 /** Sprig `indent`: every line, the first included, gets `n` spaces. */
-export function indentText(n: number, value: unknown): string {
+function indentText(n: number, value: unknown): string {
   const body = text(value);
   const lines = (body.match(/\n/g)?.length ?? 0) + 1;
   if (!Number.isSafeInteger(n) || n < 0 || body.length + n * lines > MAX_CHART_OUTPUT)
@@ -94,10 +92,10 @@ export class TemplateProblems extends Error {
  * output, the loop iterations and partial calls (loops nested in loops multiply), and how deep
  * partials nest (a partial that includes itself would otherwise overflow the stack).
  */
-export const MAX_CHART_OUTPUT = 16 * 1024 * 1024;
-export const MAX_CHART_TEXT_PRODUCED = 64 * 1024 * 1024;
-export const MAX_CHART_STEPS = 1_000_000;
-export const MAX_PARTIAL_DEPTH = 64;
+const MAX_CHART_OUTPUT = 16 * 1024 * 1024;
+const MAX_CHART_TEXT_PRODUCED = 64 * 1024 * 1024;
+const MAX_CHART_STEPS = 1_000_000;
+const MAX_PARTIAL_DEPTH = 64;
 
 function thousands(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');

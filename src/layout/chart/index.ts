@@ -15,7 +15,7 @@ import type { LoadedChart, ValuesLayer } from './types.js';
 import type { SetExpression } from '../../core/helm-set.js';
 
 export { renderChart } from './render.js';
-export type { ChartComponent, ChartContext, ChartDocument, LoadedChart, ValuesLayer } from './types.js';
+export type { ChartContext, ValuesLayer } from './types.js';
 
 export interface ChartRequest {
   /** The layout's built-in chart. */
@@ -88,7 +88,7 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
 }
 
 /** The output directory's path from the root of the Git repository that holds it, if any. */
-export function pathInRepository(outputDir: string): string | undefined {
+function pathInRepository(outputDir: string): string | undefined {
   const target = path.resolve(outputDir);
   for (let dir = target; ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, '.git'))) return path.relative(dir, target).split(path.sep).join('/') || '.';

@@ -131,9 +131,9 @@ export class SourceClient {
   }
 
   /** A transport failure (`HttpError`) as a CapiGitopsError saying what could not be done; anything else as it is. */
-  failure(error: unknown, action: string, hint?: string): unknown {
+  failure(error: unknown, action: string): unknown {
     if (!(error instanceof HttpError)) return error;
-    return this.error(`cannot ${action}: ${error.message}`, { hint: hint ?? networkFailureHint(error.failure) });
+    return this.error(`cannot ${action}: ${error.message}`, { hint: networkFailureHint(error.failure) });
   }
 
   diagnostic(message: string, extra: Omit<Diagnostic, 'message'> = {}): Diagnostic {

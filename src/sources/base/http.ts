@@ -38,7 +38,7 @@ export interface HttpPolicy {
   random: () => number;
 }
 
-export const DEFAULT_HTTP_POLICY: Readonly<HttpPolicy> = Object.freeze({
+const DEFAULT_HTTP_POLICY: Readonly<HttpPolicy> = Object.freeze({
   timeoutMs: 120_000,
   retries: 3,
   maxBytes: 64 * 1024 * 1024,
@@ -190,7 +190,7 @@ export function retryAfterMs(value: string | null | undefined, now: number = Dat
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-export function isRetryableStatus(status: number): boolean {
+function isRetryableStatus(status: number): boolean {
   return status >= 500 || status === 408 || status === 429;
 }
 

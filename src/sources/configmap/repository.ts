@@ -8,7 +8,12 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
-import { DEFAULT_COMPONENTS_FILE } from '../../core/provider.js';
+import {
+  CONFIGMAP_COMPRESSED_ANNOTATION,
+  CONFIGMAP_VERSION_LABEL,
+  DEFAULT_COMPONENTS_FILE,
+  OPERATOR_REPOSITORY_COMPONENTS_FILE,
+} from '../../core/provider.js';
 import type { ConfigMapObject, LabelSelector } from '../../manifest/types.js';
 import { artifactFromBytes, artifactFromText } from '../base/artifact.js';
 import {
@@ -20,17 +25,12 @@ import {
 } from '../../core/label-selector.js';
 import { messagePrefix, type DiagnosticOrigin, type SelectorRequest } from '../request.js';
 import { compareSemantic, parseSemantic } from '../../core/versions.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
+import { ArtifactNotFoundError, METADATA_FILE, type Artifact, type ProviderRepository } from '../source.js';
 
-export const CONFIGMAP_VERSION_LABEL = 'provider.cluster.x-k8s.io/version';
-export const CONFIGMAP_COMPRESSED_ANNOTATION = 'provider.cluster.x-k8s.io/compressed';
-export const CONFIGMAP_COMPONENTS_KEY = 'components';
-export const CONFIGMAP_METADATA_KEY = 'metadata';
-const METADATA_FILE = 'metadata.yaml';
-/** The file name the operator's in-memory repository gives the components. */
-const OPERATOR_COMPONENTS_FILE = 'components.yaml';
+const CONFIGMAP_COMPONENTS_KEY = 'components';
+const CONFIGMAP_METADATA_KEY = 'metadata';
 /** Decompressed components larger than this are refused (a gzip bomb guard). */
-export const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
+const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
 
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
@@ -40,7 +40,7 @@ function positionOf(configMap: ConfigMapObject): Pick<Diagnostic, 'file' | 'line
 }
 
 /** The operator's rule: the version label if present, else the ConfigMap's name. */
-export function configMapVersion(configMap: ConfigMapObject): { version: string; from: string } {
+function configMapVersion(configMap: ConfigMapObject): { version: string; from: string } {
   if (Object.hasOwn(configMap.labels, CONFIGMAP_VERSION_LABEL)) {
     return { version: configMap.labels[CONFIGMAP_VERSION_LABEL], from: `label ${CONFIGMAP_VERSION_LABEL}` };
   }
@@ -132,7 +132,7 @@ export class ConfigMapRepository implements ProviderRepository {
         hint: `versions the selected ConfigMaps provide: ${(await this.listVersions()).join(', ')}`,
       });
     }
-    if (fileName === this.componentsFile || fileName === OPERATOR_COMPONENTS_FILE) return release.components;
+    if (fileName === this.componentsFile || fileName === OPERATOR_REPOSITORY_COMPONENTS_FILE) return release.components;
     if (fileName === METADATA_FILE) return release.metadata;
     throw new ArtifactNotFoundError({
       ...this.origin,
@@ -259,5 +259,5 @@ export function openConfigMapRepository(
 
 /** Components are named like the file the provider publishes, so both routes name artifacts alike. */
 function componentsFileFor(request: Pick<SelectorRequest, 'kind'>): string {
-  return request.kind ? DEFAULT_COMPONENTS_FILE[request.kind] : OPERATOR_COMPONENTS_FILE;
+  return request.kind ? DEFAULT_COMPONENTS_FILE[request.kind] : OPERATOR_REPOSITORY_COMPONENTS_FILE;
 }

@@ -37,12 +37,11 @@ import { artifactFromBytes } from '../base/artifact.js';
 import { SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { isLoopbackHost, redactUrl } from '../base/http.js';
 import type { NetworkSourceOptions } from '../request.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
+import { ArtifactNotFoundError, METADATA_FILE, type Artifact, type ProviderRepository } from '../source.js';
 
 // ---- the plain HTTPS repository --------------------------------------------------------------
 
 export const VERSION_PLACEHOLDER = '{version}';
-const METADATA_FILE = 'metadata.yaml';
 /** A release tag that is safe in a path segment and a query value. */
 const VERSION_TAG = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 const TEMPLATE_FORM =

@@ -12,10 +12,10 @@ import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/dia
 import { artifactFromBytes } from '../base/artifact.js';
 import { messagePrefix, type DiagnosticOrigin, type UrlRequest } from '../request.js';
 import { compareSemantic, parseSemantic } from '../../core/versions.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
+import { ArtifactNotFoundError, LATEST, type Artifact, type ProviderRepository } from '../source.js';
+import { errorCode } from '../../core/error-code.js';
 
 const LAYOUT = '{basepath}/{provider-label}/{version}/{components-file}';
-const LATEST = 'latest';
 
 /** A URL scheme as RFC 3986 spells it (`file:`, `https:`); plain paths have none. */
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
@@ -99,10 +99,6 @@ export function parseLocalRepositoryUrl(url: string, label: string, baseDir: str
 /** One path segment only: versions and file names must not walk out of the repository. */
 function isSingleSegment(name: string): boolean {
   return name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('\\') && !name.includes('\0');
-}
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
 export class LocalRepository implements ProviderRepository {

@@ -18,7 +18,7 @@
  * digest the registry does not have at the object and container that use it.
  */
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
-import { parseImage } from '../../core/image-reference.js';
+import { DOCKER_HUB, parseImage } from '../../core/image-reference.js';
 import { sha256Hex } from '../../core/digest.js';
 import { SourceClient } from '../base/client.js';
 import { HttpError, isLoopbackHost, redactUrl, type HttpResponse } from '../base/http.js';
@@ -37,7 +37,6 @@ export const IMAGE_MANIFEST_TYPES = [
   'application/vnd.docker.distribution.manifest.v2+json',
 ];
 const ACCEPT = IMAGE_MANIFEST_TYPES.join(', ');
-const DOCKER_HUB = 'docker.io';
 const DOCKER_HUB_API = 'registry-1.docker.io';
 const CREDENTIAL_PLACES = `an auths entry of the Docker config file ($DOCKER_CONFIG/config.json or ~/.docker/config.json), or ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} in the environment`;
 

@@ -31,19 +31,22 @@
  * it copied last, which is not deterministic).
  */
 import { CapiGitopsError } from '../../core/diagnostics.js';
-import { DEFAULT_COMPONENTS_FILE, OPERATOR_PROVIDER_TYPE, type ProviderKind } from '../../core/provider.js';
+import {
+  DEFAULT_COMPONENTS_FILE,
+  OPERATOR_REPOSITORY_COMPONENTS_FILE,
+  OPERATOR_PROVIDER_TYPE,
+  type ProviderKind,
+} from '../../core/provider.js';
 import { artifactFromBytes } from '../base/artifact.js';
 import { sha256Hex } from '../../core/digest.js';
 import { onceUntilFailure, parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { redactUrl } from '../base/http.js';
 import type { NetworkSourceOptions } from '../request.js';
-import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
+import { ArtifactNotFoundError, METADATA_FILE, type Artifact, type ProviderRepository } from '../source.js';
 import { ociCredentials } from './auth.js';
 import { RegistryClient } from './client.js';
 import { parseOciReference, SHA256_DIGEST, TAG, type OciReference } from './reference.js';
 
-const METADATA_FILE = 'metadata.yaml';
-const OPERATOR_COMPONENTS_FILE = 'components.yaml';
 const TITLE_ANNOTATION = 'org.opencontainers.image.title';
 const MANIFEST_TYPES = [
   'application/vnd.oci.image.manifest.v1+json',
@@ -76,7 +79,7 @@ export function ociFileNames(kind: ProviderKind, name: string, version: string):
   const type = OPERATOR_PROVIDER_TYPE[kind];
   return {
     metadata: [`${type}-${name}-${version}-metadata.yaml`, METADATA_FILE],
-    components: [`${type}-${name}-${version}-components.yaml`, `${type}-components.yaml`, OPERATOR_COMPONENTS_FILE],
+    components: [`${type}-${name}-${version}-components.yaml`, `${type}-components.yaml`, OPERATOR_REPOSITORY_COMPONENTS_FILE],
   };
 }
 
@@ -194,7 +197,7 @@ class OciRepository implements ProviderRepository {
     const names = ociFileNames(this.options.providerType, this.options.providerName, version);
     if (fileName === METADATA_FILE) return names.metadata;
     const type = OPERATOR_PROVIDER_TYPE[this.options.providerType];
-    if ([this.componentsFile, OPERATOR_COMPONENTS_FILE, `${type}-components.yaml`].includes(fileName)) return names.components;
+    if ([this.componentsFile, OPERATOR_REPOSITORY_COMPONENTS_FILE, `${type}-components.yaml`].includes(fileName)) return names.components;
     return [fileName];
   }
 
