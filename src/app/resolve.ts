@@ -59,6 +59,15 @@ export function drawsOperatorLayout(manifest: Manifest, options: RenderOptions):
 }
 
 /**
+ * The preflight's problems but those at a field the manifest's own checks already told (url and
+ * selector together is the CRD's CEL rule and the preflight's; a number for spec.version is not a
+ * string and not a version): one problem per field, with the hint that fixes it.
+ */
+function notToldAgain(preflight: readonly Diagnostic[], told: readonly Diagnostic[] = []): Diagnostic[] {
+  const at = new Set(told.filter((d) => d.path !== undefined).map((d) => `${d.object} ${d.path}`));
+  return preflight.filter((d) => d.path === undefined || !at.has(`${d.object} ${d.path}`));
+}
+/**
  * Resolves one cluster. `locked` is the lock its pins come from (a fleet cluster's part of the
  * fleet's lock); without it, the lockfile beside the manifest.
  */
@@ -91,9 +100,10 @@ export async function resolveCluster(
     session.decorate(context.repository(repository), component);
   // Invalid input is found here, before any request. With collectAll, a provider with a problem of
   // its own is left out and the others resolve, so the run reports every problem together.
+  const preflight = preflightManagementCluster(manifest);
   const early = [
     ...(manifest.problems ?? []),
-    ...preflightManagementCluster(manifest),
+    ...notToldAgain(preflight, manifest.problems),
     ...(operatorLayout ? operatorSettingsProblems(manifest.config) : []),
     ...(options.frozen ? session.frozenProblems() : []),
     ...(operatorLayout || manifest.providers.length > 0 || (manifest.problems?.length ?? 0) > 0 ? [] : [noProviders(options)]),
@@ -105,7 +115,7 @@ export async function resolveCluster(
   )
     throw new CapiGitopsError(early);
   // a provider whose only problems are the manifest's own still resolves (the others' contracts need it); it is not rendered
-  const unresolvable = new Set(early.filter((d) => !manifest.problems?.includes(d)).map((d) => d.object));
+  const unresolvable = new Set([...early.filter((d) => !manifest.problems?.includes(d)), ...preflight].map((d) => d.object));
   if (unresolvable.size > 0)
     manifest = { ...manifest, providers: manifest.providers.filter((p) => !unresolvable.has(providerObjectName(p))) };
   for (const warning of providerNameWarnings(manifest.providers, registry)) options.onWarning?.(warning);

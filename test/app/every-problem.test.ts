@@ -125,6 +125,20 @@ test('a provider and its configSecret without metadata.namespace (helm template 
   );
 });
 
+test('a fetchConfig with url and selector (the CRD rule "one and only one of {oci, url, selector}", api/v1alpha2/provider_types.go) and an unquoted version 1.12: one problem per field, not the preflight\'s again', async () => {
+  const manifest = corpusManifest('v1.12.0', 'repository', {
+    BootstrapProvider: '    selector:\n      matchLabels: {a: b}\n',
+  }).replace(/(kind: BootstrapProvider[\s\S]*?version: )v1\.12\.0/, '$11.12');
+  const problems = await problemsOf({ 'providers.yaml': manifest });
+  assert.deepEqual(
+    problems.map((p) => p.replace(/^\d+:\d+ /, '')),
+    [
+      'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm spec.version must be a string, got a number',
+      'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm spec.fetchConfig fetchConfig sets url and selector together',
+    ],
+  );
+});
+
 test('one Config serves both layouts: a value of the argocd chart under gitops.argocd.values does not break --layout flux', async () => {
   const config = `apiVersion: capi-gitops.dev/v1alpha1
 kind: Config
