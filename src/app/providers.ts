@@ -130,8 +130,18 @@ export function providersToCheckReferences(manifest: Manifest, rendering: readon
     const name = providerObjectName(provider);
     if (rendered.has(name)) return false;
     const own = (manifest.problems ?? []).filter((d) => d.object === name);
-    return !own.some((d) => d.path === undefined || reference.test(d.path));
+    return !own.some((d) => d.path === undefined || reference.test(d.path)) && !readsUnknownNamespace(provider);
   });
+}
+
+/**
+ * A reference without a namespace of its own is in the provider's (the operator's defaulting
+ * webhook): without metadata.namespace, told at the provider, it names no Secret or ConfigMap.
+ */
+function readsUnknownNamespace(provider: ProviderObject): boolean {
+  if (provider.namespace !== '') return false;
+  const { configSecret, additionalManifests } = provider.spec;
+  return [configSecret, additionalManifests].some((reference) => reference != null && !reference.namespace);
 }
 
 /**

@@ -59,6 +59,15 @@ function drawsOperatorLayout(manifest: Manifest, options: RenderOptions): boolea
 }
 
 /**
+ * The preflight's problems but those at a field the manifest's own checks already told (url and
+ * selector together is the CRD's CEL rule and the preflight's; a number for spec.version is not a
+ * string and not a version): one problem per field, with the hint that fixes it.
+ */
+function notToldAgain(preflight: readonly Diagnostic[], told: readonly Diagnostic[] = []): Diagnostic[] {
+  const at = new Set(told.filter((d) => d.path !== undefined).map((d) => `${d.object} ${d.path}`));
+  return preflight.filter((d) => d.path === undefined || !at.has(`${d.object} ${d.path}`));
+}
+/**
  * Resolves one cluster. `locked` is the lock its pins come from (a fleet cluster's part of the
  * fleet's lock); without it, the lockfile beside the manifest. `locked.frozen`: what that lock
  * does not answer is a problem before any request, and the fleet judges the lock as a whole.
@@ -92,14 +101,15 @@ export async function resolveCluster(
     session.decorate(context.repository(repository), component);
   // Invalid input is found here, before any request. With collectAll, a provider with a problem of
   // its own is left out and the others resolve, so the run reports every problem together.
+  const preflight = preflightManagementCluster(manifest);
   const early = [
     ...(manifest.problems ?? []),
-    ...preflightManagementCluster(manifest),
+    ...notToldAgain(preflight, manifest.problems),
     ...(operatorLayout ? operatorSettingsProblems(manifest.config) : []),
     ...(options.frozen || locked?.frozen ? session.frozenProblems() : []),
     ...(operatorLayout || manifest.providers.length > 0 || (manifest.problems?.length ?? 0) > 0 ? [] : [noProviders(options)]),
   ];
-  const unresolvable = leftOut(early, manifest, options.collectAll);
+  const unresolvable = leftOut(early, preflight, manifest, options.collectAll);
   if (unresolvable === undefined) throw new CapiGitopsError(early);
   if (unresolvable.size > 0)
     manifest = { ...manifest, providers: manifest.providers.filter((p) => !unresolvable.has(providerObjectName(p))) };
@@ -141,13 +151,19 @@ export async function resolveCluster(
  * when the run stops before any request: without collectAll, on a problem of no provider, or of the
  * CoreProvider, whose contract every other provider is checked against.
  */
-function leftOut(early: readonly Diagnostic[], manifest: Manifest, collectAll: boolean | undefined): Set<string | undefined> | undefined {
+function leftOut(
+  early: readonly Diagnostic[],
+  preflight: readonly Diagnostic[],
+  manifest: Manifest,
+  collectAll: boolean | undefined,
+): Set<string | undefined> | undefined {
   if (early.length === 0) return new Set();
   const named = new Set(manifest.providers.map(providerObjectName));
   const own = (d: Diagnostic) => manifest.problems?.includes(d) ?? false;
   if (!collectAll || early.some((d) => !d.object || (!named.has(d.object) && !own(d)))) return undefined;
   // a provider whose only problems are the manifest's own still resolves (the others' contracts need it); it is not rendered
-  const unresolvable = new Set(early.filter((d) => !own(d)).map((d) => d.object));
+  // (a preflight problem the manifest's checks told already still leaves its provider out)
+  const unresolvable = new Set([...early.filter((d) => !own(d)), ...preflight].map((d) => d.object));
   return manifest.providers.some((p) => p.kind === 'CoreProvider' && unresolvable.has(providerObjectName(p))) ? undefined : unresolvable;
 }
 

@@ -30,7 +30,12 @@ export async function renderOutput(options: RenderOptions, fleetFiles?: FleetFil
     manifest.secrets.length === 0
       ? []
       : import('../secrets/git-tracked.js').then((m) =>
-          m.gitTrackedSecretWarnings(manifest.secrets, manifest.config.secrets?.public ?? [], configSecretNames(manifest)),
+          m.gitTrackedSecretWarnings(
+            manifest.secrets,
+            manifest.config.secrets?.public ?? [],
+            configSecretNames(manifest),
+            filesOfOtherObjects(manifest),
+          ),
         );
   try {
     return await renderLoaded(manifest, options, fleetFiles);
@@ -46,6 +51,20 @@ function configSecretNames(manifest: Manifest): Set<string> {
       p.spec.configSecret ? [`${p.spec.configSecret.namespace || p.namespace}/${p.spec.configSecret.name}`] : [],
     ),
   );
+}
+
+/** The files that hold objects other than Secrets, each with what it holds ("the provider objects and the Config"). */
+function filesOfOtherObjects(manifest: Manifest): Map<string, string> {
+  const held = new Map<string, Set<string>>();
+  const add = (what: string, positions: readonly { position?: { file: string } }[]) => {
+    for (const { position } of positions) if (position) held.set(position.file, (held.get(position.file) ?? new Set()).add(what));
+  };
+  add('the provider objects', manifest.providers);
+  add('the Config', [manifest.config]);
+  add('ConfigMaps', manifest.configMaps);
+  add('Namespaces', manifest.namespaces ?? []);
+  add('Releases', manifest.releases ?? []);
+  return new Map([...held].map(([file, what]) => [file, [...what].join(' and ').replace(/ and (?=.* and )/g, ', ')]));
 }
 
 async function renderLoaded(manifest: Manifest, options: RenderOptions, fleetFiles?: FleetFiles): Promise<OutputResult> {

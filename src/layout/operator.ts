@@ -188,12 +188,24 @@ export function layoutOperator(input: OperatorLayoutInput): Map<string, string> 
         version: p.version,
         compressed: Buffer.byteLength(p.metadata) + Buffer.byteLength(p.components) > MAX_CONFIGMAP_BYTES,
       })),
-      secrets: input.providers
-        .filter((p) => p.spec.configSecret)
-        .map((p) => `${p.spec.configSecret!.namespace ?? p.namespace}/${p.spec.configSecret!.name}`),
+      secrets: providedSecrets(input.providers),
     }),
   );
   return new Map([...files].sort(([a], [b]) => compareStrings(a, b)));
+}
+
+/**
+ * The configSecrets the providers read in the cluster, each once (providers sharing a namespace
+ * often share one), with the providers that read it.
+ */
+function providedSecrets(providers: OperatorLayoutInput['providers']): string[] {
+  const readers = new Map<string, string[]>();
+  for (const p of providers) {
+    if (!p.spec.configSecret) continue;
+    const secret = `${p.spec.configSecret.namespace || p.namespace}/${p.spec.configSecret.name}`;
+    readers.set(secret, [...(readers.get(secret) ?? []), `${p.kind} ${p.name}`]);
+  }
+  return [...readers].map(([secret, by]) => `\`${secret}\` (read by ${by.join(', ')})`);
 }
 
 /** Where Argo CD runs, for the argocd-cm patch: the chart's `namespace` value (the Applications' namespace). */

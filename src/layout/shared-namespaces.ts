@@ -59,7 +59,7 @@ function mergeNamespaceDocument(obj: KObject, doc: NamespaceObject, problems: Di
     const rendered = obj.metadata.labels?.[key];
     if (given === undefined || given === rendered) continue;
     problems.push({
-      ...doc.position,
+      ...(doc.fieldPosition?.(['metadata', 'labels', key]) ?? doc.position),
       object: `Namespace/${doc.name}`,
       path: `metadata.labels["${key}"]`,
       message:

@@ -450,6 +450,11 @@ class ManifestCollector {
       }
       case 'namespace': {
         const namespace = toNamespaceObject(value, position);
+        // Not enumerable, as a provider's fieldPosition: a label the render refuses is told at its line.
+        Object.defineProperty(namespace, 'fieldPosition', {
+          value: (path: FieldPath) => fieldPosition(unit.source, unit.node, path, 'key'),
+          enumerable: false,
+        });
         this.checkUnique(unit, 'Namespace', '', namespace.name, position);
         this.namespaces.push(namespace);
         break;

@@ -151,6 +151,8 @@ export interface NamespaceObject {
   /** `spec` as given (finalizers), when the document has one. */
   spec?: Record<string, unknown>;
   position: SourcePosition;
+  /** Where a field of the document was written (its key); the document's start for fields it does not have. Not enumerable. */
+  fieldPosition?: (path: readonly (string | number)[]) => SourcePosition;
 }
 
 // ---- the tool's own Config document (capi-gitops.dev/v1alpha1, kind Config) ---------------

@@ -18,7 +18,8 @@ const CORE_PROVIDER_NAME = 'cluster-api';
 
 /** `CoreProvider/capi-system/cluster-api`, as diagnostics name objects. */
 export function providerObjectName(provider: Pick<ProviderObject, 'kind' | 'namespace' | 'name'>): string {
-  return `${provider.kind}/${provider.namespace}/${provider.name}`;
+  // without metadata.namespace (a problem of its own), as the manifest's problems name the object (describeObject)
+  return provider.namespace ? `${provider.kind}/${provider.namespace}/${provider.name}` : `${provider.kind}/${provider.name}`;
 }
 
 /** Where a problem of the provider is: at the field `path` names (dotted) when the manifest knows it, else at the object. */

@@ -41,11 +41,14 @@ function secretsWithValues(secrets: readonly SecretObject[], publicNames: readon
  * One warning per `-f` file that holds Secret values and that Git tracks or would pick up.
  * `configSecrets` (namespace/name) are read only from `-f` files: for those, the hint offers no
  * --secret-file, whose keys are variables of every provider and never a configSecret.
+ * `sharedFiles`: files that hold other objects too, with what they hold ("the provider objects"):
+ * ignoring such a file would take the manifest out of Git with it, so the hint moves the Secret out.
  */
 export async function gitTrackedSecretWarnings(
   secrets: readonly SecretObject[],
   publicNames: readonly string[],
   configSecrets: ReadonlySet<string> = new Set(),
+  sharedFiles: ReadonlyMap<string, string> = new Map(),
 ): Promise<Diagnostic[]> {
   const byFile = new Map<string, SecretObject[]>();
   for (const secret of secretsWithValues(secrets, publicNames))
@@ -69,12 +72,29 @@ export async function gitTrackedSecretWarnings(
           state === 'tracked'
             ? `${file} holds the values of Secret ${names} and is tracked by Git (git ls-files --error-unmatch ${file})`
             : `${file} holds the values of Secret ${names} and is not ignored by Git: git add -A would commit it (git check-ignore ${file} finds no rule)`,
-        hint:
-          state === 'tracked'
+        hint: sharedFiles.has(file)
+          ? movedOut(file, held, state, sharedFiles.get(file)!, elsewhere !== undefined)
+          : state === 'tracked'
             ? `keep it out of the repository: git rm --cached ${file}, add it to .gitignore, and rotate the values (they are in the history); ` +
               (elsewhere ?? 'or move the values to a --secret-file kept outside Git, or --env-secret')
             : `add ${file} to .gitignore (or move it outside the repository)${elsewhere ? `: ${elsewhere}` : ', or pass the values with --secret-file or --env-secret'}`,
       },
     ];
   });
+}
+
+/**
+ * The way out for a file that also holds what belongs in Git (the provider objects, the Config):
+ * the Secret moves to a file of its own, kept outside Git and given with -f, as a configSecret is
+ * read; ignoring or untracking the file would take the manifest out of the repository with it.
+ */
+function movedOut(file: string, held: readonly string[], state: GitState, holds: string, configSecret: boolean): string {
+  const secrets = held.length === 1 ? `Secret ${held[0]}` : `Secrets ${held.join(', ')}`;
+  const own = 'into a file of its own kept outside Git (outside the repository, or listed in .gitignore)';
+  const move =
+    state === 'tracked'
+      ? `move ${secrets} out of ${file} ${own}, give that file with -f, and rotate the values (they are in the history)`
+      : `move ${secrets} out of ${file} ${own}, and give that file with -f`;
+  const other = configSecret ? '' : '; or pass the values with --secret-file or --env-secret';
+  return `${move}${other}; keep ${file} itself in Git: it also holds ${holds}`;
 }

@@ -288,8 +288,10 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
   const publicNames = new Set(manifest.config.secrets?.public ?? []);
   return (name): VariableValue | undefined => {
     const supplied = run.values.get(name);
-    // a --secret-file value is at its key's line in the file; an --env-secret has no file
-    if (supplied) return { ...supplied, fromSecret: true };
+    // a --secret-file value is at its key's line in the file; an --env-secret has no file.
+    // Config.secrets.public is the one opt-out (docs/secrets.md), whatever source gave the value.
+    if (supplied)
+      return publicNames.has(name) ? { ...supplied, fromSecret: false, declaredPublic: true } : { ...supplied, fromSecret: true };
     // a fetch credential, never a value of the components
     if (configSecret && Object.hasOwn(configSecret.data, name) && name !== GITHUB_TOKEN_KEY) {
       return {
@@ -340,7 +342,7 @@ export function secretValues(
     if (!list.includes(value)) list.push(value);
     byName.set(name, list);
   };
-  for (const [name, { value }] of run.values) add(name, value);
+  for (const [name, { value }] of run.values) if (!publicNames.has(name)) add(name, value);
   for (const secret of configSecrets) {
     if (!secret) continue;
     for (const [name, value] of Object.entries(secret.data))

@@ -109,6 +109,36 @@ test('a provider that does not render (a typo in its own fields, or a version no
   );
 });
 
+test('a provider and its configSecret without metadata.namespace (helm template output, no -n): each told once, at the object; no "Secret /name is not in the input" after it', async () => {
+  const manifest = corpusManifest('v1.12.0', 'repository', { CoreProvider: '  configSecret:\n    name: capi-variables\n' }).replace(
+    'name: cluster-api\n  namespace: capi-system\n',
+    'name: cluster-api\n',
+  );
+  const secret = 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: capi-variables\nstringData:\n  EXP_MACHINE_POOL: "true"\n';
+  const problems = await problemsOf({ 'providers.yaml': manifest, 'secret.yaml': secret });
+  assert.deepEqual(
+    problems.map((p) => p.replace(/^\d+:\d+ /, '')),
+    [
+      'CoreProvider/cluster-api metadata.namespace missing required field "namespace"',
+      'Secret/capi-variables metadata.namespace missing required field "namespace"',
+    ],
+  );
+});
+
+test('a fetchConfig with url and selector (the CRD rule "one and only one of {oci, url, selector}", api/v1alpha2/provider_types.go) and an unquoted version 1.12: one problem per field, not the preflight\'s again', async () => {
+  const manifest = corpusManifest('v1.12.0', 'repository', {
+    BootstrapProvider: '    selector:\n      matchLabels: {a: b}\n',
+  }).replace(/(kind: BootstrapProvider[\s\S]*?version: )v1\.12\.0/, '$11.12');
+  const problems = await problemsOf({ 'providers.yaml': manifest });
+  assert.deepEqual(
+    problems.map((p) => p.replace(/^\d+:\d+ /, '')),
+    [
+      'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm spec.version must be a string, got a number',
+      'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm spec.fetchConfig fetchConfig sets url and selector together',
+    ],
+  );
+});
+
 test('one Config serves both layouts: a value of the argocd chart under gitops.argocd.values does not break --layout flux', async () => {
   const config = `apiVersion: capi-gitops.dev/v1alpha1
 kind: Config

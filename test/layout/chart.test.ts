@@ -118,6 +118,28 @@ test('values are checked against values.schema.json before any template runs; er
   assert.match(missing.diagnostics[0]!.hint!, /--set repoURL=/);
 });
 
+test('an output outside any Git repository with no repoURL: both missing values told in one run, not the path only after repoURL is given', async () => {
+  const outputDir = path.join(tempDir('capi-gitops-no-git-'), 'out');
+  const error = await rejection(prepareChart({ builtIn: 'argocd', outputDir }));
+  assert.deepEqual(error.diagnostics.map((d) => d.path).sort(), ['path', 'repoURL']);
+  assert.match(error.diagnostics.find((d) => d.path === 'path')!.hint!, /--set path=clusters\/mgmt\/capi/);
+  // both hints followed: the chart's values are complete
+  const { values } = await prepareChart({
+    builtIn: 'argocd',
+    outputDir,
+    set: [{ expression: 'repoURL=https://git.example.com/platform/mgmt.git,path=clusters/mgmt/capi', forceString: false }],
+  });
+  assert.equal(values.path, 'clusters/mgmt/capi');
+  // a path of the wrong type is the schema's problem alone
+  const wrongType = await rejection(
+    prepareChart({ builtIn: 'argocd', outputDir, set: [{ expression: 'repoURL=https://x,path=123', forceString: false }] }),
+  );
+  assert.deepEqual(
+    wrongType.diagnostics.map((d) => [d.path, d.message]),
+    [['path', 'value path must be string,null']],
+  );
+});
+
 test('a --values file value the schema refuses is told at its line there; a number or boolean where a string is wanted gets the way to write it as one', async () => {
   const values = path.join(tempDir('capi-gitops-values-'), 'values.yaml');
   writeFileSync(values, 'repoURL: https://git.example.com/x.git\ntargetRevision: 2024\n');

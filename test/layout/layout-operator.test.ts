@@ -384,3 +384,22 @@ test('an additionalManifests ConfigMap that two providers name is written once (
   assert.equal(written.metadata.namespace, 'capi-system');
   assert.match(result.files.get('02-providers/kustomization.yaml')!, /- configmap-extra\.yaml\n/);
 });
+
+test("providers sharing one configSecret (one namespace, one Secret): the README's Secrets you provide lists it once, naming its readers", async () => {
+  const dir = tempDir();
+  const secret = '  configSecret:\n    name: capi-variables\n    namespace: capi-system\n';
+  const manifest = corpusManifest('v1.12.0', 'repository', {
+    CoreProvider: secret,
+    BootstrapProvider: secret,
+    ControlPlaneProvider: secret,
+  }).replace('certManager:', `operator:\n  url: ${OPERATOR_RELEASE}\ncertManager:`);
+  writeFileSync(path.join(dir, 'm.yaml'), manifest);
+  const result = await renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'x' });
+  const listed = result.files
+    .get('README.md')!
+    .split('\n')
+    .filter((line) => line.startsWith('- `'));
+  assert.deepEqual(listed, [
+    '- `capi-system/capi-variables` (read by CoreProvider cluster-api, BootstrapProvider kubeadm, ControlPlaneProvider kubeadm)',
+  ]);
+});

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { KObject } from '../../src/core/kobject.js';
@@ -140,6 +140,25 @@ test("a Namespace document may not change clusterctl's provider label; the probl
       return true;
     },
   );
+});
+
+test("a Namespace document of the manifest that changes clusterctl's label: the problem is at the label's line and column, not the document's start", async () => {
+  const dir = manifestDir(
+    kcmManifest('kcm-system').replace(
+      '  labels:\n    pod-security.kubernetes.io/enforce: privileged',
+      '  labels:\n    pod-security.kubernetes.io/enforce: privileged\n    cluster.x-k8s.io/provider: mine',
+    ),
+  );
+  const text = readFileSync(path.join(dir, 'providers.yaml'), 'utf8');
+  const lines = text.split('\n');
+  const line = lines.findIndex((l) => l.includes('cluster.x-k8s.io/provider: mine')) + 1;
+  await assert.rejects(renderManagementCluster({ manifestPaths: [dir] }), (err: unknown) => {
+    assert.ok(err instanceof CapiGitopsError);
+    const [d] = err.diagnostics;
+    assert.equal(d!.path, 'metadata.labels["cluster.x-k8s.io/provider"]');
+    assert.equal(`${path.basename(d!.file!)}:${d!.line}:${d!.column}`, `providers.yaml:${line}:5`);
+    return true;
+  });
 });
 
 /** The example repository's four providers and cert-manager, every provider in `namespace`. */

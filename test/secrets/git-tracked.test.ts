@@ -5,11 +5,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gitTrackedSecretWarnings } from '../../src/secrets/git-tracked.js';
 import type { SecretObject } from '../../src/manifest/types.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
+import { exampleCopy, runCli } from '../helpers/cli.js';
 
 function git(cwd: string, args: string[]): void {
   const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], {
@@ -73,4 +74,38 @@ test("a provider's configSecret in a file Git would pick up: the hint keeps the 
   );
   assert.doesNotMatch(asConfig!.hint!, /--secret-file/);
   assert.match(asVariables!.hint!, /or pass the values with --secret-file or --env-secret/);
+});
+
+test('a Secret in the file that holds the providers (as the README writes it): the hint moves the Secret out, never ignores the file, and followed literally it warns no more', () => {
+  const example = exampleCopy();
+  git(example, ['init', '-q', '-b', 'main']);
+  const manifest = path.join(example, 'management-cluster');
+  const providers = path.join(manifest, 'providers.yaml');
+  const secretText =
+    'apiVersion: v1\nkind: Secret\nmetadata:\n  name: capi-variables\n  namespace: capi-system\nstringData:\n  github-token: t0ken\n';
+  const text = readFileSync(providers, 'utf8').replace(
+    '  name: cluster-api\n  namespace: capi-system\nspec:\n',
+    '  name: cluster-api\n  namespace: capi-system\nspec:\n  configSecret:\n    name: capi-variables\n',
+  );
+  writeFileSync(providers, `${text}---\n${secretText}`);
+  const out = path.join(example, 'out');
+  const warned = runCli(['render', '-f', manifest, '-o', out], { cwd: example });
+  assert.equal(warned.code, 0, warned.stderr);
+  const hint = /providers\.yaml holds the values of Secret capi-system\/capi-variables and is not ignored by Git.*\n {2}hint: (.*)/.exec(
+    warned.stderr,
+  );
+  assert.ok(hint, warned.stderr);
+  // ignoring providers.yaml would take the provider objects out of Git with the Secret
+  assert.doesNotMatch(hint[1]!, /add \S*providers\.yaml to \.gitignore/);
+  assert.match(
+    hint[1]!,
+    /move Secret capi-system\/capi-variables out of \S*providers\.yaml into a file of its own kept outside Git .*give that file with -f.*keep \S*providers\.yaml itself in Git: it also holds the provider objects/,
+  );
+  // followed literally: the Secret in a file of its own, outside the repository
+  writeFileSync(providers, text);
+  const kept = path.join(tempDir('capi-gitops-outside-git-'), 'capi-variables.yaml');
+  writeFileSync(kept, secretText);
+  const followed = runCli(['render', '-f', manifest, '-f', kept, '-o', out], { cwd: example });
+  assert.equal(followed.code, 0, followed.stderr);
+  assert.doesNotMatch(followed.stderr, /warning: Secret/);
 });

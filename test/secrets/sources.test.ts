@@ -162,3 +162,31 @@ test('a configSecret exported with kubectl and given with --secret-file: the err
   const followed = runCli(['render', '-f', manifest, '-f', hint[2]!, '-o', out]);
   assert.equal(followed.code, 0, followed.stderr);
 });
+
+test('Config.secrets.public opts a --secret-file or --env-secret value out, as it does a configSecret key (docs/secrets.md "the one opt-out"): written, not refused with a hint to declare what is declared', () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  // kept outside Git, beside the example: a feature flag in a dotenv file, and a region from CI
+  const flags = path.join(example, 'flags.env');
+  writeFileSync(flags, 'CLUSTER_TOPOLOGY=true\n');
+  const out = path.join(example, 'out');
+  const env = { ...process.env, EXAMPLE_REGION: 'ap-south-1' };
+  const args = ['render', '-f', manifest, '-o', out, '--secret-file', flags, '--env-secret', 'EXAMPLE_REGION'];
+  // undeclared, both are secret: refused, each with the hint to declare it public
+  const undeclared = runCli(args, { env });
+  assert.equal(undeclared.code, 1, undeclared.stderr);
+  assert.match(undeclared.stderr, /secrets: \{public: \[CLUSTER_TOPOLOGY\]\}/);
+  assert.match(undeclared.stderr, /secrets: \{public: \[EXAMPLE_REGION\]\}/);
+  // the hint followed literally
+  writeFileSync(
+    path.join(manifest, 'public.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nsecrets:\n  public: [CLUSTER_TOPOLOGY, EXAMPLE_REGION]\n',
+  );
+  const declared = runCli(args, { env });
+  assert.equal(declared.code, 0, declared.stderr);
+  assert.doesNotMatch(declared.stderr, /secret value of/);
+  const bootstrap = readFileSync(path.join(out, '02-bootstrap-example', 'deployment-capex-bootstrap-controller-manager.yaml'), 'utf8');
+  assert.match(bootstrap, /ClusterTopology=true/);
+  const infrastructure = readFileSync(path.join(out, '04-infrastructure-example', 'deployment-capex-controller-manager.yaml'), 'utf8');
+  assert.match(infrastructure, /--region=ap-south-1/);
+});

@@ -142,16 +142,25 @@ function otherHint(chart: LoadedChart, layers: readonly ValuesLayer[], segments:
 /**
  * The chart's values: its values.yaml, then each user layer (Config values, --values files),
  * then the --set expressions, merged as Helm merges them, and checked against the chart's
- * schema before any template runs.
+ * schema before any template runs. `more`: the caller's own problems with the merged values
+ * (a path it cannot derive), told with the schema's in one error, so every missing value is
+ * told in one run.
  */
-export function chartValues(chart: LoadedChart, layers: readonly ValuesLayer[], sets: readonly SetExpression[]): Values {
+export function chartValues(
+  chart: LoadedChart,
+  layers: readonly ValuesLayer[],
+  sets: readonly SetExpression[],
+  more?: (values: Values, schemaProblems: readonly Diagnostic[]) => Diagnostic[],
+): Values {
   let user = userValues(layers, sets, () => ({
     expected: 'key=value pairs: a.b=c, list[0]=x, list={a,b}; escape "," and "." with a backslash',
     hint: 'one pair per --set, e.g. --set repoURL=https://git.example.com/platform/mgmt.git',
   }));
   user = layerValues(chart.defaults, [user]);
   const validate = valuesValidator(chart);
-  if (validate && !validate(user))
-    throw new CapiGitopsError(((validate.errors ?? []) as ErrorObject[]).map((e) => schemaProblem(chart, e, layers)));
+  const problems =
+    validate && !validate(user) ? ((validate.errors ?? []) as ErrorObject[]).map((e) => schemaProblem(chart, e, layers)) : [];
+  problems.push(...(more?.(user, problems) ?? []));
+  if (problems.length > 0) throw new CapiGitopsError(problems);
   return user;
 }
