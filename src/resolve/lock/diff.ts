@@ -140,10 +140,6 @@ export const FROZEN_HINT = 'run `capi-gitops lock` (or render without --frozen),
 /** How a refusal names the rule: `check` implies --frozen, so its user may never have typed the flag. */
 export const FROZEN = '--frozen (check implies it)';
 
-/**
- * `--frozen`: the lock must already say exactly what this run resolved. Throws naming every
- * change otherwise, or the missing lockfile.
- */
 /** --frozen without a lockfile. */
 export function noLockfileProblem(file?: string): Diagnostic {
   return {
@@ -154,6 +150,10 @@ export function noLockfileProblem(file?: string): Diagnostic {
   };
 }
 
+/**
+ * `--frozen`: the lock must already say exactly what this run resolved. Throws naming every
+ * change otherwise, or the missing lockfile.
+ */
 export function assertFrozen(before: Pick<Lockfile, 'entries'> | undefined, after: Pick<Lockfile, 'entries'>, file?: string): void {
   if (before === undefined) throw new CapiGitopsError(noLockfileProblem(file));
   const changes = diffLockfiles(before, after);
