@@ -1,5 +1,4 @@
 /** `capi-gitops import helm-values`: the operator Helm chart's values → a manifest of provider objects. */
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import type { SetExpression } from '../core/helm-set.js';
@@ -7,6 +6,7 @@ import { writeFileAtomic } from '../core/atomic-write.js';
 import { regularFileProblem } from '../output/write-guard.js';
 import { importHelmValues } from '../manifest/import-helm-values.js';
 import { readHelmValuesFiles } from '../manifest/helm-values-sources.js';
+import { createDirectories } from '../core/create-directories.js';
 
 export interface ImportOptions {
   /** Plain values files, or the Application / HelmRelease / HelmChart that carries them. */
@@ -41,7 +41,7 @@ export async function importValues(options: ImportOptions): Promise<ImportedValu
   if (outputProblem) throw new CapiGitopsError(outputProblem);
   if (options.output !== undefined) {
     // as render creates -o: the docs' `-o management-cluster/providers.yaml` starts a new directory
-    await mkdir(path.dirname(path.resolve(options.output)), { recursive: true });
+    await createDirectories(path.dirname(path.resolve(options.output)));
     await writeFileAtomic(path.resolve(options.output), imported.text);
   }
   return imported;

@@ -6,11 +6,12 @@ import { mkdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { onInterrupt, throwIfInterrupted } from '../core/interrupt.js';
 import { inScratchDirectory, removeScratchDirectoryIfEmpty, scratchName } from '../core/scratch-directory.js';
+import { createDirectories } from '../core/create-directories.js';
 
 /** Makes `target` (its parents too) and fills it with `files`; refused if `target` exists. */
 export async function writeNewDirectory(target: string, files: readonly [string, string][]): Promise<void> {
   const parent = path.dirname(target);
-  await mkdir(parent, { recursive: true });
+  await createDirectories(parent);
   // made empty first, so a directory that appears meanwhile is not replaced
   await mkdir(target);
   let staging: string | undefined;

@@ -39,6 +39,7 @@ import {
   scratchName,
 } from '../core/scratch-directory.js';
 import { errorCode } from '../core/error-code.js';
+import { createDirectories } from '../core/create-directories.js';
 
 /**
  * Writes the tool's files into an output directory and removes the ones a previous run wrote
@@ -143,9 +144,7 @@ async function resolveTarget(outDir: string): Promise<Target> {
   } catch (err) {
     if (errorCode(err) !== 'ENOENT') await assertWritableDirectory(path.dirname(dir), "the output directory's parent");
     if (errorCode(err) !== 'ENOENT') throw err;
-    await mkdir(path.dirname(dir), { recursive: true }).catch(() =>
-      assertWritableDirectory(path.dirname(dir), "the output directory's parent"),
-    );
+    await createDirectories(path.dirname(dir)).catch(() => assertWritableDirectory(path.dirname(dir), "the output directory's parent"));
     await assertWritableDirectory(path.dirname(dir), "the output directory's parent");
     return { path: dir, exists: false };
   }

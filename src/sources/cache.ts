@@ -52,6 +52,7 @@ import { deserialize, serialize } from 'node:v8';
 import { redactUrlCredentials } from '../core/redact.js';
 import { replaceFileUnflushed, TEMPORARY_SUFFIX } from './replace-file.js';
 import { errorCode } from '../core/error-code.js';
+import { createDirectories } from '../core/create-directories.js';
 
 /** Metadata kept per URL for conditional requests (If-None-Match) and offline use. */
 export interface HttpRecord {
@@ -106,7 +107,7 @@ async function cacheKey(log?: (line: string) => void): Promise<CacheKey> {
   } catch (error) {
     try {
       if (!isMissing(error)) throw error;
-      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      await createDirectories(path.dirname(file), 0o700);
       await writeFile(file, randomBytes(KEY_BYTES), { flag: 'wx', mode: 0o600 }).catch(async (failed: NodeJS.ErrnoException) => {
         // Created but not filled (ENOSPC): a short key file would disable the cache for good.
         if (failed.code !== 'EEXIST') await rm(file, { force: true }).catch(() => undefined);
@@ -248,7 +249,7 @@ export class ArtifactCache {
     const relative = path.relative(this.dir, path.dirname(file));
     if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new Error(`${file} is not inside ${this.dir}`);
     let dir = this.dir;
-    if (create) await mkdir(dir, { recursive: true, mode: DIRECTORY_MODE });
+    if (create) await createDirectories(dir, DIRECTORY_MODE);
     for (const part of relative.split(path.sep)) {
       dir = path.join(dir, part);
       let st: Stats;
