@@ -1,9 +1,9 @@
 /**
  * When an artifact stops being YAML only after its variables were substituted (a multi-line
  * value, a value with ": "), the parse error points deep into a generated text the user never
- * wrote. This finds the variable whose value breaks it, by substituting that one variable with
- * a plain word and parsing again, and reports the variable and where its value came from. The
- * value itself is never shown: it may come from a Secret.
+ * wrote. This finds the variables whose values break it, by substituting plain words for the
+ * others and parsing again, and reports each variable and where its value came from. The value
+ * itself is never shown: it may come from a Secret.
  */
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import type { KObject } from '../core/kobject.js';
@@ -42,17 +42,27 @@ function parses(text: string, source: string, fits: (objects: KObject[]) => bool
 }
 
 /**
- * The variables whose values alone break the artifact's YAML, as diagnostics; empty when none does
- * alone. `fits`, when given, is what the parsed objects must pass too (a value with ": " that
- * parses, but as a mapping where a string belongs).
+ * The variables whose values break the artifact's YAML, as diagnostics: each value that breaks it
+ * with every other such value made a plain word, so two broken values are both told (either alone
+ * had left it broken, and the parser's own errors deep in the generated text were shown). Empty when
+ * the artifact breaks with every value made plain. `fits`, when given, is what the parsed objects
+ * must pass too (a value with ": " that parses, but as a mapping where a string belongs).
  */
 export function breakingVariables(artifact: SubstitutedArtifact, fits: (objects: KObject[]) => boolean = () => true): Diagnostic[] {
   if (parses(artifact.text, artifact.source, fits)) return [];
+  const structural = new Map([...artifact.used].filter(([, value]) => STRUCTURAL.test(value.value)));
+  /** Whether the artifact parses with every structural value but `kept`'s made a plain word. */
+  const parsesKeeping = (kept: string | undefined) => {
+    const plain: VariableLookup = (n) => {
+      const value = structural.get(n);
+      return value !== undefined && n !== kept ? { value: 'x', origin: value.origin, fromSecret: false } : artifact.lookup(n);
+    };
+    return parses(substituteVariables(artifact.raw, plain, artifact.artifact).text, artifact.source, fits);
+  };
+  if (!parsesKeeping(undefined)) return [];
   const problems: Diagnostic[] = [];
-  for (const [name, value] of artifact.used) {
-    if (!STRUCTURAL.test(value.value)) continue;
-    const plain: VariableLookup = (n) => (n === name ? { value: 'x', origin: value.origin, fromSecret: false } : artifact.lookup(n));
-    if (!parses(substituteVariables(artifact.raw, plain, artifact.artifact).text, artifact.source, fits)) continue;
+  for (const [name, value] of structural) {
+    if (parsesKeeping(name)) continue;
     const b64 = name.endsWith('_B64');
     problems.push({
       ...artifact.origin,

@@ -64,24 +64,18 @@ test('one secret value that breaks the artifact YAML names its variable and Secr
   );
 });
 
-test('two secret values that each break the artifact: the parser message is withheld, the lines and both variables are named', () => {
+test('two secret values that each break the artifact: each variable is named with its Secret at the provider, as one is (the parser message withheld)', () => {
   const ex = example({ EXAMPLE_REGION: BREAKS_REGION, EXAMPLE_DIAGNOSTICS_ADDRESS: BREAKS_ADDRESS });
   const result = runCli(['render', '-f', ex.manifest, '-o', ex.out]);
   assertRefused(result, ex, [BREAKS_REGION, BREAKS_ADDRESS, SUITE_SECRETS.splitToken, SUITE_SECRETS.newToken]);
+  // either value alone left the artifact broken: the parser's errors deep in the substituted text were told instead
   const errors = result.stderr.split('\n').filter((l) => l.includes(': error: '));
-  // the artifact's lines 177 (address), 180 and 181 (region), each at the column of its break
   assert.deepEqual(
-    errors.map((l) => /infrastructure-components\.yaml:(\d+):\d+: error: /.exec(l)?.[1]),
-    ['177', '180', '181'],
-  );
-  for (const line of errors)
-    assert.match(
-      line,
-      /the artifact is not valid YAML after the secret values of EXAMPLE_DIAGNOSTICS_ADDRESS, EXAMPLE_REGION were substituted; the parser's message is not shown/,
-    );
-  assert.match(
-    result.stderr,
-    /hint: check the values of EXAMPLE_DIAGNOSTICS_ADDRESS, EXAMPLE_REGION in Secret capex-system\/capex-variables\n/,
+    errors.map((l) => l.replace(/^.*providers\.yaml/, 'providers.yaml').replace(/breaks the YAML of .*$/, 'breaks the YAML')),
+    ['EXAMPLE_DIAGNOSTICS_ADDRESS', 'EXAMPLE_REGION'].map(
+      (name) =>
+        `providers.yaml:34:1: error: InfrastructureProvider/capex-system/example: the value of variable ${name} (from Secret capex-system/capex-variables) breaks the YAML`,
+    ),
   );
 });
 
