@@ -278,9 +278,15 @@ function typeHint(expectedTypes: string, got: string, source: string | undefined
     return `YAML reads the unquoted value as a ${got === 'boolean' ? 'boolean' : 'number'}; quote it${example}`;
   }
   if (expectedType === 'string' && got === 'null') return 'give a value; write "" for an empty string';
-  if (expectedType === 'boolean' && got === 'string') return 'write true or false without quotes';
+  // what was written, without its quotes: `"2"` takes "write 2 without quotes", `high` is no number at all
+  const written = source?.replace(/^(["'])(.*)\1$/s, '$2');
+  if (expectedType === 'boolean' && got === 'string')
+    return written === 'true' || written === 'false' ? `write ${written} without quotes` : 'write true or false, without quotes';
   if (expectedType === 'integer' && got === 'number') return 'use a whole number';
-  if ((expectedType === 'integer' || expectedType === 'number') && got === 'string') return 'write the number without quotes';
+  if ((expectedType === 'integer' || expectedType === 'number') && got === 'string')
+    return written !== undefined && /^-?[0-9]+(\.[0-9]+)?$/.test(written) && (expectedType === 'number' || !written.includes('.'))
+      ? `write ${written} without quotes`
+      : `write a ${expectedType === 'integer' ? 'whole ' : ''}number, without quotes`;
   if (expectedType === 'object') return 'write key: value lines indented under the field';
   if (expectedType === 'array') return 'write each item on its own line, starting with "- "';
   return `change the value to ${types.map((t) => ARTICLE[t] ?? t).join(' or ')}`;

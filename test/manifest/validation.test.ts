@@ -110,12 +110,26 @@ test('type mismatches explain YAML typing and show the source to quote', async (
         'must be a string, got an integer',
         'YAML reads the unquoted value as a number; quote it: "0755"',
       ],
-      ['spec.manager.featureGates.MachinePool', 'must be a boolean (true or false), got a string', 'write true or false without quotes'],
-      ['spec.deployment.replicas', 'must be an integer, got a string', 'write the number without quotes'],
+      ['spec.manager.featureGates.MachinePool', 'must be a boolean (true or false), got a string', 'write true without quotes'],
+      ['spec.deployment.replicas', 'must be an integer, got a string', 'write 2 without quotes'],
       ['spec.deployment.containers[0].resources.limits.cpu', 'is not a valid quantity', 'change the value to the form described above'],
     ],
   );
   assert.match(error.diagnostics[4].expected ?? '', /Write fractions as strings/);
+});
+
+test('a word where a number or a boolean belongs gets a hint that works when followed, not "write the number without quotes"', async () => {
+  const { error } = await loadTextError(
+    provider('manager:\n  verbosity: high\n  featureGates: {MachinePool: enabled}\ndeployment: {replicas: "2.5"}'),
+  );
+  assert.deepEqual(
+    error.diagnostics.map((d) => [d.path, d.hint]),
+    [
+      ['spec.manager.verbosity', 'write a whole number, without quotes'],
+      ['spec.manager.featureGates.MachinePool', 'write true or false, without quotes'],
+      ['spec.deployment.replicas', 'write a whole number, without quotes'],
+    ],
+  );
 });
 
 test('metadata names and namespaces must be valid Kubernetes names', async () => {
