@@ -137,18 +137,23 @@ export async function prepareChart(request: ChartRequest): Promise<PreparedChart
   }
   bag.throwIfAny();
   // a path of the wrong type is the schema's to tell; an unknown one is told with the schema's problems (repoURL missing too)
-  const values = chartValues(chart, layers, request.set ?? [], (merged, schemaProblems) =>
-    typeof merged.path === 'string' || schemaProblems.some((d) => d.path === 'path')
-      ? []
-      : [
-          {
-            object: `${chart.origin} values`,
-            path: 'path',
-            message: "the output directory's path in its Git repository is not known",
-            expected: 'the path from the repository root to the output directory, e.g. clusters/mgmt/capi',
-            hint: 'set gitops.path in the Config document, pass --set path=clusters/mgmt/capi, or write the output inside a Git repository',
-          },
-        ],
+  const values = chartValues(
+    chart,
+    layers,
+    request.set ?? [],
+    (merged, schemaProblems) =>
+      typeof merged.path === 'string' || schemaProblems.some((d) => d.path === 'path')
+        ? []
+        : [
+            {
+              object: `${chart.origin} values`,
+              path: 'path',
+              message: "the output directory's path in its Git repository is not known",
+              expected: 'the path from the repository root to the output directory, e.g. clusters/mgmt/capi',
+              hint: 'set gitops.path in the Config document, pass --set path=clusters/mgmt/capi, or write the output inside a Git repository',
+            },
+          ],
+    request.builtIn,
   );
   if (typeof values.path !== 'string') throw new Error('chartValues returned values without a path');
   if (request.subdirectory)

@@ -96,7 +96,7 @@ function writtenIn(layer: ValuesLayer, segments: readonly string[]): string {
   return layer.layout ? `${entry}.${layer.layout}.values` : `${entry}.gitops`;
 }
 
-function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly ValuesLayer[]): Diagnostic {
+function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly ValuesLayer[], layout: string | undefined): Diagnostic {
   const missing = e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : undefined;
   const extra = e.keyword === 'additionalProperties' ? String((e.params as { additionalProperty?: string }).additionalProperty) : undefined;
   const segments = pointerSegments(e.instancePath, missing ?? extra);
@@ -110,7 +110,7 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Valu
     expected: expectedValue(e),
     // `chart show` prints built-in charts only; a chart of one's own has its schema in its directory.
     hint: missing
-      ? `set it, e.g. --set ${at}=… or under gitops.values in the Config document`
+      ? `set it, e.g. --set ${at}=… or under gitops.${layout ? `${layout}.` : ''}values in the Config document`
       : (asString(e, layers, segments, at) ?? otherHint(chart, layers, segments, at, extra !== undefined)),
   };
 }
@@ -151,6 +151,8 @@ export function chartValues(
   layers: readonly ValuesLayer[],
   sets: readonly SetExpression[],
   more?: (values: Values, schemaProblems: readonly Diagnostic[]) => Diagnostic[],
+  /** The layout the chart draws: a missing value is hinted under its gitops.<layout>.values. */
+  layout?: string,
 ): Values {
   let user = userValues(layers, sets, () => ({
     expected: 'key=value pairs: a.b=c, list[0]=x, list={a,b}; escape "," and "." with a backslash',
@@ -159,7 +161,7 @@ export function chartValues(
   user = layerValues(chart.defaults, [user]);
   const validate = valuesValidator(chart);
   const problems =
-    validate && !validate(user) ? ((validate.errors ?? []) as ErrorObject[]).map((e) => schemaProblem(chart, e, layers)) : [];
+    validate && !validate(user) ? ((validate.errors ?? []) as ErrorObject[]).map((e) => schemaProblem(chart, e, layers, layout)) : [];
   problems.push(...(more?.(user, problems) ?? []));
   if (problems.length > 0) throw new CapiGitopsError(problems);
   return user;
