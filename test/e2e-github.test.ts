@@ -12,21 +12,15 @@ import { PROJECT_ROOT, CORPUS_REPOSITORY } from './helpers/paths.js';
 import { tempDir } from './helpers/corpus-manifest.js';
 import { readTree } from './helpers/tree.js';
 import { corpusReleases, FakeGitHub } from './helpers/fake-github.js';
+import { runCliAsync, type CliResult } from './helpers/cli.js';
 
 const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 
 /** Runs the CLI without blocking the event loop (the fake GitHub answers in this process). */
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, GITHUB_TOKEN: 'ghp_e2e_secret_token', CI: 'true' };
-    delete env.GH_TOKEN;
-    const child = spawn(process.execPath, [CLI, ...args], { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function run(args: string[]): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, GITHUB_TOKEN: 'ghp_e2e_secret_token', CI: 'true' };
+  delete env.GH_TOKEN;
+  return runCliAsync(args, env);
 }
 
 const github = await FakeGitHub.start({

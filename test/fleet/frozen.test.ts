@@ -5,29 +5,19 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
 import { corpusReleases, FakeGitHub } from '../helpers/fake-github.js';
-
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+import { runCliAsync, type CliResult } from '../helpers/cli.js';
 
 /** Runs the CLI without blocking the event loop (the fake GitHub answers in this process). */
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true' };
-    delete env.GITHUB_TOKEN;
-    delete env.GH_TOKEN;
-    const child = spawn(process.execPath, [CLI, ...args], { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function run(args: string[]): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true' };
+  delete env.GITHUB_TOKEN;
+  delete env.GH_TOKEN;
+  return runCliAsync(args, env);
 }
 
 const github = await FakeGitHub.start({

@@ -1,5 +1,5 @@
 /** Runs the built CLI as a user would, in a child process. */
-import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { cpSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from './paths.js';
@@ -44,6 +44,24 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
   const result = spawnSync(process.execPath, [CLI, ...args], spawnOptions);
   logCliRun(args, String(result.stdout), String(result.stderr));
   return { code: result.status, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/**
+ * Runs the CLI without blocking the event loop, for tests whose fake server answers in this
+ * process; `env` is the child's whole environment.
+ */
+export function runCliAsync(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => {
+      logCliRun(args, stdout, stderr);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
 
 /** A private copy of the bundled example (manifest + repository), so a test can break it. */
