@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { render } from '../../src/app/render.js';
 import { formatMarkdown, reviewChanges } from '../../src/review/index.js';
+import { reviewAnnotations } from '../../src/review/github-actions.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
 import { localCoreRelease } from '../helpers/local-release.js';
@@ -109,4 +110,18 @@ test("markdown: a cluster's changes in a base and in its own directory are one r
     '| `cluster-api` (cluster us-1) | v0.1.0 | 0 | 0 | 2 |',
     '<details><summary><code>cluster-api</code> (cluster us-1) v0.1.0: 0 added, 0 removed, 2 changed</summary>',
   ]);
+});
+
+test("GitHub annotations: a base's warning names the clusters it concerns, as its call-out does (findings[].clusters)", async () => {
+  const report = await review(
+    { 'eu-1': { verb: 'get' }, 'us-1': { verb: 'get' }, 'ap-1': { verb: 'list' } },
+    { 'eu-1': { verb: 'list', verbose: true }, 'us-1': { verb: 'list', verbose: true }, 'ap-1': { verb: 'list' } },
+  );
+  assert.deepEqual(
+    reviewAnnotations(report, 'out').map((line) => line.replace(/-[0-9a-f]{12}\//, '-…/')),
+    [
+      '::warning file=out/bases/cluster-api/v0.1.0-…/clusterrole-capi-manager-role.yaml,title=capi-gitops%3A rbac::' +
+        'clusters eu-1, us-1: ClusterRole/capi-manager-role: RBAC widened: list nodes',
+    ],
+  );
 });
