@@ -12,6 +12,20 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** The runner masks line by line; lines this short would blank out ordinary words in the log. */
 const MINIMUM_MASKED_LENGTH = 4;
 
+/*
+ * Values too common to be credentials, as the CLI decides (src/secrets/gate.ts isScannableSecret;
+ * a test holds the two equal): YAML's booleans and null, and numbers of fewer than 8 characters.
+ * A mask replaces every occurrence in the whole job log, so a feature flag's `true` would star out
+ * every `true` the run prints (`served: true`, the diff), and hide nothing anyone could not guess.
+ */
+const COMMON_WORD = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
+const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/** Whether masking `text` hides a secret: long enough and not a common value. */
+export function isMaskable(text) {
+  return text.length >= MINIMUM_MASKED_LENGTH && !COMMON_WORD.test(text) && !(text.length < 8 && NUMBER.test(text));
+}
+
 /** actions/toolkit packages/core/src/command.ts escapeData: a workflow command's data. */
 export function escapeData(text) {
   return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
@@ -53,7 +67,7 @@ const ASSIGNED_VALUE = /^\s*[\w.-]+\s*=\s*(.*?)\s*$/;
  */
 export function maskCommands(variables) {
   const masks = new Set();
-  const add = (text) => text.length >= MINIMUM_MASKED_LENGTH && masks.add(text);
+  const add = (text) => isMaskable(text) && masks.add(text);
   for (const value of variables.values()) {
     add(value);
     const lines = value.split(/\r?\n/);

@@ -5,6 +5,7 @@
  * (65,536 characters): what does not fit is cut, with a note saying how to see the rest.
  */
 import { clusterRanges } from '../core/cluster-ranges.js';
+import { compareStrings } from '../core/diagnostics.js';
 import type { ComponentDiff, Finding, ObjectChange, ReviewReport } from './types.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -51,12 +52,19 @@ export function where(report: ReviewReport, directory: string): string {
 }
 
 /**
- * A call-out's clusters: a base's finding names the clusters of its object change, not every
- * cluster the base's changes reach (a cluster added on a base gets its CRDs added, the others an upgrade).
+ * A call-out's clusters (`clusters eu-1, us-1`, empty outside a fleet): a base's finding names the
+ * clusters of its object change, not every cluster the base's changes reach (a cluster added on a
+ * base gets its CRDs added, the others an upgrade).
  */
+export function findingClusters(report: ReviewReport, f: Finding): string {
+  if (!f.clusters) return clustersOf(report, f.component);
+  return `${f.clusters.length === 1 ? 'cluster' : 'clusters'} ${clusterRanges(f.clusters)}`;
+}
+
+/** ` (clusters eu-1, us-1)` after a call-out's type, or nothing outside a fleet. */
 export function findingWhere(report: ReviewReport, f: Finding): string {
-  if (!f.clusters) return where(report, f.component);
-  return ` (${f.clusters.length === 1 ? 'cluster' : 'clusters'} ${clusterRanges(f.clusters)})`;
+  const text = findingClusters(report, f);
+  return text ? ` (${text})` : '';
 }
 
 export function versionText(c: Pick<ComponentDiff, 'oldVersion' | 'newVersion'>): string {
@@ -109,10 +117,51 @@ function objectLine(o: ObjectChange): string {
   return `- ✏️ ${code(name)}: ${shown.join(', ')}`;
 }
 
-function componentSection(report: ReviewReport, c: ComponentDiff): { open: string[]; body: string[]; close: string[] } {
+/** A row of the table and its section: one component, or several that read the same. */
+interface Shown {
+  c: ComponentDiff;
+  /** The clusters it reaches, as `where` writes them. */
+  where: string;
+}
+
+/**
+ * The components as the table and the details show them. In a fleet one cluster's changes to a
+ * component can sit in several directories (its own and a base, or two bases it moved between),
+ * which read alike (name, clusters, version): those are one row, their counts summed and their
+ * objects one section, not identical rows a reader cannot tell apart.
+ */
+function shownComponents(report: ReviewReport): Shown[] {
+  const shown = new Map<string, Shown>();
+  for (const c of report.components) {
+    const at = where(report, c.directory);
+    const key = [c.name, at, versionText(c)].join('\0');
+    const earlier = shown.get(key);
+    if (!earlier) {
+      shown.set(key, { c, where: at });
+      continue;
+    }
+    const merged: ComponentDiff = { ...earlier.c, kinds: earlier.c.kinds.map((k) => ({ ...k, objects: [...k.objects] })) };
+    for (const field of ['added', 'removed', 'changed'] as const) merged[field] += c[field];
+    for (const k of c.kinds) {
+      const same = merged.kinds.find((m) => m.group === k.group && m.kind === k.kind);
+      if (same) same.objects.push(...k.objects);
+      else merged.kinds.push({ ...k, objects: [...k.objects] });
+    }
+    // in the order review.ts gives one component's
+    merged.kinds.sort((x, y) => compareStrings(x.group, y.group) || compareStrings(x.kind, y.kind));
+    for (const k of merged.kinds)
+      k.objects.sort(
+        (x, y) => compareStrings(x.namespace, y.namespace) || compareStrings(x.name, y.name) || compareStrings(x.change, y.change),
+      );
+    shown.set(key, { c: merged, where: at });
+  }
+  return [...shown.values()];
+}
+
+function componentSection({ c, where }: Shown): { open: string[]; body: string[]; close: string[] } {
   // a wiring component has no version: no space before the colon then
   const version = versionText(c);
-  const summary = `<code>${plain(c.name)}</code>${plain(where(report, c.directory))}${version ? ` ${plain(version)}` : ''}: ${c.added} added, ${c.removed} removed, ${c.changed} changed`;
+  const summary = `<code>${plain(c.name)}</code>${plain(where)}${version ? ` ${plain(version)}` : ''}: ${c.added} added, ${c.removed} removed, ${c.changed} changed`;
   const body: string[] = [];
   for (const k of c.kinds) {
     body.push('', `**${plain(k.kind)}**${k.group ? ` (${plain(k.group)})` : ''}`, '');
@@ -142,11 +191,10 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
     head.push('No object changed.', '');
     return head.join('\n');
   }
+  const components = shownComponents(report);
   head.push('| Component | Version | Added | Removed | Changed |', '|---|---|--:|--:|--:|');
-  for (const c of report.components)
-    head.push(
-      `| ${cell(code(c.name) + where(report, c.directory))} | ${cell(versionText(c))} | ${c.added} | ${c.removed} | ${c.changed} |`,
-    );
+  for (const { c, where } of components)
+    head.push(`| ${cell(code(c.name) + where)} | ${cell(versionText(c))} | ${c.added} | ${c.removed} | ${c.changed} |`);
   head.push(`| **total** | | ${s.added} | ${s.removed} | ${s.changed} |`, '');
 
   // Everything after the table is optional: added while it fits, leaving room for the note.
@@ -174,9 +222,9 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
   let cutObjects = 0;
   let cutComponents = 0;
   push(['### Details', '']);
-  for (const c of report.components) {
-    const section = componentSection(report, c);
-    const objects = c.added + c.removed + c.changed;
+  for (const component of components) {
+    const section = componentSection(component);
+    const objects = component.c.added + component.c.removed + component.c.changed;
     if (cutObjects > 0 || !fits([...section.open, ...section.close])) {
       cutObjects += objects;
       cutComponents++;

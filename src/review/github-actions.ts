@@ -7,6 +7,7 @@ import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { CheckReport } from './check.js';
+import { findingClusters } from './format-markdown.js';
 import type { ReviewReport } from './types.js';
 
 export function escapeData(text: string): string {
@@ -30,17 +31,21 @@ function workspacePath(file: string): string {
   return path.relative(process.cwd(), path.resolve(file)).split(path.sep).join('/');
 }
 
-/** `::warning` for each risky finding, pointing at the object's file in `outputDir`. */
+/**
+ * `::warning` for each risky finding, pointing at the object's file in `outputDir`. In a fleet it
+ * names the clusters, as the call-outs do: a base's file says nothing of who gets the change.
+ */
 export function reviewAnnotations(report: ReviewReport, outputDir: string | undefined): string[] {
   return report.findings
     .filter((f) => f.risk === 'warning')
-    .map((f) =>
-      command(
+    .map((f) => {
+      const clusters = findingClusters(report, f);
+      return command(
         'warning',
         { file: f.file && outputDir ? workspacePath(path.join(outputDir, f.file)) : undefined, title: `capi-gitops: ${f.type}` },
-        f.message,
-      ),
-    );
+        clusters ? `${clusters}: ${f.message}` : f.message,
+      );
+    });
 }
 
 /** `::error` for each file `check` found out of date. */

@@ -399,9 +399,9 @@ function workflowCommandData(text: string): string {
 
 /** GitHub Actions workflow commands that mask each secret form in the job log. */
 export function githubMasks(needles: SecretNeedles): string[] {
-  // a value with a line break is masked line by line, as the runner matches single lines
+  // a value with a line break is masked line by line, as the runner matches single lines; a line
+  // as common as `true` is not: its mask would star out every `true` in the job log
   const lines = new Set<string>();
-  for (const [needle] of needles.needles)
-    for (const line of needle.split(/\r?\n/)) if (line.length >= MINIMUM_SECRET_LENGTH) lines.add(line);
+  for (const [needle] of needles.needles) for (const line of needle.split(/\r?\n/)) if (isScannableSecret(line)) lines.add(line);
   return [...lines].sort(compareStrings).map((line) => `::add-mask::${workflowCommandData(line)}`);
 }

@@ -12,13 +12,15 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
+import { isScannableSecret } from '../../src/secrets/gate.js';
 
 const actionModule = async <T>(name: string): Promise<T> =>
   (await import(pathToFileURL(path.join(PROJECT_ROOT, 'action', name)).href)) as T;
 const { splitWords } = await actionModule<{ splitWords: (text: string) => string[] }>('words.mjs');
-const { parseSecrets, maskCommands } = await actionModule<{
+const { parseSecrets, maskCommands, isMaskable } = await actionModule<{
   parseSecrets: (text: string, env: Record<string, string | undefined>) => { variables: Map<string, string>; problems: string[] };
   maskCommands: (variables: Map<string, string>) => string[];
+  isMaskable: (text: string) => boolean;
 }>('secrets.mjs');
 const { postComment, MARKER } = await actionModule<{
   postComment: (env: Record<string, string>, write: (line: string) => void) => Promise<{ action: string; id?: number }>;
@@ -79,6 +81,47 @@ test('the secrets input: NAME=value lines and names taken from the environment; 
     "secrets, line 3: ABSENT is not in the environment; set it in the step's env: or write ABSENT=value",
   ]);
   assert.deepEqual([...bad.variables.keys()], ['lower_ok']);
+});
+
+test('the secrets input: a value too common to be a credential (true, 1, 9443, null) is not masked, or every occurrence in the log would be *** (action/secrets.mjs, as src/secrets/gate.ts isScannableSecret)', () => {
+  const { variables } = parseSecrets(
+    'EXP_MACHINE_POOL=true\nREPLICAS=1\nPORT=9443\nOPTIONAL=null\nDISABLED=False\nTOKEN=tok-12345\nPIN=12345678\nSETTINGS',
+    {
+      SETTINGS: '[flags]\nenabled = true\nretries = 3\npassword = hunter2-value',
+    },
+  );
+  assert.deepEqual(maskCommands(variables), [
+    '::add-mask::tok-12345',
+    '::add-mask::12345678',
+    '::add-mask::[flags]%0Aenabled = true%0Aretries = 3%0Apassword = hunter2-value',
+    '::add-mask::enabled = true',
+    '::add-mask::retries = 3',
+    '::add-mask::password = hunter2-value',
+    '::add-mask::hunter2-value',
+  ]);
+  // the Action masks exactly what the CLI counts as a secret's bytes (it cannot import the CLI's modules)
+  const samples = [
+    'true',
+    'TRUE',
+    'yes',
+    'off',
+    'Null',
+    '~',
+    'y',
+    '1',
+    '0.5',
+    '-42',
+    '1e3',
+    '9443',
+    '1234567',
+    '12345678',
+    'abcd',
+    'abc',
+    'truely',
+    ' true',
+    '+.5',
+  ];
+  for (const value of samples) assert.equal(isMaskable(value), isScannableSecret(value), JSON.stringify(value));
 });
 
 /** GitHub's issue-comments API for acme/mgmt pull request 7: pages of per_page with Link headers. */

@@ -20,52 +20,57 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   return { status: result.status, output: result.stdout + result.stderr };
 }
 
+/** A temporary Git repository holding the examples, with pre-commit installed for the given hooks. */
+function hookRepository(root: string, hookIds: string[]) {
+  const bin = path.join(root, 'bin');
+  mkdirSync(bin);
+  const capiGitops = path.join(bin, 'capi-gitops');
+  writeFileSync(
+    capiGitops,
+    // capi-gitops installed on PATH: the package's bin
+    `#!/usr/bin/env bash\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(PROJECT_ROOT, 'dist', 'bin', 'capi-gitops.mjs'))} "$@"\n`,
+  );
+  chmodSync(capiGitops, 0o755);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${bin}${path.delimiter}${process.env.PATH}`,
+    PRE_COMMIT_HOME: path.join(root, 'pre-commit-home'),
+    GIT_AUTHOR_NAME: 'Dev',
+    GIT_AUTHOR_EMAIL: 'dev@example.com',
+    GIT_COMMITTER_NAME: 'Dev',
+    GIT_COMMITTER_EMAIL: 'dev@example.com',
+    XDG_CACHE_HOME: path.join(root, 'xdg-cache'),
+  };
+  const git = (cwd: string, ...args: string[]) => {
+    const result = run('git', args, cwd, env);
+    assert.equal(result.status, 0, result.output);
+    return result.output.trim();
+  };
+
+  const hooks = path.join(root, 'hooks');
+  mkdirSync(hooks);
+  copyFileSync(path.join(PROJECT_ROOT, '.pre-commit-hooks.yaml'), path.join(hooks, '.pre-commit-hooks.yaml'));
+  git(hooks, 'init', '-q');
+  git(hooks, 'add', '-A');
+  git(hooks, 'commit', '-q', '-m', 'hooks');
+  const rev = git(hooks, 'rev-parse', 'HEAD');
+
+  const repo = path.join(root, 'repo');
+  mkdirSync(repo);
+  cpSync(path.join(PROJECT_ROOT, 'examples'), path.join(repo, 'examples'), { recursive: true });
+  const args = '[-f, examples/management-cluster, -o, clusters/mgmt]';
+  const config = hookIds.map((id) => `  - id: ${id}\n    args: ${args}\n`).join('');
+  writeFileSync(path.join(repo, '.pre-commit-config.yaml'), `repos:\n- repo: ${hooks}\n  rev: ${rev}\n  hooks:\n${config}`);
+  git(repo, 'init', '-q');
+  const install = run('pre-commit', ['install'], repo, env);
+  assert.equal(install.status, 0, install.output);
+  return { repo, env, git, capiGitops };
+}
+
 test('pre-commit: capi-gitops-render regenerates on commit, capi-gitops-check passes, then catches a hand edit', { skip }, () => {
   const root = tempDir('capi-gitops-pre-commit-');
   try {
-    const bin = path.join(root, 'bin');
-    mkdirSync(bin);
-    writeFileSync(
-      path.join(bin, 'capi-gitops'),
-      // capi-gitops installed on PATH: the package's bin
-      `#!/usr/bin/env bash\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(PROJECT_ROOT, 'dist', 'bin', 'capi-gitops.mjs'))} "$@"\n`,
-    );
-    chmodSync(path.join(bin, 'capi-gitops'), 0o755);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PATH: `${bin}${path.delimiter}${process.env.PATH}`,
-      PRE_COMMIT_HOME: path.join(root, 'pre-commit-home'),
-      GIT_AUTHOR_NAME: 'Dev',
-      GIT_AUTHOR_EMAIL: 'dev@example.com',
-      GIT_COMMITTER_NAME: 'Dev',
-      GIT_COMMITTER_EMAIL: 'dev@example.com',
-      XDG_CACHE_HOME: path.join(root, 'xdg-cache'),
-    };
-    const git = (cwd: string, ...args: string[]) => {
-      const result = run('git', args, cwd, env);
-      assert.equal(result.status, 0, result.output);
-      return result.output.trim();
-    };
-
-    const hooks = path.join(root, 'hooks');
-    mkdirSync(hooks);
-    copyFileSync(path.join(PROJECT_ROOT, '.pre-commit-hooks.yaml'), path.join(hooks, '.pre-commit-hooks.yaml'));
-    git(hooks, 'init', '-q');
-    git(hooks, 'add', '-A');
-    git(hooks, 'commit', '-q', '-m', 'hooks');
-    const rev = git(hooks, 'rev-parse', 'HEAD');
-
-    const repo = path.join(root, 'repo');
-    mkdirSync(repo);
-    cpSync(path.join(PROJECT_ROOT, 'examples'), path.join(repo, 'examples'), { recursive: true });
-    const args = '[-f, examples/management-cluster, -o, clusters/mgmt]';
-    writeFileSync(
-      path.join(repo, '.pre-commit-config.yaml'),
-      `repos:\n- repo: ${hooks}\n  rev: ${rev}\n  hooks:\n  - id: capi-gitops-render\n    args: ${args}\n  - id: capi-gitops-check\n    args: ${args}\n`,
-    );
-    git(repo, 'init', '-q');
-    const install = run('pre-commit', ['install'], repo, env);
-    assert.equal(install.status, 0, install.output);
+    const { repo, env, git } = hookRepository(root, ['capi-gitops-render', 'capi-gitops-check']);
 
     // First commit without the output: the render hook writes it and fails the commit (new
     // files too, which pre-commit alone would not notice); adding them lets the commit through.
@@ -73,6 +78,7 @@ test('pre-commit: capi-gitops-render regenerates on commit, capi-gitops-check pa
     const first = run('git', ['commit', '-q', '-m', 'manifest'], repo, env);
     assert.equal(first.status, 1, first.output);
     assert.match(first.output, /capi-gitops render.*Failed/);
+    assert.match(first.output, /untracked +clusters\/mgmt\/kustomization\.yaml/);
     assert.match(first.output, /capi-gitops rendered the output again: review and git add it/);
     git(repo, 'add', '-A');
     const second = run('git', ['commit', '-q', '-m', 'manifest and output'], repo, env);
@@ -108,6 +114,33 @@ test('pre-commit: capi-gitops-render regenerates on commit, capi-gitops-check pa
     assert.match(lacking.output, /untracked +clusters\/mgmt\/01-cluster-api\/deployment-capi-controller-manager\.yaml/);
     assert.match(lacking.output, /these files of clusters\/mgmt are not in Git, so the commit would lack them: git add clusters\/mgmt/);
     git(repo, 'add', 'clusters/mgmt');
+    assert.equal(git(repo, 'status', '--porcelain'), '');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('pre-commit: capi-gitops-render alone fails a commit that lacks output files rendered by hand and never added', { skip }, () => {
+  const root = tempDir('capi-gitops-pre-commit-render-');
+  try {
+    const { repo, env, git, capiGitops } = hookRepository(root, ['capi-gitops-render']);
+    // Rendered by hand, then only the manifest added (as `git add -u` would leave a new cluster's
+    // files): the work tree is what the manifest renders, so nothing is rendered, yet the commit
+    // would hold no output at all.
+    const render = run(capiGitops, ['render', '--quiet', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt'], repo, env);
+    assert.equal(render.status, 0, render.output);
+    git(repo, 'add', 'examples', '.pre-commit-config.yaml');
+    const lacking = run('git', ['commit', '-q', '-m', 'manifest without its output'], repo, env);
+    assert.equal(lacking.status, 1, lacking.output);
+    assert.match(lacking.output, /capi-gitops render.*Failed/);
+    assert.match(lacking.output, /untracked +clusters\/mgmt\/kustomization\.yaml/);
+    assert.match(lacking.output, /these files of clusters\/mgmt are not in Git, so the commit would lack them: git add clusters\/mgmt/);
+    assert.doesNotMatch(lacking.output, /rendered the output again/);
+    // The hint, followed literally, lets the commit through.
+    git(repo, 'add', 'clusters/mgmt');
+    const whole = run('git', ['commit', '-q', '-m', 'manifest and output'], repo, env);
+    assert.equal(whole.status, 0, whole.output);
+    assert.match(whole.output, /capi-gitops render.*Passed/);
     assert.equal(git(repo, 'status', '--porcelain'), '');
   } finally {
     rmSync(root, { recursive: true, force: true });
