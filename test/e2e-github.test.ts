@@ -8,13 +8,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT, CORPUS_REPOSITORY } from './helpers/paths.js';
+import { CORPUS_REPOSITORY } from './helpers/paths.js';
 import { tempDir } from './helpers/corpus-manifest.js';
 import { readTree } from './helpers/tree.js';
 import { corpusReleases, FakeGitHub } from './helpers/fake-github.js';
-import { runCliAsync, type CliResult } from './helpers/cli.js';
-
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+import { CLI, runCliAsync, type CliResult } from './helpers/cli.js';
 
 /** Runs the CLI without blocking the event loop (the fake GitHub answers in this process). */
 function run(args: string[]): Promise<CliResult> {

@@ -11,8 +11,8 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { PROJECT_ROOT } from './helpers/paths.js';
 import { tempDir } from './helpers/corpus-manifest.js';
+import { CLI } from './helpers/cli.js';
 
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 const COUNTER = path.join(PROJECT_ROOT, 'dist', 'test', 'helpers', 'count-connects.js');
 const UNRESOLVABLE = path.join(PROJECT_ROOT, 'dist', 'test', 'helpers', 'unresolvable-host.js');
 const EXAMPLE_REPOSITORY = path.join(PROJECT_ROOT, 'examples', 'repository');

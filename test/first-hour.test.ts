@@ -14,8 +14,7 @@ import { loadManifest } from '../src/manifest/load.js';
 import { renderManagementCluster } from '../src/app/cluster.js';
 import { CapiGitopsError, type Diagnostic } from '../src/core/diagnostics.js';
 import { planUpgrades, renderUpgradePlanText, type ProviderUpgradeInput } from '../src/resolve/upgrade-plan.js';
-
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+import { CLI } from './helpers/cli.js';
 
 /** A private copy of the example without its lockfile, with `edit` applied to providers.yaml and config.yaml. */
 function example(

@@ -1,7 +1,8 @@
 /**
- * The package's bin (the bundle split at the commands, dist/bin/capi-gitops.mjs) passes the same
- * CLI tests as the modules' entry point: the CLI test files run again with CAPI_GITOPS_TEST_CLI=bin
- * (test/helpers/cli.ts). The single-file bundle renders the same bytes (test/cli/bin.test.ts).
+ * The suite runs the package's bin (the bundle split at the commands, dist/bin/capi-gitops.mjs);
+ * the compiled modules' entry (dist/src/cli/main.js) passes the same CLI tests: the CLI test files
+ * run again with CAPI_GITOPS_TEST_CLI=modules (test/helpers/cli.ts). The single-file bundle
+ * renders the same bytes (test/cli/bin.test.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import { CLI_ENTRY_POINTS } from '../helpers/cli.js';
 
 const CLI_TEST_FILES = ['cli/cli.test.js', 'cli/output.test.js', 'cli/hints.test.js'];
 
-for (const [entry, what] of [['bin', "the package's bin"]] as const) {
+for (const [entry, what] of [['modules', "the compiled modules' entry"]] as const) {
   test(
     `the CLI tests pass against ${what}`,
     { skip: process.env.CAPI_GITOPS_TEST_CLI !== undefined ? `already running against ${process.env.CAPI_GITOPS_TEST_CLI}` : false },

@@ -8,10 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeTempManifest } from '../helpers/corpus-manifest.js';
-import { PROJECT_ROOT } from '../helpers/paths.js';
-import { exampleCopy } from '../helpers/cli.js';
+import { CLI, exampleCopy } from '../helpers/cli.js';
 
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 const FLEET = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
 kind: CoreProvider
 metadata: {name: cluster-api, namespace: capi-system}

@@ -21,14 +21,14 @@ import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-ma
 import { kubectlAvailable, kubectlKustomize, readTree } from '../helpers/tree.js';
 import { wiringProblems } from '../helpers/crd-schema.js';
 import { rejection } from '../helpers/assertions.js';
-import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../helpers/paths.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { CLI } from '../helpers/cli.js';
 
 const COMPONENT_FILES: [string, string][] = [
   ['01-cluster-api', 'cluster-api/v1.12.0/core-components.yaml'],
   ['02-bootstrap-kubeadm', 'bootstrap-kubeadm/v1.12.0/bootstrap-components.yaml'],
   ['03-control-plane-kubeadm', 'control-plane-kubeadm/v1.12.0/control-plane-components.yaml'],
 ];
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 const REPO = 'https://git.example.com/platform/fleet.git';
 
 const RELEASES = `apiVersion: capi-gitops.dev/v1alpha1

@@ -8,12 +8,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../helpers/paths.js';
-import { exampleCopy } from '../helpers/cli.js';
+import { CLI, exampleCopy } from '../helpers/cli.js';
 import { renderOutput } from '../../src/app/run.js';
 import { CapiGitopsError, type Diagnostic } from '../../src/core/diagnostics.js';
-
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 
 /** The example as a two-cluster fleet: EXAMPLE_REGION moves from the shared Config to eu-1's overlay. */
 function fleetExample(fleet: string): { dir: string; manifest: string; fleetFile: string } {

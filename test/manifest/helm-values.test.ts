@@ -13,10 +13,10 @@ import { importHelmValues } from '../../src/manifest/import-helm-values.js';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { loadManifest } from '../../src/manifest/load.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
-import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
+import { FIXTURES } from '../helpers/paths.js';
+import { CLI } from '../helpers/cli.js';
 
 const CHART = path.join(FIXTURES, 'operator-chart');
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 const { vectors } = JSON.parse(readFileSync(path.join(CHART, 'vectors.json'), 'utf8')) as {
   vectors: { name: string; golden: string; set: string[] }[];
 };

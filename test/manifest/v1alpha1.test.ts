@@ -21,10 +21,10 @@ import { imageUrlOf } from '../../src/manifest/v1alpha1.js';
 import { renderManagementCluster } from '../../src/app/cluster.js';
 import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
+import { CLI } from '../helpers/cli.js';
 
 const README = path.join(FIXTURES, 'operator-readme');
 const EXAMPLES = ['01', '02', '03', '04', '05', '06', '07', '08', '09'];
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 
 function run(args: string[], cwd = PROJECT_ROOT) {
   const result = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });

@@ -15,6 +15,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
+import { CLI } from '../helpers/cli.js';
 
 interface Step {
   id?: string;
@@ -229,7 +230,7 @@ test('action.yml on a pull request: install, diff to the step summary, PR commen
     git(workspace, 'config', 'user.email', 'ci@example.com');
     git(workspace, 'config', 'user.name', 'CI');
     const cli = (args: string[]) =>
-      spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'), ...args], {
+      spawnSync(process.execPath, [CLI, ...args], {
         cwd: workspace,
         encoding: 'utf8',
       });
@@ -470,11 +471,10 @@ test('action.yml mode upgrade: plan, update and render leave the upgrade in the 
     git(workspace, 'init', '-q', '-b', 'main');
     git(workspace, 'config', 'user.email', 'ci@example.com');
     git(workspace, 'config', 'user.name', 'CI');
-    const render = spawnSync(
-      process.execPath,
-      [path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'), 'render', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt'],
-      { cwd: workspace, encoding: 'utf8' },
-    );
+    const render = spawnSync(process.execPath, [CLI, 'render', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt'], {
+      cwd: workspace,
+      encoding: 'utf8',
+    });
     assert.equal(render.status, 0, render.stderr);
     git(workspace, 'add', '-A');
     git(workspace, 'commit', '-q', '-m', 'base');

@@ -13,9 +13,7 @@ import { checkOutput } from '../../src/review/check.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
-import { exampleCopy } from '../helpers/cli.js';
-
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
+import { CLI, exampleCopy } from '../helpers/cli.js';
 
 const FILES = new Map([
   ['kustomization.yaml', 'resources:\n- 01-a\n'],
@@ -101,11 +99,7 @@ test('check honours every layout: rendered with --layout X, check --layout X pas
     const cache = path.join(repo, '.cache');
     const manifest = path.join(PROJECT_ROOT, 'examples', 'management-cluster');
     const run = (args: string[]) =>
-      spawnSync(
-        process.execPath,
-        [path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js'), ...args, '-f', manifest, '--cache-dir', cache],
-        { cwd: repo, encoding: 'utf8' },
-      );
+      spawnSync(process.execPath, [CLI, ...args, '-f', manifest, '--cache-dir', cache], { cwd: repo, encoding: 'utf8' });
     const setFor = { kustomize: [], argocd: ['--set', 'repoURL=https://git.example.com/mgmt.git'], flux: [] } as Record<string, string[]>;
     for (const layout of ['kustomize', 'argocd', 'flux']) {
       const out = `out-${layout}`;

@@ -20,6 +20,7 @@ import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { assertNoSecret, SUITE_SECRETS } from '../helpers/secret-scan.js';
 import { readTree } from '../helpers/tree.js';
+import { CLI } from '../helpers/cli.js';
 
 const B64 = Buffer.from(SUITE_SECRETS.landingCredentials).toString('base64');
 const SECRETS = [B64, SUITE_SECRETS.landingSecretKey];
@@ -27,7 +28,6 @@ const url = (...parts: string[]) => pathToFileURL(path.join(...parts)).href;
 const CORE_URL = url(PROJECT_ROOT, 'examples', 'repository', 'cluster-api', 'latest', 'core-components.yaml');
 const AWS_URL = url(FIXTURES, 'secrets', 'infrastructure-aws', 'latest', 'infrastructure-components.yaml');
 const COMMAND = 'capi-gitops render -f mc -o out';
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 
 function git(cwd: string, args: string[]): void {
   const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], {

@@ -12,15 +12,15 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { corpusManifest, tempDir } from '../../helpers/corpus-manifest.js';
-import { FIXTURES, PROJECT_ROOT } from '../../helpers/paths.js';
+import { FIXTURES } from '../../helpers/paths.js';
 import { FakeGitHub } from '../../helpers/fake-github.js';
 import { ArtifactCache } from '../../../src/sources/cache.js';
 import { renderManagementCluster } from '../../../src/app/cluster.js';
 import { planManagementCluster, updateManagementCluster } from '../../../src/app/upgrade.js';
 import { renderUpgradePlanText } from '../../../src/resolve/upgrade-plan.js';
 import { parseLockfile, serializeLockfile } from '../../../src/resolve/lock/lockfile.js';
+import { CLI } from '../../helpers/cli.js';
 
-const CLI = path.join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
 const RELEASE = readFileSync(path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml'), 'utf8');
 
 interface LockEntryData {
