@@ -10,7 +10,7 @@ import type { KObject } from '../core/kobject.js';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { sha256Hex } from '../core/digest.js';
 import type { Artifact, ProviderRepository } from '../core/repository.js';
-import { checkCharacters, DEFAULT_MAX_ARTIFACT_BYTES, detachedCopy, parseArtifact, PARSER_VERSION } from '../yaml/parse.js';
+import { checkCharacters, DEFAULT_MAX_ARTIFACT_BYTES, parseArtifact, PARSER_VERSION } from '../yaml/parse.js';
 import { lineNumberAt, splitDocuments } from '../yaml/split.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import type { ArtifactCache } from '../sources/cache.js';
@@ -369,9 +369,9 @@ export class RunContext {
     for (const doc of plan.fresh) {
       if (this.documents.get(doc.key) !== undefined) continue;
       try {
-        // parsed from a copy: a value the parser sliced from the document itself would keep the
-        // whole artifact text alive
-        const text = detachedCopy(doc.text);
+        // parsed from a copy (V8 flattens the concatenation into a new string): a value the parser
+        // sliced from the document itself would keep the whole artifact text alive
+        const text = ` ${doc.text}`.slice(1);
         this.documents.set(doc.key, parseArtifact(text, { source: input.source, maxBytes: input.maxBytes }), doc.text.length);
         this.stats.documents.parsed++;
       } catch (err) {

@@ -83,10 +83,9 @@ export function parseArtifactDetailed(text: string, opts: ParseArtifactOptions):
   const useFast = !opts.fullParserOnly && text.indexOf('\r') < 0 && text.indexOf('\ufeff', 1) < 0;
   const objects: KObject[] = [];
   const positions = new LineIndex(text);
-  const wide = WIDE_CHARACTER.test(text);
   let fullParserDocuments = 0;
   for (const chunk of chunks) {
-    let value = useFast ? fastParseChunk(text, chunk, wide) : undefined;
+    let value = useFast ? fastParseDocument(text, chunk.start, chunk.end) : undefined;
     if (value === undefined) {
       fullParserDocuments++;
       const result = libraryParseDocument(text.slice(chunk.start, chunk.end));
@@ -108,33 +107,6 @@ export function parseArtifactDetailed(text: string, opts: ParseArtifactOptions):
   }
   bag.throwIfAny();
   return { objects, fullParserDocuments };
-}
-
-// V8 keeps a string in one byte per character while every character is at most U+00FF; one
-// character past that makes the whole text two bytes per character, and every string sliced from
-// it: the parse, the emitter and the output's UTF-8 encoding then all work on the wide form.
-// core-components.yaml v1.12.0 has 18 ’ in 1.4 MB. Each of a wide text's documents without such
-// a character is parsed from a one-byte copy: 31 interleaved cold renders of the corpus, CPU time
-// 559 → 540 ms, wall time 426 → 422 ms (the saving is mostly the garbage collector's, on the other core).
-const WIDE_CHARACTER = /[^\x00-\xff]/;
-
-/** A copy of a text without characters past U+00FF, one byte per character (latin1 is exact there). */
-function oneByteCopy(text: string): string {
-  return Buffer.from(text, 'latin1').toString('latin1');
-}
-
-/** A copy of `text` that keeps no reference to the string it was cut from, in one byte per character where it can be. */
-export function detachedCopy(text: string): string {
-  // (V8 flattens the concatenation into a new string)
-  return WIDE_CHARACTER.test(text) ? ` ${text}`.slice(1) : oneByteCopy(text);
-}
-
-function fastParseChunk(text: string, chunk: DocumentChunk, wide: boolean): unknown {
-  if (!wide) return fastParseDocument(text, chunk.start, chunk.end);
-  const document = text.slice(chunk.start, chunk.end);
-  if (WIDE_CHARACTER.test(document)) return fastParseDocument(text, chunk.start, chunk.end);
-  const oneByte = oneByteCopy(document);
-  return fastParseDocument(oneByte, 0, oneByte.length);
 }
 
 function checkSize(text: string, source: string, maxBytes: number): void {
