@@ -277,7 +277,7 @@ function secretOptions(flags: RenderFlags): Partial<RenderOptions> {
  * in a subdirectory, checked from the root, would differ); outside Git, from the working
  * directory. `withSecrets` keeps the secret sources (--secret-file, --env-secret, and -f paths that
  * hold only Secrets): the README records that command, which render needs (app/cluster.ts
- * readmeCommandFor), and a check without them keeps the recorded one (app/check.ts).
+ * readmeCommandFor), and a check without them keeps the recorded one (review/check.ts).
  */
 export function readmeCommand(flags: RenderFlags, withSecrets = false): string {
   const root = workTreeRoot(path.resolve(flags.output!));

@@ -141,6 +141,10 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
   const directory = path.resolve(outDir);
   const rendered = [...files.keys()];
   const { entries, indexText, written, onDisk, stale } = await readOneTree(directory, rendered, hooks);
+  const readme = rendered.indexOf(README_FILE);
+  const committedReadme = readme >= 0 ? onDisk[readme]?.toString('utf8') : undefined;
+  if (committedReadme !== undefined && onlySecretSourcesDiffer(committedReadme, files.get(README_FILE)!))
+    files = new Map(files).set(README_FILE, committedReadme);
 
   const problems: CheckedFile[] = [];
   const add = (p: string, status: CheckStatus) => problems.push({ path: p, status, reason: REASONS[status] });
@@ -178,9 +182,7 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
     });
   }
   problems.sort((a, b) => compareStrings(a.path, b.path));
-  const readme = rendered.indexOf(README_FILE);
-  const renderedWith =
-    readme >= 0 && onDisk[readme] !== undefined ? otherFlags(onDisk[readme].toString('utf8'), files.get(README_FILE)!) : undefined;
+  const renderedWith = committedReadme !== undefined ? otherFlags(committedReadme, files.get(README_FILE)!) : undefined;
   return { directory, unchanged, problems, ...(renderedWith ? { renderedWith } : {}) };
 }
 
@@ -218,6 +220,21 @@ export function pathFlags(command: string): string[] {
 /** A command without its -f and -o words. */
 export function withoutPathFlags(command: string): string {
   return command.replace(PATH_FLAGS, '');
+}
+
+// What render records so that its README's command reproduces the output, and a check in CI has
+// none of: --secret-file, --env-secret, and a -f of Secrets.
+const SECRET_SOURCE_FLAGS = / --(?:secret-file|env-secret) (?:'[^']*'|\S+)/g;
+
+/** Whether two READMEs differ only in their commands' secret sources: -f files the check was not given, --secret-file, --env-secret. */
+function onlySecretSourcesDiffer(committed: string, rendered: string): boolean {
+  const before = RECORDED_COMMAND.exec(committed)?.[1];
+  const now = RECORDED_COMMAND.exec(rendered)?.[1];
+  if (before === undefined || now === undefined || before === now || rendered.replace(now, () => before) !== committed) return false;
+  const given = pathFlags(now);
+  const withoutSources = (command: string) =>
+    command.replace(SECRET_SOURCE_FLAGS, '').replace(PATH_FLAGS, (word) => (word.startsWith(' -f') && !given.includes(word) ? '' : word));
+  return withoutSources(before) === withoutSources(now);
 }
 
 /** The committed README's command when its flags differ from those of the render checked against it. */
