@@ -158,7 +158,11 @@ export async function prepareProviders(
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const bag = new DiagnosticBag();
   // check and diff under a strategy that keeps values out: a missing configSecret is a warning
-  const tolerateMissing = rendersWithoutValues(options, manifest.config.secrets) ? (w: Diagnostic) => options.onWarning?.(w) : undefined;
+  // (one warning for a Secret every provider names: collected by the Secret, told after the loop)
+  const missing = new Map<string, Diagnostic[]>();
+  const tolerateMissing = rendersWithoutValues(options, manifest.config.secrets)
+    ? (w: Diagnostic) => missing.set(w.message, [...(missing.get(w.message) ?? []), w])
+    : undefined;
   const withSecrets: { resolved: ResolvedProvider; secret: SecretObject | undefined }[] = [];
   // a Secret or ConfigMap in the input but left out for its own problems, told at its lines
   const leftOut = new Set(manifest.problems?.map((d) => d.object));
@@ -184,6 +188,10 @@ export async function prepareProviders(
     if (ok) withSecrets.push({ resolved, secret });
   }
   for (const provider of others) checkReferences(provider);
+  for (const [first, ...more] of missing.values()) {
+    const also = more.map((w) => w.object).join(', ');
+    options.onWarning?.(more.length === 0 ? first! : { ...first!, message: `${first!.message}; it is the configSecret of ${also} too` });
+  }
   const needles = secretNeedles(
     secretValues(
       manifest,

@@ -287,7 +287,7 @@ export function readmeCommand(flags: RenderFlags, withSecrets = false): string {
 }
 
 /** The nearest directory at or above `dir` that holds `.git` (a directory, or a worktree's file). */
-function workTreeRoot(dir: string): string | undefined {
+export function workTreeRoot(dir: string): string | undefined {
   for (let at = dir; ; at = path.dirname(at)) {
     if (existsSync(path.join(at, '.git'))) return at;
     if (path.dirname(at) === at) return undefined;

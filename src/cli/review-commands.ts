@@ -21,7 +21,7 @@ import { check } from '../app/check.js';
 import { diff, type DiffRequest } from '../app/diff.js';
 import type { SecretNotGiven } from '../app/types.js';
 import type { ProgressReporter } from './progress.js';
-import { readmeCommand, regenerateCommand, renderFlagsOptions, withProgress, type RenderFlags } from './commands.js';
+import { readmeCommand, regenerateCommand, renderFlagsOptions, withProgress, workTreeRoot, type RenderFlags } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
 import { shellWord } from '../core/shell.js';
 
@@ -78,7 +78,7 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   // render needs every configSecret this check went without: the command names each one's file
   const secretFiles = secretsNotGiven.map((s) => secretFilePlaceholder(s.secret));
-  const fix = regenerateCommand(flags, true, process.cwd(), secretFiles);
+  const fix = regenerateCommand(withRecordedSecretSources(flags, report.recordedSecretSources), true, process.cwd(), secretFiles);
   if (flags.json) process.stdout.write(checkJson(report, output, secretsNotGiven));
   else if (report.problems.length === 0) {
     if (!flags.quiet) process.stdout.write(`${output} is up to date: ${report.unchanged} files match what the manifest renders\n`);
@@ -111,6 +111,16 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
     if (inGitHubActions()) for (const line of checkAnnotations(report)) process.stderr.write(line + '\n');
     throw new ExitStatus(1);
   }
+}
+
+/**
+ * A check in CI has no secret sources; the render it prints takes those the README records
+ * (render needs them), with their paths from the README's base (the Git work tree's root).
+ */
+function withRecordedSecretSources(flags: CheckFlags, recorded: CheckReport['recordedSecretSources']): CheckFlags {
+  if (!recorded || (flags.secretFile?.length ?? 0) + (flags.envSecret?.length ?? 0) > 0) return flags;
+  const base = workTreeRoot(path.resolve(flags.output!)) ?? process.cwd();
+  return { ...flags, secretFile: recorded.secretFile.map((f) => path.resolve(base, f)), envSecret: recorded.envSecret };
 }
 
 /** Where a command needs the file of a Secret this run was not given (only the user knows its path). */

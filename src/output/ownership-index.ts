@@ -21,8 +21,6 @@ const INDEX_PREAMBLE = [
 
 const ENTRY = /^([0-9a-f]{64}) {2}(.*)$/;
 
-export const contentDigest = sha256Hex;
-
 const MARK_BYTES = Buffer.from(GENERATED_MARK, 'utf8');
 
 /**
@@ -32,13 +30,13 @@ const MARK_BYTES = Buffer.from(GENERATED_MARK, 'utf8');
  * `check` and `diff` ask the same, so they say what render does.
  */
 export function provenOwned(bytes: Uint8Array, digest: string | undefined): boolean {
-  return digest !== undefined && contentDigest(bytes) === digest && MARK_BYTES.equals(bytes.subarray(0, MARK_BYTES.length));
+  return digest !== undefined && sha256Hex(bytes) === digest && MARK_BYTES.equals(bytes.subarray(0, MARK_BYTES.length));
 }
 
 /** The index of `files` (relative path → content written, as text or UTF-8 bytes). */
 export function formatIndex(files: ReadonlyMap<string, string | Uint8Array>): string {
   // each file hashed (a memo keyed by the text would compare same-length texts in full)
-  return formatIndexOfDigests(new Map([...files].map(([p, text]) => [p, contentDigest(text)])));
+  return formatIndexOfDigests(new Map([...files].map(([p, text]) => [p, sha256Hex(text)])));
 }
 
 /** The index of files whose sha256 is known (relative path → digest); the same text formatIndex writes. */

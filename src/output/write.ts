@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
-import { contentDigest, parseIndexEntries, provenOwned } from './ownership-index.js';
+import { parseIndexEntries, provenOwned } from './ownership-index.js';
 import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../layout/output-paths.js';
 import { sha256Hex } from '../core/digest.js';
 import { parseIndex } from './ownership-index.js';
@@ -286,7 +286,7 @@ async function settleBackup(backup: string, outDir: string): Promise<{ warnings:
       const bytes = await readFile(inBackup);
       const digest = listed.get(p);
       duplicate =
-        (digest !== undefined && digest === contentDigest(bytes)) ||
+        (digest !== undefined && digest === sha256Hex(bytes)) ||
         (now?.isFile() === true && now.size === bytes.length && bytes.equals(await readFile(path.join(outDir, p))));
     }
     if (duplicate) await unlink(inBackup).catch(() => undefined);

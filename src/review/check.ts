@@ -7,7 +7,8 @@ import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { INDEX_FILE, ancestors } from '../layout/output-paths.js';
 import { README_FILE } from '../layout/index.js';
-import { contentDigest, formatIndex, parseIndexEntries, provenOwned } from '../output/ownership-index.js';
+import { formatIndex, parseIndexEntries, provenOwned } from '../output/ownership-index.js';
+import { sha256Hex } from '../core/digest.js';
 import { exists, scanTree, type TreeEntry } from '../output/tree.js';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { outputLockPath } from '../output/write-guard.js';
@@ -37,6 +38,11 @@ export interface CheckReport {
    * would rewrite the output as another layout.
    */
   renderedWith?: string;
+  /**
+   * The secret sources the README's command records (--secret-file paths as it writes them, from
+   * its base directory; --env-secret names): a check runs without them, and render needs them.
+   */
+  recordedSecretSources?: { secretFile: string[]; envSecret: string[] };
 }
 
 const REASONS: Record<CheckStatus, string> = {
@@ -154,7 +160,7 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
     if (bytes === undefined) return add(p, 'missing');
     if (bytes.equals(Buffer.from(files.get(p)!, 'utf8'))) return unchanged++;
     const digest = written.get(p);
-    add(p, digest !== undefined && digest !== contentDigest(bytes) ? 'edited' : 'changed');
+    add(p, digest !== undefined && digest !== sha256Hex(bytes) ? 'edited' : 'changed');
   });
 
   // Extra: what the last render wrote and this one does not, and any visible file in a
@@ -183,7 +189,8 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
   }
   problems.sort((a, b) => compareStrings(a.path, b.path));
   const renderedWith = committedReadme !== undefined ? otherFlags(committedReadme, files.get(README_FILE)!) : undefined;
-  return { directory, unchanged, problems, ...(renderedWith ? { renderedWith } : {}) };
+  const recorded = committedReadme !== undefined ? recordedSecretSources(committedReadme) : undefined;
+  return { directory, unchanged, problems, ...(renderedWith ? { renderedWith } : {}), ...(recorded ? { recordedSecretSources: recorded } : {}) };
 }
 
 /**
@@ -225,6 +232,18 @@ export function withoutPathFlags(command: string): string {
 // What render records so that its README's command reproduces the output, and a check in CI has
 // none of: --secret-file, --env-secret, and a -f of Secrets.
 const SECRET_SOURCE_FLAGS = / --(?:secret-file|env-secret) (?:'[^']*'|\S+)/g;
+
+/** The --secret-file and --env-secret words of a README's command, read back as the shell would. */
+function recordedSecretSources(readme: string): CheckReport['recordedSecretSources'] {
+  const command = RECORDED_COMMAND.exec(readme)?.[1];
+  const sources = { secretFile: [] as string[], envSecret: [] as string[] };
+  for (const word of command?.match(SECRET_SOURCE_FLAGS) ?? []) {
+    const [, flag, value] = / --(secret-file|env-secret) (.*)/.exec(word)!;
+    const unquoted = value!.startsWith("'") ? value!.slice(1, -1).replace(/'\\''/g, "'") : value!;
+    (flag === 'secret-file' ? sources.secretFile : sources.envSecret).push(unquoted);
+  }
+  return sources.secretFile.length + sources.envSecret.length > 0 ? sources : undefined;
+}
 
 /** Whether two READMEs differ only in their commands' secret sources: -f files the check was not given, --secret-file, --env-secret. */
 function onlySecretSourcesDiffer(committed: string, rendered: string): boolean {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import path from 'node:path';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { OutputStage, writeOutput } from '../../src/output/write.js';
-import { contentDigest } from '../../src/output/ownership-index.js';
+import { sha256Hex } from '../../src/core/digest.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
 
@@ -29,7 +29,7 @@ test('files staged one by one, and a held file placed later, appear together at 
   assert.deepEqual(summary.written, ['README.md', 'bases/a/v1-0123/configmap.yaml', 'clusters/a/kustomization.yaml']);
   const tree = readTree(out);
   assert.equal(tree.get('bases/a/v1-0123/configmap.yaml'), 'kind: ConfigMap\n');
-  assert.ok(tree.get('.capi-gitops-index')!.includes(`${contentDigest('kind: ConfigMap\n')}  bases/a/v1-0123/configmap.yaml`));
+  assert.ok(tree.get('.capi-gitops-index')!.includes(`${sha256Hex('kind: ConfigMap\n')}  bases/a/v1-0123/configmap.yaml`));
   // no staging directory, held file or lock is left
   assert.deepEqual(siblings(out), []);
 });

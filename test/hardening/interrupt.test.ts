@@ -16,7 +16,7 @@ import { readTree } from '../helpers/tree.js';
 import { CLI, exampleCopy, runCli } from '../helpers/cli.js';
 import { logCliRun } from '../helpers/secret-scan.js';
 import { writeOutput, type PreparedFile } from '../../src/output/write.js';
-import { contentDigest } from '../../src/output/ownership-index.js';
+import { sha256Hex } from '../../src/core/digest.js';
 import { InterruptedError, resetInterruptState, settleInterrupted } from '../../src/core/interrupt.js';
 
 const FILES = new Map([
@@ -60,7 +60,7 @@ test('SIGINT while the new tree is being built: the write stops, its staging tre
     const before = readTree(out);
     const files = new SignallingFiles(NEXT);
     const lock = fakeLock(parent);
-    const digests = new Map([...NEXT].map(([p, text]) => [p, contentDigest(text)]));
+    const digests = new Map([...NEXT].map(([p, text]) => [p, sha256Hex(text)]));
     // With every digest known the writer takes no file's bytes before it builds the staging tree.
     files.armed = true;
     await assert.rejects(writeOutput(out, files, { alongside: [lock.file], known: { digests } }), InterruptedError);

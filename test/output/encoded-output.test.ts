@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeOutput } from '../../src/output/encoded-output.js';
-import { contentDigest } from '../../src/output/ownership-index.js';
+import { sha256Hex } from '../../src/core/digest.js';
 
 test('each file is encoded as UTF-8 once, with the sha256 the ownership index writes; a text in several files is encoded once', () => {
   const files = new Map([
@@ -12,7 +12,7 @@ test('each file is encoded as UTF-8 once, with the sha256 the ownership index wr
   const { bytes, digests } = encodeOutput(files);
   for (const [file, text] of files) {
     assert.deepEqual(bytes.get(file), Buffer.from(text, 'utf8'), file);
-    assert.equal(digests.get(file), contentDigest(text), file);
+    assert.equal(digests.get(file), sha256Hex(text), file);
   }
   assert.equal(bytes.get('a/x.yaml'), bytes.get('b/x.yaml'));
 });

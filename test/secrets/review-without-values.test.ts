@@ -285,6 +285,29 @@ test('external-secrets: the README records the command with the -f file of Secre
   assertNoSecret(SECRETS, { texts: { stdout: rendered.stdout + again.stdout + checked.stdout, stderr: withoutSecret.stdout } });
 });
 
+test('external-secrets: check in CI (no secret sources) prints the render to regenerate with the --secret-file the README records, from where check runs; filled in, it renders and check agrees', async () => {
+  const ws = await workspace(EXTERNAL_SECRETS);
+  const away = withoutSecretFile(ws);
+  const env = path.join(path.dirname(away), 'aws.env');
+  writeFileSync(env, `AWS_B64ENCODED_CREDENTIALS=${B64}\n`);
+  const cli = (args: string[], cwd = ws.repo) => spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
+  assert.equal(cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--secret-file', env, '--quiet']).status, 0);
+  git(ws.repo, ['add', '-A']);
+  git(ws.repo, ['commit', '-q', '-m', 'render with the Secret file and the --secret-file']);
+  editByHand(ws);
+  // from a subdirectory: the README's paths are from the repository's root, the printed command's from here
+  const mc = path.join(ws.repo, 'mc');
+  const checked = cli(['check', '-f', '.', '-o', '../out'], mc);
+  assert.equal(checked.status, 1, checked.stdout + checked.stderr);
+  const fix = /to regenerate, run: (capi-gitops render [^\n]*)\n/.exec(checked.stdout)?.[1];
+  assert.equal(fix, `capi-gitops render -f . -f ${PLACEHOLDER} -o ../out --secret-file ${path.relative(mc, env)}`);
+  const rendered = cli([...fix!.replace(PLACEHOLDER, path.relative(mc, away)).split(' ').slice(1), '--quiet'], mc);
+  assert.equal(rendered.status, 0, rendered.stderr);
+  const again = cli(['check', '-f', 'mc', '-o', 'out']);
+  assert.equal(again.status, 0, again.stdout + again.stderr);
+  assertNoSecret(SECRETS, { texts: { stdout: checked.stdout, stderr: checked.stderr } });
+});
+
 test('a configSecret given with its own -f file, as the render hint says: the README records the command with it, and check in CI (no such file) is up to date', async () => {
   const ws = await workspace(EXTERNAL_SECRETS);
   const away = withoutSecretFile(ws);
@@ -432,6 +455,10 @@ test('two providers naming one configSecret (the chart-wide configSecret import 
   assert.equal(checked.status, 1, checked.stdout + checked.stderr);
   assert.equal(checked.stdout.match(/this check was not given Secret capa-system\/aws-variables/g)?.length, 1, checked.stdout);
   assert.match(checked.stdout, /spec\.configSecret of CoreProvider\/capi-system\/cluster-api, InfrastructureProvider\/capa-system\/aws\)/);
+  // the warning that it rendered without the Secret: once, at the first provider, naming the other
+  const without = checked.stderr.match(/Secret capa-system\/aws-variables is not in the input: rendered without it.*/g);
+  assert.equal(without?.length, 1, checked.stderr);
+  assert.match(without[0], /it is the configSecret of InfrastructureProvider\/capa-system\/aws too$/);
   assert.match(
     checked.stdout,
     new RegExp(`to regenerate, run: capi-gitops render -f mc -f ${PLACEHOLDER.replace(/[/]/g, '\\/')} -o out\n`),

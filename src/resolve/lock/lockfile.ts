@@ -26,9 +26,17 @@ export * from './build.js';
 export * from './diff.js';
 export * from './verify.js';
 
+// A lock is not changed once built; a render's secrets gate and its write ask for the same text.
+const serialized = new WeakMap<Pick<Lockfile, 'entries'>, string>();
+
 /** The lock's file text: the same content always gives the same bytes. */
 export function serializeLockfile(lock: Pick<Lockfile, 'entries'>): string {
-  return HEADER + YAML.stringify(lockfileData(lock), { version: '1.2', lineWidth: 0, indentSeq: true });
+  let text = serialized.get(lock);
+  if (text === undefined) {
+    text = HEADER + YAML.stringify(lockfileData(lock), { version: '1.2', lineWidth: 0, indentSeq: true });
+    serialized.set(lock, text);
+  }
+  return text;
 }
 
 // ---- reading --------------------------------------------------------------------------------
