@@ -3,7 +3,7 @@
  * its variables take, its image overrides, and every secret value of the run (the needles the
  * final gate searches for).
  */
-import { CapiGitopsError, comparePositions, compareStrings, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, comparePositions, compareStrings, DiagnosticBag, tellOnce, type Diagnostic } from '../core/diagnostics.js';
 import type { ImageMeta, Manifest, ProviderObject, SecretObject } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
@@ -158,11 +158,9 @@ export async function prepareProviders(
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const bag = new DiagnosticBag();
   // check and diff under a strategy that keeps values out: a missing configSecret is a warning
-  // (one warning for a Secret every provider names: collected by the Secret, told after the loop)
-  const missing = new Map<string, Diagnostic[]>();
-  const tolerateMissing = rendersWithoutValues(options, manifest.config.secrets)
-    ? (w: Diagnostic) => missing.set(w.message, [...(missing.get(w.message) ?? []), w])
-    : undefined;
+  // (a Secret several providers name is told once, after the loop)
+  const missing: Diagnostic[] = [];
+  const tolerateMissing = rendersWithoutValues(options, manifest.config.secrets) ? (w: Diagnostic) => missing.push(w) : undefined;
   const withSecrets: { resolved: ResolvedProvider; secret: SecretObject | undefined }[] = [];
   // a Secret or ConfigMap in the input but left out for its own problems, told at its lines
   const leftOut = new Set(manifest.problems?.map((d) => d.object));
@@ -188,10 +186,7 @@ export async function prepareProviders(
     if (ok) withSecrets.push({ resolved, secret });
   }
   for (const provider of others) checkReferences(provider);
-  for (const [first, ...more] of missing.values()) {
-    const also = more.map((w) => w.object).join(', ');
-    options.onWarning?.(more.length === 0 ? first! : { ...first!, message: `${first!.message}; it is the configSecret of ${also} too` });
-  }
+  tellOnce(missing).forEach((w) => options.onWarning?.(w));
   const needles = secretNeedles(
     secretValues(
       manifest,
@@ -209,7 +204,7 @@ export async function prepareProviders(
     }
   }
   options.onSecretValues?.(needles);
-  return { prepared, needles, problems: [...bag.items] };
+  return { prepared, needles, problems: tellOnce(bag.items) };
 }
 
 /**

@@ -71,6 +71,23 @@ export function reportedProblems(list: readonly Diagnostic[]): { shown: Diagnost
   return { shown: sortDiagnostics(list).slice(0, MAX_REPORTED_PROBLEMS), notShown: list.length - MAX_REPORTED_PROBLEMS };
 }
 
+/**
+ * Problems alike but for their object and position (one Secret missing for every provider that
+ * names it) told once: at the first position, naming each object.
+ */
+export function tellOnce(list: readonly Diagnostic[]): Diagnostic[] {
+  const alike = new Map<string, Diagnostic[]>();
+  for (const d of list) {
+    const key = JSON.stringify([d.path, d.message, d.expected, d.hint]);
+    alike.set(key, [...(alike.get(key) ?? []), d]);
+  }
+  return [...alike.values()].map((group) => {
+    if (group.length === 1) return group[0]!;
+    const sorted = [...group].sort(comparePositions);
+    return { ...sorted[0]!, object: [...new Set(sorted.map((d) => d.object))].join(', ') };
+  });
+}
+
 /** File, then line, then column: the order problems are read in. */
 export function comparePositions(a: Pick<Diagnostic, 'file' | 'line' | 'column'>, b: Pick<Diagnostic, 'file' | 'line' | 'column'>): number {
   return compareStrings(a.file ?? '', b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);

@@ -455,10 +455,15 @@ test('two providers naming one configSecret (the chart-wide configSecret import 
   assert.equal(checked.status, 1, checked.stdout + checked.stderr);
   assert.equal(checked.stdout.match(/this check was not given Secret capa-system\/aws-variables/g)?.length, 1, checked.stdout);
   assert.match(checked.stdout, /spec\.configSecret of CoreProvider\/capi-system\/cluster-api, InfrastructureProvider\/capa-system\/aws\)/);
-  // the warning that it rendered without the Secret: once, at the first provider, naming the other
-  const without = checked.stderr.match(/Secret capa-system\/aws-variables is not in the input: rendered without it.*/g);
+  // the warning that it rendered without the Secret: once, at the first provider, naming both
+  const without = checked.stderr.match(/.*Secret capa-system\/aws-variables is not in the input: rendered without it/g);
   assert.equal(without?.length, 1, checked.stderr);
-  assert.match(without[0], /it is the configSecret of InfrastructureProvider\/capa-system\/aws too$/);
+  assert.match(without[0], /providers\.yaml:\d+:\d+: warning: CoreProvider\/capi-system\/cluster-api, InfrastructureProvider\/capa-system\/aws: /);
+  // render without it: one error, naming both
+  const rendered = cli(['render', '-f', 'mc', '-o', 'out2']);
+  assert.equal(rendered.status, 1);
+  assert.equal(rendered.stderr.match(/Secret capa-system\/aws-variables is not in the input/g)?.length, 1, rendered.stderr);
+  assert.match(rendered.stderr, /CoreProvider\/capi-system\/cluster-api, InfrastructureProvider\/capa-system\/aws: spec\.configSecret/);
   assert.match(
     checked.stdout,
     new RegExp(`to regenerate, run: capi-gitops render -f mc -f ${PLACEHOLDER.replace(/[/]/g, '\\/')} -o out\n`),
