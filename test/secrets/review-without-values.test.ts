@@ -458,7 +458,10 @@ test('two providers naming one configSecret (the chart-wide configSecret import 
   // the warning that it rendered without the Secret: once, at the first provider, naming both
   const without = checked.stderr.match(/.*Secret capa-system\/aws-variables is not in the input: rendered without it/g);
   assert.equal(without?.length, 1, checked.stderr);
-  assert.match(without[0], /providers\.yaml:\d+:\d+: warning: CoreProvider\/capi-system\/cluster-api, InfrastructureProvider\/capa-system\/aws: /);
+  assert.match(
+    without[0],
+    /providers\.yaml:\d+:\d+: warning: CoreProvider\/capi-system\/cluster-api, InfrastructureProvider\/capa-system\/aws: /,
+  );
   // render without it: one error, naming both
   const rendered = cli(['render', '-f', 'mc', '-o', 'out2']);
   assert.equal(rendered.status, 1);
