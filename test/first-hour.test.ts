@@ -212,10 +212,11 @@ test('a variable value that breaks the YAML once substituted is reported as the 
   assert.equal(found.length, 1, JSON.stringify(found));
   const [broken] = found;
   assert.equal(broken!.object, 'InfrastructureProvider/capex-system/example');
-  assert.equal(broken!.line, where(file, 'kind: InfrastructureProvider').line - 1);
+  // at the Secret's key, where the value is changed
+  assert.equal(broken!.line, where(file, '  EXAMPLE_CREDENTIALS_B64: |').line);
   assert.match(
     broken!.message,
-    /the value of variable EXAMPLE_CREDENTIALS_B64 \(from Secret capex-system\/example-credentials\) breaks the YAML of .*infrastructure-components\.yaml once substituted/,
+    /the value of variable EXAMPLE_CREDENTIALS_B64 \(from Secret capex-system\/example-credentials\) breaks the YAML of the components it is substituted into/,
   );
   assert.match(broken!.hint ?? '', /under the Secret's stringData the base64 text itself, under data the base64 of that base64/);
   assert.doesNotMatch(JSON.stringify(found), /s3cr3t|aws_secret_access_key/);

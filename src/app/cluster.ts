@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { CapiGitopsError, DiagnosticBag, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, DiagnosticBag, sortDiagnostics, tellOnce, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
 import { artifactDisplayName } from '../core/repository.js';
 import type { Manifest } from '../manifest/types.js';
@@ -37,7 +37,6 @@ import {
   type MarkedText,
   type SecretNeedles,
 } from '../secrets/index.js';
-import { compareStrings } from '../core/diagnostics.js';
 import { layoutChart, layoutOutput, objectFile, unmanagedObjects, type LayoutName } from '../layout/index.js';
 import { componentDirectory } from '../layout/kustomize.js';
 import type { ObjectSelector } from '../layout/apply-safety.js';
@@ -239,7 +238,8 @@ function gatherRendered(
     if (outcome.component && outcome.marked) out.marked.set(outcome.component.label, outcome.marked);
     if (outcome.component && prepared[i]) out.lookups.set(outcome.component.label, prepared[i].lookup);
   });
-  bag.throwIfAny();
+  // a value that breaks every component it reaches is one problem
+  if (bag.size > 0) throw new CapiGitopsError(sortDiagnostics(tellOnce(bag.items)));
   return out;
 }
 

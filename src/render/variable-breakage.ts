@@ -64,9 +64,13 @@ export function breakingVariables(artifact: SubstitutedArtifact, fits: (objects:
   for (const [name, value] of structural) {
     if (parsesKeeping(name)) continue;
     const b64 = name.endsWith('_B64');
+    // told where the value was given, the field to change (once for every provider it breaks: tellOnce)
     problems.push({
       ...artifact.origin,
-      message: `the value of variable ${name} (from ${value.origin}) breaks the YAML of ${artifact.artifact} once substituted`,
+      ...value.position,
+      message: value.position
+        ? `the value of variable ${name} (from ${value.origin}) breaks the YAML of the components it is substituted into`
+        : `the value of variable ${name} (from ${value.origin}) breaks the YAML of ${artifact.artifact} once substituted`,
       expected: b64
         ? `base64 text on one line: ${name} is decoded by the provider`
         : 'a value that fits where the artifact uses it: one line, without ": " or " #" unless the artifact quotes it',
