@@ -223,7 +223,9 @@ export function afterRender(
 // The command a generated README records: the first line of its first sh block (templates/output/).
 const RECORDED_COMMAND = /^```sh\n(?:#[^\n]*\n)*(capi-gitops render [^\n]*)\n/m;
 // -f and -o name paths relative to where each command ran: not a flag that changes the output.
-const PATH_FLAGS = / -[fo] (?:'[^']*'|\S+)/g;
+// A word as core/shell.ts shellWord writes it: bare, or single-quoted with each ' as '\''.
+const WORD = String.raw`(?:'[^']*'(?:\\''[^']*')*|\S+)`;
+const PATH_FLAGS = new RegExp(` -[fo] ${WORD}`, 'g');
 
 /** A command's -f and -o words, each with its leading space (`[' -f .', ' -o ../out']`). */
 export function pathFlags(command: string): string[] {
@@ -237,7 +239,7 @@ export function withoutPathFlags(command: string): string {
 
 // What render records so that its README's command reproduces the output, and a check in CI has
 // none of: --secret-file, --env-secret, and a -f of Secrets.
-const SECRET_SOURCE_FLAGS = / --(?:secret-file|env-secret) (?:'[^']*'|\S+)/g;
+const SECRET_SOURCE_FLAGS = new RegExp(` --(?:secret-file|env-secret) ${WORD}`, 'g');
 
 /** The --secret-file and --env-secret words of a README's command, read back as the shell would. */
 function recordedSecretSources(readme: string): CheckReport['recordedSecretSources'] {
