@@ -186,7 +186,7 @@ export async function prepareProviders(
     if (ok) withSecrets.push({ resolved, secret });
   }
   for (const provider of others) checkReferences(provider);
-  tellOnce(missing).forEach((w) => options.onWarning?.(w));
+  tellOnce(missing, sameSecretProblem).forEach((w) => options.onWarning?.(w));
   const needles = secretNeedles(
     secretValues(
       manifest,
@@ -204,8 +204,11 @@ export async function prepareProviders(
     }
   }
   options.onSecretValues?.(needles);
-  return { prepared, needles, problems: tellOnce(bag.items) };
+  return { prepared, needles, problems: tellOnce(bag.items, sameSecretProblem) };
 }
+
+/** A Secret's problem (missing, its images key) is the Secret's, whichever provider's field names it. */
+const sameSecretProblem = (d: Diagnostic) => [d.path, d.message, d.expected, d.hint];
 
 /**
  * The configSecrets a run without secret values rendered without (a provider that names one and

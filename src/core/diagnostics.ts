@@ -71,17 +71,21 @@ export function reportedProblems(list: readonly Diagnostic[]): { shown: Diagnost
   return { shown: sortDiagnostics(list).slice(0, MAX_REPORTED_PROBLEMS), notShown: list.length - MAX_REPORTED_PROBLEMS };
 }
 
+/** The same problem at the same place. */
+const samePlace = (d: Diagnostic) => [d.file, d.line, d.column, d.path, d.message, d.expected, d.hint];
+
 /**
- * Problems alike but for their object and position (one Secret missing for every provider that
- * names it) told once: at the first position, naming each object.
+ * Problems alike but for their object (one value that breaks every provider it reaches) told
+ * once: at the first position, naming each object. `alike` may leave the position out where the
+ * problem is not the field's (one Secret missing for every provider that names it).
  */
-export function tellOnce(list: readonly Diagnostic[]): Diagnostic[] {
-  const alike = new Map<string, Diagnostic[]>();
+export function tellOnce(list: readonly Diagnostic[], alike: (d: Diagnostic) => unknown[] = samePlace): Diagnostic[] {
+  const groups = new Map<string, Diagnostic[]>();
   for (const d of list) {
-    const key = JSON.stringify([d.path, d.message, d.expected, d.hint]);
-    alike.set(key, [...(alike.get(key) ?? []), d]);
+    const key = JSON.stringify(alike(d));
+    groups.set(key, [...(groups.get(key) ?? []), d]);
   }
-  return [...alike.values()].map((group) => {
+  return [...groups.values()].map((group) => {
     if (group.length === 1) return group[0]!;
     const sorted = [...group].sort(comparePositions);
     return { ...sorted[0]!, object: [...new Set(sorted.map((d) => d.object))].join(', ') };
