@@ -1,5 +1,5 @@
 /**
- * Ctrl-C and SIGTERM: the run settles what it started (kernel/interrupt.ts), says in one line
+ * Ctrl-C and SIGTERM: the run settles what it started (core/interrupt.ts), says in one line
  * whether anything was changed, then ends by the signal itself (its default action), so the shell
  * reports 130 (SIGINT) or 143 (SIGTERM) and a shell loop that ran it stops too, as a process
  * killed by Ctrl-C should ("Proper handling of SIGINT/SIGQUIT", Cracauer). Re-raising also ends a

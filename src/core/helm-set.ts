@@ -300,7 +300,7 @@ class SetParser {
 
 function set(data: Values, key: string, value: unknown): void {
   if (key.length === 0) return;
-  // `--set __proto__.x=1` sets a key named __proto__, as Helm does (kernel/own-keys.ts).
+  // `--set __proto__.x=1` sets a key named __proto__, as Helm does (core/own-keys.ts).
   setOwnValue(data, key, value);
 }
 

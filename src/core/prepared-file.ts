@@ -1,9 +1,9 @@
 /**
  * Files replaced together: each new text is written (and flushed) to a temporary name in the
- * scratch directory beside its file (kernel/scratch-directory.ts: ignored by Git), then all are
+ * scratch directory beside its file (core/scratch-directory.ts: ignored by Git), then all are
  * renamed into place in one step. `update` commits its manifest edits and the lockfile this way,
  * and a render commits the lockfile right after the output's swap. A signal before the commit
- * removes the temporary files; a commit that has begun runs to its end first (kernel/interrupt.ts).
+ * removes the temporary files; a commit that has begun runs to its end first (core/interrupt.ts).
  */
 import { chmod, chown, open, realpath, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';

@@ -5,7 +5,7 @@
  * between the user layers and the chart defaults); each rule is pinned by a test that cites
  * helm pkg/cli/values/options.go mergeMaps and pkg/chart/common/util/coalesce.go.
  *
- * Every key is data, `__proto__` too (kernel/own-keys.ts): maps are read and written through
+ * Every key is data, `__proto__` too (core/own-keys.ts): maps are read and written through
  * their own keys only, as Helm's Go maps are.
  */
 import { ownValue, setOwnValue } from './own-keys.js';

@@ -52,7 +52,7 @@ export function mergeConfigDocuments(documents: readonly ConfigDocument[]): { co
   const merged: Record<string, unknown> = {};
 
   const mergeValue = (target: Record<string, unknown>, key: string, value: unknown, fieldPath: FieldPath, doc: ConfigDocument): void => {
-    // Own keys only: `__proto__` and `constructor` are keys of the user's map (kernel/own-keys.ts).
+    // Own keys only: `__proto__` and `constructor` are keys of the user's map (core/own-keys.ts).
     const current = ownValue(target, key);
     const name = formatFieldPath(fieldPath);
     if (current === undefined) {

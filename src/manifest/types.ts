@@ -142,7 +142,7 @@ export interface ConfigMapObject {
 /**
  * A `v1 Namespace` document. For the namespace of a rendered component its labels and
  * annotations (pod-security labels, say) are merged into that component's one Namespace object;
- * any other namespace is written as given (src/emit/shared-namespaces.ts).
+ * any other namespace is written as given (src/layout/shared-namespaces.ts).
  */
 export interface NamespaceObject {
   name: string;

@@ -66,7 +66,7 @@ import { createDirectories } from '../core/create-directories.js';
  * - A file the index lists is removed only when its bytes still have the digest recorded for
  *   it and begin with GENERATED_MARK: a file edited since, one the index was altered to name, or
  *   one a v1 index (no digests) lists is kept (no longer owned) and named in `warnings`.
- * - On SIGINT/SIGTERM (kernel/interrupt.ts) a write stops at its next step and removes what it
+ * - On SIGINT/SIGTERM (core/interrupt.ts) a write stops at its next step and removes what it
  *   created, or, once the swap has begun, runs to its end; what a killed run left in the scratch
  *   directory is settled by the next run (settleLeftovers).
  * - When the new tree equals the old one, nothing is written at all.

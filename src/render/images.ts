@@ -4,7 +4,7 @@
  * accepted: they are Docker-normalised for matching and rewriting, and kept as written otherwise.
  *
  * Image references are parsed with the rules of github.com/distribution/reference v0.6.0
- * (src/model/image-reference.ts), which is what clusterctl uses.
+ * (src/core/image-reference.ts), which is what clusterctl uses.
  */
 import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../core/diagnostics.js';

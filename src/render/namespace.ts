@@ -1,7 +1,7 @@
 /**
  * Target-namespace handling, as clusterctl's client/repository/components.go does it
  * (inspectTargetNamespace, addNamespaceIfMissing, fixTargetNamespace), except that which kinds
- * are cluster-scoped comes from a complete list (kernel/kinds.ts) rather than clusterctl's short deny-list
+ * are cluster-scoped comes from a complete list (core/kinds.ts) rather than clusterctl's short deny-list
  * (internal/util/objs.go IsResourceNamespaced).
  */
 import { DiagnosticBag, CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';

@@ -381,7 +381,7 @@ export function mergePatchLikeGo(target: Json, patch: Json): Json {
 /**
  * RFC 7386 section 2 over own keys. Hand-written: json-merge-patch stops at a key named
  * `__proto__`, `constructor` or `prototype` and drops the rest of the patch, where evanphx (Go
- * maps) sets it like any key; keys are data here too (kernel/own-keys.ts).
+ * maps) sets it like any key; keys are data here too (core/own-keys.ts).
  */
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return patch;

@@ -1,7 +1,7 @@
 /**
  * The cluster-api-operator's own release manifest (`operator-components.yaml` of the
  * kubernetes-sigs/cluster-api-operator GitHub releases), for the operator layout. Fetched through
- * the same source modules (and artifact cache) as providers and cert-manager (src/fetch-releases.ts),
+ * the same source modules (and artifact cache) as providers and cert-manager (resolve/fetch-releases.ts),
  * and pinned in the lockfile like them (src/lock: kind `Operator`).
  */
 import type { Diagnostic, DiagnosticOrigin } from '../core/diagnostics.js';

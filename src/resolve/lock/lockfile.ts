@@ -146,7 +146,7 @@ export async function writeLockfile(file: string, lock: Pick<Lockfile, 'entries'
 
 /**
  * The first half of `writeLockfile`: the new lock written to a temporary file in the scratch
- * directory beside `file` (kernel/prepared-file.ts: ignored by Git; proves the directory is
+ * directory beside `file` (core/prepared-file.ts: ignored by Git; proves the directory is
  * writable), to be renamed into place by `commit` — together with the output directory or the
  * manifest's edits — or removed by `abort`. Undefined when the lock is unchanged. Temporary
  * locks that killed runs left (also beside the lock, where earlier versions wrote them) are removed.
