@@ -144,6 +144,15 @@ function readsUnknownNamespace(provider: ProviderObject): boolean {
   return [configSecret, additionalManifests].some((reference) => reference != null && !reference.namespace);
 }
 
+/** One problem per missing Secret, at the first provider that names it, naming the others: one fix. */
+function oncePerSecret(missing: ReadonlyMap<string, Diagnostic[]>): Diagnostic[] {
+  return [...missing.values()].map(([first, ...more]) =>
+    more.length === 0
+      ? first!
+      : { ...first!, message: `${first!.message}; it is the configSecret of ${more.map((d) => d.object).join(', ')} too` },
+  );
+}
+
 /**
  * Every provider prepared (each problem collected, none thrown), and the needles: every Secret a
  * provider names is known to the gate, whether the provider renders or not. `others`: providers
@@ -157,12 +166,11 @@ export async function prepareProviders(
 ): Promise<{ prepared: PreparedProvider[]; needles: SecretNeedles; problems: Diagnostic[] }> {
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const bag = new DiagnosticBag();
-  // check and diff under a strategy that keeps values out: a missing configSecret is a warning
-  // (one warning for a Secret every provider names: collected by the Secret, told after the loop)
+  // a missing configSecret: a warning for check and diff under a strategy that keeps values out,
+  // else an error; told once for a Secret several providers name (collected, told after the loop)
+  const tolerate = rendersWithoutValues(options, manifest.config.secrets);
   const missing = new Map<string, Diagnostic[]>();
-  const tolerateMissing = rendersWithoutValues(options, manifest.config.secrets)
-    ? (w: Diagnostic) => missing.set(w.message, [...(missing.get(w.message) ?? []), w])
-    : undefined;
+  const collect = (d: Diagnostic) => missing.set(`${d.message}\0${d.hint}`, [...(missing.get(`${d.message}\0${d.hint}`) ?? []), d]);
   const withSecrets: { resolved: ResolvedProvider; secret: SecretObject | undefined }[] = [];
   // a Secret or ConfigMap in the input but left out for its own problems, told at its lines
   const leftOut = new Set(manifest.problems?.map((d) => d.object));
@@ -171,27 +179,27 @@ export async function prepareProviders(
     if (readsLeftOutObject(provider, leftOut)) return { ok: false };
     const before = bag.size;
     let secret: SecretObject | undefined;
+    let found = true;
     try {
-      secret = configSecretOf(provider, manifest.secrets, run.manifests, tolerateMissing);
+      secret = configSecretOf(provider, manifest.secrets, run.manifests, tolerate ? collect : undefined);
     } catch (err) {
-      bag.addError(err);
+      if (!(err instanceof CapiGitopsError)) throw err;
+      err.diagnostics.forEach(collect);
+      found = false;
     }
     try {
       resolveAdditionalManifests(provider, manifest.configMaps);
     } catch (err) {
       bag.addError(err);
     }
-    return { ok: bag.size === before, secret };
+    return { ok: found && bag.size === before, secret };
   };
   for (const resolved of providers) {
     const { ok, secret } = checkReferences(resolved.provider);
     if (ok) withSecrets.push({ resolved, secret });
   }
   for (const provider of others) checkReferences(provider);
-  for (const [first, ...more] of missing.values()) {
-    const also = more.map((w) => w.object).join(', ');
-    options.onWarning?.(more.length === 0 ? first! : { ...first!, message: `${first!.message}; it is the configSecret of ${also} too` });
-  }
+  for (const d of oncePerSecret(missing)) tolerate ? options.onWarning?.(d) : bag.add(d);
   const needles = secretNeedles(
     secretValues(
       manifest,
