@@ -355,9 +355,17 @@ function mergedManifest(
   delete configDocument.kind;
   const { config, findings } = toToolConfig(configDocument, manifest.config.position ?? { file: '', line: 0, column: 0 });
   report(['config'], 'Config', findings);
-  // a field of the merged Config is where the layer that set it wrote it (a cluster's gitops values, say)
+  // a field of the merged Config is where the layer that set it wrote it (a cluster's gitops values,
+  // say); one no layer sets (a setting missing under secrets:) is at its nearest parent that is set
   const position = config.position ?? { file: '', line: 0, column: 0 };
-  config.locate = (path) => layerOf(layers, ['config', ...path])?.where(['config', ...path]) ?? position;
+  config.locate = (path) => {
+    for (let n = path.length; n > 0; n--) {
+      const field = ['config', ...path.slice(0, n)];
+      const where = layerOf(layers, field)?.where(field);
+      if (where) return where;
+    }
+    return position;
+  };
   return {
     providers: providers.sort(compareProviders),
     secrets: manifest.secrets,
