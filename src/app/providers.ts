@@ -199,7 +199,10 @@ export async function prepareProviders(
     if (ok) withSecrets.push({ resolved, secret });
   }
   for (const provider of others) checkReferences(provider);
-  for (const d of oncePerSecret(missing)) tolerate ? options.onWarning?.(d) : bag.add(d);
+  for (const d of oncePerSecret(missing)) {
+    if (tolerate) options.onWarning?.(d);
+    else bag.add(d);
+  }
   const needles = secretNeedles(
     secretValues(
       manifest,
