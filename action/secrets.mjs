@@ -56,8 +56,17 @@ export function parseSecrets(text, env) {
   return { variables, problems };
 }
 
-/** Lines of a multi-line value that carry no secret: masked, `[default]` would be starred all over the log. */
+/**
+ * Lines of a multi-line value that carry no secret (an INI section, a comment, PEM armour), also in
+ * form encoding (`+` for a space), as the CLI decides (src/secrets/gate.ts isStructureLine; a test
+ * holds the two equal): masked, `[default]` would be starred all over the log.
+ */
 const STRUCTURE_LINE = /^\s*(\[[^\]]*\]|[#;].*|-----(BEGIN|END) [A-Z0-9 ]+-----)\s*$/;
+
+/** Whether a line of a multi-line value is structure only. */
+export function isStructureLine(line) {
+  return STRUCTURE_LINE.test(line) || STRUCTURE_LINE.test(line.replace(/\+/g, ' '));
+}
 /** An INI or dotenv line's value (`aws_secret_access_key = …`): masked on its own too. */
 const ASSIGNED_VALUE = /^\s*[\w.-]+\s*=\s*(.*?)\s*$/;
 
@@ -73,7 +82,7 @@ export function maskCommands(variables) {
     const lines = value.split(/\r?\n/);
     if (lines.length === 1) continue;
     for (const line of lines) {
-      if (STRUCTURE_LINE.test(line)) continue;
+      if (isStructureLine(line)) continue;
       add(line);
       const assigned = ASSIGNED_VALUE.exec(line)?.[1];
       if (assigned) add(assigned);

@@ -42,14 +42,35 @@ function currentNotes(current: Awaited<ReturnType<typeof renderOutput>>): Pick<D
   return { warnings: current.warnings, secretsNotGiven: current.secretsNotGiven };
 }
 
+/**
+ * `onWarning` options that pass each distinct warning on once (as `locate` names its file; one
+ * render names a file by its absolute path, the other relative), across the renders that share them.
+ */
+function toldOnce() {
+  const told = new Set<string>();
+  return (warn: ((w: Diagnostic) => void) | undefined, locate = (w: Diagnostic) => w): Pick<RenderOptions, 'onWarning'> =>
+    warn
+      ? {
+          onWarning: (raw) => {
+            const w = locate(raw);
+            const key = [w.file && path.resolve(w.file), w.line, w.column, w.object, w.path, w.message, w.expected, w.hint].join('\0');
+            if (!told.has(key)) warn(w);
+            told.add(key);
+          },
+        }
+      : {};
+}
+
 async function diffSides(request: DiffRequest): Promise<DiffSides> {
   if ('from' in request)
     return {
       before: { label: request.from, files: await readOutputTree(request.from), directory: request.from },
       after: { label: request.to, files: await readOutputTree(request.to), directory: request.to },
     };
+  // a warning both renders give (at a file both sides read as it is now, a --secret-file) is told once
+  const once = toldOnce();
   // secret values are not needed where the strategy keeps them out of the output
-  const current = await renderOutput({ ...request.current, secretValuesOptional: true });
+  const current = await renderOutput({ ...request.current, secretValuesOptional: true, ...once(request.current.onWarning) });
   const after: ReviewSide = { label: 'the manifest as it is now', files: current.files };
   const base = request.base;
   if (!base) {
@@ -79,7 +100,7 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
     const baseRender = await renderOutput({
       ...options,
       secretValuesOptional: true,
-      ...(onWarning ? { onWarning: (w: Diagnostic) => onWarning(revision.located(w)) } : {}),
+      ...once(onWarning, revision.located),
     }).catch((err: unknown) => {
       throw err instanceof CapiGitopsError ? new CapiGitopsError(err.diagnostics.map(revision.located)) : err;
     });

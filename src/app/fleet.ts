@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CapiGitopsError, compareStrings, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { mergeUserValues } from '../core/values.js';
-import { DiagnosticsByCluster } from '../core/cluster-ranges.js';
+import { clusterRanges, DiagnosticsByCluster } from '../core/cluster-ranges.js';
 import { loadManifest } from '../manifest/load.js';
 import type { Manifest, ReleaseObject } from '../manifest/types.js';
 import { closestName } from '../manifest/fields.js';
@@ -389,7 +389,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const memory = out ? undefined : new FleetFilesInMemory();
   const tree = new FleetTree(fleetLayout, out ?? memory!);
   const kept = options.outputDir && selected.size < resolved.clusters.length ? await KeptClusters.read(options.outputDir) : undefined;
-  const warnings: string[] = [];
+  const warnings: [cluster: string, warning: string][] = [];
   const notGiven: SecretNotGiven[] = [];
   const told = new ClusterDiagnostics();
   const variables: ClusterVariables[] = [];
@@ -414,7 +414,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
         { ...resolution, manifest: clusterManifest(cluster, layout) },
         clusterOptions(options, layout, cluster, variables, told),
       );
-      warnings.push(...result.warnings.map((w) => `cluster ${cluster.name}: ${w}`));
+      warnings.push(...result.warnings.map((w): [string, string] => [cluster.name, w]));
       notGiven.push(...(result.secretsNotGiven ?? []));
       renderedLocks.set(cluster.name, result.lock.lock);
       // after a problem the run fails: what is left is rendered for its problems, not written
@@ -448,10 +448,31 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
       options.frozen ?? false,
       resolved.lockFile,
     ),
-    warnings: warnings.sort(compareStrings),
+    warnings: oncePerWarning(warnings),
     ...(notGiven.length > 0 ? { secretsNotGiven: mergeSecretsNotGiven(notGiven) } : {}),
     ...context.stats,
   };
+}
+
+/**
+ * The clusters' warnings, each told once: those that differ only by the cluster's name (a path in
+ * its directory, its wiring's names) are one warning naming the clusters, `<cluster>` in place of
+ * the name, so that each cluster's own text is the warning with its name put back.
+ */
+function oncePerWarning(warnings: readonly [cluster: string, warning: string][]): string[] {
+  const PLACE = '<cluster>';
+  const groups = new Map<string, string[]>();
+  for (const [cluster, warning] of warnings) {
+    const key = warning.includes(PLACE) ? `${cluster}\0${warning}` : warning.split(cluster).join(PLACE);
+    groups.set(key, [...(groups.get(key) ?? []), cluster]);
+  }
+  return [...groups]
+    .map(([key, clusters]) =>
+      clusters.length === 1
+        ? `cluster ${clusters[0]}: ${key.startsWith(`${clusters[0]}\0`) ? key.slice(clusters[0]!.length + 1) : key.split(PLACE).join(clusters[0]!)}`
+        : `clusters ${clusterRanges(clusters)}: ${key}`,
+    )
+    .sort(compareStrings);
 }
 
 /**

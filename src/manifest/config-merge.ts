@@ -16,7 +16,7 @@ import type { FieldPath } from './yaml-source.js';
 export interface ConfigDocument {
   config: ToolConfig;
   /** Where a field of this document was written. */
-  fieldPosition: (path: FieldPath) => SourcePosition;
+  fieldPosition: (path: FieldPath, at?: 'key' | 'value') => SourcePosition;
 }
 
 /** Fields that hold a path relative to the declaring file. */
@@ -116,7 +116,11 @@ function valueAt(value: unknown, path: FieldPath): unknown {
  * `repositories[0]` is the merged `repositories[2]` after two entries); any other field is the
  * first document's that has it.
  */
-export function locateMergedField(documents: readonly ConfigDocument[], fieldPath: FieldPath): SourcePosition {
+export function locateMergedField(
+  documents: readonly ConfigDocument[],
+  fieldPath: FieldPath,
+  part: 'key' | 'value' = 'value',
+): SourcePosition {
   const at = fieldPath.findIndex((segment) => typeof segment === 'number');
   if (at >= 0) {
     const prefix = fieldPath.slice(0, at);
@@ -124,9 +128,9 @@ export function locateMergedField(documents: readonly ConfigDocument[], fieldPat
     for (const doc of documents) {
       const list = valueAt(doc.config, prefix);
       if (!Array.isArray(list)) continue;
-      if (index < list.length) return doc.fieldPosition([...prefix, index, ...fieldPath.slice(at + 1)]);
+      if (index < list.length) return doc.fieldPosition([...prefix, index, ...fieldPath.slice(at + 1)], part);
       index -= list.length;
     }
   }
-  return (documents.find((d) => valueAt(d.config, fieldPath) !== undefined) ?? documents[0]!).fieldPosition(fieldPath);
+  return (documents.find((d) => valueAt(d.config, fieldPath) !== undefined) ?? documents[0]!).fieldPosition(fieldPath, part);
 }

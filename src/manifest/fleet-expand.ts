@@ -150,11 +150,12 @@ function overlayLayer(
   const snippet = unsupported ? (overlay.unsupportedOverrides ?? {}) : (overlay as unknown as Record<string, unknown>);
   const base: FieldPath = unsupported ? ['clusters', index, 'unsupportedOverrides'] : ['clusters', index];
   const problems: Diagnostic[] = [];
-  const locate = (path: FieldPath) => config.locate?.([...base, ...path]) ?? config.position;
+  const locate = (path: FieldPath, part?: 'key' | 'value') => config.locate?.([...base, ...path], part) ?? config.position;
   const layerName = unsupported ? 'unsupportedOverrides' : 'overlay';
-  const problem = (path: FieldPath, d: Omit<Diagnostic, 'file' | 'line' | 'column'>) =>
+  // a problem with a key itself (a provider key naming none) is at the key, not at its value
+  const problem = (path: FieldPath, d: Omit<Diagnostic, 'file' | 'line' | 'column'>, part?: 'key' | 'value') =>
     problems.push({
-      ...at(locate(path)),
+      ...at(locate(path, part)),
       object: `cluster ${overlay.name} (${layerName})`,
       path: formatFieldPath([...base, ...path]),
       ...d,
@@ -165,11 +166,15 @@ function overlayLayer(
   for (const [name, value] of entries) {
     const { key, ambiguous } = matchProviderKey(name, shared);
     if (ambiguous) {
-      problem(['providers', name], {
-        message: `${name} names more than one provider: ${ambiguous.join(', ')}`,
-        expected: 'a key naming one provider',
-        hint: `write the key as <Kind>/<namespace>/<name>, e.g. ${ambiguous[0]}`,
-      });
+      problem(
+        ['providers', name],
+        {
+          message: `${name} names more than one provider: ${ambiguous.join(', ')}`,
+          expected: 'a key naming one provider',
+          hint: `write the key as <Kind>/<namespace>/<name>, e.g. ${ambiguous[0]}`,
+        },
+        'key',
+      );
       continue;
     }
     if (key) {
@@ -194,16 +199,20 @@ function overlayLayer(
       // `<Kind>/<name>`, as overlays usually write them
       const keys = shared.map((k) => k.replace(/\/[^/]*\//, '/'));
       const guess = closestName(name, keys);
-      problem(['providers', name], {
-        message:
-          value === null
-            ? `${name} is not a provider of the shared manifest, so there is nothing to remove`
-            : `${name} is not a provider of the shared manifest, and is not a whole new provider (it has no metadata.namespace)`,
-        expected: `a key of a shared provider (${keys.join(', ') || 'none'}), or a new provider with metadata.namespace`,
-        hint: guess
-          ? `did you mean "${guess}"?`
-          : 'add metadata: {namespace: <target namespace>} to declare a provider only this cluster has',
-      });
+      problem(
+        ['providers', name],
+        {
+          message:
+            value === null
+              ? `${name} is not a provider of the shared manifest, so there is nothing to remove`
+              : `${name} is not a provider of the shared manifest, and is not a whole new provider (it has no metadata.namespace)`,
+          expected: `a key of a shared provider (${keys.join(', ') || 'none'}), or a new provider with metadata.namespace`,
+          hint: guess
+            ? `did you mean "${guess}"?`
+            : 'add metadata: {namespace: <target namespace>} to declare a provider only this cluster has',
+        },
+        'key',
+      );
       continue;
     }
     const canonical = `${kind}/${namespace}/${providerName}`;
@@ -346,9 +355,17 @@ function mergedManifest(
   delete configDocument.kind;
   const { config, findings } = toToolConfig(configDocument, manifest.config.position ?? { file: '', line: 0, column: 0 });
   report(['config'], 'Config', findings);
-  // a field of the merged Config is where the layer that set it wrote it (a cluster's gitops values, say)
+  // a field of the merged Config is where the layer that set it wrote it (a cluster's gitops values,
+  // say); one no layer sets (a setting missing under secrets:) is at its nearest parent that is set
   const position = config.position ?? { file: '', line: 0, column: 0 };
-  config.locate = (path) => layerOf(layers, ['config', ...path])?.where(['config', ...path]) ?? position;
+  config.locate = (path) => {
+    for (let n = path.length; n > 0; n--) {
+      const field = ['config', ...path.slice(0, n)];
+      const where = layerOf(layers, field)?.where(field);
+      if (where) return where;
+    }
+    return position;
+  };
   return {
     providers: providers.sort(compareProviders),
     secrets: manifest.secrets,

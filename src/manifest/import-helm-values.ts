@@ -56,16 +56,25 @@ export interface ImportedManifest {
 /**
  * A Secret's value the manifest now holds in plain text (a credential in a fetchConfig URL):
  * Flux kept it in a Secret, the printed manifest is meant for Git. Names are not secrets, and a
- * value shorter than 6 characters would be found anywhere.
+ * value shorter than 6 characters would be found anywhere. One problem per valuesFrom entry,
+ * naming each of its values written: the fix (the Secret, or --allow-secret-values) is the same.
  */
 function secretsInOutput(secretValues: readonly SecretValue[], body: string): Diagnostic[] {
-  return secretValues
-    .filter(({ path, value }) => value.length >= 6 && !/(^|\.)(name|namespace)$/.test(path) && body.includes(value))
-    .map(({ path, from }) => ({
-      ...from,
-      message: `the value ${path} of ${from.secret} is written into the manifest in plain text, and the manifest is meant for Git`,
-      hint: "keep credentials out of chart values: put them in the Secret a provider's configSecret names, which the operator reads in the cluster",
-    }));
+  const entries = new Map<string, { from: SecretValue['from']; paths: string[] }>();
+  for (const { path, value, from } of secretValues) {
+    if (value.length < 6 || /(^|\.)(name|namespace)$/.test(path) || !body.includes(value)) continue;
+    const key = [from.file, from.line, from.column, from.secret].join('\0');
+    const entry = entries.get(key) ?? entries.set(key, { from, paths: [] }).get(key)!;
+    if (!entry.paths.includes(path)) entry.paths.push(path);
+  }
+  return [...entries.values()].map(({ from, paths }) => ({
+    ...from,
+    message:
+      paths.length === 1
+        ? `the value ${paths[0]} of ${from.secret} is written into the manifest in plain text, and the manifest is meant for Git`
+        : `the values ${paths.slice(0, -1).join(', ')} and ${paths.at(-1)} of ${from.secret} are written into the manifest in plain text, and the manifest is meant for Git`,
+    hint: "keep credentials out of chart values: put them in the Secret a provider's configSecret names, which the operator reads in the cluster",
+  }));
 }
 
 /** Warnings, each placed where the last layer that sets its value path wrote it. */

@@ -253,7 +253,7 @@ class ManifestCollector {
     // Fleet errors point into the Config document that wrote the field.
     const documents = this.configs;
     if (documents.length > 0) {
-      const locate = (p: FieldPath) => locateMergedField(documents, p);
+      const locate = (p: FieldPath, at?: 'key' | 'value') => locateMergedField(documents, p, at);
       Object.defineProperty(config, 'locate', { value: locate, enumerable: false });
     }
     this.config = config;
@@ -462,7 +462,7 @@ class ManifestCollector {
       case 'config': {
         const { config, findings } = toToolConfig(value, position);
         findings.forEach((finding) => this.report(unit, finding));
-        this.configs.push({ config, fieldPosition: (path) => fieldPosition(unit.source, unit.node, path, 'value') });
+        this.configs.push({ config, fieldPosition: (path, at = 'value') => fieldPosition(unit.source, unit.node, path, at) });
         break;
       }
       case 'release': {

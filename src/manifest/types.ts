@@ -260,8 +260,8 @@ export interface ToolConfig {
   /** The namespace of providers, Secrets and ConfigMaps that name none; `-n, --namespace` wins (manifest/load.ts). */
   namespace?: string;
   position?: SourcePosition;
-  /** Where a field of the Config document was written (for fleet errors). */
-  locate?: (path: readonly (string | number)[]) => SourcePosition;
+  /** Where a field of the Config document was written (for fleet errors): its value, or its key. */
+  locate?: (path: readonly (string | number)[], at?: 'key' | 'value') => SourcePosition;
 }
 
 /** One entry of Config.clusters: sparse, schema-checked for shape only; the merged result is validated. */

@@ -26,6 +26,21 @@ export function isScannableSecret(value: string): boolean {
 }
 
 /**
+ * Lines of a multi-line value that carry no secret (an INI section, a comment, PEM armour), also in
+ * form encoding (`+` for a space); as action/secrets.mjs STRUCTURE_LINE (a test holds the two equal).
+ * Searched alone, a public certificate anywhere in the output would match a secret key's armour;
+ * masked, `[default]` would be starred all over the job log.
+ */
+const STRUCTURE_LINE = /^\s*(\[[^\]]*\]|[#;].*|-----(BEGIN|END) [A-Z0-9 ]+-----)\s*$/;
+/** An INI or dotenv line's value (`aws_secret_access_key = …`): masked on its own too, as the Action does. */
+const ASSIGNED_VALUE = /^\s*[\w.-]+\s*=\s*(.*?)\s*$/;
+
+/** Whether a line of a multi-line secret is structure only (action/secrets.mjs isStructureLine). */
+export function isStructureLine(line: string): boolean {
+  return STRUCTURE_LINE.test(line) || STRUCTURE_LINE.test(line.replace(/\+/g, ' '));
+}
+
+/**
  * The part of base64(prefix + value + suffix) that depends only on `value`, for each of the
  * three offsets the value can start at inside the encoded stream.
  */
@@ -79,9 +94,10 @@ export function secretForms(value: string): string[] {
   if (decoded !== undefined && isScannableSecret(decoded)) forms.add(decoded);
   for (const text of [value, ...(decoded !== undefined && isScannableSecret(decoded) ? [decoded] : [])])
     for (const form of [...escapedForms(text), ...encodedForms(text)]) forms.add(form);
-  // YAML writes a multi-line value as an indented block: its lines are searched one by one
+  // YAML writes a multi-line value as an indented block: its lines are searched one by one, but
+  // for those of structure alone (PEM armour, a comment), which other values have too
   for (const text of [value, decoded ?? ''])
-    for (const line of text.split(/\r?\n/)) if (line.trim().length >= MINIMUM_LINE_LENGTH) forms.add(line.trim());
+    for (const line of text.split(/\r?\n/)) if (line.trim().length >= MINIMUM_LINE_LENGTH && !isStructureLine(line)) forms.add(line.trim());
   return [...forms].sort((a, b) => b.length - a.length || compareStrings(a, b));
 }
 
@@ -399,9 +415,21 @@ function workflowCommandData(text: string): string {
 
 /** GitHub Actions workflow commands that mask each secret form in the job log. */
 export function githubMasks(needles: SecretNeedles): string[] {
-  // a value with a line break is masked line by line, as the runner matches single lines; a line
-  // as common as `true` is not: its mask would star out every `true` in the job log
-  const lines = new Set<string>();
-  for (const [needle] of needles.needles) for (const line of needle.split(/\r?\n/)) if (isScannableSecret(line)) lines.add(line);
-  return [...lines].sort(compareStrings).map((line) => `::add-mask::${workflowCommandData(line)}`);
+  // a value with a line break is masked line by line too, as the runner matches within a line; a
+  // line as common as `true` is not (its mask would star out every `true` in the job log), nor one
+  // of structure alone (action/secrets.mjs maskCommands)
+  const masks = new Set<string>();
+  const add = (text: string) => isScannableSecret(text) && masks.add(text);
+  for (const [needle] of needles.needles) {
+    add(needle);
+    const lines = needle.split(/\r?\n/);
+    if (lines.length === 1) continue;
+    for (const line of lines) {
+      if (isStructureLine(line)) continue;
+      add(line);
+      const assigned = ASSIGNED_VALUE.exec(line)?.[1];
+      if (assigned) add(assigned);
+    }
+  }
+  return [...masks].sort(compareStrings).map((text) => `::add-mask::${workflowCommandData(text)}`);
 }

@@ -199,6 +199,23 @@ export function finalGate(
   if (leaks.length > 0) throw new CapiGitopsError(leaks);
 }
 
+/**
+ * One problem per value and way out: the fields one secret reaches (a configSecret that providers
+ * sharing a namespace all read) are named in one diagnostic, at the place the value was given.
+ */
+function oncePerValue(problems: readonly Diagnostic[]): Diagnostic[] {
+  const groups = new Map<string, Diagnostic[]>();
+  for (const d of problems) {
+    const key = [d.file, d.line, d.column, d.message, d.expected, d.hint].join('\0');
+    groups.set(key, [...(groups.get(key) ?? []), d]);
+  }
+  return [...groups.values()].map(([first, ...more]) => {
+    if (more.length === 0) return first!;
+    const others = more.map((d) => (d.object === first!.object ? d.path : `${d.object} at ${d.path}`));
+    return { ...first!, message: `${first!.message}; also ${others.join(', ')}` };
+  });
+}
+
 /** The stage's entry: applies the strategy to every field a secret value reached. */
 export function placeSecrets(input: SecretsInput): SecretsOutput {
   const problems: Diagnostic[] = strategyProblems(input);
@@ -247,7 +264,7 @@ export function placeSecrets(input: SecretsInput): SecretsOutput {
       }
     }
   });
-  if (problems.length > 0) throw new CapiGitopsError(problems);
+  if (problems.length > 0) throw new CapiGitopsError(oncePerValue(problems));
   for (const [name, origin] of [...(input.landed ?? [])].sort(([a], [b]) => compareStrings(a, b)))
     out.warnings.push(
       `${name} from ${origin} lands in a Secret's data, so it is secret: keep it out of Git (--secret-file, --env-secret, or a configSecret in a -f file Git ignores), or declare it in Config.secrets.public if it is not secret`,

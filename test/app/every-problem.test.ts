@@ -227,3 +227,18 @@ test('a spec.fetchConfig.url outside the local-repository layout is reported at 
     problems.join('\n'),
   );
 });
+
+test("a configSecret several providers name and the input lacks is one problem, at the first provider's field, naming the others (as check and diff tell it)", async () => {
+  const shared = '  configSecret:\n    name: capi-variables\n    namespace: capi-system\n';
+  const manifest = corpusManifest('v1.12.0', 'repository', {
+    CoreProvider: shared,
+    BootstrapProvider: shared,
+    ControlPlaneProvider: shared,
+  });
+  const problems = await problemsOf({ 'providers.yaml': manifest });
+  const line = manifest.split('\n').findIndex((l) => l === '  configSecret:') + 2; // as above: the file's line
+  assert.deepEqual(problems, [
+    `${line}:5 CoreProvider/capi-system/cluster-api, BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm, ` +
+      'ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm spec.configSecret Secret capi-system/capi-variables is not in the input',
+  ]);
+});

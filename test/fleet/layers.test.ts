@@ -253,6 +253,30 @@ test('an overlay naming a provider that does not exist is an error with a sugges
   assert.equal(error.diagnostics[0]!.hint, 'did you mean "CoreProvider/cluster-api"?');
 });
 
+test('a provider key of an overlay that names no provider (to change it, or to remove it with null) is told at the key, not at its value', async () => {
+  const config = `clusters:
+- name: eu-1
+  providers:
+    CoreProvider/cluster-apu: {spec: {version: v1.12.0}}
+    BootstrapProvider/kubeadmm: null
+`;
+  const { error, file } = await expandError(config);
+  const at = (key: string) => [
+    lineOf(config, key),
+    config
+      .split('\n')
+      .find((l) => l.includes(key))!
+      .indexOf(key) + 1,
+  ];
+  assert.deepEqual(
+    error.diagnostics.map((d) => [d.file === file, d.line, d.column]),
+    [
+      [true, ...at('CoreProvider/cluster-apu')],
+      [true, ...at('BootstrapProvider/kubeadmm')],
+    ],
+  );
+});
+
 test('an unknown release, and a duplicate cluster name, are errors naming the cluster', async () => {
   const { error } = await expandError(`clusters:
 - name: eu-1

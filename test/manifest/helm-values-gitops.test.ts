@@ -610,6 +610,49 @@ stringData:
   }
 });
 
+test('CLI: several values of one valuesFrom Secret that the manifest would hold are one problem at that entry, naming each value (a version, a fetchConfig URL with a token)', () => {
+  const release = `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: capi-operator
+  namespace: flux-system
+spec:
+  chart:
+    spec:
+      chart: cluster-api-operator
+      version: 0.24.1
+  valuesFrom:
+    - kind: Secret
+      name: capi-private
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: capi-private
+  namespace: flux-system
+stringData:
+  values.yaml: |
+    infrastructure:
+      acme:
+        version: v0.4.0
+        fetchConfig:
+          url: https://oauth2:not-a-suite-value@gitlab.example.com/acme/infrastructure-components.yaml
+`;
+  const [file] = files({ 'helmrelease.yaml': release });
+  const refused = runCli(['import', 'helm-values', '-f', file!]);
+  assertNoStackTrace(refused);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.equal(refused.stderr.match(/error: /g)?.length, 1, refused.stderr);
+  assert.match(
+    refused.stderr,
+    /helmrelease\.yaml:12:7: error: HelmRelease flux-system\/capi-operator: spec\.valuesFrom\.0: the values infrastructure\.acme\.version and infrastructure\.acme\.fetchConfig\.url of Secret flux-system\/capi-private are written into the manifest in plain text/,
+  );
+  assert.doesNotMatch(refused.stderr, /not-a-suite-value/);
+  const allowed = runCli(['import', 'helm-values', '-f', file!, '--allow-secret-values']);
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.equal(allowed.stderr.match(/warning: HelmRelease/g)?.length, 1, allowed.stderr);
+});
+
 test('CLI: the string form under a chart that reads a map is an error at its line in the values file, with the map form of that very value; from --set, the flags that write it', () => {
   const [values] = files({ 'values.yaml': 'core: "cluster-api:v1.7.7"\ninfrastructure: "docker:v1.7.7;capa:aws:v2.0.0"\n' });
   const result = runCli(['import', 'helm-values', '-f', values!, '--chart-version', '0.20.0']);

@@ -12,15 +12,21 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
-import { isScannableSecret } from '../../src/secrets/gate.js';
+import { githubMasks, isScannableSecret, isStructureLine, secretNeedles } from '../../src/secrets/gate.js';
 
 const actionModule = async <T>(name: string): Promise<T> =>
   (await import(pathToFileURL(path.join(PROJECT_ROOT, 'action', name)).href)) as T;
 const { splitWords } = await actionModule<{ splitWords: (text: string) => string[] }>('words.mjs');
-const { parseSecrets, maskCommands, isMaskable } = await actionModule<{
+const {
+  parseSecrets,
+  maskCommands,
+  isMaskable,
+  isStructureLine: isActionStructureLine,
+} = await actionModule<{
   parseSecrets: (text: string, env: Record<string, string | undefined>) => { variables: Map<string, string>; problems: string[] };
   maskCommands: (variables: Map<string, string>) => string[];
   isMaskable: (text: string) => boolean;
+  isStructureLine: (line: string) => boolean;
 }>('secrets.mjs');
 const { postComment, MARKER } = await actionModule<{
   postComment: (env: Record<string, string>, write: (line: string) => void) => Promise<{ action: string; id?: number }>;
@@ -122,6 +128,34 @@ test('the secrets input: a value too common to be a credential (true, 1, 9443, n
     '+.5',
   ];
   for (const value of samples) assert.equal(isMaskable(value), isScannableSecret(value), JSON.stringify(value));
+});
+
+test('a multi-line secret: the Action and the CLI leave out the same structure lines ([default], comments, PEM armour) and the CLI masks all the Action masks (action/secrets.mjs maskCommands, src/secrets/gate.ts githubMasks)', () => {
+  const samples = [
+    '[default]',
+    '  [profile prod]  ',
+    '# comment',
+    '; comment',
+    '-----BEGIN CERTIFICATE-----',
+    '-----END+RSA+PRIVATE+KEY-----',
+    '-----BEGIN AGE ENCRYPTED FILE-----',
+    'aws_access_key_id = AKIAEXAMPLE123',
+    'MIIBszCCAVmgAwIBAgIU',
+    '[default] x',
+    '-----BEGIN-----',
+  ];
+  for (const line of samples) assert.equal(isActionStructureLine(line), isStructureLine(line), JSON.stringify(line));
+  const values = new Map([
+    ['AWS_CREDENTIALS', '[default]\n# rotated\naws_access_key_id = AKIAEXAMPLE123\naws_secret_access_key = s3cr3t/value+x'],
+    [
+      'CA_KEY',
+      '-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oIW3TLhTzGYwoAoGCCqGSM49\n-----END EC PRIVATE KEY-----',
+    ],
+  ]);
+  const cli = new Set(githubMasks(secretNeedles(new Map([...values].map(([name, value]) => [name, [value]])))));
+  for (const mask of maskCommands(values)) assert.ok(cli.has(mask), mask);
+  for (const structure of ['[default]', '# rotated', '-----BEGIN EC PRIVATE KEY-----', '-----END EC PRIVATE KEY-----'])
+    assert.ok(!cli.has(`::add-mask::${structure}`), structure);
 });
 
 /** GitHub's issue-comments API for acme/mgmt pull request 7: pages of per_page with Link headers. */

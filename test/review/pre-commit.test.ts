@@ -21,7 +21,7 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
 }
 
 /** A temporary Git repository holding the examples, with pre-commit installed for the given hooks. */
-function hookRepository(root: string, hookIds: string[]) {
+function hookRepository(root: string, hookIds: string[], args = '[-f, examples/management-cluster, -o, clusters/mgmt]') {
   const bin = path.join(root, 'bin');
   mkdirSync(bin);
   const capiGitops = path.join(bin, 'capi-gitops');
@@ -58,7 +58,6 @@ function hookRepository(root: string, hookIds: string[]) {
   const repo = path.join(root, 'repo');
   mkdirSync(repo);
   cpSync(path.join(PROJECT_ROOT, 'examples'), path.join(repo, 'examples'), { recursive: true });
-  const args = '[-f, examples/management-cluster, -o, clusters/mgmt]';
   const config = hookIds.map((id) => `  - id: ${id}\n    args: ${args}\n`).join('');
   writeFileSync(path.join(repo, '.pre-commit-config.yaml'), `repos:\n- repo: ${hooks}\n  rev: ${rev}\n  hooks:\n${config}`);
   git(repo, 'init', '-q');
@@ -146,3 +145,49 @@ test('pre-commit: capi-gitops-render alone fails a commit that lacks output file
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test(
+  'pre-commit: both hooks find the output in -oDIR and fail, naming file and rule, when Git ignores files capi-gitops wrote; the hint followed literally lets the commit through',
+  { skip },
+  () => {
+    const root = tempDir('capi-gitops-pre-commit-ignored-');
+    try {
+      // -oDIR, one word, as commander reads it; a .gitignore that catches the output (a build
+      // directory rule): `git add -A` skips the files, and `git ls-files --others` does not list them
+      const { repo, env, git } = hookRepository(
+        root,
+        ['capi-gitops-render', 'capi-gitops-check'],
+        '[-f, examples/management-cluster, -oclusters/mgmt]',
+      );
+      writeFileSync(path.join(repo, '.gitignore'), 'clusters/\n');
+      git(repo, 'add', '-A');
+      const first = run('git', ['commit', '-q', '-m', 'manifest'], repo, env);
+      assert.equal(first.status, 1, first.output);
+      assert.match(first.output, /capi-gitops render.*Failed/);
+      assert.match(first.output, /ignored +clusters\/mgmt\/kustomization\.yaml +\(\.gitignore:1:clusters\/\)/);
+      assert.match(first.output, /ignored +clusters\/mgmt\/\.capi-gitops-index /);
+      assert.match(
+        first.output,
+        /these files of clusters\/mgmt are ignored by Git, so the commit would lack them: remove the rules named above, then git add clusters\/mgmt/,
+      );
+      git(repo, 'add', '-A');
+      const again = run('git', ['commit', '-q', '-m', 'manifest'], repo, env);
+      assert.equal(again.status, 1, again.output);
+      assert.match(again.output, /capi-gitops check.*Failed/);
+      assert.match(again.output, /ignored +clusters\/mgmt\/01-cluster-api\//);
+      // the hint, literally
+      writeFileSync(path.join(repo, '.gitignore'), '');
+      git(repo, 'add', '.gitignore', 'clusters/mgmt');
+      const whole = run('git', ['commit', '-q', '-m', 'manifest and output'], repo, env);
+      assert.equal(whole.status, 0, whole.output);
+      assert.equal(git(repo, 'status', '--porcelain'), '');
+      // -oDIR: a file taken out of Git is named by the check hook too
+      git(repo, 'rm', '-q', '--cached', 'clusters/mgmt/kustomization.yaml');
+      const check = run('pre-commit', ['run', 'capi-gitops-check'], repo, env);
+      assert.equal(check.status, 1, check.output);
+      assert.match(check.output, /untracked +clusters\/mgmt\/kustomization\.yaml/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);

@@ -199,3 +199,38 @@ test('::add-mask:: leaves out a line of a multi-line secret as common as true, n
   assert.ok(masks.includes('::add-mask::user-one-secret'));
   assert.ok(masks.includes('::add-mask::password-two-secret'));
 });
+
+test('::add-mask:: of a multi-line secret (a credentials file, a PEM key) leaves out its [default] header, comments and PEM armour, and masks each assigned value (as action/secrets.mjs maskCommands)', () => {
+  const credentials = '[default]\n# rotated monthly\naws_access_key_id = AKIAEXAMPLE123\naws_secret_access_key = s3cr3t/value+x\n';
+  const pem =
+    '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n-----END RSA PRIVATE KEY-----\n';
+  const b64 = Buffer.from(credentials).toString('base64');
+  const masks = githubMasks(
+    secretNeedles(
+      new Map([
+        ['AWS_B64ENCODED_CREDENTIALS', [b64]],
+        ['TLS_KEY', [pem]],
+      ]),
+    ),
+  ).map((m) => m.slice('::add-mask::'.length));
+  for (const structure of ['[default]', '# rotated monthly', '-----BEGIN RSA PRIVATE KEY-----', '-----END+RSA+PRIVATE+KEY-----'])
+    assert.ok(!masks.includes(structure), structure);
+  for (const line of masks) assert.ok(!/^-----(BEGIN|END)[ +][A-Z +]+-----$/.test(line), line);
+  for (const secret of [
+    b64,
+    'AKIAEXAMPLE123',
+    's3cr3t/value+x',
+    'aws_access_key_id = AKIAEXAMPLE123',
+    'MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun',
+  ])
+    assert.ok(masks.includes(secret), secret);
+});
+
+test('the gate does not take a public certificate in the output for a secret PEM of a configSecret: armour lines alone are not searched, the body is', () => {
+  const key = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUKeyBodyLineOneOfTheSecretCertificateAAAA\n-----END CERTIFICATE-----\n';
+  const needles = secretNeedles(new Map([['PROXY_CA_PEM', [key]]]));
+  const trust = '-----BEGIN CERTIFICATE-----\nMIIBdzCCAR2gAwIBAgIUPublicTrustBundleCertificateOnlyBBBBBB\n-----END CERTIFICATE-----\n';
+  const scan = (value: string) => scanOutput(new Map([['configmap-pasted.yaml', configMapFile({ 'ca.crt': value })]]), needles, new Set());
+  assert.deepEqual(scan(trust), []);
+  assert.equal(scan(`${trust}${key}`).length, 1, 'the secret PEM beside it is still found');
+});

@@ -221,6 +221,22 @@ test('diff --base reads a git-ignored Secret file inside a -f directory, and a -
   );
 });
 
+test('diff --base: a warning about the Secret file both sides read from the working tree (a key no component uses) is told once, not once per side', async () => {
+  const unused = `UNUSED_TOKEN: ${Buffer.from(SUITE_SECRETS.landingSecretKey).toString('base64')}`;
+  const ws = await workspace(EXTERNAL_SECRETS, `AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}\n  ${unused}`);
+  // one sink for both renders, as the CLI prints them
+  const told: Diagnostic[] = [];
+  const onWarning = (w: Diagnostic) => told.push(w);
+  await diff({
+    output: ws.out,
+    current: ws.options({ onWarning }),
+    base: { revision: 'HEAD', manifestPaths: [ws.mc], options: (manifestPaths) => ws.options({ manifestPaths, onWarning }) },
+  });
+  const unusedWarnings = told.filter((w) => /variable UNUSED_TOKEN is not used/.test(w.message));
+  assert.equal(unusedWarnings.length, 1, JSON.stringify(told, null, 1));
+  assertNoSecret(SECRETS, { texts: { told: JSON.stringify(told) } });
+});
+
 test('render warns that a Secret file Git would commit holds values; an ignored one is not mentioned', async () => {
   const ws = await workspace(EXTERNAL_SECRETS);
   const quiet = ws.options();

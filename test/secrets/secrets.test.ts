@@ -18,7 +18,7 @@ import { isScannableSecret, secretForms } from '../../src/secrets/gate.js';
 import { sopsUserKeyFile } from '../../src/secrets/sops.js';
 import { CORPUS_REPOSITORY, FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
 import { corpusReleases, FakeGitHub } from '../helpers/fake-github.js';
-import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { crdValidator, wiringProblems } from '../helpers/crd-schema.js';
 import { assertNoSecret, SUITE_SECRETS } from '../helpers/secret-scan.js';
 import { runCli } from '../helpers/cli.js';
@@ -770,4 +770,26 @@ test("sopsUserKeyFile is sops' default key file: Go's os.UserConfigDir (XDG_CONF
   assert.equal(key({}, 'linux'), undefined);
   assert.equal(key({ HOME: '/Users/ops' }, 'darwin'), '/Users/ops/Library/Application Support/sops/age/keys.txt');
   assert.equal(key({ HOME: '/Users/ops', XDG_CONFIG_HOME: '/cfg' }, 'darwin'), '/cfg/sops/age/keys.txt');
+});
+
+test('refuse: a configSecret value that providers sharing one namespace all substitute is one problem at the Secret key, naming every field it reaches', async () => {
+  const shared = '  configSecret:\n    name: capi-variables\n    namespace: capi-system\n';
+  const manifest = corpusManifest('v1.12.0', 'repository', { BootstrapProvider: shared, ControlPlaneProvider: shared });
+  const secret =
+    'apiVersion: v1\nkind: Secret\nmetadata: {name: capi-variables, namespace: capi-system}\nstringData:\n  EXP_MACHINE_POOL: "true"\n';
+  const error = await renderManagementCluster({
+    manifestPaths: [writeTempManifest({ 'providers.yaml': manifest, 'secret.yaml': secret })],
+  }).then(
+    () => assert.fail('rendered'),
+    (err: unknown) => err,
+  );
+  assert.ok(error instanceof CapiGitopsError, String(error));
+  assert.deepEqual(
+    error.diagnostics.map((d) => `${path.basename(d.file ?? '')}:${d.line}:${d.column} ${d.object}: ${d.path}: ${d.message}`),
+    [
+      'secret.yaml:5:3 Deployment/capi-kubeadm-bootstrap-system/capi-kubeadm-bootstrap-controller-manager: spec.template.spec.containers[0].args[3]: ' +
+        'would receive the secret value of EXP_MACHINE_POOL; also Deployment/capi-kubeadm-control-plane-system/capi-kubeadm-control-plane-controller-manager ' +
+        'at spec.template.spec.containers[0].args[3]',
+    ],
+  );
 });

@@ -135,9 +135,23 @@ test('a selector that the namespace\'s artifact ConfigMap misses by one label (t
       error.diagnostics[0]!.hint ===
         `${namespace}/${name} has provider.cluster.x-k8s.io/type=controlplane, not control-plane: every other label matches; fix the selector or the label`,
   );
-  // two labels off, or another namespace's: not named as a near miss
+  // two labels off: not named as a near miss
   const far = { matchLabels: { 'provider.cluster.x-k8s.io/name': 'kubeadmx', 'provider.cluster.x-k8s.io/type': 'control-plane' } };
   assert.throws(() => openConfigMapRepository(request(far, namespace), configMaps), /hint: add the artifact ConfigMaps to the input/);
+});
+
+test("providers sharing capi-system, the corpus artifact ConfigMaps in their own namespaces: the control plane's selector names the one spelled controlplane and its namespace, not the bootstrap one (operator phase_load.go configmapRepository InNamespace)", () => {
+  const configMaps = [corpusConfigMap('bootstrap-kubeadm-v1.12.0.yaml'), corpusConfigMap('controlplane-kubeadm-v1.12.0.yaml')];
+  const selector = { matchLabels: { 'provider.cluster.x-k8s.io/name': 'kubeadm', 'provider.cluster.x-k8s.io/type': 'control-plane' } };
+  assert.throws(
+    () => openConfigMapRepository(request(selector, 'capi-system', 'ControlPlaneProvider', 'kubeadm', 'control-plane-kubeadm'), configMaps),
+    (error: unknown) =>
+      error instanceof CapiGitopsError &&
+      error.diagnostics[0]!.hint ===
+        'capi-kubeadm-control-plane-system/controlplane-kubeadm-v1.12.0 has provider.cluster.x-k8s.io/type=controlplane, not control-plane, ' +
+          'and lives in namespace capi-kubeadm-control-plane-system, which the operator does not read for this provider: every other label matches; ' +
+          'fix the selector or the label',
+  );
 });
 
 test('corpus ConfigMaps selected by labels give the repository file byte for byte (same sha256)', async () => {

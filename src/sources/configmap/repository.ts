@@ -146,20 +146,29 @@ export function selectConfigMaps(configMaps: readonly ConfigMapObject[], selecto
   return configMaps.filter((cm) => cm.namespace === namespace && matchesSelector(cm.labels, selector));
 }
 
+/** Label values that differ only in case and punctuation (`controlplane`, `control-plane`). */
+const alike = (a: string | undefined, b: string | undefined) =>
+  a !== undefined && b !== undefined && a.toLowerCase().replace(/[^a-z0-9]/g, '') === b.toLowerCase().replace(/[^a-z0-9]/g, '');
+
 /**
  * The namespace's ConfigMaps that one requirement alone keeps out, each with the label it has: the
  * operator's own artifacts are labelled `provider.cluster.x-k8s.io/type: controlplane`, which a
- * selector written `control-plane` misses.
+ * selector written `control-plane` misses. In another namespace (the artifacts' own, when providers
+ * share one), only such a spelling of the value counts, and the namespace is named too.
  */
 function nearMisses(configMaps: readonly ConfigMapObject[], selector: LabelSelector, namespace: string): string[] {
   const requirements = selectorRequirements(selector);
   if (requirements.length < 2) return [];
-  return configMaps.flatMap((cm) => {
-    const failing = cm.namespace === namespace ? requirements.filter((r) => !matchesLabelSelector([r], cm.labels)) : [];
+  const ordered = [...configMaps.filter((cm) => cm.namespace === namespace), ...configMaps.filter((cm) => cm.namespace !== namespace)];
+  return ordered.flatMap((cm) => {
+    const failing = requirements.filter((r) => !matchesLabelSelector([r], cm.labels));
     if (failing.length !== 1) return [];
     const { key, operator, values } = failing[0]!;
+    const here = cm.namespace === namespace;
+    if (!here && !(operator === '=' && alike(Object.hasOwn(cm.labels, key) ? cm.labels[key] : undefined, values[0]))) return [];
     const has = Object.hasOwn(cm.labels, key) ? `${key}=${cm.labels[key]}` : `no label ${key}`;
-    return [`${cm.namespace}/${cm.name} has ${has}${operator === '=' ? `, not ${values[0]}` : ''}`];
+    const where = here ? '' : `, and lives in namespace ${cm.namespace}, which the operator does not read for this provider`;
+    return [`${cm.namespace}/${cm.name} has ${has}${operator === '=' ? `, not ${values[0]}` : ''}${where}`];
   });
 }
 

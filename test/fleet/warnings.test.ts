@@ -1,0 +1,40 @@
+/**
+ * How a fleet tells what its clusters share: a warning that every cluster gives alike but for the
+ * cluster's name is told once, naming the clusters, as a fleet's problems are; a Config setting the
+ * fleet lacks is told where its parent is written.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { runCli } from '../helpers/cli.js';
+import { vaultManifest } from '../helpers/vault-manifest.js';
+
+test('a warning every cluster gives alike but for its name (flux-substitute: the Secret to create, each cluster Kustomization named after it) is told once, naming the clusters, <cluster> for the name', () => {
+  const dir = vaultManifest({
+    config:
+      'output: {layout: flux}\ngitops: {path: out}\nsecrets: {strategy: flux-substitute, public: [EXP_MACHINE_POOL]}\nclusters:\n- name: eu-1\n- name: eu-2\n- name: us-1\n',
+  });
+  const result = runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out'), '--quiet']);
+  assert.equal(result.code, 0, result.stderr);
+  const told = result.stderr.split('\n').filter((line) => line.includes('--secrets flux-substitute'));
+  assert.equal(told.length, 1, result.stderr);
+  assert.match(told[0]!, /^warning: clusters eu-1, eu-2, us-1: --secrets flux-substitute: Flux substitutes VAULT_B64ENCODED_CREDENTIALS /);
+  assert.match(told[0]!, /postBuild\.substituteFrom in flux\/kustomization-capi-gitops-<cluster>-\d\d-infrastructure-vault\.yaml/);
+});
+
+test('a setting a fleet Config lacks (sops.ageRecipients) is told where its parent, secrets:, is written, not at the Config document start', () => {
+  const dir = vaultManifest({
+    config: 'secrets:\n  strategy: sops\n  public: [EXP_MACHINE_POOL]\nclusters:\n- name: eu-1\n- name: us-1\n',
+  });
+  const file = path.join(dir, 'management-cluster.yaml');
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const result = runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out'), '--quiet']);
+  assert.equal(result.code, 1, result.stderr);
+  const at = /^(.*):(\d+):(\d+): error: clusters eu-1, us-1: Config\.secrets: sops\.ageRecipients: /m.exec(result.stderr);
+  assert.ok(at, result.stderr);
+  assert.equal(at[1], file);
+  // the secrets block: its key's line or the first line of its map
+  assert.ok([lines.indexOf('secrets:') + 1, lines.indexOf('  strategy: sops') + 1].includes(Number(at[2])), result.stderr);
+});
