@@ -41,19 +41,21 @@ export async function importHelmValuesCommand(
     allowSecretValues?: boolean;
   },
 ): Promise<void> {
-  if (flags.output !== undefined) refuseOutputAmongInputs(flags.output, flags.values ?? []);
+  // `-o -` is the standard output, as without -o (not a file named "-")
+  const output = flags.output === '-' ? undefined : flags.output;
+  if (output !== undefined) refuseOutputAmongInputs(output, flags.values ?? []);
   const { text, warnings, secretsWritten } = await importValues({
     files: flags.values ?? [],
     sets: setExpressions(flags),
     chartVersion: flags.chartVersion,
-    output: flags.output,
+    output,
     allowSecretValues: flags.allowSecretValues,
   });
   if (!flags.quiet) for (const warning of warnings) process.stderr.write(`${formatWarning(warning)}\n`);
   // a value written on purpose is told every time, --quiet or not
   for (const warning of secretsWritten) process.stderr.write(`${formatWarning(warning)}\n`);
-  if (flags.output === undefined) process.stdout.write(text);
-  else if (!flags.quiet) process.stderr.write(`wrote ${flags.output}; render it with: capi-gitops render -f ${flags.output} -o <dir>\n`);
+  if (output === undefined) process.stdout.write(text);
+  else if (!flags.quiet) process.stderr.write(`wrote ${output}; render it with: capi-gitops render -f ${output} -o <dir>\n`);
 }
 
 /**

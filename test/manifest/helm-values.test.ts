@@ -182,6 +182,16 @@ test('CLI: import helm-values -f values.yaml --set … -o dir/file (a new direct
   assert.equal(toDirectory.status, 2, toDirectory.stderr);
   assert.match(toDirectory.stderr, /^error: -o mc is a directory: name the file to write, e\.g\. -o mc\/providers\.yaml\n/);
   assert.deepEqual(readdirSync(path.join(dir, 'mc')), []);
+  // -o - is the standard output, as without -o: no file named "-", no hint to render it
+  const toStdout = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml', '-o', '-'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  const plain = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(toStdout.status, 0, toStdout.stderr);
+  assert.equal(toStdout.stdout, plain.stdout);
+  assert.equal(existsSync(path.join(dir, '-')), false);
+  assert.doesNotMatch(toStdout.stderr, /render -f -/);
 });
 
 test('a configSecret name or namespace the chart prints as no string (k3s values with name: true) is refused at its file:line:column, as the API server refuses what Helm writes (templates/_helpers.tpl capi-operator.configSecret, core-conditions.yaml: name: {{ .name }} unquoted; CRD configSecret.name: string, required)', () => {
