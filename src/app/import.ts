@@ -67,7 +67,7 @@ async function importText(options: ImportOptions): Promise<ImportedValues> {
       imported.secretsWritten.map((d) => ({
         ...d,
         expected: 'no value of a Secret in the manifest, which is meant for Git',
-        hint: `${d.hint}; or, to write it anyway, add --allow-secret-values (warned on every run)`,
+        hint: `${d.hint}; or, to write Secret values into the manifest anyway, add --allow-secret-values (warned on every run)`,
       })),
     );
   return { text: imported.text, warnings: sortDiagnostics(warnings), secretsWritten: imported.secretsWritten };
