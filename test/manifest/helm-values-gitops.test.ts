@@ -592,7 +592,10 @@ stringData:
     refused.stderr,
     /helmrelease\.yaml:12:7: error: HelmRelease flux-system\/capi-operator: spec\.valuesFrom\.0: the value infrastructure\.docker\.fetchConfig\.url of Secret flux-system\/capi-fetch is written into the manifest in plain text/,
   );
-  assert.match(refused.stderr, /hint: .*or, to write Secret values into the manifest anyway, add --allow-secret-values \(warned on every run\)/);
+  assert.match(
+    refused.stderr,
+    /hint: .*or, to write Secret values into the manifest anyway, add --allow-secret-values \(warned on every run\)/,
+  );
   assert.equal(existsSync(output), false, 'nothing written');
   assert.equal(runCli(['import', 'helm-values', '-f', file!]).stdout, '', 'nothing printed');
   // a name from a Secret is no credential; and no value is printed on stderr
