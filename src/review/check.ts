@@ -190,7 +190,13 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
   problems.sort((a, b) => compareStrings(a.path, b.path));
   const renderedWith = committedReadme !== undefined ? otherFlags(committedReadme, files.get(README_FILE)!) : undefined;
   const recorded = committedReadme !== undefined ? recordedSecretSources(committedReadme) : undefined;
-  return { directory, unchanged, problems, ...(renderedWith ? { renderedWith } : {}), ...(recorded ? { recordedSecretSources: recorded } : {}) };
+  return {
+    directory,
+    unchanged,
+    problems,
+    ...(renderedWith ? { renderedWith } : {}),
+    ...(recorded ? { recordedSecretSources: recorded } : {}),
+  };
 }
 
 /**
