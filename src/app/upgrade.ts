@@ -9,6 +9,7 @@ import { repositoryRequestFor } from '../resolve/fetch-releases.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
 import path from 'node:path';
 import {
+  heldBackDiagnostics,
   newestAvailable,
   planUpgrades,
   selectUpdates,
@@ -26,6 +27,9 @@ import { readLockfile } from '../resolve/lock/lockfile.js';
 import type { Lockfile } from '../resolve/lock/types.js';
 import { resolveManagementCluster, type RenderOptions, type Resolution } from './cluster.js';
 import { updateVersionsInFiles, type ManifestText, type VersionEdit } from '../manifest/update-versions.js';
+import { parseVersionRequest } from '../core/versions.js';
+import type { ProviderObject } from '../manifest/types.js';
+import type { VersionRange } from '../resolve/upgrade-holds.js';
 import { recheckLockedImages, refreshLockedImages, registryDigests } from './image-pins.js';
 
 /**
@@ -53,9 +57,18 @@ async function upgradeInputs(resolution: Resolution, lock: Lockfile | undefined)
           resolved.version,
         available,
         releaseSeries,
+        ...versionRange(resolved.provider),
       };
     }),
   );
+}
+
+/** spec.version when it is a range, where it is written: the plan holds the provider within it. */
+function versionRange(provider: ProviderObject): { range?: VersionRange } {
+  const request = parseVersionRequest(provider.spec.version);
+  if (request?.form !== 'range') return {};
+  const { file, line, column } = provider.fieldPosition?.(['spec', 'version']) ?? provider.position;
+  return { range: { range: request.range, file, line, column } };
 }
 
 export async function planManagementCluster(
@@ -131,6 +144,8 @@ export async function updateManagementCluster(options: RenderOptions, selection:
   }
   const { plan, resolution: planned } = await planManagementCluster({ ...options, frozen: false }, false);
   const bumps = selectUpdates(plan, selection);
+  // a range that splits the providers was refused above; one that does not may stay behind, said aloud
+  for (const warning of heldBackDiagnostics(plan, selection).warnings) options.onWarning?.(warning);
   const problems: Diagnostic[] = [];
   const manifestFiles = await listManifestFiles(options.manifestPaths, problems);
   if (problems.length > 0) throw new CapiGitopsError(problems);
@@ -157,9 +172,9 @@ export async function updateManagementCluster(options: RenderOptions, selection:
 }
 
 /**
- * A resolution that fails after some versions moved (a core provider whose range excludes the
- * new contract's release, with the other providers moved to it) fails because of the versions
- * that could not move: those are reported first, at their spec.version, with what to do.
+ * A resolution that fails after some versions moved (a spec.version update could not edit, an
+ * alias say, left on the old contract; a range that splits them is refused by the plan before)
+ * fails because of the versions that could not move: those are reported first, with what to do.
  */
 function withSkippedEdits(err: unknown, edits: readonly VersionEdit[]): unknown {
   const skipped = edits.filter((edit) => edit.status === 'skipped');

@@ -4,12 +4,14 @@
  * clusterctl and the operator apply at upgrade time:
  * - skipping more than 3 minor versions of core and kubeadm from v1.10 on (upgrader.go doUpgrade);
  * - major or minor downgrades (cluster-api-operator internal/controller/preflight_checks.go
- *   checkProviderVersion).
+ *   checkProviderVersion);
+ * - a spec.version range that holds a provider back so that the providers no longer fit
+ *   together (upgrade-holds.ts).
  * Pure: the caller lists versions and reads metadata.yaml.
  */
 import type { SemVer } from 'semver';
 import type { VersionBump } from '../manifest/update-versions.js';
-import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, displayPath, type Diagnostic } from '../core/diagnostics.js';
 import { manifestLabel, type ProviderKind } from '../core/provider.js';
 import { compareSemantic, parseSemantic } from '../core/versions.js';
 import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './metadata.js';
@@ -17,6 +19,16 @@ import { closestName } from '../manifest/fields.js';
 import { providerObjectName } from './preflight.js';
 import type { Lockfile } from './lock/types.js';
 import type { ResolvedProvider } from './resolve.js';
+import {
+  findConflicts,
+  heldMoveHint,
+  heldText,
+  satisfiesRange,
+  type Conflict,
+  type HeldBack,
+  type Outcome,
+  type VersionRange,
+} from './upgrade-holds.js';
 
 export interface ProviderUpgradeInput {
   kind: ProviderKind;
@@ -31,6 +43,8 @@ export interface ProviderUpgradeInput {
    * clusterctl takes every contract from that one file, which knows the newest series.
    */
   releaseSeries: readonly ReleaseSeries[];
+  /** spec.version when the manifest writes a range: update moves the provider only within it (upgrade-holds.ts). */
+  range?: VersionRange;
 }
 
 export interface UpgradePlanInput {
@@ -59,7 +73,8 @@ export interface CertManagerPlan {
   available?: string;
 }
 
-type TargetStatus = 'upgrade' | 'up-to-date' | 'refused';
+/** `held`: its spec.version range allows no release of the plan's contract above the installed one. */
+type TargetStatus = 'upgrade' | 'up-to-date' | 'refused' | 'held';
 
 interface PlanTarget {
   /** The contract the plan targets; providers may implement any contract compatible with it. */
@@ -75,6 +90,8 @@ interface PlanTarget {
   reasons: string[];
   /** Allowed, but outside the documented support policy. */
   warnings: string[];
+  /** Set when the provider's spec.version range excludes the plan's release: `version` is what the range allows. */
+  heldBack?: HeldBack;
 }
 
 interface ProviderPlan {
@@ -300,11 +317,12 @@ function providerInfo(input: ProviderUpgradeInput, problems: Diagnostic[]): Prov
   return { input, label, installed, installedContract: installedSeries.contract, next };
 }
 
-/** upgrader_info.go getLatestNextVersion: the newest stable newer release implementing one of `contracts`. */
-function latestNext(info: ProviderInfo, contracts: readonly string[]): NextRelease | undefined {
+/** upgrader_info.go getLatestNextVersion: the newest stable newer release implementing one of `contracts` (and in `range`). */
+function latestNext(info: ProviderInfo, contracts: readonly string[], range?: string): NextRelease | undefined {
   let latest: NextRelease | undefined;
   for (const candidate of info.next) {
     if (candidate.version.prerelease.length > 0 || !contracts.includes(candidate.contract)) continue;
+    if (range !== undefined && !satisfiesRange(candidate.tag, range)) continue;
     if (latest === undefined || compareSemantic(latest.version, candidate.version) < 0) latest = candidate;
   }
   return latest;
@@ -337,10 +355,36 @@ function newestCoreContract(core: ProviderInfo): string {
   return newest;
 }
 
+/**
+ * Where a range that excludes the plan's release `wouldGet` leaves the provider: the newest newer
+ * release it allows under the contract; else the installed one while it allows that, else its
+ * newest release (what resolving the range gives, resolve/versions.ts highestInRange).
+ */
+function heldBack(info: ProviderInfo, range: VersionRange, wouldGet: string, compatible: readonly string[]): HeldBack {
+  const within = latestNext(info, compatible, range.range);
+  const { installed } = info.input;
+  if (within !== undefined) return { ...range, wouldGet, installed, heldAt: within.tag, heldContract: within.contract };
+  let heldAt = installed;
+  if (!satisfiesRange(heldAt, range.range)) {
+    const stable = info.input.available.filter((tag) => parseSemantic(tag)?.prerelease.length === 0 && satisfiesRange(tag, range.range));
+    heldAt = newestAvailable(stable) ?? heldAt;
+  }
+  const version = parseSemantic(heldAt);
+  const series = version === null ? undefined : seriesOf(info.input.releaseSeries, version);
+  return { ...range, wouldGet, installed, heldAt, heldContract: series?.contract ?? info.installedContract };
+}
+
 function target(info: ProviderInfo, contract: string, installable: readonly string[]): PlanTarget {
   const compatible = compatibleContracts(contract);
-  const next = latestNext(info, compatible);
-  const base = { contract, version: next?.tag ?? '', releaseContract: next?.contract ?? '' };
+  let next = latestNext(info, compatible);
+  const range = info.input.range;
+  const held = next && range && !satisfiesRange(next.tag, range.range) ? heldBack(info, range, next.tag, compatible) : undefined;
+  if (held) {
+    next = latestNext(info, compatible, range!.range);
+    if (next === undefined)
+      return { contract, version: '', releaseContract: '', status: 'held', allowed: false, reasons: [], warnings: [], heldBack: held };
+  }
+  const base = { contract, version: next?.tag ?? '', releaseContract: next?.contract ?? '', ...(held ? { heldBack: held } : {}) };
   if (next === undefined) {
     if (compatible.includes(info.installedContract)) return { ...base, status: 'up-to-date', allowed: false, reasons: [], warnings: [] };
     const reason = `${info.label}: no release above ${info.input.installed} implements ${compatible.join(' or ')}`;
@@ -376,6 +420,18 @@ function refuseIncompletePlan(targets: PlanTarget[], infos: ProviderInfo[], cont
   }
 }
 
+/** Where applying `t` leaves a provider; `moves` is false for one an update leaves out. */
+function outcome(
+  p: Pick<ProviderPlan, 'kind' | 'name' | 'label' | 'installed' | 'installedContract'>,
+  t: PlanTarget,
+  moves = true,
+): Outcome {
+  const { kind, name, label } = p;
+  if (moves && t.heldBack) return { kind, name, label, version: t.heldBack.heldAt, contract: t.heldBack.heldContract, held: t.heldBack };
+  if (moves && t.status === 'upgrade') return { kind, name, label, version: t.version, contract: t.releaseContract };
+  return { kind, name, label, version: p.installed, contract: p.installedContract };
+}
+
 function compareProviderPlans(a: ProviderPlan, b: ProviderPlan): number {
   return compareStrings(a.kind, b.kind) || compareStrings(a.name, b.name) || compareStrings(a.namespace, b.namespace);
 }
@@ -405,6 +461,15 @@ export function planUpgrades(input: UpgradePlanInput): UpgradePlan {
   const same = known.map((info) => target(info, currentContract, installable));
   const newest = known.map((info) => target(info, newestContract, installable));
   if (newestContract !== currentContract) refuseIncompletePlan(newest, known, newestContract);
+  for (const [contract, targets] of [
+    [currentContract, same],
+    [newestContract, newest],
+  ] as const) {
+    const each = known.map((info, i) =>
+      outcome({ ...info.input, label: info.label, installedContract: info.installedContract }, targets[i]),
+    );
+    for (const [o, conflict] of findConflicts(each, contract, currentContract)) o.held!.conflict = conflict;
+  }
 
   const providers = known.map((info, i): ProviderPlan => ({
     kind: info.input.kind,
@@ -476,6 +541,8 @@ export function pinnedBelowText(plan: CertManagerPlan, name = 'Cert-Manager'): s
 // ---- output -----------------------------------------------------------------------------------
 
 function cell(t: PlanTarget): string {
+  if (t.status === 'held') return 'held back';
+  if (t.heldBack && t.version !== '') return `${t.version} (held back)`;
   if (t.status === 'up-to-date') return 'up to date';
   if (t.version === '') return '-';
   return t.status === 'refused' ? `${t.version} (refused)` : t.version;
@@ -510,16 +577,45 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
   }
   const list = (title: string, lines: Set<string>) =>
     lines.size > 0 ? `\n${title}:\n${[...lines].map((line) => `  ${line}\n`).join('')}` : '';
-  text += list('Refused', refused) + list('Warnings', warnings) + '\n';
-  const applicable = columns.filter((c) => plan.providers.some((p) => c.pick(p).status === 'upgrade'));
+  text += list('Refused', refused) + list('Warnings', warnings) + heldBackText(plan, columns) + '\n';
+  // a plan a range splits is not offered: update refuses it (upgrade-holds.ts)
+  const applicable = columns.filter(
+    (c) => plan.providers.some((p) => c.pick(p).status === 'upgrade') && !plan.providers.some((p) => c.pick(p).heldBack?.conflict),
+  );
   const images = movedImagesText(plan.images) + uncheckedImagesText(plan.imagesUnchecked);
   if (applicable.length === 0) {
     // clusterctl's last line speaks of the providers only: not "you" when cert-manager or the operator moves or could
     const settled = [plan.certManager, plan.operator].every((p) => !p || (p.installed === p.target && p.available === undefined));
-    const last = !settled ? 'The providers are up to date.' : images ? 'The versions are up to date.' : 'You are already up to date.';
+    const blocked = columns.filter((c) => plan.providers.some((p) => c.pick(p).heldBack?.conflict)).map((c) => c.contract);
+    const last =
+      blocked.length > 0
+        ? `No plan to apply: a version range holds back the ${blocked.join(' and ')} plan (see above).`
+        : !settled
+          ? 'The providers are up to date.'
+          : images
+            ? 'The versions are up to date.'
+            : 'You are already up to date.';
     return `${text}${last}\n${images}`;
   }
   return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}\n`).join('') + images;
+}
+
+/** Each provider a range holds below a plan, at its spec.version; for one that splits the providers, why update refuses and what to do. */
+function heldBackText(plan: UpgradePlan, columns: readonly { contract: string; pick: (p: ProviderPlan) => PlanTarget }[]): string {
+  const lines: string[] = [];
+  for (const { contract, pick } of columns) {
+    for (const p of plan.providers) {
+      const held = pick(p).heldBack;
+      if (!held) continue;
+      const at = `${displayPath(held.file)}:${held.line}:${held.column}`;
+      if (!held.conflict) lines.push(`  ${contract}: ${at}: ${heldText(p.label, held, contract)}\n`);
+      else {
+        const update = `update${contract === plan.currentContract ? '' : ` --contract ${contract}`}`;
+        lines.push(`  ${contract}: ${at}: ${held.conflict.message}\n    ${update} refuses this plan; hint: ${held.conflict.hint}\n`);
+      }
+    }
+  }
+  return lines.length > 0 ? `\nHeld back by a version range:\n${lines.join('')}` : '';
 }
 
 // ---- choosing what `update` bumps ---------------------------------------------------------------
@@ -561,9 +657,40 @@ export function selectUpdates(plan: UpgradePlan, selection: UpdateSelection = {}
       moved.set(p, t.releaseContract);
     }
   }
-  problems.push(...contractProblems(plan, moved));
+  const held = heldBackDiagnostics(plan, selection).errors;
+  // a range that splits the contracts is the cause: the mismatches it makes are not told again
+  problems.push(...held, ...(held.length > 0 ? [] : contractProblems(plan, moved)));
   if (problems.length > 0) throw new CapiGitopsError(problems);
   return bumps;
+}
+
+/**
+ * The selected providers a range holds below the chosen plan, at their spec.version: errors for
+ * those that would split the providers (upgrade-holds.ts), warnings for the others. A provider left
+ * out of the update stays where it is.
+ */
+export function heldBackDiagnostics(plan: UpgradePlan, selection: UpdateSelection = {}): { errors: Diagnostic[]; warnings: Diagnostic[] } {
+  const contract = selection.contract ?? plan.currentContract;
+  const pick = (p: ProviderPlan) => (contract === plan.currentContract ? p.sameContract : p.newestContract);
+  const selected = new Set(selectedProviders(plan, selection.providers ?? [], []));
+  const each = plan.providers.map((p) => ({ p, o: outcome(p, pick(p), selected.has(p)) }));
+  const outcomes = each.map((e) => e.o);
+  const conflicts = findConflicts(outcomes, contract, plan.currentContract);
+  const result = { errors: [] as Diagnostic[], warnings: [] as Diagnostic[] };
+  for (const { p, o } of each) {
+    if (o.held === undefined) continue;
+    const at = {
+      file: o.held.file,
+      line: o.held.line,
+      column: o.held.column,
+      object: `${p.kind}/${p.namespace}/${p.name}`,
+      path: 'spec.version',
+    };
+    const conflict: Conflict | undefined = conflicts.get(o);
+    if (conflict) result.errors.push({ ...at, ...conflict });
+    else result.warnings.push({ ...at, message: heldText(p.label, o.held, contract), hint: heldMoveHint(o, outcomes) });
+  }
+  return result;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { ProviderKind } from '../../src/core/provider.js';
 import { parseMetadata, type ReleaseSeries } from '../../src/resolve/metadata.js';
 import {
   formatTable,
+  heldBackDiagnostics,
   newestAvailable,
   planUpgrades,
   renderUpgradePlanText,
@@ -414,5 +415,129 @@ test('cert-manager pinned below the default is not "already up to date": the pla
   assert.match(
     renderUpgradePlanText(byUrl),
     /^Cert-Manager is at "v1\.13\.0", pinned by certManager\.version and certManager\.url; "v1\.19\.1" is available \(the default, as in clusterctl\): to move, set certManager\.version to it and point certManager\.url at that release\n\n/,
+  );
+});
+
+/** `input` with its spec.version written as `range` at providers.yaml:`line`:12. */
+function ranged(input: ProviderUpgradeInput, range: string, line: number): ProviderUpgradeInput {
+  return { ...input, range: { range, file: 'providers.yaml', line, column: 12 } };
+}
+
+test('a range that keeps kubeadm bootstrap on v1.10 while core and the kubeadm control plane move to v1.12 is held back, and update refuses it at the range (clusterctl cmd/clusterctl/client/cluster/upgrader.go getUpgradePlan moves them together)', () => {
+  const [core, bootstrap, controlPlane] = corpusManagementCluster('v1.10.4');
+  const plan = planUpgrades({ providers: [core, ranged(bootstrap, '~1.10', 17), controlPlane] });
+  const held = plan.providers.find((p) => p.label === 'bootstrap-kubeadm')!.newestContract;
+  assert.equal(held.status, 'held');
+  assert.equal(held.heldBack?.wouldGet, 'v1.12.0');
+  assert.equal(held.heldBack?.heldAt, 'v1.10.4');
+  assert.match(
+    held.heldBack?.conflict?.message ?? '',
+    /the range "~1\.10" keeps bootstrap-kubeadm at v1\.10\.4 while cluster-api v1\.12\.0 and control-plane-kubeadm v1\.12\.0/,
+  );
+  const text = renderUpgradePlanText(plan);
+  assert.match(text, /\nbootstrap-kubeadm +capi-kubeadm-bootstrap-system +BootstrapProvider +v1\.10\.4 +v1beta1 +up to date +held back\n/);
+  assert.match(
+    text,
+    /\nHeld back by a version range:\n {2}v1beta2: providers\.yaml:17:12: the range "~1\.10" keeps bootstrap-kubeadm at v1\.10\.4 .*the v1beta2 plan would move bootstrap-kubeadm to v1\.12\.0\n {4}update --contract v1beta2 refuses this plan; hint: /,
+  );
+  // the plan a range splits is not offered
+  assert.doesNotMatch(text, /To update/);
+  assert.match(text, /No plan to apply: a version range holds back the v1beta2 plan/);
+  assert.throws(
+    () => selectUpdates(plan, { contract: 'v1beta2' }),
+    failsWith(/keeps bootstrap-kubeadm at v1\.10\.4/, (error) => {
+      assert.equal(error.diagnostics.length, 1, 'one error per range');
+      const [d] = error.diagnostics;
+      assert.deepEqual([d.file, d.line, d.column, d.path], ['providers.yaml', 17, 12, 'spec.version']);
+      assert.equal(
+        d.hint,
+        'set spec.version to v1.10.4, the locked release (update moves an exact pin with the others); or set spec.version of cluster-api and control-plane-kubeadm to "~1.10" as well',
+      );
+    }),
+  );
+  // the current contract's plan moves nothing, so nothing splits
+  assert.deepEqual(selectUpdates(plan), []);
+});
+
+test('a range that keeps core on contract v1beta1 while the others move to v1beta2 is one error at the core range, not one per provider it refuses (clusterctl cmd/clusterctl/client/cluster/upgrader.go createCustomPlan)', () => {
+  const [core, bootstrap, controlPlane] = corpusManagementCluster('v1.10.4');
+  const plan = planUpgrades({ providers: [ranged(core, '~1.10', 7), bootstrap, controlPlane] });
+  assert.throws(
+    () => selectUpdates(plan, { contract: 'v1beta2' }),
+    failsWith(
+      /keeps cluster-api at v1\.10\.4 \(contract v1beta1\), which accepts only v1beta1 providers, not bootstrap-kubeadm v1\.12\.0 \(contract v1beta2\)/,
+      (error) => {
+        assert.equal(error.diagnostics.length, 1);
+        assert.deepEqual([error.diagnostics[0].line, error.diagnostics[0].object], [7, 'CoreProvider/capi-system/cluster-api']);
+      },
+    ),
+  );
+});
+
+test('a range that keeps kubeadm bootstrap on v1.8 while the current contract moves core and control plane to v1.10 is refused too (docs/book/src/reference/versions.md: the kubeadm control plane requires the kubeadm bootstrap provider of the same version)', () => {
+  const [core, bootstrap, controlPlane] = corpusManagementCluster('v1.8.0');
+  const plan = planUpgrades({ providers: [core, ranged(bootstrap, '~1.8', 17), controlPlane] });
+  assert.equal(plan.providers.find((p) => p.label === 'bootstrap-kubeadm')!.sameContract.status, 'held');
+  assert.throws(
+    () => selectUpdates(plan),
+    failsWith(/keeps bootstrap-kubeadm at v1\.8\.0 while cluster-api v1\.10\.4 and control-plane-kubeadm v1\.10\.4/),
+  );
+  // the same range on all three holds them on one release: allowed, with a warning for each
+  const together = planUpgrades({ providers: [ranged(core, '~1.8', 7), ranged(bootstrap, '~1.8', 17), ranged(controlPlane, '~1.8', 27)] });
+  assert.deepEqual(selectUpdates(together), []);
+  const { errors, warnings } = heldBackDiagnostics(together);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(
+    warnings.map((w) => [w.line, w.message]),
+    [
+      [17, 'the range "~1.8" keeps bootstrap-kubeadm at v1.8.0; the v1beta1 plan would move it to v1.10.4'],
+      [27, 'the range "~1.8" keeps control-plane-kubeadm at v1.8.0; the v1beta1 plan would move it to v1.10.4'],
+      [7, 'the range "~1.8" keeps cluster-api at v1.8.0; the v1beta1 plan would move it to v1.10.4'],
+    ],
+  );
+  assert.equal(
+    warnings[0].hint,
+    'to move it, set spec.version to v1.8.0, the release this update locks (a later update moves an exact pin with the plan); likewise cluster-api and control-plane-kubeadm, released with it',
+  );
+});
+
+test('an infrastructure provider a range holds on a contract the core provider still accepts moves as far as its range allows, with a warning (clusterctl cmd/clusterctl/client/cluster/upgrader.go createCustomPlan: compatible contracts)', () => {
+  const plan = planUpgrades({
+    providers: [
+      synthetic('CoreProvider', 'cluster-api', 'v1.10.0', ['v1.10.0', 'v1.12.0'], series([1, 10, 'v1beta1'], [1, 12, 'v1beta2'])),
+      ranged(
+        synthetic(
+          'InfrastructureProvider',
+          'aws',
+          'v2.8.0',
+          ['v2.8.0', 'v2.8.3', 'v2.9.0', 'v3.0.0'],
+          series([2, 8, 'v1beta1'], [2, 9, 'v1beta1'], [3, 0, 'v1beta2']),
+        ),
+        '~2.8',
+        40,
+      ),
+    ],
+  });
+  const aws = plan.providers.find((p) => p.label === 'infrastructure-aws')!.newestContract;
+  assert.deepEqual([aws.status, aws.version, aws.heldBack?.wouldGet, aws.heldBack?.conflict], ['upgrade', 'v2.8.3', 'v3.0.0', undefined]);
+  assert.match(renderUpgradePlanText(plan), / v2\.8\.3 \(held back\)\n/);
+  assert.match(renderUpgradePlanText(plan), /To update: capi-gitops update --contract v1beta2\n/);
+  assert.deepEqual(selectUpdates(plan, { contract: 'v1beta2' }), [
+    { kind: 'CoreProvider', name: 'cluster-api', namespace: 'cluster-api-system', newVersion: 'v1.12.0' },
+    { kind: 'InfrastructureProvider', name: 'aws', namespace: 'aws-system', newVersion: 'v2.8.3' },
+  ]);
+  const { errors, warnings } = heldBackDiagnostics(plan, { contract: 'v1beta2' });
+  assert.deepEqual(errors, []);
+  assert.deepEqual(
+    warnings.map((w) => [w.file, w.line, w.column, w.message, w.hint]),
+    [
+      [
+        'providers.yaml',
+        40,
+        12,
+        'the range "~2.8" keeps infrastructure-aws at v2.8.3; the v1beta2 plan would move it to v3.0.0',
+        'to move it, set spec.version to v2.8.3, the release this update locks (a later update moves an exact pin with the plan)',
+      ],
+    ],
   );
 });
