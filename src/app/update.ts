@@ -1,6 +1,6 @@
 /**
  * `capi-gitops update`: move pinned provider versions in the manifest and write the lockfile if it
- * changed, as one transaction (kernel/prepared-file.ts).
+ * changed, as one transaction (core/prepared-file.ts).
  */
 import { refuseFleet, type RenderOptions } from './run.js';
 import { newestRelease } from './plan.js';

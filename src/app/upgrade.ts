@@ -119,7 +119,7 @@ export interface UpdateResult {
   edits: VersionEdit[];
   /** Manifest files to rewrite. */
   files: string[];
-  /** Their new texts: not written yet (usecases/update.ts commits them with the lockfile). */
+  /** Their new texts: not written yet (app/update.ts commits them with the lockfile). */
   texts: ManifestText[];
   /** The resolution after the update: the lock to write and its changes. */
   resolution: Resolution;
