@@ -84,7 +84,10 @@ export type OutputResult = ({ fleet: false } & RenderResult) | ({ fleet: true } 
 
 /** Every cluster's resolution and the fleet's one lock. */
 export interface FleetResolution {
+  /** The clusters run: the fleet's, but those left out for a problem of their own entry. */
   clusters: FleetCluster[];
+  /** The clusters left out for a problem of their own entry (in `problems`), by name. */
+  leftOut: string[];
   resolutions: Map<string, Resolution>;
   lockFile: string;
   lock: LockOutcome;
@@ -104,7 +107,8 @@ export async function resolveFleet(
   context: RunContext,
   expand: ExpandOptions = {},
 ): Promise<FleetResolution> {
-  const fleet = expandFleet(manifest, expand);
+  // collectAll: a cluster whose own entry has a problem is left out, its problems told with the run's
+  const fleet = expandFleet(manifest, { ...expand, collectAll: options.collectAll });
   // the manifest's own warnings (a v1alpha1 object), told once as a single cluster's run tells them
   for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
   // each cluster's unsupportedOverrides and deprecated release, at the line that asks for them
@@ -112,6 +116,8 @@ export async function resolveFleet(
   const lockFile = lockfilePath(manifest.baseDir);
   const previous = await readLockfile(lockFile);
   const problems = new ClusterDiagnostics();
+  // a cluster left out for its own entry fails the run as one that does not resolve does, with the others' problems
+  for (const d of fleet.problems) problems.add(d);
   const resolutions = new Map<string, Resolution>();
   const told = new ClusterDiagnostics();
   await Promise.all(
@@ -158,6 +164,7 @@ export async function resolveFleet(
     // render what resolved, then report everything together (renderFleet)
     return {
       clusters: fleet.clusters,
+      leftOut: fleet.leftOut,
       resolutions,
       lockFile,
       lock: { lock: previous ?? buildLockfile([]), changes: [] },
@@ -171,7 +178,7 @@ export async function resolveFleet(
   if (options.frozen) assertFleetFrozen(previous, lock, changes, lockFile);
   const accepted = acceptedOnce([...resolutions.values()].flatMap((r) => r.lock.accepted ?? []));
   const outcome = { lock, changes, ...(options.acceptDigests?.length ? { accepted } : {}) };
-  return { clusters: fleet.clusters, resolutions, lockFile, lock: outcome, previous };
+  return { clusters: fleet.clusters, leftOut: fleet.leftOut, resolutions, lockFile, lock: outcome, previous };
 }
 
 /**
@@ -229,8 +236,9 @@ function releasePosition(release: ReleaseObject, d: Diagnostic): Partial<Diagnos
   return where ? { file: where.file, line: where.line, column: where.column } : {};
 }
 
-function selectedClusters(fleet: readonly FleetCluster[], wanted: readonly string[] | undefined): Set<string> {
-  const names = fleet.map((c) => c.name);
+/** The clusters `--cluster` names (all without it), of the fleet's clusters: those left out too, which fail the run. */
+function selectedClusters(resolved: FleetResolution, wanted: readonly string[] | undefined): Set<string> {
+  const names = [...resolved.clusters.map((c) => c.name), ...resolved.leftOut];
   if (!wanted || wanted.length === 0) return new Set(names);
   const unknown = wanted.filter((w) => !names.includes(w));
   if (unknown.length > 0) {
@@ -383,12 +391,13 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const layout: LayoutName = options.layout ?? manifest.config.output?.layout ?? 'kustomize';
   const fleetLayout: FleetLayoutName = options.fleetLayout ?? manifest.config.output?.fleetLayout ?? 'shared';
   const resolved = await resolveFleet(manifest, { ...options, collectAll: true }, context);
-  const selected = selectedClusters(resolved.clusters, options.clusters);
+  const selected = selectedClusters(resolved, options.clusters);
   const problems = resolutionProblems(resolved, selected);
   const argo = layout === 'argocd' ? await argoFleet(resolved.clusters, options, problems) : undefined;
   const memory = out ? undefined : new FleetFilesInMemory();
   const tree = new FleetTree(fleetLayout, out ?? memory!);
-  const kept = options.outputDir && selected.size < resolved.clusters.length ? await KeptClusters.read(options.outputDir) : undefined;
+  const all = resolved.clusters.length + resolved.leftOut.length;
+  const kept = options.outputDir && selected.size < all ? await KeptClusters.read(options.outputDir) : undefined;
   const warnings: [cluster: string, warning: string][] = [];
   const notGiven: SecretNotGiven[] = [];
   const told = new ClusterDiagnostics();
@@ -427,7 +436,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   }
   await settle();
   for (const warning of told.take()) options.onWarning?.(warning);
-  warnUnusedVariables(manifest, variables, resolved.clusters.length, options);
+  warnUnusedVariables(manifest, variables, all, options);
   problems.throwIfAny();
   await tree.finish({
     layout,
@@ -576,7 +585,7 @@ export async function planRelease(
   const current = await resolveFleet(manifest, { ...options, frozen: false }, context);
   // the same manifest's warnings were told by the current resolution
   const target = await resolveFleet(manifest, { ...options, frozen: false, onWarning: undefined }, context, { release });
-  const selected = selectedClusters(current.clusters, options.clusters);
+  const selected = selectedClusters(current, options.clusters);
   return {
     clusters: current.clusters
       .filter((c) => selected.has(c.name))

@@ -2,7 +2,7 @@
  * What the commands run on a manifest: render it, lock it, or refuse a fleet. A single cluster
  * and a fleet go through the same run context; a fleet loops over its clusters (app/fleet.ts).
  */
-import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, sortDiagnostics } from '../core/diagnostics.js';
 import { loadManifest } from '../manifest/load.js';
 import type { Manifest } from '../manifest/types.js';
 import { isFleet } from '../manifest/fleet-expand.js';
@@ -69,7 +69,9 @@ function filesOfOtherObjects(manifest: Manifest): Map<string, string> {
 
 async function renderLoaded(manifest: Manifest, options: RenderOptions, fleetFiles?: FleetFiles): Promise<OutputResult> {
   if (isFleet(manifest)) {
-    if (manifest.problems) throw new CapiGitopsError(manifest.problems);
+    // a shared object's problem reaches every cluster; with it, the clusters' own entries' problems
+    if (manifest.problems)
+      throw new CapiGitopsError(sortDiagnostics([...manifest.problems, ...[...(manifest.clusterProblems?.values() ?? [])].flat()]));
     return { fleet: true, ...(await renderFleet(manifest, options, fleetFiles)) };
   }
   // fleet flags on one cluster would be silently ignored (and --fleet-layout kept in the README's command)

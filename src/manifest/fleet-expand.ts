@@ -37,14 +37,25 @@ export interface FleetCluster {
 }
 
 export interface Fleet {
+  /** The clusters to run: those whose own entry in Config.clusters has no problem. */
   clusters: FleetCluster[];
   /** Every Release of the input, by name, with the shared manifest on that release (checked as a whole). */
   releases: Map<string, { release: ReleaseObject; manifest: Manifest }>;
+  /** The clusters left out for a problem of their own entry (its overlay, variables, release, …), by name. */
+  leftOut: string[];
+  /** Their problems, each named after its clusters, to be reported with the run's own. */
+  problems: Diagnostic[];
 }
 
 export interface ExpandOptions {
   /** Every cluster on this release instead of its own (`plan --release`). */
   release?: string;
+  /**
+   * A cluster whose own entry has a problem is left out (`Fleet.leftOut`), its problems returned
+   * in `Fleet.problems` for the run to report with its own (every problem in one run); without
+   * it, they are thrown.
+   */
+  collectAll?: boolean;
 }
 
 /** Config fields a cluster does not inherit: they describe the fleet. */
@@ -297,6 +308,7 @@ function selectRelease(
 /**
  * Validates the merged result as a single manifest would be, for a cluster or a release; problems
  * name the layer, and the clusters that met one (a shared layer's problem is told once for all).
+ * `faulty`: whether it had any.
  */
 function mergedManifest(
   subject: { cluster: string } | { release: string },
@@ -304,10 +316,12 @@ function mergedManifest(
   layers: readonly Layer[],
   manifest: Manifest,
   problems: DiagnosticsByCluster,
-): Manifest {
+): { manifest: Manifest; faulty: boolean } {
+  let faulty = false;
   /** Each finding where the layer that set its value wrote it. */
   const report = (base: FieldPath, what: string, findings: readonly Finding[]) => {
     for (const { path, displayPath, message, expected, hint } of findings) {
+      faulty = true;
       const layer = layerOf(layers, [...base, ...path]);
       const object = `${layer?.label ?? 'the merged configuration'}: ${what}`;
       const d = {
@@ -367,12 +381,15 @@ function mergedManifest(
     return position;
   };
   return {
-    providers: providers.sort(compareProviders),
-    secrets: manifest.secrets,
-    configMaps: manifest.configMaps,
-    ...(manifest.namespaces ? { namespaces: manifest.namespaces } : {}),
-    config,
-    baseDir: manifest.baseDir,
+    manifest: {
+      providers: providers.sort(compareProviders),
+      secrets: manifest.secrets,
+      configMaps: manifest.configMaps,
+      ...(manifest.namespaces ? { namespaces: manifest.namespaces } : {}),
+      config,
+      baseDir: manifest.baseDir,
+    },
+    faulty,
   };
 }
 
@@ -482,13 +499,18 @@ function replacedAt(values: unknown, path: readonly string[]): string[] | undefi
 
 /**
  * Expands `Config.clusters` into one manifest per cluster. Every problem of every cluster is
- * reported in one error. A manifest without clusters is not a fleet: callers render it as one
- * cluster at the output's root.
+ * reported in one error; with `collectAll`, a problem of a cluster's own entry (with those found
+ * at load, `Manifest.clusterProblems`) leaves that cluster out instead, for the run to report
+ * with what else it finds, unless the fleet or a release has a problem too. A manifest without
+ * clusters is not a fleet: callers render it as one cluster at the output's root.
  */
 export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fleet {
   const bag = new DiagnosticBag();
-  // the merged manifests' problems: one a shared layer gives every cluster is told once, naming them
+  // the clusters' merged manifests' problems: one a shared layer gives every cluster is told once, naming them
   const merging = new DiagnosticsByCluster();
+  const releaseMerging = new DiagnosticsByCluster();
+  const own = new DiagnosticBag();
+  const leftOut = new Set(manifest.clusterProblems?.keys());
   const releases = duplicateReleases(manifest);
   duplicateClusters(manifest, bag);
   const shared = sharedLayer(manifest);
@@ -496,12 +518,17 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
   const defaults: Layer = { name: 'tool defaults', label: 'tool defaults', values: TOOL_DEFAULTS, where: () => undefined };
   const clusters: FleetCluster[] = [];
   (manifest.config.clusters ?? []).forEach((overlay, index) => {
-    const release = selectRelease(overlay, index, manifest, releases, bag, options.release);
-    const own = overlayLayer(overlay, index, false, sharedKeys, manifest.config);
+    // its entry did not load: merging it would tell its problems again
+    if (leftOut.has(overlay.name)) return;
+    const entry = new DiagnosticBag();
+    // a release the cluster's own entry names is its problem; the Config's or --release's, the fleet's
+    const releaseBag = overlay.release !== undefined && options.release === undefined ? entry : bag;
+    const release = selectRelease(overlay, index, manifest, releases, releaseBag, options.release);
+    const ownLayer = overlayLayer(overlay, index, false, sharedKeys, manifest.config);
     const escape = overlayLayer(overlay, index, true, sharedKeys, manifest.config);
-    [...own.problems, ...escape.problems].forEach((d) => bag.add(d));
+    [...ownLayer.problems, ...escape.problems].forEach((d) => entry.add(d));
     // the providers this cluster ends up with: a release pins those, and only those
-    const overlays = [own.layer.values.providers as Values, escape.layer.values.providers as Values];
+    const overlays = [ownLayer.layer.values.providers as Values, escape.layer.values.providers as Values];
     const keys = new Set(sharedKeys);
     for (const providers of overlays) {
       for (const [key, value] of Object.entries(providers)) {
@@ -510,8 +537,13 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
       }
     }
     const known = [...keys];
-    const layers = [defaults, shared, ...(release ? [releaseLayer(release, known)] : []), own.layer, escape.layer];
-    const merged = mergeLayers(layers);
+    const layers = [defaults, shared, ...(release ? [releaseLayer(release, known)] : []), ownLayer.layer, escape.layer];
+    const merged = mergedManifest({ cluster: overlay.name }, mergeLayers(layers), layers, manifest, merging);
+    if (entry.size > 0 || merged.faulty) {
+      leftOut.add(overlay.name);
+      entry.items.forEach((d) => own.add(d));
+      return;
+    }
     const warnings = clusterWarnings(overlay, index, release, manifest.config, options.release);
     const originOf = (path: FieldPath) => {
       const layer = layerOf(layers, path);
@@ -521,7 +553,7 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
       name: overlay.name,
       index,
       ...(release ? { release } : {}),
-      manifest: mergedManifest({ cluster: overlay.name }, merged, layers, manifest, merging),
+      manifest: merged.manifest,
       warnings,
       origin: (provider, field) => originOf(['providers', provider, ...field]),
       configOrigin: (field) => originOf(['config', ...field]),
@@ -532,11 +564,13 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
     const layers = [defaults, shared, releaseLayer(release, sharedKeys)];
     checked.set(release.name, {
       release,
-      manifest: mergedManifest({ release: release.name }, mergeLayers(layers), layers, manifest, merging),
+      manifest: mergedManifest({ release: release.name }, mergeLayers(layers), layers, manifest, releaseMerging).manifest,
     });
   }
-  if (bag.size + merging.size > 0) throw new CapiGitopsError(sortDiagnostics([...bag.items, ...merging.take()]));
-  return { clusters, releases: checked };
+  const problems = [...[...(manifest.clusterProblems?.values() ?? [])].flat(), ...own.items, ...merging.take()];
+  if (bag.size + releaseMerging.size > 0 || (!options.collectAll && problems.length > 0))
+    throw new CapiGitopsError(sortDiagnostics([...bag.items, ...releaseMerging.take(), ...problems]));
+  return { clusters, releases: checked, leftOut: [...leftOut], problems };
 }
 
 /** Whether a manifest declares a fleet (Config.clusters). */

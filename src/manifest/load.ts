@@ -92,8 +92,9 @@ export interface LoadOptions {
   /**
    * A Secret, ConfigMap or provider object with problems is left out (providers stay for the
    * checks that count them) and its problems come back in `Manifest.problems`, so the run reports
-   * them with what it finds later (every problem in one run); problems of the Config, a Release
-   * or the files still throw.
+   * them with what it finds later (every problem in one run). So do the problems of a fleet
+   * cluster's entry in Config.clusters (`Manifest.clusterProblems`: that cluster is left out);
+   * other problems of the Config, a Release or the files still throw.
    */
   collectAll?: boolean;
   /**
@@ -148,12 +149,12 @@ interface ObjectUnit {
   value?: unknown;
 }
 
-/** `cluster eu-1, Config` for a problem in a fleet cluster's entry: the path alone says `clusters[0]`. */
+/** The fleet cluster whose entry a Config problem is in (`clusters[0]…`): the path alone says `clusters[0]`. */
 function clusterOf(unit: ObjectUnit, path: FieldPath): string | undefined {
   if (unit.label !== 'Config' || path[0] !== 'clusters' || typeof path[1] !== 'number' || !isPlainObject(unit.value)) return undefined;
   const clusters = unit.value.clusters;
   const entry = Array.isArray(clusters) ? (clusters[path[1]] as unknown) : undefined;
-  return isPlainObject(entry) && typeof entry.name === 'string' && entry.name !== '' ? `cluster ${entry.name}, Config` : undefined;
+  return isPlainObject(entry) && typeof entry.name === 'string' && entry.name !== '' ? entry.name : undefined;
 }
 
 function objectLabel(value: unknown): string | undefined {
@@ -194,6 +195,8 @@ class ManifestCollector {
   private readonly faultyUnits = new Set<ObjectUnit>();
   private readonly faultyObjects = new Set<unknown>();
   private readonly objectProblems = new Set<Diagnostic>();
+  /** Problems confined to one fleet cluster's entry in Config.clusters, by its name: that cluster is left out. */
+  private readonly clusterProblems = new Map<string, Diagnostic[]>();
   /** The config Secrets Turtles would write for the CAPIProviders read. */
   private readonly turtlesSecrets: (TurtlesSecret & { position: SourcePosition })[] = [];
 
@@ -263,8 +266,10 @@ class ManifestCollector {
    * The manifest; with `problems`, the Secrets and ConfigMaps that had them are left out. Providers
    * stay, for the checks that count them: the problems name them, and resolution leaves them out.
    */
-  manifest(baseDir: string, problems: readonly Diagnostic[] = []): Manifest {
+  manifest(baseDir: string, all: readonly Diagnostic[] = []): Manifest {
     const valid = <T>(objects: T[]) => objects.filter((o) => !this.faultyObjects.has(o));
+    const confined = new Set([...this.clusterProblems.values()].flat());
+    const problems = all.filter((d) => !confined.has(d));
     const manifest: Manifest = {
       providers: this.providers,
       secrets: valid(this.secrets),
@@ -275,13 +280,15 @@ class ManifestCollector {
     };
     if (this.releases.length > 0) manifest.releases = this.releases;
     if (this.namespaces.length > 0) manifest.namespaces = this.namespaces;
-    if (problems.length > 0) manifest.problems = [...problems];
+    if (problems.length > 0) manifest.problems = problems;
+    if (this.clusterProblems.size > 0) manifest.clusterProblems = this.clusterProblems;
     return manifest;
   }
 
-  /** Whether some problem is not an object's own (the Config's, a Release's, a file's): the run cannot go on. */
+  /** Whether some problem is neither an object's own nor a fleet cluster's (the Config's, a Release's, a file's): the run cannot go on. */
   hasRunProblems(problems: readonly Diagnostic[]): boolean {
-    return problems.some((d) => !this.objectProblems.has(d));
+    const confined = new Set([...this.clusterProblems.values()].flat());
+    return problems.some((d) => !this.objectProblems.has(d) && !confined.has(d));
   }
 
   /** A v1alpha1 provider object in its v1alpha2 form; its problems are reported, one warning per object. */
@@ -523,19 +530,24 @@ class ManifestCollector {
     let message = finding.message;
     if (finding.related) message += `; the first is at ${formatPosition(fieldPosition(unit.source, unit.node, finding.related, 'value'))}`;
     const shownPath = formatFieldPath(finding.displayPath ?? finding.path);
+    const cluster = clusterOf(unit, finding.path);
     const diagnostic: Diagnostic = {
       ...position,
       path: shownPath || undefined,
-      object: clusterOf(unit, finding.path) ?? unit.label,
+      object: cluster !== undefined ? `cluster ${cluster}, Config` : unit.label,
       message,
       expected: finding.expected,
       hint: finding.hint,
     };
     if (Array.isArray(into)) into.push(diagnostic);
     else into.add(diagnostic);
-    if (into === this.bag && (unit.category === 'provider' || unit.category === 'secret' || unit.category === 'configmap')) {
+    if (into !== this.bag) return;
+    if (unit.category === 'provider' || unit.category === 'secret' || unit.category === 'configmap') {
       this.faultyUnits.add(unit);
       this.objectProblems.add(diagnostic);
     }
+    // a cluster's entry leaves that cluster out; its name is the fleet's own (a duplicate, the output directory)
+    if (cluster !== undefined && finding.path[2] !== 'name')
+      this.clusterProblems.set(cluster, [...(this.clusterProblems.get(cluster) ?? []), diagnostic]);
   }
 }

@@ -309,4 +309,9 @@ export interface Manifest {
   warnings?: Diagnostic[];
   /** Loaded with `collectAll`: the problems of objects left out, reported with the run's own. */
   problems?: Diagnostic[];
+  /**
+   * Loaded with `collectAll`: problems confined to a fleet cluster's entry in Config.clusters, by
+   * cluster name. The fleet leaves that cluster out and reports them with the run's own.
+   */
+  clusterProblems?: ReadonlyMap<string, readonly Diagnostic[]>;
 }
