@@ -146,7 +146,7 @@ export function classifyDocument(value: unknown): Classification | Finding[] {
  * own (it becomes a provider and its config Secret), so say how to give it that way, not "did you
  * mean CoreProvider" (a CoreProvider has no spec.type).
  */
-function capiProviderInList(item: Record<string, unknown>): Finding {
+export function capiProviderInList(item: Record<string, unknown>): Finding {
   const metadata = isPlainObject(item.metadata) ? item.metadata : {};
   const name = typeof metadata.name === 'string' && metadata.name !== '' ? metadata.name : '<name>';
   const namespace = typeof metadata.namespace === 'string' && metadata.namespace !== '' ? metadata.namespace : '<namespace>';

@@ -5,6 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { loadManifest } from '../../src/manifest/load.js';
@@ -333,6 +334,28 @@ status:
   const alone = writeTempManifest({ 'providers.yaml': `${item}---\n${CONFIG}` });
   const rendered = runCli(['render', '-f', alone, '-o', out]);
   assert.equal(rendered.code, 0, rendered.stderr);
+});
+
+test('convert of a List holding a CAPIProvider tells the same problem at the same place as render, not "nothing to convert", and writes nothing', () => {
+  const list = `apiVersion: v1
+kind: List
+items:
+- apiVersion: turtles-capi.cattle.io/v1alpha1
+  kind: CAPIProvider
+  metadata: {name: aws, namespace: capa-system}
+  spec: {type: infrastructure, version: v2.8.1}
+`;
+  const dir = writeTempManifest({ 'providers.yaml': list });
+  const result = runCli(['convert', '-f', 'providers.yaml', '--in-place'], { cwd: dir });
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1);
+  assert.match(
+    result.stderr,
+    /^providers\.yaml:5:9: error: CAPIProvider\/capa-system\/aws: kind: a CAPIProvider inside a List is not read/,
+  );
+  assert.match(result.stderr, /kubectl get capiprovider aws -n capa-system -o yaml/);
+  assert.doesNotMatch(result.stderr, /nothing to convert/);
+  assert.equal(readFileSync(path.join(dir, 'providers.yaml'), 'utf8'), list);
 });
 
 test('convert: each CAPIProvider becomes its operator object and the config Secret Turtles writes, or its variables go into the Secret of that name in the files; the result loads to the same providers', async () => {
