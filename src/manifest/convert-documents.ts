@@ -12,7 +12,7 @@ import { listManifestFiles, readManifestFiles } from './files.js';
 import { describeObject, isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION } from '../core/provider.js';
 import { emitYamlDocument } from '../yaml/emit.js';
-import { CAPI_PROVIDER_KIND, pruneNulls, TURTLES_API_VERSION, V1ALPHA1_API_VERSION } from './documents.js';
+import { CAPI_PROVIDER_KIND, capiProviderInList, pruneNulls, TURTLES_API_VERSION, V1ALPHA1_API_VERSION } from './documents.js';
 import { formatFieldPath } from './fields.js';
 import {
   documentValue,
@@ -213,6 +213,14 @@ export function convertManifestText(
       const replacement = convertCapiProvider(source, value, slice, turtles, { problems, warnings, converted });
       if (replacement !== undefined) replacements.push({ start, end, text: replacement });
       continue;
+    }
+    // render refuses these too: convert says so rather than "nothing to convert"
+    if (isPlainObject(value) && Array.isArray(value.items)) {
+      value.items.forEach((item: unknown, index: number) => {
+        if (!isCapiProvider(item)) return;
+        const node = locate(source, root, ['items', index]).node;
+        problems.push(findingDiagnostic(source, node, objectLabel(item), capiProviderInList(item)));
+      });
     }
     const into = intoSecret(value, turtles);
     if (into) {

@@ -142,6 +142,26 @@ export function classifyDocument(value: unknown): Classification | Finding[] {
 }
 
 /**
+ * `kubectl get capiproviders -A -o yaml` prints a List; a CAPIProvider is read as a document of its
+ * own (it becomes a provider and its config Secret), so say how to give it that way, not "did you
+ * mean CoreProvider" (a CoreProvider has no spec.type).
+ */
+export function capiProviderInList(item: Record<string, unknown>): Finding {
+  const metadata = isPlainObject(item.metadata) ? item.metadata : {};
+  const name = typeof metadata.name === 'string' && metadata.name !== '' ? metadata.name : '<name>';
+  const namespace = typeof metadata.namespace === 'string' && metadata.namespace !== '' ? metadata.namespace : '<namespace>';
+  return {
+    path: ['kind'],
+    at: 'value',
+    message: `a ${CAPI_PROVIDER_KIND} inside a List is not read: Turtles' objects are read one per document`,
+    expected: `each ${CAPI_PROVIDER_KIND} as a YAML document of its own`,
+    hint:
+      `move this item out of the List into a document of its own (after ---, unindented), or export it alone: ` +
+      `kubectl get capiprovider ${name} -n ${namespace} -o yaml`,
+  };
+}
+
+/**
  * Classifies an item of a list. Items of typed lists may leave out apiVersion and kind (the API
  * server writes them that way); they are filled in from the list.
  */
@@ -165,6 +185,7 @@ export function classifyListItem(item: unknown, list: Classification): Classific
   const missing = missingTypeFields(item);
   if (missing.length > 0) return missing;
   const kind = item.kind as string;
+  if (kind === CAPI_PROVIDER_KIND) return [capiProviderInList(item)];
   if (!LIST_ITEM_KINDS.includes(kind)) return [unsupportedKind(kind, LIST_ITEM_KINDS, ' in a List')];
   const served = servedKind(kind)!;
   const findings = apiVersionFindings(item.apiVersion as string, kind, served.apiVersion);

@@ -194,18 +194,23 @@ test('a rendered document that is no Kubernetes object is told at the line that 
   );
 });
 
-test('gitops.chart naming no directory says so, and its hint (chart show -o <dir>) followed literally gives a chart that renders', () => {
+/** The line `gitops.chart` lands on when appended to the example's config.yaml. */
+function appendChartField(dir: string, chart: string, values = '  values:\n    repoURL: https://git.example.com/x.git\n'): number {
+  const config = path.join(dir, 'config.yaml');
+  const line = readFileSync(config, 'utf8').split('\n').length + 1;
+  appendFileSync(config, `gitops:\n  chart: ${chart}\n  path: clusters/mgmt\n${values}`);
+  return line;
+}
+
+test('gitops.chart naming no directory is told at that field, and its hint (chart show -o <dir>) followed literally gives a chart that renders', () => {
   const dir = path.join(exampleCopy(), 'management-cluster');
-  appendFileSync(
-    path.join(dir, 'config.yaml'),
-    'gitops:\n  chart: ./my-chart\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n',
-  );
+  const line = appendChartField(dir, './my-chart');
   const stderr = failed(dir);
   const chartDir = path.join(dir, 'my-chart');
   assert.equal(
     stderr,
     [
-      `my-chart/Chart.yaml: error: no chart directory ${chartDir}`,
+      `config.yaml:${line}:10: error: no chart directory ${chartDir}`,
       '  expected: a chart directory: Chart.yaml, values.yaml, templates/*.yaml',
       `  hint: start from a built-in chart: capi-gitops chart show argocd --output-dir ${chartDir}`,
       'nothing was written',
@@ -215,6 +220,32 @@ test('gitops.chart naming no directory says so, and its hint (chart show -o <dir
   const show = runCli(['chart', 'show', 'argocd', '-o', chartDir], { cwd: dir });
   assert.equal(show.code, 0, show.stderr);
   assert.equal(render(dir).code, 0);
+});
+
+test('under --layout flux, gitops.chart naming no directory hints the flux chart, and that hint followed literally renders', () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  const line = appendChartField(dir, './flux-chart', '');
+  const flux = () => runCli(['render', '-f', '.', '-o', 'out', '--layout', 'flux'], { cwd: dir });
+  const result = flux();
+  assert.equal(result.code, 1, result.stdout + result.stderr);
+  assertNoStackTrace(result);
+  const chartDir = path.join(dir, 'flux-chart');
+  assert.equal(
+    result.stderr,
+    [
+      `config.yaml:${line}:10: error: no chart directory ${chartDir}`,
+      '  expected: a chart directory: Chart.yaml, values.yaml, templates/*.yaml',
+      `  hint: start from a built-in chart: capi-gitops chart show flux --output-dir ${chartDir}`,
+      'nothing was written',
+      '',
+    ].join('\n'),
+  );
+  assert.equal(existsSync(path.join(dir, 'out')), false);
+  const show = runCli(['chart', 'show', 'flux', '-o', chartDir], { cwd: dir });
+  assert.equal(show.code, 0, show.stderr);
+  const again = flux();
+  assert.equal(again.code, 0, again.stderr);
+  assert.ok(readdirSync(path.join(dir, 'out', 'flux')).length > 0);
 });
 
 test('a misspelt path in a helper argument, an {{#if}} and an {{#each}}, which Handlebars reads without its strict check, is told at its file:line:column naming the path, with the key it meant; the meant names render', () => {

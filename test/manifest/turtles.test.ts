@@ -5,6 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { loadManifest } from '../../src/manifest/load.js';
@@ -290,6 +291,71 @@ test('CLI: render then check a CAPIProvider manifest (check, diff and lock read 
   assert.doesNotMatch(rendered.stderr, /is not used by any component/);
   const checked = runCli(['check', '-f', dir, '-o', out]);
   assert.equal(checked.code, 0, checked.stderr);
+});
+
+test('a CAPIProvider in a List (kubectl get capiproviders -A -o yaml) is told at its kind with a hint that works, not "did you mean CoreProvider"; the item as a document of its own, as kubectl get capiprovider <name> -n <ns> -o yaml prints it, renders', () => {
+  const item = `apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: cluster-api
+  namespace: capi-system
+  resourceVersion: "42"
+spec:
+  type: core
+  version: v1.12.0
+  fetchConfig:
+    url: ${corpusUrl('cluster-api', 'v1.12.0', 'core-components.yaml')}
+status:
+  phase: Ready
+`;
+  const indented = item
+    .trimEnd()
+    .split('\n')
+    .map((line, i) => (i === 0 ? `- ${line}` : `  ${line}`))
+    .join('\n');
+  const list = `apiVersion: v1\nkind: List\nitems:\n${indented}\n---\n${CONFIG}`;
+  const dir = writeTempManifest({ 'providers.yaml': list });
+  const out = path.join(tempDir(), 'out');
+  const refused = runCli(['render', '-f', '.', '-o', out], { cwd: dir });
+  assertNoStackTrace(refused);
+  assert.equal(refused.code, 1);
+  assert.equal(
+    refused.stderr,
+    [
+      "providers.yaml:5:9: error: CAPIProvider/capi-system/cluster-api: kind: a CAPIProvider inside a List is not read: Turtles' objects are read one per document",
+      '  expected: each CAPIProvider as a YAML document of its own',
+      '  hint: move this item out of the List into a document of its own (after ---, unindented), or export it alone: ' +
+        'kubectl get capiprovider cluster-api -n capi-system -o yaml',
+      'nothing was written',
+      '',
+    ].join('\n'),
+  );
+  // the hint followed: the item alone, as kubectl prints one object
+  const alone = writeTempManifest({ 'providers.yaml': `${item}---\n${CONFIG}` });
+  const rendered = runCli(['render', '-f', alone, '-o', out]);
+  assert.equal(rendered.code, 0, rendered.stderr);
+});
+
+test('convert of a List holding a CAPIProvider tells the same problem at the same place as render, not "nothing to convert", and writes nothing', () => {
+  const list = `apiVersion: v1
+kind: List
+items:
+- apiVersion: turtles-capi.cattle.io/v1alpha1
+  kind: CAPIProvider
+  metadata: {name: aws, namespace: capa-system}
+  spec: {type: infrastructure, version: v2.8.1}
+`;
+  const dir = writeTempManifest({ 'providers.yaml': list });
+  const result = runCli(['convert', '-f', 'providers.yaml', '--in-place'], { cwd: dir });
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1);
+  assert.match(
+    result.stderr,
+    /^providers\.yaml:5:9: error: CAPIProvider\/capa-system\/aws: kind: a CAPIProvider inside a List is not read/,
+  );
+  assert.match(result.stderr, /kubectl get capiprovider aws -n capa-system -o yaml/);
+  assert.doesNotMatch(result.stderr, /nothing to convert/);
+  assert.equal(readFileSync(path.join(dir, 'providers.yaml'), 'utf8'), list);
 });
 
 test('convert: each CAPIProvider becomes its operator object and the config Secret Turtles writes, or its variables go into the Secret of that name in the files; the result loads to the same providers', async () => {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import type { ConfigMapObject, LabelSelector } from '../../src/manifest/types.js';
@@ -9,7 +10,9 @@ import { formatSelector, matchesSelector, selectorProblems } from '../../src/cor
 import { openLocalRepository } from '../../src/sources/local/repository.js';
 import type { SelectorRequest } from '../../src/sources/request.js';
 import { ArtifactNotFoundError } from '../../src/sources/source.js';
-import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { CORPUS_CONFIGMAPS, CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
 import { corpusConfigMap } from '../fixtures/resolve/builders.js';
 
 const origin = {
@@ -296,4 +299,49 @@ test('an invalid selector is reported at the provider before any ConfigMap is re
       /invalid selector: matchExpressions\[0\]: operator In needs at least one value/.test(error.message) &&
       error.diagnostics[0].path === 'spec.fetchConfig.selector',
   );
+});
+
+test('no artifact ConfigMap in the input: the hint names the kubectl command that exports what the selector finds, and its file given with -f, as kubectl prints it (a List), renders', () => {
+  const dir = tempDir();
+  const selector = 'provider.cluster.x-k8s.io/name=cluster-api,provider.cluster.x-k8s.io/type=core';
+  writeFileSync(
+    path.join(dir, 'providers.yaml'),
+    [
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+      'kind: CoreProvider',
+      'metadata: {name: cluster-api, namespace: capi-system}',
+      'spec:',
+      '  version: v1.12.0',
+      '  fetchConfig:',
+      '    selector:',
+      '      matchLabels: {provider.cluster.x-k8s.io/name: cluster-api, provider.cluster.x-k8s.io/type: core}',
+      '---',
+      'apiVersion: capi-gitops.dev/v1alpha1',
+      'kind: Config',
+      'certManager: {enabled: false}',
+      '',
+    ].join('\n'),
+  );
+  const refused = runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
+  assert.equal(refused.code, 1);
+  const command = `kubectl get configmaps -n capi-system -l '${selector}' -o yaml > capi-system-artifacts.yaml`;
+  assert.match(
+    refused.stderr,
+    new RegExp(
+      `hint: add the artifact ConfigMaps to the input, or fix the selector; from the cluster the operator ran in: ${command.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, then add -f capi-system-artifacts.yaml\n`,
+    ),
+  );
+  // what that command prints: a List holding the ConfigMap
+  const configMap = readFileSync(path.join(CORPUS_CONFIGMAPS, 'core-cluster-api-v1.12.0.yaml'), 'utf8');
+  const item = configMap
+    .trimEnd()
+    .split('\n')
+    .map((line, i) => (i === 0 ? `- ${line}` : `  ${line}`))
+    .join('\n');
+  writeFileSync(
+    path.join(dir, 'capi-system-artifacts.yaml'),
+    `apiVersion: v1\nkind: List\nmetadata:\n  resourceVersion: ""\nitems:\n${item}\n`,
+  );
+  const rendered = runCli(['render', '-f', 'providers.yaml', '-o', 'out', '-f', 'capi-system-artifacts.yaml'], { cwd: dir });
+  assert.equal(rendered.code, 0, rendered.stderr);
 });

@@ -99,7 +99,9 @@ function pathInRepository(outputDir: string): string | undefined {
 export async function prepareChart(request: ChartRequest): Promise<PreparedChart> {
   // loaded here, not at start-up: fast-glob is most of a kustomize render's module loading
   const { loadBuiltInChart, loadChart } = await import('./load.js');
-  const chart = request.userChart ? await loadChart(request.userChart) : await loadBuiltInChart(request.builtIn);
+  const chart = request.userChart
+    ? await loadChart(request.userChart, request.userChart, { builtIn: request.builtIn, at: request.locateConfig?.(['gitops', 'chart']) })
+    : await loadBuiltInChart(request.builtIn);
   const layers: ValuesLayer[] = [];
   const derived = request.outputDir ? pathInRepository(request.outputDir) : undefined;
   if (derived !== undefined) layers.push({ source: 'the output directory in its Git repository', values: { path: derived } });

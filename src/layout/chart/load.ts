@@ -145,8 +145,16 @@ async function chartFiles(dir: string): Promise<{ templates: ChartFile[]; partia
   return { templates, partials };
 }
 
+/** Where a user's chart was named and which built-in chart its layout draws with, for a chart that is missing. */
+export interface ChartNamedBy {
+  /** Config.gitops.chart's position: the field to change, not a Chart.yaml that is not there. */
+  at?: Pick<Diagnostic, 'file' | 'line' | 'column'>;
+  /** The layout's built-in chart, the one to start from (`--layout flux` draws with flux). */
+  builtIn?: string;
+}
+
 /** Reads a chart directory; every problem with it in one error. */
-export async function loadChart(dir: string, origin = dir): Promise<LoadedChart> {
+export async function loadChart(dir: string, origin = dir, namedBy: ChartNamedBy = {}): Promise<LoadedChart> {
   const bag = new DiagnosticBag();
   const chartFile = path.join(dir, 'Chart.yaml');
   const chartText = await readOptional(chartFile);
@@ -156,13 +164,14 @@ export async function loadChart(dir: string, origin = dir): Promise<LoadedChart>
       () => true,
       () => false,
     );
+    const builtIn = namedBy.builtIn ?? 'argocd';
     throw new CapiGitopsError({
-      file: chartFile,
+      ...(namedBy.at ?? { file: chartFile }),
       message: exists ? `no Chart.yaml in ${origin}` : `no chart directory ${origin}`,
       expected: 'a chart directory: Chart.yaml, values.yaml, templates/*.yaml',
       hint: exists
-        ? `start from a built-in chart in a new directory (capi-gitops chart show argocd --output-dir ${dir}-chart) and point gitops.chart at it`
-        : `start from a built-in chart: capi-gitops chart show argocd --output-dir ${dir}`,
+        ? `start from a built-in chart in a new directory (capi-gitops chart show ${builtIn} --output-dir ${dir}-chart) and point gitops.chart at it`
+        : `start from a built-in chart: capi-gitops chart show ${builtIn} --output-dir ${dir}`,
     });
   }
   const metadata = chartMetadata(parseYamlMap(chartText, chartFile, bag), chartFile, bag);

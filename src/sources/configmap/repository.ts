@@ -177,6 +177,16 @@ function nearMisses(configMaps: readonly ConfigMapObject[], selector: LabelSelec
  * ConfigMaps with the same version are an error here (the operator silently keeps the one whose
  * name sorts last), because which one renders must be visible in review.
  */
+/** The kubectl command that exports what the selector would find in the cluster, as a file for -f. */
+function missingConfigMapsHint(namespace: string, selector: LabelSelector, selectorText: string): string {
+  const empty = Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0;
+  if (empty || namespace === '') return 'add the artifact ConfigMaps to the input, or fix the selector';
+  return (
+    `add the artifact ConfigMaps to the input, or fix the selector; from the cluster the operator ran in: ` +
+    `kubectl get configmaps -n ${namespace} -l '${selectorText}' -o yaml > ${namespace}-artifacts.yaml, then add -f ${namespace}-artifacts.yaml`
+  );
+}
+
 export function openConfigMapRepository(
   request: Omit<SelectorRequest, 'from'>,
   configMaps: readonly ConfigMapObject[],
@@ -208,7 +218,7 @@ export function openConfigMapRepository(
           ? `${elsewhere.map((cm) => `${cm.namespace}/${cm.name}`).join(', ')} match but live in another namespace; the operator reads only the provider's namespace`
           : nearly.length > 0
             ? `${nearly.join('; ')}: every other label matches; fix the selector or the label`
-            : 'add the artifact ConfigMaps to the input, or fix the selector',
+            : missingConfigMapsHint(namespace, request.selector, selectorText),
     });
   }
 
