@@ -337,7 +337,11 @@ export async function chartShowCommand(name: BuiltInChart, flags: { outputDir?: 
   if (existsSync(flags.outputDir)) throw new UsageError(`cannot create ${flags.outputDir}: it exists; name a new directory`);
   const files = await copyChart(name, flags.outputDir);
   process.stdout.write(
-    `wrote ${files.length} files of the built-in chart ${name} to ${flags.outputDir}; use it with gitops.chart: ${flags.outputDir} in the Config document\n`,
+    // gitops.chart is read from the Config document's directory, which need not be this one
+    `wrote ${files.length} files of the built-in chart ${name} to ${flags.outputDir}; use it with gitops.chart: ${flags.outputDir} in the Config document` +
+      (path.isAbsolute(flags.outputDir)
+        ? '\n'
+        : ` (a relative path is read from the Config file's directory; from anywhere: ${path.resolve(flags.outputDir)})\n`),
   );
 }
 

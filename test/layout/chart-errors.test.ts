@@ -340,6 +340,8 @@ test('the hint of a gitops.chart in a directory that does not exist yet (./chart
   assert.ok(hint);
   const show = runCli(hint[1]!.split(' '), { cwd: dir });
   assert.equal(show.code, 0, show.stderr);
+  // a relative gitops.chart is read from the Config file's directory: the absolute path works from anywhere
+  assert.ok(show.stdout.includes(`from anywhere: ${path.join(dir, 'charts', 'wiring')})`), show.stdout);
   assert.equal(render(dir).code, 0);
   const again = runCli(hint[1]!.split(' '), { cwd: dir });
   assert.equal(again.code, 2, 'an existing directory is still refused');
