@@ -198,7 +198,7 @@ class ManifestCollector {
   /** Problems confined to one fleet cluster's entry in Config.clusters, by its name: that cluster is left out. */
   private readonly clusterProblems = new Map<string, Diagnostic[]>();
   /** The config Secrets Turtles would write for the CAPIProviders read. */
-  private readonly turtlesSecrets: (TurtlesSecret & { position: SourcePosition })[] = [];
+  private readonly turtlesSecrets: (TurtlesSecret & { position: SourcePosition; keyPosition: (key: string) => SourcePosition })[] = [];
 
   constructor(
     private readonly bag: DiagnosticBag,
@@ -216,20 +216,26 @@ class ManifestCollector {
       if (!made.namespace || !made.name) continue; // the provider is reported as incomplete
       const existing = this.secrets.find((secret) => secret.name === made.name && secret.namespace === made.namespace);
       const union = (a: readonly string[] | undefined, b: readonly string[]) => [...new Set([...(a ?? []), ...b])].sort();
-      if (existing) {
-        Object.assign(existing.data, made.data);
-        existing.publicKeys = union(existing.publicKeys, Object.keys(made.data));
-        existing.implicitKeys = union(existing.implicitKeys, made.implicitKeys);
+      // a key the CAPIProvider's spec.variables gave is told at that key (an unused variable, say)
+      const ownKeyPosition = existing?.keyPosition;
+      const keyPosition = (key: string) => (Object.hasOwn(made.data, key) || !ownKeyPosition ? made.keyPosition(key) : ownKeyPosition(key));
+      let secret = existing;
+      if (secret) {
+        Object.assign(secret.data, made.data);
+        secret.publicKeys = union(secret.publicKeys, Object.keys(made.data));
+        secret.implicitKeys = union(secret.implicitKeys, made.implicitKeys);
       } else {
-        this.secrets.push({
+        secret = {
           name: made.name,
           namespace: made.namespace,
           data: { ...made.data },
           position: made.position,
           publicKeys: Object.keys(made.data).sort(),
           implicitKeys: made.implicitKeys,
-        });
+        };
+        this.secrets.push(secret);
       }
+      Object.defineProperty(secret, 'keyPosition', { value: keyPosition, enumerable: false, configurable: true });
     }
   }
 
@@ -244,7 +250,10 @@ class ManifestCollector {
       const spec = isPlainObject(object.spec) ? object.spec : {};
       const field = 'variables' in spec ? 'variables' : 'features' in spec ? 'features' : 'type';
       const position = fieldPosition(unit.source, unit.node, ['spec', field], 'key');
-      this.turtlesSecrets.push({ ...plan.secret, position });
+      const variables = isPlainObject(spec.variables) ? spec.variables : {};
+      const keyPosition = (key: string) =>
+        Object.hasOwn(variables, key) ? fieldPosition(unit.source, unit.node, ['spec', 'variables', key], 'key') : position;
+      this.turtlesSecrets.push({ ...plan.secret, position, keyPosition });
     }
     return applyEditsToValue(object, plan.edits);
   }
@@ -441,6 +450,7 @@ class ManifestCollector {
         Object.defineProperty(secret, 'keyPosition', {
           value: (key: string) => fieldPosition(unit.source, unit.node, [section(key), key], 'key'),
           enumerable: false,
+          configurable: true, // a CAPIProvider's variables written into it bring their own positions
         });
         this.checkUnique(unit, 'Secret', secret.namespace, secret.name, position);
         this.secrets.push(secret);

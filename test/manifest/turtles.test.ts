@@ -436,3 +436,15 @@ test('update: a CAPIProvider’s pinned spec.version is edited in place, found b
   assert.notEqual(expected, TURTLES);
   assert.equal(result.files[0]!.text, expected);
 });
+
+test("an unused variable of a CAPIProvider's spec.variables is told at its own key, where it is removed", () => {
+  const text = TURTLES.replace('    EXP_MACHINE_POOL: "true"\n', '    EXP_MACHINE_POOL: "true"\n    UNUSED_TURTLES_VAR: "x"\n');
+  const dir = writeTempManifest({ 'providers.yaml': text + '---\n' + CONFIG });
+  const rendered = runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out')]);
+  assert.equal(rendered.code, 0, rendered.stderr);
+  const line = text.split('\n').indexOf('    UNUSED_TURTLES_VAR: "x"') + 1;
+  assert.match(
+    rendered.stderr,
+    new RegExp(`providers\\.yaml:${line}:5: warning: .*variable UNUSED_TURTLES_VAR is not used by any component`),
+  );
+});
