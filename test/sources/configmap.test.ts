@@ -324,7 +324,7 @@ test('no artifact ConfigMap in the input: the hint names the kubectl command tha
   );
   const refused = runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
   assert.equal(refused.code, 1);
-  const command = `kubectl get configmaps -n capi-system -l '${selector}' -o yaml > capi-system-artifacts.yaml`;
+  const command = `kubectl get configmaps -n capi-system -l ${selector} -o yaml > capi-system-artifacts.yaml`;
   assert.match(
     refused.stderr,
     new RegExp(

@@ -6,6 +6,7 @@
  * `components` and `metadata`; with annotation `provider.cluster.x-k8s.io/compressed: "true"`,
  * `binaryData.components` is gzip.
  */
+import { shellWord } from '../../core/shell.js';
 import { gunzipSync } from 'node:zlib';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import {
@@ -172,21 +173,21 @@ function nearMisses(configMaps: readonly ConfigMapObject[], selector: LabelSelec
   });
 }
 
-/**
- * Builds the repository from the selected ConfigMaps, reporting every broken one at once. Two
- * ConfigMaps with the same version are an error here (the operator silently keeps the one whose
- * name sorts last), because which one renders must be visible in review.
- */
 /** The kubectl command that exports what the selector would find in the cluster, as a file for -f. */
 function missingConfigMapsHint(namespace: string, selector: LabelSelector, selectorText: string): string {
   const empty = Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0;
   if (empty || namespace === '') return 'add the artifact ConfigMaps to the input, or fix the selector';
   return (
     `add the artifact ConfigMaps to the input, or fix the selector; from the cluster the operator ran in: ` +
-    `kubectl get configmaps -n ${namespace} -l '${selectorText}' -o yaml > ${namespace}-artifacts.yaml, then add -f ${namespace}-artifacts.yaml`
+    `kubectl get configmaps -n ${shellWord(namespace)} -l ${shellWord(selectorText)} -o yaml > ${namespace}-artifacts.yaml, then add -f ${namespace}-artifacts.yaml`
   );
 }
 
+/**
+ * Builds the repository from the selected ConfigMaps, reporting every broken one at once. Two
+ * ConfigMaps with the same version are an error here (the operator silently keeps the one whose
+ * name sorts last), because which one renders must be visible in review.
+ */
 export function openConfigMapRepository(
   request: Omit<SelectorRequest, 'from'>,
   configMaps: readonly ConfigMapObject[],
