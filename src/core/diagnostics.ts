@@ -74,18 +74,23 @@ export function reportedProblems(list: readonly Diagnostic[]): { shown: Diagnost
 /** The same problem at the same place. */
 const samePlace = (d: Diagnostic) => [d.file, d.line, d.column, d.path, d.message, d.expected, d.hint];
 
+/** Problems grouped by what `alike` says of each, groups and their members in the order met. */
+export function groupAlike(list: readonly Diagnostic[], alike: (d: Diagnostic) => unknown[] = samePlace): Diagnostic[][] {
+  const groups = new Map<string, Diagnostic[]>();
+  for (const d of list) {
+    const key = JSON.stringify(alike(d));
+    groups.set(key, [...(groups.get(key) ?? []), d]);
+  }
+  return [...groups.values()];
+}
+
 /**
  * Problems alike but for their object (one value that breaks every provider it reaches) told
  * once: at the first position, naming each object. `alike` may leave the position out where the
  * problem is not the field's (one Secret missing for every provider that names it).
  */
 export function tellOnce(list: readonly Diagnostic[], alike: (d: Diagnostic) => unknown[] = samePlace): Diagnostic[] {
-  const groups = new Map<string, Diagnostic[]>();
-  for (const d of list) {
-    const key = JSON.stringify(alike(d));
-    groups.set(key, [...(groups.get(key) ?? []), d]);
-  }
-  return [...groups.values()].map((group) => {
+  return groupAlike(list, alike).map((group) => {
     if (group.length === 1) return group[0]!;
     const sorted = [...group].sort(comparePositions);
     return { ...sorted[0]!, object: [...new Set(sorted.map((d) => d.object))].join(', ') };

@@ -3,7 +3,7 @@
  * placed by the chosen strategy out. It never lays out files: the caller lays out what this
  * returns, then encrypts (sops) and runs the final gate over every byte (app/).
  */
-import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, groupAlike, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
 import type { SecretsConfig, SecretStrategy } from '../manifest/types.js';
 import type { RenderedComponent, VariableLookup } from '../render/types.js';
@@ -204,12 +204,8 @@ export function finalGate(
  * sharing a namespace all read) are named in one diagnostic, at the place the value was given.
  */
 function oncePerValue(problems: readonly Diagnostic[]): Diagnostic[] {
-  const groups = new Map<string, Diagnostic[]>();
-  for (const d of problems) {
-    const key = [d.file, d.line, d.column, d.message, d.expected, d.hint].join('\0');
-    groups.set(key, [...(groups.get(key) ?? []), d]);
-  }
-  return [...groups.values()].map(([first, ...more]) => {
+  const samePlaceAnyField = (d: Diagnostic) => [d.file, d.line, d.column, d.message, d.expected, d.hint];
+  return groupAlike(problems, samePlaceAnyField).map(([first, ...more]) => {
     if (more.length === 0) return first!;
     const others = more.map((d) => (d.object === first!.object ? d.path : `${d.object} at ${d.path}`));
     return { ...first!, message: `${first!.message}; also ${others.join(', ')}` };
