@@ -470,9 +470,11 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
  */
 function oncePerWarning(warnings: readonly [cluster: string, warning: string][]): string[] {
   const PLACE = '<cluster>';
+  // the name where no letter or digit touches it (`e` is not the e of "Secret"; it is in capi-gitops-e-04-…)
+  const asWord = (cluster: string) => new RegExp(`(?<![A-Za-z0-9])${cluster.replace(/[.]/g, '\\.')}(?![A-Za-z0-9])`, 'g');
   const groups = new Map<string, string[]>();
   for (const [cluster, warning] of warnings) {
-    const key = warning.includes(PLACE) ? `${cluster}\0${warning}` : warning.split(cluster).join(PLACE);
+    const key = warning.includes(PLACE) ? `${cluster}\0${warning}` : warning.replace(asWord(cluster), PLACE);
     groups.set(key, [...(groups.get(key) ?? []), cluster]);
   }
   return [...groups]

@@ -38,3 +38,16 @@ test('a setting a fleet Config lacks (sops.ageRecipients) is told where its pare
   // the secrets block: its key's line or the first line of its map
   assert.ok([lines.indexOf('secrets:') + 1, lines.indexOf('  strategy: sops') + 1].includes(Number(at[2])), result.stderr);
 });
+
+test('clusters with one-letter names (e, s): the warning they give alike is still told once, the names replaced only where they stand as a word', () => {
+  const dir = vaultManifest({
+    config:
+      'output: {layout: flux}\ngitops: {path: out}\nsecrets: {strategy: flux-substitute, public: [EXP_MACHINE_POOL]}\nclusters:\n- name: e\n- name: s\n',
+  });
+  const result = runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out'), '--quiet']);
+  assert.equal(result.code, 0, result.stderr);
+  const told = result.stderr.split('\n').filter((line) => line.includes('--secrets flux-substitute'));
+  assert.equal(told.length, 1, result.stderr);
+  assert.match(told[0]!, /^warning: clusters e, s: --secrets flux-substitute: Flux substitutes VAULT_B64ENCODED_CREDENTIALS /);
+  assert.match(told[0]!, /kustomization-capi-gitops-<cluster>-\d\d-infrastructure-vault\.yaml/);
+});
