@@ -541,6 +541,17 @@ function resolutionProblems(resolved: FleetResolution, selected: ReadonlySet<str
   return problems;
 }
 
+/** A fleet loaded with collectAll: a shared object's problem reaches every cluster; told with the clusters' own entries' problems. */
+export function throwSharedProblems(manifest: Manifest): void {
+  if (manifest.problems)
+    throw new CapiGitopsError(sortDiagnostics([...manifest.problems, ...[...(manifest.clusterProblems?.values() ?? [])].flat()]));
+}
+
+/** Every problem a fleet's resolution with collectAll gathered: the clusters left out, and what did not resolve in each. */
+export function throwResolutionProblems(resolved: FleetResolution): void {
+  resolutionProblems(resolved, new Set()).throwIfAny();
+}
+
 function clusterOutcomes(resolved: FleetResolution, selected: ReadonlySet<string>): ClusterOutcome[] {
   return resolved.clusters.map((c) => ({
     name: c.name,
@@ -574,7 +585,8 @@ export async function planRelease(
   options: RenderOptions,
   release: string,
 ): Promise<{ clusters: { name: string; from?: string; moves: ReleaseMove[] }[] }> {
-  const manifest = await loadManifest(options.manifestPaths, options);
+  // every problem of the current fleet in one run, as render tells them
+  const manifest = await loadManifest(options.manifestPaths, { ...options, collectAll: true });
   if (!isFleet(manifest)) {
     throw new CapiGitopsError({
       file: manifest.config.position?.file,
@@ -584,7 +596,9 @@ export async function planRelease(
     });
   }
   const context = new RunContext(options.sources?.cache);
-  const current = await resolveFleet(manifest, { ...options, frozen: false }, context);
+  throwSharedProblems(manifest);
+  const current = await resolveFleet(manifest, { ...options, frozen: false, collectAll: true }, context);
+  throwResolutionProblems(current);
   // the same manifest's warnings were told by the current resolution
   const target = await resolveFleet(manifest, { ...options, frozen: false, onWarning: undefined }, context, { release });
   const selected = selectedClusters(current, options.clusters);

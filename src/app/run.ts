@@ -2,7 +2,7 @@
  * What the commands run on a manifest: render it, lock it, or refuse a fleet. A single cluster
  * and a fleet go through the same run context; a fleet loops over its clusters (app/fleet.ts).
  */
-import { CapiGitopsError, compareStrings, sortDiagnostics } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { loadManifest } from '../manifest/load.js';
 import type { Manifest } from '../manifest/types.js';
 import { isFleet } from '../manifest/fleet-expand.js';
@@ -10,7 +10,7 @@ import type { LockOutcome } from '../resolve/lock/session.js';
 import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';
 import { renderCluster } from './cluster.js';
-import { renderFleet, resolveFleet, type OutputResult } from './fleet.js';
+import { renderFleet, resolveFleet, throwResolutionProblems, throwSharedProblems, type OutputResult } from './fleet.js';
 import type { RenderOptions, Resolution } from './types.js';
 import type { FleetFiles } from '../layout/fleet.js';
 
@@ -69,9 +69,7 @@ function filesOfOtherObjects(manifest: Manifest): Map<string, string> {
 
 async function renderLoaded(manifest: Manifest, options: RenderOptions, fleetFiles?: FleetFiles): Promise<OutputResult> {
   if (isFleet(manifest)) {
-    // a shared object's problem reaches every cluster; with it, the clusters' own entries' problems
-    if (manifest.problems)
-      throw new CapiGitopsError(sortDiagnostics([...manifest.problems, ...[...(manifest.clusterProblems?.values() ?? [])].flat()]));
+    throwSharedProblems(manifest);
     return { fleet: true, ...(await renderFleet(manifest, options, fleetFiles)) };
   }
   // fleet flags on one cluster would be silently ignored (and --fleet-layout kept in the README's command)
@@ -89,14 +87,25 @@ async function renderLoaded(manifest: Manifest, options: RenderOptions, fleetFil
   return { fleet: false, ...(await renderCluster(context, resolution, options)) };
 }
 
-/** `capi-gitops lock`: the fleet's lock when the manifest declares clusters, else the single cluster's. */
+/**
+ * `capi-gitops lock`: the fleet's lock when the manifest declares clusters, else the single
+ * cluster's. Every problem in one run, as render tells them: what has a problem of its own is left
+ * out, the rest resolved, then all are told together.
+ */
 export async function lockOutput(
   options: RenderOptions,
 ): Promise<({ fleet: false } & Resolution) | { fleet: true; resolutions: Map<string, Resolution>; lockFile: string; lock: LockOutcome }> {
-  const manifest = await loadManifest(options.manifestPaths, options);
+  const manifest = await loadManifest(options.manifestPaths, { ...options, collectAll: true });
   const context = new RunContext(options.sources?.cache);
-  if (!isFleet(manifest)) return { fleet: false, ...(await resolveCluster(context, manifest, options)) };
-  const { resolutions, lockFile, lock } = await resolveFleet(manifest, options, context);
+  if (!isFleet(manifest)) {
+    const resolution = await resolveCluster(context, manifest, { ...options, collectAll: true });
+    if (resolution.problems?.length) throw new CapiGitopsError(resolution.problems);
+    return { fleet: false, ...resolution };
+  }
+  throwSharedProblems(manifest);
+  const resolved = await resolveFleet(manifest, { ...options, collectAll: true }, context);
+  throwResolutionProblems(resolved);
+  const { resolutions, lockFile, lock } = resolved;
   return { fleet: true, resolutions: new Map([...resolutions].sort(([a], [b]) => compareStrings(a, b))), lockFile, lock };
 }
 

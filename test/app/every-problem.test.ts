@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
-import { renderOutput } from '../../src/app/run.js';
+import { lockOutput, renderOutput } from '../../src/app/run.js';
 import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
 
 async function problemsOf(files: Record<string, string>): Promise<string[]> {
@@ -241,4 +241,21 @@ test("a configSecret several providers name and the input lacks is one problem, 
     `${line}:5 CoreProvider/capi-system/cluster-api, BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm, ` +
       'ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm spec.configSecret Secret capi-system/capi-variables is not in the input',
   ]);
+});
+
+test("lock tells a provider's schema problem with another provider's version that is not found, in one run, as render does", async () => {
+  const manifest = corpusManifest('v1.12.0', 'repository', { CoreProvider: '  manager:\n    syncPeriod: 10 minutes\n' }).replace(
+    /(kind: BootstrapProvider[\s\S]*?version: )v1\.12\.0/,
+    '$1v9.9.9',
+  );
+  const dir = writeTempManifest({ 'providers.yaml': manifest });
+  const error = await lockOutput({ manifestPaths: [dir] }).then(
+    () => assert.fail('the lock succeeded'),
+    (err: unknown) => err,
+  );
+  assert.ok(error instanceof CapiGitopsError, String(error));
+  const told = error.diagnostics.map((d) => `${d.object ?? ''} ${d.path ?? ''} ${d.message}`).join('\n');
+  assert.match(told, /CoreProvider\/capi-system\/cluster-api spec\.manager\.syncPeriod invalid duration/);
+  assert.match(told, /BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm spec\.version version v9\.9\.9 not found/);
+  assert.equal(error.diagnostics.length, 2, told);
 });

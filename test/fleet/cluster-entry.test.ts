@@ -138,3 +138,23 @@ test("a duplicate cluster name is still the fleet's problem, told with the probl
   );
   assert.equal(found.length, 2, text);
 });
+
+test("lock and plan --release tell a cluster entry's problem with another cluster's version problem, as render does; no lockfile written (CLI)", () => {
+  const { dir, manifest, config } = fleetExample(WRONG_TYPE_AND_VERSION);
+  const cache = ['--cache-dir', path.join(dir, 'cache')];
+  for (const args of [['lock'], ['plan', '--release', 'next']]) {
+    const run = runCli([...args, '-f', manifest, ...cache]);
+    assert.equal(run.code, 1, run.stderr);
+    assert.ok(
+      run.stderr.includes(`config.yaml:${lineOf(config, 'UNUSED_X: y')}:15: error: cluster a, Config`),
+      `${args[0]}: ${run.stderr}`,
+    );
+    assert.match(
+      run.stderr,
+      /error: cluster c, overlay: CoreProvider\/capi-system\/cluster-api: spec\.version: version v9\.9\.9 not found/,
+      args[0],
+    );
+    assert.match(run.stderr, /\n2 problems/, args[0]);
+  }
+  assert.ok(!existsSync(path.join(manifest, 'capi-gitops.lock.yaml')));
+});
