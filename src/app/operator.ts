@@ -5,9 +5,8 @@
  * no Secret value is read into the output.
  */
 import path from 'node:path';
-import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { shellWord } from '../core/shell.js';
-import { formatPosition } from '../manifest/fields.js';
 import { findConfigSecret } from '../manifest/references.js';
 import { serializeLockfile } from '../resolve/lock/lockfile.js';
 import { finalGate, readRunSecrets, secretNeedles, secretValues } from '../secrets/index.js';
@@ -116,12 +115,13 @@ export async function renderOperatorCluster(resolution: Resolution, options: Ren
   const secrets = providers.map((p) => (p.provider.spec.configSecret ? findConfigSecret(p.provider, manifest.secrets) : undefined));
   const needles = secretNeedles(secretValues(manifest, secrets, run));
   options.onSecretValues?.(needles);
+  for (const warning of turtlesSecretWarnings(resolution)) options.onWarning?.(warning);
   finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(rendered.lock.lock) }, needles);
   return {
     ...resolution,
     ...rendered,
     layout: 'operator',
-    warnings: [...ignoredSecretFlags(options), ...turtlesSecretWarnings(resolution)],
+    warnings: ignoredSecretFlags(options),
   };
 }
 
@@ -145,7 +145,7 @@ function ignoredSecretFlags(options: RenderOptions): string[] {
  * writes no Secret, so the operator would install the provider without them, or not at all
  * (no such Secret): say which keys to create, with the command.
  */
-function turtlesSecretWarnings({ providers, manifest }: Resolution): string[] {
+function turtlesSecretWarnings({ providers, manifest }: Resolution): Diagnostic[] {
   return providers.flatMap(({ provider }) => {
     const secret = findConfigSecret(provider, manifest.secrets);
     const keys = secret?.publicKeys ?? [];
@@ -162,10 +162,14 @@ function turtlesSecretWarnings({ providers, manifest }: Resolution): string[] {
       variables.length > 0
         ? ` (with ${variables.join(', ')} set in the environment to the values of the CAPIProvider's spec.variables)`
         : '';
+    // told at the CAPIProvider, under the operator object's name that the Secret is for
     return [
-      `${provider.kind}/${provider.namespace}/${provider.name} (the CAPIProvider at ${formatPosition(provider.position)}): Turtles writes ` +
-        `${keys.join(', ')} into its config Secret ${secret.namespace}/${secret.name}, but the operator layout writes no Secret; ` +
-        `create it in the cluster: kubectl -n ${secret.namespace} create secret generic ${secret.name} ${literals}${others}${environment}`,
+      {
+        ...provider.position,
+        object: `${provider.kind}/${provider.namespace}/${provider.name}`,
+        message: `the CAPIProvider: Turtles writes ${keys.join(', ')} into its config Secret ${secret.namespace}/${secret.name}, but the operator layout writes no Secret`,
+        hint: `create it in the cluster: kubectl -n ${secret.namespace} create secret generic ${secret.name} ${literals}${others}${environment}`,
+      },
     ];
   });
 }

@@ -18,6 +18,7 @@ import { CORPUS_REPOSITORY, FIXTURES } from '../helpers/paths.js';
 import { kubectlAvailable, kubectlKustomize } from '../helpers/tree.js';
 import { FakeGitHub } from '../helpers/fake-github.js';
 import { ArtifactCache } from '../../src/sources/cache.js';
+import { displayPath, formatWarning, type Diagnostic } from '../../src/core/diagnostics.js';
 
 const OPERATOR_RELEASE = path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml');
 const CORPUS_FILES: Record<string, [string, string]> = {
@@ -349,22 +350,30 @@ test("a Turtles CAPIProvider's variables and features: the layout writes no Secr
     .replace('operator.cluster.x-k8s.io/v1alpha2\nkind: BootstrapProvider', 'turtles-capi.cattle.io/v1alpha1\nkind: CAPIProvider')
     .replace('certManager:', `operator:\n  url: ${OPERATOR_RELEASE}\ncertManager:`);
   writeFileSync(path.join(dir, 'm.yaml'), manifest);
-  const result = await renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'x' });
-  assert.equal(result.warnings.length, 1);
+  const told: Diagnostic[] = [];
+  const result = await renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'x', onWarning: (w) => told.push(w) });
+  assert.deepEqual(result.warnings, []);
+  assert.equal(told.length, 1);
+  const text = formatWarning(told[0]!);
+  // at the CAPIProvider's own file:line:column, as every warning is
   assert.match(
-    result.warnings[0]!,
-    /^BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm \(the CAPIProvider at .*m\.yaml:\d+:1\): Turtles writes CLUSTER_TOPOLOGY, EXP_CLUSTER_RESOURCE_SET, EXP_MACHINE_POOL, GREETING into its config Secret capi-kubeadm-bootstrap-system\/kubeadm, but the operator layout writes no Secret; /,
+    text,
+    new RegExp(
+      `^${displayPath(path.join(dir, 'm.yaml')).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:${manifest.split('\n').indexOf('apiVersion: turtles-capi.cattle.io/v1alpha1') + 1}:1: warning: BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm: ` +
+        'the CAPIProvider: Turtles writes CLUSTER_TOPOLOGY, EXP_CLUSTER_RESOURCE_SET, EXP_MACHINE_POOL, GREETING into its config Secret capi-kubeadm-bootstrap-system/kubeadm, but the operator layout writes no Secret\n',
+    ),
+    text,
   );
   assert.ok(
-    result.warnings[0]!.endsWith(
-      'create it in the cluster: kubectl -n capi-kubeadm-bootstrap-system create secret generic kubeadm --from-literal=CLUSTER_TOPOLOGY=true ' +
+    text.endsWith(
+      'hint: create it in the cluster: kubectl -n capi-kubeadm-bootstrap-system create secret generic kubeadm --from-literal=CLUSTER_TOPOLOGY=true ' +
         '--from-literal=EXP_CLUSTER_RESOURCE_SET=false --from-literal=EXP_MACHINE_POOL=false --from-literal=GREETING="$GREETING" ' +
         "(with GREETING set in the environment to the values of the CAPIProvider's spec.variables)",
     ),
-    result.warnings[0],
+    text,
   );
   // a variable's value lands in a Secret's data: secret, so never in a message
-  assert.ok(!result.warnings[0]!.includes("it's"), result.warnings[0]);
+  assert.ok(!text.includes("it's"), text);
   assert.ok(![...result.files.keys()].some((f) => /secret/i.test(f)), 'still no Secret in the output');
 });
 
