@@ -601,6 +601,66 @@ test(
 );
 
 test(
+  'a registry asking for Basic credentials: each hint, followed literally, pins — `docker login <host>` writes the auths entry read (docker/cli cli/config/credentials/file_store.go), or OCI_* with CAPI_GITOPS_OCI_REGISTRIES; never the provider configSecret, which image pulls do not read',
+  { skip },
+  async () => {
+    const basic = await AuthProxy.start(registry, { scheme: 'basic', user: USER });
+    try {
+      await pushImage(registry.url, 'basic/cluster-api-controller', 'v1.0.0');
+      await pushImage(registry.url, 'basic/capi-init', 'v1.0.0');
+      const config = `pinImages: true\nimages:\n  all:\n    repository: ${basic.host}/basic\n`;
+      const hints = (error: unknown) => (error as CapiGitopsError).diagnostics.map((d) => d.hint ?? '');
+
+      // no credentials: one hint per image, saying what docker login writes, and what the OCI_* need
+      const none = hints(await rejection(render(options(manifestDir(config)), path.join(tempDir(), 'none'))));
+      assert.equal(none.length, 2);
+      for (const hint of none) {
+        assert.match(hint, new RegExp(`^run \`docker login ${basic.host}\` \\(with no credsStore it writes an auths entry to `));
+        assert.ok(hint.endsWith(`set OCI_USERNAME and OCI_PASSWORD and CAPI_GITOPS_OCI_REGISTRIES=${basic.host}`), hint);
+        assert.doesNotMatch(hint, /configSecret|OCI_USERNAME and OCI_PASSWORD in an auths entry/);
+      }
+      // the auths entry docker login writes pins
+      const env = isolatedEnv();
+      const dockerAuth = Buffer.from(`${USER.username}:${USER.password}`).toString('base64');
+      writeFileSync(path.join(env.DOCKER_CONFIG!, 'config.json'), JSON.stringify({ auths: { [basic.host]: { auth: dockerAuth } } }));
+      await render(options(manifestDir(config), { env }), path.join(tempDir(), 'docker'));
+
+      // OCI_* set but the registry not listed: withheld, and the other way named is the Docker config, not a configSecret
+      const oci = { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password };
+      const withheld = hints(await rejection(render(options(manifestDir(config), { env: isolatedEnv(oci) }), path.join(tempDir(), 'w'))));
+      for (const hint of withheld) {
+        assert.match(
+          hint,
+          new RegExp(
+            `add it to CAPI_GITOPS_OCI_REGISTRIES \\(e\\.g\\. CAPI_GITOPS_OCI_REGISTRIES=${basic.host}\\), or run \`docker login ${basic.host}\``,
+          ),
+        );
+        assert.doesNotMatch(hint, /configSecret/);
+        assert.ok(!hint.includes(USER.password));
+      }
+      await render(
+        options(manifestDir(config), { env: isolatedEnv({ ...oci, CAPI_GITOPS_OCI_REGISTRIES: basic.host }) }),
+        path.join(tempDir(), 'e'),
+      );
+
+      // wrong credentials: the hint names the auths entry, not OCI_* "in an auths entry"
+      const wrong = isolatedEnv();
+      writeFileSync(
+        path.join(wrong.DOCKER_CONFIG!, 'config.json'),
+        JSON.stringify({ auths: { [basic.host]: { username: USER.username, password: 'not-it' } } }),
+      );
+      for (const hint of hints(await rejection(render(options(manifestDir(config), { env: wrong }), path.join(tempDir(), 'x')))))
+        assert.match(
+          hint,
+          new RegExp(`^check the auths entry for ${basic.host} in the Docker config file .*and its pull access to basic/`),
+        );
+    } finally {
+      await basic.close();
+    }
+  },
+);
+
+test(
   'a fleet pins per cluster: the overlay turns pinImages on for one cluster, whose lock entry alone records images',
   { skip },
   async () => {

@@ -16,6 +16,16 @@ import {
 import type { OciReference } from './reference.js';
 import { OCI_REGISTRIES_VARIABLE } from '../credentials.js';
 
+/** Hints that work literally where the credentials come from (a provider's configSecret, a Docker config file). */
+export interface CredentialHints {
+  /** None were given and the registry asks for them. */
+  set: string;
+  /** The registry rejected them. */
+  check: string;
+  /** The environment's were withheld from this registry: the other place to give them. */
+  elsewhere: string;
+}
+
 /** Speaks to one registry for one repository, answering auth challenges as oras-go's auth client. */
 export class RegistryClient {
   readonly base: string;
@@ -29,8 +39,12 @@ export class RegistryClient {
     private readonly withheld: string | undefined,
     private readonly client: SourceClient,
     private readonly log: ((line: string) => void) | undefined,
-    /** Where the credentials are set, for hints. */
-    private readonly credentialPlaces = "the provider's configSecret (or the environment)",
+    /** What to do about missing, rejected or withheld credentials: the provider's configSecret by default. */
+    private readonly credentialHints: CredentialHints = {
+      set: `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} in the provider's configSecret (or the environment)`,
+      check: `check ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} or ${OCI_CREDENTIAL_KEYS.accessToken} in the provider's configSecret (or the environment) and their access to ${ref.repository}`,
+      elsewhere: "give the credentials in the provider's configSecret",
+    },
   ) {
     this.base = `${ref.plainHttp ? 'http' : 'https'}://${ref.registry}`;
     this.origin = new URL(this.base).origin;
@@ -53,9 +67,7 @@ export class RegistryClient {
     response = await this.send(method, url, headers);
     if (response.status === 401) {
       throw this.client.error(`registry ${this.ref.registry} rejected the credentials (HTTP 401 on ${method} ${redactUrl(url)})`, {
-        hint:
-          this.withheldHint() ??
-          `check ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} or ${OCI_CREDENTIAL_KEYS.accessToken} in ${this.credentialPlaces} and their access to ${this.ref.repository}`,
+        hint: this.withheldHint() ?? this.credentialHints.check,
       });
     }
     return response;
@@ -91,7 +103,7 @@ export class RegistryClient {
   /** What to do when the environment's credentials were kept from this registry. */
   private withheldHint(): string | undefined {
     if (!this.withheld) return undefined;
-    return `${this.withheld}; if you trust ${this.ref.registry}, add it to ${OCI_REGISTRIES_VARIABLE} (e.g. ${OCI_REGISTRIES_VARIABLE}=${this.ref.registry}), or give the credentials in the provider's configSecret`;
+    return `${this.withheld}; if you trust ${this.ref.registry}, add it to ${OCI_REGISTRIES_VARIABLE} (e.g. ${OCI_REGISTRIES_VARIABLE}=${this.ref.registry}), or ${this.credentialHints.elsewhere}`;
   }
 
   private async authenticate(challenge: Challenge | undefined, method: string, url: string): Promise<string> {
@@ -102,8 +114,7 @@ export class RegistryClient {
         throw this.client.error(
           `registry ${this.ref.registry} requires a username and password (Basic authentication) for ${method} ${redactUrl(url)}`,
           {
-            hint:
-              this.withheldHint() ?? `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} in ${this.credentialPlaces}`,
+            hint: this.withheldHint() ?? this.credentialHints.set,
           },
         );
       }

@@ -25,7 +25,8 @@ import { HttpError, isLoopbackHost, redactUrl, type HttpResponse } from '../base
 import { networkFailureHint } from '../base/unreachable.js';
 import type { NetworkSourceOptions } from '../request.js';
 import { ociCredentials, OCI_CREDENTIAL_KEYS, type OciCredentials } from './auth.js';
-import { RegistryClient } from './client.js';
+import { OCI_REGISTRIES_VARIABLE } from '../credentials.js';
+import { RegistryClient, type CredentialHints } from './client.js';
 import { readDockerConfig, type DockerConfig } from './docker-config.js';
 import { SHA256_DIGEST } from './reference.js';
 
@@ -38,7 +39,17 @@ export const IMAGE_MANIFEST_TYPES = [
 ];
 const ACCEPT = IMAGE_MANIFEST_TYPES.join(', ');
 const DOCKER_HUB_API = 'registry-1.docker.io';
-const CREDENTIAL_PLACES = `an auths entry of the Docker config file ($DOCKER_CONFIG/config.json or ~/.docker/config.json), or ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} in the environment`;
+const DOCKER_CONFIG_FILE = 'the Docker config file ($DOCKER_CONFIG/config.json, else ~/.docker/config.json)';
+
+/** Image pulls have no configSecret: the Docker config file, or OCI_* for a registry the runner lists. */
+function imageCredentialHints(registry: string, host: string, repository: string): CredentialHints {
+  const { username, password } = OCI_CREDENTIAL_KEYS;
+  return {
+    set: `run \`docker login ${registry}\` (with no credsStore it writes an auths entry to ${DOCKER_CONFIG_FILE}), or set ${username} and ${password} and ${OCI_REGISTRIES_VARIABLE}=${host}`,
+    check: `check the auths entry for ${registry} in ${DOCKER_CONFIG_FILE} (or ${username}/${password}) and its pull access to ${repository}`,
+    elsewhere: `run \`docker login ${registry}\` to write an auths entry to ${DOCKER_CONFIG_FILE}`,
+  };
+}
 
 /** Where an image is used, for messages: `container manager of Deployment capi-system/x in core-components.yaml (cluster-api v1.12.0)`. */
 export interface ImageUse {
@@ -216,7 +227,7 @@ async function resolveRegistry(registry: string, locations: ImageLocation[], run
         fromEnv.withheld,
         run.http,
         run.options.log,
-        CREDENTIAL_PLACES,
+        imageCredentialHints(registry, host, repository),
       );
       for (const location of inRepository) {
         try {
