@@ -1,12 +1,13 @@
 /**
  * The package's bin (package.json `bin`, dist/bin/capi-gitops.mjs, the bundle split at the
  * commands) and the single-file bundle (dist/capi-gitops.mjs) render the corpus to the same bytes,
- * and print the same, as the modules' entry point (dist/src/cli/main.js) in every layout.
+ * and print the same, as the modules' entry point (dist/src/cli/main.js) in every layout; every
+ * command prints the same through all three. (The rest of the suite runs the bin.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { CLI_ENTRY_POINTS, type CliResult } from '../helpers/cli.js';
@@ -68,3 +69,52 @@ for (const [layout, extra] of [
     assert.deepEqual(viaBundle, viaBin);
   });
 }
+
+test("every command prints and writes the same through the bin, the single-file bundle and the modules' entry point", () => {
+  const v1alpha1 =
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha1\nkind: CoreProvider\nmetadata: {name: cluster-api, namespace: capi-system}\n';
+  const steps: string[][] = [
+    ['--help'],
+    ['render', '-f', 'examples/management-cluster', '-o', 'out', '--cache-dir', 'cache'],
+    ['check', '-f', 'examples/management-cluster', '-o', 'out', '--cache-dir', 'cache'],
+    ['diff', '-f', 'examples/management-cluster', '-o', 'out', '--cache-dir', 'cache', '--format', 'markdown'],
+    ['lock', '-f', 'examples/management-cluster', '--cache-dir', 'cache'],
+    ['plan', '-f', 'examples/management-cluster', '--cache-dir', 'cache'],
+    ['update', '-f', 'examples/management-cluster', '--cache-dir', 'cache'],
+    ['convert', '-f', 'v1alpha1.yaml'],
+    ['chart', 'show', 'flux', '--output-dir', 'wiring'],
+    ['completion', 'zsh'],
+    ['render', '-f', 'v1alpha1.yaml', '-o', 'refused'],
+    ['render', '--no-such-flag'],
+  ];
+  const [viaModules, viaBin, viaBundle] = [CLI_ENTRY_POINTS.modules, CLI_ENTRY_POINTS.bin, CLI_ENTRY_POINTS.bundle].map((entry) => {
+    const dir = tempDir('capi-gitops-entry-');
+    cpSync(path.join(PROJECT_ROOT, 'examples'), path.join(dir, 'examples'), { recursive: true });
+    writeFileSync(path.join(dir, 'v1alpha1.yaml'), v1alpha1);
+    // each entry runs in its own directory, which a message may name
+    const printed = steps.map((args) => {
+      const { code, stdout, stderr } = run(entry, args, dir);
+      return { code, stdout: stdout.replaceAll(dir, '<dir>'), stderr: stderr.replaceAll(dir, '<dir>') };
+    });
+    // the artifact cache's records are signed per run, so only what a user reviews is compared
+    const files = [...readBytes(dir)]
+      .filter(([file]) => !file.startsWith('cache/'))
+      .map(([file, bytes]) => `${file}\n${bytes.toString('utf8')}`);
+    return { printed, files };
+  });
+  assert.deepEqual(
+    viaModules!.printed.map((r) => r.code),
+    [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2],
+    viaModules!.printed.map((r) => r.stderr).join('\n'),
+  );
+  assert.ok(
+    viaModules!.files.some((f) => f.startsWith('out/kustomization.yaml\n')) &&
+      viaModules!.files.some((f) => f.startsWith('wiring/Chart.yaml\n')),
+  );
+  for (const [i, args] of steps.entries()) {
+    assert.deepEqual(viaBin!.printed[i], viaModules!.printed[i], `bin: ${args.join(' ')}`);
+    assert.deepEqual(viaBundle!.printed[i], viaModules!.printed[i], `bundle: ${args.join(' ')}`);
+  }
+  assert.deepEqual(viaBin!.files, viaModules!.files);
+  assert.deepEqual(viaBundle!.files, viaModules!.files);
+});
