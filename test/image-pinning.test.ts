@@ -22,7 +22,7 @@ import { CapiGitopsError, type Diagnostic } from '../src/core/diagnostics.js';
 import { corpusManifest, tempDir, writeTempManifest } from './helpers/corpus-manifest.js';
 import { kubectlAvailable, kubectlKustomize, readTree } from './helpers/tree.js';
 import { rejection } from './helpers/assertions.js';
-import { runCli } from './helpers/cli.js';
+import { runCli, runCliAsync } from './helpers/cli.js';
 import { FIXTURES } from './helpers/paths.js';
 import { renderManagementCluster } from '../src/app/cluster.js';
 import { AuthProxy, basicAuthorization, pushImage, Registry, registrySkipReason } from './helpers/registry.js';
@@ -624,6 +624,12 @@ test(
       const dockerAuth = Buffer.from(`${USER.username}:${USER.password}`).toString('base64');
       writeFileSync(path.join(env.DOCKER_CONFIG!, 'config.json'), JSON.stringify({ auths: { [basic.host]: { auth: dockerAuth } } }));
       await render(options(manifestDir(config), { env }), path.join(tempDir(), 'docker'));
+      // the CLI tells the registry's challenge once, not once for each repository that meets it
+      const cliEnv = { ...process.env, ...env } as NodeJS.ProcessEnv;
+      for (const name of ['OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']) delete cliEnv[name];
+      const cli = await runCliAsync(['render', '-f', manifestDir(config), '-o', path.join(tempDir(), 'cli')], cliEnv);
+      assert.equal(cli.code, 0, cli.stderr);
+      assert.equal(cli.stderr.match(/asks for Basic authentication/g)?.length, 1, cli.stderr);
 
       // OCI_* set but the registry not listed: withheld, and the other way named is the Docker config, not a configSecret
       const oci = { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password };

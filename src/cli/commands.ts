@@ -85,6 +85,7 @@ export function renderOptions(flags: SourceFlags, progress: ProgressReporter, ex
     throw new UsageError(
       `--namespace ${JSON.stringify(flags.namespace)}: expected a namespace name (lowercase letters, digits and "-", at most 63), e.g. --namespace capi-system`,
     );
+  const logged = new Set<string>();
   return {
     manifestPaths: flags.file,
     ...(flags.namespace === undefined ? {} : { namespace: flags.namespace }),
@@ -98,7 +99,12 @@ export function renderOptions(flags: SourceFlags, progress: ProgressReporter, ex
         ...(flags.httpTimeout === undefined ? {} : { timeoutMs: secondsFlagMs(flags.httpTimeout, '--http-timeout') }),
       },
       onProgress: (event) => progress.onProgress(event),
-      log: (line) => progress.log(line),
+      // Each line says what a host or registry asked for: told once, however many repositories meet it.
+      log: (line) => {
+        if (logged.has(line)) return;
+        logged.add(line);
+        progress.log(line);
+      },
     },
     // Printed as soon as found, so they are seen even when the run then fails.
     onWarning: (warning) => progress.warn(formatWarning(warning)),
