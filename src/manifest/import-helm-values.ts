@@ -181,16 +181,25 @@ function formOf(value: unknown): 'string' | 'map' | 'none' | 'other' {
 
 /**
  * The string form of charts up to v0.18.1 (templates/infra.yaml:3 there): `;`-separated entries
- * of `name`, `name:version` or `namespace:name:version`, read into the map form.
+ * of `name`, `name:version` or `namespace:name:version`, read into the map form. The templates
+ * range over Sprig's `split` map (keys `_0`, `_1`, … in Go's sorted order) and assign the version
+ * to a variable declared before the range, which a bare `name` entry does not reset: it keeps the
+ * version of the entry before it (`bled` is told of each).
  */
 function fromStringForm(
   key: string,
   text: string,
   problems: Diagnostic[],
   place?: Pick<Diagnostic, 'file' | 'line' | 'column'>,
+  bled?: (name: string, version: string, from: string) => void,
 ): Record<string, Record<string, unknown>> {
   const map: Record<string, Record<string, unknown>> = {};
-  const entries = key === 'core' ? [text] : text.split(';');
+  const split = key === 'core' ? [text] : text.split(';');
+  const entries = split
+    .map((_, i) => `_${i}`)
+    .sort(compareStrings)
+    .map((index) => split[Number(index.slice(1))]!);
+  let last: { version: string; entry: string } | undefined;
   for (const entry of entries) {
     const parts = entry.split(':');
     if (parts.length > 3 || parts.some((part) => part === '')) {
@@ -203,7 +212,13 @@ function fromStringForm(
       });
       continue;
     }
-    const [namespace, name, version] = parts.length === 3 ? parts : [undefined, parts[0], parts[1]];
+    const [namespace, name, given] = parts.length === 3 ? parts : [undefined, parts[0], parts[1]];
+    let version = given;
+    if (version !== undefined) last = { version, entry };
+    else if (last !== undefined) {
+      version = last.version;
+      bled?.(name!, version, last.entry);
+    }
     const provider: Record<string, unknown> = {};
     if (namespace !== undefined) provider.namespace = namespace;
     if (version !== undefined) provider.version = version;
@@ -311,7 +326,14 @@ function providerMaps(reading: Reading): Record<ChartProviderType, Record<string
     }
     maps[type.key] =
       form === 'string'
-        ? fromStringForm(type.key, value as string, problems, warnings.at([type.key]))
+        ? fromStringForm(type.key, value as string, problems, warnings.at([type.key]), (name, bledVersion, from) =>
+            warnings.push(
+              `${type.key}: "${name}" names no version, so chart ${version} installs ${bledVersion}, the version of "${from}" before it: ` +
+                `the template keeps its version variable across the ";" entries (${stringRule!.template})`,
+              [type.key],
+              { hint: `give "${name}" its own version (${name}:<version>), or put it before the entries that name one` },
+            ),
+          )
         : (value as Record<string, Record<string, unknown>>);
   }
   return maps;
