@@ -184,7 +184,8 @@ function formOf(value: unknown): 'string' | 'map' | 'none' | 'other' {
  * of `name`, `name:version` or `namespace:name:version`, read into the map form. The templates
  * range over Sprig's `split` map (keys `_0`, `_1`, … in Go's sorted order) and assign the version
  * to a variable declared before the range, which a bare `name` entry does not reset: it keeps the
- * version of the entry before it (`bled` is told of each).
+ * version of the entry before it. That is read only with `bled` (told of each such entry); without
+ * it, as the hint that rewrites the value for a map-form chart reads it, each entry stands alone.
  */
 function fromStringForm(
   key: string,
@@ -215,9 +216,9 @@ function fromStringForm(
     const [namespace, name, given] = parts.length === 3 ? parts : [undefined, parts[0], parts[1]];
     let version = given;
     if (version !== undefined) last = { version, entry };
-    else if (last !== undefined) {
+    else if (last !== undefined && bled !== undefined) {
       version = last.version;
-      bled?.(name!, version, last.entry);
+      bled(name!, version, last.entry);
     }
     const provider: Record<string, unknown> = {};
     if (namespace !== undefined) provider.namespace = namespace;
