@@ -375,6 +375,36 @@ function configSecret(reading: Reading, own: { at: FieldPath; value: unknown } |
   return result;
 }
 
+/** The one chart that prints additionalDeployments with its own "recursivePrinter", not toYaml. */
+const RECURSIVE_PRINTER_CHART = 'v0.12.0';
+
+/**
+ * additionalDeployments as chart v0.12.0 prints it (templates/infra.yaml:1-10 there, define
+ * "recursivePrinter"): a map key by key, any other value as `{{ $key }}: {{ $value }}`, so a
+ * scalar is re-typed by YAML ("4" becomes 4) and a list comes out in Go's %v form (`[map[…]]`),
+ * which is no YAML: Helm fails to render it, so it is refused at its line (once per list).
+ */
+function recursivelyPrinted(reading: Reading, at: FieldPath, value: unknown): unknown {
+  if (isPlainObject(value)) {
+    const printed: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) setOwnValue(printed, key, recursivelyPrinted(reading, [...at, key], ownValue(value, key)));
+    return printed;
+  }
+  if (Array.isArray(value)) {
+    reading.problems.push({
+      ...reading.warnings.at(at),
+      path: at.join('.'),
+      message:
+        `is a list, which chart ${RECURSIVE_PRINTER_CHART} prints in Go's form ([map[…]]), not YAML, so Helm fails to render it ` +
+        `(templates/infra.yaml:1 at ${RECURSIVE_PRINTER_CHART}, define "recursivePrinter")`,
+      expected: 'maps and scalars only, under additionalDeployments of this chart',
+      hint: 'pass the chart version you install with --chart-version; from v0.13.0 the chart prints additionalDeployments with toYaml',
+    });
+    return value;
+  }
+  return interpolated(value);
+}
+
 /**
  * A configSecret field as the chart prints it, unquoted (`name: {{ … }}`): YAML reads `true`, `2024`
  * or nothing as a boolean, a number or null, which the API server refuses for a Secret's name or
@@ -481,7 +511,11 @@ function providerDocument(
   const globalSecret = isPlainObject(values.configSecret) ? values.configSecret : {};
   const ownSecret = isPlainObject(provider.configSecret) ? provider.configSecret : {};
   const additionalDeployments =
-    reads('additionalDeployments') && truthy(values.additionalDeployments) ? values.additionalDeployments : undefined;
+    reads('additionalDeployments') && truthy(values.additionalDeployments)
+      ? version === RECURSIVE_PRINTER_CHART
+        ? recursivelyPrinted(reading, ['additionalDeployments'], values.additionalDeployments)
+        : values.additionalDeployments
+      : undefined;
   const ownManager = reads('<type>.<name>.manager') && truthy(provider.manager) ? provider.manager : undefined;
   const deployment = reads('<type>.<name>.deployment') && truthy(provider.deployment) ? provider.deployment : undefined;
   const hasSpec =

@@ -113,6 +113,40 @@ test('string form: an entry without a version keeps the version of the entry bef
   assert.match(kept[1]!, /"azure" names no version, so chart v0\.18\.1 installs v1\.11\.0/);
 });
 
+test('chart v0.12.0 prints additionalDeployments with its recursivePrinter: scalars re-typed by YAML, a list refused at its line as Helm fails to render it (templates/infra.yaml:1-10 at v0.12.0)', () => {
+  const sets = (more: string[]) => [
+    'infrastructure=aws:v2.4.0',
+    'additionalDeployments.capa-eks-controller-manager.deployment.replicas=0',
+    ...more,
+  ];
+  const input = (more: string[], chartVersion: string) => ({
+    layers: [],
+    sets: sets(more).map((expression) => ({ expression, forceString: expression.includes('tier') })),
+    chartVersion: { text: chartVersion, origin: '--chart-version' },
+  });
+  const scalars = ['additionalDeployments.capa-eks-controller-manager.deployment.nodeSelector.tier=1'];
+  const printed = providers(importHelmValues(input(scalars, '0.12.0')).text)['InfrastructureProvider/aws-infrastructure-system/aws'];
+  assert.deepEqual((printed as { spec: Record<string, unknown> }).spec.additionalDeployments, {
+    'capa-eks-controller-manager': { deployment: { replicas: 0, nodeSelector: { tier: 1 } } },
+  });
+  // toYaml from v0.13.0 keeps the string
+  const kept = providers(importHelmValues(input(scalars, '0.13.0')).text)['InfrastructureProvider/aws-infrastructure-system/aws'];
+  assert.deepEqual((kept as { spec: Record<string, unknown> }).spec.additionalDeployments, {
+    'capa-eks-controller-manager': { deployment: { replicas: 0, nodeSelector: { tier: '1' } } },
+  });
+
+  const list = ['additionalDeployments.capa-eks-controller-manager.deployment.containers[0].name=manager'];
+  assert.throws(
+    () => importHelmValues(input(list, '0.12.0')),
+    (err: unknown) =>
+      err instanceof CapiGitopsError &&
+      err.diagnostics.length === 1 &&
+      err.diagnostics[0]!.path === 'additionalDeployments.capa-eks-controller-manager.deployment.containers' &&
+      /is a list, which chart v0\.12\.0 prints in Go's form/.test(err.diagnostics[0]!.message),
+  );
+  assert.doesNotThrow(() => importHelmValues(input(list, '0.13.0')));
+});
+
 test('keys the chart ignores are warned about; --set infrastructure=docker,azure explains the comma', () => {
   const { warnings } = importHelmValues({
     layers: [
