@@ -256,11 +256,18 @@ function argoSetValue(value: string): string {
  */
 function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: Diagnostic[]): Release | undefined {
   const sources: { source: Record<string, unknown>; path: FieldPath }[] = [];
-  if (isPlainObject(get(doc.value, ['spec', 'source'])))
-    sources.push({ source: get(doc.value, ['spec', 'source']) as Record<string, unknown>, path: ['spec', 'source'] });
   const list = get(doc.value, ['spec', 'sources']);
-  if (Array.isArray(list))
+  const single = get(doc.value, ['spec', 'source']);
+  // Argo CD reads spec.source only when spec.sources is empty (types.go ApplicationSpec.GetSources)
+  if (Array.isArray(list) && list.length > 0) {
     list.forEach((source, index) => isPlainObject(source) && sources.push({ source, path: ['spec', 'sources', index] }));
+    if (isPlainObject(single))
+      warnings.push({
+        ...at(doc, ['spec', 'source']),
+        message: 'is ignored, as Argo CD ignores it: the Application has spec.sources, which Argo CD reads instead',
+        hint: 'remove spec.source from the Application, or its spec.sources',
+      });
+  } else if (isPlainObject(single)) sources.push({ source: single, path: ['spec', 'source'] });
   const match = sources.find(({ source }) => isOperatorChart(str(source.chart) ?? str(source.path) ?? ''));
   if (!match) return undefined;
   const base = match.path;

@@ -181,16 +181,26 @@ function formOf(value: unknown): 'string' | 'map' | 'none' | 'other' {
 
 /**
  * The string form of charts up to v0.18.1 (templates/infra.yaml:3 there): `;`-separated entries
- * of `name`, `name:version` or `namespace:name:version`, read into the map form.
+ * of `name`, `name:version` or `namespace:name:version`, read into the map form. The templates
+ * range over Sprig's `split` map (keys `_0`, `_1`, … in Go's sorted order) and assign the version
+ * to a variable declared before the range, which a bare `name` entry does not reset: it keeps the
+ * version of the entry before it. That is read only with `bled` (told of each such entry); without
+ * it, as the hint that rewrites the value for a map-form chart reads it, each entry stands alone.
  */
 function fromStringForm(
   key: string,
   text: string,
   problems: Diagnostic[],
   place?: Pick<Diagnostic, 'file' | 'line' | 'column'>,
+  bled?: (name: string, version: string, from: string) => void,
 ): Record<string, Record<string, unknown>> {
   const map: Record<string, Record<string, unknown>> = {};
-  const entries = key === 'core' ? [text] : text.split(';');
+  const split = key === 'core' ? [text] : text.split(';');
+  const entries = split
+    .map((_, i) => `_${i}`)
+    .sort(compareStrings)
+    .map((index) => split[Number(index.slice(1))]!);
+  let last: { version: string; entry: string } | undefined;
   for (const entry of entries) {
     const parts = entry.split(':');
     if (parts.length > 3 || parts.some((part) => part === '')) {
@@ -203,7 +213,13 @@ function fromStringForm(
       });
       continue;
     }
-    const [namespace, name, version] = parts.length === 3 ? parts : [undefined, parts[0], parts[1]];
+    const [namespace, name, given] = parts.length === 3 ? parts : [undefined, parts[0], parts[1]];
+    let version = given;
+    if (version !== undefined) last = { version, entry };
+    else if (last !== undefined && bled !== undefined) {
+      version = last.version;
+      bled(name!, version, last.entry);
+    }
     const provider: Record<string, unknown> = {};
     if (namespace !== undefined) provider.namespace = namespace;
     if (version !== undefined) provider.version = version;
@@ -311,7 +327,14 @@ function providerMaps(reading: Reading): Record<ChartProviderType, Record<string
     }
     maps[type.key] =
       form === 'string'
-        ? fromStringForm(type.key, value as string, problems, warnings.at([type.key]))
+        ? fromStringForm(type.key, value as string, problems, warnings.at([type.key]), (name, bledVersion, from) =>
+            warnings.push(
+              `${type.key}: "${name}" names no version, so chart ${version} installs ${bledVersion}, the version of "${from}" before it: ` +
+                `the template keeps its version variable across the ";" entries (${stringRule!.template})`,
+              [type.key],
+              { hint: `give "${name}" its own version (${name}:<version>), or put it before the entries that name one` },
+            ),
+          )
         : (value as Record<string, Record<string, unknown>>);
   }
   return maps;
@@ -350,6 +373,36 @@ function configSecret(reading: Reading, own: { at: FieldPath; value: unknown } |
   const namespace = field('namespace');
   if (truthy(namespace.value)) result.namespace = secretField(reading, namespace.at, namespace.value);
   return result;
+}
+
+/** The one chart that prints additionalDeployments with its own "recursivePrinter", not toYaml. */
+const RECURSIVE_PRINTER_CHART = 'v0.12.0';
+
+/**
+ * additionalDeployments as chart v0.12.0 prints it (templates/infra.yaml:1-10 there, define
+ * "recursivePrinter"): a map key by key, any other value as `{{ $key }}: {{ $value }}`, so a
+ * scalar is re-typed by YAML ("4" becomes 4) and a list comes out in Go's %v form (`[map[…]]`),
+ * which is no YAML: Helm fails to render it, so it is refused at its line (once per list).
+ */
+function recursivelyPrinted(reading: Reading, at: FieldPath, value: unknown): unknown {
+  if (isPlainObject(value)) {
+    const printed: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) setOwnValue(printed, key, recursivelyPrinted(reading, [...at, key], ownValue(value, key)));
+    return printed;
+  }
+  if (Array.isArray(value)) {
+    reading.problems.push({
+      ...reading.warnings.at(at),
+      path: at.join('.'),
+      message:
+        `is a list, which chart ${RECURSIVE_PRINTER_CHART} prints in Go's form ([map[…]]), not YAML, so Helm fails to render it ` +
+        `(templates/infra.yaml:1 at ${RECURSIVE_PRINTER_CHART}, define "recursivePrinter")`,
+      expected: 'maps and scalars only, under additionalDeployments of this chart',
+      hint: 'pass the chart version you install with --chart-version; from v0.13.0 the chart prints additionalDeployments with toYaml',
+    });
+    return value;
+  }
+  return interpolated(value);
 }
 
 /**
@@ -458,7 +511,11 @@ function providerDocument(
   const globalSecret = isPlainObject(values.configSecret) ? values.configSecret : {};
   const ownSecret = isPlainObject(provider.configSecret) ? provider.configSecret : {};
   const additionalDeployments =
-    reads('additionalDeployments') && truthy(values.additionalDeployments) ? values.additionalDeployments : undefined;
+    reads('additionalDeployments') && truthy(values.additionalDeployments)
+      ? version === RECURSIVE_PRINTER_CHART
+        ? recursivelyPrinted(reading, ['additionalDeployments'], values.additionalDeployments)
+        : values.additionalDeployments
+      : undefined;
   const ownManager = reads('<type>.<name>.manager') && truthy(provider.manager) ? provider.manager : undefined;
   const deployment = reads('<type>.<name>.deployment') && truthy(provider.deployment) ? provider.deployment : undefined;
   const hasSpec =

@@ -40,17 +40,34 @@ export function isNamespaced(obj: Pick<KObject, 'apiVersion' | 'kind'>, extraClu
   return !BUILT_IN_CLUSTER_SCOPED.has(key) && !extraClusterScoped.has(key);
 }
 
+/** Where a provider's components came from, for the message when they hold several Namespaces. */
+export interface ComponentsOrigin {
+  origin?: Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'>;
+  /** The provider's `spec.additionalManifests`, its namespace defaulted. */
+  additionalManifests?: { name: string; namespace: string };
+}
+
 /**
  * The name of the Namespace object in the components, if any (clusterctl inspectTargetNamespace).
- * More than one Namespace object is an invalid components file.
+ * More than one Namespace object is an invalid components file. clusterctl refuses it before the
+ * operator's patches run, so no patch can remove one: the hint names what can.
  */
-export function inspectTargetNamespace(objs: KObject[]): string | undefined {
+export function inspectTargetNamespace(objs: KObject[], from: ComponentsOrigin = {}): string | undefined {
   const namespaces = objs.filter((o) => o.kind === NAMESPACE_KIND);
   if (namespaces.length > 1) {
+    const extra = from.additionalManifests;
+    const configMap = extra && `ConfigMap ${extra.namespace}/${extra.name}`;
     throw new CapiGitopsError({
-      message: `the components contain ${namespaces.length} Namespace objects (${namespaces.map((n) => n.metadata?.name ?? '<unnamed>').join(', ')})`,
+      ...from.origin,
+      ...(extra && { path: 'spec.additionalManifests' }), // located at that field by the caller (atProviderField)
+      message:
+        `the components contain ${namespaces.length} Namespace objects (${namespaces.map((n) => n.metadata?.name ?? '<unnamed>').join(', ')})` +
+        (configMap ? `, with the manifests of ${configMap} appended` : ''),
       expected: 'at most one object of kind Namespace in a provider components file',
-      hint: 'clusterctl refuses such components too; remove the extra Namespace with a patch or fix the artifact',
+      hint: configMap
+        ? `clusterctl refuses a second Namespace before any patch runs (the operator appends the ConfigMap's manifests to the components): ` +
+          `move the Namespace out of data.manifests of ${configMap} into the input files as a document of its own`
+        : 'clusterctl refuses such components before any patch runs, so a patch cannot remove it: point the provider at an artifact with one Namespace (fetchConfig.url, or a Config repositories entry)',
     });
   }
   return namespaces[0]?.metadata?.name;

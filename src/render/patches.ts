@@ -9,10 +9,11 @@
  * inside arrays, negative array indices, `test` of a missing key against null) we do as it does.
  */
 import jsonPatch, { type Operation as JsonPatchOperation } from 'fast-json-patch';
-import { CapiGitopsError, DiagnosticBag } from '../core/diagnostics.js';
+import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import { clone, describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import type { Patch, PatchTarget, ProviderSpec } from '../manifest/types.js';
 import type { ProviderOrigin } from './deployment.js';
+import { imageFields } from './images.js';
 import { libraryParseDocument } from '../yaml/library-parse.js';
 import { lineColumnAt } from '../yaml/parse.js';
 import { matchesLabelSelector, parseLabelSelector, type LabelRequirement } from '../core/label-selector.js';
@@ -60,14 +61,44 @@ export function applyManifestPatches(objs: readonly KObject[], patches: readonly
   const bag = new DiagnosticBag();
   const parsed = patches.map((text, i) => parseManifestPatch(text, i, bag, origin));
   bag.throwIfAny();
-  return objs.map((obj) => {
+  const patched = objs.map((obj) => {
     const info = objectMatchInfo(obj);
     let result: Json | undefined;
-    for (const patch of parsed) {
+    for (const [index, patch] of parsed.entries()) {
       if (patch === undefined || !manifestPatchMatches(info, patch.info)) continue;
-      result = mergePatchLikeGo(result ?? obj, patch.body);
+      const before = (result ?? obj) as KObject;
+      result = mergePatchLikeGo(before, patch.body);
+      reportLostImages(before, result as KObject, { ...origin, path: `spec.manifestPatches[${index}]` }, patch.body, bag);
     }
     return result === undefined ? obj : (result as KObject);
+  });
+  bag.throwIfAny();
+  return patched;
+}
+
+/**
+ * A container the patch left without an image: the API server refuses the workload, so the sync
+ * would fail (the operator's apply too). Most often a merge patch's `containers` list, which
+ * RFC 7386 puts in place of the whole list where kubectl's strategic merge matches by name.
+ */
+function reportLostImages(before: KObject, after: KObject, where: Omit<Diagnostic, 'message'>, body: unknown, bag: DiagnosticBag): void {
+  const missing = (obj: KObject) =>
+    imageFields([obj]).flatMap((f) => (typeof f.image === 'string' ? [] : [f.path.replace(/\.image$/, '')]));
+  const already = new Set(missing(before));
+  const lost = missing(after).filter((path) => !already.has(path));
+  if (lost.length === 0) return;
+  const merge = isPlainObject(body);
+  bag.add({
+    ...where,
+    message:
+      `leaves the container at ${lost.join(', ')} of ${describeObject(after)} without an image, which the API server refuses` +
+      (merge
+        ? ": a merge patch (RFC 7386) replaces a list whole, it does not merge containers by name as kubectl's strategic merge does"
+        : ''),
+    expected: 'every container of the patched workload with its image',
+    hint:
+      'set container fields through spec.deployment.containers[] (matched by name: args, env, resources, imageUrl, command), ' +
+      'or write the whole container in the patch, its image included',
   });
 }
 
@@ -169,7 +200,10 @@ export function applyPatches(objs: readonly KObject[], patches: readonly Patch[]
     current = current.map((obj) => {
       if (!targetMatches(obj, patch.target, patch.selector)) return obj;
       const outcome = applyPatchBody(obj, patch.body);
-      if (typeof outcome !== 'string') return outcome;
+      if (typeof outcome !== 'string') {
+        reportLostImages(obj, outcome, { ...origin, path: `spec.patches[${patch.index}].patch` }, patch.body, bag);
+        return outcome;
+      }
       bag.add({
         ...origin,
         path: `spec.patches[${patch.index}].patch`,

@@ -75,8 +75,10 @@ const imageOverrides: RenderFilter = (objects, context) => {
  */
 export const PROVIDER_FILTERS: readonly RenderFilter[] = [
   imageOverrides,
-  (objects) => {
-    inspectTargetNamespace(objects); // more than one Namespace is an error
+  (objects, { origin, spec, namespace }) => {
+    const ref = spec.additionalManifests ?? undefined;
+    // more than one Namespace is an error
+    inspectTargetNamespace(objects, { origin, additionalManifests: ref && { name: ref.name, namespace: ref.namespace || namespace } });
     return objects;
   },
   (objects, context) => addNamespaceIfMissing(objects, context.namespace),

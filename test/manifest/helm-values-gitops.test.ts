@@ -239,6 +239,48 @@ spec:
   assert.deepEqual(Object.keys(second.byId).sort(), ['AddonProvider/helm', 'CoreProvider/cluster-api']);
 });
 
+test('Argo CD: with spec.sources set, spec.source is ignored, as Argo CD reads only spec.sources then (argo-cd pkg/apis/application/v1alpha1/types.go ApplicationSpec.GetSources, HasMultipleSources)', async () => {
+  const application = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: capi-operator
+  namespace: argocd
+spec:
+  project: default
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: capi-operator-system
+  source:
+    repoURL: https://kubernetes-sigs.github.io/cluster-api-operator
+    chart: cluster-api-operator
+    targetRevision: 0.18.1
+    helm:
+      values: |
+        core: "cluster-api:v1.7.7"
+  sources:
+    - repoURL: https://kubernetes-sigs.github.io/cluster-api-operator
+      chart: cluster-api-operator
+      targetRevision: 0.28.0
+      helm:
+        valuesObject:
+          core:
+            cluster-api:
+              version: v1.12.0
+`;
+  const { byId, sources, warnings } = await importFiles(files({ 'application.yaml': application }));
+  assert.equal(sources.chartVersion?.text, '0.28.0');
+  assert.deepEqual(byId['CoreProvider/cluster-api'], { version: 'v1.12.0' });
+  const ignored = sources.warnings.filter((w) => w.path === 'spec.source');
+  assert.equal(ignored.length, 1, warnings.join('\n'));
+  assert.match(ignored[0]!.message, /is ignored, as Argo CD ignores it: the Application has spec\.sources/);
+  assert.equal(ignored[0]!.line, 12);
+
+  // followed, the hint leaves one source, and nothing to warn about
+  const followed = await importFiles(files({ 'application.yaml': application.replace(/ {2}source:\n[\s\S]*?(?= {2}sources:)/, '') }));
+  assert.deepEqual(followed.byId['CoreProvider/cluster-api'], { version: 'v1.12.0' });
+  assert.equal(followed.sources.warnings.filter((w) => w.path === 'spec.source').length, 0);
+});
+
 test('k3s/RKE2 HelmChart: valuesContent, a HelmChartConfig of the same name over it, then spec.set; the chart version from spec.version (k3s-io/helm-controller pkg/controllers/chart/chart.go valuesSecret, valuesSecretAddConfig, args)', async () => {
   const helmChart = `apiVersion: helm.cattle.io/v1
 kind: HelmChart

@@ -89,6 +89,64 @@ test('string form of charts up to v0.18: name:version, namespace:name:version;â€
   assert.match(text, /helm\.sh\/hook and argocd\.argoproj\.io\/sync-wave annotations/);
 });
 
+test('string form: an entry without a version keeps the version of the entry before it, with a warning, as the template declares $infrastructureVersion before its range (templates/infra.yaml:6-18 at v0.18.1, bootstrap.yaml, ipam.yaml)', () => {
+  const { text, warnings } = importHelmValues({
+    layers: [],
+    sets: [
+      { expression: 'infrastructure=aws:v2.4.0;docker;capv-ns:vsphere:v1.11.0;azure', forceString: false },
+      { expression: 'bootstrap=kubeadm;rke2:v0.11.0', forceString: false },
+    ],
+    chartVersion: { text: '0.18.1', origin: '--chart-version' },
+  });
+  const objects = providers(text);
+  const version = (id: string) => ((objects[id] as { spec: { version?: string } | null }).spec ?? {}).version;
+  assert.equal(version('InfrastructureProvider/aws-infrastructure-system/aws'), 'v2.4.0');
+  assert.equal(version('InfrastructureProvider/docker-infrastructure-system/docker'), 'v2.4.0');
+  assert.equal(version('InfrastructureProvider/capv-ns/vsphere'), 'v1.11.0');
+  assert.equal(version('InfrastructureProvider/azure-infrastructure-system/azure'), 'v1.11.0');
+  // before any versioned entry there is nothing to keep
+  assert.equal(version('BootstrapProvider/kubeadm-bootstrap-system/kubeadm'), undefined);
+  assert.equal(version('BootstrapProvider/rke2-bootstrap-system/rke2'), 'v0.11.0');
+  const kept = warnings.filter((w) => w.message.includes('names no version')).map((w) => w.message);
+  assert.equal(kept.length, 2);
+  assert.match(kept[0]!, /"docker" names no version, so chart v0\.18\.1 installs v2\.4\.0, the version of "aws:v2\.4\.0"/);
+  assert.match(kept[1]!, /"azure" names no version, so chart v0\.18\.1 installs v1\.11\.0/);
+});
+
+test('chart v0.12.0 prints additionalDeployments with its recursivePrinter: scalars re-typed by YAML, a list refused at its line as Helm fails to render it (templates/infra.yaml:1-10 at v0.12.0)', () => {
+  const sets = (more: string[]) => [
+    'infrastructure=aws:v2.4.0',
+    'additionalDeployments.capa-eks-controller-manager.deployment.replicas=0',
+    ...more,
+  ];
+  const input = (more: string[], chartVersion: string) => ({
+    layers: [],
+    sets: sets(more).map((expression) => ({ expression, forceString: expression.includes('tier') })),
+    chartVersion: { text: chartVersion, origin: '--chart-version' },
+  });
+  const scalars = ['additionalDeployments.capa-eks-controller-manager.deployment.nodeSelector.tier=1'];
+  const printed = providers(importHelmValues(input(scalars, '0.12.0')).text)['InfrastructureProvider/aws-infrastructure-system/aws'];
+  assert.deepEqual((printed as { spec: Record<string, unknown> }).spec.additionalDeployments, {
+    'capa-eks-controller-manager': { deployment: { replicas: 0, nodeSelector: { tier: 1 } } },
+  });
+  // toYaml from v0.13.0 keeps the string
+  const kept = providers(importHelmValues(input(scalars, '0.13.0')).text)['InfrastructureProvider/aws-infrastructure-system/aws'];
+  assert.deepEqual((kept as { spec: Record<string, unknown> }).spec.additionalDeployments, {
+    'capa-eks-controller-manager': { deployment: { replicas: 0, nodeSelector: { tier: '1' } } },
+  });
+
+  const list = ['additionalDeployments.capa-eks-controller-manager.deployment.containers[0].name=manager'];
+  assert.throws(
+    () => importHelmValues(input(list, '0.12.0')),
+    (err: unknown) =>
+      err instanceof CapiGitopsError &&
+      err.diagnostics.length === 1 &&
+      err.diagnostics[0]!.path === 'additionalDeployments.capa-eks-controller-manager.deployment.containers' &&
+      /is a list, which chart v0\.12\.0 prints in Go's form/.test(err.diagnostics[0]!.message),
+  );
+  assert.doesNotThrow(() => importHelmValues(input(list, '0.13.0')));
+});
+
 test('keys the chart ignores are warned about; --set infrastructure=docker,azure explains the comma', () => {
   const { warnings } = importHelmValues({
     layers: [

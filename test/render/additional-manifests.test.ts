@@ -1,12 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { ADDITIONAL_MANIFESTS_KEY, appendAdditionalManifests, resolveAdditionalManifests } from '../../src/render/additional-manifests.js';
 import type { ConfigMapObject, ProviderObject, ProviderSpec } from '../../src/manifest/types.js';
 import { throwsDiagnostics } from '../helpers/assertions.js';
+import { corpusUrl, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { runCli } from '../helpers/cli.js';
 
 const UPSTREAM = 'operator phase_load.go';
 
@@ -103,4 +105,58 @@ test(`the manifests are appended to the raw components text after "\\n---\\n", v
     .filter((d) => d !== null);
   assert.equal(docs.length, original.length + 1);
   assert.equal(docs[docs.length - 1]!.kind, 'ServiceAccount');
+});
+
+test(`a Namespace in the additional manifests is refused at spec.additionalManifests, naming the ConfigMap, and the hint works when followed (clusterctl components.go inspectTargetNamespace, ${UPSTREAM} configmapRepository)`, () => {
+  const core = (extra: string) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata:
+  name: cluster-api
+  namespace: capi-system
+spec:
+  version: v1.12.0
+  fetchConfig:
+    url: ${corpusUrl('cluster-api', 'latest', 'core-components.yaml')}
+  additionalManifests:
+    name: extra
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: extra
+  namespace: capi-system
+data:
+  manifests: |
+${extra.replace(/^/gm, '    ')}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager:
+  enabled: false
+`;
+  const account = 'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: extra\n';
+  const namespace = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: monitoring\n';
+  const dir = writeTempManifest({ 'providers.yaml': core(`${namespace}---\n${account}`) });
+  const out = path.join(dir, 'out');
+  const refused = runCli(['render', '-f', path.join(dir, 'providers.yaml'), '-o', out]);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.equal(refused.stderr.match(/error:/g)?.length, 1, refused.stderr);
+  assert.match(refused.stderr, /providers\.yaml:11:5: error: CoreProvider\/capi-system\/cluster-api: spec\.additionalManifests: /);
+  assert.match(
+    refused.stderr,
+    /2 Namespace objects \(capi-system, monitoring\), with the manifests of ConfigMap capi-system\/extra appended/,
+  );
+  // a patch cannot remove it (clusterctl counts before the operator patches), so the hint names none
+  assert.doesNotMatch(refused.stderr, /patch to remove|with a patch/);
+  assert.match(
+    refused.stderr,
+    /move the Namespace out of data\.manifests of ConfigMap capi-system\/extra into the input files as a document of its own/,
+  );
+  assert.equal(existsSync(out), false);
+
+  writeFileSync(path.join(dir, 'providers.yaml'), `${core(account)}---\n${namespace}`);
+  const followed = runCli(['render', '-f', path.join(dir, 'providers.yaml'), '-o', out]);
+  assert.equal(followed.code, 0, followed.stderr);
+  assert.match(readFileSync(path.join(out, '01-cluster-api', 'namespace-monitoring.yaml'), 'utf8'), /name: monitoring/);
+  assert.match(readFileSync(path.join(out, '01-cluster-api', 'serviceaccount-extra.yaml'), 'utf8'), /namespace: capi-system/);
 });

@@ -435,3 +435,48 @@ test('patches and manifestPatches together are an error; with neither the object
   }) as Json[];
   assert.equal(viaPatches[3]!.spec.replicas, 3);
 });
+
+test(`a patch that leaves a container without an image is an error at that patch, once, as the API server refuses the Deployment the operator would apply (${MANIFEST}, mergepatch.go: RFC 7386 replaces the containers list)`, () => {
+  const origin = { object: 'CoreProvider/capi-system/cluster-api', file: 'providers.yaml', line: 3, column: 1 };
+  const resources = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: capi-controller-manager
+spec:
+  template:
+    spec:
+      containers:
+      - name: manager
+        resources: {limits: {memory: 1Gi}}
+`;
+  const replicas = 'apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: 2\n';
+  const err = throwsDiagnostics(() => applyProviderPatches([deployment()], { manifestPatches: [resources, replicas] }, origin));
+  assert.equal(err.diagnostics.length, 1);
+  const d = err.diagnostics[0]!;
+  assert.deepEqual(
+    [d.file, d.line, d.object, d.path],
+    ['providers.yaml', 3, 'CoreProvider/capi-system/cluster-api', 'spec.manifestPatches[0]'],
+  );
+  assert.match(
+    d.message,
+    /leaves the container at spec\.template\.spec\.containers\[0\] of Deployment\/capi-system\/capi-controller-manager without an image/,
+  );
+  assert.match(d.message, /replaces a list whole/);
+  assert.match(d.hint!, /spec\.deployment\.containers\[\]/);
+
+  // the same through spec.patches, a merge body and an RFC 6902 one
+  const generic = throwsDiagnostics(() =>
+    applyProviderPatches(
+      [deployment()],
+      { patches: [{ target: { kind: 'Deployment' }, patch: '- op: remove\n  path: /spec/template/spec/containers/0/image\n' }] },
+      origin,
+    ),
+  );
+  assert.equal(generic.diagnostics[0]!.path, 'spec.patches[0].patch');
+  assert.doesNotMatch(generic.diagnostics[0]!.message, /replaces a list whole/);
+
+  // a patch that keeps the image, or writes the whole container, passes
+  const whole = resources.replace('      - name: manager\n', '      - name: manager\n        image: m:1\n');
+  const [patched] = applyProviderPatches([deployment()], { manifestPatches: [whole] }, origin) as Json[];
+  assert.deepEqual(patched!.spec.template.spec.containers, [{ name: 'manager', image: 'm:1', resources: { limits: { memory: '1Gi' } } }]);
+});
