@@ -286,6 +286,12 @@ function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: Diagnost
   if (helm.valuesObject !== undefined && helm.valuesObject !== null) {
     inline = mapField(doc, [...base, 'helm', 'valuesObject'], problems);
     if (inline) parts.push(mapPart(doc, [...base, 'helm', 'valuesObject'], inline));
+    if (helm.values !== undefined && helm.values !== null && helm.values !== '')
+      warnings.push({
+        ...at(doc, [...base, 'helm', 'values']),
+        message: 'is ignored, as Argo CD ignores it: the source has helm.valuesObject, which Argo CD reads instead',
+        hint: 'move these values into helm.valuesObject, then remove helm.values',
+      });
   } else if (typeof helm.values === 'string') {
     inline = parseEmbedded(doc, [...base, 'helm', 'values'], helm.values, problems);
     if (inline) parts.push(stringPart(doc, [...base, 'helm', 'values'], inline));

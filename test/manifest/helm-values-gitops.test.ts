@@ -780,3 +780,49 @@ spec:
   assert.equal(followed.code, 0, followed.stderr);
   assert.match(followed.stdout, /kind: InfrastructureProvider\nmetadata:\n {2}name: docker/);
 });
+
+test('Argo CD: with helm.valuesObject set, helm.values is ignored, with a warning at it (argo-cd pkg/apis/application/v1alpha1/types.go ApplicationSourceHelm.ValuesYAML)', async () => {
+  const application = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: capi-operator
+  namespace: argocd
+spec:
+  project: default
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: capi-operator-system
+  source:
+    repoURL: https://kubernetes-sigs.github.io/cluster-api-operator
+    chart: cluster-api-operator
+    targetRevision: 0.28.0
+    helm:
+      values: |
+        infrastructure:
+          docker:
+            version: v1.12.0
+      valuesObject:
+        core:
+          cluster-api:
+            version: v1.12.0
+`;
+  const { byId, sources, warnings } = await importFiles(files({ 'application.yaml': application }));
+  assert.deepEqual(byId['CoreProvider/cluster-api'], { version: 'v1.12.0' });
+  assert.equal(byId['InfrastructureProvider/docker'], undefined);
+  const ignored = sources.warnings.filter((w) => w.path === 'spec.source.helm.values');
+  assert.equal(ignored.length, 1, warnings.join('\n'));
+  assert.match(ignored[0]!.message, /is ignored, as Argo CD ignores it: the source has helm\.valuesObject/);
+  assert.equal(ignored[0]!.line, 16);
+
+  // followed, the hint installs both providers, and nothing is left to warn about
+  const followed = await importFiles(
+    files({
+      'application.yaml': application
+        .replace(/ {6}values: \|\n[\s\S]*?(?= {6}valuesObject:)/, '')
+        .concat('        infrastructure:\n          docker:\n            version: v1.12.0\n'),
+    }),
+  );
+  assert.deepEqual(followed.byId['CoreProvider/cluster-api'], { version: 'v1.12.0' });
+  assert.deepEqual(followed.byId['InfrastructureProvider/docker'], { version: 'v1.12.0' });
+  assert.equal(followed.sources.warnings.filter((w) => w.path === 'spec.source.helm.values').length, 0);
+});
