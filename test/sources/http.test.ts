@@ -409,6 +409,21 @@ test('the run deadline bounds every request of the run: a hanging attempt is not
   }
 });
 
+test('an attempt the run deadline cuts short does not hide the answer before it: the error names the last HTTP status', async () => {
+  // 503, then an attempt that never completes: the deadline ends it, whatever the machine's load
+  const server = await serve((_req, res, hit) => (hit === 1 ? res.writeHead(503).end('down') : undefined));
+  try {
+    const policy = fastPolicy({ timeoutMs: 60_000, retries: 10, baseDelayMs: 10, runDeadline: new NetworkDeadline(300) });
+    await assert.rejects(
+      httpFetch({ url: server.url }, policy),
+      /the network deadline of this run \(0\.3 s, --network-deadline\) was reached; gave up after 2 attempts \(last: HTTP 503\)$/,
+    );
+    assert.equal(server.hits.length, 2);
+  } finally {
+    await server.close();
+  }
+});
+
 test('without a run deadline, the request budget still ends a request whose next backoff would outlast it', async () => {
   const failing = await serve((_req, res) => res.writeHead(500).end());
   try {

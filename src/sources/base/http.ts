@@ -428,9 +428,10 @@ export async function httpFetch(request: HttpRequest, policy: HttpPolicy, onRetr
       reason = `HTTP ${response.status}`;
     } catch (error) {
       if (!(error instanceof HttpError) || !error.retryable) throw error;
-      // Each attempt's timeout is what is left of the deadline, so a timeout means it is spent.
+      // Each attempt's timeout is what is left of the deadline, so a timeout means it is spent; the
+      // server's last answer, if any, says more than the moment of budget the final attempt had.
       if (error.failure === 'timeout')
-        throw attempt === 1 && !runBound ? error : expired(attempt, { reason: error.message, cause: error.cause });
+        throw attempt === 1 && !runBound ? error : expired(attempt, last ?? { reason: error.message, cause: error.cause });
       if (attempt > policy.retries) {
         throw new HttpError(error.failure, `${error.message}; gave up after ${attempt} attempts`, error.url, { cause: error.cause });
       }
