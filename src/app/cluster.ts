@@ -46,6 +46,7 @@ import {
   givenVariables,
   prepareProviders,
   providersToCheckReferences,
+  literalSecretsError,
   secretImagesError,
   secretsNotGiven,
   type PreparedProvider,
@@ -134,7 +135,10 @@ interface RenderedComponents {
   landed: Map<string, string>;
   /** Each provider component's variables, by label: where a secret value was given. */
   lookups: Map<string, VariableLookup>;
-  /** Objects (describeObject) whose image a configSecret's override set, by component label (--secrets inline). */
+  /**
+   * Objects (describeObject) written with values accepted by --secrets inline, by component label:
+   * an image a configSecret's override set, a Secret's value written in spec.additionalManifests.
+   */
   secretImages: Map<string, Set<string>>;
 }
 
@@ -232,8 +236,12 @@ function gatherRendered(
     // the cert-manager render comes last and has no provider
     if (outcome.secretFields?.length && prepared[i] && !imagesInline)
       report(atProviderField(secretImagesError(prepared[i].resolved.provider), manifest.providers, providerObjectName));
-    if (outcome.secretFields?.length && outcome.component)
-      out.secretImages.set(outcome.component.label, new Set(outcome.secretFields.map((f) => f.object)));
+    if (outcome.literalSecrets && prepared[i] && !imagesInline)
+      report(
+        atProviderField(literalSecretsError(prepared[i].resolved.provider, outcome.literalSecrets), manifest.providers, providerObjectName),
+      );
+    const inline = [...(outcome.secretFields ?? []), ...(outcome.literalSecrets ?? [])].map((f) => f.object);
+    if (inline.length > 0 && outcome.component) out.secretImages.set(outcome.component.label, new Set(inline));
     if (outcome.component) out.components.push(outcome.component);
     if (outcome.component && outcome.marked) out.marked.set(outcome.component.label, outcome.marked);
     if (outcome.component && prepared[i]) out.lookups.set(outcome.component.label, prepared[i].lookup);

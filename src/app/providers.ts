@@ -104,6 +104,23 @@ export function secretImagesError(provider: ProviderObject): Diagnostic {
   };
 }
 
+/** Values written as they are into Secrets of spec.additionalManifests, which would be committed. */
+export function literalSecretsError(provider: ProviderObject, secrets: readonly { object: string; keys: string[] }[]): Diagnostic {
+  const ref = provider.spec.additionalManifests;
+  const configMap = `ConfigMap ${ref?.namespace || provider.namespace}/${ref?.name}`;
+  return {
+    ...originOf(provider),
+    path: 'spec.additionalManifests',
+    message:
+      `the manifests of ${configMap} write values into ${secrets.map((s) => `${s.object} (${s.keys.join(', ')})`).join(', ')} as they are: ` +
+      "a value in a Secret's data is secret wherever it is given, and would be committed",
+    expected: "no Secret value written in the input's text",
+    hint:
+      'write each value as ${NAME} in the ConfigMap and give NAME with --secret-file or --env-secret, so Config.secrets.strategy places it ' +
+      '(external-secrets, sops, flux-substitute); or pass --secrets inline --allow-secret-values to accept the values in Git',
+  };
+}
+
 /**
  * Whether the provider names a Secret or ConfigMap that the input holds but the manifest stage
  * left out for its own problems (data that is not base64, …): the provider cannot render, and

@@ -12,7 +12,8 @@
  * The namespace of the reference defaults to the provider's (internal/webhook/provider_webhook.go
  * setDefaultProviderSpec).
  */
-import { CapiGitopsError } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
+import { isPlainObject, type KObject } from '../core/kobject.js';
 import type { ConfigMapObject, ProviderObject } from '../manifest/types.js';
 
 /** operatorv1.AdditionalManifestsConfigMapKey. */
@@ -72,4 +73,39 @@ export function resolveAdditionalManifests(provider: ProviderObject, configMaps:
 export function appendAdditionalManifests(componentsText: string, additionalManifests: string): string {
   if (additionalManifests === '') return componentsText;
   return `${componentsText}\n---\n${additionalManifests}`;
+}
+
+/** A v1 Secret of the additional manifests with values written as they are, and their keys. */
+export interface LiteralSecret {
+  name: string;
+  /** As written; the component's namespace when absent. */
+  namespace?: string;
+  keys: string[];
+}
+
+/**
+ * The Secrets of the additional manifests whose data or stringData holds a value written as it
+ * is: a value that lands in a Secret's data is secret wherever it is given, and one written as
+ * `${NAME}` is a variable, which taint tracking follows (./secret-landing.ts).
+ */
+export function literalSecrets(objects: readonly KObject[]): LiteralSecret[] {
+  const found: LiteralSecret[] = [];
+  for (const obj of objects) {
+    if (obj.apiVersion !== 'v1' || obj.kind !== 'Secret' || typeof obj.metadata?.name !== 'string') continue;
+    const keys = (['data', 'stringData'] as const).flatMap((section) => {
+      const values = obj[section];
+      if (!isPlainObject(values)) return [];
+      return Object.entries(values)
+        .filter(([, value]) => typeof value === 'string' && value.trim() !== '' && !value.includes('${'))
+        .map(([key]) => `${section}.${key}`);
+    });
+    if (keys.length === 0) continue;
+    const namespace = obj.metadata.namespace;
+    found.push({
+      name: obj.metadata.name,
+      ...(typeof namespace === 'string' && namespace ? { namespace } : {}),
+      keys: keys.sort(compareStrings),
+    });
+  }
+  return found;
 }

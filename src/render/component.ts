@@ -10,7 +10,7 @@
  * (or a fleet of them) batches and shares the work behind those values.
  */
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
-import type { KObject } from '../core/kobject.js';
+import { describeObject, type KObject } from '../core/kobject.js';
 import { artifactDisplayName, type Artifact } from '../core/repository.js';
 import type { ConfigMapObject, ImageMeta } from '../manifest/types.js';
 import { atProviderField } from '../manifest/field-locator.js';
@@ -19,7 +19,7 @@ import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.j
 import type { ParseInput } from '../yaml/parse.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './types.js';
 import { NOT_GIVEN_ORIGIN, secretWhereLanded, variablesInSecretData, type TaintMarks } from './secret-landing.js';
-import { appendAdditionalManifests, resolveAdditionalManifests } from './additional-manifests.js';
+import { appendAdditionalManifests, literalSecrets, resolveAdditionalManifests } from './additional-manifests.js';
 import {
   inspectVariables,
   missingVariablesError,
@@ -101,12 +101,36 @@ export interface ProviderRender<M extends TaintMarks> {
   secretFields: SecretField[];
   /** Variables given as not secret whose values land in a Secret's data, so are secret (./secret-landing.ts). */
   landed?: Map<string, VariableValue>;
+  /** Secrets of spec.additionalManifests with values written as they are (the rendered object, its keys). */
+  literalSecrets?: { object: string; keys: string[] }[];
   problems: Diagnostic[];
 }
 
 /** The provider's components text as clusterctl receives it: spec.additionalManifests appended (operator phase_load.go). */
 export function providerRawYaml(resolved: ResolvedProvider, configMaps: readonly ConfigMapObject[]): string {
   return appendAdditionalManifests(resolved.components.text, resolveAdditionalManifests(resolved.provider, configMaps));
+}
+
+/**
+ * The rendered Secrets that spec.additionalManifests writes values into as they are (a parse
+ * problem of that text is the render's own, told there).
+ */
+async function additionalLiteralSecrets<M extends TaintMarks>(
+  additional: string,
+  component: RenderedComponent,
+  run: RenderRun<M>,
+  source: string,
+): Promise<{ object: string; keys: string[] }[] | undefined> {
+  if (!/\bkind["']?\s*:\s*["']?Secret\b/.test(additional)) return undefined;
+  const written = literalSecrets(await run.parse({ text: additional, source, keepOutOfCache: true }).catch(() => []));
+  const found = written.flatMap((secret) =>
+    component.objects
+      .filter(
+        (o) => o.kind === 'Secret' && o.metadata?.name === secret.name && (!secret.namespace || o.metadata.namespace === secret.namespace),
+      )
+      .map((o) => ({ object: describeObject(o), keys: secret.keys })),
+  );
+  return found.length > 0 ? found : undefined;
 }
 
 /** The name parse problems of an artifact carry as their file. */
@@ -123,7 +147,8 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
   const source = parseSourceName(r.label, r.version, r.components);
   try {
     // 1. Raw YAML: the release's components file, with spec.additionalManifests appended.
-    const raw = providerRawYaml(r, input.configMaps);
+    const additional = resolveAdditionalManifests(r.provider, input.configMaps);
+    const raw = appendAdditionalManifests(r.components.text, additional);
     // 2. Variables (GetVariables): the references the text makes, with their defaults.
     outcome.variables = inspectVariables(raw, artifact);
     // 3. Substitution (Process); a text that received a Secret's value is substituted a second
@@ -165,6 +190,7 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     try {
       const render = (): RenderedComponent => renderedComponent(r, renderComponent(objects, context));
       outcome.component = input.shareKey !== undefined && !secretUse && run.share ? run.share(input.shareKey, objects, render) : render();
+      outcome.literalSecrets = await additionalLiteralSecrets(additional, outcome.component, run, source);
       if (marks && markedObjects)
         outcome.marked = {
           objects: renderMarked(() => renderComponent(markedObjects, { ...renderContext(input), marks: marks.pattern }), marks, lookup),

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
@@ -159,4 +159,66 @@ certManager:
   assert.equal(followed.code, 0, followed.stderr);
   assert.match(readFileSync(path.join(out, '01-cluster-api', 'namespace-monitoring.yaml'), 'utf8'), /name: monitoring/);
   assert.match(readFileSync(path.join(out, '01-cluster-api', 'serviceaccount-extra.yaml'), 'utf8'), /namespace: capi-system/);
+});
+
+test(`a Secret of the additional manifests with a value written as it is is refused at spec.additionalManifests, never quoting it; --secrets inline --allow-secret-values writes it with a warning, and the hint (\${NAME} and --secret-file) hands it to the strategy (${UPSTREAM} configmapRepository)`, () => {
+  const token = 'ghp_AdditionalManifestsLiteral0123456789';
+  const secret = (value: string) =>
+    `apiVersion: v1\nkind: Secret\nmetadata:\n  name: extra-creds\nstringData:\n  token: ${value}\ndata:\n  ca.crt: ""\n`;
+  const manifest = (value: string, config = '') => `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata:
+  name: cluster-api
+  namespace: capi-system
+spec:
+  version: v1.12.0
+  fetchConfig:
+    url: ${corpusUrl('cluster-api', 'latest', 'core-components.yaml')}
+  additionalManifests:
+    name: extra
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: extra
+  namespace: capi-system
+data:
+  manifests: |
+${secret(value).replace(/^/gm, '    ')}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager:
+  enabled: false
+${config}`;
+  const dir = writeTempManifest({ 'providers.yaml': manifest(token) });
+  const render = (...flags: string[]) => runCli(['render', '-f', path.join(dir, 'providers.yaml'), '-o', out, ...flags]);
+  const out = path.join(dir, 'out');
+  const refused = render();
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.equal(refused.stderr.match(/error:/g)?.length, 1, refused.stderr);
+  assert.match(refused.stderr, /providers\.yaml:11:5: error: CoreProvider\/capi-system\/cluster-api: spec\.additionalManifests: /);
+  assert.match(
+    refused.stderr,
+    /ConfigMap capi-system\/extra write values into Secret\/capi-system\/extra-creds \(stringData\.token\) as they are/,
+  );
+  assert.ok(!refused.stderr.includes(token));
+  assert.equal(existsSync(out), false);
+
+  const inline = render('--secrets', 'inline', '--allow-secret-values');
+  assert.equal(inline.code, 0, inline.stderr);
+  assert.match(inline.stderr, /warning: --secrets inline: these files hold secret values .*01-cluster-api\/secret-extra-creds\.yaml/);
+  assert.match(readFileSync(path.join(out, '01-cluster-api', 'secret-extra-creds.yaml'), 'utf8'), new RegExp(`token: ${token}`));
+
+  // the hint, followed: the value as a variable, given outside Git, placed by the strategy
+  const store = 'secrets:\n  externalSecrets:\n    secretStoreRef: {name: vault}\n';
+  writeFileSync(path.join(dir, 'providers.yaml'), manifest('${EXTRA_TOKEN}', store));
+  const secretFile = path.join(dir, '..', 'extra.env');
+  writeFileSync(secretFile, `EXTRA_TOKEN=${token}\n`);
+  const followed = render('--secret-file', secretFile, '--secrets', 'external-secrets');
+  assert.equal(followed.code, 0, followed.stderr);
+  const placed = readFileSync(path.join(out, '01-cluster-api', 'externalsecret-extra-creds.yaml'), 'utf8');
+  assert.match(placed, /kind: ExternalSecret/);
+  for (const file of readdirSync(out, { recursive: true, encoding: 'utf8' }))
+    if (file.endsWith('.yaml')) assert.ok(!readFileSync(path.join(out, file), 'utf8').includes(token), file);
 });
