@@ -22,6 +22,8 @@ import { providerRawYaml, renderCertManagerComponent, renderProviderComponent, t
 import {
   addSecretValues,
   chartDrawnSecrets,
+  urlCredentials,
+  urlCredentialProblem,
   chartSecretProblem,
   containsSecret,
   encryptFiles,
@@ -251,6 +253,19 @@ function gatherRendered(
   return out;
 }
 
+/**
+ * What no strategy but inline places, found in the laid-out files: a Secret the wiring chart fills
+ * from chart values, a URL with a password in it. Refused, or (inline with --allow-secret-values)
+ * the files that hold them, declared inline.
+ */
+function valuesOnlyInlineTakes(files: ReadonlyMap<string, string>, components: readonly RenderedComponent[], inline: boolean): string[] {
+  const drawn = chartDrawnSecrets(files, new Set(components.map(componentDirectory)));
+  const urls = urlCredentials(files);
+  if (!inline && drawn.length + urls.length > 0)
+    throw new CapiGitopsError([...drawn.map(chartSecretProblem), ...urls.map(urlCredentialProblem)]);
+  return [...drawn.map((d) => d.file), ...urls.flatMap((u) => u.files)];
+}
+
 /** The secrets placed by the strategy, the layout drawn, sops files encrypted, and every byte gated. */
 async function layOut(
   context: RunContext,
@@ -297,11 +312,9 @@ async function layOut(
       namespaces: manifest.namespaces,
     });
   let files = layOutFiles();
-  // a Secret the wiring chart fills from chart values: refused, or declared as inline
-  const drawn = chartDrawnSecrets(files, new Set(placed.components.map(componentDirectory)));
-  if (drawn.length > 0 && !(strategy === 'inline' && options.allowSecretValues)) throw new CapiGitopsError(drawn.map(chartSecretProblem));
-  if (drawn.length > 0) {
-    inline = [...new Set([...inline, ...drawn.map((d) => d.file)])].sort(compareStrings);
+  const accepted = valuesOnlyInlineTakes(files, placed.components, strategy === 'inline' && options.allowSecretValues === true);
+  if (accepted.length > 0) {
+    inline = [...new Set([...inline, ...accepted])].sort(compareStrings);
     files = layOutFiles();
   }
   const previous = (file: string) =>

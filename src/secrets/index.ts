@@ -16,6 +16,7 @@ export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type Given
 export { taintMarker, type MarkedText } from './taint.js';
 export { substituteSecretWarnings } from './flux-substitute.js';
 export { chartDrawnSecrets, chartSecretProblem } from './chart-secrets.js';
+export { urlCredentials, urlCredentialProblem } from './url-credentials.js';
 export { secretNeedles, addSecretValues, containsSecret, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
 
 /** An object of a component that holds secret values: the layout names its file. */

@@ -1,0 +1,73 @@
+/**
+ * A Git URL given to the wiring chart with its credentials (`https://user:token@host/repo.git`)
+ * would be committed in every Application, the GitRepository and the README's regenerate command.
+ * Argo CD and Flux read a repository's credentials from a Secret, never from the URL.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { exampleCopy, runCli } from '../helpers/cli.js';
+
+const TOKEN = 'glpat-UrlCredential0123456789';
+const WITH_CREDENTIALS = `https://oauth2:${TOKEN}@gitlab.example.com/platform/mgmt.git`;
+
+function renderExample(out: string, ...flags: string[]) {
+  return runCli(['render', '-f', path.join(exampleCopy(), 'management-cluster'), '-o', out, '--set', 'path=clusters/mgmt', ...flags]);
+}
+
+test('a Git URL with credentials in the wiring chart values is refused once, at an object that holds it, never quoting them (argo-cd docs user-guide/private-repositories, Flux GitRepository spec.secretRef); the hint, followed, renders', () => {
+  for (const [layout, value] of [
+    ['argocd', 'repoURL'],
+    ['flux', 'gitRepository.url'],
+  ] as const) {
+    const out = path.join(exampleCopy(), 'out');
+    const refused = renderExample(out, '--layout', layout, '--set', `${value}=${WITH_CREDENTIALS}`);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.equal(refused.stderr.match(/error:/g)?.length, 1, refused.stderr);
+    assert.match(
+      refused.stderr,
+      new RegExp(
+        `^${layout}/[a-z0-9-]+\\.yaml:\\d+:\\d+: error: holds a URL with credentials in it \\(https://\\*+@gitlab\\.example\\.com\\)`,
+        'm',
+      ),
+    );
+    assert.match(refused.stderr, /hint: give the URL without its credentials where you gave it/);
+    assert.ok(!refused.stderr.includes(TOKEN) && !refused.stderr.includes('oauth2:'), refused.stderr);
+    assert.equal(existsSync(out), false, 'nothing written');
+
+    // followed: the URL without its credentials
+    const followed = renderExample(out, '--layout', layout, '--set', `${value}=https://gitlab.example.com/platform/mgmt.git`);
+    assert.equal(followed.code, 0, followed.stderr);
+  }
+});
+
+test('a URL whose password is a reference to be filled in (Flux ${VAR}) is not a credential; --secrets inline --allow-secret-values writes real ones with the warning', () => {
+  const substituted = renderExample(
+    path.join(exampleCopy(), 'out'),
+    '--layout',
+    'flux',
+    '--set',
+    'gitRepository.url=https://oauth2:${GIT_TOKEN}@gitlab.example.com/platform/mgmt.git',
+  );
+  assert.equal(substituted.code, 0, substituted.stderr);
+
+  const out = path.join(exampleCopy(), 'out');
+  const inline = renderExample(
+    out,
+    '--layout',
+    'argocd',
+    '--set',
+    `repoURL=${WITH_CREDENTIALS}`,
+    '--secrets',
+    'inline',
+    '--allow-secret-values',
+  );
+  assert.equal(inline.code, 0, inline.stderr);
+  assert.match(
+    inline.stderr,
+    /warning: --secrets inline: these files hold secret values .*README\.md, argocd\/application-capi-gitops-00-cert-manager\.yaml/,
+  );
+  const holding = readdirSync(path.join(out, 'argocd')).filter((f) => readFileSync(path.join(out, 'argocd', f), 'utf8').includes(TOKEN));
+  assert.ok(holding.length > 0);
+});
