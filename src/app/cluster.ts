@@ -22,6 +22,7 @@ import { providerRawYaml, renderCertManagerComponent, renderProviderComponent, t
 import {
   addSecretValues,
   chartDrawnSecrets,
+  chartSecretLeaks,
   chartSecretProblem,
   containsSecret,
   encryptFiles,
@@ -295,6 +296,8 @@ async function layOut(
   if (drawn.length > 0) {
     inline = [...new Set([...inline, ...drawn.map((d) => d.file)])].sort(compareStrings);
     files = layOutFiles();
+    const leaks = chartSecretLeaks(files, drawn, new Set(inline));
+    if (leaks.length > 0) throw new CapiGitopsError(leaks);
   }
   const previous = (file: string) =>
     options.outputDir

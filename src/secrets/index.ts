@@ -15,7 +15,7 @@ import { scanOutput, type SecretNeedles } from './gate.js';
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type GivenSecret } from './sources.js';
 export { taintMarker, type MarkedText } from './taint.js';
 export { substituteSecretWarnings } from './flux-substitute.js';
-export { chartDrawnSecrets, chartSecretProblem } from './chart-secrets.js';
+export { chartDrawnSecrets, chartSecretLeaks, chartSecretProblem } from './chart-secrets.js';
 export { secretNeedles, addSecretValues, containsSecret, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
 
 /** An object of a component that holds secret values: the layout names its file. */
