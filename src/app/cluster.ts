@@ -22,9 +22,11 @@ import { providerRawYaml, renderCertManagerComponent, renderProviderComponent, t
 import {
   addSecretValues,
   chartDrawnSecrets,
+  chartSecretLeaks,
+  chartSecretProblem,
+  type DrawnSecret,
   urlCredentials,
   urlCredentialProblem,
-  chartSecretProblem,
   containsSecret,
   encryptFiles,
   finalGate,
@@ -258,12 +260,16 @@ function gatherRendered(
  * from chart values, a URL with a password in it. Refused, or (inline with --allow-secret-values)
  * the files that hold them, declared inline.
  */
-function valuesOnlyInlineTakes(files: ReadonlyMap<string, string>, components: readonly RenderedComponent[], inline: boolean): string[] {
+function valuesOnlyInlineTakes(
+  files: ReadonlyMap<string, string>,
+  components: readonly RenderedComponent[],
+  inline: boolean,
+): { files: string[]; drawn: DrawnSecret[] } {
   const drawn = chartDrawnSecrets(files, new Set(components.map(componentDirectory)));
   const urls = urlCredentials(files);
   if (!inline && drawn.length + urls.length > 0)
     throw new CapiGitopsError([...drawn.map(chartSecretProblem), ...urls.map(urlCredentialProblem)]);
-  return [...drawn.map((d) => d.file), ...urls.flatMap((u) => u.files)];
+  return { files: [...drawn.map((d) => d.file), ...urls.flatMap((u) => u.files)], drawn };
 }
 
 /** The secrets placed by the strategy, the layout drawn, sops files encrypted, and every byte gated. */
@@ -313,9 +319,12 @@ async function layOut(
     });
   let files = layOutFiles();
   const accepted = valuesOnlyInlineTakes(files, placed.components, strategy === 'inline' && options.allowSecretValues === true);
-  if (accepted.length > 0) {
-    inline = [...new Set([...inline, ...accepted])].sort(compareStrings);
+  if (accepted.files.length > 0) {
+    inline = [...new Set([...inline, ...accepted.files])].sort(compareStrings);
     files = layOutFiles();
+    // a chart value drawn into a Secret, in any other file (the README's regenerate command)
+    const leaks = chartSecretLeaks(files, accepted.drawn, new Set(inline));
+    if (leaks.length > 0) throw new CapiGitopsError(leaks);
   }
   const previous = (file: string) =>
     options.outputDir

@@ -37,10 +37,14 @@ export async function renderOutput(options: RenderOptions, fleetFiles?: FleetFil
             filesOfOtherObjects(manifest),
           ),
         );
+  const secretFilesInGit =
+    (options.secretFiles?.length ?? 0) === 0
+      ? []
+      : import('../secrets/git-tracked.js').then((m) => m.gitTrackedSecretFileWarnings(options.secretFiles!));
   try {
     return await renderLoaded(manifest, options, fleetFiles);
   } finally {
-    for (const w of await inGit) options.onWarning?.(w);
+    for (const w of [...(await inGit), ...(await secretFilesInGit)]) options.onWarning?.(w);
   }
 }
 

@@ -460,6 +460,11 @@ class ManifestCollector {
       case 'configmap': {
         const { configMap, findings } = toConfigMapObject(value, position);
         findings.forEach((finding) => this.report(unit, finding));
+        // Not enumerable, as a provider's fieldPosition: a problem in data.manifests is told at its line.
+        Object.defineProperty(configMap, 'fieldPosition', {
+          value: (path: FieldPath) => fieldPosition(unit.source, unit.node, path, 'value'),
+          enumerable: false,
+        });
         this.checkUnique(unit, 'ConfigMap', configMap.namespace, configMap.name, position);
         this.configMaps.push(configMap);
         if (this.faultyUnits.has(unit)) this.faultyObjects.add(configMap);

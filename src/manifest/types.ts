@@ -137,6 +137,8 @@ export interface ConfigMapObject {
   /** base64 strings as given */
   binaryData: Record<string, string>;
   position: SourcePosition;
+  /** Where a field was written; not enumerable. */
+  fieldPosition?: (path: readonly (string | number)[]) => SourcePosition;
 }
 
 /**

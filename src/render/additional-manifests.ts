@@ -12,7 +12,7 @@
  * The namespace of the reference defaults to the provider's (internal/webhook/provider_webhook.go
  * setDefaultProviderSpec).
  */
-import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../core/kobject.js';
 import type { ConfigMapObject, ProviderObject } from '../manifest/types.js';
 
@@ -108,4 +108,39 @@ export function literalSecrets(objects: readonly KObject[]): LiteralSecret[] {
     });
   }
   return found;
+}
+
+/**
+ * A parse problem told at a line of the appended text points into the ConfigMap's
+ * data.manifests in the input, not at a line past the end of the release's artifact.
+ */
+export function atAdditionalManifests(
+  d: Diagnostic,
+  source: string,
+  componentsText: string,
+  provider: ProviderObject,
+  configMaps: readonly ConfigMapObject[],
+  secretNames: readonly string[],
+): Diagnostic {
+  const ref = provider.spec.additionalManifests;
+  // the appended text starts after the artifact's lines and the "---" line
+  const first = componentsText.split('\n').length + 2;
+  if (!ref || d.file !== source || d.line === undefined || d.line < first) return d;
+  const namespace = ref.namespace || provider.namespace;
+  const configMap = configMaps.find((cm) => cm.name === ref.name && cm.namespace === namespace);
+  if (configMap === undefined) return d;
+  const path = ['data', ADDITIONAL_MANIFESTS_KEY];
+  const where = d.column === undefined ? `line ${d.line - first + 1}` : `line ${d.line - first + 1}, column ${d.column}`;
+  const text = configMap.data[ADDITIONAL_MANIFESTS_KEY] ?? '';
+  // a secret the appended text does not reference did not break it: the text itself is no YAML
+  const ownText = secretNames.length > 0 && !secretNames.some((name) => text.includes(`\${${name}`));
+  return {
+    ...d,
+    ...configMap.position,
+    ...configMap.fieldPosition?.(path),
+    object: `ConfigMap/${configMap.namespace}/${configMap.name}`,
+    path: path.join('.'),
+    message: `${where} of the additional manifests: ${ownText ? "not valid YAML (the parser's message is not shown, as it may quote a secret value)" : d.message}`,
+    ...(ownText ? { expected: 'YAML documents of Kubernetes objects', hint: `correct the YAML under ${path.join('.')}` } : {}),
+  };
 }

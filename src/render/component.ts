@@ -19,7 +19,7 @@ import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.j
 import type { ParseInput } from '../yaml/parse.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './types.js';
 import { NOT_GIVEN_ORIGIN, secretWhereLanded, variablesInSecretData, type TaintMarks } from './secret-landing.js';
-import { appendAdditionalManifests, literalSecrets, resolveAdditionalManifests } from './additional-manifests.js';
+import { appendAdditionalManifests, atAdditionalManifests, literalSecrets, resolveAdditionalManifests } from './additional-manifests.js';
 import {
   inspectVariables,
   missingVariablesError,
@@ -180,7 +180,13 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
       { text: substituted.text, source, keepOutOfCache },
       ...(markedText === undefined ? [] : [{ text: markedText, source, keepOutOfCache: run.secrets.holdsSecret(markedText) }]),
     ]).catch((err: unknown) => {
-      throw parseProblem(err, subject, secretUse);
+      const problem = parseProblem(err, subject, secretUse);
+      if (!(problem instanceof CapiGitopsError)) throw problem;
+      throw new CapiGitopsError(
+        problem.diagnostics.map((d) =>
+          atAdditionalManifests(d, source, r.components.text, r.provider, input.configMaps, secretUse?.names ?? []),
+        ),
+      );
     });
     requireKinds(parsed, source);
     const [objects, markedObjects] = [parsed[0]!, parsed[1]];

@@ -6,7 +6,9 @@
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
+import { decodeBase64 } from '../manifest/core-objects.js';
 import YAML from 'yaml';
+import { scanOutput, secretNeedles } from './gate.js';
 
 const SECRET_DOCUMENT = /^kind:\s*["']?Secret["']?\s*$/m;
 
@@ -14,6 +16,8 @@ export interface DrawnSecret {
   file: string;
   object: string;
   sections: string[];
+  /** `section.key` → the value (a data value also decoded), for the gate over the other files. */
+  values: Map<string, string[]>;
 }
 
 /** The wiring's v1 Secrets that carry data or stringData; `componentDirectories` are skipped (taint tracking covers them). */
@@ -28,7 +32,14 @@ export function chartDrawnSecrets(files: ReadonlyMap<string, string>, componentD
       if (sections.length === 0) continue;
       const metadata = isPlainObject(obj.metadata) ? obj.metadata : {};
       const name = [metadata.namespace, metadata.name].filter((p) => typeof p === 'string').join('/');
-      found.push({ file, object: `Secret/${name}`, sections });
+      const values = new Map<string, string[]>();
+      for (const section of sections)
+        for (const [key, value] of Object.entries(obj[section] as Record<string, unknown>)) {
+          if (typeof value !== 'string') continue;
+          const decoded = section === 'data' ? decodeBase64(value)?.toString('utf8') : undefined;
+          values.set(`Secret/${name} ${section}.${key}`, decoded === undefined ? [value] : [value, decoded]);
+        }
+      found.push({ file, object: `Secret/${name}`, sections, values });
     }
   }
   return found;
@@ -45,4 +56,25 @@ export function chartSecretProblem(drawn: DrawnSecret): Diagnostic {
     expected: "no Secret values in the wiring (Config.secrets.strategy places only the components' secrets)",
     hint: 'have the chart draw an ExternalSecret, or a Secret the cluster fills, instead; or pass --secrets inline --allow-secret-values to accept the values in Git',
   };
+}
+
+/**
+ * With inline, a drawn Secret's file holds its values by consent; any other file that holds one
+ * (the README's regenerate command records `--set key=value`) would commit it unannounced.
+ */
+export function chartSecretLeaks(
+  files: ReadonlyMap<string, string>,
+  drawn: readonly DrawnSecret[],
+  exempt: ReadonlySet<string>,
+): Diagnostic[] {
+  const needles = secretNeedles(new Map(drawn.flatMap((d) => [...d.values])));
+  return scanOutput(files, needles, exempt).map((d) => ({
+    ...d,
+    // scanOutput names the needle's key (`Secret/ns/name section.key`), never the value
+    message: `${d.message.replace(/, raw or encoded; nothing was written$/, '')}, which the wiring chart draws from chart values; nothing was written`,
+    expected: 'a value of a Secret only in the files --secrets inline declares',
+    hint:
+      'give chart values that land in a Secret with --values <file kept outside Git> rather than --set or Config.gitops.values ' +
+      '(the README records the command), and keep the chart from writing them anywhere else',
+  }));
 }

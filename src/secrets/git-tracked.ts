@@ -98,3 +98,29 @@ function movedOut(file: string, held: readonly string[], state: GitState, holds:
   const other = configSecret ? '' : '; or pass the values with --secret-file or --env-secret';
   return `${move}${other}; keep ${file} itself in Git: it also holds ${holds}`;
 }
+
+/**
+ * One warning per `--secret-file` that Git tracks or would pick up: its values are secret (kept
+ * out of Git, docs/secrets.md), and the hints that offer --secret-file mean one outside Git.
+ */
+export async function gitTrackedSecretFileWarnings(files: readonly string[]): Promise<Diagnostic[]> {
+  const unique = [...new Set(files)].sort(compareStrings);
+  const states = await Promise.all(unique.map(gitState));
+  return unique.flatMap((file, i): Diagnostic[] => {
+    const state = states[i]!;
+    if (state === 'ignored' || state === 'outside') return [];
+    return [
+      {
+        file,
+        message:
+          state === 'tracked'
+            ? `--secret-file ${file} is tracked by Git (git ls-files --error-unmatch ${file})`
+            : `--secret-file ${file} is not ignored by Git: git add -A would commit it (git check-ignore ${file} finds no rule)`,
+        hint:
+          state === 'tracked'
+            ? `keep it out of the repository: git rm --cached ${file}, add it to .gitignore, and rotate the values (they are in the history)`
+            : `add ${file} to .gitignore, or move it outside the repository`,
+      },
+    ];
+  });
+}

@@ -15,7 +15,7 @@ import { scanOutput, type SecretNeedles } from './gate.js';
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type GivenSecret } from './sources.js';
 export { taintMarker, type MarkedText } from './taint.js';
 export { substituteSecretWarnings } from './flux-substitute.js';
-export { chartDrawnSecrets, chartSecretProblem } from './chart-secrets.js';
+export { chartDrawnSecrets, chartSecretLeaks, chartSecretProblem, type DrawnSecret } from './chart-secrets.js';
 export { urlCredentials, urlCredentialProblem } from './url-credentials.js';
 export { secretNeedles, addSecretValues, containsSecret, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
 

@@ -7,9 +7,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gitTrackedSecretWarnings } from '../../src/secrets/git-tracked.js';
 import type { SecretObject } from '../../src/manifest/types.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
+import { CORPUS_REPOSITORY, FIXTURES } from '../helpers/paths.js';
 import { exampleCopy, runCli } from '../helpers/cli.js';
 
 function git(cwd: string, args: string[]): void {
@@ -108,4 +110,55 @@ test('a Secret in the file that holds the providers (as the README writes it): t
   const followed = runCli(['render', '-f', manifest, '-f', kept, '-o', out], { cwd: example });
   assert.equal(followed.code, 0, followed.stderr);
   assert.doesNotMatch(followed.stderr, /warning: Secret/);
+});
+
+test('a --secret-file Git would pick up is warned, and following the hint literally (.gitignore, git add -A) commits no credential (docs/secrets.md: --secret-file kept out of Git)', () => {
+  const repo = tempDir('capi-gitops-git-tracked-');
+  git(repo, ['init', '-q', '-b', 'main']);
+  const vault = pathToFileURL(path.join(FIXTURES, 'secrets', 'infrastructure-vault', 'v0.1.0', 'infrastructure-components.yaml')).href;
+  const core = pathToFileURL(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml')).href;
+  mkdirSync(path.join(repo, 'mc'));
+  writeFileSync(
+    path.join(repo, 'mc', 'providers.yaml'),
+    `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec: {version: v1.12.0, fetchConfig: {url: ${core}}}
+---
+apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: InfrastructureProvider
+metadata: {name: vault, namespace: capvault-system}
+spec: {version: v0.1.0, fetchConfig: {url: ${vault}}}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+secrets:
+  strategy: external-secrets
+  public: [EXP_MACHINE_POOL]
+  externalSecrets: {secretStoreRef: {name: vault}}
+`,
+  );
+  const credentials = Buffer.from('[default]\naws_secret_access_key = gitTrackedTrialKey0123456789abcdef\n').toString('base64');
+  mkdirSync(path.join(repo, 'secrets'));
+  writeFileSync(path.join(repo, 'secrets', 'vault.env'), `VAULT_B64ENCODED_CREDENTIALS=${credentials}\n`);
+  const args = ['render', '-f', 'mc', '--secret-file', 'secrets/vault.env', '-o', 'out'];
+  const first = runCli(args, { cwd: repo });
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(
+    first.stderr,
+    /secrets\/vault\.env: warning: --secret-file secrets\/vault\.env is not ignored by Git: git add -A would commit it/,
+  );
+  assert.match(first.stderr, /hint: add secrets\/vault\.env to \.gitignore, or move it outside the repository/);
+  writeFileSync(path.join(repo, '.gitignore'), 'secrets/vault.env\n');
+  git(repo, ['add', '-A']);
+  git(repo, ['commit', '-q', '-m', 'output']);
+  const tracked = spawnSync('git', ['ls-files', 'out/README.md', 'secrets'], { cwd: repo, encoding: 'utf8' }).stdout;
+  assert.equal(tracked, 'out/README.md\n', 'the output is committed, the --secret-file is not');
+  // git grep over every commit: status 1 is "not found"
+  for (const needle of [credentials, 'gitTrackedTrialKey'])
+    assert.equal(spawnSync('git', ['grep', '-q', '-F', needle, 'HEAD'], { cwd: repo }).status, 1, 'a credential is in the commit');
+  const again = runCli(args, { cwd: repo });
+  assert.equal(again.code, 0, again.stderr);
+  assert.doesNotMatch(again.stderr, /--secret-file .* Git/);
 });

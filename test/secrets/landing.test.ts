@@ -357,6 +357,42 @@ test("a fleet rendered one cluster at a time keeps listing the other clusters' i
   assert.deepEqual(inlineSecretFiles(out), both);
 });
 
+test("--set: under inline, a chart value the wiring chart writes into a Secret is refused in the README's regenerate command, and --values from a file outside Git, as the hint says, renders", async () => {
+  const { dir } = landingManifest('--env-secret', 'output: {layout: flux}\ngitops: {chart: ./chart, path: clusters/mgmt}\n');
+  const chart = path.join(dir, 'chart');
+  const builtIn = path.join(PROJECT_ROOT, 'charts', 'flux');
+  cpSync(builtIn, chart, { recursive: true });
+  rmSync(path.join(chart, 'values.schema.json')); // optional; this chart adds a value
+  writeFileSync(path.join(chart, 'values.yaml'), `${readFileSync(path.join(builtIn, 'values.yaml'), 'utf8')}\ngitPassword: null\n`);
+  writeFileSync(
+    path.join(chart, 'templates', 'git-credentials.yaml'),
+    'apiVersion: v1\nkind: Secret\nmetadata:\n  name: git-credentials\n  namespace: {{Release.namespace}}\nstringData:\n  password: {{quote Values.gitPassword}}\n',
+  );
+  const token = SUITE_SECRETS.landingSecretKey;
+  process.env[VARIABLE] = B64;
+  try {
+    const base = { manifestPaths: [dir], envSecrets: [VARIABLE], secretsStrategy: 'inline' as const, allowSecretValues: true };
+    const out = path.join(tempDir('capi-gitops-landing-'), 'out');
+    // the command as the CLI records it in the README
+    const command = `capi-gitops render -f ${dir} -o ${out} --secrets inline --allow-secret-values --env-secret ${VARIABLE}`;
+    const set = [{ expression: `gitPassword=${token}`, forceString: true }];
+    const refused = await render({ ...base, set, command: `${command} --set-string gitPassword=${token}`, outputDir: out }, out).then(
+      () => assert.fail('rendered'),
+      (err: CapiGitopsError) => err,
+    );
+    assert.match(refused.message, /README\.md: error: .*Secret\/flux-system\/git-credentials stringData\.password/);
+    assert.match(refused.message, /--values <file kept outside Git>/);
+    assert.ok(!refused.message.includes(token));
+    assert.ok(!existsSync(out));
+    const values = path.join(tempDir('capi-gitops-landing-values-'), 'values.yaml');
+    writeFileSync(values, `gitPassword: ${token}\n`);
+    await render({ ...base, valuesFiles: [values], command: `${command} --values ${values}`, outputDir: out }, out);
+    assertNoSecret([token, ...SECRETS], { dirs: [out], allowedFiles: inlineSecretFiles(out) });
+  } finally {
+    delete process.env[VARIABLE];
+  }
+});
+
 test('--set: a chart value the wiring chart writes into a Secret is refused under every strategy but inline --allow-secret-values, which declares the file', async () => {
   const { dir } = landingManifest('--env-secret', 'output: {layout: flux}\ngitops: {chart: ./chart, path: clusters/mgmt}\n');
   const chart = path.join(dir, 'chart');
