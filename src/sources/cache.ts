@@ -161,6 +161,7 @@ export class ArtifactCache {
   private key: Promise<CacheKey> | undefined;
   private readonly warned = new Set<string>();
   private writable: Promise<boolean> | undefined;
+  private ignoreWritten = false;
 
   /** `dir` is created on first write. Use `defaultCacheDir()` for the usual location. */
   constructor(dir: string = defaultCacheDir(), options: ArtifactCacheOptions = {}) {
@@ -249,7 +250,10 @@ export class ArtifactCache {
     const relative = path.relative(this.dir, path.dirname(file));
     if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new Error(`${file} is not inside ${this.dir}`);
     let dir = this.dir;
-    if (create) await createDirectories(dir, DIRECTORY_MODE);
+    if (create) {
+      await createDirectories(dir, DIRECTORY_MODE);
+      await this.ignoredByGit();
+    }
     for (const part of relative.split(path.sep)) {
       dir = path.join(dir, part);
       let st: Stats;
@@ -274,6 +278,19 @@ export class ArtifactCache {
       }
     }
     return true;
+  }
+
+  /**
+   * A cache directory inside a Git work tree (--cache-dir .cache) is never picked up by `git add`:
+   * it ignores itself, as pytest's and ruff's caches do. An existing file is left as it is.
+   */
+  private async ignoredByGit(): Promise<void> {
+    if (this.ignoreWritten) return;
+    this.ignoreWritten = true;
+    await writeFile(path.join(this.dir, '.gitignore'), '# Written by capi-gitops: the artifact cache is never committed.\n*\n', {
+      flag: 'wx',
+      mode: 0o600,
+    }).catch(() => undefined);
   }
 
   /** Where a blob lives; throws on anything but a lower-case sha256 hex string. */

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -9,6 +10,7 @@ import { serialize } from 'node:v8';
 import { pathToFileURL } from 'node:url';
 import { ArtifactCache, defaultCacheDir, PARSED_RETENTION_DAYS } from '../../src/sources/cache.js';
 import { sha256Hex } from '../../src/core/digest.js';
+import { EXAMPLE, runCli } from '../helpers/cli.js';
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-cache-'));
@@ -16,11 +18,11 @@ async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise
   return dir;
 }
 
-/** Every file under dir, relative, sorted. */
+/** Every file under dir but the cache's own .gitignore (its test is below), relative, sorted. */
 async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
-    .filter((entry) => entry.isFile())
+    .filter((entry) => entry.isFile() && !(entry.name === '.gitignore' && (entry.parentPath ?? entry.path) === dir))
     .map((entry) => path.relative(dir, path.join(entry.parentPath ?? entry.path, entry.name)))
     .sort();
 }
@@ -286,4 +288,30 @@ test('trimming a missing parsed store does nothing; a trim that cannot write its
   await mkdir(path.join(dir, 'parsed', 'last-trim'));
   assert.equal(await cache.trimParsed(Date.now() + 365 * 24 * 60 * 60 * 1000), 0);
   assert.equal(await cache.getParsed('k'), 1);
+});
+
+test('a cache directory inside a Git work tree ignores itself: git status and git add -A leave it out; a .gitignore already there is kept', async (t) => {
+  const repo = await tempDir(t);
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8' });
+  assert.equal(git('init', '-q').status, 0);
+  cpSync(EXAMPLE, path.join(repo, 'examples'), { recursive: true });
+  const rendered = runCli(['render', '-f', 'examples/management-cluster', '-o', 'out', '--cache-dir', '.cache/capi-gitops'], { cwd: repo });
+  assert.equal(rendered.code, 0, rendered.stderr);
+  assert.ok((await listFiles(path.join(repo, '.cache', 'capi-gitops'))).length > 0, 'the run cached its artifacts');
+  assert.equal(
+    await readFile(path.join(repo, '.cache', 'capi-gitops', '.gitignore'), 'utf8'),
+    '# Written by capi-gitops: the artifact cache is never committed.\n*\n',
+  );
+  assert.equal(git('add', '-A').status, 0);
+  const staged = git('diff', '--cached', '--name-only').stdout.split('\n').filter(Boolean);
+  assert.ok(staged.some((f) => f.startsWith('out/')));
+  assert.deepEqual(
+    staged.filter((f) => f.startsWith('.cache/')),
+    [],
+  );
+
+  const own = await tempDir(t);
+  await writeFile(path.join(own, '.gitignore'), 'mine\n');
+  await new ArtifactCache(own).putBlob(Buffer.from('x'));
+  assert.equal(await readFile(path.join(own, '.gitignore'), 'utf8'), 'mine\n');
 });
