@@ -107,8 +107,8 @@ test(`the manifests are appended to the raw components text after "\\n---\\n", v
   assert.equal(docs[docs.length - 1]!.kind, 'ServiceAccount');
 });
 
-test(`a Namespace in the additional manifests is refused at spec.additionalManifests, naming the ConfigMap, and the hint works when followed (clusterctl components.go inspectTargetNamespace, ${UPSTREAM} configmapRepository)`, () => {
-  const core = (extra: string) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+/** Core v1.12.0 of the corpus with spec.additionalManifests naming ConfigMap capi-system/extra, which holds `extra`. */
+const core = (extra: string, config = '') => `apiVersion: operator.cluster.x-k8s.io/v1alpha2
 kind: CoreProvider
 metadata:
   name: cluster-api
@@ -133,7 +133,9 @@ apiVersion: capi-gitops.dev/v1alpha1
 kind: Config
 certManager:
   enabled: false
-`;
+${config}`;
+
+test(`a Namespace in the additional manifests is refused at spec.additionalManifests, naming the ConfigMap, and the hint works when followed (clusterctl components.go inspectTargetNamespace, ${UPSTREAM} configmapRepository)`, () => {
   const account = 'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: extra\n';
   const namespace = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: monitoring\n';
   const dir = writeTempManifest({ 'providers.yaml': core(`${namespace}---\n${account}`) });
@@ -165,32 +167,7 @@ test(`a Secret of the additional manifests with a value written as it is is refu
   const token = 'ghp_AdditionalManifestsLiteral0123456789';
   const secret = (value: string) =>
     `apiVersion: v1\nkind: Secret\nmetadata:\n  name: extra-creds\nstringData:\n  token: ${value}\ndata:\n  ca.crt: ""\n`;
-  const manifest = (value: string, config = '') => `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata:
-  name: cluster-api
-  namespace: capi-system
-spec:
-  version: v1.12.0
-  fetchConfig:
-    url: ${corpusUrl('cluster-api', 'latest', 'core-components.yaml')}
-  additionalManifests:
-    name: extra
----
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: extra
-  namespace: capi-system
-data:
-  manifests: |
-${secret(value).replace(/^/gm, '    ')}
----
-apiVersion: capi-gitops.dev/v1alpha1
-kind: Config
-certManager:
-  enabled: false
-${config}`;
+  const manifest = (value: string, config = '') => core(secret(value), config);
   const dir = writeTempManifest({ 'providers.yaml': manifest(token) });
   const render = (...flags: string[]) => runCli(['render', '-f', path.join(dir, 'providers.yaml'), '-o', out, ...flags]);
   const out = path.join(dir, 'out');
