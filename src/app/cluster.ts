@@ -268,7 +268,7 @@ function valuesOnlyInlineTakes(
   const drawn = chartDrawnSecrets(files, new Set(components.map(componentDirectory)));
   const urls = urlCredentials(files);
   if (!inline && drawn.length + urls.length > 0)
-    throw new CapiGitopsError([...drawn.map(chartSecretProblem), ...urls.map(urlCredentialProblem)]);
+    throw new CapiGitopsError([...drawn.map(chartSecretProblem), ...urls.map((u) => urlCredentialProblem(u))]);
   return { files: [...drawn.map((d) => d.file), ...urls.flatMap((u) => u.files)], drawn };
 }
 

@@ -9,7 +9,7 @@ import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagno
 import { shellWord } from '../core/shell.js';
 import { findConfigSecret } from '../manifest/references.js';
 import { serializeLockfile } from '../resolve/lock/lockfile.js';
-import { finalGate, readRunSecrets, secretNeedles, secretValues } from '../secrets/index.js';
+import { finalGate, readRunSecrets, secretNeedles, secretValues, urlCredentialProblem, urlCredentials } from '../secrets/index.js';
 import { prepareWiring } from './wiring.js';
 import { pinImages } from './image-pins.js';
 import type { RenderOptions, RenderResult, Resolution } from './types.js';
@@ -110,6 +110,9 @@ export async function renderOperatorCluster(resolution: Resolution, options: Ren
   }
   const wiring = tool ? { tool, ...(await prepareWiring(tool, manifest, options)) } : undefined;
   const rendered = await renderOperatorLayout(resolution, options, wiring);
+  // the wiring chart's values may hold a Git URL with its credentials; --secrets changes nothing here
+  const urls = urlCredentials(rendered.files);
+  if (urls.length > 0) throw new CapiGitopsError(urls.map((u) => urlCredentialProblem(u, false)));
   // nothing is substituted here, but a patch or an additionalManifests ConfigMap may carry a secret
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const secrets = providers.map((p) => (p.provider.spec.configSecret ? findConfigSecret(p.provider, manifest.secrets) : undefined));

@@ -45,7 +45,8 @@ export function urlCredentials(files: ReadonlyMap<string, string>): UrlCredentia
   return [...found.values()];
 }
 
-export function urlCredentialProblem(found: UrlCredential): Diagnostic {
+/** `inlineAccepts`: whether --secrets inline --allow-secret-values would write it (not in the operator layout). */
+export function urlCredentialProblem(found: UrlCredential, inlineAccepts = true): Diagnostic {
   const more = found.files.length - 1;
   return {
     file: found.file,
@@ -56,6 +57,7 @@ export function urlCredentialProblem(found: UrlCredential): Diagnostic {
     hint:
       'give the URL without its credentials where you gave it (--set, --values, or gitops.values in the Config), ' +
       'and the credentials to Argo CD as a repository Secret (label argocd.argoproj.io/secret-type: repository) ' +
-      'or to Flux as the GitRepository spec.secretRef; or pass --secrets inline --allow-secret-values to accept it in Git',
+      'or to Flux as the GitRepository spec.secretRef' +
+      (inlineAccepts ? '; or pass --secrets inline --allow-secret-values to accept it in Git' : ''),
   };
 }

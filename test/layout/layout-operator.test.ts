@@ -18,7 +18,7 @@ import { CORPUS_REPOSITORY, FIXTURES } from '../helpers/paths.js';
 import { kubectlAvailable, kubectlKustomize } from '../helpers/tree.js';
 import { FakeGitHub } from '../helpers/fake-github.js';
 import { ArtifactCache } from '../../src/sources/cache.js';
-import { displayPath, formatWarning, type Diagnostic } from '../../src/core/diagnostics.js';
+import { CapiGitopsError, displayPath, formatWarning, type Diagnostic } from '../../src/core/diagnostics.js';
 
 const OPERATOR_RELEASE = path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml');
 const CORPUS_FILES: Record<string, [string, string]> = {
@@ -224,8 +224,11 @@ test('an offline render whose operator release is not cached names operator.url 
 });
 
 /** The operator layout with Config operator.wiring: the tool's chart, values from the Config. */
-async function renderWired(tool: 'argocd' | 'flux'): Promise<Map<string, string>> {
-  const values = tool === 'argocd' ? '  values:\n    repoURL: https://git.example.com/platform/management.git\n' : '';
+async function renderWired(
+  tool: 'argocd' | 'flux',
+  repoURL = 'https://git.example.com/platform/management.git',
+): Promise<Map<string, string>> {
+  const values = tool === 'argocd' ? `  values:\n    repoURL: ${repoURL}\n` : '';
   const manifest = corpusManifest('v1.12.0').replace(
     'certManager:',
     `operator:\n  url: ${OPERATOR_RELEASE}\n  wiring: ${tool}\ngitops:\n  path: clusters/mgmt\n${values}certManager:`,
@@ -239,6 +242,21 @@ const wiringObjects = (tree: Map<string, string>, dir: string) =>
   [...tree]
     .filter(([f]) => f.startsWith(`${dir}/`) && !f.endsWith('kustomization.yaml'))
     .map(([, text]) => parse(text) as Obj & { spec: Record<string, unknown> });
+
+test('operator.wiring argocd: a Git URL with credentials in the chart values is refused, never quoted, with a hint that works here (--secrets changes nothing in this layout)', async () => {
+  const token = 'glpat-OperatorWiring0123456789';
+  const refused = await renderWired('argocd', `https://oauth2:${token}@git.example.com/platform/management.git`).then(
+    () => assert.fail('rendered'),
+    (error: unknown) => error as CapiGitopsError,
+  );
+  assert.ok(refused instanceof CapiGitopsError);
+  assert.equal(refused.diagnostics.length, 1, refused.message);
+  const [problem] = refused.diagnostics;
+  assert.match(problem!.message, /holds a URL with credentials in it \(https:\/\/\*\*\*\*@git\.example\.com\)/);
+  assert.match(problem!.file ?? '', /^argocd\//);
+  assert.doesNotMatch(problem!.hint ?? '', /--secrets inline/);
+  assert.ok(!refused.message.includes(token));
+});
 
 test('operator.wiring argocd: one Application per directory in order (cert-manager, operator, providers by sync wave), valid against the Argo CD CRDs (argo-cd sync-waves.md)', async () => {
   const tree = await renderWired('argocd');
