@@ -6,7 +6,7 @@
  * (render/secret-landing.ts).
  */
 import { parse as parseDotenv } from 'dotenv';
-import YAML from 'yaml';
+import YAML, { YAMLError } from 'yaml';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { readBoundedText } from '../manifest/files.js';
@@ -88,13 +88,15 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
         return doc.toJS() as unknown;
       })
       .filter((doc) => doc !== null && doc !== undefined);
-  } catch {
+  } catch (error) {
     // the YAML parser quotes the offending text, which may be a secret: say where, not what
+    const at = error instanceof YAMLError ? error.linePos?.[0] : undefined;
     return {
       values: {},
       problems: [
         {
           file,
+          ...(at ? { line: at.line, column: at.col } : {}),
           message: 'is neither a dotenv file nor YAML',
           expected: EXPECTED_FILE,
           hint: `check the syntax of ${file}`,

@@ -113,6 +113,11 @@ test('several documents that are not Secrets are refused as such', async () => {
   assert.match(await problems(`A: "1"\n---\nB: "2"\n`), /holds several YAML documents that are not Secrets/);
 });
 
+test('a YAML secret file that does not parse is told at the line and column of the error, never quoting it', async () => {
+  const message = await problems(`apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  TOKEN: [${TOKEN}\n`);
+  assert.match(message, /secrets\.yaml:\d+:\d+: error: is neither a dotenv file nor YAML/);
+});
+
 test('a dotenv line that is not NAME=value (dotenv skips it) is an error at its line, never quoted; multi-line quoted values, comments and blanks are fine', async () => {
   const text = `# CI secrets\nTOKEN="${TOKEN}"\nMULTI="first\nsecond ${TOKEN}"\n\n  # indented comment\n${TOKEN} AWS=1\nKEY: value\n`;
   const message = await problems(text);
