@@ -143,7 +143,7 @@ interface RenderedComponents {
    * Objects (describeObject) written with values accepted by --secrets inline, by component label:
    * an image a configSecret's override set, a Secret's value written in spec.additionalManifests.
    */
-  secretImages: Map<string, Set<string>>;
+  inlineObjects: Map<string, Set<string>>;
 }
 
 /**
@@ -234,7 +234,7 @@ function gatherRendered(
     if (!reported.has(d)) bag.add(d);
     reported.add(d);
   };
-  const out: RenderedComponents = { components: [], marked: new Map(), landed, lookups: new Map(), secretImages: new Map() };
+  const out: RenderedComponents = { components: [], marked: new Map(), landed, lookups: new Map(), inlineObjects: new Map() };
   rendered.forEach((outcome, i) => {
     outcome.problems.forEach(report);
     // the cert-manager render comes last and has no provider
@@ -245,7 +245,7 @@ function gatherRendered(
         atProviderField(literalSecretsError(prepared[i].resolved.provider, outcome.literalSecrets), manifest.providers, providerObjectName),
       );
     const inline = [...(outcome.secretFields ?? []), ...(outcome.literalSecrets ?? [])].map((f) => f.object);
-    if (inline.length > 0 && outcome.component) out.secretImages.set(outcome.component.label, new Set(inline));
+    if (inline.length > 0 && outcome.component) out.inlineObjects.set(outcome.component.label, new Set(inline));
     if (outcome.component) out.components.push(outcome.component);
     if (outcome.component && outcome.marked) out.marked.set(outcome.component.label, outcome.marked);
     if (outcome.component && prepared[i]) out.lookups.set(outcome.component.label, prepared[i].lookup);
@@ -299,10 +299,10 @@ async function layOut(
     lookups: rendered.lookups,
     locateConfig: manifest.config.locate,
   });
-  const secretImageFiles = placed.components.flatMap((c) =>
-    c.objects.filter((o) => rendered.secretImages.get(c.label)?.has(describeObject(o))).map((o) => objectFile(c, o)),
+  const acceptedInline = placed.components.flatMap((c) =>
+    c.objects.filter((o) => rendered.inlineObjects.get(c.label)?.has(describeObject(o))).map((o) => objectFile(c, o)),
   );
-  let inline = [...new Set([...placed.inline.map((r) => objectFile(r.component, r.object)), ...secretImageFiles])].sort(compareStrings);
+  let inline = [...new Set([...placed.inline.map((r) => objectFile(r.component, r.object)), ...acceptedInline])].sort(compareStrings);
   const layOutFiles = () =>
     layoutOutput({
       layout,

@@ -26,25 +26,23 @@ export async function renderOutput(options: RenderOptions, fleetFiles?: FleetFil
   const manifest = await loadManifest(options.manifestPaths, { ...options, collectAll: true });
   // a Secret's values in a file Git tracks (or would pick up) are on their way into its history;
   // told after the render, so after the masks of every secret value, whether it succeeds or not
+  const secretFiles = options.secretFiles ?? [];
   const inGit =
-    manifest.secrets.length === 0
+    manifest.secrets.length === 0 && secretFiles.length === 0
       ? []
-      : import('../secrets/git-tracked.js').then((m) =>
-          m.gitTrackedSecretWarnings(
+      : import('../secrets/git-tracked.js').then(async (m) => [
+          ...(await m.gitTrackedSecretWarnings(
             manifest.secrets,
             manifest.config.secrets?.public ?? [],
             configSecretNames(manifest),
             filesOfOtherObjects(manifest),
-          ),
-        );
-  const secretFilesInGit =
-    (options.secretFiles?.length ?? 0) === 0
-      ? []
-      : import('../secrets/git-tracked.js').then((m) => m.gitTrackedSecretFileWarnings(options.secretFiles!));
+          )),
+          ...(await m.gitTrackedSecretFileWarnings(secretFiles)),
+        ]);
   try {
     return await renderLoaded(manifest, options, fleetFiles);
   } finally {
-    for (const w of [...(await inGit), ...(await secretFilesInGit)]) options.onWarning?.(w);
+    for (const w of await inGit) options.onWarning?.(w);
   }
 }
 

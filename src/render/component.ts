@@ -112,8 +112,10 @@ export function providerRawYaml(resolved: ResolvedProvider, configMaps: readonly
 }
 
 /**
- * The rendered Secrets that spec.additionalManifests writes values into as they are (a parse
- * problem of that text is the render's own, told there).
+ * The rendered Secrets that spec.additionalManifests writes values into as they are. The
+ * ConfigMap's own text is parsed, unsubstituted, because in the rendered objects a substituted
+ * `${NAME}` cannot be told from a literal; only when it names a Secret (a parse problem of that
+ * text is the render's own, told there).
  */
 async function additionalLiteralSecrets<M extends TaintMarks>(
   additional: string,
