@@ -9,7 +9,9 @@
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 
-const URL_WITH_PASSWORD = /\b[a-z][a-z0-9+.-]*:\/\/([^\s/:@"'`]+):([^\s/@"'`]+)@([^\s/"'`]+)/gi;
+/** The word before an `@`: a URL's scheme, user and password when it is one. */
+const USERINFO_BEFORE_AT = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@"'`]+):([^\s/@"'`]+)$/i;
+const HOST_AFTER_AT = /^[^\s/"'`]+/;
 
 export interface UrlCredential {
   /** Where it is first written. */
@@ -29,17 +31,30 @@ export function urlCredentials(files: ReadonlyMap<string, string>): UrlCredentia
   const readmeLast = [...files].sort(([a], [b]) => Number(a.endsWith('README.md')) - Number(b.endsWith('README.md')));
   for (const [file, text] of readmeLast) {
     if (!text.includes('@')) continue;
-    for (const match of text.matchAll(URL_WITH_PASSWORD)) {
-      const [url, , password, host] = match;
+    // from each `@` back to the white space before it: a regular expression over the whole text
+    // tried every word of the corpus's CRDs (15 ms a cluster)
+    for (let at = text.indexOf('@'); at !== -1; at = text.indexOf('@', at + 1)) {
+      const start = Math.max(text.lastIndexOf(' ', at), text.lastIndexOf('\n', at), at - 2048) + 1;
+      const match = USERINFO_BEFORE_AT.exec(text.slice(start, at));
+      const host = HOST_AFTER_AT.exec(text.slice(at + 1, at + 257))?.[0];
+      if (!match || !host) continue;
+      const [before, scheme, , password] = match;
       if (/^(\$|\{\{|%7B%7B)/i.test(password!)) continue;
-      const shown = `${url.slice(0, url.indexOf('://') + 3)}****@${host}`;
+      const index = start + match.index;
+      const url = `${before}@${host}`;
       const known = found.get(url);
       if (known) {
         if (!known.files.includes(file)) known.files.push(file);
         continue;
       }
-      const before = text.slice(0, match.index);
-      found.set(url, { file, line: before.split('\n').length, column: match.index - before.lastIndexOf('\n'), files: [file], shown });
+      const lines = text.slice(0, index);
+      found.set(url, {
+        file,
+        line: lines.split('\n').length,
+        column: index - lines.lastIndexOf('\n'),
+        files: [file],
+        shown: `${scheme}****@${host}`,
+      });
     }
   }
   return [...found.values()];
