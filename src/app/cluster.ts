@@ -51,6 +51,7 @@ import {
   prepareProviders,
   providersToCheckReferences,
   literalSecretsError,
+  patchedSecretsError,
   secretImagesError,
   secretsNotGiven,
   type PreparedProvider,
@@ -244,7 +245,13 @@ function gatherRendered(
       report(
         atProviderField(literalSecretsError(prepared[i].resolved.provider, outcome.literalSecrets), manifest.providers, providerObjectName),
       );
-    const inline = [...(outcome.secretFields ?? []), ...(outcome.literalSecrets ?? [])].map((f) => f.object);
+    if (outcome.patchedSecrets && prepared[i] && !imagesInline)
+      report(
+        atProviderField(patchedSecretsError(prepared[i].resolved.provider, outcome.patchedSecrets), manifest.providers, providerObjectName),
+      );
+    const inline = [...(outcome.secretFields ?? []), ...(outcome.literalSecrets ?? []), ...(outcome.patchedSecrets ?? [])].map(
+      (f) => f.object,
+    );
     if (inline.length > 0 && outcome.component) out.inlineObjects.set(outcome.component.label, new Set(inline));
     if (outcome.component) out.components.push(outcome.component);
     if (outcome.component && outcome.marked) out.marked.set(outcome.component.label, outcome.marked);

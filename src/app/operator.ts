@@ -18,7 +18,13 @@ import { parseArtifacts } from '../yaml/parse.js';
 import { applyImageOverrides } from '../render/images.js';
 import { sortObjects } from '../core/order.js';
 import { renderCertManagerObjects } from '../render/pipeline.js';
-import { resolveAdditionalManifests } from '../render/additional-manifests.js';
+import { appendAdditionalManifests, literalSecrets, resolveAdditionalManifests } from '../render/additional-manifests.js';
+import { applyProviderPatches, patchedSecretValues } from '../render/patches.js';
+import { parseArtifact } from '../yaml/parse.js';
+import { atProviderField } from '../manifest/field-locator.js';
+import { providerObjectName } from '../resolve/preflight.js';
+import { literalSecretsError, patchedSecretsError } from './providers.js';
+import type { KObject } from '../core/kobject.js';
 import { layoutOperator, type OperatorLayoutInput } from '../layout/operator.js';
 import { GITATTRIBUTES, GITATTRIBUTES_FILE } from '../layout/index.js';
 
@@ -109,6 +115,8 @@ export async function renderOperatorCluster(resolution: Resolution, options: Ren
     });
   }
   const wiring = tool ? { tool, ...(await prepareWiring(tool, manifest, options)) } : undefined;
+  const literal = literalSecretProblems(resolution);
+  if (literal.length > 0) throw new CapiGitopsError(literal);
   const rendered = await renderOperatorLayout(resolution, options, wiring);
   // the wiring chart's values may hold a Git URL with its credentials; --secrets changes nothing here
   const urls = urlCredentials(rendered.files);
@@ -126,6 +134,43 @@ export async function renderOperatorCluster(resolution: Resolution, options: Ren
     layout: 'operator',
     warnings: ignoredSecretFlags(options),
   };
+}
+
+/**
+ * Values written as they are into Secrets, which the operator would apply from the input this
+ * layout commits: by an additionalManifests ConfigMap, or by a patch of the provider object.
+ * Only text that names a Secret is parsed; text that does not parse is the operator's problem.
+ */
+function literalSecretProblems({ manifest, providers }: Resolution): Diagnostic[] {
+  const names = /\bkind["']?\s*:\s*["']?Secret\b/;
+  const parse = (text: string, source: string): KObject[] => {
+    try {
+      return names.test(text) ? parseArtifact(text, { source }) : [];
+    } catch {
+      return [];
+    }
+  };
+  return providers.flatMap(({ provider, components, label, version }) => {
+    const at = (d: Diagnostic) => atProviderField(d, manifest.providers, providerObjectName);
+    const additional = resolveAdditionalManifests(provider, manifest.configMaps);
+    const written = literalSecrets(parse(additional, `${label} ${version} additionalManifests`)).map((s) => ({
+      object: `Secret/${s.namespace ?? provider.namespace}/${s.name}`,
+      keys: s.keys,
+    }));
+    const problems = written.length > 0 ? [at(literalSecretsError(provider, written, true))] : [];
+    if (!provider.spec.patches?.length && !provider.spec.manifestPatches?.length) return problems;
+    // each variable a word, so that a reference in flow style (`{key: ${NAME}}`) parses as substituted text would
+    const raw = appendAdditionalManifests(components.text, additional).replace(/\$\{[^}\n]*\}/g, 'capi-gitops-variable');
+    const objects = parse(raw, `${label} ${version} ${components.name}`);
+    let patched: KObject[];
+    try {
+      patched = applyProviderPatches(objects, provider.spec);
+    } catch {
+      return problems;
+    }
+    const secrets = patchedSecretValues(objects, patched);
+    return secrets.length > 0 ? [...problems, at(patchedSecretsError(provider, secrets, true))] : problems;
+  });
 }
 
 /** --secrets and --allow-secret-values change nothing here, yet the output README's command would record them. */

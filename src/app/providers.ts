@@ -105,7 +105,11 @@ export function secretImagesError(provider: ProviderObject): Diagnostic {
 }
 
 /** Values written as they are into Secrets of spec.additionalManifests, which would be committed. */
-export function literalSecretsError(provider: ProviderObject, secrets: readonly { object: string; keys: string[] }[]): Diagnostic {
+export function literalSecretsError(
+  provider: ProviderObject,
+  secrets: readonly { object: string; keys: string[] }[],
+  operatorLayout = false,
+): Diagnostic {
   const ref = provider.spec.additionalManifests;
   const configMap = `ConfigMap ${ref?.namespace || provider.namespace}/${ref?.name}`;
   return {
@@ -115,10 +119,42 @@ export function literalSecretsError(provider: ProviderObject, secrets: readonly 
       `the manifests of ${configMap} write values into ${secrets.map((s) => `${s.object} (${s.keys.join(', ')})`).join(', ')} as they are: ` +
       "a value in a Secret's data is secret wherever it is given, and would be committed",
     expected: "no Secret value written in the input's text",
-    hint:
-      'write each value as ${NAME} in the ConfigMap and give NAME with --secret-file or --env-secret, so Config.secrets.strategy places it ' +
-      '(external-secrets, sops, flux-substitute); or pass --secrets inline --allow-secret-values to accept the values in Git',
+    hint: operatorLayout
+      ? `write each value as \${NAME} in the ConfigMap and add NAME to ${operatorSecretFor(provider)}: the operator substitutes it in the cluster`
+      : 'write each value as ${NAME} in the ConfigMap and give NAME with --secret-file or --env-secret, so Config.secrets.strategy places it ' +
+        '(external-secrets, sops, flux-substitute); or pass --secrets inline --allow-secret-values to accept the values in Git',
   };
+}
+
+/** Values that spec.patches or spec.manifestPatches write into Secrets as they are, which would be committed. */
+export function patchedSecretsError(
+  provider: ProviderObject,
+  secrets: readonly { object: string; keys: string[] }[],
+  operatorLayout = false,
+): Diagnostic {
+  const field = provider.spec.patches?.length ? 'spec.patches' : 'spec.manifestPatches';
+  return {
+    ...originOf(provider),
+    path: field,
+    message:
+      `${field} write values into ${secrets.map((s) => `${s.object} (${s.keys.join(', ')})`).join(', ')} as they are: ` +
+      "a value in a Secret's data is secret wherever it is given, and would be committed",
+    expected: 'no Secret value written in a patch (patches are applied after substitution, so ${NAME} stays as it is)',
+    hint: operatorLayout
+      ? `remove the Secret's values from ${field}; where the release writes the key from a variable, add that variable to ${operatorSecretFor(provider)}: ` +
+        'the operator substitutes it in the cluster'
+      : `remove the Secret's values from ${field}; where the release writes the key from a variable, give that variable with --secret-file ` +
+        'or --env-secret, so Config.secrets.strategy places it (external-secrets, sops, flux-substitute); ' +
+        'or pass --secrets inline --allow-secret-values to accept the values in Git',
+  };
+}
+
+/** The Secret the operator reads a provider's variables from, which is created in the cluster, never in Git. */
+function operatorSecretFor(provider: ProviderObject): string {
+  const ref = provider.spec.configSecret;
+  return ref
+    ? `the provider's configSecret ${ref.namespace || provider.namespace}/${ref.name} (kept out of Git)`
+    : "a Secret created in the cluster, outside Git, and named in the provider's spec.configSecret";
 }
 
 /**

@@ -31,6 +31,7 @@ import { closeGivenNames } from './variable-advice.js';
 import { breakingVariables, type SubstitutedArtifact } from './variable-breakage.js';
 import { deploymentShapeProblems } from './deployment.js';
 import { renderCertManagerObjects, renderComponent, type RenderContext, type SecretField } from './pipeline.js';
+import { patchedSecretValues, type PatchedSecret } from './patches.js';
 
 /** A text to parse; `keepOutOfCache` when it holds a secret value. */
 export type CacheableParseInput = ParseInput & { keepOutOfCache?: boolean };
@@ -103,6 +104,8 @@ export interface ProviderRender<M extends TaintMarks> {
   landed?: Map<string, VariableValue>;
   /** Secrets of spec.additionalManifests with values written as they are (the rendered object, its keys). */
   literalSecrets?: { object: string; keys: string[] }[];
+  /** Secrets that spec.patches or spec.manifestPatches write values into as they are (the rendered object, its keys). */
+  patchedSecrets?: PatchedSecret[];
   problems: Diagnostic[];
 }
 
@@ -199,6 +202,10 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
       const render = (): RenderedComponent => renderedComponent(r, renderComponent(objects, context));
       outcome.component = input.shareKey !== undefined && !secretUse && run.share ? run.share(input.shareKey, objects, render) : render();
       outcome.literalSecrets = await additionalLiteralSecrets(additional, outcome.component, run, source);
+      if (r.provider.spec.patches?.length || r.provider.spec.manifestPatches?.length) {
+        const patched = patchedSecretValues(objects, outcome.component.objects);
+        if (patched.length > 0) outcome.patchedSecrets = patched;
+      }
       if (marks && markedObjects)
         outcome.marked = {
           objects: renderMarked(() => renderComponent(markedObjects, { ...renderContext(input), marks: marks.pattern }), marks, lookup),

@@ -9,7 +9,7 @@
  * inside arrays, negative array indices, `test` of a missing key against null) we do as it does.
  */
 import jsonPatch, { type Operation as JsonPatchOperation } from 'fast-json-patch';
-import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import { clone, describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import type { Patch, PatchTarget, ProviderSpec } from '../manifest/types.js';
 import type { ProviderOrigin } from './deployment.js';
@@ -37,6 +37,39 @@ export function applyProviderPatches(objs: readonly KObject[], spec: ProviderSpe
   if (patches.length > 0) return applyPatches(objs, patches, origin);
   if (manifestPatches.length > 0) return applyManifestPatches(objs, manifestPatches, origin);
   return [...objs];
+}
+
+/** The v1 Secrets a patch wrote values into, as they are in the provider's spec, and their keys. */
+export interface PatchedSecret {
+  object: string;
+  keys: string[];
+}
+
+/**
+ * The values of v1 Secrets' data and stringData that are not the artifact's: a patch wrote them,
+ * as they are (patches are applied after substitution), and a value in a Secret's data is secret
+ * wherever it is given. No other filter touches a Secret's data, so comparing the parsed objects
+ * with the rendered ones finds them; a key's value is the artifact's when a parsed Secret of the
+ * same name (any, if the patch renamed it) holds it.
+ */
+export function patchedSecretValues(parsed: readonly KObject[], rendered: readonly KObject[]): PatchedSecret[] {
+  const isSecret = (o: KObject) => o.apiVersion === 'v1' && o.kind === 'Secret';
+  const artifactSecrets = parsed.filter(isSecret);
+  const found: PatchedSecret[] = [];
+  for (const secret of rendered.filter(isSecret)) {
+    const named = artifactSecrets.filter((o) => o.metadata?.name === secret.metadata?.name);
+    const origins = named.length > 0 ? named : artifactSecrets;
+    const keys = (['data', 'stringData'] as const).flatMap((section) => {
+      const values = secret[section];
+      if (!isPlainObject(values)) return [];
+      return Object.entries(values)
+        .filter(([, value]) => typeof value === 'string' && value.trim() !== '')
+        .filter(([key, value]) => !origins.some((o) => isPlainObject(o[section]) && ownValue(o[section], key) === value))
+        .map(([key]) => `${section}.${key}`);
+    });
+    if (keys.length > 0) found.push({ object: describeObject(secret), keys: keys.sort(compareStrings) });
+  }
+  return found;
 }
 
 // ---- spec.manifestPatches -------------------------------------------------------------------

@@ -18,6 +18,7 @@ import { CORPUS_REPOSITORY, FIXTURES } from '../helpers/paths.js';
 import { kubectlAvailable, kubectlKustomize } from '../helpers/tree.js';
 import { FakeGitHub } from '../helpers/fake-github.js';
 import { ArtifactCache } from '../../src/sources/cache.js';
+import { localCoreRelease } from '../helpers/local-release.js';
 import { CapiGitopsError, displayPath, formatWarning, type Diagnostic } from '../../src/core/diagnostics.js';
 
 const OPERATOR_RELEASE = path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml');
@@ -429,4 +430,85 @@ test("providers sharing one configSecret (one namespace, one Secret): the README
   assert.deepEqual(listed, [
     '- `capi-system/capi-variables` (read by CoreProvider cluster-api, BootstrapProvider kubeadm, ControlPlaneProvider kubeadm)',
   ]);
+});
+
+test(`values written as they are into Secrets, by an additionalManifests ConfigMap or a patch, are refused at the provider's fields, never quoted; the hint (\${NAME} in the ConfigMap, the variable in the configSecret the operator reads) renders (operator phase_load.go fetchAdditionalManifests, component_patches.go)`, async () => {
+  const token = 'ghp_OperatorLayoutLiteral0123456789';
+  const release = `apiVersion: v1
+kind: Secret
+metadata: {name: manager-bootstrap-credentials, namespace: capi-system}
+data: {credentials: \${B64_CREDENTIALS}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: capi-controller-manager, namespace: capi-system}
+spec:
+  selector: {matchLabels: {app: capi}}
+  template:
+    metadata: {labels: {app: capi}}
+    spec:
+      containers:
+      - {name: manager, image: registry.example/capi:v0.1.0}
+`;
+  const url = localCoreRelease(release);
+  const manifest = (value: string, patch: string) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  version: v0.1.0
+  fetchConfig: {url: "${url}"}
+  configSecret: {name: capi-variables}
+  additionalManifests: {name: extra}
+  manifestPatches:
+  - |
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: manager-bootstrap-credentials}
+${patch}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: extra, namespace: capi-system}
+data:
+  manifests: |
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: extra-creds}
+    stringData: {token: ${value}}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+operator: {url: "${OPERATOR_RELEASE}"}
+`;
+  const dir = tempDir();
+  const file = path.join(dir, 'm.yaml');
+  const renderIt = () => renderManagementCluster({ manifestPaths: [file], layout: 'operator' });
+  writeFileSync(file, manifest(token, `    data: {credentials: ${Buffer.from(token).toString('base64')}}`));
+  const refused = await renderIt().then(
+    () => assert.fail('rendered'),
+    (error: unknown) => error as CapiGitopsError,
+  );
+  assert.ok(refused instanceof CapiGitopsError, String(refused));
+  assert.deepEqual(
+    refused.diagnostics.map((d) => [d.path, d.file]),
+    [
+      ['spec.additionalManifests', file],
+      ['spec.manifestPatches', file],
+    ],
+  );
+  assert.match(refused.diagnostics[0]!.message, /Secret\/capi-system\/extra-creds \(stringData\.token\) as they are/);
+  assert.match(refused.diagnostics[1]!.message, /Secret\/capi-system\/manager-bootstrap-credentials \(data\.credentials\) as they are/);
+  for (const d of refused.diagnostics) {
+    assert.match(d.hint ?? '', /configSecret capi-system\/capi-variables/);
+    assert.doesNotMatch(d.hint ?? '', /--secrets/);
+  }
+  assert.ok(!JSON.stringify(refused.diagnostics).includes(token));
+  assert.ok(!JSON.stringify(refused.diagnostics).includes(Buffer.from(token).toString('base64')));
+
+  // the hint, followed: the ConfigMap names a variable, the patch writes no value
+  writeFileSync(file, manifest('${EXTRA_TOKEN}', '    metadata: {name: manager-bootstrap-credentials, labels: {team: platform}}'));
+  const result = await renderIt();
+  const configMap = [...result.files].find(([f, text]) => f.startsWith('02-providers/') && text.includes('extra-creds'));
+  assert.match(configMap?.[1] ?? '', /\$\{EXTRA_TOKEN\}/);
 });

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { applyManifestPatches, applyPatches, applyProviderPatches, mergePatchLikeGo, parseGoYaml } from '../../src/render/patches.js';
 import { matchesLabelSelector, parseLabelSelector } from '../../src/core/label-selector.js';
 import type { KObject } from '../../src/core/kobject.js';
-import { throwsDiagnostics } from '../helpers/assertions.js';
+import { rejection, throwsDiagnostics } from '../helpers/assertions.js';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { render } from '../../src/app/render.js';
+import { writeTempManifest } from '../helpers/corpus-manifest.js';
+import { localCoreRelease } from '../helpers/local-release.js';
+import { readTree } from '../helpers/tree.js';
 
 type Json = Record<string, any>;
 
@@ -479,4 +485,97 @@ spec:
   const whole = resources.replace('      - name: manager\n', '      - name: manager\n        image: m:1\n');
   const [patched] = applyProviderPatches([deployment()], { manifestPatches: [whole] }, origin) as Json[];
   assert.deepEqual(patched!.spec.template.spec.containers, [{ name: 'manager', image: 'm:1', resources: { limits: { memory: '1Gi' } } }]);
+});
+
+// ---- a value a patch writes into a Secret's data --------------------------------------------
+
+const SECRET_RELEASE = `apiVersion: v1
+kind: Namespace
+metadata: {name: capi-system}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: manager-bootstrap-credentials, namespace: capi-system}
+type: Opaque
+data:
+  credentials: \${B64_CREDENTIALS}
+  region: ZXUtd2VzdC0x
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: capi-controller-manager, namespace: capi-system}
+spec:
+  selector: {matchLabels: {app: capi}}
+  template:
+    metadata: {labels: {app: capi}}
+    spec:
+      containers:
+      - {name: manager, image: registry.example/capi:v0.1.0}
+`;
+
+function patchedSecretManifest(url: string, patches: string, config = ''): string {
+  return `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  version: v0.1.0
+  fetchConfig: {url: "${url}"}
+${patches}---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+${config}`;
+}
+
+test(`a value a patch writes into a Secret's data as it is is refused at the patch field, never quoted; the artifact's own values and a key the patch leaves pass; --secrets inline --allow-secret-values writes it with a warning; the hint (the release's variable, --secret-file) hands it to the strategy (${MANIFEST}, operator component_patches.go: patches apply after substitution)`, async () => {
+  const credential = 'c2VjcmV0LWtleS1QYXRjaExpdGVyYWwwMTIzNDU2Nzg5';
+  const url = localCoreRelease(SECRET_RELEASE);
+  const dir = writeTempManifest({});
+  const file = path.join(dir, 'providers.yaml');
+  const out = path.join(dir, 'out');
+  const secretFile = path.join(dir, '..', 'credentials.env');
+  writeFileSync(secretFile, `B64_CREDENTIALS=${credential}\n`);
+  // the release's variable given a value of its own, which the patch then replaces
+  const otherFile = path.join(dir, '..', 'other.env');
+  writeFileSync(otherFile, 'B64_CREDENTIALS=b3RoZXItdmFsdWU=\n');
+  const manifestPatch = `  manifestPatches:\n  - |\n    apiVersion: v1\n    kind: Secret\n    metadata: {name: manager-bootstrap-credentials}\n    data:\n      credentials: ${credential}\n`;
+  const targeted = `  patches:\n  - target: {kind: Secret, name: manager-bootstrap-credentials}\n    patch: |\n      - {op: add, path: /stringData, value: {token: ${credential}}}\n`;
+  for (const [patches, field, key] of [
+    [manifestPatch, 'spec.manifestPatches', 'data.credentials'],
+    [targeted, 'spec.patches', 'stringData.token'],
+  ] as const) {
+    writeFileSync(file, patchedSecretManifest(url, patches));
+    const refused = await rejection(render({ manifestPaths: [file], secretFiles: [otherFile] }, out));
+    assert.equal(refused.diagnostics.length, 1, refused.message);
+    const [problem] = refused.diagnostics;
+    assert.equal(problem!.path, field, JSON.stringify(refused.diagnostics));
+    assert.equal(problem!.file, file);
+    assert.match(
+      problem!.message,
+      new RegExp(`write values into Secret/capi-system/manager-bootstrap-credentials \\(${key.replace('.', '\\.')}\\) as they are`),
+    );
+    assert.ok(!JSON.stringify(refused.diagnostics).includes(credential));
+    assert.equal(existsSync(out), false);
+  }
+
+  // accepted in Git when asked for, and the file is named in the warning
+  writeFileSync(file, patchedSecretManifest(url, manifestPatch));
+  const accepted = await render(
+    { manifestPaths: [file], secretFiles: [otherFile], secretsStrategy: 'inline', allowSecretValues: true },
+    out,
+  );
+  assert.match(readFileSync(path.join(out, '01-cluster-api', 'secret-manager-bootstrap-credentials.yaml'), 'utf8'), new RegExp(credential));
+  assert.ok(
+    accepted.warnings.some((w) => /^--secrets inline: .*01-cluster-api\/secret-manager-bootstrap-credentials\.yaml/.test(w)),
+    accepted.warnings.join('\n'),
+  );
+
+  // the hint, followed: no value in the patch, the release's variable given outside Git
+  const store = 'secrets:\n  externalSecrets:\n    secretStoreRef: {name: vault}\n';
+  const relabel = `  manifestPatches:\n  - |\n    apiVersion: v1\n    kind: Secret\n    metadata: {name: manager-bootstrap-credentials, labels: {team: platform}}\n`;
+  writeFileSync(file, patchedSecretManifest(url, relabel, store));
+  await render({ manifestPaths: [file], secretFiles: [secretFile], secretsStrategy: 'external-secrets' }, out);
+  const tree = readTree(out);
+  assert.match(tree.get('01-cluster-api/externalsecret-manager-bootstrap-credentials.yaml') ?? '', /kind: ExternalSecret/);
+  for (const [name, text] of tree) assert.ok(!text.includes(credential), name);
 });
