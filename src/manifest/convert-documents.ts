@@ -214,7 +214,7 @@ export function convertManifestText(
       if (replacement !== undefined) replacements.push({ start, end, text: replacement });
       continue;
     }
-    // render refuses these too: convert says so rather than "nothing to convert"
+    // render reads them, but convert rewrites a document's text: it says so rather than "nothing to convert"
     if (isPlainObject(value) && Array.isArray(value.items)) {
       value.items.forEach((item: unknown, index: number) => {
         if (!isCapiProvider(item)) return;

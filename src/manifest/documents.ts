@@ -142,9 +142,9 @@ export function classifyDocument(value: unknown): Classification | Finding[] {
 }
 
 /**
- * `kubectl get capiproviders -A -o yaml` prints a List; a CAPIProvider is read as a document of its
- * own (it becomes a provider and its config Secret), so say how to give it that way, not "did you
- * mean CoreProvider" (a CoreProvider has no spec.type).
+ * `kubectl get capiproviders -A -o yaml` prints a List, which render reads; `convert` rewrites a
+ * CAPIProvider as its document's text (the operator object and its config Secret), so it says how
+ * to give one that way, not "did you mean CoreProvider" (a CoreProvider has no spec.type).
  */
 export function capiProviderInList(item: Record<string, unknown>): Finding {
   const metadata = isPlainObject(item.metadata) ? item.metadata : {};
@@ -153,7 +153,7 @@ export function capiProviderInList(item: Record<string, unknown>): Finding {
   return {
     path: ['kind'],
     at: 'value',
-    message: `a ${CAPI_PROVIDER_KIND} inside a List is not read: Turtles' objects are read one per document`,
+    message: `a ${CAPI_PROVIDER_KIND} inside a List is not converted: convert rewrites each as a document of its own`,
     expected: `each ${CAPI_PROVIDER_KIND} as a YAML document of its own`,
     hint:
       `move this item out of the List into a document of its own (after ---, unindented), or export it alone: ` +
@@ -185,8 +185,8 @@ export function classifyListItem(item: unknown, list: Classification): Classific
   const missing = missingTypeFields(item);
   if (missing.length > 0) return missing;
   const kind = item.kind as string;
-  if (kind === CAPI_PROVIDER_KIND) return [capiProviderInList(item)];
-  if (!LIST_ITEM_KINDS.includes(kind)) return [unsupportedKind(kind, LIST_ITEM_KINDS, ' in a List')];
+  // `kubectl get capiproviders -A -o yaml` prints a List of them
+  if (!LIST_ITEM_KINDS.includes(kind) && kind !== CAPI_PROVIDER_KIND) return [unsupportedKind(kind, LIST_ITEM_KINDS, ' in a List')];
   const served = servedKind(kind)!;
   const findings = apiVersionFindings(item.apiVersion as string, kind, served.apiVersion);
   if (findings.length > 0) return findings;

@@ -399,6 +399,11 @@ class ManifestCollector {
       defaultNamespace(item, itemClass.category, this.namespace);
       if (itemClass.category === 'provider' && itemClass.apiVersion === V1ALPHA1_API_VERSION)
         items[index] = this.convertV1alpha1(unit, item as Record<string, unknown>);
+      if (itemClass.category === 'provider' && itemClass.kind === CAPI_PROVIDER_KIND) {
+        const converted = this.convertTurtles(unit, item as Record<string, unknown>);
+        if (!converted) return;
+        items[index] = converted;
+      }
       units.set(index, unit);
     });
     const isSecretPath = (p: FieldPath) => p[0] === 'items' && units.get(p[1] as number)?.category === 'secret';

@@ -17,6 +17,7 @@ import { secretAwareLookup } from '../../src/secrets/index.js';
 import { renderManagementCluster } from '../../src/app/cluster.js';
 import { corpusUrl, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { assertNoStackTrace, runCli } from '../helpers/cli.js';
+import { readTree } from '../helpers/tree.js';
 
 /** What Rancher users keep in Git: the shape of rancher-turtles-providers' chart, for CAPI's own providers. */
 const TURTLES = `apiVersion: turtles-capi.cattle.io/v1alpha1
@@ -293,47 +294,49 @@ test('CLI: render then check a CAPIProvider manifest (check, diff and lock read 
   assert.equal(checked.code, 0, checked.stderr);
 });
 
-test('a CAPIProvider in a List (kubectl get capiproviders -A -o yaml) is told at its kind with a hint that works, not "did you mean CoreProvider"; the item as a document of its own, as kubectl get capiprovider <name> -n <ns> -o yaml prints it, renders', () => {
-  const item = `apiVersion: turtles-capi.cattle.io/v1alpha1
+test('a List of CAPIProviders, as kubectl get capiproviders -A -o yaml prints it, renders the same bytes as each item as a document of its own (Turtles reads the objects, not their document); a problem in an item is told at that item', () => {
+  const item = (name: string, type: string, label: string, file: string) => `apiVersion: turtles-capi.cattle.io/v1alpha1
 kind: CAPIProvider
 metadata:
-  name: cluster-api
+  name: ${name}
   namespace: capi-system
   resourceVersion: "42"
 spec:
-  type: core
+  type: ${type}
   version: v1.12.0
   fetchConfig:
-    url: ${corpusUrl('cluster-api', 'v1.12.0', 'core-components.yaml')}
+    url: ${corpusUrl(label, 'v1.12.0', file)}
 status:
   phase: Ready
 `;
-  const indented = item
-    .trimEnd()
-    .split('\n')
-    .map((line, i) => (i === 0 ? `- ${line}` : `  ${line}`))
-    .join('\n');
-  const list = `apiVersion: v1\nkind: List\nitems:\n${indented}\n---\n${CONFIG}`;
-  const dir = writeTempManifest({ 'providers.yaml': list });
-  const out = path.join(tempDir(), 'out');
-  const refused = runCli(['render', '-f', '.', '-o', out], { cwd: dir });
+  const items = [
+    item('cluster-api', 'core', 'cluster-api', 'core-components.yaml'),
+    item('kubeadm', 'bootstrap', 'bootstrap-kubeadm', 'bootstrap-components.yaml'),
+  ];
+  const indented = (text: string) =>
+    text
+      .trimEnd()
+      .split('\n')
+      .map((line, i) => (i === 0 ? `- ${line}` : `  ${line}`))
+      .join('\n');
+  const list = (texts: string[]) => `apiVersion: v1\nkind: List\nitems:\n${texts.map(indented).join('\n')}\n---\n${CONFIG}`;
+  // each rendered from its own directory with the same command, which the output's README records
+  const renderIn = (text: string) => {
+    const dir = writeTempManifest({ 'providers.yaml': text });
+    const result = runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
+    assert.equal(result.code, 0, result.stderr);
+    return readTree(path.join(dir, 'out'));
+  };
+  const fromList = renderIn(list(items));
+  assert.deepEqual(fromList, renderIn(`${items.join('---\n')}---\n${CONFIG}`));
+  assert.ok(fromList.has('02-bootstrap-kubeadm/kustomization.yaml'), [...fromList.keys()].join(' '));
+
+  // an item Turtles cannot place is told at that item, with the document's own message
+  const broken = list([items[0]!, items[1]!.replace('type: bootstrap', 'type: bootstrapper')]);
+  const refused = runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: writeTempManifest({ 'providers.yaml': broken }) });
   assertNoStackTrace(refused);
   assert.equal(refused.code, 1);
-  assert.equal(
-    refused.stderr,
-    [
-      "providers.yaml:5:9: error: CAPIProvider/capi-system/cluster-api: kind: a CAPIProvider inside a List is not read: Turtles' objects are read one per document",
-      '  expected: each CAPIProvider as a YAML document of its own',
-      '  hint: move this item out of the List into a document of its own (after ---, unindented), or export it alone: ' +
-        'kubectl get capiprovider cluster-api -n capi-system -o yaml',
-      'nothing was written',
-      '',
-    ].join('\n'),
-  );
-  // the hint followed: the item alone, as kubectl prints one object
-  const alone = writeTempManifest({ 'providers.yaml': `${item}---\n${CONFIG}` });
-  const rendered = runCli(['render', '-f', alone, '-o', out]);
-  assert.equal(rendered.code, 0, rendered.stderr);
+  assert.match(refused.stderr, /^providers\.yaml:24:11: error: CAPIProvider\/capi-system\/kubeadm: spec\.type: /m);
 });
 
 test('convert of a List holding a CAPIProvider tells the same problem at the same place as render, not "nothing to convert", and writes nothing', () => {
@@ -351,7 +354,7 @@ items:
   assert.equal(result.code, 1);
   assert.match(
     result.stderr,
-    /^providers\.yaml:5:9: error: CAPIProvider\/capa-system\/aws: kind: a CAPIProvider inside a List is not read/,
+    /^providers\.yaml:5:9: error: CAPIProvider\/capa-system\/aws: kind: a CAPIProvider inside a List is not converted/,
   );
   assert.match(result.stderr, /kubectl get capiprovider aws -n capa-system -o yaml/);
   assert.doesNotMatch(result.stderr, /nothing to convert/);
