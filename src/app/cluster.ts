@@ -184,6 +184,7 @@ async function renderComponents(
         imageOverrides: p.images.merged,
         imageOverridesWithoutSecrets: Object.keys(p.images.fromSecret).length > 0 && !imagesPublic ? images : undefined,
         valuesOptional,
+        fleetCluster: options.fleetCluster !== undefined,
         // a provider that reads a Secret is rendered on its own, never shared between clusters
         shareKey: p.secret ? undefined : componentKey(p.resolved, images, unmanagedKey),
       },

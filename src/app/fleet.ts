@@ -510,6 +510,7 @@ function clusterOptions(
     ...options,
     layout,
     outputSubdirectory: clusterDirectory(cluster.name),
+    fleetCluster: cluster.name,
     clusterGitopsEntry: clusterGitopsEntry(cluster),
     onGivenVariables: collectVariables(cluster, variables),
     onWarning: told.from(cluster.name),

@@ -36,6 +36,8 @@ export interface RenderOptions {
   commandWithSecrets?: string;
   /** Where this render's tree sits below outputDir (a fleet cluster's `clusters/<name>`). */
   outputSubdirectory?: string;
+  /** The fleet cluster this render is of: its hints name no single-cluster command. */
+  fleetCluster?: string;
   /**
    * A fleet cluster's: where its own entry (`clusters[0]`, `clusters[0].unsupportedOverrides`),
    * not the shared Config, set a Config gitops path.

@@ -28,7 +28,7 @@ import {
   type VariableReference,
 } from './variables.js';
 import { closeGivenNames } from './variable-advice.js';
-import { breakingVariables, type SubstitutedArtifact } from './variable-breakage.js';
+import { breakingVariables, LIST_VARIABLES_COMMAND, type SubstitutedArtifact } from './variable-breakage.js';
 import { deploymentShapeProblems } from './deployment.js';
 import { renderCertManagerObjects, renderComponent, type RenderContext, type SecretField } from './pipeline.js';
 import { patchedSecretValues, type PatchedSecret } from './patches.js';
@@ -89,6 +89,8 @@ export interface ProviderInput {
    * variable that lands in a Secret's data takes a placeholder instead of failing the render.
    */
   valuesOptional?: boolean;
+  /** A fleet's cluster: hints name no `render --list-variables`, which refuses a fleet. */
+  fleetCluster?: boolean;
 }
 
 /** What a provider's render produced; `problems` hold every problem it found. */
@@ -180,7 +182,16 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     // 4. Parse (ToUnstructured). A text that holds a secret value never reaches the parse cache.
     const keepOutOfCache = secretUse !== undefined || run.secrets.holdsSecret(substituted.text);
     // what a parse or shape problem is told against: the variable that broke the text, if one did
-    const subject = { raw, text: substituted.text, lookup, used: substituted.used, source, artifact, origin: originOf(r) };
+    const subject = {
+      raw,
+      text: substituted.text,
+      lookup,
+      used: substituted.used,
+      source,
+      artifact,
+      origin: originOf(r),
+      fleetCluster: input.fleetCluster,
+    };
     const parsed = await parseEach(run, [
       { text: substituted.text, source, keepOutOfCache },
       ...(markedText === undefined ? [] : [{ text: markedText, source, keepOutOfCache: run.secrets.holdsSecret(markedText) }]),
@@ -290,7 +301,7 @@ function shapeProblem(shapes: Diagnostic[], artifact: SubstitutedArtifact, secre
       file: artifact.source,
       hint: secretUse
         ? `check the values of ${secretUse.names.join(', ')} in ${secretUse.origins.join(', ')}`
-        : `check ${artifact.artifact} and the values of its variables (\`capi-gitops render -f … --list-variables\`)`,
+        : `check ${artifact.artifact} and the values of its variables${artifact.fleetCluster ? '' : ` (${LIST_VARIABLES_COMMAND})`}`,
     })),
   );
 }

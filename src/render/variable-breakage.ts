@@ -27,7 +27,11 @@ export interface SubstitutedArtifact {
   artifact: string;
   /** Where the provider is in the manifest. */
   origin: Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'>;
+  /** A fleet's cluster: `render --list-variables` refuses a fleet, so hints do not name it. */
+  fleetCluster?: boolean;
 }
+
+export const LIST_VARIABLES_COMMAND = '`capi-gitops render -f … --list-variables`';
 
 /** Whether a text parses and its objects pass `fits`. */
 function parses(text: string, source: string, fits: (objects: KObject[]) => boolean): boolean {
@@ -76,7 +80,9 @@ export function breakingVariables(artifact: SubstitutedArtifact, fits: (objects:
         : 'a value that fits where the artifact uses it: one line, without ": " or " #" unless the artifact quotes it',
       hint: b64
         ? `give the base64 of the value: under the Secret's stringData the base64 text itself, under data the base64 of that base64 text (e.g. \`base64 -w0 file\`)`
-        : `check the value of ${name}; list where each variable comes from with \`capi-gitops render -f … --list-variables\``,
+        : artifact.fleetCluster
+          ? `check the value of ${name} where ${value.origin} gives it`
+          : `check the value of ${name}; list where each variable comes from with ${LIST_VARIABLES_COMMAND}`,
     });
   }
   return problems;

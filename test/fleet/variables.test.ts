@@ -9,7 +9,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exampleCopy } from '../helpers/cli.js';
 import { renderOutput } from '../../src/app/run.js';
-import type { Diagnostic } from '../../src/core/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../../src/core/diagnostics.js';
 
 /** The example (EXAMPLE_REGION in its Config, read by its infrastructure provider) as a fleet. */
 async function warningsOf(clusters: string, ...args: string[]): Promise<{ warnings: Diagnostic[]; manifest: string }> {
@@ -147,4 +147,25 @@ test("a cluster's own variable that the shared configSecret also gives is warned
     own.hint,
     "remove EXAMPLE_REGION from cluster eu-1's variables, or from Secret/capex-system/capex-vars so that this value is used",
   );
+});
+
+test("a cluster's value that breaks the components' YAML is told at the overlay's line, with a hint that names no `render --list-variables` (it refuses a fleet)", async () => {
+  const manifest = path.join(exampleCopy(), 'management-cluster');
+  rmSync(path.join(manifest, 'capi-gitops.lock.yaml'));
+  const fleet = path.join(manifest, 'fleet.yaml');
+  writeFileSync(
+    fleet,
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n  variables: {EXAMPLE_REGION: "eu\\n  bad: [x"}\n- name: us-1\n',
+  );
+  const error = await renderOutput({ manifestPaths: [manifest] }).then(
+    () => assert.fail('expected the render to fail'),
+    (err: unknown) => err as CapiGitopsError,
+  );
+  assert.ok(error instanceof CapiGitopsError, String(error));
+  assert.equal(error.diagnostics.length, 1, error.message);
+  const [problem] = error.diagnostics;
+  assertAt(problem!, fleet, place(fleet, 'EXAMPLE_REGION: "eu', '"eu'));
+  assert.match(problem!.message, /the value of variable EXAMPLE_REGION \(from Config\.variables\) breaks the YAML/);
+  assert.doesNotMatch(problem!.hint ?? '', /--list-variables/);
+  assert.equal(problem!.hint, 'check the value of EXAMPLE_REGION where Config.variables gives it');
 });
