@@ -174,7 +174,8 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     });
     const lookup = secretWhereLanded(input.lookup, landed, input.valuesOptional);
     const substituted = landed.size > 0 ? run.substitute(raw, lookup, artifact) : first;
-    if (substituted.missing.length > 0) throw missingVariables(input, substituted.missing, artifact, landed);
+    if (substituted.missing.length > 0)
+      throw missingVariables(input, substituted.missing, usedBy(input, substituted.missing, artifact, additional), landed);
     outcome.landed = landedValues(substituted, landed);
     const secretUse = secretUseOf(substituted);
     const marks = secretUse ? run.secrets.marks(raw) : undefined;
@@ -350,12 +351,28 @@ function renderedComponent(r: ResolvedProvider, objects: KObject[]): RenderedCom
   };
 }
 
+/**
+ * What reads the missing variables: the artifact, the spec.additionalManifests ConfigMap appended
+ * to it, or both (the error names the text the user has to look at, not always the artifact).
+ */
+function usedBy(input: ProviderInput, missing: readonly string[], artifact: string, additional: string): string {
+  const ref = input.resolved.provider.spec.additionalManifests;
+  if (!ref || additional === '') return artifact;
+  const reads = (text: string) => new Set(inspectVariables(text).map((v) => v.name));
+  const [byArtifact, byAdditional] = [reads(input.resolved.components.text), reads(additional)];
+  const configMap = `ConfigMap ${ref.namespace || input.resolved.provider.namespace}/${ref.name} of spec.additionalManifests`;
+  return [
+    ...(missing.some((name) => byArtifact.has(name)) ? [artifact] : []),
+    ...(missing.some((name) => byAdditional.has(name)) ? [configMap] : []),
+  ].join(' and ');
+}
+
 /** Every missing variable of the text in one error, with the given names close to them and those that land in a Secret's data. */
-function missingVariables(input: ProviderInput, missing: string[], artifact: string, landed: ReadonlySet<string>): CapiGitopsError {
+function missingVariables(input: ProviderInput, missing: string[], readBy: string, landed: ReadonlySet<string>): CapiGitopsError {
   return missingVariablesError(missing, {
     ...originOf(input.resolved),
     provider: providerObjectName(input.resolved.provider),
-    artifact,
+    artifact: readBy,
     suggestions: closeGivenNames(missing, input.givenVariables),
     inSecretData: missing.filter((name) => landed.has(name)),
   });

@@ -179,6 +179,30 @@ test('a missing variable stops the component before parsing, naming every missin
   assert.match(problem!.hint!, /EXAMPLE_REGON was given: did you mean EXAMPLE_REGION\?/);
 });
 
+test('a missing variable only spec.additionalManifests reads names its ConfigMap, not the artifact, as what uses it (operator phase_load.go appends it; clusterctl simple_processor.go errMissingVariables)', async () => {
+  const missing = async (extra: string, given: Record<string, string>) =>
+    (
+      await renderProviderComponent(
+        input({
+          resolved: resolved(COMPONENTS, { additionalManifests: { name: 'extras' } }),
+          configMaps: [configMap(extra)],
+          lookup: lookupOf(given),
+        }),
+        recordingRun([]),
+      )
+    ).problems.map((p) => p.message);
+  const site = EXTRA.replace('${EXAMPLE_ZONE:=a}', '${SITE_NAME}');
+  assert.deepEqual(await missing(site, { EXAMPLE_REGION: 'eu-1' }), [
+    'value for variable [SITE_NAME] is not set (used by ConfigMap capex-target/extras of spec.additionalManifests)',
+  ]);
+  assert.deepEqual(await missing(site, {}), [
+    'value for variables [EXAMPLE_REGION, SITE_NAME] is not set (used by https://example.com/infrastructure-components.yaml and ConfigMap capex-target/extras of spec.additionalManifests)',
+  ]);
+  assert.deepEqual(await missing(EXTRA, {}), [
+    'value for variable [EXAMPLE_REGION] is not set (used by https://example.com/infrastructure-components.yaml)',
+  ]);
+});
+
 test("a Secret's value keeps the text out of the parse cache and renders it a second time with marks, never shared", async () => {
   const steps: string[] = [];
   const run = recordingRun(steps);
