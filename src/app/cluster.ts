@@ -272,11 +272,12 @@ function valuesOnlyInlineTakes(
   files: ReadonlyMap<string, string>,
   components: readonly RenderedComponent[],
   inline: boolean,
+  inTree: (check: () => void) => void,
 ): { files: string[]; drawn: DrawnSecret[] } {
   const drawn = chartDrawnSecrets(files, new Set(components.map(componentDirectory)));
   const urls = urlCredentials(files);
   if (!inline && drawn.length + urls.length > 0)
-    throw new CapiGitopsError([...drawn.map(chartSecretProblem), ...urls.map((u) => urlCredentialProblem(u))]);
+    inTree(() => throwProblems([...drawn.map(chartSecretProblem), ...urls.map((u) => urlCredentialProblem(u))]));
   return { files: [...drawn.map((d) => d.file), ...urls.flatMap((u) => u.files)], drawn };
 }
 
@@ -326,13 +327,14 @@ async function layOut(
       namespaces: manifest.namespaces,
     });
   let files = layOutFiles();
-  const accepted = valuesOnlyInlineTakes(files, placed.components, strategy === 'inline' && options.allowSecretValues === true);
+  const inTree = (check: () => void) => checkFiles(files, options.outputSubdirectory, check);
+  const accepted = valuesOnlyInlineTakes(files, placed.components, strategy === 'inline' && options.allowSecretValues === true, inTree);
   if (accepted.files.length > 0) {
     inline = [...new Set([...inline, ...accepted.files])].sort(compareStrings);
     files = layOutFiles();
     // a chart value drawn into a Secret, in any other file (the README's regenerate command)
     const leaks = chartSecretLeaks(files, accepted.drawn, new Set(inline));
-    if (leaks.length > 0) throw new CapiGitopsError(leaks);
+    if (leaks.length > 0) inTree(() => throwProblems(leaks));
   }
   const previous = (file: string) =>
     options.outputDir
@@ -340,14 +342,10 @@ async function layOut(
       : Promise.resolve(undefined);
   const encrypted = placed.encrypt.map((r) => objectFile(r.component, r.object));
   const sopsWarnings = await encryptFiles(files, encrypted, config, previous);
-  // Flux decrypts (spec.decryption); Argo CD applies ENC[…] as it is unless a plugin decrypts
-  if (layout === 'argocd' && encrypted.length > 0)
-    sopsWarnings.push(
-      `--secrets sops: Argo CD applies files as they are, and does not decrypt ${[...new Set(encrypted)].sort(compareStrings).join(', ')}: ` +
-        'their Applications need a config management plugin that runs sops --decrypt with the age key, through a chart of your own ' +
-        '(capi-gitops chart show argocd), or choose --secrets external-secrets',
-    );
-  finalGate(files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles, new Set(inline));
+  if (layout === 'argocd' && encrypted.length > 0) sopsWarnings.push(argocdSopsWarning(encrypted));
+  inTree(() =>
+    finalGate(files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles, new Set(inline)),
+  );
   const overridden = unmanagedObjects(placed.components, unmanaged);
   const warnings = [
     ...(overridden.length > 0
@@ -359,6 +357,34 @@ async function layOut(
     ...sopsWarnings,
   ];
   return { components: placed.components, files, warnings, secretFiles: inline };
+}
+
+/** Flux decrypts (spec.decryption); Argo CD applies ENC[…] as it is unless a plugin decrypts. */
+function argocdSopsWarning(encrypted: readonly string[]): string {
+  return (
+    `--secrets sops: Argo CD applies files as they are, and does not decrypt ${[...new Set(encrypted)].sort(compareStrings).join(', ')}: ` +
+    'their Applications need a config management plugin that runs sops --decrypt with the age key, through a chart of your own ' +
+    '(capi-gitops chart show argocd), or choose --secrets external-secrets'
+  );
+}
+
+function throwProblems(problems: Diagnostic[]): never {
+  throw new CapiGitopsError(problems);
+}
+
+/**
+ * Runs a check over the laid-out files; a problem it finds in one of them is told at that file's
+ * place in the output, where a fleet cluster's tree is below `clusters/<name>`.
+ */
+function checkFiles(files: ReadonlyMap<string, string>, subdirectory: string | undefined, check: () => void): void {
+  try {
+    check();
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError) || !subdirectory) throw err;
+    throw new CapiGitopsError(
+      err.diagnostics.map((d) => (d.file !== undefined && files.has(d.file) ? { ...d, file: `${subdirectory}/${d.file}` } : d)),
+    );
+  }
 }
 
 /** The chart that draws a layout's wiring (Config.gitops.chart or the built-in one), with every values layer. */

@@ -49,9 +49,12 @@ export class DiagnosticsByCluster {
    * `joiner`; without a cluster, the fleet's own. Equal diagnostics are one.
    */
   add(d: Diagnostic, cluster?: string, joiner = ': '): void {
-    const key = formatDiagnostic(d);
+    // a file of the cluster's own tree (clusters/<name>/…, named after it) is the same place in each cluster
+    const key = formatDiagnostic(cluster && d.file ? { ...d, file: d.file.split(cluster).join('\0') } : d);
     const entry = this.seen.get(key) ?? { diagnostic: d, clusters: [] };
     if (cluster !== undefined) {
+      // told at the first cluster's file, whichever cluster ran first
+      if (entry.clusters.length > 0 && entry.clusters.every((c) => compareStrings(cluster, c) < 0)) entry.diagnostic = d;
       entry.clusters.push(cluster);
       entry.rest ??= d.object ? `${joiner}${d.object}` : '';
     }

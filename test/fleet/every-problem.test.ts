@@ -180,3 +180,34 @@ clusters:
     `providers.yaml:${lineOf(providers, 'name: core-variables')}:5 spec.configSecret: Secret capi-system/core-variables is not in the input`,
   ]);
 });
+
+test("a problem found in a cluster's laid-out files is told at its place in the output (clusters/<name>/…), once for the clusters it reaches, at the first cluster's file", async () => {
+  const { manifest } = fleetExample(`apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+clusters:
+- name: us-1
+  variables: {EXAMPLE_REGION: us-east-1}
+- name: eu-1
+  variables: {EXAMPLE_REGION: eu-west-1}
+`);
+  const token = 'glpat-FleetWiringUrl0123456789';
+  const repoURL = `https://oauth2:${token}@git.example.com/platform/fleet.git`;
+  let found: Diagnostic[] = [];
+  try {
+    await renderOutput({
+      manifestPaths: [manifest],
+      layout: 'argocd',
+      set: [`repoURL=${repoURL}`, 'path=fleet'].map((expression) => ({ expression, forceString: false })),
+    });
+    assert.fail('rendered');
+  } catch (error) {
+    if (!(error instanceof CapiGitopsError)) throw error;
+    found = error.diagnostics;
+  }
+  assert.equal(found.length, 1, found.map((d) => `${d.file}: ${d.object}: ${d.message}`).join('\n'));
+  const [problem] = found;
+  assert.match(problem!.file ?? '', /^clusters\/eu-1\/argocd\/[^/]+\.yaml$/);
+  assert.match(problem!.object ?? '', /^clusters eu-1, us-1$/);
+  assert.match(problem!.message, /holds a URL with credentials in it/);
+  assert.ok(!JSON.stringify(found).includes(token));
+});
