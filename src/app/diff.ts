@@ -7,6 +7,7 @@ import { renderOutput, type RenderOptions } from './run.js';
 import type { SecretNotGiven } from './types.js';
 import { redactStrings } from '../core/redact.js';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { parseArtifact } from '../yaml/parse.js';
 import {
   afterRender,
   checkOutput,
@@ -77,6 +78,11 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
     const committed = await readOutputTree(request.output);
     // render leaves a file it cannot prove its own: its objects stay, neither removed nor changed
     const inPlace = afterRender(committed, current.files, await checkOutput(request.output, current.files));
+    // the same on both sides, and not render's: one that holds no objects (a string, not YAML) is read on neither
+    for (const file of inPlace.leftInPlace.filter((f) => !holdsObjects(f, committed.get(f)!))) {
+      committed.delete(file);
+      inPlace.files.delete(file);
+    }
     return {
       before: { label: `${request.output} as committed`, files: committed, directory: request.output },
       after: { ...after, files: inPlace.files },
@@ -125,4 +131,16 @@ export async function diff(request: DiffRequest): Promise<{ report: ReviewReport
   const { before, after, leftInPlace, warnings = [], secretsNotGiven = [] } = await diffSides(request);
   const report = reviewChanges(before, after);
   return { report: redactStrings(leftInPlace?.length ? { ...report, leftInPlace } : report), warnings, secretsNotGiven };
+}
+
+/** Whether a file of the output reads as Kubernetes objects, as the review reads them. */
+function holdsObjects(file: string, text: string): boolean {
+  if (!/\.ya?ml$/.test(file)) return true;
+  try {
+    parseArtifact(text, { source: file });
+    return true;
+  } catch (err) {
+    if (err instanceof CapiGitopsError) return false;
+    throw err;
+  }
 }

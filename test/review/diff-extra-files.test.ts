@@ -62,6 +62,22 @@ test('diff: the objects of a hand-written file in the output are not "removed" (
   );
 });
 
+test('diff: a file a person added that holds no objects (a string, not YAML) is left in place and read on neither side, not an error twice with a hint to restore a file render never wrote; check names it extra', () => {
+  const { example, run } = renderedExample();
+  const notes = '01-cluster-api/notes.yaml';
+  writeFileSync(path.join(example, 'out', notes), '"reviewed by the platform team"\n');
+  const report = jsonDiff(run);
+  assert.deepEqual(report.summary, { added: 0, removed: 0, changed: 0, warnings: 0, risk: 'none' });
+  assert.deepEqual(report.leftInPlace, [notes, TEAM_NOTES]);
+  assert.deepEqual(
+    checkProblems(run).map((p) => [p.status, p.path, p.removeByHand]),
+    [
+      ['extra', notes, true],
+      ['extra', TEAM_NOTES, true],
+    ],
+  );
+});
+
 test('diff: a provider taken out of the manifest: the files render prunes are removed, one edited since (render keeps it) is left in place; check and the render itself agree', () => {
   const { example, run } = renderedExample();
   const providers = path.join(example, 'management-cluster', 'providers.yaml');
