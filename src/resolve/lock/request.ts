@@ -2,7 +2,9 @@
  * What the manifest asks for each component, in the lock's terms, and the rule that decides
  * whether a lock entry still answers it.
  */
+import semverSatisfies from 'semver/functions/satisfies.js';
 import { redactUrlCredentials } from '../../core/redact.js';
+import { compareSemantic, parseSemantic, parseVersionRequest } from '../../core/versions.js';
 import type { ProviderObject, ToolConfig } from '../../manifest/types.js';
 import { canonicalSelector } from '../../core/label-selector.js';
 import type { ProviderRegistry } from '../registry.js';
@@ -95,10 +97,11 @@ export function sourceKey(source: LockSource): string {
  * - the source is the same: same type (fetchConfig.url, registry URL, selector or oci) and the
  *   same URL or OCI reference as written, or the same selector after canonicalSelector.
  *   A Config `repositories` entry that changes the registry URL changes the source.
+ * - the locked version is one the request allows (lockedVersionAnswers).
  * Anything else re-resolves (and `--frozen` refuses).
  */
 export function lockSatisfies(
-  entry: Pick<LockEntry, 'kind' | 'name' | 'namespace' | 'requestedVersion' | 'source'>,
+  entry: Pick<LockEntry, 'kind' | 'name' | 'namespace' | 'requestedVersion' | 'version' | 'source'>,
   request: LockRequest,
 ): boolean {
   return (
@@ -106,6 +109,20 @@ export function lockSatisfies(
     entry.name === request.name &&
     entry.namespace === request.namespace &&
     entry.requestedVersion === request.requestedVersion &&
+    lockedVersionAnswers(entry.version, request.requestedVersion) &&
     sourceKey(entry.source) === sourceKey(request.source)
   );
+}
+
+/**
+ * Whether `version` is a release `requested` allows: itself for an exact tag, one in the range for
+ * a range. A hand-merged lock can pair the manifest's request with another side's version (asked
+ * v1.12.0, locked v1.10.4); pinning that would render what the manifest does not ask for.
+ */
+export function lockedVersionAnswers(version: string, requested: string): boolean {
+  const request = parseVersionRequest(requested);
+  const locked = parseSemantic(version);
+  if (request === null || request.form === 'latest' || locked === null) return true;
+  if (request.form === 'range') return semverSatisfies(locked, request.range);
+  return compareSemantic(locked, parseSemantic(request.version)!) === 0;
 }

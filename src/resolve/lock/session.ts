@@ -17,7 +17,14 @@ import { buildLockfile, lockEntryForCertManager, lockEntryForOperator, lockEntry
 import { assertFrozen, diffLockfiles, FROZEN, FROZEN_HINT, noLockfileProblem, type LockChange } from './diff.js';
 import { originOf } from '../preflight.js';
 import { isLocalRepositoryUrl } from '../../sources/local/repository.js';
-import { lockRequestForCertManager, lockRequestForOperator, lockRequestForProvider, lockSatisfies, sourceKey } from './request.js';
+import {
+  lockedVersionAnswers,
+  lockRequestForCertManager,
+  lockRequestForOperator,
+  lockRequestForProvider,
+  lockSatisfies,
+  sourceKey,
+} from './request.js';
 import { findLockEntry, lockEntryLabel, type LockEntry, type Lockfile, type LockRequest } from './types.js';
 import { verifyLockedArtifacts } from './verify.js';
 import { readFileSync } from 'node:fs';
@@ -153,6 +160,9 @@ export class LockSession {
         : []),
       ...(sourceKey(entry.source) !== sourceKey(request.source)
         ? [`source ${sourceKey(entry.source)} → ${sourceKey(request.source)}`]
+        : []),
+      ...(exact === undefined && !lockedVersionAnswers(entry.version, request.requestedVersion)
+        ? [`the locked ${entry.version} is not in ${JSON.stringify(request.requestedVersion)}`]
         : []),
     ];
     const versions = exact !== undefined && exact !== entry.version ? `${entry.version} → ${exact}` : entry.version;

@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { ProviderObject, ProviderSpec } from '../../../src/manifest/types.js';
 import type { ProviderKind } from '../../../src/core/provider.js';
 import { canonicalSelector } from '../../../src/core/label-selector.js';
@@ -12,6 +14,8 @@ import {
 } from '../../../src/resolve/lock/lockfile.js';
 import { buildProviderRegistry } from '../../../src/resolve/registry.js';
 import { CERT_MANAGER_DEFAULT_VERSION, certManagerDefaultUrl } from '../../../src/resolve/resolve.js';
+import { corpusManifest, writeTempManifest } from '../../helpers/corpus-manifest.js';
+import { runCli } from '../../helpers/cli.js';
 
 const registry = buildProviderRegistry().registry;
 
@@ -119,6 +123,40 @@ test('lockSatisfies: the same component, requested version string and source', (
 test('lockSatisfies: exact versions compare as written (v1.12.0 is not 1.12.0)', () => {
   const request = lockRequestForProvider(provider('CoreProvider', 'cluster-api', 'capi-system', { version: 'v1.12.0' }), registry)!;
   assert.equal(lockSatisfies(entryFor(request), { ...request, requestedVersion: '1.12.0' }), false);
+});
+
+test('lockSatisfies: a locked version the request does not allow (a hand-merged lock) re-resolves', () => {
+  const exact = lockRequestForProvider(provider('CoreProvider', 'cluster-api', 'capi-system', { version: 'v1.12.0' }), registry)!;
+  assert.equal(lockSatisfies(entryFor(exact, 'v1.10.4'), exact), false, 'asked v1.12.0, locked v1.10.4');
+  const range = { ...exact, requestedVersion: '~1.12' };
+  assert.equal(lockSatisfies(entryFor(range, 'v1.10.4'), range), false, 'v1.10.4 is not in ~1.12');
+  assert.equal(lockSatisfies(entryFor(range, 'v1.12.3'), range), true);
+  const latest = { ...exact, requestedVersion: '' };
+  assert.equal(lockSatisfies(entryFor(latest, 'v1.10.4'), latest), true, 'no spec.version: any locked release answers');
+});
+
+test("render --frozen with a lock whose entries carry the manifest's request but an older version fails at spec.version; render relocks to the asked version", () => {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') });
+  assert.equal(runCli(['lock', '-f', '.'], { cwd: dir }).code, 0);
+  const lockFile = path.join(dir, 'capi-gitops.lock.yaml');
+  const dirOld = writeTempManifest({ 'providers.yaml': corpusManifest('v1.10.4') });
+  assert.equal(runCli(['lock', '-f', '.'], { cwd: dirOld }).code, 0);
+  // a conflict resolved by taking the base branch's lock and the pull request's requested versions
+  const merged = readFileSync(path.join(dirOld, 'capi-gitops.lock.yaml'), 'utf8').replaceAll(
+    'requestedVersion: v1.10.4',
+    'requestedVersion: v1.12.0',
+  );
+  writeFileSync(lockFile, merged);
+  const frozen = runCli(['render', '-f', '.', '-o', 'out', '--frozen'], { cwd: dir });
+  assert.equal(frozen.code, 1, frozen.stdout);
+  assert.match(
+    frozen.stderr,
+    /^providers\.yaml:7:12: error: CoreProvider\/capi-system\/cluster-api: spec\.version: .*~ cluster-api v1\.10\.4 → v1\.12\.0/m,
+  );
+  const render = runCli(['render', '-f', '.', '-o', 'out'], { cwd: dir });
+  assert.equal(render.code, 0, render.stderr);
+  assert.match(render.stdout, /resolved cluster-api v1\.12\.0, contract v1beta2/);
+  assert.doesNotMatch(readFileSync(lockFile, 'utf8'), /v1\.10\.4/);
 });
 
 test('lockSatisfies: a changed URL, source type, OCI reference or selector re-resolves; selector spelling order does not', () => {
