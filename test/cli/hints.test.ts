@@ -9,7 +9,7 @@ import { chmodSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../helpers/paths.js';
-import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { CLI, runCli } from '../helpers/cli.js';
 import { completeSuggestions } from '../../src/cli/hints.js';
 
@@ -108,6 +108,24 @@ test('render --frozen with a stale lockfile suggests `capi-gitops lock -f …`, 
   assert.deepEqual(commands, ['capi-gitops lock -f management-cluster -f management-cluster/config.yaml'], failed.stderr);
   const lock = runAsPrinted(commands[0], dir);
   assert.equal(lock.code, 0, lock.stderr);
+  const again = runCli(frozen, { cwd: dir });
+  assert.equal(again.code, 0, again.stderr);
+});
+
+test('a lockfile that does not fit the model: the hint (remove it, `capi-gitops lock -f …`) runs as printed and makes --frozen pass', () => {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') });
+  assert.equal(runCli(['lock', '-f', '.'], { cwd: dir }).code, 0);
+  const lockFile = path.join(dir, 'capi-gitops.lock.yaml');
+  writeFileSync(lockFile, readFileSync(lockFile, 'utf8') + 'reviewedBy: me\n');
+  const frozen = ['render', '-f', '.', '-o', 'out', '--frozen'];
+  const failed = runCli(frozen, { cwd: dir });
+  assert.equal(failed.code, 1, failed.stderr);
+  const remove = failed.stderr.match(/`(rm [^`]+)`/)?.[1];
+  assert.ok(remove, failed.stderr);
+  assert.equal(runAsPrinted(remove, dir).code, 0);
+  const [lock] = new Set(suggestedCommands(failed.stderr));
+  const relocked = runAsPrinted(lock, dir);
+  assert.equal(relocked.code, 0, relocked.stderr);
   const again = runCli(frozen, { cwd: dir });
   assert.equal(again.code, 0, again.stderr);
 });

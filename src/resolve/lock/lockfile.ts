@@ -17,7 +17,7 @@ import { YamlBudget } from '../../yaml/bounds.js';
 import { commitTogether, prepareFile, type PreparedFile } from '../../core/prepared-file.js';
 import { processIsAlive, removeLeftoverFiles, removeScratchDirectoryIfEmpty } from '../../core/scratch-directory.js';
 import { LOCK_API_VERSION, LOCK_KIND, type Lockfile } from './types.js';
-import { LockReader, REGENERATE_HINT } from './reader.js';
+import { LockReader, regenerateHint } from './reader.js';
 import { HEADER, lockfileData } from './data.js';
 
 export * from './types.js';
@@ -57,7 +57,7 @@ export function parseLockfile(text: string, file: string): Lockfile {
           column: col,
           message: `invalid YAML: ${error.message}`,
           expected: 'a capi-gitops lockfile',
-          hint: REGENERATE_HINT,
+          hint: regenerateHint(file),
         };
       }),
     );

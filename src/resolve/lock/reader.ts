@@ -7,6 +7,7 @@ import type { LabelSelector, LabelSelectorRequirement } from '../../manifest/typ
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { PROVIDER_KINDS } from '../../core/provider.js';
 import { parseSemantic } from '../../core/versions.js';
+import { shellWord } from '../../core/shell.js';
 import {
   LOCK_API_VERSION,
   LOCK_KIND,
@@ -27,7 +28,10 @@ const UNCONTRACTED_KINDS: readonly string[] = ['CertManager', 'Operator'];
 const SELECTOR_OPERATORS: readonly string[] = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 const SHA256 = /^[0-9a-f]{64}$/;
 const IMAGE_DIGEST = /^sha256:[0-9a-f]{64}$/;
-export const REGENERATE_HINT = 'run `capi-gitops lock` to write it again from the manifest';
+/** `lock` reads the lockfile too, so a malformed one must go first; its digests are then taken anew. */
+export function regenerateHint(file: string): string {
+  return `fix it at this position, or remove it (\`rm ${shellWord(file)}\`) and run \`capi-gitops lock\` to write it again from the manifest (recording each file's sha256 as it is now)`;
+}
 
 interface LockPair {
   key: YamlNode;
@@ -55,7 +59,7 @@ export class LockReader {
   /** Records a problem at the node's start; returns undefined so callers can `return this.problem(…)`. */
   problem(node: YamlNode | null | undefined, fieldPath: string, message: string, expected?: string): undefined {
     const { line, col: column } = this.lineCounter.linePos(node?.range?.[0] ?? 0);
-    this.problems.push({ file: this.file, line, column, path: fieldPath || undefined, message, expected, hint: REGENERATE_HINT });
+    this.problems.push({ file: this.file, line, column, path: fieldPath || undefined, message, expected, hint: regenerateHint(this.file) });
     return undefined;
   }
 
