@@ -1,5 +1,6 @@
 import type { Document, LineCounter, Node as YamlNode, Scalar, YAMLError } from 'yaml';
 import type { Diagnostic } from '../core/diagnostics.js';
+import { mergeConflicts } from '../core/merge-conflicts.js';
 import { MERGE_KEY, jsonKeyOf, resolvePlainScalarTyped, type PlainScalar } from '../yaml/scalar.js';
 import YAML from 'yaml';
 import type { SourcePosition } from './types.js';
@@ -38,6 +39,8 @@ export interface ParsedFile {
 
 /** Parses a multi-document file; documents with syntax errors are reported and left out. */
 export function parseManifestFile(file: string, text: string): ParsedFile {
+  const conflicts = mergeConflicts(text);
+  if (conflicts.length > 0) return { documents: [], syntaxErrors: conflicts.map(({ start, end }) => conflictDiagnostic(file, start, end)) };
   const lineCounter = new YAML.LineCounter();
   const parsed = YAML.parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter });
   const documents: SourceDocument[] = [];
@@ -66,6 +69,18 @@ function syntaxDiagnostic(file: string, lineCounter: LineCounter, error: YAMLErr
     message: `invalid YAML: ${safeYamlMessage(error)}`,
     expected: 'well-formed YAML',
     hint: 'check indentation, quoting and the `key: value` spacing at this position',
+  };
+}
+
+/** Git's markers, which the parser would report as a dozen unrelated syntax errors. */
+function conflictDiagnostic(file: string, start: number, end: number): Diagnostic {
+  return {
+    file,
+    line: start,
+    column: 1,
+    message: `unresolved Git merge conflict (lines ${start}-${end})`,
+    expected: 'well-formed YAML, without conflict markers',
+    hint: 'keep the side you want (or combine both) and delete the <<<<<<<, ======= and >>>>>>> lines',
   };
 }
 

@@ -112,6 +112,44 @@ test('render --frozen with a stale lockfile suggests `capi-gitops lock -f …`, 
   assert.equal(again.code, 0, again.stderr);
 });
 
+/** Runs git in `cwd`, failing the test when it fails (a conflicted merge is allowed to). */
+function git(cwd: string, ...args: string[]): string {
+  const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+  const result = spawnSync('git', args, { cwd, env, encoding: 'utf8' });
+  assert.ok(result.status === 0 || args[0] === 'merge', `git ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
+}
+
+test('a lockfile left conflicted by a merge: each conflict is named, and the hint (keep one side, `capi-gitops lock -f …`) runs as printed', () => {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.8.0') });
+  git(dir, 'init', '-q', '-b', 'main');
+  assert.equal(runCli(['lock', '-f', '.'], { cwd: dir }).code, 0);
+  git(dir, 'add', '.');
+  git(dir, 'commit', '-qm', 'v1.8.0');
+  git(dir, 'checkout', '-qb', 'upgrade');
+  writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.12.0'));
+  assert.equal(runCli(['lock', '-f', '.'], { cwd: dir }).code, 0);
+  git(dir, 'commit', '-qam', 'v1.12.0');
+  git(dir, 'checkout', '-q', 'main');
+  writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.10.4'));
+  assert.equal(runCli(['lock', '-f', '.'], { cwd: dir }).code, 0);
+  git(dir, 'commit', '-qam', 'v1.10.4');
+  git(dir, 'merge', 'upgrade');
+  git(dir, 'checkout', '--theirs', '--', 'providers.yaml');
+  const failed = runCli(['lock', '-f', '.'], { cwd: dir });
+  assert.equal(failed.code, 1, failed.stderr);
+  assert.match(failed.stderr, /^capi-gitops\.lock\.yaml:\d+:1: error: unresolved Git merge conflict \(lines \d+-\d+\)$/m);
+  assert.doesNotMatch(failed.stderr, /invalid YAML/);
+  const keepOurs = failed.stderr.match(/`(git checkout --ours -- [^`]+)`/)?.[1];
+  assert.ok(keepOurs, failed.stderr);
+  assert.equal(runAsPrinted(keepOurs, dir).code, 0);
+  const [lock] = new Set(suggestedCommands(failed.stderr));
+  assert.equal(lock, 'capi-gitops lock -f .');
+  const relocked = runAsPrinted(lock, dir);
+  assert.equal(relocked.code, 0, relocked.stderr);
+  assert.match(relocked.stdout, /~ cluster-api v1\.10\.4 → v1\.12\.0/);
+});
+
 test('a lockfile that does not fit the model: the hint (remove it, `capi-gitops lock -f …`) runs as printed and makes --frozen pass', () => {
   const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') });
   assert.equal(runCli(['lock', '-f', '.'], { cwd: dir }).code, 0);

@@ -207,6 +207,24 @@ test('malformed YAML gives one diagnostic per syntax error with its line and col
   assert.equal(error.diagnostics[0].file, file);
 });
 
+test('Git conflict markers left by a merge are one problem per conflict at its <<<<<<< line, not a dozen YAML syntax errors', async () => {
+  const conflicted = (ours: string, theirs: string) => `<<<<<<< HEAD\n  version: ${ours}\n=======\n  version: ${theirs}\n>>>>>>> feat-b\n`;
+  const { error, file } = await loadTextError(
+    provider('').replace(/\n$/, '\nspec:\n') +
+      conflicted('v1.10.4', 'v1.12.0') +
+      '---\n' +
+      provider('', 'BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system') +
+      'spec:\n' +
+      conflicted('v1.10.4', 'v1.12.0'),
+  );
+  assert.deepEqual(summary(error.diagnostics), [
+    '7:1 -: unresolved Git merge conflict (lines 7-11)',
+    '19:1 -: unresolved Git merge conflict (lines 19-23)',
+  ]);
+  assert.equal(error.diagnostics[0].file, file);
+  assert.match(error.diagnostics[0].hint ?? '', /delete the <<<<<<<, ======= and >>>>>>> lines/);
+});
+
 test('a kubectl List export with status, managedFields and server metadata loads (kubectl get -o yaml)', async () => {
   const manifest = await loadManifest([path.join(EXPORTED, 'coreprovider-list.yaml')]);
   assert.deepEqual(manifest.providers, [

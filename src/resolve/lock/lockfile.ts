@@ -17,6 +17,7 @@ import { YamlBudget } from '../../yaml/bounds.js';
 import { commitTogether, prepareFile, type PreparedFile } from '../../core/prepared-file.js';
 import { processIsAlive, removeLeftoverFiles, removeScratchDirectoryIfEmpty } from '../../core/scratch-directory.js';
 import { LOCK_API_VERSION, LOCK_KIND, type Lockfile } from './types.js';
+import { mergeConflicts } from '../../core/merge-conflicts.js';
 import { LockReader, regenerateHint } from './reader.js';
 import { HEADER, lockfileData } from './data.js';
 
@@ -45,6 +46,7 @@ export function serializeLockfile(lock: Pick<Lockfile, 'entries'>): string {
 export function parseLockfile(text: string, file: string): Lockfile {
   // bounded before the parser runs, as every manifest is: a pull request's 12 MB flow list ran Node out of memory
   new YamlBudget().check(text, file);
+  refuseMergeConflicts(text, file);
   const lineCounter = new YAML.LineCounter();
   const doc = YAML.parseDocument(text, { version: '1.2', lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -70,6 +72,26 @@ export function parseLockfile(text: string, file: string): Lockfile {
       : reader.lock(root);
   if (lock === undefined) throw new CapiGitopsError(reader.problems);
   return lock;
+}
+
+/**
+ * A lockfile a merge left conflicted: one problem per conflict, with a way out that keeps the
+ * digests of one side (`lock` reads that side and moves it to what the resolved manifest asks).
+ */
+function refuseMergeConflicts(text: string, file: string): void {
+  const conflicts = mergeConflicts(text);
+  if (conflicts.length === 0) return;
+  const ours = `\`git checkout --ours -- ${shellWord(file)}\``;
+  throw new CapiGitopsError(
+    conflicts.map(({ start, end }) => ({
+      file,
+      line: start,
+      column: 1,
+      message: `unresolved Git merge conflict (lines ${start}-${end})`,
+      expected: 'a capi-gitops lockfile without conflict markers',
+      hint: `resolve any conflicts in the manifest first; then keep one side of the lockfile (in a merge: ${ours}, or --theirs) and run \`capi-gitops lock\`, which moves it to what the manifest asks for and checks the digests it keeps`,
+    })),
+  );
 }
 
 function notRegular(file: string, kind: string): CapiGitopsError {

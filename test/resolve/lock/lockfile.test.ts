@@ -215,6 +215,36 @@ test('malformed YAML is an error with the file, line and column', () => {
   );
 });
 
+test('a lockfile with Git conflict markers is one problem per conflict, with a hint that keeps one side and relocks', () => {
+  const text = [
+    'apiVersion: capi-gitops.dev/v1alpha1', // 1
+    'kind: Lock', // 2
+    'entries:', // 3
+    '  - kind: CoreProvider', // 4
+    '<<<<<<< HEAD', // 5
+    '    version: v1.10.4', // 6
+    '=======', // 7
+    '    version: v1.12.0', // 8
+    '>>>>>>> feat-b', // 9
+    '    files:', // 10
+    '<<<<<<< HEAD', // 11
+    '      - {name: metadata.yaml, url: a, sha256: x}', // 12
+    '=======', // 13
+    '      - {name: metadata.yaml, url: b, sha256: y}', // 14
+    '>>>>>>> feat-b', // 15
+  ].join('\n');
+  assert.throws(
+    () => parseLockfile(text, '/x/capi-gitops.lock.yaml'),
+    failsWith(/unresolved Git merge conflict/, (error) => {
+      assert.deepEqual(
+        error.diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`),
+        ['5:1 unresolved Git merge conflict (lines 5-9)', '11:1 unresolved Git merge conflict (lines 11-15)'],
+      );
+      assert.match(error.diagnostics[0].hint ?? '', /git checkout --ours -- \/x\/capi-gitops\.lock\.yaml.*`capi-gitops lock`/);
+    }),
+  );
+});
+
 test('a lock that does not fit the model lists every problem at its line and column', () => {
   const text = [
     'apiVersion: capi-gitops.dev/v2', // 1
