@@ -4,7 +4,7 @@
  */
 import { plan } from '../app/plan.js';
 import { update } from '../app/update.js';
-import { pinnedBelowText, renderUpgradePlanText } from '../resolve/upgrade-plan.js';
+import { heldBackByRange, pinnedBelowText, renderUpgradePlanText } from '../resolve/upgrade-plan.js';
 import { lockReport, renderOptions, resolutionJson, withProgress, type SourceFlags } from './commands.js';
 import { completeSuggestions } from './hints.js';
 import { Output } from './output.js';
@@ -50,8 +50,11 @@ export async function updateCommand(providers: string[], flags: SourceFlags & { 
   // update moves providers only: a pinned cert-manager below the default is not "up to date"
   const pinned = result.plan?.certManager && pinnedBelowText(result.plan.certManager);
   if (pinned) out.line(pinned);
-  if (result.resolution.lock.changes.length === 0 && result.files.length === 0)
-    out.line(pinned ? 'the providers are up to date' : 'everything is up to date');
+  if (result.resolution.lock.changes.length === 0 && result.files.length === 0) {
+    const ranges =
+      result.plan && heldBackByRange(result.plan) ? ', as far as their version ranges allow (capi-gitops plan shows how far)' : '';
+    out.line(pinned || ranges ? `the providers are up to date${ranges}` : 'everything is up to date');
+  }
   if (out.json) {
     const edits = result.edits.map((edit) => ({ ...edit, file: displayPath(edit.file) }));
     out.document('update', { ...resolutionJson(result.resolution), edits, manifestFiles: result.files.map(displayPath), lockfile });

@@ -587,17 +587,26 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
     // clusterctl's last line speaks of the providers only: not "you" when cert-manager or the operator moves or could
     const settled = [plan.certManager, plan.operator].every((p) => !p || (p.installed === p.target && p.available === undefined));
     const blocked = columns.filter((c) => plan.providers.some((p) => c.pick(p).heldBack?.conflict)).map((c) => c.contract);
+    // a range that holds a provider back leaves it "up to date" only as far as the range goes
+    const ranges = heldBackByRange(plan) ? ', as far as their version ranges allow (see above)' : '';
     const last =
       blocked.length > 0
         ? `No plan to apply: a version range holds back the ${blocked.join(' and ')} plan (see above).`
         : !settled
-          ? 'The providers are up to date.'
+          ? `The providers are up to date${ranges}.`
           : images
-            ? 'The versions are up to date.'
-            : 'You are already up to date.';
+            ? `The versions are up to date${ranges}.`
+            : ranges
+              ? `The providers are up to date${ranges}.`
+              : 'You are already up to date.';
     return `${text}${last}\n${images}`;
   }
   return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}\n`).join('') + images;
+}
+
+/** Whether a provider's version range keeps it below a release some plan would move it to. */
+export function heldBackByRange(plan: UpgradePlan): boolean {
+  return plan.providers.some((p) => p.sameContract.heldBack !== undefined || p.newestContract.heldBack !== undefined);
 }
 
 /** Each provider a range holds below a plan, at its spec.version; for one that splits the providers, why update refuses and what to do. */

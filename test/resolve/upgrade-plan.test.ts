@@ -6,6 +6,7 @@ import type { ProviderKind } from '../../src/core/provider.js';
 import { parseMetadata, type ReleaseSeries } from '../../src/resolve/metadata.js';
 import {
   formatTable,
+  heldBackByRange,
   heldBackDiagnostics,
   newestAvailable,
   planUpgrades,
@@ -540,4 +541,15 @@ test('an infrastructure provider a range holds on a contract the core provider s
       ],
     ],
   );
+});
+
+test('a plan that a range holds back is not "already up to date": up to date as far as the ranges allow, as update says too (clusterctl upgrade.go prints "You are already up to date!" only when no plan moves anything)', () => {
+  const [core, bootstrap, controlPlane] = corpusManagementCluster('v1.10.4');
+  const held = planUpgrades({ providers: [ranged(core, '~1.10', 7), ranged(bootstrap, '~1.10', 17), ranged(controlPlane, '~1.10', 27)] });
+  assert.equal(heldBackByRange(held), true);
+  const text = renderUpgradePlanText(held);
+  assert.doesNotMatch(text, /already up to date/);
+  assert.match(text, /\nThe providers are up to date, as far as their version ranges allow \(see above\)\.\n$/);
+  // without ranges, the same installed release has a plan, and nothing is held
+  assert.equal(heldBackByRange(planUpgrades({ providers: [core, bootstrap, controlPlane] })), false);
 });
