@@ -18,6 +18,7 @@ import type { ChartVersionRequest } from './helm-chart-versions.js';
 import {
   documentValue,
   fieldPosition,
+  locate,
   nodePosition,
   parseManifestFile,
   YamlValueError,
@@ -65,6 +66,8 @@ interface Doc {
   label: string;
   /** The run's YAML budget: YAML held in a string is parsed again, and counted too. */
   budget: YamlBudget;
+  /** The object's node: the document's contents, or an item of a List document. */
+  root: YamlNode | null;
 }
 
 interface Release {
@@ -93,8 +96,20 @@ function locatorOf(parts: readonly Part[]): ValuesLocator {
 function mapPart(doc: Doc, base: FieldPath, values: Values): Part {
   return {
     values,
-    at: (path, at = 'key') => fieldPosition(doc.source, doc.source.doc.contents as YamlNode | null, [...base, ...path], at),
+    at: (path, at = 'key') => fieldPosition(doc.source, doc.root, [...base, ...path], at),
   };
+}
+
+/** A document's objects: the object, or each item of a v1 List (what `kubectl get a,b -o yaml` prints). */
+function objectDocs(source: SourceDocument, value: Record<string, unknown>, budget: YamlBudget): Doc[] {
+  const contents = source.doc.contents as YamlNode | null;
+  if (value.kind !== 'List' || value.apiVersion !== 'v1' || !Array.isArray(value.items))
+    return [{ source, value, label: labelOf(value), budget, root: contents }];
+  return value.items.flatMap((item: unknown, index) =>
+    isPlainObject(item) && typeof item.apiVersion === 'string' && typeof item.kind === 'string'
+      ? [{ source, value: item, label: labelOf(item), budget, root: locate(source, contents, ['items', index]).node }]
+      : [],
+  );
 }
 
 /** Values in a YAML string: every path at the string's field (the string's own lines are not mapped). */
@@ -127,7 +142,7 @@ function labelOf(value: Record<string, unknown>): string {
 }
 
 function at(doc: Doc, path: FieldPath): Pick<Diagnostic, 'file' | 'line' | 'column' | 'object' | 'path'> {
-  const position = fieldPosition(doc.source, doc.source.doc.contents as YamlNode | null, path, 'value');
+  const position = fieldPosition(doc.source, doc.root, path, 'value');
   return { ...position, object: doc.label, path: path.join('.') || undefined };
 }
 
@@ -626,7 +641,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
       if (value === null || value === undefined) continue;
       const position = { ...nodePosition(source, source.doc.contents as YamlNode | null), message: '' };
       if (isPlainObject(value) && typeof value.apiVersion === 'string' && typeof value.kind === 'string') {
-        docs.push({ source, value, label: labelOf(value), budget });
+        docs.push(...objectDocs(source, value, budget));
       } else if (parsed.documents.length === 1 && isPlainObject(value)) {
         plain = value;
         plainAt = position;
@@ -689,7 +704,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
       return chart ? `${doc.label} (chart ${chart})` : doc.label;
     });
     problems.push({
-      ...nodePosition(entry.docs[0]!.source, entry.docs[0]!.source.doc.contents as YamlNode | null),
+      ...nodePosition(entry.docs[0]!.source, entry.docs[0]!.root),
       message: `names no provider: it holds Kubernetes objects (${listed.join(', ')}), none of which installs the ${CHART_NAME} chart`,
       expected: `the chart's values, or an Argo CD Application, Flux HelmRelease or k3s HelmChart of the ${CHART_NAME} chart`,
       hint:

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import { readHelmValuesFiles } from '../../src/manifest/helm-values-sources.js';
 import { importHelmValues } from '../../src/manifest/import-helm-values.js';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
@@ -131,6 +131,17 @@ test('Flux HelmRelease: valuesFrom in order (a values.yaml merged, a Secret key 
       /spec\.valuesFrom\.2: ConfigMap capi-operator-system\/capi-overrides is not in the files given; it is optional/.test(w),
     ),
   );
+});
+
+test('a v1 List of the HelmRelease and its valuesFrom objects (kubectl get helmrelease,configmap,secret -o yaml) imports as its items would, each field at its line in the item (kubectl pkg/cmd/get/get.go prints several objects as a v1 List)', async () => {
+  const items = [...parseAllDocuments(FLUX_RELEASE), ...parseAllDocuments(FLUX_VALUES)].map((doc) => doc.toJS() as object);
+  const list = stringify({ apiVersion: 'v1', kind: 'List', items, metadata: { resourceVersion: '' } });
+  const fromList = await importFiles(files({ 'export.yaml': list }));
+  const fromDocuments = await importFiles(files({ 'helmrelease.yaml': FLUX_RELEASE, 'values.yaml': FLUX_VALUES }));
+  assert.deepEqual(fromList.byId, fromDocuments.byId);
+  assert.deepEqual(fromList.warnings, fromDocuments.warnings);
+  assert.equal(fromList.sources.chartVersion?.text, '0.23.0');
+  assert.equal(fromList.sources.chartVersion!.position?.line, list.split('\n').findIndex((line) => line.includes('0.23.0')) + 1);
 });
 
 test('Flux HelmRelease: a required valuesFrom missing from the files is an error at its line, with the file to add', async () => {
