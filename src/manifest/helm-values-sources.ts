@@ -641,7 +641,16 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
       if (value === null || value === undefined) continue;
       const position = { ...nodePosition(source, source.doc.contents as YamlNode | null), message: '' };
       if (isPlainObject(value) && typeof value.apiVersion === 'string' && typeof value.kind === 'string') {
-        docs.push(...objectDocs(source, value, budget));
+        const objects = objectDocs(source, value, budget);
+        // kubectl prints an empty List when nothing matched: no values to import, never exit 0 with nothing
+        if (objects.length === 0)
+          problems.push({
+            ...position,
+            message: 'a List without objects',
+            expected: 'the object that installs the cluster-api-operator chart (and what it reads), or the chart’s values',
+            hint: 'export the release again from the namespace that holds it (kubectl get <kind> -n <namespace> -o yaml)',
+          });
+        docs.push(...objects);
       } else if (parsed.documents.length === 1 && isPlainObject(value)) {
         plain = value;
         plainAt = position;

@@ -142,6 +142,9 @@ test('a v1 List of the HelmRelease and its valuesFrom objects (kubectl get helmr
   assert.deepEqual(fromList.warnings, fromDocuments.warnings);
   assert.equal(fromList.sources.chartVersion?.text, '0.23.0');
   assert.equal(fromList.sources.chartVersion!.position?.line, list.split('\n').findIndex((line) => line.includes('0.23.0')) + 1);
+  // what kubectl prints when nothing matched: never exit 0 with nothing
+  const empty = files({ 'empty.yaml': 'apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: ""\n' });
+  await assert.rejects(readHelmValuesFiles(empty), (error: CapiGitopsError) => /a List without objects/.test(error.message));
 });
 
 test('Flux HelmRelease: a required valuesFrom missing from the files is an error at its line, with the file to add', async () => {
