@@ -440,8 +440,10 @@ class ManifestCollector {
         }
         const provider = toProviderObject(value, position);
         // Not enumerable: a provider stays plain data for comparisons and serialisation.
+        // A converted v1alpha1 object's field is where it came from (secretName, the conversion-data annotation).
+        const conversion = unit.conversion;
         Object.defineProperty(provider, 'fieldPosition', {
-          value: (path: FieldPath) => fieldPosition(unit.source, unit.node, path, 'value'),
+          value: (path: FieldPath) => fieldPosition(unit.source, unit.node, conversion ? sourcePathOf(conversion, path) : path, 'value'),
           enumerable: false,
         });
         this.providers.push(provider);

@@ -143,6 +143,36 @@ test('the conversion-data annotation restores manifestPatches, additionalDeploym
   assert.deepEqual(content(again), content(manifest));
 });
 
+test('a converted v1alpha1 provider locates each v1alpha2 field the render reports at the v1alpha1 field it came from: configSecret at secretName, imageUrl at the image map, restored additionalArgs at the conversion-data annotation (api/v1alpha1/provider_conversion.go ConvertTo)', async () => {
+  const text = `apiVersion: operator.cluster.x-k8s.io/v1alpha1
+kind: BootstrapProvider
+metadata:
+  annotations:
+    cluster.x-k8s.io/conversion-data: '{"spec":{"manager":{"additionalArgs":{"--bootstrap-token-ttl":"30m"}}}}'
+  name: kubeadm
+  namespace: capi-kubeadm-bootstrap-system
+spec:
+  version: v1.12.0
+  secretName: capi-variables
+  deployment:
+    containers:
+    - name: manager
+      image:
+        repository: registry.example.com/capi
+        name: kubeadm-bootstrap-controller
+  manager:
+    featureGates:
+      MachinePool: true
+`;
+  const manifest = await loadManifest([writeTempManifest({ 'bootstrap.yaml': text })]);
+  const provider = manifest.providers[0]!;
+  const lineOf = (needle: string) => text.split('\n').findIndex((line) => line.includes(needle)) + 1;
+  assert.equal(provider.fieldPosition!(['spec', 'configSecret', 'name']).line, lineOf('secretName:'));
+  assert.equal(provider.fieldPosition!(['spec', 'deployment', 'containers', 0, 'imageUrl']).line, lineOf('repository:'));
+  assert.equal(provider.fieldPosition!(['spec', 'manager', 'additionalArgs']).line, lineOf('conversion-data'));
+  assert.equal(provider.fieldPosition!(['spec', 'manager', 'featureGates']).line, lineOf('MachinePool:'));
+});
+
 test('v1alpha1 fields with no v1alpha2 equivalent are errors naming them, at their position', async () => {
   const text = `apiVersion: operator.cluster.x-k8s.io/v1alpha1
 kind: InfrastructureProvider
