@@ -11,7 +11,11 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
   const note = (line: string) => {
     if (!flags.quiet) process.stderr.write(`${line}\n`);
   };
-  const { files, rewritten } = await convert(flags.file ?? [], flags.inPlace ?? false);
+  const { files, rewritten, withheld } = await convert(flags.file ?? [], flags.inPlace ?? false);
+  for (const file of withheld)
+    note(
+      `${formatWarning({ ...file.secret!, message: 'its file is not printed: it has nothing to convert, and printing it would print these Secret values' })}`,
+    );
   for (const file of files) {
     for (const object of file.converted)
       note(

@@ -42,6 +42,12 @@ export interface ConvertedFile {
   converted: ConvertedObject[];
   /** Valid input that works differently under capi-gitops (a CAPIProvider's credentials, …). */
   warnings: Diagnostic[];
+  /** Where the file's first v1 Secret is (a document or a List item): its text holds Secret values. */
+  secret?: Pick<Diagnostic, 'file' | 'line' | 'column' | 'object'>;
+}
+
+function isSecret(value: unknown): value is Record<string, unknown> {
+  return isPlainObject(value) && value.apiVersion === 'v1' && value.kind === 'Secret';
 }
 
 /**
@@ -198,6 +204,7 @@ export function convertManifestText(
   const converted: ConvertedObject[] = [];
   const replacements: { start: number; end: number; text: string }[] = [];
   const spans = documentSpans(text);
+  let secret: ConvertedFile['secret'];
   for (const source of parsed.documents) {
     let value: unknown;
     try {
@@ -209,6 +216,15 @@ export function convertManifestText(
     const end = spans.get(start) ?? source.doc.range[2];
     const slice = text.slice(start, end);
     const root = source.doc.contents as YamlNode | null;
+    const items: unknown[] = isPlainObject(value) && Array.isArray(value.items) ? value.items : [];
+    const secretIndex = items.findIndex(isSecret);
+    if (!secret && (isSecret(value) || secretIndex >= 0)) {
+      const node = isSecret(value) ? root : locate(source, root, ['items', secretIndex]).node;
+      secret = {
+        ...nodePosition(source, node),
+        object: objectLabel((isSecret(value) ? value : items[secretIndex]) as Record<string, unknown>),
+      };
+    }
     if (isCapiProvider(value)) {
       const replacement = convertCapiProvider(source, value, slice, turtles, { problems, warnings, converted });
       if (replacement !== undefined) replacements.push({ start, end, text: replacement });
@@ -263,7 +279,7 @@ export function convertManifestText(
     const body = keepUnchangedLines(original, original.endsWith('\n') ? replacement : replacement.replace(/\n$/, ''));
     result = result.slice(0, start) + (crlf ? body.replace(/\n/g, '\r\n') : body) + result.slice(end);
   }
-  return { result: { file, text: result, converted, warnings }, problems };
+  return { result: { file, text: result, converted, warnings, ...(secret ? { secret } : {}) }, problems };
 }
 
 /**

@@ -22,6 +22,7 @@ import { renderManagementCluster } from '../../src/app/cluster.js';
 import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
 import { CLI } from '../helpers/cli.js';
+import { SUITE_SECRETS } from '../helpers/secret-scan.js';
 
 const README = path.join(FIXTURES, 'operator-readme');
 const EXAMPLES = ['01', '02', '03', '04', '05', '06', '07', '08', '09'];
@@ -236,6 +237,36 @@ test('a v1alpha1 provider renders the same bytes as its v1alpha2 form', async ()
   const render = async (text: string) =>
     (await renderManagementCluster({ manifestPaths: [writeTempManifest({ 'm.yaml': text + secret })] })).files;
   assert.deepEqual(await render(v1), await render(v2));
+});
+
+test('CLI: convert prints no Secret: a file of Secrets (kubectl get secret -o yaml, the value also in plain text in last-applied-configuration) is not printed, a file with a Secret beside objects to convert fails at the Secret; --in-place rewrites it (kubectl apply.go last-applied-configuration)', () => {
+  const dir = tempDir();
+  const token = SUITE_SECRETS.gitToken;
+  const applied = JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'capi-variables', namespace: 'capi-system' },
+    stringData: { GITHUB_TOKEN: token },
+  });
+  const secret = `apiVersion: v1\nkind: Secret\nmetadata:\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '${applied}'\n  name: capi-variables\n  namespace: capi-system\ndata:\n  GITHUB_TOKEN: ${Buffer.from(token).toString('base64')}\n`;
+  const v1 = readFileSync(path.join(README, '05.v1alpha1.yaml'), 'utf8');
+  writeFileSync(path.join(dir, 'providers.yaml'), v1);
+  writeFileSync(path.join(dir, 'secrets.yaml'), secret);
+  const printed = run(['convert', '-f', '.'], dir);
+  assert.equal(printed.code, 0, printed.stderr);
+  assert.match(printed.stderr, /secrets\.yaml:1:1: warning: Secret\/capi-system\/capi-variables: its file is not printed/);
+  assert.match(printed.stdout, /kind: ControlPlaneProvider/);
+  for (const output of [printed.stdout, printed.stderr]) assert.ok(!output.includes(token) && !output.includes('GITHUB_TOKEN'));
+  writeFileSync(path.join(dir, 'mixed.yaml'), `${v1.trimEnd()}\n---\n${secret}`);
+  const mixed = run(['convert', '-f', 'mixed.yaml'], dir);
+  assert.equal(mixed.code, 1);
+  assert.equal(mixed.stdout, '');
+  assert.ok(!mixed.stderr.includes(token));
+  assert.match(mixed.stderr, /mixed\.yaml:\d+:1: error: Secret\/capi-system\/capi-variables: is in a file with objects to convert/);
+  assert.match(mixed.stderr, /hint: rewrite it in place, which prints nothing: capi-gitops convert -f mixed\.yaml --in-place/);
+  const inPlace = run(['convert', '-f', 'mixed.yaml', '--in-place'], dir);
+  assert.equal(inPlace.code, 0, inPlace.stderr);
+  assert.ok(readFileSync(path.join(dir, 'mixed.yaml'), 'utf8').includes(secret));
 });
 
 test('CLI: render warns once per v1alpha1 object; convert --in-place rewrites only files with v1alpha1 objects', () => {
