@@ -22,3 +22,16 @@ export function localRelease(root: string, label: string, file: string, text: st
 export function localCoreRelease(components: string): string {
   return localRelease(tempDir(), 'cluster-api', 'core-components.yaml', components);
 }
+
+/** The core provider's manager Deployment, the smallest a render accepts as a release's. */
+export const CORE_MANAGER_DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: capi-controller-manager, namespace: capi-system}
+spec:
+  selector: {matchLabels: {app: capi}}
+  template:
+    metadata: {labels: {app: capi}}
+    spec:
+      containers:
+      - {name: manager, image: registry.example/capi:v0.1.0}
+`;

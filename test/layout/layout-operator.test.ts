@@ -18,7 +18,7 @@ import { CORPUS_REPOSITORY, FIXTURES } from '../helpers/paths.js';
 import { kubectlAvailable, kubectlKustomize } from '../helpers/tree.js';
 import { FakeGitHub } from '../helpers/fake-github.js';
 import { ArtifactCache } from '../../src/sources/cache.js';
-import { localCoreRelease } from '../helpers/local-release.js';
+import { CORE_MANAGER_DEPLOYMENT, localCoreRelease } from '../helpers/local-release.js';
 import { CapiGitopsError, displayPath, formatWarning, type Diagnostic } from '../../src/core/diagnostics.js';
 
 const OPERATOR_RELEASE = path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml');
@@ -439,17 +439,7 @@ kind: Secret
 metadata: {name: manager-bootstrap-credentials, namespace: capi-system}
 data: {credentials: \${B64_CREDENTIALS}}
 ---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: capi-controller-manager, namespace: capi-system}
-spec:
-  selector: {matchLabels: {app: capi}}
-  template:
-    metadata: {labels: {app: capi}}
-    spec:
-      containers:
-      - {name: manager, image: registry.example/capi:v0.1.0}
-`;
+${CORE_MANAGER_DEPLOYMENT}`;
   const url = localCoreRelease(release);
   const manifest = (value: string, patch: string) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2
 kind: CoreProvider

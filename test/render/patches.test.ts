@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { render } from '../../src/app/render.js';
 import { writeTempManifest } from '../helpers/corpus-manifest.js';
-import { localCoreRelease } from '../helpers/local-release.js';
+import { CORE_MANAGER_DEPLOYMENT, localCoreRelease } from '../helpers/local-release.js';
 import { readTree } from '../helpers/tree.js';
 
 type Json = Record<string, any>;
@@ -501,17 +501,7 @@ data:
   credentials: \${B64_CREDENTIALS}
   region: ZXUtd2VzdC0x
 ---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: capi-controller-manager, namespace: capi-system}
-spec:
-  selector: {matchLabels: {app: capi}}
-  template:
-    metadata: {labels: {app: capi}}
-    spec:
-      containers:
-      - {name: manager, image: registry.example/capi:v0.1.0}
-`;
+${CORE_MANAGER_DEPLOYMENT}`;
 
 function patchedSecretManifest(url: string, patches: string, config = ''): string {
   return `apiVersion: operator.cluster.x-k8s.io/v1alpha2
