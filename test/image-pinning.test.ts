@@ -689,6 +689,45 @@ test(
 );
 
 test(
+  'a re-pushed tag in a fleet whose clusters override images: --frozen names the cluster, and its hint (update refuses a fleet) followed literally pins the new digest for that cluster alone',
+  { skip },
+  async () => {
+    for (const mirror of ['fleet-a', 'fleet-b']) {
+      await pushImage(registry.url, `${mirror}/cluster-api-controller`, 'v1.0.0', { content: mirror });
+      await pushImage(registry.url, `${mirror}/capi-init`, 'v1.0.0', { content: mirror });
+    }
+    const overlay = (name: string, mirror: string) => `- name: ${name}\n  images:\n    all:\n      repository: ${front.host}/${mirror}\n`;
+    const dir = manifestDir(`pinImages: true\nclusters:\n${overlay('eu-1', 'fleet-a')}${overlay('us-1', 'fleet-b')}`);
+    const out = path.join(tempDir(), 'out');
+    await render(options(dir), out);
+    const moved = `${front.host}/fleet-b/cluster-api-controller:v1.0.0`;
+    const second = await pushImage(registry.url, 'fleet-b/cluster-api-controller', 'v1.0.0', { content: 'rebuilt' });
+
+    const error = await rejection(render(options(dir, { frozen: true }), out));
+    const diagnostic = error.diagnostics.find((d) => d.message.includes(`the tag of image ${moved} now serves ${second.digest}`));
+    assert.ok(diagnostic, messages(error));
+    assert.doesNotMatch(diagnostic.hint ?? '', /update --images/);
+    assert.match(error.message, /cluster us-1/);
+    const refused = await rejection(update(options(dir), { images: true, providers: ['cluster-api'] }));
+    assert.match(refused.message, /update works on a single cluster/);
+
+    // the hint, literally: delete the image's two lines from the us-1 entry, then render
+    const lockPath = path.join(dir, 'capi-gitops.lock.yaml');
+    const text = readFileSync(lockPath, 'utf8');
+    const lines = new RegExp(`^ *- image: ${moved.replace(/[.]/g, '\\.')}\\n *digest: sha256:[0-9a-f]{64}\\n`, 'm');
+    assert.match(text, lines);
+    writeFileSync(lockPath, text.replace(lines, ''));
+    await render(options(dir), out);
+    const tree = readTree(out);
+    const deployment = (cluster: string) =>
+      [...tree].find(([f, t]) => f.startsWith(`clusters/${cluster}/`) && /^kind: Deployment$/m.test(t))![1];
+    assert.ok(deployment('us-1').includes(`${moved}@${second.digest}`));
+    assert.match(deployment('eu-1'), /fleet-a\/cluster-api-controller:v1\.0\.0@sha256:/);
+    await render(options(dir, { frozen: true }), out);
+  },
+);
+
+test(
   'a registry warning in a fleet is told once, naming every cluster that asked that registry, not the first alone',
   { skip },
   async () => {

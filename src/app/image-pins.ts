@@ -47,6 +47,8 @@ export interface PinImagesInput<M extends { objects: KObject[] }> {
   marked?: ReadonlyMap<string, M>;
   /** Tests and callers with their own registry client. */
   ask?: DigestAsker;
+  /** The fleet cluster rendered, if any: `update` refuses fleets, so a moved tag's hint differs. */
+  fleetCluster?: string;
 }
 
 export interface PinImagesResult<M> {
@@ -161,11 +163,21 @@ async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plan
         ...(use?.object ? { object: use.object, path: use.path } : {}),
         message: `${FROZEN}: the tag of image ${image} now serves ${now}; the lockfile pins ${locked}${use ? ` (${use.where})` : ''}`,
         expected: 'the content the lockfile pinned, or a lockfile updated on purpose',
-        hint: `run \`capi-gitops update --images ${plan.component.label}\`, review the new digest in the lockfile and commit it`,
+        hint: movedTagHint(plan.component.label, image, input.fleetCluster),
       });
     }
   if (moved.length > 0) throw new CapiGitopsError(uniqueDiagnostics(moved));
   return current;
+}
+
+/** What takes a moved tag's new digest: `update --images`, which a fleet refuses; there, the render re-asks for an image the lock lacks. */
+function movedTagHint(label: string, image: string, fleetCluster: string | undefined): string {
+  if (fleetCluster === undefined)
+    return `run \`capi-gitops update --images ${label}\`, review the new digest in the lockfile and commit it`;
+  return (
+    `update refuses a fleet: in the lockfile's ${label} entry that lists cluster ${fleetCluster}, delete the two lines of ${image} ` +
+    '(its `- image:` and `digest:`), run `capi-gitops render` to pin the digest the tag serves now, review it and commit it'
+  );
 }
 
 /** One diagnostic per message: two components that run one image report its move once. */
