@@ -844,3 +844,25 @@ test(
     assert.match(planned.stdout, /To take the new digests: capi-gitops update -f \S+ --images\n$/);
   },
 );
+
+test(
+  'check --pin-images without Config pinImages: the hint to render without --frozen keeps --pin-images, so followed literally it pins and check then passes',
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'hinted/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'hinted/capi-init', 'v1.0.0');
+    const dir = manifestDir(MIRROR(registry.host).replace('/mirror', '/hinted'));
+    const out = path.join(tempDir(), 'out');
+    const env = { ...process.env, ...isolatedEnv() } as NodeJS.ProcessEnv;
+    for (const name of ['OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']) delete env[name];
+    assert.equal(runCli(['render', '-f', dir, '-o', out], { env }).code, 0);
+    const checked = runCli(['check', '-f', dir, '-o', out, '--pin-images'], { env });
+    assert.equal(checked.code, 1, checked.stderr);
+    const suggested = /hint: run `capi-gitops (render [^`]*)` without --frozen/.exec(checked.stderr)?.[1];
+    assert.ok(suggested, checked.stderr);
+    const followed = runCli(suggested.split(' '), { env });
+    assert.equal(followed.code, 0, followed.stderr);
+    const again = runCli(['check', '-f', dir, '-o', out, '--pin-images'], { env });
+    assert.equal(again.code, 0, again.stderr);
+  },
+);

@@ -12,6 +12,8 @@ export interface Invocation {
   cacheDir?: string;
   githubApiUrl?: string;
   output?: string;
+  /** `--pin-images`: a suggested render without it would not pin, nor lock the digests asked for. */
+  pinImages?: boolean;
 }
 
 /** `capi-gitops <command>` not followed (up to the end of the suggestion) by -f/--file. */
@@ -22,6 +24,7 @@ function suggestionFlags(command: string, invocation: Invocation): string[] {
   for (const file of invocation.file ?? []) words.push('-f', shellWord(file));
   if (invocation.namespace) words.push('--namespace', shellWord(invocation.namespace));
   if (command === 'render' && invocation.output) words.push('-o', shellWord(invocation.output));
+  if (command === 'render' && invocation.pinImages) words.push('--pin-images');
   if (invocation.cacheDir) words.push('--cache-dir', shellWord(invocation.cacheDir));
   if (invocation.githubApiUrl) words.push('--github-api-url', shellWord(invocation.githubApiUrl));
   return words;
