@@ -667,6 +667,37 @@ test(
 );
 
 test(
+  'a registry behind the token flow refusing what the Docker config file gives: the hint names its auths entry (or docker login), never OCI_* alone or a configSecret (distribution token spec; docker/cli file_store.go)',
+  { skip },
+  async () => {
+    const bearer = await AuthProxy.start(registry, { scheme: 'bearer', user: USER, token: 'refused-flow-token' });
+    try {
+      await pushImage(registry.url, 'refused/cluster-api-controller', 'v1.0.0');
+      await pushImage(registry.url, 'refused/capi-init', 'v1.0.0');
+      const config = `pinImages: true\nimages:\n  all:\n    repository: ${bearer.host}/refused\n`;
+      const hints = async (entry?: Record<string, string>) => {
+        const env = isolatedEnv();
+        if (entry) writeFileSync(path.join(env.DOCKER_CONFIG!, 'config.json'), JSON.stringify({ auths: { [bearer.host]: entry } }));
+        const error = await rejection(render(options(manifestDir(config), { env }), path.join(tempDir(), 'out')));
+        return error.diagnostics.map((d) => d.hint ?? '');
+      };
+      const wrong = await hints({ auth: Buffer.from(`${USER.username}:not-it`).toString('base64') });
+      assert.equal(wrong.length, 2);
+      for (const hint of wrong)
+        assert.match(
+          hint,
+          new RegExp(`^check the auths entry for ${bearer.host} in the Docker config file .*and its pull access to refused/`),
+        );
+      for (const hint of await hints())
+        assert.match(hint, new RegExp(`^run \`docker login ${bearer.host}\` .*CAPI_GITOPS_OCI_REGISTRIES=${bearer.host}$`));
+      for (const hint of [...wrong, ...(await hints())]) assert.doesNotMatch(hint, /configSecret/);
+    } finally {
+      await bearer.close();
+    }
+  },
+);
+
+test(
   'a fleet pins per cluster: the overlay turns pinImages on for one cluster, whose lock entry alone records images',
   { skip },
   async () => {

@@ -100,7 +100,16 @@ export interface TokenAttempt {
   /** What the service refused, for the error. */
   presented: string;
   refusedStatuses: number[];
+  /** What was presented, to pick a hint for where the credentials came from. */
+  presentedKind: keyof TokenRefusedHints;
   hint: string;
+}
+
+/** What to do when a token service refuses each kind of presentation. */
+export interface TokenRefusedHints {
+  credentials: string;
+  anonymous: string;
+  refreshToken: string;
 }
 
 /** The OAuth2 flow (oras-go fetchOAuth2Token): a form POST with grant_type=refresh_token. */
@@ -120,6 +129,7 @@ export function oauth2TokenRequest(realm: URL, challenge: Challenge, scopes: str
     presented: OCI_CREDENTIAL_KEYS.refreshToken,
     // OAuth2 answers a bad or expired refresh token with 400 invalid_grant.
     refusedStatuses: [400, 401, 403],
+    presentedKind: 'refreshToken',
     hint: `check ${OCI_CREDENTIAL_KEYS.refreshToken}; refresh tokens expire, so get a new one from the registry`,
   };
 }
@@ -138,6 +148,7 @@ export function distributionTokenRequest(realm: URL, challenge: Challenge, scope
     using: withCredentials ? 'with the configured credentials' : 'anonymously',
     presented: withCredentials ? 'the credentials' : 'an anonymous token',
     refusedStatuses: [401, 403],
+    presentedKind: withCredentials ? 'credentials' : 'anonymous',
     hint: withCredentials
       ? `check ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password}`
       : `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} (or ${OCI_CREDENTIAL_KEYS.accessToken}) in the provider's configSecret or the environment`,

@@ -12,6 +12,7 @@ import {
   realmAcceptable,
   type Challenge,
   type OciCredentials,
+  type TokenRefusedHints,
 } from './auth.js';
 import type { OciReference } from './reference.js';
 import { OCI_REGISTRIES_VARIABLE } from '../credentials.js';
@@ -24,6 +25,8 @@ export interface CredentialHints {
   check: string;
   /** The environment's were withheld from this registry: the other place to give them. */
   elsewhere: string;
+  /** A token service refused what was presented; the OCI_* wording of auth.ts when absent. */
+  tokenRefused?: TokenRefusedHints;
 }
 
 /** Speaks to one registry for one repository, answering auth challenges as oras-go's auth client. */
@@ -164,7 +167,7 @@ export class RegistryClient {
     if (attempt.refusedStatuses.includes(response.status)) {
       throw this.client.error(
         `the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${attempt.presented} (HTTP ${response.status})`,
-        { hint: this.withheldHint() ?? attempt.hint },
+        { hint: this.withheldHint() ?? this.credentialHints.tokenRefused?.[attempt.presentedKind] ?? attempt.hint },
       );
     }
     if (response.status !== 200)

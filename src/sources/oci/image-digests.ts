@@ -43,11 +43,19 @@ const DOCKER_CONFIG_FILE = 'the Docker config file ($DOCKER_CONFIG/config.json, 
 
 /** Image pulls have no configSecret: the Docker config file, or OCI_* for a registry the runner lists. */
 function imageCredentialHints(registry: string, host: string, repository: string): CredentialHints {
-  const { username, password } = OCI_CREDENTIAL_KEYS;
+  const { username, password, refreshToken } = OCI_CREDENTIAL_KEYS;
+  const login = `run \`docker login ${registry}\` (with no credsStore it writes an auths entry to ${DOCKER_CONFIG_FILE}), or set ${username} and ${password} and ${OCI_REGISTRIES_VARIABLE}=${host}`;
+  const check = `check the auths entry for ${registry} in ${DOCKER_CONFIG_FILE} (or ${username}/${password}) and its pull access to ${repository}`;
   return {
-    set: `run \`docker login ${registry}\` (with no credsStore it writes an auths entry to ${DOCKER_CONFIG_FILE}), or set ${username} and ${password} and ${OCI_REGISTRIES_VARIABLE}=${host}`,
-    check: `check the auths entry for ${registry} in ${DOCKER_CONFIG_FILE} (or ${username}/${password}) and its pull access to ${repository}`,
+    set: login,
+    check,
     elsewhere: `run \`docker login ${registry}\` to write an auths entry to ${DOCKER_CONFIG_FILE}`,
+    // the token service's own words name only OCI_* and the provider's configSecret, which image pulls do not read
+    tokenRefused: {
+      credentials: check,
+      anonymous: login,
+      refreshToken: `run \`docker login ${registry}\` again: the identitytoken of its auths entry in ${DOCKER_CONFIG_FILE} (or ${refreshToken}) was refused, and refresh tokens expire`,
+    },
   };
 }
 
