@@ -14,6 +14,14 @@ export interface Invocation {
   output?: string;
   /** `--pin-images`: a suggested render without it would not pin, nor lock the digests asked for. */
   pinImages?: boolean;
+  /** What else shapes a render's output: a suggested render without them would rewrite the output in another form. */
+  layout?: string;
+  fleetLayout?: string;
+  secrets?: string;
+  allowSecretValues?: boolean;
+  secretFile?: string[];
+  envSecret?: string[];
+  values?: string[];
 }
 
 /** `capi-gitops <command>` not followed (up to the end of the suggestion) by -f/--file. */
@@ -24,9 +32,26 @@ function suggestionFlags(command: string, invocation: Invocation): string[] {
   for (const file of invocation.file ?? []) words.push('-f', shellWord(file));
   if (invocation.namespace) words.push('--namespace', shellWord(invocation.namespace));
   if (command === 'render' && invocation.output) words.push('-o', shellWord(invocation.output));
-  if (command === 'render' && invocation.pinImages) words.push('--pin-images');
+  if (command === 'render') words.push(...renderShapingFlags(invocation));
   if (invocation.cacheDir) words.push('--cache-dir', shellWord(invocation.cacheDir));
   if (invocation.githubApiUrl) words.push('--github-api-url', shellWord(invocation.githubApiUrl));
+  return words;
+}
+
+/**
+ * The flags of the invocation that shape the output, as typed. `--set` and its kin are left out:
+ * a chart value may be secret, and a hint is printed to CI logs (one missing fails the render).
+ */
+function renderShapingFlags(invocation: Invocation): string[] {
+  const words: string[] = [];
+  if (invocation.pinImages) words.push('--pin-images');
+  if (invocation.layout) words.push('--layout', shellWord(invocation.layout));
+  if (invocation.fleetLayout) words.push('--fleet-layout', shellWord(invocation.fleetLayout));
+  if (invocation.secrets) words.push('--secrets', shellWord(invocation.secrets));
+  if (invocation.allowSecretValues) words.push('--allow-secret-values');
+  for (const file of invocation.secretFile ?? []) words.push('--secret-file', shellWord(file));
+  for (const name of invocation.envSecret ?? []) words.push('--env-secret', shellWord(name));
+  for (const file of invocation.values ?? []) words.push('--values', shellWord(file));
   return words;
 }
 

@@ -187,3 +187,25 @@ test('suggested commands get the invocation flags, shell-quoted, and nothing els
   assert.equal(completeSuggestions('capi-gitops chart show argocd', invocation), 'capi-gitops chart show argocd');
   assert.equal(completeSuggestions('the lockfile capi-gitops wrote', invocation), 'the lockfile capi-gitops wrote');
 });
+
+test('a suggested render repeats the flags that shape the output (layout, fleet layout, secrets, values files), so followed it rewrites the output in the same form; never a --set value, which may be secret', () => {
+  const invocation = {
+    file: ['m/'],
+    output: 'out',
+    layout: 'flux',
+    fleetLayout: 'full',
+    secrets: 'sops',
+    secretFile: ['../secrets.env'],
+    envSecret: ['AWS_B64ENCODED_CREDENTIALS'],
+    values: ['chart values.yaml'],
+    set: ['repoURL=https://user:hunter2@git.example.com/x.git'],
+  };
+  const completed = completeSuggestions('run `capi-gitops render` without --frozen', invocation);
+  assert.equal(
+    completed,
+    "run `capi-gitops render -f m/ -o out --layout flux --fleet-layout full --secrets sops --secret-file ../secrets.env --env-secret AWS_B64ENCODED_CREDENTIALS --values 'chart values.yaml'` without --frozen",
+  );
+  assert.doesNotMatch(completed, /hunter2|--set/);
+  // lock and plan take none of them
+  assert.equal(completeSuggestions('run `capi-gitops lock`', invocation), 'run `capi-gitops lock -f m/`');
+});
