@@ -28,9 +28,9 @@ const UNCONTRACTED_KINDS: readonly string[] = ['CertManager', 'Operator'];
 const SELECTOR_OPERATORS: readonly string[] = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 const SHA256 = /^[0-9a-f]{64}$/;
 const IMAGE_DIGEST = /^sha256:[0-9a-f]{64}$/;
-/** `lock` reads the lockfile too, so a malformed one must go first; its digests (artifacts and pinned images) are then taken anew. */
+/** `lock` reads the lockfile too, so a malformed one must go first; its digests are then taken anew. */
 export function regenerateHint(file: string): string {
-  return `fix it at this position, or remove it (\`rm ${shellWord(file)}\`) and run \`capi-gitops lock\` to write it again from the manifest (recording each file's sha256, and with pinned images each tag's digest, as they are now: review that before committing it)`;
+  return `fix it at this position, or remove it (\`rm ${shellWord(file)}\`) and run \`capi-gitops lock\` to write it again from the manifest (recording each file's sha256 as it is now)`;
 }
 
 interface LockPair {
