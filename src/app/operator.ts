@@ -14,13 +14,13 @@ import { prepareWiring } from './wiring.js';
 import { pinImages } from './image-pins.js';
 import type { RenderOptions, RenderResult, Resolution } from './types.js';
 import type { RenderedComponent } from '../render/types.js';
-import { parseArtifacts } from '../yaml/parse.js';
+import { parseArtifact, parseArtifacts } from '../yaml/parse.js';
 import { applyImageOverrides } from '../render/images.js';
 import { sortObjects } from '../core/order.js';
 import { renderCertManagerObjects } from '../render/pipeline.js';
 import { appendAdditionalManifests, literalSecrets, resolveAdditionalManifests } from '../render/additional-manifests.js';
 import { applyProviderPatches, patchedSecretValues } from '../render/patches.js';
-import { parseArtifact } from '../yaml/parse.js';
+import { mayHoldSecret } from '../render/secret-landing.js';
 import { atProviderField } from '../manifest/field-locator.js';
 import { providerObjectName } from '../resolve/preflight.js';
 import { literalSecretsError, patchedSecretsError } from './providers.js';
@@ -142,10 +142,9 @@ export async function renderOperatorCluster(resolution: Resolution, options: Ren
  * Only text that names a Secret is parsed; text that does not parse is the operator's problem.
  */
 function literalSecretProblems({ manifest, providers }: Resolution): Diagnostic[] {
-  const names = /\bkind["']?\s*:\s*["']?Secret\b/;
   const parse = (text: string, source: string): KObject[] => {
     try {
-      return names.test(text) ? parseArtifact(text, { source }) : [];
+      return mayHoldSecret(text) ? parseArtifact(text, { source }) : [];
     } catch {
       return [];
     }

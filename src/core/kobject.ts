@@ -39,3 +39,18 @@ export function describeObject(obj: Pick<KObject, 'kind' | 'metadata'>): string 
   const ns = obj.metadata?.namespace;
   return `${obj.kind}/${ns ? ns + '/' : ''}${obj.metadata?.name ?? '<unnamed>'}`;
 }
+
+/**
+ * A v1 Secret's values that hold something, each with its field (`data.<key>`, `stringData.<key>`);
+ * none for any other object. A value there is secret wherever it was given.
+ */
+export function secretDataValues(obj: KObject): { field: string; value: string }[] {
+  if (obj.apiVersion !== 'v1' || obj.kind !== 'Secret') return [];
+  return (['data', 'stringData'] as const).flatMap((section) => {
+    const values = obj[section];
+    if (!isPlainObject(values)) return [];
+    return Object.entries(values)
+      .filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1].trim() !== '')
+      .map(([key, value]) => ({ field: `${section}.${key}`, value }));
+  });
+}

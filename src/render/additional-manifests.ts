@@ -13,7 +13,7 @@
  * setDefaultProviderSpec).
  */
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
-import { isPlainObject, type KObject } from '../core/kobject.js';
+import { secretDataValues, type KObject } from '../core/kobject.js';
 import type { ConfigMapObject, ProviderObject } from '../manifest/types.js';
 
 /** operatorv1.AdditionalManifestsConfigMapKey. */
@@ -91,14 +91,10 @@ export interface LiteralSecret {
 export function literalSecrets(objects: readonly KObject[]): LiteralSecret[] {
   const found: LiteralSecret[] = [];
   for (const obj of objects) {
-    if (obj.apiVersion !== 'v1' || obj.kind !== 'Secret' || typeof obj.metadata?.name !== 'string') continue;
-    const keys = (['data', 'stringData'] as const).flatMap((section) => {
-      const values = obj[section];
-      if (!isPlainObject(values)) return [];
-      return Object.entries(values)
-        .filter(([, value]) => typeof value === 'string' && value.trim() !== '' && !value.includes('${'))
-        .map(([key]) => `${section}.${key}`);
-    });
+    if (typeof obj.metadata?.name !== 'string') continue;
+    const keys = secretDataValues(obj)
+      .filter(({ value }) => !value.includes('${'))
+      .map(({ field }) => field);
     if (keys.length === 0) continue;
     const namespace = obj.metadata.namespace;
     found.push({

@@ -18,7 +18,7 @@ import { providerObjectName } from '../resolve/preflight.js';
 import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
 import type { ParseInput } from '../yaml/parse.js';
 import type { RenderedComponent, VariableLookup, VariableValue } from './types.js';
-import { NOT_GIVEN_ORIGIN, secretWhereLanded, variablesInSecretData, type TaintMarks } from './secret-landing.js';
+import { mayHoldSecret, NOT_GIVEN_ORIGIN, secretWhereLanded, variablesInSecretData, type TaintMarks } from './secret-landing.js';
 import { appendAdditionalManifests, atAdditionalManifests, literalSecrets, resolveAdditionalManifests } from './additional-manifests.js';
 import {
   inspectVariables,
@@ -128,7 +128,7 @@ async function additionalLiteralSecrets<M extends TaintMarks>(
   run: RenderRun<M>,
   source: string,
 ): Promise<{ object: string; keys: string[] }[] | undefined> {
-  if (!/\bkind["']?\s*:\s*["']?Secret\b/.test(additional)) return undefined;
+  if (!mayHoldSecret(additional)) return undefined;
   const written = literalSecrets(await run.parse({ text: additional, source, keepOutOfCache: true }).catch(() => []));
   const found = written.flatMap((secret) =>
     component.objects

@@ -10,7 +10,7 @@
  */
 import jsonPatch, { type Operation as JsonPatchOperation } from 'fast-json-patch';
 import { CapiGitopsError, compareStrings, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
-import { clone, describeObject, isPlainObject, type KObject } from '../core/kobject.js';
+import { clone, describeObject, isPlainObject, secretDataValues, type KObject } from '../core/kobject.js';
 import type { Patch, PatchTarget, ProviderSpec } from '../manifest/types.js';
 import type { ProviderOrigin } from './deployment.js';
 import { imageFields } from './images.js';
@@ -58,15 +58,12 @@ export function patchedSecretValues(parsed: readonly KObject[], rendered: readon
   const found: PatchedSecret[] = [];
   for (const secret of rendered.filter(isSecret)) {
     const named = artifactSecrets.filter((o) => o.metadata?.name === secret.metadata?.name);
-    const origins = named.length > 0 ? named : artifactSecrets;
-    const keys = (['data', 'stringData'] as const).flatMap((section) => {
-      const values = secret[section];
-      if (!isPlainObject(values)) return [];
-      return Object.entries(values)
-        .filter(([, value]) => typeof value === 'string' && value.trim() !== '')
-        .filter(([key, value]) => !origins.some((o) => isPlainObject(o[section]) && ownValue(o[section], key) === value))
-        .map(([key]) => `${section}.${key}`);
-    });
+    const origins = (named.length > 0 ? named : artifactSecrets).map(
+      (o) => new Set(secretDataValues(o).map((v) => `${v.field}\0${v.value}`)),
+    );
+    const keys = secretDataValues(secret)
+      .filter(({ field, value }) => !origins.some((values) => values.has(`${field}\0${value}`)))
+      .map(({ field }) => field);
     if (keys.length > 0) found.push({ object: describeObject(secret), keys: keys.sort(compareStrings) });
   }
   return found;

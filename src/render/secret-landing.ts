@@ -36,8 +36,8 @@ export interface LandingRequest {
   holdsSecret: (text: string) => boolean;
 }
 
-/** Whether a raw text may hold a v1 Secret; the analysis (a parse) runs only then. */
-function mayHoldSecret(raw: string): boolean {
+/** Whether a raw text may hold a v1 Secret; an analysis that parses it runs only then. */
+export function mayHoldSecret(raw: string): boolean {
   return raw.includes('Secret') && /\bkind["']?\s*:\s*["']?Secret\b/.test(raw);
 }
 
