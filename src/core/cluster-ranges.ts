@@ -32,6 +32,11 @@ export function clusterRanges(names: readonly string[]): string {
   return parts.join(', ');
 }
 
+/** A cluster's name as a word of a path (`clusters/eu-1/…-eu-1-…`), not inside another word. */
+function nameIn(cluster: string): RegExp {
+  return new RegExp(`(?<![A-Za-z0-9])${cluster.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9])`, 'g');
+}
+
 /**
  * A fleet's diagnostics, each told once: one that several clusters meet names them all
  * (`clusters eu-1, us-1: …`, numbered runs as ranges), one of the fleet itself is told as it is.
@@ -50,7 +55,7 @@ export class DiagnosticsByCluster {
    */
   add(d: Diagnostic, cluster?: string, joiner = ': '): void {
     // a file of the cluster's own tree (clusters/<name>/…, named after it) is the same place in each cluster
-    const key = formatDiagnostic(cluster && d.file ? { ...d, file: d.file.split(cluster).join('\0') } : d);
+    const key = formatDiagnostic(cluster && d.file ? { ...d, file: d.file.replace(nameIn(cluster), '\0') } : d);
     const entry = this.seen.get(key) ?? { diagnostic: d, clusters: [] };
     if (cluster !== undefined) {
       // told at the first cluster's file, whichever cluster ran first

@@ -10,7 +10,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { renderOutput } from '../../src/app/run.js';
 import { render } from '../../src/app/render.js';
-import { clusterRanges } from '../../src/core/cluster-ranges.js';
+import { clusterRanges, DiagnosticsByCluster } from '../../src/core/cluster-ranges.js';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { reviewChanges } from '../../src/review/index.js';
 import { formatText } from '../../src/review/format-text.js';
@@ -44,6 +44,21 @@ test('cluster names in a message: runs of consecutive numbers as ranges, other n
   assert.equal(clusterRanges(names), 'c000–c099');
   assert.equal(clusterRanges(['us-1', 'c002', 'c001', 'eu-1', 'c003', 'c007', 'c008']), 'c001–c003, c007, c008, eu-1, us-1');
   assert.equal(clusterRanges(['c9', 'c10', 'c11', 'c12']), 'c9, c10–c12');
+});
+
+test("a problem at a file of each cluster's own tree is one problem for those clusters, told at the first cluster's file; a name inside another word is no cluster's (a, argocd)", () => {
+  const problems = new DiagnosticsByCluster();
+  for (const cluster of ['b', 'a'])
+    problems.add({ file: `clusters/${cluster}/argocd/application-capi-gitops-${cluster}-00.yaml`, message: 'holds a URL' }, cluster);
+  problems.add({ file: 'clusters/eu.1/argocd/x.yaml', message: 'other' }, 'eu.1');
+  problems.add({ file: 'clusters/eu-1/argocd/x.yaml', message: 'other' }, 'eu-1');
+  assert.deepEqual(
+    problems.take().map((d) => [d.file, d.object]),
+    [
+      ['clusters/a/argocd/application-capi-gitops-a-00.yaml', 'clusters a, b'],
+      ['clusters/eu-1/argocd/x.yaml', 'clusters eu-1, eu.1'],
+    ],
+  );
 });
 
 test('a problem 100 clusters share is reported once, naming them; every resolution problem of the fleet in the same run', async () => {
