@@ -742,7 +742,7 @@ test(
     const refused = await rejection(update(options(dir), { images: true, providers: ['cluster-api'] }));
     assert.match(refused.message, /update works on a single cluster/);
 
-    // the hint, literally: delete the image's two lines from the us-1 entry, then render
+    // the hint, literally: delete the image's two lines from every entry that lists it (the us-1 entry), then render
     const lockPath = path.join(dir, 'capi-gitops.lock.yaml');
     const text = readFileSync(lockPath, 'utf8');
     const lines = new RegExp(`^ *- image: ${moved.replace(/[.]/g, '\\.')}\\n *digest: sha256:[0-9a-f]{64}\\n`, 'm');
@@ -895,5 +895,37 @@ test(
     assert.equal(followed.code, 0, followed.stderr);
     const again = runCli(['check', '-f', dir, '-o', out, '--pin-images'], { env });
     assert.equal(again.code, 0, again.stderr);
+  },
+);
+
+test(
+  'a cluster added to a fleet pins the digests the fleet already locked for the same images, even after the tag moved: one tag, one content across the fleet',
+  { skip },
+  async () => {
+    const first = await pushImage(registry.url, 'grow/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'grow/capi-init', 'v1.0.0');
+    const config = (names: string[]) =>
+      `pinImages: true\n${MIRROR(front.host).replace('/mirror', '/grow')}clusters:\n${names.map((n) => `- name: ${n}\n  variables:\n    ZONE: ${n}\n`).join('')}`;
+    const dir = manifestDir(config(['a', 'b']));
+    const out = path.join(tempDir(), 'out');
+    await render(options(dir), out);
+    await pushImage(registry.url, 'grow/cluster-api-controller', 'v1.0.0', { content: 'rebuilt' });
+    writeFileSync(
+      path.join(dir, 'providers.yaml'),
+      readFileSync(path.join(dir, 'providers.yaml'), 'utf8').replace(config(['a', 'b']), config(['a', 'b', 'c'])),
+    );
+    await render(options(dir), out);
+    const lock = await readLockfile(path.join(dir, 'capi-gitops.lock.yaml'));
+    const digests = new Set(
+      lock!.entries.flatMap((e) => (e.images ?? []).filter((i) => i.image.includes('controller')).map((i) => i.digest)),
+    );
+    assert.deepEqual([...digests], [first.digest]);
+    const written = [...readTree(out).values()].join('\n');
+    const pinned = new Set([...written.matchAll(/grow\/cluster-api-controller:v1\.0\.0@(sha256:[0-9a-f]{64})/g)].map((m) => m[1]));
+    assert.deepEqual([...pinned], [first.digest]);
+    assert.ok(
+      [...readTree(out).keys()].some((file) => file.startsWith('clusters/c/')),
+      'cluster c is rendered',
+    );
   },
 );

@@ -102,7 +102,7 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
   try {
     const rendered = await renderComponents(context, resolution, prepared, needles, options, problems);
     // images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries
-    const { pinImages: flag, frozen, onWarning, fleetCluster } = options;
+    const { pinImages: flag, frozen, onWarning, fleetCluster, fleetImageDigests } = options;
     const ask: DigestAsker = (requests) =>
       context.askRegistriesOnce(requests, (warn) => registryDigests(resolution.sources, warn)(requests), onWarning);
     const pinned = await pinImages({
@@ -111,6 +111,7 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
       onWarning,
       ask,
       fleetCluster,
+      fleetImageDigests,
       resolution,
       components: rendered.components,
       marked: rendered.marked,

@@ -55,6 +55,7 @@ import { readmeCommandFor, renderCluster } from './cluster.js';
 import { mergeSecretsNotGiven } from './providers.js';
 import { prepareWiring } from './wiring.js';
 import type { RenderOptions, RenderResult, Resolution, SecretNotGiven } from './types.js';
+import { agreedImageDigests } from './image-pins.js';
 
 export interface ClusterOutcome {
   name: string;
@@ -406,6 +407,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   // each cluster's lock as its render left it (pinned images)
   const renderedLocks = new Map<string, Lockfile>();
   const { write, settle } = oneWriteAtATime();
+  const fleetImageDigests = agreedImageDigests(resolved.previous);
   for (const cluster of resolved.clusters) {
     const resolution = resolved.resolutions.get(cluster.name);
     // a cluster that could not be resolved at all has its problems collected already
@@ -421,7 +423,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
       const result = await renderCluster(
         context,
         { ...resolution, manifest: clusterManifest(cluster, layout) },
-        clusterOptions(options, layout, cluster, variables, told),
+        { ...clusterOptions(options, layout, cluster, variables, told), fleetImageDigests },
       );
       warnings.push(...result.warnings.map((w): [string, string] => [cluster.name, w]));
       notGiven.push(...(result.secretsNotGiven ?? []));

@@ -49,6 +49,8 @@ export interface PinImagesInput<M extends { objects: KObject[] }> {
   ask?: DigestAsker;
   /** The fleet cluster rendered, if any: `update` refuses fleets, so a moved tag's hint differs. */
   fleetCluster?: string;
+  /** A fleet's agreed digests (agreedImageDigests): an image the component's entry lacks takes one before any registry is asked. */
+  fleetImageDigests?: ReadonlyMap<string, string>;
 }
 
 export interface PinImagesResult<M> {
@@ -170,13 +172,17 @@ async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plan
   return current;
 }
 
-/** What takes a moved tag's new digest: `update --images`, which a fleet refuses; there, the render re-asks for an image the lock lacks. */
+/**
+ * What takes a moved tag's new digest: `update --images`, which a fleet refuses; there, the render
+ * re-asks for an image no entry of the lock holds (a cluster takes a digest another entry holds).
+ */
 function movedTagHint(label: string, image: string, fleetCluster: string | undefined): string {
   if (fleetCluster === undefined)
     return `run \`capi-gitops update --images ${label}\`, review the new digest in the lockfile and commit it`;
   return (
-    `update refuses a fleet: in the lockfile's ${label} entry that lists cluster ${fleetCluster}, delete the two lines of ${image} ` +
-    '(its `- image:` and `digest:`), run `capi-gitops render` to pin the digest the tag serves now, review it and commit it'
+    `update refuses a fleet: delete the two lines of ${image} (its \`- image:\` and \`digest:\`) from every lockfile entry that lists it ` +
+    `(the ${label} entry of cluster ${fleetCluster} among them), run \`capi-gitops render\` to pin the digest the tag serves now, ` +
+    'review it and commit it'
   );
 }
 
@@ -207,7 +213,12 @@ export async function pinImages<M extends { objects: KObject[] }>(input: PinImag
       path: use.path,
       where: `container ${use.container} of ${use.object} in ${artifact}`,
     }));
-    const plan: PinPlan = { component, identity, known: new Map((entry?.images ?? []).map((i) => [i.image, i.digest])), uses };
+    const known = new Map((entry?.images ?? []).map((i) => [i.image, i.digest]));
+    for (const { image } of uses) {
+      const agreed = input.fleetImageDigests?.get(image);
+      if (agreed !== undefined && !known.has(image)) known.set(image, agreed);
+    }
+    const plan: PinPlan = { component, identity, known, uses };
     return plan;
   });
   const resolved = await askRegistries(input, plans);
@@ -234,6 +245,21 @@ export async function pinImages<M extends { objects: KObject[] }>(input: PinImag
     return images?.length ? { ...entry, images: uniqueImages(images) } : entry;
   });
   return { components, marked, lock: concluded(input, buildLockfile(lockEntries)) };
+}
+
+/**
+ * The digest each image has in a fleet's lock, where every entry that locks it agrees: a cluster
+ * added to the fleet runs what the others run, not what the tag serves that day (a moved tag is
+ * taken on purpose, for every cluster). Images the entries disagree on are asked again.
+ */
+export function agreedImageDigests(lock: Lockfile | undefined): Map<string, string> {
+  const digests = new Map<string, string | null>();
+  for (const entry of lock?.entries ?? [])
+    for (const { image, digest } of entry.images ?? []) {
+      const seen = digests.get(image);
+      digests.set(image, seen === undefined || seen === digest ? digest : null);
+    }
+  return new Map([...digests].filter((e): e is [string, string] => e[1] !== null));
 }
 
 function uniqueImages(images: readonly LockedImage[]): LockedImage[] {

@@ -64,8 +64,9 @@ async function renderOperatorLayout(
       }
     : undefined;
   const rendered = certManagerComponent ? [certManagerComponent, operator] : [operator];
-  const { pinImages: flag, frozen, onWarning, fleetCluster } = options;
-  const { components, lock } = await pinImages({ flag, frozen, onWarning, fleetCluster, resolution, components: rendered });
+  const { pinImages: flag, frozen, onWarning, fleetCluster, fleetImageDigests } = options;
+  const pinInput = { flag, frozen, onWarning, fleetCluster, fleetImageDigests, resolution, components: rendered };
+  const { components, lock } = await pinImages(pinInput);
   const pinned = (label: string) => components.find((c) => c.label === label);
   const layoutProviders = providers.map((p) => ({
     kind: p.kind,

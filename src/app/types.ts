@@ -38,6 +38,8 @@ export interface RenderOptions {
   outputSubdirectory?: string;
   /** The fleet cluster this render is of: its hints name no single-cluster command. */
   fleetCluster?: string;
+  /** A fleet's: the digest its lock agrees on for each image (agreedImageDigests), which a cluster without its own takes. */
+  fleetImageDigests?: ReadonlyMap<string, string>;
   /**
    * A fleet cluster's: where its own entry (`clusters[0]`, `clusters[0].unsupportedOverrides`),
    * not the shared Config, set a Config gitops path.
