@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { CLI } from '../helpers/cli.js';
@@ -133,6 +133,31 @@ test('a plain HTTPS template on a server that never answers ends at the deadline
   const counts = perRequest(requestLines);
   assert.ok(counts.size > 0);
   for (const [line, count] of counts) assert.equal(count, 1, `${line} was sent ${count} times`);
+});
+
+test('a plain HTTPS template on a slow server: --http-timeout ends the request, and its hint, raising --http-timeout, followed literally renders', async () => {
+  const slow = http.createServer((req, res) => {
+    const body = req.url?.endsWith('metadata.yaml')
+      ? 'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 12\n  contract: v1beta2\n'
+      : 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: capi-system\n';
+    setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end(body), 1500);
+  });
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  try {
+    const origin = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    const manifest = workspace(`${origin}/capi/{version}/core-components.yaml`, '  versions: [v1.12.0]\n');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('  retries: 10\n', '  retries: 0\n'));
+    const failed = await render(manifest, ['--http-timeout', '0.2']);
+    assert.equal(failed.code, 1, failed.stderr);
+    assert.match(failed.stderr, /no complete answer within 200 ms/);
+    assert.match(failed.stderr, /hint: raise --http-timeout \(or Config network\.timeoutSeconds\) on a slow network/);
+    assert.ok(!/internal error|\n\s+at /.test(failed.stderr), 'no stack trace');
+    const raised = await render(manifest, ['--http-timeout', '30']);
+    assert.equal(raised.code, 0, raised.stderr);
+  } finally {
+    slow.closeAllConnections();
+    slow.close();
+  }
 });
 
 test('--network-deadline that is not a positive number of seconds is a usage error', async () => {

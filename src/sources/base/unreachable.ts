@@ -51,7 +51,9 @@ export function forgetUnreachableHosts(): void {
 export function networkFailureHint(failure: string): string | undefined {
   const offline = 'with no network, point the source at a local copy, or pass --offline after one online run has filled the cache';
   if (failure === 'unreachable') return `check the host name and the network (proxy, DNS); ${offline}`;
-  if (failure === 'network' || failure === 'timeout' || failure === 'truncated') return `run again later; ${offline}`;
+  if (failure === 'timeout')
+    return `raise --http-timeout (or Config network.timeoutSeconds) on a slow network, or run again later; ${offline}`;
+  if (failure === 'network' || failure === 'truncated') return `run again later; ${offline}`;
   if (failure === 'deadline')
     return `raise --network-deadline (or CAPI_GITOPS_NETWORK_DEADLINE) on a slow network, or run again later; ${offline}`;
   return undefined;
