@@ -61,6 +61,9 @@ export async function sopsEncryptFile(text: string, recipients: readonly string[
     if (isPlainObject(value)) {
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, [...path, k], encrypted || ENCRYPTED.test(k))]));
     }
+    // as sops: a null is neither hashed nor encrypted, an empty string is written empty (aes/cipher.go isEmpty);
+    // its parser (`data:(.+)`) refuses an ENC[…] whose data is empty, so Flux could not decrypt the file
+    if (value === null || value === '') return value;
     const { text: plain, type } = scalarText(value as Scalar);
     hash.update(plain, 'utf8');
     return encrypted ? encryptText(plain, dataKey, path.join(':') + ':', type) : value;
@@ -268,7 +271,7 @@ export async function sopsFileHolds(
     if (Array.isArray(value)) return value.map((item) => walk(item, path, encrypted));
     if (isPlainObject(value))
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, [...path, k], encrypted || ENCRYPTED.test(k))]));
-    if (!encrypted) return value;
+    if (!encrypted || value === null || value === '') return value;
     const text = typeof value === 'string' ? decryptValue(value, dataKey!, path.join(':') + ':') : undefined;
     if (text === undefined) intact = false;
     return text;
@@ -282,5 +285,5 @@ function stringsUnderEncrypted(value: unknown, encrypted: boolean): unknown {
   if (Array.isArray(value)) return value.map((item) => stringsUnderEncrypted(item, encrypted));
   if (isPlainObject(value))
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stringsUnderEncrypted(v, encrypted || ENCRYPTED.test(k))]));
-  return encrypted ? scalarText(value as Scalar).text : value;
+  return encrypted && value !== null ? scalarText(value as Scalar).text : value;
 }
