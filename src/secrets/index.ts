@@ -11,6 +11,7 @@ import { formatPath, taintedFields, type MarkedText, type TaintedField } from '.
 import { isSecret, notInSecretData, toExternalSecrets } from './external-secrets.js';
 import { DEFAULT_SUBSTITUTE_SECRET, toFluxSubstitution } from './flux-substitute.js';
 import { scanOutput, type SecretNeedles } from './gate.js';
+import { ageRecipientProblem } from './age-recipient.js';
 
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type GivenSecret } from './sources.js';
 export { taintMarker, type MarkedText } from './taint.js';
@@ -169,6 +170,7 @@ function strategyProblems(input: SecretsInput): Diagnostic[] {
       },
     ];
   }
+  if (input.strategy === 'sops') return recipientProblems(input.config.sops!.ageRecipients!, input.locateConfig);
   if (input.strategy === 'external-secrets' && !input.config.externalSecrets?.secretStoreRef) {
     return [
       {
@@ -182,6 +184,24 @@ function strategyProblems(input: SecretsInput): Diagnostic[] {
     ];
   }
   return [];
+}
+
+/** Recipients age cannot encrypt to: told at their line, before any file is encrypted. */
+function recipientProblems(recipients: readonly string[], locate: SecretsInput['locateConfig']): Diagnostic[] {
+  return recipients.flatMap((recipient, index) => {
+    const problem = ageRecipientProblem(recipient);
+    if (problem === undefined) return [];
+    return [
+      {
+        ...locate?.(['secrets', 'sops', 'ageRecipients', index]),
+        object: 'Config.secrets',
+        path: `sops.ageRecipients[${index}]`,
+        message: `is not an age recipient: ${problem}`,
+        expected: 'an age recipient (public key), as `age-keygen -y <key file>` prints it',
+        hint: 'copy the recipient again from `age-keygen -y <key file>` (or from the key file\'s "# public key:" line)',
+      },
+    ];
+  });
 }
 
 /**

@@ -5,11 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { sopsEncryptFile, sopsFileHolds } from '../../src/secrets/sops.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
+import { runCli } from '../helpers/cli.js';
+import { vaultManifest } from '../helpers/vault-manifest.js';
 
 /** sops' parser of an encrypted value (aes/cipher.go encre): each part at least one character. */
 const SOPS_ENCRE = /^ENC\[AES256_GCM,data:(.+),iv:(.+),tag:(.+),type:(.+)\]/;
@@ -63,5 +65,35 @@ test(
       await sopsFileHolds(encrypted, SECRET.replace('session-token: ""', 'session-token: dG9r'), [recipient], [identity]),
       false,
     );
+  },
+);
+
+test(
+  'sops: a mistyped age recipient is told at its line, before anything is encrypted, instead of an internal error with a stack trace',
+  { skip: AGE_MISSING },
+  () => {
+    const { recipient } = ageKey();
+    const cases = [
+      { given: 'age1notavalidrecipient', why: /"o" is not a character of its encoding/ },
+      { given: `${recipient}q`, why: /its checksum does not match/ },
+      { given: recipient.slice(0, 20) + recipient.slice(21), why: /its checksum does not match/ },
+    ];
+    for (const { given, why } of cases) {
+      const dir = vaultManifest({
+        config: `secrets:\n  public: [EXP_MACHINE_POOL]\n  strategy: sops\n  sops:\n    ageRecipients: [${recipient}, ${given}]\n`,
+      });
+      const out = path.join(tempDir('capi-gitops-sops-recipient-'), 'out');
+      const result = runCli(['render', '-f', dir, '-o', out]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.doesNotMatch(result.stderr, /internal error|\n\s+at /, 'no stack trace');
+      const line = /^(.+):(\d+):(\d+): error: Config\.secrets: sops\.ageRecipients\[1\]: is not an age recipient: (.*)$/m.exec(
+        result.stderr,
+      );
+      assert.ok(line, result.stderr);
+      assert.match(line[4]!, why);
+      const written = readFileSync(line[1]!, 'utf8').split('\n')[Number(line[2]) - 1]!;
+      assert.equal(written.slice(Number(line[3]) - 1, Number(line[3]) - 1 + given.length), given, "the column is the recipient's");
+      assert.match(result.stderr, /hint: copy the recipient again from `age-keygen -y <key file>`/);
+    }
   },
 );
