@@ -309,7 +309,7 @@ export async function encryptFiles(
   if (paths.length === 0) return [];
   const recipients = config.sops!.ageRecipients!;
   // loaded only here: age and its curves cost a render that encrypts nothing about 100 ms of start-up
-  const { sopsEncryptFile, sopsFileHolds, sopsIdentities, sopsUserKeyFile } = await import('./sops.js');
+  const { sopsEncryptFile, sopsFileState, sopsIdentities, sopsUserKeyFile } = await import('./sops.js');
   // read only when a file written before is compared: SOPS_AGE_KEY_CMD may prompt, as sops runs it only to decrypt
   let loaded: ReturnType<typeof sopsIdentities> | undefined;
   const identities = () => (loaded ??= sopsIdentities(process.env));
@@ -317,17 +317,19 @@ export async function encryptFiles(
   for (const file of paths) {
     const plain = files.get(file)!;
     const before = await previous(file);
-    const keys = before === undefined ? [] : (await identities()).identities;
-    const kept = before !== undefined && (await sopsFileHolds(before, plain, recipients, keys));
-    if (before !== undefined && keys.length === 0) reencrypted++;
-    files.set(file, kept ? before : await sopsEncryptFile(plain, recipients));
+    const state = before === undefined ? 'new' : await sopsFileState(before, plain, recipients, (await identities()).identities);
+    if (state === 'unopened') reencrypted++;
+    files.set(file, state === 'holds' ? before! : await sopsEncryptFile(plain, recipients));
   }
   if (reencrypted === 0) return [];
   const keyFile = sopsUserKeyFile(process.env) ?? "sops' key file";
   // as sops' "failed to load age identities", with the errors met while loading them
-  const failures = (await identities()).failures;
+  const { identities: found, failures } = await identities();
+  const where = `SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, SOPS_AGE_KEY_CMD or ${keyFile}`;
   return [
-    `--secrets sops: no age identity in SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, SOPS_AGE_KEY_CMD or ${keyFile}` +
+    (found.length === 0
+      ? `--secrets sops: no age identity in ${where}`
+      : `--secrets sops: the age identities in ${where} are not those of secrets.sops.ageRecipients`) +
       (failures.length > 0 ? ` (${failures.join('; ')})` : '') +
       `, so ${reencrypted} Secret file(s) written before ` +
       'were encrypted again with a new data key, unchanged or not (check and diff see them as changed); set SOPS_AGE_KEY_FILE ' +

@@ -230,29 +230,29 @@ function decryptValue(enc: string, key: Uint8Array, additionalData: string): str
 }
 
 /**
- * Whether `previous` (the file written last time) already holds `plain` for the same recipients:
- * then it is kept byte for byte, so an unchanged Secret does not churn in review. Needs one of
- * the recipients' identities; anything unexpected answers false (the file is re-encrypted).
+ * Whether `previous` (the file written last time) already holds `plain` for the same recipients
+ * (`holds`): then it is kept byte for byte, so an unchanged Secret does not churn in review. Needs
+ * one of the recipients' identities: `unopened` when none at hand opens its data key; anything
+ * else unexpected answers `differs` (the file is re-encrypted).
  */
-export async function sopsFileHolds(
+export async function sopsFileState(
   previous: string,
   plain: string,
   recipients: readonly string[],
   identities: readonly string[],
-): Promise<boolean> {
-  if (identities.length === 0) return false;
+): Promise<'holds' | 'differs' | 'unopened'> {
   const header = /^(#[^\n]*\n)*/.exec(plain)![0];
-  if (!previous.startsWith(header)) return false;
+  if (!previous.startsWith(header)) return 'differs';
   let old: Record<string, unknown>;
   try {
     old = parseDocument(previous, { schema: 'core' }).toJS() as Record<string, unknown>;
   } catch {
-    return false;
+    return 'differs';
   }
   const metadata = old.sops as { age?: { recipient?: string; enc?: string }[]; encrypted_regex?: string } | undefined;
   const stanzas = metadata?.age ?? [];
   if (metadata?.encrypted_regex !== ENCRYPTED_REGEX || !isDeepStrictEqual(stanzas.map((s) => s.recipient).sort(), [...recipients].sort()))
-    return false;
+    return 'differs';
   let dataKey: Uint8Array | undefined;
   for (const stanza of stanzas) {
     try {
@@ -264,7 +264,7 @@ export async function sopsFileHolds(
       // not ours; try the next stanza
     }
   }
-  if (!dataKey) return false;
+  if (!dataKey) return 'unopened';
   const { sops: _, ...body } = old;
   let intact = true;
   const walk = (value: unknown, path: string[], encrypted: boolean): unknown => {
@@ -277,7 +277,9 @@ export async function sopsFileHolds(
     return text;
   };
   const decrypted = walk(body, [], false);
-  return intact && isDeepStrictEqual(decrypted, stringsUnderEncrypted(parseDocument(plain, { schema: 'core' }).toJS(), false));
+  return intact && isDeepStrictEqual(decrypted, stringsUnderEncrypted(parseDocument(plain, { schema: 'core' }).toJS(), false))
+    ? 'holds'
+    : 'differs';
 }
 
 /** Encrypted values come back as their text; compare the new plaintext the same way. */

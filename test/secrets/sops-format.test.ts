@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { sopsEncryptFile, sopsFileHolds } from '../../src/secrets/sops.js';
+import { sopsEncryptFile, sopsFileState } from '../../src/secrets/sops.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { runCli } from '../helpers/cli.js';
 import { vaultManifest } from '../helpers/vault-manifest.js';
@@ -60,10 +60,10 @@ test(
     assert.equal(opened.status, 0, opened.stderr?.toString());
     assert.equal(opened.stdout.length, 32);
     // the file written last time holds the same Secret: kept byte for byte, no churn in review
-    assert.equal(await sopsFileHolds(encrypted, SECRET, [recipient], [identity]), true);
+    assert.equal(await sopsFileState(encrypted, SECRET, [recipient], [identity]), 'holds');
     assert.equal(
-      await sopsFileHolds(encrypted, SECRET.replace('session-token: ""', 'session-token: dG9r'), [recipient], [identity]),
-      false,
+      await sopsFileState(encrypted, SECRET.replace('session-token: ""', 'session-token: dG9r'), [recipient], [identity]),
+      'differs',
     );
   },
 );
@@ -94,6 +94,34 @@ test(
       const written = readFileSync(line[1]!, 'utf8').split('\n')[Number(line[2]) - 1]!;
       assert.equal(written.slice(Number(line[3]) - 1, Number(line[3]) - 1 + given.length), given, "the column is the recipient's");
       assert.match(result.stderr, /hint: copy the recipient again from `age-keygen -y <key file>`/);
+    }
+  },
+);
+
+test(
+  'sops: with an age identity at hand that is no recipient of the file, the run warns that it re-encrypted the file, instead of a check that render never brings up to date',
+  { skip: AGE_MISSING },
+  () => {
+    const ours = ageKey();
+    const other = ageKey();
+    const dir = vaultManifest({
+      config: `secrets:\n  public: [EXP_MACHINE_POOL]\n  strategy: sops\n  sops:\n    ageRecipients: [${ours.recipient}]\n`,
+    });
+    const out = path.join(tempDir('capi-gitops-sops-identity-'), 'out');
+    const env = (keyFile: string) => ({ ...process.env, XDG_CONFIG_HOME: tempDir('capi-gitops-sops-config-'), SOPS_AGE_KEY_FILE: keyFile });
+    const first = runCli(['render', '-f', dir, '-o', out], { env: env(ours.identityFile) });
+    assert.equal(first.code, 0, first.stderr);
+    const kept = runCli(['check', '-f', dir, '-o', out], { env: env(ours.identityFile) });
+    assert.equal(kept.code, 0, kept.stderr + kept.stdout);
+    // another key (a teammate's, an old one): the file cannot be compared, and the run says why
+    for (const command of ['render', 'check']) {
+      const result = runCli([command, '-f', dir, '-o', out], { env: env(other.identityFile) });
+      assert.match(
+        result.stderr,
+        /warning: --secrets sops: the age identities in SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, SOPS_AGE_KEY_CMD or .* are not those of secrets\.sops\.ageRecipients, so 1 Secret file\(s\) written before were encrypted again/,
+        `${command}: ${result.stderr}`,
+      );
+      assert.doesNotMatch(result.stderr, /AGE-SECRET-KEY-/);
     }
   },
 );
