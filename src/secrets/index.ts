@@ -317,9 +317,11 @@ export async function encryptFiles(
   for (const file of paths) {
     const plain = files.get(file)!;
     const before = await previous(file);
-    const state = before === undefined ? 'new' : await sopsFileState(before, plain, recipients, (await identities()).identities);
+    const { state, reuse } =
+      before === undefined ? { state: 'new' } : await sopsFileState(before, plain, recipients, (await identities()).identities);
     if (state === 'unopened') reencrypted++;
-    files.set(file, state === 'holds' ? before! : await sopsEncryptFile(plain, recipients));
+    // an opened file keeps its data key and its unchanged values, as `sops edit` keeps them
+    files.set(file, state === 'holds' ? before! : await sopsEncryptFile(plain, recipients, reuse));
   }
   if (reencrypted === 0) return [];
   const keyFile = sopsUserKeyFile(process.env) ?? "sops' key file";

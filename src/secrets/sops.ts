@@ -48,13 +48,30 @@ function rfc3339(date: Date): string {
 }
 
 /**
- * Encrypts one YAML document (an object file of the output). The leading comment line stays,
- * as sops keeps comments outside encrypted keys.
+ * What a file written before gives a new encryption of it, as sops keeps them when it edits a
+ * file (cmd/sops edit, aes/cipher.go stash): its data key with the age stanzas that carry it, and
+ * the encrypted form of each value (by additional data, type and text), so a value that did not
+ * change keeps its bytes and review shows only the ones that did.
  */
-export async function sopsEncryptFile(text: string, recipients: readonly string[]): Promise<string> {
+export interface SopsReuse {
+  dataKey: Uint8Array;
+  age: unknown[];
+  values: Map<string, string>;
+}
+
+const reuseKey = (additionalData: string, type: string, text: string) => `${additionalData}\0${type}\0${text}`;
+
+/**
+ * Encrypts one YAML document (an object file of the output). The leading comment line stays,
+ * as sops keeps comments outside encrypted keys. With `reuse`, the data key and the unchanged
+ * values of the file written before are kept.
+ */
+export async function sopsEncryptFile(text: string, recipients: readonly string[], reuse?: SopsReuse): Promise<string> {
   const header = /^(#[^\n]*\n)*/.exec(text)![0];
   const root = parseDocument(text, { schema: 'core' }).toJS() as Record<string, unknown>;
-  const dataKey = randomBytes(32);
+  const dataKey = reuse?.dataKey ?? randomBytes(32);
+  const encryptValue = (plain: string, additionalData: string, type: string) =>
+    reuse?.values.get(reuseKey(additionalData, type, plain)) ?? encryptText(plain, dataKey, additionalData, type);
   const hash = createHash('sha512');
   const walk = (value: unknown, path: string[], encrypted: boolean): unknown => {
     if (Array.isArray(value)) return value.map((item) => walk(item, path, encrypted)); // list indices are not in the path
@@ -66,13 +83,13 @@ export async function sopsEncryptFile(text: string, recipients: readonly string[
     if (value === null || value === '') return value;
     const { text: plain, type } = scalarText(value as Scalar);
     hash.update(plain, 'utf8');
-    return encrypted ? encryptText(plain, dataKey, path.join(':') + ':', type) : value;
+    return encrypted ? encryptValue(plain, path.join(':') + ':', type) : value;
   };
   const encrypted = walk(root, [], false) as Record<string, unknown>;
   const lastmodified = rfc3339(new Date());
   const mac = hash.digest('hex').toUpperCase();
-  const age = [];
-  for (const recipient of recipients) {
+  const age: unknown[] = reuse?.age ?? [];
+  for (const recipient of reuse ? [] : recipients) {
     const encrypter = new Encrypter();
     encrypter.addRecipient(recipient);
     age.push({ recipient, enc: armor.encode(await encrypter.encrypt(dataKey)) });
@@ -233,26 +250,27 @@ function decryptValue(enc: string, key: Uint8Array, additionalData: string): str
  * Whether `previous` (the file written last time) already holds `plain` for the same recipients
  * (`holds`): then it is kept byte for byte, so an unchanged Secret does not churn in review. Needs
  * one of the recipients' identities: `unopened` when none at hand opens its data key; anything
- * else unexpected answers `differs` (the file is re-encrypted).
+ * else unexpected answers `differs` (the file is re-encrypted), with what it can reuse when it
+ * opened.
  */
 export async function sopsFileState(
   previous: string,
   plain: string,
   recipients: readonly string[],
   identities: readonly string[],
-): Promise<'holds' | 'differs' | 'unopened'> {
+): Promise<{ state: 'holds' | 'differs' | 'unopened'; reuse?: SopsReuse }> {
   const header = /^(#[^\n]*\n)*/.exec(plain)![0];
-  if (!previous.startsWith(header)) return 'differs';
+  if (!previous.startsWith(header)) return { state: 'differs' };
   let old: Record<string, unknown>;
   try {
     old = parseDocument(previous, { schema: 'core' }).toJS() as Record<string, unknown>;
   } catch {
-    return 'differs';
+    return { state: 'differs' };
   }
   const metadata = old.sops as { age?: { recipient?: string; enc?: string }[]; encrypted_regex?: string } | undefined;
   const stanzas = metadata?.age ?? [];
   if (metadata?.encrypted_regex !== ENCRYPTED_REGEX || !isDeepStrictEqual(stanzas.map((s) => s.recipient).sort(), [...recipients].sort()))
-    return 'differs';
+    return { state: 'differs' };
   let dataKey: Uint8Array | undefined;
   for (const stanza of stanzas) {
     try {
@@ -264,22 +282,24 @@ export async function sopsFileState(
       // not ours; try the next stanza
     }
   }
-  if (!dataKey) return 'unopened';
+  if (!dataKey) return { state: 'unopened' };
   const { sops: _, ...body } = old;
+  const values = new Map<string, string>();
   let intact = true;
   const walk = (value: unknown, path: string[], encrypted: boolean): unknown => {
     if (Array.isArray(value)) return value.map((item) => walk(item, path, encrypted));
     if (isPlainObject(value))
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, [...path, k], encrypted || ENCRYPTED.test(k))]));
     if (!encrypted || value === null || value === '') return value;
-    const text = typeof value === 'string' ? decryptValue(value, dataKey!, path.join(':') + ':') : undefined;
+    const additionalData = path.join(':') + ':';
+    const text = typeof value === 'string' ? decryptValue(value, dataKey!, additionalData) : undefined;
     if (text === undefined) intact = false;
+    else values.set(reuseKey(additionalData, /,type:(\w+)\]$/.exec(value as string)![1]!, text), value as string);
     return text;
   };
   const decrypted = walk(body, [], false);
-  return intact && isDeepStrictEqual(decrypted, stringsUnderEncrypted(parseDocument(plain, { schema: 'core' }).toJS(), false))
-    ? 'holds'
-    : 'differs';
+  const holds = intact && isDeepStrictEqual(decrypted, stringsUnderEncrypted(parseDocument(plain, { schema: 'core' }).toJS(), false));
+  return { state: holds ? 'holds' : 'differs', reuse: { dataKey, age: stanzas, values } };
 }
 
 /** Encrypted values come back as their text; compare the new plaintext the same way. */

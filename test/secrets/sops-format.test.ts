@@ -60,9 +60,9 @@ test(
     assert.equal(opened.status, 0, opened.stderr?.toString());
     assert.equal(opened.stdout.length, 32);
     // the file written last time holds the same Secret: kept byte for byte, no churn in review
-    assert.equal(await sopsFileState(encrypted, SECRET, [recipient], [identity]), 'holds');
+    assert.equal((await sopsFileState(encrypted, SECRET, [recipient], [identity])).state, 'holds');
     assert.equal(
-      await sopsFileState(encrypted, SECRET.replace('session-token: ""', 'session-token: dG9r'), [recipient], [identity]),
+      (await sopsFileState(encrypted, SECRET.replace('session-token: ""', 'session-token: dG9r'), [recipient], [identity])).state,
       'differs',
     );
   },
@@ -123,5 +123,38 @@ test(
       );
       assert.doesNotMatch(result.stderr, /AGE-SECRET-KEY-/);
     }
+  },
+);
+
+test(
+  'sops: a rotated value changes only its own line (and the MAC): the data key and the unchanged values keep their bytes, as `sops edit` keeps them (aes/cipher.go stash)',
+  { skip: AGE_MISSING },
+  async () => {
+    const { identity, recipient } = ageKey();
+    const before = await sopsEncryptFile(SECRET, [recipient]);
+    const rotated = SECRET.replace('credentials: W2RlZmF1bHRdCg==', 'credentials: cm90YXRlZAo=').replace(
+      'session-token: ""',
+      'session-token: dG9r',
+    );
+    const { state, reuse } = await sopsFileState(before, rotated, [recipient], [identity]);
+    assert.equal(state, 'differs');
+    const after = await sopsEncryptFile(rotated, [recipient], reuse);
+    const changed = (a: string, b: string) => {
+      const old = a.split('\n');
+      return b.split('\n').filter((line, i) => line !== old[i]);
+    };
+    assert.deepEqual(
+      changed(before, after)
+        .map((l) => l.replace(/: .*/, ''))
+        .filter((l) => l !== '  lastmodified'), // the second it was written in
+      ['  credentials', '  session-token', '  mac'],
+      after,
+    );
+    assert.equal(YAML.parse(after).sops.age[0].enc, YAML.parse(before).sops.age[0].enc, 'the same data key');
+    assert.equal((await sopsFileState(after, rotated, [recipient], [identity])).state, 'holds', 'it decrypts to the new values');
+    // a recipient removed or added: a new data key, as the old one was given to the old recipients
+    const other = ageKey();
+    const { reuse: none } = await sopsFileState(before, rotated, [recipient, other.recipient], [identity]);
+    assert.equal(none, undefined);
   },
 );
