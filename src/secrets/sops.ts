@@ -136,13 +136,31 @@ export async function sopsIdentities(env: NodeJS.ProcessEnv): Promise<SopsIdenti
   const read = (file: string | undefined) => (file ? readFile(file, 'utf8').catch(() => '') : Promise.resolve(''));
   const failures: string[] = [];
   const command = env.SOPS_AGE_KEY_CMD === undefined ? '' : await keyCommandOutput(env.SOPS_AGE_KEY_CMD, failures);
-  const text = [env.SOPS_AGE_KEY ?? '', await read(env.SOPS_AGE_KEY_FILE), command, await read(sopsUserKeyFile(env))].join('\n');
+  const text = [env.SOPS_AGE_KEY ?? '', await keyFile(env.SOPS_AGE_KEY_FILE, failures), command, await read(sopsUserKeyFile(env))].join(
+    '\n',
+  );
   const identities = text
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l.startsWith('AGE-SECRET-KEY-'));
   for (const identity of identities) registerSecret(identity);
   return { identities, failures };
+}
+
+/**
+ * SOPS_AGE_KEY_FILE, which sops fails on when it cannot open it ("failed to open file"): told
+ * by its path and the error's code, and when it holds no identity (a recipient, a `.pub` file).
+ */
+async function keyFile(file: string | undefined, failures: string[]): Promise<string> {
+  if (!file) return '';
+  try {
+    const text = await readFile(file, 'utf8');
+    if (!/^\s*AGE-SECRET-KEY-/m.test(text)) failures.push(`SOPS_AGE_KEY_FILE: ${file} holds no AGE-SECRET-KEY- line`);
+    return text;
+  } catch (err) {
+    failures.push(`SOPS_AGE_KEY_FILE: ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unknown error'})`);
+    return '';
+  }
 }
 
 /** One run of each SOPS_AGE_KEY_CMD per process: a fleet's clusters (or a prompt it shows) ask once. */

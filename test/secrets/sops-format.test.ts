@@ -158,3 +158,29 @@ test(
     assert.equal(none, undefined);
   },
 );
+
+test(
+  'sops: a SOPS_AGE_KEY_FILE that cannot be read, or holds no identity (the recipient was given), is named in the warning, as sops fails on it, instead of being told to set what is set',
+  { skip: AGE_MISSING },
+  () => {
+    const ours = ageKey();
+    const dir = vaultManifest({
+      config: `secrets:\n  public: [EXP_MACHINE_POOL]\n  strategy: sops\n  sops:\n    ageRecipients: [${ours.recipient}]\n`,
+    });
+    const root = tempDir('capi-gitops-sops-keyfile-');
+    const out = path.join(root, 'out');
+    const env = (keyFile: string) => ({ ...process.env, XDG_CONFIG_HOME: tempDir('capi-gitops-sops-config-'), SOPS_AGE_KEY_FILE: keyFile });
+    assert.equal(runCli(['render', '-f', dir, '-o', out], { env: env(ours.identityFile) }).code, 0);
+    const missing = path.join(root, 'key.txt');
+    const recipientFile = path.join(root, 'key.pub');
+    writeFileSync(recipientFile, `${ours.recipient}\n`);
+    for (const [keyFile, why] of [
+      [missing, 'cannot be read (ENOENT)'],
+      [recipientFile, 'holds no AGE-SECRET-KEY- line'],
+    ] as const) {
+      const check = runCli(['check', '-f', dir, '-o', out], { env: env(keyFile) });
+      assert.equal(check.code, 1);
+      assert.ok(check.stderr.includes(`(SOPS_AGE_KEY_FILE: ${keyFile} ${why}), so 1 Secret file(s) written before`), check.stderr);
+    }
+  },
+);
