@@ -279,22 +279,24 @@ export async function sopsFileState(
 ): Promise<{ state: 'holds' | 'differs' | 'unopened'; reuse?: SopsReuse }> {
   const header = /^(#[^\n]*\n)*/.exec(plain)![0];
   if (!previous.startsWith(header)) return { state: 'differs' };
-  let old: Record<string, unknown>;
+  let old: unknown;
   try {
-    old = parseDocument(previous, { schema: 'core' }).toJS() as Record<string, unknown>;
+    old = parseDocument(previous, { schema: 'core' }).toJS();
   } catch {
     return { state: 'differs' };
   }
-  const metadata = old.sops as { age?: { recipient?: string; enc?: string }[]; encrypted_regex?: string } | undefined;
-  const stanzas = metadata?.age ?? [];
-  if (metadata?.encrypted_regex !== ENCRYPTED_REGEX || !isDeepStrictEqual(stanzas.map((s) => s.recipient).sort(), [...recipients].sort()))
+  // a file emptied or edited by hand is encrypted afresh, whatever shape it has
+  if (!isPlainObject(old) || !isPlainObject(old.sops)) return { state: 'differs' };
+  const metadata = old.sops as { age?: unknown; encrypted_regex?: unknown };
+  const stanzas = (Array.isArray(metadata.age) ? metadata.age.filter(isPlainObject) : []) as { recipient?: unknown; enc?: unknown }[];
+  if (metadata.encrypted_regex !== ENCRYPTED_REGEX || !isDeepStrictEqual(stanzas.map((s) => s.recipient).sort(), [...recipients].sort()))
     return { state: 'differs' };
   let dataKey: Uint8Array | undefined;
   for (const stanza of stanzas) {
     try {
       const decrypter = new Decrypter();
       for (const identity of identities) decrypter.addIdentity(identity);
-      dataKey = await decrypter.decrypt(armor.decode(stanza.enc ?? ''), 'uint8array');
+      dataKey = await decrypter.decrypt(armor.decode(typeof stanza.enc === 'string' ? stanza.enc : ''), 'uint8array');
       break;
     } catch {
       // not ours; try the next stanza
