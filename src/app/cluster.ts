@@ -16,6 +16,7 @@ import { providerObjectName } from '../resolve/preflight.js';
 import { serializeLockfile } from '../resolve/lock/lockfile.js';
 import type { RenderedComponent, VariableLookup } from '../render/types.js';
 import { unusedVariableWarnings } from '../render/variable-advice.js';
+import { unreadImageKeys } from '../render/images.js';
 import { inspectVariables } from '../render/variables.js';
 import { landedSecrets, lookupWithLanding } from '../render/secret-landing.js';
 import { providerRawYaml, renderCertManagerComponent, renderProviderComponent, type ProviderRender } from '../render/component.js';
@@ -94,6 +95,7 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
     throw new CapiGitopsError(sortDiagnostics([...resolution.problems, ...later]));
   }
   if (layout === 'operator') return renderOperatorCluster(resolution, options);
+  if (options.fleetCluster === undefined) imageKeyWarnings(resolution).forEach((w) => options.onWarning?.(w));
   // a provider with problems in the manifest is reported with them, not rendered
   const faulty = new Set(resolution.manifest.problems?.map((d) => d.object));
   const renderable = resolution.providers.filter((p) => !faulty.has(providerObjectName(p.provider)));
@@ -132,6 +134,23 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
     if (err instanceof CapiGitopsError) throw new CapiGitopsError(err.diagnostics.map((d) => redactDiagnostic(d, needles)));
     throw err;
   }
+}
+
+/** Config.images keys that change no image (a provider's name where clusterctl reads its label), each at its key. */
+function imageKeyWarnings({ manifest, providers }: Resolution): Diagnostic[] {
+  const config = manifest.config;
+  const labels = providers.map((p) => p.label);
+  return unreadImageKeys(Object.keys(config.images ?? {}), labels).map(({ key, meant }) => ({
+    ...(config.locate?.(['images', key], 'key') ?? config.position),
+    object: 'Config',
+    path: `images.${key}`,
+    message: `"${key}" names no component of this render, so this override changes no image`,
+    expected: `all, cert-manager or a manifest label (${[...labels].sort(compareStrings).join(', ')}), optionally with /<image name>`,
+    hint:
+      meant.length > 0
+        ? `clusterctl keys image overrides by the provider's manifest label: rename it to ${meant.join(' or ')}`
+        : "clusterctl keys image overrides by the provider's manifest label (<type>-<name>, cluster-api for the core): rename or remove it",
+  }));
 }
 
 interface RenderedComponents {

@@ -12,6 +12,7 @@ import { describeObject, isPlainObject, type KObject } from '../core/kobject.js'
 import { setOwnValue } from '../core/own-keys.js';
 import type { ImageMeta, SourcePosition } from '../manifest/types.js';
 import { IMAGE_REFERENCE_GRAMMAR, imageFieldProblem, parseImage, type ImageField, type ImageReference } from '../core/image-reference.js';
+import { closestName } from '../manifest/fields.js';
 
 // ---- clusterctl ImageMeta --------------------------------------------------------------
 
@@ -205,6 +206,27 @@ export function inspectImages(objs: KObject[]): string[] {
     }
   }
   return [...images].sort(compareStrings);
+}
+
+/** The component cert-manager's images are overridden as (clusterctl config.CertManagerImageComponent). */
+const CERT_MANAGER_IMAGES_KEY = 'cert-manager';
+
+/**
+ * The override keys whose component (before any `/<image>`) is none of the render's: clusterctl's
+ * getImageMeta looks keys up by manifest label (`infrastructure-docker`, not the provider name
+ * `docker`) and ignores any other key without a word. Each comes with the labels it likely meant:
+ * those of a provider so named, else the closest name.
+ */
+export function unreadImageKeys(keys: readonly string[], labels: readonly string[]): { key: string; meant: string[] }[] {
+  const known = [ALL_IMAGES_KEY, CERT_MANAGER_IMAGES_KEY, ...labels];
+  return [...keys].sort(compareStrings).flatMap((key) => {
+    const component = key.includes('/') ? key.slice(0, key.indexOf('/')) : key;
+    if (known.includes(component)) return [];
+    const named = labels.filter((label) => label.endsWith(`-${component}`)).sort(compareStrings);
+    const close = closestName(component, known);
+    const meant = named.length > 0 ? named : close ? [close] : [];
+    return [{ key, meant: meant.map((label) => label + key.slice(component.length)) }];
+  });
 }
 
 // ---- override sources -------------------------------------------------------------------

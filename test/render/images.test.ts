@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { runCli } from '../helpers/cli.js';
 import type { KObject } from '../../src/core/kobject.js';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import {
@@ -13,6 +15,7 @@ import {
   inspectImages,
   mergeImageOverrides,
   parseImagesValue,
+  unreadImageKeys,
 } from '../../src/render/images.js';
 import { formatImageReference, parseImage } from '../../src/core/image-reference.js';
 
@@ -330,3 +333,35 @@ test('parseImagesValue reports every problem, by key and field, without echoing 
     );
   }
 });
+
+test('an images key naming no component (a provider name where clusterctl reads its label) is a warning at that key', () => {
+  assert.deepEqual(unreadImageKeys(['all', 'cert-manager/cert-manager-controller', 'docker', 'kubeadm', 'clustr-api/x', 'zzz'], LABELS), [
+    { key: 'clustr-api/x', meant: ['cluster-api/x'] },
+    { key: 'docker', meant: ['infrastructure-docker'] },
+    { key: 'kubeadm', meant: ['bootstrap-kubeadm', 'control-plane-kubeadm'] },
+    { key: 'zzz', meant: [] },
+  ]);
+  const config = `images:
+  all:
+    tag: v9.9.9
+  kubeadm:
+    repository: mirror.example.com/kubeadm
+`;
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest() + config });
+  const result = runCli(['render', '-f', dir, '-o', path.join(dir, 'out')]);
+  assert.equal(result.code, 0, result.stderr);
+  const at = corpusManifest().split('\n').length + 3;
+  assert.match(
+    result.stderr,
+    new RegExp(
+      `providers\\.yaml:${at}:3: warning: Config: images\\.kubeadm: "kubeadm" names no component of this render, so this override`,
+    ),
+  );
+  assert.match(
+    result.stderr,
+    /hint: clusterctl keys image overrides by the provider's manifest label: rename it to bootstrap-kubeadm or control-plane-kubeadm/,
+  );
+  assert.doesNotMatch(result.stderr, /images\.all/);
+});
+
+const LABELS = ['bootstrap-kubeadm', 'cluster-api', 'control-plane-kubeadm', 'infrastructure-docker'];
