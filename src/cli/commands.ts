@@ -13,6 +13,7 @@ import { isDns1123Label } from '../core/names.js';
 import { versionInfo, versionText } from './version.js';
 import { completionScript, type Shell } from './completion.js';
 import { reportWrite } from './render-report.js';
+import { completeSuggestions } from './hints.js';
 import type { Command } from 'commander';
 import { displayPath, formatWarning } from '../core/diagnostics.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
@@ -107,7 +108,8 @@ export function renderOptions(flags: SourceFlags, progress: ProgressReporter, ex
       },
     },
     // Printed as soon as found, so they are seen even when the run then fails.
-    onWarning: (warning) => progress.warn(formatWarning(warning)),
+    onWarning: (warning) =>
+      progress.warn(formatWarning(warning.hint ? { ...warning, hint: completeSuggestions(warning.hint, flags) } : warning)),
     ...extra,
   };
 }

@@ -68,7 +68,7 @@ export function unusedVariableWarnings(given: readonly GivenVariables[]): Diagno
         path: own && set.path ? `${set.path}.${name}` : set.path,
         ...notUsed(name, set, used, {
           nothingReads: `variable ${name} is not used by any component`,
-          remove: 'remove it, or check the name against `capi-gitops render -f … --list-variables`',
+          remove: 'remove it, or check the name against `capi-gitops render --list-variables`',
           removeShadowed: `remove ${name} from the ${set.origin}'s ${set.path}`,
         }),
       });

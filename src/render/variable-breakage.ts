@@ -31,7 +31,7 @@ export interface SubstitutedArtifact {
   fleetCluster?: boolean;
 }
 
-export const LIST_VARIABLES_COMMAND = '`capi-gitops render -f … --list-variables`';
+export const LIST_VARIABLES_COMMAND = '`capi-gitops render --list-variables`';
 
 /** Whether a text parses and its objects pass `fits`. */
 function parses(text: string, source: string, fits: (objects: KObject[]) => boolean): boolean {

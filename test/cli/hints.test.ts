@@ -209,3 +209,29 @@ test('a suggested render repeats the flags that shape the output (layout, fleet 
   // lock and plan take none of them
   assert.equal(completeSuggestions('run `capi-gitops lock`', invocation), 'run `capi-gitops lock -f m/`');
 });
+
+test("an unused variable: the warning suggests `capi-gitops render … --list-variables` with the run's flags, runnable as printed", () => {
+  const dir = example((text) => text);
+  const config = path.join(dir, 'management-cluster', 'config.yaml');
+  writeFileSync(
+    config,
+    readFileSync(config, 'utf8').replace(
+      '  EXAMPLE_REGION: eu-west-1\n',
+      '  EXAMPLE_REGION: eu-west-1\n  EXP_CLUSTER_RESOURCE_SET: "true"\n',
+    ),
+  );
+  const result = runCli(['render', '-f', 'management-cluster', '-o', 'out', '--cache-dir', 'cache'], { cwd: dir });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(
+    result.stderr,
+    /warning: Config: variables\.EXP_CLUSTER_RESOURCE_SET: variable EXP_CLUSTER_RESOURCE_SET is not used by any component/,
+  );
+  const commands = suggestedCommands(result.stderr);
+  assert.deepEqual(commands, ['capi-gitops render -f management-cluster -o out --cache-dir cache --list-variables'], result.stderr);
+  const listed = runAsPrinted(commands[0]!, dir);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(
+    listed.stdout,
+    /^infrastructure-example v0\.2\.0 \(namespace capex-system\)\n(.*\n)*  EXAMPLE_REGION = "eu-west-1" from Config/m,
+  );
+});
