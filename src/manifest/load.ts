@@ -83,7 +83,10 @@ export async function loadManifest(paths: string[], options: LoadOptions = {}): 
   collector.mergeConfigs();
   const baseDir = files.length > 0 ? path.dirname(path.resolve(files[0])) : process.cwd();
   if (!options.collectAll || collector.hasRunProblems(bag.items)) bag.throwIfAny();
-  return collector.manifest(baseDir, bag.items);
+  const manifest = collector.manifest(baseDir, bag.items);
+  if (options.namespace !== undefined && !collector.namespaceTaken)
+    manifest.warnings = [...(manifest.warnings ?? []), unusedNamespaceFlag(options.namespace)];
+  return manifest;
 }
 
 export interface LoadOptions {
@@ -127,11 +130,26 @@ function configNamespace(reads: readonly DocumentRead[]): string | undefined {
   return undefined;
 }
 
-/** Sets the default namespace on a namespaced object that names none, as kubectl does. */
-function defaultNamespace(value: unknown, category: Category, namespace: string | undefined): void {
-  if (namespace === undefined || (category !== 'provider' && category !== 'secret' && category !== 'configmap')) return;
-  if (!isPlainObject(value) || !isPlainObject(value.metadata)) return;
-  if (value.metadata.namespace === undefined || value.metadata.namespace === '') value.metadata.namespace = namespace;
+/** Sets the default namespace on a namespaced object that names none, as kubectl does; true when it did. */
+function defaultNamespace(value: unknown, category: Category, namespace: string | undefined): boolean {
+  if (namespace === undefined || (category !== 'provider' && category !== 'secret' && category !== 'configmap')) return false;
+  if (!isPlainObject(value) || !isPlainObject(value.metadata)) return false;
+  if (value.metadata.namespace !== undefined && value.metadata.namespace !== '') return false;
+  value.metadata.namespace = namespace;
+  return true;
+}
+
+/**
+ * `-n` that no object took: every one names its own namespace. clusterctl's `init --target-namespace`
+ * moves every provider; `-n` does not, and kubectl would refuse objects of another namespace.
+ */
+function unusedNamespaceFlag(namespace: string): Diagnostic {
+  return {
+    message: `-n/--namespace ${namespace} changed nothing: every provider, Secret and ConfigMap names its own namespace`,
+    hint:
+      "a provider's components are installed into the provider object's metadata.namespace (clusterctl's --target-namespace): " +
+      'set it there; -n names the namespace only of objects written without one',
+  };
 }
 
 /** One object being read: a document, or an item of a List document. */
@@ -190,6 +208,8 @@ class ManifestCollector {
   private config: ToolConfig = {};
   private readonly configs: ConfigDocument[] = [];
   private readonly warnings: Diagnostic[] = [];
+  /** Whether some object took the default namespace. */
+  namespaceTaken = false;
   private readonly firstSeen = new Map<string, SourcePosition>();
   /** Units (documents, List items) with a problem of their own, and the objects made from them. */
   private readonly faultyUnits = new Set<ObjectUnit>();
@@ -341,7 +361,7 @@ class ManifestCollector {
     document.category = classified.category;
     let object = value as Record<string, unknown>;
     normalizeObject(object, classified.category);
-    defaultNamespace(object, classified.category, this.namespace);
+    if (defaultNamespace(object, classified.category, this.namespace)) this.namespaceTaken = true;
     if (classified.category === 'provider' && classified.apiVersion === V1ALPHA1_API_VERSION)
       object = this.convertV1alpha1(document, object);
     if (classified.category === 'provider' && classified.kind === CAPI_PROVIDER_KIND) {
@@ -396,7 +416,7 @@ class ManifestCollector {
       }
       unit.category = itemClass.category;
       normalizeObject(item as Record<string, unknown>, itemClass.category);
-      defaultNamespace(item, itemClass.category, this.namespace);
+      if (defaultNamespace(item, itemClass.category, this.namespace)) this.namespaceTaken = true;
       if (itemClass.category === 'provider' && itemClass.apiVersion === V1ALPHA1_API_VERSION)
         items[index] = this.convertV1alpha1(unit, item as Record<string, unknown>);
       if (itemClass.category === 'provider' && itemClass.kind === CAPI_PROVIDER_KIND) {

@@ -65,3 +65,25 @@ certManager: {enabled: false}
   const check = runCli(['check', '-f', 'providers.yaml', '--namespace', 'kcm-system', '-o', 'out'], { cwd: dir });
   assert.equal(check.code, 0, check.stderr + check.stdout);
 });
+
+test('-n that no object takes (each names its own: not clusterctl --target-namespace) is a warning saying where to set it', () => {
+  const dir = tempDir();
+  const core = path.join(EXAMPLE, 'repository', 'cluster-api', 'latest', 'core-components.yaml');
+  const manifest = (namespace: string) =>
+    `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n${namespace}spec:\n` +
+    `  version: v0.2.0\n  fetchConfig:\n    url: ${core}\n---\n` +
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\ncertManager: {enabled: false}\n';
+  writeFileSync(path.join(dir, 'providers.yaml'), manifest('  namespace: capi-system\n'));
+  const render = runCli(['render', '-f', 'providers.yaml', '-n', 'capi-infra', '-o', 'out'], { cwd: dir });
+  assert.equal(render.code, 0, render.stderr);
+  assert.match(
+    render.stderr,
+    /^warning: -n\/--namespace capi-infra changed nothing: every provider, Secret and ConfigMap names its own namespace\n {2}hint: /m,
+  );
+  assert.match(readFileSync(path.join(dir, 'out', '01-cluster-api', 'provider-cluster-api.yaml'), 'utf8'), /namespace: capi-system/);
+  // taken by an object without one: no warning
+  writeFileSync(path.join(dir, 'providers.yaml'), manifest(''));
+  const taken = runCli(['render', '-f', 'providers.yaml', '-n', 'capi-infra', '-o', 'out'], { cwd: dir });
+  assert.equal(taken.code, 0, taken.stderr);
+  assert.doesNotMatch(taken.stderr, /changed nothing/);
+});
