@@ -75,7 +75,28 @@ function unsupportedKind(kind: string, allowed: readonly string[], where: string
   };
 }
 
+/** Keys of clusterctl's configuration file (clusterctl.yaml), which has no apiVersion or kind. */
+const CLUSTERCTL_CONFIG_KEYS = ['providers', 'images', 'cert-manager'];
+
+/** A document that is clusterctl.yaml: no apiVersion, no kind, and its keys or UPPER_CASE variables. */
+function clusterctlConfigFinding(value: Record<string, unknown>): Finding | undefined {
+  const keys = Object.keys(value);
+  if (value.apiVersion !== undefined || value.kind !== undefined || keys.length === 0) return undefined;
+  if (!keys.every((key) => CLUSTERCTL_CONFIG_KEYS.includes(key) || /^[A-Z][A-Z0-9_]*$/.test(key))) return undefined;
+  return {
+    path: [],
+    at: 'value',
+    message: "this is clusterctl's configuration (clusterctl.yaml), which capi-gitops does not read as it is",
+    expected: `a Config document: apiVersion: ${TOOL_API_VERSION} and kind: Config`,
+    hint:
+      `add apiVersion: ${TOOL_API_VERSION} and kind: Config at the top, then rename providers: to repositories: and ` +
+      'cert-manager: to certManager:, keep images: as it is, and move each variable under variables: (docs/config.md)',
+  };
+}
+
 function missingTypeFields(value: Record<string, unknown>): Finding[] {
+  const clusterctl = clusterctlConfigFinding(value);
+  if (clusterctl) return [clusterctl];
   const findings: Finding[] = [];
   for (const field of ['apiVersion', 'kind'] as const) {
     if (value[field] === undefined || value[field] === null) {

@@ -213,6 +213,20 @@ function formatMismatch(path: FieldPath, schema: AnySchemaObject): SchemaProblem
   };
 }
 
+/** clusterctl.yaml's keys that a Config takes under another name (cmd/clusterctl/client/config). */
+const CLUSTERCTL_CONFIG_KEYS: Record<string, string> = {
+  providers: 'repositories: the same list of {name, type, url}',
+  'cert-manager': 'certManager: {version, url} (and enabled: false to leave it out)',
+};
+
+/** The hint for a clusterctl.yaml key written at the top of a Config: its name here, or `variables:` for a variable. */
+function clusterctlConfigHint(field: string): string | undefined {
+  if (Object.hasOwn(CLUSTERCTL_CONFIG_KEYS, field)) return `clusterctl.yaml's ${field}: is ${CLUSTERCTL_CONFIG_KEYS[field]}`;
+  if (/^[A-Z][A-Z0-9_]*$/.test(field))
+    return `clusterctl.yaml's variables are top-level keys; here they go under variables: (move ${field} there, its value quoted)`;
+  return undefined;
+}
+
 function unknownField(path: FieldPath, field: string, parent: AnySchemaObject, root: AnySchemaObject): SchemaProblem {
   const properties = (parent.properties ?? {}) as Record<string, unknown>;
   const known = Object.keys(properties).sort(compareStrings);
@@ -223,8 +237,10 @@ function unknownField(path: FieldPath, field: string, parent: AnySchemaObject, r
       Object.hasOwn(resolveRef(properties[name], root)!.properties as object, field),
   );
   const guess = closestName(field, known);
+  const clusterctl = title === 'Config' && path.length === 0 ? clusterctlConfigHint(field) : undefined;
   let hint: string;
-  if (home) hint = `"${field}" is a field of "${home}": move it under ${home}`;
+  if (clusterctl) hint = clusterctl;
+  else if (home) hint = `"${field}" is a field of "${home}": move it under ${home}`;
   else if (guess) hint = `did you mean "${guess}"?`;
   else hint = 'remove it, or check its spelling and indentation';
   return {

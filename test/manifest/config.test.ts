@@ -116,6 +116,42 @@ test('unknown Config fields are rejected with suggestions, at the top level and 
   );
 });
 
+const VARIABLES_HINT = "clusterctl.yaml's variables are top-level keys; here they go under variables:";
+
+test('clusterctl.yaml among the manifest files: one error naming it, whose hint, followed, gives a Config that loads', async () => {
+  const clusterctl = [
+    'providers:\n  - name: docker\n    url: file:///repo/infrastructure-docker/v1.12.0/infrastructure-components.yaml',
+    '    type: InfrastructureProvider',
+    'images:\n  all: {repository: mirror.example.com/capi}',
+    'cert-manager:\n  version: v1.19.1',
+    'EXP_CLUSTER_RESOURCE_SET: "true"',
+  ].join('\n');
+  const { error } = await loadTextError(clusterctl + '\n');
+  assert.deepEqual(
+    error.diagnostics.map((d) => [`${d.line}:${d.column}`, d.message]),
+    [['1:1', "this is clusterctl's configuration (clusterctl.yaml), which capi-gitops does not read as it is"]],
+  );
+  assert.match(error.diagnostics[0]!.hint!, /rename providers: to repositories: and cert-manager: to certManager:, keep images: as it is/);
+  // with apiVersion and kind only, each clusterctl key is told its name here
+  const { error: typed } = await loadTextError(config(clusterctl));
+  assert.deepEqual(
+    typed.diagnostics.map((d) => [d.path, d.hint]),
+    [
+      ['providers', "clusterctl.yaml's providers: is repositories: the same list of {name, type, url}"],
+      ['["cert-manager"]', "clusterctl.yaml's cert-manager: is certManager: {version, url} (and enabled: false to leave it out)"],
+      ['EXP_CLUSTER_RESOURCE_SET', `${VARIABLES_HINT} (move EXP_CLUSTER_RESOURCE_SET there, its value quoted)`],
+    ],
+  );
+  // the hint followed
+  const followed = clusterctl
+    .replace('providers:', 'repositories:')
+    .replace('cert-manager:', 'certManager:')
+    .replace('EXP_CLUSTER_RESOURCE_SET', 'variables:\n  EXP_CLUSTER_RESOURCE_SET');
+  const { manifest } = await loadText(config(followed));
+  assert.equal(manifest.config.repositories?.[0]?.name, 'docker');
+  assert.deepEqual(manifest.config.variables, { EXP_CLUSTER_RESOURCE_SET: 'true' });
+});
+
 test('repositories need name, type and url, with type one of the provider kinds', async () => {
   const { error } = await loadTextError(
     config(
