@@ -48,6 +48,7 @@ import type { ObjectSelector } from '../layout/apply-safety.js';
 import { prepareWiring } from './wiring.js';
 import { RunContext } from './context.js';
 import {
+  environmentVariableWarnings,
   givenVariables,
   prepareProviders,
   providersToCheckReferences,
@@ -230,10 +231,13 @@ async function renderComponents(
   if (addedNeedles.needles.length > 0) options.onSecretValues?.(addedNeedles);
   // Names given that no component uses, once every provider's variables are known.
   if (prepared.length === resolution.providers.length && !manifest.problems && rendered.every((r) => r.variables)) {
-    const used = rendered.map((r) => (r.variables ?? []).map((v) => v.name));
+    const variablesRead = rendered.map((r) => r.variables);
+    const used = variablesRead.map((variables) => (variables ?? []).map((v) => v.name));
     const given = givenVariables(manifest, prepared, used, options.envSecrets);
     if (options.onGivenVariables) options.onGivenVariables(given);
     else unusedVariableWarnings(given).forEach((w) => options.onWarning?.(w));
+    const env = options.sources?.env ?? process.env;
+    if (!options.fleetCluster) environmentVariableWarnings(prepared, variablesRead, env).forEach((w) => options.onWarning?.(w));
   }
   const all = [...rendered, ...(certManagerRendered ? [certManagerRendered] : [])];
   const gathered = gatherRendered(manifest, prepared, all, landed.origins, imagesInline, earlier);

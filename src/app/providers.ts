@@ -353,3 +353,40 @@ export function givenVariables(
   }
   return given;
 }
+
+/**
+ * Variables a component took its default for while the environment sets them. clusterctl reads
+ * variables from the environment first (cmd/clusterctl/client/config/reader_viper.go, AutomaticEnv),
+ * so `export CLUSTER_TOPOLOGY=true` is how its users give them; capi-gitops reads only the manifest,
+ * `--secret-file` and `--env-secret`, and would render the default without a word. One warning per
+ * variable, at the first provider that reads it; the environment's value is never shown.
+ */
+export function environmentVariableWarnings(
+  prepared: readonly PreparedProvider[],
+  variables: readonly (readonly VariableReference[] | undefined)[],
+  env: NodeJS.ProcessEnv,
+): Diagnostic[] {
+  const readers = new Map<string, { providers: PreparedProvider[]; default?: string }>();
+  prepared.forEach((p, i) => {
+    for (const v of variables[i] ?? []) {
+      const value = env[v.name];
+      if (p.lookup(v.name) !== undefined || value === undefined || value === '' || value === v.default) continue;
+      const entry = readers.get(v.name) ?? { providers: [], default: v.default };
+      entry.providers.push(p);
+      readers.set(v.name, entry);
+    }
+  });
+  return [...readers].map(([name, { providers, default: fallback }]) => ({
+    ...originOf(providers[0]!.resolved.provider),
+    message:
+      `${name} is set in the environment, which capi-gitops does not read (clusterctl does): ` +
+      `${listed(providers.map((p) => p.resolved.label))} ${providers.length > 1 ? 'use' : 'uses'} ` +
+      (fallback === undefined ? 'its empty default' : `its default ${JSON.stringify(fallback)}`),
+    hint: `set ${name} under variables: in the Config document (its value quoted), or in the provider's configSecret`,
+  }));
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(names: readonly string[]): string {
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}

@@ -160,6 +160,25 @@ test('--help describes every flag', () => {
   for (const line of optionLines) assert.match(line, /\S\s{2,}\S/, `no description: ${line}`);
 });
 
+test('a variable set only in the environment, as clusterctl users give them, is a warning: capi-gitops renders its default', () => {
+  const out = path.join(tempDir(), 'out');
+  // CLUSTER_TOPOLOGY: read by every example provider with default false; EXAMPLE_REGION is given in the
+  // Config; EXP_MACHINE_POOL is its default already
+  const env = { ...process.env, CLUSTER_TOPOLOGY: 'value-from-env-7f3a', EXAMPLE_REGION: 'us-east-1', EXP_MACHINE_POOL: 'true' };
+  const result = runCli(['render', '-f', path.join(EXAMPLE, 'management-cluster'), '-o', out], { env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(
+    result.stderr,
+    new RegExp(
+      'providers\\.yaml:5:1: warning: CoreProvider/capi-system/cluster-api: CLUSTER_TOPOLOGY is set in the environment, ' +
+        'which capi-gitops does not read \\(clusterctl does\\): cluster-api, bootstrap-example, control-plane-example and ' +
+        'infrastructure-example use its default "false"\\n {2}hint: set CLUSTER_TOPOLOGY under variables: in the Config document',
+    ),
+  );
+  assert.equal(result.stderr.match(/is set in the environment/g)?.length, 1, result.stderr);
+  assert.ok(!result.stderr.includes('value-from-env-7f3a'), 'the environment value is never shown');
+});
+
 test('--list-variables prints variables, defaults and origins, and masks Secret values', () => {
   const dir = exampleCopy();
   const mc = path.join(dir, 'management-cluster');
