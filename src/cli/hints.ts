@@ -60,3 +60,29 @@ export function completeSuggestions(text: string, invocation: Invocation | undef
   if (!invocation?.file?.length) return text;
   return text.replace(SUGGESTION, (match, command: string) => [match, ...suggestionFlags(command, invocation)].join(' '));
 }
+
+/** clusterctl's flags and commands, and where their meaning lives in capi-gitops. */
+const CLUSTERCTL_WORDS: Record<string, string> = {
+  '--target-namespace': "clusterctl's --target-namespace is each provider object's metadata.namespace: its components are installed there",
+  '--watching-namespace': "the namespace a provider's manager watches is its spec.manager.cacheNamespace (the manager's --namespace flag)",
+  '--config':
+    "clusterctl's configuration is a Config document among the -f files (repositories, images, certManager, variables: docs/config.md)",
+  '--infrastructure': 'each provider is an InfrastructureProvider (or CoreProvider, BootstrapProvider, …) object in the -f files',
+  '--bootstrap': 'each provider is a BootstrapProvider (or CoreProvider, InfrastructureProvider, …) object in the -f files',
+  '--control-plane': 'each provider is a ControlPlaneProvider (or CoreProvider, InfrastructureProvider, …) object in the -f files',
+  '--core': 'the core provider is a CoreProvider object named cluster-api in the -f files',
+  '--ipam': 'each provider is an IPAMProvider (or CoreProvider, InfrastructureProvider, …) object in the -f files',
+  '--runtime-extension': 'each provider is a RuntimeExtensionProvider (or CoreProvider, …) object in the -f files',
+  '--addon': 'each provider is an AddonProvider (or CoreProvider, …) object in the -f files',
+  init: "clusterctl init's providers are objects in a manifest: capi-gitops render -f <manifest> -o <dir> writes what init would install",
+  upgrade: 'clusterctl upgrade plan is capi-gitops plan -f <manifest>, and upgrade apply is capi-gitops update -f <manifest>',
+};
+
+/**
+ * For a usage error on a clusterctl flag or command (`--target-namespace`, `init`), where capi-gitops
+ * takes that meaning; undefined for any other.
+ */
+export function clusterctlWordHint(message: string): string | undefined {
+  const word = /^error: unknown (?:option|command) '([^'=]+)/.exec(message)?.[1];
+  return word !== undefined && Object.hasOwn(CLUSTERCTL_WORDS, word) ? CLUSTERCTL_WORDS[word] : undefined;
+}

@@ -12,7 +12,7 @@ import { ENVIRONMENT, RENDER_ENVIRONMENT, SOURCE_ENVIRONMENT, withHelp, type Env
 import { VERSION } from './version.js';
 import { SHELLS, type Shell } from './completion.js';
 import { failureDocument, guardOutputStreams, printError, reportInternalError, systemErrorDiagnostic } from './output.js';
-import { completeSuggestions, type Invocation } from './hints.js';
+import { clusterctlWordHint, completeSuggestions, type Invocation } from './hints.js';
 import { registerEnvironmentSecrets } from '../core/redact.js';
 import { InterruptedError } from '../core/interrupt.js';
 import { installInterruptHandlers, interruptedExit } from './interrupts.js';
@@ -367,6 +367,8 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) {
       // help and version "errors" are successful exits
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT_OK;
+      const clusterctl = clusterctlWordHint(err.message);
+      if (clusterctl) printError(`hint: ${clusterctl}`);
       if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', [], err.message.replace(/^error: /, '')));
       return usageExit();
     }

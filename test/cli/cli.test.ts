@@ -160,6 +160,28 @@ test('--help describes every flag', () => {
   for (const line of optionLines) assert.match(line, /\S\s{2,}\S/, `no description: ${line}`);
 });
 
+test("clusterctl's flags and commands are usage errors that say where capi-gitops takes their meaning", () => {
+  const mc = path.join(EXAMPLE, 'management-cluster');
+  const cases: [string[], RegExp][] = [
+    [
+      ['render', '-f', mc, '-o', 'out', '--target-namespace=capi'],
+      /hint: clusterctl's --target-namespace is each provider object's metadata\.namespace/,
+    ],
+    [['render', '-f', mc, '-o', 'out', '--watching-namespace', 'a'], /hint: .* is its spec\.manager\.cacheNamespace/],
+    [['render', '--config', 'clusterctl.yaml'], /hint: clusterctl's configuration is a Config document among the -f files/],
+    [['render', '--infrastructure', 'docker'], /hint: each provider is an InfrastructureProvider/],
+    [['init'], /hint: clusterctl init's providers are objects in a manifest: capi-gitops render -f <manifest> -o <dir>/],
+    [['upgrade', 'plan'], /hint: clusterctl upgrade plan is capi-gitops plan -f <manifest>/],
+  ];
+  for (const [args, hint] of cases) {
+    const result = run(args);
+    assert.equal(result.code, 2, args.join(' '));
+    assert.match(result.stderr, /^error: unknown (option|command) /);
+    assert.match(result.stderr, hint, args.join(' '));
+  }
+  assert.doesNotMatch(run(['render', '--bogus']).stderr, /hint:/);
+});
+
 test('a variable set only in the environment, as clusterctl users give them, is a warning: capi-gitops renders its default', () => {
   const out = path.join(tempDir(), 'out');
   // CLUSTER_TOPOLOGY: read by every example provider with default false; EXAMPLE_REGION is given in the
