@@ -102,7 +102,11 @@ export function repositoryRequestFor(
       hint: 'set spec.fetchConfig or add a Config repositories entry',
     });
   }
-  const origin = originOf(provider);
+  // a Config repositories entry's problem (a version directory missing) is told at its url
+  const origin = {
+    ...originOf(provider),
+    ...(entry.urlAt && { file: entry.urlAt.file, line: entry.urlAt.line, column: entry.urlAt.column }),
+  };
   return {
     ...base,
     ...listing,
@@ -124,7 +128,7 @@ export async function resolveEachProvider(
   manifest: Manifest,
   options: ResolveOptions = {},
 ): Promise<{ providers: ResolvedProvider[]; problems: Diagnostic[] }> {
-  const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
+  const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position, manifest.config.locate);
   const early = preflightManagementCluster(manifest);
   if (early.length > 0) throw new CapiGitopsError(early);
 

@@ -18,6 +18,8 @@ export interface RegistryEntry {
   builtIn: boolean;
   /** Where a user entry was declared; its relative URL resolves against that file's directory. */
   declaredAt?: SourcePosition;
+  /** Where a user entry's url was written, when the Config can say: a problem with what it names is told there. */
+  urlAt?: SourcePosition;
   /** Plain HTTPS templates (user entries): published versions, or where they are listed. */
   versions?: string[];
   versionsUrl?: string;
@@ -243,6 +245,7 @@ export function buildProviderRegistry(
       url: repository.url,
       builtIn: false,
       declaredAt,
+      ...(locate ? { urlAt: locate(['repositories', index, 'url']) } : {}),
       versions,
       versionsUrl,
       allowInsecure,

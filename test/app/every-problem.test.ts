@@ -4,6 +4,7 @@
  * a configSecret in another namespace than the provider's is named where it is.
  */
 import { test } from 'node:test';
+import path from 'node:path';
 import assert from 'node:assert/strict';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { lockOutput, renderOutput } from '../../src/app/run.js';
@@ -225,6 +226,33 @@ test('a spec.fetchConfig.url outside the local-repository layout is reported at 
     found.map((p) => p.split(' ').slice(0, 3).join(' ')),
     [`${line}:${column} ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm spec.fetchConfig.url`],
     problems.join('\n'),
+  );
+});
+
+test('a Config repositories url (clusterctl.yaml providers) outside the local-repository layout is reported at that url', async () => {
+  const config = `apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+repositories:
+- name: docker
+  type: InfrastructureProvider
+  url: file:///tmp/repository/docker/v1.12.0/infrastructure-components.yaml
+`;
+  const docker = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: InfrastructureProvider
+metadata:
+  name: docker
+  namespace: capd-system
+`;
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0'), 'docker.yaml': docker, 'repositories.yaml': config });
+  const error = await renderOutput({ manifestPaths: [dir] }).then(
+    () => assert.fail('the render succeeded'),
+    (err: unknown) => err,
+  );
+  assert.ok(error instanceof CapiGitopsError, String(error));
+  assert.deepEqual(
+    error.diagnostics.filter((d) => d.message.includes('provider label')).map((d) => [d.file, d.line, d.column, d.object]),
+    [[path.join(dir, 'repositories.yaml'), 6, 8, 'InfrastructureProvider/capd-system/docker']],
+    error.message,
   );
 });
 
