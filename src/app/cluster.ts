@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { CapiGitopsError, compareStrings, DiagnosticBag, sortDiagnostics, tellOnce, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
 import { artifactDisplayName } from '../core/repository.js';
-import type { Manifest } from '../manifest/types.js';
+import type { Manifest, SecretObject } from '../manifest/types.js';
 import { loadManifest } from '../manifest/load.js';
 import { atProviderField } from '../manifest/field-locator.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
@@ -96,12 +96,12 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
     throw new CapiGitopsError(sortDiagnostics([...resolution.problems, ...later]));
   }
   if (layout === 'operator') return renderOperatorCluster(resolution, options);
-  if (options.fleetCluster === undefined) imageKeyWarnings(resolution).forEach((w) => options.onWarning?.(w));
   // a provider with problems in the manifest is reported with them, not rendered
   const faulty = new Set(resolution.manifest.problems?.map((d) => d.object));
   const renderable = resolution.providers.filter((p) => !faulty.has(providerObjectName(p.provider)));
   const others = providersToCheckReferences(resolution.manifest, renderable);
   const { prepared, needles, problems } = await prepareProviders(resolution.manifest, renderable, options, others);
+  if (options.fleetCluster === undefined) imageKeyWarnings(resolution, prepared).forEach((w) => options.onWarning?.(w));
   try {
     const rendered = await renderComponents(context, resolution, prepared, needles, options, problems);
     // images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries
@@ -137,10 +137,36 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
   }
 }
 
-/** Config.images keys that change no image (a provider's name where clusterctl reads its label), each at its key. */
-function imageKeyWarnings({ manifest, providers }: Resolution): Diagnostic[] {
-  const config = manifest.config;
+/** Config.images and configSecret images keys that change no image (a provider's name, not its label), each at its key. */
+function imageKeyWarnings({ manifest, providers }: Resolution, prepared: readonly PreparedProvider[]): Diagnostic[] {
   const labels = providers.map((p) => p.label);
+  return [...configImageKeyWarnings(manifest, labels), ...secretImageKeyWarnings(prepared)];
+}
+
+/**
+ * A configSecret's images keys that none of its providers reads: the operator reads a provider's
+ * configSecret for that provider alone, where clusterctl.yaml's images apply to every component.
+ */
+function secretImageKeyWarnings(prepared: readonly PreparedProvider[]): Diagnostic[] {
+  const readers = new Map<SecretObject, string[]>();
+  for (const p of prepared) if (p.secret) readers.set(p.secret, [...(readers.get(p.secret) ?? []), p.resolved.label]);
+  return [...readers].flatMap(([secret, own]) => {
+    const keys = Object.keys(prepared.find((p) => p.secret === secret)!.images.fromSecret);
+    return unreadImageKeys(keys, own, false).map(({ key, meant }) => ({
+      ...(secret.keyPosition?.(IMAGES_KEY) ?? secret.position),
+      object: `Secret/${secret.namespace}/${secret.name}`,
+      path: `${IMAGES_KEY}.${key}`,
+      message: `"${key}" changes no image: a configSecret's image overrides are read for its own providers only (${own.join(', ')})`,
+      hint:
+        meant.length > 0
+          ? `rename it to ${meant.join(' or ')}`
+          : "move it to images: in the Config document, which every component reads (as clusterctl.yaml's images:)",
+    }));
+  });
+}
+
+function configImageKeyWarnings(manifest: Manifest, labels: readonly string[]): Diagnostic[] {
+  const config = manifest.config;
   return unreadImageKeys(Object.keys(config.images ?? {}), labels).map(({ key, meant }) => ({
     ...(config.locate?.(['images', key], 'key') ?? config.position),
     object: 'Config',

@@ -215,10 +215,15 @@ const CERT_MANAGER_IMAGES_KEY = 'cert-manager';
  * The override keys whose component (before any `/<image>`) is none of the render's: clusterctl's
  * getImageMeta looks keys up by manifest label (`infrastructure-docker`, not the provider name
  * `docker`) and ignores any other key without a word. Each comes with the labels it likely meant:
- * those of a provider so named, else the closest name.
+ * those of a provider so named, else the closest name. `certManager`: whether cert-manager reads
+ * these overrides (a configSecret's are read for its providers only).
  */
-export function unreadImageKeys(keys: readonly string[], labels: readonly string[]): { key: string; meant: string[] }[] {
-  const known = [ALL_IMAGES_KEY, CERT_MANAGER_IMAGES_KEY, ...labels];
+export function unreadImageKeys(
+  keys: readonly string[],
+  labels: readonly string[],
+  certManager = true,
+): { key: string; meant: string[] }[] {
+  const known = [ALL_IMAGES_KEY, ...(certManager ? [CERT_MANAGER_IMAGES_KEY] : []), ...labels];
   return [...keys].sort(compareStrings).flatMap((key) => {
     const component = key.includes('/') ? key.slice(0, key.indexOf('/')) : key;
     if (known.includes(component)) return [];

@@ -103,3 +103,30 @@ test('a configSecret override that changes no image of its provider is no refusa
   assert.equal(result.code, 0, result.stderr);
   assert.match(readFileSync(path.join(out, DEPLOYMENT), 'utf8'), /image: mirror\.example\.internal\/capi\/capex-controller:v0\.2\.0\n/);
 });
+
+test("a configSecret images key for another component (clusterctl.yaml's images are global, these are not) is a warning at its key", () => {
+  const { manifest, out } = exampleWithSecretImages(
+    OVERRIDE + '    bootstrap-example:\n      tag: v9.9.9\n    example:\n      tag: v9.9.8\n',
+  );
+  appendFileSync(path.join(manifest, 'config.yaml'), 'secrets:\n  public: [images]\n');
+  const result = runCli(['render', '-f', manifest, '-o', out]);
+  assert.equal(result.code, 0, result.stderr);
+  const at = `${path.join(manifest, 'secret.yaml')}:7:3: warning: Secret/capex-system/capex-variables`;
+  const own = "a configSecret's image overrides are read for its own providers only (infrastructure-example)";
+  assert.ok(
+    result.stderr.includes(
+      `${at}: images.bootstrap-example: "bootstrap-example" changes no image: ${own}\n` +
+        "  hint: move it to images: in the Config document, which every component reads (as clusterctl.yaml's images:)\n",
+    ),
+    result.stderr,
+  );
+  assert.ok(
+    result.stderr.includes(`${at}: images.example: "example" changes no image: ${own}\n  hint: rename it to infrastructure-example\n`),
+  );
+  assert.doesNotMatch(result.stderr, /images\.infrastructure-example/);
+  // as the operator does: the bootstrap provider keeps its image
+  assert.match(
+    readFileSync(path.join(out, '02-bootstrap-example/deployment-capex-bootstrap-controller-manager.yaml'), 'utf8'),
+    /image: mirror\.example\.internal\/capi\/example-bootstrap-controller:v0\.2\.0\n/,
+  );
+});
