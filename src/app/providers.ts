@@ -379,9 +379,10 @@ export function environmentVariableWarnings(
   return [...readers].map(([name, { providers, default: fallback }]) => ({
     ...originOf(providers[0]!.resolved.provider),
     message:
-      `${name} is set in the environment, which capi-gitops does not read (clusterctl does): ` +
-      `${listed(providers.map((p) => p.resolved.label))} ${providers.length > 1 ? 'use' : 'uses'} ` +
-      (fallback === undefined ? 'its empty default' : `its default ${JSON.stringify(fallback)}`),
+      `${name} is set in the environment, which capi-gitops does not read (clusterctl does), so ` +
+      `${listed(providers.map((p) => p.resolved.label))} ${providers.length > 1 ? 'get' : 'gets'} ` +
+      // no default text: none (the missing variable's error follows) or an empty one
+      (fallback === undefined ? 'no value for it' : `its default ${JSON.stringify(fallback)}`),
     hint: `set ${name} under variables: in the Config document (its value quoted), or in the provider's configSecret`,
   }));
 }

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
@@ -193,12 +193,20 @@ test('a variable set only in the environment, as clusterctl users give them, is 
     result.stderr,
     new RegExp(
       'providers\\.yaml:5:1: warning: CoreProvider/capi-system/cluster-api: CLUSTER_TOPOLOGY is set in the environment, ' +
-        'which capi-gitops does not read \\(clusterctl does\\): cluster-api, bootstrap-example, control-plane-example and ' +
-        'infrastructure-example use its default "false"\\n {2}hint: set CLUSTER_TOPOLOGY under variables: in the Config document',
+        'which capi-gitops does not read \\(clusterctl does\\), so cluster-api, bootstrap-example, control-plane-example and ' +
+        'infrastructure-example get its default "false"\\n {2}hint: set CLUSTER_TOPOLOGY under variables: in the Config document',
     ),
   );
   assert.equal(result.stderr.match(/is set in the environment/g)?.length, 1, result.stderr);
   assert.ok(!result.stderr.includes('value-from-env-7f3a'), 'the environment value is never shown');
+  // a variable without a default, only in the environment: the warning says why the error follows
+  const dir = exampleCopy();
+  const config = path.join(dir, 'management-cluster', 'config.yaml');
+  writeFileSync(config, readFileSync(config, 'utf8').replace('variables:\n  EXAMPLE_REGION: eu-west-1\n', ''));
+  const missing = runCli(['render', '-f', path.join(dir, 'management-cluster'), '-o', out], { env });
+  assert.equal(missing.code, 1, missing.stderr);
+  assert.match(missing.stderr, /EXAMPLE_REGION is set in the environment, .*, so infrastructure-example gets no value for it\n/);
+  assert.match(missing.stderr, /error: .*value for variable \[EXAMPLE_REGION\] is not set/);
 });
 
 test('--list-variables prints variables, defaults and origins, and masks Secret values', () => {
