@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { CapiGitopsError, compareStrings, DiagnosticBag, sortDiagnostics, tellOnce, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
 import { artifactDisplayName } from '../core/repository.js';
@@ -369,6 +370,8 @@ async function layOut(
       components: placed.components,
       unmanaged,
       wiring,
+      exists: (directory) =>
+        options.outputDir !== undefined && existsSync(path.join(options.outputDir, options.outputSubdirectory ?? '', directory)),
       command: readmeCommandFor(options),
       componentFiles: context.componentFiles,
       emitted: context.emitted,

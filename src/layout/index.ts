@@ -37,6 +37,8 @@ export interface LayoutInput {
   unmanaged: readonly ObjectSelector[];
   /** The chart and its merged values, for the layouts with wiring. */
   wiring?: { chart: LoadedChart; values: Values };
+  /** Whether a directory below the output directory is there already (an overlay the wiring chart may sync). */
+  exists?: (directory: string) => boolean;
   /** The command that regenerates the tree, for the output README (no absolute paths). */
   command: string;
   /** Output files that hold secret values, listed under a warning in the README. */
@@ -118,6 +120,7 @@ export function layoutOutput(given: LayoutInput): Map<string, string> {
       unmanaged: input.unmanaged,
       substituteFrom: input.substituteFrom,
       decrypt: input.decrypt,
+      exists: input.exists,
       defaultNamespace: wired.defaultNamespace,
       directory: wired.wiringDirectory,
     }))

@@ -2,11 +2,11 @@
  * The GitOps wiring of a layout: the facts a chart is given about the components, the chart's
  * run, and its documents as files (one object per file, with their own kustomization.yaml).
  */
-import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, tellOnce, type Diagnostic } from '../core/diagnostics.js';
 import { apiGroup, describeObject, type KObject } from '../core/kobject.js';
 import type { RenderedComponent } from '../render/types.js';
-import { renderChart } from './chart/render.js';
-import type { ChartComponent, ChartContext, LoadedChart } from './chart/types.js';
+import { renderChart, templateFile } from './chart/render.js';
+import type { ChartComponent, ChartContext, ChartDocument, LoadedChart } from './chart/types.js';
 import type { Values } from '../core/values.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 import { caBundlePaths, isCaInjected, matchesSelector, type ObjectSelector } from './apply-safety.js';
@@ -45,6 +45,8 @@ export interface WiringInput {
   substituteFrom?: ReadonlyMap<string, string>;
   /** Labels of the components holding a sops-encrypted Secret: their GitOps object must decrypt it. */
   decrypt?: ReadonlySet<string>;
+  /** Whether a directory below the output's root is there already (an overlay of one's own that the chart may sync). */
+  exists?: (directory: string) => boolean;
   /** Each component's directory and wave, where a layout places them itself (the operator layout). */
   place?: (c: RenderedComponent) => ComponentPlace;
 }
@@ -150,10 +152,92 @@ function chartContext(input: WiringInput): ChartContext {
   };
 }
 
+/** A path in the repository as Argo CD and Flux read it: `./a/b/`, `/a//b` and `a/b` are one directory; `.` is the root. */
+function repositoryPath(p: string): string {
+  return p
+    .split('/')
+    .filter((s) => s !== '' && s !== '.')
+    .join('/');
+}
+
+/**
+ * The directories in the repository a chart's GitOps object syncs: an Argo CD Application's
+ * sources, an ApplicationSet's Git directories and template source, a Flux Kustomization's
+ * `spec.path`. A glob or a generator's template (`{{.path.path}}`) names no one directory.
+ */
+function syncedPaths(object: KObject, repoURL: unknown): { field: (string | number)[]; path: string }[] {
+  const group = apiGroup(object.apiVersion);
+  const spec = object.spec as Record<string, unknown> | undefined;
+  const out: { field: (string | number)[]; path: string }[] = [];
+  const add = (field: (string | number)[], value: unknown, repo?: unknown) => {
+    // a source in another repository is not the output's (only the Argo CD chart names its repository)
+    if (typeof value !== 'string' || /[*?[{]/.test(value) || (repo !== undefined && repoURL !== undefined && repo !== repoURL)) return;
+    out.push({ field, path: value });
+  };
+  const source = (at: (string | number)[], s: unknown) => {
+    if (typeof s === 'object' && s !== null)
+      add([...at, 'path'], (s as Record<string, unknown>).path, (s as Record<string, unknown>).repoURL);
+  };
+  const sources = (at: (string | number)[], app: unknown) => {
+    if (typeof app !== 'object' || app === null) return;
+    const a = app as Record<string, unknown>;
+    source([...at, 'source'], a.source);
+    if (Array.isArray(a.sources)) a.sources.forEach((s, i) => source([...at, 'sources', i], s));
+  };
+  if (group === 'argoproj.io' && object.kind === 'Application') sources(['spec'], spec);
+  if (group === 'argoproj.io' && object.kind === 'ApplicationSet') {
+    sources(['spec', 'template', 'spec'], (spec?.template as Record<string, unknown> | undefined)?.spec);
+    (Array.isArray(spec?.generators) ? spec.generators : []).forEach((g: { git?: Record<string, unknown> }, i: number) => {
+      const dirs = g?.git?.directories;
+      if (Array.isArray(dirs))
+        dirs.forEach((d: Record<string, unknown>, j) => {
+          if (d?.exclude !== true) add(['spec', 'generators', i, 'git', 'directories', j, 'path'], d?.path, g.git?.repoURL);
+        });
+    });
+  }
+  if (group === 'kustomize.toolkit.fluxcd.io' && object.kind === 'Kustomization') add(['spec', 'path'], spec?.path);
+  return out;
+}
+
+/**
+ * Every directory of the output a GitOps object of the chart syncs must be one the render writes
+ * (a component's, the wiring's, the output's root) or one already there (an overlay of one's own):
+ * an Application at `<path>/cluster-api` instead of `<path>/01-cluster-api` syncs nothing, and
+ * Argo CD or Flux would only say so in the cluster.
+ */
+function unwrittenPaths(documents: readonly ChartDocument[], context: ChartContext, input: WiringInput): Diagnostic[] {
+  const root = repositoryPath(typeof context.Values.path === 'string' ? context.Values.path : '');
+  const written = new Set([input.directory, ...context.Components.map((c) => c.directory)]);
+  const problems: Diagnostic[] = [];
+  for (const { template, object, locate } of documents) {
+    for (const { field, path } of syncedPaths(object, context.Values.repoURL)) {
+      const p = repositoryPath(path);
+      const below = root === '' ? p : p.startsWith(`${root}/`) ? p.slice(root.length + 1) : p === root ? '' : undefined;
+      if (below === undefined || below === '' || written.has(below) || input.exists?.(below)) continue;
+      const dirs = context.Components.map((c) => c.path);
+      problems.push({
+        ...(locate?.(field) ?? { file: templateFile(input.chart, template) }),
+        object: `${describeObject(object)} (${path})`,
+        path: field
+          .map((f) => (typeof f === 'number' ? `[${f}]` : `.${f}`))
+          .join('')
+          .replace(/^\./, ''),
+        message: `names a directory of the output that the render does not write`,
+        expected: `a component's directory (${dirs.slice(0, 3).join(', ')}${dirs.length > 3 ? ', …' : ''}), the wiring's (${context.Wiring.path}) or the output's root`,
+        hint: "write each component's path as the chart is given it: {{path}} inside {{#each Components}}",
+      });
+    }
+  }
+  return tellOnce(problems);
+}
+
 /** Runs the chart and lays its objects out under `dir`, one per file, with a kustomization. */
 export function wiringFiles(input: WiringInput): Map<string, string> {
   const dir = input.directory;
-  const documents = renderChart(input.chart, chartContext(input));
+  const context = chartContext(input);
+  const documents = renderChart(input.chart, context);
+  const unwritten = unwrittenPaths(documents, context, input);
+  if (unwritten.length > 0) throw new CapiGitopsError(unwritten);
   const files = new Map<string, string>();
   const seen = new Map<string, string>();
   for (const { template, object } of documents) {

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertNoStackTrace, exampleCopy, runCli, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
@@ -192,6 +192,37 @@ test('a rendered document that is no Kubernetes object is told at the line that 
       '',
     ].join('\n'),
   );
+});
+
+test('an Application whose source path names a directory the render does not write (the label without its NN- prefix) is an error at the template line, told once; the hint ({{path}}) followed renders, and a directory of ones own in the output may be synced', () => {
+  const { dir, chart } = userChart();
+  const applications = path.join(chart, 'applications.yaml');
+  setLine(applications, 20, '    path: "{{@root.Values.path}}/{{label}}"');
+  const stderr = failed(dir);
+  assert.match(
+    stderr,
+    /^my-chart\/templates\/applications\.yaml:20:5: error: Application\/argocd\/capi-gitops-00-cert-manager \(clusters\/mgmt\/cert-manager\), .*: spec\.source\.path: names a directory of the output that the render does not write\n/,
+  );
+  assert.match(stderr, /Application\/argocd\/capi-gitops-04-infrastructure-example \(clusters\/mgmt\/infrastructure-example\)/);
+  assert.match(
+    stderr,
+    /\n  expected: a component's directory \(clusters\/mgmt\/00-cert-manager, .*\), the wiring's \(clusters\/mgmt\/argocd\)/,
+  );
+  assert.match(
+    stderr,
+    /\n  hint: write each component's path as the chart is given it: \{\{path\}\} inside \{\{#each Components\}\}\nnothing was written\n$/,
+  );
+  setLine(applications, 20, '    path: {{path}}');
+  assert.equal(render(dir).code, 0);
+  // an overlay of one's own in the output directory, synced by an Application of the chart
+  mkdirSync(path.join(dir, 'out', 'overlays', 'extra'), { recursive: true });
+  appendFileSync(
+    path.join(chart, 'root.yaml'),
+    '---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: extra\nspec:\n  source:\n' +
+      '    repoURL: {{quote Values.repoURL}}\n    path: clusters/mgmt/overlays/extra\n',
+  );
+  const overlay = render(dir);
+  assert.equal(overlay.code, 0, overlay.stderr);
 });
 
 /** The line `gitops.chart` lands on when appended to the example's config.yaml. */

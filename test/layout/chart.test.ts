@@ -454,12 +454,12 @@ test("{{#each}} over a string, number or boolean fails at its line naming the va
   assert.equal(error.diagnostics[0]!.hint, `set extra to a list or a map, e.g. --set 'extra={a,b}' or --set-json 'extra={"k":"v"}'`);
   // null walks nothing, as Helm's range over nil; a map renders
   const empty = await renderProbe({ 'values.yaml': 'extra: null\n', 'templates/cm.yaml': template });
-  assert.match(YAML.stringify(empty), /data: null/);
+  assert.match(YAML.stringify(empty.map((d) => d.object)), /data: null/);
   const map = await renderProbe(
     { 'values.yaml': 'extra: null\n', 'templates/cm.yaml': template },
     { set: [{ expression: 'extra.a=1', forceString: false }] },
   );
-  assert.match(YAML.stringify(map), /a: "1"/);
+  assert.match(YAML.stringify(map.map((d) => d.object)), /a: "1"/);
 });
 
 test('a releaseName and namespace that read as numbers ("2024", "0777") stay strings in every built-in template: the wiring renders with both layouts', async () => {

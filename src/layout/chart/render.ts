@@ -6,7 +6,7 @@ import { compileChart, TemplateProblems, TemplateRuntimeError } from './engine.j
 import { declaredKeys } from './strict.js';
 import type { ChartContext, ChartDocument, ChartFile, LoadedChart } from './types.js';
 
-function templateFile(chart: LoadedChart, template: string): string {
+export function templateFile(chart: LoadedChart, template: string): string {
   return chart.origin.startsWith('built-in') ? `${chart.origin}: ${template}` : path.join(chart.origin, template);
 }
 
@@ -20,7 +20,12 @@ function firstLine(message: string): string {
  * have written it: its text, each {{…}} standing for any text; a line of only tags writes no text
  * of its own.
  */
-function writingLine(files: readonly ChartFile[], rendered: string): { file: string; line: number; text: string } | undefined {
+function writingLine(
+  files: readonly ChartFile[],
+  rendered: string,
+  /** Of several lines that can have, the one that writes this key itself (`path:`), not a `{{@key}}: …` of a loop. */
+  key?: string,
+): { file: string; line: number; text: string } | undefined {
   if (rendered.trim() === '' || rendered.trim() === '---') return undefined;
   const lines = files.flatMap((f) => (f.source ?? '').split('\n').map((text, i) => ({ file: f.path, line: i + 1, text })));
   const exact = lines.filter((l) => l.text === rendered);
@@ -33,7 +38,17 @@ function writingLine(files: readonly ChartFile[], rendered: string): { file: str
       .join('[\\s\\S]*');
     return new RegExp(`^${pattern}$`).test(rendered);
   });
-  return matches.length === 1 ? matches[0] : undefined;
+  if (matches.length === 1) return matches[0];
+  const own =
+    key === undefined
+      ? []
+      : matches.filter((l) =>
+          l.text
+            .replace(/\{\{[\s\S]*?\}\}/g, '')
+            .trimStart()
+            .startsWith(`${key}:`),
+        );
+  return own.length === 1 ? own[0] : undefined;
 }
 
 const NINDENT_HINT = 'indent multi-line values with nindent, e.g. {{nindent 4 (toYaml Values.x)}}';
@@ -79,6 +94,21 @@ function readDocuments(chart: LoadedChart, template: ChartFile, text: string, ba
     const diagnostic = { ...problem, hint, file: templateFile(chart, at?.file ?? template.path), line: at?.line, message };
     seen.set(key, { diagnostic, message, count: 1 });
   };
+  /** The chart line that wrote a field's value: its rendered line, traced back as a problem is. */
+  const locateField = (doc: YAML.Document, field: readonly (string | number)[]): ReturnType<NonNullable<ChartDocument['locate']>> => {
+    const node = doc.getIn(field, true);
+    const start = YAML.isNode(node) ? node.range?.[0] : undefined;
+    if (start === undefined) return undefined;
+    const key = field.at(-1);
+    const at = writingLine(
+      files,
+      renderedLines[text.slice(0, start).split('\n').length - 1] ?? '',
+      typeof key === 'string' ? key : undefined,
+    );
+    if (!at) return undefined;
+    const column = typeof key === 'string' ? at.text.indexOf(`${key}:`) : -1;
+    return { file: templateFile(chart, at.file), line: at.line, column: column >= 0 ? column + 1 : at.text.search(/\S/) + 1 };
+  };
   for (const doc of YAML.parseAllDocuments(text, { uniqueKeys: true, prettyErrors: true })) {
     const start = (doc.contents?.range ?? doc.range)?.[0];
     const first = start === undefined ? undefined : text.slice(0, start).split('\n').length;
@@ -112,7 +142,7 @@ function readDocuments(chart: LoadedChart, template: ChartFile, text: string, ba
       });
       continue;
     }
-    documents.push({ template: template.path, object: value as KObject });
+    documents.push({ template: template.path, object: value as KObject, locate: (p) => locateField(doc, p) });
   }
   for (const { diagnostic } of seen.values()) bag.add(diagnostic);
   return documents;

@@ -124,4 +124,6 @@ export interface ChartContext {
 export interface ChartDocument {
   template: string;
   object: KObject;
+  /** The chart line that wrote the value at a field path of the object, when one line can have (see render.ts writingLine). */
+  locate?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'> | undefined;
 }
