@@ -225,6 +225,39 @@ test('an Application whose source path names a directory the render does not wri
   assert.equal(overlay.code, 0, overlay.stderr);
 });
 
+test("a default in the chart's values.yaml that its schema refuses is told at its line in values.yaml, with a hint about that file (not --set), and the hints followed render", () => {
+  const { dir } = userChart();
+  const values = path.join(dir, 'my-chart', 'values.yaml');
+  setLine(values, 9, 'targetRevision: 2024');
+  setLine(values, 39, '    limit: ten');
+  appendFileSync(values, 'team: platform\n');
+  const stderr = failed(dir);
+  const chart = path.join(dir, 'my-chart');
+  assert.equal(
+    stderr.replaceAll(chart, '<chart>'),
+    [
+      'my-chart/values.yaml:44:7: error: <chart> values: team: value team is not a value of this chart',
+      '  expected: one of the values the chart declares here: repoURL, targetRevision, path, releaseName, namespace, project, ' +
+        'createProject, destination, applicationSet, root, syncPolicy',
+      "  hint: the chart's values.yaml sets team: declare it in the properties of <chart>/values.schema.json too",
+      'my-chart/values.yaml:9:17: error: <chart> values: targetRevision: value targetRevision must be string',
+      '  expected: a value of type string',
+      '  hint: quote it in <chart>/values.yaml: "2024" (YAML reads 2024 unquoted as a number)',
+      'my-chart/values.yaml:39:12: error: <chart> values: syncPolicy.retry.limit: value syncPolicy.retry.limit must be integer',
+      '  expected: a value of type integer',
+      '  hint: correct syncPolicy.retry.limit in <chart>/values.yaml, or what <chart>/values.schema.json says of it',
+      '3 problems; nothing was written',
+      '',
+    ].join('\n'),
+  );
+  setLine(values, 9, 'targetRevision: "2024"');
+  setLine(values, 39, '    limit: 10');
+  const schema = path.join(chart, 'values.schema.json');
+  writeFileSync(schema, readFileSync(schema, 'utf8').replace('"properties": {', '"properties": {\n    "team": { "type": "string" },'));
+  const result = render(dir);
+  assert.equal(result.code, 0, result.stderr);
+});
+
 /** The line `gitops.chart` lands on when appended to the example's config.yaml. */
 function appendChartField(dir: string, chart: string, values = '  values:\n    repoURL: https://git.example.com/x.git\n'): number {
   const config = path.join(dir, 'config.yaml');

@@ -2,7 +2,8 @@ import { createRequire } from 'node:module';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import YAML from 'yaml';
+import YAML, { LineCounter } from 'yaml';
+import { fieldPosition } from '../../manifest/yaml-source.js';
 import fg from 'fast-glob';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
@@ -186,7 +187,25 @@ export async function loadChart(dir: string, origin = dir, namedBy: ChartNamedBy
   bag.throwIfAny();
   // the one place the compilers load: a precompiled built-in chart needs neither
   const { CHART_COMPILERS: compilers } = await import('./compilers.js');
-  return { metadata: metadata!, origin, defaults: defaults ?? {}, ...(schema ? { schema } : {}), templates, partials, compilers };
+  return {
+    metadata: metadata!,
+    origin,
+    defaults: defaults ?? {},
+    ...(valuesText === undefined ? {} : { locateDefaults: defaultsLocator(valuesFile, valuesText) }),
+    ...(schema ? { schema } : {}),
+    templates,
+    partials,
+    compilers,
+  };
+}
+
+/** Where values.yaml sets a value: parsed again with positions only when a problem is told there. */
+function defaultsLocator(file: string, text: string): NonNullable<LoadedChart['locateDefaults']> {
+  return (p) => {
+    const lineCounter = new LineCounter();
+    const doc = YAML.parseDocument(text, { uniqueKeys: true, lineCounter });
+    return fieldPosition({ file, text, lineCounter, doc }, doc.contents, p, 'value');
+  };
 }
 
 type PrecompiledChart = Pick<LoadedChart, 'metadata' | 'defaults' | 'schema' | 'templates' | 'partials'> & {

@@ -33,6 +33,8 @@ export interface LoadedChart {
   origin: string;
   /** values.yaml */
   defaults: Values;
+  /** Where values.yaml sets a value path (a chart read from a directory), for a problem the schema finds in a default. */
+  locateDefaults?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'>;
   /** values.schema.json, if any */
   schema?: Record<string, unknown>;
   /** The schema precompiled at build time (built-in charts). */

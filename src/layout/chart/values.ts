@@ -34,10 +34,19 @@ function pointerSegments(instancePath: string, extra?: string): string[] {
   return segments;
 }
 
-/** Where the last layer that sets the value wrote it (a list index as a number, as YAML paths have it). */
-function writtenAt(layers: readonly ValuesLayer[], segments: readonly string[]): Pick<Diagnostic, 'file' | 'line' | 'column'> {
+/**
+ * Where the last layer that sets the value wrote it (a list index as a number, as YAML paths have
+ * it); a value no layer sets, at its line in the chart's values.yaml.
+ */
+function writtenAt(
+  chart: LoadedChart,
+  layers: readonly ValuesLayer[],
+  segments: readonly string[],
+): Pick<Diagnostic, 'file' | 'line' | 'column'> {
   const path = segments.map((s) => (/^[0-9]+$/.test(s) ? Number(s) : s));
-  return writer(layers, segments)?.locate?.(path) ?? {};
+  const layer = writer(layers, segments);
+  if (layer) return layer.locate?.(path) ?? {};
+  return hasPath(chart.defaults, segments) ? (chart.locateDefaults?.(path) ?? {}) : {};
 }
 
 /** The layer that wrote the value at `segments` (the last that has it). */
@@ -79,14 +88,27 @@ function expectedValue(e: ErrorObject): string {
  * A number or boolean where the chart wants a string (a tag or branch such as 2024, a port): the
  * way to write it as a string where it was written. `--set` types `2024` as Helm does (strvals).
  */
-function asString(e: ErrorObject, layers: readonly ValuesLayer[], segments: readonly string[], at: string): string | undefined {
+function asString(
+  chart: LoadedChart,
+  e: ErrorObject,
+  layers: readonly ValuesLayer[],
+  segments: readonly string[],
+  at: string,
+): string | undefined {
   const wanted = (e.params as { type?: string | string[] }).type;
   if (e.keyword !== 'type' || ![wanted].flat().includes('string')) return undefined;
   if (typeof e.data !== 'number' && typeof e.data !== 'boolean') return undefined;
   const value = String(e.data);
   const layer = writer(layers, segments);
-  if (!layer) return `--set reads ${value} as a ${typeof e.data}: pass it with --set-string ${at}=${value}`;
-  return `quote it in ${writtenIn(layer, segments)}: "${value}" (YAML reads ${value} unquoted as a ${typeof e.data})`;
+  const quote = (where: string) => `quote it in ${where}: "${value}" (YAML reads ${value} unquoted as a ${typeof e.data})`;
+  if (layer) return quote(writtenIn(layer, segments));
+  if (isOwnChart(chart) && hasPath(chart.defaults, segments)) return quote(`${chart.origin}/values.yaml`);
+  return `--set reads ${value} as a ${typeof e.data}: pass it with --set-string ${at}=${value}`;
+}
+
+/** A chart of one's own (Config gitops.chart), whose files the user edits. */
+function isOwnChart(chart: LoadedChart): boolean {
+  return !chart.origin.startsWith('built-in chart ');
 }
 
 /** The layer's name for a value it holds: a fleet cluster's own entry (`clusters[0].flux.values`), else its source. */
@@ -103,7 +125,7 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Valu
   const at = valuePath(segments);
   const message = missing ? 'is required' : extra ? 'is not a value of this chart' : (e.message ?? 'is invalid');
   return {
-    ...writtenAt(layers, segments),
+    ...writtenAt(chart, layers, segments),
     object: `${chart.origin} values`,
     path: at,
     message: `value ${at} ${message}`,
@@ -111,14 +133,16 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Valu
     // `chart show` prints built-in charts only; a chart of one's own has its schema in its directory.
     hint: missing
       ? `set it, e.g. --set ${at}=… or under gitops.${layout ? `${layout}.` : ''}values in the Config document`
-      : (asString(e, layers, segments, at) ?? otherHint(chart, layers, segments, at, extra !== undefined)),
+      : (asString(chart, e, layers, segments, at) ?? otherHint(chart, layers, segments, at, extra !== undefined)),
   };
 }
 
 function otherHint(chart: LoadedChart, layers: readonly ValuesLayer[], segments: readonly string[], at: string, unknown: boolean): string {
-  // a chart's own new value (in values.yaml, as docs/charts.md says) that its schema does not list yet
-  if (!chart.origin.startsWith('built-in chart ') && !writer(layers, segments) && hasPath(chart.defaults, segments))
-    return `the chart's values.yaml sets ${at}: declare it in the properties of ${chart.origin}/values.schema.json too`;
+  // a chart's own new value (in values.yaml, as docs/charts.md says) that its schema does not list yet, or a default of the wrong form
+  if (isOwnChart(chart) && !writer(layers, segments) && hasPath(chart.defaults, segments))
+    return unknown
+      ? `the chart's values.yaml sets ${at}: declare it in the properties of ${chart.origin}/values.schema.json too`
+      : `correct ${at} in ${chart.origin}/values.yaml, or what ${chart.origin}/values.schema.json says of it`;
   if (!chart.origin.startsWith('built-in chart ')) return `see ${chart.origin}/values.schema.json`;
   const name = chart.metadata.name;
   const other = name === 'argocd' ? 'flux' : 'argocd';
