@@ -240,15 +240,17 @@ export function wiringFiles(input: WiringInput): Map<string, string> {
   if (unwritten.length > 0) throw new CapiGitopsError(unwritten);
   const files = new Map<string, string>();
   const seen = new Map<string, string>();
-  for (const { template, object } of documents) {
+  for (const { template, object, locate } of documents) {
     const file = objectFileName(object);
     const earlier = seen.get(file);
     if (earlier !== undefined) {
       throw new CapiGitopsError({
+        // at the name the second template wrote, in the chart's file
+        ...(locate?.(['metadata', 'name']) ?? { file: templateFile(input.chart, template) }),
         object: describeObject(object),
         message: `${template} and ${earlier} both render an object for ${dir}/${file}`,
         expected: 'one object per kind and name in the wiring',
-        hint: 'give the objects different names in the chart templates',
+        hint: `give the objects different names, or remove the one you replace (or wrap it in {{#if}})`,
       });
     }
     seen.set(file, template);

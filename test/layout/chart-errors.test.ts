@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertNoStackTrace, exampleCopy, runCli, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
@@ -254,6 +254,29 @@ test("a default in the chart's values.yaml that its schema refuses is told at it
   setLine(values, 39, '    limit: 10');
   const schema = path.join(chart, 'values.schema.json');
   writeFileSync(schema, readFileSync(schema, 'utf8').replace('"properties": {', '"properties": {\n    "team": { "type": "string" },'));
+  const result = render(dir);
+  assert.equal(result.code, 0, result.stderr);
+});
+
+test('two templates writing the same object are told at the name the second one wrote, and removing the one it replaces, as the hint says, renders', () => {
+  const { dir, chart } = userChart();
+  writeFileSync(
+    path.join(chart, 'project.yaml'),
+    'apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata:\n  name: {{Values.project}}\n  namespace: {{quote Release.namespace}}\n' +
+      "spec:\n  sourceRepos: ['*']\n",
+  );
+  assert.equal(
+    failed(dir),
+    [
+      'my-chart/templates/project.yaml:4:3: error: AppProject/argocd/capi-gitops: templates/project.yaml and templates/appproject.yaml ' +
+        'both render an object for argocd/appproject-capi-gitops.yaml',
+      '  expected: one object per kind and name in the wiring',
+      '  hint: give the objects different names, or remove the one you replace (or wrap it in {{#if}})',
+      'nothing was written',
+      '',
+    ].join('\n'),
+  );
+  rmSync(path.join(chart, 'appproject.yaml'));
   const result = render(dir);
   assert.equal(result.code, 0, result.stderr);
 });
