@@ -45,6 +45,7 @@ import {
   FLEET_WIRING_DIRECTORY,
   ignoreDifferencesOf,
   withoutClusterApplicationSet,
+  wiringIdentities,
 } from '../layout/fleet-applicationset.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
@@ -281,6 +282,10 @@ interface ArgoFleet {
   clusters: { name: string; values: Values }[];
   /** ignoreDifferences of each rendered cluster's own ApplicationSet, which the fleet's replaces. */
   ignoreDifferences: Map<string, unknown[]>;
+  /** Each object of the rendered clusters' own argocd/ and the clusters that write it: they share one Argo CD. */
+  objects: Map<string, string[]>;
+  /** Config `clusters`, where a problem of the clusters' wiring together is told. */
+  at?: Pick<Diagnostic, 'file' | 'line' | 'column'>;
 }
 
 /**
@@ -324,7 +329,7 @@ async function argoFleet(
     });
     return undefined;
   }
-  return { clusters: read, ignoreDifferences: new Map() };
+  return { clusters: read, ignoreDifferences: new Map(), objects: new Map() };
 }
 
 /** A rendered cluster's tree without its own ApplicationSet, whose ignoreDifferences go to the fleet's. */
@@ -334,7 +339,9 @@ function withoutOwnApplicationSet(argo: ArgoFleet, cluster: string, tree: Map<st
     cluster,
     sets.flatMap((s) => ignoreDifferencesOf(s.object)),
   );
-  return withoutClusterApplicationSet(tree, sets);
+  const files = withoutClusterApplicationSet(tree, sets);
+  for (const identity of wiringIdentities(files)) argo.objects.set(identity, [...(argo.objects.get(identity) ?? []), cluster]);
+  return files;
 }
 
 /** The fleet's ApplicationSet; a cluster `--cluster` leaves out keeps the ignoreDifferences the last run wrote. */
@@ -350,7 +357,13 @@ async function fleetArgoWiring(argo: ArgoFleet, options: RenderOptions): Promise
   const clusters = argo.clusters.map((c) =>
     argo.ignoreDifferences.has(c.name) ? { ...c, ignoreDifferences: argo.ignoreDifferences.get(c.name) } : c,
   );
-  return fleetApplicationSet({ clustersDirectory: CLUSTERS_DIRECTORY, clusters, previousIgnoreDifferences: previous });
+  return fleetApplicationSet({
+    clustersDirectory: CLUSTERS_DIRECTORY,
+    clusters,
+    previousIgnoreDifferences: previous,
+    wiringObjects: argo.objects,
+    at: argo.at,
+  });
 }
 
 /** A cluster's README rows and component directories. */
@@ -395,6 +408,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const selected = selectedClusters(resolved, options.clusters);
   const problems = resolutionProblems(resolved, selected);
   const argo = layout === 'argocd' ? await argoFleet(resolved.clusters, options, problems) : undefined;
+  if (argo) argo.at = manifest.config.locate?.(['clusters'], 'key');
   const memory = out ? undefined : new FleetFilesInMemory();
   const tree = new FleetTree(fleetLayout, out ?? memory!);
   const all = resolved.clusters.length + resolved.leftOut.length;

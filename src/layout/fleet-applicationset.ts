@@ -35,6 +35,10 @@ export interface FleetApplicationSetInput {
   clusters: readonly FleetApplicationSetCluster[];
   /** ignoreDifferences of the fleet's ApplicationSet as the last run wrote it (kept for clusters `--cluster` leaves out). */
   previousIgnoreDifferences?: unknown[];
+  /** Each object of the rendered clusters' own argocd/ (`Kind namespace/name`) and the clusters that write it. */
+  wiringObjects?: ReadonlyMap<string, readonly string[]>;
+  /** Where the Config lists the clusters: where a problem of their wiring as a whole is told. */
+  at?: Pick<Diagnostic, 'file' | 'line' | 'column'>;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -138,10 +142,77 @@ function notSharedProblems(clusters: readonly FleetApplicationSetCluster[], clus
   return problems;
 }
 
+/** The Application name prefix the fleet's template gives a cluster's components. */
+const prefixOf = (c: FleetApplicationSetCluster) => str(c.values.releaseName) || `capi-gitops-${c.name}`;
+
+/**
+ * Clusters whose component Applications would have the same names (one releaseName in a chart of
+ * one's own, which has no per-cluster default): Argo CD refuses an ApplicationSet that generates
+ * two Applications of one name (applicationset/controllers: "contains applications with duplicate name").
+ */
+function samePrefixes(clusters: readonly FleetApplicationSetCluster[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const c of clusters) groups.set(prefixOf(c), [...(groups.get(prefixOf(c)) ?? []), c.name]);
+  return new Map([...groups].filter(([, names]) => names.length > 1));
+}
+
+function samePrefixProblems(same: ReadonlyMap<string, string[]>): Diagnostic[] {
+  return [...same].map(([prefix, names]) => ({
+    object: 'Config clusters[].gitops',
+    path: 'releaseName',
+    message:
+      `the clusters ${names.join(', ')} have the same releaseName ${prefix}: the fleet's one ApplicationSet would generate ` +
+      `Applications of the same name (${prefix}-<component directory>) for each, and Argo CD refuses an ApplicationSet whose Applications' names repeat`,
+    expected: 'a releaseName of its own for each cluster',
+    hint: `give each cluster its own in its entry, e.g. gitops: {releaseName: ${prefix}-${names[0]}} in the cluster ${names[0]}`,
+  }));
+}
+
+/**
+ * Objects two clusters write in their own `argocd/` (an AppProject, a root Application of one
+ * name): with one ApplicationSet the fleet's clusters share one Argo CD, where the last one
+ * applied replaces the others. `objects`: each wiring object's identity and the clusters that write it.
+ */
+export function sharedWiringProblems(objects: ReadonlyMap<string, readonly string[]>): Diagnostic[] {
+  return [...objects]
+    .filter(([, names]) => names.length > 1)
+    .sort(([a], [b]) => compareStrings(a, b))
+    .map(([identity, names]) => ({
+      object: identity,
+      path: 'clusters',
+      message:
+        `the clusters ${names.join(', ')} each write ${identity} in their ${FLEET_WIRING_DIRECTORY}/: with applicationSet: true they share ` +
+        'one Argo CD, where the last one applied replaces the others',
+      expected: "each cluster's wiring objects named for that cluster",
+      hint: identity.startsWith('AppProject ')
+        ? `give each cluster its own project in its entry, e.g. gitops: {project: ${identity.split('/').pop()}-${names[0]}} in the cluster ${names[0]}`
+        : `give each cluster its own releaseName in its entry, e.g. gitops: {releaseName: ${identity.split('/').pop()}-${names[0]}} in the cluster ${names[0]}`,
+    }));
+}
+
+/** Each `argocd/` object of a cluster's tree, as `Kind namespace/name`. */
+export function wiringIdentities(files: ReadonlyMap<string, string>): string[] {
+  const out: string[] = [];
+  for (const [file, text] of files) {
+    if (!file.startsWith(`${FLEET_WIRING_DIRECTORY}/`) || file === `${FLEET_WIRING_DIRECTORY}/${KUSTOMIZATION_FILE}`) continue;
+    for (const o of parseArtifact(text, { source: file }))
+      out.push(`${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name ?? ''}`);
+  }
+  return out;
+}
+
 export function fleetApplicationSet(input: FleetApplicationSetInput): Map<string, string> {
   const clusters = [...input.clusters].sort((a, b) => compareStrings(a.name, b.name));
   const first = clusters[0]!;
-  const problems = notSharedProblems(clusters, input.clustersDirectory);
+  const prefixes = samePrefixes(clusters);
+  // a root Application named after the releaseName is the same problem, told once
+  const shared = sharedWiringProblems(input.wiringObjects ?? new Map()).filter(
+    (d) => !(d.object?.startsWith('Application ') && prefixes.has(d.object.split('/').pop()!)),
+  );
+  const problems = [
+    ...notSharedProblems(clusters, input.clustersDirectory),
+    ...[...samePrefixProblems(prefixes), ...shared].map((d) => ({ ...input.at, ...d })),
+  ];
   if (problems.length > 0) throw new CapiGitopsError(problems);
 
   const values = first.values;
@@ -182,7 +253,7 @@ export function fleetApplicationSet(input: FleetApplicationSetInput): Map<string
             // the cluster is the directory under clusters/; what Argo CD calls it comes from its values
             values: {
               cluster: at('{{ index .path.segments SEGMENT }}'),
-              prefix: at(lookup(clusters, (c) => str(c.values.releaseName) || `capi-gitops-${c.name}`)),
+              prefix: at(lookup(clusters, prefixOf)),
               project: at(lookup(clusters, (c) => str(c.values.project))),
               destinationName: at(lookup(clusters, destinationName)),
               destinationServer: at(lookup(clusters, destinationServer)),

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { FleetResult } from '../../src/app/fleet.js';
@@ -18,6 +18,7 @@ import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-ma
 import { kubectlAvailable, kubectlKustomize } from '../helpers/tree.js';
 import { wiringProblems } from '../helpers/crd-schema.js';
 import { rejection } from '../helpers/assertions.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
 
 const REPO = 'https://git.example.com/platform/fleet.git';
 /** The output's place in the repository (`path` value). */
@@ -277,4 +278,49 @@ test("a shared Config gitops value the chart does not declare is not blamed on t
   assert.doesNotMatch(found.hint!, /fleet cluster's own gitops values/);
   const moved = writeTempManifest({ 'providers.yaml': shared(`gitops: {argocd: {values: {repoURL: ${REPO}}}}\n`) });
   assert.ok((await renderOutput({ manifestPaths: [moved], layout: 'flux', set })).fleet);
+});
+
+test("with a chart of one's own (no per-cluster releaseName or project defaults), clusters whose Applications, root Application or AppProject would share a name in the one Argo CD are refused at Config clusters; the hints followed render distinct names", async () => {
+  const chartCopy = (dir: string) => cpSync(path.join(PROJECT_ROOT, 'charts', 'argocd'), path.join(dir, 'my-chart'), { recursive: true });
+  const manifest = (entries: string) =>
+    corpusManifest('v1.12.0') +
+    `gitops: {chart: ./my-chart}\nclusters:\n- name: eu-1\n  ${entries.replaceAll('CLUSTER', 'eu-1')}\n` +
+    `- name: us-1\n  ${entries.replaceAll('CLUSTER', 'us-1')}\n`;
+  const dir = writeTempManifest({ 'providers.yaml': manifest('argocd: {values: {destination: {name: CLUSTER}}}') });
+  chartCopy(dir);
+  const error = await rejection(render(dir, true));
+  assert.ok(error instanceof CapiGitopsError);
+  const file = path.join(dir, 'providers.yaml');
+  const line = readFileSync(file, 'utf8').split('\n').indexOf('clusters:') + 1;
+  assert.deepEqual(
+    error.diagnostics.map((d) => [d.file, d.line, d.object, d.hint]),
+    [
+      [
+        file,
+        line,
+        'Config clusters[].gitops',
+        'give each cluster its own in its entry, e.g. gitops: {releaseName: capi-gitops-eu-1} in the cluster eu-1',
+      ],
+      [
+        file,
+        line,
+        'AppProject argocd/capi-gitops',
+        'give each cluster its own project in its entry, e.g. gitops: {project: capi-gitops-eu-1} in the cluster eu-1',
+      ],
+    ],
+  );
+  assert.match(
+    error.diagnostics[0]!.message,
+    /the clusters eu-1, us-1 have the same releaseName capi-gitops: .* Argo CD refuses an ApplicationSet/,
+  );
+  const followed = writeTempManifest({
+    'providers.yaml': manifest(
+      'argocd: {values: {destination: {name: CLUSTER}}}\n  gitops: {releaseName: capi-gitops-CLUSTER, project: capi-gitops-CLUSTER}',
+    ),
+  });
+  chartCopy(followed);
+  const { files } = await render(followed, true);
+  assert.ok(files.has('clusters/eu-1/argocd/appproject-capi-gitops-eu-1.yaml'));
+  assert.ok(files.has('clusters/us-1/argocd/application-capi-gitops-us-1.yaml'));
+  assert.match(files.get('argocd/applicationset-capi-gitops-fleet.yaml')!, /"eu-1" "capi-gitops-eu-1" "us-1" "capi-gitops-us-1"/);
 });
