@@ -281,6 +281,43 @@ test('two templates writing the same object are told at the name the second one 
   assert.equal(result.code, 0, result.stderr);
 });
 
+test('a chart of one tool (started from chart show argocd) rendered with the other layout (--layout flux) is refused at gitops.chart instead of writing Argo CD Applications into flux/; the hint followed renders Flux Kustomizations', () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  assert.equal(runCli(['chart', 'show', 'argocd', '--output-dir', 'my-chart'], { cwd: dir }).code, 0);
+  const config = path.join(dir, 'config.yaml');
+  const line = readFileSync(config, 'utf8').split('\n').length + 1;
+  appendFileSync(config, 'gitops:\n  chart: ./my-chart\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n');
+  const flux = () => runCli(['render', '-f', '.', '-o', 'out', '--layout', 'flux'], { cwd: dir });
+  const result = flux();
+  assert.equal(result.code, 1, result.stderr);
+  assertNoStackTrace(result);
+  const chart = path.join(dir, 'my-chart');
+  assert.equal(
+    result.stderr.replaceAll(chart, '<chart>'),
+    [
+      `config.yaml:${line}:10: error: <chart>: the chart draws Argo CD objects (Application/argocd/capi-gitops-00-cert-manager, ` +
+        "Application/argocd/capi-gitops-01-cluster-api, …) for the flux layout, whose component directories carry Flux's apply rules only",
+      '  expected: Kustomization objects of kustomize.toolkit.fluxcd.io, as the built-in flux chart draws',
+      '  hint: render with --layout argocd, which this chart draws; for Flux, start a chart of its own ' +
+        '(capi-gitops chart show flux --output-dir <chart>-flux) and name it in gitops.chart',
+      'nothing was written',
+      '',
+    ].join('\n'),
+  );
+  assert.equal(render(dir).code, 0);
+  assert.equal(runCli(['chart', 'show', 'flux', '--output-dir', `${chart}-flux`], { cwd: dir }).code, 0);
+  // the Argo CD chart's repoURL is no value of the flux chart: under gitops.argocd.values, as that error's hint says
+  writeFileSync(
+    config,
+    readFileSync(config, 'utf8')
+      .replace('chart: ./my-chart', 'chart: ./my-chart-flux')
+      .replace('  values:\n    repoURL:', '  argocd:\n    values:\n      repoURL:'),
+  );
+  const fixed = flux();
+  assert.equal(fixed.code, 0, fixed.stderr);
+  assert.ok(existsSync(path.join(dir, 'out', 'flux', 'kustomization-capi-gitops-01-cluster-api.yaml')));
+});
+
 /** The line `gitops.chart` lands on when appended to the example's config.yaml. */
 function appendChartField(dir: string, chart: string, values = '  values:\n    repoURL: https://git.example.com/x.git\n'): number {
   const config = path.join(dir, 'config.yaml');
@@ -413,8 +450,18 @@ test('a key the chart declares and a user null deletes (--set syncPolicy.automat
   const { dir } = userChart();
   const argocd = runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--set', 'syncPolicy.automated=null'], { cwd: dir });
   assert.equal(argocd.code, 0, argocd.stderr);
+  // the flux chart, copied as the Argo CD one was (an Argo CD chart is refused by the flux layout)
+  assert.equal(runCli(['chart', 'show', 'flux', '--output-dir', 'my-flux-chart'], { cwd: dir }).code, 0);
+  const config = path.join(dir, 'config.yaml');
+  writeFileSync(
+    config,
+    readFileSync(config, 'utf8')
+      .replace('chart: ./my-chart', 'chart: ./my-flux-chart')
+      .replace('  values:\n    repoURL:', '  argocd:\n    values:\n      repoURL:'),
+  );
   const flux = runCli(['render', '-f', '.', '-o', 'flux-out', '--layout', 'flux'], { cwd: dir });
   assert.equal(flux.code, 0, flux.stderr);
+  assert.ok(existsSync(path.join(dir, 'flux-out', 'flux', 'kustomization-capi-gitops-01-cluster-api.yaml')));
 });
 
 test('the hint of a gitops.chart in a directory that does not exist yet (./charts/wiring) works too: chart show creates the parents', () => {

@@ -190,6 +190,7 @@ export async function loadChart(dir: string, origin = dir, namedBy: ChartNamedBy
   return {
     metadata: metadata!,
     origin,
+    ...(namedBy.at ? { namedAt: namedBy.at } : {}),
     defaults: defaults ?? {},
     ...(valuesText === undefined ? {} : { locateDefaults: defaultsLocator(valuesFile, valuesText) }),
     ...(schema ? { schema } : {}),

@@ -31,6 +31,8 @@ export interface LoadedChart {
   metadata: ChartMetadata;
   /** Where it came from, for messages: `built-in chart argocd` or a path. */
   origin: string;
+  /** Where the Config names a chart of one's own (gitops.chart). */
+  namedAt?: Pick<Diagnostic, 'file' | 'line' | 'column'>;
   /** values.yaml */
   defaults: Values;
   /** Where values.yaml sets a value path (a chart read from a directory), for a problem the schema finds in a default. */
