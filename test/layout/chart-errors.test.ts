@@ -154,7 +154,7 @@ test('invalid YAML is told once at the template line that wrote it (not a line o
   assert.equal(
     stderr,
     [
-      'my-chart/templates/applications.yaml:12: error: renders invalid YAML: Flow sequence in block collection must be sufficiently ' +
+      'my-chart/templates/applications.yaml:12:3: error: renders invalid YAML: Flow sequence in block collection must be sufficiently ' +
         'indented and end with a ] (rendered line 10: "  labels:", after "    x: [") (the same in 5 documents)',
       '  expected: each rendered document to be valid YAML',
       'nothing was written',
@@ -165,10 +165,24 @@ test('invalid YAML is told once at the template line that wrote it (not a line o
   assert.equal(
     failed(dir),
     [
-      'my-chart/templates/_syncPolicy.hbs:2: error: renders invalid YAML: Nested mappings are not allowed in compact mappings ' +
+      'my-chart/templates/_syncPolicy.hbs:2:16: error: renders invalid YAML: Nested mappings are not allowed in compact mappings ' +
         '(rendered line 23: "    automated: prune: true", after "  syncPolicy:") (the same in 5 documents)',
       '  expected: each rendered document to be valid YAML',
       '  hint: indent multi-line values with nindent, e.g. {{nindent 4 (toYaml Values.x)}}',
+      'nothing was written',
+      '',
+    ].join('\n'),
+  );
+  // a line that renders differently in each document of a loop, beside a loop of {{@key}}: lines that could have written it too
+  setLine(path.join(chart, '_syncPolicy.hbs'), 2, '    automated: {{nindent 6 (toYaml Values.syncPolicy.automated)}}');
+  setLine(path.join(chart, 'applications.yaml'), 20, '    path: {{quote path}}/x');
+  setLine(path.join(chart, 'applications.yaml'), 11, '{{#each @root.Values.root}}\n    {{@key}}: {{quote this}}\n{{/each}}');
+  assert.equal(
+    failed(dir),
+    [
+      'my-chart/templates/applications.yaml:22:11: error: renders invalid YAML: Unexpected scalar at node end ' +
+        '(rendered line 19: "    path: \\"clusters/mgmt/00-cert-manager\\"/x", after "    targetRevision: \\"HEAD\\"") (the same in 5 documents)',
+      '  expected: each rendered document to be valid YAML',
       'nothing was written',
       '',
     ].join('\n'),
@@ -181,11 +195,11 @@ test('a rendered document that is no Kubernetes object is told at the line that 
   assert.equal(
     failed(dir),
     [
-      'my-chart/templates/root.yaml:24: error: renders a document that is not a Kubernetes object: a mapping without apiVersion, kind, ' +
+      'my-chart/templates/root.yaml:24:1: error: renders a document that is not a Kubernetes object: a mapping without apiVersion, kind, ' +
         'metadata.name (rendered line 22: "foo: capi-gitops", after "---")',
       '  expected: apiVersion, kind and metadata.name in every document',
       '  hint: write a whole object in each document, or wrap the document in {{#if}} so it renders empty (an empty document is skipped)',
-      'my-chart/templates/root.yaml:26: error: renders a document that is not a Kubernetes object: a list (rendered line 24: "- a", after "---")',
+      'my-chart/templates/root.yaml:26:1: error: renders a document that is not a Kubernetes object: a list (rendered line 24: "- a", after "---")',
       '  expected: apiVersion, kind and metadata.name in every document',
       '  hint: write a whole object in each document, or wrap the document in {{#if}} so it renders empty (an empty document is skipped)',
       '2 problems; nothing was written',

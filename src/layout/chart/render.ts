@@ -51,6 +51,17 @@ function writingLine(
   return own.length === 1 ? own[0] : undefined;
 }
 
+/**
+ * The column in the template line of a problem at `renderedColumn` of the line it rendered: the
+ * same column while the line is literal text up to it, else the first tag, whose text it is in
+ * (a tag's output has no column of its own); the line's first character when the problem has none.
+ */
+function templateColumn(text: string, renderedColumn: number | undefined): number {
+  const tag = text.indexOf('{{');
+  if (renderedColumn !== undefined && (tag < 0 || renderedColumn - 1 < tag)) return renderedColumn;
+  return (tag >= 0 && renderedColumn !== undefined ? tag : text.search(/\S|$/)) + 1;
+}
+
 const NINDENT_HINT = 'indent multi-line values with nindent, e.g. {{nindent 4 (toYaml Values.x)}}';
 
 /** How a rendered document falls short of a Kubernetes object, for the message; undefined when it is one. */
@@ -72,15 +83,17 @@ function readDocuments(chart: LoadedChart, template: ChartFile, text: string, ba
   const renderedLines = text.split('\n');
   const files = [template, ...chart.partials];
   const seen = new Map<string, { diagnostic: Diagnostic; message: string; count: number }>();
-  const tell = (renderedLine: number | undefined, problem: Omit<Diagnostic, 'file'>): void => {
+  const tell = (renderedLine: number | undefined, problem: Omit<Diagnostic, 'file'>, renderedColumn?: number): void => {
     const rendered = renderedLine === undefined ? undefined : renderedLines[renderedLine - 1];
-    const at = rendered === undefined ? undefined : writingLine(files, rendered);
+    // of several lines that can have written it, the one that writes its key itself
+    const at = rendered === undefined ? undefined : writingLine(files, rendered, /^\s*(?:- )?([^\s:{}[\]]+):/.exec(rendered)?.[1]);
     const previous = renderedLine === undefined ? '' : (renderedLines[renderedLine - 2] ?? '');
     const quoted =
       rendered === undefined
         ? ''
         : ` (rendered line ${renderedLine}: ${JSON.stringify(rendered)}${previous.trim() ? `, after ${JSON.stringify(previous)}` : ''})`;
-    const key = `${at?.file}\0${at?.line}\0${problem.message}\0${rendered}`;
+    // one template line that breaks every document of a loop is one problem, whatever each rendered
+    const key = at ? `${at.file}\0${at.line}\0${problem.message}` : `\0\0${problem.message}\0${rendered}`;
     const before = seen.get(key);
     if (before) {
       before.count++;
@@ -91,7 +104,14 @@ function readDocuments(chart: LoadedChart, template: ChartFile, text: string, ba
     // The nindent hint fits a line that writes toYaml without it; for any other line it would mislead.
     const hint =
       problem.hint === NINDENT_HINT && !/toYaml/.test(at?.text.replace(/n?indent[^)]*toYaml/g, '') ?? '') ? undefined : problem.hint;
-    const diagnostic = { ...problem, hint, file: templateFile(chart, at?.file ?? template.path), line: at?.line, message };
+    const diagnostic = {
+      ...problem,
+      hint,
+      file: templateFile(chart, at?.file ?? template.path),
+      line: at?.line,
+      ...(at ? { column: templateColumn(at.text, renderedColumn) } : {}),
+      message,
+    };
     seen.set(key, { diagnostic, message, count: 1 });
   };
   /** The chart line that wrote a field's value: its rendered line, traced back as a problem is. */
@@ -115,11 +135,16 @@ function readDocuments(chart: LoadedChart, template: ChartFile, text: string, ba
     if ('errors' in doc && doc.errors.length > 0) {
       const e = doc.errors[0]!;
       const line = e.linePos?.[0]?.line;
-      tell(line, {
-        message: `renders invalid YAML: ${firstLine(e.message).replace(/ at line \d+, column \d+:?$/, '')}`,
-        expected: 'each rendered document to be valid YAML',
-        hint: NINDENT_HINT,
-      });
+      const column = e.linePos?.[0]?.col;
+      tell(
+        line,
+        {
+          message: `renders invalid YAML: ${firstLine(e.message).replace(/ at line \d+, column \d+:?$/, '')}`,
+          expected: 'each rendered document to be valid YAML',
+          hint: NINDENT_HINT,
+        },
+        column,
+      );
       continue;
     }
     let value: unknown;
