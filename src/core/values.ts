@@ -54,7 +54,7 @@ export function mergeUserValues(base: Values, over: Values): Values {
 /**
  * The user's values over a chart's defaults (helm coalesce.go coalesceValues and
  * coalesceTablesFullKey): maps merge, lists and scalars of the user replace, and a user null
- * deletes the default it names. A null for a key the defaults do not have stays null.
+ * deletes the key the defaults have (a null default too). A null for a key the defaults do not have stays null.
  */
 export function coalesceValues(user: Values, defaults: Values): Values {
   const out = cloneValues(user);
@@ -70,8 +70,8 @@ function coalesceInto(dst: Values, defaults: Values): void {
     }
     const value = dst[key];
     if (value === null) {
-      // null over a real default removes the key; null over null stays
-      if (fallback !== null) delete dst[key];
+      // a user null removes the key the defaults have, null or not (coalesce.go: `value == nil && !merge`)
+      delete dst[key];
     } else if (isValuesMap(value) && isValuesMap(fallback)) {
       coalesceInto(value, fallback);
     }

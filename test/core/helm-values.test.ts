@@ -112,6 +112,13 @@ test('user values over chart defaults: null deletes the default, lists replace (
   assert.deepEqual(defaults.syncPolicy.automated, { prune: true, selfHeal: true }, 'defaults are not mutated');
 });
 
+test('a user null over a default that is null removes the key too, so toYaml of the map leaves it out (helm coalesce.go coalesceValues and coalesceTablesFullKey: value == nil && !merge deletes)', () => {
+  const defaults = { path: null, destination: { server: 'https://kubernetes.default.svc', name: null } };
+  assert.deepEqual(coalesceValues({ path: null, destination: { name: null } }, defaults), {
+    destination: { server: 'https://kubernetes.default.svc' },
+  });
+});
+
 test('a later layer wins over an earlier one, and a map after null merges with the default again (helm mergeMaps then coalesce)', () => {
   const values = layerValues({ a: { z: 0 }, b: 'default' }, [{ a: { x: 1 }, b: 'file1' }, { a: null }, { a: { y: 2 } }]);
   assert.deepEqual(values, { a: { y: 2, z: 0 }, b: 'file1' });
