@@ -329,7 +329,30 @@ async function argoFleet(
     });
     return undefined;
   }
+  const own = await ownApplicationSetTemplate(fleet[0]?.manifest);
+  if (own) options.onWarning?.(own);
   return { clusters: read, ignoreDifferences: new Map(), objects: new Map() };
+}
+
+/**
+ * A chart of one's own whose templates/applicationset.yaml is not the built-in one: the fleet's
+ * ApplicationSet is drawn from the clusters' values, not by it, so what it changed is not in the output.
+ */
+async function ownApplicationSetTemplate(manifest: Manifest | undefined): Promise<Diagnostic | undefined> {
+  const chart = manifest?.config.gitops?.chart;
+  if (!manifest || !chart) return undefined;
+  const file = path.join(path.resolve(manifest.baseDir, chart), 'templates', 'applicationset.yaml');
+  const own = await readFile(file, 'utf8').catch(() => undefined);
+  // loaded here, not at start-up (fast-glob)
+  const { builtInChartFiles } = await import('../layout/chart/load.js');
+  if (own === undefined || own === new Map(await builtInChartFiles('argocd')).get('templates/applicationset.yaml')) return undefined;
+  return {
+    file,
+    message:
+      `with applicationSet: true, the fleet's one ApplicationSet (${FLEET_WIRING_DIRECTORY}/applicationset-${FLEET_APPLICATIONSET_NAME}.yaml) ` +
+      "is drawn from each cluster's chart values, not by this template: of what it draws only ignoreDifferences are kept",
+    hint: 'set applicationSet: false for one Application per component drawn by your chart, or leave this template as chart show wrote it',
+  };
 }
 
 /** A rendered cluster's tree without its own ApplicationSet, whose ignoreDifferences go to the fleet's. */

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { FleetResult } from '../../src/app/fleet.js';
@@ -323,4 +323,28 @@ test("with a chart of one's own (no per-cluster releaseName or project defaults)
   assert.ok(files.has('clusters/eu-1/argocd/appproject-capi-gitops-eu-1.yaml'));
   assert.ok(files.has('clusters/us-1/argocd/application-capi-gitops-us-1.yaml'));
   assert.match(files.get('argocd/applicationset-capi-gitops-fleet.yaml')!, /"eu-1" "capi-gitops-eu-1" "us-1" "capi-gitops-us-1"/);
+});
+
+test("a chart of one's own whose applicationset.yaml was changed is warned about with applicationSet: true (the fleet's ApplicationSet is not drawn by it); the template as chart show wrote it is not", async () => {
+  const entries = (c: string) =>
+    `- name: ${c}\n  argocd: {values: {destination: {name: ${c}}}}\n  gitops: {releaseName: r-${c}, project: p-${c}}\n`;
+  const dir = writeTempManifest({
+    'providers.yaml': corpusManifest('v1.12.0') + `gitops: {chart: ./my-chart}\nclusters:\n${entries('eu-1')}${entries('us-1')}`,
+  });
+  cpSync(path.join(PROJECT_ROOT, 'charts', 'argocd'), path.join(dir, 'my-chart'), { recursive: true });
+  const warned = async () => {
+    const warnings: string[] = [];
+    const set = [`repoURL=${REPO}`, `path=${ROOT}`, 'applicationSet=true'].map((expression) => ({ expression, forceString: false }));
+    await renderOutput({ manifestPaths: [dir], layout: 'argocd', set, onWarning: (w) => warnings.push(`${w.file}: ${w.message}`) });
+    return warnings.filter((w) => w.includes('applicationset.yaml'));
+  };
+  assert.deepEqual(await warned(), []);
+  const template = path.join(dir, 'my-chart', 'templates', 'applicationset.yaml');
+  writeFileSync(template, readFileSync(template, 'utf8').replace('app.kubernetes.io/managed-by: capi-gitops', 'team: platform'));
+  const [warning, ...more] = await warned();
+  assert.deepEqual(more, []);
+  assert.match(
+    warning!,
+    /applicationset\.yaml: with applicationSet: true, the fleet's one ApplicationSet .* only ignoreDifferences are kept$/,
+  );
 });
