@@ -28,7 +28,8 @@ import type { Lockfile } from '../resolve/lock/types.js';
 import { resolveManagementCluster, type RenderOptions, type Resolution } from './cluster.js';
 import { updateVersionsInFiles, type ManifestText, type VersionEdit } from '../manifest/update-versions.js';
 import { parseVersionRequest } from '../core/versions.js';
-import type { ProviderObject } from '../manifest/types.js';
+import type { Manifest, ProviderObject } from '../manifest/types.js';
+import type { RepositoryRequest } from '../sources/request.js';
 import type { VersionRange } from '../resolve/upgrade-holds.js';
 import { recheckLockedImages, refreshLockedImages, registryDigests } from './image-pins.js';
 
@@ -40,10 +41,13 @@ import { recheckLockedImages, refreshLockedImages, registryDigests } from './ima
 async function upgradeInputs(resolution: Resolution, lock: Lockfile | undefined): Promise<ProviderUpgradeInput[]> {
   const { manifest, sources } = resolution;
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
-  return Promise.all(
-    resolution.providers.map(async (resolved) => {
+  const unlisted: Diagnostic[] = [];
+  const inputs = await Promise.all(
+    resolution.providers.map(async (resolved): Promise<ProviderUpgradeInput | undefined> => {
       const request = repositoryRequestFor(resolved.provider, registry, manifest.baseDir, configSecretData(resolved.provider, manifest));
       const repository = await openRepository(request, { configMaps: manifest.configMaps, options: sources });
+      const problem = unlistedReleases(request, repository.sourceType, resolved.version, manifest);
+      if (problem) return void unlisted.push(problem);
       const available = await repository.listVersions();
       const newest = newestAvailable(available) ?? resolved.version;
       const metadata = newest === resolved.version ? resolved.metadata : await repository.getFile(newest, METADATA_FILE);
@@ -61,6 +65,35 @@ async function upgradeInputs(resolution: Resolution, lock: Lockfile | undefined)
       };
     }),
   );
+  // every provider whose releases cannot be listed, told at once
+  if (unlisted.length > 0) throw new CapiGitopsError(unlisted);
+  return inputs.filter((input) => input !== undefined);
+}
+
+/**
+ * A plain HTTPS template without `versions` or `versionsUrl` lists no releases, so plan cannot
+ * tell whether a newer one exists. The source's own hint (set spec.version to a tag) is for a
+ * render; a planned provider has its version already: the list belongs to a Config repositories
+ * entry, which a fetchConfig.url template takes its releases from too.
+ */
+function unlistedReleases(request: RepositoryRequest, sourceType: string, version: string, manifest: Manifest): Diagnostic | undefined {
+  if (sourceType !== 'https' || request.from !== 'url' || request.versions !== undefined || request.versionsUrl !== undefined) return;
+  const { kind, name, label } = request;
+  const index = (manifest.config.repositories ?? []).findIndex((entry) => entry.type === kind && entry.name === name);
+  const at = index >= 0 ? manifest.config.locate?.(['repositories', index]) : undefined;
+  const listing = `versions: [${version}] (every published tag) or versionsUrl (a file of one tag per line)`;
+  return {
+    ...request.origin,
+    ...(at ? { file: at.file, line: at.line, column: at.column, object: 'Config', path: `repositories[${index}]` } : {}),
+    message:
+      `plan cannot tell whether ${label} has a release newer than ${version}: ` +
+      `${request.url} is a plain HTTPS template, which lists no releases`,
+    expected: `versions or versionsUrl on the Config repositories entry of ${kind} ${name}`,
+    hint: at
+      ? `add ${listing} to this repositories entry`
+      : `add a Config repositories entry {name: ${name}, type: ${kind}, url: ${request.url}} with ${listing}; ` +
+        'spec.fetchConfig.url takes its releases from it',
+  };
 }
 
 /** spec.version when it is a range, where it is written: the plan holds the provider within it. */
