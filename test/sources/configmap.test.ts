@@ -345,3 +345,50 @@ test('no artifact ConfigMap in the input: the hint names the kubectl command tha
   const rendered = runCli(['render', '-f', 'providers.yaml', '-o', 'out', '-f', 'capi-system-artifacts.yaml'], { cwd: dir });
   assert.equal(rendered.code, 0, rendered.stderr);
 });
+
+test('an exported ConfigMap without its version label or its components key is told at its labels and data lines, not its first', () => {
+  const dir = tempDir();
+  const metadata =
+    '      apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\n      releaseSeries: [{major: 0, minor: 11, contract: v1beta1}]';
+  // as `kubectl get configmap -o yaml` writes it: data (the whole components text) before metadata
+  const exported = (name: string, data: string, labels: string) =>
+    `apiVersion: v1\ndata:\n${data}kind: ConfigMap\nmetadata:\n  labels:\n${labels}  name: ${name}\n  namespace: rke2-bootstrap-system\n`;
+  const labels = '    provider.cluster.x-k8s.io/name: rke2\n    provider.cluster.x-k8s.io/type: bootstrap\n';
+  writeFileSync(
+    path.join(dir, 'artifacts.yaml'),
+    [
+      exported('bootstrap-rke2-v0.11.0', `  components: |\n      kind: Namespace\n  metadata: |\n${metadata}\n`, labels),
+      exported('bootstrap-rke2-v0.12.0', `  metadata: |\n${metadata}\n`, `${labels}    provider.cluster.x-k8s.io/version: v0.12.0\n`),
+    ].join('---\n'),
+  );
+  writeFileSync(
+    path.join(dir, 'providers.yaml'),
+    [
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+      'kind: CoreProvider',
+      'metadata: {name: cluster-api, namespace: capi-system}',
+      `spec: {fetchConfig: {url: ${path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml')}}}`,
+      '---',
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+      'kind: BootstrapProvider',
+      'metadata: {name: rke2, namespace: rke2-bootstrap-system}',
+      'spec: {fetchConfig: {selector: {matchLabels: {provider.cluster.x-k8s.io/name: rke2}}}}',
+      '---',
+      'apiVersion: capi-gitops.dev/v1alpha1',
+      'kind: Config',
+      'certManager: {enabled: false}',
+      '',
+    ].join('\n'),
+  );
+  const result = runCli(['render', '-f', 'providers.yaml', '-f', 'artifacts.yaml', '-o', 'out'], { cwd: dir });
+  assert.equal(result.code, 1, result.stdout);
+  // the first ConfigMap's labels: line 10; the second's data: line 17
+  assert.match(
+    result.stderr,
+    /^artifacts\.yaml:10:3: error: ConfigMap\/rke2-bootstrap-system\/bootstrap-rke2-v0\.11\.0: version "bootstrap-rke2-v0\.11\.0"/m,
+  );
+  assert.match(
+    result.stderr,
+    /^artifacts\.yaml:17:1: error: ConfigMap\/rke2-bootstrap-system\/bootstrap-rke2-v0\.12\.0: data\.components: /m,
+  );
+});

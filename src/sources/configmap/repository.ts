@@ -35,8 +35,12 @@ const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
 
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
-function positionOf(configMap: ConfigMapObject): Pick<Diagnostic, 'file' | 'line' | 'column' | 'object'> {
-  const { file, line, column } = configMap.position;
+/**
+ * Where the ConfigMap writes the field (or the deepest part of it it writes): in an exported
+ * ConfigMap, metadata and its labels come after the whole components text, not at the start.
+ */
+function positionOf(configMap: ConfigMapObject, path: readonly string[] = []): Pick<Diagnostic, 'file' | 'line' | 'column' | 'object'> {
+  const { file, line, column } = (path.length > 0 ? configMap.fieldPosition?.(path) : undefined) ?? configMap.position;
   return { file, line, column, object: `ConfigMap/${configMap.namespace}/${configMap.name}` };
 }
 
@@ -49,8 +53,9 @@ function configMapVersion(configMap: ConfigMapObject): { version: string; from: 
 }
 
 function readComponents(configMap: ConfigMapObject): { bytes?: Uint8Array; text?: string } | Diagnostic {
-  const at = positionOf(configMap);
-  if (configMap.annotations[CONFIGMAP_COMPRESSED_ANNOTATION] !== 'true') {
+  const compressed = configMap.annotations[CONFIGMAP_COMPRESSED_ANNOTATION] === 'true';
+  const at = positionOf(configMap, [compressed ? 'binaryData' : 'data', CONFIGMAP_COMPONENTS_KEY]);
+  if (!compressed) {
     if (!Object.hasOwn(configMap.data, CONFIGMAP_COMPONENTS_KEY)) {
       return {
         ...at,
@@ -227,7 +232,7 @@ export function openConfigMapRepository(
   const releases = new Map<string, ConfigMapRelease>();
   const componentsFile = componentsFileFor(request);
   for (const configMap of selected) {
-    const at = positionOf(configMap);
+    const at = positionOf(configMap, ['metadata', 'labels', CONFIGMAP_VERSION_LABEL]);
     const { version, from } = configMapVersion(configMap);
     if (parseSemantic(version) === null) {
       problems.push({
@@ -249,7 +254,7 @@ export function openConfigMapRepository(
     }
     if (!Object.hasOwn(configMap.data, CONFIGMAP_METADATA_KEY)) {
       problems.push({
-        ...at,
+        ...positionOf(configMap, ['data', CONFIGMAP_METADATA_KEY]),
         path: `data.${CONFIGMAP_METADATA_KEY}`,
         message: 'the ConfigMap has no data.metadata',
         hint: "put the release's metadata.yaml under data.metadata",
