@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
@@ -10,6 +10,8 @@ import type { UrlRequest } from '../../src/sources/request.js';
 import { ArtifactNotFoundError } from '../../src/sources/source.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { temporaryTree } from '../fixtures/resolve/builders.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
 
 const origin = {
   file: '/m/providers.yaml',
@@ -154,4 +156,37 @@ test('a directory where a file is expected, and path traversal, are errors but n
   );
   await assert.rejects(repo.getFile('..', 'metadata.yaml'), /single path segment/);
   await assert.rejects(repo.getFile('v1.0.0', '../../etc/passwd'), /single path segment/);
+});
+
+test('BootstrapProvider bootstrap-rke2 reading the folder bootstrap-rke2/: the hint names the name to set, which renders', () => {
+  const dir = tempDir();
+  const url = (label: string, file: string) => path.join(CORPUS_REPOSITORY, label, label === 'cluster-api' ? 'v1.12.0' : 'v0.11.0', file);
+  const manifest = (name: string) =>
+    [
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+      'kind: CoreProvider',
+      'metadata: {name: cluster-api, namespace: capi-system}',
+      `spec: {fetchConfig: {url: ${url('cluster-api', 'core-components.yaml')}}}`,
+      '---',
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+      'kind: BootstrapProvider',
+      'metadata:',
+      `  name: ${name}`,
+      '  namespace: rke2-bootstrap-system',
+      `spec: {fetchConfig: {url: ${url('bootstrap-rke2', 'bootstrap-components.yaml')}}}`,
+      '---',
+      'apiVersion: capi-gitops.dev/v1alpha1',
+      'kind: Config',
+      'certManager: {enabled: false}',
+      '',
+    ].join('\n');
+  writeFileSync(path.join(dir, 'providers.yaml'), manifest('bootstrap-rke2'));
+  const refused = runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
+  assert.equal(refused.code, 1, refused.stdout);
+  const hint = /hint: .*: set metadata\.name: (\S+)\n/.exec(refused.stderr);
+  assert.equal(hint?.[1], 'rke2', refused.stderr);
+  writeFileSync(path.join(dir, 'providers.yaml'), manifest(hint[1]));
+  const rendered = runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
+  assert.equal(rendered.code, 0, rendered.stderr);
+  assert.match(rendered.stdout, /resolved bootstrap-rke2 v0\.11\.0, contract v1beta1/);
 });

@@ -63,7 +63,13 @@ export function localUrlToPath(url: string, baseDir: string, origin: DiagnosticO
 }
 
 /** Splits and validates the layout as clusterctl's newLocalRepository does, with clear messages. */
-export function parseLocalRepositoryUrl(url: string, label: string, baseDir: string, origin: DiagnosticOrigin): LocalRepositoryLayout {
+export function parseLocalRepositoryUrl(
+  url: string,
+  label: string,
+  baseDir: string,
+  origin: DiagnosticOrigin,
+  name?: string,
+): LocalRepositoryLayout {
   const fail = (message: string, hint: string): never => {
     throw new CapiGitopsError({ ...origin, message, expected: `a path shaped ${LAYOUT}, e.g. …/${label}/v1.2.3/<components-file>`, hint });
   };
@@ -89,11 +95,28 @@ export function parseLocalRepositoryUrl(url: string, label: string, baseDir: str
   if (foundLabel !== label) {
     fail(
       `local repository path "${absolute}" must have the provider label "${label}" as the directory above the version, found "${foundLabel}"`,
-      `clusterctl finds a provider's releases under a directory named after its manifest label: …/${label}/<version>/${componentsFile}`,
+      nameForLabel(foundLabel, label, name) ??
+        `clusterctl finds a provider's releases under a directory named after its manifest label: …/${label}/<version>/${componentsFile}`,
     );
   }
   const basePath = segments.slice(0, -3).join(path.sep) || path.sep;
   return { basePath, label, defaultVersion, componentsFile };
+}
+
+/**
+ * The directory is the label of this kind of provider under another name (a BootstrapProvider
+ * named `bootstrap-rke2` reads `bootstrap-rke2/`, whose label is that of the name `rke2`): the
+ * name is what to change, not the repository.
+ */
+function nameForLabel(foundLabel: string, label: string, name: string | undefined): string | undefined {
+  if (name === undefined || !label.endsWith(name) || label === name) return undefined;
+  const prefix = label.slice(0, label.length - name.length);
+  if (!foundLabel.startsWith(prefix) || foundLabel.length === prefix.length) return undefined;
+  const suggested = foundLabel.slice(prefix.length);
+  return (
+    `"${foundLabel}" is the label of the provider named "${suggested}" (a provider's label is ${prefix}<metadata.name>): ` +
+    `set metadata.name: ${suggested}`
+  );
 }
 
 /** One path segment only: versions and file names must not walk out of the repository. */
@@ -219,7 +242,7 @@ async function isDirectory(p: string): Promise<boolean> {
  * so a wrong base path is reported before any version lookup.
  */
 export async function openLocalRepository(request: Omit<UrlRequest, 'from'>): Promise<LocalRepository> {
-  const layout = parseLocalRepositoryUrl(request.url, request.label, request.baseDir, request.origin);
+  const layout = parseLocalRepositoryUrl(request.url, request.label, request.baseDir, request.origin, request.name);
   const repository = new LocalRepository(layout, request.origin);
   if (!(await isDirectory(repository.releasesDir))) {
     throw new CapiGitopsError({
