@@ -392,3 +392,55 @@ test('an exported ConfigMap without its version label or its components key is t
     /^artifacts\.yaml:17:1: error: ConfigMap\/rke2-bootstrap-system\/bootstrap-rke2-v0\.12\.0: data\.components: /m,
   );
 });
+
+test('an artifact ConfigMap named bootstrap-rke2-v0.11.0 without its version label: the hint gives the label to add, which renders', () => {
+  const dir = tempDir();
+  const configMap = (labels: string) =>
+    [
+      'apiVersion: v1',
+      'data:',
+      '  components: |',
+      '    apiVersion: v1',
+      '    kind: Namespace',
+      '    metadata: {name: rke2-bootstrap-system}',
+      '  metadata: |',
+      '    apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3',
+      '    releaseSeries: [{major: 0, minor: 11, contract: v1beta1}]',
+      'kind: ConfigMap',
+      'metadata:',
+      '  labels:',
+      `${labels}    provider.cluster.x-k8s.io/name: rke2`,
+      '  name: bootstrap-rke2-v0.11.0',
+      '  namespace: rke2-bootstrap-system',
+      '',
+    ].join('\n');
+  writeFileSync(path.join(dir, 'artifacts.yaml'), configMap(''));
+  writeFileSync(
+    path.join(dir, 'providers.yaml'),
+    [
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+      'kind: CoreProvider',
+      'metadata: {name: cluster-api, namespace: capi-system}',
+      `spec: {fetchConfig: {url: ${path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml')}}}`,
+      '---',
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+      'kind: BootstrapProvider',
+      'metadata: {name: rke2, namespace: rke2-bootstrap-system}',
+      'spec: {fetchConfig: {selector: {matchLabels: {provider.cluster.x-k8s.io/name: rke2}}}}',
+      '---',
+      'apiVersion: capi-gitops.dev/v1alpha1',
+      'kind: Config',
+      'certManager: {enabled: false}',
+      '',
+    ].join('\n'),
+  );
+  const args = ['render', '-f', 'providers.yaml', '-f', 'artifacts.yaml', '-o', 'out'];
+  const refused = runCli(args, { cwd: dir });
+  assert.equal(refused.code, 1, refused.stdout);
+  const hint = /hint: label the ConfigMap (provider\.cluster\.x-k8s\.io\/version: \S+) .*under metadata\.labels\n/.exec(refused.stderr);
+  assert.equal(hint?.[1], 'provider.cluster.x-k8s.io/version: v0.11.0', refused.stderr);
+  writeFileSync(path.join(dir, 'artifacts.yaml'), configMap(`    ${hint[1]}\n`));
+  const rendered = runCli(args, { cwd: dir });
+  assert.equal(rendered.code, 0, rendered.stderr);
+  assert.match(rendered.stdout, /resolved bootstrap-rke2 v0\.11\.0, contract v1beta1, from configmap/);
+});

@@ -52,6 +52,13 @@ function configMapVersion(configMap: ConfigMapObject): { version: string; from: 
   return { version: configMap.name, from: 'the ConfigMap name (it has no version label)' };
 }
 
+/** The label to add: the version a name such as `bootstrap-rke2-v0.11.0` ends with, when it does. */
+function versionLabelHint(configMap: ConfigMapObject): string {
+  const named = /(?:^|-)(v\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)$/.exec(configMap.name)?.[1];
+  if (named === undefined || parseSemantic(named) === null) return `label the ConfigMap ${CONFIGMAP_VERSION_LABEL}: <version>`;
+  return `label the ConfigMap ${CONFIGMAP_VERSION_LABEL}: ${named} (the release its name ends with), under metadata.labels`;
+}
+
 function readComponents(configMap: ConfigMapObject): { bytes?: Uint8Array; text?: string } | Diagnostic {
   const compressed = configMap.annotations[CONFIGMAP_COMPRESSED_ANNOTATION] === 'true';
   const at = positionOf(configMap, [compressed ? 'binaryData' : 'data', CONFIGMAP_COMPONENTS_KEY]);
@@ -239,7 +246,7 @@ export function openConfigMapRepository(
         ...at,
         message: `version "${version}" (from ${from}) is not a semantic version`,
         expected: 'a version such as v1.12.0',
-        hint: `label the ConfigMap ${CONFIGMAP_VERSION_LABEL}: <version>`,
+        hint: versionLabelHint(configMap),
       });
       continue;
     }
