@@ -66,6 +66,22 @@ test('a relative path resolves against the declaring manifest directory (capi-gi
   assert.equal(layout.defaultVersion, 'latest');
 });
 
+test('a path starting with ~ is refused as the shell would have expanded it, not read as a directory named ~ (the render runs in CI, where home differs)', () => {
+  for (const url of ['~/repo/cluster-api/v1.0.0/core-components.yaml', '~']) {
+    try {
+      parseLocalRepositoryUrl(url, 'cluster-api', '/work/gitops', origin);
+      assert.fail(`${url} was accepted`);
+    } catch (error) {
+      assert.ok(error instanceof CapiGitopsError, String(error));
+      const [d] = error.diagnostics;
+      assert.match(d!.message, /starts with "~", which is not expanded/);
+      assert.match(d!.hint ?? '', /relative to the manifest file/);
+    }
+  }
+  // a directory really named ~something is a path like any other
+  assert.equal(parseLocalRepositoryUrl('~repo/cluster-api/v1.0.0/c.yaml', 'cluster-api', '/w', origin).basePath, '/w/~repo');
+});
+
 test('malformed local URLs are refused with clear messages (clusterctl newLocalRepository checks)', () => {
   rejects(
     () => parseLocalRepositoryUrl('/repo/cluster-api/main/core-components.yaml', 'cluster-api', '/x', origin),

@@ -41,6 +41,15 @@ export interface LocalRepositoryLayout {
  * plain paths may be relative to `baseDir`.
  */
 export function localUrlToPath(url: string, baseDir: string, origin: DiagnosticOrigin): string {
+  // a shell expands ~; a path in a manifest is read in CI too, where home is another directory
+  if (url === '~' || url.startsWith('~/')) {
+    throw new CapiGitopsError({
+      ...origin,
+      message: `path "${url}" starts with "~", which is not expanded: it would name a directory "~" beside the manifest`,
+      expected: 'a path relative to the manifest file, or an absolute one',
+      hint: 'write the path relative to the manifest file (e.g. ../repository/…), so every machine that renders reads the same files',
+    });
+  }
   if (!SCHEME.test(url)) return path.resolve(baseDir, url);
   if (!/^file:\/\//i.test(url)) {
     throw new CapiGitopsError({
