@@ -123,6 +123,7 @@ test('only ConfigMaps in the provider namespace are selected (operator phase_loa
       error instanceof CapiGitopsError &&
       /no ConfigMap in namespace "capi-kubeadm-bootstrap-system" matches the selector p=core/.test(error.message) &&
       /capi-system\/v1\.0\.0, other\/v1\.1\.0 match but live in another namespace/.test(error.message) &&
+      /set their metadata\.namespace to capi-kubeadm-bootstrap-system, or move the provider to theirs/.test(error.message) &&
       error.diagnostics[0].line === 7,
   );
 });

@@ -228,7 +228,8 @@ export function openConfigMapRepository(
       expected: "ConfigMaps in the provider's namespace, labelled to match, with data keys components and metadata",
       hint:
         elsewhere.length > 0
-          ? `${elsewhere.map((cm) => `${cm.namespace}/${cm.name}`).join(', ')} match but live in another namespace; the operator reads only the provider's namespace`
+          ? `${elsewhere.map((cm) => `${cm.namespace}/${cm.name}`).join(', ')} match but live in another namespace; ` +
+            `the operator reads only the provider's namespace: set their metadata.namespace to ${namespace}, or move the provider to theirs`
           : nearly.length > 0
             ? `${nearly.join('; ')}: every other label matches; fix the selector or the label`
             : missingConfigMapsHint(namespace, request.selector, selectorText),
