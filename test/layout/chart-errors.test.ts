@@ -272,6 +272,18 @@ test("a default in the chart's values.yaml that its schema refuses is told at it
   assert.equal(result.code, 0, result.stderr);
 });
 
+test('a misspelt value for a chart of one\'s own (projet for project) gets "did you mean", as the built-in charts\' do, and the hint followed renders', () => {
+  const { dir } = userChart();
+  const config = path.join(dir, 'config.yaml');
+  appendFileSync(config, '    projet: platform\n');
+  const stderr = failed(dir);
+  assert.match(stderr, /projet: value projet is not a value of this chart/);
+  assert.match(stderr, /hint: did you mean project\? see \S+my-chart\/values\.schema\.json/);
+  writeFileSync(config, readFileSync(config, 'utf8').replace('projet:', 'project:'));
+  const result = render(dir);
+  assert.equal(result.code, 0, result.stderr);
+});
+
 test('two templates writing the same object are told at the name the second one wrote, and removing the one it replaces, as the hint says, renders', () => {
   const { dir, chart } = userChart();
   writeFileSync(

@@ -430,13 +430,13 @@ test("a chart's own new value in values.yaml that its values.schema.json does no
     error.diagnostics.map((d) => [d.path, d.hint]),
     [['owner', `the chart's values.yaml sets owner: declare it in the properties of ${dir}/values.schema.json too`]],
   );
-  // a value the user sets that the chart does not have keeps pointing at the schema to read
+  // a value the user sets that the chart does not have: the close one, and the schema to read
   const typo = await rejection(
     prepareChart({ builtIn: 'flux', userChart: dir, path: 'p', set: [{ expression: 'ownr=x', forceString: false }] }),
   );
   assert.deepEqual(typo.diagnostics.map((d) => [d.path, d.hint]).sort(), [
     ['owner', `the chart's values.yaml sets owner: declare it in the properties of ${dir}/values.schema.json too`],
-    ['ownr', `see ${dir}/values.schema.json`],
+    ['ownr', `did you mean owner? see ${dir}/values.schema.json`],
   ]);
 });
 

@@ -143,7 +143,11 @@ function otherHint(chart: LoadedChart, layers: readonly ValuesLayer[], segments:
     return unknown
       ? `the chart's values.yaml sets ${at}: declare it in the properties of ${chart.origin}/values.schema.json too`
       : `correct ${at} in ${chart.origin}/values.yaml, or what ${chart.origin}/values.schema.json says of it`;
-  if (!chart.origin.startsWith('built-in chart ')) return `see ${chart.origin}/values.schema.json`;
+  if (!chart.origin.startsWith('built-in chart ')) {
+    // a misspelt value of one's own chart (projet for project)
+    const close = unknown && segments.length === 1 ? closestName(at, Object.keys(chart.defaults)) : undefined;
+    return `${close !== undefined ? `did you mean ${close}? ` : ''}see ${chart.origin}/values.schema.json`;
+  }
   const name = chart.metadata.name;
   const other = name === 'argocd' ? 'flux' : 'argocd';
   const schema = `see its values.schema.json: capi-gitops chart show ${name}`;
