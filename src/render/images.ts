@@ -76,9 +76,10 @@ function applyImageMeta(ref: ImageReference, meta: ImageMeta): string {
 }
 
 /**
- * One image after overrides. Canonical references get the merged override; non-canonical ones
- * (`busybox`, `thehejik/img:dev`) come back unchanged, as the operator's alterImage returns them
- * on ErrNameNotCanonical; references that do not parse at all are an error (string returned).
+ * One image after overrides: the merged override applied to its reference, canonical or not. A
+ * name without a registry host (`busybox`, `thehejik/img:dev`), which clusterctl refuses, is
+ * rewritten in its Docker-normalised form when an override applies, and kept as written when
+ * none does (docs/parity.md). A reference that does not parse at all is an error (string returned).
  */
 export function alterImage(image: string, component: string, overrides: Record<string, ImageMeta>): { image: string } | { error: string } {
   const parsed = parseImage(image);
