@@ -347,6 +347,24 @@ test('no artifact ConfigMap in the input: the hint names the kubectl command tha
   assert.equal(rendered.code, 0, rendered.stderr);
 });
 
+/** The corpus core, and an RKE2 bootstrap provider whose artifacts are ConfigMaps in its namespace. */
+const RKE2_FROM_CONFIGMAPS = [
+  'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+  'kind: CoreProvider',
+  'metadata: {name: cluster-api, namespace: capi-system}',
+  `spec: {fetchConfig: {url: ${path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml')}}}`,
+  '---',
+  'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+  'kind: BootstrapProvider',
+  'metadata: {name: rke2, namespace: rke2-bootstrap-system}',
+  'spec: {fetchConfig: {selector: {matchLabels: {provider.cluster.x-k8s.io/name: rke2}}}}',
+  '---',
+  'apiVersion: capi-gitops.dev/v1alpha1',
+  'kind: Config',
+  'certManager: {enabled: false}',
+  '',
+].join('\n');
+
 test('an exported ConfigMap without its version label or its components key is told at its labels and data lines, not its first', () => {
   const dir = tempDir();
   const metadata =
@@ -362,25 +380,7 @@ test('an exported ConfigMap without its version label or its components key is t
       exported('bootstrap-rke2-v0.12.0', `  metadata: |\n${metadata}\n`, `${labels}    provider.cluster.x-k8s.io/version: v0.12.0\n`),
     ].join('---\n'),
   );
-  writeFileSync(
-    path.join(dir, 'providers.yaml'),
-    [
-      'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
-      'kind: CoreProvider',
-      'metadata: {name: cluster-api, namespace: capi-system}',
-      `spec: {fetchConfig: {url: ${path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml')}}}`,
-      '---',
-      'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
-      'kind: BootstrapProvider',
-      'metadata: {name: rke2, namespace: rke2-bootstrap-system}',
-      'spec: {fetchConfig: {selector: {matchLabels: {provider.cluster.x-k8s.io/name: rke2}}}}',
-      '---',
-      'apiVersion: capi-gitops.dev/v1alpha1',
-      'kind: Config',
-      'certManager: {enabled: false}',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(path.join(dir, 'providers.yaml'), RKE2_FROM_CONFIGMAPS);
   const result = runCli(['render', '-f', 'providers.yaml', '-f', 'artifacts.yaml', '-o', 'out'], { cwd: dir });
   assert.equal(result.code, 1, result.stdout);
   // the first ConfigMap's labels: line 10; the second's data: line 17
@@ -416,25 +416,7 @@ test('an artifact ConfigMap named bootstrap-rke2-v0.11.0 without its version lab
       '',
     ].join('\n');
   writeFileSync(path.join(dir, 'artifacts.yaml'), configMap(''));
-  writeFileSync(
-    path.join(dir, 'providers.yaml'),
-    [
-      'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
-      'kind: CoreProvider',
-      'metadata: {name: cluster-api, namespace: capi-system}',
-      `spec: {fetchConfig: {url: ${path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.12.0', 'core-components.yaml')}}}`,
-      '---',
-      'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
-      'kind: BootstrapProvider',
-      'metadata: {name: rke2, namespace: rke2-bootstrap-system}',
-      'spec: {fetchConfig: {selector: {matchLabels: {provider.cluster.x-k8s.io/name: rke2}}}}',
-      '---',
-      'apiVersion: capi-gitops.dev/v1alpha1',
-      'kind: Config',
-      'certManager: {enabled: false}',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(path.join(dir, 'providers.yaml'), RKE2_FROM_CONFIGMAPS);
   const args = ['render', '-f', 'providers.yaml', '-f', 'artifacts.yaml', '-o', 'out'];
   const refused = runCli(args, { cwd: dir });
   assert.equal(refused.code, 1, refused.stdout);
