@@ -143,19 +143,15 @@ function otherHint(chart: LoadedChart, layers: readonly ValuesLayer[], segments:
     return unknown
       ? `the chart's values.yaml sets ${at}: declare it in the properties of ${chart.origin}/values.schema.json too`
       : `correct ${at} in ${chart.origin}/values.yaml, or what ${chart.origin}/values.schema.json says of it`;
-  if (!chart.origin.startsWith('built-in chart ')) {
-    // a misspelt value of one's own chart (projet for project)
-    const close = unknown && segments.length === 1 ? closestName(at, Object.keys(chart.defaults)) : undefined;
-    return `${close !== undefined ? `did you mean ${close}? ` : ''}see ${chart.origin}/values.schema.json`;
-  }
+  // a misspelt value of the chart (interval as intervall, projet for project)
+  const close = unknown && segments.length === 1 ? closestName(at, Object.keys(chart.defaults)) : undefined;
+  const guess = close === undefined ? '' : `did you mean ${close}? `;
+  if (isOwnChart(chart)) return `${guess}see ${chart.origin}/values.schema.json`;
   const name = chart.metadata.name;
   const other = name === 'argocd' ? 'flux' : 'argocd';
   const schema = `see its values.schema.json: capi-gitops chart show ${name}`;
   // a value the chart has, of the wrong form, or one below a value it declares (destination.nme): the other chart is no place for it
-  if (!unknown || segments.length > 1) return schema;
-  // a misspelt value of this chart (interval as intervall)
-  const close = closestName(at, Object.keys(chart.defaults));
-  if (close !== undefined) return `did you mean ${close}? ${schema}`;
+  if (!unknown || segments.length > 1 || close !== undefined) return `${guess}${schema}`;
   const layer = writer(layers, segments);
   const entry = layer?.ofFleetCluster?.(segments);
   // a cluster's own value: the Config's gitops.<layout>.values would give it to every cluster
