@@ -208,13 +208,13 @@ function syncedPaths(object: KObject, repoURL: unknown): { field: (string | numb
 function unwrittenPaths(documents: readonly ChartDocument[], context: ChartContext, input: WiringInput): Diagnostic[] {
   const root = repositoryPath(typeof context.Values.path === 'string' ? context.Values.path : '');
   const written = new Set([input.directory, ...context.Components.map((c) => c.directory)]);
+  const dirs = context.Components.map((c) => c.path);
   const problems: Diagnostic[] = [];
   for (const { template, object, locate } of documents) {
     for (const { field, path } of syncedPaths(object, context.Values.repoURL)) {
       const p = repositoryPath(path);
       const below = root === '' ? p : p.startsWith(`${root}/`) ? p.slice(root.length + 1) : p === root ? '' : undefined;
       if (below === undefined || below === '' || written.has(below) || input.exists?.(below)) continue;
-      const dirs = context.Components.map((c) => c.path);
       problems.push({
         ...(locate?.(field) ?? { file: templateFile(input.chart, template) }),
         object: `${describeObject(object)} (${path})`,
