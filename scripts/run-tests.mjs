@@ -2,7 +2,7 @@
 // (Node 20's directory discovery would also run helpers, so the list is explicit.)
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,6 +13,15 @@ const filter = process.argv.slice(2);
 const selected = filter.length ? files.filter((f) => filter.some((p) => f.includes(p))) : files;
 if (selected.length === 0) {
   console.error('no test files found');
+  process.exit(1);
+}
+// The tests read the real provider artifacts and CRDs in place (test/helpers/paths.ts).
+const shared = process.env.CAPI_GITOPS_SHARED ? path.resolve(process.env.CAPI_GITOPS_SHARED) : path.resolve('..', 'shared');
+if (!existsSync(path.join(shared, 'corpus', 'repository')) || !existsSync(path.join(shared, 'crds'))) {
+  console.error(
+    `the tests read the provider corpus and CRDs in ${shared} (corpus/repository and crds/), which is not there: ` +
+      'clone this repository beside that directory, or set CAPI_GITOPS_SHARED to it',
+  );
   process.exit(1);
 }
 // Per-run state: the cache key file lives here, and every `internal error` a CLI run prints is
