@@ -15,10 +15,10 @@ import { corpusReleases, FakeGitHub } from './helpers/fake-github.js';
 import { CLI, runCliAsync, type CliResult } from './helpers/cli.js';
 
 /** Runs the CLI without blocking the event loop (the fake GitHub answers in this process). */
-function run(args: string[]): Promise<CliResult> {
+async function run(args: string[]): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, GITHUB_TOKEN: 'ghp_e2e_secret_token', CI: 'true' };
   delete env.GH_TOKEN;
-  return runCliAsync(args, env);
+  return await runCliAsync(args, env);
 }
 
 const github = await FakeGitHub.start({

@@ -5,7 +5,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from './helpers/paths.js';
@@ -14,7 +13,7 @@ import { loadManifest } from '../src/manifest/load.js';
 import { renderManagementCluster } from '../src/app/cluster.js';
 import { CapiGitopsError, type Diagnostic } from '../src/core/diagnostics.js';
 import { planUpgrades, renderUpgradePlanText, type ProviderUpgradeInput } from '../src/resolve/upgrade-plan.js';
-import { CLI } from './helpers/cli.js';
+import { runCli } from './helpers/cli.js';
 
 /** A private copy of the example without its lockfile, with `edit` applied to providers.yaml and config.yaml. */
 function example(
@@ -99,8 +98,8 @@ test('deployment.containers[].args keys without -- are a warning at the key, sug
   assert.equal(warning!.hint, 'write it as --kubeadmconfig-concurrency');
   // The CLI prints it in the compiler shape, and the render still succeeds.
   const out = path.join(dir, 'out');
-  const run = spawnSync(process.execPath, [CLI, 'render', '-f', path.join(dir, 'management-cluster'), '-o', out], { encoding: 'utf8' });
-  assert.equal(run.status, 0, run.stderr);
+  const run = await runCli(['render', '-f', path.join(dir, 'management-cluster'), '-o', out]);
+  assert.equal(run.code, 0, run.stderr);
   assert.match(
     run.stderr,
     /providers\.yaml:\d+:\d+: warning: InfrastructureProvider\/capex-system\/example: spec\.deployment\.containers\[0\]\.args\["kubeadmconfig-concurrency"\]: /,
@@ -177,17 +176,15 @@ test('an unknown provider name suggests the closest built-in name of that kind (
   assert.match(unknown.hint ?? '', /did you mean "vsphere"\? set metadata\.name: vsphere/);
 });
 
-test('--list-variables prints default "" for an empty quoted default', () => {
+test('--list-variables prints default "" for an empty quoted default', async () => {
   const dir = example({
     files: {
       'repository/infrastructure-example/v0.2.0/infrastructure-components.yaml': (t) =>
         t.replace('        - --region=${EXAMPLE_REGION}', '        - --region=${EXAMPLE_REGION}\n        - --proxy=${EXAMPLE_PROXY:=""}'),
     },
   });
-  const run = spawnSync(process.execPath, [CLI, 'render', '-f', path.join(dir, 'management-cluster'), '--list-variables'], {
-    encoding: 'utf8',
-  });
-  assert.equal(run.status, 0, run.stderr);
+  const run = await runCli(['render', '-f', path.join(dir, 'management-cluster'), '--list-variables']);
+  assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /^ {2}EXAMPLE_PROXY = default ""$/m);
 });
 
@@ -222,7 +219,7 @@ test('a variable value that breaks the YAML once substituted is reported as the 
   assert.doesNotMatch(JSON.stringify(found), /s3cr3t|aws_secret_access_key/);
 });
 
-test('plan shows cert-manager first, as clusterctl upgrade plan does (cmd/clusterctl/cmd/upgrade_plan.go runUpgradePlan)', () => {
+test('plan shows cert-manager first, as clusterctl upgrade plan does (cmd/clusterctl/cmd/upgrade_plan.go runUpgradePlan)', async () => {
   const core: ProviderUpgradeInput = {
     kind: 'CoreProvider',
     name: 'cluster-api',
@@ -239,19 +236,15 @@ test('plan shows cert-manager first, as clusterctl upgrade plan does (cmd/cluste
   // certManager.enabled: false is clusterctl's "externally managed": nothing is said.
   assert.match(renderUpgradePlanText(planUpgrades({ providers: [core] })), /^Core provider contract/);
   // The CLI on the example: the locked cert-manager is the one the Config pins, below the default.
-  const run = spawnSync(process.execPath, [CLI, 'plan', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')], {
-    encoding: 'utf8',
-  });
-  assert.equal(run.status, 0, run.stderr);
+  const run = await runCli(['plan', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')]);
+  assert.equal(run.code, 0, run.stderr);
   assert.match(
     run.stdout,
     /^Cert-Manager is at "v0\.1\.0", pinned by certManager\.version and certManager\.url; "v1\.19\.1" is available \(the default, as in clusterctl\): to move, set certManager\.version to it and point certManager\.url at that release\n/,
   );
-  const json = JSON.parse(
-    spawnSync(process.execPath, [CLI, 'plan', '--json', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')], {
-      encoding: 'utf8',
-    }).stdout,
-  ) as { certManager?: unknown };
+  const json = JSON.parse((await runCli(['plan', '--json', '-f', path.join(PROJECT_ROOT, 'examples', 'management-cluster')])).stdout) as {
+    certManager?: unknown;
+  };
   assert.deepEqual(json.certManager, {
     installed: 'v0.1.0',
     target: 'v0.1.0',
@@ -263,8 +256,8 @@ test('plan shows cert-manager first, as clusterctl upgrade plan does (cmd/cluste
   // update moves providers only, and says so rather than "everything is up to date"
   const copy = tempDir('capi-gitops-update-');
   cpSync(path.join(PROJECT_ROOT, 'examples'), copy, { recursive: true });
-  const updated = spawnSync(process.execPath, [CLI, 'update', '-f', path.join(copy, 'management-cluster')], { encoding: 'utf8' });
-  assert.equal(updated.status, 0, updated.stderr);
+  const updated = await runCli(['update', '-f', path.join(copy, 'management-cluster')]);
+  assert.equal(updated.code, 0, updated.stderr);
   assert.match(
     updated.stdout,
     /^Cert-Manager is at "v0\.1\.0", pinned by certManager\.version and certManager\.url; "v1\.19\.1" is available/m,
@@ -311,8 +304,8 @@ test('an unknown version of one provider hides no render problem of another: bot
   assert.deepEqual({ line: container.line, column: container.column }, where(file, 'manger'));
   // The CLI says both, exits 1 and writes nothing, lockfile included.
   const out = path.join(dir, 'out');
-  const run = spawnSync(process.execPath, [CLI, 'render', '-f', path.join(dir, 'management-cluster'), '-o', out], { encoding: 'utf8' });
-  assert.equal(run.status, 1, run.stderr);
+  const run = await runCli(['render', '-f', path.join(dir, 'management-cluster'), '-o', out]);
+  assert.equal(run.code, 1, run.stderr);
   assert.match(run.stderr, /v0\.9\.0/);
   assert.match(run.stderr, /manger/);
   assert.match(run.stderr, /2 problems; nothing was written/);

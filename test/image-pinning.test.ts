@@ -422,7 +422,7 @@ test(
       assert.doesNotMatch(warned, /to pin/);
 
       const env = { ...process.env, ...isolatedEnv() } as NodeJS.ProcessEnv;
-      const text = runCli(['plan', '-f', dir], { env });
+      const text = await runCli(['plan', '-f', dir], { env });
       assert.equal(text.code, 0, text.stderr);
       assert.match(text.stdout, /The versions are up to date\.\n/);
       assert.doesNotMatch(text.stdout, /You are already up to date/);
@@ -430,7 +430,7 @@ test(
       assert.ok(text.stdout.includes(`Images not checked (their registry did not answer; whether their tags moved is not known):\n`));
       assert.ok(text.stdout.includes(`cluster-api   ${init}\n`), text.stdout);
       assert.match(text.stderr, /warning: .*cannot reach registry/);
-      const json = runCli(['plan', '-f', dir, '--json'], { env });
+      const json = await runCli(['plan', '-f', dir, '--json'], { env });
       assert.equal(json.code, 0, json.stderr);
       const document = JSON.parse(json.stdout) as {
         ok: boolean;
@@ -858,12 +858,12 @@ test(
     const out = path.join(tempDir(), 'out');
     const env = { ...process.env, ...isolatedEnv() } as NodeJS.ProcessEnv;
     for (const name of ['OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']) delete env[name];
-    const rendered = runCli(['render', '-f', dir, '-o', out, '--pin-images'], { env });
+    const rendered = await runCli(['render', '-f', dir, '-o', out, '--pin-images'], { env });
     assert.equal(rendered.code, 0, rendered.stderr);
     assert.equal(deploymentImages(out).manager, `${registry.host}/cli/cluster-api-controller:v1.0.0@${first.digest}`);
     assert.match(readFileSync(path.join(out, 'README.md'), 'utf8'), /--pin-images/, 'the regenerate command keeps the flag');
     const second = await pushImage(registry.url, 'cli/cluster-api-controller', 'v1.0.0', { content: 'rebuilt' });
-    const planned = runCli(['plan', '-f', dir], { env });
+    const planned = await runCli(['plan', '-f', dir], { env });
     assert.equal(planned.code, 0, planned.stderr);
     assert.match(planned.stdout, /Images whose tag moved \(same tag, new content\):\n/);
     assert.ok(
@@ -886,14 +886,14 @@ test(
     const out = path.join(tempDir(), 'out');
     const env = { ...process.env, ...isolatedEnv() } as NodeJS.ProcessEnv;
     for (const name of ['OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']) delete env[name];
-    assert.equal(runCli(['render', '-f', dir, '-o', out], { env }).code, 0);
-    const checked = runCli(['check', '-f', dir, '-o', out, '--pin-images'], { env });
+    assert.equal((await runCli(['render', '-f', dir, '-o', out], { env })).code, 0);
+    const checked = await runCli(['check', '-f', dir, '-o', out, '--pin-images'], { env });
     assert.equal(checked.code, 1, checked.stderr);
     const suggested = /hint: run `capi-gitops (render [^`]*)` without --frozen/.exec(checked.stderr)?.[1];
     assert.ok(suggested, checked.stderr);
-    const followed = runCli(suggested.split(' '), { env });
+    const followed = await runCli(suggested.split(' '), { env });
     assert.equal(followed.code, 0, followed.stderr);
-    const again = runCli(['check', '-f', dir, '-o', out, '--pin-images'], { env });
+    const again = await runCli(['check', '-f', dir, '-o', out, '--pin-images'], { env });
     assert.equal(again.code, 0, again.stderr);
   },
 );

@@ -40,25 +40,25 @@ test('a warm render takes parsed forms from the cache instead of parsing, and re
   );
 });
 
-test('a run that makes its cache key stores no parsed forms (a CI runner, new state every run); the next run with that state does, and CAPI_GITOPS_CACHE_KEY stores from the first run', () => {
+test('a run that makes its cache key stores no parsed forms (a CI runner, new state every run); the next run with that state does, and CAPI_GITOPS_CACHE_KEY stores from the first run', async () => {
   const manifest = path.join(exampleCopy(), 'management-cluster');
   const parsedForms = (cache: string) => {
     const dir = path.join(cache, 'parsed');
     return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.v8')).length : 0;
   };
-  const render = (cache: string, env: NodeJS.ProcessEnv) => {
-    const run = runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out'), '--cache-dir', cache], { env });
+  const render = async (cache: string, env: NodeJS.ProcessEnv) => {
+    const run = await runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out'), '--cache-dir', cache], { env });
     assert.equal(run.code, 0, run.stderr);
   };
   const freshState = { ...process.env, XDG_STATE_HOME: tempDir(), CAPI_GITOPS_CACHE_KEY: undefined };
   const cache = path.join(tempDir(), 'cache');
-  render(cache, freshState);
+  await render(cache, freshState);
   assert.equal(parsedForms(cache), 0, 'the run that made the key stored parsed forms no later runner could read');
-  render(cache, freshState);
+  await render(cache, freshState);
   assert.equal(parsedForms(cache), 5, 'the second run with the same state stores one parsed form per component');
 
   const shared = path.join(tempDir(), 'cache');
-  render(shared, { ...freshState, XDG_STATE_HOME: tempDir(), CAPI_GITOPS_CACHE_KEY: 'a-ci-secret-of-16-characters-or-more' });
+  await render(shared, { ...freshState, XDG_STATE_HOME: tempDir(), CAPI_GITOPS_CACHE_KEY: 'a-ci-secret-of-16-characters-or-more' });
   assert.equal(parsedForms(shared), 5, 'a key from CAPI_GITOPS_CACHE_KEY outlives the run');
 });
 

@@ -12,9 +12,9 @@ import { assertNoStackTrace, runCli } from './helpers/cli.js';
 const KINDS = ['CoreProvider', 'BootstrapProvider', 'ControlPlaneProvider'] as const;
 
 /** The corpus's three providers at v1.10.4, locked; the file and the line of each one's spec.version. */
-function lockedAtV1_10(): { dir: string; file: string; lines: Record<(typeof KINDS)[number], number> } {
+async function lockedAtV1_10(): Promise<{ dir: string; file: string; lines: Record<(typeof KINDS)[number], number> }> {
   const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.10.4') });
-  const locked = runCli(['lock', '-f', '.'], { cwd: dir });
+  const locked = await runCli(['lock', '-f', '.'], { cwd: dir });
   assert.equal(locked.code, 0, locked.stderr);
   const file = path.join(dir, 'providers.yaml');
   const text = readFileSync(file, 'utf8').split('\n');
@@ -37,12 +37,12 @@ function versions(dir: string): string[] {
   return [...lock.matchAll(/^ {4}version: (\S+)$/gm)].map((m) => m[1]);
 }
 
-test('update --contract v1beta2 refuses a range that keeps kubeadm bootstrap on v1.10 while core and control plane go to v1.12, writes nothing, and its hint works as written (clusterctl cmd/clusterctl/client/cluster/upgrader.go getUpgradePlan)', () => {
-  const { dir, file, lines } = lockedAtV1_10();
+test('update --contract v1beta2 refuses a range that keeps kubeadm bootstrap on v1.10 while core and control plane go to v1.12, writes nothing, and its hint works as written (clusterctl cmd/clusterctl/client/cluster/upgrader.go getUpgradePlan)', async () => {
+  const { dir, file, lines } = await lockedAtV1_10();
   setVersion(file, lines.BootstrapProvider, '"~1.10"');
   const [manifest, lock] = [readFileSync(file, 'utf8'), readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8')];
 
-  const plan = runCli(['plan', '-f', '.'], { cwd: dir });
+  const plan = await runCli(['plan', '-f', '.'], { cwd: dir });
   assert.equal(plan.code, 0, plan.stderr);
   assert.match(plan.stdout, /\nbootstrap-kubeadm +\S+ +BootstrapProvider +v1\.10\.4 +v1beta1 +up to date +held back\n/);
   assert.ok(
@@ -54,7 +54,7 @@ test('update --contract v1beta2 refuses a range that keeps kubeadm bootstrap on 
   assert.match(plan.stdout, /the v1beta2 plan would move bootstrap-kubeadm to v1\.12\.0\n/);
   assert.doesNotMatch(plan.stdout, /To update/);
 
-  const update = runCli(['update', '-f', '.', '--contract', 'v1beta2'], { cwd: dir });
+  const update = await runCli(['update', '-f', '.', '--contract', 'v1beta2'], { cwd: dir });
   assert.equal(update.code, 1, update.stderr);
   assertNoStackTrace(update);
   const errors = update.stderr.split('\n').filter((line) => / error: /.test(line));
@@ -70,15 +70,15 @@ test('update --contract v1beta2 refuses a range that keeps kubeadm bootstrap on 
 
   // the hint, followed as written
   setVersion(file, lines.BootstrapProvider, 'v1.10.4');
-  const again = runCli(['update', '-f', '.', '--contract', 'v1beta2'], { cwd: dir });
+  const again = await runCli(['update', '-f', '.', '--contract', 'v1beta2'], { cwd: dir });
   assert.equal(again.code, 0, again.stderr);
   assert.deepEqual(versions(dir).slice(1), ['v1.12.0', 'v1.12.0', 'v1.12.0']);
 });
 
-test('the same range on core and both kubeadm providers holds them together: update proceeds and warns at each range (docs/book/src/reference/versions.md: kubeadm providers of the core version)', () => {
-  const { dir, file, lines } = lockedAtV1_10();
+test('the same range on core and both kubeadm providers holds them together: update proceeds and warns at each range (docs/book/src/reference/versions.md: kubeadm providers of the core version)', async () => {
+  const { dir, file, lines } = await lockedAtV1_10();
   for (const kind of KINDS) setVersion(file, lines[kind], '"~1.10"');
-  const update = runCli(['update', '-f', '.', '--contract', 'v1beta2'], { cwd: dir });
+  const update = await runCli(['update', '-f', '.', '--contract', 'v1beta2'], { cwd: dir });
   assert.equal(update.code, 0, update.stderr);
   for (const [kind, label] of [
     ['CoreProvider', 'cluster-api'],
@@ -99,7 +99,7 @@ test('the same range on core and both kubeadm providers holds them together: upd
 
   // the hint, followed as written: the three pinned where they are locked move together
   for (const kind of KINDS) setVersion(file, lines[kind], 'v1.10.4');
-  const again = runCli(['update', '-f', '.', '--contract', 'v1beta2'], { cwd: dir });
+  const again = await runCli(['update', '-f', '.', '--contract', 'v1beta2'], { cwd: dir });
   assert.equal(again.code, 0, again.stderr);
   assert.deepEqual(versions(dir).slice(1), ['v1.12.0', 'v1.12.0', 'v1.12.0']);
 });

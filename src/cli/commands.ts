@@ -4,7 +4,7 @@ import { lock } from '../app/lock.js';
 import { render, renderVariables } from '../app/render.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
-import { Output, type OutputFlags } from './output.js';
+import { Output, streams, type OutputFlags } from './output.js';
 import { CREDENTIAL_ENV_VARIABLES, MASK, registerSecretForms, safeText } from '../core/redact.js';
 import { credentialEnvironmentProblems } from '../sources/credentials.js';
 import { DEFAULT_NETWORK_DEADLINE_SECONDS, NetworkDeadline } from '../sources/base/deadline.js';
@@ -195,15 +195,15 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
       return;
     }
     for (const provider of providers) {
-      process.stdout.write(safeText(`${provider.label} ${provider.version} (namespace ${provider.namespace})`) + '\n');
-      if (provider.variables.length === 0) process.stdout.write('  (no variables)\n');
+      streams.stdout.write(safeText(`${provider.label} ${provider.version} (namespace ${provider.namespace})`) + '\n');
+      if (provider.variables.length === 0) streams.stdout.write('  (no variables)\n');
       for (const v of provider.variables) {
         const value = v.value
           ? `${v.value.fromSecret ? MASK : JSON.stringify(v.value.value)} from ${v.value.origin}`
           : v.default !== undefined
             ? `default ${shownDefault(v.default)}`
             : 'MISSING';
-        process.stdout.write(
+        streams.stdout.write(
           safeText(`  ${v.name} = ${value}${v.value && v.default !== undefined ? ` (default ${shownDefault(v.default)})` : ''}`) + '\n',
         );
       }
@@ -274,7 +274,7 @@ function secretOptions(flags: RenderFlags): Partial<RenderOptions> {
       // every line printed from here on (messages, warnings, reports) is redacted of them
       registerSecretForms(needles.needles.map(([form]) => form));
       // on stderr, which the runner reads for workflow commands too, so stdout stays one --json document
-      if (process.env.GITHUB_ACTIONS === 'true') for (const line of githubMasks(needles)) process.stderr.write(line + '\n');
+      if (process.env.GITHUB_ACTIONS === 'true') for (const line of githubMasks(needles)) streams.stderr.write(line + '\n');
     },
   };
 }
@@ -338,13 +338,13 @@ export function regenerateCommand(flags: RenderFlags, withSecretSources = true, 
 export async function chartShowCommand(name: BuiltInChart, flags: { outputDir?: string }): Promise<void> {
   if (flags.outputDir === undefined) {
     for (const [file, text] of await chartFiles(name))
-      process.stdout.write(`# Source: ${name}/${file}\n${text}${text.endsWith('\n') ? '' : '\n'}`);
+      streams.stdout.write(`# Source: ${name}/${file}\n${text}${text.endsWith('\n') ? '' : '\n'}`);
     return;
   }
   // the parents are made, as a render's hint names them (gitops.chart: ./charts/wiring); the directory itself must be new
   if (existsSync(flags.outputDir)) throw new UsageError(`cannot create ${flags.outputDir}: it exists; name a new directory`);
   const files = await copyChart(name, flags.outputDir);
-  process.stdout.write(
+  streams.stdout.write(
     // gitops.chart is read from the Config document's directory, which need not be this one
     `wrote ${files.length} files of the built-in chart ${name} to ${flags.outputDir}; use it with gitops.chart: ${flags.outputDir} in the Config document` +
       (path.isAbsolute(flags.outputDir)
@@ -377,9 +377,9 @@ export async function lockCommand(flags: SourceFlags & { acceptDigest?: string[]
 export function versionCommand(flags: OutputFlags): void {
   const info = versionInfo();
   if (flags.json) new Output(flags).document('version', info);
-  else process.stdout.write(versionText(info));
+  else streams.stdout.write(versionText(info));
 }
 
 export function completionCommand(program: Command, shell: Shell): void {
-  process.stdout.write(completionScript(program, shell));
+  streams.stdout.write(completionScript(program, shell));
 }

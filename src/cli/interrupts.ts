@@ -7,6 +7,7 @@
  * process.exit would wait for it. A second signal ends it at once; the next run removes what is left.
  */
 import { settleInterrupted } from '../core/interrupt.js';
+import { streams } from './output.js';
 
 const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 type HandledSignal = keyof typeof SIGNAL_NUMBERS;
@@ -30,17 +31,22 @@ function endBy(signal: HandledSignal): void {
 
 function onSignal(signal: HandledSignal): void {
   if (handling) {
-    process.stderr.write(`capi-gitops: ${signal} again: exiting now; the next run removes what this one leaves\n`);
+    streams.stderr.write(`capi-gitops: ${signal} again: exiting now; the next run removes what this one leaves\n`);
     return endBy(signal);
   }
   handling = settleInterrupted(signal).then((committed) => {
-    process.stderr.write(interruptMessage(signal, committed) + '\n');
+    streams.stderr.write(interruptMessage(signal, committed) + '\n');
     endBy(signal);
     return 128 + SIGNAL_NUMBERS[signal];
   });
 }
 
+let installed = false;
+
+/** Installs the handlers once per process. */
 export function installInterruptHandlers(): void {
+  if (installed) return;
+  installed = true;
   for (const signal of Object.keys(SIGNAL_NUMBERS) as HandledSignal[]) process.on(signal, () => onSignal(signal));
 }
 

@@ -6,10 +6,11 @@ import { convert } from '../app/convert.js';
 import { importValues } from '../app/import.js';
 import { formatWarning } from '../core/diagnostics.js';
 import { setExpressions, type SetFlags } from './set-flags.js';
+import { streams } from './output.js';
 
 export async function convertCommand(flags: { file?: string[]; inPlace?: boolean; quiet?: boolean }): Promise<void> {
   const note = (line: string) => {
-    if (!flags.quiet) process.stderr.write(`${line}\n`);
+    if (!flags.quiet) streams.stderr.write(`${line}\n`);
   };
   const { files, rewritten, withheld } = await convert(flags.file ?? [], flags.inPlace ?? false);
   for (const file of withheld)
@@ -30,9 +31,9 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
     return;
   }
   files.forEach((file, index) => {
-    if (index > 0 && !files[index - 1].text.endsWith('\n')) process.stdout.write('\n');
-    if (index > 0) process.stdout.write('---\n');
-    process.stdout.write(file.text);
+    if (index > 0 && !files[index - 1].text.endsWith('\n')) streams.stdout.write('\n');
+    if (index > 0) streams.stdout.write('---\n');
+    streams.stdout.write(file.text);
   });
 }
 
@@ -55,11 +56,11 @@ export async function importHelmValuesCommand(
     output,
     allowSecretValues: flags.allowSecretValues,
   });
-  if (!flags.quiet) for (const warning of warnings) process.stderr.write(`${formatWarning(warning)}\n`);
+  if (!flags.quiet) for (const warning of warnings) streams.stderr.write(`${formatWarning(warning)}\n`);
   // a value written on purpose is told every time, --quiet or not
-  for (const warning of secretsWritten) process.stderr.write(`${formatWarning(warning)}\n`);
-  if (output === undefined) process.stdout.write(text);
-  else if (!flags.quiet) process.stderr.write(`wrote ${output}; render it with: capi-gitops render -f ${output} -o <dir>\n`);
+  for (const warning of secretsWritten) streams.stderr.write(`${formatWarning(warning)}\n`);
+  if (output === undefined) streams.stdout.write(text);
+  else if (!flags.quiet) streams.stderr.write(`wrote ${output}; render it with: capi-gitops render -f ${output} -o <dir>\n`);
 }
 
 /**

@@ -15,6 +15,16 @@ import { appendFileSync } from 'node:fs';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { safeText } from '../core/redact.js';
 
+/**
+ * Where the run prints: the process's stdout and stderr, unless the caller of main() gives streams
+ * of its own (a test that runs the CLI in its process, which saves a Node start per run).
+ */
+export interface CliStreams {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+export const streams: CliStreams = { stdout: process.stdout, stderr: process.stderr };
+
 let guarded = false;
 
 /** Installs the EPIPE handling on stdout and stderr (once). */
@@ -30,7 +40,7 @@ export function guardOutputStreams(): void {
 
 /** Writes to stderr, redacted and escaped line by line. */
 export function printError(text: string): void {
-  process.stderr.write(safeText(text) + '\n');
+  streams.stderr.write(safeText(text) + '\n');
 }
 
 const SYSTEM_ERRORS: Record<string, string> = {
@@ -110,21 +120,21 @@ export class Output {
 
   /** A line of the human report. */
   line(text: string): void {
-    if (!this.flags.quiet && !this.flags.json) process.stdout.write(safeText(text) + '\n');
+    if (!this.flags.quiet && !this.flags.json) streams.stdout.write(safeText(text) + '\n');
   }
 
   /** A line shown only with --verbose (on stderr, so a --json document stays parseable). */
   detail(text: string): void {
-    if (this.verbose) process.stderr.write(safeText(text) + '\n');
+    if (this.verbose) streams.stderr.write(safeText(text) + '\n');
   }
 
   warn(text: string): void {
-    process.stderr.write(safeText(`warning: ${text}`) + '\n');
+    streams.stderr.write(safeText(`warning: ${text}`) + '\n');
   }
 
   /** The command's --json document: `{ schemaVersion, command, ok: true, …body }`. */
   document(command: string, body: Record<string, unknown>): void {
-    process.stdout.write(jsonText({ schemaVersion: JSON_SCHEMA_VERSION, command, ok: true, ...body }));
+    streams.stdout.write(jsonText({ schemaVersion: JSON_SCHEMA_VERSION, command, ok: true, ...body }));
   }
 }
 

@@ -11,9 +11,18 @@ import { DIFF_FORMATS } from '../review/types.js';
 import { ENVIRONMENT, RENDER_ENVIRONMENT, SOURCE_ENVIRONMENT, withHelp, type EnvironmentVariable } from './help.js';
 import { VERSION } from './version.js';
 import { SHELLS, type Shell } from './completion.js';
-import { failureDocument, guardOutputStreams, printError, reportInternalError, systemErrorDiagnostic } from './output.js';
+import {
+  failureDocument,
+  guardOutputStreams,
+  printError,
+  reportInternalError,
+  streams,
+  systemErrorDiagnostic,
+  type CliStreams,
+} from './output.js';
 import { clusterctlWordHint, completeSuggestions, type Invocation } from './hints.js';
 import { registerEnvironmentSecrets } from '../core/redact.js';
+import { startRun } from '../core/run-state.js';
 import { InterruptedError } from '../core/interrupt.js';
 import { installInterruptHandlers, interruptedExit } from './interrupts.js';
 
@@ -115,7 +124,8 @@ export function buildProgram(): Command {
     .version(VERSION, '--version', 'print the capi-gitops version')
     .helpOption('-h, --help', 'show help for a command')
     .showHelpAfterError('(run with --help for usage)')
-    .exitOverride();
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => streams.stdout.write(text), writeErr: (text) => streams.stderr.write(text) });
   withHelp(program, {
     examples: [
       'capi-gitops render -f management-cluster/ -o clusters/mgmt',
@@ -346,9 +356,12 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** Runs the CLI on `argv` and returns its exit code; it prints to `output` when given, else to stdout and stderr. */
+export async function main(argv: string[], output?: CliStreams): Promise<number> {
   installInterruptHandlers();
   guardOutputStreams();
+  Object.assign(streams, output ?? { stdout: process.stdout, stderr: process.stderr });
+  startRun();
   registerEnvironmentSecrets();
   const program = buildProgram();
   // The command that runs and its flags: failures are reported in its terms (--json, hints).
@@ -369,14 +382,14 @@ export async function main(argv: string[]): Promise<number> {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT_OK;
       const clusterctl = clusterctlWordHint(err.message);
       if (clusterctl) printError(`hint: ${clusterctl}`);
-      if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', [], err.message.replace(/^error: /, '')));
+      if (jsonRequested()) streams.stdout.write(failureDocument(invoked?.name ?? '', [], err.message.replace(/^error: /, '')));
       return usageExit();
     }
     if (err instanceof ExitStatus) return err.code;
     if (err instanceof InterruptedError) return interruptedExit();
     if (err instanceof UsageError) {
       printError(`error: ${err.message}\n(run with --help for usage)`);
-      if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', [], err.message));
+      if (jsonRequested()) streams.stdout.write(failureDocument(invoked?.name ?? '', [], err.message));
       return usageExit();
     }
     const systemError = systemErrorDiagnostic(err);
@@ -385,14 +398,14 @@ export async function main(argv: string[]): Promise<number> {
       const { shown, notShown } = reportedProblems(all);
       const diagnostics = shown.map((d) => (d.hint ? { ...d, hint: completeSuggestions(d.hint, invoked?.flags) } : d));
       const n = all.length;
-      process.stderr.write(diagnostics.map(formatDiagnostic).join('\n') + '\n');
+      streams.stderr.write(diagnostics.map(formatDiagnostic).join('\n') + '\n');
       if (notShown > 0)
-        process.stderr.write(`${notShown} more problems not shown (the first ${MAX_REPORTED_PROBLEMS} are, in file and line order)\n`);
+        streams.stderr.write(`${notShown} more problems not shown (the first ${MAX_REPORTED_PROBLEMS} are, in file and line order)\n`);
       // a command that never writes (check, diff, plan, convert without --in-place) says only how many
       const readOnly = ['check', 'diff', 'plan'].includes(invoked?.name ?? '') || (invoked?.name === 'convert' && !invoked.flags.inPlace);
-      if (!readOnly) process.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');
-      else if (n > 1) process.stderr.write(`${n} problems\n`);
-      if (jsonRequested()) process.stdout.write(failureDocument(invoked?.name ?? '', diagnostics, undefined, notShown));
+      if (!readOnly) streams.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');
+      else if (n > 1) streams.stderr.write(`${n} problems\n`);
+      if (jsonRequested()) streams.stdout.write(failureDocument(invoked?.name ?? '', diagnostics, undefined, notShown));
       return EXIT_FAILED;
     }
     reportInternalError(err);

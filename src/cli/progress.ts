@@ -5,6 +5,7 @@
 import type CliProgress from 'cli-progress';
 import type { SourceProgressEvent } from '../sources/base/http.js';
 import { safeText } from '../core/redact.js';
+import { streams, type CliStreams } from './output.js';
 
 export interface ProgressReporter {
   onProgress(event: SourceProgressEvent): void;
@@ -37,7 +38,7 @@ export function lineFor(event: SourceProgressEvent): string | undefined {
   }
 }
 
-const toStderr = (line: string) => process.stderr.write(`${safeText(line)}\n`);
+const toStderr = (line: string) => streams.stderr.write(`${safeText(line)}\n`);
 
 class LineReporter implements ProgressReporter {
   constructor(
@@ -67,7 +68,7 @@ class BarReporter implements ProgressReporter {
 
   constructor(cliProgress: typeof CliProgress) {
     this.bar = new cliProgress.SingleBar(
-      { format: '{bar} {value}/{total} files | {received} | {current}', hideCursor: true, clearOnComplete: true, stream: process.stderr },
+      { format: '{bar} {value}/{total} files | {received} | {current}', hideCursor: true, clearOnComplete: true, stream: streams.stderr },
       cliProgress.Presets.shades_classic,
     );
   }
@@ -97,7 +98,7 @@ class BarReporter implements ProgressReporter {
   }
 
   log(line: string): void {
-    process.stderr.write(`${safeText(line)}\n`);
+    streams.stderr.write(`${safeText(line)}\n`);
   }
 
   warn(line: string): void {
@@ -115,9 +116,9 @@ class BarReporter implements ProgressReporter {
  * loaded only when a bar is shown: CI runs do not pay for it.
  */
 export async function progressReporter(
-  options: { quiet?: boolean; stream?: NodeJS.WriteStream; env?: NodeJS.ProcessEnv } = {},
+  options: { quiet?: boolean; stream?: CliStreams['stderr']; env?: NodeJS.ProcessEnv } = {},
 ): Promise<ProgressReporter> {
-  const stream = options.stream ?? process.stderr;
+  const stream = options.stream ?? streams.stderr;
   const env = options.env ?? process.env;
   if (options.quiet) return new LineReporter(() => undefined, toStderr);
   if (stream.isTTY && !env.CI) return new BarReporter((await import('cli-progress')).default);

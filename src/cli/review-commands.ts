@@ -26,6 +26,7 @@ import { ExitStatus, UsageError } from './errors.js';
 import { shellWord } from '../core/shell.js';
 
 import type { DiffFormat } from '../review/types.js';
+import { streams } from './output.js';
 
 export interface CheckFlags extends RenderFlags {
   json?: boolean;
@@ -46,7 +47,7 @@ async function annotatingErrors<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (err) {
     if (err instanceof CapiGitopsError && inGitHubActions())
-      for (const line of diagnosticAnnotations(reportedProblems(err.diagnostics).shown)) process.stderr.write(line + '\n');
+      for (const line of diagnosticAnnotations(reportedProblems(err.diagnostics).shown)) streams.stderr.write(line + '\n');
     throw err;
   }
 }
@@ -75,40 +76,40 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
   const { warnings, report, secretsNotGiven } = await annotatingErrors(() =>
     withProgress(flags, (progress) => check(renderFlagsOptions(flags, progress), output)),
   );
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  for (const w of warnings) streams.stderr.write(`warning: ${w}\n`);
   // render needs every configSecret this check went without: the command names each one's file
   const secretFiles = secretsNotGiven.map((s) => secretFilePlaceholder(s.secret));
   const fix = regenerateCommand(withRecordedSecretSources(flags, report.recordedSecretSources), true, process.cwd(), secretFiles);
-  if (flags.json) process.stdout.write(checkJson(report, output, secretsNotGiven));
+  if (flags.json) streams.stdout.write(checkJson(report, output, secretsNotGiven));
   else if (report.problems.length === 0) {
-    if (!flags.quiet) process.stdout.write(`${output} is up to date: ${report.unchanged} files match what the manifest renders\n`);
+    if (!flags.quiet) streams.stdout.write(`${output} is up to date: ${report.unchanged} files match what the manifest renders\n`);
   } else if (!existsSync(report.directory)) {
     // a new output, or a mistyped -o: one line, not every file the render would write
-    process.stdout.write(
+    streams.stdout.write(
       `${output} does not exist (render writes ${report.problems.length} files there); check the -o path, or run: ${fix}\n`,
     );
   } else {
     const width = Math.max(...report.problems.map((p) => p.status.length));
     // paths relative to the output directory, as in --json and diff: one rule
-    process.stdout.write(`${output} is not what the manifest renders (paths below it):\n`);
-    for (const p of report.problems) process.stdout.write(`  ${p.status.padEnd(width)}  ${p.path}: ${p.reason}\n`);
+    streams.stdout.write(`${output} is not what the manifest renders (paths below it):\n`);
+    for (const p of report.problems) streams.stdout.write(`  ${p.status.padEnd(width)}  ${p.path}: ${p.reason}\n`);
     const byHand = report.problems.filter((p) => p.removeByHand).map((p) => p.path);
     const count = `${report.problems.length} file${report.problems.length === 1 ? '' : 's'} out of date`;
     // render never removes a file it did not write: the command alone would not fix those
     const first = byHand.length > 0 ? `remove ${byHand.map((p) => shellWord(path.join(output, p))).join(' ')}, then ` : '';
-    if (report.renderedWith === undefined) process.stdout.write(`${count}; to regenerate, ${first}run: ${fix}\n`);
+    if (report.renderedWith === undefined) streams.stdout.write(`${count}; to regenerate, ${first}run: ${fix}\n`);
     else {
       // the output is another render's (another layout, other values): the fix above would replace it
-      process.stdout.write(
+      streams.stdout.write(
         `${count}; the output's README.md records that it was written by: ${report.renderedWith}\n` +
           `  to check it against that render, run: ${checkWithFlagsOf(report.renderedWith, fix)}\n` +
           `  to regenerate it with this check's flags instead, ${first}run: ${fix}\n`,
       );
     }
   }
-  if (report.problems.length > 0 && !flags.json) for (const line of notGivenLines(flags, secretsNotGiven)) process.stdout.write(line);
+  if (report.problems.length > 0 && !flags.json) for (const line of notGivenLines(flags, secretsNotGiven)) streams.stdout.write(line);
   if (report.problems.length > 0) {
-    if (inGitHubActions()) for (const line of checkAnnotations(report)) process.stderr.write(line + '\n');
+    if (inGitHubActions()) for (const line of checkAnnotations(report)) streams.stderr.write(line + '\n');
     throw new ExitStatus(1);
   }
 }
@@ -218,13 +219,13 @@ export async function diffCommand(flags: DiffFlags): Promise<void> {
   const { report, warnings, secretsNotGiven } = await annotatingErrors(() =>
     typeof request === 'function' ? withProgress(flags, (progress) => diff(request(progress))) : diff(request),
   );
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  for (const line of defaultedPublicKeys(flags, secretsNotGiven)) process.stderr.write(line);
+  for (const w of warnings) streams.stderr.write(`warning: ${w}\n`);
+  for (const line of defaultedPublicKeys(flags, secretsNotGiven)) streams.stderr.write(line);
   const markdown = () => formatMarkdown(report, { fullCommand: fullDiffCommand(flags) });
-  if (format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  else if (format === 'markdown') process.stdout.write(markdown());
-  else process.stdout.write(formatText(report, { colour: process.stdout.isTTY === true && !process.env.NO_COLOR }));
-  if (inGitHubActions()) for (const line of reviewAnnotations(report, flags.output ?? flags.to)) process.stderr.write(line + '\n');
+  if (format === 'json') streams.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else if (format === 'markdown') streams.stdout.write(markdown());
+  else streams.stdout.write(formatText(report, { colour: streams.stdout.isTTY === true && !process.env.NO_COLOR }));
+  if (inGitHubActions()) for (const line of reviewAnnotations(report, flags.output ?? flags.to)) streams.stderr.write(line + '\n');
   await appendStepSummary(markdown());
   if (flags.detailedExitcode && report.components.length > 0) throw new ExitStatus(2);
 }

@@ -7,7 +7,7 @@ import { update } from '../app/update.js';
 import { heldBackByRange, pinnedBelowText, renderUpgradePlanText } from '../resolve/upgrade-plan.js';
 import { lockReport, renderOptions, resolutionJson, withProgress, type SourceFlags } from './commands.js';
 import { completeSuggestions } from './hints.js';
-import { Output } from './output.js';
+import { Output, streams } from './output.js';
 import { UsageError } from './errors.js';
 import { displayPath } from '../core/diagnostics.js';
 
@@ -30,7 +30,7 @@ export async function planCommand(flags: SourceFlags & { release?: string; clust
   }
   if (out.json) out.document('plan', { ...result.plan });
   // The plan suggests `capi-gitops update …`: complete it so it runs as printed.
-  else if (!flags.quiet) process.stdout.write(completeSuggestions(renderUpgradePlanText(result.plan), flags));
+  else if (!flags.quiet) streams.stdout.write(completeSuggestions(renderUpgradePlanText(result.plan), flags));
 }
 
 export async function updateCommand(providers: string[], flags: SourceFlags & { contract?: string; images?: boolean }): Promise<void> {

@@ -5,6 +5,7 @@
  * carry ESC, CR or NUL to hide its own error in a terminal or CI log. Both are handled here, once,
  * rather than at each place that builds a message.
  */
+import { clearedEachRun } from './run-state.js';
 
 /** What a secret value is shown as. */
 export const MASK = '********';
@@ -14,7 +15,7 @@ export const MASK = '********';
  */
 const MIN_SECRET_LENGTH = 6;
 
-const secrets = new Set<string>();
+const secrets = clearedEachRun(new Set<string>());
 
 /** Environment variables that hold credentials the tool reads; their values are redacted everywhere. */
 export const CREDENTIAL_ENV_VARIABLES = [

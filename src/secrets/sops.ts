@@ -16,6 +16,7 @@ import { Decrypter, Encrypter, armor } from 'age-encryption';
 import { parseDocument } from 'yaml';
 import { isPlainObject } from '../core/kobject.js';
 import { registerSecret } from '../core/redact.js';
+import { clearedEachRun } from '../core/run-state.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 
 const SOPS_VERSION = '3.9.4';
@@ -164,7 +165,7 @@ async function keyFile(file: string | undefined, failures: string[]): Promise<st
 }
 
 /** One run of each SOPS_AGE_KEY_CMD per process: a fleet's clusters (or a prompt it shows) ask once. */
-const commandOutputs = new Map<string, Promise<{ stdout: string } | { failure: string }>>();
+const commandOutputs = clearedEachRun(new Map<string, Promise<{ stdout: string } | { failure: string }>>());
 
 async function keyCommandOutput(command: string, failures: string[]): Promise<string> {
   let output = commandOutputs.get(command);

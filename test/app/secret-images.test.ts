@@ -32,9 +32,9 @@ function configSecretNameLine(manifest: string): number {
 
 const OVERRIDE = '    infrastructure-example:\n      repository: registry.private.example/capex\n';
 
-test('an image override from a configSecret is refused by default, at the provider spec.configSecret, with nothing written', () => {
+test('an image override from a configSecret is refused by default, at the provider spec.configSecret, with nothing written', async () => {
   const { manifest, out } = exampleWithSecretImages(OVERRIDE);
-  const result = runCli(['render', '-f', manifest, '-o', out]);
+  const result = await runCli(['render', '-f', manifest, '-o', out]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   const at = `${path.join(manifest, 'providers.yaml')}:${configSecretNameLine(manifest)}:5`;
@@ -50,23 +50,23 @@ test('an image override from a configSecret is refused by default, at the provid
   assert.equal(existsSync(out), false);
 });
 
-test('the refusal is the same under a strategy that places Secret data (external-secrets): an image is no Secret data', () => {
+test('the refusal is the same under a strategy that places Secret data (external-secrets): an image is no Secret data', async () => {
   const { manifest, out } = exampleWithSecretImages(OVERRIDE);
   appendFileSync(
     path.join(manifest, 'config.yaml'),
     'secrets:\n  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef: {name: vault}\n',
   );
-  const result = runCli(['render', '-f', manifest, '-o', out]);
+  const result = await runCli(['render', '-f', manifest, '-o', out]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /spec\.configSecret: image overrides from Secret capex-system\/capex-variables would be written/);
   assert.equal(existsSync(out), false);
 });
 
-test('following the hint: `images` in Config.secrets.public writes the configSecret override over Config.images', () => {
+test('following the hint: `images` in Config.secrets.public writes the configSecret override over Config.images', async () => {
   const { manifest, out } = exampleWithSecretImages(OVERRIDE);
   appendFileSync(path.join(manifest, 'config.yaml'), 'secrets:\n  public: [images]\n');
-  const result = runCli(['render', '-f', manifest, '-o', out]);
+  const result = await runCli(['render', '-f', manifest, '-o', out]);
   assert.equal(result.code, 0, result.stderr);
   assert.match(
     readFileSync(path.join(out, DEPLOYMENT), 'utf8'),
@@ -79,9 +79,9 @@ test('following the hint: `images` in Config.secrets.public writes the configSec
   );
 });
 
-test('following the hint: --secrets inline --allow-secret-values writes the override, warns and lists its file as holding secret values', () => {
+test('following the hint: --secrets inline --allow-secret-values writes the override, warns and lists its file as holding secret values', async () => {
   const { manifest, out } = exampleWithSecretImages(OVERRIDE);
-  const result = runCli(['render', '-f', manifest, '-o', out, '--secrets', 'inline', '--allow-secret-values']);
+  const result = await runCli(['render', '-f', manifest, '-o', out, '--secrets', 'inline', '--allow-secret-values']);
   assert.equal(result.code, 0, result.stderr);
   assert.match(readFileSync(path.join(out, DEPLOYMENT), 'utf8'), /image: registry\.private\.example\/capex\/capex-controller:v0\.2\.0\n/);
   // a value from a Secret written to Git: warned every run, and the README lists the file so
@@ -96,20 +96,20 @@ test('following the hint: --secrets inline --allow-secret-values writes the over
   );
 });
 
-test('a configSecret override that changes no image of its provider is no refusal (only a changed image would be written)', () => {
+test('a configSecret override that changes no image of its provider is no refusal (only a changed image would be written)', async () => {
   // the key names another provider's label: this provider's images stay Config.images
   const { manifest, out } = exampleWithSecretImages('    cluster-api:\n      repository: registry.private.example/capi\n');
-  const result = runCli(['render', '-f', manifest, '-o', out]);
+  const result = await runCli(['render', '-f', manifest, '-o', out]);
   assert.equal(result.code, 0, result.stderr);
   assert.match(readFileSync(path.join(out, DEPLOYMENT), 'utf8'), /image: mirror\.example\.internal\/capi\/capex-controller:v0\.2\.0\n/);
 });
 
-test("a configSecret images key for another component (clusterctl.yaml's images are global, these are not) is a warning at its key", () => {
+test("a configSecret images key for another component (clusterctl.yaml's images are global, these are not) is a warning at its key", async () => {
   const { manifest, out } = exampleWithSecretImages(
     OVERRIDE + '    bootstrap-example:\n      tag: v9.9.9\n    example:\n      tag: v9.9.8\n',
   );
   appendFileSync(path.join(manifest, 'config.yaml'), 'secrets:\n  public: [images]\n');
-  const result = runCli(['render', '-f', manifest, '-o', out]);
+  const result = await runCli(['render', '-f', manifest, '-o', out]);
   assert.equal(result.code, 0, result.stderr);
   const at = `${path.join(manifest, 'secret.yaml')}:7:3: warning: Secret/capex-system/capex-variables`;
   const own = "a configSecret's image overrides are read for its own providers only (infrastructure-example)";

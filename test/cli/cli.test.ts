@@ -14,8 +14,8 @@ import { runCli } from '../helpers/cli.js';
 
 const EXAMPLE = path.join(PROJECT_ROOT, 'examples');
 
-function run(args: string[], cwd = PROJECT_ROOT) {
-  return runCli(args, { cwd });
+async function run(args: string[], cwd = PROJECT_ROOT) {
+  return await runCli(args, { cwd });
 }
 
 /** A private copy of the example (manifest + repository), so a test can break it. */
@@ -26,16 +26,16 @@ function exampleCopy(): string {
 }
 
 /** Renders the good example into a fresh output directory and returns its path and contents. */
-function renderedOutput(): { out: string; before: Map<string, string> } {
+async function renderedOutput(): Promise<{ out: string; before: Map<string, string> }> {
   const out = path.join(tempDir(), 'out');
-  const ok = run(['render', '-f', path.join(EXAMPLE, 'management-cluster'), '-o', out]);
+  const ok = await run(['render', '-f', path.join(EXAMPLE, 'management-cluster'), '-o', out]);
   assert.equal(ok.code, 0, ok.stderr);
   return { out, before: readTree(out) };
 }
 
-function expectFailureLeavesOutput(args: (out: string) => string[], stderrIncludes: (string | RegExp)[]) {
-  const { out, before } = renderedOutput();
-  const result = run(args(out));
+async function expectFailureLeavesOutput(args: (out: string) => string[], stderrIncludes: (string | RegExp)[]) {
+  const { out, before } = await renderedOutput();
+  const result = await run(args(out));
   assert.equal(result.code, 1, `exit code; stderr:\n${result.stderr}`);
   for (const expected of stderrIncludes) {
     if (typeof expected === 'string')
@@ -47,9 +47,9 @@ function expectFailureLeavesOutput(args: (out: string) => string[], stderrInclud
   return result;
 }
 
-test('the bundled example renders, and a second run changes nothing', () => {
-  const { out, before } = renderedOutput();
-  const again = run(['render', '-f', path.join(EXAMPLE, 'management-cluster'), '-o', out]);
+test('the bundled example renders, and a second run changes nothing', async () => {
+  const { out, before } = await renderedOutput();
+  const again = await run(['render', '-f', path.join(EXAMPLE, 'management-cluster'), '-o', out]);
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /0 written, \d+ unchanged, 0 removed/);
   assert.deepEqual(readTree(out), before);
@@ -57,25 +57,28 @@ test('the bundled example renders, and a second run changes nothing', () => {
   assert.match(again.stdout, /resolved control-plane-example v0\.2\.0 \(requested ~0\.2\)/);
 });
 
-test('broken YAML: exit 1, file:line:column, output untouched', () => {
+test('broken YAML: exit 1, file:line:column, output untouched', async () => {
   const dir = exampleCopy();
   writeFileSync(path.join(dir, 'management-cluster', 'broken.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: [unclosed\n');
-  expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], [/broken\.yaml:\d+:\d+: error/]);
+  await expectFailureLeavesOutput(
+    (out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out],
+    [/broken\.yaml:\d+:\d+: error/],
+  );
 });
 
-test('an unknown field: exit 1, the field path and the closest known field', () => {
+test('an unknown field: exit 1, the field path and the closest known field', async () => {
   const dir = exampleCopy();
   const file = path.join(dir, 'management-cluster', 'providers.yaml');
   const text = readTree(path.dirname(file)).get('providers.yaml')!.replace('  version: v0.2.0\n', '  versoin: v0.2.0\n');
   writeFileSync(file, text);
-  const result = expectFailureLeavesOutput(
+  const result = await expectFailureLeavesOutput(
     (out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out],
     [/providers\.yaml:\d+:\d+: error/, 'spec.versoin', 'version'],
   );
   assert.match(result.stderr, /did you mean/i);
 });
 
-test('a missing variable: exit 1, the variable named, with a hint', () => {
+test('a missing variable: exit 1, the variable named, with a hint', async () => {
   const dir = exampleCopy();
   const file = path.join(dir, 'management-cluster', 'config.yaml');
   writeFileSync(
@@ -84,22 +87,22 @@ test('a missing variable: exit 1, the variable named, with a hint', () => {
       .get('config.yaml')!
       .replace(/variables:\n  EXAMPLE_REGION: eu-west-1\n/, ''),
   );
-  expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], ['EXAMPLE_REGION', 'hint:']);
+  await expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], ['EXAMPLE_REGION', 'hint:']);
 });
 
-test('two core providers: exit 1 (operator preflight_checks.go)', () => {
+test('two core providers: exit 1 (operator preflight_checks.go)', async () => {
   const dir = exampleCopy();
   writeFileSync(
     path.join(dir, 'management-cluster', 'second-core.yaml'),
     'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: other-system\nspec:\n  version: v0.2.0\n',
   );
-  expectFailureLeavesOutput(
+  await expectFailureLeavesOutput(
     (out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out],
     [/core provider/i, 'second-core.yaml'],
   );
 });
 
-test('a contract mismatch (core v1beta2 with a provider whose metadata says v1alpha4): exit 1', () => {
+test('a contract mismatch (core v1beta2 with a provider whose metadata says v1alpha4): exit 1', async () => {
   const dir = exampleCopy();
   cpSync(
     path.join(PROJECT_ROOT, 'test', 'fixtures', 'resolve', 'repository', 'infrastructure-old'),
@@ -110,10 +113,10 @@ test('a contract mismatch (core v1beta2 with a provider whose metadata says v1al
     path.join(dir, 'management-cluster', 'old.yaml'),
     'apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: InfrastructureProvider\nmetadata:\n  name: old\n  namespace: old-system\nspec:\n  version: v0.4.0\n  fetchConfig:\n    url: ../repository/infrastructure-old/latest/infrastructure-components.yaml\n',
   );
-  expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], ['v1alpha4', 'v1beta2']);
+  await expectFailureLeavesOutput((out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out], ['v1alpha4', 'v1beta2']);
 });
 
-test('an unreadable source: exit 1, the provider and the location named', () => {
+test('an unreadable source: exit 1, the provider and the location named', async () => {
   const dir = exampleCopy();
   const file = path.join(dir, 'management-cluster', 'providers.yaml');
   writeFileSync(
@@ -122,13 +125,13 @@ test('an unreadable source: exit 1, the provider and the location named', () => 
       .get('providers.yaml')!
       .replace('../repository/infrastructure-example/latest', '../repository/no-such-provider/latest'),
   );
-  expectFailureLeavesOutput(
+  await expectFailureLeavesOutput(
     (out) => ['render', '-f', path.join(dir, 'management-cluster'), '-o', out],
     ['no-such-provider', 'InfrastructureProvider/capex-system/example'],
   );
 });
 
-test('several problems in several files are reported together', () => {
+test('several problems in several files are reported together', async () => {
   const dir = exampleCopy();
   const mc = path.join(dir, 'management-cluster');
   const files = readTree(mc);
@@ -137,21 +140,21 @@ test('several problems in several files are reported together', () => {
     files.get('providers.yaml')!.replace('maxConcurrentReconciles: 5', 'maxConcurrentReconciles: 0'),
   );
   writeFileSync(path.join(mc, 'config.yaml'), files.get('config.yaml')!.replace('certManager:', 'certManagr:'));
-  const result = expectFailureLeavesOutput((out) => ['render', '-f', mc, '-o', out], ['maxConcurrentReconciles', 'certManagr']);
+  const result = await expectFailureLeavesOutput((out) => ['render', '-f', mc, '-o', out], ['maxConcurrentReconciles', 'certManagr']);
   assert.match(result.stderr, /\d+ problems/);
 });
 
-test('usage errors exit 2: no -f, an unknown flag, render without -o', () => {
-  assert.equal(run(['render', '-o', 'x']).code, 2);
-  assert.equal(run(['render', '-f', 'x', '--no-such-flag']).code, 2);
-  const noOutput = run(['render', '-f', path.join(EXAMPLE, 'management-cluster')]);
+test('usage errors exit 2: no -f, an unknown flag, render without -o', async () => {
+  assert.equal((await run(['render', '-o', 'x'])).code, 2);
+  assert.equal((await run(['render', '-f', 'x', '--no-such-flag'])).code, 2);
+  const noOutput = await run(['render', '-f', path.join(EXAMPLE, 'management-cluster')]);
   assert.equal(noOutput.code, 2);
   assert.match(noOutput.stderr, /--output/);
-  assert.equal(run(['no-such-command']).code, 2);
+  assert.equal((await run(['no-such-command'])).code, 2);
 });
 
-test('--help describes every flag', () => {
-  const help = run(['render', '--help']);
+test('--help describes every flag', async () => {
+  const help = await run(['render', '--help']);
   assert.equal(help.code, 0);
   for (const flag of ['--file', '--output', '--list-variables', '--allow-secret-values']) assert.ok(help.stdout.includes(flag), flag);
   // every option line has a description after the flag column
@@ -160,7 +163,7 @@ test('--help describes every flag', () => {
   for (const line of optionLines) assert.match(line, /\S\s{2,}\S/, `no description: ${line}`);
 });
 
-test("clusterctl's flags and commands are usage errors that say where capi-gitops takes their meaning", () => {
+test("clusterctl's flags and commands are usage errors that say where capi-gitops takes their meaning", async () => {
   const mc = path.join(EXAMPLE, 'management-cluster');
   const cases: [string[], RegExp][] = [
     [
@@ -174,20 +177,20 @@ test("clusterctl's flags and commands are usage errors that say where capi-gitop
     [['upgrade', 'plan'], /hint: clusterctl upgrade plan is capi-gitops plan -f <manifest>/],
   ];
   for (const [args, hint] of cases) {
-    const result = run(args);
+    const result = await run(args);
     assert.equal(result.code, 2, args.join(' '));
     assert.match(result.stderr, /^error: unknown (option|command) /);
     assert.match(result.stderr, hint, args.join(' '));
   }
-  assert.doesNotMatch(run(['render', '--bogus']).stderr, /hint:/);
+  assert.doesNotMatch((await run(['render', '--bogus'])).stderr, /hint:/);
 });
 
-test('a variable set only in the environment, as clusterctl users give them, is a warning: capi-gitops renders its default', () => {
+test('a variable set only in the environment, as clusterctl users give them, is a warning: capi-gitops renders its default', async () => {
   const out = path.join(tempDir(), 'out');
   // CLUSTER_TOPOLOGY: read by every example provider with default false; EXAMPLE_REGION is given in the
   // Config; EXP_MACHINE_POOL is its default already
   const env = { ...process.env, CLUSTER_TOPOLOGY: 'value-from-env-7f3a', EXAMPLE_REGION: 'us-east-1', EXP_MACHINE_POOL: 'true' };
-  const result = runCli(['render', '-f', path.join(EXAMPLE, 'management-cluster'), '-o', out], { env });
+  const result = await runCli(['render', '-f', path.join(EXAMPLE, 'management-cluster'), '-o', out], { env });
   assert.equal(result.code, 0, result.stderr);
   assert.match(
     result.stderr,
@@ -203,13 +206,13 @@ test('a variable set only in the environment, as clusterctl users give them, is 
   const dir = exampleCopy();
   const config = path.join(dir, 'management-cluster', 'config.yaml');
   writeFileSync(config, readFileSync(config, 'utf8').replace('variables:\n  EXAMPLE_REGION: eu-west-1\n', ''));
-  const missing = runCli(['render', '-f', path.join(dir, 'management-cluster'), '-o', out], { env });
+  const missing = await runCli(['render', '-f', path.join(dir, 'management-cluster'), '-o', out], { env });
   assert.equal(missing.code, 1, missing.stderr);
   assert.match(missing.stderr, /EXAMPLE_REGION is set in the environment, .*, so infrastructure-example gets no value for it\n/);
   assert.match(missing.stderr, /error: .*value for variable \[EXAMPLE_REGION\] is not set/);
 });
 
-test('--list-variables prints variables, defaults and origins, and masks Secret values', () => {
+test('--list-variables prints variables, defaults and origins, and masks Secret values', async () => {
   const dir = exampleCopy();
   const mc = path.join(dir, 'management-cluster');
   writeFileSync(
@@ -220,14 +223,14 @@ test('--list-variables prints variables, defaults and origins, and masks Secret 
     .get('providers.yaml')!
     .replace('  version: v0.2.0\n  # A provider', '  version: v0.2.0\n  configSecret:\n    name: capex-variables\n  # A provider');
   writeFileSync(path.join(mc, 'providers.yaml'), providers);
-  const result = run(['render', '-f', mc, '--list-variables']);
+  const result = await run(['render', '-f', mc, '--list-variables']);
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /EXAMPLE_REGION = \*+ from Secret capex-system\/capex-variables/);
   assert.match(result.stdout, /EXP_MACHINE_POOL = default "true"/);
   assert.ok(!result.stdout.includes('top-secret-region'));
 });
 
-test('values from a Secret are refused in the output unless --allow-secret-values', () => {
+test('values from a Secret are refused in the output unless --allow-secret-values', async () => {
   const dir = exampleCopy();
   const mc = path.join(dir, 'management-cluster');
   writeFileSync(
@@ -240,10 +243,10 @@ test('values from a Secret are refused in the output unless --allow-secret-value
       .get('providers.yaml')!
       .replace('  version: v0.2.0\n  # A provider', '  version: v0.2.0\n  configSecret:\n    name: capex-variables\n  # A provider'),
   );
-  const refused = expectFailureLeavesOutput((out) => ['render', '-f', mc, '-o', out], ['EXAMPLE_REGION', '--allow-secret-values']);
+  const refused = await expectFailureLeavesOutput((out) => ['render', '-f', mc, '-o', out], ['EXAMPLE_REGION', '--allow-secret-values']);
   assert.ok(!refused.stderr.includes('top-secret-region'), 'the secret value leaked into stderr');
   const out = path.join(tempDir(), 'out');
-  const allowed = run(['render', '-f', mc, '-o', out, '--allow-secret-values']);
+  const allowed = await run(['render', '-f', mc, '-o', out, '--allow-secret-values']);
   assert.equal(allowed.code, 0, allowed.stderr);
   assert.ok(!allowed.stdout.includes('top-secret-region'));
   assert.ok(
@@ -251,7 +254,7 @@ test('values from a Secret are refused in the output unless --allow-secret-value
   );
 });
 
-test('a manifest that moves a locked provider to a lower minor warns at its spec.version (cluster-api-operator internal/controller/preflight_checks.go checkProviderVersion)', () => {
+test('a manifest that moves a locked provider to a lower minor warns at its spec.version (cluster-api-operator internal/controller/preflight_checks.go checkProviderVersion)', async () => {
   const dir = exampleCopy();
   const mc = path.join(dir, 'management-cluster');
   // the example's lock holds cluster-api v0.2.0 (requested latest); pin it back to v0.1.0
@@ -259,19 +262,19 @@ test('a manifest that moves a locked provider to a lower minor warns at its spec
   // only the core provider: the example's other providers implement v1beta2, which v0.1.0 refuses
   const core = providers.slice(0, providers.indexOf('---')).replace(/^spec:\n/m, 'spec:\n  version: v0.1.0\n');
   writeFileSync(path.join(mc, 'providers.yaml'), core);
-  const result = run(['render', '-f', mc, '-o', path.join(tempDir(), 'out')]);
+  const result = await run(['render', '-f', mc, '-o', path.join(tempDir(), 'out')]);
   assert.equal(result.code, 0, result.stderr);
   assert.match(
     result.stderr,
     /providers\.yaml:\d+:\d+: warning: CoreProvider\/capi-system\/cluster-api: spec\.version: v0\.1\.0 is below the locked v0\.2\.0: a downgrade/,
   );
   // a second render, the lock now at v0.1.0: nothing to warn about
-  const again = run(['render', '-f', mc, '-o', path.join(tempDir(), 'out')]);
+  const again = await run(['render', '-f', mc, '-o', path.join(tempDir(), 'out')]);
   assert.equal(again.code, 0, again.stderr);
   assert.doesNotMatch(again.stderr, /downgrade/);
 });
 
-test('plan shows the locked version as installed, not a manifest pin edited since (clusterctl cmd/clusterctl/client/cluster/upgrader.go Plan: what runs)', () => {
+test('plan shows the locked version as installed, not a manifest pin edited since (clusterctl cmd/clusterctl/client/cluster/upgrader.go Plan: what runs)', async () => {
   const dir = exampleCopy();
   const mc = path.join(dir, 'management-cluster');
   // the lock holds cluster-api v0.2.0; the manifest now pins v0.1.0, not rendered yet
@@ -280,7 +283,7 @@ test('plan shows the locked version as installed, not a manifest pin edited sinc
     path.join(mc, 'providers.yaml'),
     providers.slice(0, providers.indexOf('---')).replace(/^spec:\n/m, 'spec:\n  version: v0.1.0\n'),
   );
-  const plan = run(['plan', '-f', mc, '--json']);
+  const plan = await run(['plan', '-f', mc, '--json']);
   assert.equal(plan.code, 0, plan.stderr);
   const core = (JSON.parse(plan.stdout) as { providers: { label: string; installed: string }[] }).providers.find(
     (p) => p.label === 'cluster-api',

@@ -45,11 +45,11 @@ function example(edit: (providers: string) => string): string {
   return dir;
 }
 
-test('plan suggests `capi-gitops update … --contract v1beta2` with the -f it was given, and that command runs as printed', () => {
+test('plan suggests `capi-gitops update … --contract v1beta2` with the -f it was given, and that command runs as printed', async () => {
   // Only the core provider, pinned to v0.1.0 (contract v1beta1); v0.2.0 implements v1beta2.
   const dir = example((text) => text.slice(0, text.indexOf('---')).replace('spec:\n', 'spec:\n  version: v0.1.0\n'));
-  assert.equal(runCli(['lock', '-f', 'management-cluster'], { cwd: dir }).code, 0);
-  const plan = runCli(['plan', '-f', 'management-cluster'], { cwd: dir });
+  assert.equal((await runCli(['lock', '-f', 'management-cluster'], { cwd: dir })).code, 0);
+  const plan = await runCli(['plan', '-f', 'management-cluster'], { cwd: dir });
   assert.equal(plan.code, 0, plan.stderr);
   const [command, ...more] = suggestedCommands(plan.stdout);
   assert.equal(command, 'capi-gitops update -f management-cluster --contract v1beta2', plan.stdout);
@@ -60,7 +60,7 @@ test('plan suggests `capi-gitops update … --contract v1beta2` with the -f it w
   assert.match(readFileSync(path.join(dir, 'management-cluster', 'providers.yaml'), 'utf8'), /version: v0\.2\.0/);
 });
 
-test('a core provider range that excludes v1beta2: plan suggests no update it would refuse, update names that range at its spec.version, and its hint runs as written (clusterctl cmd/clusterctl/client/cluster/upgrader.go createCustomPlan)', () => {
+test('a core provider range that excludes v1beta2: plan suggests no update it would refuse, update names that range at its spec.version, and its hint runs as written (clusterctl cmd/clusterctl/client/cluster/upgrader.go createCustomPlan)', async () => {
   // The corpus's kubeadm releases: 1.10 implements v1beta1, 1.12 v1beta2. The bootstrap provider
   // pins v1.10.4 (update moves it), the core asks for ~1.10 (update cannot move it).
   const latest = (label: string, file: string) => pathToFileURL(path.join(CORPUS_REPOSITORY, label, 'latest', file)).href;
@@ -76,14 +76,14 @@ test('a core provider range that excludes v1beta2: plan suggests no update it wo
       '',
     ].join('\n'),
   });
-  assert.equal(runCli(['lock', '-f', '.'], { cwd: dir }).code, 0);
-  const plan = runCli(['plan', '-f', '.'], { cwd: dir });
+  assert.equal((await runCli(['lock', '-f', '.'], { cwd: dir })).code, 0);
+  const plan = await runCli(['plan', '-f', '.'], { cwd: dir });
   assert.equal(plan.code, 0, plan.stderr);
   // the v1beta2 plan would split the contracts: plan says why, and suggests no update
   assert.deepEqual(suggestedCommands(plan.stdout), [], plan.stdout);
   assert.match(plan.stdout, /\n {2}v1beta2: providers\.yaml:5:12: the range "~1\.10" keeps cluster-api at v1\.10\.4 \(contract v1beta1\)/);
   const before = readFileSync(path.join(dir, 'providers.yaml'), 'utf8');
-  const update = runCli(['update', '-f', '.', '--contract', 'v1beta2'], { cwd: dir });
+  const update = await runCli(['update', '-f', '.', '--contract', 'v1beta2'], { cwd: dir });
   assert.equal(update.code, 1, update.stderr);
   // one error, the cause, where to fix it: not the contract mismatch it would lead to
   assert.match(
@@ -93,22 +93,22 @@ test('a core provider range that excludes v1beta2: plan suggests no update it wo
   assert.equal(readFileSync(path.join(dir, 'providers.yaml'), 'utf8'), before);
   // the hint as written: the core pinned, update moves both
   writeFileSync(path.join(dir, 'providers.yaml'), before.replace('version: "~1.10"', 'version: v1.10.4'));
-  const again = runCli(['update', '-f', '.', '--contract', 'v1beta2'], { cwd: dir });
+  const again = await runCli(['update', '-f', '.', '--contract', 'v1beta2'], { cwd: dir });
   assert.equal(again.code, 0, again.stderr);
   assert.equal(readFileSync(path.join(dir, 'providers.yaml'), 'utf8').match(/version: v1\.12\.0/g)?.length, 2);
 });
 
-test('render --frozen with a stale lockfile suggests `capi-gitops lock -f …`, which runs as printed and makes --frozen pass', () => {
+test('render --frozen with a stale lockfile suggests `capi-gitops lock -f …`, which runs as printed and makes --frozen pass', async () => {
   // Dropping the infrastructure provider changes the lock.
   const dir = example((text) => text.slice(0, text.lastIndexOf('---')));
   const frozen = ['render', '-f', 'management-cluster', '-f', 'management-cluster/config.yaml', '-o', 'out', '--frozen'];
-  const failed = runCli(frozen, { cwd: dir });
+  const failed = await runCli(frozen, { cwd: dir });
   assert.equal(failed.code, 1, failed.stderr);
   const commands = [...new Set(suggestedCommands(failed.stderr))];
   assert.deepEqual(commands, ['capi-gitops lock -f management-cluster -f management-cluster/config.yaml'], failed.stderr);
   const lock = runAsPrinted(commands[0], dir);
   assert.equal(lock.code, 0, lock.stderr);
-  const again = runCli(frozen, { cwd: dir });
+  const again = await runCli(frozen, { cwd: dir });
   assert.equal(again.code, 0, again.stderr);
 });
 
@@ -120,23 +120,23 @@ function git(cwd: string, ...args: string[]): string {
   return result.stdout;
 }
 
-test('a lockfile left conflicted by a merge: each conflict is named, and the hint (keep one side, `capi-gitops lock -f …`) runs as printed', () => {
+test('a lockfile left conflicted by a merge: each conflict is named, and the hint (keep one side, `capi-gitops lock -f …`) runs as printed', async () => {
   const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.8.0') });
   git(dir, 'init', '-q', '-b', 'main');
-  assert.equal(runCli(['lock', '-f', '.'], { cwd: dir }).code, 0);
+  assert.equal((await runCli(['lock', '-f', '.'], { cwd: dir })).code, 0);
   git(dir, 'add', '.');
   git(dir, 'commit', '-qm', 'v1.8.0');
   git(dir, 'checkout', '-qb', 'upgrade');
   writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.12.0'));
-  assert.equal(runCli(['lock', '-f', '.'], { cwd: dir }).code, 0);
+  assert.equal((await runCli(['lock', '-f', '.'], { cwd: dir })).code, 0);
   git(dir, 'commit', '-qam', 'v1.12.0');
   git(dir, 'checkout', '-q', 'main');
   writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.10.4'));
-  assert.equal(runCli(['lock', '-f', '.'], { cwd: dir }).code, 0);
+  assert.equal((await runCli(['lock', '-f', '.'], { cwd: dir })).code, 0);
   git(dir, 'commit', '-qam', 'v1.10.4');
   git(dir, 'merge', 'upgrade');
   git(dir, 'checkout', '--theirs', '--', 'providers.yaml');
-  const failed = runCli(['lock', '-f', '.'], { cwd: dir });
+  const failed = await runCli(['lock', '-f', '.'], { cwd: dir });
   assert.equal(failed.code, 1, failed.stderr);
   assert.match(failed.stderr, /^capi-gitops\.lock\.yaml:\d+:1: error: unresolved Git merge conflict \(lines \d+-\d+\)$/m);
   assert.doesNotMatch(failed.stderr, /invalid YAML/);
@@ -150,13 +150,13 @@ test('a lockfile left conflicted by a merge: each conflict is named, and the hin
   assert.match(relocked.stdout, /~ cluster-api v1\.10\.4 → v1\.12\.0/);
 });
 
-test('a lockfile that does not fit the model: the hint (remove it, `capi-gitops lock -f …`) runs as printed and makes --frozen pass', () => {
+test('a lockfile that does not fit the model: the hint (remove it, `capi-gitops lock -f …`) runs as printed and makes --frozen pass', async () => {
   const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') });
-  assert.equal(runCli(['lock', '-f', '.'], { cwd: dir }).code, 0);
+  assert.equal((await runCli(['lock', '-f', '.'], { cwd: dir })).code, 0);
   const lockFile = path.join(dir, 'capi-gitops.lock.yaml');
   writeFileSync(lockFile, readFileSync(lockFile, 'utf8') + 'reviewedBy: me\n');
   const frozen = ['render', '-f', '.', '-o', 'out', '--frozen'];
-  const failed = runCli(frozen, { cwd: dir });
+  const failed = await runCli(frozen, { cwd: dir });
   assert.equal(failed.code, 1, failed.stderr);
   const remove = failed.stderr.match(/`(rm [^`]+)`/)?.[1];
   assert.ok(remove, failed.stderr);
@@ -164,7 +164,7 @@ test('a lockfile that does not fit the model: the hint (remove it, `capi-gitops 
   const [lock] = new Set(suggestedCommands(failed.stderr));
   const relocked = runAsPrinted(lock, dir);
   assert.equal(relocked.code, 0, relocked.stderr);
-  const again = runCli(frozen, { cwd: dir });
+  const again = await runCli(frozen, { cwd: dir });
   assert.equal(again.code, 0, again.stderr);
 });
 
@@ -210,7 +210,7 @@ test('a suggested render repeats the flags that shape the output (layout, fleet 
   assert.equal(completeSuggestions('run `capi-gitops lock`', invocation), 'run `capi-gitops lock -f m/`');
 });
 
-test("an unused variable: the warning suggests `capi-gitops render … --list-variables` with the run's flags, runnable as printed", () => {
+test("an unused variable: the warning suggests `capi-gitops render … --list-variables` with the run's flags, runnable as printed", async () => {
   const dir = example((text) => text);
   const config = path.join(dir, 'management-cluster', 'config.yaml');
   writeFileSync(
@@ -220,7 +220,7 @@ test("an unused variable: the warning suggests `capi-gitops render … --list-va
       '  EXAMPLE_REGION: eu-west-1\n  EXP_CLUSTER_RESOURCE_SET: "true"\n',
     ),
   );
-  const result = runCli(['render', '-f', 'management-cluster', '-o', 'out', '--cache-dir', 'cache'], { cwd: dir });
+  const result = await runCli(['render', '-f', 'management-cluster', '-o', 'out', '--cache-dir', 'cache'], { cwd: dir });
   assert.equal(result.code, 0, result.stderr);
   assert.match(
     result.stderr,

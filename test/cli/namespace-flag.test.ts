@@ -38,7 +38,7 @@ test('--namespace reaches the run; a name that is no namespace is a usage error'
   assert.throws(() => renderOptions({ file: ['m.yaml'], namespace: 'KCM_System' }, quiet), UsageError);
 });
 
-test('render -n renders providers printed without a namespace, records -n in the output README, and check -n agrees', () => {
+test('render -n renders providers printed without a namespace, records -n in the output README, and check -n agrees', async () => {
   const dir = tempDir();
   const repository = path.join(EXAMPLE, 'repository');
   writeFileSync(
@@ -58,15 +58,15 @@ certManager: {enabled: false}
 `,
   );
   const out = path.join(dir, 'out');
-  const render = runCli(['render', '-f', 'providers.yaml', '-n', 'kcm-system', '-o', 'out', '--quiet'], { cwd: dir });
+  const render = await runCli(['render', '-f', 'providers.yaml', '-n', 'kcm-system', '-o', 'out', '--quiet'], { cwd: dir });
   assert.equal(render.code, 0, render.stderr);
   assert.match(readFileSync(path.join(out, '01-cluster-api', 'provider-cluster-api.yaml'), 'utf8'), /namespace: kcm-system/);
   assert.match(readFileSync(path.join(out, 'README.md'), 'utf8'), /capi-gitops render -f providers\.yaml --namespace kcm-system -o out/);
-  const check = runCli(['check', '-f', 'providers.yaml', '--namespace', 'kcm-system', '-o', 'out'], { cwd: dir });
+  const check = await runCli(['check', '-f', 'providers.yaml', '--namespace', 'kcm-system', '-o', 'out'], { cwd: dir });
   assert.equal(check.code, 0, check.stderr + check.stdout);
 });
 
-test('-n that no object takes (each names its own: not clusterctl --target-namespace) is a warning saying where to set it', () => {
+test('-n that no object takes (each names its own: not clusterctl --target-namespace) is a warning saying where to set it', async () => {
   const dir = tempDir();
   const core = path.join(EXAMPLE, 'repository', 'cluster-api', 'latest', 'core-components.yaml');
   const manifest = (namespace: string) =>
@@ -74,7 +74,7 @@ test('-n that no object takes (each names its own: not clusterctl --target-names
     `  version: v0.2.0\n  fetchConfig:\n    url: ${core}\n---\n` +
     'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\ncertManager: {enabled: false}\n';
   writeFileSync(path.join(dir, 'providers.yaml'), manifest('  namespace: capi-system\n'));
-  const render = runCli(['render', '-f', 'providers.yaml', '-n', 'capi-infra', '-o', 'out'], { cwd: dir });
+  const render = await runCli(['render', '-f', 'providers.yaml', '-n', 'capi-infra', '-o', 'out'], { cwd: dir });
   assert.equal(render.code, 0, render.stderr);
   assert.match(
     render.stderr,
@@ -83,7 +83,7 @@ test('-n that no object takes (each names its own: not clusterctl --target-names
   assert.match(readFileSync(path.join(dir, 'out', '01-cluster-api', 'provider-cluster-api.yaml'), 'utf8'), /namespace: capi-system/);
   // taken by an object without one: no warning
   writeFileSync(path.join(dir, 'providers.yaml'), manifest(''));
-  const taken = runCli(['render', '-f', 'providers.yaml', '-n', 'capi-infra', '-o', 'out'], { cwd: dir });
+  const taken = await runCli(['render', '-f', 'providers.yaml', '-n', 'capi-infra', '-o', 'out'], { cwd: dir });
   assert.equal(taken.code, 0, taken.stderr);
   assert.doesNotMatch(taken.stderr, /changed nothing/);
 });

@@ -27,14 +27,14 @@ function commandPaths(command: Command, prefix: string[] = []): string[][] {
   return [prefix, ...command.commands.flatMap((sub) => commandPaths(sub, [...prefix, sub.name()]))];
 }
 
-test('--version prints the package version; version prints it with Node and the platform, also as JSON', () => {
-  const bare = runCli(['--version']);
+test('--version prints the package version; version prints it with Node and the platform, also as JSON', async () => {
+  const bare = await runCli(['--version']);
   assert.equal(bare.code, 0);
   assert.equal(bare.stdout, `${VERSION}\n`);
-  const text = runCli(['version']);
+  const text = await runCli(['version']);
   assert.equal(text.code, 0, text.stderr);
   assert.equal(text.stdout, `capi-gitops ${VERSION}\nnode ${process.version}\nplatform ${process.platform}/${process.arch}\n`);
-  const json = JSON.parse(runCli(['version', '--json']).stdout);
+  const json = JSON.parse((await runCli(['version', '--json'])).stdout);
   assert.deepEqual(json, {
     schemaVersion: 1,
     command: 'version',
@@ -47,7 +47,7 @@ test('--version prints the package version; version prints it with Node and the 
 
 test('every --help has Examples, Environment and Exit codes, and every example parses as a real command', async () => {
   for (const words of commandPaths(buildProgram())) {
-    const help = runCli([...words, '--help']);
+    const help = await runCli([...words, '--help']);
     assert.equal(help.code, 0, words.join(' '));
     const [, examples = ''] = help.stdout.split('\nExamples:\n');
     assert.ok(examples, `capi-gitops ${words.join(' ')} --help has no Examples section:\n${help.stdout}`);
@@ -77,16 +77,16 @@ test('every --help has Examples, Environment and Exit codes, and every example p
     }
   }
   // the program's help names every environment variable the tool reads
-  const root = runCli(['--help']).stdout;
+  const root = (await runCli(['--help'])).stdout;
   for (const name of Object.keys(ENVIRONMENT)) assert.ok(root.includes(`  ${name} `), `${name} missing from --help`);
-  const render = runCli(['render', '--help']).stdout;
+  const render = (await runCli(['render', '--help'])).stdout;
   assert.match(render, /GITHUB_TOKEN/);
   assert.match(render, /XDG_CACHE_HOME/);
 });
 
 /** Runs bash completion for the words typed so far (the last one being completed). */
-function bashComplete(words: string[]): string[] {
-  const script = runCli(['completion', 'bash']);
+async function bashComplete(words: string[]): Promise<string[]> {
+  const script = await runCli(['completion', 'bash']);
   assert.equal(script.code, 0, script.stderr);
   const program = `${script.stdout}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _capi_gitops; printf '%s\\n' "\${COMPREPLY[@]}"`;
   const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program], { encoding: 'utf8', cwd: PROJECT_ROOT });
@@ -94,29 +94,29 @@ function bashComplete(words: string[]): string[] {
   return result.stdout.split('\n').filter(Boolean).sort();
 }
 
-test('bash completion completes commands, flags, flag choices, argument choices and paths', () => {
-  assert.deepEqual(bashComplete(['capi-gitops', 're']), ['render']);
-  assert.ok(bashComplete(['capi-gitops', '']).includes('completion'));
-  assert.deepEqual(bashComplete(['capi-gitops', 'render', '--la']), ['--layout']);
-  assert.deepEqual(bashComplete(['capi-gitops', 'render', '-f', 'x', '--layout', '']), ['argocd', 'flux', 'kustomize', 'operator']);
+test('bash completion completes commands, flags, flag choices, argument choices and paths', async () => {
+  assert.deepEqual(await bashComplete(['capi-gitops', 're']), ['render']);
+  assert.ok((await bashComplete(['capi-gitops', ''])).includes('completion'));
+  assert.deepEqual(await bashComplete(['capi-gitops', 'render', '--la']), ['--layout']);
+  assert.deepEqual(await bashComplete(['capi-gitops', 'render', '-f', 'x', '--layout', '']), ['argocd', 'flux', 'kustomize', 'operator']);
   assert.deepEqual(
-    bashComplete(['capi-gitops', 'chart', 'show', '']).filter((w) => !w.startsWith('-')),
+    (await bashComplete(['capi-gitops', 'chart', 'show', ''])).filter((w) => !w.startsWith('-')),
     ['argocd', 'flux'],
   );
   assert.deepEqual(
-    bashComplete(['capi-gitops', 'completion', '']).filter((w) => !w.startsWith('-')),
+    (await bashComplete(['capi-gitops', 'completion', ''])).filter((w) => !w.startsWith('-')),
     ['bash', 'zsh'],
   );
-  assert.deepEqual(bashComplete(['capi-gitops', 'render', '-f', 'exam']), ['examples']);
+  assert.deepEqual(await bashComplete(['capi-gitops', 'render', '-f', 'exam']), ['examples']);
   // a flag value that looks like a command name is not taken for one
-  assert.ok(bashComplete(['capi-gitops', 'render', '-f', 'chart', '--fro']).includes('--frozen'));
+  assert.ok((await bashComplete(['capi-gitops', 'render', '-f', 'chart', '--fro'])).includes('--frozen'));
 });
 
 test(
   'zsh completion loads the same function through bashcompinit',
   { skip: spawnSync('zsh', ['--version']).error ? 'zsh is not installed' : false },
-  () => {
-    const script = runCli(['completion', 'zsh']).stdout;
+  async () => {
+    const script = (await runCli(['completion', 'zsh'])).stdout;
     const complete = (words: string[]) =>
       `COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _capi_gitops; print -r -- "\${COMPREPLY[@]}"`;
     const program = [
@@ -135,10 +135,10 @@ test(
   },
 );
 
-test('render --json reports files written, changed and removed and the objects that changed; text lists the objects', () => {
+test('render --json reports files written, changed and removed and the objects that changed; text lists the objects', async () => {
   const dir = example();
   const args = ['render', '-f', 'management-cluster', '-o', 'out'];
-  const first = runCli([...args, '--json'], { cwd: dir });
+  const first = await runCli([...args, '--json'], { cwd: dir });
   assert.equal(first.code, 0, first.stderr);
   const created = JSON.parse(first.stdout);
   assert.equal(created.schemaVersion, 1);
@@ -155,7 +155,7 @@ test('render --json reports files written, changed and removed and the objects t
   // a variable the infrastructure Deployment uses changes one object in one file
   const config = path.join(dir, 'management-cluster', 'config.yaml');
   writeFileSync(config, readFileSync(config, 'utf8').replace('EXAMPLE_REGION: eu-west-1', 'EXAMPLE_REGION: eu-west-2'));
-  const text = runCli(args, { cwd: dir });
+  const text = await runCli(args, { cwd: dir });
   assert.equal(text.code, 0, text.stderr);
   assert.match(
     text.stdout,
@@ -166,7 +166,7 @@ test('render --json reports files written, changed and removed and the objects t
   const providers = path.join(dir, 'management-cluster', 'providers.yaml');
   const manifest = readFileSync(providers, 'utf8');
   writeFileSync(providers, manifest.slice(0, manifest.lastIndexOf('---')));
-  const removed = JSON.parse(runCli([...args, '--json'], { cwd: dir }).stdout);
+  const removed = JSON.parse((await runCli([...args, '--json'], { cwd: dir })).stdout);
   assert.ok(removed.files.removed.includes('04-infrastructure-example/deployment-capex-controller-manager.yaml'));
   assert.ok(removed.files.changed.includes('kustomization.yaml'));
   assert.ok(removed.objects.some((o: { change: string; kind: string }) => o.change === 'removed' && o.kind === 'Deployment'));
@@ -177,24 +177,24 @@ test('render --json reports files written, changed and removed and the objects t
   );
 });
 
-test('lock and plan --json are single documents; a failure with --json is one too, with every problem', () => {
+test('lock and plan --json are single documents; a failure with --json is one too, with every problem', async () => {
   const dir = example();
-  const lock = JSON.parse(runCli(['lock', '-f', 'management-cluster', '--json'], { cwd: dir }).stdout);
+  const lock = JSON.parse((await runCli(['lock', '-f', 'management-cluster', '--json'], { cwd: dir })).stdout);
   assert.equal(lock.command, 'lock');
   assert.equal(lock.lockfile.updated, false);
   assert.equal(lock.certManager.version, 'v0.1.0');
-  const variables = JSON.parse(runCli(['render', '-f', 'management-cluster', '--list-variables', '--json'], { cwd: dir }).stdout);
+  const variables = JSON.parse((await runCli(['render', '-f', 'management-cluster', '--list-variables', '--json'], { cwd: dir })).stdout);
   const region = variables.variables
     .flatMap((p: { variables: { name: string }[] }) => p.variables)
     .find((v: { name: string }) => v.name === 'EXAMPLE_REGION');
   assert.equal(region.value, 'eu-west-1');
   assert.equal(region.fromSecret, false);
-  const plan = JSON.parse(runCli(['plan', '-f', 'management-cluster', '--json'], { cwd: dir }).stdout);
+  const plan = JSON.parse((await runCli(['plan', '-f', 'management-cluster', '--json'], { cwd: dir })).stdout);
   assert.equal(plan.command, 'plan');
   assert.equal(plan.currentContract, 'v1beta2');
   const providers = path.join(dir, 'management-cluster', 'providers.yaml');
   writeFileSync(providers, readFileSync(providers, 'utf8').replace('version: v0.2.0', 'versoin: v0.2.0'));
-  const failed = runCli(['render', '-f', 'management-cluster', '-o', 'out', '--json'], { cwd: dir });
+  const failed = await runCli(['render', '-f', 'management-cluster', '-o', 'out', '--json'], { cwd: dir });
   assert.equal(failed.code, 1);
   const problems = JSON.parse(failed.stdout);
   assert.equal(problems.ok, false);
@@ -203,28 +203,31 @@ test('lock and plan --json are single documents; a failure with --json is one to
     problems.problems.some((p: { path?: string; line?: number }) => p.path === 'spec.versoin' && typeof p.line === 'number'),
     failed.stdout,
   );
-  const usage = runCli(['render', '--json'], { cwd: dir });
+  const usage = await runCli(['render', '--json'], { cwd: dir });
   assert.equal(usage.code, 2);
   assert.equal(JSON.parse(usage.stdout).ok, false);
 });
 
-test('--quiet prints nothing on stdout; --verbose adds the files and sources on stderr', () => {
+test('--quiet prints nothing on stdout; --verbose adds the files and sources on stderr', async () => {
   const dir = example();
-  const quiet = runCli(['render', '-f', 'management-cluster', '-o', 'out', '--quiet'], { cwd: dir });
+  const quiet = await runCli(['render', '-f', 'management-cluster', '-o', 'out', '--quiet'], { cwd: dir });
   assert.equal(quiet.code, 0, quiet.stderr);
   assert.equal(quiet.stdout, '');
   const config = path.join(dir, 'management-cluster', 'config.yaml');
   writeFileSync(config, readFileSync(config, 'utf8').replace('EXAMPLE_REGION: eu-west-1', 'EXAMPLE_REGION: eu-west-2'));
-  const verbose = runCli(['render', '-f', 'management-cluster', '-o', 'out', '--verbose'], { cwd: dir });
+  const verbose = await runCli(['render', '-f', 'management-cluster', '-o', 'out', '--verbose'], { cwd: dir });
   assert.equal(verbose.code, 0, verbose.stderr);
   assert.match(verbose.stderr, /^ {2}changed 04-infrastructure-example\/deployment-capex-controller-manager\.yaml$/m);
   assert.match(verbose.stderr, /^ {2}cert-manager: .*cert-manager\.yaml$/m);
 });
 
-test('--quiet still prints warnings on stderr: an --env-secret no component uses is one', () => {
+test('--quiet still prints warnings on stderr: an --env-secret no component uses is one', async () => {
   const dir = example();
   const env = { ...process.env, UNUSED_TOKEN: 'x' };
-  const quiet = runCli(['render', '-f', 'management-cluster', '-o', 'out', '--quiet', '--env-secret', 'UNUSED_TOKEN'], { cwd: dir, env });
+  const quiet = await runCli(['render', '-f', 'management-cluster', '-o', 'out', '--quiet', '--env-secret', 'UNUSED_TOKEN'], {
+    cwd: dir,
+    env,
+  });
   assert.equal(quiet.code, 0, quiet.stderr);
   assert.equal(quiet.stdout, '');
   assert.match(quiet.stderr, /^warning: --env-secret UNUSED_TOKEN: variable UNUSED_TOKEN is not used by any component/m);

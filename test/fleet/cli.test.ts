@@ -4,11 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeTempManifest } from '../helpers/corpus-manifest.js';
-import { CLI, exampleCopy } from '../helpers/cli.js';
+import { runCli, exampleCopy } from '../helpers/cli.js';
 
 const FLEET = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
 kind: CoreProvider
@@ -26,26 +25,24 @@ for (const [args, what] of [
   [['plan'], 'plan without --release works on a single cluster'],
   [['render', '--list-variables'], 'render --list-variables works on a single cluster'],
 ] as const) {
-  test(`${args.join(' ')} refuses a fleet, naming the clusters field, and writes nothing`, () => {
+  test(`${args.join(' ')} refuses a fleet, naming the clusters field, and writes nothing`, async () => {
     const dir = writeTempManifest({ 'fleet.yaml': FLEET });
-    const r = spawnSync(process.execPath, [CLI, ...args, '-f', dir, '--offline', '--cache-dir', path.join(dir, 'cache')], {
-      encoding: 'utf8',
-    });
-    assert.equal(r.status, 1, r.stderr);
+    const r = await runCli([...args, '-f', dir, '--offline', '--cache-dir', path.join(dir, 'cache')]);
+    assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, new RegExp(`fleet\\.yaml:\\d+:\\d+: error: Config: clusters: ${what}, and this manifest declares a fleet`));
     assert.match(r.stderr, /hint: /);
     assert.equal(existsSync(path.join(dir, 'capi-gitops.lock.yaml')), false);
   });
 }
 
-test('plan --cluster without --release is a usage error, not silently ignored', () => {
+test('plan --cluster without --release is a usage error, not silently ignored', async () => {
   const dir = writeTempManifest({ 'fleet.yaml': FLEET });
-  const r = spawnSync(process.execPath, [CLI, 'plan', '-f', dir, '--cluster', 'eu-1', '--offline'], { encoding: 'utf8' });
-  assert.equal(r.status, 2, r.stderr);
+  const r = await runCli(['plan', '-f', dir, '--cluster', 'eu-1', '--offline']);
+  assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /plan --cluster chooses the clusters of a fleet that --release moves; add --release <name>, or drop --cluster/);
 });
 
-test('check --cluster renders a fleet and compares, naming a hand-edited file of that cluster (check honours --cluster)', () => {
+test('check --cluster renders a fleet and compares, naming a hand-edited file of that cluster (check honours --cluster)', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   writeFileSync(
@@ -53,21 +50,18 @@ test('check --cluster renders a fleet and compares, naming a hand-edited file of
     'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\noutput: {fleetLayout: full}\nclusters:\n- name: eu-1\n- name: us-1\n',
   );
   const out = path.join(example, 'out');
-  const run = (...args: string[]) =>
-    spawnSync(process.execPath, [CLI, ...args, '-f', manifest, '-o', out, '--cache-dir', path.join(example, 'cache')], {
-      encoding: 'utf8',
-    });
-  assert.equal(run('render').status, 0);
-  const clean = run('check', '--cluster', 'eu-1');
-  assert.equal(clean.status, 0, clean.stdout + clean.stderr);
+  const run = async (...args: string[]) => await runCli([...args, '-f', manifest, '-o', out, '--cache-dir', path.join(example, 'cache')]);
+  assert.equal((await run('render')).code, 0);
+  const clean = await run('check', '--cluster', 'eu-1');
+  assert.equal(clean.code, 0, clean.stdout + clean.stderr);
   const edited = path.join(out, 'clusters', 'eu-1', '01-cluster-api', 'deployment-capi-controller-manager.yaml');
   writeFileSync(edited, readFileSync(edited, 'utf8').replace('replicas: 1', 'replicas: 2'));
-  const drift = run('check', '--cluster', 'eu-1');
-  assert.equal(drift.status, 1, drift.stderr);
+  const drift = await run('check', '--cluster', 'eu-1');
+  assert.equal(drift.code, 1, drift.stderr);
   assert.match(drift.stdout, /clusters\/eu-1\/01-cluster-api\/deployment-capi-controller-manager\.yaml/);
 });
 
-test('check on the shared layout: clean after render, and a hand-edited base is drift', () => {
+test('check on the shared layout: clean after render, and a hand-edited base is drift', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   writeFileSync(
@@ -75,23 +69,20 @@ test('check on the shared layout: clean after render, and a hand-edited base is 
     'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n- name: us-1\n',
   );
   const out = path.join(example, 'out');
-  const run = (...args: string[]) =>
-    spawnSync(process.execPath, [CLI, ...args, '-f', manifest, '-o', out, '--cache-dir', path.join(example, 'cache')], {
-      encoding: 'utf8',
-    });
-  assert.equal(run('render').status, 0);
-  assert.equal(run('check').status, 0);
+  const run = async (...args: string[]) => await runCli([...args, '-f', manifest, '-o', out, '--cache-dir', path.join(example, 'cache')]);
+  assert.equal((await run('render')).code, 0);
+  assert.equal((await run('check')).code, 0);
   const base = readdirSync(path.join(out, 'bases', 'cluster-api'));
   assert.equal(base.length, 1);
   const edited = path.join(out, 'bases', 'cluster-api', base[0]!, 'deployment-capi-controller-manager.yaml');
   writeFileSync(edited, readFileSync(edited, 'utf8').replace('replicas: 1', 'replicas: 2'));
-  const drift = run('check');
-  assert.equal(drift.status, 1, drift.stderr);
+  const drift = await run('check');
+  assert.equal(drift.code, 1, drift.stderr);
   assert.match(drift.stdout, new RegExp(`bases/cluster-api/${base[0]}/deployment-capi-controller-manager\\.yaml`));
 });
 
 for (const command of ['plan', 'update'])
-  test(`${command === 'plan' ? 'plan without --release' : command} on a fleet suggests plan --release with the run's own -f and the newest release, which runs as printed`, () => {
+  test(`${command === 'plan' ? 'plan without --release' : command} on a fleet suggests plan --release with the run's own -f and the newest release, which runs as printed`, async () => {
     const example = exampleCopy();
     const manifest = path.join(example, 'management-cluster');
     writeFileSync(
@@ -103,16 +94,16 @@ for (const command of ['plan', 'update'])
         )
         .join('')}`,
     );
-    const refused = spawnSync(process.execPath, [CLI, command, '-f', manifest, '--offline'], { encoding: 'utf8', cwd: example });
-    assert.equal(refused.status, 1, refused.stderr);
+    const refused = await runCli([command, '-f', manifest, '--offline'], { cwd: example });
+    assert.equal(refused.code, 1, refused.stderr);
     const suggested = /hint: .*`capi-gitops (plan [^`]*)`/.exec(refused.stderr)?.[1];
     assert.equal(suggested, `plan -f ${manifest} --release 2026.11.0`, refused.stderr);
-    const run = spawnSync(process.execPath, [CLI, ...suggested.split(' ')], { encoding: 'utf8', cwd: example });
-    assert.equal(run.status, 0, run.stderr);
+    const run = await runCli([...suggested.split(' ')], { cwd: example });
+    assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /cluster eu-1: \(no release\) → 2026\.11\.0/);
   });
 
-test('a fleet tells each warning once: the manifest its clusters share (v1alpha1 objects) and a cluster advice naming its clusters', () => {
+test('a fleet tells each warning once: the manifest its clusters share (v1alpha1 objects) and a cluster advice naming its clusters', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   const providers = path.join(manifest, 'providers.yaml');
@@ -131,8 +122,8 @@ test('a fleet tells each warning once: the manifest its clusters share (v1alpha1
   );
   for (const command of ['render', 'lock', 'check']) {
     const args = [command, '-f', manifest, ...(command === 'lock' ? [] : ['-o', path.join(example, 'out')])];
-    const r = spawnSync(process.execPath, [CLI, ...args, '--cache-dir', path.join(example, 'cache')], { encoding: 'utf8' });
-    assert.equal(r.status, 0, r.stderr);
+    const r = await runCli([...args, '--cache-dir', path.join(example, 'cache')]);
+    assert.equal(r.code, 0, r.stderr);
     const converted = r.stderr.match(/warning: \w+Provider\/[^:]+: operator\.cluster\.x-k8s\.io\/v1alpha1 object, converted/g) ?? [];
     assert.equal(converted.length, 4, `${command}: each of the 4 v1alpha1 objects once\n${r.stderr}`);
     const named =
@@ -143,7 +134,7 @@ test('a fleet tells each warning once: the manifest its clusters share (v1alpha1
   }
 });
 
-test('a fleet check without the configSecret is told at spec.configSecret of the shared provider, as for one cluster, not at the document start', () => {
+test('a fleet check without the configSecret is told at spec.configSecret of the shared provider, as for one cluster, not at the document start', async () => {
   // the team's CI checkout: the Secret's -f file is ignored by Git, so it is not there
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
@@ -158,11 +149,9 @@ test('a fleet check without the configSecret is told at spec.configSecret of the
   const line = lines.findIndex((l) => l.includes('configSecret')) + 1;
   const column = lines[line - 1]!.indexOf('{') + 1;
   const cache = ['--cache-dir', path.join(example, 'cache')];
-  assert.equal(spawnSync(process.execPath, [CLI, 'lock', '-f', manifest, ...cache], { encoding: 'utf8' }).status, 0);
-  const r = spawnSync(process.execPath, [CLI, 'check', '-f', manifest, '-o', path.join(example, 'out'), ...cache, '--secrets', 'inline'], {
-    encoding: 'utf8',
-  });
-  assert.equal(r.status, 1, r.stderr);
+  assert.equal((await runCli(['lock', '-f', manifest, ...cache])).code, 0);
+  const r = await runCli(['check', '-f', manifest, '-o', path.join(example, 'out'), ...cache, '--secrets', 'inline']);
+  assert.equal(r.code, 1, r.stderr);
   assert.match(
     r.stderr,
     new RegExp(

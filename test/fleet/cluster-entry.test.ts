@@ -55,10 +55,10 @@ const WRONG_TYPE_AND_VERSION = `- name: a
         version: v9.9.9
 `;
 
-test("a value of the wrong type in one cluster's entry hides no other cluster's problem: both in one run, nothing written (CLI)", () => {
+test("a value of the wrong type in one cluster's entry hides no other cluster's problem: both in one run, nothing written (CLI)", async () => {
   const { dir, manifest, config } = fleetExample(WRONG_TYPE_AND_VERSION);
   const out = path.join(dir, 'out');
-  const run = runCli(['render', '-f', manifest, '-o', out, '--cache-dir', path.join(dir, 'cache')]);
+  const run = await runCli(['render', '-f', manifest, '-o', out, '--cache-dir', path.join(dir, 'cache')]);
   assert.equal(run.code, 1, run.stderr);
   const typed = `config.yaml:${lineOf(config, 'UNUSED_X: y')}:15: error: cluster a, Config: clusters[0].variables.UNUSED_X: must be a string or null`;
   assert.ok(run.stderr.includes(typed), run.stderr);
@@ -139,11 +139,11 @@ test("a duplicate cluster name is still the fleet's problem, told with the probl
   assert.equal(found.length, 2, text);
 });
 
-test("lock and plan --release tell a cluster entry's problem with another cluster's version problem, as render does; no lockfile written (CLI)", () => {
+test("lock and plan --release tell a cluster entry's problem with another cluster's version problem, as render does; no lockfile written (CLI)", async () => {
   const { dir, manifest, config } = fleetExample(WRONG_TYPE_AND_VERSION);
   const cache = ['--cache-dir', path.join(dir, 'cache')];
   for (const args of [['lock'], ['plan', '--release', 'next']]) {
-    const run = runCli([...args, '-f', manifest, ...cache]);
+    const run = await runCli([...args, '-f', manifest, ...cache]);
     assert.equal(run.code, 1, run.stderr);
     assert.ok(
       run.stderr.includes(`config.yaml:${lineOf(config, 'UNUSED_X: y')}:15: error: cluster a, Config`),

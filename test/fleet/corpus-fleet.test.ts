@@ -6,7 +6,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import YAML from 'yaml';
 import { planRelease, type FleetResult } from '../../src/app/fleet.js';
@@ -22,7 +21,7 @@ import { kubectlAvailable, kubectlKustomize, readTree } from '../helpers/tree.js
 import { wiringProblems } from '../helpers/crd-schema.js';
 import { rejection } from '../helpers/assertions.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
-import { CLI } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 
 const COMPONENT_FILES: [string, string][] = [
   ['01-cluster-api', 'cluster-api/v1.12.0/core-components.yaml'],
@@ -300,9 +299,9 @@ for (const fleetLayout of ['shared', 'full'] as const) {
   });
 }
 
-function cli(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+async function cli(args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const r = await runCli([...args], { cwd });
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
 function snapshot(dir: string): Map<string, { bytes: string; mtimeMs: number; ino: number }> {
@@ -317,7 +316,7 @@ function snapshot(dir: string): Map<string, { bytes: string; mtimeMs: number; in
 test('render --cluster writes only that cluster; the others keep their bytes and timestamps (full layout)', async () => {
   const dir = writeTempManifest(fleetFiles());
   const out = path.join(tempDir(), 'out');
-  const first = cli(['render', '-f', dir, '-o', out, '--quiet', '--fleet-layout', 'full'], dir);
+  const first = await cli(['render', '-f', dir, '-o', out, '--quiet', '--fleet-layout', 'full'], dir);
   assert.equal(first.status, 0, first.stderr);
   const before = snapshot(out);
   const lockBefore = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8');
@@ -332,7 +331,7 @@ test('render --cluster writes only that cluster; the others keep their bytes and
           '{CLUSTER_TOPOLOGY: "true"}\n  gitops: {destination: {name: us-1}}',
         ),
   );
-  const second = cli(['render', '-f', dir, '-o', out, '--cluster', 'us-1', '--fleet-layout', 'full'], dir);
+  const second = await cli(['render', '-f', dir, '-o', out, '--cluster', 'us-1', '--fleet-layout', 'full'], dir);
   assert.equal(second.status, 0, second.stderr);
   assert.match(second.stdout, /cluster eu-1: not rendered \(--cluster\), its files are kept/);
   const after = snapshot(out);
@@ -347,7 +346,7 @@ test('render --cluster writes only that cluster; the others keep their bytes and
   assert.match(after.get('clusters/us-1/01-cluster-api/deployment-capi-controller-manager.yaml')!.bytes, /ClusterTopology=true/);
   assert.match(after.get('clusters/eu-1/01-cluster-api/deployment-capi-controller-manager.yaml')!.bytes, /ClusterTopology=true/);
   assert.equal(readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8'), lockBefore);
-  const unknown = cli(['render', '-f', dir, '-o', out, '--cluster', 'us-2'], dir);
+  const unknown = await cli(['render', '-f', dir, '-o', out, '--cluster', 'us-2'], dir);
   assert.equal(unknown.status, 1);
   assert.match(unknown.stderr, /--cluster us-2: no such cluster[\s\S]*did you mean --cluster us-1\?/);
 });
@@ -355,11 +354,11 @@ test('render --cluster writes only that cluster; the others keep their bytes and
 test("render --cluster in the shared layout: the others' objects keep their bytes, wherever sharing puts them", async () => {
   const dir = writeTempManifest(fleetFiles());
   const out = path.join(tempDir(), 'out');
-  assert.equal(cli(['render', '-f', dir, '-o', out, '--quiet'], dir).status, 0);
+  assert.equal((await cli(['render', '-f', dir, '-o', out, '--quiet'], dir)).status, 0);
   const before = readTree(out);
   // both clusters change; only us-1 is rendered, and now renders what eu-1 renders
   writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.12.0') + CLUSTERS().replace('"false"', '"true"'));
-  const second = cli(['render', '-f', dir, '-o', out, '--cluster', 'us-1'], dir);
+  const second = await cli(['render', '-f', dir, '-o', out, '--cluster', 'us-1'], dir);
   assert.equal(second.status, 0, second.stderr);
   const after = readTree(out);
   assert.deepEqual(await expandShared(after, 'eu-1'), await expandShared(before, 'eu-1'));

@@ -5,10 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CLI, exampleCopy } from '../helpers/cli.js';
+import { runCli, exampleCopy } from '../helpers/cli.js';
 import { renderOutput } from '../../src/app/run.js';
 import { CapiGitopsError, type Diagnostic } from '../../src/core/diagnostics.js';
 
@@ -69,10 +68,8 @@ clusters:
   assert.match(variable.object ?? '', /^cluster us-1: InfrastructureProvider\/capex-system\/example/);
 
   const out = path.join(dir, 'out');
-  const run = spawnSync(process.execPath, [CLI, 'render', '-f', manifest, '-o', out, '--cache-dir', path.join(dir, 'cache')], {
-    encoding: 'utf8',
-  });
-  assert.equal(run.status, 1, run.stderr);
+  const run = await runCli(['render', '-f', manifest, '-o', out, '--cache-dir', path.join(dir, 'cache')]);
+  assert.equal(run.code, 1, run.stderr);
   assert.match(run.stderr, /v0\.9\.0/);
   assert.match(run.stderr, /EXAMPLE_REGION/);
   assert.match(run.stderr, /2 problems; nothing was written/);

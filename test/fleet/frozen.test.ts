@@ -13,11 +13,11 @@ import { corpusReleases, FakeGitHub } from '../helpers/fake-github.js';
 import { runCliAsync, type CliResult } from '../helpers/cli.js';
 
 /** Runs the CLI without blocking the event loop (the fake GitHub answers in this process). */
-function run(args: string[]): Promise<CliResult> {
+async function run(args: string[]): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true' };
   delete env.GITHUB_TOKEN;
   delete env.GH_TOKEN;
-  return runCliAsync(args, env);
+  return await runCliAsync(args, env);
 }
 
 const github = await FakeGitHub.start({

@@ -24,8 +24,8 @@ providers:
 `;
 
 /** A run's arguments: the manifest and an output beside it (no run here writes one). */
-function run(manifest: string, ...args: string[]) {
-  return runCli(['render', '-f', manifest, '-o', path.join(manifest, '..', 'out'), '--offline', ...args]);
+async function run(manifest: string, ...args: string[]) {
+  return await runCli(['render', '-f', manifest, '-o', path.join(manifest, '..', 'out'), '--offline', ...args]);
 }
 
 function fleet(clusters: string): string {
@@ -46,10 +46,10 @@ for (const command of [
   ['plan', '--release', '2026.11.0'],
   ['render', '-o'],
 ]) {
-  test(`${command.join(' ')}: a release's contract problem in a cluster on it is reported once, naming the cluster`, () => {
+  test(`${command.join(' ')}: a release's contract problem in a cluster on it is reported once, naming the cluster`, async () => {
     const manifest = fleet('- name: lab-1\n  release: "2026.11.0"\n- name: eu-1\n');
     const args = [...command, ...(command[0] === 'render' ? [path.join(manifest, '..', 'out')] : []), '-f', manifest, '--offline'];
-    const first = runCli(args);
+    const first = await runCli(args);
     assert.equal(first.code, 1, first.stderr);
     const found = first.stderr.match(INFRASTRUCTURE) ?? [];
     assert.equal(found.length, 1, first.stderr);
@@ -58,12 +58,12 @@ for (const command of [
     assert.match(first.stderr, /expected: an infrastructure-example release implementing v1beta1/);
     assert.doesNotMatch(first.stderr, /\ba infrastructure-example/);
     // the same bytes every run, whichever check finished first
-    assert.equal(runCli(args).stderr, first.stderr);
+    assert.equal((await runCli(args)).stderr, first.stderr);
   });
 }
 
-test("a release no cluster runs reports its problem once, as the release's; several clusters on it are named together", () => {
-  const unused = run(fleet('- name: eu-1\n'));
+test("a release no cluster runs reports its problem once, as the release's; several clusters on it are named together", async () => {
+  const unused = await run(fleet('- name: eu-1\n'));
   assert.equal(unused.code, 1, unused.stderr);
   assert.deepEqual(
     unused.stderr.match(INFRASTRUCTURE)?.map((e) => e.split(':')[1]),
@@ -71,7 +71,7 @@ test("a release no cluster runs reports its problem once, as the release's; seve
   );
 
   const manifest = fleet('- name: lab-1\n  release: "2026.11.0"\n- name: lab-2\n  release: "2026.11.0"\n- name: eu-1\n');
-  const shared = run(manifest);
+  const shared = await run(manifest);
   assert.equal(shared.code, 1, shared.stderr);
   const found = shared.stderr.match(INFRASTRUCTURE) ?? [];
   assert.equal(found.length, 1, shared.stderr);

@@ -11,12 +11,12 @@ import { tempDir } from '../helpers/corpus-manifest.js';
 import { runCli } from '../helpers/cli.js';
 import { vaultManifest } from '../helpers/vault-manifest.js';
 
-test('a warning every cluster gives alike but for its name (flux-substitute: the Secret to create, each cluster Kustomization named after it) is told once, naming the clusters, <cluster> for the name', () => {
+test('a warning every cluster gives alike but for its name (flux-substitute: the Secret to create, each cluster Kustomization named after it) is told once, naming the clusters, <cluster> for the name', async () => {
   const dir = vaultManifest({
     config:
       'output: {layout: flux}\ngitops: {path: out}\nsecrets: {strategy: flux-substitute, public: [EXP_MACHINE_POOL]}\nclusters:\n- name: eu-1\n- name: eu-2\n- name: us-1\n',
   });
-  const result = runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out'), '--quiet']);
+  const result = await runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out'), '--quiet']);
   assert.equal(result.code, 0, result.stderr);
   const told = result.stderr.split('\n').filter((line) => line.includes('--secrets flux-substitute'));
   assert.equal(told.length, 1, result.stderr);
@@ -24,13 +24,13 @@ test('a warning every cluster gives alike but for its name (flux-substitute: the
   assert.match(told[0]!, /postBuild\.substituteFrom in flux\/kustomization-capi-gitops-<cluster>-\d\d-infrastructure-vault\.yaml/);
 });
 
-test('a setting a fleet Config lacks (sops.ageRecipients) is told where its parent, secrets:, is written, not at the Config document start', () => {
+test('a setting a fleet Config lacks (sops.ageRecipients) is told where its parent, secrets:, is written, not at the Config document start', async () => {
   const dir = vaultManifest({
     config: 'secrets:\n  strategy: sops\n  public: [EXP_MACHINE_POOL]\nclusters:\n- name: eu-1\n- name: us-1\n',
   });
   const file = path.join(dir, 'management-cluster.yaml');
   const lines = readFileSync(file, 'utf8').split('\n');
-  const result = runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out'), '--quiet']);
+  const result = await runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out'), '--quiet']);
   assert.equal(result.code, 1, result.stderr);
   const at = /^(.*):(\d+):(\d+): error: clusters eu-1, us-1: Config\.secrets: sops\.ageRecipients: /m.exec(result.stderr);
   assert.ok(at, result.stderr);
@@ -39,12 +39,12 @@ test('a setting a fleet Config lacks (sops.ageRecipients) is told where its pare
   assert.ok([lines.indexOf('secrets:') + 1, lines.indexOf('  strategy: sops') + 1].includes(Number(at[2])), result.stderr);
 });
 
-test('clusters with one-letter names (e, s): the warning they give alike is still told once, the names replaced only where they stand as a word', () => {
+test('clusters with one-letter names (e, s): the warning they give alike is still told once, the names replaced only where they stand as a word', async () => {
   const dir = vaultManifest({
     config:
       'output: {layout: flux}\ngitops: {path: out}\nsecrets: {strategy: flux-substitute, public: [EXP_MACHINE_POOL]}\nclusters:\n- name: e\n- name: s\n',
   });
-  const result = runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out'), '--quiet']);
+  const result = await runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out'), '--quiet']);
   assert.equal(result.code, 0, result.stderr);
   const told = result.stderr.split('\n').filter((line) => line.includes('--secrets flux-substitute'));
   assert.equal(told.length, 1, result.stderr);

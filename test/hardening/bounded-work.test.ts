@@ -323,7 +323,7 @@ const HOSTILE_OUTPUT_FILE = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x
 
 test('diff --from/--to refuses an output file of a 6-million-node flow list (12 MB) by the YAML node bound, at its file and line, before the review parses it', async () => {
   const from = path.join(tempDir('capi-gitops-hostile-from-'), 'out');
-  assert.equal(runCli(['render', '-f', path.join(exampleCopy(), 'management-cluster'), '-o', from]).code, 0);
+  assert.equal((await runCli(['render', '-f', path.join(exampleCopy(), 'management-cluster'), '-o', from])).code, 0);
   const to = path.join(tempDir('capi-gitops-hostile-to-'), 'out');
   cpSync(from, to, { recursive: true });
   writeFileSync(path.join(to, '01-cluster-api', 'hostile.yaml'), HOSTILE_OUTPUT_FILE);
@@ -340,18 +340,18 @@ test('diff --from/--to refuses an output file of a 6-million-node flow list (12 
   assert.equal(searchedCharacters(), before);
 });
 
-test("diff -f -o refuses a committed output file rewritten into 12 MB of flow list at its file and line; its hint's git checkout, run as printed, makes the diff pass", () => {
+test("diff -f -o refuses a committed output file rewritten into 12 MB of flow list at its file and line; its hint's git checkout, run as printed, makes the diff pass", async () => {
   const repo = exampleCopy();
   const git = (...args: string[]) =>
     assert.equal(spawnSync('git', args, { cwd: repo, encoding: 'utf8' }).status, 0, `git ${args.join(' ')}`);
   git('init', '-q');
   const source = ['-f', 'management-cluster', '-o', 'out'];
-  assert.equal(runCli(['render', ...source], { cwd: repo }).code, 0);
+  assert.equal((await runCli(['render', ...source], { cwd: repo })).code, 0);
   git('add', '.');
   git('-c', 'user.email=r@example.com', '-c', 'user.name=R', 'commit', '-q', '-m', 'render');
   const file = 'out/01-cluster-api/deployment-capi-controller-manager.yaml';
   writeFileSync(path.join(repo, file), HOSTILE_OUTPUT_FILE);
-  const refused = runCli(['diff', ...source], { cwd: repo });
+  const refused = await runCli(['diff', ...source], { cwd: repo });
   assertNoStackTrace(refused);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, new RegExp(`^${file}:4: error: a YAML document here holds more than 1000000 nodes\n`));
@@ -360,7 +360,7 @@ test("diff -f -o refuses a committed output file rewritten into 12 MB of flow li
   )?.[1];
   assert.equal(hint, `git checkout -- ${file}`);
   git(...hint!.split(' ').slice(1));
-  const again = runCli(['diff', ...source], { cwd: repo });
+  const again = await runCli(['diff', ...source], { cwd: repo });
   assert.equal(again.code, 0, again.stderr);
 });
 
@@ -384,7 +384,7 @@ test("render's report reads the previous text of a file it rewrote no further th
 
 // ---- problems ------------------------------------------------------------------------------------
 
-test(`a lockfile with 20,000 bad entries (the CLI twice; the 200,000-problem error below): the first ${MAX_REPORTED_PROBLEMS} problems in sorted order, one line counting the rest exactly, exit 1; --json the same`, () => {
+test(`a lockfile with 20,000 bad entries (the CLI twice; the 200,000-problem error below): the first ${MAX_REPORTED_PROBLEMS} problems in sorted order, one line counting the rest exactly, exit 1; --json the same`, async () => {
   const manifest = path.join(exampleCopy(), 'management-cluster');
   // 20,000 entries that are not mappings, and a wrong kind: 20,001 problems
   writeFileSync(
@@ -392,7 +392,7 @@ test(`a lockfile with 20,000 bad entries (the CLI twice; the 200,000-problem err
     `apiVersion: capi-gitops.dev/v1alpha1\nkind: Lokc\nentries:\n${'  - 1\n'.repeat(20_000)}`,
   );
   const out = path.join(tempDir(), 'out');
-  const result = runCli(['render', '-f', manifest, '-o', out]);
+  const result = await runCli(['render', '-f', manifest, '-o', out]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1);
   const errors = result.stderr.split('\n').filter((l) => l.includes(': error: '));
@@ -411,7 +411,7 @@ test(`a lockfile with 20,000 bad entries (the CLI twice; the 200,000-problem err
   assert.match(result.stderr, /\n20001 problems; nothing was written\n$/);
   assert.ok(result.stderr.length < 500 * MAX_REPORTED_PROBLEMS, `${result.stderr.length} characters on stderr`);
 
-  const json = runCli(['render', '-f', manifest, '-o', out, '--json']);
+  const json = await runCli(['render', '-f', manifest, '-o', out, '--json']);
   assert.equal(json.code, 1);
   const document = JSON.parse(json.stdout) as { ok: boolean; problems: unknown[]; problemsNotShown: number };
   assert.equal(document.ok, false);
@@ -428,22 +428,22 @@ test('a CapiGitopsError of 200,000 problems keeps them all but its message holds
   assert.equal(lines.at(-1), `${200_000 - MAX_REPORTED_PROBLEMS} more problems not shown`);
 });
 
-test("render --cluster refuses a kept cluster's kustomization over the YAML node bound at its file and line, before parsing it; the hint's render, run as printed, rewrites it", () => {
+test("render --cluster refuses a kept cluster's kustomization over the YAML node bound at its file and line, before parsing it; the hint's render, run as printed, rewrites it", async () => {
   const manifest = path.join(exampleCopy(), 'management-cluster');
   writeFileSync(
     path.join(manifest, 'fleet.yaml'),
     'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n- name: us-1\n',
   );
   const out = path.join(tempDir(), 'out');
-  assert.equal(runCli(['render', '-f', manifest, '-o', out]).code, 0);
+  assert.equal((await runCli(['render', '-f', manifest, '-o', out])).code, 0);
   const kept = path.join(out, 'clusters', 'us-1', 'kustomization.yaml');
   writeFileSync(kept, `resources: [${'x,'.repeat(1_500_000)}x]\n`);
-  const refused = runCli(['render', '-f', manifest, '-o', out, '--cluster', 'eu-1']);
+  const refused = await runCli(['render', '-f', manifest, '-o', out, '--cluster', 'eu-1']);
   assertNoStackTrace(refused);
   assert.equal(refused.code, 1, refused.stderr);
   assert.ok(refused.stderr.includes(`${kept}:1: error: a YAML document here holds more than 1000000 nodes`), refused.stderr);
   assert.match(refused.stderr, /hint: render writes this file: render every cluster again \(without --cluster\) to rewrite it/);
-  const again = runCli(['render', '-f', manifest, '-o', out]);
+  const again = await runCli(['render', '-f', manifest, '-o', out]);
   assert.equal(again.code, 0, again.stderr);
   assert.match(readFileSync(kept, 'utf8'), /resources:\n- /);
 });

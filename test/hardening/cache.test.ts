@@ -26,19 +26,19 @@ function tamper(file: string): void {
   writeFileSync(file, Buffer.concat([bytes.subarray(0, 65), serialize(entry)]));
 }
 
-test('a tampered parsed-form cache entry is detected and discarded: --frozen output keeps its bytes', () => {
+test('a tampered parsed-form cache entry is detected and discarded: --frozen output keeps its bytes', async () => {
   const example = exampleCopy();
   const cache = path.join(tempDir(), 'cache');
   const out = path.join(tempDir(), 'out');
   const manifest = path.join(example, 'management-cluster');
-  const first = runCli(['render', '-f', manifest, '-o', out, '--cache-dir', cache]);
+  const first = await runCli(['render', '-f', manifest, '-o', out, '--cache-dir', cache]);
   assert.equal(first.code, 0, first.stderr);
   const before = readTree(out);
   const entries = parsedEntries(cache);
   assert.ok(entries.length > 0, 'the render filled the parsed-form cache');
   for (const file of entries) tamper(file);
 
-  const second = runCli(['render', '-f', manifest, '-o', out, '--cache-dir', cache, '--frozen']);
+  const second = await runCli(['render', '-f', manifest, '-o', out, '--cache-dir', cache, '--frozen']);
   assert.equal(second.code, 0, second.stderr);
   assert.match(second.stdout, /0 written/);
   assert.deepEqual(readTree(out), before, 'the tampered entry changed the output');
@@ -46,7 +46,7 @@ test('a tampered parsed-form cache entry is detected and discarded: --frozen out
   assert.match(second.stderr, /not signed by this cache's key/);
 });
 
-test('an entry signed under another key (another runner, another user) is a miss, not trusted', () => {
+test('an entry signed under another key (another runner, another user) is a miss, not trusted', async () => {
   const example = exampleCopy();
   const cache = path.join(tempDir(), 'cache');
   const manifest = path.join(example, 'management-cluster');
@@ -54,26 +54,26 @@ test('an entry signed under another key (another runner, another user) is a miss
   // The attacker renders with a key of their own (the first run makes it, the second stores
   // parsed forms under it), then tampers with the entries.
   for (let run = 0; run < 2; run++) {
-    const attacker = runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out'), '--cache-dir', cache], {
+    const attacker = await runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out'), '--cache-dir', cache], {
       env: { ...process.env, XDG_STATE_HOME: attackerState },
     });
     assert.equal(attacker.code, 0, attacker.stderr);
   }
   for (const file of parsedEntries(cache)) tamper(file);
   const out = path.join(tempDir(), 'out');
-  const victim = runCli(['render', '-f', manifest, '-o', out, '--cache-dir', cache]);
+  const victim = await runCli(['render', '-f', manifest, '-o', out, '--cache-dir', cache]);
   assert.equal(victim.code, 0, victim.stderr);
   assert.ok(![...readTree(out).values()].some((text) => text.includes('by-attacker')));
 });
 
-test('an unwritable cache is a warning, not a crash: --cache-dir naming a file, XDG_CACHE_HOME through a file, a key file that cannot be made', () => {
+test('an unwritable cache is a warning, not a crash: --cache-dir naming a file, XDG_CACHE_HOME through a file, a key file that cannot be made', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   const scratch = tempDir();
   const file = path.join(scratch, 'a-file');
   writeFileSync(file, 'not a directory\n');
   const reference = path.join(tempDir(), 'out');
-  assert.equal(runCli(['render', '-f', manifest, '-o', reference]).code, 0);
+  assert.equal((await runCli(['render', '-f', manifest, '-o', reference])).code, 0);
   const cases: Array<{ args: string[]; env: NodeJS.ProcessEnv }> = [
     { args: ['--cache-dir', file], env: process.env },
     { args: ['--cache-dir', path.join(file, 'cache')], env: process.env },
@@ -90,7 +90,7 @@ test('an unwritable cache is a warning, not a crash: --cache-dir naming a file, 
   ];
   for (const { args, env } of cases) {
     const out = path.join(tempDir(), 'out');
-    const result = runCli(['render', '-f', manifest, '-o', out, ...args], { env });
+    const result = await runCli(['render', '-f', manifest, '-o', out, ...args], { env });
     assertNoStackTrace(result);
     assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
     assert.match(result.stderr, /warning: cache: cannot (write|read)/);

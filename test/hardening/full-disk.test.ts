@@ -100,7 +100,7 @@ test(
     cpSync(EXAMPLE, example, { recursive: true });
     const manifest = path.join(example, 'management-cluster');
     const reference = path.join(tempDir(), 'out');
-    assert.equal(runCli(['render', '-f', manifest, '-o', reference, '--cache-dir', path.join(tempDir(), 'cache')]).code, 0);
+    assert.equal((await runCli(['render', '-f', manifest, '-o', reference, '--cache-dir', path.join(tempDir(), 'cache')])).code, 0);
     const out = path.join(tempDir(), 'out');
     // The cache and the cache's key file (XDG_STATE_HOME) both on the full disk.
     const run = await onFullDisk({
@@ -194,7 +194,15 @@ test(
     assert.ok(infrastructure > 0);
     writeFileSync(providers, full.slice(0, infrastructure));
     const cache = path.join(tempDir(), 'cache');
-    const first = runCli(['render', '-f', path.join(seed, 'ex', 'management-cluster'), '-o', path.join(seed, 'out'), '--cache-dir', cache]);
+    const first = await runCli([
+      'render',
+      '-f',
+      path.join(seed, 'ex', 'management-cluster'),
+      '-o',
+      path.join(seed, 'out'),
+      '--cache-dir',
+      cache,
+    ]);
     assert.equal(first.code, 0, first.stderr);
     writeFileSync(providers, full); // the infrastructure provider comes back: output and lockfile both change
     const before = readTree(seed);
@@ -202,8 +210,17 @@ test(
     const reference = tempDir();
     cpSync(seed, reference, { recursive: true });
     assert.equal(
-      runCli(['render', '-f', path.join(reference, 'ex', 'management-cluster'), '-o', path.join(reference, 'out'), '--cache-dir', cache])
-        .code,
+      (
+        await runCli([
+          'render',
+          '-f',
+          path.join(reference, 'ex', 'management-cluster'),
+          '-o',
+          path.join(reference, 'out'),
+          '--cache-dir',
+          cache,
+        ])
+      ).code,
       0,
     );
     const after = readTree(reference);

@@ -11,42 +11,42 @@ import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
 import { assertNoStackTrace, EXAMPLE, exampleCopy, runCli } from '../helpers/cli.js';
 
-test('an artifact that is one huge flow list is refused by the node bound, naming the file and the variable that raises it', () => {
+test('an artifact that is one huge flow list is refused by the node bound, naming the file and the variable that raises it', async () => {
   const example = exampleCopy();
   const components = path.join(example, 'repository', 'bootstrap-example', 'v0.2.0', 'bootstrap-components.yaml');
   writeFileSync(components, `${readFileSync(components, 'utf8')}---\nbomb: [${'1,'.repeat(1_100_000)}1]\n`);
   rmSync(path.join(example, 'management-cluster', 'capi-gitops.lock.yaml')); // not a re-tag: a new release
-  const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')]);
+  const result = await runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /bootstrap-components\.yaml:\d+: error: a YAML document here holds more than 1000000 nodes/);
   assert.match(result.stderr, /CAPI_GITOPS_YAML_MAX_NODES=2000000/);
   // Raised, the same input is accepted as far as the bound goes (it then fails as a non-object).
-  const raised = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')], {
+  const raised = await runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')], {
     env: { ...process.env, CAPI_GITOPS_YAML_MAX_NODES: '3000000' },
   });
   assertNoStackTrace(raised);
   assert.doesNotMatch(raised.stderr, /holds more than/);
 });
 
-test('deep nesting in a manifest (100,000 "[") is refused by the depth bound, not a stack overflow', () => {
+test('deep nesting in a manifest (100,000 "[") is refused by the depth bound, not a stack overflow', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   writeFileSync(path.join(manifest, 'deep.yaml'), `x: ${'['.repeat(100_000)}\n`);
-  const result = runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
+  const result = await runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /deep\.yaml:1: error: YAML nesting here is deeper than 512 levels/);
 });
 
-test('an artifact nested by 100,000 compact entries separated by tabs or several spaces is refused by the depth bound', () => {
+test('an artifact nested by 100,000 compact entries separated by tabs or several spaces is refused by the depth bound', async () => {
   for (const separator of ['\t', '   ']) {
     const example = exampleCopy();
     const components = path.join(example, 'repository', 'bootstrap-example', 'v0.2.0', 'bootstrap-components.yaml');
     const text = readFileSync(components, 'utf8');
     writeFileSync(components, `${text}---\n${`-${separator}`.repeat(100_000)}x\n`);
     rmSync(path.join(example, 'management-cluster', 'capi-gitops.lock.yaml'));
-    const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')]);
+    const result = await runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')]);
     assertNoStackTrace(result);
     assert.equal(result.code, 1, result.stderr);
     const line = text.split('\n').length + 1;
@@ -55,7 +55,7 @@ test('an artifact nested by 100,000 compact entries separated by tabs or several
   }
 });
 
-test('an artifact integer JavaScript cannot hold exactly (9007199254740993) is an error at its file:line, not a silently rounded replicas', () => {
+test('an artifact integer JavaScript cannot hold exactly (9007199254740993) is an error at its file:line, not a silently rounded replicas', async () => {
   const example = exampleCopy();
   const components = path.join(example, 'repository', 'bootstrap-example', 'v0.2.0', 'bootstrap-components.yaml');
   const text = readFileSync(components, 'utf8');
@@ -64,7 +64,7 @@ test('an artifact integer JavaScript cannot hold exactly (9007199254740993) is a
   writeFileSync(components, `${text.slice(0, at)}  replicas: 9007199254740993\n${text.slice(at + '  replicas: 1\n'.length)}`);
   rmSync(path.join(example, 'management-cluster', 'capi-gitops.lock.yaml'));
   const out = path.join(tempDir(), 'out');
-  const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', out]);
+  const result = await runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', out]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   const line = text.slice(0, at).split('\n').length;
@@ -113,13 +113,16 @@ const MUTATIONS: Record<string, (bytes: Buffer, random: () => number) => Buffer>
   },
 };
 
-test('property: 16 seeded random mutations of manifests and artifacts never print a stack trace and never change the output when they fail', () => {
+test('property: 16 seeded random mutations of manifests and artifacts never print a stack trace and never change the output when they fail', async () => {
   const random = prng(0x5eed);
   const names = Object.keys(MUTATIONS).sort();
   // the example rendered once; each iteration mutates its own copy of both
   const rendered = tempDir();
   cpSync(EXAMPLE, path.join(rendered, 'example'), { recursive: true });
-  assert.equal(runCli(['render', '-f', path.join(rendered, 'example', 'management-cluster'), '-o', path.join(rendered, 'out')]).code, 0);
+  assert.equal(
+    (await runCli(['render', '-f', path.join(rendered, 'example', 'management-cluster'), '-o', path.join(rendered, 'out')])).code,
+    0,
+  );
   const before = readTree(path.join(rendered, 'out'));
   for (let iteration = 0; iteration < 16; iteration++) {
     const copy = tempDir();
@@ -134,7 +137,7 @@ test('property: 16 seeded random mutations of manifests and artifacts never prin
     const mutation = names[Math.floor(random() * names.length)]!;
     writeFileSync(file, MUTATIONS[mutation]!(readFileSync(file), random));
     const what = `iteration ${iteration}: ${mutation} ${path.relative(example, file)}`;
-    const result = runCli(['render', '-f', manifest, '-o', out]);
+    const result = await runCli(['render', '-f', manifest, '-o', out]);
     assertNoStackTrace(result, what);
     assert.ok(result.code === 0 || result.code === 1, `${what}: exit ${result.code}\n${result.stderr}`);
     if (result.code !== 0) {

@@ -29,13 +29,13 @@ const entries: Array<[string, (file: string) => void, RegExp]> = [
 ];
 
 for (const [what, make, message] of entries) {
-  test(`${what} in a -f directory is an error, never skipped (skipping would drop a provider, and pruning would uninstall it)`, () => {
+  test(`${what} in a -f directory is an error, never skipped (skipping would drop a provider, and pruning would uninstall it)`, async () => {
     const example = exampleCopy();
     const manifest = path.join(example, 'management-cluster');
     const out = path.join(tempDir(), 'out');
     const bad = path.join(manifest, 'extra-providers.yaml');
     make(bad);
-    const result = runCli(['render', '-f', manifest, '-o', out]);
+    const result = await runCli(['render', '-f', manifest, '-o', out]);
     assertNoStackTrace(result);
     assert.equal(result.code, 1, result.stderr);
     assert.ok(result.stderr.includes(bad), result.stderr);
@@ -60,7 +60,7 @@ test('a FIFO beside Secret-only files in a -f directory is an error too, not a r
   assert.match(result.stderr, /b\.yaml: error: cannot read: a named pipe/);
 });
 
-test('a manifest that is not valid UTF-8 is an error naming the file, byte offset, line and column (no U+FFFD)', () => {
+test('a manifest that is not valid UTF-8 is an error naming the file, byte offset, line and column (no U+FFFD)', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   const config = path.join(manifest, 'config.yaml');
@@ -69,26 +69,26 @@ test('a manifest that is not valid UTF-8 is an error naming the file, byte offse
   const bytes = Buffer.concat([Buffer.from(text.slice(0, at), 'utf8'), Buffer.from([0xe9]), Buffer.from(text.slice(at), 'utf8')]);
   writeFileSync(config, bytes);
   const line = text.slice(0, at).split('\n').length;
-  const result = runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
+  const result = await runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   assert.ok(result.stderr.includes(`config.yaml:${line}:`), result.stderr);
   assert.match(result.stderr, new RegExp(`not valid UTF-8: byte 0xe9 at byte offset ${Buffer.byteLength(text.slice(0, at))}`));
 });
 
-test('an artifact that is not valid UTF-8 (an overlong sequence, a truncated one) is an error naming the artifact', () => {
+test('an artifact that is not valid UTF-8 (an overlong sequence, a truncated one) is an error naming the artifact', async () => {
   for (const bad of [Buffer.from([0xc0, 0xaf]), Buffer.from([0xe2, 0x82])]) {
     const example = exampleCopy();
     const components = path.join(example, 'repository', 'bootstrap-example', 'v0.2.0', 'bootstrap-components.yaml');
     writeFileSync(components, Buffer.concat([readFileSync(components), Buffer.from('# '), bad, Buffer.from('\n')]));
-    const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')]);
+    const result = await runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out')]);
     assertNoStackTrace(result);
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /bootstrap-components\.yaml.*not valid UTF-8/);
   }
 });
 
-test('control characters from input (ESC, CR, NUL, bidi overrides) are escaped in every message', () => {
+test('control characters from input (ESC, CR, NUL, bidi overrides) are escaped in every message', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   const providers = path.join(manifest, 'providers.yaml');
@@ -101,21 +101,21 @@ test('control characters from input (ESC, CR, NUL, bidi overrides) are escaped i
       'name: "ex\\e[2K\\rok: all good\\0\\u202e"\n  namespace: capex-bootstrap-system',
     ),
   );
-  const result = runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
+  const result = await runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   assert.ok(!/[\u0000\u001b\r\u202e]/.test(result.stderr + result.stdout), JSON.stringify(result.stderr));
   assert.match(result.stderr, /\\x1b\[2K\\rok: all good\\x00\\u202e/);
 });
 
-test('-f naming an endless device (/dev/zero) stops at the 64 MiB manifest bound with an error, not an out-of-memory crash', () => {
-  const result = runCli(['render', '-f', '/dev/zero', '-o', path.join(tempDir(), 'out')]);
+test('-f naming an endless device (/dev/zero) stops at the 64 MiB manifest bound with an error, not an out-of-memory crash', async () => {
+  const result = await runCli(['render', '-f', '/dev/zero', '-o', path.join(tempDir(), 'out')]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /\/dev\/zero: error: larger than 64 MiB/);
 });
 
-test('a --values or --secret-file file over 64 MiB (a sparse 200 MB file here) is an error at the manifest bound, not a heap exhausted reading it', () => {
+test('a --values or --secret-file file over 64 MiB (a sparse 200 MB file here) is an error at the manifest bound, not a heap exhausted reading it', async () => {
   const example = exampleCopy();
   const huge = path.join(tempDir(), 'huge.yaml');
   writeFileSync(huge, '');
@@ -124,19 +124,22 @@ test('a --values or --secret-file file over 64 MiB (a sparse 200 MB file here) i
     ['--layout', 'argocd', '--values', huge],
     ['--secret-file', huge],
   ]) {
-    const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out'), ...flags]);
+    const result = await runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out'), ...flags]);
     assertNoStackTrace(result);
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /huge\.yaml: error: larger than 64 MiB\n {2}expected: a file of at most 64 MiB\n/);
   }
 });
 
-test('--cache-dir "" is a usage error, not a cache spread over the working directory', () => {
+test('--cache-dir "" is a usage error, not a cache spread over the working directory', async () => {
   const example = exampleCopy();
   const cwd = tempDir();
-  const result = runCli(['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out'), '--cache-dir', ''], {
-    cwd,
-  });
+  const result = await runCli(
+    ['render', '-f', path.join(example, 'management-cluster'), '-o', path.join(tempDir(), 'out'), '--cache-dir', ''],
+    {
+      cwd,
+    },
+  );
   assert.equal(result.code, 2, result.stderr);
   assert.match(result.stderr, /--cache-dir "": expected a directory/);
   assert.deepEqual(readdirSync(cwd), []);

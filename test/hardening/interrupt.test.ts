@@ -114,14 +114,14 @@ const ENV = { ...process.env, CAPI_GITOPS_OUTPUT_CACHE: 'off' };
  * A Git repository holding the example as a fleet of 6 clusters and its rendered output, with
  * a committed change to the manifest that the next render writes into every cluster.
  */
-function fleetRepository(): { root: string; manifest: string; out: string; cache: string } {
+async function fleetRepository(): Promise<{ root: string; manifest: string; out: string; cache: string }> {
   const root = exampleCopy();
   const manifest = path.join(root, 'management-cluster');
   const cache = tempDir();
   const clusters = Array.from({ length: CLUSTERS }, (_, i) => `- name: c${i + 1}\n`).join('');
   writeFileSync(path.join(manifest, 'fleet.yaml'), `apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n${clusters}`);
   const out = path.join(root, 'out');
-  const first = runCli(['render', '-f', manifest, '-o', out, '--cache-dir', cache], { env: ENV });
+  const first = await runCli(['render', '-f', manifest, '-o', out, '--cache-dir', cache], { env: ENV });
   assert.equal(first.code, 0, first.stderr);
   git(root, 'init', '-q');
   git(root, 'add', '-A');
@@ -167,7 +167,7 @@ interface Interrupted {
 
 /** Runs `render` and sends `signal` once `moment` resolves (or never, when the run ends first). */
 async function renderInterrupted(
-  ws: ReturnType<typeof fleetRepository>,
+  ws: Awaited<ReturnType<typeof fleetRepository>>,
   extraArgs: string[],
   moment: (child: ReturnType<typeof spawn>) => Promise<void>,
   signal: NodeJS.Signals,
@@ -191,7 +191,7 @@ function gitStatus(root: string): string {
 }
 
 /** After an interrupted run: its message, Git's view, and a next render that succeeds with no warning. */
-function assertSettled(ws: ReturnType<typeof fleetRepository>, run: Interrupted, signal: NodeJS.Signals): string {
+async function assertSettled(ws: Awaited<ReturnType<typeof fleetRepository>>, run: Interrupted, signal: NodeJS.Signals): Promise<string> {
   const status = gitStatus(ws.root);
   assert.doesNotMatch(status, /capi-gitops-tmp|capi-gitops\.lock$|\.lock\.yaml\.tmp/m, 'nothing of the run is left for Git to see');
   assert.ok(!existsSync(path.join(ws.root, '.capi-gitops-tmp')));
@@ -210,7 +210,7 @@ function assertSettled(ws: ReturnType<typeof fleetRepository>, run: Interrupted,
     }
   }
   for (const line of status.split('\n').filter(Boolean)) assert.match(line, /^( M|\?\?| D) out\//, `only the output changed: ${line}`);
-  const next = runCli(['render', '-f', ws.manifest, '-o', ws.out, '--cache-dir', ws.cache], { env: ENV });
+  const next = await runCli(['render', '-f', ws.manifest, '-o', ws.out, '--cache-dir', ws.cache], { env: ENV });
   assert.equal(next.code, 0, next.stderr);
   assert.doesNotMatch(next.stderr, /warn/i, 'the next render has nothing to warn about');
   if (outcome !== 'unchanged') assert.equal(gitStatus(ws.root), status, 'the interrupted run had written exactly what a whole run writes');
@@ -220,7 +220,7 @@ function assertSettled(ws: ReturnType<typeof fleetRepository>, run: Interrupted,
 }
 
 test('CLI: SIGTERM while a manifest is read, SIGINT while the staging tree is built and once the swap has begun, on a 6-cluster fleet', async (t) => {
-  const ws = fleetRepository();
+  const ws = await fleetRepository();
   const outcomes: string[] = [];
 
   // 1. Reading a manifest from a pipe (`-f <(generate)`) that never sends: the run is surely before any write.
@@ -238,7 +238,7 @@ test('CLI: SIGTERM while a manifest is read, SIGINT while the staging tree is bu
   // a run that ended before opening the pipe leaves our open waiting: a reader of our own releases it
   if (!writer) await (await open(fifo, constants.O_RDONLY | constants.O_NONBLOCK)).close();
   await writer?.close();
-  outcomes.push(assertSettled(ws, reading, 'SIGTERM'));
+  outcomes.push(await assertSettled(ws, reading, 'SIGTERM'));
   assert.equal(outcomes[0], 'unchanged');
 
   // 2. and 3. The staging tree appears; the previous tree is moved aside (the swap has begun).
@@ -246,7 +246,7 @@ test('CLI: SIGTERM while a manifest is read, SIGINT while the staging tree is bu
     const entry = scratchEntry(ws.root, prefix);
     try {
       const run = await renderInterrupted(ws, [], () => entry.seen, 'SIGINT');
-      outcomes.push(assertSettled(ws, run, 'SIGINT'));
+      outcomes.push(await assertSettled(ws, run, 'SIGINT'));
     } finally {
       entry.close();
     }

@@ -73,9 +73,9 @@ test('Config network.timeoutSeconds sets the same budget; --http-timeout overrid
   assert.match(overridden.stderr, /no complete answer within 400 ms/);
 });
 
-test('--http-timeout that is not a positive number of seconds is a usage error', () => {
+test('--http-timeout that is not a positive number of seconds is a usage error', async () => {
   for (const bad of ['0', '-1', 'soon', '1e9']) {
-    const result = runCli(['render', '-f', 'x.yaml', '-o', 'out', '--http-timeout', bad]);
+    const result = await runCli(['render', '-f', 'x.yaml', '-o', 'out', '--http-timeout', bad]);
     assert.equal(result.code, 2, `${bad}: ${result.stderr}`);
     assert.match(result.stderr, /--http-timeout/);
   }

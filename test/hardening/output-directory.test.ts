@@ -112,18 +112,18 @@ test('a generated file edited by hand, whose provider is then removed, is kept a
   assert.match(fromV1.warnings.join('\n'), /kept b\/z\.yaml/);
 });
 
-test('render: a file hand-edited into invalid YAML and then rewritten is a warning after a successful write, never "nothing was written"', () => {
+test('render: a file hand-edited into invalid YAML and then rewritten is a warning after a successful write, never "nothing was written"', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   const out = path.join(tempDir(), 'out');
-  assert.equal(runCli(['render', '-f', manifest, '-o', out]).code, 0);
+  assert.equal((await runCli(['render', '-f', manifest, '-o', out])).code, 0);
   // the file the next render rewrites, broken by hand
   const config = path.join(manifest, 'config.yaml');
   writeFileSync(config, readFileSync(config, 'utf8').replace('mirror.example.internal/capi', 'mirror2.example.internal/capi'));
   const victim = [...readTree(out).keys()].find((f) => f.endsWith('.yaml') && f.includes('deployment-'))!;
   writeFileSync(path.join(out, victim), 'kind: [unclosed\n  : : :\n');
 
-  const result = runCli(['render', '-f', manifest, '-o', out]);
+  const result = await runCli(['render', '-f', manifest, '-o', out]);
   assert.equal(result.code, 0, result.stderr);
   assert.doesNotMatch(result.stderr, /nothing was written/);
   assert.match(result.stderr, new RegExp(`the objects of ${victim.replace(/[.]/g, '\\.')} before this run are not listed`));
@@ -132,7 +132,7 @@ test('render: a file hand-edited into invalid YAML and then rewritten is a warni
   // --quiet lists no objects, so it reads no previous text for them and has nothing to warn of
   writeFileSync(path.join(out, victim), 'kind: [unclosed\n  : : :\n');
   writeFileSync(config, readFileSync(config, 'utf8').replace('mirror2.example.internal/capi', 'mirror3.example.internal/capi'));
-  const quiet = runCli(['render', '-f', manifest, '-o', out, '--quiet']);
+  const quiet = await runCli(['render', '-f', manifest, '-o', out, '--quiet']);
   assert.equal(quiet.code, 0, quiet.stderr);
   assert.equal(quiet.stdout + quiet.stderr, '');
   assert.match(readFileSync(path.join(out, victim), 'utf8'), /mirror3\.example\.internal/);
@@ -284,7 +284,7 @@ async function pinnedExample(): Promise<{ manifest: string; providers: string; l
     readFileSync(providers, 'utf8').replace('  # Empty version: clusterctl', '  version: v0.2.0\n  # Empty version: clusterctl'),
   );
   rmSync(path.join(manifest, 'capi-gitops.lock.yaml'));
-  const locked = runCli(['lock', '-f', manifest]);
+  const locked = await runCli(['lock', '-f', manifest]);
   assert.equal(locked.code, 0, locked.stderr);
   const repository = path.join(example, 'repository');
   const release = path.join(repository, 'cluster-api', 'v0.2.1');
@@ -340,7 +340,7 @@ test('update refuses a manifest file that is a symbolic link (a pull request can
     entries: readdirSync(ws.manifest).sort(),
   };
 
-  const refused = runCli(['update', '-f', ws.manifest]);
+  const refused = await runCli(['update', '-f', ws.manifest]);
   assertNoStackTrace(refused);
   assert.equal(refused.code, 1, refused.stdout + refused.stderr);
   assert.ok(refused.stderr.includes(`${ws.providers}: error: the manifest file is a symbolic link to ${target}`), refused.stderr);
@@ -352,7 +352,7 @@ test('update refuses a manifest file that is a symbolic link (a pull request can
   const hint = /hint: replace the link with the file itself \((rm .+)\), then run update again/.exec(refused.stderr);
   assert.ok(hint, refused.stderr);
   execFileSync('sh', ['-c', hint[1]!]);
-  const updated = runCli(['update', '-f', ws.manifest]);
+  const updated = await runCli(['update', '-f', ws.manifest]);
   assert.equal(updated.code, 0, updated.stderr);
   assert.match(readFileSync(ws.providers, 'utf8'), /version: v0\.2\.1/);
   assert.equal(readFileSync(target, 'utf8'), before.target, 'the file the link pointed at is not the one updated');

@@ -45,7 +45,7 @@ function replaceOnce(text: string, from: string, to: string): string {
 const INFRA_MANAGER = '  manager:\n    verbosity: 2';
 const INFRA_DEPLOYMENT = '  deployment:\n    replicas: 2';
 
-test("integers outside their field's type (operator component_customizer.go: replicas → int32 Deployment.spec.replicas, verbosity → klog int32, ports): errors at file:line:column with the field and the range", () => {
+test("integers outside their field's type (operator component_customizer.go: replicas → int32 Deployment.spec.replicas, verbosity → klog int32, ports): errors at file:line:column with the field and the range", async () => {
   const { manifest, providers } = exampleWith({
     providers: (text) =>
       replaceOnce(
@@ -62,7 +62,7 @@ test("integers outside their field's type (operator component_customizer.go: rep
       ),
   });
   const out = path.join(tempDir(), 'out');
-  const result = runCli(['render', '-f', manifest, '-o', out]);
+  const result = await runCli(['render', '-f', manifest, '-o', out]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   const file = path.join(manifest, 'providers.yaml');
@@ -103,7 +103,7 @@ test("integers outside their field's type (operator component_customizer.go: rep
   assert.ok(!existsSync(out));
 });
 
-test('the largest values each type holds are accepted and written exactly into the flags (no 2.1e+9, no rounding)', () => {
+test('the largest values each type holds are accepted and written exactly into the flags (no 2.1e+9, no rounding)', async () => {
   const { manifest } = exampleWith({
     providers: (text) =>
       replaceOnce(
@@ -113,7 +113,7 @@ test('the largest values each type holds are accepted and written exactly into t
       ),
   });
   const out = path.join(tempDir(), 'out');
-  const result = runCli(['render', '-f', manifest, '-o', out]);
+  const result = await runCli(['render', '-f', manifest, '-o', out]);
   assert.equal(result.code, 0, result.stderr);
   const deployment = readFileSync(path.join(out, '04-infrastructure-example', 'deployment-capex-controller-manager.yaml'), 'utf8');
   assert.match(deployment, /replicas: 2147483647\n/);
@@ -132,7 +132,7 @@ const BAD_IMAGES: Array<[string, RegExp]> = [
   ['', /an empty image reference/],
 ];
 
-test('imageUrl outside the reference grammar (distribution/reference regexp.go): an error at its position with the grammar, not a broken render', () => {
+test('imageUrl outside the reference grammar (distribution/reference regexp.go): an error at its position with the grammar, not a broken render', async () => {
   const { manifest, providers } = exampleWith({
     providers: (text) =>
       replaceOnce(
@@ -142,7 +142,7 @@ test('imageUrl outside the reference grammar (distribution/reference regexp.go):
       ),
   });
   const out = path.join(tempDir(), 'out');
-  const result = runCli(['render', '-f', manifest, '-o', out]);
+  const result = await runCli(['render', '-f', manifest, '-o', out]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   const lines = result.stderr.split('\n');
@@ -158,7 +158,7 @@ test('imageUrl outside the reference grammar (distribution/reference regexp.go):
   assert.ok(!existsSync(out));
 });
 
-test('Config.images fields are each checked against their part of the reference grammar, at their position', () => {
+test('Config.images fields are each checked against their part of the reference grammar, at their position', async () => {
   const { manifest, config } = exampleWith({
     config: (text) =>
       replaceOnce(
@@ -167,7 +167,7 @@ test('Config.images fields are each checked against their part of the reference 
         "    repository: Mirror.Example.Internal/CAPI\n    tag: 'v1 beta'\n  cluster-api:\n    name: 'controller:v1'",
       ),
   });
-  const result = runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
+  const result = await runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   const file = path.join(manifest, 'config.yaml');
@@ -190,7 +190,7 @@ test('Config.images fields are each checked against their part of the reference 
   assert.match(result.stderr, /3 problems; nothing was written/);
 });
 
-test("the configSecret's images are checked like Config.images, and the Secret's values are never quoted", () => {
+test("the configSecret's images are checked like Config.images, and the Secret's values are never quoted", async () => {
   const secretValue = 'Secret Registry/With Spaces';
   const { manifest } = exampleWith({
     providers: (text) =>
@@ -198,7 +198,7 @@ test("the configSecret's images are checked like Config.images, and the Secret's
     extra: `apiVersion: v1\nkind: Secret\nmetadata:\n  name: bootstrap-settings\n  namespace: capex-bootstrap-system\nstringData:\n  images: |\n    all:\n      repository: "${secretValue}"\n      tag: "v1@"\n`,
   });
   const out = path.join(tempDir(), 'out');
-  const result = runCli(['render', '-f', manifest, '-o', out]);
+  const result = await runCli(['render', '-f', manifest, '-o', out]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   assert.match(result.stderr, /images\.all\.repository: is not a valid image repository: contains white space/);

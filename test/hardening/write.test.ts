@@ -27,12 +27,12 @@ import { outputLockPath } from '../../src/output/write-guard.js';
 const LOCKFILE = 'capi-gitops.lock.yaml';
 
 /** An example copy rendered once into `out`, then changed so that the next render would change the output and the lockfile. */
-function renderedThenChanged() {
+async function renderedThenChanged() {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   const parent = tempDir();
   const out = path.join(parent, 'out');
-  const first = runCli(['render', '-f', manifest, '-o', out]);
+  const first = await runCli(['render', '-f', manifest, '-o', out]);
   assert.equal(first.code, 0, first.stderr);
   const config = path.join(manifest, 'config.yaml');
   writeFileSync(config, readFileSync(config, 'utf8').replace('EXAMPLE_REGION: eu-west-1', 'EXAMPLE_REGION: eu-west-2'));
@@ -40,16 +40,16 @@ function renderedThenChanged() {
   return { manifest, parent, out, before: readTree(out), siblings: readdirSync(parent).sort() };
 }
 
-function assertUntouched(state: ReturnType<typeof renderedThenChanged>) {
+function assertUntouched(state: Awaited<ReturnType<typeof renderedThenChanged>>) {
   assert.deepEqual(readTree(state.out), state.before, 'the output directory changed');
   assert.deepEqual(readdirSync(state.parent).sort(), state.siblings, 'something was left beside the output directory');
 }
 
-test('a lockfile directory made read-only (chmod 555) fails the run before the output is touched: one transaction', () => {
-  const state = renderedThenChanged();
+test('a lockfile directory made read-only (chmod 555) fails the run before the output is touched: one transaction', async () => {
+  const state = await renderedThenChanged();
   chmodSync(state.manifest, 0o555);
   try {
-    const result = runCli(['render', '-f', state.manifest, '-o', state.out]);
+    const result = await runCli(['render', '-f', state.manifest, '-o', state.out]);
     assertNoStackTrace(result);
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /cannot write the lockfile/);
@@ -89,11 +89,11 @@ test('a lockfile rename that fails after the swap puts the previous output back'
   assert.ok(aborted, 'the prepared lockfile was removed');
 });
 
-test('a read-only output directory (chmod 555) is refused, not replaced, and no read-only backup is left', () => {
-  const state = renderedThenChanged();
+test('a read-only output directory (chmod 555) is refused, not replaced, and no read-only backup is left', async () => {
+  const state = await renderedThenChanged();
   chmodSync(state.out, 0o555);
   try {
-    const result = runCli(['render', '-f', state.manifest, '-o', state.out]);
+    const result = await runCli(['render', '-f', state.manifest, '-o', state.out]);
     assertNoStackTrace(result);
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /the output directory is read-only/);
@@ -105,7 +105,7 @@ test('a read-only output directory (chmod 555) is refused, not replaced, and no 
   const sub = readdirSync(state.out, { withFileTypes: true }).find((e) => e.isDirectory())!;
   chmodSync(path.join(state.out, sub.name), 0o555);
   try {
-    const result = runCli(['render', '-f', state.manifest, '-o', state.out]);
+    const result = await runCli(['render', '-f', state.manifest, '-o', state.out]);
     assertNoStackTrace(result);
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /read-only directories/);
@@ -115,8 +115,8 @@ test('a read-only output directory (chmod 555) is refused, not replaced, and no 
   }
 });
 
-test('render | head -1: a closed stdout neither crashes the run nor stops it between the output and the lockfile', () => {
-  const state = renderedThenChanged();
+test('render | head -1: a closed stdout neither crashes the run nor stops it between the output and the lockfile', async () => {
+  const state = await renderedThenChanged();
   const result = spawnSync(
     'bash',
     ['-c', `"${process.execPath}" "${CLI}" render -f "${state.manifest}" -o "${state.out}" | head -1; echo "status=\${PIPESTATUS[0]}" >&2`],
@@ -129,7 +129,7 @@ test('render | head -1: a closed stdout neither crashes the run nor stops it bet
 });
 
 test('stdout and stderr closed before the first write (reader gone): the run completes, output and lockfile both written', async () => {
-  const state = renderedThenChanged();
+  const state = await renderedThenChanged();
   const child = spawn(process.execPath, [CLI, 'render', '-f', state.manifest, '-o', state.out], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.destroy();
   child.stderr.destroy();
@@ -140,12 +140,12 @@ test('stdout and stderr closed before the first write (reader gone): the run com
 });
 
 test('a second writer finds the lock in the scratch directory: a clear error naming the other process; a stale lock is taken over', async () => {
-  const state = renderedThenChanged();
+  const state = await renderedThenChanged();
   const holder = spawn('sleep', ['600'], { stdio: 'ignore' });
   try {
     mkdirSync(path.dirname(outputLockPath(state.out)), { recursive: true });
     writeFileSync(outputLockPath(state.out), `${holder.pid} ${(await import('node:os')).hostname()}\n`);
-    const blocked = runCli(['render', '-f', state.manifest, '-o', state.out]);
+    const blocked = await runCli(['render', '-f', state.manifest, '-o', state.out]);
     assertNoStackTrace(blocked);
     assert.equal(blocked.code, 1, blocked.stderr);
     assert.match(blocked.stderr, new RegExp(`another capi-gitops run \\(process ${holder.pid}\\) is writing this output directory`));
@@ -155,14 +155,14 @@ test('a second writer finds the lock in the scratch directory: a clear error nam
   }
   await new Promise((resolve) => holder.on('close', resolve));
   // The holder is gone: its lock is stale and taken over.
-  const after = runCli(['render', '-f', state.manifest, '-o', state.out]);
+  const after = await runCli(['render', '-f', state.manifest, '-o', state.out]);
   assert.equal(after.code, 0, after.stderr);
   assert.ok(!existsSync(outputLockPath(state.out)), 'the lock is released');
   assert.deepEqual(readdirSync(path.dirname(state.out)).sort(), state.siblings, 'and the scratch directory removed');
 });
 
 test('two renders into one output directory at once: each succeeds or names the other; the result is one complete tree', async () => {
-  const state = renderedThenChanged();
+  const state = await renderedThenChanged();
   const reference = path.join(tempDir(), 'out');
   const runAsync = () =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
@@ -179,7 +179,7 @@ test('two renders into one output directory at once: each succeeds or names the 
     if (r.code !== 0) assert.match(r.stderr, /another capi-gitops run \(process \d+\)|changed while it was being written/);
   }
   assert.ok(results.some((r) => r.code === 0));
-  assert.equal(runCli(['render', '-f', state.manifest, '-o', reference]).code, 0);
+  assert.equal((await runCli(['render', '-f', state.manifest, '-o', reference])).code, 0);
   const ours = readTree(state.out);
   const theirs = readTree(reference);
   // the README names the -o directory, and the index (v2) carries the README's digest
@@ -191,7 +191,7 @@ test('two renders into one output directory at once: each succeeds or names the 
   for (const [file, text] of theirs) if (file !== 'README.md') assert.equal(withoutReadme(ours.get(file)), withoutReadme(text), file);
 });
 
-test('-o through a regular file, a dangling symlink or a symlink loop: a clear error, no stack trace', () => {
+test('-o through a regular file, a dangling symlink or a symlink loop: a clear error, no stack trace', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   const dir = tempDir();
@@ -201,7 +201,7 @@ test('-o through a regular file, a dangling symlink or a symlink loop: a clear e
   symlinkSync(path.join(dir, 'loop-b'), path.join(dir, 'loop-a'));
   mkdirSync(path.join(dir, 'unused'));
   for (const output of ['file/out', 'file', 'dangling', 'loop-a', 'loop-a/out']) {
-    const result = runCli(['render', '-f', manifest, '-o', path.join(dir, output)]);
+    const result = await runCli(['render', '-f', manifest, '-o', path.join(dir, output)]);
     assertNoStackTrace(result, output);
     assert.equal(result.code, 1, `${output}: ${result.stderr}`);
     assert.match(result.stderr, /nothing was written/);
@@ -220,11 +220,11 @@ function linkedLockfile() {
   return { manifest, target, before: readFileSync(target, 'utf8'), out: path.join(tempDir(), 'out') };
 }
 
-test('a lockfile that is a symbolic link (a pull request can commit one to a file outside the repository) is refused by render, lock and update, never written through', () => {
+test('a lockfile that is a symbolic link (a pull request can commit one to a file outside the repository) is refused by render, lock and update, never written through', async () => {
   for (const command of [['render', '-o'], ['lock'], ['update']]) {
     const state = linkedLockfile();
     const args = command[1] ? [command[0]!, '-f', state.manifest, '-o', state.out] : [command[0]!, '-f', state.manifest];
-    const result = runCli(args);
+    const result = await runCli(args);
     assertNoStackTrace(result, command[0]);
     assert.equal(result.code, 1, `${command[0]}: ${result.stdout}${result.stderr}`);
     assert.equal(readFileSync(state.target, 'utf8'), state.before, `${command[0]} wrote through the link`);
@@ -236,27 +236,27 @@ test('a lockfile that is a symbolic link (a pull request can commit one to a fil
   }
 });
 
-test("the refused lockfile link's hint, run as printed, lets lock run, with a space in a path", () => {
+test("the refused lockfile link's hint, run as printed, lets lock run, with a space in a path", async () => {
   const state = linkedLockfile();
   const spaced = path.join(tempDir(), 'a lock', 'elsewhere.yaml');
   mkdirSync(path.dirname(spaced));
   renameSync(state.target, spaced);
   rmSync(path.join(state.manifest, LOCKFILE));
   symlinkSync(spaced, path.join(state.manifest, LOCKFILE));
-  const refused = runCli(['lock', '-f', state.manifest]);
+  const refused = await runCli(['lock', '-f', state.manifest]);
   assert.equal(refused.code, 1, refused.stderr);
   const hint = /hint: replace the link with the file itself \((rm .+)\), or remove the link/.exec(refused.stderr);
   assert.ok(hint, refused.stderr);
   execFileSync('sh', ['-c', hint[1]!]);
   assert.ok(lstatSync(path.join(state.manifest, LOCKFILE)).isFile());
-  const locked = runCli(['lock', '-f', state.manifest]);
+  const locked = await runCli(['lock', '-f', state.manifest]);
   assert.equal(locked.code, 0, locked.stderr);
   assert.equal(readFileSync(spaced, 'utf8'), state.before, 'the file the link pointed at is left as it was');
 });
 
-test('a symbolic link as the lockfile is read by check and plan (they write nothing); a link to a FIFO or a directory is refused, not read for ever', () => {
+test('a symbolic link as the lockfile is read by check and plan (they write nothing); a link to a FIFO or a directory is refused, not read for ever', async () => {
   const state = linkedLockfile();
-  const result = runCli(['check', '-f', state.manifest, '-o', state.out]);
+  const result = await runCli(['check', '-f', state.manifest, '-o', state.out]);
   assertNoStackTrace(result);
   assert.doesNotMatch(result.stderr, /symbolic link/);
   const dir = tempDir();
@@ -269,7 +269,7 @@ test('a symbolic link as the lockfile is read by check and plan (they write noth
     rmSync(path.join(state.manifest, LOCKFILE));
     symlinkSync(path.join(dir, what), path.join(state.manifest, LOCKFILE));
     for (const command of ['check', 'render']) {
-      const failed = runCli([command, '-f', state.manifest, '-o', state.out]);
+      const failed = await runCli([command, '-f', state.manifest, '-o', state.out]);
       assertNoStackTrace(failed, `${command} ${what}`);
       assert.equal(failed.code, 1, `${command} ${what}: ${failed.stderr}`);
       assert.match(failed.stderr, expected, `${command} ${what}`);
@@ -279,7 +279,7 @@ test('a symbolic link as the lockfile is read by check and plan (they write noth
   // a directory in the lockfile's place (Git can check one out: a submodule, or a directory of that name)
   rmSync(path.join(state.manifest, LOCKFILE));
   mkdirSync(path.join(state.manifest, LOCKFILE));
-  const directory = runCli(['render', '-f', state.manifest, '-o', state.out]);
+  const directory = await runCli(['render', '-f', state.manifest, '-o', state.out]);
   assertNoStackTrace(directory);
   assert.equal(directory.code, 1, directory.stderr);
   assert.match(directory.stderr, /is a directory/);

@@ -15,9 +15,9 @@ import { chartShowCommand } from '../../src/cli/commands.js';
 import { InterruptedError, resetInterruptState, settleInterrupted } from '../../src/core/interrupt.js';
 
 /** The example manifest with the built-in Argo CD chart copied to my-chart and used as gitops.chart. */
-function userChart(): { dir: string; chart: string } {
+async function userChart(): Promise<{ dir: string; chart: string }> {
   const dir = path.join(exampleCopy(), 'management-cluster');
-  const show = runCli(['chart', 'show', 'argocd', '--output-dir', 'my-chart'], { cwd: dir });
+  const show = await runCli(['chart', 'show', 'argocd', '--output-dir', 'my-chart'], { cwd: dir });
   assert.equal(show.code, 0, show.stderr);
   appendFileSync(
     path.join(dir, 'config.yaml'),
@@ -33,13 +33,13 @@ function setLine(file: string, line: number, text: string): void {
   writeFileSync(file, lines.join('\n'));
 }
 
-function render(dir: string): CliResult {
-  return runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd'], { cwd: dir });
+async function render(dir: string): Promise<CliResult> {
+  return await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd'], { cwd: dir });
 }
 
 /** A failed render: exit 1, no stack trace, nothing written. */
-function failed(dir: string): string {
-  const result = render(dir);
+async function failed(dir: string): Promise<string> {
+  const result = await render(dir);
   assert.equal(result.code, 1, result.stdout + result.stderr);
   assertNoStackTrace(result);
   assert.match(result.stderr, /nothing was written\n$/);
@@ -47,14 +47,14 @@ function failed(dir: string): string {
   return result.stderr;
 }
 
-test('#if without its argument, {{> missing}}, include "missing" and a misspelt helper are all told in one run, each at its file:line:column, before any template runs (helm engine.go cleanupExecError)', () => {
-  const { dir, chart } = userChart();
+test('#if without its argument, {{> missing}}, include "missing" and a misspelt helper are all told in one run, each at its file:line:column, before any template runs (helm engine.go cleanupExecError)', async () => {
+  const { dir, chart } = await userChart();
   const applications = path.join(chart, 'applications.yaml');
   setLine(applications, 22, '{{#if}}');
   setLine(applications, 29, '{{> missing @root}}');
   setLine(applications, 11, '    argocd.argoproj.io/sync-wave: {{qoute wave}}');
   setLine(path.join(chart, 'root.yaml'), 3, '  name: {{include "labels" Values}}');
-  const stderr = failed(dir);
+  const stderr = await failed(dir);
   assert.equal(
     stderr,
     [
@@ -77,12 +77,12 @@ test('#if without its argument, {{> missing}}, include "missing" and a misspelt 
   );
 });
 
-test('a block never closed is told in words at the {{#if}} that opens it, in the partial that has it (not the template including it); adding the {{/if}} the hint names renders', () => {
-  const { dir, chart } = userChart();
+test('a block never closed is told in words at the {{#if}} that opens it, in the partial that has it (not the template including it); adding the {{/if}} the hint names renders', async () => {
+  const { dir, chart } = await userChart();
   const partial = path.join(chart, '_syncPolicy.hbs');
   const good = readFileSync(partial, 'utf8');
   setLine(partial, 9, '');
-  const stderr = failed(dir);
+  const stderr = await failed(dir);
   assert.equal(
     stderr,
     [
@@ -95,16 +95,16 @@ test('a block never closed is told in words at the {{#if}} that opens it, in the
   );
   assert.doesNotMatch(stderr, /Parse error|Expecting/);
   writeFileSync(partial, good);
-  assert.equal(render(dir).code, 0);
+  assert.equal((await render(dir)).code, 0);
 });
 
-test('a {{/each}} closing an {{#if}}, a stray }, a {{/if}} with no block and an {{else}} outside one are each told in words at their line', () => {
-  const { dir, chart } = userChart();
+test('a {{/each}} closing an {{#if}}, a stray }, a {{/if}} with no block and an {{else}} outside one are each told in words at their line', async () => {
+  const { dir, chart } = await userChart();
   setLine(path.join(chart, 'applications.yaml'), 52, '');
   setLine(path.join(chart, 'appproject.yaml'), 5, '  name: {{Release.name}');
   writeFileSync(path.join(chart, 'stray.yaml'), '# a template\n{{/if}}\n');
   writeFileSync(path.join(chart, 'else.yaml'), '\n\n  {{else}}\n');
-  const stderr = failed(dir);
+  const stderr = await failed(dir);
   assert.equal(
     stderr,
     [
@@ -126,14 +126,14 @@ test('a {{/each}} closing an {{#if}}, a stray }, a {{/if}} with no block and an 
   );
 });
 
-test('a missing value in a partial is told in the partial at its line and column, and a computed partial name that names no partial at the block that ran it', () => {
-  const { dir, chart } = userChart();
+test('a missing value in a partial is told in the partial at its line and column, and a computed partial name that names no partial at the block that ran it', async () => {
+  const { dir, chart } = await userChart();
   setLine(path.join(chart, '_syncPolicy.hbs'), 2, '    automated: {{Values.syncPolicy.automatd}}');
-  const first = failed(dir);
+  const first = await failed(dir);
   assert.match(first, /^my-chart\/templates\/_syncPolicy\.hbs:2:18: error: value "automatd" is not defined\n/);
   setLine(path.join(chart, '_syncPolicy.hbs'), 2, '');
   setLine(path.join(chart, 'applications.yaml'), 29, '{{> (lookup @root.Values "project") @root}}');
-  const second = failed(dir);
+  const second = await failed(dir);
   assert.equal(
     second,
     [
@@ -146,11 +146,11 @@ test('a missing value in a partial is told in the partial at its line and column
   );
 });
 
-test('invalid YAML is told once at the template line that wrote it (not a line of the rendered text), quoting the rendered lines; the nindent hint only where toYaml is written without it', () => {
-  const { dir, chart } = userChart();
+test('invalid YAML is told once at the template line that wrote it (not a line of the rendered text), quoting the rendered lines; the nindent hint only where toYaml is written without it', async () => {
+  const { dir, chart } = await userChart();
   setLine(path.join(chart, 'applications.yaml'), 11, '    x: [');
   setLine(path.join(chart, '_syncPolicy.hbs'), 2, '    automated: {{toYaml Values.syncPolicy.automated}}');
-  const stderr = failed(dir);
+  const stderr = await failed(dir);
   assert.equal(
     stderr,
     [
@@ -163,7 +163,7 @@ test('invalid YAML is told once at the template line that wrote it (not a line o
   );
   setLine(path.join(chart, 'applications.yaml'), 11, '');
   assert.equal(
-    failed(dir),
+    await failed(dir),
     [
       'my-chart/templates/_syncPolicy.hbs:2:16: error: renders invalid YAML: Nested mappings are not allowed in compact mappings ' +
         '(rendered line 23: "    automated: prune: true", after "  syncPolicy:") (the same in 5 documents)',
@@ -178,7 +178,7 @@ test('invalid YAML is told once at the template line that wrote it (not a line o
   setLine(path.join(chart, 'applications.yaml'), 20, '    path: {{quote path}}/x');
   setLine(path.join(chart, 'applications.yaml'), 11, '{{#each @root.Values.root}}\n    {{@key}}: {{quote this}}\n{{/each}}');
   assert.equal(
-    failed(dir),
+    await failed(dir),
     [
       'my-chart/templates/applications.yaml:22:11: error: renders invalid YAML: Unexpected scalar at node end ' +
         '(rendered line 19: "    path: \\"clusters/mgmt/00-cert-manager\\"/x", after "    targetRevision: \\"HEAD\\"") (the same in 5 documents)',
@@ -189,11 +189,11 @@ test('invalid YAML is told once at the template line that wrote it (not a line o
   );
 });
 
-test('a rendered document that is no Kubernetes object is told at the line that wrote it, saying what it lacks', () => {
-  const { dir, chart } = userChart();
+test('a rendered document that is no Kubernetes object is told at the line that wrote it, saying what it lacks', async () => {
+  const { dir, chart } = await userChart();
   appendFileSync(path.join(chart, 'root.yaml'), '---\nfoo: {{Release.name}}\n---\n- a\n');
   assert.equal(
-    failed(dir),
+    await failed(dir),
     [
       'my-chart/templates/root.yaml:24:1: error: renders a document that is not a Kubernetes object: a mapping without apiVersion, kind, ' +
         'metadata.name (rendered line 22: "foo: capi-gitops", after "---")',
@@ -208,11 +208,11 @@ test('a rendered document that is no Kubernetes object is told at the line that 
   );
 });
 
-test('an Application whose source path names a directory the render does not write (the label without its NN- prefix) is an error at the template line, told once; the hint ({{path}}) followed renders, and a directory of ones own in the output may be synced', () => {
-  const { dir, chart } = userChart();
+test('an Application whose source path names a directory the render does not write (the label without its NN- prefix) is an error at the template line, told once; the hint ({{path}}) followed renders, and a directory of ones own in the output may be synced', async () => {
+  const { dir, chart } = await userChart();
   const applications = path.join(chart, 'applications.yaml');
   setLine(applications, 20, '    path: "{{@root.Values.path}}/{{label}}"');
-  const stderr = failed(dir);
+  const stderr = await failed(dir);
   assert.match(
     stderr,
     /^my-chart\/templates\/applications\.yaml:20:5: error: Application\/argocd\/capi-gitops-00-cert-manager \(clusters\/mgmt\/cert-manager\), .*: spec\.source\.path: names a directory of the output that the render does not write\n/,
@@ -227,7 +227,7 @@ test('an Application whose source path names a directory the render does not wri
     /\n  hint: write each component's path as the chart is given it: \{\{path\}\} inside \{\{#each Components\}\}\nnothing was written\n$/,
   );
   setLine(applications, 20, '    path: {{path}}');
-  assert.equal(render(dir).code, 0);
+  assert.equal((await render(dir)).code, 0);
   // an overlay of one's own in the output directory, synced by an Application of the chart
   mkdirSync(path.join(dir, 'out', 'overlays', 'extra'), { recursive: true });
   appendFileSync(
@@ -235,17 +235,17 @@ test('an Application whose source path names a directory the render does not wri
     '---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: extra\nspec:\n  source:\n' +
       '    repoURL: {{quote Values.repoURL}}\n    path: clusters/mgmt/overlays/extra\n',
   );
-  const overlay = render(dir);
+  const overlay = await render(dir);
   assert.equal(overlay.code, 0, overlay.stderr);
 });
 
-test("a default in the chart's values.yaml that its schema refuses is told at its line in values.yaml, with a hint about that file (not --set), and the hints followed render", () => {
-  const { dir } = userChart();
+test("a default in the chart's values.yaml that its schema refuses is told at its line in values.yaml, with a hint about that file (not --set), and the hints followed render", async () => {
+  const { dir } = await userChart();
   const values = path.join(dir, 'my-chart', 'values.yaml');
   setLine(values, 9, 'targetRevision: 2024');
   setLine(values, 39, '    limit: ten');
   appendFileSync(values, 'team: platform\n');
-  const stderr = failed(dir);
+  const stderr = await failed(dir);
   const chart = path.join(dir, 'my-chart');
   assert.equal(
     stderr.replaceAll(chart, '<chart>'),
@@ -268,31 +268,31 @@ test("a default in the chart's values.yaml that its schema refuses is told at it
   setLine(values, 39, '    limit: 10');
   const schema = path.join(chart, 'values.schema.json');
   writeFileSync(schema, readFileSync(schema, 'utf8').replace('"properties": {', '"properties": {\n    "team": { "type": "string" },'));
-  const result = render(dir);
+  const result = await render(dir);
   assert.equal(result.code, 0, result.stderr);
 });
 
-test('a misspelt value for a chart of one\'s own (projet for project) gets "did you mean", as the built-in charts\' do, and the hint followed renders', () => {
-  const { dir } = userChart();
+test('a misspelt value for a chart of one\'s own (projet for project) gets "did you mean", as the built-in charts\' do, and the hint followed renders', async () => {
+  const { dir } = await userChart();
   const config = path.join(dir, 'config.yaml');
   appendFileSync(config, '    projet: platform\n');
-  const stderr = failed(dir);
+  const stderr = await failed(dir);
   assert.match(stderr, /projet: value projet is not a value of this chart/);
   assert.match(stderr, /hint: did you mean project\? see \S+my-chart\/values\.schema\.json/);
   writeFileSync(config, readFileSync(config, 'utf8').replace('projet:', 'project:'));
-  const result = render(dir);
+  const result = await render(dir);
   assert.equal(result.code, 0, result.stderr);
 });
 
-test('two templates writing the same object are told at the name the second one wrote, and removing the one it replaces, as the hint says, renders', () => {
-  const { dir, chart } = userChart();
+test('two templates writing the same object are told at the name the second one wrote, and removing the one it replaces, as the hint says, renders', async () => {
+  const { dir, chart } = await userChart();
   writeFileSync(
     path.join(chart, 'project.yaml'),
     'apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata:\n  name: {{Values.project}}\n  namespace: {{quote Release.namespace}}\n' +
       "spec:\n  sourceRepos: ['*']\n",
   );
   assert.equal(
-    failed(dir),
+    await failed(dir),
     [
       'my-chart/templates/project.yaml:4:3: error: AppProject/argocd/capi-gitops: templates/project.yaml and templates/appproject.yaml ' +
         'both render an object for argocd/appproject-capi-gitops.yaml',
@@ -303,18 +303,18 @@ test('two templates writing the same object are told at the name the second one 
     ].join('\n'),
   );
   rmSync(path.join(chart, 'appproject.yaml'));
-  const result = render(dir);
+  const result = await render(dir);
   assert.equal(result.code, 0, result.stderr);
 });
 
-test('a chart of one tool (started from chart show argocd) rendered with the other layout (--layout flux) is refused at gitops.chart instead of writing Argo CD Applications into flux/; the hint followed renders Flux Kustomizations', () => {
+test('a chart of one tool (started from chart show argocd) rendered with the other layout (--layout flux) is refused at gitops.chart instead of writing Argo CD Applications into flux/; the hint followed renders Flux Kustomizations', async () => {
   const dir = path.join(exampleCopy(), 'management-cluster');
-  assert.equal(runCli(['chart', 'show', 'argocd', '--output-dir', 'my-chart'], { cwd: dir }).code, 0);
+  assert.equal((await runCli(['chart', 'show', 'argocd', '--output-dir', 'my-chart'], { cwd: dir })).code, 0);
   const config = path.join(dir, 'config.yaml');
   const line = readFileSync(config, 'utf8').split('\n').length + 1;
   appendFileSync(config, 'gitops:\n  chart: ./my-chart\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n');
-  const flux = () => runCli(['render', '-f', '.', '-o', 'out', '--layout', 'flux'], { cwd: dir });
-  const result = flux();
+  const flux = async () => await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'flux'], { cwd: dir });
+  const result = await flux();
   assert.equal(result.code, 1, result.stderr);
   assertNoStackTrace(result);
   const chart = path.join(dir, 'my-chart');
@@ -330,8 +330,8 @@ test('a chart of one tool (started from chart show argocd) rendered with the oth
       '',
     ].join('\n'),
   );
-  assert.equal(render(dir).code, 0);
-  assert.equal(runCli(['chart', 'show', 'flux', '--output-dir', `${chart}-flux`], { cwd: dir }).code, 0);
+  assert.equal((await render(dir)).code, 0);
+  assert.equal((await runCli(['chart', 'show', 'flux', '--output-dir', `${chart}-flux`], { cwd: dir })).code, 0);
   // the Argo CD chart's repoURL is no value of the flux chart: under gitops.argocd.values, as that error's hint says
   writeFileSync(
     config,
@@ -339,7 +339,7 @@ test('a chart of one tool (started from chart show argocd) rendered with the oth
       .replace('chart: ./my-chart', 'chart: ./my-chart-flux')
       .replace('  values:\n    repoURL:', '  argocd:\n    values:\n      repoURL:'),
   );
-  const fixed = flux();
+  const fixed = await flux();
   assert.equal(fixed.code, 0, fixed.stderr);
   assert.ok(existsSync(path.join(dir, 'out', 'flux', 'kustomization-capi-gitops-01-cluster-api.yaml')));
 });
@@ -352,10 +352,10 @@ function appendChartField(dir: string, chart: string, values = '  values:\n    r
   return line;
 }
 
-test('gitops.chart naming no directory is told at that field, and its hint (chart show -o <dir>) followed literally gives a chart that renders', () => {
+test('gitops.chart naming no directory is told at that field, and its hint (chart show -o <dir>) followed literally gives a chart that renders', async () => {
   const dir = path.join(exampleCopy(), 'management-cluster');
   const line = appendChartField(dir, './my-chart');
-  const stderr = failed(dir);
+  const stderr = await failed(dir);
   const chartDir = path.join(dir, 'my-chart');
   assert.equal(
     stderr,
@@ -367,16 +367,16 @@ test('gitops.chart naming no directory is told at that field, and its hint (char
       '',
     ].join('\n'),
   );
-  const show = runCli(['chart', 'show', 'argocd', '-o', chartDir], { cwd: dir });
+  const show = await runCli(['chart', 'show', 'argocd', '-o', chartDir], { cwd: dir });
   assert.equal(show.code, 0, show.stderr);
-  assert.equal(render(dir).code, 0);
+  assert.equal((await render(dir)).code, 0);
 });
 
-test('under --layout flux, gitops.chart naming no directory hints the flux chart, and that hint followed literally renders', () => {
+test('under --layout flux, gitops.chart naming no directory hints the flux chart, and that hint followed literally renders', async () => {
   const dir = path.join(exampleCopy(), 'management-cluster');
   const line = appendChartField(dir, './flux-chart', '');
-  const flux = () => runCli(['render', '-f', '.', '-o', 'out', '--layout', 'flux'], { cwd: dir });
-  const result = flux();
+  const flux = async () => await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'flux'], { cwd: dir });
+  const result = await flux();
   assert.equal(result.code, 1, result.stdout + result.stderr);
   assertNoStackTrace(result);
   const chartDir = path.join(dir, 'flux-chart');
@@ -391,15 +391,15 @@ test('under --layout flux, gitops.chart naming no directory hints the flux chart
     ].join('\n'),
   );
   assert.equal(existsSync(path.join(dir, 'out')), false);
-  const show = runCli(['chart', 'show', 'flux', '-o', chartDir], { cwd: dir });
+  const show = await runCli(['chart', 'show', 'flux', '-o', chartDir], { cwd: dir });
   assert.equal(show.code, 0, show.stderr);
-  const again = flux();
+  const again = await flux();
   assert.equal(again.code, 0, again.stderr);
   assert.ok(readdirSync(path.join(dir, 'out', 'flux')).length > 0);
 });
 
-test('a misspelt path in a helper argument, an {{#if}} and an {{#each}}, which Handlebars reads without its strict check, is told at its file:line:column naming the path, with the key it meant; the meant names render', () => {
-  const { dir, chart } = userChart();
+test('a misspelt path in a helper argument, an {{#if}} and an {{#each}}, which Handlebars reads without its strict check, is told at its file:line:column naming the path, with the key it meant; the meant names render', async () => {
+  const { dir, chart } = await userChart();
   const root = path.join(chart, 'root.yaml');
   const applications = path.join(chart, 'applications.yaml');
   const appproject = path.join(chart, 'appproject.yaml');
@@ -409,7 +409,7 @@ test('a misspelt path in a helper argument, an {{#if}} and an {{#each}}, which H
   const values =
     'applicationSet, createProject, destination, namespace, path, project, releaseName, repoURL, root, syncPolicy, targetRevision';
   assert.equal(
-    failed(dir),
+    await failed(dir),
     [
       'my-chart/templates/applications.yaml:22:7: error: value "destinaton" is not defined',
       `  expected: "@root.Values.destinaton" to exist (null when unset); "@root.Values" has ${values}`,
@@ -430,18 +430,18 @@ test('a misspelt path in a helper argument, an {{#if}} and an {{#each}}, which H
   setLine(root, 12, '    repoURL: {{quote Values.repoURL}}');
   setLine(applications, 22, '{{#if @root.Values.destination.name}}');
   setLine(appproject, 12, '{{#each Namespaces}}');
-  assert.equal(render(dir).code, 0);
+  assert.equal((await render(dir)).code, 0);
 });
 
-test('a value read by a hash argument, a sub-expression and a partial hash that the chart lacks is told at its path; added to values.yaml as null and to the schema, as the hint says, the chart renders', () => {
-  const { dir, chart } = userChart();
+test('a value read by a hash argument, a sub-expression and a partial hash that the chart lacks is told at its path; added to values.yaml as null and to the schema, as the hint says, the chart renders', async () => {
+  const { dir, chart } = await userChart();
   setLine(path.join(chart, 'root.yaml'), 14, '    path: {{quote Wiring.path note=Values.note}}');
   setLine(path.join(chart, 'appproject.yaml'), 5, '  name: {{quote (default Values.project Values.projectName)}}');
   setLine(path.join(chart, 'applications.yaml'), 29, '{{> syncPolicy @root extra=@root.Values.syncPolicy.extra}}');
   const values =
     'applicationSet, createProject, destination, namespace, path, project, releaseName, repoURL, root, syncPolicy, targetRevision';
   assert.equal(
-    failed(dir),
+    await failed(dir),
     [
       'my-chart/templates/applications.yaml:29:28: error: value "extra" is not defined',
       '  expected: "@root.Values.syncPolicy.extra" to exist (null when unset); "@root.Values.syncPolicy" has automated, retry, syncOptions',
@@ -468,16 +468,16 @@ test('a value read by a hash argument, a sub-expression and a partial hash that 
   Object.assign(schema.properties, { note: {}, projectName: {} });
   schema.properties.syncPolicy.properties.extra = {};
   writeFileSync(schemaFile, JSON.stringify(schema));
-  const result = render(dir);
+  const result = await render(dir);
   assert.equal(result.code, 0, result.stderr);
 });
 
-test('a key the chart declares and a user null deletes (--set syncPolicy.automated=null, Helm coalescing) reads as unset in #if, and the flux chart reads its sourceRef.namespace, which only the schema declares', () => {
-  const { dir } = userChart();
-  const argocd = runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--set', 'syncPolicy.automated=null'], { cwd: dir });
+test('a key the chart declares and a user null deletes (--set syncPolicy.automated=null, Helm coalescing) reads as unset in #if, and the flux chart reads its sourceRef.namespace, which only the schema declares', async () => {
+  const { dir } = await userChart();
+  const argocd = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--set', 'syncPolicy.automated=null'], { cwd: dir });
   assert.equal(argocd.code, 0, argocd.stderr);
   // the flux chart, copied as the Argo CD one was (an Argo CD chart is refused by the flux layout)
-  assert.equal(runCli(['chart', 'show', 'flux', '--output-dir', 'my-flux-chart'], { cwd: dir }).code, 0);
+  assert.equal((await runCli(['chart', 'show', 'flux', '--output-dir', 'my-flux-chart'], { cwd: dir })).code, 0);
   const config = path.join(dir, 'config.yaml');
   writeFileSync(
     config,
@@ -485,23 +485,23 @@ test('a key the chart declares and a user null deletes (--set syncPolicy.automat
       .replace('chart: ./my-chart', 'chart: ./my-flux-chart')
       .replace('  values:\n    repoURL:', '  argocd:\n    values:\n      repoURL:'),
   );
-  const flux = runCli(['render', '-f', '.', '-o', 'flux-out', '--layout', 'flux'], { cwd: dir });
+  const flux = await runCli(['render', '-f', '.', '-o', 'flux-out', '--layout', 'flux'], { cwd: dir });
   assert.equal(flux.code, 0, flux.stderr);
   assert.ok(existsSync(path.join(dir, 'flux-out', 'flux', 'kustomization-capi-gitops-01-cluster-api.yaml')));
 });
 
-test('the hint of a gitops.chart in a directory that does not exist yet (./charts/wiring) works too: chart show creates the parents', () => {
+test('the hint of a gitops.chart in a directory that does not exist yet (./charts/wiring) works too: chart show creates the parents', async () => {
   const dir = path.join(exampleCopy(), 'management-cluster');
   appendFileSync(
     path.join(dir, 'config.yaml'),
     'gitops:\n  chart: ./charts/wiring\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n',
   );
-  const hint = /hint: start from a built-in chart: capi-gitops (chart show argocd --output-dir \S+)\n/.exec(failed(dir));
+  const hint = /hint: start from a built-in chart: capi-gitops (chart show argocd --output-dir \S+)\n/.exec(await failed(dir));
   assert.ok(hint);
-  const show = runCli(hint[1]!.split(' '), { cwd: dir });
+  const show = await runCli(hint[1]!.split(' '), { cwd: dir });
   assert.equal(show.code, 0, show.stderr);
-  assert.equal(render(dir).code, 0);
-  const again = runCli(hint[1]!.split(' '), { cwd: dir });
+  assert.equal((await render(dir)).code, 0);
+  const again = await runCli(hint[1]!.split(' '), { cwd: dir });
   assert.equal(again.code, 2, 'an existing directory is still refused');
   assert.match(again.stderr, /it exists; name a new directory/);
 });
@@ -517,15 +517,15 @@ test('chart show --output-dir writes the chart whole or not at all: a signal bef
   }
   assert.equal(existsSync(target), false);
   assert.deepEqual(readdirSync(path.join(parent, 'charts')), [], 'no staging tree left in the scratch directory either');
-  const show = runCli(['chart', 'show', 'argocd', '--output-dir', target]);
+  const show = await runCli(['chart', 'show', 'argocd', '--output-dir', target]);
   assert.equal(show.code, 0, show.stderr);
   assert.ok(existsSync(path.join(target, 'Chart.yaml')));
   assert.deepEqual(readdirSync(path.join(parent, 'charts')), ['wiring']);
 });
 
-test("chart show --output-dir with a relative path: gitops.chart reads it from the Config file's directory, so the absolute path is printed too", () => {
+test("chart show --output-dir with a relative path: gitops.chart reads it from the Config file's directory, so the absolute path is printed too", async () => {
   const dir = tempDir();
-  const show = runCli(['chart', 'show', 'flux', '--output-dir', 'charts/wiring'], { cwd: dir });
+  const show = await runCli(['chart', 'show', 'flux', '--output-dir', 'charts/wiring'], { cwd: dir });
   assert.equal(show.code, 0, show.stderr);
   assert.ok(show.stdout.includes(`from anywhere: ${path.join(dir, 'charts', 'wiring')})\n`), show.stdout);
 });

@@ -4,7 +4,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -14,7 +13,7 @@ import { renderManagementCluster } from '../../src/app/cluster.js';
 import { emitYamlDocument } from '../../src/yaml/emit.js';
 import { rejection } from '../helpers/assertions.js';
 import { tempDir, writeTempManifest, corpusManifest } from '../helpers/corpus-manifest.js';
-import { CLI } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 
 /** Writes a chart (relative path → text) into a new directory. */
 function writeChart(files: Record<string, string>): string {
@@ -325,10 +324,8 @@ test('Chart.yaml is validated: apiVersion v2, a DNS-label name and a version', a
 
 test('a user chart (gitops.chart, relative to the manifest) that overrides the Application template replaces the built-in chart', async () => {
   const manifestDir = writeTempManifest({ 'p.yaml': corpusManifest() });
-  const show = spawnSync(process.execPath, [CLI, 'chart', 'show', 'argocd', '--output-dir', path.join(manifestDir, 'my-chart')], {
-    encoding: 'utf8',
-  });
-  assert.equal(show.status, 0, show.stderr);
+  const show = await runCli(['chart', 'show', 'argocd', '--output-dir', path.join(manifestDir, 'my-chart')]);
+  assert.equal(show.code, 0, show.stderr);
   const template = path.join(manifestDir, 'my-chart', 'templates', 'applications.yaml');
   writeFileSync(
     template,
@@ -350,13 +347,13 @@ test('a user chart (gitops.chart, relative to the manifest) that overrides the A
   assert.equal(app.metadata.labels.team, 'platform');
 });
 
-test('capi-gitops chart show prints every file of a built-in chart', () => {
-  const result = spawnSync(process.execPath, [CLI, 'chart', 'show', 'flux'], { encoding: 'utf8' });
-  assert.equal(result.status, 0, result.stderr);
+test('capi-gitops chart show prints every file of a built-in chart', async () => {
+  const result = await runCli(['chart', 'show', 'flux']);
+  assert.equal(result.code, 0, result.stderr);
   for (const file of ['Chart.yaml', 'values.yaml', 'values.schema.json', 'templates/kustomizations.yaml', 'templates/gitrepository.yaml'])
     assert.match(result.stdout, new RegExp(`# Source: flux/${file.replace('.', '\\.')}\\n`));
-  const unknown = spawnSync(process.execPath, [CLI, 'chart', 'show', 'helm'], { encoding: 'utf8' });
-  assert.equal(unknown.status, 2);
+  const unknown = await runCli(['chart', 'show', 'helm']);
+  assert.equal(unknown.code, 2);
 });
 
 test('the same values give the same bytes: the engine reads no clock, environment or randomness', async () => {

@@ -342,7 +342,7 @@ spec:
   assert.deepEqual(byId['InfrastructureProvider/docker'], { version: 'v1.9.4', configSecret: { name: 'capd-variables' } });
 });
 
-test('never exit 0 with nothing: objects that install no cluster-api-operator chart, and a values file that is an object, fail with exit 1 at the file', () => {
+test('never exit 0 with nothing: objects that install no cluster-api-operator chart, and a values file that is an object, fail with exit 1 at the file', async () => {
   const [other, objectLike, twoReleases] = files({
     'cert-manager.yaml': `apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
@@ -367,7 +367,7 @@ spec:
 `,
     'two.yaml': `${FLUX_RELEASE.split('---\n')[1]}---\n${FLUX_RELEASE.split('---\n')[1]!.replace('name: capi-operator\n  namespace: capi-operator-system', 'name: capi-operator-2\n  namespace: capi-operator-system')}`,
   });
-  const result = runCli(['import', 'helm-values', '-f', other!, '-f', objectLike!]);
+  const result = await runCli(['import', 'helm-values', '-f', other!, '-f', objectLike!]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   assert.equal(result.stdout, '');
@@ -379,14 +379,14 @@ spec:
     result.stderr,
     /values\.yaml:1:1.*names no provider, and its top-level keys \(metadata, spec\) are those of a Kubernetes object/,
   );
-  const two = runCli(['import', 'helm-values', '-f', twoReleases!]);
+  const two = await runCli(['import', 'helm-values', '-f', twoReleases!]);
   assert.equal(two.code, 1);
   assert.match(two.stderr, /2 releases of the cluster-api-operator chart/);
 });
 
-test('CLI: import helm-values -f a HelmRelease and its ConfigMap writes a manifest that follows the chart version it names', () => {
+test('CLI: import helm-values -f a HelmRelease and its ConfigMap writes a manifest that follows the chart version it names', async () => {
   const [release, values] = files({ 'helmrelease.yaml': FLUX_RELEASE, 'values.yaml': FLUX_VALUES });
-  const result = runCli(['import', 'helm-values', '-f', release!, '-f', values!]);
+  const result = await runCli(['import', 'helm-values', '-f', release!, '-f', values!]);
   assertNoStackTrace(result);
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stdout, /# Read as chart v0\.23\.0 of cluster-api-operator reads them\./);
@@ -421,7 +421,7 @@ spec:
   }
 });
 
-test('CLI: a typo in a top-level key of the values is warned about at its line, with the key it likely meant; the chart Deployment values are not', () => {
+test('CLI: a typo in a top-level key of the values is warned about at its line, with the key it likely meant; the chart Deployment values are not', async () => {
   const [values] = files({
     'values.yaml': `image:
   manager:
@@ -432,7 +432,7 @@ infrastucture:
     version: v1.10.4
 `,
   });
-  const result = runCli(['import', 'helm-values', '-f', values!]);
+  const result = await runCli(['import', 'helm-values', '-f', values!]);
   assertNoStackTrace(result);
   assert.equal(result.code, 0, result.stderr);
   assert.match(
@@ -442,7 +442,7 @@ infrastucture:
   assert.doesNotMatch(result.stderr, /warning: (image|resources)/);
 });
 
-test('CLI: the top-level manager.featureGates warning and a provider key the chart ignores point at their lines', () => {
+test('CLI: the top-level manager.featureGates warning and a provider key the chart ignores point at their lines', async () => {
   const [values] = files({
     'values.yaml': `infrastructure:
   docker:
@@ -453,7 +453,7 @@ manager:
     docker: {MachinePool: true}
 `,
   });
-  const result = runCli(['import', 'helm-values', '-f', values!]);
+  const result = await runCli(['import', 'helm-values', '-f', values!]);
   assert.equal(result.code, 0, result.stderr);
   assert.match(result.stderr, /values\.yaml:4:5: warning: infrastructure\.docker\.replicas is ignored/);
   assert.match(result.stderr, /values\.yaml:6:3: warning: manager\.featureGates \(top level\) is read by charts v0\.10\.0 to v0\.24\.1/);
@@ -502,7 +502,7 @@ spec:
     ${ref}
 `;
 
-test('CLI: a HelmRelease spec.chartRef follows the chart version of the OCIRepository (ref.tag, ref.semver) or source HelmChart (spec.version) given with it (fluxcd/source-controller OCIRepositoryRef, HelmChartSpec.Version)', () => {
+test('CLI: a HelmRelease spec.chartRef follows the chart version of the OCIRepository (ref.tag, ref.semver) or source HelmChart (spec.version) given with it (fluxcd/source-controller OCIRepositoryRef, HelmChartSpec.Version)', async () => {
   const helmChart = `apiVersion: source.toolkit.fluxcd.io/v1
 kind: HelmChart
 metadata:
@@ -524,7 +524,7 @@ spec:
   ];
   for (const [release, source, version] of cases) {
     const [hr, src] = files({ 'helmrelease.yaml': release, 'source.yaml': source });
-    const result = runCli(['import', 'helm-values', '-f', hr!, '-f', src!]);
+    const result = await runCli(['import', 'helm-values', '-f', hr!, '-f', src!]);
     assertNoStackTrace(result);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, version);
@@ -536,13 +536,13 @@ spec:
   }
 });
 
-test('CLI: a HelmRelease spec.chartRef whose object is not in the files, or an OCIRepository pinned only by digest, is warned at its field with a hint; each way the hint offers silences it', () => {
+test('CLI: a HelmRelease spec.chartRef whose object is not in the files, or an OCIRepository pinned only by digest, is warned at its field with a hint; each way the hint offers silences it', async () => {
   const [hr, digest, tagged] = files({
     'helmrelease.yaml': CHART_REF_RELEASE,
     'digest.yaml': ociRepository(`digest: sha256:${'0'.repeat(64)}`),
     'tagged.yaml': ociRepository('tag: 0.23.0'),
   });
-  const missing = runCli(['import', 'helm-values', '-f', hr!]);
+  const missing = await runCli(['import', 'helm-values', '-f', hr!]);
   assert.equal(missing.code, 0, missing.stderr);
   assert.equal(
     missing.stderr,
@@ -550,7 +550,7 @@ test('CLI: a HelmRelease spec.chartRef whose object is not in the files, or an O
       "files given; its values are read as the cluster-api-operator chart's, and the chart version (in that object) is not known\n" +
       '  hint: pass the file that holds OCIRepository capi-operator with another -f, or the chart version with --chart-version <version>\n',
   );
-  const pinned = runCli(['import', 'helm-values', '-f', hr!, '-f', digest!]);
+  const pinned = await runCli(['import', 'helm-values', '-f', hr!, '-f', digest!]);
   assert.equal(pinned.code, 0, pinned.stderr);
   assert.equal(
     pinned.stderr,
@@ -563,17 +563,17 @@ test('CLI: a HelmRelease spec.chartRef whose object is not in the files, or an O
     ['-f', hr!, '--chart-version', '0.23.0'],
     ['-f', hr!, '-f', digest!, '--chart-version', '0.23.0'],
   ]) {
-    const result = runCli(['import', 'helm-values', ...followed]);
+    const result = await runCli(['import', 'helm-values', ...followed]);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stderr, '', followed.join(' '));
     assert.match(result.stdout, /# Read as chart v0\.23\.0 of cluster-api-operator reads them\./);
   }
 });
 
-test('CLI: a chart version range or a missing valuesFrom in a HelmRelease is told at its field, the object and field named once', () => {
+test('CLI: a chart version range or a missing valuesFrom in a HelmRelease is told at its field, the object and field named once', async () => {
   const ranged = FLUX_RELEASE.replace('version: "0.23.0"', 'version: ">=0.23.0 <0.24.0"');
   const [release, values] = files({ 'helmrelease.yaml': ranged, 'values.yaml': FLUX_VALUES });
-  const read = runCli(['import', 'helm-values', '-f', release!, '-f', values!]);
+  const read = await runCli(['import', 'helm-values', '-f', release!, '-f', values!]);
   assert.equal(read.code, 0, read.stderr);
   assert.match(
     read.stderr,
@@ -581,7 +581,7 @@ test('CLI: a chart version range or a missing valuesFrom in a HelmRelease is tol
   );
   assert.doesNotMatch(read.stderr, /capi-operator: HelmRelease/);
 
-  const result = runCli(['import', 'helm-values', '-f', release!]);
+  const result = await runCli(['import', 'helm-values', '-f', release!]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   const lines = result.stderr.split('\n');
@@ -593,19 +593,19 @@ test('CLI: a chart version range or a missing valuesFrom in a HelmRelease is tol
   assert.doesNotMatch(result.stderr, /spec\.valuesFrom\.\d: spec\.valuesFrom/);
 
   // --chart-version over the file's version: told at the field it overrides
-  const over = runCli(['import', 'helm-values', '-f', release!, '-f', values!, '--chart-version', '0.24.0']);
+  const over = await runCli(['import', 'helm-values', '-f', release!, '-f', values!, '--chart-version', '0.24.0']);
   assert.equal(over.code, 0, over.stderr);
   assert.match(
     over.stderr,
     /helmrelease\.yaml:20:16: warning: HelmRelease capi-operator-system\/capi-operator: spec\.chart\.spec\.version: --chart-version 0\.24\.0 is followed, not this version \(>=0\.23\.0 <0\.24\.0\)/,
   );
 
-  const flag = runCli(['import', 'helm-values', '--set', 'core.cluster-api.version=v1.12.0', '--chart-version', '0.9.0']);
+  const flag = await runCli(['import', 'helm-values', '--set', 'core.cluster-api.version=v1.12.0', '--chart-version', '0.9.0']);
   assert.equal(flag.code, 1);
   assert.match(flag.stderr, /^error: --chart-version: chart v0\.9\.0 is older than v0\.10\.0/m);
 });
 
-test('CLI: a Flux valuesFrom Secret value the manifest would hold (a credential in a fetchConfig URL) is refused at its valuesFrom, without the value, nothing printed or written; --allow-secret-values writes it with a warning, --quiet too', () => {
+test('CLI: a Flux valuesFrom Secret value the manifest would hold (a credential in a fetchConfig URL) is refused at its valuesFrom, without the value, nothing printed or written; --allow-secret-values writes it with a warning, --quiet too', async () => {
   const release = `apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata:
@@ -641,7 +641,7 @@ stringData:
 `;
   const [file] = files({ 'helmrelease.yaml': release });
   const output = path.join(path.dirname(file!), 'providers.yaml');
-  const refused = runCli(['import', 'helm-values', '-f', file!, '-o', output]);
+  const refused = await runCli(['import', 'helm-values', '-f', file!, '-o', output]);
   assertNoStackTrace(refused);
   assert.equal(refused.code, 1, refused.stderr);
   assert.match(
@@ -653,12 +653,12 @@ stringData:
     /hint: .*or, to write Secret values into the manifest anyway, add --allow-secret-values \(warned on every run\)/,
   );
   assert.equal(existsSync(output), false, 'nothing written');
-  assert.equal(runCli(['import', 'helm-values', '-f', file!]).stdout, '', 'nothing printed');
+  assert.equal((await runCli(['import', 'helm-values', '-f', file!])).stdout, '', 'nothing printed');
   // a name from a Secret is no credential; and no value is printed on stderr
   assert.doesNotMatch(refused.stderr, /configSecret\.name of Secret|not-a-suite-value|capd-variables/);
 
   for (const quiet of [[], ['--quiet']]) {
-    const allowed = runCli(['import', 'helm-values', '-f', file!, '--allow-secret-values', ...quiet]);
+    const allowed = await runCli(['import', 'helm-values', '-f', file!, '--allow-secret-values', ...quiet]);
     assert.equal(allowed.code, 0, allowed.stderr);
     assert.match(allowed.stdout, /url: https:\/\/deploy:not-a-suite-value@git\.example\.com\/infra\.yaml/);
     assert.match(
@@ -669,7 +669,7 @@ stringData:
   }
 });
 
-test('CLI: several values of one valuesFrom Secret that the manifest would hold are one problem at that entry, naming each value (a version, a fetchConfig URL with a token)', () => {
+test('CLI: several values of one valuesFrom Secret that the manifest would hold are one problem at that entry, naming each value (a version, a fetchConfig URL with a token)', async () => {
   const release = `apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata:
@@ -698,7 +698,7 @@ stringData:
           url: https://oauth2:not-a-suite-value@gitlab.example.com/acme/infrastructure-components.yaml
 `;
   const [file] = files({ 'helmrelease.yaml': release });
-  const refused = runCli(['import', 'helm-values', '-f', file!]);
+  const refused = await runCli(['import', 'helm-values', '-f', file!]);
   assertNoStackTrace(refused);
   assert.equal(refused.code, 1, refused.stderr);
   assert.equal(refused.stderr.match(/error: /g)?.length, 1, refused.stderr);
@@ -707,14 +707,14 @@ stringData:
     /helmrelease\.yaml:12:7: error: HelmRelease flux-system\/capi-operator: spec\.valuesFrom\.0: the values infrastructure\.acme\.version and infrastructure\.acme\.fetchConfig\.url of Secret flux-system\/capi-private are written into the manifest in plain text/,
   );
   assert.doesNotMatch(refused.stderr, /not-a-suite-value/);
-  const allowed = runCli(['import', 'helm-values', '-f', file!, '--allow-secret-values']);
+  const allowed = await runCli(['import', 'helm-values', '-f', file!, '--allow-secret-values']);
   assert.equal(allowed.code, 0, allowed.stderr);
   assert.equal(allowed.stderr.match(/warning: HelmRelease/g)?.length, 1, allowed.stderr);
 });
 
-test('CLI: the string form under a chart that reads a map is an error at its line in the values file, with the map form of that very value; from --set, the flags that write it', () => {
+test('CLI: the string form under a chart that reads a map is an error at its line in the values file, with the map form of that very value; from --set, the flags that write it', async () => {
   const [values] = files({ 'values.yaml': 'core: "cluster-api:v1.7.7"\ninfrastructure: "docker:v1.7.7;capa:aws:v2.0.0"\n' });
-  const result = runCli(['import', 'helm-values', '-f', values!, '--chart-version', '0.20.0']);
+  const result = await runCli(['import', 'helm-values', '-f', values!, '--chart-version', '0.20.0']);
   assertNoStackTrace(result);
   assert.equal(result.code, 1);
   assert.match(result.stderr, /values\.yaml:2:1: error: infrastructure: infrastructure is the string form/);
@@ -722,12 +722,12 @@ test('CLI: the string form under a chart that reads a map is an error at its lin
     result.stderr,
     /hint: write it as a map: infrastructure: \{docker: \{version: v1\.7\.7\}, aws: \{namespace: capa, version: v2\.0\.0\}\}, or pass/,
   );
-  const set = runCli(['import', 'helm-values', '--set', 'infrastructure=docker:v1.7.7;aws', '--chart-version', '0.20.0']);
+  const set = await runCli(['import', 'helm-values', '--set', 'infrastructure=docker:v1.7.7;aws', '--chart-version', '0.20.0']);
   assert.equal(set.code, 1);
   const flags = /hint: write it as a map: (.*), or pass/.exec(set.stderr)?.[1];
   assert.equal(flags, "--set infrastructure.docker.version=v1.7.7 --set-json 'infrastructure.aws={}'");
   // followed as written, the flags import both providers
-  const fixed = runCli([
+  const fixed = await runCli([
     'import',
     'helm-values',
     '--set',
@@ -742,32 +742,35 @@ test('CLI: the string form under a chart that reads a map is an error at its lin
   assert.match(fixed.stdout, /name: docker\n/);
 });
 
-test('CLI: a gate list that is not a map and a malformed string-form entry are errors at their lines in the values file', () => {
+test('CLI: a gate list that is not a map and a malformed string-form entry are errors at their lines in the values file', async () => {
   const [gates, entry] = files({
     'gates.yaml': 'infrastructure:\n  docker:\n    version: v1.7.7\nmanager:\n  featureGates:\n    docker: "MachinePool=true"\n',
     'entry.yaml': 'infrastructure: "a:b:c:d"\n',
   });
-  const gate = runCli(['import', 'helm-values', '-f', gates!, '--chart-version', '0.23.0']);
+  const gate = await runCli(['import', 'helm-values', '-f', gates!, '--chart-version', '0.23.0']);
   assert.equal(gate.code, 1);
   assert.match(gate.stderr, /gates\.yaml:6:5: error: manager\.featureGates\.docker: .* ranges over it as a map of gates/);
-  const malformed = runCli(['import', 'helm-values', '-f', entry!]);
+  const malformed = await runCli(['import', 'helm-values', '-f', entry!]);
   assert.equal(malformed.code, 1);
   assert.match(malformed.stderr, /entry\.yaml:1:1: error: infrastructure: infrastructure="a:b:c:d": "a:b:c:d" is not name/);
 });
 
-test('CLI: import helm-values -f a directory reads its *.yaml files in order, as -f does elsewhere; a missing path says so, with the -f hint', () => {
+test('CLI: import helm-values -f a directory reads its *.yaml files in order, as -f does elsewhere; a missing path says so, with the -f hint', async () => {
   const [release] = files({ 'a-helmrelease.yaml': FLUX_RELEASE, 'b-values.yaml': FLUX_VALUES });
   const dir = path.dirname(release!);
-  const fromDirectory = runCli(['import', 'helm-values', '-f', dir]);
+  const fromDirectory = await runCli(['import', 'helm-values', '-f', dir]);
   assertNoStackTrace(fromDirectory);
   assert.equal(fromDirectory.code, 0, fromDirectory.stderr);
-  assert.equal(fromDirectory.stdout, runCli(['import', 'helm-values', '-f', release!, '-f', path.join(dir, 'b-values.yaml')]).stdout);
-  const missing = runCli(['import', 'helm-values', '-f', path.join(dir, 'nope.yaml')]);
+  assert.equal(
+    fromDirectory.stdout,
+    (await runCli(['import', 'helm-values', '-f', release!, '-f', path.join(dir, 'b-values.yaml')])).stdout,
+  );
+  const missing = await runCli(['import', 'helm-values', '-f', path.join(dir, 'nope.yaml')]);
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /nope\.yaml: error: no such file or directory\n.*\n {2}hint: check the -f path/);
 });
 
-test('CLI: an Argo CD Application on a chart older than v0.10.0 (string form values): the hint names --chart-version 0.10.0, and followed, it imports', () => {
+test('CLI: an Argo CD Application on a chart older than v0.10.0 (string form values): the hint names --chart-version 0.10.0, and followed, it imports', async () => {
   const [application] = files({
     'application.yaml': `apiVersion: argoproj.io/v1alpha1
 kind: Application
@@ -785,12 +788,12 @@ spec:
         infrastructure: "docker:v1.7.7"
 `,
   });
-  const refused = runCli(['import', 'helm-values', '-f', application!]);
+  const refused = await runCli(['import', 'helm-values', '-f', application!]);
   assert.equal(refused.code, 1, refused.stderr);
   assertNoStackTrace(refused);
   const hint = /hint: .*--chart-version ([0-9.]+)/.exec(refused.stderr);
   assert.equal(hint?.[1], '0.10.0', refused.stderr);
-  const followed = runCli(['import', 'helm-values', '-f', application!, '--chart-version', hint[1]]);
+  const followed = await runCli(['import', 'helm-values', '-f', application!, '--chart-version', hint[1]]);
   assert.equal(followed.code, 0, followed.stderr);
   assert.match(followed.stdout, /kind: InfrastructureProvider\nmetadata:\n {2}name: docker/);
 });

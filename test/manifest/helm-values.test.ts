@@ -14,7 +14,7 @@ import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { loadManifest } from '../../src/manifest/load.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { FIXTURES } from '../helpers/paths.js';
-import { CLI } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 
 const CHART = path.join(FIXTURES, 'operator-chart');
 const { vectors } = JSON.parse(readFileSync(path.join(CHART, 'vectors.json'), 'utf8')) as {
@@ -180,29 +180,18 @@ test('keys the chart ignores are warned about; --set infrastructure=docker,azure
   );
 });
 
-test('CLI: import helm-values -f values.yaml --set … -o dir/file (a new directory), then render-ready; -o naming a -f file is refused', () => {
+test('CLI: import helm-values -f values.yaml --set … -o dir/file (a new directory), then render-ready; -o naming a -f file is refused', async () => {
   const dir = tempDir();
   writeFileSync(
     path.join(dir, 'values.yaml'),
     'configSecret:\n  name: vars\ninfrastructure:\n  docker:\n    version: v1.7.7\n    additionalManifests:\n      name: extra\n      manifests: |\n        kind: ConfigMap\n',
   );
-  const result = spawnSync(
-    process.execPath,
-    [
-      CLI,
-      'import',
-      'helm-values',
-      '-f',
-      'values.yaml',
-      '--set',
-      'core.cluster-api.version=v1.7.7',
-      '-o',
-      'management-cluster/providers.yaml',
-    ],
-    { cwd: dir, encoding: 'utf8' },
+  const result = await runCli(
+    ['import', 'helm-values', '-f', 'values.yaml', '--set', 'core.cluster-api.version=v1.7.7', '-o', 'management-cluster/providers.yaml'],
+    { cwd: dir },
   );
   // -o in a directory that does not exist yet, as the README's migration writes it: created, as render creates -o
-  assert.equal(result.status, 0, result.stderr);
+  assert.equal(result.code, 0, result.stderr);
   const text = readFileSync(path.join(dir, 'management-cluster', 'providers.yaml'), 'utf8');
   const docs = parseAllDocuments(text).map((d) => d.toJS() as Doc);
   assert.deepEqual(
@@ -216,43 +205,31 @@ test('CLI: import helm-values -f values.yaml --set … -o dir/file (a new direct
     ],
   );
   assert.deepEqual(docs[3].spec, { version: 'v1.7.7', configSecret: { name: 'vars' }, additionalManifests: { name: 'extra' } });
-  const bad = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '--set', 'infrastructure=docker,azure'], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
-  assert.equal(bad.status, 1);
+  const bad = await runCli(['import', 'helm-values', '--set', 'infrastructure=docker,azure'], { cwd: dir });
+  assert.equal(bad.code, 1);
   assert.match(bad.stderr, /use ";" in quotes/);
   // -o naming an input (here through another spelling of its path) is refused before anything is written
   const before = readFileSync(path.join(dir, 'values.yaml'), 'utf8');
-  const over = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml', '-o', './values.yaml'], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
-  assert.equal(over.status, 2, over.stderr);
+  const over = await runCli(['import', 'helm-values', '-f', 'values.yaml', '-o', './values.yaml'], { cwd: dir });
+  assert.equal(over.code, 2, over.stderr);
   assert.match(over.stderr, /-o \.\/values\.yaml is also read with -f values\.yaml: .*name another file/);
   assert.equal(readFileSync(path.join(dir, 'values.yaml'), 'utf8'), before);
   // -o naming a directory is refused up front with the file to name, not at the rename with a temporary file's name
   mkdirSync(path.join(dir, 'mc'));
-  const toDirectory = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml', '-o', 'mc'], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
-  assert.equal(toDirectory.status, 2, toDirectory.stderr);
+  const toDirectory = await runCli(['import', 'helm-values', '-f', 'values.yaml', '-o', 'mc'], { cwd: dir });
+  assert.equal(toDirectory.code, 2, toDirectory.stderr);
   assert.match(toDirectory.stderr, /^error: -o mc is a directory: name the file to write, e\.g\. -o mc\/providers\.yaml\n/);
   assert.deepEqual(readdirSync(path.join(dir, 'mc')), []);
   // -o - is the standard output, as without -o: no file named "-", no hint to render it
-  const toStdout = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml', '-o', '-'], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
-  const plain = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml'], { cwd: dir, encoding: 'utf8' });
-  assert.equal(toStdout.status, 0, toStdout.stderr);
+  const toStdout = await runCli(['import', 'helm-values', '-f', 'values.yaml', '-o', '-'], { cwd: dir });
+  const plain = await runCli(['import', 'helm-values', '-f', 'values.yaml'], { cwd: dir });
+  assert.equal(toStdout.code, 0, toStdout.stderr);
   assert.equal(toStdout.stdout, plain.stdout);
   assert.equal(existsSync(path.join(dir, '-')), false);
   assert.doesNotMatch(toStdout.stderr, /render -f -/);
 });
 
-test('a configSecret name or namespace the chart prints as no string (k3s values with name: true) is refused at its file:line:column, as the API server refuses what Helm writes (templates/_helpers.tpl capi-operator.configSecret, core-conditions.yaml: name: {{ .name }} unquoted; CRD configSecret.name: string, required)', () => {
+test('a configSecret name or namespace the chart prints as no string (k3s values with name: true) is refused at its file:line:column, as the API server refuses what Helm writes (templates/_helpers.tpl capi-operator.configSecret, core-conditions.yaml: name: {{ .name }} unquoted; CRD configSecret.name: string, required)', async () => {
   const dir = tempDir();
   const values = [
     'configSecret:', //                    1
@@ -270,9 +247,9 @@ test('a configSecret name or namespace the chart prints as no string (k3s values
     '',
   ].join('\n');
   writeFileSync(path.join(dir, 'values.yaml'), values);
-  const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, 'import', 'helm-values', ...args], { cwd: dir, encoding: 'utf8' });
-  const result = cli('-f', 'values.yaml', '-o', 'providers.yaml');
-  assert.equal(result.status, 1, result.stdout + result.stderr);
+  const cli = async (...args: string[]) => await runCli(['import', 'helm-values', ...args], { cwd: dir });
+  const result = await cli('-f', 'values.yaml', '-o', 'providers.yaml');
+  assert.equal(result.code, 1, result.stdout + result.stderr);
   assert.equal(readdirSync(dir).includes('providers.yaml'), false, 'nothing is written');
   const errors = result.stderr.split('\n').filter((line) => line.includes(': error: '));
   assert.deepEqual(
@@ -305,11 +282,11 @@ test('a configSecret name or namespace the chart prints as no string (k3s values
     path.join(dir, 'values.yaml'),
     ['bootstrap:', '  k3s:', '    version: v0.2.0', 'controlPlane:', '  k3s:', '    version: v0.2.0', ''].join('\n'),
   );
-  const fixed = cli('-f', 'values.yaml', '-o', 'providers.yaml');
-  assert.equal(fixed.status, 0, fixed.stderr);
+  const fixed = await cli('-f', 'values.yaml', '-o', 'providers.yaml');
+  assert.equal(fixed.code, 0, fixed.stderr);
 });
 
-test('import helm-values tells its problems sorted by file, line and column, as every command does (core/diagnostics.ts sortDiagnostics), not in the order its checks found them', () => {
+test('import helm-values tells its problems sorted by file, line and column, as every command does (core/diagnostics.ts sortDiagnostics), not in the order its checks found them', async () => {
   const dir = tempDir();
   // values.yaml's problems (lines 2, 7, 12) and a.yaml's (line 4), found in the order of the checks, not of the files
   writeFileSync(
@@ -338,67 +315,51 @@ test('import helm-values tells its problems sorted by file, line and column, as 
     `    targetRevision: 0.20.0\n    helm:\n      values: |\n        ${values}\n`;
   writeFileSync(path.join(dir, 'b-app.yaml'), application('capi-b', 'core: [unclosed'));
   writeFileSync(path.join(dir, 'a-app.yaml'), application('capi-a', 'core: {cluster-api: {version: v1.10.0}}'));
-  const located = (...files: string[]) => {
-    const result = spawnSync(process.execPath, [CLI, 'import', 'helm-values', ...files.flatMap((f) => ['-f', f])], {
-      cwd: dir,
-      encoding: 'utf8',
-    });
-    assert.equal(result.status, 1, result.stdout + result.stderr);
+  const located = async (...files: string[]) => {
+    const result = await runCli(['import', 'helm-values', ...files.flatMap((f) => ['-f', f])], { cwd: dir });
+    assert.equal(result.code, 1, result.stdout + result.stderr);
     return [...result.stderr.matchAll(/^(\S+:\d+:\d+): error: /gm)].map((m) => m[1]);
   };
-  assert.deepEqual(located('values.yaml', 'a.yaml'), ['a.yaml:4:13', 'values.yaml:2:14', 'values.yaml:7:13', 'values.yaml:12:13']);
-  assert.deepEqual(located('b-app.yaml', 'a-app.yaml'), ['a-app.yaml:3:18', 'b-app.yaml:10:15']);
+  assert.deepEqual(await located('values.yaml', 'a.yaml'), ['a.yaml:4:13', 'values.yaml:2:14', 'values.yaml:7:13', 'values.yaml:12:13']);
+  assert.deepEqual(await located('b-app.yaml', 'a-app.yaml'), ['a-app.yaml:3:18', 'b-app.yaml:10:15']);
 });
 
-test('import helm-values tells its warnings sorted by file, line and column too, not in the order its checks found them', () => {
+test('import helm-values tells its warnings sorted by file, line and column too, not in the order its checks found them', async () => {
   const dir = tempDir();
   writeFileSync(path.join(dir, 'b.yaml'), 'infrastructure:\n  docker:\n    version: v1.10.0\n    enabled: true\n');
   writeFileSync(path.join(dir, 'a.yaml'), 'infrastructure:\n  docker:\n    replicas: 2\n');
-  const result = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'b.yaml', '-f', 'a.yaml'], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
-  assert.equal(result.status, 0, result.stderr);
+  const result = await runCli(['import', 'helm-values', '-f', 'b.yaml', '-f', 'a.yaml'], { cwd: dir });
+  assert.equal(result.code, 0, result.stderr);
   assert.deepEqual(
     [...result.stderr.matchAll(/^(\S+:\d+:\d+): warning: /gm)].map((m) => m[1]),
     ['a.yaml:3:5', 'b.yaml:4:5'],
   );
 });
 
-test('import helm-values: secretName without an addon provider is warned at its line, as the chart ignores it (templates/addon.yaml, the only template that reads it)', () => {
+test('import helm-values: secretName without an addon provider is warned at its line, as the chart ignores it (templates/addon.yaml, the only template that reads it)', async () => {
   const dir = tempDir();
   writeFileSync(path.join(dir, 'values.yaml'), 'infrastructure:\n  docker:\n    version: v1.10.0\nsecretName: capi-vars\n');
-  const result = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml', '--chart-version', '0.20.0'], {
-    cwd: dir,
-    encoding: 'utf8',
-  });
-  assert.equal(result.status, 0, result.stderr);
+  const result = await runCli(['import', 'helm-values', '-f', 'values.yaml', '--chart-version', '0.20.0'], { cwd: dir });
+  assert.equal(result.code, 0, result.stderr);
   assert.match(result.stderr, /^values\.yaml:4:1: warning: secretName is ignored by the chart: only its addon template reads it/m);
   assert.doesNotMatch(result.stdout, /capi-vars/);
   // with an addon, the existing warning tells what becomes of it
   writeFileSync(path.join(dir, 'addon.yaml'), 'addon:\n  helm:\n    version: v0.2.0\n');
-  const addon = spawnSync(
-    process.execPath,
-    [CLI, 'import', 'helm-values', '-f', 'values.yaml', '-f', 'addon.yaml', '--chart-version', '0.20.0'],
-    {
-      cwd: dir,
-      encoding: 'utf8',
-    },
-  );
-  assert.equal(addon.status, 0, addon.stderr);
+  const addon = await runCli(['import', 'helm-values', '-f', 'values.yaml', '-f', 'addon.yaml', '--chart-version', '0.20.0'], { cwd: dir });
+  assert.equal(addon.code, 0, addon.stderr);
   assert.doesNotMatch(addon.stderr, /only its addon template reads it/);
   assert.match(addon.stderr, /secretName: every chart writes it into the AddonProvider/);
 });
 
-test('CLI: import -o naming a symbolic link is refused, as render never writes through a link in its output (output/write-plan.ts): the link and its target are left as they were, and each way the hint offers works', () => {
+test('CLI: import -o naming a symbolic link is refused, as render never writes through a link in its output (output/write-plan.ts): the link and its target are left as they were, and each way the hint offers works', async () => {
   const dir = tempDir();
   writeFileSync(path.join(dir, 'values.yaml'), 'core:\n  cluster-api:\n    version: v1.7.7\n');
   mkdirSync(path.join(dir, 'elsewhere'));
   writeFileSync(path.join(dir, 'elsewhere', 'shared.yaml'), 'kept: true\n');
   symlinkSync(path.join('elsewhere', 'shared.yaml'), path.join(dir, 'mc-providers.yaml'));
-  const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, 'import', 'helm-values', ...args], { cwd: dir, encoding: 'utf8' });
-  const linked = cli('-f', 'values.yaml', '-o', 'mc-providers.yaml');
-  assert.equal(linked.status, 1, linked.stderr);
+  const cli = async (...args: string[]) => await runCli(['import', 'helm-values', ...args], { cwd: dir });
+  const linked = await cli('-f', 'values.yaml', '-o', 'mc-providers.yaml');
+  assert.equal(linked.code, 1, linked.stderr);
   assert.equal(
     linked.stderr,
     'mc-providers.yaml: error: the output is a symbolic link to elsewhere/shared.yaml, and import does not write through a link\n' +
@@ -409,38 +370,35 @@ test('CLI: import -o naming a symbolic link is refused, as render never writes t
   assert.equal(readFileSync(path.join(dir, 'elsewhere', 'shared.yaml'), 'utf8'), 'kept: true\n');
   assert.ok(lstatSync(path.join(dir, 'mc-providers.yaml')).isSymbolicLink());
   // told with the values' own problems, in one run
-  const both = cli('-f', 'values.yaml', '--set', 'infrastructure=a:b:c:d', '-o', 'mc-providers.yaml');
-  assert.equal(both.status, 1, both.stderr);
+  const both = await cli('-f', 'values.yaml', '--set', 'infrastructure=a:b:c:d', '-o', 'mc-providers.yaml');
+  assert.equal(both.code, 1, both.stderr);
   assert.match(
     both.stderr,
     /not name, name:version or namespace:name:version[\s\S]*mc-providers\.yaml: error: the output is a symbolic link/,
   );
   // a link that points nowhere is refused the same way, naming where it points
   symlinkSync('missing.yaml', path.join(dir, 'dangling.yaml'));
-  const dangling = cli('-f', 'values.yaml', '-o', 'dangling.yaml');
-  assert.equal(dangling.status, 1, dangling.stderr);
+  const dangling = await cli('-f', 'values.yaml', '-o', 'dangling.yaml');
+  assert.equal(dangling.code, 1, dangling.stderr);
   assert.match(dangling.stderr, /dangling\.yaml: error: the output is a symbolic link to missing\.yaml,/);
   assert.equal(existsSync(path.join(dir, 'missing.yaml')), false);
   // the hint's two ways, literally
-  assert.equal(cli('-f', 'values.yaml', '-o', 'elsewhere/shared.yaml').status, 0);
+  assert.equal((await cli('-f', 'values.yaml', '-o', 'elsewhere/shared.yaml')).code, 0);
   assert.match(readFileSync(path.join(dir, 'elsewhere', 'shared.yaml'), 'utf8'), /kind: CoreProvider/);
   rmSync(path.join(dir, 'mc-providers.yaml'));
-  assert.equal(cli('-f', 'values.yaml', '-o', 'mc-providers.yaml').status, 0);
+  assert.equal((await cli('-f', 'values.yaml', '-o', 'mc-providers.yaml')).code, 0);
   assert.ok(lstatSync(path.join(dir, 'mc-providers.yaml')).isFile());
 });
 
 test(
   'CLI: import -o naming a FIFO (not a regular file) is refused before anything is written',
   { skip: process.platform === 'win32' },
-  () => {
+  async () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'values.yaml'), 'core:\n  cluster-api:\n    version: v1.7.7\n');
     assert.equal(spawnSync('mkfifo', [path.join(dir, 'pipe')]).status, 0);
-    const result = spawnSync(process.execPath, [CLI, 'import', 'helm-values', '-f', 'values.yaml', '-o', 'pipe'], {
-      cwd: dir,
-      encoding: 'utf8',
-    });
-    assert.equal(result.status, 1, result.stderr);
+    const result = await runCli(['import', 'helm-values', '-f', 'values.yaml', '-o', 'pipe'], { cwd: dir });
+    assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /^pipe: error: the output is a FIFO, not a regular file\n/);
     assert.ok(lstatSync(path.join(dir, 'pipe')).isFIFO());
   },

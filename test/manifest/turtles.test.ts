@@ -283,18 +283,18 @@ test('render: CAPIProviders render exactly as the operator objects and Secrets T
   assert.match(bootstrap, /--feature-gates=MachinePool=false,/);
 });
 
-test('CLI: render then check a CAPIProvider manifest (check, diff and lock read it through the same loader)', () => {
+test('CLI: render then check a CAPIProvider manifest (check, diff and lock read it through the same loader)', async () => {
   const dir = writeTempManifest({ 'providers.yaml': TURTLES + '---\n' + CONFIG });
   const out = path.join(tempDir(), 'out');
-  const rendered = runCli(['render', '-f', dir, '-o', out]);
+  const rendered = await runCli(['render', '-f', dir, '-o', out]);
   assertNoStackTrace(rendered);
   assert.equal(rendered.code, 0, rendered.stderr);
   assert.doesNotMatch(rendered.stderr, /is not used by any component/);
-  const checked = runCli(['check', '-f', dir, '-o', out]);
+  const checked = await runCli(['check', '-f', dir, '-o', out]);
   assert.equal(checked.code, 0, checked.stderr);
 });
 
-test('a List of CAPIProviders, as kubectl get capiproviders -A -o yaml prints it, renders the same bytes as each item as a document of its own (Turtles reads the objects, not their document); a problem in an item is told at that item', () => {
+test('a List of CAPIProviders, as kubectl get capiproviders -A -o yaml prints it, renders the same bytes as each item as a document of its own (Turtles reads the objects, not their document); a problem in an item is told at that item', async () => {
   const item = (name: string, type: string, label: string, file: string) => `apiVersion: turtles-capi.cattle.io/v1alpha1
 kind: CAPIProvider
 metadata:
@@ -321,25 +321,25 @@ status:
       .join('\n');
   const list = (texts: string[]) => `apiVersion: v1\nkind: List\nitems:\n${texts.map(indented).join('\n')}\n---\n${CONFIG}`;
   // each rendered from its own directory with the same command, which the output's README records
-  const renderIn = (text: string) => {
+  const renderIn = async (text: string) => {
     const dir = writeTempManifest({ 'providers.yaml': text });
-    const result = runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
+    const result = await runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
     assert.equal(result.code, 0, result.stderr);
     return readTree(path.join(dir, 'out'));
   };
-  const fromList = renderIn(list(items));
-  assert.deepEqual(fromList, renderIn(`${items.join('---\n')}---\n${CONFIG}`));
+  const fromList = await renderIn(list(items));
+  assert.deepEqual(fromList, await renderIn(`${items.join('---\n')}---\n${CONFIG}`));
   assert.ok(fromList.has('02-bootstrap-kubeadm/kustomization.yaml'), [...fromList.keys()].join(' '));
 
   // an item Turtles cannot place is told at that item, with the document's own message
   const broken = list([items[0]!, items[1]!.replace('type: bootstrap', 'type: bootstrapper')]);
-  const refused = runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: writeTempManifest({ 'providers.yaml': broken }) });
+  const refused = await runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: writeTempManifest({ 'providers.yaml': broken }) });
   assertNoStackTrace(refused);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /^providers\.yaml:24:11: error: CAPIProvider\/capi-system\/kubeadm: spec\.type: /m);
 });
 
-test('convert of a List holding a CAPIProvider tells the same problem at the same place as render, not "nothing to convert", and writes nothing', () => {
+test('convert of a List holding a CAPIProvider tells the same problem at the same place as render, not "nothing to convert", and writes nothing', async () => {
   const list = `apiVersion: v1
 kind: List
 items:
@@ -349,7 +349,7 @@ items:
   spec: {type: infrastructure, version: v2.8.1}
 `;
   const dir = writeTempManifest({ 'providers.yaml': list });
-  const result = runCli(['convert', '-f', 'providers.yaml', '--in-place'], { cwd: dir });
+  const result = await runCli(['convert', '-f', 'providers.yaml', '--in-place'], { cwd: dir });
   assertNoStackTrace(result);
   assert.equal(result.code, 1);
   assert.match(
@@ -440,10 +440,10 @@ test('update: a CAPIProvider’s pinned spec.version is edited in place, found b
   assert.equal(result.files[0]!.text, expected);
 });
 
-test("an unused variable of a CAPIProvider's spec.variables is told at its own key, where it is removed", () => {
+test("an unused variable of a CAPIProvider's spec.variables is told at its own key, where it is removed", async () => {
   const text = TURTLES.replace('    EXP_MACHINE_POOL: "true"\n', '    EXP_MACHINE_POOL: "true"\n    UNUSED_TURTLES_VAR: "x"\n');
   const dir = writeTempManifest({ 'providers.yaml': text + '---\n' + CONFIG });
-  const rendered = runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out')]);
+  const rendered = await runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out')]);
   assert.equal(rendered.code, 0, rendered.stderr);
   const line = text.split('\n').indexOf('    UNUSED_TURTLES_VAR: "x"') + 1;
   assert.match(

@@ -7,7 +7,7 @@
 import { formatWarning } from '../../src/core/diagnostics.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { convert } from '../../src/app/convert.js';
 import { InterruptedError, resetInterruptState, settleInterrupted } from '../../src/core/interrupt.js';
@@ -21,15 +21,15 @@ import { imageUrlOf } from '../../src/manifest/v1alpha1.js';
 import { renderManagementCluster } from '../../src/app/cluster.js';
 import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
-import { CLI } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { SUITE_SECRETS } from '../helpers/secret-scan.js';
 
 const README = path.join(FIXTURES, 'operator-readme');
 const EXAMPLES = ['01', '02', '03', '04', '05', '06', '07', '08', '09'];
 
-function run(args: string[], cwd = PROJECT_ROOT) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+async function run(args: string[], cwd = PROJECT_ROOT) {
+  const result = await runCli([...args], { cwd });
+  return { code: result.code, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** What resolve receives, without where it was written. */
@@ -213,7 +213,7 @@ metadata:
   });
   const problems = convertManifestText('m.yaml', text).problems;
   assert.equal(problems.length, 4);
-  const cli = run(['convert', '-f', path.join(dir, 'm.yaml'), '--in-place']);
+  const cli = await run(['convert', '-f', path.join(dir, 'm.yaml'), '--in-place']);
   assert.equal(cli.code, 1);
   assert.equal(readFileSync(path.join(dir, 'm.yaml'), 'utf8'), text, 'nothing is written');
 });
@@ -239,7 +239,7 @@ test('a v1alpha1 provider renders the same bytes as its v1alpha2 form', async ()
   assert.deepEqual(await render(v1), await render(v2));
 });
 
-test('CLI: convert prints no Secret: a file of Secrets (kubectl get secret -o yaml, the value also in plain text in last-applied-configuration) is not printed, a file with a Secret beside objects to convert fails at the Secret; --in-place rewrites it (kubectl apply.go last-applied-configuration)', () => {
+test('CLI: convert prints no Secret: a file of Secrets (kubectl get secret -o yaml, the value also in plain text in last-applied-configuration) is not printed, a file with a Secret beside objects to convert fails at the Secret; --in-place rewrites it (kubectl apply.go last-applied-configuration)', async () => {
   const dir = tempDir();
   const token = SUITE_SECRETS.gitToken;
   const applied = JSON.stringify({
@@ -252,35 +252,35 @@ test('CLI: convert prints no Secret: a file of Secrets (kubectl get secret -o ya
   const v1 = readFileSync(path.join(README, '05.v1alpha1.yaml'), 'utf8');
   writeFileSync(path.join(dir, 'providers.yaml'), v1);
   writeFileSync(path.join(dir, 'secrets.yaml'), secret);
-  const printed = run(['convert', '-f', '.'], dir);
+  const printed = await run(['convert', '-f', '.'], dir);
   assert.equal(printed.code, 0, printed.stderr);
   assert.match(printed.stderr, /secrets\.yaml:1:1: warning: Secret\/capi-system\/capi-variables: its file is not printed/);
   assert.match(printed.stdout, /kind: ControlPlaneProvider/);
   for (const output of [printed.stdout, printed.stderr]) assert.ok(!output.includes(token) && !output.includes('GITHUB_TOKEN'));
   writeFileSync(path.join(dir, 'mixed.yaml'), `${v1.trimEnd()}\n---\n${secret}`);
-  const mixed = run(['convert', '-f', 'mixed.yaml'], dir);
+  const mixed = await run(['convert', '-f', 'mixed.yaml'], dir);
   assert.equal(mixed.code, 1);
   assert.equal(mixed.stdout, '');
   assert.ok(!mixed.stderr.includes(token));
   assert.match(mixed.stderr, /mixed\.yaml:\d+:1: error: Secret\/capi-system\/capi-variables: is in a file with objects to convert/);
   assert.match(mixed.stderr, /hint: rewrite it in place, which prints nothing: capi-gitops convert -f mixed\.yaml --in-place/);
-  const inPlace = run(['convert', '-f', 'mixed.yaml', '--in-place'], dir);
+  const inPlace = await run(['convert', '-f', 'mixed.yaml', '--in-place'], dir);
   assert.equal(inPlace.code, 0, inPlace.stderr);
   assert.ok(readFileSync(path.join(dir, 'mixed.yaml'), 'utf8').includes(secret));
 });
 
-test('CLI: render warns once per v1alpha1 object; convert --in-place rewrites only files with v1alpha1 objects', () => {
+test('CLI: render warns once per v1alpha1 object; convert --in-place rewrites only files with v1alpha1 objects', async () => {
   const dir = tempDir();
   const v1 = readFileSync(path.join(README, '05.v1alpha1.yaml'), 'utf8');
   const other = 'apiVersion: v1\nkind: ConfigMap\nmetadata:   {name: x, namespace: y}\n';
   writeFileSync(path.join(dir, 'a.yaml'), v1);
   writeFileSync(path.join(dir, 'b.yaml'), other);
-  const printed = run(['convert', '-f', 'a.yaml', '-f', 'b.yaml'], dir);
+  const printed = await run(['convert', '-f', 'a.yaml', '-f', 'b.yaml'], dir);
   assert.equal(printed.code, 0, printed.stderr);
   assert.match(printed.stderr, /a\.yaml:3: converted ControlPlaneProvider\/capi-kubeadm-control-plane-system\/kubeadm to v1alpha2/);
   assert.ok(printed.stdout.endsWith(`---\n${other}`));
   assert.equal(readFileSync(path.join(dir, 'a.yaml'), 'utf8'), v1, 'without --in-place nothing is written');
-  const inPlace = run(['convert', '-f', dir, '--in-place'], dir);
+  const inPlace = await run(['convert', '-f', dir, '--in-place'], dir);
   assert.equal(inPlace.code, 0, inPlace.stderr);
   assert.match(inPlace.stderr, /rewrote 1 of 2 file\(s\)/);
   assert.equal(readFileSync(path.join(dir, 'b.yaml'), 'utf8'), other);
@@ -288,7 +288,7 @@ test('CLI: render warns once per v1alpha1 object; convert --in-place rewrites on
     values(readFileSync(path.join(dir, 'a.yaml'), 'utf8')),
     values(readFileSync(path.join(README, '05.v1alpha2.yaml'), 'utf8')),
   );
-  const again = run(['convert', '-f', dir, '--in-place'], dir);
+  const again = await run(['convert', '-f', dir, '--in-place'], dir);
   assert.match(again.stderr, /rewrote 0 of 2 file\(s\)/);
   // render (and lock, plan, update: the same loader) warns once per converted object.
   const v1Corpus = corpusManifest('v1.12.0').replace(
@@ -296,7 +296,7 @@ test('CLI: render warns once per v1alpha1 object; convert --in-place rewrites on
     'operator.cluster.x-k8s.io/v1alpha1\nkind: $1Provider',
   );
   const renderDir = writeTempManifest({ 'm.yaml': v1Corpus });
-  const rendered = run(['render', '-f', 'm.yaml', '-o', 'out'], renderDir);
+  const rendered = await run(['render', '-f', 'm.yaml', '-o', 'out'], renderDir);
   assert.equal(rendered.code, 0, rendered.stderr);
   const warnings = rendered.stderr.split('\n').filter((line) => / warning: .*v1alpha1 object/.test(line));
   assert.equal(warnings.length, 2, rendered.stderr);
@@ -307,13 +307,13 @@ test('CLI: render warns once per v1alpha1 object; convert --in-place rewrites on
   assert.match(rendered.stderr, /hint: rewrite it with: capi-gitops convert -f m\.yaml --in-place/);
 });
 
-test('convert --in-place refuses a file that is a symbolic link (a pull request can commit one to a file outside the repository), writing nothing; its hint, run as printed, lets it run', () => {
+test('convert --in-place refuses a file that is a symbolic link (a pull request can commit one to a file outside the repository), writing nothing; its hint, run as printed, lets it run', async () => {
   const dir = tempDir();
   const outside = path.join(tempDir(), 'outside.yaml');
   const v1 = readFileSync(path.join(README, '05.v1alpha1.yaml'), 'utf8');
   writeFileSync(outside, v1);
   symlinkSync(outside, path.join(dir, 'a.yaml'));
-  const refused = run(['convert', '-f', 'a.yaml', '--in-place'], dir);
+  const refused = await run(['convert', '-f', 'a.yaml', '--in-place'], dir);
   assert.equal(refused.code, 1, refused.stderr);
   assert.ok(refused.stderr.includes(`a.yaml: error: the manifest file is a symbolic link to ${outside}`), refused.stderr);
   assert.equal(readFileSync(outside, 'utf8'), v1, 'convert wrote through the link');
@@ -322,7 +322,7 @@ test('convert --in-place refuses a file that is a symbolic link (a pull request 
   const hint = /hint: replace the link with the file itself \((rm .+)\), then run convert --in-place again/.exec(refused.stderr);
   assert.ok(hint, refused.stderr);
   execFileSync('sh', ['-c', hint[1]!], { cwd: dir });
-  const converted = run(['convert', '-f', 'a.yaml', '--in-place'], dir);
+  const converted = await run(['convert', '-f', 'a.yaml', '--in-place'], dir);
   assert.equal(converted.code, 0, converted.stderr);
   assert.match(readFileSync(path.join(dir, 'a.yaml'), 'utf8'), /v1alpha2/);
   assert.equal(readFileSync(outside, 'utf8'), v1);
@@ -356,12 +356,12 @@ test('convert keeps flow collections as written: [a] and {a: b} stay unpadded, [
   assert.match(padded, /finalizers: \[ provider\.cluster\.x-k8s\.io \]\n {2}labels: \{ a: b \}\n/);
 });
 
-test('CLI: convert with nothing to convert says so, and prints the input unchanged', () => {
+test('CLI: convert with nothing to convert says so, and prints the input unchanged', async () => {
   const dir = tempDir();
   const file = path.join(dir, 'providers.yaml');
   const text = corpusManifest('v1.12.0');
   writeFileSync(file, text);
-  const result = run(['convert', '-f', file]);
+  const result = await run(['convert', '-f', file]);
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stdout, text);
   assert.match(

@@ -135,12 +135,12 @@ certManager:
   enabled: false
 ${config}`;
 
-test(`a Namespace in the additional manifests is refused at spec.additionalManifests, naming the ConfigMap, and the hint works when followed (clusterctl components.go inspectTargetNamespace, ${UPSTREAM} configmapRepository)`, () => {
+test(`a Namespace in the additional manifests is refused at spec.additionalManifests, naming the ConfigMap, and the hint works when followed (clusterctl components.go inspectTargetNamespace, ${UPSTREAM} configmapRepository)`, async () => {
   const account = 'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: extra\n';
   const namespace = 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: monitoring\n';
   const dir = writeTempManifest({ 'providers.yaml': core(`${namespace}---\n${account}`) });
   const out = path.join(dir, 'out');
-  const refused = runCli(['render', '-f', path.join(dir, 'providers.yaml'), '-o', out]);
+  const refused = await runCli(['render', '-f', path.join(dir, 'providers.yaml'), '-o', out]);
   assert.equal(refused.code, 1, refused.stderr);
   assert.equal(refused.stderr.match(/error:/g)?.length, 1, refused.stderr);
   assert.match(refused.stderr, /providers\.yaml:11:5: error: CoreProvider\/capi-system\/cluster-api: spec\.additionalManifests: /);
@@ -157,21 +157,21 @@ test(`a Namespace in the additional manifests is refused at spec.additionalManif
   assert.equal(existsSync(out), false);
 
   writeFileSync(path.join(dir, 'providers.yaml'), `${core(account)}---\n${namespace}`);
-  const followed = runCli(['render', '-f', path.join(dir, 'providers.yaml'), '-o', out]);
+  const followed = await runCli(['render', '-f', path.join(dir, 'providers.yaml'), '-o', out]);
   assert.equal(followed.code, 0, followed.stderr);
   assert.match(readFileSync(path.join(out, '01-cluster-api', 'namespace-monitoring.yaml'), 'utf8'), /name: monitoring/);
   assert.match(readFileSync(path.join(out, '01-cluster-api', 'serviceaccount-extra.yaml'), 'utf8'), /namespace: capi-system/);
 });
 
-test(`a Secret of the additional manifests with a value written as it is is refused at spec.additionalManifests, never quoting it; --secrets inline --allow-secret-values writes it with a warning, and the hint (\${NAME} and --secret-file) hands it to the strategy (${UPSTREAM} configmapRepository)`, () => {
+test(`a Secret of the additional manifests with a value written as it is is refused at spec.additionalManifests, never quoting it; --secrets inline --allow-secret-values writes it with a warning, and the hint (\${NAME} and --secret-file) hands it to the strategy (${UPSTREAM} configmapRepository)`, async () => {
   const token = 'ghp_AdditionalManifestsLiteral0123456789';
   const secret = (value: string) =>
     `apiVersion: v1\nkind: Secret\nmetadata:\n  name: extra-creds\nstringData:\n  token: ${value}\ndata:\n  ca.crt: ""\n`;
   const manifest = (value: string, config = '') => core(secret(value), config);
   const dir = writeTempManifest({ 'providers.yaml': manifest(token) });
-  const render = (...flags: string[]) => runCli(['render', '-f', path.join(dir, 'providers.yaml'), '-o', out, ...flags]);
+  const render = async (...flags: string[]) => await runCli(['render', '-f', path.join(dir, 'providers.yaml'), '-o', out, ...flags]);
   const out = path.join(dir, 'out');
-  const refused = render();
+  const refused = await render();
   assert.equal(refused.code, 1, refused.stderr);
   assert.equal(refused.stderr.match(/error:/g)?.length, 1, refused.stderr);
   assert.match(refused.stderr, /providers\.yaml:11:5: error: CoreProvider\/capi-system\/cluster-api: spec\.additionalManifests: /);
@@ -182,7 +182,7 @@ test(`a Secret of the additional manifests with a value written as it is is refu
   assert.ok(!refused.stderr.includes(token));
   assert.equal(existsSync(out), false);
 
-  const inline = render('--secrets', 'inline', '--allow-secret-values');
+  const inline = await render('--secrets', 'inline', '--allow-secret-values');
   assert.equal(inline.code, 0, inline.stderr);
   assert.match(inline.stderr, /warning: --secrets inline: these files hold secret values .*01-cluster-api\/secret-extra-creds\.yaml/);
   assert.match(readFileSync(path.join(out, '01-cluster-api', 'secret-extra-creds.yaml'), 'utf8'), new RegExp(`token: ${token}`));
@@ -192,7 +192,7 @@ test(`a Secret of the additional manifests with a value written as it is is refu
   writeFileSync(path.join(dir, 'providers.yaml'), manifest('${EXTRA_TOKEN}', store));
   const secretFile = path.join(dir, '..', 'extra.env');
   writeFileSync(secretFile, `EXTRA_TOKEN=${token}\n`);
-  const followed = render('--secret-file', secretFile, '--secrets', 'external-secrets');
+  const followed = await render('--secret-file', secretFile, '--secrets', 'external-secrets');
   assert.equal(followed.code, 0, followed.stderr);
   const placed = readFileSync(path.join(out, '01-cluster-api', 'externalsecret-extra-creds.yaml'), 'utf8');
   assert.match(placed, /kind: ExternalSecret/);

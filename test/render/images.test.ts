@@ -334,7 +334,7 @@ test('parseImagesValue reports every problem, by key and field, without echoing 
   }
 });
 
-test('an images key naming no component (a provider name where clusterctl reads its label) is a warning at that key', () => {
+test('an images key naming no component (a provider name where clusterctl reads its label) is a warning at that key', async () => {
   assert.deepEqual(unreadImageKeys(['all', 'cert-manager/cert-manager-controller', 'docker', 'kubeadm', 'clustr-api/x', 'zzz'], LABELS), [
     { key: 'clustr-api/x', meant: ['cluster-api/x'] },
     { key: 'docker', meant: ['infrastructure-docker'] },
@@ -348,7 +348,7 @@ test('an images key naming no component (a provider name where clusterctl reads 
     repository: mirror.example.com/kubeadm
 `;
   const dir = writeTempManifest({ 'providers.yaml': corpusManifest() + config });
-  const result = runCli(['render', '-f', dir, '-o', path.join(dir, 'out')]);
+  const result = await runCli(['render', '-f', dir, '-o', path.join(dir, 'out')]);
   assert.equal(result.code, 0, result.stderr);
   const at = corpusManifest().split('\n').length + 3;
   assert.match(

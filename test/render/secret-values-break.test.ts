@@ -53,9 +53,9 @@ function keyLine(ex: Example, key: string): number {
 const BREAKS_REGION = `${SUITE_SECRETS.splitToken}: x: y`;
 const BREAKS_ADDRESS = `${SUITE_SECRETS.newToken}: x: y`;
 
-test('one secret value that breaks the artifact YAML names its variable and Secret at the Secret key, never the value', () => {
+test('one secret value that breaks the artifact YAML names its variable and Secret at the Secret key, never the value', async () => {
   const ex = example({ EXAMPLE_REGION: BREAKS_REGION });
-  const result = runCli(['render', '-f', ex.manifest, '-o', ex.out]);
+  const result = await runCli(['render', '-f', ex.manifest, '-o', ex.out]);
   assertRefused(result, ex, [BREAKS_REGION, SUITE_SECRETS.splitToken]);
   // (after the warning that the Config's EXAMPLE_REGION loses to the Secret's)
   assert.ok(
@@ -67,9 +67,9 @@ test('one secret value that breaks the artifact YAML names its variable and Secr
   );
 });
 
-test('two secret values that each break the artifact: each variable is named with its Secret at its key, as one is (the parser message withheld)', () => {
+test('two secret values that each break the artifact: each variable is named with its Secret at its key, as one is (the parser message withheld)', async () => {
   const ex = example({ EXAMPLE_REGION: BREAKS_REGION, EXAMPLE_DIAGNOSTICS_ADDRESS: BREAKS_ADDRESS });
-  const result = runCli(['render', '-f', ex.manifest, '-o', ex.out]);
+  const result = await runCli(['render', '-f', ex.manifest, '-o', ex.out]);
   assertRefused(result, ex, [BREAKS_REGION, BREAKS_ADDRESS, SUITE_SECRETS.splitToken, SUITE_SECRETS.newToken]);
   // either value alone left the artifact broken: the parser's errors deep in the substituted text were told instead
   const errors = result.stderr.split('\n').filter((l) => l.includes(': error: '));
@@ -83,11 +83,11 @@ test('two secret values that each break the artifact: each variable is named wit
   );
 });
 
-test('a value with ": " that parses but makes a container arg a mapping is refused naming the variable (operator component_customizer.go scheme.Convert)', () => {
+test('a value with ": " that parses but makes a container arg a mapping is refused naming the variable (operator component_customizer.go scheme.Convert)', async () => {
   // before: `internal error: TypeError: a.startsWith is not a function` from the manager customisation
   const value = `${SUITE_SECRETS.oldToken}: on`;
   const ex = example({ EXAMPLE_DIAGNOSTICS_ADDRESS: value });
-  const result = runCli(['render', '-f', ex.manifest, '-o', ex.out]);
+  const result = await runCli(['render', '-f', ex.manifest, '-o', ex.out]);
   assertRefused(result, ex, [value, SUITE_SECRETS.oldToken]);
   assert.ok(
     result.stderr.startsWith(
@@ -98,12 +98,12 @@ test('a value with ": " that parses but makes a container arg a mapping is refus
   );
 });
 
-test('the same value from Config.variables on a provider without customisation is refused too (the operator converts every Deployment): once, at the variable, naming the four providers', () => {
+test('the same value from Config.variables on a provider without customisation is refused too (the operator converts every Deployment): once, at the variable, naming the four providers', async () => {
   const dir = exampleCopy();
   const manifest = path.join(dir, 'management-cluster');
   appendFileSync(path.join(manifest, 'config.yaml'), '  EXAMPLE_DIAGNOSTICS_ADDRESS: "localhost: 8443"\n');
   const out = path.join(dir, 'out');
-  const result = runCli(['render', '-f', manifest, '-o', out]);
+  const result = await runCli(['render', '-f', manifest, '-o', out]);
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);
   // all four providers use the variable; the bootstrap one has no spec.deployment nor spec.manager
@@ -121,11 +121,11 @@ test('the same value from Config.variables on a provider without customisation i
   assert.equal(existsSync(out), false);
 });
 
-test('a secret value with a line break that adds an arg is refused at the Secret key, naming the field and the Secret (taint structureError)', () => {
+test('a secret value with a line break that adds an arg is refused at the Secret key, naming the field and the Secret (taint structureError)', async () => {
   const value = `${SUITE_SECRETS.fleetOldToken}\n        - --extra=on`;
   const ex = example({ EXAMPLE_DIAGNOSTICS_ADDRESS: value });
   for (const strategy of [[], ['--secrets', 'inline', '--allow-secret-values']]) {
-    const result = runCli(['render', '-f', ex.manifest, '-o', ex.out, ...strategy]);
+    const result = await runCli(['render', '-f', ex.manifest, '-o', ex.out, ...strategy]);
     assertRefused(result, ex, [SUITE_SECRETS.fleetOldToken]);
     assert.equal(
       result.stderr,
@@ -170,10 +170,10 @@ function exampleWithSecretImage(patches = ''): Example {
 
 const AGENT = '04-infrastructure-example/daemonset-capex-agent.yaml';
 
-test('an image from a Secret that Config.images rewrites is refused as any secret field, with the hint that works (declare it public)', () => {
+test('an image from a Secret that Config.images rewrites is refused as any secret field, with the hint that works (declare it public)', async () => {
   // before: "with secret values tracked: cannot parse image "${CAPEX_AGENT_IMAGE}": repository name must be lowercase"
   const ex = exampleWithSecretImage();
-  const result = runCli(['render', '-f', ex.manifest, '-o', ex.out]);
+  const result = await runCli(['render', '-f', ex.manifest, '-o', ex.out]);
   assertRefused(result, ex, [AGENT_TAG]);
   assert.match(
     result.stderr,
@@ -183,14 +183,14 @@ test('an image from a Secret that Config.images rewrites is refused as any secre
   );
   assert.match(result.stderr, /hint: declare it in Config\.secrets\.public \(secrets: \{public: \[CAPEX_AGENT_IMAGE\]\}/);
   appendFileSync(path.join(ex.manifest, 'config.yaml'), 'secrets:\n  public: [CAPEX_AGENT_IMAGE]\n');
-  const followed = runCli(['render', '-f', ex.manifest, '-o', ex.out]);
+  const followed = await runCli(['render', '-f', ex.manifest, '-o', ex.out]);
   assert.equal(followed.code, 0, followed.stderr);
   assert.match(readFileSync(path.join(ex.out, AGENT), 'utf8'), /image: mirror\.example\.internal\/capi\/agent:/);
 });
 
-test('an image from a Secret is written with --secrets inline --allow-secret-values, its file declared', () => {
+test('an image from a Secret is written with --secrets inline --allow-secret-values, its file declared', async () => {
   const ex = exampleWithSecretImage();
-  const result = runCli(['render', '-f', ex.manifest, '-o', ex.out, '--secrets', 'inline', '--allow-secret-values']);
+  const result = await runCli(['render', '-f', ex.manifest, '-o', ex.out, '--secrets', 'inline', '--allow-secret-values']);
   assert.equal(result.code, 0, result.stderr);
   assert.match(
     result.stderr,
@@ -201,12 +201,24 @@ test('an image from a Secret is written with --secrets inline --allow-secret-val
 });
 
 /** The flux layout with the flux-substitute strategy, which leaves secret values for Flux to substitute. */
-const renderFluxSubstitute = (ex: { manifest: string; out: string }) =>
-  runCli(['render', '-f', ex.manifest, '-o', ex.out, '--layout', 'flux', '--secrets', 'flux-substitute', '--set', 'path=clusters/mgmt']);
+const renderFluxSubstitute = async (ex: { manifest: string; out: string }) =>
+  await runCli([
+    'render',
+    '-f',
+    ex.manifest,
+    '-o',
+    ex.out,
+    '--layout',
+    'flux',
+    '--secrets',
+    'flux-substitute',
+    '--set',
+    'path=clusters/mgmt',
+  ]);
 
-test('flux-substitute cannot place an image an override computed from a secret: the hint names what works, at the Secret key', () => {
+test('flux-substitute cannot place an image an override computed from a secret: the hint names what works, at the Secret key', async () => {
   const ex = exampleWithSecretImage();
-  const result = renderFluxSubstitute(ex);
+  const result = await renderFluxSubstitute(ex);
   assertRefused(result, ex, [AGENT_TAG]);
   assert.match(
     result.stderr,
@@ -221,17 +233,17 @@ test('flux-substitute cannot place an image an override computed from a secret: 
   );
 });
 
-test('flux-substitute leaves an image no override touches as the reference Flux substitutes', () => {
+test('flux-substitute leaves an image no override touches as the reference Flux substitutes', async () => {
   const ex = exampleWithSecretImage();
   const config = path.join(ex.manifest, 'config.yaml');
   writeFileSync(config, readFileSync(config, 'utf8').replace(/^images:\n  all:\n    repository: .*\n/m, ''));
-  const result = renderFluxSubstitute(ex);
+  const result = await renderFluxSubstitute(ex);
   assert.equal(result.code, 0, result.stderr);
   assert.match(readFileSync(path.join(ex.out, AGENT), 'utf8'), /\n {8}image: \$\{CAPEX_AGENT_IMAGE\}\n/);
   assertNoSecret([AGENT_TAG], { dirs: [ex.out], texts: { stderr: result.stderr } });
 });
 
-test('a patch that reads a secret value (RFC 6902 test) is refused at the Secret key, naming the reference and the way out', () => {
+test('a patch that reads a secret value (RFC 6902 test) is refused at the Secret key, naming the reference and the way out', async () => {
   const patch = [
     '  patches:',
     '  - target: {kind: DaemonSet, name: capex-agent}',
@@ -247,7 +259,7 @@ test('a patch that reads a secret value (RFC 6902 test) is refused at the Secret
       '    apiVersion: apps/v1\n    kind: DaemonSet\n    metadata: {name: capex-agent, namespace: capex-system, annotations: {token: "${CAPEX_TOKEN}"}}\n' +
       '    spec: {selector: {matchLabels: {app: a}}, template: {metadata: {labels: {app: a}}, spec: {containers: [{name: a, image: a.example/a:1}]}}}\n',
   );
-  const result = runCli(['render', '-f', ex.manifest, '-o', ex.out, '--secrets', 'inline', '--allow-secret-values']);
+  const result = await runCli(['render', '-f', ex.manifest, '-o', ex.out, '--secrets', 'inline', '--allow-secret-values']);
   // the patch value is the secret too: it is in the manifest, so only the CLI output is searched
   assertNoStackTrace(result);
   assert.equal(result.code, 1, result.stderr);

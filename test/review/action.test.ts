@@ -15,7 +15,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
-import { CLI } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 
 interface Step {
   id?: string;
@@ -229,12 +229,8 @@ test('action.yml on a pull request: install, diff to the step summary, PR commen
     git(workspace, 'init', '-q', '-b', 'main');
     git(workspace, 'config', 'user.email', 'ci@example.com');
     git(workspace, 'config', 'user.name', 'CI');
-    const cli = (args: string[]) =>
-      spawnSync(process.execPath, [CLI, ...args], {
-        cwd: workspace,
-        encoding: 'utf8',
-      });
-    assert.equal(cli(['render', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt']).status, 0);
+    const cli = async (args: string[]) => await runCli([...args], { cwd: workspace });
+    assert.equal((await cli(['render', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt'])).code, 0);
     git(workspace, 'add', '-A');
     git(workspace, 'commit', '-q', '-m', 'base');
     const base = git(workspace, 'rev-parse', 'HEAD');
@@ -244,7 +240,7 @@ test('action.yml on a pull request: install, diff to the step summary, PR commen
       config,
       readFileSync(config, 'utf8').replace('repository: mirror.example.internal/capi', 'repository: mirror2.example.internal/capi'),
     );
-    assert.equal(cli(['render', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt']).status, 0);
+    assert.equal((await cli(['render', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt'])).code, 0);
     git(workspace, 'commit', '-q', '-am', 'new mirror');
 
     const summary = path.join(tempDir('capi-gitops-summary-'), 'step-summary.md');
@@ -471,11 +467,8 @@ test('action.yml mode upgrade: plan, update and render leave the upgrade in the 
     git(workspace, 'init', '-q', '-b', 'main');
     git(workspace, 'config', 'user.email', 'ci@example.com');
     git(workspace, 'config', 'user.name', 'CI');
-    const render = spawnSync(process.execPath, [CLI, 'render', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt'], {
-      cwd: workspace,
-      encoding: 'utf8',
-    });
-    assert.equal(render.status, 0, render.stderr);
+    const render = await runCli(['render', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt'], { cwd: workspace });
+    assert.equal(render.code, 0, render.stderr);
     git(workspace, 'add', '-A');
     git(workspace, 'commit', '-q', '-m', 'base');
 

@@ -13,7 +13,7 @@ import { checkOutput } from '../../src/review/check.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
-import { CLI, exampleCopy } from '../helpers/cli.js';
+import { runCli, exampleCopy } from '../helpers/cli.js';
 
 const FILES = new Map([
   ['kustomization.yaml', 'resources:\n- 01-a\n'],
@@ -92,24 +92,23 @@ test('check: no output directory at all lists every file missing; a damaged inde
   );
 });
 
-test('check honours every layout: rendered with --layout X, check --layout X passes and another layout fails', () => {
+test('check honours every layout: rendered with --layout X, check --layout X passes and another layout fails', async () => {
   const repo = tempDir('capi-gitops-check-layouts-');
   try {
     spawnSync('git', ['init', '-q'], { cwd: repo });
     const cache = path.join(repo, '.cache');
     const manifest = path.join(PROJECT_ROOT, 'examples', 'management-cluster');
-    const run = (args: string[]) =>
-      spawnSync(process.execPath, [CLI, ...args, '-f', manifest, '--cache-dir', cache], { cwd: repo, encoding: 'utf8' });
+    const run = async (args: string[]) => await runCli([...args, '-f', manifest, '--cache-dir', cache], { cwd: repo });
     const setFor = { kustomize: [], argocd: ['--set', 'repoURL=https://git.example.com/mgmt.git'], flux: [] } as Record<string, string[]>;
     for (const layout of ['kustomize', 'argocd', 'flux']) {
       const out = `out-${layout}`;
-      const render = run(['render', '-o', out, '--layout', layout, ...setFor[layout]!]);
-      assert.equal(render.status, 0, render.stderr);
-      const check = run(['check', '-o', out, '--layout', layout, ...setFor[layout]!]);
-      assert.equal(check.status, 0, `${layout}: ${check.stdout}${check.stderr}`);
+      const render = await run(['render', '-o', out, '--layout', layout, ...setFor[layout]!]);
+      assert.equal(render.code, 0, render.stderr);
+      const check = await run(['check', '-o', out, '--layout', layout, ...setFor[layout]!]);
+      assert.equal(check.code, 0, `${layout}: ${check.stdout}${check.stderr}`);
       const other = layout === 'flux' ? 'kustomize' : 'flux';
-      const wrong = run(['check', '-o', out, '--layout', other]);
-      assert.equal(wrong.status, 1, `${layout} checked as ${other}: ${wrong.stdout}${wrong.stderr}`);
+      const wrong = await run(['check', '-o', out, '--layout', other]);
+      assert.equal(wrong.code, 1, `${layout} checked as ${other}: ${wrong.stdout}${wrong.stderr}`);
       assert.match(wrong.stdout, /is not what the manifest renders/);
     }
   } finally {
@@ -117,14 +116,14 @@ test('check honours every layout: rendered with --layout X, check --layout X pas
   }
 });
 
-test('check: a README recording other flags (rendered --layout argocd, checked without) names that render and the check to run, which passes as printed', () => {
+test('check: a README recording other flags (rendered --layout argocd, checked without) names that render and the check to run, which passes as printed', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
-  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: manifest, encoding: 'utf8' });
+  const cli = async (args: string[]) => await runCli([...args], { cwd: manifest });
   const wiring = ['--layout', 'argocd', '--set', 'repoURL=https://git.example.com/platform.git', '--set', 'path=out'];
-  assert.equal(cli(['render', '-f', '.', '-o', '../out', ...wiring]).status, 0);
-  const plain = cli(['check', '-f', '.', '-o', '../out']);
-  assert.equal(plain.status, 1, plain.stderr);
+  assert.equal((await cli(['render', '-f', '.', '-o', '../out', ...wiring])).code, 0);
+  const plain = await cli(['check', '-f', '.', '-o', '../out']);
+  assert.equal(plain.code, 1, plain.stderr);
   assert.match(
     plain.stdout,
     /the output's README\.md records that it was written by: capi-gitops render -f \. -o \.\.\/out --layout argocd --set repoURL=https:\/\/git\.example\.com\/platform\.git --set path=out\n/,
@@ -136,60 +135,57 @@ test('check: a README recording other flags (rendered --layout argocd, checked w
   );
   assert.match(plain.stdout, /to regenerate it with this check's flags instead, run: capi-gitops render -f \. -o \.\.\/out\n/);
   // followed literally (the words as printed; `capi-gitops` is this checkout's CLI)
-  const again = cli(printed!.split(' ').slice(1));
-  assert.equal(again.status, 0, again.stdout + again.stderr);
-  const json = JSON.parse(cli(['check', '-f', '.', '-o', '../out', '--json']).stdout) as { renderedWith?: string };
+  const again = await cli(printed!.split(' ').slice(1));
+  assert.equal(again.code, 0, again.stdout + again.stderr);
+  const json = JSON.parse((await cli(['check', '-f', '.', '-o', '../out', '--json'])).stdout) as { renderedWith?: string };
   assert.match(json.renderedWith ?? '', /--layout argocd/);
 });
 
-test("check: in a Git work tree, the README's command is from the repository's root, so a render in a subdirectory checks clean from the root", () => {
+test("check: in a Git work tree, the README's command is from the repository's root, so a render in a subdirectory checks clean from the root", async () => {
   const repo = exampleCopy();
   spawnSync('git', ['init', '-q'], { cwd: repo });
-  const run = (cwd: string, args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
-  const rendered = run(path.join(repo, 'management-cluster'), ['render', '-f', '.', '-o', '../clusters/mgmt']);
-  assert.equal(rendered.status, 0, rendered.stderr);
+  const run = async (cwd: string, args: string[]) => await runCli([...args], { cwd });
+  const rendered = await run(path.join(repo, 'management-cluster'), ['render', '-f', '.', '-o', '../clusters/mgmt']);
+  assert.equal(rendered.code, 0, rendered.stderr);
   const readme = readFileSync(path.join(repo, 'clusters', 'mgmt', 'README.md'), 'utf8');
   assert.match(readme, /```sh\n# from the root of the Git repository\ncapi-gitops render -f management-cluster -o clusters\/mgmt\n```/);
-  const fromRoot = run(repo, ['check', '-f', 'management-cluster', '-o', 'clusters/mgmt']);
-  assert.equal(fromRoot.status, 0, fromRoot.stdout + fromRoot.stderr);
+  const fromRoot = await run(repo, ['check', '-f', 'management-cluster', '-o', 'clusters/mgmt']);
+  assert.equal(fromRoot.code, 0, fromRoot.stdout + fromRoot.stderr);
   // the hint a failing check prints is still from where it runs
   writeFileSync(path.join(repo, 'clusters', 'mgmt', 'README.md'), readme.replace('Layout', 'layout'));
-  const drift = run(path.join(repo, 'clusters'), ['check', '-f', '../management-cluster', '-o', 'mgmt']);
-  assert.equal(drift.status, 1);
+  const drift = await run(path.join(repo, 'clusters'), ['check', '-f', '../management-cluster', '-o', 'mgmt']);
+  assert.equal(drift.code, 1);
   assert.match(drift.stdout, /to regenerate, run: capi-gitops render -f \.\.\/management-cluster -o mgmt\n/);
 });
 
-test('check without a lockfile says check implies --frozen (the user never typed it); the hint, `capi-gitops lock`, makes it pass', () => {
+test('check without a lockfile says check implies --frozen (the user never typed it); the hint, `capi-gitops lock`, makes it pass', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
-  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: manifest, encoding: 'utf8' });
-  assert.equal(cli(['render', '-f', '.', '-o', '../out']).status, 0);
+  const cli = async (args: string[]) => await runCli([...args], { cwd: manifest });
+  assert.equal((await cli(['render', '-f', '.', '-o', '../out'])).code, 0);
   unlinkSync(path.join(manifest, 'capi-gitops.lock.yaml'));
-  const missing = cli(['check', '-f', '.', '-o', '../out']);
-  assert.equal(missing.status, 1, missing.stdout + missing.stderr);
+  const missing = await cli(['check', '-f', '.', '-o', '../out']);
+  assert.equal(missing.code, 1, missing.stdout + missing.stderr);
   assert.match(missing.stderr, /there is no lockfile, and --frozen \(check implies it\) needs one/);
   // followed literally (`capi-gitops` is this checkout's CLI)
   const hinted = /hint: run `capi-gitops (lock[^`]*)`/.exec(missing.stderr)?.[1];
   assert.equal(hinted, 'lock -f .');
-  assert.equal(cli(hinted!.split(' ')).status, 0);
-  const again = cli(['check', '-f', '.', '-o', '../out']);
-  assert.equal(again.status, 0, again.stdout + again.stderr);
+  assert.equal((await cli(hinted!.split(' '))).code, 0);
+  const again = await cli(['check', '-f', '.', '-o', '../out']);
+  assert.equal(again.code, 0, again.stdout + again.stderr);
 });
 
-test('check -o a directory that does not exist (a typo, or never rendered): one line saying so with the render to run, not a line per file', () => {
+test('check -o a directory that does not exist (a typo, or never rendered): one line saying so with the render to run, not a line per file', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
-  const result = spawnSync(process.execPath, [CLI, 'check', '-f', '.', '-o', '../clusters/mgmnt'], { cwd: manifest, encoding: 'utf8' });
-  assert.equal(result.status, 1, result.stderr);
+  const result = await runCli(['check', '-f', '.', '-o', '../clusters/mgmnt'], { cwd: manifest });
+  assert.equal(result.code, 1, result.stderr);
   assert.match(
     result.stdout,
     /^\.\.\/clusters\/mgmnt does not exist \(render writes \d+ files there\); check the -o path, or run: capi-gitops render -f \. -o \.\.\/clusters\/mgmnt\n$/,
   );
   // --json keeps every file, for tools
-  const json = spawnSync(process.execPath, [CLI, 'check', '-f', '.', '-o', '../clusters/mgmnt', '--json'], {
-    cwd: manifest,
-    encoding: 'utf8',
-  });
+  const json = await runCli(['check', '-f', '.', '-o', '../clusters/mgmnt', '--json'], { cwd: manifest });
   assert.ok((JSON.parse(json.stdout) as { problems: unknown[] }).problems.length > 1);
 });
 

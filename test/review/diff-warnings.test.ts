@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exampleCopy, runCli } from '../helpers/cli.js';
 
-test('diff warns of Config.overrides (objects the GitOps tool does not enforce), once, as render and check do', () => {
+test('diff warns of Config.overrides (objects the GitOps tool does not enforce), once, as render and check do', async () => {
   const example = exampleCopy();
   writeFileSync(
     path.join(example, 'management-cluster', 'overrides.yaml'),
@@ -17,7 +17,7 @@ test('diff warns of Config.overrides (objects the GitOps tool does not enforce),
   );
   const told = /^warning: Config\.overrides: 1 object\(s\) rendered but not enforced by the GitOps tool: /gm;
   for (const command of ['render', 'check', 'diff']) {
-    const result = runCli([command, '-f', 'management-cluster', '-o', 'out'], { cwd: example });
+    const result = await runCli([command, '-f', 'management-cluster', '-o', 'out'], { cwd: example });
     assert.equal(result.code, 0, `${command}: ${result.stderr}`);
     assert.equal(result.stderr.match(told)?.length, 1, `${command}: ${result.stderr}`);
   }

@@ -11,9 +11,8 @@ import path from 'node:path';
 import Ajv from 'ajv';
 import { PROJECT_ROOT, FIXTURES } from '../helpers/paths.js';
 import { corpusManifest, tempDir } from '../helpers/corpus-manifest.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
 
-/** As a user runs it: the package's bin. */
-const CLI = path.join(PROJECT_ROOT, 'dist', 'bin', 'capi-gitops.mjs');
 const SNAPSHOT = path.join(FIXTURES, 'review', 'core-v1.10.4-to-v1.12.0.md');
 
 /** Nothing from the machine running the tests (a CI job's own summary file) leaks in. */
@@ -32,7 +31,7 @@ function git(cwd: string, ...args: string[]): string {
 
 function makeRepository(): {
   repo: string;
-  cli: (args: string[], env?: Record<string, string>) => { code: number | null; stdout: string; stderr: string };
+  cli: (args: string[], env?: Record<string, string>) => Promise<CliResult>;
 } {
   const repo = tempDir('capi-gitops-review-e2e-');
   const cache = path.join(tempDir('capi-gitops-review-cache-'), 'cache');
@@ -41,34 +40,27 @@ function makeRepository(): {
   git(repo, 'config', 'user.name', 'Reviewer');
   mkdirSync(path.join(repo, 'mgmt'));
   writeFileSync(path.join(repo, 'mgmt', 'providers.yaml'), corpusManifest('v1.10.4'));
-  const cli = (args: string[], env: Record<string, string> = {}) => {
-    const result = spawnSync(process.execPath, [CLI, ...args, '--cache-dir', cache], {
-      cwd: repo,
-      encoding: 'utf8',
-      env: cleanEnv(env),
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-  };
+  const cli = async (args: string[], env: Record<string, string> = {}) =>
+    await runCli([...args, '--cache-dir', cache], { cwd: repo, env: cleanEnv(env) });
   return { repo, cli };
 }
 
 const SOURCE = ['-f', 'mgmt', '-o', 'out'];
 
-test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.0 reviewed with diff --base HEAD, render, check', () => {
+test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.0 reviewed with diff --base HEAD, render, check', async () => {
   const { repo, cli } = makeRepository();
   try {
     // 1. render and commit
-    const rendered = cli(['render', ...SOURCE]);
+    const rendered = await cli(['render', ...SOURCE]);
     assert.equal(rendered.code, 0, rendered.stderr);
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'render v1.10.4');
 
     // 2. check passes, in both spellings
-    const clean = cli(['check', ...SOURCE]);
+    const clean = await cli(['check', ...SOURCE]);
     assert.equal(clean.code, 0, clean.stderr + clean.stdout);
     assert.match(clean.stdout, /^out is up to date: \d+ files match/);
-    assert.equal(cli(['render', '--check', ...SOURCE]).code, 0);
+    assert.equal((await cli(['render', '--check', ...SOURCE])).code, 0);
 
     // 3. a hand edit, a deletion and a stray file, each named
     const edited = 'out/01-cluster-api/deployment-capi-controller-manager.yaml';
@@ -77,7 +69,7 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
     appendFileSync(path.join(repo, edited), '# tuned by hand\n');
     unlinkSync(path.join(repo, deleted));
     writeFileSync(path.join(repo, stray), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n');
-    const drift = cli(['check', ...SOURCE]);
+    const drift = await cli(['check', ...SOURCE]);
     assert.equal(drift.code, 1, drift.stderr);
     assert.match(drift.stdout, new RegExp(`edited +${edited.slice('out/'.length)}: edited by hand since the last render`));
     assert.match(drift.stdout, new RegExp(`missing +${deleted.slice('out/'.length)}: missing`));
@@ -90,7 +82,7 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
       drift.stdout,
       /3 files out of date; to regenerate, remove out\/01-cluster-api\/notes\.yaml, then run: capi-gitops render -f mgmt -o out\n$/,
     );
-    const json = cli(['check', ...SOURCE, '--json']);
+    const json = await cli(['check', ...SOURCE, '--json']);
     assert.equal(json.code, 1);
     assert.deepEqual(
       JSON.parse(json.stdout).problems.map((p: { path: string; status: string }) => [p.status, p.path]),
@@ -102,21 +94,21 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
         .map(([s, p]) => [s, p!.slice('out/'.length)])
         .sort((a, b) => (a[1]! < b[1]! ? -1 : 1)),
     );
-    const annotated = cli(['render', '--check', ...SOURCE], { GITHUB_ACTIONS: 'true' });
+    const annotated = await cli(['render', '--check', ...SOURCE], { GITHUB_ACTIONS: 'true' });
     assert.equal(annotated.code, 1);
     assert.match(annotated.stderr, new RegExp(`::error file=${edited},title=capi-gitops check%3A edited::`));
     assert.equal(git(repo, 'status', '--porcelain'), ` M ${edited}\n D ${deleted}\n?? ${stray}\n`, 'check wrote nothing');
     // the hint, followed literally, fixes the check
     rmSync(path.join(repo, stray));
-    assert.equal(cli(['render', ...SOURCE]).code, 0);
-    assert.equal(cli(['check', ...SOURCE]).code, 0);
+    assert.equal((await cli(['render', ...SOURCE])).code, 0);
+    assert.equal((await cli(['check', ...SOURCE])).code, 0);
     git(repo, 'checkout', '-q', '--', 'out');
 
     // 4. bump core (and its kubeadm providers) v1.10.4 → v1.12.0; review against HEAD
     writeFileSync(path.join(repo, 'mgmt', 'providers.yaml'), corpusManifest('v1.12.0'));
     const summaryFile = path.join(tempDir('capi-gitops-summary-'), 'summary.md');
     writeFileSync(summaryFile, '# earlier step\n');
-    const diff = cli(['diff', ...SOURCE, '--base', 'HEAD', '--format', 'markdown'], {
+    const diff = await cli(['diff', ...SOURCE, '--base', 'HEAD', '--format', 'markdown'], {
       GITHUB_ACTIONS: 'true',
       GITHUB_STEP_SUMMARY: summaryFile,
     });
@@ -160,7 +152,7 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
     );
 
     // the same change as JSON, valid against the published schema
-    const jsonDiff = cli(['diff', ...SOURCE, '--base', 'HEAD', '--format', 'json']);
+    const jsonDiff = await cli(['diff', ...SOURCE, '--base', 'HEAD', '--format', 'json']);
     assert.equal(jsonDiff.code, 0, jsonDiff.stderr);
     const report = JSON.parse(jsonDiff.stdout);
     const schema = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'schema', 'capi-gitops-diff.schema.json'), 'utf8'));
@@ -179,20 +171,20 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
     );
 
     // the default sources (committed output against a fresh render) see the same change
-    const committed = cli(['diff', ...SOURCE, '--format', 'json']);
+    const committed = await cli(['diff', ...SOURCE, '--format', 'json']);
     assert.equal(committed.code, 0, committed.stderr);
     assert.deepEqual(JSON.parse(committed.stdout).summary, report.summary);
 
     // 5. render, commit, check passes again; --from/--to on the two trees agrees
     const previous = path.join(tempDir('capi-gitops-previous-'), 'wt');
     git(repo, 'worktree', 'add', '-q', previous, 'HEAD');
-    const rerender = cli(['render', ...SOURCE]);
+    const rerender = await cli(['render', ...SOURCE]);
     assert.equal(rerender.code, 0, rerender.stderr);
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'core v1.12.0');
-    const after = cli(['check', ...SOURCE]);
+    const after = await cli(['check', ...SOURCE]);
     assert.equal(after.code, 0, after.stdout + after.stderr);
-    const dirs = cli(['diff', '--from', path.join(previous, 'out'), '--to', 'out', '--format', 'json']);
+    const dirs = await cli(['diff', '--from', path.join(previous, 'out'), '--to', 'out', '--format', 'json']);
     assert.equal(dirs.code, 0, dirs.stderr);
     assert.deepEqual(JSON.parse(dirs.stdout).summary, report.summary);
   } finally {
@@ -200,12 +192,12 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
   }
 });
 
-test('diff --base with a ref that is not a commit: exit 1 with a runnable hint, nothing written', () => {
+test('diff --base with a ref that is not a commit: exit 1 with a runnable hint, nothing written', async () => {
   const { repo, cli } = makeRepository();
   try {
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'manifest');
-    const result = cli(['diff', ...SOURCE, '--base', 'no-such-branch']);
+    const result = await cli(['diff', ...SOURCE, '--base', 'no-such-branch']);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /--base no-such-branch is not a commit/);
     assert.match(result.stderr, /hint: git fetch/);
@@ -216,22 +208,22 @@ test('diff --base with a ref that is not a commit: exit 1 with a runnable hint, 
   }
 });
 
-test('diff --base on the pull request that introduces the manifest (the Action on its first pull request): every object added, exit 0', () => {
+test('diff --base on the pull request that introduces the manifest (the Action on its first pull request): every object added, exit 0', async () => {
   const { repo, cli } = makeRepository();
   try {
     // the base branch has no mgmt/ yet; the pull request adds it with its rendered output
     writeFileSync(path.join(repo, 'README.md'), '# platform\n');
     git(repo, 'add', 'README.md');
     git(repo, 'commit', '-q', '-m', 'initial');
-    assert.equal(cli(['render', ...SOURCE, '--quiet']).code, 0);
-    const result = cli(['diff', ...SOURCE, '--base', 'HEAD']);
+    assert.equal((await cli(['render', ...SOURCE, '--quiet'])).code, 0);
+    const result = await cli(['diff', ...SOURCE, '--base', 'HEAD']);
     assert.equal(result.code, 0, result.stderr);
     assert.match(
       result.stdout,
       /^nothing at HEAD \([0-9a-f]{12}\): mgmt is not there → the manifest as it is now\n(\d+) added, 0 removed, 0 changed/,
     );
     const added = Number(/\n(\d+) added/.exec(result.stdout)?.[1]);
-    const json = cli(['diff', ...SOURCE, '--base', 'HEAD', '--format', 'json']);
+    const json = await cli(['diff', ...SOURCE, '--base', 'HEAD', '--format', 'json']);
     assert.equal(json.code, 0, json.stderr);
     assert.ok(added > 50, result.stdout);
     // a -f file the base lacks beside one it has: the base is rendered from the one it has
@@ -241,7 +233,7 @@ test('diff --base on the pull request that introduces the manifest (the Action o
     );
     git(repo, 'add', 'mgmt');
     git(repo, 'commit', '-q', '-m', 'manifest');
-    const partial = cli(['diff', '-f', 'mgmt', '-f', 'config.yaml', '-o', 'out', '--base', 'HEAD']);
+    const partial = await cli(['diff', '-f', 'mgmt', '-f', 'config.yaml', '-o', 'out', '--base', 'HEAD']);
     assert.equal(partial.code, 0, partial.stderr);
     assert.match(
       partial.stdout,
@@ -252,7 +244,7 @@ test('diff --base on the pull request that introduces the manifest (the Action o
   }
 });
 
-test('diff --base: a problem of the base commit names its file as <ref>:<path>, which git show opens, not the temporary copy', () => {
+test('diff --base: a problem of the base commit names its file as <ref>:<path>, which git show opens, not the temporary copy', async () => {
   const { repo, cli } = makeRepository();
   try {
     const manifest = path.join(repo, 'mgmt', 'providers.yaml');
@@ -260,7 +252,7 @@ test('diff --base: a problem of the base commit names its file as <ref>:<path>, 
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'a typo');
     writeFileSync(manifest, corpusManifest('v1.12.0'));
-    const result = cli(['diff', ...SOURCE, '--base', 'HEAD']);
+    const result = await cli(['diff', ...SOURCE, '--base', 'HEAD']);
     assert.equal(result.code, 1, result.stderr);
     const at = /^(HEAD:mgmt\/providers\.yaml):\d+:\d+: error: .*bad/m.exec(result.stderr)?.[1];
     assert.ok(at, result.stderr);
@@ -271,7 +263,7 @@ test('diff --base: a problem of the base commit names its file as <ref>:<path>, 
   }
 });
 
-test('in GitHub Actions, invalid input also becomes ::error file=…,line=… annotations (check and diff)', () => {
+test('in GitHub Actions, invalid input also becomes ::error file=…,line=… annotations (check and diff)', async () => {
   const { repo, cli } = makeRepository();
   try {
     writeFileSync(
@@ -282,7 +274,7 @@ test('in GitHub Actions, invalid input also becomes ::error file=…,line=… an
       ['check', ...SOURCE],
       ['diff', ...SOURCE, '--format', 'json'],
     ]) {
-      const result = cli(command, { GITHUB_ACTIONS: 'true' });
+      const result = await cli(command, { GITHUB_ACTIONS: 'true' });
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /^::error file=mgmt\/providers\.yaml,line=\d+,col=\d+,title=capi-gitops::/m);
       assert.match(result.stderr, /^mgmt\/providers\.yaml:\d+:\d+: error: /m, 'the usual message too');

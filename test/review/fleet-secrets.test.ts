@@ -99,15 +99,15 @@ clusters:
   return { root, mc, summary: path.join(root, 'step-summary.md') };
 }
 
-test('fleet diff after one cluster rotates its inline credential: text, markdown, json, annotations and step summary hold neither value', () => {
+test('fleet diff after one cluster rotates its inline credential: text, markdown, json, annotations and step summary hold neither value', async () => {
   const ws = fleet();
   const results: Record<string, CliResult> = {};
-  const cli = (name: string, args: string[]) => {
+  const cli = async (name: string, args: string[]) => {
     const env = { ...process.env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: ws.summary, NO_COLOR: '1' };
-    return (results[name] = runCli([...args, '--cache-dir', path.join(ws.root, 'cache')], { cwd: ws.root, env }));
+    return (results[name] = await runCli([...args, '--cache-dir', path.join(ws.root, 'cache')], { cwd: ws.root, env }));
   };
   const out = path.join(ws.root, 'out');
-  const rendered = cli('render', ['render', '-f', ws.mc, '-o', out, '--allow-secret-values']);
+  const rendered = await cli('render', ['render', '-f', ws.mc, '-o', out, '--allow-secret-values']);
   assert.equal(rendered.code, 0, rendered.stderr);
   const declared = inlineSecretFiles(out).map((f) => path.relative(out, f));
   for (const cluster of ['eu-1', 'us-1'])
@@ -117,12 +117,12 @@ test('fleet diff after one cluster rotates its inline credential: text, markdown
   // eu-1's credential is rotated
   writeFileSync(path.join(ws.mc, 'secrets.yaml'), `${secret('eu-1', NEW)}---\n${secret('us-1', OTHER)}`);
   const rotated = path.join(ws.root, 'rotated');
-  assert.equal(cli('render rotated', ['render', '-f', ws.mc, '-o', rotated, '--allow-secret-values']).code, 0);
+  assert.equal((await cli('render rotated', ['render', '-f', ws.mc, '-o', rotated, '--allow-secret-values'])).code, 0);
   for (const format of ['text', 'markdown', 'json']) {
-    const rendering = cli(`diff ${format}`, ['diff', '-f', ws.mc, '-o', out, '--allow-secret-values', '--format', format]);
+    const rendering = await cli(`diff ${format}`, ['diff', '-f', ws.mc, '-o', out, '--allow-secret-values', '--format', format]);
     assert.equal(rendering.code, 0, rendering.stderr);
     // two directories: no render, so no value is known; only the READMEs say which files hold secrets
-    const directories = cli(`diff --from --to ${format}`, ['diff', '--from', out, '--to', rotated, '--format', format]);
+    const directories = await cli(`diff --from --to ${format}`, ['diff', '--from', out, '--to', rotated, '--format', format]);
     assert.equal(directories.code, 0, directories.stderr);
     for (const result of [rendering, directories]) {
       if (format === 'json') continue;
@@ -141,7 +141,7 @@ test('fleet diff after one cluster rotates its inline credential: text, markdown
   );
   assert.ok(readFileSync(ws.summary, 'utf8').includes('api-key'), 'the step summary was written');
   // rendering eu-1 alone keeps us-1's files, and the README keeps listing them
-  assert.equal(cli('render --cluster', ['render', '-f', ws.mc, '-o', out, '--allow-secret-values', '--cluster', 'eu-1']).code, 0);
+  assert.equal((await cli('render --cluster', ['render', '-f', ws.mc, '-o', out, '--allow-secret-values', '--cluster', 'eu-1'])).code, 0);
   assert.deepEqual(
     inlineSecretFiles(out).map((f) => path.relative(out, f)),
     declared,

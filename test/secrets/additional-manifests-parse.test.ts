@@ -34,7 +34,7 @@ data:
       x: a: b
 `;
 
-function render(withSecret: boolean): { stderr: string; status: number | null; extra: string } {
+async function render(withSecret: boolean): Promise<{ stderr: string; status: number | null; extra: string }> {
   const dir = tempDir('capi-gitops-additional-parse-');
   const extra = path.join(dir, 'extra.yaml');
   writeFileSync(extra, EXTRA);
@@ -73,12 +73,12 @@ secrets: {public: [EXP_MACHINE_POOL]}
     `apiVersion: v1\nkind: Secret\nmetadata: {name: vault-variables, namespace: capvault-system}\nstringData:\n  VAULT_B64ENCODED_CREDENTIALS: ${CREDENTIALS}\n`,
   );
   const files = ['-f', path.join(dir, 'providers.yaml'), '-f', extra, ...(withSecret ? ['-f', secret] : [])];
-  const r = runCli(['render', ...files, '-o', path.join(dir, 'out'), '--secrets', 'inline', '--allow-secret-values']);
+  const r = await runCli(['render', ...files, '-o', path.join(dir, 'out'), '--secrets', 'inline', '--allow-secret-values']);
   return { stderr: r.stderr, status: r.code, extra };
 }
 
-test('a YAML error in data.manifests is told at the ConfigMap field (operator phase_load.go configmapRepository)', () => {
-  const r = render(false);
+test('a YAML error in data.manifests is told at the ConfigMap field (operator phase_load.go configmapRepository)', async () => {
+  const r = await render(false);
   assert.equal(r.status, 1, r.stderr);
   assert.match(
     r.stderr,
@@ -90,8 +90,8 @@ test('a YAML error in data.manifests is told at the ConfigMap field (operator ph
   assert.doesNotMatch(r.stderr, /core-components\.yaml/);
 });
 
-test('a YAML error in data.manifests is not blamed on a secret substituted into the components (operator phase_load.go configmapRepository)', () => {
-  const r = render(true);
+test('a YAML error in data.manifests is not blamed on a secret substituted into the components (operator phase_load.go configmapRepository)', async () => {
+  const r = await render(true);
   assert.equal(r.status, 1, r.stderr);
   assert.match(
     r.stderr,

@@ -136,9 +136,9 @@ function writeSecret(mc: string, token: string): void {
 
 /** Runs the CLI as a GitHub Actions job would, keeping every result for the final scan. */
 function runner(ws: Workspace, results: Record<string, CliResult>) {
-  return (name: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): CliResult => {
+  return async (name: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliResult> => {
     const env = { ...process.env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: ws.summary, NO_COLOR: '1', ...extraEnv };
-    const result = runCli([...args, '--cache-dir', ws.cache], { cwd: ws.root, env });
+    const result = await runCli([...args, '--cache-dir', ws.cache], { cwd: ws.root, env });
     results[name] = result;
     return result;
   };
@@ -166,7 +166,7 @@ function scanEverything(ws: Workspace, results: Record<string, CliResult>, outpu
   });
 }
 
-test('inline, rotated: check and diff (text, markdown, json, annotations, step summary, --base) show that the secret changed, never a value; nothing else holds one', () => {
+test('inline, rotated: check and diff (text, markdown, json, annotations, step summary, --base) show that the secret changed, never a value; nothing else holds one', async () => {
   const ws = workspace(TOKEN_COMPONENTS);
   const results: Record<string, CliResult> = {};
   const cli = runner(ws, results);
@@ -175,17 +175,17 @@ test('inline, rotated: check and diff (text, markdown, json, annotations, step s
   const inline = [...secretFlags, '--secrets', 'inline', '--allow-secret-values'];
 
   // refused by default, in both forms of the report
-  const refused = cli('render refused', ['render', '-f', ws.mc, '-o', out, ...secretFlags]);
+  const refused = await cli('render refused', ['render', '-f', ws.mc, '-o', out, ...secretFlags]);
   assert.equal(refused.code, 1, refused.stderr);
   assert.match(refused.stderr, /args\[1\]: would receive the secret value of VAULT_API_TOKEN/);
-  const refusedJson = cli('render refused --json', ['render', '-f', ws.mc, '-o', out, ...secretFlags, '--json']);
+  const refusedJson = await cli('render refused --json', ['render', '-f', ws.mc, '-o', out, ...secretFlags, '--json']);
   assert.equal(refusedJson.code, 1);
   assert.equal(JSON.parse(refusedJson.stdout).ok, false);
-  const checkRefused = cli('check refused', ['check', '-f', ws.mc, '-o', out, ...secretFlags]);
+  const checkRefused = await cli('check refused', ['check', '-f', ws.mc, '-o', out, ...secretFlags]);
   assert.equal(checkRefused.code, 1);
   assert.match(checkRefused.stderr, /^::error /m, 'the failure is annotated');
 
-  const written = cli('render inline', ['render', '-f', ws.mc, '-o', out, ...inline, '--json']);
+  const written = await cli('render inline', ['render', '-f', ws.mc, '-o', out, ...inline, '--json']);
   assert.equal(written.code, 0, written.stderr);
   assert.ok(
     written.stderr.startsWith('::add-mask::') && written.stderr.includes(`::add-mask::${OLD.token}`),
@@ -197,26 +197,26 @@ test('inline, rotated: check and diff (text, markdown, json, annotations, step s
     '04-infrastructure-vault/deployment-capvault-controller-manager.yaml',
     '04-infrastructure-vault/secret-capvault-manager-bootstrap-credentials.yaml',
   ]);
-  cli('render --list-variables', ['render', '-f', ws.mc, '--list-variables', ...secretFlags]);
-  cli('render --list-variables --json', ['render', '-f', ws.mc, '--list-variables', ...secretFlags, '--json']);
-  cli('lock', ['lock', '-f', ws.mc]);
-  cli('lock --json', ['lock', '-f', ws.mc, '--json']);
-  cli('plan', ['plan', '-f', ws.mc]);
-  cli('plan --json', ['plan', '-f', ws.mc, '--json']);
-  cli('update', ['update', '-f', ws.mc]);
-  cli('update --json', ['update', '-f', ws.mc, '--json']);
-  const upToDate = cli('check', ['check', '-f', ws.mc, '-o', out, ...inline]);
+  await cli('render --list-variables', ['render', '-f', ws.mc, '--list-variables', ...secretFlags]);
+  await cli('render --list-variables --json', ['render', '-f', ws.mc, '--list-variables', ...secretFlags, '--json']);
+  await cli('lock', ['lock', '-f', ws.mc]);
+  await cli('lock --json', ['lock', '-f', ws.mc, '--json']);
+  await cli('plan', ['plan', '-f', ws.mc]);
+  await cli('plan --json', ['plan', '-f', ws.mc, '--json']);
+  await cli('update', ['update', '-f', ws.mc]);
+  await cli('update --json', ['update', '-f', ws.mc, '--json']);
+  const upToDate = await cli('check', ['check', '-f', ws.mc, '-o', out, ...inline]);
   assert.equal(upToDate.code, 0, upToDate.stderr);
 
   // rotate both: the token in the configSecret (committed) and the credentials in the secret file
   writeSecret(ws.mc, NEW.token);
   writeFileSync(ws.secretFile, `VAULT_B64ENCODED_CREDENTIALS=${NEW.b64}\n`);
-  const drift = cli('check rotated', ['check', '-f', ws.mc, '-o', out, ...inline]);
+  const drift = await cli('check rotated', ['check', '-f', ws.mc, '-o', out, ...inline]);
   assert.equal(drift.code, 1);
   assert.match(drift.stdout, /secret-capvault-manager-bootstrap-credentials\.yaml: differs/);
-  cli('check rotated --json', ['check', '-f', ws.mc, '-o', out, ...inline, '--json']);
+  await cli('check rotated --json', ['check', '-f', ws.mc, '-o', out, ...inline, '--json']);
   for (const format of ['text', 'markdown']) {
-    const diff = cli(`diff ${format}`, ['diff', '-f', ws.mc, '-o', out, ...inline, '--format', format]);
+    const diff = await cli(`diff ${format}`, ['diff', '-f', ws.mc, '-o', out, ...inline, '--format', format]);
     assert.equal(diff.code, 0, diff.stderr);
     assert.match(
       diff.stdout,
@@ -225,7 +225,7 @@ test('inline, rotated: check and diff (text, markdown, json, annotations, step s
     );
     assert.match(diff.stdout, /data\.credentials/, `${format}: the Secret's key changed`);
   }
-  const json = cli('diff json', ['diff', '-f', ws.mc, '-o', out, ...inline, '--format', 'json']);
+  const json = await cli('diff json', ['diff', '-f', ws.mc, '-o', out, ...inline, '--format', 'json']);
   const report = JSON.parse(json.stdout);
   const secret = report.components
     .flatMap((c: { kinds: { kind: string; objects: { name: string; paths: string[] }[] }[] }) => c.kinds)
@@ -236,7 +236,7 @@ test('inline, rotated: check and diff (text, markdown, json, annotations, step s
   assert.equal(flags.changed[0].flag, '--api-token');
   assert.deepEqual(flags.changed[0], { flag: '--api-token', from: '(hidden)', to: '(hidden)' });
   // --base HEAD renders the committed manifest (the old token) beside the current one
-  const base = cli('diff --base', ['diff', '-f', ws.mc, '-o', out, ...inline, '--base', 'HEAD', '--format', 'markdown']);
+  const base = await cli('diff --base', ['diff', '-f', ws.mc, '-o', out, ...inline, '--base', 'HEAD', '--format', 'markdown']);
   assert.equal(base.code, 0, base.stderr);
   assert.match(base.stdout, /--api-token/);
   assert.ok(readFileSync(ws.summary, 'utf8').includes('api-token'), 'the step summary was written');
@@ -249,7 +249,7 @@ test('inline, rotated: check and diff (text, markdown, json, annotations, step s
 test(
   'sops and external-secrets: the output, the lockfile, the cache and every message hold no secret, encoded or not',
   { skip: spawnSync('age-keygen', ['--version']).status === 0 ? false : 'age-keygen is not installed' },
-  () => {
+  async () => {
     const components = readFileSync(
       path.join(FIXTURES, 'secrets', 'infrastructure-vault', 'v0.1.0', 'infrastructure-components.yaml'),
       'utf8',
@@ -270,16 +270,16 @@ test(
       writeFileSync(path.join(ws.mc, 'providers.yaml'), `${config}  strategy: ${strategy}\n${settings}`);
       const out = path.join(ws.root, `out-${strategy}`);
       outputs.push(out);
-      const rendered = cli(`render ${strategy}`, ['render', '-f', ws.mc, '-o', out, ...secretFlags, '--verbose']);
+      const rendered = await cli(`render ${strategy}`, ['render', '-f', ws.mc, '-o', out, ...secretFlags, '--verbose']);
       assert.equal(rendered.code, 0, rendered.stderr);
       assert.deepEqual(inlineSecretFiles(out), [], 'no file declares a secret');
-      const check = cli(
+      const check = await cli(
         `check ${strategy}`,
         ['check', '-f', ws.mc, '-o', out, ...secretFlags, '--json'],
         strategy === 'sops' ? { SOPS_AGE_KEY_FILE: key } : {},
       );
       assert.equal(check.code, 0, check.stderr);
-      cli(`diff ${strategy}`, ['diff', '-f', ws.mc, '-o', out, ...secretFlags, '--format', 'json']);
+      await cli(`diff ${strategy}`, ['diff', '-f', ws.mc, '-o', out, ...secretFlags, '--format', 'json']);
     }
     const sopsFile = readFileSync(
       path.join(ws.root, 'out-sops', '04-infrastructure-vault', 'secret-capvault-manager-bootstrap-credentials.yaml'),

@@ -78,7 +78,7 @@ test("a provider's configSecret in a file Git would pick up: the hint keeps the 
   assert.match(asVariables!.hint!, /or pass the values with --secret-file or --env-secret/);
 });
 
-test('a Secret in the file that holds the providers (as the README writes it): the hint moves the Secret out, never ignores the file, and followed literally it warns no more', () => {
+test('a Secret in the file that holds the providers (as the README writes it): the hint moves the Secret out, never ignores the file, and followed literally it warns no more', async () => {
   const example = exampleCopy();
   git(example, ['init', '-q', '-b', 'main']);
   const manifest = path.join(example, 'management-cluster');
@@ -91,7 +91,7 @@ test('a Secret in the file that holds the providers (as the README writes it): t
   );
   writeFileSync(providers, `${text}---\n${secretText}`);
   const out = path.join(example, 'out');
-  const warned = runCli(['render', '-f', manifest, '-o', out], { cwd: example });
+  const warned = await runCli(['render', '-f', manifest, '-o', out], { cwd: example });
   assert.equal(warned.code, 0, warned.stderr);
   const hint = /providers\.yaml holds the values of Secret capi-system\/capi-variables and is not ignored by Git.*\n {2}hint: (.*)/.exec(
     warned.stderr,
@@ -107,12 +107,12 @@ test('a Secret in the file that holds the providers (as the README writes it): t
   writeFileSync(providers, text);
   const kept = path.join(tempDir('capi-gitops-outside-git-'), 'capi-variables.yaml');
   writeFileSync(kept, secretText);
-  const followed = runCli(['render', '-f', manifest, '-f', kept, '-o', out], { cwd: example });
+  const followed = await runCli(['render', '-f', manifest, '-f', kept, '-o', out], { cwd: example });
   assert.equal(followed.code, 0, followed.stderr);
   assert.doesNotMatch(followed.stderr, /warning: Secret/);
 });
 
-test('a --secret-file Git would pick up is warned, and following the hint literally (.gitignore, git add -A) commits no credential (docs/secrets.md: --secret-file kept out of Git)', () => {
+test('a --secret-file Git would pick up is warned, and following the hint literally (.gitignore, git add -A) commits no credential (docs/secrets.md: --secret-file kept out of Git)', async () => {
   const repo = tempDir('capi-gitops-git-tracked-');
   git(repo, ['init', '-q', '-b', 'main']);
   const vault = pathToFileURL(path.join(FIXTURES, 'secrets', 'infrastructure-vault', 'v0.1.0', 'infrastructure-components.yaml')).href;
@@ -143,7 +143,7 @@ secrets:
   mkdirSync(path.join(repo, 'secrets'));
   writeFileSync(path.join(repo, 'secrets', 'vault.env'), `VAULT_B64ENCODED_CREDENTIALS=${credentials}\n`);
   const args = ['render', '-f', 'mc', '--secret-file', 'secrets/vault.env', '-o', 'out'];
-  const first = runCli(args, { cwd: repo });
+  const first = await runCli(args, { cwd: repo });
   assert.equal(first.code, 0, first.stderr);
   assert.match(
     first.stderr,
@@ -158,7 +158,7 @@ secrets:
   // git grep over every commit: status 1 is "not found"
   for (const needle of [credentials, 'gitTrackedTrialKey'])
     assert.equal(spawnSync('git', ['grep', '-q', '-F', needle, 'HEAD'], { cwd: repo }).status, 1, 'a credential is in the commit');
-  const again = runCli(args, { cwd: repo });
+  const again = await runCli(args, { cwd: repo });
   assert.equal(again.code, 0, again.stderr);
   assert.doesNotMatch(again.stderr, /--secret-file .* Git/);
 });

@@ -20,7 +20,7 @@ import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { assertNoSecret, SUITE_SECRETS } from '../helpers/secret-scan.js';
 import { readTree } from '../helpers/tree.js';
-import { CLI } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 
 const B64 = Buffer.from(SUITE_SECRETS.landingCredentials).toString('base64');
 const SECRETS = [B64, SUITE_SECRETS.landingSecretKey];
@@ -257,16 +257,16 @@ test('render warns that a Secret file Git would commit holds values; an ignored 
 test('under inline, which writes the values, the README records the command with the -f file of Secrets: run literally, it renders again and check agrees', async () => {
   const ws = await workspace(EXTERNAL_SECRETS);
   const away = withoutSecretFile(ws);
-  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
-  const rendered = cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--secrets', 'inline', '--allow-secret-values', '--quiet']);
-  assert.equal(rendered.status, 0, rendered.stderr);
+  const cli = async (args: string[]) => await runCli([...args], { cwd: ws.repo });
+  const rendered = await cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--secrets', 'inline', '--allow-secret-values', '--quiet']);
+  assert.equal(rendered.code, 0, rendered.stderr);
   const recorded = /\n(capi-gitops render [^\n]*)\n/.exec(readFileSync(path.join(ws.out, 'README.md'), 'utf8'))![1]!;
   assert.equal(recorded, `capi-gitops render -f mc -f ${path.relative(ws.repo, away)} -o out --secrets inline --allow-secret-values`);
   // the README's command, word for word (the paths hold no spaces), from the repository root
-  const again = cli([...recorded.split(' ').slice(1), '--quiet']);
-  assert.equal(again.status, 0, again.stderr);
-  const checked = cli(['check', ...recorded.split(' ').slice(2)]);
-  assert.equal(checked.status, 0, checked.stdout + checked.stderr);
+  const again = await cli([...recorded.split(' ').slice(1), '--quiet']);
+  assert.equal(again.code, 0, again.stderr);
+  const checked = await cli(['check', ...recorded.split(' ').slice(2)]);
+  assert.equal(checked.code, 0, checked.stdout + checked.stderr);
 });
 
 test('external-secrets: the README records the command with the -f file of Secrets and the --secret-file: run literally, it renders the same output, and check with them is up to date', async () => {
@@ -277,10 +277,10 @@ test('external-secrets: the README records the command with the -f file of Secre
   writeFileSync(away, `apiVersion: v1\nkind: Secret\nmetadata: {name: aws-variables, namespace: capa-system}\ndata:\n  ${loglevel}\n`);
   const env = path.join(path.dirname(away), 'aws.env');
   writeFileSync(env, `AWS_B64ENCODED_CREDENTIALS=${B64}\n`);
-  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
+  const cli = async (args: string[]) => await runCli([...args], { cwd: ws.repo });
   const flags = ['-f', 'mc', '-f', away, '-o', 'out', '--secret-file', env];
-  const rendered = cli(['render', ...flags, '--quiet']);
-  assert.equal(rendered.status, 0, rendered.stderr);
+  const rendered = await cli(['render', ...flags, '--quiet']);
+  assert.equal(rendered.code, 0, rendered.stderr);
   const recorded = /\n(capi-gitops render [^\n]*)\n/.exec(readFileSync(path.join(ws.out, 'README.md'), 'utf8'))![1]!;
   assert.equal(recorded, `capi-gitops render -f mc -f ${path.relative(ws.repo, away)} -o out --secret-file ${path.relative(ws.repo, env)}`);
   git(ws.repo, ['add', '-A']);
@@ -288,14 +288,14 @@ test('external-secrets: the README records the command with the -f file of Secre
   const before = readTree(ws.out);
   // the README's command, word for word (the paths hold no spaces), from the repository root, into a new output
   rmSync(ws.out, { recursive: true });
-  const again = cli([...recorded.split(' ').slice(1), '--quiet']);
-  assert.equal(again.status, 0, again.stderr);
+  const again = await cli([...recorded.split(' ').slice(1), '--quiet']);
+  assert.equal(again.code, 0, again.stderr);
   assert.deepEqual(readTree(ws.out), before);
-  const checked = cli(['check', ...flags]);
-  assert.equal(checked.status, 0, checked.stdout + checked.stderr);
+  const checked = await cli(['check', ...flags]);
+  assert.equal(checked.code, 0, checked.stdout + checked.stderr);
   // without the Secret's file CAPA_LOGLEVEL takes its default: that file is told, not the README
-  const withoutSecret = cli(['check', '-f', 'mc', '-o', 'out', '--secret-file', env]);
-  assert.equal(withoutSecret.status, 1);
+  const withoutSecret = await cli(['check', '-f', 'mc', '-o', 'out', '--secret-file', env]);
+  assert.equal(withoutSecret.code, 1);
   assert.match(withoutSecret.stdout, /changed +04-infrastructure-aws\/deployment-capa-controller-manager\.yaml/);
   assert.doesNotMatch(withoutSecret.stdout, /README\.md/);
   assertNoSecret(SECRETS, { texts: { stdout: rendered.stdout + again.stdout + checked.stdout, stderr: withoutSecret.stdout } });
@@ -306,30 +306,30 @@ test('external-secrets: check in CI (no secret sources) prints the render to reg
   const away = withoutSecretFile(ws);
   const env = path.join(path.dirname(away), 'aws.env');
   writeFileSync(env, `AWS_B64ENCODED_CREDENTIALS=${B64}\n`);
-  const cli = (args: string[], cwd = ws.repo) => spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
-  assert.equal(cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--secret-file', env, '--quiet']).status, 0);
+  const cli = async (args: string[], cwd = ws.repo) => await runCli([...args], { cwd });
+  assert.equal((await cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--secret-file', env, '--quiet'])).code, 0);
   git(ws.repo, ['add', '-A']);
   git(ws.repo, ['commit', '-q', '-m', 'render with the Secret file and the --secret-file']);
   editByHand(ws);
   // from a subdirectory: the README's paths are from the repository's root, the printed command's from here
   const mc = path.join(ws.repo, 'mc');
-  const checked = cli(['check', '-f', '.', '-o', '../out'], mc);
-  assert.equal(checked.status, 1, checked.stdout + checked.stderr);
+  const checked = await cli(['check', '-f', '.', '-o', '../out'], mc);
+  assert.equal(checked.code, 1, checked.stdout + checked.stderr);
   const fix = /to regenerate, run: (capi-gitops render [^\n]*)\n/.exec(checked.stdout)?.[1];
   assert.equal(fix, `capi-gitops render -f . -f ${PLACEHOLDER} -o ../out --secret-file ${path.relative(mc, env)}`);
-  const rendered = cli([...fix!.replace(PLACEHOLDER, path.relative(mc, away)).split(' ').slice(1), '--quiet'], mc);
-  assert.equal(rendered.status, 0, rendered.stderr);
-  const again = cli(['check', '-f', 'mc', '-o', 'out']);
-  assert.equal(again.status, 0, again.stdout + again.stderr);
+  const rendered = await cli([...fix!.replace(PLACEHOLDER, path.relative(mc, away)).split(' ').slice(1), '--quiet'], mc);
+  assert.equal(rendered.code, 0, rendered.stderr);
+  const again = await cli(['check', '-f', 'mc', '-o', 'out']);
+  assert.equal(again.code, 0, again.stdout + again.stderr);
   assertNoSecret(SECRETS, { texts: { stdout: checked.stdout, stderr: checked.stderr } });
 });
 
 test('a configSecret given with its own -f file, as the render hint says: the README records the command with it, and check in CI (no such file) is up to date', async () => {
   const ws = await workspace(EXTERNAL_SECRETS);
   const away = withoutSecretFile(ws);
-  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
-  const rendered = cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']);
-  assert.equal(rendered.status, 0, rendered.stderr);
+  const cli = async (args: string[]) => await runCli([...args], { cwd: ws.repo });
+  const rendered = await cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']);
+  assert.equal(rendered.code, 0, rendered.stderr);
   assert.match(
     readFileSync(path.join(ws.out, 'README.md'), 'utf8'),
     new RegExp(`\ncapi-gitops render -f mc -f ${path.relative(ws.repo, away)} -o out\n`),
@@ -337,10 +337,10 @@ test('a configSecret given with its own -f file, as the render hint says: the RE
   git(ws.repo, ['add', '-A']);
   git(ws.repo, ['commit', '-q', '-m', 'render with the Secret file']);
   // with the file (a developer's checkout) and without it (CI): both up to date
-  assert.equal(cli(['check', '-f', 'mc', '-f', away, '-o', 'out']).status, 0);
+  assert.equal((await cli(['check', '-f', 'mc', '-f', away, '-o', 'out'])).code, 0);
   renameSync(away, away + '.gone');
-  const checked = cli(['check', '-f', 'mc', '-o', 'out']);
-  assert.equal(checked.status, 0, checked.stdout + checked.stderr);
+  const checked = await cli(['check', '-f', 'mc', '-o', 'out']);
+  assert.equal(checked.code, 0, checked.stdout + checked.stderr);
   assertNoSecret(SECRETS, { texts: { stdout: checked.stdout, stderr: checked.stderr } });
 });
 
@@ -356,9 +356,9 @@ test('external-secrets: check without the configSecret prints the render to rege
   const ws = await workspace(EXTERNAL_SECRETS);
   const away = path.relative(ws.repo, withoutSecretFile(ws));
   editByHand(ws);
-  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
-  const checked = cli(['check', '-f', 'mc', '-o', 'out']);
-  assert.equal(checked.status, 1, checked.stdout + checked.stderr);
+  const cli = async (args: string[]) => await runCli([...args], { cwd: ws.repo });
+  const checked = await cli(['check', '-f', 'mc', '-o', 'out']);
+  assert.equal(checked.code, 1, checked.stdout + checked.stderr);
   const fix = /to regenerate, run: (capi-gitops render [^\n]*)\n/.exec(checked.stdout)?.[1];
   assert.equal(fix, `capi-gitops render -f mc -f ${PLACEHOLDER} -o out`);
   assert.match(
@@ -369,10 +369,10 @@ test('external-secrets: check without the configSecret prints the render to rege
   // no public key of the Secret is in question here
   assert.doesNotMatch(checked.stdout, /may hold/);
   // as the line says: the placeholder replaced by the file's path
-  const rendered = cli([...fix!.replace(PLACEHOLDER, away).split(' ').slice(1), '--quiet']);
-  assert.equal(rendered.status, 0, rendered.stderr);
-  const again = cli(['check', '-f', 'mc', '-o', 'out']);
-  assert.equal(again.status, 0, again.stdout + again.stderr);
+  const rendered = await cli([...fix!.replace(PLACEHOLDER, away).split(' ').slice(1), '--quiet']);
+  assert.equal(rendered.code, 0, rendered.stderr);
+  const again = await cli(['check', '-f', 'mc', '-o', 'out']);
+  assert.equal(again.code, 0, again.stdout + again.stderr);
   assertNoSecret(SECRETS, { texts: { stdout: checked.stdout, stderr: checked.stderr } });
 });
 
@@ -387,24 +387,24 @@ async function publicKeyInSecret() {
     `AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}\n  ${loglevel}`,
   );
   const away = path.relative(ws.repo, withoutSecretFile(ws));
-  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
-  assert.equal(cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']).status, 0);
+  const cli = async (args: string[]) => await runCli([...args], { cwd: ws.repo });
+  assert.equal((await cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet'])).code, 0);
   return { away, cli, repo: ws.repo };
 }
 
 test('external-secrets: a key declared public but kept in the configSecret, checked without it: the change is told with the key, and the check with the Secret is up to date', async () => {
   const { away, cli } = await publicKeyInSecret();
   // without the Secret the manager's --v takes its default: the output is not what this check renders
-  const checked = cli(['check', '-f', 'mc', '-o', 'out']);
-  assert.equal(checked.status, 1, checked.stdout + checked.stderr);
+  const checked = await cli(['check', '-f', 'mc', '-o', 'out']);
+  assert.equal(checked.code, 1, checked.stdout + checked.stderr);
   assert.match(checked.stdout, /changed +04-infrastructure-aws\/deployment-capa-controller-manager\.yaml/);
   const told = /it may hold CAPA_LOGLEVEL, declared public .*; to compare with the Secret, run: (capi-gitops check [^;]*);/.exec(
     checked.stdout,
   );
   assert.equal(told?.[1], `capi-gitops check -f mc -f ${PLACEHOLDER} -o out`);
-  const withSecret = cli(told![1]!.replace(PLACEHOLDER, away).split(' ').slice(1));
-  assert.equal(withSecret.status, 0, withSecret.stdout + withSecret.stderr);
-  const json = JSON.parse(cli(['check', '-f', 'mc', '-o', 'out', '--json']).stdout) as { secretsNotGiven: unknown };
+  const withSecret = await cli(told![1]!.replace(PLACEHOLDER, away).split(' ').slice(1));
+  assert.equal(withSecret.code, 0, withSecret.stdout + withSecret.stderr);
+  const json = JSON.parse((await cli(['check', '-f', 'mc', '-o', 'out', '--json'])).stdout) as { secretsNotGiven: unknown };
   assert.deepEqual(json.secretsNotGiven, [
     {
       secret: 'capa-system/aws-variables',
@@ -424,23 +424,23 @@ test('a fleet checked without the configSecret its clusters share: the Secret is
     `AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}\n  ${loglevel}`,
   );
   const away = path.relative(ws.repo, withoutSecretFile(ws));
-  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: ws.repo, encoding: 'utf8' });
-  assert.equal(cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']).status, 0);
-  const checked = cli(['check', '-f', 'mc', '-o', 'out', '--json']);
-  assert.equal(checked.status, 1, checked.stdout + checked.stderr);
+  const cli = async (args: string[]) => await runCli([...args], { cwd: ws.repo });
+  assert.equal((await cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet'])).code, 0);
+  const checked = await cli(['check', '-f', 'mc', '-o', 'out', '--json']);
+  assert.equal(checked.code, 1, checked.stdout + checked.stderr);
   const { secretsNotGiven } = JSON.parse(checked.stdout) as { secretsNotGiven: { secret: string; publicKeys: string[] }[] };
   assert.deepEqual(
     secretsNotGiven.map((s) => [s.secret, s.publicKeys]),
     [['capa-system/aws-variables', ['CAPA_LOGLEVEL']]],
   );
-  const withSecret = cli(['check', '-f', 'mc', '-f', away, '-o', 'out']);
-  assert.equal(withSecret.status, 0, withSecret.stdout + withSecret.stderr);
+  const withSecret = await cli(['check', '-f', 'mc', '-f', away, '-o', 'out']);
+  assert.equal(withSecret.code, 0, withSecret.stdout + withSecret.stderr);
 });
 
 test('external-secrets: diff without the configSecret that holds a public key tells that the render took its default, with the diff to run with the Secret, which shows no change', async () => {
   const { away, cli } = await publicKeyInSecret();
-  const diffed = cli(['diff', '-f', 'mc', '-o', 'out']);
-  assert.equal(diffed.status, 0, diffed.stderr);
+  const diffed = await cli(['diff', '-f', 'mc', '-o', 'out']);
+  assert.equal(diffed.code, 0, diffed.stderr);
   // the manager's --v took its default: the diff shows a change that is that alone
   assert.match(diffed.stdout, /deployment|capa-controller-manager/i);
   assert.match(
@@ -449,8 +449,8 @@ test('external-secrets: diff without the configSecret that holds a public key te
   );
   const rerun = /hint: run (capi-gitops diff [^,]*), with the path/.exec(diffed.stderr)?.[1];
   assert.equal(rerun, `capi-gitops diff -f mc -f ${PLACEHOLDER} -o out`);
-  const withSecret = cli(rerun!.replace(PLACEHOLDER, away).split(' ').slice(1));
-  assert.equal(withSecret.status, 0, withSecret.stderr);
+  const withSecret = await cli(rerun!.replace(PLACEHOLDER, away).split(' ').slice(1));
+  assert.equal(withSecret.code, 0, withSecret.stderr);
   assert.doesNotMatch(withSecret.stderr, /was not given Secret/);
   assert.match(withSecret.stdout, /no object changed/i);
   assertNoSecret(SECRETS, { texts: { stdout: diffed.stdout + withSecret.stdout, stderr: diffed.stderr + withSecret.stderr } });
@@ -466,9 +466,9 @@ test('two providers naming one configSecret (the chart-wide configSecret import 
       '  version: v0.2.0\n  configSecret: {name: aws-variables, namespace: capa-system}\n',
     ),
   );
-  assert.equal(cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']).status, 0);
-  const checked = cli(['check', '-f', 'mc', '-o', 'out']);
-  assert.equal(checked.status, 1, checked.stdout + checked.stderr);
+  assert.equal((await cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet'])).code, 0);
+  const checked = await cli(['check', '-f', 'mc', '-o', 'out']);
+  assert.equal(checked.code, 1, checked.stdout + checked.stderr);
   assert.equal(checked.stdout.match(/this check was not given Secret capa-system\/aws-variables/g)?.length, 1, checked.stdout);
   assert.match(checked.stdout, /spec\.configSecret of CoreProvider\/capi-system\/cluster-api, InfrastructureProvider\/capa-system\/aws\)/);
   // the warning that it rendered without the Secret: once, at the first provider, naming both
@@ -479,14 +479,14 @@ test('two providers naming one configSecret (the chart-wide configSecret import 
     /providers\.yaml:\d+:\d+: warning: CoreProvider\/capi-system\/cluster-api, InfrastructureProvider\/capa-system\/aws: /,
   );
   // render without it: one error, naming both
-  const rendered = cli(['render', '-f', 'mc', '-o', 'out2']);
-  assert.equal(rendered.status, 1);
+  const rendered = await cli(['render', '-f', 'mc', '-o', 'out2']);
+  assert.equal(rendered.code, 1);
   assert.equal(rendered.stderr.match(/Secret capa-system\/aws-variables is not in the input/g)?.length, 1, rendered.stderr);
   assert.match(rendered.stderr, /CoreProvider\/capi-system\/cluster-api, InfrastructureProvider\/capa-system\/aws: spec\.configSecret/);
   assert.match(
     checked.stdout,
     new RegExp(`to regenerate, run: capi-gitops render -f mc -f ${PLACEHOLDER.replace(/[/]/g, '\\/')} -o out\n`),
   );
-  const diffed = cli(['diff', '-f', 'mc', '-o', 'out']);
+  const diffed = await cli(['diff', '-f', 'mc', '-o', 'out']);
   assert.equal(diffed.stderr.match(/this diff was not given Secret capa-system\/aws-variables/g)?.length, 1, diffed.stderr);
 });

@@ -690,16 +690,16 @@ test('the gate passes by values too common to be credentials ("true", "false", "
     assert.equal(isScannableSecret(credential), true, credential);
 });
 
-function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return runCli(args, { env: { ...process.env, GITHUB_ACTIONS: '', ...env } });
+async function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return await runCli(args, { env: { ...process.env, GITHUB_ACTIONS: '', ...env } });
 }
 
-test('CLI: --env-secret and --secret-file supply secrets; inline warns naming the files every run; GitHub Actions masks first; nothing leaks', () => {
+test('CLI: --env-secret and --secret-file supply secrets; inline warns naming the files every run; GitHub Actions masks first; nothing leaks', async () => {
   const dir = manifest({ data: { EXP_MACHINE_POOL: 'true' }, secrets: PUBLIC_FLAG });
   const out = path.join(tempDir(), 'out');
   const lockfile = path.join(dir, 'capi-gitops.lock.yaml');
   // refused by default, value supplied from the environment
-  const refused = cli(['render', '-f', dir, '-o', out, '--env-secret', 'VAULT_B64ENCODED_CREDENTIALS'], {
+  const refused = await cli(['render', '-f', dir, '-o', out, '--env-secret', 'VAULT_B64ENCODED_CREDENTIALS'], {
     VAULT_B64ENCODED_CREDENTIALS: B64,
   });
   assert.equal(refused.code, 1, refused.stderr);
@@ -709,9 +709,12 @@ test('CLI: --env-secret and --secret-file supply secrets; inline warns naming th
   const secretFile = path.join(tempDir(), 'secrets.env');
   writeFileSync(secretFile, `VAULT_B64ENCODED_CREDENTIALS=${B64}\n`);
   for (let run = 0; run < 2; run++) {
-    const inline = cli(['render', '-f', dir, '-o', out, '--secret-file', secretFile, '--secrets', 'inline', '--allow-secret-values'], {
-      GITHUB_ACTIONS: 'true',
-    });
+    const inline = await cli(
+      ['render', '-f', dir, '-o', out, '--secret-file', secretFile, '--secrets', 'inline', '--allow-secret-values'],
+      {
+        GITHUB_ACTIONS: 'true',
+      },
+    );
     assert.equal(inline.code, 0, inline.stderr);
     // on stderr (the runner reads workflow commands there too), before anything else
     assert.ok(inline.stderr.startsWith('::add-mask::'), inline.stderr.slice(0, 200));
@@ -739,17 +742,17 @@ test('CLI: --env-secret and --secret-file supply secrets; inline warns naming th
     new RegExp(`files holding secret values[\\s\\S]*${SECRET_FILE.replace(/[.]/g, '\\.')}`),
   );
   // inline without --allow-secret-values is refused
-  const noAllow = cli(['render', '-f', dir, '-o', path.join(tempDir(), 'o'), '--secret-file', secretFile, '--secrets', 'inline']);
+  const noAllow = await cli(['render', '-f', dir, '-o', path.join(tempDir(), 'o'), '--secret-file', secretFile, '--secrets', 'inline']);
   assert.equal(noAllow.code, 1);
   assert.match(noAllow.stderr, /--allow-secret-values/);
   // --list-variables masks secret values, shows public ones
-  const listed = cli(['render', '-f', dir, '--list-variables', '--secret-file', secretFile]);
+  const listed = await cli(['render', '-f', dir, '--list-variables', '--secret-file', secretFile]);
   assert.equal(listed.code, 0, listed.stderr);
   assert.match(listed.stdout, /VAULT_B64ENCODED_CREDENTIALS = \*+ from --secret-file/);
   assert.match(listed.stdout, /EXP_MACHINE_POOL = "true" from Secret capvault-system\/vault-variables/);
   assertNoSecret(SECRETS, { texts: { listed: listed.stdout, stderr: listed.stderr, noAllow: noAllow.stderr } });
   // a missing --env-secret is named, not guessed
-  const unset = cli(['render', '-f', dir, '-o', out, '--env-secret', 'NO_SUCH_VARIABLE_X']);
+  const unset = await cli(['render', '-f', dir, '-o', out, '--env-secret', 'NO_SUCH_VARIABLE_X']);
   assert.equal(unset.code, 1);
   assert.match(unset.stderr, /NO_SUCH_VARIABLE_X is not set/);
 });

@@ -71,7 +71,7 @@ test(
 test(
   'sops: a mistyped age recipient is told at its line, before anything is encrypted, instead of an internal error with a stack trace',
   { skip: AGE_MISSING },
-  () => {
+  async () => {
     const { recipient } = ageKey();
     const cases = [
       { given: 'age1notavalidrecipient', why: /"o" is not a character of its encoding/ },
@@ -83,7 +83,7 @@ test(
         config: `secrets:\n  public: [EXP_MACHINE_POOL]\n  strategy: sops\n  sops:\n    ageRecipients: [${recipient}, ${given}]\n`,
       });
       const out = path.join(tempDir('capi-gitops-sops-recipient-'), 'out');
-      const result = runCli(['render', '-f', dir, '-o', out]);
+      const result = await runCli(['render', '-f', dir, '-o', out]);
       assert.equal(result.code, 1, result.stderr);
       assert.doesNotMatch(result.stderr, /internal error|\n\s+at /, 'no stack trace');
       const line = /^(.+):(\d+):(\d+): error: Config\.secrets: sops\.ageRecipients\[1\]: is not an age recipient: (.*)$/m.exec(
@@ -101,7 +101,7 @@ test(
 test(
   'sops: with an age identity at hand that is no recipient of the file, the run warns that it re-encrypted the file, instead of a check that render never brings up to date',
   { skip: AGE_MISSING },
-  () => {
+  async () => {
     const ours = ageKey();
     const other = ageKey();
     const dir = vaultManifest({
@@ -109,13 +109,13 @@ test(
     });
     const out = path.join(tempDir('capi-gitops-sops-identity-'), 'out');
     const env = (keyFile: string) => ({ ...process.env, XDG_CONFIG_HOME: tempDir('capi-gitops-sops-config-'), SOPS_AGE_KEY_FILE: keyFile });
-    const first = runCli(['render', '-f', dir, '-o', out], { env: env(ours.identityFile) });
+    const first = await runCli(['render', '-f', dir, '-o', out], { env: env(ours.identityFile) });
     assert.equal(first.code, 0, first.stderr);
-    const kept = runCli(['check', '-f', dir, '-o', out], { env: env(ours.identityFile) });
+    const kept = await runCli(['check', '-f', dir, '-o', out], { env: env(ours.identityFile) });
     assert.equal(kept.code, 0, kept.stderr + kept.stdout);
     // another key (a teammate's, an old one): the file cannot be compared, and the run says why
     for (const command of ['render', 'check']) {
-      const result = runCli([command, '-f', dir, '-o', out], { env: env(other.identityFile) });
+      const result = await runCli([command, '-f', dir, '-o', out], { env: env(other.identityFile) });
       assert.match(
         result.stderr,
         /warning: --secrets sops: the age identities in SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, SOPS_AGE_KEY_CMD or .* are not those of secrets\.sops\.ageRecipients, so 1 Secret file\(s\) written before were encrypted again/,
@@ -162,7 +162,7 @@ test(
 test(
   'sops: a SOPS_AGE_KEY_FILE that cannot be read, or holds no identity (the recipient was given), is named in the warning, as sops fails on it, instead of being told to set what is set',
   { skip: AGE_MISSING },
-  () => {
+  async () => {
     const ours = ageKey();
     const dir = vaultManifest({
       config: `secrets:\n  public: [EXP_MACHINE_POOL]\n  strategy: sops\n  sops:\n    ageRecipients: [${ours.recipient}]\n`,
@@ -170,7 +170,7 @@ test(
     const root = tempDir('capi-gitops-sops-keyfile-');
     const out = path.join(root, 'out');
     const env = (keyFile: string) => ({ ...process.env, XDG_CONFIG_HOME: tempDir('capi-gitops-sops-config-'), SOPS_AGE_KEY_FILE: keyFile });
-    assert.equal(runCli(['render', '-f', dir, '-o', out], { env: env(ours.identityFile) }).code, 0);
+    assert.equal((await runCli(['render', '-f', dir, '-o', out], { env: env(ours.identityFile) })).code, 0);
     const missing = path.join(root, 'key.txt');
     const recipientFile = path.join(root, 'key.pub');
     writeFileSync(recipientFile, `${ours.recipient}\n`);
@@ -178,7 +178,7 @@ test(
       [missing, 'cannot be read (ENOENT)'],
       [recipientFile, 'holds no AGE-SECRET-KEY- line'],
     ] as const) {
-      const check = runCli(['check', '-f', dir, '-o', out], { env: env(keyFile) });
+      const check = await runCli(['check', '-f', dir, '-o', out], { env: env(keyFile) });
       assert.equal(check.code, 1);
       assert.ok(check.stderr.includes(`(SOPS_AGE_KEY_FILE: ${keyFile} ${why}), so 1 Secret file(s) written before`), check.stderr);
     }

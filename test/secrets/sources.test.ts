@@ -130,7 +130,7 @@ test('a dotenv line that is not NAME=value (dotenv skips it) is an error at its 
   });
 });
 
-test('a configSecret exported with kubectl and given with --secret-file: the error says so, and its hint (-f instead) reads it as the configSecret', () => {
+test('a configSecret exported with kubectl and given with --secret-file: the error says so, and its hint (-f instead) reads it as the configSecret', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   const providers = path.join(manifest, 'providers.yaml');
@@ -152,7 +152,7 @@ test('a configSecret exported with kubectl and given with --secret-file: the err
     'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nsecrets:\n  public: [EXP_MACHINE_POOL]\n',
   );
   const out = path.join(example, 'out');
-  const given = runCli(['render', '-f', manifest, '-o', out, '--secret-file', exported]);
+  const given = await runCli(['render', '-f', manifest, '-o', out, '--secret-file', exported]);
   assert.equal(given.code, 1, given.stderr);
   assert.match(
     given.stderr,
@@ -164,11 +164,11 @@ test('a configSecret exported with kubectl and given with --secret-file: the err
     );
   assert.ok(hint, given.stderr);
   assert.equal(hint[2], exported);
-  const followed = runCli(['render', '-f', manifest, '-f', hint[2]!, '-o', out]);
+  const followed = await runCli(['render', '-f', manifest, '-f', hint[2]!, '-o', out]);
   assert.equal(followed.code, 0, followed.stderr);
 });
 
-test('Config.secrets.public opts a --secret-file or --env-secret value out, as it does a configSecret key (docs/secrets.md "the one opt-out"): written, not refused with a hint to declare what is declared', () => {
+test('Config.secrets.public opts a --secret-file or --env-secret value out, as it does a configSecret key (docs/secrets.md "the one opt-out"): written, not refused with a hint to declare what is declared', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   // kept outside Git, beside the example: a feature flag in a dotenv file, and a region from CI
@@ -178,7 +178,7 @@ test('Config.secrets.public opts a --secret-file or --env-secret value out, as i
   const env = { ...process.env, EXAMPLE_REGION: 'ap-south-1' };
   const args = ['render', '-f', manifest, '-o', out, '--secret-file', flags, '--env-secret', 'EXAMPLE_REGION'];
   // undeclared, both are secret: refused, each with the hint to declare it public
-  const undeclared = runCli(args, { env });
+  const undeclared = await runCli(args, { env });
   assert.equal(undeclared.code, 1, undeclared.stderr);
   assert.match(undeclared.stderr, /secrets: \{public: \[CLUSTER_TOPOLOGY\]\}/);
   assert.match(undeclared.stderr, /secrets: \{public: \[EXAMPLE_REGION\]\}/);
@@ -187,7 +187,7 @@ test('Config.secrets.public opts a --secret-file or --env-secret value out, as i
     path.join(manifest, 'public.yaml'),
     'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nsecrets:\n  public: [CLUSTER_TOPOLOGY, EXAMPLE_REGION]\n',
   );
-  const declared = runCli(args, { env });
+  const declared = await runCli(args, { env });
   assert.equal(declared.code, 0, declared.stderr);
   assert.doesNotMatch(declared.stderr, /secret value of/);
   const bootstrap = readFileSync(path.join(out, '02-bootstrap-example', 'deployment-capex-bootstrap-controller-manager.yaml'), 'utf8');

@@ -12,17 +12,17 @@ import { exampleCopy, runCli } from '../helpers/cli.js';
 const TOKEN = 'glpat-UrlCredential0123456789';
 const WITH_CREDENTIALS = `https://oauth2:${TOKEN}@gitlab.example.com/platform/mgmt.git`;
 
-function renderExample(out: string, ...flags: string[]) {
-  return runCli(['render', '-f', path.join(exampleCopy(), 'management-cluster'), '-o', out, '--set', 'path=clusters/mgmt', ...flags]);
+async function renderExample(out: string, ...flags: string[]) {
+  return await runCli(['render', '-f', path.join(exampleCopy(), 'management-cluster'), '-o', out, '--set', 'path=clusters/mgmt', ...flags]);
 }
 
-test('a Git URL with credentials in the wiring chart values is refused once, at an object that holds it, never quoting them (argo-cd docs user-guide/private-repositories, Flux GitRepository spec.secretRef); the hint, followed, renders', () => {
+test('a Git URL with credentials in the wiring chart values is refused once, at an object that holds it, never quoting them (argo-cd docs user-guide/private-repositories, Flux GitRepository spec.secretRef); the hint, followed, renders', async () => {
   for (const [layout, value] of [
     ['argocd', 'repoURL'],
     ['flux', 'gitRepository.url'],
   ] as const) {
     const out = path.join(exampleCopy(), 'out');
-    const refused = renderExample(out, '--layout', layout, '--set', `${value}=${WITH_CREDENTIALS}`);
+    const refused = await renderExample(out, '--layout', layout, '--set', `${value}=${WITH_CREDENTIALS}`);
     assert.equal(refused.code, 1, refused.stderr);
     assert.equal(refused.stderr.match(/error:/g)?.length, 1, refused.stderr);
     assert.match(
@@ -37,13 +37,13 @@ test('a Git URL with credentials in the wiring chart values is refused once, at 
     assert.equal(existsSync(out), false, 'nothing written');
 
     // followed: the URL without its credentials
-    const followed = renderExample(out, '--layout', layout, '--set', `${value}=https://gitlab.example.com/platform/mgmt.git`);
+    const followed = await renderExample(out, '--layout', layout, '--set', `${value}=https://gitlab.example.com/platform/mgmt.git`);
     assert.equal(followed.code, 0, followed.stderr);
   }
 });
 
-test('a URL whose password is a reference to be filled in (Flux ${VAR}) is not a credential; --secrets inline --allow-secret-values writes real ones with the warning', () => {
-  const substituted = renderExample(
+test('a URL whose password is a reference to be filled in (Flux ${VAR}) is not a credential; --secrets inline --allow-secret-values writes real ones with the warning', async () => {
+  const substituted = await renderExample(
     path.join(exampleCopy(), 'out'),
     '--layout',
     'flux',
@@ -53,7 +53,7 @@ test('a URL whose password is a reference to be filled in (Flux ${VAR}) is not a
   assert.equal(substituted.code, 0, substituted.stderr);
 
   const out = path.join(exampleCopy(), 'out');
-  const inline = renderExample(
+  const inline = await renderExample(
     out,
     '--layout',
     'argocd',

@@ -295,7 +295,9 @@ test('a cache directory inside a Git work tree ignores itself: git status and gi
   const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8' });
   assert.equal(git('init', '-q').status, 0);
   cpSync(EXAMPLE, path.join(repo, 'examples'), { recursive: true });
-  const rendered = runCli(['render', '-f', 'examples/management-cluster', '-o', 'out', '--cache-dir', '.cache/capi-gitops'], { cwd: repo });
+  const rendered = await runCli(['render', '-f', 'examples/management-cluster', '-o', 'out', '--cache-dir', '.cache/capi-gitops'], {
+    cwd: repo,
+  });
   assert.equal(rendered.code, 0, rendered.stderr);
   assert.ok((await listFiles(path.join(repo, '.cache', 'capi-gitops'))).length > 0, 'the run cached its artifacts');
   assert.equal(

@@ -302,7 +302,7 @@ test('an invalid selector is reported at the provider before any ConfigMap is re
   );
 });
 
-test('no artifact ConfigMap in the input: the hint names the kubectl command that exports what the selector finds, and its file given with -f, as kubectl prints it (a List), renders', () => {
+test('no artifact ConfigMap in the input: the hint names the kubectl command that exports what the selector finds, and its file given with -f, as kubectl prints it (a List), renders', async () => {
   const dir = tempDir();
   const selector = 'provider.cluster.x-k8s.io/name=cluster-api,provider.cluster.x-k8s.io/type=core';
   writeFileSync(
@@ -323,7 +323,7 @@ test('no artifact ConfigMap in the input: the hint names the kubectl command tha
       '',
     ].join('\n'),
   );
-  const refused = runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
+  const refused = await runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
   assert.equal(refused.code, 1);
   const command = `kubectl get configmaps -n capi-system -l ${selector} -o yaml > capi-system-artifacts.yaml`;
   assert.match(
@@ -343,7 +343,7 @@ test('no artifact ConfigMap in the input: the hint names the kubectl command tha
     path.join(dir, 'capi-system-artifacts.yaml'),
     `apiVersion: v1\nkind: List\nmetadata:\n  resourceVersion: ""\nitems:\n${item}\n`,
   );
-  const rendered = runCli(['render', '-f', 'providers.yaml', '-o', 'out', '-f', 'capi-system-artifacts.yaml'], { cwd: dir });
+  const rendered = await runCli(['render', '-f', 'providers.yaml', '-o', 'out', '-f', 'capi-system-artifacts.yaml'], { cwd: dir });
   assert.equal(rendered.code, 0, rendered.stderr);
 });
 
@@ -365,7 +365,7 @@ const RKE2_FROM_CONFIGMAPS = [
   '',
 ].join('\n');
 
-test('an exported ConfigMap without its version label or its components key is told at its labels and data lines, not its first', () => {
+test('an exported ConfigMap without its version label or its components key is told at its labels and data lines, not its first', async () => {
   const dir = tempDir();
   const metadata =
     '      apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\n      releaseSeries: [{major: 0, minor: 11, contract: v1beta1}]';
@@ -381,7 +381,7 @@ test('an exported ConfigMap without its version label or its components key is t
     ].join('---\n'),
   );
   writeFileSync(path.join(dir, 'providers.yaml'), RKE2_FROM_CONFIGMAPS);
-  const result = runCli(['render', '-f', 'providers.yaml', '-f', 'artifacts.yaml', '-o', 'out'], { cwd: dir });
+  const result = await runCli(['render', '-f', 'providers.yaml', '-f', 'artifacts.yaml', '-o', 'out'], { cwd: dir });
   assert.equal(result.code, 1, result.stdout);
   // the first ConfigMap's labels: line 10; the second's data: line 17
   assert.match(
@@ -394,7 +394,7 @@ test('an exported ConfigMap without its version label or its components key is t
   );
 });
 
-test('an artifact ConfigMap named bootstrap-rke2-v0.11.0 without its version label: the hint gives the label to add, which renders', () => {
+test('an artifact ConfigMap named bootstrap-rke2-v0.11.0 without its version label: the hint gives the label to add, which renders', async () => {
   const dir = tempDir();
   const configMap = (labels: string) =>
     [
@@ -418,12 +418,12 @@ test('an artifact ConfigMap named bootstrap-rke2-v0.11.0 without its version lab
   writeFileSync(path.join(dir, 'artifacts.yaml'), configMap(''));
   writeFileSync(path.join(dir, 'providers.yaml'), RKE2_FROM_CONFIGMAPS);
   const args = ['render', '-f', 'providers.yaml', '-f', 'artifacts.yaml', '-o', 'out'];
-  const refused = runCli(args, { cwd: dir });
+  const refused = await runCli(args, { cwd: dir });
   assert.equal(refused.code, 1, refused.stdout);
   const hint = /hint: label the ConfigMap (provider\.cluster\.x-k8s\.io\/version: \S+) .*under metadata\.labels\n/.exec(refused.stderr);
   assert.equal(hint?.[1], 'provider.cluster.x-k8s.io/version: v0.11.0', refused.stderr);
   writeFileSync(path.join(dir, 'artifacts.yaml'), configMap(`    ${hint[1]}\n`));
-  const rendered = runCli(args, { cwd: dir });
+  const rendered = await runCli(args, { cwd: dir });
   assert.equal(rendered.code, 0, rendered.stderr);
   assert.match(rendered.stdout, /resolved bootstrap-rke2 v0\.11\.0, contract v1beta1, from configmap/);
 });

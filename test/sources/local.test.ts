@@ -174,7 +174,7 @@ test('a directory where a file is expected, and path traversal, are errors but n
   await assert.rejects(repo.getFile('v1.0.0', '../../etc/passwd'), /single path segment/);
 });
 
-test('BootstrapProvider bootstrap-rke2 reading the folder bootstrap-rke2/: the hint names the name to set, which renders', () => {
+test('BootstrapProvider bootstrap-rke2 reading the folder bootstrap-rke2/: the hint names the name to set, which renders', async () => {
   const dir = tempDir();
   const url = (label: string, file: string) => path.join(CORPUS_REPOSITORY, label, label === 'cluster-api' ? 'v1.12.0' : 'v0.11.0', file);
   const manifest = (name: string) =>
@@ -197,12 +197,12 @@ test('BootstrapProvider bootstrap-rke2 reading the folder bootstrap-rke2/: the h
       '',
     ].join('\n');
   writeFileSync(path.join(dir, 'providers.yaml'), manifest('bootstrap-rke2'));
-  const refused = runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
+  const refused = await runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
   assert.equal(refused.code, 1, refused.stdout);
   const hint = /hint: .*: set metadata\.name: (\S+)\n/.exec(refused.stderr);
   assert.equal(hint?.[1], 'rke2', refused.stderr);
   writeFileSync(path.join(dir, 'providers.yaml'), manifest(hint[1]));
-  const rendered = runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
+  const rendered = await runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
   assert.equal(rendered.code, 0, rendered.stderr);
   assert.match(rendered.stdout, /resolved bootstrap-rke2 v0\.11\.0, contract v1beta1/);
 });

@@ -4,12 +4,13 @@
  * failure is final for the host: it is not retried, and later requests to the same host in the
  * same process fail at once with the first reason instead of asking again.
  */
+import { clearedEachRun } from '../../core/run-state.js';
 
 /** Socket error codes that say the host cannot be reached, as opposed to a transient failure. */
 const UNREACHABLE_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** host (hostname:port) → the reason of its first failure. */
-const unreachableHosts = new Map<string, string>();
+const unreachableHosts = clearedEachRun(new Map<string, string>());
 
 interface ErrorLike {
   code?: unknown;

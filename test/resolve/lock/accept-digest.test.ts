@@ -65,9 +65,9 @@ test('--accept-digest names a component by label or namespace/label; an unknown 
   );
 });
 
-test('a re-tagged local release: render, lock and render --frozen fail with a hint naming `lock --accept-digest`; it accepts the named provider only, printing both digests', () => {
+test('a re-tagged local release: render, lock and render --frozen fail with a hint naming `lock --accept-digest`; it accepts the named provider only, printing both digests', async () => {
   const dir = exampleCopy();
-  const run = (...args: string[]) => runCli(args, { cwd: dir });
+  const run = async (...args: string[]) => await runCli(args, { cwd: dir });
   const lockFile = path.join(dir, 'management-cluster', 'capi-gitops.lock.yaml');
   const lockBefore = readFileSync(lockFile, 'utf8');
   const digestOf = (lock: string, file: string) => new RegExp(`/${file}\\n\\s+sha256: ([0-9a-f]{64})`).exec(lock)![1]!;
@@ -87,7 +87,7 @@ test('a re-tagged local release: render, lock and render --frozen fail with a hi
     ['render', '-f', 'management-cluster', '-o', 'out', '--frozen'],
     ['lock', '-f', 'management-cluster'],
   ]) {
-    const failed = run(...args);
+    const failed = await run(...args);
     assert.equal(failed.code, 1, args.join(' '));
     assertNoStackTrace(failed);
     // the file by its path from where the command runs (the lockfile keeps it relative to itself)
@@ -101,19 +101,19 @@ test('a re-tagged local release: render, lock and render --frozen fail with a hi
   }
   assert.equal(readFileSync(lockFile, 'utf8'), lockBefore);
 
-  const unknown = run('lock', '-f', 'management-cluster', '--accept-digest', 'core');
+  const unknown = await run('lock', '-f', 'management-cluster', '--accept-digest', 'core');
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /--accept-digest core: no component of the manifest has this name\n\s+expected: one of cluster-api, /);
 
   // accepting one provider leaves the other failing, and writes nothing
-  const one = run('lock', '-f', 'management-cluster', '--accept-digest', 'cluster-api');
+  const one = await run('lock', '-f', 'management-cluster', '--accept-digest', 'cluster-api');
   assert.equal(one.code, 1);
   assert.match(one.stderr, /bootstrap-example v0\.2\.0: bootstrap-components\.yaml/);
   assert.doesNotMatch(one.stderr, /cluster-api v0\.2\.0: core-components\.yaml/);
   assert.equal(readFileSync(lockFile, 'utf8'), lockBefore);
 
   writeFileSync(path.join(dir, bootstrap), readFileSync(path.join(dir, bootstrap), 'utf8').replace('# re-tagged too\n', ''));
-  const accepted = run('lock', '-f', 'management-cluster', '--accept-digest', 'capi-system/cluster-api');
+  const accepted = await run('lock', '-f', 'management-cluster', '--accept-digest', 'capi-system/cluster-api');
   assert.equal(accepted.code, 0, accepted.stderr);
   const lockAfter = readFileSync(lockFile, 'utf8');
   const from = digestOf(lockBefore, 'core-components.yaml');
@@ -126,9 +126,9 @@ test('a re-tagged local release: render, lock and render --frozen fail with a hi
     accepted.stdout,
   );
   assert.equal(lockAfter, lockBefore.replace(from, to), 'only that digest changed');
-  const frozen = run('render', '-f', 'management-cluster', '-o', 'out', '--frozen');
+  const frozen = await run('render', '-f', 'management-cluster', '-o', 'out', '--frozen');
   assert.equal(frozen.code, 0, frozen.stderr);
-  const again = run('lock', '-f', 'management-cluster', '--accept-digest', 'cluster-api', '--json');
+  const again = await run('lock', '-f', 'management-cluster', '--accept-digest', 'cluster-api', '--json');
   assert.equal(again.code, 0, again.stderr);
   assert.deepEqual(JSON.parse(again.stdout).acceptedDigests, []);
 });
@@ -206,9 +206,9 @@ test('a re-tagged GitHub release with the old file in the cache: --accept-digest
   }
 });
 
-test('a fleet: --accept-digest takes a provider only one cluster has (the hint followed as printed), and an unknown name is one problem, not one per cluster and release', () => {
+test('a fleet: --accept-digest takes a provider only one cluster has (the hint followed as printed), and an unknown name is one problem, not one per cluster and release', async () => {
   const dir = exampleCopy();
-  const run = (...args: string[]) => runCli(args, { cwd: dir });
+  const run = async (...args: string[]) => await runCli(args, { cwd: dir });
   appendFileSync(
     path.join(dir, 'management-cluster', 'config.yaml'),
     'clusters:\n  - name: eu-1\n    providers: {InfrastructureProvider/example: null}\n  - name: lab-1\n',
@@ -217,22 +217,22 @@ test('a fleet: --accept-digest takes a provider only one cluster has (the hint f
     path.join(dir, 'management-cluster', 'release.yaml'),
     'apiVersion: capi-gitops.dev/v1alpha1\nkind: Release\nmetadata: {name: "2026.11.0"}\nproviders:\n  CoreProvider/cluster-api: v0.2.0\n',
   );
-  assert.equal(run('lock', '-f', 'management-cluster').code, 0);
+  assert.equal((await run('lock', '-f', 'management-cluster')).code, 0);
   appendFileSync(path.join(dir, 'repository/infrastructure-example/v0.2.0/infrastructure-components.yaml'), '# re-tagged\n');
 
-  const failed = run('render', '-f', 'management-cluster', '-o', 'out');
+  const failed = await run('render', '-f', 'management-cluster', '-o', 'out');
   assert.equal(failed.code, 1);
   const hint =
     /accept it for this component only with `capi-gitops lock (-f management-cluster --accept-digest infrastructure-example)`/.exec(
       failed.stderr,
     );
   assert.ok(hint, failed.stderr);
-  const accepted = run('lock', ...hint[1]!.split(' '));
+  const accepted = await run('lock', ...hint[1]!.split(' '));
   assert.equal(accepted.code, 0, accepted.stderr);
   assert.match(accepted.stdout, /lab-1: ~ infrastructure-example v0\.2\.0: infrastructure-components\.yaml sha256/);
-  assert.equal(run('render', '-f', 'management-cluster', '-o', 'out', '--frozen').code, 0);
+  assert.equal((await run('render', '-f', 'management-cluster', '-o', 'out', '--frozen')).code, 0);
 
-  const unknown = run('lock', '-f', 'management-cluster', '--accept-digest', 'infrastructure-sample');
+  const unknown = await run('lock', '-f', 'management-cluster', '--accept-digest', 'infrastructure-sample');
   assert.equal(unknown.code, 1);
   assertNoStackTrace(unknown);
   assert.equal(unknown.stderr.match(/no component of the manifest has this name/g)?.length, 1, unknown.stderr);

@@ -6,7 +6,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +18,7 @@ import { renderManagementCluster } from '../../../src/app/cluster.js';
 import { planManagementCluster, updateManagementCluster } from '../../../src/app/upgrade.js';
 import { renderUpgradePlanText } from '../../../src/resolve/upgrade-plan.js';
 import { parseLockfile, serializeLockfile } from '../../../src/resolve/lock/lockfile.js';
-import { CLI } from '../../helpers/cli.js';
+import { runCli } from '../../helpers/cli.js';
 
 const RELEASE = readFileSync(path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml'), 'utf8');
 
@@ -50,8 +49,8 @@ function operatorTree(version = 'v0.28.0'): string {
   return dir;
 }
 
-function cli(dir: string, ...args: string[]) {
-  return spawnSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: 'utf8' });
+async function cli(dir: string, ...args: string[]) {
+  return await runCli([...args], { cwd: dir });
 }
 
 /** What `render` and `update` write after a successful run. */
@@ -63,10 +62,10 @@ function lockEntries(dir: string): LockEntryData[] {
   return (parse(readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8')) as { entries: LockEntryData[] }).entries;
 }
 
-test('render --layout operator pins the operator release in the lockfile with its digest, after cert-manager and before the providers', () => {
+test('render --layout operator pins the operator release in the lockfile with its digest, after cert-manager and before the providers', async () => {
   const dir = operatorTree();
-  const run = cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator');
-  assert.equal(run.status, 0, run.stderr);
+  const run = await cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator');
+  assert.equal(run.code, 0, run.stderr);
   const entries = lockEntries(dir);
   assert.deepEqual(
     entries.map((e) => e.kind),
@@ -91,13 +90,13 @@ test('render --layout operator pins the operator release in the lockfile with it
     new RegExp(`cluster-api-operator v0\\.28\\.0 \\(sha256:${sha256(RELEASE)}\\)`),
   );
   // --frozen holds: the lock already says exactly this.
-  const frozen = cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator', '--frozen');
-  assert.equal(frozen.status, 0, frozen.stderr);
+  const frozen = await cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator', '--frozen');
+  assert.equal(frozen.code, 0, frozen.stderr);
 });
 
-test('a tampered operator manifest fails under --frozen (and without it) naming both digests; nothing is written', () => {
+test('a tampered operator manifest fails under --frozen (and without it) naming both digests; nothing is written', async () => {
   const dir = operatorTree();
-  assert.equal(cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator').status, 0);
+  assert.equal((await cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator')).code, 0);
   const lockBefore = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8');
   const deployment = path.join(dir, 'out', '01-cluster-api-operator', 'deployment-capi-operator-controller-manager.yaml');
   const outBefore = readFileSync(deployment, 'utf8');
@@ -109,8 +108,8 @@ test('a tampered operator manifest fails under --frozen (and without it) naming 
   assert.notEqual(tampered, RELEASE);
   writeFileSync(file, tampered);
   for (const flags of [['--frozen'], []]) {
-    const run = cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator', ...flags);
-    assert.equal(run.status, 1, run.stderr);
+    const run = await cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator', ...flags);
+    assert.equal(run.code, 1, run.stderr);
     assert.match(
       run.stderr,
       new RegExp(
@@ -123,32 +122,32 @@ test('a tampered operator manifest fails under --frozen (and without it) naming 
   }
 });
 
-test('another operator release under --frozen fails naming the change; without --frozen the lock records it', () => {
+test('another operator release under --frozen fails naming the change; without --frozen the lock records it', async () => {
   const dir = operatorTree();
-  assert.equal(cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator').status, 0);
+  assert.equal((await cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator')).code, 0);
   mkdirSync(path.join(dir, 'operator', 'v0.29.0'));
   writeFileSync(path.join(dir, 'operator', 'v0.29.0', 'operator-components.yaml'), RELEASE.replaceAll('v0.28.0', 'v0.29.0'));
   writeFileSync(path.join(dir, 'm.yaml'), readFileSync(path.join(dir, 'm.yaml'), 'utf8').replace('operator/v0.28.0/', 'operator/v0.29.0/'));
-  const frozen = cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator', '--frozen');
-  assert.equal(frozen.status, 1, frozen.stderr);
+  const frozen = await cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator', '--frozen');
+  assert.equal(frozen.code, 1, frozen.stderr);
   assert.match(
     frozen.stderr,
     /--frozen \(check implies it\): the lockfile would change: ~ cluster-api-operator v0\.28\.0 → v0\.29\.0: source url operator\/v0\.28\.0\/operator-components\.yaml → url operator\/v0\.29\.0\/operator-components\.yaml/,
   );
-  const run = cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator');
-  assert.equal(run.status, 0, run.stderr);
+  const run = await cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator');
+  assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /~ cluster-api-operator v0\.28\.0 → v0\.29\.0/);
   assert.equal(lockEntries(dir).find((e) => e.kind === 'Operator')?.version, 'v0.29.0');
 });
 
-test('Config.operator or output.layout: operator makes every command pin the operator release (lock takes no --layout); a manifest with neither never locks it', () => {
+test('Config.operator or output.layout: operator makes every command pin the operator release (lock takes no --layout); a manifest with neither never locks it', async () => {
   const dir = operatorTree();
-  assert.equal(cli(dir, 'render', '-f', 'm.yaml', '-o', 'out').status, 0);
+  assert.equal((await cli(dir, 'render', '-f', 'm.yaml', '-o', 'out')).code, 0);
   // Config.operator is set, so `lock` (which takes no --layout) pins the release the layout would use.
   assert.ok(lockEntries(dir).some((e) => e.kind === 'Operator'));
   const plain = tempDir('capi-gitops-operator-lock-');
   writeFileSync(path.join(plain, 'm.yaml'), corpusManifest('v1.12.0'));
-  assert.equal(cli(plain, 'lock', '-f', 'm.yaml').status, 0);
+  assert.equal((await cli(plain, 'lock', '-f', 'm.yaml')).code, 0);
   assert.ok(!lockEntries(plain).some((e) => e.kind === 'Operator'));
   writeFileSync(
     path.join(plain, 'm.yaml'),
@@ -157,8 +156,8 @@ test('Config.operator or output.layout: operator makes every command pin the ope
       `output:\n  layout: operator\noperator:\n  url: ${path.join(dir, 'operator', 'v0.28.0', 'operator-components.yaml')}\ncertManager:`,
     ),
   );
-  const lock = cli(plain, 'lock', '-f', 'm.yaml');
-  assert.equal(lock.status, 0, lock.stderr);
+  const lock = await cli(plain, 'lock', '-f', 'm.yaml');
+  assert.equal(lock.code, 0, lock.stderr);
   assert.match(lock.stdout, /\+ cluster-api-operator v0\.28\.0/);
 });
 

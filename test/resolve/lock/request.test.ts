@@ -135,25 +135,25 @@ test('lockSatisfies: a locked version the request does not allow (a hand-merged 
   assert.equal(lockSatisfies(entryFor(latest, 'v1.10.4'), latest), true, 'no spec.version: any locked release answers');
 });
 
-test("render --frozen with a lock whose entries carry the manifest's request but an older version fails at spec.version; render relocks to the asked version", () => {
+test("render --frozen with a lock whose entries carry the manifest's request but an older version fails at spec.version; render relocks to the asked version", async () => {
   const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') });
-  assert.equal(runCli(['lock', '-f', '.'], { cwd: dir }).code, 0);
+  assert.equal((await runCli(['lock', '-f', '.'], { cwd: dir })).code, 0);
   const lockFile = path.join(dir, 'capi-gitops.lock.yaml');
   const dirOld = writeTempManifest({ 'providers.yaml': corpusManifest('v1.10.4') });
-  assert.equal(runCli(['lock', '-f', '.'], { cwd: dirOld }).code, 0);
+  assert.equal((await runCli(['lock', '-f', '.'], { cwd: dirOld })).code, 0);
   // a conflict resolved by taking the base branch's lock and the pull request's requested versions
   const merged = readFileSync(path.join(dirOld, 'capi-gitops.lock.yaml'), 'utf8').replaceAll(
     'requestedVersion: v1.10.4',
     'requestedVersion: v1.12.0',
   );
   writeFileSync(lockFile, merged);
-  const frozen = runCli(['render', '-f', '.', '-o', 'out', '--frozen'], { cwd: dir });
+  const frozen = await runCli(['render', '-f', '.', '-o', 'out', '--frozen'], { cwd: dir });
   assert.equal(frozen.code, 1, frozen.stdout);
   assert.match(
     frozen.stderr,
     /^providers\.yaml:7:12: error: CoreProvider\/capi-system\/cluster-api: spec\.version: .*~ cluster-api v1\.10\.4 → v1\.12\.0/m,
   );
-  const render = runCli(['render', '-f', '.', '-o', 'out'], { cwd: dir });
+  const render = await runCli(['render', '-f', '.', '-o', 'out'], { cwd: dir });
   assert.equal(render.code, 0, render.stderr);
   assert.match(render.stdout, /resolved cluster-api v1\.12\.0, contract v1beta2/);
   assert.doesNotMatch(readFileSync(lockFile, 'utf8'), /v1\.10\.4/);
