@@ -1,8 +1,9 @@
 /**
  * The package's bin (package.json `bin`, dist/bin/capi-gitops.mjs, the bundle split at the
- * commands) and the single-file bundle (dist/capi-gitops.mjs) render the corpus to the same bytes,
- * and print the same, as the modules' entry point (dist/src/cli/main.js) in every layout; every
- * command prints the same through all three. (The rest of the suite runs the bin.)
+ * commands) and the single-file bundle (dist/capi-gitops.mjs), each in a process of its own,
+ * render the corpus to the same bytes, and print the same, as the compiled modules run in the
+ * test's process (runCli, as the rest of the suite runs them) in every layout; every command
+ * prints the same through all three.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/paths.js';
-import { CLI_ENTRY_POINTS, type CliResult } from '../helpers/cli.js';
+import { CLI_ENTRY_POINTS, runCli, type CliResult } from '../helpers/cli.js';
 import { corpusManifest, tempDir } from '../helpers/corpus-manifest.js';
 import { logCliRun } from '../helpers/secret-scan.js';
 
@@ -25,10 +26,21 @@ function readBytes(dir: string): Map<string, Buffer> {
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-function run(entry: string, args: string[], cwd: string): CliResult {
+/** Runs `entry` in a child process, or the modules in this process (`in-process`). */
+async function run(entry: string, args: string[], cwd: string): Promise<CliResult> {
+  if (entry === IN_PROCESS) return runCli(args, { cwd });
   const result = spawnSync(process.execPath, [entry, ...args], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   logCliRun(args, result.stdout, result.stderr);
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const IN_PROCESS = 'in-process';
+
+/** `work` for the modules in process, the bin and the bundle, one after the other. */
+async function eachEntry<T>(work: (entry: string) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  for (const entry of [IN_PROCESS, CLI_ENTRY_POINTS.bin, CLI_ENTRY_POINTS.bundle]) results.push(await work(entry));
+  return results;
 }
 
 /** A new directory holding the corpus manifest in mgmt/, so each render starts without a lockfile. */
@@ -54,11 +66,11 @@ for (const [layout, extra] of [
   ['argocd', ['--set', 'repoURL=https://git.example.com/platform/management.git', '--set', 'path=clusters/mgmt']],
   ['flux', ['--set', 'path=clusters/mgmt']],
 ] as const) {
-  test(`a render of the corpus through the bin is byte-identical to the modules' entry point, lockfile and report included (${layout} layout)`, () => {
+  test(`a render of the corpus through the bin is byte-identical to the modules', lockfile and report included (${layout} layout)`, async () => {
     const args = ['render', '-f', 'mgmt', '-o', 'out', '--cache-dir', 'cache', '--layout', layout, ...extra];
-    const [viaModules, viaBin, viaBundle] = [CLI_ENTRY_POINTS.modules, CLI_ENTRY_POINTS.bin, CLI_ENTRY_POINTS.bundle].map((entry) => {
+    const [viaModules, viaBin, viaBundle] = await eachEntry(async (entry) => {
       const dir = workDir();
-      const result = run(entry, args, dir);
+      const result = await run(entry, args, dir);
       assert.equal(result.code, 0, result.stderr);
       return { result, out: readBytes(path.join(dir, 'out')), lock: readFileSync(path.join(dir, 'mgmt', 'capi-gitops.lock.yaml')) };
     });
@@ -70,7 +82,7 @@ for (const [layout, extra] of [
   });
 }
 
-test("every command prints and writes the same through the bin, the single-file bundle and the modules' entry point", () => {
+test('every command prints and writes the same through the bin, the single-file bundle and the modules', async () => {
   const v1alpha1 =
     'apiVersion: operator.cluster.x-k8s.io/v1alpha1\nkind: CoreProvider\nmetadata: {name: cluster-api, namespace: capi-system}\n';
   const steps: string[][] = [
@@ -87,15 +99,16 @@ test("every command prints and writes the same through the bin, the single-file 
     ['render', '-f', 'v1alpha1.yaml', '-o', 'refused'],
     ['render', '--no-such-flag'],
   ];
-  const [viaModules, viaBin, viaBundle] = [CLI_ENTRY_POINTS.modules, CLI_ENTRY_POINTS.bin, CLI_ENTRY_POINTS.bundle].map((entry) => {
+  const [viaModules, viaBin, viaBundle] = await eachEntry(async (entry) => {
     const dir = tempDir('capi-gitops-entry-');
     cpSync(path.join(PROJECT_ROOT, 'examples'), path.join(dir, 'examples'), { recursive: true });
     writeFileSync(path.join(dir, 'v1alpha1.yaml'), v1alpha1);
     // each entry runs in its own directory, which a message may name
-    const printed = steps.map((args) => {
-      const { code, stdout, stderr } = run(entry, args, dir);
-      return { code, stdout: stdout.replaceAll(dir, '<dir>'), stderr: stderr.replaceAll(dir, '<dir>') };
-    });
+    const printed = [];
+    for (const args of steps) {
+      const { code, stdout, stderr } = await run(entry, args, dir);
+      printed.push({ code, stdout: stdout.replaceAll(dir, '<dir>'), stderr: stderr.replaceAll(dir, '<dir>') });
+    }
     // the artifact cache's records are signed per run, so only what a user reviews is compared
     const files = [...readBytes(dir)]
       .filter(([file]) => !file.startsWith('cache/'))

@@ -34,10 +34,9 @@ function binIsCurrent(): boolean {
 }
 
 /**
- * The CLI under test: the package's bin, as users run it, which starts about 120 ms sooner than
- * the modules loaded one by one (the suite's tests took 201 instead of 240 s); the modules' entry
- * when the bin is older than the modules, or when CAPI_GITOPS_TEST_CLI=modules (to run a CLI test
- * file against the modules by hand; test/cli/bin.test.ts compares the entries).
+ * The CLI a child process runs (runCliProcess, and tests that spawn it): the package's bin, as
+ * users run it; the modules' entry when the bin is older than the modules (after `tsc` alone), or
+ * when CAPI_GITOPS_TEST_CLI=modules.
  */
 export const CLI = process.env.CAPI_GITOPS_TEST_CLI === 'modules' || !binIsCurrent() ? CLI_ENTRY_POINTS.modules : CLI_ENTRY_POINTS.bin;
 export const EXAMPLE = path.join(PROJECT_ROOT, 'examples');
