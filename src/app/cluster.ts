@@ -38,6 +38,7 @@ import {
   redactDiagnostic,
   rendersWithoutValues,
   secretStrategy,
+  sopsKeySecretWarnings,
   substituteSecretWarnings,
   taintMarker,
   type MarkedText,
@@ -397,6 +398,7 @@ async function layOut(
   const encrypted = placed.encrypt.map((r) => objectFile(r.component, r.object));
   const sopsWarnings = await encryptFiles(files, encrypted, config, previous);
   if (layout === 'argocd' && encrypted.length > 0) sopsWarnings.push(argocdSopsWarning(encrypted));
+  if (layout === 'flux' && encrypted.length > 0) sopsWarnings.push(...sopsKeySecretWarnings(files, encrypted));
   inTree(() =>
     finalGate(files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles, new Set(inline)),
   );

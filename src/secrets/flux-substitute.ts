@@ -10,7 +10,7 @@ import type { FieldPath, TaintedField } from './taint.js';
 import { ownValue, setOwnValue } from '../core/own-keys.js';
 import { compareStrings } from '../core/diagnostics.js';
 import { shellWord } from '../core/shell.js';
-import { parseAllDocuments } from 'yaml';
+import { kustomizationSecrets, secretPlace, type ReferencedSecret } from './flux-kustomizations.js';
 
 export const DEFAULT_SUBSTITUTE_SECRET = 'capi-gitops-variables';
 /** kustomize-controller reads this label; only `disabled` turns substitution off. */
@@ -69,34 +69,6 @@ export function toFluxSubstitution(
   return { objects: out, variables: [...variables], problems };
 }
 
-/** The Secrets (namespace, name) the laid-out Flux Kustomizations substitute from, with the files that say so. */
-function substituteFromSecrets(files: ReadonlyMap<string, string>): Map<string, { namespace?: string; name: string; files: string[] }> {
-  const secrets = new Map<string, { namespace?: string; name: string; files: string[] }>();
-  for (const [file, text] of files) {
-    if (!text.includes('substituteFrom')) continue;
-    for (const doc of parseAllDocuments(text)) {
-      const object: unknown = doc.errors.length > 0 ? undefined : doc.toJS();
-      if (
-        !isPlainObject(object) ||
-        object.kind !== 'Kustomization' ||
-        !String(object.apiVersion).startsWith('kustomize.toolkit.fluxcd.io/')
-      )
-        continue;
-      const metadata = isPlainObject(object.metadata) ? object.metadata : {};
-      const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : undefined;
-      const postBuild = isPlainObject(object.spec) && isPlainObject(object.spec.postBuild) ? object.spec.postBuild : {};
-      for (const ref of Array.isArray(postBuild.substituteFrom) ? postBuild.substituteFrom : []) {
-        if (!isPlainObject(ref) || ref.kind !== 'Secret' || typeof ref.name !== 'string') continue;
-        const key = `${namespace ?? ''}/${ref.name}`;
-        const entry = secrets.get(key) ?? { ...(namespace ? { namespace } : {}), name: ref.name, files: [] };
-        if (!entry.files.includes(file)) entry.files.push(file);
-        secrets.set(key, entry);
-      }
-    }
-  }
-  return secrets;
-}
-
 /**
  * What the user must create for Flux: each Secret the Kustomizations' postBuild.substituteFrom
  * name, in the Kustomization's own namespace (kustomize-controller reads it there: fluxcd/pkg
@@ -111,13 +83,16 @@ export function substituteSecretWarnings(
   if (variables.length === 0) return [];
   const sorted = [...variables].sort(compareStrings);
   const literals = sorted.map((name) => `--from-literal=${name}="$${name}"`).join(' ');
-  const referenced = [...substituteFromSecrets(files).entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, s]) => s);
+  const referenced = kustomizationSecrets(files, 'substituteFrom', (spec) => {
+    const postBuild = isPlainObject(spec.postBuild) ? spec.postBuild : {};
+    const refs = Array.isArray(postBuild.substituteFrom) ? postBuild.substituteFrom : [];
+    return refs.flatMap((ref) => (isPlainObject(ref) && ref.kind === 'Secret' && typeof ref.name === 'string' ? [ref.name] : []));
+  });
   // a chart of one's own that references no Secret: only the name the strategy chose is known
-  const secrets = referenced.length > 0 ? referenced : names.map((name) => ({ name, namespace: undefined, files: [] as string[] }));
+  const secrets = referenced.length > 0 ? referenced : names.map((name): ReferencedSecret => ({ name, files: [] }));
   return secrets.map((secret) => {
-    const where = secret.namespace ? `in namespace ${secret.namespace}` : "in the Kustomizations' namespace";
+    const { where, namespaceFlag: namespace } = secretPlace(secret);
     const referencedBy = secret.files.length > 0 ? ` (postBuild.substituteFrom in ${secret.files.sort(compareStrings).join(', ')})` : '';
-    const namespace = secret.namespace ? ` --namespace ${shellWord(secret.namespace)}` : '';
     return (
       `--secrets flux-substitute: Flux substitutes ${sorted.join(', ')} from Secret ${secret.name} ${where}${referencedBy}; ` +
       `create it in the cluster, with ${sorted.length === 1 ? 'that variable' : 'each variable'} set in the environment to its value: ` +

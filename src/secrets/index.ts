@@ -16,6 +16,7 @@ import { ageRecipientProblem } from './age-recipient.js';
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type GivenSecret } from './sources.js';
 export { taintMarker, type MarkedText } from './taint.js';
 export { substituteSecretWarnings } from './flux-substitute.js';
+export { sopsKeySecretWarnings } from './flux-kustomizations.js';
 export { chartDrawnSecrets, chartSecretLeaks, chartSecretProblem, type DrawnSecret } from './chart-secrets.js';
 export { urlCredentials, urlCredentialProblem } from './url-credentials.js';
 export { secretNeedles, addSecretValues, containsSecret, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';

@@ -408,6 +408,36 @@ test(
     const other = await render({ secrets }, { layout: 'flux', set: [...set, { expression: 'sops.secretRef=null', forceString: false }] });
     const unnamed = YAML.parse(other.files.get('flux/kustomization-capi-gitops-04-infrastructure-vault.yaml')!);
     assert.deepEqual(unnamed.spec.decryption, { provider: 'sops' });
+    assert.ok(!other.warnings.some((w) => w.includes('age key in Secret')), other.warnings.join('\n'));
+  },
+);
+
+test(
+  'sops with the flux layout tells which Secret the age key goes in and how to create it; the command, run as printed, makes the Secret kustomize-controller reads (fluxcd/kustomize-controller internal/decryptor/decryptor.go DecryptionAgeExt)',
+  {
+    skip:
+      AGE_MISSING || (spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status !== 0 ? 'kubectl not installed' : false),
+  },
+  async () => {
+    const { identityFile, recipient } = ageKey();
+    const secrets = `${PUBLIC_FLAG}  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`;
+    const result = await render({ secrets }, { layout: 'flux', set: [{ expression: 'path=clusters/mgmt', forceString: false }] });
+    const told = result.warnings.filter((w) => w.includes('age key in Secret'));
+    assert.equal(told.length, 1, result.warnings.join('\n'));
+    assert.ok(told[0]!.includes(SECRET_FILE), told[0]);
+    assert.match(
+      told[0]!,
+      /Secret sops-age in namespace flux-system \(spec\.decryption\.secretRef in flux\/kustomization-capi-gitops-04-infrastructure-vault\.yaml\)/,
+    );
+    const command = /: (kubectl create secret generic .*)$/.exec(told[0]!)![1]!;
+    const created = spawnSync('sh', ['-c', `${command} --dry-run=client -o yaml`], {
+      encoding: 'utf8',
+      env: { ...process.env, SOPS_AGE_KEY_FILE: identityFile },
+    });
+    assert.equal(created.status, 0, created.stderr);
+    const secret = YAML.parse(created.stdout);
+    assert.deepEqual([secret.kind, secret.metadata.name, secret.metadata.namespace], ['Secret', 'sops-age', 'flux-system']);
+    assert.equal(Buffer.from(secret.data['age.agekey'], 'base64').toString('utf8'), readFileSync(identityFile, 'utf8'));
   },
 );
 
