@@ -103,7 +103,7 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
   const renderable = resolution.providers.filter((p) => !faulty.has(providerObjectName(p.provider)));
   const others = providersToCheckReferences(resolution.manifest, renderable);
   const { prepared, needles, problems } = await prepareProviders(resolution.manifest, renderable, options, others);
-  if (options.fleetCluster === undefined) imageKeyWarnings(resolution, prepared).forEach((w) => options.onWarning?.(w));
+  imageKeyWarnings(resolution, prepared).forEach((w) => options.onWarning?.(w));
   try {
     const rendered = await renderComponents(context, resolution, prepared, needles, options, problems);
     // images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries
@@ -265,7 +265,7 @@ async function renderComponents(
     if (options.onGivenVariables) options.onGivenVariables(given);
     else unusedVariableWarnings(given).forEach((w) => options.onWarning?.(w));
     const env = options.sources?.env ?? process.env;
-    if (!options.fleetCluster) environmentVariableWarnings(prepared, variablesRead, env).forEach((w) => options.onWarning?.(w));
+    environmentVariableWarnings(prepared, variablesRead, env).forEach((w) => options.onWarning?.(w));
   }
   const all = [...rendered, ...(certManagerRendered ? [certManagerRendered] : [])];
   const gathered = gatherRendered(manifest, prepared, all, landed.origins, imagesInline, earlier);

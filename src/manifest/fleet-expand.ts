@@ -110,10 +110,10 @@ function sharedLayer(manifest: Manifest): Layer {
     name: 'shared manifest',
     label: 'shared manifest',
     values: { providers, config },
-    where: (path) =>
+    where: (path, part) =>
       path[0] === 'providers'
         ? providerWhere(String(path[1]), path.slice(2))
-        : (manifest.config.locate?.(path.slice(1)) ?? manifest.config.position),
+        : (manifest.config.locate?.(path.slice(1), part) ?? manifest.config.position),
   };
 }
 
@@ -243,11 +243,11 @@ function overlayLayer(
       name: layerName,
       label: layerName,
       values: { providers, config: configValues },
-      where: (path) => {
-        if (path[0] === 'providers') return locate(['providers', written.get(String(path[1])) ?? '', ...path.slice(2)]);
+      where: (path, part) => {
+        if (path[0] === 'providers') return locate(['providers', written.get(String(path[1])) ?? '', ...path.slice(2)], part);
         // Config gitops.argocd.values.x was written as the cluster's argocd.values.x, gitops.values.x as its gitops.x
-        if (path[1] === 'gitops') return isChartLayout(path[2]) ? locate(path.slice(2)) : locate(['gitops', ...path.slice(3)]);
-        return locate(path.slice(1));
+        if (path[1] === 'gitops') return isChartLayout(path[2]) ? locate(path.slice(2), part) : locate(['gitops', ...path.slice(3)], part);
+        return locate(path.slice(1), part);
       },
     },
   };
@@ -372,10 +372,11 @@ function mergedManifest(
   // a field of the merged Config is where the layer that set it wrote it (a cluster's gitops values,
   // say); one no layer sets (a setting missing under secrets:) is at its nearest parent that is set
   const position = config.position ?? { file: '', line: 0, column: 0 };
-  config.locate = (path) => {
+  config.locate = (path, part) => {
     for (let n = path.length; n > 0; n--) {
       const field = ['config', ...path.slice(0, n)];
-      const where = layerOf(layers, field)?.where(field);
+      // the key asked for where it is written; a parent found instead is where it would go
+      const where = layerOf(layers, field)?.where(field, n === path.length ? part : undefined);
       if (where) return where;
     }
     return position;

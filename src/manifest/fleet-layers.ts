@@ -23,7 +23,8 @@ export interface Layer {
   /** e.g. `release 2026.11.0`, for messages. */
   label: string;
   values: Values;
-  where: (path: FieldPath) => SourcePosition | undefined;
+  /** Where the layer wrote `path`: its value, or its key (`part` 'key'). */
+  where: (path: FieldPath, part?: 'key' | 'value') => SourcePosition | undefined;
 }
 
 /** Merges the layers in order: a later layer wins, its null deletes what the layers below set. */

@@ -5,10 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
-import { runCli } from '../helpers/cli.js';
+import { exampleCopy, runCli } from '../helpers/cli.js';
 import { vaultManifest } from '../helpers/vault-manifest.js';
 
 test('a warning every cluster gives alike but for its name (flux-substitute: the Secret to create, each cluster Kustomization named after it) is told once, naming the clusters, <cluster> for the name', async () => {
@@ -50,4 +50,33 @@ test('clusters with one-letter names (e, s): the warning they give alike is stil
   assert.equal(told.length, 1, result.stderr);
   assert.match(told[0]!, /^warning: clusters e, s: --secrets flux-substitute: Flux substitutes VAULT_B64ENCODED_CREDENTIALS /);
   assert.match(told[0]!, /kustomization-capi-gitops-<cluster>-\d\d-infrastructure-vault\.yaml/);
+});
+
+test('a fleet tells, once naming its clusters, what a single cluster tells: a variable set only in the environment, and a Config images key that names no component (as clusterctl keys them by label)', async () => {
+  const dir = exampleCopy();
+  const manifest = path.join(dir, 'management-cluster');
+  const config = path.join(manifest, 'config.yaml');
+  writeFileSync(config, readFileSync(config, 'utf8').replace('images:\n', 'images:\n  example:\n    tag: v9.9.9\n'));
+  writeFileSync(
+    path.join(manifest, 'fleet.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n- name: us-1\n',
+  );
+  const env = { ...process.env, CLUSTER_TOPOLOGY: 'value-from-env-7f3a' };
+  const result = await runCli(['render', '-f', manifest, '-o', path.join(dir, 'out'), '--quiet'], { env });
+  assert.equal(result.code, 0, result.stderr);
+  const fromEnvironment = result.stderr.split('\n').filter((line) => line.includes('CLUSTER_TOPOLOGY is set in the environment'));
+  assert.equal(fromEnvironment.length, 1, result.stderr);
+  assert.match(
+    fromEnvironment[0]!,
+    /providers\.yaml:5:1: warning: clusters eu-1, us-1: CoreProvider\/capi-system\/cluster-api: .*get its default "false"$/,
+  );
+  const imageKey = result.stderr.split('\n').filter((line) => line.includes('"example" names no component'));
+  assert.equal(imageKey.length, 1, result.stderr);
+  assert.ok(
+    imageKey[0]!.startsWith(
+      `${config}:${readFileSync(config, 'utf8').split('\n').indexOf('  example:') + 1}:3: warning: clusters eu-1, us-1: `,
+    ),
+    imageKey[0],
+  );
+  assert.ok(!result.stderr.includes('value-from-env-7f3a'), 'the environment value is never shown');
 });
