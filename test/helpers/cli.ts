@@ -47,6 +47,9 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The in-process run last started: the next waits for it. */
+let lastRun: Promise<unknown> = Promise.resolve();
+
 /**
  * Runs the CLI to completion in this process, as the bin would run it: `main` of cli/program.ts
  * with this process's cwd and environment set to the run's for its duration, and its output
@@ -56,6 +59,13 @@ export interface CliResult {
  */
 export async function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
   if (options.input !== undefined) return runCliProcess(args, options);
+  // the working directory and the environment are the process's: runs started together take turns
+  const turn = lastRun.then(() => runInProcess(args, options));
+  lastRun = turn.catch(() => undefined);
+  return turn;
+}
+
+async function runInProcess(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): Promise<CliResult> {
   const { main } = await import('../../src/cli/program.js');
   const stdout = new Capture();
   const stderr = new Capture();
