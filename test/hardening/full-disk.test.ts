@@ -194,35 +194,16 @@ test(
     assert.ok(infrastructure > 0);
     writeFileSync(providers, full.slice(0, infrastructure));
     const cache = path.join(tempDir(), 'cache');
-    const first = await runCli([
-      'render',
-      '-f',
-      path.join(seed, 'ex', 'management-cluster'),
-      '-o',
-      path.join(seed, 'out'),
-      '--cache-dir',
-      cache,
-    ]);
+    const renderIn = (dir: string) =>
+      runCli(['render', '-f', path.join(dir, 'ex', 'management-cluster'), '-o', path.join(dir, 'out'), '--cache-dir', cache]);
+    const first = await renderIn(seed);
     assert.equal(first.code, 0, first.stderr);
     writeFileSync(providers, full); // the infrastructure provider comes back: output and lockfile both change
     const before = readTree(seed);
 
     const reference = tempDir();
     cpSync(seed, reference, { recursive: true });
-    assert.equal(
-      (
-        await runCli([
-          'render',
-          '-f',
-          path.join(reference, 'ex', 'management-cluster'),
-          '-o',
-          path.join(reference, 'out'),
-          '--cache-dir',
-          cache,
-        ])
-      ).code,
-      0,
-    );
+    assert.equal((await renderIn(reference)).code, 0);
     const after = readTree(reference);
     assert.notEqual(after.get('ex/management-cluster/capi-gitops.lock.yaml'), before.get('ex/management-cluster/capi-gitops.lock.yaml'));
 
