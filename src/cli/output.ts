@@ -79,13 +79,13 @@ export function systemErrorDiagnostic(error: unknown): Diagnostic | undefined {
 }
 
 /** Reports a real bug: the stack goes to stderr and, for the test suite, to CAPI_GITOPS_INTERNAL_ERROR_LOG. */
-export function reportInternalError(error: unknown): void {
+export function reportInternalError(error: unknown, argv: readonly string[]): void {
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
   printError(`internal error: ${text}`);
   const log = process.env.CAPI_GITOPS_INTERNAL_ERROR_LOG;
   if (log) {
     try {
-      appendFileSync(log, `${process.argv.slice(2).join(' ')}\n${safeText(text)}\n\n`);
+      appendFileSync(log, `${safeText(argv.join(' '))}\n${safeText(text)}\n\n`);
     } catch {
       // The report on stderr stands.
     }

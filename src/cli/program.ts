@@ -408,7 +408,7 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
       if (jsonRequested()) streams.stdout.write(failureDocument(invoked?.name ?? '', diagnostics, undefined, notShown));
       return EXIT_FAILED;
     }
-    reportInternalError(err);
+    reportInternalError(err, argv);
     return EXIT_FAILED;
   }
 }
