@@ -81,7 +81,7 @@ export interface CacheKey {
 const KEY_BYTES = 32;
 
 /** `$XDG_STATE_HOME/capi-gitops/cache-key`, else `~/.local/state/capi-gitops/cache-key`: outside the cache, so not shared with it. */
-function defaultCacheKeyFile(): string {
+export function defaultCacheKeyFile(): string {
   const xdg = process.env.XDG_STATE_HOME;
   const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.local', 'state');
   return path.join(base, 'capi-gitops', 'cache-key');
@@ -452,7 +452,12 @@ export class ArtifactCache {
 
   /** Whether a parsed entry may be found: none can when this run made the signing key (every older entry fails its HMAC). */
   async mayHoldParsed(): Promise<boolean> {
-    return !(await this.signingKey()).madeByThisRun;
+    return !(await this.keyMadeByThisRun());
+  }
+
+  /** Whether this run made the signing key: then no record an earlier run signed can be read. */
+  async keyMadeByThisRun(): Promise<boolean> {
+    return (await this.signingKey()).madeByThisRun;
   }
 
   /**

@@ -312,3 +312,49 @@ test('cached files are revalidated with If-None-Match (304) and served offline w
   );
   assert.equal(server.requests.length, 2);
 });
+
+/** Runs `body` with the environment of a new CI runner: its own state directory, and CAPI_GITOPS_CACHE_KEY as given. */
+async function asRunner<T>(cacheKey: string | undefined, body: (stateDir: string) => Promise<T>): Promise<T> {
+  const saved = { state: process.env.XDG_STATE_HOME, key: process.env.CAPI_GITOPS_CACHE_KEY };
+  const stateDir = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-runner-state-'));
+  process.env.XDG_STATE_HOME = stateDir;
+  if (cacheKey === undefined) delete process.env.CAPI_GITOPS_CACHE_KEY;
+  else process.env.CAPI_GITOPS_CACHE_KEY = cacheKey;
+  try {
+    return await body(stateDir);
+  } finally {
+    for (const [name, value] of [
+      ['XDG_STATE_HOME', saved.state],
+      ['CAPI_GITOPS_CACHE_KEY', saved.key],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    await rm(stateDir, { recursive: true, force: true });
+  }
+}
+
+test('offline on a new runner with a restored cache: the hint names the signing key, and following it works', async (t) => {
+  const server = await ArtifactServer.start(t, kubeadmFiles('v1.12.0'));
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-https-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const template = `${server.url}/capi/{version}/control-plane-components.yaml`;
+  const fetchMetadata = (offline: boolean) =>
+    open(template, { cache: new ArtifactCache(dir), offline }).getFile('v1.12.0', 'metadata.yaml');
+
+  await asRunner(undefined, () => fetchMetadata(false));
+  const miss = await asRunner(undefined, async (stateDir) => {
+    const error = await rejection(fetchMetadata(true));
+    return { hint: error.diagnostics[0].hint ?? '', stateDir };
+  });
+  assert.match(miss.hint, /CAPI_GITOPS_CACHE_KEY/);
+  assert.ok(miss.hint.includes(path.join(miss.stateDir, 'capi-gitops')), miss.hint);
+
+  // the hint, followed: one key for every runner, one online run, then offline on yet another runner
+  const key = 'a-ci-secret-of-32-characters-abc';
+  await asRunner(key, () => fetchMetadata(false));
+  assert.equal(
+    (await asRunner(key, () => fetchMetadata(true))).text,
+    corpus('control-plane-kubeadm', 'v1.12.0', 'metadata.yaml').toString(),
+  );
+});

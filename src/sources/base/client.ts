@@ -11,7 +11,9 @@
  *   credentials are for;
  * - `failure`: a transport failure as a diagnostic, with the hint for its kind.
  */
+import path from 'node:path';
 import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import { defaultCacheKeyFile } from '../cache.js';
 import type { NetworkSourceOptions } from '../request.js';
 import { httpFetch, httpPolicy, HttpError, redactUrl, type HttpPolicy, type HttpRequest, type HttpResponse } from './http.js';
 import { networkFailureHint } from './unreachable.js';
@@ -83,7 +85,7 @@ export class SourceClient {
 
     if (this.offline) {
       if (cachedBody) return fromCache();
-      throw this.offlineMiss(what);
+      throw this.offlineMiss(what, await cache?.keyMadeByThisRun());
     }
     const conditional: Record<string, string> = record?.etag && cachedBody ? { 'if-none-match': record.etag } : {};
     const response = await send(conditional);
@@ -105,10 +107,20 @@ export class SourceClient {
     return { status: response.status, body: response.body, headers, cached: false };
   }
 
-  /** The error for something offline mode needs and the cache lacks; `what` names it, e.g. `GET <url> (version v1.2.3)`. */
-  offlineMiss(what: string): CapiGitopsError {
+  /**
+   * The error for something offline mode needs and the cache lacks; `what` names it, e.g. `GET <url> (version v1.2.3)`.
+   * `newKey`: this run made the key that signs HTTP records, so it reads none an earlier run wrote (a new CI runner).
+   */
+  offlineMiss(what: string, newKey = false): CapiGitopsError {
+    const cache = this.options.cache;
+    const fill = cache ? `run once online to fill the cache at ${cache.dir}` : 'offline mode needs a cache directory';
+    // Filling the cache alone does not help a runner that starts without the key every time.
+    const keep = `keep ${path.dirname(defaultCacheKeyFile())} between runs too, or set CAPI_GITOPS_CACHE_KEY (16 characters or more) in every run`;
     return this.error(`offline: ${what} is not in the cache`, {
-      hint: this.options.cache ? `run once online to fill the cache at ${this.options.cache.dir}` : 'offline mode needs a cache directory',
+      hint:
+        cache && newKey
+          ? `this run had no key to read the cache's HTTP records with (they are signed by a key kept outside the cache): ${keep}; then ${fill}`
+          : fill,
     });
   }
 
