@@ -929,3 +929,31 @@ test(
     );
   },
 );
+
+test(
+  'a tag the registry lacks is told at the Config images key that chose the image, else at the provider object (file:line:column)',
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'located/capi-init', 'v1.0.0');
+    await pushImage(registry.url, 'located/cluster-api-controller', 'v1.0.0');
+    const config = `pinImages: true\nimages:\n  all:\n    repository: ${front.host}/located\n  cluster-api/cluster-api-controller:\n    tag: v9.9.9\n`;
+    const dir = manifestDir(config);
+    const file = path.join(dir, 'providers.yaml');
+    const keyLine = readFileSync(file, 'utf8').split('\n').indexOf('  cluster-api/cluster-api-controller:') + 1;
+    const overridden = await rejection(render(options(dir), path.join(tempDir(), 'out')));
+    assert.ok(overridden instanceof CapiGitopsError);
+    const [problem] = overridden.diagnostics;
+    assert.match(problem!.message, /tag v9\.9\.9 not found in 127\.0\.0\.1:\d+\/located\/cluster-api-controller/);
+    assert.deepEqual([path.basename(problem!.file ?? ''), problem!.line, problem!.column], ['providers.yaml', keyLine, 3]);
+
+    const plain = manifestDir('pinImages: true\n', {
+      init: `${front.host}/located/capi-init:v1.0.0`,
+      manager: `${front.host}/located/cluster-api-controller:v9.9.9`,
+    });
+    const unlocated = await rejection(render(options(plain), path.join(tempDir(), 'out')));
+    assert.ok(unlocated instanceof CapiGitopsError);
+    const [missing] = unlocated.diagnostics;
+    assert.match(missing!.message, /tag v9\.9\.9 not found/);
+    assert.deepEqual([path.basename(missing!.file ?? ''), missing!.line], ['providers.yaml', 1]);
+  },
+);

@@ -32,6 +32,7 @@ import type { LockOutcome } from '../resolve/lock/session.js';
 import type { MovedImage, UncheckedImage } from '../resolve/upgrade-plan.js';
 import { lockEntryLabel, sameIdentity, type LockEntry, type LockIdentity, type LockedImage, type Lockfile } from '../resolve/lock/types.js';
 import type { Resolution } from './types.js';
+import type { SourcePosition } from '../manifest/types.js';
 
 /** Asks registries for the digests of images: those they answered, and a problem for each image they did not. */
 export type DigestAsker = (requests: readonly ImageDigestRequest[]) => Promise<ImageDigestAnswer>;
@@ -95,6 +96,27 @@ function artifactOf(resolution: Resolution, component: RenderedComponent): strin
         ? resolution.certManager?.components.name
         : resolution.providers.find((p) => sameIdentity({ kind: p.kind, name: p.name, namespace: p.namespace }, identity))?.components.name;
   return `${file ?? 'the components'} of ${component.label} ${component.version}`;
+}
+
+/**
+ * Where the manifest chose an image: the most specific Config images key that applies to it
+ * (`<label>/<name>`, `<label>`, `all`: imageMetaFor's order), else the provider object.
+ */
+function imageOrigin(resolution: Resolution, component: RenderedComponent, image: string): SourcePosition | undefined {
+  const config = resolution.manifest.config;
+  const overrides = config.images ?? {};
+  const name = image
+    .replace(/@.*$/, '')
+    .replace(/:[^/]*$/, '')
+    .split('/')
+    .at(-1)!;
+  const key = [`${component.label}/${name}`, component.label, 'all'].find(
+    (k) => Object.hasOwn(overrides, k) && Object.values(overrides[k] ?? {}).some(Boolean),
+  );
+  if (key !== undefined) return config.locate?.(['images', key], 'key') ?? config.position;
+  const identity = lockIdentityOf(component);
+  return resolution.providers.find((p) => sameIdentity({ kind: p.kind, name: p.name, namespace: p.namespace }, identity))?.provider
+    .position;
 }
 
 /** The entries without their `images`. */
@@ -212,6 +234,7 @@ export async function pinImages<M extends { objects: KObject[] }>(input: PinImag
       object: use.object,
       path: use.path,
       where: `container ${use.container} of ${use.object} in ${artifact}`,
+      ...imageOrigin(resolution, component, use.image),
     }));
     const known = new Map((entry?.images ?? []).map((i) => [i.image, i.digest]));
     for (const { image } of uses) {

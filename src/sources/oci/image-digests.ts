@@ -65,6 +65,10 @@ export interface ImageUse {
   /** The object and field, so the diagnostic points at them. */
   object?: string;
   path?: string;
+  /** Where the manifest chose the image: the Config images key that rewrote it, else the provider object. */
+  file?: string;
+  line?: number;
+  column?: number;
 }
 
 export interface ImageDigestRequest {
@@ -112,6 +116,7 @@ function useDiagnostic(request: ImageDigestRequest, message: string, extra: Omit
   const first = request.uses[0];
   const where = request.uses.map((use) => use.where).join('; ');
   return {
+    ...(first?.file ? { file: first.file, line: first.line, column: first.column } : {}),
     ...(first?.object ? { object: first.object } : {}),
     ...(first?.path ? { path: first.path } : {}),
     message: `image ${request.image} (${where}): ${message}`,
