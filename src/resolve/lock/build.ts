@@ -18,6 +18,9 @@ import { describeEntry, normalizeLockfile, sameIdentity, type LockEntry, type Lo
  */
 export function portableUrl(url: string, lockDir: string): string {
   // The lockfile is committed: a token in a URL's userinfo or query is recorded masked.
+  // An oci:// URL's fragment is the layer title the OCI source wrote (repository.ts), not a credential.
+  const hash = url.indexOf('#');
+  if (/^oci:/i.test(url) && hash >= 0) return redactUrlCredentials(url.slice(0, hash)) + url.slice(hash);
   if (!/^file:/i.test(url)) return redactUrlCredentials(url);
   const relative = path.relative(lockDir, fileURLToPath(url));
   if (path.isAbsolute(relative)) return url;

@@ -49,6 +49,16 @@ test('portable URLs: file URLs relative to the lock directory, others unchanged'
   assert.equal(portableUrl('configmap:capi-system/core#components', '/work/main'), 'configmap:capi-system/core#components');
 });
 
+test('an OCI file URL keeps its layer title: each locked file of an artifact is told apart; credentials are still masked', () => {
+  const digest = `sha256:${'e'.repeat(64)}`;
+  const url = `oci://registry.example:5000/capi/cluster-api@${digest}#core-components.yaml`;
+  assert.equal(portableUrl(url, '/work/main'), url);
+  assert.equal(
+    portableUrl(`oci://user:pass@registry.example/capi@${digest}#metadata.yaml`, '/work/main'),
+    `oci://********@registry.example/capi@${digest}#metadata.yaml`,
+  );
+});
+
 test('corpus: a resolved provider locks its version, contract and the digests of metadata.yaml and the components file', async () => {
   const registry = buildProviderRegistry().registry;
   const core = provider('CoreProvider', 'cluster-api', 'capi-system', {
