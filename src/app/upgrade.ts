@@ -20,7 +20,7 @@ import {
 } from '../resolve/upgrade-plan.js';
 import { openRepository } from '../sources/index.js';
 import { listManifestFiles, refuseLinkedManifestFiles } from '../manifest/files.js';
-import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { componentKey, OPERATOR_OVERRIDE_KEY } from '../resolve/lock/session.js';
 import { resolveOperatorRelease } from '../resolve/fetch-releases.js';
 import { readLockfile } from '../resolve/lock/lockfile.js';
@@ -42,7 +42,7 @@ async function upgradeInputs(resolution: Resolution, lock: Lockfile | undefined)
   const { manifest, sources } = resolution;
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
   const unlisted: Diagnostic[] = [];
-  const inputs = await Promise.all(
+  const settled = await Promise.allSettled(
     resolution.providers.map(async (resolved): Promise<ProviderUpgradeInput | undefined> => {
       const request = repositoryRequestFor(resolved.provider, registry, manifest.baseDir, configSecretData(resolved.provider, manifest));
       const repository = await openRepository(request, { configMaps: manifest.configMaps, options: sources });
@@ -65,9 +65,15 @@ async function upgradeInputs(resolution: Resolution, lock: Lockfile | undefined)
       };
     }),
   );
-  // every provider whose releases cannot be listed, told at once
-  if (unlisted.length > 0) throw new CapiGitopsError(unlisted);
-  return inputs.filter((input) => input !== undefined);
+  // every provider whose releases cannot be listed, told at once (one error shared by providers, once)
+  const failed = new Set(settled.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : [])));
+  for (const reason of failed) {
+    if (!(reason instanceof CapiGitopsError)) throw reason;
+    unlisted.push(...reason.diagnostics);
+  }
+  const unique = [...new Map(unlisted.map((d) => [JSON.stringify(d), d])).values()];
+  if (unique.length > 0) throw new CapiGitopsError(sortDiagnostics(unique));
+  return settled.flatMap((result) => (result.status === 'fulfilled' && result.value ? [result.value] : []));
 }
 
 /**
