@@ -72,6 +72,19 @@ test('a sha256 digest pins the manifest (an extension: the operator cannot parse
   });
 });
 
+test('userinfo in a reference is refused as credentials, never quoted, with where credentials go (not as a bad digest)', () => {
+  assert.throws(
+    () => parseOciReference('ciuser:hunter2-in-a-reference@127.0.0.1:5000/capi/cluster-api'),
+    (error: unknown) => {
+      assert.ok(error instanceof CapiGitopsError);
+      assert.ok(!JSON.stringify(error.diagnostics).includes('hunter2'), error.message);
+      assert.match(error.message, /credentials \(user:password@\) are not part of an OCI reference/);
+      assert.match(error.diagnostics[0]!.hint ?? '', /OCI_USERNAME and OCI_PASSWORD in the provider's configSecret/);
+      return true;
+    },
+  );
+});
+
 test('malformed references are refused with the expected form', () => {
   const problems: [string, RegExp][] = [
     ['image', /no registry host/],

@@ -4,6 +4,7 @@
  * `@sha256:<hex>` digest pin (an extension), checked against the distribution spec's grammars.
  */
 import { CapiGitopsError } from '../../core/diagnostics.js';
+import { MASK } from '../../core/redact.js';
 
 export const SHA256_DIGEST = /^sha256:([0-9a-f]{64})$/;
 /** The distribution spec's tag grammar. */
@@ -49,6 +50,16 @@ export function parseOciReference(reference: string): OciReference {
   }
   let digest: string | undefined;
   const at = rest.indexOf('@');
+  // `user:password@registry/…`: an "@" before the first "/" is userinfo, which a reference cannot carry
+  if (at >= 0 && !rest.slice(0, at).includes('/')) {
+    // never quoted: without a scheme, the printed message's URL redaction would not mask it
+    const masked = `${plainHttp ? 'http://' : ''}${MASK}@${rest.slice(at + 1)}`;
+    throw referenceError(
+      masked,
+      'credentials (user:password@) are not part of an OCI reference',
+      "write the registry host first, and give the credentials as OCI_USERNAME and OCI_PASSWORD in the provider's configSecret",
+    );
+  }
   if (at >= 0) {
     digest = rest.slice(at + 1);
     rest = rest.slice(0, at);
