@@ -97,6 +97,11 @@ async function cacheKey(log?: (line: string) => void): Promise<CacheKey> {
   const secret = process.env.CAPI_GITOPS_CACHE_KEY;
   if (secret && secret.length >= 16) return { bytes: createHash('sha256').update(secret).digest(), madeByThisRun: false };
   const file = defaultCacheKeyFile();
+  // Ignored without a word, a short key looks set and a new runner still reads no record.
+  if (secret)
+    log?.(
+      `cache: CAPI_GITOPS_CACHE_KEY is shorter than 16 characters, so it is not used (records are signed with the key in ${file}); set one of 16 characters or more`,
+    );
   const read = async () => {
     const bytes = await readFile(file);
     if (bytes.length < KEY_BYTES) throw new Error(`${file} holds fewer than ${KEY_BYTES} bytes`);

@@ -317,3 +317,29 @@ test('a cache directory inside a Git work tree ignores itself: git status and gi
   await new ArtifactCache(own).putBlob(Buffer.from('x'));
   assert.equal(await readFile(path.join(own, '.gitignore'), 'utf8'), 'mine\n');
 });
+
+test('a CAPI_GITOPS_CACHE_KEY too short to be used is said so, never quoted; one long enough signs without a word', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-cache-'));
+  const saved = process.env.CAPI_GITOPS_CACHE_KEY;
+  t.after(async () => {
+    if (saved === undefined) delete process.env.CAPI_GITOPS_CACHE_KEY;
+    else process.env.CAPI_GITOPS_CACHE_KEY = saved;
+    await rm(dir, { recursive: true, force: true });
+  });
+  const record = { url: 'https://example.com/releases', sha256: sha256Hex('body'), etag: '"1"' };
+  for (const [key, warned] of [
+    ['ci-k3y', true],
+    ['a-ci-secret-of-32-characters-abc', false],
+  ] as const) {
+    process.env.CAPI_GITOPS_CACHE_KEY = key;
+    const logs: string[] = [];
+    const cache = new ArtifactCache(path.join(dir, key), { log: (line) => logs.push(line) });
+    await cache.putHttpRecord(record);
+    assert.equal(
+      logs.some((line) => /CAPI_GITOPS_CACHE_KEY is shorter than 16 characters, so it is not used/.test(line)),
+      warned,
+      key,
+    );
+    assert.ok(!logs.join('\n').includes(key));
+  }
+});
