@@ -957,3 +957,18 @@ test(
     assert.deepEqual([path.basename(missing!.file ?? ''), missing!.line], ['providers.yaml', 1]);
   },
 );
+
+test('--frozen after an images override changed: the image the lockfile lacks is told at the Config images key', { skip }, async () => {
+  for (const mirror of ['first-mirror', 'moved-mirror'])
+    for (const image of ['capi-init', 'cluster-api-controller']) await pushImage(registry.url, `${mirror}/${image}`, 'v1.0.0');
+  const dir = manifestDir(`pinImages: true\n${MIRROR(front.host).replace('/mirror', '/first-mirror')}`);
+  await render(options(dir), path.join(tempDir(), 'out'));
+  const file = path.join(dir, 'providers.yaml');
+  writeFileSync(file, readFileSync(file, 'utf8').replace(`${front.host}/first-mirror`, `${front.host}/moved-mirror`));
+  const keyLine = readFileSync(file, 'utf8').split('\n').indexOf('  all:') + 1;
+  const error = await rejection(render(options(dir, { frozen: true }), path.join(tempDir(), 'out')));
+  assert.ok(error instanceof CapiGitopsError);
+  const [problem] = error.diagnostics;
+  assert.match(problem!.message, /the lockfile has no digest for image 127\.0\.0\.1:\d+\/moved-mirror\//);
+  assert.deepEqual([path.basename(problem!.file ?? ''), problem!.line, problem!.column], ['providers.yaml', keyLine, 3]);
+});

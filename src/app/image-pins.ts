@@ -160,7 +160,8 @@ async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plan
     const flag = input.frozen ? '--frozen' : '--offline';
     throw new CapiGitopsError(
       [...missing].map(([image, uses]) => ({
-        file: resolution.lockFile,
+        // where the manifest chose the image; the lockfile has no line for what it lacks
+        ...(uses[0]?.file ? { file: uses[0].file, line: uses[0].line, column: uses[0].column } : { file: resolution.lockFile }),
         ...(uses[0]?.object ? { object: uses[0].object, path: uses[0].path } : {}),
         message: `${input.frozen ? FROZEN : flag}: the lockfile has no digest for image ${image} (${uses.map((u) => u.where).join('; ')}), and ${flag} asks no registry for it`,
         expected: 'every rendered image pinned in the lockfile',
