@@ -381,6 +381,9 @@ test('tag lists paginated with Link headers are followed to the end, and cached 
   );
   assert.deepEqual(await open(reference, { cache, offline: true }).repository.listVersions(), [...TAGS].sort());
   assert.equal(proxy.requests.length, 3);
+  const empty = await tempCache(t);
+  const miss = await rejection(open(reference, { cache: empty, offline: true }).repository.listVersions());
+  assert.match(miss.message, new RegExp(`offline: the tag list of ${proxy.host}/${name} is not in the cache`));
 });
 
 test(

@@ -171,7 +171,7 @@ class OciRepository implements ProviderRepository {
     for (let page = 1; url; page++) {
       if (page > MAX_TAG_PAGES) throw this.http.error(`more than ${MAX_TAG_PAGES} pages of tags in ${this.location}`);
       const answer: RevalidatedResponse = await this.revalidated(url, 'application/json', ['link'], {
-        what: `the tags of ${this.ref.registry}/${this.ref.repository}`,
+        what: `the tag list of ${this.ref.registry}/${this.ref.repository}`,
         notFound: () =>
           this.http.error(`repository ${this.ref.repository} not found on ${this.ref.registry} (GET ${redactUrl(url!)} answered 404)`, {
             hint: 'check spec.fetchConfig.oci',
