@@ -6,12 +6,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
-import { CORE_MANAGER_DEPLOYMENT, localCoreRelease, localRelease } from '../helpers/local-release.js';
+import { CORE_MANAGER_DEPLOYMENT, localCoreRelease, localRelease, serveDirectory } from '../helpers/local-release.js';
 import { assertNoStackTrace, runCliAsync } from '../helpers/cli.js';
 
 const deployment = (name: string) => `apiVersion: apps/v1
@@ -26,26 +24,12 @@ spec:
       - {name: manager, image: registry.example/${name}:v0.1.0}
 `;
 
-/** Serves `root` read-only over HTTP on 127.0.0.1. */
-async function serve(root: string): Promise<{ url: string; close: () => void }> {
-  const server = http.createServer((req, res) => {
-    try {
-      res.end(readFileSync(path.join(root, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname))));
-    } catch {
-      res.statusCode = 404;
-      res.end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
-}
-
 test('plan --offline without the release listings in the cache tells every provider that needs one, in one run', async () => {
   const root = tempDir();
   localRelease(root, 'bootstrap-talos', 'bootstrap-components.yaml', deployment('talos-bootstrap'));
   localRelease(root, 'control-plane-talos', 'control-plane-components.yaml', deployment('talos-control-plane'));
   writeFileSync(path.join(root, 'versions.txt'), 'v0.1.0\n');
-  const server = await serve(root);
+  const server = await serveDirectory(root);
   try {
     const dir = tempDir();
     const entry = (type: string, label: string, file: string) =>

@@ -6,12 +6,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
-import { CORE_MANAGER_DEPLOYMENT, localCoreRelease, localRelease } from '../helpers/local-release.js';
+import { CORE_MANAGER_DEPLOYMENT, localCoreRelease, localRelease, serveDirectory } from '../helpers/local-release.js';
 import { assertNoStackTrace, runCliAsync } from '../helpers/cli.js';
 
 const RKE2_DEPLOYMENT = `apiVersion: apps/v1
@@ -25,20 +23,6 @@ spec:
       containers:
       - {name: manager, image: thehejik/cluster-api-provider-rke2-bootstrap:v0.1.0}
 `;
-
-/** Serves `root` read-only over HTTP on 127.0.0.1. */
-async function serve(root: string): Promise<{ url: string; close: () => void }> {
-  const server = http.createServer((req, res) => {
-    try {
-      res.end(readFileSync(path.join(root, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname))));
-    } catch {
-      res.statusCode = 404;
-      res.end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
-}
 
 function manifest(coreUrl: string, template: string, entryExtra: string): string {
   return `apiVersion: operator.cluster.x-k8s.io/v1alpha2
@@ -66,7 +50,7 @@ ${entryExtra}`;
 test('plan of a plain HTTPS template without versions: told at its repositories entry; the versions its hint names work', async () => {
   const root = tempDir();
   localRelease(root, 'bootstrap-rke2', 'bootstrap-components.yaml', RKE2_DEPLOYMENT);
-  const server = await serve(root);
+  const server = await serveDirectory(root);
   try {
     const dir = tempDir();
     const coreUrl = localCoreRelease(CORE_MANAGER_DEPLOYMENT);

@@ -1,4 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tempDir } from './corpus-manifest.js';
@@ -35,3 +37,17 @@ spec:
       containers:
       - {name: manager, image: registry.example/capi:v0.1.0}
 `;
+
+/** Serves `root` read-only over HTTP on 127.0.0.1 (a plain HTTPS template's releases, say). */
+export async function serveDirectory(root: string): Promise<{ url: string; close: () => void }> {
+  const server = http.createServer((req, res) => {
+    try {
+      res.end(readFileSync(path.join(root, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname))));
+    } catch {
+      res.statusCode = 404;
+      res.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
