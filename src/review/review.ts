@@ -20,6 +20,7 @@ import {
   type ReviewSide,
   type VersionFinding,
 } from './types.js';
+import { applicationSetClusters } from './applicationset-reach.js';
 import { webhookFindings } from './webhooks.js';
 import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
 import { declaredSecretFiles, withValuesHidden } from './secret-files.js';
@@ -139,6 +140,10 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
 
 const BASES = 'bases/';
 
+function isFleetApplicationSet(t: TreeObject): boolean {
+  return t.id.group === 'argoproj.io' && t.id.kind === 'ApplicationSet' && !t.cluster;
+}
+
 function emptyComponent(directory: string, a: TreeObjects, b: TreeObjects): ComponentDiff {
   const old = a.components.get(directory);
   const now = b.components.get(directory);
@@ -224,6 +229,11 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
     diff[change]++;
     const entry: ObjectChange = { ...t.id, change, file: t.file, paths, ...(folded ? { schemaPathsFolded: folded } : {}) };
     if (fromBase) shared.set(key, Object.assign(entry, { clusters: [t.cluster] }));
+    else if (isFleetApplicationSet(t)) {
+      // the fleet's one ApplicationSet generates every cluster's Applications: name those it retargets
+      const clusters = applicationSetClusters(pair.before?.object, pair.after?.object, paths);
+      if (clusters.length > 0) entry.clusters = clusters;
+    }
     let group = diff.kinds.find((k) => k.group === t.id.group && k.kind === t.id.kind);
     if (!group) diff.kinds.push((group = { group: t.id.group, kind: t.id.kind, objects: [] }));
     group.objects.push(entry);

@@ -37,7 +37,7 @@ export interface ObjectChange extends ObjectId {
   paths: string[];
   /** For changed CRDs: schema paths that changed, counted but not listed. */
   schemaPathsFolded?: number;
-  /** A change in a fleet's shared base: the clusters it reaches (reported once for all of them). */
+  /** A change in a fleet's shared base, or its one ApplicationSet: the clusters it reaches (reported once for all of them). */
   clusters?: string[];
 }
 

@@ -1,0 +1,43 @@
+/**
+ * The clusters a change to a fleet's one ApplicationSet reaches. Its generator `values` look each
+ * cluster's destination, project and prefix up in `get (dict "c1" "v1" …)`: a change to one
+ * entry retargets that cluster's Applications alone; any other change reaches every cluster.
+ */
+import { compareStrings } from '../core/diagnostics.js';
+import { isPlainObject, type KObject } from '../core/kobject.js';
+
+const LOOKUP = /\bdict((?:\s+"(?:[^"\\]|\\.)*")*)\s*\)/g;
+const GO_STRING = /"(?:[^"\\]|\\.)*"/g;
+const GENERATOR_VALUE = /^spec\.generators\[\d+\]\.git\.values\./;
+
+/** Each generator value's per-cluster lookup: `key\0cluster` → value. */
+function lookups(object: KObject | undefined): Map<string, string> {
+  const found = new Map<string, string>();
+  const spec = isPlainObject(object?.spec) ? object.spec : {};
+  const generators = Array.isArray(spec.generators) ? spec.generators : [];
+  for (const generator of generators) {
+    const git = isPlainObject(generator) && isPlainObject(generator.git) ? generator.git : {};
+    const values = isPlainObject(git.values) ? git.values : {};
+    for (const [key, value] of Object.entries(values)) {
+      if (typeof value !== 'string') continue;
+      for (const [, pairs] of value.matchAll(LOOKUP)) {
+        const strings = [...pairs!.matchAll(GO_STRING)].map((m) => JSON.parse(m[0]) as string);
+        for (let i = 0; i + 1 < strings.length; i += 2) found.set(`${key}\0${strings[i]}`, strings[i + 1]!);
+      }
+    }
+  }
+  return found;
+}
+
+/** The clusters `paths` (the changed field paths; empty when added or removed) reach, sorted; none when the lookups name none. */
+export function applicationSetClusters(before: KObject | undefined, after: KObject | undefined, paths: readonly string[]): string[] {
+  const [old, now] = [lookups(before), lookups(after)];
+  const cluster = (key: string) => key.slice(key.indexOf('\0') + 1);
+  const every = new Set([...old.keys(), ...now.keys()].map(cluster));
+  const onlyLookups = before && after && paths.length > 0 && paths.every((p) => GENERATOR_VALUE.test(p));
+  if (!onlyLookups) return [...every].sort(compareStrings);
+  const moved = new Set<string>();
+  for (const key of new Set([...old.keys(), ...now.keys()])) if (old.get(key) !== now.get(key)) moved.add(cluster(key));
+  // a generator value without a lookup (the cluster's own segment) reaches every cluster
+  return [...(moved.size > 0 ? moved : every)].sort(compareStrings);
+}

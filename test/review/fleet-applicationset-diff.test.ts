@@ -1,0 +1,44 @@
+/**
+ * A fleet's one ApplicationSet holds every cluster's destination, project and prefix in lookups:
+ * a change there retargets some clusters' Applications, so the review must name those clusters.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { runCli, exampleCopy } from '../helpers/cli.js';
+
+const fleet = (c2: string) => `apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+output: {layout: argocd}
+gitops: {values: {path: out}, argocd: {values: {applicationSet: true, repoURL: https://git.example.com/fleet.git}}}
+clusters:
+- name: c1
+  argocd: {values: {destination: {name: c1}}}
+- name: c2
+  argocd: {values: {destination: {name: ${c2}}}}
+- name: c3
+  argocd: {values: {destination: {name: c3}}}
+`;
+
+test("diff names the cluster whose destination changed in the fleet's ApplicationSet", async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const out = path.join(example, 'out');
+  const run = async (...args: string[]) => await runCli([...args, '-f', manifest, '-o', out, '--cache-dir', path.join(example, 'cache')]);
+  writeFileSync(path.join(manifest, 'fleet.yaml'), fleet('c2'));
+  const rendered = await run('render');
+  assert.equal(rendered.code, 0, rendered.stderr);
+  writeFileSync(path.join(manifest, 'fleet.yaml'), fleet('c2-new'));
+  const json = await run('diff', '--format', 'json');
+  assert.equal(json.code, 0, json.stderr);
+  const report = JSON.parse(json.stdout);
+  const set = report.components.find((c: { directory: string }) => c.directory === 'argocd');
+  const object = set.kinds[0].objects[0];
+  assert.equal(object.kind, 'ApplicationSet');
+  assert.deepEqual(object.clusters, ['c2']);
+  const markdown = await run('diff', '--format', 'markdown');
+  assert.match(markdown.stdout, /\| `argocd` \(cluster c2\) \|/);
+  const text = await run('diff');
+  assert.match(text.stdout, /~ argocd\/capi-gitops-fleet \(clusters c2\)/);
+});
