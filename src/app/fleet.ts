@@ -10,7 +10,7 @@ import { mergeUserValues } from '../core/values.js';
 import { clusterRanges, DiagnosticsByCluster } from '../core/cluster-ranges.js';
 import { loadManifest } from '../manifest/load.js';
 import type { Manifest, ReleaseObject } from '../manifest/types.js';
-import { closestName } from '../manifest/fields.js';
+import { closestName, editDistance } from '../manifest/fields.js';
 import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from '../manifest/fleet-expand.js';
 import { buildLockfile, lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
 import {
@@ -238,6 +238,21 @@ function releasePosition(release: ReleaseObject, d: Diagnostic): Partial<Diagnos
   return where ? { file: where.file, line: where.line, column: where.column } : {};
 }
 
+/**
+ * The clusters a mistyped `--cluster` may mean. Numbered clusters (c01, c09b) are as near each
+ * other by edits as to a typo, so of several as near, the one that extends or shortens the name
+ * (a renamed c09 → c09b) is the guess; else all of them, not one at random.
+ */
+function clusterGuesses(name: string, names: readonly string[]): string[] {
+  const guess = closestName(name, names);
+  if (guess === undefined) return [];
+  const distance = (n: string) => editDistance(name.toLowerCase(), n.toLowerCase());
+  const tied = [...names].sort(compareStrings).filter((n) => distance(n) === distance(guess));
+  if (tied.length === 1) return tied;
+  const extended = tied.filter((n) => n.startsWith(name) || name.startsWith(n));
+  return extended.length === 1 ? extended : tied;
+}
+
 /** The clusters `--cluster` names (all without it), of the fleet's clusters: those left out too, which fail the run. */
 function selectedClusters(resolved: FleetResolution, wanted: readonly string[] | undefined): Set<string> {
   const names = [...resolved.clusters.map((c) => c.name), ...resolved.leftOut];
@@ -246,11 +261,14 @@ function selectedClusters(resolved: FleetResolution, wanted: readonly string[] |
   if (unknown.length > 0) {
     throw new CapiGitopsError(
       unknown.map((name) => {
-        const guess = closestName(name, names);
+        const guesses = clusterGuesses(name, names).map((g) => `--cluster ${g}`);
+        const last = guesses.pop();
         return {
           message: `--cluster ${name}: no such cluster`,
           expected: `one of ${names.join(', ')}`,
-          hint: guess ? `did you mean --cluster ${guess}?` : 'name a cluster of Config clusters',
+          hint: last
+            ? `did you mean ${guesses.length > 0 ? `${guesses.join(', ')} or ` : ''}${last}?`
+            : 'name a cluster of Config clusters',
         };
       }),
     );
