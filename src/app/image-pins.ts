@@ -24,6 +24,7 @@ import type {
 } from '../sources/oci/image-digests.js';
 import type { RenderedComponent } from '../render/types.js';
 import { containerImages, hasDigest, pinComponentImages, pinObjectImages } from '../render/pin-images.js';
+import { overrideKeyFor } from '../render/images.js';
 import { buildLockfile } from '../resolve/lock/build.js';
 import { unknownLabelHint } from '../resolve/upgrade-plan.js';
 import { assertFrozen, diffLockfiles, FROZEN } from '../resolve/lock/diff.js';
@@ -98,21 +99,10 @@ function artifactOf(resolution: Resolution, component: RenderedComponent): strin
   return `${file ?? 'the components'} of ${component.label} ${component.version}`;
 }
 
-/**
- * Where the manifest chose an image: the most specific Config images key that applies to it
- * (`<label>/<name>`, `<label>`, `all`: imageMetaFor's order), else the provider object.
- */
+/** Where the manifest chose an image: the Config images key whose override applies to it, else the provider object. */
 function imageOrigin(resolution: Resolution, component: RenderedComponent, image: string): SourcePosition | undefined {
   const config = resolution.manifest.config;
-  const overrides = config.images ?? {};
-  const name = image
-    .replace(/@.*$/, '')
-    .replace(/:[^/]*$/, '')
-    .split('/')
-    .at(-1)!;
-  const key = [`${component.label}/${name}`, component.label, 'all'].find(
-    (k) => Object.hasOwn(overrides, k) && Object.values(overrides[k] ?? {}).some(Boolean),
-  );
+  const key = overrideKeyFor(config.images ?? {}, component.label, image);
   if (key !== undefined) return config.locate?.(['images', key], 'key') ?? config.position;
   const identity = lockIdentityOf(component);
   return resolution.providers.find((p) => sameIdentity({ kind: p.kind, name: p.name, namespace: p.namespace }, identity))?.provider

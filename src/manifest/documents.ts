@@ -75,8 +75,14 @@ function unsupportedKind(kind: string, allowed: readonly string[], where: string
   };
 }
 
+/** clusterctl.yaml's keys that a Config takes under another name (cmd/clusterctl/client/config). */
+export const CLUSTERCTL_RENAMED_KEYS: Record<string, string> = {
+  providers: 'repositories: the same list of {name, type, url}',
+  'cert-manager': 'certManager: {version, url} (and enabled: false to leave it out)',
+};
+
 /** Keys of clusterctl's configuration file (clusterctl.yaml), which has no apiVersion or kind. */
-const CLUSTERCTL_CONFIG_KEYS = ['providers', 'images', 'cert-manager'];
+const CLUSTERCTL_CONFIG_KEYS = [...Object.keys(CLUSTERCTL_RENAMED_KEYS), 'images'];
 
 /** A document that is clusterctl.yaml: no apiVersion, no kind, and its keys or UPPER_CASE variables. */
 function clusterctlConfigFinding(value: Record<string, unknown>): Finding | undefined {

@@ -5,7 +5,7 @@ import { isPlainObject } from '../core/kobject.js';
 import { compareStrings } from '../core/diagnostics.js';
 import { closestName } from './fields.js';
 import { INTEGER_FORMATS, imageFieldFinding, inexactIntegerFindings, integerRangeFinding } from './format-findings.js';
-import type { Finding } from './documents.js';
+import { CLUSTERCTL_RENAMED_KEYS, type Finding } from './documents.js';
 import type { FieldPath } from './yaml-source.js';
 import { ownValue } from '../core/own-keys.js';
 
@@ -213,15 +213,9 @@ function formatMismatch(path: FieldPath, schema: AnySchemaObject): SchemaProblem
   };
 }
 
-/** clusterctl.yaml's keys that a Config takes under another name (cmd/clusterctl/client/config). */
-const CLUSTERCTL_CONFIG_KEYS: Record<string, string> = {
-  providers: 'repositories: the same list of {name, type, url}',
-  'cert-manager': 'certManager: {version, url} (and enabled: false to leave it out)',
-};
-
 /** The hint for a clusterctl.yaml key written at the top of a Config: its name here, or `variables:` for a variable. */
 function clusterctlConfigHint(field: string): string | undefined {
-  if (Object.hasOwn(CLUSTERCTL_CONFIG_KEYS, field)) return `clusterctl.yaml's ${field}: is ${CLUSTERCTL_CONFIG_KEYS[field]}`;
+  if (Object.hasOwn(CLUSTERCTL_RENAMED_KEYS, field)) return `clusterctl.yaml's ${field}: is ${CLUSTERCTL_RENAMED_KEYS[field]}`;
   if (/^[A-Z][A-Z0-9_]*$/.test(field))
     return `clusterctl.yaml's variables are top-level keys; here they go under variables: (move ${field} there, its value quoted)`;
   return undefined;

@@ -38,6 +38,19 @@ export function imageMetaFor(overrides: Record<string, ImageMeta>, component: st
   return unionImageMeta(meta, own(overrides, `${component}/${imageName}`));
 }
 
+/**
+ * The most specific key whose override applies to `image` of `component`, in imageMetaFor's order
+ * (`<component>/<image-name>`, `<component>`, `all`): where the manifest chose the image.
+ */
+export function overrideKeyFor(overrides: Record<string, ImageMeta>, component: string, image: string): string | undefined {
+  const parsed = parseImage(image);
+  const byName = parsed.ok ? [`${component}/${imageName(parsed.reference)}`] : [];
+  return [...byName, component, ALL_IMAGES_KEY].find((key) => {
+    const meta = own(overrides, key);
+    return meta !== undefined && !isEmptyMeta(meta);
+  });
+}
+
 /** Whether any override key could apply to an image of `component`, whatever its name. */
 function overrideMayApply(overrides: Record<string, ImageMeta>, component: string): boolean {
   return Object.keys(overrides).some(
