@@ -202,8 +202,11 @@ class ClusterDiagnostics {
     // a version problem points at the layer that chose the version
     const origin = d.path === 'spec.version' && d.object ? layers?.origin(d.object, ['spec', 'version']) : undefined;
     if (origin?.position) d = { ...d, file: origin.position.file, line: origin.position.line, column: origin.position.column };
-    // `cluster lab-1, release R: X` is the release check's `release R: X`, found in lab-1
-    this.grouped.add(origin ? { ...d, object: `${origin.layer}: ${d.object}` } : d, cluster, origin ? ', ' : ': ');
+    // a version the cluster's release leaves to the layers below it is the release's (its check reads the
+    // shared manifest on it): `cluster lab-1, release R: X` is then the release check's `release R: X`, found in lab-1
+    const belowRelease = layers?.release && (origin?.layer === 'shared manifest' || origin?.layer === 'tool defaults');
+    const layer = belowRelease ? `release ${layers.release!.name}` : origin?.layer;
+    this.grouped.add(origin ? { ...d, object: `${layer}: ${d.object}` } : d, cluster, origin ? ', ' : ': ');
   }
 
   /** A cluster's problems; anything else thrown is thrown on. */

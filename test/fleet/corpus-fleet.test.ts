@@ -452,6 +452,24 @@ providers:
   assert.equal(d.line, RELEASES.split('\n').length - 1 + broken.split('\n').indexOf('  BootstrapProvider/kubeadm: v1.12.0') + 1);
 });
 
+test('a contract problem of a release a cluster runs is told once, naming the cluster and the release, where the shared manifest chose the version (docs/fleets.md)', async () => {
+  // the release pins the core provider at v1.7.7 and leaves the control plane to the shared manifest (v1.12.0)
+  const broken = `---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Release
+metadata: {name: broken}
+providers:
+  CoreProvider/cluster-api: v1.7.7
+  BootstrapProvider/kubeadm: v1.10.4
+`;
+  const dir = writeTempManifest({ ...fleetFiles(CLUSTERS('broken')), 'releases.yaml': RELEASES + broken });
+  const error = await rejection(renderOutput({ manifestPaths: [dir] }));
+  const told = error.diagnostics.filter((d) => d.object?.includes('ControlPlaneProvider'));
+  assert.equal(told.length, 1, error.message);
+  assert.equal(told[0]!.object, 'cluster old-1, release broken: ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm');
+  assert.equal(told[0]!.file, path.join(dir, 'providers.yaml'));
+});
+
 test('a cluster on a deprecated release renders with a warning', async () => {
   const dir = writeTempManifest({
     ...fleetFiles(),
