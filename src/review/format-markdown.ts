@@ -96,6 +96,8 @@ function riskName(f: Finding): string {
   if (f.type === 'rbac') return 'RBAC widened';
   if (f.type === 'version') return 'downgrade';
   if (f.type === 'image-content') return 'same tag, new content';
+  if (f.type === 'destination') return 'destination changed';
+  if (f.type === 'deletion') return 'deletion guard gone';
   if (f.type === 'crd') {
     const kinds = [
       f.versionsRemoved.length && 'CRD version removed',

@@ -22,6 +22,7 @@ import {
 } from './types.js';
 import { applicationSetClusters } from './applicationset-reach.js';
 import { webhookFindings } from './webhooks.js';
+import { wiringFindings } from './wiring.js';
 import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
 import { declaredSecretFiles, withValuesHidden } from './secret-files.js';
 import { workloadFindings, WORKLOAD_KINDS } from './workloads.js';
@@ -97,6 +98,7 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
   if (t.id.group === 'apps' && WORKLOAD_KINDS.has(t.id.kind)) findings.push(...workloadFindings(before, after, base));
   if (t.id.group === 'admissionregistration.k8s.io' && WEBHOOK_CONFIGURATION_KINDS.has(t.id.kind))
     findings.push(...webhookFindings(before, after, base));
+  findings.push(...wiringFindings(t.id.group, t.id.kind, before, after, base));
   if (t.id.group === RBAC_GROUP && RBAC_ROLE_KINDS.has(t.id.kind)) {
     const [pa, pb] = [permissionsOf(before), permissionsOf(after)];
     const wider = gained(pa, pb);

@@ -166,6 +166,22 @@ export interface NamespaceMoveFinding extends FindingBase {
   to: string;
 }
 
+/** Where an Argo CD Application or ApplicationSet, or a Flux Kustomization, applies what it syncs. */
+export interface DestinationFinding extends FindingBase {
+  type: 'destination';
+  /** e.g. `name mgmt-a, namespace capi-system`. */
+  from: string;
+  to: string;
+}
+
+/** A guard against deleting the objects (a CRD's, a Namespace's, the wiring's) that is gone. */
+export interface DeletionFinding extends FindingBase {
+  type: 'deletion';
+  guard: 'sync-options' | 'prune-annotation' | 'deletion-policy' | 'finalizer';
+  /** The guard as it was, e.g. `argocd.argoproj.io/sync-options: Prune=false,Delete=false`. */
+  from: string;
+}
+
 export type Finding =
   | VersionFinding
   | ImageFinding
@@ -176,7 +192,9 @@ export type Finding =
   | RbacFinding
   | CrdFinding
   | WebhookFinding
-  | NamespaceMoveFinding;
+  | NamespaceMoveFinding
+  | DestinationFinding
+  | DeletionFinding;
 
 export interface ReviewReport {
   schemaVersion: typeof REVIEW_SCHEMA_VERSION;

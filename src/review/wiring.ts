@@ -1,0 +1,141 @@
+/**
+ * GitOps wiring call-outs: where the components are applied (an Argo CD Application's or
+ * ApplicationSet template's destination, a Flux Kustomization's kubeConfig and targetNamespace)
+ * and what keeps them from being deleted (the Argo CD sync-options and Flux prune annotations the
+ * layouts put on CRDs and Namespaces, a Kustomization's deletionPolicy, an Application's resources
+ * finalizer). The object diff lists such a change as a field path among others; deleting a CRD
+ * deletes every object of its kind, so a reviewer must see these.
+ */
+import { isPlainObject, type KObject } from '../core/kobject.js';
+import type { DeletionFinding, DestinationFinding } from './types.js';
+
+type Base = { risk: 'info'; component: string; file: string; object: string };
+
+const ARGOCD_GROUP = 'argoproj.io';
+const FLUX_KUSTOMIZE_GROUP = 'kustomize.toolkit.fluxcd.io';
+/** Argo CD's sync-options annotation and the options that keep an object from pruning and deletion. */
+const SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
+const KEEP_OPTIONS = ['Prune=false', 'Delete=false'];
+/** kustomize-controller leaves an object so annotated in place when it prunes or deletes. */
+const FLUX_PRUNE = 'kustomize.toolkit.fluxcd.io/prune';
+/** Argo CD deletes an Application's objects with it when it carries one of these (argo-cd common/common.go). */
+const RESOURCES_FINALIZER = /^resources-finalizer\.argocd\.argoproj\.io(\/(background|foreground))?$/;
+
+function field(obj: unknown, ...path: string[]): unknown {
+  let node = obj;
+  for (const key of path) node = isPlainObject(node) ? node[key] : undefined;
+  return node;
+}
+
+function describeValue(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Where an object applies what it syncs, field by field: the cluster's fields, then the namespace's. */
+function destinationOf(
+  group: string,
+  kind: string,
+  obj: KObject,
+): { cluster: Map<string, string>; namespace: Map<string, string> } | undefined {
+  const pick = (from: unknown, names: string[]) =>
+    new Map(names.filter((n) => field(from, n) !== undefined).map((n) => [n, describeValue(field(from, n))]));
+  if (group === ARGOCD_GROUP && (kind === 'Application' || kind === 'ApplicationSet')) {
+    const destination = kind === 'Application' ? field(obj, 'spec', 'destination') : field(obj, 'spec', 'template', 'spec', 'destination');
+    return { cluster: pick(destination, ['server', 'name']), namespace: pick(destination, ['namespace']) };
+  }
+  if (group === FLUX_KUSTOMIZE_GROUP && kind === 'Kustomization')
+    return { cluster: pick(obj.spec, ['kubeConfig']), namespace: pick(obj.spec, ['targetNamespace']) };
+  return undefined;
+}
+
+/** `name mgmt-a → mgmt-b` for each field that differs. */
+function changedFields(a: Map<string, string>, b: Map<string, string>): string[] {
+  return [...new Set([...a.keys(), ...b.keys()])]
+    .filter((n) => a.get(n) !== b.get(n))
+    .map((n) => `${n} ${a.get(n) ?? '(unset)'} → ${b.get(n) ?? '(unset)'}`);
+}
+
+function describeDestination(d: { cluster: Map<string, string>; namespace: Map<string, string> }): string {
+  return [...d.cluster, ...d.namespace].map(([n, v]) => `${n} ${v}`).join(', ') || '(none)';
+}
+
+function destinationFinding(group: string, kind: string, before: KObject, after: KObject, base: Base): DestinationFinding[] {
+  const [a, b] = [destinationOf(group, kind, before), destinationOf(group, kind, after)];
+  if (!a || !b) return [];
+  const cluster = changedFields(a.cluster, b.cluster);
+  const changes = [...cluster, ...changedFields(a.namespace, b.namespace)];
+  if (changes.length === 0) return [];
+  const consequence =
+    cluster.length > 0
+      ? 'what it syncs is applied to another cluster, and what it applied at the old destination stays there'
+      : 'objects without a namespace of their own are applied to another namespace';
+  return [
+    {
+      ...base,
+      risk: cluster.length > 0 ? 'warning' : 'info',
+      type: 'destination',
+      from: describeDestination(a),
+      to: describeDestination(b),
+      message: `${base.object}: destination ${changes.join(', ')}: ${consequence}`,
+    },
+  ];
+}
+
+/** The guards an object carries against deletion, each with what it is for people. */
+function guardsOf(group: string, kind: string, obj: KObject): Map<DeletionFinding['guard'], string> {
+  const guards = new Map<DeletionFinding['guard'], string>();
+  const annotations = obj.metadata?.annotations ?? {};
+  const options = typeof annotations[SYNC_OPTIONS] === 'string' ? annotations[SYNC_OPTIONS].split(',').map((o) => o.trim()) : [];
+  const kept = KEEP_OPTIONS.filter((o) => options.includes(o));
+  if (kept.length > 0) guards.set('sync-options', `${SYNC_OPTIONS}: ${kept.join(',')}`);
+  if (annotations[FLUX_PRUNE] === 'disabled') guards.set('prune-annotation', `${FLUX_PRUNE}: disabled`);
+  if (group === FLUX_KUSTOMIZE_GROUP && kind === 'Kustomization' && field(obj, 'spec', 'deletionPolicy') === 'Orphan')
+    guards.set('deletion-policy', 'deletionPolicy: Orphan');
+  const finalizers = obj.metadata?.finalizers;
+  if (
+    group === ARGOCD_GROUP &&
+    kind === 'Application' &&
+    !(Array.isArray(finalizers) && finalizers.some((f) => typeof f === 'string' && RESOURCES_FINALIZER.test(f)))
+  )
+    guards.set('finalizer', 'no resources finalizer');
+  return guards;
+}
+
+/** What deleting the object, or the Application or Kustomization, now takes with it. */
+function lossOf(kind: string, guard: DeletionFinding['guard']): string {
+  if (guard === 'deletion-policy') return 'deleting the Kustomization now deletes what it applied';
+  if (guard === 'finalizer') return 'deleting the Application now deletes what it applied';
+  if (kind === 'CustomResourceDefinition')
+    return 'a prune or a deleted Application or Kustomization may now delete it, and with it every object of its kind';
+  if (kind === 'Namespace') return 'a prune or a deleted Application or Kustomization may now delete it, and with it everything in it';
+  return 'a prune or a deleted Application or Kustomization may now delete it';
+}
+
+function deletionFindings(group: string, kind: string, before: KObject, after: KObject, base: Base): DeletionFinding[] {
+  const [a, b] = [guardsOf(group, kind, before), guardsOf(group, kind, after)];
+  return [...a]
+    .filter(([guard]) => !b.has(guard))
+    .map(([guard, was]) => ({
+      ...base,
+      risk: 'warning' as const,
+      type: 'deletion' as const,
+      guard,
+      from: was,
+      message:
+        guard === 'finalizer'
+          ? `${base.object}: Argo CD's resources finalizer added: ${lossOf(kind, guard)}`
+          : `${base.object}: ${was} is gone: ${lossOf(kind, guard)}`,
+    }));
+}
+
+/** The wiring call-outs of one changed object (an added or removed object is an object change already). */
+export function wiringFindings(
+  group: string,
+  kind: string,
+  before: KObject | undefined,
+  after: KObject | undefined,
+  base: Base,
+): (DestinationFinding | DeletionFinding)[] {
+  if (!before || !after) return [];
+  return [...destinationFinding(group, kind, before, after, base), ...deletionFindings(group, kind, before, after, base)];
+}
