@@ -11,7 +11,7 @@ const GO_STRING = /"(?:[^"\\]|\\.)*"/g;
 const GENERATOR_VALUE = /^spec\.generators\[\d+\]\.git\.values\./;
 
 /** Each generator value's per-cluster lookup: `key\0cluster` → value. */
-function lookups(object: KObject | undefined): Map<string, string> {
+export function applicationSetLookups(object: KObject | undefined): Map<string, string> {
   const found = new Map<string, string>();
   const spec = isPlainObject(object?.spec) ? object.spec : {};
   const generators = Array.isArray(spec.generators) ? spec.generators : [];
@@ -31,7 +31,7 @@ function lookups(object: KObject | undefined): Map<string, string> {
 
 /** The clusters `paths` (the changed field paths; empty when added or removed) reach, sorted; none when the lookups name none. */
 export function applicationSetClusters(before: KObject | undefined, after: KObject | undefined, paths: readonly string[]): string[] {
-  const [old, now] = [lookups(before), lookups(after)];
+  const [old, now] = [applicationSetLookups(before), applicationSetLookups(after)];
   const cluster = (key: string) => key.slice(key.indexOf('\0') + 1);
   const every = new Set([...old.keys(), ...now.keys()].map(cluster));
   const onlyLookups = before && after && paths.length > 0 && paths.every((p) => GENERATOR_VALUE.test(p));

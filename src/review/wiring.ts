@@ -6,7 +6,9 @@
  * finalizer). The object diff lists such a change as a field path among others; deleting a CRD
  * deletes every object of its kind, so a reviewer must see these.
  */
+import { compareStrings } from '../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../core/kobject.js';
+import { applicationSetLookups } from './applicationset-reach.js';
 import type { DeletionFinding, DestinationFinding } from './types.js';
 
 type Base = { risk: 'info'; component: string; file: string; object: string };
@@ -31,21 +33,48 @@ function describeValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** Where an object applies what it syncs, field by field: the cluster's fields, then the namespace's. */
-function destinationOf(
-  group: string,
-  kind: string,
-  obj: KObject,
-): { cluster: Map<string, string>; namespace: Map<string, string> } | undefined {
-  const pick = (from: unknown, names: string[]) =>
-    new Map(names.filter((n) => field(from, n) !== undefined).map((n) => [n, describeValue(field(from, n))]));
-  if (group === ARGOCD_GROUP && (kind === 'Application' || kind === 'ApplicationSet')) {
-    const destination = kind === 'Application' ? field(obj, 'spec', 'destination') : field(obj, 'spec', 'template', 'spec', 'destination');
-    return { cluster: pick(destination, ['server', 'name']), namespace: pick(destination, ['namespace']) };
+type Destination = { cluster: Map<string, string>; namespace: Map<string, string> };
+
+const CLUSTER_FIELDS = { destination: ['server', 'name'], kustomization: ['kubeConfig'] };
+/** A template field that reads a generator value: `{{ .values.destinationName }}`. */
+const GENERATOR_VALUE = /^\{\{\s*\.values\.(\w+)\s*\}\}$/;
+
+/** The fields of `from` that are set, each as text, with `resolve` applied to each. */
+function pick(from: unknown, names: string[], resolve: (value: string) => string = (v) => v): Map<string, string> {
+  const picked = new Map<string, string>();
+  for (const n of names) {
+    const value = field(from, n) === undefined ? '' : resolve(describeValue(field(from, n)));
+    if (value !== '') picked.set(n, value);
+  }
+  return picked;
+}
+
+/**
+ * Where an object applies what it syncs, field by field, by cluster of a fleet: `''` for an
+ * Application or Kustomization; for the fleet's ApplicationSet, each cluster its lookups name, with
+ * `{{ .values.K }}` read from that cluster's entry (layout/fleet-applicationset.ts).
+ */
+function destinationsOf(group: string, kind: string, obj: KObject): Map<string, Destination> | undefined {
+  if (group === ARGOCD_GROUP && kind === 'Application') {
+    const destination = field(obj, 'spec', 'destination');
+    return new Map([['', { cluster: pick(destination, CLUSTER_FIELDS.destination), namespace: pick(destination, ['namespace']) }]]);
   }
   if (group === FLUX_KUSTOMIZE_GROUP && kind === 'Kustomization')
-    return { cluster: pick(obj.spec, ['kubeConfig']), namespace: pick(obj.spec, ['targetNamespace']) };
-  return undefined;
+    return new Map([['', { cluster: pick(obj.spec, CLUSTER_FIELDS.kustomization), namespace: pick(obj.spec, ['targetNamespace']) }]]);
+  if (group !== ARGOCD_GROUP || kind !== 'ApplicationSet') return undefined;
+  const destination = field(obj, 'spec', 'template', 'spec', 'destination');
+  const lookups = applicationSetLookups(obj);
+  const clusters = new Set([...lookups.keys()].map((key) => key.slice(key.indexOf('\0') + 1)));
+  if (clusters.size === 0) clusters.add('');
+  return new Map(
+    [...clusters].map((c) => {
+      const resolve = (value: string) => {
+        const read = GENERATOR_VALUE.exec(value);
+        return read && c ? (lookups.get(`${read[1]}\0${c}`) ?? '') : value;
+      };
+      return [c, { cluster: pick(destination, CLUSTER_FIELDS.destination, resolve), namespace: pick(destination, ['namespace'], resolve) }];
+    }),
+  );
 }
 
 /** `name mgmt-a → mgmt-b` for each field that differs. */
@@ -55,28 +84,39 @@ function changedFields(a: Map<string, string>, b: Map<string, string>): string[]
     .map((n) => `${n} ${a.get(n) ?? '(unset)'} → ${b.get(n) ?? '(unset)'}`);
 }
 
-function describeDestination(d: { cluster: Map<string, string>; namespace: Map<string, string> }): string {
-  return [...d.cluster, ...d.namespace].map(([n, v]) => `${n} ${v}`).join(', ') || '(none)';
+function describeDestination(d: Destination | undefined): string {
+  return d ? [...d.cluster, ...d.namespace].map(([n, v]) => `${n} ${v}`).join(', ') || '(none)' : '(none)';
 }
 
 function destinationFinding(group: string, kind: string, before: KObject, after: KObject, base: Base): DestinationFinding[] {
-  const [a, b] = [destinationOf(group, kind, before), destinationOf(group, kind, after)];
+  const [a, b] = [destinationsOf(group, kind, before), destinationsOf(group, kind, after)];
   if (!a || !b) return [];
-  const cluster = changedFields(a.cluster, b.cluster);
-  const changes = [...cluster, ...changedFields(a.namespace, b.namespace)];
-  if (changes.length === 0) return [];
-  const consequence =
-    cluster.length > 0
-      ? 'what it syncs is applied to another cluster, and what it applied at the old destination stays there'
-      : 'objects without a namespace of their own are applied to another namespace';
+  const none: Destination = { cluster: new Map(), namespace: new Map() };
+  const moved: { cluster: string; changes: string[]; elsewhere: boolean }[] = [];
+  for (const cluster of [...new Set([...a.keys(), ...b.keys()])].sort(compareStrings)) {
+    // a cluster that joins or leaves the fleet is its Applications' addition or removal
+    if (!a.has(cluster) || !b.has(cluster)) continue;
+    const [was, now] = [a.get(cluster) ?? none, b.get(cluster) ?? none];
+    const elsewhere = changedFields(was.cluster, now.cluster);
+    const changes = [...elsewhere, ...changedFields(was.namespace, now.namespace)];
+    if (changes.length > 0) moved.push({ cluster, changes, elsewhere: elsewhere.length > 0 });
+  }
+  if (moved.length === 0) return [];
+  const elsewhere = moved.some((m) => m.elsewhere);
+  const consequence = elsewhere
+    ? 'what it syncs is applied to another cluster, and what it applied at the old destination stays there'
+    : 'objects without a namespace of their own are applied to another namespace';
+  const fleet = moved[0]!.cluster !== '';
+  const changes = moved.map((m) => (fleet ? `cluster ${m.cluster}: ${m.changes.join(', ')}` : m.changes.join(', '))).join('; ');
   return [
     {
       ...base,
-      risk: cluster.length > 0 ? 'warning' : 'info',
+      risk: elsewhere ? 'warning' : 'info',
       type: 'destination',
-      from: describeDestination(a),
-      to: describeDestination(b),
-      message: `${base.object}: destination ${changes.join(', ')}: ${consequence}`,
+      from: fleet ? moved.map((m) => `${m.cluster}: ${describeDestination(a.get(m.cluster))}`).join('; ') : describeDestination(a.get('')),
+      to: fleet ? moved.map((m) => `${m.cluster}: ${describeDestination(b.get(m.cluster))}`).join('; ') : describeDestination(b.get('')),
+      ...(fleet ? { clusters: moved.map((m) => m.cluster) } : {}),
+      message: `${base.object}: destination ${changes}: ${consequence}`,
     },
   ];
 }

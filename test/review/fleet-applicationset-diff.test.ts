@@ -21,7 +21,7 @@ clusters:
   argocd: {values: {destination: {name: c3}}}
 `;
 
-test("diff names the cluster whose destination changed in the fleet's ApplicationSet", async () => {
+test("diff names the cluster whose destination changed in the fleet's ApplicationSet, and calls the move out as a warning for that cluster alone", async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   const out = path.join(example, 'out');
@@ -37,6 +37,11 @@ test("diff names the cluster whose destination changed in the fleet's Applicatio
   const object = set.kinds[0].objects[0];
   assert.equal(object.kind, 'ApplicationSet');
   assert.deepEqual(object.clusters, ['c2']);
+  const moved = report.findings.filter((f: { type: string }) => f.type === 'destination');
+  assert.equal(moved.length, 1, json.stdout);
+  assert.equal(moved[0].risk, 'warning');
+  assert.deepEqual(moved[0].clusters, ['c2']);
+  assert.match(moved[0].message, /destination cluster c2: name c2 → c2-new: what it syncs is applied to another cluster/);
   const markdown = await run('diff', '--format', 'markdown');
   assert.match(markdown.stdout, /\| `argocd` \(cluster c2\) \|/);
   const text = await run('diff');
