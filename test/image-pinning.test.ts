@@ -958,6 +958,33 @@ test(
   },
 );
 
+test(
+  "a tag the registry lacks, chosen by a configSecret images override, is told at the Secret's images key (operator: the configSecret overrides Config images)",
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'secret-located/capi-init', 'v1.0.0');
+    await pushImage(registry.url, 'secret-located/cluster-api-controller', 'v1.0.0');
+    const secret = `  configSecret: {name: capi-variables}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: capi-variables, namespace: capi-system}
+stringData:
+  images: |
+    cluster-api/cluster-api-controller:
+      tag: v9.9.9
+`;
+    const config = `pinImages: true\nsecrets: {public: [images]}\nimages:\n  all:\n    repository: ${front.host}/secret-located\n`;
+    const dir = manifestDir(config, undefined, { spec: secret });
+    const keyLine = readFileSync(path.join(dir, 'providers.yaml'), 'utf8').split('\n').indexOf('  images: |') + 1;
+    const error = await rejection(render(options(dir), path.join(tempDir(), 'out')));
+    assert.ok(error instanceof CapiGitopsError);
+    const [problem] = error.diagnostics;
+    assert.match(problem!.message, /tag v9\.9\.9 not found in 127\.0\.0\.1:\d+\/secret-located\/cluster-api-controller/);
+    assert.deepEqual([path.basename(problem!.file ?? ''), problem!.line, problem!.column], ['providers.yaml', keyLine, 3]);
+  },
+);
+
 test('--frozen after an images override changed: the image the lockfile lacks is told at the Config images key', { skip }, async () => {
   for (const mirror of ['first-mirror', 'moved-mirror'])
     for (const image of ['capi-init', 'cluster-api-controller']) await pushImage(registry.url, `${mirror}/${image}`, 'v1.0.0');

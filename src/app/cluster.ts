@@ -120,6 +120,7 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
       resolution,
       components: rendered.components,
       marked: rendered.marked,
+      secretImages: secretImagesByLabel(prepared),
     });
     const pinnedResolution = { ...resolution, lock: pinned.lock };
     const laidOut = await layOut(
@@ -137,6 +138,15 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
     if (err instanceof CapiGitopsError) throw new CapiGitopsError(err.diagnostics.map((d) => redactDiagnostic(d, needles)));
     throw err;
   }
+}
+
+/** Each provider's configSecret images overrides, and where its images key is: where pinning tells an image they chose. */
+function secretImagesByLabel(prepared: readonly PreparedProvider[]) {
+  return new Map(
+    prepared
+      .filter((p) => p.secret)
+      .map((p) => [p.resolved.label, { overrides: p.images.fromSecret, at: p.secret!.keyPosition?.(IMAGES_KEY) ?? p.secret!.position }]),
+  );
 }
 
 /** Config.images and configSecret images keys that change no image (a provider's name, not its label), each at its key. */

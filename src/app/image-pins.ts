@@ -33,7 +33,7 @@ import type { LockOutcome } from '../resolve/lock/session.js';
 import type { MovedImage, UncheckedImage } from '../resolve/upgrade-plan.js';
 import { lockEntryLabel, sameIdentity, type LockEntry, type LockIdentity, type LockedImage, type Lockfile } from '../resolve/lock/types.js';
 import type { Resolution } from './types.js';
-import type { SourcePosition } from '../manifest/types.js';
+import type { ImageMeta, SourcePosition } from '../manifest/types.js';
 
 /** Asks registries for the digests of images: those they answered, and a problem for each image they did not. */
 export type DigestAsker = (requests: readonly ImageDigestRequest[]) => Promise<ImageDigestAnswer>;
@@ -49,6 +49,8 @@ export interface PinImagesInput<M extends { objects: KObject[] }> {
   marked?: ReadonlyMap<string, M>;
   /** Tests and callers with their own registry client. */
   ask?: DigestAsker;
+  /** Each provider's configSecret `images` overrides (by component label), and where that key is. */
+  secretImages?: ReadonlyMap<string, { overrides: Record<string, ImageMeta>; at: SourcePosition | undefined }>;
   /** The fleet cluster rendered, if any: `update` refuses fleets, so a moved tag's hint differs. */
   fleetCluster?: string;
   /** A fleet's agreed digests (agreedImageDigests): an image the component's entry lacks takes one before any registry is asked. */
@@ -99,8 +101,18 @@ function artifactOf(resolution: Resolution, component: RenderedComponent): strin
   return `${file ?? 'the components'} of ${component.label} ${component.version}`;
 }
 
-/** Where the manifest chose an image: the Config images key whose override applies to it, else the provider object. */
-function imageOrigin(resolution: Resolution, component: RenderedComponent, image: string): SourcePosition | undefined {
+/**
+ * Where the manifest chose an image: the configSecret's images key when one of its overrides applies
+ * (they win over Config's), else the Config images key whose override applies to it, else the provider object.
+ */
+function imageOrigin(
+  input: PinImagesInput<{ objects: KObject[] }>,
+  component: RenderedComponent,
+  image: string,
+): SourcePosition | undefined {
+  const { resolution } = input;
+  const secret = input.secretImages?.get(component.label);
+  if (secret?.at && overrideKeyFor(secret.overrides, component.label, image) !== undefined) return secret.at;
   const config = resolution.manifest.config;
   const key = overrideKeyFor(config.images ?? {}, component.label, image);
   if (key !== undefined) return config.locate?.(['images', key], 'key') ?? config.position;
@@ -225,7 +237,7 @@ export async function pinImages<M extends { objects: KObject[] }>(input: PinImag
       object: use.object,
       path: use.path,
       where: `container ${use.container} of ${use.object} in ${artifact}`,
-      ...imageOrigin(resolution, component, use.image),
+      ...imageOrigin(input, component, use.image),
     }));
     const known = new Map((entry?.images ?? []).map((i) => [i.image, i.digest]));
     for (const { image } of uses) {
