@@ -17,7 +17,7 @@ import { providerObjectName } from '../resolve/preflight.js';
 import { serializeLockfile } from '../resolve/lock/lockfile.js';
 import type { RenderedComponent, VariableLookup } from '../render/types.js';
 import { unusedVariableWarnings } from '../render/variable-advice.js';
-import { unreadImageKeys } from '../render/images.js';
+import { tagOverridesOnDigests, unreadImageKeys } from '../render/images.js';
 import { inspectVariables } from '../render/variables.js';
 import { landedSecrets, lookupWithLanding } from '../render/secret-landing.js';
 import { providerRawYaml, renderCertManagerComponent, renderProviderComponent, type ProviderRender } from '../render/component.js';
@@ -106,6 +106,7 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
   imageKeyWarnings(resolution, prepared).forEach((w) => options.onWarning?.(w));
   try {
     const rendered = await renderComponents(context, resolution, prepared, needles, options, problems);
+    digestTagWarnings(resolution, prepared, rendered.components).forEach((w) => options.onWarning?.(w));
     // images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries
     const { pinImages: flag, frozen, onWarning, fleetCluster, fleetImageDigests } = options;
     const ask: DigestAsker = (requests) =>
@@ -147,6 +148,35 @@ function secretImagesByLabel(prepared: readonly PreparedProvider[]) {
       .filter((p) => p.secret)
       .map((p) => [p.resolved.label, { overrides: p.images.fromSecret, at: p.secret!.keyPosition?.(IMAGES_KEY) ?? p.secret!.position }]),
   );
+}
+
+/**
+ * A tag override on an image the components pin by digest changes nothing a runtime pulls (the
+ * reference keeps the digest, as clusterctl writes it): told at the key that set the tag.
+ */
+function digestTagWarnings(
+  { manifest }: Resolution,
+  prepared: readonly PreparedProvider[],
+  components: readonly RenderedComponent[],
+): Diagnostic[] {
+  const config = manifest.config;
+  return components.flatMap((component) => {
+    const p = prepared.find((x) => x.resolved.label === component.label);
+    const found = tagOverridesOnDigests(component.objects, component.label, p?.images.merged ?? config.images ?? {});
+    return found.map(({ object, image, key }) => {
+      const secret = p?.secret && p.images.fromSecret[key]?.tag ? p.secret : undefined;
+      const at = secret
+        ? (secret.keyPosition?.(IMAGES_KEY) ?? secret.position)
+        : (config.locate?.(['images', key, 'tag']) ?? config.position);
+      return {
+        ...at,
+        object: secret ? `Secret/${secret.namespace}/${secret.name}` : 'Config',
+        path: `images.${key}.tag`,
+        message: `the tag override changes nothing for ${object}: its image ${image} is pinned by digest in the components, and a container runtime pulls the digest`,
+        hint: 'remove the tag override (the digest decides what runs); to run another build, set the container image with the digest of that build in spec.patches',
+      };
+    });
+  });
 }
 
 /** Config.images and configSecret images keys that change no image (a provider's name, not its label), each at its key. */

@@ -51,6 +51,27 @@ export function overrideKeyFor(overrides: Record<string, ImageMeta>, component: 
   });
 }
 
+/**
+ * Tag overrides that change nothing: an image the components pin by digest keeps the digest under a
+ * tag override (`repo/name:tag@sha256:…`, as clusterctl writes it), and a container runtime pulls
+ * the digest. Each such image (after overrides), with the most specific key that set its tag.
+ */
+export function tagOverridesOnDigests(
+  objs: readonly KObject[],
+  component: string,
+  overrides: Record<string, ImageMeta>,
+): { object: string; image: string; key: string }[] {
+  return objs.flatMap((obj) =>
+    containerImages(obj).flatMap(({ image }) => {
+      const parsed = typeof image === 'string' ? parseImage(image) : undefined;
+      if (!parsed?.ok || !parsed.reference.digest) return [];
+      const keys = [`${component}/${imageName(parsed.reference)}`, component, ALL_IMAGES_KEY];
+      const key = keys.find((k) => own(overrides, k)?.tag);
+      return key === undefined ? [] : [{ object: describeObject(obj), image: image as string, key }];
+    }),
+  );
+}
+
 /** Whether any override key could apply to an image of `component`, whatever its name. */
 function overrideMayApply(overrides: Record<string, ImageMeta>, component: string): boolean {
   return Object.keys(overrides).some(

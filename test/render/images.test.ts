@@ -7,7 +7,9 @@ import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { runCli } from '../helpers/cli.js';
 import type { KObject } from '../../src/core/kobject.js';
-import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../../src/core/diagnostics.js';
+import { renderManagementCluster } from '../../src/app/cluster.js';
+import { CORE_MANAGER_DEPLOYMENT, localCoreRelease } from '../helpers/local-release.js';
 import {
   alterImage,
   applyImageOverrides,
@@ -365,3 +367,46 @@ test('an images key naming no component (a provider name where clusterctl reads 
 });
 
 const LABELS = ['bootstrap-kubeadm', 'cluster-api', 'control-plane-kubeadm', 'infrastructure-docker'];
+
+test('a tag override on an image the components pin by digest is a warning at the key that set the tag; a repository override alone is not (clusterctl imagemeta_client.go keeps the digest)', async () => {
+  const digest = `sha256:${'a'.repeat(64)}`;
+  const url = localCoreRelease(CORE_MANAGER_DEPLOYMENT.replace('registry.example/capi:v0.1.0', `registry.example/capi:v0.1.0@${digest}`));
+  const manifest = (images: string) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  version: v0.1.0
+  fetchConfig: {url: "${url}"}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+images:
+${images}`;
+  const renderWarnings = async (images: string) => {
+    const dir = writeTempManifest({ 'providers.yaml': manifest(images) });
+    const warnings: Diagnostic[] = [];
+    const result = await renderManagementCluster({ manifestPaths: [dir], onWarning: (w) => warnings.push(w) });
+    return {
+      warnings,
+      file: path.join(dir, 'providers.yaml'),
+      manager: [...result.files.values()].find((t) => t.includes('kind: Deployment'))!,
+    };
+  };
+  const tagged = await renderWarnings('  all: {repository: mirror.example/capi}\n  cluster-api:\n    tag: v0.2.0\n');
+  assert.match(tagged.manager, new RegExp(`image: mirror\\.example/capi/capi:v0\\.2\\.0@${digest}`));
+  const told = tagged.warnings.filter((w) => w.path === 'images.cluster-api.tag');
+  assert.equal(told.length, 1, tagged.warnings.map((w) => w.message).join('\n'));
+  assert.match(
+    told[0]!.message,
+    /the tag override changes nothing for Deployment\/capi-system\/capi-controller-manager: its image .* is pinned by digest/,
+  );
+  const tagLine =
+    manifest('  all: {repository: mirror.example/capi}\n  cluster-api:\n    tag: v0.2.0\n').split('\n').indexOf('    tag: v0.2.0') + 1;
+  assert.deepEqual([told[0]!.file, told[0]!.line], [tagged.file, tagLine]);
+  const mirrored = await renderWarnings('  all: {repository: mirror.example/capi}\n');
+  assert.deepEqual(
+    mirrored.warnings.filter((w) => w.path?.startsWith('images.')),
+    [],
+  );
+});
