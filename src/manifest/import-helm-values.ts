@@ -59,10 +59,14 @@ export interface ImportedManifest {
  * value shorter than 6 characters would be found anywhere. One problem per valuesFrom entry,
  * naming each of its values written: the fix (the Secret, or --allow-secret-values) is the same.
  */
-function secretsInOutput(secretValues: readonly SecretValue[], body: string): Diagnostic[] {
+function secretsInOutput(secretValues: readonly SecretValue[], body: string, objects: readonly unknown[]): Diagnostic[] {
+  // a value of several lines (additionalManifests.manifests) is re-indented as a block scalar, so
+  // the text alone misses it: each string the objects hold is searched too
+  const strings = objects.flatMap(stringsIn);
   const entries = new Map<string, { from: SecretValue['from']; paths: string[] }>();
   for (const { path, value, from } of secretValues) {
-    if (value.length < 6 || /(^|\.)(name|namespace)$/.test(path) || !body.includes(value)) continue;
+    if (value.length < 6 || /(^|\.)(name|namespace)$/.test(path)) continue;
+    if (!body.includes(value) && !strings.some((text) => text.includes(value))) continue;
     const key = [from.file, from.line, from.column, from.secret].join('\0');
     const entry = entries.get(key) ?? entries.set(key, { from, paths: [] }).get(key)!;
     if (!entry.paths.includes(path)) entry.paths.push(path);
@@ -75,6 +79,14 @@ function secretsInOutput(secretValues: readonly SecretValue[], body: string): Di
         : `the values ${paths.slice(0, -1).join(', ')} and ${paths.at(-1)} of ${from.secret} are written into the manifest in plain text, and the manifest is meant for Git`,
     hint: "keep credentials out of chart values: put them in the Secret a provider's configSecret names, which the operator reads in the cluster",
   }));
+}
+
+/** Every string an object holds, map keys included. */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (isPlainObject(value)) return Object.entries(value).flatMap(([key, item]) => [key, ...stringsIn(item)]);
+  return [];
 }
 
 /** Warnings, each placed where the last layer that sets its value path wrote it. */
@@ -813,6 +825,6 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   return {
     text: objects.length === 0 ? `${header}# The values name no provider: the chart installs none.\n` : `${header}---\n${body}`,
     warnings: warnings.items,
-    secretsWritten: secretsInOutput(input.secretValues ?? [], body),
+    secretsWritten: secretsInOutput(input.secretValues ?? [], body, objects),
   };
 }

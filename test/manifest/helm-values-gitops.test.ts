@@ -712,6 +712,59 @@ stringData:
   assert.equal(allowed.stderr.match(/warning: HelmRelease/g)?.length, 1, allowed.stderr);
 });
 
+test('CLI: a valuesFrom Secret value of several lines (additionalManifests.manifests holding a Secret, templates/infra.yaml writes it as a block) is refused: re-indented, it is still written', async () => {
+  const release = `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: capi-operator
+  namespace: flux-system
+spec:
+  chart:
+    spec:
+      chart: cluster-api-operator
+      version: 0.24.0
+  valuesFrom:
+    - kind: Secret
+      name: capi-extra
+  values:
+    infrastructure:
+      aws:
+        version: v2.8.1
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: capi-extra
+  namespace: flux-system
+stringData:
+  values.yaml: |
+    infrastructure:
+      aws:
+        additionalManifests:
+          name: aws-extra
+          manifests: |
+            apiVersion: v1
+            kind: Secret
+            metadata:
+              name: aws-creds
+            stringData:
+              key: not-a-suite-value
+`;
+  const [file] = files({ 'helmrelease.yaml': release });
+  const refused = await runCli(['import', 'helm-values', '-f', file!]);
+  assertNoStackTrace(refused);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.equal(refused.stdout, '', 'nothing printed');
+  assert.match(
+    refused.stderr,
+    /helmrelease\.yaml:12:7: error: HelmRelease flux-system\/capi-operator: spec\.valuesFrom\.0: the value infrastructure\.aws\.additionalManifests\.manifests of Secret flux-system\/capi-extra is written into the manifest in plain text/,
+  );
+  assert.doesNotMatch(refused.stderr, /not-a-suite-value/);
+  const allowed = await runCli(['import', 'helm-values', '-f', file!, '--allow-secret-values']);
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.match(allowed.stdout, /key: not-a-suite-value/);
+});
+
 test('CLI: the string form under a chart that reads a map is an error at its line in the values file, with the map form of that very value; from --set, the flags that write it', async () => {
   const [values] = files({ 'values.yaml': 'core: "cluster-api:v1.7.7"\ninfrastructure: "docker:v1.7.7;capa:aws:v2.0.0"\n' });
   const result = await runCli(['import', 'helm-values', '-f', values!, '--chart-version', '0.20.0']);
