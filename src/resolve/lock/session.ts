@@ -17,6 +17,7 @@ import { buildLockfile, lockEntryForCertManager, lockEntryForOperator, lockEntry
 import { assertFrozen, diffLockfiles, FROZEN, FROZEN_HINT, noLockfileProblem, type LockChange } from './diff.js';
 import { originOf } from '../preflight.js';
 import { isLocalRepositoryUrl } from '../../sources/local/repository.js';
+import { selectedConfigMapVersions } from '../../sources/configmap/repository.js';
 import {
   lockedVersionAnswers,
   lockRequestForCertManager,
@@ -74,6 +75,17 @@ export interface LockOutcome {
   previous?: Lockfile;
 }
 
+/**
+ * A selector's releases are the manifest's own ConfigMaps: a locked version that none of them
+ * provides any more (its ConfigMap was dropped from the input) no longer answers the manifest,
+ * so the provider resolves again among those given, as the operator's getLatestVersion would
+ * (internal/controller/phase_load.go), instead of failing on a release nobody can restore.
+ */
+function lockedConfigMapGiven(entry: LockEntry, request: LockRequest, manifest: Manifest): boolean {
+  if (request.source.type !== 'selector') return true;
+  return selectedConfigMapVersions(manifest.configMaps, request.source.selector, request.namespace).includes(entry.version);
+}
+
 export class LockSession {
   private readonly pins = new Map<string, LockEntry>();
   private readonly certManagerPin: LockEntry | undefined;
@@ -89,7 +101,9 @@ export class LockSession {
       return entry && request && lockSatisfies(entry, request) ? entry : undefined;
     };
     for (const provider of manifest.providers) {
-      const entry = pin(lockRequestForProvider(provider, options.registry));
+      const request = lockRequestForProvider(provider, options.registry);
+      const entry = pin(request);
+      if (entry && request && !lockedConfigMapGiven(entry, request, manifest)) continue;
       if (entry) this.pins.set(componentKey(provider), entry);
     }
     this.certManagerPin = pin(lockRequestForCertManager(manifest.config));

@@ -159,6 +159,11 @@ export function selectConfigMaps(configMaps: readonly ConfigMapObject[], selecto
   return configMaps.filter((cm) => cm.namespace === namespace && matchesSelector(cm.labels, selector));
 }
 
+/** The version of each ConfigMap the selector picks, as the operator reads it (label, else name). */
+export function selectedConfigMapVersions(configMaps: readonly ConfigMapObject[], selector: LabelSelector, namespace: string): string[] {
+  return selectConfigMaps(configMaps, selector, namespace).map((cm) => configMapVersion(cm).version);
+}
+
 /** Label values that differ only in case and punctuation (`controlplane`, `control-plane`). */
 const alike = (a: string | undefined, b: string | undefined) =>
   a !== undefined && b !== undefined && a.toLowerCase().replace(/[^a-z0-9]/g, '') === b.toLowerCase().replace(/[^a-z0-9]/g, '');
