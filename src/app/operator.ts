@@ -128,6 +128,7 @@ export async function renderOperatorCluster(resolution: Resolution, options: Ren
   const needles = secretNeedles(secretValues(manifest, secrets, run));
   options.onSecretValues?.(needles);
   for (const warning of turtlesSecretWarnings(resolution)) options.onWarning?.(warning);
+  for (const warning of configReachingNoProvider(resolution)) options.onWarning?.(warning);
   finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(rendered.lock.lock) }, needles);
   return {
     ...resolution,
@@ -186,6 +187,44 @@ function ignoredSecretFlags(options: RenderOptions): string[] {
       (flags.length > 1 ? 'them' : 'it') +
       ' from the command',
   ];
+}
+
+/**
+ * The operator builds each provider's clusterctl configuration from its configSecret alone
+ * (internal/controller/phase_initialize.go initReaderVariables): the Config's variables and its
+ * image overrides for providers, which the other layouts render in, never reach it. Told at the
+ * Config field, so that a migration does not lose them unsaid.
+ */
+function configReachingNoProvider({ manifest, providers, certManager, operator }: Resolution): Diagnostic[] {
+  const config = manifest.config;
+  const at = (path: string[]) => config.locate?.(path, 'key') ?? config.position;
+  const secrets = [...new Set(providers.flatMap(({ provider }) => configSecretName(provider) ?? []))];
+  const where =
+    secrets.length > 0
+      ? `the configSecret of each provider that reads them (${secrets.join(', ')})`
+      : 'a Secret named by the spec.configSecret of each provider that reads them';
+  const warnings: Diagnostic[] = [];
+  const variables = Object.keys(config.variables ?? {});
+  if (variables.length > 0 && providers.length > 0)
+    warnings.push({
+      ...at(['variables']),
+      message: `Config variables reach no provider with --layout operator (${variables.join(', ')}): the operator substitutes a provider's variables from its configSecret only`,
+      hint: `give them as keys of ${where}`,
+    });
+  const own = new Set<string>([operator?.label, certManager?.label].filter((label) => label !== undefined));
+  const forProviders = Object.keys(config.images ?? {}).filter((key) => !own.has(key.split('/')[0]!));
+  if (forProviders.length > 0 && providers.length > 0)
+    warnings.push({
+      ...at(['images', forProviders[0]!]),
+      message: `Config images reach no provider with --layout operator, only cert-manager and the operator (${forProviders.join(', ')}): the operator reads a provider's image overrides from the images key of its configSecret`,
+      hint: `put them, in clusterctl's images YAML, under the images key of ${where}`,
+    });
+  return warnings;
+}
+
+function configSecretName(provider: Resolution['providers'][number]['provider']): string | undefined {
+  const ref = provider.spec.configSecret;
+  return ref ? `Secret/${ref.namespace || provider.namespace}/${ref.name}` : undefined;
 }
 
 /**

@@ -396,6 +396,42 @@ test("a Turtles CAPIProvider's variables and features: the layout writes no Secr
   assert.ok(![...result.files.keys()].some((f) => /secret/i.test(f)), 'still no Secret in the output');
 });
 
+test("Config variables and provider image overrides reach no provider here: the operator reads them from each provider's configSecret alone (internal/controller/phase_initialize.go initReaderVariables), so each is a warning at its Config field; cert-manager's and the operator's own images are not", async () => {
+  const dir = tempDir();
+  const secret = '  configSecret:\n    name: capi-variables\n';
+  const manifest = corpusManifest('v1.12.0', 'repository', { CoreProvider: secret }).replace(
+    'certManager:',
+    `operator:\n  url: ${OPERATOR_RELEASE}\nvariables:\n  AWS_REGION: us-east-1\nimages:\n  cert-manager:\n    repository: mirror.example.com/jetstack\n  cluster-api:\n    repository: mirror.example.com/capi\ncertManager:`,
+  );
+  writeFileSync(path.join(dir, 'm.yaml'), manifest);
+  const told: Diagnostic[] = [];
+  const result = await renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'x', onWarning: (w) => told.push(w) });
+  const line = (text: string) => manifest.split('\n').indexOf(text) + 1;
+  const texts = told.map((w) => formatWarning(w));
+  assert.equal(told.length, 2, texts.join('\n'));
+  const file = displayPath(path.join(dir, 'm.yaml'));
+  assert.ok(
+    texts[0]!.startsWith(
+      `${file}:${line('variables:')}:1: warning: Config variables reach no provider with --layout operator (AWS_REGION): ` +
+        "the operator substitutes a provider's variables from its configSecret only\n",
+    ),
+    texts[0],
+  );
+  assert.match(
+    texts[0]!,
+    /hint: give them as keys of the configSecret of each provider that reads them \(Secret\/capi-system\/capi-variables\)/,
+  );
+  assert.ok(
+    texts[1]!.startsWith(
+      `${file}:${line('  cluster-api:')}:3: warning: Config images reach no provider with --layout operator, only cert-manager and the operator (cluster-api): ` +
+        "the operator reads a provider's image overrides from the images key of its configSecret\n",
+    ),
+    texts[1],
+  );
+  // cert-manager's override is applied here, so it is no warning
+  assert.match(result.files.get('00-cert-manager/deployment-cert-manager.yaml')!, /image: mirror\.example\.com\/jetstack\//);
+});
+
 test('an additionalManifests ConfigMap that two providers name is written once (it is one object in the cluster), not refused as two objects on one file', async () => {
   const dir = tempDir();
   const extra = '  additionalManifests:\n    name: extra\n    namespace: capi-system\n';
