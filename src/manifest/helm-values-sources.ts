@@ -10,6 +10,7 @@
 import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { applySetExpression, SetSyntaxError } from '../core/helm-set.js';
 import { isPlainObject } from '../core/kobject.js';
+import { shellWord } from '../core/shell.js';
 import { hasPath, mergeUserValues, type Values } from '../core/values.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import { decodeBase64 } from './core-objects.js';
@@ -52,6 +53,21 @@ export interface SecretValue {
 }
 
 const CHART_NAME = 'cluster-api-operator';
+
+/**
+ * Argo CD gives each fileParameter to Helm as --set-file, the file's text as a string, after
+ * --set; import's --set-literal is applied last and takes the rest of its argument as written,
+ * so a shell that reads the file into it gives the same value.
+ */
+function fileParametersHint(fileParameters: readonly unknown[]): string {
+  const flags = fileParameters.flatMap((parameter) =>
+    isPlainObject(parameter) && typeof parameter.name === 'string' && typeof parameter.path === 'string'
+      ? [`--set-literal "${parameter.name}=$(cat ${shellWord(parameter.path)})"`]
+      : [],
+  );
+  if (flags.length === 0) return "pass each file's text with --set-literal <name>=<text>";
+  return `pass each file's text, from a checkout of that repository: ${flags.join(' ')}`;
+}
 const PROVIDER_KEYS = ['core', 'bootstrap', 'controlPlane', 'infrastructure', 'ipam', 'addon'];
 /** Top-level keys of a Kubernetes object: a values file made only of these is an object, not values. */
 const OBJECT_KEYS = ['apiVersion', 'kind', 'metadata', 'spec', 'status', 'data', 'stringData', 'items'];
@@ -334,7 +350,11 @@ function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: Diagnost
     parts,
   );
   if (Array.isArray(helm.fileParameters) && helm.fileParameters.length > 0) {
-    warnings.push({ ...at(doc, [...base, 'helm', 'fileParameters']), message: 'name files in a repository, which are not read' });
+    warnings.push({
+      ...at(doc, [...base, 'helm', 'fileParameters']),
+      message: 'name files in a repository, which are not read',
+      hint: fileParametersHint(helm.fileParameters),
+    });
   }
   const revision = str(match.source.targetRevision);
   const chartVersion =

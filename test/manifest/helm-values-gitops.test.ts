@@ -6,14 +6,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { readHelmValuesFiles } from '../../src/manifest/helm-values-sources.js';
 import { importHelmValues } from '../../src/manifest/import-helm-values.js';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
-import { assertNoStackTrace, runCli } from '../helpers/cli.js';
+import { assertNoStackTrace, CLI, runCli } from '../helpers/cli.js';
 
 function files(entries: Record<string, string>): string[] {
   const dir = tempDir('capi-gitops-import-');
@@ -763,6 +764,50 @@ stringData:
   const allowed = await runCli(['import', 'helm-values', '-f', file!, '--allow-secret-values']);
   assert.equal(allowed.code, 0, allowed.stderr);
   assert.match(allowed.stdout, /key: not-a-suite-value/);
+});
+
+test('CLI: an Argo CD fileParameter (argo-cd reposerver/repository/repository.go, helm template --set-file) is not read: the hint gives the --set-literal that reads the file, and followed in a shell, the value is imported', async () => {
+  const application = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: capi-operator
+  namespace: argocd
+spec:
+  source:
+    repoURL: https://kubernetes-sigs.github.io/cluster-api-operator
+    chart: cluster-api-operator
+    targetRevision: 0.24.0
+    helm:
+      valuesObject:
+        infrastructure:
+          vsphere:
+            version: v1.13.0
+            additionalManifests:
+              name: vsphere-extra
+      fileParameters:
+        - name: infrastructure.vsphere.additionalManifests.manifests
+          path: files/vsphere extra.yaml
+`;
+  const [file] = files({ 'application.yaml': application });
+  const dir = path.dirname(file!);
+  mkdirSync(path.join(dir, 'files'));
+  writeFileSync(
+    path.join(dir, 'files', 'vsphere extra.yaml'),
+    'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: vsphere-extra-sa\n',
+  );
+  const told = await runCli(['import', 'helm-values', '-f', 'application.yaml'], { cwd: dir });
+  assert.equal(told.code, 0, told.stderr);
+  assert.match(
+    told.stderr,
+    /application\.yaml:19:9: warning: .*spec\.source\.helm\.fileParameters: name files in a repository, which are not read\n/,
+  );
+  const hint = /hint: pass each file's text, from a checkout of that repository: (.*)\n/.exec(told.stderr)?.[1];
+  assert.equal(hint, `--set-literal "infrastructure.vsphere.additionalManifests.manifests=$(cat 'files/vsphere extra.yaml')"`);
+  const followed = execFileSync('bash', ['-c', `node ${CLI} import helm-values -f application.yaml ${hint}`], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  assert.match(followed, /manifests: \|-\n {4}apiVersion: v1\n {4}kind: ServiceAccount\n/);
 });
 
 test('CLI: the string form under a chart that reads a map is an error at its line in the values file, with the map form of that very value; from --set, the flags that write it', async () => {
