@@ -260,7 +260,7 @@ export async function resolveOperatorRelease(
   const settings = config.operator ?? {};
   const requested = settings.version === LATEST ? undefined : settings.version;
   const at = operatorOrigin(config, settings.url ? 'url' : 'version');
-  const fetchProblem = (error: unknown) => withHint(error, options.sources?.offline ? OPERATOR_OFFLINE_HINT : OPERATOR_FETCH_HINT);
+  const fetchProblem = (error: unknown) => withHint(error, options.sources?.offline ? operatorOfflineHint(config) : OPERATOR_FETCH_HINT);
   return fetchSingleManifest(
     {
       label: OPERATOR_LABEL,
@@ -293,8 +293,16 @@ export async function resolveOperatorRelease(
 }
 
 const OPERATOR_FETCH_HINT = `point operator.url in the Config document at a local copy of ${OPERATOR_COMPONENTS_FILE} (a path or file:// URL), or pass --offline once an online run has cached it`;
-/** An --offline run already is offline: it is told to fill the cache once online, or to use a local copy. */
-const OPERATOR_OFFLINE_HINT = `run once without --offline (e.g. \`capi-gitops lock\`) on a machine with network access to cache it, or point operator.url in the Config document at a local copy of ${OPERATOR_COMPONENTS_FILE} (a path or file:// URL)`;
+/**
+ * An --offline run already is offline: it is told to fill the cache once online, or to use a
+ * local copy. `capi-gitops lock` takes no --layout and fetches the operator's release only when
+ * the Config asks for the layout; a run that took it from --layout alone is told to render.
+ */
+function operatorOfflineHint(config: ToolConfig): string {
+  const locks = config.output?.layout === 'operator' || config.operator !== undefined;
+  const online = locks ? '`capi-gitops lock`' : '`capi-gitops render`';
+  return `run once without --offline (e.g. ${online}) on a machine with network access to cache it, or point operator.url in the Config document at a local copy of ${OPERATOR_COMPONENTS_FILE} (a path or file:// URL)`;
+}
 
 /** `latest`: the newest stable release (a pre-release only when there is no stable one). */
 async function newestRelease(

@@ -16,6 +16,7 @@ import { corpusManifest, tempDir } from '../helpers/corpus-manifest.js';
 import { crdValidator, wiringProblems } from '../helpers/crd-schema.js';
 import { CORPUS_REPOSITORY, FIXTURES } from '../helpers/paths.js';
 import { kubectlAvailable, kubectlKustomize } from '../helpers/tree.js';
+import { runCli } from '../helpers/cli.js';
 import { FakeGitHub } from '../helpers/fake-github.js';
 import { ArtifactCache } from '../../src/sources/cache.js';
 import { CORE_MANAGER_DEPLOYMENT, localCoreRelease } from '../helpers/local-release.js';
@@ -222,6 +223,42 @@ test('an offline render whose operator release is not cached names operator.url 
     operator.hint ?? '',
     /run once without --offline .* or point operator\.url in the Config document at a local copy of operator-components\.yaml/,
   );
+});
+
+test('--layout operator alone, offline, the release not cached: the hint names the render that caches it (lock fetches the release only when the Config asks for the layout), and followed as printed, the offline render works', async () => {
+  const github = await FakeGitHub.start({
+    'kubernetes-sigs/cluster-api-operator': [{ tag: 'v0.28.0', assets: { 'operator-components.yaml': readFileSync(OPERATOR_RELEASE) } }],
+  });
+  try {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'm.yaml'), corpusManifest('v1.12.0'));
+    const offline = [
+      'render',
+      '-f',
+      'm.yaml',
+      '-o',
+      'out',
+      '--layout',
+      'operator',
+      '--cache-dir',
+      'cache',
+      '--github-api-url',
+      github.apiUrl,
+    ];
+    const refused = await runCli([...offline, '--offline'], { cwd: dir });
+    assert.equal(refused.code, 1, refused.stderr);
+    const suggested = /hint: run once without --offline \(e\.g\. `capi-gitops ([^`]*)`\)/.exec(refused.stderr)?.[1];
+    assert.equal(suggested, `render -f m.yaml -o out --layout operator --cache-dir cache --github-api-url ${github.apiUrl}`);
+    // what the hint said before: lock neither fetches nor locks the release here
+    assert.equal((await runCli(['lock', '-f', 'm.yaml', '--cache-dir', 'cache', '--github-api-url', github.apiUrl], { cwd: dir })).code, 0);
+    assert.equal((await runCli([...offline, '--offline'], { cwd: dir })).code, 1);
+    const followed = await runCli(suggested!.split(' '), { cwd: dir });
+    assert.equal(followed.code, 0, followed.stderr);
+    const again = await runCli([...offline, '--offline'], { cwd: dir });
+    assert.equal(again.code, 0, again.stderr);
+  } finally {
+    await github.close();
+  }
 });
 
 /** The operator layout with Config operator.wiring: the tool's chart, values from the Config. */
