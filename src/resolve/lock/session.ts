@@ -86,6 +86,15 @@ function lockedConfigMapGiven(entry: LockEntry, request: LockRequest, manifest: 
   return selectedConfigMapVersions(manifest.configMaps, request.source.selector, request.namespace).includes(entry.version);
 }
 
+/** `capi-gitops lock` takes no --layout: it pins the operator's release only when the Config asks for that layout. */
+function configAsksForOperator(config: Manifest['config']): boolean {
+  return config.output?.layout === 'operator' || config.operator !== undefined;
+}
+
+const OPERATOR_FROZEN_HINT =
+  "set output.layout: operator in the Config document, so that `capi-gitops lock` pins the operator's release too (with --layout alone it does not), " +
+  'then run it (or render without --frozen), review the change and commit the lockfile';
+
 export class LockSession {
   private readonly pins = new Map<string, LockEntry>();
   private readonly certManagerPin: LockEntry | undefined;
@@ -143,9 +152,11 @@ export class LockSession {
       const settings = config[name] ?? {};
       // the field that asks for what changed: its version, else its URL
       const field = settings.version !== undefined ? [name, 'version'] : settings.url !== undefined ? [name, 'url'] : [name];
-      return [
-        problem({ ...config.position, ...config.locate?.(field), object: 'Config', path: field.join('.') }, this.unanswered(request)),
-      ];
+      const told = problem(
+        { ...config.position, ...config.locate?.(field), object: 'Config', path: field.join('.') },
+        this.unanswered(request),
+      );
+      return [name === 'operator' && !configAsksForOperator(config) ? { ...told, hint: OPERATOR_FROZEN_HINT } : told];
     };
     return [
       ...this.manifest.providers

@@ -3,9 +3,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CORPUS_CONFIGMAPS } from '../../helpers/paths.js';
+import { CORPUS_CONFIGMAPS, FIXTURES } from '../../helpers/paths.js';
+import { FakeGitHub } from '../../helpers/fake-github.js';
 import { assertNoStackTrace, runCli } from '../../helpers/cli.js';
-import { tempDir } from '../../helpers/corpus-manifest.js';
+import { corpusManifest, tempDir } from '../../helpers/corpus-manifest.js';
+
+const OPERATOR_RELEASE = path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml');
 
 const PROVIDER = [
   'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
@@ -56,4 +59,30 @@ test('a version-less provider whose locked release was a ConfigMap dropped from 
   const lock = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8');
   assert.match(lock, /version: v1\.12\.0/);
   assert.doesNotMatch(lock, /v1\.13/);
+});
+
+test('--frozen with --layout operator alone: the hint does not send to `capi-gitops lock` as it is (no --layout there, so it never pins the operator release); followed (output.layout: operator in the Config, then lock), the frozen render passes', async () => {
+  const github = await FakeGitHub.start({
+    'kubernetes-sigs/cluster-api-operator': [{ tag: 'v0.28.0', assets: { 'operator-components.yaml': readFileSync(OPERATOR_RELEASE) } }],
+  });
+  try {
+    const dir = tempDir();
+    const manifest = corpusManifest('v1.12.0');
+    writeFileSync(path.join(dir, 'm.yaml'), manifest);
+    const api = ['--cache-dir', 'cache', '--github-api-url', github.apiUrl];
+    const lock = () => runCli(['lock', '-f', 'm.yaml', ...api], { cwd: dir });
+    const frozen = () => runCli(['render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator', '--frozen', ...api], { cwd: dir });
+    assert.equal((await lock()).code, 0);
+    const refused = await frozen();
+    assertNoStackTrace(refused);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /the lockfile would change: \+ cluster-api-operator \(not in the lockfile\)\n/);
+    assert.match(refused.stderr, /hint: set output\.layout: operator in the Config document, so that `capi-gitops lock -f m\.yaml/);
+    writeFileSync(path.join(dir, 'm.yaml'), manifest.replace('certManager:', 'output:\n  layout: operator\ncertManager:'));
+    assert.equal((await lock()).code, 0);
+    const passed = await frozen();
+    assert.equal(passed.code, 0, passed.stderr);
+  } finally {
+    await github.close();
+  }
 });
