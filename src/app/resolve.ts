@@ -12,7 +12,7 @@ import { settleEach } from '../resolve/settle.js';
 import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorSettingsProblems } from '../resolve/operator-release.js';
 import { providerNameWarnings } from '../resolve/name-advice.js';
 import { preflightManagementCluster } from '../resolve/resolve.js';
-import { providerObjectName } from '../resolve/preflight.js';
+import { installedDowngradeWarnings, providerObjectName } from '../resolve/preflight.js';
 import { resolveCertManager, resolveEachProvider, resolveOperatorRelease, type ResolveOptions } from '../resolve/fetch-releases.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
 import { downgradeWarnings } from '../resolve/upgrade-plan.js';
@@ -133,6 +133,7 @@ export async function resolveCluster(
   const problems = [...early, ...settled.problems, ...(each?.problems ?? [])];
   const resolution = { manifest, providers, certManager, lockFile, sources, ...(operator ? { operator } : {}) };
   for (const warning of downgradeWarnings(previous, providers)) options.onWarning?.(warning);
+  for (const warning of installedDowngradeWarnings(providers)) options.onWarning?.(warning);
   if (problems.length === 0) return { ...resolution, lock: session.conclude(providers, certManager, options.frozen ?? false, operator) };
   if (!options.collectAll) throw new CapiGitopsError(problems);
   // What did resolve is still checked against the lock; no lock is written on a failed run.

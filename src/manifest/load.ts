@@ -449,6 +449,8 @@ class ManifestCollector {
 
   private addObject(unit: ObjectUnit, value: Record<string, unknown>): void {
     const position = unit.isDocument ? documentPosition(unit.source) : nodePosition(unit.source, unit.node);
+    // an export's status says what the operator installed: kept for its downgrade check, the rest goes
+    const installed = isPlainObject(value.status) ? value.status.installedVersion : undefined;
     if (unit.category !== 'config') stripServerFields(value);
     switch (unit.category) {
       case 'provider': {
@@ -466,6 +468,8 @@ class ManifestCollector {
           value: (path: FieldPath) => fieldPosition(unit.source, unit.node, conversion ? sourcePathOf(conversion, path) : path, 'value'),
           enumerable: false,
         });
+        if (typeof installed === 'string' && installed !== '')
+          Object.defineProperty(provider, 'installedVersion', { value: installed, enumerable: false });
         this.providers.push(provider);
         break;
       }

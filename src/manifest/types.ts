@@ -110,6 +110,8 @@ export interface ProviderObject {
   position: SourcePosition;
   /** Where a field of the object was written; the object's start for fields it does not have. */
   fieldPosition?: (path: readonly (string | number)[]) => SourcePosition;
+  /** status.installedVersion of an object exported from a cluster: what the operator installed. Not enumerable. */
+  installedVersion?: string;
 }
 
 // ---- Secrets and ConfigMaps given in the input ---------------------------------------------

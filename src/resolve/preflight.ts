@@ -12,7 +12,7 @@ import { closestName, formatPosition } from '../manifest/fields.js';
 import type { Diagnostic, DiagnosticOrigin } from '../core/diagnostics.js';
 import type { ProviderObject } from '../manifest/types.js';
 import type { ProviderRegistry } from './registry.js';
-import { parseVersionRequest } from '../core/versions.js';
+import { parseSemantic, parseVersionRequest } from '../core/versions.js';
 
 const CORE_PROVIDER_NAME = 'cluster-api';
 
@@ -131,4 +131,26 @@ export function preflightProblems(providers: readonly ProviderObject[], registry
     ...duplicateProblems(providers),
     ...providers.flatMap((provider) => [...fetchConfigProblems(provider, registry), ...versionProblems(provider)]),
   ];
+}
+
+/**
+ * checkProviderVersion (internal/controller/preflight_checks.go): the operator refuses a target
+ * below the installed major or minor version, which an exported object's status.installedVersion
+ * records. A render from that export would apply the downgrade through the GitOps tool instead,
+ * so it is told at spec.version; patch downgrades pass, as in the operator.
+ */
+export function installedDowngradeWarnings(resolved: readonly { provider: ProviderObject; version: string }[]): Diagnostic[] {
+  return resolved.flatMap(({ provider, version }) => {
+    const [installed, target] = [parseSemantic(provider.installedVersion ?? ''), parseSemantic(version)];
+    if (!installed || !target || (target.major === installed.major ? target.minor >= installed.minor : target.major > installed.major))
+      return [];
+    return [
+      {
+        ...originOf(provider, provider.spec.version === undefined ? undefined : 'spec.version'),
+        path: 'spec.version',
+        message: `${version} is below ${provider.installedVersion}, which the object's status.installedVersion says the operator installed: a downgrade, which Cluster API does not support and the operator refuses (preflight_checks.go checkProviderVersion)`,
+        hint: `set spec.version to ${provider.installedVersion} or later; to roll back on purpose, make sure no object was stored at a newer API version first`,
+      },
+    ];
+  });
 }

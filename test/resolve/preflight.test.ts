@@ -4,7 +4,8 @@ import { preflightProblems } from '../../src/resolve/preflight.js';
 import { buildProviderRegistry } from '../../src/resolve/registry.js';
 import { provider } from '../fixtures/resolve/builders.js';
 import { loadManifest } from '../../src/manifest/load.js';
-import { writeTempManifest } from '../helpers/corpus-manifest.js';
+import { corpusUrl, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { runCli } from '../helpers/cli.js';
 
 const builtIns = buildProviderRegistry().registry;
 const core = () => provider('CoreProvider', 'cluster-api', 'capi-system');
@@ -165,4 +166,41 @@ test('preflight problems point at their field, as every problem does: spec.versi
     preflightProblems(manifest.providers, builtIns).map((d) => `${d.line}:${d.column} ${d.path}`),
     ['4:9 metadata.name', '15:41 metadata.name', '7:12 spec.version'],
   );
+});
+
+test('an exported provider whose spec.version is below its status.installedVersion (minor or major) is a downgrade warning at spec.version, as the operator refuses it (preflight_checks.go checkProviderVersion); an upgrade or a patch downgrade is not', async () => {
+  const exported = (spec: string, installed: string) =>
+    [
+      'apiVersion: v1',
+      'kind: List',
+      'items:',
+      '- apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+      '  kind: CoreProvider',
+      '  metadata: {name: cluster-api, namespace: capi-system, uid: 4e0c9c9a-0000-4000-8000-000000000001}',
+      '  spec:',
+      `    version: ${spec}`,
+      `    fetchConfig: {url: ${corpusUrl('cluster-api', 'latest', 'core-components.yaml')}}`,
+      '  status:',
+      `    installedVersion: ${installed}`,
+      '    conditions: [{type: Ready, status: "True", lastTransitionTime: "2025-03-04T10:12:00Z"}]',
+      '---',
+      'apiVersion: capi-gitops.dev/v1alpha1',
+      'kind: Config',
+      'certManager: {enabled: false}',
+      '',
+    ].join('\n');
+  const render = async (spec: string, installed: string) => {
+    const dir = writeTempManifest({ 'providers.yaml': exported(spec, installed) });
+    const result = await runCli(['render', '-f', 'providers.yaml', '-o', 'out', '--quiet'], { cwd: dir });
+    assert.equal(result.code, 0, result.stderr);
+    return result.stderr;
+  };
+  assert.equal(
+    await render('v1.10.4', 'v1.12.0'),
+    "providers.yaml:8:14: warning: CoreProvider/capi-system/cluster-api: spec.version: v1.10.4 is below v1.12.0, which the object's status.installedVersion says the operator installed: " +
+      'a downgrade, which Cluster API does not support and the operator refuses (preflight_checks.go checkProviderVersion)\n' +
+      '  hint: set spec.version to v1.12.0 or later; to roll back on purpose, make sure no object was stored at a newer API version first\n',
+  );
+  assert.equal(await render('v1.12.0', 'v1.10.4'), '', 'an upgrade');
+  assert.equal(await render('v1.12.0', 'v1.12.3'), '', 'a patch downgrade passes, as in the operator');
 });
