@@ -99,6 +99,7 @@ export function applyManifestPatches(objs: readonly KObject[], patches: readonly
       const before = (result ?? obj) as KObject;
       result = mergePatchLikeGo(before, patch.body);
       reportLostImages(before, result as KObject, { ...origin, path: `spec.manifestPatches[${index}]` }, patch.body, bag);
+      reportRewrittenApiVersion(before, result as KObject, { ...origin, path: `spec.manifestPatches[${index}]` }, bag);
     }
     return result === undefined ? obj : (result as KObject);
   });
@@ -129,6 +130,24 @@ function reportLostImages(before: KObject, after: KObject, where: Omit<Diagnosti
     hint:
       'set container fields through spec.deployment.containers[] (matched by name: args, env, resources, imageUrl, command), ' +
       'or write the whole container in the patch, its image included',
+  });
+}
+
+/**
+ * A manifest patch whose apiVersion differs from the object's still matches it (upstream compares
+ * kind and name only), and the merge writes the patch's apiVersion onto the object: a Deployment
+ * patched with `apiVersion: extensions/v1beta1` is applied as that API, which the API server no
+ * longer serves, so the sync (and the operator's apply) would fail.
+ */
+function reportRewrittenApiVersion(before: KObject, after: KObject, where: Omit<Diagnostic, 'message'>, bag: DiagnosticBag): void {
+  if (after.apiVersion === before.apiVersion) return;
+  bag.add({
+    ...where,
+    message:
+      `sets apiVersion ${String(after.apiVersion)} on ${describeObject(before)}, which is ${before.apiVersion}: the operator matches a manifest patch ` +
+      "by kind and name, not apiVersion (internal/patch/resource.go), and the merge writes the patch's apiVersion onto the object",
+    expected: `apiVersion: ${before.apiVersion}, the object's own`,
+    hint: `write apiVersion: ${before.apiVersion} in the patch`,
   });
 }
 

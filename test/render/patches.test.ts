@@ -79,10 +79,24 @@ test(`a manifest patch without apiVersion matches nothing (${MANIFEST}, resource
   assert.equal(out[1], input[1], 'unmatched objects are returned as they are');
 });
 
-test(`a manifest patch's apiVersion value is not compared, and the merge writes it (${MANIFEST}, resource.go matches)`, () => {
-  const out = applyManifestPatches([service('a')], ['apiVersion: v2\nkind: Service\nspec:\n  type: ClusterIP\n']) as Json[];
-  assert.equal(out[0]!.spec.type, 'ClusterIP');
-  assert.equal(out[0]!.apiVersion, 'v2');
+test(`a manifest patch's apiVersion value is not compared: one that differs still matches, and as the merge would write it onto the object (an API the server does not serve), it is an error at the patch (${MANIFEST}, resource.go matches)`, () => {
+  const origin = { file: 'providers.yaml', line: 12, column: 5, object: 'CoreProvider/capi-system/cluster-api' };
+  const error = throwsDiagnostics(() =>
+    applyManifestPatches([deployment()], ['apiVersion: extensions/v1beta1\nkind: Deployment\nspec:\n  replicas: 2\n'], origin),
+  );
+  assert.equal(error.diagnostics.length, 1);
+  const [problem] = error.diagnostics;
+  assert.equal(problem!.path, 'spec.manifestPatches[0]');
+  assert.equal(problem!.line, 12);
+  assert.match(
+    problem!.message,
+    /^sets apiVersion extensions\/v1beta1 on Deployment\/capi-system\/capi-controller-manager, which is apps\/v1: the operator matches a manifest patch by kind and name, not apiVersion/,
+  );
+  assert.equal(problem!.hint, 'write apiVersion: apps/v1 in the patch');
+  // followed: the patch with the object's own apiVersion applies
+  const out = applyManifestPatches([deployment()], ['apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: 2\n']) as Json[];
+  assert.equal(out[0]!.spec.replicas, 2);
+  assert.equal(out[0]!.apiVersion, 'apps/v1');
 });
 
 test(`metadata.name must match; metadata.namespace never excludes an object (${MANIFEST}, resource.go matches)`, () => {
