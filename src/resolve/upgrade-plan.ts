@@ -239,6 +239,36 @@ export function downgradeWarnings(previous: Lockfile | undefined, providers: rea
 }
 
 /**
+ * A provider the manifest moves more than 3 minors above the lock in one render (a spec.version
+ * edited by hand, or `update` from an old release): clusterctl refuses that for core and kubeadm
+ * installed at v1.10 or later (upgrader.go doUpgrade), and Cluster API supports it for none
+ * (docs/book/src/reference/versions.md "Skip upgrades"). The plan says so; a render must too, as
+ * it writes the jump. One warning per provider, at its spec.version.
+ */
+export function minorSkipWarnings(previous: Lockfile | undefined, providers: readonly ResolvedProvider[]): Diagnostic[] {
+  const warnings: Diagnostic[] = [];
+  for (const resolved of providers) {
+    const { provider } = resolved;
+    const entry = previous?.entries.find((e) => e.kind === resolved.kind && e.name === resolved.name && e.namespace === resolved.namespace);
+    const [from, to] = [parseSemantic(entry?.version ?? ''), parseSemantic(resolved.version)];
+    if (!entry || !from || !to || !hasSkipRule(resolved.kind, resolved.name)) continue;
+    if (to.major !== from.major || to.minor <= from.minor + MAX_MINOR_SKIP) continue;
+    const refused = compareSemantic(from, SKIP_RULE_FROM) >= 0;
+    const position = provider.spec.version ? (provider.fieldPosition?.(['spec', 'version']) ?? provider.position) : provider.position;
+    warnings.push({
+      ...position,
+      object: providerObjectName(provider),
+      path: 'spec.version',
+      message:
+        `${entry.version} → ${resolved.version} skips more than ${MAX_MINOR_SKIP} minor versions: ` +
+        (refused ? 'clusterctl refuses such an upgrade (upgrader.go doUpgrade)' : 'Cluster API supports at most 3 per upgrade'),
+      hint: `set spec.version to a v${from.major}.${from.minor + MAX_MINOR_SKIP} release (or lower) first, render and roll it out, then move on`,
+    });
+  }
+  return warnings;
+}
+
+/**
  * Allowed but unsupported: the Cluster API version policy supports at most 3 minor versions per
  * upgrade for core and kubeadm (docs/book/src/reference/versions.md "Skip upgrades"), while
  * clusterctl enforces it only from v1.10.

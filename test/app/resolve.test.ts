@@ -1,0 +1,107 @@
+/**
+ * What a resolution tells about the move from the lock to the manifest (src/app/resolve.ts): a
+ * core provider moved more than 3 minors in one step is a warning at its spec.version, whether
+ * the manifest was edited by hand (render, lock) or by `update`.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { runCli } from '../helpers/cli.js';
+
+const RELEASES = ['v1.7.0', 'v1.11.0', 'v1.15.0'];
+
+/** A local repository of core provider releases, all of contract v1beta1; returns its `latest` URL. */
+function coreReleases(): string {
+  const root = tempDir();
+  const series = RELEASES.map((tag) => `- {major: 1, minor: ${tag.split('.')[1]}, contract: v1beta1}\n`).join('');
+  for (const tag of RELEASES) {
+    const dir = path.join(root, 'cluster-api', tag);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, 'core-components.yaml'),
+      `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: capi-controller-manager, namespace: capi-system}
+spec:
+  selector: {matchLabels: {app: capi}}
+  template:
+    metadata: {labels: {app: capi}}
+    spec:
+      containers:
+      - {name: manager, image: registry.example/capi:${tag}}
+`,
+    );
+    writeFileSync(
+      path.join(dir, 'metadata.yaml'),
+      `apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n${series}`,
+    );
+  }
+  return pathToFileURL(path.join(root, 'cluster-api', 'latest', 'core-components.yaml')).href;
+}
+
+/** A manifest directory pinning the core provider at `version` (spec.version on line 7, column 12). */
+function writeManifest(dir: string, url: string, version: string): void {
+  writeFileSync(
+    path.join(dir, 'providers.yaml'),
+    `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata:
+  name: cluster-api
+  namespace: capi-system
+spec:
+  version: ${version}
+  fetchConfig:
+    url: ${url}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+`,
+  );
+}
+
+const SKIP = /skips more than 3 minor versions/;
+
+test('a core provider moved more than 3 minors above the lock warns at its spec.version: unsupported before v1.10, refused by clusterctl from v1.10 (cmd/clusterctl/client/cluster/upgrader.go doUpgrade)', async () => {
+  const url = coreReleases();
+  const dir = tempDir();
+  const cache = ['--cache-dir', path.join(tempDir(), 'cache')];
+  writeManifest(dir, url, 'v1.7.0');
+  const first = await runCli(['lock', '-f', dir, ...cache]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.doesNotMatch(first.stderr, SKIP);
+
+  writeManifest(dir, url, 'v1.11.0');
+  const unsupported = await runCli(['lock', '-f', dir, ...cache]);
+  assert.equal(unsupported.code, 0, unsupported.stderr);
+  assert.match(
+    unsupported.stderr,
+    /providers\.yaml:7:12: warning: CoreProvider\/capi-system\/cluster-api: spec\.version: v1\.7\.0 → v1\.11\.0 skips more than 3 minor versions: Cluster API supports at most 3 per upgrade\n\s+hint: set spec\.version to a v1\.10 release \(or lower\) first/,
+  );
+
+  writeManifest(dir, url, 'v1.15.0');
+  const refused = await runCli(['lock', '-f', dir, ...cache]);
+  assert.equal(refused.code, 0, refused.stderr);
+  assert.match(refused.stderr, /v1\.11\.0 → v1\.15\.0 skips more than 3 minor versions: clusterctl refuses such an upgrade/);
+
+  // the lock now holds v1.15.0: nothing moves, nothing to warn about
+  const again = await runCli(['lock', '-f', dir, ...cache]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.doesNotMatch(again.stderr, SKIP);
+});
+
+test('update warns as plan does when it moves core more than 3 minors (plan lists the same warning; Cluster API docs/book/src/reference/versions.md)', async () => {
+  const url = coreReleases();
+  const dir = tempDir();
+  const cache = ['--cache-dir', path.join(tempDir(), 'cache')];
+  writeManifest(dir, url, 'v1.7.0');
+  assert.equal((await runCli(['lock', '-f', dir, ...cache])).code, 0);
+  const plan = await runCli(['plan', '-f', dir, ...cache]);
+  assert.match(plan.stdout, /v1\.7\.0 → v1\.15\.0 skips more than 3 minor versions/);
+  const update = await runCli(['update', '-f', dir, ...cache]);
+  assert.equal(update.code, 0, update.stderr);
+  assert.match(update.stderr, /providers\.yaml:7:12: warning: .*v1\.7\.0 → v1\.15\.0 skips more than 3 minor versions/);
+});
