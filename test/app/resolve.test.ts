@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tempDir } from '../helpers/corpus-manifest.js';
@@ -104,4 +104,30 @@ test('update warns as plan does when it moves core more than 3 minors (plan list
   const update = await runCli(['update', '-f', dir, ...cache]);
   assert.equal(update.code, 0, update.stderr);
   assert.match(update.stderr, /providers\.yaml:7:12: warning: .*v1\.7\.0 → v1\.15\.0 skips more than 3 minor versions/);
+});
+
+test('a contract edited by hand in the lockfile is not kept: check fails at its line, lock puts it right from metadata.yaml (whose digest the lock checks)', async () => {
+  const url = coreReleases();
+  const dir = tempDir();
+  const cache = ['--cache-dir', path.join(tempDir(), 'cache')];
+  writeManifest(dir, url, 'v1.7.0');
+  assert.equal((await runCli(['lock', '-f', dir, ...cache])).code, 0);
+  const lockFile = path.join(dir, 'capi-gitops.lock.yaml');
+  const locked = readFileSync(lockFile, 'utf8');
+  assert.match(locked, /contract: v1beta1/);
+  writeFileSync(lockFile, locked.replace('contract: v1beta1', 'contract: v1beta2'));
+  const line = locked.split('\n').findIndex((l) => l.includes('contract: v1beta1')) + 1;
+
+  const frozen = await runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out'), ...cache, '--frozen']);
+  assert.equal(frozen.code, 1, frozen.stderr);
+  assert.match(
+    frozen.stderr,
+    new RegExp(
+      `capi-gitops\\.lock\\.yaml:${line}:15: error: .*the lockfile would change: ~ cluster-api v1\\.7\\.0: contract v1beta2 → v1beta1`,
+    ),
+  );
+  const relock = await runCli(['lock', '-f', dir, ...cache]);
+  assert.equal(relock.code, 0, relock.stderr);
+  assert.match(relock.stdout, /~ cluster-api v1\.7\.0: contract v1beta2 → v1beta1/);
+  assert.equal(readFileSync(lockFile, 'utf8'), locked);
 });

@@ -277,7 +277,10 @@ export class LockSession {
     };
     const { config } = this.manifest;
     for (const resolved of providers) {
-      const pin = this.options.overrides?.has(componentKey(resolved)) ? undefined : this.pins.get(componentKey(resolved));
+      const locked = this.options.overrides?.has(componentKey(resolved)) ? undefined : this.pins.get(componentKey(resolved));
+      // the contract comes from metadata.yaml, whose digest the lock checks: one the lock names otherwise was edited by hand
+      const pin =
+        locked?.contract !== undefined && locked.contract !== resolved.contract ? { ...locked, contract: resolved.contract } : locked;
       add(pin, [resolved.metadata, resolved.components], () => lockEntryForProvider(resolved, this.options.registry, this.lockDir));
     }
     if (certManager) {

@@ -1,6 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertFrozen, diffLockfiles, verifyLockedArtifacts, digestMismatch, type LockEntry } from '../../../src/resolve/lock/lockfile.js';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  assertFrozen,
+  diffLockfiles,
+  serializeLockfile,
+  verifyLockedArtifacts,
+  digestMismatch,
+  type LockEntry,
+} from '../../../src/resolve/lock/lockfile.js';
+import { tempDir } from '../../helpers/corpus-manifest.js';
 import { sha256Hex } from '../../../src/core/digest.js';
 import { failsWith } from '../../helpers/assertions.js';
 
@@ -103,6 +113,26 @@ test('--frozen fails naming every change, or the missing lockfile', () => {
   assert.throws(
     () => assertFrozen(undefined, { entries: [core12] }),
     failsWith(/there is no lockfile, and --frozen \(check implies it\) needs one/),
+  );
+});
+
+test('--frozen tells a change at the lock entry that records it: a contract edited by hand at its contract line, a removed entry at its first line, an added one at the file', () => {
+  const file = path.join(tempDir(), 'capi-gitops.lock.yaml');
+  const edited = { ...core12, contract: 'v1beta1' };
+  const text = serializeLockfile({ entries: [certManager, edited] });
+  writeFileSync(file, text);
+  const lines = text.split('\n');
+  const contractLine = lines.findIndex((l, i) => l.includes('contract: v1beta1') && lines[i - 5]?.includes('kind: CoreProvider')) + 1;
+  const certManagerLine = lines.findIndex((l) => l.includes('kind: CertManager')) + 1;
+  assert.ok(contractLine > 0 && certManagerLine > 0, text);
+  assert.throws(
+    () => assertFrozen({ entries: [certManager, edited] }, { entries: [core12, kubeadm] }, file),
+    failsWith(/contract v1beta1 → v1beta2/, (error) => {
+      const at = (pattern: RegExp) => error.diagnostics.find((d) => pattern.test(d.message))!;
+      assert.deepEqual([at(/cluster-api/).line, at(/cluster-api/).column], [contractLine, 15]);
+      assert.deepEqual([at(/- cert-manager/).line, at(/- cert-manager/).column], [certManagerLine, 5]);
+      assert.equal(at(/\+ bootstrap-kubeadm/).line, undefined);
+    }),
   );
 });
 
