@@ -18,6 +18,7 @@ import {
   type UpgradePlan,
   type UpgradePlanInput,
 } from '../resolve/upgrade-plan.js';
+import type { VersionBump } from '../manifest/update-versions.js';
 import { openRepository } from '../sources/index.js';
 import { listManifestFiles, refuseLinkedManifestFiles } from '../manifest/files.js';
 import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
@@ -32,6 +33,7 @@ import type { Manifest, ProviderObject } from '../manifest/types.js';
 import type { RepositoryRequest } from '../sources/request.js';
 import type { VersionRange } from '../resolve/upgrade-holds.js';
 import { recheckLockedImages, refreshLockedImages, registryDigests } from './image-pins.js';
+import { originOf, providerObjectName } from '../resolve/preflight.js';
 
 /**
  * For each provider: the locked release (what the output holds, as clusterctl plans from what the
@@ -182,7 +184,7 @@ export async function updateManagementCluster(options: RenderOptions, selection:
     return { edits: [], files: [], texts: [], resolution: { ...resolution, lock } };
   }
   const { plan, resolution: planned } = await planManagementCluster({ ...options, frozen: false }, false);
-  const bumps = selectUpdates(plan, selection);
+  const bumps = selectUpdatesAtVersions(plan, selection, planned.manifest.providers);
   // a range that splits the providers was refused above; one that does not may stay behind, said aloud
   for (const warning of heldBackDiagnostics(plan, selection).warnings) options.onWarning?.(warning);
   const problems: Diagnostic[] = [];
@@ -208,6 +210,25 @@ export async function updateManagementCluster(options: RenderOptions, selection:
     },
   );
   return { plan, edits, files: changed.map((f) => f.path), texts: changed, resolution };
+}
+
+/**
+ * selectUpdates names each provider it refuses to move or to leave behind (a contract the core
+ * provider would not accept); the manifest's spec.version is where that is changed, so the
+ * problem is told there. Problems about the command line (an unknown provider) stay as they are.
+ */
+function selectUpdatesAtVersions(plan: UpgradePlan, selection: UpdateSelection, providers: readonly ProviderObject[]): VersionBump[] {
+  try {
+    return selectUpdates(plan, selection);
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    const byObject = new Map(providers.map((p) => [providerObjectName(p), p]));
+    const placed = err.diagnostics.map((d) => {
+      const provider = d.file === undefined && d.object !== undefined ? byObject.get(d.object) : undefined;
+      return provider ? { ...d, ...originOf(provider, 'spec.version') } : d;
+    });
+    throw new CapiGitopsError(placed);
+  }
 }
 
 /**

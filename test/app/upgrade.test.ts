@@ -1,0 +1,87 @@
+/**
+ * `update` (src/app/upgrade.ts): a provider the update refuses to move, or to leave behind, is
+ * told at its spec.version, where the move is written.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { tempDir } from '../helpers/corpus-manifest.js';
+import { runCli } from '../helpers/cli.js';
+
+const SERIES = '- {major: 1, minor: 10, contract: v1beta1}\n- {major: 1, minor: 11, contract: v1beta2}\n';
+
+/** Releases v1.10.0 (contract v1beta1) and v1.11.0 (v1beta2) of `label`; returns its `latest` URL. */
+function releases(root: string, label: string, file: string, deployment: string, namespace: string): string {
+  for (const tag of ['v1.10.0', 'v1.11.0']) {
+    const dir = path.join(root, label, tag);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, file),
+      `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${deployment}, namespace: ${namespace}}
+spec:
+  selector: {matchLabels: {app: ${label}}}
+  template:
+    metadata: {labels: {app: ${label}}}
+    spec:
+      containers:
+      - {name: manager, image: registry.example/${label}:${tag}}
+`,
+    );
+    writeFileSync(
+      path.join(dir, 'metadata.yaml'),
+      `apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n${SERIES}`,
+    );
+  }
+  return pathToFileURL(path.join(root, label, 'latest', file)).href;
+}
+
+test('update of the kubeadm bootstrap provider alone onto a contract the core provider does not accept is refused at its spec.version (clusterctl cmd/clusterctl/client/cluster/upgrader.go createCustomPlan)', async () => {
+  const root = tempDir();
+  const core = releases(root, 'cluster-api', 'core-components.yaml', 'capi-controller-manager', 'capi-system');
+  const bootstrap = releases(
+    root,
+    'bootstrap-kubeadm',
+    'bootstrap-components.yaml',
+    'capi-kubeadm-bootstrap-controller-manager',
+    'capi-kubeadm-bootstrap-system',
+  );
+  const dir = tempDir();
+  const manifest = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  version: v1.10.0
+  fetchConfig: {url: ${core}}
+---
+apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: BootstrapProvider
+metadata: {name: kubeadm, namespace: capi-kubeadm-bootstrap-system}
+spec:
+  version: v1.10.0
+  fetchConfig: {url: ${bootstrap}}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+`;
+  writeFileSync(path.join(dir, 'providers.yaml'), manifest);
+  const cache = ['--cache-dir', path.join(tempDir(), 'cache')];
+  assert.equal((await runCli(['lock', '-f', dir, ...cache])).code, 0);
+  const lock = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8');
+
+  const refused = await runCli(['update', '-f', dir, ...cache, '--contract', 'v1beta2', 'bootstrap-kubeadm']);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(
+    refused.stderr,
+    /providers\.yaml:12:12: error: BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm: spec\.version: bootstrap-kubeadm would implement contract v1beta2 while the core provider implements v1beta1/,
+  );
+  // an unknown provider is a mistake on the command line: no manifest position
+  const unknown = await runCli(['update', '-f', dir, ...cache, '--contract', 'v1beta2', 'bootstrap-kubeadmm']);
+  assert.match(unknown.stderr, /^error: no provider "bootstrap-kubeadmm" in the manifest/m);
+  assert.equal(readFileSync(path.join(dir, 'providers.yaml'), 'utf8'), manifest);
+  assert.equal(readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8'), lock);
+});
