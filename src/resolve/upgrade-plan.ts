@@ -238,30 +238,50 @@ export function downgradeWarnings(previous: Lockfile | undefined, providers: rea
   return warnings;
 }
 
+/** The labels hasSkipRule covers, as the lock and a render's component directories name them. */
+const SKIP_RULE_LABELS = new Set([
+  manifestLabel('CoreProvider', 'cluster-api'),
+  manifestLabel('BootstrapProvider', 'kubeadm'),
+  manifestLabel('ControlPlaneProvider', 'kubeadm'),
+]);
+
+/**
+ * Whether moving the provider of `label` from `from` to `to` skips more than 3 minors: `refused`
+ * by clusterctl for core and kubeadm installed at v1.10 or later (upgrader.go doUpgrade),
+ * `unsupported` before (docs/book/src/reference/versions.md "Skip upgrades"); undefined otherwise.
+ */
+export function minorSkip(label: string, from: string, to: string): 'refused' | 'unsupported' | undefined {
+  const [installed, target] = [parseSemantic(from), parseSemantic(to)];
+  if (!installed || !target || !SKIP_RULE_LABELS.has(label)) return undefined;
+  if (target.major !== installed.major || target.minor <= installed.minor + MAX_MINOR_SKIP) return undefined;
+  return compareSemantic(installed, SKIP_RULE_FROM) >= 0 ? 'refused' : 'unsupported';
+}
+
+/** What minorSkip means, after "v1.7.7 → v1.12.0 skips more than 3 minor versions: ". */
+export const MINOR_SKIP_MEANS = {
+  refused: 'clusterctl refuses such an upgrade (upgrader.go doUpgrade)',
+  unsupported: `Cluster API supports at most ${MAX_MINOR_SKIP} per upgrade`,
+} as const;
+
 /**
  * A provider the manifest moves more than 3 minors above the lock in one render (a spec.version
- * edited by hand, or `update` from an old release): clusterctl refuses that for core and kubeadm
- * installed at v1.10 or later (upgrader.go doUpgrade), and Cluster API supports it for none
- * (docs/book/src/reference/versions.md "Skip upgrades"). The plan says so; a render must too, as
- * it writes the jump. One warning per provider, at its spec.version.
+ * edited by hand, or `update` from an old release). The plan says so; a render must too, as it
+ * writes the jump. One warning per provider, at its spec.version.
  */
 export function minorSkipWarnings(previous: Lockfile | undefined, providers: readonly ResolvedProvider[]): Diagnostic[] {
   const warnings: Diagnostic[] = [];
   for (const resolved of providers) {
     const { provider } = resolved;
     const entry = previous?.entries.find((e) => e.kind === resolved.kind && e.name === resolved.name && e.namespace === resolved.namespace);
-    const [from, to] = [parseSemantic(entry?.version ?? ''), parseSemantic(resolved.version)];
-    if (!entry || !from || !to || !hasSkipRule(resolved.kind, resolved.name)) continue;
-    if (to.major !== from.major || to.minor <= from.minor + MAX_MINOR_SKIP) continue;
-    const refused = compareSemantic(from, SKIP_RULE_FROM) >= 0;
+    const skip = entry ? minorSkip(manifestLabel(resolved.kind, resolved.name), entry.version, resolved.version) : undefined;
+    if (!entry || !skip) continue;
+    const from = parseSemantic(entry.version)!;
     const position = provider.spec.version ? (provider.fieldPosition?.(['spec', 'version']) ?? provider.position) : provider.position;
     warnings.push({
       ...position,
       object: providerObjectName(provider),
       path: 'spec.version',
-      message:
-        `${entry.version} → ${resolved.version} skips more than ${MAX_MINOR_SKIP} minor versions: ` +
-        (refused ? 'clusterctl refuses such an upgrade (upgrader.go doUpgrade)' : 'Cluster API supports at most 3 per upgrade'),
+      message: `${entry.version} → ${resolved.version} skips more than ${MAX_MINOR_SKIP} minor versions: ${MINOR_SKIP_MEANS[skip]}`,
       hint: `set spec.version to a v${from.major}.${from.minor + MAX_MINOR_SKIP} release (or lower) first, render and roll it out, then move on`,
     });
   }

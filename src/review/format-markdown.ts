@@ -94,7 +94,7 @@ export function riskLine(report: ReviewReport): string {
 
 function riskName(f: Finding): string {
   if (f.type === 'rbac') return 'RBAC widened';
-  if (f.type === 'version') return 'downgrade';
+  if (f.type === 'version') return f.direction === 'downgrade' ? 'downgrade' : 'upgrade skipping minor versions';
   if (f.type === 'image-content') return 'same tag, new content';
   if (f.type === 'destination') return 'destination changed';
   if (f.type === 'deletion') return 'deletion guard gone';

@@ -6,6 +6,7 @@
 import { compareStrings, DiagnosticBag } from '../core/diagnostics.js';
 import type { KObject } from '../core/kobject.js';
 import { parseSemantic, compareSemantic } from '../core/versions.js';
+import { MINOR_SKIP_MEANS, minorSkip } from '../resolve/upgrade-plan.js';
 import { compareCrds, crdChangeCount, describeCrdChanges, CRD_SCHEMA_PATH } from './crd.js';
 import { changedPaths } from './field-paths.js';
 import { describeId, readTreeObjects, type TreeObject, type TreeObjects } from './objects.js';
@@ -75,6 +76,15 @@ function versionFinding(
   const [a, b] = [parseSemantic(from), parseSemantic(to)];
   const order = a && b ? compareSemantic(a, b) : 0;
   if (order > 0) return { ...base, risk: 'warning', direction: 'downgrade', message: `${name} downgraded ${from} → ${to}` };
+  // the plan and render warn of such a jump; the reviewer of the change must see it too
+  const skip = order < 0 ? minorSkip(name, from, to) : undefined;
+  if (skip)
+    return {
+      ...base,
+      risk: 'warning',
+      direction: 'upgrade',
+      message: `${name} upgraded ${from} → ${to}, which skips more than 3 minor versions: ${MINOR_SKIP_MEANS[skip]}`,
+    };
   if (order < 0) return { ...base, risk: 'info', direction: 'upgrade', message: `${name} upgraded ${from} → ${to}` };
   return { ...base, risk: 'info', direction: 'changed', message: `${name} ${from} → ${to}` };
 }
