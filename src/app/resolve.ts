@@ -15,7 +15,7 @@ import { preflightManagementCluster } from '../resolve/resolve.js';
 import { installedDowngradeWarnings, providerObjectName } from '../resolve/preflight.js';
 import { resolveCertManager, resolveEachProvider, resolveOperatorRelease, type ResolveOptions } from '../resolve/fetch-releases.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
-import { downgradeWarnings, minorSkipWarnings } from '../resolve/upgrade-plan.js';
+import { downgradeWarnings, kubeadmSplitWarnings, minorSkipWarnings } from '../resolve/upgrade-plan.js';
 import { buildLockfile, lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
 import type { Lockfile } from '../resolve/lock/types.js';
 import { LockSession, type LockOutcome } from '../resolve/lock/session.js';
@@ -132,8 +132,8 @@ export async function resolveCluster(
   const certManager = resolvedCertManager ?? null;
   const problems = [...early, ...settled.problems, ...(each?.problems ?? [])];
   const resolution = { manifest, providers, certManager, lockFile, sources, ...(operator ? { operator } : {}) };
-  for (const warning of [...downgradeWarnings(previous, providers), ...minorSkipWarnings(previous, providers)])
-    options.onWarning?.(warning);
+  const moves = [downgradeWarnings, minorSkipWarnings, kubeadmSplitWarnings].flatMap((warn) => warn(previous, providers));
+  for (const warning of moves) options.onWarning?.(warning);
   for (const warning of installedDowngradeWarnings(providers)) options.onWarning?.(warning);
   if (problems.length === 0) return { ...resolution, lock: session.conclude(providers, certManager, options.frozen ?? false, operator) };
   if (!options.collectAll) throw new CapiGitopsError(problems);

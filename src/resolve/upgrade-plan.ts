@@ -289,6 +289,34 @@ export function minorSkipWarnings(previous: Lockfile | undefined, providers: rea
 }
 
 /**
+ * The core and kubeadm providers a render leaves on different minor versions after moving one of
+ * them (`update cluster-api` alone, a spec.version edited by hand): they are released together,
+ * and the kubeadm control plane requires the kubeadm bootstrap provider of the same version
+ * (docs/book/src/reference/versions.md). `update` refuses a range that splits them
+ * (upgrade-holds.ts); any other split is a warning at each kubeadm provider apart from the core.
+ */
+export function kubeadmSplitWarnings(previous: Lockfile | undefined, providers: readonly ResolvedProvider[]): Diagnostic[] {
+  const group = providers.filter((r) => hasSkipRule(r.kind, r.name));
+  const core = group.find((r) => r.kind === 'CoreProvider');
+  const minor = (version: string) => parseSemantic(version)?.minor;
+  const locked = (r: ResolvedProvider) =>
+    previous?.entries.find((e) => e.kind === r.kind && e.name === r.name && e.namespace === r.namespace)?.version;
+  if (core === undefined || group.every((r) => locked(r) === r.version)) return [];
+  const coreMinor = parseSemantic(core.version);
+  return group
+    .filter((r) => r !== core && coreMinor !== null && minor(r.version) !== undefined && minor(r.version) !== coreMinor.minor)
+    .map(({ provider, kind, name, version }) => ({
+      ...(provider.spec.version ? (provider.fieldPosition?.(['spec', 'version']) ?? provider.position) : provider.position),
+      object: providerObjectName(provider),
+      path: 'spec.version',
+      message:
+        `${manifestLabel(kind, name)} ${version} while cluster-api is at ${core.version}: the core and kubeadm providers are ` +
+        'released together, and the kubeadm control plane requires the kubeadm bootstrap provider of the same version',
+      hint: `set spec.version to ${core.version}, as cluster-api's; \`capi-gitops update\` naming no provider moves them together`,
+    }));
+}
+
+/**
  * Allowed but unsupported: the Cluster API version policy supports at most 3 minor versions per
  * upgrade for core and kubeadm (docs/book/src/reference/versions.md "Skip upgrades"), while
  * clusterctl enforces it only from v1.10.

@@ -39,7 +39,8 @@ spec:
   return pathToFileURL(path.join(root, label, 'latest', file)).href;
 }
 
-test('update of the kubeadm bootstrap provider alone onto a contract the core provider does not accept is refused at its spec.version (clusterctl cmd/clusterctl/client/cluster/upgrader.go createCustomPlan)', async () => {
+/** Core and kubeadm bootstrap at v1.10.0, locked, in a new manifest directory. */
+async function lockedAtV110(): Promise<{ dir: string; manifest: string; cache: string[] }> {
   const root = tempDir();
   const core = releases(root, 'cluster-api', 'core-components.yaml', 'capi-controller-manager', 'capi-system');
   const bootstrap = releases(
@@ -71,6 +72,11 @@ certManager: {enabled: false}
   writeFileSync(path.join(dir, 'providers.yaml'), manifest);
   const cache = ['--cache-dir', path.join(tempDir(), 'cache')];
   assert.equal((await runCli(['lock', '-f', dir, ...cache])).code, 0);
+  return { dir, manifest, cache };
+}
+
+test('update of the kubeadm bootstrap provider alone onto a contract the core provider does not accept is refused at its spec.version (clusterctl cmd/clusterctl/client/cluster/upgrader.go createCustomPlan)', async () => {
+  const { dir, manifest, cache } = await lockedAtV110();
   const lock = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8');
 
   const refused = await runCli(['update', '-f', dir, ...cache, '--contract', 'v1beta2', 'bootstrap-kubeadm']);
@@ -84,4 +90,22 @@ certManager: {enabled: false}
   assert.match(unknown.stderr, /^error: no provider "bootstrap-kubeadmm" in the manifest/m);
   assert.equal(readFileSync(path.join(dir, 'providers.yaml'), 'utf8'), manifest);
   assert.equal(readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8'), lock);
+});
+
+test('update of the core provider alone leaves the kubeadm providers on another minor: a warning at their spec.version whose hint, followed, moves them (Cluster API docs/book/src/reference/versions.md: released together)', async () => {
+  const { dir, cache } = await lockedAtV110();
+  const alone = await runCli(['update', '-f', dir, ...cache, '--contract', 'v1beta2', 'cluster-api']);
+  assert.equal(alone.code, 0, alone.stderr);
+  assert.match(
+    alone.stderr,
+    /providers\.yaml:12:12: warning: BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm: spec\.version: bootstrap-kubeadm v1\.10\.0 while cluster-api is at v1\.11\.0: the core and kubeadm providers are released together\b.*\n\s+hint: set spec\.version to v1\.11\.0, as cluster-api's; `capi-gitops update -f [^`]+` naming no provider moves them together/,
+  );
+  // the split is in the lock now: a render that moves nothing says nothing more
+  const render = await runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out'), ...cache]);
+  assert.equal(render.code, 0, render.stderr);
+  assert.doesNotMatch(render.stderr, /released together/);
+  const together = await runCli(['update', '-f', dir, ...cache]);
+  assert.equal(together.code, 0, together.stderr);
+  assert.doesNotMatch(together.stderr, /released together/);
+  assert.match(readFileSync(path.join(dir, 'providers.yaml'), 'utf8'), /kind: BootstrapProvider\n[^]*version: v1\.11\.0/);
 });
