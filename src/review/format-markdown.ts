@@ -101,6 +101,7 @@ function riskName(f: Finding): string {
   if (f.type === 'crd') {
     const kinds = [
       f.versionsRemoved.length && 'CRD version removed',
+      f.served.some((v) => v.from && !v.to) && 'CRD version no longer served',
       f.storage.length && 'storage version flipped',
       f.schema.some((s) => s.propertiesRemoved.length) && 'CRD schema properties removed',
     ].filter(Boolean);

@@ -136,8 +136,12 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
   if (isCrd(t)) {
     const changes = compareCrds(before, after);
     if (crdChangeCount(changes) > 0) {
+      // a version no longer served breaks its clients as a removed one does (the API server stops serving it)
       const breaking =
-        changes.versionsRemoved.length > 0 || changes.storage.length > 0 || changes.schema.some((s) => s.propertiesRemoved.length > 0);
+        changes.versionsRemoved.length > 0 ||
+        changes.served.some((s) => s.from && !s.to) ||
+        changes.storage.length > 0 ||
+        changes.schema.some((s) => s.propertiesRemoved.length > 0);
       findings.push({
         ...base,
         risk: breaking ? 'warning' : 'info',

@@ -293,6 +293,26 @@ test('versions: core or kubeadm upgraded more than 3 minors at once is a warning
   assert.match(formatMarkdown(report), /\*\*Risk:\*\* ⚠️ 2 risky changes: 2 upgrade skipping minor versions/);
 });
 
+test('CRD: an API version no longer served is a warning, as a removed one (apiextensions.k8s.io/v1 CustomResourceDefinitionVersion served: the API server stops serving it); served again is info', () => {
+  const before = corpusObject('CustomResourceDefinition', 'clusters.cluster.x-k8s.io');
+  const after = clone(before);
+  const versions = (after.spec as { versions: { name: string; served: boolean }[] }).versions;
+  const v1beta1 = versions.find((v) => v.name === 'v1beta1');
+  assert.ok(v1beta1?.served);
+  v1beta1.served = false;
+  const unserved = only(review([before], [after]), 'crd');
+  assert.deepEqual(
+    unserved.map((f) => [f.risk, f.served, f.message]),
+    [['warning', [{ version: 'v1beta1', from: true, to: false }], 'clusters.cluster.x-k8s.io: v1beta1 served true → false']],
+  );
+  assert.match(formatMarkdown(review([before], [after])), /\*\*Risk:\*\* ⚠️ 1 risky change: 1 CRD version no longer served/);
+  const servedAgain = only(review([after], [before]), 'crd');
+  assert.deepEqual(
+    servedAgain.map((f) => f.risk),
+    ['info'],
+  );
+});
+
 test('field paths: named lists matched by name, subtrees one path, equal values none', () => {
   const a = {
     spec: {
