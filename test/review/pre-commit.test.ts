@@ -119,6 +119,39 @@ test('pre-commit: capi-gitops-render regenerates on commit, capi-gitops-check pa
   }
 });
 
+test(
+  'pre-commit: a render that moves the lockfile names it, and adding it with the output lets the commit through (adding the output alone would render again from the old lock)',
+  { skip },
+  () => {
+    const root = tempDir('capi-gitops-pre-commit-lock-');
+    try {
+      const { repo, env, git } = hookRepository(root, ['capi-gitops-render', 'capi-gitops-check']);
+      git(repo, 'add', '-A');
+      run('git', ['commit', '-q', '-m', 'manifest'], repo, env);
+      git(repo, 'add', '-A');
+      assert.equal(run('git', ['commit', '-q', '-m', 'manifest and output'], repo, env).status, 0);
+
+      // the range becomes an exact pin: the lock's requested version moves with the output
+      const providers = path.join(repo, 'examples', 'management-cluster', 'providers.yaml');
+      writeFileSync(providers, readFileSync(providers, 'utf8').replace('version: "~0.2"', 'version: v0.2.0'));
+      git(repo, 'add', providers);
+      const pinned = run('git', ['commit', '-q', '-m', 'pin'], repo, env);
+      assert.equal(pinned.status, 1, pinned.output);
+      assert.match(pinned.output, /changed +examples\/management-cluster\/capi-gitops\.lock\.yaml/);
+      assert.match(
+        pinned.output,
+        /the render moved the lockfile with the manifest: git add examples\/management-cluster\/capi-gitops\.lock\.yaml too/,
+      );
+      git(repo, 'add', 'clusters/mgmt', 'examples/management-cluster/capi-gitops.lock.yaml');
+      const committed = run('git', ['commit', '-q', '-m', 'pin, lock and output'], repo, env);
+      assert.equal(committed.status, 0, committed.output);
+      assert.equal(git(repo, 'status', '--porcelain'), '');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
+
 test('pre-commit: capi-gitops-render alone fails a commit that lacks output files rendered by hand and never added', { skip }, () => {
   const root = tempDir('capi-gitops-pre-commit-render-');
   try {
