@@ -180,7 +180,8 @@ export class LockReader {
         'a release tag such as v1.12.0',
       );
     let contract: string | undefined;
-    if (fields.has('contract') || (kind !== undefined && !UNCONTRACTED_KINDS.includes(kind)))
+    // a mistyped kind is one problem: whether it needs a contract is not known
+    if (fields.has('contract') || (kind !== undefined && ENTRY_KINDS.includes(kind) && !UNCONTRACTED_KINDS.includes(kind)))
       contract = this.string(fields, node, at, 'contract');
     const source = fields.has('source')
       ? this.source(fields.get('source')!.value, join(at, 'source'))

@@ -285,6 +285,30 @@ test('a lock that does not fit the model lists every problem at its line and col
   );
 });
 
+test('a mistyped kind in a hand-edited lock is one problem, at the kind (not also a missing contract, which only some kinds have)', () => {
+  const text = [
+    'apiVersion: capi-gitops.dev/v1alpha1',
+    'kind: Lock',
+    'entries:',
+    '  - kind: CertManagr',
+    '    name: cert-manager',
+    '    namespace: cert-manager',
+    '    requestedVersion: v1.13.0',
+    '    version: v1.13.0',
+    '    source: {url: https://example.test/cert-manager.yaml}',
+    '    files: []',
+  ].join('\n');
+  assert.throws(
+    () => parseLockfile(text, 'lock.yaml'),
+    failsWith(/unknown kind "CertManagr"/, (error) => {
+      assert.deepEqual(
+        error.diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`),
+        ['4:11 unknown kind "CertManagr"'],
+      );
+    }),
+  );
+});
+
 test('a component locked twice is an error at the second entry', () => {
   const entry = (line: string) =>
     `  - {kind: IPAMProvider, name: in-cluster, namespace: ${line}, requestedVersion: "", version: v1.0.0, contract: v1beta1, source: {registry: r}, files: []}`;
