@@ -110,7 +110,9 @@ export async function resolveRelease(
   repository: ProviderRepository,
   pinned: string | undefined,
 ): Promise<ProviderResolution> {
-  const resolution = await resolveVersion(repository, pinned ?? provider.spec.version, CURRENT_CONTRACT);
+  const resolution = await resolveVersion(repository, pinned ?? provider.spec.version, CURRENT_CONTRACT).catch((error: unknown) => {
+    throw pinned === undefined && provider.spec.version ? atVersionField(error, provider) : error;
+  });
   const version = resolution.version;
   // a pinned release still answers the manifest's own request
   const requested = pinned === undefined ? resolution.requested : provider.spec.version || repository.defaultVersion;

@@ -112,7 +112,8 @@ export async function highestInRange(repository: ProviderRepository, range: stri
   const satisfying = tags.filter((t) => t.version.prerelease.length === 0 && semverSatisfies(t.version, range));
   if (satisfying.length === 0) {
     const stable = sortForLatest(tags.filter((t) => t.version.prerelease.length === 0).map((t) => t.tag));
-    throw new CapiGitopsError({
+    // not found, as an exact tag that does not exist: a problem of the spec.version that names it (resolve.ts atVersionField)
+    throw new ArtifactNotFoundError({
       message: `no release in ${repository.location} satisfies version range "${range}"`,
       expected: `one of ${stable.length > 0 ? stable.join(', ') : '(no stable releases)'}`,
       hint: 'widen the range or pin an exact version',

@@ -393,3 +393,31 @@ test("a contract mismatch is told at the provider's spec.version line and column
     }),
   );
 });
+
+test('a range no release satisfies is told at the spec.version that writes it, not at the Config repositories url (as an exact version that does not exist)', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-range-'));
+  const file = path.join(dir, 'providers.yaml');
+  const text = [
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+    'kind: CoreProvider',
+    'metadata: {name: cluster-api, namespace: capi-system}',
+    'spec:',
+    '  version: "~1.13"',
+    '---',
+    'apiVersion: capi-gitops.dev/v1alpha1',
+    'kind: Config',
+    'repositories:',
+    `- {name: cluster-api, type: CoreProvider, url: "${corpusUrl('cluster-api', 'latest', 'core-components.yaml')}"}`,
+    '',
+  ].join('\n');
+  writeFileSync(file, text);
+  await assert.rejects(
+    resolveProviders(await loadManifest([file])),
+    failsWith((error) => {
+      assert.equal(error.diagnostics.length, 1);
+      const [d] = error.diagnostics;
+      assert.match(d.message, /satisfies version range "~1\.13"/);
+      assert.deepEqual([d.file, d.line, d.column, d.path], [file, 5, 12, 'spec.version']);
+    }),
+  );
+});
