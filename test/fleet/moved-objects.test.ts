@@ -12,7 +12,7 @@ import { formatMarkdown, formatText, reviewChanges } from '../../src/review/inde
 import { objectChanges } from '../../src/review/object-changes.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
-import { localCoreRelease } from '../helpers/local-release.js';
+import { coreManifest, localCoreRelease } from '../helpers/local-release.js';
 
 const COMPONENTS = `apiVersion: v1
 kind: Namespace
@@ -46,19 +46,7 @@ function fleet(url: string, verbose: string[]): string {
       ? `- name: ${name}\n  providers: {CoreProvider/cluster-api: {spec: {manager: {verbosity: 5}}}}`
       : `- name: ${name}`,
   );
-  return `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata: {name: cluster-api, namespace: capi-system}
-spec:
-  version: v0.1.0
-  fetchConfig: {url: "${url}"}
----
-apiVersion: capi-gitops.dev/v1alpha1
-kind: Config
-certManager: {enabled: false}
-clusters:
-${clusters.join('\n')}
-`;
+  return coreManifest(url, `clusters:\n${clusters.join('\n')}\n`);
 }
 
 /** Renders the fleet with `first` verbose, then with `verbose` (only `only` rendered, when given). */

@@ -12,7 +12,7 @@ import { formatMarkdown, reviewChanges } from '../../src/review/index.js';
 import { reviewAnnotations } from '../../src/review/github-actions.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
-import { localCoreRelease } from '../helpers/local-release.js';
+import { coreManifest, localCoreRelease } from '../helpers/local-release.js';
 
 /** A ClusterRole whose verb and a Deployment whose verbosity each cluster sets on its own. */
 const COMPONENTS = `apiVersion: v1
@@ -50,19 +50,7 @@ function fleet(url: string, clusters: Record<string, Cluster>): string {
       `- name: ${name}\n  variables: {VERB: ${c.verb}}` +
       (c.verbose ? `\n  providers: {CoreProvider/cluster-api: {spec: {manager: {verbosity: 5}}}}` : ''),
   );
-  return `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata: {name: cluster-api, namespace: capi-system}
-spec:
-  version: v0.1.0
-  fetchConfig: {url: "${url}"}
----
-apiVersion: capi-gitops.dev/v1alpha1
-kind: Config
-certManager: {enabled: false}
-clusters:
-${list.join('\n')}
-`;
+  return coreManifest(url, `clusters:\n${list.join('\n')}\n`);
 }
 
 /** The review of the fleet rendered as `before`, then as `after`. */

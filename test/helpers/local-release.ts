@@ -25,6 +25,21 @@ export function localCoreRelease(components: string): string {
   return localRelease(tempDir(), 'cluster-api', 'core-components.yaml', components);
 }
 
+/** A manifest of the core provider at v0.1.0 from `url` (a localRelease), without cert-manager, its Config ending in `config`. */
+export function coreManifest(url: string, config = ''): string {
+  return `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  version: v0.1.0
+  fetchConfig: {url: "${url}"}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+${config}`;
+}
+
 /** The core provider's manager Deployment, the smallest a render accepts as a release's. */
 export const CORE_MANAGER_DEPLOYMENT = `apiVersion: apps/v1
 kind: Deployment

@@ -9,7 +9,7 @@ import { runCli } from '../helpers/cli.js';
 import type { KObject } from '../../src/core/kobject.js';
 import { CapiGitopsError, type Diagnostic } from '../../src/core/diagnostics.js';
 import { renderManagementCluster } from '../../src/app/cluster.js';
-import { CORE_MANAGER_DEPLOYMENT, localCoreRelease } from '../helpers/local-release.js';
+import { CORE_MANAGER_DEPLOYMENT, coreManifest, localCoreRelease } from '../helpers/local-release.js';
 import {
   alterImage,
   applyImageOverrides,
@@ -371,18 +371,12 @@ const LABELS = ['bootstrap-kubeadm', 'cluster-api', 'control-plane-kubeadm', 'in
 test('a tag override on an image the components pin by digest is a warning at the key that set the tag; a repository override alone is not (clusterctl imagemeta_client.go keeps the digest)', async () => {
   const digest = `sha256:${'a'.repeat(64)}`;
   const url = localCoreRelease(CORE_MANAGER_DEPLOYMENT.replace('registry.example/capi:v0.1.0', `registry.example/capi:v0.1.0@${digest}`));
-  const manifest = (images: string) => `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata: {name: cluster-api, namespace: capi-system}
-spec:
-  version: v0.1.0
-  fetchConfig: {url: "${url}"}
----
-apiVersion: capi-gitops.dev/v1alpha1
-kind: Config
-certManager: {enabled: false}
-images:
-${images}`;
+  const manifest = (images: string) =>
+    coreManifest(
+      url,
+      `images:
+${images}`,
+    );
   const renderWarnings = async (images: string) => {
     const dir = writeTempManifest({ 'providers.yaml': manifest(images) });
     const warnings: Diagnostic[] = [];

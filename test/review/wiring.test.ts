@@ -14,7 +14,7 @@ import { renderManagementCluster } from '../../src/app/cluster.js';
 import { reviewChanges } from '../../src/review/review.js';
 import { formatText } from '../../src/review/format-text.js';
 import type { DeletionFinding, DestinationFinding, ReviewReport } from '../../src/review/types.js';
-import { CORE_MANAGER_DEPLOYMENT, localCoreRelease } from '../helpers/local-release.js';
+import { CORE_MANAGER_DEPLOYMENT, coreManifest, localCoreRelease } from '../helpers/local-release.js';
 import { writeTempManifest } from '../helpers/corpus-manifest.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
@@ -31,21 +31,14 @@ spec:
 const url = localCoreRelease(`apiVersion: v1\nkind: Namespace\nmetadata: {name: capi-system}\n---\n${CRD}---\n${CORE_MANAGER_DEPLOYMENT}`);
 
 async function renderWith(layout: 'argocd' | 'flux', values: string): Promise<Map<string, string>> {
-  const manifest = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata: {name: cluster-api, namespace: capi-system}
-spec:
-  version: v0.1.0
-  fetchConfig: {url: "${url}"}
----
-apiVersion: capi-gitops.dev/v1alpha1
-kind: Config
-certManager: {enabled: false}
-gitops:
+  const manifest = coreManifest(
+    url,
+    `gitops:
   path: clusters/mgmt
   argocd:
     values: {repoURL: "https://git.example.com/platform.git"${values}}
-`;
+`,
+  );
   const dir = writeTempManifest({ 'providers.yaml': manifest });
   return (await renderManagementCluster({ manifestPaths: [path.join(dir, 'providers.yaml')], layout })).files;
 }
