@@ -348,11 +348,37 @@ async function readExisting(target: Target, files: OutputFiles): Promise<Existin
   const listed = parseIndexEntries(scanned.indexText!, path.join(target.path, INDEX_FILE));
   const kept = await unprovenRemovals(target, scanned.entries, listed, files, scanned.ownedContents);
   for (const p of kept) listed.delete(p);
-  const existing: ExistingOutput = { ...scanned, ownedPaths: [...listed.keys()], kept };
+  const adopted = await identicalUnlisted(target, scanned.entries, listed, files);
+  const existing: ExistingOutput = { ...scanned, ownedPaths: [...listed.keys(), ...adopted], kept };
   const compare = pathsToCompare(existing, files);
   const contents = await Promise.all(compare.map((p) => readFile(path.join(target.path, p))));
   compare.forEach((p, i) => existing.ownedContents.set(p, contents[i]));
   return existing;
+}
+
+/**
+ * Files the index does not list that already hold the very bytes this run writes there: a render
+ * discarded with `git checkout .` leaves its new files behind, untracked, while the tracked index
+ * goes back. Writing them changes nothing, so they are the tool's own again; other bytes stay
+ * someone else's file, which the plan refuses to replace.
+ */
+async function identicalUnlisted(
+  target: Target,
+  entries: Map<string, TreeEntry>,
+  listed: ReadonlyMap<string, string | undefined>,
+  files: OutputFiles,
+): Promise<string[]> {
+  const candidates = [...files.keys()].filter((p) => {
+    const entry = entries.get(p);
+    return !listed.has(p) && entry?.type === 'file' && entry.size === Buffer.byteLength(files.get(p)!, 'utf8');
+  });
+  const same = await Promise.all(
+    candidates.map(async (p) => {
+      const content = files.get(p)!;
+      return (await readFile(path.join(target.path, p))).equals(typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
+    }),
+  );
+  return candidates.filter((_, i) => same[i]);
 }
 
 /**

@@ -287,6 +287,29 @@ test('write: a file the tool did not write, where this run would write, is an er
   }
 });
 
+test('write: a file the index does not list that already holds the bytes this run writes there (a render discarded with git checkout, its new files left behind) is taken as written, not refused', async () => {
+  const ws = workspace();
+  try {
+    await writeOutput(ws.out, FILES);
+    const index = readFileSync(path.join(ws.out, INDEX_FILE), 'utf8');
+    const added = new Map([...FILES, ['c/new.yaml', generated('kind: New\n')]]);
+    await writeOutput(ws.out, added);
+    // `git checkout .` restores the tracked index; the new file, untracked, stays
+    writeFileSync(path.join(ws.out, INDEX_FILE), index);
+    const inode = statSync(path.join(ws.out, 'c/new.yaml')).ino;
+    const summary = await writeOutput(ws.out, added);
+    assert.deepEqual(summary.written, []);
+    assert.ok(summary.unchanged.includes('c/new.yaml'), JSON.stringify(summary));
+    assert.equal(statSync(path.join(ws.out, 'c/new.yaml')).ino, inode);
+    assert.match(readFileSync(path.join(ws.out, INDEX_FILE), 'utf8'), /  c\/new\.yaml\n/);
+    // other bytes are still someone else's file: refused, as before
+    writeFileSync(path.join(ws.out, INDEX_FILE), index);
+    await expectRejects(writeOutput(ws.out, new Map([...FILES, ['c/new.yaml', generated('kind: Other\n')]])), 'c/new.yaml');
+  } finally {
+    ws.done();
+  }
+});
+
 test('write: a symlink where a directory of many files goes is one problem, naming the first file and how many more', async () => {
   const ws = workspace();
   try {
