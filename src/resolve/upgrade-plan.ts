@@ -821,13 +821,20 @@ function contractProblems(plan: UpgradePlan, moved: Map<ProviderPlan, string>): 
   const coreContract = moved.get(core) ?? core.installedContract;
   const accepted = compatibleContracts(coreContract);
   const problems: Diagnostic[] = [];
+  // the core and kubeadm providers are released together: moving the core alone would leave kubeadm behind
+  const together = plan.providers
+    .filter((q) => !moved.has(q) && hasSkipRule(q.kind, q.name))
+    .map((q) => q.label)
+    .sort((a, b) => (a === core.label ? -1 : b === core.label ? 1 : compareStrings(a, b)));
   for (const p of plan.providers) {
     const contract = moved.get(p) ?? p.installedContract;
     if (accepted.includes(contract)) continue;
     problems.push({
       object: `${p.kind}/${p.namespace}/${p.name}`,
       message: `${p.label} would implement contract ${contract} while the core provider implements ${coreContract}, which accepts ${accepted.join(' or ')}`,
-      hint: moved.has(p) ? 'include cluster-api in the update' : `include ${p.label} in the update`,
+      hint: moved.has(p)
+        ? `include ${together.join(' and ')} in the update${together.length > 1 ? ' (the core and kubeadm providers are released together)' : ''}`
+        : `include ${p.label} in the update`,
     });
   }
   return problems;

@@ -323,16 +323,24 @@ test('update: the current contract by default, another on request, selected prov
   ]);
 });
 
-test("update: a provider left behind must accept the core provider's contract (upgrader.go createCustomPlan)", () => {
+test("update: a provider left behind must accept the core provider's contract (upgrader.go createCustomPlan); the hint names the kubeadm provider released with the core too, and followed, the update passes", () => {
   const plan = planUpgrades({ providers: corpusManagementCluster('v1.8.0') });
   assert.throws(
     () => selectUpdates(plan, { contract: 'v1beta2', providers: ['bootstrap-kubeadm'] }),
     failsWith(
       /bootstrap-kubeadm would implement contract v1beta2 while the core provider implements v1beta1, which accepts v1beta1/,
       (error) => {
-        assert.equal(error.diagnostics[0].hint, 'include cluster-api in the update');
+        assert.equal(
+          error.diagnostics[0].hint,
+          'include cluster-api and control-plane-kubeadm in the update (the core and kubeadm providers are released together)',
+        );
       },
     ),
+  );
+  const followed = selectUpdates(plan, { contract: 'v1beta2', providers: ['bootstrap-kubeadm', 'cluster-api', 'control-plane-kubeadm'] });
+  assert.deepEqual(
+    followed.map((b) => b.newVersion),
+    ['v1.12.0', 'v1.12.0', 'v1.12.0'],
   );
 });
 
