@@ -18,6 +18,7 @@ import { serializeLockfile } from '../resolve/lock/lockfile.js';
 import type { RenderedComponent, VariableLookup } from '../render/types.js';
 import { unusedVariableWarnings } from '../render/variable-advice.js';
 import { tagOverridesOnDigests, unreadImageKeys } from '../render/images.js';
+import { isProviderManagerDeploymentName } from '../render/deployment.js';
 import { inspectVariables } from '../render/variables.js';
 import { landedSecrets, lookupWithLanding } from '../render/secret-landing.js';
 import { providerRawYaml, renderCertManagerComponent, renderProviderComponent, type ProviderRender } from '../render/component.js';
@@ -106,7 +107,10 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
   imageKeyWarnings(resolution, prepared).forEach((w) => options.onWarning?.(w));
   try {
     const rendered = await renderComponents(context, resolution, prepared, needles, options, problems);
-    digestTagWarnings(resolution, prepared, rendered.components).forEach((w) => options.onWarning?.(w));
+    [
+      ...digestTagWarnings(resolution, prepared, rendered.components),
+      ...unappliedCustomizationWarnings(prepared, rendered.components),
+    ].forEach((w) => options.onWarning?.(w));
     // images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries
     const { pinImages: flag, frozen, onWarning, fleetCluster, fleetImageDigests } = options;
     const ask: DigestAsker = (requests) =>
@@ -176,6 +180,28 @@ function digestTagWarnings(
         hint: 'remove the tag override (the digest decides what runs); to run another build, set the container image with the digest of that build in spec.patches',
       };
     });
+  });
+}
+
+/**
+ * spec.deployment and spec.manager that no Deployment takes: of several Deployments, the operator
+ * customizes only those named `ca*-controller-manager` (render/deployment.ts), and says nothing
+ * when none is; the others take spec.additionalDeployments.<name>.
+ */
+function unappliedCustomizationWarnings(prepared: readonly PreparedProvider[], components: readonly RenderedComponent[]): Diagnostic[] {
+  return prepared.flatMap(({ resolved }) => {
+    const { provider, label } = resolved;
+    const fields = (['deployment', 'manager'] as const).filter((f) => provider.spec[f] !== undefined && provider.spec[f] !== null);
+    const deployments = (components.find((c) => c.label === label)?.objects ?? []).filter((o) => o.kind === 'Deployment');
+    const names = deployments.map((d) => String(d.metadata.name)).sort(compareStrings);
+    if (fields.length === 0 || names.length < 2 || names.some(isProviderManagerDeploymentName)) return [];
+    return fields.map((field) => ({
+      ...(provider.fieldPosition?.(['spec', field]) ?? provider.position),
+      object: providerObjectName(provider),
+      path: `spec.${field}`,
+      message: `applies to no Deployment of ${label}: of several Deployments, the operator customizes only those named ca*-controller-manager, and none of ${names.join(', ')} is`,
+      hint: `move it under spec.additionalDeployments.<name>, for the Deployment it is meant for (e.g. spec.additionalDeployments.${names[0]}.${field})`,
+    }));
   });
 }
 

@@ -15,6 +15,10 @@ import type { KObject } from '../../src/core/kobject.js';
 import { parseGoDuration } from '../../src/core/go-duration.js';
 import type { LeaderElectionConfiguration, ManagerSpec, ProviderSpec } from '../../src/manifest/types.js';
 import { throwsDiagnostics } from '../helpers/assertions.js';
+import type { Diagnostic } from '../../src/core/diagnostics.js';
+import { renderManagementCluster } from '../../src/app/cluster.js';
+import { CORE_MANAGER_DEPLOYMENT, coreManifest, localCoreRelease } from '../helpers/local-release.js';
+import { writeTempManifest } from '../helpers/corpus-manifest.js';
 
 type Json = Record<string, any>;
 
@@ -650,4 +654,41 @@ test('whole seconds round half away from zero and saturate, as Duration.Round(ti
   assert.equal(roundedSeconds(-1_500_000_000n), -2n);
   assert.equal(roundedSeconds(-1_400_000_000n), -1n);
   assert.equal(roundedSeconds(9_223_372_036_854_775_807n), 9_223_372_036n);
+});
+
+test('spec.deployment and spec.manager that no Deployment takes (several, none named ca*-controller-manager) are a warning at the field, with a hint that applies them; a manager-named one takes them silently (operator component_customizer.go)', async () => {
+  const release = (manager: string) =>
+    localCoreRelease(
+      [manager, 'acme-webhook']
+        .map((name) => CORE_MANAGER_DEPLOYMENT.replace('name: capi-controller-manager', `name: ${name}`))
+        .join('---\n'),
+    );
+  const run = async (url: string, spec: string) => {
+    const dir = writeTempManifest({ 'providers.yaml': coreManifest(url).replace('  version: v0.1.0\n', `  version: v0.1.0\n${spec}`) });
+    const warnings: Diagnostic[] = [];
+    const result = await renderManagementCluster({ manifestPaths: [dir], onWarning: (w) => warnings.push(w) });
+    return { warnings: warnings.filter((w) => w.path?.startsWith('spec.deployment') || w.path?.startsWith('spec.manager')), result };
+  };
+  const unapplied = await run(release('acme-controller-manager'), '  deployment: {replicas: 3}\n  manager: {verbosity: 5}\n');
+  assert.deepEqual(
+    unapplied.warnings.map((w) => [w.path, w.line]),
+    [
+      ['spec.deployment', 6],
+      ['spec.manager', 7],
+    ],
+  );
+  assert.match(unapplied.warnings[0]!.message, /none of acme-controller-manager, acme-webhook is/);
+  assert.equal(
+    unapplied.warnings[0]!.hint,
+    'move it under spec.additionalDeployments.<name>, for the Deployment it is meant for (e.g. spec.additionalDeployments.acme-controller-manager.deployment)',
+  );
+  // followed: the Deployment named takes it
+  const followed = await run(
+    release('acme-controller-manager'),
+    '  additionalDeployments:\n    acme-controller-manager:\n      deployment: {replicas: 3}\n',
+  );
+  assert.deepEqual(followed.warnings, []);
+  assert.ok([...followed.result.files.values()].some((t) => t.includes('name: acme-controller-manager') && t.includes('replicas: 3')));
+  const managed = await run(release('capa-controller-manager'), '  deployment: {replicas: 3}\n');
+  assert.deepEqual(managed.warnings, []);
 });
