@@ -10,6 +10,7 @@
  * chart version's rules are followed, the newest chart's without one.
  */
 import semverGt from 'semver/functions/gt.js';
+import semverLt from 'semver/functions/lt.js';
 import { CapiGitopsError, compareStrings, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../core/provider.js';
@@ -158,9 +159,23 @@ function readValues(input: HelmValuesInput): Values {
   return userValues(input.layers, input.sets, (expression) => ({
     expected: 'key=value pairs: a.b=c, list[0]=x, list={a,b}',
     hint: /^[A-Za-z]+=[^,]*,/.test(expression)
-      ? `the comma splits --set pairs, so "${expression}" cannot name two providers (as the operator README's --set infrastructure=docker,azure suggests); use ";" in quotes: --set 'infrastructure=docker;azure', or one --set per provider: --set infrastructure.docker.enabled=true --set infrastructure.azure.enabled=true`
+      ? `the comma splits --set pairs, so "${expression}" cannot name two providers (as the operator README's --set infrastructure=docker,azure suggests); ${severalProvidersFlag(expression, input.chartVersion)}`
       : 'one pair per --set, e.g. --set infrastructure.docker.version=v1.7.7',
   }));
+}
+
+/**
+ * `<type>=a,b` as the chart followed reads several providers: the string form `a;b` up to v0.18.1,
+ * else one empty map per provider (a map entry installs it; the newest chart is followed by default).
+ */
+function severalProvidersFlag(expression: string, chartVersion: ChartVersionRequest | undefined): string {
+  const [type, list] = [expression.slice(0, expression.indexOf('=')), expression.slice(expression.indexOf('=') + 1)];
+  const names = list.split(',').filter((name) => name !== '');
+  const resolved = chartVersion ? resolveChartVersion(chartVersion) : undefined;
+  if (resolved && 'version' in resolved && semverLt(resolved.version, MAP_FORM_SINCE))
+    return `chart ${resolved.version} reads them as one string, ";" between them, in quotes: --set '${type}=${names.join(';')}'`;
+  const map = Object.fromEntries(names.map((name) => [name, {}]));
+  return `charts from ${MAP_FORM_SINCE} read one map entry per provider: --set-json '${type}=${JSON.stringify(map)}'`;
 }
 
 /** How the run reads the values: the chart version followed, and whether the user named it. */

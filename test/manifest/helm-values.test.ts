@@ -205,9 +205,18 @@ test('CLI: import helm-values -f values.yaml --set … -o dir/file (a new direct
     ],
   );
   assert.deepEqual(docs[3].spec, { version: 'v1.7.7', configSecret: { name: 'vars' }, additionalManifests: { name: 'extra' } });
-  const bad = await runCli(['import', 'helm-values', '--set', 'infrastructure=docker,azure'], { cwd: dir });
-  assert.equal(bad.code, 1);
-  assert.match(bad.stderr, /use ";" in quotes/);
+  // the hint gives the flag the chart followed reads, and followed, both providers are imported without a warning
+  for (const chart of [[], ['--chart-version', '0.17.0'], ['--chart-version', '0.23.0']]) {
+    const bad = await runCli(['import', 'helm-values', '--set', 'infrastructure=docker,azure', ...chart], { cwd: dir });
+    assert.equal(bad.code, 1);
+    const flag = /(--set(?:-json)?) '([^']+)'$/m.exec(bad.stderr);
+    assert.ok(flag, bad.stderr);
+    assert.equal(flag[1], chart[1] === '0.17.0' ? '--set' : '--set-json');
+    const followed = await runCli(['import', 'helm-values', flag[1]!, flag[2]!, ...chart], { cwd: dir });
+    assert.equal(followed.code, 0, followed.stderr);
+    assert.equal(followed.stderr, '');
+    assert.equal(followed.stdout.match(/^kind: InfrastructureProvider$/gm)?.length, 2, followed.stdout);
+  }
   // -o naming an input (here through another spelling of its path) is refused before anything is written
   const before = readFileSync(path.join(dir, 'values.yaml'), 'utf8');
   const over = await runCli(['import', 'helm-values', '-f', 'values.yaml', '-o', './values.yaml'], { cwd: dir });
