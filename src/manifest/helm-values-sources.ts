@@ -54,6 +54,23 @@ export interface SecretValue {
 
 const CHART_NAME = 'cluster-api-operator';
 
+/** The resource kubectl gets each kind of release as, by its full name so that no other HelmChart is meant. */
+const RELEASE_RESOURCES: Record<string, string> = {
+  Application: 'applications.argoproj.io',
+  HelmRelease: 'helmreleases.helm.toolkit.fluxcd.io',
+  HelmChart: 'helmcharts.helm.cattle.io',
+};
+
+/** `kubectl get … -o yaml > <name>.yaml && capi-gitops import helm-values -f <name>.yaml` for one release. */
+function exportCommand(doc: Doc): string {
+  const metadata = isPlainObject(doc.value.metadata) ? doc.value.metadata : {};
+  const name = String(metadata.name ?? 'release');
+  const namespace = typeof metadata.namespace === 'string' ? ` -n ${shellWord(metadata.namespace)}` : '';
+  const resource = RELEASE_RESOURCES[String(doc.value.kind)] ?? String(doc.value.kind).toLowerCase();
+  const file = shellWord(`${name}.yaml`);
+  return `kubectl get ${resource}${namespace} ${shellWord(name)} -o yaml > ${file} && capi-gitops import helm-values -f ${file}`;
+}
+
 /**
  * Argo CD gives each fileParameter to Helm as --set-file, the file's text as a string, after
  * --set; import's --set-literal is applied last and takes the rest of its argument as written,
@@ -747,7 +764,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
       ...at(releases[1]!.doc, ['metadata', 'name']),
       message: `${releases.length} releases of the ${CHART_NAME} chart: ${releases.map((r) => r.doc.label).join(', ')}`,
       expected: 'one release per import: each installs its own providers',
-      hint: 'import each release on its own (-f with the file that holds only that one)',
+      hint: `import each release on its own, from a file that holds only it (one document, not a List), e.g. ${exportCommand(releases[0]!.doc)} (with -f for the ConfigMaps and Secrets its valuesFrom names)`,
     });
   }
   if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems));

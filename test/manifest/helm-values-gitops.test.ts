@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { readHelmValuesFiles } from '../../src/manifest/helm-values-sources.js';
@@ -383,6 +383,24 @@ spec:
   const two = await runCli(['import', 'helm-values', '-f', twoReleases!]);
   assert.equal(two.code, 1);
   assert.match(two.stderr, /2 releases of the cluster-api-operator chart/);
+  // the hint exports one release as a document of its own; that file imports
+  const exported =
+    /e\.g\. kubectl get (\S+) -n (\S+) (\S+) -o yaml > (\S+) && capi-gitops import helm-values -f (\S+) \(with -f for the ConfigMaps and Secrets its valuesFrom names\)$/m.exec(
+      two.stderr,
+    );
+  assert.ok(exported, two.stderr);
+  assert.deepEqual(exported.slice(1), [
+    'helmreleases.helm.toolkit.fluxcd.io',
+    'capi-operator-system',
+    'capi-operator',
+    'capi-operator.yaml',
+    'capi-operator.yaml',
+  ]);
+  const one = path.join(path.dirname(twoReleases!), exported[4]!);
+  writeFileSync(one, readFileSync(twoReleases!, 'utf8').split('---\n')[0]!);
+  const single = await runCli(['import', 'helm-values', '-f', one]);
+  assert.doesNotMatch(single.stderr, /releases of the cluster-api-operator chart/);
+  assert.match(single.stderr, /the ConfigMap capi-operator-system\/capi-providers with key "values\.yaml" in one of the -f files/);
 });
 
 test('CLI: import helm-values -f a HelmRelease and its ConfigMap writes a manifest that follows the chart version it names', async () => {
