@@ -118,7 +118,7 @@ test('render --frozen with another cert-manager version than the lock makes no r
   assert.equal(github.requests.length, requests, 'a --frozen render asked GitHub for the cert-manager its lock does not answer');
   assert.match(
     frozen.stderr,
-    /providers\.yaml:28:12: error: Config: certManager\.version: --frozen \(check implies it\): the lockfile would change: ~ cert-manager v1\.13\.0 → v1\.12\.0: /,
+    /providers\.yaml:28:12: error: Config: certManager\.version: --frozen \(or check, which implies it\): the lockfile would change: ~ cert-manager v1\.13\.0 → v1\.12\.0: /,
   );
 });
 

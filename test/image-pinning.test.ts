@@ -243,7 +243,7 @@ test(
     // --frozen, and check (which implies it), ask again and fail on the moved tag, writing nothing
     const frozenOut = path.join(tempDir(), 'frozen');
     const movedMessage = new RegExp(
-      `--frozen \\(check implies it\\): the tag of image 127\\.0\\.0\\.1:\\d+/moving/controller:v1\\.0\\.0 now serves ${second.digest}; ` +
+      `--frozen \\(or check, which implies it\\): the tag of image 127\\.0\\.0\\.1:\\d+/moving/controller:v1\\.0\\.0 now serves ${second.digest}; ` +
         `the lockfile pins ${first.digest} \\(container manager of Deployment/capi-system/capi-controller-manager in core-components\\.yaml of cluster-api v1\\.0\\.0\\) ` +
         'run `capi-gitops update --images cluster-api`',
     );
@@ -318,7 +318,7 @@ test(
     const text = messages(await rejection(render(options(dir, { frozen: true }), out)));
     assert.match(
       text,
-      /--frozen \(check implies it\): the lockfile has no digest for image 127\.0\.0\.1:\d+\/frozen\/cluster-api-controller:v1\.0\.0 \(container manager of Deployment\/capi-system\/capi-controller-manager in core-components\.yaml of cluster-api v1\.0\.0\)/,
+      /--frozen \(or check, which implies it\): the lockfile has no digest for image 127\.0\.0\.1:\d+\/frozen\/cluster-api-controller:v1\.0\.0 \(container manager of Deployment\/capi-system\/capi-controller-manager in core-components\.yaml of cluster-api v1\.0\.0\)/,
     );
     assert.match(text, /spec\.template\.spec\.containers\[0\]\.image/);
     assert.equal(front.requests.length, asked);

@@ -373,7 +373,7 @@ test("render --cluster in the shared layout: the others' objects keep their byte
   );
 });
 
-const FROZEN_CHANGE = '--frozen (check implies it): the lockfile would change: ';
+const FROZEN_CHANGE = '--frozen (or check, which implies it): the lockfile would change: ';
 
 test('a cluster moved to another release changes exactly its versions; the lock changes only for it; plan --release shows the move first', async () => {
   const dir = writeTempManifest(fleetFiles());

@@ -105,8 +105,8 @@ for (const command of ['render', 'check']) {
       .filter((l) => l.includes('error: '))
       .map((l) => l.replace(`${ws.dir}${path.sep}`, ''));
     assert.deepEqual(errors, [
-      'fleet.yaml:10:48: error: cluster lab-1, overlay: CoreProvider/capi-system/cluster-api: spec.version: --frozen (check implies it): the lockfile would change: ~ cluster-api v1.10.4 → v1.12.0',
-      'providers.yaml:9:17: error: clusters eu-1, us-1, shared manifest: BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm: spec.version: --frozen (check implies it): the lockfile would change: ~ bootstrap-kubeadm v1.12.0 → v1.10.4',
+      'fleet.yaml:10:48: error: cluster lab-1, overlay: CoreProvider/capi-system/cluster-api: spec.version: --frozen (or check, which implies it): the lockfile would change: ~ cluster-api v1.10.4 → v1.12.0',
+      'providers.yaml:9:17: error: clusters eu-1, us-1, shared manifest: BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm: spec.version: --frozen (or check, which implies it): the lockfile would change: ~ bootstrap-kubeadm v1.12.0 → v1.10.4',
     ]);
     assert.deepEqual(readTree(ws.out), before, 'the output changed');
     assert.equal(readFileSync(path.join(ws.dir, 'capi-gitops.lock.yaml'), 'utf8'), lock, 'the lock changed');
@@ -131,7 +131,7 @@ test('a fleet under --frozen without a lockfile fails once, before any request',
   assert.deepEqual(
     result.stderr.split('\n').filter((l) => l.includes('error: ')),
     [
-      `${path.join(ws.dir, 'capi-gitops.lock.yaml')}: error: clusters eu-1, lab-1, us-1: there is no lockfile, and --frozen (check implies it) needs one`,
+      `${path.join(ws.dir, 'capi-gitops.lock.yaml')}: error: clusters eu-1, lab-1, us-1: there is no lockfile, and --frozen (or check, which implies it) needs one`,
     ],
   );
 });

@@ -166,7 +166,7 @@ test('check without a lockfile says check implies --frozen (the user never typed
   unlinkSync(path.join(manifest, 'capi-gitops.lock.yaml'));
   const missing = await cli(['check', '-f', '.', '-o', '../out']);
   assert.equal(missing.code, 1, missing.stdout + missing.stderr);
-  assert.match(missing.stderr, /there is no lockfile, and --frozen \(check implies it\) needs one/);
+  assert.match(missing.stderr, /there is no lockfile, and --frozen \(or check, which implies it\) needs one/);
   // followed literally (`capi-gitops` is this checkout's CLI)
   const hinted = /hint: run `capi-gitops (lock[^`]*)`/.exec(missing.stderr)?.[1];
   assert.equal(hinted, 'lock -f .');

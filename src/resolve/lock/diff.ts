@@ -140,7 +140,7 @@ export function diffLockfiles(before: Pick<Lockfile, 'entries'> | undefined, aft
 
 export const FROZEN_HINT = 'run `capi-gitops lock` (or render without --frozen), review the change and commit the lockfile';
 /** How a refusal names the rule: `check` implies --frozen, so its user may never have typed the flag. */
-export const FROZEN = '--frozen (check implies it)';
+export const FROZEN = '--frozen (or check, which implies it)';
 
 /** --frozen without a lockfile. */
 export function noLockfileProblem(file?: string): Diagnostic {

@@ -103,7 +103,7 @@ test('--frozen passes when nothing changes', () => {
 test('--frozen fails naming every change, or the missing lockfile', () => {
   assert.throws(
     () => assertFrozen({ entries: [core10] }, { entries: [core12, kubeadm] }, '/m/capi-gitops.lock.yaml'),
-    failsWith(/--frozen \(check implies it\): the lockfile would change: ~ cluster-api v1\.10\.4 → v1\.12\.0/, (error) => {
+    failsWith(/--frozen \(or check, which implies it\): the lockfile would change: ~ cluster-api v1\.10\.4 → v1\.12\.0/, (error) => {
       assert.equal(error.diagnostics.length, 2);
       assert.match(error.diagnostics[1].message, /\+ bootstrap-kubeadm v1\.12\.0/);
       assert.equal(error.diagnostics[0].file, '/m/capi-gitops.lock.yaml');
@@ -112,7 +112,7 @@ test('--frozen fails naming every change, or the missing lockfile', () => {
   );
   assert.throws(
     () => assertFrozen(undefined, { entries: [core12] }),
-    failsWith(/there is no lockfile, and --frozen \(check implies it\) needs one/),
+    failsWith(/there is no lockfile, and --frozen \(or check, which implies it\) needs one/),
   );
 });
 

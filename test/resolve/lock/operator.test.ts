@@ -132,7 +132,7 @@ test('another operator release under --frozen fails naming the change; without -
   assert.equal(frozen.code, 1, frozen.stderr);
   assert.match(
     frozen.stderr,
-    /--frozen \(check implies it\): the lockfile would change: ~ cluster-api-operator v0\.28\.0 → v0\.29\.0: source url operator\/v0\.28\.0\/operator-components\.yaml → url operator\/v0\.29\.0\/operator-components\.yaml/,
+    /--frozen \(or check, which implies it\): the lockfile would change: ~ cluster-api-operator v0\.28\.0 → v0\.29\.0: source url operator\/v0\.28\.0\/operator-components\.yaml → url operator\/v0\.29\.0\/operator-components\.yaml/,
   );
   const run = await cli(dir, 'render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator');
   assert.equal(run.code, 0, run.stderr);
