@@ -84,7 +84,8 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
       inPlace.files.delete(file);
     }
     return {
-      before: { label: `${request.output} as committed`, files: committed, directory: request.output },
+      // read from disk, committed or not: the label must not claim Git
+      before: { label: `the output directory ${request.output}`, files: committed, directory: request.output },
       after: { ...after, files: inPlace.files },
       leftInPlace: inPlace.leftInPlace,
       warnings: current.warnings,
