@@ -220,7 +220,10 @@ function overlayLayer(
           expected: `a key of a shared provider (${keys.join(', ') || 'none'}), or a new provider with metadata.namespace`,
           hint: guess
             ? `did you mean "${guess}"?`
-            : 'add metadata: {namespace: <target namespace>} to declare a provider only this cluster has',
+            : value === null
+              ? // declaring a provider is no answer to removing one
+                `remove the key: this cluster has no ${name} to remove`
+              : 'add metadata: {namespace: <target namespace>} to declare a provider only this cluster has',
         },
         'key',
       );

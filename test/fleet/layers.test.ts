@@ -253,6 +253,20 @@ test('an overlay naming a provider that does not exist is an error with a sugges
   assert.equal(error.diagnostics[0]!.hint, 'did you mean "CoreProvider/cluster-api"?');
 });
 
+test('removing with null a provider the shared manifest lacks (no close name) hints to drop the key, not to declare the provider', async () => {
+  const { error } = await expandError(`clusters:
+- name: eu-1
+  providers:
+    IPAMProvider/in-cluster: null
+`);
+  assert.equal(error.diagnostics.length, 1);
+  assert.match(
+    error.diagnostics[0]!.message,
+    /IPAMProvider\/in-cluster is not a provider of the shared manifest, so there is nothing to remove/,
+  );
+  assert.equal(error.diagnostics[0]!.hint, 'remove the key: this cluster has no IPAMProvider/in-cluster to remove');
+});
+
 test('a provider key of an overlay that names no provider (to change it, or to remove it with null) is told at the key, not at its value', async () => {
   const config = `clusters:
 - name: eu-1
