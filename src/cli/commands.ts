@@ -361,7 +361,10 @@ export async function lockCommand(flags: SourceFlags & { acceptDigest?: string[]
   else printResolution(resolution, out);
   // both digests in full: what the reviewer of the lockfile change compares
   const accepted = resolution.lock.accepted ?? [];
-  for (const a of accepted) out.line(`accepted ${a.label} ${a.version} ${a.file} from ${a.url}: sha256 ${a.from} → ${a.to}`);
+  // a local file by its path from here, as the error that asked for --accept-digest names it (the lockfile keeps it relative to itself)
+  const shown = (url: string) =>
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || path.isAbsolute(url) ? url : displayPath(path.resolve(path.dirname(resolution.lockFile), url));
+  for (const a of accepted) out.line(`accepted ${a.label} ${a.version} ${a.file} from ${shown(a.url)}: sha256 ${a.from} → ${a.to}`);
   if (acceptDigests?.length && accepted.length === 0)
     out.line(`--accept-digest: the files of ${acceptDigests.join(', ')} match the lockfile; nothing to accept`);
   const lockfile = lockReport(resolution, resolution.lockWritten, out);

@@ -121,7 +121,8 @@ test('a re-tagged local release: render, lock and render --frozen fail with a hi
   assert.notEqual(from, to);
   assert.ok(
     accepted.stdout.includes(
-      `accepted cluster-api v0.2.0 core-components.yaml from ../repository/cluster-api/v0.2.0/core-components.yaml: sha256 ${from} → ${to}\n`,
+      // the file by the same path as the error that asked for --accept-digest (the lockfile keeps it relative to itself)
+      `accepted cluster-api v0.2.0 core-components.yaml from ${core}: sha256 ${from} → ${to}\n`,
     ),
     accepted.stdout,
   );
