@@ -167,6 +167,8 @@ function digestTagWarnings(
   return components.flatMap((component) => {
     const p = prepared.find((x) => x.resolved.label === component.label);
     const found = tagOverridesOnDigests(component.objects, component.label, p?.images.merged ?? config.images ?? {});
+    // an image a configSecret's override helped make is not quoted: that Secret's values stay out of logs
+    const quoted = Object.keys(p?.images.fromSecret ?? {}).length === 0;
     return found.map(({ object, image, key }) => {
       const secret = p?.secret && p.images.fromSecret[key]?.tag ? p.secret : undefined;
       const at = secret
@@ -176,7 +178,7 @@ function digestTagWarnings(
         ...at,
         object: secret ? `Secret/${secret.namespace}/${secret.name}` : 'Config',
         path: `images.${key}.tag`,
-        message: `the tag override changes nothing for ${object}: its image ${image} is pinned by digest in the components, and a container runtime pulls the digest`,
+        message: `the tag override changes nothing for ${object}: its image${quoted ? ` ${image}` : ''} is pinned by digest in the components, and a container runtime pulls the digest`,
         hint: 'remove the tag override (the digest decides what runs); to run another build, set the container image with the digest of that build in spec.patches',
       };
     });

@@ -398,6 +398,26 @@ ${images}`,
   const tagLine =
     manifest('  all: {repository: mirror.example/capi}\n  cluster-api:\n    tag: v0.2.0\n').split('\n').indexOf('    tag: v0.2.0') + 1;
   assert.deepEqual([told[0]!.file, told[0]!.line], [tagged.file, tagLine]);
+  // set by a configSecret's images override: told at the Secret, and the image (which holds its values) is not quoted
+  const secretDir = writeTempManifest({
+    'providers.yaml':
+      manifest('  all: {repository: mirror.example/capi}\n').replace(
+        '  version: v0.1.0\n',
+        '  version: v0.1.0\n  configSecret: {name: capi-vars}\n',
+      ) +
+      '---\napiVersion: v1\nkind: Secret\nmetadata: {name: capi-vars, namespace: capi-system}\nstringData:\n  images: |\n    cluster-api:\n      repository: private.example/team-capi\n      tag: v0.3.0\n',
+  });
+  const secretWarnings: Diagnostic[] = [];
+  await renderManagementCluster({
+    manifestPaths: [secretDir],
+    secretsStrategy: 'inline',
+    allowSecretValues: true,
+    onWarning: (w) => secretWarnings.push(w),
+  });
+  const fromSecret = secretWarnings.filter((w) => w.path === 'images.cluster-api.tag');
+  assert.equal(fromSecret.length, 1, secretWarnings.map((w) => w.message).join('\n'));
+  assert.equal(fromSecret[0]!.object, 'Secret/capi-system/capi-vars');
+  assert.doesNotMatch(fromSecret[0]!.message, /private\.example|team-capi/);
   const mirrored = await renderWarnings('  all: {repository: mirror.example/capi}\n');
   assert.deepEqual(
     mirrored.warnings.filter((w) => w.path?.startsWith('images.')),
