@@ -121,6 +121,9 @@ function destinationFinding(group: string, kind: string, before: KObject, after:
   ];
 }
 
+/** The guards an object carries itself, one per GitOps tool. */
+const OBJECT_GUARDS = new Set<DeletionFinding['guard']>(['sync-options', 'prune-annotation']);
+
 /** The guards an object carries against deletion, each with what it is for people. */
 function guardsOf(group: string, kind: string, obj: KObject): Map<DeletionFinding['guard'], string> {
   const guards = new Map<DeletionFinding['guard'], string>();
@@ -153,8 +156,10 @@ function lossOf(kind: string, guard: DeletionFinding['guard']): string {
 
 function deletionFindings(group: string, kind: string, before: KObject, after: KObject, base: Base): DeletionFinding[] {
   const [a, b] = [guardsOf(group, kind, before), guardsOf(group, kind, after)];
+  // an object moved from Flux to Argo CD (or back) trades one tool's guard for the other's: still guarded
+  const keptOnObject = b.has('sync-options') || b.has('prune-annotation');
   return [...a]
-    .filter(([guard]) => !b.has(guard))
+    .filter(([guard]) => !b.has(guard) && !(keptOnObject && OBJECT_GUARDS.has(guard)))
     .map(([guard, was]) => ({
       ...base,
       risk: 'warning' as const,

@@ -140,6 +140,15 @@ test('flux: a Kustomization moved to another kubeConfig, one whose deletionPolic
   );
 });
 
+test("a CRD that trades Flux's prune: disabled for Argo CD's Prune=false,Delete=false (a move from --layout flux to argocd) is still guarded: no deletion call-out", async () => {
+  const before = await renderWith('flux', '');
+  const moved = edited(before, 'customresourcedefinition-widgets', (crd) => {
+    delete crd.metadata.annotations['kustomize.toolkit.fluxcd.io/prune'];
+    crd.metadata.annotations['argocd.argoproj.io/sync-options'] = 'Prune=false,Delete=false';
+  });
+  assert.deepEqual(of(review(before, moved), 'deletion'), []);
+});
+
 test('a re-render with the same wiring has no wiring call-out', async () => {
   const files = await renderWith('argocd', ', destination: {name: mgmt-a}');
   const report = review(
