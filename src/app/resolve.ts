@@ -9,7 +9,7 @@ import type { Manifest } from '../manifest/types.js';
 import { githubTokenFromEnv, githubTokenGuard } from '../sources/credentials.js';
 import type { SourceOptions } from '../sources/request.js';
 import { settleEach } from '../resolve/settle.js';
-import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorSettingsProblems } from '../resolve/operator-release.js';
+import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorSettingsProblems, pinsOperatorRelease } from '../resolve/operator-release.js';
 import { providerNameWarnings } from '../resolve/name-advice.js';
 import { preflightManagementCluster } from '../resolve/resolve.js';
 import { installedDowngradeWarnings, providerObjectName } from '../resolve/preflight.js';
@@ -53,11 +53,6 @@ function sourceOptions(manifest: Manifest, configured: SourceOptions): SourceOpt
   return { ...withApi, http: { timeoutMs, retries: network.retries, ...withApi.http } };
 }
 
-/** Whether the run draws the operator layout, which pins the operator's own release too. */
-function drawsOperatorLayout(manifest: Manifest, options: RenderOptions): boolean {
-  return (options.layout ?? manifest.config.output?.layout) === 'operator' || manifest.config.operator !== undefined;
-}
-
 /**
  * The preflight's problems but those at a field the manifest's own checks already told (url and
  * selector together is the CRD's CEL rule and the preflight's; a number for spec.version is not a
@@ -82,7 +77,7 @@ export async function resolveCluster(
   const lockFile = lockfilePath(manifest.baseDir);
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
   const sources = sourceOptions(manifest, { ...options.sources, runMemo: context.runMemo });
-  const operatorLayout = drawsOperatorLayout(manifest, options);
+  const operatorLayout = pinsOperatorRelease(manifest.config, options.layout);
   const previous = locked ? locked.lock : await readLockfile(lockFile);
   const session = new LockSession(manifest, {
     previous,

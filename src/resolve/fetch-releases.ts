@@ -15,6 +15,7 @@ import {
   operatorOrigin,
   operatorReleaseUrl,
   operatorSettingsProblems,
+  pinsOperatorRelease,
   type ResolvedOperatorRelease,
 } from './operator-release.js';
 import { sortForLatest } from './versions.js';
@@ -299,7 +300,7 @@ const OPERATOR_FETCH_HINT = `point operator.url in the Config document at a loca
  * the Config asks for the layout; a run that took it from --layout alone is told to render.
  */
 function operatorOfflineHint(config: ToolConfig): string {
-  const locks = config.output?.layout === 'operator' || config.operator !== undefined;
+  const locks = pinsOperatorRelease(config);
   const online = locks ? '`capi-gitops lock`' : '`capi-gitops render`';
   return `run once without --offline (e.g. ${online}) on a machine with network access to cache it, or point operator.url in the Config document at a local copy of ${OPERATOR_COMPONENTS_FILE} (a path or file:// URL)`;
 }

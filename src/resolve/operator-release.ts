@@ -17,6 +17,14 @@ export const OPERATOR_NAMESPACE = 'capi-operator-system';
 
 export type ResolvedOperatorRelease = ResolvedRelease<typeof OPERATOR_LABEL>;
 
+/**
+ * Whether a run pins the operator's own release: its layout (`--layout`, else Config.output.layout)
+ * is operator, or Config.operator is set. `capi-gitops lock` takes no --layout: the Config decides.
+ */
+export function pinsOperatorRelease(config: ToolConfig, layout?: string): boolean {
+  return (layout ?? config.output?.layout) === 'operator' || config.operator !== undefined;
+}
+
 export function operatorReleaseUrl(version: string): string {
   return `https://github.com/kubernetes-sigs/cluster-api-operator/releases/${version}/${OPERATOR_COMPONENTS_FILE}`;
 }

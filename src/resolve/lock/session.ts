@@ -10,7 +10,7 @@ import type { ProviderKind } from '../../core/provider.js';
 import type { Manifest, ProviderObject } from '../../manifest/types.js';
 import type { ProviderRegistry } from '../registry.js';
 import type { ResolvedCertManager, ResolvedProvider } from '../resolve.js';
-import type { ResolvedOperatorRelease } from '../operator-release.js';
+import { pinsOperatorRelease, type ResolvedOperatorRelease } from '../operator-release.js';
 import type { ArtifactCache } from '../../sources/cache.js';
 import type { Artifact, ProviderRepository } from '../../sources/source.js';
 import { buildLockfile, lockEntryForCertManager, lockEntryForOperator, lockEntryForProvider } from './build.js';
@@ -86,11 +86,6 @@ function lockedConfigMapGiven(entry: LockEntry, request: LockRequest, manifest: 
   return selectedConfigMapVersions(manifest.configMaps, request.source.selector, request.namespace).includes(entry.version);
 }
 
-/** `capi-gitops lock` takes no --layout: it pins the operator's release only when the Config asks for that layout. */
-function configAsksForOperator(config: Manifest['config']): boolean {
-  return config.output?.layout === 'operator' || config.operator !== undefined;
-}
-
 const OPERATOR_FROZEN_HINT =
   "set output.layout: operator in the Config document, so that `capi-gitops lock` pins the operator's release too (with --layout alone it does not), " +
   'then run it (or render without --frozen), review the change and commit the lockfile';
@@ -156,7 +151,7 @@ export class LockSession {
         { ...config.position, ...config.locate?.(field), object: 'Config', path: field.join('.') },
         this.unanswered(request),
       );
-      return [name === 'operator' && !configAsksForOperator(config) ? { ...told, hint: OPERATOR_FROZEN_HINT } : told];
+      return [name === 'operator' && !pinsOperatorRelease(config) ? { ...told, hint: OPERATOR_FROZEN_HINT } : told];
     };
     return [
       ...this.manifest.providers
