@@ -1,6 +1,4 @@
 /** What changed between two locks, for printing and for `--frozen`. */
-import { readFileSync } from 'node:fs';
-import { lineColumnAt } from '../../yaml/parse.js';
 import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
 import { sourceKey } from './request.js';
 import {
@@ -156,40 +154,22 @@ export function noLockfileProblem(file?: string): Diagnostic {
  * `--frozen`: the lock must already say exactly what this run resolved. Throws naming every
  * change otherwise, or the missing lockfile.
  */
-export function assertFrozen(before: Pick<Lockfile, 'entries'> | undefined, after: Pick<Lockfile, 'entries'>, file?: string): void {
+export function assertFrozen(
+  before: Pick<Lockfile, 'entries' | 'locate'> | undefined,
+  after: Pick<Lockfile, 'entries'>,
+  file?: string,
+): void {
   if (before === undefined) throw new CapiGitopsError(noLockfileProblem(file));
   const changes = diffLockfiles(before, after);
   if (changes.length === 0) return;
-  const text = file === undefined ? '' : readText(file);
   const problems: Diagnostic[] = changes.map((change) => ({
     file,
-    ...lockedAt(text, change),
+    // where the lock records what would change: a contract that differs (edited by hand), else the entry
+    ...(change.type === 'added'
+      ? {}
+      : before.locate?.({ ...change, field: change.details.some((d) => d.startsWith('contract ')) ? 'contract' : undefined })),
     message: `${FROZEN}: the lockfile would change: ${change.line}`,
     hint: FROZEN_HINT,
   }));
   throw new CapiGitopsError(problems);
-}
-
-function readText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-/**
- * Where the lock records what would change, as serializeLockfile writes an entry: its contract
- * line for a contract that differs (edited by hand), else the entry's first line; nothing for an
- * entry the lock does not have yet.
- */
-function lockedAt(text: string, change: LockChange): Partial<Record<'line' | 'column', number>> {
-  if (change.type === 'added') return {};
-  const entry = new RegExp(`^( *- )kind: ${change.kind}\n +name: ${change.name}\n +namespace: ${change.namespace}\n`, 'm').exec(text);
-  if (entry === null) return {};
-  const rest = text.slice(entry.index + entry[0].length);
-  const end = /^ *- kind: /m.exec(rest)?.index ?? rest.length;
-  const contract = change.details.some((d) => d.startsWith('contract ')) ? /^ +contract: /m.exec(rest.slice(0, end)) : null;
-  const at = contract ? entry.index + entry[0].length + contract.index + contract[0].length : entry.index + entry[1]!.length;
-  return lineColumnAt(text, at);
 }

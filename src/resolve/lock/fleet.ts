@@ -2,7 +2,6 @@
  * A fleet's lockfile: every cluster's entries in one file, an entry shared by several clusters
  * (same component, same release, same files) recorded once with the list of its clusters.
  */
-import { readFileSync } from 'node:fs';
 import { serializeLockfile } from './lockfile.js';
 import { assertFrozen, diffLockfiles, FROZEN, FROZEN_HINT, type LockChange } from './diff.js';
 import { CapiGitopsError, compareStrings } from '../../core/diagnostics.js';
@@ -75,36 +74,17 @@ export function assertFleetFrozen(previous: Lockfile | undefined, lock: Lockfile
   // a cluster gone from Config clusters has no manifest line: the lock's line that lists it is where it is told
   const kept = new Set(lock.entries.flatMap((e) => e.clusters ?? []));
   const gone = new Set((previous?.entries ?? []).flatMap((e) => e.clusters ?? []).filter((c) => !kept.has(c)));
-  const text = gone.size > 0 ? readText(file) : '';
   throw new CapiGitopsError(
     lines.map((line) => {
       const cluster = [...gone].find((c) => line.startsWith(`${c}: `));
       return {
         file,
-        ...(cluster === undefined ? {} : listedAt(text, cluster)),
+        ...(cluster === undefined ? {} : previous?.locate?.({ cluster })),
         message: `${FROZEN}: the lockfile would change: ${line}`,
         hint: FROZEN_HINT,
       };
     }),
   );
-}
-
-function readText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-/** Where a lockfile's `clusters:` first lists a cluster (as serializeLockfile writes it), if it does. */
-function listedAt(text: string, cluster: string): Partial<Record<'line' | 'column', number>> {
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const m = /^(\s*- )(["']?)(.*)\2\s*$/.exec(lines[i]!);
-    if (m && m[3] === cluster) return { line: i + 1, column: m[1]!.length + m[2]!.length + 1 };
-  }
-  return {};
 }
 
 /**

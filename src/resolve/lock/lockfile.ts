@@ -8,7 +8,7 @@
 import { constants } from 'node:fs';
 import { lstat, open, readdir, readFile, readlink, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { Node as YamlNode } from 'yaml';
+import type { Node as YamlNode, YAMLMap } from 'yaml';
 import { CapiGitopsError } from '../../core/diagnostics.js';
 import { shellWord } from '../../core/shell.js';
 import { LOCKFILE_NAME, specialFileKind } from '../../manifest/files.js';
@@ -71,7 +71,26 @@ export function parseLockfile(text: string, file: string): Lockfile {
       ? reader.problem(null, '', 'the lockfile is empty', `apiVersion: ${LOCK_API_VERSION}, kind: ${LOCK_KIND}, entries: […]`)
       : reader.lock(root);
   if (lock === undefined) throw new CapiGitopsError(reader.problems);
+  Object.defineProperty(lock, 'locate', { value: locator(root!, lineCounter), enumerable: false });
   return lock;
+}
+
+/** Lockfile['locate'] over the parsed text: the reader has checked its shape already. */
+function locator(root: YamlNode, lineCounter: InstanceType<typeof YAML.LineCounter>): NonNullable<Lockfile['locate']> {
+  const at = (node: unknown) => {
+    if (!YAML.isNode(node) || !node.range) return undefined;
+    const { line, col } = lineCounter.linePos(node.range[0]);
+    return { line, column: col };
+  };
+  const list = (node: unknown): unknown[] => (YAML.isSeq(node) ? node.items : []);
+  const items = list(YAML.isMap(root) ? root.get('entries', true) : undefined).filter((item): item is YAMLMap => YAML.isMap(item));
+  return (where) => {
+    if ('cluster' in where)
+      return at(items.flatMap((item) => list(item.get('clusters', true))).find((c) => YAML.isScalar(c) && c.value === where.cluster));
+    const item = items.find((i) => i.get('kind') === where.kind && i.get('name') === where.name && i.get('namespace') === where.namespace);
+    // the field's value, else the entry's first key
+    return item && (at(where.field ? item.get(where.field, true) : undefined) ?? at(item.items[0]?.key));
+  };
 }
 
 /**

@@ -70,6 +70,11 @@ export interface Lockfile {
   kind: typeof LOCK_KIND;
   /** Sorted by compareLockEntries. */
   entries: LockEntry[];
+  /**
+   * A lockfile read from a file: where its text writes an entry (a field's value, else the entry)
+   * or lists a cluster, for problems found after reading (`--frozen`). Not enumerable.
+   */
+  locate?: (at: (LockIdentity & { field?: string }) | { cluster: string }) => { line: number; column: number } | undefined;
 }
 
 /** What the manifest asks for one component; a lock entry satisfies it or not (lockSatisfies). */
