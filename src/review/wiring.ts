@@ -37,7 +37,7 @@ type Destination = { cluster: Map<string, string>; namespace: Map<string, string
 
 const CLUSTER_FIELDS = { destination: ['server', 'name'], kustomization: ['kubeConfig'] };
 /** A template field that reads a generator value: `{{ .values.destinationName }}`. */
-const GENERATOR_VALUE = /^\{\{\s*\.values\.(\w+)\s*\}\}$/;
+const TEMPLATE_VALUE = /^\{\{\s*\.values\.(\w+)\s*\}\}$/;
 
 /** The fields of `from` that are set, each as text, with `resolve` applied to each. */
 function pick(from: unknown, names: string[], resolve: (value: string) => string = (v) => v): Map<string, string> {
@@ -69,7 +69,7 @@ function destinationsOf(group: string, kind: string, obj: KObject): Map<string, 
   return new Map(
     [...clusters].map((c) => {
       const resolve = (value: string) => {
-        const read = GENERATOR_VALUE.exec(value);
+        const read = TEMPLATE_VALUE.exec(value);
         return read && c ? (lookups.get(`${read[1]}\0${c}`) ?? '') : value;
       };
       return [c, { cluster: pick(destination, CLUSTER_FIELDS.destination, resolve), namespace: pick(destination, ['namespace'], resolve) }];
