@@ -55,6 +55,8 @@ const env = {
   XDG_CACHE_HOME: path.join(tmpRoot, 'cache-home'),
   CAPI_GITOPS_TEST_OUTPUT_LOG: outputLog,
   CAPI_GITOPS_TEST_PROTOTYPE_LOG: prototypeLog,
+  // work test files share, such as a CRD compiled to a validator (test/helpers/run-memo.ts)
+  CAPI_GITOPS_TEST_MEMO: path.join(state, 'memo'),
   NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${prototypeGuard}`.trim(),
 };
 const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...selected], {

@@ -1,19 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import YAML from 'yaml';
-import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import type { KObject } from '../../src/core/kobject.js';
 import { compareObjects, sortObjects } from '../../src/core/order.js';
 import { KIND_ORDER } from '../../src/core/kinds.js';
-
-function loadObjects(...parts: string[]): KObject[] {
-  const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, ...parts), 'utf8');
-  return YAML.parseAllDocuments(text, { version: '1.1' })
-    .map((d) => d.toJS() as KObject | null)
-    .filter((o): o is KObject => o !== null);
-}
+import { corpusObjects } from '../helpers/corpus-objects.js';
 
 const o = (kind: string, name: string, namespace?: string, apiVersion = 'v1'): KObject => ({
   apiVersion,
@@ -79,7 +69,7 @@ test('unknown kinds follow the listed ones alphabetically by code unit; ties bre
 });
 
 test('sorting core v1.12.0 is total and independent of input order', () => {
-  const objs = loadObjects('cluster-api', 'v1.12.0', 'core-components.yaml');
+  const objs = corpusObjects('cluster-api', 'v1.12.0', 'core-components.yaml');
   const sorted = sortObjects(objs).map(key);
   const reversed = sortObjects([...objs].reverse()).map(key);
   const rotated = sortObjects([...objs.slice(17), ...objs.slice(0, 17)]).map(key);

@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { Ajv, type AnySchemaObject, type ValidateFunction } from 'ajv';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+import { createRequire } from 'node:module';
 import { CRDS } from './paths.js';
+import { runMemo, TEXT } from './run-memo.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -27,6 +30,18 @@ function strict(schema: unknown): unknown {
   return out;
 }
 
+/** ajv's standalone code of the validator (`module.exports`), which needs only ajv's runtime. */
+function validatorCode(crdFile: string, version: string): string {
+  const crd = YAML.parse(readFileSync(crdFile, 'utf8')) as {
+    spec: { versions: { name: string; schema: { openAPIV3Schema: unknown } }[] };
+  };
+  const v = crd.spec.versions.find((x) => x.name === version);
+  if (!v) throw new Error(`${crdFile} has no version ${version}`);
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, code: { source: true } });
+  return standaloneCode.default(ajv, ajv.compile(strict(v.schema.openAPIV3Schema) as AnySchemaObject));
+}
+
+const require = createRequire(import.meta.url);
 const cache = new Map<string, ValidateFunction>();
 
 /** Validator for objects of the CRD in `../shared/crds/<file>` at `version`. */
@@ -34,14 +49,12 @@ export function crdValidator(file: string, version: string): ValidateFunction {
   const key = `${file}@${version}`;
   let validate = cache.get(key);
   if (!validate) {
-    const crd = YAML.parse(readFileSync(path.isAbsolute(file) ? file : path.join(CRDS, file), 'utf8')) as {
-      spec: { versions: { name: string; schema: { openAPIV3Schema: unknown } }[] };
-    };
-    const v = crd.spec.versions.find((x) => x.name === version);
-    if (!v) throw new Error(`${file} has no version ${version}`);
-    validate = new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(
-      strict(v.schema.openAPIV3Schema) as AnySchemaObject,
-    );
+    const crdFile = path.isAbsolute(file) ? file : path.join(CRDS, file);
+    // compiling Argo CD's ApplicationSet CRD takes ajv 4 s: once per run of the suite, as code
+    const code = runMemo(`crd validator\0${crdFile}\0${version}`, () => validatorCode(crdFile, version), TEXT);
+    const module = { exports: {} as ValidateFunction };
+    new Function('require', 'module', 'exports', code)(require, module, module.exports);
+    validate = module.exports;
     cache.set(key, validate);
   }
   return validate;

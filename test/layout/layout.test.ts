@@ -16,6 +16,7 @@ import { provenanceComment } from '../../src/layout/provenance.js';
 import { readsBackAsItself, template, yamlScalar } from '../../src/layout/templates.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { kubectlAvailable } from '../helpers/tree.js';
+import { corpusObjects } from '../helpers/corpus-objects.js';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -315,9 +316,7 @@ test('kubectl kustomize builds the layout: every object, once', { skip: !KUBECTL
 
 function corpusComponent(type: RenderedComponent['type'], label: string, name: string, namespace: string, file: string): RenderedComponent {
   const text = readFileSync(path.join(CORPUS_REPOSITORY, file), 'utf8');
-  const objects = YAML.parseAllDocuments(text, { version: '1.1' })
-    .map((d) => d.toJS() as KObject)
-    .filter((o) => o && typeof o === 'object');
+  const objects = corpusObjects(file).filter((o) => typeof o === 'object');
   return { type, label, name, version: file.split('/')[1], namespace, artifactSha256: sha(text), objects };
 }
 

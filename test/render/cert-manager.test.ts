@@ -1,18 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import YAML from 'yaml';
-import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import type { KObject } from '../../src/core/kobject.js';
 import { inspectImages } from '../../src/render/images.js';
 import { addCertManagerLabels, addCertManagerVersionAnnotation, decorateCertManager } from '../../src/render/cert-manager.js';
+import { corpusObjects } from '../helpers/corpus-objects.js';
 
 function loadCertManager(): KObject[] {
-  const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, 'cert-manager', 'v1.13.0', 'cert-manager.yaml'), 'utf8');
-  return YAML.parseAllDocuments(text, { version: '1.1' })
-    .map((d) => d.toJS() as KObject | null)
-    .filter((o): o is KObject => o !== null);
+  return corpusObjects('cert-manager', 'v1.13.0', 'cert-manager.yaml');
 }
 
 const key = (o: KObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;

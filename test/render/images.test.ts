@@ -1,9 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
-import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { runCli } from '../helpers/cli.js';
 import type { KObject } from '../../src/core/kobject.js';
@@ -20,13 +17,7 @@ import {
   unreadImageKeys,
 } from '../../src/render/images.js';
 import { formatImageReference, parseImage } from '../../src/core/image-reference.js';
-
-function loadObjects(...parts: string[]): KObject[] {
-  const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, ...parts), 'utf8');
-  return YAML.parseAllDocuments(text, { version: '1.1' })
-    .map((d) => d.toJS() as KObject | null)
-    .filter((o): o is KObject => o !== null);
-}
+import { corpusObjects } from '../helpers/corpus-objects.js';
 
 function deployment(
   name: string,
@@ -171,7 +162,7 @@ test('names without a registry host are normalised as Docker does when an overri
 // ---- FixImages over objects ----------------------------------------------------------------
 
 test('core v1.12.0: `all` repository rewrites the manager image and nothing else; input untouched (clusterctl internal/util/objs.go FixImages)', () => {
-  const objs = loadObjects('cluster-api', 'v1.12.0', 'core-components.yaml');
+  const objs = corpusObjects('cluster-api', 'v1.12.0', 'core-components.yaml');
   const before = JSON.stringify(objs);
   const out = applyImageOverrides(objs, 'cluster-api', { all: { repository: 'mirror.example.com/capi' } });
   assert.equal(JSON.stringify(objs), before, 'input objects must not be mutated');
@@ -216,8 +207,8 @@ test('containers and initContainers of Deployments and DaemonSets are rewritten,
 
 test('RKE2 fork images without a registry host are kept without overrides and rewritten with them, not refused', () => {
   const objs = [
-    ...loadObjects('bootstrap-rke2', 'v0.11.0', 'bootstrap-components.yaml'),
-    ...loadObjects('control-plane-rke2', 'v0.11.0', 'control-plane-components.yaml'),
+    ...corpusObjects('bootstrap-rke2', 'v0.11.0', 'bootstrap-components.yaml'),
+    ...corpusObjects('control-plane-rke2', 'v0.11.0', 'control-plane-components.yaml'),
   ];
   const untouched = applyImageOverrides(objs, 'bootstrap-rke2', {});
   assert.deepEqual(inspectImages(untouched), [
@@ -262,7 +253,7 @@ test('unparseable and missing images fail with every problem named at once (clus
 });
 
 test('inspectImages lists cert-manager v1.13.0 images sorted and unique (clusterctl objs.go InspectImages)', () => {
-  const objs = loadObjects('cert-manager', 'v1.13.0', 'cert-manager.yaml');
+  const objs = corpusObjects('cert-manager', 'v1.13.0', 'cert-manager.yaml');
   assert.deepEqual(inspectImages([...objs, ...objs]), [
     'quay.io/jetstack/cert-manager-cainjector:v1.13.0',
     'quay.io/jetstack/cert-manager-controller:v1.13.0',

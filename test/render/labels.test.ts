@@ -1,19 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import YAML from 'yaml';
-import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import type { KObject } from '../../src/core/kobject.js';
 import { addCommonLabels, commonLabels } from '../../src/render/labels.js';
 import { removeOwnerReferences } from '../../src/render/owner-references.js';
-
-function loadObjects(...parts: string[]): KObject[] {
-  const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, ...parts), 'utf8');
-  return YAML.parseAllDocuments(text, { version: '1.1' })
-    .map((d) => d.toJS() as KObject | null)
-    .filter((o): o is KObject => o !== null);
-}
+import { corpusObjects } from '../helpers/corpus-objects.js';
 
 test('common labels are the manifest label and an empty clusterctl label (clusterctl components.go getCommonLabels)', () => {
   assert.deepEqual(commonLabels('bootstrap-kubeadm'), {
@@ -23,7 +13,7 @@ test('common labels are the manifest label and an empty clusterctl label (cluste
 });
 
 test('every object of bootstrap-kubeadm v1.12.0 gets the common labels, existing labels kept (clusterctl components.go addCommonLabels)', () => {
-  const objs = loadObjects('bootstrap-kubeadm', 'v1.12.0', 'bootstrap-components.yaml');
+  const objs = corpusObjects('bootstrap-kubeadm', 'v1.12.0', 'bootstrap-components.yaml');
   const before = JSON.stringify(objs);
   const out = addCommonLabels(objs, 'bootstrap-kubeadm');
   assert.equal(JSON.stringify(objs), before, 'input must not be mutated');
@@ -55,7 +45,7 @@ test('every object of bootstrap-kubeadm v1.12.0 gets the common labels, existing
 });
 
 test('pod templates and selectors are not labelled (clusterctl components.go addCommonLabels sets metadata.labels only)', () => {
-  const objs = loadObjects('cluster-api', 'v1.12.0', 'core-components.yaml');
+  const objs = corpusObjects('cluster-api', 'v1.12.0', 'core-components.yaml');
   const deployment = objs.find((o) => o.kind === 'Deployment')!;
   const [out] = addCommonLabels([deployment], 'renamed-provider');
   assert.equal(out.metadata.labels?.['cluster.x-k8s.io/provider'], 'renamed-provider');

@@ -1,20 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import YAML from 'yaml';
-import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import type { KObject } from '../../src/core/kobject.js';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace, isNamespaced } from '../../src/render/namespace.js';
 import { CLUSTER_SCOPED_KINDS } from '../../src/core/kinds.js';
-
-function loadObjects(...parts: string[]): KObject[] {
-  const text = fs.readFileSync(path.join(CORPUS_REPOSITORY, ...parts), 'utf8');
-  return YAML.parseAllDocuments(text, { version: '1.1' })
-    .map((d) => d.toJS() as KObject | null)
-    .filter((o): o is KObject => o !== null);
-}
+import { corpusObjects } from '../helpers/corpus-objects.js';
 
 function obj(apiVersion: string, kind: string, name: string, extra: Record<string, unknown> = {}, namespace?: string): KObject {
   return { apiVersion, kind, metadata: namespace === undefined ? { name } : { name, namespace }, ...extra };
@@ -27,7 +17,7 @@ function only(objs: KObject[], kind: string, name?: string): KObject {
 }
 
 test('inspectTargetNamespace finds the one Namespace and refuses two (clusterctl components.go inspectTargetNamespace)', () => {
-  const core = loadObjects('cluster-api', 'v1.12.0', 'core-components.yaml');
+  const core = corpusObjects('cluster-api', 'v1.12.0', 'core-components.yaml');
   assert.equal(inspectTargetNamespace(core), 'capi-system');
   assert.equal(inspectTargetNamespace(core.filter((o) => o.kind !== 'Namespace')), undefined);
   assert.throws(
@@ -46,7 +36,7 @@ test('addNamespaceIfMissing appends a bare Namespace only when there is none (cl
 });
 
 test('core v1.12.0 moved to my-ns: every capi-system reference follows, input untouched (clusterctl components.go fixTargetNamespace)', () => {
-  const core = loadObjects('cluster-api', 'v1.12.0', 'core-components.yaml');
+  const core = corpusObjects('cluster-api', 'v1.12.0', 'core-components.yaml');
   const before = JSON.stringify(core);
   assert.equal(before.split('capi-system').length - 1, 61);
   const out = fixTargetNamespace(core, 'my-ns');
@@ -263,7 +253,7 @@ test('every CRD scope in the corpus agrees with the list (cert-manager v1.13.0 C
   ];
   const clusterScoped: string[] = [];
   for (const file of files) {
-    for (const crd of loadObjects(...file).filter((o) => o.kind === 'CustomResourceDefinition')) {
+    for (const crd of corpusObjects(...file).filter((o) => o.kind === 'CustomResourceDefinition')) {
       const spec = crd.spec as { group: string; scope: string; versions: { name: string }[]; names: { kind: string } };
       const namespaced = isNamespaced({ apiVersion: `${spec.group}/${spec.versions[0].name}`, kind: spec.names.kind });
       assert.equal(namespaced, spec.scope === 'Namespaced', `${file.join('/')}: ${spec.names.kind}`);
