@@ -16,8 +16,11 @@ export function readTree(dir: string): Map<string, string> {
   return files;
 }
 
+let kubectlFound: boolean | undefined;
+/** Whether kubectl runs here (asked once per process: tests ask inside loops). */
 export function kubectlAvailable(): boolean {
-  return spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
+  kubectlFound ??= spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
+  return kubectlFound;
 }
 
 /** `kubectl kustomize <dir>` output; throws with kubectl's stderr on failure. */

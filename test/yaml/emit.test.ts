@@ -365,13 +365,14 @@ test('short words (the emitter memoises their forms): every word of up to three 
     'x'.repeat(64),
     'x'.repeat(65),
   );
-  for (let round = 0; round < 2; round++) {
-    for (const w of words) {
-      const out = check({ [w]: w, list: [w] });
-      if (!goOnlyAmbiguous(w)) assert.equal(out, libraryEmit({ [w]: w, list: [w] }), w);
-      else assert.ok(out.startsWith(`"${w}": "${w}"\n`), w);
-    }
+  // check() holds the first writing to the reference; the second, from the memo, must repeat it
+  const first = new Map<string, string>();
+  for (const w of words) {
+    const out = check({ [w]: w, list: [w] });
+    if (goOnlyAmbiguous(w)) assert.ok(out.startsWith(`"${w}": "${w}"\n`), w);
+    first.set(w, out);
   }
+  for (const w of words) assert.equal(emitYamlDocument({ [w]: w, list: [w] }), first.get(w), w);
 });
 
 test('generated values: identical to the reference, read back exactly, no trailing white space (differential)', () => {
@@ -417,7 +418,8 @@ test('every object of the corpus: identical bytes to the reference, exact read-b
       assert.deepStrictEqual(YAML.parse(out, { version: '1.1' }), obj);
       assert.deepStrictEqual(YAML.parse(out, { version: '1.2' }), obj);
       assertNoTrailingWhitespace(out);
-      if (out !== YAML.stringify(obj, EMIT_LIBRARY_OPTIONS)) quotedForTrailingSpace++;
+      // one such object is enough, and the library's writing is slow
+      if (quotedForTrailingSpace === 0 && out !== YAML.stringify(obj, EMIT_LIBRARY_OPTIONS)) quotedForTrailingSpace++;
       objects++;
     }
   }
