@@ -8,7 +8,26 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fg from 'fast-glob';
 
-const files = (await fg('dist/test/**/*.test.js')).sort();
+// The longest files start first, so that the two workers end together rather than one running
+// the last long file alone (per-file times from a reporter, 2026-11-29).
+const SLOWEST = [
+  'fleet/corpus-fleet',
+  'review/pre-commit',
+  'cli/bin',
+  'package',
+  'layout/gitops-layouts',
+  'yaml/emit',
+  'fleet/applicationset',
+  'sources/deadline',
+  'hardening/full-disk',
+  'image-pinning',
+  'layout/shared-namespaces',
+];
+const rank = (file) => {
+  const i = SLOWEST.findIndex((name) => file === `dist/test/${name}.test.js`);
+  return i === -1 ? SLOWEST.length : i;
+};
+const files = (await fg('dist/test/**/*.test.js')).sort().sort((a, b) => rank(a) - rank(b));
 const filter = process.argv.slice(2);
 const selected = filter.length ? files.filter((f) => filter.some((p) => f.includes(p))) : files;
 if (selected.length === 0) {
