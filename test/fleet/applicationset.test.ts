@@ -159,9 +159,11 @@ function essentials(app: KObject): unknown {
 }
 
 const fleetDir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') + CLUSTERS });
+/** The fleet with its ApplicationSet, rendered once for the tests that only read it. */
+const appSetFleet = render(fleetDir, true);
 
 test('applicationSet: true draws one ApplicationSet for the fleet, valid against the real CRD; each cluster keeps its AppProject and root Application; kustomize builds', async () => {
-  const { files } = await render(fleetDir, true);
+  const { files } = await appSetFleet;
   const sets = [...files].filter(([, text]) => /^kind: ApplicationSet$/m.test(text));
   assert.deepEqual(
     sets.map(([f]) => f),
@@ -194,7 +196,7 @@ test('applicationSet: true draws one ApplicationSet for the fleet, valid against
 test('the fleet ApplicationSet, run as Argo CD runs its Git directory generator over the written tree, makes exactly the per-cluster Applications: destination from each overlay (argo-cd applicationset/generators/git.go, value_interpolation.go)', async () => {
   const repo = tempDir();
   const out = path.join(repo, ROOT);
-  const fleet = await render(fleetDir, true);
+  const fleet = await appSetFleet;
   await writeOutput(out, fleet.files);
   const appSet = YAML.parse(fleet.files.get('argocd/applicationset-capi-gitops-fleet.yaml')!) as KObject;
   const generated = generate(appSet, repo);
