@@ -1,7 +1,7 @@
 // The fast build, for `npm run example`, `npm pack` and installs from Git: esbuild strips the
 // types of src/**/*.ts into dist/src (the same layout tsc writes, in a fraction of its time),
-// then the precompile steps run as in `npm run build`. It does not type-check: `npm test` and
-// CI build with tsc. `--bundle` also writes the bundled CLIs (scripts/build-bundle.mjs): the
+// then the precompile steps run as in `npm run build`. It does not type-check: `npm test` runs
+// `tsc --noEmit` beside it (scripts/check-and-build.mjs). `--bundle` also writes the bundled CLIs (scripts/build-bundle.mjs): the
 // package's bin, dist/bin/, and the single-file dist/capi-gitops.mjs;
 // `--package` (npm pack's prepack) is `--bundle` after emptying dist/src, so a package never
 // ships a module that no longer exists, and without source maps (the package has no sources);
