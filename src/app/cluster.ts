@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { CapiGitopsError, compareStrings, DiagnosticBag, sortDiagnostics, tellOnce, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
 import { artifactDisplayName } from '../core/repository.js';
-import type { Manifest, SecretObject } from '../manifest/types.js';
+import type { Manifest, SecretObject, SourcePosition } from '../manifest/types.js';
 import { loadManifest } from '../manifest/load.js';
 import { atProviderField } from '../manifest/field-locator.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
@@ -145,12 +145,15 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
   }
 }
 
+/** Where a configSecret's images key is (the Secret, when its position is not known). */
+function imagesKeyAt(secret: SecretObject): SourcePosition {
+  return secret.keyPosition?.(IMAGES_KEY) ?? secret.position;
+}
+
 /** Each provider's configSecret images overrides, and where its images key is: where pinning tells an image they chose. */
 function secretImagesByLabel(prepared: readonly PreparedProvider[]) {
   return new Map(
-    prepared
-      .filter((p) => p.secret)
-      .map((p) => [p.resolved.label, { overrides: p.images.fromSecret, at: p.secret!.keyPosition?.(IMAGES_KEY) ?? p.secret!.position }]),
+    prepared.filter((p) => p.secret).map((p) => [p.resolved.label, { overrides: p.images.fromSecret, at: imagesKeyAt(p.secret!) }]),
   );
 }
 
@@ -171,9 +174,7 @@ function digestTagWarnings(
     const quoted = Object.keys(p?.images.fromSecret ?? {}).length === 0;
     return found.map(({ object, image, key }) => {
       const secret = p?.secret && p.images.fromSecret[key]?.tag ? p.secret : undefined;
-      const at = secret
-        ? (secret.keyPosition?.(IMAGES_KEY) ?? secret.position)
-        : (config.locate?.(['images', key, 'tag']) ?? config.position);
+      const at = secret ? imagesKeyAt(secret) : (config.locate?.(['images', key, 'tag']) ?? config.position);
       return {
         ...at,
         object: secret ? `Secret/${secret.namespace}/${secret.name}` : 'Config',
@@ -223,7 +224,7 @@ function secretImageKeyWarnings(prepared: readonly PreparedProvider[]): Diagnost
   return [...readers].flatMap(([secret, own]) => {
     const keys = Object.keys(prepared.find((p) => p.secret === secret)!.images.fromSecret);
     return unreadImageKeys(keys, own, false).map(({ key, meant }) => ({
-      ...(secret.keyPosition?.(IMAGES_KEY) ?? secret.position),
+      ...imagesKeyAt(secret),
       object: `Secret/${secret.namespace}/${secret.name}`,
       path: `${IMAGES_KEY}.${key}`,
       message: `"${key}" changes no image: a configSecret's image overrides are read for its own providers only (${own.join(', ')})`,
