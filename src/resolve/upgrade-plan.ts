@@ -17,7 +17,7 @@ import { compareSemantic, parseSemantic } from '../core/versions.js';
 import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './metadata.js';
 import { closestName } from '../manifest/fields.js';
 import { providerObjectName } from './preflight.js';
-import type { Lockfile } from './lock/types.js';
+import { findLockEntry, type Lockfile } from './lock/types.js';
 import type { ResolvedProvider } from './resolve.js';
 import {
   findConflicts,
@@ -169,9 +169,14 @@ export function newestAvailable(available: readonly string[]): string | undefine
 
 // ---- upgrade rules ----------------------------------------------------------------------------
 
-/** clusterctl enforces the skip rule for these only (upgrader.go doUpgrade). */
+/**
+ * clusterctl enforces the skip rule for these only (upgrader.go doUpgrade), by the labels the lock
+ * and a render's component directories use.
+ */
+const SKIP_RULE_LABELS = new Set(['cluster-api', 'bootstrap-kubeadm', 'control-plane-kubeadm']);
+
 function hasSkipRule(kind: ProviderKind, name: string): boolean {
-  return kind === 'CoreProvider' || ((kind === 'BootstrapProvider' || kind === 'ControlPlaneProvider') && name === 'kubeadm');
+  return SKIP_RULE_LABELS.has(manifestLabel(kind, name));
 }
 
 /** clusterctl checks skips only from this version on (`minVersionSkew`). */
@@ -223,7 +228,7 @@ export function downgradeWarnings(previous: Lockfile | undefined, providers: rea
   const warnings: Diagnostic[] = [];
   for (const resolved of providers) {
     const { provider } = resolved;
-    const entry = previous?.entries.find((e) => e.kind === resolved.kind && e.name === resolved.name && e.namespace === resolved.namespace);
+    const entry = findLockEntry(previous, resolved);
     const [from, to] = [parseSemantic(entry?.version ?? ''), parseSemantic(resolved.version)];
     if (!entry || !from || !to || (to.major === from.major ? to.minor >= from.minor : to.major > from.major)) continue;
     const position = provider.spec.version ? (provider.fieldPosition?.(['spec', 'version']) ?? provider.position) : provider.position;
@@ -237,13 +242,6 @@ export function downgradeWarnings(previous: Lockfile | undefined, providers: rea
   }
   return warnings;
 }
-
-/** The labels hasSkipRule covers, as the lock and a render's component directories name them. */
-const SKIP_RULE_LABELS = new Set([
-  manifestLabel('CoreProvider', 'cluster-api'),
-  manifestLabel('BootstrapProvider', 'kubeadm'),
-  manifestLabel('ControlPlaneProvider', 'kubeadm'),
-]);
 
 /**
  * Whether moving the provider of `label` from `from` to `to` skips more than 3 minors: `refused`
@@ -272,7 +270,7 @@ export function minorSkipWarnings(previous: Lockfile | undefined, providers: rea
   const warnings: Diagnostic[] = [];
   for (const resolved of providers) {
     const { provider } = resolved;
-    const entry = previous?.entries.find((e) => e.kind === resolved.kind && e.name === resolved.name && e.namespace === resolved.namespace);
+    const entry = findLockEntry(previous, resolved);
     const skip = entry ? minorSkip(manifestLabel(resolved.kind, resolved.name), entry.version, resolved.version) : undefined;
     if (!entry || !skip) continue;
     const from = parseSemantic(entry.version)!;
@@ -299,8 +297,7 @@ export function kubeadmSplitWarnings(previous: Lockfile | undefined, providers: 
   const group = providers.filter((r) => hasSkipRule(r.kind, r.name));
   const core = group.find((r) => r.kind === 'CoreProvider');
   const minor = (version: string) => parseSemantic(version)?.minor;
-  const locked = (r: ResolvedProvider) =>
-    previous?.entries.find((e) => e.kind === r.kind && e.name === r.name && e.namespace === r.namespace)?.version;
+  const locked = (r: ResolvedProvider) => findLockEntry(previous, r)?.version;
   if (core === undefined || group.every((r) => locked(r) === r.version)) return [];
   const coreMinor = parseSemantic(core.version);
   return group
