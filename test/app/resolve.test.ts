@@ -5,41 +5,20 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { runCli } from '../helpers/cli.js';
+import { localReleases, managerDeployment } from '../helpers/local-release.js';
 
 const RELEASES = ['v1.7.0', 'v1.11.0', 'v1.15.0'];
 
 /** A local repository of core provider releases, all of contract v1beta1; returns its `latest` URL. */
 function coreReleases(): string {
-  const root = tempDir();
   const series = RELEASES.map((tag) => `- {major: 1, minor: ${tag.split('.')[1]}, contract: v1beta1}\n`).join('');
-  for (const tag of RELEASES) {
-    const dir = path.join(root, 'cluster-api', tag);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      path.join(dir, 'core-components.yaml'),
-      `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: capi-controller-manager, namespace: capi-system}
-spec:
-  selector: {matchLabels: {app: capi}}
-  template:
-    metadata: {labels: {app: capi}}
-    spec:
-      containers:
-      - {name: manager, image: registry.example/capi:${tag}}
-`,
-    );
-    writeFileSync(
-      path.join(dir, 'metadata.yaml'),
-      `apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n${series}`,
-    );
-  }
-  return pathToFileURL(path.join(root, 'cluster-api', 'latest', 'core-components.yaml')).href;
+  return localReleases(tempDir(), 'cluster-api', 'core-components.yaml', RELEASES, series, (tag) =>
+    managerDeployment('capi-controller-manager', 'capi-system', 'capi', tag),
+  );
 }
 
 /** A manifest directory pinning the core provider at `version` (spec.version on line 7, column 12). */

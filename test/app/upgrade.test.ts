@@ -4,39 +4,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { runCli } from '../helpers/cli.js';
+import { localReleases, managerDeployment } from '../helpers/local-release.js';
 
 const SERIES = '- {major: 1, minor: 10, contract: v1beta1}\n- {major: 1, minor: 11, contract: v1beta2}\n';
 
 /** Releases v1.10.0 (contract v1beta1) and v1.11.0 (v1beta2) of `label`; returns its `latest` URL. */
 function releases(root: string, label: string, file: string, deployment: string, namespace: string): string {
-  for (const tag of ['v1.10.0', 'v1.11.0']) {
-    const dir = path.join(root, label, tag);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      path.join(dir, file),
-      `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: ${deployment}, namespace: ${namespace}}
-spec:
-  selector: {matchLabels: {app: ${label}}}
-  template:
-    metadata: {labels: {app: ${label}}}
-    spec:
-      containers:
-      - {name: manager, image: registry.example/${label}:${tag}}
-`,
-    );
-    writeFileSync(
-      path.join(dir, 'metadata.yaml'),
-      `apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n${SERIES}`,
-    );
-  }
-  return pathToFileURL(path.join(root, label, 'latest', file)).href;
+  return localReleases(root, label, file, ['v1.10.0', 'v1.11.0'], SERIES, (tag) => managerDeployment(deployment, namespace, label, tag));
 }
 
 /** Core and kubeadm bootstrap at v1.10.0, locked, in a new manifest directory. */

@@ -6,18 +6,33 @@ import { pathToFileURL } from 'node:url';
 import { tempDir } from './corpus-manifest.js';
 
 /**
- * Release v0.1.0 (contract v1beta2) of `label` in the clusterctl local repository at `root`, its
- * components file `file` holding `text`; returns the `latest` URL a fetchConfig names.
+ * Releases of `label` in the clusterctl local repository at `root`: for each tag, its components
+ * file `file` holding `text(tag)` and a metadata.yaml listing `series` (metadata.yaml
+ * `releaseSeries` lines); returns the `latest` URL a fetchConfig names.
  */
-export function localRelease(root: string, label: string, file: string, text: string): string {
-  const dir = path.join(root, label, 'v0.1.0');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, file), text);
-  writeFileSync(
-    path.join(dir, 'metadata.yaml'),
-    'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- {major: 0, minor: 1, contract: v1beta2}\n',
-  );
+export function localReleases(
+  root: string,
+  label: string,
+  file: string,
+  tags: string[],
+  series: string,
+  text: (tag: string) => string,
+): string {
+  for (const tag of tags) {
+    const dir = path.join(root, label, tag);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, file), text(tag));
+    writeFileSync(
+      path.join(dir, 'metadata.yaml'),
+      `apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n${series}`,
+    );
+  }
   return pathToFileURL(path.join(root, label, 'latest', file)).href;
+}
+
+/** Release v0.1.0 (contract v1beta2) of `label` at `root`, its components file `file` holding `text`. */
+export function localRelease(root: string, label: string, file: string, text: string): string {
+  return localReleases(root, label, file, ['v0.1.0'], '- {major: 0, minor: 1, contract: v1beta2}\n', () => text);
 }
 
 /** A repository of its own holding one core provider release whose components are `components`. */
@@ -40,18 +55,23 @@ certManager: {enabled: false}
 ${config}`;
 }
 
-/** The core provider's manager Deployment, the smallest a render accepts as a release's. */
-export const CORE_MANAGER_DEPLOYMENT = `apiVersion: apps/v1
+/** A provider's manager Deployment, the smallest a render accepts as a release's; its image registry.example/<app>:<tag>. */
+export function managerDeployment(name: string, namespace: string, app: string, tag: string): string {
+  return `apiVersion: apps/v1
 kind: Deployment
-metadata: {name: capi-controller-manager, namespace: capi-system}
+metadata: {name: ${name}, namespace: ${namespace}}
 spec:
-  selector: {matchLabels: {app: capi}}
+  selector: {matchLabels: {app: ${app}}}
   template:
-    metadata: {labels: {app: capi}}
+    metadata: {labels: {app: ${app}}}
     spec:
       containers:
-      - {name: manager, image: registry.example/capi:v0.1.0}
+      - {name: manager, image: registry.example/${app}:${tag}}
 `;
+}
+
+/** The core provider's manager Deployment at v0.1.0. */
+export const CORE_MANAGER_DEPLOYMENT = managerDeployment('capi-controller-manager', 'capi-system', 'capi', 'v0.1.0');
 
 /** Serves `root` read-only over HTTP on 127.0.0.1 (a plain HTTPS template's releases, say). */
 export async function serveDirectory(root: string): Promise<{ url: string; close: () => void }> {
