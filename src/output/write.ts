@@ -127,8 +127,12 @@ async function inPool<T>(items: readonly T[], fn: (item: T) => Promise<void>): P
   if (failure) throw failure.reason;
 }
 
-/** outDir as an absolute real path; a missing outDir's parent is created so a sibling can be. */
-async function resolveTarget(outDir: string): Promise<Target> {
+/**
+ * outDir as an absolute path, a symbolic link followed, its parent created and writable: where the
+ * lock is taken. It does not look inside outDir, which another run may be swapping (between its two
+ * renames outDir does not exist) until the lock is held; `inspectTarget` does that under the lock.
+ */
+async function outputPath(outDir: string): Promise<string> {
   let dir = path.resolve(outDir);
   if (dir.split(path.sep).includes(SCRATCH_DIRECTORY)) {
     throw new CapiGitopsError({
@@ -138,17 +142,15 @@ async function resolveTarget(outDir: string): Promise<Target> {
       hint: 'choose another output directory',
     });
   }
-  let st;
-  try {
-    st = await lstat(dir);
-  } catch (err) {
-    if (errorCode(err) !== 'ENOENT') await assertWritableDirectory(path.dirname(dir), "the output directory's parent");
-    if (errorCode(err) !== 'ENOENT') throw err;
-    await createDirectories(path.dirname(dir)).catch(() => assertWritableDirectory(path.dirname(dir), "the output directory's parent"));
-    await assertWritableDirectory(path.dirname(dir), "the output directory's parent");
-    return { path: dir, exists: false };
-  }
-  if (st.isSymbolicLink()) {
+  const link = await lstat(dir).then(
+    (st) => st.isSymbolicLink(),
+    async (err: unknown) => {
+      if (errorCode(err) === 'ENOENT') return false;
+      await assertWritableDirectory(path.dirname(dir), "the output directory's parent");
+      throw err;
+    },
+  );
+  if (link) {
     dir = await realpath(dir).catch((cause: unknown) => {
       throw new CapiGitopsError({
         file: dir,
@@ -156,15 +158,6 @@ async function resolveTarget(outDir: string): Promise<Target> {
         expected: 'a directory, or a path that does not exist yet',
         hint: `remove the link ${dir} or point it at a directory`,
       });
-    });
-    st = await stat(dir);
-  }
-  if (!st.isDirectory()) {
-    throw new CapiGitopsError({
-      file: dir,
-      message: 'the output path exists and is not a directory',
-      expected: 'a directory, or a path that does not exist yet',
-      hint: 'choose another output directory',
     });
   }
   if (path.dirname(dir) === dir) {
@@ -175,9 +168,47 @@ async function resolveTarget(outDir: string): Promise<Target> {
       hint: 'choose a subdirectory',
     });
   }
-  await assertWritableDirectory(dir, 'the output directory');
+  await createDirectories(path.dirname(dir)).catch(() => assertWritableDirectory(path.dirname(dir), "the output directory's parent"));
   await assertWritableDirectory(path.dirname(dir), "the output directory's parent");
+  return dir;
+}
+
+/** What is at `dir` (from `outputPath`) now that this run holds the lock: nothing yet, or a directory it may write. */
+async function inspectTarget(dir: string): Promise<Target> {
+  const st = await lstat(dir).catch((err: unknown) => {
+    if (errorCode(err) === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (st === undefined) return { path: dir, exists: false };
+  if (!st.isDirectory()) {
+    throw new CapiGitopsError({
+      file: dir,
+      message: 'the output path exists and is not a directory',
+      expected: 'a directory, or a path that does not exist yet',
+      hint: 'choose another output directory',
+    });
+  }
+  await assertWritableDirectory(dir, 'the output directory');
   return { path: dir, exists: true, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
+}
+
+/**
+ * Takes the output directory's lock, then reads what is there and settles what a killed run left
+ * (its warnings are returned). Everything after this is one writer's alone.
+ */
+async function lockTarget(outDir: string): Promise<{ target: Target; release: () => Promise<void>; warnings: string[] }> {
+  const dir = await outputPath(outDir);
+  const release = await lockOutputDirectory(dir);
+  try {
+    throwIfInterrupted();
+    let target = await inspectTarget(dir);
+    const leftovers = await settleLeftovers(target);
+    if (leftovers.restored) target = await inspectTarget(dir);
+    return { target, release, warnings: leftovers.warnings };
+  } catch (err) {
+    await release();
+    throw err;
+  }
 }
 
 /** A read-only directory inside the output would leave a read-only backup behind: refused before anything is written. */
@@ -651,12 +682,9 @@ async function writeNow(
   }
   let release: (() => Promise<void>) | undefined;
   try {
-    let target = await resolveTarget(outDir);
-    release = await lockOutputDirectory(target.path);
-    throwIfInterrupted();
-    const leftovers = await settleLeftovers(target);
-    if (leftovers.restored) target = await resolveTarget(outDir);
-    return await writeLocked(target, files, alongside, leftovers.warnings, options.known);
+    const locked = await lockTarget(outDir);
+    release = locked.release;
+    return await writeLocked(locked.target, files, alongside, locked.warnings, options.known);
   } catch (err) {
     await abortAlongside();
     throw err;
@@ -899,12 +927,8 @@ export class OutputStage {
       });
     }
     this.opened ??= (async () => {
-      let target = await resolveTarget(this.outDir);
-      const release = await lockOutputDirectory(target.path);
+      const { target, release, warnings } = await lockTarget(this.outDir);
       try {
-        const leftovers = await settleLeftovers(target);
-        if (leftovers.restored) target = await resolveTarget(this.outDir);
-        const warnings = leftovers.warnings;
         const tmp = scratchPath(target.path, 'stage');
         const held = scratchPath(target.path, 'stage');
         await inScratchDirectory(path.dirname(target.path), () => mkdir(tmp)).catch((err) => {
