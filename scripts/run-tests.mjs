@@ -62,8 +62,9 @@ const env = {
 // Node 20 starts a process for each test file, and each loads the modules again: about 0.45 s of
 // CPU, 75 s over 167 files. The files of one directory of dist/test therefore run in one process:
 // a file in the run's state directory imports them in turn (a file that cannot be loaded is a
-// failing test, and the others still run). Two groups run at a time, the longest first, so that
-// the two workers end together (CPU per directory, 2026-11-29: 505 s in all became 371 s).
+// failing test, and the others still run). 505 s of CPU became 380 s, and 276 s 209 s. Three
+// groups run at a time, the longest first: a group waiting on a child process or a server leaves
+// a core to another (209 s became 194 s on 2 cores; 2026-11-29).
 const LONGEST = ['fleet', 'layout', 'review', 'test', 'hardening', 'yaml', 'cli', 'secrets'];
 const groups = new Map();
 for (const file of selected) {
@@ -83,7 +84,7 @@ const groupFiles = [...groups.keys()]
     writeFileSync(groupFile, `import { test } from 'node:test';\n${imports.join('\n')}\n`);
     return groupFile;
   });
-const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...groupFiles], {
+const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=3', ...groupFiles], {
   stdio: 'inherit',
   env,
 });
