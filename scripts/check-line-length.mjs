@@ -49,6 +49,6 @@ for (const file of files.sort()) {
 }
 for (const problem of problems) console.error(problem);
 if (problems.length > 0) {
-  console.error(`${problems.length} line(s) over ${MAX} columns: shorten or wrap them (comments are not wrapped by prettier)`);
+  console.error(`${problems.length} line(s) over ${MAX} columns: shorten or wrap them (the formatter does not wrap comments)`);
   process.exit(1);
 }
