@@ -68,7 +68,7 @@ const env = {
 const LONGEST = ['fleet', 'layout', 'review', 'test', 'hardening', 'yaml', 'cli', 'secrets'];
 const groups = new Map();
 for (const file of selected) {
-  const dir = path.basename(path.dirname(file));
+  const dir = path.relative('dist/test', path.dirname(file)).split(path.sep).join('-') || 'test';
   groups.set(dir, [...(groups.get(dir) ?? []), file]);
 }
 const rank = (dir) => (LONGEST.includes(dir) ? LONGEST.indexOf(dir) : LONGEST.length);
