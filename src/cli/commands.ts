@@ -25,6 +25,7 @@ import { chartFiles, copyChart, type BuiltInChart } from '../app/chart.js';
 import { existsSync } from 'node:fs';
 import { holdsOnlySecrets } from '../review/secret-only-files.js';
 import { setExpressions, setFlagWords, type SetFlags } from './set-flags.js';
+import { lockedFilePath } from '../resolve/lock/build.js';
 
 export interface SourceFlags extends OutputFlags {
   file?: string[];
@@ -362,8 +363,10 @@ export async function lockCommand(flags: SourceFlags & { acceptDigest?: string[]
   // both digests in full: what the reviewer of the lockfile change compares
   const accepted = resolution.lock.accepted ?? [];
   // a local file by its path from here, as the error that asked for --accept-digest names it (the lockfile keeps it relative to itself)
-  const shown = (url: string) =>
-    /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || path.isAbsolute(url) ? url : displayPath(path.resolve(path.dirname(resolution.lockFile), url));
+  const shown = (url: string) => {
+    const file = lockedFilePath(url, path.dirname(resolution.lockFile));
+    return file === undefined ? url : displayPath(file);
+  };
   for (const a of accepted) out.line(`accepted ${a.label} ${a.version} ${a.file} from ${shown(a.url)}: sha256 ${a.from} → ${a.to}`);
   if (acceptDigests?.length && accepted.length === 0)
     out.line(`--accept-digest: the files of ${acceptDigests.join(', ')} match the lockfile; nothing to accept`);

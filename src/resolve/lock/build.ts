@@ -27,6 +27,14 @@ export function portableUrl(url: string, lockDir: string): string {
   return relative.split(path.sep).join('/');
 }
 
+/**
+ * The file a locked URL names when `portableUrl` made it a path relative to the lockfile's
+ * directory; undefined for every URL it kept (https, `configmap:ns/name#key`, `oci:`, a file URL).
+ */
+export function lockedFilePath(url: string, lockDir: string): string | undefined {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(url) ? undefined : path.resolve(lockDir, url);
+}
+
 export interface ResolvedRelease {
   version: string;
   /** Absent for cert-manager. */

@@ -242,3 +242,47 @@ test('a fleet: --accept-digest takes a provider only one cluster has (the hint f
     /^error: --accept-digest infrastructure-sample: no component .*\n\s+expected: one of .*infrastructure-example/m,
   );
 });
+
+test('a re-tagged release read from a ConfigMap (fetchConfig.selector): lock --accept-digest names it by its configmap: URL, as the error does, not as a path', async () => {
+  const dir = exampleCopy();
+  const addon = path.join(dir, 'management-cluster', 'addon.yaml');
+  // several providers' ConfigMaps exported beside the providers, as teams keep them
+  writeFileSync(
+    addon,
+    [
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+      'kind: AddonProvider',
+      'metadata: {name: helm, namespace: caaph-system}',
+      'spec:',
+      '  version: v0.2.0',
+      '  fetchConfig: {selector: {matchLabels: {provider.cluster.x-k8s.io/name: helm}}}',
+      '---',
+      'apiVersion: v1',
+      'kind: ConfigMap',
+      'metadata:',
+      '  name: addon-helm-v0.2.0',
+      '  namespace: caaph-system',
+      '  labels: {provider.cluster.x-k8s.io/name: helm, provider.cluster.x-k8s.io/type: addon, provider.cluster.x-k8s.io/version: v0.2.0}',
+      'data:',
+      '  metadata: |',
+      '    apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3',
+      '    kind: Metadata',
+      '    releaseSeries: [{major: 0, minor: 2, contract: v1beta2}]',
+      '  components: |',
+      '    apiVersion: v1',
+      '    kind: ServiceAccount',
+      '    metadata: {name: caaph-manager, namespace: caaph-system}',
+      '',
+    ].join('\n'),
+  );
+  const run = async (...args: string[]) => await runCli(args, { cwd: dir });
+  assert.equal((await run('lock', '-f', 'management-cluster')).code, 0);
+  writeFileSync(addon, readFileSync(addon, 'utf8').replace('name: caaph-manager', 'name: caaph-controller-manager'));
+  const url = 'configmap:caaph-system/addon-helm-v0.2.0#components';
+  const failed = await run('lock', '-f', 'management-cluster');
+  assert.equal(failed.code, 1);
+  assert.ok(failed.stderr.includes(`addon-components.yaml from ${url} has sha256`), failed.stderr);
+  const accepted = await run('lock', '-f', 'management-cluster', '--accept-digest', 'addon-helm');
+  assert.equal(accepted.code, 0, accepted.stderr);
+  assert.match(accepted.stdout, new RegExp(`^accepted addon-helm v0\\.2\\.0 addon-components\\.yaml from ${url}: sha256 `, 'm'));
+});

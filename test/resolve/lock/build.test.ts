@@ -14,6 +14,7 @@ import {
   lockRequestForProvider,
   lockSatisfies,
   parseLockfile,
+  lockedFilePath,
   portableUrl,
   serializeLockfile,
 } from '../../../src/resolve/lock/lockfile.js';
@@ -47,6 +48,18 @@ test('portable URLs: file URLs relative to the lock directory, others unchanged'
   assert.equal(portableUrl(pathToFileURL('/work/shared/corpus/a.yaml').href, '/work/main'), '../shared/corpus/a.yaml');
   assert.equal(portableUrl('https://github.com/x/releases/v1/a.yaml', '/work/main'), 'https://github.com/x/releases/v1/a.yaml');
   assert.equal(portableUrl('configmap:capi-system/core#components', '/work/main'), 'configmap:capi-system/core#components');
+});
+
+test('lockedFilePath reads back the path portableUrl wrote, and leaves every URL it kept', () => {
+  const local = portableUrl(pathToFileURL('/work/shared/corpus/a.yaml').href, '/work/main');
+  assert.equal(lockedFilePath(local, '/work/main'), '/work/shared/corpus/a.yaml');
+  for (const kept of [
+    'https://github.com/x/releases/v1/a.yaml',
+    'configmap:capi-system/core#components',
+    `oci://registry.example/capi@sha256:${'e'.repeat(64)}#metadata.yaml`,
+    'file:///d/a.yaml',
+  ])
+    assert.equal(lockedFilePath(kept, '/work/main'), undefined, kept);
 });
 
 test('an OCI file URL keeps its layer title: each locked file of an artifact is told apart; credentials are still masked', () => {
