@@ -157,7 +157,7 @@ function lossOf(kind: string, guard: DeletionFinding['guard']): string {
 function deletionFindings(group: string, kind: string, before: KObject, after: KObject, base: Base): DeletionFinding[] {
   const [a, b] = [guardsOf(group, kind, before), guardsOf(group, kind, after)];
   // an object moved from Flux to Argo CD (or back) trades one tool's guard for the other's: still guarded
-  const keptOnObject = b.has('sync-options') || b.has('prune-annotation');
+  const keptOnObject = [...OBJECT_GUARDS].some((guard) => b.has(guard));
   return [...a]
     .filter(([guard]) => !b.has(guard) && !(keptOnObject && OBJECT_GUARDS.has(guard)))
     .map(([guard, was]) => ({
