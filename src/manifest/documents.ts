@@ -273,14 +273,64 @@ const SERVER_METADATA = [
 ];
 const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
-/** Removes status and server-set metadata, as a `kubectl get -o yaml` export carries them. */
-export function stripServerFields(value: Record<string, unknown>): void {
+/**
+ * What the tool that applied an object stamps on it to track it: Flux's kustomize-controller and
+ * helm-controller (fluxcd/pkg ssa, helm-controller's postrender labels), Helm's ownership
+ * (pkg/action/validate.go existingResourceConflict reads exactly these) and Argo CD's annotation
+ * tracking. In Git they would claim the object for its old owner (Helm adopts an object that
+ * carries them), so an export loses them as it loses server-set fields.
+ */
+const OWNER_LABELS = [
+  'kustomize.toolkit.fluxcd.io/name',
+  'kustomize.toolkit.fluxcd.io/namespace',
+  'helm.toolkit.fluxcd.io/name',
+  'helm.toolkit.fluxcd.io/namespace',
+];
+const OWNER_ANNOTATIONS = ['meta.helm.sh/release-name', 'meta.helm.sh/release-namespace', 'argocd.argoproj.io/tracking-id'];
+
+/** A GitOps tool that applied an exported object, and so would apply it again after the move. */
+export interface GitOpsOwner {
+  /** `Flux Kustomization`, `Flux HelmRelease` or `Argo CD Application`. */
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+function gitOpsOwners(labels: Record<string, unknown>, annotations: Record<string, unknown>): GitOpsOwner[] {
+  const owners: GitOpsOwner[] = [];
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  for (const [prefix, kind] of [
+    ['kustomize.toolkit.fluxcd.io', 'Flux Kustomization'],
+    ['helm.toolkit.fluxcd.io', 'Flux HelmRelease'],
+  ] as const) {
+    const name = text(labels[`${prefix}/name`]);
+    if (name) owners.push({ kind, name, namespace: text(labels[`${prefix}/namespace`]) });
+  }
+  // <application>:<group>/<kind>:<namespace>/<name>; an Application in another namespace is <namespace>_<name>
+  const application = text(annotations['argocd.argoproj.io/tracking-id'])?.split(':')[0];
+  if (application) {
+    const [namespace, name] = application.includes('_') ? application.split('_', 2) : [undefined, application];
+    owners.push({ kind: 'Argo CD Application', name: name!, ...(namespace ? { namespace } : {}) });
+  }
+  return owners;
+}
+
+/**
+ * Removes status, server-set metadata and the tracking metadata of the tool that applied the
+ * object, as a `kubectl get -o yaml` export carries them; returns the GitOps tools that applied it.
+ */
+export function stripServerFields(value: Record<string, unknown>): GitOpsOwner[] {
   delete value.status;
   const metadata = value.metadata;
-  if (!isPlainObject(metadata)) return;
+  if (!isPlainObject(metadata)) return [];
   for (const field of SERVER_METADATA) delete metadata[field];
-  if (isPlainObject(metadata.annotations)) {
-    delete metadata.annotations[LAST_APPLIED_ANNOTATION];
-    if (Object.keys(metadata.annotations).length === 0) delete metadata.annotations;
-  }
+  const labels = isPlainObject(metadata.labels) ? metadata.labels : {};
+  const annotations = isPlainObject(metadata.annotations) ? metadata.annotations : {};
+  const owners = gitOpsOwners(labels, annotations);
+  for (const key of OWNER_LABELS) delete labels[key];
+  if (labels['app.kubernetes.io/managed-by'] === 'Helm') delete labels['app.kubernetes.io/managed-by'];
+  for (const key of [...OWNER_ANNOTATIONS, LAST_APPLIED_ANNOTATION]) delete annotations[key];
+  if (isPlainObject(metadata.labels) && Object.keys(labels).length === 0) delete metadata.labels;
+  if (isPlainObject(metadata.annotations) && Object.keys(annotations).length === 0) delete metadata.annotations;
+  return owners;
 }

@@ -13,6 +13,7 @@ import {
   classifyListItem,
   normalizeObject,
   stripServerFields,
+  type GitOpsOwner,
   V1ALPHA1_API_VERSION,
   type Category,
   type Classification,
@@ -199,6 +200,16 @@ function requiredFieldHint(category: Category | undefined, parent: FieldPath, fi
   return undefined;
 }
 
+/** How to stop a GitOps tool applying the exported objects again, as that tool's CLI does it. */
+function suspendHint(owner: GitOpsOwner): string {
+  const namespace = owner.namespace ? ` -n ${owner.namespace}` : '';
+  const stop =
+    owner.kind === 'Argo CD Application'
+      ? `turn off its automated sync before the move: argocd app set ${owner.namespace ? `${owner.namespace}/` : ''}${owner.name} --sync-policy none`
+      : `suspend it before the move: flux suspend ${owner.kind === 'Flux HelmRelease' ? 'helmrelease' : 'kustomization'} ${owner.name}${namespace}`;
+  return `${stop}, or it re-creates the provider objects the move deletes; then take these objects out of its source, and these labels and annotations out of the export`;
+}
+
 class ManifestCollector {
   private readonly providers: ProviderObject[] = [];
   private readonly secrets: SecretObject[] = [];
@@ -208,6 +219,8 @@ class ManifestCollector {
   private config: ToolConfig = {};
   private readonly configs: ConfigDocument[] = [];
   private readonly warnings: Diagnostic[] = [];
+  /** Each GitOps tool that applied exported objects: its warning (told once) and how many objects. */
+  private readonly owners = new Map<string, { warning: Diagnostic; owner: GitOpsOwner; objects: number }>();
   /** Whether some object took the default namespace. */
   namespaceTaken = false;
   private readonly firstSeen = new Map<string, SourcePosition>();
@@ -296,6 +309,12 @@ class ManifestCollector {
    * stay, for the checks that count them: the problems name them, and resolution leaves them out.
    */
   manifest(baseDir: string, all: readonly Diagnostic[] = []): Manifest {
+    for (const { warning, owner, objects } of this.owners.values()) {
+      const more = objects > 1 ? ` (and ${objects - 1} more object${objects === 2 ? '' : 's'} of the input)` : '';
+      warning.message =
+        `exported from a cluster where ${owner.kind} ${owner.namespace ? `${owner.namespace}/` : ''}${owner.name} applies it${more}; ` +
+        'its tracking metadata is left out of the output';
+    }
     const valid = <T>(objects: T[]) => objects.filter((o) => !this.faultyObjects.has(o));
     const confined = new Set([...this.clusterProblems.values()].flat());
     const problems = all.filter((d) => !confined.has(d));
@@ -318,6 +337,22 @@ class ManifestCollector {
   hasRunProblems(problems: readonly Diagnostic[]): boolean {
     const confined = new Set([...this.clusterProblems.values()].flat());
     return problems.some((d) => !this.objectProblems.has(d) && !confined.has(d));
+  }
+
+  /**
+   * An export from a cluster a GitOps tool applied it to: that tool applies it again after the
+   * move, re-creating the provider objects the migration deletes (and Flux's helm-controller
+   * re-installs an operator removed with helm uninstall). Told once per tool, at its first object.
+   */
+  private noteOwner(unit: ObjectUnit, owner: GitOpsOwner, labels: Record<string, unknown>): void {
+    const key = `${owner.kind}/${owner.namespace ?? ''}/${owner.name}`;
+    const known = this.owners.get(key);
+    if (known) return void known.objects++;
+    const field = Object.keys(labels).find((label) => label.endsWith('.toolkit.fluxcd.io/name') && labels[label] === owner.name);
+    const path = field ? ['metadata', 'labels', field] : ['metadata', 'annotations', 'argocd.argoproj.io/tracking-id'];
+    const warning: Diagnostic = { ...fieldPosition(unit.source, unit.node, path, 'key'), object: unit.label, message: '', hint: suspendHint(owner) };
+    this.warnings.push(warning);
+    this.owners.set(key, { warning, owner, objects: 1 });
   }
 
   /** A v1alpha1 provider object in its v1alpha2 form; its problems are reported, one warning per object. */
@@ -451,7 +486,8 @@ class ManifestCollector {
     const position = unit.isDocument ? documentPosition(unit.source) : nodePosition(unit.source, unit.node);
     // an export's status says what the operator installed: kept for its downgrade check, the rest goes
     const installed = isPlainObject(value.status) ? value.status.installedVersion : undefined;
-    if (unit.category !== 'config') stripServerFields(value);
+    const labels = isPlainObject(value.metadata) && isPlainObject(value.metadata.labels) ? { ...value.metadata.labels } : {};
+    if (unit.category !== 'config') for (const owner of stripServerFields(value)) this.noteOwner(unit, owner, labels);
     switch (unit.category) {
       case 'provider': {
         if (isPlainObject(value.spec)) {

@@ -242,6 +242,58 @@ test('a kubectl List export with status, managedFields and server metadata loads
   );
 });
 
+test('an export from a Flux- and Helm-managed cluster loses their tracking metadata, and the Flux Kustomization to suspend is told once (helm pkg/action/validate.go, fluxcd/pkg ssa)', async () => {
+  const { manifest, file } = await loadText(`apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata:
+  name: cluster-api
+  namespace: capi-system
+  labels:
+    app.kubernetes.io/managed-by: Helm
+    kustomize.toolkit.fluxcd.io/name: capi
+    kustomize.toolkit.fluxcd.io/namespace: flux-system
+    team: platform
+  annotations:
+    meta.helm.sh/release-name: capi-operator
+    meta.helm.sh/release-namespace: capi-operator-system
+spec:
+  version: v1.12.0
+  additionalManifests: {name: capi-extra}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: capi-extra
+  namespace: capi-system
+  labels:
+    app.kubernetes.io/managed-by: Helm
+    kustomize.toolkit.fluxcd.io/name: capi
+    kustomize.toolkit.fluxcd.io/namespace: flux-system
+  annotations:
+    meta.helm.sh/release-name: capi-operator
+    meta.helm.sh/release-namespace: capi-operator-system
+    argocd.argoproj.io/tracking-id: "argocd_capi-extras:/ConfigMap:capi-system/capi-extra"
+data:
+  manifests: ""
+`);
+  const [configMap] = manifest.configMaps;
+  // Helm adopts an object carrying its ownership metadata; Git must not claim it for the old release
+  assert.deepEqual([configMap!.labels, configMap!.annotations], [{}, {}]);
+  assert.deepEqual(
+    manifest.warnings?.map((w) => `${w.line}:${w.column} ${w.message}\n${w.hint}`),
+    [
+      '8:5 exported from a cluster where Flux Kustomization flux-system/capi applies it (and 1 more object of the input); ' +
+        'its tracking metadata is left out of the output\n' +
+        'suspend it before the move: flux suspend kustomization capi -n flux-system, or it re-creates the provider objects the move deletes; ' +
+        'then take these objects out of its source, and these labels and annotations out of the export',
+      '30:5 exported from a cluster where Argo CD Application argocd/capi-extras applies it; its tracking metadata is left out of the output\n' +
+        'turn off its automated sync before the move: argocd app set argocd/capi-extras --sync-policy none, ' +
+        'or it re-creates the provider objects the move deletes; then take these objects out of its source, and these labels and annotations out of the export',
+    ],
+  );
+  assert.equal(manifest.warnings?.[0]?.file, file);
+});
+
 test('a typed provider list whose items have no apiVersion or kind loads, taking them from the list', async () => {
   const manifest = await loadManifest([path.join(EXPORTED, 'bootstrap-typed-list.yaml')]);
   assert.deepEqual(
