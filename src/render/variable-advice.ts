@@ -54,8 +54,11 @@ function notUsed(
   };
 }
 
-/** A warning per given name that no component it reaches uses, with "did you mean" when one is close. */
-export function unusedVariableWarnings(given: readonly GivenVariables[]): Diagnostic[] {
+/**
+ * A warning per given name that no component it reaches uses, with "did you mean" when one is
+ * close. `fleet`: `render --list-variables` refuses a fleet, so the hint does not offer it.
+ */
+export function unusedVariableWarnings(given: readonly GivenVariables[], fleet = false): Diagnostic[] {
   const warnings: Diagnostic[] = [];
   for (const set of given) {
     const used = [...set.used].sort(compareStrings);
@@ -68,7 +71,7 @@ export function unusedVariableWarnings(given: readonly GivenVariables[]): Diagno
         path: own && set.path ? `${set.path}.${name}` : set.path,
         ...notUsed(name, set, used, {
           nothingReads: `variable ${name} is not used by any component`,
-          remove: 'remove it, or check the name against `capi-gitops render --list-variables`',
+          remove: fleet ? `remove it from ${set.origin}` : 'remove it, or check the name against `capi-gitops render --list-variables`',
           removeShadowed: `remove ${name} from the ${set.origin}'s ${set.path}`,
         }),
       });
@@ -139,7 +142,7 @@ export function fleetVariableWarnings(
         : `remove ${name} from the Config's variables${winners.length > 0 ? `, or from ${winners.join(' and ')} so that this value is used` : ''}`,
     });
   }
-  return [...warnings, ...unusedVariableWarnings(secretsAcross(configs.map((c) => c.given)))];
+  return [...warnings, ...unusedVariableWarnings(secretsAcross(configs.map((c) => c.given)), true)];
 }
 
 /** A cluster's own variables (its overlay's) that no component of the cluster reads, at the overlay's line. */

@@ -169,3 +169,22 @@ test("a cluster's value that breaks the components' YAML is told at the overlay'
   assert.doesNotMatch(problem!.hint ?? '', /--list-variables/);
   assert.equal(problem!.hint, 'check the value of EXAMPLE_REGION where Config.variables gives it');
 });
+
+test("a fleet's configSecret key no cluster reads is hinted without render --list-variables, which refuses a fleet", async () => {
+  const manifest = path.join(exampleCopy(), 'management-cluster');
+  rmSync(path.join(manifest, 'capi-gitops.lock.yaml'));
+  withConfigSecret(manifest);
+  const secret = path.join(manifest, 'secret.yaml');
+  writeFileSync(secret, `${readFileSync(secret, 'utf8')}  EXAMPLE_UNUSED: x\n`);
+  writeFileSync(
+    path.join(manifest, 'fleet.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n- name: us-1\n',
+  );
+  const warnings: Diagnostic[] = [];
+  await renderOutput({ manifestPaths: [manifest], onWarning: (w) => warnings.push(w) });
+  const told = warnings.filter((w) => /EXAMPLE_UNUSED/.test(w.message));
+  assert.equal(told.length, 1, JSON.stringify(warnings));
+  assertAt(told[0]!, secret, place(secret, 'EXAMPLE_UNUSED', 'EXAMPLE_UNUSED'));
+  assert.equal(told[0]!.message, 'variable EXAMPLE_UNUSED is not used by any component');
+  assert.equal(told[0]!.hint, 'remove it from Secret/capex-system/capex-vars');
+});
