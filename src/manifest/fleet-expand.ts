@@ -323,12 +323,13 @@ function mergedManifest(
   let faulty = false;
   /** Each finding where the layer that set its value wrote it. */
   const report = (base: FieldPath, what: string, findings: readonly Finding[]) => {
-    for (const { path, displayPath, message, expected, hint } of findings) {
+    for (const { path, at: part, displayPath, message, expected, hint } of findings) {
       faulty = true;
       const layer = layerOf(layers, [...base, ...path]);
       const object = `${layer?.label ?? 'the merged configuration'}: ${what}`;
       const d = {
-        ...at(layer?.where([...base, ...path])),
+        // an unknown field is told at its key, as in a single manifest (load.ts)
+        ...at(layer?.where([...base, ...path], part)),
         object: 'release' in subject ? `release ${subject.release}, ${object}` : object,
         path: formatFieldPath(displayPath ?? path) || undefined,
         message,

@@ -357,3 +357,32 @@ test('an overlay changes the secrets settings: maps deep-merge, lists replace, n
   assert.equal(d.path, 'secrets.strategy');
   assert.equal(`${d.file}:${d.line}`, `${file}:${lineOf(config, 'strategy: plaintext')}`);
 });
+
+test('an unknown field in an overlay is told at its key, as in a single manifest, block or flow style (a wrong value stays at the value)', async () => {
+  const overlay = `clusters:
+- name: eu-1
+  providers:
+    CoreProvider/cluster-api:
+      spec:
+        manager:
+          verbosty: 5
+        deployment: {replcas: 2}
+        version: [v1.12.0]
+`;
+  const { error } = await expandError(overlay);
+  const at = (text: string, column: string) =>
+    `${lineOf(overlay, text)}:${
+      overlay
+        .split('\n')
+        .find((l) => l.includes(text))!
+        .indexOf(column) + 1
+    }`;
+  assert.deepEqual(
+    error.diagnostics.map((d) => `${d.line}:${d.column} ${d.path}`).sort(),
+    [
+      `${at('verbosty', 'verbosty')} spec.manager.verbosty`,
+      `${at('replcas', 'replcas')} spec.deployment.replcas`,
+      `${at('version: [', '[')} spec.version`,
+    ].sort(),
+  );
+});
