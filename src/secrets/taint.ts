@@ -80,8 +80,18 @@ function splitMarks(text: string, marked: MarkedText): (string | Mark)[] | undef
   return pieces;
 }
 
+/**
+ * Whether a value substituted into a scalar can change the YAML around it: a line break, a
+ * mapping's ": " or a comment's " #", flow punctuation, or an indicator that starts a node
+ * (YAML 1.2 spec, 5.3). `http://proxy:3128` cannot; `a\nkey: b` can.
+ */
+const STRUCTURE_CHANGING = /[\n\r,[\]{}]|: | #|:$|^[-?:#&*!|>'"%@`]/;
+
 function structureError(obj: KObject, path: FieldPath, marks: Mark[], lookup: VariableLookup | undefined): CapiGitopsError {
-  const variables = [...new Set(marks.flatMap((m) => m.variables))].sort(compareStrings);
+  const all = [...new Set(marks.flatMap((m) => m.variables))].sort(compareStrings);
+  // blame the values that can change the structure; when none can (or their values are unknown), all
+  const culprits = all.filter((name) => STRUCTURE_CHANGING.test(lookup?.(name)?.value ?? ''));
+  const variables = culprits.length > 0 ? culprits : all;
   const given = variables.flatMap((name) => {
     const value = lookup?.(name);
     return value ? [{ name, ...value }] : [];

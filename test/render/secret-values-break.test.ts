@@ -139,6 +139,20 @@ test('a secret value with a line break that adds an arg is refused at the Secret
   }
 });
 
+test('of two secret values in one object, the one whose line break changes its structure is named, at its key; an address with a colon is not blamed', async () => {
+  const value = `${SUITE_SECRETS.fleetOldToken}\n        - --extra=on`;
+  // sorted first, and at the first key: it was blamed beside the value that broke the object, and its key was the one shown
+  const ex = example({ EXAMPLE_DIAGNOSTICS_ADDRESS: 'localhost:8443', EXAMPLE_REGION: value });
+  const result = await runCli(['render', '-f', ex.manifest, '-o', ex.out]);
+  assertRefused(result, ex, [SUITE_SECRETS.fleetOldToken]);
+  const errors = result.stderr.split('\n').filter((l) => l.includes(': error: '));
+  assert.deepEqual(errors, [
+    `${ex.secretFile}:${keyLine(ex, 'EXAMPLE_REGION')}:3: error: Deployment/capex-system/capex-controller-manager: ` +
+      'spec.template.spec.containers[0].args: the value of EXAMPLE_REGION (from Secret capex-system/capex-variables) ' +
+      'changes the YAML structure of this object, so its fields cannot be tracked',
+  ]);
+});
+
 /** Not a suite secret: one test declares it public, after which it is written and cached. */
 const AGENT_TAG = 'v0-Tq8ZrLw5Mv3Qc8';
 
