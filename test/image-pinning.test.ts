@@ -326,6 +326,33 @@ test(
   },
 );
 
+test(
+  'a moved tag under --frozen and check is told at the line and column of that image in the lockfile entry, where its digest is pinned',
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'located/controller', 'v1.0.0');
+    await pushImage(registry.url, 'located/capi-init', 'v1.0.0');
+    const dir = manifestDir(
+      `pinImages: true\nimages:\n  all:\n    repository: ${front.host}/located\n  cluster-api/cluster-api-controller:\n    name: controller\n`,
+    );
+    const out = path.join(tempDir(), 'out');
+    await render(options(dir), out);
+    await pushImage(registry.url, 'located/controller', 'v1.0.0', { content: 'rebuilt' });
+
+    const lockFile = path.join(dir, 'capi-gitops.lock.yaml');
+    const lines = readFileSync(lockFile, 'utf8').split('\n');
+    const line = lines.findIndex((l) => l.endsWith(`- image: ${front.host}/located/controller:v1.0.0`)) + 1;
+    assert.ok(line > 0, lines.join('\n'));
+    const at = { file: lockFile, line, column: lines[line - 1]!.indexOf('image:') + 1 };
+    const where = (error: unknown) => {
+      assert.ok(error instanceof CapiGitopsError, String(error));
+      return error.diagnostics.map(({ file, line, column }) => ({ file, line, column }));
+    };
+    assert.deepEqual(where(await rejection(render(options(dir, { frozen: true }), path.join(tempDir(), 'frozen')))), [at]);
+    assert.deepEqual(where(await rejection(check(options(dir), out))), [at]);
+  },
+);
+
 test('--offline renders from the lock with the registry gone; without a locked digest it fails naming the image', { skip }, async () => {
   const own = await Registry.start();
   try {

@@ -5,8 +5,9 @@
 import path from 'node:path';
 import { renderOutput, type RenderOptions } from './run.js';
 import type { SecretNotGiven } from './types.js';
+import { toldOnce } from './told-once.js';
 import { redactStrings } from '../core/redact.js';
-import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError } from '../core/diagnostics.js';
 import { parseArtifact } from '../yaml/parse.js';
 import {
   afterRender,
@@ -41,25 +42,6 @@ interface DiffSides {
 /** What the render of the manifest as it is now says beside its files. */
 function currentNotes(current: Awaited<ReturnType<typeof renderOutput>>): Pick<DiffSides, 'warnings' | 'secretsNotGiven'> {
   return { warnings: current.warnings, secretsNotGiven: current.secretsNotGiven };
-}
-
-/**
- * `onWarning` options that pass each distinct warning on once (as `locate` names its file; one
- * render names a file by its absolute path, the other relative), across the renders that share them.
- */
-function toldOnce() {
-  const told = new Set<string>();
-  return (warn: ((w: Diagnostic) => void) | undefined, locate = (w: Diagnostic) => w): Pick<RenderOptions, 'onWarning'> =>
-    warn
-      ? {
-          onWarning: (raw) => {
-            const w = locate(raw);
-            const key = [w.file && path.resolve(w.file), w.line, w.column, w.object, w.path, w.message, w.expected, w.hint].join('\0');
-            if (!told.has(key)) warn(w);
-            told.add(key);
-          },
-        }
-      : {};
 }
 
 async function diffSides(request: DiffRequest): Promise<DiffSides> {

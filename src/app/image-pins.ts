@@ -186,7 +186,9 @@ async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plan
       if (now === undefined || now === locked) continue;
       const use = plan.uses.find((u) => u.image === image);
       moved.push({
+        // the image's entry in the lockfile read (a fleet cluster's view of its lock has no lines)
         file: resolution.lockFile,
+        ...resolution.lock.previous?.locate?.({ ...plan.identity, image }),
         ...(use?.object ? { object: use.object, path: use.path } : {}),
         message: `${FROZEN}: the tag of image ${image} now serves ${now}; the lockfile pins ${locked}${use ? ` (${use.where})` : ''}`,
         expected: 'the content the lockfile pinned, or a lockfile updated on purpose',

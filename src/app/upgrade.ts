@@ -17,6 +17,7 @@ import {
   type UpdateSelection,
   type UpgradePlan,
   type UpgradePlanInput,
+  updateDowngradeProblems,
 } from '../resolve/upgrade-plan.js';
 import type { VersionBump } from '../manifest/update-versions.js';
 import { openRepository } from '../sources/index.js';
@@ -34,6 +35,7 @@ import type { RepositoryRequest } from '../sources/request.js';
 import type { VersionRange } from '../resolve/upgrade-holds.js';
 import { recheckLockedImages, refreshLockedImages, registryDigests } from './image-pins.js';
 import { originOf, providerObjectName } from '../resolve/preflight.js';
+import { toldOnce } from './told-once.js';
 
 /**
  * For each provider: the locked release (what the output holds, as clusterctl plans from what the
@@ -115,7 +117,7 @@ function versionRange(provider: ProviderObject): { range?: VersionRange } {
 export async function planManagementCluster(
   options: RenderOptions,
   recheckImages = true,
-): Promise<{ resolution: Resolution; plan: UpgradePlan }> {
+): Promise<{ resolution: Resolution; plan: UpgradePlan; lock: Lockfile | undefined }> {
   const resolution = await resolveManagementCluster(options);
   // The lockfile on disk is still the previous one: plan writes nothing.
   const lock = await readLockfile(resolution.lockFile);
@@ -128,19 +130,19 @@ export async function planManagementCluster(
   const providers = await upgradeInputs(resolution, lock);
   const plan = planUpgrades({ providers, certManager, operator: await operatorUpgrade(resolution, locked('Operator')) });
   // Images pinned in the lockfile are asked of their registries again: which tags moved.
-  if (!recheckImages || !lock?.entries.some((e) => e.images)) return { resolution, plan };
+  if (!recheckImages || !lock?.entries.some((e) => e.images)) return { resolution, plan, lock };
   // --offline asks no registry (docs/images.md): the providers are still planned
   if (resolution.sources.offline) {
     options.onWarning?.({
       message: '--offline: the locked images were not asked of their registries, so a tag that moved is not listed',
       hint: 'run plan without --offline to list them',
     });
-    return { resolution, plan };
+    return { resolution, plan, lock };
   }
   // a registry down leaves the providers' plan standing: its images are listed as unchecked, with a warning
   const { moved, unchecked, problems } = await recheckLockedImages(lock, registryDigests(resolution.sources, options.onWarning, 'check'));
   for (const problem of problems) options.onWarning?.(problem.diagnostic);
-  return { resolution, plan: { ...plan, images: moved, ...(unchecked.length > 0 ? { imagesUnchecked: unchecked } : {}) } };
+  return { resolution, plan: { ...plan, images: moved, ...(unchecked.length > 0 ? { imagesUnchecked: unchecked } : {}) }, lock };
 }
 
 /**
@@ -183,10 +185,27 @@ export async function updateManagementCluster(options: RenderOptions, selection:
     const lock = await refreshLockedImages(resolution.lock, ask, selection.providers ?? []);
     return { edits: [], files: [], texts: [], resolution: { ...resolution, lock } };
   }
-  const { plan, resolution: planned } = await planManagementCluster({ ...options, frozen: false }, false);
-  const bumps = selectUpdatesAtVersions(plan, selection, planned.manifest.providers);
+  // the plan's resolution and the update's meet the same warnings: each is told once
+  const once = toldOnce();
+  const tell = once(options.onWarning).onWarning ?? (() => {});
+  // held until the plan is judged: a warning at a field an error names would say the problem twice
+  const held: Diagnostic[] = [];
+  let planned: Resolution;
+  let plan: UpgradePlan;
+  let bumps: VersionBump[];
+  try {
+    const planning = await planManagementCluster({ ...options, frozen: false, onWarning: (w) => held.push(w) }, false);
+    ({ plan, resolution: planned } = planning);
+    const backwards = updateDowngradeProblems(planning.lock, planned.providers);
+    bumps = selectUpdatesAtVersions(plan, selection, planned.manifest.providers, backwards);
+  } catch (err) {
+    const refused = new Set(err instanceof CapiGitopsError ? err.diagnostics.map(fieldOf) : []);
+    held.filter((w) => fieldOf(w) === undefined || !refused.has(fieldOf(w))).forEach(tell);
+    throw err;
+  }
+  held.forEach(tell);
   // a range that splits the providers was refused above; one that does not may stay behind, said aloud
-  for (const warning of heldBackDiagnostics(plan, selection).warnings) options.onWarning?.(warning);
+  for (const warning of heldBackDiagnostics(plan, selection).warnings) tell(warning);
   const problems: Diagnostic[] = [];
   const manifestFiles = await listManifestFiles(options.manifestPaths, problems);
   if (problems.length > 0) throw new CapiGitopsError(problems);
@@ -204,31 +223,52 @@ export async function updateManagementCluster(options: RenderOptions, selection:
   const overrides = new Map(bumps.filter((b) => lockOnly.has(componentKey(b))).map((b) => [componentKey(b), b.newVersion]));
   // The operator's release moves with a whole update, in the lock (Config.operator names no exact version then).
   if (plan.operator?.shouldUpgrade && (selection.providers ?? []).length === 0) overrides.set(OPERATOR_OVERRIDE_KEY, plan.operator.target);
-  const resolution = await resolveManagementCluster({ ...options, frozen: false, versionOverrides: overrides, manifestTexts }).catch(
-    (err: unknown) => {
-      throw withSkippedEdits(err, edits);
-    },
-  );
+  const resolution = await resolveManagementCluster({
+    ...options,
+    frozen: false,
+    versionOverrides: overrides,
+    manifestTexts,
+    onWarning: tell,
+  }).catch((err: unknown) => {
+    throw withSkippedEdits(err, edits);
+  });
   return { plan, edits, files: changed.map((f) => f.path), texts: changed, resolution };
+}
+
+/** A manifest field a problem is told at: object and path, as the manifest's own checks key them. */
+function fieldOf(d: Diagnostic): string | undefined {
+  return d.path === undefined ? undefined : `${d.object}\0${d.path}`;
 }
 
 /**
  * selectUpdates names each provider it refuses to move or to leave behind (a contract the core
  * provider would not accept); the manifest's spec.version is where that is changed, so the
  * problem is told there. Problems about the command line (an unknown provider) stay as they are.
+ * `backwards`: the providers the manifest moves below their lock, refused at their spec.version,
+ * where no other problem is told again.
  */
-function selectUpdatesAtVersions(plan: UpgradePlan, selection: UpdateSelection, providers: readonly ProviderObject[]): VersionBump[] {
+function selectUpdatesAtVersions(
+  plan: UpgradePlan,
+  selection: UpdateSelection,
+  providers: readonly ProviderObject[],
+  backwards: readonly Diagnostic[],
+): VersionBump[] {
+  let bumps: VersionBump[] = [];
+  let placed: Diagnostic[] = [];
   try {
-    return selectUpdates(plan, selection);
+    bumps = selectUpdates(plan, selection);
   } catch (err) {
     if (!(err instanceof CapiGitopsError)) throw err;
     const byObject = new Map(providers.map((p) => [providerObjectName(p), p]));
-    const placed = err.diagnostics.map((d) => {
+    placed = err.diagnostics.map((d) => {
       const provider = d.file === undefined && d.object !== undefined ? byObject.get(d.object) : undefined;
       return provider ? { ...d, ...originOf(provider, 'spec.version') } : d;
     });
-    throw new CapiGitopsError(placed);
   }
+  const refused = new Set(backwards.map(fieldOf));
+  const problems = [...backwards, ...placed.filter((d) => fieldOf(d) === undefined || !refused.has(fieldOf(d)))];
+  if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems));
+  return bumps;
 }
 
 /**

@@ -349,7 +349,7 @@ export function userValues(
   let values = layers.reduce<Values>((acc, layer) => mergeUserValues(acc, layer.values), {});
   const problems: Diagnostic[] = [];
   for (const set of sets) {
-    const flag = set.kind ? `--set-${set.kind}` : set.forceString ? '--set-string' : '--set';
+    const flag = setFlag(set);
     try {
       const object = set.kind === 'json' ? jsonObjectForm(set.expression) : undefined;
       if (object) values = mergeUserValues(values, object);
@@ -364,6 +364,20 @@ export function userValues(
     }
   }
   if (problems.length > 0) throw new CapiGitopsError(problems);
+  return values;
+}
+
+/** The flag that gave the expression. */
+export function setFlag(set: SetExpression): string {
+  return set.kind ? `--set-${set.kind}` : set.forceString ? '--set-string' : '--set';
+}
+
+/** The values one expression sets on its own: which paths it wrote, so a problem with a value it gave is told at the flag. */
+export function setExpressionValues(set: SetExpression): Values {
+  const object = set.kind === 'json' ? jsonObjectForm(set.expression) : undefined;
+  if (object) return object;
+  const values: Values = {};
+  applySetExpression(values, set.expression, set.forceString, set.kind);
   return values;
 }
 

@@ -13,7 +13,7 @@ import type { SemVer } from 'semver';
 import type { VersionBump } from '../manifest/update-versions.js';
 import { CapiGitopsError, compareStrings, displayPath, type Diagnostic } from '../core/diagnostics.js';
 import { manifestLabel, type ProviderKind } from '../core/provider.js';
-import { compareSemantic, parseSemantic } from '../core/versions.js';
+import { compareSemantic, parseSemantic, parseVersionRequest } from '../core/versions.js';
 import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './metadata.js';
 import { closestName } from '../manifest/fields.js';
 import { providerObjectName } from './preflight.js';
@@ -244,6 +244,49 @@ export function downgradeWarnings(previous: Lockfile | undefined, providers: rea
 }
 
 /**
+ * What `update` refuses to lock: a provider the manifest now resolves below its locked release (a
+ * range that excludes it, a pin edited back). update only moves forward, as clusterctl's plans
+ * offer newer releases only (upgrader_info.go getUpgradeInfo) and the operator refuses downgrades
+ * (preflight_checks.go checkProviderVersion). One error per provider, at its spec.version; it says
+ * what the render's warnings at that field say (downgradeWarnings, kubeadmSplitWarnings).
+ */
+export function updateDowngradeProblems(previous: Lockfile | undefined, providers: readonly ResolvedProvider[]): Diagnostic[] {
+  const core = providers.find((r) => r.kind === 'CoreProvider');
+  const problems: Diagnostic[] = [];
+  for (const resolved of providers) {
+    const { provider, version } = resolved;
+    const entry = findLockEntry(previous, resolved);
+    const [from, to] = [parseSemantic(entry?.version ?? ''), parseSemantic(version)];
+    if (!entry || !from || !to || compareSemantic(to, from) >= 0) continue;
+    const request = parseVersionRequest(provider.spec.version);
+    const label = manifestLabel(resolved.kind, resolved.name);
+    const moved =
+      request?.form === 'range'
+        ? `the range ${JSON.stringify(request.range)} excludes the locked ${entry.version} and resolves to ${version}`
+        : `${version} is below the locked ${entry.version}`;
+    const coreMinor = core && core !== resolved ? parseSemantic(core.version)?.minor : undefined;
+    const split =
+      hasSkipRule(resolved.kind, resolved.name) && coreMinor !== undefined && coreMinor !== to.minor
+        ? `, and it would leave ${label} on another minor version than cluster-api ${core!.version}, which it is released with`
+        : '';
+    const position = provider.spec.version ? (provider.fieldPosition?.(['spec', 'version']) ?? provider.position) : provider.position;
+    problems.push({
+      ...position,
+      object: providerObjectName(provider),
+      path: 'spec.version',
+      message: `${moved}: update never moves a provider back (Cluster API does not support downgrades; the operator refuses them)${split}`,
+      expected: `${entry.version} or a later release`,
+      hint:
+        `set spec.version to ${entry.version}, the locked release` +
+        (request?.form === 'range' && from.prerelease.length === 0
+          ? `, or to a range that allows it, e.g. "~${from.major}.${from.minor}"`
+          : ''),
+    });
+  }
+  return problems;
+}
+
+/**
  * Whether moving the provider of `label` from `from` to `to` skips more than 3 minors: `refused`
  * by clusterctl for core and kubeadm installed at v1.10 or later (upgrader.go doUpgrade),
  * `unsupported` before (docs/book/src/reference/versions.md "Skip upgrades"); undefined otherwise.
@@ -302,15 +345,39 @@ export function kubeadmSplitWarnings(previous: Lockfile | undefined, providers: 
   const coreMinor = parseSemantic(core.version);
   return group
     .filter((r) => r !== core && coreMinor !== null && minor(r.version) !== undefined && minor(r.version) !== coreMinor.minor)
-    .map(({ provider, kind, name, version }) => ({
-      ...(provider.spec.version ? (provider.fieldPosition?.(['spec', 'version']) ?? provider.position) : provider.position),
-      object: providerObjectName(provider),
+    .map((r) => ({
+      ...(r.provider.spec.version ? (r.provider.fieldPosition?.(['spec', 'version']) ?? r.provider.position) : r.provider.position),
+      object: providerObjectName(r.provider),
       path: 'spec.version',
       message:
-        `${manifestLabel(kind, name)} ${version} while cluster-api is at ${core.version}: the core and kubeadm providers are ` +
+        `${manifestLabel(r.kind, r.name)} ${r.version} while cluster-api is at ${core.version}: the core and kubeadm providers are ` +
         'released together, and the kubeadm control plane requires the kubeadm bootstrap provider of the same version',
-      hint: `set spec.version to ${core.version}, as cluster-api's; \`capi-gitops update\` naming no provider moves them together`,
+      hint: splitHint(previous, r, core),
     }));
+}
+
+/**
+ * How to bring a kubeadm provider to the core's version. `update` moves it only from where it is
+ * locked, forward, and within its range: offered when that reaches the core's version; else the
+ * spec.version to write.
+ */
+function splitHint(previous: Lockfile | undefined, resolved: ResolvedProvider, core: ResolvedProvider): string {
+  const request = parseVersionRequest(resolved.provider.spec.version);
+  const [version, target] = [parseSemantic(resolved.version), parseSemantic(core.version)];
+  const locked = parseSemantic(findLockEntry(previous, resolved)?.version ?? '');
+  const within = request?.form !== 'range' || satisfiesRange(core.version, request.range);
+  const forward =
+    version !== null &&
+    target !== null &&
+    compareSemantic(version, target) < 0 &&
+    (locked === null || compareSemantic(version, locked) >= 0);
+  const set = `set spec.version to ${core.version}, as cluster-api's`;
+  if (within && forward) return `${set}; \`capi-gitops update\` naming no provider moves them together`;
+  const range =
+    request?.form === 'range' && target !== null && target.prerelease.length === 0
+      ? `, or a range that allows it, e.g. "~${target.major}.${target.minor}"`
+      : '';
+  return set + range;
 }
 
 /**

@@ -102,7 +102,7 @@ test('values are checked against values.schema.json before any template runs; er
   assert.deepEqual(paths, ['destination.nmae', 'syncPolicy.retry.limit']);
   assert.match(
     error.diagnostics.find((d) => d.path === 'syncPolicy.retry.limit')!.message,
-    /value syncPolicy\.retry\.limit must be integer/,
+    /value syncPolicy\.retry\.limit \(given by --set\) must be integer/,
   );
   assert.equal(error.diagnostics.find((d) => d.path === 'syncPolicy.retry.limit')!.expected, 'a value of type integer');
   assert.equal(
@@ -136,7 +136,7 @@ test('an output outside any Git repository with no repoURL: both missing values 
   );
   assert.deepEqual(
     wrongType.diagnostics.map((d) => [d.path, d.message]),
-    [['path', 'value path must be string,null']],
+    [['path', 'value path (given by --set) must be string,null']],
   );
 });
 
@@ -174,6 +174,26 @@ test('a --values file value the schema refuses is told at its line there; a numb
     ],
   });
   assert.equal(fixed.values.targetRevision, '2024');
+});
+
+test('a --set value over the Config gitops.argocd.values is told at the flag that gave it, with --set-string, not at the Config line it replaced (helm pkg/cli/values/options.go MergeValues: --set wins)', async () => {
+  const dir = writeTempManifest({ 'p.yaml': corpusManifest() });
+  const file = path.join(dir, 'p.yaml');
+  const values = '    values:\n      repoURL: https://git.example.com/x.git\n      path: clusters/mgmt\n      targetRevision: main\n';
+  writeFileSync(file, readFileSync(file, 'utf8').replace('kind: Config\n', `kind: Config\ngitops:\n  argocd:\n${values}`));
+  const render = (...flags: string[]) => runCli(['render', '-f', 'p.yaml', '-o', 'out', '--layout', 'argocd', ...flags], { cwd: dir });
+
+  const refused = await render('--set', 'targetRevision=2024');
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(
+    refused.stderr,
+    /^error: built-in chart argocd values: targetRevision: value targetRevision \(given by --set\) must be string\n.*\n  hint: --set reads 2024 as a number: pass it with --set-string targetRevision=2024\n/m,
+  );
+  assert.doesNotMatch(refused.stderr, /p\.yaml:|quote it/);
+  // followed literally, the hint works
+  const fixed = await render('--set-string', 'targetRevision=2024');
+  assert.equal(fixed.code, 0, fixed.stderr);
+  assert.match(readFileSync(path.join(dir, 'out', 'argocd', 'application-capi-gitops.yaml'), 'utf8'), /targetRevision: "2024"/);
 });
 
 test('a value of the Config gitops.values the chart does not declare is an error at its line in the manifest', async () => {

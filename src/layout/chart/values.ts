@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { CHART_AJV_OPTIONS } from './types.js';
 import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
-import { userValues, type SetExpression } from '../../core/helm-set.js';
+import { setExpressionValues, setFlag, userValues, type SetExpression } from '../../core/helm-set.js';
 import { hasPath, layerValues, type Values } from '../../core/values.js';
 import type { LoadedChart, ValuesLayer, ValuesValidator } from './types.js';
 import { closestName } from '../../manifest/fields.js';
@@ -24,6 +24,9 @@ function valuesValidator(chart: LoadedChart): ValuesValidator | undefined {
   }
 }
 
+/** A layer of the chart's values; `set`: a --set flag's own values, which win over every file's (no position: a flag). */
+type Layer = ValuesLayer & { set?: SetExpression };
+
 /** `/a/b/0` → `['a', 'b', '0']`, JSON Pointer unescaped. */
 function pointerSegments(instancePath: string, extra?: string): string[] {
   const segments = instancePath
@@ -40,7 +43,7 @@ function pointerSegments(instancePath: string, extra?: string): string[] {
  */
 function writtenAt(
   chart: LoadedChart,
-  layers: readonly ValuesLayer[],
+  layers: readonly Layer[],
   segments: readonly string[],
 ): Pick<Diagnostic, 'file' | 'line' | 'column'> {
   const path = segments.map((s) => (/^[0-9]+$/.test(s) ? Number(s) : s));
@@ -50,7 +53,7 @@ function writtenAt(
 }
 
 /** The layer that wrote the value at `segments` (the last that has it). */
-function writer(layers: readonly ValuesLayer[], segments: readonly string[]): ValuesLayer | undefined {
+function writer(layers: readonly Layer[], segments: readonly string[]): Layer | undefined {
   return layers.findLast((candidate) => hasPath(candidate.values, segments));
 }
 
@@ -91,7 +94,7 @@ function expectedValue(e: ErrorObject): string {
 function asString(
   chart: LoadedChart,
   e: ErrorObject,
-  layers: readonly ValuesLayer[],
+  layers: readonly Layer[],
   segments: readonly string[],
   at: string,
 ): string | undefined {
@@ -100,10 +103,12 @@ function asString(
   if (typeof e.data !== 'number' && typeof e.data !== 'boolean') return undefined;
   const value = String(e.data);
   const layer = writer(layers, segments);
+  const setString = `pass it with --set-string ${at}=${value}`;
+  if (layer?.set) return `${setFlag(layer.set)} reads ${value} as a ${typeof e.data}: ${setString}`;
   const quote = (where: string) => `quote it in ${where}: "${value}" (YAML reads ${value} unquoted as a ${typeof e.data})`;
   if (layer) return quote(writtenIn(layer, segments));
   if (isOwnChart(chart) && hasPath(chart.defaults, segments)) return quote(`${chart.origin}/values.yaml`);
-  return `--set reads ${value} as a ${typeof e.data}: pass it with --set-string ${at}=${value}`;
+  return `--set reads ${value} as a ${typeof e.data}: ${setString}`;
 }
 
 /** A chart of one's own (Config gitops.chart), whose files the user edits. */
@@ -118,17 +123,19 @@ function writtenIn(layer: ValuesLayer, segments: readonly string[]): string {
   return layer.layout ? `${entry}.${layer.layout}.values` : `${entry}.gitops`;
 }
 
-function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly ValuesLayer[], layout: string | undefined): Diagnostic {
+function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Layer[], layout: string | undefined): Diagnostic {
   const missing = e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : undefined;
   const extra = e.keyword === 'additionalProperties' ? String((e.params as { additionalProperty?: string }).additionalProperty) : undefined;
   const segments = pointerSegments(e.instancePath, missing ?? extra);
   const at = valuePath(segments);
   const message = missing ? 'is required' : extra ? 'is not a value of this chart' : (e.message ?? 'is invalid');
+  // a flag has no file:line:column: it is named instead
+  const flag = writer(layers, segments)?.set;
   return {
     ...writtenAt(chart, layers, segments),
     object: `${chart.origin} values`,
     path: at,
-    message: `value ${at} ${message}`,
+    message: `value ${at}${flag ? ` (given by ${setFlag(flag)})` : ''} ${message}`,
     expected: expectedValue(e),
     // `chart show` prints built-in charts only; a chart of one's own has its schema in its directory.
     hint: missing
@@ -137,7 +144,7 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Valu
   };
 }
 
-function otherHint(chart: LoadedChart, layers: readonly ValuesLayer[], segments: readonly string[], at: string, unknown: boolean): string {
+function otherHint(chart: LoadedChart, layers: readonly Layer[], segments: readonly string[], at: string, unknown: boolean): string {
   // a chart's own new value (in values.yaml, as docs/charts.md says) that its schema does not list yet, or a default of the wrong form
   if (isOwnChart(chart) && !writer(layers, segments) && hasPath(chart.defaults, segments))
     return unknown
@@ -184,8 +191,10 @@ export function chartValues(
   }));
   user = layerValues(chart.defaults, [user]);
   const validate = valuesValidator(chart);
+  // the --set flags come last, as they were merged: a value one of them gave is told at the flag
+  const written: Layer[] = [...layers, ...sets.map((set) => ({ source: setFlag(set), values: setExpressionValues(set), set }))];
   const problems =
-    validate && !validate(user) ? ((validate.errors ?? []) as ErrorObject[]).map((e) => schemaProblem(chart, e, layers, layout)) : [];
+    validate && !validate(user) ? ((validate.errors ?? []) as ErrorObject[]).map((e) => schemaProblem(chart, e, written, layout)) : [];
   problems.push(...(more?.(user, problems) ?? []));
   if (problems.length > 0) throw new CapiGitopsError(problems);
   return user;

@@ -88,8 +88,15 @@ function locator(root: YamlNode, lineCounter: InstanceType<typeof YAML.LineCount
     if ('cluster' in where)
       return at(items.flatMap((item) => list(item.get('clusters', true))).find((c) => YAML.isScalar(c) && c.value === where.cluster));
     const item = items.find((i) => i.get('kind') === where.kind && i.get('name') === where.name && i.get('namespace') === where.namespace);
-    // the field's value, else the entry's first key
-    return item && (at(where.field ? item.get(where.field, true) : undefined) ?? at(item.items[0]?.key));
+    // the image's `- image:`, the field's value, else the entry's first key
+    const image =
+      where.image === undefined ? undefined : list(item?.get('images', true)).find((i) => YAML.isMap(i) && i.get('image') === where.image);
+    return (
+      item &&
+      (at(YAML.isMap(image) ? image.items[0]?.key : undefined) ??
+        at(where.field ? item.get(where.field, true) : undefined) ??
+        at(item.items[0]?.key))
+    );
   };
 }
 

@@ -71,10 +71,11 @@ export interface Lockfile {
   /** Sorted by compareLockEntries. */
   entries: LockEntry[];
   /**
-   * A lockfile read from a file: where its text writes an entry (a field's value, else the entry)
-   * or lists a cluster, for problems found after reading (`--frozen`). Not enumerable.
+   * A lockfile read from a file: where its text writes an entry (a field's value, one of its
+   * images, else the entry) or lists a cluster, for problems found after reading (`--frozen`).
+   * Not enumerable.
    */
-  locate?: (at: (LockIdentity & { field?: string }) | { cluster: string }) => { line: number; column: number } | undefined;
+  locate?: (at: (LockIdentity & { field?: string; image?: string }) | { cluster: string }) => { line: number; column: number } | undefined;
 }
 
 /** What the manifest asks for one component; a lock entry satisfies it or not (lockSatisfies). */
