@@ -465,7 +465,7 @@ async function layOut(
       ? readFile(path.join(options.outputDir, options.outputSubdirectory ?? '', file), 'utf8').catch(() => undefined)
       : Promise.resolve(undefined);
   const encrypted = placed.encrypt.map((r) => objectFile(r.component, r.object));
-  const sopsWarnings = await encryptFiles(files, encrypted, config, previous);
+  const sopsWarnings = await encryptFiles(files, encrypted, config, previous, options.sopsEncryptions, options.outputSubdirectory);
   if (layout === 'argocd' && encrypted.length > 0) sopsWarnings.push(argocdSopsWarning(encrypted));
   if (layout === 'flux' && encrypted.length > 0) sopsWarnings.push(...sopsKeySecretWarnings(files, encrypted));
   inTree(() =>

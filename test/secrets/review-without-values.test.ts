@@ -183,6 +183,68 @@ test(
   },
 );
 
+/** The objects a review reports changed, each with its field paths. */
+function changedObjects(report: Awaited<ReturnType<typeof diff>>['report']): [string, string[]][] {
+  return report.components.flatMap((c) =>
+    c.kinds.flatMap((k) => k.objects.map((o) => [`${k.kind}/${o.name}`, o.paths] as [string, string[]])),
+  );
+}
+
+test(
+  'sops: diff --base renders the same Secret equal on both sides, with or without the age key, run after run; a change to it shows alone, without sops.mac or sops.lastmodified (getsops/sops: each encryption writes both anew)',
+  { skip: AGE_MISSING },
+  async () => {
+    const keygen = spawnSync('age-keygen', [], { encoding: 'utf8' }).stdout;
+    const recipient = keygen.match(/public key: (age1\w+)/)![1]!;
+    const identityFile = path.join(tempDir('capi-gitops-age-'), 'key.txt');
+    writeFileSync(identityFile, keygen);
+    const ws = await workspace(`secrets:\n  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`);
+    // the value rotated in the Secret's file, which both sides read from the working tree: the same on both
+    const rotated = Buffer.from(Buffer.from(SUITE_SECRETS.landingCredentials + '# rotated\n').toString('base64')).toString('base64');
+    writeFileSync(ws.secretFile, readFileSync(ws.secretFile, 'utf8').replace(/(AWS_B64ENCODED_CREDENTIALS: ).*/, `$1${rotated}`));
+    const baseDiff = async () =>
+      (
+        await diff({
+          output: ws.out,
+          current: ws.options(),
+          base: { revision: 'HEAD', manifestPaths: [ws.mc], options: (manifestPaths) => ws.options({ manifestPaths }) },
+        })
+      ).report;
+    // no age key anywhere sops looks (its default key file is under XDG_CONFIG_HOME)
+    const configHome = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = tempDir('capi-gitops-sops-config-');
+    try {
+      for (const run of ['first', 'second']) assert.deepEqual(changedObjects(await baseDiff()), [], `without the key, ${run} run`);
+      process.env.SOPS_AGE_KEY_FILE = identityFile;
+      assert.deepEqual(changedObjects(await baseDiff()), [], 'with the key');
+      // a label on the Secret: its values keep their bytes, and the MAC and time written anew are no change of their own
+      const providers = path.join(ws.mc, 'providers.yaml');
+      writeFileSync(
+        providers,
+        readFileSync(providers, 'utf8').replace(
+          '  configSecret: {name: aws-variables}\n',
+          '  configSecret: {name: aws-variables}\n  manifestPatches:\n    - |\n      apiVersion: v1\n      kind: Secret\n' +
+            '      metadata: {name: capa-manager-bootstrap-credentials, labels: {team: platform}}\n',
+        ),
+      );
+      for (const key of ['with', 'without']) {
+        if (key === 'without') delete process.env.SOPS_AGE_KEY_FILE;
+        const report = await baseDiff();
+        assert.deepEqual(
+          changedObjects(report),
+          [['Secret/capa-manager-bootstrap-credentials', ['metadata.labels.team']]],
+          `${key} the key`,
+        );
+        assertNoSecret([...SECRETS, rotated], { texts: { report: JSON.stringify(report) } });
+      }
+    } finally {
+      delete process.env.SOPS_AGE_KEY_FILE;
+      if (configHome === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = configHome;
+    }
+  },
+);
+
 test('diff --base reads a git-ignored Secret file inside a -f directory, and a -f file of Secrets outside the repository, from the working tree for both sides, and its base label says so', async () => {
   const ws = await workspace(EXTERNAL_SECRETS);
   // inside: mc/aws.secret.yaml is ignored, so the base commit does not have it
