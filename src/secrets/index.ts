@@ -83,6 +83,28 @@ export function missingConfigSecretNote(name: string): Pick<Diagnostic, 'message
   };
 }
 
+/**
+ * A configSecret Secret a `check` or `diff` does not have, under a strategy whose output depends
+ * on the values (`keepsValuesOut` is false): what CI must give, not how to leave the Secret out.
+ */
+export function configSecretNeeded(name: string, strategy: SecretStrategy): Pick<Diagnostic, 'message' | 'hint'> {
+  const file =
+    'give the file that holds the Secret with another -f, as render does (in CI, write it from a CI secret to a file outside the checkout)';
+  if (strategy === 'sops')
+    return {
+      message:
+        `Secret ${name} is not in the input, and check and diff under the sops strategy need its values: ` +
+        'a SOPS file keeps its bytes only when its plain text and an age key of secrets.sops.ageRecipients are at hand',
+      hint:
+        `${file}, and an age identity of one of secrets.sops.ageRecipients in SOPS_AGE_KEY (from a CI secret); ` +
+        'or choose a strategy whose check needs no values (external-secrets, flux-substitute)',
+    };
+  return {
+    message: `Secret ${name} is not in the input, and check and diff under the ${strategy} strategy need its values: the output holds them`,
+    hint: `${file}; or choose a strategy whose check needs no values (external-secrets, flux-substitute)`,
+  };
+}
+
 export interface SecretsOutput {
   components: RenderedComponent[];
   /** Objects that hold secret values in the output (inline): listed in the README, exempt from the gate. */

@@ -167,19 +167,45 @@ test('refuse: a value check does not have but that would land in a Secret is ref
 const AGE_MISSING = spawnSync('age-keygen', ['--version']).status === 0 ? false : 'age-keygen is not installed';
 
 test(
-  'sops needs the values for check (an unchanged Secret keeps its bytes only when its values are known): a missing one is named, with where to give it',
+  'sops needs the values for check and diff (an unchanged Secret keeps its bytes only when its values and an age key are known): a missing configSecret says so, and its hint, followed in CI (the file from a CI secret, SOPS_AGE_KEY), makes check pass',
   { skip: AGE_MISSING },
   async () => {
-    const recipient = spawnSync('age-keygen', [], { encoding: 'utf8' }).stdout.match(/public key: (age1\w+)/)?.[1];
+    const keygen = spawnSync('age-keygen', [], { encoding: 'utf8' }).stdout;
+    const recipient = keygen.match(/public key: (age1\w+)/)?.[1];
     assert.ok(recipient);
     const ws = await workspace(`secrets:\n  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`);
-    withoutSecretFile(ws);
-    const err = await check(ws.options(), ws.out).then(
-      () => assert.fail('checked'),
-      (e: unknown) => e as CapiGitopsError,
-    );
-    assert.match(err.message, /Secret capa-system\/aws-variables is not in the input/);
-    assert.match(err.message, /its own -f file kept outside Git/);
+    const away = withoutSecretFile(ws);
+    const base = { revision: 'HEAD', manifestPaths: [ws.mc], options: (manifestPaths: string[]) => ws.options({ manifestPaths }) };
+    for (const [command, run] of [
+      ['check', () => check(ws.options(), ws.out)],
+      ['diff', () => diff({ output: ws.out, current: ws.options() })],
+      ['diff --base', () => diff({ output: ws.out, current: ws.options(), base })],
+    ] as const) {
+      const err = await run().then(
+        () => assert.fail(`${command} succeeded`),
+        (e: unknown) => e as CapiGitopsError,
+      );
+      const [problem] = err.diagnostics;
+      assert.equal(err.diagnostics.length, 1, err.message);
+      assert.equal(
+        problem!.message,
+        'Secret capa-system/aws-variables is not in the input, and check and diff under the sops strategy need its values: ' +
+          'a SOPS file keeps its bytes only when its plain text and an age key of secrets.sops.ageRecipients are at hand',
+        command,
+      );
+      // what CI gives: the file, written from a CI secret, and the age key; not a way to leave the Secret out
+      assert.match(problem!.hint!, /with another -f, as render does \(in CI, write it from a CI secret/);
+      assert.match(problem!.hint!, /SOPS_AGE_KEY/);
+      assert.doesNotMatch(problem!.hint!, /remove spec\.configSecret/);
+    }
+    // the hint followed: the Secret's file with another -f, and the key in SOPS_AGE_KEY
+    process.env.SOPS_AGE_KEY = keygen;
+    try {
+      const checked = await check(ws.options({ manifestPaths: [ws.mc, away] }), ws.out);
+      assert.deepEqual(checked.report.problems, []);
+    } finally {
+      delete process.env.SOPS_AGE_KEY;
+    }
   },
 );
 
