@@ -465,8 +465,9 @@ async function layOut(
       ? readFile(path.join(options.outputDir, options.outputSubdirectory ?? '', file), 'utf8').catch(() => undefined)
       : Promise.resolve(undefined);
   const encrypted = placed.encrypt.map((r) => objectFile(r.component, r.object));
-  const sopsWarnings = await encryptFiles(files, encrypted, config, previous);
+  const sopsWarnings = await encryptFiles(files, encrypted, config, previous, options.sopsEncryptions, options.outputSubdirectory);
   if (layout === 'argocd' && encrypted.length > 0) sopsWarnings.push(argocdSopsWarning(encrypted));
+  if (layout === 'kustomize' && encrypted.length > 0) sopsWarnings.push(kustomizeSopsWarning(encrypted));
   if (layout === 'flux' && encrypted.length > 0) sopsWarnings.push(...sopsKeySecretWarnings(files, encrypted));
   inTree(() =>
     finalGate(files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles, new Set(inline)),
@@ -490,6 +491,16 @@ function argocdSopsWarning(encrypted: readonly string[]): string {
     `--secrets sops: Argo CD applies files as they are, and does not decrypt ${[...new Set(encrypted)].sort(compareStrings).join(', ')}: ` +
     'their Applications need a config management plugin that runs sops --decrypt with the age key, through a chart of your own ' +
     '(capi-gitops chart show argocd), or choose --secrets external-secrets'
+  );
+}
+
+/** The kustomize layout has no applier of its own: kubectl apply -k would send the ENC[…] values and the sops map as they are. */
+function kustomizeSopsWarning(encrypted: readonly string[]): string {
+  return (
+    `--secrets sops: the kustomize layout is applied as it is (kubectl apply -k), and nothing in it decrypts ` +
+    `${[...new Set(encrypted)].sort(compareStrings).join(', ')}: apply the tree with a decrypting applier, ` +
+    'a Flux Kustomization of your own with spec.decryption (provider: sops) or --layout flux, which writes it; ' +
+    'for kubectl, decrypt each file first with sops --decrypt --in-place in a copy that is never committed'
   );
 }
 

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { renderOutput, type RenderOptions } from './run.js';
 import type { SecretNotGiven } from './types.js';
 import { toldOnce } from './told-once.js';
+import type { SopsEncryptions } from '../secrets/index.js';
 import { redactStrings } from '../core/redact.js';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import { parseArtifact } from '../yaml/parse.js';
@@ -52,8 +53,15 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
     };
   // a warning both renders give (at a file both sides read as it is now, a --secret-file) is told once
   const once = toldOnce();
+  // the old side takes the sops files the new side encrypted, as a render takes those written before: an unchanged Secret is equal
+  const sopsEncryptions: SopsEncryptions = new Map();
   // secret values are not needed where the strategy keeps them out of the output
-  const current = await renderOutput({ ...request.current, secretValuesOptional: true, ...once(request.current.onWarning) });
+  const current = await renderOutput({
+    ...request.current,
+    secretValuesOptional: true,
+    sopsEncryptions,
+    ...once(request.current.onWarning),
+  });
   const after: ReviewSide = { label: 'the manifest as it is now', files: current.files };
   const base = request.base;
   if (!base) {
@@ -89,6 +97,7 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
     const baseRender = await renderOutput({
       ...options,
       secretValuesOptional: true,
+      sopsEncryptions,
       ...once(onWarning, revision.located),
     }).catch((err: unknown) => {
       throw err instanceof CapiGitopsError ? new CapiGitopsError(err.diagnostics.map(revision.located)) : err;

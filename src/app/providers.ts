@@ -4,7 +4,7 @@
  * final gate searches for).
  */
 import { CapiGitopsError, comparePositions, compareStrings, DiagnosticBag, tellOnce, type Diagnostic } from '../core/diagnostics.js';
-import type { ImageMeta, Manifest, ProviderObject, SecretObject } from '../manifest/types.js';
+import type { ImageMeta, Manifest, ProviderObject, SecretObject, SecretStrategy } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
 import { providerObjectName } from '../resolve/preflight.js';
@@ -13,12 +13,14 @@ import { mergeImageOverrides, parseImagesValue } from '../render/images.js';
 import { resolveAdditionalManifests } from '../render/additional-manifests.js';
 import type { GivenVariables } from '../render/variable-advice.js';
 import {
+  configSecretNeeded,
   IMAGES_KEY,
   missingConfigSecretNote,
   readRunSecrets,
   rendersWithoutValues,
   secretAwareLookup,
   secretNeedles,
+  secretStrategy,
   secretValues,
   type GivenSecret,
   type SecretNeedles,
@@ -50,6 +52,7 @@ function configSecretOf(
   secrets: readonly SecretObject[],
   given: readonly GivenSecret[],
   tolerateMissing?: (warning: Diagnostic) => void,
+  neededBy?: SecretStrategy,
 ): SecretObject | undefined {
   const ref = provider.spec.configSecret;
   if (!ref) return undefined;
@@ -64,18 +67,25 @@ function configSecretOf(
     const elsewhere = secrets.filter((s) => s.name === ref.name).map((s) => s.namespace);
     // the Secret exported with kubectl and given with --secret-file: its keys are every provider's
     const asSecretFile = given.find((s) => s.name === ref.name && (s.namespace ?? namespace) === namespace);
+    // check or diff (CI) under a strategy that needs the values: leaving the Secret out would render something else
+    const needed =
+      neededBy && !asSecretFile && elsewhere.length === 0 ? configSecretNeeded(`${namespace}/${ref.name}`, neededBy) : undefined;
     throw new CapiGitopsError({
       ...atConfigSecret(provider),
       path: 'spec.configSecret',
-      message: `Secret ${namespace}/${ref.name} is not in the input${elsewhere.length > 0 ? `; a Secret ${ref.name} is in namespace ${elsewhere.join(', ')}` : ''}`,
+      message:
+        needed?.message ??
+        `Secret ${namespace}/${ref.name} is not in the input${elsewhere.length > 0 ? `; a Secret ${ref.name} is in namespace ${elsewhere.join(', ')}` : ''}`,
       expected: `a v1 Secret ${namespace}/${ref.name} whose data keys are the provider's variables`,
-      hint: asSecretFile
-        ? `${asSecretFile.file} holds it, given with --secret-file, which makes its keys variables of every provider; ` +
-          `to read it as this provider's configSecret, give it with -f ${asSecretFile.file} instead (keep that file outside Git)`
-        : elsewhere.length > 0
-          ? `set spec.configSecret.namespace: ${elsewhere[0]} (the operator defaults it to the provider's namespace), or move the Secret to ${namespace}`
-          : 'put the Secret in its own -f file kept outside Git (outside the repository, or listed in .gitignore), ' +
-            'or remove spec.configSecret and give the values with --secret-file or --env-secret',
+      hint: needed
+        ? needed.hint
+        : asSecretFile
+          ? `${asSecretFile.file} holds it, given with --secret-file, which makes its keys variables of every provider; ` +
+            `to read it as this provider's configSecret, give it with -f ${asSecretFile.file} instead (keep that file outside Git)`
+          : elsewhere.length > 0
+            ? `set spec.configSecret.namespace: ${elsewhere[0]} (the operator defaults it to the provider's namespace), or move the Secret to ${namespace}`
+            : 'put the Secret in its own -f file kept outside Git (outside the repository, or listed in .gitignore), ' +
+              'or remove spec.configSecret and give the values with --secret-file or --env-secret',
     });
   }
   return secret;
@@ -214,6 +224,8 @@ export async function prepareProviders(
   // (a Secret several providers name is told once, after the loop)
   const missing: Diagnostic[] = [];
   const tolerateMissing = rendersWithoutValues(options, manifest.config.secrets) ? (w: Diagnostic) => missing.push(w) : undefined;
+  // check and diff under sops or inline, whose output holds (or encrypts) the values: a missing configSecret says what CI must give
+  const neededBy = options.secretValuesOptional && !tolerateMissing ? secretStrategy(options, manifest.config.secrets) : undefined;
   const withSecrets: { resolved: ResolvedProvider; secret: SecretObject | undefined }[] = [];
   // a Secret or ConfigMap in the input but left out for its own problems, told at its lines
   const leftOut = new Set(manifest.problems?.map((d) => d.object));
@@ -223,7 +235,7 @@ export async function prepareProviders(
     const before = bag.size;
     let secret: SecretObject | undefined;
     try {
-      secret = configSecretOf(provider, manifest.secrets, run.manifests, tolerateMissing);
+      secret = configSecretOf(provider, manifest.secrets, run.manifests, tolerateMissing, neededBy);
     } catch (err) {
       bag.addError(err);
     }

@@ -7,7 +7,7 @@ import type { ResolvedOperatorRelease } from '../resolve/operator-release.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
 import type { RenderedComponent, VariableValue } from '../render/types.js';
 import type { GivenVariables } from '../render/variable-advice.js';
-import type { SecretNeedles } from '../secrets/index.js';
+import type { SecretNeedles, SopsEncryptions } from '../secrets/index.js';
 import type { SetExpression } from '../core/helm-set.js';
 import type { LayoutName } from '../layout/index.js';
 
@@ -58,6 +58,11 @@ export interface RenderOptions {
    * Secret, may be missing: the output does not depend on them.
    */
   secretValuesOptional?: boolean;
+  /**
+   * `diff --base`: the sops files one side's render encrypted, which the other side's takes as
+   * written before, so two renders of the same Secret compare equal (secrets/index.ts encryptFiles).
+   */
+  sopsEncryptions?: SopsEncryptions;
   /** Told each likely mistake in valid input (manifest and variables) as soon as it is found. */
   onWarning?: (warning: Diagnostic) => void;
   /** A fleet's cluster: the variables given and the names used, handed on instead of warned about (the fleet judges them). */

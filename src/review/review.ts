@@ -25,7 +25,7 @@ import { applicationSetClusters } from './applicationset-reach.js';
 import { webhookFindings } from './webhooks.js';
 import { wiringFindings } from './wiring.js';
 import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
-import { declaredSecretFiles, withValuesHidden } from './secret-files.js';
+import { declaredSecretFiles, withValuesHidden, withoutSopsChurn } from './secret-files.js';
 import { workloadFindings, WORKLOAD_KINDS } from './workloads.js';
 
 interface Pair {
@@ -222,7 +222,7 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
     let folded = 0;
     if (change === 'changed') {
       const hide = secretFiles.has(pair.before!.file) || secretFiles.has(pair.after!.file);
-      paths = changedPaths(pair.before!.object, pair.after!.object, '', hide);
+      paths = withoutSopsChurn(pair.before!.object, pair.after!.object, changedPaths(pair.before!.object, pair.after!.object, '', hide));
       if (paths.length === 0) continue;
       if (isCrd(t)) {
         const kept = paths.filter((p) => !CRD_SCHEMA_PATH.test(p));

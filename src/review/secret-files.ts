@@ -4,8 +4,10 @@
  * Secret's data (kubectl pkg/cmd/diff/diff.go Masker) — a rotated credential shows as changed,
  * neither the old value nor the new one is printed. In their field paths a key or list item name
  * that only one side has (a rotated secret used as a key) is `(hidden)` (review.ts, field-paths.ts).
+ * And SOPS-encrypted files, whose metadata every encryption rewrites.
  */
 import { secretFilesListed } from '../layout/secret-files-section.js';
+import { isPlainObject, type KObject } from '../core/kobject.js';
 import type { Finding } from './types.js';
 
 /** Every file a tree's READMEs declare as holding secret values, as paths in the tree (a fleet's README lists every cluster's). */
@@ -57,4 +59,14 @@ export function withValuesHidden(f: Finding, file: string): Finding {
     default:
       return f;
   }
+}
+
+/**
+ * The paths of a SOPS-encrypted object (a `sops` map on both sides) without `sops.mac` and
+ * `sops.lastmodified`: every encryption writes them anew (the MAC is encrypted with a new IV,
+ * the time is the render's), so they say nothing a changed value does not say itself.
+ */
+export function withoutSopsChurn(before: KObject, after: KObject, paths: string[]): string[] {
+  if (!isPlainObject(before.sops) || !isPlainObject(after.sops)) return paths;
+  return paths.filter((p) => p !== 'sops.mac' && p !== 'sops.lastmodified');
 }

@@ -3,6 +3,7 @@
  * placed by the chosen strategy out. It never lays out files: the caller lays out what this
  * returns, then encrypts (sops) and runs the final gate over every byte (app/).
  */
+import { isDeepStrictEqual } from 'node:util';
 import { CapiGitopsError, compareStrings, groupAlike, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
 import type { SecretsConfig, SecretStrategy } from '../manifest/types.js';
@@ -12,6 +13,7 @@ import { isSecret, notInSecretData, toExternalSecrets } from './external-secrets
 import { DEFAULT_SUBSTITUTE_SECRET, toFluxSubstitution } from './flux-substitute.js';
 import { scanOutput, type SecretNeedles } from './gate.js';
 import { ageRecipientProblem } from './age-recipient.js';
+import type { SopsReuse } from './sops.js';
 
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type GivenSecret } from './sources.js';
 export { taintMarker, type MarkedText } from './taint.js';
@@ -78,6 +80,28 @@ export function missingConfigSecretNote(name: string): Pick<Diagnostic, 'message
     hint:
       'give the file that holds it with another -f here too (as render needs it) when the output depends on a non-secret key of it, ' +
       'or move such keys to Config.variables',
+  };
+}
+
+/**
+ * A configSecret Secret a `check` or `diff` does not have, under a strategy whose output depends
+ * on the values (`keepsValuesOut` is false): what CI must give, not how to leave the Secret out.
+ */
+export function configSecretNeeded(name: string, strategy: SecretStrategy): Pick<Diagnostic, 'message' | 'hint'> {
+  const file =
+    'give the file that holds the Secret with another -f, as render does (in CI, write it from a CI secret to a file outside the checkout)';
+  if (strategy === 'sops')
+    return {
+      message:
+        `Secret ${name} is not in the input, and check and diff under the sops strategy need its values: ` +
+        'a SOPS file keeps its bytes only when its plain text and an age key of secrets.sops.ageRecipients are at hand',
+      hint:
+        `${file}, and an age identity of one of secrets.sops.ageRecipients in SOPS_AGE_KEY (from a CI secret); ` +
+        'or choose a strategy whose check needs no values (external-secrets, flux-substitute)',
+    };
+  return {
+    message: `Secret ${name} is not in the input, and check and diff under the ${strategy} strategy need its values: the output holds them`,
+    hint: `${file}; or choose a strategy whose check needs no values (external-secrets, flux-substitute)`,
   };
 }
 
@@ -297,15 +321,28 @@ export function inlineFilesWarning(files: readonly string[]): string[] {
 }
 
 /**
+ * The sops files a render encrypted, by their path in the output: their plain text, recipients
+ * and bytes, and what a new encryption of them can reuse (the data key, each value's encrypted
+ * form). A second render of the output in the same run (`diff --base`'s other side) takes them as
+ * a render takes the files written before, and needs no age key for it: the same plain text
+ * gets the same bytes, a changed value alone new ones.
+ */
+export type SopsEncryptions = Map<string, { plain: string; recipients: readonly string[]; text: string; reuse: SopsReuse }>;
+
+/**
  * The sops strategy's files, encrypted in place. With the key at hand, an unchanged Secret keeps
- * the bytes the last run wrote (`previous`) instead of a fresh encryption. Returns a warning when
- * files written before were encrypted again for want of a key: `check` then sees them changed.
+ * the bytes the last run wrote (`previous`) instead of a fresh encryption; one this run encrypted
+ * before (`encryptions`, by its path below `subdirectory` in the output) keeps those, key or
+ * not. Returns a warning when files written before were encrypted again for want of a key:
+ * `check` then sees them changed.
  */
 export async function encryptFiles(
   files: Map<string, string>,
   paths: readonly string[],
   config: SecretsConfig,
   previous: (file: string) => Promise<string | undefined>,
+  encryptions?: SopsEncryptions,
+  subdirectory = '',
 ): Promise<string[]> {
   if (paths.length === 0) return [];
   const recipients = config.sops!.ageRecipients!;
@@ -314,15 +351,25 @@ export async function encryptFiles(
   // read only when a file written before is compared: SOPS_AGE_KEY_CMD may prompt, as sops runs it only to decrypt
   let loaded: ReturnType<typeof sopsIdentities> | undefined;
   const identities = () => (loaded ??= sopsIdentities(process.env));
+  const sameRecipients = (a: readonly string[]) => isDeepStrictEqual([...a].sort(), [...recipients].sort());
   let reencrypted = 0;
   for (const file of paths) {
     const plain = files.get(file)!;
-    const before = await previous(file);
-    const { state, reuse } =
-      before === undefined ? { state: 'new' } : await sopsFileState(before, plain, recipients, (await identities()).identities);
-    if (state === 'unopened') reencrypted++;
-    // an opened file keeps its data key and its unchanged values, as `sops edit` keeps them
-    files.set(file, state === 'holds' ? before! : await sopsEncryptFile(plain, recipients, reuse));
+    const at = subdirectory ? `${subdirectory}/${file}` : file;
+    const earlier = encryptions?.get(at);
+    let encrypted: { text: string; reuse: SopsReuse };
+    if (earlier && sameRecipients(earlier.recipients)) {
+      encrypted = earlier.plain === plain ? earlier : await sopsEncryptFile(plain, recipients, earlier.reuse);
+    } else {
+      const before = await previous(file);
+      const { state, reuse } =
+        before === undefined ? { state: 'new' } : await sopsFileState(before, plain, recipients, (await identities()).identities);
+      if (state === 'unopened') reencrypted++;
+      // an opened file keeps its data key and its unchanged values, as `sops edit` keeps them
+      encrypted = state === 'holds' ? { text: before!, reuse: reuse! } : await sopsEncryptFile(plain, recipients, reuse);
+    }
+    files.set(file, encrypted.text);
+    encryptions?.set(at, { plain, recipients, text: encrypted.text, reuse: encrypted.reuse });
   }
   if (reencrypted === 0) return [];
   const keyFile = sopsUserKeyFile(process.env) ?? "sops' key file";
@@ -335,7 +382,7 @@ export async function encryptFiles(
       : `--secrets sops: the age identities in ${where} are not those of secrets.sops.ageRecipients`) +
       (failures.length > 0 ? ` (${failures.join('; ')})` : '') +
       `, so ${reencrypted} Secret file(s) written before ` +
-      'were encrypted again with a new data key, unchanged or not (check and diff see them as changed); set SOPS_AGE_KEY_FILE ' +
+      'were encrypted again with a new data key, unchanged or not (check, and diff against the output directory, see them as changed); set SOPS_AGE_KEY_FILE ' +
       'to the identity of one of secrets.sops.ageRecipients to keep an unchanged Secret byte for byte',
   ];
 }

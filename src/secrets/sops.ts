@@ -65,14 +65,24 @@ const reuseKey = (additionalData: string, type: string, text: string) => `${addi
 /**
  * Encrypts one YAML document (an object file of the output). The leading comment line stays,
  * as sops keeps comments outside encrypted keys. With `reuse`, the data key and the unchanged
- * values of the file written before are kept.
+ * values of the file written before are kept. Returns the file and what a later encryption of
+ * it can reuse.
  */
-export async function sopsEncryptFile(text: string, recipients: readonly string[], reuse?: SopsReuse): Promise<string> {
+export async function sopsEncryptFile(
+  text: string,
+  recipients: readonly string[],
+  reuse?: SopsReuse,
+): Promise<{ text: string; reuse: SopsReuse }> {
   const header = /^(#[^\n]*\n)*/.exec(text)![0];
   const root = parseDocument(text, { schema: 'core' }).toJS() as Record<string, unknown>;
   const dataKey = reuse?.dataKey ?? randomBytes(32);
-  const encryptValue = (plain: string, additionalData: string, type: string) =>
-    reuse?.values.get(reuseKey(additionalData, type, plain)) ?? encryptText(plain, dataKey, additionalData, type);
+  const values = new Map<string, string>();
+  const encryptValue = (plain: string, additionalData: string, type: string) => {
+    const key = reuseKey(additionalData, type, plain);
+    const enc = reuse?.values.get(key) ?? encryptText(plain, dataKey, additionalData, type);
+    values.set(key, enc);
+    return enc;
+  };
   const hash = createHash('sha512');
   const walk = (value: unknown, path: string[], encrypted: boolean): unknown => {
     if (Array.isArray(value)) return value.map((item) => walk(item, path, encrypted)); // list indices are not in the path
@@ -89,7 +99,7 @@ export async function sopsEncryptFile(text: string, recipients: readonly string[
   const encrypted = walk(root, [], false) as Record<string, unknown>;
   const lastmodified = rfc3339(new Date());
   const mac = hash.digest('hex').toUpperCase();
-  const age: unknown[] = reuse?.age ?? [];
+  const age: unknown[] = reuse ? [...reuse.age] : [];
   for (const recipient of reuse ? [] : recipients) {
     const encrypter = new Encrypter();
     encrypter.addRecipient(recipient);
@@ -102,7 +112,7 @@ export async function sopsEncryptFile(text: string, recipients: readonly string[
     encrypted_regex: ENCRYPTED_REGEX,
     version: SOPS_VERSION,
   };
-  return header + emitYamlDocument(encrypted);
+  return { text: header + emitYamlDocument(encrypted), reuse: { dataKey, age, values } };
 }
 
 /**

@@ -167,19 +167,107 @@ test('refuse: a value check does not have but that would land in a Secret is ref
 const AGE_MISSING = spawnSync('age-keygen', ['--version']).status === 0 ? false : 'age-keygen is not installed';
 
 test(
-  'sops needs the values for check (an unchanged Secret keeps its bytes only when its values are known): a missing one is named, with where to give it',
+  'sops needs the values for check and diff (an unchanged Secret keeps its bytes only when its values and an age key are known): a missing configSecret says so, and its hint, followed in CI (the file from a CI secret, SOPS_AGE_KEY), makes check pass',
   { skip: AGE_MISSING },
   async () => {
-    const recipient = spawnSync('age-keygen', [], { encoding: 'utf8' }).stdout.match(/public key: (age1\w+)/)?.[1];
+    const keygen = spawnSync('age-keygen', [], { encoding: 'utf8' }).stdout;
+    const recipient = keygen.match(/public key: (age1\w+)/)?.[1];
     assert.ok(recipient);
     const ws = await workspace(`secrets:\n  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`);
-    withoutSecretFile(ws);
-    const err = await check(ws.options(), ws.out).then(
-      () => assert.fail('checked'),
-      (e: unknown) => e as CapiGitopsError,
-    );
-    assert.match(err.message, /Secret capa-system\/aws-variables is not in the input/);
-    assert.match(err.message, /its own -f file kept outside Git/);
+    const away = withoutSecretFile(ws);
+    const base = { revision: 'HEAD', manifestPaths: [ws.mc], options: (manifestPaths: string[]) => ws.options({ manifestPaths }) };
+    for (const [command, run] of [
+      ['check', () => check(ws.options(), ws.out)],
+      ['diff', () => diff({ output: ws.out, current: ws.options() })],
+      ['diff --base', () => diff({ output: ws.out, current: ws.options(), base })],
+    ] as const) {
+      const err = await run().then(
+        () => assert.fail(`${command} succeeded`),
+        (e: unknown) => e as CapiGitopsError,
+      );
+      const [problem] = err.diagnostics;
+      assert.equal(err.diagnostics.length, 1, err.message);
+      assert.equal(
+        problem!.message,
+        'Secret capa-system/aws-variables is not in the input, and check and diff under the sops strategy need its values: ' +
+          'a SOPS file keeps its bytes only when its plain text and an age key of secrets.sops.ageRecipients are at hand',
+        command,
+      );
+      // what CI gives: the file, written from a CI secret, and the age key; not a way to leave the Secret out
+      assert.match(problem!.hint!, /with another -f, as render does \(in CI, write it from a CI secret/);
+      assert.match(problem!.hint!, /SOPS_AGE_KEY/);
+      assert.doesNotMatch(problem!.hint!, /remove spec\.configSecret/);
+    }
+    // the hint followed: the Secret's file with another -f, and the key in SOPS_AGE_KEY
+    process.env.SOPS_AGE_KEY = keygen;
+    try {
+      const checked = await check(ws.options({ manifestPaths: [ws.mc, away] }), ws.out);
+      assert.deepEqual(checked.report.problems, []);
+    } finally {
+      delete process.env.SOPS_AGE_KEY;
+    }
+  },
+);
+
+/** The objects a review reports changed, each with its field paths. */
+function changedObjects(report: Awaited<ReturnType<typeof diff>>['report']): [string, string[]][] {
+  return report.components.flatMap((c) =>
+    c.kinds.flatMap((k) => k.objects.map((o) => [`${k.kind}/${o.name}`, o.paths] as [string, string[]])),
+  );
+}
+
+test(
+  'sops: diff --base renders the same Secret equal on both sides, with or without the age key, run after run; a change to it shows alone, without sops.mac or sops.lastmodified (getsops/sops: each encryption writes both anew)',
+  { skip: AGE_MISSING },
+  async () => {
+    const keygen = spawnSync('age-keygen', [], { encoding: 'utf8' }).stdout;
+    const recipient = keygen.match(/public key: (age1\w+)/)![1]!;
+    const identityFile = path.join(tempDir('capi-gitops-age-'), 'key.txt');
+    writeFileSync(identityFile, keygen);
+    const ws = await workspace(`secrets:\n  strategy: sops\n  sops:\n    ageRecipients: [${recipient}]\n`);
+    // the value rotated in the Secret's file, which both sides read from the working tree: the same on both
+    const rotated = Buffer.from(Buffer.from(SUITE_SECRETS.landingCredentials + '# rotated\n').toString('base64')).toString('base64');
+    writeFileSync(ws.secretFile, readFileSync(ws.secretFile, 'utf8').replace(/(AWS_B64ENCODED_CREDENTIALS: ).*/, `$1${rotated}`));
+    const baseDiff = async () =>
+      (
+        await diff({
+          output: ws.out,
+          current: ws.options(),
+          base: { revision: 'HEAD', manifestPaths: [ws.mc], options: (manifestPaths) => ws.options({ manifestPaths }) },
+        })
+      ).report;
+    // no age key anywhere sops looks (its default key file is under XDG_CONFIG_HOME)
+    const configHome = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = tempDir('capi-gitops-sops-config-');
+    try {
+      for (const run of ['first', 'second']) assert.deepEqual(changedObjects(await baseDiff()), [], `without the key, ${run} run`);
+      process.env.SOPS_AGE_KEY_FILE = identityFile;
+      assert.deepEqual(changedObjects(await baseDiff()), [], 'with the key');
+      // a label on the Secret: its values keep their bytes, and the MAC and time written anew are no change of their own
+      const providers = path.join(ws.mc, 'providers.yaml');
+      writeFileSync(
+        providers,
+        readFileSync(providers, 'utf8').replace(
+          '  configSecret: {name: aws-variables}\n',
+          '  configSecret: {name: aws-variables}\n  manifestPatches:\n    - |\n      apiVersion: v1\n      kind: Secret\n' +
+            '      metadata: {name: capa-manager-bootstrap-credentials, labels: {team: platform}}\n',
+        ),
+      );
+      for (const key of ['with', 'without']) {
+        if (key === 'without') delete process.env.SOPS_AGE_KEY_FILE;
+        const report = await baseDiff();
+        assert.deepEqual(
+          changedObjects(report),
+          [['Secret/capa-manager-bootstrap-credentials', ['metadata.labels.team']]],
+          `${key} the key`,
+        );
+        assertNoSecret([...SECRETS, rotated], { texts: { report: JSON.stringify(report) } });
+      }
+    } finally {
+      delete process.env.SOPS_AGE_KEY_FILE;
+      if (configHome === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = configHome;
+    }
   },
 );
 

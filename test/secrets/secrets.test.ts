@@ -462,6 +462,24 @@ test(
 );
 
 test(
+  'sops with the kustomize layout (the default) warns that kubectl apply -k does not decrypt, naming the files and the appliers that do (kubernetes-sigs/kustomize has no SOPS support; fluxcd/kustomize-controller decrypts with spec.decryption)',
+  { skip: AGE_MISSING },
+  async () => {
+    const secrets = sopsToNewRecipient();
+    const kustomize = await render({ secrets });
+    const told = kustomize.warnings.filter((w) => /--secrets sops: the kustomize layout/.test(w));
+    assert.equal(told.length, 1, kustomize.warnings.join('\n'));
+    assert.ok(told[0]!.includes(SECRET_FILE), told[0]);
+    assert.match(told[0]!, /kubectl apply -k/);
+    assert.match(told[0]!, /spec\.decryption .*--layout flux/);
+    assert.match(told[0]!, /sops --decrypt/);
+    // Flux decrypts them itself (spec.decryption): no such warning
+    const flux = await render({ secrets }, { layout: 'flux', set: [{ expression: 'path=clusters/mgmt', forceString: false }] });
+    assert.ok(!flux.warnings.some((w) => /kustomize layout/.test(w)), flux.warnings.join('\n'));
+  },
+);
+
+test(
   "sops: with the age key at hand (SOPS_AGE_KEY_FILE, or sops' default key file, as sops reads them), an unchanged Secret keeps its bytes; a changed one is encrypted afresh",
   { skip: AGE_MISSING },
   async () => {

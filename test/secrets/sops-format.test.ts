@@ -45,7 +45,7 @@ test(
   { skip: AGE_MISSING },
   async () => {
     const { identityFile, identity, recipient } = ageKey();
-    const encrypted = await sopsEncryptFile(SECRET, [recipient]);
+    const encrypted = (await sopsEncryptFile(SECRET, [recipient])).text;
     const doc = YAML.parse(encrypted);
     assert.equal(doc.data['session-token'], '', 'sops writes an empty string as it is');
     assert.equal(doc.stringData.region, null, 'sops neither hashes nor encrypts a null');
@@ -131,14 +131,14 @@ test(
   { skip: AGE_MISSING },
   async () => {
     const { identity, recipient } = ageKey();
-    const before = await sopsEncryptFile(SECRET, [recipient]);
+    const before = (await sopsEncryptFile(SECRET, [recipient])).text;
     const rotated = SECRET.replace('credentials: W2RlZmF1bHRdCg==', 'credentials: cm90YXRlZAo=').replace(
       'session-token: ""',
       'session-token: dG9r',
     );
     const { state, reuse } = await sopsFileState(before, rotated, [recipient], [identity]);
     assert.equal(state, 'differs');
-    const after = await sopsEncryptFile(rotated, [recipient], reuse);
+    const after = (await sopsEncryptFile(rotated, [recipient], reuse)).text;
     const changed = (a: string, b: string) => {
       const old = a.split('\n');
       return b.split('\n').filter((line, i) => line !== old[i]);
