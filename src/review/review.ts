@@ -207,7 +207,7 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
       diff.name,
       diff.oldVersion,
       diff.newVersion,
-      directory ? `${directory}/kustomization.yaml` : undefined,
+      (b.components.get(directory) ?? a.components.get(directory))?.file ?? (directory ? `${directory}/kustomization.yaml` : undefined),
     );
     if (v) findings.push(v);
   }

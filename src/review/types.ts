@@ -50,7 +50,7 @@ export interface KindGroup {
 export interface ComponentDiff {
   /** The component's directory (`01-cluster-api`), or the top-level directory of wiring files. */
   directory: string;
-  /** Provider label from the provenance comment (`cluster-api`), else the directory. */
+  /** Provider label from the provenance comment (`cluster-api`; in the operator layout, from the artifact ConfigMap's labels), else the directory. */
   name: string;
   oldVersion?: string;
   newVersion?: string;
