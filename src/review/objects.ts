@@ -28,6 +28,8 @@ export interface ComponentInfo {
   version?: string;
   /** The file that states the version, when not the directory's kustomization.yaml (an artifact ConfigMap's). */
   file?: string;
+  /** An artifact ConfigMap's metadata.yaml text: the provider's contracts. */
+  metadata?: string;
 }
 
 export interface TreeObjects {
@@ -206,7 +208,12 @@ function readArtifacts(objects: Map<string, TreeObject>, components: Map<string,
     if (!release) continue;
     const component = t.component ? `${t.component}/${release.id}` : release.id;
     providers.set([t.cluster, t.component, release.kind, release.name].join('\0'), component);
-    components.set(component, { name: release.label, version: release.version, file: t.file });
+    components.set(component, {
+      name: release.label,
+      version: release.version,
+      file: t.file,
+      ...(release.metadata ? { metadata: release.metadata } : {}),
+    });
     t.component = component;
     const at = { file: t.file, object: describeId(t.id) };
     if (typeof release.components !== 'string') {

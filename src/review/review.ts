@@ -7,6 +7,7 @@ import { compareStrings, DiagnosticBag } from '../core/diagnostics.js';
 import type { KObject } from '../core/kobject.js';
 import { parseSemantic, compareSemantic } from '../core/versions.js';
 import { MINOR_SKIP_MEANS, minorSkip } from '../resolve/upgrade-plan.js';
+import { contractFindings, contractLookup, contractSeries } from './contracts.js';
 import { compareCrds, crdChangeCount, describeCrdChanges, CRD_SCHEMA_PATH } from './crd.js';
 import { changedPaths } from './field-paths.js';
 import { describeId, readTreeObjects, type TreeObject, type TreeObjects } from './objects.js';
@@ -141,7 +142,8 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
         changes.versionsRemoved.length > 0 ||
         changes.served.some((s) => s.from && !s.to) ||
         changes.storage.length > 0 ||
-        changes.schema.some((s) => s.propertiesRemoved.length > 0);
+        changes.schema.some((s) => s.propertiesRemoved.length > 0) ||
+        changes.conversion?.to === 'Webhook';
       findings.push({
         ...base,
         risk: breaking ? 'warning' : 'info',
@@ -199,18 +201,19 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
   const components = new Map<string, ComponentDiff>();
   const findings: Finding[] = [];
 
+  // where a component's version is written: its kustomization's provenance, or its artifact ConfigMap
+  const versionFile = (directory: string) =>
+    (b.components.get(directory) ?? a.components.get(directory))?.file ?? (directory ? `${directory}/kustomization.yaml` : undefined);
   for (const directory of new Set([...a.components.keys(), ...b.components.keys()])) {
     const diff = emptyComponent(directory, a, b);
     components.set(directory, diff);
-    const v = versionFinding(
-      directory,
-      diff.name,
-      diff.oldVersion,
-      diff.newVersion,
-      (b.components.get(directory) ?? a.components.get(directory))?.file ?? (directory ? `${directory}/kustomization.yaml` : undefined),
-    );
+    const v = versionFinding(directory, diff.name, diff.oldVersion, diff.newVersion, versionFile(directory));
     if (v) findings.push(v);
   }
+  const series = [...(oldSide.contracts ?? []), ...(newSide.contracts ?? [])];
+  for (const info of [...a.components.values(), ...b.components.values()])
+    if (info.metadata && info.version) series.push(...contractSeries(info.name, info.version, info.metadata));
+  findings.push(...contractFindings([...components.values()], b.components, contractLookup(series), versionFile));
 
   // a change a fleet's clusters get from one shared base (the same files before and after) is
   // reported once, under the base, naming the clusters it reaches
