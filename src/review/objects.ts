@@ -21,6 +21,8 @@ export interface TreeObject {
   cluster: string;
   /** The base of a fleet's shared layout that holds its file (`bases/<component>/<version>-<digest>`), if one does. */
   base?: string;
+  /** Read from an operator layout's artifact ConfigMap (its file): the operator applies it. */
+  artifact?: true;
 }
 
 export interface ComponentInfo {
@@ -234,7 +236,7 @@ function readArtifacts(objects: Map<string, TreeObject>, components: Map<string,
       if (!isPlainObject(object) || typeof object.kind !== 'string') continue;
       const id = idOf(object);
       const key = t.cluster ? `${t.cluster}\0${objectKey(id)}` : objectKey(id);
-      if (!objects.has(key)) objects.set(key, { id, object, file: t.file, component, cluster: t.cluster });
+      if (!objects.has(key)) objects.set(key, { id, object, file: t.file, component, cluster: t.cluster, artifact: true });
     }
   }
   if (providers.size === 0) return;

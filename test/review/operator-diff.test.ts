@@ -19,7 +19,7 @@ import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
 
 const OPERATOR_RELEASE = path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml');
 
-async function renderOperator(version: string): Promise<Map<string, string>> {
+async function renderTree(version: string, layout: 'operator' | 'kustomize' = 'operator'): Promise<Map<string, string>> {
   const dir = tempDir();
   writeFileSync(
     path.join(dir, 'm.yaml'),
@@ -27,13 +27,13 @@ async function renderOperator(version: string): Promise<Map<string, string>> {
   );
   const result = await renderManagementCluster({
     manifestPaths: [dir],
-    layout: 'operator',
+    layout,
     command: 'capi-gitops render -f m.yaml -o out',
   });
   return result.files;
 }
 
-const [before, after] = [await renderOperator('v1.10.4'), await renderOperator('v1.12.0')];
+const [before, after] = [await renderTree('v1.10.4'), await renderTree('v1.12.0')];
 const report = reviewChanges({ label: 'v1.10.4', files: before }, { label: 'v1.12.0', files: after });
 
 const diffSchema = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'schema', 'capi-gitops-diff.schema.json'), 'utf8'));
@@ -74,6 +74,17 @@ test('operator layout: one component row and one version finding per provider, n
   assert.ok(validateJson(JSON.parse(JSON.stringify(report))), JSON.stringify(validateJson.errors, null, 2));
 });
 
+test('operator layout: the contract each provider moves to is read from its ConfigMap metadata, with no render beside the trees (diff --from --to)', () => {
+  assert.deepEqual(
+    report.findings.filter((f) => f.type === 'contract').map((f) => [f.component, f.from, f.to, f.risk]),
+    [
+      ['02-providers/bootstrap-kubeadm', 'v1beta1', 'v1beta2', 'info'],
+      ['02-providers/control-plane-kubeadm', 'v1beta1', 'v1beta2', 'info'],
+      ['02-providers/core-cluster-api', 'v1beta1', 'v1beta2', 'info'],
+    ],
+  );
+});
+
 test('operator layout: the call-outs are those of the artifacts the operator applies (storage flips of core, gzipped, and kubeadm), as in the other layouts', () => {
   const clusters = crd(report, 'clusters.cluster.x-k8s.io');
   assert.ok(clusters, 'the core CRD, read from the gzipped binaryData.components');
@@ -88,4 +99,26 @@ test('operator layout: the call-outs are those of the artifacts the operator app
   // the provider's Namespace is the tree's own: no error for the one its artifact holds too
   assert.equal(report.summary.risk, 'warning');
   assert.match(formatText(report), /^cluster-api v1\.10\.4 → v1\.12\.0 {2}\(02-providers\/core-cluster-api: /m);
+});
+
+test('a switch from the kustomize layout to the operator layout: each provider continues at its version in its new place, and the CRDs the operator now applies have lost no guard of the wiring', async () => {
+  const kustomize = await renderTree('v1.12.0', 'kustomize');
+  assert.match(kustomize.get('01-cluster-api/crds/customresourcedefinition-clusters.cluster.x-k8s.io.yaml')!, /Prune=false/);
+  const switched = reviewChanges({ label: 'kustomize', files: kustomize }, { label: 'operator', files: after });
+  assert.deepEqual(
+    switched.findings.filter((f) => f.type === 'version').map((f) => f.message),
+    ['cluster-api-operator v0.28.0 added'],
+  );
+  const rows = (directory: string) => switched.components.find((c) => c.directory === directory);
+  assert.deepEqual([rows('01-cluster-api')?.oldVersion, rows('01-cluster-api')?.newVersion], ['v1.12.0', 'v1.12.0']);
+  assert.deepEqual(
+    [rows('02-providers/core-cluster-api')?.oldVersion, rows('02-providers/core-cluster-api')?.newVersion],
+    ['v1.12.0', 'v1.12.0'],
+  );
+  // Argo CD and Flux no longer apply the CRDs: the operator does, from the ConfigMap
+  assert.deepEqual(
+    switched.findings.filter((f) => f.type === 'deletion'),
+    [],
+  );
+  assert.equal(crd(switched, 'clusters.cluster.x-k8s.io'), undefined, 'the same CRD, applied by the operator');
 });
