@@ -191,7 +191,7 @@ export function readTreeObjects(files: ReadonlyMap<string, string>, directory?: 
     }
     for (const object of parsed) add(object, file, component, cluster);
   }
-  readArtifacts(objects, components, bag);
+  readArtifacts(objects, components, files, bag);
   if (directory !== undefined) for (const d of bag.items) if (d.file !== undefined) d.file = path.join(directory, d.file);
   bag.throwIfAny();
   return { objects, components };
@@ -203,7 +203,12 @@ export function readTreeObjects(files: ReadonlyMap<string, string>, directory?: 
  * operator applies. The ConfigMap and the provider object it serves belong to it too. An object
  * the tree holds already (the provider's Namespace) is the tree's.
  */
-function readArtifacts(objects: Map<string, TreeObject>, components: Map<string, ComponentInfo>, bag: DiagnosticBag): void {
+function readArtifacts(
+  objects: Map<string, TreeObject>,
+  components: Map<string, ComponentInfo>,
+  files: ReadonlyMap<string, string>,
+  bag: DiagnosticBag,
+): void {
   const providers = new Map<string, string>();
   for (const t of [...objects.values()]) {
     const release = t.base ? undefined : artifactRelease(t.object);
@@ -217,7 +222,8 @@ function readArtifacts(objects: Map<string, TreeObject>, components: Map<string,
       ...(release.metadata ? { metadata: release.metadata } : {}),
     });
     t.component = component;
-    const at = { file: t.file, object: describeId(t.id) };
+    const compressed = typeof release.components !== 'string' || t.object.binaryData !== undefined;
+    const at = { file: t.file, ...keyPosition(files.get(t.file) ?? '', compressed ? 'binaryData' : 'data'), object: describeId(t.id) };
     if (typeof release.components !== 'string') {
       bag.add({ ...at, ...release.components });
       continue;
@@ -229,7 +235,12 @@ function readArtifacts(objects: Map<string, TreeObject>, components: Map<string,
     } catch (err) {
       if (!(err instanceof CapiGitopsError)) throw err;
       for (const d of err.diagnostics)
-        bag.add({ ...at, path: 'data.components', message: d.message, hint: 'render writes this file: render again to rewrite it' });
+        bag.add({
+          ...at,
+          path: `${compressed ? 'binaryData' : 'data'}.components`,
+          message: d.message,
+          hint: 'render writes this file: render again to rewrite it',
+        });
       continue;
     }
     for (const object of parsed) {
@@ -245,4 +256,15 @@ function readArtifacts(objects: Map<string, TreeObject>, components: Map<string,
     const component = providers.get([t.cluster, t.component, t.id.kind, t.id.name].join('\0'));
     if (component) t.component = component;
   }
+}
+
+/** Where a ConfigMap file writes `<parent>:` then its `components:` key (as layout/emit writes it, one object a file). */
+function keyPosition(text: string, parent: 'data' | 'binaryData'): { line: number; column: number } | Record<string, never> {
+  const lines = text.split('\n');
+  const start = lines.indexOf(`${parent}:`);
+  for (let i = start + 1; start >= 0 && i < lines.length && /^[ \t]/.test(lines[i]!); i++) {
+    const key = /^([ \t]+)components:/.exec(lines[i]!);
+    if (key) return { line: i + 1, column: key[1]!.length + 1 };
+  }
+  return {};
 }

@@ -32,7 +32,7 @@ export interface ArtifactRelease {
   /** clusterctl's manifest label (`cluster-api`, `bootstrap-kubeadm`), the component name of the other layouts. */
   label: string;
   /** The components text, gunzipped; or what keeps it from being read. */
-  components: string | Pick<Diagnostic, 'path' | 'message' | 'hint'>;
+  components: string | Pick<Diagnostic, 'path' | 'message' | 'expected' | 'hint'>;
   /** metadata.yaml's text, when the ConfigMap holds it. */
   metadata?: string;
 }
@@ -71,7 +71,8 @@ function gunzipped(encoded: unknown): ArtifactRelease['components'] {
   } catch (error) {
     return {
       path,
-      message: `${path} cannot be gunzipped: ${(error as Error).message}`,
+      message: `cannot be gunzipped: ${(error as Error).message}`,
+      expected: 'the components, gzip-compressed and base64-encoded, as render writes them',
       hint: 'render writes this file: render again to rewrite it',
     };
   }

@@ -12,6 +12,7 @@ import path from 'node:path';
 import Ajv from 'ajv';
 import { renderManagementCluster } from '../../src/app/cluster.js';
 import { reviewChanges } from '../../src/review/review.js';
+import type { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { formatText } from '../../src/review/format-text.js';
 import type { CrdFinding, ReviewReport } from '../../src/review/types.js';
 import { corpusManifest, tempDir } from '../helpers/corpus-manifest.js';
@@ -121,4 +122,23 @@ test('a switch from the kustomize layout to the operator layout: each provider c
     [],
   );
   assert.equal(crd(switched, 'clusters.cluster.x-k8s.io'), undefined, 'the same CRD, applied by the operator');
+});
+
+test('an artifact ConfigMap edited by hand so that its components no longer read: an error at its components key, with the fix', () => {
+  const file = '02-providers/configmap-core-cluster-api-v1.12.0.yaml';
+  const text = after.get(file)!;
+  const edited = new Map(after).set(file, text.replace(/^( {2}components: )\S{4}/m, '$1AAAA'));
+  const line = text.split('\n').findIndex((l) => /^ {2}components: /.test(l)) + 1;
+  assert.ok(line > 1);
+  assert.throws(
+    () => reviewChanges({ label: 'before', files: before }, { label: 'after', files: edited }),
+    (err: CapiGitopsError) => {
+      assert.deepEqual(
+        err.diagnostics.map((d) => [d.file, d.line, d.column, d.path, d.message]),
+        [[file, line, 3, 'binaryData.components', 'cannot be gunzipped: incorrect header check']],
+      );
+      assert.match(err.diagnostics[0]!.hint!, /render again/);
+      return true;
+    },
+  );
 });
