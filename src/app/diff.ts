@@ -16,6 +16,8 @@ import {
   manifestAtRevision,
   readOutputTree,
   reviewChanges,
+  contractSeries,
+  type ContractSeries,
   type ReviewReport,
   type ReviewSide,
 } from '../review/index.js';
@@ -40,6 +42,12 @@ interface DiffSides {
   secretsNotGiven?: SecretNotGiven[];
 }
 
+/** The contracts of the providers a render resolved, every release series of their metadata.yaml (a fleet's clusters too). */
+function contractsOf(result: Awaited<ReturnType<typeof renderOutput>>): ContractSeries[] {
+  const resolutions = result.fleet ? result.clusters.map((c) => c.resolution) : [result];
+  return resolutions.flatMap((r) => r.providers.flatMap((p) => contractSeries(p.label, p.version, p.metadata.text)));
+}
+
 /** What the render of the manifest as it is now says beside its files. */
 function currentNotes(current: Awaited<ReturnType<typeof renderOutput>>): Pick<DiffSides, 'warnings' | 'secretsNotGiven'> {
   return { warnings: current.warnings, secretsNotGiven: current.secretsNotGiven };
@@ -62,7 +70,7 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
     sopsEncryptions,
     ...once(request.current.onWarning),
   });
-  const after: ReviewSide = { label: 'the manifest as it is now', files: current.files };
+  const after: ReviewSide = { label: 'the manifest as it is now', files: current.files, contracts: contractsOf(current) };
   const base = request.base;
   if (!base) {
     const committed = await readOutputTree(request.output);
@@ -109,7 +117,11 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
         ? ''
         : `, with ${shared.join(', ')} as ${shared.length === 1 ? 'it is' : 'they are'} now (${shared.length === 1 ? 'its' : 'their'} changes do not show)`;
     const added = revision.absentPaths.length > 0 ? `, without ${revision.absentPaths.join(', ')} (not there yet)` : '';
-    return { before: { label: `the manifest at ${at}${added}${note}`, files: baseRender.files }, after, ...currentNotes(current) };
+    return {
+      before: { label: `the manifest at ${at}${added}${note}`, files: baseRender.files, contracts: contractsOf(baseRender) },
+      after,
+      ...currentNotes(current),
+    };
   } finally {
     await revision.dispose();
   }

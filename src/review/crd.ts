@@ -42,7 +42,27 @@ function versionsOf(crd: KObject | undefined): Map<string, CrdVersion> {
   return versions;
 }
 
-type CrdChanges = Pick<CrdFinding, 'versionsAdded' | 'versionsRemoved' | 'served' | 'storage' | 'schema'>;
+type CrdChanges = Pick<CrdFinding, 'versionsAdded' | 'versionsRemoved' | 'served' | 'storage' | 'schema' | 'conversion'>;
+
+const INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
+
+/**
+ * `spec.conversion.strategy` (None when absent, the API server's default) and, for Webhook, the
+ * Service that converts and where cert-manager injects its CA from.
+ */
+function conversionOf(crd: KObject): { strategy: string; service?: string; caFrom?: string } {
+  const conversion = isPlainObject(crd.spec) && isPlainObject(crd.spec.conversion) ? crd.spec.conversion : {};
+  const strategy = typeof conversion.strategy === 'string' ? conversion.strategy : 'None';
+  const webhook = isPlainObject(conversion.webhook) ? conversion.webhook : {};
+  const config = isPlainObject(webhook.clientConfig) ? webhook.clientConfig : {};
+  const service = isPlainObject(config.service) ? config.service : undefined;
+  const caFrom = crd.metadata?.annotations?.[INJECT_CA_FROM];
+  return {
+    strategy,
+    ...(service ? { service: `${String(service.namespace ?? '')}/${String(service.name ?? '')}` } : {}),
+    ...(typeof caFrom === 'string' ? { caFrom } : {}),
+  };
+}
 
 /** What changed between two forms of one CRD; an absent side (CRD added or removed) has no versions. */
 export function compareCrds(before: KObject | undefined, after: KObject | undefined): CrdChanges {
@@ -50,6 +70,17 @@ export function compareCrds(before: KObject | undefined, after: KObject | undefi
   const b = versionsOf(after);
   const names = [...new Set([...a.keys(), ...b.keys()])].sort(compareStrings);
   const changes: CrdChanges = { versionsAdded: [], versionsRemoved: [], served: [], storage: [], schema: [] };
+  // a CRD that starts to convert through a webhook is unreadable at its other versions until that webhook and its CA are ready
+  if (before && after) {
+    const [from, to] = [conversionOf(before), conversionOf(after)];
+    if (from.strategy !== to.strategy)
+      changes.conversion = {
+        from: from.strategy,
+        to: to.strategy,
+        ...(to.strategy === 'Webhook' && to.service ? { service: to.service } : {}),
+        ...(to.strategy === 'Webhook' && to.caFrom ? { caFrom: to.caFrom } : {}),
+      };
+  }
   for (const name of names) {
     const old = a.get(name);
     const now = b.get(name);
@@ -72,7 +103,7 @@ export function compareCrds(before: KObject | undefined, after: KObject | undefi
 }
 
 export function crdChangeCount(c: CrdChanges): number {
-  return c.versionsAdded.length + c.versionsRemoved.length + c.served.length + c.storage.length + c.schema.length;
+  return c.versionsAdded.length + c.versionsRemoved.length + c.served.length + c.storage.length + c.schema.length + (c.conversion ? 1 : 0);
 }
 
 /** `v1beta2 served, storage`: a CRD's versions as a one-line summary. */
@@ -83,5 +114,10 @@ export function describeCrdChanges(c: CrdChanges): string {
   for (const s of c.served) parts.push(`${s.version} served ${s.from} → ${s.to}`);
   for (const s of c.storage) parts.push(`${s.version} storage ${s.from} → ${s.to}`);
   for (const s of c.schema) parts.push(`${s.version} schema +${s.propertiesAdded} −${s.propertiesRemoved.length} properties`);
+  if (c.conversion) {
+    const to = [c.conversion.service && `service ${c.conversion.service}`, c.conversion.caFrom && `CA from ${c.conversion.caFrom}`];
+    const via = to.filter(Boolean).join(', ');
+    parts.push(`conversion ${c.conversion.from} → ${c.conversion.to}${via ? ` (${via})` : ''}`);
+  }
   return parts.join('; ');
 }

@@ -7,9 +7,10 @@ import { compareStrings, DiagnosticBag } from '../core/diagnostics.js';
 import type { KObject } from '../core/kobject.js';
 import { parseSemantic, compareSemantic } from '../core/versions.js';
 import { MINOR_SKIP_MEANS, minorSkip } from '../resolve/upgrade-plan.js';
+import { contractFindings, contractLookup, contractSeries } from './contracts.js';
 import { compareCrds, crdChangeCount, describeCrdChanges, CRD_SCHEMA_PATH } from './crd.js';
 import { changedPaths } from './field-paths.js';
-import { describeId, readTreeObjects, type TreeObject, type TreeObjects } from './objects.js';
+import { clusterOf, describeId, readTreeObjects, type TreeObject, type TreeObjects } from './objects.js';
 import { describePermissions, gained, permissionsOf, RBAC_GROUP, RBAC_ROLE_KINDS } from './rbac.js';
 import {
   REVIEW_SCHEMA_VERSION,
@@ -108,7 +109,8 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
   if (t.id.group === 'apps' && WORKLOAD_KINDS.has(t.id.kind)) findings.push(...workloadFindings(before, after, base));
   if (t.id.group === 'admissionregistration.k8s.io' && WEBHOOK_CONFIGURATION_KINDS.has(t.id.kind))
     findings.push(...webhookFindings(before, after, base));
-  findings.push(...wiringFindings(t.id.group, t.id.kind, before, after, base));
+  // the operator applies an artifact's objects, not Argo CD or Flux: their guards are not the wiring's
+  if (!pair.after?.artifact) findings.push(...wiringFindings(t.id.group, t.id.kind, before, after, base));
   if (t.id.group === RBAC_GROUP && RBAC_ROLE_KINDS.has(t.id.kind)) {
     const [pa, pb] = [permissionsOf(before), permissionsOf(after)];
     const wider = gained(pa, pb);
@@ -141,7 +143,8 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
         changes.versionsRemoved.length > 0 ||
         changes.served.some((s) => s.from && !s.to) ||
         changes.storage.length > 0 ||
-        changes.schema.some((s) => s.propertiesRemoved.length > 0);
+        changes.schema.some((s) => s.propertiesRemoved.length > 0) ||
+        changes.conversion?.to === 'Webhook';
       findings.push({
         ...base,
         risk: breaking ? 'warning' : 'info',
@@ -179,6 +182,30 @@ function emptyComponent(directory: string, a: TreeObjects, b: TreeObjects): Comp
   };
 }
 
+/**
+ * Components that change directory, one gone and one new of the same name in the same cluster (a
+ * switch between layouts: argocd's `01-cluster-api`, the operator layout's
+ * `02-providers/core-cluster-api`): the directory gone → the new one. The provider continues there.
+ */
+function movedComponents(a: TreeObjects, b: TreeObjects): Map<string, string> {
+  const byName = (from: TreeObjects, other: TreeObjects) => {
+    const found = new Map<string, string[]>();
+    for (const [directory, info] of from.components) {
+      if (other.components.has(directory) || directory.startsWith(BASES) || info.version === undefined) continue;
+      const key = `${clusterOf(`${directory}/`)}\0${info.name}`;
+      found.set(key, [...(found.get(key) ?? []), directory]);
+    }
+    return found;
+  };
+  const [gone, now] = [byName(a, b), byName(b, a)];
+  const moved = new Map<string, string>();
+  for (const [key, from] of gone) {
+    const to = now.get(key);
+    if (from.length === 1 && to?.length === 1) moved.set(from[0]!, to[0]!);
+  }
+  return moved;
+}
+
 export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewReport {
   // both sides' problems in one run
   const bag = new DiagnosticBag();
@@ -199,18 +226,30 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
   const components = new Map<string, ComponentDiff>();
   const findings: Finding[] = [];
 
+  // where a component's version is written: its kustomization's provenance, or its artifact ConfigMap
+  const versionFile = (directory: string) =>
+    (b.components.get(directory) ?? a.components.get(directory))?.file ?? (directory ? `${directory}/kustomization.yaml` : undefined);
+  const moved = movedComponents(a, b);
+  const movedFrom = new Map([...moved].map(([from, to]) => [to, from]));
   for (const directory of new Set([...a.components.keys(), ...b.components.keys()])) {
     const diff = emptyComponent(directory, a, b);
     components.set(directory, diff);
-    const v = versionFinding(
-      directory,
-      diff.name,
-      diff.oldVersion,
-      diff.newVersion,
-      directory ? `${directory}/kustomization.yaml` : undefined,
-    );
+    // a moved component's version is told once, at its new directory
+    const to = moved.get(directory);
+    if (to !== undefined) {
+      diff.newVersion = b.components.get(to)!.version;
+      continue;
+    }
+    const from = movedFrom.get(directory);
+    if (from !== undefined) diff.oldVersion = a.components.get(from)!.version;
+    const v = versionFinding(directory, diff.name, diff.oldVersion, diff.newVersion, versionFile(directory));
     if (v) findings.push(v);
   }
+  const series = [...(oldSide.contracts ?? []), ...(newSide.contracts ?? [])];
+  for (const info of [...a.components.values(), ...b.components.values()])
+    if (info.metadata && info.version) series.push(...contractSeries(info.name, info.version, info.metadata));
+  const told = [...components.values()].filter((c) => !moved.has(c.directory));
+  findings.push(...contractFindings(told, b.components, contractLookup(series), versionFile));
 
   // a change a fleet's clusters get from one shared base (the same files before and after) is
   // reported once, under the base, naming the clusters it reaches

@@ -16,6 +16,20 @@ export interface ReviewSide {
   files: ReadonlyMap<string, string>;
   /** The directory the files were read from, as the user named it; none for a render in memory. */
   directory?: string;
+  /**
+   * The contracts of the release series of the providers a render resolved (their metadata.yaml),
+   * for the contract call-out; a directory has none (the operator layout's ConfigMaps hold theirs).
+   */
+  contracts?: readonly ContractSeries[];
+}
+
+/** One release series of a provider and the Cluster API contract it implements (metadata.yaml releaseSeries). */
+export interface ContractSeries {
+  /** clusterctl's manifest label, the component name: `cluster-api`, `bootstrap-kubeadm`. */
+  label: string;
+  major: number;
+  minor: number;
+  contract: string;
 }
 
 export interface ObjectId {
@@ -50,7 +64,10 @@ export interface KindGroup {
 export interface ComponentDiff {
   /** The component's directory (`01-cluster-api`), or the top-level directory of wiring files. */
   directory: string;
-  /** Provider label from the provenance comment (`cluster-api`), else the directory. */
+  /**
+   * Provider label from the provenance comment (`cluster-api`; in the operator layout, from the
+   * artifact ConfigMap's labels), else the directory.
+   */
   name: string;
   oldVersion?: string;
   newVersion?: string;
@@ -81,6 +98,15 @@ export interface VersionFinding extends FindingBase {
   from: string;
   to: string;
   direction: 'upgrade' | 'downgrade' | 'added' | 'removed' | 'changed';
+}
+
+/** A provider's release moved to another Cluster API contract (v1beta1 → v1beta2). */
+export interface ContractFinding extends FindingBase {
+  type: 'contract';
+  from: string;
+  to: string;
+  /** On the core provider's move: the other providers (`label version`) still on the old contract. */
+  staying?: string[];
 }
 
 export interface ImageFinding extends FindingBase {
@@ -150,6 +176,11 @@ export interface CrdFinding extends FindingBase {
   served: { version: string; from: boolean; to: boolean }[];
   storage: { version: string; from: boolean; to: boolean }[];
   schema: CrdSchemaSummary[];
+  /**
+   * `spec.conversion.strategy` changed (None when absent); when it becomes Webhook, the Service
+   * (`namespace/name`) that converts and the cert-manager.io/inject-ca-from of its CA.
+   */
+  conversion?: { from: string; to: string; service?: string; caFrom?: string };
 }
 
 export interface WebhookFinding extends FindingBase {
@@ -184,6 +215,7 @@ export interface DeletionFinding extends FindingBase {
 
 export type Finding =
   | VersionFinding
+  | ContractFinding
   | ImageFinding
   | ImageContentFinding
   | FlagsFinding

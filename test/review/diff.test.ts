@@ -117,6 +117,38 @@ test('CRD storage flip: the corpus clusters.cluster.x-k8s.io with storage moved 
   assertValidJson(report);
 });
 
+test('CRD conversion None → Webhook: corpus ipaddresses.ipam v1.10.4 → v1.12.0 names the conversion Service and CA, a warning; a CRD that drops its webhook is info (apiextensions.k8s.io/v1 CustomResourceConversion)', () => {
+  const old = parseArtifact(readFileSync(path.join(CORPUS_REPOSITORY, 'cluster-api', 'v1.10.4', 'core-components.yaml'), 'utf8'), {
+    source: 'core-components.yaml',
+  }).find((o) => o.kind === 'CustomResourceDefinition' && o.metadata.name === 'ipaddresses.ipam.cluster.x-k8s.io')!;
+  const now = corpusObject('CustomResourceDefinition', 'ipaddresses.ipam.cluster.x-k8s.io');
+  assert.equal((old.spec as { conversion?: unknown }).conversion, undefined);
+  const report = review([old], [now]);
+  const [f] = only(report, 'crd');
+  assert.deepEqual(f?.conversion, {
+    from: 'None',
+    to: 'Webhook',
+    service: 'capi-system/capi-webhook-service',
+    caFrom: 'capi-system/capi-serving-cert',
+  });
+  assert.match(
+    f!.message,
+    /; conversion None → Webhook \(service capi-system\/capi-webhook-service, CA from capi-system\/capi-serving-cert\)$/,
+  );
+  assert.equal(f!.risk, 'warning');
+  assert.match(formatMarkdown(report), /conversion webhook needed/);
+  assertValidJson(report);
+
+  // the conversion alone: without the version changes that come with it
+  const converted = clone(old);
+  (converted.spec as Record<string, unknown>).conversion = (now.spec as Record<string, unknown>).conversion;
+  const [gained] = only(review([old], [converted]), 'crd');
+  assert.equal(gained?.risk, 'warning');
+  assert.equal(gained?.message, 'ipaddresses.ipam.cluster.x-k8s.io: conversion None → Webhook (service capi-system/capi-webhook-service)');
+  const [dropped] = only(review([converted], [old]), 'crd');
+  assert.deepEqual([dropped?.risk, dropped?.conversion], ['info', { from: 'Webhook', to: 'None' }]);
+});
+
 test('CRD version removed and schema property removed are warnings; schema text is folded to a per-version summary', () => {
   const before = corpusObject('CustomResourceDefinition', 'machines.cluster.x-k8s.io');
   const after = clone(before);

@@ -133,6 +133,12 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
     );
     assert.match(markdown, /\*\*crd\*\* clusters\.cluster\.x-k8s\.io: versions added: v1beta2; v1beta1 storage true → false/);
     assert.match(markdown, /\*\*version\*\* cluster-api upgraded v1\.10\.4 → v1\.12\.0/);
+    // the contract each provider moves to, as the lockfile records it (metadata.yaml), and a CRD that now needs a conversion webhook
+    assert.match(markdown, /\*\*contract\*\* cluster-api v1\.10\.4 → v1\.12\.0 moves from contract v1beta1 to v1beta2/);
+    assert.match(
+      markdown,
+      /\*\*crd\*\* ipaddresses\.ipam\.cluster\.x-k8s\.io: [^\n]*; conversion None → Webhook \(service capi-system\/capi-webhook-service, CA from capi-system\/capi-serving-cert\)/,
+    );
     for (const schemaText of ['openAPIV3Schema', 'x-kubernetes-', 'description:', 'properties:'])
       assert.ok(!markdown.includes(schemaText), `no CRD schema text (${schemaText})`);
     assert.ok(markdown.length < 65_536);
@@ -167,6 +173,16 @@ test('pull-request workflow: render, check, drift named, core v1.10.4 → v1.12.
         ['01-cluster-api', 'v1.10.4', 'v1.12.0', 'upgrade'],
         ['02-bootstrap-kubeadm', 'v1.10.4', 'v1.12.0', 'upgrade'],
         ['03-control-plane-kubeadm', 'v1.10.4', 'v1.12.0', 'upgrade'],
+      ],
+    );
+    assert.deepEqual(
+      report.findings
+        .filter((f: { type: string }) => f.type === 'contract')
+        .map((f: { component: string; from: string; to: string; risk: string }) => [f.component, f.from, f.to, f.risk]),
+      [
+        ['01-cluster-api', 'v1beta1', 'v1beta2', 'info'],
+        ['02-bootstrap-kubeadm', 'v1beta1', 'v1beta2', 'info'],
+        ['03-control-plane-kubeadm', 'v1beta1', 'v1beta2', 'info'],
       ],
     );
 
