@@ -357,9 +357,9 @@ export function kubeadmSplitWarnings(previous: Lockfile | undefined, providers: 
 }
 
 /**
- * How to bring a kubeadm provider to the core's version. `update` moves it only from where it is
- * locked, forward, and within its range: offered when that reaches the core's version; else the
- * spec.version to write.
+ * How to bring a kubeadm provider and the core to one version. `update` moves it only from where
+ * it is locked, forward, and within its range: offered when that reaches the core's version; else
+ * the spec.version to write. A kubeadm provider ahead of the core is joined by the core.
  */
 function splitHint(previous: Lockfile | undefined, resolved: ResolvedProvider, core: ResolvedProvider): string {
   const request = parseVersionRequest(resolved.provider.spec.version);
@@ -371,6 +371,9 @@ function splitHint(previous: Lockfile | undefined, resolved: ResolvedProvider, c
     target !== null &&
     compareSemantic(version, target) < 0 &&
     (locked === null || compareSemantic(version, locked) >= 0);
+  // ahead of the core: moving it back would be a downgrade; the core moves up to it instead
+  if (version !== null && target !== null && compareSemantic(version, target) > 0)
+    return `set cluster-api's spec.version to ${resolved.version} as well, so the core moves with it`;
   const set = `set spec.version to ${core.version}, as cluster-api's`;
   if (within && forward) return `${set}; \`capi-gitops update\` naming no provider moves them together`;
   const range =

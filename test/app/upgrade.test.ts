@@ -87,3 +87,42 @@ test('update of the core provider alone leaves the kubeadm providers on another 
   assert.doesNotMatch(together.stderr, /released together/);
   assert.match(readFileSync(path.join(dir, 'providers.yaml'), 'utf8'), /kind: BootstrapProvider\n[^]*version: v1\.11\.0/);
 });
+
+test('a kubeadm provider moved ahead of the core alone is hinted to move the core up to it, not to go back (a downgrade the operator refuses)', async () => {
+  const root = tempDir();
+  const series = '- {major: 1, minor: 9, contract: v1beta1}\n- {major: 1, minor: 10, contract: v1beta1}\n';
+  const [core, bootstrap] = [
+    ['cluster-api', 'core-components.yaml', 'capi-controller-manager', 'capi-system'],
+    ['bootstrap-kubeadm', 'bootstrap-components.yaml', 'capi-kubeadm-bootstrap-controller-manager', 'capi-kubeadm-bootstrap-system'],
+  ].map(([label, file, deployment, namespace]) =>
+    localReleases(root, label!, file!, ['v1.9.0', 'v1.10.0'], series, (tag) => managerDeployment(deployment!, namespace!, label!, tag)),
+  );
+  const dir = tempDir();
+  writeFileSync(
+    path.join(dir, 'providers.yaml'),
+    `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  version: v1.9.0
+  fetchConfig: {url: ${core}}
+---
+apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: BootstrapProvider
+metadata: {name: kubeadm, namespace: capi-kubeadm-bootstrap-system}
+spec:
+  version: v1.10.0
+  fetchConfig: {url: ${bootstrap}}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+`,
+  );
+  const render = await runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out'), '--cache-dir', path.join(tempDir(), 'cache')]);
+  assert.equal(render.code, 0, render.stderr);
+  assert.match(
+    render.stderr,
+    /providers\.yaml:12:12: warning: BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm: spec\.version: bootstrap-kubeadm v1\.10\.0 while cluster-api is at v1\.9\.0: .*\n\s+hint: set cluster-api's spec\.version to v1\.10\.0 as well, so the core moves with it\n/,
+  );
+});
