@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { CapiGitopsError, DiagnosticBag } from '../core/diagnostics.js';
 import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
-import { isProviderKind, OPERATOR_API_VERSION } from '../core/provider.js';
+import { INSTALL_ORDER, isProviderKind, OPERATOR_API_VERSION } from '../core/provider.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { artifactRelease } from './operator-artifacts.js';
@@ -32,6 +32,8 @@ export interface ComponentInfo {
   file?: string;
   /** An artifact ConfigMap's metadata.yaml text: the provider's contracts. */
   metadata?: string;
+  /** An artifact ConfigMap's install order (core, bootstrap, control plane, …): its directory's name does not say it. */
+  order?: number;
 }
 
 export interface TreeObjects {
@@ -220,6 +222,7 @@ function readArtifacts(
       version: release.version,
       file: t.file,
       ...(release.metadata ? { metadata: release.metadata } : {}),
+      order: INSTALL_ORDER[release.kind],
     });
     t.component = component;
     const compressed = typeof release.components !== 'string' || t.object.binaryData !== undefined;

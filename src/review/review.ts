@@ -299,9 +299,15 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
   }
   for (const entry of shared.values()) entry.clusters.sort(compareStrings);
 
+  // in install order, as the directories' numbers put them; an operator layout's providers share one directory
+  const sortKey = (directory: string) => {
+    const order = (b.components.get(directory) ?? a.components.get(directory))?.order;
+    const at = directory.lastIndexOf('/');
+    return order === undefined ? directory : `${directory.slice(0, at + 1)}${String(order).padStart(2, '0')}-${directory.slice(at + 1)}`;
+  };
   const list = [...components.values()]
     .filter((c) => c.added + c.removed + c.changed > 0 || c.oldVersion !== c.newVersion)
-    .sort((x, y) => compareStrings(x.directory, y.directory));
+    .sort((x, y) => compareStrings(sortKey(x.directory), sortKey(y.directory)));
   for (const c of list) {
     c.kinds.sort((x, y) => compareStrings(x.group, y.group) || compareStrings(x.kind, y.kind));
     for (const k of c.kinds)
@@ -311,7 +317,7 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
   }
   findings.sort(
     (x, y) =>
-      compareStrings(x.component, y.component) ||
+      compareStrings(sortKey(x.component), sortKey(y.component)) ||
       compareStrings(x.type, y.type) ||
       compareStrings(x.object ?? '', y.object ?? '') ||
       compareStrings(x.message, y.message),

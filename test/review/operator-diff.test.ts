@@ -44,24 +44,24 @@ function crd(r: ReviewReport, name: string): CrdFinding | undefined {
   return r.findings.find((f): f is CrdFinding => f.type === 'crd' && f.object === `CustomResourceDefinition/${name}`);
 }
 
-test('operator layout: one component row and one version finding per provider, named and versioned by its ConfigMap labels', () => {
+test('operator layout: one component row and one version finding per provider, named and versioned by its ConfigMap labels, in install order (core first)', () => {
   assert.ok(after.get('02-providers/configmap-core-cluster-api-v1.12.0.yaml')?.includes('provider.cluster.x-k8s.io/compressed: "true"'));
   const rows = report.components.filter((c) => c.directory.startsWith('02-providers'));
   assert.deepEqual(
     rows.map((c) => [c.directory, c.name, c.oldVersion, c.newVersion]),
     [
+      ['02-providers/core-cluster-api', 'cluster-api', 'v1.10.4', 'v1.12.0'],
       ['02-providers/bootstrap-kubeadm', 'bootstrap-kubeadm', 'v1.10.4', 'v1.12.0'],
       ['02-providers/control-plane-kubeadm', 'control-plane-kubeadm', 'v1.10.4', 'v1.12.0'],
-      ['02-providers/core-cluster-api', 'cluster-api', 'v1.10.4', 'v1.12.0'],
     ],
   );
   const versions = report.findings.filter((f) => f.type === 'version');
   assert.deepEqual(
     versions.map((f) => [f.message, f.file]),
     [
+      ['cluster-api upgraded v1.10.4 → v1.12.0', '02-providers/configmap-core-cluster-api-v1.12.0.yaml'],
       ['bootstrap-kubeadm upgraded v1.10.4 → v1.12.0', '02-providers/configmap-bootstrap-kubeadm-v1.12.0.yaml'],
       ['control-plane-kubeadm upgraded v1.10.4 → v1.12.0', '02-providers/configmap-control-plane-kubeadm-v1.12.0.yaml'],
-      ['cluster-api upgraded v1.10.4 → v1.12.0', '02-providers/configmap-core-cluster-api-v1.12.0.yaml'],
     ],
   );
   // the ConfigMap and the provider object are the provider's, not a component of their own
@@ -79,9 +79,9 @@ test('operator layout: the contract each provider moves to is read from its Conf
   assert.deepEqual(
     report.findings.filter((f) => f.type === 'contract').map((f) => [f.component, f.from, f.to, f.risk]),
     [
+      ['02-providers/core-cluster-api', 'v1beta1', 'v1beta2', 'info'],
       ['02-providers/bootstrap-kubeadm', 'v1beta1', 'v1beta2', 'info'],
       ['02-providers/control-plane-kubeadm', 'v1beta1', 'v1beta2', 'info'],
-      ['02-providers/core-cluster-api', 'v1beta1', 'v1beta2', 'info'],
     ],
   );
 });
