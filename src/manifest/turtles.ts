@@ -21,6 +21,7 @@
  * The conversion is a list of edits, as for v1alpha1 objects (v1alpha1.ts): the loader applies
  * them to the value, `capi-gitops convert` to the YAML document.
  */
+import { compareStrings } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../core/provider.js';
 import type { Finding } from './documents.js';
@@ -69,6 +70,22 @@ const CREDENTIAL_KEYS: Readonly<Record<string, readonly string[]>> = {
 
 /** Spec fields that are Turtles' own, not the operator's. */
 const TURTLES_FIELDS = ['name', 'type', 'features', 'variables', 'credentials', 'enableAutomaticUpdate'];
+
+/** The operator's ProviderSpec, inlined in CAPIProviderSpec (the schema's ProviderSpec; a test keeps them equal). */
+export const PROVIDER_SPEC_FIELDS = [
+  'additionalDeployments',
+  'additionalManifests',
+  'configSecret',
+  'deployment',
+  'fetchConfig',
+  'manager',
+  'manifestPatches',
+  'patches',
+  'version',
+];
+
+/** Credentials' fields (capiprovider_types.go Credentials). */
+const CREDENTIAL_FIELDS = ['rancherCloudCredential', 'rancherCloudCredentialNamespaceName'];
 
 /** The config Secret Turtles writes for a CAPIProvider. */
 export interface TurtlesSecret {
@@ -124,6 +141,7 @@ export function planTurtlesConversion(object: Record<string, unknown>): TurtlesC
       hint: guess ? `did you mean "${guess}"?` : 'set the provider type, e.g. infrastructure',
     });
   }
+  const unknown = unknownFields(spec, findings);
   if (!kind) return { edits: [], findings, warnings };
   const objectName = stringAt(metadata.name);
   const namespace = stringAt(metadata.namespace);
@@ -134,7 +152,9 @@ export function planTurtlesConversion(object: Record<string, unknown>): TurtlesC
   ];
   if (stringAt(spec.name) !== '' && spec.name !== objectName)
     edits.push({ op: 'set', path: ['metadata', 'name'], value: spec.name, source: ['spec', 'name'] });
-  for (const field of TURTLES_FIELDS) if (field in spec) edits.push({ op: 'delete', path: ['spec', field], source: ['spec', field] });
+  // an unknown field is told here with Turtles' fields among those expected, not again by the ProviderSpec's schema
+  for (const field of [...TURTLES_FIELDS, ...unknown])
+    if (field in spec) edits.push({ op: 'delete', path: ['spec', field], source: ['spec', field] });
   const given = isPlainObject(spec.configSecret) ? spec.configSecret : undefined;
   const secretName = stringAt(given?.name) || objectName;
   if (given) {
@@ -165,6 +185,62 @@ export function planTurtlesConversion(object: Record<string, unknown>): TurtlesC
     warnings,
     secret: { name: secretName, namespace, data, implicitKeys },
   };
+}
+
+/**
+ * Fields the CRD does not define, in spec, spec.features and spec.credentials: the API server
+ * refuses them (strict field validation), and a misspelt feature would turn all three off
+ * (setFeatures). Also the types of Turtles' own fields, which the ProviderSpec's schema never
+ * sees. Returns the unknown spec fields.
+ */
+function unknownFields(spec: Record<string, unknown>, findings: Finding[]): string[] {
+  const unknownIn = (path: string[], value: Record<string, unknown>, known: readonly string[], title: string) => {
+    const unknown = Object.keys(value).filter((key) => !known.includes(key));
+    for (const key of unknown) {
+      const guess = closestName(key, known);
+      findings.push({
+        path: [...path, key],
+        at: 'key',
+        message: `unknown field "${key}"`,
+        expected: `a field of ${title}: ${[...known].sort(compareStrings).join(', ')}`,
+        hint: guess ? `did you mean "${guess}"?` : 'remove it, or check its spelling and indentation',
+      });
+    }
+    return unknown;
+  };
+  const typed = (field: string, type: 'string' | 'boolean' | 'object', value: unknown, path: string[] = ['spec', field]) => {
+    const ok = type === 'object' ? isPlainObject(value) : typeof value === type;
+    if (!ok)
+      findings.push({
+        path,
+        at: 'value',
+        message: `is not ${type === 'object' ? 'a mapping' : `a ${type}`}`,
+        expected: type === 'object' ? 'a mapping (key: value lines)' : type === 'boolean' ? 'true or false' : 'a string',
+        hint:
+          type === 'boolean'
+            ? `write ${field}: true or ${field}: false, unquoted`
+            : `see the CAPIProvider CRD's spec.${path.slice(1).join('.')}`,
+      });
+    return ok;
+  };
+  const unknown = unknownIn(['spec'], spec, [...TURTLES_FIELDS, ...PROVIDER_SPEC_FIELDS], 'CAPIProviderSpec');
+  if (spec.name !== undefined) typed('name', 'string', spec.name);
+  if (spec.enableAutomaticUpdate !== undefined) typed('enableAutomaticUpdate', 'boolean', spec.enableAutomaticUpdate);
+  if (spec.variables !== undefined) typed('variables', 'object', spec.variables);
+  if (spec.features !== undefined && typed('features', 'object', spec.features)) {
+    const features = spec.features as Record<string, unknown>;
+    const known = FEATURE_VARIABLES.map(([feature]) => feature);
+    unknownIn(['spec', 'features'], features, known, 'Features');
+    for (const feature of known)
+      if (features[feature] !== undefined) typed(feature, 'boolean', features[feature], ['spec', 'features', feature]);
+  }
+  if (spec.credentials !== undefined && typed('credentials', 'object', spec.credentials)) {
+    const credentials = spec.credentials as Record<string, unknown>;
+    unknownIn(['spec', 'credentials'], credentials, CREDENTIAL_FIELDS, 'Credentials');
+    for (const field of CREDENTIAL_FIELDS)
+      if (credentials[field] !== undefined) typed(field, 'string', credentials[field], ['spec', 'credentials', field]);
+  }
+  return unknown;
 }
 
 /**

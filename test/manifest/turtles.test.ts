@@ -12,6 +12,7 @@ import { loadManifest } from '../../src/manifest/load.js';
 import type { Manifest } from '../../src/manifest/types.js';
 import { CapiGitopsError, formatWarning } from '../../src/core/diagnostics.js';
 import { convertManifestText } from '../../src/manifest/convert-documents.js';
+import { PROVIDER_SPEC_FIELDS } from '../../src/manifest/turtles.js';
 import { updateManifestVersions } from '../../src/manifest/update-versions.js';
 import { secretAwareLookup } from '../../src/secrets/index.js';
 import { renderManagementCluster } from '../../src/app/cluster.js';
@@ -450,4 +451,50 @@ test("an unused variable of a CAPIProvider's spec.variables is told at its own k
     rendered.stderr,
     new RegExp(`providers\\.yaml:${line}:5: warning: .*variable UNUSED_TURTLES_VAR is not used by any component`),
   );
+});
+
+test('an unknown field of a CAPIProvider is an error at its key with the closest field of the Turtles CRD (config/crd/bases/turtles-capi.cattle.io_capiproviders.yaml: spec, spec.features and spec.credentials are structural, kubectl apply refuses unknown fields): a misspelt feature would turn all three off (internal/provider/defaults.go setFeatures)', async () => {
+  const text = TURTLES.replace('    machinePool: false\n', '    machinePool: false\n    clusterTopolgy: true\n')
+    .replace('  variables:\n', '  variabels:\n')
+    .replace('  manager:\n    verbosity: 3\n', '  manager:\n    verbosity: 3\n  credentials:\n    rancherCloudCredentail: aws-creds\n');
+  const lines = text.split('\n');
+  const at = (line: string) => lines.indexOf(line) + 1;
+  await assert.rejects(load(text + '---\n' + CONFIG), (error: CapiGitopsError) => {
+    const byPath = new Map(error.diagnostics.map((d) => [d.path, d]));
+    const feature = byPath.get('spec.features.clusterTopolgy')!;
+    assert.deepEqual([feature.line, feature.column], [at('    clusterTopolgy: true'), 5]);
+    assert.equal(feature.message, 'unknown field "clusterTopolgy"');
+    assert.equal(feature.expected, 'a field of Features: clusterResourceSet, clusterTopology, machinePool');
+    assert.equal(feature.hint, 'did you mean "clusterTopology"?');
+    const variables = byPath.get('spec.variabels')!;
+    assert.deepEqual([variables.line, variables.column], [at('  variabels:'), 3]);
+    assert.equal(variables.hint, 'did you mean "variables"?');
+    // the CAPIProvider's own fields and the operator ProviderSpec it inlines
+    assert.equal(
+      variables.expected,
+      'a field of CAPIProviderSpec: additionalDeployments, additionalManifests, configSecret, credentials, deployment, ' +
+        'enableAutomaticUpdate, features, fetchConfig, manager, manifestPatches, name, patches, type, variables, version',
+    );
+    const credential = byPath.get('spec.credentials.rancherCloudCredentail')!;
+    assert.deepEqual([credential.line, credential.column], [at('    rancherCloudCredentail: aws-creds'), 5]);
+    assert.equal(credential.hint, 'did you mean "rancherCloudCredential"?');
+    // each told once: the ProviderSpec's schema does not report the unknown spec field again
+    assert.equal(error.diagnostics.filter((d) => /variabels/.test(d.message)).length, 1);
+    return true;
+  });
+});
+
+test('a feature given as a string is an error at its value: Turtles reads a boolean, and "true" would not count as true (capiprovider_types.go Features)', async () => {
+  const text = TURTLES.replace('    machinePool: false\n', '    machinePool: "true"\n');
+  await assert.rejects(load(text + '---\n' + CONFIG), (error: CapiGitopsError) => {
+    const feature = error.diagnostics.find((d) => d.path === 'spec.features.machinePool')!;
+    assert.equal(feature.line, text.split('\n').indexOf('    machinePool: "true"') + 1);
+    assert.equal(feature.expected, 'true or false');
+    return true;
+  });
+});
+
+test("the ProviderSpec fields a CAPIProvider inlines are the schema's ProviderSpec (rancher/turtles capiprovider_types.go: operatorv1.ProviderSpec `json:\",inline\"`)", async () => {
+  const schema = JSON.parse(readFileSync(path.resolve('schema/capi-gitops.schema.json'), 'utf8'));
+  assert.deepEqual([...PROVIDER_SPEC_FIELDS].sort(), Object.keys(schema.$defs.ProviderSpec.properties).sort());
 });
