@@ -32,9 +32,12 @@ async function gitState(file: string): Promise<GitState> {
   return (await gitStatus(cwd, ['check-ignore', '-q', '--', name])) === 0 ? 'ignored' : 'not ignored';
 }
 
-/** The Secrets that hold a value not declared public (those are meant for Git). */
+/**
+ * The Secrets that hold a value not declared public (those are meant for Git), nor written in
+ * plain text in the input (a Turtles CAPIProvider's variables, the Secret made from them).
+ */
 function secretsWithValues(secrets: readonly SecretObject[], publicNames: readonly string[]): SecretObject[] {
-  return secrets.filter((s) => Object.keys(s.data).some((key) => !publicNames.includes(key)));
+  return secrets.filter((s) => Object.keys(s.data).some((key) => !publicNames.includes(key) && !s.publicKeys?.includes(key)));
 }
 
 /**

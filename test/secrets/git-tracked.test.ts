@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gitTrackedSecretWarnings } from '../../src/secrets/git-tracked.js';
 import type { SecretObject } from '../../src/manifest/types.js';
-import { tempDir } from '../helpers/corpus-manifest.js';
+import { corpusUrl, tempDir } from '../helpers/corpus-manifest.js';
 import { CORPUS_REPOSITORY, FIXTURES } from '../helpers/paths.js';
 import { exampleCopy, runCli } from '../helpers/cli.js';
 
@@ -161,4 +161,45 @@ secrets:
   const again = await runCli(args, { cwd: repo });
   assert.equal(again.code, 0, again.stderr);
   assert.doesNotMatch(again.stderr, /--secret-file .* Git/);
+});
+
+test("a Turtles CAPIProvider in a file Git tracks: the config Secret made from it holds only values written in plain text there (docs/manifest.md), so no warning; a Secret of that name in the file keeps its own keys secret, and is warned about", async () => {
+  const repo = tempDir('capi-gitops-git-tracked-');
+  git(repo, ['init', '-q', '-b', 'main']);
+  const capiProvider = `apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: cluster-api
+  namespace: capi-system
+spec:
+  type: core
+  version: v1.10.4
+  fetchConfig:
+    url: ${corpusUrl('cluster-api', 'latest', 'core-components.yaml')}
+  variables:
+    EXP_RUNTIME_SDK: "true"
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager:
+  version: v1.13.0
+  url: ${corpusUrl('cert-manager', 'v1.13.0', 'cert-manager.yaml')}
+`;
+  const providers = path.join(repo, 'providers.yaml');
+  writeFileSync(providers, capiProvider);
+  git(repo, ['add', '-A']);
+  git(repo, ['commit', '-q', '-m', 'providers']);
+  const out = path.join(repo, 'out');
+  const rendered = await runCli(['render', '-f', providers, '-o', out], { cwd: repo });
+  assert.equal(rendered.code, 0, rendered.stderr);
+  assert.doesNotMatch(rendered.stderr, /holds the values of Secret/);
+  // Turtles writes into a Secret of that name (internal/sync/secret_sync.go): its own key is a secret in Git
+  writeFileSync(
+    providers,
+    `${capiProvider}---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nstringData:\n  github-token: t0ken\n`,
+  );
+  git(repo, ['commit', '-q', '-a', '-m', 'token']);
+  const withSecret = await runCli(['render', '-f', providers, '-o', out], { cwd: repo });
+  assert.equal(withSecret.code, 0, withSecret.stderr);
+  assert.match(withSecret.stderr, /providers\.yaml holds the values of Secret capi-system\/cluster-api and is tracked by Git/);
 });
