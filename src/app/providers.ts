@@ -342,6 +342,9 @@ export function givenVariables(
         else shadowed.set(name, [...new Set([...(shadowed.get(name) ?? []), `Secret/${p.secret.namespace}/${p.secret.name}`])]);
       }
     });
+    const secrets = new Map<string, SecretObject>(
+      prepared.flatMap((p) => (p.secret ? [[`Secret/${p.secret.namespace}/${p.secret.name}`, p.secret]] : [])),
+    );
     given.push({
       origin: 'Config',
       path: 'variables',
@@ -350,6 +353,7 @@ export function givenVariables(
       names: Object.keys(config.variables),
       used: fromConfig,
       shadowedBy: new Map([...shadowed].filter(([name]) => !fromConfig.has(name))),
+      setBy: (secret, name) => secrets.get(secret)?.turtlesField?.(name),
     });
   }
   for (const name of new Set(envSecrets)) given.push({ origin: `--env-secret ${name}`, names: [name], used: usedBy() });

@@ -231,7 +231,11 @@ class ManifestCollector {
   /** Problems confined to one fleet cluster's entry in Config.clusters, by its name: that cluster is left out. */
   private readonly clusterProblems = new Map<string, Diagnostic[]>();
   /** The config Secrets Turtles would write for the CAPIProviders read. */
-  private readonly turtlesSecrets: (TurtlesSecret & { position: SourcePosition; keyPosition: (key: string) => SourcePosition })[] = [];
+  private readonly turtlesSecrets: (TurtlesSecret & {
+    position: SourcePosition;
+    keyPosition: (key: string) => SourcePosition;
+    field: NonNullable<SecretObject['turtlesField']>;
+  })[] = [];
 
   constructor(
     private readonly bag: DiagnosticBag,
@@ -269,6 +273,10 @@ class ManifestCollector {
         this.secrets.push(secret);
       }
       Object.defineProperty(secret, 'keyPosition', { value: keyPosition, enumerable: false, configurable: true });
+      // several CAPIProviders may write one Secret: the last one's value is what the Secret holds
+      const before = secret.turtlesField;
+      const field = (key: string) => made.field(key) ?? before?.(key);
+      Object.defineProperty(secret, 'turtlesField', { value: field, enumerable: false, configurable: true });
     }
   }
 
@@ -286,7 +294,16 @@ class ManifestCollector {
       const variables = isPlainObject(spec.variables) ? spec.variables : {};
       const keyPosition = (key: string) =>
         Object.hasOwn(variables, key) ? fieldPosition(unit.source, unit.node, ['spec', 'variables', key], 'key') : position;
-      this.turtlesSecrets.push({ ...plan.secret, position, keyPosition });
+      const fields = plan.secret.fields;
+      const setBy = (key: string) => {
+        if (!Object.hasOwn(fields, key)) return undefined;
+        const path = fields[key]!;
+        // the key's own line when written, else its parent's (spec.variables or spec.features), else the spec's first field
+        const written = path.length === 3 ? path : [...path, key];
+        const at = [written, path].find((p) => locate(unit.source, unit.node, p).complete) ?? ['spec', field];
+        return { object: unit.label ?? '', path: formatFieldPath(path), position: fieldPosition(unit.source, unit.node, at, 'key') };
+      };
+      this.turtlesSecrets.push({ ...plan.secret, position, keyPosition, field: setBy });
     }
     return applyEditsToValue(object, plan.edits);
   }
@@ -350,7 +367,12 @@ class ManifestCollector {
     if (known) return void known.objects++;
     const field = Object.keys(labels).find((label) => label.endsWith('.toolkit.fluxcd.io/name') && labels[label] === owner.name);
     const path = field ? ['metadata', 'labels', field] : ['metadata', 'annotations', 'argocd.argoproj.io/tracking-id'];
-    const warning: Diagnostic = { ...fieldPosition(unit.source, unit.node, path, 'key'), object: unit.label, message: '', hint: suspendHint(owner) };
+    const warning: Diagnostic = {
+      ...fieldPosition(unit.source, unit.node, path, 'key'),
+      object: unit.label,
+      message: '',
+      hint: suspendHint(owner),
+    };
     this.warnings.push(warning);
     this.owners.set(key, { warning, owner, objects: 1 });
   }

@@ -95,6 +95,8 @@ export interface TurtlesSecret {
   data: Record<string, string>;
   /** Keys Turtles sets on its own (the feature defaults and features, the azure/gcp extras): not variables the user named. */
   implicitKeys: string[];
+  /** The field that sets a key: spec.features.<feature> for a feature's variable when features is given, else spec.variables. */
+  fields: Record<string, string[]>;
 }
 
 export interface TurtlesConversion {
@@ -183,7 +185,7 @@ export function planTurtlesConversion(object: Record<string, unknown>): TurtlesC
     edits,
     findings,
     warnings,
-    secret: { name: secretName, namespace, data, implicitKeys },
+    secret: { name: secretName, namespace, data, implicitKeys, fields: secretFields(spec, data, providerName) },
   };
 }
 
@@ -282,6 +284,19 @@ function turtlesSecretData(
     implicitKeys.add(key);
   }
   return { data, implicitKeys: [...implicitKeys].sort() };
+}
+
+/**
+ * The CAPIProvider field that decides each key: the feature when spec.features is given
+ * (setFeatures runs after the variables), else spec.variables; none for the azure/gcp extras,
+ * which Turtles sets last whatever the object says.
+ */
+function secretFields(spec: Record<string, unknown>, data: Record<string, string>, providerName: string): Record<string, string[]> {
+  const fields: Record<string, string[]> = {};
+  for (const key of Object.keys(data)) fields[key] = ['spec', 'variables'];
+  if (isPlainObject(spec.features)) for (const [feature, variable] of FEATURE_VARIABLES) fields[variable] = ['spec', 'features', feature];
+  for (const key of Object.keys(NAMED_VARIABLES[providerName] ?? {})) delete fields[key];
+  return fields;
 }
 
 /** What Turtles does with spec.credentials, spec.enableAutomaticUpdate and a missing spec.version that a render cannot. */

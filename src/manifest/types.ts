@@ -128,6 +128,12 @@ export interface SecretObject {
   implicitKeys?: string[];
   /** Where a key was written (stringData over data, as the API server merges them); not enumerable. */
   keyPosition?: (key: string) => SourcePosition;
+  /**
+   * For the config Secret Turtles writes: the field of the CAPIProvider that sets a key it wrote
+   * (spec.variables, or spec.features for a feature's variable), where the user changes that
+   * value; undefined for the Secret's own keys. Not enumerable.
+   */
+  turtlesField?: (key: string) => { object: string; path: string; position: SourcePosition } | undefined;
 }
 
 export interface ConfigMapObject {

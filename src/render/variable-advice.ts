@@ -5,7 +5,7 @@
  */
 import { clusterRanges } from '../core/cluster-ranges.js';
 import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
-import { closestName } from '../manifest/fields.js';
+import { closestName, formatPosition } from '../manifest/fields.js';
 import type { SourcePosition } from '../manifest/types.js';
 
 /** configSecret keys that are not variables: clusterctl's images map and fetch credentials. */
@@ -32,20 +32,52 @@ export interface GivenVariables {
   used: ReadonlySet<string>;
   /** Names a component reads, but from a configSecret whose value wins over this one: those Secrets (`Secret/ns/name`). */
   shadowedBy?: ReadonlyMap<string, readonly string[]>;
+  /** For a Secret made from a Turtles CAPIProvider (not in the input): the CAPIProvider's field that sets the name there. */
+  setBy?: (secret: string, name: string) => { object: string; path: string; position: SourcePosition } | undefined;
+}
+
+/**
+ * How to let the given value be used: remove the name from each Secret that wins, or, for the
+ * config Secret Turtles writes from a CAPIProvider, change it where the CAPIProvider sets it
+ * (it ranks as any configSecret: Turtles writes its defaults and variables into it).
+ */
+function winnerFixes(name: string, winners: readonly string[], setBy: GivenVariables['setBy']): string {
+  const made = winners.flatMap((secret) => {
+    const field = setBy?.(secret, name);
+    if (!field) return [];
+    const where = `${field.object}'s ${field.path} (${formatPosition(field.position)})`;
+    return [
+      field.path === 'spec.variables'
+        ? `set ${name} to this value in ${where}`
+        : `set ${field.path} in ${field.object} (${formatPosition(field.position)}) to this value`,
+    ];
+  });
+  const plain = winners.filter((secret) => !setBy?.(secret, name));
+  return [...(plain.length > 0 ? [`from ${plain.join(' and ')} so that this value is used`] : []), ...made].join(', or ');
+}
+
+/** How a Secret that wins is named: the one Turtles writes says which CAPIProvider it is made from. */
+function winnerNames(name: string, winners: readonly string[], setBy: GivenVariables['setBy']): string {
+  return winners
+    .map((secret) => {
+      const field = setBy?.(secret, name);
+      return field ? `${secret} (the config Secret Turtles writes from ${field.object})` : secret;
+    })
+    .join(' and ');
 }
 
 /** Why a given name is not used, and what to do: read from a Secret that wins, or read by nothing. */
 function notUsed(
   name: string,
-  set: Pick<GivenVariables, 'shadowedBy'>,
+  set: Pick<GivenVariables, 'shadowedBy' | 'setBy'>,
   used: readonly string[],
   told: { nothingReads: string; remove: string; removeShadowed?: string },
 ): { message: string; hint: string } {
   const winners = set.shadowedBy?.get(name);
   if (winners)
     return {
-      message: `variable ${name} is not used: ${winners.join(' and ')} ${winners.length > 1 ? 'have' : 'has'} it too, and a configSecret's value wins`,
-      hint: `${told.removeShadowed ?? told.remove}, or from ${winners.join(' and ')} so that this value is used`,
+      message: `variable ${name} is not used: ${winnerNames(name, winners, set.setBy)} ${winners.length > 1 ? 'have' : 'has'} it too, and a configSecret's value wins`,
+      hint: `${told.removeShadowed ?? told.remove}, or ${winnerFixes(name, winners, set.setBy)}`,
     };
   const close = closestName(name, used);
   return {
@@ -116,12 +148,14 @@ export function fleetVariableWarnings(
     const shadowing = unread.filter((c) => c.config?.shadowedBy?.has(name));
     const winners = [...new Set(shadowing.flatMap((c) => c.config!.shadowedBy!.get(name)!))].sort(compareStrings);
     const nothing = unread.filter((c) => !shadowing.includes(c)).map((c) => c.cluster);
+    const setBy: GivenVariables['setBy'] = (secret, variable) =>
+      shadowing.map((c) => c.config!.setBy?.(secret, variable)).find((field) => field !== undefined);
     const close = overriding.length + shadowing.length === 0 ? closestName(name, [...usedAnywhere].sort(compareStrings)) : undefined;
     const reasons = [
       ...(overriding.length > 0 ? [`it is overridden in ${clustersNamed(overriding)}`] : []),
       ...(shadowing.length > 0
         ? [
-            `${clustersNamed(shadowing.map((c) => c.cluster))} ${shadowing.length > 1 ? 'read' : 'reads'} it from ${winners.join(' and ')}, whose value wins`,
+            `${clustersNamed(shadowing.map((c) => c.cluster))} ${shadowing.length > 1 ? 'read' : 'reads'} it from ${winnerNames(name, winners, setBy)}, whose value wins`,
           ]
         : []),
       ...(nothing.length > 0 ? [`no component of ${clustersNamed(nothing)} reads it`] : []),
@@ -139,7 +173,7 @@ export function fleetVariableWarnings(
       message,
       hint: close
         ? `rename ${name} to ${close}`
-        : `remove ${name} from the Config's variables${winners.length > 0 ? `, or from ${winners.join(' and ')} so that this value is used` : ''}`,
+        : `remove ${name} from the Config's variables${winners.length > 0 ? `, or ${winnerFixes(name, winners, setBy)}` : ''}`,
     });
   }
   return [...warnings, ...unusedVariableWarnings(secretsAcross(configs.map((c) => c.given)), true)];

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exampleCopy } from '../helpers/cli.js';
+import { corpusUrl, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { renderOutput } from '../../src/app/run.js';
 import { CapiGitopsError, type Diagnostic } from '../../src/core/diagnostics.js';
 
@@ -187,4 +188,58 @@ test("a fleet's configSecret key no cluster reads is hinted without render --lis
   assertAt(told[0]!, secret, place(secret, 'EXAMPLE_UNUSED', 'EXAMPLE_UNUSED'));
   assert.equal(told[0]!.message, 'variable EXAMPLE_UNUSED is not used by any component');
   assert.equal(told[0]!.hint, 'remove it from Secret/capex-system/capex-vars');
+});
+
+/** A fleet whose core is a Rancher Turtles CAPIProvider (`spec` lines given), cluster a2 setting EXP_MACHINE_POOL. */
+async function turtlesFleetWarnings(spec: string): Promise<{ warnings: Diagnostic[]; core: string }> {
+  const dir = writeTempManifest({
+    'core.yaml': `apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  type: core
+  version: v1.10.4
+  fetchConfig:
+    url: ${corpusUrl('cluster-api', 'latest', 'core-components.yaml')}
+${spec}`,
+    'config.yaml': `apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {version: v1.13.0, url: "${corpusUrl('cert-manager', 'v1.13.0', 'cert-manager.yaml')}"}
+clusters:
+- name: a1
+- name: a2
+  variables: {EXP_MACHINE_POOL: "false"}
+`,
+  });
+  const warnings: Diagnostic[] = [];
+  await renderOutput({ manifestPaths: [dir], onWarning: (w) => warnings.push(w) });
+  return { warnings: warnings.filter((w) => /variable/.test(w.message)), core: path.join(dir, 'core.yaml') };
+}
+
+test("a cluster's variable that the config Secret made from a Turtles CAPIProvider also gives: the Secret wins as any configSecret (Turtles writes its defaults and variables into it, internal/provider/defaults.go), and the hint names the CAPIProvider's field at its line, not a Secret the input does not have", async () => {
+  const { warnings, core } = await turtlesFleetWarnings('');
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  const [w] = warnings;
+  assert.match(
+    w!.message,
+    /^variable EXP_MACHINE_POOL is not used: Secret\/capi-system\/cluster-api \(the config Secret Turtles writes from CAPIProvider\/capi-system\/cluster-api\) has it too/,
+  );
+  // no spec.variables yet: where it goes, beside spec.type
+  const at = place(core, '  type: core', 'type');
+  assert.equal(
+    w!.hint,
+    `remove EXP_MACHINE_POOL from cluster a2's variables, or set EXP_MACHINE_POOL to this value in CAPIProvider/capi-system/cluster-api's spec.variables (${core}:${at.line}:${at.column})`,
+  );
+  const given = await turtlesFleetWarnings('  variables:\n    EXP_MACHINE_POOL: "true"\n');
+  const own = place(given.core, '    EXP_MACHINE_POOL: "true"', 'EXP_MACHINE_POOL');
+  assert.match(given.warnings[0]!.hint!, new RegExp(`spec\\.variables \\(${given.core}:${own.line}:${own.column}\\)$`));
+});
+
+test('when the CAPIProvider has spec.features, which Turtles applies after its variables (defaults.go setFeatures), the hint names the feature at its line', async () => {
+  const { warnings, core } = await turtlesFleetWarnings('  features:\n    machinePool: true\n');
+  const at = place(core, '    machinePool: true', 'machinePool');
+  assert.equal(
+    warnings[0]!.hint,
+    `remove EXP_MACHINE_POOL from cluster a2's variables, or set spec.features.machinePool in CAPIProvider/capi-system/cluster-api (${core}:${at.line}:${at.column}) to this value`,
+  );
 });
