@@ -494,7 +494,7 @@ test('a feature given as a string is an error at its value: Turtles reads a bool
   });
 });
 
-test("the ProviderSpec fields a CAPIProvider inlines are the schema's ProviderSpec (rancher/turtles capiprovider_types.go: operatorv1.ProviderSpec `json:\",inline\"`)", async () => {
+test('the ProviderSpec fields a CAPIProvider inlines are the schema\'s ProviderSpec (rancher/turtles capiprovider_types.go: operatorv1.ProviderSpec `json:",inline"`)', async () => {
   const schema = JSON.parse(readFileSync(path.resolve('schema/capi-gitops.schema.json'), 'utf8'));
   assert.deepEqual([...PROVIDER_SPEC_FIELDS].sort(), Object.keys(schema.$defs.ProviderSpec.properties).sort());
 });

@@ -163,7 +163,7 @@ secrets:
   assert.doesNotMatch(again.stderr, /--secret-file .* Git/);
 });
 
-test("a Turtles CAPIProvider in a file Git tracks: the config Secret made from it holds only values written in plain text there (docs/manifest.md), so no warning; a Secret of that name in the file keeps its own keys secret, and is warned about", async () => {
+test('a Turtles CAPIProvider in a file Git tracks: the config Secret made from it holds only values written in plain text there (docs/manifest.md), so no warning; a Secret of that name in the file keeps its own keys secret, and is warned about', async () => {
   const repo = tempDir('capi-gitops-git-tracked-');
   git(repo, ['init', '-q', '-b', 'main']);
   const capiProvider = `apiVersion: turtles-capi.cattle.io/v1alpha1
