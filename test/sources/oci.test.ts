@@ -392,12 +392,18 @@ test(
   async () => {
     const name = freshRepository('tls');
     await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
-    const error = await rejection(open(`${registry.host}/${name}`).repository.getFile('v1.12.0', 'metadata.yaml'));
+    const opened = open(`${registry.host}/${name}`, { http: { retries: 3 } });
+    const error = await rejection(opened.repository.getFile('v1.12.0', 'metadata.yaml'));
     assert.match(
       error.message,
       new RegExp(`cannot reach registry ${registry.host}: GET https://${registry.host}/v2/${name}/manifests/v1.12.0`),
     );
     assert.match(error.diagnostics[0].hint ?? '', new RegExp(`write the reference as http://${registry.host}/${name}`));
+    // the hint comes at once: a server that does not speak TLS is not asked again
+    assert.deepEqual(
+      opened.events.filter((event) => event.type === 'retry'),
+      [],
+    );
   },
 );
 
