@@ -22,7 +22,7 @@ import {
 import type { VersionBump } from '../manifest/update-versions.js';
 import { openRepository } from '../sources/index.js';
 import { listManifestFiles, refuseLinkedManifestFiles } from '../manifest/files.js';
-import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { componentKey, OPERATOR_OVERRIDE_KEY } from '../resolve/lock/session.js';
 import { resolveOperatorRelease } from '../resolve/fetch-releases.js';
 import { readLockfile } from '../resolve/lock/lockfile.js';
@@ -42,14 +42,24 @@ import { toldOnce } from './told-once.js';
  * cluster runs; the manifest's version when the lock has none yet), every published version and
  * the newest release's series.
  */
-async function upgradeInputs(resolution: Resolution, lock: Lockfile | undefined): Promise<ProviderUpgradeInput[]> {
+async function upgradeInputs(
+  resolution: Resolution,
+  lock: Lockfile | undefined,
+  /** Offline, the labels of the providers whose release list the cache answered (an earlier online run's). */
+  listedFromCache: Set<string>,
+): Promise<ProviderUpgradeInput[]> {
   const { manifest, sources } = resolution;
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
   const unlisted: Diagnostic[] = [];
   const settled = await Promise.allSettled(
     resolution.providers.map(async (resolved): Promise<ProviderUpgradeInput | undefined> => {
       const request = repositoryRequestFor(resolved.provider, registry, manifest.baseDir, configSecretData(resolved.provider, manifest));
-      const repository = await openRepository(request, { configMaps: manifest.configMaps, options: sources });
+      // a network source lists its releases (`resolve`); offline, only from the cache
+      const onProgress: typeof sources.onProgress = (event) => {
+        if (sources.offline && event.type === 'resolve') listedFromCache.add(resolved.label);
+        sources.onProgress?.(event);
+      };
+      const repository = await openRepository(request, { configMaps: manifest.configMaps, options: { ...sources, onProgress } });
       const problem = unlistedReleases(request, repository.sourceType, resolved.version, manifest);
       if (problem) return void unlisted.push(problem);
       const available = await repository.listVersions();
@@ -127,8 +137,17 @@ export async function planManagementCluster(
   const certManager = resolution.certManager
     ? { installed: locked('CertManager'), target: resolution.certManager.version, pinnedBy, newest: CERT_MANAGER_DEFAULT_VERSION }
     : undefined;
-  const providers = await upgradeInputs(resolution, lock);
-  const plan = planUpgrades({ providers, certManager, operator: await operatorUpgrade(resolution, locked('Operator')) });
+  const listedFromCache = new Set<string>();
+  const providers = await upgradeInputs(resolution, lock, listedFromCache);
+  const planned = planUpgrades({ providers, certManager, operator: await operatorUpgrade(resolution, locked('Operator')) });
+  const versionsFromCache = [...listedFromCache].sort(compareStrings);
+  const plan = versionsFromCache.length > 0 ? { ...planned, versionsFromCache } : planned;
+  if (versionsFromCache.length > 0) {
+    options.onWarning?.({
+      message: `--offline: the releases of ${versionsFromCache.join(', ')} are the cache's copy of an earlier online listing, so a newer release is not listed`,
+      hint: 'run without --offline to list the current releases',
+    });
+  }
   // Images pinned in the lockfile are asked of their registries again: which tags moved.
   if (!recheckImages || !lock?.entries.some((e) => e.images)) return { resolution, plan, lock };
   // --offline asks no registry (docs/images.md): the providers are still planned

@@ -117,7 +117,7 @@ export function renderOptions(flags: SourceFlags, progress: ProgressReporter, ex
 
 /** Runs `work` with a progress display that is cleared before anything else is printed. */
 export async function withProgress<T>(flags: SourceFlags, work: (progress: ProgressReporter) => Promise<T>): Promise<T> {
-  const progress = await progressReporter({ quiet: flags.quiet });
+  const progress = await progressReporter({ quiet: flags.quiet, offline: flags.offline });
   try {
     return await work(progress);
   } finally {

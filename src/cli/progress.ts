@@ -22,11 +22,11 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-/** Plain lines, one per event that matters; byte counts only when a file is done. */
-export function lineFor(event: SourceProgressEvent): string | undefined {
+/** Plain lines, one per event that matters; byte counts only when a file is done. `offline`: no request is made. */
+export function lineFor(event: SourceProgressEvent, offline = false): string | undefined {
   switch (event.type) {
     case 'resolve':
-      return `listing versions of ${event.source}`;
+      return offline ? `reading the cached versions of ${event.source} (--offline)` : `listing versions of ${event.source}`;
     case 'fetch':
       return `fetching ${event.file} ${event.version} from ${event.source}`;
     case 'done':
@@ -44,9 +44,10 @@ class LineReporter implements ProgressReporter {
   constructor(
     private readonly write: (line: string) => void,
     private readonly writeWarning: (line: string) => void = write,
+    private readonly offline = false,
   ) {}
   onProgress(event: SourceProgressEvent): void {
-    const line = lineFor(event);
+    const line = lineFor(event, this.offline);
     if (line) this.write(line);
   }
   log(line: string): void {
@@ -66,7 +67,10 @@ class BarReporter implements ProgressReporter {
   private readonly received = new Map<string, number>();
   private current = 'resolving';
 
-  constructor(cliProgress: typeof CliProgress) {
+  constructor(
+    cliProgress: typeof CliProgress,
+    private readonly offline = false,
+  ) {
     this.bar = new cliProgress.SingleBar(
       { format: '{bar} {value}/{total} files | {received} | {current}', hideCursor: true, clearOnComplete: true, stream: streams.stderr },
       cliProgress.Presets.shades_classic,
@@ -82,7 +86,7 @@ class BarReporter implements ProgressReporter {
     } else if (event.type === 'bytes') {
       this.received.set(event.url, event.received);
     } else if (event.type === 'resolve') {
-      this.current = `listing ${event.source}`;
+      this.current = this.offline ? `cached versions of ${event.source}` : `listing ${event.source}`;
     }
     this.render();
   }
@@ -116,11 +120,11 @@ class BarReporter implements ProgressReporter {
  * loaded only when a bar is shown: CI runs do not pay for it.
  */
 export async function progressReporter(
-  options: { quiet?: boolean; stream?: CliStreams['stderr']; env?: NodeJS.ProcessEnv } = {},
+  options: { quiet?: boolean; offline?: boolean; stream?: CliStreams['stderr']; env?: NodeJS.ProcessEnv } = {},
 ): Promise<ProgressReporter> {
   const stream = options.stream ?? streams.stderr;
   const env = options.env ?? process.env;
   if (options.quiet) return new LineReporter(() => undefined, toStderr);
-  if (stream.isTTY && !env.CI) return new BarReporter((await import('cli-progress')).default);
-  return new LineReporter((line) => stream.write(`${safeText(line)}\n`));
+  if (stream.isTTY && !env.CI) return new BarReporter((await import('cli-progress')).default, options.offline);
+  return new LineReporter((line) => stream.write(`${safeText(line)}\n`), undefined, options.offline);
 }

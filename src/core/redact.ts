@@ -67,7 +67,16 @@ export function registerEnvironmentSecrets(): void {
 
 const URL_IN_TEXT = /\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s"'<>`]+/g;
 
-/** A URL with its userinfo and the values of its query parameters replaced; fragments dropped. */
+/**
+ * An oci:// URL's fragment is the layer title the OCI source names a file by (`#core-components.yaml`,
+ * as the lockfile records it): shown when it is a plain file name, masked like any other fragment
+ * otherwise (an https fragment can carry a token, e.g. `#access_token=…`).
+ */
+function shownFragment(scheme: string, fragment: string): string {
+  return /^oci:\/\/$/i.test(scheme) && /^#[A-Za-z0-9._+-]+$/.test(fragment) ? fragment : `#${MASK}`;
+}
+
+/** A URL with its userinfo and the values of its query parameters replaced; fragments masked, but for an oci:// file name. */
 export function redactUrlCredentials(url: string): string {
   const match = /^([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/.exec(url);
   if (!match) return url;
@@ -85,7 +94,7 @@ export function redactUrlCredentials(url: string): string {
         })
         .join('&')
     : '';
-  return `${scheme}${host}${pathPart}${redactedQuery}${fragment ? '#' + MASK : ''}`;
+  return `${scheme}${host}${pathPart}${redactedQuery}${fragment ? shownFragment(scheme!, fragment) : ''}`;
 }
 
 /** Known secrets and URL credentials replaced by a mask. */

@@ -122,6 +122,8 @@ export interface UpgradePlan {
   images?: MovedImage[];
   /** Locked images no registry answered for (down, refused): whether their tags moved is not known, so `images` is partial. */
   imagesUnchecked?: UncheckedImage[];
+  /** --offline: the providers (labels) whose releases came from the cache's copy of an earlier listing, of any age. */
+  versionsFromCache?: string[];
 }
 
 /** A locked image whose registry did not answer. */

@@ -145,6 +145,35 @@ test('a 404 is not retried', async () => {
   }
 });
 
+test('https:// to a plain-HTTP server (wrong version number) is not retried: a retry cannot make it speak TLS', async () => {
+  // a plain-HTTP server, as a local registry is, counting the connections a client opens
+  let connections = 0;
+  const server = http.createServer((_req, res) => res.end('plain'));
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  try {
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/v2/`;
+    const policy = fastPolicy({ retries: 3 });
+    const notices: RetryNotice[] = [];
+    const error = await httpFetch({ url }, policy, (notice) => notices.push(notice)).then(
+      () => assert.fail('the request succeeded'),
+      (err: unknown) => err,
+    );
+    assert.ok(error instanceof HttpError, String(error));
+    assert.equal(error.failure, 'not-tls');
+    assert.match(
+      error.message,
+      /^GET https:\/\/127\.0\.0\.1:\d+\/v2\/: the server answered without TLS \(ERR_SSL_WRONG_VERSION_NUMBER\); not retried/,
+    );
+    assert.deepEqual(notices, []);
+    assert.deepEqual(policy.slept, []);
+    assert.equal(connections, 1);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
 test('a connection reset is retried', async () => {
   const server = await serve((req, res, hit) => (hit === 1 ? req.socket.destroy() : res.end('after reset')));
   try {

@@ -392,12 +392,18 @@ test(
   async () => {
     const name = freshRepository('tls');
     await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
-    const error = await rejection(open(`${registry.host}/${name}`).repository.getFile('v1.12.0', 'metadata.yaml'));
+    const opened = open(`${registry.host}/${name}`, { http: { retries: 3 } });
+    const error = await rejection(opened.repository.getFile('v1.12.0', 'metadata.yaml'));
     assert.match(
       error.message,
       new RegExp(`cannot reach registry ${registry.host}: GET https://${registry.host}/v2/${name}/manifests/v1.12.0`),
     );
     assert.match(error.diagnostics[0].hint ?? '', new RegExp(`write the reference as http://${registry.host}/${name}`));
+    // the hint comes at once: a server that does not speak TLS is not asked again
+    assert.deepEqual(
+      opened.events.filter((event) => event.type === 'retry'),
+      [],
+    );
   },
 );
 
@@ -518,6 +524,47 @@ test(
       assert.ok(!text.includes(USER.password) && !text.includes('wrong-password-never-printed'), text);
       assert.ok(!text.includes(basicAuthorization(USER).slice(6)), text);
     }
+  },
+);
+
+test(
+  'the missing-credentials hint works when followed literally through the environment: it names CAPI_GITOPS_OCI_REGISTRIES=<host:port> (docs/security.md, Credentials and hosts)',
+  { skip: skipBasic },
+  async (t) => {
+    const secured = await Registry.start({ user: USER });
+    t.after(() => secured.stop());
+    const name = freshRepository('basic-hint');
+    await pushArtifact(secured.url, name, 'v1.12.0', coreFiles(), { authorization: secured.authorization });
+    const reference = `http://${secured.host}/${name}`;
+
+    const anonymous = await rejection(open(reference).repository.getFile('v1.12.0', 'metadata.yaml'));
+    const hint = anonymous.diagnostics[0].hint ?? '';
+    assert.equal(
+      hint,
+      `set OCI_USERNAME and OCI_PASSWORD in the provider's configSecret, or set OCI_USERNAME and OCI_PASSWORD and CAPI_GITOPS_OCI_REGISTRIES=${secured.host} in the environment`,
+    );
+    // followed literally: the variables the hint names, in the environment
+    const env = { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password, CAPI_GITOPS_OCI_REGISTRIES: secured.host };
+    assert.equal((await open(reference, { env }).repository.getFile('v1.12.0', 'metadata.yaml')).text, CORE_METADATA.toString('utf8'));
+  },
+);
+
+test(
+  'a token service refusing an anonymous token is hinted with the configSecret or the environment and CAPI_GITOPS_OCI_REGISTRIES',
+  { skip },
+  async (t) => {
+    const name = freshRepository('bearer-hint');
+    await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());
+    const proxy = await AuthProxy.start(registry, { scheme: 'bearer', user: USER, token: 'issued-token-never-printed' });
+    t.after(() => proxy.close());
+    const anonymous = await rejection(open(`http://${proxy.host}/${name}`).repository.getFile('v1.12.0', 'metadata.yaml'));
+    assert.match(anonymous.message, /refused an anonymous token/);
+    assert.match(
+      anonymous.diagnostics[0].hint ?? '',
+      new RegExp(
+        `or set OCI_USERNAME and OCI_PASSWORD \\(or OCI_ACCESS_TOKEN\\) and CAPI_GITOPS_OCI_REGISTRIES=${proxy.host} in the environment$`,
+      ),
+    );
   },
 );
 

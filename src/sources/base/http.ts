@@ -68,7 +68,16 @@ export type SourceProgressEvent =
   /** A failed attempt will be retried after `delayMs`. */
   | { type: 'retry'; url: string; attempt: number; delayMs: number; reason: string };
 
-export type HttpFailure = 'network' | 'timeout' | 'deadline' | 'truncated' | 'too-large' | 'redirect' | 'refused' | 'unreachable';
+export type HttpFailure =
+  | 'network'
+  | 'timeout'
+  | 'deadline'
+  | 'truncated'
+  | 'too-large'
+  | 'redirect'
+  | 'refused'
+  | 'unreachable'
+  | 'not-tls';
 
 /** A request that did not produce a complete response. Messages carry redacted URLs only. */
 export class HttpError extends Error {
@@ -201,6 +210,23 @@ function networkReason(error: unknown): string {
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }
 
+/**
+ * OpenSSL's codes for an answer that is not TLS at all: https:// to a plain-HTTP server (a local
+ * registry written without http://). The server will not speak TLS on a retry.
+ */
+const NOT_TLS_CODES = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG']);
+
+function notTlsFailure(url: URL, where: string, error: unknown): HttpError | undefined {
+  const code = (error as { cause?: { code?: unknown } })?.cause?.code;
+  if (typeof code !== 'string' || !NOT_TLS_CODES.has(code)) return undefined;
+  return new HttpError(
+    'not-tls',
+    `${where}: the server answered without TLS (${code}); not retried, as a retry will not change that`,
+    redactUrl(url),
+    { cause: error },
+  );
+}
+
 /** A DNS failure or refused connection: final for the host for the rest of the run (`unreachable.ts`). */
 function unreachableFailure(url: URL, where: string, error: unknown): HttpError | undefined {
   if (unreachableCode(error) === undefined) return undefined;
@@ -262,8 +288,9 @@ export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): P
     const where = `${method} ${redactUrl(hopUrl)}`;
     if (timedOut)
       return new HttpError('timeout', `${where}: no complete answer within ${policy.timeoutMs} ms`, redactUrl(hopUrl), { cause: error });
-    const unreachable = during === 'request' ? unreachableFailure(hopUrl, where, error) : undefined;
-    if (unreachable) return unreachable;
+    // failures a retry cannot mend
+    const final = during === 'request' ? (unreachableFailure(hopUrl, where, error) ?? notTlsFailure(hopUrl, where, error)) : undefined;
+    if (final) return final;
     if (during === 'body') {
       const of = total !== undefined ? ` of ${total}` : '';
       return new HttpError(

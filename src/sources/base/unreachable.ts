@@ -55,6 +55,7 @@ export function networkFailureHint(failure: string): string | undefined {
   if (failure === 'timeout')
     return `raise --http-timeout (or Config network.timeoutSeconds) on a slow network, or run again later; ${offline}`;
   if (failure === 'network' || failure === 'truncated') return `run again later; ${offline}`;
+  if (failure === 'not-tls') return "the server answers without TLS: check the URL's port, or its scheme where the source allows http://";
   if (failure === 'deadline')
     return `raise --network-deadline (or CAPI_GITOPS_NETWORK_DEADLINE) on a slow network, or run again later; ${offline}`;
   return undefined;

@@ -3,7 +3,7 @@
  * answering auth challenges as oras-go's auth client does (`auth.ts`).
  */
 import { parseJsonBody, type SourceClient } from '../base/client.js';
-import { HttpError, redactUrl, type HttpResponse } from '../base/http.js';
+import { HttpError, isLoopbackHost, redactUrl, type HttpResponse } from '../base/http.js';
 import {
   distributionTokenRequest,
   oauth2TokenRequest,
@@ -25,8 +25,30 @@ export interface CredentialHints {
   check: string;
   /** The environment's were withheld from this registry: the other place to give them. */
   elsewhere: string;
-  /** A token service refused what was presented; the OCI_* wording of auth.ts when absent. */
-  tokenRefused?: TokenRefusedHints;
+  /** A token service refused what was presented; the OCI_* wording of auth.ts where absent. */
+  tokenRefused?: Partial<TokenRefusedHints>;
+}
+
+/**
+ * The hints of a provider's OCI source: its configSecret, or the environment with the registry
+ * listed in CAPI_GITOPS_OCI_REGISTRIES (the environment's credentials go nowhere else, and never
+ * over plain http to a host other than loopback, where only the configSecret is named).
+ */
+function providerCredentialHints(ref: OciReference): CredentialHints {
+  const { username, password, accessToken } = OCI_CREDENTIAL_KEYS;
+  const registry = new URL(`${ref.plainHttp ? 'http' : 'https'}://${ref.registry}`);
+  const fromEnvironment = !ref.plainHttp || isLoopbackHost(registry.hostname);
+  const inSecret = `in the provider's configSecret`;
+  const set = (keys: string) =>
+    fromEnvironment
+      ? `set ${keys} ${inSecret}, or set ${keys} and ${OCI_REGISTRIES_VARIABLE}=${registry.host} in the environment`
+      : `set ${keys} ${inSecret}`;
+  return {
+    set: set(`${username} and ${password}`),
+    check: `check ${username}/${password} or ${accessToken} ${inSecret} (or the environment) and their access to ${ref.repository}`,
+    elsewhere: "give the credentials in the provider's configSecret",
+    tokenRefused: { anonymous: set(`${username} and ${password} (or ${accessToken})`) },
+  };
 }
 
 /** Speaks to one registry for one repository, answering auth challenges as oras-go's auth client. */
@@ -43,11 +65,7 @@ export class RegistryClient {
     private readonly client: SourceClient,
     private readonly log: ((line: string) => void) | undefined,
     /** What to do about missing, rejected or withheld credentials: the provider's configSecret by default. */
-    private readonly credentialHints: CredentialHints = {
-      set: `set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} in the provider's configSecret (or the environment)`,
-      check: `check ${OCI_CREDENTIAL_KEYS.username}/${OCI_CREDENTIAL_KEYS.password} or ${OCI_CREDENTIAL_KEYS.accessToken} in the provider's configSecret (or the environment) and their access to ${ref.repository}`,
-      elsewhere: "give the credentials in the provider's configSecret",
-    },
+    private readonly credentialHints: CredentialHints = providerCredentialHints(ref),
   ) {
     this.base = `${ref.plainHttp ? 'http' : 'https'}://${ref.registry}`;
     this.origin = new URL(this.base).origin;
