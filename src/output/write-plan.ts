@@ -2,6 +2,7 @@ import { CapiGitopsError, type Diagnostic, compareStrings } from '../core/diagno
 import { ancestors, INDEX_FILE } from '../layout/output-paths.js';
 import { formatIndex, formatIndexOfDigests } from './ownership-index.js';
 import { parentOf, type TreeEntry } from './tree.js';
+import { unwrittenFiles } from './unwritten-files.js';
 
 /**
  * The files to write: relative path → text, or its UTF-8 bytes (a render encodes them once, so an
@@ -33,6 +34,8 @@ export interface WritePlan {
   removed: string[];
   /** Entries (files, symlinks, …) the tool did not write: carried into the new tree as they are. */
   carried: string[];
+  /** The carried entries in a directory this run or the previous one writes into, which Argo CD or Flux may apply (unwritten-files.ts). */
+  unwritten: string[];
   /** Every directory of the new tree, parents first. */
   directories: string[];
   indexText: string;
@@ -119,5 +122,6 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles, digests?
   const known = digests && digests.size === files.size && [...files.keys()].every((p) => digests.has(p));
   const indexText = known ? formatIndexOfDigests(digests) : formatIndex(files);
   const changed = written.length > 0 || removed.length > 0 || indexText !== existing.indexText || !sameDirectories;
-  return { written, unchanged, removed, carried, directories: [...directories].sort(compareStrings), indexText, changed };
+  const unwritten = unwrittenFiles(carried, files.keys(), [...owned, ...(existing.kept ?? [])]);
+  return { written, unchanged, removed, carried, unwritten, directories: [...directories].sort(compareStrings), indexText, changed };
 }

@@ -453,6 +453,18 @@ function keptWarning(target: Target, kept: readonly string[]): string[] {
   ];
 }
 
+/** The warning for files the tool did not write where Argo CD or Flux read (check's `extra` to remove by hand). */
+function unwrittenWarning(target: Target, unwritten: readonly string[]): string[] {
+  if (unwritten.length === 0) return [];
+  const one = unwritten.length === 1;
+  const shown = unwritten.slice(0, 10).join(', ') + (unwritten.length > 10 ? `, … (${unwritten.length} files)` : '');
+  return [
+    `left ${shown} in ${target.path}: capi-gitops did not write ${one ? 'it' : 'them'} (not in the ownership index), ` +
+      `and Argo CD or Flux may still apply ${one ? 'its directory' : 'their directories'}, one a render writes or wrote into; ` +
+      `remove ${one ? 'it' : 'them'}`,
+  ];
+}
+
 /**
  * Puts an entry the tool did not write into the new tree as a hard link, so it keeps its inode
  * (Linux link(2) links a symlink itself, never its target). Where linking is refused
@@ -708,7 +720,7 @@ async function writeLocked(
 ): Promise<WriteSummary> {
   const existing = await readExisting(target, files);
   const plan = planWrite(existing, files, known?.digests);
-  const warnings = [...leftoverWarnings, ...keptWarning(target, existing.kept ?? [])];
+  const warnings = [...leftoverWarnings, ...keptWarning(target, existing.kept ?? []), ...unwrittenWarning(target, plan.unwritten)];
   const summary = writeSummary(target, plan, warnings, await previousContents(target, existing, plan));
   if (!plan.changed && target.exists) {
     for (const file of alongside) await file.commit();
@@ -886,7 +898,8 @@ export class OutputStage {
       // planWrite reads only the paths of these files: sameAsNew tells which are unchanged and the digests give the index
       const files = new Map([...this.files.keys()].map((p) => [p, EMPTY]));
       const plan = planWrite(existing, files, new Map([...this.files].map(([p, f]) => [p, f.digest])));
-      const summary = writeSummary(target, plan, stage.warnings, await previousContents(target, existing, plan));
+      const warnings = [...stage.warnings, ...unwrittenWarning(target, plan.unwritten)];
+      const summary = writeSummary(target, plan, warnings, await previousContents(target, existing, plan));
       if (!plan.changed && target.exists) {
         await rm(tmp, { recursive: true, force: true });
         for (const file of alongside) await file.commit();

@@ -1,0 +1,23 @@
+import { ancestors, INDEX_FILE } from '../layout/output-paths.js';
+
+/** A hidden entry (`.gitkeep`, `.git`, the ownership index, …) is tooling, never a manifest or an object. */
+export function isHidden(rel: string): boolean {
+  return rel.split('/').some((segment) => segment.startsWith('.'));
+}
+
+/**
+ * The visible files capi-gitops did not write (neither this render nor the one the index records)
+ * in a directory this render writes into, or one an earlier render wrote into (the index's, such
+ * as a removed cluster's or an old single-cluster tree's): kustomize, Argo CD and Flux read those
+ * directories (Flux builds one without a kustomization.yaml from its files, and prunes the rest of
+ * what it applied from there), and render leaves such a file where it is. Your own subdirectories
+ * are not looked into. `check`, `diff` and `render` ask this alike.
+ */
+export function unwrittenFiles(paths: Iterable<string>, rendered: Iterable<string>, indexed: Iterable<string>): string[] {
+  const renderedSet = new Set(rendered);
+  const indexedSet = new Set(indexed);
+  const directories = new Set(['', ...[...renderedSet, ...indexedSet].flatMap(ancestors)]);
+  return [...paths].filter(
+    (p) => p !== INDEX_FILE && !renderedSet.has(p) && !indexedSet.has(p) && !isHidden(p) && directories.has(ancestors(p).at(-1) ?? ''),
+  );
+}
