@@ -102,3 +102,23 @@ test('a single-cluster output become a fleet: a file the team added to its old c
   assert.equal((await run('lock')).code, 0);
   await assertToldAsLeftInPlace(example, manifest, file);
 });
+
+test('check after a cluster was renamed names the cluster as what the lockfile does not list, not its components', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const run = async (...args: string[]) => await runCli([...args, '-f', manifest, '--cache-dir', path.join(example, 'cache')]);
+  const fleet = path.join(manifest, 'fleet.yaml');
+  writeFileSync(fleet, 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: c1\n- name: c2\n');
+  assert.equal((await run('render', '-o', path.join(example, 'out'))).code, 0);
+  writeFileSync(fleet, 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: c1\n- name: c3\n');
+  const check = await run('check', '-o', path.join(example, 'out'));
+  assert.equal(check.code, 1, check.stderr);
+  const changes = check.stderr.split('\n').filter((l) => l.includes('the lockfile would change'));
+  assert.ok(changes.length > 0, check.stderr);
+  for (const line of changes) {
+    assert.match(
+      line,
+      /error: cluster c3[,:] .*the lockfile would change: \+ \S+ for cluster c3, which the lockfile does not list \(a cluster added or renamed\)$/,
+    );
+  }
+});
