@@ -11,13 +11,29 @@ export function isHidden(rel: string): boolean {
  * as a removed cluster's or an old single-cluster tree's): kustomize, Argo CD and Flux read those
  * directories (Flux builds one without a kustomization.yaml from its files, and prunes the rest of
  * what it applied from there), and render leaves such a file where it is. Your own subdirectories
- * are not looked into. `check`, `diff` and `render` ask this alike.
+ * are not looked into. `keptDirectories`: those the index records from renders before (see
+ * directoriesToRecord below). `check`, `diff` and `render` ask this alike.
  */
-export function unwrittenFiles(paths: Iterable<string>, rendered: Iterable<string>, indexed: Iterable<string>): string[] {
+export function unwrittenFiles(
+  paths: Iterable<string>,
+  rendered: Iterable<string>,
+  indexed: Iterable<string>,
+  keptDirectories: Iterable<string> = [],
+): string[] {
   const renderedSet = new Set(rendered);
   const indexedSet = new Set(indexed);
-  const directories = new Set(['', ...[...renderedSet, ...indexedSet].flatMap(ancestors)]);
+  const directories = new Set(['', ...[...renderedSet, ...indexedSet].flatMap(ancestors), ...keptDirectories]);
   return [...paths].filter(
     (p) => p !== INDEX_FILE && !renderedSet.has(p) && !indexedSet.has(p) && !isHidden(p) && directories.has(ancestors(p).at(-1) ?? ''),
   );
+}
+
+/**
+ * The directories of unwritten files that this render does not write into: the new index records
+ * them, so check keeps telling such a file (a removed cluster's) after the render that stopped
+ * writing its directory, until it is removed.
+ */
+export function directoriesToRecord(unwritten: readonly string[], rendered: Iterable<string>): string[] {
+  const written = new Set(['', ...[...rendered].flatMap(ancestors)]);
+  return [...new Set(unwritten.map((p) => ancestors(p).at(-1) ?? ''))].filter((d) => !written.has(d));
 }

@@ -2,7 +2,7 @@ import { CapiGitopsError, type Diagnostic, compareStrings } from '../core/diagno
 import { ancestors, INDEX_FILE } from '../layout/output-paths.js';
 import { formatIndex, formatIndexOfDigests } from './ownership-index.js';
 import { parentOf, type TreeEntry } from './tree.js';
-import { unwrittenFiles } from './unwritten-files.js';
+import { directoriesToRecord, unwrittenFiles } from './unwritten-files.js';
 
 /**
  * The files to write: relative path → text, or its UTF-8 bytes (a render encodes them once, so an
@@ -22,6 +22,8 @@ export interface ExistingOutput {
   sameAsNew?: ReadonlySet<string>;
   /** Files the index lists that this run would remove, kept: their bytes are not the ones recorded (not in ownedPaths). */
   kept?: readonly string[];
+  /** Directories of earlier renders the index records as holding a file the tool did not write (ownership-index.ts). */
+  keptDirectories?: readonly string[];
 }
 
 /** What the new tree will hold, and how it differs from the old one. */
@@ -73,7 +75,9 @@ function emptyDirectories(entries: Map<string, TreeEntry>): Set<string> {
 export function planWrite(existing: ExistingOutput, files: OutputFiles, digests?: ReadonlyMap<string, string>): WritePlan {
   const { entries } = existing;
   const owned = new Set(existing.ownedPaths ?? []);
-  const ownedDirs = new Set([...owned].flatMap(ancestors));
+  // a kept directory emptied by hand is the tool's, like those of the files it wrote
+  const keptDirectories = existing.keptDirectories ?? [];
+  const ownedDirs = new Set([...[...owned].flatMap(ancestors), ...keptDirectories]);
 
   const carried = [...entries]
     .filter(([p, e]) => e.type !== 'dir' && p !== INDEX_FILE && !owned.has(p))
@@ -118,10 +122,11 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles, digests?
   const oldDirectories = [...entries].filter(([, e]) => e.type === 'dir').map(([p]) => p);
   const sameDirectories = oldDirectories.length === directories.size && oldDirectories.every((d) => directories.has(d));
 
+  const unwritten = unwrittenFiles(carried, files.keys(), [...owned, ...(existing.kept ?? [])], keptDirectories);
+  const unwrittenDirs = directoriesToRecord(unwritten, files.keys());
   // The sha256 of each file, when the caller knows them (a render encoded them), spares hashing every file again.
   const known = digests && digests.size === files.size && [...files.keys()].every((p) => digests.has(p));
-  const indexText = known ? formatIndexOfDigests(digests) : formatIndex(files);
+  const indexText = known ? formatIndexOfDigests(digests, unwrittenDirs) : formatIndex(files, unwrittenDirs);
   const changed = written.length > 0 || removed.length > 0 || indexText !== existing.indexText || !sameDirectories;
-  const unwritten = unwrittenFiles(carried, files.keys(), [...owned, ...(existing.kept ?? [])]);
   return { written, unchanged, removed, carried, unwritten, directories: [...directories].sort(compareStrings), indexText, changed };
 }

@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
-import { parseIndexEntries, provenOwned } from './ownership-index.js';
+import { parseIndexEntries, parseKeptDirectories, provenOwned } from './ownership-index.js';
 import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../layout/output-paths.js';
 import { sha256Hex } from '../core/digest.js';
 import { parseIndex } from './ownership-index.js';
@@ -370,7 +370,7 @@ async function scanExisting(target: Target): Promise<ExistingOutput> {
   }
   const indexText = await readFile(indexPath, 'utf8');
   const ownedPaths = parseIndex(indexText, indexPath);
-  return { entries, ownedPaths, indexText, ownedContents: new Map() };
+  return { entries, ownedPaths, indexText, ownedContents: new Map(), keptDirectories: parseKeptDirectories(indexText) };
 }
 
 async function readExisting(target: Target, files: OutputFiles): Promise<ExistingOutput> {

@@ -7,7 +7,7 @@ import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { INDEX_FILE } from '../layout/output-paths.js';
 import { README_FILE } from '../layout/index.js';
-import { formatIndex, parseIndexEntries, provenOwned } from '../output/ownership-index.js';
+import { formatIndex, parseIndexEntries, parseKeptDirectories, provenOwned } from '../output/ownership-index.js';
 import { sha256Hex } from '../core/digest.js';
 import { exists, scanTree, type TreeEntry } from '../output/tree.js';
 import { unwrittenFiles } from '../output/unwritten-files.js';
@@ -160,7 +160,7 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
   });
 
   // Extra: what the last render wrote and this one does not, and any visible file in a
-  // directory this render writes into or the last one wrote into (a removed cluster's):
+  // directory this render writes into or an earlier one wrote into (a removed cluster's):
   // kustomize, Argo CD and Flux read those directories.
   const notDirectories = [...entries].filter(([p, entry]) => entry.type !== 'dir' && p !== INDEX_FILE && !files.has(p)).map(([p]) => p);
   for (const p of notDirectories) {
@@ -170,7 +170,8 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
     if (bytes && provenOwned(bytes, written.get(p))) add(p, 'extra');
     else problems.push({ path: p, status: 'extra', reason: NO_LONGER_OURS, removeByHand: true });
   }
-  for (const p of unwrittenFiles(notDirectories, rendered, written.keys()))
+  const keptDirectories = indexText === undefined ? [] : parseKeptDirectories(indexText);
+  for (const p of unwrittenFiles(notDirectories, rendered, written.keys(), keptDirectories))
     problems.push({ path: p, status: 'extra', reason: NOT_OURS, removeByHand: true });
   if (problems.length === 0 && indexText !== formatIndex(files)) {
     problems.push({

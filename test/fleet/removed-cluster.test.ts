@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runCli, exampleCopy } from '../helpers/cli.js';
 
@@ -64,6 +64,20 @@ async function assertToldAsLeftInPlace(example: string, manifest: string, file: 
   assert.equal(render.code, 0, render.stderr);
   assert.match(render.stderr, new RegExp(`warning: left ${file} in .*: capi-gitops did not write it .* remove it`));
   assert.ok(existsSync(path.join(out, file)), 'render leaves a file it did not write');
+  // and the index remembers its directory: check still fails after the render that stopped writing there
+  const after = await run('check', '--json');
+  assert.equal(after.code, 1, after.stdout);
+  assert.deepEqual(
+    (JSON.parse(after.stdout) as { problems: Problem[] }).problems.map((p) => [p.status, p.path, p.removeByHand]),
+    [['extra', file, true]],
+  );
+  assert.match((await run('render')).stderr, new RegExp(`warning: left ${file} in `));
+  // removed by hand: the next render forgets the directory, and check passes
+  rmSync(path.join(out, file));
+  assert.equal((await run('render')).code, 0);
+  const clean = await run('check');
+  assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+  assert.ok(!existsSync(path.dirname(path.join(out, file))), 'the emptied directory is removed');
 }
 
 test('a fleet cluster removed: a file the team added to its directory is extra in check, left in place in diff, and named by render', async () => {

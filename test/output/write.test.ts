@@ -627,6 +627,15 @@ test('write: a file the tool did not write, in a directory this run writes or th
     assert.equal(summary.warnings.length, 1, summary.warnings.join('\n'));
     assert.match(summary.warnings[0]!, /^left gone\/team\.yaml, kept\/team\.yaml in .*: capi-gitops did not write them/);
     for (const file of ['gone/team.yaml', 'kept/team.yaml', 'kept/mine/own.yaml']) assert.ok(existsSync(path.join(ws.out, file)), file);
+    // the index records gone/ as an earlier render's, so the next run still names its file
+    const again = await writeOutput(ws.out, new Map([['kept/b.yaml', generated('b: 1\n')]]));
+    assert.match(again.warnings.join('\n'), /^left gone\/team\.yaml, kept\/team\.yaml in /);
+    rmSync(path.join(ws.out, 'gone/team.yaml'));
+    rmSync(path.join(ws.out, 'kept/team.yaml'));
+    const clean = await writeOutput(ws.out, new Map([['kept/b.yaml', generated('b: 1\n')]]));
+    assert.deepEqual(clean.warnings, []);
+    assert.ok(!existsSync(path.join(ws.out, 'gone')), 'emptied by hand, the directory an earlier render wrote goes');
+    assert.equal(readFileSync(path.join(ws.out, INDEX_FILE), 'utf8'), formatIndex(new Map([['kept/b.yaml', generated('b: 1\n')]])));
   } finally {
     ws.done();
   }
