@@ -37,7 +37,12 @@ const MARK_BYTES = Buffer.from(GENERATED_MARK, 'utf8');
  * `check` and `diff` ask the same, so they say what render does.
  */
 export function provenOwned(bytes: Uint8Array, digest: string | undefined): boolean {
-  return digest !== undefined && sha256Hex(bytes) === digest && MARK_BYTES.equals(bytes.subarray(0, MARK_BYTES.length));
+  return digest !== undefined && sha256Hex(bytes) === digest && beginsAsGenerated(bytes);
+}
+
+/** Whether bytes begin as every file capi-gitops writes (a file it wrote, edited since, still does). */
+export function beginsAsGenerated(bytes: Uint8Array): boolean {
+  return MARK_BYTES.equals(bytes.subarray(0, MARK_BYTES.length));
 }
 
 /** The index of `files` (relative path → content written, as text or UTF-8 bytes), and the kept directories of earlier renders. */

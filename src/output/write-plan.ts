@@ -22,6 +22,8 @@ export interface ExistingOutput {
   sameAsNew?: ReadonlySet<string>;
   /** Files the index lists that this run would remove, kept: their bytes are not the ones recorded (not in ownedPaths). */
   kept?: readonly string[];
+  /** Those of `kept` that still begin as the tool writes a file: written by it, then edited by hand. */
+  edited?: readonly string[];
   /** Directories of earlier renders the index records as holding a file the tool did not write (ownership-index.ts). */
   keptDirectories?: readonly string[];
 }
@@ -123,7 +125,9 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles, digests?
   const sameDirectories = oldDirectories.length === directories.size && oldDirectories.every((d) => directories.has(d));
 
   const unwritten = unwrittenFiles(carried, files.keys(), [...owned, ...(existing.kept ?? [])], keptDirectories);
-  const unwrittenDirs = directoriesToRecord(unwritten, files.keys());
+  // a file it wrote and kept (edited since) is not the tool's any more either; one an altered
+  // index listed (it never began as the tool writes) claims no directory of yours
+  const unwrittenDirs = directoriesToRecord([...unwritten, ...(existing.edited ?? [])], files.keys());
   // The sha256 of each file, when the caller knows them (a render encoded them), spares hashing every file again.
   const known = digests && digests.size === files.size && [...files.keys()].every((p) => digests.has(p));
   const indexText = known ? formatIndexOfDigests(digests, unwrittenDirs) : formatIndex(files, unwrittenDirs);

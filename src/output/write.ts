@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
-import { parseIndexEntries, parseKeptDirectories, provenOwned } from './ownership-index.js';
+import { beginsAsGenerated, parseIndexEntries, parseKeptDirectories, provenOwned } from './ownership-index.js';
 import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../layout/output-paths.js';
 import { sha256Hex } from '../core/digest.js';
 import { parseIndex } from './ownership-index.js';
@@ -377,10 +377,10 @@ async function readExisting(target: Target, files: OutputFiles): Promise<Existin
   const scanned = await scanExisting(target);
   if (scanned.ownedPaths === undefined) return scanned;
   const listed = parseIndexEntries(scanned.indexText!, path.join(target.path, INDEX_FILE));
-  const kept = await unprovenRemovals(target, scanned.entries, listed, files, scanned.ownedContents);
+  const { kept, edited } = await unprovenRemovals(target, scanned.entries, listed, files, scanned.ownedContents);
   for (const p of kept) listed.delete(p);
   const adopted = await identicalUnlisted(target, scanned.entries, listed, files);
-  const existing: ExistingOutput = { ...scanned, ownedPaths: [...listed.keys(), ...adopted], kept };
+  const existing: ExistingOutput = { ...scanned, ownedPaths: [...listed.keys(), ...adopted], kept, edited };
   const compare = pathsToCompare(existing, files);
   const contents = await Promise.all(compare.map((p) => readFile(path.join(target.path, p))));
   compare.forEach((p, i) => existing.ownedContents.set(p, contents[i]));
@@ -425,9 +425,10 @@ async function unprovenRemovals(
   listed: ReadonlyMap<string, string | undefined>,
   files: OutputFiles,
   contents: Map<string, Buffer>,
-): Promise<string[]> {
+): Promise<{ kept: string[]; edited: string[] }> {
   const candidates = [...listed.keys()].filter((p) => !files.has(p) && entries.has(p) && entries.get(p)!.type !== 'dir');
   const unproven = new Set<string>();
+  const edited = new Set<string>();
   await inPool(candidates, async (p) => {
     const digest = listed.get(p);
     if (entries.get(p)!.type === 'file' && digest !== undefined) {
@@ -436,10 +437,11 @@ async function unprovenRemovals(
         contents.set(p, bytes);
         return;
       }
+      if (beginsAsGenerated(bytes)) edited.add(p);
     }
     unproven.add(p);
   });
-  return candidates.filter((p) => unproven.has(p));
+  return { kept: candidates.filter((p) => unproven.has(p)), edited: candidates.filter((p) => edited.has(p)) };
 }
 
 /** The warning for listed files kept because they could not be shown to be capi-gitops' own. */
@@ -894,11 +896,19 @@ export class OutputStage {
       const pathProblems = filePathProblems(this.files.keys());
       if (pathProblems.length > 0) throw new CapiGitopsError(pathProblems);
       const existing = await scanExisting(target);
-      existing.sameAsNew = await this.sameAsBefore(target, existing);
       // planWrite reads only the paths of these files: sameAsNew tells which are unchanged and the digests give the index
       const files = new Map([...this.files.keys()].map((p) => [p, EMPTY]));
+      // as writeOutput does: a listed file this run would remove is kept unless proven the tool's own
+      if (existing.indexText !== undefined) {
+        const listed = parseIndexEntries(existing.indexText, path.join(target.path, INDEX_FILE));
+        const { kept, edited } = await unprovenRemovals(target, existing.entries, listed, files, existing.ownedContents);
+        existing.ownedPaths = existing.ownedPaths?.filter((p) => !kept.includes(p));
+        existing.kept = kept;
+        existing.edited = edited;
+      }
+      existing.sameAsNew = await this.sameAsBefore(target, existing);
       const plan = planWrite(existing, files, new Map([...this.files].map(([p, f]) => [p, f.digest])));
-      const warnings = [...stage.warnings, ...unwrittenWarning(target, plan.unwritten)];
+      const warnings = [...stage.warnings, ...keptWarning(target, existing.kept ?? []), ...unwrittenWarning(target, plan.unwritten)];
       const summary = writeSummary(target, plan, warnings, await previousContents(target, existing, plan));
       if (!plan.changed && target.exists) {
         await rm(tmp, { recursive: true, force: true });

@@ -136,3 +136,33 @@ test('check after a cluster was renamed names the cluster as what the lockfile d
     );
   }
 });
+
+test('a fleet cluster removed after a file of its was edited by hand: the fleet render keeps the file, as check says and a single-cluster render does, and check still names it afterwards', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const out = path.join(example, 'out');
+  const fleet = path.join(manifest, 'fleet.yaml');
+  const run = async (...args: string[]) => await runCli([...args, '-f', manifest, '-o', out, '--cache-dir', path.join(example, 'cache')]);
+  writeFileSync(fleet, 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: c1\n- name: c2\n');
+  assert.equal((await run('render')).code, 0);
+  const file = 'clusters/c2/01-cluster-api/kustomization.yaml';
+  const edited = readFileSync(path.join(out, file), 'utf8') + '# reviewed by the platform team\n';
+  writeFileSync(path.join(out, file), edited);
+  writeFileSync(fleet, 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: c1\n');
+  assert.equal((await runCli(['lock', '-f', manifest, '--cache-dir', path.join(example, 'cache')])).code, 0);
+  const before = JSON.parse((await run('check', '--json')).stdout) as { problems: Problem[] };
+  assert.deepEqual(
+    before.problems.filter((p) => p.removeByHand).map((p) => p.path),
+    [file],
+  );
+  const render = await run('render');
+  assert.equal(render.code, 0, render.stderr);
+  assert.match(render.stderr, new RegExp(`warning: kept ${file} in `));
+  assert.equal(readFileSync(path.join(out, file), 'utf8'), edited);
+  const after = await run('check', '--json');
+  assert.equal(after.code, 1, after.stdout);
+  assert.deepEqual(
+    (JSON.parse(after.stdout) as { problems: Problem[] }).problems.map((p) => [p.status, p.path, p.removeByHand]),
+    [['extra', file, true]],
+  );
+});
