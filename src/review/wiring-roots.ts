@@ -91,10 +91,13 @@ export interface WrittenTrees {
 
 /** One note per root the write removed (what to delete in the management cluster) and per root it created (what to apply once). */
 export function wiringRootNotes(trees: WrittenTrees): string[] {
-  const removed = wiringObjects(trees.removed);
-  // a root's file is named after its kind (layout/names.ts objectFileName): only those are read
-  const rootFiles = trees.created.paths.filter((p) => /^(kustomization|application)-.*\.yaml$/.test(posix.basename(p)));
-  const created = wiringObjects(new Map(rootFiles.map((p) => [p, trees.created.read(p)])));
+  // a root's file is named after its kind (layout/names.ts objectFileName): only those are read,
+  // then the other files of a removed root's directory (never a removed cluster's CRDs)
+  const rootLike = (p: string) => /^(kustomization|application)-.*\.yaml$/.test(posix.basename(p));
+  const removedRoots = wiringObjects(new Map([...trees.removed].filter(([p]) => rootLike(p)))).filter(isRoot);
+  const rootDirectories = new Set(removedRoots.map((r) => posix.dirname(r.file)));
+  const removed = wiringObjects(new Map([...trees.removed].filter(([p]) => rootDirectories.has(posix.dirname(p)))));
+  const created = wiringObjects(new Map(trees.created.paths.filter(rootLike).map((p) => [p, trees.created.read(p)])));
   const stillThere = new Set(created.map(identity));
   const notes: string[] = [];
   for (const root of removed.filter(isRoot).filter((r) => !stillThere.has(identity(r)))) {
