@@ -126,7 +126,12 @@ export async function resolveFleet(
     fleet.clusters.map(async (cluster) => {
       try {
         // --frozen: what the lock does not answer is told before any request
-        const locked = { lock: clusterLockView(previous, cluster.name), frozen: options.frozen };
+        const listed = previous?.entries.some((e) => e.clusters === undefined || e.clusters.includes(cluster.name));
+        const locked = {
+          lock: clusterLockView(previous, cluster.name),
+          frozen: options.frozen,
+          ...(previous !== undefined && !listed ? { unlistedCluster: cluster.name } : {}),
+        };
         const clusterOptions = { ...options, frozen: false, onWarning: told.from(cluster.name) };
         // collectAll: what did not resolve travels with the resolution, named after its cluster and layer when reported
         resolutions.set(cluster.name, await resolveCluster(context, cluster.manifest, clusterOptions, locked));

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { OutputStage, writeOutput, type WriteSummary } from '../output/write.js';
 import { encodeOutput } from '../output/encoded-output.js';
 import { onInterrupt } from '../core/interrupt.js';
+import { wiringRootNotes } from '../review/index.js';
 
 export type RenderResult = OutputResult & {
   /** What the write did in the output directory. */
@@ -39,6 +40,7 @@ export async function render(options: RenderOptions, output: string): Promise<Re
       committing = stage.commit(lock ? [lock] : []);
       const summary = await committing;
       const written = { get: (file: string) => readFileSync(path.join(summary.directory, file), 'utf8') };
+      summary.warnings.push(...rootNotes(summary, written, output));
       return { ...result, summary, written, lockWritten: lock !== undefined };
     }
     await stage.abort();
@@ -47,6 +49,7 @@ export async function render(options: RenderOptions, output: string): Promise<Re
       alongside: lock ? [lock] : [],
       known: { digests: encoded.digests },
     });
+    summary.warnings.push(...rootNotes(summary, result.files, output));
     return { ...result, summary, written: result.files, lockWritten: lock !== undefined };
   } catch (err) {
     await stage.abort();
@@ -54,6 +57,22 @@ export async function render(options: RenderOptions, output: string): Promise<Re
   } finally {
     withdraw();
   }
+}
+
+/** What to delete or apply by hand in the management clusters: roots of the wiring the write removed or created. */
+function rootNotes(summary: WriteSummary, written: RenderResult['written'], output: string): string[] {
+  const text = (content: string | Uint8Array) => (typeof content === 'string' ? content : Buffer.from(content).toString('utf8'));
+  const created = summary.written.filter((file) => !summary.previous.has(file));
+  const newPaths = new Set([...summary.written, ...summary.unchanged]);
+  const createdSet = new Set(created);
+  return wiringRootNotes({
+    removed: new Map(summary.removed.map((file) => [file, text(summary.previous.get(file)!)])),
+    created: { paths: created, read: (file) => text(written.get(file)!) },
+    newPaths,
+    oldPaths: new Set([...[...newPaths].filter((file) => !createdSet.has(file)), ...summary.removed]),
+    renderedBefore: newPaths.size > created.length || summary.removed.length > 0,
+    shown: (file) => path.join(output, file),
+  });
 }
 
 /** `render --list-variables`: a single-cluster manifest's providers and the variables they read. */

@@ -71,7 +71,7 @@ export async function resolveCluster(
   context: RunContext,
   manifest: Manifest,
   options: RenderOptions,
-  locked?: { lock: Lockfile | undefined; frozen?: boolean },
+  locked?: { lock: Lockfile | undefined; frozen?: boolean; unlistedCluster?: string },
 ): Promise<Resolution> {
   for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
   const lockFile = lockfilePath(manifest.baseDir);
@@ -90,6 +90,7 @@ export async function resolveCluster(
     acceptDigests: options.acceptDigests,
     // a fleet's cluster or release (locked given): the fleet judges the names over all clusters
     acceptNamesJudgedByFleet: locked !== undefined,
+    unlistedCluster: locked?.unlistedCluster,
     shared: context.blobs,
   });
   const decorate = (repository: ProviderRepository, component: Parameters<LockSession['decorate']>[1]) =>

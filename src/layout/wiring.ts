@@ -153,7 +153,7 @@ function chartContext(input: WiringInput): ChartContext {
 }
 
 /** A path in the repository as Argo CD and Flux read it: `./a/b/`, `/a//b` and `a/b` are one directory; `.` is the root. */
-function repositoryPath(p: string): string {
+export function repositoryPath(p: string): string {
   return p
     .split('/')
     .filter((s) => s !== '' && s !== '.')

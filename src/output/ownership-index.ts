@@ -21,6 +21,13 @@ const INDEX_PREAMBLE = [
 
 const ENTRY = /^([0-9a-f]{64}) {2}(.*)$/;
 
+/**
+ * A directory an earlier render wrote into, kept because it holds a file capi-gitops did not
+ * write (a removed cluster's): recorded so that check and render keep telling that file after the
+ * render that stopped writing there (unwritten-files.ts). A comment line, which v2 readers skip.
+ */
+const KEPT_DIRECTORY = '# written by an earlier render, holds a file capi-gitops did not write: ';
+
 const MARK_BYTES = Buffer.from(GENERATED_MARK, 'utf8');
 
 /**
@@ -30,19 +37,34 @@ const MARK_BYTES = Buffer.from(GENERATED_MARK, 'utf8');
  * `check` and `diff` ask the same, so they say what render does.
  */
 export function provenOwned(bytes: Uint8Array, digest: string | undefined): boolean {
-  return digest !== undefined && sha256Hex(bytes) === digest && MARK_BYTES.equals(bytes.subarray(0, MARK_BYTES.length));
+  return digest !== undefined && sha256Hex(bytes) === digest && beginsAsGenerated(bytes);
 }
 
-/** The index of `files` (relative path → content written, as text or UTF-8 bytes). */
-export function formatIndex(files: ReadonlyMap<string, string | Uint8Array>): string {
+/** Whether bytes begin as every file capi-gitops writes (a file it wrote, edited since, still does). */
+export function beginsAsGenerated(bytes: Uint8Array): boolean {
+  return MARK_BYTES.equals(bytes.subarray(0, MARK_BYTES.length));
+}
+
+/** The index of `files` (relative path → content written, as text or UTF-8 bytes), and the kept directories of earlier renders. */
+export function formatIndex(files: ReadonlyMap<string, string | Uint8Array>, keptDirectories: readonly string[] = []): string {
   // each file hashed (a memo keyed by the text would compare same-length texts in full)
-  return formatIndexOfDigests(new Map([...files].map(([p, text]) => [p, sha256Hex(text)])));
+  return formatIndexOfDigests(new Map([...files].map(([p, text]) => [p, sha256Hex(text)])), keptDirectories);
 }
 
 /** The index of files whose sha256 is known (relative path → digest); the same text formatIndex writes. */
-export function formatIndexOfDigests(digests: ReadonlyMap<string, string>): string {
+export function formatIndexOfDigests(digests: ReadonlyMap<string, string>, keptDirectories: readonly string[] = []): string {
   const sorted = [...digests.keys()].sort(compareStrings);
-  return [...INDEX_PREAMBLE, ...sorted.map((p) => `${digests.get(p)!}  ${p}`)].join('\n') + '\n';
+  const kept = [...keptDirectories].sort(compareStrings).map((d) => `${KEPT_DIRECTORY}${d}`);
+  return [...INDEX_PREAMBLE, ...kept, ...sorted.map((p) => `${digests.get(p)!}  ${p}`)].join('\n') + '\n';
+}
+
+/** The kept directories an index records (KEPT_DIRECTORY); a path that could not be the output's is left out: it names nothing. */
+export function parseKeptDirectories(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(KEPT_DIRECTORY))
+    .map((line) => line.slice(KEPT_DIRECTORY.length))
+    .filter((d) => d !== '' && outputPathProblem(d) === undefined);
 }
 
 /** Paths listed in an index, each with the digest of what was written (absent in a v1 index). */

@@ -2,6 +2,7 @@ import { CapiGitopsError, type Diagnostic, compareStrings } from '../core/diagno
 import { ancestors, INDEX_FILE } from '../layout/output-paths.js';
 import { formatIndex, formatIndexOfDigests } from './ownership-index.js';
 import { parentOf, type TreeEntry } from './tree.js';
+import { directoriesToRecord, unwrittenFiles } from './unwritten-files.js';
 
 /**
  * The files to write: relative path → text, or its UTF-8 bytes (a render encodes them once, so an
@@ -21,6 +22,10 @@ export interface ExistingOutput {
   sameAsNew?: ReadonlySet<string>;
   /** Files the index lists that this run would remove, kept: their bytes are not the ones recorded (not in ownedPaths). */
   kept?: readonly string[];
+  /** Those of `kept` that still begin as the tool writes a file: written by it, then edited by hand. */
+  edited?: readonly string[];
+  /** Directories of earlier renders the index records as holding a file the tool did not write (ownership-index.ts). */
+  keptDirectories?: readonly string[];
 }
 
 /** What the new tree will hold, and how it differs from the old one. */
@@ -33,6 +38,8 @@ export interface WritePlan {
   removed: string[];
   /** Entries (files, symlinks, …) the tool did not write: carried into the new tree as they are. */
   carried: string[];
+  /** The carried entries in a directory this run or the previous one writes into, which Argo CD or Flux may apply (unwritten-files.ts). */
+  unwritten: string[];
   /** Every directory of the new tree, parents first. */
   directories: string[];
   indexText: string;
@@ -70,7 +77,9 @@ function emptyDirectories(entries: Map<string, TreeEntry>): Set<string> {
 export function planWrite(existing: ExistingOutput, files: OutputFiles, digests?: ReadonlyMap<string, string>): WritePlan {
   const { entries } = existing;
   const owned = new Set(existing.ownedPaths ?? []);
-  const ownedDirs = new Set([...owned].flatMap(ancestors));
+  // a kept directory emptied by hand is the tool's, like those of the files it wrote
+  const keptDirectories = existing.keptDirectories ?? [];
+  const ownedDirs = new Set([...[...owned].flatMap(ancestors), ...keptDirectories]);
 
   const carried = [...entries]
     .filter(([p, e]) => e.type !== 'dir' && p !== INDEX_FILE && !owned.has(p))
@@ -115,9 +124,13 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles, digests?
   const oldDirectories = [...entries].filter(([, e]) => e.type === 'dir').map(([p]) => p);
   const sameDirectories = oldDirectories.length === directories.size && oldDirectories.every((d) => directories.has(d));
 
+  const unwritten = unwrittenFiles(carried, files.keys(), [...owned, ...(existing.kept ?? [])], keptDirectories);
+  // a file it wrote and kept (edited since) is not the tool's any more either; one an altered
+  // index listed (it never began as the tool writes) claims no directory of yours
+  const unwrittenDirs = directoriesToRecord([...unwritten, ...(existing.edited ?? [])], files.keys());
   // The sha256 of each file, when the caller knows them (a render encoded them), spares hashing every file again.
   const known = digests && digests.size === files.size && [...files.keys()].every((p) => digests.has(p));
-  const indexText = known ? formatIndexOfDigests(digests) : formatIndex(files);
+  const indexText = known ? formatIndexOfDigests(digests, unwrittenDirs) : formatIndex(files, unwrittenDirs);
   const changed = written.length > 0 || removed.length > 0 || indexText !== existing.indexText || !sameDirectories;
-  return { written, unchanged, removed, carried, directories: [...directories].sort(compareStrings), indexText, changed };
+  return { written, unchanged, removed, carried, unwritten, directories: [...directories].sort(compareStrings), indexText, changed };
 }

@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
-import { parseIndexEntries, provenOwned } from './ownership-index.js';
+import { beginsAsGenerated, parseIndexEntries, parseKeptDirectories, provenOwned } from './ownership-index.js';
 import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../layout/output-paths.js';
 import { sha256Hex } from '../core/digest.js';
 import { parseIndex } from './ownership-index.js';
@@ -370,17 +370,17 @@ async function scanExisting(target: Target): Promise<ExistingOutput> {
   }
   const indexText = await readFile(indexPath, 'utf8');
   const ownedPaths = parseIndex(indexText, indexPath);
-  return { entries, ownedPaths, indexText, ownedContents: new Map() };
+  return { entries, ownedPaths, indexText, ownedContents: new Map(), keptDirectories: parseKeptDirectories(indexText) };
 }
 
 async function readExisting(target: Target, files: OutputFiles): Promise<ExistingOutput> {
   const scanned = await scanExisting(target);
   if (scanned.ownedPaths === undefined) return scanned;
   const listed = parseIndexEntries(scanned.indexText!, path.join(target.path, INDEX_FILE));
-  const kept = await unprovenRemovals(target, scanned.entries, listed, files, scanned.ownedContents);
+  const { kept, edited } = await unprovenRemovals(target, scanned.entries, listed, files, scanned.ownedContents);
   for (const p of kept) listed.delete(p);
   const adopted = await identicalUnlisted(target, scanned.entries, listed, files);
-  const existing: ExistingOutput = { ...scanned, ownedPaths: [...listed.keys(), ...adopted], kept };
+  const existing: ExistingOutput = { ...scanned, ownedPaths: [...listed.keys(), ...adopted], kept, edited };
   const compare = pathsToCompare(existing, files);
   const contents = await Promise.all(compare.map((p) => readFile(path.join(target.path, p))));
   compare.forEach((p, i) => existing.ownedContents.set(p, contents[i]));
@@ -425,9 +425,10 @@ async function unprovenRemovals(
   listed: ReadonlyMap<string, string | undefined>,
   files: OutputFiles,
   contents: Map<string, Buffer>,
-): Promise<string[]> {
+): Promise<{ kept: string[]; edited: string[] }> {
   const candidates = [...listed.keys()].filter((p) => !files.has(p) && entries.has(p) && entries.get(p)!.type !== 'dir');
   const unproven = new Set<string>();
+  const edited = new Set<string>();
   await inPool(candidates, async (p) => {
     const digest = listed.get(p);
     if (entries.get(p)!.type === 'file' && digest !== undefined) {
@@ -436,10 +437,11 @@ async function unprovenRemovals(
         contents.set(p, bytes);
         return;
       }
+      if (beginsAsGenerated(bytes)) edited.add(p);
     }
     unproven.add(p);
   });
-  return candidates.filter((p) => unproven.has(p));
+  return { kept: candidates.filter((p) => unproven.has(p)), edited: candidates.filter((p) => edited.has(p)) };
 }
 
 /** The warning for listed files kept because they could not be shown to be capi-gitops' own. */
@@ -450,6 +452,18 @@ function keptWarning(target: Target, kept: readonly string[]): string[] {
     `kept ${shown} in ${target.path}: the ownership index lists ${kept.length === 1 ? 'it' : 'them'} as written by capi-gitops, ` +
       'but the bytes are not the ones it recorded (edited since, or the index was changed), so this run did not remove ' +
       `${kept.length === 1 ? 'it' : 'them'} and no longer manages ${kept.length === 1 ? 'it' : 'them'}; delete what you do not need`,
+  ];
+}
+
+/** The warning for files the tool did not write where Argo CD or Flux read (check's `extra` to remove by hand). */
+function unwrittenWarning(target: Target, unwritten: readonly string[]): string[] {
+  if (unwritten.length === 0) return [];
+  const one = unwritten.length === 1;
+  const shown = unwritten.slice(0, 10).join(', ') + (unwritten.length > 10 ? `, … (${unwritten.length} files)` : '');
+  return [
+    `left ${shown} in ${target.path}: capi-gitops did not write ${one ? 'it' : 'them'} (not in the ownership index), ` +
+      `and Argo CD or Flux may still apply ${one ? 'its directory' : 'their directories'}, one a render writes or wrote into; ` +
+      `remove ${one ? 'it' : 'them'}`,
   ];
 }
 
@@ -708,7 +722,7 @@ async function writeLocked(
 ): Promise<WriteSummary> {
   const existing = await readExisting(target, files);
   const plan = planWrite(existing, files, known?.digests);
-  const warnings = [...leftoverWarnings, ...keptWarning(target, existing.kept ?? [])];
+  const warnings = [...leftoverWarnings, ...keptWarning(target, existing.kept ?? []), ...unwrittenWarning(target, plan.unwritten)];
   const summary = writeSummary(target, plan, warnings, await previousContents(target, existing, plan));
   if (!plan.changed && target.exists) {
     for (const file of alongside) await file.commit();
@@ -882,11 +896,20 @@ export class OutputStage {
       const pathProblems = filePathProblems(this.files.keys());
       if (pathProblems.length > 0) throw new CapiGitopsError(pathProblems);
       const existing = await scanExisting(target);
-      existing.sameAsNew = await this.sameAsBefore(target, existing);
       // planWrite reads only the paths of these files: sameAsNew tells which are unchanged and the digests give the index
       const files = new Map([...this.files.keys()].map((p) => [p, EMPTY]));
+      // as writeOutput does: a listed file this run would remove is kept unless proven the tool's own
+      if (existing.indexText !== undefined) {
+        const listed = parseIndexEntries(existing.indexText, path.join(target.path, INDEX_FILE));
+        const { kept, edited } = await unprovenRemovals(target, existing.entries, listed, files, existing.ownedContents);
+        existing.ownedPaths = existing.ownedPaths?.filter((p) => !kept.includes(p));
+        existing.kept = kept;
+        existing.edited = edited;
+      }
+      existing.sameAsNew = await this.sameAsBefore(target, existing);
       const plan = planWrite(existing, files, new Map([...this.files].map(([p, f]) => [p, f.digest])));
-      const summary = writeSummary(target, plan, stage.warnings, await previousContents(target, existing, plan));
+      const warnings = [...stage.warnings, ...keptWarning(target, existing.kept ?? []), ...unwrittenWarning(target, plan.unwritten)];
+      const summary = writeSummary(target, plan, warnings, await previousContents(target, existing, plan));
       if (!plan.changed && target.exists) {
         await rm(tmp, { recursive: true, force: true });
         for (const file of alongside) await file.commit();

@@ -5,11 +5,12 @@
  */
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { INDEX_FILE, ancestors } from '../layout/output-paths.js';
+import { INDEX_FILE } from '../layout/output-paths.js';
 import { README_FILE } from '../layout/index.js';
-import { formatIndex, parseIndexEntries, provenOwned } from '../output/ownership-index.js';
+import { formatIndex, parseIndexEntries, parseKeptDirectories, provenOwned } from '../output/ownership-index.js';
 import { sha256Hex } from '../core/digest.js';
 import { exists, scanTree, type TreeEntry } from '../output/tree.js';
+import { unwrittenFiles } from '../output/unwritten-files.js';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { outputLockPath } from '../output/write-guard.js';
 
@@ -55,11 +56,6 @@ const NOT_OURS = 'not written by capi-gitops (it is not in the ownership index);
 const NO_LONGER_OURS =
   'written by an earlier render and not by this one, but changed since (its sha256 is not the one the ownership index recorded, ' +
   'or the index records none); render keeps it and stops managing it, so remove it';
-
-/** A hidden entry (`.gitkeep`, `.git`, the ownership index, …) is tooling, never a manifest or an object. */
-export function isHidden(rel: string): boolean {
-  return rel.split('/').some((segment) => segment.startsWith('.'));
-}
 
 async function outputEntries(directory: string): Promise<Map<string, TreeEntry>> {
   const st = await lstat(directory).catch(() => undefined);
@@ -164,19 +160,19 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
   });
 
   // Extra: what the last render wrote and this one does not, and any visible file in a
-  // directory this render writes into (kustomize, Argo CD and Flux read those directories).
-  const ownedDirectories = new Set(['', ...rendered.flatMap(ancestors)]);
-  for (const [p, entry] of entries) {
-    if (entry.type === 'dir' || p === INDEX_FILE || files.has(p)) continue;
-    const parent = ancestors(p).at(-1) ?? '';
-    if (written.has(p)) {
-      const bytes = stale.get(p);
-      // render removes only what it proves its own (output/write.ts), as this says
-      if (bytes && provenOwned(bytes, written.get(p))) add(p, 'extra');
-      else problems.push({ path: p, status: 'extra', reason: NO_LONGER_OURS, removeByHand: true });
-    } else if (!isHidden(p) && ownedDirectories.has(parent))
-      problems.push({ path: p, status: 'extra', reason: NOT_OURS, removeByHand: true });
+  // directory this render writes into or an earlier one wrote into (a removed cluster's):
+  // kustomize, Argo CD and Flux read those directories.
+  const notDirectories = [...entries].filter(([p, entry]) => entry.type !== 'dir' && p !== INDEX_FILE && !files.has(p)).map(([p]) => p);
+  for (const p of notDirectories) {
+    if (!written.has(p)) continue;
+    const bytes = stale.get(p);
+    // render removes only what it proves its own (output/write.ts), as this says
+    if (bytes && provenOwned(bytes, written.get(p))) add(p, 'extra');
+    else problems.push({ path: p, status: 'extra', reason: NO_LONGER_OURS, removeByHand: true });
   }
+  const keptDirectories = indexText === undefined ? [] : parseKeptDirectories(indexText);
+  for (const p of unwrittenFiles(notDirectories, rendered, written.keys(), keptDirectories))
+    problems.push({ path: p, status: 'extra', reason: NOT_OURS, removeByHand: true });
   if (problems.length === 0 && indexText !== formatIndex(files)) {
     problems.push({
       path: INDEX_FILE,

@@ -3,6 +3,7 @@ export { reviewChanges } from './review.js';
 export { contractSeries } from './contracts.js';
 export { afterRender, checkOutput, pathFlags, withoutPathFlags, type CheckReport, type CheckedFile } from './check.js';
 export { readOutputTree } from './read-tree.js';
+export { wiringRootNotes } from './wiring-roots.js';
 export { manifestAtRevision } from './git-revision.js';
 export { formatMarkdown, GITHUB_COMMENT_LIMIT } from './format-markdown.js';
 export { formatText } from './format-text.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { CapiGitopsError, DiagnosticBag } from '../core/diagnostics.js';
 import { scanTree } from '../output/tree.js';
 import { YamlBudget } from '../yaml/bounds.js';
-import { isHidden } from './check.js';
+import { isHidden } from '../output/unwritten-files.js';
 
 /**
  * The visible files of an output directory (relative path → text), as a review side. Hidden

@@ -7,7 +7,7 @@
  * deletes every object of its kind, so a reviewer must see these.
  */
 import { compareStrings } from '../core/diagnostics.js';
-import { isPlainObject, type KObject } from '../core/kobject.js';
+import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
 import { applicationSetLookups } from './applicationset-reach.js';
 import type { DeletionFinding, DestinationFinding } from './types.js';
 
@@ -142,6 +142,17 @@ function guardsOf(group: string, kind: string, obj: KObject): Map<DeletionFindin
   )
     guards.set('finalizer', 'no resources finalizer');
   return guards;
+}
+
+/**
+ * For an Argo CD Application or a Flux Kustomization: the guard that keeps what it applied when it
+ * is deleted (`deletionPolicy: Orphan`, no resources finalizer), undefined when it has none.
+ * Undefined for other objects too: they apply nothing.
+ */
+export function keepsAppliedOnDeletion(obj: KObject): string | undefined {
+  const group = apiGroup(obj.apiVersion);
+  const guards = guardsOf(group, obj.kind, obj);
+  return guards.get('deletion-policy') ?? guards.get('finalizer');
 }
 
 /** What deleting the object, or the Application or Kustomization, now takes with it. */

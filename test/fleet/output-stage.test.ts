@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { OutputStage, writeOutput } from '../../src/output/write.js';
 import { sha256Hex } from '../../src/core/digest.js';
+import { GENERATED_COMMENT } from '../../src/layout/provenance.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
 
@@ -36,9 +37,10 @@ test('files staged one by one, and a held file placed later, appear together at 
 
 test('a commit that changes nothing writes nothing: every file keeps its inode; files not staged again are removed, others carried', async () => {
   const out = path.join(tempDir(), 'out');
+  // as capi-gitops writes them: only such a file is removed once no run produces it (output/ownership-index.ts provenOwned)
   const files = new Map([
     ['a/x.yaml', 'kind: X\n'],
-    ['b/y.yaml', 'kind: Y\n'],
+    ['b/y.yaml', `${GENERATED_COMMENT}kind: Y\n`],
   ]);
   await writeOutput(out, files);
   const inode = (f: string) => statSync(path.join(out, f)).ino;

@@ -596,10 +596,46 @@ test('write: a run killed between the two renames left only the backup: the next
     mkdirSync(path.dirname(backup));
     execFileSync('mv', [ws.out, backup]);
     const summary = await writeOutput(ws.out, new Map([...FILES, ['new.yaml', 'n: 1\n']]));
-    assert.deepEqual(summary.warnings, []);
+    // nothing about the backup: only the file the tool did not write, which it leaves
+    assert.deepEqual(
+      summary.warnings.map((w) => w.split(':')[0]),
+      [`left notes.txt in ${ws.out}`],
+    );
     assert.deepEqual(summary.written, ['new.yaml']);
     assert.equal(readFileSync(path.join(ws.out, 'notes.txt'), 'utf8'), 'mine\n');
     assert.deepEqual(siblings(ws.parent), ['out']);
+  } finally {
+    ws.done();
+  }
+});
+
+test('write: a file the tool did not write, in a directory this run writes or the last one wrote into, is named in warnings and left; one in a directory of its own is not named', async () => {
+  const ws = workspace();
+  try {
+    const old = new Map([
+      ['gone/kustomization.yaml', generated('resources: [a.yaml]\n')],
+      ['gone/a.yaml', generated('a: 1\n')],
+      ['kept/b.yaml', generated('b: 1\n')],
+    ]);
+    await writeOutput(ws.out, old);
+    put(ws.out, 'gone/team.yaml', 'team: 1\n');
+    put(ws.out, 'kept/team.yaml', 'team: 2\n');
+    put(ws.out, 'kept/mine/own.yaml', 'own: 1\n');
+    put(ws.out, 'kept/.gitkeep', '');
+    const summary = await writeOutput(ws.out, new Map([['kept/b.yaml', generated('b: 1\n')]]));
+    assert.deepEqual(summary.removed, ['gone/a.yaml', 'gone/kustomization.yaml']);
+    assert.equal(summary.warnings.length, 1, summary.warnings.join('\n'));
+    assert.match(summary.warnings[0]!, /^left gone\/team\.yaml, kept\/team\.yaml in .*: capi-gitops did not write them/);
+    for (const file of ['gone/team.yaml', 'kept/team.yaml', 'kept/mine/own.yaml']) assert.ok(existsSync(path.join(ws.out, file)), file);
+    // the index records gone/ as an earlier render's, so the next run still names its file
+    const again = await writeOutput(ws.out, new Map([['kept/b.yaml', generated('b: 1\n')]]));
+    assert.match(again.warnings.join('\n'), /^left gone\/team\.yaml, kept\/team\.yaml in /);
+    rmSync(path.join(ws.out, 'gone/team.yaml'));
+    rmSync(path.join(ws.out, 'kept/team.yaml'));
+    const clean = await writeOutput(ws.out, new Map([['kept/b.yaml', generated('b: 1\n')]]));
+    assert.deepEqual(clean.warnings, []);
+    assert.ok(!existsSync(path.join(ws.out, 'gone')), 'emptied by hand, the directory an earlier render wrote goes');
+    assert.equal(readFileSync(path.join(ws.out, INDEX_FILE), 'utf8'), formatIndex(new Map([['kept/b.yaml', generated('b: 1\n')]])));
   } finally {
     ws.done();
   }

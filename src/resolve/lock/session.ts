@@ -50,6 +50,8 @@ export interface LockSessionOptions {
   acceptDigests?: readonly string[];
   /** A fleet judges the `--accept-digest` names across all its clusters (fleetAcceptNameProblems), not per cluster. */
   acceptNamesJudgedByFleet?: boolean;
+  /** A fleet cluster no entry of the fleet's lock lists (added, or renamed): what is new is the cluster, not its components. */
+  unlistedCluster?: string;
 }
 
 export interface SharedBlobs {
@@ -171,7 +173,12 @@ export class LockSession {
   private unanswered(request: LockRequest | undefined, provider?: ProviderObject): string {
     const entry = request && findLockEntry(this.options.previous, request);
     const label = lockEntryLabel(request ?? { kind: provider!.kind, name: provider!.name });
-    if (request === undefined || entry === undefined) return `+ ${label} (not in the lockfile)`;
+    if (request === undefined || entry === undefined) {
+      const cluster = this.options.unlistedCluster;
+      return cluster === undefined
+        ? `+ ${label} (not in the lockfile)`
+        : `+ ${label} for cluster ${cluster}, which the lockfile does not list (a cluster added or renamed)`;
+    }
     // an exact version asked for is the version the lock would move to
     const exact = /^v\d+\.\d+\.\d+$/.test(request.requestedVersion) ? request.requestedVersion : undefined;
     const changed = [

@@ -1,0 +1,140 @@
+/**
+ * The wiring's roots that a write removed or created. A root (Flux's root Kustomization, Argo CD's
+ * app-of-apps) syncs its own directory and is applied once by hand, so Git alone neither starts a
+ * new one nor stops an old one: when a cluster leaves the output (removed, renamed, or a
+ * single-cluster tree become a fleet) its root and what the root applied stay in the management
+ * cluster, failing on a path Git no longer has; a new cluster is not reconciled until its root is
+ * applied. These notes say what to run.
+ */
+import { posix } from 'node:path';
+import { compareStrings } from '../core/diagnostics.js';
+import { apiGroup, type KObject } from '../core/kobject.js';
+import { shellWord } from '../core/shell.js';
+import { repositoryPath } from '../layout/wiring.js';
+import { parseArtifact } from '../yaml/parse.js';
+import { keepsAppliedOnDeletion } from './wiring.js';
+
+const ROOT_KINDS = new Map([
+  ['kustomize.toolkit.fluxcd.io', 'Kustomization'],
+  ['argoproj.io', 'Application'],
+]);
+const WIRING_GROUP = /(^|\.)(fluxcd\.io|argoproj\.io)$/;
+
+interface FileObject {
+  file: string;
+  object: KObject;
+}
+
+/** The GitOps objects of files (Flux's and Argo CD's); a file that does not parse is left out: these are notes. */
+function wiringObjects(files: ReadonlyMap<string, string>): FileObject[] {
+  const found: FileObject[] = [];
+  for (const [file, text] of files) {
+    if (!file.endsWith('.yaml') || posix.basename(file) === 'kustomization.yaml') continue;
+    let objects: KObject[];
+    try {
+      objects = parseArtifact(text, { source: file });
+    } catch {
+      continue;
+    }
+    for (const object of objects) if (WIRING_GROUP.test(apiGroup(object.apiVersion))) found.push({ file, object });
+  }
+  return found;
+}
+
+/** Whether the object is a root: an Application or Kustomization that syncs the directory its own file is in. */
+function isRoot({ file, object }: FileObject): boolean {
+  if (ROOT_KINDS.get(apiGroup(object.apiVersion)) !== object.kind) return false;
+  const spec = object.spec as { path?: unknown; source?: { path?: unknown } } | undefined;
+  const synced = object.kind === 'Kustomization' ? spec?.path : spec?.source?.path;
+  const directory = posix.dirname(file);
+  if (typeof synced !== 'string' || directory === '.') return false;
+  const p = repositoryPath(synced);
+  return p === directory || p.endsWith(`/${directory}`);
+}
+
+const identity = ({ object }: FileObject) =>
+  [apiGroup(object.apiVersion), object.kind, object.metadata.namespace ?? '', object.metadata.name ?? ''].join('/');
+
+const described = ({ object }: FileObject) =>
+  `${object.kind} ${[object.metadata.namespace, object.metadata.name].filter(Boolean).join('/')}`;
+
+/** kubectl's `<kind>.<group>/<name>`: unambiguous whichever other CRDs the cluster has. */
+const resource = ({ object }: FileObject) => `${object.kind.toLowerCase()}.${apiGroup(object.apiVersion)}/${object.metadata.name ?? ''}`;
+
+/**
+ * What happened to a wiring directory, from the paths of the tree that no longer (or not yet) has
+ * its root: `cluster us-2 left the output`, `flux/ is new in the output`, `flux/ has a new root`.
+ */
+function whatHappened(directory: string, otherTree: ReadonlySet<string>, change: 'left' | 'new'): string {
+  const cluster = /^clusters\/([^/]+)\//.exec(`${directory}/`)?.[1];
+  const prefix = cluster === undefined ? `${directory}/` : `clusters/${cluster}/`;
+  const subject = cluster === undefined ? `${directory}/` : `cluster ${cluster}`;
+  if (![...otherTree].some((p) => p.startsWith(prefix)))
+    return change === 'left' ? `${subject} left the output` : `${subject} is new in the output`;
+  return change === 'left' ? `${directory}/ no longer has its root` : `${directory}/ has a new root`;
+}
+
+export interface WrittenTrees {
+  /** Files the write removed, with their bytes before it. */
+  removed: ReadonlyMap<string, string>;
+  /** Files the write created (none at that path before), and how to read one. */
+  created: { paths: readonly string[]; read: (file: string) => string };
+  /** Every file of the new tree. */
+  newPaths: ReadonlySet<string>;
+  /** Every file of the tree before the write. */
+  oldPaths: ReadonlySet<string>;
+  /** Whether the output held a render before (a first render's README says to apply the roots). */
+  renderedBefore: boolean;
+  /** A file's path as the user gives it to kubectl (the output directory as given, joined). */
+  shown: (file: string) => string;
+}
+
+/** One note per root the write removed (what to delete in the management cluster) and per root it created (what to apply once). */
+export function wiringRootNotes(trees: WrittenTrees): string[] {
+  // a root's file is named after its kind (layout/names.ts objectFileName): only those are read,
+  // then the other files of a removed root's directory (never a removed cluster's CRDs)
+  const rootLike = (p: string) => /^(kustomization|application)-.*\.yaml$/.test(posix.basename(p));
+  const removedRoots = wiringObjects(new Map([...trees.removed].filter(([p]) => rootLike(p)))).filter(isRoot);
+  const rootDirectories = new Set(removedRoots.map((r) => posix.dirname(r.file)));
+  const removed = wiringObjects(new Map([...trees.removed].filter(([p]) => rootDirectories.has(posix.dirname(p)))));
+  const created = wiringObjects(new Map(trees.created.paths.filter(rootLike).map((p) => [p, trees.created.read(p)])));
+  const stillThere = new Set(created.map(identity));
+  const notes: string[] = [];
+  for (const root of removed.filter(isRoot).filter((r) => !stillThere.has(identity(r)))) {
+    const directory = posix.dirname(root.file);
+    // the root first: deleted after its Applications or Kustomizations, it could apply them again
+    const gone = removed.filter((o) => posix.dirname(o.file) === directory && !stillThere.has(identity(o)) && o !== root);
+    const appliers = [root, ...gone.filter((o) => ROOT_KINDS.get(apiGroup(o.object.apiVersion)) === o.object.kind)];
+    const rest = gone.filter((o) => !appliers.includes(o)).sort((a, b) => compareStrings(resource(a), resource(b)));
+    const objects = [...appliers.slice(0, 1), ...appliers.slice(1).sort((a, b) => compareStrings(resource(a), resource(b))), ...rest];
+    const namespaces = [...new Set(objects.map((o) => o.object.metadata.namespace ?? ''))];
+    const commands = namespaces.map(
+      (ns) =>
+        `kubectl delete${ns ? ` -n ${shellWord(ns)}` : ''} ${objects
+          .filter((o) => (o.object.metadata.namespace ?? '') === ns)
+          .map((o) => shellWord(resource(o)))
+          .join(' ')}`,
+    );
+    const unguarded = appliers.filter((o) => keepsAppliedOnDeletion(o.object) === undefined);
+    const guards = [...new Set(appliers.map((o) => keepsAppliedOnDeletion(o.object)).filter((g) => g !== undefined))];
+    const safety =
+      unguarded.length === 0
+        ? `which is safe: ${appliers.length === 1 ? 'it has' : 'each has'} ${guards.join(' or ')}, so what ${appliers.length === 1 ? 'it' : 'they'} applied stays`
+        : `but deleting ${unguarded.map(described).join(', ')} deletes what ${unguarded.length === 1 ? 'it' : 'they'} applied too`;
+    const others = objects.length - 1;
+    const also = others === 0 ? '' : ` and the ${others} other object${others === 1 ? '' : 's'} of ${directory}/`;
+    notes.push(
+      `${whatHappened(directory, trees.newPaths, 'left')}, but its root ${described(root)} (applied by hand)${also} ` +
+        `${others === 0 ? 'stays' : 'stay'} in the management cluster, failing on a path Git no longer has; ` +
+        `delete ${others === 0 ? 'it' : 'them'} there, ${safety}: ${commands.join('; ')}`,
+    );
+  }
+  if (!trees.renderedBefore) return notes;
+  for (const root of created.filter(isRoot)) {
+    notes.push(
+      `${whatHappened(posix.dirname(root.file), trees.oldPaths, 'new')}: after pushing, apply its root ${described(root)} ` +
+        `once (nothing reconciles it until then): kubectl apply -f ${shellWord(trees.shown(root.file))}`,
+    );
+  }
+  return notes;
+}

@@ -1,0 +1,125 @@
+/**
+ * A fleet cluster removed or renamed (or a single-cluster tree become a fleet): Git loses its
+ * wiring, but the root was applied by hand, so it and what it applied stay in the management
+ * cluster; a new cluster's root must be applied once. render says which objects to delete, and
+ * that it is safe only when each has the guard that keeps what it applied: Flux's
+ * `deletionPolicy: Orphan` (fluxcd/kustomize-controller docs/spec/v1/kustomizations.md, Deletion
+ * policy), Argo CD's Application without `resources-finalizer.argocd.argoproj.io`
+ * (argoproj/argo-cd docs/user-guide/app_deletion.md).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { exampleCopy, runCli } from '../helpers/cli.js';
+import { wiringRootNotes } from '../../src/review/wiring-roots.js';
+
+const CONFIG = 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\n';
+
+function fleetExample(config: string): { example: string; fleet: string; run: (...args: string[]) => ReturnType<typeof runCli> } {
+  const example = exampleCopy();
+  const fleet = path.join(example, 'management-cluster', 'fleet.yaml');
+  writeFileSync(fleet, config);
+  const run = async (...args: string[]) => await runCli([...args, '-f', 'management-cluster'], { cwd: example });
+  return { example, fleet, run };
+}
+
+const warnings = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('warning: '));
+
+test('render after a flux fleet cluster is removed and another renamed: one note per cluster gone, naming the kubectl delete of its root and Kustomizations (deletionPolicy Orphan), and the kubectl apply of the new root', async () => {
+  const flux = `${CONFIG}output: {layout: flux}\ngitops: {path: out}\nclusters:\n`;
+  const { example, fleet, run } = fleetExample(`${flux}- name: c1\n- name: c2\n- name: c3\n`);
+  const first = await run('render', '-o', 'out');
+  assert.equal(first.code, 0, first.stderr);
+  assert.deepEqual(warnings(first.stderr), [], 'a first render: the README says to apply the roots');
+
+  writeFileSync(fleet, `${flux}- name: c1\n- name: c4\n`);
+  assert.equal((await run('lock')).code, 0);
+  const render = await run('render', '-o', 'out');
+  assert.equal(render.code, 0, render.stderr);
+  const notes = warnings(render.stderr);
+  assert.equal(notes.length, 3, render.stderr);
+  for (const [i, cluster] of ['c2', 'c3'].entries()) {
+    const root = `capi-gitops-${cluster}`;
+    assert.match(
+      notes[i]!,
+      new RegExp(`^warning: cluster ${cluster} left the output, but its root Kustomization flux-system/${root} \\(applied by hand\\)`),
+    );
+    assert.match(notes[i]!, /which is safe: each has deletionPolicy: Orphan/);
+    const command = notes[i]!.slice(notes[i]!.indexOf('kubectl delete'));
+    const kustomization = (name: string) => `kustomization.kustomize.toolkit.fluxcd.io/${name}`;
+    // the root first, so it cannot apply a deleted child again
+    assert.equal(
+      command,
+      `kubectl delete -n flux-system ${kustomization(root)} ${['00-cert-manager', '01-cluster-api', '02-bootstrap-example', '03-control-plane-example', '04-infrastructure-example'].map((c) => kustomization(`${root}-${c}`)).join(' ')}`,
+    );
+  }
+  const apply = 'kubectl apply -f out/clusters/c4/flux/kustomization-capi-gitops-c4.yaml';
+  assert.match(
+    notes[2]!,
+    /^warning: cluster c4 is new in the output: after pushing, apply its root Kustomization flux-system\/capi-gitops-c4 once/,
+  );
+  assert.ok(notes[2]!.endsWith(apply), notes[2]);
+  assert.match(readFileSync(path.join(example, apply.split(' ').at(-1)!), 'utf8'), /name: "?capi-gitops-c4"?\n/);
+
+  const again = await run('render', '-o', 'out');
+  assert.deepEqual(warnings(again.stderr), [], 'told once, by the render that removed or added them');
+});
+
+test('render after an Argo CD fleet cluster is removed: the note names its root Application, the component Applications and the AppProject, safe as none has the resources finalizer', async () => {
+  const argocd = `${CONFIG}output: {layout: argocd}\ngitops: {path: out, values: {repoURL: https://git.example.com/platform.git}}\nclusters:\n`;
+  const { fleet, run } = fleetExample(`${argocd}- name: c1\n- name: c2\n`);
+  assert.equal((await run('render', '-o', 'out')).code, 0);
+  writeFileSync(fleet, `${argocd}- name: c1\n`);
+  assert.equal((await run('lock')).code, 0);
+  const render = await run('render', '-o', 'out');
+  assert.equal(render.code, 0, render.stderr);
+  const [note, ...more] = warnings(render.stderr);
+  assert.deepEqual(more, []);
+  assert.match(note!, /^warning: cluster c2 left the output, but its root Application argocd\/capi-gitops-c2 \(applied by hand\)/);
+  assert.match(note!, /which is safe: each has no resources finalizer/);
+  assert.match(
+    note!,
+    /kubectl delete -n argocd application\.argoproj\.io\/capi-gitops-c2 application\.argoproj\.io\/capi-gitops-c2-00-cert-manager .* appproject\.argoproj\.io\/capi-gitops-c2$/,
+  );
+});
+
+test('render of a single-cluster flux output become a fleet: the old root is to be deleted, each cluster root to be applied', async () => {
+  const { example, fleet, run } = fleetExample(`${CONFIG}output: {layout: flux}\ngitops: {path: out}\n`);
+  assert.equal((await run('render', '-o', 'out')).code, 0);
+  writeFileSync(fleet, `${CONFIG}output: {layout: flux}\ngitops: {path: out}\nclusters:\n- name: c1\n- name: c2\n`);
+  assert.equal((await run('lock')).code, 0);
+  const render = await run('render', '-o', 'out');
+  assert.equal(render.code, 0, render.stderr);
+  const notes = warnings(render.stderr);
+  assert.equal(notes.length, 3, render.stderr);
+  assert.match(notes[0]!, /^warning: flux\/ left the output, but its root Kustomization flux-system\/capi-gitops \(applied by hand\)/);
+  assert.match(notes[0]!, /kubectl delete -n flux-system kustomization\.kustomize\.toolkit\.fluxcd\.io\/capi-gitops kustomization/);
+  for (const [i, cluster] of ['c1', 'c2'].entries()) {
+    const file = `out/clusters/${cluster}/flux/kustomization-capi-gitops-${cluster}.yaml`;
+    assert.ok(notes[i + 1]!.endsWith(`kubectl apply -f ${file}`), notes[i + 1]);
+    assert.ok(existsSync(path.join(example, file)), file);
+  }
+});
+
+test('a removed root whose Kustomization keeps no deletionPolicy: Orphan (a chart of your own): the note does not call deleting it safe, and names it', () => {
+  const root = [
+    'apiVersion: kustomize.toolkit.fluxcd.io/v1',
+    'kind: Kustomization',
+    'metadata: {name: platform-eu, namespace: flux-system}',
+    'spec: {path: ./fleet/clusters/eu/flux, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}',
+  ].join('\n');
+  const notes = wiringRootNotes({
+    removed: new Map([['clusters/eu/flux/kustomization-platform-eu.yaml', root]]),
+    created: { paths: [], read: () => '' },
+    newPaths: new Set(['clusters/us/flux/kustomization-platform-us.yaml']),
+    oldPaths: new Set(['clusters/eu/flux/kustomization-platform-eu.yaml', 'clusters/us/flux/kustomization-platform-us.yaml']),
+    renderedBefore: true,
+    shown: (file) => file,
+  });
+  assert.deepEqual(notes, [
+    'cluster eu left the output, but its root Kustomization flux-system/platform-eu (applied by hand) stays in the management cluster, ' +
+      'failing on a path Git no longer has; delete it there, but deleting Kustomization flux-system/platform-eu deletes what it applied too: ' +
+      'kubectl delete -n flux-system kustomization.kustomize.toolkit.fluxcd.io/platform-eu',
+  ]);
+});
