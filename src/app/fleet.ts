@@ -102,6 +102,36 @@ export interface FleetResolution {
   problems?: ClusterDiagnostics;
 }
 
+/** A release is checked as a whole, whether a cluster runs it or not: versions resolvable, contracts compatible. */
+async function checkReleases(
+  fleet: ReturnType<typeof expandFleet>,
+  previous: Lockfile | undefined,
+  options: RenderOptions,
+  context: RunContext,
+  problems: ClusterDiagnostics,
+): Promise<void> {
+  await Promise.all(
+    [...fleet.releases.values()].map(async ({ release, manifest: onRelease }) => {
+      const { registry } = buildProviderRegistry(onRelease.config.repositories ?? [], onRelease.config.position);
+      const view = releaseLockView(previous, onRelease, registry);
+      // --frozen makes no request: a release the lock does not answer (no cluster runs it) is checked by runs without it
+      if (options.frozen && !view.complete) return;
+      try {
+        // every problem of the release is thrown together
+        await resolveCluster(context, onRelease, { ...options, frozen: false, collectAll: false }, { lock: view.lock });
+      } catch (err) {
+        if (!(err instanceof CapiGitopsError)) throw err;
+        for (const d of err.diagnostics)
+          problems.add(
+            d.object?.startsWith('release ')
+              ? d
+              : { ...d, ...releasePosition(release, d), object: `release ${release.name}${d.object ? `: ${d.object}` : ''}` },
+          );
+      }
+    }),
+  );
+}
+
 /** Resolves every cluster of a fleet, each from its part of the fleet's lock; one lock for all. */
 export async function resolveFleet(
   manifest: Manifest,
@@ -140,27 +170,7 @@ export async function resolveFleet(
       }
     }),
   );
-  // a release is checked as a whole, whether a cluster runs it or not: versions resolvable, contracts compatible
-  await Promise.all(
-    [...fleet.releases.values()].map(async ({ release, manifest: onRelease }) => {
-      const { registry } = buildProviderRegistry(onRelease.config.repositories ?? [], onRelease.config.position);
-      const view = releaseLockView(previous, onRelease, registry);
-      // --frozen makes no request: a release the lock does not answer (no cluster runs it) is checked by runs without it
-      if (options.frozen && !view.complete) return;
-      try {
-        // every problem of the release is thrown together
-        await resolveCluster(context, onRelease, { ...options, frozen: false, collectAll: false }, { lock: view.lock });
-      } catch (err) {
-        if (!(err instanceof CapiGitopsError)) throw err;
-        for (const d of err.diagnostics)
-          problems.add(
-            d.object?.startsWith('release ')
-              ? d
-              : { ...d, ...releasePosition(release, d), object: `release ${release.name}${d.object ? `: ${d.object}` : ''}` },
-          );
-      }
-    }),
-  );
+  await checkReleases(fleet, previous, options, context, problems);
   for (const warning of told.take()) options.onWarning?.(warning);
   const unresolved = [...resolutions.values()].some((r) => r.problems?.length);
   // --accept-digest names a component of any cluster (an overlay's provider), judged once for the fleet
