@@ -261,7 +261,7 @@ export class LockSession {
         entries.push(unpinned());
         return;
       }
-      const result = namesComponent(names, pin) ? acceptDigests(pin, artifacts) : { entry: pin, accepted: [] };
+      const result = namesComponent(names, pin) ? acceptDigests(pin, artifacts, this.lockDir) : { entry: pin, accepted: [] };
       accepted.push(...result.accepted);
       try {
         verifyLockedArtifacts(result.entry, artifacts, (sha256) => positionInFile(this.options.file, sha256));
