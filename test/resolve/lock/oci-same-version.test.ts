@@ -2,13 +2,15 @@
  * The lock against OCI artifacts in a real registry (docker-registry), where a release's
  * provenance is the manifest digest in each file's URL:
  * - `lock --accept-digest` records the URL the accepted bytes came from (the manifest fetched now),
- *   not the old manifest, whose layer is the rejected file.
+ *   not the old manifest, whose layer is the rejected file;
+ * - a provider moved to another mirror at the same version is held to the locked digests: other
+ *   bytes are refused as a re-tag is, the same bytes move quietly.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { runCli } from '../../helpers/cli.js';
+import { assertNoStackTrace, runCli } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/corpus-manifest.js';
 import { CORPUS_REPOSITORY } from '../../helpers/paths.js';
 import { pushArtifact, Registry, registrySkipReason, type PushFile } from '../../helpers/registry.js';
@@ -96,5 +98,73 @@ test(
     );
     const frozen = await s.run('render', '-o', 'out', '--frozen', '--offline');
     assert.equal(frozen.code, 0, frozen.stderr);
+  },
+);
+
+test(
+  'a provider moved to another mirror at the same version: the same bytes move quietly; other bytes are refused as a re-tag is, until lock --accept-digest takes them',
+  { skip },
+  async () => {
+    const s = site('mirror');
+    await pushArtifact(registry.url, 'mirror1/cluster-api', 'v1.10.4', release('cluster-api', 'core-components.yaml'));
+    await pushArtifact(registry.url, 'mirror2/cluster-api', 'v1.10.4', release('cluster-api', 'core-components.yaml'));
+    const changed = await pushArtifact(
+      registry.url,
+      'mirror3/cluster-api',
+      'v1.10.4',
+      release('cluster-api', 'core-components.yaml', rebuilt),
+    );
+    writeManifest(s.dir, { core: 'mirror1/cluster-api' });
+    const first = await s.run('render', '-o', 'out');
+    assert.equal(first.code, 0, first.stderr);
+
+    // a plain mirror move: identical files, the lock follows the source
+    writeManifest(s.dir, { core: 'mirror2/cluster-api' });
+    const moved = await s.run('render', '-o', 'out');
+    assert.equal(moved.code, 0, moved.stderr);
+    assert.doesNotMatch(moved.stderr, /error|warning/);
+    assert.match(s.lock(), new RegExp(`oci: http://${registry.host}/mirror2/cluster-api`));
+
+    // a mirror serving other content for v1.10.4
+    const lockBefore = s.lock();
+    writeManifest(s.dir, { core: 'mirror3/cluster-api' });
+    const newSha = changed.layers[1]!.digest.slice('sha256:'.length);
+    const oldSha = /core-components\.yaml\n\s+sha256: ([0-9a-f]{64})/.exec(lockBefore)![1]!;
+    const lines = lockBefore.split('\n');
+    const line = lines.findIndex((l) => l.includes(oldSha));
+    for (const args of [['render', '-o', 'out'], ['lock']]) {
+      const refused = await s.run(...args);
+      assert.equal(refused.code, 1, args.join(' '));
+      assertNoStackTrace(refused);
+      assert.ok(
+        refused.stderr.includes(
+          `capi-gitops.lock.yaml:${line + 1}:${lines[line]!.indexOf(oldSha) + 1}: error: cluster-api v1.10.4: core-components.yaml from oci://${registry.host}/mirror3/cluster-api@${changed.manifest.digest}#`,
+        ),
+        refused.stderr,
+      );
+      assert.ok(
+        refused.stderr.includes(
+          `has sha256 ${newSha}, but the lockfile recorded sha256 ${oldSha}; the source changed (oci http://${registry.host}/mirror2/cluster-api → oci http://${registry.host}/mirror3/cluster-api) but the version did not`,
+        ),
+        refused.stderr,
+      );
+      assert.match(refused.stderr, /hint: .*`capi-gitops lock -f providers\.yaml --cache-dir \S+ --accept-digest cluster-api`/);
+      assert.equal(s.lock(), lockBefore, 'nothing written');
+    }
+
+    // the hint, followed literally
+    const refused = await s.run('render', '-o', 'out');
+    const command = /`capi-gitops (lock [^`]+)`/.exec(refused.stderr)![1]!.split(' ');
+    const accepted = await runCli(command, { cwd: s.dir });
+    assert.equal(accepted.code, 0, accepted.stderr);
+    assert.match(
+      accepted.stdout,
+      new RegExp(
+        `accepted cluster-api v1\\.10\\.4 core-components\\.yaml from oci://${registry.host}/mirror3/cluster-api@${changed.manifest.digest}#\\S+ sha256 ${oldSha} → ${newSha}\\n`,
+      ),
+    );
+    assert.ok(s.lock().includes(`sha256: ${newSha}`));
+    const rendered = await s.run('render', '-o', 'out', '--frozen');
+    assert.equal(rendered.code, 0, rendered.stderr);
   },
 );
