@@ -226,7 +226,9 @@ export class LockSession {
         }
         if (locked && offline && remote) {
           throw new CapiGitopsError({
-            message: `--offline: ${fileName} of ${component.name} ${version} (sha256 ${locked.sha256}) is not in the cache`,
+            // the locked URL, not the provider, names the file: providers are one problem only where they share it
+            // (resolve.ts mergeSharedProblems)
+            message: `--offline: the locked ${fileName} (${version}, sha256 ${locked.sha256}) from ${locked.url} is not in the cache`,
             expected: 'every locked file in the cache',
             hint: 'run once without --offline (or `capi-gitops lock`) on a machine with network access to fill the cache, then retry',
           });

@@ -4,11 +4,12 @@
  * - `lock --accept-digest` records the URL the accepted bytes came from (the manifest fetched now),
  *   not the old manifest, whose layer is the rejected file;
  * - a provider moved to another mirror at the same version is held to the locked digests: other
- *   bytes are refused as a re-tag is, the same bytes move quietly.
+ *   bytes are refused as a re-tag is, the same bytes move quietly;
+ * - `--offline` with an empty cache tells each provider with its own repository at its own line.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { assertNoStackTrace, runCli } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/corpus-manifest.js';
@@ -166,5 +167,50 @@ test(
     assert.ok(s.lock().includes(`sha256: ${newSha}`));
     const rendered = await s.run('render', '-o', 'out', '--frozen');
     assert.equal(rendered.code, 0, rendered.stderr);
+  },
+);
+
+test(
+  '--offline with an empty cache: providers with their own OCI repositories are told each at its own fetchConfig.oci, though their metadata.yaml bytes are the same',
+  { skip },
+  async () => {
+    const s = site('offline');
+    await pushArtifact(registry.url, 'offline/cluster-api', 'v1.10.4', release('cluster-api', 'core-components.yaml'));
+    await pushArtifact(registry.url, 'offline/bootstrap-kubeadm', 'v1.10.4', release('bootstrap-kubeadm', 'bootstrap-components.yaml'));
+    await pushArtifact(
+      registry.url,
+      'offline/control-plane-kubeadm',
+      'v1.10.4',
+      release('control-plane-kubeadm', 'control-plane-components.yaml'),
+    );
+    writeManifest(s.dir, {
+      core: 'offline/cluster-api',
+      bootstrap: 'offline/bootstrap-kubeadm',
+      controlPlane: 'offline/control-plane-kubeadm',
+    });
+    const locked = await s.run('lock');
+    assert.equal(locked.code, 0, locked.stderr);
+
+    const empty = path.join(s.dir, 'empty-cache');
+    const offline = await runCli(['render', '-f', 'providers.yaml', '-o', 'out', '--frozen', '--offline', '--cache-dir', empty], {
+      cwd: s.dir,
+    });
+    assert.equal(offline.code, 1);
+    const manifest = readFileSync(path.join(s.dir, 'providers.yaml'), 'utf8').split('\n');
+    const ociLine = (repository: string) => manifest.findIndex((l) => l.endsWith(`/${repository}`)) + 1;
+    for (const [object, repository] of [
+      ['CoreProvider/capi-system/cluster-api', 'offline/cluster-api'],
+      ['BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm', 'offline/bootstrap-kubeadm'],
+      ['ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm', 'offline/control-plane-kubeadm'],
+    ]) {
+      assert.match(
+        offline.stderr,
+        new RegExp(
+          `providers\\.yaml:${ociLine(repository!)}:\\d+: error: ${object}: spec\\.fetchConfig\\.oci: --offline: the locked metadata\\.yaml \\(v1\\.10\\.4, sha256 [0-9a-f]{64}\\) from oci://${registry.host}/${repository}@sha256:[0-9a-f]{64}#\\S+ is not in the cache`,
+        ),
+      );
+    }
+    assert.match(offline.stderr, /3 problems; nothing was written/);
+    assert.ok(!existsSync(path.join(s.dir, 'out')));
   },
 );
