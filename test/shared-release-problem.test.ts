@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { FakeGitHub, corpusReleases } from './helpers/fake-github.js';
 import { tempDir, writeTempManifest } from './helpers/corpus-manifest.js';
 import { rejection } from './helpers/assertions.js';
+import { runCli } from './helpers/cli.js';
 import { ArtifactCache } from '../src/sources/cache.js';
 import { renderOutput } from '../src/app/run.js';
 import path from 'node:path';
@@ -176,4 +177,25 @@ test('metadata.yaml missing from that GitLab package (HTTP 404): requested once,
   assert.equal(shared.length, 1, JSON.stringify(problems, null, 2));
   for (const [kind, name, namespace] of GITLAB_PROVIDERS)
     assert.ok(shared[0]!.object?.includes(`${kind}/${namespace}/${name}`), `${kind} in ${shared[0]!.object}`);
+});
+
+test('--offline with an empty cache, the core, kubeadm bootstrap and control plane locked from kubernetes-sigs/cluster-api v1.12.0: their one metadata.yaml missing is one problem naming the three providers', async () => {
+  const github = await FakeGitHub.start({
+    'kubernetes-sigs/cluster-api': corpusReleases(['cluster-api', 'bootstrap-kubeadm', 'control-plane-kubeadm']),
+  });
+  try {
+    const dir = writeTempManifest({ 'providers.yaml': manifest('v1.12.0') });
+    const env = { ...process.env, GITHUB_TOKEN: 'ghp_shared_release_token' };
+    const run = (cache: string, ...args: string[]) =>
+      runCli([...args, '-f', dir, '--cache-dir', path.join(dir, cache), '--github-api-url', github.apiUrl], { env });
+    const locked = await run('cache', 'lock');
+    assert.equal(locked.code, 0, locked.stderr);
+    const offline = await run('empty-cache', 'render', '-o', path.join(dir, 'out'), '--frozen', '--offline');
+    assert.equal(offline.code, 1);
+    const misses = offline.stderr.split('\n').filter((line) => / error: .*--offline: the locked metadata\.yaml /.test(line));
+    assert.equal(misses.length, 1, offline.stderr);
+    assert.match(misses[0]!, new RegExp(`^\\S*providers\\.yaml:1:1: error: ${PROVIDERS.join(', ')}: `));
+  } finally {
+    await github.close();
+  }
 });

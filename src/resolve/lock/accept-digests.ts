@@ -7,6 +7,8 @@
  * holding the accepted digest is committed.
  */
 import type { Diagnostic } from '../../core/diagnostics.js';
+import type { Artifact } from '../../sources/source.js';
+import { portableUrl } from './build.js';
 import { lockEntryLabel, type LockEntry, type LockIdentity, type Lockfile } from './types.js';
 
 /** One accepted file: what the lock said and what the release serves now. */
@@ -61,21 +63,35 @@ export function fleetAcceptNameProblems(names: readonly string[], locks: readonl
 
 /**
  * The pin with the digests of `artifacts` for the files whose sha256 differs, and what was
- * accepted; files the lock does not list are left to the usual check.
+ * accepted; files the lock does not list are left to the usual check. An accepted entry records
+ * every file's URL as fetched now, as a resolve would: an OCI artifact's URL names the manifest
+ * digest, and the old manifest holds the rejected file.
  */
 export function acceptDigests(
   pin: LockEntry,
-  artifacts: readonly { name: string; sha256: string }[],
+  artifacts: readonly Pick<Artifact, 'name' | 'sha256' | 'url'>[],
+  lockDir: string,
 ): { entry: LockEntry; accepted: AcceptedDigest[] } {
   const accepted: AcceptedDigest[] = [];
+  for (const file of pin.files) {
+    const fetched = artifacts.find((artifact) => artifact.name === file.name);
+    if (fetched === undefined || fetched.sha256.toLowerCase() === file.sha256.toLowerCase()) continue;
+    const url = portableUrl(fetched.url, lockDir);
+    accepted.push({
+      label: lockEntryLabel(pin),
+      version: pin.version,
+      file: file.name,
+      url,
+      from: file.sha256,
+      to: fetched.sha256.toLowerCase(),
+    });
+  }
+  if (accepted.length === 0) return { entry: pin, accepted };
   const files = pin.files.map((file) => {
     const fetched = artifacts.find((artifact) => artifact.name === file.name);
-    if (fetched === undefined || fetched.sha256.toLowerCase() === file.sha256.toLowerCase()) return file;
-    const to = fetched.sha256.toLowerCase();
-    accepted.push({ label: lockEntryLabel(pin), version: pin.version, file: file.name, url: file.url, from: file.sha256, to });
-    return { ...file, sha256: to };
+    return fetched === undefined ? file : { ...file, url: portableUrl(fetched.url, lockDir), sha256: fetched.sha256.toLowerCase() };
   });
-  return { entry: accepted.length > 0 ? { ...pin, files } : pin, accepted };
+  return { entry: { ...pin, files }, accepted };
 }
 
 /** A fleet's clusters share components: each accepted file once. */

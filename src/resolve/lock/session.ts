@@ -27,7 +27,7 @@ import {
   sourceKey,
 } from './request.js';
 import { findLockEntry, lockEntryLabel, type LockEntry, type Lockfile, type LockRequest } from './types.js';
-import { verifyLockedArtifacts } from './verify.js';
+import { digestMismatch, verifyLockedArtifacts, type LockedDigestPosition, type SourceChange } from './verify.js';
 import { readFileSync } from 'node:fs';
 import { lineColumnAt } from '../../yaml/parse.js';
 import { acceptDigests, acceptNameProblems, namesComponent, type AcceptedDigest } from './accept-digests.js';
@@ -233,7 +233,9 @@ export class LockSession {
         }
         if (locked && offline && remote) {
           throw new CapiGitopsError({
-            message: `--offline: ${fileName} of ${component.name} ${version} (sha256 ${locked.sha256}) is not in the cache`,
+            // the locked URL, not the provider, names the file: providers are one problem only where they share it
+            // (resolve.ts mergeSharedProblems)
+            message: `--offline: the locked ${fileName} (${version}, sha256 ${locked.sha256}) from ${locked.url} is not in the cache`,
             expected: 'every locked file in the cache',
             hint: 'run once without --offline (or `capi-gitops lock`) on a machine with network access to fill the cache, then retry',
           });
@@ -265,10 +267,24 @@ export class LockSession {
     // the pin, with the digests --accept-digest takes from the files fetched; without one, the new entry
     const add = (pin: LockEntry | undefined, artifacts: Pick<Artifact, 'name' | 'sha256' | 'url'>[], unpinned: () => LockEntry) => {
       if (!pin) {
-        entries.push(unpinned());
+        const entry = unpinned();
+        const before = findLockEntry(this.options.previous, entry);
+        // resolved anew (its source or requested version changed) to the version the lock holds: the same release, the same bytes
+        if (before?.version === entry.version) {
+          const moved =
+            sourceKey(before.source) === sourceKey(entry.source)
+              ? undefined
+              : { from: sourceKey(before.source), to: sourceKey(entry.source) };
+          const result = sameReleaseDigests(before, entry, artifacts, moved, namesComponent(names, entry), (sha256) =>
+            positionInFile(this.options.file, sha256),
+          );
+          accepted.push(...result.accepted);
+          result.problems.forEach((problem) => bag.add(problem));
+        }
+        entries.push(entry);
         return;
       }
-      const result = namesComponent(names, pin) ? acceptDigests(pin, artifacts) : { entry: pin, accepted: [] };
+      const result = namesComponent(names, pin) ? acceptDigests(pin, artifacts, this.lockDir) : { entry: pin, accepted: [] };
       accepted.push(...result.accepted);
       try {
         verifyLockedArtifacts(result.entry, artifacts, (sha256) => positionInFile(this.options.file, sha256));
@@ -304,6 +320,41 @@ export class LockSession {
       ...(names.length > 0 ? { accepted } : {}),
     };
   }
+}
+
+/**
+ * A component resolved anew to the version its old lock entry holds, against that entry: a file of
+ * the same name with another sha256 is refused as a re-tag is, unless `accepting`
+ * (`--accept-digest`); the same bytes (a mirror move) pass.
+ */
+function sameReleaseDigests(
+  before: LockEntry,
+  entry: LockEntry,
+  artifacts: readonly Pick<Artifact, 'name' | 'sha256' | 'url'>[],
+  moved: SourceChange | undefined,
+  accepting: boolean,
+  where: LockedDigestPosition,
+): { problems: Diagnostic[]; accepted: AcceptedDigest[] } {
+  const problems: Diagnostic[] = [];
+  const accepted: AcceptedDigest[] = [];
+  for (const artifact of artifacts) {
+    const locked = before.files.find((file) => file.name === artifact.name);
+    const problem = locked && digestMismatch(locked, artifact, entry, moved);
+    if (!locked || !problem) continue;
+    if (!accepting) problems.push({ ...where(locked.sha256), ...problem });
+    else {
+      const url = entry.files.find((file) => file.name === artifact.name)?.url ?? artifact.url;
+      accepted.push({
+        label: lockEntryLabel(entry),
+        version: entry.version,
+        file: locked.name,
+        url,
+        from: locked.sha256,
+        to: artifact.sha256.toLowerCase(),
+      });
+    }
+  }
+  return { problems, accepted };
 }
 
 /** Identifies a provider across manifest, lock and plan. */

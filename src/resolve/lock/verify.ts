@@ -6,25 +6,36 @@ import { lockEntryLabel, type LockedFile, type LockEntry } from './types.js';
 /** Names the component a file belongs to in messages. */
 export type DigestSubject = Pick<LockEntry, 'kind' | 'name' | 'version'>;
 
+/** A provider resolved anew from another source (`from` → `to`, as sourceKey spells them) to the locked version. */
+export interface SourceChange {
+  from: string;
+  to: string;
+}
+
 /**
  * The problem when `actualSha256` is not the digest the lock recorded for the file; the hint names
- * the command that accepts the new file for this component only (lock/accept-digests.ts).
+ * the command that accepts the new file for this component only (lock/accept-digests.ts). With
+ * `moved`, the file came from a new source for the version the old one was locked at.
  */
 export function digestMismatch(
   file: LockedFile,
   fetched: Pick<Artifact, 'name' | 'sha256' | 'url'>,
   subject: DigestSubject,
+  moved?: SourceChange,
 ): Diagnostic | undefined {
   const actual = fetched.sha256.toLowerCase();
   if (actual === file.sha256.toLowerCase()) return undefined;
+  const label = lockEntryLabel(subject);
+  const why = moved
+    ? `the source changed (${moved.from} → ${moved.to}) but the version did not, and the new source serves other content for ${subject.version}`
+    : 'the release was probably re-tagged (its files replaced under the same version) since it was locked';
   return {
-    message:
-      `${lockEntryLabel(subject)} ${subject.version}: ${file.name} from ${artifactDisplayName(fetched)} has sha256 ${actual}, but the lockfile recorded sha256 ${file.sha256}; ` +
-      'the release was probably re-tagged (its files replaced under the same version) since it was locked',
+    message: `${label} ${subject.version}: ${file.name} from ${artifactDisplayName(fetched)} has sha256 ${actual}, but the lockfile recorded sha256 ${file.sha256}; ${why}`,
     expected: `sha256 ${file.sha256}`,
     hint:
-      'compare the file with the release you expect (upstream release notes, a trusted copy); if the new file is right, ' +
-      `accept it for this component only with \`capi-gitops lock --accept-digest ${lockEntryLabel(subject)}\` and commit the lockfile`,
+      `compare the file with the release you expect (upstream release notes, a trusted copy); if the new file is right, ` +
+      `accept it for this component only with \`capi-gitops lock --accept-digest ${label}\` and commit the lockfile` +
+      (moved ? '; otherwise set the source back' : ''),
   };
 }
 

@@ -32,16 +32,21 @@ const pin: LockEntry = {
   ],
 };
 
-test('acceptDigests takes the new sha256 of the files that changed, keeps the rest of the pin, and says what it accepted', () => {
-  const { entry, accepted } = acceptDigests(pin, [
-    { name: 'core-components.yaml', sha256: NEW.toUpperCase() },
-    { name: 'metadata.yaml', sha256: 'c'.repeat(64) },
-  ]);
-  assert.deepEqual(entry, { ...pin, files: [{ ...pin.files[0]!, sha256: NEW }, pin.files[1]!] });
+test('acceptDigests takes the new sha256 of the files that changed and the URLs they were fetched from, keeps the rest of the pin, and says what it accepted', () => {
+  const fetchedUrl = 'https://example.invalid/v2/core-components.yaml';
+  const { entry, accepted } = acceptDigests(
+    pin,
+    [
+      { name: 'core-components.yaml', sha256: NEW.toUpperCase(), url: fetchedUrl },
+      { name: 'metadata.yaml', sha256: 'c'.repeat(64), url: pin.files[1]!.url },
+    ],
+    '/lock-dir',
+  );
+  assert.deepEqual(entry, { ...pin, files: [{ ...pin.files[0]!, url: fetchedUrl, sha256: NEW }, pin.files[1]!] });
   assert.deepEqual(accepted, [
-    { label: 'cluster-api', version: 'v1.12.0', file: 'core-components.yaml', url: pin.files[0]!.url, from: OLD, to: NEW },
+    { label: 'cluster-api', version: 'v1.12.0', file: 'core-components.yaml', url: fetchedUrl, from: OLD, to: NEW },
   ]);
-  const same = acceptDigests(pin, [{ name: 'core-components.yaml', sha256: OLD }]);
+  const same = acceptDigests(pin, [{ name: 'core-components.yaml', sha256: OLD, url: fetchedUrl }], '/lock-dir');
   assert.equal(same.entry, pin);
   assert.deepEqual(same.accepted, []);
 });
