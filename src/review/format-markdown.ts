@@ -93,8 +93,10 @@ export function leftInPlaceLine(report: ReviewReport, name: (path: string) => st
 }
 
 export function riskLine(report: ReviewReport): string {
-  const warnings = report.findings.filter((f) => f.risk === 'warning');
-  if (warnings.length === 0) return `no risky changes found (${report.findings.length} call-out${report.findings.length === 1 ? '' : 's'})`;
+  // counted as the call-outs are told: what clusters have alike, once
+  const told = groupFindings(report.findings).map((g) => g.first);
+  const warnings = told.filter((f) => f.risk === 'warning');
+  if (warnings.length === 0) return `no risky changes found (${told.length} call-out${told.length === 1 ? '' : 's'})`;
   const byType = new Map<string, number>();
   for (const f of warnings) byType.set(riskName(f), (byType.get(riskName(f)) ?? 0) + 1);
   return `${warnings.length} risky change${warnings.length === 1 ? '' : 's'}: ${[...byType].map(([name, n]) => `${n} ${name}`).join(', ')}`;

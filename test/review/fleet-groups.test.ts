@@ -100,6 +100,8 @@ test('a version bump four clusters get in their own directories is one row and o
     '- **contract** (clusters mc01–mc04) cluster-api v0.1.0 → v0.2.0 moves from contract v1beta1 to v1beta2',
     '- **version** (clusters mc01–mc04) cluster-api upgraded v0.1.0 → v0.2.0',
   ]);
+  // counted as told: contract, version and the image the base's Deployment changed
+  assert.match(markdown, /\*\*Risk:\*\* no risky changes found \(3 call-outs\)/);
   // the version-only components open nothing: their row says it all
   assert.doesNotMatch(markdown, /<summary>[^\n]*: 0 added, 0 removed, 0 changed/);
 
