@@ -79,11 +79,22 @@ export function groupMessage(group: ClusterGroup<Finding>): string {
  * cluster as `<cluster>`) and its call-outs, which hold the values its changed paths do not show
  * (replicas 1 → 2 in one cluster, 1 → 3 in another).
  */
-export function componentKey(c: ComponentDiff, cluster: string, findings: readonly Finding[]): string {
-  const told = findings
-    .filter((f) => f.component === c.directory)
-    .map((f) => [f.type, f.risk, f.object ?? '', f.message].map((s) => withoutCluster(s, cluster)).join('\0'));
+export function componentKey(c: ComponentDiff, cluster: string, findingsOf: ReadonlyMap<string, readonly Finding[]>): string {
+  const told = (findingsOf.get(c.directory) ?? []).map((f) =>
+    [f.type, f.risk, f.object ?? '', f.message].map((s) => withoutCluster(s, cluster)).join('\0'),
+  );
   return JSON.stringify([componentWithoutCluster(c, cluster), told]);
+}
+
+/** The findings by their component directory, for `componentKey`. */
+export function findingsByComponent(findings: readonly Finding[]): Map<string, Finding[]> {
+  const by = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const list = by.get(f.component);
+    if (list) list.push(f);
+    else by.set(f.component, [f]);
+  }
+  return by;
 }
 
 /** A cluster's component change with its cluster's name as `<cluster>`, in directory, name and objects. */

@@ -6,7 +6,15 @@
  */
 import { clusterRanges } from '../core/cluster-ranges.js';
 import { compareStrings } from '../core/diagnostics.js';
-import { componentKey, componentWithoutCluster, groupByCluster, groupFindings, groupMessage, type ClusterGroup } from './fleet-groups.js';
+import {
+  componentKey,
+  componentWithoutCluster,
+  findingsByComponent,
+  groupByCluster,
+  groupFindings,
+  groupMessage,
+  type ClusterGroup,
+} from './fleet-groups.js';
 import { clusterOf } from './objects.js';
 import type { ComponentDiff, Finding, ObjectChange, ReviewReport } from './types.js';
 
@@ -178,10 +186,11 @@ function shownComponents(report: ReviewReport): Shown[] {
     shown.set(key, { c: merged, where: at });
   }
   // the same change in many clusters' own directories (a fleet-wide version bump, the wiring) is one row
+  const findingsOf = findingsByComponent(report.findings);
   const groups = groupByCluster(
     [...shown.values()],
     ({ c, where }) => (where === ` (cluster ${clusterOf(`${c.directory}/`)})` ? clusterOf(`${c.directory}/`) : ''),
-    ({ c }, cluster) => componentKey(c, cluster, report.findings),
+    ({ c }, cluster) => componentKey(c, cluster, findingsOf),
   );
   return groups.map(({ first, clusters }) =>
     clusters.length > 1

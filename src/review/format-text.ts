@@ -4,7 +4,7 @@
  */
 import { groupedFinding, leftInPlaceLine, riskLine, versionText } from './format-markdown.js';
 import { clusterRanges } from '../core/cluster-ranges.js';
-import { componentKey, componentWithoutCluster, groupByCluster, groupFindings } from './fleet-groups.js';
+import { componentKey, componentWithoutCluster, findingsByComponent, groupByCluster, groupFindings } from './fleet-groups.js';
 import { clusterOf } from './objects.js';
 import type { ReviewReport } from './types.js';
 
@@ -31,10 +31,11 @@ export function formatText(report: ReviewReport, options: { colour?: boolean } =
     lines.push('');
   }
   // the same change in many clusters' own directories is told once, for each of them
+  const findingsOf = findingsByComponent(report.findings);
   const groups = groupByCluster(
     report.components,
     (c) => clusterOf(`${c.directory}/`),
-    (c, cluster) => componentKey(c, cluster, report.findings),
+    (c, cluster) => componentKey(c, cluster, findingsOf),
   );
   for (const { first, clusters } of groups) {
     const c = clusters.length > 1 ? componentWithoutCluster(first, clusters[0]!) : first;
