@@ -49,12 +49,12 @@ export function changedPaths(a: unknown, b: unknown, base = '', hideOneSided = f
   return [...new Set(out)].sort(compareStrings);
 }
 
-function walk(a: unknown, b: unknown, at: string, out: string[], hide: boolean): void {
+function walk(a: unknown, b: unknown, at: string, out: string[], hide: boolean, leaves?: Map<string, [unknown, unknown]>): void {
   if (sameValue(a, b)) return;
   if (isPlainObject(a) && isPlainObject(b)) {
     for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
       const shown = hide && !(Object.hasOwn(a, key) && Object.hasOwn(b, key)) ? HIDDEN_KEY : key;
-      walk(ownValue(a, key), ownValue(b, key), keyPath(at, shown), out, hide);
+      walk(ownValue(a, key), ownValue(b, key), keyPath(at, shown), out, hide, leaves);
     }
     return;
   }
@@ -64,7 +64,7 @@ function walk(a: unknown, b: unknown, at: string, out: string[], hide: boolean):
     if (namedA && namedB && (a.length > 0 || b.length > 0)) {
       for (const name of new Set([...namedA.keys(), ...namedB.keys()])) {
         const shown = hide && !(namedA.has(name) && namedB.has(name)) ? HIDDEN_KEY : name;
-        walk(namedA.get(name), namedB.get(name), `${at}[name=${shown}]`, out, hide);
+        walk(namedA.get(name), namedB.get(name), `${at}[name=${shown}]`, out, hide, leaves);
       }
       return;
     }
@@ -72,8 +72,30 @@ function walk(a: unknown, b: unknown, at: string, out: string[], hide: boolean):
       out.push(at);
       return;
     }
-    for (let i = 0; i < Math.max(a.length, b.length); i++) walk(a[i], b[i], `${at}[${i}]`, out, hide);
+    for (let i = 0; i < Math.max(a.length, b.length); i++) walk(a[i], b[i], `${at}[${i}]`, out, hide, leaves);
     return;
   }
   out.push(at || '.');
+  leaves?.set(at || '.', [a, b]);
+}
+
+/** Longest value `changedScalars` gives: a revision, a path, a namespace, not a generator's lookup table. */
+const SCALAR_SHOWN = 80;
+
+/**
+ * The changed paths whose old and new values are both short scalars (strings, numbers, booleans
+ * of one line), each with its values as text: what a reviewer reads as `main → v2`. Never call it
+ * on values that may be secret.
+ */
+export function changedScalars(a: unknown, b: unknown): { path: string; from: string; to: string }[] {
+  const leaves = new Map<string, [unknown, unknown]>();
+  walk(a, b, '', [], false, leaves);
+  const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
+  const shown = (s: string | undefined): s is string => s !== undefined && s.length <= SCALAR_SHOWN && !/[\r\n]/.test(s);
+  const out: { path: string; from: string; to: string }[] = [];
+  for (const [path, [x, y]] of [...leaves].sort(([p], [q]) => compareStrings(p, q))) {
+    const [from, to] = [text(x), text(y)];
+    if (shown(from) && shown(to)) out.push({ path, from, to });
+  }
+  return out;
 }

@@ -6,6 +6,16 @@
  */
 import { clusterRanges } from '../core/cluster-ranges.js';
 import { compareStrings } from '../core/diagnostics.js';
+import {
+  componentKey,
+  componentWithoutCluster,
+  findingsByComponent,
+  groupByCluster,
+  groupFindings,
+  groupMessage,
+  type ClusterGroup,
+} from './fleet-groups.js';
+import { clusterOf } from './objects.js';
 import type { ComponentDiff, Finding, ObjectChange, ReviewReport } from './types.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -67,6 +77,12 @@ export function findingWhere(report: ReviewReport, f: Finding): string {
   return text ? ` (${text})` : '';
 }
 
+/** A call-out told once for the clusters that have it alike: its clusters after the type, and its message. */
+export function groupedFinding(report: ReviewReport, group: ClusterGroup<Finding>): { where: string; message: string } {
+  const where = group.clusters.length > 1 ? ` (clusters ${clusterRanges(group.clusters)})` : findingWhere(report, group.first);
+  return { where, message: groupMessage(group) };
+}
+
 export function versionText(c: Pick<ComponentDiff, 'oldVersion' | 'newVersion'>): string {
   if (c.oldVersion === c.newVersion) return c.newVersion ?? '';
   return `${c.oldVersion ?? '(none)'} → ${c.newVersion ?? '(removed)'}`;
@@ -85,8 +101,10 @@ export function leftInPlaceLine(report: ReviewReport, name: (path: string) => st
 }
 
 export function riskLine(report: ReviewReport): string {
-  const warnings = report.findings.filter((f) => f.risk === 'warning');
-  if (warnings.length === 0) return `no risky changes found (${report.findings.length} call-out${report.findings.length === 1 ? '' : 's'})`;
+  // counted as the call-outs are told: what clusters have alike, once
+  const told = groupFindings(report.findings).map((g) => g.first);
+  const warnings = told.filter((f) => f.risk === 'warning');
+  if (warnings.length === 0) return `no risky changes found (${told.length} call-out${told.length === 1 ? '' : 's'})`;
   const byType = new Map<string, number>();
   for (const f of warnings) byType.set(riskName(f), (byType.get(riskName(f)) ?? 0) + 1);
   return `${warnings.length} risky change${warnings.length === 1 ? '' : 's'}: ${[...byType].map(([name, n]) => `${n} ${name}`).join(', ')}`;
@@ -114,11 +132,17 @@ function riskName(f: Finding): string {
 function objectLine(o: ObjectChange): string {
   const name = `${o.namespace ? o.namespace + '/' : ''}${o.name}${o.clusters ? ` (clusters ${clusterRanges(o.clusters)})` : ''}`;
   if (o.change !== 'changed') return `- ${o.change === 'added' ? '➕ added' : '➖ removed'} ${code(name)}`;
-  const shown = o.paths.slice(0, PATHS_PER_OBJECT).map(code);
-  if (o.paths.length > PATHS_PER_OBJECT) shown.push(`… and ${o.paths.length - PATHS_PER_OBJECT} more`);
+  // a wiring field's old and new value (ObjectChange.values), after its path
+  const values = new Map(o.values?.map((v) => [v.path, v]));
+  const path = (p: string) => {
+    const v = values.get(p);
+    return v ? `${code(p)} ${code(v.from || '""')} → ${code(v.to || '""')}` : code(p);
+  };
+  const listed = o.paths.slice(0, PATHS_PER_OBJECT).map(path);
+  if (o.paths.length > PATHS_PER_OBJECT) listed.push(`… and ${o.paths.length - PATHS_PER_OBJECT} more`);
   if (o.schemaPathsFolded)
-    shown.push(`schema: ${o.schemaPathsFolded} path${o.schemaPathsFolded === 1 ? '' : 's'} folded (summary in the call-outs)`);
-  return `- ✏️ ${code(name)}: ${shown.join(', ')}`;
+    listed.push(`schema: ${o.schemaPathsFolded} path${o.schemaPathsFolded === 1 ? '' : 's'} folded (summary in the call-outs)`);
+  return `- ✏️ ${code(name)}: ${listed.join(', ')}`;
 }
 
 /** A row of the table and its section: one component, or several that read the same. */
@@ -126,6 +150,8 @@ interface Shown {
   c: ComponentDiff;
   /** The clusters it reaches, as `where` writes them. */
   where: string;
+  /** Clusters whose own directories changed alike, `c` being each one's change (its counts are each's). */
+  each?: number;
 }
 
 /**
@@ -159,13 +185,24 @@ function shownComponents(report: ReviewReport): Shown[] {
       );
     shown.set(key, { c: merged, where: at });
   }
-  return [...shown.values()];
+  // the same change in many clusters' own directories (a fleet-wide version bump, the wiring) is one row
+  const findingsOf = findingsByComponent(report.findings);
+  const groups = groupByCluster(
+    [...shown.values()],
+    ({ c, where }) => (where === ` (cluster ${clusterOf(`${c.directory}/`)})` ? clusterOf(`${c.directory}/`) : ''),
+    ({ c }, cluster) => componentKey(c, cluster, findingsOf),
+  );
+  return groups.map(({ first, clusters }) =>
+    clusters.length > 1
+      ? { c: componentWithoutCluster(first.c, clusters[0]!), where: ` (clusters ${clusterRanges(clusters)})`, each: clusters.length }
+      : first,
+  );
 }
 
-function componentSection({ c, where }: Shown): { open: string[]; body: string[]; close: string[] } {
+function componentSection({ c, where, each }: Shown): { open: string[]; body: string[]; close: string[] } {
   // a wiring component has no version: no space before the colon then
   const version = versionText(c);
-  const summary = `<code>${plain(c.name)}</code>${plain(where)}${version ? ` ${plain(version)}` : ''}: ${c.added} added, ${c.removed} removed, ${c.changed} changed`;
+  const summary = `<code>${plain(c.name)}</code>${plain(where)}${version ? ` ${plain(version)}` : ''}: ${c.added} added, ${c.removed} removed, ${c.changed} changed${each ? ' in each' : ''}`;
   const body: string[] = [];
   for (const k of c.kinds) {
     body.push('', `**${plain(k.kind)}**${k.group ? ` (${plain(k.group)})` : ''}`, '');
@@ -174,8 +211,10 @@ function componentSection({ c, where }: Shown): { open: string[]; body: string[]
   return { open: [`<details><summary>${summary}</summary>`, ''], body, close: ['', '</details>', ''] };
 }
 
-function findingLine(report: ReviewReport, f: Finding): string {
-  return `- ${f.risk === 'warning' ? '⚠️ ' : ''}**${f.type}**${plain(findingWhere(report, f))} ${plain(f.message)}`;
+function findingLine(report: ReviewReport, group: ClusterGroup<Finding>): string {
+  const f = group.first;
+  const { where, message } = groupedFinding(report, group);
+  return `- ${f.risk === 'warning' ? '⚠️ ' : ''}**${f.type}**${plain(where)} ${plain(message)}`;
 }
 
 export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = {}): string {
@@ -197,8 +236,10 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
   }
   const components = shownComponents(report);
   head.push('| Component | Version | Added | Removed | Changed |', '|---|---|--:|--:|--:|');
-  for (const { c, where } of components)
-    head.push(`| ${cell(code(c.name) + where)} | ${cell(versionText(c))} | ${c.added} | ${c.removed} | ${c.changed} |`);
+  for (const { c, where, each = 1 } of components)
+    head.push(
+      `| ${cell(code(c.name) + where)} | ${cell(versionText(c))} | ${c.added * each} | ${c.removed * each} | ${c.changed * each} |`,
+    );
   head.push(`| **total** | | ${s.added} | ${s.removed} | ${s.changed} |`, '');
 
   // Everything after the table is optional: added while it fits, leaving room for the note.
@@ -216,8 +257,8 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
   let cutFindings = 0;
   if (report.findings.length > 0) {
     push(['### Call-outs', '']);
-    for (const f of report.findings) {
-      const line = findingLine(report, f);
+    for (const group of groupFindings(report.findings)) {
+      const line = findingLine(report, group);
       if (cutFindings === 0 && fits([line])) push([line]);
       else cutFindings++;
     }
@@ -226,7 +267,8 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
   let cutObjects = 0;
   let cutComponents = 0;
   push(['### Details', '']);
-  for (const component of components) {
+  // a version-only change has nothing to open: its row says it all
+  for (const component of components.filter(({ c }) => c.kinds.length > 0)) {
     const section = componentSection(component);
     const objects = component.c.added + component.c.removed + component.c.changed;
     if (cutObjects > 0 || !fits([...section.open, ...section.close])) {

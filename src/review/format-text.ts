@@ -2,8 +2,10 @@
  * The terminal form of a review: everything, uncut. Colour only when asked (the CLI asks when
  * stdout is a TTY and NO_COLOR is unset), so pipes and CI logs get plain text.
  */
-import { findingWhere, leftInPlaceLine, riskLine, versionText } from './format-markdown.js';
+import { groupedFinding, leftInPlaceLine, riskLine, versionText } from './format-markdown.js';
 import { clusterRanges } from '../core/cluster-ranges.js';
+import { componentKey, componentWithoutCluster, findingsByComponent, groupByCluster, groupFindings } from './fleet-groups.js';
+import { clusterOf } from './objects.js';
 import type { ReviewReport } from './types.js';
 
 const COLOURS = { red: 31, green: 32, yellow: 33, bold: 1, dim: 2 } as const;
@@ -21,16 +23,26 @@ export function formatText(report: ReviewReport, options: { colour?: boolean } =
   );
   if (report.findings.length > 0) {
     lines.push(paint('bold', 'call-outs:'));
-    for (const f of report.findings)
-      lines.push(
-        `  ${f.risk === 'warning' ? paint('yellow', 'warning') : 'info   '} ${f.type.padEnd(14)}${findingWhere(report, f)} ${f.message}`,
-      );
+    for (const group of groupFindings(report.findings)) {
+      const f = group.first;
+      const { where, message } = groupedFinding(report, group);
+      lines.push(`  ${f.risk === 'warning' ? paint('yellow', 'warning') : 'info   '} ${f.type.padEnd(14)}${where} ${message}`);
+    }
     lines.push('');
   }
-  for (const c of report.components) {
+  // the same change in many clusters' own directories is told once, for each of them
+  const findingsOf = findingsByComponent(report.findings);
+  const groups = groupByCluster(
+    report.components,
+    (c) => clusterOf(`${c.directory}/`),
+    (c, cluster) => componentKey(c, cluster, findingsOf),
+  );
+  for (const { first, clusters } of groups) {
+    const c = clusters.length > 1 ? componentWithoutCluster(first, clusters[0]!) : first;
+    const each = clusters.length > 1 ? ` in each of clusters ${clusterRanges(clusters)}` : '';
     lines.push(
       paint('bold', `${c.name} ${versionText(c)}`) +
-        `  (${c.directory || 'top level'}: ${c.added} added, ${c.removed} removed, ${c.changed} changed)`,
+        `  (${c.directory || 'top level'}: ${c.added} added, ${c.removed} removed, ${c.changed} changed${each})`,
     );
     for (const k of c.kinds) {
       lines.push(`  ${k.kind}${k.group ? ` (${k.group})` : ''}`);
@@ -40,7 +52,11 @@ export function formatText(report: ReviewReport, options: { colour?: boolean } =
         else if (o.change === 'removed') lines.push(paint('red', `    - ${name}`));
         else {
           lines.push(paint('yellow', `    ~ ${name}`));
-          for (const p of o.paths) lines.push(paint('dim', `        ${p}`));
+          const values = new Map(o.values?.map((v) => [v.path, v]));
+          for (const p of o.paths) {
+            const v = values.get(p);
+            lines.push(paint('dim', `        ${p}${v ? `: ${v.from || '""'} → ${v.to || '""'}` : ''}`));
+          }
           if (o.schemaPathsFolded) lines.push(paint('dim', `        (schema: ${o.schemaPathsFolded} paths, summarised in the call-outs)`));
         }
       }

@@ -9,7 +9,8 @@ import { parseSemantic, compareSemantic } from '../core/versions.js';
 import { MINOR_SKIP_MEANS, minorSkip } from '../resolve/upgrade-plan.js';
 import { contractFindings, contractLookup, contractSeries } from './contracts.js';
 import { compareCrds, crdChangeCount, describeCrdChanges, CRD_SCHEMA_PATH } from './crd.js';
-import { changedPaths } from './field-paths.js';
+import { changedPaths, changedScalars } from './field-paths.js';
+import { groupFindings } from './fleet-groups.js';
 import { clusterOf, describeId, readTreeObjects, type TreeObject, type TreeObjects } from './objects.js';
 import { describePermissions, gained, permissionsOf, RBAC_GROUP, RBAC_ROLE_KINDS } from './rbac.js';
 import {
@@ -159,6 +160,12 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
 
 const BASES = 'bases/';
 
+const WIRING_KINDS = new Set(['argoproj.io/Application', 'argoproj.io/ApplicationSet', 'kustomize.toolkit.fluxcd.io/Kustomization']);
+
+function isWiring(t: TreeObject): boolean {
+  return WIRING_KINDS.has(`${t.id.group}/${t.id.kind}`) && !t.artifact;
+}
+
 function isFleetApplicationSet(t: TreeObject): boolean {
   return t.id.group === 'argoproj.io' && t.id.kind === 'ApplicationSet' && !t.cluster;
 }
@@ -204,6 +211,13 @@ function movedComponents(a: TreeObjects, b: TreeObjects): Map<string, string> {
     if (from.length === 1 && to?.length === 1) moved.set(from[0]!, to[0]!);
   }
   return moved;
+}
+
+/** Each finding that clusters' own directories have alike names all those clusters (the formats tell it once). */
+function withSameInClusters(findings: Finding[]): Finding[] {
+  for (const group of groupFindings(findings))
+    if (group.clusters.length > 1) for (const f of group.members) f.sameInClusters = group.clusters;
+  return findings;
 }
 
 export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewReport {
@@ -259,8 +273,9 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
     const change: ChangeType = !pair.before ? 'added' : !pair.after ? 'removed' : 'changed';
     let paths: string[] = [];
     let folded = 0;
+    let hide = false;
     if (change === 'changed') {
-      const hide = secretFiles.has(pair.before!.file) || secretFiles.has(pair.after!.file);
+      hide = secretFiles.has(pair.before!.file) || secretFiles.has(pair.after!.file);
       paths = withoutSopsChurn(pair.before!.object, pair.after!.object, changedPaths(pair.before!.object, pair.after!.object, '', hide));
       if (paths.length === 0) continue;
       if (isCrd(t)) {
@@ -283,6 +298,9 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
     const diff = components.get(directory)!;
     diff[change]++;
     const entry: ObjectChange = { ...t.id, change, file: t.file, paths, ...(folded ? { schemaPathsFolded: folded } : {}) };
+    // the wiring holds no secret value (the final gate refuses one outside a file of secrets): its revision, path, namespace read old → new
+    const values = change === 'changed' && !hide && isWiring(t) ? changedScalars(pair.before!.object, pair.after!.object) : [];
+    if (values.length > 0) entry.values = values;
     if (fromBase) shared.set(key, Object.assign(entry, { clusters: [t.cluster] }));
     else if (isFleetApplicationSet(t)) {
       // the fleet's one ApplicationSet generates every cluster's Applications: name those it retargets
@@ -336,6 +354,6 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
       risk: warnings > 0 ? 'warning' : findings.length > 0 ? 'info' : 'none',
     },
     components: list,
-    findings: findings.map((f) => (f.file && secretFiles.has(f.file) ? withValuesHidden(f, f.file) : f)),
+    findings: withSameInClusters(findings.map((f) => (f.file && secretFiles.has(f.file) ? withValuesHidden(f, f.file) : f))),
   };
 }

@@ -53,6 +53,11 @@ export interface ObjectChange extends ObjectId {
   schemaPathsFolded?: number;
   /** A change in a fleet's shared base, or its one ApplicationSet: the clusters it reaches (reported once for all of them). */
   clusters?: string[];
+  /**
+   * For a changed Argo CD Application or ApplicationSet, or Flux Kustomization (the wiring), outside
+   * files holding secret values: the old and new value of each changed path that holds a short scalar.
+   */
+  values?: { path: string; from: string; to: string }[];
 }
 
 export interface KindGroup {
@@ -91,6 +96,12 @@ interface FindingBase {
   message: string;
   /** About an object in a fleet's shared base: the clusters that get this change (the object change's `clusters`). */
   clusters?: string[];
+  /**
+   * About a fleet cluster's own directory: every cluster with this finding alike (same type,
+   * component, object and message, each cluster's name aside), this one's among them; text and
+   * markdown tell it once.
+   */
+  sameInClusters?: string[];
 }
 
 export interface VersionFinding extends FindingBase {
