@@ -47,6 +47,7 @@ import {
   withoutClusterApplicationSet,
   wiringIdentities,
 } from '../layout/fleet-applicationset.js';
+import { destinationOf, sharedDestinationProblems, type FleetDestinationCluster } from '../layout/fleet-destinations.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
 import type { RenderedComponent } from '../render/types.js';
@@ -320,6 +321,8 @@ async function argoFleet(
   fleet: readonly FleetCluster[],
   options: RenderOptions,
   problems: ClusterDiagnostics,
+  /** Where the fleet's Config was written: its clusters' entries. */
+  locate: Manifest['config']['locate'],
 ): Promise<ArgoFleet | undefined> {
   const builtIn = layoutChart('argocd')!;
   const clusters = await Promise.all(
@@ -336,6 +339,9 @@ async function argoFleet(
   );
   const read = clusters.filter((c): c is { name: string; values: Values } => c.values !== undefined);
   const on = read.filter((c) => c.values.applicationSet === true).map((c) => c.name);
+  const byName = new Map(fleet.map((c) => [c.name, c]));
+  const destinations = read.map((c) => destinationCluster(byName.get(c.name)!, c.values, locate));
+  for (const d of sharedDestinationProblems(destinations, on.length > 0 && on.length === read.length)) problems.add(d);
   if (on.length === 0) return undefined;
   if (on.length < read.length) {
     problems.add({
@@ -353,6 +359,29 @@ async function argoFleet(
   const own = await ownApplicationSetTemplate(fleet[0]?.manifest);
   if (own) options.onWarning?.(own);
   return { clusters: read, ignoreDifferences: new Map(), objects: new Map() };
+}
+
+/** A cluster's Argo CD destination and where it was written: the cluster's argocd values win over its gitops values. */
+function destinationCluster(cluster: FleetCluster, values: Values, locate: Manifest['config']['locate']): FleetDestinationCluster {
+  const { field } = destinationOf(values);
+  const config = cluster.manifest.config;
+  const entry = locate?.(['clusters', cluster.index, 'name']);
+  for (const base of [
+    ['gitops', 'argocd', 'values'],
+    ['gitops', 'values'],
+  ]) {
+    const path = [...base, 'destination', field];
+    const origin = cluster.configOrigin(path);
+    if (!origin) continue;
+    const at = config.locate?.(path) ?? origin.position ?? {};
+    return {
+      name: cluster.name,
+      values,
+      entry,
+      written: { at, byCluster: origin.layer === 'overlay' || origin.layer === 'unsupportedOverrides' },
+    };
+  }
+  return { name: cluster.name, values, entry };
 }
 
 /**
@@ -451,7 +480,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const resolved = await resolveFleet(manifest, { ...options, collectAll: true }, context);
   const selected = selectedClusters(resolved, options.clusters);
   const problems = resolutionProblems(resolved, selected);
-  const argo = layout === 'argocd' ? await argoFleet(resolved.clusters, options, problems) : undefined;
+  const argo = layout === 'argocd' ? await argoFleet(resolved.clusters, options, problems, manifest.config.locate) : undefined;
   if (argo) argo.at = manifest.config.locate?.(['clusters'], 'key');
   const memory = out ? undefined : new FleetFilesInMemory();
   const tree = new FleetTree(fleetLayout, out ?? memory!);
