@@ -128,7 +128,7 @@ export async function resolveFleet(
       try {
         // --frozen: what the lock does not answer is told before any request
         const locked = { lock: clusterLockView(previous, cluster.name), frozen: options.frozen };
-        const clusterOptions = { ...options, frozen: false, onWarning: told.from(cluster.name) };
+        const clusterOptions = { ...options, frozen: false, onWarning: told.from(cluster.name), versionRelease: versionRelease(cluster) };
         // collectAll: what did not resolve travels with the resolution, named after its cluster and layer when reported
         resolutions.set(cluster.name, await resolveCluster(context, cluster.manifest, clusterOptions, locked));
       } catch (err) {
@@ -229,6 +229,14 @@ class ClusterDiagnostics {
   throwIfAny(): void {
     if (this.size > 0) throw new CapiGitopsError(sortDiagnostics(this.take()));
   }
+}
+
+/** The Release whose entry set a provider's spec.version in this cluster (its name), if one did. */
+function versionRelease(cluster: FleetCluster): (provider: string) => string | undefined {
+  return (provider) => {
+    const layer = cluster.origin(provider, ['spec', 'version'])?.layer;
+    return layer?.startsWith('release ') ? layer.slice('release '.length) : undefined;
+  };
 }
 
 /** A version problem points at the Release's line for that provider; one without a place, at the Release. */
