@@ -49,7 +49,7 @@ export function clusterLeavesFindings(a: TreeObjects, leaving: ReadonlySet<strin
           : 'nothing deletes what was applied from it';
     const hand =
       wiring.length > 0
-        ? `; delete the wiring applied by hand from ${root}/${tool}: ${deleteCommand(wiring)}` +
+        ? `; nothing deletes its wiring (what ${root}/${tool} held): delete it by hand, ${deleteCommand(wiring)}` +
           (tool === 'flux' ? `, and what applies ${root}/flux in your Flux` : '')
         : '';
     return {
