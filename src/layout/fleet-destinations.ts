@@ -48,7 +48,8 @@ export function sharedDestinationProblems(clusters: readonly FleetDestinationClu
   const groups = new Map<string, FleetDestinationCluster[]>();
   for (const c of clusters) {
     const destination = destinationOf(c.values);
-    if (!applicationSet && inCluster(destination)) continue;
+    // a chart of one's own without a destination value: nothing to compare
+    if (destination.value === '' || (!applicationSet && inCluster(destination))) continue;
     const key = inCluster(destination) ? IN_CLUSTER_SERVER : `${destination.field}\0${destination.value}`;
     groups.set(key, [...(groups.get(key) ?? []), c]);
   }
@@ -63,9 +64,11 @@ export function sharedDestinationProblems(clusters: readonly FleetDestinationClu
       const change = copied ?? group.find((c) => !c.written?.byCluster && c !== group[0]) ?? group.at(-1)!;
       const at = copied?.written?.at ?? shared?.written?.at ?? change.entry ?? {};
       const what =
-        group.every((c) => !c.written) && inCluster({ field, value })
+        group.every((c) => !c.written) && field === 'server' && inCluster({ field, value })
           ? `the chart's default destination server ${value} (the cluster Argo CD runs in)`
-          : `the Argo CD destination ${field} ${value}`;
+          : inCluster({ field, value })
+            ? `Argo CD's own cluster as destination (${IN_CLUSTER_NAME}, ${IN_CLUSTER_SERVER})`
+            : `the Argo CD destination ${field} ${value}`;
       const where = applicationSet ? "the fleet's ApplicationSet" : 'their wiring';
       return {
         ...at,
