@@ -47,6 +47,7 @@ import {
   withoutClusterApplicationSet,
   wiringIdentities,
 } from '../layout/fleet-applicationset.js';
+import { destinationOf, sharedDestinationProblems, type FleetDestinationCluster } from '../layout/fleet-destinations.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
 import type { RenderedComponent } from '../render/types.js';
@@ -162,7 +163,7 @@ export async function resolveFleet(
           frozen: options.frozen,
           ...(previous !== undefined && !listed ? { unlistedCluster: cluster.name } : {}),
         };
-        const clusterOptions = { ...options, frozen: false, onWarning: told.from(cluster.name) };
+        const clusterOptions = { ...options, frozen: false, onWarning: told.from(cluster.name), versionRelease: versionRelease(cluster) };
         // collectAll: what did not resolve travels with the resolution, named after its cluster and layer when reported
         resolutions.set(cluster.name, await resolveCluster(context, cluster.manifest, clusterOptions, locked));
       } catch (err) {
@@ -243,6 +244,14 @@ class ClusterDiagnostics {
   throwIfAny(): void {
     if (this.size > 0) throw new CapiGitopsError(sortDiagnostics(this.take()));
   }
+}
+
+/** The Release whose entry set a provider's spec.version in this cluster (its name), if one did. */
+function versionRelease(cluster: FleetCluster): (provider: string) => string | undefined {
+  return (provider) => {
+    const layer = cluster.origin(provider, ['spec', 'version'])?.layer;
+    return layer?.startsWith('release ') ? layer.slice('release '.length) : undefined;
+  };
 }
 
 /** A version problem points at the Release's line for that provider; one without a place, at the Release. */
@@ -335,6 +344,8 @@ async function argoFleet(
   fleet: readonly FleetCluster[],
   options: RenderOptions,
   problems: ClusterDiagnostics,
+  /** Where the fleet's Config was written: its clusters' entries. */
+  locate: Manifest['config']['locate'],
 ): Promise<ArgoFleet | undefined> {
   const builtIn = layoutChart('argocd')!;
   const clusters = await Promise.all(
@@ -351,6 +362,9 @@ async function argoFleet(
   );
   const read = clusters.filter((c): c is { name: string; values: Values } => c.values !== undefined);
   const on = read.filter((c) => c.values.applicationSet === true).map((c) => c.name);
+  const byName = new Map(fleet.map((c) => [c.name, c]));
+  const destinations = read.map((c) => destinationCluster(byName.get(c.name)!, c.values, locate));
+  for (const d of sharedDestinationProblems(destinations, on.length > 0 && on.length === read.length)) problems.add(d);
   if (on.length === 0) return undefined;
   if (on.length < read.length) {
     problems.add({
@@ -368,6 +382,29 @@ async function argoFleet(
   const own = await ownApplicationSetTemplate(fleet[0]?.manifest);
   if (own) options.onWarning?.(own);
   return { clusters: read, ignoreDifferences: new Map(), objects: new Map() };
+}
+
+/** A cluster's Argo CD destination and where it was written: the cluster's argocd values win over its gitops values. */
+function destinationCluster(cluster: FleetCluster, values: Values, locate: Manifest['config']['locate']): FleetDestinationCluster {
+  const { field } = destinationOf(values);
+  const config = cluster.manifest.config;
+  const entry = locate?.(['clusters', cluster.index, 'name']);
+  for (const base of [
+    ['gitops', 'argocd', 'values'],
+    ['gitops', 'values'],
+  ]) {
+    const path = [...base, 'destination', field];
+    const origin = cluster.configOrigin(path);
+    if (!origin) continue;
+    const at = config.locate?.(path) ?? origin.position ?? {};
+    return {
+      name: cluster.name,
+      values,
+      entry,
+      written: { at, byCluster: origin.layer === 'overlay' || origin.layer === 'unsupportedOverrides' },
+    };
+  }
+  return { name: cluster.name, values, entry };
 }
 
 /**
@@ -466,7 +503,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const resolved = await resolveFleet(manifest, { ...options, collectAll: true }, context);
   const selected = selectedClusters(resolved, options.clusters);
   const problems = resolutionProblems(resolved, selected);
-  const argo = layout === 'argocd' ? await argoFleet(resolved.clusters, options, problems) : undefined;
+  const argo = layout === 'argocd' ? await argoFleet(resolved.clusters, options, problems, manifest.config.locate) : undefined;
   if (argo) argo.at = manifest.config.locate?.(['clusters'], 'key');
   const memory = out ? undefined : new FleetFilesInMemory();
   const tree = new FleetTree(fleetLayout, out ?? memory!);

@@ -128,7 +128,11 @@ export async function resolveCluster(
   const certManager = resolvedCertManager ?? null;
   const problems = [...early, ...settled.problems, ...(each?.problems ?? [])];
   const resolution = { manifest, providers, certManager, lockFile, sources, ...(operator ? { operator } : {}) };
-  const moves = [downgradeWarnings, minorSkipWarnings, kubeadmSplitWarnings].flatMap((warn) => warn(previous, providers));
+  const moves = [
+    ...downgradeWarnings(previous, providers),
+    ...minorSkipWarnings(previous, providers, options.versionRelease),
+    ...kubeadmSplitWarnings(previous, providers),
+  ];
   for (const warning of moves) options.onWarning?.(warning);
   for (const warning of installedDowngradeWarnings(providers)) options.onWarning?.(warning);
   if (problems.length === 0) return { ...resolution, lock: session.conclude(providers, certManager, options.frozen ?? false, operator) };

@@ -45,6 +45,8 @@ export interface RenderOptions {
    * not the shared Config, set a Config gitops path.
    */
   clusterGitopsEntry?: (configPath: readonly string[]) => string | undefined;
+  /** A fleet cluster's: the Release whose entry set a provider's spec.version (`Kind/namespace/name`), for hints. */
+  versionRelease?: (provider: string) => string | undefined;
   /** `--secrets`; default Config.secrets.strategy, else refuse (inline with --allow-secret-values alone). */
   secretsStrategy?: SecretStrategy;
   /** `--secret-file` and `--env-secret`: secret values kept out of Git. */

@@ -311,7 +311,12 @@ export const MINOR_SKIP_MEANS = {
  * edited by hand, or `update` from an old release). The plan says so; a render must too, as it
  * writes the jump. One warning per provider, at its spec.version.
  */
-export function minorSkipWarnings(previous: Lockfile | undefined, providers: readonly ResolvedProvider[]): Diagnostic[] {
+export function minorSkipWarnings(
+  previous: Lockfile | undefined,
+  providers: readonly ResolvedProvider[],
+  /** In a fleet, the Release whose entry set the provider's version: a Release has no spec.version to lower. */
+  versionRelease?: (provider: string) => string | undefined,
+): Diagnostic[] {
   const warnings: Diagnostic[] = [];
   for (const resolved of providers) {
     const { provider } = resolved;
@@ -319,13 +324,18 @@ export function minorSkipWarnings(previous: Lockfile | undefined, providers: rea
     const skip = entry ? minorSkip(manifestLabel(resolved.kind, resolved.name), entry.version, resolved.version) : undefined;
     if (!entry || !skip) continue;
     const from = parseSemantic(entry.version)!;
+    const step = `v${from.major}.${from.minor + MAX_MINOR_SKIP}`;
     const position = provider.spec.version ? (provider.fieldPosition?.(['spec', 'version']) ?? provider.position) : provider.position;
+    const release = versionRelease?.(providerObjectName(provider));
     warnings.push({
       ...position,
       object: providerObjectName(provider),
       path: 'spec.version',
       message: `${entry.version} → ${resolved.version} skips more than ${MAX_MINOR_SKIP} minor versions: ${MINOR_SKIP_MEANS[skip]}`,
-      hint: `set spec.version to a v${from.major}.${from.minor + MAX_MINOR_SKIP} release (or lower) first, render and roll it out, then move on`,
+      hint: release
+        ? `put the clusters on a release with ${provider.kind}/${provider.name}: ${step}.x (or lower) first (a Release of its own, ` +
+          `or an older one, named in their entries' release:), render and roll it out, then move them on to ${release}`
+        : `set spec.version to a ${step} release (or lower) first, render and roll it out, then move on`,
     });
   }
   return warnings;

@@ -24,6 +24,7 @@ import {
   type VersionFinding,
 } from './types.js';
 import { applicationSetClusters } from './applicationset-reach.js';
+import { clusterLeavesFindings, leavingClusters } from './cluster-leaves.js';
 import { webhookFindings } from './webhooks.js';
 import { wiringFindings } from './wiring.js';
 import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
@@ -234,6 +235,8 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
   const [oldObjects, newObjects] = [read(oldSide), read(newSide)];
   bag.throwIfAny();
   const [a, b] = [oldObjects!, newObjects!];
+  // a cluster that leaves a fleet keeps what was applied to it: its objects' removal is told once, as that
+  const leaving = leavingClusters(a, b);
   // files holding secret values (inline): a key only one side has may be a rotated secret, and
   // every value of a finding about them is hidden
   const secretFiles = new Set([...declaredSecretFiles(oldSide.files), ...declaredSecretFiles(newSide.files)]);
@@ -311,11 +314,12 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
     if (!group) diff.kinds.push((group = { group: t.id.group, kind: t.id.kind, objects: [] }));
     group.objects.push(entry);
     // a base's finding is about the clusters of its object change (that list, filled as they are met), not the base's
-    const found = objectFindings(pair, directory, t.file);
+    const found = !pair.after && leaving.has(t.cluster) ? [] : objectFindings(pair, directory, t.file);
     if (fromBase) for (const f of found) f.clusters = shared.get(key)!.clusters;
     findings.push(...found);
   }
   for (const entry of shared.values()) entry.clusters.sort(compareStrings);
+  findings.push(...clusterLeavesFindings(a, leaving));
 
   // in install order, as the directories' numbers put them; an operator layout's providers share one directory
   const sortKey = (directory: string) => {

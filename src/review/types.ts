@@ -224,6 +224,14 @@ export interface DeletionFinding extends FindingBase {
   from: string;
 }
 
+/** A fleet's cluster the new tree no longer has: what stays on it, and its wiring's objects to delete by hand. */
+export interface ClusterLeavesFinding extends FindingBase {
+  type: 'cluster-leaves';
+  cluster: string;
+  /** The objects of its wiring directory (`Kind/namespace/name`), applied by hand: no tool deletes them. */
+  byHand: string[];
+}
+
 export type Finding =
   | VersionFinding
   | ContractFinding
@@ -237,7 +245,8 @@ export type Finding =
   | WebhookFinding
   | NamespaceMoveFinding
   | DestinationFinding
-  | DeletionFinding;
+  | DeletionFinding
+  | ClusterLeavesFinding;
 
 export interface ReviewReport {
   schemaVersion: typeof REVIEW_SCHEMA_VERSION;

@@ -110,3 +110,51 @@ test('a contract edited by hand in the lockfile is not kept: check fails at its 
   assert.match(relock.stdout, /~ cluster-api v1\.7\.0: contract v1beta2 → v1beta1/);
   assert.equal(readFileSync(lockFile, 'utf8'), locked);
 });
+
+test("in a fleet, a move of more than 3 minors that a Release's entry makes is hinted as a release to put the clusters on first: a Release has no spec.version", async () => {
+  const url = coreReleases();
+  const dir = tempDir();
+  const cache = ['--cache-dir', path.join(tempDir(), 'cache')];
+  const write = (release: string) =>
+    writeFileSync(
+      path.join(dir, 'providers.yaml'),
+      `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  fetchConfig: {url: ${url}}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Release
+metadata: {name: r2024}
+providers:
+  CoreProvider/cluster-api: v1.7.0
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Release
+metadata: {name: r2026}
+providers:
+  CoreProvider/cluster-api: v1.11.0
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+release: r2024
+clusters:
+- name: c1
+  release: ${release}
+- name: c2
+`,
+    );
+  write('r2024');
+  const first = await runCli(['lock', '-f', dir, ...cache]);
+  assert.equal(first.code, 0, first.stderr);
+  write('r2026');
+  const moved = await runCli(['lock', '-f', dir, ...cache]);
+  assert.equal(moved.code, 0, moved.stderr);
+  assert.match(
+    moved.stderr,
+    /providers\.yaml:17:29: warning: cluster c1.*: spec\.version: v1\.7\.0 → v1\.11\.0 skips more than 3 minor versions: Cluster API supports at most 3 per upgrade\n\s+hint: put the clusters on a release with CoreProvider\/cluster-api: v1\.10\.x \(or lower\) first \(a Release of its own, or an older one, named in their entries' release:\), render and roll it out, then move them on to r2026\n/,
+  );
+  assert.doesNotMatch(moved.stderr, /set spec\.version/);
+});

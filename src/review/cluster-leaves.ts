@@ -1,0 +1,64 @@
+/**
+ * A fleet's cluster that the new tree no longer has. Nothing the wiring applied is deleted from
+ * it: the fleet's ApplicationSet deletes the cluster's Applications, which carry no resources
+ * finalizer (and preserveResourcesOnDeletion: true), so their objects are orphaned; a root
+ * Application or Flux Kustomization whose path is gone fails to build it and prunes nothing. The
+ * root objects applied by hand (`kubectl apply -k clusters/<name>/argocd`) stay until deleted by hand.
+ */
+import { compareStrings } from '../core/diagnostics.js';
+import { applicationSetLookups } from './applicationset-reach.js';
+import type { TreeObject, TreeObjects } from './objects.js';
+import type { ClusterLeavesFinding } from './types.js';
+
+/** The fleet clusters the old tree has and the new one does not. */
+export function leavingClusters(a: TreeObjects, b: TreeObjects): Set<string> {
+  const now = new Set([...b.objects.values()].map((t) => t.cluster));
+  return new Set([...a.objects.values()].map((t) => t.cluster).filter((c) => c !== '' && !now.has(c)));
+}
+
+const isFleetApplicationSet = (t: TreeObject) => t.id.group === 'argoproj.io' && t.id.kind === 'ApplicationSet' && !t.cluster;
+
+/** `kubectl delete` arguments per namespace: `-n argocd application/x appproject/y`. */
+function deleteCommand(objects: readonly TreeObject[]): string {
+  const byNamespace = new Map<string, string[]>();
+  for (const t of objects)
+    byNamespace.set(t.id.namespace, [...(byNamespace.get(t.id.namespace) ?? []), `${t.id.kind.toLowerCase()}/${t.id.name}`]);
+  return [...byNamespace]
+    .sort(([x], [y]) => compareStrings(x, y))
+    .map(([namespace, refs]) => `kubectl delete ${namespace ? `-n ${namespace} ` : ''}${refs.sort(compareStrings).join(' ')}`)
+    .join('; ');
+}
+
+/** One info finding per cluster that leaves: what stays on it, and the wiring objects to delete by hand. */
+export function clusterLeavesFindings(a: TreeObjects, leaving: ReadonlySet<string>): ClusterLeavesFinding[] {
+  const appSet = [...a.objects.values()].find(isFleetApplicationSet);
+  const generated = new Set([...applicationSetLookups(appSet?.object).keys()].map((key) => key.slice(key.indexOf('\0') + 1)));
+  return [...leaving].sort(compareStrings).map((cluster) => {
+    const root = `clusters/${cluster}`;
+    const wiring = [...a.objects.values()].filter(
+      (t) => t.cluster === cluster && (t.file.startsWith(`${root}/argocd/`) || t.file.startsWith(`${root}/flux/`)),
+    );
+    const tool = wiring.some((t) => t.file.startsWith(`${root}/flux/`)) ? 'flux' : wiring.length > 0 ? 'argocd' : undefined;
+    const byHand = wiring.map((t) => `${t.id.kind}/${t.id.namespace ? `${t.id.namespace}/` : ''}${t.id.name}`).sort(compareStrings);
+    const what = generated.has(cluster)
+      ? "the fleet's ApplicationSet deletes its Applications, which orphan what they applied (no resources finalizer, preserveResourcesOnDeletion)"
+      : tool === 'argocd'
+        ? `its root Application can no longer read ${root}/argocd and prunes nothing`
+        : tool === 'flux'
+          ? `its Flux can no longer read ${root}/flux and prunes nothing (deletionPolicy: Orphan)`
+          : 'nothing deletes what was applied from it';
+    const hand =
+      wiring.length > 0
+        ? `; nothing deletes its wiring (what ${root}/${tool} held): delete it by hand, ${deleteCommand(wiring)}` +
+          (tool === 'flux' ? `, and what applies ${root}/flux in your Flux` : '')
+        : '';
+    return {
+      type: 'cluster-leaves' as const,
+      risk: 'info' as const,
+      component: root,
+      cluster,
+      byHand,
+      message: `cluster ${cluster} leaves the fleet: its providers, CRDs and Namespaces stay on it, as ${what}${hand}`,
+    };
+  });
+}

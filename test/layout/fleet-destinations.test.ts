@@ -1,0 +1,31 @@
+/**
+ * Which clusters of a fleet share an Argo CD destination (layout/fleet-destinations.ts): Argo CD's
+ * own cluster is `in-cluster` by name and `https://kubernetes.default.svc` by server
+ * (argo-cd common/common.go InClusterName, KubernetesInternalAPIServerAddr).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sharedDestinationProblems } from '../../src/layout/fleet-destinations.js';
+
+const cluster = (name: string, destination?: Record<string, string | null>) => ({
+  name,
+  values: destination === undefined ? {} : { destination },
+  entry: { file: 'fleet.yaml', line: 1, column: 3 },
+});
+
+test("Argo CD's own cluster by name (in-cluster) and by server is one destination for the fleet's ApplicationSet; with one root per cluster it is each management cluster's own Argo CD's, and not refused", () => {
+  const clusters = [
+    cluster('eu-1', { name: 'in-cluster', server: null }),
+    cluster('us-1', { name: null, server: 'https://kubernetes.default.svc/' }),
+    cluster('lab-1', { name: 'lab-1' }),
+  ];
+  assert.deepEqual(
+    sharedDestinationProblems(clusters, true).map((d) => d.message.split(':')[0]),
+    ["the clusters eu-1, us-1 have Argo CD's own cluster as destination (in-cluster, https"],
+  );
+  assert.deepEqual(sharedDestinationProblems(clusters, false), []);
+});
+
+test("clusters whose chart values have no destination (a chart of one's own without one) are not compared", () => {
+  assert.deepEqual(sharedDestinationProblems([cluster('eu-1'), cluster('us-1')], true), []);
+});
