@@ -12,35 +12,31 @@ import { localReleases, managerDeployment } from '../helpers/local-release.js';
 
 const SERIES = '- {major: 1, minor: 10, contract: v1beta1}\n- {major: 1, minor: 11, contract: v1beta2}\n';
 
-/** Releases v1.10.0 (contract v1beta1) and v1.11.0 (v1beta2) of `label`; returns its `latest` URL. */
-function releases(root: string, label: string, file: string, deployment: string, namespace: string): string {
-  return localReleases(root, label, file, ['v1.10.0', 'v1.11.0'], SERIES, (tag) => managerDeployment(deployment, namespace, label, tag));
-}
-
-/** Core and kubeadm bootstrap at v1.10.0, locked, in a new manifest directory. */
-async function lockedAtV110(): Promise<{ dir: string; manifest: string; cache: string[] }> {
+/**
+ * Core and kubeadm bootstrap released as `tags` (of `series`), the manifest asking for `versions`
+ * (core, then bootstrap), in a new directory.
+ */
+function coreAndBootstrap(tags: string[], series: string, versions: [string, string]): { dir: string; manifest: string } {
   const root = tempDir();
-  const core = releases(root, 'cluster-api', 'core-components.yaml', 'capi-controller-manager', 'capi-system');
-  const bootstrap = releases(
-    root,
-    'bootstrap-kubeadm',
-    'bootstrap-components.yaml',
-    'capi-kubeadm-bootstrap-controller-manager',
-    'capi-kubeadm-bootstrap-system',
+  const [core, bootstrap] = [
+    ['cluster-api', 'core-components.yaml', 'capi-controller-manager', 'capi-system'],
+    ['bootstrap-kubeadm', 'bootstrap-components.yaml', 'capi-kubeadm-bootstrap-controller-manager', 'capi-kubeadm-bootstrap-system'],
+  ].map(([label, file, deployment, namespace]) =>
+    localReleases(root, label!, file!, tags, series, (tag) => managerDeployment(deployment!, namespace!, label!, tag)),
   );
   const dir = tempDir();
   const manifest = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
 kind: CoreProvider
 metadata: {name: cluster-api, namespace: capi-system}
 spec:
-  version: v1.10.0
+  version: ${versions[0]}
   fetchConfig: {url: ${core}}
 ---
 apiVersion: operator.cluster.x-k8s.io/v1alpha2
 kind: BootstrapProvider
 metadata: {name: kubeadm, namespace: capi-kubeadm-bootstrap-system}
 spec:
-  version: v1.10.0
+  version: ${versions[1]}
   fetchConfig: {url: ${bootstrap}}
 ---
 apiVersion: capi-gitops.dev/v1alpha1
@@ -48,6 +44,12 @@ kind: Config
 certManager: {enabled: false}
 `;
   writeFileSync(path.join(dir, 'providers.yaml'), manifest);
+  return { dir, manifest };
+}
+
+/** Core and kubeadm bootstrap at v1.10.0 (v1.11.0, contract v1beta2, released too), locked. */
+async function lockedAtV110(): Promise<{ dir: string; manifest: string; cache: string[] }> {
+  const { dir, manifest } = coreAndBootstrap(['v1.10.0', 'v1.11.0'], SERIES, ['v1.10.0', 'v1.10.0']);
   const cache = ['--cache-dir', path.join(tempDir(), 'cache')];
   assert.equal((await runCli(['lock', '-f', dir, ...cache])).code, 0);
   return { dir, manifest, cache };
@@ -89,36 +91,8 @@ test('update of the core provider alone leaves the kubeadm providers on another 
 });
 
 test('a kubeadm provider moved ahead of the core alone is hinted to move the core up to it, not to go back (a downgrade the operator refuses)', async () => {
-  const root = tempDir();
   const series = '- {major: 1, minor: 9, contract: v1beta1}\n- {major: 1, minor: 10, contract: v1beta1}\n';
-  const [core, bootstrap] = [
-    ['cluster-api', 'core-components.yaml', 'capi-controller-manager', 'capi-system'],
-    ['bootstrap-kubeadm', 'bootstrap-components.yaml', 'capi-kubeadm-bootstrap-controller-manager', 'capi-kubeadm-bootstrap-system'],
-  ].map(([label, file, deployment, namespace]) =>
-    localReleases(root, label!, file!, ['v1.9.0', 'v1.10.0'], series, (tag) => managerDeployment(deployment!, namespace!, label!, tag)),
-  );
-  const dir = tempDir();
-  writeFileSync(
-    path.join(dir, 'providers.yaml'),
-    `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata: {name: cluster-api, namespace: capi-system}
-spec:
-  version: v1.9.0
-  fetchConfig: {url: ${core}}
----
-apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: BootstrapProvider
-metadata: {name: kubeadm, namespace: capi-kubeadm-bootstrap-system}
-spec:
-  version: v1.10.0
-  fetchConfig: {url: ${bootstrap}}
----
-apiVersion: capi-gitops.dev/v1alpha1
-kind: Config
-certManager: {enabled: false}
-`,
-  );
+  const { dir } = coreAndBootstrap(['v1.9.0', 'v1.10.0'], series, ['v1.9.0', 'v1.10.0']);
   const render = await runCli(['render', '-f', dir, '-o', path.join(tempDir(), 'out'), '--cache-dir', path.join(tempDir(), 'cache')]);
   assert.equal(render.code, 0, render.stderr);
   assert.match(
