@@ -47,7 +47,7 @@ import {
   withoutClusterApplicationSet,
   wiringIdentities,
 } from '../layout/fleet-applicationset.js';
-import { destinationOf, sharedDestinationProblems, type FleetDestinationCluster } from '../layout/fleet-destinations.js';
+import { destinationOf, sharedDestinationWarnings, type FleetDestinationCluster } from '../layout/fleet-destinations.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
 import type { RenderedComponent } from '../render/types.js';
@@ -364,7 +364,7 @@ async function argoFleet(
   const on = read.filter((c) => c.values.applicationSet === true).map((c) => c.name);
   const byName = new Map(fleet.map((c) => [c.name, c]));
   const destinations = read.map((c) => destinationCluster(byName.get(c.name)!, c.values, locate));
-  for (const d of sharedDestinationProblems(destinations, on.length > 0 && on.length === read.length)) problems.add(d);
+  for (const d of sharedDestinationWarnings(destinations, on.length > 0 && on.length === read.length)) options.onWarning?.(d);
   if (on.length === 0) return undefined;
   if (on.length < read.length) {
     problems.add({

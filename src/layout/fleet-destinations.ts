@@ -42,9 +42,10 @@ const inCluster = ({ field, value }: { field: string; value: string }) =>
  * Applications live in the one Argo CD that runs the ApplicationSet, so any shared destination is
  * one cluster. With one root Application per cluster, each may be registered in its own management
  * cluster's Argo CD, where the default (Argo CD's own cluster) is that cluster: only a destination
- * naming one cluster whatever Argo CD reads it is refused there.
+ * naming one cluster whatever Argo CD reads it is told there. A warning, as Argo CD's own
+ * SharedResourceWarning is: the objects are the user's to place.
  */
-export function sharedDestinationProblems(clusters: readonly FleetDestinationCluster[], applicationSet: boolean): Diagnostic[] {
+export function sharedDestinationWarnings(clusters: readonly FleetDestinationCluster[], applicationSet: boolean): Diagnostic[] {
   const groups = new Map<string, FleetDestinationCluster[]>();
   for (const c of clusters) {
     const destination = destinationOf(c.values);

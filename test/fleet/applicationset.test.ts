@@ -10,7 +10,7 @@ import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node
 import path from 'node:path';
 import YAML from 'yaml';
 import type { FleetResult } from '../../src/app/fleet.js';
-import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../../src/core/diagnostics.js';
 import { renderOutput } from '../../src/app/run.js';
 import { writeOutput } from '../../src/output/write.js';
 import type { KObject } from '../../src/core/kobject.js';
@@ -351,7 +351,7 @@ test("a chart of one's own whose applicationset.yaml was changed is warned about
   );
 });
 
-test("two clusters on one Argo CD destination (the chart's default, or a copied destination.name) are refused, one error per destination naming its clusters, at the copy's line or the entry the hint names; the hints followed render (argo-cd common/common.go KubernetesInternalAPIServerAddr)", async () => {
+test("two clusters on one Argo CD destination (the chart's default, or a copied destination.name) are a warning per destination naming its clusters, at the copy's line or the entry the hint names, as Argo CD's SharedResourceWarning is; the hints followed render without it (argo-cd common/common.go KubernetesInternalAPIServerAddr)", async () => {
   const manifest = (a2: string, a4: string) =>
     corpusManifest('v1.12.0') +
     'clusters:\n' +
@@ -362,31 +362,38 @@ test("two clusters on one Argo CD destination (the chart's default, or a copied 
   const dir = writeTempManifest({ 'providers.yaml': manifest('', 'a3') });
   const file = path.join(dir, 'providers.yaml');
   const lines = readFileSync(file, 'utf8').split('\n');
-  const error = await rejection(render(dir, true));
-  assert.ok(error instanceof CapiGitopsError);
+  const shared = async (manifestDir: string, applicationSet: boolean) => {
+    const warnings: Diagnostic[] = [];
+    const set = [`repoURL=${REPO}`, `path=${ROOT}`, `applicationSet=${applicationSet}`].map((expression) => ({
+      expression,
+      forceString: false,
+    }));
+    await renderOutput({ manifestPaths: [manifestDir], layout: 'argocd', set, onWarning: (w) => warnings.push(w) });
+    return warnings.filter((w) => w.path?.startsWith('argocd.values.destination.'));
+  };
+  const warnings = await shared(dir, true);
   assert.deepEqual(
-    error.diagnostics.map((d) => [d.file, d.line, d.column, d.path]),
+    warnings.map((d) => [d.file, d.line, d.column, d.path]),
     [
       [file, lines.indexOf('- name: a2') + 1, 9, 'argocd.values.destination.server'],
       [file, lines.indexOf('- name: a4') + 2, 41, 'argocd.values.destination.name'],
     ],
   );
   assert.match(
-    error.diagnostics[0]!.message,
+    warnings[0]!.message,
     /^the clusters a1, a2 have the chart's default destination server https:\/\/kubernetes\.default\.svc .*: the fleet's ApplicationSet would apply each cluster's providers to that one cluster/,
   );
-  assert.match(error.diagnostics[1]!.message, /^the clusters a3, a4 have the Argo CD destination name a3:/);
-  assert.match(error.diagnostics[0]!.hint!, /e\.g\. argocd: \{values: \{destination: \{name: a2\}\}\} in the cluster a2 /);
-  assert.match(error.diagnostics[1]!.hint!, /e\.g\. argocd: \{values: \{destination: \{name: a4\}\}\} in the cluster a4 /);
+  assert.match(warnings[1]!.message, /^the clusters a3, a4 have the Argo CD destination name a3:/);
+  assert.match(warnings[0]!.hint!, /e\.g\. argocd: \{values: \{destination: \{name: a2\}\}\} in the cluster a2 /);
+  assert.match(warnings[1]!.hint!, /e\.g\. argocd: \{values: \{destination: \{name: a4\}\}\} in the cluster a4 /);
   // one root Application per cluster: the default is the cluster each one's own Argo CD runs in; a copied name is still one cluster
-  const perCluster = await rejection(render(dir, false));
-  assert.ok(perCluster instanceof CapiGitopsError);
   assert.deepEqual(
-    perCluster.diagnostics.map((d) => d.message.split(':')[0]),
+    (await shared(dir, false)).map((d) => d.message.split(':')[0]),
     ['the clusters a3, a4 have the Argo CD destination name a3'],
   );
   const followed = writeTempManifest({ 'providers.yaml': manifest('  argocd: {values: {destination: {name: a2}}}\n', 'a4') });
   const { files } = await render(followed, true);
+  assert.deepEqual(await shared(followed, true), []);
   assert.match(
     files.get('argocd/applicationset-capi-gitops-fleet.yaml')!,
     /destinationName: '\{\{ get \(dict "a1" "" "a2" "a2" "a3" "a3" "a4" "a4"\)/,

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sharedDestinationProblems } from '../../src/layout/fleet-destinations.js';
+import { sharedDestinationWarnings } from '../../src/layout/fleet-destinations.js';
 
 const cluster = (name: string, destination?: Record<string, string | null>) => ({
   name,
@@ -20,12 +20,12 @@ test("Argo CD's own cluster by name (in-cluster) and by server is one destinatio
     cluster('lab-1', { name: 'lab-1' }),
   ];
   assert.deepEqual(
-    sharedDestinationProblems(clusters, true).map((d) => d.message.split(':')[0]),
+    sharedDestinationWarnings(clusters, true).map((d) => d.message.split(':')[0]),
     ["the clusters eu-1, us-1 have Argo CD's own cluster as destination (in-cluster, https"],
   );
-  assert.deepEqual(sharedDestinationProblems(clusters, false), []);
+  assert.deepEqual(sharedDestinationWarnings(clusters, false), []);
 });
 
 test("clusters whose chart values have no destination (a chart of one's own without one) are not compared", () => {
-  assert.deepEqual(sharedDestinationProblems([cluster('eu-1'), cluster('us-1')], true), []);
+  assert.deepEqual(sharedDestinationWarnings([cluster('eu-1'), cluster('us-1')], true), []);
 });
