@@ -3,6 +3,7 @@ import { YamlBudget } from '../yaml/bounds.js';
 import type { Node as YamlNode } from 'yaml';
 import { DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, isPlainObject } from '../core/kobject.js';
+import { shellWord } from '../core/shell.js';
 import { OPERATOR_API_VERSION, TOOL_API_VERSION } from '../core/provider.js';
 import { isDns1123Label } from '../core/names.js';
 import { toToolConfig } from './config.js';
@@ -202,11 +203,13 @@ function requiredFieldHint(category: Category | undefined, parent: FieldPath, fi
 
 /** How to stop a GitOps tool applying the exported objects again, as that tool's CLI does it. */
 function suspendHint(owner: GitOpsOwner): string {
-  const namespace = owner.namespace ? ` -n ${owner.namespace}` : '';
+  // the names come from labels and annotations of the input: quoted for the shell
+  const name = shellWord(owner.namespace && owner.kind === 'Argo CD Application' ? `${owner.namespace}/${owner.name}` : owner.name);
+  const namespace = owner.namespace && owner.kind !== 'Argo CD Application' ? ` -n ${shellWord(owner.namespace)}` : '';
   const stop =
     owner.kind === 'Argo CD Application'
-      ? `turn off its automated sync before the move: argocd app set ${owner.namespace ? `${owner.namespace}/` : ''}${owner.name} --sync-policy none`
-      : `suspend it before the move: flux suspend ${owner.kind === 'Flux HelmRelease' ? 'helmrelease' : 'kustomization'} ${owner.name}${namespace}`;
+      ? `turn off its automated sync before the move: argocd app set ${name} --sync-policy none`
+      : `suspend it before the move: flux suspend ${owner.kind === 'Flux HelmRelease' ? 'helmrelease' : 'kustomization'} ${name}${namespace}`;
   return `${stop}, or it re-creates the provider objects the move deletes; then take these objects out of its source, and these labels and annotations out of the export`;
 }
 
@@ -220,7 +223,7 @@ class ManifestCollector {
   private readonly configs: ConfigDocument[] = [];
   private readonly warnings: Diagnostic[] = [];
   /** Each GitOps tool that applied exported objects: its warning (told once) and how many objects. */
-  private readonly owners = new Map<string, { warning: Diagnostic; owner: GitOpsOwner; objects: number }>();
+  private readonly owners = new Map<string, { at: Omit<Diagnostic, 'message'>; owner: GitOpsOwner; objects: number }>();
   /** Whether some object took the default namespace. */
   namespaceTaken = false;
   private readonly firstSeen = new Map<string, SourcePosition>();
@@ -326,12 +329,13 @@ class ManifestCollector {
    * stay, for the checks that count them: the problems name them, and resolution leaves them out.
    */
   manifest(baseDir: string, all: readonly Diagnostic[] = []): Manifest {
-    for (const { warning, owner, objects } of this.owners.values()) {
+    const owned = [...this.owners.values()].map(({ at, owner, objects }) => {
       const more = objects > 1 ? ` (and ${objects - 1} more object${objects === 2 ? '' : 's'} of the input)` : '';
-      warning.message =
+      const message =
         `exported from a cluster where ${owner.kind} ${owner.namespace ? `${owner.namespace}/` : ''}${owner.name} applies it${more}; ` +
         'its tracking metadata is left out of the output';
-    }
+      return { ...at, message, hint: suspendHint(owner) };
+    });
     const valid = <T>(objects: T[]) => objects.filter((o) => !this.faultyObjects.has(o));
     const confined = new Set([...this.clusterProblems.values()].flat());
     const problems = all.filter((d) => !confined.has(d));
@@ -341,7 +345,7 @@ class ManifestCollector {
       configMaps: valid(this.configMaps),
       config: this.config,
       baseDir,
-      warnings: this.warnings,
+      warnings: [...this.warnings, ...owned],
     };
     if (this.releases.length > 0) manifest.releases = this.releases;
     if (this.namespaces.length > 0) manifest.namespaces = this.namespaces;
@@ -367,14 +371,7 @@ class ManifestCollector {
     if (known) return void known.objects++;
     const field = Object.keys(labels).find((label) => label.endsWith('.toolkit.fluxcd.io/name') && labels[label] === owner.name);
     const path = field ? ['metadata', 'labels', field] : ['metadata', 'annotations', 'argocd.argoproj.io/tracking-id'];
-    const warning: Diagnostic = {
-      ...fieldPosition(unit.source, unit.node, path, 'key'),
-      object: unit.label,
-      message: '',
-      hint: suspendHint(owner),
-    };
-    this.warnings.push(warning);
-    this.owners.set(key, { warning, owner, objects: 1 });
+    this.owners.set(key, { at: { ...fieldPosition(unit.source, unit.node, path, 'key'), object: unit.label }, owner, objects: 1 });
   }
 
   /** A v1alpha1 provider object in its v1alpha2 form; its problems are reported, one warning per object. */

@@ -294,6 +294,18 @@ data:
   assert.equal(manifest.warnings?.[0]?.file, file);
 });
 
+test('the suspend command quotes a name read from a label for the shell (core/shell.ts shellWord)', async () => {
+  const { manifest } = await loadText(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: extra
+  namespace: capi-system
+  labels: {kustomize.toolkit.fluxcd.io/name: "capi; rm -rf ~", kustomize.toolkit.fluxcd.io/namespace: flux-system}
+data: {manifests: ""}
+`);
+  assert.match(manifest.warnings?.[0]?.hint ?? '', /flux suspend kustomization 'capi; rm -rf ~' -n flux-system,/);
+});
+
 test('a typed provider list whose items have no apiVersion or kind loads, taking them from the list', async () => {
   const manifest = await loadManifest([path.join(EXPORTED, 'bootstrap-typed-list.yaml')]);
   assert.deepEqual(
