@@ -294,16 +294,16 @@ data:
   assert.equal(manifest.warnings?.[0]?.file, file);
 });
 
-test('the suspend command quotes a name read from a label for the shell (core/shell.ts shellWord)', async () => {
+test('the suspend command quotes an Application name read from the tracking annotation, free text, for the shell (core/shell.ts shellWord)', async () => {
   const { manifest } = await loadText(`apiVersion: v1
 kind: ConfigMap
 metadata:
   name: extra
   namespace: capi-system
-  labels: {kustomize.toolkit.fluxcd.io/name: "capi; rm -rf ~", kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  annotations: {argocd.argoproj.io/tracking-id: "capi;rm -rf ~:/ConfigMap:capi-system/extra"}
 data: {manifests: ""}
 `);
-  assert.match(manifest.warnings?.[0]?.hint ?? '', /flux suspend kustomization 'capi; rm -rf ~' -n flux-system,/);
+  assert.match(manifest.warnings?.[0]?.hint ?? '', /argocd app set 'capi;rm -rf ~' --sync-policy none,/);
 });
 
 test('a typed provider list whose items have no apiVersion or kind loads, taking them from the list', async () => {
