@@ -83,9 +83,37 @@ function walk(a: unknown, b: unknown, at: string, out: string[], hide: boolean, 
 const SCALAR_SHOWN = 80;
 
 /**
- * The changed paths whose old and new values are both short scalars (strings, numbers, booleans
- * of one line), each with its values as text: what a reviewer reads as `main → v2`. Never call it
- * on values that may be secret.
+ * The wiring fields whose values are shown: where and how it syncs. Not a Helm parameter's value,
+ * inline values or a postBuild substitution, which may hold what the secrets gate never saw (the
+ * committed side, a value rotated since, `diff <from> <to>` of two directories).
+ */
+const SHOWN_FIELDS = new Set([
+  'targetRevision',
+  'repoURL',
+  'path',
+  'chart',
+  'project',
+  'name',
+  'server',
+  'namespace',
+  'interval',
+  'retryInterval',
+  'timeout',
+  'prune',
+  'wait',
+  'force',
+  'suspend',
+  'selfHeal',
+  'limit',
+  'duration',
+  'maxDuration',
+  'factor',
+]);
+
+/**
+ * The changed paths of the sync fields (SHOWN_FIELDS) whose old and new values are both short
+ * scalars (strings, numbers, booleans of one line), each with its values as text: what a reviewer
+ * reads as `main → v2`. Never call it on values that may be secret.
  */
 export function changedScalars(a: unknown, b: unknown): { path: string; from: string; to: string }[] {
   const leaves = new Map<string, [unknown, unknown]>();
@@ -95,7 +123,8 @@ export function changedScalars(a: unknown, b: unknown): { path: string; from: st
   const out: { path: string; from: string; to: string }[] = [];
   for (const [path, [x, y]] of [...leaves].sort(([p], [q]) => compareStrings(p, q))) {
     const [from, to] = [text(x), text(y)];
-    if (shown(from) && shown(to)) out.push({ path, from, to });
+    const field = path.split('.').at(-1)!.replace(/\[.*$/, '');
+    if (SHOWN_FIELDS.has(field) && shown(from) && shown(to)) out.push({ path, from, to });
   }
   return out;
 }
