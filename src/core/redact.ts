@@ -69,11 +69,12 @@ const URL_IN_TEXT = /\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s"'<>`]+/g;
 
 /**
  * An oci:// URL's fragment is the layer title the OCI source names a file by (`#core-components.yaml`,
- * as the lockfile records it): shown when it is a plain file name, masked like any other fragment
- * otherwise (an https fragment can carry a token, e.g. `#access_token=…`).
+ * as the lockfile records it): shown when it is a YAML or JSON file name, masked like any other
+ * fragment otherwise (an https fragment can carry a token, e.g. `#access_token=…`; a bare word
+ * may be a token too).
  */
 function shownFragment(scheme: string, fragment: string): string {
-  return /^oci:\/\/$/i.test(scheme) && /^#[A-Za-z0-9._+-]+$/.test(fragment) ? fragment : `#${MASK}`;
+  return /^oci:\/\/$/i.test(scheme) && /^#[A-Za-z0-9._+-]+\.(?:ya?ml|json)$/.test(fragment) ? fragment : `#${MASK}`;
 }
 
 /** A URL with its userinfo and the values of its query parameters replaced; fragments masked, but for an oci:// file name. */

@@ -23,6 +23,11 @@ test('fragments that are not an oci:// file name stay masked, and userinfo and q
     'https://example.com/a/core-components.yaml#********',
   );
   assert.equal(redactUrlCredentials('oci://registry.example.com/capi#token=secret-value'), 'oci://registry.example.com/capi#********');
+  // a bare word may be a token (a JWT's or a base64url's alphabet): only a YAML or JSON file name is a layer title
+  assert.equal(
+    redactUrlCredentials('oci://registry.example.com/capi#eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln'),
+    'oci://registry.example.com/capi#********',
+  );
   assert.equal(
     redactUrlCredentials('oci://user:secret-value@registry.example.com/capi?sig=secret-value#metadata.yaml'),
     'oci://********@registry.example.com/capi?sig=********#metadata.yaml',
