@@ -82,10 +82,11 @@ function splitMarks(text: string, marked: MarkedText): (string | Mark)[] | undef
 
 /**
  * Whether a value substituted into a scalar can change the YAML around it: a line break, a
- * mapping's ": " or a comment's " #", flow punctuation, or an indicator that starts a node
- * (YAML 1.2 spec, 5.3). `http://proxy:3128` cannot; `a\nkey: b` can.
+ * mapping's ": " or a comment's " #", flow punctuation, a quote or backslash (which end or escape
+ * a quoted `"${VAR}"`), or an indicator that starts a node (YAML 1.2 spec, 5.3).
+ * `http://proxy:3128` cannot; `a\nkey: b` can.
  */
-const STRUCTURE_CHANGING = /[\n\r,[\]{}]|: | #|:$|^[-?:#&*!|>'"%@`]/;
+const STRUCTURE_CHANGING = /[\n\r,[\]{}"'\\]|: | #|:$|^[-?:#&*!|>%@`]/;
 
 function structureError(obj: KObject, path: FieldPath, marks: Mark[], lookup: VariableLookup | undefined): CapiGitopsError {
   const all = [...new Set(marks.flatMap((m) => m.variables))].sort(compareStrings);
