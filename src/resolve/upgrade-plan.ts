@@ -276,7 +276,11 @@ export function updateDowngradeProblems(previous: Lockfile | undefined, provider
       ...position,
       object: providerObjectName(provider),
       path: 'spec.version',
-      message: `${moved}: update never moves a provider back (Cluster API does not support downgrades; the operator refuses them)${split}`,
+      message: `${moved}: update never moves a provider back (${
+        to.major < from.major || (to.major === from.major && to.minor < from.minor)
+          ? 'Cluster API does not support downgrades; the operator refuses them'
+          : 'a patch release back is a rollback, which render makes when the manifest asks for it'
+      })${split}`,
       expected: `${entry.version} or a later release`,
       hint:
         `set spec.version to ${entry.version}, the locked release` +
