@@ -9,6 +9,7 @@ import { compareStrings } from '../core/diagnostics.js';
 import { applicationSetLookups } from './applicationset-reach.js';
 import type { TreeObject, TreeObjects } from './objects.js';
 import type { ClusterLeavesFinding } from './types.js';
+import { deleteByHand, isRoot } from './wiring-roots.js';
 
 /** The fleet clusters the old tree has and the new one does not. */
 export function leavingClusters(a: TreeObjects, b: TreeObjects): Set<string> {
@@ -18,26 +19,20 @@ export function leavingClusters(a: TreeObjects, b: TreeObjects): Set<string> {
 
 const isFleetApplicationSet = (t: TreeObject) => t.id.group === 'argoproj.io' && t.id.kind === 'ApplicationSet' && !t.cluster;
 
-/** `kubectl delete` arguments per namespace: `-n argocd application/x appproject/y`. */
-function deleteCommand(objects: readonly TreeObject[]): string {
-  const byNamespace = new Map<string, string[]>();
-  for (const t of objects)
-    byNamespace.set(t.id.namespace, [...(byNamespace.get(t.id.namespace) ?? []), `${t.id.kind.toLowerCase()}/${t.id.name}`]);
-  return [...byNamespace]
-    .sort(([x], [y]) => compareStrings(x, y))
-    .map(([namespace, refs]) => `kubectl delete ${namespace ? `-n ${namespace} ` : ''}${refs.sort(compareStrings).join(' ')}`)
-    .join('; ');
-}
-
 /** One info finding per cluster that leaves: what stays on it, and the wiring objects to delete by hand. */
 export function clusterLeavesFindings(a: TreeObjects, leaving: ReadonlySet<string>): ClusterLeavesFinding[] {
-  const appSet = [...a.objects.values()].find(isFleetApplicationSet);
+  const objects = [...a.objects.values()];
+  const appSet = objects.find(isFleetApplicationSet);
   const generated = new Set([...applicationSetLookups(appSet?.object).keys()].map((key) => key.slice(key.indexOf('\0') + 1)));
+  const wiringOf = new Map<string, TreeObject[]>();
+  for (const t of objects) {
+    const root = `clusters/${t.cluster}`;
+    if (leaving.has(t.cluster) && (t.file.startsWith(`${root}/argocd/`) || t.file.startsWith(`${root}/flux/`)))
+      wiringOf.set(t.cluster, [...(wiringOf.get(t.cluster) ?? []), t]);
+  }
   return [...leaving].sort(compareStrings).map((cluster) => {
     const root = `clusters/${cluster}`;
-    const wiring = [...a.objects.values()].filter(
-      (t) => t.cluster === cluster && (t.file.startsWith(`${root}/argocd/`) || t.file.startsWith(`${root}/flux/`)),
-    );
+    const wiring = wiringOf.get(cluster) ?? [];
     const tool = wiring.some((t) => t.file.startsWith(`${root}/flux/`)) ? 'flux' : wiring.length > 0 ? 'argocd' : undefined;
     const byHand = wiring.map((t) => `${t.id.kind}/${t.id.namespace ? `${t.id.namespace}/` : ''}${t.id.name}`).sort(compareStrings);
     const what = generated.has(cluster)
@@ -45,11 +40,17 @@ export function clusterLeavesFindings(a: TreeObjects, leaving: ReadonlySet<strin
       : tool === 'argocd'
         ? `its root Application can no longer read ${root}/argocd and prunes nothing`
         : tool === 'flux'
-          ? `its Flux can no longer read ${root}/flux and prunes nothing (deletionPolicy: Orphan)`
+          ? `its Flux can no longer read ${root}/flux and prunes nothing`
           : 'nothing deletes what was applied from it';
+    // the same advice, root first and its guards read from the objects, as render's note gives (wiring-roots.ts)
+    const wiringRoot = wiring.find(isRoot);
+    const { commands, safety } = deleteByHand(
+      wiringRoot,
+      wiring.filter((t) => t !== wiringRoot),
+    );
     const hand =
       wiring.length > 0
-        ? `; nothing deletes its wiring (what ${root}/${tool} held): delete it by hand, ${deleteCommand(wiring)}` +
+        ? `; nothing deletes its wiring (what ${root}/${tool} held): delete it by hand, ${safety}: ${commands.join('; ')}` +
           (tool === 'flux' ? `, and what applies ${root}/flux in your Flux` : '')
         : '';
     return {

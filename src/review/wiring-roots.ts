@@ -20,7 +20,7 @@ const ROOT_KINDS = new Map([
 ]);
 const WIRING_GROUP = /(^|\.)(fluxcd\.io|argoproj\.io)$/;
 
-interface FileObject {
+export interface FileObject {
   file: string;
   object: KObject;
 }
@@ -42,7 +42,7 @@ function wiringObjects(files: ReadonlyMap<string, string>): FileObject[] {
 }
 
 /** Whether the object is a root: an Application or Kustomization that syncs the directory its own file is in. */
-function isRoot({ file, object }: FileObject): boolean {
+export function isRoot({ file, object }: FileObject): boolean {
   if (ROOT_KINDS.get(apiGroup(object.apiVersion)) !== object.kind) return false;
   const spec = object.spec as { path?: unknown; source?: { path?: unknown } } | undefined;
   const synced = object.kind === 'Kustomization' ? spec?.path : spec?.source?.path;
@@ -89,6 +89,37 @@ export interface WrittenTrees {
   shown: (file: string) => string;
 }
 
+/**
+ * How to delete a root and the other objects of its directory by hand: one `kubectl delete` per
+ * namespace, the root first (deleted after its Applications or Kustomizations, it could apply
+ * them again), and whether that keeps what they applied (`deletionPolicy: Orphan`, no resources
+ * finalizer: wiring.ts keepsAppliedOnDeletion) or deletes it too.
+ */
+export function deleteByHand(
+  root: FileObject | undefined,
+  others: readonly FileObject[],
+): { objects: FileObject[]; commands: string[]; safety: string } {
+  const isApplier = (o: FileObject) => ROOT_KINDS.get(apiGroup(o.object.apiVersion)) === o.object.kind;
+  const byResource = (a: FileObject, b: FileObject) => compareStrings(resource(a), resource(b));
+  const appliers = [...(root ? [root] : []), ...others.filter(isApplier).sort(byResource)];
+  const objects = [...appliers, ...others.filter((o) => !isApplier(o)).sort(byResource)];
+  const namespaces = [...new Set(objects.map((o) => o.object.metadata.namespace ?? ''))];
+  const commands = namespaces.map(
+    (ns) =>
+      `kubectl delete${ns ? ` -n ${shellWord(ns)}` : ''} ${objects
+        .filter((o) => (o.object.metadata.namespace ?? '') === ns)
+        .map((o) => shellWord(resource(o)))
+        .join(' ')}`,
+  );
+  const unguarded = appliers.filter((o) => keepsAppliedOnDeletion(o.object) === undefined);
+  const guards = [...new Set(appliers.map((o) => keepsAppliedOnDeletion(o.object)).filter((g) => g !== undefined))];
+  const safety =
+    unguarded.length === 0
+      ? `which is safe: ${appliers.length === 1 ? 'it has' : 'each has'} ${guards.join(' or ')}, so what ${appliers.length === 1 ? 'it' : 'they'} applied stays`
+      : `but deleting ${unguarded.map(described).join(', ')} deletes what ${unguarded.length === 1 ? 'it' : 'they'} applied too`;
+  return { objects, commands, safety };
+}
+
 /** One note per root the write removed (what to delete in the management cluster) and per root it created (what to apply once). */
 export function wiringRootNotes(trees: WrittenTrees): string[] {
   // a root's file is named after its kind (layout/names.ts objectFileName): only those are read,
@@ -102,25 +133,8 @@ export function wiringRootNotes(trees: WrittenTrees): string[] {
   const notes: string[] = [];
   for (const root of removed.filter(isRoot).filter((r) => !stillThere.has(identity(r)))) {
     const directory = posix.dirname(root.file);
-    // the root first: deleted after its Applications or Kustomizations, it could apply them again
     const gone = removed.filter((o) => posix.dirname(o.file) === directory && !stillThere.has(identity(o)) && o !== root);
-    const appliers = [root, ...gone.filter((o) => ROOT_KINDS.get(apiGroup(o.object.apiVersion)) === o.object.kind)];
-    const rest = gone.filter((o) => !appliers.includes(o)).sort((a, b) => compareStrings(resource(a), resource(b)));
-    const objects = [...appliers.slice(0, 1), ...appliers.slice(1).sort((a, b) => compareStrings(resource(a), resource(b))), ...rest];
-    const namespaces = [...new Set(objects.map((o) => o.object.metadata.namespace ?? ''))];
-    const commands = namespaces.map(
-      (ns) =>
-        `kubectl delete${ns ? ` -n ${shellWord(ns)}` : ''} ${objects
-          .filter((o) => (o.object.metadata.namespace ?? '') === ns)
-          .map((o) => shellWord(resource(o)))
-          .join(' ')}`,
-    );
-    const unguarded = appliers.filter((o) => keepsAppliedOnDeletion(o.object) === undefined);
-    const guards = [...new Set(appliers.map((o) => keepsAppliedOnDeletion(o.object)).filter((g) => g !== undefined))];
-    const safety =
-      unguarded.length === 0
-        ? `which is safe: ${appliers.length === 1 ? 'it has' : 'each has'} ${guards.join(' or ')}, so what ${appliers.length === 1 ? 'it' : 'they'} applied stays`
-        : `but deleting ${unguarded.map(described).join(', ')} deletes what ${unguarded.length === 1 ? 'it' : 'they'} applied too`;
+    const { objects, commands, safety } = deleteByHand(root, gone);
     const others = objects.length - 1;
     const also = others === 0 ? '' : ` and the ${others} other object${others === 1 ? '' : 's'} of ${directory}/`;
     notes.push(
