@@ -4,7 +4,7 @@
  * are the text of its ConfigMap's `components`, not the ConfigMap. Review reads them there, so an
  * upgrade in this layout gets the call-outs of the others.
  */
-import { gunzipSync } from 'node:zlib';
+import { gunzipComponents } from '../core/artifact-configmap.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../core/kobject.js';
 import {
@@ -18,8 +18,6 @@ import {
 
 const NAME_LABEL = 'provider.cluster.x-k8s.io/name';
 const TYPE_LABEL = 'provider.cluster.x-k8s.io/type';
-/** As sources/configmap/repository.ts: decompressed components larger than this are refused (a gzip bomb guard). */
-const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
 
 /** One provider release an artifact ConfigMap holds. */
 export interface ArtifactRelease {
@@ -66,14 +64,12 @@ function gunzipped(encoded: unknown): ArtifactRelease['components'] {
       message: `the ConfigMap is annotated ${CONFIGMAP_COMPRESSED_ANNOTATION}: "true" but has no ${path}`,
       hint: 'render writes this file: render again to rewrite it',
     };
-  try {
-    return gunzipSync(Buffer.from(encoded, 'base64'), { maxOutputLength: MAX_DECOMPRESSED_BYTES }).toString('utf8');
-  } catch (error) {
-    return {
-      path,
-      message: `cannot be gunzipped: ${(error as Error).message}`,
-      expected: 'the components, gzip-compressed and base64-encoded, as render writes them',
-      hint: 'render writes this file: render again to rewrite it',
-    };
-  }
+  const read = gunzipComponents(encoded);
+  if ('bytes' in read) return Buffer.from(read.bytes).toString('utf8');
+  return {
+    path,
+    message: read.problem,
+    expected: 'the components, gzip-compressed and base64-encoded, as render writes them',
+    hint: 'render writes this file: render again to rewrite it',
+  };
 }

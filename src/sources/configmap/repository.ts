@@ -7,7 +7,7 @@
  * `binaryData.components` is gzip.
  */
 import { shellWord } from '../../core/shell.js';
-import { gunzipSync } from 'node:zlib';
+import { gunzipComponents } from '../../core/artifact-configmap.js';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import {
   CONFIGMAP_COMPRESSED_ANNOTATION,
@@ -30,10 +30,6 @@ import { ArtifactNotFoundError, METADATA_FILE, type Artifact, type ProviderRepos
 
 const CONFIGMAP_COMPONENTS_KEY = 'components';
 const CONFIGMAP_METADATA_KEY = 'metadata';
-/** Decompressed components larger than this are refused (a gzip bomb guard). */
-const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
-
-const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 /**
  * Where the ConfigMap writes the field (or the deepest part of it it writes): in an exported
@@ -82,22 +78,14 @@ function readComponents(configMap: ConfigMapObject): { bytes?: Uint8Array; text?
       hint: 'put the gzip-compressed components, base64-encoded, under binaryData.components, or remove the annotation',
     };
   }
-  if (!BASE64.test(encoded)) {
-    return { ...at, path: `binaryData.${CONFIGMAP_COMPONENTS_KEY}`, message: 'binaryData.components is not valid base64' };
-  }
-  try {
-    return { bytes: gunzipSync(Buffer.from(encoded, 'base64'), { maxOutputLength: MAX_DECOMPRESSED_BYTES }) };
-  } catch (error) {
-    const tooBig = (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE';
-    return {
-      ...at,
-      path: `binaryData.${CONFIGMAP_COMPONENTS_KEY}`,
-      message: tooBig
-        ? `binaryData.components decompresses to more than ${MAX_DECOMPRESSED_BYTES} bytes`
-        : `binaryData.components cannot be gunzipped: ${(error as Error).message}`,
-      hint: 'the operator expects gzip data (as `gzip -c components.yaml | base64 -w0` produces)',
-    };
-  }
+  const read = gunzipComponents(encoded);
+  if ('bytes' in read) return read;
+  return {
+    ...at,
+    path: `binaryData.${CONFIGMAP_COMPONENTS_KEY}`,
+    message: `binaryData.${CONFIGMAP_COMPONENTS_KEY} ${read.problem}`,
+    hint: 'the operator expects gzip data (as `gzip -c components.yaml | base64 -w0` produces)',
+  };
 }
 
 interface ConfigMapRelease {
