@@ -220,6 +220,11 @@ export function upgradeRefusals(provider: { kind: ProviderKind; name: string }, 
   return reasons;
 }
 
+/** Where a provider's spec.version is written; the provider's own position when it names none. */
+function versionPosition(provider: ResolvedProvider['provider']): Pick<Diagnostic, 'file' | 'line' | 'column'> {
+  return provider.spec.version ? (provider.fieldPosition?.(['spec', 'version']) ?? provider.position) : provider.position;
+}
+
 /**
  * A provider the manifest now asks for at a lower major or minor version than the lock holds: the
  * operator's preflight refuses such a downgrade (internal/controller/preflight_checks.go
@@ -233,7 +238,7 @@ export function downgradeWarnings(previous: Lockfile | undefined, providers: rea
     const entry = findLockEntry(previous, resolved);
     const [from, to] = [parseSemantic(entry?.version ?? ''), parseSemantic(resolved.version)];
     if (!entry || !from || !to || (to.major === from.major ? to.minor >= from.minor : to.major > from.major)) continue;
-    const position = provider.spec.version ? (provider.fieldPosition?.(['spec', 'version']) ?? provider.position) : provider.position;
+    const position = versionPosition(provider);
     warnings.push({
       ...position,
       object: providerObjectName(provider),
@@ -271,7 +276,7 @@ export function updateDowngradeProblems(previous: Lockfile | undefined, provider
       hasSkipRule(resolved.kind, resolved.name) && coreMinor !== undefined && coreMinor !== to.minor
         ? `, and it would leave ${label} on another minor version than cluster-api ${core!.version}, which it is released with`
         : '';
-    const position = provider.spec.version ? (provider.fieldPosition?.(['spec', 'version']) ?? provider.position) : provider.position;
+    const position = versionPosition(provider);
     problems.push({
       ...position,
       object: providerObjectName(provider),
@@ -329,7 +334,7 @@ export function minorSkipWarnings(
     if (!entry || !skip) continue;
     const from = parseSemantic(entry.version)!;
     const step = `v${from.major}.${from.minor + MAX_MINOR_SKIP}`;
-    const position = provider.spec.version ? (provider.fieldPosition?.(['spec', 'version']) ?? provider.position) : provider.position;
+    const position = versionPosition(provider);
     const release = versionRelease?.(providerObjectName(provider));
     warnings.push({
       ...position,
@@ -362,7 +367,7 @@ export function kubeadmSplitWarnings(previous: Lockfile | undefined, providers: 
   return group
     .filter((r) => r !== core && coreMinor !== null && minor(r.version) !== undefined && minor(r.version) !== coreMinor.minor)
     .map((r) => ({
-      ...(r.provider.spec.version ? (r.provider.fieldPosition?.(['spec', 'version']) ?? r.provider.position) : r.provider.position),
+      ...versionPosition(r.provider),
       object: providerObjectName(r.provider),
       path: 'spec.version',
       message:
