@@ -157,11 +157,11 @@ export async function resolveFleet(
     fleet.clusters.map(async (cluster) => {
       try {
         // --frozen: what the lock does not answer is told before any request
-        const listed = previous?.entries.some((e) => e.clusters === undefined || e.clusters.includes(cluster.name));
+        const view = clusterLockView(previous, cluster.name);
         const locked = {
-          lock: clusterLockView(previous, cluster.name),
+          lock: view,
           frozen: options.frozen,
-          ...(previous !== undefined && !listed ? { unlistedCluster: cluster.name } : {}),
+          ...(view !== undefined && view.entries.length === 0 ? { unlistedCluster: cluster.name } : {}),
         };
         const clusterOptions = { ...options, frozen: false, onWarning: told.from(cluster.name), versionRelease: versionRelease(cluster) };
         // collectAll: what did not resolve travels with the resolution, named after its cluster and layer when reported

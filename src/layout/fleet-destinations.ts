@@ -52,7 +52,9 @@ export function sharedDestinationWarnings(clusters: readonly FleetDestinationClu
     // a chart of one's own without a destination value: nothing to compare
     if (destination.value === '' || (!applicationSet && inCluster(destination))) continue;
     const key = inCluster(destination) ? IN_CLUSTER_SERVER : `${destination.field}\0${destination.value}`;
-    groups.set(key, [...(groups.get(key) ?? []), c]);
+    const group = groups.get(key);
+    if (group) group.push(c);
+    else groups.set(key, [c]);
   }
   return [...groups.values()]
     .filter((group) => group.length > 1)

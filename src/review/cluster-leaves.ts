@@ -28,7 +28,7 @@ export function clusterLeavesFindings(a: TreeObjects, leaving: ReadonlySet<strin
   for (const t of objects) {
     const root = `clusters/${t.cluster}`;
     if (leaving.has(t.cluster) && (t.file.startsWith(`${root}/argocd/`) || t.file.startsWith(`${root}/flux/`)))
-      wiringOf.set(t.cluster, [...(wiringOf.get(t.cluster) ?? []), t]);
+      wiringOf.set(t.cluster, (wiringOf.get(t.cluster) ?? []).concat(t));
   }
   return [...leaving].sort(compareStrings).map((cluster) => {
     const root = `clusters/${cluster}`;

@@ -49,6 +49,15 @@ export function contractFindings(
   fileOf: (directory: string) => string | undefined,
 ): ContractFinding[] {
   const findings: ContractFinding[] = [];
+  // each cluster's components, once: a fleet-wide core move reads its own cluster's only
+  const inCluster = new Map<string, [string, ComponentInfo][]>();
+  for (const entry of now) {
+    if (entry[0].startsWith(BASES)) continue;
+    const cluster = clusterOf(`${entry[0]}/`);
+    const list = inCluster.get(cluster);
+    if (list) list.push(entry);
+    else inCluster.set(cluster, [entry]);
+  }
   for (const c of components) {
     if (!c.oldVersion || !c.newVersion || c.directory.startsWith(BASES)) continue;
     const [from, to] = [contractOf(c.name, c.oldVersion), contractOf(c.name, c.newVersion)];
@@ -57,8 +66,8 @@ export function contractFindings(
     const cluster = clusterOf(`${c.directory}/`);
     const others = new Map<string, string[]>();
     if (c.name === CORE_LABEL)
-      for (const [directory, other] of now) {
-        if (directory === c.directory || directory.startsWith(BASES) || clusterOf(`${directory}/`) !== cluster) continue;
+      for (const [directory, other] of inCluster.get(cluster) ?? []) {
+        if (directory === c.directory) continue;
         const contract = other.version === undefined ? undefined : contractOf(other.name, other.version);
         if (contract && contract !== to) others.set(contract, [...(others.get(contract) ?? []), `${other.name} ${other.version}`]);
       }

@@ -39,6 +39,8 @@ export function groupByCluster<T>(
 ): ClusterGroup<T>[] {
   const groups: ClusterGroup<T>[] = [];
   const byKey = new Map<string, ClusterGroup<T>>();
+  // a group's clusters as a set too: a fleet-wide change meets one group per cluster
+  const clustersOf = new Map<ClusterGroup<T>, Set<string>>();
   for (const item of items) {
     const cluster = clusterOfItem(item);
     if (!cluster) {
@@ -47,12 +49,14 @@ export function groupByCluster<T>(
     }
     const k = key(item, cluster);
     const earlier = byKey.get(k);
-    if (earlier && !earlier.clusters.includes(cluster)) {
+    if (earlier && !clustersOf.get(earlier)!.has(cluster)) {
       earlier.members.push(item);
       earlier.clusters.push(cluster);
+      clustersOf.get(earlier)!.add(cluster);
       continue;
     }
     const group = { first: item, members: [item], clusters: [cluster] };
+    clustersOf.set(group, new Set([cluster]));
     groups.push(group);
     if (!earlier) byKey.set(k, group);
   }
