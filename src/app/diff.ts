@@ -45,7 +45,9 @@ interface DiffSides {
 /** The contracts of the providers a render resolved, every release series of their metadata.yaml (a fleet's clusters too). */
 function contractsOf(result: Awaited<ReturnType<typeof renderOutput>>): ContractSeries[] {
   const resolutions = result.fleet ? result.clusters.map((c) => c.resolution) : [result];
-  return resolutions.flatMap((r) => r.providers.flatMap((p) => contractSeries(p.label, p.version, p.metadata.text)));
+  // a fleet's clusters share a few releases: each release's metadata.yaml is read once
+  const releases = new Map(resolutions.flatMap((r) => r.providers.map((p) => [`${p.label}\0${p.version}`, p] as const)));
+  return [...releases.values()].flatMap((p) => contractSeries(p.label, p.version, p.metadata.text));
 }
 
 /** What the render of the manifest as it is now says beside its files. */
