@@ -8,11 +8,10 @@ import { compareStrings } from '../core/diagnostics.js';
 import { manifestLabel } from '../core/provider.js';
 import { parseSemantic } from '../core/versions.js';
 import { compatibleContracts, parseMetadata } from '../resolve/metadata.js';
-import { clusterOf, type ComponentInfo } from './objects.js';
+import { BASES, clusterOf, type ComponentInfo } from './objects.js';
 import type { ComponentDiff, ContractFinding, ContractSeries } from './types.js';
 
 const CORE_LABEL = manifestLabel('CoreProvider', 'cluster-api');
-const BASES = 'bases/';
 
 /** A provider's release series and their contracts, read from its metadata.yaml; none when it does not parse. */
 export function contractSeries(label: string, version: string, metadata: string): ContractSeries[] {

@@ -11,7 +11,7 @@ import { contractFindings, contractLookup, contractSeries } from './contracts.js
 import { compareCrds, crdChangeCount, describeCrdChanges, CRD_SCHEMA_PATH } from './crd.js';
 import { changedPaths, changedScalars } from './field-paths.js';
 import { groupFindings } from './fleet-groups.js';
-import { clusterOf, describeId, readTreeObjects, type TreeObject, type TreeObjects } from './objects.js';
+import { BASES, clusterOf, describeId, readTreeObjects, type TreeObject, type TreeObjects } from './objects.js';
 import { describePermissions, gained, permissionsOf, RBAC_GROUP, RBAC_ROLE_KINDS } from './rbac.js';
 import {
   REVIEW_SCHEMA_VERSION,
@@ -158,8 +158,6 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
   }
   return findings;
 }
-
-const BASES = 'bases/';
 
 const WIRING_KINDS = new Set(['argoproj.io/Application', 'argoproj.io/ApplicationSet', 'kustomize.toolkit.fluxcd.io/Kustomization']);
 
