@@ -61,6 +61,22 @@ export function fleetAcceptNameProblems(names: readonly string[], locks: readonl
   return acceptNameProblems(names, [...components.values()]);
 }
 
+/** What accepting `fetched` in place of the locked `file` of `entry` records and prints. */
+export function acceptedDigest(
+  entry: LockEntry,
+  file: { name: string; sha256: string },
+  fetched: { sha256: string; url: string },
+): AcceptedDigest {
+  return {
+    label: lockEntryLabel(entry),
+    version: entry.version,
+    file: file.name,
+    url: fetched.url,
+    from: file.sha256,
+    to: fetched.sha256.toLowerCase(),
+  };
+}
+
 /**
  * The pin with the digests of `artifacts` for the files whose sha256 differs, and what was
  * accepted; files the lock does not list are left to the usual check. An accepted entry records
@@ -76,15 +92,7 @@ export function acceptDigests(
   for (const file of pin.files) {
     const fetched = artifacts.find((artifact) => artifact.name === file.name);
     if (fetched === undefined || fetched.sha256.toLowerCase() === file.sha256.toLowerCase()) continue;
-    const url = portableUrl(fetched.url, lockDir);
-    accepted.push({
-      label: lockEntryLabel(pin),
-      version: pin.version,
-      file: file.name,
-      url,
-      from: file.sha256,
-      to: fetched.sha256.toLowerCase(),
-    });
+    accepted.push(acceptedDigest(pin, file, { ...fetched, url: portableUrl(fetched.url, lockDir) }));
   }
   if (accepted.length === 0) return { entry: pin, accepted };
   const files = pin.files.map((file) => {

@@ -30,7 +30,7 @@ import { findLockEntry, lockEntryLabel, type LockEntry, type Lockfile, type Lock
 import { digestMismatch, verifyLockedArtifacts, type LockedDigestPosition, type SourceChange } from './verify.js';
 import { readFileSync } from 'node:fs';
 import { lineColumnAt } from '../../yaml/parse.js';
-import { acceptDigests, acceptNameProblems, namesComponent, type AcceptedDigest } from './accept-digests.js';
+import { acceptDigests, acceptedDigest, acceptNameProblems, namesComponent, type AcceptedDigest } from './accept-digests.js';
 
 export interface LockSessionOptions {
   /** The lock read from disk, if any. */
@@ -344,14 +344,7 @@ function sameReleaseDigests(
     if (!accepting) problems.push({ ...where(locked.sha256), ...problem });
     else {
       const url = entry.files.find((file) => file.name === artifact.name)?.url ?? artifact.url;
-      accepted.push({
-        label: lockEntryLabel(entry),
-        version: entry.version,
-        file: locked.name,
-        url,
-        from: locked.sha256,
-        to: artifact.sha256.toLowerCase(),
-      });
+      accepted.push(acceptedDigest(entry, locked, { sha256: artifact.sha256, url }));
     }
   }
   return { problems, accepted };
