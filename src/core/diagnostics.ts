@@ -17,6 +17,8 @@ export interface Diagnostic {
   object?: string;
   expected?: string;
   hint?: string;
+  /** Fixed text to copy (a YAML block), printed under the hint line for line; never input. */
+  example?: string;
 }
 
 /** The part of a Diagnostic that says where a request came from; copied into errors about it. */
@@ -169,5 +171,7 @@ function formatAs(d: Diagnostic, severity: 'error' | 'warning'): string {
   let text = `${where}${severity}: ${subject ? subject + ': ' : ''}${d.message}`;
   if (d.expected) text += `\n  expected: ${d.expected}`;
   if (d.hint) text += `\n  hint: ${d.hint}`;
+  // each line escaped on its own, so only the example's own line breaks are kept
+  if (d.example) for (const line of d.example.split('\n')) text += `\n    ${safe(line)}`;
   return text;
 }

@@ -21,6 +21,8 @@ export interface Finding {
   message: string;
   expected?: string;
   hint?: string;
+  /** Fixed text to copy, printed under the hint (Diagnostic.example). */
+  example?: string;
   /** The path to show when it differs from the one located (e.g. without a key that must not be quoted). */
   displayPath?: FieldPath;
   /** Another field the problem involves (e.g. the first of two duplicates); its position is added to the message. */

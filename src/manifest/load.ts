@@ -614,9 +614,9 @@ class ManifestCollector {
   private reportSchemaProblem(unit: ObjectUnit, problem: SchemaProblem): void {
     const known = unit.category === 'provider' ? providerSchemaHint(problem.path) : undefined;
     const hint =
-      known ??
+      known?.hint ??
       (problem.missingField ? (requiredFieldHint(unit.category, problem.path, problem.missingField) ?? problem.hint) : problem.hint);
-    this.report(unit, this.atSource(unit, { ...problem, hint }));
+    this.report(unit, this.atSource(unit, { ...problem, hint, example: known?.example }));
   }
 
   /** A problem in a converted v1alpha1 object, located at the v1alpha1 field it came from. */
@@ -639,6 +639,7 @@ class ManifestCollector {
       message,
       expected: finding.expected,
       hint: finding.hint,
+      ...(finding.example !== undefined && { example: finding.example }),
     };
     if (Array.isArray(into)) into.push(diagnostic);
     else into.add(diagnostic);

@@ -85,9 +85,12 @@ export function providerWarnings(spec: Record<string, unknown>): Finding[] {
 }
 
 /** A better hint for a schema problem at a provider field, where the usual mistake is known. */
-export function providerSchemaHint(path: FieldPath): string | undefined {
+export function providerSchemaHint(path: FieldPath): { hint: string; example?: string } | undefined {
   if (path.length >= 2 && path[0] === 'spec' && path[1] === 'manifestPatches') {
-    return 'manifestPatches is a list of strings, each a whole merge patch; write it as a block:\n    manifestPatches:\n    - |\n      apiVersion: v1\n      kind: ConfigMap\n      metadata:\n        name: …';
+    return {
+      hint: 'manifestPatches is a list of strings, each a whole merge patch; write it as a block:',
+      example: 'manifestPatches:\n- |\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: …',
+    };
   }
   return undefined;
 }

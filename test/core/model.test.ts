@@ -31,6 +31,11 @@ test('a diagnostic names file, line, column, object, field, expectation and hint
   );
 });
 
+test('a diagnostic keeps the line breaks of an example block under the hint, and escapes input newlines in every other field', () => {
+  const text = formatDiagnostic({ message: 'key "a\nb"', hint: 'write it as a block:', example: 'x:\n- |\n  y' });
+  assert.equal(text, 'error: key "a\\nb"\n  hint: write it as a block:\n    x:\n    - |\n      y');
+});
+
 test('a diagnostic shows a file below the working directory relative to it, and any other file as given', () => {
   const below = path.join(process.cwd(), 'management-cluster', 'capi-gitops.lock.yaml');
   assert.match(formatDiagnostic({ file: below, line: 2, message: 'm' }), /^management-cluster\/capi-gitops\.lock\.yaml:2: error: m$/);

@@ -65,6 +65,22 @@ test('patches and manifestPatches are mutually exclusive, even when empty (CRD C
   await loadText(provider('manifestPatches: null\npatches: []'));
 });
 
+test('a manifestPatches entry written as a mapping gets a hint whose YAML block prints with real line breaks, ready to copy', async () => {
+  const { error, file } = await loadTextError(provider('manifestPatches:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: x}'));
+  assert.equal(
+    error.message,
+    `${file}:8:5: error: CoreProvider/capi-system/cluster-api: spec.manifestPatches[0]: must be a string, got a mapping (key: value lines)\n` +
+      '  expected: a string\n' +
+      '  hint: manifestPatches is a list of strings, each a whole merge patch; write it as a block:\n' +
+      '    manifestPatches:\n' +
+      '    - |\n' +
+      '      apiVersion: v1\n' +
+      '      kind: ConfigMap\n' +
+      '      metadata:\n' +
+      '        name: …',
+  );
+});
+
 test('schema minimums: maxConcurrentReconciles >= 1, replicas >= 0, verbosity >= 0, also in additionalDeployments', async () => {
   const { error } = await loadTextError(
     provider(
