@@ -50,7 +50,9 @@ export interface PatchedSecret {
  * as they are (patches are applied after substitution), and a value in a Secret's data is secret
  * wherever it is given. No other filter touches a Secret's data, so comparing the parsed objects
  * with the rendered ones finds them; a key's value is the artifact's when a parsed Secret of the
- * same name (any, if the patch renamed it) holds it.
+ * same name (any, if the patch renamed it) holds it in the same section, under any key: an RFC 6902
+ * move or copy that renames a key writes no value, and its taint moves with it (the marked render
+ * applies the same patch), so the strategy places it as any other.
  */
 export function patchedSecretValues(parsed: readonly KObject[], rendered: readonly KObject[]): PatchedSecret[] {
   const isSecret = (o: KObject) => o.apiVersion === 'v1' && o.kind === 'Secret';
@@ -59,15 +61,18 @@ export function patchedSecretValues(parsed: readonly KObject[], rendered: readon
   for (const secret of rendered.filter(isSecret)) {
     const named = artifactSecrets.filter((o) => o.metadata?.name === secret.metadata?.name);
     const origins = (named.length > 0 ? named : artifactSecrets).map(
-      (o) => new Set(secretDataValues(o).map((v) => `${v.field}\0${v.value}`)),
+      (o) => new Set(secretDataValues(o).map((v) => `${sectionOf(v.field)}\0${v.value}`)),
     );
     const keys = secretDataValues(secret)
-      .filter(({ field, value }) => !origins.some((values) => values.has(`${field}\0${value}`)))
+      .filter(({ field, value }) => !origins.some((values) => values.has(`${sectionOf(field)}\0${value}`)))
       .map(({ field }) => field);
     if (keys.length > 0) found.push({ object: describeObject(secret), keys: keys.sort(compareStrings) });
   }
   return found;
 }
+
+/** `data` or `stringData`, of a field `secretDataValues` names. */
+const sectionOf = (field: string) => field.slice(0, field.indexOf('.'));
 
 // ---- spec.manifestPatches -------------------------------------------------------------------
 

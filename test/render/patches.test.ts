@@ -583,3 +583,35 @@ test(`a value a patch writes into a Secret's data as it is is refused at the pat
   assert.match(tree.get('01-cluster-api/externalsecret-manager-bootstrap-credentials.yaml') ?? '', /kind: ExternalSecret/);
   for (const [name, text] of tree) assert.ok(!text.includes(credential), name);
 });
+
+test(`an RFC 6902 move or copy that renames a Secret key writes no value: the moved value keeps its variable, so external-secrets and flux-substitute place it under the new key (${MANIFEST}, RFC 6902 4.4 move, 4.5 copy)`, async () => {
+  const credential = 'c2VjcmV0LWtleS1QYXRjaE1vdmUwMTIzNDU2Nzg5';
+  const url = localCoreRelease(SECRET_RELEASE);
+  const dir = writeTempManifest({});
+  const file = path.join(dir, 'providers.yaml');
+  const secretFile = path.join(dir, '..', 'credentials.env');
+  writeFileSync(secretFile, `B64_CREDENTIALS=${credential}\n`);
+  const patches = (op: string) =>
+    `  patches:\n  - target: {version: v1, kind: Secret, name: manager-bootstrap-credentials}\n    patch: |\n      [{"op": "${op}", "from": "/data/credentials", "path": "/data/aws-credentials"}]\n`;
+  const store = 'secrets:\n  externalSecrets:\n    secretStoreRef: {name: vault}\n';
+  for (const op of ['move', 'copy']) {
+    writeFileSync(file, patchedSecretManifest(url, patches(op), store));
+    const out = path.join(dir, `out-${op}`);
+    await render({ manifestPaths: [file], secretFiles: [secretFile], secretsStrategy: 'external-secrets' }, out);
+    const external = readTree(out);
+    const template = external.get('01-cluster-api/externalsecret-manager-bootstrap-credentials.yaml') ?? '';
+    assert.match(
+      template,
+      /aws-credentials: '\{\{ \.B64_CREDENTIALS \| b64dec \}\}'|aws-credentials: "\{\{ \.B64_CREDENTIALS \| b64dec \}\}"/,
+      template,
+    );
+    assert.equal(/^ {8}credentials:/m.test(template), op === 'copy', template);
+    for (const [name, text] of external) assert.ok(!text.includes(credential), name);
+  }
+  writeFileSync(file, patchedSecretManifest(url, patches('move'), 'output: {layout: flux}\ngitops: {path: clusters/mgmt}\n'));
+  const out = path.join(dir, 'out-flux');
+  await render({ manifestPaths: [file], secretFiles: [secretFile], secretsStrategy: 'flux-substitute' }, out);
+  const secret = readTree(out).get('01-cluster-api/secret-manager-bootstrap-credentials.yaml') ?? '';
+  assert.match(secret, /^ {2}aws-credentials: \$\{B64_CREDENTIALS\}$/m, secret);
+  assert.doesNotMatch(secret, /^ {2}credentials:/m, secret);
+});
