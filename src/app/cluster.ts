@@ -334,7 +334,8 @@ async function renderComponents(
     if (options.onGivenVariables) options.onGivenVariables(given);
     else unusedVariableWarnings(given).forEach((w) => options.onWarning?.(w));
     const env = options.sources?.env ?? process.env;
-    environmentVariableWarnings(prepared, variablesRead, env).forEach((w) => options.onWarning?.(w));
+    const inSecretData = rendered.map((r) => r.inSecretData);
+    environmentVariableWarnings(prepared, variablesRead, env, inSecretData).forEach((w) => options.onWarning?.(w));
   }
   const all = [...rendered, ...(certManagerRendered ? [certManagerRendered] : [])];
   const gathered = gatherRendered(manifest, prepared, all, landed.origins, imagesInline, earlier);

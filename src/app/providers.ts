@@ -381,6 +381,8 @@ export function environmentVariableWarnings(
   prepared: readonly PreparedProvider[],
   variables: readonly (readonly VariableReference[] | undefined)[],
   env: NodeJS.ProcessEnv,
+  /** Per provider, the variables it substitutes into a Secret's data: secret, so never for the Config. */
+  inSecretData: readonly (ReadonlySet<string> | undefined)[] = [],
 ): Diagnostic[] {
   const readers = new Map<string, { providers: PreparedProvider[]; default?: string }>();
   prepared.forEach((p, i) => {
@@ -399,7 +401,10 @@ export function environmentVariableWarnings(
       `${listed(providers.map((p) => p.resolved.label))} ${providers.length > 1 ? 'get' : 'gets'} ` +
       // no default text: none (the missing variable's error follows) or an empty one
       (fallback === undefined ? 'no value for it' : `its default ${JSON.stringify(fallback)}`),
-    hint: `set ${name} under variables: in the Config document (its value quoted), or in the provider's configSecret`,
+    hint: providers.some((p) => inSecretData[prepared.indexOf(p)]?.has(name))
+      ? // it is in the environment already: --env-secret reads it there and keeps it out of Git
+        `pass it with --env-secret ${name}: it lands in a Secret's data, so it is secret (never under variables: in the Config document)`
+      : `set ${name} under variables: in the Config document (its value quoted), or in the provider's configSecret`,
   }));
 }
 

@@ -104,6 +104,8 @@ export interface ProviderRender<M extends TaintMarks> {
   secretFields: SecretField[];
   /** Variables given as not secret whose values land in a Secret's data, so are secret (./secret-landing.ts). */
   landed?: Map<string, VariableValue>;
+  /** Every variable the text substitutes into a Secret's data, given or not: secret wherever it is given. */
+  inSecretData?: ReadonlySet<string>;
   /** Secrets of spec.additionalManifests with values written as they are (the rendered object, its keys). */
   literalSecrets?: { object: string; keys: string[] }[];
   /** Secrets that spec.patches or spec.manifestPatches write values into as they are (the rendered object, its keys). */
@@ -172,6 +174,7 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
       parse: run.parse,
       holdsSecret: run.secrets.holdsSecret,
     });
+    outcome.inSecretData = landed;
     const lookup = secretWhereLanded(input.lookup, landed, input.valuesOptional);
     const substituted = landed.size > 0 ? run.substitute(raw, lookup, artifact) : first;
     if (substituted.missing.length > 0)

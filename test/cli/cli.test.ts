@@ -11,6 +11,7 @@ import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
 
 import { runCli } from '../helpers/cli.js';
+import { coreManifest, localCoreRelease, managerDeployment } from '../helpers/local-release.js';
 
 const EXAMPLE = path.join(PROJECT_ROOT, 'examples');
 
@@ -210,6 +211,30 @@ test('a variable set only in the environment, as clusterctl users give them, is 
   assert.equal(missing.code, 1, missing.stderr);
   assert.match(missing.stderr, /EXAMPLE_REGION is set in the environment, .*, so infrastructure-example gets no value for it\n/);
   assert.match(missing.stderr, /error: .*value for variable \[EXAMPLE_REGION\] is not set/);
+});
+
+test('a credential set only in the environment that lands in a Secret is hinted as --env-secret, never the Config variables that would commit it; the hint followed renders', async () => {
+  const components = `${managerDeployment('capi-controller-manager', 'capi-system', 'cluster-api', 'v0.1.0')}---
+apiVersion: v1
+kind: Secret
+metadata: {name: capi-credentials, namespace: capi-system}
+stringData:
+  token: \${EXAMPLE_API_TOKEN}
+`;
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'providers.yaml'), coreManifest(localCoreRelease(components), 'secrets: {strategy: inline}\n'));
+  const env = { ...process.env, EXAMPLE_API_TOKEN: 'env-token-Tq8ZrLw5Mv3Q' };
+  const out = path.join(tempDir(), 'out');
+  const result = await runCli(['render', '-f', dir, '-o', out], { env });
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(
+    result.stderr,
+    /EXAMPLE_API_TOKEN is set in the environment, .*\n {2}hint: pass it with --env-secret EXAMPLE_API_TOKEN: it lands in a Secret's data, so it is secret \(never under variables: in the Config document\)\n/,
+  );
+  assert.ok(!result.stderr.includes('env-token-Tq8ZrLw5Mv3Q'), 'the environment value is never shown');
+  const followed = await runCli(['render', '-f', dir, '-o', out, '--env-secret', 'EXAMPLE_API_TOKEN', '--allow-secret-values'], { env });
+  assert.equal(followed.code, 0, followed.stderr);
+  assert.doesNotMatch(followed.stderr, /is set in the environment/);
 });
 
 test('--list-variables prints variables, defaults and origins, and masks Secret values', async () => {
