@@ -133,13 +133,17 @@ const dropInjectedCaBundles: SafetyFilter = (objects) =>
 
 /**
  * Waves inside a component: Namespaces and CRDs, then cert-manager issuers and certificates
- * (so a webhook's certificate exists before its Deployment and configuration), then RBAC,
- * Services, Deployments and webhook configurations, then everything else.
+ * (so a webhook's certificate exists before its Deployment and configuration) and Secrets (and
+ * the ExternalSecrets that make them), then RBAC, Services, Deployments and webhook
+ * configurations, then everything else.
  */
 export function objectWave(obj: KObject): number {
   if (isProtectedKind(obj)) return 0;
   if (apiGroup(obj.apiVersion) === 'cert-manager.io' && CERT_MANAGER_ISSUING_KINDS.has(obj.kind)) return 1;
   const group = apiGroup(obj.apiVersion);
+  // a Deployment mounts or reads its Secrets: they exist before it (a Secret a Deployment waits
+  // for would hold the wave, as Argo CD waits for each wave to be healthy)
+  if ((obj.kind === 'Secret' && group === '') || (obj.kind === 'ExternalSecret' && group === 'external-secrets.io')) return 1;
   if (
     RBAC_KINDS.has(obj.kind) ||
     (obj.kind === 'Service' && group === '') ||

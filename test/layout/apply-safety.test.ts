@@ -174,6 +174,9 @@ test('waves inside a component: Namespaces and CRDs, then cert-manager issuers a
   );
   assert.equal(objectWave({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'x' } }), 2);
   assert.equal(objectWave({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'x' } }), 2);
+  // a Deployment mounts or reads its credentials: the Secret, or the ExternalSecret that makes it, comes a wave before
+  assert.equal(objectWave({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } }), 1);
+  assert.equal(objectWave({ apiVersion: 'external-secrets.io/v1', kind: 'ExternalSecret', metadata: { name: 'x' } }), 1);
 });
 
 test('helm.sh/hook annotations are never written', async () => {
