@@ -8,7 +8,7 @@ import { CapiGitopsError, compareStrings, groupAlike, type Diagnostic } from '..
 import { describeObject, type KObject } from '../core/kobject.js';
 import type { SecretsConfig, SecretStrategy } from '../manifest/types.js';
 import type { RenderedComponent, VariableLookup } from '../render/types.js';
-import { formatPath, taintedFields, type MarkedText, type TaintedField } from './taint.js';
+import { formatPath, taintedFields, type MarkedComponent, type TaintedField } from './taint.js';
 import { isSecret, notInSecretData, toExternalSecrets } from './external-secrets.js';
 import { DEFAULT_SUBSTITUTE_SECRET, toFluxSubstitution } from './flux-substitute.js';
 import { scanOutput, type SecretNeedles } from './gate.js';
@@ -16,7 +16,7 @@ import { ageRecipientProblem } from './age-recipient.js';
 import type { SopsReuse } from './sops.js';
 
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type GivenSecret } from './sources.js';
-export { taintMarker, type MarkedText } from './taint.js';
+export { taintMarker, type MarkedComponent, type MarkedText } from './taint.js';
 export { substituteSecretWarnings } from './flux-substitute.js';
 export { sopsKeySecretWarnings } from './flux-kustomizations.js';
 export { chartDrawnSecrets, chartSecretLeaks, chartSecretProblem, type DrawnSecret } from './chart-secrets.js';
@@ -36,7 +36,7 @@ export interface SecretsInput {
   layout: string;
   components: readonly RenderedComponent[];
   /** Marked renders, by component label, of the components whose substitution used a secret. */
-  marked: ReadonlyMap<string, { objects: KObject[]; marks: MarkedText }>;
+  marked: ReadonlyMap<string, MarkedComponent>;
   /** Variables given as not secret that are secret because they land in a Secret's data, with where they were given. */
   landed?: ReadonlyMap<string, string>;
   /** Each component's variables, by label: a refusal points at where the value was given. */
@@ -267,7 +267,7 @@ export function placeSecrets(input: SecretsInput): SecretsOutput {
     const marked = input.marked.get(component.label);
     if (!marked) return component;
     const lookup = input.lookups?.get(component.label);
-    const fields = taintedFields(component.objects, marked.objects, marked.marks, lookup);
+    const fields = taintedFields(component.objects, marked, lookup);
     if (fields.length === 0) return component;
     const holders = () => [...new Set(fields.map((f) => f.index))].map((i) => ({ component, object: component.objects[i]! }));
     switch (input.strategy) {
