@@ -17,7 +17,14 @@ import { atProviderField } from '../manifest/field-locator.js';
 import { providerObjectName } from '../resolve/preflight.js';
 import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
 import type { ParseInput } from '../yaml/parse.js';
-import type { DerivedField, MarkedRender, RenderedComponent, VariableLookup, VariableValue } from './types.js';
+import {
+  ONLY_IF_NOT_A_CREDENTIAL,
+  type DerivedField,
+  type MarkedRender,
+  type RenderedComponent,
+  type VariableLookup,
+  type VariableValue,
+} from './types.js';
 import { mayHoldSecret, NOT_GIVEN_ORIGIN, secretWhereLanded, variablesInSecretData, type TaintMarks } from './secret-landing.js';
 import { appendAdditionalManifests, atAdditionalManifests, literalSecrets, resolveAdditionalManifests } from './additional-manifests.js';
 import {
@@ -457,7 +464,7 @@ function renderMarked(render: () => KObject[], marked: TaintMarks, lookup: Varia
           message: `with secret values tracked: ${unmark(d.message)}`,
           path: unmark(d.path),
           object: unmark(d.object),
-          hint: `a transform (patch target, image, name) reads the secret value of ${names.join(', ')}: declare it in Config.secrets.public if it is not secret`,
+          hint: `a transform (patch target, image, name) reads the secret value of ${names.join(', ')}: declare it in Config.secrets.public ${ONLY_IF_NOT_A_CREDENTIAL}`,
         };
       }),
     );

@@ -30,6 +30,9 @@ export interface VariableValue {
 }
 export type VariableLookup = (name: string) => VariableValue | undefined;
 
+/** The condition every "declare it in Config.secrets.public" hint states, so none reads as advice to publish a credential. */
+export const ONLY_IF_NOT_A_CREDENTIAL = 'only if it is a setting, not a credential (a public variable is written to Git in clear text)';
+
 /**
  * In the marked render (secrets/taint.ts): a field a transform computed from a value instead of
  * copying it (the feature-gates merge reads whether a gate is `true`, an image override parses the

@@ -130,6 +130,12 @@ for (const [strategy, secrets] of Object.entries(STRATEGIES)) {
     const [arg] = err.diagnostics;
     assert.match(arg!.message, /secret (value of )?EXP_MACHINE_POOL\b/);
     assert.doesNotMatch(`${arg!.message}\n${arg!.hint}`, /ACME_API_TOKEN/);
+    // the public way out says plainly that it is not for a credential
+    assert.match(arg!.hint!, /EXP_MACHINE_POOL/);
+    assert.match(
+      arg!.hint!,
+      /Config\.secrets\.public .*only if it is a setting, not a credential \(a public variable is written to Git in clear text\)/,
+    );
     // placed where the flag was given, not at the token's key
     const lines = readFileSync(arg!.file!, 'utf8').split('\n');
     assert.equal(lines[arg!.line! - 1]!.trim(), 'EXP_MACHINE_POOL: "true"');
