@@ -7,7 +7,7 @@ import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { CapiGitopsError, compareStrings, DiagnosticBag, sortDiagnostics, tellOnce, type Diagnostic } from '../core/diagnostics.js';
-import { describeObject, type KObject } from '../core/kobject.js';
+import { describeObject } from '../core/kobject.js';
 import { artifactDisplayName } from '../core/repository.js';
 import type { Manifest, SecretObject, SourcePosition } from '../manifest/types.js';
 import { loadManifest } from '../manifest/load.js';
@@ -42,6 +42,7 @@ import {
   sopsKeySecretWarnings,
   substituteSecretWarnings,
   taintMarker,
+  type MarkedComponent,
   type MarkedText,
   type SecretNeedles,
 } from '../secrets/index.js';
@@ -254,7 +255,7 @@ function configImageKeyWarnings(manifest: Manifest, labels: readonly string[]): 
 interface RenderedComponents {
   components: RenderedComponent[];
   /** Marked renders, by component label, of the components whose substitution used a secret. */
-  marked: Map<string, { objects: KObject[]; marks: MarkedText }>;
+  marked: Map<string, MarkedComponent>;
   /** Variables given as not secret that land in a Secret's data, with where they were given. */
   landed: Map<string, string>;
   /** Each provider component's variables, by label: where a secret value was given. */

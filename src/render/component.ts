@@ -17,7 +17,14 @@ import { atProviderField } from '../manifest/field-locator.js';
 import { providerObjectName } from '../resolve/preflight.js';
 import type { ResolvedCertManager, ResolvedProvider } from '../resolve/resolve.js';
 import type { ParseInput } from '../yaml/parse.js';
-import type { RenderedComponent, VariableLookup, VariableValue } from './types.js';
+import {
+  ONLY_IF_NOT_A_CREDENTIAL,
+  type DerivedField,
+  type MarkedRender,
+  type RenderedComponent,
+  type VariableLookup,
+  type VariableValue,
+} from './types.js';
 import { mayHoldSecret, NOT_GIVEN_ORIGIN, secretWhereLanded, variablesInSecretData, type TaintMarks } from './secret-landing.js';
 import { appendAdditionalManifests, atAdditionalManifests, literalSecrets, resolveAdditionalManifests } from './additional-manifests.js';
 import {
@@ -99,7 +106,7 @@ export interface ProviderRender<M extends TaintMarks> {
   variables?: VariableReference[];
   component?: RenderedComponent;
   /** The same render with each secret-bearing reference a mark, when a Secret's value was used. */
-  marked?: { objects: KObject[]; marks: M };
+  marked?: { objects: KObject[]; marks: M; derived: DerivedField[] };
   /** Fields a Secret's value reached through a filter (image overrides). */
   secretFields: SecretField[];
   /** Variables given as not secret whose values land in a Secret's data, so are secret (./secret-landing.ts). */
@@ -221,11 +228,14 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
         const patched = patchedSecretValues(objects, outcome.component.objects);
         if (patched.length > 0) outcome.patchedSecrets = patched;
       }
-      if (marks && markedObjects)
+      if (marks && markedObjects) {
+        const marked: MarkedRender = { pattern: marks.pattern, derived: [] };
         outcome.marked = {
-          objects: renderMarked(() => renderComponent(markedObjects, { ...renderContext(input), marks: marks.pattern }), marks, lookup),
+          objects: renderMarked(() => renderComponent(markedObjects, { ...renderContext(input), marked }), marks, lookup),
           marks,
+          derived: marked.derived,
         };
+      }
     } catch (err) {
       // a filter's problem about a field of the provider points at that field in the manifest
       if (err instanceof CapiGitopsError)
@@ -457,7 +467,7 @@ function renderMarked(render: () => KObject[], marked: TaintMarks, lookup: Varia
           message: `with secret values tracked: ${unmark(d.message)}`,
           path: unmark(d.path),
           object: unmark(d.object),
-          hint: `a transform (patch target, image, name) reads the secret value of ${names.join(', ')}: declare it in Config.secrets.public if it is not secret`,
+          hint: `a transform (patch target, image, name) reads the secret value of ${names.join(', ')}: declare it in Config.secrets.public ${ONLY_IF_NOT_A_CREDENTIAL}`,
         };
       }),
     );

@@ -13,6 +13,7 @@ import { DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import { clone, describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import { compareGoStrings } from '../core/order.js';
 import type { ContainerSpec, DeploymentSpec, LeaderElectionConfiguration, ManagerSpec, ProviderSpec } from '../manifest/types.js';
+import type { DerivedField } from './types.js';
 
 /** The provider object a customisation comes from, for messages (`object`: `Kind/ns/name`). */
 export type ProviderOrigin = Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'>;
@@ -29,6 +30,8 @@ interface Scope {
   bag: DiagnosticBag;
   origin: ProviderOrigin;
   deployment: string;
+  /** In the marked render (secrets/taint.ts): where the fields computed from a value are recorded. */
+  derived?: DerivedField[];
 }
 
 /** Which spec applies to one Deployment, and the field path it was written at. */
@@ -41,9 +44,15 @@ interface Customization {
 /**
  * Applies `spec.deployment` / `spec.manager` (and `spec.additionalDeployments`) to the
  * Deployments in `objs`. Pure: changed Deployments are copies, other objects are returned as-is.
- * Throws CapiGitopsError listing every problem found.
+ * Throws CapiGitopsError listing every problem found. `derived`, in the marked render, receives
+ * the fields computed from a value (the feature-gates merge).
  */
-export function customizeDeployments(objs: readonly KObject[], spec: ProviderSpec, origin: ProviderOrigin = {}): KObject[] {
+export function customizeDeployments(
+  objs: readonly KObject[],
+  spec: ProviderSpec,
+  origin: ProviderOrigin = {},
+  derived?: DerivedField[],
+): KObject[] {
   const bag = new DiagnosticBag();
   const several = objs.filter(isDeployment).length > 1;
   const result = objs.map((obj) => {
@@ -51,7 +60,7 @@ export function customizeDeployments(objs: readonly KObject[], spec: ProviderSpe
     const name = obj.metadata?.name ?? '';
     const choice = customizationFor(name, several, spec);
     if (choice === undefined || (choice.deployment === undefined && choice.manager === undefined)) return obj;
-    return customizeDeployment(obj, choice, { bag, origin, deployment: name });
+    return customizeDeployment(obj, choice, { bag, origin, deployment: name, ...(derived ? { derived } : {}) });
   });
   bag.throwIfAny();
   return result;
@@ -146,7 +155,12 @@ function customizeDeployment(obj: KObject, choice: Customization, scope: Scope):
         hint: 'the manager settings go to the container named "manager", or else to the first container',
       });
     } else {
-      customizeManagerContainer(container, choice.manager, scope, `${choice.path}.manager`);
+      const at = `spec.template.spec.containers[${containersOf(copy).indexOf(container)}]`;
+      customizeManagerContainer(container, choice.manager, scope, `${choice.path}.manager`, {
+        kind: copy.kind,
+        name: copy.metadata?.name,
+        path: at,
+      });
     }
   }
   return copy;
@@ -230,7 +244,7 @@ function findManagerContainer(containers: Json[]): Json | undefined {
 // ---- ManagerSpec (customizeManagerContainer, leaderElectionArgs) -----------------------------
 
 /** Flags in upstream's order, so replaced-in-place and appended flags land where the operator puts them. */
-function customizeManagerContainer(c: Json, m: ManagerSpec, scope: Scope, path: string): void {
+function customizeManagerContainer(c: Json, m: ManagerSpec, scope: Scope, path: string, container: Omit<DerivedField, 'read'>): void {
   const groupKinds = m.controller?.groupKindConcurrency ?? {};
   for (const kind of sortedKeys(groupKinds)) setArg(c, `--${kind.toLowerCase()}-concurrency`, String(groupKinds[kind]));
   if (m.maxConcurrentReconciles) setArg(c, '--max-concurrent-reconciles', String(m.maxConcurrentReconciles));
@@ -267,7 +281,13 @@ function customizeManagerContainer(c: Json, m: ManagerSpec, scope: Scope, path: 
   if (verbosity !== DEFAULT_VERBOSITY) setArg(c, '--v', String(verbosity));
 
   if (m.featureGates !== undefined && m.featureGates !== null && Object.keys(m.featureGates).length > 0) {
+    const read = argsOf(c).find((a) => a.startsWith('--feature-gates='));
     setArg(c, '--feature-gates', mergedFeatureGates(argsOf(c), m.featureGates));
+    // the merge reads whether each gate is `true`: the arg is computed from the one it replaces
+    if (read !== undefined && scope.derived) {
+      const at = argsOf(c).findIndex((a) => a.startsWith('--feature-gates='));
+      scope.derived.push({ ...container, path: `${container.path}.args[${at}]`, read });
+    }
   }
 
   const extra = m.additionalArgs ?? {};

@@ -13,6 +13,7 @@ import { setOwnValue } from '../core/own-keys.js';
 import type { ImageMeta, SourcePosition } from '../manifest/types.js';
 import { IMAGE_REFERENCE_GRAMMAR, imageFieldProblem, parseImage, type ImageField, type ImageReference } from '../core/image-reference.js';
 import { closestName } from '../manifest/fields.js';
+import type { MarkedRender } from './types.js';
 
 // ---- clusterctl ImageMeta --------------------------------------------------------------
 
@@ -181,7 +182,12 @@ function withPodSpecImages(obj: KObject, images: Map<string, string>): KObject {
  * `component` (the provider's manifest label, or `cert-manager`). Unparseable images are
  * reported together.
  */
-export function applyImageOverrides(objs: KObject[], component: string, overrides: Record<string, ImageMeta>, marks?: RegExp): KObject[] {
+export function applyImageOverrides(
+  objs: KObject[],
+  component: string,
+  overrides: Record<string, ImageMeta>,
+  marked?: MarkedRender,
+): KObject[] {
   const bag = new DiagnosticBag();
   const result = objs.map((obj) => {
     const changed = new Map<string, string>();
@@ -192,13 +198,15 @@ export function applyImageOverrides(objs: KObject[], component: string, override
         continue;
       }
       const altered = alterImage(entry.image, component, overrides);
-      const marked = marks && 'error' in altered && entry.image.match(marks);
-      if (marked) {
+      if (marked && 'error' in altered && entry.image.match(marked.pattern)) {
         // The marked render (render/component.ts): a mark where an image's name belongs does not
         // parse, but the real render parsed the secret value. Untouched by any override, the
-        // image is the value itself; else the override derived the image from it, and a mark-free
-        // image tells the secrets stage so.
-        if (overrideMayApply(overrides, component)) changed.set(`${entry.list}/${entry.index}`, entry.image.replace(marks, ''));
+        // image is the value itself; else the override derived the image from it: a mark-free
+        // image, recorded with the marks it was derived from for the secrets stage.
+        if (overrideMayApply(overrides, component)) {
+          changed.set(`${entry.list}/${entry.index}`, entry.image.replace(marked.pattern, ''));
+          marked.derived.push({ kind: obj.kind, name: obj.metadata?.name, path, read: entry.image });
+        }
       } else if ('error' in altered) {
         bag.add(imageDiagnostic(obj, path, `container "${entry.container}": cannot parse image "${entry.image}": ${altered.error}`));
       } else if (altered.image !== entry.image) {

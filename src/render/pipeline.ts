@@ -16,6 +16,7 @@ import { removeOwnerReferences } from './owner-references.js';
 import { inventoryCrd, inventoryObject } from './inventory.js';
 import { decorateCertManager } from './cert-manager.js';
 import { sortObjects } from '../core/order.js';
+import type { MarkedRender } from './types.js';
 
 /** Everything a provider's filters read, and where they record what a Secret-derived value reached. */
 export interface RenderContext {
@@ -36,8 +37,8 @@ export interface RenderContext {
    * namespace filter tracks the fields it sets), so the secrets stage can refuse or protect them.
    */
   secretFields: SecretField[];
-  /** In the marked render (secret references replaced by marks): matches a mark. */
-  marks?: RegExp;
+  /** Set in the marked render (secret references replaced by marks). */
+  marked?: MarkedRender;
 }
 
 export interface SecretField {
@@ -54,7 +55,7 @@ export type RenderFilter = (objects: KObject[], context: RenderContext) => KObje
 
 /** Image overrides; an override from a Secret that changes an image is recorded with its field. */
 const imageOverrides: RenderFilter = (objects, context) => {
-  const rendered = applyImageOverrides(objects, context.label, context.imageOverrides, context.marks);
+  const rendered = applyImageOverrides(objects, context.label, context.imageOverrides, context.marked);
   if (context.imageOverridesWithoutSecrets !== undefined) {
     const without = applyImageOverrides(objects, context.label, context.imageOverridesWithoutSecrets);
     if (inspectImages(without).join('\n') !== inspectImages(rendered).join('\n')) {
@@ -84,7 +85,7 @@ export const PROVIDER_FILTERS: readonly RenderFilter[] = [
   (objects, context) => addNamespaceIfMissing(objects, context.namespace),
   (objects, context) => fixTargetNamespace(objects, context.namespace),
   (objects, context) => addCommonLabels(objects, context.label),
-  (objects, context) => customizeDeployments(objects, context.spec, context.origin),
+  (objects, context) => customizeDeployments(objects, context.spec, context.origin, context.marked?.derived),
   (objects, context) => applyProviderPatches(objects, context.spec, context.origin),
   (objects) => removeOwnerReferences(objects),
   (objects, { kind: type, name, version, namespace }) => [

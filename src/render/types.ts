@@ -29,3 +29,29 @@ export interface VariableValue {
   position?: { file: string; line?: number; column?: number };
 }
 export type VariableLookup = (name: string) => VariableValue | undefined;
+
+/** The condition every "declare it in Config.secrets.public" hint states, so none reads as advice to publish a credential. */
+export const ONLY_IF_NOT_A_CREDENTIAL = 'only if it is a setting, not a credential (a public variable is written to Git in clear text)';
+
+/**
+ * In the marked render (secrets/taint.ts): a field a transform computed from a value instead of
+ * copying it (the feature-gates merge reads whether a gate is `true`, an image override parses the
+ * image), with the text it read. The field holds no mark; it is tainted by the marks in `read`.
+ */
+export interface DerivedField {
+  /** The object's kind and name (a later filter may set its namespace). */
+  kind: string;
+  name?: string;
+  /** The field path, e.g. `spec.template.spec.containers[0].args[1]`. */
+  path: string;
+  /** The text the transform read, marks included. */
+  read: string;
+}
+
+/** What the filters of the marked render read and record. */
+export interface MarkedRender {
+  /** Matches a mark. */
+  pattern: RegExp;
+  /** Where the filters record the fields they computed from a marked value. */
+  derived: DerivedField[];
+}

@@ -8,6 +8,7 @@
 import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import type { SecretsConfig } from '../manifest/types.js';
+import { ONLY_IF_NOT_A_CREDENTIAL } from '../render/types.js';
 import { formatPath, type Mark, type TaintedField } from './taint.js';
 import { setOwnValue } from '../core/own-keys.js';
 
@@ -42,8 +43,8 @@ export function notInSecretData(field: TaintedField, strategy: string, what: str
       ? 'secret values written as given, not in a map key nor read by a transform'
       : 'secret values only in the data or stringData of a v1 Secret',
     hint: asWritten
-      ? `declare ${names} in Config.secrets.public if it is not secret, or write it in clear text: --secrets inline --allow-secret-values`
-      : 'move the value into a Secret (e.g. with spec.manifestPatches), declare the variable in Config.secrets.public if it is not secret, ' +
+      ? `declare ${names} in Config.secrets.public ${ONLY_IF_NOT_A_CREDENTIAL}, or write it in clear text: --secrets inline --allow-secret-values`
+      : `move the value into a Secret (e.g. with spec.manifestPatches), declare the variable in Config.secrets.public ${ONLY_IF_NOT_A_CREDENTIAL}, ` +
         'or choose --layout flux --secrets flux-substitute',
   };
 }

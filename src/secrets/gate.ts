@@ -7,6 +7,7 @@
  */
 import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { doubleQuoted } from '../yaml/emit.js';
+import { ONLY_IF_NOT_A_CREDENTIAL } from '../render/types.js';
 
 /** Values shorter than this are not searched for (too many accidental hits). */
 const MINIMUM_SECRET_LENGTH = 4;
@@ -355,7 +356,7 @@ export function scanOutput(files: ReadonlyMap<string, string>, needles: SecretNe
       hint:
         'find where the value enters (additionalManifests, patches, images, chart values) and use ${' +
         name +
-        '} in a Secret instead, or declare it in Config.secrets.public if it is not secret',
+        `} in a Secret instead, or declare it in Config.secrets.public ${ONLY_IF_NOT_A_CREDENTIAL}`,
     });
   };
   const runs = (needles.lineRuns ?? []).map(([run, name]) => [run, name, longestLine(run)] as const);

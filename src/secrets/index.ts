@@ -7,8 +7,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { CapiGitopsError, compareStrings, groupAlike, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
 import type { SecretsConfig, SecretStrategy } from '../manifest/types.js';
-import type { RenderedComponent, VariableLookup } from '../render/types.js';
-import { formatPath, taintedFields, type MarkedText, type TaintedField } from './taint.js';
+import { ONLY_IF_NOT_A_CREDENTIAL, type RenderedComponent, type VariableLookup } from '../render/types.js';
+import { formatPath, taintedFields, type MarkedComponent, type TaintedField } from './taint.js';
 import { isSecret, notInSecretData, toExternalSecrets } from './external-secrets.js';
 import { DEFAULT_SUBSTITUTE_SECRET, toFluxSubstitution } from './flux-substitute.js';
 import { scanOutput, type SecretNeedles } from './gate.js';
@@ -16,7 +16,7 @@ import { ageRecipientProblem } from './age-recipient.js';
 import type { SopsReuse } from './sops.js';
 
 export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type GivenSecret } from './sources.js';
-export { taintMarker, type MarkedText } from './taint.js';
+export { taintMarker, type MarkedComponent, type MarkedText } from './taint.js';
 export { substituteSecretWarnings } from './flux-substitute.js';
 export { sopsKeySecretWarnings } from './flux-kustomizations.js';
 export { chartDrawnSecrets, chartSecretLeaks, chartSecretProblem, type DrawnSecret } from './chart-secrets.js';
@@ -36,7 +36,7 @@ export interface SecretsInput {
   layout: string;
   components: readonly RenderedComponent[];
   /** Marked renders, by component label, of the components whose substitution used a secret. */
-  marked: ReadonlyMap<string, { objects: KObject[]; marks: MarkedText }>;
+  marked: ReadonlyMap<string, MarkedComponent>;
   /** Variables given as not secret that are secret because they land in a Secret's data, with where they were given. */
   landed?: ReadonlyMap<string, string>;
   /** Each component's variables, by label: a refusal points at where the value was given. */
@@ -127,7 +127,7 @@ const SECRET_DATA_STRATEGIES =
 const LANDED = "a value in a Secret's data is secret wherever it is given)";
 const LANDED_OUT =
   'keep the value out of Git (--secret-file <file outside Git>, --env-secret NAME, or the spec.configSecret Secret in a -f file Git ignores, ' +
-  `not Config.variables) and choose a strategy: ${SECRET_DATA_STRATEGIES}; or declare the variable in Config.secrets.public if it is not secret`;
+  `not Config.variables) and choose a strategy: ${SECRET_DATA_STRATEGIES}; or declare the variable in Config.secrets.public ${ONLY_IF_NOT_A_CREDENTIAL}`;
 
 /** Whether the field is a value of a v1 Secret's data or stringData: the only place external-secrets and sops take. */
 function inSecretData(field: TaintedField): boolean {
@@ -138,7 +138,7 @@ function inSecretData(field: TaintedField): boolean {
 /** Only the ways out that work for this field: outside a Secret's data, external-secrets and sops cannot take it. */
 function waysOut(field: TaintedField): string {
   const names = field.variables.join(', ');
-  const publicWay = `declare it in Config.secrets.public (secrets: {public: [${names}]} in the Config document) if it is not secret`;
+  const publicWay = `declare it in Config.secrets.public (secrets: {public: [${names}]} in the Config document) ${ONLY_IF_NOT_A_CREDENTIAL}`;
   if (inSecretData(field)) return `${publicWay}, or choose a strategy: ${SECRET_DATA_STRATEGIES}`;
   // A field computed from the value holds no reference Flux could substitute.
   const flux = field.derived ? '' : ', or with the flux layout leave it to Flux: --layout flux --secrets flux-substitute';
@@ -267,7 +267,7 @@ export function placeSecrets(input: SecretsInput): SecretsOutput {
     const marked = input.marked.get(component.label);
     if (!marked) return component;
     const lookup = input.lookups?.get(component.label);
-    const fields = taintedFields(component.objects, marked.objects, marked.marks, lookup);
+    const fields = taintedFields(component.objects, marked, lookup);
     if (fields.length === 0) return component;
     const holders = () => [...new Set(fields.map((f) => f.index))].map((i) => ({ component, object: component.objects[i]! }));
     switch (input.strategy) {
@@ -309,7 +309,7 @@ export function placeSecrets(input: SecretsInput): SecretsOutput {
   if (problems.length > 0) throw new CapiGitopsError(oncePerValue(problems));
   for (const [name, origin] of [...(input.landed ?? [])].sort(([a], [b]) => compareStrings(a, b)))
     out.warnings.push(
-      `${name} from ${origin} lands in a Secret's data, so it is secret: keep it out of Git (--secret-file, --env-secret, or a configSecret in a -f file Git ignores), or declare it in Config.secrets.public if it is not secret`,
+      `${name} from ${origin} lands in a Secret's data, so it is secret: keep it out of Git (--secret-file, --env-secret, or a configSecret in a -f file Git ignores), or declare it in Config.secrets.public ${ONLY_IF_NOT_A_CREDENTIAL}`,
     );
   out.substituteVariables = [...fluxVariables].sort(compareStrings);
   return out;

@@ -7,7 +7,7 @@
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import type { TaintMarker } from '../render/variables.js';
-import type { VariableLookup } from '../render/types.js';
+import type { DerivedField, VariableLookup } from '../render/types.js';
 
 /** One marked reference: what it evaluated to, the secret variables in it, its source text. */
 export interface Mark {
@@ -21,6 +21,14 @@ export interface MarkedText {
   marks: Mark[];
   /** Matches one mark; group 1 is its index in `marks`. */
   pattern: RegExp;
+}
+
+/** A component rendered with its secret references marked (render/component.ts). */
+export interface MarkedComponent {
+  objects: KObject[];
+  marks: MarkedText;
+  /** The fields its transforms computed from a value, with the text each read. */
+  derived: readonly DerivedField[];
 }
 
 /** A marker whose marks cannot collide with anything in `text`. */
@@ -51,7 +59,7 @@ export interface TaintedField {
   /**
    * A transform computed the field from a secret (e.g. the feature-gates merge reads whether a
    * gate is `true`), so it holds no mark: `pieces` is empty and `variables` are the secrets whose
-   * marks such transforms consumed.
+   * marks the transform read for this field.
    */
   derived?: boolean;
   /** Where the first of `variables` given at a known place was given (a Secret's key, a --secret-file), for messages. */
@@ -110,16 +118,24 @@ function structureError(obj: KObject, path: FieldPath, marks: Mark[], lookup: Va
   });
 }
 
+/** The variables a computed field was derived from: the marks its transform read there. */
+function derivedFrom(field: TaintedField, component: MarkedComponent): string[] {
+  const variablesIn = (reads: readonly DerivedField[]) =>
+    reads.flatMap((d) => (splitMarks(d.read, component.marks) ?? []).flatMap((p) => (typeof p === 'string' ? [] : p.variables)));
+  const { kind, metadata } = field.object;
+  const path = formatPath(field.path);
+  const here = variablesIn(component.derived.filter((d) => d.kind === kind && d.name === metadata?.name && d.path === path));
+  // a later filter (a patch) moved the field: what any transform read; none recorded: every secret
+  const names = here.length > 0 ? here : variablesIn(component.derived);
+  return [...new Set(names.length > 0 ? names : component.marks.marks.flatMap((m) => m.variables))].sort(compareStrings);
+}
+
 /**
  * Every tainted field of a component: walks the marked objects beside the real ones. The two
  * must have the same shape except at tainted scalars.
  */
-export function taintedFields(
-  real: readonly KObject[],
-  markedObjects: readonly KObject[],
-  marked: MarkedText,
-  lookup?: VariableLookup,
-): TaintedField[] {
+export function taintedFields(real: readonly KObject[], component: MarkedComponent, lookup?: VariableLookup): TaintedField[] {
+  const { objects: markedObjects, marks: marked } = component;
   const fields: TaintedField[] = [];
   const derived: TaintedField[] = [];
   if (real.length !== markedObjects.length) throw structureError(markedObjects[0] ?? real[0]!, [], marked.marks, lookup);
@@ -160,13 +176,7 @@ export function taintedFields(
     };
     visit(markedObject, object, []);
   });
-  if (derived.length > 0) {
-    // the secrets whose marks are nowhere in the output were read by a transform; else any of them
-    const seen = new Set(fields.flatMap((f) => f.pieces.filter((p) => typeof p !== 'string')));
-    const consumed = marked.marks.filter((m) => !seen.has(m)).flatMap((m) => m.variables);
-    const variables = [...new Set(consumed.length > 0 ? consumed : marked.marks.flatMap((m) => m.variables))].sort(compareStrings);
-    for (const field of derived) fields.push({ ...field, variables });
-  }
+  for (const field of derived) fields.push({ ...field, variables: derivedFrom(field, component) });
   for (const field of fields) {
     const given = field.variables.map((name) => lookup?.(name)?.position).find((p) => p !== undefined);
     if (given) field.given = given;

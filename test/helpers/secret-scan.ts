@@ -94,6 +94,8 @@ export const SUITE_SECRETS = {
   /** Per-cluster inline credentials of a fleet, before and after a rotation (test/review/fleet-secrets.test.ts). */
   fleetOldToken: 'OldFleetCred-1111-a9Qz',
   fleetNewToken: 'NewFleetCred-2222-b7Wx',
+  /** An API token a patch moves out of a Deployment's env, beside a merged feature flag (test/secrets/derived-taint.test.ts). */
+  derivedTaintToken: 'acmetok-9f8e7d6c5b4a3210fedcba98',
 } as const;
 
 /** Every suite secret, and the base64 a configSecret or secret file carries of each credentials file. */

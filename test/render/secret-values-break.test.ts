@@ -243,7 +243,7 @@ test('flux-substitute cannot place an image an override computed from a secret: 
   // before: "… or choose --secrets flux-substitute", the strategy that refused it
   assert.match(
     result.stderr,
-    /hint: declare CAPEX_AGENT_IMAGE in Config\.secrets\.public if it is not secret, or write it in clear text: --secrets inline --allow-secret-values\n/,
+    /hint: declare CAPEX_AGENT_IMAGE in Config\.secrets\.public only if it is a setting, not a credential \(a public variable is written to Git in clear text\), or write it in clear text: --secrets inline --allow-secret-values\n/,
   );
 });
 
@@ -285,6 +285,6 @@ test('a patch that reads a secret value (RFC 6902 test) is refused at the Secret
   );
   assert.match(
     result.stderr,
-    /hint: a transform \(patch target, image, name\) reads the secret value of CAPEX_TOKEN: declare it in Config\.secrets\.public if it is not secret\n/,
+    /hint: a transform \(patch target, image, name\) reads the secret value of CAPEX_TOKEN: declare it in Config\.secrets\.public only if it is a setting, not a credential \(a public variable is written to Git in clear text\)\n/,
   );
 });
