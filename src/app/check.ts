@@ -3,7 +3,7 @@
  * output directory. Writes neither the output nor the lockfile.
  */
 import { renderOutput, type RenderOptions } from './run.js';
-import { checkOutput, type CheckReport } from '../review/index.js';
+import { checkOutput, recordedEnvSecrets, recordedSecretVariables, type CheckReport } from '../review/index.js';
 import type { SecretNotGiven } from './types.js';
 
 export interface CheckResult {
@@ -17,8 +17,16 @@ export interface CheckResult {
 /** `output`: the committed output directory, as given. */
 export async function check(options: RenderOptions, output: string): Promise<CheckResult> {
   // --frozen is implied: a lockfile that no longer answers the manifest is drift too. Secret
-  // values are not needed where the strategy keeps them out of the output.
-  const result = await renderOutput({ ...options, frozen: true, secretValuesOptional: true });
+  // values are not needed where the strategy keeps them out of the output; an --env-secret that
+  // render recorded stands for a secret whether or not CI sets it, and so does a variable the
+  // committed output leaves for the strategy to fill, where its configSecret is absent (docs/secrets.md).
+  const result = await renderOutput({
+    ...options,
+    frozen: true,
+    secretValuesOptional: true,
+    recordedEnvSecrets: await recordedEnvSecrets(output),
+    recordedSecretVariables: await recordedSecretVariables(output),
+  });
   const secretsNotGiven = result.secretsNotGiven ?? [];
   // a README whose command differs only by the secret sources render had is up to date (review/check.ts)
   return { warnings: result.warnings, report: await checkOutput(output, result.files), secretsNotGiven };
