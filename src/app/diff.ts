@@ -15,6 +15,8 @@ import {
   checkOutput,
   manifestAtRevision,
   readOutputTree,
+  recordedEnvSecrets,
+  recordedSecretVariables,
   reviewChanges,
   contractSeries,
   type ContractSeries,
@@ -65,9 +67,15 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
   const once = toldOnce();
   // the old side takes the sops files the new side encrypted, as a render takes those written before: an unchanged Secret is equal
   const sopsEncryptions: SopsEncryptions = new Map();
-  // secret values are not needed where the strategy keeps them out of the output
+  // secret values are not needed where the strategy keeps them out of the output; the secret
+  // sources the committed output records stand for secrets not at hand, on both sides (as check)
+  const recorded = {
+    recordedEnvSecrets: await recordedEnvSecrets(request.output),
+    recordedSecretVariables: await recordedSecretVariables(request.output),
+  };
   const current = await renderOutput({
     ...request.current,
+    ...recorded,
     secretValuesOptional: true,
     sopsEncryptions,
     ...once(request.current.onWarning),
@@ -106,6 +114,7 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
     // problems of the base name its files as `<ref>:<path>`, not the temporary tree they were read from
     const baseRender = await renderOutput({
       ...options,
+      ...recorded,
       secretValuesOptional: true,
       sopsEncryptions,
       ...once(onWarning, revision.located),

@@ -13,6 +13,7 @@ import type { Diagnostic } from '../../src/core/diagnostics.js';
 import type { RenderOptions } from '../../src/app/run.js';
 import { render } from '../../src/app/render.js';
 import { check } from '../../src/app/check.js';
+import { diff } from '../../src/app/diff.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 
@@ -169,7 +170,7 @@ test('external-secrets: a configSecret variable only an overridden env reads (op
   );
 });
 
-test('external-secrets: a configSecret key over a ${VAR:=default} in a Secret (ESO target.template): check without the Secret renders the reference the committed ExternalSecret has, not the default', async () => {
+test('external-secrets: a configSecret key over a ${VAR:=default} in a Secret (ESO target.template): check and diff without the Secret render the reference the committed ExternalSecret has, not the default', async () => {
   const ws = workspace(EXTERNAL_SECRETS, TOKEN_OVERRIDE);
   const secret = readFileSync(ws.secretFile, 'utf8');
   writeFileSync(ws.secretFile, `${secret}  ACME_TENANT_ID: 11111111-2222-3333-4444-555555555555\n`);
@@ -179,6 +180,8 @@ test('external-secrets: a configSecret key over a ${VAR:=default} in a Secret (E
   assert.ok(!external.includes(TENANT_DEFAULT));
   const checked = await check(ws.options(), ws.out);
   assert.deepEqual(checked.report.problems, []);
+  const { report } = await diff({ output: ws.out, current: ws.options() });
+  assert.equal(report.summary.changed + report.summary.added + report.summary.removed, 0);
   // without the key, render writes the default, and the check agrees with that output too
   writeFileSync(ws.secretFile, secret);
   await render(ws.options({ manifestPaths: [ws.mc, ws.secretFile] }), ws.out);
