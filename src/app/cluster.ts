@@ -295,7 +295,10 @@ async function renderComponents(
   };
   const recorded = new Set(valuesOptional ? (options.recordedSecretVariables ?? []) : []);
   const providerRenders = prepared.map((p) => {
-    const configSecretNotGiven = p.resolved.provider.spec.configSecret !== undefined && p.secret === undefined;
+    // a secret source of render's is absent: its configSecret, or --secret-file files render had
+    const configSecretNotGiven =
+      (p.resolved.provider.spec.configSecret !== undefined && p.secret === undefined) ||
+      (valuesOptional && options.secretFilesNotGiven === true);
     return renderProviderComponent(
       {
         resolved: p.resolved,

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { renderOutput, type RenderOptions } from './run.js';
 import type { SecretNotGiven } from './types.js';
 import { toldOnce } from './told-once.js';
+import { committedSecretSources } from './check.js';
 import type { SopsEncryptions } from '../secrets/index.js';
 import { redactStrings } from '../core/redact.js';
 import { CapiGitopsError } from '../core/diagnostics.js';
@@ -15,8 +16,6 @@ import {
   checkOutput,
   manifestAtRevision,
   readOutputTree,
-  recordedEnvSecrets,
-  recordedSecretVariables,
   reviewChanges,
   contractSeries,
   type ContractSeries,
@@ -69,10 +68,7 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
   const sopsEncryptions: SopsEncryptions = new Map();
   // secret values are not needed where the strategy keeps them out of the output; the secret
   // sources the committed output records stand for secrets not at hand, on both sides (as check)
-  const recorded = {
-    recordedEnvSecrets: await recordedEnvSecrets(request.output),
-    recordedSecretVariables: await recordedSecretVariables(request.output),
-  };
+  const recorded = await committedSecretSources(request.output, request.current);
   const current = await renderOutput({
     ...request.current,
     ...recorded,

@@ -249,10 +249,10 @@ function recordedSecretSources(readme: string): CheckReport['recordedSecretSourc
   return sources.secretFile.length + sources.envSecret.length > 0 ? sources : undefined;
 }
 
-/** The --env-secret names the README of the output directory `outDir` records (none without a README). */
-export async function recordedEnvSecrets(outDir: string): Promise<string[]> {
+/** The --secret-file and --env-secret words the README of the output directory `outDir` records (none without a README). */
+export async function recordedSecretSourcesOf(outDir: string): Promise<{ secretFile: string[]; envSecret: string[] }> {
   const readme = await readFile(path.join(outDir, README_FILE), 'utf8').catch(() => undefined);
-  return (readme !== undefined && recordedSecretSources(readme)?.envSecret) || [];
+  return (readme !== undefined && recordedSecretSources(readme)) || { secretFile: [], envSecret: [] };
 }
 
 /**

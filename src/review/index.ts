@@ -4,7 +4,7 @@ export { contractSeries } from './contracts.js';
 export {
   afterRender,
   checkOutput,
-  recordedEnvSecrets,
+  recordedSecretSourcesOf,
   recordedSecretVariables,
   pathFlags,
   withoutPathFlags,

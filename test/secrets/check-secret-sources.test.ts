@@ -190,3 +190,18 @@ test('external-secrets: a configSecret key over a ${VAR:=default} in a Secret (E
   );
   assert.deepEqual((await check(ws.options(), ws.out)).report.problems, []);
 });
+
+test('flux-substitute: a --secret-file over a ${VAR:=default} with no configSecret: check without the file (the README records it) keeps the reference', async () => {
+  const ws = workspace(FLUX);
+  // no configSecret: the values come from a dotenv file kept outside the work tree
+  const providers = path.join(ws.mc, 'providers.yaml');
+  writeFileSync(providers, readFileSync(providers, 'utf8').replace('  configSecret: {name: acme-variables}\n', ''));
+  const dotenv = path.join(tempDir('capi-gitops-private-'), 'acme.env');
+  writeFileSync(dotenv, 'ACME_CLIENT_SECRET=client-secret-9f8e7d6c5b4a\nACME_API_TOKEN=acmetok-9f8e7d6c5b4a3210\nAWS_REGION=eu-west-2\n');
+  const command = `capi-gitops render -f mc -o out --secret-file ${dotenv}`;
+  await render(ws.options({ command, secretFiles: [dotenv] }), ws.out);
+  const manager = readFileSync(path.join(ws.out, '04-infrastructure-acme', 'deployment-capm-controller-manager.yaml'), 'utf8');
+  assert.match(manager, /value: \$\{AWS_REGION:=us-east-1\}/);
+  const checked = await check(ws.options(), ws.out);
+  assert.deepEqual(checked.report.problems, []);
+});
