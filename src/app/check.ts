@@ -3,7 +3,7 @@
  * output directory. Writes neither the output nor the lockfile.
  */
 import { renderOutput, type RenderOptions } from './run.js';
-import { checkOutput, type CheckReport } from '../review/index.js';
+import { checkOutput, recordedSecretSourcesOf, recordedSecretVariables, type CheckReport } from '../review/index.js';
 import type { SecretNotGiven } from './types.js';
 
 export interface CheckResult {
@@ -18,8 +18,31 @@ export interface CheckResult {
 export async function check(options: RenderOptions, output: string): Promise<CheckResult> {
   // --frozen is implied: a lockfile that no longer answers the manifest is drift too. Secret
   // values are not needed where the strategy keeps them out of the output.
-  const result = await renderOutput({ ...options, frozen: true, secretValuesOptional: true });
+  const result = await renderOutput({
+    ...options,
+    ...(await committedSecretSources(output, options)),
+    frozen: true,
+    secretValuesOptional: true,
+  });
   const secretsNotGiven = result.secretsNotGiven ?? [];
   // a README whose command differs only by the secret sources render had is up to date (review/check.ts)
   return { warnings: result.warnings, report: await checkOutput(output, result.files), secretsNotGiven };
+}
+
+/**
+ * What the committed output says of the secret sources its render had, for a run without values
+ * (check, diff): an --env-secret render recorded stands for a secret whether or not CI sets it;
+ * where a --secret-file it recorded is not given, or a configSecret is absent, a variable the
+ * output leaves for the strategy to fill is a secret not at hand (docs/secrets.md).
+ */
+export async function committedSecretSources(
+  output: string,
+  options: RenderOptions,
+): Promise<Pick<RenderOptions, 'recordedEnvSecrets' | 'recordedSecretVariables' | 'secretFilesNotGiven'>> {
+  const recorded = await recordedSecretSourcesOf(output);
+  return {
+    recordedEnvSecrets: recorded.envSecret,
+    recordedSecretVariables: await recordedSecretVariables(output),
+    secretFilesNotGiven: recorded.secretFile.length > 0 && (options.secretFiles ?? []).length === 0,
+  };
 }

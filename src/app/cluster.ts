@@ -20,7 +20,7 @@ import { unusedVariableWarnings } from '../render/variable-advice.js';
 import { tagOverridesOnDigests, unreadImageKeys } from '../render/images.js';
 import { isProviderManagerDeploymentName } from '../render/deployment.js';
 import { inspectVariables } from '../render/variables.js';
-import { landedSecrets, lookupWithLanding } from '../render/secret-landing.js';
+import { landedSecrets, lookupWithLanding, secretsNotAtHand } from '../render/secret-landing.js';
 import { providerRawYaml, renderCertManagerComponent, renderProviderComponent, type ProviderRender } from '../render/component.js';
 import {
   addSecretValues,
@@ -294,23 +294,29 @@ async function renderComponents(
     secrets: { holdsSecret: (text: string) => containsSecret(text, needles), marks: taintMarker },
     share: context.component,
   };
-  const providerRenders = prepared.map((p) =>
-    renderProviderComponent(
+  const recorded = new Set(valuesOptional ? (options.recordedSecretVariables ?? []) : []);
+  const providerRenders = prepared.map((p) => {
+    // a secret source of render's is absent: its configSecret, or --secret-file files render had
+    const configSecretNotGiven =
+      (p.resolved.provider.spec.configSecret !== undefined && p.secret === undefined) ||
+      (valuesOptional && options.secretFilesNotGiven === true);
+    return renderProviderComponent(
       {
         resolved: p.resolved,
         configMaps: manifest.configMaps,
-        lookup: p.lookup,
+        lookup: configSecretNotGiven ? secretsNotAtHand(p.lookup, recorded) : p.lookup,
         givenVariables: [...Object.keys(manifest.config.variables ?? {}), ...Object.keys(p.secret?.data ?? {})],
         imageOverrides: p.images.merged,
         imageOverridesWithoutSecrets: Object.keys(p.images.fromSecret).length > 0 && !imagesPublic ? images : undefined,
         valuesOptional,
+        configSecretNotGiven,
         fleetCluster: options.fleetCluster !== undefined,
-        // a provider that reads a Secret is rendered on its own, never shared between clusters
-        shareKey: p.secret ? undefined : componentKey(p.resolved, images, unmanagedKey),
+        // a provider that reads a Secret (or stands for an absent one) is rendered on its own, never shared between clusters
+        shareKey: p.secret || configSecretNotGiven ? undefined : componentKey(p.resolved, images, unmanagedKey),
       },
       run,
-    ),
-  );
+    );
+  });
   const certManagerRender =
     certManager &&
     renderCertManagerComponent(

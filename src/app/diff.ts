@@ -6,6 +6,7 @@ import path from 'node:path';
 import { renderOutput, type RenderOptions } from './run.js';
 import type { SecretNotGiven } from './types.js';
 import { toldOnce } from './told-once.js';
+import { committedSecretSources } from './check.js';
 import type { SopsEncryptions } from '../secrets/index.js';
 import { redactStrings } from '../core/redact.js';
 import { CapiGitopsError } from '../core/diagnostics.js';
@@ -65,9 +66,12 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
   const once = toldOnce();
   // the old side takes the sops files the new side encrypted, as a render takes those written before: an unchanged Secret is equal
   const sopsEncryptions: SopsEncryptions = new Map();
-  // secret values are not needed where the strategy keeps them out of the output
+  // secret values are not needed where the strategy keeps them out of the output; the secret
+  // sources the committed output records stand for secrets not at hand, on both sides (as check)
+  const recorded = await committedSecretSources(request.output, request.current);
   const current = await renderOutput({
     ...request.current,
+    ...recorded,
     secretValuesOptional: true,
     sopsEncryptions,
     ...once(request.current.onWarning),
@@ -106,6 +110,7 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
     // problems of the base name its files as `<ref>:<path>`, not the temporary tree they were read from
     const baseRender = await renderOutput({
       ...options,
+      ...recorded,
       secretValuesOptional: true,
       sopsEncryptions,
       ...once(onWarning, revision.located),

@@ -218,7 +218,13 @@ export async function prepareProviders(
   options: RenderOptions,
   others: readonly ProviderObject[] = [],
 ): Promise<{ prepared: PreparedProvider[]; needles: SecretNeedles; problems: Diagnostic[] }> {
-  const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
+  const valuesOptional = rendersWithoutValues(options, manifest.config.secrets);
+  const run = await readRunSecrets({
+    secretFiles: options.secretFiles,
+    // render took these from the environment: a check in CI reads them as render did, or has them as not given
+    envSecrets: valuesOptional ? [...new Set([...(options.envSecrets ?? []), ...(options.recordedEnvSecrets ?? [])])] : options.envSecrets,
+    valuesOptional,
+  });
   const bag = new DiagnosticBag();
   // check and diff under a strategy that keeps values out: a missing configSecret is a warning
   // (a Secret several providers name is told once, after the loop)

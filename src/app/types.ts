@@ -61,6 +61,19 @@ export interface RenderOptions {
    */
   secretValuesOptional?: boolean;
   /**
+   * `check`: the `--env-secret` names the output README's command records. With
+   * `secretValuesOptional`, those not set are secrets not at hand, as `--env-secret` would give them.
+   */
+  recordedEnvSecrets?: string[];
+  /**
+   * `check`: the variables the committed output leaves for the strategy (`{{ .NAME }}`, `${NAME}`).
+   * With `secretValuesOptional`, a provider whose configSecret is absent (or every provider, with
+   * `secretFilesNotGiven`) takes them as secrets not at hand.
+   */
+  recordedSecretVariables?: string[];
+  /** `check`, `diff`: the README's command has --secret-file and this run none: every provider misses those values. */
+  secretFilesNotGiven?: boolean;
+  /**
    * `diff --base`: the sops files one side's render encrypted, which the other side's takes as
    * written before, so two renders of the same Secret compare equal (secrets/index.ts encryptFiles).
    */

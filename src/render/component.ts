@@ -25,7 +25,14 @@ import {
   type VariableLookup,
   type VariableValue,
 } from './types.js';
-import { mayHoldSecret, NOT_GIVEN_ORIGIN, secretWhereLanded, variablesInSecretData, type TaintMarks } from './secret-landing.js';
+import {
+  mayHoldSecret,
+  NOT_GIVEN_ORIGIN,
+  notGivenSecret,
+  secretWhereLanded,
+  variablesInSecretData,
+  type TaintMarks,
+} from './secret-landing.js';
 import { appendAdditionalManifests, atAdditionalManifests, literalSecrets, resolveAdditionalManifests } from './additional-manifests.js';
 import {
   inspectVariables,
@@ -96,6 +103,11 @@ export interface ProviderInput {
    * variable that lands in a Secret's data takes a placeholder instead of failing the render.
    */
   valuesOptional?: boolean;
+  /**
+   * With `valuesOptional`: the provider's configSecret is not at hand. A variable the text needs
+   * and nothing gives can only be one of its keys (render had it), so it is a secret not given.
+   */
+  configSecretNotGiven?: boolean;
   /** A fleet's cluster: hints name no `render --list-variables`, which refuses a fleet. */
   fleetCluster?: boolean;
 }
@@ -170,19 +182,20 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     // 3. Substitution (Process); a text that received a Secret's value is substituted a second
     //    time with each secret-bearing reference a mark, so the secrets stage can trace it.
     //    A value that lands in a Secret's data is secret whatever gave it (./secret-landing.ts).
-    const first = run.substitute(raw, input.lookup, artifact, raw === r.components.text ? r.components.sha256 : undefined);
+    const given = input.valuesOptional && input.configSecretNotGiven ? withAbsentKeys(input.lookup, outcome.variables) : input.lookup;
+    const first = run.substitute(raw, given, artifact, raw === r.components.text ? r.components.sha256 : undefined);
     const landed = await variablesInSecretData({
       raw,
       artifact,
       source,
-      lookup: input.lookup,
+      lookup: given,
       substituted: first,
       marks: run.secrets.marks(raw),
       parse: run.parse,
       holdsSecret: run.secrets.holdsSecret,
     });
     outcome.inSecretData = landed;
-    const lookup = secretWhereLanded(input.lookup, landed, input.valuesOptional);
+    const lookup = secretWhereLanded(given, landed, input.valuesOptional);
     const substituted = landed.size > 0 ? run.substitute(raw, lookup, artifact) : first;
     if (substituted.missing.length > 0)
       throw missingVariables(input, substituted.missing, usedBy(input, substituted.missing, artifact, additional), landed);
@@ -247,6 +260,12 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     outcome.problems.push(...err.diagnostics);
   }
   return outcome;
+}
+
+/** `lookup` with each variable used without a default and given by nothing taken as a key of the absent configSecret. */
+function withAbsentKeys(lookup: VariableLookup, variables: readonly VariableReference[]): VariableLookup {
+  const required = new Set(variables.filter((v) => v.default === undefined).map((v) => v.name));
+  return (name) => lookup(name) ?? (required.has(name) ? notGivenSecret() : undefined);
 }
 
 /** What cert-manager's render reads. */

@@ -15,6 +15,23 @@ import { substituteVariables, type SubstitutionResult, type TaintMarker } from '
 const NOT_GIVEN_PLACEHOLDER = 'capi-gitops-value-not-given';
 export const NOT_GIVEN_ORIGIN = 'not given (check and diff do not need it: the secrets strategy keeps it out of the output)';
 
+/** A secret variable a run without values does not have: the strategy writes its reference, as for the real value. */
+export function notGivenSecret(): VariableValue {
+  return { value: NOT_GIVEN_PLACEHOLDER, origin: NOT_GIVEN_ORIGIN, fromSecret: true };
+}
+
+/**
+ * `lookup` with `names` (the committed output's strategy references, app/check.ts) taken as
+ * secrets not at hand where nothing gives them a secret value: the Secret that gave them is absent.
+ */
+export function secretsNotAtHand(lookup: VariableLookup, names: ReadonlySet<string>): VariableLookup {
+  if (names.size === 0) return lookup;
+  return (name) => {
+    const found = lookup(name);
+    return names.has(name) && !found?.fromSecret && !found?.declaredPublic ? notGivenSecret() : found;
+  };
+}
+
 /** What a taint-tracking substitution needs from the secrets stage's marks: each one's reference and the variables it carries. */
 export interface TaintMarks {
   marker: TaintMarker;
@@ -60,8 +77,7 @@ export async function variablesInSecretData(request: LandingRequest): Promise<Se
   // any other missing variable stays missing so that defaults evaluate as in the real render
   const lookup: VariableLookup = (name) => {
     const found = request.lookup(name);
-    if (found === undefined)
-      return wanted.has(name) ? { value: NOT_GIVEN_PLACEHOLDER, origin: NOT_GIVEN_ORIGIN, fromSecret: true } : undefined;
+    if (found === undefined) return wanted.has(name) ? notGivenSecret() : undefined;
     return found.declaredPublic ? found : { ...found, fromSecret: true };
   };
   let text: string;
@@ -100,7 +116,7 @@ export function secretWhereLanded(lookup: VariableLookup, landed: ReadonlySet<st
   return (name): VariableValue | undefined => {
     const found = lookup(name);
     if (!landed.has(name)) return found;
-    if (found === undefined) return placeholders ? { value: NOT_GIVEN_PLACEHOLDER, origin: NOT_GIVEN_ORIGIN, fromSecret: true } : undefined;
+    if (found === undefined) return placeholders ? notGivenSecret() : undefined;
     return found.fromSecret ? found : { ...found, fromSecret: true };
   };
 }

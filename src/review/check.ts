@@ -249,6 +249,33 @@ function recordedSecretSources(readme: string): CheckReport['recordedSecretSourc
   return sources.secretFile.length + sources.envSecret.length > 0 ? sources : undefined;
 }
 
+/** The --secret-file and --env-secret words the README of the output directory `outDir` records (none without a README). */
+export async function recordedSecretSourcesOf(outDir: string): Promise<{ secretFile: string[]; envSecret: string[] }> {
+  const readme = await readFile(path.join(outDir, README_FILE), 'utf8').catch(() => undefined);
+  return (readme !== undefined && recordedSecretSources(readme)) || { secretFile: [], envSecret: [] };
+}
+
+/**
+ * The variables the committed output `outDir` leaves for a strategy to fill: `{{ .NAME }}` in an
+ * ExternalSecret's template, `${NAME` (not Flux's escaped `$${`) in an object Flux substitutes.
+ * Render wrote them for values from secret sources; a check without those sources takes them as
+ * secrets not at hand, not as their defaults (docs/secrets.md).
+ */
+export async function recordedSecretVariables(outDir: string): Promise<string[]> {
+  const root = path.resolve(outDir);
+  const entries = await scanTree(root).catch(() => new Map<string, TreeEntry>());
+  const files = [...entries].filter(([p, e]) => e.type === 'file' && p.endsWith('.yaml')).map(([p]) => p);
+  // only the text is searched (no parse): check reads and bounds the tree itself, after the render
+  const texts = await Promise.all(files.map((p) => readFile(path.join(root, p), 'utf8').catch(() => '')));
+  const names = new Set<string>();
+  for (const text of texts) {
+    if (/^kind: ExternalSecret$/m.test(text)) for (const m of text.matchAll(/\{\{ \.([A-Za-z_]\w*)\b/g)) names.add(m[1]!);
+    if (text.includes('kustomize.toolkit.fluxcd.io/substitute: enabled'))
+      for (const m of text.matchAll(/(?<!\$)\$\{([A-Za-z_]\w*)/g)) names.add(m[1]!);
+  }
+  return [...names].sort(compareStrings);
+}
+
 /** Whether two READMEs differ only in their commands' secret sources: -f files the check was not given, --secret-file, --env-secret. */
 function onlySecretSourcesDiffer(committed: string, rendered: string): boolean {
   const before = RECORDED_COMMAND.exec(committed)?.[1];

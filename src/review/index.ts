@@ -1,7 +1,16 @@
 /** The review stage: drift check and semantic diff of rendered trees. */
 export { reviewChanges } from './review.js';
 export { contractSeries } from './contracts.js';
-export { afterRender, checkOutput, pathFlags, withoutPathFlags, type CheckReport, type CheckedFile } from './check.js';
+export {
+  afterRender,
+  checkOutput,
+  recordedSecretSourcesOf,
+  recordedSecretVariables,
+  pathFlags,
+  withoutPathFlags,
+  type CheckReport,
+  type CheckedFile,
+} from './check.js';
 export { readOutputTree } from './read-tree.js';
 export { wiringRootNotes } from './wiring-roots.js';
 export { manifestAtRevision } from './git-revision.js';

@@ -12,6 +12,7 @@ import { isPlainObject } from '../core/kobject.js';
 import { readBoundedText } from '../manifest/files.js';
 import type { Manifest, SecretObject } from '../manifest/types.js';
 import type { VariableLookup, VariableValue } from '../render/types.js';
+import { notGivenSecret } from '../render/secret-landing.js';
 import { setOwnValue } from '../core/own-keys.js';
 import { GITHUB_TOKEN_KEY } from '../sources/credentials.js';
 
@@ -24,6 +25,8 @@ export interface RunSecrets {
   values: Map<string, { value: string; origin: string; position?: GivenAt }>;
   /** The Secret manifests `--secret-file` gave (their keys are variables of every provider). */
   manifests: GivenSecret[];
+  /** `--env-secret` names not set in a run without values (check, diff): secret, their values not at hand. */
+  notGiven?: ReadonlySet<string>;
 }
 
 /** A Secret manifest given with `--secret-file`: the file, and the Secret's name and namespace. */
@@ -37,6 +40,8 @@ export interface RunSecretOptions {
   secretFiles?: readonly string[];
   envSecrets?: readonly string[];
   env?: NodeJS.ProcessEnv;
+  /** check and diff under a strategy that keeps values out: an --env-secret not set is a secret not at hand, not an error. */
+  valuesOptional?: boolean;
 }
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -257,6 +262,7 @@ export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecr
     }
   }
   const env = options.env ?? process.env;
+  const notGiven = new Set<string>();
   for (const name of options.envSecrets ?? []) {
     const value = env[name];
     if (!VARIABLE_NAME.test(name)) {
@@ -266,6 +272,8 @@ export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecr
         expected: 'letters, digits and _, not starting with a digit',
         hint: 'pass the name of an environment variable, not its value',
       });
+    } else if (value === undefined && options.valuesOptional) {
+      notGiven.add(name);
     } else if (value === undefined) {
       problems.push({
         object: `--env-secret ${name}`,
@@ -278,7 +286,7 @@ export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecr
     }
   }
   if (problems.length > 0) throw new CapiGitopsError(problems);
-  return { values, manifests };
+  return { values, manifests, ...(notGiven.size > 0 ? { notGiven } : {}) };
 }
 
 /**
@@ -294,6 +302,8 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
     // Config.secrets.public is the one opt-out (docs/secrets.md), whatever source gave the value.
     if (supplied)
       return publicNames.has(name) ? { ...supplied, fromSecret: false, declaredPublic: true } : { ...supplied, fromSecret: true };
+    // it wins over every other source, as its value would: the strategy's reference, not a default
+    if (run.notGiven?.has(name) && !publicNames.has(name)) return notGivenSecret();
     // a fetch credential, never a value of the components
     if (configSecret && Object.hasOwn(configSecret.data, name) && name !== GITHUB_TOKEN_KEY) {
       return {
