@@ -117,7 +117,9 @@ test('manifestPatches given as a mapping: the hint shows the "- |" block form', 
   const found = await problems(() => loadManifest([path.join(dir, 'management-cluster')]));
   assert.equal(found.length, 1);
   assert.equal(found[0]!.path, 'spec.manifestPatches');
-  assert.match(found[0]!.hint ?? '', /manifestPatches:\n {4}- \|\n {6}apiVersion: v1/);
+  assert.match(found[0]!.hint ?? '', /write it as a block:$/);
+  // the block is the hint's example, printed with its line breaks under hint:
+  assert.match(found[0]!.example ?? '', /^manifestPatches:\n- \|\n {2}apiVersion: v1/);
 });
 
 test('a missing variable is reported at the provider object with the artifact as context, suggesting the close name that was given; the given one is warned unused with did-you-mean', async () => {
