@@ -35,6 +35,12 @@ export async function check(options: RenderOptions, output: string): Promise<Che
  * where a --secret-file it recorded is not given, or a configSecret is absent, a variable the
  * output leaves for the strategy to fill is a secret not at hand (docs/secrets.md).
  */
+/** `read`, called at most once; its promise shared. */
+function once<T>(read: () => Promise<T>): () => Promise<T> {
+  let promise: Promise<T> | undefined;
+  return () => (promise ??= read());
+}
+
 export async function committedSecretSources(
   output: string,
   options: RenderOptions,
@@ -42,7 +48,8 @@ export async function committedSecretSources(
   const recorded = await recordedSecretSourcesOf(output);
   return {
     recordedEnvSecrets: recorded.envSecret,
-    recordedSecretVariables: await recordedSecretVariables(output),
+    // read (every .yaml file of the output) only by a run that misses a secret source, once
+    recordedSecretVariables: once(() => recordedSecretVariables(output)),
     secretFilesNotGiven: recorded.secretFile.length > 0 && (options.secretFiles ?? []).length === 0,
   };
 }

@@ -294,25 +294,27 @@ async function renderComponents(
     secrets: { holdsSecret: (text: string) => containsSecret(text, needles), marks: taintMarker },
     share: context.component,
   };
-  const recorded = new Set(valuesOptional ? (options.recordedSecretVariables ?? []) : []);
+  // a secret source of render's is absent: its configSecret, or --secret-file files render had
+  const configSecretNotGiven = (p: (typeof prepared)[number]) =>
+    (p.resolved.provider.spec.configSecret !== undefined && p.secret === undefined) ||
+    (valuesOptional && options.secretFilesNotGiven === true);
+  const absent = valuesOptional && prepared.some(configSecretNotGiven);
+  const recorded = new Set(absent ? ((await options.recordedSecretVariables?.()) ?? []) : []);
   const providerRenders = prepared.map((p) => {
-    // a secret source of render's is absent: its configSecret, or --secret-file files render had
-    const configSecretNotGiven =
-      (p.resolved.provider.spec.configSecret !== undefined && p.secret === undefined) ||
-      (valuesOptional && options.secretFilesNotGiven === true);
+    const notGiven = configSecretNotGiven(p);
     return renderProviderComponent(
       {
         resolved: p.resolved,
         configMaps: manifest.configMaps,
-        lookup: configSecretNotGiven ? secretsNotAtHand(p.lookup, recorded) : p.lookup,
+        lookup: notGiven ? secretsNotAtHand(p.lookup, recorded) : p.lookup,
         givenVariables: [...Object.keys(manifest.config.variables ?? {}), ...Object.keys(p.secret?.data ?? {})],
         imageOverrides: p.images.merged,
         imageOverridesWithoutSecrets: Object.keys(p.images.fromSecret).length > 0 && !imagesPublic ? images : undefined,
         valuesOptional,
-        configSecretNotGiven,
+        configSecretNotGiven: notGiven,
         fleetCluster: options.fleetCluster !== undefined,
         // a provider that reads a Secret (or stands for an absent one) is rendered on its own, never shared between clusters
-        shareKey: p.secret || configSecretNotGiven ? undefined : componentKey(p.resolved, images, unmanagedKey),
+        shareKey: p.secret || notGiven ? undefined : componentKey(p.resolved, images, unmanagedKey),
       },
       run,
     );

@@ -68,9 +68,10 @@ export interface RenderOptions {
   /**
    * `check`: the variables the committed output leaves for the strategy (`{{ .NAME }}`, `${NAME}`).
    * With `secretValuesOptional`, a provider whose configSecret is absent (or every provider, with
-   * `secretFilesNotGiven`) takes them as secrets not at hand.
+   * `secretFilesNotGiven`) takes them as secrets not at hand. Read only when a source is absent:
+   * it reads every file of the output.
    */
-  recordedSecretVariables?: string[];
+  recordedSecretVariables?: () => Promise<readonly string[]>;
   /** `check`, `diff`: the README's command has --secret-file and this run none: every provider misses those values. */
   secretFilesNotGiven?: boolean;
   /**
