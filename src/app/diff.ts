@@ -73,7 +73,8 @@ async function diffSides(request: DiffRequest): Promise<DiffSides> {
     ...request.current,
     ...recorded,
     secretValuesOptional: true,
-    sopsEncryptions,
+    // only the old side reads them: without --base there is none
+    ...(request.base ? { sopsEncryptions } : {}),
     ...once(request.current.onWarning),
   });
   const after: ReviewSide = { label: 'the manifest as it is now', files: current.files, contracts: contractsOf(current) };

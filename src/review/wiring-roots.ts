@@ -61,16 +61,27 @@ const described = ({ object }: FileObject) =>
 /** kubectl's `<kind>.<group>/<name>`: unambiguous whichever other CRDs the cluster has. */
 const resource = ({ object }: FileObject) => `${object.kind.toLowerCase()}.${apiGroup(object.apiVersion)}/${object.metadata.name ?? ''}`;
 
+const clusterNames = new WeakMap<ReadonlySet<string>, Set<string>>();
+
+/** The fleet clusters a tree's paths hold (`clusters/<name>/…`), read once per tree: a fleet removes many roots at once. */
+function clustersOf(tree: ReadonlySet<string>): Set<string> {
+  let names = clusterNames.get(tree);
+  if (!names) {
+    names = new Set([...tree].map((p) => /^clusters\/([^/]+)\//.exec(p)?.[1]).filter((c): c is string => c !== undefined));
+    clusterNames.set(tree, names);
+  }
+  return names;
+}
+
 /**
  * What happened to a wiring directory, from the paths of the tree that no longer (or not yet) has
  * its root: `cluster us-2 left the output`, `flux/ is new in the output`, `flux/ has a new root`.
  */
 function whatHappened(directory: string, otherTree: ReadonlySet<string>, change: 'left' | 'new'): string {
   const cluster = /^clusters\/([^/]+)\//.exec(`${directory}/`)?.[1];
-  const prefix = cluster === undefined ? `${directory}/` : `clusters/${cluster}/`;
   const subject = cluster === undefined ? `${directory}/` : `cluster ${cluster}`;
-  if (![...otherTree].some((p) => p.startsWith(prefix)))
-    return change === 'left' ? `${subject} left the output` : `${subject} is new in the output`;
+  const present = cluster === undefined ? [...otherTree].some((p) => p.startsWith(`${directory}/`)) : clustersOf(otherTree).has(cluster);
+  if (!present) return change === 'left' ? `${subject} left the output` : `${subject} is new in the output`;
   return change === 'left' ? `${directory}/ no longer has its root` : `${directory}/ has a new root`;
 }
 

@@ -15,7 +15,7 @@ import type { ContractSeries, ReviewReport } from '../../src/review/types.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
-import { localReleases, managerDeployment } from '../helpers/local-release.js';
+import { coreManifest, localReleases, managerDeployment } from '../helpers/local-release.js';
 
 const CLUSTERS = ['mc01', 'mc02', 'mc03', 'mc04', 'mc05', 'mc06'];
 /** metadata.yaml's releaseSeries: v0.2 moves to contract v1beta2, as cluster-api v1.11 did. */
@@ -39,21 +39,12 @@ function fleet(url: string, { moved, revision, own = {} }: Side): string {
       `- name: ${name}\n  argocd: {values: {destination: {name: ${name}}${own[name] ? `, targetRevision: ${own[name]}` : ''}}}` +
       (moved.includes(name) ? `\n  providers: {CoreProvider/cluster-api: {spec: {version: v0.2.0}}}` : ''),
   );
-  return `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata: {name: cluster-api, namespace: capi-system}
-spec:
-  version: v0.1.0
-  fetchConfig: {url: "${url}"}
----
-apiVersion: capi-gitops.dev/v1alpha1
-kind: Config
-certManager: {enabled: false}
-output: {layout: argocd}
-gitops: {path: out, argocd: {values: {repoURL: https://git.example.com/fleet.git, targetRevision: ${revision}}}}
-clusters:
-${clusters.join('\n')}
-`;
+  return coreManifest(
+    url,
+    'output: {layout: argocd}\n' +
+      `gitops: {path: out, argocd: {values: {repoURL: https://git.example.com/fleet.git, targetRevision: ${revision}}}}\n` +
+      `clusters:\n${clusters.join('\n')}\n`,
+  );
 }
 
 const validateJson = new Ajv.default({ allErrors: true, strict: true }).compile(
