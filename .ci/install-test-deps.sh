@@ -11,6 +11,8 @@
 #   age, age-keygen  (age) the real age binary that opens the data key of the sops strategy's
 #                    output (test/secrets/secrets.test.ts);
 #   zsh              runs the generated zsh completion script (capi-gitops completion zsh);
+#   openssl          makes the self-signed certificate of the untrusted-certificate test
+#                    (test/sources/http.test.ts);
 #   lua5.1           runs the Argo CD health checks of the built-in argocd chart (Argo CD's
 #                    gopher-lua is a Lua 5.1; test/emit/operator-provider-health.test.ts).
 # A no-op when all are present; tests that need them skip with a reason when they are absent.
@@ -26,6 +28,7 @@ command -v pre-commit >/dev/null 2>&1 || missing+=(pre-commit)
 command -v age >/dev/null 2>&1 || missing+=(age)
 command -v zsh >/dev/null 2>&1 || missing+=(zsh)
 command -v lua5.1 >/dev/null 2>&1 || missing+=(lua5.1)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 if [ "${#missing[@]}" -eq 0 ]; then
   exit 0
 fi

@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import {
   backoffDelay,
@@ -16,6 +21,7 @@ import {
   type RetryNotice,
 } from '../../src/sources/base/http.js';
 import { NetworkDeadline } from '../../src/sources/base/deadline.js';
+import { networkFailureHint } from '../../src/sources/base/unreachable.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, hit: number) => void;
 
@@ -173,6 +179,69 @@ test('https:// to a plain-HTTP server (wrong version number) is not retried: a r
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+const OPENSSL_MISSING =
+  spawnSync('openssl', ['version']).status === 0 ? false : 'the openssl binary is not installed (.ci/install-test-deps.sh installs it)';
+
+test(
+  'a certificate the client does not trust is not retried, and the hint names NODE_EXTRA_CA_CERTS (a private CA, as behind a TLS-inspecting proxy)',
+  { skip: OPENSSL_MISSING },
+  async () => {
+    // a self-signed certificate, as an in-house mirror or a proxy's CA presents it to a client that does not know it
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-gitops-cert-'));
+    const made = spawnSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(made.status, 0, made.stderr);
+    let connections = 0;
+    const server = https.createServer(
+      { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) },
+      (_req, res) => res.end('trusted?'),
+    );
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/v2/`;
+      const policy = fastPolicy({ retries: 3 });
+      const notices: RetryNotice[] = [];
+      const error = await httpFetch({ url }, policy, (notice) => notices.push(notice)).then(
+        () => assert.fail('the request succeeded'),
+        (err: unknown) => err,
+      );
+      assert.ok(error instanceof HttpError, String(error));
+      assert.equal(error.failure, 'certificate');
+      assert.match(
+        error.message,
+        /^GET https:\/\/127\.0\.0\.1:\d+\/v2\/: the server's certificate was not accepted: .*\(DEPTH_ZERO_SELF_SIGNED_CERT\); not retried/,
+      );
+      assert.deepEqual(notices, []);
+      assert.equal(connections, 1);
+      assert.match(networkFailureHint(error.failure) ?? '', /set NODE_EXTRA_CA_CERTS to that CA's PEM file/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test('a connection reset is retried', async () => {
   const server = await serve((req, res, hit) => (hit === 1 ? req.socket.destroy() : res.end('after reset')));

@@ -77,7 +77,8 @@ export type HttpFailure =
   | 'redirect'
   | 'refused'
   | 'unreachable'
-  | 'not-tls';
+  | 'not-tls'
+  | 'certificate';
 
 /** A request that did not produce a complete response. Messages carry redacted URLs only. */
 export class HttpError extends Error {
@@ -227,6 +228,36 @@ function notTlsFailure(url: URL, where: string, error: unknown): HttpError | und
   );
 }
 
+/**
+ * Node's and OpenSSL's codes for a certificate that does not verify: a private CA (a proxy that
+ * inspects TLS, an in-house mirror), an expired certificate, another host's. A retry gets the
+ * same certificate.
+ */
+const CERTIFICATE_CODES = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+]);
+
+function certificateFailure(url: URL, where: string, error: unknown): HttpError | undefined {
+  const code = (error as { cause?: { code?: unknown } })?.cause?.code;
+  if (typeof code !== 'string' || !CERTIFICATE_CODES.has(code)) return undefined;
+  return new HttpError(
+    'certificate',
+    `${where}: the server's certificate was not accepted: ${networkReason(error)}; not retried, as a retry gets the same certificate`,
+    redactUrl(url),
+    { cause: error },
+  );
+}
+
 /** A DNS failure or refused connection: final for the host for the rest of the run (`unreachable.ts`). */
 function unreachableFailure(url: URL, where: string, error: unknown): HttpError | undefined {
   if (unreachableCode(error) === undefined) return undefined;
@@ -289,7 +320,10 @@ export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): P
     if (timedOut)
       return new HttpError('timeout', `${where}: no complete answer within ${policy.timeoutMs} ms`, redactUrl(hopUrl), { cause: error });
     // failures a retry cannot mend
-    const final = during === 'request' ? (unreachableFailure(hopUrl, where, error) ?? notTlsFailure(hopUrl, where, error)) : undefined;
+    const final =
+      during === 'request'
+        ? (unreachableFailure(hopUrl, where, error) ?? notTlsFailure(hopUrl, where, error) ?? certificateFailure(hopUrl, where, error))
+        : undefined;
     if (final) return final;
     if (during === 'body') {
       const of = total !== undefined ? ` of ${total}` : '';

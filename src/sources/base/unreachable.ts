@@ -56,6 +56,11 @@ export function networkFailureHint(failure: string): string | undefined {
     return `raise --http-timeout (or Config network.timeoutSeconds) on a slow network, or run again later; ${offline}`;
   if (failure === 'network' || failure === 'truncated') return `run again later; ${offline}`;
   if (failure === 'not-tls') return "the server answers without TLS: check the URL's port, or its scheme where the source allows http://";
+  if (failure === 'certificate')
+    return (
+      "for a private CA (a proxy that inspects TLS, an in-house mirror), set NODE_EXTRA_CA_CERTS to that CA's PEM file " +
+      'before running capi-gitops; a certificate that has expired or names another host must be fixed on the server'
+    );
   if (failure === 'deadline')
     return `raise --network-deadline (or CAPI_GITOPS_NETWORK_DEADLINE) on a slow network, or run again later; ${offline}`;
   return undefined;
