@@ -28,7 +28,9 @@ export function lineFor(event: SourceProgressEvent, offline = false): string | u
     case 'resolve':
       return offline ? `reading the cached versions of ${event.source} (--offline)` : `listing versions of ${event.source}`;
     case 'fetch':
-      return `fetching ${event.file} ${event.version} from ${event.source}`;
+      return offline
+        ? `reading ${event.file} ${event.version} of ${event.source} from the cache (--offline)`
+        : `fetching ${event.file} ${event.version} from ${event.source}`;
     case 'done':
       return `fetched ${event.file} ${event.version} (${formatBytes(event.bytes)}${event.cached ? ', from cache' : ''})`;
     case 'retry':

@@ -49,6 +49,16 @@ test('off a terminal, or in CI, progress is plain lines on the stream; --quiet p
   });
   assert.deepEqual(ciTerminal.written, ['fetching f.yaml v1 from s\n']);
 
+  // --offline makes no request: the line says where the file comes from
+  const offline = fakeStream(false);
+  (await progressReporter({ stream: offline, env: {}, offline: true })).onProgress({
+    type: 'fetch',
+    source: 's',
+    version: 'v1',
+    file: 'f.yaml',
+  });
+  assert.deepEqual(offline.written, ['reading f.yaml v1 of s from the cache (--offline)\n']);
+
   const quiet = fakeStream(false);
   (await progressReporter({ stream: quiet, env: {}, quiet: true })).onProgress({
     type: 'fetch',
