@@ -215,8 +215,13 @@ class ClusterDiagnostics {
 
   /** A diagnostic of one cluster (named after it, and after the layer that chose a version it is about), or of the fleet. */
   add(d: Diagnostic, cluster?: string, layers?: FleetCluster): void {
-    // a version problem points at the layer that chose the version
-    const origin = d.path === 'spec.version' && d.object ? layers?.origin(d.object, ['spec', 'version']) : undefined;
+    // a version problem points at the layer that chose the version; a Config field's, at the layer that set it
+    const origin =
+      d.path === 'spec.version' && d.object
+        ? layers?.origin(d.object, ['spec', 'version'])
+        : d.object === 'Config' && d.path
+          ? layers?.configOrigin(d.path.split('.'))
+          : undefined;
     if (origin?.position) d = { ...d, file: origin.position.file, line: origin.position.line, column: origin.position.column };
     // a version the cluster's release leaves to the layers below it is the release's (its check reads the
     // shared manifest on it): `cluster lab-1, release R: X` is then the release check's `release R: X`, found in lab-1

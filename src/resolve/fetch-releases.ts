@@ -29,9 +29,10 @@ import {
   CERT_MANAGER_LABEL,
   certManagerDefaultUrl,
   certManagerFetchProblem,
+  certManagerOrigin,
+  certManagerRemoteVersion,
   certManagerRequestOrigin,
   certManagerSettingsProblems,
-  certManagerVersion,
   concludeResolutions,
   configSecretData,
   declaringDir,
@@ -164,6 +165,12 @@ interface SingleManifest<Label extends string> {
   noSourceHint: string;
   /** The version of a local copy, given the directory it is in when that is a semantic version, and its text. */
   localVersion: (fromDirectory: string | undefined, filePath: string, text: string) => string;
+  /**
+   * A version asked for apart from the URL: a local URL in a `<version>/` or `latest/` directory
+   * is read from that version's directory beside it, as clusterctl's local repository serves any
+   * version it holds (repository_local.go). `hint` is told when that file is missing.
+   */
+  requested?: { version: string; origin: DiagnosticOrigin; hint: (urlDirectory: string, wanted: string) => string };
   /** The version to fetch from an opened repository. */
   remoteVersion: (repository: ProviderRepository) => string | Promise<string>;
   decorate?: (repository: ProviderRepository) => ProviderRepository;
@@ -177,9 +184,16 @@ async function fetchSingleManifest<Label extends string>(
 ): Promise<ResolvedRelease<Label>> {
   const { label, url, origin } = release;
   if (isLocalRepositoryUrl(url)) {
-    const filePath = localUrlToPath(url, release.dir, origin);
+    let filePath = localUrlToPath(url, release.dir, origin);
+    let [readOrigin, mustName] = [origin, release.mustName];
+    const { requested } = release;
+    const urlDirectory = path.basename(path.dirname(filePath));
+    if (requested && requested.version !== urlDirectory && (parseSemantic(urlDirectory) || urlDirectory === LATEST)) {
+      filePath = path.join(path.dirname(path.dirname(filePath)), requested.version, path.basename(filePath));
+      [readOrigin, mustName] = [requested.origin, requested.hint(urlDirectory, path.dirname(filePath))];
+    }
     const directory = path.basename(path.dirname(filePath));
-    const read = () => readLocalArtifact(filePath, origin, '', release.what, release.mustName);
+    const read = () => readLocalArtifact(filePath, readOrigin, '', release.what, mustName);
     const components = await (options.readLocal ? options.readLocal(filePath, read) : read());
     const version = release.localVersion(parseSemantic(directory) ? directory : undefined, filePath, components.text);
     return { label, version, components, repository: { sourceType: 'local', location: filePath } };
@@ -226,16 +240,24 @@ export async function resolveCertManager(
         'set certManager.url to a GitHub release URL or a local copy of cert-manager.yaml (a file:// URL or a path), or certManager.enabled: false if cert-manager is installed another way',
       // a file in no <version>/ directory, without certManager.version, says which release it is
       localVersion: (fromDirectory, filePath, text) =>
-        certManagerVersion(
+        settings.version ??
+        fromDirectory ??
+        certManagerFileVersion(text, filePath, { ...origin, ...config.locate?.(['certManager', 'url']) }),
+      ...(settings.version !== undefined && {
+        requested: {
+          version: settings.version,
+          origin: certManagerOrigin(config, 'version'),
+          hint: (urlDirectory: string, wanted: string) =>
+            `put cert-manager ${settings.version}'s cert-manager.yaml in ${wanted}/, beside certManager.url's ${urlDirectory}/ ` +
+            `(clusterctl reads a local repository's versions side by side), or set certManager.version to ${urlDirectory}`,
+        },
+      }),
+      remoteVersion: (repository) =>
+        certManagerRemoteVersion(
           settings.version,
-          fromDirectory ??
-            (settings.version === undefined
-              ? certManagerFileVersion(text, filePath, { ...origin, ...config.locate?.(['certManager', 'url']) })
-              : undefined),
+          parseSemantic(repository.defaultVersion) ? repository.defaultVersion : undefined,
           origin,
         ),
-      remoteVersion: (repository) =>
-        certManagerVersion(settings.version, parseSemantic(repository.defaultVersion) ? repository.defaultVersion : undefined, origin),
       decorate: options.decorate && ((opened) => options.decorate!(opened, { name: CERT_MANAGER_LABEL, namespace: 'cert-manager' })),
       fetchProblem: (error) => certManagerFetchProblem(error, options.sources?.offline),
     },

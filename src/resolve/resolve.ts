@@ -293,7 +293,7 @@ export interface ResolvedRelease<Label extends string> {
 
 export type ResolvedCertManager = ResolvedRelease<typeof CERT_MANAGER_LABEL>;
 
-function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
+export function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
   // the field's own line where the Config says where it is, else the Config document's
   const at = config.locate?.(['certManager', field]) ?? config.position;
   return {
@@ -306,16 +306,17 @@ function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin 
 }
 
 /**
- * One version from certManager.version and the version the URL names. clusterctl fetches
- * certManager.version (default v1.19.1) whatever the URL says; a URL naming another version
- * is refused here, so the file read is the file the URL names.
+ * One version from certManager.version and the version a remote URL names. clusterctl fetches
+ * certManager.version (default v1.19.1) whatever the URL says; a remote URL naming another
+ * version is refused here, so the file read is the file the URL names. (A local URL's
+ * `<version>/` directory gives way to certManager.version: `fetchSingleManifest`.)
  */
-export function certManagerVersion(configured: string | undefined, fromUrl: string | undefined, origin: DiagnosticOrigin): string {
+export function certManagerRemoteVersion(configured: string | undefined, fromUrl: string | undefined, origin: DiagnosticOrigin): string {
   if (configured !== undefined && fromUrl !== undefined && configured !== fromUrl) {
     throw new CapiGitopsError({
       ...origin,
       message: `certManager.version is ${configured} but certManager.url names version ${fromUrl}`,
-      hint: "make them agree, or drop certManager.version to use the URL's version",
+      hint: `make them agree, or drop certManager.version to use the URL's version; a release's URL with latest in place of its version (…/releases/latest/cert-manager.yaml) fetches certManager.version`,
     });
   }
   return configured ?? fromUrl ?? CERT_MANAGER_DEFAULT_VERSION;

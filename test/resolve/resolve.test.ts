@@ -325,11 +325,19 @@ test('cert-manager: disabled gives null; a local file is read directly with the 
   assert.equal(relative?.components.sha256, local?.components.sha256);
 });
 
-test('cert-manager: conflicting versions, a bad version and a missing file are clear errors', async () => {
+test("cert-manager: another version than the local URL's directory, a bad version and a missing file are clear errors", async () => {
   const config = (certManager: object) => ({ certManager, position: { file: MANIFEST_FILE, line: 40, column: 1 } });
+  // clusterctl reads certManager.version from its own directory beside the URL's (cert_manager.go, repository_local.go)
   await assert.rejects(
     resolveCertManager(config({ url: `${CORPUS_REPOSITORY}/cert-manager/v1.13.0/cert-manager.yaml`, version: 'v1.19.1' }), MANIFEST_DIR),
-    /certManager\.version is v1\.19\.1 but certManager\.url names version v1\.13\.0/,
+    failsWith((error) => {
+      assert.match(error.message, /the cert-manager manifest not found: ".*\/cert-manager\/v1\.19\.1\/cert-manager\.yaml" does not exist/);
+      assert.equal(error.diagnostics[0].path, 'certManager.version');
+      assert.match(
+        error.diagnostics[0].hint ?? '',
+        /put cert-manager v1\.19\.1's cert-manager\.yaml in .*\/cert-manager\/v1\.19\.1\/, beside certManager\.url's v1\.13\.0\//,
+      );
+    }),
   );
   await assert.rejects(
     resolveCertManager(config({ version: 'latest' }), MANIFEST_DIR),
