@@ -36,3 +36,23 @@ test('--cluster with a plain typo still suggests the one near name', async () =>
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /hint: did you mean --cluster lab-1\?/);
 });
+
+test("an overlay keyed by a Rancher Turtles CAPIProvider's kind says which keys an overlay takes, and that a CAPIProvider goes by the kind its type stands for", async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  writeFileSync(
+    path.join(manifest, 'fleet.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: eu-1\n  providers:\n    CAPIProvider/cluster-api: {spec: {version: v0.1.0}}\n',
+  );
+  const r = await runCli(['render', '-f', manifest, '-o', path.join(example, 'out'), '--offline']);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(
+    r.stderr,
+    /fleet\.yaml:6:5: error: cluster eu-1, Config: clusters\[0\]\.providers\["CAPIProvider\/cluster-api"\]: invalid key/,
+  );
+  assert.match(
+    r.stderr,
+    /expected: `<Kind>\/<name>`, or `<Kind>\/<namespace>\/<name>` when the name is not unique, Kind one of CoreProvider, /,
+  );
+  assert.match(r.stderr, /a Rancher Turtles CAPIProvider by the kind its spec\.type stands for \(type: core is CoreProvider\/<its name>\)/);
+});
