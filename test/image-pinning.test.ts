@@ -926,6 +926,35 @@ test(
 );
 
 test(
+  'check in GitHub Actions: the ::error annotation on a moved tag gives the update --images command as the text does, with -f, so followed literally it runs and check then passes',
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'annotated/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'annotated/capi-init', 'v1.0.0');
+    const dir = manifestDir(`pinImages: true\n${MIRROR(registry.host).replace('/mirror', '/annotated')}`);
+    const out = path.join(tempDir(), 'out');
+    const env = { ...process.env, ...isolatedEnv(), GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: '' } as NodeJS.ProcessEnv;
+    for (const name of ['OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']) delete env[name];
+    assert.equal((await runCli(['render', '-f', dir, '-o', out], { env })).code, 0);
+    await pushImage(registry.url, 'annotated/cluster-api-controller', 'v1.0.0', { content: 'rebuilt' });
+    const checked = await runCli(['check', '-f', dir, '-o', out], { env });
+    assert.equal(checked.code, 1, checked.stderr);
+    const annotation = checked.stderr.split('\n').find((line) => line.startsWith('::error file='));
+    assert.ok(annotation, checked.stderr);
+    const annotated = /\(hint: run `capi-gitops ([^`]*)`/.exec(annotation)?.[1];
+    const printed = /hint: run `capi-gitops ([^`]*)`/.exec(
+      checked.stderr.slice(checked.stderr.indexOf(annotation) + annotation.length),
+    )?.[1];
+    assert.equal(annotated, printed, 'the annotation and the message give one command');
+    const followed = await runCli(annotated!.split(' '), { env });
+    assert.equal(followed.code, 0, followed.stderr);
+    assert.equal((await runCli(['render', '-f', dir, '-o', out], { env })).code, 0);
+    const again = await runCli(['check', '-f', dir, '-o', out], { env });
+    assert.equal(again.code, 0, again.stderr);
+  },
+);
+
+test(
   'a cluster added to a fleet pins the digests the fleet already locked for the same images, even after the tag moved: one tag, one content across the fleet',
   { skip },
   async () => {

@@ -23,6 +23,7 @@ import type { SecretNotGiven } from '../app/types.js';
 import type { ProgressReporter } from './progress.js';
 import { readmeCommand, regenerateCommand, renderFlagsOptions, withProgress, workTreeRoot, type RenderFlags } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
+import { completeSuggestions } from './hints.js';
 import { shellWord } from '../core/shell.js';
 
 import type { DiffFormat } from '../review/types.js';
@@ -41,13 +42,18 @@ export interface DiffFlags extends RenderFlags {
   detailedExitcode?: boolean;
 }
 
-/** In GitHub Actions, validation errors also become `::error file=…,line=…::` annotations. */
-async function annotatingErrors<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * In GitHub Actions, validation errors also become `::error file=…,line=…::` annotations, their
+ * suggested commands completed as the printed message's are (runnable as shown on the line).
+ */
+async function annotatingErrors<T>(flags: RenderFlags, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof CapiGitopsError && inGitHubActions())
-      for (const line of diagnosticAnnotations(reportedProblems(err.diagnostics).shown)) streams.stderr.write(line + '\n');
+    if (err instanceof CapiGitopsError && inGitHubActions()) {
+      const shown = reportedProblems(err.diagnostics).shown.map((d) => (d.hint ? { ...d, hint: completeSuggestions(d.hint, flags) } : d));
+      for (const line of diagnosticAnnotations(shown)) streams.stderr.write(line + '\n');
+    }
     throw err;
   }
 }
@@ -73,7 +79,7 @@ function checkJson(report: CheckReport, output: string, secretsNotGiven: readonl
 export async function checkCommand(flags: CheckFlags): Promise<void> {
   if (!flags.output) throw new UsageError('check needs -o/--output <dir>: the committed output directory to compare with');
   const output = flags.output;
-  const { warnings, report, secretsNotGiven } = await annotatingErrors(() =>
+  const { warnings, report, secretsNotGiven } = await annotatingErrors(flags, () =>
     withProgress(flags, (progress) => check(renderFlagsOptions(flags, progress), output)),
   );
   for (const w of warnings) streams.stderr.write(`warning: ${w}\n`);
@@ -216,7 +222,7 @@ function diffRequest(flags: DiffFlags): DiffRequest | ((progress: ProgressReport
 export async function diffCommand(flags: DiffFlags): Promise<void> {
   const format = flags.format ?? 'text';
   const request = diffRequest(flags);
-  const { report, warnings, secretsNotGiven } = await annotatingErrors(() =>
+  const { report, warnings, secretsNotGiven } = await annotatingErrors(flags, () =>
     typeof request === 'function' ? withProgress(flags, (progress) => diff(request(progress))) : diff(request),
   );
   for (const w of warnings) streams.stderr.write(`warning: ${w}\n`);

@@ -11,9 +11,19 @@ import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, write
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
+import { pushImage, Registry, registrySkipReason } from '../helpers/registry.js';
 
 const preCommit = spawnSync('pre-commit', ['--version'], { encoding: 'utf8' });
 const skip = preCommit.status === 0 ? false : 'pre-commit is not installed (run .ci/install-test-deps.sh)';
+
+const EXAMPLE_IMAGES = [
+  ['cluster-api-controller', 'v0.2.0'],
+  ['example-bootstrap-controller', 'v0.2.0'],
+  ['example-control-plane-controller', 'v0.2.0'],
+  ['capex-controller', 'v0.2.0'],
+  ['cert-manager-controller', 'v0.1.0-example'],
+  ['cert-manager-webhook', 'v0.1.0-example'],
+];
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   const result = spawnSync(cmd, args, { cwd, env, encoding: 'utf8' });
@@ -220,6 +230,56 @@ test(
       assert.equal(check.status, 1, check.output);
       assert.match(check.output, /untracked +clusters\/mgmt\/kustomization\.yaml/);
     } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'pre-commit: a pinned image whose tag moved fails the render hook with what check says (the update --images to run), not a render to add that changed nothing; that hint followed literally commits',
+  { skip: skip || registrySkipReason() },
+  async () => {
+    const root = tempDir('capi-gitops-pre-commit-pins-');
+    const registry = await Registry.start();
+    try {
+      for (const [image, tag] of EXAMPLE_IMAGES) await pushImage(registry.url, `capi/${image}`, tag!);
+      const { repo, env, git, capiGitops } = hookRepository(root, ['capi-gitops-render', 'capi-gitops-check']);
+      const config = path.join(repo, 'examples', 'management-cluster', 'config.yaml');
+      const pinned = readFileSync(config, 'utf8').replace('mirror.example.internal/capi', `${registry.host}/capi`);
+      writeFileSync(config, `${pinned}pinImages: true\n`);
+      git(repo, 'add', '-A');
+      run('git', ['commit', '-q', '-m', 'manifest'], repo, env);
+      git(repo, 'add', '-A');
+      const first = run('git', ['commit', '-q', '-m', 'manifest, lock and output'], repo, env);
+      assert.equal(first.status, 0, first.output);
+
+      // the same tag pushed again with other content
+      await pushImage(registry.url, 'capi/example-bootstrap-controller', 'v0.2.0', { content: 'v2' });
+      const providers = path.join(repo, 'examples', 'management-cluster', 'providers.yaml');
+      writeFileSync(providers, `${readFileSync(providers, 'utf8')}# reviewed\n`);
+      git(repo, 'add', providers);
+      const moved = run('git', ['commit', '-q', '-m', 'comment'], repo, env);
+      assert.equal(moved.status, 1, moved.output);
+      assert.match(moved.output, /capi-gitops render.*Failed/);
+      assert.match(moved.output, /the tag of image .*example-bootstrap-controller:v0\.2\.0 now serves/);
+      assert.doesNotMatch(moved.output, /rendered the output again/);
+      assert.equal(git(repo, 'status', '--porcelain'), 'M  examples/management-cluster/providers.yaml');
+
+      // the hint, literally: update --images, then the hooks render and the commit goes through
+      const hint = /run `capi-gitops (update -f examples\/management-cluster --images bootstrap-example)`/.exec(moved.output);
+      assert.ok(hint, moved.output);
+      const update = run(capiGitops, hint[1]!.split(' '), repo, env);
+      assert.equal(update.status, 0, update.output);
+      git(repo, 'add', '-A');
+      const rendered = run('git', ['commit', '-q', '-m', 'comment and new digest'], repo, env);
+      assert.equal(rendered.status, 1, rendered.output);
+      assert.match(rendered.output, /capi-gitops rendered the output again: review and git add it/);
+      git(repo, 'add', '-A');
+      const committed = run('git', ['commit', '-q', '-m', 'comment and new digest'], repo, env);
+      assert.equal(committed.status, 0, committed.output);
+      assert.equal(git(repo, 'status', '--porcelain'), '');
+    } finally {
+      await registry.stop();
       rmSync(root, { recursive: true, force: true });
     }
   },
