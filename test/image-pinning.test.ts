@@ -368,6 +368,16 @@ test('--offline renders from the lock with the registry gone; without a locked d
     const unlocked = manifestDir(`pinImages: true\nimages:\n  all:\n    repository: ${own.host}/air\n`);
     const text = messages(await rejection(render(options(unlocked, { offline: true }), path.join(tempDir(), 'never'))));
     assert.match(text, /--offline: the lockfile has no digest for image 127\.0\.0\.1:\d+\/air\/capi-init:v1\.0\.0/);
+    // check --offline (check implies --frozen): it is --offline that asks no registry, and the hint drops both
+    const providers = path.join(dir, 'providers.yaml');
+    writeFileSync(
+      providers,
+      readFileSync(providers, 'utf8').replace(`repository: ${own.host}/air`, `repository: ${own.host}/air\n    tag: v1.0.1`),
+    );
+    const checked = await rejection(check(options(dir, { offline: true }), out));
+    assert.match(messages(checked), /: the lockfile has no digest for image .*, and --offline asks no registry for it/);
+    assert.ok(checked instanceof CapiGitopsError);
+    assert.match(checked.diagnostics[0]!.hint ?? '', /without --frozen and --offline to pin it/);
   } finally {
     await own.stop();
   }

@@ -159,7 +159,8 @@ async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plan
       if (recheck || !plan.known.has(use.image)) asked.set(use.image, [...(asked.get(use.image) ?? []), use]);
     }
   if (missing.size > 0 && (input.frozen || offline)) {
-    const flag = input.frozen ? '--frozen' : '--offline';
+    // the flag that keeps the registry from being asked: --offline when given, --frozen else
+    const flag = offline ? '--offline' : '--frozen';
     throw new CapiGitopsError(
       [...missing].map(([image, uses]) => ({
         // where the manifest chose the image; the lockfile has no line for what it lacks
@@ -168,7 +169,7 @@ async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plan
         message: `${input.frozen ? FROZEN : flag}: the lockfile has no digest for image ${image} (${uses.map((u) => u.where).join('; ')}), and ${flag} asks no registry for it`,
         expected: 'every rendered image pinned in the lockfile',
         hint: input.frozen
-          ? 'run `capi-gitops render` without --frozen to pin it, review the lockfile and commit it'
+          ? `run \`capi-gitops render\` without --frozen${offline ? ' and --offline' : ''} to pin it, review the lockfile and commit it`
           : 'run once without --offline to pin it in the lockfile',
       })),
     );
