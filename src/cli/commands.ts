@@ -371,7 +371,14 @@ export async function lockCommand(flags: SourceFlags & { acceptDigest?: string[]
   if (acceptDigests?.length && accepted.length === 0)
     out.line(`--accept-digest: the files of ${acceptDigests.join(', ')} match the lockfile; nothing to accept`);
   const lockfile = lockReport(resolution, resolution.lockWritten, out);
-  if (resolution.lock.changes.length === 0) out.line('the lockfile is up to date');
+  // lock renders nothing, so it asks no registry: with pinImages, an image the lock lacks is pinned by the next render
+  const pinning = (resolution.fleet ? [...resolution.resolutions.values()] : [resolution]).some((r) => r.manifest.config.pinImages);
+  if (resolution.lock.changes.length === 0)
+    out.line(
+      pinning
+        ? 'the lockfile is up to date for versions and artifacts; image digests are asked for by `capi-gitops render` (pinImages), which lock does not run'
+        : 'the lockfile is up to date',
+    );
   if (out.json) {
     const resolved = resolution.fleet
       ? { clusters: [...resolution.resolutions].map(([name, r]) => ({ name, ...resolutionJson(r) })) }
