@@ -56,7 +56,11 @@ test('a malformed image entry is an error at its line: a digest that is not sha2
     () => parseLockfile(text, 'capi-gitops.lock.yaml'),
     (error: unknown) =>
       error instanceof CapiGitopsError &&
-      /capi-gitops\.lock\.yaml:\d+:\d+: error: entries\[0\]\.images\[0\]\.digest: not a sha256 digest/.test(error.message),
+      /capi-gitops\.lock\.yaml:\d+:\d+: error: entries\[0\]\.images\[0\]\.digest: not a sha256 digest/.test(error.message) &&
+      // a lockfile written anew pins each image at what its tag serves today: the hint says so
+      /and at the next render each pinned image's digest, as they are now: review that diff, or restore the file from Git/.test(
+        error.diagnostics[0]?.hint ?? '',
+      ),
   );
   const twice = serializeLockfile({ entries: [entry([{ image: CONTROLLER, digest: D1 }])] }).replace(
     `        digest: ${D1}\n`,
