@@ -116,10 +116,15 @@ export async function resolveRelease(
   const version = resolution.version;
   // a pinned release still answers the manifest's own request
   const requested = pinned === undefined ? resolution.requested : provider.spec.version || repository.defaultVersion;
-  const [metadata, components] = await Promise.all([
+  // fetched side by side; when both fail, metadata.yaml's problem is told, whichever failed first,
+  // so the words of a run do not depend on timing (and a release's shared miss groups its providers)
+  const [metadata, components] = await Promise.allSettled([
     repository.getFile(version, METADATA_FILE),
     repository.getFile(version, repository.componentsFile),
-  ]).catch((error: unknown) => {
+  ]).then((settled) => {
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed === undefined) return settled.map((outcome) => (outcome as PromiseFulfilledResult<Artifact>).value);
+    const error: unknown = failed.reason;
     throw pinned === undefined && provider.spec.version ? atVersionField(error, provider) : error;
   });
   const subject = { label, version, url: metadata.url };

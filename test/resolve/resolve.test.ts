@@ -8,6 +8,8 @@ import { ArtifactCache } from '../../src/sources/cache.js';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { CERT_MANAGER_DEFAULT_VERSION, certManagerDefaultUrl } from '../../src/resolve/resolve.js';
 import { resolveCertManager } from '../../src/resolve/fetch-releases.js';
+import { resolveRelease } from '../../src/resolve/resolve.js';
+import type { Artifact } from '../../src/core/repository.js';
 import { loadManifest } from '../../src/manifest/load.js';
 import { SOURCE_MODULES, type SourceModule } from '../../src/sources/index.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
@@ -428,4 +430,17 @@ test('a range no release satisfies is told at the spec.version that writes it, n
       assert.deepEqual([d.file, d.line, d.column, d.path], [file, 5, 12, 'spec.version']);
     }),
   );
+});
+
+test("a release whose metadata.yaml and components file both fail tells metadata.yaml's problem, whichever failed first, so a run's words do not depend on timing", async () => {
+  // the components file fails at once, metadata.yaml a moment later: Promise.all told the components file
+  class SlowMetadataRepository extends MemoryRepository {
+    override async getFile(version: string, fileName: string): Promise<Artifact> {
+      if (fileName === 'metadata.yaml') await new Promise((resolve) => setTimeout(resolve, 20));
+      return super.getFile(version, fileName);
+    }
+  }
+  const repository = new SlowMetadataRepository({ 'v1.0.0': {} });
+  const core = provider('CoreProvider', 'cluster-api', 'capi-system', { version: 'v1.0.0' });
+  await assert.rejects(resolveRelease(core, 'cluster-api', repository, 'v1.0.0'), /v1\.0\.0\/metadata\.yaml not found/);
 });
