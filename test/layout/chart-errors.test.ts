@@ -572,3 +572,53 @@ test('a value under a key with dots (an annotation) that the schema refuses is h
   const application = readFileSync(path.join(dir, 'out', 'argocd', 'application-capi-gitops-01-cluster-api.yaml'), 'utf8');
   assert.match(application, /\n {4}team\.example\.com\/cost: "42"\n/);
 });
+
+test('an Application field its real CRD does not declare (syncPolcy, destination.namepace) is an error at the template line that wrote it, with the field it likely meant; it was written with exit 0 (argo-cd manifests/crds/application-crd.yaml)', async () => {
+  const { dir, chart } = await userChart();
+  const applications = path.join(chart, 'applications.yaml');
+  const lines = readFileSync(applications, 'utf8').split('\n');
+  const syncPolicy = lines.indexOf('  syncPolicy:') + 1;
+  const namespace = lines.indexOf('    namespace: {{quote namespace}}') + 1;
+  setLine(applications, syncPolicy, '  syncPolcy:');
+  setLine(applications, namespace, '    namepace: {{quote namespace}}');
+  const stderr = await failed(dir);
+  assert.match(
+    stderr,
+    new RegExp(
+      `^my-chart/templates/applications\\.yaml:${namespace}:5: error: .*spec\\.destination\\.namepace: not a field of argoproj\\.io/v1alpha1 Application\\n` +
+        '  expected: a field its CRD declares here: name, namespace, server\\n  hint: did you mean namespace\\?\\n',
+      'm',
+    ),
+  );
+  assert.match(
+    stderr,
+    new RegExp(
+      `applications\\.yaml:${syncPolicy}:3: error: .*spec\\.syncPolcy: not a field of .*\\n.*\\n  hint: did you mean syncPolicy\\?\\n`,
+    ),
+  );
+  // followed, the hint renders
+  setLine(applications, syncPolicy, '  syncPolicy:');
+  setLine(applications, namespace, '    namespace: {{quote namespace}}');
+  assert.equal((await render(dir)).code, 0);
+});
+
+test('a Flux Kustomization field its real CRD does not declare (spec.prnue) is an error at its template line (fluxcd/kustomize-controller config/crd/bases)', async () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  const show = await runCli(['chart', 'show', 'flux', '--output-dir', 'my-chart'], { cwd: dir });
+  assert.equal(show.code, 0, show.stderr);
+  appendFileSync(path.join(dir, 'config.yaml'), 'gitops:\n  chart: ./my-chart\n  path: clusters/mgmt\n');
+  const file = path.join(dir, 'my-chart', 'templates', 'kustomizations.yaml');
+  const line = readFileSync(file, 'utf8').split('\n').indexOf('  prune: true') + 1;
+  assert.ok(line > 0);
+  setLine(file, line, '  prnue: true');
+  const result = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'flux'], { cwd: dir });
+  assert.equal(result.code, 1, result.stderr);
+  assertNoStackTrace(result);
+  assert.match(
+    result.stderr,
+    new RegExp(
+      `kustomizations\\.yaml:${line}:3: error: .*spec\\.prnue: not a field of kustomize\\.toolkit\\.fluxcd\\.io/v1 Kustomization\\n`,
+    ),
+  );
+  assert.match(result.stderr, /hint: did you mean prune\?/);
+});
