@@ -12,12 +12,15 @@ import { ownValue, setOwnValue } from './own-keys.js';
 
 export type Values = Record<string, unknown>;
 
-/** Whether the nested maps hold every key of the path as their own (a layer that sets the value). */
+/** Whether the nested maps and lists hold every key and index of the path (a layer that sets the value). */
 export function hasPath(values: unknown, path: readonly (string | number)[]): boolean {
   let node = values;
   for (const key of path) {
-    if (!isValuesMap(node) || !Object.hasOwn(node, key)) return false;
-    node = node[key as string];
+    // a list entry too: a values file's or a --set's `list[1]` is where that layer wrote it
+    const index = Array.isArray(node) && /^[0-9]+$/.test(String(key)) ? Number(key) : undefined;
+    if (index !== undefined && Array.isArray(node) && index < node.length) node = node[index];
+    else if (isValuesMap(node) && Object.hasOwn(node, key)) node = node[key as string];
+    else return false;
   }
   return true;
 }

@@ -6,6 +6,8 @@ import { CapiGitopsError, compareStrings, tellOnce, type Diagnostic } from '../c
 import { apiGroup, describeObject, type KObject } from '../core/kobject.js';
 import type { RenderedComponent } from '../render/types.js';
 import { renderChart, templateFile } from './chart/render.js';
+import { unknownFields } from './chart/wiring-fields.js';
+import { closestName } from '../manifest/fields.js';
 import type { ChartComponent, ChartContext, ChartDocument, LoadedChart } from './chart/types.js';
 import type { Values } from '../core/values.js';
 import { emitYamlDocument } from '../yaml/emit.js';
@@ -262,6 +264,38 @@ function otherToolProblem(documents: readonly ChartDocument[], input: WiringInpu
   };
 }
 
+/** `['spec', 'sources', 0, 'path']` → `spec.sources[0].path`. */
+function fieldPath(field: readonly (string | number)[]): string {
+  return field
+    .map((f) => (typeof f === 'number' ? `[${f}]` : `.${f}`))
+    .join('')
+    .replace(/^\./, '');
+}
+
+/**
+ * A field of an Argo CD or Flux object that its CRD does not declare (`syncPolcy`), at the chart
+ * line that wrote it: the API server's strict field validation would refuse the object when the
+ * tool applies it, or drop the field.
+ */
+function unknownFieldProblems(documents: readonly ChartDocument[], input: WiringInput): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  for (const { template, object, locate } of documents) {
+    for (const { field, declared } of unknownFields(object)) {
+      const name = String(field.at(-1));
+      const close = closestName(name, declared);
+      problems.push({
+        ...(locate?.(field) ?? { file: templateFile(input.chart, template) }),
+        object: describeObject(object),
+        path: fieldPath(field),
+        message: `not a field of ${object.apiVersion} ${object.kind}`,
+        expected: declared.length > 0 ? `a field its CRD declares here: ${declared.join(', ')}` : 'no field here',
+        hint: close !== undefined ? `did you mean ${close}?` : `remove it, or write it where the ${object.kind} CRD has it`,
+      });
+    }
+  }
+  return tellOnce(problems);
+}
+
 /** Runs the chart and lays its objects out under `dir`, one per file, with a kustomization. */
 export function wiringFiles(input: WiringInput): Map<string, string> {
   const dir = input.directory;
@@ -271,6 +305,8 @@ export function wiringFiles(input: WiringInput): Map<string, string> {
   if (otherTool) throw new CapiGitopsError(otherTool);
   const unwritten = unwrittenPaths(documents, context, input);
   if (unwritten.length > 0) throw new CapiGitopsError(unwritten);
+  const unknown = unknownFieldProblems(documents, input);
+  if (unknown.length > 0) throw new CapiGitopsError(unknown);
   const files = new Map<string, string>();
   const seen = new Map<string, string>();
   for (const { template, object, locate } of documents) {

@@ -5,6 +5,7 @@
  * Helm tells the same mistakes at `<chart>/templates/<file>:<line>[:<col>]`
  * (pkg/engine engine.go cleanupParseError and cleanupExecError).
  */
+import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -528,4 +529,96 @@ test("chart show --output-dir with a relative path: gitops.chart reads it from t
   const show = await runCli(['chart', 'show', 'flux', '--output-dir', 'charts/wiring'], { cwd: dir });
   assert.equal(show.code, 0, show.stderr);
   assert.ok(show.stdout.includes(`from anywhere: ${path.join(dir, 'charts', 'wiring')})\n`), show.stdout);
+});
+
+/** A chart value of one's own: a map of annotations every component Application carries. */
+function addAnnotationsValue(dir: string): void {
+  const chart = path.join(dir, 'my-chart');
+  appendFileSync(path.join(chart, 'values.yaml'), 'extraAnnotations: {}\n');
+  const schemaFile = path.join(chart, 'values.schema.json');
+  const schema = JSON.parse(readFileSync(schemaFile, 'utf8')) as { properties: Record<string, unknown> };
+  schema.properties.extraAnnotations = { type: 'object', additionalProperties: { type: 'string' } };
+  writeFileSync(schemaFile, JSON.stringify(schema, null, 2));
+  const applications = path.join(chart, 'templates', 'applications.yaml');
+  writeFileSync(
+    applications,
+    readFileSync(applications, 'utf8').replace(
+      '    argocd.argoproj.io/sync-wave: {{quote wave}}\n',
+      '    argocd.argoproj.io/sync-wave: {{quote wave}}\n{{#each @root.Values.extraAnnotations}}\n    {{@key}}: {{quote this}}\n{{/each}}\n',
+    ),
+  );
+}
+
+test('a value under a key with dots (an annotation) that the schema refuses is hinted with its dots escaped and the word quoted for the shell, so the --set-string it offers, pasted into a shell, sets that key (helm pkg/strvals/parser.go: "\\." in a key)', async () => {
+  const { dir } = await userChart();
+  addAnnotationsValue(dir);
+  const refused = await runCli(
+    ['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--set', 'extraAnnotations.team\\.example\\.com/cost=42'],
+    {
+      cwd: dir,
+    },
+  );
+  assert.equal(refused.code, 1, refused.stderr);
+  const hint = /hint: --set reads 42 as a number: pass it with (--set-string .*)\n/.exec(refused.stderr);
+  assert.ok(hint, refused.stderr);
+  assert.equal(hint[1], `--set-string 'extraAnnotations.team\\.example\\.com/cost=42'`);
+  assert.match(refused.stderr, /value extraAnnotations\.team\\\.example\\\.com\/cost \(given by --set\) must be string/);
+  // the hint as a shell reads it
+  const words = execFileSync('sh', ['-c', `printf '%s\\n' ${hint[1]}`], { encoding: 'utf8' })
+    .trimEnd()
+    .split('\n');
+  const fixed = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', ...words], { cwd: dir });
+  assert.equal(fixed.code, 0, fixed.stderr);
+  const application = readFileSync(path.join(dir, 'out', 'argocd', 'application-capi-gitops-01-cluster-api.yaml'), 'utf8');
+  assert.match(application, /\n {4}team\.example\.com\/cost: "42"\n/);
+});
+
+test('an Application field its real CRD does not declare (syncPolcy, destination.namepace) is an error at the template line that wrote it, with the field it likely meant; it was written with exit 0 (argo-cd manifests/crds/application-crd.yaml)', async () => {
+  const { dir, chart } = await userChart();
+  const applications = path.join(chart, 'applications.yaml');
+  const lines = readFileSync(applications, 'utf8').split('\n');
+  const syncPolicy = lines.indexOf('  syncPolicy:') + 1;
+  const namespace = lines.indexOf('    namespace: {{quote namespace}}') + 1;
+  setLine(applications, syncPolicy, '  syncPolcy:');
+  setLine(applications, namespace, '    namepace: {{quote namespace}}');
+  const stderr = await failed(dir);
+  assert.match(
+    stderr,
+    new RegExp(
+      `^my-chart/templates/applications\\.yaml:${namespace}:5: error: .*spec\\.destination\\.namepace: not a field of argoproj\\.io/v1alpha1 Application\\n` +
+        '  expected: a field its CRD declares here: name, namespace, server\\n  hint: did you mean namespace\\?\\n',
+      'm',
+    ),
+  );
+  assert.match(
+    stderr,
+    new RegExp(
+      `applications\\.yaml:${syncPolicy}:3: error: .*spec\\.syncPolcy: not a field of .*\\n.*\\n  hint: did you mean syncPolicy\\?\\n`,
+    ),
+  );
+  // followed, the hint renders
+  setLine(applications, syncPolicy, '  syncPolicy:');
+  setLine(applications, namespace, '    namespace: {{quote namespace}}');
+  assert.equal((await render(dir)).code, 0);
+});
+
+test('a Flux Kustomization field its real CRD does not declare (spec.prnue) is an error at its template line (fluxcd/kustomize-controller config/crd/bases)', async () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  const show = await runCli(['chart', 'show', 'flux', '--output-dir', 'my-chart'], { cwd: dir });
+  assert.equal(show.code, 0, show.stderr);
+  appendFileSync(path.join(dir, 'config.yaml'), 'gitops:\n  chart: ./my-chart\n  path: clusters/mgmt\n');
+  const file = path.join(dir, 'my-chart', 'templates', 'kustomizations.yaml');
+  const line = readFileSync(file, 'utf8').split('\n').indexOf('  prune: true') + 1;
+  assert.ok(line > 0);
+  setLine(file, line, '  prnue: true');
+  const result = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'flux'], { cwd: dir });
+  assert.equal(result.code, 1, result.stderr);
+  assertNoStackTrace(result);
+  assert.match(
+    result.stderr,
+    new RegExp(
+      `kustomizations\\.yaml:${line}:3: error: .*spec\\.prnue: not a field of kustomize\\.toolkit\\.fluxcd\\.io/v1 Kustomization\\n`,
+    ),
+  );
+  assert.match(result.stderr, /hint: did you mean prune\?/);
 });

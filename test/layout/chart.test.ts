@@ -176,6 +176,30 @@ test('a --values file value the schema refuses is told at its line there; a numb
   assert.equal(fixed.values.targetRevision, '2024');
 });
 
+test('a list entry the schema refuses is told where it was written: at its line in a --values file, and a --set list[1]=x (which leaves list[0] null, helm pkg/strvals/parser.go) at that flag', async () => {
+  const values = path.join(tempDir('capi-gitops-values-'), 'values.yaml');
+  writeFileSync(values, 'repoURL: https://git.example.com/x.git\nsyncPolicy:\n  syncOptions:\n  - PruneLast=true\n  - 5\n');
+  const fromFile = await rejection(prepareChart({ builtIn: 'argocd', path: 'p', valuesFiles: [values] }));
+  assert.deepEqual(
+    fromFile.diagnostics.map((d) => [d.file, d.line, d.column, d.path]),
+    [[values, 5, 5, 'syncPolicy.syncOptions[1]']],
+  );
+  const fromSet = await rejection(
+    prepareChart({
+      builtIn: 'argocd',
+      path: 'p',
+      set: [
+        { expression: 'repoURL=https://x', forceString: false },
+        { expression: 'syncPolicy.syncOptions[1]=PruneLast=true', forceString: false },
+      ],
+    }),
+  );
+  assert.deepEqual(
+    fromSet.diagnostics.map((d) => [d.path, d.message]),
+    [['syncPolicy.syncOptions[0]', 'value syncPolicy.syncOptions[0] (given by --set) must be string']],
+  );
+});
+
 test('a --set value over the Config gitops.argocd.values is told at the flag that gave it, with --set-string, not at the Config line it replaced (helm pkg/cli/values/options.go MergeValues: --set wins)', async () => {
   const dir = writeTempManifest({ 'p.yaml': corpusManifest() });
   const file = path.join(dir, 'p.yaml');

@@ -116,7 +116,10 @@ function readDocuments(chart: LoadedChart, template: ChartFile, text: string, ba
   };
   /** The chart line that wrote a field's value: its rendered line, traced back as a problem is. */
   const locateField = (doc: YAML.Document, field: readonly (string | number)[]): ReturnType<NonNullable<ChartDocument['locate']>> => {
-    const node = doc.getIn(field, true);
+    // a field's key, on its own line even when its value (a map, a list) starts on the next
+    const parent = doc.getIn(field.slice(0, -1), true);
+    const pair = YAML.isMap(parent) ? parent.items.find((p) => YAML.isScalar(p.key) && p.key.value === field.at(-1)) : undefined;
+    const node = YAML.isNode(pair?.key) ? pair.key : doc.getIn(field, true);
     const start = YAML.isNode(node) ? node.range?.[0] : undefined;
     if (start === undefined) return undefined;
     const key = field.at(-1);

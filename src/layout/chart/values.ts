@@ -5,6 +5,7 @@ import { setExpressionValues, setFlag, userValues, type SetExpression } from '..
 import { hasPath, layerValues, type Values } from '../../core/values.js';
 import type { LoadedChart, ValuesLayer, ValuesValidator } from './types.js';
 import { closestName } from '../../manifest/fields.js';
+import { shellWord } from '../../core/shell.js';
 
 /** The chart's schema validator: precompiled for built-in charts, compiled here for a user's. */
 function valuesValidator(chart: LoadedChart): ValuesValidator | undefined {
@@ -57,11 +58,29 @@ function writer(layers: readonly Layer[], segments: readonly string[]): Layer | 
   return layers.findLast((candidate) => hasPath(candidate.values, segments));
 }
 
-/** `['a', 'b', '0']` → `a.b[0]`, the way users write value paths in `--set`. */
+/**
+ * `['a', 'b', '0']` → `a.b[0]`, the way users write value paths in `--set`: a key's own `.`, `,`,
+ * `[` and `=` escaped with a backslash (helm pkg/strvals/parser.go), so `team\.example\.com/cost`
+ * is one key.
+ */
 function valuePath(segments: readonly string[]): string {
   let out = '';
-  for (const s of segments) out += /^[0-9]+$/.test(s) ? `[${s}]` : out === '' ? s : `.${s}`;
+  for (const s of segments) {
+    const key = s.replace(/[\\.,[=]/g, '\\$&');
+    out += /^[0-9]+$/.test(s) ? `[${s}]` : out === '' ? key : `.${key}`;
+  }
   return out || '(root)';
+}
+
+/** `<path>=<value>` as one shell word: a backslash-escaped key is quoted, or the shell eats the backslashes. */
+function setPair(at: string, value: string): string {
+  return shellWord(`${at}=${value}`);
+}
+
+/** `<path>=…` for a hint, quoted as setPair quotes it, the ellipsis inside the quotes. */
+function setPairToFill(at: string): string {
+  const word = shellWord(`${at}=`);
+  return word === `${at}=` ? `${at}=…` : `${word.slice(0, -1)}…'`;
 }
 
 /** What the schema wanted, in words (ajv's params are JSON fragments). */
@@ -103,7 +122,7 @@ function asString(
   if (typeof e.data !== 'number' && typeof e.data !== 'boolean') return undefined;
   const value = String(e.data);
   const layer = writer(layers, segments);
-  const setString = `pass it with --set-string ${at}=${value}`;
+  const setString = `pass it with --set-string ${setPair(at, value)}`;
   if (layer?.set) return `${setFlag(layer.set)} reads ${value} as a ${typeof e.data}: ${setString}`;
   const quote = (where: string) => `quote it in ${where}: "${value}" (YAML reads ${value} unquoted as a ${typeof e.data})`;
   if (layer) return quote(writtenIn(layer, segments));
@@ -139,7 +158,7 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Laye
     expected: expectedValue(e),
     // `chart show` prints built-in charts only; a chart of one's own has its schema in its directory.
     hint: missing
-      ? `set it, e.g. --set ${at}=… or under gitops.${layout ? `${layout}.` : ''}values in the Config document`
+      ? `set it, e.g. --set ${setPairToFill(at)} or under gitops.${layout ? `${layout}.` : ''}values in the Config document`
       : (asString(chart, e, layers, segments, at) ?? otherHint(chart, layers, segments, at, extra !== undefined)),
   };
 }
