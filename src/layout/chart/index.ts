@@ -15,7 +15,7 @@ import type { LoadedChart, ValuesLayer } from './types.js';
 import type { SetExpression } from '../../core/helm-set.js';
 
 export { renderChart } from './render.js';
-export type { ChartContext, ValuesLayer } from './types.js';
+export type { ChartContext } from './types.js';
 
 export interface ChartRequest {
   /** The layout's built-in chart. */
