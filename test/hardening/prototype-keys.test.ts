@@ -18,7 +18,8 @@ import { renderManagementCluster, type RenderOptions } from '../../src/app/clust
 import { renderOutput } from '../../src/app/run.js';
 import { prepareChart, renderChart, type ChartContext } from '../../src/layout/chart/index.js';
 import { importHelmValues } from '../../src/manifest/import-helm-values.js';
-import { parseSetExpression, userValues } from '../../src/core/helm-set.js';
+import { userValues } from '../../src/core/helm-set.js';
+import { parseSetExpression } from '../helpers/helm-set.js';
 import { coalesceValues, mergeUserValues } from '../../src/core/values.js';
 import { applyPatches } from '../../src/render/patches.js';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
