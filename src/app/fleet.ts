@@ -12,7 +12,8 @@ import { loadManifest } from '../manifest/load.js';
 import type { Manifest, ReleaseObject } from '../manifest/types.js';
 import { closestName, editDistance } from '../manifest/fields.js';
 import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from '../manifest/fleet-expand.js';
-import { buildLockfile, lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
+import { lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
+import { buildLockfile } from '../resolve/lock/build.js';
 import {
   assertFleetFrozen,
   clusterLockView,

@@ -16,7 +16,8 @@ import { installedDowngradeWarnings, providerObjectName } from '../resolve/prefl
 import { resolveCertManager, resolveEachProvider, resolveOperatorRelease, type ResolveOptions } from '../resolve/fetch-releases.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
 import { downgradeWarnings, kubeadmSplitWarnings, minorSkipWarnings } from '../resolve/upgrade-plan.js';
-import { buildLockfile, lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
+import { lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
+import { buildLockfile } from '../resolve/lock/build.js';
 import type { Lockfile } from '../resolve/lock/types.js';
 import { LockSession, type LockOutcome } from '../resolve/lock/session.js';
 import type { RunContext } from './context.js';

@@ -318,13 +318,6 @@ export function applySetExpression(values: Values, expression: string, forceStri
   new SetParser(expression, forceString, kind).parseInto(values);
 }
 
-/** A fresh map from one expression (strvals.Parse / ParseString). */
-export function parseSetExpression(expression: string, forceString = false): Values {
-  const values: Values = {};
-  applySetExpression(values, expression, forceString);
-  return values;
-}
-
 /** What to tell the user about a --set expression that does not parse. */
 export interface SetAdvice {
   expected: string;

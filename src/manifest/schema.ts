@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
 import { isPlainObject } from '../core/kobject.js';
 import { compareStrings } from '../core/diagnostics.js';
@@ -8,9 +7,6 @@ import { INTEGER_FORMATS, imageFieldFinding, inexactIntegerFindings, integerRang
 import { CLUSTERCTL_RENAMED_KEYS, type Finding } from './documents.js';
 import type { FieldPath } from './yaml-source.js';
 import { ownValue } from '../core/own-keys.js';
-
-/** The JSON Schema of one manifest document (draft-07, which ajv and yaml-language-server both support). */
-export const SCHEMA_PATH = fileURLToPath(new URL('../../../schema/capi-gitops.schema.json', import.meta.url));
 
 /** A schema violation, already phrased for a person. Paths are relative to the validated document. */
 export interface SchemaProblem extends Finding {

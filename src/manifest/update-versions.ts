@@ -9,7 +9,6 @@
  * version, and the change list says so.
  */
 import { readFile } from 'node:fs/promises';
-import semverSatisfies from 'semver/functions/satisfies.js';
 import {
   CST,
   Composer,
@@ -26,7 +25,7 @@ import {
 } from 'yaml';
 import { CapiGitopsError, withArticle, type Diagnostic } from '../core/diagnostics.js';
 import { isProviderKind, type ProviderKind } from '../core/provider.js';
-import { parseSemantic, parseVersionRequest } from '../core/versions.js';
+import { parseVersionRequest, satisfiesRange } from '../core/versions.js';
 import { safeYamlMessage } from './yaml-source.js';
 import { CAPI_PROVIDER_KIND } from './documents.js';
 import { turtlesProviderKind } from './turtles.js';
@@ -164,11 +163,6 @@ function editMessage(edit: Omit<VersionEdit, 'message'>): string {
     case 'skipped':
       return `${where} not edited: ${edit.reason}`;
   }
-}
-
-function satisfiesRange(version: string, range: string): boolean {
-  const parsed = parseSemantic(version);
-  return parsed !== null && semverSatisfies(parsed, range);
 }
 
 /** What to do with a provider's spec.version. */

@@ -1,6 +1,7 @@
 import type { Document, LineCounter, Node as YamlNode, Scalar, YAMLError } from 'yaml';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { mergeConflicts } from '../core/merge-conflicts.js';
+import { setOwnValue } from '../core/own-keys.js';
 import { MERGE_KEY, jsonKeyOf, resolvePlainScalarTyped, type PlainScalar } from '../yaml/scalar.js';
 import YAML from 'yaml';
 import type { SourcePosition } from './types.js';
@@ -145,11 +146,6 @@ function isMergeKey(node: unknown): boolean {
   return YAML.isScalar(node) && node.type === 'PLAIN' && (!node.tag || node.tag === TAG + 'merge') && node.value === MERGE_KEY;
 }
 
-function setField(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
-
 /** Converts documents to plain data the way sigs.k8s.io/yaml (go-yaml v2 + JSON) does. */
 class KubernetesYaml {
   private expansions = 0;
@@ -209,7 +205,7 @@ class KubernetesYaml {
           'use a string key',
         );
       }
-      setField(result, key, this.value(pair.value as YamlNode | null));
+      setOwnValue(result, key, this.value(pair.value as YamlNode | null));
     }
     return result;
   }
@@ -221,7 +217,7 @@ class KubernetesYaml {
       if (source === null || typeof source !== 'object' || Array.isArray(source)) {
         throw new YamlValueError(startOf(node), 'a merge key (<<) needs a mapping or a list of mappings', 'merge mappings only');
       }
-      for (const [key, value] of Object.entries(source)) setField(into, key, value);
+      for (const [key, value] of Object.entries(source)) setOwnValue(into, key, value);
     }
   }
 }

@@ -77,7 +77,6 @@ import { createDirectories } from '../core/create-directories.js';
  *   the swap is undone, so the output and the lockfile change together or not at all.
  */
 
-export type { PreparedFile } from '../core/prepared-file.js';
 /** What the caller knows about the files: the sha256 of each (a render encoded them), so the index need not hash them again. */
 export interface KnownDigests {
   digests: ReadonlyMap<string, string>;

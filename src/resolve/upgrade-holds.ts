@@ -11,7 +11,6 @@
  *   version (docs/book/src/reference/versions.md).
  * Pure: the plan (upgrade-plan.ts) hands over where each provider ends.
  */
-import semverSatisfies from 'semver/functions/satisfies.js';
 import { compareStrings } from '../core/diagnostics.js';
 import type { ProviderKind } from '../core/provider.js';
 import { parseSemantic } from '../core/versions.js';
@@ -46,11 +45,6 @@ export interface Outcome {
   version: string;
   contract: string;
   held?: HeldBack;
-}
-
-export function satisfiesRange(version: string, range: string): boolean {
-  const parsed = parseSemantic(version);
-  return parsed !== null && semverSatisfies(parsed, range);
 }
 
 /** Released together with the core provider (upgrader.go doUpgrade names the same three). */

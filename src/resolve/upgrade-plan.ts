@@ -13,22 +13,13 @@ import type { SemVer } from 'semver';
 import type { VersionBump } from '../manifest/update-versions.js';
 import { CapiGitopsError, compareStrings, displayPath, type Diagnostic } from '../core/diagnostics.js';
 import { manifestLabel, type ProviderKind } from '../core/provider.js';
-import { compareSemantic, parseSemantic, parseVersionRequest } from '../core/versions.js';
+import { compareSemantic, parseSemantic, parseVersionRequest, satisfiesRange } from '../core/versions.js';
 import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './metadata.js';
 import { closestName } from '../manifest/fields.js';
 import { providerObjectName } from './preflight.js';
 import { findLockEntry, type Lockfile } from './lock/types.js';
 import type { ResolvedProvider } from './resolve.js';
-import {
-  findConflicts,
-  heldMoveHint,
-  heldText,
-  satisfiesRange,
-  type Conflict,
-  type HeldBack,
-  type Outcome,
-  type VersionRange,
-} from './upgrade-holds.js';
+import { findConflicts, heldMoveHint, heldText, type Conflict, type HeldBack, type Outcome, type VersionRange } from './upgrade-holds.js';
 
 export interface ProviderUpgradeInput {
   kind: ProviderKind;

@@ -43,9 +43,9 @@ export function sameValue(a: unknown, b: unknown): boolean {
  * (a file holding secret values), a key or list item name that only one side has is shown as
  * `(hidden)`: a rotated secret used as a key is such a name on both sides.
  */
-export function changedPaths(a: unknown, b: unknown, base = '', hideOneSided = false): string[] {
+export function changedPaths(a: unknown, b: unknown, hideOneSided = false): string[] {
   const out: string[] = [];
-  walk(a, b, base, out, hideOneSided);
+  walk(a, b, '', out, hideOneSided);
   return [...new Set(out)].sort(compareStrings);
 }
 

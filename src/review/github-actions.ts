@@ -70,13 +70,13 @@ export function diagnosticAnnotations(diagnostics: readonly Diagnostic[]): strin
   );
 }
 
-export function inGitHubActions(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.GITHUB_ACTIONS === 'true';
+export function inGitHubActions(): boolean {
+  return process.env.GITHUB_ACTIONS === 'true';
 }
 
 /** Appends `markdown` to the job summary when GITHUB_STEP_SUMMARY names a file. */
-export async function appendStepSummary(markdown: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
-  const file = env.GITHUB_STEP_SUMMARY;
+export async function appendStepSummary(markdown: string): Promise<boolean> {
+  const file = process.env.GITHUB_STEP_SUMMARY;
   if (!file) return false;
   await appendFile(file, markdown.endsWith('\n') ? markdown : markdown + '\n');
   return true;

@@ -9,12 +9,11 @@ export {
   pathFlags,
   withoutPathFlags,
   type CheckReport,
-  type CheckedFile,
 } from './check.js';
 export { readOutputTree } from './read-tree.js';
 export { wiringRootNotes } from './wiring-roots.js';
 export { manifestAtRevision } from './git-revision.js';
-export { formatMarkdown, GITHUB_COMMENT_LIMIT } from './format-markdown.js';
+export { formatMarkdown } from './format-markdown.js';
 export { formatText } from './format-text.js';
 export { appendStepSummary, checkAnnotations, diagnosticAnnotations, inGitHubActions, reviewAnnotations } from './github-actions.js';
 export * from './types.js';

@@ -277,7 +277,7 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
     let hide = false;
     if (change === 'changed') {
       hide = secretFiles.has(pair.before!.file) || secretFiles.has(pair.after!.file);
-      paths = withoutSopsChurn(pair.before!.object, pair.after!.object, changedPaths(pair.before!.object, pair.after!.object, '', hide));
+      paths = withoutSopsChurn(pair.before!.object, pair.after!.object, changedPaths(pair.before!.object, pair.after!.object, hide));
       if (paths.length === 0) continue;
       if (isCrd(t)) {
         const kept = paths.filter((p) => !CRD_SCHEMA_PATH.test(p));

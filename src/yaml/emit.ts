@@ -51,7 +51,7 @@ function indentAt(depth: number): string {
 export function emitYamlDocument(value: unknown): string {
   const out: Pieces = [];
   if (Array.isArray(value) || isObject(value)) writeNode(out, value, 0);
-  else out.push(scalarString(value, '', false, true));
+  else out.push(scalarString(value, '', true));
   out.push('\n');
   return out.join('');
 }
@@ -82,7 +82,7 @@ function writeNode(out: Pieces, value: unknown, depth: number): void {
     if (hasDefinedMember(value)) writeMapping(out, value, depth);
     else out.push('{}');
   } else {
-    out.push(scalarString(value, indentAt(depth), false));
+    out.push(scalarString(value, indentAt(depth)));
   }
 }
 
@@ -126,10 +126,10 @@ function writePair(out: Pieces, key: string, value: unknown, depth: number): voi
   }
 }
 
-function scalarString(value: unknown, indent: string, implicitKey: boolean, atRoot = false): string {
+function scalarString(value: unknown, indent: string, atRoot = false): string {
   switch (typeof value) {
     case 'string':
-      return stringString(value, indent, implicitKey, atRoot);
+      return stringString(value, indent, false, atRoot);
     case 'number':
       if (!Number.isFinite(value)) return Number.isNaN(value) ? '.nan' : value < 0 ? '-.inf' : '.inf';
       return Object.is(value, -0) ? '-0' : JSON.stringify(value);

@@ -8,6 +8,7 @@
  * `.inf`/`.nan` values, syntax errors — makes it give up (`undefined`), and the caller hands
  * the chunk to the full parser, which produces the value or the positioned error.
  */
+import { setOwnValue } from '../core/own-keys.js';
 import { MERGE_KEY, isStringStart, plainKeyToJsonKey, resolvePlainScalar } from './scalar.js';
 
 /** Thrown to abandon the fast path; preallocated so giving up costs no stack capture. */
@@ -75,12 +76,6 @@ function isIndicatorStart(c: number): boolean {
 
 function isFlowIndicator(c: number): boolean {
   return c === 44 || c === 91 || c === 93 || c === 123 || c === 125;
-}
-
-function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {
-  // A duplicate key overwrites, as go-yaml v2 does when decoding into a map.
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
 }
 
 /** A plain scalar's JSON value; what has no exact JSON form here is left to the full parser, which reports it. */
@@ -342,7 +337,7 @@ class FastParser {
       const value = this.mappingValue(indent);
       // The store inline (no call) for every key but __proto__: one per line of the artifacts.
       if (key !== '__proto__') obj[key] = value;
-      else setKey(obj, key, value);
+      else setOwnValue(obj, key, value);
       const next = this.nextContentLine();
       if (next < indent) return obj;
       if (next > indent) giveUp();
@@ -662,7 +657,8 @@ class FastParser {
         const sep = src.charCodeAt(afterKey + 1);
         if (sep !== SPACE) giveUp();
         const [value, after] = this.flowNode(this.skipInlineSpaces(afterKey + 1));
-        setKey(obj, key, value);
+        // A duplicate key overwrites, as go-yaml v2 does when decoding into a map.
+        setOwnValue(obj, key, value);
         i = this.skipInlineSpaces(after);
         const d = src.charCodeAt(i);
         if (d === 125 /* } */) return [obj, i + 1];

@@ -9,6 +9,7 @@ import type { Node as YamlNode, ParsedNode, Scalar } from 'yaml';
 import YAML from 'yaml';
 import { jsonKeyOf, MERGE_KEY, resolvePlainScalarTyped } from './scalar.js';
 import type { PlainScalar } from './scalar.js';
+import { setOwnValue } from '../core/own-keys.js';
 
 /** A problem at an offset of the chunk text. */
 export interface ChunkProblem {
@@ -114,8 +115,7 @@ function toJson(node: ParsedNode | null, chunk: string): unknown {
       const key = jsonKey(keyNode, chunk, pair);
       const value = toJson(pair.value as ParsedNode | null, chunk);
       // A repeated key overwrites, as go-yaml v2 does when decoding into a map.
-      if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-      else obj[key] = value;
+      setOwnValue(obj, key, value);
     }
     return obj;
   }

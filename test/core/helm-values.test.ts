@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applySetExpression, parseSetExpression, SetSyntaxError } from '../../src/core/helm-set.js';
+import { applySetExpression, SetSyntaxError } from '../../src/core/helm-set.js';
+import { parseSetExpression } from '../helpers/helm-set.js';
 import { coalesceValues, layerValues, mergeUserValues } from '../../src/core/values.js';
 
 // Vectors from helm pkg/strvals/parser_test.go TestParseSet (expected values as Helm's

@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseLockfile, serializeLockfile, type LockEntry } from '../../src/resolve/lock/lockfile.js';
+import { parseLockfile, serializeLockfile } from '../../src/resolve/lock/lockfile.js';
+import { type LockEntry } from '../../src/resolve/lock/types.js';
 import { clusterLockView, mergeClusterLocks } from '../../src/resolve/lock/fleet.js';
 import { throwsDiagnostics } from '../helpers/assertions.js';
 

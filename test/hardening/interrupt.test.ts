@@ -15,7 +15,8 @@ import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
 import { CLI, exampleCopy, runCli } from '../helpers/cli.js';
 import { logCliRun } from '../helpers/secret-scan.js';
-import { writeOutput, type PreparedFile } from '../../src/output/write.js';
+import { writeOutput } from '../../src/output/write.js';
+import type { PreparedFile } from '../../src/core/prepared-file.js';
 import { sha256Hex } from '../../src/core/digest.js';
 import { InterruptedError, resetInterruptState, settleInterrupted } from '../../src/core/interrupt.js';
 

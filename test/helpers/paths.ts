@@ -14,3 +14,5 @@ export const CORPUS_REPOSITORY = path.join(SHARED, 'corpus', 'repository');
 export const CORPUS_CONFIGMAPS = path.join(SHARED, 'corpus', 'configmaps');
 export const CRDS = path.join(SHARED, 'crds');
 export const FIXTURES = path.join(PROJECT_ROOT, 'test', 'fixtures');
+/** The JSON Schema of one manifest document (draft-07, which ajv and yaml-language-server both support). */
+export const SCHEMA_PATH = path.join(PROJECT_ROOT, 'schema', 'capi-gitops.schema.json');

@@ -6,10 +6,9 @@ import { Ajv, type AnySchemaObject, type ValidateFunction } from 'ajv';
 import { parse, parseAllDocuments } from 'yaml';
 import { loadManifest } from '../../src/manifest/load.js';
 import { checkProviderSpecRules } from '../../src/manifest/providers.js';
-import { SCHEMA_PATH } from '../../src/manifest/schema.js';
 import { PROVIDER_KINDS, type ProviderKind } from '../../src/core/provider.js';
 import { isPlainObject } from '../../src/core/kobject.js';
-import { CRDS } from '../helpers/paths.js';
+import { CRDS, SCHEMA_PATH } from '../helpers/paths.js';
 import { MANIFEST_FIXTURES, loadText, provider } from '../fixtures/manifest/helpers.js';
 
 const CRD_FILE: Record<ProviderKind, string> = {

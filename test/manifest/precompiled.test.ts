@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SCHEMA_PATH } from '../../src/manifest/schema.js';
+import { SCHEMA_PATH } from '../helpers/paths.js';
 import { compileDocumentValidator } from '../../src/manifest/schema-compile.js';
 import { PRECOMPILED_VALIDATOR } from '../../src/manifest/schema-options.js';
 

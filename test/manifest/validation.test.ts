@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { closestName, editDistance, formatFieldPath } from '../../src/manifest/fields.js';
 import { applyWebhookDefaults, checkProviderSpecRules } from '../../src/manifest/providers.js';
-import { SCHEMA_PATH } from '../../src/manifest/schema.js';
+import { SCHEMA_PATH } from '../helpers/paths.js';
 import { loadText, loadTextError, provider, summary } from '../fixtures/manifest/helpers.js';
 
 test('an unknown field is reported at its key with the closest known field suggested', async () => {

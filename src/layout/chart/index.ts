@@ -14,9 +14,6 @@ import { chartValues } from './values.js';
 import type { LoadedChart, ValuesLayer } from './types.js';
 import type { SetExpression } from '../../core/helm-set.js';
 
-export { renderChart } from './render.js';
-export type { ChartContext, ValuesLayer } from './types.js';
-
 export interface ChartRequest {
   /** The layout's built-in chart. */
   builtIn: string;

@@ -32,15 +32,11 @@ function short(sha256: string): string {
   return `${sha256.slice(0, SHORT_DIGEST)}…`;
 }
 
-function quoted(text: string): string {
-  return JSON.stringify(text);
-}
-
 /** Everything that differs between two entries of one component, except the version. */
 function entryDetails(before: LockEntry, after: LockEntry): string[] {
   const details: string[] = [];
   if (before.requestedVersion !== after.requestedVersion)
-    details.push(`requested version ${quoted(before.requestedVersion)} → ${quoted(after.requestedVersion)}`);
+    details.push(`requested version ${JSON.stringify(before.requestedVersion)} → ${JSON.stringify(after.requestedVersion)}`);
   if (before.contract !== after.contract) details.push(`contract ${before.contract ?? '(none)'} → ${after.contract ?? '(none)'}`);
   const sourceBefore = sourceKey(before.source);
   const sourceAfter = sourceKey(after.source);

@@ -21,12 +21,6 @@ import { mergeConflicts } from '../../core/merge-conflicts.js';
 import { LockReader, regenerateHint } from './reader.js';
 import { HEADER, lockfileData } from './data.js';
 
-export * from './types.js';
-export * from './request.js';
-export * from './build.js';
-export * from './diff.js';
-export * from './verify.js';
-
 // A lock is not changed once built; a render's secrets gate and its write ask for the same text.
 const serialized = new WeakMap<Pick<Lockfile, 'entries'>, string>();
 

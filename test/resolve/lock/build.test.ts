@@ -7,17 +7,15 @@ import { pathToFileURL } from 'node:url';
 import type { Manifest, ProviderObject, ProviderSpec } from '../../../src/manifest/types.js';
 import type { ProviderKind } from '../../../src/core/provider.js';
 import { CapiGitopsError } from '../../../src/core/diagnostics.js';
+import { parseLockfile, serializeLockfile } from '../../../src/resolve/lock/lockfile.js';
+import { lockRequestForProvider, lockSatisfies } from '../../../src/resolve/lock/request.js';
 import {
   buildLockfile,
   lockEntryForCertManager,
   lockEntryForProvider,
-  lockRequestForProvider,
-  lockSatisfies,
-  parseLockfile,
   lockedFilePath,
   portableUrl,
-  serializeLockfile,
-} from '../../../src/resolve/lock/lockfile.js';
+} from '../../../src/resolve/lock/build.js';
 import { buildProviderRegistry } from '../../../src/resolve/registry.js';
 import { resolveCertManager } from '../../../src/resolve/fetch-releases.js';
 import { resolveProviders } from '../../fixtures/resolve/builders.js';

@@ -2,15 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  assertFrozen,
-  diffLockfiles,
-  parseLockfile,
-  serializeLockfile,
-  verifyLockedArtifacts,
-  digestMismatch,
-  type LockEntry,
-} from '../../../src/resolve/lock/lockfile.js';
+import { parseLockfile, serializeLockfile } from '../../../src/resolve/lock/lockfile.js';
+import { type LockEntry } from '../../../src/resolve/lock/types.js';
+import { assertFrozen, diffLockfiles } from '../../../src/resolve/lock/diff.js';
+import { verifyLockedArtifacts, digestMismatch } from '../../../src/resolve/lock/verify.js';
 import { tempDir } from '../../helpers/corpus-manifest.js';
 import { sha256Hex } from '../../../src/core/digest.js';
 import { failsWith } from '../../helpers/assertions.js';

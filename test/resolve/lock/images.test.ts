@@ -1,7 +1,9 @@
 /** Pinned images in the lockfile: written beside the files, read back, checked, and what a change says. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { diffLockfiles, parseLockfile, serializeLockfile, type LockEntry } from '../../../src/resolve/lock/lockfile.js';
+import { parseLockfile, serializeLockfile } from '../../../src/resolve/lock/lockfile.js';
+import { type LockEntry } from '../../../src/resolve/lock/types.js';
+import { diffLockfiles } from '../../../src/resolve/lock/diff.js';
 import { recheckLockedImages } from '../../../src/app/image-pins.js';
 import { CapiGitopsError } from '../../../src/core/diagnostics.js';
 

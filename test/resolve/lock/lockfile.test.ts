@@ -4,15 +4,8 @@ import { mkdtemp, readdir, readFile, rm, stat, chmod, writeFile } from 'node:fs/
 import os from 'node:os';
 import path from 'node:path';
 import { LOCKFILE_NAME } from '../../../src/manifest/files.js';
-import {
-  lockfilePath,
-  parseLockfile,
-  readLockfile,
-  serializeLockfile,
-  writeLockfile,
-  type LockEntry,
-  type Lockfile,
-} from '../../../src/resolve/lock/lockfile.js';
+import { lockfilePath, parseLockfile, readLockfile, serializeLockfile, writeLockfile } from '../../../src/resolve/lock/lockfile.js';
+import { type LockEntry, type Lockfile } from '../../../src/resolve/lock/types.js';
 import { sha256Hex } from '../../../src/core/digest.js';
 import { failsWith } from '../../helpers/assertions.js';
 

@@ -5,13 +5,8 @@ import path from 'node:path';
 import type { ProviderObject, ProviderSpec } from '../../../src/manifest/types.js';
 import type { ProviderKind } from '../../../src/core/provider.js';
 import { canonicalSelector } from '../../../src/core/label-selector.js';
-import {
-  lockRequestForCertManager,
-  lockRequestForProvider,
-  lockSatisfies,
-  type LockEntry,
-  type LockRequest,
-} from '../../../src/resolve/lock/lockfile.js';
+import { type LockEntry, type LockRequest } from '../../../src/resolve/lock/types.js';
+import { lockRequestForCertManager, lockRequestForProvider, lockSatisfies } from '../../../src/resolve/lock/request.js';
 import { buildProviderRegistry } from '../../../src/resolve/registry.js';
 import { CERT_MANAGER_DEFAULT_VERSION, certManagerDefaultUrl } from '../../../src/resolve/resolve.js';
 import { corpusManifest, writeTempManifest } from '../../helpers/corpus-manifest.js';
