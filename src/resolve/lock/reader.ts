@@ -30,7 +30,7 @@ const SHA256 = /^[0-9a-f]{64}$/;
 const IMAGE_DIGEST = /^sha256:[0-9a-f]{64}$/;
 /** `lock` reads the lockfile too, so a malformed one must go first; its digests are then taken anew. */
 export function regenerateHint(file: string): string {
-  return `fix it at this position, or remove it (\`rm ${shellWord(file)}\`) and run \`capi-gitops lock\` to write it again from the manifest (recording each file's sha256, and at the next render each pinned image's digest, as they are now: review that diff, or restore the file from Git)`;
+  return `fix it here, restore it from Git, or \`rm ${shellWord(file)}\` and \`capi-gitops lock\`: that takes each file's sha256 as it is now (and render, each pinned image's digest)`;
 }
 
 interface LockPair {

@@ -60,7 +60,7 @@ test('a malformed image entry is an error at its line: a digest that is not sha2
       error instanceof CapiGitopsError &&
       /capi-gitops\.lock\.yaml:\d+:\d+: error: entries\[0\]\.images\[0\]\.digest: not a sha256 digest/.test(error.message) &&
       // a lockfile written anew pins each image at what its tag serves today: the hint says so
-      /and at the next render each pinned image's digest, as they are now: review that diff, or restore the file from Git/.test(
+      /restore it from Git, or `rm .*` and `capi-gitops lock`: that takes each file's sha256 as it is now \(and render, each pinned image's digest\)/.test(
         error.diagnostics[0]?.hint ?? '',
       ),
   );
