@@ -622,3 +622,22 @@ test('a Flux Kustomization field its real CRD does not declare (spec.prnue) is a
   );
   assert.match(result.stderr, /hint: did you mean prune\?/);
 });
+
+test('a --set value with a comma (a repository URL) is hinted as --set-literal with the same pair, which Helm splits nowhere, and the hint followed in a shell renders that URL (helm pkg/strvals/literal_parser.go)', async () => {
+  const { dir } = await userChart();
+  const split = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--set', 'repoURL=https://git.example.com/a,b.git'], {
+    cwd: dir,
+  });
+  assert.equal(split.code, 1, split.stderr);
+  const hint = /hint: "," splits --set pairs: give the value whole with (--set-literal \S+), or escape each "," as "\\,"\n/.exec(
+    split.stderr,
+  );
+  assert.ok(hint, split.stderr);
+  const words = execFileSync('sh', ['-c', `printf '%s\\n' ${hint[1]}`], { encoding: 'utf8' })
+    .trimEnd()
+    .split('\n');
+  const fixed = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', ...words], { cwd: dir });
+  assert.equal(fixed.code, 0, fixed.stderr);
+  const application = readFileSync(path.join(dir, 'out', 'argocd', 'application-capi-gitops-01-cluster-api.yaml'), 'utf8');
+  assert.match(application, /\n {4}repoURL: https:\/\/git\.example\.com\/a,b\.git\n/);
+});

@@ -204,10 +204,16 @@ export function chartValues(
   /** The layout the chart draws: a missing value is hinted under its gitops.<layout>.values. */
   layout?: string,
 ): Values {
-  let user = userValues(layers, sets, () => ({
-    expected: 'key=value pairs: a.b=c, list[0]=x, list={a,b}; escape "," and "." with a backslash',
-    hint: 'one pair per --set, e.g. --set repoURL=https://git.example.com/platform/mgmt.git',
-  }));
+  let user = userValues(layers, sets, (expression) => {
+    // a value with a comma (a URL's query): Helm's --set splits pairs there, --set-literal does not
+    const pair = /^([^=,]+)=(.*,.*)$/.exec(expression);
+    return {
+      expected: 'key=value pairs: a.b=c, list[0]=x, list={a,b}; escape "," and "." with a backslash',
+      hint: pair
+        ? `"," splits --set pairs: give the value whole with --set-literal ${shellWord(expression)}, or escape each "," as "\\,"`
+        : 'one pair per --set, e.g. --set repoURL=https://git.example.com/platform/mgmt.git',
+    };
+  });
   user = layerValues(chart.defaults, [user]);
   const validate = valuesValidator(chart);
   // the --set flags come last, as they were merged: a value one of them gave is told at the flag
