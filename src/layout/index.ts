@@ -5,15 +5,13 @@
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { describeObject, type KObject } from '../core/kobject.js';
 import type { RenderedComponent } from '../render/types.js';
-import type { LoadedChart } from './chart/types.js';
-import type { Values } from '../core/values.js';
 import type { NamespaceObject } from '../manifest/types.js';
 import { matchesSelector, type ObjectSelector } from './apply-safety.js';
 import { ARGOCD_LAYOUT } from './argocd.js';
 import { FLUX_LAYOUT } from './flux.js';
 import { BOTH_TOOLS, componentDirectory, layoutKustomize, orderComponents } from './kustomize.js';
 import { template } from './templates.js';
-import { wiringFiles } from './wiring.js';
+import { wiringFiles, type WiringInput } from './wiring.js';
 import { objectFilePath } from './names.js';
 import { isNamespaceObject, shareNamespaces } from './shared-namespaces.js';
 import type { EmittedObjects } from './emit-memo.js';
@@ -36,7 +34,7 @@ export interface LayoutInput {
   /** Objects the GitOps tool must stop enforcing (Config.overrides with unmanaged: true). */
   unmanaged: readonly ObjectSelector[];
   /** The chart and its merged values, for the layouts with wiring. */
-  wiring?: { chart: LoadedChart; values: Values };
+  wiring?: Pick<WiringInput, 'chart' | 'values' | 'onWarning'>;
   /** Whether a directory below the output directory is there already (an overlay the wiring chart may sync). */
   exists?: (directory: string) => boolean;
   /** The command that regenerates the tree, for the output README (no absolute paths). */

@@ -23,12 +23,11 @@ import {
 } from '../core/provider.js';
 import type { ConfigMapObject, NamespaceObject, ProviderSpec } from '../manifest/types.js';
 import type { RenderedComponent } from '../render/types.js';
-import type { LoadedChart } from './chart/types.js';
 import type { Values } from '../core/values.js';
 import { applySafety } from './apply-safety.js';
 import { README_FILE, WIRED_LAYOUTS } from './index.js';
 import { layoutKustomize, objectPaths, emitObjects, KUSTOMIZATION_FILE, BOTH_TOOLS } from './kustomize.js';
-import { wiringFiles, type ComponentPlace } from './wiring.js';
+import { wiringFiles, type ComponentPlace, type WiringInput } from './wiring.js';
 import { GENERATED_COMMENT, provenanceComment } from './provenance.js';
 import { renderKustomization, template } from './templates.js';
 import { shareNamespaces } from './shared-namespaces.js';
@@ -65,7 +64,7 @@ export interface OperatorLayoutInput {
   additionalManifests: readonly ConfigMapObject[];
   command: string;
   /** Config.operator.wiring: the Argo CD or Flux chart and its merged values. */
-  wiring?: { tool: OperatorWiring; chart: LoadedChart; values: Values };
+  wiring?: { tool: OperatorWiring } & Pick<WiringInput, 'chart' | 'values' | 'onWarning'>;
   /** The manifest's `kind: Namespace` documents (shared-namespaces.ts). */
   namespaces?: readonly NamespaceObject[];
 }

@@ -6,7 +6,7 @@ import { CapiGitopsError, compareStrings, tellOnce, type Diagnostic } from '../c
 import { apiGroup, describeObject, type KObject } from '../core/kobject.js';
 import type { RenderedComponent } from '../render/types.js';
 import { renderChart, templateFile } from './chart/render.js';
-import { unknownFields } from './chart/wiring-fields.js';
+import { unknownFields, WIRING_CRDS_OF } from './chart/wiring-fields.js';
 import { closestName } from '../manifest/fields.js';
 import type { ChartComponent, ChartContext, ChartDocument, LoadedChart } from './chart/types.js';
 import type { Values } from '../core/values.js';
@@ -51,6 +51,8 @@ export interface WiringInput {
   exists?: (directory: string) => boolean;
   /** Each component's directory and wave, where a layout places them itself (the operator layout). */
   place?: (c: RenderedComponent) => ComponentPlace;
+  /** Told what is written though doubted: a field the CRDs capi-gitops knows do not declare, near no field they do. */
+  onWarning?: (warning: Diagnostic) => void;
 }
 
 export interface ComponentPlace {
@@ -273,27 +275,34 @@ function fieldPath(field: readonly (string | number)[]): string {
 }
 
 /**
- * A field of an Argo CD or Flux object that its CRD does not declare (`syncPolcy`), at the chart
- * line that wrote it: the API server's strict field validation would refuse the object when the
- * tool applies it, or drop the field.
+ * A field of an Argo CD or Flux object that its CRD does not declare, at the chart line that
+ * wrote it: the API server's strict field validation would refuse the object when the tool
+ * applies it, or drop the field. Near a declared name (`syncPolcy`) it is a misspelling, an
+ * error; near none, it may be a field of an Argo CD or Flux newer than the CRDs capi-gitops knows,
+ * so it is written, with a warning (returned apart).
  */
-function unknownFieldProblems(documents: readonly ChartDocument[], input: WiringInput): Diagnostic[] {
-  const problems: Diagnostic[] = [];
+function unknownFieldProblems(documents: readonly ChartDocument[], input: WiringInput): { errors: Diagnostic[]; doubts: Diagnostic[] } {
+  const errors: Diagnostic[] = [];
+  const doubts: Diagnostic[] = [];
   for (const { template, object, locate } of documents) {
     for (const { field, declared } of unknownFields(object)) {
-      const name = String(field.at(-1));
-      const close = closestName(name, declared);
-      problems.push({
+      const close = closestName(String(field.at(-1)), declared);
+      const problem = {
         ...(locate?.(field) ?? { file: templateFile(input.chart, template) }),
         object: describeObject(object),
         path: fieldPath(field),
-        message: `not a field of ${object.apiVersion} ${object.kind}`,
+        message: `not a field of ${object.apiVersion} ${object.kind}${close === undefined ? ` in the CRDs capi-gitops checks against (${WIRING_CRDS_OF})` : ''}`,
         expected: declared.length > 0 ? `a field its CRD declares here: ${declared.join(', ')}` : 'no field here',
-        hint: close !== undefined ? `did you mean ${close}?` : `remove it, or write it where the ${object.kind} CRD has it`,
-      });
+      };
+      if (close !== undefined) errors.push({ ...problem, hint: `did you mean ${close}?` });
+      else
+        doubts.push({
+          ...problem,
+          hint: `remove it, or write it where the ${object.kind} CRD has it; a field of a newer ${object.kind} CRD is written as it is`,
+        });
     }
   }
-  return tellOnce(problems);
+  return { errors: tellOnce(errors), doubts: tellOnce(doubts) };
 }
 
 /** Runs the chart and lays its objects out under `dir`, one per file, with a kustomization. */
@@ -306,7 +315,8 @@ export function wiringFiles(input: WiringInput): Map<string, string> {
   const unwritten = unwrittenPaths(documents, context, input);
   if (unwritten.length > 0) throw new CapiGitopsError(unwritten);
   const unknown = unknownFieldProblems(documents, input);
-  if (unknown.length > 0) throw new CapiGitopsError(unknown);
+  if (unknown.errors.length > 0) throw new CapiGitopsError(unknown.errors);
+  for (const doubt of unknown.doubts) input.onWarning?.(doubt);
   const files = new Map<string, string>();
   const seen = new Map<string, string>();
   for (const { template, object, locate } of documents) {

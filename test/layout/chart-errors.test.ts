@@ -641,3 +641,26 @@ test('a --set value with a comma (a repository URL) is hinted as --set-literal w
   const application = readFileSync(path.join(dir, 'out', 'argocd', 'application-capi-gitops-01-cluster-api.yaml'), 'utf8');
   assert.match(application, /\n {4}repoURL: https:\/\/git\.example\.com\/a,b\.git\n/);
 });
+
+test('an Application field near no field its CRD declares (one a newer Argo CD may have) is written, with a warning at its template line naming the CRDs checked against; a misspelling near one stays an error', async () => {
+  const { dir, chart } = await userChart();
+  const applications = path.join(chart, 'applications.yaml');
+  const lines = readFileSync(applications, 'utf8').split('\n');
+  const syncPolicy = lines.indexOf('  syncPolicy:') + 1;
+  // a field of the future, above syncPolicy at the same depth
+  setLine(applications, syncPolicy, '  hydrationWindow: {hours: 4}\n  syncPolicy:');
+  const result = await render(dir);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(
+    result.stderr,
+    new RegExp(
+      `applications\\.yaml:${syncPolicy}:3: warning: .*spec\\.hydrationWindow: not a field of argoproj\\.io/v1alpha1 Application in the CRDs capi-gitops checks against \\(Argo CD and Flux of 2026-08\\)\\n`,
+    ),
+  );
+  assert.match(
+    result.stderr,
+    /hint: remove it, or write it where the Application CRD has it; a field of a newer Application CRD is written as it is/,
+  );
+  const application = readFileSync(path.join(dir, 'out', 'argocd', 'application-capi-gitops-01-cluster-api.yaml'), 'utf8');
+  assert.match(application, /\n {2}hydrationWindow:\n {4}hours: 4\n/);
+});

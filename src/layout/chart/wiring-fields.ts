@@ -15,6 +15,9 @@ interface WiringFields {
 
 const FIELDS = createRequire(import.meta.url)('../../../../schema/wiring-fields.json') as WiringFields;
 
+/** Which releases those CRDs come from (../shared/crds/README.md), for a warning about a field they lack. */
+export const WIRING_CRDS_OF = 'Argo CD and Flux of 2026-08';
+
 /** A field the kind's CRD does not declare: where it is, and the names declared beside it. */
 export interface UnknownField {
   field: (string | number)[];
