@@ -200,6 +200,20 @@ test('a list entry the schema refuses is told where it was written: at its line 
     fromSet.diagnostics.map((d) => [d.path, d.message]),
     [['syncPolicy.syncOptions[0]', 'value syncPolicy.syncOptions[0] (given by --set) must be string']],
   );
+  // the whole list is the fix, quoted so that a shell's brace expansion leaves it whole
+  assert.equal(
+    fromSet.diagnostics[0]!.hint,
+    "--set of a later entry of syncPolicy.syncOptions leaves syncPolicy.syncOptions[0] null, as Helm's --set does, and a list replaces the chart's: give the whole list, e.g. --set 'syncPolicy.syncOptions={…,…}'",
+  );
+  const whole = await prepareChart({
+    builtIn: 'argocd',
+    path: 'p',
+    set: [
+      { expression: 'repoURL=https://x', forceString: false },
+      { expression: 'syncPolicy.syncOptions={CreateNamespace=false,PruneLast=true}', forceString: false },
+    ],
+  });
+  assert.deepEqual((whole.values.syncPolicy as { syncOptions: string[] }).syncOptions, ['CreateNamespace=false', 'PruneLast=true']);
 });
 
 test('a --set value over the Config gitops.argocd.values is told at the flag that gave it, with --set-string, not at the Config line it replaced (helm pkg/cli/values/options.go MergeValues: --set wins)', async () => {

@@ -130,6 +130,17 @@ function asString(
   return `--set reads ${value} as a ${typeof e.data}: ${setString}`;
 }
 
+/**
+ * A null entry of a list a --set made: `list[1]=x` leaves `list[0]` null, as Helm's --set does
+ * (pkg/strvals/parser.go setIndex), and lists replace rather than merge: the whole list is the fix.
+ */
+function nullListEntry(e: ErrorObject, flag: SetExpression | undefined, segments: readonly string[]): string | undefined {
+  const index = segments.at(-1);
+  if (e.data !== null || flag === undefined || index === undefined || !/^\d+$/.test(index)) return undefined;
+  const list = valuePath(segments.slice(0, -1));
+  return `${setFlag(flag)} of a later entry of ${list} leaves ${list}[${index}] null, as Helm's --set does, and a list replaces the chart's: give the whole list, e.g. --set ${shellWord(`${list}={…,…}`)}`;
+}
+
 /** A chart of one's own (Config gitops.chart), whose files the user edits. */
 function isOwnChart(chart: LoadedChart): boolean {
   return !chart.origin.startsWith('built-in chart ');
@@ -159,7 +170,9 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Laye
     // `chart show` prints built-in charts only; a chart of one's own has its schema in its directory.
     hint: missing
       ? `set it, e.g. --set ${setPairToFill(at)} or under gitops.${layout ? `${layout}.` : ''}values in the Config document`
-      : (asString(chart, e, layers, segments, at) ?? otherHint(chart, layers, segments, at, extra !== undefined)),
+      : (asString(chart, e, layers, segments, at) ??
+        nullListEntry(e, flag, segments) ??
+        otherHint(chart, layers, segments, at, extra !== undefined)),
   };
 }
 
