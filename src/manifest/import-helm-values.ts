@@ -563,7 +563,11 @@ function providerDocument(
   const globalFetch = fetchRule && isPlainObject(values.fetchConfig) ? values.fetchConfig[name] : undefined;
   if (isPlainObject(globalFetch)) {
     const fetch: Record<string, unknown> = {};
-    for (const key of sortedKeys(globalFetch)) setOwnValue(fetch, key, interpolated(globalFetch[key]));
+    for (const key of sortedKeys(globalFetch)) {
+      const value = ownValue(globalFetch, key);
+      if (isPlainObject(value) || Array.isArray(value)) reading.problems.push(fetchFieldNotScalar(reading, type.key, name, key, value));
+      else setOwnValue(fetch, key, interpolated(value));
+    }
     spec.fetchConfig = fetch;
   }
   const own = { at: [type.key, name, 'configSecret'], value: provider.configSecret };
@@ -609,6 +613,39 @@ function providerDocument(
     return { kind: type.kind, name, namespace };
   }
   return { kind: type.kind, name, namespace, spec: hasSpec ? spec : undefined };
+}
+
+/** A value as Go's text/template prints it (`%v`): `map[k:v]` with sorted keys, `[a b]`, `<nil>`. */
+function goPrinted(value: unknown): string {
+  if (value === null || value === undefined) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goPrinted).join(' ')}]`;
+  if (isPlainObject(value))
+    return `map[${sortedKeys(value)
+      .map((key) => `${key}:${goPrinted(value[key])}`)
+      .join(' ')}]`;
+  return String(value);
+}
+
+/**
+ * A map or list under the top-level fetchConfig.<name>: the template prints each field as
+ * `{{ $k }}: {{ $v }}`, so a selector comes out as Go text (map[matchLabels:map[…]]), a string
+ * where the CRD wants an object: the API server refuses it. Only <type>.<name>.fetchConfig
+ * (toYaml, from v0.24.0) writes a selector.
+ */
+function fetchFieldNotScalar(reading: Reading, type: ChartProviderType, name: string, key: string, value: unknown): Diagnostic {
+  const at = ['fetchConfig', name, key];
+  const perProvider = chartRule('<type>.<name>.fetchConfig', type, reading.version);
+  return {
+    ...reading.warnings.at(at),
+    path: at.join('.'),
+    message:
+      `is a ${Array.isArray(value) ? 'list' : 'map'}, which chart ${reading.version} prints as Go text (${key}: ${goPrinted(value)}), ` +
+      `a string where the provider's fetchConfig.${key} is an object, so the API server refuses it (${chartRule('fetchConfig.<name>', type, reading.version)!.template}: {{ $k }}: {{ $v }})`,
+    expected: 'scalars only under the top-level fetchConfig.<name>, e.g. url',
+    hint: perProvider
+      ? `move it to ${type}.${name}.fetchConfig.${key}, which chart ${reading.version} writes as YAML (${perProvider.template})`
+      : `chart ${reading.version} writes no ${key} from its values; ${type}.${name}.fetchConfig.${key} is written as YAML from chart v0.24.0 (pass that --chart-version if you install it)`,
+  };
 }
 
 /**

@@ -272,6 +272,41 @@ test('fetchConfig.<name> for IPAM from v0.20.0 (templates/ipam.yaml:50), per pro
   assert.ok(newest.warnings.some((w) => w.includes('fetchConfig are both set') || w.includes('both set')));
 });
 
+test('top-level fetchConfig.<name>.selector, a map the chart prints as Go text (selector: map[matchLabels:map[…]], a string the API server refuses), is refused at its line with the per-provider form as hint; it was written as selector: "[object Object]" with exit 0 (templates/infra.yaml:63 at v0.28.0, {{ $k }}: {{ $v }})', () => {
+  const values = {
+    infrastructure: { vsphere: { version: 'v1.11.0' } },
+    fetchConfig: { vsphere: { selector: { matchLabels: { 'provider.cluster.x-k8s.io/name': 'vsphere' } } } },
+  };
+  const layers = [
+    {
+      source: 'values.yaml',
+      values,
+      locate: (at: readonly (string | number)[]) =>
+        at.join('.') === 'fetchConfig.vsphere.selector' ? { file: 'values.yaml', line: 7, column: 5 } : undefined,
+    },
+  ];
+  for (const chartVersion of ['0.23.0', '0.28.0']) {
+    assert.throws(
+      () => importHelmValues({ layers, sets: [], chartVersion: { text: chartVersion, origin: '--chart-version' } }),
+      (error: unknown) => {
+        assert.ok(error instanceof CapiGitopsError);
+        const [problem] = error.diagnostics;
+        assert.equal(error.diagnostics.length, 1);
+        assert.equal(problem!.path, 'fetchConfig.vsphere.selector');
+        assert.deepEqual([problem!.file, problem!.line, problem!.column], ['values.yaml', 7, 5]);
+        assert.match(problem!.message, /map\[matchLabels:map\[provider\.cluster\.x-k8s\.io\/name:vsphere\]\]/);
+        assert.match(problem!.hint!, chartVersion === '0.28.0' ? /infrastructure\.vsphere\.fetchConfig\.selector/ : /v0\.24\.0/);
+        return true;
+      },
+    );
+  }
+  // a scalar still goes through as the template prints it
+  const url = run({ ...values, fetchConfig: { vsphere: { url: 'https://example.com/capv/releases' } } }, '0.28.0');
+  assert.deepEqual((url.byId['InfrastructureProvider/vsphere'] as Record<string, unknown>).fetchConfig, {
+    url: 'https://example.com/capv/releases',
+  });
+});
+
 test('deployment from v0.26.0 (templates/core.yaml:37 at v0.26.0); chart v0.10.0 writes infrastructure gates without spec: unless a version or configSecret opens it (infra.yaml:43 at v0.11.0 added manager)', () => {
   const deployment = { replicas: 2 };
   assert.equal(
