@@ -229,7 +229,9 @@ function fromStringForm(
     .map((index) => split[Number(index.slice(1))]!);
   let last: { version: string; entry: string } | undefined;
   for (const entry of entries) {
-    const parts = entry.split(':');
+    // the template prints each part unquoted (name: {{ $infrastructureName }}), and YAML reads a
+    // plain scalar without its surrounding spaces: "docker:v1; azure:v2" installs azure
+    const parts = entry.split(':').map((part) => part.trim());
     if (parts.length > 3 || parts.some((part) => part === '')) {
       problems.push({
         ...place,
