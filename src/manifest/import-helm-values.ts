@@ -190,6 +190,8 @@ interface Reading {
   newerOnly: string[];
   /** Top-level manager.featureGates keys some provider took. */
   gatesUsed: Set<string>;
+  /** Top-level fetchConfig keys some provider took. */
+  fetchUsed: Set<string>;
 }
 
 function rulesText(value: ChartValuePath, type: ChartProviderType): string {
@@ -564,6 +566,7 @@ function providerDocument(
   const fetchRule = reads('fetchConfig.<name>');
   const globalFetch = fetchRule && isPlainObject(values.fetchConfig) ? values.fetchConfig[name] : undefined;
   if (isPlainObject(globalFetch)) {
+    reading.fetchUsed.add(name);
     const fetch: Record<string, unknown> = {};
     for (const key of sortedKeys(globalFetch)) {
       const value = ownValue(globalFetch, key);
@@ -813,6 +816,38 @@ function gateTargets(gates: Record<string, unknown>, maps: Record<ChartProviderT
   return targets;
 }
 
+/** Top-level fetchConfig keys no provider took: the chart drops them unsaid, and the operator fetches from the default URL. */
+function checkTopLevelFetchConfig(reading: Reading, maps: Record<ChartProviderType, Record<string, unknown>>): void {
+  const fetchConfig = isPlainObject(reading.values.fetchConfig) ? reading.values.fetchConfig : {};
+  const readers = PROVIDER_TYPES.filter((type) => chartRule('fetchConfig.<name>', type.key, reading.version));
+  const names = readers.map((type) => (type.key === 'ipam' ? 'IPAM' : type.key));
+  for (const key of sortedKeys(fetchConfig)) {
+    if (reading.fetchUsed.has(key)) continue;
+    const at = ['fetchConfig', key];
+    if (readers.length === 0) {
+      reading.warnings.push(
+        `fetchConfig.${key} is ignored by chart ${reading.version}: the top-level fetchConfig is read ${rulesText('fetchConfig.<name>', 'infrastructure')}`,
+        at,
+      );
+      continue;
+    }
+    const other = PROVIDER_TYPES.find((type) => !readers.includes(type) && Object.hasOwn(maps[type.key], key));
+    if (other) {
+      reading.warnings.push(
+        `fetchConfig.${key} is ignored: only ${names.join(' and ')} providers take the top-level fetchConfig, not the ${other.kind} ${key}; ` +
+          `${other.key}.${key}.fetchConfig is read ${rulesText('<type>.<name>.fetchConfig', other.key)}`,
+        at,
+      );
+      continue;
+    }
+    const candidates = readers.flatMap((type) => Object.keys(maps[type.key]));
+    const guess = closestName(key, candidates);
+    reading.warnings.push(`fetchConfig.${key} is ignored: no ${names.join(' or ')} provider is named ${key}`, at, {
+      hint: guess ? `did you mean fetchConfig.${guess}?` : `name the provider it is for: fetchConfig.<${names[0]} provider name>`,
+    });
+  }
+}
+
 /** Top-level keys no chart reads: most likely a typo of one it does, which Helm ignores without a word. */
 function checkTopLevelKeys(values: Values, warnings: Warnings): void {
   const known = [...convertedTopLevelValues(), ...CHART_DEPLOYMENT_VALUES];
@@ -834,7 +869,7 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   const { version, assumed } = chooseVersion(input, values, warnings, problems);
   if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems));
   checkTopLevelKeys(values, warnings);
-  const reading: Reading = { version, assumed, values, warnings, problems, newerOnly: [], gatesUsed: new Set() };
+  const reading: Reading = { version, assumed, values, warnings, problems, newerOnly: [], gatesUsed: new Set(), fetchUsed: new Set() };
   const maps = providerMaps(reading);
   if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems));
   const stringForm = new Set(PROVIDER_TYPES.filter((type) => typeof values[type.key] === 'string').map((type) => type.key));
@@ -850,6 +885,7 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   }
   const implicit = implicitProviders(reading, maps);
   checkTopLevelGates(reading, maps);
+  checkTopLevelFetchConfig(reading, maps);
   // only the addon template reads secretName: without an addon, a migration would lose it unsaid
   if (truthy(values.secretName) && Object.keys(maps.addon).length === 0)
     warnings.push(

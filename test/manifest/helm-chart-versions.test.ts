@@ -307,6 +307,29 @@ test('top-level fetchConfig.<name>.selector, a map the chart prints as Go text (
   });
 });
 
+test('a top-level fetchConfig.<name> no provider takes is warned at its key: a core provider (only infrastructure and IPAM read it: templates/infra.yaml:62 at v0.16.0, ipam.yaml:50 at v0.20.0), a name no provider has, a chart older than v0.16.0; each was dropped without a word, so the operator fetched from GitHub', () => {
+  const values = {
+    core: { 'cluster-api': { version: 'v1.8.0' } },
+    infrastructure: { aws: { version: 'v2.6.1' } },
+    fetchConfig: {
+      'cluster-api': { url: 'https://mirror.example.com/capi/releases' },
+      asw: { url: 'https://mirror.example.com/capa/releases' },
+    },
+  };
+  const newest = run(values, '0.23.0');
+  assert.equal((newest.byId['CoreProvider/cluster-api'] as Record<string, unknown>).fetchConfig, undefined);
+  const core = newest.warnings.find((w) => w.startsWith('fetchConfig.cluster-api'));
+  assert.match(core ?? '', /only infrastructure and IPAM providers take the top-level fetchConfig.*core\.cluster-api\.fetchConfig/);
+  const typo = newest.warnings.find((w) => w.startsWith('fetchConfig.asw'));
+  assert.match(typo ?? '', /no infrastructure or IPAM provider is named asw/);
+  const old = run({ infrastructure: 'aws:v2.6.1', fetchConfig: { aws: { url: 'https://mirror.example.com/capa/releases' } } }, '0.14.0');
+  assert.equal((old.byId['InfrastructureProvider/aws'] as Record<string, unknown>).fetchConfig, undefined);
+  assert.ok(old.warnings.some((w) => /^fetchConfig\.aws is ignored by chart v0\.14\.0/.test(w)));
+  // taken: no warning
+  const taken = run({ infrastructure: { aws: {} }, fetchConfig: { aws: { url: 'https://mirror.example.com/capa/releases' } } }, '0.23.0');
+  assert.ok(!taken.warnings.some((w) => w.startsWith('fetchConfig')));
+});
+
 test('deployment from v0.26.0 (templates/core.yaml:37 at v0.26.0); chart v0.10.0 writes infrastructure gates without spec: unless a version or configSecret opens it (infra.yaml:43 at v0.11.0 added manager)', () => {
   const deployment = { replicas: 2 };
   assert.equal(
