@@ -620,15 +620,13 @@ function providerDocument(
   return { kind: type.kind, name, namespace, spec: hasSpec ? spec : undefined };
 }
 
-/** A value as Go's text/template prints it (`%v`): `map[k:v]` with sorted keys, `[a b]`, `<nil>`. */
-function goPrinted(value: unknown): string {
-  if (value === null || value === undefined) return '<nil>';
-  if (Array.isArray(value)) return `[${value.map(goPrinted).join(' ')}]`;
-  if (isPlainObject(value))
-    return `map[${sortedKeys(value)
-      .map((key) => `${key}:${goPrinted(value[key])}`)
-      .join(' ')}]`;
-  return String(value);
+/** The shape Go's text/template prints a map or list in (`map[k:…]`, `[…]`), keys only: a value may come from a Secret. */
+function goShape(value: unknown): string {
+  return isPlainObject(value)
+    ? `map[${sortedKeys(value)
+        .map((key) => `${key}:…`)
+        .join(' ')}]`
+    : '[…]';
 }
 
 /**
@@ -644,7 +642,7 @@ function fetchFieldNotScalar(reading: Reading, type: ChartProviderType, name: st
     ...reading.warnings.at(at),
     path: at.join('.'),
     message:
-      `is a ${Array.isArray(value) ? 'list' : 'map'}, which chart ${reading.version} prints as Go text (${key}: ${goPrinted(value)}), ` +
+      `is a ${Array.isArray(value) ? 'list' : 'map'}, which chart ${reading.version} prints as Go text (${key}: ${goShape(value)}), ` +
       `a string where the provider's fetchConfig.${key} is an object, so the API server refuses it (${chartRule('fetchConfig.<name>', type, reading.version)!.template}: {{ $k }}: {{ $v }})`,
     expected: 'scalars only under the top-level fetchConfig.<name>, e.g. url',
     hint: perProvider
