@@ -190,6 +190,8 @@ interface Reading {
   newerOnly: string[];
   /** Top-level manager.featureGates keys some provider took. */
   gatesUsed: Set<string>;
+  /** Top-level fetchConfig keys some provider took. */
+  fetchUsed: Set<string>;
 }
 
 function rulesText(value: ChartValuePath, type: ChartProviderType): string {
@@ -229,7 +231,9 @@ function fromStringForm(
     .map((index) => split[Number(index.slice(1))]!);
   let last: { version: string; entry: string } | undefined;
   for (const entry of entries) {
-    const parts = entry.split(':');
+    // the template prints each part unquoted (name: {{ $infrastructureName }}), and YAML reads a
+    // plain scalar without its surrounding spaces: "docker:v1; azure:v2" installs azure
+    const parts = entry.split(':').map((part) => part.trim());
     if (parts.length > 3 || parts.some((part) => part === '')) {
       problems.push({
         ...place,
@@ -562,8 +566,13 @@ function providerDocument(
   const fetchRule = reads('fetchConfig.<name>');
   const globalFetch = fetchRule && isPlainObject(values.fetchConfig) ? values.fetchConfig[name] : undefined;
   if (isPlainObject(globalFetch)) {
+    reading.fetchUsed.add(name);
     const fetch: Record<string, unknown> = {};
-    for (const key of sortedKeys(globalFetch)) setOwnValue(fetch, key, interpolated(globalFetch[key]));
+    for (const key of sortedKeys(globalFetch)) {
+      const value = ownValue(globalFetch, key);
+      if (isPlainObject(value) || Array.isArray(value)) reading.problems.push(fetchFieldNotScalar(reading, type.key, name, key, value));
+      else setOwnValue(fetch, key, interpolated(value));
+    }
     spec.fetchConfig = fetch;
   }
   const own = { at: [type.key, name, 'configSecret'], value: provider.configSecret };
@@ -609,6 +618,37 @@ function providerDocument(
     return { kind: type.kind, name, namespace };
   }
   return { kind: type.kind, name, namespace, spec: hasSpec ? spec : undefined };
+}
+
+/** The shape Go's text/template prints a map or list in (`map[k:…]`, `[…]`), keys only: a value may come from a Secret. */
+function goShape(value: unknown): string {
+  return isPlainObject(value)
+    ? `map[${sortedKeys(value)
+        .map((key) => `${key}:…`)
+        .join(' ')}]`
+    : '[…]';
+}
+
+/**
+ * A map or list under the top-level fetchConfig.<name>: the template prints each field as
+ * `{{ $k }}: {{ $v }}`, so a selector comes out as Go text (map[matchLabels:map[…]]), a string
+ * where the CRD wants an object: the API server refuses it. Only <type>.<name>.fetchConfig
+ * (toYaml, from v0.24.0) writes a selector.
+ */
+function fetchFieldNotScalar(reading: Reading, type: ChartProviderType, name: string, key: string, value: unknown): Diagnostic {
+  const at = ['fetchConfig', name, key];
+  const perProvider = chartRule('<type>.<name>.fetchConfig', type, reading.version);
+  return {
+    ...reading.warnings.at(at),
+    path: at.join('.'),
+    message:
+      `is a ${Array.isArray(value) ? 'list' : 'map'}, which chart ${reading.version} prints as Go text (${key}: ${goShape(value)}), ` +
+      `a string where the provider's fetchConfig.${key} is an object, so the API server refuses it (${chartRule('fetchConfig.<name>', type, reading.version)!.template}: {{ $k }}: {{ $v }})`,
+    expected: 'scalars only under the top-level fetchConfig.<name>, e.g. url',
+    hint: perProvider
+      ? `move it to ${type}.${name}.fetchConfig.${key}, which chart ${reading.version} writes as YAML (${perProvider.template})`
+      : `chart ${reading.version} writes no ${key} from its values; ${type}.${name}.fetchConfig.${key} is written as YAML from chart v0.24.0 (pass that --chart-version if you install it)`,
+  };
 }
 
 /**
@@ -774,6 +814,38 @@ function gateTargets(gates: Record<string, unknown>, maps: Record<ChartProviderT
   return targets;
 }
 
+/** Top-level fetchConfig keys no provider took: the chart drops them unsaid, and the operator fetches from the default URL. */
+function checkTopLevelFetchConfig(reading: Reading, maps: Record<ChartProviderType, Record<string, unknown>>): void {
+  const fetchConfig = isPlainObject(reading.values.fetchConfig) ? reading.values.fetchConfig : {};
+  const readers = PROVIDER_TYPES.filter((type) => chartRule('fetchConfig.<name>', type.key, reading.version));
+  const names = readers.map((type) => (type.key === 'ipam' ? 'IPAM' : type.key));
+  for (const key of sortedKeys(fetchConfig)) {
+    if (reading.fetchUsed.has(key)) continue;
+    const at = ['fetchConfig', key];
+    if (readers.length === 0) {
+      reading.warnings.push(
+        `fetchConfig.${key} is ignored by chart ${reading.version}: the top-level fetchConfig is read ${rulesText('fetchConfig.<name>', 'infrastructure')}`,
+        at,
+      );
+      continue;
+    }
+    const other = PROVIDER_TYPES.find((type) => !readers.includes(type) && Object.hasOwn(maps[type.key], key));
+    if (other) {
+      reading.warnings.push(
+        `fetchConfig.${key} is ignored: only ${names.join(' and ')} providers take the top-level fetchConfig, not the ${other.kind} ${key}; ` +
+          `${other.key}.${key}.fetchConfig is read ${rulesText('<type>.<name>.fetchConfig', other.key)}`,
+        at,
+      );
+      continue;
+    }
+    const candidates = readers.flatMap((type) => Object.keys(maps[type.key]));
+    const guess = closestName(key, candidates);
+    reading.warnings.push(`fetchConfig.${key} is ignored: no ${names.join(' or ')} provider is named ${key}`, at, {
+      hint: guess ? `did you mean fetchConfig.${guess}?` : `name the provider it is for: fetchConfig.<${names[0]} provider name>`,
+    });
+  }
+}
+
 /** Top-level keys no chart reads: most likely a typo of one it does, which Helm ignores without a word. */
 function checkTopLevelKeys(values: Values, warnings: Warnings): void {
   const known = [...convertedTopLevelValues(), ...CHART_DEPLOYMENT_VALUES];
@@ -795,7 +867,7 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   const { version, assumed } = chooseVersion(input, values, warnings, problems);
   if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems));
   checkTopLevelKeys(values, warnings);
-  const reading: Reading = { version, assumed, values, warnings, problems, newerOnly: [], gatesUsed: new Set() };
+  const reading: Reading = { version, assumed, values, warnings, problems, newerOnly: [], gatesUsed: new Set(), fetchUsed: new Set() };
   const maps = providerMaps(reading);
   if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics(problems));
   const stringForm = new Set(PROVIDER_TYPES.filter((type) => typeof values[type.key] === 'string').map((type) => type.key));
@@ -811,6 +883,7 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   }
   const implicit = implicitProviders(reading, maps);
   checkTopLevelGates(reading, maps);
+  checkTopLevelFetchConfig(reading, maps);
   // only the addon template reads secretName: without an addon, a migration would lose it unsaid
   if (truthy(values.secretName) && Object.keys(maps.addon).length === 0)
     warnings.push(

@@ -272,6 +272,66 @@ test('fetchConfig.<name> for IPAM from v0.20.0 (templates/ipam.yaml:50), per pro
   assert.ok(newest.warnings.some((w) => w.includes('fetchConfig are both set') || w.includes('both set')));
 });
 
+test('top-level fetchConfig.<name>.selector, a map the chart prints as Go text (selector: map[matchLabels:map[…]], a string the API server refuses), is refused at its line with the per-provider form as hint; it was written as selector: "[object Object]" with exit 0 (templates/infra.yaml:63 at v0.28.0, {{ $k }}: {{ $v }})', () => {
+  const values = {
+    infrastructure: { vsphere: { version: 'v1.11.0' } },
+    fetchConfig: { vsphere: { selector: { matchLabels: { 'provider.cluster.x-k8s.io/name': 'vsphere' } } } },
+  };
+  const layers = [
+    {
+      source: 'values.yaml',
+      values,
+      locate: (at: readonly (string | number)[]) =>
+        at.join('.') === 'fetchConfig.vsphere.selector' ? { file: 'values.yaml', line: 7, column: 5 } : undefined,
+    },
+  ];
+  for (const chartVersion of ['0.23.0', '0.28.0']) {
+    assert.throws(
+      () => importHelmValues({ layers, sets: [], chartVersion: { text: chartVersion, origin: '--chart-version' } }),
+      (error: unknown) => {
+        assert.ok(error instanceof CapiGitopsError);
+        const [problem] = error.diagnostics;
+        assert.equal(error.diagnostics.length, 1);
+        assert.equal(problem!.path, 'fetchConfig.vsphere.selector');
+        assert.deepEqual([problem!.file, problem!.line, problem!.column], ['values.yaml', 7, 5]);
+        assert.match(problem!.message, /selector: map\[matchLabels:…\]/);
+        // keys only: the values may come from a valuesFrom Secret
+        assert.doesNotMatch(problem!.message, /provider\.cluster\.x-k8s\.io/);
+        assert.match(problem!.hint!, chartVersion === '0.28.0' ? /infrastructure\.vsphere\.fetchConfig\.selector/ : /v0\.24\.0/);
+        return true;
+      },
+    );
+  }
+  // a scalar still goes through as the template prints it
+  const url = run({ ...values, fetchConfig: { vsphere: { url: 'https://example.com/capv/releases' } } }, '0.28.0');
+  assert.deepEqual((url.byId['InfrastructureProvider/vsphere'] as Record<string, unknown>).fetchConfig, {
+    url: 'https://example.com/capv/releases',
+  });
+});
+
+test('a top-level fetchConfig.<name> no provider takes is warned at its key: a core provider (only infrastructure and IPAM read it: templates/infra.yaml:62 at v0.16.0, ipam.yaml:50 at v0.20.0), a name no provider has, a chart older than v0.16.0; each was dropped without a word, so the operator fetched from GitHub', () => {
+  const values = {
+    core: { 'cluster-api': { version: 'v1.8.0' } },
+    infrastructure: { aws: { version: 'v2.6.1' } },
+    fetchConfig: {
+      'cluster-api': { url: 'https://mirror.example.com/capi/releases' },
+      asw: { url: 'https://mirror.example.com/capa/releases' },
+    },
+  };
+  const newest = run(values, '0.23.0');
+  assert.equal((newest.byId['CoreProvider/cluster-api'] as Record<string, unknown>).fetchConfig, undefined);
+  const core = newest.warnings.find((w) => w.startsWith('fetchConfig.cluster-api'));
+  assert.match(core ?? '', /only infrastructure and IPAM providers take the top-level fetchConfig.*core\.cluster-api\.fetchConfig/);
+  const typo = newest.warnings.find((w) => w.startsWith('fetchConfig.asw'));
+  assert.match(typo ?? '', /no infrastructure or IPAM provider is named asw/);
+  const old = run({ infrastructure: 'aws:v2.6.1', fetchConfig: { aws: { url: 'https://mirror.example.com/capa/releases' } } }, '0.14.0');
+  assert.equal((old.byId['InfrastructureProvider/aws'] as Record<string, unknown>).fetchConfig, undefined);
+  assert.ok(old.warnings.some((w) => /^fetchConfig\.aws is ignored by chart v0\.14\.0/.test(w)));
+  // taken: no warning
+  const taken = run({ infrastructure: { aws: {} }, fetchConfig: { aws: { url: 'https://mirror.example.com/capa/releases' } } }, '0.23.0');
+  assert.ok(!taken.warnings.some((w) => w.startsWith('fetchConfig')));
+});
+
 test('deployment from v0.26.0 (templates/core.yaml:37 at v0.26.0); chart v0.10.0 writes infrastructure gates without spec: unless a version or configSecret opens it (infra.yaml:43 at v0.11.0 added manager)', () => {
   const deployment = { replicas: 2 };
   assert.equal(

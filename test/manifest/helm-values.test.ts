@@ -89,6 +89,29 @@ test('string form of charts up to v0.18: name:version, namespace:name:version;â€
   assert.match(text, /helm\.sh\/hook and argocd\.argoproj\.io\/sync-wave annotations/);
 });
 
+test('string form with a space after ";" or ":" (docker:v1.7.7; azure:v1.13.0) installs azure, as YAML reads the printed name: {{ $infrastructureName }} without its leading space; it was written as name " azure" in namespace " azure-infrastructure-system" with exit 0 (templates/infra.yaml:3-16, 35-36 at v0.15.1)', () => {
+  const { text } = importHelmValues({
+    layers: [],
+    sets: [{ expression: 'infrastructure=docker:v1.7.7; azure:v1.13.0; capv-ns: vsphere: v1.11.0', forceString: false }],
+    chartVersion: { text: '0.15.1', origin: '--chart-version' },
+  });
+  const objects = providers(text);
+  assert.deepEqual(
+    Object.keys(objects)
+      .filter((id) => id.startsWith('Infrastructure'))
+      .sort(),
+    [
+      'InfrastructureProvider/azure-infrastructure-system/azure',
+      'InfrastructureProvider/capv-ns/vsphere',
+      'InfrastructureProvider/docker-infrastructure-system/docker',
+    ],
+  );
+  assert.deepEqual(objects['InfrastructureProvider/capv-ns/vsphere'], {
+    metadata: { name: 'vsphere', namespace: 'capv-ns' },
+    spec: { version: 'v1.11.0' },
+  });
+});
+
 test('string form: an entry without a version keeps the version of the entry before it, with a warning, as the template declares $infrastructureVersion before its range (templates/infra.yaml:6-18 at v0.18.1, bootstrap.yaml, ipam.yaml)', () => {
   const { text, warnings } = importHelmValues({
     layers: [],
