@@ -490,7 +490,21 @@ function gateMap(
     return undefined;
   }
   const out: Record<string, unknown> = {};
-  for (const gate of sortedKeys(gates)) out[gate] = interpolated(gates[gate]);
+  for (const gate of sortedKeys(gates)) {
+    const value = gates[gate];
+    // the template prints `{{ $k }}: {{ $v }}`: a map or list comes out as Go text, no true or false
+    if (isPlainObject(value) || Array.isArray(value)) {
+      problems.push({
+        ...place,
+        path: `${path}.${gate}`,
+        message: `is a ${Array.isArray(value) ? 'list' : 'map'}, which chart ${version} prints as Go text (${gate}: ${goShape(value)}), not a gate's true or false`,
+        expected: 'true or false',
+        hint: `write ${path}.${gate}=true (or false)`,
+      });
+      continue;
+    }
+    out[gate] = interpolated(value);
+  }
   return out;
 }
 

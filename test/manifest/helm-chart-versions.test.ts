@@ -204,6 +204,20 @@ test('a form the chart version cannot read fails as Helm would: a string for v0.
     () => run({ manager: { featureGates: { aws: 'MachinePool=true' } }, infrastructure: { aws: {} } }, '0.23.0'),
     (error: CapiGitopsError) => /ranges over it as a map of gates/.test(error.diagnostics[0]!.message),
   );
+  // a gate whose value is a map: `{{ $k }}: {{ $v }}` prints Go text (map[enabled:true]), no true or false; it was "[object Object]"
+  assert.throws(
+    () =>
+      run(
+        { core: { 'cluster-api': { version: 'v1.8.0' } }, manager: { featureGates: { core: { ClusterTopology: { enabled: true } } } } },
+        '0.23.0',
+      ),
+    (error: CapiGitopsError) =>
+      error.diagnostics[0]!.path === 'manager.featureGates.core.ClusterTopology' &&
+      /^is a map, which chart v0\.23\.0 prints as Go text \(ClusterTopology: map\[enabled:…\]\), not a gate's true or false$/.test(
+        error.diagnostics[0]!.message,
+      ) &&
+      error.diagnostics[0]!.hint === 'write manager.featureGates.core.ClusterTopology=true (or false)',
+  );
 });
 
 test('configSecret per provider from v0.24.0, field by field under the top-level one, which wins when set: Sprig `default OWN GLOBAL` (templates/_helpers.tpl:26); the addon’s from v0.24.0 (addon.yaml:37); before, the global one only and none for addons', () => {
