@@ -549,6 +549,16 @@ function addAnnotationsValue(dir: string): void {
   );
 }
 
+/** Renders the argocd layout with a hint's flags as a shell reads them; the core's Application, which the render must write. */
+async function renderedWithHint(dir: string, flags: string): Promise<string> {
+  const words = execFileSync('sh', ['-c', `printf '%s\\n' ${flags}`], { encoding: 'utf8' })
+    .trimEnd()
+    .split('\n');
+  const fixed = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', ...words], { cwd: dir });
+  assert.equal(fixed.code, 0, fixed.stderr);
+  return readFileSync(path.join(dir, 'out', 'argocd', 'application-capi-gitops-01-cluster-api.yaml'), 'utf8');
+}
+
 test('a value under a key with dots (an annotation) that the schema refuses is hinted with its dots escaped and the word quoted for the shell, so the --set-string it offers, pasted into a shell, sets that key (helm pkg/strvals/parser.go: "\\." in a key)', async () => {
   const { dir } = await userChart();
   addAnnotationsValue(dir);
@@ -563,13 +573,7 @@ test('a value under a key with dots (an annotation) that the schema refuses is h
   assert.ok(hint, refused.stderr);
   assert.equal(hint[1], `--set-string 'extraAnnotations.team\\.example\\.com/cost=42'`);
   assert.match(refused.stderr, /value extraAnnotations\.team\\\.example\\\.com\/cost \(given by --set\) must be string/);
-  // the hint as a shell reads it
-  const words = execFileSync('sh', ['-c', `printf '%s\\n' ${hint[1]}`], { encoding: 'utf8' })
-    .trimEnd()
-    .split('\n');
-  const fixed = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', ...words], { cwd: dir });
-  assert.equal(fixed.code, 0, fixed.stderr);
-  const application = readFileSync(path.join(dir, 'out', 'argocd', 'application-capi-gitops-01-cluster-api.yaml'), 'utf8');
+  const application = await renderedWithHint(dir, hint[1]!);
   assert.match(application, /\n {4}team\.example\.com\/cost: "42"\n/);
 });
 
@@ -633,12 +637,7 @@ test('a --set value with a comma (a repository URL) is hinted as --set-literal w
     split.stderr,
   );
   assert.ok(hint, split.stderr);
-  const words = execFileSync('sh', ['-c', `printf '%s\\n' ${hint[1]}`], { encoding: 'utf8' })
-    .trimEnd()
-    .split('\n');
-  const fixed = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', ...words], { cwd: dir });
-  assert.equal(fixed.code, 0, fixed.stderr);
-  const application = readFileSync(path.join(dir, 'out', 'argocd', 'application-capi-gitops-01-cluster-api.yaml'), 'utf8');
+  const application = await renderedWithHint(dir, hint[1]!);
   assert.match(application, /\n {4}repoURL: https:\/\/git\.example\.com\/a,b\.git\n/);
 });
 

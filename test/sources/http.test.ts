@@ -151,10 +151,12 @@ test('a 404 is not retried', async () => {
   }
 });
 
-test('https:// to a plain-HTTP server (wrong version number) is not retried: a retry cannot make it speak TLS', async () => {
-  // a plain-HTTP server, as a local registry is, counting the connections a client opens
+/**
+ * One https:// GET (3 retries allowed) to `server`, which must fail: the error, the retry notices
+ * and sleeps, and the connections the server saw.
+ */
+async function failedHttpsGet(server: http.Server | https.Server) {
   let connections = 0;
-  const server = http.createServer((_req, res) => res.end('plain'));
   server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   try {
@@ -166,18 +168,24 @@ test('https:// to a plain-HTTP server (wrong version number) is not retried: a r
       (err: unknown) => err,
     );
     assert.ok(error instanceof HttpError, String(error));
-    assert.equal(error.failure, 'not-tls');
-    assert.match(
-      error.message,
-      /^GET https:\/\/127\.0\.0\.1:\d+\/v2\/: the server answered without TLS \(ERR_SSL_WRONG_VERSION_NUMBER\); not retried/,
-    );
-    assert.deepEqual(notices, []);
-    assert.deepEqual(policy.slept, []);
-    assert.equal(connections, 1);
+    return { error, notices, slept: policy.slept, connections };
   } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
+}
+
+test('https:// to a plain-HTTP server (wrong version number) is not retried: a retry cannot make it speak TLS', async () => {
+  // a plain-HTTP server, as a local registry is
+  const { error, notices, slept, connections } = await failedHttpsGet(http.createServer((_req, res) => res.end('plain')));
+  assert.equal(error.failure, 'not-tls');
+  assert.match(
+    error.message,
+    /^GET https:\/\/127\.0\.0\.1:\d+\/v2\/: the server answered without TLS \(ERR_SSL_WRONG_VERSION_NUMBER\); not retried/,
+  );
+  assert.deepEqual(notices, []);
+  assert.deepEqual(slept, []);
+  assert.equal(connections, 1);
 });
 
 const OPENSSL_MISSING =
@@ -211,35 +219,21 @@ test(
       { encoding: 'utf8' },
     );
     assert.equal(made.status, 0, made.stderr);
-    let connections = 0;
     const server = https.createServer(
       { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) },
       (_req, res) => res.end('trusted?'),
     );
-    server.on('connection', () => connections++);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    try {
-      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/v2/`;
-      const policy = fastPolicy({ retries: 3 });
-      const notices: RetryNotice[] = [];
-      const error = await httpFetch({ url }, policy, (notice) => notices.push(notice)).then(
-        () => assert.fail('the request succeeded'),
-        (err: unknown) => err,
-      );
-      assert.ok(error instanceof HttpError, String(error));
-      assert.equal(error.failure, 'certificate');
-      assert.match(
-        error.message,
-        /^GET https:\/\/127\.0\.0\.1:\d+\/v2\/: the server's certificate was not accepted: .*\(DEPTH_ZERO_SELF_SIGNED_CERT\); not retried/,
-      );
-      assert.deepEqual(notices, []);
-      assert.equal(connections, 1);
-      assert.match(networkFailureHint(error.failure) ?? '', /set NODE_EXTRA_CA_CERTS to that CA's PEM file/);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      rmSync(dir, { recursive: true, force: true });
-    }
+    rmSync(dir, { recursive: true, force: true });
+    const { error, notices, slept, connections } = await failedHttpsGet(server);
+    assert.equal(error.failure, 'certificate');
+    assert.match(
+      error.message,
+      /^GET https:\/\/127\.0\.0\.1:\d+\/v2\/: the server's certificate was not accepted: .*\(DEPTH_ZERO_SELF_SIGNED_CERT\); not retried/,
+    );
+    assert.deepEqual(notices, []);
+    assert.deepEqual(slept, []);
+    assert.equal(connections, 1);
+    assert.match(networkFailureHint(error.failure) ?? '', /set NODE_EXTRA_CA_CERTS to that CA's PEM file/);
   },
 );
 
