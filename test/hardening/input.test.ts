@@ -100,6 +100,33 @@ test("a manifest saved as UTF-16 (Windows editors) or Latin-1, in a directory wh
   }
 });
 
+test('a name or version of the wrong type is one problem at its position, not followed by another about the text JavaScript made of it', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const providers = path.join(manifest, 'providers.yaml');
+  const text = readFileSync(providers, 'utf8');
+  writeFileSync(
+    providers,
+    text
+      .replace('name: cluster-api\n', 'name: [cluster-api]\n')
+      .replace('version: v0.2.0\n', 'version: {v: 0.2.0}\n')
+      .replace('name: example\n  namespace: capex-control-plane-system', 'name: [example]\n  namespace: capex-control-plane-system'),
+  );
+  const result = await runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out'), '--json']);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  const problems = (JSON.parse(result.stdout) as { problems: { line: number; column: number; path: string; message: string }[] }).problems;
+  assert.doesNotMatch(result.stderr, /\[object Object\]|found "cluster-api"|knows no/);
+  assert.deepEqual(
+    problems.map((p) => `${p.line}:${p.column} ${p.path}: ${p.message}`),
+    [
+      '8:9 metadata.name: must be a string, got a list (lines starting with "- ")',
+      '22:12 spec.version: must be a string, got a mapping (key: value lines)',
+      '27:9 metadata.name: must be a string, got a list (lines starting with "- ")',
+    ],
+  );
+});
+
 test('an artifact that is not valid UTF-8 (an overlong sequence, a truncated one) is an error naming the artifact', async () => {
   for (const bad of [Buffer.from([0xc0, 0xaf]), Buffer.from([0xe2, 0x82])]) {
     const example = exampleCopy();
