@@ -26,16 +26,33 @@ export interface CliStreams {
 export const streams: CliStreams = { stdout: process.stdout, stderr: process.stderr };
 
 let guarded = false;
+let stdoutFailure: NodeJS.ErrnoException | undefined;
 
 /** Installs the EPIPE handling on stdout and stderr (once). */
 export function guardOutputStreams(): void {
   if (guarded) return;
   guarded = true;
-  for (const stream of [process.stdout, process.stderr]) {
-    // Any write error on our own output (EPIPE, EBADF, a destroyed stream) leaves nothing to tell
-    // the user through that stream; the exit code still says how the run went.
-    stream.on('error', () => undefined);
-  }
+  // Any write error on our own output (EPIPE, EBADF, a destroyed stream) leaves nothing to tell
+  // the user through that stream; the exit code still says how the run went.
+  process.stderr.on('error', () => undefined);
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    // A reader that left (`| head`) chose to; a full disk or an I/O error under `> file` did not:
+    // the file is cut short, so the run fails, whenever the error arrives.
+    if (error.code === 'EPIPE' || stdoutFailure) return;
+    stdoutFailure = error;
+    process.stderr.write(stdoutFailureMessage(error));
+    process.exitCode = 1;
+  });
+}
+
+function stdoutFailureMessage(error: NodeJS.ErrnoException): string {
+  const what = SYSTEM_ERRORS[error.code ?? ''] ?? 'write error';
+  return `error: cannot write to standard output: ${what} (${error.code ?? error.message}): what was printed there is incomplete\n`;
+}
+
+/** The exit code once stdout has said how its writes went: 1 when one failed (not EPIPE). */
+export function withStdoutFailure(code: number): number {
+  return code === 0 && stdoutFailure ? 1 : code;
 }
 
 /** Writes to stderr, redacted and escaped line by line. */

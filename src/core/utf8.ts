@@ -5,6 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { CapiGitopsError } from './diagnostics.js';
+import { shellWord } from './shell.js';
 
 /**
  * Offset of the first byte that does not start or continue a valid UTF-8 sequence (RFC 3629:
@@ -52,6 +53,16 @@ export function decodeUtf8(bytes: Uint8Array, file: string): string {
     column,
     message: `not valid UTF-8: byte 0x${(bytes[offset] ?? 0).toString(16).padStart(2, '0')} at byte offset ${offset}`,
     expected: 'UTF-8 text (YAML files are UTF-8)',
-    hint: `convert the file, e.g. iconv -f LATIN1 -t UTF-8 ${file}, or fix the bytes at offset ${offset}`,
+    hint: conversionHint(bytes, file, offset),
   });
+}
+
+/** A command that converts the file in place when run as printed (iconv alone writes to stdout). */
+function conversionHint(bytes: Uint8Array, file: string, offset: number): string {
+  const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+  const from = utf16 ? 'UTF-16' : 'LATIN1';
+  const command = `iconv -f ${from} -t UTF-8 ${shellWord(file)} > ${shellWord(file + '.utf8')} && mv ${shellWord(file + '.utf8')} ${shellWord(file)}`;
+  return utf16
+    ? `the file is UTF-16 (its byte order mark says so); convert it in place: ${command}`
+    : `fix the bytes at offset ${offset}, or if the file is Latin-1 text, convert it in place: ${command}`;
 }

@@ -27,6 +27,7 @@ import { CapiGitopsError, withArticle, type Diagnostic } from '../core/diagnosti
 import { isProviderKind, type ProviderKind } from '../core/provider.js';
 import { parseVersionRequest, satisfiesRange } from '../core/versions.js';
 import { safeYamlMessage } from './yaml-source.js';
+import { reportDuplicateKeys } from '../yaml/unique-keys.js';
 import { CAPI_PROVIDER_KIND } from './documents.js';
 import { turtlesProviderKind } from './turtles.js';
 
@@ -81,7 +82,8 @@ export interface VersionUpdateResult {
   edits: VersionEdit[];
 }
 
-const YAML_OPTIONS = { version: '1.1' as const, keepSourceTokens: true, uniqueKeys: true, prettyErrors: false };
+// repeated keys are found by reportDuplicateKeys: the library's own check is quadratic
+const YAML_OPTIONS = { version: '1.1' as const, keepSourceTokens: true, uniqueKeys: false, prettyErrors: false };
 
 /** A provider object found in a document (top level, or an item of a List). */
 interface FoundProvider {
@@ -216,6 +218,7 @@ function editFile(file: ManifestText, bumps: ReadonlyMap<string, VersionBump>, d
   const lineCounter = new LineCounter();
   const tokens = Array.from(new Parser(lineCounter.addNewLine).parse(file.text));
   const docs = Array.from(new Composer(YAML_OPTIONS).compose(tokens));
+  for (const doc of docs) reportDuplicateKeys(doc);
   const failure = parseFailure(file.path, lineCounter, docs);
   if (failure) throw failure;
 

@@ -2,6 +2,7 @@ import type { Document, LineCounter, Node as YamlNode, Scalar, YAMLError } from 
 import type { Diagnostic } from '../core/diagnostics.js';
 import { mergeConflicts } from '../core/merge-conflicts.js';
 import { setOwnValue } from '../core/own-keys.js';
+import { reportDuplicateKeys } from '../yaml/unique-keys.js';
 import { MERGE_KEY, jsonKeyOf, resolvePlainScalarTyped, type PlainScalar } from '../yaml/scalar.js';
 import YAML from 'yaml';
 import type { SourcePosition } from './types.js';
@@ -25,7 +26,8 @@ export interface SourceDocument {
 const PARSE_OPTIONS = {
   version: '1.1',
   schema: 'failsafe',
-  uniqueKeys: true,
+  // repeated keys are found by reportDuplicateKeys: the library's own check is quadratic
+  uniqueKeys: false,
   // Pretty errors quote the source line, which may hold a Secret value.
   prettyErrors: false,
 } as const;
@@ -47,6 +49,7 @@ export function parseManifestFile(file: string, text: string): ParsedFile {
   const documents: SourceDocument[] = [];
   const syntaxErrors: Diagnostic[] = [];
   for (const doc of parsed) {
+    reportDuplicateKeys(doc);
     if (doc.errors.length > 0) {
       for (const error of doc.errors) syntaxErrors.push(syntaxDiagnostic(file, lineCounter, error));
       continue;

@@ -7,6 +7,7 @@
  * (src/core/image-reference.ts), which is what clusterctl uses.
  */
 import YAML from 'yaml';
+import { reportDuplicateKeys } from '../yaml/unique-keys.js';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import { setOwnValue } from '../core/own-keys.js';
@@ -316,7 +317,9 @@ export function parseImagesValue(yamlText: string, origin: string, position?: So
     hint: IMAGES_HINT,
   });
 
-  const doc = YAML.parseDocument(yamlText, { version: '1.1', uniqueKeys: true });
+  const lineCounter = new YAML.LineCounter();
+  const doc = YAML.parseDocument(yamlText, { version: '1.1', uniqueKeys: false, lineCounter });
+  reportDuplicateKeys(doc, lineCounter);
   if (doc.errors.length > 0) {
     throw new CapiGitopsError(
       doc.errors.map((e) => problem('images', `is not valid YAML (${e.code} at line ${e.linePos?.[0].line ?? '?'})`, 'a YAML mapping')),

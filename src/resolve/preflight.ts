@@ -33,7 +33,8 @@ function coreProviderProblems(providers: readonly ProviderObject[]): Diagnostic[
   const problems: Diagnostic[] = [];
   const cores = providers.filter((p) => p.kind === 'CoreProvider');
   for (const core of cores) {
-    if (core.name !== CORE_PROVIDER_NAME) {
+    // a name of another type is the schema's problem, reported at its position already
+    if (typeof core.name === 'string' && core.name !== CORE_PROVIDER_NAME) {
       problems.push({
         ...originOf(core, 'metadata.name'),
         message: `the CoreProvider must be named "${CORE_PROVIDER_NAME}", found "${core.name}"`,
@@ -65,6 +66,7 @@ function duplicateProblems(providers: readonly ProviderObject[]): Diagnostic[] {
   const first = new Map<string, ProviderObject>();
   for (const provider of providers) {
     if (provider.kind === 'CoreProvider') continue; // one-core rule above covers these
+    if (typeof provider.name !== 'string') continue; // the schema's problem
     const key = `${provider.kind}/${provider.name}`;
     const earlier = first.get(key);
     if (earlier === undefined) {

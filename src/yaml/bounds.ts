@@ -29,6 +29,13 @@ export const DEFAULT_YAML_LIMITS: Readonly<YamlLimits> = Object.freeze({
   maxNodesPerRun: 8_000_000,
 });
 
+/**
+ * The deepest nesting the `yaml` package's recursive composer reads on Node's default stack: 790
+ * levels of `[` and 880 of block mappings overflowed it ("maximum call stack size exceeded"), so
+ * CAPI_GITOPS_YAML_MAX_DEPTH cannot raise the bound past this, and the hint never offers more.
+ */
+export const PARSER_MAX_DEPTH = 640;
+
 function positiveInteger(value: string | undefined): number | undefined {
   return value !== undefined && /^\d+$/.test(value.trim()) && Number(value) > 0 ? Number(value) : undefined;
 }
@@ -37,7 +44,7 @@ function positiveInteger(value: string | undefined): number | undefined {
 export function yamlLimits(env: Record<string, string | undefined> = process.env): YamlLimits {
   return {
     maxNodesPerDocument: positiveInteger(env.CAPI_GITOPS_YAML_MAX_NODES) ?? DEFAULT_YAML_LIMITS.maxNodesPerDocument,
-    maxDepth: positiveInteger(env.CAPI_GITOPS_YAML_MAX_DEPTH) ?? DEFAULT_YAML_LIMITS.maxDepth,
+    maxDepth: Math.min(positiveInteger(env.CAPI_GITOPS_YAML_MAX_DEPTH) ?? DEFAULT_YAML_LIMITS.maxDepth, PARSER_MAX_DEPTH),
     maxNodesPerRun: positiveInteger(env.CAPI_GITOPS_YAML_MAX_NODES_PER_RUN) ?? DEFAULT_YAML_LIMITS.maxNodesPerRun,
   };
 }
@@ -183,7 +190,9 @@ function tooMuch(text: string, source: string, offset: number, what: 'nodes' | '
     expected: nodes ? `at most ${limits.maxNodesPerDocument} nodes per document` : `at most ${limits.maxDepth} levels of nesting`,
     hint: nodes
       ? `check that the file is what it claims to be; to accept it, raise the limit: CAPI_GITOPS_YAML_MAX_NODES=${limits.maxNodesPerDocument * 2}`
-      : `check that the file is what it claims to be; to accept it, raise the limit: CAPI_GITOPS_YAML_MAX_DEPTH=${limits.maxDepth * 2}`,
+      : limits.maxDepth < PARSER_MAX_DEPTH
+        ? `check that the file is what it claims to be; to accept it, raise the limit: CAPI_GITOPS_YAML_MAX_DEPTH=${Math.min(limits.maxDepth * 2, PARSER_MAX_DEPTH)}`
+        : `${PARSER_MAX_DEPTH} levels is as deep as the YAML parser reads: check that the file is what it claims to be, and nest it less`,
   });
 }
 

@@ -39,6 +39,34 @@ test('deep nesting in a manifest (100,000 "[") is refused by the depth bound, no
   assert.match(result.stderr, /deep\.yaml:1: error: YAML nesting here is deeper than 512 levels/);
 });
 
+// Before, the hint doubled the limit whatever the parser could read: 1024 levels overflowed its stack,
+// "invalid YAML: maximum call stack size exceeded", with a hint about indentation.
+test('the depth bound\'s hint, followed as printed as often as it is given, never leads to "maximum call stack size exceeded"', async () => {
+  for (const [style, depth] of [
+    ['flow', 600],
+    ['flow', 1000],
+    ['block', 1000],
+  ] as const) {
+    const example = exampleCopy();
+    const manifest = path.join(example, 'management-cluster');
+    const deep =
+      style === 'flow'
+        ? `x: ${'['.repeat(depth)}${']'.repeat(depth)}\n`
+        : Array.from({ length: depth }, (_, i) => `${'  '.repeat(i)}k:`).join('\n') + ' 1\n';
+    writeFileSync(path.join(manifest, 'deep.yaml'), deep);
+    const env: Record<string, string> = {};
+    for (let round = 0; round < 5; round++) {
+      const result = await runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')], { env: { ...process.env, ...env } });
+      assertNoStackTrace(result);
+      assert.equal(result.code, 1, result.stderr);
+      assert.doesNotMatch(result.stderr, /call stack/i, `${style} ${depth} with ${JSON.stringify(env)}`);
+      const raise = /CAPI_GITOPS_YAML_MAX_DEPTH=(\d+)/.exec(result.stderr);
+      if (!raise) break;
+      env.CAPI_GITOPS_YAML_MAX_DEPTH = raise[1]!;
+    }
+  }
+});
+
 test('an artifact nested by 100,000 compact entries separated by tabs or several spaces is refused by the depth bound', async () => {
   for (const separator of ['\t', '   ']) {
     const example = exampleCopy();
@@ -51,7 +79,7 @@ test('an artifact nested by 100,000 compact entries separated by tabs or several
     assert.equal(result.code, 1, result.stderr);
     const line = text.split('\n').length + 1;
     assert.match(result.stderr, new RegExp(`bootstrap-components\\.yaml:${line}: error: YAML nesting here is deeper than 512 levels`));
-    assert.match(result.stderr, /CAPI_GITOPS_YAML_MAX_DEPTH=1024/);
+    assert.match(result.stderr, /CAPI_GITOPS_YAML_MAX_DEPTH=640/);
   }
 });
 

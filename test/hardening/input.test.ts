@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertNoStackTrace, CLI, exampleCopy, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
@@ -74,6 +74,57 @@ test('a manifest that is not valid UTF-8 is an error naming the file, byte offse
   assert.equal(result.code, 1, result.stderr);
   assert.ok(result.stderr.includes(`config.yaml:${line}:`), result.stderr);
   assert.match(result.stderr, new RegExp(`not valid UTF-8: byte 0xe9 at byte offset ${Buffer.byteLength(text.slice(0, at))}`));
+});
+
+test("a manifest saved as UTF-16 (Windows editors) or Latin-1, in a directory whose name has a space: the hint's iconv, run as printed, converts it in place and render passes", async () => {
+  for (const encoding of ['utf16', 'latin1'] as const) {
+    const example = exampleCopy();
+    const manifest = path.join(example, 'management cluster');
+    renameSync(path.join(example, 'management-cluster'), manifest);
+    const config = path.join(manifest, 'config.yaml');
+    const text = readFileSync(config, 'utf8');
+    const converted =
+      encoding === 'utf16'
+        ? Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])
+        : Buffer.from(text.replace('eu-west-1', 'eu-west-1 # région'), 'latin1');
+    writeFileSync(config, converted);
+    const args = ['render', '-f', manifest, '-o', path.join(tempDir(), 'out')];
+    const failed = await runCli(args, { cwd: example });
+    assertNoStackTrace(failed);
+    assert.equal(failed.code, 1, failed.stderr);
+    const hint = /hint: (?:.*?: )?(iconv .*)$/m.exec(failed.stderr)?.[1];
+    assert.ok(hint, failed.stderr);
+    execFileSync('sh', ['-c', hint], { cwd: example });
+    const passed = await runCli(args, { cwd: example });
+    assert.equal(passed.code, 0, `${encoding}: ${hint}\n${passed.stderr}`);
+  }
+});
+
+test('a name or version of the wrong type is one problem at its position, not followed by another about the text JavaScript made of it', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const providers = path.join(manifest, 'providers.yaml');
+  const text = readFileSync(providers, 'utf8');
+  writeFileSync(
+    providers,
+    text
+      .replace('name: cluster-api\n', 'name: [cluster-api]\n')
+      .replace('version: v0.2.0\n', 'version: {v: 0.2.0}\n')
+      .replace('name: example\n  namespace: capex-control-plane-system', 'name: [example]\n  namespace: capex-control-plane-system'),
+  );
+  const result = await runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out'), '--json']);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  const problems = (JSON.parse(result.stdout) as { problems: { line: number; column: number; path: string; message: string }[] }).problems;
+  assert.doesNotMatch(result.stderr, /\[object Object\]|found "cluster-api"|knows no/);
+  assert.deepEqual(
+    problems.map((p) => `${p.line}:${p.column} ${p.path}: ${p.message}`),
+    [
+      '8:9 metadata.name: must be a string, got a list (lines starting with "- ")',
+      '22:12 spec.version: must be a string, got a mapping (key: value lines)',
+      '27:9 metadata.name: must be a string, got a list (lines starting with "- ")',
+    ],
+  );
 });
 
 test('an artifact that is not valid UTF-8 (an overlong sequence, a truncated one) is an error naming the artifact', async () => {

@@ -7,9 +7,11 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
+  closeSync,
   existsSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -138,6 +140,26 @@ test('stdout and stderr closed before the first write (reader gone): the run com
   assert.ok(existsSync(path.join(state.manifest, LOCKFILE)));
   assert.notDeepEqual(readTree(state.out), state.before);
 });
+
+// `completion bash > file` on a full disk left an empty file and exit 0; a shell script went on with it.
+test(
+  'standard output on a full disk (> /dev/full): exit 1 naming ENOSPC, for completion and chart show as for render, whose files are still written',
+  { skip: !existsSync('/dev/full') },
+  async () => {
+    const state = await renderedThenChanged();
+    const commands = [['completion', 'bash'], ['chart', 'show', 'argocd'], ['version'], ['render', '-f', state.manifest, '-o', state.out]];
+    for (const args of commands) {
+      const full = openSync('/dev/full', 'w');
+      const result = spawnSync(process.execPath, [CLI, ...args], { stdio: ['ignore', full, 'pipe'], encoding: 'utf8' });
+      closeSync(full);
+      assert.equal(result.status, 1, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, /cannot write to standard output: no space left on the device \(ENOSPC\)/, args.join(' '));
+      assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+    }
+    assert.ok(existsSync(path.join(state.manifest, LOCKFILE)));
+    assert.notDeepEqual(readTree(state.out), state.before);
+  },
+);
 
 test('a second writer finds the lock in the scratch directory: a clear error naming the other process; a stale lock is taken over', async () => {
   const state = await renderedThenChanged();

@@ -9,6 +9,7 @@ import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diag
 import { isValuesMap, type Values } from '../../core/values.js';
 import { readBoundedText } from '../../manifest/files.js';
 import { valuesToJS, YamlBudget } from '../../yaml/bounds.js';
+import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 import { fieldPosition } from '../../manifest/yaml-source.js';
 import { chartValues } from './values.js';
 import type { LoadedChart, ValuesLayer } from './types.js';
@@ -65,7 +66,8 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
   // overflow its stack and be reported as "Maximum call stack size exceeded".
   new YamlBudget().check(text, file);
   const lineCounter = new LineCounter();
-  const doc = YAML.parseDocument(text, { uniqueKeys: true, lineCounter });
+  const doc = YAML.parseDocument(text, { uniqueKeys: false, lineCounter });
+  reportDuplicateKeys(doc, lineCounter);
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     throw new CapiGitopsError({

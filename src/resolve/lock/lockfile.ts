@@ -14,6 +14,7 @@ import { shellWord } from '../../core/shell.js';
 import { LOCKFILE_NAME, specialFileKind } from '../../manifest/files.js';
 import YAML from 'yaml';
 import { YamlBudget } from '../../yaml/bounds.js';
+import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 import { commitTogether, prepareFile, type PreparedFile } from '../../core/prepared-file.js';
 import { processIsAlive, removeLeftoverFiles, removeScratchDirectoryIfEmpty } from '../../core/scratch-directory.js';
 import { LOCK_API_VERSION, LOCK_KIND, type Lockfile } from './types.js';
@@ -42,7 +43,8 @@ export function parseLockfile(text: string, file: string): Lockfile {
   new YamlBudget().check(text, file);
   refuseMergeConflicts(text, file);
   const lineCounter = new YAML.LineCounter();
-  const doc = YAML.parseDocument(text, { version: '1.2', lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = YAML.parseDocument(text, { version: '1.2', lineCounter, prettyErrors: false, uniqueKeys: false });
+  reportDuplicateKeys(doc);
   if (doc.errors.length > 0) {
     throw new CapiGitopsError(
       doc.errors.map((error) => {
