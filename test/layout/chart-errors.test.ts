@@ -663,3 +663,20 @@ test('an Application field near no field its CRD declares (one a newer Argo CD m
   const application = readFileSync(path.join(dir, 'out', 'argocd', 'application-capi-gitops-01-cluster-api.yaml'), 'utf8');
   assert.match(application, /\n {2}hydrationWindow:\n {4}hours: 4\n/);
 });
+
+test("a key a template writes twice in one mapping, and a key repeated in the chart's values.yaml, are each told at the line of the repeat (found in one pass, yaml/unique-keys.ts)", async () => {
+  const { dir, chart } = await userChart();
+  const applications = path.join(chart, 'applications.yaml');
+  const lines = readFileSync(applications, 'utf8').split('\n');
+  const syncPolicy = lines.indexOf('  syncPolicy:') + 1;
+  setLine(applications, syncPolicy, '  project: again\n  syncPolicy:');
+  assert.match(
+    await failed(dir),
+    new RegExp(`applications\\.yaml:${syncPolicy}:\\d+: error: .*renders invalid YAML: Map keys must be unique`),
+  );
+  setLine(applications, syncPolicy, '  syncPolicy:');
+  const values = path.join(dir, 'my-chart', 'values.yaml');
+  writeFileSync(values, `${readFileSync(values, 'utf8')}namePrefix: again\nnamePrefix: twice\n`);
+  const repeat = readFileSync(values, 'utf8').split('\n').length - 1;
+  assert.match(await failed(dir), new RegExp(`values\\.yaml:${repeat}:1: error: .*not valid YAML: Map keys must be unique`));
+});

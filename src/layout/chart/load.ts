@@ -9,6 +9,7 @@ import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from 
 import { isValuesMap, type Values } from '../../core/values.js';
 import { readBoundedText } from '../../manifest/files.js';
 import { valuesToJS, YamlBudget } from '../../yaml/bounds.js';
+import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
 
 const require = createRequire(import.meta.url);
@@ -40,7 +41,9 @@ function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | 
     bag.addError(err);
     return undefined;
   }
-  const doc = YAML.parseDocument(text, { uniqueKeys: true });
+  const lineCounter = new LineCounter();
+  const doc = YAML.parseDocument(text, { uniqueKeys: false, lineCounter });
+  reportDuplicateKeys(doc, lineCounter);
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     const [line, column] = e.linePos?.[0] ? [e.linePos[0].line, e.linePos[0].col] : [undefined, undefined];
@@ -204,7 +207,7 @@ export async function loadChart(dir: string, origin = dir, namedBy: ChartNamedBy
 function defaultsLocator(file: string, text: string): NonNullable<LoadedChart['locateDefaults']> {
   return (p) => {
     const lineCounter = new LineCounter();
-    const doc = YAML.parseDocument(text, { uniqueKeys: true, lineCounter });
+    const doc = YAML.parseDocument(text, { uniqueKeys: false, lineCounter });
     return fieldPosition({ file, text, lineCounter, doc }, doc.contents, p, 'value');
   };
 }

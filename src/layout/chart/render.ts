@@ -1,10 +1,11 @@
 import path from 'node:path';
-import YAML from 'yaml';
+import YAML, { LineCounter } from 'yaml';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../../core/kobject.js';
 import { compileChart, TemplateProblems, TemplateRuntimeError } from './engine.js';
 import { declaredKeys } from './strict.js';
 import type { ChartContext, ChartDocument, ChartFile, LoadedChart } from './types.js';
+import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 
 export function templateFile(chart: LoadedChart, template: string): string {
   return chart.origin.startsWith('built-in') ? `${chart.origin}: ${template}` : path.join(chart.origin, template);
@@ -132,7 +133,10 @@ function readDocuments(chart: LoadedChart, template: ChartFile, text: string, ba
     const column = typeof key === 'string' ? at.text.indexOf(`${key}:`) : -1;
     return { file: templateFile(chart, at.file), line: at.line, column: column >= 0 ? column + 1 : at.text.search(/\S/) + 1 };
   };
-  for (const doc of YAML.parseAllDocuments(text, { uniqueKeys: true, prettyErrors: true })) {
+  // repeated keys found in one pass (yaml/unique-keys.ts), not by the library's quadratic check
+  const lineCounter = new LineCounter();
+  for (const doc of YAML.parseAllDocuments(text, { uniqueKeys: false, prettyErrors: true, lineCounter })) {
+    if ('errors' in doc && doc.errors.length === 0) reportDuplicateKeys(doc, lineCounter);
     const start = (doc.contents?.range ?? doc.range)?.[0];
     const first = start === undefined ? undefined : text.slice(0, start).split('\n').length;
     if ('errors' in doc && doc.errors.length > 0) {
