@@ -184,6 +184,7 @@ function tooMuch(text: string, source: string, offset: number, what: 'nodes' | '
   return new CapiGitopsError({
     file: source,
     line: lineNumberAt(text, offset),
+    column: offset - text.lastIndexOf('\n', offset - 1),
     message: nodes
       ? `a YAML document here holds more than ${limits.maxNodesPerDocument} nodes`
       : `YAML nesting here is deeper than ${limits.maxDepth} levels`,

@@ -331,7 +331,10 @@ test('a --values file (chart or import helm-values) or a chart values.yaml neste
     [block, 513],
   ] as const) {
     const error = await rejection(readValuesFile(file));
-    assert.match(error.message, new RegExp(`${file.replaceAll('.', '\\.')}:${line}: error: YAML nesting here is deeper than 512 levels`));
+    assert.match(
+      error.message,
+      new RegExp(`${file.replaceAll('.', '\\.')}:${line}:\\d+: error: YAML nesting here is deeper than 512 levels`),
+    );
     assert.doesNotMatch(error.message, /Maximum call stack/);
     const viaChart = await renderFails({ 'templates/wiring.yaml': CONFIGMAP('x') }, [file]);
     assert.match(viaChart.message, /YAML nesting here is deeper than 512 levels/);
@@ -340,7 +343,7 @@ test('a --values file (chart or import helm-values) or a chart values.yaml neste
     'values.yaml': `x: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`,
     'templates/wiring.yaml': CONFIGMAP('x'),
   });
-  assert.match(ownValues.message, /values\.yaml:1: error: YAML nesting here is deeper than 512 levels/);
+  assert.match(ownValues.message, /values\.yaml:1:\d+: error: YAML nesting here is deeper than 512 levels/);
 });
 
 test('a lockfile holding a flow list of 1.5 million nodes is refused by the YAML node bound before the parser runs (12 MB of it ran Node out of memory)', () => {
@@ -349,7 +352,7 @@ test('a lockfile holding a flow list of 1.5 million nodes is refused by the YAML
     () => parseLockfile(text, 'capi-gitops.lock.yaml'),
     (error: unknown) =>
       error instanceof CapiGitopsError &&
-      /^capi-gitops\.lock\.yaml:3: error: a YAML document here holds more than 1000000 nodes/.test(error.message),
+      /^capi-gitops\.lock\.yaml:3:1: error: a YAML document here holds more than 1000000 nodes/.test(error.message),
   );
 });
 
@@ -370,7 +373,7 @@ test('diff --from/--to refuses an output file of a 6-million-node flow list (12 
   assert.equal(error.diagnostics.length, 1);
   assert.match(
     error.message,
-    new RegExp(`^${path.join(to, '01-cluster-api', 'hostile.yaml')}:4: error: a YAML document here holds more than 1000000 nodes`),
+    new RegExp(`^${path.join(to, '01-cluster-api', 'hostile.yaml')}:4:1: error: a YAML document here holds more than 1000000 nodes`),
   );
   assert.equal(error.diagnostics[0]!.expected, 'an output file as capi-gitops render writes it: at most 1000000 nodes per document');
   // the review read neither side: the bound is checked as the tree is read
@@ -391,7 +394,7 @@ test("diff -f -o refuses a committed output file rewritten into 12 MB of flow li
   const refused = await runCli(['diff', ...source], { cwd: repo });
   assertNoStackTrace(refused);
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, new RegExp(`^${file}:4: error: a YAML document here holds more than 1000000 nodes\n`));
+  assert.match(refused.stderr, new RegExp(`^${file}:4:1: error: a YAML document here holds more than 1000000 nodes\n`));
   const hint = /hint: render writes this file: render again to rewrite it, or restore the committed one \((git checkout -- \S+)\)\n/.exec(
     refused.stderr,
   )?.[1];
@@ -478,7 +481,7 @@ test("render --cluster refuses a kept cluster's kustomization over the YAML node
   const refused = await runCli(['render', '-f', manifest, '-o', out, '--cluster', 'eu-1']);
   assertNoStackTrace(refused);
   assert.equal(refused.code, 1, refused.stderr);
-  assert.ok(refused.stderr.includes(`${kept}:1: error: a YAML document here holds more than 1000000 nodes`), refused.stderr);
+  assert.ok(refused.stderr.includes(`${kept}:1:1: error: a YAML document here holds more than 1000000 nodes`), refused.stderr);
   assert.match(refused.stderr, /hint: render writes this file: render every cluster again \(without --cluster\) to rewrite it/);
   const again = await runCli(['render', '-f', manifest, '-o', out]);
   assert.equal(again.code, 0, again.stderr);
