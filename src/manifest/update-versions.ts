@@ -218,7 +218,7 @@ function editFile(file: ManifestText, bumps: ReadonlyMap<string, VersionBump>, d
   const lineCounter = new LineCounter();
   const tokens = Array.from(new Parser(lineCounter.addNewLine).parse(file.text));
   const docs = Array.from(new Composer(YAML_OPTIONS).compose(tokens));
-  for (const doc of docs) reportDuplicateKeys(doc);
+  for (const doc of docs) reportDuplicateKeys(doc, lineCounter);
   const failure = parseFailure(file.path, lineCounter, docs);
   if (failure) throw failure;
 

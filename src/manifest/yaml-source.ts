@@ -49,7 +49,7 @@ export function parseManifestFile(file: string, text: string): ParsedFile {
   const documents: SourceDocument[] = [];
   const syntaxErrors: Diagnostic[] = [];
   for (const doc of parsed) {
-    reportDuplicateKeys(doc);
+    reportDuplicateKeys(doc, lineCounter);
     if (doc.errors.length > 0) {
       for (const error of doc.errors) syntaxErrors.push(syntaxDiagnostic(file, lineCounter, error));
       continue;
@@ -72,7 +72,10 @@ function syntaxDiagnostic(file: string, lineCounter: LineCounter, error: YAMLErr
     column: col,
     message: `invalid YAML: ${safeYamlMessage(error)}`,
     expected: 'well-formed YAML',
-    hint: 'check indentation, quoting and the `key: value` spacing at this position',
+    hint:
+      error.code === 'DUPLICATE_KEY'
+        ? 'keep one of the two: keys of one mapping must differ (kubectl refuses a repeated key too), or check the indentation of this one'
+        : 'check indentation, quoting and the `key: value` spacing at this position',
   };
 }
 

@@ -9,16 +9,20 @@ import YAML, { type Document, type LineCounter } from 'yaml';
 export function reportDuplicateKeys(doc: Document, lineCounter?: LineCounter): void {
   YAML.visit(doc, {
     Map(_, map) {
-      const seen = new Set<unknown>();
+      // each key's first offset
+      const seen = new Map<unknown, number>();
       for (const { key } of map.items) {
         // the library's equality: the same node, or scalars of equal value
         const identity = YAML.isScalar(key) ? key.value : key;
-        if (!seen.has(identity)) {
-          seen.add(identity);
+        const offset = (key as YAML.Node | null)?.range?.[0] ?? map.range?.[0] ?? 0;
+        const first = seen.get(identity);
+        if (first === undefined) {
+          seen.set(identity, offset);
           continue;
         }
-        const offset = (key as YAML.Node | null)?.range?.[0] ?? map.range?.[0] ?? 0;
-        const error = new YAML.YAMLParseError([offset, offset + 1], 'DUPLICATE_KEY', 'Map keys must be unique');
+        // where the first one is, without quoting the key (messages never echo the input's text)
+        const where = lineCounter ? ` (the first is at line ${lineCounter.linePos(first).line})` : '';
+        const error = new YAML.YAMLParseError([offset, offset + 1], 'DUPLICATE_KEY', `Map keys must be unique${where}`);
         if (lineCounter) {
           const start = lineCounter.linePos(offset);
           error.linePos = [start];

@@ -202,9 +202,10 @@ test(
     const manifest = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n${keys}  k7: again\n`;
     const [problem, ...others] = parseManifestFile('big.yaml', manifest).syntaxErrors;
     assert.deepEqual(others, []);
+    assert.match(problem!.hint ?? '', /^keep one of the two: keys of one mapping must differ/);
     assert.equal(
       `${problem!.file}:${problem!.line}:${problem!.column} ${problem!.message}`,
-      'big.yaml:200005:3 invalid YAML: map keys must be unique',
+      'big.yaml:200005:3 invalid YAML: map keys must be unique (the first is at line 12)',
     );
 
     const lockfile = `apiVersion: capi-gitops.dev/v1alpha1\nkind: Lock\nentries: []\nextra:\n${keys}  k7: again\n`;
@@ -219,7 +220,7 @@ test(
     assert.ok(error instanceof CapiGitopsError);
     assert.deepEqual(
       error.diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`),
-      ['200005:3 invalid YAML: Map keys must be unique'],
+      ['200005:3 invalid YAML: Map keys must be unique (the first is at line 12)'],
     );
   },
 );

@@ -44,7 +44,7 @@ export function parseLockfile(text: string, file: string): Lockfile {
   refuseMergeConflicts(text, file);
   const lineCounter = new YAML.LineCounter();
   const doc = YAML.parseDocument(text, { version: '1.2', lineCounter, prettyErrors: false, uniqueKeys: false });
-  reportDuplicateKeys(doc);
+  reportDuplicateKeys(doc, lineCounter);
   if (doc.errors.length > 0) {
     throw new CapiGitopsError(
       doc.errors.map((error) => {
