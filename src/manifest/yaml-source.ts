@@ -3,6 +3,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import { mergeConflicts } from '../core/merge-conflicts.js';
 import { setOwnValue } from '../core/own-keys.js';
 import { reportDuplicateKeys } from '../yaml/unique-keys.js';
+import { shellWord } from '../core/shell.js';
 import { MERGE_KEY, jsonKeyOf, resolvePlainScalarTyped, type PlainScalar } from '../yaml/scalar.js';
 import YAML from 'yaml';
 import type { SourcePosition } from './types.js';
@@ -44,6 +45,8 @@ export interface ParsedFile {
 export function parseManifestFile(file: string, text: string): ParsedFile {
   const conflicts = mergeConflicts(text);
   if (conflicts.length > 0) return { documents: [], syntaxErrors: conflicts.map(({ start, end }) => conflictDiagnostic(file, start, end)) };
+  const nul = text.indexOf('\0');
+  if (nul >= 0) return { documents: [], syntaxErrors: [nulDiagnostic(file, text, nul)] };
   const lineCounter = new YAML.LineCounter();
   const parsed = YAML.parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter });
   const documents: SourceDocument[] = [];
@@ -76,6 +79,19 @@ function syntaxDiagnostic(file: string, lineCounter: LineCounter, error: YAMLErr
       error.code === 'DUPLICATE_KEY'
         ? 'keep one of the two: keys of one mapping must differ (kubectl refuses a repeated key too), or check the indentation of this one'
         : 'check indentation, quoting and the `key: value` spacing at this position',
+  };
+}
+
+/** A NUL byte, which YAML text cannot hold and the parser reports as a misplaced key. */
+function nulDiagnostic(file: string, text: string, offset: number): Diagnostic {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  return {
+    file,
+    line: text.slice(0, lineStart).split('\n').length,
+    column: offset - lineStart + 1,
+    message: 'holds a NUL byte (U+0000), which YAML text cannot hold',
+    expected: 'text: a file with no NUL byte',
+    hint: `check that the file is the one you meant (it may be binary); remove its NUL bytes: tr -d '\\000' < ${shellWord(file)} > ${shellWord(`${file}.tmp`)} && mv ${shellWord(`${file}.tmp`)} ${shellWord(file)}`,
   };
 }
 

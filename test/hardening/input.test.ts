@@ -100,6 +100,25 @@ test("a manifest saved as UTF-16 (Windows editors) or Latin-1, in a directory wh
   }
 });
 
+test("a manifest with a NUL byte (a file padded by a tool, or binary) is told at the byte's line and column, and the hint's tr, run as printed in a directory whose name has a space, removes it", async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management cluster');
+  renameSync(path.join(example, 'management-cluster'), manifest);
+  const config = path.join(manifest, 'config.yaml');
+  const lines = readFileSync(config, 'utf8').split('\n').length;
+  writeFileSync(config, `${readFileSync(config, 'utf8')}\0`);
+  const args = ['render', '-f', manifest, '-o', path.join(tempDir(), 'out')];
+  const failed = await runCli(args, { cwd: example });
+  assertNoStackTrace(failed);
+  assert.equal(failed.code, 1, failed.stderr);
+  assert.match(failed.stderr, new RegExp(`config\\.yaml:${lines}:1: error: holds a NUL byte \\(U\\+0000\\), which YAML text cannot hold`));
+  const hint = /hint: .*?; remove its NUL bytes: (tr .*)$/m.exec(failed.stderr)?.[1];
+  assert.ok(hint, failed.stderr);
+  execFileSync('sh', ['-c', hint], { cwd: example });
+  const passed = await runCli(args, { cwd: example });
+  assert.equal(passed.code, 0, `${hint}\n${passed.stderr}`);
+});
+
 test('a name or version of the wrong type is one problem at its position, not followed by another about the text JavaScript made of it', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
