@@ -249,6 +249,15 @@ test('a 404 to a request without a token says a private project hides itself so,
   assert.match((await followed.getFile('v1.12.0', 'bootstrap-components.yaml')).text, /kind: Namespace/);
 });
 
+test('the hint of a 401 without a token, followed literally on a self-managed GitLab, sends one: the environment token needs its host in CAPI_GITOPS_GITLAB_HOSTS', async (t) => {
+  const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.12.0')], { token: TOKEN });
+  const anonymous = await rejection(open(fake, packageUrl(fake, 'v1.12.0')).getFile('v1.12.0', 'metadata.yaml'));
+  const hint = anonymous.diagnostics[0].hint ?? '';
+  assert.match(hint, /GITLAB_ACCESS_TOKEN \(or GITLAB_TOKEN\) in the environment with 127\.0\.0\.1:\d+ in CAPI_GITOPS_GITLAB_HOSTS/);
+  const followed = open(fake, packageUrl(fake, 'v1.12.0'), { env: { GITLAB_ACCESS_TOKEN: TOKEN, CAPI_GITOPS_GITLAB_HOSTS: fake.host } });
+  assert.ok((await followed.getFile('v1.12.0', 'metadata.yaml')).text.length > 0);
+});
+
 test('a refused package listing explains the read_api scope', async (t) => {
   const fake = await FakeGitLab.start(t, []);
   const server = http.createServer((_req, res) => {

@@ -234,7 +234,13 @@ class GitLabRepository implements ProviderRepository {
   private tokenHint(): string {
     return this.withheld
       ? `${this.withheld}; if you trust ${new URL(this.parts.origin).host}, add it to ${GITLAB_HOSTS_VARIABLE}, or set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret`
-      : `set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret, or GITLAB_ACCESS_TOKEN (or GITLAB_TOKEN) in the environment`;
+      : `set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret, or GITLAB_ACCESS_TOKEN (or GITLAB_TOKEN) in the environment${this.hostsListNeeded()}`;
+  }
+
+  /** An environment token goes to a host other than gitlab.com only when the runner lists it. */
+  private hostsListNeeded(): string {
+    const host = new URL(this.parts.origin).host;
+    return host === PUBLIC_GITLAB_HOST ? '' : ` with ${host} in ${GITLAB_HOSTS_VARIABLE}`;
   }
 
   private async get(
