@@ -295,7 +295,7 @@ class HttpsRepository implements ProviderRepository {
       throw this.client.error(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`, {
         hint: this.options.authorization
           ? 'the server rejected the Authorization header: check the credentials'
-          : 'the server wants credentials: give an Authorization header value for this repository',
+          : `the server wants credentials: set HTTPS_AUTHORIZATION in the provider's configSecret, or CAPI_GITOPS_HTTPS_AUTHORIZATION with CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST=${new URL(url).host} in the environment`,
       });
     }
     throw this.client.error(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`);
