@@ -12,6 +12,7 @@ import { ArtifactCache } from '../../src/sources/cache.js';
 import { sha256Hex } from '../../src/core/digest.js';
 import { isLoopbackHost } from '../../src/sources/base/http.js';
 import { httpsAuthorization } from '../../src/sources/credentials.js';
+import { openGitHubRepository } from '../../src/sources/github/repository.js';
 import { openHttpsRepository, parseHttpsTemplate, parseVersionsList, type HttpsOptions } from '../../src/sources/https/repository.js';
 import { ArtifactNotFoundError, type ProviderRepository } from '../../src/sources/source.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
@@ -155,6 +156,16 @@ test("null for what is not this source's (neither http(s) nor {version}); an err
   throwsDiagnostic(() => parseHttpsTemplate('https://{version}.artifacts.internal/core-components.yaml'), /not the host/);
   throwsDiagnostic(() => parseHttpsTemplate('https://artifacts.internal/{version}/'), /must end with the components file name/);
   throwsDiagnostic(() => parseHttpsTemplate('https://user:pass@artifacts.internal/{version}/c.yaml'), /must not carry credentials/);
+});
+
+test('a GitHub Enterprise release URL without its API named: the hint gives the --github-api-url that, followed literally, opens it as a GitHub release', () => {
+  const url = 'https://ghe.corp.example/platform/cluster-api/releases/latest/core-components.yaml';
+  assert.equal(openGitHubRepository(url), null, 'github.com is the only GitHub host without an API URL');
+  throwsDiagnostic(
+    () => parseHttpsTemplate(url),
+    /hint: a GitHub Enterprise release URL: run with --github-api-url https:\/\/ghe\.corp\.example\/api\/v3 \(or set Config github\.apiUrl\)/,
+  );
+  assert.ok(openGitHubRepository(url, { apiUrl: 'https://ghe.corp.example/api/v3' }), 'the hint followed literally');
 });
 
 test('http:// is accepted for 127.0.0.1/localhost/::1 only, unless allowInsecure', () => {
