@@ -624,6 +624,15 @@ test('a 401 to a run without a token asks for one, not to check a token that was
   assert.match(error.message, /--github-api-url/, 'a host other than api.github.com gets the token only when named on the command line');
 });
 
+test('a 403 that is no rate limit says the token cannot read the repository and which permission it needs (a token with too few scopes)', async (t) => {
+  const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
+  h.fake.inject({ path: TAG_PATH('v1.12.0'), status: 403, body: '{"message":"Resource not accessible by personal access token"}' });
+  const error = await rejection(h.open({ token: TOKEN }).getFile('v1.12.0', 'metadata.yaml'));
+  assert.match(error.message, /answered HTTP 403: Resource not accessible by personal access token/);
+  assert.match(error.diagnostics[0].hint ?? '', /the token cannot read kubernetes-sigs\/cluster-api: .*Contents.*repo scope/);
+  assert.ok(!error.message.includes(TOKEN));
+});
+
 test('the token never appears in errors, logs or progress events', async (t) => {
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   const repository = () => h.open({ token: TOKEN });

@@ -504,7 +504,13 @@ class GitHubRepository implements GitHubReleaseRepository {
     }
     // Transport failures reach us wrapped by octokit as status 500 with our HttpError as cause.
     if (error.cause instanceof HttpError) return this.client.failure(error.cause, context.action) as CapiGitopsError;
-    return this.client.error(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`);
+    const denied =
+      error.status === 403 && this.options.token !== undefined
+        ? `the token cannot read ${this.slug}: a fine-grained token needs read access to its Contents, a classic one the repo scope (public_repo for a public repository)`
+        : undefined;
+    return this.client.error(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`, {
+      hint: denied,
+    });
   }
 
   private rateLimited(error: RequestError, context: RequestContext): CapiGitopsError {
