@@ -57,12 +57,14 @@ export interface RenderFlags extends SourceFlags, SetFlags {
   check?: boolean;
 }
 
-/** A time flag in ms: a positive number of seconds, at most a day. */
+/** A time flag (or environment variable) in ms: a positive number of seconds, at most a day. */
 function secondsFlagMs(value: string, flag: string): number {
   const seconds = Number(value);
+  // a variable's example is an assignment, so it can be pasted into a shell
+  const example = flag.startsWith('--') ? `${flag} 30` : `${flag}=30`;
   if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(seconds > 0) || seconds > 86_400)
     throw new UsageError(
-      `${flag} ${JSON.stringify(value)}: expected a number of seconds greater than 0 and at most 86400, e.g. ${flag} 30`,
+      `${flag} ${JSON.stringify(value)}: expected a number of seconds greater than 0 and at most 86400, e.g. ${example}`,
     );
   return Math.round(seconds * 1000);
 }

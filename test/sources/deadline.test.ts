@@ -167,3 +167,12 @@ test('--network-deadline that is not a positive number of seconds is a usage err
     assert.match(result.stderr, /--network-deadline/);
   }
 });
+
+test('CAPI_GITOPS_NETWORK_DEADLINE that is not a number of seconds is a usage error whose example is a variable assignment, as a shell takes it', async () => {
+  const result = await render(workspace(GITHUB_URL), [], { CAPI_GITOPS_NETWORK_DEADLINE: 'soon' });
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(
+    result.stderr,
+    /CAPI_GITOPS_NETWORK_DEADLINE "soon": expected a number of seconds .*, e\.g\. CAPI_GITOPS_NETWORK_DEADLINE=30\n/,
+  );
+});

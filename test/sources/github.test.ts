@@ -613,6 +613,26 @@ test('a failed listing or release lookup is not remembered: the same repository 
   assert.equal(h.fake.count(TAG_PATH('v1.12.0')), 2);
 });
 
+test('a 401 to a run without a token asks for one, not to check a token that was never sent (a GitHub Enterprise that requires sign-in)', async (t) => {
+  const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
+  h.fake.inject({ path: RELEASES_PATH, status: 401, body: '{"message":"Requires authentication"}' });
+  const error = await rejection(h.open().listVersions());
+  assert.equal(h.fake.requests[0].headers.authorization, undefined, 'no token was sent');
+  assert.match(error.message, /cannot list the releases of kubernetes-sigs\/cluster-api: GitHub requires a token \(HTTP 401\)/);
+  assert.doesNotMatch(error.message, /rejected the token|expired or revoked/);
+  assert.match(error.message, /hint: set GITHUB_TOKEN \(or GH_TOKEN\) to a token that can read kubernetes-sigs\/cluster-api/);
+  assert.match(error.message, /--github-api-url/, 'a host other than api.github.com gets the token only when named on the command line');
+});
+
+test('a 403 that is no rate limit says the token cannot read the repository and which permission it needs (a token with too few scopes)', async (t) => {
+  const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
+  h.fake.inject({ path: TAG_PATH('v1.12.0'), status: 403, body: '{"message":"Resource not accessible by personal access token"}' });
+  const error = await rejection(h.open({ token: TOKEN }).getFile('v1.12.0', 'metadata.yaml'));
+  assert.match(error.message, /answered HTTP 403: Resource not accessible by personal access token/);
+  assert.match(error.diagnostics[0].hint ?? '', /the token cannot read kubernetes-sigs\/cluster-api: .*Contents.*repo scope/);
+  assert.ok(!error.message.includes(TOKEN));
+});
+
 test('the token never appears in errors, logs or progress events', async (t) => {
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   const repository = () => h.open({ token: TOKEN });

@@ -221,6 +221,43 @@ test('a 401 says to check the credentials, names where the token goes, and never
   assert.match(listing.message, /unauthorized access/);
 });
 
+test('a 404 to a request without a token says a private project hides itself so, and how to send one (GitLab answers 404, not 401, to anonymous requests for a private project)', async (t) => {
+  const fake = await FakeGitLab.start(t, []);
+  const slug = 'platform%2Fcapi%2Fproviders';
+  const server = http.createServer((req, res) => {
+    const allowed = req.headers.authorization === `Bearer ${TOKEN}`;
+    res.writeHead(allowed ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(allowed ? 'apiVersion: v1\nkind: Namespace\nmetadata: {name: capi-system}\n' : '{"message":"404 Project Not Found"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `http://${host}/api/v4/projects/${slug}/packages/generic/cluster-api/v1.12.0/bootstrap-components.yaml`;
+
+  const anonymous = await rejection(open(fake, url, { hosts: [host] }).getFile('v1.12.0', 'bootstrap-components.yaml'));
+  assert.ok(anonymous instanceof ArtifactNotFoundError);
+  assert.match(anonymous.diagnostics[0].hint ?? '', /a private project answers 404 to a request without a token/);
+  assert.match(anonymous.diagnostics[0].hint ?? '', /gitlab-access-token in the provider's configSecret, or GITLAB_ACCESS_TOKEN/);
+
+  const withheld = await rejection(
+    open(fake, url, { hosts: [host], env: { GITLAB_TOKEN: TOKEN } }).getFile('v1.12.0', 'bootstrap-components.yaml'),
+  );
+  assert.match(withheld.diagnostics[0].hint ?? '', new RegExp(`add it to CAPI_GITOPS_GITLAB_HOSTS`));
+  assert.ok(!withheld.message.includes(TOKEN));
+
+  const followed = open(fake, url, { hosts: [host], env: { GITLAB_TOKEN: TOKEN, CAPI_GITOPS_GITLAB_HOSTS: host } });
+  assert.match((await followed.getFile('v1.12.0', 'bootstrap-components.yaml')).text, /kind: Namespace/);
+});
+
+test('the hint of a 401 without a token, followed literally on a self-managed GitLab, sends one: the environment token needs its host in CAPI_GITOPS_GITLAB_HOSTS', async (t) => {
+  const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.12.0')], { token: TOKEN });
+  const anonymous = await rejection(open(fake, packageUrl(fake, 'v1.12.0')).getFile('v1.12.0', 'metadata.yaml'));
+  const hint = anonymous.diagnostics[0].hint ?? '';
+  assert.match(hint, /GITLAB_ACCESS_TOKEN \(or GITLAB_TOKEN\) in the environment with 127\.0\.0\.1:\d+ in CAPI_GITOPS_GITLAB_HOSTS/);
+  const followed = open(fake, packageUrl(fake, 'v1.12.0'), { env: { GITLAB_ACCESS_TOKEN: TOKEN, CAPI_GITOPS_GITLAB_HOSTS: fake.host } });
+  assert.ok((await followed.getFile('v1.12.0', 'metadata.yaml')).text.length > 0);
+});
+
 test('a refused package listing explains the read_api scope', async (t) => {
   const fake = await FakeGitLab.start(t, []);
   const server = http.createServer((_req, res) => {

@@ -11,6 +11,8 @@ import { resolveVersion } from '../../src/resolve/versions.js';
 import { ArtifactCache } from '../../src/sources/cache.js';
 import { sha256Hex } from '../../src/core/digest.js';
 import { isLoopbackHost } from '../../src/sources/base/http.js';
+import { httpsAuthorization } from '../../src/sources/credentials.js';
+import { openGitHubRepository } from '../../src/sources/github/repository.js';
 import { openHttpsRepository, parseHttpsTemplate, parseVersionsList, type HttpsOptions } from '../../src/sources/https/repository.js';
 import { ArtifactNotFoundError, type ProviderRepository } from '../../src/sources/source.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
@@ -156,6 +158,16 @@ test("null for what is not this source's (neither http(s) nor {version}); an err
   throwsDiagnostic(() => parseHttpsTemplate('https://user:pass@artifacts.internal/{version}/c.yaml'), /must not carry credentials/);
 });
 
+test('a GitHub Enterprise release URL without its API named: the hint gives the --github-api-url that, followed literally, opens it as a GitHub release', () => {
+  const url = 'https://ghe.corp.example/platform/cluster-api/releases/latest/core-components.yaml';
+  assert.equal(openGitHubRepository(url), null, 'github.com is the only GitHub host without an API URL');
+  throwsDiagnostic(
+    () => parseHttpsTemplate(url),
+    /hint: a GitHub Enterprise release URL: run with --github-api-url https:\/\/ghe\.corp\.example\/api\/v3 \(or set Config github\.apiUrl\)/,
+  );
+  assert.ok(openGitHubRepository(url, { apiUrl: 'https://ghe.corp.example/api/v3' }), 'the hint followed literally');
+});
+
 test('http:// is accepted for 127.0.0.1/localhost/::1 only, unless allowInsecure', () => {
   assert.ok(parseHttpsTemplate('http://127.0.0.1:8080/{version}/c.yaml'));
   assert.ok(parseHttpsTemplate('http://localhost/{version}/c.yaml'));
@@ -288,6 +300,20 @@ test("the Authorization header goes to the template's origin only: not to a vers
   const wrong = await rejection(open(template, { authorization: 'Bearer wrong-secret' }).getFile('v1.0.0', 'core-components.yaml'));
   assert.match(wrong.diagnostics[0].hint ?? '', /rejected the Authorization header/);
   assert.ok(!wrong.message.includes('wrong-secret') && !anonymous.message.includes('artifact-server-secret-token'));
+});
+
+test('a 401 without credentials names the variables that send them, with this host, so the hint followed literally renders (a corporate mirror)', async (t) => {
+  const server = await ArtifactServer.start(t, {}, AUTHORIZATION);
+  server.files.set('/capi/v1.0.0/core-components.yaml', 'components');
+  const template = `${server.url}/capi/{version}/core-components.yaml`;
+  const host = new URL(server.url).host;
+  const anonymous = await rejection(open(template).getFile('v1.0.0', 'core-components.yaml'));
+  const hint = anonymous.diagnostics[0].hint ?? '';
+  assert.match(hint, /HTTPS_AUTHORIZATION in the provider's configSecret/);
+  assert.ok(hint.includes(`CAPI_GITOPS_HTTPS_AUTHORIZATION with CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST=${host}`), hint);
+  const env = { CAPI_GITOPS_HTTPS_AUTHORIZATION: 'artifact-server-secret-token', CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST: host };
+  const followed = open(template, { authorization: httpsAuthorization(template, undefined, env) });
+  assert.equal((await followed.getFile('v1.0.0', 'core-components.yaml')).text, 'components');
 });
 
 test('cached files are revalidated with If-None-Match (304) and served offline with no request', async (t) => {

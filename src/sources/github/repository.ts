@@ -491,6 +491,12 @@ class GitHubRepository implements GitHubReleaseRepository {
     }
     if (isRateLimit(error)) return this.rateLimited(error, context);
     if (error.status === 404) return context.notFound();
+    if (error.status === 401 && this.options.token === undefined) {
+      // no token was sent: a GitHub Enterprise that requires sign-in answers every anonymous request so
+      return this.client.error(`cannot ${context.action}: GitHub requires a token (HTTP 401)`, {
+        hint: `set GITHUB_TOKEN (or GH_TOKEN) to a token that can read ${this.slug}; a host other than api.github.com gets it only when named with --github-api-url`,
+      });
+    }
     if (error.status === 401) {
       return this.client.error(`cannot ${context.action}: GitHub rejected the token (HTTP 401)`, {
         hint: 'check GITHUB_TOKEN / GH_TOKEN: it may be expired or revoked',
@@ -498,7 +504,13 @@ class GitHubRepository implements GitHubReleaseRepository {
     }
     // Transport failures reach us wrapped by octokit as status 500 with our HttpError as cause.
     if (error.cause instanceof HttpError) return this.client.failure(error.cause, context.action) as CapiGitopsError;
-    return this.client.error(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`);
+    const denied =
+      error.status === 403 && this.options.token !== undefined
+        ? `the token cannot read ${this.slug}: a fine-grained token needs read access to its Contents, a classic one the repo scope (public_repo for a public repository)`
+        : undefined;
+    return this.client.error(`cannot ${context.action}: GET ${redactUrl(context.url)} answered HTTP ${error.status}: ${error.message}`, {
+      hint: denied,
+    });
   }
 
   private rateLimited(error: RequestError, context: RequestContext): CapiGitopsError {

@@ -212,7 +212,10 @@ class GitLabRepository implements ProviderRepository {
         new ArtifactNotFoundError(
           this.client.diagnostic(`file ${fileName} with version ${version} not found: GET ${redactUrl(url)} answered ${status}`, {
             expected: `a generic package ${decodeURIComponent(this.parts.packageName)} version ${version} holding ${fileName}`,
-            hint: 'check spec.version and the package URL',
+            // GitLab hides a private project from a request without a token behind a 404, not a 401
+            hint: this.token
+              ? 'check spec.version and the package URL'
+              : `check spec.version and the package URL; a private project answers 404 to a request without a token: ${this.tokenHint()}`,
           }),
         ),
     });
@@ -225,6 +228,19 @@ class GitLabRepository implements ProviderRepository {
       cached: answer.cached,
     });
     return artifactFromBytes(fileName, answer.body, url, redactUrl(url));
+  }
+
+  /** How to have a token sent to this host, for a request that went without one. */
+  private tokenHint(): string {
+    return this.withheld
+      ? `${this.withheld}; if you trust ${new URL(this.parts.origin).host}, add it to ${GITLAB_HOSTS_VARIABLE}, or set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret`
+      : `set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret, or GITLAB_ACCESS_TOKEN (or GITLAB_TOKEN) in the environment${this.hostsListNeeded()}`;
+  }
+
+  /** An environment token goes to a host other than gitlab.com only when the runner lists it. */
+  private hostsListNeeded(): string {
+    const host = new URL(this.parts.origin).host;
+    return host === PUBLIC_GITLAB_HOST ? '' : ` with ${host} in ${GITLAB_HOSTS_VARIABLE}`;
   }
 
   private async get(
@@ -247,9 +263,7 @@ class GitLabRepository implements ProviderRepository {
         {
           hint: this.token
             ? 'GitLab rejected the token: it may be expired, revoked or lack the read_package_registry scope'
-            : this.withheld
-              ? `${this.withheld}; if you trust ${new URL(this.parts.origin).host}, add it to ${GITLAB_HOSTS_VARIABLE}, or set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret`
-              : `set ${GITLAB_TOKEN_VARIABLE} in the provider's configSecret, or GITLAB_ACCESS_TOKEN (or GITLAB_TOKEN) in the environment`,
+            : this.tokenHint(),
         },
       );
     }

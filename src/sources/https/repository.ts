@@ -120,10 +120,15 @@ export function parseHttpsTemplate(template: string, allowInsecure = false): Htt
   if (!isHttp && !hasVersion) return null;
   if (!isHttp) throw templateError(template, 'a URL template with {version} must be an http(s):// URL');
   if (!hasVersion) {
+    // a GitHub Enterprise release URL is a GitHub one only once its API is named
+    const enterprise = URL.canParse(template) ? new URL(template) : undefined;
+    const githubForm = enterprise !== undefined && /^\/[^/]+\/[^/]+\/releases\/[^/]+\/./.test(enterprise.pathname);
     throw templateError(
       template,
       'this https URL is neither a GitHub release URL, a GitLab package URL nor a template with {version}',
-      'for an internal artifact server write {version} where the release tag goes; GitHub URLs look like https://github.com/<owner>/<repo>/releases/<tag|latest>/<file>; GitLab ones like https://gitlab.<host>/api/v4/projects/<project>/packages/generic/<package>/<tag>/<file>',
+      githubForm
+        ? `a GitHub Enterprise release URL: run with --github-api-url https://${enterprise.host}/api/v3 (or set Config github.apiUrl)`
+        : 'for an internal artifact server write {version} where the release tag goes; GitHub URLs look like https://github.com/<owner>/<repo>/releases/<tag|latest>/<file>; GitLab ones like https://gitlab.<host>/api/v4/projects/<project>/packages/generic/<package>/<tag>/<file>',
     );
   }
   const marker = 'v0.0.0-capi-gitops-version';
@@ -295,7 +300,7 @@ class HttpsRepository implements ProviderRepository {
       throw this.client.error(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`, {
         hint: this.options.authorization
           ? 'the server rejected the Authorization header: check the credentials'
-          : 'the server wants credentials: give an Authorization header value for this repository',
+          : `the server wants credentials: set HTTPS_AUTHORIZATION in the provider's configSecret, or CAPI_GITOPS_HTTPS_AUTHORIZATION with CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST=${new URL(url).host} in the environment`,
       });
     }
     throw this.client.error(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`);
