@@ -14,7 +14,8 @@ export const ENVIRONMENT = {
   OCI_USERNAME:
     'OCI registry credentials (also OCI_PASSWORD, OCI_ACCESS_TOKEN, OCI_REFRESH_TOKEN), when the configSecret has none, for CAPI_GITOPS_OCI_REGISTRIES only',
   CAPI_GITOPS_OCI_REGISTRIES: 'registries (host[:port], comma-separated) the runner trusts with the OCI_* credentials of the environment',
-  CAPI_GITOPS_GITLAB_HOSTS: 'GitLab hosts besides gitlab.com (comma-separated) the runner trusts with GITLAB_ACCESS_TOKEN or GITLAB_TOKEN',
+  CAPI_GITOPS_GITLAB_HOSTS:
+    'GitLab hosts besides gitlab.com (comma-separated): read as GitLab whatever their names, and trusted with GITLAB_ACCESS_TOKEN or GITLAB_TOKEN',
   XDG_CACHE_HOME: 'the artifact cache is $XDG_CACHE_HOME/capi-gitops (default ~/.cache/capi-gitops; --cache-dir overrides)',
   CI: 'when set, progress is printed as plain lines instead of a live bar',
   CAPI_GITOPS_NETWORK: '"loopback" refuses every host but this machine (the test suite sets it)',

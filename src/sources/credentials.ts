@@ -142,7 +142,7 @@ export const OCI_REGISTRIES_VARIABLE = 'CAPI_GITOPS_OCI_REGISTRIES';
 export const GITLAB_HOSTS_VARIABLE = 'CAPI_GITOPS_GITLAB_HOSTS';
 
 /** The `host[:port]` of each entry of a list the runner gives (comma- or space-separated; URLs too), lower-case. */
-function namedHosts(list: string | undefined): string[] {
+export function namedHosts(list: string | undefined): string[] {
   const hosts: string[] = [];
   for (const entry of (list ?? '').split(/[\s,]+/)) {
     if (entry === '') continue;

@@ -12,6 +12,7 @@ import { sha256Hex } from '../../src/core/digest.js';
 import { gitlabToken, openGitLabRepository, parseGitLabPackageUrl, type GitLabOptions } from '../../src/sources/gitlab/repository.js';
 import { ArtifactNotFoundError, type ProviderRepository } from '../../src/sources/source.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { openRepository } from '../../src/sources/index.js';
 import { rejection } from '../helpers/assertions.js';
 import { FakeGitLab, SLUG, type Package } from '../helpers/fake-gitlab.js';
 
@@ -294,4 +295,24 @@ test('cached files are revalidated with If-None-Match (304) and served offline w
   const miss = await rejection(offline.getFile('v1.12.0', 'bootstrap-components.yaml'));
   assert.match(miss.message, /offline: GET .*bootstrap-components\.yaml \(version v1\.12\.0\) is not in the cache/);
   assert.equal(fake.requests.length, 2);
+});
+
+test('a self-managed GitLab whose host is not called gitlab.* is served as GitLab when CAPI_GITOPS_GITLAB_HOSTS names it, through the source modules the CLI opens (its help calls the variable the GitLab hosts)', async (t) => {
+  const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.12.0')]);
+  const request = {
+    from: 'url' as const,
+    url: packageUrl(fake, 'v1.12.0'),
+    kind: 'BootstrapProvider' as const,
+    name: 'kubeadm',
+    label: 'bootstrap-kubeadm',
+    baseDir: os.tmpdir(),
+    origin: { file: 'providers.yaml', line: 2, column: 1 },
+  };
+  const http = { retries: 0, timeoutMs: 5_000, sleep: async () => undefined };
+  const named = await openRepository(request, { configMaps: [], options: { env: { CAPI_GITOPS_GITLAB_HOSTS: fake.host }, http } });
+  assert.equal(named.sourceType, 'gitlab');
+  assert.equal((await named.getFile('v1.12.0', 'metadata.yaml')).text, KUBEADM('v1.12.0', 'metadata.yaml').toString('utf8'));
+  // not named: not a GitLab URL (clusterctl's repositoryFactory takes gitlab.* hosts only)
+  const unnamed = await openRepository(request, { configMaps: [], options: { env: {}, http } }).catch((error: unknown) => error);
+  assert.ok(!(unnamed && typeof unnamed === 'object' && 'sourceType' in unnamed && unnamed.sourceType === 'gitlab'));
 });
