@@ -30,10 +30,12 @@ export function operatorReleaseUrl(version: string): string {
 }
 
 export function operatorOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
+  // the field's own line where the Config writes it (as certManagerOrigin), else the document's
+  const at = config.locate?.(['operator', field]) ?? config.position;
   return {
-    file: config.position?.file,
-    line: config.position?.line,
-    column: config.position?.column,
+    file: at?.file,
+    line: at?.line,
+    column: at?.column,
     object: 'Config',
     path: `operator.${field}`,
   };

@@ -225,6 +225,26 @@ test('an offline render whose operator release is not cached names operator.url 
   );
 });
 
+test('an operator.version that cannot be fetched is told at that field (file:line:column of the value), as certManager.version is', async () => {
+  const dir = tempDir();
+  const manifest = corpusManifest('v1.12.0').replace('certManager:', 'operator:\n  version: v0.28.0\ncertManager:');
+  writeFileSync(path.join(dir, 'm.yaml'), manifest);
+  const error = await renderManagementCluster({
+    manifestPaths: [dir],
+    layout: 'operator',
+    command: 'x',
+    sources: { cache: new ArtifactCache(path.join(dir, 'cache')), offline: true },
+  }).then(
+    () => assert.fail('the render succeeded'),
+    (err: unknown) => err as CapiGitopsError,
+  );
+  const operator = error.diagnostics.find((d) => d.path === 'operator.version');
+  assert.ok(operator, JSON.stringify(error.diagnostics));
+  const lines = manifest.split('\n');
+  const line = lines.findIndex((l) => l === '  version: v0.28.0') + 1;
+  assert.equal(`${operator.line}:${operator.column}`, `${line}:${lines[line - 1]!.indexOf('v0.28.0') + 1}`);
+});
+
 test('--layout operator alone, offline, the release not cached: the hint names the render that caches it (lock fetches the release only when the Config asks for the layout), and followed as printed, the offline render works', async () => {
   const github = await FakeGitHub.start({
     'kubernetes-sigs/cluster-api-operator': [{ tag: 'v0.28.0', assets: { 'operator-components.yaml': readFileSync(OPERATOR_RELEASE) } }],
