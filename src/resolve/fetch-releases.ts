@@ -207,7 +207,12 @@ async function fetchSingleManifest<Label extends string>(
     origin,
     noSourceHint: release.noSourceHint,
   };
-  const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules);
+  // a URL no source reads is a problem of the Config field that gave it, as a provider's fetchConfig.url is
+  const opened = await openRepository(request, { configMaps: [], options: options.sources ?? {} }, options.modules).catch(
+    (error: unknown) => {
+      throw attribute(error, origin);
+    },
+  );
   const repository = release.decorate?.(opened) ?? opened;
   const version = await release.remoteVersion(repository);
   // a problem of the lock session (a locked file not cached under --offline) has no place of its own

@@ -245,6 +245,32 @@ test('an operator.version that cannot be fetched is told at that field (file:lin
   assert.equal(`${operator.line}:${operator.column}`, `${line}:${lines[line - 1]!.indexOf('v0.28.0') + 1}`);
 });
 
+test('an operator.url or certManager.url that no source can read is told at that URL (file:line:column), as a provider fetchConfig.url is', async () => {
+  const dir = tempDir();
+  const operatorUrl = 'http://127.0.0.1:9/operator/v0.28.0/operator-components.yaml';
+  const certManagerUrl = 'http://127.0.0.1:9/cert-manager/v1.13.0/cert-manager.yaml';
+  const manifest = corpusManifest('v1.12.0')
+    .replace(/  url: .*cert-manager\.yaml/, `  url: ${certManagerUrl}`)
+    .replace('certManager:', `operator:\n  url: ${operatorUrl}\ncertManager:`);
+  writeFileSync(path.join(dir, 'm.yaml'), manifest);
+  const error = await renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'x' }).then(
+    () => assert.fail('the render succeeded'),
+    (err: unknown) => err as CapiGitopsError,
+  );
+  const lines = manifest.split('\n');
+  const at = (url: string) => {
+    const line = lines.findIndex((l) => l === `  url: ${url}`) + 1;
+    return `${path.join(dir, 'm.yaml')}:${line}:${lines[line - 1]!.indexOf(url) + 1}`;
+  };
+  const where = (text: string) => {
+    const d = error.diagnostics.find((x) => x.message.includes(text));
+    assert.ok(d, JSON.stringify(error.diagnostics));
+    return `${d.file}:${d.line}:${d.column}`;
+  };
+  assert.equal(where(operatorUrl), at(operatorUrl));
+  assert.equal(where(certManagerUrl), at(certManagerUrl));
+});
+
 test('--layout operator alone, offline, the release not cached: the hint names the render that caches it (lock fetches the release only when the Config asks for the layout), and followed as printed, the offline render works', async () => {
   const github = await FakeGitHub.start({
     'kubernetes-sigs/cluster-api-operator': [{ tag: 'v0.28.0', assets: { 'operator-components.yaml': readFileSync(OPERATOR_RELEASE) } }],
