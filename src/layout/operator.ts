@@ -101,8 +101,21 @@ export function artifactConfigMap(p: OperatorLayoutProvider): KObject {
   const object: KObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: metadata as KObject['metadata'] };
   const body = object as unknown as Record<string, unknown>;
   body.data = compress ? { metadata: p.metadata } : { components: p.components, metadata: p.metadata };
-  if (compress) body.binaryData = { components: gzipSync(Buffer.from(p.components)).toString('base64') };
+  if (compress) body.binaryData = { components: gzipWithFixedHeader(p.components).toString('base64') };
   return object;
+}
+
+/** The gzip header's OS byte (RFC 1952): 3 (Unix), what zlib writes on Linux. */
+const GZIP_OS_UNIX = 3;
+
+/**
+ * gzip whose bytes do not depend on the OS that renders: zlib writes the OS it was built for in
+ * the header (19 on macOS, 10 on Windows), so a Mac's render would fail Linux CI's check.
+ */
+function gzipWithFixedHeader(text: string): Buffer {
+  const gzipped = gzipSync(Buffer.from(text));
+  gzipped[9] = GZIP_OS_UNIX;
+  return gzipped;
 }
 
 /** The provider object, its artifacts served by its ConfigMap; the rest of the spec as written. */

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import zlib, { gunzipSync } from 'node:zlib';
+import { syncBuiltinESMExports } from 'node:module';
 import { parse } from 'yaml';
 import { renderManagementCluster, resolveManagementCluster } from '../../src/app/cluster.js';
 import { matchesSelector } from '../../src/core/label-selector.js';
@@ -108,6 +109,36 @@ test('the compression threshold is needToCompress: metadata and components toget
     }) as unknown as Obj;
   assert.equal(at('a'.repeat(MAX_CONFIGMAP_BYTES - 1)).metadata.annotations, undefined);
   assert.equal(at('a'.repeat(MAX_CONFIGMAP_BYTES)).metadata.annotations?.['provider.cluster.x-k8s.io/compressed'], 'true');
+});
+
+test('a compressed artifact ConfigMap has the same bytes whatever OS renders it: the OS byte of the gzip header is fixed (zlib writes 3 on Linux, 19 on macOS, 10 on Windows: nodejs/node#48690), so check in Linux CI passes a Mac render', () => {
+  const large = {
+    kind: 'CoreProvider' as const,
+    name: 'cluster-api',
+    namespace: 'capi-system',
+    version: 'v1.12.0',
+    spec: {},
+    components: 'a'.repeat(MAX_CONFIGMAP_BYTES),
+    metadata: 'm',
+    artifactSha256: '0'.repeat(64),
+  };
+  const linux = artifactConfigMap(large) as unknown as Obj;
+  const gzipSync = zlib.gzipSync;
+  // zlib as built for macOS: the same deflate stream, OS byte 19
+  zlib.gzipSync = ((input: Parameters<typeof gzipSync>[0], options?: Parameters<typeof gzipSync>[1]) => {
+    const out = gzipSync(input, options);
+    out[9] = 19;
+    return out;
+  }) as typeof gzipSync;
+  syncBuiltinESMExports();
+  try {
+    assert.equal((artifactConfigMap(large) as unknown as Obj).binaryData?.components, linux.binaryData?.components);
+  } finally {
+    zlib.gzipSync = gzipSync;
+    syncBuiltinESMExports();
+  }
+  // the operator reads it (manifests_downloader.go decompressData)
+  assert.equal(gunzipSync(Buffer.from(linux.binaryData!.components!, 'base64')).toString(), large.components);
 });
 
 test('each provider object selects exactly its own ConfigMap, and validates against the operator CRDs', () => {
