@@ -131,6 +131,11 @@ function printResolution(resolution: Resolution, out: Output, indent = ''): void
   for (const p of resolution.providers) {
     const requested = p.requestedVersion && p.requestedVersion !== p.version ? ` (requested ${p.requestedVersion})` : '';
     out.line(`${indent}resolved ${p.label} ${p.version}${requested}, contract ${p.contract}, from ${p.repository.sourceType}`);
+    // latest passed newer releases over: said, as the lockfile diff alone would not say why
+    if (p.skippedReleases)
+      out.line(
+        `${indent}  ${p.label}: ${p.skippedReleases.join(', ')} skipped: ${p.skippedReleases.length === 1 ? 'it publishes' : 'they publish'} no metadata.yaml (clusterctl skips such releases too)`,
+      );
     out.detail(`${indent}  ${p.label}: ${p.repository.location}`);
   }
   for (const c of [resolution.certManager, resolution.operator]) {

@@ -43,6 +43,8 @@ export interface ResolvedProvider {
   components: Artifact;
   metadata: Artifact;
   repository: { sourceType: string; location: string };
+  /** Newer releases `latest` passed over for publishing no metadata.yaml, as clusterctl does: told with the resolution. */
+  skippedReleases?: string[];
 }
 
 /** The directory relative paths in a document resolve against: the declaring file's. */
@@ -144,6 +146,7 @@ export async function resolveRelease(
       components,
       metadata,
       repository: { sourceType: repository.sourceType, location: repository.location },
+      ...(resolution.skipped && { skippedReleases: resolution.skipped }),
     },
   };
 }

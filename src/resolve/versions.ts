@@ -62,7 +62,7 @@ function noRelease(repository: ProviderRepository, series: Series | undefined, d
  * before pre-release, newest first, the first of the top five that has a metadata.yaml. A
  * missing file skips the tag; any other failure stops the search.
  */
-export async function latestPatchRelease(repository: ProviderRepository, series?: Series): Promise<string> {
+export async function latestPatchRelease(repository: ProviderRepository, series?: Series, skipped: string[] = []): Promise<string> {
   const tags = (await repository.listVersions()).filter((tag) => {
     const version = parseSemantic(tag);
     return version !== null && (series === undefined || (version.major === series.major && version.minor === series.minor));
@@ -75,6 +75,7 @@ export async function latestPatchRelease(repository: ProviderRepository, series?
       return tag;
     } catch (error) {
       if (!(error instanceof ArtifactNotFoundError)) throw error;
+      skipped.push(tag);
     }
   }
   throw noRelease(repository, series, `none of the newest ${candidates.length} (${candidates.join(', ')}) has a metadata.yaml`);
@@ -86,8 +87,12 @@ export async function latestPatchRelease(repository: ProviderRepository, series?
  * that cannot be read or parsed leaves the latest release (clusterctl's best effort); reading
  * it properly later reports the problem.
  */
-export async function latestContractRelease(repository: ProviderRepository, contract: string = CURRENT_CONTRACT): Promise<string> {
-  const latest = await latestPatchRelease(repository);
+export async function latestContractRelease(
+  repository: ProviderRepository,
+  contract: string = CURRENT_CONTRACT,
+  skipped: string[] = [],
+): Promise<string> {
+  const latest = await latestPatchRelease(repository, undefined, skipped);
   let metadataText: string;
   try {
     metadataText = (await repository.getFile(latest, METADATA_FILE)).text;
@@ -103,7 +108,7 @@ export async function latestContractRelease(repository: ProviderRepository, cont
   }
   const version = parseSemantic(latest)!;
   if (series === undefined || (series.major === version.major && series.minor === version.minor)) return latest;
-  return latestPatchRelease(repository, series);
+  return latestPatchRelease(repository, series, skipped);
 }
 
 /** Our range extension: the highest stable tag satisfying the range. */
@@ -127,6 +132,8 @@ export interface ResolvedVersion {
   /** What was asked: spec.version, or the repository URL's version when it was empty. */
   requested: string;
   version: string;
+  /** Newer releases `latest` passed over: they publish no metadata.yaml (clusterctl skips them too). */
+  skipped?: string[];
 }
 
 /**
@@ -154,7 +161,11 @@ export async function resolveVersion(
       return { requested: request.range, version: await highestInRange(repository, request.range) };
     case 'latest': {
       const requested = repository.defaultVersion;
-      if (requested === LATEST) return { requested, version: await latestContractRelease(repository, contract) };
+      if (requested === LATEST) {
+        const skipped: string[] = [];
+        const version = await latestContractRelease(repository, contract, skipped);
+        return { requested, version, ...(skipped.length > 0 && { skipped }) };
+      }
       return { requested, version: requested };
     }
   }

@@ -95,6 +95,21 @@ test('of the five newest tags, the first with a metadata.yaml wins; the sixth is
   assert.equal(none.calls.includes('v1.1.0/metadata.yaml'), false);
 });
 
+test('latest that passes over newer releases without a metadata.yaml says which, for the resolution to tell (clusterctl skips them silently, repository_versions.go)', async () => {
+  const releases: Record<string, Record<string, string>> = {
+    'v1.10.4': { 'metadata.yaml': metadataYaml([[1, 10, 'v1beta1']]) },
+    'v1.11.0': {},
+    'v1.12.0': {},
+  };
+  assert.deepEqual(await resolveVersion(new MemoryRepository(releases), ''), {
+    requested: 'latest',
+    version: 'v1.10.4',
+    skipped: ['v1.12.0', 'v1.11.0'],
+  });
+  releases['v1.12.0'] = { 'metadata.yaml': metadataYaml([[1, 12, 'v1beta2']]) };
+  assert.deepEqual(await resolveVersion(new MemoryRepository(releases), ''), { requested: 'latest', version: 'v1.12.0' });
+});
+
 test('a failure other than not-found stops the latest search instead of picking an older release', async () => {
   const repo = new MemoryRepository({ 'v1.1.0': { 'metadata.yaml': 'x' }, 'v1.2.0': { 'metadata.yaml': 'x' } }, 'latest', {
     'v1.2.0/metadata.yaml': new CapiGitopsError('connection reset'),

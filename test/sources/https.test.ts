@@ -260,7 +260,7 @@ test('an empty spec.version resolves to the latest listed release that has metad
     '/capi/versions.txt': 'v1.10.4\nv1.12.0\nv1.13.0\n',
   });
   const repository = open(`${server.url}/capi/{version}/control-plane-components.yaml`, { versionsUrl: `${server.url}/capi/versions.txt` });
-  assert.deepEqual(await resolveVersion(repository, ''), { requested: 'latest', version: 'v1.12.0' });
+  assert.deepEqual(await resolveVersion(repository, ''), { requested: 'latest', version: 'v1.12.0', skipped: ['v1.13.0'] });
 });
 
 test('a missing file is ArtifactNotFoundError naming file, version and URL; an unresolved or unsafe version is refused before any request', async (t) => {
