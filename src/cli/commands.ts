@@ -157,6 +157,7 @@ export function resolutionJson(resolution: Resolution): Record<string, unknown> 
       version: p.version,
       contract: p.contract,
       source: p.repository.sourceType,
+      ...(p.skippedReleases && { skippedReleases: p.skippedReleases }),
     })),
     certManager: resolution.certManager
       ? { version: resolution.certManager.version, source: resolution.certManager.repository.sourceType }

@@ -31,4 +31,10 @@ test('render with latest says which newer releases it skipped for publishing no 
     result.stdout,
     /^ {2}cluster-api: v0\.2\.0 skipped: it publishes no metadata\.yaml \(clusterctl skips such releases too\)$/m,
   );
+  // --json carries them too (a manifest of its own: the lock now pins v0.1.0, and a pinned release skips nothing)
+  const again = tempDir();
+  writeFileSync(path.join(again, 'providers.yaml'), coreManifest(url).replace('  version: v0.1.0\n', ''));
+  const json = await runCli(['lock', '-f', again, '--json']);
+  assert.equal(json.code, 0, json.stderr);
+  assert.deepEqual(JSON.parse(json.stdout).providers[0].skippedReleases, ['v0.2.0']);
 });
