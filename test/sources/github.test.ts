@@ -20,6 +20,7 @@ import {
 } from '../../src/sources/github/repository.js';
 import type { SourceProgressEvent } from '../../src/sources/base/http.js';
 import { lineFor } from '../../src/cli/progress.js';
+import { githubSource } from '../../src/sources/github/index.js';
 import { FakeGitHub, rateLimitFault, secondaryRateLimitFault, startCorpusGitHub, type FakeRelease } from '../helpers/fake-github.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { rejection } from '../helpers/assertions.js';
@@ -622,6 +623,33 @@ test('a 401 to a run without a token asks for one, not to check a token that was
   assert.doesNotMatch(error.message, /rejected the token|expired or revoked/);
   assert.match(error.message, /hint: set GITHUB_TOKEN \(or GH_TOKEN\) to a token that can read kubernetes-sigs\/cluster-api/);
   assert.match(error.message, /--github-api-url/, 'a host other than api.github.com gets the token only when named on the command line');
+});
+
+test("a rejected token from a provider's configSecret is hinted at that Secret's github-token, not at GITHUB_TOKEN (which the run may not even set)", async (t) => {
+  const fake = await FakeGitHub.start({ 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
+  t.after(() => fake.close());
+  fake.inject({ path: RELEASES_PATH, status: 401, body: '{"message":"Bad credentials"}' });
+  const repository = await githubSource.open(
+    {
+      from: 'url',
+      url: CAPI_URL,
+      kind: 'CoreProvider',
+      name: 'cluster-api',
+      label: 'cluster-api',
+      baseDir: '/',
+      origin: { file: 'providers.yaml', line: 3, column: 1 },
+      credentials: { 'github-token': TOKEN },
+    },
+    {
+      configMaps: [],
+      options: { env: {}, github: { apiUrl: fake.apiUrl, retryAfterBaseMs: 0, http: { sleep: async () => undefined, timeoutMs: 5_000 } } },
+    },
+  );
+  assert.ok(repository);
+  const error = await rejection(repository.listVersions());
+  assert.match(error.message, /GitHub rejected the token \(HTTP 401\)/);
+  assert.equal(error.diagnostics[0].hint, 'check the github-token of the configSecret of cluster-api: it may be expired or revoked');
+  assert.ok(!error.message.includes(TOKEN));
 });
 
 test('a 403 that is no rate limit says the token cannot read the repository and which permission it needs (a token with too few scopes)', async (t) => {

@@ -11,10 +11,12 @@ export const githubSource: SourceModule = {
     const { openGitHubRepository } = await import('./repository.js');
     const { cache, offline, log, onProgress, origin, env, credentials, runMemo } = networkOptions(request, context);
     const github = context.options.github ?? {};
+    const fromSecret = githubTokenFromSecret(credentials);
     return openGitHubRepository(request.url, {
       ...github,
       // the provider's configSecret `github-token` first, as the operator's clusterctl reads it
-      token: githubTokenFromSecret(credentials) ?? github.token ?? githubTokenFromEnv(env ?? process.env),
+      token: fromSecret ?? github.token ?? githubTokenFromEnv(env ?? process.env),
+      ...(fromSecret !== undefined && { tokenFrom: `the github-token of the configSecret of ${request.label}` }),
       http: github.http ?? context.options.http,
       cache,
       offline,

@@ -23,7 +23,10 @@ import { fetchAdapter, HttpError, redactUrl } from '../base/http.js';
 import type { GitHubSettings, NetworkSourceOptions } from '../request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
-export interface GitHubOptions extends NetworkSourceOptions, GitHubSettings {}
+export interface GitHubOptions extends NetworkSourceOptions, GitHubSettings {
+  /** Where the token came from, for a hint about a rejected one (never the token): GITHUB_TOKEN by default. */
+  tokenFrom?: string;
+}
 
 /** A GitHub release repository: the common interface plus the repository's owner and name. */
 export interface GitHubReleaseRepository extends ProviderRepository {
@@ -499,7 +502,7 @@ class GitHubRepository implements GitHubReleaseRepository {
     }
     if (error.status === 401) {
       return this.client.error(`cannot ${context.action}: GitHub rejected the token (HTTP 401)`, {
-        hint: 'check GITHUB_TOKEN / GH_TOKEN: it may be expired or revoked',
+        hint: `check ${this.options.tokenFrom ?? 'GITHUB_TOKEN / GH_TOKEN'}: it may be expired or revoked`,
       });
     }
     // Transport failures reach us wrapped by octokit as status 500 with our HttpError as cause.
