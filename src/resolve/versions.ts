@@ -111,8 +111,12 @@ export async function latestContractRelease(
   return latestPatchRelease(repository, series, skipped);
 }
 
-/** Our range extension: the highest stable tag satisfying the range. */
-export async function highestInRange(repository: ProviderRepository, range: string): Promise<string> {
+/**
+ * Our range extension: the highest stable tag satisfying the range that publishes a metadata.yaml,
+ * of the five highest, as latest searches (a tag a versions list names but never published is
+ * passed over, into `skipped`).
+ */
+export async function highestInRange(repository: ProviderRepository, range: string, skipped: string[] = []): Promise<string> {
   const tags = semanticTags(await repository.listVersions());
   const satisfying = tags.filter((t) => t.version.prerelease.length === 0 && semverSatisfies(t.version, range));
   if (satisfying.length === 0) {
@@ -125,14 +129,28 @@ export async function highestInRange(repository: ProviderRepository, range: stri
     });
   }
   satisfying.sort((a, b) => compareSemantic(b.version, a.version));
-  return satisfying[0].tag;
+  const candidates = satisfying.slice(0, LATEST_SEARCH_WIDTH).map((t) => t.tag);
+  for (const tag of candidates) {
+    try {
+      await repository.getFile(tag, METADATA_FILE);
+      return tag;
+    } catch (error) {
+      if (!(error instanceof ArtifactNotFoundError)) throw error;
+      skipped.push(tag);
+    }
+  }
+  throw new ArtifactNotFoundError({
+    message: `no release in ${repository.location} satisfying version range "${range}" publishes a metadata.yaml: ${candidates.join(', ')} ${candidates.length === 1 ? 'has' : 'have'} none`,
+    expected: 'a published release: its components file and metadata.yaml',
+    hint: 'check that the repository lists only published releases, or pin an exact version',
+  });
 }
 
 export interface ResolvedVersion {
   /** What was asked: spec.version, or the repository URL's version when it was empty. */
   requested: string;
   version: string;
-  /** Newer releases `latest` passed over: they publish no metadata.yaml (clusterctl skips them too). */
+  /** Newer releases `latest` or a range passed over: they publish no metadata.yaml (clusterctl skips them too). */
   skipped?: string[];
 }
 
@@ -157,8 +175,11 @@ export async function resolveVersion(
   switch (request.form) {
     case 'exact':
       return { requested: request.version, version: request.version };
-    case 'range':
-      return { requested: request.range, version: await highestInRange(repository, request.range) };
+    case 'range': {
+      const skipped: string[] = [];
+      const version = await highestInRange(repository, request.range, skipped);
+      return { requested: request.range, version, ...(skipped.length > 0 && { skipped }) };
+    }
     case 'latest': {
       const requested = repository.defaultVersion;
       if (requested === LATEST) {

@@ -58,8 +58,18 @@ test('a range picks the highest stable version satisfying it; an exact version i
       /no release .* satisfies version range "~2\.0"/.test(error.message) &&
       /v1\.12\.0, v1\.10\.4, v1\.8\.0, v1\.7\.7/.test(error.message),
   );
-  const withPre = new MemoryRepository({ 'v1.1.0': {}, 'v1.2.0-rc.0': {} });
+  const withPre = new MemoryRepository({ 'v1.1.0': { 'metadata.yaml': 'x' }, 'v1.2.0-rc.0': { 'metadata.yaml': 'x' } });
   assert.equal(await highestInRange(withPre, '>=1.0.0-0'), 'v1.1.0', 'pre-releases are not picked by ranges');
+});
+
+test('a range passes over a version a versions list names but that publishes no metadata.yaml, as latest does, and says so', async () => {
+  const listed = new MemoryRepository({ 'v1.10.4': { 'metadata.yaml': 'x' }, 'v1.13.0': {} });
+  assert.deepEqual(await resolveVersion(listed, '>=v1.10.0'), { requested: '>=v1.10.0', version: 'v1.10.4', skipped: ['v1.13.0'] });
+  const none = new MemoryRepository({ 'v1.13.0': {} });
+  await assert.rejects(
+    resolveVersion(none, '>=v1.10.0'),
+    /satisfying version range ">=v1\.10\.0" publishes a metadata\.yaml: v1\.13\.0 has none/,
+  );
 });
 
 test('an empty spec.version takes the URL version when it is a tag', async () => {
