@@ -16,7 +16,7 @@ import { completionScript, type Shell } from './completion.js';
 import { reportWrite } from './render-report.js';
 import { completeSuggestions } from './hints.js';
 import type { Command } from 'commander';
-import { displayPath, formatWarning } from '../core/diagnostics.js';
+import { compareStrings, displayPath, formatWarning } from '../core/diagnostics.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../layout/index.js';
 import type { FleetLayoutName } from '../manifest/types.js';
@@ -389,7 +389,12 @@ export async function lockCommand(flags: SourceFlags & { acceptDigest?: string[]
   const out = new Output(flags);
   const acceptDigests = flags.acceptDigest;
   const resolution = await withProgress(flags, (progress) => lock(renderOptions(flags, progress, acceptDigests ? { acceptDigests } : {})));
-  if (resolution.fleet) for (const [name, r] of resolution.resolutions) printResolution(r, out, `${name}: `);
+  if (resolution.fleet)
+    printClusters(
+      // the clusters resolve concurrently: their names' order, not the map's
+      [...resolution.resolutions].sort(([a], [b]) => compareStrings(a, b)).map(([name, r]) => ({ name, rendered: true, resolution: r })),
+      out,
+    );
   else printResolution(resolution, out);
   // both digests in full: what the reviewer of the lockfile change compares
   const accepted = resolution.lock.accepted ?? [];

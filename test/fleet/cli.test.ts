@@ -181,3 +181,17 @@ test('render of a fleet tells clusters that resolved alike once, naming them as 
   assert.match(one.stdout, /^clusters c01, c02, c04, c05: not rendered \(--cluster\), their files are kept$/m);
   assert.equal(resolvedLines(one.stdout), 2, one.stdout);
 });
+
+test('lock of a fleet tells clusters that resolved alike once, naming them as a range, not each cluster its own lines', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const names = ['c01', 'c02', 'c03', 'c04'];
+  writeFileSync(
+    path.join(manifest, 'fleet.yaml'),
+    `apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n${names.map((n) => `- name: ${n}\n`).join('')}`,
+  );
+  const r = await runCli(['lock', '-f', manifest, '--cache-dir', path.join(example, 'cache')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^clusters c01–c04$/m);
+  assert.equal(r.stdout.split('\n').filter((l) => l.includes('resolved cluster-api')).length, 1, r.stdout);
+});
