@@ -4,6 +4,7 @@ import { lock } from '../app/lock.js';
 import { render, renderVariables } from '../app/render.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
+import { clusterRanges } from '../core/cluster-ranges.js';
 import { Output, streams, type OutputFlags } from './output.js';
 import { CREDENTIAL_ENV_VARIABLES, MASK, registerSecretForms, safeText } from '../core/redact.js';
 import { credentialEnvironmentProblems } from '../sources/credentials.js';
@@ -15,7 +16,7 @@ import { completionScript, type Shell } from './completion.js';
 import { reportWrite } from './render-report.js';
 import { completeSuggestions } from './hints.js';
 import type { Command } from 'commander';
-import { displayPath, formatWarning } from '../core/diagnostics.js';
+import { compareStrings, displayPath, formatWarning } from '../core/diagnostics.js';
 import { progressReporter, type ProgressReporter } from './progress.js';
 import type { LayoutName } from '../layout/index.js';
 import type { FleetLayoutName } from '../manifest/types.js';
@@ -127,7 +128,7 @@ export async function withProgress<T>(flags: SourceFlags, work: (progress: Progr
   }
 }
 
-function printResolution(resolution: Resolution, out: Output, indent = ''): void {
+function printResolution(resolution: Resolution, out: Pick<Output, 'line' | 'detail'>, indent = ''): void {
   for (const p of resolution.providers) {
     const requested = p.requestedVersion && p.requestedVersion !== p.version ? ` (requested ${p.requestedVersion})` : '';
     out.line(`${indent}resolved ${p.label} ${p.version}${requested}, contract ${p.contract}, from ${p.repository.sourceType}`);
@@ -142,6 +143,34 @@ function printResolution(resolution: Resolution, out: Output, indent = ''): void
     if (!c) continue;
     out.line(`${indent}resolved ${c.label} ${c.version}`);
     out.detail(`${indent}  ${c.label}: ${c.repository.location}`);
+  }
+}
+
+/**
+ * A fleet's clusters and what each resolved, clusters that resolved alike told once
+ * (`clusters c000–c099`): a 100-cluster render, or a --cluster render of one, is not 500 lines.
+ */
+function printClusters(
+  clusters: readonly { name: string; release?: string; rendered: boolean; resolution: Resolution }[],
+  out: Output,
+): void {
+  const alike = new Map<string, { names: string[]; release?: string; rendered: boolean; lines: [boolean, string][] }>();
+  for (const c of clusters) {
+    const lines: [boolean, string][] = [];
+    printResolution(c.resolution, { line: (t) => lines.push([false, t]), detail: (t) => lines.push([true, t]) }, '  ');
+    const key = JSON.stringify([c.release ?? null, c.rendered, lines]);
+    const group = alike.get(key) ?? { names: [], release: c.release, rendered: c.rendered, lines };
+    group.names.push(c.name);
+    alike.set(key, group);
+  }
+  for (const { names, release, rendered, lines } of alike.values()) {
+    const many = names.length > 1;
+    const kept = rendered ? '' : `: not rendered (--cluster), ${many ? 'their' : 'its'} files are kept`;
+    out.line(`${many ? 'clusters' : 'cluster'} ${clusterRanges(names)}${release ? ` (release ${release})` : ''}${kept}`);
+    for (const [detail, text] of lines) {
+      if (detail) out.detail(text);
+      else out.line(text);
+    }
   }
 }
 
@@ -222,14 +251,8 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
   const output = flags.output;
   if (!output) throw new UsageError('render needs -o/--output <dir> (or --list-variables)');
   const result = await withProgress(flags, (progress) => render(renderFlagsOptions(flags, progress), output));
-  if (result.fleet) {
-    for (const c of result.clusters) {
-      out.line(
-        `cluster ${c.name}${c.release ? ` (release ${c.release})` : ''}${c.rendered ? '' : ': not rendered (--cluster), its files are kept'}`,
-      );
-      printResolution(c.resolution, out, '  ');
-    }
-  } else printResolution(result, out);
+  if (result.fleet) printClusters(result.clusters, out);
+  else printResolution(result, out);
   for (const w of result.warnings) out.warn(w);
   const document = {
     layout: result.layout,
@@ -366,7 +389,12 @@ export async function lockCommand(flags: SourceFlags & { acceptDigest?: string[]
   const out = new Output(flags);
   const acceptDigests = flags.acceptDigest;
   const resolution = await withProgress(flags, (progress) => lock(renderOptions(flags, progress, acceptDigests ? { acceptDigests } : {})));
-  if (resolution.fleet) for (const [name, r] of resolution.resolutions) printResolution(r, out, `${name}: `);
+  if (resolution.fleet)
+    printClusters(
+      // the clusters resolve concurrently: their names' order, not the map's
+      [...resolution.resolutions].sort(([a], [b]) => compareStrings(a, b)).map(([name, r]) => ({ name, rendered: true, resolution: r })),
+      out,
+    );
   else printResolution(resolution, out);
   // both digests in full: what the reviewer of the lockfile change compares
   const accepted = resolution.lock.accepted ?? [];

@@ -199,14 +199,15 @@ function shownComponents(report: ReviewReport): Shown[] {
   );
 }
 
-function componentSection({ c, where, each }: Shown): { open: string[]; body: string[]; close: string[] } {
+/** A component's `<details>` section; its body in chunks, a kind's heading with its first object, so a cut never leaves a heading alone. */
+function componentSection({ c, where, each }: Shown): { open: string[]; body: string[][]; close: string[] } {
   // a wiring component has no version: no space before the colon then
   const version = versionText(c);
   const summary = `<code>${plain(c.name)}</code>${plain(where)}${version ? ` ${plain(version)}` : ''}: ${c.added} added, ${c.removed} removed, ${c.changed} changed${each ? ' in each' : ''}`;
-  const body: string[] = [];
+  const body: string[][] = [];
   for (const k of c.kinds) {
-    body.push('', `**${plain(k.kind)}**${k.group ? ` (${plain(k.group)})` : ''}`, '');
-    for (const o of k.objects) body.push(objectLine(o));
+    const heading = ['', `**${plain(k.kind)}**${k.group ? ` (${plain(k.group)})` : ''}`, ''];
+    k.objects.forEach((o, i) => body.push(i === 0 ? [...heading, objectLine(o)] : [objectLine(o)]));
   }
   return { open: [`<details><summary>${summary}</summary>`, ''], body, close: ['', '</details>', ''] };
 }
@@ -271,17 +272,18 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
   for (const component of components.filter(({ c }) => c.kinds.length > 0)) {
     const section = componentSection(component);
     const objects = component.c.added + component.c.removed + component.c.changed;
-    if (cutObjects > 0 || !fits([...section.open, ...section.close])) {
+    // a section whose first object does not fit is cut whole, not shown empty
+    if (cutObjects > 0 || !fits([...section.open, ...(section.body[0] ?? []), ...section.close])) {
       cutObjects += objects;
       cutComponents++;
       continue;
     }
     push(section.open);
     let shown = 0;
-    for (const line of section.body) {
-      if (!fits([line, ...section.close])) break;
-      push([line]);
-      if (line.startsWith('- ')) shown++;
+    for (const chunk of section.body) {
+      if (!fits([...chunk, ...section.close])) break;
+      push(chunk);
+      shown++;
     }
     if (shown < objects) {
       cutObjects += objects - shown;

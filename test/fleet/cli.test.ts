@@ -159,3 +159,39 @@ test('a fleet check without the configSecret is told at spec.configSecret of the
     ),
   );
 });
+
+test('render of a fleet tells clusters that resolved alike once, naming them as a range: render --cluster prints one line for the clusters it leaves', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const names = ['c01', 'c02', 'c03', 'c04', 'c05'];
+  writeFileSync(
+    path.join(manifest, 'fleet.yaml'),
+    `apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n${names.map((n) => `- name: ${n}\n`).join('')}`,
+  );
+  const out = path.join(example, 'out');
+  const run = async (...args: string[]) => await runCli([...args, '-f', manifest, '-o', out, '--cache-dir', path.join(example, 'cache')]);
+  const all = await run('render');
+  assert.equal(all.code, 0, all.stderr);
+  const resolvedLines = (stdout: string) => stdout.split('\n').filter((l) => l.includes('resolved cluster-api')).length;
+  assert.match(all.stdout, /^clusters c01–c05$/m);
+  assert.equal(resolvedLines(all.stdout), 1, all.stdout);
+  const one = await run('render', '--cluster', 'c03');
+  assert.equal(one.code, 0, one.stderr);
+  assert.match(one.stdout, /^cluster c03$/m);
+  assert.match(one.stdout, /^clusters c01, c02, c04, c05: not rendered \(--cluster\), their files are kept$/m);
+  assert.equal(resolvedLines(one.stdout), 2, one.stdout);
+});
+
+test('lock of a fleet tells clusters that resolved alike once, naming them as a range, not each cluster its own lines', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const names = ['c01', 'c02', 'c03', 'c04'];
+  writeFileSync(
+    path.join(manifest, 'fleet.yaml'),
+    `apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n${names.map((n) => `- name: ${n}\n`).join('')}`,
+  );
+  const r = await runCli(['lock', '-f', manifest, '--cache-dir', path.join(example, 'cache')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^clusters c01–c04$/m);
+  assert.equal(r.stdout.split('\n').filter((l) => l.includes('resolved cluster-api')).length, 1, r.stdout);
+});

@@ -132,9 +132,27 @@ test('check after a cluster was renamed names the cluster as what the lockfile d
   for (const line of changes) {
     assert.match(
       line,
-      /error: cluster c3[,:] .*the lockfile would change: \+ \S+ for cluster c3, which the lockfile does not list \(a cluster added or renamed\)$/,
+      /error: cluster c3[,:] .*the lockfile would change: \+ \S+ for a cluster the lockfile does not list \(added or renamed\)$/,
     );
   }
+});
+
+test('check after clusters were added tells each component the lockfile lacks once, naming the new clusters as a range', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const run = async (...args: string[]) => await runCli([...args, '-f', manifest, '--cache-dir', path.join(example, 'cache')]);
+  const fleet = path.join(manifest, 'fleet.yaml');
+  const clusters = (names: string[]) =>
+    `apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n${names.map((n) => `- name: ${n}\n`).join('')}`;
+  writeFileSync(fleet, clusters(['c1', 'c2']));
+  assert.equal((await run('render', '-o', path.join(example, 'out'))).code, 0);
+  writeFileSync(fleet, clusters(['c1', 'c2', 'c3', 'c4', 'c5']));
+  const check = await run('check', '-o', path.join(example, 'out'));
+  assert.equal(check.code, 1, check.stderr);
+  const changes = check.stderr.split('\n').filter((l) => l.includes('the lockfile would change'));
+  assert.ok(changes.length > 0, check.stderr);
+  for (const line of changes) assert.match(line, /error: clusters c3–c5[,:] /);
+  assert.equal(new Set(changes).size, changes.length, check.stderr);
 });
 
 test('a fleet cluster removed after a file of its was edited by hand: the fleet render keeps the file, as check says and a single-cluster render does, and check still names it afterwards', async () => {

@@ -400,6 +400,33 @@ test('markdown for a 100-object change stays under 65,536 characters, with a not
   assert.equal(only(report, 'image').length, 100);
 });
 
+test('markdown cut to the comment limit never ends on a section or a kind heading with no object under it', () => {
+  const configMap = (name: string, value: string): KObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'capi-system' },
+    data: { value },
+  });
+  // many components of one changed object each; the name's length moves where the limit falls
+  for (let pad = 0; pad < 60; pad++) {
+    const before = new Map<string, string>();
+    const after = new Map<string, string>();
+    for (let i = 0; i < 200; i++) {
+      const name = `settings-${i}-${'n'.repeat(200 + pad)}`;
+      const file = `${String(i).padStart(3, '0')}-component/configmap-${name}.yaml`;
+      before.set(file, emitYamlDocument(configMap(name, 'a')));
+      after.set(file, emitYamlDocument(configMap(name, 'b')));
+    }
+    const markdown = formatMarkdown(reviewChanges({ label: 'before', files: before }, { label: 'after', files: after }));
+    assert.ok(markdown.includes('Cut to stay under'), `cut at ${pad}`);
+    for (const section of markdown.split('<details>').slice(1)) {
+      const body = section.slice(0, section.indexOf('</details>'));
+      assert.match(body, /^- /m, `a section with no object (pad ${pad}):\n${body}`);
+      assert.doesNotMatch(body, /\*\*[A-Za-z]+\*\*[^\n]*\n+$/, `a kind heading with no object (pad ${pad})`);
+    }
+  }
+});
+
 test('text: plain without colour, ANSI colours only when asked', () => {
   const before = corpusObject('Deployment', 'capi-controller-manager');
   const after = clone(before);

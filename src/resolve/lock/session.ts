@@ -174,10 +174,10 @@ export class LockSession {
     const entry = request && findLockEntry(this.options.previous, request);
     const label = lockEntryLabel(request ?? { kind: provider!.kind, name: provider!.name });
     if (request === undefined || entry === undefined) {
-      const cluster = this.options.unlistedCluster;
-      return cluster === undefined
+      // the problem's object names the cluster: a message without it is one line for all the clusters added
+      return this.options.unlistedCluster === undefined
         ? `+ ${label} (not in the lockfile)`
-        : `+ ${label} for cluster ${cluster}, which the lockfile does not list (a cluster added or renamed)`;
+        : `+ ${label} for a cluster the lockfile does not list (added or renamed)`;
     }
     // an exact version asked for is the version the lock would move to
     const exact = /^v\d+\.\d+\.\d+$/.test(request.requestedVersion) ? request.requestedVersion : undefined;
