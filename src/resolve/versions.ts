@@ -69,6 +69,21 @@ export async function latestPatchRelease(repository: ProviderRepository, series?
   });
   const candidates = sortForLatest(tags).slice(0, LATEST_SEARCH_WIDTH);
   if (candidates.length === 0) throw noRelease(repository, series, 'no tag is a semantic version');
+  const found = await firstPublished(repository, candidates, skipped);
+  if (found !== undefined) return found;
+  throw noRelease(repository, series, `none of the newest ${candidates.length} (${candidates.join(', ')}) has a metadata.yaml`);
+}
+
+/**
+ * The first of `candidates` that has a metadata.yaml; the others before it into `skipped`. A
+ * missing file skips the tag; any other failure stops the search, so a transient error never
+ * silently selects an older release.
+ */
+async function firstPublished(
+  repository: ProviderRepository,
+  candidates: readonly string[],
+  skipped: string[],
+): Promise<string | undefined> {
   for (const tag of candidates) {
     try {
       await repository.getFile(tag, METADATA_FILE);
@@ -78,7 +93,7 @@ export async function latestPatchRelease(repository: ProviderRepository, series?
       skipped.push(tag);
     }
   }
-  throw noRelease(repository, series, `none of the newest ${candidates.length} (${candidates.join(', ')}) has a metadata.yaml`);
+  return undefined;
 }
 
 /**
@@ -130,15 +145,8 @@ export async function highestInRange(repository: ProviderRepository, range: stri
   }
   satisfying.sort((a, b) => compareSemantic(b.version, a.version));
   const candidates = satisfying.slice(0, LATEST_SEARCH_WIDTH).map((t) => t.tag);
-  for (const tag of candidates) {
-    try {
-      await repository.getFile(tag, METADATA_FILE);
-      return tag;
-    } catch (error) {
-      if (!(error instanceof ArtifactNotFoundError)) throw error;
-      skipped.push(tag);
-    }
-  }
+  const found = await firstPublished(repository, candidates, skipped);
+  if (found !== undefined) return found;
   throw new ArtifactNotFoundError({
     message: `no release in ${repository.location} satisfying version range "${range}" publishes a metadata.yaml: ${candidates.join(', ')} ${candidates.length === 1 ? 'has' : 'have'} none`,
     expected: 'a published release: its components file and metadata.yaml',
