@@ -344,6 +344,9 @@ test('helpers: default (Sprig emptiness), required, include, quote, eq/ne/and/or
         '  dict: {{quote (join "" (list (lookup (dict "k" "v") "k")))}}',
         '  order: "{{#each Values.m}}{{@key}}={{this}};{{/each}}"',
         '  req: {{quote (required "name is required" Values.name)}}',
+        // Sprig's strval is Go's %v: a map as map[k:v …] with sorted keys, a list as [a b] (Masterminds/sprig strings.go quote, strval)
+        '  map: {{quote Values.m}}',
+        '  list: {{quote (list "x" (list 1 2))}}',
       ].join('\n') + '\n',
   });
   assert.deepEqual(docs[0]!.object.metadata.name, 'x-n');
@@ -356,6 +359,8 @@ test('helpers: default (Sprig emptiness), required, include, quote, eq/ne/and/or
     dict: 'v',
     order: 'B=0;a=1;b=2;',
     req: 'n',
+    map: 'map[B:0 a:1 b:2]',
+    list: '[x [1 2]]',
   });
   const error = await rejection(
     renderProbe({ 'values.yaml': 'name: ""\n', 'templates/cm.yaml': 'a: {{required "name is required" Values.name}}\n' }),

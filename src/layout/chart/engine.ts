@@ -156,6 +156,22 @@ function includeLine(source: string | undefined, name: string): number | undefin
   return found ? source.slice(0, found.index).split('\n').length : undefined;
 }
 
+/**
+ * A value as Sprig's strval prints it (Go's %v): a map as `map[k:v …]` with its keys sorted, a
+ * list as `[a b]`, null inside them as `<nil>`, so `quote` of a map is what Helm writes, not
+ * "[object Object]".
+ */
+function goText(value: unknown): string {
+  if (value === null || value === undefined) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goText).join(' ')}]`;
+  if (isValuesMap(value))
+    return `map[${Object.keys(value)
+      .sort(compareStrings)
+      .map((key) => `${key}:${goText(value[key])}`)
+      .join(' ')}]`;
+  return String(value);
+}
+
 function registerHelpers(
   hb: typeof HandlebarsModule,
   renderPartial: (name: string, context: unknown) => string,
@@ -170,7 +186,7 @@ function registerHelpers(
   hb.registerHelper('quote', (...all: unknown[]) =>
     args(all)
       .filter((v) => v !== null && v !== undefined)
-      .map((v) => JSON.stringify(String(v)))
+      .map((v) => JSON.stringify(goText(v)))
       .join(' '),
   );
   hb.registerHelper('default', (fallback: unknown, value: unknown) => (isEmptyValue(value) ? fallback : value));
