@@ -274,6 +274,7 @@ export async function renderCommand(flags: RenderFlags): Promise<void> {
     document,
     warnings: result.warnings,
     lockReport: () => lockReport(result, result.lockWritten, out),
+    ...(result.fleet && { clusters: result.clusters.map((c) => c.name) }),
   });
 }
 

@@ -22,6 +22,35 @@ export interface WrittenRender {
   warnings: string[];
   /** Prints the lockfile's change and returns its --json form. */
   lockReport: () => Record<string, unknown>;
+  /** A fleet's clusters now: objects only clusters that left it had are told per cluster, not one by one. */
+  clusters?: readonly string[];
+}
+
+/**
+ * The object lines: a removed object that only clusters that left the fleet had is counted under
+ * those clusters, one line a group (`diff` lists them), as diff's cluster-leaves call-out does.
+ */
+function objectLines(objects: readonly ObjectChange[], clusters: readonly string[] | undefined): string[] {
+  const now = new Set(clusters ?? []);
+  const gone = (o: ObjectChange) => clusters !== undefined && o.change === 'removed' && o.clusters?.every((c) => !now.has(c)) === true;
+  const left = new Map<string, { count: number; many: boolean }>();
+  const lines: string[] = [];
+  for (const o of objects) {
+    if (gone(o)) {
+      const key = clusterRanges(o.clusters!);
+      left.set(key, { count: (left.get(key)?.count ?? 0) + 1, many: o.clusters!.length > 1 });
+      continue;
+    }
+    const where = o.clusters ? `${o.file}; clusters ${clusterRanges(o.clusters)}` : o.file;
+    lines.push(
+      `  ${[CHANGE_MARK[o.change], o.kind, [o.namespace, o.name].filter(Boolean).join('/')].filter(Boolean).join(' ')} (${where})`,
+    );
+  }
+  for (const [names, { count, many }] of left)
+    lines.push(
+      `  - ${count} object${count === 1 ? '' : 's'} of ${many ? 'clusters' : 'cluster'} ${names}, which left the fleet (capi-gitops diff lists them)`,
+    );
+  return lines;
 }
 
 /** The objects a write changed: the files that changed compared object by object. */
@@ -55,12 +84,7 @@ export async function reportWrite(out: Output, written: WrittenRender): Promise<
       (change) => `${objects.filter((o) => o.change === change).length} ${change}`,
     );
     out.line(`objects: ${counts.join(', ')}`);
-    for (const o of objects) {
-      const where = o.clusters ? `${o.file}; clusters ${clusterRanges(o.clusters)}` : o.file;
-      out.line(
-        `  ${[CHANGE_MARK[o.change], o.kind, [o.namespace, o.name].filter(Boolean).join('/')].filter(Boolean).join(' ')} (${where})`,
-      );
-    }
+    for (const line of objectLines(objects, written.clusters)) out.line(line);
   }
   const lockfile = written.lockReport();
   if (out.json) {

@@ -184,3 +184,30 @@ test('a fleet cluster removed after a file of its was edited by hand: the fleet 
     [['extra', file, true]],
   );
 });
+
+test("render after clusters left the fleet tells their removed objects as one line a group, not one a line (as diff's cluster-leaves call-out); --json still lists each", async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const out = path.join(example, 'out');
+  const fleet = path.join(manifest, 'fleet.yaml');
+  const render = async (...flags: string[]) => await runCli(['render', '-f', manifest, '-o', out, '--offline', ...flags]);
+  writeFileSync(fleet, 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: c1\n- name: c2\n- name: c3\n');
+  assert.equal((await render()).code, 0);
+  writeFileSync(fleet, 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: c1\n');
+  const left = await render('--json');
+  assert.equal(left.code, 0, left.stderr);
+  const removed = (JSON.parse(left.stdout) as { objects: { change: string }[] }).objects.filter((o) => o.change === 'removed');
+  assert.ok(removed.length > 10, `${removed.length} removed objects in --json`);
+  // the text report of the same change, from the same starting tree
+  writeFileSync(fleet, 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: c1\n- name: c2\n- name: c3\n');
+  assert.equal((await render()).code, 0);
+  writeFileSync(fleet, 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: c1\n');
+  const text = await render();
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, new RegExp(`^objects: 0 added, 0 changed, ${removed.length} removed$`, 'm'));
+  assert.match(
+    text.stdout,
+    new RegExp(`^ {2}- ${removed.length} objects of clusters c2, c3, which left the fleet \\(capi-gitops diff lists them\\)$`, 'm'),
+  );
+  assert.doesNotMatch(text.stdout, /^ {2}- \w+ .*; clusters c2, c3\)$/m);
+});
