@@ -7,7 +7,7 @@ import { apiGroup, describeObject, type KObject } from '../core/kobject.js';
 import type { RenderedComponent } from '../render/types.js';
 import { renderChart, templateFile } from './chart/render.js';
 import { unknownFields, WIRING_CRDS_OF } from './chart/wiring-fields.js';
-import { closestName } from '../manifest/fields.js';
+import { closestName, formatFieldPath } from '../manifest/fields.js';
 import type { ChartComponent, ChartContext, ChartDocument, LoadedChart } from './chart/types.js';
 import type { Values } from '../core/values.js';
 import { emitYamlDocument } from '../yaml/emit.js';
@@ -266,14 +266,6 @@ function otherToolProblem(documents: readonly ChartDocument[], input: WiringInpu
   };
 }
 
-/** `['spec', 'sources', 0, 'path']` → `spec.sources[0].path`. */
-function fieldPath(field: readonly (string | number)[]): string {
-  return field
-    .map((f) => (typeof f === 'number' ? `[${f}]` : `.${f}`))
-    .join('')
-    .replace(/^\./, '');
-}
-
 /**
  * A field of an Argo CD or Flux object that its CRD does not declare, at the chart line that
  * wrote it: the API server's strict field validation would refuse the object when the tool
@@ -290,7 +282,7 @@ function unknownFieldProblems(documents: readonly ChartDocument[], input: Wiring
       const problem = {
         ...(locate?.(field) ?? { file: templateFile(input.chart, template) }),
         object: describeObject(object),
-        path: fieldPath(field),
+        path: formatFieldPath(field),
         message: `not a field of ${object.apiVersion} ${object.kind}${close === undefined ? ` in the CRDs capi-gitops checks against (${WIRING_CRDS_OF})` : ''}`,
         expected: declared.length > 0 ? `a field its CRD declares here: ${declared.join(', ')}` : 'no field here',
       };

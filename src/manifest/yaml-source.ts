@@ -3,6 +3,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import { mergeConflicts } from '../core/merge-conflicts.js';
 import { setOwnValue } from '../core/own-keys.js';
 import { reportDuplicateKeys } from '../yaml/unique-keys.js';
+import { lineNumberAt } from '../yaml/split.js';
 import { shellWord } from '../core/shell.js';
 import { MERGE_KEY, jsonKeyOf, resolvePlainScalarTyped, type PlainScalar } from '../yaml/scalar.js';
 import YAML from 'yaml';
@@ -84,11 +85,10 @@ function syntaxDiagnostic(file: string, lineCounter: LineCounter, error: YAMLErr
 
 /** A NUL byte, which YAML text cannot hold and the parser reports as a misplaced key. */
 function nulDiagnostic(file: string, text: string, offset: number): Diagnostic {
-  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
   return {
     file,
-    line: text.slice(0, lineStart).split('\n').length,
-    column: offset - lineStart + 1,
+    line: lineNumberAt(text, offset),
+    column: offset - text.lastIndexOf('\n', offset - 1),
     message: 'holds a NUL byte (U+0000), which YAML text cannot hold',
     expected: 'text: a file with no NUL byte',
     hint: `check that the file is the one you meant (it may be binary); remove its NUL bytes: tr -d '\\000' < ${shellWord(file)} > ${shellWord(`${file}.tmp`)} && mv ${shellWord(`${file}.tmp`)} ${shellWord(file)}`,

@@ -6,7 +6,7 @@
  */
 import type { Diagnostic, DiagnosticOrigin } from '../core/diagnostics.js';
 import type { ToolConfig } from '../manifest/types.js';
-import type { ResolvedRelease } from './resolve.js';
+import { configFieldOrigin, type ResolvedRelease } from './resolve.js';
 import { parseSemantic } from '../core/versions.js';
 import { LATEST } from '../core/repository.js';
 
@@ -30,15 +30,7 @@ export function operatorReleaseUrl(version: string): string {
 }
 
 export function operatorOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
-  // the field's own line where the Config writes it (as certManagerOrigin), else the document's
-  const at = config.locate?.(['operator', field]) ?? config.position;
-  return {
-    file: at?.file,
-    line: at?.line,
-    column: at?.column,
-    object: 'Config',
-    path: `operator.${field}`,
-  };
+  return configFieldOrigin(config, 'operator', field);
 }
 
 /** Config.operator problems that need no request, so invalid input fails before any fetch. */

@@ -301,16 +301,14 @@ export interface ResolvedRelease<Label extends string> {
 
 export type ResolvedCertManager = ResolvedRelease<typeof CERT_MANAGER_LABEL>;
 
+/** A Config field as a problem's origin: at the field's own line where the Config knows it, else at the document. */
+export function configFieldOrigin(config: ToolConfig, section: string, field: string): DiagnosticOrigin {
+  const at = config.locate?.([section, field]) ?? config.position;
+  return { file: at?.file, line: at?.line, column: at?.column, object: 'Config', path: `${section}.${field}` };
+}
+
 export function certManagerOrigin(config: ToolConfig, field: string): DiagnosticOrigin {
-  // the field's own line where the Config says where it is, else the Config document's
-  const at = config.locate?.(['certManager', field]) ?? config.position;
-  return {
-    file: at?.file,
-    line: at?.line,
-    column: at?.column,
-    object: 'Config',
-    path: `certManager.${field}`,
-  };
+  return configFieldOrigin(config, 'certManager', field);
 }
 
 /**

@@ -217,17 +217,6 @@ function networkReason(error: unknown): string {
  */
 const NOT_TLS_CODES = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG']);
 
-function notTlsFailure(url: URL, where: string, error: unknown): HttpError | undefined {
-  const code = (error as { cause?: { code?: unknown } })?.cause?.code;
-  if (typeof code !== 'string' || !NOT_TLS_CODES.has(code)) return undefined;
-  return new HttpError(
-    'not-tls',
-    `${where}: the server answered without TLS (${code}); not retried, as a retry will not change that`,
-    redactUrl(url),
-    { cause: error },
-  );
-}
-
 /**
  * Node's and OpenSSL's codes for a certificate that does not verify: a private CA (a proxy that
  * inspects TLS, an in-house mirror), an expired certificate, another host's. A retry gets the
@@ -247,15 +236,16 @@ const CERTIFICATE_CODES = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
 ]);
 
-function certificateFailure(url: URL, where: string, error: unknown): HttpError | undefined {
+/** A TLS failure a retry cannot mend, by its OpenSSL code: an answer without TLS, or a certificate not accepted. */
+function tlsFailure(url: URL, where: string, error: unknown): HttpError | undefined {
   const code = (error as { cause?: { code?: unknown } })?.cause?.code;
-  if (typeof code !== 'string' || !CERTIFICATE_CODES.has(code)) return undefined;
-  return new HttpError(
-    'certificate',
-    `${where}: the server's certificate was not accepted: ${networkReason(error)}; not retried, as a retry gets the same certificate`,
-    redactUrl(url),
-    { cause: error },
-  );
+  const final = (failure: HttpFailure, reason: string, retry: string) =>
+    new HttpError(failure, `${where}: ${reason}; not retried, as a retry ${retry}`, redactUrl(url), { cause: error });
+  if (typeof code !== 'string') return undefined;
+  if (NOT_TLS_CODES.has(code)) return final('not-tls', `the server answered without TLS (${code})`, 'will not change that');
+  if (CERTIFICATE_CODES.has(code))
+    return final('certificate', `the server's certificate was not accepted: ${networkReason(error)}`, 'gets the same certificate');
+  return undefined;
 }
 
 /** A DNS failure or refused connection: final for the host for the rest of the run (`unreachable.ts`). */
@@ -320,10 +310,7 @@ export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): P
     if (timedOut)
       return new HttpError('timeout', `${where}: no complete answer within ${policy.timeoutMs} ms`, redactUrl(hopUrl), { cause: error });
     // failures a retry cannot mend
-    const final =
-      during === 'request'
-        ? (unreachableFailure(hopUrl, where, error) ?? notTlsFailure(hopUrl, where, error) ?? certificateFailure(hopUrl, where, error))
-        : undefined;
+    const final = during === 'request' ? (unreachableFailure(hopUrl, where, error) ?? tlsFailure(hopUrl, where, error)) : undefined;
     if (final) return final;
     if (during === 'body') {
       const of = total !== undefined ? ` of ${total}` : '';
