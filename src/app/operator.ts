@@ -74,6 +74,8 @@ async function renderOperatorLayout(
     namespace: p.namespace,
     version: p.version,
     spec: p.provider.spec,
+    labels: p.provider.labels,
+    annotations: p.provider.annotations,
     components: p.components.text,
     metadata: p.metadata.text,
     artifactSha256: p.components.sha256,

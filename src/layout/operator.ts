@@ -49,6 +49,9 @@ export interface OperatorLayoutProvider {
   version: string;
   /** The spec as the user wrote it (webhook defaults applied). */
   spec: ProviderSpec;
+  /** The object's own labels and annotations, as given. */
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
   /** The fetched artifact texts, byte for byte. */
   components: string;
   metadata: string;
@@ -123,7 +126,13 @@ function selectorProvider(p: OperatorLayoutProvider): KObject {
   // the ConfigMap's labels but the managed-by one: name, type and version select it
   const { [OPERATOR_MANAGED_LABEL]: _managed, ...matchLabels } = artifactLabels(p);
   const spec = { ...p.spec, version: p.version, fetchConfig: { selector: { matchLabels } } };
-  return { apiVersion: OPERATOR_API_VERSION, kind: p.kind, metadata: { name: p.name, namespace: p.namespace }, spec } as KObject;
+  const metadata = {
+    name: p.name,
+    namespace: p.namespace,
+    ...(p.labels ? { labels: p.labels } : {}),
+    ...(p.annotations ? { annotations: p.annotations } : {}),
+  };
+  return { apiVersion: OPERATOR_API_VERSION, kind: p.kind, metadata, spec } as KObject;
 }
 
 function configMapObject(c: ConfigMapObject): KObject {

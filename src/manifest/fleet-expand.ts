@@ -95,7 +95,15 @@ function sharedLayer(manifest: Manifest): Layer {
   const providers: Values = {};
   const objects = new Map<string, ProviderObject>();
   for (const p of manifest.providers) {
-    providers[providerKey(p)] = { metadata: { name: p.name, namespace: p.namespace }, spec: structuredClone(p.spec) as Values };
+    providers[providerKey(p)] = {
+      metadata: {
+        name: p.name,
+        namespace: p.namespace,
+        ...(p.labels ? { labels: { ...p.labels } } : {}),
+        ...(p.annotations ? { annotations: { ...p.annotations } } : {}),
+      },
+      spec: structuredClone(p.spec) as Values,
+    };
     objects.set(providerKey(p), p);
   }
   // a provider's field where its document wrote it, else the document

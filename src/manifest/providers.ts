@@ -53,14 +53,25 @@ export function applyWebhookDefaults(spec: ProviderSpec, providerNamespace: stri
 
 /** The validated provider, its spec defaulted by the webhook. */
 export function toProviderObject(value: Record<string, unknown>, position: SourcePosition): ProviderObject {
-  const metadata = (isPlainObject(value.metadata) ? value.metadata : {}) as { name?: string; namespace?: string };
+  const metadata = (isPlainObject(value.metadata) ? value.metadata : {}) as Record<string, unknown> & { name?: string; namespace?: string };
   const namespace = metadata.namespace ?? '';
   const spec = (isPlainObject(value.spec) ? value.spec : {}) as ProviderSpec;
+  const labels = stringMap(metadata.labels);
+  const annotations = stringMap(metadata.annotations);
   return {
     kind: value.kind as ProviderKind,
     name: metadata.name ?? '',
     namespace,
     spec: applyWebhookDefaults(spec, namespace),
+    ...(labels ? { labels } : {}),
+    ...(annotations ? { annotations } : {}),
     position,
   };
+}
+
+/** A map's string entries (the schema allows no others), or undefined when there are none. */
+function stringMap(value: unknown): Record<string, string> | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const entries = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }

@@ -107,6 +107,9 @@ export interface ProviderObject {
   /** metadata.namespace; the target namespace of its components. */
   namespace: string;
   spec: ProviderSpec;
+  /** metadata.labels and metadata.annotations as given, an export's server and owner fields removed; absent when empty. */
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
   position: SourcePosition;
   /** Where a field of the object was written; the object's start for fields it does not have. */
   fieldPosition?: (path: readonly (string | number)[]) => SourcePosition;

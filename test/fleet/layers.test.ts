@@ -386,3 +386,17 @@ test('an unknown field in an overlay is told at its key, as in a single manifest
     ].sort(),
   );
 });
+
+test("a shared provider's labels and annotations reach every cluster's provider object (the operator layout writes them)", async () => {
+  const dir = writeTempManifest({
+    'fleet.yaml': `${PROVIDERS.replace(
+      'metadata: {name: cluster-api, namespace: capi-system}',
+      'metadata: {name: cluster-api, namespace: capi-system, labels: {team: platform}, annotations: {example.com/owner: platform-team}}',
+    )}---\napiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n  - name: eu-1\n    release: "2026.11.0"\n`,
+  });
+  const [cluster] = expandFleet(await loadManifest([dir])).clusters;
+  const core = provider(cluster!, 'CoreProvider');
+  assert.deepEqual(core.labels, { team: 'platform' });
+  assert.deepEqual(core.annotations, { 'example.com/owner': 'platform-team' });
+  assert.equal(provider(cluster!, 'BootstrapProvider').labels, undefined);
+});

@@ -652,3 +652,30 @@ operator: {url: "${OPERATOR_RELEASE}"}
   const configMap = [...result.files].find(([f, text]) => f.startsWith('02-providers/') && text.includes('extra-creds'));
   assert.match(configMap?.[1] ?? '', /\$\{EXTRA_TOKEN\}/);
 });
+
+test("a provider object's own labels and annotations are written on it (the operator reads the object as given: a team's labels, a policy's annotation); an export's last-applied-configuration and its old owner's tracking are not, and the layout's sync wave is added", async () => {
+  const labelled = corpusManifest('v1.12.0')
+    .replace('certManager:', `operator:\n  url: ${OPERATOR_RELEASE}\ncertManager:`)
+    .replace(
+      'metadata:\n  name: cluster-api\n  namespace: capi-system\n',
+      [
+        'metadata:',
+        '  name: cluster-api',
+        '  namespace: capi-system',
+        '  labels: {team: platform, kustomize.toolkit.fluxcd.io/name: old, kustomize.toolkit.fluxcd.io/namespace: flux-system}',
+        '  annotations:',
+        '    example.com/owner: platform-team',
+        '    kubectl.kubernetes.io/last-applied-configuration: "{}"',
+        '',
+      ].join('\n'),
+    );
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'm.yaml'), labelled);
+  const result = await renderManagementCluster({ manifestPaths: [dir], layout: 'operator', command: 'capi-gitops render' });
+  const core = parse(result.files.get('02-providers/coreprovider-cluster-api.yaml')!) as Obj;
+  assert.deepEqual(core.metadata.labels, { team: 'platform' });
+  assert.deepEqual(core.metadata.annotations, { 'example.com/owner': 'platform-team', 'argocd.argoproj.io/sync-wave': '3' });
+  const bootstrap = parse(result.files.get('02-providers/bootstrapprovider-kubeadm.yaml')!) as Obj;
+  assert.equal(bootstrap.metadata.labels, undefined);
+  assert.deepEqual(Object.keys(bootstrap.metadata.annotations!), ['argocd.argoproj.io/sync-wave']);
+});
