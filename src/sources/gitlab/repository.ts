@@ -80,12 +80,8 @@ export function gitlabToken(
  * error when it is one but not in the package form, or not https.
  */
 export function parseGitLabPackageUrl(url: string, hosts: readonly string[] = []): GitLabPackageUrl | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
+  const parsed = URL.parse(url);
+  if (!parsed) return null;
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return null;
   const gitlabHost = parsed.hostname.startsWith('gitlab.') || hosts.includes(parsed.host);
   // URL.pathname keeps percent-escapes as written, like Go's EscapedPath.

@@ -82,12 +82,8 @@ function schemeOf(url: string): string | undefined {
 
 /** Checks an http(s) URL (a template with `{version}` replaced, or the versions URL) and returns it parsed. */
 function checkedHttpUrl(url: string, what: string, allowInsecure: boolean, shown: string, expected: string = TEMPLATE_FORM): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw templateError(shown, `${what} is not a valid URL`, undefined, expected);
-  }
+  const parsed = URL.parse(url);
+  if (!parsed) throw templateError(shown, `${what} is not a valid URL`, undefined, expected);
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
     throw templateError(shown, `${what} must be an https:// URL`, undefined, expected);
   if (parsed.username || parsed.password) {
@@ -121,8 +117,8 @@ export function parseHttpsTemplate(template: string, allowInsecure = false): Htt
   if (!isHttp) throw templateError(template, 'a URL template with {version} must be an http(s):// URL');
   if (!hasVersion) {
     // a GitHub Enterprise release URL is a GitHub one only once its API is named
-    const enterprise = URL.canParse(template) ? new URL(template) : undefined;
-    const githubForm = enterprise !== undefined && /^\/[^/]+\/[^/]+\/releases\/[^/]+\/./.test(enterprise.pathname);
+    const enterprise = URL.parse(template);
+    const githubForm = enterprise !== null && /^\/[^/]+\/[^/]+\/releases\/[^/]+\/./.test(enterprise.pathname);
     throw templateError(
       template,
       'this https URL is neither a GitHub release URL, a GitLab package URL nor a template with {version}',
