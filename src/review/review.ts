@@ -18,6 +18,7 @@ import {
   type ChangeType,
   type ComponentDiff,
   type Finding,
+  type KindGroup,
   type ObjectChange,
   type ReviewReport,
   type ReviewSide,
@@ -328,13 +329,7 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
   const list = [...components.values()]
     .filter((c) => c.added + c.removed + c.changed > 0 || c.oldVersion !== c.newVersion)
     .sort((x, y) => compareStrings(sortKey(x.directory), sortKey(y.directory)));
-  for (const c of list) {
-    c.kinds.sort((x, y) => compareStrings(x.group, y.group) || compareStrings(x.kind, y.kind));
-    for (const k of c.kinds)
-      k.objects.sort(
-        (x, y) => compareStrings(x.namespace, y.namespace) || compareStrings(x.name, y.name) || compareStrings(x.change, y.change),
-      );
-  }
+  for (const c of list) sortKinds(c.kinds);
   findings.sort(
     (x, y) =>
       compareStrings(sortKey(x.component), sortKey(y.component)) ||
@@ -358,4 +353,13 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
     components: list,
     findings: withSameInClusters(findings.map((f) => (f.file && secretFiles.has(f.file) ? withValuesHidden(f, f.file) : f))),
   };
+}
+
+/** A component's kinds by group and kind, each kind's objects by namespace, name and change: the order the report lists them in. */
+export function sortKinds(kinds: KindGroup[]): void {
+  kinds.sort((x, y) => compareStrings(x.group, y.group) || compareStrings(x.kind, y.kind));
+  for (const k of kinds)
+    k.objects.sort(
+      (x, y) => compareStrings(x.namespace, y.namespace) || compareStrings(x.name, y.name) || compareStrings(x.change, y.change),
+    );
 }
