@@ -90,22 +90,16 @@ export interface NetworkSourceOptions {
   runMemo?: RunMemo;
 }
 
-/** Inputs shared by all modules; a source with settings of its own adds a field (e.g. `github`). */
-export interface SourceOptions {
-  /** Never touch the network: network modules serve from the cache only. */
-  offline?: boolean;
-  /** Content-addressed cache shared by the network modules. */
-  cache?: ArtifactCache;
+/**
+ * Inputs shared by all modules: the network sources' options, one `NetworkDeadline` per run in
+ * `http`, and each request's origin left to the request; a source with settings of its own adds a
+ * field (e.g. `github`).
+ */
+export interface SourceOptions extends Omit<NetworkSourceOptions, 'origin'> {
   /** GitHub API root and token (GitHub Enterprise, tests). */
   github?: GitHubSettings;
   /** Environment the credential variables are read from (OCI_*, GITLAB_*); process.env by default. */
   env?: Record<string, string | undefined>;
-  /** Retries, timeouts, size cap and the run's deadline (one `NetworkDeadline` per run) for every network module. */
-  http?: Partial<HttpPolicy>;
-  log?: (line: string) => void;
-  onProgress?: (event: SourceProgressEvent) => void;
-  /** The run's memo of requests providers share (RunContext.runMemo). */
-  runMemo?: RunMemo;
 }
 
 export interface SourceContext {
