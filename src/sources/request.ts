@@ -1,10 +1,13 @@
 import type { DiagnosticOrigin } from '../core/diagnostics.js';
 import type { ProviderKind } from '../core/provider.js';
-import type { ConfigMapObject, LabelSelector } from '../manifest/types.js';
+import type { ConfigMapObject, LabelSelector, UserRepository } from '../manifest/types.js';
 import type { ArtifactCache } from './cache.js';
 import type { HttpPolicy, SourceProgressEvent } from './base/http.js';
 
 export type { DiagnosticOrigin };
+
+/** A plain HTTPS template's settings, as a Config repositories entry gives them. */
+export type HttpsTemplateSettings = Pick<UserRepository, 'versions' | 'versionsUrl' | 'allowInsecure'>;
 
 /** What every request carries, whichever way the artifacts are fetched. */
 interface RequestBase {
@@ -27,13 +30,9 @@ interface RequestBase {
 }
 
 /** A URL (fetchConfig.url, a Config repositories entry, certManager.url, operator.url): local, GitHub, GitLab or a plain HTTPS template. */
-export interface UrlRequest extends RequestBase {
+export interface UrlRequest extends RequestBase, HttpsTemplateSettings {
   from: 'url';
   url: string;
-  /** Plain HTTPS templates: the published versions, or where they are listed (Config repositories). */
-  versions?: string[];
-  versionsUrl?: string;
-  allowInsecure?: boolean;
 }
 
 /** The operator's fetchConfig.selector: ConfigMaps given in the input. */

@@ -36,7 +36,7 @@ import { CapiGitopsError } from '../../core/diagnostics.js';
 import { artifactFromBytes } from '../base/artifact.js';
 import { SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { isLoopbackHost, redactUrl } from '../base/http.js';
-import type { NetworkSourceOptions } from '../request.js';
+import type { HttpsTemplateSettings, NetworkSourceOptions } from '../request.js';
 import { ArtifactNotFoundError, METADATA_FILE, type Artifact, type ProviderRepository } from '../source.js';
 
 // ---- the plain HTTPS repository --------------------------------------------------------------
@@ -47,13 +47,7 @@ const VERSION_TAG = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 const TEMPLATE_FORM =
   'https://<host>/<path with {version}>/<components file>, e.g. https://artifacts.internal/capi/{version}/core-components.yaml';
 
-export interface HttpsOptions extends NetworkSourceOptions {
-  /** The published release tags (Config `repositories[].versions`). */
-  versions?: string[];
-  /** A URL listing the release tags, one per line or a JSON array (Config `repositories[].versionsUrl`). */
-  versionsUrl?: string;
-  /** Accept http:// for hosts other than 127.0.0.1/localhost/::1 (Config `repositories[].allowInsecure`). */
-  allowInsecure?: boolean;
+export interface HttpsOptions extends NetworkSourceOptions, HttpsTemplateSettings {
   /** An Authorization header value for the template's origin, e.g. `Bearer …`. Never logged or put in a message. */
   authorization?: string;
 }
