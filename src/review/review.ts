@@ -116,25 +116,17 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
   if (!pair.after?.artifact) findings.push(...wiringFindings(t.id.group, t.id.kind, before, after, base));
   if (t.id.group === RBAC_GROUP && RBAC_ROLE_KINDS.has(t.id.kind)) {
     const [pa, pb] = [permissionsOf(before), permissionsOf(after)];
-    const wider = gained(pa, pb);
-    const narrower = gained(pb, pa);
-    if (wider.permissions.length || wider.nonResourceURLs.length) {
+    for (const direction of ['widened', 'narrowed'] as const) {
+      const widened = direction === 'widened';
+      const delta = widened ? gained(pa, pb) : gained(pb, pa);
+      if (!delta.permissions.length && !delta.nonResourceURLs.length) continue;
       findings.push({
         ...base,
-        risk: 'warning',
+        ...(widened ? { risk: 'warning' as const } : {}),
         type: 'rbac',
-        direction: 'widened',
-        ...wider,
-        message: `${object}: RBAC widened${wider.wildcard ? ' (wildcard)' : ''}: ${describePermissions(wider)}`,
-      });
-    }
-    if (narrower.permissions.length || narrower.nonResourceURLs.length) {
-      findings.push({
-        ...base,
-        type: 'rbac',
-        direction: 'narrowed',
-        ...narrower,
-        message: `${object}: RBAC narrowed: ${describePermissions(narrower)}`,
+        direction,
+        ...delta,
+        message: `${object}: RBAC ${direction}${widened && delta.wildcard ? ' (wildcard)' : ''}: ${describePermissions(delta)}`,
       });
     }
   }
