@@ -26,7 +26,7 @@ import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../l
 import { sha256Hex } from '../core/digest.js';
 import { parseIndex } from './ownership-index.js';
 import { deepestFirst, exists, scanTree, type TreeEntry } from './tree.js';
-import { pathsToCompare, planWrite, type ExistingOutput, type OutputFiles, type WritePlan } from './write-plan.js';
+import { bytesOf, planWrite, type ExistingOutput, type OutputFiles, type WritePlan } from './write-plan.js';
 import { assertWritableDirectory, lockOutputDirectory } from './write-guard.js';
 import { InterruptedError, onInterrupt, recordCommitted, throwIfInterrupted } from '../core/interrupt.js';
 import { abortAll, type PreparedFile } from '../core/prepared-file.js';
@@ -372,43 +372,27 @@ async function scanExisting(target: Target): Promise<ExistingOutput> {
   return { entries, ownedPaths, indexText, ownedContents: new Map(), keptDirectories: parseKeptDirectories(indexText) };
 }
 
+/**
+ * The output directory and the bytes of each file there of the size this run writes at its path
+ * (to detect "unchanged"). A file the index does not list that already holds the very bytes this
+ * run writes there is the tool's own again: a render discarded with `git checkout .` leaves its new
+ * files behind, untracked, while the tracked index goes back. Writing them changes nothing; other
+ * bytes stay someone else's file, which the plan refuses to replace.
+ */
 async function readExisting(target: Target, files: OutputFiles): Promise<ExistingOutput> {
   const scanned = await scanExisting(target);
   if (scanned.ownedPaths === undefined) return scanned;
   const listed = parseIndexEntries(scanned.indexText!, path.join(target.path, INDEX_FILE));
   const { kept, edited } = await unprovenRemovals(target, scanned.entries, listed, files, scanned.ownedContents);
   for (const p of kept) listed.delete(p);
-  const adopted = await identicalUnlisted(target, scanned.entries, listed, files);
-  const existing: ExistingOutput = { ...scanned, ownedPaths: [...listed.keys(), ...adopted], kept, edited };
-  const compare = pathsToCompare(existing, files);
-  const contents = await Promise.all(compare.map((p) => readFile(path.join(target.path, p))));
-  compare.forEach((p, i) => existing.ownedContents.set(p, contents[i]));
-  return existing;
-}
-
-/**
- * Files the index does not list that already hold the very bytes this run writes there: a render
- * discarded with `git checkout .` leaves its new files behind, untracked, while the tracked index
- * goes back. Writing them changes nothing, so they are the tool's own again; other bytes stay
- * someone else's file, which the plan refuses to replace.
- */
-async function identicalUnlisted(
-  target: Target,
-  entries: Map<string, TreeEntry>,
-  listed: ReadonlyMap<string, string | undefined>,
-  files: OutputFiles,
-): Promise<string[]> {
-  const candidates = [...files.keys()].filter((p) => {
-    const entry = entries.get(p);
-    return !listed.has(p) && entry?.type === 'file' && entry.size === Buffer.byteLength(files.get(p)!, 'utf8');
+  const sameSize = [...files.keys()].filter((p) => {
+    const entry = scanned.entries.get(p);
+    return entry?.type === 'file' && entry.size === Buffer.byteLength(files.get(p)!, 'utf8');
   });
-  const same = await Promise.all(
-    candidates.map(async (p) => {
-      const content = files.get(p)!;
-      return (await readFile(path.join(target.path, p))).equals(typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
-    }),
-  );
-  return candidates.filter((_, i) => same[i]);
+  const contents = await Promise.all(sameSize.map((p) => readFile(path.join(target.path, p))));
+  const adopted = sameSize.filter((p, i) => !listed.has(p) && contents[i]!.equals(bytesOf(files.get(p)!)));
+  for (const [i, p] of sameSize.entries()) if (listed.has(p) || adopted.includes(p)) scanned.ownedContents.set(p, contents[i]!);
+  return { ...scanned, ownedPaths: [...listed.keys(), ...adopted], kept, edited };
 }
 
 /**
@@ -831,7 +815,7 @@ export class OutputStage {
   write(file: string, content: string | Uint8Array): Promise<void> {
     return this.tracked(async () => {
       const stage = await this.open(file);
-      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+      const bytes = bytesOf(content);
       await this.directory(stage.tmp, file);
       await writeFile(path.join(stage.tmp, file), bytes);
       this.files.set(file, { size: bytes.length, digest: sha256Hex(bytes) });
@@ -856,7 +840,7 @@ export class OutputStage {
     if (this.done) return Promise.reject(new Error('the stage was committed or aborted already'));
     return this.tracked(async () => {
       const stage = await this.open();
-      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+      const bytes = bytesOf(content);
       await writeFile(path.join(stage.held, key), bytes);
       this.heldFiles.set(key, { size: bytes.length, digest: sha256Hex(bytes) });
     });
