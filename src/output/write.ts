@@ -380,35 +380,31 @@ async function scanExisting(target: Target): Promise<ExistingOutput> {
  * bytes stay someone else's file, which the plan refuses to replace.
  */
 async function readExisting(target: Target, files: OutputFiles): Promise<ExistingOutput> {
-  const scanned = await scanExisting(target);
-  if (scanned.ownedPaths === undefined) return scanned;
-  const listed = parseIndexEntries(scanned.indexText!, path.join(target.path, INDEX_FILE));
-  const { kept, edited } = await unprovenRemovals(target, scanned.entries, listed, files, scanned.ownedContents);
-  for (const p of kept) listed.delete(p);
+  const existing = await scanExisting(target);
+  if (existing.indexText === undefined) return existing;
+  const listed = await keepUnproven(target, existing, files);
   const sameSize = [...files.keys()].filter((p) => {
-    const entry = scanned.entries.get(p);
+    const entry = existing.entries.get(p);
     return entry?.type === 'file' && entry.size === Buffer.byteLength(files.get(p)!, 'utf8');
   });
   const contents = await Promise.all(sameSize.map((p) => readFile(path.join(target.path, p))));
   const adopted = sameSize.filter((p, i) => !listed.has(p) && contents[i]!.equals(bytesOf(files.get(p)!)));
-  for (const [i, p] of sameSize.entries()) if (listed.has(p) || adopted.includes(p)) scanned.ownedContents.set(p, contents[i]!);
-  return { ...scanned, ownedPaths: [...listed.keys(), ...adopted], kept, edited };
+  for (const [i, p] of sameSize.entries()) if (listed.has(p) || adopted.includes(p)) existing.ownedContents.set(p, contents[i]!);
+  existing.ownedPaths = [...listed.keys(), ...adopted];
+  return existing;
 }
 
 /**
  * Files the index lists that this run would remove but that cannot be shown to be capi-gitops'
  * own: not a regular file, no digest recorded (a v1 index), bytes whose sha256 is not the one
  * recorded (edited since, or the index was altered), or bytes without GENERATED_MARK (an index
- * altered to name a hand-written file with its real sha256). They are kept. The bytes of those that are
- * its own go into `contents` (the report compares their objects).
+ * altered to name a hand-written file with its real sha256). They are kept: out of the index's
+ * entries returned and `existing.ownedPaths`, in `existing.kept`. The bytes of those that are its
+ * own go into `existing.ownedContents` (the report compares their objects).
  */
-async function unprovenRemovals(
-  target: Target,
-  entries: Map<string, TreeEntry>,
-  listed: ReadonlyMap<string, string | undefined>,
-  files: OutputFiles,
-  contents: Map<string, Buffer>,
-): Promise<{ kept: string[]; edited: string[] }> {
+async function keepUnproven(target: Target, existing: ExistingOutput, files: OutputFiles): Promise<Map<string, string | undefined>> {
+  const { entries } = existing;
+  const listed = parseIndexEntries(existing.indexText!, path.join(target.path, INDEX_FILE));
   const candidates = [...listed.keys()].filter((p) => !files.has(p) && entries.has(p) && entries.get(p)!.type !== 'dir');
   const unproven = new Set<string>();
   const edited = new Set<string>();
@@ -417,14 +413,18 @@ async function unprovenRemovals(
     if (entries.get(p)!.type === 'file' && digest !== undefined) {
       const bytes = await readFile(path.join(target.path, p));
       if (provenOwned(bytes, digest)) {
-        contents.set(p, bytes);
+        existing.ownedContents.set(p, bytes);
         return;
       }
       if (beginsAsGenerated(bytes)) edited.add(p);
     }
     unproven.add(p);
   });
-  return { kept: candidates.filter((p) => unproven.has(p)), edited: candidates.filter((p) => edited.has(p)) };
+  existing.kept = candidates.filter((p) => unproven.has(p));
+  existing.edited = candidates.filter((p) => edited.has(p));
+  for (const p of existing.kept) listed.delete(p);
+  existing.ownedPaths = [...listed.keys()];
+  return listed;
 }
 
 /** The warning for listed files kept because they could not be shown to be capi-gitops' own. */
@@ -882,13 +882,7 @@ export class OutputStage {
       // planWrite reads only the paths of these files: sameAsNew tells which are unchanged and the digests give the index
       const files = new Map([...this.files.keys()].map((p) => [p, EMPTY]));
       // as writeOutput does: a listed file this run would remove is kept unless proven the tool's own
-      if (existing.indexText !== undefined) {
-        const listed = parseIndexEntries(existing.indexText, path.join(target.path, INDEX_FILE));
-        const { kept, edited } = await unprovenRemovals(target, existing.entries, listed, files, existing.ownedContents);
-        existing.ownedPaths = existing.ownedPaths?.filter((p) => !kept.includes(p));
-        existing.kept = kept;
-        existing.edited = edited;
-      }
+      if (existing.indexText !== undefined) await keepUnproven(target, existing, files);
       existing.sameAsNew = await this.sameAsBefore(target, existing);
       const plan = planWrite(existing, files, new Map([...this.files].map(([p, f]) => [p, f.digest])));
       const warnings = [...stage.warnings, ...keptWarning(target, existing.kept ?? []), ...unwrittenWarning(target, plan.unwritten)];
