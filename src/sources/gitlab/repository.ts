@@ -129,7 +129,6 @@ function isApiPackage(value: unknown): value is ApiPackage {
 
 class GitLabRepository implements ProviderRepository {
   readonly sourceType = 'gitlab';
-  readonly location: string;
   readonly defaultVersion: string;
   readonly componentsFile: string;
   readonly releaseStore: string;
@@ -140,11 +139,10 @@ class GitLabRepository implements ProviderRepository {
   private readonly projectUrl: string;
 
   constructor(
-    url: string,
+    readonly location: string,
     private readonly parts: GitLabPackageUrl,
     private readonly options: GitLabOptions,
   ) {
-    this.location = url;
     this.defaultVersion = parts.version;
     this.componentsFile = parts.componentsFile;
     this.client = new SourceClient(options);

@@ -200,20 +200,18 @@ export function openHttpsRepository(urlTemplate: string, options: HttpsOptions =
 
 class HttpsRepository implements ProviderRepository {
   readonly sourceType = 'https';
-  readonly location: string;
   /** A template names no version: an empty spec.version means the latest listed one. */
   readonly defaultVersion = 'latest';
   readonly componentsFile: string;
   private readonly client: SourceClient;
 
   constructor(
-    urlTemplate: string,
+    readonly location: string,
     private readonly template: HttpsTemplate,
     /** The checked `versions` option. */
     private readonly versions: string[] | undefined,
     private readonly options: HttpsOptions,
   ) {
-    this.location = urlTemplate;
     this.componentsFile = template.componentsFile;
     this.client = new SourceClient(options);
   }
