@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { ownValue, setOwnValue } from '../core/own-keys.js';
-import { formatFieldPath, formatPosition } from './fields.js';
+import { formatFieldPath, formatPosition, valueAt } from './fields.js';
 import type { SourcePosition, ToolConfig } from './types.js';
 import type { FieldPath } from './yaml-source.js';
 
@@ -99,15 +99,6 @@ export function mergeConfigDocuments(documents: readonly ConfigDocument[]): { co
     mergeMap(merged, settings as Record<string, unknown>, [], doc);
   }
   return { config: { ...(merged as ToolConfig), position: first.config.position }, problems };
-}
-
-function valueAt(value: unknown, path: FieldPath): unknown {
-  let node = value;
-  for (const key of path) {
-    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
-    node = (node as Record<string | number, unknown>)[key];
-  }
-  return node;
 }
 
 /**

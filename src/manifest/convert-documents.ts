@@ -169,15 +169,15 @@ function applyEditsToDocument(doc: Document, prefix: FieldPath, edits: readonly 
   }
 }
 
-/** The indentation the document uses, so that its rewritten form looks like the rest of the file. */
-function documentStyle(text: string): { indent: number; indentSeq: boolean; flowCollectionPadding: boolean } {
+/** `doc`, edited, written in the indentation its source `text` uses, so that it looks like the rest of the file; no line folded. */
+function editedText(doc: Document, text: string): string {
   const nested = /^\S[^\n]*:[ \t]*\n( +)[^\s#-]/m.exec(text);
   const indent = nested ? nested[1].length : 2;
   // `key:` followed by `- item` at the key's own column: sequences are not indented.
   const compactSeq = /^( *)[^\s#-][^\n]*:[ \t]*\n\1- /m.test(text);
   // `[a]` stays `[a]`: the library pads flow collections (`[ a ]`) unless told the file does not
   const padded = /: [[{] [^\]}]/.test(text);
-  return { indent, indentSeq: !compactSeq, flowCollectionPadding: padded };
+  return doc.toString({ indent, indentSeq: !compactSeq, flowCollectionPadding: padded, lineWidth: 0, minContentWidth: 0 });
 }
 
 /** Where each document's source text starts and ends, by the offset its Document reports. */
@@ -247,7 +247,7 @@ export function convertManifestText(
         object: objectLabel(value as Record<string, unknown>),
         note: `wrote the variables of ${into.from.join(', ')} into it (stringData), as Turtles does`,
       });
-      replacements.push({ start, end, text: doc.toString({ ...documentStyle(slice), lineWidth: 0, minContentWidth: 0 }) });
+      replacements.push({ start, end, text: editedText(doc, slice) });
       continue;
     }
     const objects = v1alpha1Objects(value);
@@ -267,8 +267,7 @@ export function convertManifestText(
       applyEditsToDocument(doc, path, plan.edits);
       converted.push({ ...nodePosition(source, node), object: label });
     }
-    const style = documentStyle(slice);
-    replacements.push({ start, end, text: doc.toString({ ...style, lineWidth: 0, minContentWidth: 0 }) });
+    replacements.push({ start, end, text: editedText(doc, slice) });
   }
   let result = text;
   for (const { start, end, text: replacement } of replacements.reverse()) {
@@ -346,7 +345,7 @@ function convertCapiProvider(
       namespace: typeof metadata.namespace === 'string' ? metadata.namespace : undefined,
     },
   });
-  let text = doc.toString({ ...documentStyle(slice), lineWidth: 0, minContentWidth: 0 });
+  let text = editedText(doc, slice);
   const secret = plan.secret!;
   const written = turtles.existing.has(secretKey(secret.namespace, secret.name));
   if (!written) text = `${text.endsWith('\n') ? text : `${text}\n`}---\n${turtlesSecretText(secret, label)}`;

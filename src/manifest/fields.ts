@@ -1,6 +1,18 @@
 import { compareStrings } from '../core/diagnostics.js';
+import { isPlainObject } from '../core/kobject.js';
+import { ownValue } from '../core/own-keys.js';
 import type { SourcePosition } from './types.js';
 import type { FieldPath } from './yaml-source.js';
+
+/** The value at `path` (an index in a list, an own key of a map); undefined where the path leads nowhere. */
+export function valueAt(root: unknown, path: FieldPath): unknown {
+  let at = root;
+  for (const segment of path) {
+    if (typeof segment === 'number' ? !Array.isArray(at) : !isPlainObject(at)) return undefined;
+    at = ownValue(at as object, segment);
+  }
+  return at;
+}
 
 const PLAIN_SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -15,6 +15,7 @@ import { hasPath, mergeUserValues, type Values } from '../core/values.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import { decodeBase64 } from './core-objects.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
+import { valueAt } from './fields.js';
 import type { ChartVersionRequest } from './helm-chart-versions.js';
 import {
   documentValue,
@@ -155,18 +156,8 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function get(value: unknown, path: FieldPath): unknown {
-  let node = value;
-  for (const key of path) {
-    if (Array.isArray(node) && typeof key === 'number') node = node[key];
-    else if (isPlainObject(node) && typeof key === 'string') node = node[key];
-    else return undefined;
-  }
-  return node;
-}
-
 function metadataOf(value: Record<string, unknown>): { name: string; namespace?: string } {
-  return { name: str(get(value, ['metadata', 'name'])) ?? '', namespace: str(get(value, ['metadata', 'namespace'])) };
+  return { name: str(valueAt(value, ['metadata', 'name'])) ?? '', namespace: str(valueAt(value, ['metadata', 'namespace'])) };
 }
 
 function labelOf(value: Record<string, unknown>): string {
@@ -246,7 +237,7 @@ function parseEmbedded(doc: Doc, path: FieldPath, text: string, problems: Diagno
 
 /** A map field (valuesObject, spec.values); absent or null is no values. */
 function mapField(doc: Doc, path: FieldPath, problems: Diagnostic[]): Values | undefined {
-  const value = get(doc.value, path);
+  const value = valueAt(doc.value, path);
   if (value === undefined || value === null) return undefined;
   if (!isPlainObject(value)) {
     problems.push({
@@ -304,8 +295,8 @@ function argoSetValue(value: string): string {
  */
 function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: Diagnostic[]): Release | undefined {
   const sources: { source: Record<string, unknown>; path: FieldPath }[] = [];
-  const list = get(doc.value, ['spec', 'sources']);
-  const single = get(doc.value, ['spec', 'source']);
+  const list = valueAt(doc.value, ['spec', 'sources']);
+  const single = valueAt(doc.value, ['spec', 'source']);
   // Argo CD reads spec.source only when spec.sources is empty (types.go ApplicationSpec.GetSources)
   if (Array.isArray(list) && list.length > 0) {
     list.forEach((source, index) => isPlainObject(source) && sources.push({ source, path: ['spec', 'sources', index] }));
@@ -386,14 +377,14 @@ function applicationRelease(doc: Doc, problems: Diagnostic[], warnings: Diagnost
  * files) and its version; undefined when that is not the cluster-api-operator chart.
  */
 function helmReleaseChart(doc: Doc, docs: readonly Doc[]): Pick<Release, 'chartVersion' | 'versionWarning'> | undefined {
-  const chart = str(get(doc.value, ['spec', 'chart', 'spec', 'chart']));
-  const chartRef = get(doc.value, ['spec', 'chartRef']);
+  const chart = str(valueAt(doc.value, ['spec', 'chart', 'spec', 'chart']));
+  const chartRef = valueAt(doc.value, ['spec', 'chartRef']);
   const { namespace } = metadataOf(doc.value);
   let chartVersion: ChartVersionRequest | undefined;
   let versionWarning: Diagnostic | undefined;
   if (chart !== undefined) {
     if (!isOperatorChart(chart)) return undefined;
-    const version = str(get(doc.value, ['spec', 'chart', 'spec', 'version']));
+    const version = str(valueAt(doc.value, ['spec', 'chart', 'spec', 'version']));
     if (version !== undefined)
       chartVersion = {
         text: version,
@@ -408,28 +399,30 @@ function helmReleaseChart(doc: Doc, docs: readonly Doc[]): Pick<Release, 'chartV
         metadataOf(other.value).name === chartRef.name &&
         (metadataOf(other.value).namespace ?? namespace) === (str(chartRef.namespace) ?? namespace),
     );
-    const url = target ? (str(get(target.value, ['spec', 'url'])) ?? str(get(target.value, ['spec', 'chart']))) : undefined;
+    const url = target ? (str(valueAt(target.value, ['spec', 'url'])) ?? str(valueAt(target.value, ['spec', 'chart']))) : undefined;
     if (url !== undefined && !isOperatorChart(url)) return undefined;
     if (target && url !== undefined) {
       const tag =
-        str(get(target.value, ['spec', 'ref', 'tag'])) ??
-        str(get(target.value, ['spec', 'ref', 'semver'])) ??
-        str(get(target.value, ['spec', 'version']));
+        str(valueAt(target.value, ['spec', 'ref', 'tag'])) ??
+        str(valueAt(target.value, ['spec', 'ref', 'semver'])) ??
+        str(valueAt(target.value, ['spec', 'version']));
       const field =
-        get(target.value, ['spec', 'ref', 'tag']) !== undefined
+        valueAt(target.value, ['spec', 'ref', 'tag']) !== undefined
           ? ['spec', 'ref', 'tag']
-          : get(target.value, ['spec', 'ref', 'semver']) !== undefined
+          : valueAt(target.value, ['spec', 'ref', 'semver']) !== undefined
             ? ['spec', 'ref', 'semver']
             : ['spec', 'version'];
       if (tag !== undefined) chartVersion = { text: tag, origin: `${target.label} ${field.join('.')}`, position: at(target, field) };
       else
         // A digest pins bytes, not a version: the chart's templates (which version) are not known.
         versionWarning = {
-          ...at(target, get(target.value, ['spec', 'ref']) !== undefined ? ['spec', 'ref'] : ['spec']),
+          ...at(target, valueAt(target.value, ['spec', 'ref']) !== undefined ? ['spec', 'ref'] : ['spec']),
           message: `names no chart version (${target.value.kind === 'HelmChart' ? 'spec.version' : 'spec.ref.tag or spec.ref.semver'}), so the newest chart's templates are followed`,
           hint: 'pass the chart version it holds: --chart-version <version>, e.g. --chart-version 0.23.0',
         };
-    } else if (!namesProvider(isPlainObject(get(doc.value, ['spec', 'values'])) ? (get(doc.value, ['spec', 'values']) as Values) : {})) {
+    } else if (
+      !namesProvider(isPlainObject(valueAt(doc.value, ['spec', 'values'])) ? (valueAt(doc.value, ['spec', 'values']) as Values) : {})
+    ) {
       return undefined;
     } else {
       versionWarning = {
@@ -455,7 +448,7 @@ function valuesFromReferences(
   let values: Values = {};
   const parts: Part[] = [];
   const secretValues: SecretValue[] = [];
-  const refs = get(doc.value, ['spec', 'valuesFrom']);
+  const refs = valueAt(doc.value, ['spec', 'valuesFrom']);
   (Array.isArray(refs) ? refs : []).forEach((ref, index) => {
     if (!isPlainObject(ref)) return;
     const path: FieldPath = ['spec', 'valuesFrom', index];
@@ -494,10 +487,10 @@ function valuesFromReferences(
     }
     if (!found) return missing(`${kind} ${namespace ? `${namespace}/` : ''}${name} is not in the files given`);
     let text: string | undefined;
-    if (kind === 'ConfigMap') text = str(get(found.value, ['data', key]));
+    if (kind === 'ConfigMap') text = str(valueAt(found.value, ['data', key]));
     else {
-      const stringData = str(get(found.value, ['stringData', key]));
-      const encoded = str(get(found.value, ['data', key]));
+      const stringData = str(valueAt(found.value, ['stringData', key]));
+      const encoded = str(valueAt(found.value, ['data', key]));
       text = stringData ?? (encoded !== undefined ? decodeBase64(encoded)?.toString('utf8') : undefined);
     }
     if (text === undefined) return missing(`${found.label} has no key "${key}"`);
@@ -517,7 +510,7 @@ function valuesFromReferences(
       );
       return;
     }
-    const field = kind === 'Secret' && str(get(found.value, ['stringData', key])) !== undefined ? 'stringData' : 'data';
+    const field = kind === 'Secret' && str(valueAt(found.value, ['stringData', key])) !== undefined ? 'stringData' : 'data';
     const parsed = parseEmbedded(found, [field, key], text, problems, kind === 'Secret');
     if (parsed) {
       if (kind === 'Secret')
@@ -545,7 +538,7 @@ function helmReleaseRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic
   if (inline) parts.push(mapPart(doc, ['spec', 'values'], inline));
   const values = inline ? mergeUserValues(referenced, inline) : referenced;
   for (const field of ['valuesFiles', 'valuesFile']) {
-    if (get(doc.value, ['spec', 'chart', 'spec', field]) !== undefined)
+    if (valueAt(doc.value, ['spec', 'chart', 'spec', field]) !== undefined)
       warnings.push({
         ...at(doc, ['spec', 'chart', 'spec', field]),
         message: "names files inside the chart's source, which are not read",
@@ -570,12 +563,12 @@ function stringLeaves(value: unknown, prefix: string): [string, string][] {
  * sorted order, as --set when it is a number, true, false or null and as --set-string otherwise.
  */
 function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warnings: Diagnostic[]): Release | undefined {
-  const chart = str(get(doc.value, ['spec', 'chart']));
+  const chart = str(valueAt(doc.value, ['spec', 'chart']));
   if (chart === undefined || !isOperatorChart(chart)) return undefined;
   const { name, namespace } = metadataOf(doc.value);
   let values: Values = {};
   const parts: Part[] = [];
-  const content = get(doc.value, ['spec', 'valuesContent']);
+  const content = valueAt(doc.value, ['spec', 'valuesContent']);
   if (typeof content === 'string') values = parseEmbedded(doc, ['spec', 'valuesContent'], content, problems) ?? {};
   parts.push(stringPart(doc, ['spec', 'valuesContent'], values));
   const config = docs.find(
@@ -585,7 +578,7 @@ function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[]
       metadataOf(other.value).name === name &&
       metadataOf(other.value).namespace === namespace,
   );
-  const overlay = config ? get(config.value, ['spec', 'valuesContent']) : undefined;
+  const overlay = config ? valueAt(config.value, ['spec', 'valuesContent']) : undefined;
   if (config && typeof overlay === 'string') {
     const parsed = parseEmbedded(config, ['spec', 'valuesContent'], overlay, problems);
     if (parsed) {
@@ -593,7 +586,7 @@ function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[]
       parts.push(stringPart(config, ['spec', 'valuesContent'], parsed));
     }
   }
-  const set = get(doc.value, ['spec', 'set']);
+  const set = valueAt(doc.value, ['spec', 'set']);
   if (isPlainObject(set)) {
     const keys = Object.keys(set).sort();
     applySets(
@@ -611,10 +604,10 @@ function helmChartRelease(doc: Doc, docs: readonly Doc[], problems: Diagnostic[]
       parts,
     );
   }
-  if (get(doc.value, ['spec', 'valuesSecrets']) !== undefined)
+  if (valueAt(doc.value, ['spec', 'valuesSecrets']) !== undefined)
     warnings.push({ ...at(doc, ['spec', 'valuesSecrets']), message: 'are not read', hint: 'pass their values with -f after this file' });
-  const version = str(get(doc.value, ['spec', 'version'])) ?? versionInArchive(chart);
-  const field: FieldPath = get(doc.value, ['spec', 'version']) !== undefined ? ['spec', 'version'] : ['spec', 'chart'];
+  const version = str(valueAt(doc.value, ['spec', 'version'])) ?? versionInArchive(chart);
+  const field: FieldPath = valueAt(doc.value, ['spec', 'version']) !== undefined ? ['spec', 'version'] : ['spec', 'chart'];
   const chartVersion =
     version !== undefined ? { text: version, origin: `${doc.label} ${field.join('.')}`, position: at(doc, field) } : undefined;
   return { doc, values, parts, chartVersion };
@@ -633,9 +626,9 @@ function releaseOf(doc: Doc, docs: readonly Doc[], problems: Diagnostic[], warni
 function chartNamed(doc: Doc): string | undefined {
   const value = doc.value;
   return (
-    str(get(value, ['spec', 'source', 'chart'])) ??
-    str(get(value, ['spec', 'chart', 'spec', 'chart'])) ??
-    (doc.value.kind === 'HelmChart' ? str(get(value, ['spec', 'chart'])) : undefined)
+    str(valueAt(value, ['spec', 'source', 'chart'])) ??
+    str(valueAt(value, ['spec', 'chart', 'spec', 'chart'])) ??
+    (doc.value.kind === 'HelmChart' ? str(valueAt(value, ['spec', 'chart'])) : undefined)
   );
 }
 

@@ -413,16 +413,8 @@ class ManifestCollector {
       return;
     }
     document.category = classified.category;
-    let object = value as Record<string, unknown>;
-    normalizeObject(object, classified.category);
-    if (defaultNamespace(object, classified.category, this.namespace)) this.namespaceTaken = true;
-    if (classified.category === 'provider' && classified.apiVersion === V1ALPHA1_API_VERSION)
-      object = this.convertV1alpha1(document, object);
-    if (classified.category === 'provider' && classified.kind === CAPI_PROVIDER_KIND) {
-      const converted = this.convertTurtles(document, object);
-      if (!converted) return;
-      object = converted;
-    }
+    const object = this.asServed(document, value as Record<string, unknown>, classified);
+    if (!object) return;
     // A v1alpha1 typed list: its items are converted one by one, the list is served as v1alpha2.
     if (classified.category === 'list' && classified.apiVersion === V1ALPHA1_API_VERSION) object.apiVersion = OPERATOR_API_VERSION;
     if (classified.category === 'list') this.addList(document, object, classified);
@@ -434,6 +426,18 @@ class ManifestCollector {
       problems.forEach((problem) => this.reportSchemaProblem(document, problem));
       this.addObject(document, object);
     }
+  }
+
+  /**
+   * An object as the operator reads it: normalized and defaulted, a v1alpha1 provider or a
+   * Turtles CAPIProvider converted; undefined when a CAPIProvider cannot be.
+   */
+  private asServed(unit: ObjectUnit, object: Record<string, unknown>, classified: Classification): Record<string, unknown> | undefined {
+    normalizeObject(object, classified.category);
+    if (defaultNamespace(object, classified.category, this.namespace)) this.namespaceTaken = true;
+    if (classified.category !== 'provider') return object;
+    if (classified.apiVersion === V1ALPHA1_API_VERSION) return this.convertV1alpha1(unit, object);
+    return classified.kind === CAPI_PROVIDER_KIND ? this.convertTurtles(unit, object) : object;
   }
 
   private reportUnreadable(source: SourceDocument, error: unknown): void {
@@ -469,15 +473,9 @@ class ManifestCollector {
         return;
       }
       unit.category = itemClass.category;
-      normalizeObject(item as Record<string, unknown>, itemClass.category);
-      if (defaultNamespace(item, itemClass.category, this.namespace)) this.namespaceTaken = true;
-      if (itemClass.category === 'provider' && itemClass.apiVersion === V1ALPHA1_API_VERSION)
-        items[index] = this.convertV1alpha1(unit, item as Record<string, unknown>);
-      if (itemClass.category === 'provider' && itemClass.kind === CAPI_PROVIDER_KIND) {
-        const converted = this.convertTurtles(unit, item as Record<string, unknown>);
-        if (!converted) return;
-        items[index] = converted;
-      }
+      const object = this.asServed(unit, item as Record<string, unknown>, itemClass);
+      if (!object) return;
+      items[index] = object;
       units.set(index, unit);
     });
     const isSecretPath = (p: FieldPath) => p[0] === 'items' && units.get(p[1] as number)?.category === 'secret';

@@ -8,7 +8,7 @@ import { isPlainObject } from '../core/kobject.js';
 import { parseGoDuration } from '../core/go-duration.js';
 import type { Finding } from './documents.js';
 import type { FieldPath } from './yaml-source.js';
-import { ownValue } from '../core/own-keys.js';
+import { valueAt } from './fields.js';
 
 const MANAGER_DURATIONS: readonly FieldPath[] = [
   ['syncPeriod'],
@@ -17,15 +17,6 @@ const MANAGER_DURATIONS: readonly FieldPath[] = [
   ['leaderElection', 'renewDeadline'],
   ['leaderElection', 'retryPeriod'],
 ];
-
-function valueAt(root: unknown, path: FieldPath): unknown {
-  let at = root;
-  for (const segment of path) {
-    if (typeof segment === 'number' ? !Array.isArray(at) : !isPlainObject(at)) return undefined;
-    at = ownValue(at as object, segment);
-  }
-  return at;
-}
 
 /** Each `manager` or `deployment` of the spec (its own and each additional Deployment's), by path from the spec. */
 function eachOf(spec: Record<string, unknown>, field: 'manager' | 'deployment'): FieldPath[] {

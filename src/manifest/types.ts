@@ -180,11 +180,11 @@ export interface UserRepository {
   name: string;
   type: ProviderKind;
   url: string;
-  /** Plain HTTPS templates: the published versions. */
+  /** Plain HTTPS templates: the published release tags. */
   versions?: string[];
-  /** Plain HTTPS templates: where the published versions are listed. */
+  /** Plain HTTPS templates: a URL listing the release tags, one per line or a JSON array. */
   versionsUrl?: string;
-  /** Plain HTTPS templates: allow http:// beyond localhost. */
+  /** Plain HTTPS templates: accept http:// for hosts other than 127.0.0.1/localhost/::1. */
   allowInsecure?: boolean;
 }
 

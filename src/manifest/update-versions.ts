@@ -53,17 +53,13 @@ export interface ManifestText {
  */
 type VersionEditStatus = 'updated' | 'unchanged' | 'not-pinned' | 'skipped';
 
-export interface VersionEdit {
+export interface VersionEdit extends VersionBump {
   file: string;
   /** Where the version (or, without one, the object) is; 1-based. */
   line: number;
   column: number;
-  kind: ProviderKind;
-  name: string;
-  namespace: string;
   /** spec.version as written; "" when absent. */
   oldVersion: string;
-  newVersion: string;
   status: VersionEditStatus;
   /** Why a `skipped` version was not edited. */
   reason?: string;
@@ -86,10 +82,7 @@ export interface VersionUpdateResult {
 const YAML_OPTIONS = { version: '1.1' as const, keepSourceTokens: true, uniqueKeys: false, prettyErrors: false };
 
 /** A provider object found in a document (top level, or an item of a List). */
-interface FoundProvider {
-  kind: ProviderKind;
-  name: string;
-  namespace: string;
+interface FoundProvider extends Omit<VersionBump, 'newVersion'> {
   object: YAMLMap;
 }
 

@@ -47,13 +47,9 @@ export interface WritePlan {
   changed: boolean;
 }
 
-/** Previously written files that are written again and should be compared byte for byte. */
-export function pathsToCompare(existing: Pick<ExistingOutput, 'entries' | 'ownedPaths'>, files: OutputFiles): string[] {
-  const owned = new Set(existing.ownedPaths ?? []);
-  return [...files.keys()].filter((p) => {
-    const entry = existing.entries.get(p);
-    return owned.has(p) && entry?.type === 'file' && entry.size === Buffer.byteLength(files.get(p)!, 'utf8');
-  });
+/** A file's bytes: its text encoded, or the bytes a render encoded already. */
+export function bytesOf(content: string | Uint8Array): Uint8Array {
+  return typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
 }
 
 function describeEntry(entry: TreeEntry): string {
@@ -114,7 +110,7 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles, digests?
   for (const [p, content] of [...files].sort(([a], [b]) => compareStrings(a, b))) {
     const old = existing.ownedContents.get(p);
     if (existing.sameAsNew?.has(p) && owned.has(p)) unchanged.push(p);
-    else if (old && owned.has(p) && old.equals(typeof content === 'string' ? Buffer.from(content, 'utf8') : content)) unchanged.push(p);
+    else if (old && owned.has(p) && old.equals(bytesOf(content))) unchanged.push(p);
     else written.push(p);
   }
   const removed = [...owned].filter((p) => !files.has(p) && entries.has(p) && entries.get(p)!.type !== 'dir').sort(compareStrings);

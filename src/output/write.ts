@@ -26,7 +26,7 @@ import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../l
 import { sha256Hex } from '../core/digest.js';
 import { parseIndex } from './ownership-index.js';
 import { deepestFirst, exists, scanTree, type TreeEntry } from './tree.js';
-import { pathsToCompare, planWrite, type ExistingOutput, type OutputFiles, type WritePlan } from './write-plan.js';
+import { bytesOf, planWrite, type ExistingOutput, type OutputFiles, type WritePlan } from './write-plan.js';
 import { assertWritableDirectory, lockOutputDirectory } from './write-guard.js';
 import { InterruptedError, onInterrupt, recordCommitted, throwIfInterrupted } from '../core/interrupt.js';
 import { abortAll, type PreparedFile } from '../core/prepared-file.js';
@@ -372,59 +372,39 @@ async function scanExisting(target: Target): Promise<ExistingOutput> {
   return { entries, ownedPaths, indexText, ownedContents: new Map(), keptDirectories: parseKeptDirectories(indexText) };
 }
 
-async function readExisting(target: Target, files: OutputFiles): Promise<ExistingOutput> {
-  const scanned = await scanExisting(target);
-  if (scanned.ownedPaths === undefined) return scanned;
-  const listed = parseIndexEntries(scanned.indexText!, path.join(target.path, INDEX_FILE));
-  const { kept, edited } = await unprovenRemovals(target, scanned.entries, listed, files, scanned.ownedContents);
-  for (const p of kept) listed.delete(p);
-  const adopted = await identicalUnlisted(target, scanned.entries, listed, files);
-  const existing: ExistingOutput = { ...scanned, ownedPaths: [...listed.keys(), ...adopted], kept, edited };
-  const compare = pathsToCompare(existing, files);
-  const contents = await Promise.all(compare.map((p) => readFile(path.join(target.path, p))));
-  compare.forEach((p, i) => existing.ownedContents.set(p, contents[i]));
-  return existing;
-}
-
 /**
- * Files the index does not list that already hold the very bytes this run writes there: a render
- * discarded with `git checkout .` leaves its new files behind, untracked, while the tracked index
- * goes back. Writing them changes nothing, so they are the tool's own again; other bytes stay
- * someone else's file, which the plan refuses to replace.
+ * The output directory and the bytes of each file there of the size this run writes at its path
+ * (to detect "unchanged"). A file the index does not list that already holds the very bytes this
+ * run writes there is the tool's own again: a render discarded with `git checkout .` leaves its new
+ * files behind, untracked, while the tracked index goes back. Writing them changes nothing; other
+ * bytes stay someone else's file, which the plan refuses to replace.
  */
-async function identicalUnlisted(
-  target: Target,
-  entries: Map<string, TreeEntry>,
-  listed: ReadonlyMap<string, string | undefined>,
-  files: OutputFiles,
-): Promise<string[]> {
-  const candidates = [...files.keys()].filter((p) => {
-    const entry = entries.get(p);
-    return !listed.has(p) && entry?.type === 'file' && entry.size === Buffer.byteLength(files.get(p)!, 'utf8');
+async function readExisting(target: Target, files: OutputFiles): Promise<ExistingOutput> {
+  const existing = await scanExisting(target);
+  if (existing.indexText === undefined) return existing;
+  const listed = await keepUnproven(target, existing, files);
+  const sameSize = [...files.keys()].filter((p) => {
+    const entry = existing.entries.get(p);
+    return entry?.type === 'file' && entry.size === Buffer.byteLength(files.get(p)!, 'utf8');
   });
-  const same = await Promise.all(
-    candidates.map(async (p) => {
-      const content = files.get(p)!;
-      return (await readFile(path.join(target.path, p))).equals(typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
-    }),
-  );
-  return candidates.filter((_, i) => same[i]);
+  const contents = await Promise.all(sameSize.map((p) => readFile(path.join(target.path, p))));
+  const adopted = sameSize.filter((p, i) => !listed.has(p) && contents[i]!.equals(bytesOf(files.get(p)!)));
+  for (const [i, p] of sameSize.entries()) if (listed.has(p) || adopted.includes(p)) existing.ownedContents.set(p, contents[i]!);
+  existing.ownedPaths = [...listed.keys(), ...adopted];
+  return existing;
 }
 
 /**
  * Files the index lists that this run would remove but that cannot be shown to be capi-gitops'
  * own: not a regular file, no digest recorded (a v1 index), bytes whose sha256 is not the one
  * recorded (edited since, or the index was altered), or bytes without GENERATED_MARK (an index
- * altered to name a hand-written file with its real sha256). They are kept. The bytes of those that are
- * its own go into `contents` (the report compares their objects).
+ * altered to name a hand-written file with its real sha256). They are kept: out of the index's
+ * entries returned and `existing.ownedPaths`, in `existing.kept`. The bytes of those that are its
+ * own go into `existing.ownedContents` (the report compares their objects).
  */
-async function unprovenRemovals(
-  target: Target,
-  entries: Map<string, TreeEntry>,
-  listed: ReadonlyMap<string, string | undefined>,
-  files: OutputFiles,
-  contents: Map<string, Buffer>,
-): Promise<{ kept: string[]; edited: string[] }> {
+async function keepUnproven(target: Target, existing: ExistingOutput, files: OutputFiles): Promise<Map<string, string | undefined>> {
+  const { entries } = existing;
+  const listed = parseIndexEntries(existing.indexText!, path.join(target.path, INDEX_FILE));
   const candidates = [...listed.keys()].filter((p) => !files.has(p) && entries.has(p) && entries.get(p)!.type !== 'dir');
   const unproven = new Set<string>();
   const edited = new Set<string>();
@@ -433,14 +413,18 @@ async function unprovenRemovals(
     if (entries.get(p)!.type === 'file' && digest !== undefined) {
       const bytes = await readFile(path.join(target.path, p));
       if (provenOwned(bytes, digest)) {
-        contents.set(p, bytes);
+        existing.ownedContents.set(p, bytes);
         return;
       }
       if (beginsAsGenerated(bytes)) edited.add(p);
     }
     unproven.add(p);
   });
-  return { kept: candidates.filter((p) => unproven.has(p)), edited: candidates.filter((p) => edited.has(p)) };
+  existing.kept = candidates.filter((p) => unproven.has(p));
+  existing.edited = candidates.filter((p) => edited.has(p));
+  for (const p of existing.kept) listed.delete(p);
+  existing.ownedPaths = [...listed.keys()];
+  return listed;
 }
 
 /** The warning for listed files kept because they could not be shown to be capi-gitops' own. */
@@ -831,7 +815,7 @@ export class OutputStage {
   write(file: string, content: string | Uint8Array): Promise<void> {
     return this.tracked(async () => {
       const stage = await this.open(file);
-      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+      const bytes = bytesOf(content);
       await this.directory(stage.tmp, file);
       await writeFile(path.join(stage.tmp, file), bytes);
       this.files.set(file, { size: bytes.length, digest: sha256Hex(bytes) });
@@ -856,7 +840,7 @@ export class OutputStage {
     if (this.done) return Promise.reject(new Error('the stage was committed or aborted already'));
     return this.tracked(async () => {
       const stage = await this.open();
-      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+      const bytes = bytesOf(content);
       await writeFile(path.join(stage.held, key), bytes);
       this.heldFiles.set(key, { size: bytes.length, digest: sha256Hex(bytes) });
     });
@@ -898,13 +882,7 @@ export class OutputStage {
       // planWrite reads only the paths of these files: sameAsNew tells which are unchanged and the digests give the index
       const files = new Map([...this.files.keys()].map((p) => [p, EMPTY]));
       // as writeOutput does: a listed file this run would remove is kept unless proven the tool's own
-      if (existing.indexText !== undefined) {
-        const listed = parseIndexEntries(existing.indexText, path.join(target.path, INDEX_FILE));
-        const { kept, edited } = await unprovenRemovals(target, existing.entries, listed, files, existing.ownedContents);
-        existing.ownedPaths = existing.ownedPaths?.filter((p) => !kept.includes(p));
-        existing.kept = kept;
-        existing.edited = edited;
-      }
+      if (existing.indexText !== undefined) await keepUnproven(target, existing, files);
       existing.sameAsNew = await this.sameAsBefore(target, existing);
       const plan = planWrite(existing, files, new Map([...this.files].map(([p, f]) => [p, f.digest])));
       const warnings = [...stage.warnings, ...keptWarning(target, existing.kept ?? []), ...unwrittenWarning(target, plan.unwritten)];

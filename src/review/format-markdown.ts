@@ -5,7 +5,6 @@
  * (65,536 characters): what does not fit is cut, with a note saying how to see the rest.
  */
 import { clusterRanges } from '../core/cluster-ranges.js';
-import { compareStrings } from '../core/diagnostics.js';
 import {
   componentKey,
   componentWithoutCluster,
@@ -16,6 +15,7 @@ import {
   type ClusterGroup,
 } from './fleet-groups.js';
 import { clusterOf } from './objects.js';
+import { sortKinds } from './review.js';
 import type { ComponentDiff, Finding, ObjectChange, ReviewReport } from './types.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -177,12 +177,7 @@ function shownComponents(report: ReviewReport): Shown[] {
       if (same) same.objects.push(...k.objects);
       else merged.kinds.push({ ...k, objects: [...k.objects] });
     }
-    // in the order review.ts gives one component's
-    merged.kinds.sort((x, y) => compareStrings(x.group, y.group) || compareStrings(x.kind, y.kind));
-    for (const k of merged.kinds)
-      k.objects.sort(
-        (x, y) => compareStrings(x.namespace, y.namespace) || compareStrings(x.name, y.name) || compareStrings(x.change, y.change),
-      );
+    sortKinds(merged.kinds);
     shown.set(key, { c: merged, where: at });
   }
   // the same change in many clusters' own directories (a fleet-wide version bump, the wiring) is one row

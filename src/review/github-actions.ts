@@ -9,10 +9,9 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { CheckReport } from './check.js';
 import { findingClusters } from './format-markdown.js';
 import type { ReviewReport } from './types.js';
+import { escapeData } from '../secrets/gate.js';
 
-export function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
+export { escapeData };
 
 export function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');

@@ -20,6 +20,7 @@ import type { KObject } from '../core/kobject.js';
 import type { WriteSummary } from '../output/write.js';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { baseOf, baseReach, NO_REACH, type BaseReach } from './base-reach.js';
+import type { ChangeType } from './types.js';
 
 const YAML_FILE = /\.ya?ml$/;
 /** Kustomize's own file (it reads no other name as one): layout, never parsed for objects. */
@@ -220,22 +221,15 @@ function identityOnly(ref: ObjectRef): ObjectRef {
   };
 }
 
-export type ObjectChangeKind = 'added' | 'changed' | 'removed';
-
-export interface ObjectChange {
-  change: ObjectChangeKind;
-  apiVersion: string;
-  kind: string;
-  /** Empty for cluster-scoped objects. */
-  namespace: string;
-  name: string;
+export interface ObjectChange extends ObjectIdentity {
+  change: ChangeType;
   /** The file, relative to the output directory, that holds the object now (or held it). */
   file: string;
   /** A file in a fleet's base: the clusters that got this change from it (reported once for all of them). */
   clusters?: string[];
 }
 
-/** Who an object is: group, kind, namespace and name. */
+/** Who an object is: group, kind, namespace and name (empty for cluster-scoped objects). */
 export interface ObjectIdentity {
   apiVersion: string;
   kind: string;
@@ -292,7 +286,7 @@ export function compareObjects(
   const old = located(before, reach.before);
   const now = located(after, reach.after);
   const changes = new Map<string, ObjectChange>();
-  const record = (kind: ObjectChangeKind, object: Located<ObjectIdentity>, from?: Located<ObjectIdentity>) => {
+  const record = (kind: ChangeType, object: Located<ObjectIdentity>, from?: Located<ObjectIdentity>) => {
     const key = [kind, from?.file, object.file, apiGroup(object.ref.apiVersion), object.ref.kind, object.ref.namespace, object.ref.name];
     const cluster = object.cluster ?? from?.cluster;
     const earlier = changes.get(key.join('\0'));
@@ -309,7 +303,7 @@ export function compareObjects(
   return sortChanges([...changes.values()]);
 }
 
-function change(kind: ObjectChangeKind, { ref, file }: Located<ObjectIdentity>, clusters: string[] | undefined): ObjectChange {
+function change(kind: ChangeType, { ref, file }: Located<ObjectIdentity>, clusters: string[] | undefined): ObjectChange {
   return {
     change: kind,
     apiVersion: ref.apiVersion,

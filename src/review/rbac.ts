@@ -5,7 +5,7 @@
  */
 import { compareStrings } from '../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../core/kobject.js';
-import type { RbacRuleTuple } from './types.js';
+import type { RbacFinding, RbacRuleTuple } from './types.js';
 
 export const RBAC_ROLE_KINDS = new Set(['Role', 'ClusterRole']);
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -46,11 +46,7 @@ function tuple(key: string): RbacRuleTuple {
   return { apiGroup, resource, verb };
 }
 
-export interface RbacDelta {
-  permissions: RbacRuleTuple[];
-  nonResourceURLs: string[];
-  wildcard: boolean;
-}
+export type RbacDelta = Pick<RbacFinding, 'permissions' | 'nonResourceURLs' | 'wildcard'>;
 
 /** Permissions `to` has and `from` lacks. */
 export function gained(from: Permissions, to: Permissions): RbacDelta {

@@ -18,6 +18,7 @@ import {
   type ChangeType,
   type ComponentDiff,
   type Finding,
+  type KindGroup,
   type ObjectChange,
   type ReviewReport,
   type ReviewSide,
@@ -115,25 +116,17 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
   if (!pair.after?.artifact) findings.push(...wiringFindings(t.id.group, t.id.kind, before, after, base));
   if (t.id.group === RBAC_GROUP && RBAC_ROLE_KINDS.has(t.id.kind)) {
     const [pa, pb] = [permissionsOf(before), permissionsOf(after)];
-    const wider = gained(pa, pb);
-    const narrower = gained(pb, pa);
-    if (wider.permissions.length || wider.nonResourceURLs.length) {
+    for (const direction of ['widened', 'narrowed'] as const) {
+      const widened = direction === 'widened';
+      const delta = widened ? gained(pa, pb) : gained(pb, pa);
+      if (!delta.permissions.length && !delta.nonResourceURLs.length) continue;
       findings.push({
         ...base,
-        risk: 'warning',
+        ...(widened ? { risk: 'warning' as const } : {}),
         type: 'rbac',
-        direction: 'widened',
-        ...wider,
-        message: `${object}: RBAC widened${wider.wildcard ? ' (wildcard)' : ''}: ${describePermissions(wider)}`,
-      });
-    }
-    if (narrower.permissions.length || narrower.nonResourceURLs.length) {
-      findings.push({
-        ...base,
-        type: 'rbac',
-        direction: 'narrowed',
-        ...narrower,
-        message: `${object}: RBAC narrowed: ${describePermissions(narrower)}`,
+        direction,
+        ...delta,
+        message: `${object}: RBAC ${direction}${widened && delta.wildcard ? ' (wildcard)' : ''}: ${describePermissions(delta)}`,
       });
     }
   }
@@ -328,13 +321,7 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
   const list = [...components.values()]
     .filter((c) => c.added + c.removed + c.changed > 0 || c.oldVersion !== c.newVersion)
     .sort((x, y) => compareStrings(sortKey(x.directory), sortKey(y.directory)));
-  for (const c of list) {
-    c.kinds.sort((x, y) => compareStrings(x.group, y.group) || compareStrings(x.kind, y.kind));
-    for (const k of c.kinds)
-      k.objects.sort(
-        (x, y) => compareStrings(x.namespace, y.namespace) || compareStrings(x.name, y.name) || compareStrings(x.change, y.change),
-      );
-  }
+  for (const c of list) sortKinds(c.kinds);
   findings.sort(
     (x, y) =>
       compareStrings(sortKey(x.component), sortKey(y.component)) ||
@@ -358,4 +345,13 @@ export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewR
     components: list,
     findings: withSameInClusters(findings.map((f) => (f.file && secretFiles.has(f.file) ? withValuesHidden(f, f.file) : f))),
   };
+}
+
+/** A component's kinds by group and kind, each kind's objects by namespace, name and change: the order the report lists them in. */
+export function sortKinds(kinds: KindGroup[]): void {
+  kinds.sort((x, y) => compareStrings(x.group, y.group) || compareStrings(x.kind, y.kind));
+  for (const k of kinds)
+    k.objects.sort(
+      (x, y) => compareStrings(x.namespace, y.namespace) || compareStrings(x.name, y.name) || compareStrings(x.change, y.change),
+    );
 }

@@ -410,7 +410,7 @@ export function redactDiagnostic(d: Diagnostic, needles: SecretNeedles): Diagnos
  * The data of a workflow command as the runner reads it back: `%`, CR and LF escaped (actions/toolkit
  * packages/core/src/command.ts escapeData), so a value holding `%0A` is masked as itself.
  */
-function workflowCommandData(text: string): string {
+export function escapeData(text: string): string {
   return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 
@@ -432,5 +432,5 @@ export function githubMasks(needles: SecretNeedles): string[] {
       if (assigned) add(assigned);
     }
   }
-  return [...masks].sort(compareStrings).map((text) => `::add-mask::${workflowCommandData(text)}`);
+  return [...masks].sort(compareStrings).map((text) => `::add-mask::${escapeData(text)}`);
 }

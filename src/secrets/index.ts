@@ -169,44 +169,35 @@ function refusal(field: TaintedField, landed: ReadonlyMap<string, string> = new 
 
 /** What a strategy needs whether or not this render has secrets to place. */
 function strategyProblems(input: SecretsInput): Diagnostic[] {
-  const at = (path: string) => input.locateConfig?.(['secrets', ...path.split('.')]) ?? {};
+  const problem = (path: string, message: string, expected: string, hint: string, located = true): Diagnostic[] => [
+    { ...(located ? input.locateConfig?.(['secrets', ...path.split('.')]) : {}), object: 'Config.secrets', path, message, expected, hint },
+  ];
   if (input.strategy === 'flux-substitute' && input.layout !== 'flux') {
-    return [
-      {
-        // the strategy may come from --secrets: the Config's field only when it chose it
-        ...(input.config.strategy === input.strategy ? at('strategy') : {}),
-        object: 'Config.secrets',
-        path: 'strategy',
-        message: `the flux-substitute strategy needs the flux layout, and the output layout is ${input.layout}`,
-        expected: 'Flux Kustomizations that substitute the values (--layout flux)',
-        hint: 'add --layout flux (or Config output.layout: flux), or choose --secrets external-secrets or --secrets sops',
-      },
-    ];
+    return problem(
+      'strategy',
+      `the flux-substitute strategy needs the flux layout, and the output layout is ${input.layout}`,
+      'Flux Kustomizations that substitute the values (--layout flux)',
+      'add --layout flux (or Config output.layout: flux), or choose --secrets external-secrets or --secrets sops',
+      // the strategy may come from --secrets: the Config's field only when it chose it
+      input.config.strategy === input.strategy,
+    );
   }
   if (input.strategy === 'sops' && !input.config.sops?.ageRecipients?.length) {
-    return [
-      {
-        ...at('sops.ageRecipients'),
-        object: 'Config.secrets',
-        path: 'sops.ageRecipients',
-        message: 'the sops strategy needs at least one age recipient',
-        expected: 'ageRecipients: [age1…]',
-        hint: 'add secrets.sops.ageRecipients to the Config document (age-keygen -y <key file> prints the recipient)',
-      },
-    ];
+    return problem(
+      'sops.ageRecipients',
+      'the sops strategy needs at least one age recipient',
+      'ageRecipients: [age1…]',
+      'add secrets.sops.ageRecipients to the Config document (age-keygen -y <key file> prints the recipient)',
+    );
   }
   if (input.strategy === 'sops') return recipientProblems(input.config.sops!.ageRecipients!, input.locateConfig);
   if (input.strategy === 'external-secrets' && !input.config.externalSecrets?.secretStoreRef) {
-    return [
-      {
-        ...at('externalSecrets.secretStoreRef'),
-        object: 'Config.secrets',
-        path: 'externalSecrets.secretStoreRef',
-        message: 'the external-secrets strategy needs the store the secret values are read from',
-        expected: 'secretStoreRef: {name: <store>, kind: ClusterSecretStore or SecretStore}',
-        hint: 'add secrets.externalSecrets.secretStoreRef to the Config document',
-      },
-    ];
+    return problem(
+      'externalSecrets.secretStoreRef',
+      'the external-secrets strategy needs the store the secret values are read from',
+      'secretStoreRef: {name: <store>, kind: ClusterSecretStore or SecretStore}',
+      'add secrets.externalSecrets.secretStoreRef to the Config document',
+    );
   }
   return [];
 }

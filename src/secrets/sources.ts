@@ -16,10 +16,10 @@ import { notGivenSecret } from '../render/secret-landing.js';
 import { setOwnValue } from '../core/own-keys.js';
 import { GITHUB_TOKEN_KEY } from '../sources/credentials.js';
 
-/** Values supplied at run time, kept out of Git. */
 /** Where a value was given: its file, and its line and column when known. */
 type GivenAt = NonNullable<VariableValue['position']>;
 
+/** Values supplied at run time, kept out of Git. */
 export interface RunSecrets {
   /** Name → value; `--env-secret` wins over `--secret-file`, later files over earlier. */
   values: Map<string, { value: string; origin: string; position?: GivenAt }>;
@@ -85,6 +85,10 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
   const firstLine = text.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('#')) ?? '';
   const isDotenv = /^\s*(export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=/.test(firstLine);
   if (isDotenv) return { values: parseDotenv(text), problems: skippedDotenvLines(text, file) };
+  const unread = (message: string, hint: string, at?: Pick<Diagnostic, 'line' | 'column'>) => ({
+    values: {},
+    problems: [{ file, ...at, message, expected: EXPECTED_FILE, hint }],
+  });
   let documents: unknown[];
   try {
     documents = YAML.parseAllDocuments(text, { schema: 'core' })
@@ -96,34 +100,16 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
   } catch (error) {
     // the YAML parser quotes the offending text, which may be a secret: say where, not what
     const at = error instanceof YAMLError ? error.linePos?.[0] : undefined;
-    return {
-      values: {},
-      problems: [
-        {
-          file,
-          ...(at ? { line: at.line, column: at.col } : {}),
-          message: 'is neither a dotenv file nor YAML',
-          expected: EXPECTED_FILE,
-          hint: `check the syntax of ${file}`,
-        },
-      ],
-    };
+    return unread('is neither a dotenv file nor YAML', `check the syntax of ${file}`, at && { line: at.line, column: at.col });
   }
   if (documents.some((doc) => isPlainObject(doc) && (doc.kind === 'Secret' || doc.kind === 'List')))
     return secretManifestValues(documents, file);
   const parsed = documents.length === 0 ? {} : documents.length === 1 ? documents[0] : undefined;
   if (!isPlainObject(parsed)) {
-    return {
-      values: {},
-      problems: [
-        {
-          file,
-          message: documents.length > 1 ? 'holds several YAML documents that are not Secrets' : 'is not a map of variables',
-          expected: EXPECTED_FILE,
-          hint: `write ${file} as NAME: "value" lines, or as Secret manifests`,
-        },
-      ],
-    };
+    return unread(
+      documents.length > 1 ? 'holds several YAML documents that are not Secrets' : 'is not a map of variables',
+      `write ${file} as NAME: "value" lines, or as Secret manifests`,
+    );
   }
   const values: Record<string, string> = {};
   const problems: Diagnostic[] = [];

@@ -6,6 +6,7 @@
  */
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { describeObject, isPlainObject, type KObject } from '../core/kobject.js';
+import type { TaintMarks } from '../render/secret-landing.js';
 import type { TaintMarker } from '../render/variables.js';
 import type { DerivedField, VariableLookup } from '../render/types.js';
 
@@ -16,11 +17,8 @@ export interface Mark {
   reference: string;
 }
 
-export interface MarkedText {
-  marker: TaintMarker;
+export interface MarkedText extends TaintMarks {
   marks: Mark[];
-  /** Matches one mark; group 1 is its index in `marks`. */
-  pattern: RegExp;
 }
 
 /** A component rendered with its secret references marked (render/component.ts). */

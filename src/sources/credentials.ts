@@ -78,12 +78,7 @@ export function githubTokenFromEnv(env: Record<string, string | undefined> = pro
 const PUBLIC_GITHUB_API_HOST = 'api.github.com';
 
 function hostOf(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  try {
-    return new URL(url).host.toLowerCase();
-  } catch {
-    return undefined;
-  }
+  return url ? URL.parse(url)?.host.toLowerCase() : undefined;
 }
 
 /**

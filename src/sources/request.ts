@@ -1,10 +1,13 @@
 import type { DiagnosticOrigin } from '../core/diagnostics.js';
 import type { ProviderKind } from '../core/provider.js';
-import type { ConfigMapObject, LabelSelector } from '../manifest/types.js';
+import type { ConfigMapObject, LabelSelector, UserRepository } from '../manifest/types.js';
 import type { ArtifactCache } from './cache.js';
 import type { HttpPolicy, SourceProgressEvent } from './base/http.js';
 
 export type { DiagnosticOrigin };
+
+/** A plain HTTPS template's settings, as a Config repositories entry gives them. */
+export type HttpsTemplateSettings = Pick<UserRepository, 'versions' | 'versionsUrl' | 'allowInsecure'>;
 
 /** What every request carries, whichever way the artifacts are fetched. */
 interface RequestBase {
@@ -27,13 +30,9 @@ interface RequestBase {
 }
 
 /** A URL (fetchConfig.url, a Config repositories entry, certManager.url, operator.url): local, GitHub, GitLab or a plain HTTPS template. */
-export interface UrlRequest extends RequestBase {
+export interface UrlRequest extends RequestBase, HttpsTemplateSettings {
   from: 'url';
   url: string;
-  /** Plain HTTPS templates: the published versions, or where they are listed (Config repositories). */
-  versions?: string[];
-  versionsUrl?: string;
-  allowInsecure?: boolean;
 }
 
 /** The operator's fetchConfig.selector: ConfigMaps given in the input. */
@@ -90,22 +89,16 @@ export interface NetworkSourceOptions {
   runMemo?: RunMemo;
 }
 
-/** Inputs shared by all modules; a source with settings of its own adds a field (e.g. `github`). */
-export interface SourceOptions {
-  /** Never touch the network: network modules serve from the cache only. */
-  offline?: boolean;
-  /** Content-addressed cache shared by the network modules. */
-  cache?: ArtifactCache;
+/**
+ * Inputs shared by all modules: the network sources' options, one `NetworkDeadline` per run in
+ * `http`, and each request's origin left to the request; a source with settings of its own adds a
+ * field (e.g. `github`).
+ */
+export interface SourceOptions extends Omit<NetworkSourceOptions, 'origin'> {
   /** GitHub API root and token (GitHub Enterprise, tests). */
   github?: GitHubSettings;
   /** Environment the credential variables are read from (OCI_*, GITLAB_*); process.env by default. */
   env?: Record<string, string | undefined>;
-  /** Retries, timeouts, size cap and the run's deadline (one `NetworkDeadline` per run) for every network module. */
-  http?: Partial<HttpPolicy>;
-  log?: (line: string) => void;
-  onProgress?: (event: SourceProgressEvent) => void;
-  /** The run's memo of requests providers share (RunContext.runMemo). */
-  runMemo?: RunMemo;
 }
 
 export interface SourceContext {

@@ -171,12 +171,8 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 /** `scheme://host/path` with user info, query and fragment removed (they may hold tokens or signatures). */
 export function redactUrl(url: string | URL): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return '<invalid URL>';
-  }
+  const parsed = URL.parse(String(url));
+  return parsed ? `${parsed.origin}${parsed.pathname}` : '<invalid URL>';
 }
 
 /** Request headers for a hop: credential headers only when the hop goes to their origin. */

@@ -96,23 +96,17 @@ interface ConfigMapRelease {
 
 export class ConfigMapRepository implements ProviderRepository {
   readonly sourceType = 'configmap';
-  readonly location: string;
   /** The operator's getLatestVersion: the highest semantic version among the ConfigMaps. */
   readonly defaultVersion: string;
-  readonly componentsFile: string;
-  private readonly releases: ReadonlyMap<string, ConfigMapRelease>;
   private readonly origin: DiagnosticOrigin;
   private readonly prefix: string;
 
   constructor(
-    releases: ReadonlyMap<string, ConfigMapRelease>,
-    componentsFile: string,
-    location: string,
+    private readonly releases: ReadonlyMap<string, ConfigMapRelease>,
+    readonly componentsFile: string,
+    readonly location: string,
     request: Omit<SelectorRequest, 'from'>,
   ) {
-    this.releases = releases;
-    this.componentsFile = componentsFile;
-    this.location = location;
     this.origin = request.origin;
     this.prefix = messagePrefix(request);
     const versions = [...releases.keys()].sort((a, b) => compareSemantic(parseSemantic(b)!, parseSemantic(a)!));

@@ -53,12 +53,8 @@ const RELEASE_URL_FORM = 'https://github.com/{owner}/{repository}/releases/{late
  * may take it); a release path too short to name a version and a file is an error.
  */
 export function parseGitHubReleaseUrl(url: string, hosts: readonly string[] = ['github.com']): GitHubReleaseUrl | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
+  const parsed = URL.parse(url);
+  if (!parsed) return null;
   if (parsed.protocol !== 'https:' || !hosts.includes(parsed.host)) return null;
   const segments = parsed.pathname.replace(/^\//, '').split('/');
   if (segments[2] !== 'releases') return null;
@@ -100,14 +96,12 @@ export function openGitHubRepository(url: string, options: GitHubOptions = {}): 
 }
 
 function apiHost(apiUrl: string): string {
-  try {
-    return new URL(apiUrl).host;
-  } catch {
-    throw new CapiGitopsError({
-      message: `invalid GitHub API URL ${JSON.stringify(apiUrl)}`,
-      expected: 'an absolute URL such as https://api.github.com or https://ghe.example.com/api/v3',
-    });
-  }
+  const parsed = URL.parse(apiUrl);
+  if (parsed) return parsed.host;
+  throw new CapiGitopsError({
+    message: `invalid GitHub API URL ${JSON.stringify(apiUrl)}`,
+    expected: 'an absolute URL such as https://api.github.com or https://ghe.example.com/api/v3',
+  });
 }
 
 // ---- GitHub API shapes (the fields we read) ------------------------------------------------
@@ -206,7 +200,7 @@ class GitHubRepository implements GitHubReleaseRepository {
     this.client = new SourceClient(options);
     this.octokit = this.createOctokit();
     // every provider URL of one repository, through one API with one token, lists and serves the same
-    const host = URL.canParse(url) ? new URL(url).origin : '';
+    const host = URL.parse(url)?.origin ?? '';
     this.tokenSha256 = options.token === undefined ? '' : sha256Hex(options.token);
     this.releaseStore = [this.apiBase, host, this.slug, this.rootPath, this.tokenSha256].join('\0');
   }
@@ -255,7 +249,7 @@ class GitHubRepository implements GitHubReleaseRepository {
 
   /** Where a release's file is downloaded from, as the log names it (not the configured URL, which may say `latest`). */
   private downloadUrl(version: string, assetName: string): string {
-    const origin = URL.canParse(this.location) ? new URL(this.location).origin : 'https://github.com';
+    const origin = URL.parse(this.location)?.origin ?? 'https://github.com';
     return `${origin}/${this.slug}/releases/download/${version}/${assetName}`;
   }
 

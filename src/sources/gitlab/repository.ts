@@ -80,12 +80,8 @@ export function gitlabToken(
  * error when it is one but not in the package form, or not https.
  */
 export function parseGitLabPackageUrl(url: string, hosts: readonly string[] = []): GitLabPackageUrl | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
+  const parsed = URL.parse(url);
+  if (!parsed) return null;
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return null;
   const gitlabHost = parsed.hostname.startsWith('gitlab.') || hosts.includes(parsed.host);
   // URL.pathname keeps percent-escapes as written, like Go's EscapedPath.
@@ -133,7 +129,6 @@ function isApiPackage(value: unknown): value is ApiPackage {
 
 class GitLabRepository implements ProviderRepository {
   readonly sourceType = 'gitlab';
-  readonly location: string;
   readonly defaultVersion: string;
   readonly componentsFile: string;
   readonly releaseStore: string;
@@ -144,11 +139,10 @@ class GitLabRepository implements ProviderRepository {
   private readonly projectUrl: string;
 
   constructor(
-    url: string,
+    readonly location: string,
     private readonly parts: GitLabPackageUrl,
     private readonly options: GitLabOptions,
   ) {
-    this.location = url;
     this.defaultVersion = parts.version;
     this.componentsFile = parts.componentsFile;
     this.client = new SourceClient(options);

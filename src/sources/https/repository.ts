@@ -36,7 +36,7 @@ import { CapiGitopsError } from '../../core/diagnostics.js';
 import { artifactFromBytes } from '../base/artifact.js';
 import { SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { isLoopbackHost, redactUrl } from '../base/http.js';
-import type { NetworkSourceOptions } from '../request.js';
+import type { HttpsTemplateSettings, NetworkSourceOptions } from '../request.js';
 import { ArtifactNotFoundError, METADATA_FILE, type Artifact, type ProviderRepository } from '../source.js';
 
 // ---- the plain HTTPS repository --------------------------------------------------------------
@@ -47,13 +47,7 @@ const VERSION_TAG = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 const TEMPLATE_FORM =
   'https://<host>/<path with {version}>/<components file>, e.g. https://artifacts.internal/capi/{version}/core-components.yaml';
 
-export interface HttpsOptions extends NetworkSourceOptions {
-  /** The published release tags (Config `repositories[].versions`). */
-  versions?: string[];
-  /** A URL listing the release tags, one per line or a JSON array (Config `repositories[].versionsUrl`). */
-  versionsUrl?: string;
-  /** Accept http:// for hosts other than 127.0.0.1/localhost/::1 (Config `repositories[].allowInsecure`). */
-  allowInsecure?: boolean;
+export interface HttpsOptions extends NetworkSourceOptions, HttpsTemplateSettings {
   /** An Authorization header value for the template's origin, e.g. `Bearer …`. Never logged or put in a message. */
   authorization?: string;
 }
@@ -82,12 +76,8 @@ function schemeOf(url: string): string | undefined {
 
 /** Checks an http(s) URL (a template with `{version}` replaced, or the versions URL) and returns it parsed. */
 function checkedHttpUrl(url: string, what: string, allowInsecure: boolean, shown: string, expected: string = TEMPLATE_FORM): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw templateError(shown, `${what} is not a valid URL`, undefined, expected);
-  }
+  const parsed = URL.parse(url);
+  if (!parsed) throw templateError(shown, `${what} is not a valid URL`, undefined, expected);
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
     throw templateError(shown, `${what} must be an https:// URL`, undefined, expected);
   if (parsed.username || parsed.password) {
@@ -121,8 +111,8 @@ export function parseHttpsTemplate(template: string, allowInsecure = false): Htt
   if (!isHttp) throw templateError(template, 'a URL template with {version} must be an http(s):// URL');
   if (!hasVersion) {
     // a GitHub Enterprise release URL is a GitHub one only once its API is named
-    const enterprise = URL.canParse(template) ? new URL(template) : undefined;
-    const githubForm = enterprise !== undefined && /^\/[^/]+\/[^/]+\/releases\/[^/]+\/./.test(enterprise.pathname);
+    const enterprise = URL.parse(template);
+    const githubForm = enterprise !== null && /^\/[^/]+\/[^/]+\/releases\/[^/]+\/./.test(enterprise.pathname);
     throw templateError(
       template,
       'this https URL is neither a GitHub release URL, a GitLab package URL nor a template with {version}',
@@ -210,20 +200,18 @@ export function openHttpsRepository(urlTemplate: string, options: HttpsOptions =
 
 class HttpsRepository implements ProviderRepository {
   readonly sourceType = 'https';
-  readonly location: string;
   /** A template names no version: an empty spec.version means the latest listed one. */
   readonly defaultVersion = 'latest';
   readonly componentsFile: string;
   private readonly client: SourceClient;
 
   constructor(
-    urlTemplate: string,
+    readonly location: string,
     private readonly template: HttpsTemplate,
     /** The checked `versions` option. */
     private readonly versions: string[] | undefined,
     private readonly options: HttpsOptions,
   ) {
-    this.location = urlTemplate;
     this.componentsFile = template.componentsFile;
     this.client = new SourceClient(options);
   }

@@ -162,12 +162,8 @@ export class RegistryClient {
    * GET realm?service=…&scope=…, Basic-authenticated when credentials exist.
    */
   private async fetchToken(challenge: Challenge, credentials: OciCredentials): Promise<string> {
-    let realm: URL;
-    try {
-      realm = new URL(challenge.params.realm ?? '');
-    } catch {
-      throw this.client.error(`registry ${this.ref.registry} sent a Bearer challenge without a valid realm`);
-    }
+    const realm = URL.parse(challenge.params.realm ?? '');
+    if (!realm) throw this.client.error(`registry ${this.ref.registry} sent a Bearer challenge without a valid realm`);
     if (!realmAcceptable(realm, this.ref.plainHttp)) {
       throw this.client.error(`registry ${this.ref.registry} points its token service at ${redactUrl(realm)}, which is not https`, {
         hint: 'credentials are not sent over plain HTTP to a token service of a TLS registry; the request was not sent',
