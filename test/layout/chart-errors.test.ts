@@ -680,3 +680,30 @@ test("a key a template writes twice in one mapping, and a key repeated in the ch
   const repeat = readFileSync(values, 'utf8').split('\n').length - 1;
   assert.match(await failed(dir), new RegExp(`values\\.yaml:${repeat}:1: error: .*not valid YAML: Map keys must be unique`));
 });
+
+test('a value the chart schema refuses with `not` (Replace=true in syncOptions, docs/charts.md) says it is refused and why, not "must NOT be valid"', async () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  const refused = await runCli(
+    [
+      'render',
+      '-f',
+      '.',
+      '-o',
+      'out',
+      '--layout',
+      'argocd',
+      '--set',
+      'repoURL=https://git.example.com/x.git',
+      '--set',
+      'path=clusters/mgmt',
+      '--set-json',
+      'syncPolicy.syncOptions=["Replace=true"]',
+    ],
+    { cwd: dir },
+  );
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.doesNotMatch(refused.stderr, /must NOT be valid/);
+  assert.match(refused.stderr, /value syncPolicy\.syncOptions\[0\] \(given by --set-json\) is refused by the chart: .*cert-manager/);
+  assert.match(refused.stderr, /expected: any value but "Replace=true"/);
+  assert.equal(existsSync(path.join(dir, 'out')), false);
+});
