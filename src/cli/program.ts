@@ -371,6 +371,9 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
   });
   const flagArguments = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
   const jsonRequested = () => invoked?.flags.json ?? flagArguments.includes('--json');
+  // commander refuses a flag before preAction runs: the command is then the first word, when it names one
+  const first = flagArguments.find((a) => !a.startsWith('-'));
+  const commandName = () => invoked?.name ?? program.commands.find((c) => c.name() === first)?.name() ?? '';
   // under diff --detailed-exitcode, 2 says "changes": a usage error is 1 there, as in helm-diff
   const usageExit = () => (flagArguments[0] === 'diff' && flagArguments.includes('--detailed-exitcode') ? EXIT_FAILED : EXIT_USAGE);
   try {
@@ -382,14 +385,14 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT_OK;
       const clusterctl = clusterctlWordHint(err.message);
       if (clusterctl) printError(`hint: ${clusterctl}`);
-      if (jsonRequested()) streams.stdout.write(failureDocument(invoked?.name ?? '', [], err.message.replace(/^error: /, '')));
+      if (jsonRequested()) streams.stdout.write(failureDocument(commandName(), [], err.message.replace(/^error: /, '')));
       return usageExit();
     }
     if (err instanceof ExitStatus) return err.code;
     if (err instanceof InterruptedError) return interruptedExit();
     if (err instanceof UsageError) {
       printError(`error: ${err.message}\n(run with --help for usage)`);
-      if (jsonRequested()) streams.stdout.write(failureDocument(invoked?.name ?? '', [], err.message));
+      if (jsonRequested()) streams.stdout.write(failureDocument(commandName(), [], err.message));
       return usageExit();
     }
     const systemError = systemErrorDiagnostic(err);
@@ -405,7 +408,7 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
       const readOnly = ['check', 'diff', 'plan'].includes(invoked?.name ?? '') || (invoked?.name === 'convert' && !invoked.flags.inPlace);
       if (!readOnly) streams.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');
       else if (n > 1) streams.stderr.write(`${n} problems\n`);
-      if (jsonRequested()) streams.stdout.write(failureDocument(invoked?.name ?? '', diagnostics, undefined, notShown));
+      if (jsonRequested()) streams.stdout.write(failureDocument(commandName(), diagnostics, undefined, notShown));
       return EXIT_FAILED;
     }
     reportInternalError(err, argv);

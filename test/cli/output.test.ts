@@ -208,6 +208,27 @@ test('lock and plan --json are single documents; a failure with --json is one to
   assert.equal(JSON.parse(usage.stdout).ok, false);
 });
 
+test('a usage error commander finds (an unknown flag, a choice not offered) names its command in the --json document (docs/cli.md: every document has command)', async () => {
+  const dir = example();
+  for (const args of [
+    ['render', '-f', 'management-cluster', '-o', 'out', '--bogus', '--json'],
+    ['render', '-f', 'management-cluster', '-o', 'out', '--layout', 'helm', '--json'],
+    ['plan', '--json', '-f', 'management-cluster', '--contract', 'v1beta2'],
+    ['lock', '--json', '--frozen'],
+  ]) {
+    const usage = await runCli(args, { cwd: dir });
+    assert.equal(usage.code, 2, usage.stderr);
+    const document = JSON.parse(usage.stdout);
+    assert.equal(document.ok, false);
+    assert.equal(
+      document.command,
+      args.find((a) => !a.startsWith('-')),
+      usage.stdout,
+    );
+    assert.ok(document.usageError, usage.stdout);
+  }
+});
+
 test('--quiet prints nothing on stdout; --verbose adds the files and sources on stderr', async () => {
   const dir = example();
   const quiet = await runCli(['render', '-f', 'management-cluster', '-o', 'out', '--quiet'], { cwd: dir });
