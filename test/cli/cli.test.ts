@@ -336,3 +336,11 @@ test('a Config.overrides entry that names no rendered object is told at its line
   );
   assert.match(result.stderr, /hint: did you mean capex-controller-manager\?/);
 });
+
+test('convert without -f is a usage error (exit 2), as a missing -f is for every other command (docs/cli.md exit codes)', async () => {
+  for (const args of [['convert'], ['convert', '--in-place']]) {
+    const result = await run(args);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /^error: at least one -f\/--file <file or directory> is needed\n\(run with --help for usage\)/);
+  }
+});
