@@ -413,6 +413,24 @@ function valuesOnlyInlineTakes(
   return { files: [...drawn.map((d) => d.file), ...urls.flatMap((u) => u.files)], drawn };
 }
 
+/** Config.overrides that stop enforcement, and where each was written (one naming no rendered object is told there). */
+function unmanagedOverrides(config: Manifest['config']): {
+  unmanaged: ObjectSelector[];
+  locateOverride?: (selector: ObjectSelector) => SourcePosition | undefined;
+} {
+  const entries = (config.overrides ?? []).map((o, index) => ({ o, index })).filter(({ o }) => o.unmanaged);
+  const unmanaged = entries.map(({ o }) => ({
+    group: o.group ?? '',
+    kind: o.kind,
+    name: o.name,
+    ...(o.namespace ? { namespace: o.namespace } : {}),
+  }));
+  const locate = config.locate;
+  if (!locate) return { unmanaged };
+  const at = (selector: ObjectSelector) => unmanaged.indexOf(selector);
+  return { unmanaged, locateOverride: (selector) => (at(selector) < 0 ? undefined : locate(['overrides', entries[at(selector)]!.index])) };
+}
+
 /** The secrets placed by the strategy, the layout drawn, sops files encrypted, and every byte gated. */
 async function layOut(
   context: RunContext,
@@ -424,9 +442,7 @@ async function layOut(
 ): Promise<Pick<RenderResult, 'components' | 'files' | 'warnings' | 'secretFiles'>> {
   const { manifest } = resolution;
   const config = manifest.config.secrets ?? {};
-  const unmanaged: ObjectSelector[] = (manifest.config.overrides ?? [])
-    .filter((o) => o.unmanaged)
-    .map((o) => ({ group: o.group ?? '', kind: o.kind, name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}) }));
+  const { unmanaged, locateOverride } = unmanagedOverrides(manifest.config);
   const wiring = await wiringFor(layout, manifest, options);
   const strategy = secretStrategy(options, config);
   const placed = placeSecrets({
@@ -449,6 +465,7 @@ async function layOut(
       layout,
       components: placed.components,
       unmanaged,
+      locateOverride,
       wiring,
       exists: (directory) =>
         options.outputDir !== undefined && existsSync(path.join(options.outputDir, options.outputSubdirectory ?? '', directory)),

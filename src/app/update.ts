@@ -16,6 +16,12 @@ export interface UpdateOutcome extends UpdateResult {
 
 export async function update(options: RenderOptions, selection: UpdateSelection): Promise<UpdateOutcome> {
   await refuseFleet(options, 'update', (fleet) => {
+    // no `capi-gitops render` suggested: it would need the -o that update has not got
+    if (selection.images)
+      return (
+        "in a fleet, a moved tag's new digest is taken by a render: delete the two lines of each moved image (its `- image:` and " +
+        '`digest:`) from every lockfile entry that lists it, then render the fleet, which asks the registry for an image the lock lacks'
+      );
     const moves = "in a fleet, versions move through kind: Release documents or the clusters' overlays";
     // the CLI adds the run's own -f flags to a suggested command (cli/hints.ts)
     const newest = newestRelease(fleet);

@@ -12,7 +12,9 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
   const note = (line: string) => {
     if (!flags.quiet) streams.stderr.write(`${line}\n`);
   };
-  const { files, rewritten, withheld } = await convert(flags.file ?? [], flags.inPlace ?? false);
+  // a missing flag is a usage error here too, as renderOptions makes it for the other commands
+  if (!flags.file?.length) throw new UsageError('at least one -f/--file <file or directory> is needed');
+  const { files, rewritten, withheld } = await convert(flags.file, flags.inPlace ?? false);
   for (const file of withheld)
     note(
       `${formatWarning({ ...file.secret!, message: 'its file is not printed: it has nothing to convert, and printing it would print these Secret values' })}`,

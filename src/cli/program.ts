@@ -21,6 +21,7 @@ import {
   type CliStreams,
 } from './output.js';
 import { clusterctlWordHint, completeSuggestions, type Invocation } from './hints.js';
+import { diagnosticAnnotations, inGitHubActions } from '../review/index.js';
 import { registerEnvironmentSecrets } from '../core/redact.js';
 import { startRun } from '../core/run-state.js';
 import { InterruptedError } from '../core/interrupt.js';
@@ -371,6 +372,9 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
   });
   const flagArguments = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
   const jsonRequested = () => invoked?.flags.json ?? flagArguments.includes('--json');
+  // commander refuses a flag before preAction runs: the command is then the first word, when it names one
+  const first = flagArguments.find((a) => !a.startsWith('-'));
+  const commandName = () => invoked?.name ?? program.commands.find((c) => c.name() === first)?.name() ?? '';
   // under diff --detailed-exitcode, 2 says "changes": a usage error is 1 there, as in helm-diff
   const usageExit = () => (flagArguments[0] === 'diff' && flagArguments.includes('--detailed-exitcode') ? EXIT_FAILED : EXIT_USAGE);
   try {
@@ -382,14 +386,14 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT_OK;
       const clusterctl = clusterctlWordHint(err.message);
       if (clusterctl) printError(`hint: ${clusterctl}`);
-      if (jsonRequested()) streams.stdout.write(failureDocument(invoked?.name ?? '', [], err.message.replace(/^error: /, '')));
+      if (jsonRequested()) streams.stdout.write(failureDocument(commandName(), [], err.message.replace(/^error: /, '')));
       return usageExit();
     }
     if (err instanceof ExitStatus) return err.code;
     if (err instanceof InterruptedError) return interruptedExit();
     if (err instanceof UsageError) {
       printError(`error: ${err.message}\n(run with --help for usage)`);
-      if (jsonRequested()) streams.stdout.write(failureDocument(invoked?.name ?? '', [], err.message));
+      if (jsonRequested()) streams.stdout.write(failureDocument(commandName(), [], err.message));
       return usageExit();
     }
     const systemError = systemErrorDiagnostic(err);
@@ -398,6 +402,8 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
       const { shown, notShown } = reportedProblems(all);
       const diagnostics = shown.map((d) => (d.hint ? { ...d, hint: completeSuggestions(d.hint, invoked?.flags) } : d));
       const n = all.length;
+      // every command, not only check and diff: a CI job may run render --frozen, lock or plan
+      if (inGitHubActions()) for (const line of diagnosticAnnotations(diagnostics)) streams.stderr.write(line + '\n');
       streams.stderr.write(diagnostics.map(formatDiagnostic).join('\n') + '\n');
       if (notShown > 0)
         streams.stderr.write(`${notShown} more problems not shown (the first ${MAX_REPORTED_PROBLEMS} are, in file and line order)\n`);
@@ -405,7 +411,7 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
       const readOnly = ['check', 'diff', 'plan'].includes(invoked?.name ?? '') || (invoked?.name === 'convert' && !invoked.flags.inPlace);
       if (!readOnly) streams.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');
       else if (n > 1) streams.stderr.write(`${n} problems\n`);
-      if (jsonRequested()) streams.stdout.write(failureDocument(invoked?.name ?? '', diagnostics, undefined, notShown));
+      if (jsonRequested()) streams.stdout.write(failureDocument(commandName(), diagnostics, undefined, notShown));
       return EXIT_FAILED;
     }
     reportInternalError(err, argv);

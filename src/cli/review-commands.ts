@@ -4,11 +4,9 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { CapiGitopsError, reportedProblems } from '../core/diagnostics.js';
 import {
   appendStepSummary,
   checkAnnotations,
-  diagnosticAnnotations,
   formatMarkdown,
   formatText,
   inGitHubActions,
@@ -23,7 +21,6 @@ import type { SecretNotGiven } from '../app/types.js';
 import type { ProgressReporter } from './progress.js';
 import { readmeCommand, regenerateCommand, renderFlagsOptions, withProgress, workTreeRoot, type RenderFlags } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
-import { completeSuggestions } from './hints.js';
 import { shellWord } from '../core/shell.js';
 
 import type { DiffFormat } from '../review/types.js';
@@ -40,22 +37,6 @@ export interface DiffFlags extends RenderFlags {
   format?: DiffFormat;
   /** helm-diff's `--detailed-exitcode`: exit 2 when an object changed. */
   detailedExitcode?: boolean;
-}
-
-/**
- * In GitHub Actions, validation errors also become `::error file=…,line=…::` annotations, their
- * suggested commands completed as the printed message's are (runnable as shown on the line).
- */
-async function annotatingErrors<T>(flags: RenderFlags, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof CapiGitopsError && inGitHubActions()) {
-      const shown = reportedProblems(err.diagnostics).shown.map((d) => (d.hint ? { ...d, hint: completeSuggestions(d.hint, flags) } : d));
-      for (const line of diagnosticAnnotations(shown)) streams.stderr.write(line + '\n');
-    }
-    throw err;
-  }
 }
 
 function checkJson(report: CheckReport, output: string, secretsNotGiven: readonly SecretNotGiven[]): string {
@@ -79,9 +60,7 @@ function checkJson(report: CheckReport, output: string, secretsNotGiven: readonl
 export async function checkCommand(flags: CheckFlags): Promise<void> {
   if (!flags.output) throw new UsageError('check needs -o/--output <dir>: the committed output directory to compare with');
   const output = flags.output;
-  const { warnings, report, secretsNotGiven } = await annotatingErrors(flags, () =>
-    withProgress(flags, (progress) => check(renderFlagsOptions(flags, progress), output)),
-  );
+  const { warnings, report, secretsNotGiven } = await withProgress(flags, (progress) => check(renderFlagsOptions(flags, progress), output));
   for (const w of warnings) streams.stderr.write(`warning: ${w}\n`);
   // render needs every configSecret this check went without: the command names each one's file
   const secretFiles = secretsNotGiven.map((s) => secretFilePlaceholder(s.secret));
@@ -222,9 +201,9 @@ function diffRequest(flags: DiffFlags): DiffRequest | ((progress: ProgressReport
 export async function diffCommand(flags: DiffFlags): Promise<void> {
   const format = flags.format ?? 'text';
   const request = diffRequest(flags);
-  const { report, warnings, secretsNotGiven } = await annotatingErrors(flags, () =>
-    typeof request === 'function' ? withProgress(flags, (progress) => diff(request(progress))) : diff(request),
-  );
+  const { report, warnings, secretsNotGiven } = await (typeof request === 'function'
+    ? withProgress(flags, (progress) => diff(request(progress)))
+    : diff(request));
   for (const w of warnings) streams.stderr.write(`warning: ${w}\n`);
   for (const line of defaultedPublicKeys(flags, secretsNotGiven)) streams.stderr.write(line);
   const markdown = () => formatMarkdown(report, { fullCommand: fullDiffCommand(flags) });

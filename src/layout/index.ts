@@ -2,10 +2,11 @@
  * The layout seam: rendered components in, a file tree (relative path → text) out. Writing,
  * checking and diffing consume the tree; each layout is one module (layout-*.ts).
  */
-import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
-import { describeObject, type KObject } from '../core/kobject.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { apiGroup, describeObject, type KObject } from '../core/kobject.js';
 import type { RenderedComponent } from '../render/types.js';
 import type { NamespaceObject } from '../manifest/types.js';
+import { closestName } from '../manifest/fields.js';
 import { matchesSelector, type ObjectSelector } from './apply-safety.js';
 import { ARGOCD_LAYOUT } from './argocd.js';
 import { FLUX_LAYOUT } from './flux.js';
@@ -33,6 +34,8 @@ export interface LayoutInput {
   components: readonly RenderedComponent[];
   /** Objects the GitOps tool must stop enforcing (Config.overrides with unmanaged: true). */
   unmanaged: readonly ObjectSelector[];
+  /** Where an entry of `unmanaged` was written: one that names no rendered object is told there. */
+  locateOverride?: (selector: ObjectSelector) => Pick<Diagnostic, 'file' | 'line' | 'column'> | undefined;
   /** The chart and its merged values, for the layouts with wiring. */
   wiring?: Pick<WiringInput, 'chart' | 'values' | 'onWarning'>;
   /** Whether a directory below the output directory is there already (an overlay the wiring chart may sync). */
@@ -68,6 +71,16 @@ function unmatchedOverrides(components: readonly RenderedComponent[], unmanaged:
   return unmanaged.filter((s) => !components.some((c) => c.objects.some((o) => matchesSelector(o, s))));
 }
 
+/** A misspelt name is the likely mistake: the rendered object of that kind it is closest to. */
+function overrideHint(components: readonly RenderedComponent[], s: ObjectSelector): string {
+  const copy = 'copy kind, name and namespace from a rendered file (files are named <kind>-<name>.yaml), or remove this override';
+  const names = components.flatMap((c) =>
+    c.objects.filter((o) => o.kind === s.kind && apiGroup(o.apiVersion) === s.group).map((o) => o.metadata.name ?? ''),
+  );
+  const close = closestName(s.name, names);
+  return close === undefined ? copy : `did you mean ${close}? ${copy}`;
+}
+
 export function unmanagedObjects(components: readonly RenderedComponent[], unmanaged: readonly ObjectSelector[]): string[] {
   return components
     .flatMap((c) =>
@@ -96,11 +109,12 @@ export function layoutOutput(given: LayoutInput): Map<string, string> {
   if (missing.length > 0) {
     throw new CapiGitopsError(
       missing.map((s) => ({
+        ...given.locateOverride?.(s),
         object: `Config.overrides ${s.kind}/${s.namespace ? s.namespace + '/' : ''}${s.name}`,
         path: 'overrides',
         message: `no rendered object is ${s.group || 'core'} ${s.kind} ${s.namespace ? s.namespace + '/' : ''}${s.name}`,
         expected: 'kind, group ("" for the core group), name and, for namespaced objects, namespace of a rendered object',
-        hint: 'copy kind, name and namespace from a rendered file (files are named <kind>-<name>.yaml), or remove this override',
+        hint: overrideHint(input.components, s),
       })),
     );
   }

@@ -923,7 +923,10 @@ export function importHelmValues(input: HelmValuesInput): ImportedManifest {
   }));
   objects.push(...extra);
   const body = objects.map((object) => emitYamlDocument(object)).join('---\n');
-  const header = `${HEADER}# Read as chart ${version} of cluster-api-operator reads them${assumed ? ' (no --chart-version given)' : ''}.\n`;
+  // a chart newer than the rules know is read as the newest they do (helm-chart-versions.ts resolveChartVersion)
+  const newer = semverGt(version, NEWEST_CHART);
+  const given = assumed ? ' (no --chart-version given)' : newer ? ` (chart ${version} is newer than the charts capi-gitops knows)` : '';
+  const header = `${HEADER}# Read as chart ${newer ? NEWEST_CHART : version} of cluster-api-operator reads them${given}.\n`;
   return {
     text: objects.length === 0 ? `${header}# The values name no provider: the chart installs none.\n` : `${header}---\n${body}`,
     warnings: warnings.items,

@@ -758,7 +758,9 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
               : 'You are already up to date.';
     return `${text}${last}\n${images}`;
   }
-  return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}\n`).join('') + images;
+  // a plan from cached listings is applied from them too: online, update would list releases the plan did not show
+  const offline = plan.versionsFromCache?.length ? ' --offline' : '';
+  return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}${offline}\n`).join('') + images;
 }
 
 /** Whether a provider's version range keeps it below a release some plan would move it to. */

@@ -315,3 +315,32 @@ test('plan shows the locked version as installed, not a manifest pin edited sinc
   );
   assert.equal(core?.installed, 'v0.2.0', plan.stdout);
 });
+
+test('a Config.overrides entry that names no rendered object is told at its line, with the rendered object it likely meant (docs/layouts.md)', async () => {
+  const dir = exampleCopy();
+  const config = path.join(dir, 'management-cluster', 'config.yaml');
+  const before = readFileSync(config, 'utf8');
+  writeFileSync(
+    config,
+    `${before}overrides:\n- {kind: Deployment, group: apps, name: capex-controler-manager, namespace: capex-system, unmanaged: true}\n`,
+  );
+  const line = before.split('\n').length + 1;
+  const result = await run(['render', '-f', 'management-cluster', '-o', 'out'], dir);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(
+    result.stderr,
+    new RegExp(
+      `^management-cluster/config\\.yaml:${line}:3: error: .*no rendered object is apps Deployment capex-system/capex-controler-manager`,
+      'm',
+    ),
+  );
+  assert.match(result.stderr, /hint: did you mean capex-controller-manager\?/);
+});
+
+test('convert without -f is a usage error (exit 2), as a missing -f is for every other command (docs/cli.md exit codes)', async () => {
+  for (const args of [['convert'], ['convert', '--in-place']]) {
+    const result = await run(args);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /^error: at least one -f\/--file <file or directory> is needed\n\(run with --help for usage\)/);
+  }
+});

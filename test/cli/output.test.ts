@@ -208,6 +208,48 @@ test('lock and plan --json are single documents; a failure with --json is one to
   assert.equal(JSON.parse(usage.stdout).ok, false);
 });
 
+test('a usage error commander finds (an unknown flag, a choice not offered) names its command in the --json document (docs/cli.md: every document has command)', async () => {
+  const dir = example();
+  for (const args of [
+    ['render', '-f', 'management-cluster', '-o', 'out', '--bogus', '--json'],
+    ['render', '-f', 'management-cluster', '-o', 'out', '--layout', 'helm', '--json'],
+    ['plan', '--json', '-f', 'management-cluster', '--contract', 'v1beta2'],
+    ['lock', '--json', '--frozen'],
+  ]) {
+    const usage = await runCli(args, { cwd: dir });
+    assert.equal(usage.code, 2, usage.stderr);
+    const document = JSON.parse(usage.stdout);
+    assert.equal(document.ok, false);
+    assert.equal(
+      document.command,
+      args.find((a) => !a.startsWith('-')),
+      usage.stdout,
+    );
+    assert.ok(document.usageError, usage.stdout);
+  }
+});
+
+test('in GitHub Actions every command annotates invalid input once (render --frozen in CI, lock, plan; check as before), as its --help says', async () => {
+  const dir = example();
+  const providers = path.join(dir, 'management-cluster', 'providers.yaml');
+  writeFileSync(providers, readFileSync(providers, 'utf8').replace('version: v0.2.0', 'versoin: v0.2.0'));
+  for (const args of [
+    ['render', '-f', 'management-cluster', '-o', 'out', '--frozen'],
+    ['lock', '-f', 'management-cluster'],
+    ['plan', '-f', 'management-cluster'],
+    ['check', '-f', 'management-cluster', '-o', 'out'],
+  ]) {
+    const failed = await runCli(args, { cwd: dir, env: { GITHUB_ACTIONS: 'true' } });
+    assert.equal(failed.code, 1, failed.stderr);
+    const annotations = failed.stderr.split('\n').filter((line) => line.includes('spec.versoin') && line.startsWith('::error '));
+    assert.equal(annotations.length, 1, `${args[0]}: ${failed.stderr}`);
+    assert.match(annotations[0]!, /^::error file=management-cluster\/providers\.yaml,line=\d+,col=\d+,title=capi-gitops::/);
+    assert.match(failed.stderr, /^management-cluster\/providers\.yaml:\d+:\d+: error: .*spec\.versoin/m, 'the usual message too');
+  }
+  const local = await runCli(['render', '-f', 'management-cluster', '-o', 'out'], { cwd: dir, env: { GITHUB_ACTIONS: '' } });
+  assert.doesNotMatch(local.stderr, /^::error/m, 'outside GitHub Actions, no annotation');
+});
+
 test('--quiet prints nothing on stdout; --verbose adds the files and sources on stderr', async () => {
   const dir = example();
   const quiet = await runCli(['render', '-f', 'management-cluster', '-o', 'out', '--quiet'], { cwd: dir });

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { CORE_MANAGER_DEPLOYMENT, localCoreRelease, localReleases, serveDirectory } from '../helpers/local-release.js';
@@ -82,6 +82,51 @@ repositories:
     const plan = JSON.parse(current.stdout) as { versionsFromCache?: string[] };
     assert.equal(plan.versionsFromCache, undefined);
     assert.match(current.stdout, /v0\.2\.0/);
+  } finally {
+    server.close();
+  }
+});
+
+test('plan --offline offers the update that applies the plan it printed: with --offline, so followed literally it moves to the listed release, not to one published since', async () => {
+  const root = tempDir();
+  localReleases(root, 'bootstrap-talos', 'bootstrap-components.yaml', ['v0.1.0', 'v0.2.0', 'v0.2.1'], SERIES, () => TALOS_DEPLOYMENT);
+  writeFileSync(path.join(root, 'versions.txt'), 'v0.1.0\nv0.2.0\n');
+  const server = await serveDirectory(root);
+  try {
+    const dir = tempDir();
+    writeFileSync(
+      path.join(dir, 'providers.yaml'),
+      `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  fetchConfig: {url: ${localCoreRelease(CORE_MANAGER_DEPLOYMENT)}}
+---
+apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: BootstrapProvider
+metadata: {name: talos, namespace: talos-bootstrap-system}
+spec: {version: "~0.1"}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+repositories:
+- {name: talos, type: BootstrapProvider, url: '${server.url}/bootstrap-talos/{version}/bootstrap-components.yaml', versionsUrl: '${server.url}/versions.txt'}
+`,
+    );
+    const args = ['-f', dir, '--cache-dir', path.join(dir, 'cache')];
+    assert.equal((await runCliAsync(['render', ...args, '-o', path.join(dir, 'out')], process.env)).code, 0);
+    writeFileSync(path.join(dir, 'providers.yaml'), readFileSync(path.join(dir, 'providers.yaml'), 'utf8').replace('"~0.1"', '""'));
+    assert.equal((await runCliAsync(['plan', ...args], process.env)).code, 0, 'an online plan caches the listing');
+    writeFileSync(path.join(root, 'versions.txt'), 'v0.1.0\nv0.2.0\nv0.2.1\n');
+
+    const offline = await runCliAsync(['plan', '--offline', ...args], process.env);
+    assert.equal(offline.code, 0, offline.stderr);
+    const suggested = /^To update: capi-gitops (.*)$/m.exec(offline.stdout)?.[1] ?? '';
+    assert.ok(suggested?.split(' ').includes('--offline'), offline.stdout);
+    const updated = await runCliAsync(suggested.split(' '), process.env);
+    assert.equal(updated.code, 0, updated.stderr);
+    assert.match(readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8'), /version: v0\.2\.0\n/, 'the plan printed, not v0.2.1');
   } finally {
     server.close();
   }

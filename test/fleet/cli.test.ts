@@ -35,6 +35,19 @@ for (const [args, what] of [
   });
 }
 
+test('update --images refuses a fleet with the way a fleet takes a moved tag (docs/images.md), not a version move', async () => {
+  const dir = writeTempManifest({ 'fleet.yaml': FLEET });
+  const r = await runCli(['update', '--images', '-f', dir, '--offline', '--cache-dir', path.join(dir, 'cache')]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /error: Config: clusters: update works on a single cluster, and this manifest declares a fleet/);
+  const hint = /hint: (.*)/.exec(r.stderr)?.[1] ?? '';
+  assert.match(hint, /delete the two lines of each moved image \(its `- image:` and `digest:`\) from every lockfile entry that lists it/);
+  assert.match(hint, /then render the fleet/);
+  assert.doesNotMatch(hint, /kind: Release|--release/);
+  // a suggested render would need -o, which update does not have: the hint names none
+  assert.doesNotMatch(hint, /capi-gitops render/);
+});
+
 test('plan --cluster without --release is a usage error, not silently ignored', async () => {
   const dir = writeTempManifest({ 'fleet.yaml': FLEET });
   const r = await runCli(['plan', '-f', dir, '--cluster', 'eu-1', '--offline']);

@@ -308,6 +308,30 @@ test('two templates writing the same object are told at the name the second one 
   assert.equal(result.code, 0, result.stderr);
 });
 
+test('an Argo CD chart of ones own with its repoURL under gitops.argocd.values, as docs/charts.md writes it, rendered with --layout flux: told first that the chart draws Argo CD objects, not only that repoURL is missing (whose hint, followed, leads to that error)', async () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  assert.equal((await runCli(['chart', 'show', 'argocd', '--output-dir', 'my-chart'], { cwd: dir })).code, 0);
+  const config = path.join(dir, 'config.yaml');
+  const line = readFileSync(config, 'utf8').split('\n').length + 1;
+  appendFileSync(
+    config,
+    'gitops:\n  chart: ./my-chart\n  path: clusters/mgmt\n  argocd:\n    values:\n      repoURL: https://git.example.com/x.git\n',
+  );
+  const result = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'flux'], { cwd: dir });
+  assert.equal(result.code, 1, result.stderr);
+  assertNoStackTrace(result);
+  const first = result.stderr.split('\n')[0]!;
+  assert.match(
+    first,
+    new RegExp(
+      `^config\\.yaml:${line}:10: error: .*my-chart: the chart's templates write Argo CD objects \\(argoproj\\.io\\) for the flux layout`,
+    ),
+  );
+  assert.match(result.stderr, /hint: render with --layout argocd, which this chart draws/);
+  assert.match(result.stderr, /value repoURL is required/, 'the values problem is still told');
+  assert.equal((await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd'], { cwd: dir })).code, 0, 'the hint followed renders');
+});
+
 test('a chart of one tool (started from chart show argocd) rendered with the other layout (--layout flux) is refused at gitops.chart instead of writing Argo CD Applications into flux/; the hint followed renders Flux Kustomizations', async () => {
   const dir = path.join(exampleCopy(), 'management-cluster');
   assert.equal((await runCli(['chart', 'show', 'argocd', '--output-dir', 'my-chart'], { cwd: dir })).code, 0);
@@ -679,4 +703,31 @@ test("a key a template writes twice in one mapping, and a key repeated in the ch
   writeFileSync(values, `${readFileSync(values, 'utf8')}namePrefix: again\nnamePrefix: twice\n`);
   const repeat = readFileSync(values, 'utf8').split('\n').length - 1;
   assert.match(await failed(dir), new RegExp(`values\\.yaml:${repeat}:1: error: .*not valid YAML: Map keys must be unique`));
+});
+
+test('a value the chart schema refuses with `not` (Replace=true in syncOptions, docs/charts.md) says it is refused and why, not "must NOT be valid"', async () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  const refused = await runCli(
+    [
+      'render',
+      '-f',
+      '.',
+      '-o',
+      'out',
+      '--layout',
+      'argocd',
+      '--set',
+      'repoURL=https://git.example.com/x.git',
+      '--set',
+      'path=clusters/mgmt',
+      '--set-json',
+      'syncPolicy.syncOptions=["Replace=true"]',
+    ],
+    { cwd: dir },
+  );
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.doesNotMatch(refused.stderr, /must NOT be valid/);
+  assert.match(refused.stderr, /value syncPolicy\.syncOptions\[0\] \(given by --set-json\) is refused by the chart: .*cert-manager/);
+  assert.match(refused.stderr, /expected: any value but "Replace=true"/);
+  assert.equal(existsSync(path.join(dir, 'out')), false);
 });

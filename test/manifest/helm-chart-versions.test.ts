@@ -15,6 +15,15 @@ import semverGte from 'semver/functions/gte.js';
 import semverLte from 'semver/functions/lte.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
+test('a chart newer than the newest known is read as that one, and the output header says so, as the warning does (docs/helm-chart-versions.md)', () => {
+  const { text } = run({ core: { 'cluster-api': { version: 'v1.12.0' } } }, '0.31.0');
+  assert.match(
+    text,
+    /^# Read as chart v0\.28\.0 of cluster-api-operator reads them \(chart v0\.31\.0 is newer than the charts capi-gitops knows\)\.$/m,
+  );
+  assert.doesNotMatch(text, /Read as chart v0\.31\.0/);
+});
+
 type Doc = { kind: string; metadata: { name: string; namespace: string }; spec?: Record<string, unknown> };
 
 function run(values: Record<string, unknown>, chartVersion?: string, sets: string[] = []) {

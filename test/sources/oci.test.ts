@@ -407,6 +407,16 @@ test(
   },
 );
 
+test('the http:// hint keeps the tag written in the reference, so followed literally it fetches the same artifact', { skip }, async () => {
+  const name = freshRepository('tls-tag');
+  await pushArtifact(registry.url, name, 'v1.10.4', coreFiles());
+  const error = await rejection(open(`${registry.host}/${name}:v1.10.4`).repository.getFile('v1.12.0', 'metadata.yaml'));
+  const hint = error.diagnostics[0].hint ?? '';
+  const written = new RegExp(`write the reference as (http://${registry.host}/${name}:v1\\.10\\.4)$`).exec(hint);
+  assert.ok(written, hint);
+  assert.deepEqual(parseOciReference(written[1]!), { ...parseOciReference(`${registry.host}/${name}:v1.10.4`), plainHttp: true });
+});
+
 test('a blob whose bytes do not match its descriptor digest is refused and not cached', { skip }, async (t) => {
   const name = freshRepository('tampered');
   await pushArtifact(registry.url, name, 'v1.12.0', coreFiles());

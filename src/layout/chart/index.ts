@@ -138,27 +138,63 @@ export async function prepareChart(request: ChartRequest): Promise<PreparedChart
   }
   bag.throwIfAny();
   // a path of the wrong type is the schema's to tell; an unknown one is told with the schema's problems (repoURL missing too)
-  const values = chartValues(
-    chart,
-    layers,
-    request.set ?? [],
-    (merged, schemaProblems) =>
-      typeof merged.path === 'string' || schemaProblems.some((d) => d.path === 'path')
-        ? []
-        : [
-            {
-              object: `${chart.origin} values`,
-              path: 'path',
-              message: "the output directory's path in its Git repository is not known",
-              expected: 'the path from the repository root to the output directory, e.g. clusters/mgmt/capi',
-              hint: 'set gitops.path in the Config document, pass --set path=clusters/mgmt/capi, or write the output inside a Git repository',
-            },
-          ],
-    request.builtIn,
+  const values = valuesOfToolChart(chart, request.builtIn, () =>
+    chartValues(
+      chart,
+      layers,
+      request.set ?? [],
+      (merged, schemaProblems) =>
+        typeof merged.path === 'string' || schemaProblems.some((d) => d.path === 'path')
+          ? []
+          : [
+              {
+                object: `${chart.origin} values`,
+                path: 'path',
+                message: "the output directory's path in its Git repository is not known",
+                expected: 'the path from the repository root to the output directory, e.g. clusters/mgmt/capi',
+                hint: 'set gitops.path in the Config document, pass --set path=clusters/mgmt/capi, or write the output inside a Git repository',
+              },
+            ],
+      request.builtIn,
+    ),
   );
   if (typeof values.path !== 'string') throw new Error('chartValues returned values without a path');
   if (request.subdirectory)
     values.path =
       values.path === '.' || values.path === '' ? request.subdirectory : `${values.path.replace(/\/+$/, '')}/${request.subdirectory}`;
   return { chart, values };
+}
+
+/** The API group of each wiring tool's objects, by the layout (built-in chart) that draws it. */
+const TOOLS: Record<string, { tool: string; group: string }> = {
+  argocd: { tool: 'Argo CD', group: 'argoproj.io' },
+  flux: { tool: 'Flux', group: 'kustomize.toolkit.fluxcd.io' },
+};
+
+/**
+ * A chart of one's own that draws the other tool's wiring (started from `chart show argocd`,
+ * rendered with --layout flux) fails its values first (its repoURL given for the argocd chart
+ * only): say so before the values' problems, whose hints would lead to that error a run later.
+ * The templates' text is read; the rendered objects are checked again in wiring.ts.
+ */
+function valuesOfToolChart(chart: LoadedChart, layout: string, values: () => Values): Values {
+  try {
+    return values();
+  } catch (err) {
+    const [otherLayout, other] = Object.entries(TOOLS).find(([name]) => name !== layout) ?? [];
+    const own = TOOLS[layout];
+    const text = [...chart.templates, ...chart.partials].map((f) => f.source ?? '').join('\n');
+    const writes = (group: string) => new RegExp(`apiVersion:\\s*["']?${group.replaceAll('.', '\\.')}/`).test(text);
+    if (!(err instanceof CapiGitopsError) || !own || !other || !writes(other.group) || writes(own.group)) throw err;
+    throw new CapiGitopsError([
+      {
+        ...chart.namedAt,
+        object: chart.origin,
+        message: `the chart's templates write ${other.tool} objects (${other.group}) for the ${layout} layout, whose component directories carry ${own.tool}'s apply rules only`,
+        expected: `objects of ${own.group}, as the built-in ${layout} chart draws`,
+        hint: `render with --layout ${otherLayout}, which this chart draws; for ${own.tool}, start a chart of its own (capi-gitops chart show ${layout} --output-dir ${chart.origin}-${layout}) and name it in gitops.chart`,
+      },
+      ...err.diagnostics,
+    ]);
+  }
 }

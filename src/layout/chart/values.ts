@@ -101,9 +101,25 @@ function expectedValue(e: ErrorObject): string {
       return `one of ${((params.allowedValues as unknown[]) ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'pattern':
       return `a string matching ${String(params.pattern)}`;
+    case 'not':
+      return refusedValues(e.schema);
     default:
       return `a value that ${e.message ?? 'satisfies values.schema.json'}`;
   }
+}
+
+/** What a `not` schema leaves: ajv's own message ("must NOT be valid") says neither what nor why. */
+function refusedValues(refused: unknown): string {
+  const { const: one, enum: some } = (refused ?? {}) as { const?: unknown; enum?: unknown[] };
+  if (one !== undefined) return `any value but ${JSON.stringify(one)}`;
+  if (Array.isArray(some)) return `none of ${some.map((v) => JSON.stringify(v)).join(', ')}`;
+  return 'a value values.schema.json does not refuse';
+}
+
+/** The schema's own reason for refusing a value (its `description`), when it gives one. */
+function refusal(e: ErrorObject): string {
+  const reason = (e.parentSchema as { description?: unknown } | undefined)?.description;
+  return `is refused by the chart${typeof reason === 'string' ? `: ${reason}` : ''}`;
 }
 
 /**
@@ -158,7 +174,13 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Laye
   const extra = e.keyword === 'additionalProperties' ? String((e.params as { additionalProperty?: string }).additionalProperty) : undefined;
   const segments = pointerSegments(e.instancePath, missing ?? extra);
   const at = valuePath(segments);
-  const message = missing ? 'is required' : extra ? 'is not a value of this chart' : (e.message ?? 'is invalid');
+  const message = missing
+    ? 'is required'
+    : extra
+      ? 'is not a value of this chart'
+      : e.keyword === 'not'
+        ? refusal(e)
+        : (e.message ?? 'is invalid');
   // a flag has no file:line:column: it is named instead
   const flag = writer(layers, segments)?.set;
   return {

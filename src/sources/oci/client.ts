@@ -115,7 +115,7 @@ export class RegistryClient {
       const tlsToPlain = !this.ref.plainHttp && /EPROTO|wrong version number|ssl/i.test(error.message);
       throw this.client.error(`cannot reach registry ${this.ref.registry}: ${error.message}`, {
         hint: tlsToPlain
-          ? `the registry does not speak TLS; for a plain-HTTP registry write the reference as http://${this.ref.registry}/${this.ref.repository}`
+          ? `the registry does not speak TLS; for a plain-HTTP registry write the reference as ${plainHttpReference(this.ref)}`
           : undefined,
       });
     }
@@ -193,4 +193,9 @@ export class RegistryClient {
       throw this.client.error(`the token service of ${this.ref.registry} (${redactUrl(realm)}) answered no token`);
     return token;
   }
+}
+
+/** The reference as written, tag and digest kept, over plain HTTP: the hint must name the same artifact. */
+function plainHttpReference(ref: OciReference): string {
+  return `http://${ref.registry}/${ref.repository}${ref.tag ? `:${ref.tag}` : ''}${ref.digest ? `@${ref.digest}` : ''}`;
 }
