@@ -179,6 +179,11 @@ function diffRequest(flags: DiffFlags): DiffRequest | ((progress: ProgressReport
       throw new UsageError('--from and --to go together: diff --from <dir> --to <dir>');
     if (flags.base)
       throw new UsageError('--base compares renders of a manifest; --from/--to compare two directories: use one or the other');
+    const ignored = flags.file !== undefined ? '-f' : flags.output !== undefined ? '-o' : undefined;
+    if (ignored)
+      throw new UsageError(
+        `--from/--to compare two directories and render nothing: drop ${ignored}, or drop --from/--to to compare a render of -f with -o`,
+      );
     return { from: flags.from, to: flags.to };
   }
   if (!flags.output) throw new UsageError('diff needs -o/--output <dir> (the committed output directory), or --from <dir> --to <dir>');

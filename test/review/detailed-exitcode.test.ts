@@ -46,3 +46,14 @@ test('diff --detailed-exitcode: every error is 1, a usage error too (2 means cha
   // without the flag a usage error keeps the CLI's usual 2
   assert.equal((await diff('--from', 'old')).code, 2);
 });
+
+test('diff --from/--to with -f or -o is a usage error: the directories are compared and nothing is rendered, so the manifest and output flags would be silently ignored', async () => {
+  for (const extra of [
+    ['-f', 'management-cluster'],
+    ['-o', 'old'],
+  ]) {
+    const both = await diff('--from', 'old', '--to', 'new', ...extra);
+    assert.equal(both.code, 2, both.stderr);
+    assert.match(both.stderr, new RegExp(`--from/--to compare two directories and render nothing: drop ${extra[0]}`));
+  }
+});
