@@ -114,7 +114,7 @@ async function checkReleases(
 ): Promise<void> {
   await Promise.all(
     [...fleet.releases.values()].map(async ({ release, manifest: onRelease }) => {
-      const { registry } = buildProviderRegistry(onRelease.config.repositories ?? [], onRelease.config.position);
+      const { registry } = buildProviderRegistry(onRelease.config.repositories ?? [], onRelease.config.position, onRelease.config.locate);
       const view = releaseLockView(previous, onRelease, registry);
       // --frozen makes no request: a release the lock does not answer (no cluster runs it) is checked by runs without it
       if (options.frozen && !view.complete) return;

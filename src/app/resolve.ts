@@ -76,7 +76,7 @@ export async function resolveCluster(
 ): Promise<Resolution> {
   for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
   const lockFile = lockfilePath(manifest.baseDir);
-  const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
+  const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position, manifest.config.locate);
   const sources = sourceOptions(manifest, { ...options.sources, runMemo: context.runMemo });
   const operatorLayout = pinsOperatorRelease(manifest.config, options.layout);
   const previous = locked ? locked.lock : await readLockfile(lockFile);

@@ -49,7 +49,7 @@ async function upgradeInputs(
   listedFromCache: Set<string>,
 ): Promise<ProviderUpgradeInput[]> {
   const { manifest, sources } = resolution;
-  const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position);
+  const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position, manifest.config.locate);
   const unlisted: Diagnostic[] = [];
   const settled = await Promise.allSettled(
     resolution.providers.map(async (resolved): Promise<ProviderUpgradeInput | undefined> => {

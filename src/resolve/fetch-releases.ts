@@ -76,7 +76,9 @@ export function repositoryRequestFor(
   const entry = registry.lookup(provider.kind, provider.name);
   // a fetchConfig.url template still takes its version list from a matching repositories entry
   const listing =
-    entry && !entry.builtIn ? { versions: entry.versions, versionsUrl: entry.versionsUrl, allowInsecure: entry.allowInsecure } : {};
+    entry && !entry.builtIn
+      ? { versions: entry.versions, versionsUrl: entry.versionsUrl, versionsUrlAt: entry.versionsUrlAt, allowInsecure: entry.allowInsecure }
+      : {};
   const base = { kind: provider.kind, name: provider.name, label, namespace: provider.namespace, credentials, baseDir: manifestBaseDir };
   const fetchConfig = provider.spec.fetchConfig;
   if (fetchConfig?.selector !== undefined) {

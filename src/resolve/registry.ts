@@ -23,6 +23,7 @@ export interface RegistryEntry {
   /** Plain HTTPS templates (user entries): published versions, or where they are listed. */
   versions?: string[];
   versionsUrl?: string;
+  versionsUrlAt?: SourcePosition;
   allowInsecure?: boolean;
 }
 
@@ -248,6 +249,7 @@ export function buildProviderRegistry(
       ...(locate ? { urlAt: locate(['repositories', index, 'url']) } : {}),
       versions,
       versionsUrl,
+      ...(locate && versionsUrl !== undefined ? { versionsUrlAt: locate(['repositories', index, 'versionsUrl']) } : {}),
       allowInsecure,
     });
   });

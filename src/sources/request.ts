@@ -1,13 +1,16 @@
 import type { DiagnosticOrigin } from '../core/diagnostics.js';
 import type { ProviderKind } from '../core/provider.js';
-import type { ConfigMapObject, LabelSelector, UserRepository } from '../manifest/types.js';
+import type { ConfigMapObject, LabelSelector, SourcePosition, UserRepository } from '../manifest/types.js';
 import type { ArtifactCache } from './cache.js';
 import type { HttpPolicy, SourceProgressEvent } from './base/http.js';
 
 export type { DiagnosticOrigin };
 
 /** A plain HTTPS template's settings, as a Config repositories entry gives them. */
-export type HttpsTemplateSettings = Pick<UserRepository, 'versions' | 'versionsUrl' | 'allowInsecure'>;
+export type HttpsTemplateSettings = Pick<UserRepository, 'versions' | 'versionsUrl' | 'allowInsecure'> & {
+  /** Where versionsUrl is written: a problem with the listing is told there. */
+  versionsUrlAt?: SourcePosition;
+};
 
 /** What every request carries, whichever way the artifacts are fetched. */
 interface RequestBase {

@@ -82,3 +82,29 @@ test('plan of a plain HTTPS template without versions: told at its repositories 
     server.close();
   }
 });
+
+test('a versionsUrl that answers 404, or a listing that is no list of tags, is told at that versionsUrl (file:line:column), not at the provider object', async () => {
+  const root = tempDir();
+  localRelease(root, 'bootstrap-rke2', 'bootstrap-components.yaml', RKE2_DEPLOYMENT);
+  writeFileSync(path.join(root, 'bad-versions.txt'), 'v0.1.0\nnot a tag!\n');
+  const server = await serveDirectory(root);
+  try {
+    const dir = tempDir();
+    const coreUrl = localCoreRelease(CORE_MANAGER_DEPLOYMENT);
+    const template = `${server.url}/bootstrap-rke2/{version}/bootstrap-components.yaml`;
+    const args = ['-f', dir, '--cache-dir', path.join(dir, 'cache')];
+    for (const [file, message] of [
+      ['nope.txt', /versionsUrl http:\/\/127\.0\.0\.1:\d+\/nope\.txt not found \(HTTP 404\)/],
+      ['bad-versions.txt', /not a tag!/],
+    ] as const) {
+      writeFileSync(path.join(dir, 'providers.yaml'), manifest(coreUrl, template, `  versionsUrl: ${server.url}/${file}\n`));
+      const plan = await runCliAsync(['plan', ...args], process.env);
+      assertNoStackTrace(plan, 'plan');
+      assert.equal(plan.code, 1, plan.stdout);
+      assert.match(plan.stderr, /providers\.yaml:20:\d+: error: /, plan.stderr);
+      assert.match(plan.stderr, message);
+    }
+  } finally {
+    server.close();
+  }
+});

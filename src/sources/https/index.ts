@@ -15,6 +15,7 @@ export const httpsSource: SourceModule = {
       authorization,
       versions: request.versions,
       versionsUrl: request.versionsUrl,
+      versionsUrlAt: request.versionsUrlAt,
       allowInsecure: request.allowInsecure,
     });
   },

@@ -226,12 +226,18 @@ class HttpsRepository implements ProviderRepository {
       });
     }
     this.options.onProgress?.({ type: 'resolve', source: this.location });
-    const { body } = await this.get(versionsUrl, {
-      action: `list the versions of ${this.location}`,
-      notFound: (status) =>
-        this.client.error(`versionsUrl ${redactUrl(versionsUrl)} not found (HTTP ${status})`, { hint: 'check versionsUrl' }),
-    });
-    return parseVersionsList(body.toString('utf8'), `versionsUrl ${redactUrl(versionsUrl)}`);
+    try {
+      const { body } = await this.get(versionsUrl, {
+        action: `list the versions of ${this.location}`,
+        notFound: (status) =>
+          this.client.error(`versionsUrl ${redactUrl(versionsUrl)} not found (HTTP ${status})`, { hint: 'check versionsUrl' }),
+      });
+      return parseVersionsList(body.toString('utf8'), `versionsUrl ${redactUrl(versionsUrl)}`);
+    } catch (error) {
+      const at = this.options.versionsUrlAt;
+      if (!at || !(error instanceof CapiGitopsError)) throw error;
+      throw new CapiGitopsError(error.diagnostics.map((d) => ({ ...d, file: at.file, line: at.line, column: at.column })));
+    }
   }
 
   /** The URL of one file of one version: the template's last path segment replaced by `fileName`. */
