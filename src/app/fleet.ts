@@ -48,6 +48,7 @@ import {
   withoutClusterApplicationSet,
   wiringIdentities,
 } from '../layout/fleet-applicationset.js';
+import { toldOnce } from './told-once.js';
 import { destinationOf, sharedDestinationWarnings, type FleetDestinationCluster } from '../layout/fleet-destinations.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
@@ -716,10 +717,11 @@ export async function planRelease(
   }
   const context = new RunContext(options.sources?.cache);
   throwSharedProblems(manifest);
-  const current = await resolveFleet(manifest, { ...options, frozen: false, collectAll: true }, context);
+  const once = toldOnce();
+  const current = await resolveFleet(manifest, { ...options, frozen: false, collectAll: true, ...once(options.onWarning) }, context);
   throwResolutionProblems(current);
-  // the same manifest's warnings were told by the current resolution
-  const target = await resolveFleet(manifest, { ...options, frozen: false, onWarning: undefined }, context, { release });
+  // the target's warnings the current resolution did not give are the move's: minors skipped, a downgrade
+  const target = await resolveFleet(manifest, { ...options, frozen: false, ...once(options.onWarning) }, context, { release });
   const selected = selectedClusters(current, options.clusters);
   return {
     clusters: current.clusters
