@@ -289,6 +289,38 @@ export function updateDowngradeProblems(previous: Lockfile | undefined, provider
 }
 
 /**
+ * The exact pins `update` would lower: a spec.version raised by hand above the plan's release and
+ * not locked yet. update plans from the lock, as clusterctl plans from the installed version
+ * (upgrader_info.go getUpgradeInfo), so its bump would undo the edit. One error per provider, at
+ * its spec.version.
+ */
+export function loweredPinProblems(
+  previous: Lockfile | undefined,
+  providers: readonly ResolvedProvider[],
+  bumps: readonly VersionBump[],
+  contract: string,
+): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  for (const bump of bumps) {
+    const resolved = providers.find((r) => r.kind === bump.kind && r.name === bump.name && r.namespace === bump.namespace);
+    const entry = resolved && findLockEntry(previous, resolved);
+    if (!resolved || !entry || parseVersionRequest(resolved.provider.spec.version)?.form !== 'exact') continue;
+    const [asked, target] = [parseSemantic(resolved.version), parseSemantic(bump.newVersion)];
+    if (!asked || !target || compareSemantic(asked, target) <= 0) continue;
+    problems.push({
+      ...versionPosition(resolved.provider),
+      object: providerObjectName(resolved.provider),
+      path: 'spec.version',
+      message:
+        `${resolved.version} is not locked yet (the lock holds ${entry.version}), and update plans from the lock: ` +
+        `the ${contract} plan would lower this pin to ${bump.newVersion}`,
+      hint: `lock the manifest as it asks first (\`capi-gitops lock\`), then update; or set spec.version to ${entry.version}, the locked release`,
+    });
+  }
+  return problems;
+}
+
+/**
  * Whether moving the provider of `label` from `from` to `to` skips more than 3 minors: `refused`
  * by clusterctl for core and kubeadm installed at v1.10 or later (upgrader.go doUpgrade),
  * `unsupported` before (docs/book/src/reference/versions.md "Skip upgrades"); undefined otherwise.
