@@ -910,7 +910,9 @@ function selectedProviders(plan: UpgradePlan, names: readonly string[], problems
   const selected = new Set<ProviderPlan>();
   for (const name of names) {
     const found = plan.providers.filter((p) => p.label === name || `${p.namespace}/${p.label}` === name);
-    if (found.length === 0) {
+    const versioned = found.length === 0 ? withVersion(plan, name) : undefined;
+    if (versioned) problems.push(versioned);
+    else if (found.length === 0) {
       problems.push({
         message: `no provider "${name}" in the manifest`,
         expected: `one of ${plan.providers.map((p) => p.label).join(', ')}`,
@@ -924,6 +926,25 @@ function selectedProviders(plan: UpgradePlan, names: readonly string[], problems
     } else selected.add(found[0]);
   }
   return plan.providers.filter((p) => selected.has(p));
+}
+
+/**
+ * clusterctl's `upgrade apply --core capi-system/cluster-api:v1.8.0` form: update has no version to
+ * take, the manifest's spec.version is where one is chosen. Undefined when `name` is not that form.
+ */
+function withVersion(plan: UpgradePlan, name: string): Diagnostic | undefined {
+  const colon = name.lastIndexOf(':');
+  const [provider, version] = [name.slice(0, colon), name.slice(colon + 1)];
+  if (colon < 0 || parseSemantic(version) === null) return undefined;
+  const found = plan.providers.find((p) => p.label === provider || `${p.namespace}/${p.label}` === provider);
+  if (!found) return undefined;
+  // told at the provider's spec.version, where the version is set
+  return {
+    object: `${found.kind}/${found.namespace}/${found.name}`,
+    message: `"${name}" names a version, as clusterctl upgrade apply does; update moves each provider to the release its plan offers`,
+    expected: `a provider label, as plan lists them: ${found.label}`,
+    hint: `to move ${found.label} to ${version}, set its spec.version to ${version} and render`,
+  };
 }
 
 /** Every provider's contract after the update must be one the core provider's contract then accepts. */

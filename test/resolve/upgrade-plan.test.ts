@@ -561,3 +561,18 @@ test('a plan that a range holds back is not "already up to date": up to date as 
   // without ranges, the same installed release has a plan, and nothing is held
   assert.equal(heldBackByRange(planUpgrades({ providers: [core, bootstrap, controlPlane] })), false);
 });
+
+test('update naming a provider with a version, as clusterctl upgrade apply --core capi-system/cluster-api:v1.8.0 does, says update takes no version and where one is set (cluster-api cmd/clusterctl/client/cluster/upgrader.go ApplyCustomPlan)', () => {
+  const plan = planUpgrades({ providers: corpusManagementCluster('v1.7.7') });
+  for (const name of ['cluster-api:v1.8.0', 'capi-system/cluster-api:v1.8.0']) {
+    assert.throws(
+      () => selectUpdates(plan, { providers: [name] }),
+      failsWith(new RegExp(`"${name}" names a version`), (error) => {
+        assert.equal(error.diagnostics.length, 1);
+        assert.match(error.diagnostics[0].message, /update moves each provider to the release its plan offers/);
+        assert.equal(error.diagnostics[0].expected, 'a provider label, as plan lists them: cluster-api');
+        assert.equal(error.diagnostics[0].hint, 'to move cluster-api to v1.8.0, set its spec.version to v1.8.0 and render');
+      }),
+    );
+  }
+});
