@@ -4,24 +4,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { corpusFleetManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { assertNoStackTrace, runCli } from '../helpers/cli.js';
-
-const release = (name: string, version: string) => `---
-apiVersion: capi-gitops.dev/v1alpha1
-kind: Release
-metadata: {name: ${name}}
-providers:
-  CoreProvider/cluster-api: ${version}
-  BootstrapProvider/kubeadm: ${version}
-  ControlPlaneProvider/kubeadm: ${version}
-`;
 
 /** Two clusters on v1.7.7, locked, and releases at v1.10.4 and v1.12.0. */
 async function lockedFleet(): Promise<string> {
-  const fleet = `${corpusManifest('v1.7.7')}release: r177\nclusters:\n  - name: eu-1\n  - name: lab-1\n`;
   const dir = writeTempManifest({
-    'providers.yaml': fleet + release('r177', 'v1.7.7') + release('r1104', 'v1.10.4') + release('r1120', 'v1.12.0'),
+    'providers.yaml': corpusFleetManifest(['eu-1', 'lab-1'], 'r177', { r177: 'v1.7.7', r1104: 'v1.10.4', r1120: 'v1.12.0' }),
   });
   const locked = await runCli(['lock', '-f', '.'], { cwd: dir });
   assert.equal(locked.code, 0, locked.stderr);
