@@ -115,7 +115,12 @@ export interface UpgradePlan {
   imagesUnchecked?: UncheckedImage[];
   /** --offline: the providers (labels) whose releases came from the cache's copy of an earlier listing, of any age. */
   versionsFromCache?: string[];
+  /** Exact pins above a plan's release and not locked yet: that plan's update would lower them, so it refuses. */
+  loweredPins?: LoweredPin[];
 }
+
+/** A pin a plan's update would lower (loweredPinProblems), told at its spec.version. */
+export type LoweredPin = Diagnostic & { contract: string };
 
 /** A locked image whose registry did not answer. */
 export interface UncheckedImage {
@@ -727,6 +732,35 @@ export function pinnedBelowText(plan: CertManagerPlan, name = 'Cert-Manager'): s
   );
 }
 
+/**
+ * The plan with the exact pins each contract's update would lower (loweredPinProblems): a plan
+ * whose update refuses is not offered. A plan that refuses for another reason offers no update.
+ */
+export function withLoweredPins(plan: UpgradePlan, previous: Lockfile | undefined, providers: readonly ResolvedProvider[]): UpgradePlan {
+  const lowered = [...new Set([plan.currentContract, plan.newestContract])].flatMap((contract): LoweredPin[] => {
+    let bumps: VersionBump[];
+    try {
+      bumps = selectUpdates(plan, { contract });
+    } catch (err) {
+      if (err instanceof CapiGitopsError) return [];
+      throw err;
+    }
+    return loweredPinProblems(previous, providers, bumps, contract).map((d) => ({ ...d, contract }));
+  });
+  return lowered.length > 0 ? { ...plan, loweredPins: lowered } : plan;
+}
+
+/** Each pin a plan would lower, at its spec.version, and why that plan's update refuses. */
+function loweredPinsText(plan: UpgradePlan): string {
+  if (!plan.loweredPins?.length) return '';
+  const lines = plan.loweredPins.map((l) => {
+    const update = `update${l.contract === plan.currentContract ? '' : ` --contract ${l.contract}`}`;
+    const at = l.file === undefined ? '' : `${displayPath(l.file)}:${l.line}:${l.column}: `;
+    return `  ${l.contract}: ${at}${l.message}\n    ${update} refuses this plan; hint: ${l.hint}\n`;
+  });
+  return `\nPinned above the plan, not locked yet:\n${lines.join('')}`;
+}
+
 // ---- output -----------------------------------------------------------------------------------
 
 function cell(t: PlanTarget): string {
@@ -766,10 +800,14 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
   }
   const list = (title: string, lines: Set<string>) =>
     lines.size > 0 ? `\n${title}:\n${[...lines].map((line) => `  ${line}\n`).join('')}` : '';
-  text += list('Refused', refused) + list('Warnings', warnings) + heldBackText(plan, columns) + '\n';
-  // a plan a range splits is not offered: update refuses it (upgrade-holds.ts)
+  text += list('Refused', refused) + list('Warnings', warnings) + heldBackText(plan, columns) + loweredPinsText(plan) + '\n';
+  // a plan a range splits, or whose update would lower a pin, is not offered: update refuses it
+  const lowers = (contract: string) => plan.loweredPins?.some((l) => l.contract === contract) ?? false;
   const applicable = columns.filter(
-    (c) => plan.providers.some((p) => c.pick(p).status === 'upgrade') && !plan.providers.some((p) => c.pick(p).heldBack?.conflict),
+    (c) =>
+      plan.providers.some((p) => c.pick(p).status === 'upgrade') &&
+      !plan.providers.some((p) => c.pick(p).heldBack?.conflict) &&
+      !lowers(c.contract),
   );
   const images = movedImagesText(plan.images) + uncheckedImagesText(plan.imagesUnchecked);
   if (applicable.length === 0) {
@@ -778,16 +816,19 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
     const blocked = columns.filter((c) => plan.providers.some((p) => c.pick(p).heldBack?.conflict)).map((c) => c.contract);
     // a range that holds a provider back leaves it "up to date" only as far as the range goes
     const ranges = heldBackByRange(plan) ? ', as far as their version ranges allow (see above)' : '';
+    const lowering = columns.filter((c) => lowers(c.contract)).map((c) => c.contract);
     const last =
       blocked.length > 0
         ? `No plan to apply: a version range holds back the ${blocked.join(' and ')} plan (see above).`
-        : !settled
-          ? `The providers are up to date${ranges}.`
-          : images
-            ? `The versions are up to date${ranges}.`
-            : ranges
-              ? `The providers are up to date${ranges}.`
-              : 'You are already up to date.';
+        : lowering.length > 0
+          ? `No plan to apply: the ${lowering.join(' and ')} plan would lower a pin not locked yet (see above).`
+          : !settled
+            ? `The providers are up to date${ranges}.`
+            : images
+              ? `The versions are up to date${ranges}.`
+              : ranges
+                ? `The providers are up to date${ranges}.`
+                : 'You are already up to date.';
     return `${text}${last}\n${images}`;
   }
   return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}\n`).join('') + images;

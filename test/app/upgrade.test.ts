@@ -101,7 +101,7 @@ test('a kubeadm provider moved ahead of the core alone is hinted to move the cor
   );
 });
 
-test('update refuses to lower an exact pin raised by hand above its plan (v1.12.0 asked, v1.7.7 locked, the v1beta1 plan v1.10.4), writes nothing, and its hint works as written (clusterctl cmd/clusterctl/client/cluster/upgrader_info.go getUpgradeInfo: only newer versions)', async () => {
+test('plan does not offer, and update refuses, lowering an exact pin raised by hand above its plan (v1.12.0 asked, v1.7.7 locked, the v1beta1 plan v1.10.4), writes nothing, and its hint works as written (clusterctl cmd/clusterctl/client/cluster/upgrader_info.go getUpgradeInfo: only newer versions)', async () => {
   const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.7.7') });
   assert.equal((await runCli(['lock', '-f', '.'], { cwd: dir })).code, 0);
   const file = path.join(dir, 'providers.yaml');
@@ -110,6 +110,13 @@ test('update refuses to lower an exact pin raised by hand above its plan (v1.12.
   writeFileSync(file, readFileSync(file, 'utf8').replace('version: v1.7.7', 'version: v1.12.0'));
   const coreLine = readFileSync(file, 'utf8').split('\n').indexOf('  version: v1.12.0') + 1;
   const [manifest, lock] = [readFileSync(file, 'utf8'), readFileSync(lockFile, 'utf8')];
+
+  // plan offers only the update that keeps the pin: v1beta2's v1.12.0
+  const plan = await runCli(['plan', '-f', '.'], { cwd: dir });
+  assert.equal(plan.code, 0, plan.stderr);
+  assert.doesNotMatch(plan.stdout, /To update: capi-gitops update -f \. --contract v1beta1/);
+  assert.match(plan.stdout, /To update: capi-gitops update -f \. --contract v1beta2\n/);
+  assert.match(plan.stdout, new RegExp(`\\n {2}v1beta1: providers\\.yaml:${coreLine}:12: v1\\.12\\.0 is not locked yet`));
 
   const update = await runCli(['update', '-f', '.'], { cwd: dir });
   assert.equal(update.code, 1, update.stderr);
