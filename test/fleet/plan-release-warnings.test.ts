@@ -22,7 +22,10 @@ test('plan --release warns at the release when it moves core and kubeadm more th
   const skip = await runCli(['plan', '-f', '.', '--release', 'r1120'], { cwd: dir });
   assert.equal(skip.code, 0, skip.stderr);
   assertNoStackTrace(skip);
-  assert.match(skip.stdout, /cluster lab-1: r177 → r1120\n {2}cluster-api \(capi-system\): v1\.7\.7 → v1\.12\.0\n/);
+  assert.match(
+    skip.stdout,
+    /cluster lab-1: r177 → r1120\n {2}cluster-api \(capi-system\): v1\.7\.7 → v1\.12\.0, contract v1beta1 → v1beta2\n/,
+  );
   const warnings = skip.stderr.split('\n').filter((line) => / warning: /.test(line));
   assert.deepEqual(
     warnings.map((line) => line.replace(/^providers\.yaml:\d+:\d+: warning: clusters eu-1, lab-1: (\S+): .*$/, '$1')),
@@ -40,4 +43,24 @@ test('plan --release warns at the release when it moves core and kubeadm more th
   const within = await runCli(['plan', '-f', '.', '--release', 'r1104'], { cwd: dir });
   assert.equal(within.code, 0, within.stderr);
   assert.doesNotMatch(within.stderr, /warning/);
+});
+
+test('plan --release names the contract a move changes, as the single-cluster plan heads a column per contract (cluster-api cmd/clusterctl/client/cluster/upgrader.go Plan: one plan per contract)', async () => {
+  const dir = await lockedFleet();
+  const plan = await runCli(['plan', '-f', '.', '--release', 'r1120', '--cluster', 'eu-1'], { cwd: dir });
+  assert.equal(plan.code, 0, plan.stderr);
+  assert.equal(
+    plan.stdout,
+    'cluster eu-1: r177 → r1120\n' +
+      '  cluster-api (capi-system): v1.7.7 → v1.12.0, contract v1beta1 → v1beta2\n' +
+      '  bootstrap-kubeadm (capi-kubeadm-bootstrap-system): v1.7.7 → v1.12.0, contract v1beta1 → v1beta2\n' +
+      '  control-plane-kubeadm (capi-kubeadm-control-plane-system): v1.7.7 → v1.12.0, contract v1beta1 → v1beta2\n',
+  );
+  const json = await runCli(['plan', '-f', '.', '--release', 'r1104', '--cluster', 'eu-1', '--json'], { cwd: dir });
+  const [core] = (JSON.parse(json.stdout) as { clusters: { moves: Record<string, unknown>[] }[] }).clusters[0]!.moves;
+  // within one contract: no contract fields
+  assert.deepEqual(core, { cluster: 'eu-1', component: 'cluster-api (capi-system)', from: 'v1.7.7', to: 'v1.10.4' });
+  const crossing = await runCli(['plan', '-f', '.', '--release', 'r1120', '--cluster', 'eu-1', '--json'], { cwd: dir });
+  const [moved] = (JSON.parse(crossing.stdout) as { clusters: { moves: Record<string, unknown>[] }[] }).clusters[0]!.moves;
+  assert.deepEqual([moved?.fromContract, moved?.toContract], ['v1beta1', 'v1beta2']);
 });
