@@ -18,7 +18,8 @@ import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './
 import { closestName } from '../manifest/fields.js';
 import { providerObjectName } from './preflight.js';
 import { findLockEntry, type Lockfile } from './lock/types.js';
-import type { ResolvedProvider } from './resolve.js';
+import { certManagerOrigin, type ResolvedCertManager, type ResolvedProvider } from './resolve.js';
+import type { ToolConfig } from '../manifest/types.js';
 import { findConflicts, heldMoveHint, heldText, type Conflict, type HeldBack, type Outcome, type VersionRange } from './upgrade-holds.js';
 
 export interface ProviderUpgradeInput {
@@ -244,6 +245,30 @@ export function downgradeWarnings(previous: Lockfile | undefined, providers: rea
     });
   }
   return warnings;
+}
+
+/**
+ * cert-manager asked below the locked release: clusterctl leaves a newer cert-manager in place
+ * (cert_manager.go shouldUpgrade), a render writes the older one. One warning, at the field
+ * that chooses the release; patch releases back pass, as for providers.
+ */
+export function certManagerDowngradeWarnings(
+  previous: Lockfile | undefined,
+  certManager: ResolvedCertManager | null,
+  config: ToolConfig,
+): Diagnostic[] {
+  const entry = previous?.entries.find((e) => e.kind === 'CertManager');
+  const [from, to] = [parseSemantic(entry?.version ?? ''), parseSemantic(certManager?.version ?? '')];
+  if (!entry || !certManager || !from || !to || (to.major === from.major ? to.minor >= from.minor : to.major > from.major)) return [];
+  return [
+    {
+      ...certManagerOrigin(config, config.certManager?.version !== undefined ? 'version' : 'url'),
+      message:
+        `${certManager.version} is below the locked ${entry.version}: a downgrade, which clusterctl never makes ` +
+        '(it leaves a newer cert-manager in place, cert_manager.go shouldUpgrade)',
+      hint: `keep ${entry.version} or move forward; to roll back on purpose, make sure no cert-manager object was stored at a newer API version first`,
+    },
+  ];
 }
 
 /**
