@@ -153,7 +153,7 @@ function moveWarnings(
   return [
     ...downgradeWarnings(previous, providers),
     ...minorSkipWarnings(previous, providers, options.versionRelease),
-    ...kubeadmSplitWarnings(previous, providers),
+    ...kubeadmSplitWarnings(previous, providers, options.versionRelease),
     ...certManagerDowngradeWarnings(previous, certManager, manifest.config),
   ];
 }

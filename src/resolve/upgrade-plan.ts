@@ -410,7 +410,12 @@ export function minorSkipWarnings(
  * (docs/book/src/reference/versions.md). `update` refuses a range that splits them
  * (upgrade-holds.ts); any other split is a warning at each kubeadm provider apart from the core.
  */
-export function kubeadmSplitWarnings(previous: Lockfile | undefined, providers: readonly ResolvedProvider[]): Diagnostic[] {
+export function kubeadmSplitWarnings(
+  previous: Lockfile | undefined,
+  providers: readonly ResolvedProvider[],
+  /** In a fleet, the Release whose entry set a provider's version: a fleet has no `update`. */
+  versionRelease?: (provider: string) => string | undefined,
+): Diagnostic[] {
   const group = providers.filter((r) => hasSkipRule(r.kind, r.name));
   const core = group.find((r) => r.kind === 'CoreProvider');
   const minor = (version: string) => parseSemantic(version)?.minor;
@@ -426,8 +431,26 @@ export function kubeadmSplitWarnings(previous: Lockfile | undefined, providers: 
       message:
         `${manifestLabel(r.kind, r.name)} ${r.version} while cluster-api is at ${core.version}: the core and kubeadm providers are ` +
         'released together, and the kubeadm control plane requires the kubeadm bootstrap provider of the same version',
-      hint: splitHint(previous, r, core),
+      hint: versionRelease ? fleetSplitHint(r, core, versionRelease) : splitHint(previous, r, core),
     }));
+}
+
+/**
+ * In a fleet: where the cluster's core version is set, the layer to set the kubeadm providers' in;
+ * a kubeadm provider ahead of the core is joined by the core (moving it back would be a downgrade).
+ */
+function fleetSplitHint(
+  resolved: ResolvedProvider,
+  core: ResolvedProvider,
+  versionRelease: (provider: string) => string | undefined,
+): string {
+  const { file, line, column } = versionPosition(core.provider);
+  const release = versionRelease(providerObjectName(core.provider));
+  const at = file === undefined ? '' : ` (${displayPath(file)}:${line}:${column}${release ? `, release ${release}` : ''})`;
+  const [version, target] = [parseSemantic(resolved.version), parseSemantic(core.version)];
+  const ahead = version !== null && target !== null && compareSemantic(version, target) > 0;
+  const set = ahead ? `set cluster-api's version to ${resolved.version} as well` : `set it to ${core.version}`;
+  return `${set} where cluster-api's version is set${at}: a fleet's versions move in its releases and overlays, not with update`;
 }
 
 /**
