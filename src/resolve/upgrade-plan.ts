@@ -205,13 +205,15 @@ export function upgradeRefusals(provider: { kind: ProviderKind; name: string }, 
       `${label}: downgrading from ${from} to ${to} is not supported (Cluster API does not support downgrades; the operator refuses them)`,
     );
   }
+  const step = `${installed.major}.${installed.minor + MAX_MINOR_SKIP}`;
   if (
     hasSkipRule(provider.kind, provider.name) &&
     compareSemantic(installed, SKIP_RULE_FROM) >= 0 &&
     target.minor > installed.minor + MAX_MINOR_SKIP
   ) {
     reasons.push(
-      `${label}: ${from} → ${to} skips more than ${MAX_MINOR_SKIP} minor versions, which clusterctl refuses; upgrade to v${installed.major}.${installed.minor + MAX_MINOR_SKIP}.x first`,
+      `${label}: ${from} → ${to} skips more than ${MAX_MINOR_SKIP} minor versions, which clusterctl refuses; upgrade to v${step}.x first: ` +
+        `set spec.version to a v${step} release, render and roll it out, then update`,
     );
   }
   return reasons;
@@ -865,18 +867,22 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
     // a range that holds a provider back leaves it "up to date" only as far as the range goes
     const ranges = heldBackByRange(plan) ? ', as far as their version ranges allow (see above)' : '';
     const lowering = columns.filter((c) => lowers(c.contract)).map((c) => c.contract);
+    // a newer release the plan refuses (minors skipped, a contract capi-gitops cannot install) is not "up to date"
+    const refusedPlans = columns.filter((c) => plan.providers.some((p) => c.pick(p).status === 'refused' && c.pick(p).version !== ''));
     const last =
       blocked.length > 0
         ? `No plan to apply: a version range holds back the ${blocked.join(' and ')} plan (see above).`
         : lowering.length > 0
           ? `No plan to apply: the ${lowering.join(' and ')} plan would lower a pin not locked yet (see above).`
-          : !settled
-            ? `The providers are up to date${ranges}.`
-            : images
-              ? `The versions are up to date${ranges}.`
-              : ranges
-                ? `The providers are up to date${ranges}.`
-                : 'You are already up to date.';
+          : refusedPlans.length > 0
+            ? `No plan to apply: the ${refusedPlans.map((c) => c.contract).join(' and ')} plan is refused (see above).`
+            : !settled
+              ? `The providers are up to date${ranges}.`
+              : images
+                ? `The versions are up to date${ranges}.`
+                : ranges
+                  ? `The providers are up to date${ranges}.`
+                  : 'You are already up to date.';
     return `${text}${last}\n${images}`;
   }
   return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}\n`).join('') + images;

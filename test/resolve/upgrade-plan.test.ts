@@ -182,7 +182,7 @@ test('core and kubeadm from v1.10 on cannot skip more than 3 minors; other provi
     assert.equal(byLabel[label].status, 'refused');
     assert.equal(byLabel[label].allowed, false);
     assert.deepEqual(byLabel[label].reasons, [
-      `${label}: v1.10.0 → v1.14.0 skips more than 3 minor versions, which clusterctl refuses; upgrade to v1.13.x first`,
+      `${label}: v1.10.0 → v1.14.0 skips more than 3 minor versions, which clusterctl refuses; upgrade to v1.13.x first: set spec.version to a v1.13 release, render and roll it out, then update`,
     ]);
   }
   assert.equal(byLabel['bootstrap-talos'].status, 'upgrade');
@@ -575,4 +575,15 @@ test('update naming a provider with a version, as clusterctl upgrade apply --cor
       }),
     );
   }
+});
+
+test('a plan refused for skipping more than 3 minors is not "already up to date": no plan to apply, and the refusal says how to step (cluster-api cmd/clusterctl/client/cluster/upgrader.go doUpgrade; cmd/clusterctl/cmd/upgrade_plan.go prints "You are already up to date!" only when no plan has a next version)', () => {
+  const kubeadm = ['CoreProvider/cluster-api', 'BootstrapProvider/kubeadm', 'ControlPlaneProvider/kubeadm'].map((p) => {
+    const [kind, name] = p.split('/') as [ProviderKind, string];
+    return synthetic(kind, name, 'v1.10.0', CAPI_TAGS, CAPI_SERIES);
+  });
+  const text = renderUpgradePlanText(planUpgrades({ providers: kubeadm }));
+  assert.doesNotMatch(text, /up to date\.\n/);
+  assert.match(text, /\nNo plan to apply: the v1beta2 plan is refused \(see above\)\.\n$/);
+  assert.match(text, /upgrade to v1\.13\.x first: set spec\.version to a v1\.13 release, render and roll it out, then update\n/);
 });
