@@ -767,7 +767,7 @@ function certManagerText(plan: CertManagerPlan | undefined, name = 'Cert-Manager
   // clusterctl leaves a newer cert-manager alone; a render writes the release the Config asks for
   const [from, to] = [parseSemantic(plan.installed), parseSemantic(plan.target)];
   if (from !== null && to !== null && compareSemantic(from, to) > 0) {
-    const pin = plan.pinnedBy?.length ? `, as ${plan.pinnedBy.join(' and ')} pins it` : '';
+    const pin = plan.pinnedBy?.length ? `, as ${plan.pinnedBy.join(' and ')} ${plan.pinnedBy.length > 1 ? 'pin' : 'pins'} it` : '';
     return `${name} will be downgraded from ${installed} to ${target}${pin}\n\n`;
   }
   return `${pinnedBelowText(plan, name) ?? `${name} is already up to date`}\n\n`;

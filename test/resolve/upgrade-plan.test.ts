@@ -416,6 +416,12 @@ test('cert-manager pinned below the default is not "already up to date": the pla
     renderUpgradePlanText(down),
     /^Cert-Manager will be downgraded from "v1\.19\.1" to "v1\.13\.0", as certManager\.version pins it\n\n/,
   );
+  // two fields pin it: the verb agrees
+  const downByBoth = planUpgrades({
+    providers: [core],
+    certManager: { installed: 'v1.19.1', target: 'v1.13.0', pinnedBy: ['certManager.version', 'certManager.url'], newest: 'v1.19.1' },
+  });
+  assert.match(renderUpgradePlanText(downByBoth), /, as certManager\.version and certManager\.url pin it\n\n/);
   // a URL names the release too: moving means pointing it at another
   const byUrl = planUpgrades({
     providers: [core],
