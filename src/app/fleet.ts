@@ -48,6 +48,7 @@ import {
   withoutClusterApplicationSet,
   wiringIdentities,
 } from '../layout/fleet-applicationset.js';
+import { toldOnce } from './told-once.js';
 import { destinationOf, sharedDestinationWarnings, type FleetDestinationCluster } from '../layout/fleet-destinations.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { fleetVariableWarnings, type ClusterVariables, type GivenVariables } from '../render/variable-advice.js';
@@ -686,14 +687,30 @@ export interface ReleaseMove {
   component: string;
   from?: string;
   to?: string;
+  /** When the move changes the provider's contract (v1beta1 → v1beta2): what the plan's reviewer must know first. */
+  fromContract?: string;
+  toContract?: string;
 }
 
-/** The versions of a resolution, by component label (and namespace when not the default one). */
-function versionsOf(resolution: Resolution): Map<string, string> {
-  const versions = new Map<string, string>();
-  if (resolution.certManager) versions.set(resolution.certManager.label, resolution.certManager.version);
-  for (const p of resolution.providers) versions.set(`${p.label} (${p.namespace})`, p.version);
+/** The versions of a resolution, by component label (and namespace when not the default one), with each provider's contract. */
+function versionsOf(resolution: Resolution): Map<string, { version: string; contract?: string }> {
+  const versions = new Map<string, { version: string; contract?: string }>();
+  if (resolution.certManager) versions.set(resolution.certManager.label, { version: resolution.certManager.version });
+  for (const p of resolution.providers) versions.set(`${p.label} (${p.namespace})`, { version: p.version, contract: p.contract });
   return versions;
+}
+
+/** Each component whose version the move changes; its contract when that changes too. */
+function releaseMoves(cluster: string, before: ReturnType<typeof versionsOf>, after: ReturnType<typeof versionsOf>): ReleaseMove[] {
+  const moves: ReleaseMove[] = [];
+  for (const component of [...new Set([...before.keys(), ...after.keys()])]) {
+    const [from, to] = [before.get(component), after.get(component)];
+    if (from?.version === to?.version) continue;
+    const contracts =
+      from?.contract && to?.contract && from.contract !== to.contract ? { fromContract: from.contract, toContract: to.contract } : {};
+    moves.push({ cluster, component, from: from?.version, to: to?.version, ...contracts });
+  }
+  return moves;
 }
 
 /**
@@ -716,22 +733,17 @@ export async function planRelease(
   }
   const context = new RunContext(options.sources?.cache);
   throwSharedProblems(manifest);
-  const current = await resolveFleet(manifest, { ...options, frozen: false, collectAll: true }, context);
+  const once = toldOnce();
+  const current = await resolveFleet(manifest, { ...options, frozen: false, collectAll: true, ...once(options.onWarning) }, context);
   throwResolutionProblems(current);
-  // the same manifest's warnings were told by the current resolution
-  const target = await resolveFleet(manifest, { ...options, frozen: false, onWarning: undefined }, context, { release });
+  // the target's warnings the current resolution did not give are the move's: minors skipped, a downgrade
+  const target = await resolveFleet(manifest, { ...options, frozen: false, ...once(options.onWarning) }, context, { release });
   const selected = selectedClusters(current, options.clusters);
   return {
     clusters: current.clusters
       .filter((c) => selected.has(c.name))
       .map((c) => {
-        const before = versionsOf(current.resolutions.get(c.name)!);
-        const after = versionsOf(target.resolutions.get(c.name)!);
-        const moves: ReleaseMove[] = [];
-        for (const component of [...new Set([...before.keys(), ...after.keys()])]) {
-          if (before.get(component) !== after.get(component))
-            moves.push({ cluster: c.name, component, from: before.get(component), to: after.get(component) });
-        }
+        const moves = releaseMoves(c.name, versionsOf(current.resolutions.get(c.name)!), versionsOf(target.resolutions.get(c.name)!));
         return { name: c.name, ...(c.release ? { from: c.release.name } : {}), moves };
       }),
   };

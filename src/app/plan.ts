@@ -5,7 +5,7 @@
 import { planRelease } from './fleet.js';
 import { refuseFleet, type RenderOptions } from './run.js';
 import { planManagementCluster } from './upgrade.js';
-import type { UpgradePlan } from '../resolve/upgrade-plan.js';
+import { withLoweredPins, type UpgradePlan } from '../resolve/upgrade-plan.js';
 import type { Manifest } from '../manifest/types.js';
 import { compareSemantic, parseSemantic } from '../core/versions.js';
 
@@ -21,7 +21,8 @@ export async function plan(options: RenderOptions, release?: string): Promise<Pl
       ? `plan the fleet's move to a release with \`capi-gitops plan --release ${newest}\`, or move a cluster by pinning versions in its overlay`
       : "write a kind: Release with the versions to move to and plan the fleet's move to it with --release, or pin versions in a cluster's overlay";
   });
-  return { plan: (await planManagementCluster(options)).plan };
+  const { plan, lock, resolution } = await planManagementCluster(options);
+  return { plan: withLoweredPins(plan, lock, resolution.providers) };
 }
 
 /** The release a suggestion names: the newest when the names are versions (2026.11.0), else the last written. */

@@ -15,7 +15,7 @@ import { preflightManagementCluster } from '../resolve/resolve.js';
 import { installedDowngradeWarnings, providerObjectName } from '../resolve/preflight.js';
 import { resolveCertManager, resolveEachProvider, resolveOperatorRelease, type ResolveOptions } from '../resolve/fetch-releases.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
-import { downgradeWarnings, kubeadmSplitWarnings, minorSkipWarnings } from '../resolve/upgrade-plan.js';
+import { certManagerDowngradeWarnings, downgradeWarnings, kubeadmSplitWarnings, minorSkipWarnings } from '../resolve/upgrade-plan.js';
 import { lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
 import { buildLockfile } from '../resolve/lock/build.js';
 import type { Lockfile } from '../resolve/lock/types.js';
@@ -129,12 +129,7 @@ export async function resolveCluster(
   const certManager = resolvedCertManager ?? null;
   const problems = [...early, ...settled.problems, ...(each?.problems ?? [])];
   const resolution = { manifest, providers, certManager, lockFile, sources, ...(operator ? { operator } : {}) };
-  const moves = [
-    ...downgradeWarnings(previous, providers),
-    ...minorSkipWarnings(previous, providers, options.versionRelease),
-    ...kubeadmSplitWarnings(previous, providers),
-  ];
-  for (const warning of moves) options.onWarning?.(warning);
+  for (const warning of moveWarnings(previous, resolution, options)) options.onWarning?.(warning);
   for (const warning of installedDowngradeWarnings(providers)) options.onWarning?.(warning);
   if (problems.length === 0) return { ...resolution, lock: session.conclude(providers, certManager, options.frozen ?? false, operator) };
   if (!options.collectAll) throw new CapiGitopsError(problems);
@@ -147,6 +142,20 @@ export async function resolveCluster(
     problems.push(...(err.diagnostics as Diagnostic[]));
   }
   return { ...resolution, lock, problems };
+}
+
+/** What moving from the lock to the manifest warns of: a downgrade, minors skipped, core and kubeadm split. */
+function moveWarnings(
+  previous: Lockfile | undefined,
+  { providers, certManager, manifest }: Pick<Resolution, 'providers' | 'certManager' | 'manifest'>,
+  options: Pick<RenderOptions, 'versionRelease'>,
+): Diagnostic[] {
+  return [
+    ...downgradeWarnings(previous, providers),
+    ...minorSkipWarnings(previous, providers, options.versionRelease),
+    ...kubeadmSplitWarnings(previous, providers, options.versionRelease),
+    ...certManagerDowngradeWarnings(previous, certManager, manifest.config),
+  ];
 }
 
 /**

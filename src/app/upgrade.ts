@@ -10,6 +10,7 @@ import { buildProviderRegistry } from '../resolve/registry.js';
 import path from 'node:path';
 import {
   heldBackDiagnostics,
+  loweredPinProblems,
   newestAvailable,
   planUpgrades,
   selectUpdates,
@@ -217,9 +218,12 @@ export async function updateManagementCluster(options: RenderOptions, selection:
     ({ plan, resolution: planned } = planning);
     const backwards = updateDowngradeProblems(planning.lock, planned.providers);
     bumps = selectUpdatesAtVersions(plan, selection, planned.manifest.providers, backwards);
+    const lowered = loweredPinProblems(planning.lock, planned.providers, bumps, selection.contract ?? plan.currentContract);
+    if (lowered.length > 0) throw new CapiGitopsError(lowered);
   } catch (err) {
     const refused = new Set(err instanceof CapiGitopsError ? err.diagnostics.map(fieldOf) : []);
-    held.filter((w) => fieldOf(w) === undefined || !refused.has(fieldOf(w))).forEach(tell);
+    // nor a hint to run the update just refused
+    held.filter((w) => (fieldOf(w) === undefined || !refused.has(fieldOf(w))) && !SUGGESTS_UPDATE.test(w.hint ?? '')).forEach(tell);
     throw err;
   }
   held.forEach(tell);
@@ -253,6 +257,9 @@ export async function updateManagementCluster(options: RenderOptions, selection:
   });
   return { plan, edits, files: changed.map((f) => f.path), texts: changed, resolution };
 }
+
+/** A hint that suggests `capi-gitops update`. */
+const SUGGESTS_UPDATE = /`capi-gitops update\b/;
 
 /** A manifest field a problem is told at: object and path, as the manifest's own checks key them. */
 function fieldOf(d: Diagnostic): string | undefined {

@@ -5,6 +5,7 @@ import { render, renderVariables } from '../app/render.js';
 import { ArtifactCache, defaultCacheDir } from '../sources/cache.js';
 import { UsageError } from './errors.js';
 import { clusterRanges } from '../core/cluster-ranges.js';
+import type { LockChange } from '../resolve/lock/diff.js';
 import { Output, streams, type OutputFlags } from './output.js';
 import { CREDENTIAL_ENV_VARIABLES, MASK, registerSecretForms, safeText } from '../core/redact.js';
 import { credentialEnvironmentProblems } from '../sources/credentials.js';
@@ -194,13 +195,25 @@ export function resolutionJson(resolution: Resolution): Record<string, unknown> 
   };
 }
 
+/** A fleet's change several clusters make alike, told once naming them, as their resolutions are. */
+function changeLines(changes: readonly LockChange[]): string[] {
+  const clusters = new Map<string, string[]>();
+  for (const { cluster, line } of changes) {
+    const text = cluster === undefined ? line : line.slice(cluster.length + ': '.length);
+    clusters.set(text, [...(clusters.get(text) ?? []), ...(cluster === undefined ? [] : [cluster])]);
+  }
+  return [...clusters].map(([text, names]) =>
+    names.length === 0 ? text : names.length === 1 ? `${names[0]}: ${text}` : `clusters ${clusterRanges(names)}: ${text}`,
+  );
+}
+
 /** What the lockfile change was, for the report; printed when it was written. */
 export function lockReport(resolution: Pick<Resolution, 'lockFile' | 'lock'>, written: boolean, out: Output): Record<string, unknown> {
   const where = displayPath(resolution.lockFile);
   const changes = written ? resolution.lock.changes : [];
   if (written) {
     out.line(`updated ${where}:`);
-    for (const change of changes) out.line(`  ${change.line}`);
+    for (const line of changeLines(changes)) out.line(`  ${line}`);
   }
   return { path: where, updated: written, changes: changes.map(({ line: _line, ...change }) => change) };
 }

@@ -24,7 +24,10 @@ export async function planCommand(flags: SourceFlags & { release?: string; clust
     if (out.json) return out.document('plan', { release, clusters: result.clusters });
     for (const c of result.clusters) {
       out.line(`cluster ${c.name}: ${c.from ?? '(no release)'} → ${release}${c.moves.length === 0 ? ', no version changes' : ''}`);
-      for (const m of c.moves) out.line(`  ${m.component}: ${m.from ?? '(absent)'} → ${m.to ?? '(absent)'}`);
+      for (const m of c.moves) {
+        const contract = m.fromContract ? `, contract ${m.fromContract} → ${m.toContract}` : '';
+        out.line(`  ${m.component}: ${m.from ?? '(absent)'} → ${m.to ?? '(absent)'}${contract}`);
+      }
     }
     return;
   }

@@ -18,7 +18,8 @@ import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './
 import { closestName } from '../manifest/fields.js';
 import { providerObjectName } from './preflight.js';
 import { findLockEntry, type Lockfile } from './lock/types.js';
-import type { ResolvedProvider } from './resolve.js';
+import { certManagerOrigin, type ResolvedCertManager, type ResolvedProvider } from './resolve.js';
+import type { ToolConfig } from '../manifest/types.js';
 import { findConflicts, heldMoveHint, heldText, type Conflict, type HeldBack, type Outcome, type VersionRange } from './upgrade-holds.js';
 
 export interface ProviderUpgradeInput {
@@ -115,7 +116,12 @@ export interface UpgradePlan {
   imagesUnchecked?: UncheckedImage[];
   /** --offline: the providers (labels) whose releases came from the cache's copy of an earlier listing, of any age. */
   versionsFromCache?: string[];
+  /** Exact pins above a plan's release and not locked yet: that plan's update would lower them, so it refuses. */
+  loweredPins?: LoweredPin[];
 }
+
+/** A pin a plan's update would lower (loweredPinProblems), told at its spec.version. */
+export type LoweredPin = Diagnostic & { contract: string };
 
 /** A locked image whose registry did not answer. */
 export interface UncheckedImage {
@@ -199,13 +205,15 @@ export function upgradeRefusals(provider: { kind: ProviderKind; name: string }, 
       `${label}: downgrading from ${from} to ${to} is not supported (Cluster API does not support downgrades; the operator refuses them)`,
     );
   }
+  const step = `${installed.major}.${installed.minor + MAX_MINOR_SKIP}`;
   if (
     hasSkipRule(provider.kind, provider.name) &&
     compareSemantic(installed, SKIP_RULE_FROM) >= 0 &&
     target.minor > installed.minor + MAX_MINOR_SKIP
   ) {
     reasons.push(
-      `${label}: ${from} → ${to} skips more than ${MAX_MINOR_SKIP} minor versions, which clusterctl refuses; upgrade to v${installed.major}.${installed.minor + MAX_MINOR_SKIP}.x first`,
+      `${label}: ${from} → ${to} skips more than ${MAX_MINOR_SKIP} minor versions, which clusterctl refuses; upgrade to v${step}.x first: ` +
+        `set spec.version to a v${step} release, render and roll it out, then update`,
     );
   }
   return reasons;
@@ -239,6 +247,30 @@ export function downgradeWarnings(previous: Lockfile | undefined, providers: rea
     });
   }
   return warnings;
+}
+
+/**
+ * cert-manager asked below the locked release: clusterctl leaves a newer cert-manager in place
+ * (cert_manager.go shouldUpgrade), a render writes the older one. One warning, at the field
+ * that chooses the release; patch releases back pass, as for providers.
+ */
+export function certManagerDowngradeWarnings(
+  previous: Lockfile | undefined,
+  certManager: ResolvedCertManager | null,
+  config: ToolConfig,
+): Diagnostic[] {
+  const entry = previous?.entries.find((e) => e.kind === 'CertManager');
+  const [from, to] = [parseSemantic(entry?.version ?? ''), parseSemantic(certManager?.version ?? '')];
+  if (!entry || !certManager || !from || !to || (to.major === from.major ? to.minor >= from.minor : to.major > from.major)) return [];
+  return [
+    {
+      ...certManagerOrigin(config, config.certManager?.version !== undefined ? 'version' : 'url'),
+      message:
+        `${certManager.version} is below the locked ${entry.version}: a downgrade, which clusterctl never makes ` +
+        '(it leaves a newer cert-manager in place, cert_manager.go shouldUpgrade)',
+      hint: `keep ${entry.version} or move forward; to roll back on purpose, make sure no cert-manager object was stored at a newer API version first`,
+    },
+  ];
 }
 
 /**
@@ -283,6 +315,38 @@ export function updateDowngradeProblems(previous: Lockfile | undefined, provider
         (request?.form === 'range' && from.prerelease.length === 0
           ? `, or to a range that allows it, e.g. "~${from.major}.${from.minor}"`
           : ''),
+    });
+  }
+  return problems;
+}
+
+/**
+ * The exact pins `update` would lower: a spec.version raised by hand above the plan's release and
+ * not locked yet. update plans from the lock, as clusterctl plans from the installed version
+ * (upgrader_info.go getUpgradeInfo), so its bump would undo the edit. One error per provider, at
+ * its spec.version.
+ */
+export function loweredPinProblems(
+  previous: Lockfile | undefined,
+  providers: readonly ResolvedProvider[],
+  bumps: readonly VersionBump[],
+  contract: string,
+): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  for (const bump of bumps) {
+    const resolved = providers.find((r) => r.kind === bump.kind && r.name === bump.name && r.namespace === bump.namespace);
+    const entry = resolved && findLockEntry(previous, resolved);
+    if (!resolved || !entry || parseVersionRequest(resolved.provider.spec.version)?.form !== 'exact') continue;
+    const [asked, target] = [parseSemantic(resolved.version), parseSemantic(bump.newVersion)];
+    if (!asked || !target || compareSemantic(asked, target) <= 0) continue;
+    problems.push({
+      ...versionPosition(resolved.provider),
+      object: providerObjectName(resolved.provider),
+      path: 'spec.version',
+      message:
+        `${resolved.version} is not locked yet (the lock holds ${entry.version}), and update plans from the lock: ` +
+        `the ${contract} plan would lower this pin to ${bump.newVersion}`,
+      hint: `lock the manifest as it asks first (\`capi-gitops lock\`), then update; or set spec.version to ${entry.version}, the locked release`,
     });
   }
   return problems;
@@ -348,7 +412,12 @@ export function minorSkipWarnings(
  * (docs/book/src/reference/versions.md). `update` refuses a range that splits them
  * (upgrade-holds.ts); any other split is a warning at each kubeadm provider apart from the core.
  */
-export function kubeadmSplitWarnings(previous: Lockfile | undefined, providers: readonly ResolvedProvider[]): Diagnostic[] {
+export function kubeadmSplitWarnings(
+  previous: Lockfile | undefined,
+  providers: readonly ResolvedProvider[],
+  /** In a fleet, the Release whose entry set a provider's version: a fleet has no `update`. */
+  versionRelease?: (provider: string) => string | undefined,
+): Diagnostic[] {
   const group = providers.filter((r) => hasSkipRule(r.kind, r.name));
   const core = group.find((r) => r.kind === 'CoreProvider');
   const minor = (version: string) => parseSemantic(version)?.minor;
@@ -364,8 +433,26 @@ export function kubeadmSplitWarnings(previous: Lockfile | undefined, providers: 
       message:
         `${manifestLabel(r.kind, r.name)} ${r.version} while cluster-api is at ${core.version}: the core and kubeadm providers are ` +
         'released together, and the kubeadm control plane requires the kubeadm bootstrap provider of the same version',
-      hint: splitHint(previous, r, core),
+      hint: versionRelease ? fleetSplitHint(r, core, versionRelease) : splitHint(previous, r, core),
     }));
+}
+
+/**
+ * In a fleet: where the cluster's core version is set, the layer to set the kubeadm providers' in;
+ * a kubeadm provider ahead of the core is joined by the core (moving it back would be a downgrade).
+ */
+function fleetSplitHint(
+  resolved: ResolvedProvider,
+  core: ResolvedProvider,
+  versionRelease: (provider: string) => string | undefined,
+): string {
+  const { file, line, column } = versionPosition(core.provider);
+  const release = versionRelease(providerObjectName(core.provider));
+  const at = file === undefined ? '' : ` (${displayPath(file)}:${line}:${column}${release ? `, release ${release}` : ''})`;
+  const [version, target] = [parseSemantic(resolved.version), parseSemantic(core.version)];
+  const ahead = version !== null && target !== null && compareSemantic(version, target) > 0;
+  const set = ahead ? `set cluster-api's version to ${resolved.version} as well` : `set it to ${core.version}`;
+  return `${set} where cluster-api's version is set${at}: a fleet's versions move in its releases and overlays, not with update`;
 }
 
 /**
@@ -680,7 +767,7 @@ function certManagerText(plan: CertManagerPlan | undefined, name = 'Cert-Manager
   // clusterctl leaves a newer cert-manager alone; a render writes the release the Config asks for
   const [from, to] = [parseSemantic(plan.installed), parseSemantic(plan.target)];
   if (from !== null && to !== null && compareSemantic(from, to) > 0) {
-    const pin = plan.pinnedBy?.length ? `, as ${plan.pinnedBy.join(' and ')} pins it` : '';
+    const pin = plan.pinnedBy?.length ? `, as ${plan.pinnedBy.join(' and ')} ${plan.pinnedBy.length > 1 ? 'pin' : 'pins'} it` : '';
     return `${name} will be downgraded from ${installed} to ${target}${pin}\n\n`;
   }
   return `${pinnedBelowText(plan, name) ?? `${name} is already up to date`}\n\n`;
@@ -693,6 +780,35 @@ export function pinnedBelowText(plan: CertManagerPlan, name = 'Cert-Manager'): s
     `${name} is at ${JSON.stringify(plan.target)}, pinned by ${plan.pinnedBy.join(' and ')}; ${JSON.stringify(plan.available)} is available ` +
     `(the default, as in clusterctl): to move, ${moveHint(plan.pinnedBy)}`
   );
+}
+
+/**
+ * The plan with the exact pins each contract's update would lower (loweredPinProblems): a plan
+ * whose update refuses is not offered. A plan that refuses for another reason offers no update.
+ */
+export function withLoweredPins(plan: UpgradePlan, previous: Lockfile | undefined, providers: readonly ResolvedProvider[]): UpgradePlan {
+  const lowered = [...new Set([plan.currentContract, plan.newestContract])].flatMap((contract): LoweredPin[] => {
+    let bumps: VersionBump[];
+    try {
+      bumps = selectUpdates(plan, { contract });
+    } catch (err) {
+      if (err instanceof CapiGitopsError) return [];
+      throw err;
+    }
+    return loweredPinProblems(previous, providers, bumps, contract).map((d) => ({ ...d, contract }));
+  });
+  return lowered.length > 0 ? { ...plan, loweredPins: lowered } : plan;
+}
+
+/** Each pin a plan would lower, at its spec.version, and why that plan's update refuses. */
+function loweredPinsText(plan: UpgradePlan): string {
+  if (!plan.loweredPins?.length) return '';
+  const lines = plan.loweredPins.map((l) => {
+    const update = `update${l.contract === plan.currentContract ? '' : ` --contract ${l.contract}`}`;
+    const at = l.file === undefined ? '' : `${displayPath(l.file)}:${l.line}:${l.column}: `;
+    return `  ${l.contract}: ${at}${l.message}\n    ${update} refuses this plan; hint: ${l.hint}\n`;
+  });
+  return `\nPinned above the plan, not locked yet:\n${lines.join('')}`;
 }
 
 // ---- output -----------------------------------------------------------------------------------
@@ -734,10 +850,14 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
   }
   const list = (title: string, lines: Set<string>) =>
     lines.size > 0 ? `\n${title}:\n${[...lines].map((line) => `  ${line}\n`).join('')}` : '';
-  text += list('Refused', refused) + list('Warnings', warnings) + heldBackText(plan, columns) + '\n';
-  // a plan a range splits is not offered: update refuses it (upgrade-holds.ts)
+  text += list('Refused', refused) + list('Warnings', warnings) + heldBackText(plan, columns) + loweredPinsText(plan) + '\n';
+  // a plan a range splits, or whose update would lower a pin, is not offered: update refuses it
+  const lowers = (contract: string) => plan.loweredPins?.some((l) => l.contract === contract) ?? false;
   const applicable = columns.filter(
-    (c) => plan.providers.some((p) => c.pick(p).status === 'upgrade') && !plan.providers.some((p) => c.pick(p).heldBack?.conflict),
+    (c) =>
+      plan.providers.some((p) => c.pick(p).status === 'upgrade') &&
+      !plan.providers.some((p) => c.pick(p).heldBack?.conflict) &&
+      !lowers(c.contract),
   );
   const images = movedImagesText(plan.images) + uncheckedImagesText(plan.imagesUnchecked);
   if (applicable.length === 0) {
@@ -746,16 +866,23 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
     const blocked = columns.filter((c) => plan.providers.some((p) => c.pick(p).heldBack?.conflict)).map((c) => c.contract);
     // a range that holds a provider back leaves it "up to date" only as far as the range goes
     const ranges = heldBackByRange(plan) ? ', as far as their version ranges allow (see above)' : '';
+    const lowering = columns.filter((c) => lowers(c.contract)).map((c) => c.contract);
+    // a newer release the plan refuses (minors skipped, a contract capi-gitops cannot install) is not "up to date"
+    const refusedPlans = columns.filter((c) => plan.providers.some((p) => c.pick(p).status === 'refused' && c.pick(p).version !== ''));
     const last =
       blocked.length > 0
         ? `No plan to apply: a version range holds back the ${blocked.join(' and ')} plan (see above).`
-        : !settled
-          ? `The providers are up to date${ranges}.`
-          : images
-            ? `The versions are up to date${ranges}.`
-            : ranges
+        : lowering.length > 0
+          ? `No plan to apply: the ${lowering.join(' and ')} plan would lower a pin not locked yet (see above).`
+          : refusedPlans.length > 0
+            ? `No plan to apply: the ${refusedPlans.map((c) => c.contract).join(' and ')} plan is refused (see above).`
+            : !settled
               ? `The providers are up to date${ranges}.`
-              : 'You are already up to date.';
+              : images
+                ? `The versions are up to date${ranges}.`
+                : ranges
+                  ? `The providers are up to date${ranges}.`
+                  : 'You are already up to date.';
     return `${text}${last}\n${images}`;
   }
   // a plan from cached listings is applied from them too: online, update would list releases the plan did not show
@@ -880,7 +1007,9 @@ function selectedProviders(plan: UpgradePlan, names: readonly string[], problems
   const selected = new Set<ProviderPlan>();
   for (const name of names) {
     const found = plan.providers.filter((p) => p.label === name || `${p.namespace}/${p.label}` === name);
-    if (found.length === 0) {
+    const versioned = found.length === 0 ? withVersion(plan, name) : undefined;
+    if (versioned) problems.push(versioned);
+    else if (found.length === 0) {
       problems.push({
         message: `no provider "${name}" in the manifest`,
         expected: `one of ${plan.providers.map((p) => p.label).join(', ')}`,
@@ -894,6 +1023,25 @@ function selectedProviders(plan: UpgradePlan, names: readonly string[], problems
     } else selected.add(found[0]);
   }
   return plan.providers.filter((p) => selected.has(p));
+}
+
+/**
+ * clusterctl's `upgrade apply --core capi-system/cluster-api:v1.8.0` form: update has no version to
+ * take, the manifest's spec.version is where one is chosen. Undefined when `name` is not that form.
+ */
+function withVersion(plan: UpgradePlan, name: string): Diagnostic | undefined {
+  const colon = name.lastIndexOf(':');
+  const [provider, version] = [name.slice(0, colon), name.slice(colon + 1)];
+  if (colon < 0 || parseSemantic(version) === null) return undefined;
+  const found = plan.providers.find((p) => p.label === provider || `${p.namespace}/${p.label}` === provider);
+  if (!found) return undefined;
+  // told at the provider's spec.version, where the version is set
+  return {
+    object: `${found.kind}/${found.namespace}/${found.name}`,
+    message: `"${name}" names a version, as clusterctl upgrade apply does; update moves each provider to the release its plan offers`,
+    expected: `a provider label, as plan lists them: ${found.label}`,
+    hint: `to move ${found.label} to ${version}, set its spec.version to ${version} and render`,
+  };
 }
 
 /** Every provider's contract after the update must be one the core provider's contract then accepts. */

@@ -38,15 +38,24 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/** Digits an index is padded to when paths are sorted: more than any list holds. */
+const INDEX_DIGITS = 10;
+
+/** Paths by code unit, list indexes by number: a reviewer reads rules[2] before rules[10]. */
+function comparePaths(a: string, b: string): number {
+  const key = (p: string) => p.replace(/\[(\d+)\]/g, (_, index: string) => `[${index.padStart(INDEX_DIGITS, '0')}]`);
+  return compareStrings(key(a), key(b)) || compareStrings(a, b);
+}
+
 /**
- * Paths (sorted by code unit) where `a` and `b` differ; [] when they are equal. With `hideOneSided`
+ * Paths (sorted by comparePaths) where `a` and `b` differ; [] when they are equal. With `hideOneSided`
  * (a file holding secret values), a key or list item name that only one side has is shown as
  * `(hidden)`: a rotated secret used as a key is such a name on both sides.
  */
 export function changedPaths(a: unknown, b: unknown, hideOneSided = false): string[] {
   const out: string[] = [];
   walk(a, b, '', out, hideOneSided);
-  return [...new Set(out)].sort(compareStrings);
+  return [...new Set(out)].sort(comparePaths);
 }
 
 function walk(a: unknown, b: unknown, at: string, out: string[], hide: boolean, leaves?: Map<string, [unknown, unknown]>): void {
@@ -121,7 +130,7 @@ export function changedScalars(a: unknown, b: unknown): { path: string; from: st
   const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
   const shown = (s: string | undefined): s is string => s !== undefined && s.length <= SCALAR_SHOWN && !/[\r\n]/.test(s);
   const out: { path: string; from: string; to: string }[] = [];
-  for (const [path, [x, y]] of [...leaves].sort(([p], [q]) => compareStrings(p, q))) {
+  for (const [path, [x, y]] of [...leaves].sort(([p], [q]) => comparePaths(p, q))) {
     const [from, to] = [text(x), text(y)];
     const field = path.split('.').at(-1)!.replace(/\[.*$/, '');
     if (SHOWN_FIELDS.has(field) && shown(from) && shown(to)) out.push({ path, from, to });

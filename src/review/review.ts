@@ -145,11 +145,22 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
         risk: breaking ? 'warning' : 'info',
         type: 'crd',
         ...changes,
-        message: `${t.id.name}: ${describeCrdChanges(changes)}`,
+        message: `${t.id.name}: ${after ? describeCrdChanges(changes) : crdRemovedText(t.id.name)}`,
       });
     }
   }
   return findings;
+}
+
+/**
+ * A CRD gone from the output stays in the cluster: the wiring never prunes a CRD (it would delete
+ * every object of it), as clusterctl's upgrade keeps CRDs (upgrader.go doUpgrade, IncludeCRDs false).
+ */
+function crdRemovedText(name: string): string {
+  return (
+    'CRD removed from the output: a CRD is never pruned, so it and its objects stay in the cluster; ' +
+    `once none of its objects is left, delete it by hand: kubectl delete customresourcedefinition ${name}`
+  );
 }
 
 const WIRING_KINDS = new Set(['argoproj.io/Application', 'argoproj.io/ApplicationSet', 'kustomize.toolkit.fluxcd.io/Kustomization']);

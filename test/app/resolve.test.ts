@@ -5,7 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { runCli } from '../helpers/cli.js';
@@ -157,4 +158,58 @@ clusters:
     /providers\.yaml:17:29: warning: cluster c1.*: spec\.version: v1\.7\.0 → v1\.11\.0 skips more than 3 minor versions: Cluster API supports at most 3 per upgrade\n\s+hint: put the clusters on a release with CoreProvider\/cluster-api: v1\.10\.x \(or lower\) first \(a Release of its own, or an older one, named in their entries' release:\), render and roll it out, then move them on to r2026\n/,
   );
   assert.doesNotMatch(moved.stderr, /set spec\.version/);
+});
+
+/** A local cert-manager release of one Deployment, in clusterctl's layout: `<root>/cert-manager/<tag>/cert-manager.yaml`. */
+function certManagerRelease(root: string, tag: string): string {
+  const dir = path.join(root, 'cert-manager', tag);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    path.join(dir, 'cert-manager.yaml'),
+    `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: cert-manager
+  namespace: cert-manager
+  labels: {app.kubernetes.io/version: ${tag}}
+spec:
+  selector: {matchLabels: {app: cert-manager}}
+  template:
+    metadata: {labels: {app: cert-manager}}
+    spec:
+      containers:
+        - name: cert-manager-controller
+          image: quay.io/jetstack/cert-manager-controller:${tag}
+`,
+  );
+  return path.join(dir, 'cert-manager.yaml');
+}
+
+test('cert-manager asked below the locked release warns at certManager.version: clusterctl leaves a newer cert-manager in place (cmd/clusterctl/client/cluster/cert_manager.go shouldUpgrade)', async () => {
+  const url = coreReleases();
+  const mirror = tempDir();
+  const newer = certManagerRelease(mirror, 'v1.14.0');
+  certManagerRelease(mirror, 'v1.13.0');
+  const dir = tempDir();
+  const cache = ['--cache-dir', path.join(tempDir(), 'cache')];
+  const withCertManager = (version: string) => {
+    writeManifest(dir, url, 'v1.7.0');
+    const file = path.join(dir, 'providers.yaml');
+    const config = `certManager:\n  version: ${version}\n  url: ${pathToFileURL(newer).href}\n`;
+    writeFileSync(file, readFileSync(file, 'utf8').replace('certManager: {enabled: false}\n', config));
+  };
+  withCertManager('v1.14.0');
+  assert.equal((await runCli(['lock', '-f', dir, ...cache])).code, 0);
+
+  withCertManager('v1.13.0');
+  const back = await runCli(['lock', '-f', dir, ...cache]);
+  assert.equal(back.code, 0, back.stderr);
+  assert.match(
+    back.stderr,
+    /providers\.yaml:14:12: warning: Config: certManager\.version: v1\.13\.0 is below the locked v1\.14\.0: a downgrade[^\n]*cert_manager\.go shouldUpgrade/,
+  );
+  // locked there now: nothing more to say
+  const again = await runCli(['lock', '-f', dir, ...cache]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.doesNotMatch(again.stderr, /downgrade/);
 });

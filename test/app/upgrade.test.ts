@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../helpers/corpus-manifest.js';
-import { runCli } from '../helpers/cli.js';
+import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { assertNoStackTrace, runCli } from '../helpers/cli.js';
 import { localReleases, managerDeployment } from '../helpers/local-release.js';
 
 const SERIES = '- {major: 1, minor: 10, contract: v1beta1}\n- {major: 1, minor: 11, contract: v1beta2}\n';
@@ -99,4 +99,45 @@ test('a kubeadm provider moved ahead of the core alone is hinted to move the cor
     render.stderr,
     /providers\.yaml:12:12: warning: BootstrapProvider\/capi-kubeadm-bootstrap-system\/kubeadm: spec\.version: bootstrap-kubeadm v1\.10\.0 while cluster-api is at v1\.9\.0: .*\n\s+hint: set cluster-api's spec\.version to v1\.10\.0 as well, so the core moves with it\n/,
   );
+});
+
+test('plan does not offer, and update refuses, lowering an exact pin raised by hand above its plan (v1.12.0 asked, v1.7.7 locked, the v1beta1 plan v1.10.4), writes nothing, and its hint works as written (clusterctl cmd/clusterctl/client/cluster/upgrader_info.go getUpgradeInfo: only newer versions)', async () => {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.7.7') });
+  assert.equal((await runCli(['lock', '-f', '.'], { cwd: dir })).code, 0);
+  const file = path.join(dir, 'providers.yaml');
+  const lockFile = path.join(dir, 'capi-gitops.lock.yaml');
+  // the core's pin, raised by hand and not yet locked
+  writeFileSync(file, readFileSync(file, 'utf8').replace('version: v1.7.7', 'version: v1.12.0'));
+  const coreLine = readFileSync(file, 'utf8').split('\n').indexOf('  version: v1.12.0') + 1;
+  const [manifest, lock] = [readFileSync(file, 'utf8'), readFileSync(lockFile, 'utf8')];
+
+  // plan offers only the update that keeps the pin: v1beta2's v1.12.0
+  const plan = await runCli(['plan', '-f', '.'], { cwd: dir });
+  assert.equal(plan.code, 0, plan.stderr);
+  assert.doesNotMatch(plan.stdout, /To update: capi-gitops update -f \. --contract v1beta1/);
+  assert.match(plan.stdout, /To update: capi-gitops update -f \. --contract v1beta2\n/);
+  assert.match(plan.stdout, new RegExp(`\\n {2}v1beta1: providers\\.yaml:${coreLine}:12: v1\\.12\\.0 is not locked yet`));
+
+  const update = await runCli(['update', '-f', '.'], { cwd: dir });
+  assert.equal(update.code, 1, update.stderr);
+  assertNoStackTrace(update);
+  assert.match(update.stderr, new RegExp(`providers\\.yaml:${coreLine}:12: error: CoreProvider/capi-system/cluster-api: spec\\.version: `));
+  assert.match(update.stderr, /v1\.12\.0.*lower.*v1\.10\.4/);
+  assert.match(update.stderr, /nothing was written/);
+  // no warning sends the user to the update that lowers the pin
+  assert.doesNotMatch(update.stderr, /naming no provider moves them together/);
+  assert.equal(readFileSync(file, 'utf8'), manifest, 'the manifest changed');
+  assert.equal(readFileSync(lockFile, 'utf8'), lock, 'the lockfile changed');
+
+  // the hint, followed as written: lock the manifest as it asks, then update moves kubeadm up to the core
+  const hint = /hint: [^\n]*`(capi-gitops lock -f \.)`/.exec(update.stderr);
+  assert.ok(hint, update.stderr);
+  assert.equal((await runCli(hint[1]!.split(' ').slice(1), { cwd: dir })).code, 0);
+  const again = await runCli(['update', '-f', '.'], { cwd: dir });
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual([...readFileSync(lockFile, 'utf8').matchAll(/^ {4}version: (\S+)$/gm)].map((m) => m[1]).slice(1), [
+    'v1.12.0',
+    'v1.12.0',
+    'v1.12.0',
+  ]);
 });

@@ -393,9 +393,30 @@ test('a cluster moved to another release changes exactly its versions; the lock 
       name: 'old-1',
       from: '2025.05.0',
       moves: [
-        { cluster: 'old-1', component: 'cluster-api (capi-system)', from: 'v1.10.4', to: 'v1.12.0' },
-        { cluster: 'old-1', component: 'bootstrap-kubeadm (capi-kubeadm-bootstrap-system)', from: 'v1.10.4', to: 'v1.12.0' },
-        { cluster: 'old-1', component: 'control-plane-kubeadm (capi-kubeadm-control-plane-system)', from: 'v1.10.4', to: 'v1.12.0' },
+        {
+          cluster: 'old-1',
+          component: 'cluster-api (capi-system)',
+          from: 'v1.10.4',
+          to: 'v1.12.0',
+          fromContract: 'v1beta1',
+          toContract: 'v1beta2',
+        },
+        {
+          cluster: 'old-1',
+          component: 'bootstrap-kubeadm (capi-kubeadm-bootstrap-system)',
+          from: 'v1.10.4',
+          to: 'v1.12.0',
+          fromContract: 'v1beta1',
+          toContract: 'v1beta2',
+        },
+        {
+          cluster: 'old-1',
+          component: 'control-plane-kubeadm (capi-kubeadm-control-plane-system)',
+          from: 'v1.10.4',
+          to: 'v1.12.0',
+          fromContract: 'v1beta1',
+          toContract: 'v1beta2',
+        },
       ],
     },
   ]);

@@ -8,6 +8,10 @@ import { parseLockfile, serializeLockfile } from '../../src/resolve/lock/lockfil
 import { type LockEntry } from '../../src/resolve/lock/types.js';
 import { clusterLockView, mergeClusterLocks } from '../../src/resolve/lock/fleet.js';
 import { throwsDiagnostics } from '../helpers/assertions.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { corpusFleetManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { runCli } from '../helpers/cli.js';
 
 const SHA = (c: string) => c.repeat(64);
 
@@ -64,4 +68,44 @@ test('a lockfile pinning one component twice for one cluster is refused at the s
     .replace('      - eu-1\n', '')
     .replace('clusters:\n', 'clusters: []\n');
   assert.match(throwsDiagnostics(() => parseLockfile(empty, 'capi-gitops.lock.yaml')).message, /expected at least one cluster name/);
+});
+
+test('lock of a fleet tells a lockfile change several clusters make alike once, naming them; --json names the cluster of each change (identical, anonymous changes before)', async () => {
+  const dir = writeTempManifest({
+    'providers.yaml': corpusFleetManifest(['ap-1', 'eu-1', 'lab-1'], 'r177', { r177: 'v1.7.7', r1104: 'v1.10.4' }),
+  });
+  assert.equal((await runCli(['lock', '-f', '.'], { cwd: dir })).code, 0);
+  const locked = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8');
+  const file = path.join(dir, 'providers.yaml');
+  // every cluster but lab-1 moves to r1104
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8')
+      .replace('release: r177\n', 'release: r1104\n')
+      .replace('  - name: lab-1\n', '  - name: lab-1\n    release: r177\n'),
+  );
+  const text = await runCli(['lock', '-f', '.'], { cwd: dir });
+  assert.equal(text.code, 0, text.stderr);
+  // told once for the clusters that changed alike, as their resolutions are
+  assert.deepEqual(
+    text.stdout.split('\n').filter((line) => /^ {2}.*?: [~+-] /.test(line)),
+    [
+      '  clusters ap-1, eu-1: ~ cluster-api v1.7.7 → v1.10.4: requested version "v1.7.7" → "v1.10.4"',
+      '  clusters ap-1, eu-1: ~ bootstrap-kubeadm v1.7.7 → v1.10.4: requested version "v1.7.7" → "v1.10.4"',
+      '  clusters ap-1, eu-1: ~ control-plane-kubeadm v1.7.7 → v1.10.4: requested version "v1.7.7" → "v1.10.4"',
+    ],
+    text.stdout,
+  );
+  writeFileSync(path.join(dir, 'capi-gitops.lock.yaml'), locked);
+  const moved = await runCli(['lock', '-f', '.', '--json'], { cwd: dir });
+  assert.equal(moved.code, 0, moved.stderr);
+  const changes = (
+    JSON.parse(moved.stdout) as { lockfile: { changes: { cluster?: string; name: string; kind: string; toVersion?: string }[] } }
+  ).lockfile.changes;
+  assert.deepEqual(
+    changes.map((c) => `${c.cluster} ${c.kind}/${c.name} ${c.toVersion}`),
+    ['ap-1', 'eu-1'].flatMap((cluster) =>
+      ['CoreProvider/cluster-api', 'BootstrapProvider/kubeadm', 'ControlPlaneProvider/kubeadm'].map((p) => `${cluster} ${p} v1.10.4`),
+    ),
+  );
 });

@@ -75,3 +75,24 @@ export function writeTempManifest(files: Record<string, string>): string {
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
   return dir;
 }
+
+/**
+ * A fleet of `clusters` on the corpus's core and kubeadm providers: the shared manifest pins
+ * `version`, the Config's default release is `release`, and each of `releases` (name → version)
+ * is a kind: Release moving the three providers together.
+ */
+export function corpusFleetManifest(clusters: readonly string[], release: string, releases: Record<string, string>): string {
+  const entries = clusters.map((name) => `  - name: ${name}\n`).join('');
+  const documents = Object.entries(releases).map(
+    ([name, version]) => `---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Release
+metadata: {name: ${name}}
+providers:
+  CoreProvider/cluster-api: ${version}
+  BootstrapProvider/kubeadm: ${version}
+  ControlPlaneProvider/kubeadm: ${version}
+`,
+  );
+  return `${corpusManifest(releases[release])}release: ${release}\nclusters:\n${entries}${documents.join('')}`;
+}

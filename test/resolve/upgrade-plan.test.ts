@@ -182,7 +182,7 @@ test('core and kubeadm from v1.10 on cannot skip more than 3 minors; other provi
     assert.equal(byLabel[label].status, 'refused');
     assert.equal(byLabel[label].allowed, false);
     assert.deepEqual(byLabel[label].reasons, [
-      `${label}: v1.10.0 → v1.14.0 skips more than 3 minor versions, which clusterctl refuses; upgrade to v1.13.x first`,
+      `${label}: v1.10.0 → v1.14.0 skips more than 3 minor versions, which clusterctl refuses; upgrade to v1.13.x first: set spec.version to a v1.13 release, render and roll it out, then update`,
     ]);
   }
   assert.equal(byLabel['bootstrap-talos'].status, 'upgrade');
@@ -416,6 +416,12 @@ test('cert-manager pinned below the default is not "already up to date": the pla
     renderUpgradePlanText(down),
     /^Cert-Manager will be downgraded from "v1\.19\.1" to "v1\.13\.0", as certManager\.version pins it\n\n/,
   );
+  // two fields pin it: the verb agrees
+  const downByBoth = planUpgrades({
+    providers: [core],
+    certManager: { installed: 'v1.19.1', target: 'v1.13.0', pinnedBy: ['certManager.version', 'certManager.url'], newest: 'v1.19.1' },
+  });
+  assert.match(renderUpgradePlanText(downByBoth), /, as certManager\.version and certManager\.url pin it\n\n/);
   // a URL names the release too: moving means pointing it at another
   const byUrl = planUpgrades({
     providers: [core],
@@ -560,4 +566,30 @@ test('a plan that a range holds back is not "already up to date": up to date as 
   assert.match(text, /\nThe providers are up to date, as far as their version ranges allow \(see above\)\.\n$/);
   // without ranges, the same installed release has a plan, and nothing is held
   assert.equal(heldBackByRange(planUpgrades({ providers: [core, bootstrap, controlPlane] })), false);
+});
+
+test('update naming a provider with a version, as clusterctl upgrade apply --core capi-system/cluster-api:v1.8.0 does, says update takes no version and where one is set (cluster-api cmd/clusterctl/client/cluster/upgrader.go ApplyCustomPlan)', () => {
+  const plan = planUpgrades({ providers: corpusManagementCluster('v1.7.7') });
+  for (const name of ['cluster-api:v1.8.0', 'capi-system/cluster-api:v1.8.0']) {
+    assert.throws(
+      () => selectUpdates(plan, { providers: [name] }),
+      failsWith(new RegExp(`"${name}" names a version`), (error) => {
+        assert.equal(error.diagnostics.length, 1);
+        assert.match(error.diagnostics[0].message, /update moves each provider to the release its plan offers/);
+        assert.equal(error.diagnostics[0].expected, 'a provider label, as plan lists them: cluster-api');
+        assert.equal(error.diagnostics[0].hint, 'to move cluster-api to v1.8.0, set its spec.version to v1.8.0 and render');
+      }),
+    );
+  }
+});
+
+test('a plan refused for skipping more than 3 minors is not "already up to date": no plan to apply, and the refusal says how to step (cluster-api cmd/clusterctl/client/cluster/upgrader.go doUpgrade; cmd/clusterctl/cmd/upgrade_plan.go prints "You are already up to date!" only when no plan has a next version)', () => {
+  const kubeadm = ['CoreProvider/cluster-api', 'BootstrapProvider/kubeadm', 'ControlPlaneProvider/kubeadm'].map((p) => {
+    const [kind, name] = p.split('/') as [ProviderKind, string];
+    return synthetic(kind, name, 'v1.10.0', CAPI_TAGS, CAPI_SERIES);
+  });
+  const text = renderUpgradePlanText(planUpgrades({ providers: kubeadm }));
+  assert.doesNotMatch(text, /up to date\.\n/);
+  assert.match(text, /\nNo plan to apply: the v1beta2 plan is refused \(see above\)\.\n$/);
+  assert.match(text, /upgrade to v1\.13\.x first: set spec\.version to a v1\.13 release, render and roll it out, then update\n/);
 });

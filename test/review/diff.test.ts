@@ -524,3 +524,18 @@ test('markdown: a component without a version (the wiring) has no space before t
   assert.match(markdown, /<summary><code>clusters\/eu-1\/argocd<\/code> \(cluster eu-1\): 0 added, 0 removed, 1 changed<\/summary>/);
   assert.doesNotMatch(markdown, / : \d+ added/);
 });
+
+test('a CRD gone from the output is called out as removed and left in the cluster, with how to delete it, not as "versions removed" (cluster-api cmd/clusterctl/client/cluster/upgrader.go doUpgrade keeps CRDs: IncludeCRDs false)', () => {
+  const crd = corpusObject('CustomResourceDefinition', 'machinedrainrules.cluster.x-k8s.io');
+  const deployment = corpusObject('Deployment', 'capi-controller-manager');
+  const report = review([crd, deployment], [deployment]);
+  const [f] = only(report, 'crd');
+  assert.equal(f?.risk, 'warning');
+  assert.deepEqual(f?.versionsRemoved, ['v1beta1', 'v1beta2']);
+  assert.equal(
+    f?.message,
+    'machinedrainrules.cluster.x-k8s.io: CRD removed from the output: a CRD is never pruned, so it and its objects stay in the cluster; ' +
+      'once none of its objects is left, delete it by hand: kubectl delete customresourcedefinition machinedrainrules.cluster.x-k8s.io',
+  );
+  assertValidJson(report);
+});

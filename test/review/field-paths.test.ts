@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { changedScalars } from '../../src/review/field-paths.js';
+import { changedPaths, changedScalars } from '../../src/review/field-paths.js';
 
 test('changedScalars shows a sync field (targetRevision, interval) and leaves out Helm parameter values, inline values and postBuild substitutions', () => {
   const application = (revision: string, token: string) => ({
@@ -25,4 +25,17 @@ test('changedScalars shows a sync field (targetRevision, interval) and leaves ou
   assert.deepEqual(changedScalars(kustomization('10m', 'old-Tq8ZrLw5'), kustomization('1m', 'new-Tq8ZrLw5')), [
     { path: 'spec.interval', from: '10m', to: '1m' },
   ]);
+});
+
+test('changedPaths lists list items by index, rules[2] before rules[10], as a ClusterRole of 12 rules reads (not rules[10], rules[11], rules[1])', () => {
+  const role = (verb: string) => ({
+    rules: Array.from({ length: 12 }, (_, i) => ({ apiGroups: [''], resources: [`r${i}`], verbs: [verb] })),
+  });
+  assert.deepEqual(
+    changedPaths(role('get'), role('list')),
+    Array.from({ length: 12 }, (_, i) => `rules[${i}].verbs`),
+  );
+  // a name that holds digits is text: the index order applies to indexes only
+  const named = (image: string) => ({ containers: ['a10', 'a2'].map((name) => ({ name, image })) });
+  assert.deepEqual(changedPaths(named('x'), named('y')), ['containers[name=a10].image', 'containers[name=a2].image']);
 });

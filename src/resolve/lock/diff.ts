@@ -22,6 +22,8 @@ export interface LockChange {
   toVersion?: string;
   /** Changes besides the version, e.g. `contract v1beta1 → v1beta2`, `metadata.yaml sha256 0a1b… → 9f8e…`. */
   details: string[];
+  /** In a fleet, the cluster whose pins changed: its clusters may change alike. */
+  cluster?: string;
   /** One line to print: `+ cluster-api v1.12.0`, `- …`, `~ cluster-api v1.10.4 → v1.12.0`. */
   line: string;
 }

@@ -61,7 +61,7 @@ export function fleetLockChanges(previous: Lockfile | undefined, locks: Readonly
   const gone = new Set((previous?.entries ?? []).flatMap((e) => e.clusters ?? []).filter((c) => !locks.has(c)));
   for (const name of [...[...locks.keys()].sort(compareStrings), ...[...gone].sort(compareStrings)]) {
     for (const change of diffLockfiles(clusterLockView(previous, name), locks.get(name) ?? { entries: [] }))
-      changes.push({ ...change, line: `${name}: ${change.line}` });
+      changes.push({ ...change, cluster: name, line: `${name}: ${change.line}` });
   }
   return changes;
 }

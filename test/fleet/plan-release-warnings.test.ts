@@ -1,0 +1,66 @@
+/**
+ * `plan --release` on the corpus's core and kubeadm releases: what moving to the release warns of
+ * (minors skipped) is told by the plan, as the single-cluster plan and the render that follows do.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { corpusFleetManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { assertNoStackTrace, runCli } from '../helpers/cli.js';
+
+/** Two clusters on v1.7.7, locked, and releases at v1.10.4 and v1.12.0. */
+async function lockedFleet(): Promise<string> {
+  const dir = writeTempManifest({
+    'providers.yaml': corpusFleetManifest(['eu-1', 'lab-1'], 'r177', { r177: 'v1.7.7', r1104: 'v1.10.4', r1120: 'v1.12.0' }),
+  });
+  const locked = await runCli(['lock', '-f', '.'], { cwd: dir });
+  assert.equal(locked.code, 0, locked.stderr);
+  return dir;
+}
+
+test('plan --release warns at the release when it moves core and kubeadm more than 3 minors, as render then does (cluster-api cmd/clusterctl/client/cluster/upgrader.go doUpgrade)', async () => {
+  const dir = await lockedFleet();
+  const skip = await runCli(['plan', '-f', '.', '--release', 'r1120'], { cwd: dir });
+  assert.equal(skip.code, 0, skip.stderr);
+  assertNoStackTrace(skip);
+  assert.match(
+    skip.stdout,
+    /cluster lab-1: r177 → r1120\n {2}cluster-api \(capi-system\): v1\.7\.7 → v1\.12\.0, contract v1beta1 → v1beta2\n/,
+  );
+  const warnings = skip.stderr.split('\n').filter((line) => / warning: /.test(line));
+  assert.deepEqual(
+    warnings.map((line) => line.replace(/^providers\.yaml:\d+:\d+: warning: clusters eu-1, lab-1: (\S+): .*$/, '$1')),
+    [
+      'CoreProvider/capi-system/cluster-api',
+      'BootstrapProvider/capi-kubeadm-bootstrap-system/kubeadm',
+      'ControlPlaneProvider/capi-kubeadm-control-plane-system/kubeadm',
+    ],
+    skip.stderr,
+  );
+  assert.match(skip.stderr, /v1\.7\.7 → v1\.12\.0 skips more than 3 minor versions/);
+  assert.match(skip.stderr, /hint: put the clusters on a release with CoreProvider\/cluster-api: v1\.10\.x \(or lower\) first/);
+
+  // three minors is within the policy: nothing to warn of
+  const within = await runCli(['plan', '-f', '.', '--release', 'r1104'], { cwd: dir });
+  assert.equal(within.code, 0, within.stderr);
+  assert.doesNotMatch(within.stderr, /warning/);
+});
+
+test('plan --release names the contract a move changes, as the single-cluster plan heads a column per contract (cluster-api cmd/clusterctl/client/cluster/upgrader.go Plan: one plan per contract)', async () => {
+  const dir = await lockedFleet();
+  const plan = await runCli(['plan', '-f', '.', '--release', 'r1120', '--cluster', 'eu-1'], { cwd: dir });
+  assert.equal(plan.code, 0, plan.stderr);
+  assert.equal(
+    plan.stdout,
+    'cluster eu-1: r177 → r1120\n' +
+      '  cluster-api (capi-system): v1.7.7 → v1.12.0, contract v1beta1 → v1beta2\n' +
+      '  bootstrap-kubeadm (capi-kubeadm-bootstrap-system): v1.7.7 → v1.12.0, contract v1beta1 → v1beta2\n' +
+      '  control-plane-kubeadm (capi-kubeadm-control-plane-system): v1.7.7 → v1.12.0, contract v1beta1 → v1beta2\n',
+  );
+  const json = await runCli(['plan', '-f', '.', '--release', 'r1104', '--cluster', 'eu-1', '--json'], { cwd: dir });
+  const [core] = (JSON.parse(json.stdout) as { clusters: { moves: Record<string, unknown>[] }[] }).clusters[0]!.moves;
+  // within one contract: no contract fields
+  assert.deepEqual(core, { cluster: 'eu-1', component: 'cluster-api (capi-system)', from: 'v1.7.7', to: 'v1.10.4' });
+  const crossing = await runCli(['plan', '-f', '.', '--release', 'r1120', '--cluster', 'eu-1', '--json'], { cwd: dir });
+  const [moved] = (JSON.parse(crossing.stdout) as { clusters: { moves: Record<string, unknown>[] }[] }).clusters[0]!.moves;
+  assert.deepEqual([moved?.fromContract, moved?.toContract], ['v1beta1', 'v1beta2']);
+});
