@@ -23,6 +23,27 @@ spec:
       containers:
       - {name: manager, image: registry.example/talos-bootstrap:v0.1.0}
 `;
+/** The core from a local release and talos from the server's {version} template, listed by versions.txt. */
+function talosManifest(serverUrl: string, version: string): string {
+  return `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  fetchConfig: {url: ${localCoreRelease(CORE_MANAGER_DEPLOYMENT)}}
+---
+apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: BootstrapProvider
+metadata: {name: talos, namespace: talos-bootstrap-system}
+spec: {version: ${version}}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+repositories:
+- {name: talos, type: BootstrapProvider, url: '${serverUrl}/bootstrap-talos/{version}/bootstrap-components.yaml', versionsUrl: '${serverUrl}/versions.txt'}
+`;
+}
+
 const SERIES = '- {major: 0, minor: 1, contract: v1beta2}\n- {major: 0, minor: 2, contract: v1beta2}\n';
 
 test("plan --offline says its release lists are the cache's copy of an earlier listing (warning, --json versionsFromCache), not that it listed them", async () => {
@@ -32,26 +53,7 @@ test("plan --offline says its release lists are the cache's copy of an earlier l
   const server = await serveDirectory(root);
   try {
     const dir = tempDir();
-    writeFileSync(
-      path.join(dir, 'providers.yaml'),
-      `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata: {name: cluster-api, namespace: capi-system}
-spec:
-  fetchConfig: {url: ${localCoreRelease(CORE_MANAGER_DEPLOYMENT)}}
----
-apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: BootstrapProvider
-metadata: {name: talos, namespace: talos-bootstrap-system}
-spec: {version: v0.1.0}
----
-apiVersion: capi-gitops.dev/v1alpha1
-kind: Config
-certManager: {enabled: false}
-repositories:
-- {name: talos, type: BootstrapProvider, url: '${server.url}/bootstrap-talos/{version}/bootstrap-components.yaml', versionsUrl: '${server.url}/versions.txt'}
-`,
-    );
+    writeFileSync(path.join(dir, 'providers.yaml'), talosManifest(server.url, 'v0.1.0'));
     const args = ['-f', dir, '--cache-dir', path.join(dir, 'cache')];
     assert.equal((await runCliAsync(['render', ...args, '-o', path.join(dir, 'out')], process.env)).code, 0);
     // an online plan caches the listing; then v0.2.0 is published
@@ -94,26 +96,7 @@ test('plan --offline offers the update that applies the plan it printed: with --
   const server = await serveDirectory(root);
   try {
     const dir = tempDir();
-    writeFileSync(
-      path.join(dir, 'providers.yaml'),
-      `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata: {name: cluster-api, namespace: capi-system}
-spec:
-  fetchConfig: {url: ${localCoreRelease(CORE_MANAGER_DEPLOYMENT)}}
----
-apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: BootstrapProvider
-metadata: {name: talos, namespace: talos-bootstrap-system}
-spec: {version: "~0.1"}
----
-apiVersion: capi-gitops.dev/v1alpha1
-kind: Config
-certManager: {enabled: false}
-repositories:
-- {name: talos, type: BootstrapProvider, url: '${server.url}/bootstrap-talos/{version}/bootstrap-components.yaml', versionsUrl: '${server.url}/versions.txt'}
-`,
-    );
+    writeFileSync(path.join(dir, 'providers.yaml'), talosManifest(server.url, '"~0.1"'));
     const args = ['-f', dir, '--cache-dir', path.join(dir, 'cache')];
     assert.equal((await runCliAsync(['render', ...args, '-o', path.join(dir, 'out')], process.env)).code, 0);
     writeFileSync(path.join(dir, 'providers.yaml'), readFileSync(path.join(dir, 'providers.yaml'), 'utf8').replace('"~0.1"', '""'));
