@@ -371,6 +371,8 @@ class ManifestCollector {
       baseDir,
       warnings: [...this.warnings, ...owned],
     };
+    const leftOutConfigMaps = this.configMaps.filter((o) => this.faultyObjects.has(o));
+    if (leftOutConfigMaps.length > 0) manifest.leftOutConfigMaps = leftOutConfigMaps;
     if (this.releases.length > 0) manifest.releases = this.releases;
     if (this.namespaces.length > 0) manifest.namespaces = this.namespaces;
     if (problems.length > 0) manifest.problems = problems;
