@@ -281,8 +281,7 @@ async function renderComponents(
 ): Promise<RenderedComponents & { secretsNotGiven: SecretNotGiven[] }> {
   const { manifest, certManager } = resolution;
   const secrets = manifest.config.secrets ?? {};
-  // image overrides from a configSecret: declared public, written as they are; accepted with
-  // --secrets inline --allow-secret-values, written and their files listed as holding secret values
+  // a configSecret's image overrides: public ones written as they are, inline ones too with their files listed as secret
   const imagesPublic = (secrets.public ?? []).includes(IMAGES_KEY);
   const imagesInline = secretStrategy(options, secrets) === 'inline' && options.allowSecretValues === true;
   const images = manifest.config.images ?? {};
@@ -310,6 +309,7 @@ async function renderComponents(
         givenVariables: [...Object.keys(manifest.config.variables ?? {}), ...Object.keys(p.secret?.data ?? {})],
         imageOverrides: p.images.merged,
         imageOverridesWithoutSecrets: Object.keys(p.images.fromSecret).length > 0 && !imagesPublic ? images : undefined,
+        configImageOverrides: images,
         valuesOptional,
         configSecretNotGiven: notGiven,
         fleetCluster: options.fleetCluster !== undefined,

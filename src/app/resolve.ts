@@ -6,6 +6,7 @@
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import type { ProviderRepository } from '../core/repository.js';
 import type { Manifest } from '../manifest/types.js';
+import { matchesSelector } from '../core/label-selector.js';
 import { githubTokenFromEnv, githubTokenGuard } from '../sources/credentials.js';
 import type { SourceOptions } from '../sources/request.js';
 import { settleEach } from '../resolve/settle.js';
@@ -176,7 +177,21 @@ function leftOut(
   // a provider whose only problems are the manifest's own still resolves (the others' contracts need it); it is not rendered
   // (a preflight problem the manifest's checks told already still leaves its provider out)
   const unresolvable = new Set([...early.filter((d) => !own(d)), ...preflight].map((d) => d.object));
+  for (const provider of selectingLeftOutConfigMaps(manifest)) unresolvable.add(providerObjectName(provider));
   return manifest.providers.some((p) => p.kind === 'CoreProvider' && unresolvable.has(providerObjectName(p))) ? undefined : unresolvable;
+}
+
+/**
+ * Providers whose fetchConfig.selector matches a ConfigMap left out for its own problem: that
+ * problem is told, not again "no ConfigMap matches" with a hint towards another ConfigMap (the
+ * operator fails on any selected ConfigMap it cannot read, phase_load.go configmapRepository).
+ */
+function selectingLeftOutConfigMaps(manifest: Manifest): Manifest['providers'] {
+  const leftOut = manifest.leftOutConfigMaps ?? [];
+  return manifest.providers.filter((provider) => {
+    const selector = provider.spec.fetchConfig?.selector;
+    return selector && leftOut.some((cm) => cm.namespace === provider.namespace && matchesSelector(cm.labels, selector));
+  });
 }
 
 /** Nothing to render: an empty file or a Config alone is a wrong path, not a request for cert-manager by itself. */

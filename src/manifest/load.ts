@@ -238,6 +238,8 @@ class ManifestCollector {
     position: SourcePosition;
     keyPosition: (key: string) => SourcePosition;
     field: NonNullable<SecretObject['turtlesField']>;
+    /** The CAPIProvider, as messages name it. */
+    provider: string;
   })[] = [];
 
   constructor(
@@ -259,6 +261,7 @@ class ManifestCollector {
       // a key the CAPIProvider's spec.variables gave is told at that key (an unused variable, say)
       const ownKeyPosition = existing?.keyPosition;
       const keyPosition = (key: string) => (Object.hasOwn(made.data, key) || !ownKeyPosition ? made.keyPosition(key) : ownKeyPosition(key));
+      if (!existing) this.warnSecretElsewhere(made);
       let secret = existing;
       if (secret) {
         Object.assign(secret.data, made.data);
@@ -280,6 +283,27 @@ class ManifestCollector {
       const before = secret.turtlesField;
       const field = (key: string) => made.field(key) ?? before?.(key);
       Object.defineProperty(secret, 'turtlesField', { value: field, enumerable: false, configurable: true });
+    }
+  }
+
+  /**
+   * A Secret of the config Secret's name in another namespace, which no provider reads: Turtles
+   * writes the config Secret in the CAPIProvider's namespace and the operator reads that one, so
+   * its keys (images, say) would be left out without a word.
+   */
+  private warnSecretElsewhere(made: { name: string; namespace: string; provider: string }): void {
+    const read = (secret: SecretObject) =>
+      this.providers.some(
+        (p) => p.spec.configSecret?.name === secret.name && (p.spec.configSecret.namespace || p.namespace) === secret.namespace,
+      );
+    for (const secret of this.secrets) {
+      if (secret.name !== made.name || secret.namespace === made.namespace || read(secret)) continue;
+      this.warnings.push({
+        ...secret.position,
+        object: `Secret/${secret.namespace}/${secret.name}`,
+        message: `not read: ${made.provider}'s config Secret is ${made.namespace}/${made.name}, in the CAPIProvider's namespace, where Turtles writes it and the operator reads it`,
+        hint: `set its metadata.namespace: ${made.namespace} (Turtles writes its variables over the Secret and keeps its other keys)`,
+      });
     }
   }
 
@@ -306,7 +330,7 @@ class ManifestCollector {
         const at = [written, path].find((p) => locate(unit.source, unit.node, p).complete) ?? ['spec', field];
         return { object: unit.label ?? '', path: formatFieldPath(path), position: fieldPosition(unit.source, unit.node, at, 'key') };
       };
-      this.turtlesSecrets.push({ ...plan.secret, position, keyPosition, field: setBy });
+      this.turtlesSecrets.push({ ...plan.secret, position, keyPosition, field: setBy, provider: unit.label ?? 'the CAPIProvider' });
     }
     return applyEditsToValue(object, plan.edits);
   }
@@ -347,6 +371,8 @@ class ManifestCollector {
       baseDir,
       warnings: [...this.warnings, ...owned],
     };
+    const leftOutConfigMaps = this.configMaps.filter((o) => this.faultyObjects.has(o));
+    if (leftOutConfigMaps.length > 0) manifest.leftOutConfigMaps = leftOutConfigMaps;
     if (this.releases.length > 0) manifest.releases = this.releases;
     if (this.namespaces.length > 0) manifest.namespaces = this.namespaces;
     if (problems.length > 0) manifest.problems = problems;

@@ -26,6 +26,7 @@ import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, type ProviderKind } from '../core/provider.js';
 import type { Finding } from './documents.js';
 import { closestName } from './fields.js';
+import { shellWord } from '../core/shell.js';
 import type { ConversionEdit } from './v1alpha1.js';
 
 /** spec.type → operator kind (operator_reconciler.go toClusterctlType; api/v1alpha1/provider_types.go Type). */
@@ -180,6 +181,7 @@ export function planTurtlesConversion(object: Record<string, unknown>): TurtlesC
   }
   const { data, implicitKeys } = turtlesSecretData(spec, providerName, findings);
   warnings.push(...turtlesWarnings(spec, providerName, namespace, secretName));
+  if (spec.version === undefined) warnings.push(noVersionWarning(object, objectName, namespace));
   return {
     kind,
     edits,
@@ -299,7 +301,7 @@ function secretFields(spec: Record<string, unknown>, data: Record<string, string
   return fields;
 }
 
-/** What Turtles does with spec.credentials, spec.enableAutomaticUpdate and a missing spec.version that a render cannot. */
+/** What Turtles does with spec.credentials and spec.enableAutomaticUpdate that a render cannot. */
 function turtlesWarnings(spec: Record<string, unknown>, providerName: string, namespace: string, secretName: string): Finding[] {
   const warnings: Finding[] = [];
   if (isPlainObject(spec.credentials)) {
@@ -323,14 +325,23 @@ function turtlesWarnings(spec: Record<string, unknown>, providerName: string, na
       hint: 'run capi-gitops plan and capi-gitops update to move versions through Git',
     });
   }
-  if (spec.version === undefined) {
-    warnings.push({
-      path: ['spec'],
-      at: 'key',
-      message:
-        'no spec.version: Turtles installs the version its ClusterctlConfig pins for this provider; capi-gitops resolves the newest release (and locks it)',
-      hint: 'set spec.version to the version Turtles installs today, e.g. version: v2.8.1',
-    });
-  }
   return warnings;
+}
+
+/**
+ * No spec.version: Turtles installs what its ClusterctlConfig pins. The hint names the version an
+ * export's status.installedVersion records, else the command that prints it.
+ */
+function noVersionWarning(object: Record<string, unknown>, objectName: string, namespace: string): Finding {
+  const installed = isPlainObject(object.status) ? stringAt(object.status.installedVersion) : '';
+  const where = namespace ? ` -n ${shellWord(namespace)}` : '';
+  return {
+    path: ['spec'],
+    at: 'key',
+    message:
+      'no spec.version: Turtles installs the version its ClusterctlConfig pins for this provider; capi-gitops resolves the newest release (and locks it)',
+    hint: installed
+      ? `set spec.version to the version Turtles installed (its status.installedVersion): version: ${installed}`
+      : `set spec.version to the version Turtles installs today, as kubectl get capiprovider ${shellWord(objectName)}${where} -o jsonpath='{.status.installedVersion}' prints it`,
+  };
 }

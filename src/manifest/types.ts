@@ -322,6 +322,8 @@ export interface Manifest {
   warnings?: Diagnostic[];
   /** Loaded with `collectAll`: the problems of objects left out, reported with the run's own. */
   problems?: Diagnostic[];
+  /** Loaded with `collectAll`: ConfigMaps left out for a problem of their own, as read; absent when none. */
+  leftOutConfigMaps?: ConfigMapObject[];
   /**
    * Loaded with `collectAll`: problems confined to a fleet cluster's entry in Config.clusters, by
    * cluster name. The fleet leaves that cluster out and reports them with the run's own.

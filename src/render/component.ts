@@ -96,6 +96,8 @@ export interface ProviderInput {
   imageOverrides: Record<string, ImageMeta>;
   /** The overrides without those from a Secret, when some came from one the output may not hold. */
   imageOverridesWithoutSecrets?: Record<string, ImageMeta>;
+  /** Config.images alone, which the operator applies again over the images its customisations set. */
+  configImageOverrides?: Record<string, ImageMeta>;
   /** Every input of the render but the objects, when it reads no Secret and may be shared. */
   shareKey?: string;
   /**
@@ -366,6 +368,7 @@ function renderContext(input: ProviderInput, withoutSecrets?: Record<string, Ima
     spec: r.provider.spec,
     imageOverrides: input.imageOverrides,
     imageOverridesWithoutSecrets: withoutSecrets,
+    configImageOverrides: input.configImageOverrides,
     origin: originOf(r),
     secretFields: [],
   };

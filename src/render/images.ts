@@ -220,6 +220,38 @@ export function applyImageOverrides(
   return result;
 }
 
+/**
+ * The operator's second image pass (cluster-api-operator internal/controller/phase_fetch.go
+ * imageOverrides, after customizeObjectsFn and applyPatches), with the overrides of its mounted
+ * clusterctl.yaml, which Config.images stands for: an image that deployment.containers[].imageUrl
+ * or a patch set is overridden too. Images the customisations left as they were already had
+ * their overrides (the configSecret's included), so only changed ones are altered.
+ */
+export function overrideCustomizedImages(
+  before: KObject[],
+  after: KObject[],
+  component: string,
+  overrides: Record<string, ImageMeta>,
+): KObject[] {
+  if (Object.keys(overrides).length === 0) return after;
+  const previous = new Set(imageFields(before).map((f) => `${f.object}\0${f.path}\0${String(f.image)}`));
+  const bag = new DiagnosticBag();
+  const result = after.map((obj) => {
+    const changed = new Map<string, string>();
+    for (const entry of containerImages(obj)) {
+      const path = `spec.template.spec.${entry.list}[${entry.index}].image`;
+      if (typeof entry.image !== 'string' || previous.has(`${describeObject(obj)}\0${path}\0${entry.image}`)) continue;
+      const altered = alterImage(entry.image, component, overrides);
+      if ('error' in altered)
+        bag.add(imageDiagnostic(obj, path, `container "${entry.container}": cannot parse image "${entry.image}": ${altered.error}`));
+      else if (altered.image !== entry.image) changed.set(`${entry.list}/${entry.index}`, altered.image);
+    }
+    return changed.size > 0 ? withPodSpecImages(obj, changed) : obj;
+  });
+  bag.throwIfAny();
+  return result;
+}
+
 function imageDiagnostic(obj: KObject, path: string, message: string): Diagnostic {
   return {
     object: describeObject(obj),

@@ -7,7 +7,7 @@
 import type { KObject } from '../core/kobject.js';
 import type { ProviderKind } from '../core/provider.js';
 import type { ImageMeta, ProviderSpec } from '../manifest/types.js';
-import { applyImageOverrides, imageFields, inspectImages } from './images.js';
+import { applyImageOverrides, imageFields, inspectImages, overrideCustomizedImages } from './images.js';
 import { addNamespaceIfMissing, fixTargetNamespace, inspectTargetNamespace } from './namespace.js';
 import { addCommonLabels } from './labels.js';
 import { customizeDeployments, type ProviderOrigin } from './deployment.js';
@@ -31,6 +31,8 @@ export interface RenderContext {
   imageOverrides: Record<string, ImageMeta>;
   /** The overrides without those from a Secret; set only when some came from one. */
   imageOverridesWithoutSecrets?: Record<string, ImageMeta>;
+  /** Config.images alone: the operator's second pass, over images its customisations set. */
+  configImageOverrides?: Record<string, ImageMeta>;
   origin: ProviderOrigin;
   /**
    * Fields a value from a Secret was written to, recorded by the filters (as kustomize's
@@ -71,7 +73,8 @@ const imageOverrides: RenderFilter = (objects, context) => {
 
 /**
  * A provider's filters in order: clusterctl's NewComponents (images, target namespace, labels),
- * then the operator's customisations (deployment, patches), ownerReferences removed, the
+ * then the operator's customisations (deployment, patches, then Config.images over the images
+ * they set), ownerReferences removed, the
  * inventory objects added (the inventory CRD rides with the core provider), and the output order.
  */
 export const PROVIDER_FILTERS: readonly RenderFilter[] = [
@@ -85,8 +88,11 @@ export const PROVIDER_FILTERS: readonly RenderFilter[] = [
   (objects, context) => addNamespaceIfMissing(objects, context.namespace),
   (objects, context) => fixTargetNamespace(objects, context.namespace),
   (objects, context) => addCommonLabels(objects, context.label),
-  (objects, context) => customizeDeployments(objects, context.spec, context.origin, context.marked?.derived),
-  (objects, context) => applyProviderPatches(objects, context.spec, context.origin),
+  (objects, context) => {
+    const customized = customizeDeployments(objects, context.spec, context.origin, context.marked?.derived);
+    const patched = applyProviderPatches(customized, context.spec, context.origin);
+    return overrideCustomizedImages(objects, patched, context.label, context.configImageOverrides ?? {});
+  },
   (objects) => removeOwnerReferences(objects),
   (objects, { kind: type, name, version, namespace }) => [
     ...objects,

@@ -11,6 +11,7 @@ import { ownValue, setOwnValue } from '../core/own-keys.js';
 import { compareStrings } from '../core/diagnostics.js';
 import { shellWord } from '../core/shell.js';
 import { kustomizationSecrets, secretPlace, type ReferencedSecret } from './flux-kustomizations.js';
+import { ONLY_IF_NOT_A_CREDENTIAL, type VariableLookup, type VariableValue } from '../render/types.js';
 
 export const DEFAULT_SUBSTITUTE_SECRET = 'capi-gitops-variables';
 /** kustomize-controller reads this label; only `disabled` turns substitution off. */
@@ -99,4 +100,47 @@ export function substituteSecretWarnings(
       `kubectl create secret generic ${shellWord(secret.name)}${namespace} ${literals}`
     );
   });
+}
+
+/** Who gave a variable Flux substitutes: the first component that took it, and its value. */
+export interface SubstitutedVariable {
+  label: string;
+  value: VariableValue;
+}
+
+/**
+ * Every Kustomization substitutes from the one Secret, one value per name (fluxcd/pkg
+ * kustomize/kustomize_varsub.go loadVars), while the operator renders each provider with its
+ * own configSecret: a variable two components take with different values cannot be substituted
+ * for both. The values are compared, never told.
+ */
+export function substitutedValueConflicts(
+  seen: Map<string, SubstitutedVariable>,
+  label: string,
+  variables: readonly string[],
+  lookup: VariableLookup | undefined,
+  secretName: string,
+): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  for (const name of variables) {
+    const value = lookup?.(name);
+    if (!value?.fromSecret) continue;
+    const first = seen.get(name);
+    if (first === undefined) {
+      seen.set(name, { label, value });
+      continue;
+    }
+    if (first.value.value === value.value) continue;
+    problems.push({
+      ...value.position,
+      message:
+        `${name}: ${first.label} takes it from ${first.value.origin} and ${label} from ${value.origin}, with different values; ` +
+        `Flux substitutes one value per name from Secret ${secretName} for every component`,
+      expected: `one value of ${name} for every component Flux substitutes it in`,
+      hint:
+        `give both the same value, declare it in Config.secrets.public ${ONLY_IF_NOT_A_CREDENTIAL}, ` +
+        'or write it in clear text: --secrets inline --allow-secret-values',
+    });
+  }
+  return problems;
 }

@@ -10,7 +10,7 @@ import type { SecretsConfig, SecretStrategy } from '../manifest/types.js';
 import { ONLY_IF_NOT_A_CREDENTIAL, type RenderedComponent, type VariableLookup } from '../render/types.js';
 import { formatPath, taintedFields, type MarkedComponent, type TaintedField } from './taint.js';
 import { isSecret, notInSecretData, toExternalSecrets } from './external-secrets.js';
-import { DEFAULT_SUBSTITUTE_SECRET, toFluxSubstitution } from './flux-substitute.js';
+import { DEFAULT_SUBSTITUTE_SECRET, substitutedValueConflicts, toFluxSubstitution, type SubstitutedVariable } from './flux-substitute.js';
 import { scanOutput, type SecretNeedles } from './gate.js';
 import { ageRecipientProblem } from './age-recipient.js';
 import type { SopsReuse } from './sops.js';
@@ -254,6 +254,7 @@ export function placeSecrets(input: SecretsInput): SecretsOutput {
   const problems: Diagnostic[] = strategyProblems(input);
   const out: SecretsOutput = { components: [], inline: [], encrypt: [], substituteFrom: new Map(), substituteVariables: [], warnings: [] };
   const fluxVariables = new Set<string>();
+  const fluxValues = new Map<string, SubstitutedVariable>();
   out.components = input.components.map((component) => {
     const marked = input.marked.get(component.label);
     if (!marked) return component;
@@ -285,9 +286,10 @@ export function placeSecrets(input: SecretsInput): SecretsOutput {
       }
       case 'flux-substitute': {
         const result = toFluxSubstitution(component.objects, fields);
-        problems.push(...result.problems);
+        const secretName = input.config.fluxSubstitute?.secretName ?? DEFAULT_SUBSTITUTE_SECRET;
+        problems.push(...result.problems, ...substitutedValueConflicts(fluxValues, component.label, result.variables, lookup, secretName));
         result.variables.forEach((v) => fluxVariables.add(v));
-        out.substituteFrom.set(component.label, input.config.fluxSubstitute?.secretName ?? DEFAULT_SUBSTITUTE_SECRET);
+        out.substituteFrom.set(component.label, secretName);
         return { ...component, objects: result.objects };
       }
       case 'sops': {

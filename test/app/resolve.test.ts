@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
-import { tempDir } from '../helpers/corpus-manifest.js';
+import { corpusUrl, tempDir } from '../helpers/corpus-manifest.js';
+import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { runCli } from '../helpers/cli.js';
 import { localReleases, managerDeployment } from '../helpers/local-release.js';
 
@@ -212,4 +213,62 @@ test('cert-manager asked below the locked release warns at certManager.version: 
   const again = await runCli(['lock', '-f', dir, ...cache]);
   assert.equal(again.code, 0, again.stderr);
   assert.doesNotMatch(again.stderr, /downgrade/);
+});
+
+test('a selector that matches a ConfigMap left out for a problem of its own tells that problem alone, not "no ConfigMap matches" with a hint to select another ConfigMap (as a configSecret left out is not told again as missing)', async () => {
+  const metadata = readFileSync(path.join(CORPUS_REPOSITORY, 'bootstrap-rke2', 'v0.11.0', 'metadata.yaml'), 'utf8');
+  const configMap = (name: string, type: string, extra: string) => `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ${name}
+  namespace: rke2-system
+  labels:
+    provider.cluster.x-k8s.io/name: rke2
+    provider.cluster.x-k8s.io/type: ${type}
+    provider.cluster.x-k8s.io/version: v0.11.0
+data:
+  components: "apiVersion: v1\\nkind: Namespace\\nmetadata:\\n  name: rke2-system\\n"
+  metadata: ${JSON.stringify(metadata)}
+${extra}`;
+  const dir = tempDir();
+  writeFileSync(
+    path.join(dir, 'providers.yaml'),
+    [
+      `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata:
+  name: cluster-api
+  namespace: capi-system
+spec:
+  version: v1.12.0
+  fetchConfig:
+    url: ${corpusUrl('cluster-api', 'v1.12.0', 'core-components.yaml')}
+`,
+      `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: BootstrapProvider
+metadata:
+  name: rke2
+  namespace: rke2-system
+spec:
+  version: v0.11.0
+  fetchConfig:
+    selector:
+      matchLabels:
+        provider.cluster.x-k8s.io/name: rke2
+        provider.cluster.x-k8s.io/type: bootstrap
+`,
+      // the API server refuses a key in both data and binaryData: this ConfigMap is left out
+      configMap('bootstrap-rke2-v0.11.0', 'bootstrap', `binaryData:\n  components: ${Buffer.from('x').toString('base64')}\n`),
+      configMap('controlplane-rke2-v0.11.0', 'controlplane', ''),
+      'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\ncertManager: {enabled: false}\n',
+    ].join('---\n'),
+  );
+  const result = await runCli(['render', '-f', dir, '-o', path.join(dir, 'out')]);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(
+    result.stderr,
+    /ConfigMap\/rke2-system\/bootstrap-rke2-v0\.11\.0: binaryData\.components: key "components" is in both data and binaryData/,
+  );
+  assert.doesNotMatch(result.stderr, /no ConfigMap in namespace/);
+  assert.doesNotMatch(result.stderr, /fix the selector or the label/);
 });

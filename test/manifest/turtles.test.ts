@@ -498,3 +498,59 @@ test('the ProviderSpec fields a CAPIProvider inlines are the schema\'s ProviderS
   const schema = JSON.parse(readFileSync(path.resolve('schema/capi-gitops.schema.json'), 'utf8'));
   assert.deepEqual([...PROVIDER_SPEC_FIELDS].sort(), Object.keys(schema.$defs.ProviderSpec.properties).sort());
 });
+
+test("no spec.version: the hint names the version the export's status.installedVersion says Turtles installed, else the kubectl command that prints it, never another provider's version", () => {
+  const provider = (status: string) => `apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: rke2-bootstrap
+  namespace: rke2-system
+spec:
+  name: rke2
+  type: bootstrap
+${status}`;
+  const hintOf = (text: string) => {
+    const { result } = convertManifestText('rke2.yaml', text);
+    return result.warnings.find((w) => /no spec\.version/.test(w.message))?.hint ?? '';
+  };
+  const exported = hintOf(provider('status:\n  installedVersion: v0.11.0\n'));
+  assert.match(exported, /version: v0\.11\.0/);
+  assert.doesNotMatch(exported, /v2\.8\.1/);
+  const written = hintOf(provider(''));
+  assert.doesNotMatch(written, /v2\.8\.1/, 'v2.8.1 is an AWS release, no version of this provider');
+  assert.match(written, /kubectl get capiprovider rke2-bootstrap -n rke2-system -o jsonpath='\{\.status\.installedVersion\}'/);
+});
+
+test("a Secret of the config Secret's name in another namespace is told as not read: Turtles writes, and the operator reads, the one in the CAPIProvider's namespace (rancher/turtles internal/sync/secret_sync.go GetSecret, internal/provider/defaults.go SetDefaultProviderSpec)", async () => {
+  const text = `apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: rke2-bootstrap
+  namespace: rke2-system
+spec:
+  name: rke2
+  type: bootstrap
+  version: v0.11.0
+  configSecret:
+    name: rke2-bootstrap-vars
+  variables:
+    CAPRKE2_INSECURE_DIAGNOSTICS: "true"
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: rke2-bootstrap-vars
+  namespace: rke2-config
+stringData:
+  images: |
+    bootstrap-rke2:
+      repository: mirror.internal/rancher
+`;
+  const manifest = await load(text);
+  const warning = manifest.warnings!.find((w) => w.object === 'Secret/rke2-config/rke2-bootstrap-vars');
+  assert.ok(warning, JSON.stringify(manifest.warnings));
+  assert.equal(warning.line, 15);
+  assert.match(warning.message, /not read/);
+  assert.match(warning.message, /rke2-system\/rke2-bootstrap-vars/);
+  assert.match(warning.hint ?? '', /metadata\.namespace: rke2-system/);
+});

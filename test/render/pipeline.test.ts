@@ -58,3 +58,37 @@ test('the context records the field an image override from a Secret reached; wit
   assert.deepEqual(configImage.secretFields, []);
   assert.ok(PROVIDER_FILTERS.length >= 8);
 });
+
+test("an image set by deployment.containers[].imageUrl or a patch takes the Config's image overrides, the configSecret's not (cluster-api-operator internal/controller/phase_fetch.go: imageOverrides after customizeObjectsFn and applyPatches, from the mounted clusterctl.yaml)", () => {
+  const fromConfig = { all: { repository: 'mirror.internal/capi' } };
+  const fromSecret = { 'cluster-api': { repository: 'secret.internal/capi' } };
+  const spec = { deployment: { containers: [{ name: 'manager', imageUrl: 'ghcr.io/example/cluster-api-controller:v1.12.0-fix' }] } };
+  const images = (ctx: RenderContext) =>
+    renderComponent([deployment('registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0')], ctx)
+      .filter((o) => o.kind === 'Deployment')
+      .map((o) => JSON.stringify(o).match(/"image":"([^"]+)"/)![1]);
+
+  assert.deepEqual(images(context({ spec, imageOverrides: fromConfig, configImageOverrides: fromConfig })), [
+    'mirror.internal/capi/cluster-api-controller:v1.12.0-fix',
+  ]);
+  // the configSecret's overrides are applied by clusterctl's NewComponents, before the customisations
+  assert.deepEqual(images(context({ spec, imageOverrides: { ...fromConfig, ...fromSecret }, configImageOverrides: fromConfig })), [
+    'mirror.internal/capi/cluster-api-controller:v1.12.0-fix',
+  ]);
+  assert.deepEqual(images(context({ spec, imageOverrides: fromSecret, configImageOverrides: {} })), [
+    'ghcr.io/example/cluster-api-controller:v1.12.0-fix',
+  ]);
+  // untouched images keep the first pass's result, the Secret's override included
+  assert.deepEqual(images(context({ imageOverrides: { ...fromConfig, ...fromSecret }, configImageOverrides: fromConfig })), [
+    'secret.internal/capi/cluster-api-controller:v1.12.0',
+  ]);
+  const patches = [
+    {
+      target: { kind: 'Deployment', name: 'capi-controller-manager' },
+      patch: '[{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value": "quay.io/example/manager:v2"}]',
+    },
+  ];
+  assert.deepEqual(images(context({ spec: { patches }, imageOverrides: fromConfig, configImageOverrides: fromConfig })), [
+    'mirror.internal/capi/manager:v2',
+  ]);
+});

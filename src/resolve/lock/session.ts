@@ -224,7 +224,9 @@ export class LockSession {
         if (locked && cache && !accepting) {
           const read = async (): Promise<Artifact | undefined> => {
             const bytes = await cache.getBlob(locked.sha256);
-            return bytes && { name: fileName, text: decodeUtf8(bytes, locked.url), sha256: locked.sha256, url: locked.url };
+            return (
+              bytes && { name: fileName, text: decodeUtf8(bytes, locked.url, { inPlace: false }), sha256: locked.sha256, url: locked.url }
+            );
           };
           const key = `${locked.sha256}\0${locked.url}\0${fileName}`;
           if (shared && !shared.read.has(key)) shared.read.set(key, read());

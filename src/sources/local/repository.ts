@@ -235,7 +235,8 @@ export async function readLocalArtifact(
     const reason = code === 'EISDIR' ? 'it is a directory, not a file' : (error as Error).message;
     throw new CapiGitopsError({ ...origin, message: `${prefix}cannot read ${what} from "${filePath}": ${reason}` });
   }
-  return artifactFromBytes(path.basename(filePath), bytes, pathToFileURL(filePath).href);
+  // named by its path, not its file:// URL: the encoding hint's iconv runs on it as printed
+  return artifactFromBytes(path.basename(filePath), bytes, pathToFileURL(filePath).href, filePath, true);
 }
 
 async function isDirectory(p: string): Promise<boolean> {
