@@ -15,7 +15,63 @@ export const MASK = '********';
  */
 const MIN_SECRET_LENGTH = 6;
 
-const secrets = clearedEachRun(new Set<string>());
+/**
+ * The secrets to redact, indexed by their first four characters: a fleet registers values of every
+ * cluster and prints a line per object, so searching each line for every secret was quadratic.
+ */
+class SecretIndex {
+  readonly #all = new Set<string>();
+  /** Rank of each secret, longest first (ties in registration order), as the masking order. */
+  #rank: Map<string, number> | undefined;
+  #byStart: Map<number, string[]> | undefined;
+
+  add(secret: string): void {
+    if (this.#all.has(secret)) return;
+    this.#all.add(secret);
+    this.#rank = this.#byStart = undefined;
+  }
+
+  clear(): void {
+    this.#all.clear();
+    this.#rank = this.#byStart = undefined;
+  }
+
+  /** The secrets `text` holds, longest first. */
+  in(text: string): string[] {
+    if (this.#byStart === undefined) this.#index();
+    const found = new Set<string>();
+    for (const secret of this.#byStart!.get(-1) ?? []) if (text.includes(secret)) found.add(secret);
+    for (let i = 0; i + KEY_LENGTH <= text.length; i++) {
+      const candidates = this.#byStart!.get(startKey(text, i));
+      if (candidates) for (const secret of candidates) if (text.startsWith(secret, i)) found.add(secret);
+    }
+    return [...found].sort((a, b) => this.#rank!.get(a)! - this.#rank!.get(b)!);
+  }
+
+  #index(): void {
+    const sorted = [...this.#all].sort((a, b) => b.length - a.length);
+    this.#rank = new Map(sorted.map((secret, i) => [secret, i]));
+    this.#byStart = new Map();
+    // a shorter secret is searched whole (key -1)
+    for (const secret of sorted) {
+      const key = secret.length < KEY_LENGTH ? -1 : startKey(secret, 0);
+      const list = this.#byStart.get(key);
+      if (list) list.push(secret);
+      else this.#byStart.set(key, [secret]);
+    }
+  }
+}
+
+const KEY_LENGTH = 4;
+
+/** A hash of the KEY_LENGTH characters at `at` (a hit is checked with startsWith). */
+function startKey(text: string, at: number): number {
+  let key = 0;
+  for (let i = at; i < at + KEY_LENGTH; i++) key = (Math.imul(key, 31) + text.charCodeAt(i)) | 0;
+  return key === -1 ? 0 : key;
+}
+
+const secrets = clearedEachRun(new SecretIndex());
 
 /** Environment variables that hold credentials the tool reads; their values are redacted everywhere. */
 export const CREDENTIAL_ENV_VARIABLES = [
@@ -102,7 +158,7 @@ export function redactUrlCredentials(url: string): string {
 function redactText(text: string): string {
   let out = text.replace(URL_IN_TEXT, (url) => redactUrlCredentials(url));
   // Longest first, so a secret that contains another is masked whole.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+  for (const secret of secrets.in(out)) {
     if (out.includes(secret)) out = out.split(secret).join(MASK);
   }
   // Header lines a server echoed back, whatever the token: `Authorization: Bearer x`.
