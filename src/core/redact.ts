@@ -6,6 +6,7 @@
  * rather than at each place that builds a message.
  */
 import { clearedEachRun } from './run-state.js';
+import { StringIndex } from './string-index.js';
 
 /** What a secret value is shown as. */
 export const MASK = '********';
@@ -15,63 +16,8 @@ export const MASK = '********';
  */
 const MIN_SECRET_LENGTH = 6;
 
-/**
- * The secrets to redact, indexed by their first four characters: a fleet registers values of every
- * cluster and prints a line per object, so searching each line for every secret was quadratic.
- */
-class SecretIndex {
-  readonly #all = new Set<string>();
-  /** Rank of each secret, longest first (ties in registration order), as the masking order. */
-  #rank: Map<string, number> | undefined;
-  #byStart: Map<number, string[]> | undefined;
-
-  add(secret: string): void {
-    if (this.#all.has(secret)) return;
-    this.#all.add(secret);
-    this.#rank = this.#byStart = undefined;
-  }
-
-  clear(): void {
-    this.#all.clear();
-    this.#rank = this.#byStart = undefined;
-  }
-
-  /** The secrets `text` holds, longest first. */
-  in(text: string): string[] {
-    if (this.#byStart === undefined) this.#index();
-    const found = new Set<string>();
-    for (const secret of this.#byStart!.get(-1) ?? []) if (text.includes(secret)) found.add(secret);
-    for (let i = 0; i + KEY_LENGTH <= text.length; i++) {
-      const candidates = this.#byStart!.get(startKey(text, i));
-      if (candidates) for (const secret of candidates) if (text.startsWith(secret, i)) found.add(secret);
-    }
-    return [...found].sort((a, b) => this.#rank!.get(a)! - this.#rank!.get(b)!);
-  }
-
-  #index(): void {
-    const sorted = [...this.#all].sort((a, b) => b.length - a.length);
-    this.#rank = new Map(sorted.map((secret, i) => [secret, i]));
-    this.#byStart = new Map();
-    // a shorter secret is searched whole (key -1)
-    for (const secret of sorted) {
-      const key = secret.length < KEY_LENGTH ? -1 : startKey(secret, 0);
-      const list = this.#byStart.get(key);
-      if (list) list.push(secret);
-      else this.#byStart.set(key, [secret]);
-    }
-  }
-}
-
-const KEY_LENGTH = 4;
-
-/** A hash of the KEY_LENGTH characters at `at` (a hit is checked with startsWith). */
-function startKey(text: string, at: number): number {
-  let key = 0;
-  for (let i = at; i < at + KEY_LENGTH; i++) key = (Math.imul(key, 31) + text.charCodeAt(i)) | 0;
-  return key === -1 ? 0 : key;
-}
-
-const secrets = clearedEachRun(new SecretIndex());
+// indexed: a fleet registers every cluster's values and prints a line per object
+const secrets = clearedEachRun(new StringIndex());
 
 /** Environment variables that hold credentials the tool reads; their values are redacted everywhere. */
 export const CREDENTIAL_ENV_VARIABLES = [
