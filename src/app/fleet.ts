@@ -57,6 +57,7 @@ import { RunContext } from './context.js';
 import { resolveCluster } from './resolve.js';
 import { readmeCommandFor, renderCluster } from './cluster.js';
 import { mergeSecretsNotGiven } from './providers.js';
+import { fleetSecrets } from './fleet-secrets.js';
 import { prepareWiring } from './wiring.js';
 import type { RenderOptions, RenderResult, Resolution, SecretNotGiven } from './types.js';
 import { agreedImageDigests } from './image-pins.js';
@@ -525,6 +526,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const renderedLocks = new Map<string, Lockfile>();
   const { write, settle } = oneWriteAtATime();
   const fleetImageDigests = agreedImageDigests(resolved.previous);
+  const secrets = fleetSecrets(manifest, resolved.clusters, resolved.resolutions);
   for (const cluster of resolved.clusters) {
     const resolution = resolved.resolutions.get(cluster.name);
     // a cluster that could not be resolved at all has its problems collected already
@@ -545,6 +547,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
       warnings.push(...result.warnings.map((w): [string, string] => [cluster.name, w]));
       notGiven.push(...(result.secretsNotGiven ?? []));
       renderedLocks.set(cluster.name, result.lock.lock);
+      secrets.refuseLeaks(cluster.name, clusterDirectory(cluster.name), result.files);
       // after a problem the run fails: what is left is rendered for its problems, not written
       if (problems.size > 0) continue;
       const files = argo ? withoutOwnApplicationSet(argo, cluster.name, result.files) : result.files;

@@ -6,6 +6,7 @@
  * rather than at each place that builds a message.
  */
 import { clearedEachRun } from './run-state.js';
+import { StringIndex } from './string-index.js';
 
 /** What a secret value is shown as. */
 export const MASK = '********';
@@ -15,7 +16,8 @@ export const MASK = '********';
  */
 const MIN_SECRET_LENGTH = 6;
 
-const secrets = clearedEachRun(new Set<string>());
+// indexed: a fleet registers every cluster's values and prints a line per object
+const secrets = clearedEachRun(new StringIndex());
 
 /** Environment variables that hold credentials the tool reads; their values are redacted everywhere. */
 export const CREDENTIAL_ENV_VARIABLES = [
@@ -102,7 +104,7 @@ export function redactUrlCredentials(url: string): string {
 function redactText(text: string): string {
   let out = text.replace(URL_IN_TEXT, (url) => redactUrlCredentials(url));
   // Longest first, so a secret that contains another is masked whole.
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+  for (const secret of secrets.in(out)) {
     if (out.includes(secret)) out = out.split(secret).join(MASK);
   }
   // Header lines a server echoed back, whatever the token: `Authorization: Bearer x`.

@@ -8,6 +8,7 @@
  * value_interpolation.go (generator `values` templated with the path parameters, read as
  * `.values.<key>`); the lookups use Sprig's `dict` and `get`, which Argo CD's goTemplate has.
  */
+import { clusterRanges } from '../core/cluster-ranges.js';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../core/kobject.js';
 import { isValuesMap, type Values } from '../core/values.js';
@@ -119,7 +120,7 @@ function notSharedProblems(clusters: readonly FleetApplicationSetCluster[], clus
       problems.push({
         object: 'Config clusters[].gitops',
         path: field,
-        message: `applicationSet: true draws one ApplicationSet for the fleet, and the clusters' ${field} differ: ${[...groups].map(([value, names]) => `${names.join(', ')}: ${value}`).join('; ')}`,
+        message: `applicationSet: true draws one ApplicationSet for the fleet, and the clusters' ${field} differ: ${[...groups].map(([value, names]) => `${clusterRanges(names)}: ${value}`).join('; ')}`,
         expected: `one ${field} for every cluster`,
         hint: `set ${field} in the shared Config gitops.values, not in the clusters' overlays (or set applicationSet: false for one Application per component)`,
       });
@@ -134,7 +135,7 @@ function notSharedProblems(clusters: readonly FleetApplicationSetCluster[], clus
     problems.push({
       object: 'Config clusters[]',
       path: 'overrides',
-      message: `the clusters' unmanaged objects (Config.overrides) differ (${[...unmanaged.values()].map((names) => names.join(', ')).join(' / ')}), and the fleet's one ApplicationSet template would stop enforcing them in every cluster`,
+      message: `the clusters' unmanaged objects (Config.overrides) differ (${[...unmanaged.values()].map((names) => clusterRanges(names)).join(' / ')}), and the fleet's one ApplicationSet template would stop enforcing them in every cluster`,
       expected: 'the same Config.overrides in every cluster',
       hint: 'set overrides in the shared Config, or set applicationSet: false for one Application per component',
     });
@@ -161,7 +162,7 @@ function samePrefixProblems(same: ReadonlyMap<string, string[]>): Diagnostic[] {
     object: 'Config clusters[].gitops',
     path: 'releaseName',
     message:
-      `the clusters ${names.join(', ')} have the same releaseName ${prefix}: the fleet's one ApplicationSet would generate ` +
+      `the clusters ${clusterRanges(names)} have the same releaseName ${prefix}: the fleet's one ApplicationSet would generate ` +
       `Applications of the same name (${prefix}-<component directory>) for each, and Argo CD refuses an ApplicationSet whose Applications' names repeat`,
     expected: 'a releaseName of its own for each cluster',
     hint: `give each cluster its own in its entry, e.g. gitops: {releaseName: ${prefix}-${names[0]}} in the cluster ${names[0]}`,
@@ -181,7 +182,7 @@ export function sharedWiringProblems(objects: ReadonlyMap<string, readonly strin
       object: identity,
       path: 'clusters',
       message:
-        `the clusters ${names.join(', ')} each write ${identity} in their ${FLEET_WIRING_DIRECTORY}/: with applicationSet: true they share ` +
+        `the clusters ${clusterRanges(names)} each write ${identity} in their ${FLEET_WIRING_DIRECTORY}/: with applicationSet: true they share ` +
         'one Argo CD, where the last one applied replaces the others',
       expected: "each cluster's wiring objects named for that cluster",
       hint: identity.startsWith('AppProject ')

@@ -8,6 +8,7 @@
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import { isValuesMap, type Values } from '../core/values.js';
+import { clusterRanges } from '../core/cluster-ranges.js';
 
 const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
 const IN_CLUSTER_NAME = 'in-cluster';
@@ -78,7 +79,7 @@ export function sharedDestinationWarnings(clusters: readonly FleetDestinationClu
         object: 'Config clusters[]',
         path: `argocd.values.destination.${field}`,
         message:
-          `the clusters ${names.join(', ')} have ${what}: ${where} would apply each cluster's providers to that one cluster, ` +
+          `the clusters ${clusterRanges(names)} have ${what}: ${where} would apply each cluster's providers to that one cluster, ` +
           'where their Applications fight over the same objects',
         expected: "each cluster's own destination: the management cluster it renders for",
         hint:

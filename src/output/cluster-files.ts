@@ -9,6 +9,7 @@ import { clusterDirectory, expandClusterTree } from '../layout/fleet.js';
 import { INDEX_FILE } from '../layout/output-paths.js';
 import { KUSTOMIZATION_FILE } from '../layout/kustomize.js';
 import { CapiGitopsError } from '../core/diagnostics.js';
+import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
 import { shellWord } from '../core/shell.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import { parseIndex } from './ownership-index.js';
@@ -53,7 +54,7 @@ export class KeptClusters {
   async cluster(name: string): Promise<Map<string, string>> {
     const prefix = `${clusterDirectory(name)}/`;
     const paths = this.owned.filter((p) => p.startsWith(prefix));
-    const texts = await Promise.all(paths.map((p) => this.file(p)));
+    const texts = await mapLimited(paths, OPEN_FILES, (p) => this.file(p));
     const files = new Map<string, string>();
     paths.forEach((p, i) => {
       if (texts[i] !== undefined) files.set(p.slice(prefix.length), texts[i]!);

@@ -21,6 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
+import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
 import { beginsAsGenerated, parseIndexEntries, parseKeptDirectories, provenOwned } from './ownership-index.js';
 import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../layout/output-paths.js';
 import { sha256Hex } from '../core/digest.js';
@@ -387,7 +388,7 @@ async function readExisting(target: Target, files: OutputFiles): Promise<Existin
     const entry = existing.entries.get(p);
     return entry?.type === 'file' && entry.size === Buffer.byteLength(files.get(p)!, 'utf8');
   });
-  const contents = await Promise.all(sameSize.map((p) => readFile(path.join(target.path, p))));
+  const contents = await mapLimited(sameSize, OPEN_FILES, (p) => readFile(path.join(target.path, p)));
   const adopted = sameSize.filter((p, i) => !listed.has(p) && contents[i]!.equals(bytesOf(files.get(p)!)));
   for (const [i, p] of sameSize.entries()) if (listed.has(p) || adopted.includes(p)) existing.ownedContents.set(p, contents[i]!);
   existing.ownedPaths = [...listed.keys(), ...adopted];

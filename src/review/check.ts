@@ -9,6 +9,7 @@ import { INDEX_FILE } from '../layout/output-paths.js';
 import { README_FILE } from '../layout/index.js';
 import { formatIndex, parseIndexEntries, parseKeptDirectories, provenOwned } from '../output/ownership-index.js';
 import { sha256Hex } from '../core/digest.js';
+import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
 import { exists, scanTree, type TreeEntry } from '../output/tree.js';
 import { unwrittenFiles } from '../output/unwritten-files.js';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
@@ -84,14 +85,14 @@ async function readTree(directory: string, rendered: readonly string[], hooks: C
   const entries = await outputEntries(directory);
   await hooks.afterScan?.();
   const indexText = entries.get(INDEX_FILE)?.type === 'file' ? await readFile(path.join(directory, INDEX_FILE), 'utf8') : undefined;
-  const onDisk = await Promise.all(
-    rendered.map((p) => (entries.get(p)?.type === 'file' ? readFile(path.join(directory, p)) : Promise.resolve(undefined))),
+  const onDisk = await mapLimited(rendered, OPEN_FILES, (p) =>
+    entries.get(p)?.type === 'file' ? readFile(path.join(directory, p)) : Promise.resolve(undefined),
   );
   const renderedSet = new Set(rendered);
   const written =
     indexText === undefined ? new Map<string, string | undefined>() : parseIndexEntries(indexText, path.join(directory, INDEX_FILE));
   const stalePaths = [...written.keys()].filter((p) => !renderedSet.has(p) && entries.get(p)?.type === 'file');
-  const staleBytes = await Promise.all(stalePaths.map((p) => readFile(path.join(directory, p))));
+  const staleBytes = await mapLimited(stalePaths, OPEN_FILES, (p) => readFile(path.join(directory, p)));
   return { entries, indexText, written, onDisk, stale: new Map(stalePaths.map((p, i) => [p, staleBytes[i]!])) };
 }
 
@@ -266,7 +267,7 @@ export async function recordedSecretVariables(outDir: string): Promise<string[]>
   const entries = await scanTree(root).catch(() => new Map<string, TreeEntry>());
   const files = [...entries].filter(([p, e]) => e.type === 'file' && p.endsWith('.yaml')).map(([p]) => p);
   // only the text is searched (no parse): check reads and bounds the tree itself, after the render
-  const texts = await Promise.all(files.map((p) => readFile(path.join(root, p), 'utf8').catch(() => '')));
+  const texts = await mapLimited(files, OPEN_FILES, (p) => readFile(path.join(root, p), 'utf8').catch(() => ''));
   const names = new Set<string>();
   for (const text of texts) {
     if (/^kind: ExternalSecret$/m.test(text)) for (const m of text.matchAll(/\{\{ \.([A-Za-z_]\w*)\b/g)) names.add(m[1]!);

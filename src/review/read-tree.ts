@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CapiGitopsError, DiagnosticBag } from '../core/diagnostics.js';
+import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
 import { scanTree } from '../output/tree.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import { isHidden } from '../output/unwritten-files.js';
@@ -26,7 +27,7 @@ export async function readOutputTree(dir: string): Promise<Map<string, string>> 
     .filter(([p, e]) => e.type === 'file' && !isHidden(p))
     .map(([p]) => p)
     .sort();
-  const texts = await Promise.all(files.map((p) => readFile(path.join(root, p), 'utf8')));
+  const texts = await mapLimited(files, OPEN_FILES, (p) => readFile(path.join(root, p), 'utf8'));
   const bag = new DiagnosticBag();
   // every file, not only *.yaml: a base's kustomization may list a resource of any name, and review parses it
   files.forEach((p, i) => checkOutputFile(texts[i]!, path.join(dir, p), bag));

@@ -5,9 +5,11 @@
  * every message. The gate also searches each output line holding an escape decoded (YAML and JSON
  * escapes, URL encoding), a multi-line value as runs of lines, and a long value split in two.
  */
-import { compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { doubleQuoted } from '../yaml/emit.js';
 import { ONLY_IF_NOT_A_CREDENTIAL } from '../render/types.js';
+import { clusterRanges } from '../core/cluster-ranges.js';
+import { StringIndex } from '../core/string-index.js';
 
 /** Values shorter than this are not searched for (too many accidental hits). */
 const MINIMUM_SECRET_LENGTH = 4;
@@ -433,4 +435,61 @@ export function githubMasks(needles: SecretNeedles): string[] {
     }
   }
   return [...masks].sort(compareStrings).map((text) => `::add-mask::${escapeData(text)}`);
+}
+
+/** Texts at least this long are remembered once found clean: a fleet's clusters share their CRDs. */
+const REMEMBERED_TEXT_LENGTH = 16_384;
+
+/**
+ * A fleet's secret values, each cluster's own (its configSecrets'), searched in every other
+ * cluster's files: each cluster's gate knows only its own values, so a value of cluster A that
+ * cluster B writes in plain (a variable of B's entry) would pass it. One pass over each text
+ * whatever the fleet's size (StringIndex); a long text found clean is not searched again.
+ */
+export class FleetSecrets {
+  readonly #index = new StringIndex();
+  /** Each form: its variable and the clusters whose value it is. */
+  readonly #owners = new Map<string, { name: string; clusters: Set<string> }>();
+  readonly #clean = new Set<string>();
+
+  constructor(byCluster: ReadonlyMap<string, SecretNeedles>) {
+    for (const [cluster, needles] of byCluster)
+      for (const [form, name] of needles.needles) {
+        const owner = this.#owners.get(form) ?? { name, clusters: new Set<string>() };
+        owner.clusters.add(cluster);
+        this.#owners.set(form, owner);
+        this.#index.add(form);
+      }
+  }
+
+  /** Throws the leaks of `cluster`'s files (in `directory` of the output), if any. */
+  refuseLeaks(cluster: string, directory: string, files: ReadonlyMap<string, string>): void {
+    const problems = this.leaks(cluster, files).map((d) => ({ ...d, file: `${directory}/${d.file}` }));
+    if (problems.length > 0) throw new CapiGitopsError(problems);
+  }
+
+  /** One problem per file and variable of another cluster found in `cluster`'s files; no value. */
+  leaks(cluster: string, files: ReadonlyMap<string, string>): Diagnostic[] {
+    const problems: Diagnostic[] = [];
+    for (const [file, text] of files) {
+      if (this.#clean.has(text)) continue;
+      const told = new Set<string>();
+      for (const form of this.#index.in(text)) {
+        const owner = this.#owners.get(form)!;
+        if (owner.clusters.has(cluster) || told.has(owner.name)) continue;
+        told.add(owner.name);
+        const object = objectAround(text, text.indexOf(form));
+        const owners = [...owner.clusters];
+        problems.push({
+          file,
+          ...(object ? { object } : {}),
+          message: `the output would contain the secret value of ${owner.name} of ${owners.length > 1 ? 'clusters' : 'cluster'} ${clusterRanges(owners)}, raw or encoded; nothing was written`,
+          expected: "no cluster's secret value in another cluster's files",
+          hint: `find where the value enters this cluster (its variables, images, chart values, patches) and give the cluster a value of its own`,
+        });
+      }
+      if (told.size === 0 && text.length >= REMEMBERED_TEXT_LENGTH) this.#clean.add(text);
+    }
+    return problems;
+  }
 }

@@ -195,12 +195,21 @@ const WORD = /^[A-Za-z0-9_][A-Za-z0-9_./-]{0,63}$/;
 const wordForms = new Map<string, string>();
 const WORD_FORMS_LIMIT = 65536;
 
+/**
+ * `text` in a string of its own: a word parsed from a text is a slice of it, which keeps the whole
+ * text alive, so a memo that outlives the render (a fleet's clusters) keeps copies.
+ */
+function ownCopy(text: string): string {
+  return ` ${text}`.slice(1);
+}
+
 function wordString(word: string): string {
   let form = wordForms.get(word);
   if (form === undefined) {
-    form = plainStringIsAmbiguous(word) ? doubleQuoted(word) : word;
+    const own = ownCopy(word);
+    form = plainStringIsAmbiguous(own) ? doubleQuoted(own) : own;
     if (wordForms.size >= WORD_FORMS_LIMIT) wordForms.clear();
-    wordForms.set(word, form);
+    wordForms.set(own, form);
   }
   return form;
 }
@@ -225,7 +234,8 @@ function longString(value: string, indent: string): string {
       for (const each of longForms.values()) each.clear();
       longFormChars = 0;
     }
-    forms.set(value, form);
+    const own = ownCopy(value);
+    forms.set(own, form === value ? own : form);
     longFormChars += value.length + form.length;
   }
   return form;

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { redactUrlCredentials, safeText } from '../../src/core/redact.js';
+import { createHash } from 'node:crypto';
+import { redactUrlCredentials, registerSecretForms, safeText } from '../../src/core/redact.js';
+import { startRun } from '../../src/core/run-state.js';
 
 const DIGEST = 'sha256:42544b8feb233873b593a7410c2daae11ac51a95339388807ff105ef68c4ce05';
 
@@ -32,4 +34,48 @@ test('fragments that are not an oci:// file name stay masked, and userinfo and q
     redactUrlCredentials('oci://user:secret-value@registry.example.com/capi?sig=secret-value#metadata.yaml'),
     'oci://********@registry.example.com/capi?sig=********#metadata.yaml',
   );
+});
+
+/** String comparisons made while `work` runs: the searches redaction makes for its secrets. */
+function comparisons(work: () => void): number {
+  const methods = ['includes', 'startsWith', 'indexOf'] as const;
+  const saved = methods.map((name) => String.prototype[name]);
+  let count = 0;
+  methods.forEach((name, i) => {
+    const original = saved[i] as (...args: unknown[]) => unknown;
+    (String.prototype as unknown as Record<string, unknown>)[name] = function (this: string, ...args: unknown[]) {
+      count++;
+      return original.apply(this, args);
+    };
+  });
+  try {
+    work();
+  } finally {
+    methods.forEach((name, i) => ((String.prototype as unknown as Record<string, unknown>)[name] = saved[i]));
+  }
+  return count;
+}
+
+/** A fleet's report of `clusters` clusters, each with secret values of its own: searches made per printed line. */
+function searchesPerLine(clusters: number): number {
+  startRun();
+  for (let i = 0; i < clusters; i++)
+    registerSecretForms(['token', 'password'].map((key) => createHash('sha256').update(`${key}-${i}`).digest('hex').slice(0, 32)));
+  const lines = Array.from(
+    { length: 50 },
+    (_, i) => `  + Deployment capi-system/capi-controller-manager (clusters/c${i}/01-cluster-api/deployment.yaml)`,
+  );
+  const count = comparisons(() => lines.forEach((line) => safeText(line)));
+  startRun();
+  return count / lines.length;
+}
+
+test("a printed line is searched for secrets in time that does not grow with the fleet's secrets (a line per object, a secret per cluster: no line x secret search)", () => {
+  const small = searchesPerLine(10);
+  const large = searchesPerLine(1000);
+  assert.ok(large <= small + 2, `searches per line: ${small} with 10 clusters' secrets, ${large} with 1,000`);
+  // a secret in a line is still masked, and the longer of two overlapping ones whole
+  registerSecretForms(['abcd1234secret', 'abcd1234secretlonger']);
+  assert.equal(safeText('x abcd1234secretlonger y abcd1234secret'), 'x ******** y ********');
+  startRun();
 });
