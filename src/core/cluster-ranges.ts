@@ -43,7 +43,7 @@ function nameIn(cluster: string): RegExp {
  * Both the fleet's expansion (manifest/) and its run (app/) collect through it.
  */
 export class DiagnosticsByCluster {
-  private readonly seen = new Map<string, { diagnostic: Diagnostic; rest?: string; clusters: string[] }>();
+  private readonly seen = new Map<string, { diagnostic: Diagnostic; rest?: string; clusters: string[]; first?: string }>();
 
   get size(): number {
     return this.seen.size;
@@ -58,8 +58,11 @@ export class DiagnosticsByCluster {
     const key = formatDiagnostic(cluster && d.file ? { ...d, file: d.file.replace(nameIn(cluster), '\0') } : d);
     const entry = this.seen.get(key) ?? { diagnostic: d, clusters: [] };
     if (cluster !== undefined) {
-      // told at the first cluster's file, whichever cluster ran first
-      if (entry.clusters.length > 0 && entry.clusters.every((c) => compareStrings(cluster, c) < 0)) entry.diagnostic = d;
+      // told at the first cluster's file, whichever cluster ran first (kept, not searched: a fleet adds one per cluster)
+      if (entry.first === undefined || compareStrings(cluster, entry.first) < 0) {
+        if (entry.first !== undefined) entry.diagnostic = d;
+        entry.first = cluster;
+      }
       entry.clusters.push(cluster);
       entry.rest ??= d.object ? `${joiner}${d.object}` : '';
     }

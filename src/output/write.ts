@@ -390,7 +390,8 @@ async function readExisting(target: Target, files: OutputFiles): Promise<Existin
   });
   const contents = await mapLimited(sameSize, OPEN_FILES, (p) => readFile(path.join(target.path, p)));
   const adopted = sameSize.filter((p, i) => !listed.has(p) && contents[i]!.equals(bytesOf(files.get(p)!)));
-  for (const [i, p] of sameSize.entries()) if (listed.has(p) || adopted.includes(p)) existing.ownedContents.set(p, contents[i]!);
+  const adoptedSet = new Set(adopted);
+  for (const [i, p] of sameSize.entries()) if (listed.has(p) || adoptedSet.has(p)) existing.ownedContents.set(p, contents[i]!);
   existing.ownedPaths = [...listed.keys(), ...adopted];
   return existing;
 }
