@@ -11,6 +11,7 @@ import { ONLY_IF_NOT_A_CREDENTIAL } from '../render/types.js';
 import { clusterRanges } from '../core/cluster-ranges.js';
 import { StringIndex } from '../core/string-index.js';
 import { sha256Hex } from '../core/digest.js';
+import { escapeData } from '../core/workflow-commands.js';
 
 /** Values shorter than this are not searched for (too many accidental hits). */
 const MINIMUM_SECRET_LENGTH = 4;
@@ -407,14 +408,6 @@ export function redactDiagnostic(d: Diagnostic, needles: SecretNeedles): Diagnos
     if (typeof value === 'string') out[key] = redact(value, needles);
   }
   return out;
-}
-
-/**
- * The data of a workflow command as the runner reads it back: `%`, CR and LF escaped (actions/toolkit
- * packages/core/src/command.ts escapeData), so a value holding `%0A` is masked as itself.
- */
-export function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 
 /** GitHub Actions workflow commands that mask each secret form in the job log. */
