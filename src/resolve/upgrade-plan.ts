@@ -1011,7 +1011,7 @@ function selectedProviders(plan: UpgradePlan, names: readonly string[], problems
   const selected = new Set<ProviderPlan>();
   for (const name of names) {
     const found = plan.providers.filter((p) => p.label === name || `${p.namespace}/${p.label}` === name);
-    const versioned = found.length === 0 ? withVersion(plan, name) : undefined;
+    const versioned = found.length === 0 ? namedVersionProblem(plan, name) : undefined;
     if (versioned) problems.push(versioned);
     else if (found.length === 0) {
       problems.push({
@@ -1033,13 +1033,13 @@ function selectedProviders(plan: UpgradePlan, names: readonly string[], problems
  * clusterctl's `upgrade apply --core capi-system/cluster-api:v1.8.0` form: update has no version to
  * take, the manifest's spec.version is where one is chosen. Undefined when `name` is not that form.
  */
-function withVersion(plan: UpgradePlan, name: string): Diagnostic | undefined {
+function namedVersionProblem(plan: UpgradePlan, name: string): Diagnostic | undefined {
   const colon = name.lastIndexOf(':');
   const [provider, version] = [name.slice(0, colon), name.slice(colon + 1)];
   if (colon < 0 || parseSemantic(version) === null) return undefined;
   const found = plan.providers.find((p) => p.label === provider || `${p.namespace}/${p.label}` === provider);
   if (!found) return undefined;
-  // told at the provider's spec.version, where the version is set
+  // the plan knows no position: the provider object is named, and the hint its spec.version
   return {
     object: `${found.kind}/${found.namespace}/${found.name}`,
     message: `"${name}" names a version, as clusterctl upgrade apply does; update moves each provider to the release its plan offers`,
