@@ -469,7 +469,7 @@ export class FleetSecrets {
     for (const [file, text] of files) {
       const digest = text.length >= REMEMBERED_TEXT_LENGTH ? sha256Hex(text) : undefined;
       if (digest !== undefined && this.#clean.has(digest)) continue;
-      const forms = this.#index.in(text);
+      const forms = this.#index.foundIn(text);
       // clean for every cluster only when it holds no cluster's value, its own included
       if (digest !== undefined && forms.length === 0) this.#clean.add(digest);
       const told = new Set<string>();
