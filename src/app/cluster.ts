@@ -427,8 +427,11 @@ function unmanagedOverrides(config: Manifest['config']): {
   }));
   const locate = config.locate;
   if (!locate) return { unmanaged };
-  const at = (selector: ObjectSelector) => unmanaged.indexOf(selector);
-  return { unmanaged, locateOverride: (selector) => (at(selector) < 0 ? undefined : locate(['overrides', entries[at(selector)]!.index])) };
+  const locateOverride = (selector: ObjectSelector) => {
+    const at = unmanaged.indexOf(selector);
+    return at < 0 ? undefined : locate(['overrides', entries[at]!.index]);
+  };
+  return { unmanaged, locateOverride };
 }
 
 /** The secrets placed by the strategy, the layout drawn, sops files encrypted, and every byte gated. */

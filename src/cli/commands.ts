@@ -197,12 +197,14 @@ export function resolutionJson(resolution: Resolution): Record<string, unknown> 
 
 /** A fleet's change several clusters make alike, told once naming them, as their resolutions are. */
 function changeLines(changes: readonly LockChange[]): string[] {
-  const clusters = new Map<string, string[]>();
+  const clustersByText = new Map<string, string[]>();
   for (const { cluster, line } of changes) {
     const text = cluster === undefined ? line : line.slice(cluster.length + ': '.length);
-    clusters.set(text, [...(clusters.get(text) ?? []), ...(cluster === undefined ? [] : [cluster])]);
+    const clusters = clustersByText.get(text) ?? [];
+    if (cluster !== undefined) clusters.push(cluster);
+    clustersByText.set(text, clusters);
   }
-  return [...clusters].map(([text, names]) =>
+  return [...clustersByText].map(([text, names]) =>
     names.length === 0 ? text : names.length === 1 ? `${names[0]}: ${text}` : `clusters ${clusterRanges(names)}: ${text}`,
   );
 }

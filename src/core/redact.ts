@@ -104,7 +104,7 @@ export function redactUrlCredentials(url: string): string {
 function redactText(text: string): string {
   let out = text.replace(URL_IN_TEXT, (url) => redactUrlCredentials(url));
   // Longest first, so a secret that contains another is masked whole.
-  for (const secret of secrets.in(out)) {
+  for (const secret of secrets.foundIn(out)) {
     if (out.includes(secret)) out = out.split(secret).join(MASK);
   }
   // Header lines a server echoed back, whatever the token: `Authorization: Bearer x`.

@@ -30,7 +30,7 @@ export class StringIndex {
   }
 
   /** The strings `text` holds, longest first. */
-  in(text: string): string[] {
+  foundIn(text: string): string[] {
     if (this.#byStart === undefined) this.#index();
     const found = new Set<string>();
     for (const short of this.#byStart!.get(-1) ?? []) if (text.includes(short)) found.add(short);

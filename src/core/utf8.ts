@@ -40,10 +40,10 @@ function invalidUtf8Offset(bytes: Uint8Array): number {
 
 /**
  * The text of `bytes`, or a CapiGitopsError naming `file`, the byte offset, line and column.
- * `inPlace: false` when `file` is no path on this machine (a URL, a ConfigMap's key): the hint
+ * `localFile: false` when `file` is no path on this machine (a URL, a ConfigMap's key): the hint
  * then prints no command on it, which could not run.
  */
-export function decodeUtf8(bytes: Uint8Array, file: string, options: { inPlace?: boolean } = {}): string {
+export function decodeUtf8(bytes: Uint8Array, file: string, options: { localFile?: boolean } = {}): string {
   if (isUtf8(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   const offset = invalidUtf8Offset(bytes);
   const before = bytes.subarray(0, Math.max(0, offset));
@@ -57,15 +57,15 @@ export function decodeUtf8(bytes: Uint8Array, file: string, options: { inPlace?:
     column,
     message: `not valid UTF-8: byte 0x${(bytes[offset] ?? 0).toString(16).padStart(2, '0')} at byte offset ${offset}`,
     expected: 'UTF-8 text (YAML files are UTF-8)',
-    hint: conversionHint(bytes, file, offset, options.inPlace ?? true),
+    hint: conversionHint(bytes, file, offset, options.localFile ?? true),
   });
 }
 
 /** A command that converts the file in place when run as printed (iconv alone writes to stdout). */
-function conversionHint(bytes: Uint8Array, file: string, offset: number, inPlace: boolean): string {
+function conversionHint(bytes: Uint8Array, file: string, offset: number, localFile: boolean): string {
   const utf16 = bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
   const from = utf16 ? 'UTF-16' : 'LATIN1';
-  if (!inPlace) {
+  if (!localFile) {
     const convert = `convert the file it was published from (iconv -f ${from} -t UTF-8) and publish that again (an artifact ConfigMap: create it again from the converted file)`;
     return utf16
       ? `the file is UTF-16 (its byte order mark says so); ${convert}`

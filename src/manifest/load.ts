@@ -21,6 +21,7 @@ import {
   type Finding,
 } from './documents.js';
 import { formatFieldPath, formatPosition } from './fields.js';
+import { findConfigSecret } from './references.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
 import { locateMergedField, mergeConfigDocuments, type ConfigDocument } from './config-merge.js';
@@ -292,10 +293,7 @@ class ManifestCollector {
    * its keys (images, say) would be left out without a word.
    */
   private warnSecretElsewhere(made: { name: string; namespace: string; provider: string }): void {
-    const read = (secret: SecretObject) =>
-      this.providers.some(
-        (p) => p.spec.configSecret?.name === secret.name && (p.spec.configSecret.namespace || p.namespace) === secret.namespace,
-      );
+    const read = (secret: SecretObject) => this.providers.some((p) => findConfigSecret(p, [secret]) !== undefined);
     for (const secret of this.secrets) {
       if (secret.name !== made.name || secret.namespace === made.namespace || read(secret)) continue;
       this.warnings.push({

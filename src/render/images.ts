@@ -146,6 +146,11 @@ interface ContainerImage {
   image: unknown;
 }
 
+/** Where a container's image is, as a problem names the field. */
+function imagePath(entry: ContainerImage): string {
+  return `spec.template.spec.${entry.list}[${entry.index}].image`;
+}
+
 function containerImages(obj: KObject): ContainerImage[] {
   if (!WORKLOAD_KINDS.has(obj.kind)) return [];
   const podSpec = podSpecOf(obj);
@@ -193,7 +198,7 @@ export function applyImageOverrides(
   const result = objs.map((obj) => {
     const changed = new Map<string, string>();
     for (const entry of containerImages(obj)) {
-      const path = `spec.template.spec.${entry.list}[${entry.index}].image`;
+      const path = imagePath(entry);
       if (typeof entry.image !== 'string') {
         bag.add(imageDiagnostic(obj, path, `container "${entry.container}" has no image`));
         continue;
@@ -239,7 +244,7 @@ export function overrideCustomizedImages(
   const result = after.map((obj) => {
     const changed = new Map<string, string>();
     for (const entry of containerImages(obj)) {
-      const path = `spec.template.spec.${entry.list}[${entry.index}].image`;
+      const path = imagePath(entry);
       if (typeof entry.image !== 'string' || previous.has(`${describeObject(obj)}\0${path}\0${entry.image}`)) continue;
       const altered = alterImage(entry.image, component, overrides);
       if ('error' in altered)
@@ -268,7 +273,7 @@ export function imageFields(objs: KObject[]): { object: string; path: string; im
   return objs.flatMap((obj) =>
     containerImages(obj).map((entry) => ({
       object: describeObject(obj),
-      path: `spec.template.spec.${entry.list}[${entry.index}].image`,
+      path: imagePath(entry),
       image: entry.image,
     })),
   );

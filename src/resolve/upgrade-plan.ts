@@ -830,8 +830,14 @@ export function formatTable(rows: readonly (readonly string[])[]): string {
 }
 
 /** The plan as a table, then refusals, warnings and the command to apply each contract's plan. */
+/** A column of the plan's table: a contract's plan, and each provider's target in it. */
+interface PlanColumn {
+  contract: string;
+  pick: (p: ProviderPlan) => PlanTarget;
+}
+
 export function renderUpgradePlanText(plan: UpgradePlan): string {
-  const columns = [{ contract: plan.currentContract, pick: (p: ProviderPlan) => p.sameContract }];
+  const columns: PlanColumn[] = [{ contract: plan.currentContract, pick: (p: ProviderPlan) => p.sameContract }];
   if (plan.newestContract !== plan.currentContract)
     columns.push({ contract: plan.newestContract, pick: (p: ProviderPlan) => p.newestContract });
   const rows = [
@@ -860,34 +866,32 @@ export function renderUpgradePlanText(plan: UpgradePlan): string {
       !lowers(c.contract),
   );
   const images = movedImagesText(plan.images) + uncheckedImagesText(plan.imagesUnchecked);
-  if (applicable.length === 0) {
-    // clusterctl's last line speaks of the providers only: not "you" when cert-manager or the operator moves or could
-    const settled = [plan.certManager, plan.operator].every((p) => !p || (p.installed === p.target && p.available === undefined));
-    const blocked = columns.filter((c) => plan.providers.some((p) => c.pick(p).heldBack?.conflict)).map((c) => c.contract);
-    // a range that holds a provider back leaves it "up to date" only as far as the range goes
-    const ranges = heldBackByRange(plan) ? ', as far as their version ranges allow (see above)' : '';
-    const lowering = columns.filter((c) => lowers(c.contract)).map((c) => c.contract);
-    // a newer release the plan refuses (minors skipped, a contract capi-gitops cannot install) is not "up to date"
-    const refusedPlans = columns.filter((c) => plan.providers.some((p) => c.pick(p).status === 'refused' && c.pick(p).version !== ''));
-    const last =
-      blocked.length > 0
-        ? `No plan to apply: a version range holds back the ${blocked.join(' and ')} plan (see above).`
-        : lowering.length > 0
-          ? `No plan to apply: the ${lowering.join(' and ')} plan would lower a pin not locked yet (see above).`
-          : refusedPlans.length > 0
-            ? `No plan to apply: the ${refusedPlans.map((c) => c.contract).join(' and ')} plan is refused (see above).`
-            : !settled
-              ? `The providers are up to date${ranges}.`
-              : images
-                ? `The versions are up to date${ranges}.`
-                : ranges
-                  ? `The providers are up to date${ranges}.`
-                  : 'You are already up to date.';
-    return `${text}${last}\n${images}`;
-  }
+  if (applicable.length === 0) return `${text}${noPlanLine(plan, columns, lowers, images !== '')}\n${images}`;
   // a plan from cached listings is applied from them too: online, update would list releases the plan did not show
   const offline = plan.versionsFromCache?.length ? ' --offline' : '';
   return text + applicable.map((c) => `To update: capi-gitops update --contract ${c.contract}${offline}\n`).join('') + images;
+}
+
+/** The last line when no plan is offered: what holds each plan back, else how up to date the providers are. */
+function noPlanLine(
+  plan: UpgradePlan,
+  columns: readonly PlanColumn[],
+  lowers: (contract: string) => boolean,
+  imagesListed: boolean,
+): string {
+  const blocked = columns.filter((c) => plan.providers.some((p) => c.pick(p).heldBack?.conflict)).map((c) => c.contract);
+  if (blocked.length > 0) return `No plan to apply: a version range holds back the ${blocked.join(' and ')} plan (see above).`;
+  const lowering = columns.filter((c) => lowers(c.contract)).map((c) => c.contract);
+  if (lowering.length > 0) return `No plan to apply: the ${lowering.join(' and ')} plan would lower a pin not locked yet (see above).`;
+  // a newer release the plan refuses (minors skipped, a contract capi-gitops cannot install) is not "up to date"
+  const refused = columns.filter((c) => plan.providers.some((p) => c.pick(p).status === 'refused' && c.pick(p).version !== ''));
+  if (refused.length > 0) return `No plan to apply: the ${refused.map((c) => c.contract).join(' and ')} plan is refused (see above).`;
+  // a range that holds a provider back leaves it "up to date" only as far as the range goes
+  const ranges = heldBackByRange(plan) ? ', as far as their version ranges allow (see above)' : '';
+  // clusterctl's last line speaks of the providers only: not "you" when cert-manager or the operator moves or could
+  const settled = [plan.certManager, plan.operator].every((p) => !p || (p.installed === p.target && p.available === undefined));
+  if (settled && imagesListed) return `The versions are up to date${ranges}.`;
+  return settled && !ranges ? 'You are already up to date.' : `The providers are up to date${ranges}.`;
 }
 
 /** Whether a provider's version range keeps it below a release some plan would move it to. */
@@ -896,7 +900,7 @@ export function heldBackByRange(plan: UpgradePlan): boolean {
 }
 
 /** Each provider a range holds below a plan, at its spec.version; for one that splits the providers, why update refuses and what to do. */
-function heldBackText(plan: UpgradePlan, columns: readonly { contract: string; pick: (p: ProviderPlan) => PlanTarget }[]): string {
+function heldBackText(plan: UpgradePlan, columns: readonly PlanColumn[]): string {
   const lines: string[] = [];
   for (const { contract, pick } of columns) {
     for (const p of plan.providers) {
@@ -1007,7 +1011,7 @@ function selectedProviders(plan: UpgradePlan, names: readonly string[], problems
   const selected = new Set<ProviderPlan>();
   for (const name of names) {
     const found = plan.providers.filter((p) => p.label === name || `${p.namespace}/${p.label}` === name);
-    const versioned = found.length === 0 ? withVersion(plan, name) : undefined;
+    const versioned = found.length === 0 ? namedVersionProblem(plan, name) : undefined;
     if (versioned) problems.push(versioned);
     else if (found.length === 0) {
       problems.push({
@@ -1029,13 +1033,13 @@ function selectedProviders(plan: UpgradePlan, names: readonly string[], problems
  * clusterctl's `upgrade apply --core capi-system/cluster-api:v1.8.0` form: update has no version to
  * take, the manifest's spec.version is where one is chosen. Undefined when `name` is not that form.
  */
-function withVersion(plan: UpgradePlan, name: string): Diagnostic | undefined {
+function namedVersionProblem(plan: UpgradePlan, name: string): Diagnostic | undefined {
   const colon = name.lastIndexOf(':');
   const [provider, version] = [name.slice(0, colon), name.slice(colon + 1)];
   if (colon < 0 || parseSemantic(version) === null) return undefined;
   const found = plan.providers.find((p) => p.label === provider || `${p.namespace}/${p.label}` === provider);
   if (!found) return undefined;
-  // told at the provider's spec.version, where the version is set
+  // the plan knows no position: the provider object is named, and the hint its spec.version
   return {
     object: `${found.kind}/${found.namespace}/${found.name}`,
     message: `"${name}" names a version, as clusterctl upgrade apply does; update moves each provider to the release its plan offers`,

@@ -9,7 +9,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { CheckReport } from './check.js';
 import { findingClusters } from './format-markdown.js';
 import type { ReviewReport } from './types.js';
-import { escapeData } from '../secrets/gate.js';
+import { escapeData } from '../core/workflow-commands.js';
 
 export { escapeData };
 

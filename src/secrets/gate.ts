@@ -10,6 +10,8 @@ import { doubleQuoted } from '../yaml/emit.js';
 import { ONLY_IF_NOT_A_CREDENTIAL } from '../render/types.js';
 import { clusterRanges } from '../core/cluster-ranges.js';
 import { StringIndex } from '../core/string-index.js';
+import { sha256Hex } from '../core/digest.js';
+import { escapeData } from '../core/workflow-commands.js';
 
 /** Values shorter than this are not searched for (too many accidental hits). */
 const MINIMUM_SECRET_LENGTH = 4;
@@ -408,14 +410,6 @@ export function redactDiagnostic(d: Diagnostic, needles: SecretNeedles): Diagnos
   return out;
 }
 
-/**
- * The data of a workflow command as the runner reads it back: `%`, CR and LF escaped (actions/toolkit
- * packages/core/src/command.ts escapeData), so a value holding `%0A` is masked as itself.
- */
-export function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-
 /** GitHub Actions workflow commands that mask each secret form in the job log. */
 export function githubMasks(needles: SecretNeedles): string[] {
   // a value with a line break is masked line by line too, as the runner matches within a line; a
@@ -450,6 +444,7 @@ export class FleetSecrets {
   readonly #index = new StringIndex();
   /** Each form: its variable and the clusters whose value it is. */
   readonly #owners = new Map<string, { name: string; clusters: Set<string> }>();
+  /** Digests of long texts that hold no cluster's value (a digest: V8 hashes a long string by its length). */
   readonly #clean = new Set<string>();
 
   constructor(byCluster: ReadonlyMap<string, SecretNeedles>) {
@@ -472,9 +467,13 @@ export class FleetSecrets {
   leaks(cluster: string, files: ReadonlyMap<string, string>): Diagnostic[] {
     const problems: Diagnostic[] = [];
     for (const [file, text] of files) {
-      if (this.#clean.has(text)) continue;
+      const digest = text.length >= REMEMBERED_TEXT_LENGTH ? sha256Hex(text) : undefined;
+      if (digest !== undefined && this.#clean.has(digest)) continue;
+      const forms = this.#index.foundIn(text);
+      // clean for every cluster only when it holds no cluster's value, its own included
+      if (digest !== undefined && forms.length === 0) this.#clean.add(digest);
       const told = new Set<string>();
-      for (const form of this.#index.in(text)) {
+      for (const form of forms) {
         const owner = this.#owners.get(form)!;
         if (owner.clusters.has(cluster) || told.has(owner.name)) continue;
         told.add(owner.name);
@@ -488,7 +487,6 @@ export class FleetSecrets {
           hint: `find where the value enters this cluster (its variables, images, chart values, patches) and give the cluster a value of its own`,
         });
       }
-      if (told.size === 0 && text.length >= REMEMBERED_TEXT_LENGTH) this.#clean.add(text);
     }
     return problems;
   }

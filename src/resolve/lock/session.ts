@@ -225,7 +225,7 @@ export class LockSession {
           const read = async (): Promise<Artifact | undefined> => {
             const bytes = await cache.getBlob(locked.sha256);
             return (
-              bytes && { name: fileName, text: decodeUtf8(bytes, locked.url, { inPlace: false }), sha256: locked.sha256, url: locked.url }
+              bytes && { name: fileName, text: decodeUtf8(bytes, locked.url, { localFile: false }), sha256: locked.sha256, url: locked.url }
             );
           };
           const key = `${locked.sha256}\0${locked.url}\0${fileName}`;
