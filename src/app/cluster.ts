@@ -108,6 +108,8 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
   imageKeyWarnings(resolution, prepared).forEach((w) => options.onWarning?.(w));
   try {
     const rendered = await renderComponents(context, resolution, prepared, needles, options, problems);
+    if (rendered.secretProblems.length > 0)
+      throw secretProblemsError(rendered, () => placeComponents(resolution, rendered, options, layout));
     [
       ...digestTagWarnings(resolution, prepared, rendered.components),
       ...unappliedCustomizationWarnings(prepared, rendered.components),
@@ -265,6 +267,8 @@ interface RenderedComponents {
    * an image a configSecret's override set, a Secret's value written in spec.additionalManifests.
    */
   inlineObjects: Map<string, Set<string>>;
+  /** Secret values the render would write as they are (configSecret images, additionalManifests, patches): told with the secrets stage's */
+  secretProblems: Diagnostic[];
 }
 
 /**
@@ -368,20 +372,23 @@ function gatherRendered(
     if (!reported.has(d)) bag.add(d);
     reported.add(d);
   };
-  const out: RenderedComponents = { components: [], marked: new Map(), landed, lookups: new Map(), inlineObjects: new Map() };
+  const secretProblems: Diagnostic[] = [];
+  const out: RenderedComponents = {
+    components: [],
+    marked: new Map(),
+    landed,
+    lookups: new Map(),
+    inlineObjects: new Map(),
+    secretProblems,
+  };
+  const atProvider = (d: Diagnostic) => secretProblems.push(atProviderField(d, manifest.providers, providerObjectName));
   rendered.forEach((outcome, i) => {
     outcome.problems.forEach(report);
     // the cert-manager render comes last and has no provider
-    if (outcome.secretFields?.length && prepared[i] && !imagesInline)
-      report(atProviderField(secretImagesError(prepared[i].resolved.provider), manifest.providers, providerObjectName));
-    if (outcome.literalSecrets && prepared[i] && !imagesInline)
-      report(
-        atProviderField(literalSecretsError(prepared[i].resolved.provider, outcome.literalSecrets), manifest.providers, providerObjectName),
-      );
-    if (outcome.patchedSecrets && prepared[i] && !imagesInline)
-      report(
-        atProviderField(patchedSecretsError(prepared[i].resolved.provider, outcome.patchedSecrets), manifest.providers, providerObjectName),
-      );
+    const provider = prepared[i]?.resolved.provider;
+    if (outcome.secretFields?.length && provider && !imagesInline) atProvider(secretImagesError(provider));
+    if (outcome.literalSecrets && provider && !imagesInline) atProvider(literalSecretsError(provider, outcome.literalSecrets));
+    if (outcome.patchedSecrets && provider && !imagesInline) atProvider(patchedSecretsError(provider, outcome.patchedSecrets));
     const inline = [...(outcome.secretFields ?? []), ...(outcome.literalSecrets ?? []), ...(outcome.patchedSecrets ?? [])].map(
       (f) => f.object,
     );
@@ -391,7 +398,7 @@ function gatherRendered(
     if (outcome.component && prepared[i]) out.lookups.set(outcome.component.label, prepared[i].lookup);
   });
   // a value that breaks every component it reaches is one problem
-  if (bag.size > 0) throw new CapiGitopsError(sortDiagnostics(tellOnce(bag.items)));
+  if (bag.size > 0) throw new CapiGitopsError(sortDiagnostics(tellOnce([...bag.items, ...secretProblems])));
   return out;
 }
 
@@ -435,6 +442,38 @@ function unmanagedOverrides(config: Manifest['config']): {
 }
 
 /** The secrets placed by the strategy, the layout drawn, sops files encrypted, and every byte gated. */
+/** The secrets stage over the rendered components (secrets/index.ts). */
+function placeComponents(
+  { manifest }: Resolution,
+  rendered: RenderedComponents,
+  options: RenderOptions,
+  layout: LayoutName,
+): ReturnType<typeof placeSecrets> {
+  const config = manifest.config.secrets ?? {};
+  return placeSecrets({
+    strategy: secretStrategy(options, config),
+    allowSecretValues: options.allowSecretValues ?? false,
+    config,
+    layout,
+    components: rendered.components,
+    marked: rendered.marked,
+    landed: rendered.landed,
+    lookups: rendered.lookups,
+    locateConfig: manifest.config.locate,
+  });
+}
+
+/** Secrets the render would write as they are, with what the secrets stage refuses too: every problem in one run. */
+function secretProblemsError(rendered: RenderedComponents, place: () => unknown): CapiGitopsError {
+  try {
+    place();
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    return new CapiGitopsError(sortDiagnostics(tellOnce([...rendered.secretProblems, ...err.diagnostics])));
+  }
+  return new CapiGitopsError(sortDiagnostics(rendered.secretProblems));
+}
+
 async function layOut(
   context: RunContext,
   resolution: Resolution,
@@ -448,17 +487,7 @@ async function layOut(
   const { unmanaged, locateOverride } = unmanagedOverrides(manifest.config);
   const wiring = await wiringFor(layout, manifest, options);
   const strategy = secretStrategy(options, config);
-  const placed = placeSecrets({
-    strategy,
-    allowSecretValues: options.allowSecretValues ?? false,
-    config,
-    layout,
-    components: rendered.components,
-    marked: rendered.marked,
-    landed: rendered.landed,
-    lookups: rendered.lookups,
-    locateConfig: manifest.config.locate,
-  });
+  const placed = placeComponents(resolution, rendered, options, layout);
   const acceptedInline = placed.components.flatMap((c) =>
     c.objects.filter((o) => rendered.inlineObjects.get(c.label)?.has(describeObject(o))).map((o) => objectFile(c, o)),
   );

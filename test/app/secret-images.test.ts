@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
+import { corpusUrl, tempDir } from '../helpers/corpus-manifest.js';
 
 const DEPLOYMENT = '04-infrastructure-example/deployment-capex-controller-manager.yaml';
 
@@ -129,4 +130,41 @@ test("a configSecret images key for another component (clusterctl.yaml's images 
     readFileSync(path.join(out, '02-bootstrap-example/deployment-capex-bootstrap-controller-manager.yaml'), 'utf8'),
     /image: mirror\.example\.internal\/capi\/example-bootstrap-controller:v0\.2\.0\n/,
   );
+});
+
+test('an image override and a variable from the same configSecret that lands in a container arg are told in one run, not one after the other', async () => {
+  const dir = tempDir();
+  writeFileSync(
+    path.join(dir, 'providers.yaml'),
+    `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  version: v1.12.0
+  configSecret: {name: capi-vars}
+  fetchConfig: {url: ${corpusUrl('cluster-api', 'v1.12.0', 'core-components.yaml')}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: capi-vars, namespace: capi-system}
+stringData:
+  CAPI_DIAGNOSTICS_ADDRESS: ":9443"
+  images: |
+    all:
+      repository: mirror.example.internal/capi
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+`,
+  );
+  const result = await runCli(['render', '-f', dir, '-o', path.join(dir, 'out')]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(
+    result.stderr,
+    /spec\.configSecret: image overrides from Secret capi-system\/capi-vars would be written to the output: images/,
+  );
+  assert.match(result.stderr, /args\[1\]: would receive the secret value of CAPI_DIAGNOSTICS_ADDRESS/);
+  assert.match(result.stderr, /2 problems; nothing was written/);
 });
