@@ -109,22 +109,9 @@ interface Target {
 
 const POOL_SIZE = 32;
 
-/** Runs `fn` over `items`, POOL_SIZE at a time; after a failure no item starts, and every worker has stopped before it is thrown. */
+/** Runs `fn` over `items`, POOL_SIZE at a time, stopping at a signal (core/map-limited.ts). */
 async function inPool<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (next < items.length && !failed) {
-      throwIfInterrupted();
-      await fn(items[next++]).catch((err: unknown) => {
-        failed = true;
-        throw err;
-      });
-    }
-  };
-  const settled = await Promise.allSettled(Array.from({ length: Math.min(POOL_SIZE, items.length) }, worker));
-  const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failure) throw failure.reason;
+  await mapLimited(items, POOL_SIZE, fn, throwIfInterrupted);
 }
 
 /**
