@@ -193,12 +193,15 @@ export function applyImageOverrides(
   component: string,
   overrides: Record<string, ImageMeta>,
   marked?: MarkedRender,
+  /** Images to leave as they are. */
+  keep?: (obj: KObject, path: string, image: unknown) => boolean,
 ): KObject[] {
   const bag = new DiagnosticBag();
   const result = objs.map((obj) => {
     const changed = new Map<string, string>();
     for (const entry of containerImages(obj)) {
       const path = imagePath(entry);
+      if (keep?.(obj, path, entry.image)) continue;
       if (typeof entry.image !== 'string') {
         bag.add(imageDiagnostic(obj, path, `container "${entry.container}" has no image`));
         continue;
@@ -240,21 +243,10 @@ export function overrideCustomizedImages(
 ): KObject[] {
   if (Object.keys(overrides).length === 0) return after;
   const previous = new Set(imageFields(before).map((f) => `${f.object}\0${f.path}\0${String(f.image)}`));
-  const bag = new DiagnosticBag();
-  const result = after.map((obj) => {
-    const changed = new Map<string, string>();
-    for (const entry of containerImages(obj)) {
-      const path = imagePath(entry);
-      if (typeof entry.image !== 'string' || previous.has(`${describeObject(obj)}\0${path}\0${entry.image}`)) continue;
-      const altered = alterImage(entry.image, component, overrides);
-      if ('error' in altered)
-        bag.add(imageDiagnostic(obj, path, `container "${entry.container}": cannot parse image "${entry.image}": ${altered.error}`));
-      else if (altered.image !== entry.image) changed.set(`${entry.list}/${entry.index}`, altered.image);
-    }
-    return changed.size > 0 ? withPodSpecImages(obj, changed) : obj;
-  });
-  bag.throwIfAny();
-  return result;
+  // what no customisation set, and what has no image (told by the first pass, or the API server's)
+  const keep = (obj: KObject, path: string, image: unknown) =>
+    typeof image !== 'string' || previous.has(`${describeObject(obj)}\0${path}\0${image}`);
+  return applyImageOverrides(after, component, overrides, undefined, keep);
 }
 
 function imageDiagnostic(obj: KObject, path: string, message: string): Diagnostic {
