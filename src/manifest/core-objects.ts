@@ -14,7 +14,8 @@ export function decodeBase64(text: string): Buffer | undefined {
   return BASE64.test(compact) ? Buffer.from(compact, 'base64') : undefined;
 }
 
-function stringEntries(value: unknown): [string, string][] {
+/** A map's entries whose values are strings (metadata labels and annotations, a Secret's data). */
+export function stringEntries(value: unknown): [string, string][] {
   if (!isPlainObject(value)) return [];
   return Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
 }

@@ -1,6 +1,7 @@
 import { isPlainObject } from '../core/kobject.js';
 import type { ProviderKind } from '../core/provider.js';
 import type { Finding } from './documents.js';
+import { stringEntries } from './core-objects.js';
 import type { ProviderObject, ProviderSpec, SourcePosition } from './types.js';
 
 const FETCH_SOURCES = ['url', 'selector', 'oci'] as const;
@@ -71,7 +72,6 @@ export function toProviderObject(value: Record<string, unknown>, position: Sourc
 
 /** A map's string entries (the schema allows no others), or undefined when there are none. */
 function stringMap(value: unknown): Record<string, string> | undefined {
-  if (!isPlainObject(value)) return undefined;
-  const entries = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  const entries = stringEntries(value);
   return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }
