@@ -267,7 +267,7 @@ interface RenderedComponents {
    * an image a configSecret's override set, a Secret's value written in spec.additionalManifests.
    */
   inlineObjects: Map<string, Set<string>>;
-  /** Secret values the render would write as they are (configSecret images, additionalManifests, patches): told with the secrets stage's */
+  /** Values the render would write as they are (configSecret images, additionalManifests, patches), told with the secrets stage's problems. */
   secretProblems: Diagnostic[];
 }
 
@@ -441,7 +441,6 @@ function unmanagedOverrides(config: Manifest['config']): {
   return { unmanaged, locateOverride };
 }
 
-/** The secrets placed by the strategy, the layout drawn, sops files encrypted, and every byte gated. */
 /** The secrets stage over the rendered components (secrets/index.ts). */
 function placeComponents(
   { manifest }: Resolution,
@@ -474,6 +473,7 @@ function secretProblemsError(rendered: RenderedComponents, place: () => unknown)
   return new CapiGitopsError(sortDiagnostics(rendered.secretProblems));
 }
 
+/** The secrets placed by the strategy, the layout drawn, sops files encrypted, and every byte gated. */
 async function layOut(
   context: RunContext,
   resolution: Resolution,
