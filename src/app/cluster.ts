@@ -267,7 +267,7 @@ interface RenderedComponents {
    * an image a configSecret's override set, a Secret's value written in spec.additionalManifests.
    */
   inlineObjects: Map<string, Set<string>>;
-  /** Values the render would write as they are (configSecret images, additionalManifests, patches), told with the secrets stage's problems. */
+  /** Values the render would write as they are (configSecret images, additionalManifests, patches), told with the secrets stage's. */
   secretProblems: Diagnostic[];
 }
 
