@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
-import { corpusUrl, tempDir } from '../helpers/corpus-manifest.js';
+import { corpusCoreProvider, tempDir } from '../helpers/corpus-manifest.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { runCli } from '../helpers/cli.js';
 import { localReleases, managerDeployment } from '../helpers/local-release.js';
@@ -234,16 +234,7 @@ ${extra}`;
   writeFileSync(
     path.join(dir, 'providers.yaml'),
     [
-      `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata:
-  name: cluster-api
-  namespace: capi-system
-spec:
-  version: v1.12.0
-  fetchConfig:
-    url: ${corpusUrl('cluster-api', 'v1.12.0', 'core-components.yaml')}
-`,
+      corpusCoreProvider(),
       `apiVersion: operator.cluster.x-k8s.io/v1alpha2
 kind: BootstrapProvider
 metadata:

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
-import { corpusUrl, tempDir } from '../helpers/corpus-manifest.js';
+import { corpusCoreProvider, tempDir } from '../helpers/corpus-manifest.js';
 
 const DEPLOYMENT = '04-infrastructure-example/deployment-capex-controller-manager.yaml';
 
@@ -136,14 +136,7 @@ test('an image override and a variable from the same configSecret that lands in 
   const dir = tempDir();
   writeFileSync(
     path.join(dir, 'providers.yaml'),
-    `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata: {name: cluster-api, namespace: capi-system}
-spec:
-  version: v1.12.0
-  configSecret: {name: capi-vars}
-  fetchConfig: {url: ${corpusUrl('cluster-api', 'v1.12.0', 'core-components.yaml')}}
----
+    `${corpusCoreProvider('v1.12.0', '  configSecret: {name: capi-vars}\n')}---
 apiVersion: v1
 kind: Secret
 metadata: {name: capi-vars, namespace: capi-system}

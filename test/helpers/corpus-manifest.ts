@@ -65,6 +65,20 @@ certManager:
 }
 
 /** A fresh temporary directory. */
+/** The corpus's CoreProvider at `version`, read from the local repository, with `extraSpec` lines under spec (indented two spaces). */
+export function corpusCoreProvider(version = 'v1.12.0', extraSpec = ''): string {
+  return `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata:
+  name: cluster-api
+  namespace: capi-system
+spec:
+  version: ${version}
+${extraSpec}  fetchConfig:
+    url: ${corpusUrl('cluster-api', version, 'core-components.yaml')}
+`;
+}
+
 export function tempDir(prefix = 'capi-gitops-test-'): string {
   return mkdtempSync(path.join(os.tmpdir(), prefix));
 }

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { assertNoStackTrace, runCli } from '../helpers/cli.js';
-import { corpusUrl, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { corpusCoreProvider, corpusUrl, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 
 function rke2Manifest(bootstrapAddress: string, controlPlaneAddress: string): string {
   const provider = (
@@ -41,16 +41,7 @@ stringData:
 `;
   return writeTempManifest({
     'providers.yaml': [
-      `apiVersion: operator.cluster.x-k8s.io/v1alpha2
-kind: CoreProvider
-metadata:
-  name: cluster-api
-  namespace: capi-system
-spec:
-  version: v1.12.0
-  fetchConfig:
-    url: ${corpusUrl('cluster-api', 'v1.12.0', 'core-components.yaml')}
-`,
+      corpusCoreProvider(),
       provider('rke2-bootstrap', 'bootstrap', 'bootstrap-rke2', 'bootstrap-components.yaml', bootstrapAddress),
       provider('rke2-control-plane', 'controlPlane', 'control-plane-rke2', 'control-plane-components.yaml', controlPlaneAddress),
       `apiVersion: capi-gitops.dev/v1alpha1
