@@ -12,7 +12,15 @@ import { listManifestFiles, readManifestFiles } from './files.js';
 import { describeObject, isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION } from '../core/provider.js';
 import { emitYamlDocument } from '../yaml/emit.js';
-import { CAPI_PROVIDER_KIND, capiProviderInList, pruneNulls, TURTLES_API_VERSION, V1ALPHA1_API_VERSION } from './documents.js';
+import {
+  CAPI_PROVIDER_KIND,
+  capiProviderInList,
+  LAST_APPLIED_ANNOTATION,
+  pruneNulls,
+  SERVER_METADATA,
+  TURTLES_API_VERSION,
+  V1ALPHA1_API_VERSION,
+} from './documents.js';
 import { formatFieldPath } from './fields.js';
 import {
   documentValue,
@@ -169,6 +177,23 @@ function applyEditsToDocument(doc: Document, prefix: FieldPath, edits: readonly 
   }
 }
 
+/**
+ * Drops what the cluster wrote on an exported object (status, server-set metadata, kubectl's
+ * last-applied-configuration), as the loader ignores it: the converted object is a desired state
+ * for Git, and these belong to the object as it was (a v1alpha1 spec in last-applied, another
+ * object's uid for a CAPIProvider; the API server refuses to create an object with a resourceVersion).
+ */
+function dropServerFields(doc: Document, prefix: FieldPath): void {
+  const paths: FieldPath[] = [
+    ['status'],
+    ...SERVER_METADATA.map((field) => ['metadata', field]),
+    ['metadata', 'annotations', LAST_APPLIED_ANNOTATION],
+  ];
+  for (const path of paths) if (doc.hasIn([...prefix, ...path])) doc.deleteIn([...prefix, ...path]);
+  const annotations = doc.getIn([...prefix, 'metadata', 'annotations'], true);
+  if (isMap(annotations) && annotations.items.length === 0) doc.deleteIn([...prefix, 'metadata', 'annotations']);
+}
+
 /** `doc`, edited, written in the indentation its source `text` uses, so that it looks like the rest of the file; no line folded. */
 function editedText(doc: Document, text: string): string {
   const nested = /^\S[^\n]*:[ \t]*\n( +)[^\s#-]/m.exec(text);
@@ -265,6 +290,7 @@ export function convertManifestText(
       const label = objectLabel(object);
       for (const finding of plan.findings) problems.push(findingDiagnostic(source, node, label, finding));
       applyEditsToDocument(doc, path, plan.edits);
+      dropServerFields(doc, path);
       converted.push({ ...nodePosition(source, node), object: label });
     }
     replacements.push({ start, end, text: editedText(doc, slice) });
@@ -336,6 +362,7 @@ function convertCapiProvider(
   if (!plan.kind || plan.findings.length > 0) return undefined;
   const doc = parseDocument(slice, EDIT_OPTIONS);
   applyEditsToDocument(doc, [], plan.edits);
+  dropServerFields(doc, []);
   const metadata = isPlainObject(value.metadata) ? value.metadata : {};
   const spec = isPlainObject(value.spec) ? value.spec : {};
   const target = describeObject({

@@ -261,7 +261,7 @@ export function normalizeObject(value: Record<string, unknown>, category: Catego
 }
 
 /** Metadata the API server sets; meaningless in a desired-state manifest, so dropped. */
-const SERVER_METADATA = [
+export const SERVER_METADATA = [
   'managedFields',
   'uid',
   'resourceVersion',
@@ -273,7 +273,7 @@ const SERVER_METADATA = [
   'deletionTimestamp',
   'deletionGracePeriodSeconds',
 ];
-const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /**
  * What the tool that applied an object stamps on it to track it: Flux's kustomize-controller and

@@ -554,3 +554,43 @@ stringData:
   assert.match(warning.message, /rke2-system\/rke2-bootstrap-vars/);
   assert.match(warning.hint ?? '', /metadata\.namespace: rke2-system/);
 });
+
+test("convert: an exported CAPIProvider becomes an operator object without the CAPIProvider's status, uid, resourceVersion, managedFields or last-applied-configuration, which belong to another object (kubectl-neat cmd/neat.go; apiserver storage/errors.go ErrResourceVersionSetOnCreate)", () => {
+  const exported = `apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: |
+      {"apiVersion":"turtles-capi.cattle.io/v1alpha1","kind":"CAPIProvider","metadata":{"name":"kubeadm-bootstrap","namespace":"capi-kubeadm-bootstrap-system"},"spec":{"name":"kubeadm","type":"bootstrap"}}
+  creationTimestamp: "2025-09-10T12:00:00Z"
+  generation: 2
+  managedFields:
+  - apiVersion: turtles-capi.cattle.io/v1alpha1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:spec:
+        f:version: {}
+    manager: kubectl-client-side-apply
+    operation: Update
+  name: kubeadm-bootstrap
+  namespace: capi-kubeadm-bootstrap-system
+  resourceVersion: "55123"
+  uid: 77777777-aaaa-bbbb-cccc-000000000001
+spec:
+  name: kubeadm
+  type: bootstrap
+  version: v1.12.0
+status:
+  installedVersion: v1.12.0
+  phase: Ready
+`;
+  const { result, problems } = convertManifestText('providers.yaml', exported);
+  assert.deepEqual(problems, []);
+  const [provider] = parseAllDocuments(result.text).map((d) => d.toJS() as Record<string, unknown>);
+  assert.deepEqual(provider, {
+    apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
+    kind: 'BootstrapProvider',
+    metadata: { name: 'kubeadm', namespace: 'capi-kubeadm-bootstrap-system' },
+    spec: { version: 'v1.12.0', configSecret: { name: 'kubeadm-bootstrap', namespace: 'capi-kubeadm-bootstrap-system' } },
+  });
+});

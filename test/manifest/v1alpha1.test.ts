@@ -349,11 +349,11 @@ test('convert --in-place rewrites its files together: a signal before the rename
 
 test('convert keeps flow collections as written: [a] and {a: b} stay unpadded, [ a ] stays padded', () => {
   const doc = (list: string, map: string) =>
-    `apiVersion: operator.cluster.x-k8s.io/v1alpha1\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\n  finalizers: ${list}\n  labels: ${map}\nspec:\n  version: v1.7.7\n`;
-  const tight = convertManifestText('tight.yaml', doc('[provider.cluster.x-k8s.io]', '{a: b}')).result.text;
-  assert.match(tight, /finalizers: \[provider\.cluster\.x-k8s\.io\]\n {2}labels: \{a: b\}\n/);
-  const padded = convertManifestText('padded.yaml', doc('[ provider.cluster.x-k8s.io ]', '{ a: b }')).result.text;
-  assert.match(padded, /finalizers: \[ provider\.cluster\.x-k8s\.io \]\n {2}labels: \{ a: b \}\n/);
+    `apiVersion: operator.cluster.x-k8s.io/v1alpha1\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\n  labels: ${map}\nspec:\n  version: v1.7.7\n  deployment:\n    containers:\n    - name: manager\n      command: ${list}\n`;
+  const tight = convertManifestText('tight.yaml', doc('[/manager]', '{a: b}')).result.text;
+  assert.match(tight, /labels: \{a: b\}\n[\s\S]*command: \[\/manager\]\n/);
+  const padded = convertManifestText('padded.yaml', doc('[ /manager ]', '{ a: b }')).result.text;
+  assert.match(padded, /labels: \{ a: b \}\n[\s\S]*command: \[ \/manager \]\n/);
 });
 
 test('CLI: convert with nothing to convert says so, and prints the input unchanged', async () => {
@@ -424,4 +424,68 @@ test('convert keeps a CRLF file CRLF: the converted documents too, so the file h
   assert.equal(result.text.replace(/\r\n/g, ''), result.text.replace(/\r\n/g, '').replace(/\n/g, ''), 'no bare LF');
   assert.equal(result.text, convertManifestText('lf.yaml', lf).result.text.replace(/\n/g, '\r\n'));
   assert.match(result.text, /\r\n {2}version: v1\.7\.7 {3}# pinned\r\n {2}configSecret:\r\n {4}name: capi-secrets\r\n$/);
+});
+
+/** A v1alpha1 object as `kubectl get coreproviders -A -o yaml` prints it from the cluster. */
+const EXPORTED = `apiVersion: v1
+items:
+- apiVersion: operator.cluster.x-k8s.io/v1alpha1
+  kind: CoreProvider
+  metadata:
+    annotations:
+      kubectl.kubernetes.io/last-applied-configuration: |
+        {"apiVersion":"operator.cluster.x-k8s.io/v1alpha1","kind":"CoreProvider","metadata":{"annotations":{},"name":"cluster-api","namespace":"capi-system"},"spec":{"secretName":"capi-variables","version":"v1.12.0"}}
+      team.example.com/owner: platform # kept
+    creationTimestamp: "2024-02-12T08:01:10Z"
+    finalizers:
+    - provider.cluster.x-k8s.io
+    generation: 4
+    labels:
+      tier: management
+    managedFields:
+    - apiVersion: operator.cluster.x-k8s.io/v1alpha1
+      fieldsType: FieldsV1
+      fieldsV1:
+        f:spec:
+          f:secretName: {}
+      manager: kubectl-client-side-apply
+      operation: Update
+    name: cluster-api
+    namespace: capi-system
+    resourceVersion: "99120"
+    uid: 1d5a8c3e-0b7e-4f11-8f0e-6e5a1b2c3d4e
+  spec:
+    secretName: capi-variables
+    version: v1.12.0
+  status:
+    conditions:
+    - lastTransitionTime: "2024-02-12T08:03:00Z"
+      status: "True"
+      type: Ready
+    contract: v1beta2
+    installedVersion: v1.12.0
+    observedGeneration: 4
+kind: List
+metadata:
+  resourceVersion: ""
+`;
+
+test('convert writes an exported object as a desired state for Git: status, managedFields, uid, resourceVersion, generation, creationTimestamp, finalizers and the v1alpha1 last-applied-configuration go, name, labels and other annotations stay (kubectl-neat cmd/neat.go neatMetadata and neatStatus; apiserver storage/errors.go ErrResourceVersionSetOnCreate)', () => {
+  const { result, problems } = convertManifestText('providers.yaml', EXPORTED);
+  assert.deepEqual(problems, []);
+  const [list] = values(result.text) as { items: Record<string, unknown>[] }[];
+  assert.deepEqual(list!.items[0], {
+    apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
+    kind: 'CoreProvider',
+    metadata: {
+      annotations: { 'team.example.com/owner': 'platform' },
+      labels: { tier: 'management' },
+      name: 'cluster-api',
+      namespace: 'capi-system',
+    },
+    spec: { configSecret: { name: 'capi-variables' }, version: 'v1.12.0' },
+  });
+  assert.match(result.text, /team\.example\.com\/owner: platform # kept\n/);
+  // the List's own metadata is kubectl's, not an object's: it stays as printed
+  assert.match(result.text, /\nmetadata:\n {2}resourceVersion: ""\n$/);
 });
