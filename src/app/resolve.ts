@@ -13,7 +13,7 @@ import { settleEach } from '../resolve/settle.js';
 import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorSettingsProblems, pinsOperatorRelease } from '../resolve/operator-release.js';
 import { providerNameWarnings } from '../resolve/name-advice.js';
 import { preflightManagementCluster } from '../resolve/resolve.js';
-import { installedDowngradeWarnings, providerObjectName } from '../resolve/preflight.js';
+import { imageTagWarnings, installedDowngradeWarnings, providerObjectName } from '../resolve/preflight.js';
 import { resolveCertManager, resolveEachProvider, resolveOperatorRelease, type ResolveOptions } from '../resolve/fetch-releases.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
 import { certManagerDowngradeWarnings, downgradeWarnings, kubeadmSplitWarnings, minorSkipWarnings } from '../resolve/upgrade-plan.js';
@@ -132,6 +132,7 @@ export async function resolveCluster(
   const resolution = { manifest, providers, certManager, lockFile, sources, ...(operator ? { operator } : {}) };
   for (const warning of moveWarnings(previous, resolution, options)) options.onWarning?.(warning);
   for (const warning of installedDowngradeWarnings(providers)) options.onWarning?.(warning);
+  for (const warning of imageTagWarnings(providers)) options.onWarning?.(warning);
   if (problems.length === 0) return { ...resolution, lock: session.conclude(providers, certManager, options.frozen ?? false, operator) };
   if (!options.collectAll) throw new CapiGitopsError(problems);
   // What did resolve is still checked against the lock; no lock is written on a failed run.

@@ -156,3 +156,39 @@ export function installedDowngradeWarnings(resolved: readonly { provider: Provid
     ];
   });
 }
+
+/** The tag of an image reference (`host:port/path/name:tag@sha256:…`), if it has one. */
+function imageTag(reference: string): string | undefined {
+  const name = reference.split('@')[0];
+  const colon = name.lastIndexOf(':');
+  return colon > name.lastIndexOf('/') ? name.slice(colon + 1) : undefined;
+}
+
+/**
+ * The manager container's imageUrl tagged with another minor release than the one rendered: the
+ * operator runs the image as given (component_customizer.go customizeContainer), so that
+ * controller would serve this release's CRDs and webhooks. A v1alpha1 image.tag, converted, is
+ * pinned this way, and `update` or a hand edit moves spec.version alone. A patch tag (a hotfix)
+ * and a tag that is no version pass.
+ */
+export function imageTagWarnings(resolved: readonly { provider: ProviderObject; version: string }[]): Diagnostic[] {
+  return resolved.flatMap(({ provider, version }) => {
+    const target = parseSemantic(version);
+    return (provider.spec.deployment?.containers ?? []).flatMap((container, index) => {
+      const imageUrl = container.imageUrl;
+      const pinned = container.name === 'manager' && imageUrl ? parseSemantic(imageTag(imageUrl) ?? '') : null;
+      if (!target || !pinned || (pinned.major === target.major && pinned.minor === target.minor)) return [];
+      const path = `spec.deployment.containers[${index}].imageUrl`;
+      const series = `v${pinned.major}.${pinned.minor}`;
+      return [
+        {
+          ...originOf(provider),
+          ...provider.fieldPosition?.(['spec', 'deployment', 'containers', index, 'imageUrl']),
+          path,
+          message: `the manager container runs ${imageUrl}, a ${series} image, while the provider is rendered at ${version}: the operator runs the image as given, so the ${series} controller would serve ${version}'s CRDs and webhooks`,
+          hint: `tag the image ${version} (or leave imageUrl out to run the release's own image); update and hand edits move spec.version, not imageUrl`,
+        },
+      ];
+    });
+  });
+}

@@ -204,3 +204,43 @@ test('an exported provider whose spec.version is below its status.installedVersi
   assert.equal(await render('v1.12.0', 'v1.10.4'), '', 'an upgrade');
   assert.equal(await render('v1.12.0', 'v1.12.3'), '', 'a patch downgrade passes, as in the operator');
 });
+
+test("a manager container's imageUrl tagged with another minor release than the provider's version is a warning at imageUrl: the operator runs that image as given (component_customizer.go customizeContainer), an old controller against the new CRDs; a patch tag, a build of the same minor, a tag that is no version are not", async () => {
+  const manifest = (version: string, containers: string) =>
+    [
+      'apiVersion: operator.cluster.x-k8s.io/v1alpha2',
+      'kind: CoreProvider',
+      'metadata: {name: cluster-api, namespace: capi-system}',
+      'spec:',
+      `  version: ${version}`,
+      `  fetchConfig: {url: ${corpusUrl('cluster-api', 'latest', 'core-components.yaml')}}`,
+      '  deployment:',
+      `    containers: ${containers}`,
+      '---',
+      'apiVersion: capi-gitops.dev/v1alpha1',
+      'kind: Config',
+      'certManager: {enabled: false}',
+      '',
+    ].join('\n');
+  const render = async (version: string, containers: string) => {
+    const dir = writeTempManifest({ 'providers.yaml': manifest(version, containers) });
+    const result = await runCli(['render', '-f', 'providers.yaml', '-o', 'out', '--quiet'], { cwd: dir });
+    assert.equal(result.code, 0, result.stderr);
+    return result.stderr;
+  };
+  const manager = (imageUrl: string) => `[{name: manager, imageUrl: "${imageUrl}"}]`;
+  assert.equal(
+    await render('v1.12.0', manager('mirror.example.com:5000/capi/cluster-api-controller:v1.10.4')),
+    'providers.yaml:8:44: warning: CoreProvider/capi-system/cluster-api: spec.deployment.containers[0].imageUrl: ' +
+      'the manager container runs mirror.example.com:5000/capi/cluster-api-controller:v1.10.4, a v1.10 image, while the provider is rendered at v1.12.0: ' +
+      "the operator runs the image as given, so the v1.10 controller would serve v1.12.0's CRDs and webhooks\n" +
+      "  hint: tag the image v1.12.0 (or leave imageUrl out to run the release's own image); update and hand edits move spec.version, not imageUrl\n",
+  );
+  assert.equal(await render('v1.12.0', manager('mirror.example.com/capi/cluster-api-controller:v1.12.1')), '', 'a patch hotfix');
+  assert.equal(await render('v1.12.0', manager('mirror.example.com/capi/cluster-api-controller:latest')), '', 'no version');
+  assert.equal(
+    await render('v1.12.0', manager('mirror.example.com/capi/cluster-api-controller:v1.12.0-fips')),
+    '',
+    'a build of this minor',
+  );
+});
