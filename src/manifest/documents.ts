@@ -290,6 +290,13 @@ const OWNER_LABELS = [
 ];
 const OWNER_ANNOTATIONS = ['meta.helm.sh/release-name', 'meta.helm.sh/release-namespace', 'argocd.argoproj.io/tracking-id'];
 
+/**
+ * Argo CD's label tracking, its default before 3.0 (docs user-guide/resource_tracking.md): the
+ * Application's name in the well-known instance label, which Helm charts also set to their
+ * release's name.
+ */
+export const ARGOCD_INSTANCE_LABEL = 'app.kubernetes.io/instance';
+
 /** A GitOps tool that applied an exported object, and so would apply it again after the move. */
 export interface GitOpsOwner {
   /** `Flux Kustomization`, `Flux HelmRelease` or `Argo CD Application`. */
@@ -314,7 +321,21 @@ function gitOpsOwners(labels: Record<string, unknown>, annotations: Record<strin
     const [namespace, name] = application.includes('_') ? application.split('_', 2) : [undefined, application];
     owners.push({ kind: 'Argo CD Application', name: name!, ...(namespace ? { namespace } : {}) });
   }
+  const instance = text(labels[ARGOCD_INSTANCE_LABEL]);
+  if (!application && instance && !argoInstanceIsHelms(labels, annotations)) owners.push({ kind: 'Argo CD Application', name: instance });
   return owners;
+}
+
+/**
+ * The instance label of a chart's object (`helm template` prints the chart's own labels, an
+ * installed release adds its name in an annotation) names that release, not an Application.
+ */
+function argoInstanceIsHelms(labels: Record<string, unknown>, annotations: Record<string, unknown>): boolean {
+  return (
+    labels[ARGOCD_INSTANCE_LABEL] === annotations['meta.helm.sh/release-name'] ||
+    labels['app.kubernetes.io/managed-by'] === 'Helm' ||
+    Object.hasOwn(labels, 'helm.sh/chart')
+  );
 }
 
 /**
@@ -329,6 +350,8 @@ export function stripServerFields(value: Record<string, unknown>): GitOpsOwner[]
   const labels = isPlainObject(metadata.labels) ? metadata.labels : {};
   const annotations = isPlainObject(metadata.annotations) ? metadata.annotations : {};
   const owners = gitOpsOwners(labels, annotations);
+  if (owners.some((owner) => owner.kind === 'Argo CD Application' && owner.name === labels[ARGOCD_INSTANCE_LABEL]))
+    delete labels[ARGOCD_INSTANCE_LABEL];
   for (const key of OWNER_LABELS) delete labels[key];
   if (labels['app.kubernetes.io/managed-by'] === 'Helm') delete labels['app.kubernetes.io/managed-by'];
   for (const key of [...OWNER_ANNOTATIONS, LAST_APPLIED_ANNOTATION]) delete annotations[key];

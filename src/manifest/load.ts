@@ -9,6 +9,7 @@ import { isDns1123Label } from '../core/names.js';
 import { toToolConfig } from './config.js';
 import { toConfigMapObject, toNamespaceObject, toSecretObject } from './core-objects.js';
 import {
+  ARGOCD_INSTANCE_LABEL,
   classifyDocument,
   CAPI_PROVIDER_KIND,
   classifyListItem,
@@ -393,7 +394,9 @@ class ManifestCollector {
     const key = `${owner.kind}/${owner.namespace ?? ''}/${owner.name}`;
     const known = this.owners.get(key);
     if (known) return void known.objects++;
-    const field = Object.keys(labels).find((label) => label.endsWith('.toolkit.fluxcd.io/name') && labels[label] === owner.name);
+    const field = Object.keys(labels).find(
+      (label) => (label.endsWith('.toolkit.fluxcd.io/name') || label === ARGOCD_INSTANCE_LABEL) && labels[label] === owner.name,
+    );
     const path = field ? ['metadata', 'labels', field] : ['metadata', 'annotations', 'argocd.argoproj.io/tracking-id'];
     this.owners.set(key, { at: { ...fieldPosition(unit.source, unit.node, path, 'key'), object: unit.label }, owner, objects: 1 });
   }
