@@ -305,7 +305,7 @@ export interface GitOpsOwner {
   name: string;
 }
 
-function gitOpsOwners(labels: Record<string, unknown>, annotations: Record<string, unknown>): GitOpsOwner[] {
+function gitOpsOwners(labels: Record<string, unknown>, annotations: Record<string, unknown>, exported: boolean): GitOpsOwner[] {
   const owners: GitOpsOwner[] = [];
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   for (const [prefix, kind] of [
@@ -322,7 +322,9 @@ function gitOpsOwners(labels: Record<string, unknown>, annotations: Record<strin
     owners.push({ kind: 'Argo CD Application', name: name!, ...(namespace ? { namespace } : {}) });
   }
   const instance = text(labels[ARGOCD_INSTANCE_LABEL]);
-  if (!application && instance && !argoInstanceIsHelms(labels, annotations)) owners.push({ kind: 'Argo CD Application', name: instance });
+  // only on an export: a manifest written for Git sets this recommended label for its own reasons
+  if (exported && !application && instance && !argoInstanceIsHelms(labels, annotations))
+    owners.push({ kind: 'Argo CD Application', name: instance });
   return owners;
 }
 
@@ -346,10 +348,12 @@ export function stripServerFields(value: Record<string, unknown>): GitOpsOwner[]
   delete value.status;
   const metadata = value.metadata;
   if (!isPlainObject(metadata)) return [];
+  // what only the API server writes: the object was read from a cluster
+  const exported = ['uid', 'resourceVersion', 'creationTimestamp', 'managedFields'].some((field) => Object.hasOwn(metadata, field));
   for (const field of SERVER_METADATA) delete metadata[field];
   const labels = isPlainObject(metadata.labels) ? metadata.labels : {};
   const annotations = isPlainObject(metadata.annotations) ? metadata.annotations : {};
-  const owners = gitOpsOwners(labels, annotations);
+  const owners = gitOpsOwners(labels, annotations, exported);
   if (owners.some((owner) => owner.kind === 'Argo CD Application' && owner.name === labels[ARGOCD_INSTANCE_LABEL]))
     delete labels[ARGOCD_INSTANCE_LABEL];
   for (const key of OWNER_LABELS) delete labels[key];

@@ -294,7 +294,7 @@ data:
   assert.equal(manifest.warnings?.[0]?.file, file);
 });
 
-test("an export from a cluster Argo CD applied it to with label tracking (app.kubernetes.io/instance, the default before Argo CD 3.0) names that Application to stop and loses the label; a Helm release's own instance label is not taken for it (argo-cd docs user-guide/resource_tracking.md, release-2.9)", async () => {
+test("an export from a cluster Argo CD applied it to with label tracking (app.kubernetes.io/instance, the default before Argo CD 3.0) names that Application to stop and loses the label; a Helm release's own instance label, or one written for Git, is not taken for it (argo-cd docs user-guide/resource_tracking.md, release-2.9)", async () => {
   const { manifest } = await loadText(`apiVersion: v1
 kind: List
 items:
@@ -303,9 +303,19 @@ items:
   metadata:
     name: cluster-api
     namespace: capi-system
+    resourceVersion: "48213"
     labels:
       app.kubernetes.io/instance: capi-providers
       team: platform
+  spec:
+    version: v1.12.0
+- apiVersion: operator.cluster.x-k8s.io/v1alpha2
+  kind: BootstrapProvider
+  metadata:
+    name: kubeadm
+    namespace: capi-kubeadm-bootstrap-system
+    labels:
+      app.kubernetes.io/instance: capi-bootstrap
   spec:
     version: v1.12.0
 - apiVersion: v1
@@ -332,13 +342,15 @@ items:
     manifests: ""
 `);
   assert.deepEqual(manifest.providers[0]!.labels, { team: 'platform' });
+  // written by hand (no server-set metadata): the team's own label, kept and not warned about
+  assert.deepEqual(manifest.providers[1]!.labels, { 'app.kubernetes.io/instance': 'capi-bootstrap' });
   assert.deepEqual(manifest.configMaps[0]!.labels, { 'app.kubernetes.io/instance': 'capi-operator' });
   // helm template prints a chart's labels without the release annotation
   assert.deepEqual(manifest.configMaps[1]!.labels, { 'app.kubernetes.io/instance': 'platform', 'helm.sh/chart': 'platform-1.0.0' });
   assert.deepEqual(
     manifest.warnings?.map((w) => `${w.line}:${w.column} ${w.message}\n${w.hint}`),
     [
-      '10:7 exported from a cluster where Argo CD Application capi-providers applies it; its tracking metadata is left out of the output\n' +
+      '11:7 exported from a cluster where Argo CD Application capi-providers applies it; its tracking metadata is left out of the output\n' +
         'turn off its automated sync before the move: argocd app set capi-providers --sync-policy none, ' +
         'or it re-creates the provider objects the move deletes; then take these objects out of its source, and these labels and annotations out of the export',
     ],
