@@ -434,27 +434,67 @@ export function githubMasks(needles: SecretNeedles): string[] {
 /** Texts at least this long are remembered once found clean: a fleet's clusters share their CRDs. */
 const REMEMBERED_TEXT_LENGTH = 16_384;
 
+/** A form, run of lines or pair of ends in a fleet: its variable and the clusters whose value it is. */
+interface FleetNeedle {
+  name: string;
+  clusters: Set<string>;
+}
+
+/** The needle under `key` in `map`, with `cluster` among its owners. */
+function owned<T extends FleetNeedle>(map: Map<string, T>, key: string, cluster: string, make: () => T): T {
+  let needle = map.get(key);
+  if (needle === undefined) map.set(key, (needle = make()));
+  needle.clusters.add(cluster);
+  return needle;
+}
+
 /**
  * A fleet's secret values, each cluster's own (its configSecrets'), searched in every other
  * cluster's files: each cluster's gate knows only its own values, so a value of cluster A that
- * cluster B writes in plain (a variable of B's entry) would pass it. One pass over each text
- * whatever the fleet's size (StringIndex); a long text found clean is not searched again.
+ * cluster B writes in plain (a variable of B's entry) would pass it. The forms are the gate's
+ * (scanOutput): every needle, in the text and in its decoded lines; a multi-line value's runs of
+ * lines; a long value's two ends in one cluster's files. One pass over each text whatever the
+ * fleet's size (StringIndex); a long text found clean is not searched again.
  */
 export class FleetSecrets {
+  /** The needles, each run's longest line and each long value's ends: one pass finds them all. */
   readonly #index = new StringIndex();
-  /** Each form: its variable and the clusters whose value it is. */
-  readonly #owners = new Map<string, { name: string; clusters: Set<string> }>();
+  readonly #needles = new Map<string, FleetNeedle>();
+  /** Runs of lines, searched in a text without indentation only where their longest line is. */
+  readonly #runIndex = new StringIndex();
+  readonly #runs = new Map<string, FleetNeedle & { longest: string }>();
+  readonly #runLines = new Set<string>();
+  /** A long value's first and last characters (valueEnds), by its first. */
+  readonly #endsByFirst = new Map<string, (FleetNeedle & { last: string })[]>();
+  readonly #ends = new Set<string>();
   /** Digests of long texts that hold no cluster's value (a digest: V8 hashes a long string by its length). */
   readonly #clean = new Set<string>();
 
   constructor(byCluster: ReadonlyMap<string, SecretNeedles>) {
-    for (const [cluster, needles] of byCluster)
+    const pairs = new Map<string, FleetNeedle & { last: string }>();
+    for (const [cluster, needles] of byCluster) {
       for (const [form, name] of needles.needles) {
-        const owner = this.#owners.get(form) ?? { name, clusters: new Set<string>() };
-        owner.clusters.add(cluster);
-        this.#owners.set(form, owner);
+        owned(this.#needles, form, cluster, () => ({ name, clusters: new Set() }));
         this.#index.add(form);
       }
+      for (const [run, name] of needles.lineRuns ?? []) {
+        const { longest } = owned(this.#runs, run, cluster, () => ({ name, clusters: new Set(), longest: longestLine(run) }));
+        this.#runIndex.add(run);
+        this.#runLines.add(longest);
+        this.#index.add(longest);
+      }
+      for (const [first, last, name] of needles.ends ?? []) {
+        const key = `${first}\0${last}`;
+        const known = pairs.has(key);
+        const pair = owned(pairs, key, cluster, () => ({ name, clusters: new Set(), last }));
+        if (known) continue;
+        this.#endsByFirst.set(first, [...(this.#endsByFirst.get(first) ?? []), pair]);
+        for (const end of [first, last]) {
+          this.#ends.add(end);
+          this.#index.add(end);
+        }
+      }
+    }
   }
 
   /** Throws the leaks of `cluster`'s files (in `directory` of the output), if any. */
@@ -463,31 +503,65 @@ export class FleetSecrets {
     if (problems.length > 0) throw new CapiGitopsError(problems);
   }
 
+  /**
+   * Every needle, run of lines and end `file` holds, in its text or its decoded lines (as
+   * SearchedFile.find finds them); a run only where its longest line is, as scanOutput searches it.
+   */
+  #search(file: SearchedFile): Set<string> {
+    const found = new Set(this.#index.foundIn(file.text));
+    if (file.escaped.decoded !== '') for (const s of this.#index.foundIn(file.escaped.decoded)) found.add(s);
+    if (![...found].some((s) => this.#runLines.has(s))) return found;
+    const unindented = file.unindented;
+    for (const text of [unindented.text, unindented.escaped.decoded])
+      for (const run of this.#runIndex.foundIn(text)) if (found.has(this.#runs.get(run)!.longest)) found.add(run);
+    return found;
+  }
+
   /** One problem per file and variable of another cluster found in `cluster`'s files; no value. */
   leaks(cluster: string, files: ReadonlyMap<string, string>): Diagnostic[] {
     const problems: Diagnostic[] = [];
+    const foreign = (needle: FleetNeedle) => !needle.clusters.has(cluster);
+    const toldAnywhere = new Set<string>();
+    const tell = (file: string, searched: SearchedFile, needle: FleetNeedle, found: string) => {
+      toldAnywhere.add(needle.name);
+      const at = searched.find(found) ?? -1;
+      const object = at >= 0 ? objectAround(searched.text, at) : undefined;
+      problems.push({ file, ...(object ? { object } : {}), ...fleetLeakMessage(needle) });
+    };
+    /** Where each end was first found in these files: a value in two pieces may be in two files. */
+    const endsAt = new Map<string, [string, SearchedFile]>();
     for (const [file, text] of files) {
       const digest = text.length >= REMEMBERED_TEXT_LENGTH ? sha256Hex(text) : undefined;
       if (digest !== undefined && this.#clean.has(digest)) continue;
-      const forms = this.#index.foundIn(text);
+      const searched = new SearchedFile(text);
+      const found = this.#search(searched);
       // clean for every cluster only when it holds no cluster's value, its own included
-      if (digest !== undefined && forms.length === 0) this.#clean.add(digest);
+      if (digest !== undefined && found.size === 0) this.#clean.add(digest);
       const told = new Set<string>();
-      for (const form of forms) {
-        const owner = this.#owners.get(form)!;
-        if (owner.clusters.has(cluster) || told.has(owner.name)) continue;
-        told.add(owner.name);
-        const object = objectAround(text, text.indexOf(form));
-        const owners = [...owner.clusters];
-        problems.push({
-          file,
-          ...(object ? { object } : {}),
-          message: `the output would contain the secret value of ${owner.name} of ${owners.length > 1 ? 'clusters' : 'cluster'} ${clusterRanges(owners)}, raw or encoded; nothing was written`,
-          expected: "no cluster's secret value in another cluster's files",
-          hint: `find where the value enters this cluster (its variables, images, chart values, patches) and give the cluster a value of its own`,
-        });
+      for (const s of found) {
+        const run = this.#runs.get(s);
+        const needle = this.#needles.get(s) ?? run;
+        if (needle && foreign(needle) && !told.has(needle.name)) {
+          told.add(needle.name);
+          // a run is told where its longest line is
+          tell(file, searched, needle, needle === run ? run.longest : s);
+        }
+        if (this.#ends.has(s) && !endsAt.has(s)) endsAt.set(s, [file, searched]);
       }
     }
+    for (const [first, [file, searched]] of endsAt)
+      for (const pair of this.#endsByFirst.get(first) ?? [])
+        if (foreign(pair) && endsAt.has(pair.last) && !toldAnywhere.has(pair.name)) tell(file, searched, pair, first);
     return problems;
   }
+}
+
+/** A leak of another cluster's value into a cluster's files. */
+function fleetLeakMessage(needle: FleetNeedle): Pick<Diagnostic, 'message' | 'expected' | 'hint'> {
+  const owners = [...needle.clusters];
+  return {
+    message: `the output would contain the secret value of ${needle.name} of ${owners.length > 1 ? 'clusters' : 'cluster'} ${clusterRanges(owners)}, raw or encoded; nothing was written`,
+    expected: "no cluster's secret value in another cluster's files",
+    hint: `find where the value enters this cluster (its variables, images, chart values, patches) and give the cluster a value of its own`,
+  };
 }
