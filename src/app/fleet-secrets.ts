@@ -1,18 +1,22 @@
 /**
  * Each cluster's own secret values (its providers' configSecrets), known before any cluster
- * renders, so every cluster's files are searched for the others' (secrets/gate.ts FleetSecrets).
+ * renders, so every cluster's files are searched for the others' (secrets/gate.ts FleetSecrets),
+ * and the files the fleet writes itself for every cluster's and the run's.
  */
 import type { Manifest } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
-import { FleetSecrets, secretNeedles, secretValues, type SecretNeedles } from '../secrets/index.js';
+import { CapiGitopsError } from '../core/diagnostics.js';
+import { FleetSecrets, secretNeedles, secretValues, type RunSecrets, type SecretNeedles } from '../secrets/index.js';
 import type { FleetCluster } from '../manifest/fleet-expand.js';
-import type { Resolution } from './types.js';
+import { runSecrets } from './providers.js';
+import type { RenderOptions, Resolution } from './types.js';
 
-export function fleetSecrets(
+export async function fleetSecrets(
   manifest: Manifest,
   clusters: readonly FleetCluster[],
   resolutions: ReadonlyMap<string, Resolution>,
-): FleetSecrets {
+  options: RenderOptions,
+): Promise<FleetSecrets> {
   const byCluster = new Map<string, SecretNeedles>();
   for (const cluster of clusters) {
     const resolution = resolutions.get(cluster.name);
@@ -22,5 +26,15 @@ export function fleetSecrets(
     // the run's own values (--secret-file, --env-secret) are every cluster's: each gate has them
     byCluster.set(cluster.name, secretNeedles(secretValues(cluster.manifest, secrets, { values: new Map(), manifests: [] })));
   }
-  return new FleetSecrets(byCluster);
+  return new FleetSecrets(byCluster, secretNeedles(secretValues(manifest, [], await fleetRunSecrets(manifest, options))));
+}
+
+/** The run's own values, for the fleet's files; none when they cannot be read, as every cluster's render then fails, telling why. */
+async function fleetRunSecrets(manifest: Manifest, options: RenderOptions): Promise<RunSecrets> {
+  try {
+    return await runSecrets(manifest, options);
+  } catch (err) {
+    if (err instanceof CapiGitopsError) return { values: new Map(), manifests: [] };
+    throw err;
+  }
 }

@@ -514,7 +514,8 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const argo = layout === 'argocd' ? await argoFleet(resolved.clusters, options, problems, manifest.config.locate) : undefined;
   if (argo) argo.at = manifest.config.locate?.(['clusters'], 'key');
   const memory = out ? undefined : new FleetFilesInMemory();
-  const tree = new FleetTree(fleetLayout, out ?? memory!);
+  const secrets = await fleetSecrets(manifest, resolved.clusters, resolved.resolutions, options);
+  const tree = new FleetTree(fleetLayout, out ?? memory!, (files) => secrets.refuseFleetLeaks(files));
   const all = resolved.clusters.length + resolved.leftOut.length;
   const kept = options.outputDir && selected.size < all ? await KeptClusters.read(options.outputDir) : undefined;
   const warnings: [cluster: string, warning: string][] = [];
@@ -526,7 +527,6 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const renderedLocks = new Map<string, Lockfile>();
   const { write, settle } = oneWriteAtATime();
   const fleetImageDigests = agreedImageDigests(resolved.previous);
-  const secrets = fleetSecrets(manifest, resolved.clusters, resolved.resolutions);
   for (const cluster of resolved.clusters) {
     const resolution = resolved.resolutions.get(cluster.name);
     // a cluster that could not be resolved at all has its problems collected already

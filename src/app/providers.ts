@@ -22,6 +22,7 @@ import {
   secretNeedles,
   secretStrategy,
   secretValues,
+  type RunSecrets,
   type GivenSecret,
   type SecretNeedles,
 } from '../secrets/index.js';
@@ -207,6 +208,17 @@ function readsUnknownNamespace(provider: ProviderObject): boolean {
   return [configSecret, additionalManifests].some((reference) => reference != null && !reference.namespace);
 }
 
+/** The run's own secret values (`--secret-file`, `--env-secret`), every provider's. */
+export async function runSecrets(manifest: Manifest, options: RenderOptions): Promise<RunSecrets> {
+  const valuesOptional = rendersWithoutValues(options, manifest.config.secrets);
+  return readRunSecrets({
+    secretFiles: options.secretFiles,
+    // render took these from the environment: a check in CI reads them as render did, or has them as not given
+    envSecrets: valuesOptional ? [...new Set([...(options.envSecrets ?? []), ...(options.recordedEnvSecrets ?? [])])] : options.envSecrets,
+    valuesOptional,
+  });
+}
+
 /**
  * Every provider prepared (each problem collected, none thrown), and the needles: every Secret a
  * provider names is known to the gate, whether the provider renders or not. `others`: providers
@@ -218,13 +230,7 @@ export async function prepareProviders(
   options: RenderOptions,
   others: readonly ProviderObject[] = [],
 ): Promise<{ prepared: PreparedProvider[]; needles: SecretNeedles; problems: Diagnostic[] }> {
-  const valuesOptional = rendersWithoutValues(options, manifest.config.secrets);
-  const run = await readRunSecrets({
-    secretFiles: options.secretFiles,
-    // render took these from the environment: a check in CI reads them as render did, or has them as not given
-    envSecrets: valuesOptional ? [...new Set([...(options.envSecrets ?? []), ...(options.recordedEnvSecrets ?? [])])] : options.envSecrets,
-    valuesOptional,
-  });
+  const run = await runSecrets(manifest, options);
   const bag = new DiagnosticBag();
   // check and diff under a strategy that keeps values out: a missing configSecret is a warning
   // (a Secret several providers name is told once, after the loop)

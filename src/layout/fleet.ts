@@ -131,6 +131,11 @@ export class FleetTree {
   constructor(
     readonly fleetLayout: FleetLayoutName,
     private readonly out: FleetFiles,
+    /**
+     * Throws on a secret value in the files the tree writes itself at `finish` (all but the
+     * objects, which are the clusters' own files, searched as each cluster rendered).
+     */
+    private readonly gate: (files: ReadonlyMap<string, string>) => void = () => undefined,
   ) {}
 
   /**
@@ -208,9 +213,9 @@ export class FleetTree {
 
   /** The bases and the clusters' component kustomizations (shared layout), the fleet's wiring, README and .gitattributes. */
   async finish(input: FleetFinish): Promise<void> {
-    if (this.fleetLayout === 'shared') await this.placeObjects();
+    const files: [string, string][] = this.fleetLayout === 'shared' ? await this.placeObjects() : [];
     const wiring = input.layout === 'argocd' || input.layout === 'flux' ? WIRED_LAYOUTS[input.layout] : undefined;
-    const files: [string, string][] = [...(input.fleetWiring ?? [])];
+    files.push(...(input.fleetWiring ?? []));
     files.push([GITATTRIBUTES_FILE, GITATTRIBUTES]);
     files.push([
       README_FILE,
@@ -226,15 +231,16 @@ export class FleetTree {
         secretFiles: [...this.secretFiles].sort(compareStrings),
       }),
     ]);
+    this.gate(new Map(files));
     await this.out.writeAll(files);
   }
 
   /**
    * Objects held by two or more clusters go to bases, one per component, version and set of
    * clusters holding them; the others to their cluster's directory. Each component directory
-   * gets its kustomization: its bases, then its own objects.
+   * gets its kustomization: its bases, then its own objects (returned, to be written).
    */
-  private async placeObjects(): Promise<void> {
+  private async placeObjects(): Promise<[string, string][]> {
     const groups = new Map<string, number[]>();
     this.objects.forEach((o, id) => {
       if (o.clusters.length < 2) return;
@@ -282,7 +288,7 @@ export class FleetTree {
       }
     }
     await this.out.placeAll(placements);
-    await this.out.writeAll(files);
+    return files;
   }
 }
 

@@ -450,8 +450,10 @@ function owned<T extends FleetNeedle>(map: Map<string, T>, key: string, cluster:
 
 /**
  * A fleet's secret values, each cluster's own (its configSecrets'), searched in every other
- * cluster's files: each cluster's gate knows only its own values, so a value of cluster A that
- * cluster B writes in plain (a variable of B's entry) would pass it. The forms are the gate's
+ * cluster's files, and with the run's values in the files the fleet writes itself (its README, the
+ * shared layout's kustomizations, its ApplicationSet), which no cluster's gate sees: each cluster's
+ * gate knows only its own values, so a value of cluster A that cluster B writes in plain (a variable
+ * of B's entry) would pass it. The forms are the gate's
  * (scanOutput): every needle, in the text and in its decoded lines; a multi-line value's runs of
  * lines; a long value's two ends in one cluster's files. One pass over each text whatever the
  * fleet's size (StringIndex); a long text found clean is not searched again.
@@ -470,7 +472,11 @@ export class FleetSecrets {
   /** Digests of long texts that hold no cluster's value (a digest: V8 hashes a long string by its length). */
   readonly #clean = new Set<string>();
 
-  constructor(byCluster: ReadonlyMap<string, SecretNeedles>) {
+  /** `run`: the values every cluster's gate has (--secret-file, --env-secret), searched here in the fleet's own files. */
+  constructor(
+    byCluster: ReadonlyMap<string, SecretNeedles>,
+    private readonly run: SecretNeedles = { needles: [] },
+  ) {
     const pairs = new Map<string, FleetNeedle & { last: string }>();
     for (const [cluster, needles] of byCluster) {
       for (const [form, name] of needles.needles) {
@@ -504,6 +510,16 @@ export class FleetSecrets {
   }
 
   /**
+   * Throws the leaks of the files the fleet writes itself, searched as a cluster's files are: what
+   * they hold comes from every cluster (the ApplicationSet's lookups), those --cluster did not
+   * render included, whose files no gate searched in this run.
+   */
+  refuseFleetLeaks(files: ReadonlyMap<string, string>): void {
+    const problems = [...scanOutput(files, this.run, new Set()), ...this.leaks(undefined, files)];
+    if (problems.length > 0) throw new CapiGitopsError(problems);
+  }
+
+  /**
    * Every needle, run of lines and end `file` holds, in its text or its decoded lines (as
    * SearchedFile.find finds them); a run only where its longest line is, as scanOutput searches it.
    */
@@ -517,16 +533,16 @@ export class FleetSecrets {
     return found;
   }
 
-  /** One problem per file and variable of another cluster found in `cluster`'s files; no value. */
-  leaks(cluster: string, files: ReadonlyMap<string, string>): Diagnostic[] {
+  /** One problem per file and variable of another cluster found in `cluster`'s files (the fleet's own: any cluster's); no value. */
+  leaks(cluster: string | undefined, files: ReadonlyMap<string, string>): Diagnostic[] {
     const problems: Diagnostic[] = [];
-    const foreign = (needle: FleetNeedle) => !needle.clusters.has(cluster);
+    const foreign = (needle: FleetNeedle) => cluster === undefined || !needle.clusters.has(cluster);
     const toldAnywhere = new Set<string>();
     const tell = (file: string, searched: SearchedFile, needle: FleetNeedle, found: string) => {
       toldAnywhere.add(needle.name);
       const at = searched.find(found) ?? -1;
       const object = at >= 0 ? objectAround(searched.text, at) : undefined;
-      problems.push({ file, ...(object ? { object } : {}), ...fleetLeakMessage(needle) });
+      problems.push({ file, ...(object ? { object } : {}), ...fleetLeakMessage(needle, cluster) });
     };
     /** Where each end was first found in these files: a value in two pieces may be in two files. */
     const endsAt = new Map<string, [string, SearchedFile]>();
@@ -556,11 +572,19 @@ export class FleetSecrets {
   }
 }
 
-/** A leak of another cluster's value into a cluster's files. */
-function fleetLeakMessage(needle: FleetNeedle): Pick<Diagnostic, 'message' | 'expected' | 'hint'> {
+/** A leak of another cluster's value into a cluster's files, or of any cluster's into the fleet's own (`cluster` undefined). */
+function fleetLeakMessage(needle: FleetNeedle, cluster: string | undefined): Pick<Diagnostic, 'message' | 'expected' | 'hint'> {
   const owners = [...needle.clusters];
+  const message = `the output would contain the secret value of ${needle.name} of ${owners.length > 1 ? 'clusters' : 'cluster'} ${clusterRanges(owners)}, raw or encoded; nothing was written`;
+  if (cluster === undefined)
+    return {
+      message,
+      expected:
+        "no cluster's secret value in the files the fleet writes itself (its README, the bases' kustomizations, its ApplicationSet)",
+      hint: "find where the value enters the fleet's files (a cluster's chart values: its destination, project or releaseName) and remove it",
+    };
   return {
-    message: `the output would contain the secret value of ${needle.name} of ${owners.length > 1 ? 'clusters' : 'cluster'} ${clusterRanges(owners)}, raw or encoded; nothing was written`,
+    message,
     expected: "no cluster's secret value in another cluster's files",
     hint: `find where the value enters this cluster (its variables, images, chart values, patches) and give the cluster a value of its own`,
   };

@@ -15,7 +15,7 @@ import { scanOutput, type SecretNeedles } from './gate.js';
 import { ageRecipientProblem } from './age-recipient.js';
 import type { SopsReuse } from './sops.js';
 
-export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type GivenSecret } from './sources.js';
+export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type GivenSecret, type RunSecrets } from './sources.js';
 export { taintMarker, type MarkedComponent, type MarkedText } from './taint.js';
 export { substituteSecretWarnings } from './flux-substitute.js';
 export { sopsKeySecretWarnings } from './flux-kustomizations.js';

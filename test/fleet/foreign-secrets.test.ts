@@ -3,7 +3,8 @@
  * another cluster writes in plain (its own variable) is refused, naming the variable and the
  * cluster whose value it is, never the value; each cluster's own gate knew only its own values.
  * Every form a cluster's own gate finds counts: a multi-line value's runs of lines, a long value
- * in two pieces, a line decoded.
+ * in two pieces, a line decoded; and the files the fleet writes itself (the ApplicationSet) are
+ * searched for every cluster's values.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,12 +13,15 @@ import path from 'node:path';
 import { exampleCopy } from '../helpers/cli.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { renderOutput } from '../../src/app/run.js';
+import { writeOutput } from '../../src/output/write.js';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import type { RenderOptions } from '../../src/app/types.js';
 import { rejection } from '../helpers/assertions.js';
 
 const EU_TOKEN = 'eu1-api-token-4f9a2c7e51d0';
 const US_TOKEN = 'us1-api-token-8b3e6d2a90f4';
+/** A value of the run (--secret-file), every cluster's. */
+const RUN_TOKEN = 'run-token-5c8e1f3a7b92d0';
 /** An INI credentials file whose every line is shorter than the 16 characters a line is searched alone at. */
 const EU_CREDENTIALS = '[default]\nuser = svc-eu1\npass = Zq8kP2xW\n';
 
@@ -95,6 +99,37 @@ test("a cluster's long value that another cluster writes in two pieces is refuse
 test("a cluster's value that another cluster writes URL-encoded (a query string) is refused", async () => {
   const data = `      endpoint: https://api.example.com/v1?token=${EU_TOKEN.replace(/-/g, '%2D')}\n`;
   await refusedAsEuValue({ manifestPaths: fleet({ usConfigMapData: data }) }, 'API_TOKEN', /^clusters\/us-1\//);
+});
+
+/** A fleet rendered with its ApplicationSet, then `--cluster eu-1` with us-1's Argo CD destination named `usDestination`. */
+async function renderEuWithUsDestination(usDestination: string, secretFiles: string[] = []): Promise<RenderOptions> {
+  const set = ['repoURL=https://git.example.com/platform/fleet.git', 'path=fleet', 'applicationSet=true'].map((expression) => ({
+    expression,
+    forceString: false,
+  }));
+  const out = tempDir();
+  const first = await renderOutput({ manifestPaths: fleet(), layout: 'argocd', set, outputDir: out, secretFiles });
+  assert.ok(first.fleet);
+  await writeOutput(out, first.files);
+  const usEntry = `  argocd: {values: {destination: {name: "${usDestination}"}}}\n`;
+  return { manifestPaths: fleet({ usEntry }), layout: 'argocd', set, outputDir: out, clusters: ['eu-1'], secretFiles };
+}
+
+test("the fleet's ApplicationSet is searched too: a cluster's value in the chart values of a cluster --cluster does not render is refused there", async () => {
+  const options = await renderEuWithUsDestination(EU_TOKEN);
+  await refusedAsEuValue(options, 'API_TOKEN', /^argocd\/applicationset-capi-gitops-fleet\.yaml$/);
+});
+
+test("the fleet's ApplicationSet is searched for the run's values too (--secret-file)", async () => {
+  const secretFile = path.join(tempDir('capi-gitops-foreign-secrets-'), 'run.env');
+  writeFileSync(secretFile, `RUN_TOKEN=${RUN_TOKEN}\n`);
+  const error = await rejection(renderOutput(await renderEuWithUsDestination(RUN_TOKEN, [secretFile])));
+  assert.ok(error instanceof CapiGitopsError, String(error));
+  assert.deepEqual(
+    error.diagnostics.filter((d) => /secret value of RUN_TOKEN/.test(d.message)).map((d) => d.file),
+    ['argocd/applicationset-capi-gitops-fleet.yaml'],
+  );
+  assert.ok(!error.message.includes(RUN_TOKEN), error.message);
 });
 
 test('clusters with values of their own render', async () => {
