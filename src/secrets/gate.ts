@@ -434,6 +434,16 @@ export function githubMasks(needles: SecretNeedles): string[] {
 /** Texts at least this long are remembered once found clean: a fleet's clusters share their CRDs. */
 const REMEMBERED_TEXT_LENGTH = 16_384;
 
+/**
+ * What of a run's longest line the one pass finds before the run is searched: its end, where a
+ * line's value is (`pass = …`). Its start is the same in every cluster's run (`user = `), and the
+ * index would check each cluster's at every `user` of every text.
+ */
+function runTrigger(longest: string): string {
+  return longest.slice(-RUN_TRIGGER_LENGTH);
+}
+const RUN_TRIGGER_LENGTH = 8;
+
 /** A form, run of lines or pair of ends in a fleet: its variable and the clusters whose value it is. */
 interface FleetNeedle {
   name: string;
@@ -459,13 +469,13 @@ function owned<T extends FleetNeedle>(map: Map<string, T>, key: string, cluster:
  * fleet's size (StringIndex); a long text found clean is not searched again.
  */
 export class FleetSecrets {
-  /** The needles, each run's longest line and each long value's ends: one pass finds them all. */
+  /** The needles, each run's trigger and each long value's ends: one pass finds them all. */
   readonly #index = new StringIndex();
   readonly #needles = new Map<string, FleetNeedle>();
-  /** Runs of lines, searched in a text without indentation only where their longest line is. */
+  /** Runs of lines, searched in a text without indentation only where a run's trigger is. */
   readonly #runIndex = new StringIndex();
   readonly #runs = new Map<string, FleetNeedle & { longest: string }>();
-  readonly #runLines = new Set<string>();
+  readonly #runTriggers = new Set<string>();
   /** A long value's first and last characters (valueEnds), by its first. */
   readonly #endsByFirst = new Map<string, (FleetNeedle & { last: string })[]>();
   readonly #ends = new Set<string>();
@@ -486,8 +496,8 @@ export class FleetSecrets {
       for (const [run, name] of needles.lineRuns ?? []) {
         const { longest } = owned(this.#runs, run, cluster, () => ({ name, clusters: new Set(), longest: longestLine(run) }));
         this.#runIndex.add(run);
-        this.#runLines.add(longest);
-        this.#index.add(longest);
+        this.#runTriggers.add(runTrigger(longest));
+        this.#index.add(runTrigger(longest));
       }
       for (const [first, last, name] of needles.ends ?? []) {
         const key = `${first}\0${last}`;
@@ -521,15 +531,15 @@ export class FleetSecrets {
 
   /**
    * Every needle, run of lines and end `file` holds, in its text or its decoded lines (as
-   * SearchedFile.find finds them); a run only where its longest line is, as scanOutput searches it.
+   * SearchedFile.find finds them). A run found without indentation has its longest line in the
+   * text, as scanOutput asks: its trigger only spares the texts without it that search.
    */
   #search(file: SearchedFile): Set<string> {
     const found = new Set(this.#index.foundIn(file.text));
     if (file.escaped.decoded !== '') for (const s of this.#index.foundIn(file.escaped.decoded)) found.add(s);
-    if (![...found].some((s) => this.#runLines.has(s))) return found;
+    if (![...found].some((s) => this.#runTriggers.has(s))) return found;
     const unindented = file.unindented;
-    for (const text of [unindented.text, unindented.escaped.decoded])
-      for (const run of this.#runIndex.foundIn(text)) if (found.has(this.#runs.get(run)!.longest)) found.add(run);
+    for (const text of [unindented.text, unindented.escaped.decoded]) for (const run of this.#runIndex.foundIn(text)) found.add(run);
     return found;
   }
 
