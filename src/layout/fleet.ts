@@ -132,8 +132,9 @@ export class FleetTree {
     readonly fleetLayout: FleetLayoutName,
     private readonly out: FleetFiles,
     /**
-     * Throws on a secret value in the files the tree writes itself at `finish` (all but the
-     * objects, which are the clusters' own files, searched as each cluster rendered).
+     * Throws on a secret value in the files the tree writes itself at `finish`. Not the objects a
+     * base holds: each is a cluster's own file byte for byte, searched as that cluster rendered
+     * (or kept as the last run wrote it, for a cluster --cluster leaves out).
      */
     private readonly gate: (files: ReadonlyMap<string, string>) => void = () => undefined,
   ) {}

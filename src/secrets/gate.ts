@@ -462,11 +462,11 @@ function owned<T extends FleetNeedle>(map: Map<string, T>, key: string, cluster:
  * A fleet's secret values, each cluster's own (its configSecrets'), searched in every other
  * cluster's files, and with the run's values in the files the fleet writes itself (its README, the
  * shared layout's kustomizations, its ApplicationSet), which no cluster's gate sees: each cluster's
- * gate knows only its own values, so a value of cluster A that cluster B writes in plain (a variable
- * of B's entry) would pass it. The forms are the gate's
- * (scanOutput): every needle, in the text and in its decoded lines; a multi-line value's runs of
- * lines; a long value's two ends in one cluster's files. One pass over each text whatever the
- * fleet's size (StringIndex); a long text found clean is not searched again.
+ * gate knows only its own values, so a value of cluster A that cluster B writes in plain (a
+ * variable of B's entry) would pass it. The forms are the gate's (scanOutput): every needle, in
+ * the text and in its decoded lines; a multi-line value's runs of lines; a long value's two ends
+ * in one cluster's files. One pass over each text whatever the fleet's size (StringIndex); a long
+ * text found clean is not searched again.
  */
 export class FleetSecrets {
   /** The needles, each run's trigger and each long value's ends: one pass finds them all. */
