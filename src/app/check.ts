@@ -3,7 +3,14 @@
  * output directory. Writes neither the output nor the lockfile.
  */
 import { renderOutput, type RenderOptions } from './run.js';
-import { checkOutput, recordedSecretSourcesOf, recordedSecretVariables, type CheckReport } from '../review/index.js';
+import {
+  checkRendered,
+  FleetFileDigests,
+  recordedSecretSourcesOf,
+  recordedSecretVariables,
+  renderedDigests,
+  type CheckReport,
+} from '../review/index.js';
 import type { SecretNotGiven } from './types.js';
 
 export interface CheckResult {
@@ -14,19 +21,19 @@ export interface CheckResult {
   secretsNotGiven: SecretNotGiven[];
 }
 
-/** `output`: the committed output directory, as given. */
-export async function check(options: RenderOptions, output: string): Promise<CheckResult> {
+/** `output`: the committed output directory, as given. `fleetDigests`: where a fleet's files go (a test seam). */
+export async function check(options: RenderOptions, output: string, fleetDigests = new FleetFileDigests()): Promise<CheckResult> {
   // --frozen is implied: a lockfile that no longer answers the manifest is drift too. Secret
   // values are not needed where the strategy keeps them out of the output.
-  const result = await renderOutput({
-    ...options,
-    ...(await committedSecretSources(output, options)),
-    frozen: true,
-    secretValuesOptional: true,
-  });
+  // a fleet's files are hashed as each cluster is laid out, not held: memory stays one cluster's tree
+  const result = await renderOutput(
+    { ...options, ...(await committedSecretSources(output, options)), frozen: true, secretValuesOptional: true },
+    fleetDigests,
+  );
   const secretsNotGiven = result.secretsNotGiven ?? [];
+  const rendered = result.fleet ? fleetDigests.rendered() : renderedDigests(result.files);
   // a README whose command differs only by the secret sources render had is up to date (review/check.ts)
-  return { warnings: result.warnings, report: await checkOutput(output, result.files), secretsNotGiven };
+  return { warnings: result.warnings, report: await checkRendered(output, rendered), secretsNotGiven };
 }
 
 /**

@@ -7,13 +7,14 @@ import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { INDEX_FILE } from '../layout/output-paths.js';
 import { README_FILE } from '../layout/index.js';
-import { formatIndex, parseIndexEntries, parseKeptDirectories, provenOwned } from '../output/ownership-index.js';
+import { formatIndexOfDigests, parseIndexEntries, parseKeptDirectories, provenOwned } from '../output/ownership-index.js';
 import { sha256Hex } from '../core/digest.js';
 import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
 import { exists, scanTree, type TreeEntry } from '../output/tree.js';
 import { unwrittenFiles } from '../output/unwritten-files.js';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { outputLockPath } from '../output/write-guard.js';
+import type { FleetFiles } from '../layout/fleet.js';
 
 export type CheckStatus = 'changed' | 'edited' | 'missing' | 'extra';
 
@@ -75,8 +76,10 @@ interface TreeRead {
   indexText: string | undefined;
   /** The index's paths, each with the digest recorded (none in a v1 index). */
   written: Map<string, string | undefined>;
-  /** The bytes of each rendered path that is a file on disk. */
-  onDisk: (Buffer | undefined)[];
+  /** The sha256 of each rendered path that is a file on disk: only equality is asked, so no file's bytes are kept. */
+  onDisk: (string | undefined)[];
+  /** The committed README's text, when the render writes one and the directory holds it. */
+  readme: string | undefined;
   /** The bytes of each file the index lists and the render does not write: render removes it only when proven its own. */
   stale: Map<string, Buffer>;
 }
@@ -84,16 +87,19 @@ interface TreeRead {
 async function readTree(directory: string, rendered: readonly string[], hooks: CheckHooks): Promise<TreeRead> {
   const entries = await outputEntries(directory);
   await hooks.afterScan?.();
-  const indexText = entries.get(INDEX_FILE)?.type === 'file' ? await readFile(path.join(directory, INDEX_FILE), 'utf8') : undefined;
+  const isFile = (p: string) => entries.get(p)?.type === 'file';
+  const indexText = isFile(INDEX_FILE) ? await readFile(path.join(directory, INDEX_FILE), 'utf8') : undefined;
   const onDisk = await mapLimited(rendered, OPEN_FILES, (p) =>
-    entries.get(p)?.type === 'file' ? readFile(path.join(directory, p)) : Promise.resolve(undefined),
+    isFile(p) ? readFile(path.join(directory, p)).then(sha256Hex) : Promise.resolve(undefined),
   );
   const renderedSet = new Set(rendered);
+  const readme =
+    renderedSet.has(README_FILE) && isFile(README_FILE) ? await readFile(path.join(directory, README_FILE), 'utf8') : undefined;
   const written =
     indexText === undefined ? new Map<string, string | undefined>() : parseIndexEntries(indexText, path.join(directory, INDEX_FILE));
-  const stalePaths = [...written.keys()].filter((p) => !renderedSet.has(p) && entries.get(p)?.type === 'file');
+  const stalePaths = [...written.keys()].filter((p) => !renderedSet.has(p) && isFile(p));
   const staleBytes = await mapLimited(stalePaths, OPEN_FILES, (p) => readFile(path.join(directory, p)));
-  return { entries, indexText, written, onDisk, stale: new Map(stalePaths.map((p, i) => [p, staleBytes[i]!])) };
+  return { entries, indexText, written, onDisk, readme, stale: new Map(stalePaths.map((p, i) => [p, staleBytes[i]!])) };
 }
 
 /** The directory `directory` names now (dev and inode, through a symlink), undefined when there is none. */
@@ -139,31 +145,80 @@ async function readOneTree(directory: string, rendered: readonly string[], hooks
   }
 }
 
+/**
+ * A render as check compares it: each file's sha256 by path, and the README's text (its recorded
+ * command is read). A fleet's files are hashed as each cluster is laid out and then dropped, so
+ * check holds no tree of texts (a 200-cluster fleet in the full layout is 700 MB of them).
+ */
+export interface RenderedDigests {
+  digests: Map<string, string>;
+  readme: string | undefined;
+}
+
+/** The digests of a render held in memory (one cluster's tree). */
+export function renderedDigests(files: ReadonlyMap<string, string>): RenderedDigests {
+  return { digests: new Map([...files].map(([p, text]) => [p, sha256Hex(text)])), readme: files.get(README_FILE) };
+}
+
+/** A fleet's files as check needs them (FleetFiles): each hashed as it comes, its text not kept. */
+export class FleetFileDigests implements FleetFiles {
+  private readonly digests = new Map<string, string>();
+  private readonly held = new Map<string, string>();
+  private readme: string | undefined;
+
+  async writeAll(files: Iterable<[string, string]>): Promise<void> {
+    for (const [file, text] of files) {
+      this.digests.set(file, sha256Hex(text));
+      if (file === README_FILE) this.readme = text;
+    }
+  }
+
+  async hold(key: string, text: string): Promise<void> {
+    this.held.set(key, sha256Hex(text));
+  }
+
+  async placeAll(placements: Iterable<[string, string]>): Promise<void> {
+    for (const [key, file] of placements) {
+      this.digests.set(file, this.held.get(key)!);
+      this.held.delete(key);
+    }
+  }
+
+  /** The tree's digests, sorted by path (as FleetFilesInMemory's tree). */
+  rendered(): RenderedDigests {
+    return { digests: new Map([...this.digests].sort(([a], [b]) => compareStrings(a, b))), readme: this.readme };
+  }
+}
+
 /** Compares `files` with `outDir`; reads only, writes nothing. */
 export async function checkOutput(outDir: string, files: ReadonlyMap<string, string>, hooks: CheckHooks = {}): Promise<CheckReport> {
+  return checkRendered(outDir, renderedDigests(files), hooks);
+}
+
+/** Compares a render, by its files' digests, with `outDir`; reads only, writes nothing. */
+export async function checkRendered(outDir: string, render: RenderedDigests, hooks: CheckHooks = {}): Promise<CheckReport> {
   const directory = path.resolve(outDir);
-  const rendered = [...files.keys()];
-  const { entries, indexText, written, onDisk, stale } = await readOneTree(directory, rendered, hooks);
-  const readme = rendered.indexOf(README_FILE);
-  const committedReadme = readme >= 0 ? onDisk[readme]?.toString('utf8') : undefined;
-  if (committedReadme !== undefined && onlySecretSourcesDiffer(committedReadme, files.get(README_FILE)!))
-    files = new Map(files).set(README_FILE, committedReadme);
+  let { digests } = render;
+  const rendered = [...digests.keys()];
+  const { entries, indexText, written, onDisk, readme: committedReadme, stale } = await readOneTree(directory, rendered, hooks);
+  if (committedReadme !== undefined && onlySecretSourcesDiffer(committedReadme, render.readme!))
+    digests = new Map(digests).set(README_FILE, sha256Hex(committedReadme));
 
   const problems: CheckedFile[] = [];
   const add = (p: string, status: CheckStatus) => problems.push({ path: p, status, reason: REASONS[status] });
   let unchanged = 0;
   rendered.forEach((p, i) => {
-    const bytes = onDisk[i];
-    if (bytes === undefined) return add(p, 'missing');
-    if (bytes.equals(Buffer.from(files.get(p)!, 'utf8'))) return unchanged++;
-    const digest = written.get(p);
-    add(p, digest !== undefined && digest !== sha256Hex(bytes) ? 'edited' : 'changed');
+    const digest = onDisk[i];
+    if (digest === undefined) return add(p, 'missing');
+    if (digest === digests.get(p)) return unchanged++;
+    const recorded = written.get(p);
+    add(p, recorded !== undefined && recorded !== digest ? 'edited' : 'changed');
   });
 
   // Extra: what the last render wrote and this one does not, and any visible file in a
   // directory this render writes into or an earlier one wrote into (a removed cluster's):
   // kustomize, Argo CD and Flux read those directories.
-  const notDirectories = [...entries].filter(([p, entry]) => entry.type !== 'dir' && p !== INDEX_FILE && !files.has(p)).map(([p]) => p);
+  const notDirectories = [...entries].filter(([p, entry]) => entry.type !== 'dir' && p !== INDEX_FILE && !digests.has(p)).map(([p]) => p);
   for (const p of notDirectories) {
     if (!written.has(p)) continue;
     const bytes = stale.get(p);
@@ -174,7 +229,7 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
   const keptDirectories = indexText === undefined ? [] : parseKeptDirectories(indexText);
   for (const p of unwrittenFiles(notDirectories, rendered, written.keys(), keptDirectories))
     problems.push({ path: p, status: 'extra', reason: NOT_OURS, removeByHand: true });
-  if (problems.length === 0 && indexText !== formatIndex(files)) {
+  if (problems.length === 0 && indexText !== formatIndexOfDigests(digests)) {
     problems.push({
       path: INDEX_FILE,
       status: indexText === undefined ? 'missing' : 'changed',
@@ -185,7 +240,7 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
     });
   }
   problems.sort((a, b) => compareStrings(a.path, b.path));
-  const renderedWith = committedReadme !== undefined ? otherFlags(committedReadme, files.get(README_FILE)!) : undefined;
+  const renderedWith = committedReadme !== undefined ? otherFlags(committedReadme, render.readme!) : undefined;
   const recorded = committedReadme !== undefined ? recordedSecretSources(committedReadme) : undefined;
   return {
     directory,

@@ -4,6 +4,9 @@ export { contractSeries } from './contracts.js';
 export {
   afterRender,
   checkOutput,
+  checkRendered,
+  FleetFileDigests,
+  renderedDigests,
   recordedSecretSourcesOf,
   recordedSecretVariables,
   pathFlags,
