@@ -103,38 +103,62 @@ export function listedBases(text: string, file: string): string[] {
 }
 
 /**
+ * The bases of a fleet's shared layout as its clusters read them: the files outside every
+ * cluster's directory, and each base file parsed once for all the clusters that list it (a
+ * review reads a fleet a cluster at a time). After a problem in a base no base is read again.
+ */
+export interface FleetBases {
+  files: ReadonlyMap<string, string>;
+  parsed: Map<string, KObject[]>;
+  failed?: true;
+}
+
+/**
  * A fleet's tree in the shared layout, each cluster's objects where kustomize reads them: the
  * objects of each base a cluster's component lists, as that component's (their file is the
  * base's), each base file parsed once.
  */
 function baseObjects(
   files: ReadonlyMap<string, string>,
+  bases: FleetBases,
   add: (object: KObject, file: string, component: string, base: string) => void,
 ): void {
-  const parsed = new Map<string, KObject[]>();
-  for (const [file, text] of files) {
-    const m = /^(clusters\/[^/]+\/[^/]+)\/kustomization\.ya?ml$/.exec(file);
-    if (!m) continue;
-    for (const resource of resourcesOf(text, file)) {
-      const base = BASE_REFERENCE.exec(resource)?.[1];
-      const listed = base === undefined ? undefined : files.get(`${base}/kustomization.yaml`);
-      if (base === undefined || listed === undefined) continue;
-      for (const object of resourcesOf(listed, `${base}/kustomization.yaml`)) {
-        const objectFile = `${base}/${object}`;
-        const text = files.get(objectFile);
-        if (text === undefined) continue;
-        if (!parsed.has(objectFile)) parsed.set(objectFile, parseArtifact(text, { source: objectFile }));
-        for (const o of parsed.get(objectFile)!) add(o, objectFile, m[1]!, base);
+  if (bases.failed) return;
+  const read = (file: string) => files.get(file) ?? bases.files.get(file);
+  const { parsed } = bases;
+  try {
+    for (const [file, text] of files) {
+      const m = /^(clusters\/[^/]+\/[^/]+)\/kustomization\.ya?ml$/.exec(file);
+      if (!m) continue;
+      for (const resource of resourcesOf(text, file)) {
+        const base = BASE_REFERENCE.exec(resource)?.[1];
+        const listed = base === undefined ? undefined : read(`${base}/kustomization.yaml`);
+        if (base === undefined || listed === undefined) continue;
+        for (const object of resourcesOf(listed, `${base}/kustomization.yaml`)) {
+          const objectFile = `${base}/${object}`;
+          const text = read(objectFile);
+          if (text === undefined) continue;
+          if (!parsed.has(objectFile)) parsed.set(objectFile, parseArtifact(text, { source: objectFile }));
+          for (const o of parsed.get(objectFile)!) add(o, objectFile, m[1]!, base);
+        }
       }
     }
+  } catch (err) {
+    bases.failed = true;
+    throw err;
   }
 }
 
 /**
  * Reads the objects of a tree; kustomization files are layout, not cluster objects. A problem in
- * a tree read from `directory` names its file there, as the user finds it.
+ * a tree read from `directory` names its file there, as the user finds it. `bases`: where a
+ * fleet's cluster read alone (`files` its directory's) finds the bases it lists.
  */
-export function readTreeObjects(files: ReadonlyMap<string, string>, directory?: string): TreeObjects {
+export function readTreeObjects(
+  files: ReadonlyMap<string, string>,
+  directory?: string,
+  bases: FleetBases = { files, parsed: new Map() },
+): TreeObjects {
   const objects = new Map<string, TreeObject>();
   const components = new Map<string, ComponentInfo>();
   const bag = new DiagnosticBag();
@@ -157,7 +181,7 @@ export function readTreeObjects(files: ReadonlyMap<string, string>, directory?: 
     objects.set(key, { id, object, file, component, cluster, ...(base ? { base } : {}) });
   };
   try {
-    baseObjects(files, (object, file, component, base) => add(object, file, component, clusterOf(component + '/'), base));
+    baseObjects(files, bases, (object, file, component, base) => add(object, file, component, clusterOf(component + '/'), base));
   } catch (err) {
     bag.addError(err);
   }

@@ -11,7 +11,16 @@ import { contractFindings, contractLookup, contractSeries } from './contracts.js
 import { compareCrds, crdChangeCount, describeCrdChanges, CRD_SCHEMA_PATH } from './crd.js';
 import { changedPaths, changedScalars } from './field-paths.js';
 import { groupFindings } from './fleet-groups.js';
-import { BASES, clusterOf, describeId, readTreeObjects, type TreeObject, type TreeObjects } from './objects.js';
+import {
+  BASES,
+  clusterOf,
+  describeId,
+  readTreeObjects,
+  type ComponentInfo,
+  type FleetBases,
+  type TreeObject,
+  type TreeObjects,
+} from './objects.js';
 import { describePermissions, gained, permissionsOf, RBAC_GROUP, RBAC_ROLE_KINDS } from './rbac.js';
 import {
   REVIEW_SCHEMA_VERSION,
@@ -223,139 +232,238 @@ function withSameInClusters(findings: Finding[]): Finding[] {
   return findings;
 }
 
+/**
+ * A side's files in groups: those outside every cluster's directory (the root's, a fleet's bases
+ * and wiring), then each fleet cluster's (`clusters/<name>/`), in their paths' order.
+ */
+export interface ReviewGroups {
+  rest: ReadonlyMap<string, string>;
+  clusters: readonly string[];
+}
+
+/** A side held in memory, in groups. */
+function groupsOf(files: ReadonlyMap<string, string>): ReviewGroups & { cluster: (name: string) => ReadonlyMap<string, string> } {
+  const rest = new Map<string, string>();
+  const clusters = new Map<string, Map<string, string>>();
+  for (const [file, text] of files) {
+    const cluster = clusterOf(file);
+    if (!cluster) rest.set(file, text);
+    else if (clusters.has(cluster)) clusters.get(cluster)!.set(file, text);
+    else clusters.set(cluster, new Map([[file, text]]));
+  }
+  const empty = new Map<string, string>();
+  return { rest, clusters: clusterOrder(clusters.keys()), cluster: (name) => clusters.get(name) ?? empty };
+}
+
+/** Clusters by their directories' paths (`clusters/a-b/` before `clusters/a/`), as a whole tree lists their files. */
+export function clusterOrder(names: Iterable<string>): string[] {
+  return [...new Set(names)].sort((x, y) => compareStrings(`${x}/`, `${y}/`));
+}
+
 export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewReport {
+  const [oldGroups, newGroups] = [groupsOf(oldSide.files), groupsOf(newSide.files)];
+  const review = new ChangesReview(oldSide, newSide, oldGroups.rest, newGroups.rest);
+  for (const cluster of clusterOrder([...oldGroups.clusters, ...newGroups.clusters]))
+    review.addCluster(oldGroups.cluster(cluster), newGroups.cluster(cluster));
+  return review.report();
+}
+
+/**
+ * The review of two trees, a fleet's cluster at a time (`addCluster`): each cluster's objects are
+ * parsed, paired and dropped before the next is read, so a review's memory is one cluster's
+ * objects and the fleet's shared files, not the fleet's (ten times its text in a 200-cluster
+ * fleet). What the clusters share (a base's change, the components, the contracts) is gathered.
+ */
+export class ChangesReview {
   // both sides' problems in one run
-  const bag = new DiagnosticBag();
-  const read = (side: ReviewSide) => {
+  private readonly bag = new DiagnosticBag();
+  private readonly oldBases: FleetBases;
+  private readonly newBases: FleetBases;
+  /** The old side's fleet ApplicationSet (outside every cluster's directory). */
+  private readonly oldAppSet: TreeObject | undefined;
+  /** Every component of either side met so far, and the gathered report. */
+  private readonly oldComponents = new Map<string, ComponentInfo>();
+  private readonly newComponents = new Map<string, ComponentInfo>();
+  private readonly secretFiles = new Set<string>();
+  private readonly components = new Map<string, ComponentDiff>();
+  private readonly findings: Finding[] = [];
+  private readonly shared = new Map<string, ObjectChange & { clusters: string[] }>();
+  private readonly moved = new Set<string>();
+
+  constructor(
+    private readonly oldSide: ReviewSide,
+    private readonly newSide: ReviewSide,
+    oldRest: ReadonlyMap<string, string>,
+    newRest: ReadonlyMap<string, string>,
+  ) {
+    this.oldBases = { files: oldRest, parsed: new Map() };
+    this.newBases = { files: newRest, parsed: new Map() };
+    const objects = this.addGroup(oldRest, newRest);
+    this.oldAppSet = objects && [...objects[0].objects.values()].find(isFleetApplicationSet);
+  }
+
+  private read(files: ReadonlyMap<string, string>, directory: string | undefined, bases: FleetBases): TreeObjects | undefined {
     try {
-      return readTreeObjects(side.files, side.directory);
+      return readTreeObjects(files, directory, bases);
     } catch (err) {
-      bag.addError(err);
+      this.bag.addError(err);
       return undefined;
     }
-  };
-  const [oldObjects, newObjects] = [read(oldSide), read(newSide)];
-  bag.throwIfAny();
-  const [a, b] = [oldObjects!, newObjects!];
-  // a cluster that leaves a fleet keeps what was applied to it: its objects' removal is told once, as that
-  const leaving = leavingClusters(a, b);
-  // files holding secret values (inline): a key only one side has may be a rotated secret, and
-  // every value of a finding about them is hidden
-  const secretFiles = new Set([...declaredSecretFiles(oldSide.files), ...declaredSecretFiles(newSide.files)]);
-  const components = new Map<string, ComponentDiff>();
-  const findings: Finding[] = [];
+  }
+
+  /** A fleet cluster's files on each side (none on a side that does not have it). */
+  addCluster(oldFiles: ReadonlyMap<string, string>, newFiles: ReadonlyMap<string, string>): void {
+    this.addGroup(oldFiles, newFiles);
+  }
+
+  private addGroup(oldFiles: ReadonlyMap<string, string>, newFiles: ReadonlyMap<string, string>): [TreeObjects, TreeObjects] | undefined {
+    const [oldObjects, newObjects] = [
+      this.read(oldFiles, this.oldSide.directory, this.oldBases),
+      this.read(newFiles, this.newSide.directory, this.newBases),
+    ];
+    // a problem fails the review: the rest is read for its problems only
+    if (!oldObjects || !newObjects || this.bag.size > 0) return undefined;
+    // files holding secret values (inline): a key only one side has may be a rotated secret, and
+    // every value of a finding about them is hidden; a fleet's README lists every cluster's
+    for (const files of [oldFiles, newFiles]) for (const file of declaredSecretFiles(files)) this.secretFiles.add(file);
+    for (const [directory, info] of oldObjects.components) this.oldComponents.set(directory, info);
+    for (const [directory, info] of newObjects.components) this.newComponents.set(directory, info);
+    this.compare(oldObjects, newObjects);
+    return [oldObjects, newObjects];
+  }
 
   // where a component's version is written: its kustomization's provenance, or its artifact ConfigMap
-  const versionFile = (directory: string) =>
-    (b.components.get(directory) ?? a.components.get(directory))?.file ?? (directory ? `${directory}/kustomization.yaml` : undefined);
-  const moved = movedComponents(a, b);
-  const movedFrom = new Map([...moved].map(([from, to]) => [to, from]));
-  for (const directory of new Set([...a.components.keys(), ...b.components.keys()])) {
-    const diff = emptyComponent(directory, a, b);
-    components.set(directory, diff);
-    // a moved component's version is told once, at its new directory
-    const to = moved.get(directory);
-    if (to !== undefined) {
-      diff.newVersion = b.components.get(to)!.version;
-      continue;
-    }
-    const from = movedFrom.get(directory);
-    if (from !== undefined) diff.oldVersion = a.components.get(from)!.version;
-    const v = versionFinding(directory, diff.name, diff.oldVersion, diff.newVersion, versionFile(directory));
-    if (v) findings.push(v);
-  }
-  const series = [...(oldSide.contracts ?? []), ...(newSide.contracts ?? [])];
-  for (const info of [...a.components.values(), ...b.components.values()])
-    if (info.metadata && info.version) series.push(...contractSeries(info.name, info.version, info.metadata));
-  const told = [...components.values()].filter((c) => !moved.has(c.directory));
-  findings.push(...contractFindings(told, b.components, contractLookup(series), versionFile));
+  private readonly versionFile = (directory: string) =>
+    (this.newComponents.get(directory) ?? this.oldComponents.get(directory))?.file ??
+    (directory ? `${directory}/kustomization.yaml` : undefined);
 
-  // a change a fleet's clusters get from one shared base (the same files before and after) is
-  // reported once, under the base, naming the clusters it reaches
-  const shared = new Map<string, ObjectChange & { clusters: string[] }>();
-  for (const pair of pairObjects(a, b)) {
-    const t = (pair.after ?? pair.before)!;
-    const change: ChangeType = !pair.before ? 'added' : !pair.after ? 'removed' : 'changed';
-    let paths: string[] = [];
-    let folded = 0;
-    let hide = false;
-    if (change === 'changed') {
-      hide = secretFiles.has(pair.before!.file) || secretFiles.has(pair.after!.file);
-      paths = withoutSopsChurn(pair.before!.object, pair.after!.object, changedPaths(pair.before!.object, pair.after!.object, hide));
-      if (paths.length === 0) continue;
-      if (isCrd(t)) {
-        const kept = paths.filter((p) => !CRD_SCHEMA_PATH.test(p));
-        folded = paths.length - kept.length;
-        paths = kept;
-      }
-    }
-    const fromBase = (!pair.before || pair.before.base) && (!pair.after || pair.after.base);
-    const directory = fromBase ? t.base! : t.component;
-    const key = [directory, change, pair.before?.file, pair.after?.file, t.id.group, t.id.kind, t.id.namespace, t.id.name].join('\0');
-    if (fromBase) {
-      const earlier = shared.get(key);
-      if (earlier) {
-        earlier.clusters.push(t.cluster);
+  /** One group's objects, each side's: a fleet cluster's (with the bases it lists), or those outside every cluster. */
+  private compare(a: TreeObjects, b: TreeObjects): void {
+    const { components, findings, shared, secretFiles } = this;
+    // a cluster that leaves a fleet keeps what was applied to it: its objects' removal is told once, as that
+    const leaving = leavingClusters(a, b);
+    // the fleet's bases are the shared group's components: a base's change is told under it
+    const [allA, allB] = [
+      { ...a, components: this.oldComponents },
+      { ...b, components: this.newComponents },
+    ];
+    const moved = movedComponents(a, b);
+    for (const from of moved.keys()) this.moved.add(from);
+    const movedFrom = new Map([...moved].map(([from, to]) => [to, from]));
+    for (const directory of new Set([...a.components.keys(), ...b.components.keys()])) {
+      const diff = emptyComponent(directory, a, b);
+      components.set(directory, diff);
+      // a moved component's version is told once, at its new directory
+      const to = moved.get(directory);
+      if (to !== undefined) {
+        diff.newVersion = b.components.get(to)!.version;
         continue;
       }
-      if (!components.has(directory)) components.set(directory, emptyComponent(directory, a, b));
+      const from = movedFrom.get(directory);
+      if (from !== undefined) diff.oldVersion = a.components.get(from)!.version;
+      const v = versionFinding(directory, diff.name, diff.oldVersion, diff.newVersion, this.versionFile(directory));
+      if (v) findings.push(v);
     }
-    const diff = components.get(directory)!;
-    diff[change]++;
-    const entry: ObjectChange = { ...t.id, change, file: t.file, paths, ...(folded ? { schemaPathsFolded: folded } : {}) };
-    // the wiring holds no secret value (the final gate refuses one outside a file of secrets): its revision, path, namespace read old → new
-    const values = change === 'changed' && !hide && isWiring(t) ? changedScalars(pair.before!.object, pair.after!.object) : [];
-    if (values.length > 0) entry.values = values;
-    if (fromBase) shared.set(key, Object.assign(entry, { clusters: [t.cluster] }));
-    else if (isFleetApplicationSet(t)) {
-      // the fleet's one ApplicationSet generates every cluster's Applications: name those it retargets
-      const clusters = applicationSetClusters(pair.before?.object, pair.after?.object, paths);
-      if (clusters.length > 0) entry.clusters = clusters;
-    }
-    let group = diff.kinds.find((k) => k.group === t.id.group && k.kind === t.id.kind);
-    if (!group) diff.kinds.push((group = { group: t.id.group, kind: t.id.kind, objects: [] }));
-    group.objects.push(entry);
-    // a base's finding is about the clusters of its object change (that list, filled as they are met), not the base's
-    const found = !pair.after && leaving.has(t.cluster) ? [] : objectFindings(pair, directory, t.file);
-    if (fromBase) for (const f of found) f.clusters = shared.get(key)!.clusters;
-    findings.push(...found);
-  }
-  for (const entry of shared.values()) entry.clusters.sort(compareStrings);
-  findings.push(...clusterLeavesFindings(a, leaving));
 
-  // in install order, as the directories' numbers put them; an operator layout's providers share one directory
-  const sortKey = (directory: string) => {
-    const order = (b.components.get(directory) ?? a.components.get(directory))?.order;
-    const at = directory.lastIndexOf('/');
-    return order === undefined ? directory : `${directory.slice(0, at + 1)}${String(order).padStart(2, '0')}-${directory.slice(at + 1)}`;
-  };
-  const list = [...components.values()]
-    .filter((c) => c.added + c.removed + c.changed > 0 || c.oldVersion !== c.newVersion)
-    .sort((x, y) => compareStrings(sortKey(x.directory), sortKey(y.directory)));
-  for (const c of list) sortKinds(c.kinds);
-  findings.sort(
-    (x, y) =>
-      compareStrings(sortKey(x.component), sortKey(y.component)) ||
-      compareStrings(x.type, y.type) ||
-      compareStrings(x.object ?? '', y.object ?? '') ||
-      compareStrings(x.message, y.message),
-  );
-  const warnings = findings.filter((f) => f.risk === 'warning').length;
-  const total = (field: 'added' | 'removed' | 'changed') => list.reduce((n, c) => n + c[field], 0);
-  return {
-    schemaVersion: REVIEW_SCHEMA_VERSION,
-    old: { label: oldSide.label },
-    new: { label: newSide.label },
-    summary: {
-      added: total('added'),
-      removed: total('removed'),
-      changed: total('changed'),
-      warnings,
-      risk: warnings > 0 ? 'warning' : findings.length > 0 ? 'info' : 'none',
-    },
-    components: list,
-    findings: withSameInClusters(findings.map((f) => (f.file && secretFiles.has(f.file) ? withValuesHidden(f, f.file) : f))),
-  };
+    // a change a fleet's clusters get from one shared base (the same files before and after) is
+    // reported once, under the base, naming the clusters it reaches
+    for (const pair of pairObjects(a, b)) {
+      const t = (pair.after ?? pair.before)!;
+      const change: ChangeType = !pair.before ? 'added' : !pair.after ? 'removed' : 'changed';
+      let paths: string[] = [];
+      let folded = 0;
+      let hide = false;
+      if (change === 'changed') {
+        hide = secretFiles.has(pair.before!.file) || secretFiles.has(pair.after!.file);
+        paths = withoutSopsChurn(pair.before!.object, pair.after!.object, changedPaths(pair.before!.object, pair.after!.object, hide));
+        if (paths.length === 0) continue;
+        if (isCrd(t)) {
+          const kept = paths.filter((p) => !CRD_SCHEMA_PATH.test(p));
+          folded = paths.length - kept.length;
+          paths = kept;
+        }
+      }
+      const fromBase = (!pair.before || pair.before.base) && (!pair.after || pair.after.base);
+      const directory = fromBase ? t.base! : t.component;
+      const key = [directory, change, pair.before?.file, pair.after?.file, t.id.group, t.id.kind, t.id.namespace, t.id.name].join('\0');
+      if (fromBase) {
+        const earlier = shared.get(key);
+        if (earlier) {
+          earlier.clusters.push(t.cluster);
+          continue;
+        }
+        if (!components.has(directory)) components.set(directory, emptyComponent(directory, allA, allB));
+      }
+      const diff = components.get(directory)!;
+      diff[change]++;
+      const entry: ObjectChange = { ...t.id, change, file: t.file, paths, ...(folded ? { schemaPathsFolded: folded } : {}) };
+      // the wiring holds no secret value (the final gate refuses one outside a file of secrets): its revision, path, namespace read old → new
+      const values = change === 'changed' && !hide && isWiring(t) ? changedScalars(pair.before!.object, pair.after!.object) : [];
+      if (values.length > 0) entry.values = values;
+      if (fromBase) shared.set(key, Object.assign(entry, { clusters: [t.cluster] }));
+      else if (isFleetApplicationSet(t)) {
+        // the fleet's one ApplicationSet generates every cluster's Applications: name those it retargets
+        const clusters = applicationSetClusters(pair.before?.object, pair.after?.object, paths);
+        if (clusters.length > 0) entry.clusters = clusters;
+      }
+      let group = diff.kinds.find((k) => k.group === t.id.group && k.kind === t.id.kind);
+      if (!group) diff.kinds.push((group = { group: t.id.group, kind: t.id.kind, objects: [] }));
+      group.objects.push(entry);
+      // a base's finding is about the clusters of its object change (that list, filled as they are met), not the base's
+      const found = !pair.after && leaving.has(t.cluster) ? [] : objectFindings(pair, directory, t.file);
+      if (fromBase) for (const f of found) f.clusters = shared.get(key)!.clusters;
+      findings.push(...found);
+    }
+    // the fleet's ApplicationSet (outside every cluster) says whether it deletes a leaving cluster's Applications
+    const withAppSet = this.oldAppSet ? new Map([...a.objects, ['\0fleet', this.oldAppSet]]) : a.objects;
+    findings.push(...clusterLeavesFindings({ ...a, objects: withAppSet }, leaving));
+  }
+
+  report(): ReviewReport {
+    this.bag.throwIfAny();
+    const { oldSide, newSide, components, findings, secretFiles } = this;
+    const [a, b] = [this.oldComponents, this.newComponents];
+    const series = [...(oldSide.contracts ?? []), ...(newSide.contracts ?? [])];
+    for (const info of [...a.values(), ...b.values()])
+      if (info.metadata && info.version) series.push(...contractSeries(info.name, info.version, info.metadata));
+    const told = [...components.values()].filter((c) => !this.moved.has(c.directory));
+    findings.push(...contractFindings(told, b, contractLookup(series), this.versionFile));
+    for (const entry of this.shared.values()) entry.clusters.sort(compareStrings);
+
+    // in install order, as the directories' numbers put them; an operator layout's providers share one directory
+    const sortKey = (directory: string) => {
+      const order = (b.get(directory) ?? a.get(directory))?.order;
+      const at = directory.lastIndexOf('/');
+      return order === undefined ? directory : `${directory.slice(0, at + 1)}${String(order).padStart(2, '0')}-${directory.slice(at + 1)}`;
+    };
+    const list = [...components.values()]
+      .filter((c) => c.added + c.removed + c.changed > 0 || c.oldVersion !== c.newVersion)
+      .sort((x, y) => compareStrings(sortKey(x.directory), sortKey(y.directory)));
+    for (const c of list) sortKinds(c.kinds);
+    findings.sort(
+      (x, y) =>
+        compareStrings(sortKey(x.component), sortKey(y.component)) ||
+        compareStrings(x.type, y.type) ||
+        compareStrings(x.object ?? '', y.object ?? '') ||
+        compareStrings(x.message, y.message),
+    );
+    const warnings = findings.filter((f) => f.risk === 'warning').length;
+    const total = (field: 'added' | 'removed' | 'changed') => list.reduce((n, c) => n + c[field], 0);
+    return {
+      schemaVersion: REVIEW_SCHEMA_VERSION,
+      old: { label: oldSide.label },
+      new: { label: newSide.label },
+      summary: {
+        added: total('added'),
+        removed: total('removed'),
+        changed: total('changed'),
+        warnings,
+        risk: warnings > 0 ? 'warning' : findings.length > 0 ? 'info' : 'none',
+      },
+      components: list,
+      findings: withSameInClusters(findings.map((f) => (f.file && secretFiles.has(f.file) ? withValuesHidden(f, f.file) : f))),
+    };
+  }
 }
 
 /** A component's kinds by group and kind, each kind's objects by namespace, name and change: the order the report lists them in. */
