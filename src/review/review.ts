@@ -397,7 +397,8 @@ export class ChangesReview {
       const diff = components.get(directory)!;
       diff[change]++;
       const entry: ObjectChange = { ...t.id, change, file: t.file, paths, ...(folded ? { schemaPathsFolded: folded } : {}) };
-      // the wiring holds no secret value (the final gate refuses one outside a file of secrets): its revision, path, namespace read old → new
+      // the wiring holds no secret value (the final gate refuses one outside a file of secrets):
+      // its revision, path, namespace read old → new
       const values = change === 'changed' && !hide && isWiring(t) ? changedScalars(pair.before!.object, pair.after!.object) : [];
       if (values.length > 0) entry.values = values;
       if (fromBase) shared.set(key, Object.assign(entry, { clusters: [t.cluster] }));
