@@ -254,22 +254,17 @@ export async function checkRendered(outDir: string, render: RenderedDigests, hoo
 /**
  * The output directory as a render of `rendered` would leave it (visible files): the rendered
  * files, and every committed file render does not remove (check's `extra` without
- * `removeByHand`). `leftInPlace`: the kept files `check` names, to remove by hand.
+ * `removeByHand`), which are `kept`, in the order of `committed`. `leftInPlace`: the kept files
+ * `check` names, to remove by hand.
  */
 export function afterRender(
-  committed: ReadonlyMap<string, string>,
-  rendered: ReadonlyMap<string, string>,
+  committed: readonly string[],
+  rendered: { has(file: string): boolean },
   report: CheckReport,
-): { files: Map<string, string>; leftInPlace: string[] } {
+): { kept: string[]; leftInPlace: string[] } {
   const extra = new Map(report.problems.filter((p) => p.status === 'extra').map((p) => [p.path, p.removeByHand === true]));
-  const files = new Map(rendered);
-  const leftInPlace: string[] = [];
-  for (const [p, text] of committed) {
-    if (rendered.has(p) || extra.get(p) === false) continue;
-    files.set(p, text);
-    if (extra.get(p)) leftInPlace.push(p);
-  }
-  return { files, leftInPlace: leftInPlace.sort(compareStrings) };
+  const kept = committed.filter((p) => !rendered.has(p) && extra.get(p) !== false);
+  return { kept, leftInPlace: kept.filter((p) => extra.get(p)).sort(compareStrings) };
 }
 
 // The command a generated README records: the first line of its first sh block (templates/output/).

@@ -1,5 +1,5 @@
 /** The review stage: drift check and semantic diff of rendered trees. */
-export { reviewChanges } from './review.js';
+export { reviewChanges, reviewTrees, type ReviewTreeSide } from './review.js';
 export { contractSeries } from './contracts.js';
 export {
   afterRender,
@@ -13,7 +13,7 @@ export {
   withoutPathFlags,
   type CheckReport,
 } from './check.js';
-export { readOutputTree } from './read-tree.js';
+export { groupedTree, openOutputTree, treeInMemory, type ReviewTree } from './read-tree.js';
 export { wiringRootNotes } from './wiring-roots.js';
 export { manifestAtRevision } from './git-revision.js';
 export { formatMarkdown } from './format-markdown.js';

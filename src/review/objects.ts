@@ -3,7 +3,7 @@
  * group/kind/namespace/name (never by file path), with the component it belongs to.
  */
 import path from 'node:path';
-import { CapiGitopsError, DiagnosticBag } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, DiagnosticBag } from '../core/diagnostics.js';
 import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
 import { INSTALL_ORDER, isProviderKind, OPERATOR_API_VERSION } from '../core/provider.js';
 import { YamlBudget } from '../yaml/bounds.js';
@@ -74,6 +74,11 @@ const FLEET_CLUSTER = /^clusters\/([^/]+)\//;
 /** A fleet's file belongs to `clusters/<name>/`: its cluster, or '' outside a fleet. */
 export function clusterOf(file: string): string {
   return FLEET_CLUSTER.exec(file)?.[1] ?? '';
+}
+
+/** Clusters by their directories' paths (`clusters/a-b/` before `clusters/a/`), as a whole tree lists their files. */
+export function clusterOrder(names: Iterable<string>): string[] {
+  return [...new Set(names)].sort((x, y) => compareStrings(`${x}/`, `${y}/`));
 }
 
 /** The component directory of a file: `01-cluster-api`, or `clusters/<name>/01-cluster-api` in a fleet. */

@@ -14,6 +14,7 @@ import { groupFindings } from './fleet-groups.js';
 import {
   BASES,
   clusterOf,
+  clusterOrder,
   describeId,
   readTreeObjects,
   type ComponentInfo,
@@ -40,6 +41,7 @@ import { wiringFindings } from './wiring.js';
 import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
 import { declaredSecretFiles, withValuesHidden, withoutSopsChurn } from './secret-files.js';
 import { workloadFindings, WORKLOAD_KINDS } from './workloads.js';
+import type { ReviewTree } from './read-tree.js';
 
 interface Pair {
   before?: TreeObject;
@@ -255,16 +257,29 @@ function groupsOf(files: ReadonlyMap<string, string>): ReviewGroups & { cluster:
   return { rest, clusters: clusterOrder(clusters.keys()), cluster: (name) => clusters.get(name) ?? empty };
 }
 
-/** Clusters by their directories' paths (`clusters/a-b/` before `clusters/a/`), as a whole tree lists their files. */
-export function clusterOrder(names: Iterable<string>): string[] {
-  return [...new Set(names)].sort((x, y) => compareStrings(`${x}/`, `${y}/`));
-}
-
 export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewReport {
   const [oldGroups, newGroups] = [groupsOf(oldSide.files), groupsOf(newSide.files)];
   const review = new ChangesReview(oldSide, newSide, oldGroups.rest, newGroups.rest);
   for (const cluster of clusterOrder([...oldGroups.clusters, ...newGroups.clusters]))
     review.addCluster(oldGroups.cluster(cluster), newGroups.cluster(cluster));
+  return review.report();
+}
+
+/** A review side whose files are read a cluster at a time (read-tree.ts). */
+export type ReviewTreeSide = Omit<ReviewSide, 'files'> & { tree: ReviewTree };
+
+/** reviewChanges over trees read a cluster at a time: a fleet's two sides are never all in memory. */
+export async function reviewTrees(oldSide: ReviewTreeSide, newSide: ReviewTreeSide): Promise<ReviewReport> {
+  const review = new ChangesReview(oldSide, newSide, oldSide.tree.rest, newSide.tree.rest);
+  const clusters = clusterOrder([...oldSide.tree.clusters, ...newSide.tree.clusters]);
+  const read = (cluster: string) => Promise.all([oldSide.tree.cluster(cluster), newSide.tree.cluster(cluster)]);
+  // the next cluster is read while this one is reviewed: two clusters' files at most are in memory
+  let next = clusters.length > 0 ? read(clusters[0]!) : undefined;
+  for (let i = 0; i < clusters.length; i++) {
+    const files = await next!;
+    next = i + 1 < clusters.length ? read(clusters[i + 1]!) : undefined;
+    review.addCluster(...files);
+  }
   return review.report();
 }
 
@@ -291,8 +306,8 @@ export class ChangesReview {
   private readonly moved = new Set<string>();
 
   constructor(
-    private readonly oldSide: ReviewSide,
-    private readonly newSide: ReviewSide,
+    private readonly oldSide: Omit<ReviewSide, 'files'>,
+    private readonly newSide: Omit<ReviewSide, 'files'>,
     oldRest: ReadonlyMap<string, string>,
     newRest: ReadonlyMap<string, string>,
   ) {
