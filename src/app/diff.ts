@@ -93,14 +93,24 @@ function withKept(tree: ReviewTree, other: ReviewTree, kept: readonly string[]):
 /** The committed output `output` against the manifest's render, as the render would leave the directory. */
 async function againstOutput(output: string, current: Awaited<ReturnType<typeof renderTree>>): Promise<DiffSides> {
   const committed = await openOutputTree(output);
-  const inPlace = afterRender(committed.paths, current.digests.digests, await checkRendered(output, current.digests));
+  // a committed file out of bounds is told before any problem found after the directory is read
+  const boundsFirst = async (err: unknown) => {
+    await committed.checkBounds();
+    throw err;
+  };
+  const report = await checkRendered(output, current.digests).catch(boundsFirst);
+  const inPlace = afterRender(committed.paths, current.digests.digests, report);
   // the same on both sides, and not render's: one that holds no objects (a string, not YAML) is read on neither
   const inPlaceTexts = await committed.read(inPlace.leftInPlace);
+  if (committed.boundsProblems().length > 0) await committed.checkBounds();
   const dropped = new Set(inPlace.leftInPlace.filter((f) => !holdsObjects(f, inPlaceTexts.get(f)!)));
-  const before = await groupedTree(
-    committed.paths.filter((p) => !dropped.has(p)),
-    (paths) => committed.read(paths),
-  );
+  const before = {
+    ...(await groupedTree(
+      committed.paths.filter((p) => !dropped.has(p)),
+      (paths) => committed.read(paths),
+    )),
+    boundsProblems: committed.boundsProblems,
+  };
   return {
     // read from disk, committed or not: the label must not claim Git
     before: { label: `the output directory ${output}`, tree: before, directory: output },
@@ -120,11 +130,18 @@ async function againstOutput(output: string, current: Awaited<ReturnType<typeof 
 }
 
 async function diffSides(request: DiffRequest, scratches: ScratchTree[]): Promise<DiffSides> {
-  if ('from' in request)
+  if ('from' in request) {
+    const from = await openOutputTree(request.from);
+    // the old directory's files out of bounds are told before the new one's problems, as it is read first
+    const to = await openOutputTree(request.to).catch(async (err: unknown) => {
+      await from.checkBounds();
+      throw err;
+    });
     return {
-      before: { label: request.from, tree: await openOutputTree(request.from), directory: request.from },
-      after: { label: request.to, tree: await openOutputTree(request.to), directory: request.to },
+      before: { label: request.from, tree: from, directory: request.from },
+      after: { label: request.to, tree: to, directory: request.to },
     };
+  }
   // a warning both renders give (at a file both sides read as it is now, a --secret-file) is told once
   const once = toldOnce();
   // the old side takes the sops files the new side encrypted, as a render takes those written before: an unchanged Secret is equal

@@ -57,7 +57,7 @@ export class ScratchTree implements FleetFiles {
   private append(segment: string, texts: readonly string[]): Promise<Stored[]> {
     const bytes = texts.map((text) => Buffer.from(text, 'utf8'));
     let start = this.sizes.get(segment) ?? 0;
-    const stored = bytes.map((b, i) => {
+    const stored = bytes.map((b) => {
       const at = { segment, start, length: b.length, digest: sha256Hex(b) };
       start += b.length;
       return at;

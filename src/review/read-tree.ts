@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CapiGitopsError, DiagnosticBag } from '../core/diagnostics.js';
+import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
 import { scanTree } from '../output/tree.js';
 import { YamlBudget } from '../yaml/bounds.js';
@@ -23,6 +23,8 @@ export interface ReviewTree {
   cluster(name: string): Promise<ReadonlyMap<string, string>>;
   /** The texts of `files` (some of `paths`), in their order. */
   read(files: readonly string[]): Promise<Map<string, string>>;
+  /** An output directory's: the problems of the bounds of the files read so far (openOutputTree). */
+  boundsProblems?(): Diagnostic[];
 }
 
 /** The tree of `paths`, each group's texts through `read` (in the paths' order). */
@@ -52,15 +54,23 @@ export function treeInMemory(files: ReadonlyMap<string, string>): Promise<Review
   return groupedTree([...files.keys()], async (paths) => new Map(paths.map((p) => [p, files.get(p)!])));
 }
 
+/** An output directory as a review side: its files' bounds are checked as they are read. */
+export interface OutputTree extends ReviewTree {
+  /** The problems of the bounds of the files read so far, each file's once. */
+  boundsProblems(): Diagnostic[];
+  /** Reads every file and throws the problems of their bounds, if any: what another problem found first waits for. */
+  checkBounds(): Promise<void>;
+}
+
 /**
  * The visible files of an output directory, as a review side. Hidden entries (the ownership
  * index, `.git`, `.gitattributes`) are not objects and are left out. Each file is held to the
  * YAML node and depth bounds before any parser sees it, as manifests and the lockfile are: a
- * committed file is input like them (12 MB of flow list cost a diff 2 s and 300 MB). Every file
- * is checked first, each text dropped once checked, so that every problem is told before any
- * review; a cluster's files are read again (and checked again) when it is reviewed.
+ * committed file is input like them (12 MB of flow list cost a diff 2 s and 300 MB). A file out
+ * of bounds is left out of what is read (never parsed); its problem is thrown before any other of
+ * the review (`reviewTrees`), or by `checkBounds` before one found earlier.
  */
-export async function openOutputTree(dir: string): Promise<ReviewTree> {
+export async function openOutputTree(dir: string): Promise<OutputTree> {
   const root = path.resolve(dir);
   const entries = await scanTree(root).catch((err: NodeJS.ErrnoException) => {
     throw new CapiGitopsError({
@@ -74,33 +84,43 @@ export async function openOutputTree(dir: string): Promise<ReviewTree> {
     .filter(([p, e]) => e.type === 'file' && !isHidden(p))
     .map(([p]) => p)
     .sort();
-  const read = async (paths: readonly string[], keep: boolean) => {
-    const bag = new DiagnosticBag();
+  // by file: a file both sides read (one render leaves in place) is told once
+  const problems = new Map<string, Diagnostic[]>();
+  const read = async (paths: readonly string[]) => {
+    const texts = await mapLimited(paths, OPEN_FILES, (p) => readFile(path.join(root, p), 'utf8'));
+    const inBounds = new Map<string, string>();
     // every file, not only *.yaml: a base's kustomization may list a resource of any name, and review parses it
-    const texts = await mapLimited(paths, OPEN_FILES, async (p) => {
-      const text = await readFile(path.join(root, p), 'utf8');
-      checkOutputFile(text, path.join(dir, p), bag);
-      return keep ? text : '';
+    paths.forEach((p, i) => {
+      const found = boundsProblems(texts[i]!, path.join(dir, p));
+      if (found.length > 0) problems.set(p, found);
+      else inBounds.set(p, texts[i]!);
     });
-    bag.throwIfAny();
-    return new Map(paths.map((p, i) => [p, texts[i]!]));
+    return inBounds;
   };
-  await read(files, false);
-  return groupedTree(files, (paths) => read(paths, true));
+  const tree = await groupedTree(files, read);
+  const boundsProblemsRead = () => [...problems.values()].flat();
+  const checkBounds = async () => {
+    // a file at a time, each text dropped once checked
+    await mapLimited(files, OPEN_FILES, async (p) => void (await read([p])));
+    const bag = new DiagnosticBag();
+    for (const d of boundsProblemsRead()) bag.add(d);
+    bag.throwIfAny();
+  };
+  return { ...tree, boundsProblems: boundsProblemsRead, checkBounds };
 }
 
 /** One file's bounds (a budget of its own, as the lockfile has); a problem names the file as the user finds it. */
-function checkOutputFile(text: string, shown: string, bag: DiagnosticBag): void {
+function boundsProblems(text: string, shown: string): Diagnostic[] {
   try {
     new YamlBudget().check(text, shown);
+    return [];
   } catch (err) {
     if (!(err instanceof CapiGitopsError)) throw err;
-    for (const d of err.diagnostics)
-      bag.add({
-        ...d,
-        expected: `an output file as capi-gitops render writes it: ${d.expected ?? 'YAML within the bounds'}`,
-        // the file is render's to write: rewriting or restoring it is the fix, not a higher bound
-        hint: `render writes this file: render again to rewrite it, or restore the committed one (git checkout -- ${shown})`,
-      });
+    return err.diagnostics.map((d) => ({
+      ...d,
+      expected: `an output file as capi-gitops render writes it: ${d.expected ?? 'YAML within the bounds'}`,
+      // the file is render's to write: rewriting or restoring it is the fix, not a higher bound
+      hint: `render writes this file: render again to rewrite it, or restore the committed one (git checkout -- ${shown})`,
+    }));
   }
 }

@@ -270,6 +270,8 @@ export type ReviewTreeSide = Omit<ReviewSide, 'files'> & { tree: ReviewTree };
 
 /** reviewChanges over trees read a cluster at a time: a fleet's two sides are never all in memory. */
 export async function reviewTrees(oldSide: ReviewTreeSide, newSide: ReviewTreeSide): Promise<ReviewReport> {
+  // the files outside every cluster's directory are read already: all of a single cluster's tree
+  throwBoundsProblems(oldSide, newSide);
   const review = new ChangesReview(oldSide, newSide, oldSide.tree.rest, newSide.tree.rest);
   const clusters = clusterOrder([...oldSide.tree.clusters, ...newSide.tree.clusters]);
   const read = (cluster: string) => Promise.all([oldSide.tree.cluster(cluster), newSide.tree.cluster(cluster)]);
@@ -280,7 +282,20 @@ export async function reviewTrees(oldSide: ReviewTreeSide, newSide: ReviewTreeSi
     next = i + 1 < clusters.length ? read(clusters[i + 1]!) : undefined;
     review.addCluster(...files);
   }
+  throwBoundsProblems(oldSide, newSide);
   return review.report();
+}
+
+/**
+ * A committed file out of bounds is never parsed, and its problem is told before any other of the
+ * review (the old side's first), as when every file was checked before the review began.
+ */
+function throwBoundsProblems(...sides: ReviewTreeSide[]): void {
+  for (const side of sides) {
+    const bag = new DiagnosticBag();
+    for (const d of side.tree.boundsProblems?.() ?? []) bag.add(d);
+    bag.throwIfAny();
+  }
 }
 
 /**

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { render } from '../../src/app/render.js';
 import { diff } from '../../src/app/diff.js';
 import { groupedTree, reviewChanges, reviewTrees, type ReviewTree } from '../../src/review/index.js';
@@ -15,6 +15,9 @@ import { ScratchTree } from '../../src/output/scratch-tree.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { coreManifest, localCoreRelease } from '../helpers/local-release.js';
 import { readTree } from '../helpers/tree.js';
+import { rejection } from '../helpers/assertions.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
+import { searchedCharacters } from '../../src/yaml/fast-parse.js';
 
 const CLUSTERS = ['a', 'b', 'c', 'd', 'e'];
 const PADDING = 'x'.repeat(200);
@@ -125,4 +128,37 @@ test('diff of a fleet against its committed output reads the same as the review 
   const whole = reviewChanges({ label: 'x', files: readTree(before) }, { label: 'y', files: readTree(after) });
   assert.deepEqual(report.components, whole.components);
   assert.deepEqual(report.findings, whole.findings);
+});
+
+test("diff --from/--to of fleets: a cluster's file out of the YAML node bound is never parsed, and its problem alone is told, the old directory's first", async () => {
+  const { before, after } = await twoRenders();
+  // more nodes than the default bound of 1,000,000 in one document
+  const hostile = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {l: [${'1,'.repeat(1_100_000)}1]}\n`;
+  const [from, to] = [path.join(tempDir(), 'from'), path.join(tempDir(), 'to')];
+  cpSync(before, from, { recursive: true });
+  cpSync(after, to, { recursive: true });
+  writeFileSync(path.join(to, 'clusters', 'c', 'hostile.yaml'), hostile);
+  const searched = searchedCharacters();
+  const error = await rejection(diff({ from, to }));
+  assert.ok(error instanceof CapiGitopsError);
+  assert.deepEqual(
+    error.diagnostics.map((d) => d.file),
+    [path.join(to, 'clusters', 'c', 'hostile.yaml')],
+  );
+  assert.ok(searchedCharacters() - searched < hostile.length, 'the file out of bounds was parsed');
+  // one in the old directory too: that one is told (its tree is read first)
+  writeFileSync(path.join(from, 'clusters', 'd', 'hostile.yaml'), hostile);
+  const both = await rejection(diff({ from, to }));
+  assert.ok(both instanceof CapiGitopsError);
+  assert.deepEqual(
+    both.diagnostics.map((d) => d.file),
+    [path.join(from, 'clusters', 'd', 'hostile.yaml')],
+  );
+  // and before the new directory's own problem: it is missing
+  const missing = await rejection(diff({ from, to: path.join(tempDir(), 'none') }));
+  assert.ok(missing instanceof CapiGitopsError);
+  assert.deepEqual(
+    missing.diagnostics.map((d) => d.file),
+    [path.join(from, 'clusters', 'd', 'hostile.yaml')],
+  );
 });
