@@ -198,11 +198,13 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
 /** Compares a render, by its files' digests, with `outDir`; reads only, writes nothing. */
 export async function checkRendered(outDir: string, render: RenderedDigests, hooks: CheckHooks = {}): Promise<CheckReport> {
   const directory = path.resolve(outDir);
-  let { digests } = render;
+  let { digests, readme } = render;
   const rendered = [...digests.keys()];
   const { entries, indexText, written, onDisk, readme: committedReadme, stale } = await readOneTree(directory, rendered, hooks);
-  if (committedReadme !== undefined && onlySecretSourcesDiffer(committedReadme, render.readme!))
+  if (committedReadme !== undefined && onlySecretSourcesDiffer(committedReadme, readme!)) {
+    readme = committedReadme;
     digests = new Map(digests).set(README_FILE, sha256Hex(committedReadme));
+  }
 
   const problems: CheckedFile[] = [];
   const add = (p: string, status: CheckStatus) => problems.push({ path: p, status, reason: REASONS[status] });
@@ -240,7 +242,7 @@ export async function checkRendered(outDir: string, render: RenderedDigests, hoo
     });
   }
   problems.sort((a, b) => compareStrings(a.path, b.path));
-  const renderedWith = committedReadme !== undefined ? otherFlags(committedReadme, render.readme!) : undefined;
+  const renderedWith = committedReadme !== undefined ? otherFlags(committedReadme, readme!) : undefined;
   const recorded = committedReadme !== undefined ? recordedSecretSources(committedReadme) : undefined;
   return {
     directory,
