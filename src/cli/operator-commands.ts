@@ -27,7 +27,9 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
     for (const warning of file.warnings) note(formatWarning(warning));
   }
   if (files.every((file) => file.converted.length === 0))
-    note('nothing to convert: no operator.cluster.x-k8s.io/v1alpha1 provider objects or Turtles CAPIProviders in the input');
+    note(
+      'nothing to convert: no operator.cluster.x-k8s.io/v1alpha1 provider objects, Turtles CAPIProviders or provider objects exported from a cluster in the input',
+    );
   if (flags.inPlace) {
     note(`rewrote ${rewritten} of ${files.length} file(s)`);
     return;

@@ -10,7 +10,7 @@ import { CST, Parser, isMap, isScalar, parseDocument, type Document, type Node a
 import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { describeObject, isPlainObject } from '../core/kobject.js';
-import { OPERATOR_API_VERSION } from '../core/provider.js';
+import { isProviderKind, OPERATOR_API_VERSION } from '../core/provider.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 import {
   CAPI_PROVIDER_KIND,
@@ -129,15 +129,51 @@ function turtlesSecretText(secret: TurtlesSecret, from: string): string {
 const EDIT_OPTIONS = { version: '1.1', schema: 'failsafe', prettyErrors: false } as const;
 
 /** v1alpha1 provider objects of a document value: the document itself, or items of a List. */
-function v1alpha1Objects(value: unknown): { path: FieldPath; object: Record<string, unknown> }[] {
+function v1alpha1Objects(value: unknown): ConvertibleObject[] {
+  return convertibleObjects(value, (item, listVersion) => (item.apiVersion ?? listVersion) === V1ALPHA1_API_VERSION);
+}
+
+/**
+ * v1alpha2 provider objects read from a cluster (`kubectl get … -o yaml`): what the server wrote on
+ * them (status, managedFields, uid, …) is all there is to change, so the manifest committed is a
+ * desired state, as kubectl-neat makes one (cmd/neat.go neatMetadata, neatStatus).
+ */
+function exportedObjects(value: unknown): ConvertibleObject[] {
+  return convertibleObjects(
+    value,
+    (item, listVersion) => (item.apiVersion ?? listVersion) === OPERATOR_API_VERSION && isProviderKind(item.kind) && hasServerFields(item),
+  );
+}
+
+interface ConvertibleObject {
+  path: FieldPath;
+  object: Record<string, unknown>;
+}
+
+/** The objects of a document (itself, or the items of a list) that `matches`. */
+function convertibleObjects(
+  value: unknown,
+  matches: (item: Record<string, unknown>, listVersion?: unknown) => boolean,
+): ConvertibleObject[] {
   if (!isPlainObject(value)) return [];
-  const isV1alpha1 = (item: unknown, listVersion?: unknown): item is Record<string, unknown> =>
-    isPlainObject(item) && (item.apiVersion ?? listVersion) === V1ALPHA1_API_VERSION && typeof (item.kind ?? '') === 'string';
+  const is = (item: unknown, listVersion?: unknown): item is Record<string, unknown> =>
+    isPlainObject(item) && typeof (item.kind ?? '') === 'string' && matches(item, listVersion);
   if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) {
     const listVersion = value.kind === 'List' ? undefined : value.apiVersion;
-    return value.items.flatMap((item, index) => (isV1alpha1(item, listVersion) ? [{ path: ['items', index], object: item }] : []));
+    return value.items.flatMap((item, index) => (is(item, listVersion) ? [{ path: ['items', index], object: item }] : []));
   }
-  return value.apiVersion === V1ALPHA1_API_VERSION ? [{ path: [], object: value }] : [];
+  return is(value) ? [{ path: [], object: value }] : [];
+}
+
+/** Whether an object carries what only the API server writes (or kubectl's record of the last apply). */
+function hasServerFields(object: Record<string, unknown>): boolean {
+  const metadata = isPlainObject(object.metadata) ? object.metadata : {};
+  const annotations = isPlainObject(metadata.annotations) ? metadata.annotations : {};
+  return (
+    object.status !== undefined ||
+    SERVER_METADATA.some((field) => Object.hasOwn(metadata, field)) ||
+    Object.hasOwn(annotations, LAST_APPLIED_ANNOTATION)
+  );
 }
 
 /** A new value as a node whose scalars read back as they are (the project's emitter quotes them). */
@@ -276,7 +312,8 @@ export function convertManifestText(
       continue;
     }
     const objects = v1alpha1Objects(value);
-    if (objects.length === 0) continue;
+    const exported = exportedObjects(value);
+    if (objects.length === 0 && exported.length === 0) continue;
     const doc = parseDocument(slice, EDIT_OPTIONS);
     if (isPlainObject(value) && value.kind !== 'List' && value.apiVersion === V1ALPHA1_API_VERSION && objects[0]?.path.length) {
       applyEditsToDocument(doc, [], [{ op: 'set', path: ['apiVersion'], value: OPERATOR_API_VERSION, source: ['apiVersion'] }]);
@@ -292,6 +329,15 @@ export function convertManifestText(
       applyEditsToDocument(doc, path, plan.edits);
       dropServerFields(doc, path);
       converted.push({ ...nodePosition(source, node), object: label });
+    }
+    for (const { path, object } of exported) {
+      dropServerFields(doc, path);
+      const node = locate(source, source.doc.contents as YamlNode | null, path).node;
+      converted.push({
+        ...nodePosition(source, node),
+        object: objectLabel(object),
+        note: `removed the status and server-set metadata of ${objectLabel(object)}`,
+      });
     }
     replacements.push({ start, end, text: editedText(doc, slice) });
   }

@@ -366,7 +366,7 @@ test('CLI: convert with nothing to convert says so, and prints the input unchang
   assert.equal(result.stdout, text);
   assert.match(
     result.stderr,
-    /^nothing to convert: no operator\.cluster\.x-k8s\.io\/v1alpha1 provider objects or Turtles CAPIProviders in the input$/m,
+    /^nothing to convert: no operator\.cluster\.x-k8s\.io\/v1alpha1 provider objects, Turtles CAPIProviders or provider objects exported from a cluster in the input$/m,
   );
 });
 
@@ -488,4 +488,51 @@ test('convert writes an exported object as a desired state for Git: status, mana
   assert.match(result.text, /team\.example\.com\/owner: platform # kept\n/);
   // the List's own metadata is kubectl's, not an object's: it stays as printed
   assert.match(result.text, /\nmetadata:\n {2}resourceVersion: ""\n$/);
+});
+
+test('convert writes an exported v1alpha2 object as a desired state too, saying so; one written for Git (no server-set field) is left as it is, byte for byte (kubectl-neat cmd/neat.go neatMetadata and neatStatus)', async () => {
+  const v1alpha2 = EXPORTED.replace('operator.cluster.x-k8s.io/v1alpha1', 'operator.cluster.x-k8s.io/v1alpha2').replace(
+    'secretName: capi-variables',
+    'configSecret:\n      name: capi-variables',
+  );
+  const written = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: BootstrapProvider
+metadata:
+  name: kubeadm # as written
+  namespace: capi-kubeadm-bootstrap-system
+spec:
+  version: v1.12.0
+`;
+  const { result, problems } = convertManifestText('providers.yaml', `${v1alpha2}---\n${written}`);
+  assert.deepEqual(problems, []);
+  const [list, bootstrap] = values(result.text) as { items: Record<string, unknown>[] }[];
+  assert.deepEqual(list!.items[0], {
+    apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
+    kind: 'CoreProvider',
+    metadata: {
+      annotations: { 'team.example.com/owner': 'platform' },
+      labels: { tier: 'management' },
+      name: 'cluster-api',
+      namespace: 'capi-system',
+    },
+    spec: { configSecret: { name: 'capi-variables' }, version: 'v1.12.0' },
+  });
+  assert.ok(bootstrap);
+  assert.ok(result.text.endsWith(`---\n${written}`), result.text);
+  assert.deepEqual(
+    result.converted.map((c) => `${c.line} ${c.note}`),
+    ['3 removed the status and server-set metadata of CoreProvider/capi-system/cluster-api'],
+  );
+
+  // the CLI, in place: the file is rewritten once, and a second run has nothing to convert
+  const dir = tempDir();
+  const file = path.join(dir, 'providers.yaml');
+  writeFileSync(file, v1alpha2);
+  const first = await run(['convert', '-f', file, '--in-place']);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stderr, /providers\.yaml:3: removed the status and server-set metadata of CoreProvider\/capi-system\/cluster-api\n/);
+  assert.doesNotMatch(readFileSync(file, 'utf8'), /managedFields|resourceVersion: "99120"|status:|uid:/);
+  const second = await run(['convert', '-f', file, '--in-place']);
+  assert.match(second.stderr, /^nothing to convert: /m);
+  assert.match(second.stderr, /rewrote 0 of 1 file\(s\)/);
 });
