@@ -303,6 +303,8 @@ export interface GitOpsOwner {
   kind: string;
   namespace?: string;
   name: string;
+  /** Where the object names it: `labels` or `annotations`, and the key. */
+  field: ['labels' | 'annotations', string];
 }
 
 function gitOpsOwners(labels: Record<string, unknown>, annotations: Record<string, unknown>, exported: boolean): GitOpsOwner[] {
@@ -313,18 +315,23 @@ function gitOpsOwners(labels: Record<string, unknown>, annotations: Record<strin
     ['helm.toolkit.fluxcd.io', 'Flux HelmRelease'],
   ] as const) {
     const name = text(labels[`${prefix}/name`]);
-    if (name) owners.push({ kind, name, namespace: text(labels[`${prefix}/namespace`]) });
+    if (name) owners.push({ kind, name, namespace: text(labels[`${prefix}/namespace`]), field: ['labels', `${prefix}/name`] });
   }
   // <application>:<group>/<kind>:<namespace>/<name>; an Application in another namespace is <namespace>_<name>
   const application = text(annotations['argocd.argoproj.io/tracking-id'])?.split(':')[0];
   if (application) {
     const [namespace, name] = application.includes('_') ? application.split('_', 2) : [undefined, application];
-    owners.push({ kind: 'Argo CD Application', name: name!, ...(namespace ? { namespace } : {}) });
+    owners.push({
+      kind: 'Argo CD Application',
+      name: name!,
+      ...(namespace ? { namespace } : {}),
+      field: ['annotations', 'argocd.argoproj.io/tracking-id'],
+    });
   }
   const instance = text(labels[ARGOCD_INSTANCE_LABEL]);
   // only on an export: a manifest written for Git sets this recommended label for its own reasons
   if (exported && !application && instance && !argoInstanceIsHelms(labels, annotations))
-    owners.push({ kind: 'Argo CD Application', name: instance });
+    owners.push({ kind: 'Argo CD Application', name: instance, field: ['labels', ARGOCD_INSTANCE_LABEL] });
   return owners;
 }
 

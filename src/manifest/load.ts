@@ -9,7 +9,6 @@ import { isDns1123Label } from '../core/names.js';
 import { toToolConfig } from './config.js';
 import { toConfigMapObject, toNamespaceObject, toSecretObject } from './core-objects.js';
 import {
-  ARGOCD_INSTANCE_LABEL,
   classifyDocument,
   CAPI_PROVIDER_KIND,
   classifyListItem,
@@ -390,15 +389,12 @@ class ManifestCollector {
    * move, re-creating the provider objects the migration deletes (and Flux's helm-controller
    * re-installs an operator removed with helm uninstall). Told once per tool, at its first object.
    */
-  private noteOwner(unit: ObjectUnit, owner: GitOpsOwner, labels: Record<string, unknown>): void {
+  private noteOwner(unit: ObjectUnit, owner: GitOpsOwner): void {
     const key = `${owner.kind}/${owner.namespace ?? ''}/${owner.name}`;
     const known = this.owners.get(key);
     if (known) return void known.objects++;
-    const field = Object.keys(labels).find(
-      (label) => (label.endsWith('.toolkit.fluxcd.io/name') || label === ARGOCD_INSTANCE_LABEL) && labels[label] === owner.name,
-    );
-    const path = field ? ['metadata', 'labels', field] : ['metadata', 'annotations', 'argocd.argoproj.io/tracking-id'];
-    this.owners.set(key, { at: { ...fieldPosition(unit.source, unit.node, path, 'key'), object: unit.label }, owner, objects: 1 });
+    const at = fieldPosition(unit.source, unit.node, ['metadata', ...owner.field], 'key');
+    this.owners.set(key, { at: { ...at, object: unit.label }, owner, objects: 1 });
   }
 
   /** A v1alpha1 provider object in its v1alpha2 form; its problems are reported, one warning per object. */
@@ -530,8 +526,7 @@ class ManifestCollector {
     const position = unit.isDocument ? documentPosition(unit.source) : nodePosition(unit.source, unit.node);
     // an export's status says what the operator installed: kept for its downgrade check, the rest goes
     const installed = isPlainObject(value.status) ? value.status.installedVersion : undefined;
-    const labels = isPlainObject(value.metadata) && isPlainObject(value.metadata.labels) ? { ...value.metadata.labels } : {};
-    if (unit.category !== 'config') for (const owner of stripServerFields(value)) this.noteOwner(unit, owner, labels);
+    if (unit.category !== 'config') for (const owner of stripServerFields(value)) this.noteOwner(unit, owner);
     switch (unit.category) {
       case 'provider': {
         if (isPlainObject(value.spec)) {

@@ -512,3 +512,40 @@ test('merge keys (<<) merge where they stand and later keys win, as go-yaml v2 d
   );
   assert.deepEqual(manifest.providers[0].spec.additionalDeployments?.extra.manager, { verbosity: 4, syncPeriod: '5m' });
 });
+
+test("an export Argo CD tracks by annotation and label (annotation+label) is told at its tracking annotation; one Flux applied, at Flux's label, whatever label names the same (argo-cd docs user-guide/resource_tracking.md)", async () => {
+  const { manifest } = await loadText(`apiVersion: v1
+kind: List
+items:
+- apiVersion: operator.cluster.x-k8s.io/v1alpha2
+  kind: CoreProvider
+  metadata:
+    name: cluster-api
+    namespace: capi-system
+    resourceVersion: "48213"
+    labels:
+      app.kubernetes.io/instance: capi
+    annotations:
+      argocd.argoproj.io/tracking-id: capi:operator.cluster.x-k8s.io/CoreProvider:capi-system/cluster-api
+  spec:
+    version: v1.12.0
+- apiVersion: operator.cluster.x-k8s.io/v1alpha2
+  kind: BootstrapProvider
+  metadata:
+    name: kubeadm
+    namespace: capi-kubeadm-bootstrap-system
+    labels:
+      app.kubernetes.io/instance: providers
+      kustomize.toolkit.fluxcd.io/name: providers
+      kustomize.toolkit.fluxcd.io/namespace: flux-system
+  spec:
+    version: v1.12.0
+`);
+  assert.deepEqual(
+    manifest.warnings?.map((w) => `${w.line}:${w.column} ${w.message.split(';')[0]}`),
+    [
+      '13:7 exported from a cluster where Argo CD Application capi applies it',
+      '23:7 exported from a cluster where Flux Kustomization flux-system/providers applies it',
+    ],
+  );
+});
