@@ -323,6 +323,7 @@ items:
   metadata:
     name: capi-extra
     namespace: capi-system
+    uid: 0b4c9d2e-5f0a-4c1e-9d7b-2a6f8e3c1b40
     labels:
       app.kubernetes.io/instance: capi-operator
     annotations:
@@ -335,6 +336,7 @@ items:
   metadata:
     name: capi-templated
     namespace: capi-system
+    uid: 7e1f3a9c-2b8d-4f6e-a0c5-9d3b1e7f2a64
     labels:
       app.kubernetes.io/instance: platform
       helm.sh/chart: platform-1.0.0
@@ -345,7 +347,7 @@ items:
   // written by hand (no server-set metadata): the team's own label, kept and not warned about
   assert.deepEqual(manifest.providers[1]!.labels, { 'app.kubernetes.io/instance': 'capi-bootstrap' });
   assert.deepEqual(manifest.configMaps[0]!.labels, { 'app.kubernetes.io/instance': 'capi-operator' });
-  // helm template prints a chart's labels without the release annotation
+  // exported too (a uid): a chart's instance label names its release, not an Application; helm template prints it without the release annotation
   assert.deepEqual(manifest.configMaps[1]!.labels, { 'app.kubernetes.io/instance': 'platform', 'helm.sh/chart': 'platform-1.0.0' });
   assert.deepEqual(
     manifest.warnings?.map((w) => `${w.line}:${w.column} ${w.message}\n${w.hint}`),
