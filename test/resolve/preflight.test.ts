@@ -8,6 +8,14 @@ import { corpusUrl, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { runCli } from '../helpers/cli.js';
 
 const builtIns = buildProviderRegistry().registry;
+
+/** What a render of `providers.yaml` prints (its warnings), the render succeeding. */
+async function renderWarnings(text: string): Promise<string> {
+  const dir = writeTempManifest({ 'providers.yaml': text });
+  const result = await runCli(['render', '-f', 'providers.yaml', '-o', 'out', '--quiet'], { cwd: dir });
+  assert.equal(result.code, 0, result.stderr);
+  return result.stderr;
+}
 const core = () => provider('CoreProvider', 'cluster-api', 'capi-system');
 const messages = (providers: ReturnType<typeof provider>[], registry = builtIns) =>
   preflightProblems(providers, registry).map((d) => `${d.object} ${d.path ?? ''}: ${d.message}`);
@@ -189,12 +197,7 @@ test('an exported provider whose spec.version is below its status.installedVersi
       'certManager: {enabled: false}',
       '',
     ].join('\n');
-  const render = async (spec: string, installed: string) => {
-    const dir = writeTempManifest({ 'providers.yaml': exported(spec, installed) });
-    const result = await runCli(['render', '-f', 'providers.yaml', '-o', 'out', '--quiet'], { cwd: dir });
-    assert.equal(result.code, 0, result.stderr);
-    return result.stderr;
-  };
+  const render = (spec: string, installed: string) => renderWarnings(exported(spec, installed));
   assert.equal(
     await render('v1.10.4', 'v1.12.0'),
     "providers.yaml:8:14: warning: CoreProvider/capi-system/cluster-api: spec.version: v1.10.4 is below v1.12.0, which the object's status.installedVersion says the operator installed: " +
@@ -222,12 +225,7 @@ test("a manager container's imageUrl tagged with another minor release than the 
       'certManager: {enabled: false}',
       '',
     ].join('\n');
-  const render = async (version: string, containers: string) => {
-    const dir = writeTempManifest({ 'providers.yaml': manifest(version, containers) });
-    const result = await runCli(['render', '-f', 'providers.yaml', '-o', 'out', '--quiet'], { cwd: dir });
-    assert.equal(result.code, 0, result.stderr);
-    return result.stderr;
-  };
+  const render = (version: string, containers: string) => renderWarnings(manifest(version, containers));
   const manager = (imageUrl: string) => `[{name: manager, imageUrl: "${imageUrl}"}]`;
   assert.equal(
     await render('v1.12.0', manager('mirror.example.com:5000/capi/cluster-api-controller:v1.10.4')),
