@@ -347,7 +347,7 @@ items:
   // written by hand (no server-set metadata): the team's own label, kept and not warned about
   assert.deepEqual(manifest.providers[1]!.labels, { 'app.kubernetes.io/instance': 'capi-bootstrap' });
   assert.deepEqual(manifest.configMaps[0]!.labels, { 'app.kubernetes.io/instance': 'capi-operator' });
-  // exported too (a uid): a chart's instance label names its release, not an Application; helm template prints it without the release annotation
+  // exported too (a uid): a chart's instance label names its release, not an Application (helm template prints no release annotation)
   assert.deepEqual(manifest.configMaps[1]!.labels, { 'app.kubernetes.io/instance': 'platform', 'helm.sh/chart': 'platform-1.0.0' });
   assert.deepEqual(
     manifest.warnings?.map((w) => `${w.line}:${w.column} ${w.message}\n${w.hint}`),
