@@ -13,11 +13,14 @@ import { describeObject, isPlainObject } from '../core/kobject.js';
 import { isProviderKind, OPERATOR_API_VERSION } from '../core/provider.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 import {
+  ARGOCD_INSTANCE_LABEL,
   CAPI_PROVIDER_KIND,
   capiProviderInList,
+  gitOpsOwnerWarning,
   LAST_APPLIED_ANNOTATION,
   pruneNulls,
   SERVER_METADATA,
+  stripServerFields,
   TURTLES_API_VERSION,
   V1ALPHA1_API_VERSION,
 } from './documents.js';
@@ -230,6 +233,30 @@ function dropServerFields(doc: Document, prefix: FieldPath): void {
   if (isMap(annotations) && annotations.items.length === 0) doc.deleteIn([...prefix, 'metadata', 'annotations']);
 }
 
+/**
+ * Argo CD's instance label on an export it tracks by label, dropped as render drops it: without
+ * the server fields render would keep it as the team's own. Told with the Application to stop, as
+ * render told it.
+ */
+function dropArgoTrackingLabel(
+  doc: Document,
+  at: { source: SourceDocument; node: YamlNode | null; path: FieldPath },
+  object: Record<string, unknown>,
+  warnings: Diagnostic[],
+): void {
+  const owner = stripServerFields(structuredClone(object)).find((o) => o.field[1] === ARGOCD_INSTANCE_LABEL);
+  if (!owner) return;
+  const labels: FieldPath = ['metadata', 'labels'];
+  warnings.push({
+    ...fieldPosition(at.source, at.node, [...labels, ARGOCD_INSTANCE_LABEL], 'key'),
+    object: objectLabel(object),
+    ...gitOpsOwnerWarning(owner),
+  });
+  doc.deleteIn([...at.path, ...labels, ARGOCD_INSTANCE_LABEL]);
+  const left = doc.getIn([...at.path, ...labels], true);
+  if (isMap(left) && left.items.length === 0) doc.deleteIn([...at.path, ...labels]);
+}
+
 /** `doc`, edited, written in the indentation its source `text` uses, so that it looks like the rest of the file; no line folded. */
 function editedText(doc: Document, text: string): string {
   const nested = /^\S[^\n]*:[ \t]*\n( +)[^\s#-]/m.exec(text);
@@ -328,11 +355,13 @@ export function convertManifestText(
       for (const finding of plan.findings) problems.push(findingDiagnostic(source, node, label, finding));
       applyEditsToDocument(doc, path, plan.edits);
       dropServerFields(doc, path);
+      dropArgoTrackingLabel(doc, { source, node, path }, object, warnings);
       converted.push({ ...nodePosition(source, node), object: label });
     }
     for (const { path, object } of exported) {
       dropServerFields(doc, path);
       const node = locate(source, source.doc.contents as YamlNode | null, path).node;
+      dropArgoTrackingLabel(doc, { source, node, path }, object, warnings);
       converted.push({
         ...nodePosition(source, node),
         object: objectLabel(object),

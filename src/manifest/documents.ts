@@ -1,6 +1,8 @@
 import { isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, PROVIDER_KINDS, TOOL_API_VERSION, isProviderKind } from '../core/provider.js';
 import { closestName } from './fields.js';
+import { shellWord } from '../core/shell.js';
+import type { Diagnostic } from '../core/diagnostics.js';
 import type { FieldPath } from './yaml-source.js';
 
 /** What a document (or List item) is, decided by apiVersion and kind. */
@@ -345,6 +347,27 @@ function argoInstanceIsHelms(labels: Record<string, unknown>, annotations: Recor
     labels['app.kubernetes.io/managed-by'] === 'Helm' ||
     Object.hasOwn(labels, 'helm.sh/chart')
   );
+}
+
+/** How to stop a GitOps tool applying the exported objects again, as that tool's CLI does it. */
+function suspendHint(owner: GitOpsOwner): string {
+  // the names come from labels and annotations of the input: quoted for the shell
+  const name = shellWord(owner.namespace && owner.kind === 'Argo CD Application' ? `${owner.namespace}/${owner.name}` : owner.name);
+  const namespace = owner.namespace && owner.kind !== 'Argo CD Application' ? ` -n ${shellWord(owner.namespace)}` : '';
+  const stop =
+    owner.kind === 'Argo CD Application'
+      ? `turn off its automated sync before the move: argocd app set ${name} --sync-policy none`
+      : `suspend it before the move: flux suspend ${owner.kind === 'Flux HelmRelease' ? 'helmrelease' : 'kustomization'} ${name}${namespace}`;
+  return `${stop}, or it re-creates the provider objects the move deletes; then take these objects out of its source, and these labels and annotations out of the export`;
+}
+
+/** What an export a GitOps tool applies is told: that tool, and how to stop it. `objects`: the input's objects it applies. */
+export function gitOpsOwnerWarning(owner: GitOpsOwner, objects = 1): Pick<Diagnostic, 'message' | 'hint'> {
+  const more = objects > 1 ? ` (and ${objects - 1} more object${objects === 2 ? '' : 's'} of the input)` : '';
+  const message =
+    `exported from a cluster where ${owner.kind} ${owner.namespace ? `${owner.namespace}/` : ''}${owner.name} applies it${more}; ` +
+    'its tracking metadata is left out of the output';
+  return { message, hint: suspendHint(owner) };
 }
 
 /**

@@ -3,7 +3,6 @@ import { YamlBudget } from '../yaml/bounds.js';
 import type { Node as YamlNode } from 'yaml';
 import { DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, isPlainObject } from '../core/kobject.js';
-import { shellWord } from '../core/shell.js';
 import { OPERATOR_API_VERSION, TOOL_API_VERSION } from '../core/provider.js';
 import { isDns1123Label } from '../core/names.js';
 import { toToolConfig } from './config.js';
@@ -14,6 +13,7 @@ import {
   classifyListItem,
   normalizeObject,
   stripServerFields,
+  gitOpsOwnerWarning,
   type GitOpsOwner,
   V1ALPHA1_API_VERSION,
   type Category,
@@ -202,18 +202,6 @@ function requiredFieldHint(category: Category | undefined, parent: FieldPath, fi
   return undefined;
 }
 
-/** How to stop a GitOps tool applying the exported objects again, as that tool's CLI does it. */
-function suspendHint(owner: GitOpsOwner): string {
-  // the names come from labels and annotations of the input: quoted for the shell
-  const name = shellWord(owner.namespace && owner.kind === 'Argo CD Application' ? `${owner.namespace}/${owner.name}` : owner.name);
-  const namespace = owner.namespace && owner.kind !== 'Argo CD Application' ? ` -n ${shellWord(owner.namespace)}` : '';
-  const stop =
-    owner.kind === 'Argo CD Application'
-      ? `turn off its automated sync before the move: argocd app set ${name} --sync-policy none`
-      : `suspend it before the move: flux suspend ${owner.kind === 'Flux HelmRelease' ? 'helmrelease' : 'kustomization'} ${name}${namespace}`;
-  return `${stop}, or it re-creates the provider objects the move deletes; then take these objects out of its source, and these labels and annotations out of the export`;
-}
-
 class ManifestCollector {
   private readonly providers: ProviderObject[] = [];
   private readonly secrets: SecretObject[] = [];
@@ -351,13 +339,7 @@ class ManifestCollector {
    * stay, for the checks that count them: the problems name them, and resolution leaves them out.
    */
   manifest(baseDir: string, all: readonly Diagnostic[] = []): Manifest {
-    const owned = [...this.owners.values()].map(({ at, owner, objects }) => {
-      const more = objects > 1 ? ` (and ${objects - 1} more object${objects === 2 ? '' : 's'} of the input)` : '';
-      const message =
-        `exported from a cluster where ${owner.kind} ${owner.namespace ? `${owner.namespace}/` : ''}${owner.name} applies it${more}; ` +
-        'its tracking metadata is left out of the output';
-      return { ...at, message, hint: suspendHint(owner) };
-    });
+    const owned = [...this.owners.values()].map(({ at, owner, objects }) => ({ ...at, ...gitOpsOwnerWarning(owner, objects) }));
     const valid = <T>(objects: T[]) => objects.filter((o) => !this.faultyObjects.has(o));
     const confined = new Set([...this.clusterProblems.values()].flat());
     const problems = all.filter((d) => !confined.has(d));

@@ -536,3 +536,28 @@ spec:
   assert.match(second.stderr, /^nothing to convert: /m);
   assert.match(second.stderr, /rewrote 0 of 1 file\(s\)/);
 });
+
+test("convert of an export Argo CD tracks by label drops that label as render does, and names the Application to stop: the converted file renders the same labels, not the old Application's tracking label as the team's own (argo-cd docs user-guide/resource_tracking.md)", async () => {
+  const exported = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata:
+  name: cluster-api
+  namespace: capi-system
+  resourceVersion: "48213"
+  labels:
+    app.kubernetes.io/instance: capi-providers
+    tier: management
+spec:
+  version: v1.12.0
+`;
+  const { result, problems } = convertManifestText('providers.yaml', exported);
+  assert.deepEqual(problems, []);
+  const labels = async (text: string) => (await loadManifest([writeTempManifest({ 'providers.yaml': text })])).providers[0]!.labels;
+  assert.deepEqual(await labels(exported), { tier: 'management' });
+  assert.deepEqual(await labels(result.text), await labels(exported));
+  // render told which Application to stop; the converted file no longer says it was tracked, so convert tells it
+  assert.deepEqual(
+    result.warnings.map((w) => `${w.line}:${w.column} ${w.message.split(';')[0]}`),
+    ['8:5 exported from a cluster where Argo CD Application capi-providers applies it'],
+  );
+});
