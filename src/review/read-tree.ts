@@ -27,11 +27,8 @@ export interface ReviewTree {
   boundsProblems?(): Diagnostic[];
 }
 
-/** The tree of `paths`, each group's texts through `read` (in the paths' order). */
-export async function groupedTree(
-  paths: readonly string[],
-  read: (files: readonly string[]) => Promise<Map<string, string>>,
-): Promise<ReviewTree> {
+/** `paths` in groups, in their order: those outside every fleet cluster's directory, and each cluster's. */
+export function clusterGroups(paths: Iterable<string>): { rest: string[]; clusters: Map<string, string[]> } {
   const rest: string[] = [];
   const clusters = new Map<string, string[]>();
   for (const p of paths) {
@@ -40,6 +37,15 @@ export async function groupedTree(
     else if (clusters.has(cluster)) clusters.get(cluster)!.push(p);
     else clusters.set(cluster, [p]);
   }
+  return { rest, clusters };
+}
+
+/** The tree of `paths`, each group's texts through `read` (in the paths' order). */
+export async function groupedTree(
+  paths: readonly string[],
+  read: (files: readonly string[]) => Promise<Map<string, string>>,
+): Promise<ReviewTree> {
+  const { rest, clusters } = clusterGroups(paths);
   return {
     paths,
     rest: await read(rest),

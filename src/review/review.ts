@@ -41,7 +41,7 @@ import { wiringFindings } from './wiring.js';
 import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
 import { declaredSecretFiles, withValuesHidden, withoutSopsChurn } from './secret-files.js';
 import { workloadFindings, WORKLOAD_KINDS } from './workloads.js';
-import type { ReviewTree } from './read-tree.js';
+import { clusterGroups, type ReviewTree } from './read-tree.js';
 
 interface Pair {
   before?: TreeObject;
@@ -234,27 +234,11 @@ function withSameInClusters(findings: Finding[]): Finding[] {
   return findings;
 }
 
-/**
- * A side's files in groups: those outside every cluster's directory (the root's, a fleet's bases
- * and wiring), then each fleet cluster's (`clusters/<name>/`), in their paths' order.
- */
-export interface ReviewGroups {
-  rest: ReadonlyMap<string, string>;
-  clusters: readonly string[];
-}
-
-/** A side held in memory, in groups. */
-function groupsOf(files: ReadonlyMap<string, string>): ReviewGroups & { cluster: (name: string) => ReadonlyMap<string, string> } {
-  const rest = new Map<string, string>();
-  const clusters = new Map<string, Map<string, string>>();
-  for (const [file, text] of files) {
-    const cluster = clusterOf(file);
-    if (!cluster) rest.set(file, text);
-    else if (clusters.has(cluster)) clusters.get(cluster)!.set(file, text);
-    else clusters.set(cluster, new Map([[file, text]]));
-  }
-  const empty = new Map<string, string>();
-  return { rest, clusters: clusterOrder(clusters.keys()), cluster: (name) => clusters.get(name) ?? empty };
+/** A side held in memory, in groups (read-tree.ts clusterGroups). */
+function groupsOf(files: ReadonlyMap<string, string>) {
+  const { rest, clusters } = clusterGroups(files.keys());
+  const texts = (paths: readonly string[]) => new Map(paths.map((p) => [p, files.get(p)!]));
+  return { rest: texts(rest), clusters: clusterOrder(clusters.keys()), cluster: (name: string) => texts(clusters.get(name) ?? []) };
 }
 
 export function reviewChanges(oldSide: ReviewSide, newSide: ReviewSide): ReviewReport {
