@@ -36,18 +36,18 @@ export async function check(options: RenderOptions, output: string, fleetDigests
   return { warnings: result.warnings, report: await checkRendered(output, rendered), secretsNotGiven };
 }
 
-/**
- * What the committed output says of the secret sources its render had, for a run without values
- * (check, diff): an --env-secret render recorded stands for a secret whether or not CI sets it;
- * where a --secret-file it recorded is not given, or a configSecret is absent, a variable the
- * output leaves for the strategy to fill is a secret not at hand (docs/secrets.md).
- */
 /** `read`, called at most once; its promise shared. */
 function once<T>(read: () => Promise<T>): () => Promise<T> {
   let promise: Promise<T> | undefined;
   return () => (promise ??= read());
 }
 
+/**
+ * What the committed output says of the secret sources its render had, for a run without values
+ * (check, diff): an --env-secret render recorded stands for a secret whether or not CI sets it;
+ * where a --secret-file it recorded is not given, or a configSecret is absent, a variable the
+ * output leaves for the strategy to fill is a secret not at hand (docs/secrets.md).
+ */
 export async function committedSecretSources(
   output: string,
   options: RenderOptions,

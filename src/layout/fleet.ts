@@ -58,7 +58,7 @@ export interface FleetFiles {
   placeAll(placements: Iterable<[string, string]>): Promise<void>;
 }
 
-/** FleetFiles as a map, for a render compared in memory (`check`, `diff`). */
+/** FleetFiles as a map: a fleet's render returned as its `files`, when the caller gives no FleetFiles of its own. */
 export class FleetFilesInMemory implements FleetFiles {
   private readonly files = new Map<string, string>();
   private readonly held = new Map<string, string>();
