@@ -84,6 +84,13 @@ export class FleetFilesInMemory implements FleetFiles {
   }
 }
 
+const FLEET_CLUSTER = /^clusters\/([^/]+)\//;
+
+/** A fleet's file belongs to `clusters/<name>/`: its cluster, or '' outside a fleet. */
+export function clusterOf(file: string): string {
+  return FLEET_CLUSTER.exec(file)?.[1] ?? '';
+}
+
 /** The directory of a cluster in the output. */
 export function clusterDirectory(name: string): string {
   return `${CLUSTERS_DIRECTORY}/${name}`;

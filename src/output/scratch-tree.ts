@@ -13,7 +13,7 @@ import { compareStrings } from '../core/diagnostics.js';
 import { sha256Hex } from '../core/digest.js';
 import { onInterrupt } from '../core/interrupt.js';
 import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
-import type { FleetFiles } from '../layout/fleet.js';
+import { clusterOf, type FleetFiles } from '../layout/fleet.js';
 
 /** Where a text is: its segment (a file of the scratch directory), the byte it starts at and its length. */
 interface Stored {
@@ -22,8 +22,6 @@ interface Stored {
   length: number;
   digest: string;
 }
-
-const FLEET_CLUSTER = /^clusters\/([^/]+)\//;
 
 export class ScratchTree implements FleetFiles {
   private readonly stored = new Map<string, Stored>();
@@ -47,7 +45,7 @@ export class ScratchTree implements FleetFiles {
   }
 
   private segmentOf(file: string): string {
-    const cluster = FLEET_CLUSTER.exec(file)?.[1] ?? '';
+    const cluster = clusterOf(file);
     let segment = this.segments.get(cluster);
     if (segment === undefined) this.segments.set(cluster, (segment = `segment-${this.segments.size}`));
     return segment;

@@ -8,6 +8,7 @@ import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
 import { INSTALL_ORDER, isProviderKind, OPERATOR_API_VERSION } from '../core/provider.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import { parseArtifact } from '../yaml/parse.js';
+import { clusterDirectory, clusterOf } from '../layout/fleet.js';
 import { artifactRelease } from './operator-artifacts.js';
 import type { ObjectId } from './types.js';
 
@@ -69,12 +70,7 @@ function topDirectory(file: string): string {
   return slash < 0 ? '' : file.slice(0, slash);
 }
 
-const FLEET_CLUSTER = /^clusters\/([^/]+)\//;
-
-/** A fleet's file belongs to `clusters/<name>/`: its cluster, or '' outside a fleet. */
-export function clusterOf(file: string): string {
-  return FLEET_CLUSTER.exec(file)?.[1] ?? '';
-}
+export { clusterOf };
 
 /** Clusters by their directories' paths (`clusters/a-b/` before `clusters/a/`), as a whole tree lists their files. */
 export function clusterOrder(names: Iterable<string>): string[] {
@@ -83,10 +79,11 @@ export function clusterOrder(names: Iterable<string>): string[] {
 
 /** The component directory of a file: `01-cluster-api`, or `clusters/<name>/01-cluster-api` in a fleet. */
 function componentOf(file: string): string {
-  const cluster = FLEET_CLUSTER.exec(file);
+  const cluster = clusterOf(file);
   if (!cluster) return topDirectory(file);
-  const inner = topDirectory(file.slice(cluster[0].length));
-  return inner ? `${cluster[0]}${inner}` : cluster[0].slice(0, -1);
+  const root = clusterDirectory(cluster);
+  const inner = topDirectory(file.slice(root.length + 1));
+  return inner ? `${root}/${inner}` : root;
 }
 
 /** Written by layout/fleet.ts at the top of a shared base's kustomization.yaml. */
