@@ -93,12 +93,12 @@ function withKept(tree: ReviewTree, other: ReviewTree, kept: readonly string[]):
 /** The committed output `output` against the manifest's render, as the render would leave the directory. */
 async function againstOutput(output: string, current: Awaited<ReturnType<typeof renderTree>>): Promise<DiffSides> {
   const committed = await openOutputTree(output);
-  // a committed file out of bounds is told before any problem found after the directory is read
-  const boundsFirst = async (err: unknown) => {
-    await committed.checkBounds();
+  // a committed file out of bounds is told with any problem found after the directory is read
+  const withBoundsProblems = async (err: unknown) => {
+    await committed.checkBounds(err);
     throw err;
   };
-  const report = await checkRendered(output, current.digests).catch(boundsFirst);
+  const report = await checkRendered(output, current.digests).catch(withBoundsProblems);
   const inPlace = afterRender(committed.paths, current.digests.digests, report);
   // the same on both sides, and not render's: one that holds no objects (a string, not YAML) is read on neither
   const inPlaceTexts = await committed.read(inPlace.leftInPlace);
@@ -132,9 +132,9 @@ async function againstOutput(output: string, current: Awaited<ReturnType<typeof 
 async function diffSides(request: DiffRequest, scratches: ScratchTree[]): Promise<DiffSides> {
   if ('from' in request) {
     const from = await openOutputTree(request.from);
-    // the old directory's files out of bounds are told before the new one's problems, as it is read first
+    // the old directory's files out of bounds are told with the new one's problems
     const to = await openOutputTree(request.to).catch(async (err: unknown) => {
-      await from.checkBounds();
+      await from.checkBounds(err);
       throw err;
     });
     return {

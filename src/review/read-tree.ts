@@ -64,8 +64,8 @@ export function treeInMemory(files: ReadonlyMap<string, string>): Promise<Review
 export interface OutputTree extends ReviewTree {
   /** The problems of the bounds of the files read so far, each file's once. */
   boundsProblems(): Diagnostic[];
-  /** Reads every file and throws the problems of their bounds, if any: what another problem found first waits for. */
-  checkBounds(): Promise<void>;
+  /** Reads every file; throws their bounds' problems, if any, with those of `found` (found first; one of no file is thrown alone). */
+  checkBounds(found?: unknown): Promise<void>;
 }
 
 /**
@@ -74,7 +74,7 @@ export interface OutputTree extends ReviewTree {
  * YAML node and depth bounds before any parser sees it, as manifests and the lockfile are: a
  * committed file is input like them (12 MB of flow list cost a diff 2 s and 300 MB). A file out
  * of bounds is left out of what is read (never parsed); its problem is thrown before any other of
- * the review (`reviewTrees`), or by `checkBounds` before one found earlier.
+ * the review (`reviewTrees`), or by `checkBounds` with one found earlier.
  */
 export async function openOutputTree(dir: string): Promise<OutputTree> {
   const root = path.resolve(dir);
@@ -105,11 +105,13 @@ export async function openOutputTree(dir: string): Promise<OutputTree> {
   };
   const tree = await groupedTree(files, read);
   const boundsProblemsRead = () => [...problems.values()].flat();
-  const checkBounds = async () => {
+  const checkBounds = async (found?: unknown) => {
+    if (found !== undefined && !(found instanceof CapiGitopsError)) throw found;
     // a file at a time, each text dropped once checked
     await mapLimited(files, OPEN_FILES, async (p) => void (await read([p])));
     const bag = new DiagnosticBag();
     for (const d of boundsProblemsRead()) bag.add(d);
+    if (bag.size > 0 && found !== undefined) bag.addError(found);
     bag.throwIfAny();
   };
   return { ...tree, boundsProblems: boundsProblemsRead, checkBounds };

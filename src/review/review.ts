@@ -254,7 +254,10 @@ export type ReviewTreeSide = Omit<ReviewSide, 'files'> & { tree: ReviewTree };
 
 /** reviewChanges over trees read a cluster at a time: a fleet's two sides are never all in memory. */
 export async function reviewTrees(oldSide: ReviewTreeSide, newSide: ReviewTreeSide): Promise<ReviewReport> {
-  // the files outside every cluster's directory are read already: all of a single cluster's tree
+  // a file out of bounds among those read already (all of a single cluster's tree): no review, and
+  // each side's every cluster read for theirs, so that all are told in one run
+  if ([oldSide, newSide].some((side) => (side.tree.boundsProblems?.() ?? []).length > 0))
+    for (const { tree } of [oldSide, newSide]) if (tree.boundsProblems) for (const cluster of tree.clusters) await tree.cluster(cluster);
   throwBoundsProblems(oldSide, newSide);
   const review = new ChangesReview(oldSide, newSide, oldSide.tree.rest, newSide.tree.rest);
   const clusters = clusterOrder([...oldSide.tree.clusters, ...newSide.tree.clusters]);
@@ -271,15 +274,14 @@ export async function reviewTrees(oldSide: ReviewTreeSide, newSide: ReviewTreeSi
 }
 
 /**
- * A committed file out of bounds is never parsed, and its problem is told before any other of the
- * review (the old side's first), as when every file was checked before the review began.
+ * A committed file out of bounds is never parsed (the review goes on without it), and its problem
+ * is told before any other of the review, both sides' in one run, as when every file was checked
+ * before the review began.
  */
 function throwBoundsProblems(...sides: ReviewTreeSide[]): void {
-  for (const side of sides) {
-    const bag = new DiagnosticBag();
-    for (const d of side.tree.boundsProblems?.() ?? []) bag.add(d);
-    bag.throwIfAny();
-  }
+  const bag = new DiagnosticBag();
+  for (const side of sides) for (const d of side.tree.boundsProblems?.() ?? []) bag.add(d);
+  bag.throwIfAny();
 }
 
 /**

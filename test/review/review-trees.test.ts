@@ -130,7 +130,7 @@ test('diff of a fleet against its committed output reads the same as the review 
   assert.deepEqual(report.findings, whole.findings);
 });
 
-test("diff --from/--to of fleets: a cluster's file out of the YAML node bound is never parsed, and its problem alone is told, the old directory's first", async () => {
+test("diff --from/--to of fleets: a cluster's file out of the YAML node bound is never parsed, and its problem is told before any other, both directories' in one run", async () => {
   const { before, after } = await twoRenders();
   // more nodes than the default bound of 1,000,000 in one document
   const hostile = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {l: [${'1,'.repeat(1_100_000)}1]}\n`;
@@ -146,19 +146,17 @@ test("diff --from/--to of fleets: a cluster's file out of the YAML node bound is
     [path.join(to, 'clusters', 'c', 'hostile.yaml')],
   );
   assert.ok(searchedCharacters() - searched < hostile.length, 'the file out of bounds was parsed');
-  // one in the old directory too: that one is told (its tree is read first)
+  // one in the old directory too: both are told
   writeFileSync(path.join(from, 'clusters', 'd', 'hostile.yaml'), hostile);
   const both = await rejection(diff({ from, to }));
   assert.ok(both instanceof CapiGitopsError);
   assert.deepEqual(
-    both.diagnostics.map((d) => d.file),
-    [path.join(from, 'clusters', 'd', 'hostile.yaml')],
+    both.diagnostics.map((d) => d.file).sort(),
+    [path.join(from, 'clusters', 'd', 'hostile.yaml'), path.join(to, 'clusters', 'c', 'hostile.yaml')].sort(),
   );
-  // and before the new directory's own problem: it is missing
-  const missing = await rejection(diff({ from, to: path.join(tempDir(), 'none') }));
+  // and with the new directory's own problem: it is missing
+  const none = path.join(tempDir(), 'none');
+  const missing = await rejection(diff({ from, to: none }));
   assert.ok(missing instanceof CapiGitopsError);
-  assert.deepEqual(
-    missing.diagnostics.map((d) => d.file),
-    [path.join(from, 'clusters', 'd', 'hostile.yaml')],
-  );
+  assert.deepEqual(missing.diagnostics.map((d) => d.file).sort(), [path.join(from, 'clusters', 'd', 'hostile.yaml'), none].sort());
 });
