@@ -133,7 +133,11 @@ export class ScratchTree implements FleetFiles {
   }
 
   private remove(): Promise<void> {
-    return rm(this.root, { recursive: true, force: true });
+    // after the appends under way (one would make a file in the directory rm is emptying) and
+    // before those queued later, which then find no directory
+    const removed = this.appending.then(() => rm(this.root, { recursive: true, force: true }));
+    this.appending = removed.catch(() => undefined);
+    return removed;
   }
 
   async dispose(): Promise<void> {
