@@ -9,7 +9,8 @@
 import { appendFile, mkdtemp, open, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { compareStrings } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
+import { errorCode } from '../core/error-code.js';
 import { sha256Hex } from '../core/digest.js';
 import { onInterrupt } from '../core/interrupt.js';
 import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
@@ -41,7 +42,10 @@ export class ScratchTree implements FleetFiles {
 
   /** A new, empty tree in the system's temporary directory (mode 0700, as mkdtemp makes it). */
   static async create(): Promise<ScratchTree> {
-    return new ScratchTree(await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-render-')));
+    const root = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-render-')).catch((err: unknown) => {
+      throw scratchProblem(err, os.tmpdir());
+    });
+    return new ScratchTree(root);
   }
 
   private segmentOf(file: string): string {
@@ -61,7 +65,12 @@ export class ScratchTree implements FleetFiles {
       return at;
     });
     this.sizes.set(segment, start);
-    const appended = this.appending.then(() => appendFile(path.join(this.root, segment), Buffer.concat(bytes)));
+    const file = path.join(this.root, segment);
+    const appended = this.appending.then(() =>
+      appendFile(file, Buffer.concat(bytes)).catch((err: unknown) => {
+        throw scratchProblem(err, file);
+      }),
+    );
     this.appending = appended.catch(() => undefined);
     return appended.then(() => stored);
   }
@@ -144,4 +153,21 @@ export class ScratchTree implements FleetFiles {
     this.withdraw();
     await this.remove();
   }
+}
+
+/**
+ * A file-system error of the scratch tree at `file` (a failed write names no path), with a hint
+ * about TMPDIR, where it is: -o and --cache-dir, which the generic hint names, do not move it.
+ */
+function scratchProblem(err: unknown, file: string): unknown {
+  const code = errorCode(err);
+  if (code === undefined) return err;
+  const full = code === 'ENOSPC' || code === 'EDQUOT';
+  return new CapiGitopsError({
+    file,
+    message: `cannot keep the render for the review in the temporary directory: ${code}`,
+    hint: full
+      ? 'free some space there, or set TMPDIR to a file system with room (a fleet takes about the size of its output)'
+      : 'set TMPDIR to a directory this user can write',
+  });
 }

@@ -10,7 +10,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
-import { tempDir } from '../helpers/corpus-manifest.js';
+import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { coreManifest, localCoreRelease } from '../helpers/local-release.js';
 import { readTree } from '../helpers/tree.js';
 import { assertNoStackTrace, CLI, EXAMPLE, runCli, type CliResult } from '../helpers/cli.js';
 import { EchoServer } from '../helpers/echo-server.js';
@@ -249,5 +250,33 @@ test(
       );
     }
     assert.equal(outcomes.at(-1), 'written', 'with room, the same run succeeds');
+  },
+);
+
+test(
+  "diff of a fleet with TMPDIR on a full disk, where it keeps the fleet's render: exit 1, the hint names TMPDIR, nothing left there",
+  { skip },
+  async () => {
+    const url = localCoreRelease(
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: capi-system}\ndata: {region: "\${REGION}", padding: ${'x'.repeat(64 * 1024)}}\n`,
+    );
+    const clusters = ['a', 'b', 'c'].map((name) => `- name: ${name}\n  variables: {REGION: ${name}}`).join('\n');
+    const dir = writeTempManifest({ 'fleet.yaml': coreManifest(url, `clusters:\n${clusters}\n`) });
+    const out = path.join(tempDir(), 'out');
+    assert.equal((await runCli(['render', '-f', dir, '-o', out])).code, 0);
+    const run = await onFullDisk({
+      mnt: tempDir(),
+      freeKiB: 0,
+      args: () => ['diff', '-f', dir, '-o', out],
+      env: (mnt) => ({ TMPDIR: mnt }),
+    });
+    assertNoStackTrace(run);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /ENOSPC/);
+    assert.match(run.stderr, /hint: .*set TMPDIR to a file system with room/);
+    assert.deepEqual(
+      readdirSync(run.result).filter((name) => name.startsWith('capi-gitops-')),
+      [],
+    );
   },
 );
