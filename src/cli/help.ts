@@ -23,6 +23,7 @@ export const ENVIRONMENT = {
     'seconds all network requests of a run may take together, retries included (default 900; --network-deadline)',
   DOCKER_CONFIG: 'image pinning reads registry credentials from $DOCKER_CONFIG/config.json (default ~/.docker/config.json)',
   NO_COLOR: 'diff --format text without colour',
+  TMPDIR: "where diff keeps a fleet's render (about the size of its output) and --base's revision, removed at the end of the run",
   GITHUB_API_URL:
     'a GitHub Enterprise API root the runner trusts: the token goes to a host other than api.github.com only when named here or by --github-api-url',
   CAPI_GITOPS_HTTPS_AUTHORIZATION:

@@ -213,7 +213,7 @@ export function buildProgram(): Command {
       'capi-gitops diff --from old-output --to clusters/mgmt --format json',
       'capi-gitops diff -f management-cluster/ -o clusters/mgmt --base origin/main --detailed-exitcode   # 2: something changed',
     ],
-    environment: [...RENDER_ENVIRONMENT, 'GITHUB_STEP_SUMMARY', 'NO_COLOR'],
+    environment: [...RENDER_ENVIRONMENT, 'GITHUB_STEP_SUMMARY', 'NO_COLOR', 'TMPDIR'],
   });
 
   const chart = program.command('chart').description('the charts that draw the Argo CD and Flux wiring');
