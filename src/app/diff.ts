@@ -72,7 +72,7 @@ async function renderTree(
   options: RenderOptions,
   scratches: ScratchTree[],
 ): Promise<{ result: OutputResult; tree: ReviewTree; digests: RenderedDigests }> {
-  const scratch = await ScratchTree.create();
+  const scratch = new ScratchTree();
   scratches.push(scratch);
   const result = await renderOutput(options, scratch);
   if (!result.fleet) return { result, tree: await treeInMemory(result.files), digests: renderedDigests(result.files) };

@@ -34,18 +34,20 @@ export class ScratchTree implements FleetFiles {
   /** The appends, one after another, so each lands at the offset reserved for it. */
   private appending: Promise<void> = Promise.resolve();
   private readonly withdraw: () => void;
+  /** The directory, made by the first append: a render that is not a fleet's writes nothing. */
+  private root: string | undefined;
 
-  private constructor(private readonly root: string) {
+  constructor() {
     // the render (a Secret's value inline, when allowed) does not outlive a Ctrl-C
     this.withdraw = onInterrupt(() => this.remove());
   }
 
-  /** A new, empty tree in the system's temporary directory (mode 0700, as mkdtemp makes it). */
-  static async create(): Promise<ScratchTree> {
-    const root = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-render-')).catch((err: unknown) => {
+  /** The directory, made in the system's temporary directory (mode 0700, as mkdtemp makes it) when first asked for. */
+  private async directory(): Promise<string> {
+    this.root ??= await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-render-')).catch((err: unknown) => {
       throw scratchProblem(err, os.tmpdir());
     });
-    return new ScratchTree(root);
+    return this.root;
   }
 
   private segmentOf(file: string): string {
@@ -65,12 +67,13 @@ export class ScratchTree implements FleetFiles {
       return at;
     });
     this.sizes.set(segment, start);
-    const file = path.join(this.root, segment);
-    const appended = this.appending.then(() =>
-      appendFile(file, Buffer.concat(bytes)).catch((err: unknown) => {
+    // in the queue, so that one append makes the directory
+    const appended = this.appending.then(async () => {
+      const file = path.join(await this.directory(), segment);
+      await appendFile(file, Buffer.concat(bytes)).catch((err: unknown) => {
         throw scratchProblem(err, file);
-      }),
-    );
+      });
+    });
     this.appending = appended.catch(() => undefined);
     return appended.then(() => stored);
   }
@@ -122,7 +125,7 @@ export class ScratchTree implements FleetFiles {
     });
     const texts = new Array<string>(files.length);
     await mapLimited([...bySegment], OPEN_FILES, async ([segment, indexes]) => {
-      const handle = await open(path.join(this.root, segment), 'r');
+      const handle = await open(path.join(this.root!, segment), 'r');
       try {
         for (const i of indexes) {
           const { start, length } = this.stored.get(files[i]!)!;
@@ -144,7 +147,7 @@ export class ScratchTree implements FleetFiles {
   private remove(): Promise<void> {
     // after the appends under way (one would make a file in the directory rm is emptying) and
     // before those queued later, which then find no directory
-    const removed = this.appending.then(() => rm(this.root, { recursive: true, force: true }));
+    const removed = this.appending.then(() => (this.root === undefined ? undefined : rm(this.root, { recursive: true, force: true })));
     this.appending = removed.catch(() => undefined);
     return removed;
   }

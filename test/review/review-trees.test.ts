@@ -105,7 +105,7 @@ test('a review of two fleet trees reads each cluster once, when it is reviewed (
 test("a fleet's render waits for its review on disk: the scratch tree keeps where each text is and its digest, not the text", async () => {
   const { after } = await twoRenders();
   const files = readTree(after);
-  const scratch = await ScratchTree.create();
+  const scratch = new ScratchTree();
   try {
     const clusterFiles = (name: string) => [...files].filter(([p]) => p.startsWith(`clusters/${name}/`));
     for (const name of CLUSTERS) await scratch.writeAll(clusterFiles(name));
