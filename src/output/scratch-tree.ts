@@ -12,7 +12,7 @@ import path from 'node:path';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { errorCode } from '../core/error-code.js';
 import { sha256Hex } from '../core/digest.js';
-import { onInterrupt } from '../core/interrupt.js';
+import { onInterrupt, throwIfInterrupted } from '../core/interrupt.js';
 import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
 import { clusterOf, type FleetFiles } from '../layout/fleet.js';
 
@@ -36,6 +36,8 @@ export class ScratchTree implements FleetFiles {
   private readonly withdraw: () => void;
   /** The directory, made by the first append: a render that is not a fleet's writes nothing. */
   private root: string | undefined;
+  /** Set by a removal: an append queued after it (a signal before the first) makes no directory that nothing would remove. */
+  private removed = false;
 
   constructor() {
     // the render (a Secret's value inline, when allowed) does not outlive a Ctrl-C
@@ -44,6 +46,10 @@ export class ScratchTree implements FleetFiles {
 
   /** The directory, made in the system's temporary directory (mode 0700, as mkdtemp makes it) when first asked for. */
   private async directory(): Promise<string> {
+    if (this.removed) {
+      throwIfInterrupted();
+      throw new Error('the scratch tree is used after its removal');
+    }
     this.root ??= await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-render-')).catch((err: unknown) => {
       throw scratchProblem(err, os.tmpdir());
     });
@@ -147,7 +153,10 @@ export class ScratchTree implements FleetFiles {
   private remove(): Promise<void> {
     // after the appends under way (one would make a file in the directory rm is emptying) and
     // before those queued later, which then find no directory
-    const removed = this.appending.then(() => (this.root === undefined ? undefined : rm(this.root, { recursive: true, force: true })));
+    const removed = this.appending.then(() => {
+      this.removed = true;
+      return this.root === undefined ? undefined : rm(this.root, { recursive: true, force: true });
+    });
     this.appending = removed.catch(() => undefined);
     return removed;
   }

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { render } from '../../src/app/render.js';
 import { ScratchTree } from '../../src/output/scratch-tree.js';
-import { resetInterruptState, settleInterrupted } from '../../src/core/interrupt.js';
+import { InterruptedError, resetInterruptState, settleInterrupted } from '../../src/core/interrupt.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { coreManifest, localCoreRelease } from '../helpers/local-release.js';
 import { runCliProcess } from '../helpers/cli.js';
@@ -25,6 +25,23 @@ test('SIGINT while a cluster is appended to the scratch tree: the append ends be
     await settleInterrupted('SIGINT');
     await written.catch(() => undefined);
     assert.ok(!existsSync(root), 'the scratch directory is left');
+  } finally {
+    await scratch.dispose();
+    resetInterruptState();
+  }
+});
+
+test('SIGINT before the first append: an append after the removal makes no scratch directory, and stops the run as interrupted', async () => {
+  resetInterruptState();
+  const scratch = new ScratchTree();
+  try {
+    await settleInterrupted('SIGINT');
+    const error = await scratch.writeAll([['clusters/a/x.yaml', 'x']]).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    assert.ok(error instanceof InterruptedError, String(error));
+    assert.equal((scratch as unknown as { root?: string }).root, undefined, 'a directory was made after the removal');
   } finally {
     await scratch.dispose();
     resetInterruptState();
