@@ -9,7 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { onInterrupt } from '../core/interrupt.js';
+import { onInterrupt, throwIfInterrupted } from '../core/interrupt.js';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -126,8 +126,16 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     });
   }
   const root = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-base-'));
-  // the revision's manifest (its Secrets too) does not outlive a Ctrl-C
-  const remove = () => rm(root, { recursive: true, force: true });
+  // the revision's manifest (its Secrets too) does not outlive a Ctrl-C: the removal waits for the
+  // file being made, and the next one stops the run, so nothing is made in the tree after rm
+  let making: Promise<unknown> = Promise.resolve();
+  const make = <T>(work: () => Promise<T>): Promise<T> => {
+    throwIfInterrupted();
+    const made = work();
+    making = made.catch(() => undefined);
+    return made;
+  };
+  const remove = () => making.then(() => rm(root, { recursive: true, force: true }));
   const withdraw = onInterrupt(remove);
   try {
     const materialized = new Set<string>();
@@ -177,11 +185,14 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
       }
     }
     for (const f of materialized) {
-      await mkdir(path.dirname(path.join(root, f)), { recursive: true });
-      await writeFile(path.join(root, f), await git(top, ['show', `${commit}:${f}`]));
+      const text = await git(top, ['show', `${commit}:${f}`]);
+      await make(async () => {
+        await mkdir(path.dirname(path.join(root, f)), { recursive: true });
+        await writeFile(path.join(root, f), text);
+      });
     }
-    await linkWorkingTree(top, root, materialized, owned);
-    for (const f of secretFiles) await symlink(path.join(top, f), path.join(root, f));
+    await make(() => linkWorkingTree(top, root, materialized, owned));
+    for (const f of secretFiles) await make(() => symlink(path.join(top, f), path.join(root, f)));
     const located = <T extends { file?: string }>(problem: T): T => {
       const rel = problem.file === undefined ? '..' : path.relative(root, problem.file);
       if (rel.startsWith('..') || path.isAbsolute(rel)) return problem;

@@ -1,0 +1,44 @@
+/** review/git-revision.ts: `--base`'s revision, made in a temporary tree, does not outlive a signal. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { manifestAtRevision } from '../../src/review/git-revision.js';
+import { InterruptedError, resetInterruptState, settleInterrupted } from '../../src/core/interrupt.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+
+test('SIGINT while --base materialises its revision: the run stops before the next file, and the temporary tree is removed, the file being made first', async () => {
+  const repo = tempDir();
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo });
+  git('init', '-q');
+  // a name no other run's tree has, to find this one's among the system's temporary trees
+  const marker = `providers-${randomBytes(6).toString('hex')}`;
+  mkdirSync(path.join(repo, marker));
+  for (let i = 0; i < 20; i++)
+    writeFileSync(path.join(repo, marker, `p${i}.yaml`), `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c${i}}\n`);
+  git('add', '.');
+  git('commit', '-qm', 'manifest');
+  resetInterruptState();
+  try {
+    const pending = manifestAtRevision('HEAD', [path.join(repo, marker)]);
+    const settled = settleInterrupted('SIGINT');
+    const outcome = await pending.then(
+      async (revision) => {
+        await revision.dispose();
+        return 'made';
+      },
+      (err: unknown) => err,
+    );
+    await settled;
+    assert.ok(outcome instanceof InterruptedError, `the revision was ${String(outcome)} after the signal`);
+    const left = readdirSync(os.tmpdir()).filter(
+      (name) => name.startsWith('capi-gitops-base-') && existsSync(path.join(os.tmpdir(), name, marker)),
+    );
+    assert.deepEqual(left, []);
+  } finally {
+    resetInterruptState();
+  }
+});
