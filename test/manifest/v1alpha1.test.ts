@@ -470,21 +470,24 @@ metadata:
   resourceVersion: ""
 `;
 
+/** EXPORTED's object as convert writes it, v1alpha2, without what the cluster wrote. */
+const EXPORTED_AS_WRITTEN = {
+  apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
+  kind: 'CoreProvider',
+  metadata: {
+    annotations: { 'team.example.com/owner': 'platform' },
+    labels: { tier: 'management' },
+    name: 'cluster-api',
+    namespace: 'capi-system',
+  },
+  spec: { configSecret: { name: 'capi-variables' }, version: 'v1.12.0' },
+};
+
 test('convert writes an exported object as a desired state for Git: status, managedFields, uid, resourceVersion, generation, creationTimestamp, finalizers and the v1alpha1 last-applied-configuration go, name, labels and other annotations stay (kubectl-neat cmd/neat.go neatMetadata and neatStatus; apiserver storage/errors.go ErrResourceVersionSetOnCreate)', () => {
   const { result, problems } = convertManifestText('providers.yaml', EXPORTED);
   assert.deepEqual(problems, []);
   const [list] = values(result.text) as { items: Record<string, unknown>[] }[];
-  assert.deepEqual(list!.items[0], {
-    apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
-    kind: 'CoreProvider',
-    metadata: {
-      annotations: { 'team.example.com/owner': 'platform' },
-      labels: { tier: 'management' },
-      name: 'cluster-api',
-      namespace: 'capi-system',
-    },
-    spec: { configSecret: { name: 'capi-variables' }, version: 'v1.12.0' },
-  });
+  assert.deepEqual(list!.items[0], EXPORTED_AS_WRITTEN);
   assert.match(result.text, /team\.example\.com\/owner: platform # kept\n/);
   // the List's own metadata is kubectl's, not an object's: it stays as printed
   assert.match(result.text, /\nmetadata:\n {2}resourceVersion: ""\n$/);
@@ -506,17 +509,7 @@ spec:
   const { result, problems } = convertManifestText('providers.yaml', `${v1alpha2}---\n${written}`);
   assert.deepEqual(problems, []);
   const [list, bootstrap] = values(result.text) as { items: Record<string, unknown>[] }[];
-  assert.deepEqual(list!.items[0], {
-    apiVersion: 'operator.cluster.x-k8s.io/v1alpha2',
-    kind: 'CoreProvider',
-    metadata: {
-      annotations: { 'team.example.com/owner': 'platform' },
-      labels: { tier: 'management' },
-      name: 'cluster-api',
-      namespace: 'capi-system',
-    },
-    spec: { configSecret: { name: 'capi-variables' }, version: 'v1.12.0' },
-  });
+  assert.deepEqual(list!.items[0], EXPORTED_AS_WRITTEN);
   assert.ok(bootstrap);
   assert.ok(result.text.endsWith(`---\n${written}`), result.text);
   assert.deepEqual(
