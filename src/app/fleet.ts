@@ -739,9 +739,11 @@ export async function planRelease(
   const once = toldOnce();
   const current = await resolveFleet(manifest, { ...options, frozen: false, collectAll: true, ...once(options.onWarning) }, context);
   throwResolutionProblems(current);
-  // the target's warnings the current resolution did not give are the move's: minors skipped, a downgrade
-  const target = await resolveFleet(manifest, { ...options, frozen: false, ...once(options.onWarning) }, context, { release });
   const selected = selectedClusters(current, options.clusters);
+  // only the selected clusters move: the others' warnings are not the move's
+  const moving = { ...manifest, config: { ...manifest.config, clusters: manifest.config.clusters?.filter((c) => selected.has(c.name)) } };
+  // the target's warnings the current resolution did not give are the move's: minors skipped, a downgrade
+  const target = await resolveFleet(moving, { ...options, frozen: false, ...once(options.onWarning) }, context, { release });
   return {
     clusters: current.clusters
       .filter((c) => selected.has(c.name))

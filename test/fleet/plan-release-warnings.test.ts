@@ -64,3 +64,13 @@ test('plan --release names the contract a move changes, as the single-cluster pl
   const [moved] = (JSON.parse(crossing.stdout) as { clusters: { moves: Record<string, unknown>[] }[] }).clusters[0]!.moves;
   assert.deepEqual([moved?.fromContract, moved?.toContract], ['v1beta1', 'v1beta2']);
 });
+
+test('plan --release --cluster warns of the selected clusters only: the others are not moved', async () => {
+  const dir = await lockedFleet();
+  const plan = await runCli(['plan', '-f', '.', '--release', 'r1120', '--cluster', 'lab-1'], { cwd: dir });
+  assert.equal(plan.code, 0, plan.stderr);
+  const warnings = plan.stderr.split('\n').filter((line) => / warning: /.test(line));
+  assert.equal(warnings.length, 3, plan.stderr);
+  for (const line of warnings) assert.match(line, /: warning: cluster lab-1: /);
+  assert.doesNotMatch(plan.stderr, /eu-1/);
+});
