@@ -11,6 +11,8 @@ export interface Invocation {
   namespace?: string;
   cacheDir?: string;
   githubApiUrl?: string;
+  /** `--offline`: a suggestion followed literally in an air gap must not go to the network. */
+  offline?: boolean;
   output?: string;
   /** `--pin-images`: a suggested render without it would not pin, nor lock the digests asked for. */
   pinImages?: boolean;
@@ -27,7 +29,7 @@ export interface Invocation {
 /** `capi-gitops <command>` not followed (up to the end of the suggestion) by -f/--file. */
 const SUGGESTION = /\bcapi-gitops (lock|plan|update|render)\b(?![^`\n]*\s(?:-f|--file)[\s=])/g;
 
-function suggestionFlags(command: string, invocation: Invocation): string[] {
+function suggestionFlags(command: string, invocation: Invocation, line: string): string[] {
   const words: string[] = [];
   for (const file of invocation.file ?? []) words.push('-f', shellWord(file));
   if (invocation.namespace) words.push('--namespace', shellWord(invocation.namespace));
@@ -35,6 +37,8 @@ function suggestionFlags(command: string, invocation: Invocation): string[] {
   if (command === 'render') words.push(...renderShapingFlags(invocation));
   if (invocation.cacheDir) words.push('--cache-dir', shellWord(invocation.cacheDir));
   if (invocation.githubApiUrl) words.push('--github-api-url', shellWord(invocation.githubApiUrl));
+  // a line that names --offline already decides: it is in the command, or the hint says to go online
+  if (invocation.offline && !line.includes('--offline')) words.push('--offline');
   return words;
 }
 
@@ -57,8 +61,12 @@ function renderShapingFlags(invocation: Invocation): string[] {
 
 /** `text` with every suggested capi-gitops command completed with the invocation's flags. */
 export function completeSuggestions(text: string, invocation: Invocation | undefined): string {
-  if (!invocation?.file?.length) return text;
-  return text.replace(SUGGESTION, (match, command: string) => [match, ...suggestionFlags(command, invocation)].join(' '));
+  if (!invocation?.file?.length && !invocation?.offline) return text;
+  return text.replace(SUGGESTION, (match, command: string, at: number) => {
+    const end = text.indexOf('\n', at);
+    const line = text.slice(text.lastIndexOf('\n', at) + 1, end === -1 ? undefined : end);
+    return [match, ...suggestionFlags(command, invocation, line)].join(' ');
+  });
 }
 
 /** clusterctl's flags and commands, and where their meaning lives in capi-gitops. */

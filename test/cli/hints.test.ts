@@ -235,3 +235,36 @@ test("an unused variable: the warning suggests `capi-gitops render … --list-va
     /^infrastructure-example v0\.2\.0 \(namespace capex-system\)\n(.*\n)*  EXAMPLE_REGION = "eu-west-1" from Config/m,
   );
 });
+
+test('a suggested command repeats --offline when the run had it, so followed literally in an air gap it stays offline; a hint that says to go online is left as it is', () => {
+  const invocation = { file: ['m/'], output: 'out', offline: true };
+  assert.equal(completeSuggestions('run `capi-gitops lock`', invocation), 'run `capi-gitops lock -f m/ --offline`');
+  assert.equal(
+    completeSuggestions('To take the new digests: capi-gitops update --images', invocation),
+    'To take the new digests: capi-gitops update -f m/ --offline --images',
+  );
+  // already said, or told to drop it
+  assert.equal(
+    completeSuggestions('To update: capi-gitops update --contract v1beta2 --offline', invocation),
+    'To update: capi-gitops update -f m/ --contract v1beta2 --offline',
+  );
+  assert.equal(
+    completeSuggestions('run once without --offline (e.g. `capi-gitops lock`) on a machine with network access', invocation),
+    'run once without --offline (e.g. `capi-gitops lock -f m/`) on a machine with network access',
+  );
+});
+
+test('render --frozen --offline with a stale lockfile suggests `capi-gitops lock -f … --offline`, which runs as printed, offline, and makes the run pass', async () => {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.8.0') });
+  const frozen = ['render', '-f', '.', '-o', 'out', '--frozen', '--offline'];
+  assert.equal((await runCli(['lock', '-f', '.'], { cwd: dir })).code, 0);
+  writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.10.4'));
+  const failed = await runCli(frozen, { cwd: dir });
+  assert.equal(failed.code, 1, failed.stderr);
+  const commands = [...new Set(suggestedCommands(failed.stderr))];
+  assert.deepEqual(commands, ['capi-gitops lock -f . --offline'], failed.stderr);
+  const lock = runAsPrinted(commands[0]!, dir);
+  assert.equal(lock.code, 0, lock.stderr);
+  const again = await runCli(frozen, { cwd: dir });
+  assert.equal(again.code, 0, again.stderr);
+});
