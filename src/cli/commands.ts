@@ -359,6 +359,17 @@ function relativeTo(file: string, base: string): string {
  * The command that regenerates the output, run from `base` (the working directory): relative paths
  * only. `placeholders`: -f words, written as they are, for files this run was not given.
  */
+/**
+ * A render (check, diff) a hint suggests: the README's command, offline when this run was, and
+ * then reading this run's cache (another has not got the artifacts), so it runs as printed in an air gap.
+ */
+export function suggestedRenderCommand(flags: RenderFlags, placeholders: string[] = []): string {
+  const words = [regenerateCommand(flags, true, process.cwd(), placeholders)];
+  if (flags.offline && flags.cacheDir) words.push('--cache-dir', shellWord(flags.cacheDir));
+  if (flags.offline) words.push('--offline');
+  return words.join(' ');
+}
+
 export function regenerateCommand(flags: RenderFlags, withSecretSources = true, base = process.cwd(), placeholders: string[] = []): string {
   const relativePath = (file: string) => relativeTo(file, base);
   const words = ['capi-gitops', 'render'];

@@ -29,7 +29,7 @@ export interface Invocation {
 /** `capi-gitops <command>` not followed (up to the end of the suggestion) by -f/--file. */
 const SUGGESTION = /\bcapi-gitops (lock|plan|update|render)\b(?![^`\n]*\s(?:-f|--file)[\s=])/g;
 
-function suggestionFlags(command: string, invocation: Invocation, line: string): string[] {
+function suggestionFlags(command: string, invocation: Invocation, offline: boolean): string[] {
   const words: string[] = [];
   for (const file of invocation.file ?? []) words.push('-f', shellWord(file));
   if (invocation.namespace) words.push('--namespace', shellWord(invocation.namespace));
@@ -37,8 +37,7 @@ function suggestionFlags(command: string, invocation: Invocation, line: string):
   if (command === 'render') words.push(...renderShapingFlags(invocation));
   if (invocation.cacheDir) words.push('--cache-dir', shellWord(invocation.cacheDir));
   if (invocation.githubApiUrl) words.push('--github-api-url', shellWord(invocation.githubApiUrl));
-  // a line that names --offline already decides: it is in the command, or the hint says to go online
-  if (invocation.offline && !line.includes('--offline')) words.push('--offline');
+  if (offline) words.push('--offline');
   return words;
 }
 
@@ -65,7 +64,10 @@ export function completeSuggestions(text: string, invocation: Invocation | undef
   return text.replace(SUGGESTION, (match, command: string, at: number) => {
     const end = text.indexOf('\n', at);
     const line = text.slice(text.lastIndexOf('\n', at) + 1, end === -1 ? undefined : end);
-    return [match, ...suggestionFlags(command, invocation, line)].join(' ');
+    // a line that names --offline already decides: it is in the command, or the hint says to go online;
+    // update --images asks the registries, which --offline refuses
+    const offline = !!invocation.offline && !line.includes('--offline') && !/^capi-gitops update --images\b/.test(text.slice(at));
+    return [match, ...suggestionFlags(command, invocation, offline)].join(' ');
   });
 }
 

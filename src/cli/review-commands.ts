@@ -19,7 +19,7 @@ import { check } from '../app/check.js';
 import { diff, type DiffRequest } from '../app/diff.js';
 import type { SecretNotGiven } from '../app/types.js';
 import type { ProgressReporter } from './progress.js';
-import { readmeCommand, regenerateCommand, renderFlagsOptions, withProgress, workTreeRoot, type RenderFlags } from './commands.js';
+import { readmeCommand, renderFlagsOptions, suggestedRenderCommand, withProgress, workTreeRoot, type RenderFlags } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
 import { shellWord } from '../core/shell.js';
 
@@ -64,7 +64,7 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
   for (const w of warnings) streams.stderr.write(`warning: ${w}\n`);
   // render needs every configSecret this check went without: the command names each one's file
   const secretFiles = secretsNotGiven.map((s) => secretFilePlaceholder(s.secret));
-  const fix = regenerateCommand(withRecordedSecretSources(flags, report.recordedSecretSources), true, process.cwd(), secretFiles);
+  const fix = suggestedRenderCommand(withRecordedSecretSources(flags, report.recordedSecretSources), secretFiles);
   if (flags.json) streams.stdout.write(checkJson(report, output, secretsNotGiven));
   else if (report.problems.length === 0) {
     if (!flags.quiet) streams.stdout.write(`${output} is up to date: ${report.unchanged} files match what the manifest renders\n`);
@@ -127,7 +127,7 @@ function notGivenLines(flags: CheckFlags, secretsNotGiven: readonly SecretNotGiv
       `  this check was not given Secret ${s.secret} (${at}spec.configSecret of ${s.objects.join(', ')}), which render needs: ` +
       `in place of ${placeholder}, put the path of the file that holds it (kept out of Git)\n`;
     if (s.publicKeys.length === 0) return needed;
-    const check = regenerateCommand(flags, true, process.cwd(), [placeholder]).replace(/^capi-gitops render /, 'capi-gitops check ');
+    const check = suggestedRenderCommand(flags, [placeholder]).replace(/^capi-gitops render /, 'capi-gitops check ');
     return (
       needed +
       `  it may hold ${s.publicKeys.join(', ')}, declared public (Config.secrets.public) and given by no other input: ` +
@@ -165,7 +165,7 @@ function fullDiffCommand(flags: DiffFlags, placeholders: string[] = []): string 
   const words = ['capi-gitops', 'diff'];
   if (flags.from !== undefined) words.push('--from', flags.from, '--to', flags.to ?? '');
   else {
-    const render = regenerateCommand(flags, true, process.cwd(), placeholders).split(' ').slice(2);
+    const render = suggestedRenderCommand(flags, placeholders).split(' ').slice(2);
     words.push(...render);
     if (flags.base) words.push('--base', flags.base);
   }

@@ -240,8 +240,13 @@ test('a suggested command repeats --offline when the run had it, so followed lit
   const invocation = { file: ['m/'], output: 'out', offline: true };
   assert.equal(completeSuggestions('run `capi-gitops lock`', invocation), 'run `capi-gitops lock -f m/ --offline`');
   assert.equal(
+    completeSuggestions('see `capi-gitops plan --release r2`', invocation),
+    'see `capi-gitops plan -f m/ --offline --release r2`',
+  );
+  // update --images asks the registries: --offline would refuse it
+  assert.equal(
     completeSuggestions('To take the new digests: capi-gitops update --images', invocation),
-    'To take the new digests: capi-gitops update -f m/ --offline --images',
+    'To take the new digests: capi-gitops update -f m/ --images',
   );
   // already said, or told to drop it
   assert.equal(
@@ -267,4 +272,19 @@ test('render --frozen --offline with a stale lockfile suggests `capi-gitops lock
   assert.equal(lock.code, 0, lock.stderr);
   const again = await runCli(frozen, { cwd: dir });
   assert.equal(again.code, 0, again.stderr);
+});
+
+test('check --offline --cache-dir of an output edited by hand: the render it suggests keeps --cache-dir and --offline, and followed as printed brings the output back', async () => {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.8.0') });
+  const cache = 'artifact cache';
+  assert.equal((await runCli(['render', '-f', '.', '-o', 'out', '--cache-dir', cache], { cwd: dir })).code, 0);
+  const readme = readFileSync(path.join(dir, 'out', 'README.md'), 'utf8');
+  writeFileSync(path.join(dir, 'out', 'README.md'), readme + '# edited\n');
+  const checked = await runCli(['check', '-f', '.', '-o', 'out', '--cache-dir', cache, '--offline'], { cwd: dir });
+  assert.equal(checked.code, 1, checked.stderr);
+  const fix = /run: (capi-gitops render .*)$/m.exec(checked.stdout)?.[1];
+  assert.equal(fix, "capi-gitops render -f . -o out --cache-dir 'artifact cache' --offline", checked.stdout);
+  const render = runAsPrinted(fix!, dir);
+  assert.equal(render.code, 0, render.stderr);
+  assert.equal(readFileSync(path.join(dir, 'out', 'README.md'), 'utf8'), readme);
 });
