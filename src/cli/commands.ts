@@ -360,11 +360,12 @@ function relativeTo(file: string, base: string): string {
  * only. `placeholders`: -f words, written as they are, for files this run was not given.
  */
 /**
- * A render (check, diff) a hint suggests: the README's command, offline when this run was, and
- * then reading this run's cache (another has not got the artifacts), so it runs as printed in an air gap.
+ * A render (check, diff) a hint suggests: the README's command with the GitHub this run asked,
+ * offline when this run was, and then reading its cache (another has not got the artifacts).
  */
 export function suggestedRenderCommand(flags: RenderFlags, placeholders: string[] = []): string {
   const words = [regenerateCommand(flags, true, process.cwd(), placeholders)];
+  if (flags.githubApiUrl) words.push('--github-api-url', shellWord(flags.githubApiUrl));
   if (flags.offline && flags.cacheDir) words.push('--cache-dir', shellWord(flags.cacheDir));
   if (flags.offline) words.push('--offline');
   return words.join(' ');

@@ -22,6 +22,8 @@ import type { ProgressReporter } from './progress.js';
 import { readmeCommand, renderFlagsOptions, suggestedRenderCommand, withProgress, workTreeRoot, type RenderFlags } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
 import { shellWord } from '../core/shell.js';
+import { CapiGitopsError } from '../core/diagnostics.js';
+import { FROZEN_HINT } from '../resolve/lock/diff.js';
 
 import type { DiffFormat } from '../review/types.js';
 import { streams } from './output.js';
@@ -57,10 +59,24 @@ function checkJson(report: CheckReport, output: string, secretsNotGiven: readonl
   );
 }
 
+/**
+ * check implies --frozen: a lockfile that no longer answers the manifest is brought up to date
+ * with the output by one render; `lock`, which the hint names elsewhere, would leave the output stale.
+ */
+function renderForStaleLock(err: unknown, flags: CheckFlags): unknown {
+  if (!(err instanceof CapiGitopsError) || !err.diagnostics.some((d) => d.hint === FROZEN_HINT)) return err;
+  const hint = `run \`${suggestedRenderCommand(flags)}\`, which updates the lockfile and the output together, review the change and commit both`;
+  return new CapiGitopsError(err.diagnostics.map((d) => (d.hint === FROZEN_HINT ? { ...d, hint } : d)));
+}
+
 export async function checkCommand(flags: CheckFlags): Promise<void> {
   if (!flags.output) throw new UsageError('check needs -o/--output <dir>: the committed output directory to compare with');
   const output = flags.output;
-  const { warnings, report, secretsNotGiven } = await withProgress(flags, (progress) => check(renderFlagsOptions(flags, progress), output));
+  const { warnings, report, secretsNotGiven } = await withProgress(flags, (progress) =>
+    check(renderFlagsOptions(flags, progress), output),
+  ).catch((err: unknown) => {
+    throw renderForStaleLock(err, flags);
+  });
   for (const w of warnings) streams.stderr.write(`warning: ${w}\n`);
   // render needs every configSecret this check went without: the command names each one's file
   const secretFiles = secretsNotGiven.map((s) => secretFilePlaceholder(s.secret));

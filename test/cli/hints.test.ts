@@ -288,3 +288,17 @@ test('check --offline --cache-dir of an output edited by hand: the render it sug
   assert.equal(render.code, 0, render.stderr);
   assert.equal(readFileSync(path.join(dir, 'out', 'README.md'), 'utf8'), readme);
 });
+
+test('check with a lockfile that no longer answers the manifest suggests the one render that updates lockfile and output, which runs as printed and makes check pass', async () => {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.8.0') });
+  assert.equal((await runCli(['render', '-f', '.', '-o', 'out'], { cwd: dir })).code, 0);
+  writeFileSync(path.join(dir, 'providers.yaml'), corpusManifest('v1.10.4'));
+  const checked = await runCli(['check', '-f', '.', '-o', 'out'], { cwd: dir });
+  assert.equal(checked.code, 1, checked.stderr);
+  const commands = [...new Set(suggestedCommands(checked.stderr))];
+  assert.deepEqual(commands, ['capi-gitops render -f . -o out'], checked.stderr);
+  const render = runAsPrinted(commands[0]!, dir);
+  assert.equal(render.code, 0, render.stderr);
+  const again = await runCli(['check', '-f', '.', '-o', 'out'], { cwd: dir });
+  assert.equal(again.code, 0, again.stdout + again.stderr);
+});

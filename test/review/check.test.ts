@@ -158,7 +158,7 @@ test("check: in a Git work tree, the README's command is from the repository's r
   assert.match(drift.stdout, /to regenerate, run: capi-gitops render -f \.\.\/management-cluster -o mgmt\n/);
 });
 
-test('check without a lockfile says check implies --frozen (the user never typed it); the hint, `capi-gitops lock`, makes it pass', async () => {
+test('check without a lockfile says check implies --frozen (the user never typed it); the hint, `capi-gitops render`, makes it pass', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
   const cli = async (args: string[]) => await runCli([...args], { cwd: manifest });
@@ -168,8 +168,8 @@ test('check without a lockfile says check implies --frozen (the user never typed
   assert.equal(missing.code, 1, missing.stdout + missing.stderr);
   assert.match(missing.stderr, /there is no lockfile, and --frozen \(or check, which implies it\) needs one/);
   // followed literally (`capi-gitops` is this checkout's CLI)
-  const hinted = /hint: run `capi-gitops (lock[^`]*)`/.exec(missing.stderr)?.[1];
-  assert.equal(hinted, 'lock -f .');
+  const hinted = /hint: run `capi-gitops (render[^`]*)`/.exec(missing.stderr)?.[1];
+  assert.equal(hinted, 'render -f . -o ../out');
   assert.equal((await cli(hinted!.split(' '))).code, 0);
   const again = await cli(['check', '-f', '.', '-o', '../out']);
   assert.equal(again.code, 0, again.stdout + again.stderr);
