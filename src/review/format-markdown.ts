@@ -117,6 +117,8 @@ function riskName(f: Finding): string {
   if (f.type === 'destination') return 'destination changed';
   if (f.type === 'deletion') return 'deletion guard gone';
   if (f.type === 'crd') {
+    // its versions are all gone with it: one risk, not also "version removed"
+    if (f.removed) return 'CRD removed (never pruned)';
     const kinds = [
       f.versionsRemoved.length && 'CRD version removed',
       f.served.some((v) => v.from && !v.to) && 'CRD version no longer served',

@@ -155,6 +155,7 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
         ...base,
         risk: breaking ? 'warning' : 'info',
         type: 'crd',
+        ...(after ? {} : { removed: true as const }),
         ...changes,
         message: `${t.id.name}: ${after ? describeCrdChanges(changes) : crdRemovedText(t.id.name)}`,
       });

@@ -182,6 +182,8 @@ export interface CrdSchemaSummary {
 
 export interface CrdFinding extends FindingBase {
   type: 'crd';
+  /** The CRD is gone from the output (its versions all in versionsRemoved): it is never pruned. */
+  removed?: true;
   versionsAdded: string[];
   versionsRemoved: string[];
   served: { version: string; from: boolean; to: boolean }[];

@@ -532,6 +532,11 @@ test('a CRD gone from the output is called out as removed and left in the cluste
   const [f] = only(report, 'crd');
   assert.equal(f?.risk, 'warning');
   assert.deepEqual(f?.versionsRemoved, ['v1beta1', 'v1beta2']);
+  // counted as what it is, once: not also as a version removed
+  for (const text of [formatText(report), formatMarkdown(report)]) {
+    assert.match(text, /1 risky change: 1 CRD removed \(never pruned\)/);
+    assert.doesNotMatch(text, /CRD version removed/);
+  }
   assert.equal(
     f?.message,
     'machinedrainrules.cluster.x-k8s.io: CRD removed from the output: a CRD is never pruned, so it and its objects stay in the cluster; ' +
