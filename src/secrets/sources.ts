@@ -276,6 +276,18 @@ export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecr
 }
 
 /**
+ * Where a configSecret key's value is written: a CAPIProvider's field for a key Turtles writes
+ * from the object (its spec.variables, spec.features, or its status.variables default), else the Secret.
+ */
+function configSecretOrigin(secret: SecretObject, name: string): string {
+  const field = secret.turtlesField?.(name);
+  if (!field) return `Secret ${secret.namespace}/${secret.name}`;
+  // a key the user wrote in neither: Turtles' default, status.variables (capiprovider_types.go CAPIProviderStatus)
+  const turtlesDefault = field.path === 'spec.variables' && secret.implicitKeys?.includes(name);
+  return `${field.object} ${turtlesDefault ? 'status.variables' : field.path}`;
+}
+
+/**
  * A provider's variables: `--env-secret`/`--secret-file` first (the run's explicit values), then
  * its configSecret (the operator sets Secret data last), then Config.variables.
  */
@@ -294,7 +306,7 @@ export function secretAwareLookup(manifest: Manifest, configSecret: SecretObject
     if (configSecret && Object.hasOwn(configSecret.data, name) && name !== GITHUB_TOKEN_KEY) {
       return {
         value: configSecret.data[name]!,
-        origin: `Secret ${configSecret.namespace}/${configSecret.name}`,
+        origin: configSecretOrigin(configSecret, name),
         fromSecret: !publicNames.has(name) && !configSecret.publicKeys?.includes(name),
         ...(configSecret.keyPosition ? { position: configSecret.keyPosition(name) } : {}),
         ...(publicNames.has(name) ? { declaredPublic: true } : {}),

@@ -594,3 +594,23 @@ status:
     spec: { version: 'v1.12.0', configSecret: { name: 'kubeadm-bootstrap', namespace: 'capi-kubeadm-bootstrap-system' } },
   });
 });
+
+test("render --list-variables tells a CAPIProvider's variables as written in the object (spec.variables, spec.features, or Turtles' default in status.variables), not as a Secret's: they are plain text there (capiprovider_types.go CAPIProviderSpec.Variables, CAPIProviderStatus)", async () => {
+  const dir = writeTempManifest({ 'providers.yaml': TURTLES + '---\n' + CONFIG });
+  const listed = await runCli(['render', '-f', dir, '--list-variables']);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.doesNotMatch(listed.stdout, /from Secret/);
+  assert.match(
+    listed.stdout,
+    /\n {2}CLUSTER_TOPOLOGY = "true" from CAPIProvider\/cattle-capi-system\/cluster-api spec\.variables \(default "false"\)\n/,
+  );
+  // not written in the object: Turtles' default (status.variables)
+  assert.match(
+    listed.stdout,
+    /\n {2}CLUSTER_TOPOLOGY = "true" from CAPIProvider\/capi-kubeadm-control-plane-system\/kubeadm-control-plane status\.variables \(default "false"\)\n/,
+  );
+  assert.match(
+    listed.stdout,
+    /\n {2}EXP_MACHINE_POOL = "false" from CAPIProvider\/capi-kubeadm-bootstrap-system\/kubeadm-bootstrap spec\.features\.machinePool/,
+  );
+});
