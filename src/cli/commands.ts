@@ -364,11 +364,16 @@ function relativeTo(file: string, base: string): string {
  * offline when this run was, and then reading its cache (another has not got the artifacts).
  */
 export function suggestedRenderCommand(flags: RenderFlags, placeholders: string[] = []): string {
-  const words = [regenerateCommand(flags, true, process.cwd(), placeholders)];
+  return [regenerateCommand(flags, true, process.cwd(), placeholders), ...runSourceWords(flags)].join(' ');
+}
+
+/** The flags of this run that a suggested command must repeat to read the same sources the same way. */
+export function runSourceWords(flags: SourceFlags): string[] {
+  const words: string[] = [];
   if (flags.githubApiUrl) words.push('--github-api-url', shellWord(flags.githubApiUrl));
   if (flags.offline && flags.cacheDir) words.push('--cache-dir', shellWord(flags.cacheDir));
   if (flags.offline) words.push('--offline');
-  return words.join(' ');
+  return words;
 }
 
 export function regenerateCommand(flags: RenderFlags, withSecretSources = true, base = process.cwd(), placeholders: string[] = []): string {

@@ -19,7 +19,15 @@ import { check } from '../app/check.js';
 import { diff, type DiffRequest } from '../app/diff.js';
 import type { SecretNotGiven } from '../app/types.js';
 import type { ProgressReporter } from './progress.js';
-import { readmeCommand, renderFlagsOptions, suggestedRenderCommand, withProgress, workTreeRoot, type RenderFlags } from './commands.js';
+import {
+  readmeCommand,
+  renderFlagsOptions,
+  runSourceWords,
+  suggestedRenderCommand,
+  withProgress,
+  workTreeRoot,
+  type RenderFlags,
+} from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
 import { shellWord } from '../core/shell.js';
 import { CapiGitopsError } from '../core/diagnostics.js';
@@ -103,7 +111,7 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
       // the output is another render's (another layout, other values): the fix above would replace it
       streams.stdout.write(
         `${count}; the output's README.md records that it was written by: ${report.renderedWith}\n` +
-          `  to check it against that render, run: ${checkWithFlagsOf(report.renderedWith, fix)}\n` +
+          `  to check it against that render, run: ${[checkWithFlagsOf(report.renderedWith, fix), ...runSourceWords(flags)].join(' ')}\n` +
           `  to regenerate it with this check's flags instead, ${first}run: ${fix}\n`,
       );
     }

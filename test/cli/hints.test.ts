@@ -302,3 +302,14 @@ test('check with a lockfile that no longer answers the manifest suggests the one
   const again = await runCli(['check', '-f', '.', '-o', 'out'], { cwd: dir });
   assert.equal(again.code, 0, again.stdout + again.stderr);
 });
+
+test('check --offline of an output rendered with other flags: the check against that render keeps --offline, and runs as printed', async () => {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.8.0') });
+  assert.equal((await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'flux', '--set', 'path=clusters/x'], { cwd: dir })).code, 0);
+  const checked = await runCli(['check', '-f', '.', '-o', 'out', '--offline'], { cwd: dir });
+  assert.equal(checked.code, 1, checked.stderr);
+  const against = /to check it against that render, run: (capi-gitops check .*)$/m.exec(checked.stdout)?.[1];
+  assert.equal(against, 'capi-gitops check -f . -o out --layout flux --set path=clusters/x --offline', checked.stdout);
+  const again = runAsPrinted(against!, dir);
+  assert.equal(again.code, 0, again.stdout + again.stderr);
+});
