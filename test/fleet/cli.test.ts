@@ -110,7 +110,8 @@ for (const command of ['plan', 'update'])
     const refused = await runCli([command, '-f', manifest, '--offline'], { cwd: example });
     assert.equal(refused.code, 1, refused.stderr);
     const suggested = /hint: .*`capi-gitops (plan [^`]*)`/.exec(refused.stderr)?.[1];
-    assert.equal(suggested, `plan -f ${manifest} --release 2026.11.0`, refused.stderr);
+    // the run was offline: followed literally, the suggestion stays offline
+    assert.equal(suggested, `plan -f ${manifest} --offline --release 2026.11.0`, refused.stderr);
     const run = await runCli([...suggested.split(' ')], { cwd: example });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /cluster eu-1: \(no release\) → 2026\.11\.0/);
