@@ -185,13 +185,13 @@ function checkWithFlagsOf(recorded: string, fix: string): string {
 }
 
 /** The command that prints the whole diff, for the note when markdown is cut. */
-function fullDiffCommand(flags: DiffFlags, placeholders: string[] = []): string {
+export function fullDiffCommand(flags: DiffFlags, placeholders: string[] = []): string {
+  // each word as the shell reads it back: the render's words are quoted already
   const words = ['capi-gitops', 'diff'];
-  if (flags.from !== undefined) words.push('--from', flags.from, '--to', flags.to ?? '');
+  if (flags.from !== undefined) words.push('--from', shellWord(flags.from), '--to', shellWord(flags.to ?? ''));
   else {
-    const render = suggestedRenderCommand(flags, placeholders).split(' ').slice(2);
-    words.push(...render);
-    if (flags.base) words.push('--base', flags.base);
+    words.push(suggestedRenderCommand(flags, placeholders).replace(/^capi-gitops render /, ''));
+    if (flags.base) words.push('--base', shellWord(flags.base));
   }
   return [...words, '--format', 'text'].join(' ');
 }
