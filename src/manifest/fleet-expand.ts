@@ -460,9 +460,13 @@ function clusterWarnings(
   if (release?.deprecated) {
     const chosenAt =
       override !== undefined ? at(release.position) : locate(overlay.release !== undefined ? ['clusters', index, 'release'] : ['release']);
+    // plan --release names a release the cluster may not run yet
+    const runsIt = (overlay.release ?? config.release) === release.name;
     warnings.push({
       ...chosenAt,
-      message: `cluster ${overlay.name} runs release ${release.name}, which is deprecated; move it to a current release`,
+      message: runsIt
+        ? `cluster ${overlay.name} runs release ${release.name}, which is deprecated; move it to a current release`
+        : `cluster ${overlay.name} would move to release ${release.name}, which is deprecated; plan its move to a current release instead`,
     });
   }
   return warnings;

@@ -397,8 +397,9 @@ export function minorSkipWarnings(
       path: 'spec.version',
       message: `${entry.version} → ${resolved.version} skips more than ${MAX_MINOR_SKIP} minor versions: ${MINOR_SKIP_MEANS[skip]}`,
       hint: release
-        ? `put the clusters on a release with ${provider.kind}/${provider.name}: ${step}.x (or lower) first (a Release of its own, ` +
-          `or an older one, named in their entries' release:), render and roll it out, then move them on to ${release}`
+        ? // told once for every cluster it concerns: one or several
+          `move to a release with ${provider.kind}/${provider.name}: ${step}.x (or lower) first (a Release of its own, ` +
+          `or an older one, named in each cluster's release:), render and roll it out, then move on to ${release}`
         : `set spec.version to a ${step} release (or lower) first, render and roll it out, then move on`,
     });
   }

@@ -156,7 +156,7 @@ clusters:
   assert.equal(moved.code, 0, moved.stderr);
   assert.match(
     moved.stderr,
-    /providers\.yaml:17:29: warning: cluster c1.*: spec\.version: v1\.7\.0 → v1\.11\.0 skips more than 3 minor versions: Cluster API supports at most 3 per upgrade\n\s+hint: put the clusters on a release with CoreProvider\/cluster-api: v1\.10\.x \(or lower\) first \(a Release of its own, or an older one, named in their entries' release:\), render and roll it out, then move them on to r2026\n/,
+    /providers\.yaml:17:29: warning: cluster c1.*: spec\.version: v1\.7\.0 → v1\.11\.0 skips more than 3 minor versions: Cluster API supports at most 3 per upgrade\n\s+hint: move to a release with CoreProvider\/cluster-api: v1\.10\.x \(or lower\) first \(a Release of its own, or an older one, named in each cluster's release:\), render and roll it out, then move on to r2026\n/,
   );
   assert.doesNotMatch(moved.stderr, /set spec\.version/);
 });

@@ -37,7 +37,7 @@ test('plan --release warns at the release when it moves core and kubeadm more th
     skip.stderr,
   );
   assert.match(skip.stderr, /v1\.7\.7 → v1\.12\.0 skips more than 3 minor versions/);
-  assert.match(skip.stderr, /hint: put the clusters on a release with CoreProvider\/cluster-api: v1\.10\.x \(or lower\) first/);
+  assert.match(skip.stderr, /hint: move to a release with CoreProvider\/cluster-api: v1\.10\.x \(or lower\) first/);
 
   // three minors is within the policy: nothing to warn of
   const within = await runCli(['plan', '-f', '.', '--release', 'r1104'], { cwd: dir });
@@ -73,4 +73,25 @@ test('plan --release --cluster warns of the selected clusters only: the others a
   assert.equal(warnings.length, 3, plan.stderr);
   for (const line of warnings) assert.match(line, /: warning: cluster lab-1: /);
   assert.doesNotMatch(plan.stderr, /eu-1/);
+});
+
+test('plan --release --cluster says what the move would do: a cluster not yet on a deprecated release is not said to run it, and one cluster is not "the clusters"', async () => {
+  const dir = writeTempManifest({
+    'providers.yaml': corpusFleetManifest(['eu-1', 'lab-1'], 'r177', { r177: 'v1.7.7', r1120: 'v1.12.0' }).replace(
+      'metadata: {name: r1120}',
+      'metadata: {name: r1120}\ndeprecated: true',
+    ),
+  });
+  assert.equal((await runCli(['lock', '-f', '.'], { cwd: dir })).code, 0);
+  const plan = await runCli(['plan', '-f', '.', '--release', 'r1120', '--cluster', 'lab-1'], { cwd: dir });
+  assert.equal(plan.code, 0, plan.stderr);
+  assert.match(
+    plan.stderr,
+    /warning: cluster lab-1 would move to release r1120, which is deprecated; plan its move to a current release instead\n/,
+  );
+  assert.doesNotMatch(plan.stderr, /runs release r1120|the clusters|their entries|move them/);
+  assert.match(
+    plan.stderr,
+    /hint: move to a release with CoreProvider\/cluster-api: v1\.10\.x \(or lower\) first .*named in each cluster's release:\)/,
+  );
 });
