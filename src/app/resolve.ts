@@ -12,7 +12,7 @@ import type { SourceOptions } from '../sources/request.js';
 import { settleEach } from '../resolve/settle.js';
 import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorSettingsProblems, pinsOperatorRelease } from '../resolve/operator-release.js';
 import { providerNameWarnings } from '../resolve/name-advice.js';
-import { preflightManagementCluster } from '../resolve/resolve.js';
+import { preflightManagementCluster, type ResolvedProvider } from '../resolve/resolve.js';
 import { imageTagWarnings, installedDowngradeWarnings, providerObjectName } from '../resolve/preflight.js';
 import { resolveCertManager, resolveEachProvider, resolveOperatorRelease, type ResolveOptions } from '../resolve/fetch-releases.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
@@ -20,6 +20,9 @@ import { certManagerDowngradeWarnings, downgradeWarnings, kubeadmSplitWarnings, 
 import { lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
 import { buildLockfile } from '../resolve/lock/build.js';
 import type { Lockfile } from '../resolve/lock/types.js';
+import { lockSourceForProvider } from '../resolve/lock/request.js';
+import type { ProviderRegistry } from '../resolve/registry.js';
+import { isLocalRepositoryUrl } from '../sources/local/repository.js';
 import { LockSession, type LockOutcome } from '../resolve/lock/session.js';
 import type { RunContext } from './context.js';
 import type { RenderOptions, Resolution } from './types.js';
@@ -100,11 +103,13 @@ export async function resolveCluster(
   // Invalid input is found here, before any request. With collectAll, a provider with a problem of
   // its own is left out and the others resolve, so the run reports every problem together.
   const preflight = preflightManagementCluster(manifest);
+  const frozen = options.frozen || locked?.frozen ? session.frozenProblems() : [];
+  const readLocally = locallyRead(frozen, manifest, registry);
   const early = [
     ...(manifest.problems ?? []),
     ...notToldAgain(preflight, manifest.problems),
     ...(operatorLayout ? operatorSettingsProblems(manifest.config) : []),
-    ...(options.frozen || locked?.frozen ? session.frozenProblems() : []),
+    ...frozen.filter((d) => !readLocally.has(d.object)),
     ...(operatorLayout || manifest.providers.length > 0 || (manifest.problems?.length ?? 0) > 0 ? [] : [noProviders(options)]),
   ];
   const unresolvable = leftOut(early, preflight, manifest, options.collectAll);
@@ -126,9 +131,10 @@ export async function resolveCluster(
     operatorRelease,
   ] as const);
   const [each, resolvedCertManager, operator] = settled.values;
-  const providers = each?.providers ?? [];
+  const resolving = [...settled.problems, ...(each?.problems ?? [])];
+  const { lockChanges, providers } = lockChangesRead(frozen, readLocally, resolving, each?.providers ?? [], early);
+  const problems = [...early, ...lockChanges, ...resolving];
   const certManager = resolvedCertManager ?? null;
-  const problems = [...early, ...settled.problems, ...(each?.problems ?? [])];
   const resolution = { manifest, providers, certManager, lockFile, sources, ...(operator ? { operator } : {}) };
   for (const warning of moveWarnings(previous, resolution, options)) options.onWarning?.(warning);
   for (const warning of installedDowngradeWarnings(providers)) options.onWarning?.(warning);
@@ -144,6 +150,40 @@ export async function resolveCluster(
     problems.push(...(err.diagnostics as Diagnostic[]));
   }
   return { ...resolution, lock, problems };
+}
+
+/**
+ * Under --frozen, the providers the lock does not answer whose source is a local repository:
+ * reading one makes no request, so each still resolves and a version it does not hold is told at
+ * its field in this run (the render the lock change suggests would fail on it).
+ */
+function locallyRead(frozen: readonly Diagnostic[], manifest: Manifest, registry: ProviderRegistry): Set<string | undefined> {
+  const local = manifest.providers.filter((p) => {
+    const source = lockSourceForProvider(p, registry);
+    return (source?.type === 'url' || source?.type === 'registry') && isLocalRepositoryUrl(source.url);
+  });
+  const names = new Set(local.map(providerObjectName));
+  return new Set(frozen.filter((d) => names.has(d.object ?? '')).map((d) => d.object));
+}
+
+/**
+ * The lock changes of the providers read locally that resolved (one that did not is told by its
+ * own problem), and the providers without them: such a provider is left out as a lock change
+ * leaves it out, the core provider with the whole run.
+ */
+function lockChangesRead(
+  frozen: readonly Diagnostic[],
+  readLocally: Set<string | undefined>,
+  resolving: readonly Diagnostic[],
+  resolved: ResolvedProvider[],
+  early: readonly Diagnostic[],
+): { lockChanges: Diagnostic[]; providers: ResolvedProvider[] } {
+  const failed = new Set(resolving.map((d) => d.object));
+  const lockChanges = frozen.filter((d) => readLocally.has(d.object) && !failed.has(d.object));
+  const changed = new Set(lockChanges.map((d) => d.object));
+  if (resolved.some((p) => p.kind === 'CoreProvider' && changed.has(providerObjectName(p.provider))))
+    throw new CapiGitopsError([...early, ...lockChanges, ...resolving]);
+  return { lockChanges, providers: resolved.filter((p) => !changed.has(providerObjectName(p.provider))) };
 }
 
 /** What moving from the lock to the manifest warns of: a downgrade, minors skipped, core and kubeadm split. */

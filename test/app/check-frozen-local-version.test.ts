@@ -1,0 +1,48 @@
+/**
+ * check (which implies --frozen) on a version the lock does not answer, from a local repository:
+ * reading it makes no request, so a version that is not there is told at spec.version in the same
+ * run, as render would tell it, not only "the lockfile would change".
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { assertNoStackTrace, runCli } from '../helpers/cli.js';
+
+async function rendered(): Promise<{ dir: string; pin: (version: string) => void }> {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.10.4') });
+  const render = await runCli(['render', '-f', '.', '-o', 'out'], { cwd: dir });
+  assert.equal(render.code, 0, render.stderr);
+  const file = path.join(dir, 'providers.yaml');
+  const text = readFileSync(file, 'utf8');
+  // the core provider's version only: the kubeadm providers stay on v1.10.4
+  const pin = (version: string) => writeFileSync(file, text.replace('version: v1.10.4', `version: ${version}`));
+  return { dir, pin };
+}
+
+test('check: a spec.version with no release in the local repository is told at spec.version in the same run, not only as a lock change', async () => {
+  const { dir, pin } = await rendered();
+  pin('v1.9.0');
+  for (const command of [['check'], ['render', '--check']]) {
+    const check = await runCli([...command, '-f', '.', '-o', 'out'], { cwd: dir });
+    assert.equal(check.code, 1, check.stderr);
+    assertNoStackTrace(check);
+    assert.match(
+      check.stderr,
+      /^providers\.yaml:7:12: error: CoreProvider\/capi-system\/cluster-api: spec\.version: version v1\.9\.0 not found/m,
+      check.stderr,
+    );
+    // the render that hint would suggest fails on the same version: not suggested for it
+    assert.doesNotMatch(check.stderr, /the lockfile would change: ~ cluster-api/, check.stderr);
+  }
+});
+
+test('check: a spec.version the local repository has is still a lock change, with the render that records it', async () => {
+  const { dir, pin } = await rendered();
+  pin('v1.8.0');
+  const check = await runCli(['check', '-f', '.', '-o', 'out'], { cwd: dir });
+  assert.equal(check.code, 1, check.stderr);
+  assert.match(check.stderr, /providers\.yaml:7:12: error: .*the lockfile would change: ~ cluster-api v1\.10\.4 → v1\.8\.0/);
+  assert.doesNotMatch(check.stderr, /not found/);
+});
