@@ -309,6 +309,14 @@ class ManifestCollector {
         Object.hasOwn(variables, key) ? fieldPosition(unit.source, unit.node, ['spec', 'variables', key], 'key') : position;
       const fields = plan.secret.fields;
       const setBy = (key: string) => {
+        // Turtles' own for the provider's name: spec.name decides it, no field changes its value
+        if (plan.secret!.byName.includes(key))
+          return {
+            object: unit.label ?? '',
+            path: 'spec.name',
+            position: fieldPosition(unit.source, unit.node, ['spec', 'name'], 'key'),
+            byName: String(spec.name),
+          };
         if (!Object.hasOwn(fields, key)) return undefined;
         const path = fields[key]!;
         // the key's own line when written, else its parent's (spec.variables or spec.features), else the spec's first field

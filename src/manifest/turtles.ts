@@ -98,6 +98,8 @@ export interface TurtlesSecret {
   implicitKeys: string[];
   /** The field that sets a key: spec.features.<feature> for a feature's variable when features is given, else spec.variables. */
   fields: Record<string, string[]>;
+  /** Keys Turtles sets for the provider's spec.name (the azure/gcp extras), whatever the object says. */
+  byName: string[];
 }
 
 export interface TurtlesConversion {
@@ -187,7 +189,14 @@ export function planTurtlesConversion(object: Record<string, unknown>): TurtlesC
     edits,
     findings,
     warnings,
-    secret: { name: secretName, namespace, data, implicitKeys, fields: secretFields(spec, data, providerName) },
+    secret: {
+      name: secretName,
+      namespace,
+      data,
+      implicitKeys,
+      fields: secretFields(spec, data, providerName),
+      byName: Object.keys(NAMED_VARIABLES[providerName] ?? {}),
+    },
   };
 }
 

@@ -134,9 +134,10 @@ export interface SecretObject {
   /**
    * For the config Secret Turtles writes: the field of the CAPIProvider that sets a key it wrote
    * (spec.variables, or spec.features for a feature's variable), where the user changes that
-   * value; undefined for the Secret's own keys. Not enumerable.
+   * value; undefined for the Secret's own keys. Not enumerable. `byName`: for a key Turtles sets by the
+   * provider's spec.name (the azure/gcp extras), that name: no field of the object changes its value.
    */
-  turtlesField?: (key: string) => { object: string; path: string; position: SourcePosition } | undefined;
+  turtlesField?: (key: string) => { object: string; path: string; position: SourcePosition; byName?: string } | undefined;
 }
 
 export interface ConfigMapObject {

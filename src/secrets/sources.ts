@@ -282,6 +282,8 @@ export async function readRunSecrets(options: RunSecretOptions): Promise<RunSecr
 function configSecretOrigin(secret: SecretObject, name: string): string {
   const field = secret.turtlesField?.(name);
   if (!field) return `Secret ${secret.namespace}/${secret.name}`;
+  // the azure/gcp extras: SetProviderSpec writes them into status.variables by spec.name (defaults.go)
+  if (field.byName) return `${field.object} status.variables (Turtles sets it for ${field.byName})`;
   // a key the user wrote in neither: Turtles' default, status.variables (capiprovider_types.go CAPIProviderStatus)
   const turtlesDefault = field.path === 'spec.variables' && secret.implicitKeys?.includes(name);
   return `${field.object} ${turtlesDefault ? 'status.variables' : field.path}`;

@@ -5,8 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { loadManifest } from '../../src/manifest/load.js';
 import type { Manifest } from '../../src/manifest/types.js';
@@ -612,5 +613,48 @@ test("render --list-variables tells a CAPIProvider's variables as written in the
   assert.match(
     listed.stdout,
     /\n {2}EXP_MACHINE_POOL = "false" from CAPIProvider\/capi-kubeadm-bootstrap-system\/kubeadm-bootstrap spec\.features\.machinePool/,
+  );
+});
+
+test("render --list-variables tells the key Turtles adds for an azure CAPIProvider (EXP_AKS_RESOURCE_HEALTH) as Turtles' own, not the Secret's: no Secret in the input has it (rancher/turtles internal/provider/defaults.go SetProviderSpec)", async () => {
+  // the corpus has no Azure provider: components that read the variable, as CAPZ's manager args do
+  const dir = tempDir('capi-gitops-turtles-azure-');
+  const release = path.join(dir, 'repository', 'infrastructure-azure', 'v1.20.0');
+  mkdirSync(release, { recursive: true });
+  writeFileSync(
+    path.join(release, 'metadata.yaml'),
+    'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n  - major: 1\n    minor: 20\n    contract: v1beta1\n',
+  );
+  writeFileSync(
+    path.join(release, 'infrastructure-components.yaml'),
+    `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: capz-features
+  namespace: capz-system
+data:
+  gates: AKSResourceHealth=\${EXP_AKS_RESOURCE_HEALTH:=false}
+`,
+  );
+  const azure = `apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: azure
+  namespace: capz-system
+spec:
+  name: azure
+  type: infrastructure
+  version: v1.20.0
+  fetchConfig:
+    url: ${pathToFileURL(path.join(dir, 'repository', 'infrastructure-azure', 'latest', 'infrastructure-components.yaml')).href}
+`;
+  writeFileSync(path.join(dir, 'providers.yaml'), TURTLES + '---\n' + azure + '---\n' + CONFIG);
+  const listed = await runCli(['render', '-f', dir, '--list-variables']);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.doesNotMatch(listed.stdout, /from Secret/, listed.stdout);
+  assert.match(
+    listed.stdout,
+    /\n {2}EXP_AKS_RESOURCE_HEALTH = "true" from CAPIProvider\/capz-system\/azure status\.variables \(Turtles sets it for azure\) \(default "false"\)\n/,
+    listed.stdout,
   );
 });
