@@ -13,7 +13,6 @@ import { describeObject, isPlainObject } from '../core/kobject.js';
 import { isProviderKind, OPERATOR_API_VERSION } from '../core/provider.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 import {
-  ARGOCD_INSTANCE_LABEL,
   CAPI_PROVIDER_KIND,
   capiProviderInList,
   gitOpsOwnerWarning,
@@ -234,27 +233,34 @@ function dropServerFields(doc: Document, prefix: FieldPath): void {
 }
 
 /**
- * Argo CD's instance label on an export it tracks by label, dropped as render drops it: without
- * the server fields render would keep it as the team's own. Told with the Application to stop, as
- * render told it.
+ * The tracking metadata of the tool that applied an export (Flux's labels, Helm's ownership,
+ * Argo CD's tracking-id annotation or instance label), dropped as render drops it: left in the
+ * file, every render would tell the old owner again, and without the server fields render would
+ * keep the instance label as the team's own. Each owner is told with how to stop it, as render told it.
  */
-function dropArgoTrackingLabel(
+function dropTrackingMetadata(
   doc: Document,
   at: { source: SourceDocument; node: YamlNode | null; path: FieldPath },
   object: Record<string, unknown>,
   warnings: Diagnostic[],
 ): void {
-  const owner = stripServerFields(structuredClone(object)).find((o) => o.field[1] === ARGOCD_INSTANCE_LABEL);
-  if (!owner) return;
-  const labels: FieldPath = ['metadata', 'labels'];
-  warnings.push({
-    ...fieldPosition(at.source, at.node, [...labels, ARGOCD_INSTANCE_LABEL], 'key'),
-    object: objectLabel(object),
-    ...gitOpsOwnerWarning(owner),
-  });
-  doc.deleteIn([...at.path, ...labels, ARGOCD_INSTANCE_LABEL]);
-  const left = doc.getIn([...at.path, ...labels], true);
-  if (isMap(left) && left.items.length === 0) doc.deleteIn([...at.path, ...labels]);
+  const stripped = structuredClone(object);
+  for (const owner of stripServerFields(stripped))
+    warnings.push({
+      ...fieldPosition(at.source, at.node, ['metadata', ...owner.field], 'key'),
+      object: objectLabel(object),
+      ...gitOpsOwnerWarning(owner),
+    });
+  const metadata = isPlainObject(object.metadata) ? object.metadata : {};
+  const kept = isPlainObject(stripped.metadata) ? stripped.metadata : {};
+  for (const field of ['labels', 'annotations']) {
+    const before = isPlainObject(metadata[field]) ? metadata[field] : {};
+    const after = isPlainObject(kept[field]) ? kept[field] : {};
+    const map: FieldPath = [...at.path, 'metadata', field];
+    for (const key of Object.keys(before)) if (!Object.hasOwn(after, key) && doc.hasIn([...map, key])) doc.deleteIn([...map, key]);
+    const left = doc.getIn(map, true);
+    if (isMap(left) && left.items.length === 0) doc.deleteIn(map);
+  }
 }
 
 /** `doc`, edited, written in the indentation its source `text` uses, so that it looks like the rest of the file; no line folded. */
@@ -355,13 +361,14 @@ export function convertManifestText(
       for (const finding of plan.findings) problems.push(findingDiagnostic(source, node, label, finding));
       applyEditsToDocument(doc, path, plan.edits);
       dropServerFields(doc, path);
-      dropArgoTrackingLabel(doc, { source, node, path }, object, warnings);
+      // a v1alpha1 object written for Git keeps its labels and annotations: only an export is tracked
+      if (hasServerFields(object)) dropTrackingMetadata(doc, { source, node, path }, object, warnings);
       converted.push({ ...nodePosition(source, node), object: label });
     }
     for (const { path, object } of exported) {
       dropServerFields(doc, path);
       const node = locate(source, source.doc.contents as YamlNode | null, path).node;
-      dropArgoTrackingLabel(doc, { source, node, path }, object, warnings);
+      dropTrackingMetadata(doc, { source, node, path }, object, warnings);
       converted.push({
         ...nodePosition(source, node),
         object: objectLabel(object),

@@ -554,3 +554,43 @@ spec:
     ['8:5 exported from a cluster where Argo CD Application capi-providers applies it'],
   );
 });
+
+test('convert of an export Flux, Helm or Argo CD applied drops their tracking metadata as render does, telling each owner once: the converted file renders with no owner warning (fluxcd/pkg ssa labels, helm pkg/action/validate.go, argo-cd docs user-guide/resource_tracking.md)', async () => {
+  const exported = `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata:
+  name: cluster-api
+  namespace: capi-system
+  resourceVersion: "48213"
+  labels:
+    kustomize.toolkit.fluxcd.io/name: capi
+    kustomize.toolkit.fluxcd.io/namespace: flux-system
+    app.kubernetes.io/managed-by: Helm
+    tier: management
+  annotations:
+    argocd.argoproj.io/tracking-id: capi-app:operator.cluster.x-k8s.io/CoreProvider:capi-system/cluster-api
+    meta.helm.sh/release-name: capi
+    meta.helm.sh/release-namespace: capi-system
+spec:
+  version: v1.12.0
+`;
+  const { result, problems } = convertManifestText('providers.yaml', exported);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(
+    result.warnings.map((w) => `${w.line}:${w.column} ${w.message.split(';')[0]}`),
+    [
+      '8:5 exported from a cluster where Flux Kustomization flux-system/capi applies it',
+      '13:5 exported from a cluster where Argo CD Application capi-app applies it',
+    ],
+  );
+  const load = async (text: string) => loadManifest([writeTempManifest({ 'providers.yaml': text })]);
+  const [before, after] = [await load(exported), await load(result.text)];
+  assert.deepEqual(after.providers[0]!.labels, before.providers[0]!.labels);
+  assert.deepEqual(after.providers[0]!.annotations, before.providers[0]!.annotations);
+  assert.deepEqual(after.warnings ?? [], []);
+  assert.match(result.text, /labels:\n    tier: management\nspec:/);
+
+  // written for Git, the same labels are the team's: convert leaves the file alone
+  const written = exported.replace('  resourceVersion: "48213"\n', '');
+  assert.equal(convertManifestText('providers.yaml', written).result.converted.length, 0);
+});
