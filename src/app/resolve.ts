@@ -153,14 +153,15 @@ export async function resolveCluster(
 }
 
 /**
- * Under --frozen, the providers the lock does not answer whose source is a local repository:
- * reading one makes no request, so each still resolves and a version it does not hold is told at
- * its field in this run (the render the lock change suggests would fail on it).
+ * Under --frozen, the providers the lock does not answer whose source is a local repository or
+ * the input's artifact ConfigMaps (fetchConfig.selector): reading one makes no request, so each
+ * still resolves and a version it does not hold is told at its field in this run (the render the
+ * lock change suggests would fail on it).
  */
 function locallyRead(frozen: readonly Diagnostic[], manifest: Manifest, registry: ProviderRegistry): Set<string | undefined> {
   const local = manifest.providers.filter((p) => {
     const source = lockSourceForProvider(p, registry);
-    return (source?.type === 'url' || source?.type === 'registry') && isLocalRepositoryUrl(source.url);
+    return source?.type === 'selector' || ((source?.type === 'url' || source?.type === 'registry') && isLocalRepositoryUrl(source.url));
   });
   const names = new Set(local.map(providerObjectName));
   return new Set(frozen.filter((d) => names.has(d.object ?? '')).map((d) => d.object));
