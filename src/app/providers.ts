@@ -365,11 +365,7 @@ export function givenVariables(
       names: Object.keys(config.variables),
       used: fromConfig,
       shadowedBy: new Map([...shadowed].filter(([name]) => !fromConfig.has(name))),
-      // a key Turtles sets by spec.name has no field to change (the advice names the Secret, as before)
-      setBy: (secret, name) => {
-        const field = secrets.get(secret)?.turtlesField?.(name);
-        return field?.byName === undefined ? field : undefined;
-      },
+      setBy: (secret, name) => secrets.get(secret)?.turtlesField?.(name),
     });
   }
   for (const name of new Set(envSecrets)) given.push({ origin: `--env-secret ${name}`, names: [name], used: usedBy() });

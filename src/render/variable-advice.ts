@@ -32,8 +32,11 @@ export interface GivenVariables {
   used: ReadonlySet<string>;
   /** Names a component reads, but from a configSecret whose value wins over this one: those Secrets (`Secret/ns/name`). */
   shadowedBy?: ReadonlyMap<string, readonly string[]>;
-  /** For a Secret made from a Turtles CAPIProvider (not in the input): the CAPIProvider's field that sets the name there. */
-  setBy?: (secret: string, name: string) => { object: string; path: string; position: SourcePosition } | undefined;
+  /**
+   * For a Secret made from a Turtles CAPIProvider (not in the input): the CAPIProvider's field that
+   * sets the name there; `byName`, the provider name Turtles sets it for itself (no field changes it).
+   */
+  setBy?: (secret: string, name: string) => { object: string; path: string; position: SourcePosition; byName?: string } | undefined;
 }
 
 /**
@@ -44,7 +47,8 @@ export interface GivenVariables {
 function winnerFixes(name: string, winners: readonly string[], setBy: GivenVariables['setBy']): string {
   const made = winners.flatMap((secret) => {
     const field = setBy?.(secret, name);
-    if (!field) return [];
+    // Turtles sets it after spec.variables: nothing in the CAPIProvider lets the given value through
+    if (!field || field.byName !== undefined) return [];
     const where = `${field.object}'s ${field.path} (${formatPosition(field.position)})`;
     return [
       field.path === 'spec.variables'
@@ -61,7 +65,9 @@ function winnerNames(name: string, winners: readonly string[], setBy: GivenVaria
   return winners
     .map((secret) => {
       const field = setBy?.(secret, name);
-      return field ? `${secret} (the config Secret Turtles writes from ${field.object})` : secret;
+      if (!field) return secret;
+      const sets = field.byName !== undefined ? `; Turtles sets it for ${field.byName}` : '';
+      return `${secret} (the config Secret Turtles writes from ${field.object}${sets})`;
     })
     .join(' and ');
 }
@@ -74,11 +80,14 @@ function notUsed(
   told: { nothingReads: string; remove: string; removeShadowed?: string },
 ): { message: string; hint: string } {
   const winners = set.shadowedBy?.get(name);
-  if (winners)
+  if (winners) {
+    const fixes = winnerFixes(name, winners, set.setBy);
+    const remove = told.removeShadowed ?? told.remove;
     return {
       message: `variable ${name} is not used: ${winnerNames(name, winners, set.setBy)} ${winners.length > 1 ? 'have' : 'has'} it too, and a configSecret's value wins`,
-      hint: `${told.removeShadowed ?? told.remove}, or ${winnerFixes(name, winners, set.setBy)}`,
+      hint: fixes ? `${remove}, or ${fixes}` : remove,
     };
+  }
   const close = closestName(name, used);
   return {
     message: `${told.nothingReads}${close ? `; did you mean ${close}?` : ''}`,
@@ -173,7 +182,7 @@ export function fleetVariableWarnings(
       message,
       hint: close
         ? `rename ${name} to ${close}`
-        : `remove ${name} from the Config's variables${winners.length > 0 ? `, or ${winnerFixes(name, winners, setBy)}` : ''}`,
+        : [`remove ${name} from the Config's variables`, winnerFixes(name, winners, setBy)].filter(Boolean).join(', or '),
     });
   }
   return [...warnings, ...unusedVariableWarnings(secretsAcross(configs.map((c) => c.given)), true)];

@@ -658,3 +658,57 @@ spec:
     listed.stdout,
   );
 });
+
+test('a Config variable Turtles sets itself for an azure CAPIProvider (EXP_AKS_RESOURCE_HEALTH) is told unused at its own line, the hint to remove it there: no Secret in the input has the key, no field of the CAPIProvider changes it, and following the hint leaves no warning (rancher/turtles internal/provider/defaults.go SetProviderSpec)', async () => {
+  // the corpus has no Azure provider: components that read the variable, as CAPZ's manager args do
+  const dir = tempDir('capi-gitops-turtles-azure-');
+  const release = path.join(dir, 'repository', 'infrastructure-azure', 'v1.20.0');
+  mkdirSync(release, { recursive: true });
+  writeFileSync(
+    path.join(release, 'metadata.yaml'),
+    'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n  - major: 1\n    minor: 20\n    contract: v1beta1\n',
+  );
+  writeFileSync(
+    path.join(release, 'infrastructure-components.yaml'),
+    `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: capz-features
+  namespace: capz-system
+data:
+  gates: AKSResourceHealth=\${EXP_AKS_RESOURCE_HEALTH:=false}
+`,
+  );
+  const azure = `apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: azure
+  namespace: capz-system
+spec:
+  name: azure
+  type: infrastructure
+  version: v1.20.0
+  fetchConfig:
+    url: ${pathToFileURL(path.join(dir, 'repository', 'infrastructure-azure', 'latest', 'infrastructure-components.yaml')).href}
+`;
+  const line = '  EXP_AKS_RESOURCE_HEALTH: "false"\n';
+  const file = path.join(dir, 'providers.yaml');
+  writeFileSync(file, `${TURTLES}---\n${azure}---\n${CONFIG}variables:\n${line}`);
+  const out = path.join(dir, 'out');
+  const rendered = await runCli(['render', '-f', file, '-o', out]);
+  assert.equal(rendered.code, 0, rendered.stderr);
+  const at = `${readFileSync(file, 'utf8').split('\n').indexOf(line.trimEnd()) + 1}:\\d+`;
+  const warning = new RegExp(
+    `providers\\.yaml:${at}: warning: Config: variables\\.EXP_AKS_RESOURCE_HEALTH: variable EXP_AKS_RESOURCE_HEALTH is not used: [^\\n]*Turtles sets it for azure[^\\n]*\\n {2}hint: ([^\\n]*)$`,
+    'm',
+  );
+  const told = warning.exec(rendered.stderr);
+  assert.ok(told, rendered.stderr);
+  assert.equal(told[1], "remove EXP_AKS_RESOURCE_HEALTH from the Config's variables");
+
+  // followed literally: the line goes, and so does the warning
+  writeFileSync(file, readFileSync(file, 'utf8').replace(`variables:\n${line}`, ''));
+  const again = await runCli(['render', '-f', file, '-o', out]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.doesNotMatch(again.stderr, /EXP_AKS_RESOURCE_HEALTH/, again.stderr);
+});
