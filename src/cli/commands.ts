@@ -356,10 +356,6 @@ function relativeTo(file: string, base: string): string {
 }
 
 /**
- * The command that regenerates the output, run from `base` (the working directory): relative paths
- * only. `placeholders`: -f words, written as they are, for files this run was not given.
- */
-/**
  * A render (check, diff) a hint suggests: the README's command with the GitHub this run asked,
  * offline when this run was, and then reading its cache (another has not got the artifacts).
  */
@@ -376,6 +372,10 @@ export function runSourceWords(flags: SourceFlags): string[] {
   return words;
 }
 
+/**
+ * The command that regenerates the output, run from `base` (the working directory): relative paths
+ * only. `placeholders`: -f words, written as they are, for files this run was not given.
+ */
 export function regenerateCommand(flags: RenderFlags, withSecretSources = true, base = process.cwd(), placeholders: string[] = []): string {
   const relativePath = (file: string) => relativeTo(file, base);
   const words = ['capi-gitops', 'render'];
