@@ -616,8 +616,11 @@ test("render --list-variables tells a CAPIProvider's variables as written in the
   );
 });
 
-test("render --list-variables tells the key Turtles adds for an azure CAPIProvider (EXP_AKS_RESOURCE_HEALTH) as Turtles' own, not the Secret's: no Secret in the input has it (rancher/turtles internal/provider/defaults.go SetProviderSpec)", async () => {
-  // the corpus has no Azure provider: components that read the variable, as CAPZ's manager args do
+/**
+ * A directory with an azure release of components that read EXP_AKS_RESOURCE_HEALTH, as CAPZ's
+ * manager args do (the corpus has no Azure provider), and the CAPIProvider that installs it.
+ */
+function azureTurtlesRelease(): { dir: string; azure: string } {
   const dir = tempDir('capi-gitops-turtles-azure-');
   const release = path.join(dir, 'repository', 'infrastructure-azure', 'v1.20.0');
   mkdirSync(release, { recursive: true });
@@ -648,6 +651,11 @@ spec:
   fetchConfig:
     url: ${pathToFileURL(path.join(dir, 'repository', 'infrastructure-azure', 'latest', 'infrastructure-components.yaml')).href}
 `;
+  return { dir, azure };
+}
+
+test("render --list-variables tells the key Turtles adds for an azure CAPIProvider (EXP_AKS_RESOURCE_HEALTH) as Turtles' own, not the Secret's: no Secret in the input has it (rancher/turtles internal/provider/defaults.go SetProviderSpec)", async () => {
+  const { dir, azure } = azureTurtlesRelease();
   writeFileSync(path.join(dir, 'providers.yaml'), TURTLES + '---\n' + azure + '---\n' + CONFIG);
   const listed = await runCli(['render', '-f', dir, '--list-variables']);
   assert.equal(listed.code, 0, listed.stderr);
@@ -660,37 +668,7 @@ spec:
 });
 
 test('a Config variable Turtles sets itself for an azure CAPIProvider (EXP_AKS_RESOURCE_HEALTH) is told unused at its own line, the hint to remove it there: no Secret in the input has the key, no field of the CAPIProvider changes it, and following the hint leaves no warning (rancher/turtles internal/provider/defaults.go SetProviderSpec)', async () => {
-  // the corpus has no Azure provider: components that read the variable, as CAPZ's manager args do
-  const dir = tempDir('capi-gitops-turtles-azure-');
-  const release = path.join(dir, 'repository', 'infrastructure-azure', 'v1.20.0');
-  mkdirSync(release, { recursive: true });
-  writeFileSync(
-    path.join(release, 'metadata.yaml'),
-    'apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n  - major: 1\n    minor: 20\n    contract: v1beta1\n',
-  );
-  writeFileSync(
-    path.join(release, 'infrastructure-components.yaml'),
-    `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: capz-features
-  namespace: capz-system
-data:
-  gates: AKSResourceHealth=\${EXP_AKS_RESOURCE_HEALTH:=false}
-`,
-  );
-  const azure = `apiVersion: turtles-capi.cattle.io/v1alpha1
-kind: CAPIProvider
-metadata:
-  name: azure
-  namespace: capz-system
-spec:
-  name: azure
-  type: infrastructure
-  version: v1.20.0
-  fetchConfig:
-    url: ${pathToFileURL(path.join(dir, 'repository', 'infrastructure-azure', 'latest', 'infrastructure-components.yaml')).href}
-`;
+  const { dir, azure } = azureTurtlesRelease();
   const line = '  EXP_AKS_RESOURCE_HEALTH: "false"\n';
   const file = path.join(dir, 'providers.yaml');
   writeFileSync(file, `${TURTLES}---\n${azure}---\n${CONFIG}variables:\n${line}`);
