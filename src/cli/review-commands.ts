@@ -30,6 +30,7 @@ import {
 } from './commands.js';
 import { ExitStatus, UsageError } from './errors.js';
 import { shellWord } from '../core/shell.js';
+import { redactStrings, safeText } from '../core/redact.js';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import { FROZEN_HINT } from '../resolve/lock/diff.js';
 
@@ -78,6 +79,8 @@ function renderForStaleLock(err: unknown, flags: CheckFlags): unknown {
 }
 
 export async function checkCommand(flags: CheckFlags): Promise<void> {
+  // as every printed line is (cli/output.ts): a --set URL's credentials, accepted into Git, stay out of the log
+  const printed = (text: string) => streams.stdout.write(safeText(text));
   if (!flags.output) throw new UsageError('check needs -o/--output <dir>: the committed output directory to compare with');
   const output = flags.output;
   const { warnings, report, secretsNotGiven } = await withProgress(flags, (progress) =>
@@ -85,38 +88,36 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
   ).catch((err: unknown) => {
     throw renderForStaleLock(err, flags);
   });
-  for (const w of warnings) streams.stderr.write(`warning: ${w}\n`);
+  for (const w of warnings) streams.stderr.write(safeText(`warning: ${w}`) + '\n');
   // render needs every configSecret this check went without: the command names each one's file
   const secretFiles = secretsNotGiven.map((s) => secretFilePlaceholder(s.secret));
   const fix = suggestedRenderCommand(withRecordedSecretSources(flags, report.recordedSecretSources), secretFiles);
-  if (flags.json) streams.stdout.write(checkJson(report, output, secretsNotGiven));
+  if (flags.json) streams.stdout.write(checkJson(redactStrings(report), output, secretsNotGiven));
   else if (report.problems.length === 0) {
-    if (!flags.quiet) streams.stdout.write(`${output} is up to date: ${report.unchanged} files match what the manifest renders\n`);
+    if (!flags.quiet) printed(`${output} is up to date: ${report.unchanged} files match what the manifest renders\n`);
   } else if (!existsSync(report.directory)) {
     // a new output, or a mistyped -o: one line, not every file the render would write
-    streams.stdout.write(
-      `${output} does not exist (render writes ${report.problems.length} files there); check the -o path, or run: ${fix}\n`,
-    );
+    printed(`${output} does not exist (render writes ${report.problems.length} files there); check the -o path, or run: ${fix}\n`);
   } else {
     const width = Math.max(...report.problems.map((p) => p.status.length));
     // paths relative to the output directory, as in --json and diff: one rule
-    streams.stdout.write(`${output} is not what the manifest renders (paths below it):\n`);
-    for (const p of report.problems) streams.stdout.write(`  ${p.status.padEnd(width)}  ${p.path}: ${p.reason}\n`);
+    printed(`${output} is not what the manifest renders (paths below it):\n`);
+    for (const p of report.problems) printed(`  ${p.status.padEnd(width)}  ${p.path}: ${p.reason}\n`);
     const byHand = report.problems.filter((p) => p.removeByHand).map((p) => p.path);
     const count = `${report.problems.length} file${report.problems.length === 1 ? '' : 's'} out of date`;
     // render never removes a file it did not write: the command alone would not fix those
     const first = byHand.length > 0 ? `remove ${byHand.map((p) => shellWord(path.join(output, p))).join(' ')}, then ` : '';
-    if (report.renderedWith === undefined) streams.stdout.write(`${count}; to regenerate, ${first}run: ${fix}\n`);
+    if (report.renderedWith === undefined) printed(`${count}; to regenerate, ${first}run: ${fix}\n`);
     else {
       // the output is another render's (another layout, other values): the fix above would replace it
-      streams.stdout.write(
+      printed(
         `${count}; the output's README.md records that it was written by: ${report.renderedWith}\n` +
           `  to check it against that render, run: ${[checkWithFlagsOf(report.renderedWith, fix), ...runSourceWords(flags)].join(' ')}\n` +
           `  to regenerate it with this check's flags instead, ${first}run: ${fix}\n`,
       );
     }
   }
-  if (report.problems.length > 0 && !flags.json) for (const line of notGivenLines(flags, secretsNotGiven)) streams.stdout.write(line);
+  if (report.problems.length > 0 && !flags.json) for (const line of notGivenLines(flags, secretsNotGiven)) printed(line);
   if (report.problems.length > 0) {
     if (inGitHubActions()) for (const line of checkAnnotations(report)) streams.stderr.write(line + '\n');
     throw new ExitStatus(1);
@@ -233,9 +234,10 @@ export async function diffCommand(flags: DiffFlags): Promise<void> {
   const { report, warnings, secretsNotGiven } = await (typeof request === 'function'
     ? withProgress(flags, (progress) => diff(request(progress)))
     : diff(request));
-  for (const w of warnings) streams.stderr.write(`warning: ${w}\n`);
-  for (const line of defaultedPublicKeys(flags, secretsNotGiven)) streams.stderr.write(line);
-  const markdown = () => formatMarkdown(report, { fullCommand: fullDiffCommand(flags) });
+  for (const w of warnings) streams.stderr.write(safeText(`warning: ${w}`) + '\n');
+  for (const line of defaultedPublicKeys(flags, secretsNotGiven)) streams.stderr.write(safeText(line));
+  // the report is redacted (app/diff.ts); the command in the note is this run's, --set values included
+  const markdown = () => safeText(formatMarkdown(report, { fullCommand: fullDiffCommand(flags) }));
   if (format === 'json') streams.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else if (format === 'markdown') streams.stdout.write(markdown());
   else streams.stdout.write(formatText(report, { colour: streams.stdout.isTTY === true && !process.env.NO_COLOR }));

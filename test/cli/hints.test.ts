@@ -313,3 +313,36 @@ test('check --offline of an output rendered with other flags: the check against 
   const again = runAsPrinted(against!, dir);
   assert.equal(again.code, 0, again.stdout + again.stderr);
 });
+
+test("check prints its suggested commands and the README's recorded one redacted, as render prints its lines: a --set URL with credentials, accepted into Git with --allow-secret-values, is not in check's output (text or --json)", async () => {
+  const dir = example((text) => text);
+  const token = 'ghp_Tok3nForTheCheckHint0123456789';
+  const flags = [
+    '-f',
+    'management-cluster',
+    '-o',
+    'out',
+    '--cache-dir',
+    'cache',
+    '--layout',
+    'argocd',
+    '--set',
+    `repoURL=https://bot:${token}@git.example.com/platform/gitops.git`,
+    '--set',
+    'path=out',
+    '--secrets',
+    'inline',
+    '--allow-secret-values',
+  ];
+  const rendered = await runCli(['render', ...flags], { cwd: dir });
+  assert.equal(rendered.code, 0, rendered.stderr);
+  assert.doesNotMatch(rendered.stdout + rendered.stderr, new RegExp(token));
+  const edited = path.join(dir, 'out', 'README.md');
+  writeFileSync(edited, readFileSync(edited, 'utf8') + '\nedited by hand\n');
+  for (const json of [[], ['--json']]) {
+    const checked = await runCli(['check', ...flags, ...json], { cwd: dir });
+    assert.equal(checked.code, 1, checked.stderr);
+    assert.match(checked.stdout, json.length ? /"upToDate": false/ : /to regenerate, run: capi-gitops render/);
+    assert.doesNotMatch(checked.stdout + checked.stderr, new RegExp(token));
+  }
+});
