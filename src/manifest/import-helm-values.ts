@@ -494,18 +494,34 @@ function gateMap(
     const value = gates[gate];
     // the template prints `{{ $k }}: {{ $v }}`: a map or list comes out as Go text, no true or false
     if (isPlainObject(value) || Array.isArray(value)) {
+      const lifted = gatesOneLevelDown(gate, value);
       problems.push({
         ...place,
         path: `${path}.${gate}`,
         message: `is a ${Array.isArray(value) ? 'list' : 'map'}, which chart ${version} prints as Go text (${gate}: ${goShape(value)}), not a gate's true or false`,
         expected: 'true or false',
-        hint: `write ${path}.${gate}=true (or false)`,
+        hint: lifted
+          ? `write its gates one level up: ${lifted.map((g) => `${path}.${g}`).join(', ')}`
+          : `write ${path}.${gate}=true (or false)`,
       });
       continue;
     }
     out[gate] = interpolated(value);
   }
   return out;
+}
+
+/**
+ * A gate whose value is itself a map of gates (`core: {ClusterTopology: true}`, the nesting of the
+ * top-level manager.featureGates before chart v0.25.0, written under a provider): those gates as
+ * `Name=value`, to be written where the map is; undefined for any other shape.
+ */
+function gatesOneLevelDown(key: string, value: unknown): string[] | undefined {
+  // gate names are UpperCamelCase (component-base featuregate); `core`, `kubeadm` name providers
+  if (!/^[a-z]/.test(key) || !isPlainObject(value)) return undefined;
+  const gates = sortedKeys(value).map((name) => [name, value[name]] as const);
+  if (gates.length === 0 || !gates.every(([, v]) => typeof v === 'boolean' || v === 'true' || v === 'false')) return undefined;
+  return gates.map(([name, v]) => `${name}=${String(v)}`);
 }
 
 /** The top-level `manager.featureGates` map, when the values have one. */

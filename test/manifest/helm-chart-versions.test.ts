@@ -227,6 +227,25 @@ test('a form the chart version cannot read fails as Helm would: a string for v0.
       ) &&
       error.diagnostics[0]!.hint === 'write manager.featureGates.core.ClusterTopology=true (or false)',
   );
+  // the pre-v0.25.0 nesting under a provider's own manager (core: {ClusterTopology: true}): followed,
+  // `featureGates.core=true` would pass a gate named "core", which the manager refuses at start
+  const nested = {
+    core: { 'cluster-api': { version: 'v1.8.0', manager: { featureGates: { core: { ClusterTopology: true, MachinePool: 'false' } } } } },
+  };
+  assert.throws(
+    () => run(nested, '0.25.0'),
+    (error: CapiGitopsError) =>
+      error.diagnostics[0]!.hint ===
+      'write its gates one level up: core.cluster-api.manager.featureGates.ClusterTopology=true, core.cluster-api.manager.featureGates.MachinePool=false',
+  );
+  // followed literally, it imports the gates by their names
+  const lifted = run(
+    { core: { 'cluster-api': { version: 'v1.8.0', manager: { featureGates: { ClusterTopology: true, MachinePool: 'false' } } } } },
+    '0.25.0',
+  );
+  assert.deepEqual((lifted.byId['CoreProvider/cluster-api'] as { manager: unknown }).manager, {
+    featureGates: { ClusterTopology: true, MachinePool: false },
+  });
 });
 
 test('configSecret per provider from v0.24.0, field by field under the top-level one, which wins when set: Sprig `default OWN GLOBAL` (templates/_helpers.tpl:26); the addon’s from v0.24.0 (addon.yaml:37); before, the global one only and none for addons', () => {
