@@ -24,6 +24,14 @@ export function compareSemantic(a: SemVer, b: SemVer): number {
   return semverCompare(a, b);
 }
 
+/**
+ * Whether `to` is below `from` in major or minor: the downgrade the operator's preflight refuses
+ * (internal/controller/preflight_checks.go checkProviderVersion); a patch release back is not one.
+ */
+export function isMinorDowngrade(from: SemVer, to: SemVer): boolean {
+  return to.major === from.major ? to.minor < from.minor : to.major < from.major;
+}
+
 /** Whether a release tag is a semantic version within a semver range. */
 export function satisfiesRange(version: string, range: string): boolean {
   const parsed = parseSemantic(version);

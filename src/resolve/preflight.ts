@@ -12,7 +12,7 @@ import { closestName, formatPosition } from '../manifest/fields.js';
 import type { Diagnostic, DiagnosticOrigin } from '../core/diagnostics.js';
 import type { ProviderObject } from '../manifest/types.js';
 import type { ProviderRegistry } from './registry.js';
-import { parseSemantic, parseVersionRequest } from '../core/versions.js';
+import { isMinorDowngrade, parseSemantic, parseVersionRequest } from '../core/versions.js';
 
 const CORE_PROVIDER_NAME = 'cluster-api';
 
@@ -144,8 +144,7 @@ export function preflightProblems(providers: readonly ProviderObject[], registry
 export function installedDowngradeWarnings(resolved: readonly { provider: ProviderObject; version: string }[]): Diagnostic[] {
   return resolved.flatMap(({ provider, version }) => {
     const [installed, target] = [parseSemantic(provider.installedVersion ?? ''), parseSemantic(version)];
-    if (!installed || !target || (target.major === installed.major ? target.minor >= installed.minor : target.major > installed.major))
-      return [];
+    if (!installed || !target || !isMinorDowngrade(installed, target)) return [];
     return [
       {
         ...originOf(provider, provider.spec.version === undefined ? undefined : 'spec.version'),

@@ -13,7 +13,7 @@ import type { SemVer } from 'semver';
 import type { VersionBump } from '../manifest/update-versions.js';
 import { CapiGitopsError, compareStrings, displayPath, type Diagnostic } from '../core/diagnostics.js';
 import { manifestLabel, type ProviderKind } from '../core/provider.js';
-import { compareSemantic, parseSemantic, parseVersionRequest, satisfiesRange } from '../core/versions.js';
+import { compareSemantic, isMinorDowngrade, parseSemantic, parseVersionRequest, satisfiesRange } from '../core/versions.js';
 import { SUPPORTED_CONTRACTS, compatibleContracts, type ReleaseSeries } from './metadata.js';
 import { closestName } from '../manifest/fields.js';
 import { providerObjectName } from './preflight.js';
@@ -236,7 +236,7 @@ export function downgradeWarnings(previous: Lockfile | undefined, providers: rea
     const { provider } = resolved;
     const entry = findLockEntry(previous, resolved);
     const [from, to] = [parseSemantic(entry?.version ?? ''), parseSemantic(resolved.version)];
-    if (!entry || !from || !to || (to.major === from.major ? to.minor >= from.minor : to.major > from.major)) continue;
+    if (!entry || !from || !to || !isMinorDowngrade(from, to)) continue;
     const position = versionPosition(provider);
     warnings.push({
       ...position,
@@ -261,7 +261,7 @@ export function certManagerDowngradeWarnings(
 ): Diagnostic[] {
   const entry = previous?.entries.find((e) => e.kind === 'CertManager');
   const [from, to] = [parseSemantic(entry?.version ?? ''), parseSemantic(certManager?.version ?? '')];
-  if (!entry || !certManager || !from || !to || (to.major === from.major ? to.minor >= from.minor : to.major > from.major)) return [];
+  if (!entry || !certManager || !from || !to || !isMinorDowngrade(from, to)) return [];
   return [
     {
       ...certManagerOrigin(config, config.certManager?.version !== undefined ? 'version' : 'url'),
