@@ -25,7 +25,6 @@ import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
 import { beginsAsGenerated, parseIndexEntries, parseKeptDirectories, provenOwned } from './ownership-index.js';
 import { ancestors, filePathProblems, INDEX_FILE, outputPathProblem } from '../layout/output-paths.js';
 import { sha256Hex } from '../core/digest.js';
-import { parseIndex } from './ownership-index.js';
 import { deepestFirst, exists, scanTree, type TreeEntry } from './tree.js';
 import { bytesOf, planWrite, type ExistingOutput, type OutputFiles, type WritePlan } from './write-plan.js';
 import { assertWritableDirectory, lockOutputDirectory } from './write-guard.js';
@@ -336,8 +335,11 @@ function refuseUnownedContent(target: Target, entries: Map<string, TreeEntry>): 
   });
 }
 
+/** The output as scanned, with its index's entries (path → digest) parsed once for keepUnproven. */
+type ScannedOutput = ExistingOutput & { listed?: Map<string, string | undefined> };
+
 /** The output directory as it is: every entry, and what the previous run's index says it wrote. */
-async function scanExisting(target: Target): Promise<ExistingOutput> {
+async function scanExisting(target: Target): Promise<ScannedOutput> {
   if (!target.exists) return { entries: new Map(), ownedPaths: undefined, indexText: undefined, ownedContents: new Map() };
   const entries = await scanTree(target.path);
   refuseReadOnlyDirectories(target, entries);
@@ -356,8 +358,9 @@ async function scanExisting(target: Target): Promise<ExistingOutput> {
     });
   }
   const indexText = await readFile(indexPath, 'utf8');
-  const ownedPaths = parseIndex(indexText, indexPath);
-  return { entries, ownedPaths, indexText, ownedContents: new Map(), keptDirectories: parseKeptDirectories(indexText) };
+  const listed = parseIndexEntries(indexText, indexPath);
+  const keptDirectories = parseKeptDirectories(indexText);
+  return { entries, ownedPaths: [...listed.keys()], indexText, listed, ownedContents: new Map(), keptDirectories };
 }
 
 /**
@@ -369,8 +372,8 @@ async function scanExisting(target: Target): Promise<ExistingOutput> {
  */
 async function readExisting(target: Target, files: OutputFiles): Promise<ExistingOutput> {
   const existing = await scanExisting(target);
-  if (existing.indexText === undefined) return existing;
-  const listed = await keepUnproven(target, existing, files);
+  if (existing.listed === undefined) return existing;
+  const listed = await keepUnproven(target, existing, existing.listed, files);
   const sameSize = [...files.keys()].filter((p) => {
     const entry = existing.entries.get(p);
     return entry?.type === 'file' && entry.size === Buffer.byteLength(files.get(p)!, 'utf8');
@@ -388,12 +391,16 @@ async function readExisting(target: Target, files: OutputFiles): Promise<Existin
  * own: not a regular file, no digest recorded (a v1 index), bytes whose sha256 is not the one
  * recorded (edited since, or the index was altered), or bytes without GENERATED_MARK (an index
  * altered to name a hand-written file with its real sha256). They are kept: out of the index's
- * entries returned and `existing.ownedPaths`, in `existing.kept`. The bytes of those that are its
- * own go into `existing.ownedContents` (the report compares their objects).
+ * entries `listed` (returned) and `existing.ownedPaths`, in `existing.kept`. The bytes of those
+ * that are its own go into `existing.ownedContents` (the report compares their objects).
  */
-async function keepUnproven(target: Target, existing: ExistingOutput, files: OutputFiles): Promise<Map<string, string | undefined>> {
+async function keepUnproven(
+  target: Target,
+  existing: ExistingOutput,
+  listed: Map<string, string | undefined>,
+  files: OutputFiles,
+): Promise<Map<string, string | undefined>> {
   const { entries } = existing;
-  const listed = parseIndexEntries(existing.indexText!, path.join(target.path, INDEX_FILE));
   const candidates = [...listed.keys()].filter((p) => !files.has(p) && entries.has(p) && entries.get(p)!.type !== 'dir');
   const unproven = new Set<string>();
   const edited = new Set<string>();
@@ -871,7 +878,7 @@ export class OutputStage {
       // planWrite reads only the paths of these files: sameAsNew tells which are unchanged and the digests give the index
       const files = new Map([...this.files.keys()].map((p) => [p, EMPTY]));
       // as writeOutput does: a listed file this run would remove is kept unless proven the tool's own
-      if (existing.indexText !== undefined) await keepUnproven(target, existing, files);
+      if (existing.listed !== undefined) await keepUnproven(target, existing, existing.listed, files);
       existing.sameAsNew = await this.sameAsBefore(target, existing);
       const plan = planWrite(existing, files, new Map([...this.files].map(([p, f]) => [p, f.digest])));
       const warnings = [...stage.warnings, ...keptWarning(target, existing.kept ?? []), ...unwrittenWarning(target, plan.unwritten)];
