@@ -11,8 +11,6 @@ import { findingClusters } from './format-markdown.js';
 import type { ReviewReport } from './types.js';
 import { escapeData } from '../core/workflow-commands.js';
 
-export { escapeData };
-
 export function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }

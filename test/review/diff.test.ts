@@ -14,7 +14,8 @@ import type { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { changedPaths } from '../../src/review/field-paths.js';
 import { formatMarkdown, GITHUB_COMMENT_LIMIT } from '../../src/review/format-markdown.js';
 import { formatText } from '../../src/review/format-text.js';
-import { escapeData, escapeProperty, reviewAnnotations, diagnosticAnnotations } from '../../src/review/github-actions.js';
+import { escapeProperty, reviewAnnotations, diagnosticAnnotations } from '../../src/review/github-actions.js';
+import { escapeData } from '../../src/core/workflow-commands.js';
 import type { CrdFinding, Finding, RbacFinding, ReviewReport } from '../../src/review/types.js';
 import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../helpers/paths.js';
 
