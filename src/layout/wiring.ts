@@ -8,7 +8,7 @@ import type { RenderedComponent } from '../render/types.js';
 import { renderChart, templateFile } from './chart/render.js';
 import { unknownFields, WIRING_CRDS_OF } from './chart/wiring-fields.js';
 import { closestName, formatFieldPath } from '../manifest/fields.js';
-import type { ChartComponent, ChartContext, ChartDocument, LoadedChart } from './chart/types.js';
+import { otherSyncingTool, type ChartComponent, type ChartContext, type ChartDocument, type LoadedChart } from './chart/types.js';
 import type { Values } from '../core/values.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 import { caBundlePaths, isCaInjected, matchesSelector, type ObjectSelector } from './apply-safety.js';
@@ -235,21 +235,15 @@ function unwrittenPaths(documents: readonly ChartDocument[], context: ChartConte
   return tellOnce(problems);
 }
 
-/** The GitOps objects that sync component directories, by the wiring directory of their tool. */
-const SYNCING: Record<string, { tool: string; group: string; kinds: string[] }> = {
-  argocd: { tool: 'Argo CD', group: 'argoproj.io', kinds: ['Application', 'ApplicationSet'] },
-  flux: { tool: 'Flux', group: 'kustomize.toolkit.fluxcd.io', kinds: ['Kustomization'] },
-};
-
 /**
  * A chart of the other tool (gitops.chart started from `chart show argocd`, rendered with
  * `--layout flux`): its objects would sync component directories that carry the layout's tool's
  * apply rules only (Argo CD's sync waves and CRDs kept from pruning are not in a flux layout's).
  */
 function otherToolProblem(documents: readonly ChartDocument[], input: WiringInput): Diagnostic | undefined {
-  const own = SYNCING[input.directory];
-  const [otherDirectory, other] = Object.entries(SYNCING).find(([d]) => d !== input.directory) ?? [];
-  if (!own || !other) return undefined;
+  const tools = otherSyncingTool(input.directory, input.chart.origin);
+  if (!tools) return undefined;
+  const { own, other, hint } = tools;
   const foreign = documents.filter((d) => apiGroup(d.object.apiVersion) === other.group && other.kinds.includes(d.object.kind));
   if (foreign.length === 0) return undefined;
   const names = foreign.map((d) => describeObject(d.object));
@@ -260,9 +254,7 @@ function otherToolProblem(documents: readonly ChartDocument[], input: WiringInpu
       `the chart draws ${other.tool} objects (${names.slice(0, 2).join(', ')}${names.length > 2 ? ', …' : ''}) for the ${input.directory} layout, ` +
       `whose component directories carry ${own.tool}'s apply rules only`,
     expected: `${own.kinds.join(' or ')} objects of ${own.group}, as the built-in ${input.directory} chart draws`,
-    hint:
-      `render with --layout ${otherDirectory}, which this chart draws; for ${own.tool}, start a chart of its own ` +
-      `(capi-gitops chart show ${input.directory} --output-dir ${input.chart.origin}-${input.directory}) and name it in gitops.chart`,
+    hint,
   };
 }
 

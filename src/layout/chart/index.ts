@@ -12,7 +12,7 @@ import { valuesToJS, YamlBudget } from '../../yaml/bounds.js';
 import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 import { fieldPosition } from '../../manifest/yaml-source.js';
 import { chartValues } from './values.js';
-import type { LoadedChart, ValuesLayer } from './types.js';
+import { otherSyncingTool, type LoadedChart, type ValuesLayer } from './types.js';
 import type { SetExpression } from '../../core/helm-set.js';
 
 export interface ChartRequest {
@@ -165,12 +165,6 @@ export async function prepareChart(request: ChartRequest): Promise<PreparedChart
   return { chart, values };
 }
 
-/** The API group of each wiring tool's objects, by the layout (built-in chart) that draws it. */
-const TOOLS: Record<string, { tool: string; group: string }> = {
-  argocd: { tool: 'Argo CD', group: 'argoproj.io' },
-  flux: { tool: 'Flux', group: 'kustomize.toolkit.fluxcd.io' },
-};
-
 /**
  * A chart of one's own that draws the other tool's wiring (started from `chart show argocd`,
  * rendered with --layout flux) fails its values first (its repoURL given for the argocd chart
@@ -181,18 +175,18 @@ function valuesOfToolChart(chart: LoadedChart, layout: string, values: () => Val
   try {
     return values();
   } catch (err) {
-    const [otherLayout, other] = Object.entries(TOOLS).find(([name]) => name !== layout) ?? [];
-    const own = TOOLS[layout];
+    const tools = otherSyncingTool(layout, chart.origin);
     const text = [...chart.templates, ...chart.partials].map((f) => f.source ?? '').join('\n');
     const writes = (group: string) => new RegExp(`apiVersion:\\s*["']?${group.replaceAll('.', '\\.')}/`).test(text);
-    if (!(err instanceof CapiGitopsError) || !own || !other || !writes(other.group) || writes(own.group)) throw err;
+    if (!(err instanceof CapiGitopsError) || !tools || !writes(tools.other.group) || writes(tools.own.group)) throw err;
+    const { own, other, hint } = tools;
     throw new CapiGitopsError([
       {
         ...chart.namedAt,
         object: chart.origin,
         message: `the chart's templates write ${other.tool} objects (${other.group}) for the ${layout} layout, whose component directories carry ${own.tool}'s apply rules only`,
         expected: `objects of ${own.group}, as the built-in ${layout} chart draws`,
-        hint: `render with --layout ${otherLayout}, which this chart draws; for ${own.tool}, start a chart of its own (capi-gitops chart show ${layout} --output-dir ${chart.origin}-${layout}) and name it in gitops.chart`,
+        hint,
       },
       ...err.diagnostics,
     ]);

@@ -6,6 +6,26 @@ import type { ChartCompilers } from './compilers.js';
 /** The built-in charts' names. */
 export const BUILT_IN_CHARTS = ['argocd', 'flux'] as const;
 
+/** The GitOps objects that sync component directories, by the built-in chart (layout) that draws them. */
+const SYNCING_TOOLS: Readonly<Record<string, { tool: string; group: string; kinds: readonly string[] }>> = {
+  argocd: { tool: 'Argo CD', group: 'argoproj.io', kinds: ['Application', 'ApplicationSet'] },
+  flux: { tool: 'Flux', group: 'kustomize.toolkit.fluxcd.io', kinds: ['Kustomization'] },
+};
+
+/**
+ * For a chart of one's own rendered for `layout`: the layout's tool, the other one (whose objects
+ * the chart may draw by mistake), and the way out; undefined for a layout of no tool.
+ */
+export function otherSyncingTool(layout: string, chartOrigin: string) {
+  const own = SYNCING_TOOLS[layout];
+  const [otherLayout, other] = Object.entries(SYNCING_TOOLS).find(([name]) => name !== layout) ?? [];
+  if (!own || !other) return undefined;
+  const hint =
+    `render with --layout ${otherLayout}, which this chart draws; for ${own.tool}, start a chart of its own ` +
+    `(capi-gitops chart show ${layout} --output-dir ${chartOrigin}-${layout}) and name it in gitops.chart`;
+  return { own, other, hint };
+}
+
 /**
  * Handlebars options, for the build step that precompiles built-in charts and for the engine.
  * `noEscape`: the output is YAML, not HTML. `strict`: a missing value fails loudly.
