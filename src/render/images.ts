@@ -242,6 +242,8 @@ export function overrideCustomizedImages(
   overrides: Record<string, ImageMeta>,
 ): KObject[] {
   if (Object.keys(overrides).length === 0) return after;
+  // no customisation replaced an object (they return the ones they leave as they are): nothing to do
+  if (after.length === before.length && after.every((obj, i) => obj === before[i])) return after;
   const previous = new Set(imageFields(before).map((f) => `${f.object}\0${f.path}\0${String(f.image)}`));
   // what no customisation set, and what has no image (told by the first pass, or the API server's)
   const keep = (obj: KObject, path: string, image: unknown) =>
