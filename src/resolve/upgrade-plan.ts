@@ -830,13 +830,13 @@ export function formatTable(rows: readonly (readonly string[])[]): string {
     .join('');
 }
 
-/** The plan as a table, then refusals, warnings and the command to apply each contract's plan. */
 /** A column of the plan's table: a contract's plan, and each provider's target in it. */
 interface PlanColumn {
   contract: string;
   pick: (p: ProviderPlan) => PlanTarget;
 }
 
+/** The plan as a table, then refusals, warnings and the command to apply each contract's plan. */
 export function renderUpgradePlanText(plan: UpgradePlan): string {
   const columns: PlanColumn[] = [{ contract: plan.currentContract, pick: (p: ProviderPlan) => p.sameContract }];
   if (plan.newestContract !== plan.currentContract)
