@@ -271,6 +271,16 @@ interface RenderedComponents {
   secretProblems: Diagnostic[];
 }
 
+/** What every component's render shares: the run's memos, and the secrets stage's search and marks. */
+function renderRun(context: RunContext, needles: SecretNeedles) {
+  return {
+    substitute: context.substitute,
+    parse: context.parse,
+    secrets: { holdsSecret: (text: string) => containsSecret(text, needles), marks: taintMarker },
+    share: context.component,
+  };
+}
+
 /**
  * Every component's sequence (render/component.ts), started in one turn so that their texts are
  * parsed as one batch; every problem once, with those found before.
@@ -291,12 +301,8 @@ async function renderComponents(
   const images = manifest.config.images ?? {};
   const unmanagedKey = JSON.stringify(manifest.config.overrides ?? []);
   const valuesOptional = rendersWithoutValues(options, secrets);
-  const run = {
-    substitute: context.substitute,
-    parse: context.parse,
-    secrets: { holdsSecret: (text: string) => containsSecret(text, needles), marks: taintMarker },
-    share: context.component,
-  };
+  const publicVariables = new Set(secrets.public ?? []);
+  const run = renderRun(context, needles);
   // a secret source of render's is absent: its configSecret, or --secret-file files render had
   const configSecretNotGiven = (p: (typeof prepared)[number]) =>
     (p.resolved.provider.spec.configSecret !== undefined && p.secret === undefined) ||
@@ -316,6 +322,7 @@ async function renderComponents(
         configImageOverrides: images,
         valuesOptional,
         configSecretNotGiven: notGiven,
+        publicVariables,
         fleetCluster: options.fleetCluster !== undefined,
         // a provider that reads a Secret (or stands for an absent one) is rendered on its own, never shared between clusters
         shareKey: p.secret || notGiven ? undefined : componentKey(p.resolved, images, unmanagedKey),

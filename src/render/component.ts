@@ -28,6 +28,7 @@ import {
 import {
   mayHoldSecret,
   NOT_GIVEN_ORIGIN,
+  notGivenPublic,
   notGivenSecret,
   secretWhereLanded,
   variablesInSecretData,
@@ -110,6 +111,8 @@ export interface ProviderInput {
    * and nothing gives can only be one of its keys (render had it), so it is a secret not given.
    */
   configSecretNotGiven?: boolean;
+  /** With `configSecretNotGiven`: Config.secrets.public, whose names such a variable keeps public. */
+  publicVariables?: ReadonlySet<string>;
   /** A fleet's cluster: hints name no `render --list-variables`, which refuses a fleet. */
   fleetCluster?: boolean;
 }
@@ -184,7 +187,10 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     // 3. Substitution (Process); a text that received a Secret's value is substituted a second
     //    time with each secret-bearing reference a mark, so the secrets stage can trace it.
     //    A value that lands in a Secret's data is secret whatever gave it (./secret-landing.ts).
-    const given = input.valuesOptional && input.configSecretNotGiven ? withAbsentKeys(input.lookup, outcome.variables) : input.lookup;
+    const given =
+      input.valuesOptional && input.configSecretNotGiven
+        ? withAbsentKeys(input.lookup, outcome.variables, input.publicVariables)
+        : input.lookup;
     const first = run.substitute(raw, given, artifact, raw === r.components.text ? r.components.sha256 : undefined);
     const landed = await variablesInSecretData({
       raw,
@@ -264,10 +270,18 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
   return outcome;
 }
 
-/** `lookup` with each variable used without a default and given by nothing taken as a key of the absent configSecret. */
-function withAbsentKeys(lookup: VariableLookup, variables: readonly VariableReference[]): VariableLookup {
+/**
+ * `lookup` with each variable used without a default and given by nothing taken as a key of the
+ * absent configSecret: a secret, or a public one when `publicNames` declares it.
+ */
+function withAbsentKeys(
+  lookup: VariableLookup,
+  variables: readonly VariableReference[],
+  publicNames: ReadonlySet<string> = new Set(),
+): VariableLookup {
   const required = new Set(variables.filter((v) => v.default === undefined).map((v) => v.name));
-  return (name) => lookup(name) ?? (required.has(name) ? notGivenSecret() : undefined);
+  const absent = (name: string) => (publicNames.has(name) ? notGivenPublic() : notGivenSecret());
+  return (name) => lookup(name) ?? (required.has(name) ? absent(name) : undefined);
 }
 
 /** What cert-manager's render reads. */

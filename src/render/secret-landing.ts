@@ -21,6 +21,16 @@ export function notGivenSecret(): VariableValue {
 }
 
 /**
+ * A key declared public (Config.secrets.public) of a configSecret a run without values does not
+ * have: a plain placeholder, never a secret (the strategy would refuse it outside a Secret's data),
+ * so the output differs where the key counts and check and diff say the Secret may hold it.
+ */
+export function notGivenPublic(): VariableValue {
+  return { value: NOT_GIVEN_PLACEHOLDER, origin: NOT_GIVEN_PUBLIC_ORIGIN, fromSecret: false, declaredPublic: true };
+}
+const NOT_GIVEN_PUBLIC_ORIGIN = 'not given (a key declared public of a configSecret this run does not have)';
+
+/**
  * `lookup` with `names` (the committed output's strategy references, app/check.ts) taken as
  * secrets not at hand where nothing gives them a secret value: the Secret that gave them is absent.
  */

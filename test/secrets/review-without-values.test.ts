@@ -50,7 +50,11 @@ interface Workspace {
  * A repository whose manifest names a configSecret kept in mc/aws.secret.yaml, which .gitignore
  * lists; rendered once with it and committed (manifest, lockfile, output).
  */
-async function workspace(secrets: string, secretData = `AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}`) {
+async function workspace(
+  secrets: string,
+  secretData = `AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}`,
+  awsUrl = AWS_URL,
+) {
   const repo = tempDir('capi-gitops-review-secrets-');
   const mc = path.join(repo, 'mc');
   mkdirSync(mc);
@@ -70,7 +74,7 @@ metadata: {name: aws, namespace: capa-system}
 spec:
   version: v0.3.0
   configSecret: {name: aws-variables}
-  fetchConfig: {url: ${JSON.stringify(AWS_URL)}}
+  fetchConfig: {url: ${JSON.stringify(awsUrl)}}
 ---
 apiVersion: capi-gitops.dev/v1alpha1
 kind: Config
@@ -503,6 +507,40 @@ test('external-secrets: a key declared public but kept in the configSecret, chec
       publicKeys: ['CAPA_LOGLEVEL'],
     },
   ]);
+});
+
+test('external-secrets: a key declared public that the release needs without a default, kept in the configSecret and checked without it: out of date, with the check to run with the Secret, never refused as a secret', async () => {
+  // the fixture's release with one more argument, --region=${AWS_REGION}, which has no default
+  const repository = tempDir('capi-gitops-aws-region-');
+  const release = path.join(repository, 'infrastructure-aws', 'v0.3.0');
+  mkdirSync(release, { recursive: true });
+  const fixture = path.join(FIXTURES, 'secrets', 'infrastructure-aws', 'v0.3.0');
+  writeFileSync(path.join(release, 'metadata.yaml'), readFileSync(path.join(fixture, 'metadata.yaml')));
+  const components = readFileSync(path.join(fixture, 'infrastructure-components.yaml'), 'utf8');
+  assert.ok(components.includes('        - --leader-elect\n'));
+  writeFileSync(
+    path.join(release, 'infrastructure-components.yaml'),
+    components.replace('        - --leader-elect\n', '        - --leader-elect\n        - --region=${AWS_REGION}\n'),
+  );
+  const ws = await workspace(
+    `${EXTERNAL_SECRETS}  public: [AWS_REGION]\n`,
+    `AWS_B64ENCODED_CREDENTIALS: ${Buffer.from(B64).toString('base64')}\n  AWS_REGION: ${Buffer.from('eu-west-1').toString('base64')}`,
+    url(repository, 'infrastructure-aws', 'latest', 'infrastructure-components.yaml'),
+  );
+  const away = path.relative(ws.repo, withoutSecretFile(ws));
+  const cli = async (args: string[]) => await runCli([...args], { cwd: ws.repo });
+  assert.equal((await cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet'])).code, 0);
+  const checked = await cli(['check', '-f', 'mc', '-o', 'out']);
+  assert.equal(checked.code, 1, checked.stdout + checked.stderr);
+  assert.doesNotMatch(checked.stderr, /error:/);
+  assert.match(checked.stdout, /changed +04-infrastructure-aws\/deployment-capa-controller-manager\.yaml/);
+  const told = /it may hold AWS_REGION, declared public .*; to compare with the Secret, run: (capi-gitops check [^;]*);/.exec(
+    checked.stdout,
+  );
+  assert.equal(told?.[1], `capi-gitops check -f mc -f ${PLACEHOLDER} -o out`);
+  const withSecret = await cli(told![1]!.replace(PLACEHOLDER, away).split(' ').slice(1));
+  assert.equal(withSecret.code, 0, withSecret.stdout + withSecret.stderr);
+  assertNoSecret(SECRETS, { texts: { stdout: checked.stdout, stderr: checked.stderr } });
 });
 
 test('a fleet checked without the configSecret its clusters share: the Secret is named once, with its public key, and the check with it is up to date', async () => {
