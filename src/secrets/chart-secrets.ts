@@ -71,7 +71,7 @@ export function chartSecretLeaks(
   return scanOutput(files, needles, exempt).map((d) => ({
     ...d,
     // scanOutput names the needle's key (`Secret/ns/name section.key`), never the value
-    message: `${d.message.replace(/, raw or encoded; nothing was written$/, '')}, which the wiring chart draws from chart values; nothing was written`,
+    message: `${d.message.replace(/, raw or encoded$/, '')}, which the wiring chart draws from chart values`,
     expected: 'a value of a Secret only in the files --secrets inline declares',
     hint:
       'give chart values that land in a Secret with --values <file kept outside Git> rather than --set or Config.gitops.values ' +

@@ -355,7 +355,7 @@ export function scanOutput(files: ReadonlyMap<string, string>, needles: SecretNe
     problems.push({
       file,
       ...(object ? { object } : {}),
-      message: `the output would contain the secret value of ${name}, raw or encoded; nothing was written`,
+      message: `the output would contain the secret value of ${name}, raw or encoded`,
       expected: 'no secret value in any output file, the wiring, the README or the lockfile',
       hint:
         'find where the value enters (additionalManifests, patches, images, chart values) and use ${' +
@@ -585,7 +585,7 @@ export class FleetSecrets {
 /** A leak of another cluster's value into a cluster's files, or of any cluster's into the fleet's own (`cluster` undefined). */
 function fleetLeakMessage(needle: FleetNeedle, cluster: string | undefined): Pick<Diagnostic, 'message' | 'expected' | 'hint'> {
   const owners = [...needle.clusters];
-  const message = `the output would contain the secret value of ${needle.name} of ${owners.length > 1 ? 'clusters' : 'cluster'} ${clusterRanges(owners)}, raw or encoded; nothing was written`;
+  const message = `the output would contain the secret value of ${needle.name} of ${owners.length > 1 ? 'clusters' : 'cluster'} ${clusterRanges(owners)}, raw or encoded`;
   if (cluster === undefined)
     return {
       message,

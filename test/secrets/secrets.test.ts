@@ -657,6 +657,25 @@ test('the final gate catches a secret smuggled in through additionalManifests, a
   );
 });
 
+test('the final gate in check and diff, which never write, says nothing about writing; render says nothing was written once', async () => {
+  const secrets = `${PUBLIC_FLAG}  strategy: external-secrets\n  externalSecrets:\n    secretStoreRef:\n      name: vault-store\n`;
+  const dir = manifest({ secrets, spec: '  additionalManifests:\n    name: extra\n', extraDocs: smuggledConfigMap(B64) });
+  const out = path.join(tempDir(), 'out');
+  assert.equal((await cli(['lock', '-f', dir, '--quiet'])).code, 0);
+  for (const command of ['check', 'diff']) {
+    const result = await cli([command, '-f', dir, '-o', out]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      /configmap-smuggled\.yaml: error: ConfigMap\/smuggled: the output would contain the secret value of VAULT_B64ENCODED_CREDENTIALS/,
+    );
+    assert.doesNotMatch(result.stderr, /nothing was written/, command);
+  }
+  const rendered = await cli(['render', '-f', dir, '-o', out]);
+  assert.equal(rendered.code, 1, rendered.stderr);
+  assert.equal(rendered.stderr.match(/nothing was written/g)?.length, 1, rendered.stderr);
+});
+
 test('the operator layout, which substitutes nothing, still passes the final gate: a secret in a patch or an additionalManifests ConfigMap is caught', async () => {
   const output = `operator:\n  url: ${path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml')}\n`;
   const clean = await render({ output }, { layout: 'operator' });
