@@ -182,6 +182,9 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     // 1. Raw YAML: the release's components file, with spec.additionalManifests appended.
     const additional = resolveAdditionalManifests(r.provider, input.configMaps);
     const raw = appendAdditionalManifests(r.components.text, additional);
+    // a Secret of the additional manifests may hold a value written as it is, which is secret
+    // (refused, or written inline): no text of this render reaches the parse cache then
+    const holdsSecret = mayHoldSecret(additional) ? () => true : run.secrets.holdsSecret;
     // 2. Variables (GetVariables): the references the text makes, with their defaults.
     outcome.variables = inspectVariables(raw, artifact);
     // 3. Substitution (Process); a text that received a Secret's value is substituted a second
@@ -200,7 +203,7 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
       substituted: first,
       marks: run.secrets.marks(raw),
       parse: run.parse,
-      holdsSecret: run.secrets.holdsSecret,
+      holdsSecret,
     });
     outcome.inSecretData = landed;
     const lookup = secretWhereLanded(given, landed, input.valuesOptional);
@@ -212,7 +215,7 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     const marks = secretUse ? run.secrets.marks(raw) : undefined;
     const markedText = marks && substituteVariables(raw, lookup, artifact, marks.marker).text;
     // 4. Parse (ToUnstructured). A text that holds a secret value never reaches the parse cache.
-    const keepOutOfCache = secretUse !== undefined || run.secrets.holdsSecret(substituted.text);
+    const keepOutOfCache = secretUse !== undefined || holdsSecret(substituted.text);
     // what a parse or shape problem is told against: the variable that broke the text, if one did
     const subject = {
       raw,
@@ -226,7 +229,7 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
     };
     const parsed = await parseEach(run, [
       { text: substituted.text, source, keepOutOfCache },
-      ...(markedText === undefined ? [] : [{ text: markedText, source, keepOutOfCache: run.secrets.holdsSecret(markedText) }]),
+      ...(markedText === undefined ? [] : [{ text: markedText, source, keepOutOfCache: holdsSecret(markedText) }]),
     ]).catch((err: unknown) => {
       const problem = parseProblem(err, subject, secretUse);
       if (!(problem instanceof CapiGitopsError)) throw problem;

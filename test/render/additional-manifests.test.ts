@@ -2,13 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import YAML from 'yaml';
-import { CORPUS_REPOSITORY } from '../helpers/paths.js';
+import { CORPUS_REPOSITORY, FIXTURES } from '../helpers/paths.js';
 import { ADDITIONAL_MANIFESTS_KEY, appendAdditionalManifests, resolveAdditionalManifests } from '../../src/render/additional-manifests.js';
 import type { ConfigMapObject, ProviderObject, ProviderSpec } from '../../src/manifest/types.js';
 import { throwsDiagnostics } from '../helpers/assertions.js';
 import { corpusUrl, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { runCli } from '../helpers/cli.js';
+import { assertNoSecret } from '../helpers/secret-scan.js';
 
 const UPSTREAM = 'operator phase_load.go';
 
@@ -198,4 +200,55 @@ test(`a Secret of the additional manifests with a value written as it is is refu
   assert.match(placed, /kind: ExternalSecret/);
   for (const file of readdirSync(out, { recursive: true, encoding: 'utf8' }))
     if (file.endsWith('.yaml')) assert.ok(!readFileSync(path.join(out, file), 'utf8').includes(token), file);
+});
+
+test('a Secret of the additional manifests with a value written as it is never reaches the parsed-artifact cache, refused or written inline (docs/secrets.md: the cache never stores a text that holds a secret value)', async () => {
+  const token = 'ghp_AdditionalManifestsCached0123456789';
+  const awsUrl = pathToFileURL(path.join(FIXTURES, 'secrets', 'infrastructure-aws', 'latest', 'infrastructure-components.yaml')).href;
+  const dir = writeTempManifest({
+    'providers.yaml': `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  version: v1.12.0
+  fetchConfig: {url: ${JSON.stringify(corpusUrl('cluster-api', 'latest', 'core-components.yaml'))}}
+---
+apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: InfrastructureProvider
+metadata: {name: aws, namespace: capa-system}
+spec:
+  version: v0.3.0
+  fetchConfig: {url: ${JSON.stringify(awsUrl)}}
+  additionalManifests: {name: extra}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: extra, namespace: capa-system}
+data:
+  manifests: |
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: extra-creds, namespace: capa-system}
+    stringData:
+      token: ${token}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+`,
+  });
+  const secretFile = path.join(dir, '..', 'aws.env');
+  writeFileSync(secretFile, `AWS_B64ENCODED_CREDENTIALS=${Buffer.from('[default]\n').toString('base64')}\n`);
+  const cache = path.join(dir, 'cache');
+  const env = { ...process.env, CAPI_GITOPS_CACHE_KEY: 'a-test-cache-key-of-32-characters' };
+  const render = async (...flags: string[]) =>
+    await runCli(['render', '-f', dir, '-o', path.join(dir, 'out'), '--cache-dir', cache, '--secret-file', secretFile, ...flags], { env });
+  const refused = await render();
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(refused.stderr, /write values into Secret\/capa-system\/extra-creds \(stringData\.token\) as they are/);
+  const inline = await render('--secrets', 'inline', '--allow-secret-values');
+  assert.equal(inline.code, 0, inline.stderr);
+  // the cache is used: the core provider's text is in it
+  assert.ok(readdirSync(path.join(cache, 'parsed')).length > 0);
+  assertNoSecret([token], { dirs: [cache] });
 });
