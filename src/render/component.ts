@@ -111,7 +111,7 @@ export interface ProviderInput {
    * and nothing gives can only be one of its keys (render had it), so it is a secret not given.
    */
   configSecretNotGiven?: boolean;
-  /** With `configSecretNotGiven`: Config.secrets.public, whose names such a variable keeps public. */
+  /** Config.secrets.public: a variable it names is plain wherever it lands, given or not. */
   publicVariables?: ReadonlySet<string>;
   /** A fleet's cluster: hints name no `render --list-variables`, which refuses a fleet. */
   fleetCluster?: boolean;
@@ -195,7 +195,7 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
         ? withAbsentKeys(input.lookup, outcome.variables, input.publicVariables)
         : input.lookup;
     const first = run.substitute(raw, given, artifact, raw === r.components.text ? r.components.sha256 : undefined);
-    const landed = await variablesInSecretData({
+    const landing = await variablesInSecretData({
       raw,
       artifact,
       source,
@@ -205,6 +205,8 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
       parse: run.parse,
       holdsSecret,
     });
+    // a missing variable declared public is plain wherever it lands
+    const landed = new Set([...landing].filter((name) => !input.publicVariables?.has(name)));
     outcome.inSecretData = landed;
     const lookup = secretWhereLanded(given, landed, input.valuesOptional);
     const substituted = landed.size > 0 ? run.substitute(raw, lookup, artifact) : first;

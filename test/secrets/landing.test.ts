@@ -286,6 +286,17 @@ test('render --list-variables masks a Config variable that lands in a Secret, an
   assert.equal(shown.variables.find((v) => v.name === VARIABLE)!.value?.fromSecret, false);
 });
 
+test('a missing variable declared public that lands in a Secret: the hint offers Config.variables, as for any setting', async () => {
+  const { dir } = landingManifest('--env-secret', `secrets:\n  public: [${VARIABLE}]\n`);
+  const missing = await render({ manifestPaths: [dir], command: 'capi-gitops render' }, path.join(tempDir(), 'out')).then(
+    () => assert.fail('rendered'),
+    (err: CapiGitopsError) => err.diagnostics[0]!,
+  );
+  assert.match(missing.message, /value for variable \[AWS_B64ENCODED_CREDENTIALS\] is not set/);
+  assert.doesNotMatch(missing.hint!, /so it is secret|never under `variables:`/);
+  assert.match(missing.hint!, /^set it as data keys of the Secret named by the provider's spec\.configSecret, or under `variables:`/);
+});
+
 test('no hint points at Git for a value that lands in a Secret: the missing-variable hint and the missing-configSecret hint', async () => {
   // a ConfigMap added with additionalManifests takes a plain variable that has no value either
   const { dir } = landingManifest(
