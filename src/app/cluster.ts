@@ -27,6 +27,7 @@ import {
   chartDrawnSecrets,
   chartSecretLeaks,
   chartSecretProblem,
+  drawnSecretNeedles,
   type DrawnSecret,
   urlCredentials,
   urlCredentialProblem,
@@ -522,7 +523,8 @@ async function layOut(
   if (accepted.files.length > 0) {
     inline = [...new Set([...inline, ...accepted.files])].sort(compareStrings);
     files = layOutFiles();
-    // a chart value drawn into a Secret, in any other file (the README's regenerate command)
+    // a chart value drawn into a Secret is secret: masked and redacted from here on, and in no other file (the README's command)
+    if (accepted.drawn.length > 0) options.onSecretValues?.(drawnSecretNeedles(accepted.drawn));
     const leaks = chartSecretLeaks(files, accepted.drawn, new Set(inline));
     if (leaks.length > 0) inTree(() => throwProblems(leaks));
   }

@@ -8,7 +8,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { decodeBase64 } from '../manifest/core-objects.js';
 import YAML from 'yaml';
-import { scanOutput, secretNeedles } from './gate.js';
+import { scanOutput, secretNeedles, type SecretNeedles } from './gate.js';
 
 const SECRET_DOCUMENT = /^kind:\s*["']?Secret["']?\s*$/m;
 
@@ -58,6 +58,11 @@ export function chartSecretProblem(drawn: DrawnSecret): Diagnostic {
   };
 }
 
+/** The values of the Secrets the wiring chart draws: secret, as any value in a Secret's data (masked, redacted, gated). */
+export function drawnSecretNeedles(drawn: readonly DrawnSecret[]): SecretNeedles {
+  return secretNeedles(new Map(drawn.flatMap((d) => [...d.values])));
+}
+
 /**
  * With inline, a drawn Secret's file holds its values by consent; any other file that holds one
  * (the README's regenerate command records `--set key=value`) would commit it unannounced.
@@ -67,8 +72,7 @@ export function chartSecretLeaks(
   drawn: readonly DrawnSecret[],
   exempt: ReadonlySet<string>,
 ): Diagnostic[] {
-  const needles = secretNeedles(new Map(drawn.flatMap((d) => [...d.values])));
-  return scanOutput(files, needles, exempt).map((d) => ({
+  return scanOutput(files, drawnSecretNeedles(drawn), exempt).map((d) => ({
     ...d,
     // scanOutput names the needle's key (`Secret/ns/name section.key`), never the value
     message: `${d.message.replace(/, raw or encoded$/, '')}, which the wiring chart draws from chart values`,

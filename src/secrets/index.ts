@@ -19,7 +19,7 @@ export { readRunSecrets, secretAwareLookup, secretValues, IMAGES_KEY, type Given
 export { taintMarker, type MarkedComponent, type MarkedText } from './taint.js';
 export { substituteSecretWarnings } from './flux-substitute.js';
 export { sopsKeySecretWarnings } from './flux-kustomizations.js';
-export { chartDrawnSecrets, chartSecretLeaks, chartSecretProblem, type DrawnSecret } from './chart-secrets.js';
+export { chartDrawnSecrets, chartSecretLeaks, chartSecretProblem, drawnSecretNeedles, type DrawnSecret } from './chart-secrets.js';
 export { urlCredentials, urlCredentialProblem } from './url-credentials.js';
 export { FleetSecrets, secretNeedles, addSecretValues, containsSecret, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
 

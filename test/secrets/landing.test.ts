@@ -441,3 +441,41 @@ test('--set: a chart value the wiring chart writes into a Secret is refused unde
     delete process.env[VARIABLE];
   }
 });
+
+test('a chart value the wiring chart writes into a Secret, written inline, is a secret of the run: masked under GitHub Actions and redacted from printed lines as any other (onSecretValues)', async () => {
+  const { dir } = landingManifest('--env-secret', 'output: {layout: flux}\ngitops: {chart: ./chart, path: clusters/mgmt}\n');
+  const chart = path.join(dir, 'chart');
+  const builtIn = path.join(PROJECT_ROOT, 'charts', 'flux');
+  cpSync(builtIn, chart, { recursive: true });
+  rmSync(path.join(chart, 'values.schema.json'));
+  writeFileSync(path.join(chart, 'values.yaml'), `${readFileSync(path.join(builtIn, 'values.yaml'), 'utf8')}\ngitPassword: null\n`);
+  writeFileSync(
+    path.join(chart, 'templates', 'git-credentials.yaml'),
+    'apiVersion: v1\nkind: Secret\nmetadata:\n  name: git-credentials\n  namespace: {{Release.namespace}}\nstringData:\n  password: {{quote Values.gitPassword}}\n',
+  );
+  const token = SUITE_SECRETS.landingSecretKey;
+  const values = path.join(tempDir('capi-gitops-landing-values-'), 'values.yaml');
+  writeFileSync(values, `gitPassword: ${token}\n`);
+  const known: string[] = [];
+  process.env[VARIABLE] = B64;
+  try {
+    const out = path.join(tempDir('capi-gitops-landing-'), 'out');
+    await render(
+      {
+        manifestPaths: [dir],
+        command: `capi-gitops render --values ${values}`,
+        envSecrets: [VARIABLE],
+        valuesFiles: [values],
+        secretsStrategy: 'inline',
+        allowSecretValues: true,
+        outputDir: out,
+        onSecretValues: (needles) => known.push(...needles.needles.map(([form]) => form)),
+      },
+      out,
+    );
+    assert.ok(known.includes(B64));
+    assert.ok(known.includes(token), 'the chart value drawn into a Secret is not among the secret values');
+  } finally {
+    delete process.env[VARIABLE];
+  }
+});
