@@ -6,7 +6,7 @@
  * (render/secret-landing.ts).
  */
 import { parse as parseDotenv } from 'dotenv';
-import YAML, { YAMLError } from 'yaml';
+import YAML, { LineCounter, YAMLError, type Document } from 'yaml';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { readBoundedText } from '../manifest/files.js';
@@ -89,23 +89,26 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
     values: {},
     problems: [{ file, ...at, message, expected: EXPECTED_FILE, hint }],
   });
-  let documents: unknown[];
+  const lineCounter = new LineCounter();
+  let parsed: { value: unknown; doc: Document }[];
   try {
-    documents = YAML.parseAllDocuments(text, { schema: 'core' })
+    parsed = YAML.parseAllDocuments(text, { schema: 'core', lineCounter })
       .map((doc) => {
         if (doc.errors.length > 0) throw doc.errors[0];
-        return doc.toJS() as unknown;
+        return { value: doc.toJS() as unknown, doc };
       })
-      .filter((doc) => doc !== null && doc !== undefined);
+      .filter(({ value }) => value !== null && value !== undefined);
   } catch (error) {
     // the YAML parser quotes the offending text, which may be a secret: say where, not what
     const at = error instanceof YAMLError ? error.linePos?.[0] : undefined;
     return unread('is neither a dotenv file nor YAML', `check the syntax of ${file}`, at && { line: at.line, column: at.col });
   }
+  const documents = parsed.map(({ value }) => value);
+  const locate: KeyLocator = (index, keys) => keyAt(parsed[index]?.doc, lineCounter, keys);
   if (documents.some((doc) => isPlainObject(doc) && (doc.kind === 'Secret' || doc.kind === 'List')))
-    return secretManifestValues(documents, file);
-  const parsed = documents.length === 0 ? {} : documents.length === 1 ? documents[0] : undefined;
-  if (!isPlainObject(parsed)) {
+    return secretManifestValues(documents, file, locate);
+  const map = documents.length === 0 ? {} : documents.length === 1 ? documents[0] : undefined;
+  if (!isPlainObject(map)) {
     return unread(
       documents.length > 1 ? 'holds several YAML documents that are not Secrets' : 'is not a map of variables',
       `write ${file} as NAME: "value" lines, or as Secret manifests`,
@@ -113,12 +116,37 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
   }
   const values: Record<string, string> = {};
   const problems: Diagnostic[] = [];
-  for (const [name, value] of Object.entries(parsed)) {
+  for (const [name, value] of Object.entries(map)) {
     if (typeof value === 'string') setOwnValue(values, name, value);
     else if (typeof value === 'number' || typeof value === 'boolean') setOwnValue(values, name, String(value));
-    else problems.push({ file, path: name, message: 'is not a string', expected: 'a string value', hint: 'quote the value' });
+    else
+      problems.push({
+        file,
+        ...locate(0, [name]),
+        path: name,
+        message: 'is not a string',
+        expected: 'a string value',
+        hint: 'quote the value',
+      });
   }
   return { values, problems };
+}
+
+/** Where a key of a parsed document is (by the document's index and the keys down to it), for a problem's line and column. */
+type KeyLocator = (index: number, keys: readonly (string | number)[]) => Pick<Diagnostic, 'line' | 'column'>;
+
+function keyAt(
+  doc: Document | undefined,
+  lineCounter: LineCounter,
+  keys: readonly (string | number)[],
+): Pick<Diagnostic, 'line' | 'column'> {
+  const parent = keys.length > 1 ? doc?.getIn(keys.slice(0, -1), true) : doc?.contents;
+  if (!YAML.isMap(parent)) return {};
+  const pair = parent.items.find((p) => YAML.isScalar(p.key) && String(p.key.value) === String(keys.at(-1)));
+  const offset = YAML.isScalar(pair?.key) ? pair.key.range?.[0] : undefined;
+  if (offset === undefined) return {};
+  const { line, col } = lineCounter.linePos(offset);
+  return { line, column: col };
 }
 
 const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -132,16 +160,17 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 function secretManifestValues(
   documents: unknown[],
   file: string,
+  locate: KeyLocator,
 ): { values: Record<string, string>; problems: Diagnostic[]; secrets: GivenSecret[] } {
   const values: Record<string, string> = {};
   const problems: Diagnostic[] = [];
   const given: GivenSecret[] = [];
   const secrets = documents.flatMap((doc, i) =>
     isPlainObject(doc) && doc.kind === 'List' && Array.isArray(doc.items)
-      ? doc.items.map((item: unknown, j) => ({ item, where: `document ${i + 1}, items[${j}]` }))
-      : [{ item: doc, where: `document ${i + 1}` }],
+      ? doc.items.map((item: unknown, j) => ({ item, where: `document ${i + 1}, items[${j}]`, index: i, keys: ['items', j] }))
+      : [{ item: doc, where: `document ${i + 1}`, index: i, keys: [] }],
   );
-  for (const { item, where } of secrets) {
+  for (const { item, where, index, keys } of secrets) {
     if (!isPlainObject(item) || item.apiVersion !== 'v1' || item.kind !== 'Secret') {
       problems.push({
         file,
@@ -175,7 +204,7 @@ function secretManifestValues(
         continue;
       }
       for (const [key, value] of Object.entries(entries)) {
-        const at = { file, path: `${name}: ${section}.${key}` };
+        const at = { file, ...locate(index, [...keys, section, key]), path: `${name}: ${section}.${key}` };
         const text =
           typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
         if (text === undefined) {

@@ -102,11 +102,27 @@ kind: ConfigMap
 metadata: {name: settings}
 data: {A: b}
 `);
-  assert.match(message, /Secret aws-variables: data\.AWS_B64ENCODED_CREDENTIALS: is not base64/);
+  // each at the key's file:line:column, as every problem is
+  assert.match(message, /secrets\.yaml:5:3: error: Secret aws-variables: data\.AWS_B64ENCODED_CREDENTIALS: is not base64/);
   assert.match(message, /document 2: is not a v1 Secret/);
   assert.match(message, /credentials\.ini: is not a variable name/);
   // what used to be said of a manifest ("metadata: is not a string … quote the value") is gone
   assert.doesNotMatch(message, /quote the value/);
+});
+
+test('a value that is not a string is told at its key: in a Secret of a kind: List, and in a YAML map', async () => {
+  const list = await problems(`apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Secret
+  metadata: {name: aws-variables}
+  stringData:
+    AWS_B64ENCODED_CREDENTIALS: [${TOKEN}]
+`);
+  assert.match(list, /secrets\.yaml:8:5: error: Secret aws-variables: stringData\.AWS_B64ENCODED_CREDENTIALS: is not a string/);
+  const map = await problems(`OTHER: "1"\nTOKEN: {value: ${TOKEN}}\n`);
+  assert.match(map, /secrets\.yaml:2:1: error: TOKEN: is not a string/);
 });
 
 test('several documents that are not Secrets are refused as such', async () => {
