@@ -151,6 +151,9 @@ export interface SecretNotGiven {
   file?: string;
   line?: number;
   column?: number;
-  /** Keys declared public that those providers use and no other input gives: the render took their defaults. */
+  /**
+   * Keys declared public that those providers use and no other input gives: the render took
+   * their defaults (a placeholder for one without).
+   */
   publicKeys: string[];
 }

@@ -156,7 +156,7 @@ function notGivenLines(flags: CheckFlags, secretsNotGiven: readonly SecretNotGiv
     return (
       needed +
       `  it may hold ${s.publicKeys.join(', ')}, declared public (Config.secrets.public) and given by no other input: ` +
-      'this check took the defaults, so the files above may differ by that alone; ' +
+      'this check took their defaults (a placeholder for one without), so the files above may differ by that alone; ' +
       `to compare with the Secret, run: ${check}; or move such keys from the Secret to Config.variables\n`
     );
   });
@@ -174,7 +174,7 @@ function defaultedPublicKeys(flags: DiffFlags, secretsNotGiven: readonly SecretN
       const rerun = fullDiffCommand(flags, [placeholder]).replace(/ --format text$/, '');
       return (
         `warning: this diff was not given Secret ${s.secret} (spec.configSecret of ${s.objects.join(', ')}), which may hold ` +
-        `${s.publicKeys.join(', ')}, declared public: the render took their defaults, so the changes shown may be that alone\n` +
+        `${s.publicKeys.join(', ')}, declared public: the render took their defaults (a placeholder for one without), so the changes shown may be that alone\n` +
         `  hint: run ${rerun}, with the path of the file that holds the Secret in place of ${placeholder}\n`
       );
     });

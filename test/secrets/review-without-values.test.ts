@@ -538,6 +538,8 @@ test('external-secrets: a key declared public that the release needs without a d
     checked.stdout,
   );
   assert.equal(told?.[1], `capi-gitops check -f mc -f ${PLACEHOLDER} -o out`);
+  // AWS_REGION has no default: the check took a placeholder, and says so
+  assert.match(checked.stdout, /this check took their defaults \(a placeholder for one without\)/);
   const withSecret = await cli(told![1]!.replace(PLACEHOLDER, away).split(' ').slice(1));
   assert.equal(withSecret.code, 0, withSecret.stdout + withSecret.stderr);
   assertNoSecret(SECRETS, { texts: { stdout: checked.stdout, stderr: checked.stderr } });
