@@ -373,11 +373,20 @@ export function runSourceWords(flags: SourceFlags): string[] {
 }
 
 /**
+ * A path the shell names for a pipe (`--secret-file <(vault read …)`, `-f <(kubectl get secret …)`):
+ * gone once the command that was run ends, and numbered as the shell pleases. A command to run
+ * later names it by a placeholder, the same on every run; read back from a README, it stays one.
+ */
+const PIPE_PATH = /^\/(?:dev\/stdin|dev\/fd\/\d+|proc\/(?:self|\d+)\/fd\/\d+)$/;
+const PIPE_PLACEHOLDER = '<file-given-through-a-pipe>';
+
+/**
  * The command that regenerates the output, run from `base` (the working directory): relative paths
  * only. `placeholders`: -f words, written as they are, for files this run was not given.
  */
 export function regenerateCommand(flags: RenderFlags, withSecretSources = true, base = process.cwd(), placeholders: string[] = []): string {
-  const relativePath = (file: string) => relativeTo(file, base);
+  const relativePath = (file: string) =>
+    PIPE_PATH.test(path.resolve(file)) || path.basename(file) === PIPE_PLACEHOLDER ? PIPE_PLACEHOLDER : relativeTo(file, base);
   const words = ['capi-gitops', 'render'];
   for (const f of flags.file ?? []) words.push('-f', relativePath(f));
   if (flags.namespace) words.push('--namespace', flags.namespace);
@@ -393,7 +402,7 @@ export function regenerateCommand(flags: RenderFlags, withSecretSources = true, 
   }
   for (const v of flags.values ?? []) words.push('--values', relativePath(v));
   words.push(...setFlagWords(flags));
-  const command = words.map(shellWord);
+  const command = words.map((word) => (word === PIPE_PLACEHOLDER ? word : shellWord(word)));
   // after the -f paths: a placeholder is the user's to fill in, never quoted
   command.splice(2 + 2 * (flags.file?.length ?? 0), 0, ...placeholders.flatMap((p) => ['-f', p]));
   return command.join(' ');
