@@ -167,6 +167,7 @@ function describeError(error: ErrorObject, root: AnySchemaObject, access: Source
         formatMismatch(path, parent)
       );
     case 'pattern':
+      return privateKeyFinding(path, error.data) ?? formatMismatch(path, parent);
     case 'maxLength':
     case 'anyOf':
       return formatMismatch(path, parent);
@@ -206,6 +207,20 @@ function formatMismatch(path: FieldPath, schema: AnySchemaObject): SchemaProblem
     message: `is not a valid ${title}`,
     expected: describeSchema(schema) ?? (typeof schema.pattern === 'string' ? `a value matching ${schema.pattern}` : undefined),
     hint: describeSchema(schema) ? 'change the value to the form described above' : 'see schema/capi-gitops.schema.json',
+  };
+}
+
+/** An age private key where a recipient (its public key) goes: the file holding it may already be in Git. */
+function privateKeyFinding(path: FieldPath, data: unknown): SchemaProblem | undefined {
+  if (typeof data !== 'string' || !/^\s*AGE-SECRET-KEY-/i.test(data)) return undefined;
+  return {
+    path,
+    at: 'value',
+    message: 'is an age identity (a private key), not a recipient',
+    expected: 'an age recipient (public key, age1…), as `age-keygen -y <key file>` prints it',
+    hint:
+      'put the recipient `age-keygen -y <key file>` prints in its place; if this file was committed or shared, ' +
+      'make a new key (age-keygen -o <new key file>), use its recipient, and re-encrypt with it',
   };
 }
 

@@ -99,6 +99,26 @@ test(
 );
 
 test(
+  'sops: a private age key pasted where a recipient goes is told as a key to replace and rotate, and its text is never printed',
+  { skip: AGE_MISSING },
+  async () => {
+    const { recipient, identity } = ageKey();
+    const dir = vaultManifest({
+      config: `secrets:\n  public: [EXP_MACHINE_POOL]\n  strategy: sops\n  sops:\n    ageRecipients: [${recipient}, ${identity}]\n`,
+    });
+    const out = path.join(tempDir('capi-gitops-sops-identity-pasted-'), 'out');
+    const result = await runCli(['render', '-f', dir, '-o', out]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      /:\d+:\d+: error: Config: secrets\.sops\.ageRecipients\[1\]: is an age identity \(a private key\), not a recipient/,
+    );
+    assert.match(result.stderr, /hint: put the recipient `age-keygen -y <key file>` prints in its place.*make a new key/);
+    assert.ok(!result.stderr.includes(identity.slice(15)) && !result.stdout.includes(identity.slice(15)), 'the private key is not printed');
+  },
+);
+
+test(
   'sops: with an age identity at hand that is no recipient of the file, the run warns that it re-encrypted the file, instead of a check that render never brings up to date',
   { skip: AGE_MISSING },
   async () => {
