@@ -13,10 +13,18 @@ const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
 type HandledSignal = keyof typeof SIGNAL_NUMBERS;
 
 let handling: Promise<number> | undefined;
+// the command, when it is one that never writes (check, diff, plan, convert without --in-place)
+let readOnlyCommand: string | undefined;
+
+/** The run's command when it writes nothing (undefined otherwise), so an interrupt does not speak of the output as kept. */
+export function setReadOnlyCommand(command: string | undefined): void {
+  readOnlyCommand = command;
+}
 
 /** The line printed once the run has settled. */
 function interruptMessage(signal: NodeJS.Signals, committed: readonly string[]): string {
   const cleaned = 'the temporary files it had started were removed';
+  if (readOnlyCommand !== undefined) return `capi-gitops: interrupted by ${signal}; ${readOnlyCommand} writes nothing, and ${cleaned}`;
   return committed.length === 0
     ? `capi-gitops: interrupted by ${signal} before anything was written: the output directory, the lockfile and the manifest are as they were; ${cleaned}`
     : `capi-gitops: interrupted by ${signal} after the write finished (${committed.join('; ')}): what was written is complete; ${cleaned}`;

@@ -24,7 +24,7 @@ import { clusterctlWordHint, completeSuggestions, type Invocation } from './hint
 import { registerEnvironmentSecrets } from '../core/redact.js';
 import { startRun } from '../core/run-state.js';
 import { InterruptedError } from '../core/interrupt.js';
-import { installInterruptHandlers, interruptedExit } from './interrupts.js';
+import { installInterruptHandlers, interruptedExit, setReadOnlyCommand } from './interrupts.js';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -366,8 +366,12 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
   const program = buildProgram();
   // The command that runs and its flags: failures are reported in its terms (--json, hints).
   let invoked: { name: string; flags: Invocation & { json?: boolean; inPlace?: boolean } } | undefined;
+  // a command that never writes (check, diff, plan, convert without --in-place) does not say "nothing was written"
+  const writesNothing = () =>
+    ['check', 'diff', 'plan'].includes(invoked?.name ?? '') || (invoked?.name === 'convert' && !invoked.flags.inPlace);
   program.hook('preAction', (_root, action) => {
     invoked = { name: action.name(), flags: action.opts() };
+    setReadOnlyCommand(writesNothing() ? invoked.name : undefined);
   });
   const flagArguments = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
   const jsonRequested = () => invoked?.flags.json ?? flagArguments.includes('--json');
@@ -410,9 +414,7 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
       streams.stderr.write(diagnostics.map(formatDiagnostic).join('\n') + '\n');
       if (notShown > 0)
         streams.stderr.write(`${notShown} more problems not shown (the first ${MAX_REPORTED_PROBLEMS} are, in file and line order)\n`);
-      // a command that never writes (check, diff, plan, convert without --in-place) says only how many
-      const readOnly = ['check', 'diff', 'plan'].includes(invoked?.name ?? '') || (invoked?.name === 'convert' && !invoked.flags.inPlace);
-      if (!readOnly) streams.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');
+      if (!writesNothing()) streams.stderr.write(n > 1 ? `${n} problems; nothing was written\n` : 'nothing was written\n');
       else if (n > 1) streams.stderr.write(`${n} problems\n`);
       if (jsonRequested()) streams.stdout.write(failureDocument(commandName(), diagnostics, undefined, notShown));
       return EXIT_FAILED;

@@ -256,3 +256,21 @@ test('CLI: SIGTERM while a manifest is read, SIGINT while the staging tree is bu
   assert.equal(outcomes.length, 3);
   t.diagnostic(`states the runs ended in: ${outcomes.join(', ')}`);
 });
+
+test('CLI: SIGINT during check (a command that never writes) says it writes nothing, not that the output and lockfile are as they were', async () => {
+  const fifo = path.join(tempDir(), 'generated.yaml');
+  execFileSync('mkfifo', [fifo]);
+  const args = ['check', '-f', fifo, '-o', path.join(tempDir(), 'out')];
+  const child = spawn(process.execPath, [CLI, ...args], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const closed = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+  // opening the pipe's other end returns once check has opened it to read: the run is under way
+  const writer = await open(fifo, 'w');
+  child.kill('SIGINT');
+  assert.equal(await closed, 'SIGINT', stderr);
+  await writer.close();
+  const last = stderr.trimEnd().split('\n').at(-1)!;
+  assert.match(last, /^capi-gitops: interrupted by SIGINT; check writes nothing, and the temporary files it had started were removed$/);
+  assert.doesNotMatch(stderr, /before anything was written|lockfile/);
+});
