@@ -169,8 +169,10 @@ function refusal(field: TaintedField, landed: ReadonlyMap<string, string> = new 
 
 /** What a strategy needs whether or not this render has secrets to place. */
 function strategyProblems(input: SecretsInput): Diagnostic[] {
-  const problem = (path: string, message: string, expected: string, hint: string, located = true): Diagnostic[] => [
-    { ...(located ? input.locateConfig?.(['secrets', ...path.split('.')]) : {}), object: 'Config.secrets', path, message, expected, hint },
+  const problem = (path: string, message: string, expected: string, hint: string, fromConfig = true): Diagnostic[] => [
+    fromConfig
+      ? { ...input.locateConfig?.(['secrets', ...path.split('.')]), object: 'Config.secrets', path, message, expected, hint }
+      : { object: '--secrets', message, expected, hint },
   ];
   if (input.strategy === 'flux-substitute' && input.layout !== 'flux') {
     return problem(
@@ -178,7 +180,7 @@ function strategyProblems(input: SecretsInput): Diagnostic[] {
       `the flux-substitute strategy needs the flux layout, and the output layout is ${input.layout}`,
       'Flux Kustomizations that substitute the values (--layout flux)',
       'add --layout flux (or Config output.layout: flux), or choose --secrets external-secrets or --secrets sops',
-      // the strategy may come from --secrets: the Config's field only when it chose it
+      // the strategy may come from --secrets: the Config's field only when it chose it, else the flag
       input.config.strategy === input.strategy,
     );
   }

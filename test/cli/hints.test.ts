@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../helpers/paths.js';
 import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
-import { CLI, runCli } from '../helpers/cli.js';
+import { CLI, exampleCopy, runCli } from '../helpers/cli.js';
 import { completeSuggestions } from '../../src/cli/hints.js';
 
 /** A directory holding a `capi-gitops` that runs the CLI under test, to put first on PATH. */
@@ -345,4 +345,23 @@ test("check prints its suggested commands and the README's recorded one redacted
     assert.match(checked.stdout, json.length ? /"upToDate": false/ : /to regenerate, run: capi-gitops render/);
     assert.doesNotMatch(checked.stdout + checked.stderr, new RegExp(token));
   }
+});
+
+test('render --secrets flux-substitute outside the flux layout names the flag that chose the strategy, not Config.secrets', async () => {
+  const root = exampleCopy();
+  const result = await runCli([
+    'render',
+    '-f',
+    path.join(root, 'management-cluster'),
+    '-o',
+    path.join(root, 'out'),
+    '--secrets',
+    'flux-substitute',
+  ]);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(
+    result.stderr,
+    /^error: --secrets: the flux-substitute strategy needs the flux layout, and the output layout is kustomize$/m,
+  );
+  assert.doesNotMatch(result.stderr, /Config\.secrets/);
 });
