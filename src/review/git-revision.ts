@@ -125,19 +125,28 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
       hint: 'git fetch the base branch first (actions/checkout with fetch-depth: 0), then run the command again',
     });
   }
-  const root = await mkdtemp(path.join(os.tmpdir(), 'capi-gitops-base-'));
   // the revision's manifest (its Secrets too) does not outlive a Ctrl-C: the removal waits for the
-  // file being made, and the next one stops the run, so nothing is made in the tree after rm
-  let making: Promise<unknown> = Promise.resolve();
+  // file being made (the directory itself first), and the next one stops the run, so nothing is
+  // made in the tree after rm
+  const created = mkdtemp(path.join(os.tmpdir(), 'capi-gitops-base-'));
+  let making: Promise<unknown> = created.catch(() => undefined);
   const make = <T>(work: () => Promise<T>): Promise<T> => {
     throwIfInterrupted();
     const made = work();
     making = made.catch(() => undefined);
     return made;
   };
-  const remove = () => making.then(() => rm(root, { recursive: true, force: true }));
+  const remove = () =>
+    making.then(() =>
+      created.then(
+        (made) => rm(made, { recursive: true, force: true }),
+        () => undefined,
+      ),
+    );
   const withdraw = onInterrupt(remove);
+  let root = '';
   try {
+    root = await created;
     const materialized = new Set<string>();
     const owned = new Set<string>();
     const secretFiles: string[] = [];
