@@ -20,7 +20,8 @@
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { DOCKER_HUB, parseImage } from '../../core/image-reference.js';
 import { sha256Hex } from '../../core/digest.js';
-import { SourceClient } from '../base/client.js';
+import { isPlainObject } from '../../core/kobject.js';
+import { parseJsonBody, SourceClient } from '../base/client.js';
 import { HttpError, isLoopbackHost, redactUrl, type HttpResponse } from '../base/http.js';
 import { networkFailureHint } from '../base/unreachable.js';
 import type { NetworkSourceOptions } from '../request.js';
@@ -275,6 +276,7 @@ async function digestOf(client: RegistryClient, base: string, location: ImageLoc
         expected: `${header} (Docker-Content-Digest)`,
         hint: `received bytes have ${digest}; the registry or something in between altered it — do not use it`,
       });
+    checkManifestBody(got.body, named, location);
   }
   if (location.digest !== undefined && digest !== location.digest)
     throw new CapiGitopsError({
@@ -304,6 +306,26 @@ function check(response: HttpResponse, method: string, url: string, named: strin
     throw new CapiGitopsError({
       message: `${named}:${location.reference} is served as ${type}, which is not an image manifest or index`,
       expected: `one of ${IMAGE_MANIFEST_TYPES.join(', ')}`,
+      hint: 'push the image again with a current client (schema 1 manifests have no stable digest)',
+    });
+}
+
+/**
+ * The bytes a digest is taken of must be an image manifest or index (schema 2): the sha256 of
+ * anything else pins what no node can pull.
+ */
+function checkManifestBody(body: Buffer, named: string, location: ImageLocation): void {
+  const document = parseJsonBody(body);
+  if (!isPlainObject(document))
+    throw new CapiGitopsError({
+      message: `the manifest ${named} serves for ${location.reference} is not JSON`,
+      expected: 'an image manifest or index (JSON)',
+      hint: 'check the registry address and the image overrides (Config images): a proxy or a web server may be answering in its place',
+    });
+  if (document.schemaVersion !== 2)
+    throw new CapiGitopsError({
+      message: `the manifest ${named} serves for ${location.reference} has schemaVersion ${JSON.stringify(document.schemaVersion ?? null)}, not 2`,
+      expected: 'an image manifest or index of schema 2',
       hint: 'push the image again with a current client (schema 1 manifests have no stable digest)',
     });
 }

@@ -1,0 +1,82 @@
+/**
+ * Image digests (src/sources/oci/image-digests.ts) from a hostile registry on 127.0.0.1: a node:http
+ * server answering the distribution API as no real registry should. Each answer is a problem at
+ * the image, never a digest pinned for something that is not a manifest, and never more read than
+ * a manifest may be (4 MiB: oras-go registry/remote/repository.go defaultMaxMetadataBytes,
+ * distribution registry/handlers/manifests.go maxManifestBodySize).
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { askImageDigests } from '../../src/sources/oci/image-digests.js';
+import { forgetUnreachableHosts } from '../../src/sources/base/unreachable.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
+
+const MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
+/** Bytes the server wrote for the endless manifest, to show the client stopped early. */
+let endlessWritten = 0;
+let server: http.Server;
+let host = '';
+
+/** Each repository answers its manifests one way; HEAD never has a Docker-Content-Digest, so the digest is read by GET. */
+function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
+  if (req.url === '/v2/') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  const repository = /^\/v2\/(.+)\/manifests\//.exec(req.url ?? '')?.[1];
+  if (req.method === 'HEAD') return void res.writeHead(200, { 'content-type': MANIFEST }).end();
+  if (repository === 'not-json') return void res.writeHead(200, { 'content-type': MANIFEST }).end('{"schemaVersion": 2, "config": ');
+  if (repository === 'schema-1') return void res.writeHead(200, { 'content-type': MANIFEST }).end('{"schemaVersion": 1, "fsLayers": []}');
+  if (repository === 'endless') {
+    res.writeHead(200, { 'content-type': MANIFEST });
+    const chunk = Buffer.alloc(256 * 1024, 0x20);
+    const write = (): void => {
+      // 64 MiB at most, whatever the client does: the test's own bound
+      while (endlessWritten < 64 * 1024 * 1024 && !res.destroyed) {
+        endlessWritten += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', write);
+      }
+      res.end();
+    };
+    res.on('error', () => undefined);
+    return write();
+  }
+  res.writeHead(404, { 'content-type': 'application/json' }).end('{"errors":[{"code":"MANIFEST_UNKNOWN"}]}');
+}
+
+before(async () => {
+  server = http.createServer(answer);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+async function ask(repository: string) {
+  forgetUnreachableHosts();
+  const image = `${host}/${repository}:v1.0.0`;
+  const dockerConfig = tempDir('capi-gitops-docker-config-');
+  const { digests, problems } = await askImageDigests([{ image, uses: [{ where: 'container manager of Deployment capi-system/x' }] }], {
+    env: { DOCKER_CONFIG: dockerConfig, HOME: dockerConfig },
+    http: { retries: 0 },
+  });
+  return { digest: digests.get(image), messages: problems.map((p) => `${p.diagnostic.message}\n  hint: ${p.diagnostic.hint ?? ''}`) };
+}
+
+test('a manifest body that is not JSON pins no digest: it is a problem at the image naming the registry', async () => {
+  const { digest, messages } = await ask('not-json');
+  assert.equal(digest, undefined, 'the sha256 of bytes that are no manifest is not a digest to pin');
+  assert.equal(messages.length, 1);
+  assert.match(
+    messages[0]!,
+    new RegExp(`image ${host}/not-json:v1\\.0\\.0 \\(container manager of Deployment capi-system/x\\): .*not JSON`),
+  );
+});
+
+test('a schema 1 manifest (no stable digest) pins no digest', async () => {
+  const { digest, messages } = await ask('schema-1');
+  assert.equal(digest, undefined);
+  assert.match(messages.join('\n'), /schemaVersion 1/);
+  assert.match(messages.join('\n'), /push the image again with a current client/);
+});
