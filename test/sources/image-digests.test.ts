@@ -80,3 +80,12 @@ test('a schema 1 manifest (no stable digest) pins no digest', async () => {
   assert.match(messages.join('\n'), /schemaVersion 1/);
   assert.match(messages.join('\n'), /push the image again with a current client/);
 });
+
+test('an endless manifest is cut at 4 MiB, as oras-go and distribution bound a manifest, not read to the 64 MiB download cap', async () => {
+  endlessWritten = 0;
+  const { digest, messages } = await ask('endless');
+  assert.equal(digest, undefined);
+  assert.match(messages.join('\n'), /larger than the 4 MiB/);
+  assert.doesNotMatch(messages.join('\n'), /cannot reach registry/, 'the registry answered: it sent too much');
+  assert.ok(endlessWritten < 32 * 1024 * 1024, `the server wrote ${endlessWritten} bytes before the client stopped`);
+});

@@ -144,6 +144,8 @@ export interface HttpRequest {
   /** Which statuses `httpFetch` retries; `isRetryableStatus` by default. */
   retryableStatus?: (status: number) => boolean;
   onBytes?: (received: number, total: number | undefined) => void;
+  /** A cap below the policy's for this request's body (an image manifest's 4 MiB). */
+  maxBytes?: number;
 }
 
 export interface HttpResponse {
@@ -359,7 +361,8 @@ export async function httpFetchOnce(request: HttpRequest, policy: HttpPolicy): P
         continue;
       }
 
-      const body = await readBody(response, hopUrl, method, policy, request.onBytes, failure);
+      const cap = request.maxBytes === undefined ? policy : { ...policy, maxBytes: Math.min(request.maxBytes, policy.maxBytes) };
+      const body = await readBody(response, hopUrl, method, cap, request.onBytes, failure);
       return { url: hopUrl.href, status: response.status, statusText: response.statusText, headers: response.headers, body };
     }
   } finally {

@@ -71,9 +71,12 @@ export class RegistryClient {
     this.origin = new URL(this.base).origin;
   }
 
-  /** GET with the current authorization; one 401 is answered by authenticating and asking again. */
-  get(url: string, headers: Record<string, string>): Promise<HttpResponse> {
-    return this.request('GET', url, headers);
+  /**
+   * GET with the current authorization; one 401 is answered by authenticating and asking again.
+   * `maxBytes` caps the body below the run's download cap (a manifest).
+   */
+  get(url: string, headers: Record<string, string>, maxBytes?: number): Promise<HttpResponse> {
+    return this.request('GET', url, headers, maxBytes);
   }
 
   /** HEAD, authenticated as `get` (a manifest's digest without its body). */
@@ -81,11 +84,11 @@ export class RegistryClient {
     return this.request('HEAD', url, headers);
   }
 
-  private async request(method: 'GET' | 'HEAD', url: string, headers: Record<string, string>): Promise<HttpResponse> {
-    let response = await this.send(method, url, headers);
+  private async request(method: 'GET' | 'HEAD', url: string, headers: Record<string, string>, maxBytes?: number): Promise<HttpResponse> {
+    let response = await this.send(method, url, headers, maxBytes);
     if (response.status !== 401) return response;
     this.authorization = await this.authenticate(parseChallenge(response.headers.get('www-authenticate')), method, url);
-    response = await this.send(method, url, headers);
+    response = await this.send(method, url, headers, maxBytes);
     if (response.status === 401) {
       throw this.client.error(`registry ${this.ref.registry} rejected the credentials (HTTP 401 on ${method} ${redactUrl(url)})`, {
         hint: this.withheldHint() ?? this.credentialHints.check,
@@ -94,11 +97,12 @@ export class RegistryClient {
     return response;
   }
 
-  private send(method: 'GET' | 'HEAD', url: string, headers: Record<string, string>): Promise<HttpResponse> {
+  private send(method: 'GET' | 'HEAD', url: string, headers: Record<string, string>, maxBytes?: number): Promise<HttpResponse> {
     return this.transport(() =>
       this.client.send({
         url,
         method,
+        maxBytes,
         headers: this.authorization ? { ...headers, authorization: this.authorization } : headers,
         credentialOrigin: this.origin,
         allowInsecure: this.ref.plainHttp,
@@ -113,7 +117,10 @@ export class RegistryClient {
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
       const tlsToPlain = !this.ref.plainHttp && /EPROTO|wrong version number|ssl/i.test(error.message);
-      throw this.client.error(`cannot reach registry ${this.ref.registry}: ${error.message}`, {
+      // a registry that sent more than a body may hold was reached: it answered too much
+      const failed =
+        error.failure === 'too-large' ? `registry ${this.ref.registry} answered too much` : `cannot reach registry ${this.ref.registry}`;
+      throw this.client.error(`${failed}: ${error.message}`, {
         hint: tlsToPlain
           ? `the registry does not speak TLS; for a plain-HTTP registry write the reference as ${plainHttpReference(this.ref)}`
           : undefined,

@@ -39,6 +39,12 @@ export const IMAGE_MANIFEST_TYPES = [
   'application/vnd.docker.distribution.manifest.v2+json',
 ];
 const ACCEPT = IMAGE_MANIFEST_TYPES.join(', ');
+/**
+ * The largest manifest read: oras-go's defaultMaxMetadataBytes (registry/remote/repository.go) and
+ * distribution's maxManifestBodySize (registry/handlers/manifests.go), 4 MiB. A real image's
+ * manifest or index is a few KB; the run's 64 MiB download cap is for artifacts.
+ */
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 const DOCKER_HUB_API = 'registry-1.docker.io';
 const DOCKER_CONFIG_FILE = 'the Docker config file ($DOCKER_CONFIG/config.json, else ~/.docker/config.json)';
 
@@ -266,7 +272,7 @@ async function digestOf(client: RegistryClient, base: string, location: ImageLoc
   let digest = SHA256_DIGEST.test(announced) ? announced : undefined;
   if (digest === undefined) {
     // No usable Docker-Content-Digest: the manifest's own bytes say it.
-    const got = await client.get(url, { accept: ACCEPT });
+    const got = await client.get(url, { accept: ACCEPT }, MAX_MANIFEST_BYTES);
     check(got, 'GET', url, named, location);
     digest = `sha256:${sha256Hex(got.body)}`;
     const header = got.headers.get('docker-content-digest');
