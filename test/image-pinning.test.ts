@@ -776,6 +776,11 @@ test(
     assert.ok(diagnostic, messages(error));
     assert.doesNotMatch(diagnostic.hint ?? '', /update --images/);
     assert.match(error.message, /cluster us-1/);
+    // at the image's line in the us-1 entry, as a single cluster's lock tells it, not at the lockfile alone
+    const lockLines = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8').split('\n');
+    const imageLine = lockLines.findIndex((l) => l.endsWith(`- image: ${moved}`)) + 1;
+    assert.ok(imageLine > 0);
+    assert.deepEqual([diagnostic.file, diagnostic.line, diagnostic.column], [path.join(dir, 'capi-gitops.lock.yaml'), imageLine, 9]);
     const refused = await rejection(update(options(dir), { images: true, providers: ['cluster-api'] }));
     assert.match(refused.message, /update works on a single cluster/);
 

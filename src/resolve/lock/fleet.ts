@@ -17,7 +17,15 @@ export function clusterLockView(lock: Lockfile | undefined, cluster: string): Lo
   const entries = lock.entries
     .filter((e) => e.clusters === undefined || e.clusters.includes(cluster))
     .map(({ clusters: _, ...entry }) => entry);
-  return normalizeLockfile({ entries });
+  const view = normalizeLockfile({ entries });
+  // a problem at one of the view's entries is told at that cluster's entry in the fleet's lockfile
+  const locate = lock.locate;
+  if (locate)
+    Object.defineProperty(view, 'locate', {
+      value: ((at) => locate('kind' in at ? { ...at, cluster } : at)) satisfies Lockfile['locate'],
+      enumerable: false,
+    });
+  return view;
 }
 
 /**

@@ -80,10 +80,18 @@ function locator(root: YamlNode, lineCounter: InstanceType<typeof YAML.LineCount
   };
   const list = (node: unknown): unknown[] => (YAML.isSeq(node) ? node.items : []);
   const items = list(YAML.isMap(root) ? root.get('entries', true) : undefined).filter((item): item is YAMLMap => YAML.isMap(item));
+  // an entry that lists no clusters pins every cluster of a fleet
+  const pins = (item: YAMLMap, cluster: string | undefined) =>
+    cluster === undefined ||
+    !YAML.isSeq(item.get('clusters', true)) ||
+    list(item.get('clusters', true)).some((c) => YAML.isScalar(c) && c.value === cluster);
   return (where) => {
-    if ('cluster' in where)
+    if (!('kind' in where))
       return at(items.flatMap((item) => list(item.get('clusters', true))).find((c) => YAML.isScalar(c) && c.value === where.cluster));
-    const item = items.find((i) => i.get('kind') === where.kind && i.get('name') === where.name && i.get('namespace') === where.namespace);
+    const item = items.find(
+      (i) =>
+        i.get('kind') === where.kind && i.get('name') === where.name && i.get('namespace') === where.namespace && pins(i, where.cluster),
+    );
     // the image's `- image:`, the field's value, else the entry's first key
     const image =
       where.image === undefined ? undefined : list(item?.get('images', true)).find((i) => YAML.isMap(i) && i.get('image') === where.image);

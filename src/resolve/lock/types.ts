@@ -73,9 +73,11 @@ export interface Lockfile {
   /**
    * A lockfile read from a file: where its text writes an entry (a field's value, one of its
    * images, else the entry) or lists a cluster, for problems found after reading (`--frozen`).
-   * Not enumerable.
+   * An identity with `cluster` is that cluster's entry in a fleet's lock. Not enumerable.
    */
-  locate?: (at: (LockIdentity & { field?: string; image?: string }) | { cluster: string }) => { line: number; column: number } | undefined;
+  locate?: (
+    at: (LockIdentity & { field?: string; image?: string; cluster?: string }) | { cluster: string },
+  ) => { line: number; column: number } | undefined;
 }
 
 /** What the manifest asks for one component; a lock entry satisfies it or not (lockSatisfies). */
