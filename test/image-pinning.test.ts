@@ -801,6 +801,36 @@ test(
 );
 
 test(
+  "the fleet's moved-tag hint followed literally where the entry locks that image alone: the `images:` left empty reads as none, and the render pins the new digest",
+  { skip },
+  async () => {
+    const one = 'registry.k8s.io/cluster-api/cluster-api-controller:v1.0.0';
+    for (const mirror of ['alone-a', 'alone-b'])
+      await pushImage(registry.url, `${mirror}/cluster-api-controller`, 'v1.0.0', { content: mirror });
+    const overlay = (name: string, mirror: string) => `- name: ${name}\n  images:\n    all:\n      repository: ${front.host}/${mirror}\n`;
+    const dir = manifestDir(`pinImages: true\nclusters:\n${overlay('eu-1', 'alone-a')}${overlay('us-1', 'alone-b')}`, {
+      init: one,
+      manager: one,
+    });
+    const out = path.join(tempDir(), 'out');
+    await render(options(dir), out);
+    const moved = `${front.host}/alone-b/cluster-api-controller:v1.0.0`;
+    const second = await pushImage(registry.url, 'alone-b/cluster-api-controller', 'v1.0.0', { content: 'rebuilt' });
+    const hint = (await rejection(render(options(dir, { frozen: true }), out))).diagnostics[0]?.hint ?? '';
+    assert.match(hint, /delete the two lines of .* \(its `- image:` and `digest:`\) from every lockfile entry that lists it/);
+
+    const lockPath = path.join(dir, 'capi-gitops.lock.yaml');
+    const text = readFileSync(lockPath, 'utf8');
+    const lines = new RegExp(`^ *- image: ${moved.replace(/[.]/g, '\\.')}\\n *digest: sha256:[0-9a-f]{64}\\n`, 'm');
+    assert.match(text, lines);
+    writeFileSync(lockPath, text.replace(lines, ''));
+    await render(options(dir), out);
+    assert.ok(readFileSync(lockPath, 'utf8').includes(`- image: ${moved}\n        digest: ${second.digest}`));
+    await render(options(dir, { frozen: true }), out);
+  },
+);
+
+test(
   'a registry warning in a fleet is told once, naming every cluster that asked that registry, not the first alone',
   { skip },
   async () => {

@@ -199,7 +199,10 @@ export class LockReader {
       files: files as LockedFile[],
     };
     if (contract !== undefined) entry.contract = contract;
-    if (fields.has('images')) {
+    // `images:` with nothing under it (its last image's two lines deleted, as a moved tag's hint in a fleet says) locks none
+    const imagesNode = fields.get('images')?.value;
+    const noImages = imagesNode === null || (YAML.isScalar(imagesNode) && imagesNode.value === null);
+    if (fields.has('images') && !noImages) {
       const images = (this.sequence(fields, node, at, 'images') ?? []).map((image, index) =>
         this.imageEntry(image, `${at}.images[${index}]`),
       );
