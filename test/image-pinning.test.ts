@@ -392,7 +392,15 @@ test(
     await closed.stop();
     const unreachable = manifestDir(`pinImages: true\nimages:\n  all:\n    repository: ${host}/gone\n`);
     const out = path.join(tempDir(), 'out');
-    const gone = messages(await rejection(render(options(unreachable), out)));
+    const goneError = await rejection(render(options(unreachable), out));
+    const gone = messages(goneError);
+    // told where the manifest chose the registry: the Config images key of the mirror, at its line and column
+    const config = readFileSync(path.join(unreachable, 'providers.yaml'), 'utf8').split('\n');
+    const [at] = goneError.diagnostics;
+    assert.deepEqual(
+      [at?.file, at?.line, at?.column],
+      [path.join(unreachable, 'providers.yaml'), config.findIndex((l) => l.startsWith('  all:')) + 1, 3],
+    );
     assert.match(
       gone,
       new RegExp(

@@ -204,13 +204,18 @@ async function resolveRegistry(registry: string, locations: ImageLocation[], run
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     const network = networkFailureHint(error.failure)?.split(';')[0] ?? 'check the registry address';
+    // where the manifest chose the registry (the Config images key of a mirror), for the first image that says
+    const chosen = locations.map((l) => l.request.uses[0]).find((use) => use?.file);
+    const at = chosen ? { file: chosen.file, line: chosen.line, column: chosen.column } : {};
     const diagnostic =
       run.options.purpose === 'check'
         ? {
+            ...at,
             message: `cannot reach registry ${registry} to check the locked ${images.length === 1 ? 'image' : `${images.length} images`} ${images.join(', ')}: ${error.message}`,
             hint: `${network}; whether ${images.length === 1 ? 'its tag' : 'their tags'} moved is not known until it answers`,
           }
         : {
+            ...at,
             message: `cannot reach registry ${registry} to pin ${images.length === 1 ? 'image' : `${images.length} images`} ${images.join(', ')}: ${error.message}`,
             // not the sources' hint: a registry has no local copy, and --offline pins only from the lockfile
             hint: `${network}; check the image overrides (Config images); --offline renders from the lockfile once it pins every image`,
