@@ -462,6 +462,12 @@ test(
         planned.plan.imagesUnchecked![0]!.problem,
         new RegExp(`cannot reach registry ${down.host.replace(/\./g, '\\.')} to check`),
       );
+      // the warning is at the image's line in the lockfile
+      const lockLines = readFileSync(path.join(dir, 'capi-gitops.lock.yaml'), 'utf8').split('\n');
+      assert.deepEqual(
+        warnings.filter((w) => w.message.includes('cannot reach')).map((w) => [w.file, w.line]),
+        [[path.join(dir, 'capi-gitops.lock.yaml'), lockLines.findIndex((l) => l.endsWith(`- image: ${init}`)) + 1]],
+      );
       const warned = warnings.map((w) => `${w.message} ${w.hint ?? ''}`).join('\n');
       assert.match(warned, /to check the locked image .*capi-init:v1\.0\.0: .* whether its tag moved is not known until it answers/);
       assert.doesNotMatch(warned, /to pin/);
@@ -509,9 +515,16 @@ test(
       const lockFile = path.join(dir, 'capi-gitops.lock.yaml');
       const locked = readFileSync(lockFile, 'utf8');
       await down.stop();
-      const text = messages(await rejection(update(options(dir), { images: true })));
+      const refused = await rejection(update(options(dir), { images: true }));
+      const text = messages(refused);
       const host = down.host.replace(/\./g, '\\.');
       assert.match(text, new RegExp(`cannot reach registry ${host} .*${host}/gone/capi-init:v1\\.0\\.0`));
+      // told at the first of its images in the lockfile, where update --images would write the new digest
+      const firstImage = locked.split('\n').findIndex((l) => l.includes(`- image: ${down.host}/gone/capi-init:v1.0.0`)) + 1;
+      assert.deepEqual(
+        refused.diagnostics.map((d) => [d.file, d.line, d.column]),
+        [[lockFile, firstImage, 9]],
+      );
       assert.equal(readFileSync(lockFile, 'utf8'), locked);
     } finally {
       await down.stop();

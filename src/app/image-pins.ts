@@ -339,9 +339,14 @@ export interface LockedImagesRecheck {
  * image the artifact pinned by digest cannot move). `plan` lists the unchecked images and warns of
  * the problems; `update --images` fails on them.
  */
-export async function recheckLockedImages(lock: Lockfile, ask: DigestAsker, names: readonly string[] = []): Promise<LockedImagesRecheck> {
+export async function recheckLockedImages(
+  lock: Lockfile,
+  ask: DigestAsker,
+  names: readonly string[] = [],
+  lockFile?: LockFileText,
+): Promise<LockedImagesRecheck> {
   const selected = selectedEntries(lock, names);
-  const requests = lockedTagRequests(selected);
+  const requests = lockedTagRequests(selected, lockFile);
   if (requests.length === 0) return { moved: [], lock, unchecked: [], problems: [] };
   const { digests, problems } = await ask(requests);
   const unchecked: UncheckedImage[] = [];
@@ -354,13 +359,23 @@ export async function recheckLockedImages(lock: Lockfile, ask: DigestAsker, name
   return { ...withCurrentDigests(lock, selected, digests), unchecked, problems };
 }
 
+/** The lockfile read, so a problem with a locked image is told at its line. */
+export interface LockFileText {
+  file: string;
+  locate: Lockfile['locate'];
+}
+
 /** The selected entries' locked images that a tag names (an image the artifact pinned by digest cannot move). */
-function lockedTagRequests(selected: ReadonlySet<LockEntry>): ImageDigestRequest[] {
+function lockedTagRequests(selected: ReadonlySet<LockEntry>, lockFile: LockFileText | undefined): ImageDigestRequest[] {
   const uses = new Map<string, ImageUse[]>();
   for (const entry of selected)
     for (const image of entry.images ?? []) {
       if (hasDigest(image.image)) continue;
-      const use = { where: `${lockEntryLabel(entry)} ${entry.version}, locked at ${image.digest}` };
+      const at = lockFile && lockFile.locate?.({ kind: entry.kind, name: entry.name, namespace: entry.namespace, image: image.image });
+      const use = {
+        where: `${lockEntryLabel(entry)} ${entry.version}, locked at ${image.digest}`,
+        ...(at ? { file: lockFile.file, ...at } : {}),
+      };
       uses.set(image.image, [...(uses.get(image.image) ?? []), use]);
     }
   return [...uses].sort(([a], [b]) => compareStrings(a, b)).map(([image, u]) => ({ image, uses: u }));
@@ -391,8 +406,10 @@ export async function refreshLockedImages(
   outcome: LockOutcome,
   ask: DigestAsker,
   names: readonly string[],
+  lockFile?: string,
 ): Promise<LockOutcome & { moved: MovedImage[] }> {
-  const { moved, lock, problems } = await recheckLockedImages(outcome.lock, ask, names);
+  const text = lockFile === undefined ? undefined : { file: lockFile, locate: outcome.previous?.locate };
+  const { moved, lock, problems } = await recheckLockedImages(outcome.lock, ask, names, text);
   failOnProblems(problems);
   return { ...outcome, lock, changes: diffLockfiles(outcome.previous, lock), moved };
 }

@@ -160,7 +160,15 @@ export async function planManagementCluster(
     return { resolution, plan, lock };
   }
   // a registry down leaves the providers' plan standing: its images are listed as unchecked, with a warning
-  const { moved, unchecked, problems } = await recheckLockedImages(lock, registryDigests(resolution.sources, options.onWarning, 'check'));
+  const { moved, unchecked, problems } = await recheckLockedImages(
+    lock,
+    registryDigests(resolution.sources, options.onWarning, 'check'),
+    [],
+    {
+      file: resolution.lockFile,
+      locate: lock.locate,
+    },
+  );
   for (const problem of problems) options.onWarning?.(problem.diagnostic);
   return { resolution, plan: { ...plan, images: moved, ...(unchecked.length > 0 ? { imagesUnchecked: unchecked } : {}) }, lock };
 }
@@ -202,7 +210,7 @@ export async function updateManagementCluster(options: RenderOptions, selection:
       });
     const resolution = await resolveManagementCluster({ ...options, frozen: false });
     const ask = registryDigests(resolution.sources, options.onWarning);
-    const lock = await refreshLockedImages(resolution.lock, ask, selection.providers ?? []);
+    const lock = await refreshLockedImages(resolution.lock, ask, selection.providers ?? [], resolution.lockFile);
     return { edits: [], files: [], texts: [], resolution: { ...resolution, lock } };
   }
   // the plan's resolution and the update's meet the same warnings: each is told once
