@@ -992,6 +992,35 @@ test(
 );
 
 test(
+  "check without --pin-images on a lock that --pin-images wrote: told at each entry's images in the lockfile, and the hint keeps the pins (--pin-images or Config pinImages), not a render that drops them",
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'unflagged/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'unflagged/capi-init', 'v1.0.0');
+    const dir = manifestDir(MIRROR(registry.host).replace('/mirror', '/unflagged'));
+    const out = path.join(tempDir(), 'out');
+    const env = { ...process.env, ...isolatedEnv() } as NodeJS.ProcessEnv;
+    for (const name of ['OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']) delete env[name];
+    assert.equal((await runCli(['render', '-f', dir, '-o', out, '--pin-images'], { env })).code, 0);
+    const lockFile = path.join(dir, 'capi-gitops.lock.yaml');
+    const imagesLine =
+      readFileSync(lockFile, 'utf8')
+        .split('\n')
+        .findIndex((l) => l === '    images:') + 1;
+    const checked = await runCli(['check', '-f', dir, '-o', out], { env });
+    assert.equal(checked.code, 1, checked.stderr);
+    // at the entry's first pinned image, under its images:
+    assert.ok(checked.stderr.startsWith(`${lockFile}:${imagesLine + 1}:7: error: `), checked.stderr);
+    assert.match(checked.stderr, /hint: run it again with --pin-images \(or set pinImages: true in the Config\)/);
+    assert.doesNotMatch(checked.stderr, /hint: run `capi-gitops render -f \S+ -o \S+`, which updates the lockfile/);
+    // followed literally: check again with --pin-images passes, the pins kept
+    const followed = await runCli(['check', '-f', dir, '-o', out, '--pin-images'], { env });
+    assert.equal(followed.code, 0, followed.stderr);
+    assert.match(readFileSync(lockFile, 'utf8'), /digest: sha256:/);
+  },
+);
+
+test(
   'check in GitHub Actions: the ::error annotation on a moved tag gives the update --images command as the text does, with -f, so followed literally it runs and check then passes',
   { skip },
   async () => {

@@ -229,6 +229,7 @@ export async function pinImages<M extends { objects: KObject[] }>(input: PinImag
   const marked = new Map(input.marked ?? []);
   if (!(input.flag ?? resolution.manifest.config.pinImages ?? false)) {
     if (!entries.some((e) => e.images)) return { components: [...input.components], marked, lock: resolution.lock };
+    if (input.frozen) throw new CapiGitopsError(unpinnedRun(input));
     return { components: [...input.components], marked, lock: concluded(input, buildLockfile(withoutImages(entries))) };
   }
   const plans = input.components.map((component) => {
@@ -274,6 +275,27 @@ export async function pinImages<M extends { objects: KObject[] }>(input: PinImag
     return images?.length ? { ...entry, images: uniqueImages(images) } : entry;
   });
   return { components, marked, lock: concluded(input, buildLockfile(lockEntries)) };
+}
+
+/**
+ * `--frozen` (and `check`) without pinning on a lock that pins images: the run would drop every
+ * pin, so the way on keeps them (a render that drops them is the way to stop pinning on purpose).
+ */
+function unpinnedRun(input: PinImagesInput<{ objects: KObject[] }>): Diagnostic[] {
+  const { resolution } = input;
+  return resolution.lock.lock.entries
+    .filter((entry) => entry.images?.length)
+    .map((entry) => ({
+      file: resolution.lockFile,
+      ...resolution.lock.previous?.locate?.({ kind: entry.kind, name: entry.name, namespace: entry.namespace, field: 'images' }),
+      message:
+        `${FROZEN}: the lockfile pins the images of ${lockEntryLabel(entry)} ${entry.version}, and this run pins none ` +
+        '(no --pin-images, and the Config sets no pinImages)',
+      expected: 'pinning on while the lockfile pins images',
+      hint:
+        'run it again with --pin-images (or set pinImages: true in the Config) to check the pinned images; ' +
+        'to stop pinning them, run `capi-gitops render` without --frozen, review the lockfile and commit it',
+    }));
 }
 
 /**
