@@ -25,7 +25,7 @@ import { rejection } from './helpers/assertions.js';
 import { runCli, runCliAsync } from './helpers/cli.js';
 import { FIXTURES } from './helpers/paths.js';
 import { renderManagementCluster } from '../src/app/cluster.js';
-import { AuthProxy, basicAuthorization, pushImage, Registry, registrySkipReason } from './helpers/registry.js';
+import { AuthProxy, basicAuthorization, OCI_MANIFEST, pushImage, Registry, registrySkipReason } from './helpers/registry.js';
 
 const skip = registrySkipReason();
 let registry: Registry;
@@ -478,7 +478,11 @@ test(
       assert.match(text.stdout, /The versions are up to date\.\n/);
       assert.doesNotMatch(text.stdout, /You are already up to date/);
       assert.match(text.stdout, /Images whose tag moved \(same tag, new content\):\n/);
-      assert.ok(text.stdout.includes(`Images not checked (their registry did not answer; whether their tags moved is not known):\n`));
+      assert.ok(
+        text.stdout.includes(
+          `Images not checked (no digest from their registry, each warning says why; whether their tags moved is not known):\n`,
+        ),
+      );
       assert.ok(text.stdout.includes(`cluster-api   ${init}\n`), text.stdout);
       assert.match(text.stderr, /warning: .*cannot reach registry/);
       const json = await runCli(['plan', '-f', dir, '--json'], { env });
@@ -499,6 +503,31 @@ test(
     } finally {
       await down.stop();
     }
+  },
+);
+
+test(
+  'plan when a locked tag was deleted from a registry that answers: the image is unchecked, and the text neither says the registry did not answer nor to wait for it',
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'deleted/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'deleted/capi-init', 'v1.0.0');
+    const dir = manifestDir(`pinImages: true\n${MIRROR(registry.host).replace('/mirror', '/deleted')}`);
+    await render(options(dir), path.join(tempDir(), 'out'));
+    const head = await fetch(`${registry.url}/v2/deleted/capi-init/manifests/v1.0.0`, {
+      method: 'HEAD',
+      headers: { accept: OCI_MANIFEST },
+    });
+    const removed = await fetch(`${registry.url}/v2/deleted/capi-init/manifests/${head.headers.get('docker-content-digest')}`, {
+      method: 'DELETE',
+    });
+    assert.equal(removed.status, 202);
+    const env = { ...process.env, ...isolatedEnv() } as NodeJS.ProcessEnv;
+    const text = await runCli(['plan', '-f', dir], { env });
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stderr, /warning: image .*deleted\/capi-init:v1\.0\.0 .*tag v1\.0\.0 not found/);
+    assert.match(text.stdout, /Images not checked \(no digest from their registry, each warning says why;/);
+    assert.doesNotMatch(text.stdout, /did not answer|once the registry answers/);
   },
 );
 

@@ -149,11 +149,17 @@ function movedImagesText(images: readonly MovedImage[] | undefined): string {
   return `\nImages whose tag moved (same tag, new content):\n${formatTable(rows)}To take the new digests: capi-gitops update --images\n`;
 }
 
-/** The images no registry answered for: without them, the moved list would read as complete. */
+/**
+ * The images no registry gave a digest for (one down, refusing credentials, a tag deleted): without
+ * them, the moved list would read as complete. Each one's warning says why and what to do.
+ */
 function uncheckedImagesText(images: readonly UncheckedImage[] | undefined): string {
   if (!images?.length) return '';
   const rows = [['COMPONENT', 'IMAGE'], ...images.map((i) => [i.component, i.image])];
-  return `\nImages not checked (their registry did not answer; whether their tags moved is not known):\n${formatTable(rows)}Run plan again once the registry answers.\n`;
+  return (
+    `\nImages not checked (no digest from their registry, each warning says why; whether their tags moved is not known):\n` +
+    `${formatTable(rows)}Do what each warning's hint says, then run plan again.\n`
+  );
 }
 
 /** The release whose metadata.yaml the plan needs: the highest semantic tag, pre-releases included (upgrader_info.go). */
