@@ -89,3 +89,29 @@ test('an endless manifest is cut at 4 MiB, as oras-go and distribution bound a m
   assert.doesNotMatch(messages.join('\n'), /cannot reach registry/, 'the registry answered: it sent too much');
   assert.ok(endlessWritten < 32 * 1024 * 1024, `the server wrote ${endlessWritten} bytes before the client stopped`);
 });
+
+test('a host that is no registry (GET /v2/ answers 404, a web server on the port) is one problem naming it and its images, not every tag "not found"', async () => {
+  const web = http.createServer((_req, res) => void res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'));
+  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+  const webHost = `127.0.0.1:${(web.address() as AddressInfo).port}`;
+  try {
+    forgetUnreachableHosts();
+    const dockerConfig = tempDir('capi-gitops-docker-config-');
+    const images = [`${webHost}/capi/a:v1`, `${webHost}/capi/b:v1`];
+    const { digests, problems } = await askImageDigests(
+      images.map((image) => ({ image, uses: [{ where: 'container manager', file: '/m/providers.yaml', line: 7, column: 3 }] })),
+      { env: { DOCKER_CONFIG: dockerConfig, HOME: dockerConfig }, http: { retries: 0 } },
+    );
+    assert.equal(digests.size, 0);
+    assert.equal(problems.length, 1, problems.map((p) => p.diagnostic.message).join('\n'));
+    const [problem] = problems;
+    assert.deepEqual(problem!.images, images);
+    assert.match(problem!.diagnostic.message, new RegExp(`${webHost} is not a container registry: GET http://${webHost}/v2/ answered 404`));
+    assert.match(problem!.diagnostic.hint ?? '', /check the registry host and port/);
+    assert.deepEqual([problem!.diagnostic.file, problem!.diagnostic.line], ['/m/providers.yaml', 7]);
+    assert.doesNotMatch(problem!.diagnostic.message, /not found in/);
+  } finally {
+    web.closeAllConnections();
+    await new Promise<void>((resolve) => web.close(() => resolve()));
+  }
+});

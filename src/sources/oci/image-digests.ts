@@ -198,29 +198,9 @@ async function resolveRegistry(registry: string, locations: ImageLocation[], run
   const host = apiHost(registry);
   const base = `${plainHttp(host) ? 'http' : 'https'}://${host}`;
   const images = locations.map((l) => l.request.image).sort(compareStrings);
-  // The API root answers (200, or 401 asking for credentials) when the registry is there at all.
-  try {
-    await run.http.send({ url: `${base}/v2/`, headers: {} }, false);
-  } catch (error) {
-    if (!(error instanceof HttpError)) throw error;
-    const network = networkFailureHint(error.failure)?.split(';')[0] ?? 'check the registry address';
-    // where the manifest chose the registry (the Config images key of a mirror), for the first image that says
-    const chosen = locations.map((l) => l.request.uses[0]).find((use) => use?.file);
-    const at = chosen ? { file: chosen.file, line: chosen.line, column: chosen.column } : {};
-    const diagnostic =
-      run.options.purpose === 'check'
-        ? {
-            ...at,
-            message: `cannot reach registry ${registry} to check the locked ${images.length === 1 ? 'image' : `${images.length} images`} ${images.join(', ')}: ${error.message}`,
-            hint: `${network}; whether ${images.length === 1 ? 'its tag' : 'their tags'} moved is not known until it answers`,
-          }
-        : {
-            ...at,
-            message: `cannot reach registry ${registry} to pin ${images.length === 1 ? 'image' : `${images.length} images`} ${images.join(', ')}: ${error.message}`,
-            // not the sources' hint: a registry has no local copy, and --offline pins only from the lockfile
-            hint: `${network}; check the image overrides (Config images); --offline renders from the lockfile once it pins every image`,
-          };
-    run.problems.push({ images, diagnostic });
+  const unanswered = await apiRootProblem(run, registry, base, locations, images);
+  if (unanswered) {
+    run.problems.push({ images, diagnostic: unanswered });
     return;
   }
   let dockerCredentials: OciCredentials | undefined;
@@ -265,6 +245,49 @@ async function resolveRegistry(registry: string, locations: ImageLocation[], run
       }
     }),
   );
+}
+
+/**
+ * Whether the registry is there at all: its API root answers 200, or 401 asking for credentials
+ * (the OCI distribution spec's end-1: a 200 says it implements the API). A host that cannot be reached, or that answers 404 (a
+ * web server, another service on the port), is one problem for all its images, told where the
+ * manifest chose the registry (the Config images key of a mirror).
+ */
+async function apiRootProblem(
+  run: RegistryRun,
+  registry: string,
+  base: string,
+  locations: readonly ImageLocation[],
+  images: readonly string[],
+): Promise<Diagnostic | undefined> {
+  const chosen = locations.map((l) => l.request.uses[0]).find((use) => use?.file);
+  const at = chosen ? { file: chosen.file, line: chosen.line, column: chosen.column } : {};
+  const what = images.length === 1 ? 'image' : `${images.length} images`;
+  const url = `${base}/v2/`;
+  try {
+    const root = await run.http.send({ url, headers: {} }, false);
+    if (root.status !== 404) return undefined;
+    return {
+      ...at,
+      message: `${registry} is not a container registry: GET ${redactUrl(url)} answered 404 (a registry answers 200, or 401 asking for credentials); ${what} ${images.join(', ')}`,
+      hint: 'check the registry host and port in the image overrides (Config images), or in the components',
+    };
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    const network = networkFailureHint(error.failure)?.split(';')[0] ?? 'check the registry address';
+    if (run.options.purpose === 'check')
+      return {
+        ...at,
+        message: `cannot reach registry ${registry} to check the locked ${what} ${images.join(', ')}: ${error.message}`,
+        hint: `${network}; whether ${images.length === 1 ? 'its tag' : 'their tags'} moved is not known until it answers`,
+      };
+    return {
+      ...at,
+      message: `cannot reach registry ${registry} to pin ${what} ${images.join(', ')}: ${error.message}`,
+      // not the sources' hint: a registry has no local copy, and --offline pins only from the lockfile
+      hint: `${network}; check the image overrides (Config images); --offline renders from the lockfile once it pins every image`,
+    };
+  }
 }
 
 /** The digest the registry serves for one image; throws a CapiGitopsError whose message is about the image. */
