@@ -249,9 +249,9 @@ async function resolveRegistry(registry: string, locations: ImageLocation[], run
 
 /**
  * Whether the registry is there at all: its API root answers 200, or 401 asking for credentials
- * (the OCI distribution spec's end-1: a 200 says it implements the API). A host that cannot be reached, or that answers 404 (a
- * web server, another service on the port), is one problem for all its images, told where the
- * manifest chose the registry (the Config images key of a mirror).
+ * (the OCI distribution spec's end-1: a 200 says it implements the API). A host that cannot be
+ * reached, or that answers 404 (a web server, another service on the port), is one problem for
+ * all its images, told where the manifest chose the registry (the Config images key of a mirror).
  */
 async function apiRootProblem(
   run: RegistryRun,
