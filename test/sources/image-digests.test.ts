@@ -7,6 +7,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { askImageDigests } from '../../src/sources/oci/image-digests.js';
@@ -14,6 +15,8 @@ import { forgetUnreachableHosts } from '../../src/sources/base/unreachable.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 
 const MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
+const VALID = JSON.stringify({ schemaVersion: 2, mediaType: MANIFEST, config: {}, layers: [] });
+const digestOf = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 /** Bytes the server wrote for the endless manifest, to show the client stopped early. */
 let endlessWritten = 0;
 let server: http.Server;
@@ -23,6 +26,11 @@ let host = '';
 function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
   if (req.url === '/v2/') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   const repository = /^\/v2\/(.+)\/manifests\//.exec(req.url ?? '')?.[1];
+  if (repository === 'no-head') {
+    // a proxy that refuses HEAD (405) and serves GET
+    if (req.method === 'HEAD') return void res.writeHead(405, { allow: 'GET' }).end();
+    return void res.writeHead(200, { 'content-type': MANIFEST, 'docker-content-digest': digestOf(VALID) }).end(VALID);
+  }
   if (req.method === 'HEAD') return void res.writeHead(200, { 'content-type': MANIFEST }).end();
   if (repository === 'not-json') return void res.writeHead(200, { 'content-type': MANIFEST }).end('{"schemaVersion": 2, "config": ');
   if (repository === 'schema-1') return void res.writeHead(200, { 'content-type': MANIFEST }).end('{"schemaVersion": 1, "fsLayers": []}');
@@ -114,4 +122,10 @@ test('a host that is no registry (GET /v2/ answers 404, a web server on the port
     web.closeAllConnections();
     await new Promise<void>((resolve) => web.close(() => resolve()));
   }
+});
+
+test('a registry or proxy that refuses HEAD (405) is asked with GET, as crane digest falls back (go-containerregistry pkg/v1/remote)', async () => {
+  const { digest, messages } = await ask('no-head');
+  assert.deepEqual(messages, []);
+  assert.equal(digest, digestOf(VALID));
 });

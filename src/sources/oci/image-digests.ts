@@ -295,11 +295,14 @@ async function digestOf(client: RegistryClient, base: string, location: ImageLoc
   const url = `${base}/v2/${location.repository}/manifests/${location.reference}`;
   const named = `${location.registry}/${location.repository}`;
   const head = await client.head(url, { accept: ACCEPT });
-  check(head, 'HEAD', url, named, location);
-  const announced = head.headers.get('docker-content-digest') ?? '';
+  // a HEAD refused (405 from a proxy, …) is asked again with GET, as crane digest does; a missing
+  // tag or a registry failing (5xx, already retried) is not
+  const refusedHead = head.status !== 200 && head.status !== 404 && (head.status < 500 || head.status === 501);
+  if (!refusedHead) check(head, 'HEAD', url, named, location);
+  const announced = (!refusedHead && head.headers.get('docker-content-digest')) || '';
   let digest = SHA256_DIGEST.test(announced) ? announced : undefined;
   if (digest === undefined) {
-    // No usable Docker-Content-Digest: the manifest's own bytes say it.
+    // No usable Docker-Content-Digest (or no HEAD): the manifest's own bytes say it.
     const got = await client.get(url, { accept: ACCEPT }, MAX_MANIFEST_BYTES);
     check(got, 'GET', url, named, location);
     digest = `sha256:${sha256Hex(got.body)}`;
