@@ -269,7 +269,9 @@ async function apiRootProblem(
     if (root.status !== 404) return undefined;
     return {
       ...at,
-      message: `${registry} is not a container registry: GET ${redactUrl(url)} answered 404 (a registry answers 200, or 401 asking for credentials); ${what} ${images.join(', ')}`,
+      message:
+        `${registry} is not a container registry: GET ${redactUrl(url)} answered 404 (a registry answers 200, or 401 asking for credentials), ` +
+        `so the ${what} ${images.join(', ')} cannot be ${run.options.purpose === 'check' ? 'checked' : 'pinned'}`,
       hint: 'check the registry host and port in the image overrides (Config images), or in the components',
     };
   } catch (error) {
