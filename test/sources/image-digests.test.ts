@@ -22,10 +22,31 @@ let endlessWritten = 0;
 let server: http.Server;
 let host = '';
 
+/** 64 MiB of spaces at most, whatever the client does (the test's own bound), counted in `endlessWritten`. */
+function endless(res: http.ServerResponse, contentType: string): void {
+  res.writeHead(200, { 'content-type': contentType });
+  const chunk = Buffer.alloc(256 * 1024, 0x20);
+  const write = (): void => {
+    while (endlessWritten < 64 * 1024 * 1024 && !res.destroyed) {
+      endlessWritten += chunk.length;
+      if (!res.write(chunk)) return void res.once('drain', write);
+    }
+    res.end();
+  };
+  res.on('error', () => undefined);
+  write();
+}
+
 /** Each repository answers its manifests one way; HEAD never has a Docker-Content-Digest, so the digest is read by GET. */
 function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
   if (req.url === '/v2/') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   const repository = /^\/v2\/(.+)\/manifests\//.exec(req.url ?? '')?.[1];
+  if (req.url?.startsWith('/huge-token')) return void endless(res, 'application/json');
+  if (repository === 'token-huge') {
+    // a Bearer challenge whose token service answers without end
+    const challenge = `Bearer realm="http://${host}/huge-token",service="test",scope="repository:token-huge:pull"`;
+    return void res.writeHead(401, { 'www-authenticate': challenge, 'content-type': 'application/json' }).end('{}');
+  }
   if (repository === 'no-head') {
     // a proxy that refuses HEAD (405) and serves GET
     if (req.method === 'HEAD') return void res.writeHead(405, { allow: 'GET' }).end();
@@ -34,20 +55,7 @@ function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
   if (req.method === 'HEAD') return void res.writeHead(200, { 'content-type': MANIFEST }).end();
   if (repository === 'not-json') return void res.writeHead(200, { 'content-type': MANIFEST }).end('{"schemaVersion": 2, "config": ');
   if (repository === 'schema-1') return void res.writeHead(200, { 'content-type': MANIFEST }).end('{"schemaVersion": 1, "fsLayers": []}');
-  if (repository === 'endless') {
-    res.writeHead(200, { 'content-type': MANIFEST });
-    const chunk = Buffer.alloc(256 * 1024, 0x20);
-    const write = (): void => {
-      // 64 MiB at most, whatever the client does: the test's own bound
-      while (endlessWritten < 64 * 1024 * 1024 && !res.destroyed) {
-        endlessWritten += chunk.length;
-        if (!res.write(chunk)) return void res.once('drain', write);
-      }
-      res.end();
-    };
-    res.on('error', () => undefined);
-    return write();
-  }
+  if (repository === 'endless') return endless(res, MANIFEST);
   res.writeHead(404, { 'content-type': 'application/json' }).end('{"errors":[{"code":"MANIFEST_UNKNOWN"}]}');
 }
 
@@ -128,4 +136,12 @@ test('a registry or proxy that refuses HEAD (405) is asked with GET, as crane di
   const { digest, messages } = await ask('no-head');
   assert.deepEqual(messages, []);
   assert.equal(digest, digestOf(VALID));
+});
+
+test('a token service answering without end is cut at 128 KiB, as oras-go bounds a token response (registry/remote/auth/client.go)', async () => {
+  endlessWritten = 0;
+  const { digest, messages } = await ask('token-huge');
+  assert.equal(digest, undefined);
+  assert.match(messages.join('\n'), /\/huge-token: response is larger than the 131072 bytes download cap/);
+  assert.ok(endlessWritten < 32 * 1024 * 1024, `the token service wrote ${endlessWritten} bytes before the client stopped`);
 });

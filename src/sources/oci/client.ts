@@ -17,6 +17,12 @@ import {
 import type { OciReference } from './reference.js';
 import { OCI_REGISTRIES_VARIABLE } from '../credentials.js';
 
+/**
+ * The largest token service answer read: oras-go's maxResponseBytes (registry/remote/auth/client.go),
+ * 128 KiB. A token fits in a header (16 KiB), and an answer may hold it twice.
+ */
+const MAX_TOKEN_RESPONSE_BYTES = 128 * 1024;
+
 /** Hints that work literally where the credentials come from (a provider's configSecret, a Docker config file). */
 export interface CredentialHints {
   /** None were given and the registry asks for them. */
@@ -184,7 +190,9 @@ export class RegistryClient {
       : distributionTokenRequest(realm, challenge, scopes, credentials);
     this.log?.(`oci: ${this.ref.registry} asks for a Bearer token; requesting one from ${redactUrl(realm)} ${attempt.using}`);
 
-    const response = await this.transport(() => this.client.send({ ...attempt.request, allowInsecure: this.ref.plainHttp }, false));
+    const response = await this.transport(() =>
+      this.client.send({ ...attempt.request, allowInsecure: this.ref.plainHttp, maxBytes: MAX_TOKEN_RESPONSE_BYTES }, false),
+    );
     if (attempt.refusedStatuses.includes(response.status)) {
       throw this.client.error(
         `the token service of ${this.ref.registry} (${redactUrl(realm)}) refused ${attempt.presented} (HTTP ${response.status})`,
