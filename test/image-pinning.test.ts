@@ -1050,6 +1050,30 @@ test(
 );
 
 test(
+  'a pinned image the render no longer runs (a container gone): --frozen tells the lock change at that image in the lockfile',
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'gone-sidecar/cluster-api-controller', 'v1.0.0');
+    await pushImage(registry.url, 'gone-sidecar/capi-init', 'v1.0.0');
+    const dir = manifestDir(`pinImages: true\n${MIRROR(registry.host).replace('/mirror', '/gone-sidecar')}`);
+    const out = path.join(tempDir(), 'out');
+    await render(options(dir), out);
+    // as the lock was when the Deployment still ran a sidecar
+    const lockFile = path.join(dir, 'capi-gitops.lock.yaml');
+    const sidecar = `${registry.host}/gone-sidecar/aaa-sidecar:v1.0.0`;
+    const text = readFileSync(lockFile, 'utf8').replace(
+      /^( +)- image: /m,
+      (_m, indent: string) => `${indent}- image: ${sidecar}\n${indent}  digest: sha256:${'1'.repeat(64)}\n${indent}- image: `,
+    );
+    writeFileSync(lockFile, text);
+    const error = await rejection(render(options(dir, { frozen: true }), out));
+    const line = text.split('\n').findIndex((l) => l.endsWith(`- image: ${sidecar}`)) + 1;
+    assert.match(error.diagnostics[0]!.message, new RegExp(`image ${sidecar.replace(/[.]/g, '\\.')} removed`));
+    assert.deepEqual([error.diagnostics[0]!.file, error.diagnostics[0]!.line, error.diagnostics[0]!.column], [lockFile, line, 9]);
+  },
+);
+
+test(
   'check in GitHub Actions: the ::error annotation on a moved tag gives the update --images command as the text does, with -f, so followed literally it runs and check then passes',
   { skip },
   async () => {

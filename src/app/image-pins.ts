@@ -128,7 +128,9 @@ function withoutImages(entries: readonly LockEntry[]): LockEntry[] {
 
 function concluded(input: PinImagesInput<{ objects: KObject[] }>, lock: Lockfile): LockOutcome {
   const { resolution } = input;
-  if (input.frozen) assertFrozen(resolution.lock.lock, lock, resolution.lockFile);
+  // the lock as read tells where: the entries it holds are the ones this run resolved
+  if (input.frozen)
+    assertFrozen({ entries: resolution.lock.lock.entries, locate: resolution.lock.previous?.locate }, lock, resolution.lockFile);
   return { ...resolution.lock, lock, changes: diffLockfiles(resolution.lock.previous, lock) };
 }
 

@@ -62,6 +62,9 @@ function imageDetails(before: LockEntry, after: LockEntry): string[] {
   return details;
 }
 
+/** The image an `imageDetails` line is about. */
+const IMAGE_DETAIL = /^image (\S+?)(?: pinned to | removed$|: same tag, new content )/;
+
 function shortDigest(digest: string): string {
   return `sha256:${short(digest.replace(/^sha256:/, ''))}`;
 }
@@ -162,10 +165,14 @@ export function assertFrozen(
   if (changes.length === 0) return;
   const problems: Diagnostic[] = changes.map((change) => ({
     file,
-    // where the lock records what would change: a contract that differs (edited by hand), else the entry
+    // where the lock records what would change: a contract that differs (edited by hand), a pinned image, else the entry
     ...(change.type === 'added'
       ? {}
-      : before.locate?.({ ...change, field: change.details.some((d) => d.startsWith('contract ')) ? 'contract' : undefined })),
+      : before.locate?.({
+          ...change,
+          field: change.details.some((d) => d.startsWith('contract ')) ? 'contract' : undefined,
+          image: change.details.map((d) => IMAGE_DETAIL.exec(d)?.[1]).find((image) => image !== undefined),
+        })),
     message: `${FROZEN}: the lockfile would change: ${change.line}`,
     hint: FROZEN_HINT,
   }));
