@@ -145,3 +145,27 @@ test('a token service answering without end is cut at 128 KiB, as oras-go bounds
   assert.match(messages.join('\n'), /\/huge-token: response is larger than the 131072 bytes download cap/);
   assert.ok(endlessWritten < 32 * 1024 * 1024, `the token service wrote ${endlessWritten} bytes before the client stopped`);
 });
+
+test('a registry whose API root (GET /v2/) answers without end is cut at 1 MiB: one problem for its images, saying it answered too much', async () => {
+  endlessWritten = 0;
+  const root = http.createServer((_req, res) => endless(res, 'application/json'));
+  await new Promise<void>((resolve) => root.listen(0, '127.0.0.1', resolve));
+  const rootHost = `127.0.0.1:${(root.address() as AddressInfo).port}`;
+  try {
+    forgetUnreachableHosts();
+    const dockerConfig = tempDir('capi-gitops-docker-config-');
+    const { problems } = await askImageDigests([{ image: `${rootHost}/capi/a:v1`, uses: [{ where: 'container manager' }] }], {
+      env: { DOCKER_CONFIG: dockerConfig, HOME: dockerConfig },
+      http: { retries: 0 },
+    });
+    assert.equal(problems.length, 1);
+    assert.match(
+      problems[0]!.diagnostic.message,
+      new RegExp(`registry ${rootHost} answered too much .*GET http://${rootHost}/v2/: response is larger than the 1 MiB`),
+    );
+    assert.ok(endlessWritten < 32 * 1024 * 1024, `the registry wrote ${endlessWritten} bytes before the client stopped`);
+  } finally {
+    root.closeAllConnections();
+    await new Promise<void>((resolve) => root.close(() => resolve()));
+  }
+});

@@ -45,6 +45,8 @@ const ACCEPT = IMAGE_MANIFEST_TYPES.join(', ');
  * manifest or index is a few KB; the run's 64 MiB download cap is for artifacts.
  */
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+/** The API root's answer is `{}` or an error: 1 MiB is room for any proxy's page. */
+const MAX_API_ROOT_BYTES = 1024 * 1024;
 const DOCKER_HUB_API = 'registry-1.docker.io';
 const DOCKER_CONFIG_FILE = 'the Docker config file ($DOCKER_CONFIG/config.json, else ~/.docker/config.json)';
 
@@ -265,7 +267,7 @@ async function apiRootProblem(
   const what = images.length === 1 ? 'image' : `${images.length} images`;
   const url = `${base}/v2/`;
   try {
-    const root = await run.http.send({ url, headers: {} }, false);
+    const root = await run.http.send({ url, headers: {}, maxBytes: MAX_API_ROOT_BYTES }, false);
     if (root.status !== 404) return undefined;
     return {
       ...at,
@@ -277,6 +279,12 @@ async function apiRootProblem(
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     const network = networkFailureHint(error.failure)?.split(';')[0] ?? 'check the registry address';
+    if (error.failure === 'too-large')
+      return {
+        ...at,
+        message: `registry ${registry} answered too much to ${run.options.purpose === 'check' ? 'check the locked' : 'pin'} ${what} ${images.join(', ')}: ${error.message}`,
+        hint: 'check the registry host and port in the image overrides (Config images): a registry answers GET /v2/ with a few bytes',
+      };
     if (run.options.purpose === 'check')
       return {
         ...at,
