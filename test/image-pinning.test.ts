@@ -1046,6 +1046,19 @@ test(
     const followed = await runCli(['check', '-f', dir, '-o', out, '--pin-images'], { env });
     assert.equal(followed.code, 0, followed.stderr);
     assert.match(readFileSync(lockFile, 'utf8'), /digest: sha256:/);
+
+    // pinImages: false says pinning is off on purpose: the way on drops the pins, and --pin-images is not offered
+    const providers = path.join(dir, 'providers.yaml');
+    writeFileSync(providers, readFileSync(providers, 'utf8').replace('kind: Config\n', 'kind: Config\npinImages: false\n'));
+    const off = await runCli(['check', '-f', dir, '-o', out], { env });
+    assert.equal(off.code, 1, off.stderr);
+    assert.match(off.stderr, /this run pins none \(pinImages: false\)/);
+    assert.doesNotMatch(off.stderr, /--pin-images/);
+    const suggested = /to stop pinning them, run `capi-gitops (render [^`]*)` without --frozen/.exec(off.stderr)?.[1];
+    assert.ok(suggested, off.stderr);
+    assert.equal((await runCli(suggested.split(' '), { env })).code, 0);
+    assert.equal((await runCli(['check', '-f', dir, '-o', out], { env })).code, 0);
+    assert.doesNotMatch(readFileSync(lockFile, 'utf8'), /images:/);
   },
 );
 

@@ -285,6 +285,9 @@ export async function pinImages<M extends { objects: KObject[] }>(input: PinImag
  */
 function unpinnedRun(input: PinImagesInput<{ objects: KObject[] }>): Diagnostic[] {
   const { resolution } = input;
+  const render = 'run `capi-gitops render` without --frozen, review the lockfile and commit it';
+  // pinImages: false (the Config, a fleet cluster's overlay) turns pinning off on purpose: dropping the pins is the way on
+  const turnedOff = input.flag === false || resolution.manifest.config.pinImages === false;
   return resolution.lock.lock.entries
     .filter((entry) => entry.images?.length)
     .map((entry) => ({
@@ -292,11 +295,11 @@ function unpinnedRun(input: PinImagesInput<{ objects: KObject[] }>): Diagnostic[
       ...resolution.lock.previous?.locate?.({ kind: entry.kind, name: entry.name, namespace: entry.namespace, field: 'images' }),
       message:
         `${FROZEN}: the lockfile pins the images of ${lockEntryLabel(entry)} ${entry.version}, and this run pins none ` +
-        '(no --pin-images, and the Config sets no pinImages)',
+        (turnedOff ? '(pinImages: false)' : '(no --pin-images, and the Config sets no pinImages)'),
       expected: 'pinning on while the lockfile pins images',
-      hint:
-        'run it again with --pin-images (or set pinImages: true in the Config) to check the pinned images; ' +
-        'to stop pinning them, run `capi-gitops render` without --frozen, review the lockfile and commit it',
+      hint: turnedOff
+        ? `to stop pinning them, ${render}; to keep them, remove pinImages: false`
+        : `run it again with --pin-images (or set pinImages: true in the Config) to check the pinned images; to stop pinning them, ${render}`,
     }));
 }
 
