@@ -66,3 +66,14 @@ test('no file is an empty config; a file that is not JSON, or an auth that is no
       !error.message.includes(Buffer.from(PASSWORD).toString('base64')),
   );
 });
+
+test('DOCKER_CONFIG naming the config.json file instead of its directory is told, not read as no credentials (docker/cli warns on a config it cannot load)', async () => {
+  const dir = configDir({ auths: { 'registry.example.com': { auth: basic('ci', PASSWORD) } } }).DOCKER_CONFIG!;
+  const file = path.join(dir, 'config.json');
+  const docker = await readDockerConfig({ DOCKER_CONFIG: file });
+  assert.equal(docker.credentials('registry.example.com'), undefined);
+  assert.ok(docker.warning, 'a warning says why no credentials were read');
+  assert.equal(docker.warning.file, file);
+  assert.match(docker.warning.message, new RegExp(`DOCKER_CONFIG \\(${file.replace(/[.]/g, '\\.')}\\) is not a directory`));
+  assert.equal(docker.warning.hint, `set DOCKER_CONFIG=${dir}: it names the directory that holds config.json`);
+});

@@ -12,10 +12,11 @@
  * named by a file. `helperFor` says which helper the file names for a registry so the caller can
  * warn that its credentials were not used.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CapiGitopsError } from '../../core/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import { shellWord } from '../../core/shell.js';
 import { isPlainObject } from '../../core/kobject.js';
 import { registerSecret } from '../../core/redact.js';
 import type { OciCredentials } from './auth.js';
@@ -30,6 +31,8 @@ export interface DockerConfig {
   credentials(registry: string): OciCredentials | undefined;
   /** The credential helper the file names for `registry` (credHelpers, else credsStore), if any. */
   helperFor(registry: string): string | undefined;
+  /** Why no file was read where one was meant (DOCKER_CONFIG naming a file), for the caller to warn. */
+  warning?: Diagnostic;
 }
 
 /** The Docker config file's path for an environment (DOCKER_CONFIG is a directory). */
@@ -79,6 +82,10 @@ function entryCredentials(file: string, key: string, entry: Record<string, unkno
   return Object.keys(credentials).length > 0 ? credentials : undefined;
 }
 
+async function isFile(file: string): Promise<boolean> {
+  return (await stat(file).catch(() => undefined))?.isFile() ?? false;
+}
+
 /** Reads the Docker config file of `env`; no file is an empty config, a file that is not one an error. */
 export async function readDockerConfig(env: Record<string, string | undefined>): Promise<DockerConfig> {
   const file = dockerConfigPath(env);
@@ -87,7 +94,18 @@ export async function readDockerConfig(env: Record<string, string | undefined>):
     text = await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { credentials: () => undefined, helperFor: () => undefined };
+    const none = { credentials: () => undefined, helperFor: () => undefined };
+    // DOCKER_CONFIG=~/.docker/config.json: docker/cli warns that it cannot load its config
+    if (code === 'ENOTDIR' && env.DOCKER_CONFIG?.trim() && (await isFile(env.DOCKER_CONFIG.trim())))
+      return {
+        ...none,
+        warning: {
+          file: env.DOCKER_CONFIG.trim(),
+          message: `DOCKER_CONFIG (${env.DOCKER_CONFIG.trim()}) is not a directory, so no Docker config file was read and no registry credentials from it`,
+          hint: `set DOCKER_CONFIG=${shellWord(path.dirname(env.DOCKER_CONFIG.trim()))}: it names the directory that holds config.json`,
+        },
+      };
+    if (code === 'ENOENT' || code === 'ENOTDIR') return none;
     throw configError(file, `cannot read the Docker config file: ${code ?? (error as Error).message}`, 'check its permissions');
   }
   let data: unknown;

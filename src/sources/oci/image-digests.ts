@@ -178,6 +178,7 @@ export async function askImageDigests(requests: readonly ImageDigestRequest[], o
     });
   const env = options.env ?? process.env;
   const docker = await readDockerConfig(env);
+  if (docker.warning) options.onWarning?.(docker.warning);
   const http = new SourceClient(options);
   await Promise.all(
     [...byRegistry]
