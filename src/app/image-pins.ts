@@ -160,28 +160,19 @@ async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plan
       if (!plan.known.has(use.image)) missing.set(use.image, [...(missing.get(use.image) ?? []), use]);
       if (recheck || !plan.known.has(use.image)) asked.set(use.image, [...(asked.get(use.image) ?? []), use]);
     }
-  if (missing.size > 0 && (input.frozen || offline)) {
-    // the flag that keeps the registry from being asked: --offline when given, --frozen else
-    const flag = offline ? '--offline' : '--frozen';
-    throw new CapiGitopsError(
-      [...missing].map(([image, uses]) => ({
-        // where the manifest chose the image; the lockfile has no line for what it lacks
-        ...(uses[0]?.file ? { file: uses[0].file, line: uses[0].line, column: uses[0].column } : { file: resolution.lockFile }),
-        ...(uses[0]?.object ? { object: uses[0].object, path: uses[0].path } : {}),
-        message: `${input.frozen ? FROZEN : flag}: the lockfile has no digest for image ${image} (${uses.map((u) => u.where).join('; ')}), and ${flag} asks no registry for it`,
-        expected: 'every rendered image pinned in the lockfile',
-        hint: input.frozen
-          ? `run \`capi-gitops render\` without --frozen${offline ? ' and --offline' : ''} to pin it, review the lockfile and commit it`
-          : 'run once without --offline to pin it in the lockfile',
-      })),
-    );
+  const unlocked = input.frozen || offline ? missingDigests(input, missing) : [];
+  // --offline asks nothing; --frozen still asks for what the lock holds, so a moved tag is told in the same run
+  if (unlocked.length > 0 && offline) throw new CapiGitopsError(unlocked);
+  for (const image of unlocked.length > 0 ? missing.keys() : []) asked.delete(image);
+  if (asked.size === 0) {
+    if (unlocked.length > 0) throw new CapiGitopsError(unlocked);
+    return new Map();
   }
-  if (asked.size === 0) return new Map();
   const ask = input.ask ?? registryDigests(resolution.sources, input.onWarning);
   const { digests: current, problems } = await ask(
     [...asked].sort(([a], [b]) => compareStrings(a, b)).map(([image, uses]) => ({ image, uses })),
   );
-  failOnProblems(problems);
+  if (problems.length > 0) throw new CapiGitopsError(sortDiagnostics([...unlocked, ...problems.map((p) => p.diagnostic)]));
   const moved: Diagnostic[] = [];
   for (const plan of plans)
     for (const [image, locked] of plan.known) {
@@ -198,8 +189,26 @@ async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plan
         hint: movedTagHint(plan.component.label, image, input.fleetCluster),
       });
     }
-  if (moved.length > 0) throw new CapiGitopsError(uniqueDiagnostics(moved));
+  if (moved.length > 0 || unlocked.length > 0) throw new CapiGitopsError(sortDiagnostics([...unlocked, ...uniqueDiagnostics(moved)]));
   return current;
+}
+
+/** The images the lockfile has no digest for, under --frozen or --offline, which take none from a registry. */
+function missingDigests(input: PinImagesInput<{ objects: KObject[] }>, missing: ReadonlyMap<string, ImageUse[]>): Diagnostic[] {
+  const { resolution } = input;
+  const offline = resolution.sources.offline === true;
+  // the flag that keeps the registry from being asked: --offline when given, --frozen else
+  const flag = offline ? '--offline' : '--frozen';
+  return [...missing].map(([image, uses]) => ({
+    // where the manifest chose the image; the lockfile has no line for what it lacks
+    ...(uses[0]?.file ? { file: uses[0].file, line: uses[0].line, column: uses[0].column } : { file: resolution.lockFile }),
+    ...(uses[0]?.object ? { object: uses[0].object, path: uses[0].path } : {}),
+    message: `${input.frozen ? FROZEN : flag}: the lockfile has no digest for image ${image} (${uses.map((u) => u.where).join('; ')}), and ${flag} asks no registry for it`,
+    expected: 'every rendered image pinned in the lockfile',
+    hint: input.frozen
+      ? `run \`capi-gitops render\` without --frozen${offline ? ' and --offline' : ''} to pin it, review the lockfile and commit it`
+      : 'run once without --offline to pin it in the lockfile',
+  }));
 }
 
 /**
