@@ -1198,6 +1198,31 @@ test(
 );
 
 test(
+  "cert-manager's image a registry lacks, with no images override, is told at the Config's certManager key, not with no file",
+  { skip },
+  async () => {
+    const releases = tempDir('capi-gitops-pin-cert-manager-');
+    mkdirSync(path.join(releases, 'v1.0.0'), { recursive: true });
+    const deployment = components({ init: `${front.host}/nocm/wait:v1.0.0`, manager: `${front.host}/nocm/cert-manager-controller:v1.0.0` })
+      .replaceAll('capi-system', 'cert-manager')
+      .replaceAll('capi-controller-manager', 'cert-manager');
+    writeFileSync(path.join(releases, 'v1.0.0', 'cert-manager.yaml'), deployment);
+    const url = pathToFileURL(path.join(releases, 'latest', 'cert-manager.yaml')).href;
+    const dir = manifestDir('pinImages: true\n');
+    const file = path.join(dir, 'providers.yaml');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('certManager:\n  enabled: false\n', `certManager:\n  version: v1.0.0\n  url: ${url}\n`),
+    );
+    const error = await rejection(render(options(dir), path.join(tempDir(), 'out')));
+    const problem = error.diagnostics.find((d) => d.message.includes('nocm/cert-manager-controller'));
+    assert.ok(problem, messages(error));
+    const keyLine = readFileSync(file, 'utf8').split('\n').indexOf('certManager:') + 1;
+    assert.deepEqual([problem.file, problem.line, problem.column], [file, keyLine, 1]);
+  },
+);
+
+test(
   "a tag the registry lacks, chosen by a configSecret images override, is told at the Secret's images key (operator: the configSecret overrides Config images)",
   { skip },
   async () => {

@@ -103,7 +103,8 @@ function artifactOf(resolution: Resolution, component: RenderedComponent): strin
 
 /**
  * Where the manifest chose an image: the configSecret's images key when one of its overrides applies
- * (they win over Config's), else the Config images key whose override applies to it, else the provider object.
+ * (they win over Config's), else the Config images key whose override applies to it, else the provider
+ * object (the Config's certManager or operator key for theirs).
  */
 function imageOrigin(
   input: PinImagesInput<{ objects: KObject[] }>,
@@ -117,6 +118,11 @@ function imageOrigin(
   const key = overrideKeyFor(config.images ?? {}, component.label, image);
   if (key !== undefined) return config.locate?.(['images', key], 'key') ?? config.position;
   const identity = lockIdentityOf(component);
+  // cert-manager and the operator are the Config's: its certManager or operator key, else the Config
+  if (identity.kind === 'CertManager' || identity.kind === 'Operator') {
+    const field = identity.kind === 'CertManager' ? 'certManager' : 'operator';
+    return (config[field] ? config.locate?.([field], 'key') : undefined) ?? config.position;
+  }
   return resolution.providers.find((p) => sameIdentity({ kind: p.kind, name: p.name, namespace: p.namespace }, identity))?.provider
     .position;
 }
