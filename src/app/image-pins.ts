@@ -186,7 +186,7 @@ async function askRegistries(input: PinImagesInput<{ objects: KObject[] }>, plan
       if (now === undefined || now === locked) continue;
       const use = plan.uses.find((u) => u.image === image);
       moved.push({
-        // the image's entry in the lockfile read (a fleet cluster's view of its lock has no lines)
+        // the image's entry in the lockfile read (a fleet cluster's view locates in the fleet's lockfile)
         file: resolution.lockFile,
         ...resolution.lock.previous?.locate?.({ ...plan.identity, image }),
         ...(use?.object ? { object: use.object, path: use.path } : {}),
