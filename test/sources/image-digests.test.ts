@@ -19,6 +19,8 @@ const VALID = JSON.stringify({ schemaVersion: 2, mediaType: MANIFEST, config: {}
 const digestOf = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 /** Bytes the server wrote for the endless manifest, to show the client stopped early. */
 let endlessWritten = 0;
+/** GETs of the rate-limited repository's manifests: a pull counted against the limit (Docker Hub counts GET, not HEAD). */
+let rateLimitedGets = 0;
 let server: http.Server;
 let host = '';
 
@@ -46,6 +48,10 @@ function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
     // a Bearer challenge whose token service answers without end
     const challenge = `Bearer realm="http://${host}/huge-token",service="test",scope="repository:token-huge:pull"`;
     return void res.writeHead(401, { 'www-authenticate': challenge, 'content-type': 'application/json' }).end('{}');
+  }
+  if (repository === 'rate-limited') {
+    if (req.method === 'GET') rateLimitedGets++;
+    return void res.writeHead(429, { 'content-type': 'application/json' }).end('{"errors":[{"code":"TOOMANYREQUESTS"}]}');
   }
   if (repository === 'no-head') {
     // a proxy that refuses HEAD (405) and serves GET
@@ -168,4 +174,12 @@ test('a registry whose API root (GET /v2/) answers without end is cut at 1 MiB: 
     root.closeAllConnections();
     await new Promise<void>((resolve) => root.close(() => resolve()));
   }
+});
+
+test('a HEAD answered 429 (rate limited) is not asked again with GET, which registries such as Docker Hub count as a pull', async () => {
+  rateLimitedGets = 0;
+  const { digest, messages } = await ask('rate-limited');
+  assert.equal(digest, undefined);
+  assert.match(messages.join('\n'), /HEAD http:\/\/127\.0\.0\.1:\d+\/v2\/rate-limited\/manifests\/v1\.0\.0 answered HTTP 429/);
+  assert.equal(rateLimitedGets, 0);
 });

@@ -307,8 +307,8 @@ async function digestOf(client: RegistryClient, base: string, location: ImageLoc
   const named = `${location.registry}/${location.repository}`;
   const head = await client.head(url, { accept: ACCEPT });
   // a HEAD refused (405 from a proxy, …) is asked again with GET, as crane digest does; a missing
-  // tag or a registry failing (5xx, already retried) is not
-  const refusedHead = head.status !== 200 && head.status !== 404 && (head.status < 500 || head.status === 501);
+  // tag, a registry failing (5xx, already retried) or rate limiting is not (Docker Hub counts a GET as a pull)
+  const refusedHead = head.status !== 200 && head.status !== 404 && head.status !== 429 && (head.status < 500 || head.status === 501);
   if (!refusedHead) check(head, 'HEAD', url, named, location);
   const announced = (!refusedHead && head.headers.get('docker-content-digest')) || '';
   let digest = SHA256_DIGEST.test(announced) ? announced : undefined;
