@@ -18,6 +18,7 @@ import { KUSTOMIZATION_FILE } from './kustomize.js';
 import { objectFileName } from './names.js';
 import { GENERATED_COMMENT } from './provenance.js';
 import { renderKustomization } from './templates.js';
+import { repositoryPath } from './wiring.js';
 
 export const FLEET_APPLICATIONSET_NAME = 'capi-gitops-fleet';
 export const FLEET_WIRING_DIRECTORY = 'argocd';
@@ -53,9 +54,13 @@ function lookup(clusters: readonly FleetApplicationSetCluster[], pick: (c: Fleet
   return `{{ get (dict ${pairs}) (index .path.segments SEGMENT) }}`;
 }
 
-/** The output's path in the repository: a cluster's wiring path without `/clusters/<name>`. */
+/**
+ * The output's path in the repository: a cluster's wiring path without `/clusters/<name>`, written
+ * as Argo CD lists the repository's directories (`./fleet/` is `fleet`): the generator matches
+ * them with path.Match as they are, and `path.segments` counts from the first.
+ */
 function rootPath(cluster: FleetApplicationSetCluster, clustersDirectory: string): string {
-  const own = str(cluster.values.path).replace(/\/+$/, '');
+  const own = repositoryPath(str(cluster.values.path));
   const suffix = `${clustersDirectory}/${cluster.name}`;
   return own === suffix ? '' : own.endsWith(`/${suffix}`) ? own.slice(0, -suffix.length - 1) : own;
 }

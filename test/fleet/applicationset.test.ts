@@ -399,3 +399,21 @@ test("two clusters on one Argo CD destination (the chart's default, or a copied 
     /destinationName: '\{\{ get \(dict "a1" "" "a2" "a2" "a3" "a3" "a4" "a4"\)/,
   );
 });
+
+test("a path written as Flux writes one (./fleet/) gives the fleet ApplicationSet the repository's own paths: its Git directory generator, run as Argo CD runs it (path.Match on the repository's clean paths), makes the per-cluster Applications (argo-cd applicationset/generators/git.go)", async () => {
+  const set = [`repoURL=${REPO}`, `path=./${ROOT}/`, 'applicationSet=true'].map((expression) => ({ expression, forceString: false }));
+  const fleet = await renderOutput({ manifestPaths: [fleetDir], layout: 'argocd', set });
+  const repo = tempDir();
+  await writeOutput(path.join(repo, ROOT), fleet.files);
+  const appSet = YAML.parse(fleet.files.get('argocd/applicationset-capi-gitops-fleet.yaml')!) as KObject;
+  const git = (appSet.spec as { generators: { git: { directories: unknown; values: Record<string, string> } }[] }).generators[0]!.git;
+  assert.deepEqual(git.directories, [{ path: 'fleet/clusters/*/*' }, { path: 'fleet/clusters/*/argocd', exclude: true }]);
+  const generated = generate(appSet, repo);
+  const expected = (await appSetFleet).files.get('argocd/applicationset-capi-gitops-fleet.yaml')!;
+  assert.equal(generated.length, 12);
+  assert.deepEqual(
+    git.values,
+    (YAML.parse(expected) as typeof appSet & { spec: { generators: { git: { values: unknown } }[] } }).spec.generators[0]!.git.values,
+  );
+  assert.ok(generated.some((a) => a.metadata.name === 'capi-gitops-lab-1-01-cluster-api'));
+});
