@@ -236,6 +236,42 @@ function unwrittenPaths(documents: readonly ChartDocument[], context: ChartConte
 }
 
 /**
+ * kustomize-controller labels every object a Kustomization applies with the Kustomization's name
+ * (`kustomize.toolkit.fluxcd.io/name`, fluxcd/pkg ssa SetOwnerLabels), and a label value holds at
+ * most 63 characters: a longer name fails every apply, in the cluster. The built-in chart's names
+ * are `<releaseName>-<component directory>`, so the hint names the releaseName that fits them all.
+ */
+const FLUX_NAME_MAX = 63;
+
+function longFluxNames(documents: readonly ChartDocument[], context: ChartContext, input: WiringInput): Diagnostic[] {
+  const long = documents
+    .filter(({ object }) => apiGroup(object.apiVersion) === 'kustomize.toolkit.fluxcd.io' && object.kind === 'Kustomization')
+    .filter(({ object }) => (object.metadata.name ?? '').length > FLUX_NAME_MAX)
+    .sort((a, b) => b.object.metadata.name!.length - a.object.metadata.name!.length);
+  if (long.length === 0) return [];
+  const { template, object, locate } = long[0]!;
+  const name = object.metadata.name!;
+  const release = context.Release.name;
+  const budget = release.length - (name.length - FLUX_NAME_MAX);
+  const shorter = release.slice(0, Math.max(budget, 0)).replace(/-+$/, '');
+  return [
+    {
+      ...(locate?.(['metadata', 'name']) ?? { file: templateFile(input.chart, template) }),
+      object: describeObject(object),
+      path: 'metadata.name',
+      message:
+        `the Kustomization name ${name} has ${name.length} characters${long.length > 1 ? ` (${long.length} Kustomizations' names are over ${FLUX_NAME_MAX})` : ''}: ` +
+        `kustomize-controller labels every object it applies with kustomize.toolkit.fluxcd.io/name: <its name>, and a label value holds at most ${FLUX_NAME_MAX}`,
+      expected: `Kustomization names of at most ${FLUX_NAME_MAX} characters`,
+      hint:
+        name.startsWith(release) && shorter !== ''
+          ? `set a releaseName of at most ${budget} characters, which begins every name: --set releaseName=${shorter} (or releaseName in the Config's gitops.values; in a fleet, in the cluster's gitops)`
+          : `shorten the names the chart writes to at most ${FLUX_NAME_MAX} characters`,
+    },
+  ];
+}
+
+/**
  * A chart of the other tool (gitops.chart started from `chart show argocd`, rendered with
  * `--layout flux`): its objects would sync component directories that carry the layout's tool's
  * apply rules only (Argo CD's sync waves and CRDs kept from pruning are not in a flux layout's).
@@ -296,7 +332,7 @@ export function wiringFiles(input: WiringInput): Map<string, string> {
   const documents = renderChart(input.chart, context);
   const otherTool = otherToolProblem(documents, input);
   if (otherTool) throw new CapiGitopsError(otherTool);
-  const unwritten = unwrittenPaths(documents, context, input);
+  const unwritten = [...unwrittenPaths(documents, context, input), ...longFluxNames(documents, context, input)];
   if (unwritten.length > 0) throw new CapiGitopsError(unwritten);
   const unknown = unknownFieldProblems(documents, input);
   if (unknown.errors.length > 0) throw new CapiGitopsError(unknown.errors);

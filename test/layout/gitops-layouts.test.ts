@@ -13,6 +13,7 @@ import type { KObject } from '../../src/core/kobject.js';
 import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { kubectlAvailable, kubectlKustomize } from '../helpers/tree.js';
 import { wiringProblems } from '../helpers/crd-schema.js';
+import { rejection } from '../helpers/assertions.js';
 
 const REPO = 'https://git.example.com/platform/management.git';
 const manifestDir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') });
@@ -296,4 +297,21 @@ test('the wiring path comes from the output directory in its Git repository when
   const { files } = await render({ layout: 'flux', outputDir: path.join(repo, 'clusters', 'eu-1') });
   const ks = wiringObjects(files, 'flux').find((o) => o.metadata.name === 'capi-gitops-01-cluster-api')!;
   assert.equal((ks.spec as any).path, './clusters/eu-1/01-cluster-api');
+});
+
+test('flux: a Kustomization name over 63 characters, which kustomize-controller writes as the kustomize.toolkit.fluxcd.io/name label of every object it applies, is refused naming it; the hint followed renders (fluxcd/pkg ssa SetOwnerLabels)', async () => {
+  const long = 'capi-gitops-production-eu-west-1-management';
+  const error = await rejection(render({ layout: 'flux', set: set('path=clusters/mgmt', `releaseName=${long}`) }));
+  const problems = error.diagnostics;
+  assert.equal(problems.length, 1, error.message);
+  const [problem] = problems;
+  assert.equal(problem!.file, 'built-in chart flux: templates/kustomizations.yaml');
+  // a built-in chart's template is precompiled: its file is named, with no line to edit
+  assert.equal(problem!.path, 'metadata.name');
+  assert.match(problem!.message, /capi-gitops-production-eu-west-1-management-03-control-plane-kubeadm/);
+  assert.match(problem!.message, /68 characters/);
+  const hinted = /--set releaseName=(\S+)/.exec(problem!.hint ?? '')?.[1];
+  assert.ok(hinted, problem!.hint);
+  const { files } = await render({ layout: 'flux', set: set('path=clusters/mgmt', `releaseName=${hinted}`) });
+  for (const object of wiringObjects(files, 'flux')) assert.ok(object.metadata.name!.length <= 63, object.metadata.name);
 });
