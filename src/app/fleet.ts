@@ -44,6 +44,7 @@ import {
   fleetApplicationSet,
   FLEET_APPLICATIONSET_NAME,
   FLEET_WIRING_DIRECTORY,
+  applicationSetLookups,
   ignoreDifferencesOf,
   withoutClusterApplicationSet,
   wiringIdentities,
@@ -457,7 +458,9 @@ async function fleetArgoWiring(argo: ArgoFleet, options: RenderOptions): Promise
     previousFile && argo.ignoreDifferences.size < argo.clusters.length
       ? await readFile(previousFile, 'utf8').catch(() => undefined)
       : undefined;
-  const previous = previousText ? parseArtifact(previousText, { source: previousFile! }).flatMap(ignoreDifferencesOf) : undefined;
+  const previousObjects = previousText ? parseArtifact(previousText, { source: previousFile! }) : undefined;
+  const previous = previousObjects?.flatMap(ignoreDifferencesOf);
+  const previousLookups = previousObjects?.[0] ? applicationSetLookups(previousObjects[0]) : undefined;
   const clusters = argo.clusters.map((c) =>
     argo.ignoreDifferences.has(c.name) ? { ...c, ignoreDifferences: argo.ignoreDifferences.get(c.name) } : c,
   );
@@ -465,6 +468,7 @@ async function fleetArgoWiring(argo: ArgoFleet, options: RenderOptions): Promise
     clustersDirectory: CLUSTERS_DIRECTORY,
     clusters,
     previousIgnoreDifferences: previous,
+    previousLookups,
     wiringObjects: argo.objects,
     at: argo.at,
   });

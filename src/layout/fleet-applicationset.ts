@@ -37,6 +37,8 @@ export interface FleetApplicationSetInput {
   clusters: readonly FleetApplicationSetCluster[];
   /** ignoreDifferences of the fleet's ApplicationSet as the last run wrote it (kept for clusters `--cluster` leaves out). */
   previousIgnoreDifferences?: unknown[];
+  /** Each cluster's lookups in the fleet's ApplicationSet as the last run wrote it (kept for clusters `--cluster` leaves out). */
+  previousLookups?: ReadonlyMap<string, ClusterLookups>;
   /** Each object of the rendered clusters' own argocd/ (`Kind namespace/name`) and the clusters that write it. */
   wiringObjects?: ReadonlyMap<string, readonly string[]>;
   /** Where the Config lists the clusters: where a problem of their wiring as a whole is told. */
@@ -44,6 +46,40 @@ export interface FleetApplicationSetInput {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** What the generator's values look up for a cluster: its Applications' name prefix, project and destination. */
+export interface ClusterLookups {
+  prefix: string;
+  project: string;
+  destinationName: string;
+  destinationServer: string;
+}
+
+const LOOKUP_KEYS = ['prefix', 'project', 'destinationName', 'destinationServer'] as const;
+
+/**
+ * Each cluster's lookups in a fleet ApplicationSet this module wrote (`get (dict "c1" "v1" …) …`):
+ * a `--cluster` run keeps those of the clusters it does not render, which change with their own
+ * render (their AppProject, which must allow the destination, is in their own directory).
+ */
+export function applicationSetLookups(object: KObject): Map<string, ClusterLookups> {
+  const spec = isPlainObject(object.spec) ? object.spec : {};
+  const generator: unknown = Array.isArray(spec.generators) ? spec.generators[0] : undefined;
+  const git = isPlainObject(generator) && isPlainObject(generator.git) ? generator.git : {};
+  const values = isPlainObject(git.values) ? git.values : {};
+  const out = new Map<string, ClusterLookups>();
+  for (const key of LOOKUP_KEYS) {
+    const dict = /\(dict((?:\s+"(?:[^"\\]|\\.)*")*)\s*\)/.exec(str(values[key]))?.[1] ?? '';
+    const strings = (dict.match(/"(?:[^"\\]|\\.)*"/g) ?? []).map((s) => JSON.parse(s) as string);
+    for (let i = 0; i + 1 < strings.length; i += 2) {
+      const name = strings[i]!;
+      const lookups = out.get(name) ?? { prefix: '', project: '', destinationName: '', destinationServer: '' };
+      lookups[key] = strings[i + 1]!;
+      out.set(name, lookups);
+    }
+  }
+  return out;
+}
 
 /** A Go template string literal (Go accepts JSON's escapes). */
 const goString = (s: string) => JSON.stringify(s);
@@ -222,6 +258,8 @@ export function fleetApplicationSet(input: FleetApplicationSetInput): Map<string
   if (problems.length > 0) throw new CapiGitopsError(problems);
 
   const values = first.values;
+  // a cluster this run does not render keeps what the last run looked up for it
+  const kept = (c: FleetApplicationSetCluster) => (c.ignoreDifferences ? undefined : input.previousLookups?.get(c.name));
   const root = rootPath(first, input.clustersDirectory);
   const prefix = root === '' ? '' : `${root}/`;
   const segment = String(root === '' ? 1 : root.split('/').length + 1);
@@ -259,10 +297,10 @@ export function fleetApplicationSet(input: FleetApplicationSetInput): Map<string
             // the cluster is the directory under clusters/; what Argo CD calls it comes from its values
             values: {
               cluster: at('{{ index .path.segments SEGMENT }}'),
-              prefix: at(lookup(clusters, prefixOf)),
-              project: at(lookup(clusters, (c) => str(c.values.project))),
-              destinationName: at(lookup(clusters, destinationName)),
-              destinationServer: at(lookup(clusters, destinationServer)),
+              prefix: at(lookup(clusters, (c) => kept(c)?.prefix ?? prefixOf(c))),
+              project: at(lookup(clusters, (c) => kept(c)?.project ?? str(c.values.project))),
+              destinationName: at(lookup(clusters, (c) => kept(c)?.destinationName ?? destinationName(c))),
+              destinationServer: at(lookup(clusters, (c) => kept(c)?.destinationServer ?? destinationServer(c))),
             },
           },
         },

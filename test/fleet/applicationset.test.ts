@@ -417,3 +417,21 @@ test("a path written as Flux writes one (./fleet/) gives the fleet ApplicationSe
   );
   assert.ok(generated.some((a) => a.metadata.name === 'capi-gitops-lab-1-01-cluster-api'));
 });
+
+test("--cluster with the fleet ApplicationSet keeps the lookups of the clusters it does not render as the last run wrote them: another cluster's new destination waits for its own render, with its AppProject (argo-cd applicationset/generators/git.go)", async () => {
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0') + CLUSTERS });
+  const out = tempDir();
+  await writeOutput(out, (await render(dir, true, undefined, out)).files);
+  const before = readFileSync(path.join(out, 'argocd/applicationset-capi-gitops-fleet.yaml'), 'utf8');
+  writeFileSync(
+    path.join(dir, 'providers.yaml'),
+    corpusManifest('v1.12.0') + CLUSTERS.replace('destination: {name: us-1}', 'destination: {name: us-1-new}'),
+  );
+  const eu = await render(dir, true, ['eu-1'], out);
+  assert.equal(eu.files.get('argocd/applicationset-capi-gitops-fleet.yaml'), before);
+  await writeOutput(out, eu.files);
+  const us = await render(dir, true, ['us-1'], out);
+  const after = us.files.get('argocd/applicationset-capi-gitops-fleet.yaml')!;
+  assert.match(after, /"us-1" "us-1-new"/);
+  assert.match(us.files.get('clusters/us-1/argocd/appproject-capi-gitops-us-1.yaml')!, /name: us-1-new/);
+});

@@ -101,7 +101,12 @@ test("a cluster's value that another cluster writes URL-encoded (a query string)
   await refusedAsEuValue({ manifestPaths: fleet({ usConfigMapData: data }) }, 'API_TOKEN', /^clusters\/us-1\//);
 });
 
-/** A fleet rendered with its ApplicationSet, then `--cluster eu-1` with us-1's Argo CD destination named `usDestination`. */
+/**
+ * A fleet rendered with its ApplicationSet, then `--cluster eu-1` with us-1's Argo CD destination
+ * named `usDestination`. A `--cluster` run keeps the lookups of the clusters it does not render
+ * as the last ApplicationSet holds them; here there is none (its file removed, as before a fleet's
+ * first render with applicationSet: true), so us-1's lookups come from the manifest.
+ */
 async function renderEuWithUsDestination(usDestination: string, secretFiles: string[] = []): Promise<RenderOptions> {
   const set = ['repoURL=https://git.example.com/platform/fleet.git', 'path=fleet', 'applicationSet=true'].map((expression) => ({
     expression,
@@ -111,6 +116,7 @@ async function renderEuWithUsDestination(usDestination: string, secretFiles: str
   const first = await renderOutput({ manifestPaths: fleet(), layout: 'argocd', set, outputDir: out, secretFiles });
   assert.ok(first.fleet);
   await writeOutput(out, first.files);
+  rmSync(path.join(out, 'argocd', 'applicationset-capi-gitops-fleet.yaml'));
   const usEntry = `  argocd: {values: {destination: {name: "${usDestination}"}}}\n`;
   return { manifestPaths: fleet({ usEntry }), layout: 'argocd', set, outputDir: out, clusters: ['eu-1'], secretFiles };
 }
