@@ -131,6 +131,28 @@ export function deleteByHand(
   return { objects, commands, safety };
 }
 
+/**
+ * What a new root needs from its own directory before it can sync it, applied with it: the source
+ * a Kustomization reads when the chart draws one (`gitRepository.url`: the root would wait for a
+ * GitRepository only the root itself applies), the AppProject an Application belongs to.
+ */
+function needsFirst(root: FileObject, trees: WrittenTrees): FileObject[] {
+  const directory = posix.dirname(root.file);
+  const spec = (root.object.spec ?? {}) as { sourceRef?: { kind?: unknown; name?: unknown; namespace?: unknown }; project?: unknown };
+  const namespace = root.object.metadata.namespace ?? '';
+  const siblings = trees.created.paths.filter((p) => p !== root.file && posix.dirname(p) === directory);
+  return wiringObjects(new Map(siblings.map((p) => [p, trees.created.read(p)]))).filter(({ object }) => {
+    const same = (object.metadata.namespace ?? '') === namespace;
+    if (root.object.kind === 'Application') return object.kind === 'AppProject' && object.metadata.name === spec.project && same;
+    const ref = spec.sourceRef;
+    return (
+      object.kind === ref?.kind &&
+      object.metadata.name === ref.name &&
+      (object.metadata.namespace ?? '') === (typeof ref.namespace === 'string' ? ref.namespace : namespace)
+    );
+  });
+}
+
 /** One note per root the write removed (what to delete in the management cluster) and per root it created (what to apply once). */
 export function wiringRootNotes(trees: WrittenTrees): string[] {
   // a root's file is named after its kind (layout/names.ts objectFileName): only those are read,
@@ -158,7 +180,7 @@ export function wiringRootNotes(trees: WrittenTrees): string[] {
   for (const root of created.filter(isRoot)) {
     notes.push(
       `${whatHappened(posix.dirname(root.file), trees.oldPaths, 'new')}: after pushing, apply its root ${described(root)} ` +
-        `once (nothing reconciles it until then): kubectl apply -f ${shellWord(trees.shown(root.file))}`,
+        `once (nothing reconciles it until then): kubectl apply ${[...needsFirst(root, trees), root].map((o) => `-f ${shellWord(trees.shown(o.file))}`).join(' ')}`,
     );
   }
   return notes;

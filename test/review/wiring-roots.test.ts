@@ -123,3 +123,21 @@ test('a removed root whose Kustomization keeps no deletionPolicy: Orphan (a char
       'kubectl delete -n flux-system kustomization.kustomize.toolkit.fluxcd.io/platform-eu',
   ]);
 });
+
+test("a new flux cluster whose root reads the chart's own GitRepository (gitRepository.url): the note applies that GitRepository with the root, which cannot fetch its directory before it exists (fluxcd/kustomize-controller: source not found)", async () => {
+  const flux = `${CONFIG}output: {layout: flux}\ngitops: {path: out, flux: {values: {gitRepository: {url: "https://git.example.com/platform.git"}}}}\nclusters:\n`;
+  const { example, fleet, run } = fleetExample(`${flux}- name: c1\n`);
+  assert.equal((await run('render', '-o', 'out')).code, 0);
+  writeFileSync(fleet, `${flux}- name: c1\n- name: c2\n`);
+  assert.equal((await run('lock')).code, 0);
+  const render = await run('render', '-o', 'out');
+  assert.equal(render.code, 0, render.stderr);
+  const [note, ...more] = warnings(render.stderr);
+  assert.deepEqual(more, []);
+  const dir = 'out/clusters/c2/flux';
+  assert.ok(note!.endsWith(`kubectl apply -f ${dir}/gitrepository-capi-gitops-c2.yaml -f ${dir}/kustomization-capi-gitops-c2.yaml`), note);
+  assert.match(
+    readFileSync(path.join(example, dir, 'kustomization-capi-gitops-c2.yaml'), 'utf8'),
+    /kind: GitRepository\n\s+name: "?capi-gitops-c2"?\n/,
+  );
+});
