@@ -2,7 +2,7 @@
  * The GitOps wiring of a layout: the facts a chart is given about the components, the chart's
  * run, and its documents as files (one object per file, with their own kustomization.yaml).
  */
-import { CapiGitopsError, compareStrings, tellOnce, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, DiagnosticBag, tellOnce, type Diagnostic } from '../core/diagnostics.js';
 import { apiGroup, describeObject, type KObject } from '../core/kobject.js';
 import type { RenderedComponent } from '../render/types.js';
 import { renderChart, templateFile } from './chart/render.js';
@@ -329,13 +329,15 @@ function unknownFieldProblems(documents: readonly ChartDocument[], input: Wiring
 export function wiringFiles(input: WiringInput): Map<string, string> {
   const dir = input.directory;
   const context = chartContext(input);
-  const documents = renderChart(input.chart, context);
+  // a template's problem and what the documents of the others show are told in one run
+  const problems = new DiagnosticBag();
+  const documents = renderChart(input.chart, context, problems);
   const otherTool = otherToolProblem(documents, input);
   if (otherTool) throw new CapiGitopsError(otherTool);
-  const unwritten = [...unwrittenPaths(documents, context, input), ...longFluxNames(documents, context, input)];
-  if (unwritten.length > 0) throw new CapiGitopsError(unwritten);
+  for (const problem of [...unwrittenPaths(documents, context, input), ...longFluxNames(documents, context, input)]) problems.add(problem);
   const unknown = unknownFieldProblems(documents, input);
-  if (unknown.errors.length > 0) throw new CapiGitopsError(unknown.errors);
+  for (const problem of unknown.errors) problems.add(problem);
+  problems.throwIfAny();
   for (const doubt of unknown.doubts) input.onWarning?.(doubt);
   const files = new Map<string, string>();
   const seen = new Map<string, string>();

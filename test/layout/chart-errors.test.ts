@@ -731,3 +731,20 @@ test('a value the chart schema refuses with `not` (Replace=true in syncOptions, 
   assert.match(refused.stderr, /expected: any value but "Replace=true"/);
   assert.equal(existsSync(path.join(dir, 'out')), false);
 });
+
+test("a missing value in one template and a field the CRD does not declare in another are told in one run, each at its line: the templates that rendered are checked while the other's problem is told", async () => {
+  const { dir, chart } = await userChart();
+  const applications = path.join(chart, 'applications.yaml');
+  const root = path.join(chart, 'root.yaml');
+  const project = readFileSync(applications, 'utf8').split('\n').indexOf('  project: {{@root.Values.project}}') + 1;
+  const syncPolicy = readFileSync(root, 'utf8').split('\n').indexOf('  syncPolicy:') + 1;
+  setLine(applications, project, '  project: {{@root.Values.projekt}}');
+  setLine(root, syncPolicy, '  syncPolcy:');
+  const stderr = await failed(dir);
+  assert.match(stderr, new RegExp(`^my-chart/templates/applications\\.yaml:${project}:14: error: value "projekt" is not defined`, 'm'));
+  assert.match(stderr, new RegExp(`^my-chart/templates/root\\.yaml:${syncPolicy}:3: error: .*spec\\.syncPolcy: not a field of`, 'm'));
+  assert.match(stderr, /^2 problems; nothing was written\n$/m);
+  setLine(applications, project, '  project: {{@root.Values.project}}');
+  setLine(root, syncPolicy, '  syncPolicy:');
+  assert.equal((await render(dir)).code, 0);
+});

@@ -183,10 +183,12 @@ function readDocuments(chart: LoadedChart, template: ChartFile, text: string, ba
 /**
  * Runs every template of the chart with `context` and reads each rendered document back as
  * YAML 1.2, so the caller writes it through the safe emitter: a chart cannot put an ambiguous
- * plain scalar (`on`, `yes`, `0644`) into the output. All problems of all templates in one error.
+ * plain scalar (`on`, `yes`, `0644`) into the output. All problems of all templates in one error;
+ * given `problems`, they are added there instead, and the documents of the templates that
+ * rendered are returned, for the caller to check and tell with them in one run.
  */
-export function renderChart(chart: LoadedChart, context: ChartContext): ChartDocument[] {
-  const bag = new DiagnosticBag();
+export function renderChart(chart: LoadedChart, context: ChartContext, problems?: DiagnosticBag): ChartDocument[] {
+  const bag = problems ?? new DiagnosticBag();
   /** A template error as a diagnostic at its file, line and column in the chart. */
   const told = (err: TemplateRuntimeError, fallback: string): Diagnostic => {
     const at = { file: err.file ? templateFile(chart, err.file) : fallback, line: err.line, column: err.column };
@@ -228,6 +230,6 @@ export function renderChart(chart: LoadedChart, context: ChartContext): ChartDoc
     }
     documents.push(...readDocuments(chart, template, text, bag));
   }
-  bag.throwIfAny();
+  if (!problems) bag.throwIfAny();
   return documents;
 }
