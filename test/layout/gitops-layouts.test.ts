@@ -315,3 +315,16 @@ test('flux: a Kustomization name over 63 characters, which kustomize-controller 
   const { files } = await render({ layout: 'flux', set: set('path=clusters/mgmt', `releaseName=${hinted}`) });
   for (const object of wiringObjects(files, 'flux')) assert.ok(object.metadata.name!.length <= 63, object.metadata.name);
 });
+
+test("argocd: syncPolicy.automated.enabled (automated sync paused, its settings kept) and syncPolicy.retry.refresh (a retry syncs the latest revision), fields of the real Application CRD, are values of the chart's syncPolicy (argo-cd manifests/crds/application-crd.yaml)", async () => {
+  const { files } = await render({
+    layout: 'argocd',
+    set: set(`repoURL=${REPO}`, 'path=mgmt', 'syncPolicy.automated.enabled=false', 'syncPolicy.retry.refresh=true'),
+  });
+  const objects = wiringObjects(files, 'argocd');
+  for (const o of objects) assert.deepEqual(wiringProblems(o), [], `${o.kind} ${o.metadata.name}`);
+  const app = objects.find((o) => o.metadata.name === 'capi-gitops-01-cluster-api')!;
+  const syncPolicy = (app.spec as { syncPolicy: { automated: unknown; retry: { refresh: unknown } } }).syncPolicy;
+  assert.deepEqual(syncPolicy.automated, { prune: true, selfHeal: true, enabled: false });
+  assert.equal(syncPolicy.retry.refresh, true);
+});
