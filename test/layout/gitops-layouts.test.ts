@@ -328,3 +328,13 @@ test("argocd: syncPolicy.automated.enabled (automated sync paused, its settings 
   assert.deepEqual(syncPolicy.automated, { prune: true, selfHeal: true, enabled: false });
   assert.equal(syncPolicy.retry.refresh, true);
 });
+
+test("flux: every source kind the real Kustomization CRD's sourceRef takes, ExternalArtifact included, is a sourceRef.kind of the chart (fluxcd/kustomize-controller config/crd/bases)", async () => {
+  for (const kind of ['GitRepository', 'OCIRepository', 'Bucket', 'ExternalArtifact']) {
+    const { files } = await render({ layout: 'flux', set: set('path=clusters/mgmt', `sourceRef.kind=${kind}`, 'sourceRef.name=platform') });
+    for (const k of byKind(wiringObjects(files, 'flux'), 'Kustomization')) {
+      assert.deepEqual(wiringProblems(k), [], `${kind} ${k.metadata.name}`);
+      assert.deepEqual((k.spec as { sourceRef: unknown }).sourceRef, { kind, name: 'platform' });
+    }
+  }
+});
