@@ -44,7 +44,7 @@ import {
   fleetApplicationSet,
   FLEET_APPLICATIONSET_NAME,
   FLEET_WIRING_DIRECTORY,
-  applicationSetLookups,
+  clusterLookups,
   ignoreDifferencesOf,
   withoutClusterApplicationSet,
   wiringIdentities,
@@ -460,7 +460,7 @@ async function fleetArgoWiring(argo: ArgoFleet, options: RenderOptions): Promise
       : undefined;
   const previousObjects = previousText ? parseArtifact(previousText, { source: previousFile! }) : undefined;
   const previous = previousObjects?.flatMap(ignoreDifferencesOf);
-  const previousLookups = previousObjects?.[0] ? applicationSetLookups(previousObjects[0]) : undefined;
+  const previousLookups = previousObjects?.[0] ? clusterLookups(previousObjects[0]) : undefined;
   const clusters = argo.clusters.map((c) =>
     argo.ignoreDifferences.has(c.name) ? { ...c, ignoreDifferences: argo.ignoreDifferences.get(c.name) } : c,
   );

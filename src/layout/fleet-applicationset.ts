@@ -55,28 +55,42 @@ export interface ClusterLookups {
   destinationServer: string;
 }
 
-const LOOKUP_KEYS = ['prefix', 'project', 'destinationName', 'destinationServer'] as const;
+const LOOKUP = /\bdict((?:\s+"(?:[^"\\]|\\.)*")*)\s*\)/g;
+const GO_STRING = /"(?:[^"\\]|\\.)*"/g;
+
+/** Each generator value's per-cluster lookup in a fleet ApplicationSet (`get (dict "c1" "v1" …) …`): `key\0cluster` → value. */
+export function applicationSetLookups(object: KObject | undefined): Map<string, string> {
+  const found = new Map<string, string>();
+  const spec = isPlainObject(object?.spec) ? object.spec : {};
+  const generators = Array.isArray(spec.generators) ? spec.generators : [];
+  for (const generator of generators) {
+    const git = isPlainObject(generator) && isPlainObject(generator.git) ? generator.git : {};
+    const values = isPlainObject(git.values) ? git.values : {};
+    for (const [key, value] of Object.entries(values)) {
+      if (typeof value !== 'string') continue;
+      for (const [, pairs] of value.matchAll(LOOKUP)) {
+        const strings = [...pairs!.matchAll(GO_STRING)].map((m) => JSON.parse(m[0]) as string);
+        for (let i = 0; i + 1 < strings.length; i += 2) found.set(`${key}\0${strings[i]}`, strings[i + 1]!);
+      }
+    }
+  }
+  return found;
+}
 
 /**
- * Each cluster's lookups in a fleet ApplicationSet this module wrote (`get (dict "c1" "v1" …) …`):
- * a `--cluster` run keeps those of the clusters it does not render, which change with their own
- * render (their AppProject, which must allow the destination, is in their own directory).
+ * Each cluster's lookups in a fleet ApplicationSet this module wrote: a `--cluster` run keeps
+ * those of the clusters it does not render, which change with their own render (their AppProject,
+ * which must allow the destination, is in their own directory).
  */
-export function applicationSetLookups(object: KObject): Map<string, ClusterLookups> {
-  const spec = isPlainObject(object.spec) ? object.spec : {};
-  const generator: unknown = Array.isArray(spec.generators) ? spec.generators[0] : undefined;
-  const git = isPlainObject(generator) && isPlainObject(generator.git) ? generator.git : {};
-  const values = isPlainObject(git.values) ? git.values : {};
+export function clusterLookups(object: KObject): Map<string, ClusterLookups> {
   const out = new Map<string, ClusterLookups>();
-  for (const key of LOOKUP_KEYS) {
-    const dict = /\(dict((?:\s+"(?:[^"\\]|\\.)*")*)\s*\)/.exec(str(values[key]))?.[1] ?? '';
-    const strings = (dict.match(/"(?:[^"\\]|\\.)*"/g) ?? []).map((s) => JSON.parse(s) as string);
-    for (let i = 0; i + 1 < strings.length; i += 2) {
-      const name = strings[i]!;
-      const lookups = out.get(name) ?? { prefix: '', project: '', destinationName: '', destinationServer: '' };
-      lookups[key] = strings[i + 1]!;
-      out.set(name, lookups);
-    }
+  for (const [key, value] of applicationSetLookups(object)) {
+    const field = key.slice(0, key.indexOf('\0'));
+    const name = key.slice(key.indexOf('\0') + 1);
+    if (field !== 'prefix' && field !== 'project' && field !== 'destinationName' && field !== 'destinationServer') continue;
+    const lookups = out.get(name) ?? { prefix: '', project: '', destinationName: '', destinationServer: '' };
+    lookups[field] = value;
+    out.set(name, lookups);
   }
   return out;
 }

@@ -4,30 +4,10 @@
  * entry retargets that cluster's Applications alone; any other change reaches every cluster.
  */
 import { compareStrings } from '../core/diagnostics.js';
-import { isPlainObject, type KObject } from '../core/kobject.js';
+import type { KObject } from '../core/kobject.js';
+import { applicationSetLookups } from '../layout/fleet-applicationset.js';
 
-const LOOKUP = /\bdict((?:\s+"(?:[^"\\]|\\.)*")*)\s*\)/g;
-const GO_STRING = /"(?:[^"\\]|\\.)*"/g;
 const GENERATOR_VALUE = /^spec\.generators\[\d+\]\.git\.values\./;
-
-/** Each generator value's per-cluster lookup: `key\0cluster` → value. */
-export function applicationSetLookups(object: KObject | undefined): Map<string, string> {
-  const found = new Map<string, string>();
-  const spec = isPlainObject(object?.spec) ? object.spec : {};
-  const generators = Array.isArray(spec.generators) ? spec.generators : [];
-  for (const generator of generators) {
-    const git = isPlainObject(generator) && isPlainObject(generator.git) ? generator.git : {};
-    const values = isPlainObject(git.values) ? git.values : {};
-    for (const [key, value] of Object.entries(values)) {
-      if (typeof value !== 'string') continue;
-      for (const [, pairs] of value.matchAll(LOOKUP)) {
-        const strings = [...pairs!.matchAll(GO_STRING)].map((m) => JSON.parse(m[0]) as string);
-        for (let i = 0; i + 1 < strings.length; i += 2) found.set(`${key}\0${strings[i]}`, strings[i + 1]!);
-      }
-    }
-  }
-  return found;
-}
 
 /** The clusters `paths` (the changed field paths; empty when added or removed) reach, sorted; none when the lookups name none. */
 export function applicationSetClusters(before: KObject | undefined, after: KObject | undefined, paths: readonly string[]): string[] {

@@ -6,7 +6,7 @@
  * root objects applied by hand (`kubectl apply -k clusters/<name>/argocd`) stay until deleted by hand.
  */
 import { compareStrings } from '../core/diagnostics.js';
-import { applicationSetLookups } from './applicationset-reach.js';
+import { applicationSetLookups } from '../layout/fleet-applicationset.js';
 import type { TreeObject, TreeObjects } from './objects.js';
 import type { ClusterLeavesFinding } from './types.js';
 import { deleteByHand, isRoot } from './wiring-roots.js';

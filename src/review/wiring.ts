@@ -8,7 +8,7 @@
  */
 import { compareStrings } from '../core/diagnostics.js';
 import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
-import { applicationSetLookups } from './applicationset-reach.js';
+import { applicationSetLookups } from '../layout/fleet-applicationset.js';
 import type { DeletionFinding, DestinationFinding } from './types.js';
 
 type Base = { risk: 'info'; component: string; file: string; object: string };
