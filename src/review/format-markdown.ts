@@ -112,7 +112,12 @@ export function riskLine(report: ReviewReport): string {
 
 function riskName(f: Finding): string {
   if (f.type === 'rbac') return 'RBAC widened';
-  if (f.type === 'version') return f.direction === 'downgrade' ? 'downgrade' : 'upgrade skipping minor versions';
+  if (f.type === 'version')
+    return f.direction === 'downgrade'
+      ? 'downgrade'
+      : f.direction === 'removed'
+        ? 'removed, stays installed'
+        : 'upgrade skipping minor versions';
   if (f.type === 'image-content') return 'same tag, new content';
   if (f.type === 'destination') return 'destination changed';
   if (f.type === 'deletion') return 'deletion guard gone';

@@ -37,7 +37,7 @@ import {
 import { applicationSetClusters } from './applicationset-reach.js';
 import { clusterLeavesFindings, leavingClusters } from './cluster-leaves.js';
 import { webhookFindings } from './webhooks.js';
-import { wiringFindings } from './wiring.js';
+import { keptOnRemoval, wiringFindings } from './wiring.js';
 import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
 import { declaredSecretFiles, withValuesHidden, withoutSopsChurn } from './secret-files.js';
 import { workloadFindings, WORKLOAD_KINDS } from './workloads.js';
@@ -179,6 +179,20 @@ const WIRING_KINDS = new Set(['argoproj.io/Application', 'argoproj.io/Applicatio
 
 function isWiring(t: TreeObject): boolean {
   return WIRING_KINDS.has(`${t.id.group}/${t.id.kind}`) && !t.artifact;
+}
+
+/**
+ * A removed component whose wiring keeps what it applied (wiring.ts keptOnRemoval): told as a
+ * warning, since its objects read as removed and the provider stays installed.
+ */
+function keptInstalled(v: VersionFinding, directory: string, a: TreeObjects, b: TreeObjects, fleetAppSet: TreeObject | undefined): void {
+  const objects = (t: TreeObjects) => [...t.objects.values()].map((o) => o.object);
+  const how = keptOnRemoval(directory, [...objects(a), ...(fleetAppSet ? [fleetAppSet.object] : [])], objects(b));
+  if (!how) return;
+  v.risk = 'warning';
+  v.message +=
+    `: ${how}, so nothing it applied is deleted: the provider stays installed, its controllers running; ` +
+    `to uninstall it, delete its objects listed under ${directory} by hand`;
 }
 
 function isFleetApplicationSet(t: TreeObject): boolean {
@@ -379,6 +393,7 @@ export class ChangesReview {
       const from = movedFrom.get(directory);
       if (from !== undefined) diff.oldVersion = a.components.get(from)!.version;
       const v = versionFinding(directory, diff.name, diff.oldVersion, diff.newVersion, this.versionFile(directory));
+      if (v?.direction === 'removed' && !leaving.has(clusterOf(`${directory}/`))) keptInstalled(v, directory, a, b, this.oldAppSet);
       if (v) findings.push(v);
     }
 

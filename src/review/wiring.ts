@@ -9,6 +9,7 @@
 import { compareStrings } from '../core/diagnostics.js';
 import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
 import { applicationSetLookups } from '../layout/fleet-applicationset.js';
+import { repositoryPath } from '../layout/wiring.js';
 import type { DeletionFinding, DestinationFinding } from './types.js';
 
 type Base = { risk: 'info'; component: string; file: string; object: string };
@@ -153,6 +154,60 @@ export function keepsAppliedOnDeletion(obj: KObject): string | undefined {
   const group = apiGroup(obj.apiVersion);
   const guards = guardsOf(group, obj.kind, obj);
   return guards.get('deletion-policy') ?? guards.get('finalizer');
+}
+
+/** Whether a path the wiring syncs (a repository path, or a Git generator's `*` pattern) is the output's `directory`. */
+function syncs(synced: unknown, directory: string): boolean {
+  if (typeof synced !== 'string') return false;
+  const p = repositoryPath(synced);
+  if (!p.includes('*')) return p === directory || p.endsWith(`/${directory}`);
+  // Go's path.Match, `*` within a segment: the pattern's leading segments are the output's root
+  const segments = p.split('/');
+  const extra = segments.length - directory.split('/').length;
+  if (extra < 0 || segments.slice(0, extra).some((s) => s.includes('*'))) return false;
+  const pattern = new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '[^/]*')}$`);
+  return pattern.test([...segments.slice(0, extra), directory].join('/'));
+}
+
+const described = (obj: KObject) => `${obj.kind} ${[obj.metadata.namespace, obj.metadata.name].filter(Boolean).join('/')}`;
+const identity = (obj: KObject) => `${obj.apiVersion}/${obj.kind}/${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+
+/**
+ * How a component directory the new tree no longer has is left installed: the Application or
+ * Kustomization of the old tree that synced it is gone too and keeps what it applied on deletion
+ * (`deletionPolicy: Orphan`, no resources finalizer), or an ApplicationSet's Application for it is
+ * deleted with `preserveResourcesOnDeletion`. A reviewer reading the component's objects as
+ * removed would expect it uninstalled. Undefined when nothing of the wiring synced it.
+ */
+export function keptOnRemoval(directory: string, before: Iterable<KObject>, after: Iterable<KObject>): string | undefined {
+  const stays = new Set([...after].map(identity));
+  for (const obj of before) {
+    const group = apiGroup(obj.apiVersion);
+    if (group === ARGOCD_GROUP && obj.kind === 'ApplicationSet') {
+      const generators: unknown[] = Array.isArray(field(obj, 'spec', 'generators')) ? (field(obj, 'spec', 'generators') as unknown[]) : [];
+      const directories = generators.flatMap((g) => {
+        const dirs = field(g, 'git', 'directories');
+        return Array.isArray(dirs) ? dirs : [];
+      });
+      const generated = directories.some((d) => field(d, 'exclude') !== true && syncs(field(d, 'path'), directory));
+      if (generated && field(obj, 'spec', 'syncPolicy', 'preserveResourcesOnDeletion') === true)
+        return `${described(obj)} deletes its Application for it with preserveResourcesOnDeletion`;
+      continue;
+    }
+    if (stays.has(identity(obj))) continue;
+    const synced =
+      group === FLUX_KUSTOMIZE_GROUP && obj.kind === 'Kustomization'
+        ? [field(obj, 'spec', 'path')]
+        : group === ARGOCD_GROUP && obj.kind === 'Application'
+          ? [
+              field(obj, 'spec', 'source', 'path'),
+              ...((field(obj, 'spec', 'sources') as unknown[] | undefined) ?? []).map((s) => field(s, 'path')),
+            ]
+          : [];
+    const guard = synced.some((p) => syncs(p, directory)) ? keepsAppliedOnDeletion(obj) : undefined;
+    if (guard) return `${described(obj)} is deleted with ${guard}`;
+  }
+  return undefined;
 }
 
 /** What deleting the object, or the Application or Kustomization, now takes with it. */

@@ -160,3 +160,23 @@ test('a re-render with the same wiring has no wiring call-out', async () => {
     ['replicas'],
   );
 });
+
+test("a component removed with the Application or Kustomization that synced it is a warning that it stays installed: the wiring is deleted with deletionPolicy: Orphan or without Argo CD's resources finalizer, so nothing it applied is deleted (fluxcd kustomize-controller Deletion policy, argo-cd docs app_deletion.md)", async () => {
+  for (const [layout, guard] of [
+    ['flux', /Kustomization flux-system\/capi-gitops-01-cluster-api is deleted with deletionPolicy: Orphan/],
+    ['argocd', /Application argocd\/capi-gitops-01-cluster-api is deleted with no resources finalizer/],
+  ] as const) {
+    const before = await renderWith(layout, '');
+    const after = new Map([...before].filter(([file]) => !file.startsWith('01-cluster-api/') && !file.includes('-01-cluster-api.yaml')));
+    const report = review(before, after);
+    const removed = report.findings.find((f) => f.type === 'version' && f.component === '01-cluster-api')!;
+    assert.equal(removed.risk, 'warning', formatText(report));
+    assert.match(removed.message, /^cluster-api v0\.1\.0 removed: /);
+    assert.match(formatText(report), /risk: \d+ risky changes: .*1 removed, stays installed/);
+    assert.match(removed.message, guard);
+    assert.match(
+      removed.message,
+      /nothing it applied is deleted: the provider stays installed, its controllers running; to uninstall it, delete its objects listed under 01-cluster-api by hand$/,
+    );
+  }
+});
