@@ -98,10 +98,15 @@ export function clusterLookups(object: KObject): Map<string, ClusterLookups> {
 /** A Go template string literal (Go accepts JSON's escapes). */
 const goString = (s: string) => JSON.stringify(s);
 
-/** `get (dict "c1" "v1" …) .values.cluster`: the value of the cluster this directory belongs to. */
+/**
+ * `get (dict "c1" "v1" …) (index .path.segments N)`: the value of the cluster this directory
+ * belongs to. One cluster a line (Go's text/template reads an action across lines), so a cluster
+ * joining, leaving or moving is a line of its own in the pull request's diff, not a change to a
+ * line that holds the whole fleet.
+ */
 function lookup(clusters: readonly FleetApplicationSetCluster[], pick: (c: FleetApplicationSetCluster) => string): string {
-  const pairs = clusters.map((c) => `${goString(c.name)} ${goString(pick(c))}`).join(' ');
-  return `{{ get (dict ${pairs}) (index .path.segments SEGMENT) }}`;
+  const pairs = clusters.map((c) => `\n  ${goString(c.name)} ${goString(pick(c))}`).join('');
+  return `{{ get (dict${pairs}\n) (index .path.segments SEGMENT) }}`;
 }
 
 /**

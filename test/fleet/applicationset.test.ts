@@ -115,7 +115,8 @@ function evaluate(expression: string, params: Params): unknown {
 }
 
 function replace(text: string, params: Params): string {
-  return text.replace(/\{\{(.*?)\}\}/g, (_, expression: string) => String(evaluate(expression.trim(), params)));
+  // an action may span lines (Go's text/template, since Go 1.16)
+  return text.replace(/\{\{([\s\S]*?)\}\}/g, (_, expression: string) => String(evaluate(expression.trim(), params)));
 }
 
 function templated(value: unknown, params: Params): unknown {
@@ -324,7 +325,7 @@ test("with a chart of one's own (no per-cluster releaseName or project defaults)
   const { files } = await render(followed, true);
   assert.ok(files.has('clusters/eu-1/argocd/appproject-capi-gitops-eu-1.yaml'));
   assert.ok(files.has('clusters/us-1/argocd/application-capi-gitops-us-1.yaml'));
-  assert.match(files.get('argocd/applicationset-capi-gitops-fleet.yaml')!, /"eu-1" "capi-gitops-eu-1" "us-1" "capi-gitops-us-1"/);
+  assert.match(files.get('argocd/applicationset-capi-gitops-fleet.yaml')!, /"eu-1" "capi-gitops-eu-1"\n\s+"us-1" "capi-gitops-us-1"/);
 });
 
 test("a chart of one's own whose applicationset.yaml was changed is warned about with applicationSet: true (the fleet's ApplicationSet is not drawn by it); the template as chart show wrote it is not", async () => {
@@ -396,7 +397,7 @@ test("two clusters on one Argo CD destination (the chart's default, or a copied 
   assert.deepEqual(await shared(followed, true), []);
   assert.match(
     files.get('argocd/applicationset-capi-gitops-fleet.yaml')!,
-    /destinationName: '\{\{ get \(dict "a1" "" "a2" "a2" "a3" "a3" "a4" "a4"\)/,
+    /destinationName: \|-\n\s+\{\{ get \(dict\n\s+"a1" ""\n\s+"a2" "a2"\n\s+"a3" "a3"\n\s+"a4" "a4"\n\s+\)/,
   );
 });
 
@@ -434,4 +435,20 @@ test("--cluster with the fleet ApplicationSet keeps the lookups of the clusters 
   const after = us.files.get('argocd/applicationset-capi-gitops-fleet.yaml')!;
   assert.match(after, /"us-1" "us-1-new"/);
   assert.match(us.files.get('clusters/us-1/argocd/appproject-capi-gitops-us-1.yaml')!, /name: us-1-new/);
+});
+
+test("a cluster added to the fleet changes the ApplicationSet by one line per lookup, each naming that cluster: the lookups are written one cluster a line (Go's text/template reads an action across lines), so a pull request's line diff shows who joined", async () => {
+  const before = (await appSetFleet).files.get('argocd/applicationset-capi-gitops-fleet.yaml')!;
+  const dir = writeTempManifest({
+    'providers.yaml': `${corpusManifest('v1.12.0')}${CLUSTERS}- name: ap-1\n  gitops: {destination: {name: ap-1}}\n`,
+  });
+  const after = (await render(dir, true)).files.get('argocd/applicationset-capi-gitops-fleet.yaml')!;
+  const lines = (text: string) => text.split('\n');
+  const removed = lines(before).filter((l) => !lines(after).includes(l));
+  const added = lines(after).filter((l) => !lines(before).includes(l));
+  assert.deepEqual(removed, []);
+  assert.deepEqual(
+    added,
+    ['    "ap-1" "capi-gitops-ap-1"', '    "ap-1" "capi-gitops-ap-1"', '    "ap-1" "ap-1"', '    "ap-1" ""'].map((l) => `        ${l}`),
+  );
 });

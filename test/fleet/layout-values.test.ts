@@ -49,7 +49,7 @@ test("the README's fleet example renders with --layout argocd and with --layout 
   const applicationSet = [...PATH, { expression: 'applicationSet=true', forceString: false }];
   const fleetSet = await renderOutput({ manifestPaths: [dir], layout: 'argocd', set: applicationSet });
   const text = fleetSet.files.get('argocd/applicationset-capi-gitops-fleet.yaml')!;
-  for (const name of ['eu-1', 'us-1', 'lab-1']) assert.match(text, new RegExp(`destinationName: .*"${name}" "${name}"`));
+  for (const name of ['eu-1', 'us-1', 'lab-1']) assert.match(text, new RegExp(`destinationName: \\|-\\n[^:]*"${name}" "${name}"`));
 });
 
 /** The shared Config and eu-1 each give values for either chart and for one layout's chart; us-1 drops the shared argocd values. */

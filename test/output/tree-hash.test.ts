@@ -84,12 +84,13 @@ const fleetWiring: Record<string, RenderOptions['set']> = {
 const RECORDED_FLEET: Record<string, string> = {
   'full kustomize': '266af0f5e42e82142eb42ca6a02f27d2621c59e6b6b9b55cc0da0068edb18976',
   'full argocd': '56fcba0105154384ffe50b930f6ce424d9a04f61037c618838a16ac7f47682e4',
-  'full argocd applicationSet': 'f64050ee985c292805fcd6e543bf52768dd882248f61282acfc1af32ac82b8b4',
+  // the ApplicationSet's lookups one cluster a line: a cluster joining is its own line of the diff
+  'full argocd applicationSet': 'abf1234efcdda8c145f27945708c85e01bee72716fa4f5c4e30f760976e83a74',
   'full flux': 'c669e718a2bcb4699b6b5ffce186c48c1bb18e6d624003fce90ff6a5515f40a5',
   // the shared layout (issue 24): bases/ for what two or more clusters render alike
   'shared kustomize': 'b9c0f9a2b5bb43c7d3c8267427c1740be591d2fb4864691285b5d127b358f338',
   'shared argocd': '480204b973ed2df4355e6f9a18f89026292169773efa356174892081dca1be66',
-  'shared argocd applicationSet': 'cc18d48047e730ad7a2089ec7c22a846f3b21f08f9df9a420bc486e41fd5321c',
+  'shared argocd applicationSet': 'a478036151bf72aaf6babb52a43b8cb951dbb62e0fffcf3761e29b0bdfc7df9b',
   'shared flux': 'aaa1c8973a4bd84ba80696d8b1b6c0541023b4a41a1c2766d4a9b47778ba2408',
 };
 
