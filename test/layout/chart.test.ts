@@ -568,3 +568,25 @@ test("a misspelt value of a built-in chart is told with the value it meant; a va
   // a value only the other chart has keeps its way there
   assert.match(String((await hintFor('path=x,repoURL=https://git.example.com/x.git'))[0]![1]), /gitops\.argocd\.values\.repoURL/);
 });
+
+test('a misspelt value below another (syncPolicy.retry.backof, destination.nme) is told with the value it meant at that place, as one at the top is; followed, the hint renders', async () => {
+  const manifestPaths = [writeTempManifest({ 'p.yaml': corpusManifest() })];
+  const argocd = (...expressions: string[]) =>
+    renderManagementCluster({
+      manifestPaths,
+      layout: 'argocd',
+      set: ['path=x,repoURL=https://git.example.com/x.git', ...expressions].map((expression) => ({ expression, forceString: false })),
+    });
+  const error = await rejection(argocd('syncPolicy.retry.backof.duration=5s', 'destination.nme=mgmt'));
+  assert.deepEqual(
+    error.diagnostics.map((d) => [d.path, d.hint]),
+    [
+      ['destination.nme', 'did you mean destination.name? see its values.schema.json: capi-gitops chart show argocd'],
+      ['syncPolicy.retry.backof', 'did you mean syncPolicy.retry.backoff? see its values.schema.json: capi-gitops chart show argocd'],
+    ],
+  );
+  const { files } = await argocd('syncPolicy.retry.backoff.duration=5s', 'destination.name=mgmt');
+  const app = files.get('argocd/application-capi-gitops-01-cluster-api.yaml')!;
+  assert.match(app, /duration: 5s\n/);
+  assert.match(app, / name: mgmt\n/);
+});

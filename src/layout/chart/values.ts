@@ -194,18 +194,37 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Laye
       ? `set it, e.g. --set ${setPairToFill(at)} or under gitops.${layout ? `${layout}.` : ''}values in the Config document`
       : (asString(chart, e, layers, segments, at) ??
         nullListEntry(e, flag, segments) ??
-        otherHint(chart, layers, segments, at, extra !== undefined)),
+        otherHint(chart, layers, segments, at, extra !== undefined, declaredHere(e))),
   };
 }
 
-function otherHint(chart: LoadedChart, layers: readonly Layer[], segments: readonly string[], at: string, unknown: boolean): string {
+/** The values the schema declares where an unknown one was given. */
+function declaredHere(e: ErrorObject): string[] {
+  return Object.keys((e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+}
+
+const mapDefined = <T, U>(value: T | undefined, f: (v: T) => U): U | undefined => (value === undefined ? undefined : f(value));
+
+function otherHint(
+  chart: LoadedChart,
+  layers: readonly Layer[],
+  segments: readonly string[],
+  at: string,
+  unknown: boolean,
+  declared: readonly string[],
+): string {
   // a chart's own new value (in values.yaml, as docs/charts.md says) that its schema does not list yet, or a default of the wrong form
   if (isOwnChart(chart) && !writer(layers, segments) && hasPath(chart.defaults, segments))
     return unknown
       ? `the chart's values.yaml sets ${at}: declare it in the properties of ${chart.origin}/values.schema.json too`
       : `correct ${at} in ${chart.origin}/values.yaml, or what ${chart.origin}/values.schema.json says of it`;
   // a misspelt value of the chart (interval as intervall, projet for project)
-  const close = unknown && segments.length === 1 ? closestName(at, Object.keys(chart.defaults)) : undefined;
+  // below another value (syncPolicy.retry.backof), among the values the schema declares there
+  const close = !unknown
+    ? undefined
+    : segments.length === 1
+      ? closestName(at, Object.keys(chart.defaults))
+      : mapDefined(closestName(segments.at(-1)!, declared), (name) => valuePath([...segments.slice(0, -1), name]));
   const guess = close === undefined ? '' : `did you mean ${close}? `;
   if (isOwnChart(chart)) return `${guess}see ${chart.origin}/values.schema.json`;
   const name = chart.metadata.name;
